@@ -1,0 +1,17 @@
+import { assertId } from '../common/ids';
+import type { Scope } from '../common/scope';
+import type { Page, PageRequest } from '../infra/dynamo/store';
+import { EVENT_SK_PREFIX, projectEventsPk, tenantEventsPk } from './activity.keys';
+import type { ActivityEvent } from './activity.type';
+
+/** Reads the activity streams that every mutation writes to. */
+export class ActivityRepository {
+  constructor(private readonly scope: Scope) {}
+
+  /** Newest first. Events past the retention window are never returned. */
+  list(projectId: string | null | undefined, page: PageRequest): Promise<Page<ActivityEvent>> {
+    const { tenantId } = this.scope;
+    const pk = projectId ? projectEventsPk(tenantId, assertId(projectId, 'proj', 'projectId')) : tenantEventsPk(tenantId);
+    return this.scope.store.queryPage(tenantId, { pk, skPrefix: EVENT_SK_PREFIX, descending: true }, page) as Promise<Page<ActivityEvent>>;
+  }
+}

@@ -1,0 +1,79 @@
+import 'reflect-metadata';
+import { join } from 'node:path';
+import { TokenVerifier } from './auth/jwt';
+import type { Config } from './config';
+import { CursorCodec } from './infra/cursor';
+import { createDynamo, type CallCounter } from './infra/dynamo/client';
+import { startDynamoDbLocal, type EmbeddedDynamo } from './infra/dynamo/embedded';
+import { ensureTable } from './infra/dynamo/ensure-table';
+import { Store } from './infra/dynamo/store';
+import { startHttpServer } from './http/server';
+import { logger } from './logger';
+import { buildAppSchema } from './schema';
+
+export interface App {
+  url: string;
+  /** The DynamoDB endpoint in use (the embedded one when it was started). */
+  dynamoEndpoint?: string;
+  embeddedDynamo?: EmbeddedDynamo;
+  /** DynamoDB calls made by this app, by command. */
+  calls: CallCounter;
+  store: Store;
+  /** Stops the HTTP server, then DynamoDB Local if it was started here. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Reports start-up steps to a person (the CLI prints them; tests stay quiet). */
+  progress?: (message: string) => void;
+  /** Measurement only: read items one by one instead of batching (see ContextDeps.batchLoads). */
+  batchLoads?: boolean;
+}
+
+/**
+ * Starts everything the configuration asks for: DynamoDB Local when no DynamoDB is configured,
+ * the table if missing, and the HTTP server. On a failure part-way, what was started is stopped
+ * again before the error is rethrown.
+ */
+export async function startApp(config: Config, options: StartOptions = {}): Promise<App> {
+  const progress = options.progress ?? (() => {});
+  let embedded: EmbeddedDynamo | undefined;
+  try {
+    let endpoint = config.dynamo.endpoint;
+    if (config.dynamo.embedded) {
+      progress(`Starting DynamoDB Local (data in ${join(config.dataDir, 'dynamodb')}) …`);
+      embedded = await startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb') });
+      endpoint = embedded.endpoint;
+      progress(`DynamoDB Local is up at ${endpoint}.`);
+    }
+    const dynamo = createDynamo({ endpoint, region: config.dynamo.region, requestTimeoutMs: config.dynamo.requestTimeoutMs });
+    const created = await ensureTable(dynamo.client, config.tableName);
+    progress(created === 'created' ? `Created table ${config.tableName} with its indexes.` : `Using table ${config.tableName}.`);
+    const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
+    const http = await startHttpServer({
+      config,
+      schema: buildAppSchema(),
+      verifier: new TokenVerifier(config.auth),
+      store,
+      eventRetentionDays: config.eventRetentionDays,
+      batchLoads: options.batchLoads,
+    });
+    logger.info({ url: http.url }, 'listening');
+    const ownEmbedded = embedded;
+    return {
+      url: http.url,
+      dynamoEndpoint: endpoint,
+      embeddedDynamo: ownEmbedded,
+      calls: dynamo.calls,
+      store,
+      async stop() {
+        await http.stop();
+        dynamo.client.destroy();
+        await ownEmbedded?.stop();
+      },
+    };
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,17 @@
+import type { AuthChecker } from 'type-graphql';
+import type { Context } from '../context';
+import { forbidden, unauthenticated } from '../errors';
+import { Role } from './principal';
+
+/**
+ * Guards every `@Authorized` field. With no roles listed, any authenticated caller passes; with
+ * roles, the caller needs one of them, and admin passes everywhere. It throws rather than
+ * returning false so that the error carries our codes: UNAUTHENTICATED or FORBIDDEN.
+ */
+export const authChecker: AuthChecker<Context, Role> = ({ context, info }, roles) => {
+  const principal = context.principal;
+  if (!principal) throw unauthenticated();
+  if (roles.length === 0 || principal.roles.includes(Role.ADMIN)) return true;
+  if (roles.some((role) => principal.roles.includes(role))) return true;
+  throw forbidden(`${info.parentType.name}.${info.fieldName} needs one of the roles ${roles.join(', ')}.`);
+};

@@ -1,0 +1,85 @@
+import { createRemoteJWKSet, jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { isValidTenantId } from '../common/ids';
+import { unauthenticated } from '../errors';
+import { Role, type Principal } from './principal';
+
+export interface AuthSettings {
+  secret?: Uint8Array;
+  jwksUrl?: string;
+  issuer?: string;
+  audience?: string;
+}
+
+const roleValues = new Set<string>(Object.values(Role));
+
+/** Turns verified claims into a principal; throws UNAUTHENTICATED when a claim is missing or malformed. */
+export function principalFromClaims(claims: JWTPayload): Principal {
+  const tenantId = claims.tenantId ?? claims['custom:tenantId'];
+  if (typeof claims.sub !== 'string' || claims.sub === '') throw unauthenticated('The token has no sub claim.');
+  if (!isValidTenantId(tenantId)) {
+    throw unauthenticated('The token has no valid tenantId claim (letters, digits, _ and -, at most 64).');
+  }
+  const raw = claims.roles ?? [Role.EDITOR];
+  const list = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(/[ ,]+/) : null;
+  if (!list || list.length === 0 || !list.every((r) => typeof r === 'string' && roleValues.has(r))) {
+    throw unauthenticated(`The token's roles claim must list some of ${[...roleValues].join(', ')}.`);
+  }
+  return { userId: claims.sub, tenantId, roles: [...new Set(list as Role[])], expiresAt: claims.exp };
+}
+
+/**
+ * Verifies bearer tokens: HS256 with a shared secret, or RS/ES signatures from a JWKS URL with the
+ * configured issuer and audience. `verify` throws UNAUTHENTICATED for any token it does not accept.
+ */
+export class TokenVerifier {
+  private readonly key: Uint8Array | JWTVerifyGetKey;
+
+  constructor(private readonly settings: AuthSettings) {
+    if (settings.jwksUrl) this.key = createRemoteJWKSet(new URL(settings.jwksUrl));
+    else if (settings.secret) this.key = settings.secret;
+    else throw new Error('Authentication needs AUTH_JWKS_URL or AUTH_JWT_SECRET.');
+  }
+
+  async verify(token: string): Promise<Principal> {
+    let payload: JWTPayload;
+    try {
+      const options = {
+        issuer: this.settings.issuer,
+        audience: this.settings.audience,
+        algorithms: this.settings.jwksUrl ? ['RS256', 'ES256', 'PS256', 'EdDSA'] : ['HS256'],
+      };
+      payload =
+        this.key instanceof Uint8Array
+          ? (await jwtVerify(token, this.key, options)).payload
+          : (await jwtVerify(token, this.key, options)).payload;
+    } catch (error) {
+      const reason = (error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'The token has expired.' : 'The token is not valid.';
+      throw unauthenticated(reason);
+    }
+    return principalFromClaims(payload);
+  }
+
+  /** Reads `Authorization: Bearer <jwt>`; null when the header is absent, UNAUTHENTICATED when malformed. */
+  async fromHeader(header: string | undefined): Promise<Principal | null> {
+    if (!header) return null;
+    const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
+    if (!match) throw unauthenticated('The Authorization header must be "Bearer <token>".');
+    return this.verify(match[1]);
+  }
+}
+
+/** Signs a development token (HS256). Used by `npm run token`, the start banner and tests. */
+export async function signDevToken(
+  secret: Uint8Array,
+  claims: { sub: string; tenantId: string; roles?: Role[] },
+  options: { expiresIn?: string | number; issuer?: string; audience?: string } = {},
+): Promise<string> {
+  let jwt = new SignJWT({ tenantId: claims.tenantId, roles: claims.roles ?? [Role.EDITOR] })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(claims.sub)
+    .setIssuedAt()
+    .setExpirationTime(options.expiresIn ?? '30d');
+  if (options.issuer) jwt = jwt.setIssuer(options.issuer);
+  if (options.audience) jwt = jwt.setAudience(options.audience);
+  return jwt.sign(secret);
+}

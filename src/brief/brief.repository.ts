@@ -1,0 +1,117 @@
+import { eventWrite } from '../activity/activity.events';
+import { assertId } from '../common/ids';
+import type { Scope } from '../common/scope';
+import { maxItems, optionalText, requireText } from '../common/validate';
+import { AppError, badInput, conflict, ErrorCode, notFound } from '../errors';
+import type { Page, PageRequest } from '../infra/dynamo/store';
+import type { ProjectRepository } from '../project/project.repository';
+import { briefKey, briefVersionLabel, briefVersions, MAX_BRIEF_VERSION } from './brief.keys';
+import type { ApprovalDecision, Brief, CreateBriefVersionInput } from './brief.type';
+
+/**
+ * A project's planning brief. Each version is its own immutable item (`…#BRIEF#v000002`); a new
+ * version copies the changelog forward and adds its entry. Only approvals are appended later.
+ */
+export class BriefRepository {
+  constructor(
+    private readonly scope: Scope,
+    private readonly projects: ProjectRepository,
+  ) {}
+
+  /** The latest version (one query, newest first, limit 1), or null when there is none. */
+  async latest(projectId: string): Promise<Brief | null> {
+    assertId(projectId, 'proj', 'projectId');
+    const page = await this.scope.store.queryPage(this.scope.tenantId, briefVersions(this.scope.tenantId, projectId, true), { first: 1 });
+    return (page.nodes[0] as Brief | undefined) ?? null;
+  }
+
+  /** One version, or the latest when `version` is omitted; null when absent. */
+  async get(projectId: string, version?: number | null): Promise<Brief | null> {
+    assertId(projectId, 'proj', 'projectId');
+    if (version == null) return this.latest(projectId);
+    if (!Number.isInteger(version) || version < 1 || version > MAX_BRIEF_VERSION) return null;
+    return (await this.scope.items.load(briefKey(this.scope.tenantId, projectId, version))) as Brief | null;
+  }
+
+  /** All versions, newest first. */
+  list(projectId: string, page: PageRequest): Promise<Page<Brief>> {
+    assertId(projectId, 'proj', 'projectId');
+    return this.scope.store.queryPage(this.scope.tenantId, briefVersions(this.scope.tenantId, projectId, true), page) as Promise<Page<Brief>>;
+  }
+
+  /**
+   * Adds the next version. Two writers racing for the same version number: one wins, the other
+   * gets CONFLICT naming the version that now exists.
+   */
+  async createVersion(projectId: string, input: CreateBriefVersionInput): Promise<Brief> {
+    maxItems(input.requirements, 'requirements', 200);
+    maxItems(input.deliverables, 'deliverables', 200);
+    const summary = requireText(input.changelogEntry, 'changelogEntry', 1000);
+    const requirements = input.requirements.map((r) => requireText(r, 'requirements', 2000));
+    const deliverables = input.deliverables.map((d) => requireText(d, 'deliverables', 2000));
+    const latest = await this.latest(projectId);
+    const latestVersion = latest?.version ?? 0;
+    if (input.expectedLatestVersion != null && input.expectedLatestVersion !== latestVersion) {
+      throw conflict('Brief of project', projectId, input.expectedLatestVersion, latestVersion);
+    }
+    const version = latestVersion + 1;
+    if (version > MAX_BRIEF_VERSION) throw badInput(`A brief has at most ${MAX_BRIEF_VERSION} versions.`);
+    const at = this.scope.now().toISOString();
+    const item = {
+      ...briefKey(this.scope.tenantId, projectId, version),
+      entityType: 'Brief',
+      projectId,
+      version,
+      label: briefVersionLabel(version),
+      requirements,
+      deliverables,
+      approvals: [],
+      changelog: [...(latest?.changelog ?? []), { version, summary, by: this.scope.actor, at }],
+      createdAt: at,
+      createdBy: this.scope.actor,
+    };
+    await this.scope.store.transact([
+      {
+        Put: { TableName: '', Item: item, ConditionExpression: 'attribute_not_exists(PK)' },
+        onConditionFailed: () => conflict('Brief of project', projectId, latestVersion, version),
+      },
+      this.projects.activeProjectCheck(projectId),
+      eventWrite(this.scope, {
+        action: 'brief.version_created',
+        entityType: 'Brief',
+        entityId: `${projectId}/${item.label}`,
+        projectId,
+        data: { version, summary },
+      }),
+    ]);
+    this.scope.items.prime(briefKey(this.scope.tenantId, projectId, version), item);
+    return item as Brief;
+  }
+
+  /** Appends an approval decision to one version; NOT_FOUND when that version does not exist. */
+  async approve(projectId: string, version: number, decision: ApprovalDecision, comment?: string | null): Promise<Brief> {
+    assertId(projectId, 'proj', 'projectId');
+    optionalText(comment, 'comment', 2000);
+    const key = briefKey(this.scope.tenantId, projectId, version);
+    const id = `${projectId}/${briefVersionLabel(version)}`;
+    if (!Number.isInteger(version) || version < 1 || version > MAX_BRIEF_VERSION) throw notFound('Brief', id);
+    const approval = { by: this.scope.actor, decision, comment: comment ?? undefined, at: this.scope.now().toISOString() };
+    await this.scope.store.transact([
+      {
+        Update: {
+          TableName: '',
+          Key: key,
+          UpdateExpression: 'SET approvals = list_append(approvals, :approval)',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':approval': [approval] },
+        },
+        onConditionFailed: () => notFound('Brief', id),
+      },
+      eventWrite(this.scope, { action: 'brief.approval_added', entityType: 'Brief', entityId: id, projectId, data: { version, decision } }),
+    ]);
+    const updated = await this.scope.store.get(key);
+    if (!updated) throw new AppError(ErrorCode.INTERNAL, 'The brief vanished after approval.');
+    this.scope.items.clear(key).prime(key, updated);
+    return updated as Brief;
+  }
+}

@@ -1,0 +1,37 @@
+import { Arg, Args, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Role } from '../auth/principal';
+import type { Context } from '../context';
+import { ApprovalDecision, Brief, BriefConnection, BriefVersionsArgs, CreateBriefVersionInput } from './brief.type';
+
+@Resolver(() => Brief)
+export class BriefResolver {
+  @Authorized()
+  @Query(() => Brief, { nullable: true, description: 'One version of the brief, the latest when version is omitted.' })
+  brief(@Arg('projectId', () => ID) projectId: string, @Arg('version', () => Int, { nullable: true }) version: number | null, @Ctx() ctx: Context) {
+    return ctx.repos.briefs.get(projectId, version);
+  }
+
+  @Authorized()
+  @Query(() => BriefConnection, { description: 'All versions, newest first.' })
+  briefVersions(@Args() { projectId, first, after }: BriefVersionsArgs, @Ctx() ctx: Context) {
+    return ctx.repos.briefs.list(projectId, { first, after });
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Brief, { description: 'Adds the next version, with its changelog entry.' })
+  createBriefVersion(@Arg('projectId', () => ID) projectId: string, @Arg('input') input: CreateBriefVersionInput, @Ctx() ctx: Context) {
+    return ctx.repos.briefs.createVersion(projectId, input);
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Brief, { description: 'Records an approval decision on one version.' })
+  approveBriefVersion(
+    @Arg('projectId', () => ID) projectId: string,
+    @Arg('version', () => Int) version: number,
+    @Arg('decision', () => ApprovalDecision) decision: ApprovalDecision,
+    @Arg('comment', () => String, { nullable: true }) comment: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.briefs.approve(projectId, version, decision, comment);
+  }
+}

@@ -1,0 +1,96 @@
+import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Connection, PageArgs } from '../common/pagination';
+import { DateTime } from '../common/scalars';
+
+export enum ApprovalDecision {
+  APPROVED = 'approved',
+  CHANGES_REQUESTED = 'changes_requested',
+}
+registerEnumType(ApprovalDecision, { name: 'ApprovalDecision' });
+
+@ObjectType()
+export class Approval {
+  @Field(() => ID)
+  by!: string;
+
+  @Field(() => ApprovalDecision)
+  decision!: ApprovalDecision;
+
+  @Field(() => String, { nullable: true })
+  comment?: string;
+
+  @Field(() => DateTime)
+  at!: string;
+}
+
+@ObjectType()
+export class ChangelogEntry {
+  @Field(() => Int)
+  version!: number;
+
+  @Field()
+  summary!: string;
+
+  @Field(() => ID)
+  by!: string;
+
+  @Field(() => DateTime)
+  at!: string;
+}
+
+@ObjectType({ description: "One immutable version of a project's planning brief; only approvals are added later." })
+export class Brief {
+  @Field(() => ID)
+  projectId!: string;
+
+  @Field(() => Int)
+  version!: number;
+
+  @Field({ description: 'The version as stored, e.g. v000002.' })
+  label!: string;
+
+  @Field(() => [String])
+  requirements!: string[];
+
+  @Field(() => [String])
+  deliverables!: string[];
+
+  @Field(() => [Approval])
+  approvals!: Approval[];
+
+  @Field(() => [ChangelogEntry], { description: 'Every version up to this one, oldest first.' })
+  changelog!: ChangelogEntry[];
+
+  @Field(() => DateTime)
+  createdAt!: string;
+
+  @Field(() => String)
+  createdBy!: string;
+}
+
+@ObjectType()
+export class BriefConnection extends Connection(Brief) {}
+
+@InputType()
+export class CreateBriefVersionInput {
+  @Field(() => [String])
+  requirements!: string[];
+
+  @Field(() => [String])
+  deliverables!: string[];
+
+  @Field({ description: 'What changed in this version, for the changelog.' })
+  changelogEntry!: string;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'The latest version you saw (0 for none); CONFLICT if another version was added since.',
+  })
+  expectedLatestVersion?: number | null;
+}
+
+@ArgsType()
+export class BriefVersionsArgs extends PageArgs {
+  @Field(() => ID)
+  projectId!: string;
+}

@@ -1,0 +1,38 @@
+import { monotonicFactory } from 'ulid';
+import { badInput } from '../errors';
+
+const ulid = monotonicFactory();
+
+/** The id prefixes of the entities the server creates; ids are `<prefix>_<ULID>`. */
+export type IdPrefix = 'proj' | 'ms' | 'log' | 'asset' | 'insp' | 'evt' | 'job';
+
+/** A new id that sorts after every id made before it in this process (ULIDs are time-ordered). */
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${ulid()}`;
+}
+
+/** A bare ULID, for event sort keys. */
+export function newUlid(): string {
+  return ulid();
+}
+
+const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
+const patterns = new Map<IdPrefix, RegExp>();
+
+/**
+ * Returns the id when it has the shape the server hands out, and throws BAD_USER_INPUT otherwise.
+ * Checking the shape keeps arbitrary text (a `#` above all) out of the sort keys built from ids.
+ */
+export function assertId(value: string, prefix: IdPrefix, field: string): string {
+  let pattern = patterns.get(prefix);
+  if (!pattern) patterns.set(prefix, (pattern = new RegExp(`^${prefix}_${ULID}$`)));
+  if (!pattern.test(value)) throw badInput(`${field} must be an id of the form ${prefix}_<ULID>, got "${value}".`, field);
+  return value;
+}
+
+const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** True when a tenant id from a token can be used in keys: letters, digits, `_` and `-`, at most 64. */
+export function isValidTenantId(value: unknown): value is string {
+  return typeof value === 'string' && TENANT_ID.test(value);
+}

@@ -1,0 +1,48 @@
+import { badInput } from '../errors';
+
+/** Returns the trimmed text, or throws BAD_USER_INPUT when it is empty or longer than `max`. */
+export function requireText(value: string, field: string, max = 200): string {
+  const text = value.trim();
+  if (text === '') throw badInput(`${field} must not be empty.`, field);
+  if (text.length > max) throw badInput(`${field} must be at most ${max} characters, got ${text.length}.`, field);
+  return text;
+}
+
+/** Like requireText for optional fields: null and undefined pass through unchanged. */
+export function optionalText(value: string | null | undefined, field: string, max = 2000): string | null | undefined {
+  return value == null ? value : requireText(value, field, max);
+}
+
+/** Throws BAD_USER_INPUT unless the list has at most `max` entries. */
+export function maxItems<T>(list: T[] | null | undefined, field: string, max: number): T[] | null | undefined {
+  if (list && list.length > max) throw badInput(`${field} may hold at most ${max} entries, got ${list.length}.`, field);
+  return list;
+}
+
+/** Throws BAD_USER_INPUT unless the number is a whole number at least 0. */
+export function nonNegativeInt(value: number | null | undefined, field: string): number | null | undefined {
+  if (value != null && (!Number.isInteger(value) || value < 0)) throw badInput(`${field} must be a whole number of at least 0.`, field);
+  return value;
+}
+
+/** Throws BAD_USER_INPUT when a JSON value would make the item too large (DynamoDB's limit is 400 KB). */
+export function boundedJson<T>(value: T, field: string, maxBytes = 32_000): T {
+  if (value != null && Buffer.byteLength(JSON.stringify(value)) > maxBytes) {
+    throw badInput(`${field} must be at most ${maxBytes} bytes of JSON.`, field);
+  }
+  return value;
+}
+
+/**
+ * Applies a patch: a field set to a value replaces it, a field set to null removes it, and an
+ * absent field is left alone.
+ */
+export function applyPatch<T extends Record<string, unknown>>(current: T, patch: object): T {
+  const next: Record<string, unknown> = { ...current };
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (value === null) delete next[field];
+    else next[field] = value;
+  }
+  return next as T;
+}

@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export type Environment = 'development' | 'production' | 'test';
+
+export interface Config {
+  env: Environment;
+  host: string;
+  port: number;
+  /** The folder that keeps embedded DynamoDB Local's data and the generated development secret. */
+  dataDir: string;
+  tableName: string;
+  dynamo: {
+    /** True when no DynamoDB was configured, so the server starts DynamoDB Local itself. */
+    embedded: boolean;
+    endpoint?: string;
+    region: string;
+    requestTimeoutMs: number;
+  };
+  auth: {
+    /** HS256 secret (development and tests) — unset when JWKS verification is configured. */
+    secret?: Uint8Array;
+    /** True when the secret was generated and stored under the data folder. */
+    secretGenerated: boolean;
+    jwksUrl?: string;
+    issuer?: string;
+    audience?: string;
+  };
+  cursorSecret: string;
+  introspection: boolean;
+  eventRetentionDays: number;
+  corsOrigins: string[] | true;
+  limits: {
+    maxDepth: number;
+    maxCost: number;
+    maxAliases: number;
+    maxTokens: number;
+    maxDirectives: number;
+    bodyLimitBytes: number;
+  };
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, got "${raw}".`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['false', '0', 'no'].includes(raw.toLowerCase())) return false;
+  throw new Error(`${name} must be true or false, got "${raw}".`);
+}
+
+function hasAwsCredentials(env: Env): boolean {
+  return Boolean(
+    env.AWS_ACCESS_KEY_ID || env.AWS_PROFILE || env.AWS_WEB_IDENTITY_TOKEN_FILE || env.AWS_CONTAINER_CREDENTIALS_FULL_URI ||
+      env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI,
+  );
+}
+
+/**
+ * Reads the development signing secret: AUTH_JWT_SECRET when set, else the one stored under the
+ * data folder, else a new random one that is stored there so tokens survive a restart and
+ * `npm run token` signs with the same key as the running server. Throws in production, where a
+ * secret is never generated.
+ */
+export function developmentSecret(env: Env, dataDir: string, production: boolean): { secret: Uint8Array; generated: boolean } {
+  if (env.AUTH_JWT_SECRET) return { secret: new TextEncoder().encode(env.AUTH_JWT_SECRET), generated: false };
+  if (production) {
+    throw new Error('In production set AUTH_JWKS_URL (with AUTH_ISSUER and AUTH_AUDIENCE) or AUTH_JWT_SECRET.');
+  }
+  const file = join(dataDir, 'dev-jwt-secret');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  }
+  return { secret: new TextEncoder().encode(readFileSync(file, 'utf8').trim()), generated: true };
+}
+
+/**
+ * Builds the configuration from environment variables (see README, "Settings"). Throws with a
+ * message naming the variable when a value is malformed or a production requirement is missing.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const envName = (env.NODE_ENV ?? 'development') as Environment;
+  if (!['development', 'production', 'test'].includes(envName)) {
+    throw new Error(`NODE_ENV must be development, production or test, got "${envName}".`);
+  }
+  const production = envName === 'production';
+  const dataDir = resolve(env.DATA_DIR ?? '.data');
+  const endpoint = env.DYNAMODB_ENDPOINT || undefined;
+  const embedded = !endpoint && !(env.TABLE_NAME && hasAwsCredentials(env));
+  if (production && embedded) {
+    throw new Error('In production set DYNAMODB_ENDPOINT, or TABLE_NAME with AWS credentials; DynamoDB Local is for development.');
+  }
+
+  const jwksUrl = env.AUTH_JWKS_URL || undefined;
+  const dev = jwksUrl ? undefined : developmentSecret(env, dataDir, production);
+
+  let cursorSecret = env.CURSOR_SECRET;
+  if (!cursorSecret) {
+    if (production) throw new Error('In production set CURSOR_SECRET (shared by all instances) so page cursors stay valid.');
+    cursorSecret = dev ? Buffer.from(dev.secret).toString('base64url') : randomBytes(32).toString('base64url');
+  }
+
+  const cors = env.CORS_ORIGINS;
+  return {
+    env: envName,
+    host: env.HOST ?? '127.0.0.1',
+    port: int(env, 'PORT', 4000),
+    dataDir,
+    tableName: env.TABLE_NAME || 'Artissist',
+    dynamo: {
+      embedded,
+      endpoint,
+      region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+      requestTimeoutMs: int(env, 'DYNAMODB_TIMEOUT_MS', 5000),
+    },
+    auth: {
+      secret: dev?.secret,
+      secretGenerated: dev?.generated ?? false,
+      jwksUrl,
+      issuer: env.AUTH_ISSUER || undefined,
+      audience: env.AUTH_AUDIENCE || undefined,
+    },
+    cursorSecret,
+    introspection: bool(env, 'INTROSPECTION', !production),
+    eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30),
+    corsOrigins: cors ? (cors === '*' ? true : cors.split(',').map((s) => s.trim())) : [],
+    limits: {
+      maxDepth: int(env, 'MAX_QUERY_DEPTH', 8),
+      maxCost: int(env, 'MAX_QUERY_COST', 5000),
+      maxAliases: int(env, 'MAX_ALIASES', 15),
+      maxTokens: int(env, 'MAX_TOKENS', 1000),
+      maxDirectives: int(env, 'MAX_DIRECTIVES', 50),
+      bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 100_000),
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+
+/**
+ * The stable error codes of the whole API. Clients switch on `extensions.code`; the message is
+ * for people and may change.
+ */
+export enum ErrorCode {
+  UNAUTHENTICATED = 'UNAUTHENTICATED',
+  FORBIDDEN = 'FORBIDDEN',
+  NOT_FOUND = 'NOT_FOUND',
+  BAD_USER_INPUT = 'BAD_USER_INPUT',
+  CONFLICT = 'CONFLICT',
+  INVALID_TRANSITION = 'INVALID_TRANSITION',
+  INTERNAL = 'INTERNAL',
+}
+
+const httpStatus: Partial<Record<ErrorCode, number>> = {
+  [ErrorCode.UNAUTHENTICATED]: 401,
+};
+
+/**
+ * A client-facing error with a stable code. Anything thrown that is not an AppError (or one of
+ * graphql-js's own validation errors) is an internal fault and is masked outside development.
+ */
+export class AppError extends GraphQLError {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+  ) {
+    const status = httpStatus[code];
+    super(message, {
+      extensions: { code, ...details, ...(status ? { http: { status } } : {}) },
+    });
+  }
+}
+
+export const unauthenticated = (message = 'A valid bearer token is required.') =>
+  new AppError(ErrorCode.UNAUTHENTICATED, message);
+
+export const forbidden = (message: string) => new AppError(ErrorCode.FORBIDDEN, message);
+
+export const notFound = (entity: string, id: string) =>
+  new AppError(ErrorCode.NOT_FOUND, `${entity} ${id} was not found.`, { entity, id });
+
+export const badInput = (message: string, field?: string) =>
+  new AppError(ErrorCode.BAD_USER_INPUT, message, field ? { field } : {});
+
+export const conflict = (entity: string, id: string, expected: number | undefined, current: number | undefined) =>
+  new AppError(
+    ErrorCode.CONFLICT,
+    current === undefined
+      ? `${entity} ${id} was changed by someone else; reload it and try again.`
+      : `${entity} ${id} is at version ${current}, not the expected version ${expected}; reload it and try again.`,
+    { entity, id, expectedVersion: expected ?? null, currentVersion: current ?? null },
+  );
+
+export const invalidTransition = (entity: string, id: string, from: string, to: string) =>
+  new AppError(ErrorCode.INVALID_TRANSITION, `${entity} ${id} cannot go from ${from} to ${to}.`, {
+    entity,
+    id,
+    from,
+    to,
+  });
+
+/** Codes that graphql-js and Apollo put on request errors (parse, validation, variables). */
+const passThroughCodes = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'OPERATION_RESOLUTION_FAILURE',
+  'BAD_REQUEST',
+]);
+
+/**
+ * Shapes every error that leaves the server. Known codes pass through; anything else becomes
+ * INTERNAL, and outside development its message is replaced, so no internal detail (a DynamoDB
+ * message, a stack) reaches a client.
+ */
+export function formatError(development: boolean) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const code = formatted.extensions?.code;
+    const known =
+      typeof code === 'string' && ((Object.values(ErrorCode) as string[]).includes(code) || passThroughCodes.has(code));
+    if (known) {
+      if (development) return formatted;
+      const { stacktrace: _stack, ...extensions } = formatted.extensions ?? {};
+      return { ...formatted, extensions };
+    }
+    if (development) {
+      return { ...formatted, extensions: { ...formatted.extensions, code: ErrorCode.INTERNAL } };
+    }
+    void error;
+    return {
+      message: 'Internal server error.',
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: ErrorCode.INTERNAL },
+    };
+  };
+}

@@ -1,0 +1,114 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { expressMiddleware } from '@as-integrations/express5';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import cors from 'cors';
+import express from 'express';
+import type { GraphQLSchema } from 'graphql';
+import type { TokenVerifier } from '../auth/jwt';
+import type { Config } from '../config';
+import { createContext, type Context, type ContextDeps } from '../context';
+import { formatError } from '../errors';
+import { logger } from '../logger';
+
+export interface HttpDeps extends ContextDeps {
+  config: Config;
+  schema: GraphQLSchema;
+  verifier: TokenVerifier;
+}
+
+export interface HttpServer {
+  url: string;
+  server: Server;
+  /** Stops accepting requests, lets in-flight ones finish, and closes the port. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The query limits shared by HTTP and (later) WebSocket: graphql-armor's depth, cost, alias,
+ * directive and token limits, and no field suggestions outside development.
+ */
+export function queryLimits(config: Config) {
+  return new ApolloArmor({
+    maxDepth: { n: config.limits.maxDepth },
+    costLimit: { maxCost: config.limits.maxCost },
+    maxAliases: { n: config.limits.maxAliases },
+    maxDirectives: { n: config.limits.maxDirectives },
+    maxTokens: { n: config.limits.maxTokens },
+    blockFieldSuggestion: { enabled: config.env === 'production' },
+  }).protect();
+}
+
+/**
+ * Starts the HTTP server: POST (and CSRF-safe GET) GraphQL at `/graphql`, and `/healthz`. Listens
+ * on `config.host:config.port` (port 0 picks a free one). Throws when the port is taken.
+ */
+export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
+  const { config } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  const server = createServer(app);
+  const development = config.env !== 'production';
+  const armor = queryLimits(config);
+
+  const apollo = new ApolloServer<Context>({
+    schema: deps.schema,
+    introspection: config.introspection,
+    csrfPrevention: true,
+    allowBatchedHttpRequests: false,
+    includeStacktraceInErrorResponses: false,
+    formatError: formatError(development),
+    validationRules: armor.validationRules,
+    plugins: [...armor.plugins, ApolloServerPluginDrainHttpServer({ httpServer: server }), ApolloServerPluginLandingPageDisabled()],
+    logger: {
+      debug: (m) => logger.debug(m),
+      info: (m) => logger.info(m),
+      warn: (m) => logger.warn(m),
+      error: (m) => logger.error(m),
+    },
+  });
+  await apollo.start();
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.use(
+    '/graphql',
+    cors({ origin: config.corsOrigins, credentials: false }),
+    express.json({ limit: config.limits.bodyLimitBytes }),
+    expressMiddleware(apollo, {
+      context: async ({ req }) => createContext(deps, await deps.verifier.fromHeader(req.headers.authorization)),
+    }),
+  );
+  // A malformed or oversized body gets a JSON error rather than Express's HTML page.
+  app.use((error: Error & { status?: number; type?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const status = error.status ?? 500;
+    if (status >= 500) logger.error({ err: error }, 'request failed');
+    res.status(status).json({
+      errors: [
+        {
+          message: error.type === 'entity.too.large' ? `The request body is larger than ${config.limits.bodyLimitBytes} bytes.` : status >= 500 ? 'Internal server error.' : 'The request body is not valid JSON.',
+          extensions: { code: status >= 500 ? 'INTERNAL' : 'BAD_REQUEST' },
+        },
+      ],
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  return {
+    url: `http://${host}:${port}/graphql`,
+    server,
+    stop: () => apollo.stop(),
+  };
+}

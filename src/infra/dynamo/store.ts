@@ -1,0 +1,235 @@
+import { createHash } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { Key } from '../../common/keys';
+import { AppError, ErrorCode } from '../../errors';
+import type { CursorCodec } from '../cursor';
+import { keySchemas, TTL_ATTRIBUTE, type IndexName } from './table';
+
+export type Item = Record<string, any>;
+
+/** One query over the base table or an index: a partition and optionally a sort-key prefix. */
+export interface QuerySpec {
+  index?: IndexName;
+  pk: string;
+  skPrefix?: string;
+  /** Newest (or last) first. */
+  descending?: boolean;
+}
+
+export interface PageRequest {
+  first?: number | null;
+  after?: string | null;
+}
+
+export interface Page<T> {
+  nodes: T[];
+  pageInfo: { endCursor: string | null; hasNextPage: boolean };
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * One write of a transaction, and what its failed condition means. `onConditionFailed` receives
+ * the item as it is now (or undefined when it does not exist) and returns the error to throw.
+ */
+export type TxWrite = TransactItem & { onConditionFailed?: (current: Item | undefined) => Error };
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+const BATCH_GET_LIMIT = 100;
+const MAX_TX_ATTEMPTS = 8;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const backoff = (attempt: number) => Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random());
+
+/** The cache key of an item key, for DataLoader and for ordering batch results. */
+export const keyString = (key: Key) => `${key.PK}\u0000${key.SK}`;
+
+/**
+ * The store: the only code that talks to the table. It never returns an item past its
+ * `expiresAt`, because DynamoDB's TTL deletes lazily (and DynamoDB Local never does).
+ */
+export class Store {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    readonly tableName: string,
+    private readonly cursors: CursorCodec,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private live(item: Item | undefined): Item | null {
+    if (!item) return null;
+    const expires = item[TTL_ATTRIBUTE];
+    return typeof expires === 'number' && expires <= Math.floor(this.now() / 1000) ? null : item;
+  }
+
+  /** Reads one item strongly consistently; null when it is missing or expired. */
+  async get(key: Key): Promise<Item | null> {
+    const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+    return this.live(out.Item);
+  }
+
+  /**
+   * Reads many items with BatchGetItem, 100 keys a call, retrying UnprocessedKeys with backoff
+   * until all are read. Returns one entry per key, in key order: the item, or null for a miss.
+   * Duplicate keys are read once.
+   */
+  async batchGet(keys: readonly Key[]): Promise<(Item | null)[]> {
+    const unique = new Map<string, Key>();
+    for (const key of keys) unique.set(keyString(key), { PK: key.PK, SK: key.SK });
+    const found = new Map<string, Item>();
+    const all = [...unique.values()];
+    for (let i = 0; i < all.length; i += BATCH_GET_LIMIT) {
+      let pending: Key[] = all.slice(i, i + BATCH_GET_LIMIT);
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await sleep(backoff(attempt));
+        const out = await this.doc.send(
+          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }),
+        );
+        for (const item of out.Responses?.[this.tableName] ?? []) found.set(keyString(item as Key), item);
+        pending = (out.UnprocessedKeys?.[this.tableName]?.Keys as Key[] | undefined) ?? [];
+        if (attempt > 20 && pending.length > 0) {
+          throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${attempt} attempts.`);
+        }
+      }
+    }
+    return keys.map((key) => this.live(found.get(keyString(key))));
+  }
+
+  private queryInput(spec: QuerySpec, limit: number, startKey?: Record<string, unknown>) {
+    const schema = keySchemas[spec.index ?? 'TABLE'];
+    return {
+      TableName: this.tableName,
+      IndexName: spec.index,
+      KeyConditionExpression: spec.skPrefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
+      FilterExpression: 'attribute_not_exists(#exp) OR #exp > :now',
+      ExpressionAttributeNames: { '#pk': schema.pk, '#exp': TTL_ATTRIBUTE, ...(spec.skPrefix ? { '#sk': schema.sk } : {}) },
+      ExpressionAttributeValues: {
+        ':pk': spec.pk,
+        ':now': Math.floor(this.now() / 1000),
+        ...(spec.skPrefix ? { ':prefix': spec.skPrefix } : {}),
+      },
+      ScanIndexForward: !spec.descending,
+      Limit: limit,
+      ExclusiveStartKey: startKey,
+      ConsistentRead: spec.index ? undefined : true,
+    };
+  }
+
+  /** The position of `item` in a query over `spec`: its table key plus the index key. */
+  private positionOf(spec: QuerySpec, item: Item): Record<string, unknown> {
+    const position: Record<string, unknown> = { PK: item.PK, SK: item.SK };
+    if (spec.index) {
+      const { pk, sk } = keySchemas[spec.index];
+      position[pk] = item[pk];
+      position[sk] = item[sk];
+    }
+    return position;
+  }
+
+  /** A fingerprint of the query, which binds its cursors to it. */
+  private queryId(spec: QuerySpec): string {
+    return createHash('sha256')
+      .update(JSON.stringify([spec.index ?? '', spec.pk, spec.skPrefix ?? '', Boolean(spec.descending)]))
+      .digest('base64url')
+      .slice(0, 22);
+  }
+
+  /**
+   * Reads one page of `spec` for `tenantId`. `first` defaults to 20 and is capped at 100; the page
+   * is full whenever that many live items exist (expired items are skipped, reading on as needed).
+   * Throws BAD_USER_INPUT for a bad `first` or for a cursor of another tenant or query.
+   */
+  async queryPage(tenantId: string, spec: QuerySpec, page: PageRequest = {}): Promise<Page<Item>> {
+    const first = page.first ?? DEFAULT_PAGE_SIZE;
+    if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
+      throw new AppError(ErrorCode.BAD_USER_INPUT, `first must be between 1 and ${MAX_PAGE_SIZE}, got ${first}.`, { field: 'first' });
+    }
+    const queryId = this.queryId(spec);
+    let startKey = page.after ? await this.cursors.decode(page.after, tenantId, queryId) : undefined;
+    const items: Item[] = [];
+    // Read one more than asked, so a full page knows whether another follows.
+    do {
+      const out = await this.doc.send(new QueryCommand(this.queryInput(spec, first + 1 - items.length, startKey)));
+      items.push(...(out.Items ?? []));
+      startKey = out.LastEvaluatedKey;
+    } while (items.length <= first && startKey);
+    const nodes = items.slice(0, first);
+    const hasNextPage = items.length > first;
+    const last = nodes[nodes.length - 1];
+    return {
+      nodes,
+      pageInfo: {
+        hasNextPage,
+        endCursor: last ? await this.cursors.encode(tenantId, queryId, this.positionOf(spec, last)) : null,
+      },
+    };
+  }
+
+  /** Reads every live item of `spec`, up to `max`; throws when more exist, so nothing is silently cut. */
+  async queryAll(spec: QuerySpec, max = 5000): Promise<Item[]> {
+    const items: Item[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.doc.send(new QueryCommand(this.queryInput(spec, 1000, startKey)));
+      items.push(...(out.Items ?? []));
+      startKey = out.LastEvaluatedKey;
+      if (items.length > max) throw new AppError(ErrorCode.BAD_USER_INPUT, `More than ${max} items match; narrow the request.`);
+    } while (startKey);
+    return items;
+  }
+
+  /**
+   * Writes all of `writes` in one TransactWriteItems, or none of them. A failed condition becomes
+   * the error that write's `onConditionFailed` returns (CONFLICT when it has none). A conflict with
+   * a concurrent transaction is retried with backoff, so it ends either in success or in the
+   * condition failure the other writer caused; never in a bare internal error.
+   */
+  async transact(writes: TxWrite[]): Promise<void> {
+    const items: TransactItem[] = writes.map(({ onConditionFailed: _handler, ...item }) => {
+      const op = item.Put ?? item.Update ?? item.Delete ?? item.ConditionCheck;
+      if (op) {
+        op.TableName = this.tableName;
+        if (op.ConditionExpression) op.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
+      }
+      return item;
+    });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
+        return;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = error.CancellationReasons ?? [];
+        const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
+        if (failed >= 0) {
+          const raw = reasons[failed].Item;
+          const current = raw ? (isMarshalled(raw) ? unmarshall(raw as any) : (raw as Item)) : undefined;
+          const handler = writes[failed]?.onConditionFailed;
+          throw handler ? handler(this.live(current) ?? undefined) : new AppError(ErrorCode.CONFLICT, 'A concurrent change won; reload and try again.');
+        }
+        const conflicted = reasons.some((r) => r.Code === 'TransactionConflict');
+        if (conflicted && attempt + 1 < MAX_TX_ATTEMPTS) {
+          await sleep(backoff(attempt));
+          continue;
+        }
+        if (conflicted) throw new AppError(ErrorCode.CONFLICT, 'The item is being changed by others right now; try again.');
+        throw error;
+      }
+    }
+  }
+}
+
+function isMarshalled(value: object): boolean {
+  const first = Object.values(value)[0];
+  return typeof first === 'object' && first !== null && Object.keys(first).length === 1 && /^(S|N|B|SS|NS|BS|M|L|NULL|BOOL)$/.test(Object.keys(first)[0]);
+}

@@ -1,0 +1,53 @@
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+
+/**
+ * The one table definition. It creates the local table, is printed as the deployment template
+ * (`npm run table:template`), and tells the store which attributes key each index.
+ */
+
+export type IndexName = 'GSI1' | 'GSI2' | 'GSI3' | 'OUTBOX';
+
+export interface KeySchema {
+  pk: string;
+  sk: string;
+}
+
+/** The key attributes of the base table and of each index (all indexes project ALL attributes). */
+export const keySchemas: Record<'TABLE' | IndexName, KeySchema> = {
+  TABLE: { pk: 'PK', sk: 'SK' },
+  /** By status: `TENANT#t#<ENTITY>_STATUS#<status>` / created or updated time. */
+  GSI1: { pk: 'GSI1PK', sk: 'GSI1SK' },
+  /** By type: `TENANT#t#TYPE#<entity>` / normalized title or text + id, for listing and prefix search. */
+  GSI2: { pk: 'GSI2PK', sk: 'GSI2SK' },
+  /** Operations across tenants: `<ENTITY>_STATUS#<status>#<shard>` / timestamp (admins only). */
+  GSI3: { pk: 'GSI3PK', sk: 'GSI3SK' },
+  /** Events not yet published: `OUTBOX#<shard>` / event time; publishing removes the attributes. */
+  OUTBOX: { pk: 'OUTBOXPK', sk: 'OUTBOXSK' },
+};
+
+/** The TTL attribute (epoch seconds) on events, idempotency records and finished jobs. */
+export const TTL_ATTRIBUTE = 'expiresAt';
+
+const indexNames: IndexName[] = ['GSI1', 'GSI2', 'GSI3', 'OUTBOX'];
+
+/** The CreateTable request for the table named `tableName`: on-demand billing, every index ALL-projected. */
+export function tableDefinition(tableName: string): CreateTableCommandInput {
+  const attributes = Object.values(keySchemas).flatMap(({ pk, sk }) => [pk, sk]);
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: attributes.map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+    KeySchema: [
+      { AttributeName: keySchemas.TABLE.pk, KeyType: 'HASH' },
+      { AttributeName: keySchemas.TABLE.sk, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: indexNames.map((IndexName) => ({
+      IndexName,
+      KeySchema: [
+        { AttributeName: keySchemas[IndexName].pk, KeyType: 'HASH' },
+        { AttributeName: keySchemas[IndexName].sk, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
+  };
+}

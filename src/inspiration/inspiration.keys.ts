@@ -1,0 +1,23 @@
+import { normalizeText, tenantPk, type Key } from '../common/keys';
+import type { QuerySpec } from '../infra/dynamo/store';
+
+export const inspirationKey = (tenantId: string, inspirationId: string): Key => ({
+  PK: tenantPk(tenantId),
+  SK: `INSPIRATION#${inspirationId}`,
+});
+
+export const allInspirations = (tenantId: string): QuerySpec => ({ pk: tenantPk(tenantId), skPrefix: 'INSPIRATION#', descending: true });
+
+const tagPrefix = (tag: string) => `TAG#${normalizeText(tag)}#INSPIRATION#`;
+
+/** A tag item (`TAG#<normalized tag>#INSPIRATION#<id>`), written with its inspiration, for listing by tag. */
+export const inspirationTagKey = (tenantId: string, tag: string, inspirationId: string): Key => ({
+  PK: tenantPk(tenantId),
+  SK: `${tagPrefix(tag)}${inspirationId}`,
+});
+
+export const inspirationsByTag = (tenantId: string, tag: string): QuerySpec => ({
+  pk: tenantPk(tenantId),
+  skPrefix: tagPrefix(tag),
+  descending: true,
+});

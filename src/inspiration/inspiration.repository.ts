@@ -1,0 +1,108 @@
+import { assertId, newId } from '../common/ids';
+import { normalizeText } from '../common/keys';
+import { create, mutate, remove, type Subject } from '../common/mutate';
+import { validateS3Key } from '../common/s3-key';
+import type { Scope } from '../common/scope';
+import { applyPatch, maxItems, optionalText, requireText } from '../common/validate';
+import type { Item, Page, PageRequest, TxWrite } from '../infra/dynamo/store';
+import type { ProjectRepository } from '../project/project.repository';
+import { allInspirations, inspirationKey, inspirationsByTag, inspirationTagKey } from './inspiration.keys';
+import type { CreateInspirationInput, Inspiration, UpdateInspirationInput } from './inspiration.type';
+
+function cleanTags(tags: string[] | null | undefined): string[] | undefined {
+  const list = maxItems(tags, 'tags', 30)?.map((t) => normalizeText(requireText(t, 'tags', 100)));
+  return list ? [...new Set(list)] : undefined;
+}
+
+/** Inspiration of a tenant, with one tag item per tag written in the same transaction. */
+export class InspirationRepository {
+  constructor(
+    private readonly scope: Scope,
+    private readonly projects: ProjectRepository,
+  ) {}
+
+  private subject(inspirationId: string): Subject {
+    assertId(inspirationId, 'insp', 'inspirationId');
+    return { entity: 'Inspiration', id: inspirationId, key: inspirationKey(this.scope.tenantId, inspirationId) };
+  }
+
+  private tagWrites(before: string[], after: string[], inspirationId: string): TxWrite[] {
+    const { tenantId } = this.scope;
+    return [
+      ...before.filter((t) => !after.includes(t)).map((t): TxWrite => ({ Delete: { TableName: '', Key: inspirationTagKey(tenantId, t, inspirationId) } })),
+      ...after
+        .filter((t) => !before.includes(t))
+        .map((tag): TxWrite => ({ Put: { TableName: '', Item: { ...inspirationTagKey(tenantId, tag, inspirationId), entityType: 'InspirationTag', tag, inspirationId } } })),
+    ];
+  }
+
+  async get(inspirationId: string): Promise<Inspiration | null> {
+    return (await this.scope.items.load(this.subject(inspirationId).key)) as Inspiration | null;
+  }
+
+  /** Newest first; with a tag, through that tag's items and one batched read of the inspiration. */
+  async list(tag: string | null | undefined, page: PageRequest): Promise<Page<Inspiration>> {
+    const { tenantId, store } = this.scope;
+    if (!tag) return store.queryPage(tenantId, allInspirations(tenantId), page) as Promise<Page<Inspiration>>;
+    const tags = await store.queryPage(tenantId, inspirationsByTag(tenantId, requireText(tag, 'tag', 100)), page);
+    const items = await this.scope.items.loadMany(tags.nodes.map((t) => inspirationKey(tenantId, t.inspirationId)));
+    return { nodes: items.filter((i): i is Item => i != null && !(i instanceof Error)) as Inspiration[], pageInfo: tags.pageInfo };
+  }
+
+  async create(input: CreateInspirationInput): Promise<Inspiration> {
+    const inspirationId = newId('insp');
+    const { key } = this.subject(inspirationId);
+    const tags = cleanTags(input.tags) ?? [];
+    const linkedProjectId = input.linkedProjectId ? assertId(input.linkedProjectId, 'proj', 'linkedProjectId') : undefined;
+    const item = {
+      ...key,
+      entityType: 'Inspiration',
+      inspirationId,
+      type: input.type,
+      text: optionalText(input.text, 'text', 20_000) ?? undefined,
+      s3Key: input.s3Key == null ? undefined : validateS3Key(input.s3Key, this.scope.tenantId, 's3Key'),
+      tags,
+      linkedProjectId,
+    };
+    const derived = this.tagWrites([], tags, inspirationId);
+    if (linkedProjectId) derived.push(this.projects.activeProjectCheck(linkedProjectId));
+    return (await create(
+      this.scope,
+      item,
+      { action: 'inspiration.created', entityType: 'Inspiration', entityId: inspirationId, projectId: linkedProjectId, data: { type: item.type, tags } },
+      derived,
+    )) as Inspiration;
+  }
+
+  async update(inspirationId: string, expectedVersion: number, input: UpdateInspirationInput): Promise<Inspiration> {
+    const patch = {
+      text: optionalText(input.text, 'text', 20_000),
+      s3Key: input.s3Key == null ? input.s3Key : validateS3Key(input.s3Key, this.scope.tenantId, 's3Key'),
+      tags: input.tags === null ? [] : cleanTags(input.tags),
+      linkedProjectId: input.linkedProjectId == null ? input.linkedProjectId : assertId(input.linkedProjectId, 'proj', 'linkedProjectId'),
+    };
+    return (await mutate(this.scope, this.subject(inspirationId), expectedVersion, (current) => {
+      const next = applyPatch(current, patch);
+      const derived = this.tagWrites(current.tags ?? [], next.tags ?? [], inspirationId);
+      if (patch.linkedProjectId) derived.push(this.projects.activeProjectCheck(patch.linkedProjectId));
+      return {
+        item: next,
+        derived,
+        event: {
+          action: 'inspiration.updated',
+          entityType: 'Inspiration',
+          entityId: inspirationId,
+          projectId: next.linkedProjectId,
+          data: { fields: Object.keys(input) },
+        },
+      };
+    })) as Inspiration;
+  }
+
+  async delete(inspirationId: string, expectedVersion?: number | null): Promise<Inspiration> {
+    return (await remove(this.scope, this.subject(inspirationId), expectedVersion, (current) => ({
+      derived: this.tagWrites(current.tags ?? [], [], inspirationId),
+      event: { action: 'inspiration.deleted', entityType: 'Inspiration', entityId: inspirationId, projectId: current.linkedProjectId },
+    }))) as Inspiration;
+  }
+}

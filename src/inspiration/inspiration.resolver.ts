@@ -1,0 +1,46 @@
+import { Arg, Args, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Role } from '../auth/principal';
+import type { Context } from '../context';
+import { CreateInspirationInput, Inspiration, InspirationConnection, InspirationsArgs, UpdateInspirationInput } from './inspiration.type';
+
+@Resolver(() => Inspiration)
+export class InspirationResolver {
+  @Authorized()
+  @Query(() => Inspiration, { nullable: true })
+  inspiration(@Arg('inspirationId', () => ID) inspirationId: string, @Ctx() ctx: Context) {
+    return ctx.repos.inspirations.get(inspirationId);
+  }
+
+  @Authorized()
+  @Query(() => InspirationConnection, { description: 'Newest first, optionally by tag.' })
+  inspirations(@Args() { tag, first, after }: InspirationsArgs, @Ctx() ctx: Context) {
+    return ctx.repos.inspirations.list(tag, { first, after });
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Inspiration)
+  createInspiration(@Arg('input') input: CreateInspirationInput, @Ctx() ctx: Context) {
+    return ctx.repos.inspirations.create(input);
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Inspiration)
+  updateInspiration(
+    @Arg('inspirationId', () => ID) inspirationId: string,
+    @Arg('expectedVersion', () => Int) expectedVersion: number,
+    @Arg('input') input: UpdateInspirationInput,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.inspirations.update(inspirationId, expectedVersion, input);
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Inspiration, { description: 'Deletes it and returns it as it was.' })
+  deleteInspiration(
+    @Arg('inspirationId', () => ID) inspirationId: string,
+    @Arg('expectedVersion', () => Int, { nullable: true }) expectedVersion: number | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.inspirations.delete(inspirationId, expectedVersion);
+  }
+}

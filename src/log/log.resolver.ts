@@ -1,0 +1,74 @@
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Asset } from '../asset/asset.type';
+import { Role } from '../auth/principal';
+import type { Context } from '../context';
+import { AttributionStatus, CreateLogInput, Log, LogConnection, LogRef, LogsArgs, LogsByAttributionArgs, MaterialUsage, UpdateLogExtractionInput } from './log.type';
+
+const optionalVersion = { nullable: true, description: 'When given, CONFLICT unless the log is at this version.' };
+
+@Resolver(() => Log)
+export class LogResolver {
+  @Authorized()
+  @Query(() => Log, { nullable: true })
+  log(@Args() { projectId, logId }: LogRef, @Ctx() ctx: Context) {
+    return ctx.repos.logs.get(projectId, logId);
+  }
+
+  @Authorized()
+  @Query(() => [Log], { description: "A project's logs, oldest first: one page (first 20 by default). logsConnection pages on." })
+  async logs(@Args() { projectId, first, after }: LogsArgs, @Ctx() ctx: Context) {
+    return (await ctx.repos.logs.list(projectId, { first, after })).nodes;
+  }
+
+  @Authorized()
+  @Query(() => LogConnection, { description: "A project's logs, oldest first, with a cursor for the next page." })
+  logsConnection(@Args() { projectId, first, after }: LogsArgs, @Ctx() ctx: Context) {
+    return ctx.repos.logs.list(projectId, { first, after });
+  }
+
+  @Authorized()
+  @Query(() => LogConnection, { description: 'Logs by attribution status across projects, newest first.' })
+  logsByAttribution(@Args() { status, first, after }: LogsByAttributionArgs, @Ctx() ctx: Context) {
+    return ctx.repos.logs.listByAttribution(status, { first, after });
+  }
+
+  @Authorized()
+  @Query(() => MaterialUsage, { description: 'Which logs used a material (case-insensitive) and the minutes they add up to.' })
+  materialUsage(@Arg('material') material: string, @Ctx() ctx: Context) {
+    return ctx.repos.logs.materialUsage(material);
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Log)
+  createLog(@Arg('projectId', () => ID) projectId: string, @Arg('input') input: CreateLogInput, @Ctx() ctx: Context) {
+    return ctx.repos.logs.create(projectId, input);
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Log, { description: 'Replaces extraction results; material usage follows in the same write.' })
+  updateLogExtraction(
+    @Args() { projectId, logId }: LogRef,
+    @Arg('expectedVersion', () => Int) expectedVersion: number,
+    @Arg('input') input: UpdateLogExtractionInput,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.logs.updateExtraction(projectId, logId, expectedVersion, input);
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Log, { description: 'pending → confirmed.' })
+  confirmLogAttribution(@Args() { projectId, logId }: LogRef, @Arg('expectedVersion', () => Int, optionalVersion) expectedVersion: number | null, @Ctx() ctx: Context) {
+    return ctx.repos.logs.setAttribution(projectId, logId, AttributionStatus.CONFIRMED, expectedVersion);
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Log, { description: 'pending → rejected.' })
+  rejectLogAttribution(@Args() { projectId, logId }: LogRef, @Arg('expectedVersion', () => Int, optionalVersion) expectedVersion: number | null, @Ctx() ctx: Context) {
+    return ctx.repos.logs.setAttribution(projectId, logId, AttributionStatus.REJECTED, expectedVersion);
+  }
+
+  @FieldResolver(() => [Asset], { description: 'Assets linked to this log (one batched read for all logs of a request).' })
+  assets(@Root() log: Log, @Ctx() ctx: Context) {
+    return ctx.repos.assets.getMany(log.projectId, log.assetIds ?? []);
+  }
+}

@@ -1,0 +1,145 @@
+import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Connection, PageArgs } from '../common/pagination';
+import { DateTime, JSONObject, JSONValue } from '../common/scalars';
+
+export enum AttributionStatus {
+  PENDING = 'pending',
+  CONFIRMED = 'confirmed',
+  REJECTED = 'rejected',
+}
+registerEnumType(AttributionStatus, { name: 'AttributionStatus', description: 'pending → confirmed | rejected' });
+
+@ObjectType({ description: 'A work log: a transcription and what AI extracted from it (materials, time, tags).' })
+export class Log {
+  @Field(() => ID)
+  logId!: string;
+
+  @Field(() => ID)
+  projectId!: string;
+
+  @Field(() => String, { nullable: true, description: 'The original transcription.' })
+  rawText?: string;
+
+  @Field(() => JSONObject, { nullable: true, description: 'Audio metadata of the transcription.' })
+  transcriptMeta?: Record<string, unknown>;
+
+  @Field(() => JSONObject, { nullable: true, description: 'Structured AI extraction results.' })
+  extracted?: Record<string, unknown>;
+
+  @Field(() => JSONValue, { nullable: true, description: 'AI confidence scores.' })
+  confidence?: unknown;
+
+  @Field(() => AttributionStatus)
+  attributionStatus!: AttributionStatus;
+
+  @Field(() => [String], { description: 'S3 object keys of linked media.' })
+  mediaRefs!: string[];
+
+  @Field(() => [String], { description: 'Materials used, as extracted.' })
+  materials!: string[];
+
+  @Field(() => Int, { nullable: true })
+  timeSpentMinutes?: number;
+
+  @Field(() => [String])
+  tags!: string[];
+
+  @Field(() => Int)
+  version!: number;
+
+  @Field(() => DateTime)
+  createdAt!: string;
+
+  @Field(() => DateTime)
+  updatedAt!: string;
+
+  /** Ids of assets linked to this log, kept in step by the asset writes. */
+  assetIds?: Set<string>;
+}
+
+@ObjectType()
+export class LogConnection extends Connection(Log) {}
+
+@ObjectType({ description: 'Where a material was used: the logs and the minutes they add up to.' })
+export class MaterialUsage {
+  @Field()
+  material!: string;
+
+  @Field(() => Int)
+  logCount!: number;
+
+  @Field(() => Int)
+  totalMinutes!: number;
+
+  @Field(() => [Log], { description: 'The logs that used it, oldest first.' })
+  logs!: Log[];
+}
+
+@InputType()
+export class CreateLogInput {
+  @Field(() => String, { nullable: true })
+  rawText?: string | null;
+
+  @Field(() => JSONObject, { nullable: true })
+  transcriptMeta?: Record<string, unknown> | null;
+
+  @Field(() => JSONObject, { nullable: true })
+  extracted?: Record<string, unknown> | null;
+
+  @Field(() => JSONValue, { nullable: true })
+  confidence?: unknown;
+
+  @Field(() => [String], { nullable: true })
+  mediaRefs?: string[] | null;
+
+  @Field(() => [String], { nullable: true })
+  materials?: string[] | null;
+
+  @Field(() => Int, { nullable: true })
+  timeSpentMinutes?: number | null;
+
+  @Field(() => [String], { nullable: true })
+  tags?: string[] | null;
+}
+
+@InputType({ description: 'New extraction results; an omitted field is kept, a null clears it.' })
+export class UpdateLogExtractionInput {
+  @Field(() => JSONObject, { nullable: true })
+  extracted?: Record<string, unknown> | null;
+
+  @Field(() => JSONValue, { nullable: true })
+  confidence?: unknown;
+
+  @Field(() => [String], { nullable: true })
+  materials?: string[] | null;
+
+  @Field(() => Int, { nullable: true })
+  timeSpentMinutes?: number | null;
+
+  @Field(() => [String], { nullable: true })
+  tags?: string[] | null;
+
+  @Field(() => [String], { nullable: true })
+  mediaRefs?: string[] | null;
+}
+
+@ArgsType()
+export class LogRef {
+  @Field(() => ID)
+  projectId!: string;
+
+  @Field(() => ID)
+  logId!: string;
+}
+
+@ArgsType()
+export class LogsArgs extends PageArgs {
+  @Field(() => ID)
+  projectId!: string;
+}
+
+@ArgsType()
+export class LogsByAttributionArgs extends PageArgs {
+  @Field(() => AttributionStatus)
+  status!: AttributionStatus;
+}

@@ -1,0 +1,55 @@
+import 'reflect-metadata';
+import { startApp, type App } from './app';
+import { signDevToken } from './auth/jwt';
+import { Role } from './auth/principal';
+import { loadConfig } from './config';
+import { JavaMissingError } from './infra/dynamo/embedded';
+
+const DEV_TENANT = 'demo';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const say = (message: string) => process.stdout.write(`${message}\n`);
+  let app: App;
+  try {
+    app = await startApp(config, { progress: say });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (error instanceof JavaMissingError) say(`\nCannot start: ${error.message}`);
+    else if (code === 'EADDRINUSE') say(`\nCannot start: port ${config.port} on ${config.host} is in use. Stop what uses it or set PORT to another port.`);
+    else say(`\nCannot start: ${(error as Error).message}`);
+    process.exit(1);
+  }
+
+  const lines = ['', `GraphQL (HTTP):  ${app.url}`];
+  if (config.auth.secret && config.env !== 'production') {
+    const token = await signDevToken(config.auth.secret, { sub: 'dev-user', tenantId: DEV_TENANT, roles: [Role.EDITOR] });
+    lines.push(
+      `Development token (tenant "${DEV_TENANT}", role editor, 30 days):`,
+      `  ${token}`,
+      `More tokens:      npm run token -- --tenant <id> --roles editor,worker`,
+      `Try it:           curl -s ${app.url} -H 'content-type: application/json' -H "authorization: Bearer <token>" -d '{"query":"{ viewer { tenantId roles } }"}'`,
+    );
+  }
+  if (app.embeddedDynamo) lines.push(`Data folder:      ${config.dataDir}`);
+  lines.push('Stop with Ctrl-C.', '');
+  say(lines.join('\n'));
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    say(`\n${signal}: stopping …`);
+    // Never hang on shutdown: whatever is still open after 10 s is abandoned.
+    setTimeout(() => process.exit(1), 10_000).unref();
+    await app.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+void main().catch((error) => {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(1);
+});

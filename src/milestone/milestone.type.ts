@@ -1,0 +1,82 @@
+import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Connection, PageArgs } from '../common/pagination';
+import { DateTime, LocalDate } from '../common/scalars';
+
+export enum MilestoneStatus {
+  PENDING = 'pending',
+  IN_PROGRESS = 'in_progress',
+  COMPLETE = 'complete',
+}
+registerEnumType(MilestoneStatus, { name: 'MilestoneStatus', description: 'pending → in_progress → complete' });
+
+@ObjectType()
+export class Milestone {
+  @Field(() => ID)
+  milestoneId!: string;
+
+  @Field(() => ID)
+  projectId!: string;
+
+  @Field()
+  name!: string;
+
+  @Field(() => LocalDate, { nullable: true })
+  due?: string;
+
+  @Field(() => [String], { description: 'Success criteria.' })
+  criteria!: string[];
+
+  @Field(() => MilestoneStatus)
+  status!: MilestoneStatus;
+
+  @Field(() => Int)
+  version!: number;
+
+  @Field(() => DateTime)
+  createdAt!: string;
+
+  @Field(() => DateTime)
+  updatedAt!: string;
+}
+
+@ObjectType()
+export class MilestoneConnection extends Connection(Milestone) {}
+
+@InputType()
+export class CreateMilestoneInput {
+  @Field()
+  name!: string;
+
+  @Field(() => LocalDate, { nullable: true })
+  due?: string | null;
+
+  @Field(() => [String], { nullable: true })
+  criteria?: string[] | null;
+}
+
+@InputType({ description: 'Fields to change; an omitted field is kept, a null clears it.' })
+export class UpdateMilestoneInput {
+  @Field(() => String, { nullable: true })
+  name?: string | null;
+
+  @Field(() => LocalDate, { nullable: true })
+  due?: string | null;
+
+  @Field(() => [String], { nullable: true })
+  criteria?: string[] | null;
+}
+
+@ArgsType()
+export class MilestoneRef {
+  @Field(() => ID)
+  projectId!: string;
+
+  @Field(() => ID)
+  milestoneId!: string;
+}
+
+@ArgsType()
+export class MilestonesArgs extends PageArgs {
+  @Field(() => ID)
+  projectId!: string;
+}

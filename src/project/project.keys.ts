@@ -1,0 +1,51 @@
+import { normalizeText, tenantPk, type Key } from '../common/keys';
+import type { QuerySpec } from '../infra/dynamo/store';
+import type { ProjectStatus } from './project.type';
+
+export const projectSk = (projectId: string) => `PROJECT#${projectId}`;
+
+export const projectKey = (tenantId: string, projectId: string): Key => ({ PK: tenantPk(tenantId), SK: projectSk(projectId) });
+
+/** The sort-key prefix of one kind of a project's children (`PROJECT#p#LOG#`). */
+export const projectChildPrefix = (projectId: string, kind: 'LOG' | 'ASSET' | 'MILESTONE' | 'BRIEF') =>
+  `${projectSk(projectId)}#${kind}#`;
+
+const typePk = (tenantId: string, archived: boolean) => `${tenantPk(tenantId)}#TYPE#${archived ? 'ARCHIVED_PROJECT' : 'PROJECT'}`;
+const statusPk = (tenantId: string, status: ProjectStatus, archived: boolean) =>
+  `${tenantPk(tenantId)}#${archived ? 'ARCHIVED_PROJECT' : 'PROJECT'}_STATUS#${status}`;
+
+/**
+ * The index attributes of a project: GSI1 by status (newest first by creation) and GSI2 by
+ * normalized title, for listing and prefix search without reading any project's children.
+ * Archived projects move to their own index partitions, so default lists never filter.
+ */
+export function projectIndexKeys(
+  tenantId: string,
+  p: { projectId: string; title: string; status: ProjectStatus; archived?: boolean; createdAt: string },
+) {
+  const archived = Boolean(p.archived);
+  return {
+    GSI1PK: statusPk(tenantId, p.status, archived),
+    GSI1SK: `${p.createdAt}#${p.projectId}`,
+    GSI2PK: typePk(tenantId, archived),
+    GSI2SK: `${normalizeText(p.title)}#${p.projectId}`,
+  };
+}
+
+export const projectsByStatus = (tenantId: string, status: ProjectStatus, archived: boolean): QuerySpec => ({
+  index: 'GSI1',
+  pk: statusPk(tenantId, status, archived),
+  descending: true,
+});
+
+export const projectsByTitle = (tenantId: string, titlePrefix: string | undefined, archived: boolean): QuerySpec => ({
+  index: 'GSI2',
+  pk: typePk(tenantId, archived),
+  skPrefix: titlePrefix ? normalizeText(titlePrefix) : undefined,
+});
+
+export const projectChildren = (tenantId: string, projectId: string, kind: 'LOG' | 'ASSET' | 'MILESTONE' | 'BRIEF', descending = false): QuerySpec => ({
+  pk: tenantPk(tenantId),
+  skPrefix: projectChildPrefix(projectId, kind),
+  descending,
+});

@@ -1,0 +1,75 @@
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Asset } from '../asset/asset.type';
+import { Role } from '../auth/principal';
+import { Brief } from '../brief/brief.type';
+import type { Context } from '../context';
+import { Log } from '../log/log.type';
+import { Milestone } from '../milestone/milestone.type';
+import { CreateProjectInput, ProjectsArgs, ProjectVersionArgs, UpdateProjectInput } from './project.input';
+import { Project, ProjectConnection, ProjectStatus } from './project.type';
+
+const firstArg = { nullable: true, description: 'How many, 20 when omitted, at most 100.' };
+
+@Resolver(() => Project)
+export class ProjectResolver {
+  @Authorized()
+  @Query(() => Project, { nullable: true })
+  project(@Arg('projectId', () => ID) projectId: string, @Ctx() ctx: Context) {
+    return ctx.repos.projects.get(projectId);
+  }
+
+  @Authorized()
+  @Query(() => ProjectConnection, { description: 'By title (or title prefix), or by status newest first.' })
+  projects(@Args() { first, after, ...filter }: ProjectsArgs, @Ctx() ctx: Context) {
+    return ctx.repos.projects.list(filter, { first, after });
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Project)
+  createProject(@Arg('input') input: CreateProjectInput, @Ctx() ctx: Context) {
+    return ctx.repos.projects.create(input);
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Project)
+  updateProject(
+    @Arg('projectId', () => ID) projectId: string,
+    @Arg('expectedVersion', () => Int) expectedVersion: number,
+    @Arg('input') input: UpdateProjectInput,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.projects.update(projectId, expectedVersion, input);
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Project, { description: 'planning → production → complete.' })
+  setProjectStatus(@Args() { projectId, expectedVersion }: ProjectVersionArgs, @Arg('status', () => ProjectStatus) status: ProjectStatus, @Ctx() ctx: Context) {
+    return ctx.repos.projects.setStatus(projectId, status, expectedVersion);
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Project, { description: 'Moves the project out of the default lists; it stays readable.' })
+  archiveProject(@Args() { projectId, expectedVersion }: ProjectVersionArgs, @Ctx() ctx: Context) {
+    return ctx.repos.projects.archive(projectId, expectedVersion);
+  }
+
+  @FieldResolver(() => [Log], { description: 'The first logs, oldest first; page with Query.logsConnection.' })
+  async logs(@Root() project: Project, @Arg('first', () => Int, firstArg) first: number | null, @Ctx() ctx: Context) {
+    return (await ctx.repos.logs.list(project.projectId, { first })).nodes;
+  }
+
+  @FieldResolver(() => [Asset], { description: 'The first assets; page with Query.assets.' })
+  async assets(@Root() project: Project, @Arg('first', () => Int, firstArg) first: number | null, @Ctx() ctx: Context) {
+    return (await ctx.repos.assets.list(project.projectId, { first })).nodes;
+  }
+
+  @FieldResolver(() => [Milestone], { description: 'The first milestones; page with Query.milestones.' })
+  async milestones(@Root() project: Project, @Arg('first', () => Int, firstArg) first: number | null, @Ctx() ctx: Context) {
+    return (await ctx.repos.milestones.list(project.projectId, { first })).nodes;
+  }
+
+  @FieldResolver(() => Brief, { nullable: true, description: 'The latest brief version.' })
+  brief(@Root() project: Project, @Ctx() ctx: Context) {
+    return ctx.repos.briefs.latest(project.projectId);
+  }
+}

@@ -1,0 +1,67 @@
+import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Connection } from '../common/pagination';
+import { DateTime, JSONObject, LocalDate } from '../common/scalars';
+
+export enum ProjectStatus {
+  PLANNING = 'planning',
+  PRODUCTION = 'production',
+  COMPLETE = 'complete',
+}
+registerEnumType(ProjectStatus, { name: 'ProjectStatus', description: 'planning → production → complete' });
+
+@ObjectType()
+export class Budget {
+  @Field(() => Float)
+  amount!: number;
+
+  @Field({ description: 'ISO 4217 code, e.g. EUR.' })
+  currency!: string;
+}
+
+@ObjectType({ description: "An artist's project: the parent of its brief, milestones, logs and assets." })
+export class Project {
+  @Field(() => ID)
+  projectId!: string;
+
+  @Field()
+  title!: string;
+
+  @Field(() => String, { nullable: true, description: 'Art medium: oil, digital, …' })
+  medium?: string;
+
+  @Field(() => ProjectStatus)
+  status!: ProjectStatus;
+
+  @Field(() => String, { nullable: true })
+  client?: string;
+
+  @Field(() => LocalDate, { nullable: true })
+  deadline?: string;
+
+  @Field(() => Budget, { nullable: true })
+  budget?: Budget;
+
+  @Field(() => JSONObject, { nullable: true })
+  customFields?: Record<string, unknown>;
+
+  @Field(() => Boolean)
+  archived!: boolean;
+
+  @Field(() => DateTime, { nullable: true })
+  archivedAt?: string;
+
+  @Field(() => Int, { description: 'Increments on every change; pass it as expectedVersion to update.' })
+  version!: number;
+
+  @Field(() => DateTime)
+  createdAt!: string;
+
+  @Field(() => DateTime)
+  updatedAt!: string;
+
+  @Field(() => String)
+  createdBy!: string;
+}
+
+@ObjectType()
+export class ProjectConnection extends Connection(Project) {}

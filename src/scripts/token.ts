@@ -1,0 +1,34 @@
+import { parseArgs } from 'node:util';
+import { signDevToken } from '../auth/jwt';
+import { Role } from '../auth/principal';
+import { isValidTenantId } from '../common/ids';
+import { loadConfig } from '../config';
+
+/*
+ * Prints a development token signed with the same secret as the server: AUTH_JWT_SECRET, or the
+ * one the server generated under the data folder.
+ *   npm run token -- --tenant acme --roles editor,worker --sub alice --expires 7d
+ */
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      tenant: { type: 'string', default: 'demo' },
+      roles: { type: 'string', default: 'editor' },
+      sub: { type: 'string', default: 'dev-user' },
+      expires: { type: 'string', default: '30d' },
+    },
+  });
+  const roles = values.roles!.split(',').map((r) => r.trim()) as Role[];
+  const known = Object.values(Role) as string[];
+  const unknown = roles.filter((r) => !known.includes(r));
+  if (unknown.length) throw new Error(`Unknown role ${unknown.join(', ')}; use ${known.join(', ')}.`);
+  if (!isValidTenantId(values.tenant)) throw new Error('--tenant takes letters, digits, _ and -, at most 64.');
+  const config = loadConfig();
+  if (!config.auth.secret) throw new Error('Tokens can only be made here with an HS256 secret; with AUTH_JWKS_URL your identity provider issues them.');
+  process.stdout.write(`${await signDevToken(config.auth.secret, { sub: values.sub!, tenantId: values.tenant!, roles }, { expiresIn: values.expires })}\n`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,38 @@
+import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Role } from '../auth/principal';
+import type { Context } from '../context';
+import { CreateTenantInput, Tenant, UpdateTenantInput, Viewer } from './tenant.type';
+
+const isAdmin = (ctx: Context) => Boolean(ctx.principal?.roles.includes(Role.ADMIN));
+
+@Resolver()
+export class TenantResolver {
+  @Authorized()
+  @Query(() => Viewer, { description: 'The caller, from the verified token.' })
+  viewer(@Ctx() ctx: Context): Viewer {
+    const { userId, tenantId, roles } = ctx.principal!;
+    return { userId, tenantId, roles };
+  }
+
+  @Authorized()
+  @Query(() => Tenant, { description: "The caller's tenant; created with defaults on first use." })
+  tenant(@Ctx() ctx: Context): Promise<Tenant> {
+    return ctx.repos.tenant.getOrCreate();
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Tenant, { description: "Creates the caller's tenant; CONFLICT when it exists." })
+  createTenant(@Arg('input') input: CreateTenantInput, @Ctx() ctx: Context): Promise<Tenant> {
+    return ctx.repos.tenant.create(input, isAdmin(ctx));
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Tenant)
+  updateTenant(
+    @Arg('expectedVersion', () => Int) expectedVersion: number,
+    @Arg('input') input: UpdateTenantInput,
+    @Ctx() ctx: Context,
+  ): Promise<Tenant> {
+    return ctx.repos.tenant.update(expectedVersion, input, isAdmin(ctx));
+  }
+}

@@ -1,0 +1,61 @@
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Role } from '../auth/principal';
+import { DateTime } from '../common/scalars';
+
+export enum Plan {
+  FREE = 'free',
+  STUDIO = 'studio',
+  ENTERPRISE = 'enterprise',
+}
+registerEnumType(Plan, { name: 'Plan' });
+
+@ObjectType({ description: 'A studio: everything it owns lives in its own partition.' })
+export class Tenant {
+  @Field(() => ID)
+  tenantId!: string;
+
+  @Field()
+  name!: string;
+
+  @Field(() => Plan)
+  plan!: Plan;
+
+  @Field(() => Int)
+  version!: number;
+
+  @Field(() => DateTime)
+  createdAt!: string;
+
+  @Field(() => DateTime)
+  updatedAt!: string;
+}
+
+@ObjectType({ description: 'The caller, as the verified token says.' })
+export class Viewer {
+  @Field(() => ID)
+  userId!: string;
+
+  @Field(() => ID)
+  tenantId!: string;
+
+  @Field(() => [Role])
+  roles!: Role[];
+}
+
+@InputType()
+export class CreateTenantInput {
+  @Field()
+  name!: string;
+
+  @Field(() => Plan, { nullable: true, description: 'Only admins may choose a plan other than FREE.' })
+  plan?: Plan | null;
+}
+
+@InputType()
+export class UpdateTenantInput {
+  @Field(() => String, { nullable: true })
+  name?: string | null;
+
+  @Field(() => Plan, { nullable: true, description: 'Admins only.' })
+  plan?: Plan | null;
+}
