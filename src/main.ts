@@ -7,6 +7,10 @@ import { JavaMissingError } from './infra/dynamo/embedded';
 
 const DEV_TENANT = 'demo';
 
+// The SDK warns that its 2027 releases will need Node 22. We support Node 20 today (see README),
+// so that notice would only bury the start-up block a newcomer needs to read.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const say = (message: string) => process.stdout.write(`${message}\n`);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { signDevToken } from '../auth/jwt';
 import { Role } from '../auth/principal';
 import { isValidTenantId } from '../common/ids';

@@ -1,0 +1,24 @@
+import type { CodegenConfig } from '@graphql-codegen/cli';
+
+/**
+ * Typed client documents from the committed schema and the operations kept in
+ * src/client/operations. Run `npm run codegen` after changing either.
+ */
+const config: CodegenConfig = {
+  schema: 'schema.graphql',
+  documents: ['src/client/operations/**/*.graphql'],
+  ignoreNoDocuments: false,
+  generates: {
+    'src/client/gql/': {
+      preset: 'client',
+      presetConfig: { fragmentMasking: false },
+      config: {
+        useTypeImports: true,
+        enumsAsTypes: true,
+        scalars: { DateTimeISO: 'string', LocalDate: 'string', JSONObject: 'Record<string, unknown>', JSON: 'unknown' },
+      },
+    },
+  },
+};
+
+export default config;

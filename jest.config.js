@@ -1,0 +1,14 @@
+/** @type {import('jest').Config} */
+// Quiet the AWS SDK's notice that its 2027 releases need Node 22 (we run on Node 20).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+module.exports = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }] },
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // One DynamoDB Local for the whole run; each test file makes its own table in it.
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  setupFiles: ['<rootDir>/test/support/env.ts'],
+  testTimeout: 60_000,
+  maxWorkers: 2,
+};

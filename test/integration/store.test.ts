@@ -1,0 +1,83 @@
+import { freshTable, type TestTable } from '../support/dynamo';
+
+describe('Store against DynamoDB Local', () => {
+  let table: TestTable;
+  let clock = Date.now();
+
+  beforeAll(async () => {
+    table = await freshTable({ now: () => clock });
+  });
+  afterAll(() => table.drop());
+
+  const put = (items: Record<string, unknown>[]) =>
+    Promise.all(items.map((Item) => table.store.transact([{ Put: { TableName: '', Item } }])));
+
+  it('reads 250 keys in key order with null for misses, in ceil(250/100) BatchGetItem calls', async () => {
+    const items = Array.from({ length: 240 }, (_, i) => ({ PK: 'TENANT#b', SK: `ITEM#${String(i).padStart(3, '0')}`, n: i }));
+    for (let i = 0; i < items.length; i += 25) await put(items.slice(i, i + 25));
+    const keys = [...items.map(({ PK, SK }) => ({ PK, SK })), ...Array.from({ length: 10 }, (_, i) => ({ PK: 'TENANT#b', SK: `MISSING#${i}` }))].reverse();
+    table.dynamo.calls.reset();
+    const got = await table.store.batchGet(keys);
+    expect(table.dynamo.calls.byCommand.get('BatchGetItemCommand')).toBe(3);
+    expect(got).toHaveLength(250);
+    expect(got.slice(0, 10)).toEqual(Array(10).fill(null));
+    expect(got.slice(10).map((item) => item?.n)).toEqual(items.map((i) => i.n).reverse());
+  });
+
+  it('pages through a partition with cursors: every item once, in order, pages full', async () => {
+    const items = Array.from({ length: 45 }, (_, i) => ({ PK: 'TENANT#p', SK: `ROW#${String(i).padStart(2, '0')}` }));
+    await put(items);
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const page = await table.store.queryPage('p', { pk: 'TENANT#p', skPrefix: 'ROW#' }, { first: 20, after });
+      seen.push(...page.nodes.map((n) => n.SK));
+      sizes.push(page.nodes.length);
+      if (!page.pageInfo.hasNextPage) break;
+      after = page.pageInfo.endCursor;
+    }
+    expect(sizes).toEqual([20, 20, 5]);
+    expect(seen).toEqual(items.map((i) => i.SK));
+  });
+
+  it('refuses a cursor used for another query or another tenant', async () => {
+    const page = await table.store.queryPage('p', { pk: 'TENANT#p', skPrefix: 'ROW#' }, { first: 5 });
+    await expect(table.store.queryPage('p', { pk: 'TENANT#p', skPrefix: 'ROW#', descending: true }, { after: page.pageInfo.endCursor })).rejects.toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+    await expect(table.store.queryPage('q', { pk: 'TENANT#p', skPrefix: 'ROW#' }, { after: page.pageInfo.endCursor })).rejects.toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+  });
+
+  it('caps first at 100 and refuses 0 or more', async () => {
+    await expect(table.store.queryPage('p', { pk: 'TENANT#p' }, { first: 101 })).rejects.toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
+    await expect(table.store.queryPage('p', { pk: 'TENANT#p' }, { first: 0 })).rejects.toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
+    const page = await table.store.queryPage('p', { pk: 'TENANT#p' });
+    expect(page.nodes).toHaveLength(20);
+  });
+
+  it('never returns expired items, and still fills a page past them', async () => {
+    const nowSeconds = Math.floor(clock / 1000);
+    // Interleave: every other item expired a minute ago.
+    const items = Array.from({ length: 30 }, (_, i) => ({
+      PK: 'TENANT#e',
+      SK: `EV#${String(i).padStart(2, '0')}`,
+      expiresAt: i % 2 === 0 ? nowSeconds - 60 : nowSeconds + 3600,
+    }));
+    await put(items);
+    const page = await table.store.queryPage('e', { pk: 'TENANT#e' }, { first: 10 });
+    expect(page.nodes).toHaveLength(10);
+    expect(page.nodes.every((n) => n.expiresAt > nowSeconds)).toBe(true);
+    expect(page.pageInfo.hasNextPage).toBe(true);
+    expect(await table.store.get({ PK: 'TENANT#e', SK: 'EV#00' })).toBeNull();
+    expect(await table.store.get({ PK: 'TENANT#e', SK: 'EV#01' })).not.toBeNull();
+    const batch = await table.store.batchGet([{ PK: 'TENANT#e', SK: 'EV#00' }, { PK: 'TENANT#e', SK: 'EV#01' }]);
+    expect(batch.map((b) => b?.SK ?? null)).toEqual([null, 'EV#01']);
+    // Two hours on, every item has expired.
+    clock += 2 * 3600 * 1000;
+    expect((await table.store.queryPage('e', { pk: 'TENANT#e' })).nodes).toEqual([]);
+    expect(await table.store.get({ PK: 'TENANT#e', SK: 'EV#01' })).toBeNull();
+  });
+});

@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { CursorCodec } from '../../src/infra/cursor';
+import { createDynamo, type Dynamo } from '../../src/infra/dynamo/client';
+import { ensureTable } from '../../src/infra/dynamo/ensure-table';
+import { Store } from '../../src/infra/dynamo/store';
+
+export function testEndpoint(): string {
+  const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
+  if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is unset: run the tests through jest (globalSetup starts DynamoDB Local).');
+  return endpoint;
+}
+
+export interface TestTable {
+  tableName: string;
+  dynamo: Dynamo;
+  store: Store;
+  /** Deletes the table and closes the client. */
+  drop(): Promise<void>;
+}
+
+/** A new, empty table in the run's DynamoDB Local, made from the one table definition. */
+export async function freshTable(options: { now?: () => number } = {}): Promise<TestTable> {
+  const tableName = `t_${randomUUID().slice(0, 8)}`;
+  const dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
+  await ensureTable(dynamo.client, tableName);
+  const store = new Store(dynamo.doc, tableName, new CursorCodec('test-cursor-secret'), options.now);
+  return {
+    tableName,
+    dynamo,
+    store,
+    async drop() {
+      await dynamo.client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => {});
+      dynamo.client.destroy();
+    },
+  };
+}
