@@ -136,7 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30),
     corsOrigins: cors ? (cors === '*' ? true : cors.split(',').map((s) => s.trim())) : [],
     limits: {
-      maxDepth: int(env, 'MAX_QUERY_DEPTH', 8),
+      maxDepth: int(env, 'MAX_QUERY_DEPTH', 6),
       maxCost: int(env, 'MAX_QUERY_COST', 5000),
       maxAliases: int(env, 'MAX_ALIASES', 15),
       maxTokens: int(env, 'MAX_TOKENS', 1000),

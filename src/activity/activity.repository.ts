@@ -12,6 +12,6 @@ export class ActivityRepository {
   list(projectId: string | null | undefined, page: PageRequest): Promise<Page<ActivityEvent>> {
     const { tenantId } = this.scope;
     const pk = projectId ? projectEventsPk(tenantId, assertId(projectId, 'proj', 'projectId')) : tenantEventsPk(tenantId);
-    return this.scope.store.queryPage(tenantId, { pk, skPrefix: EVENT_SK_PREFIX, descending: true }, page) as Promise<Page<ActivityEvent>>;
+    return this.scope.page({ pk, skPrefix: EVENT_SK_PREFIX, descending: true }, page) as Promise<Page<ActivityEvent>>;
   }
 }

@@ -55,7 +55,7 @@ export class AssetRepository {
 
   list(projectId: string, page: PageRequest): Promise<Page<Asset>> {
     assertId(projectId, 'proj', 'projectId');
-    return this.scope.store.queryPage(this.scope.tenantId, projectChildren(this.scope.tenantId, projectId, 'ASSET'), page) as Promise<Page<Asset>>;
+    return this.scope.page(projectChildren(this.scope.tenantId, projectId, 'ASSET'), page) as Promise<Page<Asset>>;
   }
 
   async create(projectId: string, input: CreateAssetInput): Promise<Asset> {

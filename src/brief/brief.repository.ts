@@ -21,7 +21,7 @@ export class BriefRepository {
   /** The latest version (one query, newest first, limit 1), or null when there is none. */
   async latest(projectId: string): Promise<Brief | null> {
     assertId(projectId, 'proj', 'projectId');
-    const page = await this.scope.store.queryPage(this.scope.tenantId, briefVersions(this.scope.tenantId, projectId, true), { first: 1 });
+    const page = await this.scope.page(briefVersions(this.scope.tenantId, projectId, true), { first: 1 });
     return (page.nodes[0] as Brief | undefined) ?? null;
   }
 
@@ -36,7 +36,7 @@ export class BriefRepository {
   /** All versions, newest first. */
   list(projectId: string, page: PageRequest): Promise<Page<Brief>> {
     assertId(projectId, 'proj', 'projectId');
-    return this.scope.store.queryPage(this.scope.tenantId, briefVersions(this.scope.tenantId, projectId, true), page) as Promise<Page<Brief>>;
+    return this.scope.page(briefVersions(this.scope.tenantId, projectId, true), page) as Promise<Page<Brief>>;
   }
 
   /**

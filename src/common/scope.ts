@@ -1,5 +1,5 @@
 import type DataLoader from 'dataloader';
-import type { Item, Store } from '../infra/dynamo/store';
+import type { Item, Page, PageRequest, QuerySpec, Store } from '../infra/dynamo/store';
 import type { Key } from './keys';
 
 /**
@@ -11,6 +11,12 @@ export interface Scope {
   actor: string;
   store: Store;
   items: DataLoader<Key, Item | null>;
+  /**
+   * Reads one page of a query of this tenant. Pages asked for together (a list field under each
+   * of several parents) are read in parallel and handed back together, so the loads they cause
+   * next fall into one batch.
+   */
+  page(spec: QuerySpec, request?: PageRequest): Promise<Page<Item>>;
   eventRetentionDays: number;
   now(): Date;
 }

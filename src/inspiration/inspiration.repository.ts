@@ -42,9 +42,9 @@ export class InspirationRepository {
 
   /** Newest first; with a tag, through that tag's items and one batched read of the inspiration. */
   async list(tag: string | null | undefined, page: PageRequest): Promise<Page<Inspiration>> {
-    const { tenantId, store } = this.scope;
-    if (!tag) return store.queryPage(tenantId, allInspirations(tenantId), page) as Promise<Page<Inspiration>>;
-    const tags = await store.queryPage(tenantId, inspirationsByTag(tenantId, requireText(tag, 'tag', 100)), page);
+    const { tenantId } = this.scope;
+    if (!tag) return this.scope.page(allInspirations(tenantId), page) as Promise<Page<Inspiration>>;
+    const tags = await this.scope.page(inspirationsByTag(tenantId, requireText(tag, 'tag', 100)), page);
     const items = await this.scope.items.loadMany(tags.nodes.map((t) => inspirationKey(tenantId, t.inspirationId)));
     return { nodes: items.filter((i): i is Item => i != null && !(i instanceof Error)) as Inspiration[], pageInfo: tags.pageInfo };
   }

@@ -70,12 +70,12 @@ export class LogRepository {
   /** A project's logs, oldest first (log ids are time-ordered). */
   list(projectId: string, page: PageRequest): Promise<Page<Log>> {
     assertId(projectId, 'proj', 'projectId');
-    return this.scope.store.queryPage(this.scope.tenantId, projectChildren(this.scope.tenantId, projectId, 'LOG'), page) as Promise<Page<Log>>;
+    return this.scope.page(projectChildren(this.scope.tenantId, projectId, 'LOG'), page) as Promise<Page<Log>>;
   }
 
   /** Logs by attribution status across the tenant's projects, newest first. */
   listByAttribution(status: AttributionStatus, page: PageRequest): Promise<Page<Log>> {
-    return this.scope.store.queryPage(this.scope.tenantId, logsByAttribution(this.scope.tenantId, status), page) as Promise<Page<Log>>;
+    return this.scope.page(logsByAttribution(this.scope.tenantId, status), page) as Promise<Page<Log>>;
   }
 
   async create(projectId: string, input: CreateLogInput): Promise<Log> {

@@ -56,7 +56,7 @@ export class ProjectRepository {
     const spec = args.status
       ? projectsByStatus(tenantId, args.status, args.archived)
       : projectsByTitle(tenantId, args.titlePrefix ?? undefined, args.archived);
-    return this.scope.store.queryPage(tenantId, spec, page) as Promise<Page<Project>>;
+    return this.scope.page(spec, page) as Promise<Page<Project>>;
   }
 
   async create(input: CreateProjectInput): Promise<Project> {

@@ -38,7 +38,7 @@ import {
   UpdateProjectDocument,
   UpdateTenantDocument,
 } from '../../src/client/gql/graphql';
-import { codeOf, dataOf, Role, startTestServer, type TestServer } from '../support/server';
+import { allPages, codeOf, dataOf, Role, startTestServer, type TestServer } from '../support/server';
 
 describe('entities over HTTP against DynamoDB Local', () => {
   let server: TestServer;
@@ -104,14 +104,9 @@ describe('entities over HTTP against DynamoDB Local', () => {
     it('lists by title prefix and by status through the indexes, pages with cursors, and hides archived ones', async () => {
       const titles = Array.from({ length: 23 }, (_, i) => `Sketchbook ${String(i).padStart(2, '0')}`);
       for (const title of titles) await server.request(CreateProjectDocument, { input: { title } }, token);
-      const seen: string[] = [];
-      let after: string | null | undefined = null;
-      do {
-        const page = dataOf(await server.request(ListProjectsDocument, { titlePrefix: 'sketchBOOK', first: 10, after }, token)).projects;
-        seen.push(...page.nodes.map((n) => n.title));
-        after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
-      } while (after);
-      expect(seen).toEqual(titles);
+      const { nodes, sizes } = await allPages(async (after) => dataOf(await server.request(ListProjectsDocument, { titlePrefix: 'sketchBOOK', first: 10, after }, token)).projects);
+      expect(nodes.map((n) => n.title)).toEqual(titles);
+      expect(sizes).toEqual([10, 10, 3]);
 
       const planning = dataOf(await server.request(ListProjectsDocument, { status: 'PLANNING', first: 100 }, token)).projects.nodes;
       expect(planning.length).toBeGreaterThanOrEqual(24);
@@ -139,14 +134,8 @@ describe('entities over HTTP against DynamoDB Local', () => {
       expect(latest.changelog.map((c) => c.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
       const v9 = dataOf(await server.request(GetBriefDocument, { projectId, version: 9 }, token)).brief!;
       expect(v9).toMatchObject({ version: 9, requirements: ['req 9'] });
-      const versions: number[] = [];
-      let after: string | null | undefined = null;
-      do {
-        const page = dataOf(await server.request(ListBriefVersionsDocument, { projectId, first: 5, after }, token)).briefVersions;
-        versions.push(...page.nodes.map((n) => n.version));
-        after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
-      } while (after);
-      expect(versions).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
+      const { nodes } = await allPages(async (after) => dataOf(await server.request(ListBriefVersionsDocument, { projectId, first: 5, after }, token)).briefVersions);
+      expect(nodes.map((n) => n.version)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
       expect(dataOf(await server.request(GetBriefDocument, { projectId, version: 13 }, token)).brief).toBeNull();
     });
 
@@ -215,17 +204,9 @@ describe('entities over HTTP against DynamoDB Local', () => {
       const p = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Many logs' } }, token)).createProject.projectId;
       const ids: string[] = [];
       for (let i = 0; i < 45; i++) ids.push(dataOf(await server.request(CreateLogDocument, { projectId: p, input: { timeSpentMinutes: i } }, token)).createLog.logId);
-      const sizes: number[] = [];
-      const seen: string[] = [];
-      let after: string | null | undefined = null;
-      do {
-        const page = dataOf(await server.request(LogsPageDocument, { projectId: p, after }, token)).logsConnection;
-        sizes.push(page.nodes.length);
-        seen.push(...page.nodes.map((n) => n.logId));
-        after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
-      } while (after);
+      const { nodes, sizes } = await allPages(async (after) => dataOf(await server.request(LogsPageDocument, { projectId: p, after }, token)).logsConnection);
       expect(sizes).toEqual([20, 20, 5]);
-      expect(seen).toEqual(ids);
+      expect(nodes.map((n) => n.logId)).toEqual(ids);
     });
 
     it('refuses media refs that are not plain keys of this tenant', async () => {

@@ -84,3 +84,23 @@ export function codeOf(result: GraphQLResult<unknown>): string | undefined {
 }
 
 export { Role };
+
+export interface Connection<N> {
+  nodes: N[];
+  pageInfo: { endCursor?: string | null; hasNextPage: boolean };
+}
+
+/** Follows endCursor until the last page; returns every node and each page's size. */
+export async function allPages<N>(fetchPage: (after: string | null) => Promise<Connection<N>>): Promise<{ nodes: N[]; sizes: number[] }> {
+  const nodes: N[] = [];
+  const sizes: number[] = [];
+  let after: string | null = null;
+  for (let guard = 0; guard < 1000; guard++) {
+    const page: Connection<N> = await fetchPage(after);
+    nodes.push(...page.nodes);
+    sizes.push(page.nodes.length);
+    if (!page.pageInfo.hasNextPage) return { nodes, sizes };
+    after = page.pageInfo.endCursor ?? null;
+  }
+  throw new Error('More than 1000 pages: the cursor does not advance.');
+}

@@ -1,0 +1,153 @@
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateAssetDocument, CreateLogDocument, CreateProjectDocument, ProjectsWithLogsAndAssetsDocument } from '../../src/client/gql/graphql';
+import { testEndpoint } from '../support/dynamo';
+import { codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
+
+// The seed's query, character for character.
+const SEED_QUERY = 'query GetProjectLogs($projectId: ID!) { logs(projectId: $projectId) { logId materials timeSpentMinutes } }';
+
+describe('the HTTP endpoint', () => {
+  let server: TestServer;
+  let token: string;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    token = await server.token('gallery');
+  });
+  afterAll(() => server.stop());
+
+  it('answers the seed GetProjectLogs query verbatim with the project’s logs', async () => {
+    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Seed' } }, token)).createProject.projectId;
+    const a = dataOf(await server.request(CreateLogDocument, { projectId, input: { materials: ['charcoal'], timeSpentMinutes: 25 } }, token)).createLog;
+    const b = dataOf(await server.request(CreateLogDocument, { projectId, input: { materials: ['ink', 'paper'], timeSpentMinutes: 40 } }, token)).createLog;
+    const res = await server.raw({ query: SEED_QUERY, variables: { projectId } }, token);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      data: {
+        logs: [
+          { logId: a.logId, materials: ['charcoal'], timeSpentMinutes: 25 },
+          { logId: b.logId, materials: ['ink', 'paper'], timeSpentMinutes: 40 },
+        ],
+      },
+    });
+  });
+
+  it('refuses a request without a token (UNAUTHENTICATED) and a bad token with HTTP 401', async () => {
+    const anonymous = await server.raw({ query: '{ viewer { tenantId } }' }, null);
+    expect(anonymous.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(anonymous.body.data).toBeNull();
+    const bad = await server.raw({ query: '{ viewer { tenantId } }' }, 'not.a.jwt');
+    expect(bad.status).toBe(401);
+    expect(bad.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('bounds depth, aliases and tokens, and turns batching off', async () => {
+    const deep = await server.raw({ query: '{ projects { nodes { logs { assets { linkedLog { assets { linkedLog { logId } } } } } } } }' }, token);
+    expect(deep.body.errors[0].message).toMatch(/depth/i);
+    const aliases = Array.from({ length: 20 }, (_, i) => `a${i}: viewer { tenantId }`).join(' ');
+    const many = await server.raw({ query: `{ ${aliases} }` }, token);
+    expect(many.body.errors[0].message).toMatch(/alias/i);
+    const tokens = await server.raw({ query: `{ viewer { ${'tenantId '.repeat(1200)} } }` }, token);
+    expect(tokens.body.errors[0].message).toMatch(/token/i);
+    const batched = await server.raw([{ query: '{ viewer { tenantId } }' }, { query: '{ viewer { tenantId } }' }], token);
+    expect(batched.status).toBe(400);
+  });
+
+  it('keeps CSRF prevention on: a simple GET without a preflight header is refused', async () => {
+    const res = await fetch(`${server.url}?query=${encodeURIComponent('{ viewer { tenantId } }')}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toMatch(/CSRF/i);
+  });
+
+  it('answers an oversized or malformed body with a JSON error and stays up', async () => {
+    const big = await server.raw({ query: `{ viewer { tenantId } } # ${'x'.repeat(200_000)}` }, token);
+    expect(big.status).toBe(413);
+    expect(big.body.errors[0].extensions.code).toBe('BAD_REQUEST');
+    const broken = await server.raw('{"query": ', token);
+    expect(broken.status).toBe(400);
+    const ok = await server.raw({ query: '{ viewer { tenantId } }' }, token);
+    expect(ok.body).toEqual({ data: { viewer: { tenantId: 'gallery' } } });
+  });
+});
+
+describe('batched reads (DataLoader) on a nested query', () => {
+  const PROJECTS = 5;
+  const LOGS = 4;
+  const ASSETS_PER_LOG = 6;
+  let batched: TestServer;
+  let unbatched: TestServer;
+  let token: string;
+
+  beforeAll(async () => {
+    batched = await startTestServer();
+    // The same table, served with loaders that read one item per call and cache nothing.
+    unbatched = await startTestServer({ env: { TABLE_NAME: batched.config.tableName }, batchLoads: false });
+    token = await batched.token('nested');
+    for (let p = 0; p < PROJECTS; p++) {
+      const projectId = dataOf(await batched.request(CreateProjectDocument, { input: { title: `P${p}` } }, token)).createProject.projectId;
+      for (let l = 0; l < LOGS; l++) {
+        const logId = dataOf(await batched.request(CreateLogDocument, { projectId, input: { rawText: `log ${l}` } }, token)).createLog.logId;
+        await Promise.all(
+          Array.from({ length: ASSETS_PER_LOG }, (_, a) =>
+            batched.request(CreateAssetDocument, { projectId, input: { type: 'IMAGE', s3Key: `tenants/nested/${projectId}/${logId}/${a}.jpg`, linkedLogId: logId } }, token),
+          ),
+        );
+      }
+    }
+  });
+  afterAll(async () => {
+    await unbatched.stop();
+    await batched.stop();
+  });
+
+  async function run(server: TestServer) {
+    server.app.calls.reset();
+    const data = dataOf(await server.request(ProjectsWithLogsAndAssetsDocument, { first: 20 }, token));
+    return { data, calls: Object.fromEntries(server.app.calls.byCommand), total: server.app.calls.total };
+  }
+
+  it('makes exactly the batched minimum of DynamoDB calls: 1 + projects + ceil(assets / 100)', async () => {
+    const { data, calls, total } = await run(batched);
+    const assets = data.projects.nodes.flatMap((p) => p.logs.flatMap((l) => l.assets));
+    expect(data.projects.nodes).toHaveLength(PROJECTS);
+    expect(assets).toHaveLength(PROJECTS * LOGS * ASSETS_PER_LOG);
+    expect(calls).toEqual({ QueryCommand: 1 + PROJECTS, BatchGetItemCommand: Math.ceil(assets.length / 100) });
+    expect(total).toBe(1 + PROJECTS + 2);
+  });
+
+  it('does more calls without loaders, for the same answer', async () => {
+    const withLoaders = await run(batched);
+    const without = await run(unbatched);
+    expect(without.data).toEqual(withLoaders.data);
+    expect(without.calls).toEqual({ QueryCommand: 1 + PROJECTS, GetItemCommand: PROJECTS * LOGS * ASSETS_PER_LOG });
+    expect(without.total).toBeGreaterThan(withLoaders.total * 10);
+  });
+});
+
+describe('in production mode', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { NODE_ENV: 'production' } });
+  });
+  afterAll(() => server.stop());
+
+  it('turns introspection off by default', async () => {
+    const res = await server.raw({ query: '{ __schema { types { name } } }' }, await server.token('prod'));
+    expect(res.body.errors[0].message).toMatch(/introspection/i);
+  });
+
+  it('masks an internal failure as INTERNAL with no detail or stack, and keeps serving', async () => {
+    const token = await server.token('prod');
+    // Remove the table under the running server: DynamoDB now fails every call.
+    const client = new DynamoDBClient({ endpoint: testEndpoint(), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    await client.send(new DeleteTableCommand({ TableName: server.config.tableName }));
+    client.destroy();
+    const res = await server.raw({ query: 'mutation { createProject(input: { title: "x" }) { projectId } }' }, token);
+    expect(res.body.errors).toEqual([{ message: 'Internal server error.', locations: [{ line: 1, column: 12 }], path: ['createProject'], extensions: { code: 'INTERNAL' } }]);
+    expect(JSON.stringify(res.body)).not.toMatch(/ResourceNotFound|stack|at /);
+    const still = await server.raw({ query: '{ viewer { tenantId } }' }, token);
+    expect(codeOf(still.body)).toBeUndefined();
+    expect(still.body.data.viewer.tenantId).toBe('prod');
+  });
+});
