@@ -60,6 +60,8 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
+    // main.ts owns shutdown (it also stops DynamoDB Local); Apollo's own signal handlers would race it.
+    stopOnTerminationSignals: false,
     formatError: formatError(development),
     validationRules: armor.validationRules,
     plugins: [...armor.plugins, ApolloServerPluginDrainHttpServer({ httpServer: server }), ApolloServerPluginLandingPageDisabled()],

@@ -1,0 +1,48 @@
+import { CreateBriefVersionDocument, CreateProjectDocument, GetProjectDocument, ListBriefVersionsDocument, SetProjectStatusDocument, UpdateProjectDocument } from '../../src/client/gql/graphql';
+import { codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
+
+describe('concurrent writes', () => {
+  let server: TestServer;
+  let token: string;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    token = await server.token('race');
+  });
+  afterAll(() => server.stop());
+
+  it('gives 50 concurrent updates with the same expectedVersion exactly one success and 49 CONFLICTs', async () => {
+    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Contested' } }, token)).createProject.projectId;
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => server.request(UpdateProjectDocument, { projectId, expectedVersion: 1, input: { title: `Writer ${i}` } }, token)),
+    );
+    const winners = results.filter((r) => r.data?.updateProject);
+    const codes = results.filter((r) => r.errors).map(codeOf);
+    expect(winners).toHaveLength(1);
+    expect(codes).toEqual(Array(49).fill('CONFLICT'));
+    const final = dataOf(await server.request(GetProjectDocument, { projectId }, token)).project!;
+    expect(final.version).toBe(2);
+    expect(final.title).toBe(winners[0].data!.updateProject.title);
+  });
+
+  it('lets one of 10 concurrent identical transitions win; the rest see the new status as INVALID_TRANSITION', async () => {
+    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Go live' } }, token)).createProject.projectId;
+    const results = await Promise.all(Array.from({ length: 10 }, () => server.request(SetProjectStatusDocument, { projectId, status: 'PRODUCTION' }, token)));
+    expect(results.filter((r) => r.data?.setProjectStatus)).toHaveLength(1);
+    const errors = results.filter((r) => r.errors).map((r) => r.errors![0].extensions);
+    expect(errors).toHaveLength(9);
+    for (const e of errors) expect(e).toMatchObject({ code: 'INVALID_TRANSITION', from: 'production', to: 'production' });
+  });
+
+  it('numbers 15 concurrent brief versions without gaps or duplicates', async () => {
+    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Brief race' } }, token)).createProject.projectId;
+    const results = await Promise.all(
+      Array.from({ length: 15 }, (_, i) => server.request(CreateBriefVersionDocument, { projectId, input: { requirements: [], deliverables: [], changelogEntry: `w${i}` } }, token)),
+    );
+    const made = results.filter((r) => r.data?.createBriefVersion).map((r) => r.data!.createBriefVersion.version);
+    expect(results.filter((r) => r.errors).map(codeOf).every((c) => c === 'CONFLICT')).toBe(true);
+    const stored = dataOf(await server.request(ListBriefVersionsDocument, { projectId, first: 100 }, token)).briefVersions.nodes.map((n) => n.version);
+    expect(stored).toEqual(Array.from({ length: stored.length }, (_, i) => stored.length - i));
+    expect([...made].sort((a, b) => a - b)).toEqual([...stored].reverse());
+  });
+});

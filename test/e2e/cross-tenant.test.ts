@@ -1,0 +1,162 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  CreateAssetDocument,
+  CreateBriefVersionDocument,
+  CreateInspirationDocument,
+  CreateLogDocument,
+  CreateMilestoneDocument,
+  CreateProjectDocument,
+  MeDocument,
+} from '../../src/client/gql/graphql';
+import { buildAppSchema } from '../../src/schema';
+import { dataOf, startTestServer, type TestServer } from '../support/server';
+
+const MARK = 'SECRET-OF-A';
+
+interface Ids {
+  projectId: string;
+  logId: string;
+  milestoneId: string;
+  assetId: string;
+  inspirationId: string;
+  cursors: Record<string, string>;
+}
+
+type Case = (ids: Ids) => { query: string; variables?: Record<string, unknown> };
+
+/**
+ * One case per root field: tenant B's request aimed at tenant A's ids and cursors. The test
+ * checks that this table covers every field of the schema, so a new field cannot be forgotten.
+ */
+const cases: Record<string, Case> = {
+  // Queries
+  viewer: () => ({ query: '{ viewer { tenantId userId } }' }),
+  tenant: () => ({ query: '{ tenant { tenantId name } }' }),
+  project: (i) => ({ query: `{ project(projectId: "${i.projectId}") { projectId title } }` }),
+  projects: (i) => ({ query: `query($a: String) { projects(after: $a) { nodes { title } } }`, variables: { a: i.cursors.projects } }),
+  brief: (i) => ({ query: `{ brief(projectId: "${i.projectId}") { requirements } }` }),
+  briefVersions: (i) => ({ query: `query($a: String) { briefVersions(projectId: "${i.projectId}", after: $a) { nodes { requirements } } }`, variables: { a: i.cursors.briefVersions } }),
+  milestone: (i) => ({ query: `{ milestone(projectId: "${i.projectId}", milestoneId: "${i.milestoneId}") { name } }` }),
+  milestones: (i) => ({ query: `query($a: String) { milestones(projectId: "${i.projectId}", after: $a) { nodes { name } } }`, variables: { a: i.cursors.milestones } }),
+  log: (i) => ({ query: `{ log(projectId: "${i.projectId}", logId: "${i.logId}") { rawText } }` }),
+  logs: (i) => ({ query: `{ logs(projectId: "${i.projectId}") { logId rawText materials } }` }),
+  logsConnection: (i) => ({ query: `query($a: String) { logsConnection(projectId: "${i.projectId}", after: $a) { nodes { rawText } } }`, variables: { a: i.cursors.logsConnection } }),
+  logsByAttribution: (i) => ({ query: `query($a: String) { logsByAttribution(status: PENDING, after: $a) { nodes { rawText } } }`, variables: { a: i.cursors.logsByAttribution } }),
+  materialUsage: () => ({ query: `{ materialUsage(material: "${MARK}-pigment") { logCount totalMinutes logs { rawText } } }` }),
+  asset: (i) => ({ query: `{ asset(projectId: "${i.projectId}", assetId: "${i.assetId}") { s3Key alt } }` }),
+  assets: (i) => ({ query: `query($a: String) { assets(projectId: "${i.projectId}", after: $a) { nodes { alt } } }`, variables: { a: i.cursors.assets } }),
+  inspiration: (i) => ({ query: `{ inspiration(inspirationId: "${i.inspirationId}") { text } }` }),
+  inspirations: (i) => ({ query: `query($a: String) { inspirations(tag: "${MARK}", after: $a) { nodes { text } } }`, variables: { a: i.cursors.inspirations } }),
+  activity: (i) => ({ query: `query($a: String) { activity(projectId: "${i.projectId}", after: $a) { nodes { action data } } }`, variables: { a: i.cursors.activity } }),
+  // Mutations
+  createTenant: () => ({ query: 'mutation { createTenant(input: { name: "B" }) { tenantId name } }' }),
+  updateTenant: () => ({ query: 'mutation { updateTenant(expectedVersion: 1, input: { name: "B2" }) { tenantId name } }' }),
+  createProject: () => ({ query: 'mutation { createProject(input: { title: "B project" }) { projectId title } }' }),
+  updateProject: (i) => ({ query: `mutation { updateProject(projectId: "${i.projectId}", expectedVersion: 1, input: { title: "hijack" }) { title } }` }),
+  setProjectStatus: (i) => ({ query: `mutation { setProjectStatus(projectId: "${i.projectId}", status: PRODUCTION) { status } }` }),
+  archiveProject: (i) => ({ query: `mutation { archiveProject(projectId: "${i.projectId}") { archived } }` }),
+  createBriefVersion: (i) => ({ query: `mutation { createBriefVersion(projectId: "${i.projectId}", input: { requirements: ["x"], deliverables: [], changelogEntry: "x" }) { version changelog { summary } } }` }),
+  approveBriefVersion: (i) => ({ query: `mutation { approveBriefVersion(projectId: "${i.projectId}", version: 1, decision: APPROVED) { requirements } }` }),
+  createMilestone: (i) => ({ query: `mutation { createMilestone(projectId: "${i.projectId}", input: { name: "x" }) { milestoneId } }` }),
+  updateMilestone: (i) => ({ query: `mutation { updateMilestone(projectId: "${i.projectId}", milestoneId: "${i.milestoneId}", expectedVersion: 1, input: { name: "x" }) { name } }` }),
+  setMilestoneStatus: (i) => ({ query: `mutation { setMilestoneStatus(projectId: "${i.projectId}", milestoneId: "${i.milestoneId}", status: IN_PROGRESS) { status } }` }),
+  deleteMilestone: (i) => ({ query: `mutation { deleteMilestone(projectId: "${i.projectId}", milestoneId: "${i.milestoneId}") { name } }` }),
+  createLog: (i) => ({ query: `mutation { createLog(projectId: "${i.projectId}", input: { rawText: "x" }) { logId } }` }),
+  updateLogExtraction: (i) => ({ query: `mutation { updateLogExtraction(projectId: "${i.projectId}", logId: "${i.logId}", expectedVersion: 1, input: { materials: [] }) { rawText } }` }),
+  confirmLogAttribution: (i) => ({ query: `mutation { confirmLogAttribution(projectId: "${i.projectId}", logId: "${i.logId}") { rawText } }` }),
+  rejectLogAttribution: (i) => ({ query: `mutation { rejectLogAttribution(projectId: "${i.projectId}", logId: "${i.logId}") { rawText } }` }),
+  createAsset: (i) => ({ query: `mutation { createAsset(projectId: "${i.projectId}", input: { type: IMAGE, s3Key: "tenants/tenant-b/x.jpg", linkedLogId: "${i.logId}" }) { assetId } }` }),
+  updateAsset: (i) => ({ query: `mutation { updateAsset(projectId: "${i.projectId}", assetId: "${i.assetId}", expectedVersion: 1, input: { alt: "x" }) { s3Key } }` }),
+  deleteAsset: (i) => ({ query: `mutation { deleteAsset(projectId: "${i.projectId}", assetId: "${i.assetId}") { s3Key } }` }),
+  createInspiration: (i) => ({ query: `mutation { createInspiration(input: { type: TEXT, text: "x", linkedProjectId: "${i.projectId}" }) { inspirationId } }` }),
+  updateInspiration: (i) => ({ query: `mutation { updateInspiration(inspirationId: "${i.inspirationId}", expectedVersion: 1, input: { text: "x" }) { text } }` }),
+  deleteInspiration: (i) => ({ query: `mutation { deleteInspiration(inspirationId: "${i.inspirationId}") { text } }` }),
+};
+
+describe('tenant isolation', () => {
+  let server: TestServer;
+  let a: string;
+  let b: string;
+  let ids: Ids;
+
+  const itemsOf = async (tenantId: string) => {
+    const out = await server.app.store['doc'].send(new ScanCommand({ TableName: server.config.tableName }));
+    return (out.Items ?? []).filter((item) => String(item.PK).startsWith(`TENANT#${tenantId}`)).sort((x, y) => `${x.PK}${x.SK}`.localeCompare(`${y.PK}${y.SK}`));
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    a = await server.token('tenant-a');
+    b = await server.token('tenant-b');
+    await server.request(MeDocument, {}, a);
+    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: `${MARK} project` } }, a)).createProject.projectId;
+    await server.request(CreateProjectDocument, { input: { title: `${MARK} second` } }, a);
+    const logId = dataOf(await server.request(CreateLogDocument, { projectId, input: { rawText: `${MARK} log`, materials: [`${MARK}-pigment`], timeSpentMinutes: 5 } }, a)).createLog.logId;
+    await server.request(CreateLogDocument, { projectId, input: { rawText: `${MARK} log 2` } }, a);
+    const milestoneId = dataOf(await server.request(CreateMilestoneDocument, { projectId, input: { name: `${MARK} milestone` } }, a)).createMilestone.milestoneId;
+    await server.request(CreateMilestoneDocument, { projectId, input: { name: `${MARK} milestone 2` } }, a);
+    const assetId = dataOf(await server.request(CreateAssetDocument, { projectId, input: { type: 'IMAGE', s3Key: 'tenants/tenant-a/secret.jpg', alt: MARK, linkedLogId: logId } }, a)).createAsset.assetId;
+    await server.request(CreateAssetDocument, { projectId, input: { type: 'IMAGE', s3Key: 'tenants/tenant-a/secret2.jpg', alt: MARK } }, a);
+    await server.request(CreateBriefVersionDocument, { projectId, input: { requirements: [MARK], deliverables: [], changelogEntry: MARK } }, a);
+    await server.request(CreateBriefVersionDocument, { projectId, input: { requirements: [MARK], deliverables: [], changelogEntry: MARK } }, a);
+    const inspirationId = dataOf(await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: MARK, tags: [MARK] } }, a)).createInspiration.inspirationId;
+    await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: MARK, tags: [MARK] } }, a);
+
+    // A's own cursors for every list, taken from first pages of size 1.
+    const cursor = async (query: string) => {
+      const res = await server.raw({ query }, a);
+      const connection = Object.values(res.body.data)[0] as { pageInfo: { endCursor: string } };
+      expect(connection.pageInfo.endCursor).toEqual(expect.any(String));
+      return connection.pageInfo.endCursor;
+    };
+    ids = {
+      projectId,
+      logId,
+      milestoneId,
+      assetId,
+      inspirationId,
+      cursors: {
+        projects: await cursor('{ projects(first: 1) { pageInfo { endCursor } } }'),
+        briefVersions: await cursor(`{ briefVersions(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
+        milestones: await cursor(`{ milestones(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
+        logsConnection: await cursor(`{ logsConnection(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
+        logsByAttribution: await cursor('{ logsByAttribution(status: PENDING, first: 1) { pageInfo { endCursor } } }'),
+        assets: await cursor(`{ assets(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
+        inspirations: await cursor(`{ inspirations(tag: "${MARK}", first: 1) { pageInfo { endCursor } } }`),
+        activity: await cursor(`{ activity(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
+      },
+    };
+  });
+  afterAll(() => server.stop());
+
+  it('has a case for every query and mutation in the schema', () => {
+    const schema = buildAppSchema();
+    const fields = [...Object.keys(schema.getQueryType()!.getFields()), ...Object.keys(schema.getMutationType()?.getFields() ?? {})];
+    expect(Object.keys(cases).sort()).toEqual(fields.sort());
+  });
+
+  it("gives tenant B none of A's data and changes nothing of A's, for every field", async () => {
+    const before = await itemsOf('tenant-a');
+    expect(before.length).toBeGreaterThan(20);
+    const secrets = [MARK.toLowerCase(), ids.projectId, ids.logId, ids.milestoneId, ids.assetId, ids.inspirationId, 'tenant-a'];
+    for (const [field, make] of Object.entries(cases)) {
+      const { query, variables } = make(ids);
+      const res = await server.raw({ query, variables }, b);
+      expect({ field, status: res.status }).toEqual({ field, status: 200 });
+      const data = JSON.stringify(res.body.data ?? null).toLowerCase();
+      for (const secret of secrets) {
+        if (data.includes(secret.toLowerCase())) throw new Error(`${field} leaked ${secret} to tenant B: ${data}`);
+      }
+      // Every request that named A's things either found nothing or failed with a client code.
+      for (const error of res.body.errors ?? []) {
+        expect({ field, code: error.extensions.code }).toEqual({ field, code: expect.stringMatching(/^(NOT_FOUND|BAD_USER_INPUT|CONFLICT)$/) });
+      }
+    }
+    expect(await itemsOf('tenant-a')).toEqual(before);
+  });
+
+  it("rejects A's cursors for B with BAD_USER_INPUT", async () => {
+    const res = await server.raw({ query: 'query($a: String) { projects(after: $a) { nodes { title } } }', variables: { a: ids.cursors.projects } }, b);
+    expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+  });
+});
