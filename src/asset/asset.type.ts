@@ -1,6 +1,7 @@
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
-import { DateTime, JSONObject } from '../common/scalars';
+import { JSONObject } from '../common/scalars';
 
 export enum AssetType {
   IMAGE = 'image',
@@ -17,7 +18,7 @@ export enum AssetStatus {
 registerEnumType(AssetStatus, { name: 'AssetStatus', description: 'uploading → ready' });
 
 @ObjectType({ description: 'A file of a project in S3. Only its object key is stored, never a URL.' })
-export class Asset {
+export class Asset extends Versioned {
   @Field(() => ID)
   assetId!: string;
 
@@ -51,14 +52,6 @@ export class Asset {
   @Field(() => ID, { nullable: true })
   linkedLogId?: string;
 
-  @Field(() => Int)
-  version!: number;
-
-  @Field(() => DateTime)
-  createdAt!: string;
-
-  @Field(() => DateTime)
-  updatedAt!: string;
 }
 
 @ObjectType()

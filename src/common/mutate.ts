@@ -24,54 +24,66 @@ export interface Change {
   event: EventSpec;
 }
 
+/** The condition that the entity is still at the version read, and what its failure means. */
+interface Lock {
+  ConditionExpression: string;
+  ExpressionAttributeValues: Record<string, unknown>;
+  onConditionFailed: (current: Item | undefined) => Error;
+}
+
 /**
- * Changes one entity with optimistic locking: reads it, lets `change` compute the new state (it
- * may throw INVALID_TRANSITION or BAD_USER_INPUT), and writes the new item conditioned on the
- * version it read, with the derived items and the event, in one transaction.
- *
- * With `expectedVersion`, a mismatch fails with CONFLICT naming the current version. Without one,
- * a concurrent writer makes it read again and re-decide, so a transition is judged on fresh state.
- * Throws NOT_FOUND when the entity does not exist. Returns the item as written.
+ * The optimistic-lock loop shared by changes and deletes: reads the entity (NOT_FOUND when it
+ * does not exist), checks `expectedVersion` (CONFLICT naming the current version), and runs
+ * `write` with a condition that holds only while the entity is still at the version read. When
+ * the caller named no version, losing a race makes it read again and re-decide, so a decision
+ * (a status transition above all) is always judged on fresh state.
  */
-export async function mutate(
+async function withLock<T>(
   scope: Scope,
   subject: Subject,
   expectedVersion: number | null | undefined,
-  change: (current: Item) => Change,
-): Promise<Item> {
+  write: (current: Item, lock: Lock) => Promise<T>,
+): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     const current = await scope.store.get(subject.key);
     if (!current) throw notFound(subject.entity, subject.id);
     if (expectedVersion != null && current.version !== expectedVersion) {
       throw conflict(subject.entity, subject.id, expectedVersion, current.version);
     }
+    const lock: Lock = {
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: { ':version': current.version },
+      onConditionFailed: (now) => {
+        if (!now) return notFound(subject.entity, subject.id);
+        if (expectedVersion == null && attempt < MAX_RETRIES) return new Stale();
+        return conflict(subject.entity, subject.id, expectedVersion ?? current.version, now.version);
+      },
+    };
+    try {
+      return await write(current, lock);
+    } catch (error) {
+      if (!(error instanceof Stale)) throw error;
+    }
+  }
+}
+
+/**
+ * Changes one entity with optimistic locking (see withLock): `change` computes the new state from
+ * the current one (it may throw INVALID_TRANSITION or BAD_USER_INPUT), and the new item, its
+ * derived writes and its event commit in one transaction. Returns the item as written.
+ */
+export function mutate(scope: Scope, subject: Subject, expectedVersion: number | null | undefined, change: (current: Item) => Change): Promise<Item> {
+  return withLock(scope, subject, expectedVersion, async (current, { onConditionFailed, ...condition }) => {
     const { item, derived = [], event } = change(current);
     const next = { ...item, version: current.version + 1, updatedAt: scope.now().toISOString() };
-    try {
-      await scope.store.transact([
-        {
-          Put: {
-            TableName: '',
-            Item: next,
-            ConditionExpression: 'version = :version',
-            ExpressionAttributeValues: { ':version': current.version },
-          },
-          onConditionFailed: (now) => {
-            if (!now) return notFound(subject.entity, subject.id);
-            if (expectedVersion == null && attempt < MAX_RETRIES) return new Stale();
-            return conflict(subject.entity, subject.id, expectedVersion ?? current.version, now.version);
-          },
-        },
-        ...derived,
-        eventWrite(scope, { ...event, data: { version: next.version, ...event.data } }),
-      ]);
-    } catch (error) {
-      if (error instanceof Stale) continue;
-      throw error;
-    }
+    await scope.store.transact([
+      { Put: { TableName: '', Item: next, ...condition }, onConditionFailed },
+      ...derived,
+      eventWrite(scope, { ...event, data: { version: next.version, ...event.data } }),
+    ]);
     scope.items.clear(subject.key).prime(subject.key, next);
     return next;
-  }
+  });
 }
 
 /**
@@ -94,48 +106,21 @@ export async function create(scope: Scope, item: Item, event: EventSpec, derived
 }
 
 /**
- * Deletes an entity (conditioned on its version when one is given) together with its derived
- * items and the event. Throws NOT_FOUND when it does not exist and CONFLICT on a version mismatch.
- * `derivedOf` computes the derived deletes from the current item.
+ * Deletes an entity with optimistic locking (see withLock), together with the derived deletes
+ * and the event that `change` computes from the current item. Returns the item as it was.
  */
-export async function remove(
+export function remove(
   scope: Scope,
   subject: Subject,
   expectedVersion: number | null | undefined,
   change: (current: Item) => { derived?: TxWrite[]; event: EventSpec },
 ): Promise<Item> {
-  for (let attempt = 0; ; attempt++) {
-    const current = await scope.store.get(subject.key);
-    if (!current) throw notFound(subject.entity, subject.id);
-    if (expectedVersion != null && current.version !== expectedVersion) {
-      throw conflict(subject.entity, subject.id, expectedVersion, current.version);
-    }
+  return withLock(scope, subject, expectedVersion, async (current, { onConditionFailed, ...condition }) => {
     const { derived = [], event } = change(current);
-    try {
-      await scope.store.transact([
-        {
-          Delete: {
-            TableName: '',
-            Key: subject.key,
-            ConditionExpression: 'version = :version',
-            ExpressionAttributeValues: { ':version': current.version },
-          },
-          onConditionFailed: (now) => {
-            if (!now) return notFound(subject.entity, subject.id);
-            if (expectedVersion == null && attempt < MAX_RETRIES) return new Stale();
-            return conflict(subject.entity, subject.id, expectedVersion ?? current.version, now.version);
-          },
-        },
-        ...derived,
-        eventWrite(scope, event),
-      ]);
-    } catch (error) {
-      if (error instanceof Stale) continue;
-      throw error;
-    }
+    await scope.store.transact([{ Delete: { TableName: '', Key: subject.key, ...condition }, onConditionFailed }, ...derived, eventWrite(scope, event)]);
     scope.items.clear(subject.key);
     return current;
-  }
+  });
 }
 
 /**

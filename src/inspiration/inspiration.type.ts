@@ -1,6 +1,6 @@
-import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { ArgsType, Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
-import { DateTime } from '../common/scalars';
 
 export enum InspirationType {
   TEXT = 'text',
@@ -11,7 +11,7 @@ export enum InspirationType {
 registerEnumType(InspirationType, { name: 'InspirationType' });
 
 @ObjectType({ description: 'Something that inspired the artist: a note, or a file in S3.' })
-export class Inspiration {
+export class Inspiration extends Versioned {
   @Field(() => ID)
   inspirationId!: string;
 
@@ -30,14 +30,6 @@ export class Inspiration {
   @Field(() => ID, { nullable: true })
   linkedProjectId?: string;
 
-  @Field(() => Int)
-  version!: number;
-
-  @Field(() => DateTime)
-  createdAt!: string;
-
-  @Field(() => DateTime)
-  updatedAt!: string;
 }
 
 @ObjectType()

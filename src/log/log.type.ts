@@ -1,6 +1,7 @@
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
-import { DateTime, JSONObject, JSONValue } from '../common/scalars';
+import { JSONObject, JSONValue } from '../common/scalars';
 
 export enum AttributionStatus {
   PENDING = 'pending',
@@ -10,7 +11,7 @@ export enum AttributionStatus {
 registerEnumType(AttributionStatus, { name: 'AttributionStatus', description: 'pending → confirmed | rejected' });
 
 @ObjectType({ description: 'A work log: a transcription and what AI extracted from it (materials, time, tags).' })
-export class Log {
+export class Log extends Versioned {
   @Field(() => ID)
   logId!: string;
 
@@ -44,14 +45,6 @@ export class Log {
   @Field(() => [String])
   tags!: string[];
 
-  @Field(() => Int)
-  version!: number;
-
-  @Field(() => DateTime)
-  createdAt!: string;
-
-  @Field(() => DateTime)
-  updatedAt!: string;
 
   /** Ids of assets linked to this log, kept in step by the asset writes. */
   assetIds?: Set<string>;

@@ -1,6 +1,7 @@
-import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { ArgsType, Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
-import { DateTime, LocalDate } from '../common/scalars';
+import { LocalDate } from '../common/scalars';
 
 export enum MilestoneStatus {
   PENDING = 'pending',
@@ -10,7 +11,7 @@ export enum MilestoneStatus {
 registerEnumType(MilestoneStatus, { name: 'MilestoneStatus', description: 'pending → in_progress → complete' });
 
 @ObjectType()
-export class Milestone {
+export class Milestone extends Versioned {
   @Field(() => ID)
   milestoneId!: string;
 
@@ -29,14 +30,6 @@ export class Milestone {
   @Field(() => MilestoneStatus)
   status!: MilestoneStatus;
 
-  @Field(() => Int)
-  version!: number;
-
-  @Field(() => DateTime)
-  createdAt!: string;
-
-  @Field(() => DateTime)
-  updatedAt!: string;
 }
 
 @ObjectType()

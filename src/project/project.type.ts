@@ -1,4 +1,5 @@
-import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, Float, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { Versioned } from '../common/versioned.type';
 import { Connection } from '../common/pagination';
 import { DateTime, JSONObject, LocalDate } from '../common/scalars';
 
@@ -19,7 +20,7 @@ export class Budget {
 }
 
 @ObjectType({ description: "An artist's project: the parent of its brief, milestones, logs and assets." })
-export class Project {
+export class Project extends Versioned {
   @Field(() => ID)
   projectId!: string;
 
@@ -50,14 +51,6 @@ export class Project {
   @Field(() => DateTime, { nullable: true })
   archivedAt?: string;
 
-  @Field(() => Int, { description: 'Increments on every change; pass it as expectedVersion to update.' })
-  version!: number;
-
-  @Field(() => DateTime)
-  createdAt!: string;
-
-  @Field(() => DateTime)
-  updatedAt!: string;
 
   @Field(() => String)
   createdBy!: string;

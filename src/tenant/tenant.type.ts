@@ -1,6 +1,6 @@
-import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { Role } from '../auth/principal';
-import { DateTime } from '../common/scalars';
+import { Versioned } from '../common/versioned.type';
 
 export enum Plan {
   FREE = 'free',
@@ -10,7 +10,7 @@ export enum Plan {
 registerEnumType(Plan, { name: 'Plan' });
 
 @ObjectType({ description: 'A studio: everything it owns lives in its own partition.' })
-export class Tenant {
+export class Tenant extends Versioned {
   @Field(() => ID)
   tenantId!: string;
 
@@ -20,14 +20,6 @@ export class Tenant {
   @Field(() => Plan)
   plan!: Plan;
 
-  @Field(() => Int)
-  version!: number;
-
-  @Field(() => DateTime)
-  createdAt!: string;
-
-  @Field(() => DateTime)
-  updatedAt!: string;
 }
 
 @ObjectType({ description: 'The caller, as the verified token says.' })

@@ -1,0 +1,15 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+import { DateTime } from './scalars';
+
+/** The fields every versioned entity has; its types extend this. */
+@ObjectType()
+export abstract class Versioned {
+  @Field(() => Int, { description: 'Increments on every change; pass it as expectedVersion to update.' })
+  version!: number;
+
+  @Field(() => DateTime)
+  createdAt!: string;
+
+  @Field(() => DateTime)
+  updatedAt!: string;
+}
