@@ -58,7 +58,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       eventRetentionDays: config.eventRetentionDays,
       batchLoads: options.batchLoads,
     });
-    logger.info({ url: http.url }, 'listening');
+    logger.debug({ url: http.url }, 'listening');
     const ownEmbedded = embedded;
     return {
       url: http.url,

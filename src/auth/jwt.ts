@@ -27,6 +27,24 @@ export function principalFromClaims(claims: JWTPayload): Principal {
   return { userId: claims.sub, tenantId, roles: [...new Set(list as Role[])], expiresAt: claims.exp };
 }
 
+/** Says why jose refused a token, without echoing the token. */
+function rejectionReason(code: string | undefined): string {
+  switch (code) {
+    case 'ERR_JWT_EXPIRED':
+      return 'The token has expired.';
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return 'The token is not valid: its signature does not match (was it signed with another secret?).';
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      return 'The token is not valid: a claim (iss, aud or nbf) does not match.';
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return 'The token is not valid: its signing algorithm is not accepted.';
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+      return 'The token is not valid: no key of the JWKS matches it.';
+    default:
+      return 'The token is not valid: it is not a well-formed signed JWT.';
+  }
+}
+
 /**
  * Verifies bearer tokens: HS256 with a shared secret, or RS/ES signatures from a JWKS URL with the
  * configured issuer and audience. `verify` throws UNAUTHENTICATED for any token it does not accept.
@@ -53,8 +71,7 @@ export class TokenVerifier {
           ? (await jwtVerify(token, this.key, options)).payload
           : (await jwtVerify(token, this.key, options)).payload;
     } catch (error) {
-      const reason = (error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'The token has expired.' : 'The token is not valid.';
-      throw unauthenticated(reason);
+      throw unauthenticated(rejectionReason((error as { code?: string }).code));
     }
     return principalFromClaims(payload);
   }

@@ -13,12 +13,21 @@ import { loadConfig } from '../config';
 async function main() {
   const { values } = parseArgs({
     options: {
+      help: { type: 'boolean', short: 'h', default: false },
       tenant: { type: 'string', default: 'demo' },
       roles: { type: 'string', default: 'editor' },
       sub: { type: 'string', default: 'dev-user' },
       expires: { type: 'string', default: '30d' },
     },
   });
+  if (values.help) {
+    process.stdout.write(
+      'Usage: npm run token -- [--tenant demo] [--roles editor[,worker…]] [--sub dev-user] [--expires 30d]\n' +
+        'Prints a development JWT signed with AUTH_JWT_SECRET (or the secret the server keeps in DATA_DIR).\n' +
+        `Roles: ${Object.values(Role).join(', ')}.\n`,
+    );
+    return;
+  }
   const roles = values.roles!.split(',').map((r) => r.trim()) as Role[];
   const known = Object.values(Role) as string[];
   const unknown = roles.filter((r) => !known.includes(r));
