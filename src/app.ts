@@ -7,7 +7,10 @@ import { createDynamo, type CallCounter } from './infra/dynamo/client';
 import { startDynamoDbLocal, type EmbeddedDynamo } from './infra/dynamo/embedded';
 import { ensureTable } from './infra/dynamo/ensure-table';
 import { Store } from './infra/dynamo/store';
+import { Outbox, type OutboxOptions } from './events/outbox';
 import { startHttpServer } from './http/server';
+import { attachWebSocket } from './http/websocket';
+import { createEventBus, type EventBus } from './infra/pubsub';
 import { logger } from './logger';
 import { buildAppSchema } from './schema';
 
@@ -19,6 +22,8 @@ export interface App {
   /** DynamoDB calls made by this app, by command. */
   calls: CallCounter;
   store: Store;
+  outbox: Outbox;
+  bus: EventBus;
   /** Stops the HTTP server, then DynamoDB Local if it was started here. */
   stop(): Promise<void>;
 }
@@ -28,6 +33,8 @@ export interface StartOptions {
   progress?: (message: string) => void;
   /** Measurement only: read items one by one instead of batching (see ContextDeps.batchLoads). */
   batchLoads?: boolean;
+  /** Test hook: events for which this returns true are not published by the writer (see Outbox). */
+  failPublish?: OutboxOptions['failPublish'];
 }
 
 /**
@@ -48,16 +55,24 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     }
     const dynamo = createDynamo({ endpoint, region: config.dynamo.region, requestTimeoutMs: config.dynamo.requestTimeoutMs });
     const created = await ensureTable(dynamo.client, config.tableName);
-    progress(created === 'created' ? `Created table ${config.tableName} with its indexes.` : `Using table ${config.tableName}.`);
+    progress({ created: `Created table ${config.tableName} with its indexes.`, updated: `Added missing indexes to table ${config.tableName}.`, exists: `Using table ${config.tableName}.` }[created]);
     const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
-    const http = await startHttpServer({
+    const bus = createEventBus({ redisUrl: config.redisUrl });
+    const outbox = new Outbox(store, bus, { ...config.outbox, failPublish: options.failPublish });
+    const deps = {
       config,
       schema: buildAppSchema(),
       verifier: new TokenVerifier(config.auth),
       store,
+      outbox,
+      bus,
       eventRetentionDays: config.eventRetentionDays,
+      subscriptionBuffer: config.subscriptionBuffer,
       batchLoads: options.batchLoads,
-    });
+    };
+    const http = await startHttpServer(deps);
+    const ws = attachWebSocket(http.server, deps);
+    outbox.start();
     logger.debug({ url: http.url }, 'listening');
     const ownEmbedded = embedded;
     return {
@@ -66,8 +81,13 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       embeddedDynamo: ownEmbedded,
       calls: dynamo.calls,
       store,
+      outbox,
+      bus,
       async stop() {
+        await ws.close();
         await http.stop();
+        await outbox.stop();
+        await bus.close();
         dynamo.client.destroy();
         await ownEmbedded?.stop();
       },

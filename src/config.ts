@@ -31,6 +31,17 @@ export interface Config {
   introspection: boolean;
   eventRetentionDays: number;
   corsOrigins: string[] | true;
+  /** Redis for events between instances; in-process when unset. */
+  redisUrl?: string;
+  ws: {
+    maxSubscriptions: number;
+    maxPayloadBytes: number;
+    keepAliveMs: number;
+    initTimeoutMs: number;
+  };
+  /** Live events a subscription buffers for a slow client before it sends RESYNC. */
+  subscriptionBuffer: number;
+  outbox: { sweepIntervalMs: number; graceMs: number };
   limits: {
     maxDepth: number;
     maxCost: number;
@@ -135,6 +146,15 @@ export function loadConfig(env: Env = process.env): Config {
     introspection: bool(env, 'INTROSPECTION', !production),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30),
     corsOrigins: cors ? (cors === '*' ? true : cors.split(',').map((s) => s.trim())) : [],
+    redisUrl: env.REDIS_URL || undefined,
+    ws: {
+      maxSubscriptions: int(env, 'WS_MAX_SUBSCRIPTIONS', 100),
+      maxPayloadBytes: int(env, 'WS_MAX_PAYLOAD_BYTES', 65_536),
+      keepAliveMs: int(env, 'WS_KEEPALIVE_MS', 12_000),
+      initTimeoutMs: int(env, 'WS_INIT_TIMEOUT_MS', 3_000),
+    },
+    subscriptionBuffer: int(env, 'SUBSCRIPTION_BUFFER', 1000),
+    outbox: { sweepIntervalMs: int(env, 'OUTBOX_SWEEP_MS', 2_000), graceMs: int(env, 'OUTBOX_GRACE_MS', 3_000) },
     limits: {
       maxDepth: int(env, 'MAX_QUERY_DEPTH', 6),
       maxCost: int(env, 'MAX_QUERY_COST', 5000),

@@ -7,6 +7,10 @@ import type { Key } from './common/keys';
 import type { Scope } from './common/scope';
 import { unauthenticated } from './errors';
 import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
+import { Live } from './events/live';
+import type { Outbox } from './events/outbox';
+import { createEventBus, type EventBus } from './infra/pubsub';
+import { JobRepository } from './job/job.repository';
 import { InspirationRepository } from './inspiration/inspiration.repository';
 import { LogRepository } from './log/log.repository';
 import { MilestoneRepository } from './milestone/milestone.repository';
@@ -22,6 +26,8 @@ export interface Repositories {
   assets: AssetRepository;
   inspirations: InspirationRepository;
   activity: ActivityRepository;
+  jobs: JobRepository;
+  live: Live;
 }
 
 export interface ContextDeps {
@@ -32,6 +38,12 @@ export interface ContextDeps {
    * what batching saves (tests and benchmarks); the server always batches.
    */
   batchLoads?: boolean;
+  /** Publishes committed events; without one (offline tools), events wait for a sweeper. */
+  outbox?: Outbox;
+  /** Carries live events to subscriptions (in-process when omitted). */
+  bus?: EventBus;
+  /** How many live events a subscription buffers for a slow client before it sends RESYNC. */
+  subscriptionBuffer?: number;
 }
 
 /**
@@ -76,6 +88,14 @@ export class Context {
     this.built ??= createRepositories(this.deps, this.principal);
     return this.built;
   }
+
+  /**
+   * Drops the repositories and their loader caches. A subscription's context lives as long as the
+   * subscription, so each event calls this and resolves against fresh data.
+   */
+  renew(): void {
+    this.built = undefined;
+  }
 }
 
 function createRepositories(deps: ContextDeps, principal: Principal): Repositories {
@@ -89,8 +109,15 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
     page: (spec, request = {}) => pages.load({ spec, request }),
     eventRetentionDays: deps.eventRetentionDays,
     now: () => new Date(),
+    async commit(writes) {
+      await deps.store.transact(writes);
+      const events = writes.flatMap((w) => (w.Put?.Item?.entityType === 'Event' ? [w.Put.Item] : []));
+      deps.outbox?.afterCommit(events);
+    },
   };
   const projects = new ProjectRepository(scope);
+  const activity = new ActivityRepository(scope);
+  const jobs = new JobRepository(scope, projects);
   return {
     tenant: new TenantRepository(scope),
     projects,
@@ -99,8 +126,17 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
     logs: new LogRepository(scope, projects),
     assets: new AssetRepository(scope, projects),
     inspirations: new InspirationRepository(scope, projects),
-    activity: new ActivityRepository(scope),
+    activity,
+    jobs,
+    live: new Live(scope, deps.bus ?? fallbackBus(), deps.subscriptionBuffer ?? 1000, jobs, projects, activity),
   };
+}
+
+let inProcessBus: EventBus | undefined;
+/** Tools that build contexts without a server (scripts, tests of repositories) share one in-process bus. */
+function fallbackBus(): EventBus {
+  inProcessBus ??= createEventBus();
+  return inProcessBus;
 }
 
 /** Builds a request's context for a verified caller (or null when the request has no token). */

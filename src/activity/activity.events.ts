@@ -1,5 +1,6 @@
 import { newUlid } from '../common/ids';
 import type { Scope } from '../common/scope';
+import { outboxAttributes } from '../events/outbox';
 import type { TxWrite } from '../infra/dynamo/store';
 import { eventSk, projectEventsPk, tenantEventsPk } from './activity.keys';
 
@@ -22,14 +23,17 @@ export interface EventSpec {
 export function eventWrite(scope: Scope, spec: EventSpec): TxWrite {
   const ulid = newUlid();
   const at = scope.now();
+  const eventId = `evt_${ulid}`;
   return {
     Put: {
       TableName: '',
       Item: {
+        ...outboxAttributes(eventId, at.toISOString()),
+        stream: 'activity',
         PK: spec.projectId ? projectEventsPk(scope.tenantId, spec.projectId) : tenantEventsPk(scope.tenantId),
         SK: eventSk(ulid),
         entityType: 'Event',
-        eventId: `evt_${ulid}`,
+        eventId,
         tenantId: scope.tenantId,
         projectId: spec.projectId,
         actor: scope.actor,

@@ -27,6 +27,9 @@ export class ActivityEvent {
 
   @Field(() => JSONObject, { nullable: true })
   data?: Record<string, unknown>;
+
+  @Field(() => ID, { nullable: true, description: 'Only on action "subscription.resync": resubscribe with afterEventId set to this.' })
+  resumeAfter?: string | null;
 }
 
 @ObjectType()

@@ -70,7 +70,7 @@ export class BriefRepository {
       createdAt: at,
       createdBy: this.scope.actor,
     };
-    await this.scope.store.transact([
+    await this.scope.commit([
       {
         Put: { TableName: '', Item: item, ConditionExpression: 'attribute_not_exists(PK)' },
         onConditionFailed: () => conflict('Brief of project', projectId, latestVersion, version),
@@ -96,7 +96,7 @@ export class BriefRepository {
     const id = `${projectId}/${briefVersionLabel(version)}`;
     if (!Number.isInteger(version) || version < 1 || version > MAX_BRIEF_VERSION) throw notFound('Brief', id);
     const approval = { by: this.scope.actor, decision, comment: comment ?? undefined, at: this.scope.now().toISOString() };
-    await this.scope.store.transact([
+    await this.scope.commit([
       {
         Update: {
           TableName: '',

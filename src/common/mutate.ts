@@ -76,7 +76,7 @@ export function mutate(scope: Scope, subject: Subject, expectedVersion: number |
   return withLock(scope, subject, expectedVersion, async (current, { onConditionFailed, ...condition }) => {
     const { item, derived = [], event } = change(current);
     const next = { ...item, version: current.version + 1, updatedAt: scope.now().toISOString() };
-    await scope.store.transact([
+    await scope.commit([
       { Put: { TableName: '', Item: next, ...condition }, onConditionFailed },
       ...derived,
       eventWrite(scope, { ...event, data: { version: next.version, ...event.data } }),
@@ -93,7 +93,7 @@ export function mutate(scope: Scope, subject: Subject, expectedVersion: number |
 export async function create(scope: Scope, item: Item, event: EventSpec, derived: TxWrite[] = []): Promise<Item> {
   const now = scope.now().toISOString();
   const created: Item = { ...item, version: 1, createdAt: now, updatedAt: now, createdBy: scope.actor };
-  await scope.store.transact([
+  await scope.commit([
     {
       Put: { TableName: '', Item: created, ConditionExpression: 'attribute_not_exists(PK)' },
       onConditionFailed: () => new AppError(ErrorCode.CONFLICT, `${event.entityType} ${event.entityId} already exists.`),
@@ -117,7 +117,7 @@ export function remove(
 ): Promise<Item> {
   return withLock(scope, subject, expectedVersion, async (current, { onConditionFailed, ...condition }) => {
     const { derived = [], event } = change(current);
-    await scope.store.transact([{ Delete: { TableName: '', Key: subject.key, ...condition }, onConditionFailed }, ...derived, eventWrite(scope, event)]);
+    await scope.commit([{ Delete: { TableName: '', Key: subject.key, ...condition }, onConditionFailed }, ...derived, eventWrite(scope, event)]);
     scope.items.clear(subject.key);
     return current;
   });

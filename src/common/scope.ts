@@ -1,5 +1,5 @@
 import type DataLoader from 'dataloader';
-import type { Item, Page, PageRequest, QuerySpec, Store } from '../infra/dynamo/store';
+import type { Item, Page, PageRequest, QuerySpec, Store, TxWrite } from '../infra/dynamo/store';
 import type { Key } from './keys';
 
 /**
@@ -18,5 +18,10 @@ export interface Scope {
    */
   page(spec: QuerySpec, request?: PageRequest): Promise<Page<Item>>;
   eventRetentionDays: number;
+  /**
+   * Writes `writes` in one transaction (see Store.transact) and then publishes the events among
+   * them. A publish that fails after the commit is left to the outbox sweeper.
+   */
+  commit(writes: TxWrite[]): Promise<void>;
   now(): Date;
 }

@@ -9,11 +9,12 @@ import {
   MeDocument,
 } from '../../src/client/gql/graphql';
 import { buildAppSchema } from '../../src/schema';
-import { dataOf, startTestServer, type TestServer } from '../support/server';
+import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
 
 const MARK = 'SECRET-OF-A';
 
 interface Ids {
+  jobId: string;
   projectId: string;
   logId: string;
   milestoneId: string;
@@ -48,7 +49,23 @@ const cases: Record<string, Case> = {
   inspiration: (i) => ({ query: `{ inspiration(inspirationId: "${i.inspirationId}") { text } }` }),
   inspirations: (i) => ({ query: `query($a: String) { inspirations(tag: "${MARK}", after: $a) { nodes { text } } }`, variables: { a: i.cursors.inspirations } }),
   activity: (i) => ({ query: `query($a: String) { activity(projectId: "${i.projectId}", after: $a) { nodes { action data } } }`, variables: { a: i.cursors.activity } }),
+  job: (i) => ({ query: `{ job(jobId: "${i.jobId}") { kind steps { name } } }` }),
+  jobs: (i) => ({ query: `query($a: String) { jobs(projectId: "${i.projectId}", after: $a) { nodes { kind } } }`, variables: { a: i.cursors.jobs } }),
+  jobsByStatus: (i) => ({ query: `query($a: String) { jobsByStatus(status: PAUSED, after: $a) { nodes { kind jobId } } }`, variables: { a: i.cursors.jobsByStatus } }),
+  myJobs: (i) => ({ query: `query($a: String) { myJobs(after: $a) { nodes { kind } } }`, variables: { a: i.cursors.myJobs } }),
+  stepsAwaitingReview: (i) => ({ query: `query($a: String) { stepsAwaitingReview(after: $a) { nodes { jobId name } } }`, variables: { a: i.cursors.stepsAwaitingReview } }),
+  jobsAcrossTenants: () => ({ query: '{ jobsAcrossTenants(status: PAUSED) { nodes { jobId kind } } }' }),
   // Mutations
+  createJob: (i) => ({ query: `mutation { createJob(input: { projectId: "${i.projectId}", kind: "x", steps: ["a"] }) { jobId } }` }),
+  startStep: (i) => ({ query: `mutation { startStep(jobId: "${i.jobId}", stepName: "render") { status } }` }),
+  reportStepProgress: (i) => ({ query: `mutation { reportStepProgress(jobId: "${i.jobId}", stepName: "render", progress: 0.5) { status } }` }),
+  completeStep: (i) => ({ query: `mutation { completeStep(jobId: "${i.jobId}", stepName: "render") { status } }` }),
+  failStep: (i) => ({ query: `mutation { failStep(jobId: "${i.jobId}", stepName: "render", code: "x", message: "y") { status } }` }),
+  pauseStepForReview: (i) => ({ query: `mutation { pauseStepForReview(jobId: "${i.jobId}", stepName: "render") { status } }` }),
+  approveStep: (i) => ({ query: `mutation { approveStep(jobId: "${i.jobId}", stepName: "render") { status kind } }` }),
+  rejectStep: (i) => ({ query: `mutation { rejectStep(jobId: "${i.jobId}", stepName: "render", reason: "no") { status } }` }),
+  cancelJob: (i) => ({ query: `mutation { cancelJob(jobId: "${i.jobId}") { status } }` }),
+  retryJob: (i) => ({ query: `mutation { retryJob(jobId: "${i.jobId}") { status } }` }),
   createTenant: () => ({ query: 'mutation { createTenant(input: { name: "B" }) { tenantId name } }' }),
   updateTenant: () => ({ query: 'mutation { updateTenant(expectedVersion: 1, input: { name: "B2" }) { tenantId name } }' }),
   createProject: () => ({ query: 'mutation { createProject(input: { title: "B project" }) { projectId title } }' }),
@@ -87,7 +104,8 @@ describe('tenant isolation', () => {
   beforeAll(async () => {
     server = await startTestServer();
     a = await server.token('tenant-a');
-    b = await server.token('tenant-b');
+    // B may do everything but admin's cross-tenant reads, so every mutation reaches the data layer.
+    b = await server.token('tenant-b', [Role.EDITOR, Role.WORKER]);
     await server.request(MeDocument, {}, a);
     const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: `${MARK} project` } }, a)).createProject.projectId;
     await server.request(CreateProjectDocument, { input: { title: `${MARK} second` } }, a);
@@ -101,6 +119,15 @@ describe('tenant isolation', () => {
     await server.request(CreateBriefVersionDocument, { projectId, input: { requirements: [MARK], deliverables: [], changelogEntry: MARK } }, a);
     const inspirationId = dataOf(await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: MARK, tags: [MARK] } }, a)).createInspiration.inspirationId;
     await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: MARK, tags: [MARK] } }, a);
+    const worker = await server.token('tenant-a', [Role.WORKER], 'user-tenant-a');
+    const jobIds: string[] = [];
+    for (const n of [1, 2]) {
+      const created = await server.raw({ query: `mutation { createJob(input: { projectId: "${projectId}", kind: "${MARK}", steps: ["render"], inputs: { n: ${n} } }) { jobId } }` }, a);
+      const jobId = created.body.data.createJob.jobId as string;
+      jobIds.push(jobId);
+      await server.raw({ query: `mutation { startStep(jobId: "${jobId}", stepName: "render") { status } }` }, worker);
+      await server.raw({ query: `mutation { pauseStepForReview(jobId: "${jobId}", stepName: "render") { status } }` }, worker);
+    }
 
     // A's own cursors for every list, taken from first pages of size 1.
     const cursor = async (query: string) => {
@@ -110,6 +137,7 @@ describe('tenant isolation', () => {
       return connection.pageInfo.endCursor;
     };
     ids = {
+      jobId: jobIds[0],
       projectId,
       logId,
       milestoneId,
@@ -124,6 +152,10 @@ describe('tenant isolation', () => {
         assets: await cursor(`{ assets(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
         inspirations: await cursor(`{ inspirations(tag: "${MARK}", first: 1) { pageInfo { endCursor } } }`),
         activity: await cursor(`{ activity(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
+        jobs: await cursor(`{ jobs(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
+        jobsByStatus: await cursor('{ jobsByStatus(status: PAUSED, first: 1) { pageInfo { endCursor } } }'),
+        myJobs: await cursor('{ myJobs(first: 1) { pageInfo { endCursor } } }'),
+        stepsAwaitingReview: await cursor('{ stepsAwaitingReview(first: 1) { pageInfo { endCursor } } }'),
       },
     };
   });
@@ -131,6 +163,7 @@ describe('tenant isolation', () => {
 
   it('has a case for every query and mutation in the schema', () => {
     const schema = buildAppSchema();
+    // Subscriptions are covered by the WebSocket isolation test.
     const fields = [...Object.keys(schema.getQueryType()!.getFields()), ...Object.keys(schema.getMutationType()?.getFields() ?? {})];
     expect(Object.keys(cases).sort()).toEqual(fields.sort());
   });
@@ -138,7 +171,7 @@ describe('tenant isolation', () => {
   it("gives tenant B none of A's data and changes nothing of A's, for every field", async () => {
     const before = await itemsOf('tenant-a');
     expect(before.length).toBeGreaterThan(20);
-    const secrets = [MARK.toLowerCase(), ids.projectId, ids.logId, ids.milestoneId, ids.assetId, ids.inspirationId, 'tenant-a'];
+    const secrets = [MARK.toLowerCase(), ids.jobId, ids.projectId, ids.logId, ids.milestoneId, ids.assetId, ids.inspirationId, 'tenant-a'];
     for (const [field, make] of Object.entries(cases)) {
       const { query, variables } = make(ids);
       const res = await server.raw({ query, variables }, b);
@@ -149,7 +182,8 @@ describe('tenant isolation', () => {
       }
       // Every request that named A's things either found nothing or failed with a client code.
       for (const error of res.body.errors ?? []) {
-        expect({ field, code: error.extensions.code }).toEqual({ field, code: expect.stringMatching(/^(NOT_FOUND|BAD_USER_INPUT|CONFLICT)$/) });
+        const allowed = field === 'jobsAcrossTenants' ? /^FORBIDDEN$/ : /^(NOT_FOUND|BAD_USER_INPUT|CONFLICT)$/;
+        expect({ field, code: error.extensions.code }).toEqual({ field, code: expect.stringMatching(allowed) });
       }
     }
     expect(await itemsOf('tenant-a')).toEqual(before);

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 /*
@@ -106,8 +107,7 @@ describe('npm start (embedded default)', () => {
   });
 
   it('reports a taken port clearly and exits non-zero', async () => {
-    const net = await import('node:net');
-    const blocker = net.createServer().listen(0, '127.0.0.1');
+    const blocker = createServer().listen(0, '127.0.0.1');
     await new Promise((r) => blocker.once('listening', r));
     const port = (blocker.address() as { port: number }).port;
     try {

@@ -31,7 +31,7 @@ export interface TestServer {
  * Starts the real server in this process on a free 127.0.0.1 port, against the run's DynamoDB
  * Local and a new table. The test that starts it stops it.
  */
-export async function startTestServer(options: { env?: Record<string, string>; batchLoads?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(options: { env?: Record<string, string>; batchLoads?: boolean; failPublish?: (event: Record<string, any>) => boolean } = {}): Promise<TestServer> {
   const config = loadConfig({
     NODE_ENV: 'test',
     PORT: '0',
@@ -40,9 +40,12 @@ export async function startTestServer(options: { env?: Record<string, string>; b
     TABLE_NAME: `t_${randomUUID().slice(0, 8)}`,
     AUTH_JWT_SECRET: TEST_SECRET,
     CURSOR_SECRET: 'test-cursor-secret',
+    // A quick sweeper, so a test of a lost publish does not wait long.
+    OUTBOX_SWEEP_MS: '200',
+    OUTBOX_GRACE_MS: '300',
     ...options.env,
   });
-  const app = await startApp(config, { batchLoads: options.batchLoads });
+  const app = await startApp(config, { batchLoads: options.batchLoads, failPublish: options.failPublish });
   const secret = new TextEncoder().encode(TEST_SECRET);
   const raw = async (body: unknown, token?: string | null, headers: Record<string, string> = {}) => {
     const res = await fetch(app.url, {

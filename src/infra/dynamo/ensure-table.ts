@@ -1,31 +1,71 @@
-import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, UpdateTimeToLiveCommand, waitUntilTableExists, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  ResourceNotFoundException,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+  waitUntilTableExists,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { TTL_ATTRIBUTE, tableDefinition } from './table';
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until the table and all its indexes are ACTIVE (DynamoDB builds a new index in the background). */
+async function waitActive(client: DynamoDBClient, tableName: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const indexes = Table?.GlobalSecondaryIndexes ?? [];
+    if (Table?.TableStatus === 'ACTIVE' && indexes.every((i) => i.IndexStatus === 'ACTIVE')) return;
+    if (Date.now() > deadline) throw new Error(`Table ${tableName} did not become ACTIVE in time.`);
+    await sleep(500);
+  }
+}
+
 /**
- * Creates the table with its indexes and TTL when it does not exist yet, and resolves once it is
- * active. An existing table is left as it is.
+ * Makes the table match the one definition: creates it with its indexes and TTL when missing, and
+ * adds any index an existing table lacks (one at a time, as DynamoDB requires). Resolves when
+ * everything is ACTIVE. Existing data and indexes are never changed.
  */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'exists'> {
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'exists' | 'updated'> {
+  const definition = tableDefinition(tableName);
+  let existing: string[] | null = null;
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return 'exists';
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    existing = (Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName!);
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
-  try {
-    await client.send(new CreateTableCommand(tableDefinition(tableName)));
-  } catch (error) {
-    // Another instance created it first: that is what we wanted.
-    if ((error as Error).name !== 'ResourceInUseException') throw error;
+
+  if (existing === null) {
+    try {
+      await client.send(new CreateTableCommand(definition));
+    } catch (error) {
+      // Another instance created it first: that is what we wanted.
+      if ((error as Error).name !== 'ResourceInUseException') throw error;
+    }
+    await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1 }, { TableName: tableName });
+    await client
+      .send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }))
+      .catch(() => {
+        // TTL is an optimisation (reads hide expired items anyway); a refusal must not stop start-up.
+      });
+    await waitActive(client, tableName);
+    return 'created';
   }
-  await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1 }, { TableName: tableName });
-  await client.send(
-    new UpdateTimeToLiveCommand({
-      TableName: tableName,
-      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
-    }),
-  ).catch(() => {
-    // TTL is an optimisation (reads hide expired items anyway); a refusal must not stop start-up.
-  });
-  return 'created';
+
+  const missing = (definition.GlobalSecondaryIndexes ?? []).filter((index) => !existing!.includes(index.IndexName!));
+  for (const index of missing) {
+    await waitActive(client, tableName);
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: definition.AttributeDefinitions,
+        GlobalSecondaryIndexUpdates: [{ Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection } }],
+      }),
+    );
+  }
+  if (missing.length) await waitActive(client, tableName);
+  return missing.length ? 'updated' : 'exists';
 }

@@ -5,6 +5,7 @@ import {
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
+  UpdateCommand,
   type DynamoDBDocumentClient,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -16,11 +17,15 @@ import { keySchemas, TTL_ATTRIBUTE, type IndexName } from './table';
 
 export type Item = Record<string, any>;
 
-/** One query over the base table or an index: a partition and optionally a sort-key prefix. */
+/** One query over the base table or an index: a partition and at most one sort-key condition. */
 export interface QuerySpec {
   index?: IndexName;
   pk: string;
   skPrefix?: string;
+  /** Sort keys from the first to the second, both included. */
+  skBetween?: [string, string];
+  /** Sort keys below this one. */
+  skBefore?: string;
   /** Newest (or last) first. */
   descending?: boolean;
 }
@@ -107,17 +112,20 @@ export class Store {
 
   private queryInput(spec: QuerySpec, limit: number, startKey?: Record<string, unknown>) {
     const schema = keySchemas[spec.index ?? 'TABLE'];
+    const [sk, values]: [string, Record<string, unknown>] = spec.skPrefix
+      ? [' AND begins_with(#sk, :a)', { ':a': spec.skPrefix }]
+      : spec.skBetween
+        ? [' AND #sk BETWEEN :a AND :b', { ':a': spec.skBetween[0], ':b': spec.skBetween[1] }]
+        : spec.skBefore
+          ? [' AND #sk < :a', { ':a': spec.skBefore }]
+          : ['', {}];
     return {
       TableName: this.tableName,
       IndexName: spec.index,
-      KeyConditionExpression: spec.skPrefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
+      KeyConditionExpression: `#pk = :pk${sk}`,
       FilterExpression: 'attribute_not_exists(#exp) OR #exp > :now',
-      ExpressionAttributeNames: { '#pk': schema.pk, '#exp': TTL_ATTRIBUTE, ...(spec.skPrefix ? { '#sk': schema.sk } : {}) },
-      ExpressionAttributeValues: {
-        ':pk': spec.pk,
-        ':now': Math.floor(this.now() / 1000),
-        ...(spec.skPrefix ? { ':prefix': spec.skPrefix } : {}),
-      },
+      ExpressionAttributeNames: { '#pk': schema.pk, '#exp': TTL_ATTRIBUTE, ...(sk ? { '#sk': schema.sk } : {}) },
+      ExpressionAttributeValues: { ':pk': spec.pk, ':now': Math.floor(this.now() / 1000), ...values },
       ScanIndexForward: !spec.descending,
       Limit: limit,
       ExclusiveStartKey: startKey,
@@ -139,7 +147,7 @@ export class Store {
   /** A fingerprint of the query, which binds its cursors to it. */
   private queryId(spec: QuerySpec): string {
     return createHash('sha256')
-      .update(JSON.stringify([spec.index ?? '', spec.pk, spec.skPrefix ?? '', Boolean(spec.descending)]))
+      .update(JSON.stringify([spec.index ?? '', spec.pk, spec.skPrefix ?? '', spec.skBetween ?? '', spec.skBefore ?? '', Boolean(spec.descending)]))
       .digest('base64url')
       .slice(0, 22);
   }
@@ -173,6 +181,61 @@ export class Store {
         endCursor: last ? await this.cursors.encode(tenantId, queryId, this.positionOf(spec, last)) : null,
       },
     };
+  }
+
+  /**
+   * One page of several queries merged, newest first by `sortAttribute`: for write-sharded indexes,
+   * where one logical list is spread over shards. `shards(before)` gives the per-shard queries
+   * for items sorting below `before`. The cursor is the last item's sort value, bound to the
+   * tenant and `listId` like any cursor.
+   */
+  async queryMerged(tenantId: string, listId: string, shards: (before?: string) => QuerySpec[], sortAttribute: string, page: PageRequest = {}): Promise<Page<Item>> {
+    const first = page.first ?? DEFAULT_PAGE_SIZE;
+    if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
+      throw new AppError(ErrorCode.BAD_USER_INPUT, `first must be between 1 and ${MAX_PAGE_SIZE}, got ${first}.`, { field: 'first' });
+    }
+    const before = page.after ? String((await this.cursors.decode(page.after, tenantId, listId)).before) : undefined;
+    const parts = await Promise.all(shards(before).map((spec) => this.queryFirst(spec, first + 1)));
+    const merged = parts.flat().sort((a, b) => (a[sortAttribute] < b[sortAttribute] ? 1 : a[sortAttribute] > b[sortAttribute] ? -1 : 0));
+    const nodes = merged.slice(0, first);
+    const last = nodes[nodes.length - 1];
+    return {
+      nodes,
+      pageInfo: {
+        hasNextPage: merged.length > first,
+        endCursor: last ? await this.cursors.encode(tenantId, listId, { before: last[sortAttribute] }) : null,
+      },
+    };
+  }
+
+  /** Reads the first `n` live items of `spec`. */
+  async queryFirst(spec: QuerySpec, n: number): Promise<Item[]> {
+    const items: Item[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.doc.send(new QueryCommand(this.queryInput(spec, n - items.length, startKey)));
+      items.push(...(out.Items ?? []));
+      startKey = out.LastEvaluatedKey;
+    } while (items.length < n && startKey);
+    return items;
+  }
+
+  /** Removes attributes from an item if it still exists (a vanished item is not recreated). */
+  async removeAttributes(key: Key, attributes: string[]): Promise<void> {
+    const names = Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a]));
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: `REMOVE ${Object.keys(names).join(', ')}`,
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: names,
+        }),
+      );
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
   }
 
   /** Reads every live item of `spec`, up to `max`; throws when more exist, so nothing is silently cut. */

@@ -5,7 +5,7 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  * (`npm run table:template`), and tells the store which attributes key each index.
  */
 
-export type IndexName = 'GSI1' | 'GSI2' | 'GSI3' | 'OUTBOX';
+export type IndexName = 'GSI1' | 'GSI2' | 'GSI3' | 'GSI4' | 'OUTBOX';
 
 export interface KeySchema {
   pk: string;
@@ -21,6 +21,8 @@ export const keySchemas: Record<'TABLE' | IndexName, KeySchema> = {
   GSI2: { pk: 'GSI2PK', sk: 'GSI2SK' },
   /** Operations across tenants: `<ENTITY>_STATUS#<status>#<shard>` / timestamp (admins only). */
   GSI3: { pk: 'GSI3PK', sk: 'GSI3SK' },
+  /** By owner: `TENANT#t#USER#u#<ENTITY>` / creation time, e.g. a user's job history. */
+  GSI4: { pk: 'GSI4PK', sk: 'GSI4SK' },
   /** Events not yet published: `OUTBOX#<shard>` / event time; publishing removes the attributes. */
   OUTBOX: { pk: 'OUTBOXPK', sk: 'OUTBOXSK' },
 };
@@ -28,7 +30,7 @@ export const keySchemas: Record<'TABLE' | IndexName, KeySchema> = {
 /** The TTL attribute (epoch seconds) on events, idempotency records and finished jobs. */
 export const TTL_ATTRIBUTE = 'expiresAt';
 
-const indexNames: IndexName[] = ['GSI1', 'GSI2', 'GSI3', 'OUTBOX'];
+export const indexNames: IndexName[] = ['GSI1', 'GSI2', 'GSI3', 'GSI4', 'OUTBOX'];
 
 /** The CreateTable request for the table named `tableName`: on-demand billing, every index ALL-projected. */
 export function tableDefinition(tableName: string): CreateTableCommandInput {

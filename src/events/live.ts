@@ -1,0 +1,93 @@
+import type { ActivityRepository } from '../activity/activity.repository';
+import type { ActivityEvent } from '../activity/activity.type';
+import { assertId } from '../common/ids';
+import type { Scope } from '../common/scope';
+import { notFound } from '../errors';
+import type { EventBus } from '../infra/pubsub';
+import { JobEventType } from '../job/job.machine';
+import type { JobRepository } from '../job/job.repository';
+import type { JobEvent } from '../job/job.type';
+import type { ProjectRepository } from '../project/project.repository';
+import { replayThenLive } from './replay';
+import { topics } from './topics';
+
+/**
+ * The subscriptions of one caller. Topics are built from the caller's tenant (from the token),
+ * and the subject is checked to exist in that tenant first, so a subscription to another
+ * tenant's job or project fails with NOT_FOUND and receives nothing.
+ */
+export class Live {
+  constructor(
+    private readonly scope: Scope,
+    private readonly bus: EventBus,
+    private readonly maxBuffer: number,
+    private readonly jobs: JobRepository,
+    private readonly projects: ProjectRepository,
+    private readonly activity: ActivityRepository,
+  ) {}
+
+  /** A job's events in seq order; with `afterSeq`, every stored event after it first. */
+  async jobProgress(jobId: string, afterSeq: number | null): Promise<AsyncIterable<JobEvent>> {
+    const job = await this.jobs.get(jobId);
+    if (!job) throw notFound('Job', jobId);
+    return replayThenLive<JobEvent>({
+      mode: 'sequence',
+      live: this.bus.subscribe(topics.job(this.scope.tenantId, jobId)),
+      after: afterSeq,
+      readAfter: (after, until) => this.jobs.eventsAfter(jobId, after as number, until),
+      positionOf: (event) => event.seq,
+      maxBuffer: this.maxBuffer,
+      resync: (last) => ({
+        eventId: `${jobId}:resync:${last}`,
+        jobId,
+        projectId: job.projectId,
+        seq: (last as number) ?? 0,
+        prevSeq: (last as number) ?? 0,
+        type: JobEventType.RESYNC,
+        actor: 'server',
+        at: new Date().toISOString(),
+        resumeAfterSeq: (last as number) ?? 0,
+      }),
+    });
+  }
+
+  /** Status changes of the jobs of one project, or of the whole tenant. Live only. */
+  async jobStatusChanges(projectId: string | null): Promise<AsyncIterable<JobEvent>> {
+    if (projectId && !(await this.projects.get(projectId))) throw notFound('Project', projectId);
+    const topic = projectId ? topics.projectJobs(this.scope.tenantId, projectId) : topics.tenantJobs(this.scope.tenantId);
+    return replayThenLive<JobEvent>({
+      mode: 'id',
+      live: this.bus.subscribe(topic),
+      after: null,
+      readAfter: async () => [],
+      positionOf: (event) => event.eventId,
+      maxBuffer: this.maxBuffer,
+      resync: () => ({ eventId: 'resync', jobId: '', projectId: projectId ?? '', seq: 0, prevSeq: 0, type: JobEventType.RESYNC, actor: 'server', at: new Date().toISOString() }),
+    });
+  }
+
+  /** A project's activity (logs, assets, milestones, briefs…); with `afterEventId`, stored events after it first. */
+  async projectActivity(projectId: string, afterEventId: string | null): Promise<AsyncIterable<ActivityEvent>> {
+    assertId(projectId, 'proj', 'projectId');
+    if (!(await this.projects.get(projectId))) throw notFound('Project', projectId);
+    if (afterEventId !== null) assertId(afterEventId, 'evt', 'afterEventId');
+    return replayThenLive<ActivityEvent>({
+      mode: 'id',
+      live: this.bus.subscribe(topics.projectActivity(this.scope.tenantId, projectId)),
+      after: afterEventId,
+      readAfter: (after) => this.activity.eventsAfter(projectId, after as string),
+      positionOf: (event) => event.eventId,
+      maxBuffer: this.maxBuffer,
+      resync: (last) => ({
+        eventId: `resync:${last ?? ''}`,
+        action: 'subscription.resync',
+        subjectType: 'Subscription',
+        subjectId: projectId,
+        projectId,
+        actor: 'server',
+        at: new Date().toISOString(),
+        resumeAfter: (last as string) ?? null,
+      }),
+    });
+  }
+}

@@ -1,0 +1,83 @@
+import type { Item, Store } from '../infra/dynamo/store';
+import type { EventBus } from '../infra/pubsub';
+import { logger } from '../logger';
+import { payloadOf, topicsFor } from './topics';
+
+export const OUTBOX_SHARDS = 4;
+
+/** The outbox attributes of a new event: it stays in the OUTBOX index until it is published. */
+export function outboxAttributes(eventId: string, at: string) {
+  let hash = 0;
+  for (const char of eventId) hash = (hash * 31 + char.charCodeAt(0)) | 0;
+  return { OUTBOXPK: `OUTBOX#${Math.abs(hash) % OUTBOX_SHARDS}`, OUTBOXSK: `${at}#${eventId}` };
+}
+
+export interface OutboxOptions {
+  /** How often the sweeper looks for events left unpublished. */
+  sweepIntervalMs: number;
+  /** How old an unpublished event must be before the sweeper takes it (the writer publishes first). */
+  graceMs: number;
+  /**
+   * Test hook: when it returns true for an event, the writer's publish fails as if the process had
+   * died between commit and publish, and only the sweeper can deliver it.
+   */
+  failPublish?: (event: Item) => boolean;
+}
+
+/**
+ * Publishes committed events. The writer calls `afterCommit`; the sweeper publishes whatever a
+ * crash between commit and publish left behind. Delivery is at least once: subscribers drop
+ * duplicates by sequence or id.
+ */
+export class Outbox {
+  private timer?: NodeJS.Timeout;
+  private sweeping?: Promise<number>;
+
+  constructor(
+    private readonly store: Store,
+    private readonly bus: EventBus,
+    private readonly options: OutboxOptions,
+  ) {}
+
+  private async publish(event: Item): Promise<void> {
+    for (const topic of topicsFor(event)) this.bus.publish(topic, payloadOf(event));
+    await this.store.removeAttributes({ PK: event.PK, SK: event.SK }, ['OUTBOXPK', 'OUTBOXSK']);
+  }
+
+  /** Publishes events just committed. Never throws: what fails here, the sweeper delivers. */
+  afterCommit(events: Item[]): void {
+    for (const event of events) {
+      if (this.options.failPublish?.(event)) continue;
+      this.publish(event).catch((err) => logger.warn({ err, eventId: event.eventId }, 'publish failed; the sweeper will retry'));
+    }
+  }
+
+  /** Publishes every event older than the grace period that is still in the outbox; returns how many. */
+  sweep(): Promise<number> {
+    this.sweeping ??= (async () => {
+      const cutoff = new Date(Date.now() - this.options.graceMs).toISOString();
+      let count = 0;
+      for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
+        const stale = await this.store.queryFirst({ index: 'OUTBOX', pk: `OUTBOX#${shard}`, skBefore: cutoff }, 500);
+        for (const event of stale) {
+          await this.publish(event);
+          count++;
+        }
+      }
+      return count;
+    })().finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.sweep().catch((err) => logger.warn({ err }, 'outbox sweep failed'));
+    }, this.options.sweepIntervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sweeping?.catch(() => 0);
+  }
+}

@@ -1,0 +1,248 @@
+import { badInput, invalidTransition } from '../errors';
+
+export enum JobStatus {
+  QUEUED = 'QUEUED',
+  RUNNING = 'RUNNING',
+  PAUSED = 'PAUSED',
+  COMPLETED = 'COMPLETED',
+  FAILED = 'FAILED',
+  CANCELLED = 'CANCELLED',
+}
+
+export enum StepStatus {
+  PENDING = 'PENDING',
+  RUNNING = 'RUNNING',
+  /** Paused awaiting a person's review. */
+  PAUSED = 'PAUSED',
+  COMPLETED = 'COMPLETED',
+  FAILED = 'FAILED',
+  SKIPPED = 'SKIPPED',
+}
+
+export enum JobEventType {
+  JOB_CREATED = 'JOB_CREATED',
+  STEP_STARTED = 'STEP_STARTED',
+  STEP_PROGRESS = 'STEP_PROGRESS',
+  STEP_COMPLETED = 'STEP_COMPLETED',
+  STEP_FAILED = 'STEP_FAILED',
+  STEP_PAUSED = 'STEP_PAUSED',
+  STEP_APPROVED = 'STEP_APPROVED',
+  STEP_REJECTED = 'STEP_REJECTED',
+  JOB_CANCELLED = 'JOB_CANCELLED',
+  JOB_RETRIED = 'JOB_RETRIED',
+  /** Not stored: sent when a slow subscriber's buffer overflowed; resubscribe after `resumeAfterSeq`. */
+  RESYNC = 'RESYNC',
+}
+
+export const TERMINAL = new Set([JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED]);
+
+export interface JobError {
+  code: string;
+  message: string;
+  retryCount: number;
+}
+
+export interface PlannedStep {
+  name: string;
+  order: number;
+}
+
+/** The part of a job that transitions decide on and change. */
+export interface JobState {
+  status: JobStatus;
+  plan: PlannedStep[];
+  /** The current attempt of each planned step. */
+  attempts: Record<string, number>;
+  currentStep: string | null;
+  progress: number;
+  completedSteps: number;
+  failedSteps: number;
+  maxAttempts: number;
+  error?: JobError | null;
+  startedAt?: string | null;
+  finishedAt?: string | null;
+}
+
+/** One attempt of one step. */
+export interface StepState {
+  name: string;
+  order: number;
+  attempt: number;
+  status: StepStatus;
+  progress: number;
+  artifacts?: string[];
+  metrics?: Record<string, unknown>;
+  error?: JobError | null;
+  approvedBy?: string;
+  decidedAt?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  updatedAt?: string;
+}
+
+export type JobAction =
+  | { kind: 'start'; step: string }
+  | { kind: 'progress'; step: string; progress: number; metrics?: Record<string, unknown> | null }
+  | { kind: 'complete'; step: string; artifacts: string[]; metrics?: Record<string, unknown> | null }
+  | { kind: 'fail'; step: string; code: string; message: string }
+  | { kind: 'pause'; step: string }
+  | { kind: 'approve'; step: string }
+  | { kind: 'reject'; step: string; reason: string }
+  | { kind: 'cancel' }
+  | { kind: 'retry' };
+
+export interface Outcome {
+  job: JobState;
+  /** Step attempts to write: changed ones and new ones. */
+  steps: StepState[];
+  type: JobEventType;
+  /** The step the event is about, as it is now. */
+  step?: StepState;
+}
+
+/** The planned steps in order, and each step's first attempt, for a new job. */
+export function initialSteps(plan: PlannedStep[]): StepState[] {
+  return plan.map(({ name, order }) => ({ name, order, attempt: 1, status: StepStatus.PENDING, progress: 0 }));
+}
+
+const round = (n: number) => Math.round(n * 10_000) / 10_000;
+
+/**
+ * Decides what an action does to a job and its steps. Pure: it reads `job` and `steps` (the
+ * current attempt of each step, by name) and returns the new state, or throws INVALID_TRANSITION
+ * (naming from and to) or BAD_USER_INPUT. The caller writes the outcome in one transaction
+ * conditioned on the job's version, so the decision holds.
+ */
+export function decide(job: JobState, steps: Map<string, StepState>, action: JobAction, ctx: { now: string; actor: string; jobId: string }): Outcome {
+  const total = job.plan.length;
+  const next: JobState = { ...job };
+  const requireJob = (allowed: JobStatus[], to: string) => {
+    if (!allowed.includes(job.status)) throw invalidTransition('Job', ctx.jobId, job.status, to);
+  };
+  const stepOf = (name: string): StepState => {
+    const step = steps.get(name);
+    if (!step) throw badInput(`Job ${ctx.jobId} has no step named "${name}"; its steps are ${job.plan.map((p) => p.name).join(', ')}.`, 'stepName');
+    return step;
+  };
+  const requireStep = (step: StepState, allowed: StepStatus[], to: StepStatus) => {
+    if (!allowed.includes(step.status)) throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, step.status, to);
+  };
+  const stepsAfter = (order: number) => job.plan.filter((p) => p.order > order).sort((a, b) => a.order - b.order);
+  // A step finished successfully: advance to the next one, or finish the job.
+  const advance = (done: StepState): void => {
+    next.completedSteps = job.completedSteps + 1;
+    const following = stepsAfter(done.order)[0];
+    next.error = null;
+    if (following) {
+      next.status = JobStatus.RUNNING;
+      next.currentStep = following.name;
+      next.progress = round(next.completedSteps / total);
+    } else {
+      next.status = JobStatus.COMPLETED;
+      next.currentStep = null;
+      next.progress = 1;
+      next.finishedAt = ctx.now;
+    }
+  };
+
+  switch (action.kind) {
+    case 'start': {
+      requireJob([JobStatus.QUEUED, JobStatus.RUNNING], JobStatus.RUNNING);
+      const step = stepOf(action.step);
+      requireStep(step, [StepStatus.PENDING], StepStatus.RUNNING);
+      const expected = job.currentStep ?? job.plan[0]?.name;
+      if (step.name !== expected) {
+        throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `waiting for ${expected}`, StepStatus.RUNNING);
+      }
+      const started: StepState = { ...step, status: StepStatus.RUNNING, progress: 0, startedAt: ctx.now };
+      next.status = JobStatus.RUNNING;
+      next.currentStep = step.name;
+      next.startedAt = job.startedAt ?? ctx.now;
+      return { job: next, steps: [started], step: started, type: JobEventType.STEP_STARTED };
+    }
+    case 'progress': {
+      if (!(action.progress >= 0 && action.progress <= 1)) throw badInput('progress must be between 0 and 1.', 'progress');
+      requireJob([JobStatus.RUNNING], JobStatus.RUNNING);
+      const step = stepOf(action.step);
+      requireStep(step, [StepStatus.RUNNING], StepStatus.RUNNING);
+      const updated: StepState = { ...step, progress: action.progress, metrics: action.metrics ?? step.metrics };
+      next.progress = round((job.completedSteps + action.progress) / total);
+      return { job: next, steps: [updated], step: updated, type: JobEventType.STEP_PROGRESS };
+    }
+    case 'complete': {
+      requireJob([JobStatus.RUNNING], JobStatus.RUNNING);
+      const step = stepOf(action.step);
+      requireStep(step, [StepStatus.RUNNING], StepStatus.COMPLETED);
+      const done: StepState = { ...step, status: StepStatus.COMPLETED, progress: 1, artifacts: action.artifacts, metrics: action.metrics ?? step.metrics, finishedAt: ctx.now };
+      advance(done);
+      return { job: next, steps: [done], step: done, type: JobEventType.STEP_COMPLETED };
+    }
+    case 'fail': {
+      requireJob([JobStatus.RUNNING], JobStatus.RUNNING);
+      const step = stepOf(action.step);
+      requireStep(step, [StepStatus.RUNNING], StepStatus.FAILED);
+      const error = { code: action.code, message: action.message, retryCount: step.attempt - 1 };
+      const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: ctx.now };
+      next.error = error;
+      if (step.attempt < job.maxAttempts) {
+        // Attempts remain: a new attempt waits to be started; the job keeps running.
+        next.attempts = { ...job.attempts, [step.name]: step.attempt + 1 };
+        const retry: StepState = { name: step.name, order: step.order, attempt: step.attempt + 1, status: StepStatus.PENDING, progress: 0 };
+        next.progress = round(job.completedSteps / total);
+        return { job: next, steps: [failed, retry], step: failed, type: JobEventType.STEP_FAILED };
+      }
+      next.status = JobStatus.FAILED;
+      next.failedSteps = job.failedSteps + 1;
+      next.finishedAt = ctx.now;
+      return { job: next, steps: [failed], step: failed, type: JobEventType.STEP_FAILED };
+    }
+    case 'pause': {
+      requireJob([JobStatus.RUNNING], JobStatus.PAUSED);
+      const step = stepOf(action.step);
+      requireStep(step, [StepStatus.RUNNING], StepStatus.PAUSED);
+      const paused: StepState = { ...step, status: StepStatus.PAUSED };
+      next.status = JobStatus.PAUSED;
+      return { job: next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
+    }
+    case 'approve': {
+      requireJob([JobStatus.PAUSED], JobStatus.RUNNING);
+      const step = stepOf(action.step);
+      requireStep(step, [StepStatus.PAUSED], StepStatus.COMPLETED);
+      const approved: StepState = { ...step, status: StepStatus.COMPLETED, progress: 1, approvedBy: ctx.actor, decidedAt: ctx.now, finishedAt: ctx.now };
+      advance(approved);
+      return { job: next, steps: [approved], step: approved, type: JobEventType.STEP_APPROVED };
+    }
+    case 'reject': {
+      requireJob([JobStatus.PAUSED], JobStatus.FAILED);
+      const step = stepOf(action.step);
+      requireStep(step, [StepStatus.PAUSED], StepStatus.FAILED);
+      const error = { code: 'REJECTED', message: action.reason, retryCount: step.attempt - 1 };
+      const rejected: StepState = { ...step, status: StepStatus.FAILED, error, approvedBy: ctx.actor, decidedAt: ctx.now, finishedAt: ctx.now };
+      next.status = JobStatus.FAILED;
+      next.failedSteps = job.failedSteps + 1;
+      next.error = error;
+      next.finishedAt = ctx.now;
+      return { job: next, steps: [rejected], step: rejected, type: JobEventType.STEP_REJECTED };
+    }
+    case 'cancel': {
+      requireJob([JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.PAUSED], JobStatus.CANCELLED);
+      next.status = JobStatus.CANCELLED;
+      next.finishedAt = ctx.now;
+      const skipped = [...steps.values()].filter((s) => s.status === StepStatus.PENDING).map((s) => ({ ...s, status: StepStatus.SKIPPED }));
+      return { job: next, steps: skipped, type: JobEventType.JOB_CANCELLED };
+    }
+    case 'retry': {
+      requireJob([JobStatus.FAILED], JobStatus.RUNNING);
+      const failedName = job.currentStep ?? job.plan[0].name;
+      const failed = stepOf(failedName);
+      const attempt = failed.attempt + 1;
+      const retry: StepState = { name: failed.name, order: failed.order, attempt, status: StepStatus.PENDING, progress: 0 };
+      next.status = JobStatus.RUNNING;
+      next.attempts = { ...job.attempts, [failed.name]: attempt };
+      next.failedSteps = Math.max(0, job.failedSteps - 1);
+      next.finishedAt = null;
+      next.error = null;
+      return { job: next, steps: [retry], step: retry, type: JobEventType.JOB_RETRIED };
+    }
+  }
+}

@@ -1,0 +1,327 @@
+import { createHash } from 'node:crypto';
+import { assertId, newId } from '../common/ids';
+import type { Subject } from '../common/mutate';
+import { validateS3Key } from '../common/s3-key';
+import type { Scope } from '../common/scope';
+import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
+import { AppError, badInput, ErrorCode, notFound } from '../errors';
+import { outboxAttributes } from '../events/outbox';
+import type { Item, Page, PageRequest, TxWrite } from '../infra/dynamo/store';
+import type { ProjectRepository } from '../project/project.repository';
+import {
+  idempotencyKey,
+  jobEventKey,
+  jobEventsAfter,
+  jobIndexKeys,
+  jobKey,
+  jobsByStatus,
+  jobsOfProject,
+  jobsOfUser,
+  jobWithSteps,
+  OPS_SHARDS,
+  opsJobsByStatus,
+  stepIndexKeys,
+  stepKey,
+  stepsAwaitingReview,
+} from './job.keys';
+import { decide, initialSteps, JobEventType, JobStatus, TERMINAL, type JobAction, type JobState, type Outcome, type PlannedStep, type StepState } from './job.machine';
+import type { CreateJobInput, Job, JobEvent, Step } from './job.type';
+
+/** A finished job is kept this long, then expires. */
+const FINISHED_JOB_TTL_DAYS = 90;
+/** Idempotency records expire after this long (the seeds ask for 24–72 hours). */
+const IDEMPOTENCY_TTL_HOURS = 48;
+const MAX_RETRIES = 5;
+const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
+const CLIENT_KEY = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** Marks a lost race that is safe to retry: the worker's action is judged again on fresh state. */
+class Stale extends Error {}
+
+/** Thrown when the idempotency record exists: the request duplicates an earlier one. */
+class Duplicate extends Error {
+  constructor(readonly jobId: string) {
+    super('duplicate');
+  }
+}
+
+/** JSON with keys sorted at every level, so equal inputs hash equally. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/** The idempotency key of a creation: the client's, or one derived from what makes jobs equal. */
+export function deriveIdempotencyKey(input: Pick<CreateJobInput, 'projectId' | 'kind' | 'inputs' | 'seed' | 'modelVersion' | 'idempotencyKey'>): string {
+  if (input.idempotencyKey != null) {
+    if (!CLIENT_KEY.test(input.idempotencyKey)) throw badInput('idempotencyKey takes 1–128 letters, digits and _ . : -', 'idempotencyKey');
+    return `client:${input.idempotencyKey}`;
+  }
+  const material = canonical({ projectId: input.projectId, kind: input.kind, inputs: input.inputs ?? null, seed: input.seed ?? null, modelVersion: input.modelVersion ?? null });
+  return `derived:${createHash('sha256').update(material).digest('base64url')}`;
+}
+
+const toJob = (item: Item, steps?: Item[]): Job => ({ ...(item as Job), seq: item.version, steps: steps?.map(toStep) });
+const toStep = (item: Item): Step => ({ ...(item as Step), artifacts: item.artifacts ?? [] });
+
+/** The step fields of a stored step attempt, without its key and index attributes. */
+function stepStateOf(item: Item): StepState {
+  const { name, order, attempt, status, progress, artifacts, metrics, error, approvedBy, decidedAt, startedAt, finishedAt } = item;
+  return { name, order, attempt, status, progress, artifacts, metrics, error, approvedBy, decidedAt, startedAt, finishedAt };
+}
+
+function stateOf(item: Item): JobState {
+  const { status, plan, attempts, currentStep, progress, completedSteps, failedSteps, maxAttempts, error, startedAt, finishedAt } = item;
+  return { status, plan, attempts, currentStep, progress, completedSteps, failedSteps, maxAttempts, error, startedAt, finishedAt };
+}
+
+/**
+ * Pipeline jobs. Every change moves the job's version by one and writes the job, the step
+ * attempts it touches and the event with seq = new version in one transaction conditioned on
+ * the version read, so a job's stream is ordered and gapless and two writers serialize.
+ */
+export class JobRepository {
+  constructor(
+    private readonly scope: Scope,
+    private readonly projects: ProjectRepository,
+  ) {}
+
+  private subject(jobId: string): Subject {
+    assertId(jobId, 'job', 'jobId');
+    return { entity: 'Job', id: jobId, key: jobKey(this.scope.tenantId, jobId) };
+  }
+
+  /** The job item and its step attempts, read together (one query, strongly consistent). */
+  private async read(jobId: string): Promise<{ job: Item; steps: Item[] } | null> {
+    this.subject(jobId);
+    const items = await this.scope.store.queryAll(jobWithSteps(this.scope.tenantId, jobId), 1000);
+    const job = items.find((i) => i.SK === 'JOB');
+    if (!job) return null;
+    const steps = items.filter((i) => i.SK.startsWith('STEP#')).sort((a, b) => a.order - b.order || a.attempt - b.attempt);
+    return { job, steps };
+  }
+
+  /** The job with all its step attempts, or null when this tenant has no such job. */
+  async get(jobId: string): Promise<Job | null> {
+    const found = await this.read(jobId);
+    return found ? toJob(found.job, found.steps) : null;
+  }
+
+  async steps(jobId: string): Promise<Step[]> {
+    return (await this.read(jobId))?.steps.map(toStep) ?? [];
+  }
+
+  private async list(spec: ReturnType<typeof jobsByStatus>, page: PageRequest): Promise<Page<Job>> {
+    const result = await this.scope.page(spec, page);
+    return { nodes: result.nodes.map((item) => toJob(item)), pageInfo: result.pageInfo };
+  }
+
+  /** A project's jobs, newest first. */
+  ofProject(projectId: string, page: PageRequest) {
+    return this.list(jobsOfProject(this.scope.tenantId, assertId(projectId, 'proj', 'projectId')), page);
+  }
+
+  /** The tenant's jobs in one status, most recently changed first. */
+  byStatus(status: JobStatus, page: PageRequest) {
+    return this.list(jobsByStatus(this.scope.tenantId, status), page);
+  }
+
+  /** The caller's own jobs, newest first. */
+  mine(page: PageRequest) {
+    return this.list(jobsOfUser(this.scope.tenantId, this.scope.actor), page);
+  }
+
+  /** Step attempts paused for a person's review, most recent first. */
+  async awaitingReview(page: PageRequest): Promise<Page<Step>> {
+    const result = await this.scope.page(stepsAwaitingReview(this.scope.tenantId), page);
+    return { nodes: result.nodes.map(toStep), pageInfo: result.pageInfo };
+  }
+
+  /**
+   * Jobs in one status across all tenants (admins only; the resolver checks the role): one query
+   * per shard of GSI3, merged newest first.
+   */
+  async acrossTenants(status: JobStatus, page: PageRequest): Promise<Page<Job>> {
+    const result = await this.scope.store.queryMerged(
+      this.scope.tenantId,
+      `ops:${status}`,
+      (before) => Array.from({ length: OPS_SHARDS }, (_, shard) => opsJobsByStatus(status, shard, before)),
+      'GSI3SK',
+      page,
+    );
+    return { nodes: result.nodes.map((item) => toJob(item)), pageInfo: result.pageInfo };
+  }
+
+  /** A job's stored events with seq in (after, until], in order. */
+  async eventsAfter(jobId: string, after: number, until?: number): Promise<JobEvent[]> {
+    return (await this.scope.store.queryAll(jobEventsAfter(this.scope.tenantId, jobId, after, until), 100_000)) as JobEvent[];
+  }
+
+  private eventWrite(job: Item, previous: Item | null, outcome: Pick<Outcome, 'type' | 'step'>, at: string): TxWrite {
+    const seq = job.version;
+    const eventId = `${job.jobId}:${seq}`;
+    const { status, currentStep, progress, completedSteps, failedSteps, error } = job;
+    return {
+      Put: {
+        TableName: '',
+        Item: {
+          ...jobEventKey(this.scope.tenantId, job.jobId, seq),
+          ...outboxAttributes(eventId, at),
+          entityType: 'Event',
+          stream: 'job',
+          eventId,
+          tenantId: this.scope.tenantId,
+          jobId: job.jobId,
+          projectId: job.projectId,
+          seq,
+          prevSeq: seq - 1,
+          type: outcome.type,
+          actor: this.scope.actor,
+          at,
+          job: { status, currentStep, progress, completedSteps, failedSteps, error },
+          step: outcome.step ? { ...outcome.step, jobId: job.jobId } : undefined,
+          statusChanged: !previous || previous.status !== status,
+          expiresAt: Math.floor(Date.parse(at) / 1000) + this.scope.eventRetentionDays * 86_400,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    };
+  }
+
+  private stepWrite(jobId: string, step: StepState, at: string): TxWrite {
+    // Built from the step's own fields only, so index attributes of an earlier state never linger.
+    const updated = { ...stepStateOf(step), updatedAt: at };
+    return {
+      Put: {
+        TableName: '',
+        Item: { ...stepKey(this.scope.tenantId, jobId, step), entityType: 'Step', jobId, ...updated, ...stepIndexKeys(this.scope.tenantId, jobId, updated) },
+      },
+    };
+  }
+
+  /**
+   * Creates a job with its planned steps, or returns the job an earlier identical request made:
+   * the idempotency record is written with the job, only if absent (or expired), so concurrent
+   * duplicates create exactly one job and all of them get it.
+   */
+  async create(input: CreateJobInput): Promise<Job> {
+    const projectId = assertId(input.projectId, 'proj', 'projectId');
+    const kind = requireText(input.kind, 'kind', 100);
+    maxItems(input.steps, 'steps', 20);
+    if (input.steps.length === 0) throw badInput('A job needs at least one step.', 'steps');
+    for (const name of input.steps) if (!STEP_NAME.test(name)) throw badInput(`Step name "${name}" must be 1–48 letters, digits and _ . - (starting with a letter or digit).`, 'steps');
+    if (new Set(input.steps).size !== input.steps.length) throw badInput('Step names must be unique within a job.', 'steps');
+    const maxAttempts = input.maxAttempts ?? 3;
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 10) throw badInput('maxAttempts must be between 1 and 10.', 'maxAttempts');
+    boundedJson(input.inputs, 'inputs');
+    const key = idempotencyKey(this.scope.tenantId, deriveIdempotencyKey(input));
+
+    const earlier = await this.scope.store.get(key);
+    if (earlier) return this.existing(earlier.jobId);
+
+    const jobId = newId('job');
+    const at = this.scope.now().toISOString();
+    const nowSeconds = Math.floor(Date.parse(at) / 1000);
+    const plan: PlannedStep[] = input.steps.map((name, i) => ({ name, order: i + 1 }));
+    const base = { jobId, projectId, status: JobStatus.QUEUED, createdAt: at, updatedAt: at, createdBy: this.scope.actor };
+    const job: Item = {
+      ...jobKey(this.scope.tenantId, jobId),
+      entityType: 'Job',
+      ...base,
+      kind,
+      plan,
+      attempts: Object.fromEntries(plan.map((p) => [p.name, 1])),
+      currentStep: plan[0].name,
+      progress: 0,
+      completedSteps: 0,
+      failedSteps: 0,
+      maxAttempts,
+      inputs: input.inputs ?? undefined,
+      provider: optionalText(input.provider, 'provider', 100) ?? undefined,
+      correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
+      idempotencyKey: key.PK,
+      version: 1,
+      ...jobIndexKeys(this.scope.tenantId, base),
+    };
+    const steps = initialSteps(plan);
+    try {
+      await this.scope.commit([
+        {
+          Put: {
+            TableName: '',
+            Item: { ...key, entityType: 'Idempotency', jobId, createdAt: at, expiresAt: nowSeconds + IDEMPOTENCY_TTL_HOURS * 3600 },
+            ConditionExpression: 'attribute_not_exists(PK) OR expiresAt <= :now',
+            ExpressionAttributeValues: { ':now': nowSeconds },
+          },
+          onConditionFailed: (current) => (current ? new Duplicate(current.jobId) : new AppError(ErrorCode.CONFLICT, 'A duplicate request is being processed; try again.')),
+        },
+        { Put: { TableName: '', Item: job, ConditionExpression: 'attribute_not_exists(PK)' } },
+        ...steps.map((step) => this.stepWrite(jobId, step, at)),
+        this.projects.activeProjectCheck(projectId),
+        this.eventWrite(job, null, { type: JobEventType.JOB_CREATED }, at),
+      ]);
+    } catch (error) {
+      if (error instanceof Duplicate) return this.existing(error.jobId);
+      throw error;
+    }
+    return toJob(job, steps.map((s) => ({ ...s, jobId })));
+  }
+
+  private async existing(jobId: string): Promise<Job> {
+    const job = await this.get(jobId);
+    if (!job) throw notFound('Job', jobId);
+    return job;
+  }
+
+  /**
+   * Applies a worker's or a person's action. Judged on the job as read; written only if the job
+   * is still at that version. Losing a race re-reads and re-judges, so of N identical actions one
+   * succeeds and the others get INVALID_TRANSITION. Throws NOT_FOUND for an unknown job.
+   */
+  async act(jobId: string, action: JobAction): Promise<Job> {
+    if ('artifacts' in action) {
+      maxItems(action.artifacts, 'artifacts', 50);
+      for (const key of action.artifacts) validateS3Key(key, this.scope.tenantId, 'artifacts');
+    }
+    if ('metrics' in action) boundedJson(action.metrics, 'metrics');
+    for (let attempt = 0; ; attempt++) {
+      const found = await this.read(jobId);
+      if (!found) throw notFound('Job', jobId);
+      const { job, steps } = found;
+      const current = new Map<string, StepState>();
+      for (const step of steps) if (job.attempts[step.name] === step.attempt) current.set(step.name, stepStateOf(step));
+      const at = this.scope.now().toISOString();
+      const outcome = decide(stateOf(job), current, action, { now: at, actor: this.scope.actor, jobId });
+      const base = { ...job, ...outcome.job, version: job.version + 1, updatedAt: at };
+      const next: Item = {
+        ...base,
+        ...jobIndexKeys(this.scope.tenantId, base as never),
+        expiresAt: TERMINAL.has(outcome.job.status) ? Math.floor(Date.parse(at) / 1000) + FINISHED_JOB_TTL_DAYS * 86_400 : undefined,
+      };
+      try {
+        await this.scope.commit([
+          {
+            Put: { TableName: '', Item: next, ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': job.version } },
+            onConditionFailed: (now) => (!now ? notFound('Job', jobId) : attempt < MAX_RETRIES ? new Stale() : new AppError(ErrorCode.CONFLICT, `Job ${jobId} is changing too fast; try again.`)),
+          },
+          ...outcome.steps.map((step) => this.stepWrite(jobId, step, at)),
+          this.eventWrite(next, job, outcome, at),
+        ]);
+      } catch (error) {
+        if (error instanceof Stale) continue;
+        throw error;
+      }
+      const written = new Map(outcome.steps.map((s) => [stepKey(this.scope.tenantId, jobId, s).SK, { ...s, jobId }]));
+      const merged = steps.map((s) => written.get(s.SK) ?? s);
+      for (const [sk, s] of written) if (!steps.some((old) => old.SK === sk)) merged.push({ ...s, SK: sk });
+      merged.sort((a, b) => a.order - b.order || a.attempt - b.attempt);
+      return toJob(next, merged);
+    }
+  }
+}

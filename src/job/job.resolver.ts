@@ -1,0 +1,162 @@
+import { Arg, Args, Authorized, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { ActivityEvent } from '../activity/activity.type';
+import { Role } from '../auth/principal';
+import { PageArgs } from '../common/pagination';
+import { JSONObject } from '../common/scalars';
+import type { Context } from '../context';
+import { CreateJobInput, Job, JobConnection, JobEvent, JobsByStatusArgs, ProjectJobsArgs, Step, StepConnection, StepRef } from './job.type';
+
+@Resolver(() => Job)
+export class JobResolver {
+  @Authorized()
+  @Query(() => Job, { nullable: true, description: 'A job with all its step attempts; seq is where to subscribe from.' })
+  job(@Arg('jobId', () => ID) jobId: string, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.get(jobId);
+  }
+
+  @Authorized()
+  @Query(() => JobConnection, { description: "A project's jobs, newest first." })
+  jobs(@Args() { projectId, first, after }: ProjectJobsArgs, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.ofProject(projectId, { first, after });
+  }
+
+  @Authorized()
+  @Query(() => JobConnection, { description: "The tenant's jobs in one status, most recently changed first." })
+  jobsByStatus(@Args() { status, first, after }: JobsByStatusArgs, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.byStatus(status, { first, after });
+  }
+
+  @Authorized()
+  @Query(() => JobConnection, { description: "The caller's job history, newest first." })
+  myJobs(@Args() { first, after }: PageArgs, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.mine({ first, after });
+  }
+
+  @Authorized()
+  @Query(() => StepConnection, { description: 'Steps paused for review, most recent first.' })
+  stepsAwaitingReview(@Args() { first, after }: PageArgs, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.awaitingReview({ first, after });
+  }
+
+  @Authorized(Role.ADMIN)
+  @Query(() => JobConnection, { description: 'Admins only: jobs in one status across all tenants, most recently changed first.' })
+  jobsAcrossTenants(@Args() { status, first, after }: JobsByStatusArgs, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.acrossTenants(status, { first, after });
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Job, { description: 'Creates a job, or returns the one an identical earlier request created (idempotent).' })
+  createJob(@Arg('input') input: CreateJobInput, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.create(input);
+  }
+
+  @Authorized(Role.WORKER)
+  @Mutation(() => Job, { description: 'Worker: starts the current step (PENDING → RUNNING).' })
+  startStep(@Args() { jobId, stepName }: StepRef, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.act(jobId, { kind: 'start', step: stepName });
+  }
+
+  @Authorized(Role.WORKER)
+  @Mutation(() => Job, { description: 'Worker: reports a running step’s progress (0 to 1).' })
+  reportStepProgress(
+    @Args() { jobId, stepName }: StepRef,
+    @Arg('progress', () => Float) progress: number,
+    @Arg('metrics', () => JSONObject, { nullable: true }) metrics: Record<string, unknown> | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.jobs.act(jobId, { kind: 'progress', step: stepName, progress, metrics });
+  }
+
+  @Authorized(Role.WORKER)
+  @Mutation(() => Job, { description: 'Worker: completes a running step with its artifacts (S3 keys) and metrics.' })
+  completeStep(
+    @Args() { jobId, stepName }: StepRef,
+    @Arg('artifacts', () => [String], { defaultValue: [] }) artifacts: string[],
+    @Arg('metrics', () => JSONObject, { nullable: true }) metrics: Record<string, unknown> | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.jobs.act(jobId, { kind: 'complete', step: stepName, artifacts, metrics });
+  }
+
+  @Authorized(Role.WORKER)
+  @Mutation(() => Job, { description: 'Worker: fails a running step; a new attempt follows while attempts remain, else the job fails.' })
+  failStep(@Args() { jobId, stepName }: StepRef, @Arg('code') code: string, @Arg('message') message: string, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.act(jobId, { kind: 'fail', step: stepName, code: code.slice(0, 100), message: message.slice(0, 2000) });
+  }
+
+  @Authorized(Role.WORKER)
+  @Mutation(() => Job, { description: 'Worker: pauses a running step for a person’s review.' })
+  pauseStepForReview(@Args() { jobId, stepName }: StepRef, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.act(jobId, { kind: 'pause', step: stepName });
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Job, { description: 'Approves a paused step: it completes and the job goes on.' })
+  approveStep(@Args() { jobId, stepName }: StepRef, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.act(jobId, { kind: 'approve', step: stepName });
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Job, { description: 'Rejects a paused step: it fails and so does the job (retryJob runs it again).' })
+  rejectStep(@Args() { jobId, stepName }: StepRef, @Arg('reason') reason: string, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.act(jobId, { kind: 'reject', step: stepName, reason: reason.slice(0, 2000) });
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Job)
+  cancelJob(@Arg('jobId', () => ID) jobId: string, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.act(jobId, { kind: 'cancel' });
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Job, { description: 'Runs a failed job again from its failed step, as a new attempt.' })
+  retryJob(@Arg('jobId', () => ID) jobId: string, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.act(jobId, { kind: 'retry' });
+  }
+
+  @FieldResolver(() => [Step], { description: 'Every attempt of every step, in order.' })
+  steps(@Root() job: Job, @Ctx() ctx: Context) {
+    return job.steps ?? ctx.repos.jobs.steps(job.jobId);
+  }
+
+  @Authorized()
+  @Subscription(() => JobEvent, {
+    description: 'A job’s events (steps and status), in seq order. Pass afterSeq (e.g. the seq of the job query) to receive every event after it first.',
+    subscribe: ({ args, context }) => (context as Context).repos.live.jobProgress(args.jobId, args.afterSeq ?? null),
+  })
+  jobProgress(
+    @Root() event: JobEvent,
+    @Arg('jobId', () => ID) _jobId: string,
+    @Arg('afterSeq', () => Int, { nullable: true }) _afterSeq: number | null,
+    @Ctx() ctx: Context,
+  ): JobEvent {
+    ctx.renew();
+    return event;
+  }
+
+  @Authorized()
+  @Subscription(() => JobEvent, {
+    description: 'Status changes of the jobs of one project, or of all the tenant’s jobs when projectId is omitted.',
+    subscribe: ({ args, context }) => (context as Context).repos.live.jobStatusChanges(args.projectId ?? null),
+  })
+  jobStatusChanges(@Root() event: JobEvent, @Arg('projectId', () => ID, { nullable: true }) _projectId: string | null, @Ctx() ctx: Context): JobEvent {
+    ctx.renew();
+    return event;
+  }
+
+  @Authorized()
+  @Subscription(() => ActivityEvent, {
+    description: 'A project’s activity (logs, assets, milestones, briefs…). Pass afterEventId to receive every stored event after it first.',
+    subscribe: ({ args, context }) => (context as Context).repos.live.projectActivity(args.projectId, args.afterEventId ?? null),
+  })
+  projectActivity(
+    @Root() event: ActivityEvent,
+    @Arg('projectId', () => ID) _projectId: string,
+    @Arg('afterEventId', () => ID, { nullable: true }) _afterEventId: string | null,
+    @Ctx() ctx: Context,
+  ): ActivityEvent {
+    ctx.renew();
+    return event;
+  }
+}
+

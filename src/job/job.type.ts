@@ -1,0 +1,255 @@
+import { ArgsType, Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Connection, PageArgs } from '../common/pagination';
+import { DateTime, JSONObject, JSONValue } from '../common/scalars';
+import { Versioned } from '../common/versioned.type';
+import { JobEventType, JobStatus, StepStatus } from './job.machine';
+
+registerEnumType(JobStatus, { name: 'JobStatus', description: 'QUEUED → RUNNING ⇄ PAUSED → COMPLETED | FAILED | CANCELLED; FAILED → RUNNING on retry.' });
+registerEnumType(StepStatus, { name: 'StepStatus', description: 'PENDING → RUNNING → COMPLETED | FAILED | PAUSED (awaiting review); PENDING → SKIPPED on cancel.' });
+registerEnumType(JobEventType, { name: 'JobEventType' });
+
+@ObjectType()
+export class JobError {
+  @Field()
+  code!: string;
+
+  @Field()
+  message!: string;
+
+  @Field(() => Int, { description: 'Retries made before this error.' })
+  retryCount!: number;
+}
+
+@ObjectType()
+export class PlannedStep {
+  @Field()
+  name!: string;
+
+  @Field(() => Int)
+  order!: number;
+}
+
+@ObjectType({ description: 'One attempt of one pipeline step. A retry is a new attempt; earlier ones stay readable.' })
+export class Step {
+  @Field(() => ID)
+  jobId!: string;
+
+  @Field()
+  name!: string;
+
+  @Field(() => Int)
+  order!: number;
+
+  @Field(() => Int)
+  attempt!: number;
+
+  @Field(() => StepStatus)
+  status!: StepStatus;
+
+  @Field(() => Float)
+  progress!: number;
+
+  @Field(() => [String], { description: 'S3 object keys of what the step produced.' })
+  artifacts!: string[];
+
+  @Field(() => JSONObject, { nullable: true })
+  metrics?: Record<string, unknown>;
+
+  @Field(() => JobError, { nullable: true })
+  error?: JobError;
+
+  @Field(() => ID, { nullable: true, description: 'Who approved or rejected the step after review.' })
+  approvedBy?: string;
+
+  @Field(() => DateTime, { nullable: true })
+  decidedAt?: string;
+
+  @Field(() => DateTime, { nullable: true })
+  startedAt?: string;
+
+  @Field(() => DateTime, { nullable: true })
+  finishedAt?: string;
+}
+
+@ObjectType({ description: 'A pipeline job: ordered steps, status, progress and its own event stream.' })
+export class Job extends Versioned {
+  @Field(() => ID)
+  jobId!: string;
+
+  @Field(() => ID)
+  projectId!: string;
+
+  @Field({ description: 'Free text, e.g. 3D_CHARACTER, MUSIC_VIDEO, PHOTO_EDIT.' })
+  kind!: string;
+
+  @Field(() => [PlannedStep])
+  plan!: PlannedStep[];
+
+  @Field(() => JobStatus)
+  status!: JobStatus;
+
+  @Field(() => String, { nullable: true })
+  currentStep?: string | null;
+
+  @Field(() => Float, { description: '0 to 1.' })
+  progress!: number;
+
+  @Field(() => Int)
+  completedSteps!: number;
+
+  @Field(() => Int)
+  failedSteps!: number;
+
+  @Field(() => Int)
+  maxAttempts!: number;
+
+  @Field(() => JSONValue, { nullable: true })
+  inputs?: unknown;
+
+  @Field(() => String, { nullable: true })
+  provider?: string;
+
+  @Field(() => String, { nullable: true })
+  correlationId?: string;
+
+  @Field(() => JobError, { nullable: true })
+  error?: JobError | null;
+
+  @Field(() => String)
+  createdBy!: string;
+
+  @Field(() => DateTime, { nullable: true })
+  startedAt?: string | null;
+
+  @Field(() => DateTime, { nullable: true })
+  finishedAt?: string | null;
+
+  @Field(() => Int, { description: 'The seq of the latest event: subscribe to jobProgress with afterSeq set to it to miss nothing.' })
+  seq!: number;
+
+  /** Epoch seconds; set 90 days after the job finishes. */
+  expiresAt?: number;
+
+  /** The step attempts, when read with the job. */
+  steps?: Step[];
+}
+
+@ObjectType()
+export class JobConnection extends Connection(Job) {}
+
+@ObjectType()
+export class StepConnection extends Connection(Step) {}
+
+@ObjectType({ description: "The job's state after an event." })
+export class JobState {
+  @Field(() => JobStatus)
+  status!: JobStatus;
+
+  @Field(() => String, { nullable: true })
+  currentStep?: string | null;
+
+  @Field(() => Float)
+  progress!: number;
+
+  @Field(() => Int)
+  completedSteps!: number;
+
+  @Field(() => Int)
+  failedSteps!: number;
+
+  @Field(() => JobError, { nullable: true })
+  error?: JobError | null;
+}
+
+@ObjectType({ description: "One change of a job. seq is gapless per job: 1, 2, 3 …; prevSeq = seq − 1." })
+export class JobEvent {
+  @Field(() => ID)
+  eventId!: string;
+
+  @Field(() => ID)
+  jobId!: string;
+
+  @Field(() => ID)
+  projectId!: string;
+
+  @Field(() => Int)
+  seq!: number;
+
+  @Field(() => Int)
+  prevSeq!: number;
+
+  @Field(() => JobEventType)
+  type!: JobEventType;
+
+  @Field(() => ID)
+  actor!: string;
+
+  @Field(() => DateTime)
+  at!: string;
+
+  @Field(() => JobState, { nullable: true })
+  job?: JobState;
+
+  @Field(() => Step, { nullable: true })
+  step?: Step;
+
+  @Field(() => Int, { nullable: true, description: 'RESYNC only: resubscribe with afterSeq set to this.' })
+  resumeAfterSeq?: number | null;
+}
+
+@InputType()
+export class CreateJobInput {
+  @Field(() => ID)
+  projectId!: string;
+
+  @Field()
+  kind!: string;
+
+  @Field(() => [String], { description: 'The ordered step names, e.g. ["text-to-image", "refine", "3d", "retopo", "rig", "anim", "export"].' })
+  steps!: string[];
+
+  @Field(() => JSONValue, { nullable: true })
+  inputs?: unknown;
+
+  @Field(() => String, { nullable: true })
+  provider?: string | null;
+
+  @Field(() => String, { nullable: true })
+  correlationId?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Seed and model version take part in the derived idempotency key.' })
+  seed?: string | null;
+
+  @Field(() => String, { nullable: true })
+  modelVersion?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Retries with the same key within 48 hours return the first job. Derived from project, kind, inputs, seed and model version when omitted.',
+  })
+  idempotencyKey?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'Attempts per step before the job fails (default 3).' })
+  maxAttempts?: number | null;
+}
+
+@ArgsType()
+export class StepRef {
+  @Field(() => ID)
+  jobId!: string;
+
+  @Field()
+  stepName!: string;
+}
+
+@ArgsType()
+export class ProjectJobsArgs extends PageArgs {
+  @Field(() => ID)
+  projectId!: string;
+}
+
+@ArgsType()
+export class JobsByStatusArgs extends PageArgs {
+  @Field(() => JobStatus)
+  status!: JobStatus;
+}

@@ -1,0 +1,232 @@
+import {
+  ApproveStepDocument,
+  CancelJobDocument,
+  CompleteStepDocument,
+  CreateJobDocument,
+  CreateProjectDocument,
+  FailStepDocument,
+  GetJobDocument,
+  JobsAcrossTenantsDocument,
+  JobsByStatusDocument,
+  MyJobsDocument,
+  PauseStepForReviewDocument,
+  ProjectJobsDocument,
+  RejectStepDocument,
+  ReportStepProgressDocument,
+  RetryJobDocument,
+  StartStepDocument,
+  StepsAwaitingReviewDocument,
+} from '../../src/client/gql/graphql';
+import { allPages, codeOf, dataOf, Role, startTestServer, type TestServer } from '../support/server';
+import { JOB_PROGRESS, subscribe, wsClient } from '../support/ws';
+
+const SEVEN = ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'];
+
+describe('jobs, steps and live progress', () => {
+  let server: TestServer;
+  let editor: string;
+  let worker: string;
+  let projectId: string;
+  // Events of one job whose publish is made to fail, as if the process died between commit and publish.
+  const lostEvents = new Set<string>();
+
+  beforeAll(async () => {
+    server = await startTestServer({ failPublish: (event) => lostEvents.has(event.eventId) });
+    editor = await server.token('studio', [Role.EDITOR], 'artist');
+    worker = await server.token('studio', [Role.WORKER], 'gpu-worker');
+    projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Robot' } }, editor)).createProject.projectId;
+  });
+  afterAll(() => server.stop());
+
+  const createJob = async (steps: string[], extra: Record<string, unknown> = {}) =>
+    dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: '3D_CHARACTER', steps, inputs: { prompt: `robot ${Math.random()}` }, ...extra } }, editor)).createJob;
+
+  it('shows a 7-step job driven by a worker to a subscriber in order, with no gap', async () => {
+    const job = await createJob(SEVEN);
+    expect(job).toMatchObject({ status: 'QUEUED', seq: 1, currentStep: 'text-to-image' });
+    const client = wsClient(server.url, editor);
+    try {
+      const sub = subscribe(client, JOB_PROGRESS, { jobId: job.jobId, afterSeq: 0 });
+      for (const name of SEVEN) {
+        await server.request(StartStepDocument, { jobId: job.jobId, stepName: name }, worker);
+        await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: name, progress: 0.5 }, worker);
+        await server.request(CompleteStepDocument, { jobId: job.jobId, stepName: name, artifacts: [`tenants/studio/jobs/${job.jobId}/${name}.bin`], metrics: { ms: 10 } }, worker);
+      }
+      const events = await sub.waitFor(1 + 3 * SEVEN.length);
+      expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
+      expect(events.every((e) => e.prevSeq === e.seq - 1)).toBe(true);
+      expect(events[0].type).toBe('JOB_CREATED');
+      expect(events.slice(1, 4).map((e) => e.type)).toEqual(['STEP_STARTED', 'STEP_PROGRESS', 'STEP_COMPLETED']);
+      expect(events[events.length - 1].job).toMatchObject({ status: 'COMPLETED', progress: 1, completedSteps: 7, currentStep: null });
+      expect(events.filter((e) => e.type === 'STEP_COMPLETED').map((e) => e.step.name)).toEqual(SEVEN);
+      expect(events.find((e) => e.type === 'STEP_PROGRESS' && e.step.name === 'rig')!.job.progress).toBeCloseTo(4.5 / 7, 3);
+      const final = dataOf(await server.request(GetJobDocument, { jobId: job.jobId }, editor)).job!;
+      expect(final).toMatchObject({ status: 'COMPLETED', seq: 22, version: 22, completedSteps: 7 });
+      expect(final.steps.map((s) => s.artifacts[0])).toEqual(SEVEN.map((n) => `tenants/studio/jobs/${job.jobId}/${n}.bin`));
+      expect(final.finishedAt).toEqual(expect.any(String));
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('lets a person approve a paused step, and reject one, which fails the job until retried', async () => {
+    const approved = await createJob(['render', 'upscale']);
+    await server.request(StartStepDocument, { jobId: approved.jobId, stepName: 'render' }, worker);
+    expect(dataOf(await server.request(PauseStepForReviewDocument, { jobId: approved.jobId, stepName: 'render' }, worker)).pauseStepForReview.status).toBe('PAUSED');
+    const review = dataOf(await server.request(StepsAwaitingReviewDocument, { first: 100 }, editor)).stepsAwaitingReview.nodes;
+    expect(review).toContainEqual({ jobId: approved.jobId, name: 'render', attempt: 1, status: 'PAUSED' });
+    // A worker may not approve its own step.
+    expect(codeOf(await server.request(ApproveStepDocument, { jobId: approved.jobId, stepName: 'render' }, worker))).toBe('FORBIDDEN');
+    const after = dataOf(await server.request(ApproveStepDocument, { jobId: approved.jobId, stepName: 'render' }, editor)).approveStep;
+    expect(after).toMatchObject({ status: 'RUNNING', currentStep: 'upscale', completedSteps: 1 });
+    const approvedStep = dataOf(await server.request(GetJobDocument, { jobId: approved.jobId }, editor)).job!.steps[0];
+    expect(approvedStep).toMatchObject({ status: 'COMPLETED', approvedBy: 'artist', decidedAt: expect.any(String) });
+    expect(dataOf(await server.request(StepsAwaitingReviewDocument, {}, editor)).stepsAwaitingReview.nodes.map((s) => s.jobId)).not.toContain(approved.jobId);
+
+    const rejected = await createJob(['render', 'upscale']);
+    await server.request(StartStepDocument, { jobId: rejected.jobId, stepName: 'render' }, worker);
+    await server.request(PauseStepForReviewDocument, { jobId: rejected.jobId, stepName: 'render' }, worker);
+    const failed = dataOf(await server.request(RejectStepDocument, { jobId: rejected.jobId, stepName: 'render', reason: 'wrong style' }, editor)).rejectStep;
+    expect(failed).toMatchObject({ status: 'FAILED', error: { code: 'REJECTED', message: 'wrong style' } });
+    expect((await server.request(StartStepDocument, { jobId: rejected.jobId, stepName: 'upscale' }, worker)).errors?.[0].extensions).toMatchObject({ code: 'INVALID_TRANSITION', from: 'FAILED' });
+    const retried = dataOf(await server.request(RetryJobDocument, { jobId: rejected.jobId }, editor)).retryJob;
+    expect(retried).toMatchObject({ status: 'RUNNING', currentStep: 'render' });
+    expect(retried.steps.filter((s) => s.name === 'render').map((s) => [s.attempt, s.status])).toEqual([
+      [1, 'FAILED'],
+      [2, 'PENDING'],
+    ]);
+  });
+
+  it('retries a failed step while attempts remain, then fails the job with its error and retry count', async () => {
+    const job = await createJob(['encode'], { maxAttempts: 2 });
+    await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'encode' }, worker);
+    const first = dataOf(await server.request(FailStepDocument, { jobId: job.jobId, stepName: 'encode', code: 'GPU_OOM', message: 'out of memory' }, worker)).failStep;
+    expect(first).toMatchObject({ status: 'RUNNING', failedSteps: 0, error: { code: 'GPU_OOM', retryCount: 0 } });
+    await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'encode' }, worker);
+    const second = dataOf(await server.request(FailStepDocument, { jobId: job.jobId, stepName: 'encode', code: 'GPU_OOM', message: 'again' }, worker)).failStep;
+    expect(second).toMatchObject({ status: 'FAILED', failedSteps: 1, error: { code: 'GPU_OOM', message: 'again', retryCount: 1 } });
+    const read = dataOf(await server.request(GetJobDocument, { jobId: job.jobId }, editor)).job!;
+    expect(read.steps.map((s) => [s.attempt, s.status, s.error?.message])).toEqual([
+      [1, 'FAILED', 'out of memory'],
+      [2, 'FAILED', 'again'],
+    ]);
+    expect(dataOf(await server.request(RetryJobDocument, { jobId: job.jobId }, editor)).retryJob.steps.map((s) => s.attempt)).toEqual([1, 2, 3]);
+  });
+
+  it('cancels a job, skipping its pending steps, and refuses illegal moves with from and to', async () => {
+    const job = await createJob(['a', 'b', 'c']);
+    expect((await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'b' }, worker)).errors?.[0].extensions).toMatchObject({ code: 'INVALID_TRANSITION' });
+    await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'a' }, worker);
+    expect((await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: 'a', progress: 1.5 }, worker)).errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+    const cancelled = dataOf(await server.request(CancelJobDocument, { jobId: job.jobId }, editor)).cancelJob;
+    expect(cancelled.status).toBe('CANCELLED');
+    expect(cancelled.steps.map((s) => s.status)).toEqual(['RUNNING', 'SKIPPED', 'SKIPPED']);
+    expect((await server.request(CompleteStepDocument, { jobId: job.jobId, stepName: 'a' }, worker)).errors?.[0].extensions).toMatchObject({
+      code: 'INVALID_TRANSITION',
+      from: 'CANCELLED',
+      to: 'RUNNING',
+    });
+    expect((await server.request(CancelJobDocument, { jobId: job.jobId }, editor)).errors?.[0].extensions).toMatchObject({ code: 'INVALID_TRANSITION', from: 'CANCELLED', to: 'CANCELLED' });
+  });
+
+  it('refuses step artifacts that are not plain keys of the tenant', async () => {
+    const job = await createJob(['x']);
+    await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'x' }, worker);
+    const r = await server.request(CompleteStepDocument, { jobId: job.jobId, stepName: 'x', artifacts: ['s3://bucket/out.png'] }, worker);
+    expect(r.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', rule: 'url' });
+  });
+
+  it('delivers all 100 events committed while a subscriber was away, once each and in order, after it resubscribes', async () => {
+    const job = await createJob(['long-render']);
+    await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'long-render' }, worker);
+    const first = wsClient(server.url, editor);
+    const before = subscribe(first, JOB_PROGRESS, { jobId: job.jobId, afterSeq: 2 });
+    await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: 'long-render', progress: 0.001 }, worker);
+    const [seen] = await before.waitFor(1);
+    expect(seen.seq).toBe(3);
+    await first.dispose();
+
+    for (let i = 1; i <= 100; i++) {
+      await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: 'long-render', progress: i / 101 }, worker);
+    }
+    const second = wsClient(server.url, editor);
+    try {
+      const after = subscribe(second, JOB_PROGRESS, { jobId: job.jobId, afterSeq: seen.seq });
+      const events = await after.waitFor(100);
+      // A few more live events after the replay: no duplicates, no gaps.
+      for (let i = 0; i < 3; i++) await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: 'long-render', progress: 0.995 }, worker);
+      await after.waitFor(103);
+      expect(after.received.map((e) => e.seq)).toEqual(Array.from({ length: 103 }, (_, i) => seen.seq + 1 + i));
+      expect(events.slice(0, 100).map((e) => e.step.progress)).toEqual(Array.from({ length: 100 }, (_, i) => (i + 1) / 101));
+    } finally {
+      await second.dispose();
+    }
+  });
+
+  it('delivers an event whose publish failed after commit through the sweeper, once', async () => {
+    const job = await createJob(['crashy']);
+    const client = wsClient(server.url, editor);
+    try {
+      const sub = subscribe(client, JOB_PROGRESS, { jobId: job.jobId, afterSeq: 1 });
+      await new Promise((r) => setTimeout(r, 100));
+      lostEvents.add(`${job.jobId}:2`);
+      await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'crashy' }, worker);
+      // The sweeper (every 200 ms, for events older than 300 ms) publishes it.
+      const [event] = await sub.waitFor(1, 5_000);
+      expect(event).toMatchObject({ seq: 2, type: 'STEP_STARTED' });
+      await new Promise((r) => setTimeout(r, 800));
+      expect(sub.received.map((e) => e.seq)).toEqual([2]);
+      expect(await server.app.outbox.sweep()).toBe(0);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('creates one job for 100 concurrent duplicate createJob calls, and returns it to all of them', async () => {
+    const input = { projectId, kind: 'MUSIC_VIDEO', steps: ['scene-1', 'scene-2'], inputs: { song: 'x', scenes: 2 }, seed: '42', modelVersion: 'v3' };
+    const results = await Promise.all(Array.from({ length: 100 }, () => server.request(CreateJobDocument, { input }, editor)));
+    const ids = new Set(results.map((r) => dataOf(r).createJob.jobId));
+    expect(ids.size).toBe(1);
+    const listed = await allPages(async (after) => dataOf(await server.request(ProjectJobsDocument, { projectId, first: 100, after }, editor)).jobs);
+    expect(listed.nodes.filter((j) => j.kind === 'MUSIC_VIDEO')).toHaveLength(1);
+    // Another seed is another job; the same client key is the same job.
+    const other = dataOf(await server.request(CreateJobDocument, { input: { ...input, seed: '43' } }, editor)).createJob.jobId;
+    expect(ids.has(other)).toBe(false);
+    const keyed = await Promise.all([1, 2].map((n) => server.request(CreateJobDocument, { input: { ...input, inputs: { n }, idempotencyKey: 'order-77' } }, editor)));
+    expect(dataOf(keyed[0]).createJob.jobId).toBe(dataOf(keyed[1]).createJob.jobId);
+  });
+
+  it('lets exactly one of 20 concurrent completeStep calls on one step succeed', async () => {
+    const job = await createJob(['one', 'two']);
+    await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'one' }, worker);
+    const results = await Promise.all(Array.from({ length: 20 }, () => server.request(CompleteStepDocument, { jobId: job.jobId, stepName: 'one' }, worker)));
+    expect(results.filter((r) => r.data?.completeStep)).toHaveLength(1);
+    expect(results.filter((r) => r.errors).map((r) => r.errors![0].extensions)).toEqual(
+      Array(19).fill(expect.objectContaining({ code: 'INVALID_TRANSITION', from: 'COMPLETED', to: 'COMPLETED' })),
+    );
+    const read = dataOf(await server.request(GetJobDocument, { jobId: job.jobId }, editor)).job!;
+    expect(read).toMatchObject({ completedSteps: 1, currentStep: 'two', seq: 3 });
+  });
+
+  it("lists a project's jobs, jobs by status, the caller's history newest first, and — for admins — all tenants' jobs by status", async () => {
+    const other = await server.token('other-studio', [Role.EDITOR], 'someone');
+    const otherProject = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Other' } }, other)).createProject.projectId;
+    const theirs = dataOf(await server.request(CreateJobDocument, { input: { projectId: otherProject, kind: 'PHOTO_EDIT', steps: ['edit'] } }, other)).createJob.jobId;
+    const mine = [await createJob(['p']), await createJob(['q'])].map((j) => j.jobId);
+    const history = dataOf(await server.request(MyJobsDocument, { first: 2 }, editor)).myJobs.nodes;
+    expect(history.map((j) => j.jobId)).toEqual([mine[1], mine[0]]);
+    expect(history.every((j) => j.createdBy === 'artist')).toBe(true);
+    const queued = await allPages(async (after) => dataOf(await server.request(JobsByStatusDocument, { status: 'QUEUED', first: 3, after }, editor)).jobsByStatus);
+    expect(queued.nodes.map((j) => j.jobId)).toEqual(expect.arrayContaining(mine));
+    expect(queued.nodes.map((j) => j.jobId)).not.toContain(theirs);
+
+    expect(codeOf(await server.request(JobsAcrossTenantsDocument, { status: 'QUEUED' }, editor))).toBe('FORBIDDEN');
+    const admin = await server.token('ops', [Role.ADMIN]);
+    const across = await allPages(async (after) => dataOf(await server.request(JobsAcrossTenantsDocument, { status: 'QUEUED', first: 2, after }, admin)).jobsAcrossTenants);
+    const ids = across.nodes.map((j) => j.jobId);
+    expect(ids).toEqual(expect.arrayContaining([...mine, theirs]));
+    expect(new Set(ids).size).toBe(ids.length);
+    const times = across.nodes.map((j) => j.updatedAt);
+    expect([...times].sort().reverse()).toEqual(times);
+  });
+});
