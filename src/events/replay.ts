@@ -44,6 +44,8 @@ export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableItera
         if (options.accept && !options.accept(next.value)) continue;
         if (buffer.length >= options.maxBuffer) {
           overflowed = true;
+          // Stop listening at once: the client resumes from the store after the resync.
+          await live.events.return?.();
           break;
         }
         buffer.push(next.value as E);
@@ -56,6 +58,14 @@ export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableItera
   })();
 
   async function* run(): AsyncGenerator<E> {
+    try {
+      yield* deliver();
+    } finally {
+      await live.events.return?.();
+    }
+  }
+
+  async function* deliver(): AsyncGenerator<E> {
     let last: number | string | null = options.after;
     const fresh = (event: E) => {
       const position = positionOf(event);

@@ -66,6 +66,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
       }),
     );
   }
-  if (missing.length) await waitActive(client, tableName);
+  // Also covers a table another instance is still creating.
+  await waitActive(client, tableName);
   return missing.length ? 'updated' : 'exists';
 }

@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { signDevToken } from '../../src/auth/jwt';
+import { Role } from '../../src/auth/principal';
+import { testEndpoint } from '../support/dynamo';
+import { startRedis, type RedisServer } from '../support/redis';
+import { TEST_SECRET } from '../support/server';
+import { JOB_PROGRESS, subscribe, wsClient } from '../support/ws';
+
+const MAIN = join(__dirname, '../../dist/src/main.js');
+
+interface Instance {
+  child: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** One server process, as a deployment runs it: DynamoDB and Redis configured, nothing embedded. */
+function startInstance(env: Record<string, string>): Promise<Instance> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'development', PORT: '0', AUTH_JWT_SECRET: TEST_SECRET, CURSOR_SECRET: 'c', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (c) => (output += c));
+  child.stderr!.on('data', (c) => (output += c));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`instance did not start:\n${output}`)), 30_000);
+    child.once('exit', (code) => reject(new Error(`instance exited with ${code}:\n${output}`)));
+    child.stdout!.on('data', () => {
+      const url = /GraphQL \(HTTP\):\s+(\S+)/.exec(output)?.[1];
+      if (!url) return;
+      clearTimeout(timer);
+      resolve({
+        child,
+        url,
+        async stop() {
+          child.kill('SIGTERM');
+          await exited;
+        },
+      });
+    });
+  });
+}
+
+async function gql(url: string, token: string, query: string) {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query }) });
+  return (await res.json()) as any;
+}
+
+describe('several instances sharing DynamoDB and Redis', () => {
+  let redis: RedisServer;
+  let one: Instance;
+  let two: Instance;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    const env = { DYNAMODB_ENDPOINT: testEndpoint(), TABLE_NAME: `t_${randomUUID().slice(0, 8)}`, REDIS_URL: redis.url };
+    one = await startInstance(env);
+    two = await startInstance(env);
+  });
+  afterAll(async () => {
+    await Promise.all([one?.stop(), two?.stop()]);
+    await redis?.stop();
+  });
+
+  it('delivers a change committed through one instance to a subscriber on the other', async () => {
+    const secret = new TextEncoder().encode(TEST_SECRET);
+    const editor = await signDevToken(secret, { sub: 'e', tenantId: 'multi', roles: [Role.EDITOR] });
+    const worker = await signDevToken(secret, { sub: 'w', tenantId: 'multi', roles: [Role.WORKER] });
+    expect(one.url).not.toBe(two.url);
+    const projectId = (await gql(one.url, editor, 'mutation { createProject(input: { title: "Across" }) { projectId } }')).data.createProject.projectId;
+    const jobId = (await gql(one.url, editor, `mutation { createJob(input: { projectId: "${projectId}", kind: "K", steps: ["a", "b"] }) { jobId } }`)).data.createJob.jobId;
+
+    const client = wsClient(two.url, editor);
+    try {
+      const progress = subscribe(client, JOB_PROGRESS, { jobId, afterSeq: 1 });
+      const activity = subscribe(client, `subscription { projectActivity(projectId: "${projectId}") { action } }`);
+      await new Promise((r) => setTimeout(r, 300));
+      for (const step of ['a', 'b']) {
+        await gql(one.url, worker, `mutation { startStep(jobId: "${jobId}", stepName: "${step}") { seq } }`);
+        await gql(one.url, worker, `mutation { completeStep(jobId: "${jobId}", stepName: "${step}") { seq } }`);
+      }
+      await gql(one.url, editor, `mutation { createLog(projectId: "${projectId}", input: { rawText: "x" }) { logId } }`);
+      const events = await progress.waitFor(4);
+      expect(events.map((e) => [e.seq, e.type])).toEqual([
+        [2, 'STEP_STARTED'],
+        [3, 'STEP_COMPLETED'],
+        [4, 'STEP_STARTED'],
+        [5, 'STEP_COMPLETED'],
+      ]);
+      expect(events[3].job.status).toBe('COMPLETED');
+      expect((await activity.waitFor(1))[0].action).toBe('log.created');
+    } finally {
+      await client.dispose();
+    }
+  });
+});

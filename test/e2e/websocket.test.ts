@@ -1,0 +1,191 @@
+import { signDevToken } from '../../src/auth/jwt';
+import { CreateJobDocument, CreateLogDocument, CreateProjectDocument, StartStepDocument } from '../../src/client/gql/graphql';
+import WebSocket from 'ws';
+import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { JOB_PROGRESS, subscribe, wsClient } from '../support/ws';
+
+interface Raw {
+  ws: WebSocket;
+  messages: any[];
+  closed: Promise<{ code: number; reason: string }>;
+  send(message: object | string): void;
+  next(type: string, timeoutMs?: number): Promise<any>;
+}
+
+/** A bare graphql-transport-ws socket, to speak the protocol wrongly on purpose. */
+async function raw(url: string): Promise<Raw> {
+  const ws = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws');
+  const messages: any[] = [];
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
+  ws.on('error', () => {});
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  return {
+    ws,
+    messages,
+    closed,
+    send: (message) => ws.send(typeof message === 'string' ? message : JSON.stringify(message)),
+    async next(type, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = messages.find((m) => m.type === type);
+        if (found) {
+          messages.splice(messages.indexOf(found), 1);
+          return found;
+        }
+        if (Date.now() > deadline) throw new Error(`no ${type} message; got ${JSON.stringify(messages)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+  };
+}
+
+describe('the WebSocket endpoint', () => {
+  let server: TestServer;
+  let token: string;
+  let jobId: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { WS_INIT_TIMEOUT_MS: '400', WS_MAX_SUBSCRIPTIONS: '3', WS_MAX_PAYLOAD_BYTES: '4096' } });
+    token = await server.token('ws-a');
+    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Live' } }, token)).createProject.projectId;
+    jobId = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, token)).createJob.jobId;
+  });
+  afterAll(() => server.stop());
+
+  const init = (socket: Raw, bearer = token) => socket.send({ type: 'connection_init', payload: { authorization: `Bearer ${bearer}` } });
+  const subscribeMessage = (id: string, query = `subscription { jobProgress(jobId: "${jobId}") { seq } }`) => ({ type: 'subscribe', id, payload: { query } });
+
+  it('acknowledges a valid token on the same port and path as HTTP', async () => {
+    const socket = await raw(server.url);
+    init(socket);
+    await socket.next('connection_ack');
+    socket.ws.close();
+  });
+
+  it('closes with 4408 when connection_init does not come in time', async () => {
+    const socket = await raw(server.url);
+    expect((await socket.closed).code).toBe(4408);
+  });
+
+  it('closes with 4429 on a second connection_init', async () => {
+    const socket = await raw(server.url);
+    init(socket);
+    await socket.next('connection_ack');
+    init(socket);
+    expect((await socket.closed).code).toBe(4429);
+  });
+
+  it('closes with 4401 on subscribe before the acknowledgement', async () => {
+    const socket = await raw(server.url);
+    socket.send(subscribeMessage('1'));
+    expect((await socket.closed).code).toBe(4401);
+  });
+
+  it('closes with 4403 on a bad, foreign-signed or missing token', async () => {
+    for (const payload of [{ authorization: 'Bearer nonsense' }, { authorization: `Bearer ${await signDevToken(new TextEncoder().encode('another-secret-of-32-bytes-xxxxxx'), { sub: 'x', tenantId: 'ws-a' })}` }, {}]) {
+      const socket = await raw(server.url);
+      socket.send({ type: 'connection_init', payload });
+      expect((await socket.closed).code).toBe(4403);
+    }
+  });
+
+  it('closes with 4409 when a subscription id is reused while it runs', async () => {
+    const socket = await raw(server.url);
+    init(socket);
+    await socket.next('connection_ack');
+    socket.send(subscribeMessage('same'));
+    socket.send(subscribeMessage('same'));
+    expect((await socket.closed).code).toBe(4409);
+  });
+
+  it('refuses operations over the per-socket cap with an error, keeping the others', async () => {
+    const socket = await raw(server.url);
+    init(socket);
+    await socket.next('connection_ack');
+    for (const id of ['1', '2', '3', '4']) socket.send(subscribeMessage(id));
+    const error = await socket.next('error');
+    expect(error.id).toBe('4');
+    expect(error.payload[0].message).toMatch(/At most 3 operations/);
+    expect(socket.ws.readyState).toBe(WebSocket.OPEN);
+    socket.ws.close();
+  });
+
+  it('applies the HTTP limits to WebSocket operations and reports syntax errors without closing', async () => {
+    const socket = await raw(server.url);
+    init(socket);
+    await socket.next('connection_ack');
+    socket.send(subscribeMessage('deep', '{ projects { nodes { logs { assets { linkedLog { assets { linkedLog { logId } } } } } } } }'));
+    expect((await socket.next('error')).payload[0].message).toMatch(/depth/i);
+    socket.send(subscribeMessage('broken', 'subscription {'));
+    expect((await socket.next('error')).payload[0].message).toMatch(/Syntax Error/);
+    expect(socket.ws.readyState).toBe(WebSocket.OPEN);
+    socket.ws.close();
+  });
+
+  it('closes a socket that sends a frame over the size limit (1009) and stays up for others', async () => {
+    // graphql-ws's ws adapter reports the socket error on the console itself; capture it here.
+    const consoleError = jest.spyOn(console, 'error').mockImplementation(() => {});
+    const socket = await raw(server.url);
+    init(socket);
+    await socket.next('connection_ack');
+    socket.send(subscribeMessage('big', `query { viewer { tenantId } } # ${'x'.repeat(8000)}`));
+    expect((await socket.closed).code).toBe(1009);
+    expect(consoleError).toHaveBeenCalledWith(expect.stringMatching(/WebSocket socket/), expect.objectContaining({ message: 'Max payload size exceeded' }));
+    consoleError.mockRestore();
+    const client = wsClient(server.url, token);
+    try {
+      const viewer = subscribe(client, '{ viewer { tenantId } }');
+      expect(await viewer.waitFor(1)).toEqual([{ tenantId: 'ws-a' }]);
+    } finally {
+      await client.dispose();
+    }
+    const res = await server.raw({ query: '{ viewer { tenantId } }' }, token);
+    expect(res.body.data.viewer.tenantId).toBe('ws-a');
+  });
+
+  it('closes the socket with 4403 when the token expires', async () => {
+    const secret = new TextEncoder().encode(TEST_SECRET);
+    const shortLived = await signDevToken(secret, { sub: 'brief', tenantId: 'ws-a' }, { expiresIn: Math.floor(Date.now() / 1000) + 2 });
+    const socket = await raw(server.url);
+    init(socket, shortLived);
+    await socket.next('connection_ack');
+    const started = Date.now();
+    const { code } = await socket.closed;
+    expect(code).toBe(4403);
+    expect(Date.now() - started).toBeLessThan(4000);
+  });
+
+  it("never sends one tenant's events to another tenant's subscriber", async () => {
+    const intruder = await server.token('ws-b', [Role.EDITOR, Role.WORKER]);
+    const theirs = wsClient(server.url, intruder);
+    const ours = wsClient(server.url, token);
+    try {
+      // B aims at A's job and at all of its own tenant's job changes.
+      const foreign = subscribe(theirs, JOB_PROGRESS, { jobId, afterSeq: 0 });
+      const tenantWide = subscribe(theirs, 'subscription { jobStatusChanges { jobId seq } }');
+      const own = subscribe(ours, JOB_PROGRESS, { jobId, afterSeq: 1 });
+      await foreign.done;
+      expect(foreign.received).toEqual([]);
+      expect(foreign.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'NOT_FOUND' }) })]);
+      await new Promise((r) => setTimeout(r, 100));
+      const worker = await server.token('ws-a', [Role.WORKER]);
+      await server.request(StartStepDocument, { jobId, stepName: 'a' }, worker);
+      expect((await own.waitFor(1))[0]).toMatchObject({ seq: 2, type: 'STEP_STARTED' });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(tenantWide.received).toEqual([]);
+      // B's own project activity arrives; A's does not.
+      const bProject = dataOf(await server.request(CreateProjectDocument, { input: { title: 'B' } }, intruder)).createProject.projectId;
+      const activity = subscribe(theirs, `subscription { projectActivity(projectId: "${bProject}") { action subjectId } }`);
+      await new Promise((r) => setTimeout(r, 100));
+      await server.request(CreateLogDocument, { projectId: bProject, input: { rawText: 'b' } }, intruder);
+      expect((await activity.waitFor(1))[0].action).toBe('log.created');
+    } finally {
+      await theirs.dispose();
+      await ours.dispose();
+    }
+  });
+});

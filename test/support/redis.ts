@@ -1,0 +1,37 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import Redis from 'ioredis';
+import { freePort } from '../../src/infra/free-port';
+
+export interface RedisServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a throwaway redis-server on a free 127.0.0.1 port (no persistence). */
+export async function startRedis(): Promise<RedisServer> {
+  const port = await freePort();
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('error', () => {});
+  const url = `redis://127.0.0.1:${port}`;
+  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      await probe.connect();
+      await probe.ping();
+      break;
+    } catch {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error('redis-server did not start (is the redis-server package installed?)');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  probe.disconnect();
+  return {
+    url,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
