@@ -11,6 +11,8 @@ import { Outbox, type OutboxOptions } from './events/outbox';
 import { startHttpServer } from './http/server';
 import { attachWebSocket } from './http/websocket';
 import { createEventBus, type EventBus } from './infra/pubsub';
+import { startEmbeddedS3, type EmbeddedS3 } from './infra/s3/embedded';
+import { FileStore } from './infra/s3/files';
 import { logger } from './logger';
 import { buildAppSchema } from './schema';
 
@@ -19,6 +21,9 @@ export interface App {
   /** The DynamoDB endpoint in use (the embedded one when it was started). */
   dynamoEndpoint?: string;
   embeddedDynamo?: EmbeddedDynamo;
+  /** The S3 endpoint of the embedded S3, when it was started. */
+  embeddedS3Endpoint?: string;
+  files: FileStore;
   /** DynamoDB calls made by this app, by command. */
   calls: CallCounter;
   store: Store;
@@ -45,6 +50,7 @@ export interface StartOptions {
 export async function startApp(config: Config, options: StartOptions = {}): Promise<App> {
   const progress = options.progress ?? (() => {});
   let embedded: EmbeddedDynamo | undefined;
+  let s3: EmbeddedS3 | undefined;
   try {
     let endpoint = config.dynamo.endpoint;
     if (config.dynamo.embedded) {
@@ -57,6 +63,21 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const created = await ensureTable(dynamo.client, config.tableName);
     progress({ created: `Created table ${config.tableName} with its indexes.`, updated: `Added missing indexes to table ${config.tableName}.`, exists: `Using table ${config.tableName}.` }[created]);
     const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
+    if (config.s3.embedded) {
+      progress(`Starting the local S3 (files in ${join(config.dataDir, 's3')}) …`);
+      s3 = await startEmbeddedS3(join(config.dataDir, 's3'));
+    }
+    const files = new FileStore({
+      bucket: config.s3.bucket,
+      region: config.dynamo.region,
+      endpoint: s3?.endpoint ?? config.s3.endpoint,
+      forcePathStyle: config.s3.forcePathStyle,
+      credentials: s3?.credentials,
+    });
+    if (s3) {
+      const bucket = await files.ensureBucket();
+      progress(`Local S3 is up at ${s3.endpoint}${bucket === 'created' ? `; created bucket ${config.s3.bucket}` : ''}.`);
+    }
     const bus = createEventBus({ redisUrl: config.redisUrl });
     const outbox = new Outbox(store, bus, { ...config.outbox, failPublish: options.failPublish });
     const deps = {
@@ -68,6 +89,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       bus,
       eventRetentionDays: config.eventRetentionDays,
       subscriptionBuffer: config.subscriptionBuffer,
+      fileStore: files,
+      fileLimits: config.files,
       batchLoads: options.batchLoads,
     };
     const http = await startHttpServer(deps);
@@ -75,10 +98,13 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     outbox.start();
     logger.debug({ url: http.url }, 'listening');
     const ownEmbedded = embedded;
+    const ownS3 = s3;
     return {
       url: http.url,
       dynamoEndpoint: endpoint,
       embeddedDynamo: ownEmbedded,
+      embeddedS3Endpoint: ownS3?.endpoint,
+      files,
       calls: dynamo.calls,
       store,
       outbox,
@@ -89,10 +115,13 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         await outbox.stop();
         await bus.close();
         dynamo.client.destroy();
+        files.destroy();
+        await ownS3?.stop();
         await ownEmbedded?.stop();
       },
     };
   } catch (error) {
+    await s3?.stop().catch(() => {});
     await embedded?.stop();
     throw error;
   }

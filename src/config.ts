@@ -31,6 +31,21 @@ export interface Config {
   introspection: boolean;
   eventRetentionDays: number;
   corsOrigins: string[] | true;
+  s3: {
+    /** True when no bucket was configured, so the server starts a local S3 (s3rver) itself. */
+    embedded: boolean;
+    bucket: string;
+    endpoint?: string;
+    forcePathStyle: boolean;
+  };
+  files: {
+    uploadMaxBytes: number;
+    uploadUrlTtlSeconds: number;
+    downloadUrlTtlSeconds: number;
+    downloadUrlMaxTtlSeconds: number;
+    /** Uploads not confirmed within this many hours expire. */
+    uploadExpiryHours: number;
+  };
   /** Redis for events between instances; in-process when unset. */
   redisUrl?: string;
   ws: {
@@ -112,6 +127,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (production && embedded) {
     throw new Error('In production set DYNAMODB_ENDPOINT, or TABLE_NAME with AWS credentials; DynamoDB Local is for development.');
   }
+  if (production && !env.S3_BUCKET) throw new Error('In production set S3_BUCKET; the embedded S3 is for development.');
 
   const jwksUrl = env.AUTH_JWKS_URL || undefined;
   const dev = jwksUrl ? undefined : developmentSecret(env, dataDir, production);
@@ -146,6 +162,19 @@ export function loadConfig(env: Env = process.env): Config {
     introspection: bool(env, 'INTROSPECTION', !production),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30),
     corsOrigins: cors ? (cors === '*' ? true : cors.split(',').map((s) => s.trim())) : [],
+    s3: {
+      embedded: !env.S3_BUCKET,
+      bucket: env.S3_BUCKET || 'artissist',
+      endpoint: env.S3_ENDPOINT || undefined,
+      forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', !env.S3_BUCKET),
+    },
+    files: {
+      uploadMaxBytes: int(env, 'UPLOAD_MAX_BYTES', 500 * 1024 * 1024),
+      uploadUrlTtlSeconds: int(env, 'UPLOAD_URL_TTL_SECONDS', 900),
+      downloadUrlTtlSeconds: int(env, 'DOWNLOAD_URL_TTL_SECONDS', 3600),
+      downloadUrlMaxTtlSeconds: int(env, 'DOWNLOAD_URL_MAX_TTL_SECONDS', 3600),
+      uploadExpiryHours: int(env, 'UPLOAD_EXPIRY_HOURS', 24),
+    },
     redisUrl: env.REDIS_URL || undefined,
     ws: {
       maxSubscriptions: int(env, 'WS_MAX_SUBSCRIPTIONS', 100),

@@ -5,7 +5,10 @@ import type { Principal } from './auth/principal';
 import { BriefRepository } from './brief/brief.repository';
 import type { Key } from './common/keys';
 import type { Scope } from './common/scope';
+import type { Config } from './config';
 import { unauthenticated } from './errors';
+import { FilesService } from './files/files.service';
+import type { FileStore } from './infra/s3/files';
 import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
 import { Live } from './events/live';
 import type { Outbox } from './events/outbox';
@@ -28,6 +31,7 @@ export interface Repositories {
   activity: ActivityRepository;
   jobs: JobRepository;
   live: Live;
+  files: FilesService;
 }
 
 export interface ContextDeps {
@@ -44,6 +48,9 @@ export interface ContextDeps {
   bus?: EventBus;
   /** How many live events a subscription buffers for a slow client before it sends RESYNC. */
   subscriptionBuffer?: number;
+  /** The bucket; without one, file operations fail with INTERNAL. */
+  fileStore?: FileStore;
+  fileLimits?: Config['files'];
 }
 
 /**
@@ -108,6 +115,7 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
     items: createItemLoader(deps.store, batch),
     page: (spec, request = {}) => pages.load({ spec, request }),
     eventRetentionDays: deps.eventRetentionDays,
+    files: new FilesService(deps.fileStore, principal.tenantId, deps.fileLimits ?? DEFAULT_FILE_LIMITS),
     now: () => new Date(),
     async commit(writes) {
       await deps.store.transact(writes);
@@ -128,9 +136,18 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
     inspirations: new InspirationRepository(scope, projects),
     activity,
     jobs,
+    files: scope.files,
     live: new Live(scope, deps.bus ?? fallbackBus(), deps.subscriptionBuffer ?? 1000, jobs, projects, activity),
   };
 }
+
+const DEFAULT_FILE_LIMITS: Config['files'] = {
+  uploadMaxBytes: 500 * 1024 * 1024,
+  uploadUrlTtlSeconds: 900,
+  downloadUrlTtlSeconds: 3600,
+  downloadUrlMaxTtlSeconds: 3600,
+  uploadExpiryHours: 24,
+};
 
 let inProcessBus: EventBus | undefined;
 /** Tools that build contexts without a server (scripts, tests of repositories) share one in-process bus. */

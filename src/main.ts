@@ -35,7 +35,9 @@ async function main(): Promise<void> {
       `Try it:           curl -s ${app.url} -H 'content-type: application/json' -H "authorization: Bearer <token>" -d '{"query":"{ viewer { tenantId roles } }"}'`,
     );
   }
-  if (app.embeddedDynamo) lines.push(`Data folder:      ${config.dataDir}`);
+  lines.splice(2, 0, `GraphQL (WS):    ${app.url.replace(/^http/, 'ws')}`);
+  if (app.embeddedS3Endpoint) lines.push(`Local S3:         ${app.embeddedS3Endpoint} (bucket ${config.s3.bucket})`);
+  if (app.embeddedDynamo || app.embeddedS3Endpoint) lines.push(`Data folder:      ${config.dataDir}`);
   lines.push('Stop with Ctrl-C.', '');
   say(lines.join('\n'));
 

@@ -3,11 +3,11 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { createPubSub } from '@graphql-yoga/subscription';
 import { buildSchemaSync } from 'type-graphql';
 import { ActivityResolver } from './activity/activity.resolver';
-import { AssetResolver } from './asset/asset.resolver';
+import { AssetResolver, AssetVersionResolver } from './asset/asset.resolver';
 import { authChecker } from './auth/auth-checker';
 import { BriefResolver } from './brief/brief.resolver';
 import { InspirationResolver } from './inspiration/inspiration.resolver';
-import { JobResolver } from './job/job.resolver';
+import { JobResolver, StepResolver } from './job/job.resolver';
 import { LogResolver } from './log/log.resolver';
 import { MilestoneResolver } from './milestone/milestone.resolver';
 import { ProjectResolver } from './project/project.resolver';
@@ -20,9 +20,11 @@ export const resolvers = [
   MilestoneResolver,
   LogResolver,
   AssetResolver,
+  AssetVersionResolver,
   InspirationResolver,
   ActivityResolver,
   JobResolver,
+  StepResolver,
 ] as const;
 
 let schema: GraphQLSchema | undefined;

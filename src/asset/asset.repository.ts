@@ -2,18 +2,36 @@ import { assertId, newId } from '../common/ids';
 import { create, mutate, remove, type Subject } from '../common/mutate';
 import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
-import { applyPatch, boundedJson, nonNegativeInt, optionalText } from '../common/validate';
-import { notFound } from '../errors';
-import type { Page, PageRequest, TxWrite } from '../infra/dynamo/store';
+import { applyPatch, boundedJson, nonNegativeInt, optionalText, requireText } from '../common/validate';
+import { AppError, ErrorCode, invalidTransition, notFound } from '../errors';
+import type { Item, Page, PageRequest, TxWrite } from '../infra/dynamo/store';
+import { logger } from '../logger';
 import { logKey } from '../log/log.keys';
 import { projectChildren } from '../project/project.keys';
 import type { ProjectRepository } from '../project/project.repository';
-import { assetKey } from './asset.keys';
-import { AssetStatus, type Asset, type CreateAssetInput, type UpdateAssetInput } from './asset.type';
+import { assetKey, assetObjectKey } from './asset.keys';
+import {
+  AssetStatus,
+  type Asset,
+  type AssetUpload,
+  type AssetVersion,
+  type CreateAssetInput,
+  type RequestAssetUploadInput,
+  type RequestAssetVersionInput,
+  type UpdateAssetInput,
+} from './asset.type';
+
+/** An asset keeps at most this many versions in its history. */
+export const MAX_ASSET_VERSIONS = 100;
+
+const uploadError = (reason: 'UPLOAD_MISSING' | 'UPLOAD_MISMATCH' | 'UPLOAD_EXPIRED', message: string) =>
+  new AppError(ErrorCode.BAD_USER_INPUT, message, { reason });
 
 /**
- * Assets of a project (metadata; the bytes live in S3). A log keeps the ids of its linked assets
- * (`assetIds`), updated in the same transaction as the asset, so `Log.assets` is one batched read.
+ * Assets of a project: metadata here, bytes in S3 under `tenants/<t>/projects/<p>/assets/<a>/v<n>/`.
+ * Every version keeps its own key; the asset shows the latest confirmed one. A log keeps the ids
+ * of its linked assets (`assetIds`), updated in the same transaction, so `Log.assets` is one
+ * batched read.
  */
 export class AssetRepository {
   constructor(
@@ -42,6 +60,10 @@ export class AssetRepository {
     };
   }
 
+  private nowSeconds(): number {
+    return Math.floor(this.scope.now().getTime() / 1000);
+  }
+
   async get(projectId: string, assetId: string): Promise<Asset | null> {
     return (await this.scope.items.load(this.subject(projectId, assetId).key)) as Asset | null;
   }
@@ -58,19 +80,32 @@ export class AssetRepository {
     return this.scope.page(projectChildren(this.scope.tenantId, projectId, 'ASSET'), page) as Promise<Page<Asset>>;
   }
 
+  /** The versions worth showing: confirmed ones, and pending uploads whose window is still open. */
+  versions(asset: Asset): AssetVersion[] {
+    const now = this.nowSeconds();
+    return (asset.versions ?? []).filter((v) => v.status === AssetStatus.READY || (v.uploadExpiresAt ?? Infinity) > now);
+  }
+
+  /** Registers an object that is already in S3 (its key validated) as a ready asset. */
   async create(projectId: string, input: CreateAssetInput): Promise<Asset> {
     const assetId = newId('asset');
     const { key } = this.subject(projectId, assetId);
+    const s3Key = validateS3Key(input.s3Key, this.scope.tenantId, 's3Key');
+    const now = this.scope.now().toISOString();
+    const size = nonNegativeInt(input.size, 'size') ?? undefined;
+    const contentType = optionalText(input.contentType, 'contentType', 200) ?? undefined;
     const item = {
       ...key,
       entityType: 'Asset',
       assetId,
       projectId,
       type: input.type,
-      s3Key: validateS3Key(input.s3Key, this.scope.tenantId, 's3Key'),
+      s3Key,
       status: AssetStatus.READY,
-      size: nonNegativeInt(input.size, 'size') ?? undefined,
-      contentType: optionalText(input.contentType, 'contentType', 200) ?? undefined,
+      size,
+      contentType,
+      latestVersion: 1,
+      versions: [{ version: 1, s3Key, size, contentType, status: AssetStatus.READY, createdAt: now, confirmedAt: now }],
       exif: boundedJson(input.exif, 'exif') ?? undefined,
       ocr: optionalText(input.ocr, 'ocr', 100_000) ?? undefined,
       alt: optionalText(input.alt, 'alt', 2000) ?? undefined,
@@ -78,12 +113,118 @@ export class AssetRepository {
     };
     const derived = [this.projects.activeProjectCheck(projectId)];
     if (item.linkedLogId) derived.push(this.linkWrite(projectId, item.linkedLogId, assetId, 'ADD'));
-    return (await create(
-      this.scope,
-      item,
-      { action: 'asset.created', entityType: 'Asset', entityId: assetId, projectId, data: { type: item.type, s3Key: item.s3Key } },
-      derived,
-    )) as Asset;
+    return (await create(this.scope, item, { action: 'asset.created', entityType: 'Asset', entityId: assetId, projectId, data: { type: item.type, s3Key } }, derived)) as Asset;
+  }
+
+  /**
+   * Starts an upload: the asset is created UPLOADING (it expires unless confirmed in time) and the
+   * caller gets a presigned PUT that binds the declared content type and size.
+   */
+  async requestUpload(projectId: string, input: RequestAssetUploadInput): Promise<AssetUpload> {
+    this.scope.files.checkUpload(input.size, input.contentType);
+    const fileName = requireText(input.fileName, 'fileName', 255);
+    const assetId = newId('asset');
+    const { key } = this.subject(projectId, assetId);
+    const s3Key = assetObjectKey(this.scope.tenantId, projectId, assetId, 1, fileName);
+    const now = this.scope.now().toISOString();
+    const uploadExpiresAt = this.nowSeconds() + this.scope.files.uploadExpiryHours * 3600;
+    const version = { version: 1, s3Key, fileName, size: input.size, contentType: input.contentType, status: AssetStatus.UPLOADING, createdAt: now, uploadExpiresAt };
+    const item = {
+      ...key,
+      entityType: 'Asset',
+      assetId,
+      projectId,
+      type: input.type,
+      s3Key,
+      status: AssetStatus.UPLOADING,
+      size: input.size,
+      contentType: input.contentType,
+      versions: [version],
+      alt: optionalText(input.alt, 'alt', 2000) ?? undefined,
+      linkedLogId: input.linkedLogId ?? undefined,
+      // A first upload never confirmed disappears with its item.
+      expiresAt: uploadExpiresAt,
+    };
+    const derived = [this.projects.activeProjectCheck(projectId)];
+    if (item.linkedLogId) derived.push(this.linkWrite(projectId, item.linkedLogId, assetId, 'ADD'));
+    const upload = await this.scope.files.uploadTarget(s3Key, input.contentType, input.size);
+    const asset = (await create(this.scope, item, { action: 'asset.upload_requested', entityType: 'Asset', entityId: assetId, projectId, data: { version: 1, s3Key } }, derived)) as Asset;
+    return { asset, version: 1, upload };
+  }
+
+  /** Starts the upload of the next version of a ready asset; an earlier unconfirmed one is dropped. */
+  async requestVersionUpload(projectId: string, assetId: string, input: RequestAssetVersionInput, expectedVersion?: number | null): Promise<AssetUpload> {
+    this.scope.files.checkUpload(input.size, input.contentType);
+    const fileName = requireText(input.fileName, 'fileName', 255);
+    let pending: AssetVersion | undefined;
+    const asset = (await mutate(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => {
+      if (current.status !== AssetStatus.READY) throw invalidTransition('Asset', assetId, current.status, 'uploading a new version');
+      const confirmed = (current.versions as AssetVersion[]).filter((v) => v.status === AssetStatus.READY);
+      if (confirmed.length >= MAX_ASSET_VERSIONS) throw new AppError(ErrorCode.BAD_USER_INPUT, `An asset keeps at most ${MAX_ASSET_VERSIONS} versions.`);
+      const number = Math.max(...confirmed.map((v) => v.version)) + 1;
+      const s3Key = assetObjectKey(this.scope.tenantId, projectId, assetId, number, fileName);
+      pending = {
+        version: number,
+        s3Key,
+        fileName,
+        size: input.size,
+        contentType: input.contentType,
+        status: AssetStatus.UPLOADING,
+        createdAt: this.scope.now().toISOString(),
+        uploadExpiresAt: this.nowSeconds() + this.scope.files.uploadExpiryHours * 3600,
+      };
+      return {
+        item: { ...current, versions: [...confirmed, pending] },
+        event: { action: 'asset.version_upload_requested', entityType: 'Asset', entityId: assetId, projectId, data: { version: number, s3Key } },
+      };
+    })) as Asset;
+    const upload = await this.scope.files.uploadTarget(pending!.s3Key, input.contentType, input.size);
+    return { asset, version: pending!.version, upload };
+  }
+
+  /**
+   * Confirms the pending upload: S3 must hold an object at its key with the declared size and
+   * content type. Then that version is READY and becomes the latest. Throws BAD_USER_INPUT with
+   * `reason` UPLOAD_MISSING, UPLOAD_MISMATCH or UPLOAD_EXPIRED otherwise, and nothing changes.
+   */
+  async confirmUpload(projectId: string, assetId: string): Promise<Asset> {
+    const subject = this.subject(projectId, assetId);
+    const read = await this.scope.store.get(subject.key);
+    if (!read) throw notFound('Asset', assetId);
+    const pending = (read.versions as AssetVersion[]).find((v) => v.status === AssetStatus.UPLOADING);
+    if (!pending) throw invalidTransition('Asset', assetId, 'ready', 'ready');
+    if ((pending.uploadExpiresAt ?? Infinity) <= this.nowSeconds()) {
+      throw uploadError('UPLOAD_EXPIRED', `The upload window of version ${pending.version} has closed; request a new upload.`);
+    }
+    const object = await this.scope.files.head(pending.s3Key);
+    if (!object) throw uploadError('UPLOAD_MISSING', `Nothing was uploaded to ${pending.s3Key} yet; PUT the file to the upload URL first.`);
+    const declaredType = pending.contentType?.toLowerCase();
+    if (object.size !== pending.size || object.contentType?.toLowerCase() !== declaredType) {
+      throw uploadError(
+        'UPLOAD_MISMATCH',
+        `The uploaded object is ${object.size} bytes of ${object.contentType ?? 'unknown type'}, but the upload declared ${pending.size} bytes of ${pending.contentType}.`,
+      );
+    }
+    // Written only if nothing changed since the read, so the version confirmed is the one checked.
+    return (await mutate(this.scope, subject, read.version, (current) => {
+      const now = this.scope.now().toISOString();
+      const versions = (current.versions as AssetVersion[]).map((v) =>
+        v.version === pending.version ? { ...v, status: AssetStatus.READY, confirmedAt: now, uploadExpiresAt: undefined } : v,
+      );
+      return {
+        item: {
+          ...current,
+          status: AssetStatus.READY,
+          versions,
+          latestVersion: pending.version,
+          s3Key: pending.s3Key,
+          size: pending.size,
+          contentType: pending.contentType,
+          expiresAt: undefined,
+        },
+        event: { action: 'asset.upload_confirmed', entityType: 'Asset', entityId: assetId, projectId, data: { version: pending.version, s3Key: pending.s3Key } },
+      };
+    })) as Asset;
   }
 
   async update(projectId: string, assetId: string, expectedVersion: number, input: UpdateAssetInput): Promise<Asset> {
@@ -107,10 +248,17 @@ export class AssetRepository {
     })) as Asset;
   }
 
+  /**
+   * Deletes the asset's items and then its objects in S3 (every version). An object that cannot
+   * be deleted is logged, never resurrected: its item is gone, so nothing points at it.
+   */
   async delete(projectId: string, assetId: string, expectedVersion?: number | null): Promise<Asset> {
-    return (await remove(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => ({
+    const deleted = (await remove(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => ({
       derived: current.linkedLogId ? [this.linkWrite(projectId, current.linkedLogId, assetId, 'DELETE')] : [],
       event: { action: 'asset.deleted', entityType: 'Asset', entityId: assetId, projectId, data: { s3Key: current.s3Key } },
-    }))) as Asset;
+    }))) as Item;
+    const keys = [...new Set([deleted.s3Key, ...((deleted.versions as AssetVersion[] | undefined) ?? []).map((v) => v.s3Key)])].filter(Boolean);
+    await this.scope.files.deleteMany(keys).catch((err) => logger.warn({ err, assetId, keys }, 'could not delete asset objects'));
+    return deleted as Asset;
   }
 }

@@ -2,7 +2,7 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Re
 import { Role } from '../auth/principal';
 import type { Context } from '../context';
 import { Log } from '../log/log.type';
-import { Asset, AssetConnection, AssetRef, AssetsArgs, CreateAssetInput, UpdateAssetInput } from './asset.type';
+import { Asset, AssetConnection, AssetRef, AssetsArgs, AssetUpload, AssetVersion, CreateAssetInput, RequestAssetUploadInput, RequestAssetVersionInput, UpdateAssetInput } from './asset.type';
 
 @Resolver(() => Asset)
 export class AssetResolver {
@@ -45,8 +45,49 @@ export class AssetResolver {
     return ctx.repos.assets.delete(projectId, assetId, expectedVersion);
   }
 
+  @Authorized(Role.EDITOR)
+  @Mutation(() => AssetUpload, { description: 'Starts an upload: creates the asset (UPLOADING) and returns a presigned PUT bound to the declared type and size.' })
+  requestAssetUpload(@Arg('projectId', () => ID) projectId: string, @Arg('input') input: RequestAssetUploadInput, @Ctx() ctx: Context) {
+    return ctx.repos.assets.requestUpload(projectId, input);
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => AssetUpload, { description: 'Starts the upload of the next version of a ready asset.' })
+  requestAssetVersionUpload(
+    @Args() { projectId, assetId }: AssetRef,
+    @Arg('input') input: RequestAssetVersionInput,
+    @Arg('expectedVersion', () => Int, { nullable: true }) expectedVersion: number | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.assets.requestVersionUpload(projectId, assetId, input, expectedVersion);
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Asset, { description: 'Checks the uploaded object (size and type) and makes that version READY and latest.' })
+  confirmAssetUpload(@Args() { projectId, assetId }: AssetRef, @Ctx() ctx: Context) {
+    return ctx.repos.assets.confirmUpload(projectId, assetId);
+  }
+
   @FieldResolver(() => Log, { nullable: true })
   linkedLog(@Root() asset: Asset, @Ctx() ctx: Context) {
     return asset.linkedLogId ? ctx.repos.logs.get(asset.projectId, asset.linkedLogId) : null;
+  }
+
+  @FieldResolver(() => [AssetVersion], { description: 'Every confirmed version, oldest first, and an upload still in progress.' })
+  versions(@Root() asset: Asset, @Ctx() ctx: Context) {
+    return ctx.repos.assets.versions(asset);
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the latest version, made now (default 1 hour); null while nothing is confirmed.' })
+  url(@Root() asset: Asset, @Arg('expiresIn', () => Int, { nullable: true, description: 'Seconds; at most the configured maximum.' }) expiresIn: number | null, @Ctx() ctx: Context) {
+    return asset.status === 'ready' ? ctx.repos.files.downloadUrl(asset.s3Key, expiresIn) : null;
+  }
+}
+
+@Resolver(() => AssetVersion)
+export class AssetVersionResolver {
+  @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of this version, made now; null until it is confirmed.' })
+  url(@Root() version: AssetVersion, @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null, @Ctx() ctx: Context) {
+    return version.status === 'ready' ? ctx.repos.files.downloadUrl(version.s3Key, expiresIn) : null;
   }
 }

@@ -1,7 +1,7 @@
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
-import { JSONObject } from '../common/scalars';
+import { DateTime, JSONObject } from '../common/scalars';
 
 export enum AssetType {
   IMAGE = 'image',
@@ -17,6 +17,36 @@ export enum AssetStatus {
 }
 registerEnumType(AssetStatus, { name: 'AssetStatus', description: 'uploading → ready' });
 
+@ObjectType({ description: 'One version of an asset’s file, under its own object key.' })
+export class AssetVersion {
+  @Field(() => Int)
+  version!: number;
+
+  @Field()
+  s3Key!: string;
+
+  @Field(() => String, { nullable: true })
+  fileName?: string;
+
+  @Field(() => Int, { nullable: true })
+  size?: number;
+
+  @Field(() => String, { nullable: true })
+  contentType?: string;
+
+  @Field(() => AssetStatus)
+  status!: AssetStatus;
+
+  @Field(() => DateTime)
+  createdAt!: string;
+
+  @Field(() => DateTime, { nullable: true })
+  confirmedAt?: string;
+
+  /** Epoch seconds after which an unconfirmed upload of this version is void. */
+  uploadExpiresAt?: number;
+}
+
 @ObjectType({ description: 'A file of a project in S3. Only its object key is stored, never a URL.' })
 export class Asset extends Versioned {
   @Field(() => ID)
@@ -28,8 +58,14 @@ export class Asset extends Versioned {
   @Field(() => AssetType)
   type!: AssetType;
 
-  @Field({ description: 'The S3 object key, under tenants/<tenantId>/.' })
+  @Field({ description: 'The object key of the latest version (the one being uploaded while status is UPLOADING), under tenants/<tenantId>/.' })
   s3Key!: string;
+
+  @Field(() => Int, { nullable: true, description: 'The latest confirmed version; null until the first upload is confirmed.' })
+  latestVersion?: number | null;
+
+  /** Every version, oldest first (pending uploads included). */
+  versions?: AssetVersion[];
 
   @Field(() => AssetStatus)
   status!: AssetStatus;
@@ -112,4 +148,73 @@ export class AssetRef {
 export class AssetsArgs extends PageArgs {
   @Field(() => ID)
   projectId!: string;
+}
+
+@InputType()
+export class RequestAssetUploadInput {
+  @Field(() => AssetType)
+  type!: AssetType;
+
+  @Field({ description: 'The original file name; the object key uses a sanitized copy.' })
+  fileName!: string;
+
+  @Field({ description: 'The content type the upload will send, e.g. image/png. It is signed into the URL.' })
+  contentType!: string;
+
+  @Field(() => Int, { description: 'The exact size in bytes. It is signed into the URL and checked on confirm.' })
+  size!: number;
+
+  @Field(() => ID, { nullable: true })
+  linkedLogId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  alt?: string | null;
+}
+
+@InputType()
+export class RequestAssetVersionInput {
+  @Field()
+  fileName!: string;
+
+  @Field()
+  contentType!: string;
+
+  @Field(() => Int)
+  size!: number;
+}
+
+@ObjectType()
+export class HttpHeader {
+  @Field()
+  name!: string;
+
+  @Field()
+  value!: string;
+}
+
+@ObjectType({ description: 'Where and how to upload: send exactly these headers, before expiresAt.' })
+export class UploadTarget {
+  @Field()
+  url!: string;
+
+  @Field()
+  method!: string;
+
+  @Field(() => [HttpHeader])
+  headers!: HttpHeader[];
+
+  @Field(() => DateTime)
+  expiresAt!: string;
+}
+
+@ObjectType()
+export class AssetUpload {
+  @Field(() => Asset)
+  asset!: Asset;
+
+  @Field(() => Int, { description: 'The version being uploaded.' })
+  version!: number;
+
+  @Field(() => UploadTarget)
+  upload!: UploadTarget;
 }

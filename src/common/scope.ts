@@ -1,5 +1,6 @@
 import type DataLoader from 'dataloader';
 import type { Item, Page, PageRequest, QuerySpec, Store, TxWrite } from '../infra/dynamo/store';
+import type { FilesService } from '../files/files.service';
 import type { Key } from './keys';
 
 /**
@@ -18,6 +19,8 @@ export interface Scope {
    */
   page(spec: QuerySpec, request?: PageRequest): Promise<Page<Item>>;
   eventRetentionDays: number;
+  /** S3 for this caller (upload targets, download URLs), confined to the tenant's prefix. */
+  files: FilesService;
   /**
    * Writes `writes` in one transaction (see Store.transact) and then publishes the events among
    * them. A publish that fails after the commit is left to the outbox sweeper.

@@ -1,4 +1,4 @@
-import { Arg, Args, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import type { Context } from '../context';
 import { CreateInspirationInput, Inspiration, InspirationConnection, InspirationsArgs, UpdateInspirationInput } from './inspiration.type';
@@ -42,5 +42,10 @@ export class InspirationResolver {
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.inspirations.delete(inspirationId, expectedVersion);
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the file, made now (default 1 hour); null for text.' })
+  url(@Root() inspiration: Inspiration, @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null, @Ctx() ctx: Context) {
+    return inspiration.s3Key ? ctx.repos.files.downloadUrl(inspiration.s3Key, expiresIn) : null;
   }
 }

@@ -6,6 +6,14 @@ import { JSONObject } from '../common/scalars';
 import type { Context } from '../context';
 import { CreateJobInput, Job, JobConnection, JobEvent, JobsByStatusArgs, ProjectJobsArgs, Step, StepConnection, StepRef } from './job.type';
 
+@Resolver(() => Step)
+export class StepResolver {
+  @FieldResolver(() => [String], { description: 'Presigned GETs of the artifacts, in order, made now (default 1 hour).' })
+  artifactUrls(@Root() step: Step, @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null, @Ctx() ctx: Context) {
+    return Promise.all(step.artifacts.map((key) => ctx.repos.files.downloadUrl(key, expiresIn)));
+  }
+}
+
 @Resolver(() => Job)
 export class JobResolver {
   @Authorized()

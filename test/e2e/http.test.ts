@@ -130,7 +130,8 @@ describe('in production mode', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { NODE_ENV: 'production' } });
+    // Production refuses the embedded S3; these tests touch no file, so a bucket that is never reached will do.
+    server = await startTestServer({ env: { NODE_ENV: 'production', S3_BUCKET: 'unused', S3_ENDPOINT: 'http://127.0.0.1:9' } });
   });
   afterAll(() => server.stop());
 

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { print } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { startApp, type App } from '../../src/app';
@@ -32,8 +35,11 @@ export interface TestServer {
  * Local and a new table. The test that starts it stops it.
  */
 export async function startTestServer(options: { env?: Record<string, string>; batchLoads?: boolean; failPublish?: (event: Record<string, any>) => boolean } = {}): Promise<TestServer> {
+  // The embedded S3 keeps its files here; the folder goes when the server stops.
+  const dataDir = mkdtempSync(join(tmpdir(), 'artissist-test-'));
   const config = loadConfig({
     NODE_ENV: 'test',
+    DATA_DIR: dataDir,
     PORT: '0',
     HOST: '127.0.0.1',
     DYNAMODB_ENDPOINT: testEndpoint(),
@@ -71,7 +77,10 @@ export async function startTestServer(options: { env?: Record<string, string>; b
       return (await raw({ query: print(document), variables }, token)).body as GraphQLResult<any>;
     },
     raw,
-    stop: () => app.stop(),
+    async stop() {
+      await app.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 
