@@ -24,9 +24,6 @@ import {
 /** An asset keeps at most this many versions in its history. */
 export const MAX_ASSET_VERSIONS = 100;
 
-const uploadError = (reason: 'UPLOAD_MISSING' | 'UPLOAD_MISMATCH' | 'UPLOAD_EXPIRED', message: string) =>
-  new AppError(ErrorCode.BAD_USER_INPUT, message, { reason });
-
 /**
  * Assets of a project: metadata here, bytes in S3 under `tenants/<t>/projects/<p>/assets/<a>/v<n>/`.
  * Every version keeps its own key; the asset shows the latest confirmed one. A log keeps the ids
@@ -127,7 +124,7 @@ export class AssetRepository {
     const { key } = this.subject(projectId, assetId);
     const s3Key = assetObjectKey(this.scope.tenantId, projectId, assetId, 1, fileName);
     const now = this.scope.now().toISOString();
-    const uploadExpiresAt = this.nowSeconds() + this.scope.files.uploadExpiryHours * 3600;
+    const uploadExpiresAt = this.scope.files.uploadDeadline();
     const version = { version: 1, s3Key, fileName, size: input.size, contentType: input.contentType, status: AssetStatus.UPLOADING, createdAt: now, uploadExpiresAt };
     const item = {
       ...key,
@@ -171,7 +168,7 @@ export class AssetRepository {
         contentType: input.contentType,
         status: AssetStatus.UPLOADING,
         createdAt: this.scope.now().toISOString(),
-        uploadExpiresAt: this.nowSeconds() + this.scope.files.uploadExpiryHours * 3600,
+        uploadExpiresAt: this.scope.files.uploadDeadline(),
       };
       return {
         item: { ...current, versions: [...confirmed, pending] },
@@ -193,18 +190,7 @@ export class AssetRepository {
     if (!read) throw notFound('Asset', assetId);
     const pending = (read.versions as AssetVersion[]).find((v) => v.status === AssetStatus.UPLOADING);
     if (!pending) throw invalidTransition('Asset', assetId, 'ready', 'ready');
-    if ((pending.uploadExpiresAt ?? Infinity) <= this.nowSeconds()) {
-      throw uploadError('UPLOAD_EXPIRED', `The upload window of version ${pending.version} has closed; request a new upload.`);
-    }
-    const object = await this.scope.files.head(pending.s3Key);
-    if (!object) throw uploadError('UPLOAD_MISSING', `Nothing was uploaded to ${pending.s3Key} yet; PUT the file to the upload URL first.`);
-    const declaredType = pending.contentType?.toLowerCase();
-    if (object.size !== pending.size || object.contentType?.toLowerCase() !== declaredType) {
-      throw uploadError(
-        'UPLOAD_MISMATCH',
-        `The uploaded object is ${object.size} bytes of ${object.contentType ?? 'unknown type'}, but the upload declared ${pending.size} bytes of ${pending.contentType}.`,
-      );
-    }
+    await this.scope.files.verifyUpload(pending.s3Key, pending);
     // Written only if nothing changed since the read, so the version confirmed is the one checked.
     return (await mutate(this.scope, subject, read.version, (current) => {
       const now = this.scope.now().toISOString();

@@ -87,7 +87,6 @@ export class Asset extends Versioned {
 
   @Field(() => ID, { nullable: true })
   linkedLogId?: string;
-
 }
 
 @ObjectType()

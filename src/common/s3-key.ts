@@ -51,3 +51,19 @@ export function validateS3Key(key: string, tenantId: string, field: string): str
   }
   return key;
 }
+
+/**
+ * Makes a file name safe as the last segment of an object key: the base name only, accents
+ * dropped, anything but letters, digits, `.`, `_` and `-` replaced, at most 100 characters.
+ */
+export function sanitizeFileName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  const safe = base
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^[.-]+/, '')
+    .slice(-100);
+  return safe.replace(/\.{2,}/g, '.') || 'file';
+}

@@ -3,6 +3,9 @@ import type { Config } from '../config';
 import { AppError, badInput, ErrorCode } from '../errors';
 import type { FileStore, UploadTarget } from '../infra/s3/files';
 
+const uploadError = (reason: 'UPLOAD_MISSING' | 'UPLOAD_MISMATCH' | 'UPLOAD_EXPIRED', message: string) =>
+  new AppError(ErrorCode.BAD_USER_INPUT, message, { reason });
+
 /**
  * S3 for one caller: upload targets and download URLs for keys under the caller's tenant prefix
  * only, so even a key that slipped into an item could never be signed for another tenant.
@@ -22,10 +25,6 @@ export class FilesService {
   private own(key: string): string {
     if (!key.startsWith(tenantS3Prefix(this.tenantId))) throw new AppError(ErrorCode.INTERNAL, 'Refusing to sign a key outside the tenant prefix.');
     return key;
-  }
-
-  get uploadExpiryHours(): number {
-    return this.limits.uploadExpiryHours;
   }
 
   /** Checks a declared upload: size within the limit, a `type/subtype` content type. */
@@ -54,8 +53,28 @@ export class FilesService {
     return this.files().presignDownload(this.own(key), seconds);
   }
 
-  async head(key: string) {
-    return this.files().head(this.own(key));
+  /**
+   * Checks that what was uploaded to `key` is what was declared: it must exist, have the declared
+   * size and content type, and the upload window must still be open. Throws BAD_USER_INPUT with
+   * `reason` UPLOAD_EXPIRED, UPLOAD_MISSING or UPLOAD_MISMATCH otherwise.
+   */
+  async verifyUpload(key: string, declared: { size?: number; contentType?: string; uploadExpiresAt?: number }): Promise<void> {
+    if ((declared.uploadExpiresAt ?? Infinity) <= Math.floor(Date.now() / 1000)) {
+      throw uploadError('UPLOAD_EXPIRED', 'The upload window has closed; request a new upload.');
+    }
+    const object = await this.files().head(this.own(key));
+    if (!object) throw uploadError('UPLOAD_MISSING', `Nothing was uploaded to ${key} yet; PUT the file to the upload URL first.`);
+    if (object.size !== declared.size || object.contentType?.toLowerCase() !== declared.contentType?.toLowerCase()) {
+      throw uploadError(
+        'UPLOAD_MISMATCH',
+        `The uploaded object is ${object.size} bytes of ${object.contentType ?? 'unknown type'}, but the upload declared ${declared.size} bytes of ${declared.contentType}.`,
+      );
+    }
+  }
+
+  /** Epoch seconds at which an upload requested now stops being confirmable. */
+  uploadDeadline(): number {
+    return Math.floor(Date.now() / 1000) + this.limits.uploadExpiryHours * 3600;
   }
 
   async deleteMany(keys: string[]) {

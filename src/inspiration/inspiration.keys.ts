@@ -1,4 +1,5 @@
 import { normalizeText, tenantPk, type Key } from '../common/keys';
+import { sanitizeFileName } from '../common/s3-key';
 import type { QuerySpec } from '../infra/dynamo/store';
 
 export const inspirationKey = (tenantId: string, inspirationId: string): Key => ({
@@ -21,3 +22,7 @@ export const inspirationsByTag = (tenantId: string, tag: string): QuerySpec => (
   skPrefix: tagPrefix(tag),
   descending: true,
 });
+
+/** Where an inspiration's file is stored: `tenants/<t>/inspiration/<i>/<name>`. */
+export const inspirationObjectKey = (tenantId: string, inspirationId: string, fileName: string) =>
+  `tenants/${tenantId}/inspiration/${inspirationId}/${sanitizeFileName(fileName)}`;

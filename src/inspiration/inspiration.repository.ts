@@ -4,10 +4,14 @@ import { create, mutate, remove, type Subject } from '../common/mutate';
 import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
 import { applyPatch, maxItems, optionalText, requireText } from '../common/validate';
+import { notFound } from '../errors';
+import { logger } from '../logger';
 import type { Item, Page, PageRequest, TxWrite } from '../infra/dynamo/store';
 import type { ProjectRepository } from '../project/project.repository';
-import { allInspirations, inspirationKey, inspirationsByTag, inspirationTagKey } from './inspiration.keys';
-import type { CreateInspirationInput, Inspiration, UpdateInspirationInput } from './inspiration.type';
+import { AssetStatus } from '../asset/asset.type';
+import { invalidTransition } from '../errors';
+import { allInspirations, inspirationKey, inspirationObjectKey, inspirationsByTag, inspirationTagKey } from './inspiration.keys';
+import type { CreateInspirationInput, Inspiration, InspirationUpload, RequestInspirationUploadInput, UpdateInspirationInput } from './inspiration.type';
 
 function cleanTags(tags: string[] | null | undefined): string[] | undefined {
   const list = maxItems(tags, 'tags', 30)?.map((t) => normalizeText(requireText(t, 'tags', 100)));
@@ -74,6 +78,55 @@ export class InspirationRepository {
     )) as Inspiration;
   }
 
+  /**
+   * Creates an inspiration whose file is uploaded with the returned presigned PUT (type and size
+   * bound). Its `url` stays null until `confirmUpload` has checked the object.
+   */
+  async requestUpload(input: RequestInspirationUploadInput): Promise<InspirationUpload> {
+    this.scope.files.checkUpload(input.size, input.contentType);
+    const inspirationId = newId('insp');
+    const s3Key = inspirationObjectKey(this.scope.tenantId, inspirationId, requireText(input.fileName, 'fileName', 255));
+    const tags = cleanTags(input.tags) ?? [];
+    const linkedProjectId = input.linkedProjectId ? assertId(input.linkedProjectId, 'proj', 'linkedProjectId') : undefined;
+    const item = {
+      ...this.subject(inspirationId).key,
+      entityType: 'Inspiration',
+      inspirationId,
+      type: input.type,
+      text: optionalText(input.text, 'text', 20_000) ?? undefined,
+      s3Key,
+      fileStatus: AssetStatus.UPLOADING,
+      size: input.size,
+      contentType: input.contentType,
+      uploadExpiresAt: this.scope.files.uploadDeadline(),
+      tags,
+      linkedProjectId,
+    };
+    const derived = this.tagWrites([], tags, inspirationId);
+    if (linkedProjectId) derived.push(this.projects.activeProjectCheck(linkedProjectId));
+    const upload = await this.scope.files.uploadTarget(s3Key, input.contentType, input.size);
+    const inspiration = (await create(
+      this.scope,
+      item,
+      { action: 'inspiration.upload_requested', entityType: 'Inspiration', entityId: inspirationId, projectId: linkedProjectId, data: { s3Key } },
+      derived,
+    )) as Inspiration;
+    return { inspiration, upload };
+  }
+
+  /** Checks the uploaded object (see FilesService.verifyUpload) and marks the file READY. */
+  async confirmUpload(inspirationId: string): Promise<Inspiration> {
+    const subject = this.subject(inspirationId);
+    const read = await this.scope.store.get(subject.key);
+    if (!read) throw notFound('Inspiration', inspirationId);
+    if (read.fileStatus !== AssetStatus.UPLOADING) throw invalidTransition('Inspiration', inspirationId, read.fileStatus ?? 'no file', AssetStatus.READY);
+    await this.scope.files.verifyUpload(read.s3Key, read);
+    return (await mutate(this.scope, subject, read.version, (current) => ({
+      item: { ...current, fileStatus: AssetStatus.READY, uploadExpiresAt: undefined },
+      event: { action: 'inspiration.upload_confirmed', entityType: 'Inspiration', entityId: inspirationId, projectId: current.linkedProjectId, data: { s3Key: current.s3Key } },
+    }))) as Inspiration;
+  }
+
   async update(inspirationId: string, expectedVersion: number, input: UpdateInspirationInput): Promise<Inspiration> {
     const patch = {
       text: optionalText(input.text, 'text', 20_000),
@@ -99,10 +152,20 @@ export class InspirationRepository {
     })) as Inspiration;
   }
 
+  /**
+   * Deletes the inspiration and its tag items, and then the file it uploaded (under its own
+   * `tenants/<t>/inspiration/<id>/` prefix); a key it merely referenced belongs to something else
+   * and is left alone.
+   */
   async delete(inspirationId: string, expectedVersion?: number | null): Promise<Inspiration> {
-    return (await remove(this.scope, this.subject(inspirationId), expectedVersion, (current) => ({
+    const deleted = (await remove(this.scope, this.subject(inspirationId), expectedVersion, (current) => ({
       derived: this.tagWrites(current.tags ?? [], [], inspirationId),
       event: { action: 'inspiration.deleted', entityType: 'Inspiration', entityId: inspirationId, projectId: current.linkedProjectId },
     }))) as Inspiration;
+    if (deleted.s3Key?.startsWith(inspirationObjectKey(this.scope.tenantId, inspirationId, 'x').slice(0, -1))) {
+      await this.scope.files.deleteMany([deleted.s3Key]).catch((err) => logger.warn({ err, inspirationId }, 'could not delete the inspiration file'));
+    }
+    return deleted;
   }
+
 }

@@ -1,7 +1,7 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import type { Context } from '../context';
-import { CreateInspirationInput, Inspiration, InspirationConnection, InspirationsArgs, UpdateInspirationInput } from './inspiration.type';
+import { CreateInspirationInput, Inspiration, InspirationConnection, InspirationsArgs, InspirationUpload, RequestInspirationUploadInput, UpdateInspirationInput } from './inspiration.type';
 
 @Resolver(() => Inspiration)
 export class InspirationResolver {
@@ -44,8 +44,20 @@ export class InspirationResolver {
     return ctx.repos.inspirations.delete(inspirationId, expectedVersion);
   }
 
-  @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the file, made now (default 1 hour); null for text.' })
+  @Authorized(Role.EDITOR)
+  @Mutation(() => InspirationUpload, { description: 'Creates an inspiration with a file to upload: returns a presigned PUT bound to the declared type and size.' })
+  requestInspirationUpload(@Arg('input') input: RequestInspirationUploadInput, @Ctx() ctx: Context) {
+    return ctx.repos.inspirations.requestUpload(input);
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Inspiration, { description: 'Checks the uploaded object (size and type) and makes the file READY.' })
+  confirmInspirationUpload(@Arg('inspirationId', () => ID) inspirationId: string, @Ctx() ctx: Context) {
+    return ctx.repos.inspirations.confirmUpload(inspirationId);
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the file, made now (default 1 hour); null for text or an unconfirmed upload.' })
   url(@Root() inspiration: Inspiration, @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null, @Ctx() ctx: Context) {
-    return inspiration.s3Key ? ctx.repos.files.downloadUrl(inspiration.s3Key, expiresIn) : null;
+    return inspiration.s3Key && inspiration.fileStatus !== 'uploading' ? ctx.repos.files.downloadUrl(inspiration.s3Key, expiresIn) : null;
   }
 }

@@ -1,4 +1,5 @@
-import { ArgsType, Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { AssetStatus, UploadTarget } from '../asset/asset.type';
 import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
 
@@ -30,6 +31,17 @@ export class Inspiration extends Versioned {
   @Field(() => ID, { nullable: true })
   linkedProjectId?: string;
 
+  @Field(() => AssetStatus, { nullable: true, description: 'For an uploaded file: UPLOADING until confirmed, then READY.' })
+  fileStatus?: AssetStatus;
+
+  @Field(() => Int, { nullable: true })
+  size?: number;
+
+  @Field(() => String, { nullable: true })
+  contentType?: string;
+
+  /** Epoch seconds after which an unconfirmed upload can no longer be confirmed. */
+  uploadExpiresAt?: number;
 }
 
 @ObjectType()
@@ -72,4 +84,37 @@ export class UpdateInspirationInput {
 export class InspirationsArgs extends PageArgs {
   @Field(() => String, { nullable: true, description: 'Only inspiration with this tag (case-insensitive).' })
   tag?: string | null;
+}
+
+@InputType()
+export class RequestInspirationUploadInput {
+  @Field(() => InspirationType)
+  type!: InspirationType;
+
+  @Field()
+  fileName!: string;
+
+  @Field()
+  contentType!: string;
+
+  @Field(() => Int)
+  size!: number;
+
+  @Field(() => String, { nullable: true })
+  text?: string | null;
+
+  @Field(() => [String], { nullable: true })
+  tags?: string[] | null;
+
+  @Field(() => ID, { nullable: true })
+  linkedProjectId?: string | null;
+}
+
+@ObjectType()
+export class InspirationUpload {
+  @Field(() => Inspiration)
+  inspiration!: Inspiration;
+
+  @Field(() => UploadTarget)
+  upload!: UploadTarget;
 }

@@ -29,7 +29,6 @@ export class Milestone extends Versioned {
 
   @Field(() => MilestoneStatus)
   status!: MilestoneStatus;
-
 }
 
 @ObjectType()

@@ -19,7 +19,6 @@ export class Tenant extends Versioned {
 
   @Field(() => Plan)
   plan!: Plan;
-
 }
 
 @ObjectType({ description: 'The caller, as the verified token says.' })

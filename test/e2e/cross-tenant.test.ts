@@ -89,6 +89,8 @@ const cases: Record<string, Case> = {
   confirmAssetUpload: (i) => ({ query: `mutation { confirmAssetUpload(projectId: "${i.projectId}", assetId: "${i.assetId}") { s3Key url } }` }),
   deleteAsset: (i) => ({ query: `mutation { deleteAsset(projectId: "${i.projectId}", assetId: "${i.assetId}") { s3Key } }` }),
   createInspiration: (i) => ({ query: `mutation { createInspiration(input: { type: TEXT, text: "x", linkedProjectId: "${i.projectId}" }) { inspirationId } }` }),
+  requestInspirationUpload: (i) => ({ query: `mutation { requestInspirationUpload(input: { type: IMAGE, fileName: "x.png", contentType: "image/png", size: 3, linkedProjectId: "${i.projectId}" }) { inspiration { inspirationId } } }` }),
+  confirmInspirationUpload: (i) => ({ query: `mutation { confirmInspirationUpload(inspirationId: "${i.inspirationId}") { text url } }` }),
   updateInspiration: (i) => ({ query: `mutation { updateInspiration(inspirationId: "${i.inspirationId}", expectedVersion: 1, input: { text: "x" }) { text } }` }),
   deleteInspiration: (i) => ({ query: `mutation { deleteInspiration(inspirationId: "${i.inspirationId}") { text } }` }),
 };

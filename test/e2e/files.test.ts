@@ -1,6 +1,10 @@
 import {
   AssetFilesDocument,
   ConfirmAssetUploadDocument,
+  ConfirmInspirationUploadDocument,
+  DeleteInspirationDocument,
+  GetInspirationDocument,
+  RequestInspirationUploadDocument,
   CreateInspirationDocument,
   CreateProjectDocument,
   DeleteAssetDocument,
@@ -132,6 +136,23 @@ describe('files in S3 (embedded s3rver)', () => {
     expect(dataOf(await server.request(AssetFilesDocument, ref, other)).asset).toBeNull();
     expect(codeOf(await server.request(ConfirmAssetUploadDocument, ref, other))).toBe('NOT_FOUND');
     expect(codeOf(await server.request(CreateInspirationDocument, { input: { type: 'IMAGE', s3Key: started.asset.s3Key } }, other))).toBe('BAD_USER_INPUT');
+  });
+
+  it('uploads an inspiration file the same way, and deletes it with the inspiration', async () => {
+    const body = Buffer.from('a mood board');
+    const started = dataOf(
+      await server.request(RequestInspirationUploadDocument, { input: { type: 'IMAGE', fileName: 'mood board.jpg', contentType: 'image/jpeg', size: body.length, tags: ['mood'] } }, token),
+    ).requestInspirationUpload;
+    const id = started.inspiration.inspirationId;
+    expect(started.inspiration).toMatchObject({ fileStatus: 'UPLOADING', s3Key: `tenants/files/inspiration/${id}/mood-board.jpg` });
+    expect(codeOf(await server.request(ConfirmInspirationUploadDocument, { inspirationId: id }, token))).toBe('BAD_USER_INPUT');
+    await put(started.upload, body);
+    const confirmed = dataOf(await server.request(ConfirmInspirationUploadDocument, { inspirationId: id }, token)).confirmInspirationUpload;
+    expect(confirmed.fileStatus).toBe('READY');
+    expect(Buffer.from(await (await fetch(confirmed.url!)).arrayBuffer())).toEqual(body);
+    await server.request(DeleteInspirationDocument, { inspirationId: id }, token);
+    expect(dataOf(await server.request(GetInspirationDocument, { inspirationId: id }, token)).inspiration).toBeNull();
+    expect((await fetch(confirmed.url!)).status).toBe(404);
   });
 
   it('lets an unconfirmed upload expire', async () => {
