@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
-import { TokenVerifier } from './auth/jwt';
+import { signDevToken, TokenVerifier } from './auth/jwt';
+import { Role } from './auth/principal';
+import type { GraphiQLHints } from './http/graphiql';
 import type { Config } from './config';
 import { CursorCodec } from './infra/cursor';
 import { createDynamo, type CallCounter } from './infra/dynamo/client';
@@ -16,6 +18,9 @@ import { FileStore } from './infra/s3/files';
 import { logger } from './logger';
 import { buildAppSchema } from './schema';
 
+/** The tenant of the development token and of the demo data. */
+export const DEV_TENANT = 'demo';
+
 export interface App {
   url: string;
   /** The DynamoDB endpoint in use (the embedded one when it was started). */
@@ -29,6 +34,10 @@ export interface App {
   store: Store;
   outbox: Outbox;
   bus: EventBus;
+  /** A development token (tenant `demo`, role editor, 30 days); undefined in production or with JWKS. */
+  devToken?: string;
+  /** Lets the demo tell GraphiQL which project and job to show in its example tabs. */
+  setGraphiQLHints(hints: () => Omit<GraphiQLHints, 'token'>): void;
   /** Stops the HTTP server, then DynamoDB Local if it was started here. */
   stop(): Promise<void>;
 }
@@ -80,8 +89,14 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     }
     const bus = createEventBus({ redisUrl: config.redisUrl });
     const outbox = new Outbox(store, bus, { ...config.outbox, failPublish: options.failPublish });
+    const devToken =
+      config.env !== 'production' && config.auth.secret
+        ? await signDevToken(config.auth.secret, { sub: 'dev-user', tenantId: DEV_TENANT, roles: [Role.EDITOR] })
+        : undefined;
+    let exampleIds: () => Omit<GraphiQLHints, 'token'> = () => ({});
     const deps = {
       config,
+      graphiqlHints: () => ({ token: devToken, ...exampleIds() }),
       schema: buildAppSchema(),
       verifier: new TokenVerifier(config.auth),
       store,
@@ -109,6 +124,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       store,
       outbox,
       bus,
+      devToken,
+      setGraphiQLHints(hints) {
+        exampleIds = hints;
+      },
       async stop() {
         await ws.close();
         await http.stop();

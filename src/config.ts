@@ -29,6 +29,8 @@ export interface Config {
   };
   cursorSecret: string;
   introspection: boolean;
+  /** Serve GraphiQL at GET /graphql for browsers. */
+  graphiql: boolean;
   eventRetentionDays: number;
   corsOrigins: string[] | true;
   s3: {
@@ -160,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     cursorSecret,
     introspection: bool(env, 'INTROSPECTION', !production),
+    graphiql: bool(env, 'GRAPHIQL', !production),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30),
     corsOrigins: cors ? (cors === '*' ? true : cors.split(',').map((s) => s.trim())) : [],
     s3: {

@@ -3,6 +3,7 @@ import { ActivityRepository } from './activity/activity.repository';
 import { AssetRepository } from './asset/asset.repository';
 import type { Principal } from './auth/principal';
 import { BriefRepository } from './brief/brief.repository';
+import { newId, type IdPrefix } from './common/ids';
 import type { Key } from './common/keys';
 import type { Scope } from './common/scope';
 import type { Config } from './config';
@@ -51,6 +52,8 @@ export interface ContextDeps {
   /** The bucket; without one, file operations fail with INTERNAL. */
   fileStore?: FileStore;
   fileLimits?: Config['files'];
+  /** Id maker for new entities (see Scope.newId); random ULIDs when omitted. */
+  newId?: (prefix: IdPrefix) => string;
 }
 
 /**
@@ -108,17 +111,23 @@ export class Context {
 function createRepositories(deps: ContextDeps, principal: Principal): Repositories {
   const batch = deps.batchLoads ?? true;
   const pages = createPageLoader(deps.store, principal.tenantId, batch);
+  const items = createItemLoader(deps.store, batch);
   const scope: Scope = {
     tenantId: principal.tenantId,
     actor: principal.userId,
     store: deps.store,
-    items: createItemLoader(deps.store, batch),
+    items,
     page: (spec, request = {}) => pages.load({ spec, request }),
     eventRetentionDays: deps.eventRetentionDays,
+    newId: deps.newId ?? newId,
     files: new FilesService(deps.fileStore, principal.tenantId, deps.fileLimits ?? DEFAULT_FILE_LIMITS),
     now: () => new Date(),
     async commit(writes) {
       await deps.store.transact(writes);
+      // A write can change any item or list this request has read (derived items too), so its
+      // cached reads are dropped; the writer primes what it wrote afterwards.
+      items.clearAll();
+      pages.clearAll();
       const events = writes.flatMap((w) => (w.Put?.Item?.entityType === 'Event' ? [w.Put.Item] : []));
       deps.outbox?.afterCommit(events);
     },

@@ -1,11 +1,9 @@
 import 'reflect-metadata';
-import { startApp, type App } from './app';
-import { signDevToken } from './auth/jwt';
-import { Role } from './auth/principal';
+import { DEV_TENANT, startApp, type App } from './app';
 import { loadConfig } from './config';
+import { startDemo, type Demo } from './demo/demo';
 import { JavaMissingError } from './infra/dynamo/embedded';
 
-const DEV_TENANT = 'demo';
 
 // The SDK warns that its 2027 releases will need Node 22. We support Node 20 today (see README),
 // so that notice would only bury the start-up block a newcomer needs to read.
@@ -13,6 +11,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  const demoMode = process.argv.includes('--demo');
   const say = (message: string) => process.stdout.write(`${message}\n`);
   let app: App;
   try {
@@ -25,19 +24,33 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  const lines = ['', `GraphQL (HTTP):  ${app.url}`];
-  if (config.auth.secret && config.env !== 'production') {
-    const token = await signDevToken(config.auth.secret, { sub: 'dev-user', tenantId: DEV_TENANT, roles: [Role.EDITOR] });
+  let demo: Demo | undefined;
+  if (demoMode) {
+    say('Loading the demo tenant "demo" …');
+    try {
+      demo = await startDemo(app, config);
+      say('Demo loaded; the pipeline simulator advances its jobs every second.');
+    } catch (error) {
+      say(`\nCannot load the demo: ${(error as Error).message}`);
+      await app.stop();
+      process.exit(1);
+    }
+  }
+
+  const lines = ['', `GraphQL (HTTP):   ${app.url}`];
+  if (config.graphiql) lines.push(`GraphiQL:         open ${app.url} in a browser`);
+  if (app.devToken) {
     lines.push(
       `Development token (tenant "${DEV_TENANT}", role editor, 30 days):`,
-      `  ${token}`,
+      `  ${app.devToken}`,
       `More tokens:      npm run token -- --tenant <id> --roles editor,worker`,
       `Try it:           curl -s ${app.url} -H 'content-type: application/json' -H "authorization: Bearer <token>" -d '{"query":"{ viewer { tenantId roles } }"}'`,
     );
   }
-  lines.splice(2, 0, `GraphQL (WS):    ${app.url.replace(/^http/, 'ws')}`);
+  lines.splice(2, 0, `GraphQL (WS):     ${app.url.replace(/^http/, 'ws')}`);
   if (app.embeddedS3Endpoint) lines.push(`Local S3:         ${app.embeddedS3Endpoint} (bucket ${config.s3.bucket})`);
   if (app.embeddedDynamo || app.embeddedS3Endpoint) lines.push(`Data folder:      ${config.dataDir}`);
+  lines.push(demo ? 'Demo:             loaded; GraphiQL opens on its data and a job the simulator is driving' : 'Demo data:        npm run demo  (loads a demo tenant and drives its jobs live)');
   lines.push('Stop with Ctrl-C.', '');
   say(lines.join('\n'));
 
@@ -48,6 +61,7 @@ async function main(): Promise<void> {
     say(`\n${signal}: stopping …`);
     // Never hang on shutdown: whatever is still open after 10 s is abandoned.
     setTimeout(() => process.exit(1), 10_000).unref();
+    await demo?.stop();
     await app.stop();
     process.exit(0);
   };

@@ -1,4 +1,4 @@
-import { assertId, newId } from '../common/ids';
+import { assertId } from '../common/ids';
 import { create, mutate, remove, type Subject } from '../common/mutate';
 import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
@@ -85,7 +85,7 @@ export class AssetRepository {
 
   /** Registers an object that is already in S3 (its key validated) as a ready asset. */
   async create(projectId: string, input: CreateAssetInput): Promise<Asset> {
-    const assetId = newId('asset');
+    const assetId = this.scope.newId('asset');
     const { key } = this.subject(projectId, assetId);
     const s3Key = validateS3Key(input.s3Key, this.scope.tenantId, 's3Key');
     const now = this.scope.now().toISOString();
@@ -120,7 +120,7 @@ export class AssetRepository {
   async requestUpload(projectId: string, input: RequestAssetUploadInput): Promise<AssetUpload> {
     this.scope.files.checkUpload(input.size, input.contentType);
     const fileName = requireText(input.fileName, 'fileName', 255);
-    const assetId = newId('asset');
+    const assetId = this.scope.newId('asset');
     const { key } = this.subject(projectId, assetId);
     const s3Key = assetObjectKey(this.scope.tenantId, projectId, assetId, 1, fileName);
     const now = this.scope.now().toISOString();

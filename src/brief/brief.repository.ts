@@ -84,7 +84,7 @@ export class BriefRepository {
         data: { version, summary },
       }),
     ]);
-    this.scope.items.prime(briefKey(this.scope.tenantId, projectId, version), item);
+    this.scope.items.clear(briefKey(this.scope.tenantId, projectId, version)).prime(briefKey(this.scope.tenantId, projectId, version), item);
     return item as Brief;
   }
 

@@ -101,7 +101,8 @@ export async function create(scope: Scope, item: Item, event: EventSpec, derived
     ...derived,
     eventWrite(scope, { ...event, data: { version: 1, ...event.data } }),
   ]);
-  scope.items.prime({ PK: created.PK, SK: created.SK }, created);
+  // prime() keeps an entry already cached (a null from an existence check), so clear it first.
+  scope.items.clear({ PK: created.PK, SK: created.SK }).prime({ PK: created.PK, SK: created.SK }, created);
   return created;
 }
 

@@ -1,6 +1,7 @@
 import type DataLoader from 'dataloader';
 import type { Item, Page, PageRequest, QuerySpec, Store, TxWrite } from '../infra/dynamo/store';
 import type { FilesService } from '../files/files.service';
+import type { IdPrefix } from './ids';
 import type { Key } from './keys';
 
 /**
@@ -19,6 +20,8 @@ export interface Scope {
    */
   page(spec: QuerySpec, request?: PageRequest): Promise<Page<Item>>;
   eventRetentionDays: number;
+  /** Makes the id of a new entity (`<prefix>_<ULID>`); the demo loader supplies fixed ones. */
+  newId(prefix: IdPrefix): string;
   /** S3 for this caller (upload targets, download URLs), confined to the tenant's prefix. */
   files: FilesService;
   /**

@@ -13,11 +13,14 @@ import type { Config } from '../config';
 import { createContext, type Context, type ContextDeps } from '../context';
 import { formatError } from '../errors';
 import { logger } from '../logger';
+import { graphiqlRouter, type GraphiQLHints } from './graphiql';
 
 export interface HttpDeps extends ContextDeps {
   config: Config;
   schema: GraphQLSchema;
   verifier: TokenVerifier;
+  /** What GraphiQL prefills (token, example ids); asked on each page load. */
+  graphiqlHints?: () => GraphiQLHints;
 }
 
 export interface HttpServer {
@@ -64,6 +67,7 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     stopOnTerminationSignals: false,
     formatError: formatError(development),
     validationRules: armor.validationRules,
+    // GraphiQL is served by graphiqlRouter from installed packages; Apollo's landing page would load a CDN.
     plugins: [...armor.plugins, ApolloServerPluginDrainHttpServer({ httpServer: server }), ApolloServerPluginLandingPageDisabled()],
     logger: {
       debug: (m) => logger.debug(m),
@@ -77,6 +81,7 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  if (config.graphiql) app.use(graphiqlRouter(deps.graphiqlHints ?? (() => ({}))));
   app.use(
     '/graphql',
     cors({ origin: config.corsOrigins, credentials: false }),

@@ -1,4 +1,4 @@
-import { assertId, newId } from '../common/ids';
+import { assertId } from '../common/ids';
 import { normalizeText } from '../common/keys';
 import { create, mutate, remove, type Subject } from '../common/mutate';
 import { validateS3Key } from '../common/s3-key';
@@ -54,7 +54,7 @@ export class InspirationRepository {
   }
 
   async create(input: CreateInspirationInput): Promise<Inspiration> {
-    const inspirationId = newId('insp');
+    const inspirationId = this.scope.newId('insp');
     const { key } = this.subject(inspirationId);
     const tags = cleanTags(input.tags) ?? [];
     const linkedProjectId = input.linkedProjectId ? assertId(input.linkedProjectId, 'proj', 'linkedProjectId') : undefined;
@@ -84,7 +84,7 @@ export class InspirationRepository {
    */
   async requestUpload(input: RequestInspirationUploadInput): Promise<InspirationUpload> {
     this.scope.files.checkUpload(input.size, input.contentType);
-    const inspirationId = newId('insp');
+    const inspirationId = this.scope.newId('insp');
     const s3Key = inspirationObjectKey(this.scope.tenantId, inspirationId, requireText(input.fileName, 'fileName', 255));
     const tags = cleanTags(input.tags) ?? [];
     const linkedProjectId = input.linkedProjectId ? assertId(input.linkedProjectId, 'proj', 'linkedProjectId') : undefined;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { assertId, newId } from '../common/ids';
+import { assertId } from '../common/ids';
 import type { Subject } from '../common/mutate';
 import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
@@ -225,7 +225,7 @@ export class JobRepository {
     const earlier = await this.scope.store.get(key);
     if (earlier) return this.existing(earlier.jobId);
 
-    const jobId = newId('job');
+    const jobId = this.scope.newId('job');
     const at = this.scope.now().toISOString();
     const nowSeconds = Math.floor(Date.parse(at) / 1000);
     const plan: PlannedStep[] = input.steps.map((name, i) => ({ name, order: i + 1 }));

@@ -1,4 +1,4 @@
-import { assertId, newId } from '../common/ids';
+import { assertId } from '../common/ids';
 import { normalizeText } from '../common/keys';
 import { create, mutate, type Subject } from '../common/mutate';
 import { validateS3Key } from '../common/s3-key';
@@ -79,7 +79,7 @@ export class LogRepository {
   }
 
   async create(projectId: string, input: CreateLogInput): Promise<Log> {
-    const logId = newId('log');
+    const logId = this.scope.newId('log');
     const { key } = this.subject(projectId, logId);
     const createdAt = this.scope.now().toISOString();
     const item = {

@@ -1,4 +1,4 @@
-import { assertId, newId } from '../common/ids';
+import { assertId } from '../common/ids';
 import { create, mutate, remove, type Subject } from '../common/mutate';
 import type { Scope } from '../common/scope';
 import { StateMachine } from '../common/state-machine';
@@ -43,7 +43,7 @@ export class MilestoneRepository {
   }
 
   async create(projectId: string, input: CreateMilestoneInput): Promise<Milestone> {
-    const milestoneId = newId('ms');
+    const milestoneId = this.scope.newId('ms');
     const { key } = this.subject(projectId, milestoneId);
     const name = requireText(input.name, 'name');
     const item = {

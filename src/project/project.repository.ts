@@ -1,4 +1,4 @@
-import { assertId, newId } from '../common/ids';
+import { assertId } from '../common/ids';
 import { create, mustExist, mutate, type Subject } from '../common/mutate';
 import type { Scope } from '../common/scope';
 import { StateMachine } from '../common/state-machine';
@@ -61,7 +61,7 @@ export class ProjectRepository {
 
   async create(input: CreateProjectInput): Promise<Project> {
     checkFields(input);
-    const projectId = newId('proj');
+    const projectId = this.scope.newId('proj');
     const createdAt = this.scope.now().toISOString();
     const fields = {
       projectId,

@@ -1,0 +1,73 @@
+import type { IdPrefix } from '../common/ids';
+
+/** A fixed, valid id (`<prefix>_01J0DEM0…<n>`), so loading the demo twice finds what exists. */
+export const demoId = (prefix: IdPrefix, n: number) => `${prefix}_01J0DEM0${String(n).padStart(18, '0')}`;
+
+export const DEMO_PROJECTS = [
+  {
+    n: 1,
+    title: 'Harbour at Dusk',
+    medium: 'oil',
+    client: 'Port Authority',
+    deadline: '2027-03-01',
+    budget: { amount: 4800, currency: 'EUR' },
+    status: 'production' as const,
+    briefs: 3,
+    milestones: [
+      { n: 1, name: 'Underpainting', due: '2026-12-01', criteria: ['values blocked in'], status: 'complete' as const },
+      { n: 2, name: 'Glazing', due: '2027-01-15', criteria: ['three glazes', 'warm light on water'], status: 'in_progress' as const },
+      { n: 3, name: 'Varnish', due: '2027-02-20', criteria: ['dry to the touch'], status: 'pending' as const },
+    ],
+    logs: [
+      { n: 1, rawText: 'Toned the canvas with burnt sienna and blocked in the harbour wall.', materials: ['burnt sienna', 'linseed oil', 'canvas'], timeSpentMinutes: 95, confirm: true },
+      { n: 2, rawText: 'First glaze of ultramarine over the water, two hours.', materials: ['ultramarine', 'linseed oil'], timeSpentMinutes: 120, confirm: true },
+      { n: 3, rawText: 'Reworked the boats with titanium white and cadmium yellow.', materials: ['titanium white', 'cadmium yellow'], timeSpentMinutes: 75, confirm: false },
+      { n: 4, rawText: 'Sky glaze, ultramarine and a touch of alizarin.', materials: ['ultramarine', 'alizarin crimson'], timeSpentMinutes: 60, confirm: false },
+    ],
+    assets: [
+      { n: 1, fileName: 'harbour-reference.svg', alt: 'Reference sketch of the harbour at dusk', log: 1 },
+      { n: 2, fileName: 'glaze-progress.svg', alt: 'The painting after the first glaze', log: 2 },
+    ],
+  },
+  {
+    n: 2,
+    title: 'Robot Mascot 3D',
+    medium: 'digital',
+    client: 'Night Shift Games',
+    status: 'planning' as const,
+    briefs: 1,
+    milestones: [{ n: 4, name: 'Concept approved', due: '2026-12-15', criteria: ['three silhouettes'], status: 'pending' as const }],
+    logs: [{ n: 5, rawText: 'Sketched three robot silhouettes in Procreate.', materials: ['procreate', 'ipad'], timeSpentMinutes: 45, confirm: true }],
+    assets: [],
+  },
+  {
+    n: 3,
+    title: 'Album Cover: Night Drive',
+    medium: 'digital',
+    status: 'complete' as const,
+    briefs: 2,
+    milestones: [],
+    logs: [{ n: 6, rawText: 'Final colour pass and export at 3000 px.', materials: ['photoshop'], timeSpentMinutes: 50, confirm: true }],
+    assets: [],
+  },
+];
+
+export const DEMO_INSPIRATION = [
+  { n: 1, text: 'Turner’s harbour skies: warm light, cold water.', tags: ['light', 'water'], project: 1 },
+  { n: 2, text: 'Retro robots from 1950s tin toys.', tags: ['robots', 'retro'], project: 2 },
+  { n: 3, text: 'Neon on wet asphalt.', tags: ['night', 'light'], project: undefined },
+];
+
+/** Jobs of the three seed kinds. The simulator drives them; 3D_CHARACTER pauses at `rig` for review. */
+export const DEMO_JOBS = [
+  { n: 1, key: 'demo-3d-character', kind: '3D_CHARACTER', project: 2, steps: ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'], inputs: { prompt: 'a friendly tin robot mascot' } },
+  { n: 2, key: 'demo-music-video', kind: 'MUSIC_VIDEO', project: 3, steps: ['scene-1', 'scene-2', 'scene-3', 'scene-4', 'compose'], inputs: { song: 'night-drive.mp3', scenes: 4 } },
+  { n: 3, key: 'demo-photo-edit', kind: 'PHOTO_EDIT', project: 1, steps: ['analyze', 'edit', 'export'], inputs: { photo: 'harbour.jpg', preset: 'warm-dusk' } },
+];
+
+/** The step of a 3D_CHARACTER job that waits for a person's approval. */
+export const REVIEW_STEP = 'rig';
+
+/** A tiny SVG to stand in for an uploaded file. */
+export const demoSvg = (label: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="320" height="200"><rect width="320" height="200" fill="#1d3557"/><text x="20" y="110" fill="#f1faee" font-size="22">${label}</text></svg>`;

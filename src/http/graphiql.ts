@@ -1,0 +1,159 @@
+import { dirname, join } from 'node:path';
+import express, { type Router } from 'express';
+
+/** What the page shows beyond the schema: the token to prefill and ids for the example tabs. */
+export interface GraphiQLHints {
+  /** Prefilled as the Authorization header (development only). */
+  token?: string;
+  projectId?: string;
+  jobId?: string;
+}
+
+const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
+
+/** The files the page loads, all from installed packages: nothing comes from a CDN. */
+const assets: Record<string, { file: string; type: string }> = {
+  'react.production.min.js': { file: join(packageDir('react'), 'umd/react.production.min.js'), type: 'text/javascript' },
+  'react-dom.production.min.js': { file: join(packageDir('react-dom'), 'umd/react-dom.production.min.js'), type: 'text/javascript' },
+  'graphiql.min.js': { file: join(packageDir('graphiql'), 'graphiql.min.js'), type: 'text/javascript' },
+  'graphiql.min.css': { file: join(packageDir('graphiql'), 'graphiql.min.css'), type: 'text/css' },
+  'graphql-ws.min.js': { file: join(packageDir('graphql-ws'), 'umd/graphql-ws.min.js'), type: 'text/javascript' },
+};
+
+/*
+ * The page's own script. Queries and mutations go over HTTP through GraphiQL's fetcher;
+ * subscriptions go over graphql-ws on the same URL, authenticated with the Authorization header
+ * from GraphiQL's headers editor (the socket is renewed when that header changes).
+ */
+const APP_JS = `
+(function () {
+  var config = JSON.parse(document.getElementById('graphiql-config').textContent);
+  var httpUrl = new URL(config.path, location.href).href;
+  var wsUrl = httpUrl.replace(/^http/, 'ws');
+  var http = GraphiQL.createFetcher({ url: httpUrl });
+  var ws = null, wsAuth = null;
+  function socketFor(auth) {
+    if (!ws || wsAuth !== auth) {
+      if (ws) ws.dispose();
+      wsAuth = auth;
+      ws = graphqlWs.createClient({ url: wsUrl, lazy: true, connectionParams: auth ? { authorization: auth } : {} });
+    }
+    return ws;
+  }
+  function header(headers, name) {
+    for (var key in headers || {}) if (key.toLowerCase() === name) return headers[key];
+    return undefined;
+  }
+  function operationType(params) {
+    var query = params.query || '';
+    var name = params.operationName;
+    var re = /\\b(query|mutation|subscription)\\b\\s*([_A-Za-z][_0-9A-Za-z]*)?/g, match, first = null;
+    while ((match = re.exec(query))) {
+      if (!first) first = match[1];
+      if (name && match[2] === name) return match[1];
+    }
+    return first || 'query';
+  }
+  function fetcher(params, options) {
+    if (operationType(params) !== 'subscription') return http(params, options);
+    return socketFor(header(options && options.headers, 'authorization')).iterate(params);
+  }
+  ReactDOM.createRoot(document.getElementById('graphiql')).render(
+    React.createElement(GraphiQL, {
+      fetcher: fetcher,
+      defaultTabs: config.tabs,
+      defaultHeaders: config.headers,
+      shouldPersistHeaders: true,
+      defaultEditorToolsVisibility: true,
+    })
+  );
+})();
+`;
+
+function tabs(hints: GraphiQLHints) {
+  const projectId = hints.projectId ?? 'proj_…';
+  const jobId = hints.jobId ?? 'job_…';
+  const headers = hints.token ? JSON.stringify({ Authorization: `Bearer ${hints.token}` }, null, 2) : undefined;
+  return [
+    {
+      query: '# The frontend\'s query: a project\'s logs.\nquery GetProjectLogs($projectId: ID!) { logs(projectId: $projectId) { logId materials timeSpentMinutes } }\n',
+      variables: JSON.stringify({ projectId }, null, 2),
+      headers,
+    },
+    {
+      query:
+        '# Live progress of a job: run it and watch the steps advance.\n# Pass afterSeq to replay what you missed first.\nsubscription WatchJob($jobId: ID!) {\n  jobProgress(jobId: $jobId) {\n    seq\n    type\n    job { status currentStep progress }\n    step { name attempt status progress }\n  }\n}\n',
+      variables: JSON.stringify({ jobId }, null, 2),
+      headers,
+    },
+    {
+      query:
+        '# Start a pipeline job (idempotent: the same inputs return the same job).\nmutation CreateJob($input: CreateJobInput!) {\n  createJob(input: $input) { jobId status seq plan { name order } }\n}\n',
+      variables: JSON.stringify(
+        { input: { projectId, kind: '3D_CHARACTER', steps: ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'], inputs: { prompt: 'a friendly robot' } } },
+        null,
+        2,
+      ),
+      headers,
+    },
+    {
+      query:
+        '# Steps paused for review, and approving one.\nquery AwaitingReview { stepsAwaitingReview { nodes { jobId name attempt } } }\n\nmutation Approve($jobId: ID!, $stepName: String!) {\n  approveStep(jobId: $jobId, stepName: $stepName) { jobId status currentStep }\n}\n',
+      variables: JSON.stringify({ jobId, stepName: 'rig' }, null, 2),
+      headers,
+    },
+  ];
+}
+
+function page(hints: GraphiQLHints): string {
+  const config = {
+    path: '/graphql',
+    tabs: tabs(hints),
+    headers: hints.token ? JSON.stringify({ Authorization: `Bearer ${hints.token}` }, null, 2) : undefined,
+  };
+  // `<` is escaped so that no value can close the script element.
+  const json = JSON.stringify(config).replace(/</g, '\\u003c');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Artissist GraphQL</title>
+<link rel="stylesheet" href="/graphiql/assets/graphiql.min.css">
+<style>html, body, #graphiql { height: 100%; margin: 0; }</style>
+</head>
+<body>
+<div id="graphiql">Loading GraphiQL…</div>
+<script id="graphiql-config" type="application/json">${json}</script>
+<script src="/graphiql/assets/react.production.min.js"></script>
+<script src="/graphiql/assets/react-dom.production.min.js"></script>
+<script src="/graphiql/assets/graphiql.min.js"></script>
+<script src="/graphiql/assets/graphql-ws.min.js"></script>
+<script src="/graphiql/assets/app.js"></script>
+</body>
+</html>
+`;
+}
+
+/**
+ * GraphiQL, self-hosted: a browser's GET of /graphql (Accept: text/html, no query) gets the page;
+ * its scripts and styles come from /graphiql/assets, read from installed packages. `hints` is
+ * asked on every page load, so the tabs show what the demo is doing now.
+ */
+export function graphiqlRouter(hints: () => GraphiQLHints): Router {
+  const router = express.Router();
+  router.get('/graphql', (req, res, next) => {
+    // curl and GraphQL clients (*/* or JSON) fall through to the API; browsers prefer HTML.
+    if (req.query.query !== undefined || req.accepts(['application/json', 'text/html']) !== 'text/html') return next();
+    res.type('html').set('Cache-Control', 'no-store').send(page(hints()));
+  });
+  router.get('/graphiql/assets/app.js', (_req, res) => {
+    res.type('text/javascript').send(APP_JS);
+  });
+  router.get('/graphiql/assets/:name', (req, res, next) => {
+    const asset = assets[req.params.name];
+    if (!asset) return next();
+    res.type(asset.type).set('Cache-Control', 'public, max-age=86400').sendFile(asset.file);
+  });
+  return router;
+}

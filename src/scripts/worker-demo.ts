@@ -1,0 +1,32 @@
+import { parseArgs } from 'node:util';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+import { DEV_TENANT } from '../app';
+import { signDevToken } from '../auth/jwt';
+import { Role } from '../auth/principal';
+import { loadConfig } from '../config';
+import { startSimulator } from '../demo/simulator';
+
+/*
+ * The demo pipeline worker as its own process, against a running server:
+ *   npm run worker:demo -- [--url http://127.0.0.1:4000/graphql] [--tick-ms 1000]
+ * It signs its tokens with the development secret, like `npm run token`.
+ */
+async function main() {
+  const { values } = parseArgs({ options: { url: { type: 'string', default: `http://127.0.0.1:${process.env.PORT ?? 4000}/graphql` }, 'tick-ms': { type: 'string', default: '1000' } } });
+  const config = loadConfig();
+  if (!config.auth.secret) throw new Error('The demo worker signs its tokens with the development secret; it is not available with AUTH_JWKS_URL.');
+  const sign = (roles: Role[], sub: string) => signDevToken(config.auth.secret!, { sub, tenantId: DEV_TENANT, roles });
+  const simulator = startSimulator({ url: values.url!, workerToken: await sign([Role.WORKER], 'demo-worker'), editorToken: await sign([Role.EDITOR], 'demo-editor'), tickMs: Number(values['tick-ms']) });
+  process.stdout.write(`Driving the demo tenant's jobs at ${values.url} every ${values['tick-ms']} ms. Stop with Ctrl-C.\n`);
+  const stop = async () => {
+    await simulator.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(1);
+});
