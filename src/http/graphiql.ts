@@ -63,6 +63,8 @@ const APP_JS = `
       fetcher: fetcher,
       defaultTabs: config.tabs,
       defaultHeaders: config.headers,
+      // GraphiQL fills the active tab's editors from these, not from defaultTabs.
+      variables: config.tabs[0].variables,
       shouldPersistHeaders: true,
       defaultEditorToolsVisibility: true,
     })
