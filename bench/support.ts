@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -10,6 +11,8 @@ export function quantile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
+export const median = (values: number[]) => quantile(values, 0.5);
+
 /** Writes a run's figures as JSON under bench/results (git-ignored). */
 export function saveResult(name: string, data: unknown): string {
   const dir = join(__dirname, '../../bench/results');
@@ -17,4 +20,80 @@ export function saveResult(name: string, data: unknown): string {
   const file = join(dir, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
   return file;
+}
+
+export const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
+
+/** Pins this process (all its threads) to `cores`, where taskset exists. */
+export function pinSelf(cores: string): void {
+  if (hasTaskset) spawnSync('taskset', ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore' });
+}
+
+export interface Child {
+  child: ChildProcess;
+  /** The JSON printed after `READY ` by the child. */
+  ready: Record<string, any>;
+  /** Resolves with the JSON the child prints after `RESULT `. */
+  result(): Promise<Record<string, any>>;
+  /** Writes one line to the child's stdin. */
+  send(line: string): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs a compiled bench script (`dist/bench/<name>.js`) in a child process, pinned to `core`
+ * where taskset exists, and waits for its `READY {json}` line.
+ */
+export function startChild(name: string, args: string[], options: { core?: string; env?: Record<string, string>; script?: string } = {}): Promise<Child> {
+  const script = options.script ?? join(__dirname, `${name}.js`);
+  const node = [process.execPath, '--max-old-space-size=4096', script, ...args];
+  const command = hasTaskset && options.core ? ['taskset', '-c', options.core, ...node] : node;
+  const child = spawn(command[0], command.slice(1), { env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  const waiters: Array<(line: string) => void> = [];
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+    let newline: number;
+    while ((newline = output.indexOf('\n')) >= 0) {
+      const line = output.slice(0, newline);
+      output = output.slice(newline + 1);
+      for (const w of [...waiters]) w(line);
+    }
+  });
+  let errors = '';
+  child.stderr!.on('data', (chunk) => (errors += chunk));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const nextLine = (prefix: string, timeoutMs: number) =>
+    new Promise<Record<string, any>>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${name}: no ${prefix} line within ${timeoutMs} ms\n${errors}`)), timeoutMs);
+      child.once('exit', (code) => reject(new Error(`${name} exited with ${code}\n${errors}`)));
+      const waiter = (line: string) => {
+        if (!line.startsWith(`${prefix} `)) return;
+        clearTimeout(timer);
+        waiters.splice(waiters.indexOf(waiter), 1);
+        resolve(JSON.parse(line.slice(prefix.length + 1)));
+      };
+      waiters.push(waiter);
+    });
+  return nextLine('READY', 120_000).then((ready) => ({
+    child,
+    ready,
+    result: () => nextLine('RESULT', 600_000),
+    send: (line: string) => child.stdin!.write(`${line}\n`),
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  }));
+}
+
+/** Resident memory of a process, in bytes (Linux). */
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+/** A child's way to report: one line the parent waits for. */
+export function report(kind: 'READY' | 'RESULT', data: unknown): void {
+  process.stdout.write(`${kind} ${JSON.stringify(data)}\n`);
 }

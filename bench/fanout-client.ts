@@ -1,0 +1,87 @@
+import './support';
+import { createInterface } from 'node:readline';
+import WebSocket from 'ws';
+import { median, quantile, report } from './support';
+
+/*
+ * Subscribers for the fan-out and memory benchmarks, in their own process:
+ *   node dist/bench/fanout-client.js ours <graphqlUrl> <n> <rounds> <token> <workerToken> <jobId>
+ *   node dist/bench/fanout-client.js raw  <rawUrl>     <n> <rounds>
+ * Opens n sockets (ours: graphql-transport-ws, each with one jobProgress subscription), reports
+ * READY, waits for "go" on stdin, then per round triggers one event and times until the last
+ * socket has it.
+ */
+const [mode, url, nText, roundsText, token, workerToken, jobId] = process.argv.slice(2);
+const n = Number(nText);
+const rounds = Number(roundsText);
+let received = 0;
+let onAll: (() => void) | undefined;
+
+function open(): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url.replace(/^http/, 'ws'), mode === 'ours' ? 'graphql-transport-ws' : undefined);
+    ws.on('error', reject);
+    ws.on('message', (data) => {
+      const text = data.toString();
+      if (mode === 'ours' && text.includes('"connection_ack"')) {
+        ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `subscription { jobProgress(jobId: "${jobId}") { seq type job { status currentStep progress } step { name attempt status progress } } }` } }));
+        resolve(ws);
+        return;
+      }
+      if (text.includes('"next"') && ++received === n) onAll?.();
+    });
+    ws.on('open', () => {
+      if (mode === 'ours') ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } }));
+      else resolve(ws);
+    });
+  });
+}
+
+async function trigger(round: number): Promise<number> {
+  const started = performance.now();
+  if (mode === 'ours') {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${workerToken}` },
+      body: JSON.stringify({ query: `mutation { reportStepProgress(jobId: "${jobId}", stepName: "render", progress: ${(round % 100) / 100}) { seq } }` }),
+    });
+    await res.text();
+  } else {
+    await (await fetch(url, { method: 'POST' })).text();
+  }
+  return performance.now() - started;
+}
+
+async function main() {
+  const sockets: WebSocket[] = [];
+  for (let i = 0; i < n; i += 250) sockets.push(...(await Promise.all(Array.from({ length: Math.min(250, n - i) }, open))));
+  // Let every subscription finish setting up on the server.
+  await new Promise((r) => setTimeout(r, 1500));
+  report('READY', { connected: sockets.length });
+  const lines = createInterface({ input: process.stdin });
+  await new Promise<void>((resolve) => lines.once('line', () => resolve()));
+
+  const delays: number[] = [];
+  const triggers: number[] = [];
+  for (let round = 0; round < rounds + 3; round++) {
+    received = 0;
+    const all = new Promise<void>((resolve) => (onAll = resolve));
+    const started = performance.now();
+    const triggerMs = await trigger(round);
+    await all;
+    // The first rounds warm up both sides and are not counted.
+    if (round >= 3) {
+      delays.push(performance.now() - started);
+      triggers.push(triggerMs);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  report('RESULT', { p50: median(delays), p95: quantile(delays, 0.95), triggerP50: median(triggers) });
+  for (const ws of sockets) ws.terminate();
+  process.exit(0);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

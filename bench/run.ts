@@ -1,0 +1,265 @@
+import 'reflect-metadata';
+import './support';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { startApp } from '../src/app';
+import { signDevToken } from '../src/auth/jwt';
+import { Role } from '../src/auth/principal';
+import { loadConfig } from '../src/config';
+import { startDynamoDbLocal } from '../src/infra/dynamo/embedded';
+import { freePort } from '../src/infra/free-port';
+import { hasTaskset, median, pinSelf, rssOf, saveResult, startChild } from './support';
+
+/*
+ * npm run bench [-- --full]
+ * Each figure is a ratio of two things run side by side in this one run, because absolute
+ * numbers drift on shared machines. Servers run on core 0 and load generators on core 1 where
+ * taskset exists; DynamoDB Local may use both.
+ */
+const full = process.argv.includes('--full');
+const plan = full
+  ? { warmupMs: 5_000, measureMs: 30_000, rounds: 50, sizes: [1000, 5000, 10000], startups: 5, batchRuns: 50 }
+  : { warmupMs: 3_000, measureMs: 8_000, rounds: 15, sizes: [1000, 5000], startups: 3, batchRuns: 20 };
+const CONNECTIONS = 10;
+const SECRET = 'bench-secret-bench-secret-bench-secret';
+const key = new TextEncoder().encode(SECRET);
+
+interface Row {
+  metric: string;
+  ours: string;
+  baseline: string;
+  ratio: number;
+  goal: string;
+  met: boolean;
+}
+const rows: Row[] = [];
+const figures: Record<string, unknown> = {};
+const log = (message: string) => process.stdout.write(`${message}\n`);
+
+async function load(url: string, body: string, token?: string) {
+  const options = {
+    url,
+    method: 'POST' as const,
+    connections: CONNECTIONS,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body,
+  };
+  await autocannon({ ...options, duration: plan.warmupMs / 1000 });
+  const result = await autocannon({ ...options, duration: plan.measureMs / 1000 });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`load on ${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50 };
+}
+
+async function gql(url: string, token: string, query: string, variables: Record<string, unknown> = {}) {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
+  const body = (await res.json()) as { data?: any; errors?: unknown };
+  if (body.errors) throw new Error(JSON.stringify(body.errors));
+  return body.data;
+}
+
+function serverEnv(endpoint: string, table: string, dataDir: string): Record<string, string> {
+  return { NODE_ENV: 'development', PORT: '0', DYNAMODB_ENDPOINT: endpoint, TABLE_NAME: table, AUTH_JWT_SECRET: SECRET, CURSOR_SECRET: 'c', DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+}
+
+async function stackOverhead(token: string) {
+  log('1/6 stack overhead …');
+  const query = JSON.stringify({ query: '{ projects { projectId title logs { logId materials timeSpentMinutes } } }' });
+  const results: Record<string, { rps: number; p50: number }> = {};
+  for (const mode of ['bare', 'ours']) {
+    const server = await startChild('stack-server', [mode], { core: '0', env: { BENCH_SECRET: SECRET } });
+    results[mode] = await load(server.ready.url, query, mode === 'ours' ? token : undefined);
+    await server.stop();
+  }
+  figures.stack = results;
+  const ratio = results.ours.rps / results.bare.rps;
+  rows.push({ metric: '1. stack overhead (req/s, nested list, in-memory)', ours: results.ours.rps.toFixed(0), baseline: `${results.bare.rps.toFixed(0)} (graphql-js on node:http)`, ratio, goal: '≥ 0.6', met: ratio >= 0.6 });
+}
+
+async function databaseReads(endpoint: string, token: string, dataDir: string) {
+  log('2/6 database-bound reads …');
+  const table = `bench_${randomUUID().slice(0, 8)}`;
+  const server = await startChild('server', [], { core: '0', env: serverEnv(endpoint, table, dataDir) });
+  const projectId = (await gql(server.ready.url, token, 'mutation { createProject(input: { title: "Bench" }) { projectId } }')).createProject.projectId;
+  for (let i = 0; i < 50; i++) await gql(server.ready.url, token, `mutation { createLog(projectId: "${projectId}", input: { materials: ["oil", "canvas"], timeSpentMinutes: ${i} }) { logId } }`);
+  const query = JSON.stringify({ query: 'query GetProjectLogs($projectId: ID!) { logs(projectId: $projectId, first: 50) { logId materials timeSpentMinutes } }', variables: { projectId } });
+  const ours = await load(server.ready.url, query, token);
+  await server.stop();
+  const baseline = await startChild('db-baseline', [endpoint, table, 'bench', projectId, String(CONNECTIONS), String(plan.warmupMs), String(plan.measureMs)], { core: '0' });
+  const raw = await baseline.result();
+  await baseline.stop();
+  figures.databaseReads = { ours, raw };
+  const ratio = ours.rps / raw.rps;
+  rows.push({ metric: '2. GetProjectLogs, 50 logs, DynamoDB Local (req/s)', ours: ours.rps.toFixed(0), baseline: `${raw.rps.toFixed(0)} (raw SDK Query loop)`, ratio, goal: '≥ 0.8', met: ratio >= 0.8 });
+}
+
+async function batching(endpoint: string, dataDir: string) {
+  log('3/6 batching …');
+  const table = `bench_${randomUUID().slice(0, 8)}`;
+  const env = serverEnv(endpoint, table, dataDir);
+  const quiet = { ...env, NODE_ENV: 'test', OUTBOX_SWEEP_MS: '3600000' };
+  const batched = await startApp(loadConfig(quiet));
+  const unbatched = await startApp(loadConfig(quiet), { batchLoads: false });
+  const token = await signDevToken(key, { sub: 'b', tenantId: 'bench', roles: [Role.EDITOR] });
+  const PROJECTS = 20;
+  const LOGS = 5;
+  const ASSETS = 2;
+  for (let p = 0; p < PROJECTS; p++) {
+    const projectId = (await gql(batched.url, token, `mutation { createProject(input: { title: "P${p}" }) { projectId } }`)).createProject.projectId;
+    for (let l = 0; l < LOGS; l++) {
+      const logId = (await gql(batched.url, token, `mutation { createLog(projectId: "${projectId}", input: { rawText: "x" }) { logId } }`)).createLog.logId;
+      for (let a = 0; a < ASSETS; a++) {
+        await gql(batched.url, token, `mutation { createAsset(projectId: "${projectId}", input: { type: IMAGE, s3Key: "tenants/bench/${logId}/${a}.png", linkedLogId: "${logId}" }) { assetId } }`);
+      }
+    }
+  }
+  const query = '{ projects(first: 20) { nodes { projectId logs(first: 100) { logId assets { assetId s3Key } } } } }';
+  const measure = async (app: typeof batched) => {
+    const latencies: number[] = [];
+    let calls = 0;
+    for (let i = 0; i < plan.batchRuns + 3; i++) {
+      app.calls.reset();
+      const started = performance.now();
+      await gql(app.url, token, query);
+      if (i >= 3) latencies.push(performance.now() - started);
+      calls = app.calls.total;
+    }
+    return { calls, p50: median(latencies) };
+  };
+  const withLoaders = await measure(batched);
+  const perItem = await measure(unbatched);
+  await unbatched.stop();
+  await batched.stop();
+  const minimum = 1 + PROJECTS + Math.ceil((PROJECTS * LOGS * ASSETS) / 100);
+  figures.batching = { withLoaders, perItem, minimum };
+  rows.push({
+    metric: `3. nested query, ${PROJECTS} projects × ${LOGS} logs × ${ASSETS} assets (DynamoDB calls)`,
+    ours: String(withLoaders.calls),
+    baseline: `${perItem.calls} (per-item reads)`,
+    ratio: withLoaders.calls / perItem.calls,
+    goal: `= batched minimum ${minimum}`,
+    met: withLoaders.calls === minimum,
+  });
+  rows.push({ metric: '3. same query, p50 latency (ms)', ours: withLoaders.p50.toFixed(1), baseline: `${perItem.p50.toFixed(1)} (per-item reads)`, ratio: withLoaders.p50 / perItem.p50, goal: '< 1', met: withLoaders.p50 < perItem.p50 });
+}
+
+async function fanOutAndMemory(endpoint: string, dataDir: string) {
+  const editor = await signDevToken(key, { sub: 'e', tenantId: 'bench', roles: [Role.EDITOR] });
+  const worker = await signDevToken(key, { sub: 'w', tenantId: 'bench', roles: [Role.WORKER] });
+  const fanout: Record<string, unknown> = {};
+  for (const n of plan.sizes) {
+    log(`4-5/6 fan-out and memory, ${n} subscribers …`);
+    // Ours: a fresh server, one job, n graphql-ws sockets each with one subscription.
+    const server = await startChild('server', [], { core: '0', env: { ...serverEnv(endpoint, `bench_${randomUUID().slice(0, 8)}`, dataDir), WS_KEEPALIVE_MS: '600000' } });
+    const projectId = (await gql(server.ready.url, editor, 'mutation { createProject(input: { title: "Fan-out" }) { projectId } }')).createProject.projectId;
+    const jobId = (await gql(server.ready.url, editor, `mutation { createJob(input: { projectId: "${projectId}", kind: "BENCH", steps: ["render"] }) { jobId } }`)).createJob.jobId;
+    await gql(server.ready.url, worker, `mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
+    await new Promise((r) => setTimeout(r, 1000));
+    const oursBefore = rssOf(server.ready.pid);
+    const clients = await startChild('fanout-client', ['ours', server.ready.url, String(n), String(plan.rounds), editor, worker, jobId], { core: '1' });
+    const oursAfter = rssOf(server.ready.pid);
+    clients.send('go');
+    const ours = await clients.result();
+    await clients.stop();
+    await server.stop();
+
+    const raw = await startChild('raw-ws-server', [], { core: '0' });
+    await new Promise((r) => setTimeout(r, 500));
+    const rawBefore = rssOf(raw.ready.pid);
+    const rawClients = await startChild('fanout-client', ['raw', raw.ready.url, String(n), String(plan.rounds)], { core: '1' });
+    const rawAfter = rssOf(raw.ready.pid);
+    rawClients.send('go');
+    const baseline = await rawClients.result();
+    await rawClients.stop();
+    await raw.stop();
+
+    const perOurs = (oursAfter - oursBefore) / n;
+    const perRaw = (rawAfter - rawBefore) / n;
+    fanout[n] = { ours, baseline, memory: { oursBefore, oursAfter, rawBefore, rawAfter, perOurs, perRaw } };
+    rows.push({
+      metric: `4. fan-out to ${n} subscribers, trigger → last receipt, p50 / p95 (ms)`,
+      ours: `${ours.p50.toFixed(1)} / ${ours.p95.toFixed(1)}`,
+      baseline: `${baseline.p50.toFixed(1)} / ${baseline.p95.toFixed(1)} (raw ws broadcast)`,
+      ratio: ours.p50 / baseline.p50,
+      goal: '≤ 2×',
+      met: ours.p50 / baseline.p50 <= 2,
+    });
+    if (n === 5000) {
+      rows.push({
+        metric: `5. memory per idle subscription at ${n} sockets (KiB RSS)`,
+        ours: (perOurs / 1024).toFixed(1),
+        baseline: `${(perRaw / 1024).toFixed(1)} (raw ws connection)`,
+        ratio: perOurs / perRaw,
+        goal: '≤ 1.5×',
+        met: perOurs / perRaw <= 1.5,
+      });
+    }
+  }
+  figures.fanout = fanout;
+}
+
+async function startUp() {
+  log('6/6 start-up …');
+  const ours: number[] = [];
+  const dynamo: number[] = [];
+  for (let i = 0; i < plan.startups; i++) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'bench-start-'));
+    const port = await freePort();
+    const started = performance.now();
+    const child = spawn('npm', ['start'], { cwd: join(__dirname, '../..'), env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'silent' }, stdio: 'ignore', detached: true });
+    for (;;) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+        if (res.ok) break;
+      } catch {
+        // Not listening yet.
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    ours.push(performance.now() - started);
+    process.kill(-child.pid!, 'SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+
+    const t0 = performance.now();
+    const local = await startDynamoDbLocal({ dataPath: join(dataDir, 'baseline') });
+    dynamo.push(performance.now() - t0);
+    await local.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  figures.startup = { ours, dynamo };
+  const ratio = median(ours) / median(dynamo);
+  rows.push({ metric: '6. start-up to first answered query (ms)', ours: median(ours).toFixed(0), baseline: `${median(dynamo).toFixed(0)} (DynamoDB Local alone)`, ratio, goal: '≤ 2×', met: ratio <= 2 });
+}
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
+  // DynamoDB Local starts before this process pins itself, so it may use every core.
+  const dynamo = await startDynamoDbLocal({ dataPath: null });
+  pinSelf('1');
+  const token = await signDevToken(key, { sub: 'bench', tenantId: 'bench', roles: [Role.EDITOR] });
+  try {
+    await stackOverhead(token);
+    await databaseReads(dynamo.endpoint, token, dataDir);
+    await batching(dynamo.endpoint, dataDir);
+    await fanOutAndMemory(dynamo.endpoint, dataDir);
+  } finally {
+    await dynamo.stop();
+  }
+  await startUp();
+  rmSync(dataDir, { recursive: true, force: true });
+
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${hasTaskset ? 'server on core 0, load on core 1' : 'no taskset: unpinned'}`;
+  log(`\n${full ? 'Full' : 'Quick'} run on ${machine}\n`);
+  log('| metric | ours | baseline | ratio | goal | met |');
+  log('|---|---|---|---|---|---|');
+  for (const r of rows) log(`| ${r.metric} | ${r.ours} | ${r.baseline} | ${r.ratio.toFixed(2)} | ${r.goal} | ${r.met ? 'yes' : 'no'} |`);
+  log(`\nsaved ${saveResult(full ? 'bench-full' : 'bench', { machine, plan, rows, figures })}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

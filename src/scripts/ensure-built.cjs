@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Builds dist/ with tsc only when a source is newer than the last build, so `npm start` does not
+// pay for loading the TypeScript compiler (about 2–3 s) when nothing changed.
+const { readdirSync, statSync, writeFileSync } = require('node:fs');
+const { join } = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const root = join(__dirname, '../..');
+// Written after every successful build (tsc leaves its own .tsbuildinfo alone when nothing changed).
+const stamp = join(root, 'dist/.build-stamp');
+
+function newest(path) {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path).reduce((max, name) => Math.max(max, newest(join(path, name))), 0);
+}
+
+let built = 0;
+try {
+  built = statSync(stamp).mtimeMs;
+} catch {
+  // Never built.
+}
+const sources = Math.max(newest(join(root, 'src')), newest(join(root, 'tsconfig.json')), newest(join(root, 'tsconfig.build.json')), newest(join(root, 'package.json')));
+if (sources > built) {
+  const tsc = require.resolve('typescript/bin/tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+  writeFileSync(stamp, new Date().toISOString());
+}
