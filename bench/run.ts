@@ -21,6 +21,10 @@ import { hasTaskset, median, pinSelf, rssOf, saveResult, startChild } from './su
  * taskset exists; DynamoDB Local may use both.
  */
 const full = process.argv.includes('--full');
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1].split(',') : null;
+const wanted = (name: string) => !only || only.includes(name);
+// --profile writes V8 CPU profiles of the server processes to bench/results/profiles.
+const profileArgs = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${join(__dirname, '../../bench/results/profiles')}`] : [];
 const plan = full
   ? { warmupMs: 5_000, measureMs: 30_000, rounds: 50, sizes: [1000, 5000, 10000], startups: 5, batchRuns: 50 }
   : { warmupMs: 3_000, measureMs: 8_000, rounds: 15, sizes: [1000, 5000], startups: 3, batchRuns: 20 };
@@ -82,7 +86,7 @@ async function stackOverhead(token: string) {
 async function databaseReads(endpoint: string, token: string, dataDir: string) {
   log('2/6 database-bound reads …');
   const table = `bench_${randomUUID().slice(0, 8)}`;
-  const server = await startChild('server', [], { core: '0', env: serverEnv(endpoint, table, dataDir) });
+  const server = await startChild('server', [], { core: '0', env: serverEnv(endpoint, table, dataDir), nodeArgs: profileArgs });
   const projectId = (await gql(server.ready.url, token, 'mutation { createProject(input: { title: "Bench" }) { projectId } }')).createProject.projectId;
   for (let i = 0; i < 50; i++) await gql(server.ready.url, token, `mutation { createLog(projectId: "${projectId}", input: { materials: ["oil", "canvas"], timeSpentMinutes: ${i} }) { logId } }`);
   const query = JSON.stringify({ query: 'query GetProjectLogs($projectId: ID!) { logs(projectId: $projectId, first: 50) { logId materials timeSpentMinutes } }', variables: { projectId } });
@@ -116,14 +120,15 @@ async function batching(endpoint: string, dataDir: string) {
       }
     }
   }
-  const query = '{ projects(first: 20) { nodes { projectId logs(first: 100) { logId assets { assetId s3Key } } } } }';
+  // Sizes go in variables, as clients send them (graphql-armor's cost rule prices literal sizes only).
+  const query = 'query Nested($p: Int, $l: Int) { projects(first: $p) { nodes { projectId logs(first: $l) { logId assets { assetId s3Key } } } } }';
   const measure = async (app: typeof batched) => {
     const latencies: number[] = [];
     let calls = 0;
     for (let i = 0; i < plan.batchRuns + 3; i++) {
       app.calls.reset();
       const started = performance.now();
-      await gql(app.url, token, query);
+      await gql(app.url, token, query, { p: PROJECTS, l: 100 });
       if (i >= 3) latencies.push(performance.now() - started);
       calls = app.calls.total;
     }
@@ -150,10 +155,11 @@ async function fanOutAndMemory(endpoint: string, dataDir: string) {
   const editor = await signDevToken(key, { sub: 'e', tenantId: 'bench', roles: [Role.EDITOR] });
   const worker = await signDevToken(key, { sub: 'w', tenantId: 'bench', roles: [Role.WORKER] });
   const fanout: Record<string, unknown> = {};
-  for (const n of plan.sizes) {
+  const sizes = process.argv.includes('--sizes') ? process.argv[process.argv.indexOf('--sizes') + 1].split(',').map(Number) : plan.sizes;
+  for (const n of sizes) {
     log(`4-5/6 fan-out and memory, ${n} subscribers …`);
     // Ours: a fresh server, one job, n graphql-ws sockets each with one subscription.
-    const server = await startChild('server', [], { core: '0', env: { ...serverEnv(endpoint, `bench_${randomUUID().slice(0, 8)}`, dataDir), WS_KEEPALIVE_MS: '600000' } });
+    const server = await startChild('server', [], { core: '0', env: { ...serverEnv(endpoint, `bench_${randomUUID().slice(0, 8)}`, dataDir), WS_KEEPALIVE_MS: '600000' }, nodeArgs: profileArgs });
     const projectId = (await gql(server.ready.url, editor, 'mutation { createProject(input: { title: "Fan-out" }) { projectId } }')).createProject.projectId;
     const jobId = (await gql(server.ready.url, editor, `mutation { createJob(input: { projectId: "${projectId}", kind: "BENCH", steps: ["render"] }) { jobId } }`)).createJob.jobId;
     await gql(server.ready.url, worker, `mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
@@ -241,14 +247,14 @@ async function main() {
   pinSelf('1');
   const token = await signDevToken(key, { sub: 'bench', tenantId: 'bench', roles: [Role.EDITOR] });
   try {
-    await stackOverhead(token);
-    await databaseReads(dynamo.endpoint, token, dataDir);
-    await batching(dynamo.endpoint, dataDir);
-    await fanOutAndMemory(dynamo.endpoint, dataDir);
+    if (wanted('stack')) await stackOverhead(token);
+    if (wanted('db')) await databaseReads(dynamo.endpoint, token, dataDir);
+    if (wanted('batching')) await batching(dynamo.endpoint, dataDir);
+    if (wanted('fanout')) await fanOutAndMemory(dynamo.endpoint, dataDir);
   } finally {
     await dynamo.stop();
   }
-  await startUp();
+  if (wanted('startup')) await startUp();
   rmSync(dataDir, { recursive: true, force: true });
 
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${hasTaskset ? 'server on core 0, load on core 1' : 'no taskset: unpinned'}`;

@@ -2,7 +2,7 @@ import { ArgsType, Field, ID, ObjectType } from 'type-graphql';
 import { Connection, PageArgs } from '../common/pagination';
 import { DateTime, JSONObject } from '../common/scalars';
 
-@ObjectType({ description: 'A committed change: who did what to which entity, and when.' })
+@ObjectType({ simpleResolvers: true, description: 'A committed change: who did what to which entity, and when.' })
 export class ActivityEvent {
   @Field(() => ID)
   eventId!: string;
@@ -32,7 +32,7 @@ export class ActivityEvent {
   resumeAfter?: string | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ActivityConnection extends Connection(ActivityEvent) {}
 
 @ArgsType()

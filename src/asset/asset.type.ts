@@ -17,7 +17,7 @@ export enum AssetStatus {
 }
 registerEnumType(AssetStatus, { name: 'AssetStatus', description: 'uploading → ready' });
 
-@ObjectType({ description: 'One version of an asset’s file, under its own object key.' })
+@ObjectType({ simpleResolvers: true, description: 'One version of an asset’s file, under its own object key.' })
 export class AssetVersion {
   @Field(() => Int)
   version!: number;
@@ -47,7 +47,7 @@ export class AssetVersion {
   uploadExpiresAt?: number;
 }
 
-@ObjectType({ description: 'A file of a project in S3. Only its object key is stored, never a URL.' })
+@ObjectType({ simpleResolvers: true, description: 'A file of a project in S3. Only its object key is stored, never a URL.' })
 export class Asset extends Versioned {
   @Field(() => ID)
   assetId!: string;
@@ -89,7 +89,7 @@ export class Asset extends Versioned {
   linkedLogId?: string;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class AssetConnection extends Connection(Asset) {}
 
 @InputType()
@@ -182,7 +182,7 @@ export class RequestAssetVersionInput {
   size!: number;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class HttpHeader {
   @Field()
   name!: string;
@@ -191,7 +191,7 @@ export class HttpHeader {
   value!: string;
 }
 
-@ObjectType({ description: 'Where and how to upload: send exactly these headers, before expiresAt.' })
+@ObjectType({ simpleResolvers: true, description: 'Where and how to upload: send exactly these headers, before expiresAt.' })
 export class UploadTarget {
   @Field()
   url!: string;
@@ -206,7 +206,7 @@ export class UploadTarget {
   expiresAt!: string;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class AssetUpload {
   @Field(() => Asset)
   asset!: Asset;

@@ -8,7 +8,7 @@ export enum ApprovalDecision {
 }
 registerEnumType(ApprovalDecision, { name: 'ApprovalDecision' });
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Approval {
   @Field(() => ID)
   by!: string;
@@ -23,7 +23,7 @@ export class Approval {
   at!: string;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ChangelogEntry {
   @Field(() => Int)
   version!: number;
@@ -38,7 +38,7 @@ export class ChangelogEntry {
   at!: string;
 }
 
-@ObjectType({ description: "One immutable version of a project's planning brief; only approvals are added later." })
+@ObjectType({ simpleResolvers: true, description: "One immutable version of a project's planning brief; only approvals are added later." })
 export class Brief {
   @Field(() => ID)
   projectId!: string;
@@ -68,7 +68,7 @@ export class Brief {
   createdBy!: string;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class BriefConnection extends Connection(Brief) {}
 
 @InputType()

@@ -1,6 +1,6 @@
 import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
 
-@ObjectType({ description: 'Where a page ends. Pass endCursor as `after` to read the next page.' })
+@ObjectType({ simpleResolvers: true, description: 'Where a page ends. Pass endCursor as `after` to read the next page.' })
 export class PageInfo {
   @Field(() => String, { nullable: true, description: 'Opaque; valid only for the same list and tenant.' })
   endCursor!: string | null;
@@ -22,7 +22,7 @@ export class PageArgs {
 export function Connection<T extends object>(node: ClassType<T>) {
   // Abstract and never returned itself, so only the concrete subclasses (`ProjectConnection`, …)
   // are emitted: type-graphql 2 emits only the types reachable from resolvers.
-  @ObjectType()
+  @ObjectType({ simpleResolvers: true })
   abstract class ConnectionClass {
     @Field(() => [node])
     nodes!: T[];

@@ -2,7 +2,7 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import { DateTime } from './scalars';
 
 /** The fields every versioned entity has; its types extend this. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export abstract class Versioned {
   @Field(() => Int, { description: 'Increments on every change; pass it as expectedVersion to update.' })
   version!: number;

@@ -30,6 +30,8 @@ export class Live {
   async jobProgress(jobId: string, afterSeq: number | null): Promise<AsyncIterable<JobEvent>> {
     const job = await this.jobs.get(jobId);
     if (!job) throw notFound('Job', jobId);
+    // Only this is kept for the subscription's life, not the job and its steps.
+    const { projectId } = job;
     return replayThenLive<JobEvent>({
       mode: 'sequence',
       live: this.bus.subscribe(topics.job(this.scope.tenantId, jobId)),
@@ -40,7 +42,7 @@ export class Live {
       resync: (last) => ({
         eventId: `${jobId}:resync:${last}`,
         jobId,
-        projectId: job.projectId,
+        projectId,
         seq: (last as number) ?? 0,
         prevSeq: (last as number) ?? 0,
         type: JobEventType.RESYNC,

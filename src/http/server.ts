@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import cors from 'cors';
@@ -68,7 +68,13 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     formatError: formatError(development),
     validationRules: armor.validationRules,
     // GraphiQL is served by graphiqlRouter from installed packages; Apollo's landing page would load a CDN.
-    plugins: [...armor.plugins, ApolloServerPluginDrainHttpServer({ httpServer: server }), ApolloServerPluginLandingPageDisabled()],
+    // No cache-control hints are used, and Apollo's default cache-control plugin wraps every field.
+    plugins: [
+      ...armor.plugins,
+      ApolloServerPluginDrainHttpServer({ httpServer: server }),
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+    ],
     logger: {
       debug: (m) => logger.debug(m),
       info: (m) => logger.info(m),

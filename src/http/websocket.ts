@@ -1,5 +1,16 @@
 import type { Server } from 'node:http';
-import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import {
+  createSourceEventStream,
+  execute,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -25,6 +36,50 @@ interface SocketState {
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_CACHED_DOCUMENTS = 1000;
+
+/** Execution args plus the key under which subscribers may share an event's result. */
+type SharedArgs = ExecutionArgs & { shareKey: string };
+
+/**
+ * Results of executing one event for one kind of subscription, shared by every subscriber that
+ * sent the same document and variables with the same roles. The bus hands all subscribers of a
+ * topic the same event object, so the first subscriber to reach it executes, the rest reuse the
+ * result: one execution per event instead of one per subscriber. This relies on subscription
+ * payload fields depending on the event, the arguments and the caller's roles only — never on
+ * the individual user — which holds for every subscription field of this schema.
+ */
+const sharedResults = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+
+function executeShared(args: SharedArgs, event: unknown): Promise<ExecutionResult> {
+  if (typeof event !== 'object' || event === null) return Promise.resolve(execute({ ...args, rootValue: event }) as ExecutionResult);
+  let byKey = sharedResults.get(event);
+  if (!byKey) sharedResults.set(event, (byKey = new Map()));
+  let result = byKey.get(args.shareKey);
+  if (!result) byKey.set(args.shareKey, (result = Promise.resolve(execute({ ...args, rootValue: event }))));
+  return result;
+}
+
+/** Runs a subscription: its source stream from the resolvers, each event executed once per share key. */
+async function subscribeShared(args: SharedArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> {
+  const source = await createSourceEventStream(args);
+  if (!(Symbol.asyncIterator in (source as object))) return source as ExecutionResult;
+  const iterator = (source as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+  return {
+    [Symbol.asyncIterator]() {
+      return {
+        async next() {
+          const next = await iterator.next();
+          return next.done ? { done: true, value: undefined } : { done: false, value: await executeShared(args, next.value) };
+        },
+        async return() {
+          await iterator.return?.();
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
+}
 
 /** Reads the token from connection_init's payload: `authorization: "Bearer …"` (any case) or `token`. */
 function tokenOf(params: Record<string, unknown> | undefined): string | undefined {
@@ -51,6 +106,23 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): { close():
     return state;
   };
   const rules = [...specifiedRules, ...queryLimits(config).validationRules];
+  // Subscribers mostly send the same few documents: parse and validate each distinct one once.
+  const documents = new Map<string, { document?: DocumentNode; errors: readonly GraphQLError[] }>();
+  const compile = (query: string) => {
+    let compiled = documents.get(query);
+    if (!compiled) {
+      try {
+        const document = parse(query, { maxTokens: config.limits.maxTokens });
+        const errors = validate(deps.schema, document, rules).map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }));
+        compiled = { document: errors.length ? undefined : document, errors };
+      } catch (error) {
+        compiled = { errors: [new GraphQLError(error instanceof GraphQLError ? error.message : String(error), { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })] };
+      }
+      if (documents.size >= MAX_CACHED_DOCUMENTS) documents.delete(documents.keys().next().value as string);
+      documents.set(query, compiled);
+    }
+    return compiled;
+  };
   const format = formatError(config.env !== 'production');
 
   const closeWhenExpired = (socket: WebSocket, state: SocketState, expiresAt: number) => {
@@ -67,6 +139,7 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): { close():
     {
       schema: deps.schema,
       connectionInitWaitTimeout: config.ws.initTimeoutMs,
+      subscribe: (args) => subscribeShared(args as SharedArgs),
       onConnect: async (ctx) => {
         const token = tokenOf(ctx.connectionParams);
         if (!token) return false;
@@ -85,23 +158,20 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): { close():
         if (state.subscriptions.size >= config.ws.maxSubscriptions) {
           return [new GraphQLError(`At most ${config.ws.maxSubscriptions} operations may run on one connection; complete some first.`, { extensions: { code: 'BAD_USER_INPUT' } })];
         }
-        let document: DocumentNode;
-        try {
-          document = parse(payload.query, { maxTokens: config.limits.maxTokens });
-        } catch (error) {
-          return [error instanceof GraphQLError ? error : new GraphQLError(String(error))].map((e) => new GraphQLError(e.message, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } }));
-        }
-        const errors = validate(deps.schema, document, rules);
-        if (errors.length > 0) return errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }));
+        const { document, errors } = compile(payload.query);
+        if (!document) return errors;
         state.subscriptions.add(id);
-        return {
+        const roles = [...(state.principal?.roles ?? [])].sort().join(',');
+        const args: SharedArgs = {
           schema: deps.schema,
           document,
           operationName: payload.operationName,
           variableValues: payload.variables,
           // A subscription's context lives as long as the subscription; resolvers renew its loaders per event.
           contextValue: new Context(state.principal ?? null, deps),
+          shareKey: `${payload.query}\u0000${JSON.stringify(payload.variables ?? null)}\u0000${payload.operationName ?? ''}\u0000${roles}`,
         };
+        return args;
       },
       onNext: (_ctx, _id, _payload, _args, result) =>
         result.errors ? { ...result, errors: result.errors.map((e) => format(e.toJSON(), e)) } : undefined,

@@ -11,7 +11,7 @@ export enum InspirationType {
 }
 registerEnumType(InspirationType, { name: 'InspirationType' });
 
-@ObjectType({ description: 'Something that inspired the artist: a note, or a file in S3.' })
+@ObjectType({ simpleResolvers: true, description: 'Something that inspired the artist: a note, or a file in S3.' })
 export class Inspiration extends Versioned {
   @Field(() => ID)
   inspirationId!: string;
@@ -44,7 +44,7 @@ export class Inspiration extends Versioned {
   uploadExpiresAt?: number;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class InspirationConnection extends Connection(Inspiration) {}
 
 @InputType()
@@ -110,7 +110,7 @@ export class RequestInspirationUploadInput {
   linkedProjectId?: string | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class InspirationUpload {
   @Field(() => Inspiration)
   inspiration!: Inspiration;

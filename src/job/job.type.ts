@@ -8,7 +8,7 @@ registerEnumType(JobStatus, { name: 'JobStatus', description: 'QUEUED → RUNNIN
 registerEnumType(StepStatus, { name: 'StepStatus', description: 'PENDING → RUNNING → COMPLETED | FAILED | PAUSED (awaiting review); PENDING → SKIPPED on cancel.' });
 registerEnumType(JobEventType, { name: 'JobEventType' });
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class JobError {
   @Field()
   code!: string;
@@ -20,7 +20,7 @@ export class JobError {
   retryCount!: number;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class PlannedStep {
   @Field()
   name!: string;
@@ -29,7 +29,7 @@ export class PlannedStep {
   order!: number;
 }
 
-@ObjectType({ description: 'One attempt of one pipeline step. A retry is a new attempt; earlier ones stay readable.' })
+@ObjectType({ simpleResolvers: true, description: 'One attempt of one pipeline step. A retry is a new attempt; earlier ones stay readable.' })
 export class Step {
   @Field(() => ID)
   jobId!: string;
@@ -71,7 +71,7 @@ export class Step {
   finishedAt?: string;
 }
 
-@ObjectType({ description: 'A pipeline job: ordered steps, status, progress and its own event stream.' })
+@ObjectType({ simpleResolvers: true, description: 'A pipeline job: ordered steps, status, progress and its own event stream.' })
 export class Job extends Versioned {
   @Field(() => ID)
   jobId!: string;
@@ -134,13 +134,13 @@ export class Job extends Versioned {
   steps?: Step[];
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class JobConnection extends Connection(Job) {}
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class StepConnection extends Connection(Step) {}
 
-@ObjectType({ description: "The job's state after an event." })
+@ObjectType({ simpleResolvers: true, description: "The job's state after an event." })
 export class JobState {
   @Field(() => JobStatus)
   status!: JobStatus;
@@ -161,7 +161,7 @@ export class JobState {
   error?: JobError | null;
 }
 
-@ObjectType({ description: "One change of a job. seq is gapless per job: 1, 2, 3 …; prevSeq = seq − 1." })
+@ObjectType({ simpleResolvers: true, description: "One change of a job. seq is gapless per job: 1, 2, 3 …; prevSeq = seq − 1." })
 export class JobEvent {
   @Field(() => ID)
   eventId!: string;

@@ -10,7 +10,7 @@ export enum AttributionStatus {
 }
 registerEnumType(AttributionStatus, { name: 'AttributionStatus', description: 'pending → confirmed | rejected' });
 
-@ObjectType({ description: 'A work log: a transcription and what AI extracted from it (materials, time, tags).' })
+@ObjectType({ simpleResolvers: true, description: 'A work log: a transcription and what AI extracted from it (materials, time, tags).' })
 export class Log extends Versioned {
   @Field(() => ID)
   logId!: string;
@@ -50,10 +50,10 @@ export class Log extends Versioned {
   assetIds?: Set<string>;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class LogConnection extends Connection(Log) {}
 
-@ObjectType({ description: 'Where a material was used: the logs and the minutes they add up to.' })
+@ObjectType({ simpleResolvers: true, description: 'Where a material was used: the logs and the minutes they add up to.' })
 export class MaterialUsage {
   @Field()
   material!: string;

@@ -10,7 +10,7 @@ export enum MilestoneStatus {
 }
 registerEnumType(MilestoneStatus, { name: 'MilestoneStatus', description: 'pending → in_progress → complete' });
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Milestone extends Versioned {
   @Field(() => ID)
   milestoneId!: string;
@@ -31,7 +31,7 @@ export class Milestone extends Versioned {
   status!: MilestoneStatus;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class MilestoneConnection extends Connection(Milestone) {}
 
 @InputType()

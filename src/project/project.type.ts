@@ -10,7 +10,7 @@ export enum ProjectStatus {
 }
 registerEnumType(ProjectStatus, { name: 'ProjectStatus', description: 'planning → production → complete' });
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Budget {
   @Field(() => Float)
   amount!: number;
@@ -19,7 +19,7 @@ export class Budget {
   currency!: string;
 }
 
-@ObjectType({ description: "An artist's project: the parent of its brief, milestones, logs and assets." })
+@ObjectType({ simpleResolvers: true, description: "An artist's project: the parent of its brief, milestones, logs and assets." })
 export class Project extends Versioned {
   @Field(() => ID)
   projectId!: string;
@@ -56,5 +56,5 @@ export class Project extends Versioned {
   createdBy!: string;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ProjectConnection extends Connection(Project) {}

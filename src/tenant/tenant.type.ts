@@ -9,7 +9,7 @@ export enum Plan {
 }
 registerEnumType(Plan, { name: 'Plan' });
 
-@ObjectType({ description: 'A studio: everything it owns lives in its own partition.' })
+@ObjectType({ simpleResolvers: true, description: 'A studio: everything it owns lives in its own partition.' })
 export class Tenant extends Versioned {
   @Field(() => ID)
   tenantId!: string;
@@ -21,7 +21,7 @@ export class Tenant extends Versioned {
   plan!: Plan;
 }
 
-@ObjectType({ description: 'The caller, as the verified token says.' })
+@ObjectType({ simpleResolvers: true, description: 'The caller, as the verified token says.' })
 export class Viewer {
   @Field(() => ID)
   userId!: string;

@@ -35,7 +35,7 @@ describe('Store against DynamoDB Local', () => {
       seen.push(...page.nodes.map((n) => n.SK));
       sizes.push(page.nodes.length);
       if (!page.pageInfo.hasNextPage) break;
-      after = page.pageInfo.endCursor;
+      after = await page.pageInfo.endCursor;
     }
     expect(sizes).toEqual([20, 20, 5]);
     expect(seen).toEqual(items.map((i) => i.SK));
@@ -43,10 +43,10 @@ describe('Store against DynamoDB Local', () => {
 
   it('refuses a cursor used for another query or another tenant', async () => {
     const page = await table.store.queryPage('p', { pk: 'TENANT#p', skPrefix: 'ROW#' }, { first: 5 });
-    await expect(table.store.queryPage('p', { pk: 'TENANT#p', skPrefix: 'ROW#', descending: true }, { after: page.pageInfo.endCursor })).rejects.toMatchObject({
+    await expect(table.store.queryPage('p', { pk: 'TENANT#p', skPrefix: 'ROW#', descending: true }, { after: await page.pageInfo.endCursor })).rejects.toMatchObject({
       extensions: { code: 'BAD_USER_INPUT' },
     });
-    await expect(table.store.queryPage('q', { pk: 'TENANT#p', skPrefix: 'ROW#' }, { after: page.pageInfo.endCursor })).rejects.toMatchObject({
+    await expect(table.store.queryPage('q', { pk: 'TENANT#p', skPrefix: 'ROW#' }, { after: await page.pageInfo.endCursor })).rejects.toMatchObject({
       extensions: { code: 'BAD_USER_INPUT' },
     });
   });

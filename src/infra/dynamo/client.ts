@@ -1,5 +1,18 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { logger } from '../../logger';
+
+/*
+ * The SDK logs every call through `logger?.info?.({ input: filter(input), output: filter(output) })`,
+ * and the filter walks the whole response (every item of a page) to mask sensitive fields even
+ * when nothing would print it. A logger without `info` skips building that entry; warnings and
+ * errors still reach our log.
+ */
+const sdkLogger = {
+  debug: () => {},
+  warn: (message: unknown) => logger.warn({ sdk: message }, 'aws-sdk warning'),
+  error: (message: unknown) => logger.error({ sdk: message }, 'aws-sdk error'),
+} as unknown as DynamoDBClientConfig['logger'];
 
 export interface DynamoOptions {
   endpoint?: string;
@@ -43,6 +56,7 @@ export function createDynamo(options: DynamoOptions): Dynamo {
     endpoint: options.endpoint,
     maxAttempts: 4,
     retryMode: 'standard',
+    logger: sdkLogger,
     requestHandler: { requestTimeout: options.requestTimeoutMs, connectionTimeout: Math.min(options.requestTimeoutMs, 3000) },
     ...(options.endpoint && !process.env.AWS_ACCESS_KEY_ID
       ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }

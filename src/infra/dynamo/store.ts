@@ -37,7 +37,8 @@ export interface PageRequest {
 
 export interface Page<T> {
   nodes: T[];
-  pageInfo: { endCursor: string | null; hasNextPage: boolean };
+  /** `endCursor` is computed on first read; GraphQL resolves the promise when it is selected. */
+  pageInfo: { endCursor: Promise<string | null>; hasNextPage: boolean };
 }
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -172,15 +173,8 @@ export class Store {
       startKey = out.LastEvaluatedKey;
     } while (items.length <= first && startKey);
     const nodes = items.slice(0, first);
-    const hasNextPage = items.length > first;
     const last = nodes[nodes.length - 1];
-    return {
-      nodes,
-      pageInfo: {
-        hasNextPage,
-        endCursor: last ? await this.cursors.encode(tenantId, queryId, this.positionOf(spec, last)) : null,
-      },
-    };
+    return { nodes, pageInfo: this.pageInfo(items.length > first, last && (() => this.cursors.encode(tenantId, queryId, this.positionOf(spec, last)))) };
   }
 
   /**
@@ -199,11 +193,20 @@ export class Store {
     const merged = parts.flat().sort((a, b) => (a[sortAttribute] < b[sortAttribute] ? 1 : a[sortAttribute] > b[sortAttribute] ? -1 : 0));
     const nodes = merged.slice(0, first);
     const last = nodes[nodes.length - 1];
+    return { nodes, pageInfo: this.pageInfo(merged.length > first, last && (() => this.cursors.encode(tenantId, listId, { before: last[sortAttribute] }))) };
+  }
+
+  /**
+   * Page info whose cursor is encrypted only when someone reads it (a client selecting
+   * `endCursor`): lists that never page on, like the seed's `logs`, skip the work.
+   */
+  private pageInfo(hasNextPage: boolean, encode: false | undefined | (() => Promise<string>)): Page<Item>['pageInfo'] {
+    let cursor: Promise<string | null> | undefined;
     return {
-      nodes,
-      pageInfo: {
-        hasNextPage: merged.length > first,
-        endCursor: last ? await this.cursors.encode(tenantId, listId, { before: last[sortAttribute] }) : null,
+      hasNextPage,
+      get endCursor() {
+        cursor ??= encode ? encode() : Promise.resolve(null);
+        return cursor;
       },
     };
   }
