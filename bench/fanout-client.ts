@@ -15,6 +15,7 @@ const [mode, url, nText, roundsText, token, workerToken, jobId] = process.argv.s
 const n = Number(nText);
 const rounds = Number(roundsText);
 let received = 0;
+let first: string | undefined;
 let onAll: (() => void) | undefined;
 
 function open(): Promise<WebSocket> {
@@ -28,7 +29,9 @@ function open(): Promise<WebSocket> {
         resolve(ws);
         return;
       }
-      if (text.includes('"next"') && ++received === n) onAll?.();
+      if (!text.includes('"next"')) return;
+      if (received === 0) first = text;
+      if (++received === n) onAll?.();
     });
     ws.on('open', () => {
       if (mode === 'ours') ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } }));
@@ -63,20 +66,25 @@ async function main() {
 
   const delays: number[] = [];
   const triggers: number[] = [];
+  // Per round: when the last socket had the event (epoch ms), and which event it was.
+  const lasts: Array<{ eventId?: string; at?: number; lastAt: number }> = [];
   for (let round = 0; round < rounds + 3; round++) {
     received = 0;
     const all = new Promise<void>((resolve) => (onAll = resolve));
     const started = performance.now();
     const triggerMs = await trigger(round);
     await all;
+    const lastAt = performance.timeOrigin + performance.now();
     // The first rounds warm up both sides and are not counted.
     if (round >= 3) {
       delays.push(performance.now() - started);
       triggers.push(triggerMs);
+      const message = JSON.parse(first!);
+      lasts.push(mode === 'ours' ? { eventId: `${jobId}:${message.payload.data.jobProgress.seq}`, lastAt } : { at: message.at, lastAt });
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  report('RESULT', { p50: median(delays), p95: quantile(delays, 0.95), triggerP50: median(triggers) });
+  report('RESULT', { p50: median(delays), p95: quantile(delays, 0.95), triggerP50: median(triggers), lasts });
   for (const ws of sockets) ws.terminate();
   process.exit(0);
 }

@@ -8,15 +8,19 @@ import { report } from './support';
  * the least work any WebSocket broadcast can do. The payload is the size and shape of one of our
  * graphql-ws `next` messages for a job event.
  */
-export const PAYLOAD = JSON.stringify({
-  id: '1',
-  type: 'next',
-  payload: { data: { jobProgress: { seq: 12, type: 'STEP_PROGRESS', job: { status: 'RUNNING', currentStep: 'render', progress: 0.5 }, step: { name: 'render', attempt: 1, status: 'RUNNING', progress: 0.5 } } } },
-});
+const message = (at: number) =>
+  JSON.stringify({
+    id: '1',
+    type: 'next',
+    payload: { data: { jobProgress: { seq: 12, type: 'STEP_PROGRESS', job: { status: 'RUNNING', currentStep: 'render', progress: 0.5 }, step: { name: 'render', attempt: 1, status: 'RUNNING', progress: 0.5 } } } },
+    // When the broadcast started (epoch ms): the counterpart of our commit time.
+    at,
+  });
 
 const server = createServer((req, res) => {
   if (req.method === 'POST') {
-    for (const socket of wss.clients) socket.send(PAYLOAD);
+    const payload = message(performance.timeOrigin + performance.now());
+    for (const socket of wss.clients) socket.send(payload);
     res.writeHead(200).end('{}');
     return;
   }

@@ -2,11 +2,25 @@ import 'reflect-metadata';
 import './support';
 import { startApp } from '../src/app';
 import { loadConfig } from '../src/config';
+import type { TxWrite } from '../src/infra/dynamo/store';
 import { report } from './support';
 
-/** Our server as a bench child: configured by environment like `npm start`, reporting when ready. */
+/*
+ * Our server as a bench child: configured by environment like `npm start`, reporting when ready.
+ * With BENCH_REPORT_COMMITS=1 it also prints `COMMIT {"eventId", "at"}` when DynamoDB has
+ * acknowledged the transaction of a job event (at: epoch ms with sub-ms precision), so the
+ * fan-out benchmark can time from the commit.
+ */
 startApp(loadConfig())
   .then((app) => {
+    if (process.env.BENCH_REPORT_COMMITS === '1') {
+      const transact = app.store.transact.bind(app.store);
+      app.store.transact = async (writes: TxWrite[]) => {
+        await transact(writes);
+        const at = performance.timeOrigin + performance.now();
+        for (const w of writes) if (w.Put?.Item?.stream === 'job') process.stdout.write(`COMMIT ${JSON.stringify({ eventId: w.Put.Item.eventId, at })}\n`);
+      };
+    }
     report('READY', { url: app.url, pid: process.pid });
     process.on('SIGTERM', () => void app.stop().then(() => process.exit(0)));
   })

@@ -37,6 +37,8 @@ export interface Child {
   result(): Promise<Record<string, any>>;
   /** Writes one line to the child's stdin. */
   send(line: string): void;
+  /** Every `<prefix> {json}` line the child has printed since it started. */
+  collected(prefix: string): Record<string, any>[];
   stop(): Promise<void>;
 }
 
@@ -62,6 +64,10 @@ export function startChild(name: string, args: string[], options: { core?: strin
   });
   let errors = '';
   child.stderr!.on('data', (chunk) => (errors += chunk));
+  const seen: string[] = [];
+  waiters.push((line) => {
+    if (/^[A-Z]+ \{/.test(line)) seen.push(line);
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const nextLine = (prefix: string, timeoutMs: number) =>
     new Promise<Record<string, any>>((resolve, reject) => {
@@ -80,6 +86,7 @@ export function startChild(name: string, args: string[], options: { core?: strin
     ready,
     result: () => nextLine('RESULT', 600_000),
     send: (line: string) => child.stdin!.write(`${line}\n`),
+    collected: (prefix: string) => seen.filter((l) => l.startsWith(`${prefix} `)).map((l) => JSON.parse(l.slice(prefix.length + 1))),
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

@@ -47,6 +47,8 @@ export interface StartOptions {
   progress?: (message: string) => void;
   /** Measurement only: read items one by one instead of batching (see ContextDeps.batchLoads). */
   batchLoads?: boolean;
+  /** DynamoDB Local already starting (main.ts starts it before loading the server); started here otherwise. */
+  embeddedDynamo?: Promise<EmbeddedDynamo>;
   /** Test hook: events for which this returns true are not published by the writer (see Outbox). */
   failPublish?: OutboxOptions['failPublish'];
 }
@@ -63,8 +65,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   try {
     let endpoint = config.dynamo.endpoint;
     if (config.dynamo.embedded) {
-      progress(`Starting DynamoDB Local (data in ${join(config.dataDir, 'dynamodb')}) …`);
-      embedded = await startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb') });
+      if (!options.embeddedDynamo) progress(`Starting DynamoDB Local (data in ${join(config.dataDir, 'dynamodb')}) …`);
+      embedded = await (options.embeddedDynamo ?? startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb') }));
       endpoint = embedded.endpoint;
       progress(`DynamoDB Local is up at ${endpoint}.`);
     }
@@ -141,7 +143,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     };
   } catch (error) {
     await s3?.stop().catch(() => {});
-    await embedded?.stop();
+    await (embedded ?? (await options.embeddedDynamo?.catch(() => undefined)))?.stop();
     throw error;
   }
 }

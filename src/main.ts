@@ -1,8 +1,9 @@
 import 'reflect-metadata';
-import { DEV_TENANT, startApp, type App } from './app';
+import { join } from 'node:path';
+import type { App } from './app';
 import { loadConfig } from './config';
-import { startDemo, type Demo } from './demo/demo';
-import { JavaMissingError } from './infra/dynamo/embedded';
+import type { Demo } from './demo/demo';
+import { JavaMissingError, startDynamoDbLocal } from './infra/dynamo/embedded';
 
 
 // The SDK warns that its 2027 releases will need Node 22. We support Node 20 today (see README),
@@ -13,9 +14,21 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const demoMode = process.argv.includes('--demo');
   const say = (message: string) => process.stdout.write(`${message}\n`);
+  // The JVM takes seconds to boot: start it first, and load the rest of the server meanwhile.
+  let embedded: ReturnType<typeof startDynamoDbLocal> | undefined;
+  if (config.dynamo.embedded) {
+    say(`Starting DynamoDB Local (data in ${join(config.dataDir, 'dynamodb')}) …`);
+    let spawned!: () => void;
+    const launched = new Promise<void>((resolve) => (spawned = resolve));
+    embedded = startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb'), onSpawn: spawned });
+    // Loading the server blocks this thread for a moment, so it waits until java is on its way.
+    await Promise.race([launched, embedded.then(() => {}, () => {})]);
+  }
+  const { DEV_TENANT, startApp } = require('./app') as typeof import('./app');
+  const { startDemo } = require('./demo/demo') as typeof import('./demo/demo');
   let app: App;
   try {
-    app = await startApp(config, { progress: say });
+    app = await startApp(config, { progress: say, embeddedDynamo: embedded });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (error instanceof JavaMissingError) say(`\nCannot start: ${error.message}`);

@@ -34,7 +34,7 @@ export class Live {
     const { projectId } = job;
     return replayThenLive<JobEvent>({
       mode: 'sequence',
-      live: this.bus.subscribe(topics.job(this.scope.tenantId, jobId)),
+      live: (push) => this.bus.listen(topics.job(this.scope.tenantId, jobId), push),
       after: afterSeq,
       readAfter: (after, until) => this.jobs.eventsAfter(jobId, after as number, until),
       positionOf: (event) => event.seq,
@@ -59,7 +59,7 @@ export class Live {
     const topic = projectId ? topics.projectJobs(this.scope.tenantId, projectId) : topics.tenantJobs(this.scope.tenantId);
     return replayThenLive<JobEvent>({
       mode: 'id',
-      live: this.bus.subscribe(topic),
+      live: (push) => this.bus.listen(topic, push),
       after: null,
       readAfter: async () => [],
       positionOf: (event) => event.eventId,
@@ -75,7 +75,7 @@ export class Live {
     if (afterEventId !== null) assertId(afterEventId, 'evt', 'afterEventId');
     return replayThenLive<ActivityEvent>({
       mode: 'id',
-      live: this.bus.subscribe(topics.projectActivity(this.scope.tenantId, projectId)),
+      live: (push) => this.bus.listen(topics.projectActivity(this.scope.tenantId, projectId), push),
       after: afterEventId,
       readAfter: (after) => this.activity.eventsAfter(projectId, after as string),
       positionOf: (event) => event.eventId,

@@ -1,3 +1,5 @@
+import type { Listening } from '../infra/pubsub';
+
 /**
  * Replay-then-live delivery for one subscription. The live subscription is made first; then the
  * stored events after the client's position are sent; then the live ones buffered meanwhile and
@@ -15,7 +17,8 @@
  */
 export interface ReplayOptions<E> {
   mode: 'sequence' | 'id';
-  live: { events: AsyncIterator<unknown>; ready: () => Promise<void> };
+  /** Starts listening to live events (see EventBus.listen). */
+  live: (push: (payload: object) => void) => Listening;
   /** The position a client passed (a seq, or an event id); null to start from now. */
   after: number | string | null;
   /** Stored events after `after` (and, in sequence mode, up to `until`), in order. */
@@ -28,40 +31,33 @@ export interface ReplayOptions<E> {
 }
 
 export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableIterator<E> {
-  const { live, mode, positionOf } = options;
+  const { mode, positionOf } = options;
   const buffer: E[] = [];
   let overflowed = false;
   let ended = false;
   let wake: (() => void) | undefined;
   const seen = new Set<string | number>();
 
-  // Pull live events into the buffer from the start, so nothing published during replay is lost.
-  const pump = (async () => {
-    try {
-      for (;;) {
-        const next = await live.events.next();
-        if (next.done) break;
-        if (options.accept && !options.accept(next.value)) continue;
-        if (buffer.length >= options.maxBuffer) {
-          overflowed = true;
-          // Stop listening at once: the client resumes from the store after the resync.
-          await live.events.return?.();
-          break;
-        }
-        buffer.push(next.value as E);
-        wake?.();
-      }
-    } finally {
-      ended = true;
-      wake?.();
+  // Listen from the start, so nothing published during the replay is lost.
+  const live = options.live((payload) => {
+    if (overflowed || ended) return;
+    if (options.accept && !options.accept(payload)) return;
+    if (buffer.length >= options.maxBuffer) {
+      // Stop listening at once: the client resumes from the store after the resync.
+      overflowed = true;
+      live.close();
+    } else {
+      buffer.push(payload as unknown as E);
     }
-  })();
+    wake?.();
+  });
 
   async function* run(): AsyncGenerator<E> {
     try {
       yield* deliver();
     } finally {
-      await live.events.return?.();
+      ended = true;
+      live.close();
     }
   }
 
@@ -75,7 +71,7 @@ export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableItera
       if (seen.size > 10_000) seen.delete(seen.values().next().value as string | number);
       return true;
     };
-    await live.ready();
+    await live.ready;
     if (options.after !== null) {
       for (const event of await options.readAfter(options.after)) {
         if (!fresh(event)) continue;
@@ -111,8 +107,9 @@ export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableItera
 
   const generator = run();
   const stop = async () => {
-    await live.events.return?.();
-    await pump.catch(() => {});
+    ended = true;
+    live.close();
+    wake?.();
   };
   return {
     next: () => generator.next(),

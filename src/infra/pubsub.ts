@@ -1,6 +1,12 @@
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { createPubSub } from '@graphql-yoga/subscription';
 import Redis from 'ioredis';
+import { logger } from '../logger';
+
+/** A live subscription to one topic: `ready` once it is in effect everywhere; `close` ends it. */
+export interface Listening {
+  ready: Promise<void>;
+  close(): void;
+}
 
 /**
  * Carries committed events to subscribers: in-process by default, through Redis when `redisUrl`
@@ -10,36 +16,83 @@ import Redis from 'ioredis';
 export interface EventBus {
   publish(topic: string, payload: object): void;
   /**
-   * Subscribes to `topic`. Live events are queued from the moment the returned iterator is first
-   * pulled; `ready` resolves once the subscription is in effect everywhere (with Redis: once the
-   * server has confirmed it), so a reader can then look at the store without a gap.
+   * Calls `listener` with each event published to `topic` from now on, in order, with the same
+   * event object for every listener of the topic in this process. `ready` resolves once the
+   * subscription is in effect everywhere (with Redis: once the server has confirmed it), so a
+   * reader can then look at the store without a gap.
    */
-  subscribe(topic: string): { events: AsyncIterator<unknown>; ready: () => Promise<void> };
+  listen(topic: string, listener: (payload: object) => void): Listening;
   close(): Promise<void>;
 }
 
+/**
+ * The listeners of this process, by topic. One event reaches every listener through a plain
+ * loop: a busy topic with thousands of subscribers costs a function call each, not an event
+ * dispatch and a queue per subscriber.
+ */
+class Listeners {
+  private readonly byTopic = new Map<string, Set<(payload: object) => void>>();
+
+  /** Adds a listener; returns true when it is the topic's first. */
+  add(topic: string, listener: (payload: object) => void): boolean {
+    let set = this.byTopic.get(topic);
+    const first = !set;
+    if (!set) this.byTopic.set(topic, (set = new Set()));
+    set.add(listener);
+    return first;
+  }
+
+  /** Removes a listener; returns true when the topic has none left. */
+  remove(topic: string, listener: (payload: object) => void): boolean {
+    const set = this.byTopic.get(topic);
+    if (!set) return false;
+    set.delete(listener);
+    if (set.size > 0) return false;
+    this.byTopic.delete(topic);
+    return true;
+  }
+
+  deliver(topic: string, payload: object): void {
+    for (const listener of this.byTopic.get(topic) ?? []) {
+      try {
+        listener(payload);
+      } catch (err) {
+        logger.warn({ err, topic }, 'an event listener failed');
+      }
+    }
+  }
+}
+
 export function createEventBus(options: { redisUrl?: string } = {}): EventBus {
+  const listeners = new Listeners();
   if (!options.redisUrl) {
-    const pubsub = createPubSub<Record<string, [object]>>();
     return {
-      publish: (topic, payload) => pubsub.publish(topic, payload),
-      subscribe: (topic) => ({ events: pubsub.subscribe(topic)[Symbol.asyncIterator](), ready: async () => {} }),
+      publish: (topic, payload) => listeners.deliver(topic, payload),
+      listen(topic, listener) {
+        listeners.add(topic, listener);
+        return { ready: Promise.resolve(), close: () => void listeners.remove(topic, listener) };
+      },
       close: async () => {},
     };
   }
-  const publishClient = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
-  const subscribeClient = new Redis(options.redisUrl, { lazyConnect: false });
-  const pubsub = createPubSub<Record<string, [object]>>({ eventTarget: createRedisEventTarget({ publishClient, subscribeClient }) });
+  const publishClient = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
+  const subscribeClient = new Redis(options.redisUrl);
+  // One Redis subscription per topic with listeners here; Redis hands each message over once.
+  const redis = createRedisEventTarget({ publishClient, subscribeClient });
+  const onMessage = (event: Event) => listeners.deliver(event.type, (event as CustomEvent<object>).detail);
   return {
-    publish: (topic, payload) => pubsub.publish(topic, payload),
-    subscribe: (topic) => ({
-      events: pubsub.subscribe(topic)[Symbol.asyncIterator](),
-      // Redis answers a connection's commands in order, so once this PING is answered the
-      // SUBSCRIBE sent before it on the same connection is in effect.
-      ready: async () => {
-        await subscribeClient.ping();
-      },
-    }),
+    publish: (topic, payload) => redis.dispatchEvent(new CustomEvent(topic, { detail: payload })),
+    listen(topic, listener) {
+      if (listeners.add(topic, listener)) redis.addEventListener(topic, onMessage);
+      return {
+        // Redis answers a connection's commands in order, so once this PING is answered the
+        // SUBSCRIBE sent before it on the same connection is in effect.
+        ready: subscribeClient.ping().then(() => {}),
+        close: () => {
+          if (listeners.remove(topic, listener)) redis.removeEventListener(topic, onMessage);
+        },
+      };
+    },
     async close() {
       await Promise.allSettled([publishClient.quit(), subscribeClient.quit()]);
     },

@@ -6,27 +6,23 @@ interface E {
   resync?: boolean;
 }
 
-/** A live source the test pushes into, like a pub/sub subscription. */
+/** A live source the test pushes into, like a bus listener. */
 function liveSource() {
-  const queue: unknown[] = [];
-  let wake: (() => void) | undefined;
+  let push: ((payload: object) => void) | undefined;
+  const early: object[] = [];
   let closed = false;
-  const events: AsyncIterator<unknown> = {
-    async next() {
-      while (queue.length === 0 && !closed) await new Promise<void>((r) => (wake = r));
-      return queue.length ? { value: queue.shift(), done: false } : { value: undefined, done: true };
-    },
-    async return() {
-      closed = true;
-      wake?.();
-      return { value: undefined, done: true };
-    },
-  };
   return {
-    live: { events, ready: async () => {} },
-    push: (...items: unknown[]) => {
-      queue.push(...items);
-      wake?.();
+    live: (listener: (payload: object) => void) => {
+      push = listener;
+      for (const item of early.splice(0)) listener(item);
+      return { ready: Promise.resolve(), close: () => void (closed = true) };
+    },
+    push: (...items: object[]) => {
+      for (const item of items) {
+        if (closed) continue;
+        if (push) push(item);
+        else early.push(item);
+      }
     },
     get closed() {
       return closed;

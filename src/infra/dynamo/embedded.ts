@@ -54,7 +54,7 @@ const GUARD = 'java "$@" & J=$!; cat >/dev/null; kill $J 2>/dev/null; wait $J';
  * memory when `dataPath` is null), and resolves when it answers. Throws JavaMissingError when Java
  * is missing, or an Error with DynamoDB Local's output when it does not come up in time.
  */
-export async function startDynamoDbLocal(options: { dataPath: string | null; timeoutMs?: number }): Promise<EmbeddedDynamo> {
+export async function startDynamoDbLocal(options: { dataPath: string | null; timeoutMs?: number; onSpawn?: () => void }): Promise<EmbeddedDynamo> {
   checkJava();
   const folder = jarFolder();
   const port = await freePort();
@@ -75,6 +75,7 @@ export async function startDynamoDbLocal(options: { dataPath: string | null; tim
   const child: ChildProcess = spawn('/bin/sh', ['-c', GUARD, 'dynamodb-local', ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  options.onSpawn?.();
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
