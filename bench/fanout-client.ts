@@ -25,6 +25,8 @@ function open(): Promise<WebSocket> {
     ws.on('message', (data) => {
       const text = data.toString();
       if (mode === 'ours' && text.includes('"connection_ack"')) {
+        // BENCH_NO_SUBSCRIBE=1: connections only, to tell a connection's memory from a subscription's.
+        if (process.env.BENCH_NO_SUBSCRIBE === '1') return resolve(ws);
         ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `subscription { jobProgress(jobId: "${jobId}") { seq type job { status currentStep progress } step { name attempt status progress } } }` } }));
         resolve(ws);
         return;

@@ -12,7 +12,7 @@ import { Role } from '../src/auth/principal';
 import { loadConfig } from '../src/config';
 import { startDynamoDbLocal } from '../src/infra/dynamo/embedded';
 import { freePort } from '../src/infra/free-port';
-import { hasTaskset, median, pinSelf, quantile, rssOf, saveResult, startChild } from './support';
+import { hasTaskset, median, pinSelf, quantile, saveResult, settledRssOf, startChild } from './support';
 
 /*
  * npm run bench [-- --full]
@@ -164,9 +164,9 @@ async function fanOutAndMemory(endpoint: string, dataDir: string) {
     const jobId = (await gql(server.ready.url, editor, `mutation { createJob(input: { projectId: "${projectId}", kind: "BENCH", steps: ["render"] }) { jobId } }`)).createJob.jobId;
     await gql(server.ready.url, worker, `mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
     await new Promise((r) => setTimeout(r, 1000));
-    const oursBefore = rssOf(server.ready.pid);
+    const oursBefore = await settledRssOf(server.ready.pid);
     const clients = await startChild('fanout-client', ['ours', server.ready.url, String(n), String(plan.rounds), editor, worker, jobId], { core: '1' });
-    const oursAfter = rssOf(server.ready.pid);
+    const oursAfter = await settledRssOf(server.ready.pid);
     clients.send('go');
     const oursRun = await clients.result();
     await clients.stop();
@@ -178,9 +178,9 @@ async function fanOutAndMemory(endpoint: string, dataDir: string) {
 
     const raw = await startChild('raw-ws-server', [], { core: '0' });
     await new Promise((r) => setTimeout(r, 500));
-    const rawBefore = rssOf(raw.ready.pid);
+    const rawBefore = await settledRssOf(raw.ready.pid);
     const rawClients = await startChild('fanout-client', ['raw', raw.ready.url, String(n), String(plan.rounds)], { core: '1' });
-    const rawAfter = rssOf(raw.ready.pid);
+    const rawAfter = await settledRssOf(raw.ready.pid);
     rawClients.send('go');
     const rawRun = await rawClients.result();
     const rawDelays = (rawRun.lasts as Array<{ at: number; lastAt: number }>).map((l) => l.lastAt - l.at);
@@ -201,7 +201,7 @@ async function fanOutAndMemory(endpoint: string, dataDir: string) {
     });
     if (n === 5000) {
       rows.push({
-        metric: `5. memory per idle subscription at ${n} sockets (KiB RSS)`,
+        metric: `5. memory per idle subscription at ${n} sockets (KiB RSS, after GC)`,
         ours: (perOurs / 1024).toFixed(1),
         baseline: `${(perRaw / 1024).toFixed(1)} (raw ws connection)`,
         ratio: perOurs / perRaw,

@@ -48,7 +48,7 @@ export interface Child {
  */
 export function startChild(name: string, args: string[], options: { core?: string; env?: Record<string, string>; script?: string; nodeArgs?: string[] } = {}): Promise<Child> {
   const script = options.script ?? join(__dirname, `${name}.js`);
-  const node = [process.execPath, '--max-old-space-size=4096', ...(options.nodeArgs ?? []), script, ...args];
+  const node = [process.execPath, '--max-old-space-size=4096', '--expose-gc', ...(options.nodeArgs ?? []), script, ...args];
   const command = hasTaskset && options.core ? ['taskset', '-c', options.core, ...node] : node;
   const child = spawn(command[0], command.slice(1), { env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
@@ -98,6 +98,19 @@ export function startChild(name: string, args: string[], options: { core?: strin
 export function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+/*
+ * A bench child started with --expose-gc collects garbage on SIGUSR2, so memory is sampled after
+ * what setting up connections left behind is gone: retained memory, not transient garbage.
+ */
+process.on('SIGUSR2', () => (globalThis as { gc?: () => void }).gc?.());
+
+/** Asks a bench child to collect garbage, then waits for its memory to settle, and returns its RSS. */
+export async function settledRssOf(pid: number): Promise<number> {
+  process.kill(pid, 'SIGUSR2');
+  await new Promise((r) => setTimeout(r, 1500));
+  return rssOf(pid);
 }
 
 /** A child's way to report: one line the parent waits for. */
