@@ -61,6 +61,13 @@ export class AssetRepository {
     return Math.floor(this.scope.now().getTime() / 1000);
   }
 
+  /** What a new asset's transaction also needs: an active project, and the link on its log. */
+  private newAssetChecks(projectId: string, assetId: string, linkedLogId: string | undefined): TxWrite[] {
+    const checks = [this.projects.activeProjectCheck(projectId)];
+    if (linkedLogId) checks.push(this.linkWrite(projectId, linkedLogId, assetId, 'ADD'));
+    return checks;
+  }
+
   async get(projectId: string, assetId: string): Promise<Asset | null> {
     return (await this.scope.items.load(this.subject(projectId, assetId).key)) as Asset | null;
   }
@@ -108,9 +115,12 @@ export class AssetRepository {
       alt: optionalText(input.alt, 'alt', 2000) ?? undefined,
       linkedLogId: input.linkedLogId ?? undefined,
     };
-    const derived = [this.projects.activeProjectCheck(projectId)];
-    if (item.linkedLogId) derived.push(this.linkWrite(projectId, item.linkedLogId, assetId, 'ADD'));
-    return (await create(this.scope, item, { action: 'asset.created', entityType: 'Asset', entityId: assetId, projectId, data: { type: item.type, s3Key } }, derived)) as Asset;
+    return (await create(
+      this.scope,
+      item,
+      { action: 'asset.created', entityType: 'Asset', entityId: assetId, projectId, data: { type: item.type, s3Key } },
+      this.newAssetChecks(projectId, assetId, item.linkedLogId),
+    )) as Asset;
   }
 
   /**
@@ -142,10 +152,13 @@ export class AssetRepository {
       // A first upload never confirmed disappears with its item.
       expiresAt: uploadExpiresAt,
     };
-    const derived = [this.projects.activeProjectCheck(projectId)];
-    if (item.linkedLogId) derived.push(this.linkWrite(projectId, item.linkedLogId, assetId, 'ADD'));
     const upload = await this.scope.files.uploadTarget(s3Key, input.contentType, input.size);
-    const asset = (await create(this.scope, item, { action: 'asset.upload_requested', entityType: 'Asset', entityId: assetId, projectId, data: { version: 1, s3Key } }, derived)) as Asset;
+    const asset = (await create(
+      this.scope,
+      item,
+      { action: 'asset.upload_requested', entityType: 'Asset', entityId: assetId, projectId, data: { version: 1, s3Key } },
+      this.newAssetChecks(projectId, assetId, item.linkedLogId),
+    )) as Asset;
     return { asset, version: 1, upload };
   }
 
