@@ -62,7 +62,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const progress = options.progress ?? (() => {});
   let embedded: EmbeddedDynamo | undefined;
   let s3: EmbeddedS3 | undefined;
+  // The local S3 starts while DynamoDB Local boots, and its bucket is made while the table is.
+  const s3Starting = config.s3.embedded ? startEmbeddedS3(join(config.dataDir, 's3')) : undefined;
+  s3Starting?.catch(() => {});
   try {
+    if (s3Starting) progress(`Starting the local S3 (files in ${join(config.dataDir, 's3')}) …`);
     let endpoint = config.dynamo.endpoint;
     if (config.dynamo.embedded) {
       if (!options.embeddedDynamo) progress(`Starting DynamoDB Local (data in ${join(config.dataDir, 'dynamodb')}) …`);
@@ -70,14 +74,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       endpoint = embedded.endpoint;
       progress(`DynamoDB Local is up at ${endpoint}.`);
     }
+    s3 = await s3Starting;
     const dynamo = createDynamo({ endpoint, region: config.dynamo.region, requestTimeoutMs: config.dynamo.requestTimeoutMs });
-    const created = await ensureTable(dynamo.client, config.tableName);
-    progress({ created: `Created table ${config.tableName} with its indexes.`, updated: `Added missing indexes to table ${config.tableName}.`, exists: `Using table ${config.tableName}.` }[created]);
-    const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
-    if (config.s3.embedded) {
-      progress(`Starting the local S3 (files in ${join(config.dataDir, 's3')}) …`);
-      s3 = await startEmbeddedS3(join(config.dataDir, 's3'));
-    }
     const files = new FileStore({
       bucket: config.s3.bucket,
       region: config.dynamo.region,
@@ -85,10 +83,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       forcePathStyle: config.s3.forcePathStyle,
       credentials: s3?.credentials,
     });
-    if (s3) {
-      const bucket = await files.ensureBucket();
-      progress(`Local S3 is up at ${s3.endpoint}${bucket === 'created' ? `; created bucket ${config.s3.bucket}` : ''}.`);
-    }
+    const [created, bucket] = await Promise.all([ensureTable(dynamo.client, config.tableName), s3 ? files.ensureBucket() : undefined]);
+    progress({ created: `Created table ${config.tableName} with its indexes.`, updated: `Added missing indexes to table ${config.tableName}.`, exists: `Using table ${config.tableName}.` }[created]);
+    if (s3) progress(`Local S3 is up at ${s3.endpoint}${bucket === 'created' ? `; created bucket ${config.s3.bucket}` : ''}.`);
+    const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
     const bus = createEventBus({ redisUrl: config.redisUrl });
     const outbox = new Outbox(store, bus, { ...config.outbox, failPublish: options.failPublish });
     const devToken =
@@ -142,7 +140,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       },
     };
   } catch (error) {
-    await s3?.stop().catch(() => {});
+    await (s3 ?? (await s3Starting?.catch(() => undefined)))?.stop().catch(() => {});
     await (embedded ?? (await options.embeddedDynamo?.catch(() => undefined)))?.stop();
     throw error;
   }
