@@ -80,7 +80,7 @@ const passThroughCodes = new Set([
  * message, a stack) reaches a client.
  */
 export function formatError(development: boolean) {
-  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+  return (formatted: GraphQLFormattedError, _error: unknown): GraphQLFormattedError => {
     const code = formatted.extensions?.code;
     const known =
       typeof code === 'string' && ((Object.values(ErrorCode) as string[]).includes(code) || passThroughCodes.has(code));
@@ -92,7 +92,6 @@ export function formatError(development: boolean) {
     if (development) {
       return { ...formatted, extensions: { ...formatted.extensions, code: ErrorCode.INTERNAL } };
     }
-    void error;
     return {
       message: 'Internal server error.',
       locations: formatted.locations,

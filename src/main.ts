@@ -5,7 +5,6 @@ import { loadConfig } from './config';
 import type { Demo } from './demo/demo';
 import { JavaMissingError, startDynamoDbLocal } from './infra/dynamo/embedded';
 
-
 // The SDK warns that its 2027 releases will need Node 22. We support Node 20 today (see README),
 // so that notice would only bury the start-up block a newcomer needs to read.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -50,7 +49,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const lines = ['', `GraphQL (HTTP):   ${app.url}`];
+  const lines = ['', `GraphQL (HTTP):   ${app.url}`, `GraphQL (WS):     ${app.url.replace(/^http/, 'ws')}`];
   if (config.graphiql) lines.push(`GraphiQL:         open ${app.url} in a browser`);
   if (app.devToken) {
     lines.push(
@@ -60,7 +59,6 @@ async function main(): Promise<void> {
       `Try it:           curl -s ${app.url} -H 'content-type: application/json' -H "authorization: Bearer <token>" -d '{"query":"{ viewer { tenantId roles } }"}'`,
     );
   }
-  lines.splice(2, 0, `GraphQL (WS):     ${app.url.replace(/^http/, 'ws')}`);
   if (app.embeddedS3Endpoint) lines.push(`Local S3:         ${app.embeddedS3Endpoint} (bucket ${config.s3.bucket})`);
   if (app.embeddedDynamo || app.embeddedS3Endpoint) lines.push(`Data folder:      ${config.dataDir}`);
   lines.push(demo ? 'Demo:             loaded; GraphiQL opens on its data and a job the simulator is driving' : 'Demo data:        npm run demo  (loads a demo tenant and drives its jobs live)');

@@ -84,7 +84,7 @@ export class BriefRepository {
         data: { version, summary },
       }),
     ]);
-    this.scope.items.clear(briefKey(this.scope.tenantId, projectId, version)).prime(briefKey(this.scope.tenantId, projectId, version), item);
+    this.scope.items.prime(briefKey(this.scope.tenantId, projectId, version), item);
     return item as Brief;
   }
 
@@ -111,7 +111,7 @@ export class BriefRepository {
     ]);
     const updated = await this.scope.store.get(key);
     if (!updated) throw new AppError(ErrorCode.INTERNAL, 'The brief vanished after approval.');
-    this.scope.items.clear(key).prime(key, updated);
+    this.scope.items.prime(key, updated);
     return updated as Brief;
   }
 }

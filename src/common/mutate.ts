@@ -6,8 +6,23 @@ import type { Scope } from './scope';
 
 const MAX_RETRIES = 5;
 
-/** Marks a lost race that is safe to retry because the caller named no version. */
-class Stale extends Error {}
+/** Marks a lost race that is safe to retry: the next attempt reads again and decides again. */
+export class Stale extends Error {}
+
+/**
+ * Runs `attempt` until it neither succeeds nor throws anything but Stale, at most MAX_RETRIES
+ * times more. `mayRetry` tells the attempt whether a lost race may still return Stale, or must
+ * now become the caller's error (CONFLICT).
+ */
+export async function retryWhileStale<T>(attempt: (mayRetry: boolean) => Promise<T>): Promise<T> {
+  for (let n = 0; ; n++) {
+    try {
+      return await attempt(n < MAX_RETRIES);
+    } catch (error) {
+      if (!(error instanceof Stale)) throw error;
+    }
+  }
+}
 
 export interface Subject {
   /** The entity name used in error messages, e.g. `Project`. */
@@ -44,7 +59,7 @@ async function withLock<T>(
   expectedVersion: number | null | undefined,
   write: (current: Item, lock: Lock) => Promise<T>,
 ): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
+  return retryWhileStale(async (mayRetry) => {
     const current = await scope.store.get(subject.key);
     if (!current) throw notFound(subject.entity, subject.id);
     if (expectedVersion != null && current.version !== expectedVersion) {
@@ -55,16 +70,12 @@ async function withLock<T>(
       ExpressionAttributeValues: { ':version': current.version },
       onConditionFailed: (now) => {
         if (!now) return notFound(subject.entity, subject.id);
-        if (expectedVersion == null && attempt < MAX_RETRIES) return new Stale();
+        if (expectedVersion == null && mayRetry) return new Stale();
         return conflict(subject.entity, subject.id, expectedVersion ?? current.version, now.version);
       },
     };
-    try {
-      return await write(current, lock);
-    } catch (error) {
-      if (!(error instanceof Stale)) throw error;
-    }
-  }
+    return write(current, lock);
+  });
 }
 
 /**
@@ -81,7 +92,8 @@ export function mutate(scope: Scope, subject: Subject, expectedVersion: number |
       ...derived,
       eventWrite(scope, { ...event, data: { version: next.version, ...event.data } }),
     ]);
-    scope.items.clear(subject.key).prime(subject.key, next);
+    // commit() dropped the request's cached reads; the written item is known, so it is primed.
+    scope.items.prime(subject.key, next);
     return next;
   });
 }
@@ -101,8 +113,7 @@ export async function create(scope: Scope, item: Item, event: EventSpec, derived
     ...derived,
     eventWrite(scope, { ...event, data: { version: 1, ...event.data } }),
   ]);
-  // prime() keeps an entry already cached (a null from an existence check), so clear it first.
-  scope.items.clear({ PK: created.PK, SK: created.SK }).prime({ PK: created.PK, SK: created.SK }, created);
+  scope.items.prime({ PK: created.PK, SK: created.SK }, created);
   return created;
 }
 
@@ -119,7 +130,6 @@ export function remove(
   return withLock(scope, subject, expectedVersion, async (current, { onConditionFailed, ...condition }) => {
     const { derived = [], event } = change(current);
     await scope.commit([{ Delete: { TableName: '', Key: subject.key, ...condition }, onConditionFailed }, ...derived, eventWrite(scope, event)]);
-    scope.items.clear(subject.key);
     return current;
   });
 }

@@ -84,8 +84,12 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       ['QUEUED', 'RUNNING'].map((status) => worker(`query($s: JobStatus!) { jobsByStatus(status: $s, first: 10) { nodes { ${JOB_FIELDS} } } }`, { s: status })),
     );
     const jobs: JobView[] = [...active.jobsByStatus.nodes, ...queued.jobsByStatus.nodes];
-    const watchable = jobs.filter((j) => j.kind !== '3D_CHARACTER');
-    featured = watchable.find((j) => j.jobId === featured)?.jobId ?? watchable[0]?.jobId;
+    // Feature the job with the most work left, so a watcher who subscribes a moment later still
+    // sees it move; keep the current one while it has at least two steps to go.
+    const remaining = (job: JobView) => new Set(job.steps.filter((s) => s.status !== 'COMPLETED' && s.status !== 'SKIPPED').map((s) => s.name)).size;
+    const watchable = jobs.filter((j) => j.kind !== '3D_CHARACTER').sort((a, b) => remaining(b) - remaining(a));
+    const current = watchable.find((j) => j.jobId === featured);
+    featured = current && remaining(current) >= 2 ? current.jobId : watchable[0]?.jobId;
     if (watchable.length === 0 && jobs.length < 3) {
       // Keep something moving: a new music video or photo edit.
       const template = DEMO_JOBS[1 + (created++ % 2)];

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { assertId } from '../common/ids';
-import type { Subject } from '../common/mutate';
+import { retryWhileStale, Stale, type Subject } from '../common/mutate';
 import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
@@ -31,12 +31,8 @@ import type { CreateJobInput, Job, JobEvent, Step } from './job.type';
 const FINISHED_JOB_TTL_DAYS = 90;
 /** Idempotency records expire after this long (the seeds ask for 24–72 hours). */
 const IDEMPOTENCY_TTL_HOURS = 48;
-const MAX_RETRIES = 5;
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
 const CLIENT_KEY = /^[A-Za-z0-9_.:-]{1,128}$/;
-
-/** Marks a lost race that is safe to retry: the worker's action is judged again on fresh state. */
-class Stale extends Error {}
 
 /** Thrown when the idempotency record exists: the request duplicates an earlier one. */
 class Duplicate extends Error {
@@ -290,7 +286,7 @@ export class JobRepository {
       for (const key of action.artifacts) validateS3Key(key, this.scope.tenantId, 'artifacts');
     }
     if ('metrics' in action) boundedJson(action.metrics, 'metrics');
-    for (let attempt = 0; ; attempt++) {
+    return retryWhileStale(async (mayRetry) => {
       const found = await this.read(jobId);
       if (!found) throw notFound('Job', jobId);
       const { job, steps } = found;
@@ -304,24 +300,20 @@ export class JobRepository {
         ...jobIndexKeys(this.scope.tenantId, base as never),
         expiresAt: TERMINAL.has(outcome.job.status) ? Math.floor(Date.parse(at) / 1000) + FINISHED_JOB_TTL_DAYS * 86_400 : undefined,
       };
-      try {
-        await this.scope.commit([
-          {
-            Put: { TableName: '', Item: next, ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': job.version } },
-            onConditionFailed: (now) => (!now ? notFound('Job', jobId) : attempt < MAX_RETRIES ? new Stale() : new AppError(ErrorCode.CONFLICT, `Job ${jobId} is changing too fast; try again.`)),
-          },
-          ...outcome.steps.map((step) => this.stepWrite(jobId, step, at)),
-          this.eventWrite(next, job, outcome, at),
-        ]);
-      } catch (error) {
-        if (error instanceof Stale) continue;
-        throw error;
-      }
+      // A lost race re-reads and re-judges: the worker's action is decided on fresh state.
+      await this.scope.commit([
+        {
+          Put: { TableName: '', Item: next, ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': job.version } },
+          onConditionFailed: (now) => (!now ? notFound('Job', jobId) : mayRetry ? new Stale() : new AppError(ErrorCode.CONFLICT, `Job ${jobId} is changing too fast; try again.`)),
+        },
+        ...outcome.steps.map((step) => this.stepWrite(jobId, step, at)),
+        this.eventWrite(next, job, outcome, at),
+      ]);
       const written = new Map(outcome.steps.map((s) => [stepKey(this.scope.tenantId, jobId, s).SK, { ...s, jobId }]));
       const merged = steps.map((s) => written.get(s.SK) ?? s);
       for (const [sk, s] of written) if (!steps.some((old) => old.SK === sk)) merged.push({ ...s, SK: sk });
       merged.sort((a, b) => a.order - b.order || a.attempt - b.attempt);
       return toJob(next, merged);
-    }
+    });
   }
 }

@@ -31,9 +31,11 @@ async function waitActive(client: DynamoDBClient, tableName: string, timeoutMs =
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'exists' | 'updated'> {
   const definition = tableDefinition(tableName);
   let existing: string[] | null = null;
+  let active = false;
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     existing = (Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName!);
+    active = Table?.TableStatus === 'ACTIVE' && (Table.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE');
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
@@ -66,7 +68,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
       }),
     );
   }
-  // Also covers a table another instance is still creating.
-  await waitActive(client, tableName);
+  // Also covers a table another instance is still creating; a table seen ACTIVE needs no second look.
+  if (missing.length || !active) await waitActive(client, tableName);
   return missing.length ? 'updated' : 'exists';
 }
