@@ -11,7 +11,7 @@ import { ensureTable } from './infra/dynamo/ensure-table';
 import { Store } from './infra/dynamo/store';
 import { Outbox, type OutboxOptions } from './events/outbox';
 import { startHttpServer } from './http/server';
-import { attachWebSocket } from './http/websocket';
+import { attachWebSocket, type WebSocketCounts } from './http/websocket';
 import { createEventBus, type EventBus } from './infra/pubsub';
 import { startEmbeddedS3, type EmbeddedS3 } from './infra/s3/embedded';
 import { FileStore } from './infra/s3/files';
@@ -36,10 +36,19 @@ export interface App {
   bus: EventBus;
   /** A development token (tenant `demo`, role editor, 30 days); undefined in production or with JWKS. */
   devToken?: string;
+  /**
+   * What the server holds right now, named as the Prometheus gauges that export it: open
+   * WebSocket connections, live WebSocket operations and event-bus listeners.
+   */
+  counts(): ServerCounts;
   /** Lets the demo tell GraphiQL which project and job to show in its example tabs. */
   setGraphiQLHints(hints: () => Omit<GraphiQLHints, 'token'>): void;
   /** Stops the HTTP server, then DynamoDB Local if it was started here. */
   stop(): Promise<void>;
+}
+
+export interface ServerCounts extends WebSocketCounts {
+  event_bus_listeners: number;
 }
 
 export interface StartOptions {
@@ -125,6 +134,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       outbox,
       bus,
       devToken,
+      counts: () => ({ ...ws.counts(), event_bus_listeners: bus.listenerCount() }),
       setGraphiQLHints(hints) {
         exampleIds = hints;
       },

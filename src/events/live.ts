@@ -4,7 +4,7 @@ import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import { notFound } from '../errors';
 import type { EventBus } from '../infra/pubsub';
-import { JobEventType } from '../job/job.machine';
+import { FINAL, JobEventType } from '../job/job.machine';
 import type { JobRepository } from '../job/job.repository';
 import type { JobEvent } from '../job/job.type';
 import type { ProjectRepository } from '../project/project.repository';
@@ -26,16 +26,25 @@ export class Live {
     private readonly activity: ActivityRepository,
   ) {}
 
-  /** A job's events in seq order; with `afterSeq`, every stored event after it first. */
+  /**
+   * A job's events in seq order; with `afterSeq`, every stored event after it first. The stream
+   * ends after the event that finishes the job (COMPLETED or CANCELLED); a job that has finished
+   * already gets the stored events after `afterSeq`, if any, and the stream ends. FAILED does not
+   * end it, because `retryJob` can run the job again.
+   */
   async jobProgress(jobId: string, afterSeq: number | null): Promise<AsyncIterable<JobEvent>> {
     const job = await this.jobs.get(jobId);
     if (!job) throw notFound('Job', jobId);
     // Only this is kept for the subscription's life, not the job and its steps.
     const { projectId } = job;
+    const finished = FINAL.has(job.status);
     return replayThenLive<JobEvent>({
       mode: 'sequence',
-      live: (push) => this.bus.listen(topics.job(this.scope.tenantId, jobId), push),
-      after: afterSeq,
+      live: finished ? null : (push) => this.bus.listen(topics.job(this.scope.tenantId, jobId), push),
+      isFinal: (event) => event.job !== undefined && FINAL.has(event.job.status),
+      // Without afterSeq the stream starts at the job as just read, so an event committed between
+      // that read and the listener (the job's last one, say) is read from the store, not lost.
+      after: afterSeq ?? job.seq,
       readAfter: (after, until) => this.jobs.eventsAfter(jobId, after as number, until),
       positionOf: (event) => event.seq,
       maxBuffer: this.maxBuffer,

@@ -14,11 +14,15 @@ import type { Listening } from '../infra/pubsub';
  *
  * The buffer is bounded. When a slow consumer lets it overflow, the stream ends with an explicit
  * resync event naming the position to resume from, instead of silently dropping events.
+ *
+ * The stream also ends after an event that `isFinal` recognizes (a finished job's last event),
+ * and, when `live` is null because nothing more can happen, once the replay is sent. However it
+ * ends, or when the consumer returns it, the live listener is closed and the buffer dropped.
  */
 export interface ReplayOptions<E> {
   mode: 'sequence' | 'id';
-  /** Starts listening to live events (see EventBus.listen). */
-  live: (push: (payload: object) => void) => Listening;
+  /** Starts listening to live events (see EventBus.listen); null when no event can come any more. */
+  live: ((push: (payload: object) => void) => Listening) | null;
   /** The position a client passed (a seq, or an event id); null to start from now. */
   after: number | string | null;
   /** Stored events after `after` (and, in sequence mode, up to `until`), in order. */
@@ -27,8 +31,12 @@ export interface ReplayOptions<E> {
   /** Keeps only the live payloads this subscription wants (all of them when omitted). */
   accept?(payload: unknown): payload is E;
   resync(resumeAfter: number | string | null): E;
+  /** True for the stream's last event: the stream ends once it is delivered. */
+  isFinal?(event: E): boolean;
   maxBuffer: number;
 }
+
+const NOT_LISTENING: Listening = { ready: Promise.resolve(), close: () => {} };
 
 export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableIterator<E> {
   const { mode, positionOf } = options;
@@ -37,9 +45,10 @@ export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableItera
   let ended = false;
   let wake: (() => void) | undefined;
   const seen = new Set<string | number>();
+  const isFinal = options.isFinal ?? (() => false);
 
   // Listen from the start, so nothing published during the replay is lost.
-  const live = options.live((payload) => {
+  const live: Listening = options.live?.((payload) => {
     if (overflowed || ended) return;
     if (options.accept && !options.accept(payload)) return;
     if (buffer.length >= options.maxBuffer) {
@@ -50,7 +59,7 @@ export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableItera
       buffer.push(payload as unknown as E);
     }
     wake?.();
-  });
+  }) ?? NOT_LISTENING;
 
   async function* run(): AsyncGenerator<E> {
     try {
@@ -77,8 +86,10 @@ export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableItera
         if (!fresh(event)) continue;
         last = positionOf(event);
         yield event;
+        if (isFinal(event)) return;
       }
     }
+    if (!options.live) return;
     for (;;) {
       while (buffer.length > 0) {
         const event = buffer.shift()!;
@@ -90,10 +101,12 @@ export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableItera
             if (!fresh(missing)) continue;
             last = positionOf(missing);
             yield missing;
+            if (isFinal(missing)) return;
           }
         }
         last = position;
         yield event;
+        if (isFinal(event)) return;
       }
       if (overflowed) {
         yield options.resync(last);

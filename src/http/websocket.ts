@@ -12,15 +12,14 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { CloseCode } from 'graphql-ws';
-import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import type { TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import { Context, type ContextDeps } from '../context';
 import { formatError } from '../errors';
-import { logger } from '../logger';
 import { queryLimits } from './server';
+import { serveGraphQLOverWebSocket, type Operation, type Transport } from './ws-transport';
 
 export interface WebSocketDeps extends ContextDeps {
   config: Config;
@@ -28,18 +27,17 @@ export interface WebSocketDeps extends ContextDeps {
   verifier: TokenVerifier;
 }
 
-/** What the server keeps per socket. */
+/** What the GraphQL layer keeps per socket. */
 interface SocketState {
   principal?: Principal;
-  subscriptions: Set<string>;
   expiryTimer?: NodeJS.Timeout;
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const MAX_CACHED_DOCUMENTS = 1000;
 
-/** Execution args plus the key under which subscribers may share an event's result. */
-type SharedArgs = ExecutionArgs & { shareKey: string };
+/** Execution args plus the key under which subscribers may share an event's result, and the operation they serve. */
+type SharedArgs = ExecutionArgs & { shareKey: string; operation: Operation };
 
 /**
  * Results of executing one event for one kind of subscription, shared by every subscriber that
@@ -60,25 +58,34 @@ function executeShared(args: SharedArgs, event: unknown): Promise<ExecutionResul
   return result;
 }
 
-/** Runs a subscription: its source stream from the resolvers, each event executed once per share key. */
-async function subscribeShared(args: SharedArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> {
+/**
+ * Runs a subscription for `operation`: its source stream from the resolvers, each event executed
+ * once per share key. The operation's end returns the source at once (its bus listener and
+ * buffer go), and no result is handed on after it ended, so no `next` frame follows a `complete`.
+ */
+async function subscribeShared(args: SharedArgs): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
+  const { operation } = args;
   const source = await createSourceEventStream(args);
-  if (!(Symbol.asyncIterator in (source as object))) return source as ExecutionResult;
-  const iterator = (source as AsyncIterable<unknown>)[Symbol.asyncIterator]();
-  return {
-    [Symbol.asyncIterator]() {
-      return {
-        async next() {
-          const next = await iterator.next();
-          return next.done ? { done: true, value: undefined } : { done: false, value: await executeShared(args, next.value) };
-        },
-        async return() {
-          await iterator.return?.();
-          return { done: true, value: undefined };
-        },
-      };
-    },
-  };
+  if (!isAsyncIterable(source)) return source;
+  const iterator = source[Symbol.asyncIterator]();
+  operation.onEnd(() => void iterator.return?.());
+  return (async function* deliver() {
+    try {
+      while (!operation.ended) {
+        const next = await iterator.next();
+        if (next.done || operation.ended) return;
+        const result = await executeShared(args, next.value);
+        if (operation.ended) return;
+        yield result;
+      }
+    } finally {
+      operation.end();
+    }
+  })();
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
 /** Reads the token from connection_init's payload: `authorization: "Bearer …"` (any case) or `token`. */
@@ -90,21 +97,47 @@ function tokenOf(params: Record<string, unknown> | undefined): string | undefine
 }
 
 /**
+ * The deepest nesting accepted in a WebSocket operation's variables. Far more than any argument
+ * of this schema needs, and far less than what would overflow the stack of the code that walks
+ * variables (serializing the share key, coercing JSON scalars).
+ */
+const MAX_VARIABLES_DEPTH = 64;
+
+/** True when `value` nests deeper than `limit`; walks iteratively, so no input can overflow it. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(current)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** The counts a server holds for its WebSocket clients, named as the Prometheus gauges that export them. */
+export interface WebSocketCounts {
+  graphql_ws_connections: number;
+  graphql_ws_subscriptions: number;
+}
+
+export interface WebSocketEndpoint {
+  counts(): WebSocketCounts;
+  /** Ends every operation and closes every socket with 1001, terminating peers that do not answer within `graceMs`. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
  * GraphQL over WebSocket (the graphql-transport-ws protocol) on the HTTP server's port and path.
  * Authentication happens in connection_init with the same JWT as HTTP: a missing or bad token
  * closes the socket with 4403, and so does the token's expiry later. Operations get the same
- * depth, cost, alias and token limits as HTTP, at most `maxSubscriptions` run per socket, and
- * frames above `maxPayloadBytes` close the socket. Returns a function that closes every socket.
+ * depth, cost, alias and token limits as HTTP, at most `maxSubscriptions` live operations run per
+ * socket, and frames above `maxPayloadBytes` close the socket. Every operation ends, with
+ * everything it holds, when the client completes it, its socket closes, its stream ends or the
+ * server closes (see Operation in ws-transport.ts).
  */
-export function attachWebSocket(server: Server, deps: WebSocketDeps): { close(): Promise<void> } {
+export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketEndpoint {
   const { config } = deps;
-  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: config.ws.maxPayloadBytes });
-  const sockets = new WeakMap<WebSocket, SocketState>();
-  const stateOf = (socket: WebSocket) => {
-    let state = sockets.get(socket);
-    if (!state) sockets.set(socket, (state = { subscriptions: new Set() }));
-    return state;
-  };
   const rules = [...specifiedRules, ...queryLimits(config).validationRules];
   // Subscribers mostly send the same few documents: parse and validate each distinct one once.
   const documents = new Map<string, { document?: DocumentNode; errors: readonly GraphQLError[] }>();
@@ -135,8 +168,15 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): { close():
     state.expiryTimer.unref();
   };
 
-  const disposable = useServer<Record<string, unknown>>(
-    {
+  const transport: Transport<SocketState> = serveGraphQLOverWebSocket<SocketState>({
+    server,
+    path: '/graphql',
+    maxPayloadBytes: config.ws.maxPayloadBytes,
+    keepAliveMs: config.ws.keepAliveMs,
+    maxOperations: config.ws.maxSubscriptions,
+    newState: () => ({}),
+    onSocketClosed: ({ state }) => clearTimeout(state.expiryTimer),
+    protocol: {
       schema: deps.schema,
       connectionInitWaitTimeout: config.ws.initTimeoutMs,
       subscribe: (args) => subscribeShared(args as SharedArgs),
@@ -145,52 +185,45 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): { close():
         if (!token) return false;
         try {
           const principal = await deps.verifier.verify(token);
-          const state = stateOf(ctx.extra.socket);
+          const { socket, state } = ctx.extra;
           state.principal = principal;
-          if (principal.expiresAt) closeWhenExpired(ctx.extra.socket, state, principal.expiresAt);
+          if (principal.expiresAt) closeWhenExpired(socket, state, principal.expiresAt);
           return true;
         } catch {
           return false;
         }
       },
       onSubscribe: (ctx, id, payload) => {
-        const state = stateOf(ctx.extra.socket);
-        if (state.subscriptions.size >= config.ws.maxSubscriptions) {
+        const operation = transport.operationOf(ctx.extra, id);
+        if (!operation) {
           return [new GraphQLError(`At most ${config.ws.maxSubscriptions} operations may run on one connection; complete some first.`, { extensions: { code: 'BAD_USER_INPUT' } })];
         }
         const { document, errors } = compile(payload.query);
         if (!document) return errors;
-        state.subscriptions.add(id);
-        const roles = [...(state.principal?.roles ?? [])].sort().join(',');
+        if (nestsDeeperThan(payload.variables, MAX_VARIABLES_DEPTH)) {
+          return [new GraphQLError(`Variables may nest at most ${MAX_VARIABLES_DEPTH} levels deep.`, { extensions: { code: 'BAD_USER_INPUT', field: 'variables' } })];
+        }
+        const { principal } = ctx.extra.state;
+        const roles = [...(principal?.roles ?? [])].sort().join(',');
         const args: SharedArgs = {
           schema: deps.schema,
           document,
           operationName: payload.operationName,
           variableValues: payload.variables,
           // A subscription's context lives as long as the subscription; resolvers renew its loaders per event.
-          contextValue: new Context(state.principal ?? null, deps),
+          contextValue: new Context(principal ?? null, deps),
           shareKey: `${payload.query}\u0000${JSON.stringify(payload.variables ?? null)}\u0000${payload.operationName ?? ''}\u0000${roles}`,
+          operation,
         };
         return args;
       },
       onNext: (_ctx, _id, _payload, _args, result) =>
         result.errors ? { ...result, errors: result.errors.map((e) => format(e.toJSON(), e)) } : undefined,
-      onComplete: (ctx, id) => {
-        stateOf(ctx.extra.socket).subscriptions.delete(id);
-      },
-      onClose: (ctx) => {
-        clearTimeout(stateOf(ctx.extra.socket).expiryTimer);
-      },
     },
-    wss,
-    config.ws.keepAliveMs,
-  );
-  wss.on('error', (err) => logger.warn({ err }, 'websocket server error'));
+  });
 
   return {
-    // Closes every socket with 1001 (going away) and stops accepting new ones.
-    close: async () => {
-      await disposable.dispose();
-    },
+    counts: () => ({ graphql_ws_connections: transport.connectionCount(), graphql_ws_subscriptions: transport.operationCount() }),
+    close: (graceMs) => transport.close(graceMs),
   };
 }

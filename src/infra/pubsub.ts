@@ -22,6 +22,8 @@ export interface EventBus {
    * reader can then look at the store without a gap.
    */
   listen(topic: string, listener: (payload: object) => void): Listening;
+  /** How many listeners this process holds (exported as the gauge `event_bus_listeners`). */
+  listenerCount(): number;
   close(): Promise<void>;
 }
 
@@ -32,12 +34,18 @@ export interface EventBus {
  */
 class Listeners {
   private readonly byTopic = new Map<string, Set<(payload: object) => void>>();
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
 
   /** Adds a listener; returns true when it is the topic's first. */
   add(topic: string, listener: (payload: object) => void): boolean {
     let set = this.byTopic.get(topic);
     const first = !set;
     if (!set) this.byTopic.set(topic, (set = new Set()));
+    if (!set.has(listener)) this.count++;
     set.add(listener);
     return first;
   }
@@ -45,8 +53,8 @@ class Listeners {
   /** Removes a listener; returns true when the topic has none left. */
   remove(topic: string, listener: (payload: object) => void): boolean {
     const set = this.byTopic.get(topic);
-    if (!set) return false;
-    set.delete(listener);
+    if (!set || !set.delete(listener)) return false;
+    this.count--;
     if (set.size > 0) return false;
     this.byTopic.delete(topic);
     return true;
@@ -72,6 +80,7 @@ export function createEventBus(options: { redisUrl?: string } = {}): EventBus {
         listeners.add(topic, listener);
         return { ready: Promise.resolve(), close: () => void listeners.remove(topic, listener) };
       },
+      listenerCount: () => listeners.size,
       close: async () => {},
     };
   }
@@ -93,6 +102,7 @@ export function createEventBus(options: { redisUrl?: string } = {}): EventBus {
         },
       };
     },
+    listenerCount: () => listeners.size,
     async close() {
       await Promise.allSettled([publishClient.quit(), subscribeClient.quit()]);
     },

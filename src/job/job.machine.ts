@@ -36,6 +36,12 @@ export enum JobEventType {
 
 export const TERMINAL = new Set([JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED]);
 
+/**
+ * The statuses after which a job never changes again, so its event stream is over. FAILED is
+ * not among them: `retryJob` runs a failed job again.
+ */
+export const FINAL = new Set([JobStatus.COMPLETED, JobStatus.CANCELLED]);
+
 export interface JobError {
   code: string;
   message: string;

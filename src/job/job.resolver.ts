@@ -129,7 +129,10 @@ export class JobResolver {
 
   @Authorized()
   @Subscription(() => JobEvent, {
-    description: 'A job’s events (steps and status), in seq order. Pass afterSeq (e.g. the seq of the job query) to receive every event after it first.',
+    description:
+      'A job’s events (steps and status), in seq order. Pass afterSeq (e.g. the seq of the job query) to receive every event after it first. ' +
+      'The subscription completes after the job’s final event (COMPLETED or CANCELLED); a job that has finished already gets the events after afterSeq, then completes. ' +
+      'FAILED does not complete it, because retryJob can run the job again: complete it yourself when you stop watching.',
     subscribe: ({ args, context }) => (context as Context).repos.live.jobProgress(args.jobId, args.afterSeq ?? null),
   })
   jobProgress(

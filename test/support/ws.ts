@@ -71,3 +71,71 @@ export function subscribe<T = any>(client: Client, query: string, variables: Rec
 export const JOB_PROGRESS = `subscription($jobId: ID!, $afterSeq: Int) {
   jobProgress(jobId: $jobId, afterSeq: $afterSeq) { eventId seq prevSeq type actor job { status currentStep progress completedSteps failedSteps } step { name attempt status progress } resumeAfterSeq }
 }`;
+
+export interface RawSocket {
+  ws: WebSocket;
+  /** Messages received and not yet taken by `next`. */
+  messages: any[];
+  /** Every message received, in order, with the time it arrived. */
+  log: Array<{ at: number; message: any }>;
+  closed: Promise<{ code: number; reason: string }>;
+  send(message: object | string): void;
+  /** Takes the first unread message of `type` (and `id`, when given), waiting up to `timeoutMs`. */
+  next(type: string, timeoutMs?: number, id?: string): Promise<any>;
+}
+
+/** A bare graphql-transport-ws socket, to speak the protocol exactly (or wrongly) on purpose. */
+export async function rawSocket(url: string, options: WebSocket.ClientOptions = {}): Promise<RawSocket> {
+  const ws = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws', options);
+  const messages: any[] = [];
+  const log: Array<{ at: number; message: any }> = [];
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  ws.on('message', (data) => {
+    const message = JSON.parse(data.toString());
+    messages.push(message);
+    log.push({ at: Date.now(), message });
+  });
+  ws.on('error', () => {});
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  return {
+    ws,
+    messages,
+    log,
+    closed,
+    send: (message) => ws.send(typeof message === 'string' ? message : JSON.stringify(message)),
+    async next(type, timeoutMs = 5000, id) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = messages.find((m) => m.type === type && (id === undefined || m.id === id));
+        if (found) {
+          messages.splice(messages.indexOf(found), 1);
+          return found;
+        }
+        if (Date.now() > deadline) throw new Error(`no ${type} message${id ? ` for ${id}` : ''}; got ${JSON.stringify(messages).slice(0, 500)}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+  };
+}
+
+/** Opens a raw socket and completes connection_init with `token`. */
+export async function rawConnection(url: string, token: string, options: WebSocket.ClientOptions = {}): Promise<RawSocket> {
+  const socket = await rawSocket(url, options);
+  socket.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
+  await socket.next('connection_ack');
+  return socket;
+}
+
+/** Polls `read` until `accept` holds, or fails with the last value after `timeoutMs`. */
+export async function eventually<T>(read: () => T, accept: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(value)} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

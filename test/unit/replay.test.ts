@@ -92,4 +92,26 @@ describe('replayThenLive', () => {
     expect((await take(it, 4)).map((e) => e.id)).toEqual(['b', 'c', 'd', 'e']);
     await it.return!();
   });
+
+  it('ends after a final event, in the replay or live, and closes the listener', async () => {
+    const source = liveSource();
+    const finalInReplay = replayThenLive<E>({ mode: 'sequence', live: source.live, after: 7, readAfter, positionOf: (e) => e.seq, isFinal: (e) => e.seq === 9, maxBuffer: 10, resync: () => ({ seq: 0, resync: true }) });
+    expect((await take(finalInReplay, 10)).map((e) => e.seq)).toEqual([8, 9]);
+    expect(source.closed).toBe(true);
+
+    const live = liveSource();
+    const finalLive = replayThenLive<E>({ mode: 'sequence', live: live.live, after: 10, readAfter, positionOf: (e) => e.seq, isFinal: (e) => e.seq === 12, maxBuffer: 10, resync: () => ({ seq: 0, resync: true }) });
+    const taken = take(finalLive, 10);
+    await tick();
+    live.push({ seq: 11 }, { seq: 12 }, { seq: 13 });
+    expect((await taken).map((e) => e.seq)).toEqual([11, 12]);
+    expect(live.closed).toBe(true);
+  });
+
+  it('replays and ends without listening when no live event can come', async () => {
+    const finished = replayThenLive<E>({ mode: 'sequence', live: null, after: 8, readAfter, positionOf: (e) => e.seq, maxBuffer: 10, resync: () => ({ seq: 0, resync: true }) });
+    expect((await take(finished, 10)).map((e) => e.seq)).toEqual([9, 10]);
+    expect((await finished.next()).done).toBe(true);
+  });
 });
+

@@ -1,0 +1,247 @@
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import { CloseCode, handleProtocols, makeServer, MessageType, type ServerOptions } from 'graphql-ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { logger } from '../logger';
+
+/**
+ * One operation a client started with `subscribe`, from the moment its message arrives until it
+ * ends. It ends exactly once, for whichever reason comes first: the client sends `complete`, the
+ * socket closes (cleanly, abruptly, or because the server closed it), the source runs out, or the
+ * server shuts down. Ending releases its slot in the per-socket limit at once and runs every
+ * cleanup registered with `onEnd` (the bus listener, the replay buffer).
+ *
+ * This is our contract, not graphql-ws's: graphql-ws ends only what passes its `isAsyncGenerator`
+ * check, keeps an operation's `for await` running until the source yields again, and keys its
+ * bookkeeping by the client's id, which a client may reuse after `complete`. So the transport
+ * reads `complete` and `close` itself and ends the operation here.
+ */
+export class Operation {
+  private readonly cleanups: Array<() => void> = [];
+  private done = false;
+
+  constructor(
+    readonly id: string,
+    private readonly release: (operation: Operation) => void,
+  ) {}
+
+  get ended(): boolean {
+    return this.done;
+  }
+
+  /** Runs `cleanup` when the operation ends, or at once if it has ended already. */
+  onEnd(cleanup: () => void): void {
+    if (this.done) run(cleanup);
+    else this.cleanups.push(cleanup);
+  }
+
+  /** Ends the operation; later calls do nothing. */
+  end(): void {
+    if (this.done) return;
+    this.done = true;
+    this.release(this);
+    for (const cleanup of this.cleanups.splice(0)) run(cleanup);
+  }
+}
+
+function run(cleanup: () => void): void {
+  try {
+    cleanup();
+  } catch (err) {
+    logger.warn({ err }, 'an operation cleanup failed');
+  }
+}
+
+/** What the transport keeps per socket; `extra` in graphql-ws's hooks. */
+export interface Connection<S> {
+  socket: WebSocket;
+  request: IncomingMessage;
+  /** Live operations by client id. */
+  operations: Map<string, Operation>;
+  /** Whatever the GraphQL layer keeps per socket (the principal, timers). */
+  state: S;
+}
+
+export interface TransportOptions<S> {
+  server: HttpServer;
+  path: string;
+  maxPayloadBytes: number;
+  keepAliveMs: number;
+  /** Operations that may run at once on one socket; further ones get `operationRefused`'s errors. */
+  maxOperations: number;
+  /** The per-socket state the GraphQL layer starts with. */
+  newState(): S;
+  /** Called once a socket has closed and its operations have ended. */
+  onSocketClosed?(connection: Connection<S>): void;
+  /** graphql-ws's protocol options; `extra` is the Connection. */
+  protocol: ServerOptions<Record<string, unknown> | undefined, Connection<S>>;
+}
+
+export interface Transport<S> {
+  /** Open sockets, exported as the gauge `graphql_ws_connections`. */
+  connectionCount(): number;
+  /** Live operations on every socket, exported as the gauge `graphql_ws_subscriptions`. */
+  operationCount(): number;
+  /** The operation a client id names on a socket (for the protocol hooks). */
+  operationOf(connection: Connection<S>, id: string): Operation | undefined;
+  /**
+   * Stops accepting sockets, ends every operation, closes every socket with 1001 and terminates
+   * those whose peer has not finished the close handshake within `graceMs`. Resolves once every
+   * socket is closed.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Message types a client may send (graphql-transport-ws); anything else is a client mistake. */
+const CLIENT_MESSAGES = new Set<string>([MessageType.ConnectionInit, MessageType.Ping, MessageType.Pong, MessageType.Subscribe, MessageType.Complete]);
+
+/**
+ * Serves graphql-ws's protocol on `path` of the HTTP server, over graphql-ws's `makeServer` (its
+ * documented transport-independent core) rather than its `useServer` adapter. What the adapter
+ * left undefined is explicit here:
+ * - every operation is an `Operation` ended by `complete`, by the socket's close, by the source's
+ *   end or by `close()`, and only live operations count against `maxOperations`;
+ * - a client id reused after `complete` starts a new operation only once graphql-ws has finished
+ *   the old one (its message callback resolves then), so no frame of the old one goes out under
+ *   the new one's id;
+ * - client mistakes (a message type a client may not send, unparseable JSON) close with 4400, a
+ *   frame over `maxPayloadBytes` closes with 1009 (by ws), and neither prints anything but one
+ *   debug line; 4500 is left for faults of this server, which are logged.
+ */
+export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Transport<S> {
+  const protocol = makeServer<Record<string, unknown> | undefined, Connection<S>>(options.protocol);
+  const wss = new WebSocketServer({ server: options.server, path: options.path, maxPayload: options.maxPayloadBytes, handleProtocols });
+  const connections = new Set<Connection<S>>();
+  let operationCount = 0;
+  let closing = false;
+
+  wss.on('error', (err) => logger.warn({ err }, 'websocket server error'));
+  wss.on('connection', (socket, request) => {
+    if (closing) {
+      socket.close(1001, 'Going away');
+      return;
+    }
+    const connection: Connection<S> = { socket, request, operations: new Map(), state: options.newState() };
+    connections.add(connection);
+    // graphql-ws's callback for each subscribe message resolves when that operation is over; a
+    // reused id waits on it.
+    const running = new Map<string, Promise<void>>();
+    let onMessage: ((data: string) => Promise<void>) | undefined;
+
+    const fault = (err: unknown) => {
+      logger.error({ err }, 'websocket message handling failed');
+      socket.close(CloseCode.InternalServerError, 'Internal server error');
+    };
+    const release = (operation: Operation) => {
+      if (connection.operations.get(operation.id) === operation) connection.operations.delete(operation.id);
+      operationCount--;
+    };
+
+    const closed = protocol.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) =>
+          new Promise<void>((resolve) => {
+            // A socket that closed meanwhile drops the frame: its operations are ending anyway.
+            if (socket.readyState !== socket.OPEN) return resolve();
+            socket.send(data, () => resolve());
+          }),
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (cb) => (onMessage = cb),
+      },
+      connection,
+    );
+
+    socket.on('message', (raw: RawData, isBinary: boolean) => {
+      const data = isBinary ? '' : raw.toString();
+      let message: { type?: unknown; id?: unknown } | null = null;
+      try {
+        message = JSON.parse(data);
+      } catch {
+        // Not JSON: graphql-ws's own check below closes with 4400.
+      }
+      const type = message && typeof message === 'object' ? message.type : undefined;
+      if (message && typeof type === 'string' && !CLIENT_MESSAGES.has(type)) {
+        logger.debug({ type: type.slice(0, 40) }, 'websocket client sent a message type clients may not send');
+        socket.close(CloseCode.BadRequest, `Invalid message received: a client may not send "${type.slice(0, 40)}"`);
+        return;
+      }
+      const id = typeof message?.id === 'string' ? message.id : undefined;
+      if (type === MessageType.Complete && id !== undefined) connection.operations.get(id)?.end();
+      if (type !== MessageType.Subscribe || id === undefined) {
+        onMessage?.(data).catch(fault);
+        return;
+      }
+      if (connection.operations.has(id)) {
+        socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id.slice(0, 40)} already exists`);
+        return;
+      }
+      // Within the limit the operation exists from now on, so a `complete` that overtakes its start ends it.
+      let operation: Operation | undefined;
+      if (connection.operations.size < options.maxOperations) {
+        operation = new Operation(id, release);
+        connection.operations.set(id, operation);
+        operationCount++;
+      }
+      const start = () => (operation?.ended ? undefined : onMessage?.(data));
+      const previous = running.get(id);
+      const handled: Promise<void> = (previous ? previous.then(start) : Promise.resolve(start()))
+        .catch(fault)
+        .finally(() => {
+          operation?.end();
+          if (running.get(id) === handled) running.delete(id);
+        });
+      running.set(id, handled);
+    });
+
+    socket.on('error', (err) => {
+      // ws closes the socket itself (1009 for an oversized frame, 1002 for a broken frame).
+      logger.debug({ code: (err as NodeJS.ErrnoException).code }, 'websocket closed on a client error');
+    });
+
+    let pongWait: NodeJS.Timeout | undefined;
+    const ping =
+      options.keepAliveMs > 0
+        ? setInterval(() => {
+            if (socket.readyState !== socket.OPEN) return;
+            // A peer that does not answer within the interval is gone: terminate, which ends its operations.
+            pongWait ??= setTimeout(() => socket.terminate(), options.keepAliveMs);
+            socket.ping();
+          }, options.keepAliveMs)
+        : undefined;
+    socket.on('pong', () => {
+      clearTimeout(pongWait);
+      pongWait = undefined;
+    });
+
+    socket.once('close', (code, reason) => {
+      clearInterval(ping);
+      clearTimeout(pongWait);
+      for (const operation of [...connection.operations.values()]) operation.end();
+      connections.delete(connection);
+      options.onSocketClosed?.(connection);
+      closed(code, reason.toString()).catch((err) => logger.warn({ err }, 'websocket close handling failed'));
+    });
+  });
+
+  return {
+    connectionCount: () => connections.size,
+    operationCount: () => operationCount,
+    operationOf: (connection, id) => connection.operations.get(id),
+    async close(graceMs = 1000) {
+      closing = true;
+      const all = [...connections];
+      const gone = all.map((c) => new Promise<void>((resolve) => (c.socket.readyState === c.socket.CLOSED ? resolve() : c.socket.once('close', () => resolve()))));
+      for (const connection of all) {
+        for (const operation of [...connection.operations.values()]) operation.end();
+        connection.socket.close(1001, 'Going away');
+      }
+      // A peer that never answers the close handshake must not hold up shutdown.
+      const terminate = setTimeout(() => {
+        for (const connection of all) connection.socket.terminate();
+      }, graceMs);
+      await Promise.all(gone);
+      clearTimeout(terminate);
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,314 @@
+import { runInNewContext } from 'node:vm';
+import { setFlagsFromString } from 'node:v8';
+import {
+  CancelJobDocument,
+  CompleteStepDocument,
+  CreateJobDocument,
+  CreateProjectDocument,
+  FailStepDocument,
+  ReportStepProgressDocument,
+  RetryJobDocument,
+  StartStepDocument,
+} from '../../src/client/gql/graphql';
+import type { ServerCounts } from '../../src/app';
+import { signDevToken } from '../../src/auth/jwt';
+import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { eventually, JOB_PROGRESS, rawConnection, rawSocket, subscribe, wsClient, type RawSocket } from '../support/ws';
+
+/*
+ * What happens after a subscription ends. Every test reads what the server holds (open sockets,
+ * live operations, event-bus listeners) before and after, and looks at the frames a client gets.
+ */
+
+const ZERO: ServerCounts = { graphql_ws_connections: 0, graphql_ws_subscriptions: 0, event_bus_listeners: 0 };
+
+/** A forced full GC; `--expose-gc` is switched on at run time so a plain `jest` run can do it too. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('subscriptions end when they should', () => {
+  let server: TestServer;
+  let editor: string;
+  let worker: string;
+  let projectId: string;
+  const counts = () => server.app.counts();
+  const settled = () => eventually(counts, (c) => JSON.stringify(c) === JSON.stringify(ZERO));
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { WS_MAX_SUBSCRIPTIONS: '10', WS_KEEPALIVE_MS: '300' } });
+    editor = await server.token('life', [Role.EDITOR]);
+    worker = await server.token('life', [Role.WORKER]);
+    projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Lifecycle' } }, editor)).createProject.projectId;
+  });
+  afterAll(() => server.stop());
+  afterEach(() => settled());
+
+  /** A job with one step started (seq 2), ready to report progress events. */
+  async function runningJob(steps = ['work']): Promise<string> {
+    const { jobId } = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps, inputs: { n: Math.random() } } }, editor)).createJob;
+    await server.request(StartStepDocument, { jobId, stepName: steps[0] }, worker);
+    return jobId;
+  }
+
+  async function progress(jobId: string, n: number, step = 'work'): Promise<void> {
+    for (let i = 1; i <= n; i++) dataOf(await server.request(ReportStepProgressDocument, { jobId, stepName: step, progress: i / (n + 1) }, worker));
+  }
+
+  const subscribeFrame = (id: string, jobId: string, afterSeq: number | null) => ({
+    type: 'subscribe',
+    id,
+    payload: { query: 'subscription($jobId: ID!, $afterSeq: Int) { jobProgress(jobId: $jobId, afterSeq: $afterSeq) { seq type job { status } } }', variables: { jobId, afterSeq } },
+  });
+  const nextsFor = (socket: RawSocket, id: string) => socket.log.filter(({ message }) => message.type === 'next' && message.id === id);
+
+  it('sends nothing for an id after the client completes it, and releases it at once', async () => {
+    const jobId = await runningJob();
+    const socket = await rawConnection(server.url, editor);
+    try {
+      socket.send(subscribeFrame('a', jobId, 2));
+      await progress(jobId, 1);
+      expect((await socket.next('next', 5000, 'a')).payload.data.jobProgress.seq).toBe(3);
+      expect(counts()).toEqual({ graphql_ws_connections: 1, graphql_ws_subscriptions: 1, event_bus_listeners: 1 });
+
+      socket.send({ type: 'complete', id: 'a' });
+      const completedAt = Date.now();
+      await eventually(counts, (c) => c.graphql_ws_subscriptions === 0 && c.event_bus_listeners === 0, 1000);
+      // A second socket follows the same job, so we know when the next 20 events have all been published.
+      const witness = await rawConnection(server.url, editor);
+      witness.send(subscribeFrame('w', jobId, 3));
+      await progress(jobId, 20);
+      await eventually(() => nextsFor(witness, 'w').length, (n) => n === 20, 5000);
+      witness.ws.close();
+
+      expect(socket.log.filter(({ at, message }) => message.id === 'a' && at >= completedAt)).toEqual([]);
+      expect(nextsFor(socket, 'a')).toHaveLength(1);
+      expect(socket.ws.readyState).toBe(socket.ws.OPEN);
+    } finally {
+      socket.ws.close();
+    }
+  });
+
+  it('delivers each event exactly once to an id reused after complete', async () => {
+    const jobId = await runningJob();
+    const socket = await rawConnection(server.url, editor);
+    try {
+      socket.send(subscribeFrame('same', jobId, 2));
+      await progress(jobId, 1);
+      await socket.next('next', 5000, 'same');
+      socket.send({ type: 'complete', id: 'same' });
+      socket.send(subscribeFrame('same', jobId, 3));
+      await progress(jobId, 20);
+      const seqs = await eventually(
+        () => nextsFor(socket, 'same').map(({ message }) => message.payload.data.jobProgress.seq as number),
+        (s) => s.length >= 21,
+        5000,
+      );
+      // Anything late would arrive now.
+      await sleep(300);
+      expect(nextsFor(socket, 'same').map(({ message }) => message.payload.data.jobProgress.seq)).toEqual(seqs);
+      expect(seqs).toEqual(Array.from({ length: 21 }, (_, i) => i + 3));
+      expect(counts()).toMatchObject({ graphql_ws_subscriptions: 1, event_bus_listeners: 1 });
+    } finally {
+      socket.ws.close();
+    }
+  });
+
+  it('counts only live operations against the per-socket limit', async () => {
+    const jobId = await runningJob();
+    const socket = await rawConnection(server.url, editor);
+    try {
+      for (let i = 1; i <= 10; i++) socket.send(subscribeFrame(`s${i}`, jobId, null));
+      await eventually(counts, (c) => c.event_bus_listeners === 10);
+      for (let i = 1; i <= 4; i++) socket.send({ type: 'complete', id: `s${i}` });
+      await eventually(counts, (c) => c.graphql_ws_subscriptions === 6 && c.event_bus_listeners === 6);
+      for (let i = 11; i <= 14; i++) socket.send(subscribeFrame(`s${i}`, jobId, null));
+      await eventually(counts, (c) => c.event_bus_listeners === 10);
+      socket.send(subscribeFrame('s15', jobId, null));
+      const refused = await socket.next('error', 5000, 's15');
+      expect(refused.payload[0].message).toMatch(/At most 10 operations/);
+      expect(socket.messages.filter((m) => m.type === 'error')).toEqual([]);
+      expect(counts()).toMatchObject({ graphql_ws_subscriptions: 10, event_bus_listeners: 10 });
+    } finally {
+      socket.ws.close();
+    }
+  });
+
+  it('ends every operation of a socket that closes cleanly, is terminated, or is closed by the server', async () => {
+    const jobId = await runningJob();
+    const open = async (token = editor, options = {}) => {
+      const socket = await rawConnection(server.url, token, options);
+      for (const id of ['x', 'y', 'z']) socket.send(subscribeFrame(id, jobId, null));
+      await eventually(counts, (c) => c.event_bus_listeners === 3);
+      return socket;
+    };
+    (await open()).ws.close();
+    await settled();
+    (await open()).ws.terminate();
+    await settled();
+
+    // The server closes it: the token expires.
+    const shortLived = await signDevToken(new TextEncoder().encode(TEST_SECRET), { sub: 'brief', tenantId: 'life' }, { expiresIn: Math.floor(Date.now() / 1000) + 2 });
+    const expiring = await open(shortLived);
+    expect((await expiring.closed).code).toBe(4403);
+    await settled();
+
+    // The server closes it: a peer that stops answering pings (WS_KEEPALIVE_MS is 300 here).
+    const silent = await open(editor, { autoPong: false });
+    expect((await silent.closed).code).toBe(1006);
+    await settled();
+  });
+
+  it('survives 1,000 connect-subscribe-disconnect cycles holding nothing afterwards', async () => {
+    const jobId = await runningJob();
+    const modes = ['close', 'terminate', 'complete-then-close', 'close-right-after-subscribe'] as const;
+    const cycle = async (i: number) => {
+      const socket = await rawConnection(server.url, editor);
+      const mode = modes[i % modes.length];
+      socket.send(subscribeFrame('c', jobId, 0));
+      if (mode !== 'close-right-after-subscribe') await socket.next('next', 10_000, 'c');
+      if (mode === 'complete-then-close') socket.send({ type: 'complete', id: 'c' });
+      if (mode === 'terminate') socket.ws.terminate();
+      else socket.ws.close();
+      await socket.closed;
+    };
+    const cycles = async (n: number) => {
+      let next = 0;
+      await Promise.all(Array.from({ length: 10 }, async () => {
+        while (next < n) await cycle(next++);
+      }));
+      return settled();
+    };
+    await cycles(200); // warm-up: compiled code, caches and pools reach their steady size
+    collectGarbage();
+    const before = process.memoryUsage().heapUsed;
+    expect(await cycles(1000)).toEqual(ZERO);
+    collectGarbage();
+    await sleep(100);
+    collectGarbage();
+    const grown = process.memoryUsage().heapUsed - before;
+    // eslint-disable-next-line no-console
+    console.log(`1,000 cycles: heap ${(grown / 1e6).toFixed(2)} MB after a forced GC; counts ${JSON.stringify(counts())}`);
+    expect(grown).toBeLessThan(5 * 1024 * 1024);
+  }, 180_000);
+
+  it('completes jobProgress after a COMPLETED or CANCELLED job’s final event, and keeps it open on FAILED', async () => {
+    const client = wsClient(server.url, editor);
+    try {
+      const completed = await runningJob(['only']);
+      const toCompletion = subscribe(client, JOB_PROGRESS, { jobId: completed, afterSeq: 2 });
+      await progress(completed, 1, 'only');
+      await server.request(CompleteStepDocument, { jobId: completed, stepName: 'only' }, worker);
+      await toCompletion.done;
+      expect(toCompletion.received.map((e) => [e.seq, e.job.status])).toEqual([[3, 'RUNNING'], [4, 'COMPLETED']]);
+
+      const cancelled = await runningJob();
+      const toCancel = subscribe(client, JOB_PROGRESS, { jobId: cancelled, afterSeq: 2 });
+      await server.request(CancelJobDocument, { jobId: cancelled }, editor);
+      await toCancel.done;
+      expect(toCancel.received.map((e) => [e.type, e.job.status])).toEqual([['JOB_CANCELLED', 'CANCELLED']]);
+
+      // FAILED is not the end: retryJob runs the job again, and the same subscription sees it.
+      const failing = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['flaky'], maxAttempts: 1, inputs: { n: Math.random() } } }, editor)).createJob.jobId;
+      await server.request(StartStepDocument, { jobId: failing, stepName: 'flaky' }, worker);
+      const throughFailure = subscribe(client, JOB_PROGRESS, { jobId: failing, afterSeq: 2 });
+      await server.request(FailStepDocument, { jobId: failing, stepName: 'flaky', code: 'OOM', message: 'out of memory' }, worker);
+      await throughFailure.waitFor(1);
+      expect(throughFailure.received[0].job.status).toBe('FAILED');
+      await sleep(200);
+      expect(counts().graphql_ws_subscriptions).toBe(1);
+      await server.request(RetryJobDocument, { jobId: failing }, editor);
+      await server.request(StartStepDocument, { jobId: failing, stepName: 'flaky' }, worker);
+      await server.request(CompleteStepDocument, { jobId: failing, stepName: 'flaky' }, worker);
+      await throughFailure.done;
+      expect(throughFailure.received.map((e) => e.job.status)).toEqual(['FAILED', 'RUNNING', 'RUNNING', 'COMPLETED']);
+      expect(throughFailure.errors).toEqual([]);
+
+      // A finished job: afterSeq 0 replays its whole history and completes; without a position it completes at once.
+      const replay = subscribe(client, JOB_PROGRESS, { jobId: completed, afterSeq: 0 });
+      await replay.done;
+      expect(replay.received.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+      const nothingLeft = subscribe(client, JOB_PROGRESS, { jobId: completed });
+      await nothingLeft.done;
+      expect(nothingLeft.received).toEqual([]);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('closes protocol mistakes with 4400, answers over-deep variables with an error, and prints nothing', async () => {
+    const consoleError = jest.spyOn(console, 'error');
+    const stderr = jest.spyOn(process.stderr, 'write');
+    try {
+      for (const mistake of [{ type: 'connection_ack' }, { type: 'next', id: '1', payload: {} }, { type: 'whatever' }, 'not json']) {
+        const socket = await rawConnection(server.url, editor);
+        socket.send(mistake);
+        expect((await socket.closed).code).toBe(4400);
+      }
+      const beforeInit = await rawSocket(server.url);
+      beforeInit.send({ type: 'connection_ack' });
+      expect((await beforeInit.closed).code).toBe(4400);
+
+      // A pong may be sent at any time (the protocol allows unsolicited pongs as a heartbeat).
+      const socket = await rawConnection(server.url, editor);
+      socket.send({ type: 'pong' });
+      socket.send({ type: 'pong', payload: { at: 1 } });
+      // Variables nested far too deep for any argument: an error for that operation, the socket stays.
+      // (Written as text: JSON.stringify itself would overflow on it.)
+      const deep = `${'['.repeat(5000)}"bottom"${']'.repeat(5000)}`;
+      const jobId = await runningJob();
+      socket.send(`{"type":"subscribe","id":"deep","payload":{"query":"subscription($jobId: ID!) { jobProgress(jobId: $jobId) { seq } }","variables":{"jobId":"${jobId}","deep":${deep}}}}`);
+      const error = await socket.next('error', 5000, 'deep');
+      expect(error.payload[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'variables' } });
+      expect(error.payload[0].message).toMatch(/at most 64 levels/);
+      socket.send(subscribeFrame('fine', jobId, 0));
+      expect((await socket.next('next', 5000, 'fine')).payload.data.jobProgress.seq).toBe(1);
+      socket.ws.close();
+      expect(consoleError).not.toHaveBeenCalled();
+      expect(stderr).not.toHaveBeenCalled();
+    } finally {
+      consoleError.mockRestore();
+      stderr.mockRestore();
+    }
+  });
+});
+
+describe('a subscription that ends on the server side', () => {
+  it('ends and releases everything on RESYNC and on shutdown with 50 subscriptions open', async () => {
+    const server = await startTestServer({ env: { SUBSCRIPTION_BUFFER: '2' } });
+    let stopped = false;
+    try {
+      const editor = await server.token('ends', [Role.EDITOR]);
+      const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Ends' } }, editor)).createProject.projectId;
+      const { jobId } = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, editor)).createJob;
+
+      // RESYNC: five events published at once overflow a buffer of two; the stream says so and ends.
+      const client = wsClient(server.url, editor);
+      const slow = subscribe(client, JOB_PROGRESS, { jobId, afterSeq: 1 });
+      await eventually(() => server.app.counts(), (c) => c.event_bus_listeners === 1);
+      for (let seq = 2; seq <= 6; seq++) {
+        server.app.bus.publish(`JOB:ends:${jobId}`, { eventId: `${jobId}:${seq}`, jobId, projectId, seq, prevSeq: seq - 1, type: 'STEP_PROGRESS', actor: 'test', at: new Date().toISOString(), job: { status: 'RUNNING', progress: 0, completedSteps: 0, failedSteps: 0 } });
+      }
+      await slow.done;
+      expect(slow.received.at(-1)).toMatchObject({ type: 'RESYNC' });
+      expect(server.app.counts()).toEqual({ graphql_ws_connections: 1, graphql_ws_subscriptions: 0, event_bus_listeners: 0 });
+
+      // Shutdown: 50 subscriptions over 5 sockets.
+      const sockets = await Promise.all(Array.from({ length: 5 }, () => rawConnection(server.url, editor)));
+      sockets.forEach((socket, s) => {
+        for (let i = 0; i < 10; i++) socket.send({ type: 'subscribe', id: `${s}-${i}`, payload: { query: `subscription { jobProgress(jobId: "${jobId}") { seq } }` } });
+      });
+      await eventually(() => server.app.counts(), (c) => c.graphql_ws_subscriptions === 50 && c.event_bus_listeners === 50);
+      await client.dispose();
+      await server.stop();
+      stopped = true;
+      expect(server.app.counts()).toEqual(ZERO);
+      expect((await Promise.all(sockets.map((s) => s.closed))).map((c) => c.code)).toEqual([1001, 1001, 1001, 1001, 1001]);
+    } finally {
+      if (!stopped) await server.stop();
+    }
+  });
+});
