@@ -15,6 +15,7 @@ import { createContext, type Context, type ContextDeps } from '../context';
 import { formatError } from '../errors';
 import { logger } from '../logger';
 import { graphiqlRouter, type GraphiQLHints } from './graphiql';
+import { operationLogPlugin, REQUEST_ID_HEADER, requestIdentity, requestScope, withRequestId, type RequestRecord } from './request-log';
 import { graphqlOverHttpStatus } from './status';
 
 export interface HttpDeps extends ContextDeps {
@@ -107,7 +108,7 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     includeStacktraceInErrorResponses: false,
     // main.ts owns shutdown (it also stops DynamoDB Local); Apollo's own signal handlers would race it.
     stopOnTerminationSignals: false,
-    formatError: formatError(development),
+    formatError: withRequestId(formatError(development)),
     parseOptions: { maxTokens: config.limits.maxTokens },
     validationRules: armor.validationRules,
     // GraphiQL is served by graphiqlRouter from installed packages; Apollo's landing page would load a CDN.
@@ -116,6 +117,7 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
       ...armor.plugins,
       variablesDepthLimit(),
       graphqlOverHttpStatus(),
+      operationLogPlugin(),
       ApolloServerPluginDrainHttpServer({ httpServer: server }),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
@@ -135,19 +137,24 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   if (config.graphiql) app.use(graphiqlRouter(deps.graphiqlHints ?? (() => ({}))));
   app.use(
     '/graphql',
-    cors({ origin: config.corsOrigins, credentials: false }),
+    // CORS first: a browser's preflight is answered here and is not a GraphQL request to log.
+    cors({ origin: config.corsOrigins, credentials: false, exposedHeaders: [REQUEST_ID_HEADER] }),
+    requestIdentity(),
     express.json({ limit: config.limits.bodyLimitBytes }),
+    requestScope(),
     expressMiddleware(apollo, {
       context: async ({ req }) => createContext(deps, await deps.verifier.fromHeader(req.headers.authorization)),
     }),
   );
-  // A malformed or oversized body gets a JSON error rather than Express's HTML page; a client's
-  // mistake is a 4xx, and only a fault of ours is logged, as a 500.
+  // A malformed or oversized body gets a JSON error (with the request id) rather than Express's
+  // HTML page; a client's mistake is a 4xx, and only a fault of ours is logged, as a 500.
   app.use((error: Error & { status?: number; type?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
     const { status, message } = bodyError(error, config.limits.bodyLimitBytes);
     const code = status >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
     if (status >= 500) logger.error({ err: error }, 'request failed');
-    res.status(status).json({ errors: [{ message, extensions: { code } }] });
+    const record = res.locals.request as RequestRecord | undefined;
+    if (record) record.outcome = code;
+    res.status(status).json({ errors: [{ message, extensions: { code, ...(record ? { requestId: record.requestId } : {}) } }] });
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,7 @@
 import { auditServer } from 'graphql-http';
 import { CreateJobDocument, CreateProjectDocument, StartStepDocument } from '../../src/client/gql/graphql';
 import { JSON_INPUT_LIMITS, VARIABLES_MAX_DEPTH } from '../../src/common/json-limits';
+import { logger, redirectLogs } from '../../src/logger';
 import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
 
 const JSON_TYPE = 'application/json';
@@ -37,6 +38,32 @@ async function post(server: TestServer, body: unknown, options: { token?: string
     // Not JSON: the test looks at the text.
   }
   return { status: res.status, headers: res.headers, body: parsed };
+}
+
+/** Captures the shared logger's lines at info until stop() is called. */
+function captureLogs() {
+  const lines: string[] = [];
+  const restore = redirectLogs({ write: (line: string) => void lines.push(line) });
+  const level = logger.level;
+  logger.level = 'info';
+  return {
+    lines,
+    entries: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+    stop() {
+      restore();
+      logger.level = level;
+    },
+  };
+}
+
+/** Waits until `check` returns something, for at most two seconds. */
+async function eventually<T>(check: () => T | undefined): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const found = check();
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('Timed out waiting for a condition.');
 }
 
 describe('GraphQL over HTTP', () => {
@@ -198,17 +225,112 @@ describe('JSON-scalar input limits', () => {
     expect(after.body.data.job).toEqual({ seq: job.seq + 1, progress: 0 });
   });
 
-  it('refuses variables nested 10,000 levels deep without a stack overflow, and keeps serving', async () => {
-    const res = await post(server, `{"query":"${createProject}","variables":{"i":${nestedJson(10_000)}}}`, { token });
-    expect(res.status).toBe(200);
-    expect(res.body.errors).toEqual([
-      {
-        message: `Variable "$i" is nested more than ${VARIABLES_MAX_DEPTH} levels deep; at most ${VARIABLES_MAX_DEPTH} levels are allowed.`,
-        extensions: { code: 'BAD_USER_INPUT', variable: 'i', reason: 'JSON_TOO_DEEP', limit: VARIABLES_MAX_DEPTH },
-      },
-    ]);
+  it('refuses variables nested 10,000 levels deep without a stack overflow, a stack trace or an error line, and keeps serving', async () => {
+    const logs = captureLogs();
+    try {
+      const res = await post(server, `{"query":"${createProject}","variables":{"i":${nestedJson(10_000)}}}`, { token });
+      expect(res.status).toBe(200);
+      expect(res.body.errors).toEqual([
+        {
+          message: `Variable "$i" is nested more than ${VARIABLES_MAX_DEPTH} levels deep; at most ${VARIABLES_MAX_DEPTH} levels are allowed.`,
+          extensions: { code: 'BAD_USER_INPUT', variable: 'i', reason: 'JSON_TOO_DEEP', limit: VARIABLES_MAX_DEPTH, requestId: res.headers.get('x-request-id') },
+        },
+      ]);
+      const line = await eventually(() => logs.entries().find((e) => e.requestId === res.headers.get('x-request-id')));
+      expect(line).toMatchObject({ level: 30, outcome: 'BAD_USER_INPUT', status: 200 });
+      expect(logs.entries().filter((e) => Number(e.level) >= 40)).toEqual([]);
+      expect(logs.lines.join('')).not.toMatch(/stack|deep secret|\n\s+at /);
+    } finally {
+      logs.stop();
+    }
     const still = await post(server, { query: '{ viewer { tenantId } }' }, { token });
     expect(still.body).toEqual({ data: { viewer: { tenantId: 'json-limits' } } });
+  });
+});
+
+describe('request ids and the request log line', () => {
+  let server: TestServer;
+  let token: string;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    token = await server.token('logging');
+  });
+  afterAll(() => server.stop());
+
+  it('returns the caller’s x-request-id in the header and in every error', async () => {
+    const res = await post(server, { query: '{ viewer { nope } viewer { alsoNope } }' }, { token, headers: { 'x-request-id': 'req-123.abc:7' } });
+    expect(res.headers.get('x-request-id')).toBe('req-123.abc:7');
+    expect(res.body.errors.length).toBeGreaterThan(1);
+    for (const error of res.body.errors) expect(error.extensions.requestId).toBe('req-123.abc:7');
+  });
+
+  it('replaces a missing, too long or unsafe x-request-id with a generated one', async () => {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+    const seen = new Set<string>();
+    for (const header of [undefined, 'x'.repeat(129), 'evil\tid', 'a b', 'id"}{']) {
+      const res = await post(server, { query: '{ viewer { tenantId } }' }, { token, headers: header === undefined ? {} : { 'x-request-id': header } });
+      expect(res.status).toBe(200);
+      const id = res.headers.get('x-request-id')!;
+      expect(id).toMatch(uuid);
+      seen.add(id);
+    }
+    expect(seen.size).toBe(5);
+  });
+
+  it('puts the request id on errors from every stage: body, Apollo’s checks, context, parse, execution', async () => {
+    const id = (res: Answer) => res.headers.get('x-request-id');
+    const answers = [
+      await post(server, '{"query": ', { token }),
+      await post(server, [{ query: '{ viewer { tenantId } }' }], { token }),
+      await post(server, { query: '{ viewer { tenantId } }' }, { token: 'not.a.jwt' }),
+      await post(server, { query: '{' }, { token }),
+      await post(server, { query: 'mutation { createProject(input: { title: "" }) { projectId } }' }, { token }),
+    ];
+    for (const res of answers) {
+      expect(id(res)).toBeTruthy();
+      expect(res.body.errors[0].extensions.requestId).toBe(id(res));
+    }
+  });
+
+  it('logs one line per request at info with id, operation, duration, outcome and status, and no variables or query text', async () => {
+    const logs = captureLogs();
+    try {
+      const longName = `Create${'Very'.repeat(30)}LongName`;
+      const query = `mutation ${longName}($i: CreateProjectInput!) { createProject(input: $i) { projectId } }`;
+      const ok = await post(server, { query, variables: { i: { title: 'TOP-SECRET-TITLE', medium: 'private medium' } } }, { token, headers: { 'x-request-id': 'log-ok' } });
+      expect(ok.body.errors).toBeUndefined();
+      const failed = await post(server, { query: 'query Broken { viewer { nope } }', variables: { secret: 'TOP-SECRET-VARIABLE' } }, { token, headers: { 'x-request-id': 'log-failed', accept: GRAPHQL_RESPONSE_TYPE } });
+      expect(failed.status).toBe(400);
+
+      const line = await eventually(() => logs.entries().find((e) => e.requestId === 'log-ok'));
+      expect(Object.keys(line).sort()).toEqual(['durationMs', 'level', 'msg', 'operationName', 'operationType', 'outcome', 'requestId', 'status', 'time']);
+      expect(line).toMatchObject({ level: 30, msg: 'graphql request', operationType: 'mutation', operationName: longName.slice(0, 64), outcome: 'OK', status: 200 });
+      expect(typeof line.durationMs).toBe('number');
+      expect(line.durationMs as number).toBeGreaterThanOrEqual(0);
+
+      const failedLine = await eventually(() => logs.entries().find((e) => e.requestId === 'log-failed'));
+      expect(failedLine).toMatchObject({ operationType: 'query', operationName: 'Broken', outcome: 'GRAPHQL_VALIDATION_FAILED', status: 400 });
+
+      // Exactly one line each, and nothing the caller wrote (variables, query text) in any line.
+      expect(logs.entries().filter((e) => e.requestId === 'log-ok')).toHaveLength(1);
+      expect(logs.entries().filter((e) => e.requestId === 'log-failed')).toHaveLength(1);
+      expect(logs.lines.join('')).not.toMatch(/TOP-SECRET|private medium|createProject|nope/);
+    } finally {
+      logs.stop();
+    }
+  });
+
+  it('logs a request whose body could not be read, with its status', async () => {
+    const logs = captureLogs();
+    try {
+      const res = await post(server, '{"query": ', { token, headers: { 'x-request-id': 'log-bad-body' } });
+      expect(res.status).toBe(400);
+      const line = await eventually(() => logs.entries().find((e) => e.requestId === 'log-bad-body'));
+      expect(line).toMatchObject({ operationType: null, operationName: null, outcome: 'BAD_REQUEST', status: 400 });
+    } finally {
+      logs.stop();
+    }
   });
 });
 
