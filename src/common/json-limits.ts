@@ -124,15 +124,9 @@ export function jsonInputError(field: string, violation: JsonLimitViolation): Ap
 }
 
 /**
- * BAD_USER_INPUT for a request whose variable is nested absurdly deep. It is a request error (the
- * operation does not run), so it carries HTTP 400 as Apollo's own variable errors do; the HTTP
- * layer then picks the status the GraphQL-over-HTTP spec asks for.
+ * BAD_USER_INPUT for a request whose variable is nested absurdly deep (see checkVariables): the
+ * message names the variable and the limit, `extensions.variable` the variable.
  */
 export function jsonVariablesError(variable: string, violation: JsonLimitViolation): AppError {
-  return new AppError(ErrorCode.BAD_USER_INPUT, `Variable "$${variable}" ${describe(violation)}.`, {
-    variable,
-    reason: violation.reason,
-    limit: violation.limit,
-    http: { status: 400 },
-  });
+  return new AppError(ErrorCode.BAD_USER_INPUT, `Variable "$${variable}" ${describe(violation)}.`, { variable, reason: violation.reason, limit: violation.limit });
 }

@@ -63,7 +63,12 @@ function variablesDepthLimit(): ApolloServerPlugin<Context> {
       return {
         async didResolveOperation({ request }) {
           const found = checkVariables(request.variables);
-          if (found) throw jsonVariablesError(found.variable, found.violation);
+          if (!found) return;
+          const error = jsonVariablesError(found.variable, found.violation);
+          // A request error like Apollo's own variable errors: 400 (Apollo would say 500) until
+          // graphqlOverHttpStatus settles the spec's status. Apollo drops `http` from the response.
+          error.extensions.http = { status: 400 };
+          throw error;
         },
       };
     },
