@@ -1,4 +1,5 @@
 import { badInput } from '../errors';
+import { checkJsonInput, JSON_INPUT_LIMITS, jsonInputError, type JsonLimits } from './json-limits';
 
 /** Returns the trimmed text, or throws BAD_USER_INPUT when it is empty or longer than `max`. */
 export function requireText(value: string, field: string, max = 200): string {
@@ -25,11 +26,15 @@ export function nonNegativeInt(value: number | null | undefined, field: string):
   return value;
 }
 
-/** Throws BAD_USER_INPUT when a JSON value would make the item too large (DynamoDB's limit is 400 KB). */
-export function boundedJson<T>(value: T, field: string, maxBytes = 32_000): T {
-  if (value != null && Buffer.byteLength(JSON.stringify(value)) > maxBytes) {
-    throw badInput(`${field} must be at most ${maxBytes} bytes of JSON.`, field);
-  }
+/**
+ * Returns a JSON-scalar input unchanged, or throws BAD_USER_INPUT naming `field` and the limit when
+ * it is nested deeper or written larger than JSON_INPUT_LIMITS allows (DynamoDB refuses items
+ * nested past 32 levels or larger than 400 KB). The check walks the value without recursion, so
+ * even a value nested thousands of levels deep is refused before anything reaches DynamoDB.
+ */
+export function boundedJson<T>(value: T, field: string, limits: JsonLimits = JSON_INPUT_LIMITS): T {
+  const violation = value == null ? null : checkJsonInput(value, limits);
+  if (violation) throw jsonInputError(field, violation);
   return value;
 }
 

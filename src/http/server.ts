@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -9,11 +9,14 @@ import cors from 'cors';
 import express from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { TokenVerifier } from '../auth/jwt';
+import { checkVariables, jsonVariablesError } from '../common/json-limits';
 import type { Config } from '../config';
 import { createContext, type Context, type ContextDeps } from '../context';
 import { formatError } from '../errors';
 import { logger } from '../logger';
 import { graphiqlRouter, type GraphiQLHints } from './graphiql';
+import { operationLogPlugin, REQUEST_ID_HEADER, requestIdentity, requestScope, withRequestId, type RequestRecord } from './request-log';
+import { graphqlOverHttpStatus } from './status';
 
 export interface HttpDeps extends ContextDeps {
   config: Config;
@@ -31,8 +34,12 @@ export interface HttpServer {
 }
 
 /**
- * The query limits shared by HTTP and (later) WebSocket: graphql-armor's depth, cost, alias,
- * directive and token limits, and no field suggestions outside development.
+ * The query limits shared by HTTP and WebSocket: graphql-armor's depth, cost, alias and directive
+ * limits, and no field suggestions outside development. The token limit is not armor's: its
+ * Apollo plugin parses the document a second time inside Apollo's parsing hook, where any syntax
+ * error escapes as HTTP 500. graphql-js enforces the same limit in the one real parse instead
+ * (`parse(query, { maxTokens })`, see startHttpServer and websocket.ts), so an over-long document
+ * is a GRAPHQL_PARSE_FAILED like any other syntax error.
  */
 export function queryLimits(config: Config) {
   return new ApolloArmor({
@@ -40,9 +47,49 @@ export function queryLimits(config: Config) {
     costLimit: { maxCost: config.limits.maxCost },
     maxAliases: { n: config.limits.maxAliases },
     maxDirectives: { n: config.limits.maxDirectives },
-    maxTokens: { n: config.limits.maxTokens },
+    maxTokens: { enabled: false },
     blockFieldSuggestion: { enabled: config.env === 'production' },
   }).protect();
+}
+
+/**
+ * Refuses a request whose variables are nested absurdly deep (see checkVariables) before
+ * graphql-js coerces them or a resolver walks them, with BAD_USER_INPUT naming the variable.
+ * Each JSON value is held to the tighter JSON_INPUT_LIMITS where it is used (boundedJson).
+ */
+function variablesDepthLimit(): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ request }) {
+          const found = checkVariables(request.variables);
+          if (!found) return;
+          const error = jsonVariablesError(found.variable, found.violation);
+          // A request error like Apollo's own variable errors: 400 (Apollo would say 500) until
+          // graphqlOverHttpStatus settles the spec's status. Apollo drops `http` from the response.
+          error.extensions.http = { status: 400 };
+          throw error;
+        },
+      };
+    },
+  };
+}
+
+/** What the error handler answers for each failure of reading a request body. */
+function bodyError(error: Error & { status?: number; type?: string }, bodyLimitBytes: number): { status: number; message: string } {
+  switch (error.type) {
+    case 'entity.too.large':
+      return { status: 413, message: `The request body is larger than ${bodyLimitBytes} bytes.` };
+    case 'entity.parse.failed':
+      return { status: 400, message: 'The request body is not valid JSON.' };
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return { status: 415, message: 'The request body must be JSON in UTF-8, without a content encoding.' };
+    default: {
+      const status = error.status && error.status >= 400 && error.status < 600 ? error.status : 500;
+      return { status, message: status >= 500 ? 'Internal server error.' : 'The request body could not be read.' };
+    }
+  }
 }
 
 /**
@@ -62,15 +109,20 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     introspection: config.introspection,
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
+    // Stack traces never leave the server, not even in development: formatError keeps the message there.
     includeStacktraceInErrorResponses: false,
     // main.ts owns shutdown (it also stops DynamoDB Local); Apollo's own signal handlers would race it.
     stopOnTerminationSignals: false,
-    formatError: formatError(development),
+    formatError: withRequestId(formatError(development)),
+    parseOptions: { maxTokens: config.limits.maxTokens },
     validationRules: armor.validationRules,
     // GraphiQL is served by graphiqlRouter from installed packages; Apollo's landing page would load a CDN.
     // No cache-control hints are used, and Apollo's default cache-control plugin wraps every field.
     plugins: [
       ...armor.plugins,
+      variablesDepthLimit(),
+      graphqlOverHttpStatus(),
+      operationLogPlugin(),
       ApolloServerPluginDrainHttpServer({ httpServer: server }),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
@@ -90,24 +142,24 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   if (config.graphiql) app.use(graphiqlRouter(deps.graphiqlHints ?? (() => ({}))));
   app.use(
     '/graphql',
-    cors({ origin: config.corsOrigins, credentials: false }),
+    // CORS first: a browser's preflight is answered here and is not a GraphQL request to log.
+    cors({ origin: config.corsOrigins, credentials: false, exposedHeaders: [REQUEST_ID_HEADER] }),
+    requestIdentity(),
     express.json({ limit: config.limits.bodyLimitBytes }),
+    requestScope(),
     expressMiddleware(apollo, {
       context: async ({ req }) => createContext(deps, await deps.verifier.fromHeader(req.headers.authorization)),
     }),
   );
-  // A malformed or oversized body gets a JSON error rather than Express's HTML page.
+  // A malformed or oversized body gets a JSON error (with the request id) rather than Express's
+  // HTML page; a client's mistake is a 4xx, and only a fault of ours is logged, as a 500.
   app.use((error: Error & { status?: number; type?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    const status = error.status ?? 500;
+    const { status, message } = bodyError(error, config.limits.bodyLimitBytes);
+    const code = status >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
     if (status >= 500) logger.error({ err: error }, 'request failed');
-    res.status(status).json({
-      errors: [
-        {
-          message: error.type === 'entity.too.large' ? `The request body is larger than ${config.limits.bodyLimitBytes} bytes.` : status >= 500 ? 'Internal server error.' : 'The request body is not valid JSON.',
-          extensions: { code: status >= 500 ? 'INTERNAL' : 'BAD_REQUEST' },
-        },
-      ],
-    });
+    const record = res.locals.request as RequestRecord | undefined;
+    if (record) record.outcome = code;
+    res.status(status).json({ errors: [{ message, extensions: { code, ...(record ? { requestId: record.requestId } : {}) } }] });
   });
 
   await new Promise<void>((resolve, reject) => {

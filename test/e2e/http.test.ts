@@ -147,7 +147,7 @@ describe('in production mode', () => {
     await client.send(new DeleteTableCommand({ TableName: server.config.tableName }));
     client.destroy();
     const res = await server.raw({ query: 'mutation { createProject(input: { title: "x" }) { projectId } }' }, token);
-    expect(res.body.errors).toEqual([{ message: 'Internal server error.', locations: [{ line: 1, column: 12 }], path: ['createProject'], extensions: { code: 'INTERNAL' } }]);
+    expect(res.body.errors).toEqual([{ message: 'Internal server error.', locations: [{ line: 1, column: 12 }], path: ['createProject'], extensions: { code: 'INTERNAL', requestId: expect.any(String) } }]);
     expect(JSON.stringify(res.body)).not.toMatch(/ResourceNotFound|stack|at /);
     const still = await server.raw({ query: '{ viewer { tenantId } }' }, token);
     expect(codeOf(still.body)).toBeUndefined();
