@@ -16,6 +16,7 @@ import type { WebSocket } from 'ws';
 import type { TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
+import { checkVariables, jsonVariablesError } from '../common/json-limits';
 import { Context, type ContextDeps } from '../context';
 import { formatError } from '../errors';
 import { queryLimits } from './server';
@@ -94,25 +95,6 @@ function tokenOf(params: Record<string, unknown> | undefined): string | undefine
   const header = params.authorization ?? params.Authorization;
   if (typeof header === 'string') return header.replace(/^Bearer\s+/i, '');
   return typeof params.token === 'string' ? params.token : undefined;
-}
-
-/**
- * The deepest nesting accepted in a WebSocket operation's variables. Far more than any argument
- * of this schema needs, and far less than what would overflow the stack of the code that walks
- * variables (serializing the share key, coercing JSON scalars).
- */
-const MAX_VARIABLES_DEPTH = 64;
-
-/** True when `value` nests deeper than `limit`; walks iteratively, so no input can overflow it. */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    if (typeof current !== 'object' || current === null) continue;
-    if (depth >= limit) return true;
-    for (const child of Object.values(current)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
-  }
-  return false;
 }
 
 /** The counts a server holds for its WebSocket clients, named as the Prometheus gauges that export them. */
@@ -200,9 +182,9 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
         }
         const { document, errors } = compile(payload.query);
         if (!document) return errors;
-        if (nestsDeeperThan(payload.variables, MAX_VARIABLES_DEPTH)) {
-          return [new GraphQLError(`Variables may nest at most ${MAX_VARIABLES_DEPTH} levels deep.`, { extensions: { code: 'BAD_USER_INPUT', field: 'variables' } })];
-        }
+        // Checked before anything walks the variables recursively (the share key's JSON.stringify, coercion).
+        const tooDeep = checkVariables(payload.variables);
+        if (tooDeep) return [jsonVariablesError(tooDeep.variable, tooDeep.violation)];
         const { principal } = ctx.extra.state;
         const roles = [...(principal?.roles ?? [])].sort().join(',');
         const args: SharedArgs = {

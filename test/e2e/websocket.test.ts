@@ -2,7 +2,7 @@ import { signDevToken } from '../../src/auth/jwt';
 import { CreateJobDocument, CreateLogDocument, CreateProjectDocument, StartStepDocument } from '../../src/client/gql/graphql';
 import WebSocket from 'ws';
 import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
-import { JOB_PROGRESS, rawSocket as raw, type RawSocket as Raw, subscribe, wsClient } from '../support/ws';
+import { eventually, JOB_PROGRESS, rawSocket as raw, type RawSocket as Raw, subscribe, wsClient } from '../support/ws';
 
 describe('the WebSocket endpoint', () => {
   let server: TestServer;
@@ -135,7 +135,8 @@ describe('the WebSocket endpoint', () => {
       await foreign.done;
       expect(foreign.received).toEqual([]);
       expect(foreign.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'NOT_FOUND' }) })]);
-      await new Promise((r) => setTimeout(r, 100));
+      // Both live subscriptions listen before anything is written (a fixed pause lost this race on a busy machine).
+      await eventually(() => server.app.counts().event_bus_listeners, (n) => n === 2, 10_000);
       const worker = await server.token('ws-a', [Role.WORKER]);
       await server.request(StartStepDocument, { jobId, stepName: 'a' }, worker);
       expect((await own.waitFor(1))[0]).toMatchObject({ seq: 2, type: 'STEP_STARTED' });
@@ -144,7 +145,7 @@ describe('the WebSocket endpoint', () => {
       // B's own project activity arrives; A's does not.
       const bProject = dataOf(await server.request(CreateProjectDocument, { input: { title: 'B' } }, intruder)).createProject.projectId;
       const activity = subscribe(theirs, `subscription { projectActivity(projectId: "${bProject}") { action subjectId } }`);
-      await new Promise((r) => setTimeout(r, 100));
+      await eventually(() => server.app.counts().event_bus_listeners, (n) => n === 3, 10_000);
       await server.request(CreateLogDocument, { projectId: bProject, input: { rawText: 'b' } }, intruder);
       expect((await activity.waitFor(1))[0].action).toBe('log.created');
     } finally {
