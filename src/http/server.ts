@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -21,6 +21,12 @@ export interface HttpDeps extends ContextDeps {
   verifier: TokenVerifier;
   /** What GraphiQL prefills (token, example ids); asked on each page load. */
   graphiqlHints?: () => GraphiQLHints;
+  /** Routes served before GraphQL: /healthz, /readyz, /metrics (see app.ts). */
+  routers?: express.RequestHandler[];
+  /** Runs first for each GraphQL HTTP request (the request budget, see infra/deadline.ts). */
+  beforeGraphQL?: express.RequestHandler[];
+  /** Apollo plugins of the caller (metrics). */
+  plugins?: ApolloServerPlugin<Context>[];
 }
 
 export interface HttpServer {
@@ -46,7 +52,8 @@ export function queryLimits(config: Config) {
 }
 
 /**
- * Starts the HTTP server: POST (and CSRF-safe GET) GraphQL at `/graphql`, and `/healthz`. Listens
+ * Starts the HTTP server: POST (and CSRF-safe GET) GraphQL at `/graphql`, and the `routers` (health,
+ * readiness, metrics; a bare `/healthz` without them). Listens
  * on `config.host:config.port` (port 0 picks a free one). Throws when the port is taken.
  */
 export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
@@ -74,6 +81,7 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
       ApolloServerPluginDrainHttpServer({ httpServer: server }),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
+      ...(deps.plugins ?? []),
     ],
     logger: {
       debug: (m) => logger.debug(m),
@@ -84,12 +92,12 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   });
   await apollo.start();
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  if (deps.routers?.length) app.use(...deps.routers);
+  else app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   if (config.graphiql) app.use(graphiqlRouter(deps.graphiqlHints ?? (() => ({}))));
   app.use(
     '/graphql',
+    ...(deps.beforeGraphQL ?? []),
     cors({ origin: config.corsOrigins, credentials: false }),
     express.json({ limit: config.limits.bodyLimitBytes }),
     expressMiddleware(apollo, {

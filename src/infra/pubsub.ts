@@ -22,6 +22,10 @@ export interface EventBus {
    * reader can then look at the store without a gap.
    */
   listen(topic: string, listener: (payload: object) => void): Listening;
+  /** Resolves when the bus can carry events (with Redis: both connections answer PING); for readiness. */
+  ping(): Promise<void>;
+  /** Listeners in this process, all topics together; for metrics. */
+  listenerCount(): number;
   close(): Promise<void>;
 }
 
@@ -32,12 +36,14 @@ export interface EventBus {
  */
 class Listeners {
   private readonly byTopic = new Map<string, Set<(payload: object) => void>>();
+  count = 0;
 
   /** Adds a listener; returns true when it is the topic's first. */
   add(topic: string, listener: (payload: object) => void): boolean {
     let set = this.byTopic.get(topic);
     const first = !set;
     if (!set) this.byTopic.set(topic, (set = new Set()));
+    if (!set.has(listener)) this.count++;
     set.add(listener);
     return first;
   }
@@ -46,7 +52,7 @@ class Listeners {
   remove(topic: string, listener: (payload: object) => void): boolean {
     const set = this.byTopic.get(topic);
     if (!set) return false;
-    set.delete(listener);
+    if (set.delete(listener)) this.count--;
     if (set.size > 0) return false;
     this.byTopic.delete(topic);
     return true;
@@ -72,6 +78,8 @@ export function createEventBus(options: { redisUrl?: string } = {}): EventBus {
         listeners.add(topic, listener);
         return { ready: Promise.resolve(), close: () => void listeners.remove(topic, listener) };
       },
+      ping: async () => {},
+      listenerCount: () => listeners.count,
       close: async () => {},
     };
   }
@@ -93,6 +101,14 @@ export function createEventBus(options: { redisUrl?: string } = {}): EventBus {
         },
       };
     },
+    async ping() {
+      // A lost connection fails at once instead of queueing the PING until it reconnects.
+      for (const client of [publishClient, subscribeClient]) {
+        if (['reconnecting', 'close', 'end'].includes(client.status)) throw new Error(`redis connection is ${client.status}`);
+      }
+      await Promise.all([publishClient.ping(), subscribeClient.ping()]);
+    },
+    listenerCount: () => listeners.count,
     async close() {
       await Promise.allSettled([publishClient.quit(), subscribeClient.quit()]);
     },

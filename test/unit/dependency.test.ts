@@ -7,6 +7,7 @@ import { budgetOptions, runWithBudget } from '../../src/infra/deadline';
 import { classify, instrumentClient, isServiceUnavailable } from '../../src/infra/dependency';
 import { LabelCap, Metrics } from '../../src/infra/metrics';
 import { OutageLog } from '../../src/infra/outage';
+import { Readiness } from '../../src/http/health';
 
 const counter = async (metrics: Metrics, name: string, labels: Record<string, string>) => {
   const metric = metrics.registry.getSingleMetric(name);
@@ -194,3 +195,34 @@ describe('OutageLog', () => {
   });
 });
 
+describe('Readiness', () => {
+  it('shares one check among concurrent probes, reuses it for cacheMs, bounds a hung check, and is 503 while draining', async () => {
+    let runs = 0;
+    let hang = false;
+    let draining = false;
+    const readiness = new Readiness(
+      {
+        dynamodb: async () => {
+          runs++;
+          if (hang) await new Promise(() => {}); // ignores its signal: the timeout still ends it
+          await new Promise((r) => setTimeout(r, 20));
+        },
+      },
+      { timeoutMs: 200, cacheMs: 300, isDraining: () => draining },
+    );
+    const reports = await Promise.all(Array.from({ length: 50 }, () => readiness.report()));
+    expect(runs).toBe(1);
+    expect(reports.every((r) => r.status === 'ok')).toBe(true);
+    await readiness.report();
+    expect(runs).toBe(1);
+    await new Promise((r) => setTimeout(r, 320));
+    hang = true;
+    const started = Date.now();
+    const down = await readiness.report();
+    expect(Date.now() - started).toBeLessThan(400);
+    expect(down).toMatchObject({ status: 'unavailable', checks: { dynamodb: { status: 'down', error: 'timeout' } } });
+    draining = true;
+    expect(await readiness.report()).toMatchObject({ status: 'unavailable', checks: { shutdown: { status: 'draining' } } });
+    expect(runs).toBe(2);
+  });
+});
