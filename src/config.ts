@@ -187,10 +187,10 @@ export function loadConfig(env: Env = process.env): Config {
       embedded,
       endpoint,
       region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
-      requestTimeoutMs: positive(env, 'DYNAMODB_TIMEOUT_MS', 3000),
+      requestTimeoutMs: positive(env, 'DYNAMODB_TIMEOUT_MS', 2000),
     },
     connectTimeoutMs: positive(env, 'CONNECT_TIMEOUT_MS', 1000),
-    requestBudgetMs: positive(env, 'REQUEST_BUDGET_MS', 8000),
+    requestBudgetMs: positive(env, 'REQUEST_BUDGET_MS', 5000),
     readiness: {
       timeoutMs: positive(env, 'READINESS_TIMEOUT_MS', 1000),
       cacheMs: int(env, 'READINESS_CACHE_MS', 1000),
