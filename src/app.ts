@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { signDevToken, TokenVerifier } from './auth/jwt';
 import { Role } from './auth/principal';
 import type { GraphiQLHints } from './http/graphiql';
@@ -10,6 +11,12 @@ import { startDynamoDbLocal, type EmbeddedDynamo } from './infra/dynamo/embedded
 import { ensureTable } from './infra/dynamo/ensure-table';
 import { Store } from './infra/dynamo/store';
 import { Outbox, type OutboxOptions } from './events/outbox';
+import { OutboxStats } from './events/outbox-stats';
+import { requestBudget } from './infra/deadline';
+import { GAUGES, Metrics } from './infra/metrics';
+import { OutageLog } from './infra/outage';
+import { healthRouter, Readiness } from './http/health';
+import { metricsPlugin, metricsRouter, startMetricsServer } from './http/metrics';
 import { startHttpServer } from './http/server';
 import { attachWebSocket, type WebSocketCounts } from './http/websocket';
 import { createEventBus, type EventBus } from './infra/pubsub';
@@ -34,6 +41,12 @@ export interface App {
   store: Store;
   outbox: Outbox;
   bus: EventBus;
+  /** This app's Prometheus metrics (served at /metrics unless METRICS=off). */
+  metrics: Metrics;
+  /** What /readyz reports. */
+  readiness: Readiness;
+  /** The metrics URL when METRICS_PORT puts them on a port of their own. */
+  metricsUrl?: string;
   /** A development token (tenant `demo`, role editor, 30 days); undefined in production or with JWKS. */
   devToken?: string;
   /**
@@ -84,20 +97,50 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       progress(`DynamoDB Local is up at ${endpoint}.`);
     }
     s3 = await s3Starting;
-    const dynamo = createDynamo({ endpoint, region: config.dynamo.region, requestTimeoutMs: config.dynamo.requestTimeoutMs });
+    const metrics = new Metrics();
+    const outage = new OutageLog(config.outageLogIntervalMs);
+    const dynamo = createDynamo({
+      endpoint,
+      region: config.dynamo.region,
+      requestTimeoutMs: config.dynamo.requestTimeoutMs,
+      connectTimeoutMs: config.connectTimeoutMs,
+      metrics,
+      outage,
+    });
     const files = new FileStore({
       bucket: config.s3.bucket,
       region: config.dynamo.region,
       endpoint: s3?.endpoint ?? config.s3.endpoint,
       forcePathStyle: config.s3.forcePathStyle,
       credentials: s3?.credentials,
+      requestTimeoutMs: config.s3.requestTimeoutMs,
+      connectTimeoutMs: config.connectTimeoutMs,
+      metrics,
+      outage,
     });
     const [created, bucket] = await Promise.all([ensureTable(dynamo.client, config.tableName), s3 ? files.ensureBucket() : undefined]);
     progress({ created: `Created table ${config.tableName} with its indexes.`, updated: `Added missing indexes to table ${config.tableName}.`, exists: `Using table ${config.tableName}.` }[created]);
     if (s3) progress(`Local S3 is up at ${s3.endpoint}${bucket === 'created' ? `; created bucket ${config.s3.bucket}` : ''}.`);
     const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
     const bus = createEventBus({ redisUrl: config.redisUrl });
-    const outbox = new Outbox(store, bus, { ...config.outbox, failPublish: options.failPublish });
+    const outbox = new Outbox(store, bus, { ...config.outbox, failPublish: options.failPublish, onPublished: () => metrics.eventsPublished.inc() });
+    metrics.registerGauge(GAUGES.busListeners, 'Event bus listeners in this process (one per live subscription topic listener).', () => bus.listenerCount());
+    const outboxStats = new OutboxStats(dynamo.doc, config.tableName);
+    metrics.registerAsyncGauge('outbox_backlog', 'Committed events not yet published (counted up to 1000 per OUTBOX shard).', async () => (await outboxStats.read()).backlog);
+    metrics.registerAsyncGauge('outbox_oldest_event_age_seconds', 'Age of the oldest committed event not yet published (0 when none waits).', async () => (await outboxStats.read()).oldestAgeSeconds);
+    let stopping = false;
+    // A fixed key that never exists: GetItem of it is the cheapest call that proves the table answers.
+    const probeKey = { PK: { S: 'HEALTHCHECK' }, SK: { S: 'HEALTHCHECK' } };
+    const readiness = new Readiness(
+      {
+        dynamodb: async (signal) => void (await dynamo.client.send(new GetItemCommand({ TableName: config.tableName, Key: probeKey, ProjectionExpression: 'PK' }), { abortSignal: signal })),
+        s3: (signal) => files.check(signal),
+        ...(config.redisUrl ? { redis: () => bus.ping() } : {}),
+      },
+      { timeoutMs: config.readiness.timeoutMs, cacheMs: config.readiness.cacheMs, isDraining: () => stopping },
+    );
+    const metricsOwnPort = config.metrics.enabled && config.metrics.port !== undefined;
+    const metricsServer = metricsOwnPort ? await startMetricsServer(metrics, config.host, config.metrics.port!) : undefined;
     const devToken =
       config.env !== 'production' && config.auth.secret
         ? await signDevToken(config.auth.secret, { sub: 'dev-user', tenantId: DEV_TENANT, roles: [Role.EDITOR] })
@@ -116,9 +159,18 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       fileStore: files,
       fileLimits: config.files,
       batchLoads: options.batchLoads,
+      metrics,
+      routers: [healthRouter(readiness), ...(config.metrics.enabled && !metricsOwnPort ? [metricsRouter(metrics)] : [])],
+      beforeGraphQL: [requestBudget(config.requestBudgetMs)],
+      plugins: [metricsPlugin(metrics)],
     };
-    const http = await startHttpServer(deps);
+    const http = await startHttpServer(deps).catch(async (error) => {
+      await metricsServer?.close();
+      throw error;
+    });
     const ws = attachWebSocket(http.server, deps);
+    metrics.registerGauge(GAUGES.wsConnections, 'Open WebSocket connections.', () => ws.counts().graphql_ws_connections);
+    metrics.registerGauge(GAUGES.wsSubscriptions, 'Live WebSocket operations: subscriptions, and queries or mutations in flight.', () => ws.counts().graphql_ws_subscriptions);
     outbox.start();
     logger.debug({ url: http.url }, 'listening');
     const ownEmbedded = embedded;
@@ -133,16 +185,22 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       store,
       outbox,
       bus,
+      metrics,
+      readiness,
+      metricsUrl: metricsServer?.url,
       devToken,
       counts: () => ({ ...ws.counts(), event_bus_listeners: bus.listenerCount() }),
       setGraphiQLHints(hints) {
         exampleIds = hints;
       },
       async stop() {
+        stopping = true;
         await ws.close();
         await http.stop();
         await outbox.stop();
         await bus.close();
+        await metricsServer?.close();
+        outage.stop();
         dynamo.client.destroy();
         files.destroy();
         await ownS3?.stop();

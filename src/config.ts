@@ -16,8 +16,27 @@ export interface Config {
     embedded: boolean;
     endpoint?: string;
     region: string;
+    /** Timeout of one attempt of a DynamoDB call (connect included); the SDK retries within the request budget. */
     requestTimeoutMs: number;
   };
+  /** Time allowed to open a TCP connection to DynamoDB or S3. */
+  connectTimeoutMs: number;
+  /** Total time one GraphQL HTTP request may spend on DynamoDB and S3 calls, retries included. */
+  requestBudgetMs: number;
+  readiness: {
+    /** Time each readiness check (DynamoDB, S3, Redis) may take before it counts as down. */
+    timeoutMs: number;
+    /** How long a readiness result is reused, so a probe storm makes one check per period. */
+    cacheMs: number;
+  };
+  metrics: {
+    /** Serve Prometheus metrics at /metrics. */
+    enabled: boolean;
+    /** Serve them on this port (on HOST) instead of the API's port. */
+    port?: number;
+  };
+  /** How often an ongoing dependency outage is summarized in the log. */
+  outageLogIntervalMs: number;
   auth: {
     /** HS256 secret (development and tests) — unset when JWKS verification is configured. */
     secret?: Uint8Array;
@@ -39,6 +58,8 @@ export interface Config {
     bucket: string;
     endpoint?: string;
     forcePathStyle: boolean;
+    /** Timeout of one attempt of an S3 call (HEAD, DELETE); presigning makes no call. */
+    requestTimeoutMs: number;
   };
   files: {
     uploadMaxBytes: number;
@@ -79,12 +100,27 @@ function int(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+/** A whole number above zero: a timeout of 0 would mean "no timeout" to the AWS SDK. */
+function positive(env: Env, name: string, fallback: number): number {
+  const value = int(env, name, fallback);
+  if (value === 0) throw new Error(`${name} must be above 0.`);
+  return value;
+}
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (['true', '1', 'yes'].includes(raw.toLowerCase())) return true;
   if (['false', '0', 'no'].includes(raw.toLowerCase())) return false;
   throw new Error(`${name} must be true or false, got "${raw}".`);
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['on', 'true', '1', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['off', 'false', '0', 'no'].includes(raw.toLowerCase())) return false;
+  throw new Error(`${name} must be on or off, got "${raw}".`);
 }
 
 function hasAwsCredentials(env: Env): boolean {
@@ -151,8 +187,19 @@ export function loadConfig(env: Env = process.env): Config {
       embedded,
       endpoint,
       region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
-      requestTimeoutMs: int(env, 'DYNAMODB_TIMEOUT_MS', 5000),
+      requestTimeoutMs: positive(env, 'DYNAMODB_TIMEOUT_MS', 2000),
     },
+    connectTimeoutMs: positive(env, 'CONNECT_TIMEOUT_MS', 1000),
+    requestBudgetMs: positive(env, 'REQUEST_BUDGET_MS', 5000),
+    readiness: {
+      timeoutMs: positive(env, 'READINESS_TIMEOUT_MS', 1000),
+      cacheMs: int(env, 'READINESS_CACHE_MS', 1000),
+    },
+    metrics: {
+      enabled: onOff(env, 'METRICS', true),
+      port: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0) : undefined,
+    },
+    outageLogIntervalMs: positive(env, 'OUTAGE_LOG_INTERVAL_MS', 10_000),
     auth: {
       secret: dev?.secret,
       secretGenerated: dev?.generated ?? false,
@@ -170,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
       bucket: env.S3_BUCKET || 'artissist',
       endpoint: env.S3_ENDPOINT || undefined,
       forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', !env.S3_BUCKET),
+      requestTimeoutMs: positive(env, 'S3_TIMEOUT_MS', 5000),
     },
     files: {
       uploadMaxBytes: int(env, 'UPLOAD_MAX_BYTES', 500 * 1024 * 1024),

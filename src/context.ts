@@ -9,6 +9,7 @@ import type { Scope } from './common/scope';
 import type { Config } from './config';
 import { unauthenticated } from './errors';
 import { FilesService } from './files/files.service';
+import type { Metrics } from './infra/metrics';
 import type { FileStore } from './infra/s3/files';
 import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
 import { Live } from './events/live';
@@ -52,6 +53,8 @@ export interface ContextDeps {
   /** The bucket; without one, file operations fail with INTERNAL. */
   fileStore?: FileStore;
   fileLimits?: Config['files'];
+  /** The app's metrics (events replayed, RESYNCs sent, WebSocket gauges); none in offline tools. */
+  metrics?: Metrics;
   /** Id maker for new entities (see Scope.newId); random ULIDs when omitted. */
   newId?: (prefix: IdPrefix) => string;
 }
@@ -146,7 +149,7 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
     activity,
     jobs,
     files: scope.files,
-    live: new Live(scope, deps.bus ?? fallbackBus(), deps.subscriptionBuffer ?? 1000, jobs, projects, activity),
+    live: new Live(scope, { bus: deps.bus ?? fallbackBus(), maxBuffer: deps.subscriptionBuffer ?? 1000, metrics: deps.metrics }, jobs, projects, activity),
   };
 }
 

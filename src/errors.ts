@@ -11,6 +11,11 @@ export enum ErrorCode {
   BAD_USER_INPUT = 'BAD_USER_INPUT',
   CONFLICT = 'CONFLICT',
   INVALID_TRANSITION = 'INVALID_TRANSITION',
+  /**
+   * A dependency (DynamoDB, S3) did not answer in time or could not be reached. Retryable: the
+   * HTTP response is 503 with Retry-After (see src/infra/dependency.ts `serviceUnavailable`).
+   */
+  SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
   INTERNAL = 'INTERNAL',
 }
 

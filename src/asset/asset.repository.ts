@@ -257,7 +257,7 @@ export class AssetRepository {
       event: { action: 'asset.deleted', entityType: 'Asset', entityId: assetId, projectId, data: { s3Key: current.s3Key } },
     }))) as Item;
     const keys = [...new Set([deleted.s3Key, ...((deleted.versions as AssetVersion[] | undefined) ?? []).map((v) => v.s3Key)])].filter(Boolean);
-    await this.scope.files.deleteMany(keys).catch((err) => logger.warn({ err, assetId, keys }, 'could not delete asset objects'));
+    await this.scope.files.deleteMany(keys).catch((err) => logger.warn({ err, assetId, objects: keys.length }, 'could not delete asset objects'));
     return deleted as Asset;
   }
 }

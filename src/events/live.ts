@@ -8,7 +8,8 @@ import { FINAL, JobEventType } from '../job/job.machine';
 import type { JobRepository } from '../job/job.repository';
 import type { JobEvent } from '../job/job.type';
 import type { ProjectRepository } from '../project/project.repository';
-import { replayThenLive } from './replay';
+import type { Metrics } from '../infra/metrics';
+import { replayThenLive, type ReplayObserver } from './replay';
 import { topics } from './topics';
 
 /**
@@ -17,14 +18,22 @@ import { topics } from './topics';
  * tenant's job or project fails with NOT_FOUND and receives nothing.
  */
 export class Live {
+  private readonly bus: EventBus;
+  private readonly maxBuffer: number;
+  private readonly observer?: ReplayObserver;
+
   constructor(
     private readonly scope: Scope,
-    private readonly bus: EventBus,
-    private readonly maxBuffer: number,
+    options: { bus: EventBus; maxBuffer: number; metrics?: Metrics },
     private readonly jobs: JobRepository,
     private readonly projects: ProjectRepository,
     private readonly activity: ActivityRepository,
-  ) {}
+  ) {
+    this.bus = options.bus;
+    this.maxBuffer = options.maxBuffer;
+    const { metrics } = options;
+    if (metrics) this.observer = { replayed: () => metrics.eventsReplayed.inc(), resync: () => metrics.resyncsSent.inc() };
+  }
 
   /**
    * A job's events in seq order; with `afterSeq`, every stored event after it first. The stream
@@ -48,6 +57,7 @@ export class Live {
       readAfter: (after, until) => this.jobs.eventsAfter(jobId, after as number, until),
       positionOf: (event) => event.seq,
       maxBuffer: this.maxBuffer,
+      observer: this.observer,
       resync: (last) => ({
         eventId: `${jobId}:resync:${last}`,
         jobId,
@@ -73,6 +83,7 @@ export class Live {
       readAfter: async () => [],
       positionOf: (event) => event.eventId,
       maxBuffer: this.maxBuffer,
+      observer: this.observer,
       resync: () => ({ eventId: 'resync', jobId: '', projectId: projectId ?? '', seq: 0, prevSeq: 0, type: JobEventType.RESYNC, actor: 'server', at: new Date().toISOString() }),
     });
   }
@@ -89,6 +100,7 @@ export class Live {
       readAfter: (after) => this.activity.eventsAfter(projectId, after as string),
       positionOf: (event) => event.eventId,
       maxBuffer: this.maxBuffer,
+      observer: this.observer,
       resync: (last) => ({
         eventId: `resync:${last ?? ''}`,
         action: 'subscription.resync',

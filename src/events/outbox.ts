@@ -1,4 +1,5 @@
 import type { Item, Store } from '../infra/dynamo/store';
+import { isServiceUnavailable } from '../infra/dependency';
 import type { EventBus } from '../infra/pubsub';
 import { logger } from '../logger';
 import { payloadOf, topicsFor } from './topics';
@@ -22,7 +23,14 @@ export interface OutboxOptions {
    * died between commit and publish, and only the sweeper can deliver it.
    */
   failPublish?: (event: Item) => boolean;
+  /** Called once per event handed to the bus (metrics: events_published_total). */
+  onPublished?: () => void;
 }
+
+/** A DynamoDB outage is already summarized by the OutageLog; anything else is worth a line. */
+const logUnlessOutage = (message: string, fields: object) => (err: unknown) => {
+  if (!isServiceUnavailable(err)) logger.warn({ err, ...fields }, message);
+};
 
 /**
  * Publishes committed events. The writer calls `afterCommit`; the sweeper publishes whatever a
@@ -41,6 +49,7 @@ export class Outbox {
 
   private async publish(event: Item): Promise<void> {
     for (const topic of topicsFor(event)) this.bus.publish(topic, payloadOf(event));
+    this.options.onPublished?.();
     await this.store.removeAttributes({ PK: event.PK, SK: event.SK }, ['OUTBOXPK', 'OUTBOXSK']);
   }
 
@@ -48,7 +57,7 @@ export class Outbox {
   afterCommit(events: Item[]): void {
     for (const event of events) {
       if (this.options.failPublish?.(event)) continue;
-      this.publish(event).catch((err) => logger.warn({ err, eventId: event.eventId }, 'publish failed; the sweeper will retry'));
+      this.publish(event).catch(logUnlessOutage('publish failed; the sweeper will retry', { eventId: event.eventId }));
     }
   }
 
@@ -71,7 +80,7 @@ export class Outbox {
 
   start(): void {
     this.timer = setInterval(() => {
-      this.sweep().catch((err) => logger.warn({ err }, 'outbox sweep failed'));
+      this.sweep().catch(logUnlessOutage('outbox sweep failed', {}));
     }, this.options.sweepIntervalMs);
     this.timer.unref();
   }

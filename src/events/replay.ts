@@ -33,7 +33,14 @@ export interface ReplayOptions<E> {
   resync(resumeAfter: number | string | null): E;
   /** True for the stream's last event: the stream ends once it is delivered. */
   isFinal?(event: E): boolean;
+  /** Told of each stored event sent and each resync (the metrics `events_replayed_total`, `subscription_resyncs_total`). */
+  observer?: ReplayObserver;
   maxBuffer: number;
+}
+
+export interface ReplayObserver {
+  replayed(): void;
+  resync(): void;
 }
 
 const NOT_LISTENING: Listening = { ready: Promise.resolve(), close: () => {} };
@@ -85,6 +92,7 @@ export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableItera
       for (const event of await options.readAfter(options.after)) {
         if (!fresh(event)) continue;
         last = positionOf(event);
+        options.observer?.replayed();
         yield event;
         if (isFinal(event)) return;
       }
@@ -100,6 +108,7 @@ export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableItera
           for (const missing of await options.readAfter(last, (position as number) - 1)) {
             if (!fresh(missing)) continue;
             last = positionOf(missing);
+            options.observer?.replayed();
             yield missing;
             if (isFinal(missing)) return;
           }
@@ -109,6 +118,7 @@ export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableItera
         if (isFinal(event)) return;
       }
       if (overflowed) {
+        options.observer?.resync();
         yield options.resync(last);
         return;
       }

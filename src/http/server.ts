@@ -24,6 +24,12 @@ export interface HttpDeps extends ContextDeps {
   verifier: TokenVerifier;
   /** What GraphiQL prefills (token, example ids); asked on each page load. */
   graphiqlHints?: () => GraphiQLHints;
+  /** Routes served before GraphQL: /healthz, /readyz, /metrics (see app.ts). */
+  routers?: express.RequestHandler[];
+  /** Runs first for each GraphQL HTTP request (the request budget, see infra/deadline.ts). */
+  beforeGraphQL?: express.RequestHandler[];
+  /** Apollo plugins of the caller (metrics). */
+  plugins?: ApolloServerPlugin<Context>[];
 }
 
 export interface HttpServer {
@@ -93,7 +99,8 @@ function bodyError(error: Error & { status?: number; type?: string }, bodyLimitB
 }
 
 /**
- * Starts the HTTP server: POST (and CSRF-safe GET) GraphQL at `/graphql`, and `/healthz`. Listens
+ * Starts the HTTP server: POST (and CSRF-safe GET) GraphQL at `/graphql`, and the `routers` (health,
+ * readiness, metrics; a bare `/healthz` without them). Listens
  * on `config.host:config.port` (port 0 picks a free one). Throws when the port is taken.
  */
 export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
@@ -126,6 +133,7 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
       ApolloServerPluginDrainHttpServer({ httpServer: server }),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
+      ...(deps.plugins ?? []),
     ],
     logger: {
       debug: (m) => logger.debug(m),
@@ -136,15 +144,15 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   });
   await apollo.start();
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  if (deps.routers?.length) app.use(...deps.routers);
+  else app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   if (config.graphiql) app.use(graphiqlRouter(deps.graphiqlHints ?? (() => ({}))));
   app.use(
     '/graphql',
     // CORS first: a browser's preflight is answered here and is not a GraphQL request to log.
     cors({ origin: config.corsOrigins, credentials: false, exposedHeaders: [REQUEST_ID_HEADER] }),
     requestIdentity(),
+    ...(deps.beforeGraphQL ?? []),
     express.json({ limit: config.limits.bodyLimitBytes }),
     requestScope(),
     expressMiddleware(apollo, {

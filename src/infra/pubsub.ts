@@ -22,7 +22,9 @@ export interface EventBus {
    * reader can then look at the store without a gap.
    */
   listen(topic: string, listener: (payload: object) => void): Listening;
-  /** How many listeners this process holds (exported as the gauge `event_bus_listeners`). */
+  /** Resolves when the bus can carry events (with Redis: both connections answer PING); for readiness. */
+  ping(): Promise<void>;
+  /** Listeners in this process, all topics together; for metrics. */
   listenerCount(): number;
   close(): Promise<void>;
 }
@@ -34,11 +36,7 @@ export interface EventBus {
  */
 class Listeners {
   private readonly byTopic = new Map<string, Set<(payload: object) => void>>();
-  private count = 0;
-
-  get size(): number {
-    return this.count;
-  }
+  count = 0;
 
   /** Adds a listener; returns true when it is the topic's first. */
   add(topic: string, listener: (payload: object) => void): boolean {
@@ -53,8 +51,8 @@ class Listeners {
   /** Removes a listener; returns true when the topic has none left. */
   remove(topic: string, listener: (payload: object) => void): boolean {
     const set = this.byTopic.get(topic);
-    if (!set || !set.delete(listener)) return false;
-    this.count--;
+    if (!set) return false;
+    if (set.delete(listener)) this.count--;
     if (set.size > 0) return false;
     this.byTopic.delete(topic);
     return true;
@@ -80,7 +78,8 @@ export function createEventBus(options: { redisUrl?: string } = {}): EventBus {
         listeners.add(topic, listener);
         return { ready: Promise.resolve(), close: () => void listeners.remove(topic, listener) };
       },
-      listenerCount: () => listeners.size,
+      ping: async () => {},
+      listenerCount: () => listeners.count,
       close: async () => {},
     };
   }
@@ -102,7 +101,14 @@ export function createEventBus(options: { redisUrl?: string } = {}): EventBus {
         },
       };
     },
-    listenerCount: () => listeners.size,
+    async ping() {
+      // A lost connection fails at once instead of queueing the PING until it reconnects.
+      for (const client of [publishClient, subscribeClient]) {
+        if (['reconnecting', 'close', 'end'].includes(client.status)) throw new Error(`redis connection is ${client.status}`);
+      }
+      await Promise.all([publishClient.ping(), subscribeClient.ping()]);
+    },
+    listenerCount: () => listeners.count,
     async close() {
       await Promise.allSettled([publishClient.quit(), subscribeClient.quit()]);
     },

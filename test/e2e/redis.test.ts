@@ -6,7 +6,7 @@ import { Role } from '../../src/auth/principal';
 import { testEndpoint } from '../support/dynamo';
 import { startRedis, type RedisServer } from '../support/redis';
 import { TEST_SECRET } from '../support/server';
-import { JOB_PROGRESS, subscribe, wsClient } from '../support/ws';
+import { eventually, JOB_PROGRESS, metricValue, subscribe, wsClient } from '../support/ws';
 
 const MAIN = join(__dirname, '../../dist/src/main.js');
 
@@ -78,7 +78,8 @@ describe('several instances sharing DynamoDB and Redis', () => {
     try {
       const progress = subscribe(client, JOB_PROGRESS, { jobId, afterSeq: 1 });
       const activity = subscribe(client, `subscription { projectActivity(projectId: "${projectId}") { action } }`);
-      await new Promise((r) => setTimeout(r, 300));
+      // Both listen on instance two before anything is written (a fixed pause could lose that race).
+      await eventually(() => metricValue(two.url, 'event_bus_listeners'), (n) => n === 2, 10_000);
       for (const step of ['a', 'b']) {
         await gql(one.url, worker, `mutation { startStep(jobId: "${jobId}", stepName: "${step}") { seq } }`);
         await gql(one.url, worker, `mutation { completeStep(jobId: "${jobId}", stepName: "${step}") { seq } }`);

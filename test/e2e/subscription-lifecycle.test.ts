@@ -13,7 +13,7 @@ import {
 import type { ServerCounts } from '../../src/app';
 import { signDevToken } from '../../src/auth/jwt';
 import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
-import { eventually, JOB_PROGRESS, rawConnection, rawSocket, subscribe, wsClient, type RawSocket } from '../support/ws';
+import { eventually, JOB_PROGRESS, metricValue, rawConnection, rawSocket, subscribe, wsClient, type RawSocket } from '../support/ws';
 
 /*
  * What happens after a subscription ends. Every test reads what the server holds (open sockets,
@@ -73,10 +73,14 @@ describe('subscriptions end when they should', () => {
       await progress(jobId, 1);
       expect((await socket.next('next', 5000, 'a')).payload.data.jobProgress.seq).toBe(3);
       expect(counts()).toEqual({ graphql_ws_connections: 1, graphql_ws_subscriptions: 1, event_bus_listeners: 1 });
+      // The same counts are the Prometheus gauges.
+      for (const name of Object.keys(ZERO)) expect(await metricValue(server.url, name)).toBe(1);
 
       socket.send({ type: 'complete', id: 'a' });
       const completedAt = Date.now();
       await eventually(counts, (c) => c.graphql_ws_subscriptions === 0 && c.event_bus_listeners === 0, 1000);
+      expect(await metricValue(server.url, 'graphql_ws_subscriptions')).toBe(0);
+      expect(await metricValue(server.url, 'event_bus_listeners')).toBe(0);
       // A second socket follows the same job, so we know when the next 20 events have all been published.
       const witness = await rawConnection(server.url, editor);
       witness.send(subscribeFrame('w', jobId, 3));
@@ -228,9 +232,11 @@ describe('subscriptions end when they should', () => {
       expect(throughFailure.errors).toEqual([]);
 
       // A finished job: afterSeq 0 replays its whole history and completes; without a position it completes at once.
+      const replayedBefore = await metricValue(server.url, 'events_replayed_total');
       const replay = subscribe(client, JOB_PROGRESS, { jobId: completed, afterSeq: 0 });
       await replay.done;
       expect(replay.received.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+      expect(await metricValue(server.url, 'events_replayed_total')).toBe(replayedBefore + 4);
       const nothingLeft = subscribe(client, JOB_PROGRESS, { jobId: completed });
       await nothingLeft.done;
       expect(nothingLeft.received).toEqual([]);
@@ -293,6 +299,7 @@ describe('a subscription that ends on the server side', () => {
       }
       await slow.done;
       expect(slow.received.at(-1)).toMatchObject({ type: 'RESYNC' });
+      expect(await metricValue(server.url, 'subscription_resyncs_total')).toBe(1);
       expect(server.app.counts()).toEqual({ graphql_ws_connections: 1, graphql_ws_subscriptions: 0, event_bus_listeners: 0 });
 
       // Shutdown: 50 subscriptions over 5 sockets.

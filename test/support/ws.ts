@@ -130,12 +130,19 @@ export async function rawConnection(url: string, token: string, options: WebSock
 }
 
 /** Polls `read` until `accept` holds, or fails with the last value after `timeoutMs`. */
-export async function eventually<T>(read: () => T, accept: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
+export async function eventually<T>(read: () => T | Promise<T>, accept: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = read();
+    const value = await read();
     if (accept(value)) return value;
     if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(value)} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** The value of an unlabelled metric on the server's /metrics page (NaN when it is missing). */
+export async function metricValue(httpUrl: string, name: string): Promise<number> {
+  const text = await (await fetch(httpUrl.replace(/\/graphql$/, '/metrics'))).text();
+  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  return match ? Number(match[1]) : NaN;
 }

@@ -1,23 +1,39 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../../logger';
+import { sendWithinBudget } from '../deadline';
+import { instrumentClient, transportOptions } from '../dependency';
+import type { Metrics } from '../metrics';
+import type { OutageLog } from '../outage';
 
 /*
- * The SDK logs every call through `logger?.info?.({ input: filter(input), output: filter(output) })`,
- * and the filter walks the whole response (every item of a page) to mask sensitive fields even
- * when nothing would print it. A logger without `info` skips building that entry; warnings and
- * errors still reach our log.
+ * The SDK's logger middleware calls `logger.info({ input, output })` after every call and
+ * `logger.error({ input, error })` after every failed one. Neither reaches our log:
+ *   - `info`: the filter walks the whole response (every item of a page) to mask sensitive fields
+ *     even when nothing would print it; a logger without `info` skips building that entry.
+ *   - `error`: the entry carries the call's input — users' text, such as a log's rawText — and an
+ *     outage makes one per failed call. Failed calls reach their caller as errors instead, and
+ *     outages are summarized by the OutageLog (see instrumentClient). It also kept printing
+ *     ResourceNotFoundException on a fresh start, before the table was created.
+ * The SDK's own warnings (a few, rate-limited by the SDK) are kept.
  */
 const sdkLogger = {
   debug: () => {},
-  warn: (message: unknown) => logger.warn({ sdk: message }, 'aws-sdk warning'),
-  error: (message: unknown) => logger.error({ sdk: message }, 'aws-sdk error'),
+  warn: (message: unknown) => logger.warn({ sdk: typeof message === 'string' ? message : undefined }, 'aws-sdk warning'),
+  error: () => {},
 } as unknown as DynamoDBClientConfig['logger'];
 
 export interface DynamoOptions {
   endpoint?: string;
   region: string;
+  /** Timeout of one attempt (see transportOptions); a request budget may cut it shorter. */
   requestTimeoutMs: number;
+  /** Time allowed to connect (default: 1000 ms, or requestTimeoutMs when that is shorter). */
+  connectTimeoutMs?: number;
+  /** Attempts per call, the first included (default 4: up to 3 retries of throttling, 5xx, timeouts). */
+  maxAttempts?: number;
+  metrics?: Metrics;
+  outage?: OutageLog;
 }
 
 /** Counts the DynamoDB calls a client makes, by command name; tests and benchmarks read it. */
@@ -46,18 +62,21 @@ export interface Dynamo {
 }
 
 /**
- * Creates the DynamoDB clients. Every request is bounded by `requestTimeoutMs`; throttling and 5xx
- * answers are retried by the SDK's standard retry strategy. Against a local endpoint, fixed dummy
- * credentials are used, because DynamoDB Local accepts any.
+ * Creates the DynamoDB clients. Every attempt is bounded by `requestTimeoutMs` (connect, request
+ * and socket timeouts, which throw: see transportOptions); throttling, 5xx answers, timeouts and
+ * network errors are retried by the SDK's standard retry strategy, and within a GraphQL request
+ * the whole call is bounded by the request budget (deadline.ts). An outage reaches callers as
+ * SERVICE_UNAVAILABLE (dependency.ts). Against a local endpoint, fixed dummy credentials are used,
+ * because DynamoDB Local accepts any.
  */
 export function createDynamo(options: DynamoOptions): Dynamo {
   const client = new DynamoDBClient({
     region: options.region,
     endpoint: options.endpoint,
-    maxAttempts: 4,
+    maxAttempts: options.maxAttempts ?? 4,
     retryMode: 'standard',
     logger: sdkLogger,
-    requestHandler: { requestTimeout: options.requestTimeoutMs, connectionTimeout: Math.min(options.requestTimeoutMs, 3000) },
+    requestHandler: transportOptions(options.requestTimeoutMs, options.connectTimeoutMs ?? 1000),
     ...(options.endpoint && !process.env.AWS_ACCESS_KEY_ID
       ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),
@@ -70,8 +89,12 @@ export function createDynamo(options: DynamoOptions): Dynamo {
     },
     { step: 'initialize', name: 'callCounter' },
   );
+  instrumentClient(client.middlewareStack, { dependency: 'dynamodb', metrics: options.metrics, outage: options.outage });
+  // The document client shares the client's middleware stack, but has a `send` of its own.
   const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
+  sendWithinBudget(client, options.requestTimeoutMs);
+  sendWithinBudget(doc, options.requestTimeoutMs);
   return { client, doc, calls };
 }

@@ -8,6 +8,10 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { sendWithinBudget } from '../deadline';
+import { instrumentClient, transportOptions } from '../dependency';
+import type { Metrics } from '../metrics';
+import type { OutageLog } from '../outage';
 
 export interface FileStoreOptions {
   bucket: string;
@@ -15,6 +19,12 @@ export interface FileStoreOptions {
   endpoint?: string;
   forcePathStyle?: boolean;
   credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Timeout of one attempt of a call (default 5000 ms); a request budget may cut it shorter. */
+  requestTimeoutMs?: number;
+  /** Time allowed to connect (default 1000 ms). */
+  connectTimeoutMs?: number;
+  metrics?: Metrics;
+  outage?: OutageLog;
 }
 
 export interface UploadTarget {
@@ -31,9 +41,11 @@ export interface UploadTarget {
  */
 export class FileStore {
   readonly client: S3Client;
+  /** Signs URLs only, making no call: kept apart so presigning is not counted as S3 calls. */
+  private readonly presigner: S3Client;
 
   constructor(readonly options: FileStoreOptions) {
-    this.client = new S3Client({
+    const config = {
       region: options.region,
       endpoint: options.endpoint,
       forcePathStyle: options.forcePathStyle,
@@ -42,7 +54,15 @@ export class FileStore {
       // then refuses the upload (s3rver does not check, so only a test of the URL shows it).
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+      maxAttempts: 3,
+      retryMode: 'standard',
+      requestHandler: transportOptions(options.requestTimeoutMs ?? 5000, options.connectTimeoutMs ?? 1000),
+    } as const;
+    this.client = new S3Client(config);
+    this.presigner = new S3Client(config);
+    // Outages become SERVICE_UNAVAILABLE and are counted; calls keep to the request budget.
+    instrumentClient(this.client.middlewareStack, { dependency: 's3', metrics: options.metrics, outage: options.outage });
+    sendWithinBudget(this.client, options.requestTimeoutMs ?? 5000);
   }
 
   /**
@@ -50,7 +70,7 @@ export class FileStore {
    * because both are signed headers.
    */
   async presignUpload(key: string, contentType: string, size: number, expiresIn: number): Promise<UploadTarget> {
-    const url = await getSignedUrl(this.client, new PutObjectCommand({ Bucket: this.options.bucket, Key: key, ContentType: contentType, ContentLength: size }), {
+    const url = await getSignedUrl(this.presigner, new PutObjectCommand({ Bucket: this.options.bucket, Key: key, ContentType: contentType, ContentLength: size }), {
       expiresIn,
       signableHeaders: new Set(['content-type', 'content-length']),
     });
@@ -67,7 +87,7 @@ export class FileStore {
 
   /** A presigned GET for `key`, valid `expiresIn` seconds. Made locally: no call to S3. */
   presignDownload(key: string, expiresIn: number): Promise<string> {
-    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.options.bucket, Key: key }), { expiresIn });
+    return getSignedUrl(this.presigner, new GetObjectCommand({ Bucket: this.options.bucket, Key: key }), { expiresIn });
   }
 
   /** The object's size and content type, or null when there is no object at `key`. */
@@ -91,6 +111,11 @@ export class FileStore {
     }
   }
 
+  /** Resolves when the bucket answers a HEAD within `signal` (readiness). */
+  async check(signal: AbortSignal): Promise<void> {
+    await this.client.send(new HeadBucketCommand({ Bucket: this.options.bucket }), { abortSignal: signal });
+  }
+
   /** Creates the bucket when it does not exist (the embedded S3 starts empty). */
   async ensureBucket(): Promise<'created' | 'exists'> {
     try {
@@ -104,5 +129,6 @@ export class FileStore {
 
   destroy(): void {
     this.client.destroy();
+    this.presigner.destroy();
   }
 }

@@ -1,0 +1,75 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import { Router } from 'express';
+import type { Metrics } from '../infra/metrics';
+import { logger } from '../logger';
+
+/**
+ * Counts every GraphQL operation Apollo handles: by type and name (set once the operation is
+ * resolved; `unknown` when the document did not parse or validate) and by the code of its first
+ * error (`OK` without errors), with its duration. WebSocket operations do not pass through Apollo:
+ * they call `metrics.recordOperation` with the same fields.
+ */
+export function metricsPlugin<T extends BaseContext>(metrics: Metrics): ApolloServerPlugin<T> {
+  return {
+    async requestDidStart() {
+      const started = performance.now();
+      return {
+        async willSendResponse({ operation, operationName, response }) {
+          const errors = response.body.kind === 'single' ? response.body.singleResult.errors : response.body.initialResult.errors;
+          const code = errors?.length ? String(errors[0].extensions?.code ?? 'INTERNAL') : undefined;
+          metrics.recordOperation({ type: operation?.operation, name: operationName, code, seconds: (performance.now() - started) / 1000 });
+        },
+      };
+    },
+  };
+}
+
+async function respond(metrics: Metrics): Promise<{ status: number; contentType: string; body: string }> {
+  try {
+    const { contentType, body } = await metrics.expose();
+    return { status: 200, contentType, body };
+  } catch (err) {
+    logger.warn({ err }, 'metrics could not be collected');
+    return { status: 500, contentType: 'text/plain; charset=utf-8', body: 'metrics could not be collected\n' };
+  }
+}
+
+/** `GET /metrics` on the API's port. */
+export function metricsRouter(metrics: Metrics): Router {
+  const router = Router();
+  router.get('/metrics', async (_req, res) => {
+    const out = await respond(metrics);
+    res.status(out.status).set('content-type', out.contentType).set('cache-control', 'no-store').send(out.body);
+  });
+  return router;
+}
+
+/** `GET /metrics` on a port of its own (METRICS_PORT), so it can stay off the public listener. */
+export async function startMetricsServer(metrics: Metrics, host: string, port: number): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
+      return;
+    }
+    void respond(metrics).then((out) => res.writeHead(out.status, { 'content-type': out.contentType, 'cache-control': 'no-store' }).end(out.body));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return {
+    url: `http://${shown}:${address.port}/metrics`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,61 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { RequestHandler } from 'express';
+
+/**
+ * The request budget: how long one GraphQL request may spend waiting on DynamoDB and S3, retries
+ * included.
+ *
+ * Design. Each SDK client bounds one attempt of a call (`requestTimeout` with
+ * `throwOnRequestTimeout`, `connectionTimeout`, `socketTimeout`; see dependency.ts) and retries a
+ * failed attempt at most 3 times. That alone lets a request that makes several calls wait for
+ * attempts × calls. So a request runs inside a budget held in AsyncLocalStorage, and every SDK
+ * call made while it runs is sent with two documented per-call options (`send(command,
+ * { abortSignal, requestTimeout })`, the SDK's HttpHandlerOptions):
+ *   - `abortSignal` fires when the budget ends: the attempt in flight is destroyed, the retry
+ *     loop stops waiting, and a call started later fails at once (AbortError);
+ *   - `requestTimeout` is the smaller of the per-attempt timeout and what is left of the budget.
+ * A call outside any request (the outbox sweeper, start-up, readiness checks with their own
+ * signal) has only the per-attempt bound.
+ */
+interface Budget {
+  /** Epoch ms when the budget ends. */
+  endsAt: number;
+  signal: AbortSignal;
+}
+
+const storage = new AsyncLocalStorage<Budget>();
+
+/** Runs `fn` (and everything it starts) within a budget of `ms` milliseconds. */
+export function runWithBudget<T>(ms: number, fn: () => T): T {
+  return storage.run({ endsAt: Date.now() + ms, signal: AbortSignal.timeout(ms) }, fn);
+}
+
+/** Express middleware: the rest of the request runs within a budget of `ms`. */
+export function requestBudget(ms: number): RequestHandler {
+  return (_req, _res, next) => runWithBudget(ms, next);
+}
+
+/** Per-call SDK options for a call made now: the budget's signal and an attempt timeout within it. */
+export function budgetOptions(perAttemptMs: number): { abortSignal?: AbortSignal; requestTimeout?: number } {
+  const budget = storage.getStore();
+  if (!budget) return {};
+  const left = budget.endsAt - Date.now();
+  // A timeout of 0 means "none" to the SDK; an exhausted budget has already aborted its signal.
+  return left > 0 ? { abortSignal: budget.signal, requestTimeout: Math.min(perAttemptMs, left) } : { abortSignal: budget.signal };
+}
+
+type Send = (command: unknown, optionsOrCallback?: unknown, callback?: unknown) => unknown;
+
+/**
+ * Makes every `send` of `client` carry the current budget's options (see budgetOptions). Options
+ * a caller passes itself (an abortSignal of its own) win.
+ */
+export function sendWithinBudget<C extends { send: (...args: never[]) => unknown }>(client: C, perAttemptMs: number): C {
+  const send = (client.send as unknown as Send).bind(client);
+  const bounded: Send = (command, optionsOrCallback, callback) =>
+    typeof optionsOrCallback === 'function'
+      ? send(command, budgetOptions(perAttemptMs), optionsOrCallback)
+      : send(command, { ...budgetOptions(perAttemptMs), ...(optionsOrCallback as object | undefined) }, callback);
+  (client as unknown as { send: Send }).send = bounded;
+  return client;
+}

@@ -1,0 +1,175 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * Keeps a label's values bounded: the first `max` distinct values are kept (cut to `maxLength`
+ * characters), every later one becomes `other`. Used for values a client chooses, like operation
+ * names, so no client can grow the metrics without bound.
+ */
+export class LabelCap {
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly max: number,
+    private readonly maxLength = 64,
+  ) {}
+
+  value(raw: string): string {
+    const value = raw.slice(0, this.maxLength);
+    if (this.seen.has(value)) return value;
+    if (this.seen.size >= this.max) return 'other';
+    this.seen.add(value);
+    return value;
+  }
+}
+
+/** The outcome of a DynamoDB or S3 call (see dependency.ts `classify`): a fixed set of values. */
+export type CallOutcome = 'ok' | 'conditional_failed' | 'not_found' | 'throttled' | 'timeout' | 'deadline' | 'unreachable' | 'server_error' | 'error';
+export type Dependency = 'dynamodb' | 's3';
+
+/** The names of the gauges other parts register through `registerGauge`. */
+export const GAUGES = {
+  wsConnections: 'graphql_ws_connections',
+  wsSubscriptions: 'graphql_ws_subscriptions',
+  busListeners: 'event_bus_listeners',
+} as const;
+
+const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const CALL_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * The server's Prometheus metrics, in a registry of its own (not prom-client's global one), so
+ * several servers can run in one process. Every label value is bounded: operation types and call
+ * outcomes are fixed sets; operation names, error codes and SDK commands are capped (LabelCap).
+ */
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly graphqlOperations = new Counter({
+    name: 'graphql_operations_total',
+    help: 'GraphQL operations by type, name and outcome code (OK, or the first error\'s extensions.code).',
+    labelNames: ['type', 'name', 'code'] as const,
+    registers: [this.registry],
+  });
+  readonly graphqlDuration = new Histogram({
+    name: 'graphql_operation_duration_seconds',
+    help: 'Time from receiving a GraphQL operation to sending its response, by type and name.',
+    labelNames: ['type', 'name'] as const,
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+
+  private readonly calls = {
+    dynamodb: this.callMetrics('dynamodb', 'DynamoDB'),
+    s3: this.callMetrics('s3', 'S3'),
+  };
+
+  /** Events handed to the bus, by the writer after a commit or by the outbox sweeper. */
+  readonly eventsPublished = new Counter({
+    name: 'events_published_total',
+    help: 'Committed events published to subscribers (by the writer or the outbox sweeper).',
+    registers: [this.registry],
+  });
+  /** Stored events sent to a subscriber that resumed from an earlier position (replay.ts increments it). */
+  readonly eventsReplayed = new Counter({
+    name: 'events_replayed_total',
+    help: 'Stored events replayed to subscriptions that resumed from an earlier position.',
+    registers: [this.registry],
+  });
+  /** RESYNC events sent to subscribers that read too slowly (live.ts increments it). */
+  readonly resyncsSent = new Counter({
+    name: 'subscription_resyncs_total',
+    help: 'RESYNC events sent to subscriptions whose client read too slowly.',
+    registers: [this.registry],
+  });
+
+  private readonly names = new LabelCap(100);
+  private readonly codes = new LabelCap(50);
+  private readonly commands = new LabelCap(100);
+  private readonly gaugeReaders = new Map<string, () => number>();
+
+  constructor(options: { processMetrics?: boolean } = {}) {
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  private callMetrics(prefix: Dependency, label: string) {
+    return {
+      total: new Counter({
+        name: `${prefix}_calls_total`,
+        help: `${label} calls (retries included) by command and outcome.`,
+        labelNames: ['command', 'outcome'] as const,
+        registers: [this.registry],
+      }),
+      duration: new Histogram({
+        name: `${prefix}_call_duration_seconds`,
+        help: `${label} call latency, retries included, by command.`,
+        labelNames: ['command'] as const,
+        buckets: CALL_SECONDS,
+        registers: [this.registry],
+      }),
+      throttles: new Counter({
+        name: `${prefix}_throttles_total`,
+        help: `${label} attempts refused by throttling (the SDK retries them), by command.`,
+        labelNames: ['command'] as const,
+        registers: [this.registry],
+      }),
+    };
+  }
+
+  /** Records one GraphQL operation. `type` is query, mutation or subscription (else `unknown`). */
+  recordOperation(operation: { type?: string | null; name?: string | null; code?: string | null; seconds: number }): void {
+    const type = operation.type && OPERATION_TYPES.has(operation.type) ? operation.type : 'unknown';
+    const name = type === 'unknown' ? 'unknown' : operation.name ? this.names.value(operation.name) : 'anonymous';
+    const code = operation.code ? this.codes.value(operation.code) : 'OK';
+    this.graphqlOperations.inc({ type, name, code });
+    this.graphqlDuration.observe({ type, name }, operation.seconds);
+  }
+
+  /** Records one SDK call (its retries included). */
+  recordCall(dependency: Dependency, command: string, seconds: number, outcome: CallOutcome): void {
+    const label = this.commands.value(command);
+    this.calls[dependency].total.inc({ command: label, outcome });
+    this.calls[dependency].duration.observe({ command: label }, seconds);
+  }
+
+  /** Records one throttled attempt. */
+  recordThrottle(dependency: Dependency, command: string): void {
+    this.calls[dependency].throttles.inc({ command: this.commands.value(command) });
+  }
+
+  /**
+   * A gauge whose value is read from `read` at each scrape. Registering a name again replaces its
+   * reader, so a part that is restarted (or wired later) can register again.
+   */
+  registerGauge(name: string, help: string, read: () => number): void {
+    const known = this.gaugeReaders.has(name);
+    this.gaugeReaders.set(name, read);
+    if (known) return;
+    const readers = this.gaugeReaders;
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(readers.get(name)!());
+      },
+    });
+  }
+
+  /** A gauge read asynchronously at each scrape (a slow source should cache; see OutboxStats). */
+  registerAsyncGauge(name: string, help: string, read: () => Promise<number>): void {
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      async collect() {
+        this.set(await read());
+      },
+    });
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  async expose(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

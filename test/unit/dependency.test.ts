@@ -1,0 +1,228 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import { ConditionalCheckFailedException, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { ErrorCode } from '../../src/errors';
+import { createDynamo } from '../../src/infra/dynamo/client';
+import { budgetOptions, runWithBudget } from '../../src/infra/deadline';
+import { classify, instrumentClient, isServiceUnavailable } from '../../src/infra/dependency';
+import { LabelCap, Metrics } from '../../src/infra/metrics';
+import { OutageLog } from '../../src/infra/outage';
+import { Readiness } from '../../src/http/health';
+
+const counter = async (metrics: Metrics, name: string, labels: Record<string, string>) => {
+  const metric = metrics.registry.getSingleMetric(name);
+  const values = (await metric!.get()).values;
+  return values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
+};
+
+/*
+ * DynamoDB Local never throttles and never answers 5xx, so these tests give the real SDK client
+ * (serializers, retry strategy, deserializers, our middlewares) a fake transport that answers
+ * with DynamoDB's own error responses. Timeouts are tested against a real socket instead.
+ */
+function clientAnswering(answers: Array<{ status: number; type?: string }>, maxAttempts: number) {
+  let sent = 0;
+  const requestHandler = {
+    handle: async () => {
+      const answer = answers[Math.min(sent++, answers.length - 1)];
+      const body = answer.type ? JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${answer.type}`, message: 'refused' }) : '{}';
+      return { response: { statusCode: answer.status, headers: { 'content-type': 'application/x-amz-json-1.0' }, body: Readable.from([Buffer.from(body)]) } };
+    },
+    updateHttpClientConfig: () => {},
+    httpHandlerConfigs: () => ({}),
+  };
+  const client = new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint: 'http://127.0.0.1:1',
+    credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+    maxAttempts,
+    requestHandler: requestHandler as never,
+  });
+  const metrics = new Metrics({ processMetrics: false });
+  const logged: Array<[string, object, string]> = [];
+  const outage = new OutageLog(60_000, { warn: (o: object, m: string) => logged.push(['warn', o, m]), info: (o: object, m: string) => logged.push(['info', o, m]) } as never);
+  instrumentClient(client.middlewareStack, { dependency: 'dynamodb', metrics, outage });
+  return { client, metrics, outage, logged, sent: () => sent };
+}
+
+const get = new GetItemCommand({ TableName: 't', Key: { PK: { S: 'a' }, SK: { S: 'b' } } });
+
+describe('SDK instrumentation (fake transport: faults DynamoDB Local cannot produce)', () => {
+  it('counts throttled attempts that a retry outlasted, and the call as ok', async () => {
+    const { client, metrics, outage, sent } = clientAnswering([{ status: 400, type: 'ProvisionedThroughputExceededException' }, { status: 400, type: 'ThrottlingException' }, { status: 200 }], 3);
+    await client.send(get);
+    expect(sent()).toBe(3);
+    expect(await counter(metrics, 'dynamodb_throttles_total', { command: 'GetItem' })).toBe(2);
+    expect(await counter(metrics, 'dynamodb_calls_total', { command: 'GetItem', outcome: 'ok' })).toBe(1);
+    expect(outage.failing()).toEqual([]);
+    outage.stop();
+  });
+
+  it('turns throttling the retries did not outlast, and 5xx, into SERVICE_UNAVAILABLE, logged once', async () => {
+    const throttled = clientAnswering([{ status: 400, type: 'ProvisionedThroughputExceededException' }], 2);
+    const error = await throttled.client.send(get).catch((e) => e);
+    expect(isServiceUnavailable(error)).toBe(true);
+    expect(error.extensions).toMatchObject({ code: ErrorCode.SERVICE_UNAVAILABLE, retryAfterSeconds: 5, http: { status: 503 } });
+    expect(error.extensions.http.headers.get('retry-after')).toBe('5');
+    expect(error.message).not.toMatch(/Throughput|refused|127\.0\.0\.1/);
+    expect(classify(error)).toBe('throttled');
+    expect(await counter(throttled.metrics, 'dynamodb_calls_total', { command: 'GetItem', outcome: 'throttled' })).toBe(1);
+    expect(throttled.outage.failing()).toEqual(['dynamodb']);
+    throttled.outage.stop();
+
+    const failing = clientAnswering([{ status: 500, type: 'InternalServerError' }], 2);
+    const again = await failing.client.send(get).catch((e) => e);
+    expect(again.extensions.code).toBe(ErrorCode.SERVICE_UNAVAILABLE);
+    expect(failing.sent()).toBe(2);
+    expect(await counter(failing.metrics, 'dynamodb_calls_total', { command: 'GetItem', outcome: 'server_error' })).toBe(1);
+    failing.outage.stop();
+  });
+
+  it('passes a failed condition through as the SDK error it is: the dependency answered', async () => {
+    const { client, metrics, outage } = clientAnswering([{ status: 400, type: 'ConditionalCheckFailedException' }], 3);
+    const error = await client.send(new PutItemCommand({ TableName: 't', Item: { PK: { S: 'a' } }, ConditionExpression: 'attribute_not_exists(PK)' })).catch((e) => e);
+    expect(error).toBeInstanceOf(ConditionalCheckFailedException);
+    expect(await counter(metrics, 'dynamodb_calls_total', { command: 'PutItem', outcome: 'conditional_failed' })).toBe(1);
+    expect(outage.failing()).toEqual([]);
+  });
+});
+
+describe('timeouts against a server that accepts connections and never answers', () => {
+  let server: Server;
+  let endpoint: string;
+  const sockets = new Set<Socket>();
+  let connections = 0;
+
+  beforeAll(async () => {
+    server = createServer((socket) => {
+      connections++;
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.resume(); // reads the request, never writes a byte: like a frozen DynamoDB
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('ends each attempt at DYNAMODB_TIMEOUT_MS (throwOnRequestTimeout) and gives up after the attempts', async () => {
+    const dynamo = createDynamo({ endpoint, region: 'us-east-1', requestTimeoutMs: 300, maxAttempts: 2 });
+    connections = 0;
+    const started = Date.now();
+    const error = await dynamo.client.send(get).catch((e) => e);
+    const elapsed = Date.now() - started;
+    dynamo.client.destroy();
+    expect(error.extensions?.code).toBe(ErrorCode.SERVICE_UNAVAILABLE);
+    expect(classify(error)).toBe('timeout');
+    expect(connections).toBe(2);
+    expect(elapsed).toBeGreaterThanOrEqual(600);
+    expect(elapsed).toBeLessThan(2500);
+  });
+
+  it('within a request budget, stops the call — retries included — when the budget ends', async () => {
+    const dynamo = createDynamo({ endpoint, region: 'us-east-1', requestTimeoutMs: 400, maxAttempts: 10 });
+    const started = Date.now();
+    const error = await runWithBudget(1000, () => dynamo.doc.send(get)).catch((e) => e);
+    const elapsed = Date.now() - started;
+    // A call started after the budget has ended fails at once.
+    const late = Date.now();
+    const after = await runWithBudget(1, async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      return dynamo.client.send(get).catch((e) => e);
+    });
+    const lateMs = Date.now() - late;
+    dynamo.client.destroy();
+    expect(error.extensions?.code).toBe(ErrorCode.SERVICE_UNAVAILABLE);
+    expect(elapsed).toBeGreaterThanOrEqual(950);
+    expect(elapsed).toBeLessThan(1500);
+    expect(classify(after)).toBe('deadline');
+    expect(lateMs).toBeLessThan(200);
+  });
+});
+
+describe('the request budget', () => {
+  it('gives calls outside a request no options, and inside one a signal and the smaller timeout', async () => {
+    expect(budgetOptions(3000)).toEqual({});
+    await runWithBudget(500, async () => {
+      const options = budgetOptions(3000);
+      expect(options.abortSignal?.aborted).toBe(false);
+      expect(options.requestTimeout).toBeGreaterThan(400);
+      expect(options.requestTimeout).toBeLessThanOrEqual(500);
+      expect(budgetOptions(100).requestTimeout).toBe(100);
+      await new Promise((r) => setTimeout(r, 600));
+      expect(budgetOptions(3000)).toEqual({ abortSignal: expect.objectContaining({ aborted: true }) });
+    });
+  });
+});
+
+describe('LabelCap', () => {
+  it('keeps the first values, cut to length, and calls the rest other', () => {
+    const cap = new LabelCap(2, 5);
+    expect(cap.value('alpha-long')).toBe('alpha');
+    expect(cap.value('beta')).toBe('beta');
+    expect(cap.value('gamma')).toBe('other');
+    expect(cap.value('alpha-again')).toBe('alpha');
+  });
+});
+
+describe('OutageLog', () => {
+  it('logs the start, one summary per interval with counts, and the recovery after a quiet interval', () => {
+    const lines: Array<{ level: string; fields: any; msg: string }> = [];
+    const log = { warn: (fields: object, msg: string) => lines.push({ level: 'warn', fields, msg }), info: (fields: object, msg: string) => lines.push({ level: 'info', fields, msg }) };
+    const outage = new OutageLog(10_000, log as never);
+    try {
+      for (let i = 0; i < 500; i++) outage.failure('dynamodb', i % 5 ? 'timeout' : 'unreachable');
+      expect(lines).toHaveLength(1);
+      outage.summarize();
+      expect(lines).toHaveLength(2);
+      expect(lines[1].fields).toMatchObject({ dependency: 'dynamodb', failures: 500, byKind: { timeout: 400, unreachable: 100 } });
+      outage.success('dynamodb');
+      outage.failure('dynamodb', 'timeout'); // flapping: still failing in this interval
+      outage.summarize();
+      expect(lines[2].fields).toMatchObject({ failures: 1 });
+      outage.success('dynamodb');
+      outage.summarize();
+      expect(lines[3]).toMatchObject({ level: 'info', msg: 'dynamodb answers again', fields: { totalFailures: 501 } });
+      outage.summarize();
+      expect(lines).toHaveLength(4);
+      expect(outage.failing()).toEqual([]);
+    } finally {
+      outage.stop();
+    }
+  });
+});
+
+describe('Readiness', () => {
+  it('shares one check among concurrent probes, reuses it for cacheMs, bounds a hung check, and is 503 while draining', async () => {
+    let runs = 0;
+    let hang = false;
+    let draining = false;
+    const readiness = new Readiness(
+      {
+        dynamodb: async () => {
+          runs++;
+          if (hang) await new Promise(() => {}); // ignores its signal: the timeout still ends it
+          await new Promise((r) => setTimeout(r, 20));
+        },
+      },
+      { timeoutMs: 200, cacheMs: 300, isDraining: () => draining },
+    );
+    const reports = await Promise.all(Array.from({ length: 50 }, () => readiness.report()));
+    expect(runs).toBe(1);
+    expect(reports.every((r) => r.status === 'ok')).toBe(true);
+    await readiness.report();
+    expect(runs).toBe(1);
+    await new Promise((r) => setTimeout(r, 320));
+    hang = true;
+    const started = Date.now();
+    const down = await readiness.report();
+    expect(Date.now() - started).toBeLessThan(400);
+    expect(down).toMatchObject({ status: 'unavailable', checks: { dynamodb: { status: 'down', error: 'timeout' } } });
+    draining = true;
+    expect(await readiness.report()).toMatchObject({ status: 'unavailable', checks: { shutdown: { status: 'draining' } } });
+    expect(runs).toBe(2);
+  });
+});
