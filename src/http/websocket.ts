@@ -1,7 +1,10 @@
 import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import {
   createSourceEventStream,
   execute,
+  getOperationAST,
   GraphQLError,
   parse,
   specifiedRules,
@@ -19,6 +22,8 @@ import type { Config } from '../config';
 import { checkVariables, jsonVariablesError } from '../common/json-limits';
 import { Context, type ContextDeps } from '../context';
 import { formatError } from '../errors';
+import { runWithBudget } from '../infra/deadline';
+import { beginRequest, logRequest, noteOperation, runInRequest, withRequestId, type RequestRecord } from './request-log';
 import { queryLimits } from './server';
 import { serveGraphQLOverWebSocket, type Operation, type Transport } from './ws-transport';
 
@@ -38,7 +43,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const MAX_CACHED_DOCUMENTS = 1000;
 
 /** Execution args plus the key under which subscribers may share an event's result, and the operation they serve. */
-type SharedArgs = ExecutionArgs & { shareKey: string; operation: Operation };
+type SharedArgs = ExecutionArgs & { shareKey: string; operation: Operation; record: RequestRecord };
 
 /**
  * Results of executing one event for one kind of subscription, shared by every subscriber that
@@ -138,7 +143,7 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
     }
     return compiled;
   };
-  const format = formatError(config.env !== 'production');
+  const formatInRequest = withRequestId(formatError(config.env !== 'production'));
 
   const closeWhenExpired = (socket: WebSocket, state: SocketState, expiresAt: number) => {
     const wait = expiresAt * 1000 - Date.now();
@@ -185,6 +190,16 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
         // Checked before anything walks the variables recursively (the share key's JSON.stringify, coercion).
         const tooDeep = checkVariables(payload.variables);
         if (tooDeep) return [jsonVariablesError(tooDeep.variable, tooDeep.violation)];
+        // One log line and, for queries and mutations, one metrics sample per operation, when it ends.
+        const record = beginRequest(randomUUID());
+        const operationAst = getOperationAST(document, payload.operationName);
+        noteOperation(record, operationAst?.operation, operationAst?.name?.value);
+        operation.onEnd(() => {
+          logRequest(record);
+          if (record.operationType !== 'subscription') {
+            deps.metrics?.recordOperation({ type: record.operationType, name: record.operationName, code: record.outcome, seconds: (performance.now() - record.startedAt) / 1000 });
+          }
+        });
         const { principal } = ctx.extra.state;
         const roles = [...(principal?.roles ?? [])].sort().join(',');
         const args: SharedArgs = {
@@ -196,11 +211,19 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
           contextValue: new Context(principal ?? null, deps),
           shareKey: `${payload.query}\u0000${JSON.stringify(payload.variables ?? null)}\u0000${payload.operationName ?? ''}\u0000${roles}`,
           operation,
+          record,
         };
         return args;
       },
-      onNext: (_ctx, _id, _payload, _args, result) =>
-        result.errors ? { ...result, errors: result.errors.map((e) => format(e.toJSON(), e)) } : undefined,
+      // Queries and mutations over WebSocket get the same time budget as over HTTP. Subscriptions do
+      // not: a budget is a deadline, and a subscription's later events would all be past it.
+      execute: (args) => runWithBudget(config.requestBudgetMs, () => execute(args)),
+      onNext: (_ctx, _id, _payload, args, result) => {
+        if (!result.errors) return undefined;
+        const errors = runInRequest((args as SharedArgs).record, () => result.errors!.map((e) => formatInRequest(e.toJSON(), e)));
+        // HTTP status hints (Apollo's `extensions.http`) mean nothing on a socket.
+        return { ...result, errors: errors.map(({ extensions: { http: _http, ...extensions } = {}, ...error }) => ({ ...error, extensions })) };
+      },
     },
   });
 

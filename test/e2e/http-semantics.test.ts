@@ -1,7 +1,7 @@
 import { auditServer } from 'graphql-http';
 import { CreateJobDocument, CreateProjectDocument, StartStepDocument } from '../../src/client/gql/graphql';
 import { JSON_INPUT_LIMITS, VARIABLES_MAX_DEPTH } from '../../src/common/json-limits';
-import { logger, redirectLogs } from '../../src/logger';
+import { captureLogs } from '../support/logs';
 import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
 
 const JSON_TYPE = 'application/json';
@@ -38,22 +38,6 @@ async function post(server: TestServer, body: unknown, options: { token?: string
     // Not JSON: the test looks at the text.
   }
   return { status: res.status, headers: res.headers, body: parsed };
-}
-
-/** Captures the shared logger's lines at info until stop() is called. */
-function captureLogs() {
-  const lines: string[] = [];
-  const restore = redirectLogs({ write: (line: string) => void lines.push(line) });
-  const level = logger.level;
-  logger.level = 'info';
-  return {
-    lines,
-    entries: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
-    stop() {
-      restore();
-      logger.level = level;
-    },
-  };
 }
 
 /** Waits until `check` returns something, for at most two seconds. */

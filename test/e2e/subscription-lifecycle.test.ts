@@ -13,6 +13,7 @@ import {
 import type { ServerCounts } from '../../src/app';
 import { signDevToken } from '../../src/auth/jwt';
 import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { captureLogs } from '../support/logs';
 import { eventually, JOB_PROGRESS, metricValue, rawConnection, rawSocket, subscribe, wsClient, type RawSocket } from '../support/ws';
 
 /*
@@ -242,6 +243,32 @@ describe('subscriptions end when they should', () => {
       expect(nothingLeft.received).toEqual([]);
     } finally {
       await client.dispose();
+    }
+  });
+
+  it('logs one line per WebSocket operation when it ends, with a request id on its errors and a metrics sample', async () => {
+    const logs = captureLogs();
+    const socket = await rawConnection(server.url, editor);
+    try {
+      const okBefore = await metricValue(server.url, 'graphql_operations_total{type="query",name="WhoAmI",code="OK"}');
+      socket.send({ type: 'subscribe', id: 'q', payload: { query: 'query WhoAmI { viewer { tenantId } }' } });
+      expect((await socket.next('next', 5000, 'q')).payload.data.viewer.tenantId).toBe('life');
+      socket.send({ type: 'subscribe', id: 'missing', payload: { query: 'mutation Cancel($jobId: ID!) { cancelJob(jobId: $jobId) { status } }', variables: { jobId: 'job_01ARZ3NDEKTSV4RRFFQ69G5FAV' } } });
+      const failed = (await socket.next('next', 5000, 'missing')).payload.errors[0];
+      expect(failed.extensions).toEqual(expect.objectContaining({ code: 'NOT_FOUND', requestId: expect.any(String) }));
+      expect(failed.extensions.http).toBeUndefined();
+      await socket.next('complete', 5000, 'missing');
+      const lines = await eventually(() => logs.entries().filter((e) => e.msg === 'graphql request'), (l) => l.length >= 2);
+      expect(lines.map(({ operationType, operationName, outcome }) => [operationType, operationName, outcome])).toEqual([
+        ['query', 'WhoAmI', 'OK'],
+        ['mutation', 'Cancel', 'NOT_FOUND'],
+      ]);
+      expect(lines[1].requestId).toBe(failed.extensions.requestId);
+      expect(JSON.stringify(lines)).not.toContain('job_01ARZ3NDEKTSV4RRFFQ69G5FAV');
+      expect(await metricValue(server.url, 'graphql_operations_total{type="query",name="WhoAmI",code="OK"}')).toBe((okBefore || 0) + 1);
+    } finally {
+      logs.stop();
+      socket.ws.close();
     }
   });
 

@@ -140,9 +140,10 @@ export async function eventually<T>(read: () => T | Promise<T>, accept: (value: 
   }
 }
 
-/** The value of an unlabelled metric on the server's /metrics page (NaN when it is missing). */
+/** The value of one series (a name, with its labels as Prometheus prints them) on the server's /metrics page; NaN when it is missing. */
 export async function metricValue(httpUrl: string, name: string): Promise<number> {
   const text = await (await fetch(httpUrl.replace(/\/graphql$/, '/metrics'))).text();
-  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const match = new RegExp(`^${escaped} (\\S+)$`, 'm').exec(text);
   return match ? Number(match[1]) : NaN;
 }
