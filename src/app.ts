@@ -15,6 +15,7 @@ import { attachWebSocket } from './http/websocket';
 import { createEventBus, type EventBus } from './infra/pubsub';
 import { startEmbeddedS3, type EmbeddedS3 } from './infra/s3/embedded';
 import { FileStore } from './infra/s3/files';
+import type { PartState } from './infra/supervisor';
 import { logger } from './logger';
 import { buildAppSchema } from './schema';
 
@@ -38,7 +39,25 @@ export interface App {
   devToken?: string;
   /** Lets the demo tell GraphiQL which project and job to show in its example tabs. */
   setGraphiQLHints(hints: () => Omit<GraphiQLHints, 'token'>): void;
-  /** Stops the HTTP server, then DynamoDB Local if it was started here. */
+  /**
+   * True from the moment stop() begins: the server is shutting down and must get no new traffic,
+   * so readiness (/readyz) answers 503 while it is true. It never turns false again.
+   */
+  readonly draining: boolean;
+  /**
+   * The state of each embedded part this app started (a key is absent when that part is external):
+   * `up` while it serves; `restarting` from its unexpected death until a restart answers (requests
+   * to it fail meanwhile); `down` once stopped, or given up after 3 failed restarts in a row.
+   * Readiness reports it.
+   */
+  embeddedStates(): { dynamodb?: PartState; s3?: PartState };
+  /**
+   * Stops everything, in this order: `draining` turns true and the HTTP listener closes at once
+   * (new connections are refused); in-flight HTTP requests get `SHUTDOWN_DRAIN_MS` to finish;
+   * WebSockets are closed (1001); the outbox is flushed; the event bus and clients close; the
+   * embedded S3 and DynamoDB Local stop last, with no restart. Calling it again returns the same
+   * promise.
+   */
   stop(): Promise<void>;
 }
 
@@ -51,7 +70,19 @@ export interface StartOptions {
   embeddedDynamo?: Promise<EmbeddedDynamo>;
   /** Test hook: events for which this returns true are not published by the writer (see Outbox). */
   failPublish?: OutboxOptions['failPublish'];
+  /**
+   * Called when an embedded part died and could not be restarted (main.ts stops and exits
+   * non-zero). Without it, the failure is only logged and the part stays `down`.
+   */
+  onEmbeddedFailure?: (error: Error) => void;
 }
+
+/**
+ * The most the stop sequence waits for the WebSocket close handshakes. websocket.ts's close()
+ * ends peers that do not answer by itself; this bound only keeps a stop from hanging should it
+ * ever wait longer, since the sockets end with the process anyway.
+ */
+const WS_CLOSE_BOUND_MS = 2000;
 
 /**
  * Starts everything the configuration asks for: DynamoDB Local when no DynamoDB is configured,
@@ -75,6 +106,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       progress(`DynamoDB Local is up at ${endpoint}.`);
     }
     s3 = await s3Starting;
+    // Deaths and restarts of the embedded parts are told to the person watching the start-up.
+    for (const part of [embedded, s3]) part?.report({ say: options.progress, giveUp: options.onEmbeddedFailure });
     const dynamo = createDynamo({ endpoint, region: config.dynamo.region, requestTimeoutMs: config.dynamo.requestTimeoutMs });
     const files = new FileStore({
       bucket: config.s3.bucket,
@@ -114,6 +147,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     logger.debug({ url: http.url }, 'listening');
     const ownEmbedded = embedded;
     const ownS3 = s3;
+    let draining = false;
+    let stopped: Promise<void> | undefined;
     return {
       url: http.url,
       dynamoEndpoint: endpoint,
@@ -128,15 +163,32 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       setGraphiQLHints(hints) {
         exampleIds = hints;
       },
-      async stop() {
-        await ws.close();
-        await http.stop();
-        await outbox.stop();
-        await bus.close();
-        dynamo.client.destroy();
-        files.destroy();
-        await ownS3?.stop();
-        await ownEmbedded?.stop();
+      get draining() {
+        return draining;
+      },
+      embeddedStates() {
+        return { ...(ownEmbedded && { dynamodb: ownEmbedded.state }), ...(ownS3 && { s3: ownS3.state }) };
+      },
+      stop() {
+        stopped ??= (async () => {
+          draining = true;
+          http.stopListening();
+          await http.stop(config.shutdownDrainMs);
+          let bound: NodeJS.Timeout | undefined;
+          const closed = await Promise.race([
+            ws.close().then(() => true),
+            new Promise<false>((resolve) => (bound = setTimeout(() => resolve(false), WS_CLOSE_BOUND_MS))),
+          ]);
+          clearTimeout(bound);
+          if (!closed) logger.warn({ ms: WS_CLOSE_BOUND_MS }, 'WebSocket peers did not finish closing; going on without them');
+          await outbox.stop();
+          await bus.close();
+          dynamo.client.destroy();
+          files.destroy();
+          await ownS3?.stop();
+          await ownEmbedded?.stop();
+        })();
+        return stopped;
       },
     };
   } catch (error) {
