@@ -22,6 +22,7 @@ import { attachWebSocket, type WebSocketCounts } from './http/websocket';
 import { createEventBus, type EventBus } from './infra/pubsub';
 import { startEmbeddedS3, type EmbeddedS3 } from './infra/s3/embedded';
 import { FileStore } from './infra/s3/files';
+import type { PartState } from './infra/supervisor';
 import { logger } from './logger';
 import { buildAppSchema } from './schema';
 
@@ -56,7 +57,25 @@ export interface App {
   counts(): ServerCounts;
   /** Lets the demo tell GraphiQL which project and job to show in its example tabs. */
   setGraphiQLHints(hints: () => Omit<GraphiQLHints, 'token'>): void;
-  /** Stops the HTTP server, then DynamoDB Local if it was started here. */
+  /**
+   * True from the moment stop() begins: the server is shutting down and must get no new traffic,
+   * so readiness (/readyz) answers 503 while it is true. It never turns false again.
+   */
+  readonly draining: boolean;
+  /**
+   * The state of each embedded part this app started (a key is absent when that part is external):
+   * `up` while it serves; `restarting` from its unexpected death until a restart answers (requests
+   * to it fail meanwhile); `down` once stopped, or given up after 3 failed restarts in a row.
+   * Readiness reports it.
+   */
+  embeddedStates(): { dynamodb?: PartState; s3?: PartState };
+  /**
+   * Stops everything, in this order: `draining` turns true and the HTTP listener closes at once
+   * (new connections are refused); in-flight HTTP requests get `SHUTDOWN_DRAIN_MS` to finish;
+   * WebSockets are closed (1001); the outbox is flushed; the event bus and clients close; the
+   * embedded S3 and DynamoDB Local stop last, with no restart. Calling it again returns the same
+   * promise.
+   */
   stop(): Promise<void>;
 }
 
@@ -73,7 +92,18 @@ export interface StartOptions {
   embeddedDynamo?: Promise<EmbeddedDynamo>;
   /** Test hook: events for which this returns true are not published by the writer (see Outbox). */
   failPublish?: OutboxOptions['failPublish'];
+  /**
+   * Called when an embedded part died and could not be restarted (main.ts stops and exits
+   * non-zero). Without it, the failure is only logged and the part stays `down`.
+   */
+  onEmbeddedFailure?: (error: Error) => void;
 }
+
+/**
+ * How long a stop waits for WebSocket peers to answer the close handshake before it terminates
+ * their sockets: a peer that does not answer must not hold up shutdown.
+ */
+const WS_CLOSE_GRACE_MS = 1000;
 
 /**
  * Starts everything the configuration asks for: DynamoDB Local when no DynamoDB is configured,
@@ -97,6 +127,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       progress(`DynamoDB Local is up at ${endpoint}.`);
     }
     s3 = await s3Starting;
+    // Deaths and restarts of the embedded parts are told to the person watching the start-up.
+    for (const part of [embedded, s3]) part?.report({ say: options.progress, giveUp: options.onEmbeddedFailure });
     const metrics = new Metrics();
     const outage = new OutageLog(config.outageLogIntervalMs);
     const dynamo = createDynamo({
@@ -128,16 +160,16 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const outboxStats = new OutboxStats(dynamo.doc, config.tableName);
     metrics.registerAsyncGauge('outbox_backlog', 'Committed events not yet published (counted up to 1000 per OUTBOX shard).', async () => (await outboxStats.read()).backlog);
     metrics.registerAsyncGauge('outbox_oldest_event_age_seconds', 'Age of the oldest committed event not yet published (0 when none waits).', async () => (await outboxStats.read()).oldestAgeSeconds);
-    let stopping = false;
     // A fixed key that never exists: GetItem of it is the cheapest call that proves the table answers.
     const probeKey = { PK: { S: 'HEALTHCHECK' }, SK: { S: 'HEALTHCHECK' } };
+    let draining = false;
     const readiness = new Readiness(
       {
         dynamodb: async (signal) => void (await dynamo.client.send(new GetItemCommand({ TableName: config.tableName, Key: probeKey, ProjectionExpression: 'PK' }), { abortSignal: signal })),
         s3: (signal) => files.check(signal),
         ...(config.redisUrl ? { redis: () => bus.ping() } : {}),
       },
-      { timeoutMs: config.readiness.timeoutMs, cacheMs: config.readiness.cacheMs, isDraining: () => stopping },
+      { timeoutMs: config.readiness.timeoutMs, cacheMs: config.readiness.cacheMs, isDraining: () => draining },
     );
     const metricsOwnPort = config.metrics.enabled && config.metrics.port !== undefined;
     const metricsServer = metricsOwnPort ? await startMetricsServer(metrics, config.host, config.metrics.port!) : undefined;
@@ -175,6 +207,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     logger.debug({ url: http.url }, 'listening');
     const ownEmbedded = embedded;
     const ownS3 = s3;
+    let stopped: Promise<void> | undefined;
     return {
       url: http.url,
       dynamoEndpoint: endpoint,
@@ -193,18 +226,29 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       setGraphiQLHints(hints) {
         exampleIds = hints;
       },
-      async stop() {
-        stopping = true;
-        await ws.close();
-        await http.stop();
-        await outbox.stop();
-        await bus.close();
-        await metricsServer?.close();
-        outage.stop();
-        dynamo.client.destroy();
-        files.destroy();
-        await ownS3?.stop();
-        await ownEmbedded?.stop();
+      get draining() {
+        return draining;
+      },
+      embeddedStates() {
+        return { ...(ownEmbedded && { dynamodb: ownEmbedded.state }), ...(ownS3 && { s3: ownS3.state }) };
+      },
+      stop() {
+        stopped ??= (async () => {
+          draining = true;
+          http.stopListening();
+          await http.stop(config.shutdownDrainMs);
+          // Every operation ends at once; peers that do not finish the close handshake in time are cut off.
+          await ws.close(WS_CLOSE_GRACE_MS);
+          await outbox.stop();
+          await bus.close();
+          await metricsServer?.close();
+          outage.stop();
+          dynamo.client.destroy();
+          files.destroy();
+          await ownS3?.stop();
+          await ownEmbedded?.stop();
+        })();
+        return stopped;
       },
     };
   } catch (error) {

@@ -80,6 +80,8 @@ export interface Config {
   /** Live events a subscription buffers for a slow client before it sends RESYNC. */
   subscriptionBuffer: number;
   outbox: { sweepIntervalMs: number; graceMs: number };
+  /** On SIGINT/SIGTERM, how long in-flight HTTP requests may take to finish before they are cut off. */
+  shutdownDrainMs: number;
   limits: {
     maxDepth: number;
     maxCost: number;
@@ -235,6 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     subscriptionBuffer: int(env, 'SUBSCRIPTION_BUFFER', 1000),
     outbox: { sweepIntervalMs: int(env, 'OUTBOX_SWEEP_MS', 2_000), graceMs: int(env, 'OUTBOX_GRACE_MS', 3_000) },
+    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 5_000),
     limits: {
       maxDepth: int(env, 'MAX_QUERY_DEPTH', 6),
       maxCost: int(env, 'MAX_QUERY_COST', 5000),

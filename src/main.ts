@@ -5,16 +5,58 @@ import { loadConfig } from './config';
 import type { Demo } from './demo/demo';
 import { JavaMissingError, startDynamoDbLocal } from './infra/dynamo/embedded';
 
-// The SDK warns that its 2027 releases will need Node 22. We support Node 20 today (see README),
-// so that notice would only bury the start-up block a newcomer needs to read.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+/*
+ * On Node 20 the AWS SDK prints a nine-line notice that its 2027 releases need Node 22, which
+ * would bury the start-up block a newcomer needs to read; we print one line of our own instead
+ * (below). On Node 22 and later, the baseline being 24, the SDK says nothing and nothing is turned
+ * off, so a future notice of the SDK's still shows.
+ */
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+if (NODE_MAJOR < 22) process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const demoMode = process.argv.includes('--demo');
   const say = (message: string) => process.stdout.write(`${message}\n`);
-  // The JVM takes seconds to boot: start it first, and load the rest of the server meanwhile.
+  if (NODE_MAJOR < 22) say(`Note: Node ${process.versions.node} is past its end of life; Node 24 is the supported baseline (see README).`);
+
   let embedded: ReturnType<typeof startDynamoDbLocal> | undefined;
+  let starting: Promise<App> | undefined;
+  let app: App | undefined;
+  let demo: Demo | undefined;
+
+  /*
+   * One stop for every way in: Ctrl-C (SIGINT to the whole foreground process group, so npm's
+   * forwarded copy may arrive too), SIGTERM to this process or to npm (which forwards it), SIGHUP
+   * when the terminal closes, and an embedded part that cannot be restarted (exit code 1). The
+   * handlers are in place from the first moment, so a signal during start-up also stops cleanly.
+   */
+  let stopping = false;
+  const stop = async (why: string, exitCode: number) => {
+    if (stopping) return;
+    stopping = true;
+    say(`\n${why}: stopping …`);
+    // Never hang: past the drain time plus a margin, whatever is still open is abandoned.
+    const limitMs = config.shutdownDrainMs + 5000;
+    setTimeout(() => {
+      say(`Stopping took longer than ${limitMs / 1000} s; exiting anyway.`);
+      process.exit(1);
+    }, limitMs).unref();
+    if (!app) {
+      // Still starting: stopping DynamoDB Local makes the start fail fast; then stop what came up.
+      await embedded?.then((e) => e.stop(), () => {});
+      app = await starting?.catch(() => undefined);
+    }
+    // The demo's simulator is told to stop first, so it sends nothing new while the server drains.
+    const demoStopped = demo?.stop();
+    await app?.stop();
+    await demoStopped;
+    say('Stopped.');
+    process.exit(exitCode);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal, 0));
+
+  // The JVM takes seconds to boot: start it first, and load the rest of the server meanwhile.
   if (config.dynamo.embedded) {
     say(`Starting DynamoDB Local (data in ${join(config.dataDir, 'dynamodb')}) …`);
     let spawned!: () => void;
@@ -25,10 +67,15 @@ async function main(): Promise<void> {
   }
   const { DEV_TENANT, startApp } = require('./app') as typeof import('./app');
   const { startDemo } = require('./demo/demo') as typeof import('./demo/demo');
-  let app: App;
   try {
-    app = await startApp(config, { progress: say, embeddedDynamo: embedded });
+    starting = startApp(config, {
+      progress: say,
+      embeddedDynamo: embedded,
+      onEmbeddedFailure: (error) => void stop(`${error.message} The server cannot work without it`, 1),
+    });
+    app = await starting;
   } catch (error) {
+    if (stopping) return;
     const code = (error as NodeJS.ErrnoException).code;
     if (error instanceof JavaMissingError) say(`\nCannot start: ${error.message}`);
     else if (code === 'EADDRINUSE') say(`\nCannot start: port ${config.port} on ${config.host} is in use. Stop what uses it or set PORT to another port.`);
@@ -36,13 +83,14 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  let demo: Demo | undefined;
+  if (stopping) return;
   if (demoMode) {
     say('Loading the demo tenant "demo" …');
     try {
       demo = await startDemo(app, config);
       say('Demo loaded; the pipeline simulator advances its jobs every second.');
     } catch (error) {
+      if (stopping) return;
       say(`\nCannot load the demo: ${(error as Error).message}`);
       await app.stop();
       process.exit(1);
@@ -64,20 +112,6 @@ async function main(): Promise<void> {
   lines.push(demo ? 'Demo:             loaded; GraphiQL opens on its data and a job the simulator is driving' : 'Demo data:        npm run demo  (loads a demo tenant and drives its jobs live)');
   lines.push('Stop with Ctrl-C.', '');
   say(lines.join('\n'));
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    say(`\n${signal}: stopping …`);
-    // Never hang on shutdown: whatever is still open after 10 s is abandoned.
-    setTimeout(() => process.exit(1), 10_000).unref();
-    await demo?.stop();
-    await app.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 void main().catch((error) => {

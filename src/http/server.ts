@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
@@ -35,8 +34,14 @@ export interface HttpDeps extends ContextDeps {
 export interface HttpServer {
   url: string;
   server: Server;
-  /** Stops accepting requests, lets in-flight ones finish, and closes the port. */
-  stop(): Promise<void>;
+  /** Closes the listening socket at once: new connections are refused; open ones carry on. */
+  stopListening(): void;
+  /**
+   * Closes the listener (if still open) and idle connections, lets in-flight HTTP requests finish
+   * for at most `drainMs`, then closes every HTTP connection and stops Apollo. WebSocket
+   * connections are left alone: attachWebSocket's close() ends them with 1001.
+   */
+  stop(drainMs?: number): Promise<void>;
 }
 
 /**
@@ -130,7 +135,6 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
       variablesDepthLimit(),
       graphqlOverHttpStatus(),
       operationLogPlugin(),
-      ApolloServerPluginDrainHttpServer({ httpServer: server }),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
       ...(deps.plugins ?? []),
@@ -143,6 +147,42 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     },
   });
   await apollo.start();
+
+  /*
+   * Requests in flight per HTTP connection, for a bounded drain on stop. This replaces Apollo's
+   * ApolloServerPluginDrainHttpServer, which treats an upgraded WebSocket connection as an idle
+   * HTTP one: it half-closes it without a close frame and then waits for the peer, so a stalled
+   * WebSocket peer held the whole stop for its 10 s grace. Here upgraded connections are not
+   * tracked, and the drain waits for requests, not for peers to hang up.
+   */
+  const requestsPerSocket = new Map<Socket, number>();
+  let draining = false;
+  server.on('connection', (socket: Socket) => {
+    requestsPerSocket.set(socket, 0);
+    socket.once('close', () => requestsPerSocket.delete(socket));
+  });
+  server.on('upgrade', (_req, socket: Socket) => requestsPerSocket.delete(socket));
+  server.on('request', (req, res) => {
+    const socket = req.socket;
+    requestsPerSocket.set(socket, (requestsPerSocket.get(socket) ?? 0) + 1);
+    // 'close' comes when the response was sent or the request was aborted.
+    res.once('close', () => {
+      if (!requestsPerSocket.has(socket)) return;
+      const left = requestsPerSocket.get(socket)! - 1;
+      requestsPerSocket.set(socket, left);
+      // While draining, a connection is closed as soon as its last response is out.
+      if (draining && left === 0) socket.end();
+    });
+  });
+  const inFlight = () => {
+    let n = 0;
+    for (const count of requestsPerSocket.values()) n += count;
+    return n;
+  };
+  const stopListening = () => {
+    // Node's close() also closes idle keep-alive connections (Node 19+).
+    if (server.listening) server.close();
+  };
 
   if (deps.routers?.length) app.use(...deps.routers);
   else app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
@@ -182,6 +222,17 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   return {
     url: `http://${host}:${port}/graphql`,
     server,
-    stop: () => apollo.stop(),
+    stopListening,
+    async stop(drainMs = 5000) {
+      draining = true;
+      stopListening();
+      for (const [socket, count] of requestsPerSocket) if (count === 0) socket.destroy();
+      const deadline = Date.now() + drainMs;
+      while (inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      if (inFlight() > 0) logger.warn({ requests: inFlight(), drainMs }, 'requests still running at the end of the drain time were cut off');
+      // Every response is out (or given up on): close what is left, including half-closed peers.
+      for (const socket of requestsPerSocket.keys()) socket.destroy();
+      await apollo.stop();
+    },
   };
 }

@@ -15,6 +15,12 @@ function newest(path) {
   return readdirSync(path).reduce((max, name) => Math.max(max, newest(join(path, name))), 0);
 }
 
+// `npm run build` has just run tsc itself: it only records that, so the next start skips tsc.
+if (require.main === module && process.argv.includes('--built')) {
+  writeFileSync(stamp, new Date().toISOString());
+  process.exit(0);
+}
+
 let built = 0;
 try {
   built = statSync(stamp).mtimeMs;

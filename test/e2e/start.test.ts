@@ -1,69 +1,16 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { cleanEnv, exited, gql, javaPids, MAIN, startProcess, until } from '../support/processes';
 
 /*
  * The embedded default as a newcomer runs it: the built server (`node dist/src/main.js`, what
  * `npm start` runs after building) with no DynamoDB configured, so it starts its own DynamoDB Local.
+ * test/e2e/lifecycle.test.ts runs the real `npm start` and stops it every way there is.
  */
-const MAIN = join(__dirname, '../../dist/src/main.js');
-
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', NODE_ENV: 'development', ...extra };
-  return env;
-}
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  url: string;
-  token: string;
-}
-
-function start(dataDir: string): Promise<Started> {
-  const child = spawn(process.execPath, [MAIN], { env: cleanEnv({ DATA_DIR: dataDir }), stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (c) => (output += c));
-  child.stderr!.on('data', (c) => (output += c));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start-up banner within 60 s:\n${output}`)), 60_000);
-    child.on('exit', (code) => reject(new Error(`exited with ${code} during start:\n${output}`)));
-    const check = () => {
-      const url = /GraphQL \(HTTP\):\s+(\S+)/.exec(output)?.[1];
-      const token = /Development token[^\n]*\n\s+(\S+)/.exec(output)?.[1];
-      if (url && token && output.includes('Stop with Ctrl-C')) {
-        clearTimeout(timer);
-        child.stdout!.off('data', check);
-        resolve({ child, output: () => output, url, token });
-      }
-    };
-    child.stdout!.on('data', check);
-  });
-}
-
-/** Pids of DynamoDB Local java processes whose data lives in `dataDir`. */
-function javaPids(dataDir: string): number[] {
-  const ps = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).stdout;
-  return ps
-    .split('\n')
-    .filter((line) => line.includes('DynamoDBLocal.jar') && line.includes(dataDir) && !line.includes('/bin/sh'))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
-}
-
-async function gql(url: string, token: string, query: string, variables?: object) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
-  return res.json() as Promise<any>;
-}
-
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
-
-async function until(condition: () => boolean, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  return condition();
-}
+const start = (dataDir: string) => startProcess(process.execPath, [MAIN], cleanEnv({ DATA_DIR: dataDir }));
 
 describe('npm start (embedded default)', () => {
   let dataDir: string;

@@ -1,13 +1,21 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { lockFolder, type FolderLock } from '../folder-lock';
 import { freePort } from '../free-port';
+import { Supervisor, type PartState, type Running, type SupervisorReport } from '../supervisor';
 
 export interface EmbeddedDynamo {
+  /** Stays the same across restarts: a restart listens on the same port. */
   endpoint: string;
-  pid: number;
-  /** Stops DynamoDB Local and resolves once its java process has exited. */
+  /** The java process serving now; a restart changes it. */
+  readonly pid: number;
+  /** `up`, `restarting` (it died and a new one is starting) or `down`; readiness reports it. */
+  readonly state: PartState;
+  /** Where deaths, restarts and a final failure are reported (main.ts prints them). */
+  report(report: SupervisorReport): void;
+  /** Stops DynamoDB Local (no restart follows) and resolves once its java process has exited. */
   stop(): Promise<void>;
 }
 
@@ -43,22 +51,58 @@ export function checkJava(): void {
 }
 
 /*
- * DynamoDB Local runs under a small shell guard rather than as our direct child. The guard reads
- * its stdin until it closes and then stops java, and our end of that pipe closes however this
- * process ends (a normal stop, a crash, even SIGKILL), so no orphan java process outlives us.
+ * How DynamoDB Local is kept from outliving the server, and from being hit by a terminal's Ctrl-C:
+ *
+ * - java runs in a process group (and session) of its own (`detached: true`). A terminal sends
+ *   Ctrl-C's SIGINT to every process of the foreground group; if java were in it, it would start
+ *   dying at the same moment as the server that still needs it to drain requests and flush the
+ *   outbox. (Before, java ran as a background job of a guard shell: a non-interactive shell starts
+ *   background jobs with SIGINT ignored, so Ctrl-C killed the guard and left java running.) Out of
+ *   the group, java only stops when the server tells it to, in the server's own stop sequence,
+ *   whichever signal reached the server.
+ * - java is the server's direct child, so the server sees at once when it dies and can restart it.
+ * - A watchdog shell, also in a group of its own, reads a pipe from the server until it closes,
+ *   then stops java (SIGTERM, then SIGKILL after 5 s). The server's end of that pipe closes however
+ *   the server ends — a normal stop, a crash, even SIGKILL — so no java outlives it. On a normal
+ *   stop, or when java dies by itself, the server kills the watchdog first, so the watchdog never
+ *   signals a pid that may since have been reused.
  */
-const GUARD = 'java "$@" & J=$!; cat >/dev/null; kill $J 2>/dev/null; wait $J';
+const WATCHDOG = [
+  'while read -r _; do :; done',
+  'kill -TERM "$1" 2>/dev/null || exit 0',
+  'for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$1" 2>/dev/null || exit 0; sleep 0.5; done',
+  'kill -KILL "$1" 2>/dev/null',
+].join('\n');
+
+/** How long java gets to stop on SIGTERM before it is killed. */
+const STOP_GRACE_MS = 5000;
+
+interface JavaCopy extends Running {
+  pid: number;
+}
+
+/** Sends `signal` to a process group, ignoring one that is already gone. */
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** The last exception java printed, e.g. ": java.net.BindException: Address already in use", so the first line of an error says why. */
+function javaReason(output: string): string {
+  const lines = output.split('\n').filter((line) => /(Exception|Error)\b.*:/.test(line) && !/^\s+at /.test(line));
+  const last = lines[lines.length - 1]?.trim().replace(/^Caused by: /, '');
+  return last ? `: ${last}` : '';
+}
 
 /**
- * Starts Amazon's DynamoDB Local on a free 127.0.0.1 port, with its data under `dataPath` (or in
- * memory when `dataPath` is null), and resolves when it answers. Throws JavaMissingError when Java
- * is missing, or an Error with DynamoDB Local's output when it does not come up in time.
+ * Starts one DynamoDB Local java process on `port` with its watchdog, and resolves when it answers.
+ * Throws with DynamoDB Local's output when it exits or does not answer within `timeoutMs`.
  */
-export async function startDynamoDbLocal(options: { dataPath: string | null; timeoutMs?: number; onSpawn?: () => void }): Promise<EmbeddedDynamo> {
-  checkJava();
-  const folder = jarFolder();
-  const port = await freePort();
-  if (options.dataPath) mkdirSync(options.dataPath, { recursive: true });
+async function launch(folder: string, port: number, dataPath: string | null, timeoutMs: number, onSpawn?: () => void): Promise<JavaCopy> {
   const args = [
     `-Djava.library.path=${join(folder, 'DynamoDBLocal_lib')}`,
     // A small heap start and serial GC keep a 2-core machine responsive while it warms up.
@@ -70,16 +114,43 @@ export async function startDynamoDbLocal(options: { dataPath: string | null; tim
     String(port),
     '-disableTelemetry',
     '-sharedDb',
-    ...(options.dataPath ? ['-dbPath', options.dataPath] : ['-inMemory']),
+    ...(dataPath ? ['-dbPath', dataPath] : ['-inMemory']),
   ];
-  const child: ChildProcess = spawn('/bin/sh', ['-c', GUARD, 'dynamodb-local', ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  options.onSpawn?.();
+  const java = spawn('java', args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  onSpawn?.();
   let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Only the start-up output matters (for error messages); later output is read and dropped.
+  const collect = (chunk: Buffer) => {
+    if (output.length < 16_000) output += chunk;
+  };
+  java.stdout.on('data', collect);
+  java.stderr.on('data', collect);
+  let how: string | undefined;
+  const exited = new Promise<string>((resolve) => {
+    java.once('error', (error) => resolve((how ??= `could not run java: ${error.message}`)));
+    java.once('exit', (code, signal) => resolve((how ??= signal ? `killed by ${signal}` : `exit code ${code}`)));
+  });
+  const watchdog = java.pid
+    ? spawn('/bin/sh', ['-c', WATCHDOG, 'dynamodb-local-watchdog', String(java.pid), dataPath ?? '(in memory)'], {
+        detached: true,
+        stdio: ['pipe', 'ignore', 'ignore'],
+      })
+    : undefined;
+  watchdog?.on('error', () => {});
+  watchdog?.stdin?.on('error', () => {});
+  void exited.then(() => {
+    killGroup(watchdog?.pid, 'SIGKILL');
+    watchdog?.stdin?.destroy();
+  });
+
+  const stop = async () => {
+    if (how === undefined) {
+      java.kill('SIGTERM');
+      const timer = setTimeout(() => java.kill('SIGKILL'), STOP_GRACE_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
 
   const endpoint = `http://127.0.0.1:${port}`;
   const probe = new DynamoDBClient({
@@ -87,38 +158,92 @@ export async function startDynamoDbLocal(options: { dataPath: string | null; tim
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     maxAttempts: 1,
+    // Something else may hold the port and never answer: each probe must end on its own.
+    requestHandler: { requestTimeout: 1000, connectionTimeout: 1000, throwOnRequestTimeout: true },
   });
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  let exitedEarly = false;
-  void exited.then(() => (exitedEarly = true));
+  const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {
-      if (exitedEarly) throw new Error(`DynamoDB Local exited during start-up:\n${output.trim()}`);
+      if (how !== undefined) throw new Error(`DynamoDB Local exited during start-up (${how}${javaReason(output)}):\n${output.trim()}`);
       try {
         await probe.send(new ListTablesCommand({ Limit: 1 }));
         break;
       } catch {
-        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer within the time limit:\n${output.trim()}`);
+        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer within ${Math.round(timeoutMs / 1000)} s:\n${output.trim()}`);
         await new Promise((r) => setTimeout(r, 150));
       }
     }
   } catch (error) {
-    child.stdin?.end();
-    await exited;
+    await stop();
     throw error;
   } finally {
     probe.destroy();
   }
-  // Our output buffers are no longer needed once it is up.
-  child.stdout?.removeAllListeners('data').resume();
-  child.stderr?.removeAllListeners('data').resume();
+  output = '';
+  return { pid: java.pid!, exited, stop };
+}
 
-  return {
-    endpoint,
-    pid: child.pid ?? -1,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.stdin?.end();
-      await exited;
-    },
-  };
+/**
+ * Starts Amazon's DynamoDB Local on a free 127.0.0.1 port, with its data under `dataPath` (or in
+ * memory when `dataPath` is null), and resolves when it answers. A data folder is locked for this
+ * process first (FolderInUseError names the process that holds it). With a data folder, it is
+ * supervised: if java dies, it is restarted on the same folder and the same port, so clients keep
+ * their endpoint (see Supervisor); an in-memory one has nothing worth restarting and just goes
+ * `down`. Throws JavaMissingError when Java is missing, or an Error with DynamoDB Local's output
+ * when it does not come up in time.
+ */
+export async function startDynamoDbLocal(options: { dataPath: string | null; timeoutMs?: number; onSpawn?: () => void }): Promise<EmbeddedDynamo> {
+  checkJava();
+  const folder = jarFolder();
+  const { dataPath } = options;
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  let lock: FolderLock | undefined;
+  if (dataPath) {
+    mkdirSync(dataPath, { recursive: true });
+    lock = await lockFolder(dataPath, 'The DynamoDB Local data folder');
+  }
+  try {
+    // Chosen once: restarts reuse it, so the SDK clients' endpoint stays valid. If another
+    // program takes the port while java is down, the restarts fail and the supervisor gives up.
+    const port = await freePort();
+    let current = await launch(folder, port, dataPath, timeoutMs, options.onSpawn);
+    lock?.setChild(current.pid);
+    const endpoint = `http://127.0.0.1:${port}`;
+    let state: PartState = 'up';
+    const supervisor = dataPath
+      ? new Supervisor(current, {
+          name: 'DynamoDB Local',
+          restart: async () => {
+            current = await launch(folder, port, dataPath, timeoutMs);
+            lock?.setChild(current.pid);
+            return current;
+          },
+        })
+      : undefined;
+    if (!supervisor) void current.exited.then(() => (state = 'down'));
+    let stopped: Promise<void> | undefined;
+    return {
+      endpoint,
+      get pid() {
+        return current.pid;
+      },
+      get state() {
+        return supervisor?.state ?? state;
+      },
+      report(report) {
+        supervisor?.report(report);
+      },
+      stop() {
+        stopped ??= (async () => {
+          state = 'down';
+          await (supervisor ? supervisor.stop() : current.stop());
+          lock?.release();
+        })();
+        return stopped;
+      },
+    };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
 }

@@ -11,6 +11,35 @@ import { TTL_ATTRIBUTE, tableDefinition } from './table';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * DescribeTable as the question "does the table exist?". The SDK's logger middleware reports every
+ * failed call at error level, and here "no such table" is an expected answer (every first start
+ * gets it), not an error: a newcomer's first screen showed a level-50 `aws-sdk error` just before
+ * "Created table". So for this one call the logger the middleware sees skips exactly
+ * ResourceNotFoundException; any other failure (throttling, access denied, a dead endpoint) is
+ * still logged and still thrown.
+ */
+function describeExisting(tableName: string): DescribeTableCommand {
+  const command = new DescribeTableCommand({ TableName: tableName });
+  command.middlewareStack.add(
+    (next, context) => (args) => {
+      const logger = context.logger;
+      if (logger?.error) {
+        const error = logger.error.bind(logger);
+        context.logger = Object.assign(Object.create(logger) as typeof logger, {
+          error: (entry: unknown) => {
+            if ((entry as { error?: Error } | undefined)?.error?.name !== 'ResourceNotFoundException') error(entry);
+          },
+        });
+      }
+      return next(args);
+    },
+    // Ahead of the SDK's logger middleware (same step, normal priority), which reads context.logger when the call fails.
+    { step: 'initialize', priority: 'high', name: 'expectMissingTable' },
+  );
+  return command;
+}
+
 /** Waits until the table and all its indexes are ACTIVE (DynamoDB builds a new index in the background). */
 async function waitActive(client: DynamoDBClient, tableName: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -33,7 +62,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   let existing: string[] | null = null;
   let active = false;
   try {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(describeExisting(tableName));
     existing = (Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName!);
     active = Table?.TableStatus === 'ACTIVE' && (Table.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE');
   } catch (error) {

@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ensureTable } from '../../src/infra/dynamo/ensure-table';
+import { testEndpoint } from '../support/dynamo';
+
+/*
+ * The existence check of ensureTable expects "no such table" on every first start: that answer
+ * must not reach the SDK's error log (a newcomer saw a level-50 line before "Created table"), while
+ * any other failure of the same call still must.
+ */
+describe('ensureTable and the SDK error log', () => {
+  const logged: Array<{ commandName?: string; error?: Error }> = [];
+  let client: DynamoDBClient;
+
+  beforeAll(() => {
+    client = new DynamoDBClient({
+      endpoint: testEndpoint(),
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      logger: { debug: () => {}, info: () => {}, warn: () => {}, error: (entry: any) => logged.push(entry) },
+    });
+  });
+  afterAll(() => client.destroy());
+  beforeEach(() => (logged.length = 0));
+
+  it('creates a missing table without logging an error', async () => {
+    const tableName = `t_${randomUUID().slice(0, 8)}`;
+    try {
+      expect(await ensureTable(client, tableName)).toBe('created');
+      expect(logged).toEqual([]);
+    } finally {
+      await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => {});
+    }
+  });
+
+  it('still logs and throws any other failure of the existence check', async () => {
+    // A one-letter name is invalid: DynamoDB answers ValidationException, a real error.
+    await expect(ensureTable(client, 'x')).rejects.toThrow();
+    expect(logged.map((entry) => [entry.commandName, entry.error?.name])).toEqual([['DescribeTableCommand', 'ValidationException']]);
+  });
+});
