@@ -171,22 +171,31 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       },
       stop() {
         stopped ??= (async () => {
+          // Each step runs even when one before it failed: the embedded parts must stop regardless.
+          const step = async (what: string, run: () => unknown) => {
+            try {
+              await run();
+            } catch (err) {
+              logger.warn({ err, step: what }, 'a shutdown step failed; going on');
+            }
+          };
           draining = true;
           http.stopListening();
-          await http.stop(config.shutdownDrainMs);
-          let bound: NodeJS.Timeout | undefined;
-          const closed = await Promise.race([
-            ws.close().then(() => true),
-            new Promise<false>((resolve) => (bound = setTimeout(() => resolve(false), WS_CLOSE_BOUND_MS))),
-          ]);
-          clearTimeout(bound);
-          if (!closed) logger.warn({ ms: WS_CLOSE_BOUND_MS }, 'WebSocket peers did not finish closing; going on without them');
-          await outbox.stop();
-          await bus.close();
+          await step('http', () => http.stop(config.shutdownDrainMs));
+          await step('websockets', async () => {
+            let bound: NodeJS.Timeout | undefined;
+            const closed = await Promise.race([
+              ws.close().then(() => true),
+              new Promise<false>((resolve) => (bound = setTimeout(() => resolve(false), WS_CLOSE_BOUND_MS))),
+            ]).finally(() => clearTimeout(bound));
+            if (!closed) logger.warn({ ms: WS_CLOSE_BOUND_MS }, 'WebSocket peers did not finish closing; going on without them');
+          });
+          await step('outbox', () => outbox.stop());
+          await step('event bus', () => bus.close());
           dynamo.client.destroy();
           files.destroy();
-          await ownS3?.stop();
-          await ownEmbedded?.stop();
+          await step('local S3', () => ownS3?.stop());
+          await step('DynamoDB Local', () => ownEmbedded?.stop());
         })();
         return stopped;
       },
