@@ -234,19 +234,27 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       },
       stop() {
         stopped ??= (async () => {
+          // Each step runs even when one before it failed: the embedded parts must stop regardless.
+          const step = async (what: string, run: () => unknown) => {
+            try {
+              await run();
+            } catch (err) {
+              logger.warn({ err, step: what }, 'a shutdown step failed; going on');
+            }
+          };
           draining = true;
           http.stopListening();
-          await http.stop(config.shutdownDrainMs);
+          await step('http', () => http.stop(config.shutdownDrainMs));
           // Every operation ends at once; peers that do not finish the close handshake in time are cut off.
-          await ws.close(WS_CLOSE_GRACE_MS);
-          await outbox.stop();
-          await bus.close();
-          await metricsServer?.close();
+          await step('websockets', () => ws.close(WS_CLOSE_GRACE_MS));
+          await step('outbox', () => outbox.stop());
+          await step('event bus', () => bus.close());
+          await step('metrics server', () => metricsServer?.close());
           outage.stop();
           dynamo.client.destroy();
           files.destroy();
-          await ownS3?.stop();
-          await ownEmbedded?.stop();
+          await step('local S3', () => ownS3?.stop());
+          await step('DynamoDB Local', () => ownEmbedded?.stop());
         })();
         return stopped;
       },

@@ -25,8 +25,11 @@ export interface SupervisorReport {
 export interface SupervisorOptions extends SupervisorReport {
   /** The part's name in messages, e.g. "DynamoDB Local". */
   name: string;
-  /** Starts a new copy (on the same data folder and port) and resolves once it answers. */
-  restart(): Promise<Running>;
+  /**
+   * Starts a new copy (on the same data folder and port) and resolves once it answers. When
+   * `signal` aborts (stop() was called meanwhile), it stops what it started and rejects soon.
+   */
+  restart(signal: AbortSignal): Promise<Running>;
   /** Waits before each restart attempt; the last value repeats. */
   backoffMs?: number[];
   /** Failed restarts in a row after which the part is given up. */
@@ -52,6 +55,7 @@ export class Supervisor {
   private restarted = false;
   private upSince = Date.now();
   private recovering?: Promise<void>;
+  private readonly stopped = new AbortController();
   private readonly options: Required<Omit<SupervisorOptions, keyof SupervisorReport>> & SupervisorReport;
 
   constructor(first: Running, options: SupervisorOptions) {
@@ -73,6 +77,7 @@ export class Supervisor {
   async stop(): Promise<void> {
     this.stopping = true;
     this.stateNow = 'down';
+    this.stopped.abort();
     await this.recovering;
     await this.running.stop();
   }
@@ -109,7 +114,7 @@ export class Supervisor {
       await sleep(backoffMs[Math.min(this.failures, backoffMs.length - 1)]);
       if (this.stopping) return;
       try {
-        const copy = await this.options.restart();
+        const copy = await this.options.restart(this.stopped.signal);
         if (this.stopping) {
           // stop() came while this copy was starting: it must not outlive the server.
           await copy.stop();
@@ -123,6 +128,7 @@ export class Supervisor {
         this.watch(copy);
         return;
       } catch (error) {
+        if (this.stopping) return;
         this.failures++;
         last = (error as Error).message.split('\n')[0];
         this.tell('warn', `${name} did not come back (attempt ${this.failures} of ${maxFailures}): ${last}`);

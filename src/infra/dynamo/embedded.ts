@@ -70,8 +70,8 @@ export function checkJava(): void {
 const WATCHDOG = [
   'while read -r _; do :; done',
   'kill -TERM "$1" 2>/dev/null || exit 0',
-  'for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$1" 2>/dev/null || exit 0; sleep 0.5; done',
-  'kill -KILL "$1" 2>/dev/null',
+  'i=0; while [ $i -lt 50 ] && kill -0 "$1" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done',
+  'kill -0 "$1" 2>/dev/null && kill -KILL "$1" 2>/dev/null',
 ].join('\n');
 
 /** How long java gets to stop on SIGTERM before it is killed. */
@@ -102,7 +102,7 @@ function javaReason(output: string): string {
  * Starts one DynamoDB Local java process on `port` with its watchdog, and resolves when it answers.
  * Throws with DynamoDB Local's output when it exits or does not answer within `timeoutMs`.
  */
-async function launch(folder: string, port: number, dataPath: string | null, timeoutMs: number, onSpawn?: () => void): Promise<JavaCopy> {
+async function launch(folder: string, port: number, dataPath: string | null, timeoutMs: number, options: { onSpawn?: () => void; signal?: AbortSignal } = {}): Promise<JavaCopy> {
   const args = [
     `-Djava.library.path=${join(folder, 'DynamoDBLocal_lib')}`,
     // A small heap start and serial GC keep a 2-core machine responsive while it warms up.
@@ -117,7 +117,7 @@ async function launch(folder: string, port: number, dataPath: string | null, tim
     ...(dataPath ? ['-dbPath', dataPath] : ['-inMemory']),
   ];
   const java = spawn('java', args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  onSpawn?.();
+  options.onSpawn?.();
   let output = '';
   // Only the start-up output matters (for error messages); later output is read and dropped.
   const collect = (chunk: Buffer) => {
@@ -164,6 +164,7 @@ async function launch(folder: string, port: number, dataPath: string | null, tim
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {
+      if (options.signal?.aborted) throw new Error('DynamoDB Local was stopped during start-up.');
       if (how !== undefined) throw new Error(`DynamoDB Local exited during start-up (${how}${javaReason(output)}):\n${output.trim()}`);
       try {
         await probe.send(new ListTablesCommand({ Limit: 1 }));
@@ -206,15 +207,15 @@ export async function startDynamoDbLocal(options: { dataPath: string | null; tim
     // Chosen once: restarts reuse it, so the SDK clients' endpoint stays valid. If another
     // program takes the port while java is down, the restarts fail and the supervisor gives up.
     const port = await freePort();
-    let current = await launch(folder, port, dataPath, timeoutMs, options.onSpawn);
+    let current = await launch(folder, port, dataPath, timeoutMs, { onSpawn: options.onSpawn });
     lock?.setChild(current.pid);
     const endpoint = `http://127.0.0.1:${port}`;
     let state: PartState = 'up';
     const supervisor = dataPath
       ? new Supervisor(current, {
           name: 'DynamoDB Local',
-          restart: async () => {
-            current = await launch(folder, port, dataPath, timeoutMs);
+          restart: async (signal) => {
+            current = await launch(folder, port, dataPath, timeoutMs, { signal });
             lock?.setChild(current.pid);
             return current;
           },
