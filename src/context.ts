@@ -101,14 +101,6 @@ export class Context {
     this.built ??= createRepositories(this.deps, this.principal);
     return this.built;
   }
-
-  /**
-   * Drops the repositories and their loader caches. A subscription's context lives as long as the
-   * subscription, so each event calls this and resolves against fresh data.
-   */
-  renew(): void {
-    this.built = undefined;
-  }
 }
 
 function createRepositories(deps: ContextDeps, principal: Principal): Repositories {

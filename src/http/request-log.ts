@@ -1,9 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { ApolloServerPlugin } from '@apollo/server';
 import type { NextFunction, Request, Response } from 'express';
-import { getOperationAST, type GraphQLFormattedError, type OperationTypeNode } from 'graphql';
+import type { GraphQLFormattedError, OperationTypeNode } from 'graphql';
 import { logger } from '../logger';
 
 /**
@@ -19,6 +18,8 @@ export interface RequestRecord {
   operationName?: string;
   /** The first error's code; the request is OK when no error was sent. */
   outcome?: string;
+  /** True once the operation passed validation; only then are its type and name metric labels. */
+  validated?: boolean;
 }
 
 /** The request-id header, read from the request and echoed on the response. */
@@ -57,7 +58,8 @@ export function currentRequest(): RequestRecord | undefined {
 }
 
 /** Notes the operation a request resolved to; its name is capped so a log line stays bounded. */
-export function noteOperation(record: RequestRecord, type: OperationTypeNode | undefined, name: string | null | undefined): void {
+export function noteOperation(record: RequestRecord, type: OperationTypeNode | undefined, name: string | null | undefined, validated = false): void {
+  record.validated = validated;
   record.operationType = type;
   record.operationName = name ? name.slice(0, OPERATION_NAME_MAX) : undefined;
 }
@@ -102,14 +104,15 @@ export function logRequest(record: RequestRecord, status?: number): void {
 /**
  * Express middleware that goes first on the GraphQL route: it picks the request id, returns it in
  * the `x-request-id` response header, keeps the record in `res.locals.request` (the error handler
- * reads it there), and logs the request's line when the response is done or the client went away.
+ * reads it there), and hands the record to `finish` (its log line and metrics) when the response
+ * is done or the client went away.
  */
-export function requestIdentity() {
+export function requestIdentity(finish: (record: RequestRecord, status: number) => void) {
   return (req: Request, res: Response, next: NextFunction) => {
     const record = beginRequest(requestIdFrom(req.headers[REQUEST_ID_HEADER]));
     res.locals.request = record;
     res.setHeader(REQUEST_ID_HEADER, record.requestId);
-    res.once('close', () => logRequest(record, res.statusCode));
+    res.once('close', () => finish(record, res.statusCode));
     next();
   };
 }
@@ -124,24 +127,5 @@ export function requestScope() {
     const record = res.locals.request as RequestRecord | undefined;
     if (record) runInRequest(record, next);
     else next();
-  };
-}
-
-/** The Apollo plugin that notes which operation the current request ran (for its log line). */
-export function operationLogPlugin<TContext extends object>(): ApolloServerPlugin<TContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async willSendResponse({ document, operation, operationName, request }) {
-          const record = currentRequest();
-          if (!record) return;
-          // A document that parsed but failed validation has no resolved operation yet; its
-          // operation is still worth logging, and is read from the parsed document (never from
-          // the caller's raw operationName, which could be any text).
-          const resolved = operation ?? (document ? getOperationAST(document, request.operationName) ?? undefined : undefined);
-          noteOperation(record, resolved?.operation, operationName ?? resolved?.name?.value);
-        },
-      };
-    },
   };
 }

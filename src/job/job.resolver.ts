@@ -139,9 +139,7 @@ export class JobResolver {
     @Root() event: JobEvent,
     @Arg('jobId', () => ID) _jobId: string,
     @Arg('afterSeq', () => Int, { nullable: true }) _afterSeq: number | null,
-    @Ctx() ctx: Context,
   ): JobEvent {
-    ctx.renew();
     return event;
   }
 
@@ -150,8 +148,7 @@ export class JobResolver {
     description: 'Status changes of the jobs of one project, or of all the tenant’s jobs when projectId is omitted.',
     subscribe: ({ args, context }) => (context as Context).repos.live.jobStatusChanges(args.projectId ?? null),
   })
-  jobStatusChanges(@Root() event: JobEvent, @Arg('projectId', () => ID, { nullable: true }) _projectId: string | null, @Ctx() ctx: Context): JobEvent {
-    ctx.renew();
+  jobStatusChanges(@Root() event: JobEvent, @Arg('projectId', () => ID, { nullable: true }) _projectId: string | null): JobEvent {
     return event;
   }
 
@@ -164,9 +161,7 @@ export class JobResolver {
     @Root() event: ActivityEvent,
     @Arg('projectId', () => ID) _projectId: string,
     @Arg('afterEventId', () => ID, { nullable: true }) _afterEventId: string | null,
-    @Ctx() ctx: Context,
   ): ActivityEvent {
-    ctx.renew();
     return event;
   }
 }

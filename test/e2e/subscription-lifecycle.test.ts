@@ -258,10 +258,14 @@ describe('subscriptions end when they should', () => {
       expect(failed.extensions).toEqual(expect.objectContaining({ code: 'NOT_FOUND', requestId: expect.any(String) }));
       expect(failed.extensions.http).toBeUndefined();
       await socket.next('complete', 5000, 'missing');
-      const lines = await eventually(() => logs.entries().filter((e) => e.msg === 'graphql request'), (l) => l.length >= 2);
+      socket.send({ type: 'subscribe', id: 'invalid', payload: { query: 'query Broken { nope }' } });
+      const invalid = (await socket.next('error', 5000, 'invalid')).payload[0];
+      expect(invalid.extensions).toEqual(expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED', requestId: expect.any(String) }));
+      const lines = await eventually(() => logs.entries().filter((e) => e.msg === 'graphql request'), (l) => l.length >= 3);
       expect(lines.map(({ operationType, operationName, outcome }) => [operationType, operationName, outcome])).toEqual([
         ['query', 'WhoAmI', 'OK'],
         ['mutation', 'Cancel', 'NOT_FOUND'],
+        [null, null, 'GRAPHQL_VALIDATION_FAILED'],
       ]);
       expect(lines[1].requestId).toBe(failed.extensions.requestId);
       expect(JSON.stringify(lines)).not.toContain('job_01ARZ3NDEKTSV4RRFFQ69G5FAV');
@@ -289,6 +293,9 @@ describe('subscriptions end when they should', () => {
       const socket = await rawConnection(server.url, editor);
       socket.send({ type: 'pong' });
       socket.send({ type: 'pong', payload: { at: 1 } });
+      // A ping is answered with a bare pong: its payload is not echoed, so no payload can overflow the server.
+      socket.send(`{"type":"ping","payload":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`);
+      expect(await socket.next('pong')).toEqual({ type: 'pong' });
       // Variables nested far too deep for any argument: an error for that operation, the socket stays.
       // (Written as text: JSON.stringify itself would overflow on it.)
       const deep = `${'['.repeat(5000)}"bottom"${']'.repeat(5000)}`;
