@@ -5,6 +5,14 @@ import { PageArgs } from '../common/pagination';
 import { JSONObject } from '../common/scalars';
 import type { Context } from '../context';
 import { CreateJobInput, Job, JobConnection, JobEvent, JobsByStatusArgs, ProjectJobsArgs, Step, StepConnection, StepRef } from './job.type';
+import type { JobRepository } from './job.repository';
+
+// This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
+declare module '../context' {
+  interface Repositories {
+    jobs: JobRepository;
+  }
+}
 
 @Resolver(() => Step)
 export class StepResolver {
