@@ -12,13 +12,6 @@ import type { Metrics } from '../infra/metrics';
 import { replayThenLive, type ReplayObserver } from './replay';
 import { topics } from './topics';
 
-// Subscriptions reach the caller's Live through ctx.repos; it is added here so that the context imports nothing from events.
-declare module '../context' {
-  interface Repositories {
-    live: Live;
-  }
-}
-
 /**
  * The subscriptions of one caller. Topics are built from the caller's tenant (from the token),
  * and the subject is checked to exist in that tenant first, so a subscription to another
