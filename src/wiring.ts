@@ -22,6 +22,10 @@ import { MilestoneRepository } from './milestone/milestone.repository';
 import { ProjectRepository } from './project/project.repository';
 import { TenantRepository } from './tenant/tenant.repository';
 
+/**
+ * What the wiring needs to build each request's repositories. The app makes one for the operation
+ * pipeline; tools that work without a server (the demo loader) make their own.
+ */
 export interface ContextDeps {
   store: Store;
   eventRetentionDays: number;
