@@ -22,11 +22,12 @@ import {
 import type { Principal } from '../auth/principal';
 import { checkVariables, jsonVariablesError } from '../common/json-limits';
 import type { Config } from '../config';
-import { createContext, type Context, type ContextDeps } from '../context';
+import type { Context } from '../context';
 import { formatError } from '../errors';
 import { runWithBudget } from '../infra/deadline';
 import type { Metrics } from '../infra/metrics';
 import { beginRequest, currentRequest, logRequest, noteOperation, runInRequest, withRequestId, type RequestRecord } from '../http/request-log';
+import { createContext, type ContextDeps } from '../wiring';
 
 export interface PipelineDeps extends ContextDeps {
   config: Config;
