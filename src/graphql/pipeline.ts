@@ -26,7 +26,7 @@ import type { Context } from '../context';
 import { formatError } from '../errors';
 import { runWithBudget } from '../infra/deadline';
 import type { Metrics } from '../infra/metrics';
-import { beginRequest, currentRequest, logRequest, noteOperation, runInRequest, withRequestId, type RequestRecord } from '../http/request-log';
+import { beginRequest, currentRequest, logRequest, noteOperation, runInRequest, withRequestId, type RequestRecord } from './record';
 import { createContext, type ContextDeps } from '../wiring';
 
 export interface PipelineDeps extends ContextDeps {

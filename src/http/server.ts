@@ -12,7 +12,8 @@ import type { Context } from '../context';
 import type { OperationPipeline } from '../graphql/pipeline';
 import { logger } from '../logger';
 import { graphiqlRouter, type GraphiQLHints } from './graphiql';
-import { REQUEST_ID_HEADER, requestIdentity, requestScope, type RequestRecord } from './request-log';
+import { REQUEST_ID_HEADER, type RequestRecord } from '../graphql/record';
+import { requestIdentity, requestScope } from './request-log';
 import { graphqlOverHttpStatus } from './status';
 
 export interface HttpDeps {

@@ -7,7 +7,7 @@ import type { TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import type { OperationPipeline } from '../graphql/pipeline';
-import type { RequestRecord } from './request-log';
+import type { RequestRecord } from '../graphql/record';
 import { serveGraphQLOverWebSocket, type Operation, type Transport } from './ws-transport';
 
 export interface WebSocketDeps {

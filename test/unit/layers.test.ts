@@ -18,7 +18,6 @@ const KNOWN_UPWARD = [
   // The store takes the Key type from the domain's key helpers.
   'infra/dynamo/store.ts → common/keys.ts',
   // The pipeline keeps its per-operation records in the HTTP folder's request log.
-  'graphql/pipeline.ts → http/request-log.ts',
 ];
 
 describe('the layers of src/', () => {
