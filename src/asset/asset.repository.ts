@@ -4,7 +4,8 @@ import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
 import { applyPatch, boundedJson, nonNegativeInt, optionalText, requireText } from '../common/validate';
 import { AppError, ErrorCode, invalidTransition, notFound } from '../errors';
-import type { Item, Page, PageRequest, TxWrite } from '../infra/dynamo/store';
+import type { Item, Page, PageRequest } from '../infra/dynamo/store';
+import { update, type Write } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { logKey } from '../log/log.keys';
 import { projectChildren } from '../project/project.keys';
@@ -43,18 +44,10 @@ export class AssetRepository {
   }
 
   /** Adds or removes `assetId` in the log's set; a missing log fails the transaction with NOT_FOUND. */
-  private linkWrite(projectId: string, logId: string, assetId: string, op: 'ADD' | 'DELETE'): TxWrite {
+  private linkWrite(projectId: string, logId: string, assetId: string, op: 'ADD' | 'DELETE'): Write {
     assertId(logId, 'log', 'linkedLogId');
-    return {
-      Update: {
-        TableName: '',
-        Key: logKey(this.scope.tenantId, projectId, logId),
-        UpdateExpression: `${op} assetIds :ids`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':ids': new Set([assetId]) },
-      },
-      onConditionFailed: () => notFound('Log', logId),
-    };
+    const log = update(logKey(this.scope.tenantId, projectId, logId));
+    return (op === 'ADD' ? log.addToSet('assetIds', [assetId]) : log.deleteFromSet('assetIds', [assetId])).ifExists(() => notFound('Log', logId));
   }
 
   private nowSeconds(): number {
@@ -62,7 +55,7 @@ export class AssetRepository {
   }
 
   /** What a new asset's transaction also needs: an active project, and the link on its log. */
-  private newAssetChecks(projectId: string, assetId: string, linkedLogId: string | undefined): TxWrite[] {
+  private newAssetChecks(projectId: string, assetId: string, linkedLogId: string | undefined): Write[] {
     const checks = [this.projects.activeProjectCheck(projectId)];
     if (linkedLogId) checks.push(this.linkWrite(projectId, linkedLogId, assetId, 'ADD'));
     return checks;
@@ -234,7 +227,7 @@ export class AssetRepository {
       linkedLogId: input.linkedLogId,
     };
     return (await mutate(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => {
-      const derived: TxWrite[] = [];
+      const derived: Write[] = [];
       if (input.linkedLogId !== undefined && input.linkedLogId !== current.linkedLogId) {
         if (current.linkedLogId) derived.push(this.linkWrite(projectId, current.linkedLogId, assetId, 'DELETE'));
         if (input.linkedLogId) derived.push(this.linkWrite(projectId, input.linkedLogId, assetId, 'ADD'));

@@ -1,6 +1,6 @@
-import { eventWrite, type EventSpec } from '../activity/activity.events';
 import { AppError, conflict, ErrorCode, notFound } from '../errors';
-import type { Item, TxWrite } from '../infra/dynamo/store';
+import { check, del, put, type ConditionFailure, type Item, type Write } from '../infra/dynamo/write';
+import { activityEvent, type EventSpec } from './activity-event';
 import type { Key } from './keys';
 import type { Scope } from './scope';
 
@@ -35,15 +35,14 @@ export interface Change {
   /** The entity's new attributes (keys and index attributes included); version and updatedAt are set here. */
   item: Item;
   /** Derived writes that commit with it (material uses, tag items, a parent's counters). */
-  derived?: TxWrite[];
+  derived?: Write[];
   event: EventSpec;
 }
 
-/** The condition that the entity is still at the version read, and what its failure means. */
+/** The version the entity was read at, and what losing it since means. */
 interface Lock {
-  ConditionExpression: string;
-  ExpressionAttributeValues: Record<string, unknown>;
-  onConditionFailed: (current: Item | undefined) => Error;
+  version: number;
+  onConditionFailed: ConditionFailure;
 }
 
 /**
@@ -66,8 +65,7 @@ async function withLock<T>(
       throw conflict(subject.entity, subject.id, expectedVersion, current.version);
     }
     const lock: Lock = {
-      ConditionExpression: 'version = :version',
-      ExpressionAttributeValues: { ':version': current.version },
+      version: current.version,
       onConditionFailed: (now) => {
         if (!now) return notFound(subject.entity, subject.id);
         if (expectedVersion == null && mayRetry) return new Stale();
@@ -84,13 +82,13 @@ async function withLock<T>(
  * derived writes and its event commit in one transaction. Returns the item as written.
  */
 export function mutate(scope: Scope, subject: Subject, expectedVersion: number | null | undefined, change: (current: Item) => Change): Promise<Item> {
-  return withLock(scope, subject, expectedVersion, async (current, { onConditionFailed, ...condition }) => {
+  return withLock(scope, subject, expectedVersion, async (current, lock) => {
     const { item, derived = [], event } = change(current);
     const next = { ...item, version: current.version + 1, updatedAt: scope.now().toISOString() };
     await scope.commit([
-      { Put: { TableName: '', Item: next, ...condition }, onConditionFailed },
+      put(next).ifVersion(lock.version, lock.onConditionFailed),
       ...derived,
-      eventWrite(scope, { ...event, data: { version: next.version, ...event.data } }),
+      activityEvent(scope, { ...event, data: { version: next.version, ...event.data } }),
     ]);
     // commit() dropped the request's cached reads; the written item is known, so it is primed.
     scope.items.prime(subject.key, next);
@@ -102,16 +100,13 @@ export function mutate(scope: Scope, subject: Subject, expectedVersion: number |
  * Creates an entity: the item is put only if its key is new, with the derived items, any parent
  * checks (which map their own failures, e.g. to NOT_FOUND) and the event, in one transaction.
  */
-export async function create(scope: Scope, item: Item, event: EventSpec, derived: TxWrite[] = []): Promise<Item> {
+export async function create(scope: Scope, item: Item, event: EventSpec, derived: Write[] = []): Promise<Item> {
   const now = scope.now().toISOString();
   const created: Item = { ...item, version: 1, createdAt: now, updatedAt: now, createdBy: scope.actor };
   await scope.commit([
-    {
-      Put: { TableName: '', Item: created, ConditionExpression: 'attribute_not_exists(PK)' },
-      onConditionFailed: () => new AppError(ErrorCode.CONFLICT, `${event.entityType} ${event.entityId} already exists.`),
-    },
+    put(created).ifNew(() => new AppError(ErrorCode.CONFLICT, `${event.entityType} ${event.entityId} already exists.`)),
     ...derived,
-    eventWrite(scope, { ...event, data: { version: 1, ...event.data } }),
+    activityEvent(scope, { ...event, data: { version: 1, ...event.data } }),
   ]);
   scope.items.prime({ PK: created.PK, SK: created.SK }, created);
   return created;
@@ -125,32 +120,20 @@ export function remove(
   scope: Scope,
   subject: Subject,
   expectedVersion: number | null | undefined,
-  change: (current: Item) => { derived?: TxWrite[]; event: EventSpec },
+  change: (current: Item) => { derived?: Write[]; event: EventSpec },
 ): Promise<Item> {
-  return withLock(scope, subject, expectedVersion, async (current, { onConditionFailed, ...condition }) => {
+  return withLock(scope, subject, expectedVersion, async (current, lock) => {
     const { derived = [], event } = change(current);
-    await scope.commit([{ Delete: { TableName: '', Key: subject.key, ...condition }, onConditionFailed }, ...derived, eventWrite(scope, event)]);
+    await scope.commit([del(subject.key).ifVersion(lock.version, lock.onConditionFailed), ...derived, activityEvent(scope, event)]);
     return current;
   });
 }
 
 /**
- * A transaction condition that `key` exists (and meets `extra`, e.g. not archived), failing the
- * transaction with NOT_FOUND for `entity id` otherwise.
+ * A transaction condition that `key` exists (and that each attribute of `where` has its value,
+ * e.g. `{ archived: false }`), failing the transaction with NOT_FOUND for `entity id` otherwise.
  */
-export function mustExist(
-  key: Key,
-  entity: string,
-  id: string,
-  extra?: { condition: string; values: Record<string, unknown> },
-): TxWrite {
-  return {
-    ConditionCheck: {
-      TableName: '',
-      Key: key,
-      ConditionExpression: extra ? `attribute_exists(PK) AND ${extra.condition}` : 'attribute_exists(PK)',
-      ExpressionAttributeValues: extra?.values,
-    },
-    onConditionFailed: () => notFound(entity, id),
-  };
+export function mustExist(key: Key, entity: string, id: string, where?: Record<string, string | number | boolean>): Write {
+  const exists = check(key).exists(() => notFound(entity, id));
+  return where ? exists.where(where) : exists;
 }

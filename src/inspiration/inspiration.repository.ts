@@ -6,7 +6,8 @@ import type { Scope } from '../common/scope';
 import { applyPatch, maxItems, optionalText, requireText } from '../common/validate';
 import { notFound } from '../errors';
 import { logger } from '../logger';
-import type { Item, Page, PageRequest, TxWrite } from '../infra/dynamo/store';
+import type { Item, Page, PageRequest } from '../infra/dynamo/store';
+import { del, put, type Write } from '../infra/dynamo/write';
 import type { ProjectRepository } from '../project/project.repository';
 import { AssetStatus } from '../asset/asset.type';
 import { invalidTransition } from '../errors';
@@ -30,13 +31,13 @@ export class InspirationRepository {
     return { entity: 'Inspiration', id: inspirationId, key: inspirationKey(this.scope.tenantId, inspirationId) };
   }
 
-  private tagWrites(before: string[], after: string[], inspirationId: string): TxWrite[] {
+  private tagWrites(before: string[], after: string[], inspirationId: string): Write[] {
     const { tenantId } = this.scope;
     return [
-      ...before.filter((t) => !after.includes(t)).map((t): TxWrite => ({ Delete: { TableName: '', Key: inspirationTagKey(tenantId, t, inspirationId) } })),
+      ...before.filter((t) => !after.includes(t)).map((t) => del(inspirationTagKey(tenantId, t, inspirationId))),
       ...after
         .filter((t) => !before.includes(t))
-        .map((tag): TxWrite => ({ Put: { TableName: '', Item: { ...inspirationTagKey(tenantId, tag, inspirationId), entityType: 'InspirationTag', tag, inspirationId } } })),
+        .map((tag) => put({ ...inspirationTagKey(tenantId, tag, inspirationId), entityType: 'InspirationTag', tag, inspirationId })),
     ];
   }
 

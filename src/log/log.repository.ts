@@ -5,7 +5,8 @@ import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
 import { StateMachine } from '../common/state-machine';
 import { applyPatch, boundedJson, maxItems, nonNegativeInt, optionalText, requireText } from '../common/validate';
-import type { Item, Page, PageRequest, TxWrite } from '../infra/dynamo/store';
+import type { Item, Page, PageRequest } from '../infra/dynamo/store';
+import { del, put, type Write } from '../infra/dynamo/write';
 import { projectChildren } from '../project/project.keys';
 import type { ProjectRepository } from '../project/project.repository';
 import { logIndexKeys, logKey, logsByAttribution, materialUseKey, materialUses } from './log.keys';
@@ -98,7 +99,7 @@ export class LogRepository {
       tags: cleanList(input.tags, 'tags', 50, 100) ?? [],
       ...logIndexKeys(this.scope.tenantId, { logId, attributionStatus: AttributionStatus.PENDING, createdAt }),
     };
-    const uses = [...materialItems(this.scope, { ...item, createdAt }).values()].map((Item): TxWrite => ({ Put: { TableName: '', Item } }));
+    const uses = [...materialItems(this.scope, { ...item, createdAt }).values()].map((use) => put(use));
     return (await create(
       this.scope,
       item,
@@ -121,9 +122,9 @@ export class LogRepository {
       const next = applyPatch(current, patch);
       const before = materialItems(this.scope, current);
       const after = materialItems(this.scope, next);
-      const derived: TxWrite[] = [
-        ...[...before.keys()].filter((sk) => !after.has(sk)).map((SK): TxWrite => ({ Delete: { TableName: '', Key: { PK: current.PK, SK } } })),
-        ...[...after.values()].map((Item): TxWrite => ({ Put: { TableName: '', Item } })),
+      const derived: Write[] = [
+        ...[...before.keys()].filter((sk) => !after.has(sk)).map((SK) => del({ PK: current.PK, SK })),
+        ...[...after.values()].map((use) => put(use)),
       ];
       return {
         item: next,

@@ -4,7 +4,7 @@ import type { Scope } from '../common/scope';
 import { StateMachine } from '../common/state-machine';
 import { applyPatch, boundedJson, optionalText, requireText } from '../common/validate';
 import { badInput, invalidTransition } from '../errors';
-import type { Item, Page, PageRequest, TxWrite } from '../infra/dynamo/store';
+import type { Item, Page, PageRequest, Write } from '../infra/dynamo/store';
 import type { BudgetInput, CreateProjectInput, UpdateProjectInput } from './project.input';
 import { projectIndexKeys, projectKey, projectsByStatus, projectsByTitle } from './project.keys';
 import { ProjectStatus, type Project } from './project.type';
@@ -127,11 +127,8 @@ export class ProjectRepository {
    * A transaction condition that the project exists and is not archived, for writes that add a
    * child to it. Fails the transaction with NOT_FOUND otherwise.
    */
-  activeProjectCheck(projectId: string): TxWrite {
+  activeProjectCheck(projectId: string): Write {
     assertId(projectId, 'proj', 'projectId');
-    return mustExist(projectKey(this.scope.tenantId, projectId), 'Project', projectId, {
-      condition: 'archived = :false',
-      values: { ':false': false },
-    });
+    return mustExist(projectKey(this.scope.tenantId, projectId), 'Project', projectId, { archived: false });
   }
 }
