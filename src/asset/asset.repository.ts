@@ -11,8 +11,9 @@ import { logKey } from '../log/log.keys';
 import { projectChildren } from '../project/project.keys';
 import type { ProjectRepository } from '../project/project.repository';
 import { assetKey, assetObjectKey } from './asset.keys';
+import { Uploads, type PendingUpload } from '../files/upload';
+import { UploadStatus } from '../files/upload.type';
 import {
-  AssetStatus,
   type Asset,
   type AssetUpload,
   type AssetVersion,
@@ -32,10 +33,14 @@ export const MAX_ASSET_VERSIONS = 100;
  * batched read.
  */
 export class AssetRepository {
+  private readonly uploads: Uploads;
+
   constructor(
     private readonly scope: Scope,
     private readonly projects: ProjectRepository,
-  ) {}
+  ) {
+    this.uploads = new Uploads(scope.files, scope.now);
+  }
 
   private subject(projectId: string, assetId: string): Subject {
     assertId(projectId, 'proj', 'projectId');
@@ -48,10 +53,6 @@ export class AssetRepository {
     assertId(logId, 'log', 'linkedLogId');
     const log = update(logKey(this.scope.tenantId, projectId, logId));
     return (op === 'ADD' ? log.addToSet('assetIds', [assetId]) : log.deleteFromSet('assetIds', [assetId])).ifExists(() => notFound('Log', logId));
-  }
-
-  private nowSeconds(): number {
-    return Math.floor(this.scope.now().getTime() / 1000);
   }
 
   /** What a new asset's transaction also needs: an active project, and the link on its log. */
@@ -79,8 +80,7 @@ export class AssetRepository {
 
   /** The versions worth showing: confirmed ones, and pending uploads whose window is still open. */
   versions(asset: Asset): AssetVersion[] {
-    const now = this.nowSeconds();
-    return (asset.versions ?? []).filter((v) => v.status === AssetStatus.READY || (v.uploadExpiresAt ?? Infinity) > now);
+    return (asset.versions ?? []).filter((v) => this.uploads.isLive(v));
   }
 
   /** Registers an object that is already in S3 (its key validated) as a ready asset. */
@@ -98,11 +98,11 @@ export class AssetRepository {
       projectId,
       type: input.type,
       s3Key,
-      status: AssetStatus.READY,
+      status: UploadStatus.READY,
       size,
       contentType,
       latestVersion: 1,
-      versions: [{ version: 1, s3Key, size, contentType, status: AssetStatus.READY, createdAt: now, confirmedAt: now }],
+      versions: [{ version: 1, s3Key, size, contentType, status: UploadStatus.READY, createdAt: now, confirmedAt: now }],
       exif: boundedJson(input.exif, 'exif') ?? undefined,
       ocr: optionalText(input.ocr, 'ocr', 100_000) ?? undefined,
       alt: optionalText(input.alt, 'alt', 2000) ?? undefined,
@@ -121,14 +121,13 @@ export class AssetRepository {
    * caller gets a presigned PUT that binds the declared content type and size.
    */
   async requestUpload(projectId: string, input: RequestAssetUploadInput): Promise<AssetUpload> {
-    this.scope.files.checkUpload(input.size, input.contentType);
+    this.uploads.check(input);
     const fileName = requireText(input.fileName, 'fileName', 255);
     const assetId = this.scope.newId('asset');
     const { key } = this.subject(projectId, assetId);
     const s3Key = assetObjectKey(this.scope.tenantId, projectId, assetId, 1, fileName);
-    const now = this.scope.now().toISOString();
-    const uploadExpiresAt = this.scope.files.uploadDeadline();
-    const version = { version: 1, s3Key, fileName, size: input.size, contentType: input.contentType, status: AssetStatus.UPLOADING, createdAt: now, uploadExpiresAt };
+    const pending = this.uploads.start(s3Key, input);
+    const version = { version: 1, fileName, createdAt: this.scope.now().toISOString(), ...pending };
     const item = {
       ...key,
       entityType: 'Asset',
@@ -136,16 +135,16 @@ export class AssetRepository {
       projectId,
       type: input.type,
       s3Key,
-      status: AssetStatus.UPLOADING,
+      status: pending.status,
       size: input.size,
       contentType: input.contentType,
       versions: [version],
       alt: optionalText(input.alt, 'alt', 2000) ?? undefined,
       linkedLogId: input.linkedLogId ?? undefined,
       // A first upload never confirmed disappears with its item.
-      expiresAt: uploadExpiresAt,
+      expiresAt: pending.uploadExpiresAt,
     };
-    const upload = await this.scope.files.uploadTarget(s3Key, input.contentType, input.size);
+    const upload = await this.uploads.target(pending);
     const asset = (await create(
       this.scope,
       item,
@@ -157,31 +156,22 @@ export class AssetRepository {
 
   /** Starts the upload of the next version of a ready asset; an earlier unconfirmed one is dropped. */
   async requestVersionUpload(projectId: string, assetId: string, input: RequestAssetVersionInput, expectedVersion?: number | null): Promise<AssetUpload> {
-    this.scope.files.checkUpload(input.size, input.contentType);
+    this.uploads.check(input);
     const fileName = requireText(input.fileName, 'fileName', 255);
-    let pending: AssetVersion | undefined;
+    let pending: (AssetVersion & PendingUpload) | undefined;
     const asset = (await mutate(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => {
-      if (current.status !== AssetStatus.READY) throw invalidTransition('Asset', assetId, current.status, 'uploading a new version');
-      const confirmed = (current.versions as AssetVersion[]).filter((v) => v.status === AssetStatus.READY);
+      if (current.status !== UploadStatus.READY) throw invalidTransition('Asset', assetId, current.status, 'uploading a new version');
+      const confirmed = (current.versions as AssetVersion[]).filter((v) => v.status === UploadStatus.READY);
       if (confirmed.length >= MAX_ASSET_VERSIONS) throw new AppError(ErrorCode.BAD_USER_INPUT, `An asset keeps at most ${MAX_ASSET_VERSIONS} versions.`);
       const number = Math.max(...confirmed.map((v) => v.version)) + 1;
       const s3Key = assetObjectKey(this.scope.tenantId, projectId, assetId, number, fileName);
-      pending = {
-        version: number,
-        s3Key,
-        fileName,
-        size: input.size,
-        contentType: input.contentType,
-        status: AssetStatus.UPLOADING,
-        createdAt: this.scope.now().toISOString(),
-        uploadExpiresAt: this.scope.files.uploadDeadline(),
-      };
+      pending = { version: number, fileName, createdAt: this.scope.now().toISOString(), ...this.uploads.start(s3Key, input) };
       return {
         item: { ...current, versions: [...confirmed, pending] },
         event: { action: 'asset.version_upload_requested', entityType: 'Asset', entityId: assetId, projectId, data: { version: number, s3Key } },
       };
     })) as Asset;
-    const upload = await this.scope.files.uploadTarget(pending!.s3Key, input.contentType, input.size);
+    const upload = await this.uploads.target(pending!);
     return { asset, version: pending!.version, upload };
   }
 
@@ -194,19 +184,16 @@ export class AssetRepository {
     const subject = this.subject(projectId, assetId);
     const read = await this.scope.store.get(subject.key);
     if (!read) throw notFound('Asset', assetId);
-    const pending = (read.versions as AssetVersion[]).find((v) => v.status === AssetStatus.UPLOADING);
+    const pending = (read.versions as AssetVersion[]).find((v) => v.status === UploadStatus.UPLOADING);
     if (!pending) throw invalidTransition('Asset', assetId, 'ready', 'ready');
-    await this.scope.files.verifyUpload(pending.s3Key, pending);
+    const confirmed = await this.uploads.confirm(pending);
     // Written only if nothing changed since the read, so the version confirmed is the one checked.
     return (await mutate(this.scope, subject, read.version, (current) => {
-      const now = this.scope.now().toISOString();
-      const versions = (current.versions as AssetVersion[]).map((v) =>
-        v.version === pending.version ? { ...v, status: AssetStatus.READY, confirmedAt: now, uploadExpiresAt: undefined } : v,
-      );
+      const versions = (current.versions as AssetVersion[]).map((v) => (v.version === pending.version ? { ...v, ...confirmed } : v));
       return {
         item: {
           ...current,
-          status: AssetStatus.READY,
+          status: confirmed.status,
           versions,
           latestVersion: pending.version,
           s3Key: pending.s3Key,

@@ -9,7 +9,8 @@ import { logger } from '../logger';
 import type { Item, Page, PageRequest } from '../infra/dynamo/store';
 import { del, put, type Write } from '../infra/dynamo/write';
 import type { ProjectRepository } from '../project/project.repository';
-import { AssetStatus } from '../asset/asset.type';
+import { Uploads } from '../files/upload';
+import { UploadStatus } from '../files/upload.type';
 import { invalidTransition } from '../errors';
 import { allInspirations, inspirationKey, inspirationObjectKey, inspirationsByTag, inspirationTagKey } from './inspiration.keys';
 import type { CreateInspirationInput, Inspiration, InspirationUpload, RequestInspirationUploadInput, UpdateInspirationInput } from './inspiration.type';
@@ -21,10 +22,14 @@ function cleanTags(tags: string[] | null | undefined): string[] | undefined {
 
 /** Inspiration of a tenant, with one tag item per tag written in the same transaction. */
 export class InspirationRepository {
+  private readonly uploads: Uploads;
+
   constructor(
     private readonly scope: Scope,
     private readonly projects: ProjectRepository,
-  ) {}
+  ) {
+    this.uploads = new Uploads(scope.files, scope.now);
+  }
 
   private subject(inspirationId: string): Subject {
     assertId(inspirationId, 'insp', 'inspirationId');
@@ -84,9 +89,9 @@ export class InspirationRepository {
    * bound). Its `url` stays null until `confirmUpload` has checked the object.
    */
   async requestUpload(input: RequestInspirationUploadInput): Promise<InspirationUpload> {
-    this.scope.files.checkUpload(input.size, input.contentType);
+    this.uploads.check(input);
     const inspirationId = this.scope.newId('insp');
-    const s3Key = inspirationObjectKey(this.scope.tenantId, inspirationId, requireText(input.fileName, 'fileName', 255));
+    const pending = this.uploads.start(inspirationObjectKey(this.scope.tenantId, inspirationId, requireText(input.fileName, 'fileName', 255)), input);
     const tags = cleanTags(input.tags) ?? [];
     const linkedProjectId = input.linkedProjectId ? assertId(input.linkedProjectId, 'proj', 'linkedProjectId') : undefined;
     const item = {
@@ -95,35 +100,35 @@ export class InspirationRepository {
       inspirationId,
       type: input.type,
       text: optionalText(input.text, 'text', 20_000) ?? undefined,
-      s3Key,
-      fileStatus: AssetStatus.UPLOADING,
-      size: input.size,
-      contentType: input.contentType,
-      uploadExpiresAt: this.scope.files.uploadDeadline(),
+      s3Key: pending.s3Key,
+      fileStatus: pending.status,
+      size: pending.size,
+      contentType: pending.contentType,
+      uploadExpiresAt: pending.uploadExpiresAt,
       tags,
       linkedProjectId,
     };
     const derived = this.tagWrites([], tags, inspirationId);
     if (linkedProjectId) derived.push(this.projects.activeProjectCheck(linkedProjectId));
-    const upload = await this.scope.files.uploadTarget(s3Key, input.contentType, input.size);
+    const upload = await this.uploads.target(pending);
     const inspiration = (await create(
       this.scope,
       item,
-      { action: 'inspiration.upload_requested', entityType: 'Inspiration', entityId: inspirationId, projectId: linkedProjectId, data: { s3Key } },
+      { action: 'inspiration.upload_requested', entityType: 'Inspiration', entityId: inspirationId, projectId: linkedProjectId, data: { s3Key: pending.s3Key } },
       derived,
     )) as Inspiration;
     return { inspiration, upload };
   }
 
-  /** Checks the uploaded object (see FilesService.verifyUpload) and marks the file READY. */
+  /** Checks the uploaded object (see Uploads.confirm) and marks the file READY. */
   async confirmUpload(inspirationId: string): Promise<Inspiration> {
     const subject = this.subject(inspirationId);
     const read = await this.scope.store.get(subject.key);
     if (!read) throw notFound('Inspiration', inspirationId);
-    if (read.fileStatus !== AssetStatus.UPLOADING) throw invalidTransition('Inspiration', inspirationId, read.fileStatus ?? 'no file', AssetStatus.READY);
-    await this.scope.files.verifyUpload(read.s3Key, read);
+    if (read.fileStatus !== UploadStatus.UPLOADING) throw invalidTransition('Inspiration', inspirationId, read.fileStatus ?? 'no file', UploadStatus.READY);
+    const confirmed = await this.uploads.confirm({ s3Key: read.s3Key, size: read.size, contentType: read.contentType, uploadExpiresAt: read.uploadExpiresAt });
     return (await mutate(this.scope, subject, read.version, (current) => ({
-      item: { ...current, fileStatus: AssetStatus.READY, uploadExpiresAt: undefined },
+      item: { ...current, fileStatus: confirmed.status, uploadExpiresAt: confirmed.uploadExpiresAt },
       event: { action: 'inspiration.upload_confirmed', entityType: 'Inspiration', entityId: inspirationId, projectId: current.linkedProjectId, data: { s3Key: current.s3Key } },
     }))) as Inspiration;
   }
