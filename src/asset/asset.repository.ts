@@ -75,7 +75,7 @@ export class AssetRepository {
 
   list(projectId: string, page: PageRequest): Promise<Page<Asset>> {
     assertId(projectId, 'proj', 'projectId');
-    return this.scope.page(projectChildren(this.scope.tenantId, projectId, 'ASSET'), page) as Promise<Page<Asset>>;
+    return this.scope.page(projectChildren(this.scope.tenantId, projectId, 'Asset'), page) as Promise<Page<Asset>>;
   }
 
   /** The versions worth showing: confirmed ones, and pending uploads whose window is still open. */

@@ -1,6 +1,6 @@
 import { event, type Write } from '../infra/dynamo/write';
 import { newUlid } from './ids';
-import { tenantPk } from './keys';
+import { entities } from './entities';
 import type { Scope } from './scope';
 
 /*
@@ -10,14 +10,14 @@ import type { Scope } from './scope';
  */
 
 /** A project's activity stream, newest last in key order. */
-export const projectEventsPk = (tenantId: string, projectId: string) => `${tenantPk(tenantId)}#PROJECT#${projectId}#EVENTS`;
+export const projectEventsPk = (tenantId: string, projectId: string) => entities.ProjectEvent.key.pkOf(tenantId, { projectId });
 
 /** The tenant's own activity stream, for changes that belong to no project (tenant, inspiration). */
-export const tenantEventsPk = (tenantId: string) => `${tenantPk(tenantId)}#EVENTS`;
+export const tenantEventsPk = (tenantId: string) => entities.TenantEvent.key.pkOf(tenantId, {});
 
-export const EVENT_SK_PREFIX = 'EVENT#';
+export const eventSk = (ulid: string) => entities.TenantEvent.key.keyOf('', { ulid }).SK;
 
-export const eventSk = (ulid: string) => `${EVENT_SK_PREFIX}${ulid}`;
+export const EVENT_SK_PREFIX = eventSk('');
 
 export interface EventSpec {
   /** `<entity>.<verb>`, e.g. `project.created`, `log.attribution_confirmed`. */

@@ -71,7 +71,7 @@ export class LogRepository {
   /** A project's logs, oldest first (log ids are time-ordered). */
   list(projectId: string, page: PageRequest): Promise<Page<Log>> {
     assertId(projectId, 'proj', 'projectId');
-    return this.scope.page(projectChildren(this.scope.tenantId, projectId, 'LOG'), page) as Promise<Page<Log>>;
+    return this.scope.page(projectChildren(this.scope.tenantId, projectId, 'Log'), page) as Promise<Page<Log>>;
   }
 
   /** Logs by attribution status across the tenant's projects, newest first. */

@@ -39,7 +39,7 @@ export class MilestoneRepository {
   /** A project's milestones in creation order. */
   list(projectId: string, page: PageRequest): Promise<Page<Milestone>> {
     assertId(projectId, 'proj', 'projectId');
-    return this.scope.page(projectChildren(this.scope.tenantId, projectId, 'MILESTONE'), page) as Promise<Page<Milestone>>;
+    return this.scope.page(projectChildren(this.scope.tenantId, projectId, 'Milestone'), page) as Promise<Page<Milestone>>;
   }
 
   async create(projectId: string, input: CreateMilestoneInput): Promise<Milestone> {
