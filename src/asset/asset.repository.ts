@@ -1,15 +1,12 @@
 import { assertId } from '../common/ids';
-import { create, mutate, remove, type Subject } from '../common/mutate';
+import { create, mutate, remove } from '../common/mutate';
 import { validateS3Key } from '../common/s3-key';
-import type { Scope } from '../common/scope';
 import { applyPatch, boundedJson, nonNegativeInt, optionalText, requireText } from '../common/validate';
 import { AppError, ErrorCode, invalidTransition, notFound } from '../errors';
-import type { Item, Page, PageRequest } from '../infra/dynamo/store';
 import { update, type Write } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { logKey } from '../log/log.keys';
-import { projectChildren } from '../project/project.keys';
-import type { ProjectRepository } from '../project/project.repository';
+import { ProjectChildRepository } from '../project/project-child.repository';
 import { assetKey, assetObjectKey } from './asset.keys';
 import { Uploads, type PendingUpload } from '../files/upload';
 import { UploadStatus } from '../files/upload.type';
@@ -32,21 +29,9 @@ export const MAX_ASSET_VERSIONS = 100;
  * of its linked assets (`assetIds`), updated in the same transaction, so `Log.assets` is one
  * batched read.
  */
-export class AssetRepository {
-  private readonly uploads: Uploads;
-
-  constructor(
-    private readonly scope: Scope,
-    private readonly projects: ProjectRepository,
-  ) {
-    this.uploads = new Uploads(scope.files, scope.now);
-  }
-
-  private subject(projectId: string, assetId: string): Subject {
-    assertId(projectId, 'proj', 'projectId');
-    assertId(assetId, 'asset', 'assetId');
-    return { entity: 'Asset', id: assetId, key: assetKey(this.scope.tenantId, projectId, assetId) };
-  }
+export class AssetRepository extends ProjectChildRepository<Asset> {
+  protected readonly kind = 'Asset';
+  private readonly uploads = new Uploads(this.scope.files, this.scope.now);
 
   /** Adds or removes `assetId` in the log's set; a missing log fails the transaction with NOT_FOUND. */
   private linkWrite(projectId: string, logId: string, assetId: string, op: 'ADD' | 'DELETE'): Write {
@@ -62,20 +47,11 @@ export class AssetRepository {
     return checks;
   }
 
-  async get(projectId: string, assetId: string): Promise<Asset | null> {
-    return (await this.scope.items.load(this.subject(projectId, assetId).key)) as Asset | null;
-  }
-
   /** Loads many assets of one project in one batched read; missing ones are left out. */
   async getMany(projectId: string, assetIds: Iterable<string>): Promise<Asset[]> {
     const keys = [...assetIds].map((id) => assetKey(this.scope.tenantId, projectId, id));
     const items = await this.scope.items.loadMany(keys);
     return items.filter((a): a is Asset & Record<string, unknown> => a != null && !(a instanceof Error)) as Asset[];
-  }
-
-  list(projectId: string, page: PageRequest): Promise<Page<Asset>> {
-    assertId(projectId, 'proj', 'projectId');
-    return this.scope.page(projectChildren(this.scope.tenantId, projectId, 'Asset'), page) as Promise<Page<Asset>>;
   }
 
   /** The versions worth showing: confirmed ones, and pending uploads whose window is still open. */
@@ -159,7 +135,7 @@ export class AssetRepository {
     this.uploads.check(input);
     const fileName = requireText(input.fileName, 'fileName', 255);
     let pending: (AssetVersion & PendingUpload) | undefined;
-    const asset = (await mutate(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => {
+    const asset = await mutate(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => {
       if (current.status !== UploadStatus.READY) throw invalidTransition('Asset', assetId, current.status, 'uploading a new version');
       const confirmed = (current.versions as AssetVersion[]).filter((v) => v.status === UploadStatus.READY);
       if (confirmed.length >= MAX_ASSET_VERSIONS) throw new AppError(ErrorCode.BAD_USER_INPUT, `An asset keeps at most ${MAX_ASSET_VERSIONS} versions.`);
@@ -170,7 +146,7 @@ export class AssetRepository {
         item: { ...current, versions: [...confirmed, pending] },
         event: { action: 'asset.version_upload_requested', entityType: 'Asset', entityId: assetId, projectId, data: { version: number, s3Key } },
       };
-    })) as Asset;
+    });
     const upload = await this.uploads.target(pending!);
     return { asset, version: pending!.version, upload };
   }
@@ -188,7 +164,7 @@ export class AssetRepository {
     if (!pending) throw invalidTransition('Asset', assetId, 'ready', 'ready');
     const confirmed = await this.uploads.confirm(pending);
     // Written only if nothing changed since the read, so the version confirmed is the one checked.
-    return (await mutate(this.scope, subject, read.version, (current) => {
+    return mutate(this.scope, subject, read.version, (current) => {
       const versions = (current.versions as AssetVersion[]).map((v) => (v.version === pending.version ? { ...v, ...confirmed } : v));
       return {
         item: {
@@ -203,7 +179,7 @@ export class AssetRepository {
         },
         event: { action: 'asset.upload_confirmed', entityType: 'Asset', entityId: assetId, projectId, data: { version: pending.version, s3Key: pending.s3Key } },
       };
-    })) as Asset;
+    });
   }
 
   async update(projectId: string, assetId: string, expectedVersion: number, input: UpdateAssetInput): Promise<Asset> {
@@ -213,7 +189,7 @@ export class AssetRepository {
       alt: optionalText(input.alt, 'alt', 2000),
       linkedLogId: input.linkedLogId,
     };
-    return (await mutate(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => {
+    return mutate(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => {
       const derived: Write[] = [];
       if (input.linkedLogId !== undefined && input.linkedLogId !== current.linkedLogId) {
         if (current.linkedLogId) derived.push(this.linkWrite(projectId, current.linkedLogId, assetId, 'DELETE'));
@@ -224,7 +200,7 @@ export class AssetRepository {
         derived,
         event: { action: 'asset.updated', entityType: 'Asset', entityId: assetId, projectId, data: { fields: Object.keys(input) } },
       };
-    })) as Asset;
+    });
   }
 
   /**
@@ -232,12 +208,12 @@ export class AssetRepository {
    * be deleted is logged, never resurrected: its item is gone, so nothing points at it.
    */
   async delete(projectId: string, assetId: string, expectedVersion?: number | null): Promise<Asset> {
-    const deleted = (await remove(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => ({
+    const deleted = await remove(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => ({
       derived: current.linkedLogId ? [this.linkWrite(projectId, current.linkedLogId, assetId, 'DELETE')] : [],
       event: { action: 'asset.deleted', entityType: 'Asset', entityId: assetId, projectId, data: { s3Key: current.s3Key } },
-    }))) as Item;
-    const keys = [...new Set([deleted.s3Key, ...((deleted.versions as AssetVersion[] | undefined) ?? []).map((v) => v.s3Key)])].filter(Boolean);
+    }));
+    const keys = [...new Set([deleted.s3Key, ...(deleted.versions ?? []).map((v) => v.s3Key)])].filter(Boolean);
     await this.scope.files.deleteMany(keys).catch((err) => logger.warn({ err, assetId, objects: keys.length }, 'could not delete asset objects'));
-    return deleted as Asset;
+    return deleted;
   }
 }

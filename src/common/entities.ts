@@ -73,6 +73,9 @@ export type ProjectChild = {
   [N in EntityName]: (typeof entities)[N] extends EntityDeclaration<infer PK, string, string | undefined, infer Parent> ? (Parent extends 'Project' ? (PK extends '' ? N : never) : never) : never;
 }[EntityName];
 
+/** The project children with ids of their own (a brief is keyed by its version instead). */
+export type IdentifiedProjectChild = { [N in ProjectChild]: (typeof entities)[N]['idPrefix'] extends string ? N : never }[ProjectChild];
+
 /** The project children, derived from the declarations. */
 export const projectChildren = (Object.keys(entities) as EntityName[]).filter(
   (name): name is ProjectChild => entities[name].parent === 'Project' && entities[name].key.shape.pk === '',

@@ -24,11 +24,13 @@ export async function retryWhileStale<T>(attempt: (mayRetry: boolean) => Promise
   }
 }
 
-export interface Subject {
+export interface Subject<T = Item> {
   /** The entity name used in error messages, e.g. `Project`. */
   entity: string;
   id: string;
   key: Key;
+  /** Never set: it carries the type of the entity's items, so that `mutate` and `remove` return it. */
+  readonly itemType?: T;
 }
 
 export interface Change {
@@ -54,7 +56,7 @@ interface Lock {
  */
 async function withLock<T>(
   scope: Scope,
-  subject: Subject,
+  subject: Subject<unknown>,
   expectedVersion: number | null | undefined,
   write: (current: Item, lock: Lock) => Promise<T>,
 ): Promise<T> {
@@ -81,7 +83,7 @@ async function withLock<T>(
  * the current one (it may throw INVALID_TRANSITION or BAD_USER_INPUT), and the new item, its
  * derived writes and its event commit in one transaction. Returns the item as written.
  */
-export function mutate(scope: Scope, subject: Subject, expectedVersion: number | null | undefined, change: (current: Item) => Change): Promise<Item> {
+export function mutate<T>(scope: Scope, subject: Subject<T>, expectedVersion: number | null | undefined, change: (current: Item) => Change): Promise<T> {
   return withLock(scope, subject, expectedVersion, async (current, lock) => {
     const { item, derived = [], event } = change(current);
     const next = { ...item, version: current.version + 1, updatedAt: scope.now().toISOString() };
@@ -92,7 +94,8 @@ export function mutate(scope: Scope, subject: Subject, expectedVersion: number |
     ]);
     // commit() dropped the request's cached reads; the written item is known, so it is primed.
     scope.items.prime(subject.key, next);
-    return next;
+    // The one place a changed item becomes its entity's type: `change` built it from a stored item.
+    return next as T;
   });
 }
 
@@ -116,16 +119,16 @@ export async function create(scope: Scope, item: Item, event: EventSpec, derived
  * Deletes an entity with optimistic locking (see withLock), together with the derived deletes
  * and the event that `change` computes from the current item. Returns the item as it was.
  */
-export function remove(
+export function remove<T>(
   scope: Scope,
-  subject: Subject,
+  subject: Subject<T>,
   expectedVersion: number | null | undefined,
   change: (current: Item) => { derived?: Write[]; event: EventSpec },
-): Promise<Item> {
+): Promise<T> {
   return withLock(scope, subject, expectedVersion, async (current, lock) => {
     const { derived = [], event } = change(current);
     await scope.commit([del(subject.key).ifVersion(lock.version, lock.onConditionFailed), ...derived, activityEvent(scope, event)]);
-    return current;
+    return current as T;
   });
 }
 

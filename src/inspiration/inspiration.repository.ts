@@ -31,7 +31,7 @@ export class InspirationRepository {
     this.uploads = new Uploads(scope.files, scope.now);
   }
 
-  private subject(inspirationId: string): Subject {
+  private subject(inspirationId: string): Subject<Inspiration> {
     assertId(inspirationId, 'insp', 'inspirationId');
     return { entity: 'Inspiration', id: inspirationId, key: inspirationKey(this.scope.tenantId, inspirationId) };
   }
@@ -127,10 +127,10 @@ export class InspirationRepository {
     if (!read) throw notFound('Inspiration', inspirationId);
     if (read.fileStatus !== UploadStatus.UPLOADING) throw invalidTransition('Inspiration', inspirationId, read.fileStatus ?? 'no file', UploadStatus.READY);
     const confirmed = await this.uploads.confirm({ s3Key: read.s3Key, size: read.size, contentType: read.contentType, uploadExpiresAt: read.uploadExpiresAt });
-    return (await mutate(this.scope, subject, read.version, (current) => ({
+    return mutate(this.scope, subject, read.version, (current) => ({
       item: { ...current, fileStatus: confirmed.status, uploadExpiresAt: confirmed.uploadExpiresAt },
       event: { action: 'inspiration.upload_confirmed', entityType: 'Inspiration', entityId: inspirationId, projectId: current.linkedProjectId, data: { s3Key: current.s3Key } },
-    }))) as Inspiration;
+    }));
   }
 
   async update(inspirationId: string, expectedVersion: number, input: UpdateInspirationInput): Promise<Inspiration> {
@@ -140,7 +140,7 @@ export class InspirationRepository {
       tags: input.tags === null ? [] : cleanTags(input.tags),
       linkedProjectId: input.linkedProjectId == null ? input.linkedProjectId : assertId(input.linkedProjectId, 'proj', 'linkedProjectId'),
     };
-    return (await mutate(this.scope, this.subject(inspirationId), expectedVersion, (current) => {
+    return mutate(this.scope, this.subject(inspirationId), expectedVersion, (current) => {
       const next = applyPatch(current, patch);
       const derived = this.tagWrites(current.tags ?? [], next.tags ?? [], inspirationId);
       if (patch.linkedProjectId) derived.push(this.projects.activeProjectCheck(patch.linkedProjectId));
@@ -155,7 +155,7 @@ export class InspirationRepository {
           data: { fields: Object.keys(input) },
         },
       };
-    })) as Inspiration;
+    });
   }
 
   /**
@@ -164,10 +164,10 @@ export class InspirationRepository {
    * and is left alone.
    */
   async delete(inspirationId: string, expectedVersion?: number | null): Promise<Inspiration> {
-    const deleted = (await remove(this.scope, this.subject(inspirationId), expectedVersion, (current) => ({
+    const deleted = await remove(this.scope, this.subject(inspirationId), expectedVersion, (current) => ({
       derived: this.tagWrites(current.tags ?? [], [], inspirationId),
       event: { action: 'inspiration.deleted', entityType: 'Inspiration', entityId: inspirationId, projectId: current.linkedProjectId },
-    }))) as Inspiration;
+    }));
     if (deleted.s3Key?.startsWith(inspirationObjectKey(this.scope.tenantId, inspirationId, 'x').slice(0, -1))) {
       await this.scope.files.deleteMany([deleted.s3Key]).catch((err) => logger.warn({ err, inspirationId }, 'could not delete the inspiration file'));
     }

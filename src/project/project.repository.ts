@@ -31,7 +31,7 @@ function checkFields(input: CreateProjectInput | UpdateProjectInput) {
 export class ProjectRepository {
   constructor(private readonly scope: Scope) {}
 
-  private subject(projectId: string): Subject {
+  private subject(projectId: string): Subject<Project> {
     assertId(projectId, 'proj', 'projectId');
     return { entity: 'Project', id: projectId, key: projectKey(this.scope.tenantId, projectId) };
   }
@@ -96,31 +96,31 @@ export class ProjectRepository {
       input.title = requireText(input.title, 'title');
     }
     const patch = { ...input, budget: input.budget ? { amount: input.budget.amount, currency: input.budget.currency } : input.budget };
-    return (await mutate(this.scope, this.subject(projectId), expectedVersion, (current) => ({
+    return mutate(this.scope, this.subject(projectId), expectedVersion, (current) => ({
       item: this.withIndexes(applyPatch(current, patch)),
       event: { action: 'project.updated', entityType: 'Project', entityId: projectId, projectId, data: { fields: Object.keys(input) } },
-    }))) as Project;
+    }));
   }
 
   async setStatus(projectId: string, status: ProjectStatus, expectedVersion?: number | null): Promise<Project> {
-    return (await mutate(this.scope, this.subject(projectId), expectedVersion, (current) => {
+    return mutate(this.scope, this.subject(projectId), expectedVersion, (current) => {
       if (current.archived) throw invalidTransition('Project', projectId, 'archived', status);
       projectStatus.assert(projectId, current.status, status);
       return {
         item: this.withIndexes({ ...current, status }),
         event: { action: 'project.status_changed', entityType: 'Project', entityId: projectId, projectId, data: { from: current.status, to: status } },
       };
-    })) as Project;
+    });
   }
 
   async archive(projectId: string, expectedVersion?: number | null): Promise<Project> {
-    return (await mutate(this.scope, this.subject(projectId), expectedVersion, (current) => {
+    return mutate(this.scope, this.subject(projectId), expectedVersion, (current) => {
       if (current.archived) throw invalidTransition('Project', projectId, 'archived', 'archived');
       return {
         item: this.withIndexes({ ...current, archived: true, archivedAt: this.scope.now().toISOString() }),
         event: { action: 'project.archived', entityType: 'Project', entityId: projectId, projectId },
       };
-    })) as Project;
+    });
   }
 
   /**
