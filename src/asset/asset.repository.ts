@@ -84,12 +84,12 @@ export class AssetRepository extends ProjectChildRepository<Asset> {
       alt: optionalText(input.alt, 'alt', 2000) ?? undefined,
       linkedLogId: input.linkedLogId ?? undefined,
     };
-    return (await create(
+    return create(
       this.scope,
       item,
       { action: 'asset.created', entityType: 'Asset', entityId: assetId, projectId, data: { type: item.type, s3Key } },
       this.newAssetChecks(projectId, assetId, item.linkedLogId),
-    )) as Asset;
+    );
   }
 
   /**
@@ -121,12 +121,12 @@ export class AssetRepository extends ProjectChildRepository<Asset> {
       expiresAt: pending.uploadExpiresAt,
     };
     const upload = await this.uploads.target(pending);
-    const asset = (await create(
+    const asset = await create(
       this.scope,
       item,
       { action: 'asset.upload_requested', entityType: 'Asset', entityId: assetId, projectId, data: { version: 1, s3Key } },
       this.newAssetChecks(projectId, assetId, item.linkedLogId),
-    )) as Asset;
+    );
     return { asset, version: 1, upload };
   }
 

@@ -99,13 +99,21 @@ export function mutate<T>(scope: Scope, subject: Subject<T>, expectedVersion: nu
   });
 }
 
+/** What create() adds to every new item. */
+export interface Created {
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  createdBy: string;
+}
+
 /**
  * Creates an entity: the item is put only if its key is new, with the derived items, any parent
  * checks (which map their own failures, e.g. to NOT_FOUND) and the event, in one transaction.
  */
-export async function create(scope: Scope, item: Item, event: EventSpec, derived: Write[] = []): Promise<Item> {
+export async function create<T extends Item>(scope: Scope, item: T, event: EventSpec, derived: Write[] = []): Promise<T & Created> {
   const now = scope.now().toISOString();
-  const created: Item = { ...item, version: 1, createdAt: now, updatedAt: now, createdBy: scope.actor };
+  const created = { ...item, version: 1, createdAt: now, updatedAt: now, createdBy: scope.actor };
   await scope.commit([
     put(created).ifNew(() => new AppError(ErrorCode.CONFLICT, `${event.entityType} ${event.entityId} already exists.`)),
     ...derived,

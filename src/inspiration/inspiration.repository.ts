@@ -76,12 +76,12 @@ export class InspirationRepository {
     };
     const derived = this.tagWrites([], tags, inspirationId);
     if (linkedProjectId) derived.push(this.projects.activeProjectCheck(linkedProjectId));
-    return (await create(
+    return create(
       this.scope,
       item,
       { action: 'inspiration.created', entityType: 'Inspiration', entityId: inspirationId, projectId: linkedProjectId, data: { type: item.type, tags } },
       derived,
-    )) as Inspiration;
+    );
   }
 
   /**
@@ -111,12 +111,12 @@ export class InspirationRepository {
     const derived = this.tagWrites([], tags, inspirationId);
     if (linkedProjectId) derived.push(this.projects.activeProjectCheck(linkedProjectId));
     const upload = await this.uploads.target(pending);
-    const inspiration = (await create(
+    const inspiration = await create(
       this.scope,
       item,
       { action: 'inspiration.upload_requested', entityType: 'Inspiration', entityId: inspirationId, projectId: linkedProjectId, data: { s3Key: pending.s3Key } },
       derived,
-    )) as Inspiration;
+    );
     return { inspiration, upload };
   }
 

@@ -79,12 +79,12 @@ export class LogRepository extends ProjectChildRepository<Log> {
       ...logIndexKeys(this.scope.tenantId, { logId, attributionStatus: AttributionStatus.PENDING, createdAt }),
     };
     const uses = [...materialItems(this.scope, { ...item, createdAt }).values()].map((use) => put(use));
-    return (await create(
+    return create(
       this.scope,
       item,
       { action: 'log.created', entityType: 'Log', entityId: logId, projectId, data: { materials: item.materials, timeSpentMinutes: item.timeSpentMinutes } },
       [this.projects.activeProjectCheck(projectId), ...uses],
-    )) as Log;
+    );
   }
 
   /** Replaces extraction results; material-use items are rewritten to match, in the same transaction. */

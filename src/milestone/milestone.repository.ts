@@ -33,12 +33,12 @@ export class MilestoneRepository extends ProjectChildRepository<Milestone> {
       criteria: criteriaOf(input.criteria) ?? [],
       status: MilestoneStatus.PENDING,
     };
-    return (await create(
+    return create(
       this.scope,
       item,
       { action: 'milestone.created', entityType: 'Milestone', entityId: milestoneId, projectId, data: { name } },
       [this.projects.activeProjectCheck(projectId)],
-    )) as Milestone;
+    );
   }
 
   async update(projectId: string, milestoneId: string, expectedVersion: number, input: UpdateMilestoneInput): Promise<Milestone> {

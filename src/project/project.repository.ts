@@ -80,13 +80,13 @@ export class ProjectRepository {
       ...fields,
       ...projectIndexKeys(this.scope.tenantId, { ...fields, createdAt }),
     };
-    return (await create(this.scope, item, {
+    return create(this.scope, item, {
       action: 'project.created',
       entityType: 'Project',
       entityId: projectId,
       projectId,
       data: { title: fields.title, status: fields.status },
-    })) as Project;
+    });
   }
 
   async update(projectId: string, expectedVersion: number, input: UpdateProjectInput): Promise<Project> {
