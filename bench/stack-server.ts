@@ -7,6 +7,7 @@ import { authChecker } from '../src/auth/auth-checker';
 import { TokenVerifier } from '../src/auth/jwt';
 import { loadConfig } from '../src/config';
 import type { Store } from '../src/infra/dynamo/store';
+import { OperationPipeline } from '../src/graphql/pipeline';
 import { startHttpServer } from '../src/http/server';
 import { report } from './support';
 
@@ -56,7 +57,8 @@ async function main() {
   if (mode === 'ours') {
     const config = loadConfig({ NODE_ENV: 'production', PORT: '0', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', S3_BUCKET: 'unused', AUTH_JWT_SECRET: process.env.BENCH_SECRET!, CURSOR_SECRET: 'c' });
     const schema = buildSchemaSync({ resolvers: [BenchResolver], authChecker, authMode: 'error', validate: false });
-    const http = await startHttpServer({ config, schema, verifier: new TokenVerifier(config.auth), store: {} as Store, eventRetentionDays: 1 });
+    const pipeline = new OperationPipeline({ config, schema, store: {} as Store, eventRetentionDays: 1 });
+    const http = await startHttpServer({ config, schema, verifier: new TokenVerifier(config.auth), pipeline });
     report('READY', { url: http.url, pid: process.pid });
     return;
   }

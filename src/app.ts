@@ -16,7 +16,8 @@ import { requestBudget } from './infra/deadline';
 import { GAUGES, Metrics } from './infra/metrics';
 import { OutageLog } from './infra/outage';
 import { healthRouter, Readiness } from './http/health';
-import { metricsPlugin, metricsRouter, startMetricsServer } from './http/metrics';
+import { metricsRouter, startMetricsServer } from './http/metrics';
+import { OperationPipeline } from './graphql/pipeline';
 import { startHttpServer } from './http/server';
 import { attachWebSocket, type WebSocketCounts } from './http/websocket';
 import { createEventBus, type EventBus } from './infra/pubsub';
@@ -178,11 +179,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         ? await signDevToken(config.auth.secret, { sub: 'dev-user', tenantId: DEV_TENANT, roles: [Role.EDITOR] })
         : undefined;
     let exampleIds: () => Omit<GraphiQLHints, 'token'> = () => ({});
-    const deps = {
+    const schema = buildAppSchema();
+    // One operation pipeline for HTTP and WebSocket: limits, documents, context, errors, records.
+    const pipeline = new OperationPipeline({
       config,
-      graphiqlHints: () => ({ token: devToken, ...exampleIds() }),
-      schema: buildAppSchema(),
-      verifier: new TokenVerifier(config.auth),
+      schema,
       store,
       outbox,
       bus,
@@ -192,9 +193,15 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       fileLimits: config.files,
       batchLoads: options.batchLoads,
       metrics,
+    });
+    const deps = {
+      config,
+      schema,
+      verifier: new TokenVerifier(config.auth),
+      pipeline,
+      graphiqlHints: () => ({ token: devToken, ...exampleIds() }),
       routers: [healthRouter(readiness), ...(config.metrics.enabled && !metricsOwnPort ? [metricsRouter(metrics)] : [])],
       beforeGraphQL: [requestBudget(config.requestBudgetMs)],
-      plugins: [metricsPlugin(metrics)],
     };
     const http = await startHttpServer(deps).catch(async (error) => {
       await metricsServer?.close();

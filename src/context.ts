@@ -1,167 +1,39 @@
-import DataLoader from 'dataloader';
-import { ActivityRepository } from './activity/activity.repository';
-import { AssetRepository } from './asset/asset.repository';
 import type { Principal } from './auth/principal';
-import { BriefRepository } from './brief/brief.repository';
-import { newId, type IdPrefix } from './common/ids';
-import type { Key } from './common/keys';
-import type { Scope } from './common/scope';
-import type { Config } from './config';
 import { unauthenticated } from './errors';
-import { FilesService } from './files/files.service';
-import type { Metrics } from './infra/metrics';
-import type { FileStore } from './infra/s3/files';
-import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
-import { commitUnit } from './infra/dynamo/unit-of-work';
-import { Live } from './events/live';
-import type { Outbox } from './events/outbox';
-import { createEventBus, type EventBus } from './infra/pubsub';
-import { JobRepository } from './job/job.repository';
-import { InspirationRepository } from './inspiration/inspiration.repository';
-import { LogRepository } from './log/log.repository';
-import { MilestoneRepository } from './milestone/milestone.repository';
-import { ProjectRepository } from './project/project.repository';
-import { TenantRepository } from './tenant/tenant.repository';
-
-export interface Repositories {
-  tenant: TenantRepository;
-  projects: ProjectRepository;
-  briefs: BriefRepository;
-  milestones: MilestoneRepository;
-  logs: LogRepository;
-  assets: AssetRepository;
-  inspirations: InspirationRepository;
-  activity: ActivityRepository;
-  jobs: JobRepository;
-  live: Live;
-  files: FilesService;
-}
-
-export interface ContextDeps {
-  store: Store;
-  eventRetentionDays: number;
-  /**
-   * When false, loaders read one item per call and cache nothing. That exists only to measure
-   * what batching saves (tests and benchmarks); the server always batches.
-   */
-  batchLoads?: boolean;
-  /** Publishes committed events; without one (offline tools), events wait for a sweeper. */
-  outbox?: Outbox;
-  /** Carries live events to subscriptions (in-process when omitted). */
-  bus?: EventBus;
-  /** How many live events a subscription buffers for a slow client before it sends RESYNC. */
-  subscriptionBuffer?: number;
-  /** The bucket; without one, file operations fail with INTERNAL. */
-  fileStore?: FileStore;
-  fileLimits?: Config['files'];
-  /** The app's metrics (events replayed, RESYNCs sent, WebSocket gauges); none in offline tools. */
-  metrics?: Metrics;
-  /** Id maker for new entities (see Scope.newId); random ULIDs when omitted. */
-  newId?: (prefix: IdPrefix) => string;
-}
+import type { FilesService } from './files/files.service';
 
 /**
- * The request's item loader. One per request: its cache holds what this caller may read, so it
- * must never be shared across requests or users. Batches go to BatchGetItem, 100 keys a call.
+ * What a request's resolvers reach through `ctx.repos`, bound to the caller's tenant. Each
+ * feature adds its own repository to this interface next to its resolver, with
+ * `declare module '../context' { interface Repositories { … } }`, so this file names no feature
+ * and a feature never imports what is built on top of it. The wiring (src/wiring.ts) must return
+ * every entry, which the compiler checks.
  */
-export function createItemLoader(store: Store, batch = true): DataLoader<Key, Item | null, string> {
-  return batch
-    ? new DataLoader((keys) => store.batchGet(keys), { cacheKeyFn: keyString, maxBatchSize: 100 })
-    : new DataLoader((keys) => Promise.all(keys.map((k) => store.get(k))), { batch: false, cache: false });
-}
-
-interface PageKey {
-  spec: QuerySpec;
-  request: PageRequest;
-}
-
-/** The request's page loader (see Scope.page); it caches a page for the request, like items. */
-export function createPageLoader(store: Store, tenantId: string, batch = true): DataLoader<PageKey, Page<Item>, string> {
-  return new DataLoader(
-    (keys) => Promise.all(keys.map(({ spec, request }) => store.queryPage(tenantId, spec, request))),
-    { cacheKeyFn: ({ spec, request }) => JSON.stringify([spec, request.first ?? null, request.after ?? null]), batch, cache: batch },
-  );
+export interface Repositories {
+  /** Presigned upload and download URLs under the caller's tenant prefix. */
+  files: FilesService;
 }
 
 /**
  * A request's context: the verified caller and, built on first use, repositories bound to the
  * caller's tenant. It is a class because Apollo copies the context's own properties for each
  * operation; the `repos` getter lives on the prototype, so copying never triggers it.
+ *
+ * The repositories come from `build`, which the wiring provides (see createContext there): the
+ * context only decides when they are built, which is once, on first use.
  */
 export class Context {
   private built?: Repositories;
 
   constructor(
     readonly principal: Principal | null,
-    private readonly deps: ContextDeps,
+    private readonly build: (principal: Principal) => Repositories,
   ) {}
 
   /** The caller's repositories; reading it without a verified caller throws UNAUTHENTICATED. */
   get repos(): Repositories {
     if (!this.principal) throw unauthenticated();
-    this.built ??= createRepositories(this.deps, this.principal);
+    this.built ??= this.build(this.principal);
     return this.built;
   }
-
-  /**
-   * Drops the repositories and their loader caches. A subscription's context lives as long as the
-   * subscription, so each event calls this and resolves against fresh data.
-   */
-  renew(): void {
-    this.built = undefined;
-  }
-}
-
-function createRepositories(deps: ContextDeps, principal: Principal): Repositories {
-  const batch = deps.batchLoads ?? true;
-  const pages = createPageLoader(deps.store, principal.tenantId, batch);
-  const items = createItemLoader(deps.store, batch);
-  const scope: Scope = {
-    tenantId: principal.tenantId,
-    actor: principal.userId,
-    store: deps.store,
-    items,
-    page: (spec, request = {}) => pages.load({ spec, request }),
-    eventRetentionDays: deps.eventRetentionDays,
-    newId: deps.newId ?? newId,
-    files: new FilesService(deps.fileStore, principal.tenantId, deps.fileLimits ?? DEFAULT_FILE_LIMITS),
-    now: () => new Date(),
-    commit: (writes) => commitUnit(deps.store, writes, { invalidate: () => (items.clearAll(), pages.clearAll()), publisher: deps.outbox }),
-  };
-  const projects = new ProjectRepository(scope);
-  const activity = new ActivityRepository(scope);
-  const jobs = new JobRepository(scope, projects);
-  return {
-    tenant: new TenantRepository(scope),
-    projects,
-    briefs: new BriefRepository(scope, projects),
-    milestones: new MilestoneRepository(scope, projects),
-    logs: new LogRepository(scope, projects),
-    assets: new AssetRepository(scope, projects),
-    inspirations: new InspirationRepository(scope, projects),
-    activity,
-    jobs,
-    files: scope.files,
-    live: new Live(scope, { bus: deps.bus ?? fallbackBus(), maxBuffer: deps.subscriptionBuffer ?? 1000, metrics: deps.metrics }, jobs, projects, activity),
-  };
-}
-
-const DEFAULT_FILE_LIMITS: Config['files'] = {
-  uploadMaxBytes: 500 * 1024 * 1024,
-  uploadUrlTtlSeconds: 900,
-  downloadUrlTtlSeconds: 3600,
-  downloadUrlMaxTtlSeconds: 3600,
-  uploadExpiryHours: 24,
-};
-
-let inProcessBus: EventBus | undefined;
-/** Tools that build contexts without a server (scripts, tests of repositories) share one in-process bus. */
-function fallbackBus(): EventBus {
-  inProcessBus ??= createEventBus();
-  return inProcessBus;
-}
-
-/** Builds a request's context for a verified caller (or null when the request has no token). */
-export function createContext(deps: ContextDeps, principal: Principal | null): Context {
-  return new Context(principal, deps);
 }

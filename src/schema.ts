@@ -6,6 +6,7 @@ import { ActivityResolver } from './activity/activity.resolver';
 import { AssetResolver, AssetVersionResolver } from './asset/asset.resolver';
 import { authChecker } from './auth/auth-checker';
 import { BriefResolver } from './brief/brief.resolver';
+import { LiveResolver } from './events/live.resolver';
 import { InspirationResolver } from './inspiration/inspiration.resolver';
 import { JobResolver, StepResolver } from './job/job.resolver';
 import { LogResolver } from './log/log.resolver';
@@ -25,6 +26,7 @@ export const resolvers = [
   ActivityResolver,
   JobResolver,
   StepResolver,
+  LiveResolver,
 ] as const;
 
 let schema: GraphQLSchema | undefined;

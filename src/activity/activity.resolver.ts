@@ -1,6 +1,14 @@
 import { Args, Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import type { Context } from '../context';
 import { ActivityArgs, ActivityConnection } from './activity.type';
+import type { ActivityRepository } from './activity.repository';
+
+// This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
+declare module '../context' {
+  interface Repositories {
+    activity: ActivityRepository;
+  }
+}
 
 @Resolver()
 export class ActivityResolver {

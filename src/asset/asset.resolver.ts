@@ -3,6 +3,14 @@ import { Role } from '../auth/principal';
 import type { Context } from '../context';
 import { Log } from '../log/log.type';
 import { Asset, AssetConnection, AssetRef, AssetsArgs, AssetUpload, AssetVersion, CreateAssetInput, RequestAssetUploadInput, RequestAssetVersionInput, UpdateAssetInput } from './asset.type';
+import type { AssetRepository } from './asset.repository';
+
+// This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
+declare module '../context' {
+  interface Repositories {
+    assets: AssetRepository;
+  }
+}
 
 @Resolver(() => Asset)
 export class AssetResolver {

@@ -2,6 +2,14 @@ import { Arg, Args, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from '
 import { Role } from '../auth/principal';
 import type { Context } from '../context';
 import { ApprovalDecision, Brief, BriefConnection, BriefVersionsArgs, CreateBriefVersionInput } from './brief.type';
+import type { BriefRepository } from './brief.repository';
+
+// This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
+declare module '../context' {
+  interface Repositories {
+    briefs: BriefRepository;
+  }
+}
 
 @Resolver(() => Brief)
 export class BriefResolver {

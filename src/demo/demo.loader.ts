@@ -2,13 +2,13 @@ import type { App } from '../app';
 import { DEV_TENANT } from '../app';
 import { Role } from '../auth/principal';
 import type { Config } from '../config';
-import { createContext } from '../context';
 import { AppError, ErrorCode } from '../errors';
 import { AssetType } from '../asset/asset.type';
 import { InspirationType } from '../inspiration/inspiration.type';
 import { AttributionStatus } from '../log/log.type';
 import { MilestoneStatus } from '../milestone/milestone.type';
 import { ProjectStatus } from '../project/project.type';
+import { createContext } from '../wiring';
 import { DEMO_INSPIRATION, DEMO_JOBS, DEMO_PROJECTS, demoId, demoSvg } from './demo.data';
 
 export interface DemoIds {

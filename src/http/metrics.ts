@@ -1,30 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { Router } from 'express';
 import type { Metrics } from '../infra/metrics';
 import { logger } from '../logger';
-
-/**
- * Counts every GraphQL operation Apollo handles: by type and name (set once the operation is
- * resolved; `unknown` when the document did not parse or validate) and by the code of its first
- * error (`OK` without errors), with its duration. WebSocket operations do not pass through Apollo:
- * they call `metrics.recordOperation` with the same fields.
- */
-export function metricsPlugin<T extends BaseContext>(metrics: Metrics): ApolloServerPlugin<T> {
-  return {
-    async requestDidStart() {
-      const started = performance.now();
-      return {
-        async willSendResponse({ operation, operationName, response }) {
-          const errors = response.body.kind === 'single' ? response.body.singleResult.errors : response.body.initialResult.errors;
-          const code = errors?.length ? String(errors[0].extensions?.code ?? 'INTERNAL') : undefined;
-          metrics.recordOperation({ type: operation?.operation, name: operationName, code, seconds: (performance.now() - started) / 1000 });
-        },
-      };
-    },
-  };
-}
 
 async function respond(metrics: Metrics): Promise<{ status: number; contentType: string; body: string }> {
   try {

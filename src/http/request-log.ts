@@ -1,115 +1,18 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomUUID } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
-import type { ApolloServerPlugin } from '@apollo/server';
 import type { NextFunction, Request, Response } from 'express';
-import { getOperationAST, type GraphQLFormattedError, type OperationTypeNode } from 'graphql';
-import { logger } from '../logger';
-
-/**
- * What the server keeps about one GraphQL request while it runs, for its log line and its errors.
- * Nothing in it comes from the caller except the request id, which is checked first.
- */
-export interface RequestRecord {
-  requestId: string;
-  /** performance.now() when the request arrived. */
-  startedAt: number;
-  operationType?: OperationTypeNode;
-  /** The operation's name as written in the (parsed) document, capped at OPERATION_NAME_MAX. */
-  operationName?: string;
-  /** The first error's code; the request is OK when no error was sent. */
-  outcome?: string;
-}
-
-/** The request-id header, read from the request and echoed on the response. */
-export const REQUEST_ID_HEADER = 'x-request-id';
-/** A caller's request id is used only when it is this short and made of SAFE_ID characters. */
-export const REQUEST_ID_MAX = 128;
-const SAFE_ID = /^[A-Za-z0-9._:/+=-]+$/;
-/** Operation names are logged (and later used as metric labels) at most this long. */
-export const OPERATION_NAME_MAX = 64;
-
-/**
- * The request id to use: the caller's `x-request-id` when it is a single value of at most
- * REQUEST_ID_MAX safe characters (so a log line or header cannot be forged or bloated through
- * it), else a new random UUID.
- */
-export function requestIdFrom(header: unknown): string {
-  if (typeof header === 'string' && header.length <= REQUEST_ID_MAX && SAFE_ID.test(header)) return header;
-  return randomUUID();
-}
-
-/** Starts the record of a request whose id is `requestId` (see requestIdFrom). */
-export function beginRequest(requestId: string): RequestRecord {
-  return { requestId, startedAt: performance.now() };
-}
-
-const current = new AsyncLocalStorage<RequestRecord>();
-
-/** Runs `fn` with `record` as the current request, so errors formatted inside carry its id. */
-export function runInRequest<T>(record: RequestRecord, fn: () => T): T {
-  return current.run(record, fn);
-}
-
-/** The request being served in this async context, if any. */
-export function currentRequest(): RequestRecord | undefined {
-  return current.getStore();
-}
-
-/** Notes the operation a request resolved to; its name is capped so a log line stays bounded. */
-export function noteOperation(record: RequestRecord, type: OperationTypeNode | undefined, name: string | null | undefined): void {
-  record.operationType = type;
-  record.operationName = name ? name.slice(0, OPERATION_NAME_MAX) : undefined;
-}
-
-/**
- * Wraps a formatError function: every error leaving the server in the current request gets
- * `extensions.requestId`, and the first error's code becomes the request's outcome. Outside a
- * request (no current record) errors pass through unchanged.
- */
-export function withRequestId(
-  format: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError,
-): (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError {
-  return (formatted, error) => {
-    const result = format(formatted, error);
-    const record = currentRequest();
-    if (!record) return result;
-    const code = result.extensions?.code;
-    record.outcome ??= typeof code === 'string' ? code : 'INTERNAL';
-    return { ...result, extensions: { ...result.extensions, requestId: record.requestId } };
-  };
-}
-
-/**
- * Writes the request's one log line at info: id, operation type and name, duration, outcome (OK
- * or the first error code) and, for HTTP, the status. Variables, the query text and any other
- * caller-supplied text are never part of it.
- */
-export function logRequest(record: RequestRecord, status?: number): void {
-  logger.info(
-    {
-      requestId: record.requestId,
-      operationType: record.operationType ?? null,
-      operationName: record.operationName ?? null,
-      durationMs: Math.round((performance.now() - record.startedAt) * 10) / 10,
-      outcome: record.outcome ?? 'OK',
-      ...(status === undefined ? {} : { status }),
-    },
-    'graphql request',
-  );
-}
+import { beginRequest, REQUEST_ID_HEADER, requestIdFrom, runInRequest, type RequestRecord } from '../graphql/record';
 
 /**
  * Express middleware that goes first on the GraphQL route: it picks the request id, returns it in
  * the `x-request-id` response header, keeps the record in `res.locals.request` (the error handler
- * reads it there), and logs the request's line when the response is done or the client went away.
+ * reads it there), and hands the record to `finish` (its log line and metrics) when the response
+ * is done or the client went away.
  */
-export function requestIdentity() {
+export function requestIdentity(finish: (record: RequestRecord, status: number) => void) {
   return (req: Request, res: Response, next: NextFunction) => {
     const record = beginRequest(requestIdFrom(req.headers[REQUEST_ID_HEADER]));
     res.locals.request = record;
     res.setHeader(REQUEST_ID_HEADER, record.requestId);
-    res.once('close', () => logRequest(record, res.statusCode));
+    res.once('close', () => finish(record, res.statusCode));
     next();
   };
 }
@@ -124,24 +27,5 @@ export function requestScope() {
     const record = res.locals.request as RequestRecord | undefined;
     if (record) runInRequest(record, next);
     else next();
-  };
-}
-
-/** The Apollo plugin that notes which operation the current request ran (for its log line). */
-export function operationLogPlugin<TContext extends object>(): ApolloServerPlugin<TContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async willSendResponse({ document, operation, operationName, request }) {
-          const record = currentRequest();
-          if (!record) return;
-          // A document that parsed but failed validation has no resolved operation yet; its
-          // operation is still worth logging, and is read from the parsed document (never from
-          // the caller's raw operationName, which could be any text).
-          const resolved = operation ?? (document ? getOperationAST(document, request.operationName) ?? undefined : undefined);
-          noteOperation(record, resolved?.operation, operationName ?? resolved?.name?.value);
-        },
-      };
-    },
   };
 }

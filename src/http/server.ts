@@ -1,34 +1,33 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
-import { ApolloArmor } from '@escape.tech/graphql-armor';
 import cors from 'cors';
 import express from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { TokenVerifier } from '../auth/jwt';
-import { checkVariables, jsonVariablesError } from '../common/json-limits';
 import type { Config } from '../config';
-import { createContext, type Context, type ContextDeps } from '../context';
-import { formatError } from '../errors';
+import type { Context } from '../context';
+import type { OperationPipeline } from '../graphql/pipeline';
 import { logger } from '../logger';
 import { graphiqlRouter, type GraphiQLHints } from './graphiql';
-import { operationLogPlugin, REQUEST_ID_HEADER, requestIdentity, requestScope, withRequestId, type RequestRecord } from './request-log';
+import { REQUEST_ID_HEADER, type RequestRecord } from '../graphql/record';
+import { requestIdentity, requestScope } from './request-log';
 import { graphqlOverHttpStatus } from './status';
 
-export interface HttpDeps extends ContextDeps {
+export interface HttpDeps {
   config: Config;
   schema: GraphQLSchema;
   verifier: TokenVerifier;
+  /** The operation pipeline shared with WebSocket. */
+  pipeline: OperationPipeline;
   /** What GraphiQL prefills (token, example ids); asked on each page load. */
   graphiqlHints?: () => GraphiQLHints;
   /** Routes served before GraphQL: /healthz, /readyz, /metrics (see app.ts). */
   routers?: express.RequestHandler[];
   /** Runs first for each GraphQL HTTP request (the request budget, see infra/deadline.ts). */
   beforeGraphQL?: express.RequestHandler[];
-  /** Apollo plugins of the caller (metrics). */
-  plugins?: ApolloServerPlugin<Context>[];
 }
 
 export interface HttpServer {
@@ -42,48 +41,6 @@ export interface HttpServer {
    * connections are left alone: attachWebSocket's close() ends them with 1001.
    */
   stop(drainMs?: number): Promise<void>;
-}
-
-/**
- * The query limits shared by HTTP and WebSocket: graphql-armor's depth, cost, alias and directive
- * limits, and no field suggestions outside development. The token limit is not armor's: its
- * Apollo plugin parses the document a second time inside Apollo's parsing hook, where any syntax
- * error escapes as HTTP 500. graphql-js enforces the same limit in the one real parse instead
- * (`parse(query, { maxTokens })`, see startHttpServer and websocket.ts), so an over-long document
- * is a GRAPHQL_PARSE_FAILED like any other syntax error.
- */
-export function queryLimits(config: Config) {
-  return new ApolloArmor({
-    maxDepth: { n: config.limits.maxDepth },
-    costLimit: { maxCost: config.limits.maxCost },
-    maxAliases: { n: config.limits.maxAliases },
-    maxDirectives: { n: config.limits.maxDirectives },
-    maxTokens: { enabled: false },
-    blockFieldSuggestion: { enabled: config.env === 'production' },
-  }).protect();
-}
-
-/**
- * Refuses a request whose variables are nested absurdly deep (see checkVariables) before
- * graphql-js coerces them or a resolver walks them, with BAD_USER_INPUT naming the variable.
- * Each JSON value is held to the tighter JSON_INPUT_LIMITS where it is used (boundedJson).
- */
-function variablesDepthLimit(): ApolloServerPlugin<Context> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ request }) {
-          const found = checkVariables(request.variables);
-          if (!found) return;
-          const error = jsonVariablesError(found.variable, found.violation);
-          // A request error like Apollo's own variable errors: 400 (Apollo would say 500) until
-          // graphqlOverHttpStatus settles the spec's status. Apollo drops `http` from the response.
-          error.extensions.http = { status: 400 };
-          throw error;
-        },
-      };
-    },
-  };
 }
 
 /** What the error handler answers for each failure of reading a request body. */
@@ -109,12 +66,10 @@ function bodyError(error: Error & { status?: number; type?: string }, bodyLimitB
  * on `config.host:config.port` (port 0 picks a free one). Throws when the port is taken.
  */
 export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
-  const { config } = deps;
+  const { config, pipeline } = deps;
   const app = express();
   app.disable('x-powered-by');
   const server = createServer(app);
-  const development = config.env !== 'production';
-  const armor = queryLimits(config);
 
   const apollo = new ApolloServer<Context>({
     schema: deps.schema,
@@ -125,19 +80,19 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     includeStacktraceInErrorResponses: false,
     // main.ts owns shutdown (it also stops DynamoDB Local); Apollo's own signal handlers would race it.
     stopOnTerminationSignals: false,
-    formatError: withRequestId(formatError(development)),
-    parseOptions: { maxTokens: config.limits.maxTokens },
-    validationRules: armor.validationRules,
+    // Parsing, validation, the document cache, error formatting and the operation record are the
+    // pipeline's, shared with WebSocket; only the HTTP status codes are this transport's own.
+    formatError: pipeline.formatError,
+    parseOptions: pipeline.parseOptions,
+    validationRules: pipeline.validationRules,
+    documentStore: pipeline.documents,
     // GraphiQL is served by graphiqlRouter from installed packages; Apollo's landing page would load a CDN.
     // No cache-control hints are used, and Apollo's default cache-control plugin wraps every field.
     plugins: [
-      ...armor.plugins,
-      variablesDepthLimit(),
+      ...pipeline.apolloPlugins(),
       graphqlOverHttpStatus(),
-      operationLogPlugin(),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
-      ...(deps.plugins ?? []),
     ],
     logger: {
       debug: (m) => logger.debug(m),
@@ -191,12 +146,12 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     '/graphql',
     // CORS first: a browser's preflight is answered here and is not a GraphQL request to log.
     cors({ origin: config.corsOrigins, credentials: false, exposedHeaders: [REQUEST_ID_HEADER] }),
-    requestIdentity(),
+    requestIdentity((record, status) => pipeline.finish(record, status)),
     ...(deps.beforeGraphQL ?? []),
     express.json({ limit: config.limits.bodyLimitBytes }),
     requestScope(),
     expressMiddleware(apollo, {
-      context: async ({ req }) => createContext(deps, await deps.verifier.fromHeader(req.headers.authorization)),
+      context: async ({ req }) => pipeline.context(await deps.verifier.fromHeader(req.headers.authorization)),
     }),
   );
   // A malformed or oversized body gets a JSON error (with the request id) rather than Express's

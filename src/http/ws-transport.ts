@@ -18,6 +18,11 @@ import { logger } from '../logger';
 export class Operation {
   private readonly cleanups: Array<() => void> = [];
   private done = false;
+  /**
+   * False for a query or mutation: once started it runs to its end whatever the client says, so
+   * a `complete` only silences it and its slot stays taken until it finishes.
+   */
+  stoppable = true;
 
   constructor(
     readonly id: string,
@@ -55,8 +60,10 @@ function run(cleanup: () => void): void {
 export interface Connection<S> {
   socket: WebSocket;
   request: IncomingMessage;
-  /** Live operations by client id. */
+  /** The running operation of each client id the client has not completed. */
   operations: Map<string, Operation>;
+  /** Operations holding a slot of the per-socket limit (some may be completed but still running). */
+  held: number;
   /** Whatever the GraphQL layer keeps per socket (the principal, timers). */
   state: S;
 }
@@ -81,7 +88,7 @@ export interface Transport<S> {
   connectionCount(): number;
   /** Live operations on every socket, exported as the gauge `graphql_ws_subscriptions`. */
   operationCount(): number;
-  /** The operation a client id names on a socket (for the protocol hooks). */
+  /** The operation a client id names on a socket (for the protocol hooks); none when it was refused by the limit. */
   operationOf(connection: Connection<S>, id: string): Operation | undefined;
   /**
    * Stops accepting sockets, ends every operation, closes every socket with 1001 and terminates
@@ -91,7 +98,15 @@ export interface Transport<S> {
   close(graceMs?: number): Promise<void>;
 }
 
+/**
+ * Bytes a socket may have waiting to be written before the peer counts as gone: a client that
+ * stops reading must not make the server hold an ever-growing buffer.
+ */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
 /** Message types a client may send (graphql-transport-ws); anything else is a client mistake. */
+const PONG = JSON.stringify({ type: MessageType.Pong });
+
 const CLIENT_MESSAGES = new Set<string>([MessageType.ConnectionInit, MessageType.Ping, MessageType.Pong, MessageType.Subscribe, MessageType.Complete]);
 
 /**
@@ -103,9 +118,14 @@ const CLIENT_MESSAGES = new Set<string>([MessageType.ConnectionInit, MessageType
  * - a client id reused after `complete` starts a new operation only once graphql-ws has finished
  *   the old one (its message callback resolves then), so no frame of the old one goes out under
  *   the new one's id;
+ * - a `complete` ends a subscription at once; a query or mutation cannot be stopped once it
+ *   runs, so it keeps its slot until it finishes and only its result is dropped;
  * - client mistakes (a message type a client may not send, unparseable JSON) close with 4400, a
  *   frame over `maxPayloadBytes` closes with 1009 (by ws), and neither prints anything but one
- *   debug line; 4500 is left for faults of this server, which are logged.
+ *   debug line; 4500 is left for faults of this server, which are logged;
+ * - a ping is answered with a bare pong: echoing its payload, as graphql-ws does by default, lets
+ *   a client make the server serialize whatever it sent (deep enough, that overflows the stack);
+ * - a peer that lets more than MAX_BUFFERED_BYTES pile up unread is dropped.
  */
 export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Transport<S> {
   const protocol = makeServer<Record<string, unknown> | undefined, Connection<S>>(options.protocol);
@@ -117,10 +137,11 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
   wss.on('error', (err) => logger.warn({ err }, 'websocket server error'));
   wss.on('connection', (socket, request) => {
     if (closing) {
-      socket.close(1001, 'Going away');
+      // An upgrade that slipped in while the server stops: nothing waits for its close handshake.
+      socket.terminate();
       return;
     }
-    const connection: Connection<S> = { socket, request, operations: new Map(), state: options.newState() };
+    const connection: Connection<S> = { socket, request, operations: new Map(), held: 0, state: options.newState() };
     connections.add(connection);
     // graphql-ws's callback for each subscribe message resolves when that operation is over; a
     // reused id waits on it.
@@ -133,20 +154,28 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
     };
     const release = (operation: Operation) => {
       if (connection.operations.get(operation.id) === operation) connection.operations.delete(operation.id);
+      connection.held--;
       operationCount--;
     };
+    const send = (data: string) =>
+      new Promise<void>((resolve) => {
+        // A socket that closed meanwhile drops the frame: its operations are ending anyway.
+        if (socket.readyState !== socket.OPEN) return resolve();
+        if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+          logger.debug({ buffered: socket.bufferedAmount }, 'websocket peer stopped reading; dropping it');
+          socket.terminate();
+          return resolve();
+        }
+        socket.send(data, () => resolve());
+      });
 
     const closed = protocol.opened(
       {
         protocol: socket.protocol,
-        send: (data) =>
-          new Promise<void>((resolve) => {
-            // A socket that closed meanwhile drops the frame: its operations are ending anyway.
-            if (socket.readyState !== socket.OPEN) return resolve();
-            socket.send(data, () => resolve());
-          }),
+        send,
         close: (code, reason) => socket.close(code, reason),
         onMessage: (cb) => (onMessage = cb),
+        onPing: () => send(PONG),
       },
       connection,
     );
@@ -166,7 +195,12 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
         return;
       }
       const id = typeof message?.id === 'string' ? message.id : undefined;
-      if (type === MessageType.Complete && id !== undefined) connection.operations.get(id)?.end();
+      if (type === MessageType.Complete && id !== undefined) {
+        const operation = connection.operations.get(id);
+        if (operation?.stoppable) operation.end();
+        // A running query or mutation lets go of its id (the client may reuse it) but not of its slot.
+        else if (operation) connection.operations.delete(id);
+      }
       if (type !== MessageType.Subscribe || id === undefined) {
         onMessage?.(data).catch(fault);
         return;
@@ -177,9 +211,10 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       }
       // Within the limit the operation exists from now on, so a `complete` that overtakes its start ends it.
       let operation: Operation | undefined;
-      if (connection.operations.size < options.maxOperations) {
+      if (connection.held < options.maxOperations) {
         operation = new Operation(id, release);
         connection.operations.set(id, operation);
+        connection.held++;
         operationCount++;
       }
       const start = () => (operation?.ended ? undefined : onMessage?.(data));
@@ -229,19 +264,18 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
     operationOf: (connection, id) => connection.operations.get(id),
     async close(graceMs = 1000) {
       closing = true;
-      const all = [...connections];
-      const gone = all.map((c) => new Promise<void>((resolve) => (c.socket.readyState === c.socket.CLOSED ? resolve() : c.socket.once('close', () => resolve()))));
-      for (const connection of all) {
+      // ws calls back once every socket it accepted has closed, including ones accepted from now on.
+      const closed = new Promise<void>((resolve) => wss.close(() => resolve()));
+      for (const connection of [...connections]) {
         for (const operation of [...connection.operations.values()]) operation.end();
         connection.socket.close(1001, 'Going away');
       }
       // A peer that never answers the close handshake must not hold up shutdown.
       const terminate = setTimeout(() => {
-        for (const connection of all) connection.socket.terminate();
+        for (const socket of wss.clients) socket.terminate();
       }, graceMs);
-      await Promise.all(gone);
+      await closed;
       clearTimeout(terminate);
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
 }

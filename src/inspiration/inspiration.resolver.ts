@@ -2,6 +2,14 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Re
 import { Role } from '../auth/principal';
 import type { Context } from '../context';
 import { CreateInspirationInput, Inspiration, InspirationConnection, InspirationsArgs, InspirationUpload, RequestInspirationUploadInput, UpdateInspirationInput } from './inspiration.type';
+import type { InspirationRepository } from './inspiration.repository';
+
+// This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
+declare module '../context' {
+  interface Repositories {
+    inspirations: InspirationRepository;
+  }
+}
 
 @Resolver(() => Inspiration)
 export class InspirationResolver {

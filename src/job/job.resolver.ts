@@ -1,10 +1,17 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { ActivityEvent } from '../activity/activity.type';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { PageArgs } from '../common/pagination';
 import { JSONObject } from '../common/scalars';
 import type { Context } from '../context';
-import { CreateJobInput, Job, JobConnection, JobEvent, JobsByStatusArgs, ProjectJobsArgs, Step, StepConnection, StepRef } from './job.type';
+import { CreateJobInput, Job, JobConnection, JobsByStatusArgs, ProjectJobsArgs, Step, StepConnection, StepRef } from './job.type';
+import type { JobRepository } from './job.repository';
+
+// This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
+declare module '../context' {
+  interface Repositories {
+    jobs: JobRepository;
+  }
+}
 
 @Resolver(() => Step)
 export class StepResolver {
@@ -126,48 +133,4 @@ export class JobResolver {
   steps(@Root() job: Job, @Ctx() ctx: Context) {
     return job.steps ?? ctx.repos.jobs.steps(job.jobId);
   }
-
-  @Authorized()
-  @Subscription(() => JobEvent, {
-    description:
-      'A job’s events (steps and status), in seq order. Pass afterSeq (e.g. the seq of the job query) to receive every event after it first. ' +
-      'The subscription completes after the job’s final event (COMPLETED or CANCELLED); a job that has finished already gets the events after afterSeq, then completes. ' +
-      'FAILED does not complete it, because retryJob can run the job again: complete it yourself when you stop watching.',
-    subscribe: ({ args, context }) => (context as Context).repos.live.jobProgress(args.jobId, args.afterSeq ?? null),
-  })
-  jobProgress(
-    @Root() event: JobEvent,
-    @Arg('jobId', () => ID) _jobId: string,
-    @Arg('afterSeq', () => Int, { nullable: true }) _afterSeq: number | null,
-    @Ctx() ctx: Context,
-  ): JobEvent {
-    ctx.renew();
-    return event;
-  }
-
-  @Authorized()
-  @Subscription(() => JobEvent, {
-    description: 'Status changes of the jobs of one project, or of all the tenant’s jobs when projectId is omitted.',
-    subscribe: ({ args, context }) => (context as Context).repos.live.jobStatusChanges(args.projectId ?? null),
-  })
-  jobStatusChanges(@Root() event: JobEvent, @Arg('projectId', () => ID, { nullable: true }) _projectId: string | null, @Ctx() ctx: Context): JobEvent {
-    ctx.renew();
-    return event;
-  }
-
-  @Authorized()
-  @Subscription(() => ActivityEvent, {
-    description: 'A project’s activity (logs, assets, milestones, briefs…). Pass afterEventId to receive every stored event after it first.',
-    subscribe: ({ args, context }) => (context as Context).repos.live.projectActivity(args.projectId, args.afterEventId ?? null),
-  })
-  projectActivity(
-    @Root() event: ActivityEvent,
-    @Arg('projectId', () => ID) _projectId: string,
-    @Arg('afterEventId', () => ID, { nullable: true }) _afterEventId: string | null,
-    @Ctx() ctx: Context,
-  ): ActivityEvent {
-    ctx.renew();
-    return event;
-  }
 }
-

@@ -3,6 +3,14 @@ import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
 import type { Context } from '../context';
 import { AttributionStatus, CreateLogInput, Log, LogConnection, LogRef, LogsArgs, LogsByAttributionArgs, MaterialUsage, UpdateLogExtractionInput } from './log.type';
+import type { LogRepository } from './log.repository';
+
+// This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
+declare module '../context' {
+  interface Repositories {
+    logs: LogRepository;
+  }
+}
 
 const optionalVersion = { nullable: true, description: 'When given, CONFLICT unless the log is at this version.' };
 

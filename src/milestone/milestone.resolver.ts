@@ -2,6 +2,14 @@ import { Arg, Args, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from '
 import { Role } from '../auth/principal';
 import type { Context } from '../context';
 import { CreateMilestoneInput, Milestone, MilestoneConnection, MilestoneRef, MilestonesArgs, MilestoneStatus, UpdateMilestoneInput } from './milestone.type';
+import type { MilestoneRepository } from './milestone.repository';
+
+// This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
+declare module '../context' {
+  interface Repositories {
+    milestones: MilestoneRepository;
+  }
+}
 
 const optionalVersion = { nullable: true, description: 'When given, CONFLICT unless the milestone is at this version.' };
 

@@ -7,6 +7,14 @@ import { Log } from '../log/log.type';
 import { Milestone } from '../milestone/milestone.type';
 import { CreateProjectInput, ProjectsArgs, ProjectVersionArgs, UpdateProjectInput } from './project.input';
 import { Project, ProjectConnection, ProjectStatus } from './project.type';
+import type { ProjectRepository } from './project.repository';
+
+// This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
+declare module '../context' {
+  interface Repositories {
+    projects: ProjectRepository;
+  }
+}
 
 const firstArg = { nullable: true, description: 'How many, 20 when omitted, at most 100.' };
 

@@ -2,6 +2,14 @@ import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graph
 import { Role } from '../auth/principal';
 import type { Context } from '../context';
 import { CreateTenantInput, Tenant, UpdateTenantInput, Viewer } from './tenant.type';
+import type { TenantRepository } from './tenant.repository';
+
+// This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
+declare module '../context' {
+  interface Repositories {
+    tenant: TenantRepository;
+  }
+}
 
 const isAdmin = (ctx: Context) => Boolean(ctx.principal?.roles.includes(Role.ADMIN));
 

@@ -1,6 +1,5 @@
-import type { Key } from '../../common/keys';
 import type { QuerySpec } from './store';
-import type { IndexName } from './table';
+import type { IndexName, Key } from './table';
 
 /*
  * An entity's place in the table, declared as data (as ElectroDB declares its access patterns):
@@ -29,7 +28,8 @@ export interface KeyShape<PK extends string, SK extends string> {
   format?: { [K in Placeholders<PK> | Placeholders<SK>]?: (value: any) => string };
 }
 
-const tenantPk = (tenantId: string) => `TENANT#${tenantId}`;
+/** The partition of a tenant's own items, and the start of every key a tenant's request touches. */
+export const tenantPk = (tenantId: string) => `TENANT#${tenantId}`;
 
 /** The declared key of one entity; `keyOf` and `prefixOf` are the only ways its keys are built. */
 export class KeyTemplate<PK extends string, SK extends string> {

@@ -9,10 +9,9 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { Key } from '../../common/keys';
 import { AppError, ErrorCode } from '../../errors';
 import type { CursorCodec } from '../cursor';
-import { keySchemas, TTL_ATTRIBUTE, type IndexName } from './table';
+import { keySchemas, TTL_ATTRIBUTE, type IndexName, type Key } from './table';
 import { transactRequest, type Item, type Write } from './write';
 
 export type { Item, Write };

@@ -1,6 +1,5 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { Key } from '../../common/keys';
-import { TTL_ATTRIBUTE } from './table';
+import { TTL_ATTRIBUTE, type Key } from './table';
 
 /*
  * The writes of a transaction, as data. Domain code says what it writes and under which

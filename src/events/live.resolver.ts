@@ -1,0 +1,58 @@
+import { Arg, Authorized, ID, Int, Resolver, Root, Subscription } from 'type-graphql';
+import { ActivityEvent } from '../activity/activity.type';
+import type { Context } from '../context';
+import { JobEvent } from '../job/job.type';
+import type { Live } from './live';
+
+// The live streams add themselves to ctx.repos here, so that the context imports nothing from events.
+declare module '../context' {
+  interface Repositories {
+    live: Live;
+  }
+}
+
+/**
+ * The subscriptions. They live with the events they stream, above the features, so that no
+ * feature depends on how events are published; each field returns its event as it is, because
+ * the stream (replay, then live from the EventBus) already made it.
+ */
+@Resolver()
+export class LiveResolver {
+  @Authorized()
+  @Subscription(() => JobEvent, {
+    description:
+      'A job’s events (steps and status), in seq order. Pass afterSeq (e.g. the seq of the job query) to receive every event after it first. ' +
+      'The subscription completes after the job’s final event (COMPLETED or CANCELLED); a job that has finished already gets the events after afterSeq, then completes. ' +
+      'FAILED does not complete it, because retryJob can run the job again: complete it yourself when you stop watching.',
+    subscribe: ({ args, context }) => (context as Context).repos.live.jobProgress(args.jobId, args.afterSeq ?? null),
+  })
+  jobProgress(
+    @Root() event: JobEvent,
+    @Arg('jobId', () => ID) _jobId: string,
+    @Arg('afterSeq', () => Int, { nullable: true }) _afterSeq: number | null,
+  ): JobEvent {
+    return event;
+  }
+
+  @Authorized()
+  @Subscription(() => JobEvent, {
+    description: 'Status changes of the jobs of one project, or of all the tenant’s jobs when projectId is omitted.',
+    subscribe: ({ args, context }) => (context as Context).repos.live.jobStatusChanges(args.projectId ?? null),
+  })
+  jobStatusChanges(@Root() event: JobEvent, @Arg('projectId', () => ID, { nullable: true }) _projectId: string | null): JobEvent {
+    return event;
+  }
+
+  @Authorized()
+  @Subscription(() => ActivityEvent, {
+    description: 'A project’s activity (logs, assets, milestones, briefs…). Pass afterEventId to receive every stored event after it first.',
+    subscribe: ({ args, context }) => (context as Context).repos.live.projectActivity(args.projectId, args.afterEventId ?? null),
+  })
+  projectActivity(
+    @Root() event: ActivityEvent,
+    @Arg('projectId', () => ID) _projectId: string,
+    @Arg('afterEventId', () => ID, { nullable: true }) _afterEventId: string | null,
+  ): ActivityEvent {
+    return event;
+  }
+}

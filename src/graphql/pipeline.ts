@@ -1,0 +1,277 @@
+import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { ApolloServerPlugin } from '@apollo/server';
+import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import {
+  createSourceEventStream,
+  execute,
+  getOperationAST,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  type ParseOptions,
+  type ValidationRule,
+} from 'graphql';
+import type { Principal } from '../auth/principal';
+import { checkVariables, jsonVariablesError } from '../common/json-limits';
+import type { Config } from '../config';
+import type { Context } from '../context';
+import { formatError } from '../errors';
+import { runWithBudget } from '../infra/deadline';
+import type { Metrics } from '../infra/metrics';
+import { beginRequest, currentRequest, logRequest, noteOperation, runInRequest, withRequestId, type RequestRecord } from './record';
+import { createContext, type ContextDeps } from '../wiring';
+
+export interface PipelineDeps extends ContextDeps {
+  config: Config;
+  schema: GraphQLSchema;
+  metrics?: Metrics;
+}
+
+/** A document ready to run, or the errors that keep it from running. */
+export type Prepared = { document: DocumentNode; errors?: undefined } | { document?: undefined; errors: readonly GraphQLError[] };
+
+/** What a subscription needs from the transport that carries it: whether it ended, and a way to hear when it does. */
+export interface SubscriptionLifetime {
+  readonly ended: boolean;
+  onEnd(cleanup: () => void): void;
+  end(): void;
+}
+
+/** Execution arguments of one subscription, plus what its shared per-event execution needs. */
+export interface SubscriptionArgs extends ExecutionArgs {
+  lifetime: SubscriptionLifetime;
+  /** The subscriber, for the source stream (auth, tenant); events are executed without the individual user. */
+  principal: Principal | null;
+}
+
+/**
+ * The GraphQL operation pipeline that HTTP (through Apollo) and WebSocket (through graphql-ws)
+ * both run, so each concern is defined once:
+ * - parsing and validation: the same parse options (token limit), the same rules (graphql-js's and
+ *   graphql-armor's depth, cost, alias and directive limits) and one document cache, bounded by
+ *   size, that Apollo uses as its documentStore and WebSocket under keys of its own;
+ * - variables checked for absurd nesting before anything walks them recursively;
+ * - the context from the verified principal;
+ * - error formatting: known codes pass, anything else is masked as INTERNAL, every error carries
+ *   its request's id, and no stack trace leaves;
+ * - one record per operation: a log line and a metrics sample when it ends;
+ * - subscriptions: each event is executed once per share key with a fresh context, shared by
+ *   every subscriber of that key (see `subscribe`).
+ */
+export class OperationPipeline {
+  /** Validated documents; Apollo's documentStore too. Bounded by approximate size (Apollo's default, 30 MiB). */
+  readonly documents = new InMemoryLRUCache<DocumentNode>();
+  readonly parseOptions: ParseOptions;
+  /** The rules beyond graphql-js's own (Apollo adds those itself). */
+  readonly validationRules: ValidationRule[];
+  readonly formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+  private readonly armorPlugins: ApolloServerPlugin<Context>[];
+  private readonly allRules: ValidationRule[];
+  /** Results of executing one event for one share key (see `subscribe`). */
+  private readonly sharedResults = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+  /** How many times an event was executed for subscribers (once per event and share key); tests read it. */
+  sharedExecutions = 0;
+
+  constructor(private readonly deps: PipelineDeps) {
+    const { config } = deps;
+    const armor = new ApolloArmor({
+      maxDepth: { n: config.limits.maxDepth },
+      costLimit: { maxCost: config.limits.maxCost },
+      maxAliases: { n: config.limits.maxAliases },
+      maxDirectives: { n: config.limits.maxDirectives },
+      // The token limit is graphql-js's own (parseOptions), not armor's: armor's Apollo plugin parses
+      // the document a second time inside Apollo's parsing hook, where a syntax error escapes as a 500.
+      maxTokens: { enabled: false },
+      blockFieldSuggestion: { enabled: config.env === 'production' },
+    }).protect();
+    this.parseOptions = { maxTokens: config.limits.maxTokens };
+    this.validationRules = armor.validationRules;
+    this.allRules = [...specifiedRules, ...armor.validationRules];
+    this.armorPlugins = armor.plugins as ApolloServerPlugin<Context>[];
+    this.formatError = withRequestId(formatError(config.env !== 'production'));
+  }
+
+  /** The schema every operation runs against. */
+  get schema(): GraphQLSchema {
+    return this.deps.schema;
+  }
+
+  /** The Apollo plugins that apply this pipeline's limits and records to HTTP requests. */
+  apolloPlugins(): ApolloServerPlugin<Context>[] {
+    const pipeline = this;
+    return [
+      ...this.armorPlugins,
+      {
+        async requestDidStart() {
+          return {
+            async didResolveOperation({ request }) {
+              const error = pipeline.checkVariables(request.variables);
+              if (!error) return;
+              // A request error like Apollo's own variable errors: nothing ran. Apollo drops `http` from the response.
+              error.extensions.http = { status: 400 };
+              throw error;
+            },
+            async willSendResponse({ document, operation, operationName, request }) {
+              const record = currentRequest();
+              if (!record) return;
+              // A document that parsed but failed validation has no resolved operation; its type and
+              // name still go to the log line, read from the parsed document, never from the raw request.
+              const resolved = operation ?? (document ? (getOperationAST(document, request.operationName) ?? undefined) : undefined);
+              noteOperation(record, resolved?.operation, operationName ?? resolved?.name?.value, operation != null);
+            },
+          };
+        },
+      },
+    ];
+  }
+
+  /**
+   * Parses and validates `query` with the same options, rules and cache as HTTP. Never throws:
+   * a syntax error is GRAPHQL_PARSE_FAILED, a rule's error GRAPHQL_VALIDATION_FAILED.
+   */
+  async prepare(query: string): Promise<Prepared> {
+    const key = `ws:${createHash('sha256').update(query).digest('hex')}`;
+    const cached = await this.documents.get(key);
+    if (cached) return { document: cached };
+    let document: DocumentNode;
+    try {
+      document = parse(query, this.parseOptions);
+    } catch (error) {
+      return { errors: [new GraphQLError(error instanceof GraphQLError ? error.message : String(error), { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })] };
+    }
+    const errors = validate(this.deps.schema, document, this.allRules);
+    if (errors.length) return { errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
+    // Only valid documents are kept, as Apollo does, so invalid ones cannot fill the cache.
+    await this.documents.set(key, document);
+    return { document };
+  }
+
+  /** BAD_USER_INPUT naming the variable when `variables` nest absurdly deep; checked without recursion. */
+  checkVariables(variables: Record<string, unknown> | null | undefined): GraphQLError | undefined {
+    const tooDeep = checkVariables(variables);
+    return tooDeep ? jsonVariablesError(tooDeep.variable, tooDeep.violation) : undefined;
+  }
+
+  /** The context of one request (or one subscription's source stream) for a verified principal. */
+  context(principal: Principal | null): Context {
+    return createContext(this.deps, principal);
+  }
+
+  /** Starts the record of one operation; `requestId` as requestIdFrom gave it. */
+  begin(requestId: string): RequestRecord {
+    return beginRequest(requestId);
+  }
+
+  /** Notes which operation of `document` a record runs (its type and name, for the log and metrics). */
+  note(record: RequestRecord, document: DocumentNode, operationName: string | null | undefined): void {
+    const operation = getOperationAST(document, operationName);
+    noteOperation(record, operation?.operation, operation?.name?.value, true);
+  }
+
+  /**
+   * Ends an operation's record: one log line, and one metrics sample for queries and mutations
+   * (a subscription's length is not an operation's latency; the gauges count subscriptions).
+   */
+  finish(record: RequestRecord, status?: number): void {
+    logRequest(record, status);
+    if (record.operationType === 'subscription') return;
+    // Operations that did not validate are counted as `unknown`: their names are the caller's text.
+    const named = record.validated === true;
+    this.deps.metrics?.recordOperation({
+      type: named ? record.operationType : undefined,
+      name: named ? record.operationName : undefined,
+      code: record.outcome,
+      seconds: (performance.now() - record.startedAt) / 1000,
+    });
+  }
+
+  /** Formats errors leaving the server in `record`'s operation; HTTP status hints are dropped (a socket has none). */
+  formatErrors(record: RequestRecord, errors: readonly GraphQLError[]): GraphQLFormattedError[] {
+    return runInRequest(record, () => errors.map((e) => this.formatError(e.toJSON(), e))).map(({ extensions: { http: _http, ...extensions } = {}, ...error }) => ({
+      ...error,
+      extensions,
+    }));
+  }
+
+  /** Runs a query or mutation within the request budget (REQUEST_BUDGET_MS), as over HTTP. */
+  execute(args: ExecutionArgs): Promise<ExecutionResult> {
+    return runWithBudget(this.deps.config.requestBudgetMs, async () => execute(args));
+  }
+
+  /**
+   * Runs a subscription. The source stream (the field's `subscribe`: authorization, replay, the
+   * bus listener) runs with the subscriber's own context. Each event is then executed once per
+   * share key — the document, variables, operation name, tenant and roles — and the result is
+   * shared by every subscriber with that key: one execution per event, not one per subscriber.
+   *
+   * Sharing is only sound if a payload cannot depend on the individual user. That is enforced,
+   * not assumed: events are executed with a context whose principal carries the tenant and roles
+   * but no user id, created fresh for each event (so loaders never serve stale data). When the
+   * lifetime ends, the source is returned at once and no further result is handed on.
+   */
+  async subscribe(args: SubscriptionArgs): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
+    const { lifetime, principal } = args;
+    const source = await createSourceEventStream(args);
+    if (!isAsyncIterable(source)) return source;
+    const iterator = source[Symbol.asyncIterator]();
+    lifetime.onEnd(() => void iterator.return?.());
+    const shared: Principal | null = principal && { userId: '', tenantId: principal.tenantId, roles: [...principal.roles].sort() };
+    const shareKey = [
+      JSON.stringify(args.variableValues ?? null),
+      args.operationName ?? '',
+      shared ? `${shared.tenantId}\u0000${shared.roles.join(',')}` : '',
+      // The document is compared by identity: the cache hands every subscriber of one query the same one.
+    ].join('\u0000');
+    const key = `${documentKey(args.document)}\u0000${shareKey}`;
+    const run = (event: unknown) => this.executeShared(args, key, shared, event);
+    return (async function* deliver() {
+      try {
+        while (!lifetime.ended) {
+          const next = await iterator.next();
+          if (next.done || lifetime.ended) return;
+          const result = await run(next.value);
+          if (lifetime.ended) return;
+          yield result;
+        }
+      } finally {
+        lifetime.end();
+      }
+    })();
+  }
+
+  private executeShared(args: ExecutionArgs, key: string, principal: Principal | null, event: unknown): Promise<ExecutionResult> {
+    const executeOnce = () => {
+      this.sharedExecutions++;
+      return Promise.resolve(execute({ ...args, rootValue: event, contextValue: this.context(principal) }));
+    };
+    // The bus hands every subscriber of a topic the same event object, which keys the shared results.
+    if (typeof event !== 'object' || event === null) return executeOnce();
+    let byKey = this.sharedResults.get(event);
+    if (!byKey) this.sharedResults.set(event, (byKey = new Map()));
+    let result = byKey.get(key);
+    if (!result) byKey.set(key, (result = executeOnce()));
+    return result;
+  }
+}
+
+/** A short stable name per parsed document, for share keys (documents come from the cache, so they repeat). */
+const documentKeys = new WeakMap<DocumentNode, number>();
+let documentCount = 0;
+
+function documentKey(document: DocumentNode): number {
+  let key = documentKeys.get(document);
+  if (key === undefined) documentKeys.set(document, (key = ++documentCount));
+  return key;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}

@@ -1,0 +1,110 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { preProcessFile } from 'typescript';
+
+/**
+ * The layers of src/, lowest first. A module may import its own layer and the layers below it;
+ * an import of a higher layer makes the lower code depend on what is built on top of it, so a
+ * change at the top can break the bottom. Paths are relative to src/; a path ending in `/` is a
+ * folder.
+ *
+ * - base: the error codes, the logger and the configuration, which everything uses.
+ * - infra: DynamoDB, S3, pub/sub, metrics and supervision; it knows nothing of the domain.
+ * - common: what every feature shares: ids, keys, validation, the scope a repository works in,
+ *   the caller (auth), the upload service and the request's Context type. Features build on it.
+ * - features: one folder per entity (type, inputs, keys, repository, resolver). A feature may
+ *   use another feature (an asset links a log; every project child uses the project).
+ * - events: publishing committed events and live subscriptions, built on the features' events.
+ * - api: the GraphQL API put together: the schema from every resolver, and the wiring that builds
+ *   a request's repositories (the composition root of a request).
+ * - pipeline: the GraphQL operation pipeline (documents, limits, context, errors, records) that
+ *   every transport runs; like graphql-ws's protocol, it knows no socket and no HTTP.
+ * - transport: HTTP and WebSocket, which carry operations to the pipeline.
+ * - app: starts and stops the parts of one server.
+ * - entry: what a person runs (main, scripts, the demo) and the generated client.
+ */
+export const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
+  { name: 'base', paths: ['errors.ts', 'logger.ts', 'config.ts'] },
+  { name: 'infra', paths: ['infra/'] },
+  { name: 'common', paths: ['common/', 'auth/', 'files/', 'context.ts'] },
+  { name: 'features', paths: ['activity/', 'asset/', 'brief/', 'inspiration/', 'job/', 'log/', 'milestone/', 'project/', 'tenant/'] },
+  { name: 'events', paths: ['events/'] },
+  { name: 'api', paths: ['schema.ts', 'wiring.ts'] },
+  { name: 'pipeline', paths: ['graphql/'] },
+  { name: 'transport', paths: ['http/'] },
+  { name: 'app', paths: ['app.ts'] },
+  { name: 'entry', paths: ['main.ts', 'demo/', 'scripts/', 'client/'] },
+];
+
+export interface UpwardImport {
+  /** The importing file, relative to src/ (with `/` separators). */
+  from: string;
+  fromLayer: string;
+  /** The imported file, relative to src/. */
+  to: string;
+  toLayer: string;
+}
+
+/** The layer of a file (relative to src/), or undefined when no layer lists it. */
+export function layerOf(file: string): number | undefined {
+  const index = LAYERS.findIndex(({ paths }) => paths.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p)));
+  return index === -1 ? undefined : index;
+}
+
+/** Every .ts file under a folder, relative to it, with `/` separators. */
+export function sourceFiles(root: string): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return walk(path);
+      return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+    });
+  return walk(root)
+    .map((path) => relative(root, path).split(sep).join('/'))
+    .sort();
+}
+
+/**
+ * The relative imports of a file, resolved to files under src/. TypeScript's own pre-processor
+ * reads them, so `import type`, `export … from`, `import()` and `require()` all count: a type-only
+ * import ties the two modules together as much as any other for a reader and a reviewer.
+ */
+function importsOf(root: string, file: string): string[] {
+  const text = readFileSync(join(root, file), 'utf8');
+  const { importedFiles } = preProcessFile(text, true, true);
+  return importedFiles
+    .map((ref) => ref.fileName)
+    .filter((name) => name.startsWith('.'))
+    .map((name) => relative(root, resolve(dirname(join(root, file)), name)).split(sep).join('/'))
+    .map((target) => (target.endsWith('.ts') ? target : `${target}.ts`));
+}
+
+/**
+ * Checks the layering of the files under `root` (src/): every import that runs from a lower
+ * layer to a higher one, one entry per import statement, and every file no layer lists.
+ */
+export function checkLayers(root: string): { upward: UpwardImport[]; unassigned: string[] } {
+  const upward: UpwardImport[] = [];
+  const unassigned: string[] = [];
+  for (const from of sourceFiles(root)) {
+    const fromLayer = layerOf(from);
+    if (fromLayer === undefined) {
+      unassigned.push(from);
+      continue;
+    }
+    for (const to of importsOf(root, from)) {
+      const toLayer = layerOf(to);
+      if (toLayer !== undefined && toLayer > fromLayer) upward.push({ from, fromLayer: LAYERS[fromLayer].name, to, toLayer: LAYERS[toLayer].name });
+    }
+  }
+  return { upward, unassigned };
+}
+
+/** `node dist/src/scripts/layers.js [src folder]` prints the imports that run up the layers. */
+if (require.main === module) {
+  const root = resolve(process.argv[2] ?? join(__dirname, '../../../src'));
+  const { upward, unassigned } = checkLayers(root);
+  for (const u of upward) console.log(`${u.from} (${u.fromLayer}) → ${u.to} (${u.toLayer})`);
+  for (const file of unassigned) console.log(`${file}: in no layer`);
+  console.log(`${upward.length} imports run up the layers.`);
+}

@@ -1,0 +1,135 @@
+import DataLoader from 'dataloader';
+import { ActivityRepository } from './activity/activity.repository';
+import { AssetRepository } from './asset/asset.repository';
+import type { Principal } from './auth/principal';
+import { BriefRepository } from './brief/brief.repository';
+import { newId, type IdPrefix } from './common/ids';
+import type { Key } from './common/keys';
+import type { Scope } from './common/scope';
+import type { Config } from './config';
+import { Context, type Repositories } from './context';
+import { FilesService } from './files/files.service';
+import type { Metrics } from './infra/metrics';
+import type { FileStore } from './infra/s3/files';
+import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
+import { commitUnit } from './infra/dynamo/unit-of-work';
+import { Live } from './events/live';
+import type { Outbox } from './events/outbox';
+import { createEventBus, type EventBus } from './infra/pubsub';
+import { JobRepository } from './job/job.repository';
+import { InspirationRepository } from './inspiration/inspiration.repository';
+import { LogRepository } from './log/log.repository';
+import { MilestoneRepository } from './milestone/milestone.repository';
+import { ProjectRepository } from './project/project.repository';
+import { TenantRepository } from './tenant/tenant.repository';
+
+/**
+ * What the wiring needs to build each request's repositories. The app makes one for the operation
+ * pipeline; tools that work without a server (the demo loader) make their own.
+ */
+export interface ContextDeps {
+  store: Store;
+  eventRetentionDays: number;
+  /**
+   * When false, loaders read one item per call and cache nothing. That exists only to measure
+   * what batching saves (tests and benchmarks); the server always batches.
+   */
+  batchLoads?: boolean;
+  /** Publishes committed events; without one (offline tools), events wait for a sweeper. */
+  outbox?: Outbox;
+  /** Carries live events to subscriptions (in-process when omitted). */
+  bus?: EventBus;
+  /** How many live events a subscription buffers for a slow client before it sends RESYNC. */
+  subscriptionBuffer?: number;
+  /** The bucket; without one, file operations fail with INTERNAL. */
+  fileStore?: FileStore;
+  fileLimits?: Config['files'];
+  /** The app's metrics (events replayed, RESYNCs sent, WebSocket gauges); none in offline tools. */
+  metrics?: Metrics;
+  /** Id maker for new entities (see Scope.newId); random ULIDs when omitted. */
+  newId?: (prefix: IdPrefix) => string;
+}
+
+/**
+ * The request's item loader. One per request: its cache holds what this caller may read, so it
+ * must never be shared across requests or users. Batches go to BatchGetItem, 100 keys a call.
+ */
+export function createItemLoader(store: Store, batch = true): DataLoader<Key, Item | null, string> {
+  return batch
+    ? new DataLoader((keys) => store.batchGet(keys), { cacheKeyFn: keyString, maxBatchSize: 100 })
+    : new DataLoader((keys) => Promise.all(keys.map((k) => store.get(k))), { batch: false, cache: false });
+}
+
+interface PageKey {
+  spec: QuerySpec;
+  request: PageRequest;
+}
+
+/** The request's page loader (see Scope.page); it caches a page for the request, like items. */
+export function createPageLoader(store: Store, tenantId: string, batch = true): DataLoader<PageKey, Page<Item>, string> {
+  return new DataLoader(
+    (keys) => Promise.all(keys.map(({ spec, request }) => store.queryPage(tenantId, spec, request))),
+    { cacheKeyFn: ({ spec, request }) => JSON.stringify([spec, request.first ?? null, request.after ?? null]), batch, cache: batch },
+  );
+}
+
+/**
+ * A request's repositories bound to the caller's tenant, and the loaders and scope they share.
+ * This is the one place that knows every repository and how they depend on each other.
+ */
+function createRepositories(deps: ContextDeps, principal: Principal): Repositories {
+  const batch = deps.batchLoads ?? true;
+  const pages = createPageLoader(deps.store, principal.tenantId, batch);
+  const items = createItemLoader(deps.store, batch);
+  const scope: Scope = {
+    tenantId: principal.tenantId,
+    actor: principal.userId,
+    store: deps.store,
+    items,
+    page: (spec, request = {}) => pages.load({ spec, request }),
+    eventRetentionDays: deps.eventRetentionDays,
+    newId: deps.newId ?? newId,
+    files: new FilesService(deps.fileStore, principal.tenantId, deps.fileLimits ?? DEFAULT_FILE_LIMITS),
+    now: () => new Date(),
+    commit: (writes) => commitUnit(deps.store, writes, { invalidate: () => (items.clearAll(), pages.clearAll()), publisher: deps.outbox }),
+  };
+  const projects = new ProjectRepository(scope);
+  const activity = new ActivityRepository(scope);
+  const jobs = new JobRepository(scope, projects);
+  return {
+    tenant: new TenantRepository(scope),
+    projects,
+    briefs: new BriefRepository(scope, projects),
+    milestones: new MilestoneRepository(scope, projects),
+    logs: new LogRepository(scope, projects),
+    assets: new AssetRepository(scope, projects),
+    inspirations: new InspirationRepository(scope, projects),
+    activity,
+    jobs,
+    files: scope.files,
+    live: new Live(scope, { bus: deps.bus ?? fallbackBus(), maxBuffer: deps.subscriptionBuffer ?? 1000, metrics: deps.metrics }, jobs, projects, activity),
+  };
+}
+
+const DEFAULT_FILE_LIMITS: Config['files'] = {
+  uploadMaxBytes: 500 * 1024 * 1024,
+  uploadUrlTtlSeconds: 900,
+  downloadUrlTtlSeconds: 3600,
+  downloadUrlMaxTtlSeconds: 3600,
+  uploadExpiryHours: 24,
+};
+
+let inProcessBus: EventBus | undefined;
+/** Tools that build contexts without a server (scripts, tests of repositories) share one in-process bus. */
+function fallbackBus(): EventBus {
+  inProcessBus ??= createEventBus();
+  return inProcessBus;
+}
+
+/**
+ * Builds a request's context for a verified caller (or null when the request has no token). HTTP
+ * calls it per request and WebSocket per operation; the repositories are built on first use.
+ */
+export function createContext(deps: ContextDeps, principal: Principal | null): Context {
+  return new Context(principal, (caller) => createRepositories(deps, caller));
+}

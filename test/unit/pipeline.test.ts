@@ -1,0 +1,112 @@
+import { GraphQLInt, GraphQLObjectType, GraphQLSchema, GraphQLString, type ExecutionResult } from 'graphql';
+import { Role, type Principal } from '../../src/auth/principal';
+import { loadConfig } from '../../src/config';
+import type { Context } from '../../src/context';
+import { OperationPipeline } from '../../src/graphql/pipeline';
+import { Operation } from '../../src/http/ws-transport';
+import type { Store } from '../../src/infra/dynamo/store';
+
+/*
+ * The pipeline's shared per-event execution, on a schema made for the purpose: its payload field
+ * `viewer` tries to depend on the individual user, which sharing must make impossible.
+ */
+
+/** A topic that hands every listener the same event object, as the event bus does. */
+function topic() {
+  const listeners = new Set<(event: object) => void>();
+  let closed = 0;
+  return {
+    publish: (event: object) => listeners.forEach((listener) => listener(event)),
+    get listeners() {
+      return listeners.size;
+    },
+    get closed() {
+      return closed;
+    },
+    /** Like a bus listener: `return` stops listening at once, even while a `next` waits. */
+    listen(): AsyncIterableIterator<object> {
+      const queue: object[] = [];
+      let waiting: ((result: IteratorResult<object>) => void) | undefined;
+      const listener = (event: object) => {
+        if (waiting) waiting({ done: false, value: event });
+        else queue.push(event);
+        waiting = undefined;
+      };
+      listeners.add(listener);
+      const iterator: AsyncIterableIterator<object> = {
+        next: () => (queue.length ? Promise.resolve({ done: false, value: queue.shift()! }) : new Promise((resolve) => (waiting = resolve))),
+        async return() {
+          if (listeners.delete(listener)) closed++;
+          waiting?.({ done: true, value: undefined });
+          return { done: true, value: undefined };
+        },
+        [Symbol.asyncIterator]: () => iterator,
+      };
+      return iterator;
+    },
+  };
+}
+
+const ticks = topic();
+const Tick = new GraphQLObjectType<{ n: number }, Context>({
+  name: 'Tick',
+  fields: {
+    n: { type: GraphQLInt },
+    viewer: { type: GraphQLString, resolve: (_tick, _args, ctx) => ctx.principal?.userId || null },
+    tenant: { type: GraphQLString, resolve: (_tick, _args, ctx) => ctx.principal?.tenantId ?? null },
+  },
+});
+const schema = new GraphQLSchema({
+  query: new GraphQLObjectType({ name: 'Query', fields: { ok: { type: GraphQLString } } }),
+  subscription: new GraphQLObjectType({
+    name: 'Subscription',
+    fields: { ticks: { type: Tick, subscribe: () => ticks.listen(), resolve: (tick) => tick } },
+  }),
+});
+
+describe('the operation pipeline', () => {
+  const config = loadConfig({ NODE_ENV: 'test', AUTH_JWT_SECRET: 'unit-secret-0123456789abcdef0123456789', CURSOR_SECRET: 'c', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' });
+  const pipeline = new OperationPipeline({ config, schema, store: {} as Store, eventRetentionDays: 1 });
+
+  async function subscribe(principal: Principal) {
+    const prepared = await pipeline.prepare('subscription { ticks { n viewer tenant } }');
+    const lifetime = new Operation(principal.userId, () => {});
+    const stream = (await pipeline.subscribe({ schema, document: prepared.document!, contextValue: pipeline.context(principal), lifetime, principal })) as AsyncGenerator<ExecutionResult>;
+    return { lifetime, stream };
+  }
+
+  it('executes each event once per share key, without the individual user, and stops at the end of the lifetime', async () => {
+    const alice = await subscribe({ userId: 'alice', tenantId: 't1', roles: [Role.EDITOR] });
+    const bob = await subscribe({ userId: 'bob', tenantId: 't1', roles: [Role.EDITOR] });
+    const carol = await subscribe({ userId: 'carol', tenantId: 't1', roles: [Role.VIEWER] });
+    const nexts = [alice, bob, carol].map(({ stream }) => stream.next());
+    // The sources start listening on their first pull.
+    while (ticks.listeners < 3) await new Promise((r) => setTimeout(r, 1));
+    const before = pipeline.sharedExecutions;
+    ticks.publish({ n: 1 });
+    const results = await Promise.all(nexts);
+    expect(results.map((r) => r.value.data.ticks)).toEqual([
+      { n: 1, viewer: null, tenant: 't1' },
+      { n: 1, viewer: null, tenant: 't1' },
+      { n: 1, viewer: null, tenant: 't1' },
+    ]);
+    // Alice and Bob share one execution; Carol's roles differ, so hers is another.
+    expect(pipeline.sharedExecutions - before).toBe(2);
+    expect(results[0].value).toBe(results[1].value);
+    expect(results[2].value).not.toBe(results[0].value);
+
+    alice.lifetime.end();
+    expect(ticks.closed).toBe(1);
+    expect(await alice.stream.next()).toEqual({ done: true, value: undefined });
+    for (const { lifetime } of [bob, carol]) lifetime.end();
+    expect(ticks.closed).toBe(3);
+  });
+
+  it('caches only valid documents and reports parse and validation failures with their codes', async () => {
+    expect((await pipeline.prepare('subscription {')).errors?.[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+    expect((await pipeline.prepare('{ nope }')).errors?.[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const first = await pipeline.prepare('{ ok }');
+    expect((await pipeline.prepare('{ ok }')).document).toBe(first.document);
+    expect((await pipeline.prepare('{ nope }')).document).toBeUndefined();
+  });
+});
