@@ -7,7 +7,7 @@ import { signDevToken } from '../src/auth/jwt';
 import { Role } from '../src/auth/principal';
 import { loadConfig } from '../src/config';
 import { startDynamoDbLocal } from '../src/infra/dynamo/embedded';
-import type { TxWrite } from '../src/infra/dynamo/store';
+import type { Write } from '../src/infra/dynamo/write';
 import { quantile, saveResult } from './support';
 
 /*
@@ -22,10 +22,10 @@ async function main() {
   const app = await startApp(loadConfig({ NODE_ENV: 'test', PORT: '0', DYNAMODB_ENDPOINT: dynamo.endpoint, AUTH_JWT_SECRET: secret, CURSOR_SECRET: 'c' }));
   const committedAt = new Map<string, number>();
   const transact = app.store.transact.bind(app.store);
-  app.store.transact = async (writes: TxWrite[]) => {
+  app.store.transact = async (writes: readonly Write[]) => {
     await transact(writes);
     const now = performance.now();
-    for (const w of writes) if (w.Put?.Item?.stream === 'job') committedAt.set(w.Put.Item.eventId, now);
+    for (const w of writes) if (w.isEvent && w.item?.stream === 'job') committedAt.set(w.item.eventId, now);
   };
   const key = new TextEncoder().encode(secret);
   const editor = await signDevToken(key, { sub: 'e', tenantId: 'bench', roles: [Role.EDITOR, Role.WORKER] });

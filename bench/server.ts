@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import './support';
 import { startApp } from '../src/app';
 import { loadConfig } from '../src/config';
-import type { TxWrite } from '../src/infra/dynamo/store';
+import type { Write } from '../src/infra/dynamo/write';
 import { report } from './support';
 
 /*
@@ -15,10 +15,10 @@ startApp(loadConfig())
   .then((app) => {
     if (process.env.BENCH_REPORT_COMMITS === '1') {
       const transact = app.store.transact.bind(app.store);
-      app.store.transact = async (writes: TxWrite[]) => {
+      app.store.transact = async (writes: readonly Write[]) => {
         await transact(writes);
         const at = performance.timeOrigin + performance.now();
-        for (const w of writes) if (w.Put?.Item?.stream === 'job') process.stdout.write(`COMMIT ${JSON.stringify({ eventId: w.Put.Item.eventId, at })}\n`);
+        for (const w of writes) if (w.isEvent && w.item?.stream === 'job') process.stdout.write(`COMMIT ${JSON.stringify({ eventId: w.item.eventId, at })}\n`);
       };
     }
     report('READY', { url: app.url, pid: process.pid });

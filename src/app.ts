@@ -11,7 +11,7 @@ import { startDynamoDbLocal, type EmbeddedDynamo } from './infra/dynamo/embedded
 import { ensureTable } from './infra/dynamo/ensure-table';
 import { Store } from './infra/dynamo/store';
 import { Outbox, type OutboxOptions } from './events/outbox';
-import { OutboxStats } from './events/outbox-stats';
+import { OutboxStats } from './infra/dynamo/outbox-stats';
 import { requestBudget } from './infra/deadline';
 import { GAUGES, Metrics } from './infra/metrics';
 import { OutageLog } from './infra/outage';

@@ -12,6 +12,7 @@ import { FilesService } from './files/files.service';
 import type { Metrics } from './infra/metrics';
 import type { FileStore } from './infra/s3/files';
 import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
+import { commitUnit } from './infra/dynamo/unit-of-work';
 import { Live } from './events/live';
 import type { Outbox } from './events/outbox';
 import { createEventBus, type EventBus } from './infra/pubsub';
@@ -90,15 +91,7 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
     newId: deps.newId ?? newId,
     files: new FilesService(deps.fileStore, principal.tenantId, deps.fileLimits ?? DEFAULT_FILE_LIMITS),
     now: () => new Date(),
-    async commit(writes) {
-      await deps.store.transact(writes);
-      // A write can change any item or list this request has read (derived items too), so its
-      // cached reads are dropped; the writer primes what it wrote afterwards.
-      items.clearAll();
-      pages.clearAll();
-      const events = writes.flatMap((w) => (w.Put?.Item?.entityType === 'Event' ? [w.Put.Item] : []));
-      deps.outbox?.afterCommit(events);
-    },
+    commit: (writes) => commitUnit(deps.store, writes, { invalidate: () => (items.clearAll(), pages.clearAll()), publisher: deps.outbox }),
   };
   const projects = new ProjectRepository(scope);
   const activity = new ActivityRepository(scope);

@@ -1,17 +1,16 @@
 import { assertId } from '../common/ids';
-import { create, mutate, remove, type Subject } from '../common/mutate';
+import { create, mutate, remove } from '../common/mutate';
 import { validateS3Key } from '../common/s3-key';
-import type { Scope } from '../common/scope';
 import { applyPatch, boundedJson, nonNegativeInt, optionalText, requireText } from '../common/validate';
 import { AppError, ErrorCode, invalidTransition, notFound } from '../errors';
-import type { Item, Page, PageRequest, TxWrite } from '../infra/dynamo/store';
+import { update, type Write } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { logKey } from '../log/log.keys';
-import { projectChildren } from '../project/project.keys';
-import type { ProjectRepository } from '../project/project.repository';
+import { ProjectChildRepository } from '../project/project-child.repository';
 import { assetKey, assetObjectKey } from './asset.keys';
+import { Uploads, type PendingUpload } from '../files/upload';
+import { UploadStatus } from '../files/upload.type';
 import {
-  AssetStatus,
   type Asset,
   type AssetUpload,
   type AssetVersion,
@@ -30,46 +29,22 @@ export const MAX_ASSET_VERSIONS = 100;
  * of its linked assets (`assetIds`), updated in the same transaction, so `Log.assets` is one
  * batched read.
  */
-export class AssetRepository {
-  constructor(
-    private readonly scope: Scope,
-    private readonly projects: ProjectRepository,
-  ) {}
-
-  private subject(projectId: string, assetId: string): Subject {
-    assertId(projectId, 'proj', 'projectId');
-    assertId(assetId, 'asset', 'assetId');
-    return { entity: 'Asset', id: assetId, key: assetKey(this.scope.tenantId, projectId, assetId) };
-  }
+export class AssetRepository extends ProjectChildRepository<Asset> {
+  protected readonly kind = 'Asset';
+  private readonly uploads = new Uploads(this.scope.files, this.scope.now);
 
   /** Adds or removes `assetId` in the log's set; a missing log fails the transaction with NOT_FOUND. */
-  private linkWrite(projectId: string, logId: string, assetId: string, op: 'ADD' | 'DELETE'): TxWrite {
+  private linkWrite(projectId: string, logId: string, assetId: string, op: 'ADD' | 'DELETE'): Write {
     assertId(logId, 'log', 'linkedLogId');
-    return {
-      Update: {
-        TableName: '',
-        Key: logKey(this.scope.tenantId, projectId, logId),
-        UpdateExpression: `${op} assetIds :ids`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':ids': new Set([assetId]) },
-      },
-      onConditionFailed: () => notFound('Log', logId),
-    };
-  }
-
-  private nowSeconds(): number {
-    return Math.floor(this.scope.now().getTime() / 1000);
+    const log = update(logKey(this.scope.tenantId, projectId, logId));
+    return (op === 'ADD' ? log.addToSet('assetIds', [assetId]) : log.deleteFromSet('assetIds', [assetId])).ifExists(() => notFound('Log', logId));
   }
 
   /** What a new asset's transaction also needs: an active project, and the link on its log. */
-  private newAssetChecks(projectId: string, assetId: string, linkedLogId: string | undefined): TxWrite[] {
+  private newAssetChecks(projectId: string, assetId: string, linkedLogId: string | undefined): Write[] {
     const checks = [this.projects.activeProjectCheck(projectId)];
     if (linkedLogId) checks.push(this.linkWrite(projectId, linkedLogId, assetId, 'ADD'));
     return checks;
-  }
-
-  async get(projectId: string, assetId: string): Promise<Asset | null> {
-    return (await this.scope.items.load(this.subject(projectId, assetId).key)) as Asset | null;
   }
 
   /** Loads many assets of one project in one batched read; missing ones are left out. */
@@ -79,15 +54,9 @@ export class AssetRepository {
     return items.filter((a): a is Asset & Record<string, unknown> => a != null && !(a instanceof Error)) as Asset[];
   }
 
-  list(projectId: string, page: PageRequest): Promise<Page<Asset>> {
-    assertId(projectId, 'proj', 'projectId');
-    return this.scope.page(projectChildren(this.scope.tenantId, projectId, 'ASSET'), page) as Promise<Page<Asset>>;
-  }
-
   /** The versions worth showing: confirmed ones, and pending uploads whose window is still open. */
   versions(asset: Asset): AssetVersion[] {
-    const now = this.nowSeconds();
-    return (asset.versions ?? []).filter((v) => v.status === AssetStatus.READY || (v.uploadExpiresAt ?? Infinity) > now);
+    return (asset.versions ?? []).filter((v) => this.uploads.isLive(v));
   }
 
   /** Registers an object that is already in S3 (its key validated) as a ready asset. */
@@ -105,22 +74,22 @@ export class AssetRepository {
       projectId,
       type: input.type,
       s3Key,
-      status: AssetStatus.READY,
+      status: UploadStatus.READY,
       size,
       contentType,
       latestVersion: 1,
-      versions: [{ version: 1, s3Key, size, contentType, status: AssetStatus.READY, createdAt: now, confirmedAt: now }],
+      versions: [{ version: 1, s3Key, size, contentType, status: UploadStatus.READY, createdAt: now, confirmedAt: now }],
       exif: boundedJson(input.exif, 'exif') ?? undefined,
       ocr: optionalText(input.ocr, 'ocr', 100_000) ?? undefined,
       alt: optionalText(input.alt, 'alt', 2000) ?? undefined,
       linkedLogId: input.linkedLogId ?? undefined,
     };
-    return (await create(
+    return create(
       this.scope,
       item,
       { action: 'asset.created', entityType: 'Asset', entityId: assetId, projectId, data: { type: item.type, s3Key } },
       this.newAssetChecks(projectId, assetId, item.linkedLogId),
-    )) as Asset;
+    );
   }
 
   /**
@@ -128,14 +97,13 @@ export class AssetRepository {
    * caller gets a presigned PUT that binds the declared content type and size.
    */
   async requestUpload(projectId: string, input: RequestAssetUploadInput): Promise<AssetUpload> {
-    this.scope.files.checkUpload(input.size, input.contentType);
+    this.uploads.check(input);
     const fileName = requireText(input.fileName, 'fileName', 255);
     const assetId = this.scope.newId('asset');
     const { key } = this.subject(projectId, assetId);
     const s3Key = assetObjectKey(this.scope.tenantId, projectId, assetId, 1, fileName);
-    const now = this.scope.now().toISOString();
-    const uploadExpiresAt = this.scope.files.uploadDeadline();
-    const version = { version: 1, s3Key, fileName, size: input.size, contentType: input.contentType, status: AssetStatus.UPLOADING, createdAt: now, uploadExpiresAt };
+    const pending = this.uploads.start(s3Key, input);
+    const version = { version: 1, fileName, createdAt: this.scope.now().toISOString(), ...pending };
     const item = {
       ...key,
       entityType: 'Asset',
@@ -143,52 +111,43 @@ export class AssetRepository {
       projectId,
       type: input.type,
       s3Key,
-      status: AssetStatus.UPLOADING,
+      status: pending.status,
       size: input.size,
       contentType: input.contentType,
       versions: [version],
       alt: optionalText(input.alt, 'alt', 2000) ?? undefined,
       linkedLogId: input.linkedLogId ?? undefined,
       // A first upload never confirmed disappears with its item.
-      expiresAt: uploadExpiresAt,
+      expiresAt: pending.uploadExpiresAt,
     };
-    const upload = await this.scope.files.uploadTarget(s3Key, input.contentType, input.size);
-    const asset = (await create(
+    const upload = await this.uploads.target(pending);
+    const asset = await create(
       this.scope,
       item,
       { action: 'asset.upload_requested', entityType: 'Asset', entityId: assetId, projectId, data: { version: 1, s3Key } },
       this.newAssetChecks(projectId, assetId, item.linkedLogId),
-    )) as Asset;
+    );
     return { asset, version: 1, upload };
   }
 
   /** Starts the upload of the next version of a ready asset; an earlier unconfirmed one is dropped. */
   async requestVersionUpload(projectId: string, assetId: string, input: RequestAssetVersionInput, expectedVersion?: number | null): Promise<AssetUpload> {
-    this.scope.files.checkUpload(input.size, input.contentType);
+    this.uploads.check(input);
     const fileName = requireText(input.fileName, 'fileName', 255);
-    let pending: AssetVersion | undefined;
-    const asset = (await mutate(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => {
-      if (current.status !== AssetStatus.READY) throw invalidTransition('Asset', assetId, current.status, 'uploading a new version');
-      const confirmed = (current.versions as AssetVersion[]).filter((v) => v.status === AssetStatus.READY);
+    let pending: (AssetVersion & PendingUpload) | undefined;
+    const asset = await mutate(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => {
+      if (current.status !== UploadStatus.READY) throw invalidTransition('Asset', assetId, current.status, 'uploading a new version');
+      const confirmed = (current.versions as AssetVersion[]).filter((v) => v.status === UploadStatus.READY);
       if (confirmed.length >= MAX_ASSET_VERSIONS) throw new AppError(ErrorCode.BAD_USER_INPUT, `An asset keeps at most ${MAX_ASSET_VERSIONS} versions.`);
       const number = Math.max(...confirmed.map((v) => v.version)) + 1;
       const s3Key = assetObjectKey(this.scope.tenantId, projectId, assetId, number, fileName);
-      pending = {
-        version: number,
-        s3Key,
-        fileName,
-        size: input.size,
-        contentType: input.contentType,
-        status: AssetStatus.UPLOADING,
-        createdAt: this.scope.now().toISOString(),
-        uploadExpiresAt: this.scope.files.uploadDeadline(),
-      };
+      pending = { version: number, fileName, createdAt: this.scope.now().toISOString(), ...this.uploads.start(s3Key, input) };
       return {
         item: { ...current, versions: [...confirmed, pending] },
         event: { action: 'asset.version_upload_requested', entityType: 'Asset', entityId: assetId, projectId, data: { version: number, s3Key } },
       };
-    })) as Asset;
-    const upload = await this.scope.files.uploadTarget(pending!.s3Key, input.contentType, input.size);
+    });
+    const upload = await this.uploads.target(pending!);
     return { asset, version: pending!.version, upload };
   }
 
@@ -201,19 +160,16 @@ export class AssetRepository {
     const subject = this.subject(projectId, assetId);
     const read = await this.scope.store.get(subject.key);
     if (!read) throw notFound('Asset', assetId);
-    const pending = (read.versions as AssetVersion[]).find((v) => v.status === AssetStatus.UPLOADING);
+    const pending = (read.versions as AssetVersion[]).find((v) => v.status === UploadStatus.UPLOADING);
     if (!pending) throw invalidTransition('Asset', assetId, 'ready', 'ready');
-    await this.scope.files.verifyUpload(pending.s3Key, pending);
+    const confirmed = await this.uploads.confirm(pending);
     // Written only if nothing changed since the read, so the version confirmed is the one checked.
-    return (await mutate(this.scope, subject, read.version, (current) => {
-      const now = this.scope.now().toISOString();
-      const versions = (current.versions as AssetVersion[]).map((v) =>
-        v.version === pending.version ? { ...v, status: AssetStatus.READY, confirmedAt: now, uploadExpiresAt: undefined } : v,
-      );
+    return mutate(this.scope, subject, read.version, (current) => {
+      const versions = (current.versions as AssetVersion[]).map((v) => (v.version === pending.version ? { ...v, ...confirmed } : v));
       return {
         item: {
           ...current,
-          status: AssetStatus.READY,
+          status: confirmed.status,
           versions,
           latestVersion: pending.version,
           s3Key: pending.s3Key,
@@ -223,7 +179,7 @@ export class AssetRepository {
         },
         event: { action: 'asset.upload_confirmed', entityType: 'Asset', entityId: assetId, projectId, data: { version: pending.version, s3Key: pending.s3Key } },
       };
-    })) as Asset;
+    });
   }
 
   async update(projectId: string, assetId: string, expectedVersion: number, input: UpdateAssetInput): Promise<Asset> {
@@ -233,8 +189,8 @@ export class AssetRepository {
       alt: optionalText(input.alt, 'alt', 2000),
       linkedLogId: input.linkedLogId,
     };
-    return (await mutate(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => {
-      const derived: TxWrite[] = [];
+    return mutate(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => {
+      const derived: Write[] = [];
       if (input.linkedLogId !== undefined && input.linkedLogId !== current.linkedLogId) {
         if (current.linkedLogId) derived.push(this.linkWrite(projectId, current.linkedLogId, assetId, 'DELETE'));
         if (input.linkedLogId) derived.push(this.linkWrite(projectId, input.linkedLogId, assetId, 'ADD'));
@@ -244,7 +200,7 @@ export class AssetRepository {
         derived,
         event: { action: 'asset.updated', entityType: 'Asset', entityId: assetId, projectId, data: { fields: Object.keys(input) } },
       };
-    })) as Asset;
+    });
   }
 
   /**
@@ -252,12 +208,12 @@ export class AssetRepository {
    * be deleted is logged, never resurrected: its item is gone, so nothing points at it.
    */
   async delete(projectId: string, assetId: string, expectedVersion?: number | null): Promise<Asset> {
-    const deleted = (await remove(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => ({
+    const deleted = await remove(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => ({
       derived: current.linkedLogId ? [this.linkWrite(projectId, current.linkedLogId, assetId, 'DELETE')] : [],
       event: { action: 'asset.deleted', entityType: 'Asset', entityId: assetId, projectId, data: { s3Key: current.s3Key } },
-    }))) as Item;
-    const keys = [...new Set([deleted.s3Key, ...((deleted.versions as AssetVersion[] | undefined) ?? []).map((v) => v.s3Key)])].filter(Boolean);
+    }));
+    const keys = [...new Set([deleted.s3Key, ...(deleted.versions ?? []).map((v) => v.s3Key)])].filter(Boolean);
     await this.scope.files.deleteMany(keys).catch((err) => logger.warn({ err, assetId, objects: keys.length }, 'could not delete asset objects'));
-    return deleted as Asset;
+    return deleted;
   }
 }

@@ -2,6 +2,7 @@ import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } fro
 import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
 import { DateTime, JSONObject } from '../common/scalars';
+import { UploadStatus, UploadTarget } from '../files/upload.type';
 
 export enum AssetType {
   IMAGE = 'image',
@@ -11,11 +12,6 @@ export enum AssetType {
 }
 registerEnumType(AssetType, { name: 'AssetType' });
 
-export enum AssetStatus {
-  UPLOADING = 'uploading',
-  READY = 'ready',
-}
-registerEnumType(AssetStatus, { name: 'AssetStatus', description: 'uploading → ready' });
 
 @ObjectType({ simpleResolvers: true, description: 'One version of an asset’s file, under its own object key.' })
 export class AssetVersion {
@@ -34,8 +30,8 @@ export class AssetVersion {
   @Field(() => String, { nullable: true })
   contentType?: string;
 
-  @Field(() => AssetStatus)
-  status!: AssetStatus;
+  @Field(() => UploadStatus)
+  status!: UploadStatus;
 
   @Field(() => DateTime)
   createdAt!: string;
@@ -67,8 +63,8 @@ export class Asset extends Versioned {
   /** Every version, oldest first (pending uploads included). */
   versions?: AssetVersion[];
 
-  @Field(() => AssetStatus)
-  status!: AssetStatus;
+  @Field(() => UploadStatus)
+  status!: UploadStatus;
 
   @Field(() => Int, { nullable: true, description: 'Size in bytes.' })
   size?: number;
@@ -180,30 +176,6 @@ export class RequestAssetVersionInput {
 
   @Field(() => Int)
   size!: number;
-}
-
-@ObjectType({ simpleResolvers: true })
-export class HttpHeader {
-  @Field()
-  name!: string;
-
-  @Field()
-  value!: string;
-}
-
-@ObjectType({ simpleResolvers: true, description: 'Where and how to upload: send exactly these headers, before expiresAt.' })
-export class UploadTarget {
-  @Field()
-  url!: string;
-
-  @Field()
-  method!: string;
-
-  @Field(() => [HttpHeader])
-  headers!: HttpHeader[];
-
-  @Field(() => DateTime)
-  expiresAt!: string;
 }
 
 @ObjectType({ simpleResolvers: true })

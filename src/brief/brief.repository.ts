@@ -1,9 +1,10 @@
-import { eventWrite } from '../activity/activity.events';
+import { activityEvent } from '../common/activity-event';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import { maxItems, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, conflict, ErrorCode, notFound } from '../errors';
 import type { Page, PageRequest } from '../infra/dynamo/store';
+import { put, update } from '../infra/dynamo/write';
 import type { ProjectRepository } from '../project/project.repository';
 import { briefKey, briefVersionLabel, briefVersions, MAX_BRIEF_VERSION } from './brief.keys';
 import type { ApprovalDecision, Brief, CreateBriefVersionInput } from './brief.type';
@@ -71,12 +72,9 @@ export class BriefRepository {
       createdBy: this.scope.actor,
     };
     await this.scope.commit([
-      {
-        Put: { TableName: '', Item: item, ConditionExpression: 'attribute_not_exists(PK)' },
-        onConditionFailed: () => conflict('Brief of project', projectId, latestVersion, version),
-      },
+      put(item).ifNew(() => conflict('Brief of project', projectId, latestVersion, version)),
       this.projects.activeProjectCheck(projectId),
-      eventWrite(this.scope, {
+      activityEvent(this.scope, {
         action: 'brief.version_created',
         entityType: 'Brief',
         entityId: `${projectId}/${item.label}`,
@@ -97,17 +95,10 @@ export class BriefRepository {
     if (!Number.isInteger(version) || version < 1 || version > MAX_BRIEF_VERSION) throw notFound('Brief', id);
     const approval = { by: this.scope.actor, decision, comment: comment ?? undefined, at: this.scope.now().toISOString() };
     await this.scope.commit([
-      {
-        Update: {
-          TableName: '',
-          Key: key,
-          UpdateExpression: 'SET approvals = list_append(approvals, :approval)',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':approval': [approval] },
-        },
-        onConditionFailed: () => notFound('Brief', id),
-      },
-      eventWrite(this.scope, { action: 'brief.approval_added', entityType: 'Brief', entityId: id, projectId, data: { version, decision } }),
+      update(key)
+        .appendToList('approvals', [approval])
+        .ifExists(() => notFound('Brief', id)),
+      activityEvent(this.scope, { action: 'brief.approval_added', entityType: 'Brief', entityId: id, projectId, data: { version, decision } }),
     ]);
     const updated = await this.scope.store.get(key);
     if (!updated) throw new AppError(ErrorCode.INTERNAL, 'The brief vanished after approval.');

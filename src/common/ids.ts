@@ -1,10 +1,11 @@
 import { monotonicFactory } from 'ulid';
 import { badInput } from '../errors';
+import type { IdPrefix } from './entities';
 
 const ulid = monotonicFactory();
 
-/** The id prefixes of the entities the server creates; ids are `<prefix>_<ULID>`. */
-export type IdPrefix = 'proj' | 'ms' | 'log' | 'asset' | 'insp' | 'evt' | 'job';
+/** The id prefixes of the entities the server creates (see entities.ts); ids are `<prefix>_<ULID>`. */
+export type { IdPrefix };
 
 /** A new id that sorts after every id made before it in this process (ULIDs are time-ordered). */
 export function newId(prefix: IdPrefix): string {

@@ -1,16 +1,13 @@
 /**
- * The primitives every key is made of. Each entity's `*.keys.ts` composes these and is the only
- * place that entity's keys are built; nothing else concatenates `#`.
+ * The primitives keys are made of. Entity keys are derived from the declarations in
+ * entities.ts (the tenant prefix is added by src/infra/dynamo/entity.ts); the index attributes in
+ * the `*.keys.ts` files compose these.
  *
  * Every partition key a tenant's request touches starts with `TENANT#<tenantId>`.
  */
 
-export interface Key {
-  PK: string;
-  SK: string;
-}
-
-export const tenantPk = (tenantId: string) => `TENANT#${tenantId}`;
+export type { Key } from '../infra/dynamo/table';
+export { tenantPk } from '../infra/dynamo/entity';
 
 /** Zero-pads a number so that string order equals numeric order (v10 after v9). */
 export const pad = (n: number, width: number) => String(n).padStart(width, '0');

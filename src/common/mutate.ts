@@ -1,6 +1,6 @@
-import { eventWrite, type EventSpec } from '../activity/activity.events';
 import { AppError, conflict, ErrorCode, notFound } from '../errors';
-import type { Item, TxWrite } from '../infra/dynamo/store';
+import { check, del, put, type ConditionFailure, type Item, type Write } from '../infra/dynamo/write';
+import { activityEvent, type EventSpec } from './activity-event';
 import type { Key } from './keys';
 import type { Scope } from './scope';
 
@@ -24,26 +24,27 @@ export async function retryWhileStale<T>(attempt: (mayRetry: boolean) => Promise
   }
 }
 
-export interface Subject {
+export interface Subject<T = Item> {
   /** The entity name used in error messages, e.g. `Project`. */
   entity: string;
   id: string;
   key: Key;
+  /** Never set: it carries the type of the entity's items, so that `mutate` and `remove` return it. */
+  readonly itemType?: T;
 }
 
 export interface Change {
   /** The entity's new attributes (keys and index attributes included); version and updatedAt are set here. */
   item: Item;
   /** Derived writes that commit with it (material uses, tag items, a parent's counters). */
-  derived?: TxWrite[];
+  derived?: Write[];
   event: EventSpec;
 }
 
-/** The condition that the entity is still at the version read, and what its failure means. */
+/** The version the entity was read at, and what losing it since means. */
 interface Lock {
-  ConditionExpression: string;
-  ExpressionAttributeValues: Record<string, unknown>;
-  onConditionFailed: (current: Item | undefined) => Error;
+  version: number;
+  onConditionFailed: ConditionFailure;
 }
 
 /**
@@ -55,7 +56,7 @@ interface Lock {
  */
 async function withLock<T>(
   scope: Scope,
-  subject: Subject,
+  subject: Subject<unknown>,
   expectedVersion: number | null | undefined,
   write: (current: Item, lock: Lock) => Promise<T>,
 ): Promise<T> {
@@ -66,8 +67,7 @@ async function withLock<T>(
       throw conflict(subject.entity, subject.id, expectedVersion, current.version);
     }
     const lock: Lock = {
-      ConditionExpression: 'version = :version',
-      ExpressionAttributeValues: { ':version': current.version },
+      version: current.version,
       onConditionFailed: (now) => {
         if (!now) return notFound(subject.entity, subject.id);
         if (expectedVersion == null && mayRetry) return new Stale();
@@ -83,35 +83,41 @@ async function withLock<T>(
  * the current one (it may throw INVALID_TRANSITION or BAD_USER_INPUT), and the new item, its
  * derived writes and its event commit in one transaction. Returns the item as written.
  */
-export function mutate(scope: Scope, subject: Subject, expectedVersion: number | null | undefined, change: (current: Item) => Change): Promise<Item> {
-  return withLock(scope, subject, expectedVersion, async (current, { onConditionFailed, ...condition }) => {
+export function mutate<T>(scope: Scope, subject: Subject<T>, expectedVersion: number | null | undefined, change: (current: Item) => Change): Promise<T> {
+  return withLock(scope, subject, expectedVersion, async (current, lock) => {
     const { item, derived = [], event } = change(current);
     const next = { ...item, version: current.version + 1, updatedAt: scope.now().toISOString() };
     await scope.commit([
-      { Put: { TableName: '', Item: next, ...condition }, onConditionFailed },
+      put(next).ifVersion(lock.version, lock.onConditionFailed),
       ...derived,
-      eventWrite(scope, { ...event, data: { version: next.version, ...event.data } }),
+      activityEvent(scope, { ...event, data: { version: next.version, ...event.data } }),
     ]);
     // commit() dropped the request's cached reads; the written item is known, so it is primed.
     scope.items.prime(subject.key, next);
-    return next;
+    // The one place a changed item becomes its entity's type: `change` built it from a stored item.
+    return next as T;
   });
+}
+
+/** What create() adds to every new item. */
+export interface Created {
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  createdBy: string;
 }
 
 /**
  * Creates an entity: the item is put only if its key is new, with the derived items, any parent
  * checks (which map their own failures, e.g. to NOT_FOUND) and the event, in one transaction.
  */
-export async function create(scope: Scope, item: Item, event: EventSpec, derived: TxWrite[] = []): Promise<Item> {
+export async function create<T extends Item>(scope: Scope, item: T, event: EventSpec, derived: Write[] = []): Promise<T & Created> {
   const now = scope.now().toISOString();
-  const created: Item = { ...item, version: 1, createdAt: now, updatedAt: now, createdBy: scope.actor };
+  const created = { ...item, version: 1, createdAt: now, updatedAt: now, createdBy: scope.actor };
   await scope.commit([
-    {
-      Put: { TableName: '', Item: created, ConditionExpression: 'attribute_not_exists(PK)' },
-      onConditionFailed: () => new AppError(ErrorCode.CONFLICT, `${event.entityType} ${event.entityId} already exists.`),
-    },
+    put(created).ifNew(() => new AppError(ErrorCode.CONFLICT, `${event.entityType} ${event.entityId} already exists.`)),
     ...derived,
-    eventWrite(scope, { ...event, data: { version: 1, ...event.data } }),
+    activityEvent(scope, { ...event, data: { version: 1, ...event.data } }),
   ]);
   scope.items.prime({ PK: created.PK, SK: created.SK }, created);
   return created;
@@ -121,36 +127,24 @@ export async function create(scope: Scope, item: Item, event: EventSpec, derived
  * Deletes an entity with optimistic locking (see withLock), together with the derived deletes
  * and the event that `change` computes from the current item. Returns the item as it was.
  */
-export function remove(
+export function remove<T>(
   scope: Scope,
-  subject: Subject,
+  subject: Subject<T>,
   expectedVersion: number | null | undefined,
-  change: (current: Item) => { derived?: TxWrite[]; event: EventSpec },
-): Promise<Item> {
-  return withLock(scope, subject, expectedVersion, async (current, { onConditionFailed, ...condition }) => {
+  change: (current: Item) => { derived?: Write[]; event: EventSpec },
+): Promise<T> {
+  return withLock(scope, subject, expectedVersion, async (current, lock) => {
     const { derived = [], event } = change(current);
-    await scope.commit([{ Delete: { TableName: '', Key: subject.key, ...condition }, onConditionFailed }, ...derived, eventWrite(scope, event)]);
-    return current;
+    await scope.commit([del(subject.key).ifVersion(lock.version, lock.onConditionFailed), ...derived, activityEvent(scope, event)]);
+    return current as T;
   });
 }
 
 /**
- * A transaction condition that `key` exists (and meets `extra`, e.g. not archived), failing the
- * transaction with NOT_FOUND for `entity id` otherwise.
+ * A transaction condition that `key` exists (and that each attribute of `where` has its value,
+ * e.g. `{ archived: false }`), failing the transaction with NOT_FOUND for `entity id` otherwise.
  */
-export function mustExist(
-  key: Key,
-  entity: string,
-  id: string,
-  extra?: { condition: string; values: Record<string, unknown> },
-): TxWrite {
-  return {
-    ConditionCheck: {
-      TableName: '',
-      Key: key,
-      ConditionExpression: extra ? `attribute_exists(PK) AND ${extra.condition}` : 'attribute_exists(PK)',
-      ExpressionAttributeValues: extra?.values,
-    },
-    onConditionFailed: () => notFound(entity, id),
-  };
+export function mustExist(key: Key, entity: string, id: string, where?: Record<string, string | number | boolean>): Write {
+  const exists = check(key).exists(() => notFound(entity, id));
+  return where ? exists.where(where) : exists;
 }

@@ -1,5 +1,5 @@
 import type DataLoader from 'dataloader';
-import type { Item, Page, PageRequest, QuerySpec, Store, TxWrite } from '../infra/dynamo/store';
+import type { Item, Page, PageRequest, QuerySpec, Store, Write } from '../infra/dynamo/store';
 import type { FilesService } from '../files/files.service';
 import type { IdPrefix } from './ids';
 import type { Key } from './keys';
@@ -25,9 +25,9 @@ export interface Scope {
   /** S3 for this caller (upload targets, download URLs), confined to the tenant's prefix. */
   files: FilesService;
   /**
-   * Writes `writes` in one transaction (see Store.transact) and then publishes the events among
-   * them. A publish that fails after the commit is left to the outbox sweeper.
+   * Commits `writes` as one unit of work (see commitUnit): one transaction, then the request's
+   * cached reads are dropped and the unit's events published.
    */
-  commit(writes: TxWrite[]): Promise<void>;
+  commit(writes: readonly Write[]): Promise<void>;
   now(): Date;
 }

@@ -1,17 +1,10 @@
 import type { Item, Store } from '../infra/dynamo/store';
 import { isServiceUnavailable } from '../infra/dependency';
 import type { EventBus } from '../infra/pubsub';
+import { OUTBOX_SHARDS } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { payloadOf, topicsFor } from './topics';
 
-export const OUTBOX_SHARDS = 4;
-
-/** The outbox attributes of a new event: it stays in the OUTBOX index until it is published. */
-export function outboxAttributes(eventId: string, at: string) {
-  let hash = 0;
-  for (const char of eventId) hash = (hash * 31 + char.charCodeAt(0)) | 0;
-  return { OUTBOXPK: `OUTBOX#${Math.abs(hash) % OUTBOX_SHARDS}`, OUTBOXSK: `${at}#${eventId}` };
-}
 
 export interface OutboxOptions {
   /** How often the sweeper looks for events left unpublished. */

@@ -6,9 +6,11 @@ import type { Scope } from '../common/scope';
 import { applyPatch, maxItems, optionalText, requireText } from '../common/validate';
 import { notFound } from '../errors';
 import { logger } from '../logger';
-import type { Item, Page, PageRequest, TxWrite } from '../infra/dynamo/store';
+import type { Item, Page, PageRequest } from '../infra/dynamo/store';
+import { del, put, type Write } from '../infra/dynamo/write';
 import type { ProjectRepository } from '../project/project.repository';
-import { AssetStatus } from '../asset/asset.type';
+import { Uploads } from '../files/upload';
+import { UploadStatus } from '../files/upload.type';
 import { invalidTransition } from '../errors';
 import { allInspirations, inspirationKey, inspirationObjectKey, inspirationsByTag, inspirationTagKey } from './inspiration.keys';
 import type { CreateInspirationInput, Inspiration, InspirationUpload, RequestInspirationUploadInput, UpdateInspirationInput } from './inspiration.type';
@@ -20,23 +22,27 @@ function cleanTags(tags: string[] | null | undefined): string[] | undefined {
 
 /** Inspiration of a tenant, with one tag item per tag written in the same transaction. */
 export class InspirationRepository {
+  private readonly uploads: Uploads;
+
   constructor(
     private readonly scope: Scope,
     private readonly projects: ProjectRepository,
-  ) {}
+  ) {
+    this.uploads = new Uploads(scope.files, scope.now);
+  }
 
-  private subject(inspirationId: string): Subject {
+  private subject(inspirationId: string): Subject<Inspiration> {
     assertId(inspirationId, 'insp', 'inspirationId');
     return { entity: 'Inspiration', id: inspirationId, key: inspirationKey(this.scope.tenantId, inspirationId) };
   }
 
-  private tagWrites(before: string[], after: string[], inspirationId: string): TxWrite[] {
+  private tagWrites(before: string[], after: string[], inspirationId: string): Write[] {
     const { tenantId } = this.scope;
     return [
-      ...before.filter((t) => !after.includes(t)).map((t): TxWrite => ({ Delete: { TableName: '', Key: inspirationTagKey(tenantId, t, inspirationId) } })),
+      ...before.filter((t) => !after.includes(t)).map((t) => del(inspirationTagKey(tenantId, t, inspirationId))),
       ...after
         .filter((t) => !before.includes(t))
-        .map((tag): TxWrite => ({ Put: { TableName: '', Item: { ...inspirationTagKey(tenantId, tag, inspirationId), entityType: 'InspirationTag', tag, inspirationId } } })),
+        .map((tag) => put({ ...inspirationTagKey(tenantId, tag, inspirationId), entityType: 'InspirationTag', tag, inspirationId })),
     ];
   }
 
@@ -70,12 +76,12 @@ export class InspirationRepository {
     };
     const derived = this.tagWrites([], tags, inspirationId);
     if (linkedProjectId) derived.push(this.projects.activeProjectCheck(linkedProjectId));
-    return (await create(
+    return create(
       this.scope,
       item,
       { action: 'inspiration.created', entityType: 'Inspiration', entityId: inspirationId, projectId: linkedProjectId, data: { type: item.type, tags } },
       derived,
-    )) as Inspiration;
+    );
   }
 
   /**
@@ -83,9 +89,9 @@ export class InspirationRepository {
    * bound). Its `url` stays null until `confirmUpload` has checked the object.
    */
   async requestUpload(input: RequestInspirationUploadInput): Promise<InspirationUpload> {
-    this.scope.files.checkUpload(input.size, input.contentType);
+    this.uploads.check(input);
     const inspirationId = this.scope.newId('insp');
-    const s3Key = inspirationObjectKey(this.scope.tenantId, inspirationId, requireText(input.fileName, 'fileName', 255));
+    const pending = this.uploads.start(inspirationObjectKey(this.scope.tenantId, inspirationId, requireText(input.fileName, 'fileName', 255)), input);
     const tags = cleanTags(input.tags) ?? [];
     const linkedProjectId = input.linkedProjectId ? assertId(input.linkedProjectId, 'proj', 'linkedProjectId') : undefined;
     const item = {
@@ -94,37 +100,37 @@ export class InspirationRepository {
       inspirationId,
       type: input.type,
       text: optionalText(input.text, 'text', 20_000) ?? undefined,
-      s3Key,
-      fileStatus: AssetStatus.UPLOADING,
-      size: input.size,
-      contentType: input.contentType,
-      uploadExpiresAt: this.scope.files.uploadDeadline(),
+      s3Key: pending.s3Key,
+      fileStatus: pending.status,
+      size: pending.size,
+      contentType: pending.contentType,
+      uploadExpiresAt: pending.uploadExpiresAt,
       tags,
       linkedProjectId,
     };
     const derived = this.tagWrites([], tags, inspirationId);
     if (linkedProjectId) derived.push(this.projects.activeProjectCheck(linkedProjectId));
-    const upload = await this.scope.files.uploadTarget(s3Key, input.contentType, input.size);
-    const inspiration = (await create(
+    const upload = await this.uploads.target(pending);
+    const inspiration = await create(
       this.scope,
       item,
-      { action: 'inspiration.upload_requested', entityType: 'Inspiration', entityId: inspirationId, projectId: linkedProjectId, data: { s3Key } },
+      { action: 'inspiration.upload_requested', entityType: 'Inspiration', entityId: inspirationId, projectId: linkedProjectId, data: { s3Key: pending.s3Key } },
       derived,
-    )) as Inspiration;
+    );
     return { inspiration, upload };
   }
 
-  /** Checks the uploaded object (see FilesService.verifyUpload) and marks the file READY. */
+  /** Checks the uploaded object (see Uploads.confirm) and marks the file READY. */
   async confirmUpload(inspirationId: string): Promise<Inspiration> {
     const subject = this.subject(inspirationId);
     const read = await this.scope.store.get(subject.key);
     if (!read) throw notFound('Inspiration', inspirationId);
-    if (read.fileStatus !== AssetStatus.UPLOADING) throw invalidTransition('Inspiration', inspirationId, read.fileStatus ?? 'no file', AssetStatus.READY);
-    await this.scope.files.verifyUpload(read.s3Key, read);
-    return (await mutate(this.scope, subject, read.version, (current) => ({
-      item: { ...current, fileStatus: AssetStatus.READY, uploadExpiresAt: undefined },
+    if (read.fileStatus !== UploadStatus.UPLOADING) throw invalidTransition('Inspiration', inspirationId, read.fileStatus ?? 'no file', UploadStatus.READY);
+    const confirmed = await this.uploads.confirm({ s3Key: read.s3Key, size: read.size, contentType: read.contentType, uploadExpiresAt: read.uploadExpiresAt });
+    return mutate(this.scope, subject, read.version, (current) => ({
+      item: { ...current, fileStatus: confirmed.status, uploadExpiresAt: confirmed.uploadExpiresAt },
       event: { action: 'inspiration.upload_confirmed', entityType: 'Inspiration', entityId: inspirationId, projectId: current.linkedProjectId, data: { s3Key: current.s3Key } },
-    }))) as Inspiration;
+    }));
   }
 
   async update(inspirationId: string, expectedVersion: number, input: UpdateInspirationInput): Promise<Inspiration> {
@@ -134,7 +140,7 @@ export class InspirationRepository {
       tags: input.tags === null ? [] : cleanTags(input.tags),
       linkedProjectId: input.linkedProjectId == null ? input.linkedProjectId : assertId(input.linkedProjectId, 'proj', 'linkedProjectId'),
     };
-    return (await mutate(this.scope, this.subject(inspirationId), expectedVersion, (current) => {
+    return mutate(this.scope, this.subject(inspirationId), expectedVersion, (current) => {
       const next = applyPatch(current, patch);
       const derived = this.tagWrites(current.tags ?? [], next.tags ?? [], inspirationId);
       if (patch.linkedProjectId) derived.push(this.projects.activeProjectCheck(patch.linkedProjectId));
@@ -149,7 +155,7 @@ export class InspirationRepository {
           data: { fields: Object.keys(input) },
         },
       };
-    })) as Inspiration;
+    });
   }
 
   /**
@@ -158,10 +164,10 @@ export class InspirationRepository {
    * and is left alone.
    */
   async delete(inspirationId: string, expectedVersion?: number | null): Promise<Inspiration> {
-    const deleted = (await remove(this.scope, this.subject(inspirationId), expectedVersion, (current) => ({
+    const deleted = await remove(this.scope, this.subject(inspirationId), expectedVersion, (current) => ({
       derived: this.tagWrites(current.tags ?? [], [], inspirationId),
       event: { action: 'inspiration.deleted', entityType: 'Inspiration', entityId: inspirationId, projectId: current.linkedProjectId },
-    }))) as Inspiration;
+    }));
     if (deleted.s3Key?.startsWith(inspirationObjectKey(this.scope.tenantId, inspirationId, 'x').slice(0, -1))) {
       await this.scope.files.deleteMany([deleted.s3Key]).catch((err) => logger.warn({ err, inspirationId }, 'could not delete the inspiration file'));
     }

@@ -1,7 +1,7 @@
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { AssetStatus, UploadTarget } from '../asset/asset.type';
 import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
+import { UploadStatus, UploadTarget } from '../files/upload.type';
 
 export enum InspirationType {
   TEXT = 'text',
@@ -31,8 +31,8 @@ export class Inspiration extends Versioned {
   @Field(() => ID, { nullable: true })
   linkedProjectId?: string;
 
-  @Field(() => AssetStatus, { nullable: true, description: 'For an uploaded file: UPLOADING until confirmed, then READY.' })
-  fileStatus?: AssetStatus;
+  @Field(() => UploadStatus, { nullable: true, description: 'For an uploaded file: UPLOADING until confirmed, then READY.' })
+  fileStatus?: UploadStatus;
 
   @Field(() => Int, { nullable: true })
   size?: number;

@@ -1,4 +1,5 @@
-import { pad, tenantPk, type Key } from '../common/keys';
+import { entities } from '../common/entities';
+import { tenantPk, type Key } from '../common/keys';
 import type { QuerySpec } from '../infra/dynamo/store';
 import type { JobStatus } from './job.machine';
 
@@ -6,31 +7,24 @@ import type { JobStatus } from './job.machine';
  * A job lives in its own partition (`TENANT#t#JOB#j`): the job item, its step attempts and its
  * event stream, so a busy tenant's step updates spread over many partitions.
  */
-export const jobPk = (tenantId: string, jobId: string) => `${tenantPk(tenantId)}#JOB#${jobId}`;
+export const jobKey = (tenantId: string, jobId: string): Key => entities.Job.key.keyOf(tenantId, { jobId });
 
-export const jobKey = (tenantId: string, jobId: string): Key => ({ PK: jobPk(tenantId, jobId), SK: 'JOB' });
-
-export const stepKey = (tenantId: string, jobId: string, step: { order: number; name: string; attempt: number }): Key => ({
-  PK: jobPk(tenantId, jobId),
-  SK: `STEP#${pad(step.order, 2)}#${step.name}#${pad(step.attempt, 2)}`,
-});
+export const stepKey = (tenantId: string, jobId: string, step: { order: number; name: string; attempt: number }): Key =>
+  entities.Step.key.keyOf(tenantId, { jobId, order: step.order, name: step.name, attempt: step.attempt });
 
 /** A job's event `seq` is the job's version after the change, so the stream is gapless. */
-export const jobEventKey = (tenantId: string, jobId: string, seq: number): Key => ({
-  PK: jobPk(tenantId, jobId),
-  SK: `EVENT#${pad(seq, 10)}`,
-});
+export const jobEventKey = (tenantId: string, jobId: string, seq: number): Key => entities.JobEvent.key.keyOf(tenantId, { jobId, seq });
 
 /** The job item and all its step attempts, in one query ('JOB' < 'STEP#…' < 'STEP$'; events sort before). */
-export const jobWithSteps = (tenantId: string, jobId: string): QuerySpec => ({ pk: jobPk(tenantId, jobId), skBetween: ['JOB', 'STEP$'] });
+export const jobWithSteps = (tenantId: string, jobId: string): QuerySpec => ({ pk: jobKey(tenantId, jobId).PK, skBetween: ['JOB', 'STEP$'] });
 
 /** A job's events with seq in (after, until]. */
 export const jobEventsAfter = (tenantId: string, jobId: string, after: number, until = 9_999_999_999): QuerySpec => ({
-  pk: jobPk(tenantId, jobId),
+  pk: jobKey(tenantId, jobId).PK,
   skBetween: [jobEventKey(tenantId, jobId, after + 1).SK, jobEventKey(tenantId, jobId, until).SK],
 });
 
-export const idempotencyKey = (tenantId: string, key: string): Key => ({ PK: `${tenantPk(tenantId)}#IDEMPOTENCY#${key}`, SK: 'IDEMPOTENCY' });
+export const idempotencyKey = (tenantId: string, key: string): Key => entities.Idempotency.key.keyOf(tenantId, { key });
 
 /** GSI3 spreads each status over this many partitions, so one busy status is never one hot partition. */
 export const OPS_SHARDS = 4;

@@ -5,8 +5,8 @@ import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, ErrorCode, notFound } from '../errors';
-import { outboxAttributes } from '../events/outbox';
-import type { Item, Page, PageRequest, TxWrite } from '../infra/dynamo/store';
+import type { Item, Page, PageRequest } from '../infra/dynamo/store';
+import { event, put, type Write } from '../infra/dynamo/write';
 import type { ProjectRepository } from '../project/project.repository';
 import {
   idempotencyKey,
@@ -159,46 +159,34 @@ export class JobRepository {
     return (await this.scope.store.queryAll(jobEventsAfter(this.scope.tenantId, jobId, after, until), 100_000)) as JobEvent[];
   }
 
-  private eventWrite(job: Item, previous: Item | null, outcome: Pick<Outcome, 'type' | 'step'>, at: string): TxWrite {
+  private eventWrite(job: Item, previous: Item | null, outcome: Pick<Outcome, 'type' | 'step'>, at: string): Write {
     const seq = job.version;
     const eventId = `${job.jobId}:${seq}`;
     const { status, currentStep, progress, completedSteps, failedSteps, error } = job;
-    return {
-      Put: {
-        TableName: '',
-        Item: {
-          ...jobEventKey(this.scope.tenantId, job.jobId, seq),
-          ...outboxAttributes(eventId, at),
-          entityType: 'Event',
-          stream: 'job',
-          eventId,
-          tenantId: this.scope.tenantId,
-          jobId: job.jobId,
-          projectId: job.projectId,
-          seq,
-          prevSeq: seq - 1,
-          type: outcome.type,
-          actor: this.scope.actor,
-          at,
-          job: { status, currentStep, progress, completedSteps, failedSteps, error },
-          step: outcome.step ? { ...outcome.step, jobId: job.jobId } : undefined,
-          statusChanged: !previous || previous.status !== status,
-          expiresAt: Math.floor(Date.parse(at) / 1000) + this.scope.eventRetentionDays * 86_400,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    };
+    return event({
+      ...jobEventKey(this.scope.tenantId, job.jobId, seq),
+      entityType: 'Event',
+      stream: 'job',
+      eventId,
+      tenantId: this.scope.tenantId,
+      jobId: job.jobId,
+      projectId: job.projectId,
+      seq,
+      prevSeq: seq - 1,
+      type: outcome.type,
+      actor: this.scope.actor,
+      at,
+      job: { status, currentStep, progress, completedSteps, failedSteps, error },
+      step: outcome.step ? { ...outcome.step, jobId: job.jobId } : undefined,
+      statusChanged: !previous || previous.status !== status,
+      expiresAt: Math.floor(Date.parse(at) / 1000) + this.scope.eventRetentionDays * 86_400,
+    });
   }
 
-  private stepWrite(jobId: string, step: StepState, at: string): TxWrite {
+  private stepWrite(jobId: string, step: StepState, at: string): Write {
     // Built from the step's own fields only, so index attributes of an earlier state never linger.
     const updated = { ...stepStateOf(step), updatedAt: at };
-    return {
-      Put: {
-        TableName: '',
-        Item: { ...stepKey(this.scope.tenantId, jobId, step), entityType: 'Step', jobId, ...updated, ...stepIndexKeys(this.scope.tenantId, jobId, updated) },
-      },
-    };
+    return put({ ...stepKey(this.scope.tenantId, jobId, step), entityType: 'Step', jobId, ...updated, ...stepIndexKeys(this.scope.tenantId, jobId, updated) });
   }
 
   /**
@@ -248,16 +236,10 @@ export class JobRepository {
     const steps = initialSteps(plan);
     try {
       await this.scope.commit([
-        {
-          Put: {
-            TableName: '',
-            Item: { ...key, entityType: 'Idempotency', jobId, createdAt: at, expiresAt: nowSeconds + IDEMPOTENCY_TTL_HOURS * 3600 },
-            ConditionExpression: 'attribute_not_exists(PK) OR expiresAt <= :now',
-            ExpressionAttributeValues: { ':now': nowSeconds },
-          },
-          onConditionFailed: (current) => (current ? new Duplicate(current.jobId) : new AppError(ErrorCode.CONFLICT, 'A duplicate request is being processed; try again.')),
-        },
-        { Put: { TableName: '', Item: job, ConditionExpression: 'attribute_not_exists(PK)' } },
+        put({ ...key, entityType: 'Idempotency', jobId, createdAt: at, expiresAt: nowSeconds + IDEMPOTENCY_TTL_HOURS * 3600 }).ifNewOrExpired(nowSeconds, (current) =>
+          current ? new Duplicate(current.jobId) : new AppError(ErrorCode.CONFLICT, 'A duplicate request is being processed; try again.'),
+        ),
+        put(job).ifNew(),
         ...steps.map((step) => this.stepWrite(jobId, step, at)),
         this.projects.activeProjectCheck(projectId),
         this.eventWrite(job, null, { type: JobEventType.JOB_CREATED }, at),
@@ -302,10 +284,9 @@ export class JobRepository {
       };
       // A lost race re-reads and re-judges: the worker's action is decided on fresh state.
       await this.scope.commit([
-        {
-          Put: { TableName: '', Item: next, ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': job.version } },
-          onConditionFailed: (now) => (!now ? notFound('Job', jobId) : mayRetry ? new Stale() : new AppError(ErrorCode.CONFLICT, `Job ${jobId} is changing too fast; try again.`)),
-        },
+        put(next).ifVersion(job.version, (now) =>
+          !now ? notFound('Job', jobId) : mayRetry ? new Stale() : new AppError(ErrorCode.CONFLICT, `Job ${jobId} is changing too fast; try again.`),
+        ),
         ...outcome.steps.map((step) => this.stepWrite(jobId, step, at)),
         this.eventWrite(next, job, outcome, at),
       ]);

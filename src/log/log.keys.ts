@@ -1,12 +1,9 @@
-import { normalizeText, tenantPk, type Key } from '../common/keys';
+import { entities } from '../common/entities';
+import { tenantPk, type Key } from '../common/keys';
 import type { QuerySpec } from '../infra/dynamo/store';
-import { projectChildPrefix } from '../project/project.keys';
 import type { AttributionStatus } from './log.type';
 
-export const logKey = (tenantId: string, projectId: string, logId: string): Key => ({
-  PK: tenantPk(tenantId),
-  SK: `${projectChildPrefix(projectId, 'LOG')}${logId}`,
-});
+export const logKey = (tenantId: string, projectId: string, logId: string): Key => entities.Log.key.keyOf(tenantId, { projectId, logId });
 
 const attributionPk = (tenantId: string, status: AttributionStatus) => `${tenantPk(tenantId)}#LOG_STATUS#${status}`;
 
@@ -22,18 +19,10 @@ export const logsByAttribution = (tenantId: string, status: AttributionStatus): 
   descending: true,
 });
 
-const materialPrefix = (material: string) => `MATERIAL#${normalizeText(material)}#LOG#`;
-
 /**
  * A material-use item (`MATERIAL#<normalized name>#LOG#<logId>`), written with its log, so "which
  * logs used X and for how long" is one query of that prefix and never a scan.
  */
-export const materialUseKey = (tenantId: string, material: string, logId: string): Key => ({
-  PK: tenantPk(tenantId),
-  SK: `${materialPrefix(material)}${logId}`,
-});
+export const materialUseKey = (tenantId: string, material: string, logId: string): Key => entities.MaterialUse.key.keyOf(tenantId, { material, logId });
 
-export const materialUses = (tenantId: string, material: string): QuerySpec => ({
-  pk: tenantPk(tenantId),
-  skPrefix: materialPrefix(material),
-});
+export const materialUses = (tenantId: string, material: string): QuerySpec => entities.MaterialUse.key.prefixOf(tenantId, { material });

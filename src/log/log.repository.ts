@@ -1,13 +1,12 @@
-import { assertId } from '../common/ids';
 import { normalizeText } from '../common/keys';
-import { create, mutate, type Subject } from '../common/mutate';
+import { create, mutate } from '../common/mutate';
 import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
 import { StateMachine } from '../common/state-machine';
 import { applyPatch, boundedJson, maxItems, nonNegativeInt, optionalText, requireText } from '../common/validate';
-import type { Item, Page, PageRequest, TxWrite } from '../infra/dynamo/store';
-import { projectChildren } from '../project/project.keys';
-import type { ProjectRepository } from '../project/project.repository';
+import type { Item, Page, PageRequest } from '../infra/dynamo/store';
+import { del, put, type Write } from '../infra/dynamo/write';
+import { ProjectChildRepository } from '../project/project-child.repository';
 import { logIndexKeys, logKey, logsByAttribution, materialUseKey, materialUses } from './log.keys';
 import { AttributionStatus, type CreateLogInput, type Log, type MaterialUsage, type UpdateLogExtractionInput } from './log.type';
 
@@ -47,30 +46,11 @@ function materialItems(scope: Scope, log: Item): Map<string, Item> {
  * Work logs of a project. A log's materials are mirrored as material-use items in the same
  * transaction as every write of the log, so material usage never drifts from the logs.
  */
-export class LogRepository {
-  constructor(
-    private readonly scope: Scope,
-    private readonly projects: ProjectRepository,
-  ) {}
-
-  private subject(projectId: string, logId: string): Subject {
-    assertId(projectId, 'proj', 'projectId');
-    assertId(logId, 'log', 'logId');
-    return { entity: 'Log', id: logId, key: logKey(this.scope.tenantId, projectId, logId) };
-  }
+export class LogRepository extends ProjectChildRepository<Log> {
+  protected readonly kind = 'Log';
 
   private mediaRefs(list: string[] | null | undefined): string[] | undefined {
     return maxItems(list, 'mediaRefs', 50)?.map((key) => validateS3Key(key, this.scope.tenantId, 'mediaRefs'));
-  }
-
-  async get(projectId: string, logId: string): Promise<Log | null> {
-    return (await this.scope.items.load(this.subject(projectId, logId).key)) as Log | null;
-  }
-
-  /** A project's logs, oldest first (log ids are time-ordered). */
-  list(projectId: string, page: PageRequest): Promise<Page<Log>> {
-    assertId(projectId, 'proj', 'projectId');
-    return this.scope.page(projectChildren(this.scope.tenantId, projectId, 'LOG'), page) as Promise<Page<Log>>;
   }
 
   /** Logs by attribution status across the tenant's projects, newest first. */
@@ -98,13 +78,13 @@ export class LogRepository {
       tags: cleanList(input.tags, 'tags', 50, 100) ?? [],
       ...logIndexKeys(this.scope.tenantId, { logId, attributionStatus: AttributionStatus.PENDING, createdAt }),
     };
-    const uses = [...materialItems(this.scope, { ...item, createdAt }).values()].map((Item): TxWrite => ({ Put: { TableName: '', Item } }));
-    return (await create(
+    const uses = [...materialItems(this.scope, { ...item, createdAt }).values()].map((use) => put(use));
+    return create(
       this.scope,
       item,
       { action: 'log.created', entityType: 'Log', entityId: logId, projectId, data: { materials: item.materials, timeSpentMinutes: item.timeSpentMinutes } },
       [this.projects.activeProjectCheck(projectId), ...uses],
-    )) as Log;
+    );
   }
 
   /** Replaces extraction results; material-use items are rewritten to match, in the same transaction. */
@@ -117,31 +97,31 @@ export class LogRepository {
       tags: input.tags === null ? [] : cleanList(input.tags, 'tags', 50, 100),
       mediaRefs: input.mediaRefs === null ? [] : this.mediaRefs(input.mediaRefs),
     };
-    return (await mutate(this.scope, this.subject(projectId, logId), expectedVersion, (current) => {
+    return mutate(this.scope, this.subject(projectId, logId), expectedVersion, (current) => {
       const next = applyPatch(current, patch);
       const before = materialItems(this.scope, current);
       const after = materialItems(this.scope, next);
-      const derived: TxWrite[] = [
-        ...[...before.keys()].filter((sk) => !after.has(sk)).map((SK): TxWrite => ({ Delete: { TableName: '', Key: { PK: current.PK, SK } } })),
-        ...[...after.values()].map((Item): TxWrite => ({ Put: { TableName: '', Item } })),
+      const derived: Write[] = [
+        ...[...before.keys()].filter((sk) => !after.has(sk)).map((SK) => del({ PK: current.PK, SK })),
+        ...[...after.values()].map((use) => put(use)),
       ];
       return {
         item: next,
         derived,
         event: { action: 'log.extraction_updated', entityType: 'Log', entityId: logId, projectId, data: { materials: next.materials, timeSpentMinutes: next.timeSpentMinutes } },
       };
-    })) as Log;
+    });
   }
 
   /** Confirms or rejects the log's attribution: only from pending. */
   async setAttribution(projectId: string, logId: string, status: AttributionStatus, expectedVersion?: number | null): Promise<Log> {
-    return (await mutate(this.scope, this.subject(projectId, logId), expectedVersion, (current) => {
+    return mutate(this.scope, this.subject(projectId, logId), expectedVersion, (current) => {
       attributionStatus.assert(logId, current.attributionStatus, status);
       return {
         item: { ...current, attributionStatus: status, ...logIndexKeys(this.scope.tenantId, { logId, attributionStatus: status, createdAt: current.createdAt }) },
         event: { action: `log.attribution_${status}`, entityType: 'Log', entityId: logId, projectId, data: { from: current.attributionStatus, to: status } },
       };
-    })) as Log;
+    });
   }
 
   /**

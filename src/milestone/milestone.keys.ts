@@ -1,7 +1,4 @@
-import { tenantPk, type Key } from '../common/keys';
-import { projectChildPrefix } from '../project/project.keys';
+import { entities } from '../common/entities';
+import type { Key } from '../common/keys';
 
-export const milestoneKey = (tenantId: string, projectId: string, milestoneId: string): Key => ({
-  PK: tenantPk(tenantId),
-  SK: `${projectChildPrefix(projectId, 'MILESTONE')}${milestoneId}`,
-});
+export const milestoneKey = (tenantId: string, projectId: string, milestoneId: string): Key => entities.Milestone.key.keyOf(tenantId, { projectId, milestoneId });

@@ -1,14 +1,9 @@
+import { entities, type ProjectChild } from '../common/entities';
 import { normalizeText, tenantPk, type Key } from '../common/keys';
 import type { QuerySpec } from '../infra/dynamo/store';
 import type { ProjectStatus } from './project.type';
 
-export const projectSk = (projectId: string) => `PROJECT#${projectId}`;
-
-export const projectKey = (tenantId: string, projectId: string): Key => ({ PK: tenantPk(tenantId), SK: projectSk(projectId) });
-
-/** The sort-key prefix of one kind of a project's children (`PROJECT#p#LOG#`). */
-export const projectChildPrefix = (projectId: string, kind: 'LOG' | 'ASSET' | 'MILESTONE' | 'BRIEF') =>
-  `${projectSk(projectId)}#${kind}#`;
+export const projectKey = (tenantId: string, projectId: string): Key => entities.Project.key.keyOf(tenantId, { projectId });
 
 const typePk = (tenantId: string, archived: boolean) => `${tenantPk(tenantId)}#TYPE#${archived ? 'ARCHIVED_PROJECT' : 'PROJECT'}`;
 const statusPk = (tenantId: string, status: ProjectStatus, archived: boolean) =>
@@ -44,8 +39,6 @@ export const projectsByTitle = (tenantId: string, titlePrefix: string | undefine
   skPrefix: titlePrefix ? normalizeText(titlePrefix) : undefined,
 });
 
-export const projectChildren = (tenantId: string, projectId: string, kind: 'LOG' | 'ASSET' | 'MILESTONE' | 'BRIEF', descending = false): QuerySpec => ({
-  pk: tenantPk(tenantId),
-  skPrefix: projectChildPrefix(projectId, kind),
-  descending,
-});
+/** One kind of a project's children, in key order (creation order: ids are ULIDs). */
+export const projectChildren = (tenantId: string, projectId: string, kind: ProjectChild, descending = false): QuerySpec =>
+  entities[kind].key.prefixOf(tenantId, { projectId }, descending);

@@ -4,7 +4,7 @@ import type { Scope } from '../common/scope';
 import { StateMachine } from '../common/state-machine';
 import { applyPatch, boundedJson, optionalText, requireText } from '../common/validate';
 import { badInput, invalidTransition } from '../errors';
-import type { Item, Page, PageRequest, TxWrite } from '../infra/dynamo/store';
+import type { Item, Page, PageRequest, Write } from '../infra/dynamo/store';
 import type { BudgetInput, CreateProjectInput, UpdateProjectInput } from './project.input';
 import { projectIndexKeys, projectKey, projectsByStatus, projectsByTitle } from './project.keys';
 import { ProjectStatus, type Project } from './project.type';
@@ -31,7 +31,7 @@ function checkFields(input: CreateProjectInput | UpdateProjectInput) {
 export class ProjectRepository {
   constructor(private readonly scope: Scope) {}
 
-  private subject(projectId: string): Subject {
+  private subject(projectId: string): Subject<Project> {
     assertId(projectId, 'proj', 'projectId');
     return { entity: 'Project', id: projectId, key: projectKey(this.scope.tenantId, projectId) };
   }
@@ -80,13 +80,13 @@ export class ProjectRepository {
       ...fields,
       ...projectIndexKeys(this.scope.tenantId, { ...fields, createdAt }),
     };
-    return (await create(this.scope, item, {
+    return create(this.scope, item, {
       action: 'project.created',
       entityType: 'Project',
       entityId: projectId,
       projectId,
       data: { title: fields.title, status: fields.status },
-    })) as Project;
+    });
   }
 
   async update(projectId: string, expectedVersion: number, input: UpdateProjectInput): Promise<Project> {
@@ -96,42 +96,39 @@ export class ProjectRepository {
       input.title = requireText(input.title, 'title');
     }
     const patch = { ...input, budget: input.budget ? { amount: input.budget.amount, currency: input.budget.currency } : input.budget };
-    return (await mutate(this.scope, this.subject(projectId), expectedVersion, (current) => ({
+    return mutate(this.scope, this.subject(projectId), expectedVersion, (current) => ({
       item: this.withIndexes(applyPatch(current, patch)),
       event: { action: 'project.updated', entityType: 'Project', entityId: projectId, projectId, data: { fields: Object.keys(input) } },
-    }))) as Project;
+    }));
   }
 
   async setStatus(projectId: string, status: ProjectStatus, expectedVersion?: number | null): Promise<Project> {
-    return (await mutate(this.scope, this.subject(projectId), expectedVersion, (current) => {
+    return mutate(this.scope, this.subject(projectId), expectedVersion, (current) => {
       if (current.archived) throw invalidTransition('Project', projectId, 'archived', status);
       projectStatus.assert(projectId, current.status, status);
       return {
         item: this.withIndexes({ ...current, status }),
         event: { action: 'project.status_changed', entityType: 'Project', entityId: projectId, projectId, data: { from: current.status, to: status } },
       };
-    })) as Project;
+    });
   }
 
   async archive(projectId: string, expectedVersion?: number | null): Promise<Project> {
-    return (await mutate(this.scope, this.subject(projectId), expectedVersion, (current) => {
+    return mutate(this.scope, this.subject(projectId), expectedVersion, (current) => {
       if (current.archived) throw invalidTransition('Project', projectId, 'archived', 'archived');
       return {
         item: this.withIndexes({ ...current, archived: true, archivedAt: this.scope.now().toISOString() }),
         event: { action: 'project.archived', entityType: 'Project', entityId: projectId, projectId },
       };
-    })) as Project;
+    });
   }
 
   /**
    * A transaction condition that the project exists and is not archived, for writes that add a
    * child to it. Fails the transaction with NOT_FOUND otherwise.
    */
-  activeProjectCheck(projectId: string): TxWrite {
+  activeProjectCheck(projectId: string): Write {
     assertId(projectId, 'proj', 'projectId');
-    return mustExist(projectKey(this.scope.tenantId, projectId), 'Project', projectId, {
-      condition: 'archived = :false',
-      values: { ':false': false },
-    });
+    return mustExist(projectKey(this.scope.tenantId, projectId), 'Project', projectId, { archived: false });
   }
 }

@@ -1,3 +1,4 @@
-import { tenantPk, type Key } from '../common/keys';
+import { entities } from '../common/entities';
+import type { Key } from '../common/keys';
 
-export const tenantKey = (tenantId: string): Key => ({ PK: tenantPk(tenantId), SK: 'TENANT' });
+export const tenantKey = (tenantId: string): Key => entities.Tenant.key.keyOf(tenantId, {});

@@ -11,12 +11,12 @@ export class TenantRepository {
 
   private async createItem(name: string, plan: Plan): Promise<Tenant> {
     const { tenantId } = this.scope;
-    return (await create(this.scope, { ...tenantKey(tenantId), entityType: 'Tenant', tenantId, name, plan }, {
+    return create(this.scope, { ...tenantKey(tenantId), entityType: 'Tenant', tenantId, name, plan }, {
       action: 'tenant.created',
       entityType: 'Tenant',
       entityId: tenantId,
       data: { name, plan },
-    })) as Tenant;
+    });
   }
 
   /**
@@ -48,9 +48,9 @@ export class TenantRepository {
     if (input.name === null || input.plan === null) throw badInput('name and plan cannot be cleared.');
     if (input.name) input.name = requireText(input.name, 'name', 120);
     const { tenantId } = this.scope;
-    return (await mutate(this.scope, { entity: 'Tenant', id: tenantId, key: tenantKey(tenantId) }, expectedVersion, (current) => ({
+    return mutate(this.scope, { entity: 'Tenant', id: tenantId, key: tenantKey(tenantId) }, expectedVersion, (current) => ({
       item: applyPatch(current, input),
       event: { action: 'tenant.updated', entityType: 'Tenant', entityId: tenantId, data: { fields: Object.keys(input) } },
-    }))) as Tenant;
+    }));
   }
 }

@@ -1,3 +1,4 @@
+import { put as putItem } from '../../src/infra/dynamo/write';
 import { freshTable, type TestTable } from '../support/dynamo';
 
 describe('Store against DynamoDB Local', () => {
@@ -10,7 +11,7 @@ describe('Store against DynamoDB Local', () => {
   afterAll(() => table.drop());
 
   const put = (items: Record<string, unknown>[]) =>
-    Promise.all(items.map((Item) => table.store.transact([{ Put: { TableName: '', Item } }])));
+    Promise.all(items.map((item) => table.store.transact([putItem(item)])));
 
   it('reads 250 keys in key order with null for misses, in ceil(250/100) BatchGetItem calls', async () => {
     const items = Array.from({ length: 240 }, (_, i) => ({ PK: 'TENANT#b', SK: `ITEM#${String(i).padStart(3, '0')}`, n: i }));

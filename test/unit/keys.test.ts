@@ -9,6 +9,8 @@ import { ProjectStatus } from '../../src/project/project.type';
 import { assetKey } from '../../src/asset/asset.keys';
 import { tenantKey } from '../../src/tenant/tenant.keys';
 import { projectEventsPk, tenantEventsPk } from '../../src/activity/activity.keys';
+import { entities, projectChildren, type EntityName } from '../../src/common/entities';
+import { projectChildren as projectChildQuery } from '../../src/project/project.keys';
 
 describe('keys', () => {
   const t = 'acme';
@@ -31,6 +33,25 @@ describe('keys', () => {
     expect(tenantEventsPk(t)).toBe('TENANT#acme#EVENTS');
     for (const index of Object.values(projectIndexKeys(t, { projectId: p, title: 'X', status: ProjectStatus.PLANNING, createdAt: 'now' }))) {
       if (index.startsWith('TENANT#')) expect(index.startsWith('TENANT#acme#')).toBe(true);
+    }
+  });
+
+  it('puts every declared key shape under TENANT#<tenant>, in the partition and in every query prefix', () => {
+    for (const name of Object.keys(entities) as EntityName[]) {
+      const { key } = entities[name];
+      const valuesOf = (template: string) => Object.fromEntries([...template.matchAll(/\{(\w+)\}/g)].map((m) => [m[1], '7']));
+      const values = { ...valuesOf(key.shape.pk), ...valuesOf(key.shape.sk) };
+      const built = key.keyOf(t, values as never);
+      expect([name, built.PK === 'TENANT#acme' || built.PK.startsWith('TENANT#acme#')]).toEqual([name, true]);
+      expect(key.prefixOf(t, values as never).pk).toBe(built.PK);
+      expect(built.SK.startsWith(key.prefixOf(t, valuesOf(key.shape.pk) as never).skPrefix!)).toBe(true);
+    }
+  });
+
+  it('derives the project children from the declarations, each read by one sort-key prefix', () => {
+    expect(projectChildren).toEqual(['Brief', 'Milestone', 'Log', 'Asset']);
+    for (const kind of projectChildren) {
+      expect(projectChildQuery(t, p, kind)).toEqual({ pk: 'TENANT#acme', skPrefix: `PROJECT#${p}#${kind.toUpperCase()}#`, descending: false });
     }
   });
 

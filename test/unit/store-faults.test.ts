@@ -4,6 +4,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { AppError, conflict } from '../../src/errors';
 import { CursorCodec } from '../../src/infra/cursor';
 import { Store } from '../../src/infra/dynamo/store';
+import { put as putItem } from '../../src/infra/dynamo/write';
 
 /*
  * These tests replace the document client with a fake, on purpose: they inject cancellation
@@ -26,13 +27,13 @@ function storeAnswering(...answers: Array<Error | 'ok' | object>) {
 const cancelled = (reasons: Array<{ Code: string; Item?: Record<string, any> }>) =>
   new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: reasons });
 
-const put = { Put: { TableName: '', Item: { PK: 'a', SK: 'b' }, ConditionExpression: 'version = :v' } };
+const put = putItem({ PK: 'a', SK: 'b' }).ifVersion(3);
 
 describe('mapping transaction cancellations', () => {
   it('turns a failed condition into the error its write names, given the current item', async () => {
     const { store } = storeAnswering(cancelled([{ Code: 'None' }, { Code: 'ConditionalCheckFailed', Item: marshall({ PK: 'a', SK: 'b', version: 4 }) }]));
     const error = await store
-      .transact([{ Put: { TableName: '', Item: { PK: 'x', SK: 'y' } } }, { ...put, onConditionFailed: (current) => conflict('Project', 'p', 3, current?.version) }])
+      .transact([putItem({ PK: 'x', SK: 'y' }), put.orFail((current) => conflict('Project', 'p', 3, current?.version))])
       .catch((e) => e);
     expect(error).toBeInstanceOf(AppError);
     expect(error.extensions).toMatchObject({ code: 'CONFLICT', currentVersion: 4, expectedVersion: 3 });

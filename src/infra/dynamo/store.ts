@@ -7,15 +7,14 @@ import {
   TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
-  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { Key } from '../../common/keys';
 import { AppError, ErrorCode } from '../../errors';
 import type { CursorCodec } from '../cursor';
-import { keySchemas, TTL_ATTRIBUTE, type IndexName } from './table';
+import { keySchemas, TTL_ATTRIBUTE, type IndexName, type Key } from './table';
+import { transactRequest, type Item, type Write } from './write';
 
-export type Item = Record<string, any>;
+export type { Item, Write };
 
 /** One query over the base table or an index: a partition and at most one sort-key condition. */
 export interface QuerySpec {
@@ -40,14 +39,6 @@ export interface Page<T> {
   /** `endCursor` is computed on first read; GraphQL resolves the promise when it is selected. */
   pageInfo: { endCursor: Promise<string | null>; hasNextPage: boolean };
 }
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-/**
- * One write of a transaction, and what its failed condition means. `onConditionFailed` receives
- * the item as it is now (or undefined when it does not exist) and returns the error to throw.
- */
-export type TxWrite = TransactItem & { onConditionFailed?: (current: Item | undefined) => Error };
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -260,18 +251,11 @@ export class Store {
    * a concurrent transaction is retried with backoff, so it ends either in success or in the
    * condition failure the other writer caused; never in a bare internal error.
    */
-  async transact(writes: TxWrite[]): Promise<void> {
-    const items: TransactItem[] = writes.map(({ onConditionFailed: _handler, ...item }) => {
-      const op = item.Put ?? item.Update ?? item.Delete ?? item.ConditionCheck;
-      if (op) {
-        op.TableName = this.tableName;
-        if (op.ConditionExpression) op.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
-      }
-      return item;
-    });
+  async transact(writes: readonly Write[]): Promise<void> {
+    const request = transactRequest(this.tableName, writes);
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
+        await this.doc.send(new TransactWriteCommand(request));
         return;
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;

@@ -5,6 +5,12 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  * (`npm run table:template`), and tells the store which attributes key each index.
  */
 
+/** The key of an item in the table. */
+export interface Key {
+  PK: string;
+  SK: string;
+}
+
 export type IndexName = 'GSI1' | 'GSI2' | 'GSI3' | 'GSI4' | 'OUTBOX';
 
 export interface KeySchema {

@@ -1,6 +1,6 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keySchemas } from '../infra/dynamo/table';
-import { OUTBOX_SHARDS } from './outbox';
+import { keySchemas } from './table';
+import { OUTBOX_SHARDS } from './write';
 
 export interface OutboxSnapshot {
   /** Events waiting to be published, counted up to `cap` per shard (the gauge then shows the cap). */

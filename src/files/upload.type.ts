@@ -1,0 +1,35 @@
+import { Field, ObjectType, registerEnumType } from 'type-graphql';
+import { DateTime } from '../common/scalars';
+
+/** Where an upload stands: requested (a presigned PUT handed out) until confirmed by HeadObject. */
+export enum UploadStatus {
+  UPLOADING = 'uploading',
+  READY = 'ready',
+}
+// The GraphQL name stays `AssetStatus`, because assets introduced it and clients already use it;
+// the same type serves inspiration's `fileStatus`.
+registerEnumType(UploadStatus, { name: 'AssetStatus', description: 'uploading → ready' });
+
+@ObjectType({ simpleResolvers: true })
+export class HttpHeader {
+  @Field()
+  name!: string;
+
+  @Field()
+  value!: string;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'Where and how to upload: send exactly these headers, before expiresAt.' })
+export class UploadTarget {
+  @Field()
+  url!: string;
+
+  @Field()
+  method!: string;
+
+  @Field(() => [HttpHeader])
+  headers!: HttpHeader[];
+
+  @Field(() => DateTime)
+  expiresAt!: string;
+}

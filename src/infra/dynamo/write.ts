@@ -1,0 +1,233 @@
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { TTL_ATTRIBUTE, type Key } from './table';
+
+/*
+ * The writes of a transaction, as data. Domain code says what it writes and under which
+ * condition (`put(item).ifNew()`, `check(key).exists()`); this file alone turns that into
+ * DynamoDB expressions, and `transactRequest` into the request the store sends. Building is pure,
+ * so a unit of work can be inspected and tested without a database.
+ */
+
+export type Item = Record<string, any>;
+
+/**
+ * What a failed condition means, given the item as it is now (undefined when it does not
+ * exist). The returned error is what the whole transaction throws.
+ */
+export type ConditionFailure = (current: Item | undefined) => Error;
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** One part of a condition; the parts of a write's condition must all hold. */
+type ConditionPart = { kind: 'exists' } | { kind: 'absent' } | { kind: 'absentOrExpired'; nowSeconds: number } | { kind: 'equals'; attribute: string; value: unknown };
+
+/** One action of an update expression. */
+type UpdateAction =
+  | { kind: 'addToSet'; attribute: string; values: Set<string> }
+  | { kind: 'deleteFromSet'; attribute: string; values: Set<string> }
+  | { kind: 'appendToList'; attribute: string; values: unknown[] };
+
+type Operation = { op: 'Put'; item: Item } | { op: 'Delete' } | { op: 'ConditionCheck' } | { op: 'Update'; actions: UpdateAction[] };
+
+/**
+ * One write of a unit of work: immutable, so a builder method returns a new write. Its key is
+ * the item's key; its condition and failure mapping travel with it into the transaction.
+ */
+export class Write {
+  private constructor(
+    readonly key: Key,
+    private readonly operation: Operation,
+    private readonly conditions: readonly ConditionPart[] = [],
+    /** Called when this write's condition fails; without one the transaction fails with CONFLICT. */
+    readonly onConditionFailed?: ConditionFailure,
+    /** True for an event item: the commit publishes it once the transaction succeeded. */
+    readonly isEvent = false,
+  ) {}
+
+  /** @internal The builders below are the only way to make a write. */
+  static make(key: Key, operation: Operation): Write {
+    return new Write({ PK: key.PK, SK: key.SK }, operation);
+  }
+
+  /** The item a put writes; undefined for other writes. */
+  get item(): Item | undefined {
+    return this.operation.op === 'Put' ? this.operation.item : undefined;
+  }
+
+  private with(part: ConditionPart, onFailed?: ConditionFailure): Write {
+    return new Write(this.key, this.operation, [...this.conditions, part], onFailed ?? this.onConditionFailed, this.isEvent);
+  }
+
+  /** Only if no item has this key yet. */
+  ifNew(onFailed?: ConditionFailure): Write {
+    return this.with({ kind: 'absent' }, onFailed);
+  }
+
+  /** Only if no item has this key, or the one there has expired (its TTL passed, not yet deleted). */
+  ifNewOrExpired(nowSeconds: number, onFailed?: ConditionFailure): Write {
+    return this.with({ kind: 'absentOrExpired', nowSeconds }, onFailed);
+  }
+
+  /** Only if the item exists. */
+  ifExists(onFailed?: ConditionFailure): Write {
+    return this.with({ kind: 'exists' }, onFailed);
+  }
+
+  /** Only if the item is still at `version` (optimistic locking); a missing item fails too. */
+  ifVersion(version: number, onFailed?: ConditionFailure): Write {
+    return this.with({ kind: 'equals', attribute: 'version', value: version }, onFailed);
+  }
+
+  /** Only if the item's `status` is still `status` (a state transition from it). */
+  ifStatus(status: string, onFailed?: ConditionFailure): Write {
+    return this.with({ kind: 'equals', attribute: 'status', value: status }, onFailed);
+  }
+
+  /** Only if each named attribute has the given value (e.g. `{ archived: false }`). */
+  where(values: Record<string, string | number | boolean>, onFailed?: ConditionFailure): Write {
+    let write: Write = this;
+    for (const [attribute, value] of Object.entries(values)) write = write.with({ kind: 'equals', attribute, value }, onFailed);
+    return write;
+  }
+
+  /** Names what a failed condition of this write means. */
+  orFail(onFailed: ConditionFailure): Write {
+    return new Write(this.key, this.operation, this.conditions, onFailed, this.isEvent);
+  }
+
+  /** @internal Marks a put as an event (see `event`). */
+  asEvent(): Write {
+    return new Write(this.key, this.operation, this.conditions, this.onConditionFailed, true);
+  }
+
+  private withAction(action: UpdateAction): Write {
+    if (this.operation.op !== 'Update') throw new Error(`${action.kind} applies to update(key) only.`);
+    return new Write(this.key, { op: 'Update', actions: [...this.operation.actions, action] }, this.conditions, this.onConditionFailed, this.isEvent);
+  }
+
+  /** Adds `values` to the string set `attribute` (creating the set). Update writes only. */
+  addToSet(attribute: string, values: Iterable<string>): Write {
+    return this.withAction({ kind: 'addToSet', attribute, values: new Set(values) });
+  }
+
+  /** Removes `values` from the string set `attribute`. Update writes only. */
+  deleteFromSet(attribute: string, values: Iterable<string>): Write {
+    return this.withAction({ kind: 'deleteFromSet', attribute, values: new Set(values) });
+  }
+
+  /** Appends `values` to the list `attribute`, which must exist. Update writes only. */
+  appendToList(attribute: string, values: unknown[]): Write {
+    return this.withAction({ kind: 'appendToList', attribute, values });
+  }
+
+  /**
+   * The TransactWriteItems element for this write on `tableName`. Conditional writes ask for the
+   * current item on failure, so the failure mapping can name, e.g., the current version.
+   */
+  toRequest(tableName: string): TransactItem {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const name = (attribute: string) => {
+      const placeholder = `#n${Object.keys(names).length}`;
+      names[placeholder] = attribute;
+      return placeholder;
+    };
+    const value = (v: unknown) => {
+      const placeholder = `:v${Object.keys(values).length}`;
+      values[placeholder] = v;
+      return placeholder;
+    };
+    const condition = this.conditions
+      .map((part) => {
+        switch (part.kind) {
+          case 'exists':
+            return `attribute_exists(${name('PK')})`;
+          case 'absent':
+            return `attribute_not_exists(${name('PK')})`;
+          case 'absentOrExpired':
+            return `(attribute_not_exists(${name('PK')}) OR ${name(TTL_ATTRIBUTE)} <= ${value(part.nowSeconds)})`;
+          case 'equals':
+            return `${name(part.attribute)} = ${value(part.value)}`;
+        }
+      })
+      .join(' AND ');
+    let update: string | undefined;
+    if (this.operation.op === 'Update') {
+      const add: string[] = [];
+      const del: string[] = [];
+      const set: string[] = [];
+      for (const action of this.operation.actions) {
+        const n = name(action.attribute);
+        if (action.kind === 'addToSet') add.push(`${n} ${value(action.values)}`);
+        else if (action.kind === 'deleteFromSet') del.push(`${n} ${value(action.values)}`);
+        else set.push(`${n} = list_append(${n}, ${value(action.values)})`);
+      }
+      update = [set.length ? `SET ${set.join(', ')}` : '', add.length ? `ADD ${add.join(', ')}` : '', del.length ? `DELETE ${del.join(', ')}` : '']
+        .filter(Boolean)
+        .join(' ');
+    }
+    const common = {
+      TableName: tableName,
+      ...(condition ? { ConditionExpression: condition, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
+      ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+      ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+    };
+    switch (this.operation.op) {
+      case 'Put':
+        return { Put: { ...common, Item: this.operation.item } };
+      case 'Delete':
+        return { Delete: { ...common, Key: this.key } };
+      case 'ConditionCheck':
+        if (!condition) throw new Error('A condition check needs a condition.');
+        return { ConditionCheck: { ...common, ConditionExpression: condition, Key: this.key } };
+      case 'Update':
+        return { Update: { ...common, Key: this.key, UpdateExpression: update } };
+    }
+  }
+}
+
+/** Writes `item` (replacing any item with its key); the item carries its own PK and SK. */
+export function put(item: Item): Write {
+  if (typeof item.PK !== 'string' || typeof item.SK !== 'string') throw new Error('put(item) needs an item with string PK and SK.');
+  return Write.make({ PK: item.PK, SK: item.SK }, { op: 'Put', item });
+}
+
+/** Deletes the item at `key` (a no-op when it is missing, unless a condition says otherwise). */
+export function del(key: Key): Write {
+  return Write.make(key, { op: 'Delete' });
+}
+
+/** A condition on another item that must hold for the transaction to commit; writes nothing. */
+export function check(key: Key): { exists(onFailed?: ConditionFailure): Write } {
+  return { exists: (onFailed) => Write.make(key, { op: 'ConditionCheck' }).ifExists(onFailed) };
+}
+
+/** Changes attributes of the item at `key` in place (see addToSet, deleteFromSet, appendToList). */
+export function update(key: Key): Write {
+  return Write.make(key, { op: 'Update', actions: [] });
+}
+
+/** The number of OUTBOX index partitions events are spread over. */
+export const OUTBOX_SHARDS = 4;
+
+/** The outbox attributes of a new event: it stays in the OUTBOX index until it is published. */
+export function outboxAttributes(eventId: string, at: string) {
+  let hash = 0;
+  for (const char of eventId) hash = (hash * 31 + char.charCodeAt(0)) | 0;
+  return { OUTBOXPK: `OUTBOX#${Math.abs(hash) % OUTBOX_SHARDS}`, OUTBOXSK: `${at}#${eventId}` };
+}
+
+/**
+ * An event item, put only if new, placed in the outbox (so a crash after the commit cannot lose
+ * it) and marked so that the commit publishes it. `item` needs `eventId` and `at` (ISO time).
+ */
+export function event(item: Item & { eventId: string; at: string }): Write {
+  return put({ ...item, ...outboxAttributes(item.eventId, item.at) })
+    .ifNew()
+    .asEvent();
+}
+
+/** The TransactWriteItems request for `writes` on `tableName`, in their order. Pure. */
+export function transactRequest(tableName: string, writes: readonly Write[]): TransactWriteCommandInput {
+  return { TransactItems: writes.map((w) => w.toRequest(tableName)) };
+}

@@ -1,0 +1,68 @@
+import { AppError, notFound } from '../../src/errors';
+import { check, del, event, OUTBOX_SHARDS, put, transactRequest, update } from '../../src/infra/dynamo/write';
+
+/* Building a unit of work is pure: these tests read the request without a database. */
+describe('write builders', () => {
+  const key = { PK: 'TENANT#t', SK: 'PROJECT#p' };
+
+  it('fills in the table name and asks for the current item when a condition fails', () => {
+    const [request] = transactRequest('T', [put({ ...key, title: 'x' }).ifNew()]).TransactItems!;
+    expect(request.Put).toEqual({
+      TableName: 'T',
+      Item: { ...key, title: 'x' },
+      ConditionExpression: 'attribute_not_exists(#n0)',
+      ExpressionAttributeNames: { '#n0': 'PK' },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+  });
+
+  it('writes an unconditional put without any expression', () => {
+    expect(put(key).toRequest('T')).toEqual({ Put: { TableName: 'T', Item: key } });
+  });
+
+  it('locks a change to the version read, and a delete likewise', () => {
+    expect(put(key).ifVersion(4).toRequest('T').Put).toMatchObject({ ConditionExpression: '#n0 = :v0', ExpressionAttributeNames: { '#n0': 'version' }, ExpressionAttributeValues: { ':v0': 4 } });
+    expect(del(key).ifVersion(4).toRequest('T').Delete).toMatchObject({ Key: key, ConditionExpression: '#n0 = :v0' });
+  });
+
+  it('checks that a parent exists and is active, failing with the error it names', () => {
+    const write = check(key).exists(() => notFound('Project', 'p')).where({ archived: false });
+    expect(write.toRequest('T').ConditionCheck).toMatchObject({
+      Key: key,
+      ConditionExpression: 'attribute_exists(#n0) AND #n1 = :v0',
+      ExpressionAttributeNames: { '#n0': 'PK', '#n1': 'archived' },
+      ExpressionAttributeValues: { ':v0': false },
+    });
+    expect(write.onConditionFailed?.(undefined)).toBeInstanceOf(AppError);
+  });
+
+  it('states a transition from a status', () => {
+    expect(put(key).ifStatus('PENDING').toRequest('T').Put).toMatchObject({ ConditionExpression: '#n0 = :v0', ExpressionAttributeNames: { '#n0': 'status' } });
+  });
+
+  it('accepts an expired idempotency record as absent', () => {
+    expect(put(key).ifNewOrExpired(100).toRequest('T').Put?.ConditionExpression).toBe('(attribute_not_exists(#n0) OR #n1 <= :v0)');
+  });
+
+  it('updates sets and lists in place', () => {
+    expect(update(key).addToSet('assetIds', ['a']).ifExists().toRequest('T').Update).toMatchObject({
+      UpdateExpression: 'ADD #n1 :v0',
+      ConditionExpression: 'attribute_exists(#n0)',
+      ExpressionAttributeValues: { ':v0': new Set(['a']) },
+    });
+    expect(update(key).deleteFromSet('assetIds', ['a']).toRequest('T').Update?.UpdateExpression).toBe('DELETE #n0 :v0');
+    expect(update(key).appendToList('approvals', [1]).toRequest('T').Update?.UpdateExpression).toBe('SET #n0 = list_append(#n0, :v0)');
+  });
+
+  it('refuses an update action on a put', () => {
+    expect(() => put(key).addToSet('a', ['b'])).toThrow(/update\(key\)/);
+  });
+
+  it('declares an event: new only, in an outbox shard, and marked for publishing', () => {
+    const write = event({ PK: 'TENANT#t#EVENTS', SK: 'EVENT#1', eventId: 'evt_1', at: '2026-01-01T00:00:00.000Z' });
+    expect(write.isEvent).toBe(true);
+    expect(put(key).isEvent).toBe(false);
+    expect(write.item).toMatchObject({ OUTBOXPK: expect.stringMatching(new RegExp(`^OUTBOX#[0-${OUTBOX_SHARDS - 1}]$`)), OUTBOXSK: '2026-01-01T00:00:00.000Z#evt_1' });
+    expect(write.toRequest('T').Put?.ConditionExpression).toBe('attribute_not_exists(#n0)');
+  });
+});
