@@ -84,8 +84,8 @@ function tabs(hints: GraphiQLHints) {
     },
     {
       query:
-        '# Live progress of a job: run it and watch the steps advance.\n# Pass afterSeq to replay what you missed first.\nsubscription WatchJob($jobId: ID!) {\n  jobProgress(jobId: $jobId) {\n    seq\n    type\n    job { status currentStep progress }\n    step { name attempt status progress }\n  }\n}\n',
-      variables: JSON.stringify({ jobId }, null, 2),
+        '# Live progress of a job: its events so far (afterSeq: 0 replays them), then the steps as they advance.\n# The subscription completes when the job does.\nsubscription WatchJob($jobId: ID!, $afterSeq: Int) {\n  jobProgress(jobId: $jobId, afterSeq: $afterSeq) {\n    seq\n    type\n    job { status currentStep progress }\n    step { name attempt status progress }\n  }\n}\n',
+      variables: JSON.stringify({ jobId, afterSeq: 0 }, null, 2),
       headers,
     },
     {
