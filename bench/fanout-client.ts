@@ -27,7 +27,15 @@ function open(): Promise<WebSocket> {
       if (mode === 'ours' && text.includes('"connection_ack"')) {
         // BENCH_NO_SUBSCRIBE=1: connections only, to tell a connection's memory from a subscription's.
         if (process.env.BENCH_NO_SUBSCRIBE === '1') return resolve(ws);
-        ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `subscription { jobProgress(jobId: "${jobId}") { seq type job { status currentStep progress } step { name attempt status progress } } }` } }));
+        ws.send(
+          JSON.stringify({
+            id: '1',
+            type: 'subscribe',
+            payload: {
+              query: `subscription { jobProgress(jobId: "${jobId}") { seq type job { status currentStep progress } step { name attempt status progress } } }`,
+            },
+          }),
+        );
         resolve(ws);
         return;
       }
@@ -48,7 +56,9 @@ async function trigger(round: number): Promise<number> {
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${workerToken}` },
-      body: JSON.stringify({ query: `mutation { reportStepProgress(jobId: "${jobId}", stepName: "render", progress: ${(round % 100) / 100}) { seq } }` }),
+      body: JSON.stringify({
+        query: `mutation { reportStepProgress(jobId: "${jobId}", stepName: "render", progress: ${(round % 100) / 100}) { seq } }`,
+      }),
     });
     await res.text();
   } else {

@@ -24,7 +24,9 @@ const [withFile, withoutFile, countText] = process.argv.slice(2);
 const a = bySelfSize(withFile);
 const b = withoutFile ? bySelfSize(withoutFile) : new Map<string, number>();
 const count = Number(countText ?? 1);
-const rows = [...new Set([...a.keys(), ...b.keys()])].map((k) => [k, ((a.get(k) ?? 0) - (b.get(k) ?? 0)) / count] as const).sort((x, y) => y[1] - x[1]);
+const rows = [...new Set([...a.keys(), ...b.keys()])]
+  .map((k) => [k, ((a.get(k) ?? 0) - (b.get(k) ?? 0)) / count] as const)
+  .sort((x, y) => y[1] - x[1]);
 const total = rows.reduce((s, [, v]) => s + v, 0);
 process.stdout.write(`total ${(total / 1024).toFixed(1)} KiB\n`);
 for (const [k, v] of rows.slice(0, 30)) process.stdout.write(`${v.toFixed(0).padStart(8)} B  ${k}\n`);

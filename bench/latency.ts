@@ -19,7 +19,9 @@ async function main() {
   const events = Number(process.argv[process.argv.indexOf('--events') + 1]) || 200;
   const dynamo = await startDynamoDbLocal({ dataPath: null });
   const secret = 'bench-secret-bench-secret-bench-secret';
-  const app = await startApp(loadConfig({ NODE_ENV: 'test', PORT: '0', DYNAMODB_ENDPOINT: dynamo.endpoint, AUTH_JWT_SECRET: secret, CURSOR_SECRET: 'c' }));
+  const app = await startApp(
+    loadConfig({ NODE_ENV: 'test', PORT: '0', DYNAMODB_ENDPOINT: dynamo.endpoint, AUTH_JWT_SECRET: secret, CURSOR_SECRET: 'c' }),
+  );
   const committedAt = new Map<string, number>();
   const transact = app.store.transact.bind(app.store);
   app.store.transact = async (writes: readonly Write[]) => {
@@ -30,16 +32,25 @@ async function main() {
   const key = new TextEncoder().encode(secret);
   const editor = await signDevToken(key, { sub: 'e', tenantId: 'bench', roles: [Role.EDITOR, Role.WORKER] });
   const gql = async (query: string) => {
-    const res = await fetch(app.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${editor}` }, body: JSON.stringify({ query }) });
+    const res = await fetch(app.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${editor}` },
+      body: JSON.stringify({ query }),
+    });
     const body = (await res.json()) as any;
     if (body.errors) throw new Error(JSON.stringify(body.errors));
     return body.data;
   };
   const projectId = (await gql('mutation { createProject(input: { title: "bench" }) { projectId } }')).createProject.projectId;
-  const jobId = (await gql(`mutation { createJob(input: { projectId: "${projectId}", kind: "BENCH", steps: ["render"] }) { jobId } }`)).createJob.jobId;
+  const jobId = (await gql(`mutation { createJob(input: { projectId: "${projectId}", kind: "BENCH", steps: ["render"] }) { jobId } }`))
+    .createJob.jobId;
   await gql(`mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
 
-  const client = createClient({ url: app.url.replace('http', 'ws'), webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${editor}` } });
+  const client = createClient({
+    url: app.url.replace('http', 'ws'),
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${editor}` },
+  });
   const delays: number[] = [];
   let waiting: (() => void) | undefined;
   client.subscribe<{ jobProgress: { eventId: string } }>(
@@ -70,7 +81,9 @@ async function main() {
     maxMs: Number(Math.max(...delays).toFixed(2)),
     node: process.version,
   };
-  console.log(`commit → subscriber receipt over ${result.events} events: median ${result.medianMs} ms, p95 ${result.p95Ms} ms, max ${result.maxMs} ms`);
+  console.log(
+    `commit → subscriber receipt over ${result.events} events: median ${result.medianMs} ms, p95 ${result.p95Ms} ms, max ${result.maxMs} ms`,
+  );
   console.log(`saved ${saveResult('latency', result)}`);
   await client.dispose();
   await app.stop();

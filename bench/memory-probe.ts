@@ -16,14 +16,43 @@ async function main() {
   const key = new TextEncoder().encode('bench-secret-bench-secret-bench-secret');
   const editor = await signDevToken(key, { sub: 'e', tenantId: 'bench', roles: [Role.EDITOR] });
   for (const subscribe of [false, true]) {
-    const env = { NODE_ENV: 'development', PORT: '0', DYNAMODB_ENDPOINT: dynamo.endpoint, TABLE_NAME: `m_${randomUUID().slice(0, 8)}`, AUTH_JWT_SECRET: 'bench-secret-bench-secret-bench-secret', CURSOR_SECRET: 'c', DATA_DIR: mkdtempSync(join(tmpdir(), 'mp-')), LOG_LEVEL: 'silent', WS_KEEPALIVE_MS: '600000' };
-    const server = await startChild('server', [], { core: '0', env, nodeArgs: process.env.HEAP ? ['--heapsnapshot-signal=SIGHUP', `--diagnostic-dir=${process.env.HEAP}/${subscribe ? 'with' : 'without'}`] : [] });
-    const gql = async (q: string) => ((await (await fetch(server.ready.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${editor}` }, body: JSON.stringify({ query: q }) })).json()) as any).data;
+    const env = {
+      NODE_ENV: 'development',
+      PORT: '0',
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      TABLE_NAME: `m_${randomUUID().slice(0, 8)}`,
+      AUTH_JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+      CURSOR_SECRET: 'c',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'mp-')),
+      LOG_LEVEL: 'silent',
+      WS_KEEPALIVE_MS: '600000',
+    };
+    const server = await startChild('server', [], {
+      core: '0',
+      env,
+      nodeArgs: process.env.HEAP
+        ? ['--heapsnapshot-signal=SIGHUP', `--diagnostic-dir=${process.env.HEAP}/${subscribe ? 'with' : 'without'}`]
+        : [],
+    });
+    const gql = async (q: string) =>
+      (
+        (await (
+          await fetch(server.ready.url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${editor}` },
+            body: JSON.stringify({ query: q }),
+          })
+        ).json()) as any
+      ).data;
     const projectId = (await gql('mutation { createProject(input: { title: "m" }) { projectId } }')).createProject.projectId;
-    const jobId = (await gql(`mutation { createJob(input: { projectId: "${projectId}", kind: "K", steps: ["render"] }) { jobId } }`)).createJob.jobId;
+    const jobId = (await gql(`mutation { createJob(input: { projectId: "${projectId}", kind: "K", steps: ["render"] }) { jobId } }`))
+      .createJob.jobId;
     await new Promise((r) => setTimeout(r, 1000));
     const before = await settledRssOf(server.ready.pid);
-    const clients = await startChild('fanout-client', ['ours', server.ready.url, String(n), '0', editor, editor, jobId], { core: '1', env: subscribe ? {} : { BENCH_NO_SUBSCRIBE: '1' } });
+    const clients = await startChild('fanout-client', ['ours', server.ready.url, String(n), '0', editor, editor, jobId], {
+      core: '1',
+      env: subscribe ? {} : { BENCH_NO_SUBSCRIBE: '1' },
+    });
     const after = await settledRssOf(server.ready.pid);
     console.log(`${subscribe ? 'connection + subscription' : 'connection only'}: ${((after - before) / n / 1024).toFixed(1)} KiB each`);
     if (process.env.HEAP) {

@@ -12,7 +12,16 @@ const message = (at: number) =>
   JSON.stringify({
     id: '1',
     type: 'next',
-    payload: { data: { jobProgress: { seq: 12, type: 'STEP_PROGRESS', job: { status: 'RUNNING', currentStep: 'render', progress: 0.5 }, step: { name: 'render', attempt: 1, status: 'RUNNING', progress: 0.5 } } } },
+    payload: {
+      data: {
+        jobProgress: {
+          seq: 12,
+          type: 'STEP_PROGRESS',
+          job: { status: 'RUNNING', currentStep: 'render', progress: 0.5 },
+          step: { name: 'render', attempt: 1, status: 'RUNNING', progress: 0.5 },
+        },
+      },
+    },
     // When the broadcast started (epoch ms): the counterpart of our commit time.
     at,
   });

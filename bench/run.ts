@@ -24,7 +24,9 @@ const full = process.argv.includes('--full');
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1].split(',') : null;
 const wanted = (name: string) => !only || only.includes(name);
 // --profile writes V8 CPU profiles of the server processes to bench/results/profiles.
-const profileArgs = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${join(__dirname, '../../bench/results/profiles')}`] : [];
+const profileArgs = process.argv.includes('--profile')
+  ? ['--cpu-prof', `--cpu-prof-dir=${join(__dirname, '../../bench/results/profiles')}`]
+  : [];
 const plan = full
   ? { warmupMs: 5_000, measureMs: 30_000, rounds: 50, sizes: [1000, 5000, 10000], startups: 5, batchRuns: 50 }
   : { warmupMs: 3_000, measureMs: 8_000, rounds: 15, sizes: [1000, 5000], startups: 3, batchRuns: 20 };
@@ -59,14 +61,27 @@ async function load(url: string, body: string, token?: string) {
 }
 
 async function gql(url: string, token: string, query: string, variables: Record<string, unknown> = {}) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
   const body = (await res.json()) as { data?: any; errors?: unknown };
   if (body.errors) throw new Error(JSON.stringify(body.errors));
   return body.data;
 }
 
 function serverEnv(endpoint: string, table: string, dataDir: string): Record<string, string> {
-  return { NODE_ENV: 'development', PORT: '0', DYNAMODB_ENDPOINT: endpoint, TABLE_NAME: table, AUTH_JWT_SECRET: SECRET, CURSOR_SECRET: 'c', DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+  return {
+    NODE_ENV: 'development',
+    PORT: '0',
+    DYNAMODB_ENDPOINT: endpoint,
+    TABLE_NAME: table,
+    AUTH_JWT_SECRET: SECRET,
+    CURSOR_SECRET: 'c',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+  };
 }
 
 async function stackOverhead(token: string) {
@@ -80,24 +95,51 @@ async function stackOverhead(token: string) {
   }
   figures.stack = results;
   const ratio = results.ours.rps / results.bare.rps;
-  rows.push({ metric: '1. stack overhead (req/s, nested list, in-memory)', ours: results.ours.rps.toFixed(0), baseline: `${results.bare.rps.toFixed(0)} (graphql-js on node:http)`, ratio, goal: '≥ 0.6', met: ratio >= 0.6 });
+  rows.push({
+    metric: '1. stack overhead (req/s, nested list, in-memory)',
+    ours: results.ours.rps.toFixed(0),
+    baseline: `${results.bare.rps.toFixed(0)} (graphql-js on node:http)`,
+    ratio,
+    goal: '≥ 0.6',
+    met: ratio >= 0.6,
+  });
 }
 
 async function databaseReads(endpoint: string, token: string, dataDir: string) {
   log('2/6 database-bound reads …');
   const table = `bench_${randomUUID().slice(0, 8)}`;
   const server = await startChild('server', [], { core: '0', env: serverEnv(endpoint, table, dataDir), nodeArgs: profileArgs });
-  const projectId = (await gql(server.ready.url, token, 'mutation { createProject(input: { title: "Bench" }) { projectId } }')).createProject.projectId;
-  for (let i = 0; i < 50; i++) await gql(server.ready.url, token, `mutation { createLog(projectId: "${projectId}", input: { materials: ["oil", "canvas"], timeSpentMinutes: ${i} }) { logId } }`);
-  const query = JSON.stringify({ query: 'query GetProjectLogs($projectId: ID!) { logs(projectId: $projectId, first: 50) { logId materials timeSpentMinutes } }', variables: { projectId } });
+  const projectId = (await gql(server.ready.url, token, 'mutation { createProject(input: { title: "Bench" }) { projectId } }'))
+    .createProject.projectId;
+  for (let i = 0; i < 50; i++)
+    await gql(
+      server.ready.url,
+      token,
+      `mutation { createLog(projectId: "${projectId}", input: { materials: ["oil", "canvas"], timeSpentMinutes: ${i} }) { logId } }`,
+    );
+  const query = JSON.stringify({
+    query: 'query GetProjectLogs($projectId: ID!) { logs(projectId: $projectId, first: 50) { logId materials timeSpentMinutes } }',
+    variables: { projectId },
+  });
   const ours = await load(server.ready.url, query, token);
   await server.stop();
-  const baseline = await startChild('db-baseline', [endpoint, table, 'bench', projectId, String(CONNECTIONS), String(plan.warmupMs), String(plan.measureMs)], { core: '0' });
+  const baseline = await startChild(
+    'db-baseline',
+    [endpoint, table, 'bench', projectId, String(CONNECTIONS), String(plan.warmupMs), String(plan.measureMs)],
+    { core: '0' },
+  );
   const raw = await baseline.result();
   await baseline.stop();
   figures.databaseReads = { ours, raw };
   const ratio = ours.rps / raw.rps;
-  rows.push({ metric: '2. GetProjectLogs, 50 logs, DynamoDB Local (req/s)', ours: ours.rps.toFixed(0), baseline: `${raw.rps.toFixed(0)} (raw SDK Query loop)`, ratio, goal: '≥ 0.8', met: ratio >= 0.8 });
+  rows.push({
+    metric: '2. GetProjectLogs, 50 logs, DynamoDB Local (req/s)',
+    ours: ours.rps.toFixed(0),
+    baseline: `${raw.rps.toFixed(0)} (raw SDK Query loop)`,
+    ratio,
+    goal: '≥ 0.8',
+    met: ratio >= 0.8,
+  });
 }
 
 async function batching(endpoint: string, dataDir: string) {
@@ -112,16 +154,23 @@ async function batching(endpoint: string, dataDir: string) {
   const LOGS = 5;
   const ASSETS = 2;
   for (let p = 0; p < PROJECTS; p++) {
-    const projectId = (await gql(batched.url, token, `mutation { createProject(input: { title: "P${p}" }) { projectId } }`)).createProject.projectId;
+    const projectId = (await gql(batched.url, token, `mutation { createProject(input: { title: "P${p}" }) { projectId } }`)).createProject
+      .projectId;
     for (let l = 0; l < LOGS; l++) {
-      const logId = (await gql(batched.url, token, `mutation { createLog(projectId: "${projectId}", input: { rawText: "x" }) { logId } }`)).createLog.logId;
+      const logId = (await gql(batched.url, token, `mutation { createLog(projectId: "${projectId}", input: { rawText: "x" }) { logId } }`))
+        .createLog.logId;
       for (let a = 0; a < ASSETS; a++) {
-        await gql(batched.url, token, `mutation { createAsset(projectId: "${projectId}", input: { type: IMAGE, s3Key: "tenants/bench/${logId}/${a}.png", linkedLogId: "${logId}" }) { assetId } }`);
+        await gql(
+          batched.url,
+          token,
+          `mutation { createAsset(projectId: "${projectId}", input: { type: IMAGE, s3Key: "tenants/bench/${logId}/${a}.png", linkedLogId: "${logId}" }) { assetId } }`,
+        );
       }
     }
   }
   // Sizes go in variables, as clients send them (graphql-armor's cost rule prices literal sizes only).
-  const query = 'query Nested($p: Int, $l: Int) { projects(first: $p) { nodes { projectId logs(first: $l) { logId assets { assetId s3Key } } } } }';
+  const query =
+    'query Nested($p: Int, $l: Int) { projects(first: $p) { nodes { projectId logs(first: $l) { logId assets { assetId s3Key } } } } }';
   const measure = async (app: typeof batched) => {
     const latencies: number[] = [];
     let calls = 0;
@@ -148,7 +197,14 @@ async function batching(endpoint: string, dataDir: string) {
     goal: `= batched minimum ${minimum}`,
     met: withLoaders.calls === minimum,
   });
-  rows.push({ metric: '3. same query, p50 latency (ms)', ours: withLoaders.p50.toFixed(1), baseline: `${perItem.p50.toFixed(1)} (per-item reads)`, ratio: withLoaders.p50 / perItem.p50, goal: '< 1', met: withLoaders.p50 < perItem.p50 });
+  rows.push({
+    metric: '3. same query, p50 latency (ms)',
+    ours: withLoaders.p50.toFixed(1),
+    baseline: `${perItem.p50.toFixed(1)} (per-item reads)`,
+    ratio: withLoaders.p50 / perItem.p50,
+    goal: '< 1',
+    met: withLoaders.p50 < perItem.p50,
+  });
 }
 
 async function fanOutAndMemory(endpoint: string, dataDir: string) {
@@ -159,13 +215,26 @@ async function fanOutAndMemory(endpoint: string, dataDir: string) {
   for (const n of sizes) {
     log(`4-5/6 fan-out and memory, ${n} subscribers …`);
     // Ours: a fresh server, one job, n graphql-ws sockets each with one subscription.
-    const server = await startChild('server', [], { core: '0', env: { ...serverEnv(endpoint, `bench_${randomUUID().slice(0, 8)}`, dataDir), WS_KEEPALIVE_MS: '600000', BENCH_REPORT_COMMITS: '1' }, nodeArgs: profileArgs });
-    const projectId = (await gql(server.ready.url, editor, 'mutation { createProject(input: { title: "Fan-out" }) { projectId } }')).createProject.projectId;
-    const jobId = (await gql(server.ready.url, editor, `mutation { createJob(input: { projectId: "${projectId}", kind: "BENCH", steps: ["render"] }) { jobId } }`)).createJob.jobId;
+    const server = await startChild('server', [], {
+      core: '0',
+      env: { ...serverEnv(endpoint, `bench_${randomUUID().slice(0, 8)}`, dataDir), WS_KEEPALIVE_MS: '600000', BENCH_REPORT_COMMITS: '1' },
+      nodeArgs: profileArgs,
+    });
+    const projectId = (await gql(server.ready.url, editor, 'mutation { createProject(input: { title: "Fan-out" }) { projectId } }'))
+      .createProject.projectId;
+    const jobId = (
+      await gql(
+        server.ready.url,
+        editor,
+        `mutation { createJob(input: { projectId: "${projectId}", kind: "BENCH", steps: ["render"] }) { jobId } }`,
+      )
+    ).createJob.jobId;
     await gql(server.ready.url, worker, `mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
     await new Promise((r) => setTimeout(r, 1000));
     const oursBefore = await settledRssOf(server.ready.pid);
-    const clients = await startChild('fanout-client', ['ours', server.ready.url, String(n), String(plan.rounds), editor, worker, jobId], { core: '1' });
+    const clients = await startChild('fanout-client', ['ours', server.ready.url, String(n), String(plan.rounds), editor, worker, jobId], {
+      core: '1',
+    });
     const oursAfter = await settledRssOf(server.ready.pid);
     clients.send('go');
     const oursRun = await clients.result();
@@ -173,7 +242,12 @@ async function fanOutAndMemory(endpoint: string, dataDir: string) {
     // From the commit (DynamoDB's acknowledgement, on the server) to the last receipt (on the client).
     const commits = new Map(server.collected('COMMIT').map((c) => [c.eventId as string, c.at as number]));
     const oursDelays = (oursRun.lasts as Array<{ eventId: string; lastAt: number }>).map((l) => l.lastAt - commits.get(l.eventId)!);
-    const ours = { p50: median(oursDelays), p95: quantile(oursDelays, 0.95), triggerToLastP50: oursRun.p50, mutationP50: oursRun.triggerP50 };
+    const ours = {
+      p50: median(oursDelays),
+      p95: quantile(oursDelays, 0.95),
+      triggerToLastP50: oursRun.p50,
+      mutationP50: oursRun.triggerP50,
+    };
     await server.stop();
 
     const raw = await startChild('raw-ws-server', [], { core: '0' });
@@ -221,10 +295,19 @@ async function startUp() {
     const dataDir = mkdtempSync(join(tmpdir(), 'bench-start-'));
     const port = await freePort();
     const started = performance.now();
-    const child = spawn('npm', ['start'], { cwd: join(__dirname, '../..'), env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'silent' }, stdio: 'ignore', detached: true });
+    const child = spawn('npm', ['start'], {
+      cwd: join(__dirname, '../..'),
+      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'silent' },
+      stdio: 'ignore',
+      detached: true,
+    });
     for (;;) {
       try {
-        const res = await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+        const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"query":"{ __typename }"}',
+        });
         if (res.ok) break;
       } catch {
         // Not listening yet.
@@ -243,7 +326,14 @@ async function startUp() {
   }
   figures.startup = { ours, dynamo };
   const ratio = median(ours) / median(dynamo);
-  rows.push({ metric: '6. start-up to first answered query (ms)', ours: median(ours).toFixed(0), baseline: `${median(dynamo).toFixed(0)} (DynamoDB Local alone)`, ratio, goal: '≤ 2×', met: ratio <= 2 });
+  rows.push({
+    metric: '6. start-up to first answered query (ms)',
+    ours: median(ours).toFixed(0),
+    baseline: `${median(dynamo).toFixed(0)} (DynamoDB Local alone)`,
+    ratio,
+    goal: '≤ 2×',
+    met: ratio <= 2,
+  });
 }
 
 async function main() {

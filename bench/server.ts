@@ -18,7 +18,8 @@ startApp(loadConfig())
       app.store.transact = async (writes: readonly Write[]) => {
         await transact(writes);
         const at = performance.timeOrigin + performance.now();
-        for (const w of writes) if (w.isEvent && w.item?.stream === 'job') process.stdout.write(`COMMIT ${JSON.stringify({ eventId: w.item.eventId, at })}\n`);
+        for (const w of writes)
+          if (w.isEvent && w.item?.stream === 'job') process.stdout.write(`COMMIT ${JSON.stringify({ eventId: w.item.eventId, at })}\n`);
       };
     }
     report('READY', { url: app.url, pid: process.pid });

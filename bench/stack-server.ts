@@ -55,7 +55,14 @@ class BenchResolver {
 async function main() {
   const mode = process.argv[2];
   if (mode === 'ours') {
-    const config = loadConfig({ NODE_ENV: 'production', PORT: '0', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', S3_BUCKET: 'unused', AUTH_JWT_SECRET: process.env.BENCH_SECRET!, CURSOR_SECRET: 'c' });
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      PORT: '0',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+      S3_BUCKET: 'unused',
+      AUTH_JWT_SECRET: process.env.BENCH_SECRET!,
+      CURSOR_SECRET: 'c',
+    });
     const schema = buildSchemaSync({ resolvers: [BenchResolver], authChecker, authMode: 'error', validate: false });
     const pipeline = new OperationPipeline({ config, schema, store: {} as Store, eventRetentionDays: 1 });
     const http = await startHttpServer({ config, schema, verifier: new TokenVerifier(config.auth), pipeline });
@@ -77,7 +84,9 @@ async function main() {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
     });
   });
-  server.listen(0, '127.0.0.1', () => report('READY', { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/graphql`, pid: process.pid }));
+  server.listen(0, '127.0.0.1', () =>
+    report('READY', { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/graphql`, pid: process.pid }),
+  );
 }
 
 main().catch((error) => {

@@ -46,7 +46,11 @@ export interface Child {
  * Runs a compiled bench script (`dist/bench/<name>.js`) in a child process, pinned to `core`
  * where taskset exists, and waits for its `READY {json}` line.
  */
-export function startChild(name: string, args: string[], options: { core?: string; env?: Record<string, string>; script?: string; nodeArgs?: string[] } = {}): Promise<Child> {
+export function startChild(
+  name: string,
+  args: string[],
+  options: { core?: string; env?: Record<string, string>; script?: string; nodeArgs?: string[] } = {},
+): Promise<Child> {
   const script = options.script ?? join(__dirname, `${name}.js`);
   const node = [process.execPath, '--max-old-space-size=4096', '--expose-gc', ...(options.nodeArgs ?? []), script, ...args];
   const command = hasTaskset && options.core ? ['taskset', '-c', options.core, ...node] : node;

@@ -152,21 +152,44 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       outage,
     });
     const [created, bucket] = await Promise.all([ensureTable(dynamo.client, config.tableName), s3 ? files.ensureBucket() : undefined]);
-    progress({ created: `Created table ${config.tableName} with its indexes.`, updated: `Added missing indexes to table ${config.tableName}.`, exists: `Using table ${config.tableName}.` }[created]);
+    progress(
+      {
+        created: `Created table ${config.tableName} with its indexes.`,
+        updated: `Added missing indexes to table ${config.tableName}.`,
+        exists: `Using table ${config.tableName}.`,
+      }[created],
+    );
     if (s3) progress(`Local S3 is up at ${s3.endpoint}${bucket === 'created' ? `; created bucket ${config.s3.bucket}` : ''}.`);
     const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
     const bus = createEventBus({ redisUrl: config.redisUrl });
-    const outbox = new Outbox(store, bus, { ...config.outbox, failPublish: options.failPublish, onPublished: () => metrics.eventsPublished.inc() });
-    metrics.registerGauge(GAUGES.busListeners, 'Event bus listeners in this process (one per live subscription topic listener).', () => bus.listenerCount());
+    const outbox = new Outbox(store, bus, {
+      ...config.outbox,
+      failPublish: options.failPublish,
+      onPublished: () => metrics.eventsPublished.inc(),
+    });
+    metrics.registerGauge(GAUGES.busListeners, 'Event bus listeners in this process (one per live subscription topic listener).', () =>
+      bus.listenerCount(),
+    );
     const outboxStats = new OutboxStats(dynamo.doc, config.tableName);
-    metrics.registerAsyncGauge('outbox_backlog', 'Committed events not yet published (counted up to 1000 per OUTBOX shard).', async () => (await outboxStats.read()).backlog);
-    metrics.registerAsyncGauge('outbox_oldest_event_age_seconds', 'Age of the oldest committed event not yet published (0 when none waits).', async () => (await outboxStats.read()).oldestAgeSeconds);
+    metrics.registerAsyncGauge(
+      'outbox_backlog',
+      'Committed events not yet published (counted up to 1000 per OUTBOX shard).',
+      async () => (await outboxStats.read()).backlog,
+    );
+    metrics.registerAsyncGauge(
+      'outbox_oldest_event_age_seconds',
+      'Age of the oldest committed event not yet published (0 when none waits).',
+      async () => (await outboxStats.read()).oldestAgeSeconds,
+    );
     // A fixed key that never exists: GetItem of it is the cheapest call that proves the table answers.
     const probeKey = { PK: { S: 'HEALTHCHECK' }, SK: { S: 'HEALTHCHECK' } };
     let draining = false;
     const readiness = new Readiness(
       {
-        dynamodb: async (signal) => void (await dynamo.client.send(new GetItemCommand({ TableName: config.tableName, Key: probeKey, ProjectionExpression: 'PK' }), { abortSignal: signal })),
+        dynamodb: async (signal) =>
+          void (await dynamo.client.send(new GetItemCommand({ TableName: config.tableName, Key: probeKey, ProjectionExpression: 'PK' }), {
+            abortSignal: signal,
+          })),
         s3: (signal) => files.check(signal),
         ...(config.redisUrl ? { redis: () => bus.ping() } : {}),
       },
@@ -209,7 +232,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     });
     const ws = attachWebSocket(http.server, deps);
     metrics.registerGauge(GAUGES.wsConnections, 'Open WebSocket connections.', () => ws.counts().graphql_ws_connections);
-    metrics.registerGauge(GAUGES.wsSubscriptions, 'Live WebSocket operations: subscriptions, and queries or mutations in flight.', () => ws.counts().graphql_ws_subscriptions);
+    metrics.registerGauge(
+      GAUGES.wsSubscriptions,
+      'Live WebSocket operations: subscriptions, and queries or mutations in flight.',
+      () => ws.counts().graphql_ws_subscriptions,
+    );
     outbox.start();
     logger.debug({ url: http.url }, 'listening');
     const ownEmbedded = embedded;

@@ -127,7 +127,10 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
 
 function hasAwsCredentials(env: Env): boolean {
   return Boolean(
-    env.AWS_ACCESS_KEY_ID || env.AWS_PROFILE || env.AWS_WEB_IDENTITY_TOKEN_FILE || env.AWS_CONTAINER_CREDENTIALS_FULL_URI ||
+    env.AWS_ACCESS_KEY_ID ||
+      env.AWS_PROFILE ||
+      env.AWS_WEB_IDENTITY_TOKEN_FILE ||
+      env.AWS_CONTAINER_CREDENTIALS_FULL_URI ||
       env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI,
   );
 }

@@ -40,16 +40,13 @@ export class AppError extends GraphQLError {
   }
 }
 
-export const unauthenticated = (message = 'A valid bearer token is required.') =>
-  new AppError(ErrorCode.UNAUTHENTICATED, message);
+export const unauthenticated = (message = 'A valid bearer token is required.') => new AppError(ErrorCode.UNAUTHENTICATED, message);
 
 export const forbidden = (message: string) => new AppError(ErrorCode.FORBIDDEN, message);
 
-export const notFound = (entity: string, id: string) =>
-  new AppError(ErrorCode.NOT_FOUND, `${entity} ${id} was not found.`, { entity, id });
+export const notFound = (entity: string, id: string) => new AppError(ErrorCode.NOT_FOUND, `${entity} ${id} was not found.`, { entity, id });
 
-export const badInput = (message: string, field?: string) =>
-  new AppError(ErrorCode.BAD_USER_INPUT, message, field ? { field } : {});
+export const badInput = (message: string, field?: string) => new AppError(ErrorCode.BAD_USER_INPUT, message, field ? { field } : {});
 
 export const conflict = (entity: string, id: string, expected: number | undefined, current: number | undefined) =>
   new AppError(
@@ -87,8 +84,7 @@ const passThroughCodes = new Set([
 export function formatError(development: boolean) {
   return (formatted: GraphQLFormattedError, _error: unknown): GraphQLFormattedError => {
     const code = formatted.extensions?.code;
-    const known =
-      typeof code === 'string' && ((Object.values(ErrorCode) as string[]).includes(code) || passThroughCodes.has(code));
+    const known = typeof code === 'string' && ((Object.values(ErrorCode) as string[]).includes(code) || passThroughCodes.has(code));
     if (known) {
       if (development) return formatted;
       const { stacktrace: _stack, ...extensions } = formatted.extensions ?? {};

@@ -44,7 +44,10 @@ async function main(): Promise<void> {
     }, limitMs).unref();
     if (!app) {
       // Still starting: stopping DynamoDB Local makes the start fail fast; then stop what came up.
-      await embedded?.then((e) => e.stop(), () => {});
+      await embedded?.then(
+        (e) => e.stop(),
+        () => {},
+      );
       app = await starting?.catch(() => undefined);
     }
     // The demo's simulator is told to stop first, so it sends nothing new while the server drains.
@@ -63,7 +66,13 @@ async function main(): Promise<void> {
     const launched = new Promise<void>((resolve) => (spawned = resolve));
     embedded = startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb'), onSpawn: spawned });
     // Loading the server blocks this thread for a moment, so it waits until java is on its way.
-    await Promise.race([launched, embedded.then(() => {}, () => {})]);
+    await Promise.race([
+      launched,
+      embedded.then(
+        () => {},
+        () => {},
+      ),
+    ]);
   }
   const { DEV_TENANT, startApp } = require('./app') as typeof import('./app');
   const { startDemo } = require('./demo/demo') as typeof import('./demo/demo');
@@ -78,7 +87,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     const code = (error as NodeJS.ErrnoException).code;
     if (error instanceof JavaMissingError) say(`\nCannot start: ${error.message}`);
-    else if (code === 'EADDRINUSE') say(`\nCannot start: port ${config.port} on ${config.host} is in use. Stop what uses it or set PORT to another port.`);
+    else if (code === 'EADDRINUSE')
+      say(`\nCannot start: port ${config.port} on ${config.host} is in use. Stop what uses it or set PORT to another port.`);
     else say(`\nCannot start: ${(error as Error).message}`);
     process.exit(1);
   }
@@ -109,7 +119,11 @@ async function main(): Promise<void> {
   }
   if (app.embeddedS3Endpoint) lines.push(`Local S3:         ${app.embeddedS3Endpoint} (bucket ${config.s3.bucket})`);
   if (app.embeddedDynamo || app.embeddedS3Endpoint) lines.push(`Data folder:      ${config.dataDir}`);
-  lines.push(demo ? 'Demo:             loaded; GraphiQL opens on its data and a job the simulator is driving' : 'Demo data:        npm run demo  (loads a demo tenant and drives its jobs live)');
+  lines.push(
+    demo
+      ? 'Demo:             loaded; GraphiQL opens on its data and a job the simulator is driving'
+      : 'Demo data:        npm run demo  (loads a demo tenant and drives its jobs live)',
+  );
   lines.push('Stop with Ctrl-C.', '');
   say(lines.join('\n'));
 }

@@ -67,10 +67,11 @@ interface PageKey {
 
 /** The request's page loader (see Scope.page); it caches a page for the request, like items. */
 export function createPageLoader(store: Store, tenantId: string, batch = true): DataLoader<PageKey, Page<Item>, string> {
-  return new DataLoader(
-    (keys) => Promise.all(keys.map(({ spec, request }) => store.queryPage(tenantId, spec, request))),
-    { cacheKeyFn: ({ spec, request }) => JSON.stringify([spec, request.first ?? null, request.after ?? null]), batch, cache: batch },
-  );
+  return new DataLoader((keys) => Promise.all(keys.map(({ spec, request }) => store.queryPage(tenantId, spec, request))), {
+    cacheKeyFn: ({ spec, request }) => JSON.stringify([spec, request.first ?? null, request.after ?? null]),
+    batch,
+    cache: batch,
+  });
 }
 
 /**
@@ -91,7 +92,14 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
     newId: deps.newId ?? newId,
     files: new FilesService(deps.fileStore, principal.tenantId, deps.fileLimits ?? DEFAULT_FILE_LIMITS),
     now: () => new Date(),
-    commit: (writes) => commitUnit(deps.store, writes, { invalidate: () => (items.clearAll(), pages.clearAll()), publisher: deps.outbox }),
+    commit: (writes) =>
+      commitUnit(deps.store, writes, {
+        invalidate: () => {
+          items.clearAll();
+          pages.clearAll();
+        },
+        publisher: deps.outbox,
+      }),
   };
   const projects = new ProjectRepository(scope);
   const activity = new ActivityRepository(scope);
@@ -107,7 +115,13 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
     activity,
     jobs,
     files: scope.files,
-    live: new Live(scope, { bus: deps.bus ?? fallbackBus(), maxBuffer: deps.subscriptionBuffer ?? 1000, metrics: deps.metrics }, jobs, projects, activity),
+    live: new Live(
+      scope,
+      { bus: deps.bus ?? fallbackBus(), maxBuffer: deps.subscriptionBuffer ?? 1000, metrics: deps.metrics },
+      jobs,
+      projects,
+      activity,
+    ),
   };
 }
 

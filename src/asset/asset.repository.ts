@@ -37,7 +37,9 @@ export class AssetRepository extends ProjectChildRepository<Asset> {
   private linkWrite(projectId: string, logId: string, assetId: string, op: 'ADD' | 'DELETE'): Write {
     assertId(logId, 'log', 'linkedLogId');
     const log = update(logKey(this.scope.tenantId, projectId, logId));
-    return (op === 'ADD' ? log.addToSet('assetIds', [assetId]) : log.deleteFromSet('assetIds', [assetId])).ifExists(() => notFound('Log', logId));
+    return (op === 'ADD' ? log.addToSet('assetIds', [assetId]) : log.deleteFromSet('assetIds', [assetId])).ifExists(() =>
+      notFound('Log', logId),
+    );
   }
 
   /** What a new asset's transaction also needs: an active project, and the link on its log. */
@@ -131,20 +133,32 @@ export class AssetRepository extends ProjectChildRepository<Asset> {
   }
 
   /** Starts the upload of the next version of a ready asset; an earlier unconfirmed one is dropped. */
-  async requestVersionUpload(projectId: string, assetId: string, input: RequestAssetVersionInput, expectedVersion?: number | null): Promise<AssetUpload> {
+  async requestVersionUpload(
+    projectId: string,
+    assetId: string,
+    input: RequestAssetVersionInput,
+    expectedVersion?: number | null,
+  ): Promise<AssetUpload> {
     this.uploads.check(input);
     const fileName = requireText(input.fileName, 'fileName', 255);
     let pending: (AssetVersion & PendingUpload) | undefined;
     const asset = await mutate(this.scope, this.subject(projectId, assetId), expectedVersion, (current) => {
       if (current.status !== UploadStatus.READY) throw invalidTransition('Asset', assetId, current.status, 'uploading a new version');
       const confirmed = (current.versions as AssetVersion[]).filter((v) => v.status === UploadStatus.READY);
-      if (confirmed.length >= MAX_ASSET_VERSIONS) throw new AppError(ErrorCode.BAD_USER_INPUT, `An asset keeps at most ${MAX_ASSET_VERSIONS} versions.`);
+      if (confirmed.length >= MAX_ASSET_VERSIONS)
+        throw new AppError(ErrorCode.BAD_USER_INPUT, `An asset keeps at most ${MAX_ASSET_VERSIONS} versions.`);
       const number = Math.max(...confirmed.map((v) => v.version)) + 1;
       const s3Key = assetObjectKey(this.scope.tenantId, projectId, assetId, number, fileName);
       pending = { version: number, fileName, createdAt: this.scope.now().toISOString(), ...this.uploads.start(s3Key, input) };
       return {
         item: { ...current, versions: [...confirmed, pending] },
-        event: { action: 'asset.version_upload_requested', entityType: 'Asset', entityId: assetId, projectId, data: { version: number, s3Key } },
+        event: {
+          action: 'asset.version_upload_requested',
+          entityType: 'Asset',
+          entityId: assetId,
+          projectId,
+          data: { version: number, s3Key },
+        },
       };
     });
     const upload = await this.uploads.target(pending!);
@@ -177,7 +191,13 @@ export class AssetRepository extends ProjectChildRepository<Asset> {
           contentType: pending.contentType,
           expiresAt: undefined,
         },
-        event: { action: 'asset.upload_confirmed', entityType: 'Asset', entityId: assetId, projectId, data: { version: pending.version, s3Key: pending.s3Key } },
+        event: {
+          action: 'asset.upload_confirmed',
+          entityType: 'Asset',
+          entityId: assetId,
+          projectId,
+          data: { version: pending.version, s3Key: pending.s3Key },
+        },
       };
     });
   }
@@ -213,7 +233,9 @@ export class AssetRepository extends ProjectChildRepository<Asset> {
       event: { action: 'asset.deleted', entityType: 'Asset', entityId: assetId, projectId, data: { s3Key: current.s3Key } },
     }));
     const keys = [...new Set([deleted.s3Key, ...(deleted.versions ?? []).map((v) => v.s3Key)])].filter(Boolean);
-    await this.scope.files.deleteMany(keys).catch((err) => logger.warn({ err, assetId, objects: keys.length }, 'could not delete asset objects'));
+    await this.scope.files
+      .deleteMany(keys)
+      .catch((err) => logger.warn({ err, assetId, objects: keys.length }, 'could not delete asset objects'));
     return deleted;
   }
 }

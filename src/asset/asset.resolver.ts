@@ -2,7 +2,18 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Re
 import { Role } from '../auth/principal';
 import type { Context } from '../context';
 import { Log } from '../log/log.type';
-import { Asset, AssetConnection, AssetRef, AssetsArgs, AssetUpload, AssetVersion, CreateAssetInput, RequestAssetUploadInput, RequestAssetVersionInput, UpdateAssetInput } from './asset.type';
+import {
+  Asset,
+  AssetConnection,
+  AssetRef,
+  AssetsArgs,
+  AssetUpload,
+  AssetVersion,
+  CreateAssetInput,
+  RequestAssetUploadInput,
+  RequestAssetVersionInput,
+  UpdateAssetInput,
+} from './asset.type';
 import type { AssetRepository } from './asset.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
@@ -54,7 +65,9 @@ export class AssetResolver {
   }
 
   @Authorized(Role.EDITOR)
-  @Mutation(() => AssetUpload, { description: 'Starts an upload: creates the asset (UPLOADING) and returns a presigned PUT bound to the declared type and size.' })
+  @Mutation(() => AssetUpload, {
+    description: 'Starts an upload: creates the asset (UPLOADING) and returns a presigned PUT bound to the declared type and size.',
+  })
   requestAssetUpload(@Arg('projectId', () => ID) projectId: string, @Arg('input') input: RequestAssetUploadInput, @Ctx() ctx: Context) {
     return ctx.repos.assets.requestUpload(projectId, input);
   }
@@ -86,8 +99,15 @@ export class AssetResolver {
     return ctx.repos.assets.versions(asset);
   }
 
-  @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the latest version, made now (default 1 hour); null while nothing is confirmed.' })
-  url(@Root() asset: Asset, @Arg('expiresIn', () => Int, { nullable: true, description: 'Seconds; at most the configured maximum.' }) expiresIn: number | null, @Ctx() ctx: Context) {
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: 'A presigned GET of the latest version, made now (default 1 hour); null while nothing is confirmed.',
+  })
+  url(
+    @Root() asset: Asset,
+    @Arg('expiresIn', () => Int, { nullable: true, description: 'Seconds; at most the configured maximum.' }) expiresIn: number | null,
+    @Ctx() ctx: Context,
+  ) {
     return asset.status === 'ready' ? ctx.repos.files.downloadUrl(asset.s3Key, expiresIn) : null;
   }
 }

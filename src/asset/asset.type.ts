@@ -12,7 +12,6 @@ export enum AssetType {
 }
 registerEnumType(AssetType, { name: 'AssetType' });
 
-
 @ObjectType({ simpleResolvers: true, description: 'One version of an asset’s file, under its own object key.' })
 export class AssetVersion {
   @Field(() => Int)
@@ -54,7 +53,9 @@ export class Asset extends Versioned {
   @Field(() => AssetType)
   type!: AssetType;
 
-  @Field({ description: 'The object key of the latest version (the one being uploaded while status is UPLOADING), under tenants/<tenantId>/.' })
+  @Field({
+    description: 'The object key of the latest version (the one being uploaded while status is UPLOADING), under tenants/<tenantId>/.',
+  })
   s3Key!: string;
 
   @Field(() => Int, { nullable: true, description: 'The latest confirmed version; null until the first upload is confirmed.' })

@@ -13,5 +13,7 @@ export const authChecker: AuthChecker<Context, Role> = ({ context, info }, roles
   if (!principal) throw unauthenticated();
   if (roles.length === 0 || principal.roles.includes(Role.ADMIN)) return true;
   if (roles.some((role) => principal.roles.includes(role))) return true;
-  throw forbidden(`${info.parentType.name}.${info.fieldName} needs the role ${[...roles, Role.ADMIN].join(' or ')}; the token has ${principal.roles.join(', ')}.`);
+  throw forbidden(
+    `${info.parentType.name}.${info.fieldName} needs the role ${[...roles, Role.ADMIN].join(' or ')}; the token has ${principal.roles.join(', ')}.`,
+  );
 };

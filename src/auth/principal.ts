@@ -6,7 +6,10 @@ export enum Role {
   WORKER = 'worker',
   ADMIN = 'admin',
 }
-registerEnumType(Role, { name: 'Role', description: 'What a caller may do: viewer reads, editor writes, worker reports job progress, admin does everything.' });
+registerEnumType(Role, {
+  name: 'Role',
+  description: 'What a caller may do: viewer reads, editor writes, worker reports job progress, admin does everything.',
+});
 
 /** The verified caller of a request: always from a verified token, never from an argument. */
 export interface Principal {

@@ -6,7 +6,9 @@ export { briefVersionLabel };
 
 export const MAX_BRIEF_VERSION = 999_999;
 
-export const briefKey = (tenantId: string, projectId: string, version: number): Key => entities.Brief.key.keyOf(tenantId, { projectId, version });
+export const briefKey = (tenantId: string, projectId: string, version: number): Key =>
+  entities.Brief.key.keyOf(tenantId, { projectId, version });
 
 /** A project's brief versions; descending puts the latest first. */
-export const briefVersions = (tenantId: string, projectId: string, descending: boolean): QuerySpec => entities.Brief.key.prefixOf(tenantId, { projectId }, descending);
+export const briefVersions = (tenantId: string, projectId: string, descending: boolean): QuerySpec =>
+  entities.Brief.key.prefixOf(tenantId, { projectId }, descending);

@@ -98,7 +98,13 @@ export class BriefRepository {
       update(key)
         .appendToList('approvals', [approval])
         .ifExists(() => notFound('Brief', id)),
-      activityEvent(this.scope, { action: 'brief.approval_added', entityType: 'Brief', entityId: id, projectId, data: { version, decision } }),
+      activityEvent(this.scope, {
+        action: 'brief.approval_added',
+        entityType: 'Brief',
+        entityId: id,
+        projectId,
+        data: { version, decision },
+      }),
     ]);
     const updated = await this.scope.store.get(key);
     if (!updated) throw new AppError(ErrorCode.INTERNAL, 'The brief vanished after approval.');

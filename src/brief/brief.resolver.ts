@@ -15,7 +15,11 @@ declare module '../context' {
 export class BriefResolver {
   @Authorized()
   @Query(() => Brief, { nullable: true, description: 'One version of the brief, the latest when version is omitted.' })
-  brief(@Arg('projectId', () => ID) projectId: string, @Arg('version', () => Int, { nullable: true }) version: number | null, @Ctx() ctx: Context) {
+  brief(
+    @Arg('projectId', () => ID) projectId: string,
+    @Arg('version', () => Int, { nullable: true }) version: number | null,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.repos.briefs.get(projectId, version);
   }
 

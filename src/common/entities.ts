@@ -20,8 +20,19 @@ export const entities = {
     parent: 'Project',
     key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#BRIEF#{version}', format: { version: briefVersionLabel } }),
   }),
-  Milestone: entity({ type: 'Milestone', idPrefix: 'ms', parent: 'Project', key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#MILESTONE#{milestoneId}' }) }),
-  Log: entity({ type: 'Log', idPrefix: 'log', parent: 'Project', key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#LOG#{logId}' }), indexes: ['GSI1'] }),
+  Milestone: entity({
+    type: 'Milestone',
+    idPrefix: 'ms',
+    parent: 'Project',
+    key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#MILESTONE#{milestoneId}' }),
+  }),
+  Log: entity({
+    type: 'Log',
+    idPrefix: 'log',
+    parent: 'Project',
+    key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#LOG#{logId}' }),
+    indexes: ['GSI1'],
+  }),
   /** Written in its log's transaction, so "where and how long did I use X" is one query. */
   MaterialUse: entity({
     type: 'MaterialUse',
@@ -29,7 +40,13 @@ export const entities = {
     parent: 'Log',
     key: keyShape({ pk: '', sk: 'MATERIAL#{material}#LOG#{logId}', format: { material: normalizeText } }),
   }),
-  Asset: entity({ type: 'Asset', idPrefix: 'asset', parent: 'Project', key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#ASSET#{assetId}' }), ttl: true }),
+  Asset: entity({
+    type: 'Asset',
+    idPrefix: 'asset',
+    parent: 'Project',
+    key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#ASSET#{assetId}' }),
+    ttl: true,
+  }),
   Inspiration: entity({ type: 'Inspiration', idPrefix: 'insp', key: keyShape({ pk: '', sk: 'INSPIRATION#{inspirationId}' }) }),
   /** Written in its inspiration's transaction, so listing by tag is one query. */
   InspirationTag: entity({
@@ -39,16 +56,39 @@ export const entities = {
     key: keyShape({ pk: '', sk: 'TAG#{tag}#INSPIRATION#{inspirationId}', format: { tag: normalizeText } }),
   }),
   /** The activity of one project; the event's ULID keeps the stream in time order. */
-  ProjectEvent: entity({ type: 'Event', idPrefix: 'evt', parent: 'Project', key: keyShape({ pk: 'PROJECT#{projectId}#EVENTS', sk: 'EVENT#{ulid}' }), indexes: ['OUTBOX'], ttl: true }),
+  ProjectEvent: entity({
+    type: 'Event',
+    idPrefix: 'evt',
+    parent: 'Project',
+    key: keyShape({ pk: 'PROJECT#{projectId}#EVENTS', sk: 'EVENT#{ulid}' }),
+    indexes: ['OUTBOX'],
+    ttl: true,
+  }),
   /** The activity that belongs to no project (tenant, inspiration). */
-  TenantEvent: entity({ type: 'Event', idPrefix: 'evt', key: keyShape({ pk: 'EVENTS', sk: 'EVENT#{ulid}' }), indexes: ['OUTBOX'], ttl: true }),
+  TenantEvent: entity({
+    type: 'Event',
+    idPrefix: 'evt',
+    key: keyShape({ pk: 'EVENTS', sk: 'EVENT#{ulid}' }),
+    indexes: ['OUTBOX'],
+    ttl: true,
+  }),
   /** A job lives in its own partition, so a busy tenant's step updates spread over many partitions. */
-  Job: entity({ type: 'Job', idPrefix: 'job', key: keyShape({ pk: 'JOB#{jobId}', sk: 'JOB' }), indexes: ['GSI1', 'GSI2', 'GSI3', 'GSI4'], ttl: true }),
+  Job: entity({
+    type: 'Job',
+    idPrefix: 'job',
+    key: keyShape({ pk: 'JOB#{jobId}', sk: 'JOB' }),
+    indexes: ['GSI1', 'GSI2', 'GSI3', 'GSI4'],
+    ttl: true,
+  }),
   Step: entity({
     type: 'Step',
     idPrefix: undefined,
     parent: 'Job',
-    key: keyShape({ pk: 'JOB#{jobId}', sk: 'STEP#{order}#{name}#{attempt}', format: { order: (n: number) => pad(n, 2), attempt: (n: number) => pad(n, 2) } }),
+    key: keyShape({
+      pk: 'JOB#{jobId}',
+      sk: 'STEP#{order}#{name}#{attempt}',
+      format: { order: (n: number) => pad(n, 2), attempt: (n: number) => pad(n, 2) },
+    }),
     indexes: ['GSI1'],
   }),
   /** A job event's `seq` is the job's version after the change, so the stream is gapless. */
@@ -60,7 +100,12 @@ export const entities = {
     indexes: ['OUTBOX'],
     ttl: true,
   }),
-  Idempotency: entity({ type: 'Idempotency', idPrefix: undefined, key: keyShape({ pk: 'IDEMPOTENCY#{key}', sk: 'IDEMPOTENCY' }), ttl: true }),
+  Idempotency: entity({
+    type: 'Idempotency',
+    idPrefix: undefined,
+    key: keyShape({ pk: 'IDEMPOTENCY#{key}', sk: 'IDEMPOTENCY' }),
+    ttl: true,
+  }),
 };
 
 export type EntityName = keyof typeof entities;
@@ -70,7 +115,13 @@ export type IdPrefix = NonNullable<(typeof entities)[EntityName]['idPrefix']>;
 
 /** The entities whose items nest under a project's sort key (`PROJECT#p#<KIND>#…`) in the tenant's partition. */
 export type ProjectChild = {
-  [N in EntityName]: (typeof entities)[N] extends EntityDeclaration<infer PK, string, string | undefined, infer Parent> ? (Parent extends 'Project' ? (PK extends '' ? N : never) : never) : never;
+  [N in EntityName]: (typeof entities)[N] extends EntityDeclaration<infer PK, string, string | undefined, infer Parent>
+    ? Parent extends 'Project'
+      ? PK extends ''
+        ? N
+        : never
+      : never
+    : never;
 }[EntityName];
 
 /** The project children with ids of their own (a brief is keyed by its version instead). */

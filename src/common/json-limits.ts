@@ -26,9 +26,7 @@ export const JSON_INPUT_LIMITS: Readonly<JsonLimits> = Object.freeze({ maxDepth:
  */
 export const VARIABLES_MAX_DEPTH = 64;
 
-export type JsonLimitViolation =
-  | { reason: 'JSON_TOO_DEEP'; limit: number }
-  | { reason: 'JSON_TOO_LARGE'; limit: number };
+export type JsonLimitViolation = { reason: 'JSON_TOO_DEEP'; limit: number } | { reason: 'JSON_TOO_LARGE'; limit: number };
 
 /** Bytes that JSON.stringify writes for a primitive (or nothing, for what it skips). */
 function primitiveBytes(value: unknown): number {
@@ -120,7 +118,11 @@ function describe(violation: JsonLimitViolation): string {
  * field and the limit, `extensions.field` the field and `extensions.reason` which limit.
  */
 export function jsonInputError(field: string, violation: JsonLimitViolation): AppError {
-  return new AppError(ErrorCode.BAD_USER_INPUT, `${field} ${describe(violation)}.`, { field, reason: violation.reason, limit: violation.limit });
+  return new AppError(ErrorCode.BAD_USER_INPUT, `${field} ${describe(violation)}.`, {
+    field,
+    reason: violation.reason,
+    limit: violation.limit,
+  });
 }
 
 /**
@@ -128,5 +130,9 @@ export function jsonInputError(field: string, violation: JsonLimitViolation): Ap
  * message names the variable and the limit, `extensions.variable` the variable.
  */
 export function jsonVariablesError(variable: string, violation: JsonLimitViolation): AppError {
-  return new AppError(ErrorCode.BAD_USER_INPUT, `Variable "$${variable}" ${describe(violation)}.`, { variable, reason: violation.reason, limit: violation.limit });
+  return new AppError(ErrorCode.BAD_USER_INPUT, `Variable "$${variable}" ${describe(violation)}.`, {
+    variable,
+    reason: violation.reason,
+    limit: violation.limit,
+  });
 }

@@ -83,7 +83,12 @@ async function withLock<T>(
  * the current one (it may throw INVALID_TRANSITION or BAD_USER_INPUT), and the new item, its
  * derived writes and its event commit in one transaction. Returns the item as written.
  */
-export function mutate<T>(scope: Scope, subject: Subject<T>, expectedVersion: number | null | undefined, change: (current: Item) => Change): Promise<T> {
+export function mutate<T>(
+  scope: Scope,
+  subject: Subject<T>,
+  expectedVersion: number | null | undefined,
+  change: (current: Item) => Change,
+): Promise<T> {
   return withLock(scope, subject, expectedVersion, async (current, lock) => {
     const { item, derived = [], event } = change(current);
     const next = { ...item, version: current.version + 1, updatedAt: scope.now().toISOString() };

@@ -25,6 +25,7 @@ const rules: Array<{ rule: string; breaks: (key: string, tenantId: string) => bo
   {
     rule: 'characters',
     // Control characters and backslashes have no place in a key and confuse path handling.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this rule refuses.
     breaks: (k) => /[\u0000-\u001f\u007f\\]/.test(k),
     message: () => 'must not contain control characters or backslashes',
   },

@@ -1,1 +1,6 @@
-export { DateTimeISOResolver as DateTime, JSONObjectResolver as JSONObject, JSONResolver as JSONValue, LocalDateResolver as LocalDate } from 'graphql-scalars';
+export {
+  DateTimeISOResolver as DateTime,
+  JSONObjectResolver as JSONObject,
+  JSONResolver as JSONValue,
+  LocalDateResolver as LocalDate,
+} from 'graphql-scalars';

@@ -19,10 +19,34 @@ export const DEMO_PROJECTS = [
       { n: 3, name: 'Varnish', due: '2027-02-20', criteria: ['dry to the touch'], status: 'pending' as const },
     ],
     logs: [
-      { n: 1, rawText: 'Toned the canvas with burnt sienna and blocked in the harbour wall.', materials: ['burnt sienna', 'linseed oil', 'canvas'], timeSpentMinutes: 95, confirm: true },
-      { n: 2, rawText: 'First glaze of ultramarine over the water, two hours.', materials: ['ultramarine', 'linseed oil'], timeSpentMinutes: 120, confirm: true },
-      { n: 3, rawText: 'Reworked the boats with titanium white and cadmium yellow.', materials: ['titanium white', 'cadmium yellow'], timeSpentMinutes: 75, confirm: false },
-      { n: 4, rawText: 'Sky glaze, ultramarine and a touch of alizarin.', materials: ['ultramarine', 'alizarin crimson'], timeSpentMinutes: 60, confirm: false },
+      {
+        n: 1,
+        rawText: 'Toned the canvas with burnt sienna and blocked in the harbour wall.',
+        materials: ['burnt sienna', 'linseed oil', 'canvas'],
+        timeSpentMinutes: 95,
+        confirm: true,
+      },
+      {
+        n: 2,
+        rawText: 'First glaze of ultramarine over the water, two hours.',
+        materials: ['ultramarine', 'linseed oil'],
+        timeSpentMinutes: 120,
+        confirm: true,
+      },
+      {
+        n: 3,
+        rawText: 'Reworked the boats with titanium white and cadmium yellow.',
+        materials: ['titanium white', 'cadmium yellow'],
+        timeSpentMinutes: 75,
+        confirm: false,
+      },
+      {
+        n: 4,
+        rawText: 'Sky glaze, ultramarine and a touch of alizarin.',
+        materials: ['ultramarine', 'alizarin crimson'],
+        timeSpentMinutes: 60,
+        confirm: false,
+      },
     ],
     assets: [
       { n: 1, fileName: 'harbour-reference.svg', alt: 'Reference sketch of the harbour at dusk', log: 1 },
@@ -37,7 +61,15 @@ export const DEMO_PROJECTS = [
     status: 'planning' as const,
     briefs: 1,
     milestones: [{ n: 4, name: 'Concept approved', due: '2026-12-15', criteria: ['three silhouettes'], status: 'pending' as const }],
-    logs: [{ n: 5, rawText: 'Sketched three robot silhouettes in Procreate.', materials: ['procreate', 'ipad'], timeSpentMinutes: 45, confirm: true }],
+    logs: [
+      {
+        n: 5,
+        rawText: 'Sketched three robot silhouettes in Procreate.',
+        materials: ['procreate', 'ipad'],
+        timeSpentMinutes: 45,
+        confirm: true,
+      },
+    ],
     assets: [],
   },
   {
@@ -60,9 +92,30 @@ export const DEMO_INSPIRATION = [
 
 /** Jobs of the three seed kinds. The simulator drives them; 3D_CHARACTER pauses at `rig` for review. */
 export const DEMO_JOBS = [
-  { n: 1, key: 'demo-3d-character', kind: '3D_CHARACTER', project: 2, steps: ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'], inputs: { prompt: 'a friendly tin robot mascot' } },
-  { n: 2, key: 'demo-music-video', kind: 'MUSIC_VIDEO', project: 3, steps: ['scene-1', 'scene-2', 'scene-3', 'scene-4', 'compose'], inputs: { song: 'night-drive.mp3', scenes: 4 } },
-  { n: 3, key: 'demo-photo-edit', kind: 'PHOTO_EDIT', project: 1, steps: ['analyze', 'edit', 'export'], inputs: { photo: 'harbour.jpg', preset: 'warm-dusk' } },
+  {
+    n: 1,
+    key: 'demo-3d-character',
+    kind: '3D_CHARACTER',
+    project: 2,
+    steps: ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'],
+    inputs: { prompt: 'a friendly tin robot mascot' },
+  },
+  {
+    n: 2,
+    key: 'demo-music-video',
+    kind: 'MUSIC_VIDEO',
+    project: 3,
+    steps: ['scene-1', 'scene-2', 'scene-3', 'scene-4', 'compose'],
+    inputs: { song: 'night-drive.mp3', scenes: 4 },
+  },
+  {
+    n: 3,
+    key: 'demo-photo-edit',
+    kind: 'PHOTO_EDIT',
+    project: 1,
+    steps: ['analyze', 'edit', 'export'],
+    inputs: { photo: 'harbour.jpg', preset: 'warm-dusk' },
+  },
 ];
 
 /** The step of a 3D_CHARACTER job that waits for a person's approval. */

@@ -67,7 +67,11 @@ export async function loadDemo(app: App, config: Config): Promise<DemoIds> {
   await repos.tenant.getOrCreate();
   for (const p of DEMO_PROJECTS) {
     const projectId = demoId('proj', p.n);
-    await once(projectId, () => repos.projects.get(projectId), () => repos.projects.create({ title: p.title, medium: p.medium, client: p.client, deadline: p.deadline, budget: p.budget }));
+    await once(
+      projectId,
+      () => repos.projects.get(projectId),
+      () => repos.projects.create({ title: p.title, medium: p.medium, client: p.client, deadline: p.deadline, budget: p.budget }),
+    );
     const project = (await repos.projects.get(projectId))!;
     await walk(project.status, PROJECT_PATH[p.status], (to) => repos.projects.setStatus(projectId, to));
     for (let v = ((await repos.briefs.latest(projectId))?.version ?? 0) + 1; v <= p.briefs; v++) {
@@ -79,16 +83,29 @@ export async function loadDemo(app: App, config: Config): Promise<DemoIds> {
     }
     for (const m of p.milestones) {
       const id = demoId('ms', m.n);
-      await once(id, () => repos.milestones.get(projectId, id), () => repos.milestones.create(projectId, { name: m.name, due: m.due, criteria: m.criteria }));
+      await once(
+        id,
+        () => repos.milestones.get(projectId, id),
+        () => repos.milestones.create(projectId, { name: m.name, due: m.due, criteria: m.criteria }),
+      );
       const milestone = (await repos.milestones.get(projectId, id))!;
       await walk(milestone.status, MILESTONE_PATH[m.status], (to) => repos.milestones.setStatus(projectId, id, to));
     }
     for (const l of p.logs) {
       const id = demoId('log', l.n);
-      await once(id, () => repos.logs.get(projectId, id), async () => {
-        await repos.logs.create(projectId, { rawText: l.rawText, materials: l.materials, timeSpentMinutes: l.timeSpentMinutes, tags: ['studio'] });
-        if (l.confirm) await repos.logs.setAttribution(projectId, id, AttributionStatus.CONFIRMED);
-      });
+      await once(
+        id,
+        () => repos.logs.get(projectId, id),
+        async () => {
+          await repos.logs.create(projectId, {
+            rawText: l.rawText,
+            materials: l.materials,
+            timeSpentMinutes: l.timeSpentMinutes,
+            tags: ['studio'],
+          });
+          if (l.confirm) await repos.logs.setAttribution(projectId, id, AttributionStatus.CONFIRMED);
+        },
+      );
     }
     for (const a of p.assets) {
       const id = demoId('asset', a.n);
@@ -97,7 +114,14 @@ export async function loadDemo(app: App, config: Config): Promise<DemoIds> {
       const body = Buffer.from(demoSvg(a.alt));
       if (!existing) {
         nextId = id;
-        await repos.assets.requestUpload(projectId, { type: AssetType.IMAGE, fileName: a.fileName, contentType: 'image/svg+xml', size: body.length, alt: a.alt, linkedLogId: demoId('log', a.log) });
+        await repos.assets.requestUpload(projectId, {
+          type: AssetType.IMAGE,
+          fileName: a.fileName,
+          contentType: 'image/svg+xml',
+          size: body.length,
+          alt: a.alt,
+          linkedLogId: demoId('log', a.log),
+        });
       }
       // The upload goes through a presigned URL, as a browser's would.
       const target = await repos.files.uploadTarget((await repos.assets.get(projectId, id))!.s3Key, 'image/svg+xml', body.length);
@@ -108,14 +132,27 @@ export async function loadDemo(app: App, config: Config): Promise<DemoIds> {
   }
   for (const i of DEMO_INSPIRATION) {
     const id = demoId('insp', i.n);
-    await once(id, () => repos.inspirations.get(id), () =>
-      repos.inspirations.create({ type: InspirationType.TEXT, text: i.text, tags: i.tags, linkedProjectId: i.project ? demoId('proj', i.project) : undefined }),
+    await once(
+      id,
+      () => repos.inspirations.get(id),
+      () =>
+        repos.inspirations.create({
+          type: InspirationType.TEXT,
+          text: i.text,
+          tags: i.tags,
+          linkedProjectId: i.project ? demoId('proj', i.project) : undefined,
+        }),
     );
   }
   const jobIds: string[] = [];
   for (const j of DEMO_JOBS) {
     const id = demoId('job', j.n);
-    await once(id, () => repos.jobs.get(id), () => repos.jobs.create({ projectId: demoId('proj', j.project), kind: j.kind, steps: j.steps, inputs: j.inputs, idempotencyKey: j.key }));
+    await once(
+      id,
+      () => repos.jobs.get(id),
+      () =>
+        repos.jobs.create({ projectId: demoId('proj', j.project), kind: j.kind, steps: j.steps, inputs: j.inputs, idempotencyKey: j.key }),
+    );
     jobIds.push(id);
   }
   return { projectId: demoId('proj', 1), jobIds };

@@ -18,7 +18,8 @@ export interface Demo {
  * only: it needs the HS256 secret to mint the simulator's worker token.
  */
 export async function startDemo(app: App, config: Config, options: { tickMs?: number } = {}): Promise<Demo> {
-  if (!config.auth.secret || !app.devToken) throw new Error('Demo mode needs the development auth setup (no AUTH_JWKS_URL, NODE_ENV not production).');
+  if (!config.auth.secret || !app.devToken)
+    throw new Error('Demo mode needs the development auth setup (no AUTH_JWKS_URL, NODE_ENV not production).');
   const ids = await loadDemo(app, config);
   const workerToken = await signDevToken(config.auth.secret, { sub: 'demo-worker', tenantId: DEV_TENANT, roles: [Role.WORKER] });
   const simulator = startSimulator({ url: app.url, workerToken, editorToken: app.devToken, tickMs: options.tickMs });

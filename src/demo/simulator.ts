@@ -49,10 +49,16 @@ export function startSimulator(options: SimulatorOptions): Simulator {
   let created = 0;
 
   const call = async (token: string, query: string, variables: Record<string, unknown> = {}) => {
-    const res = await fetch(options.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
+    const res = await fetch(options.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: the simulator reads whatever fields its own query asked for.
     const body = (await res.json()) as { data?: any; errors?: Array<{ message: string; extensions?: { code?: string } }> };
     // A person's action can race the simulator's (approving, cancelling): that is no failure.
-    if (body.errors?.some((e) => e.extensions?.code !== 'INVALID_TRANSITION')) throw new Error(body.errors.map((e) => e.message).join('; '));
+    if (body.errors?.some((e) => e.extensions?.code !== 'INVALID_TRANSITION'))
+      throw new Error(body.errors.map((e) => e.message).join('; '));
     return body.data;
   };
   const worker = (query: string, variables: Record<string, unknown>) => call(options.workerToken, query, variables);
@@ -66,34 +72,45 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       await worker('mutation($jobId: ID!, $stepName: String!) { startStep(jobId: $jobId, stepName: $stepName) { seq } }', ref);
     } else if (step.status === 'RUNNING' && step.progress < 0.99) {
       const progress = Math.min(1, Math.round((step.progress + 0.34) * 100) / 100);
-      await worker('mutation($jobId: ID!, $stepName: String!, $p: Float!, $m: JSONObject) { reportStepProgress(jobId: $jobId, stepName: $stepName, progress: $p, metrics: $m) { seq } }', {
-        ...ref,
-        p: progress,
-        m: { gpuSeconds: Math.round(progress * 40) },
-      });
+      await worker(
+        'mutation($jobId: ID!, $stepName: String!, $p: Float!, $m: JSONObject) { reportStepProgress(jobId: $jobId, stepName: $stepName, progress: $p, metrics: $m) { seq } }',
+        {
+          ...ref,
+          p: progress,
+          m: { gpuSeconds: Math.round(progress * 40) },
+        },
+      );
     } else if (step.status === 'RUNNING' && job.kind === '3D_CHARACTER' && step.name === REVIEW_STEP) {
       await worker('mutation($jobId: ID!, $stepName: String!) { pauseStepForReview(jobId: $jobId, stepName: $stepName) { seq } }', ref);
     } else if (step.status === 'RUNNING') {
       const artifact = `tenants/demo/jobs/${job.jobId}/${step.name}-v${step.attempt}.bin`;
-      await worker('mutation($jobId: ID!, $stepName: String!, $a: [String!]) { completeStep(jobId: $jobId, stepName: $stepName, artifacts: $a) { seq } }', { ...ref, a: [artifact] });
+      await worker(
+        'mutation($jobId: ID!, $stepName: String!, $a: [String!]) { completeStep(jobId: $jobId, stepName: $stepName, artifacts: $a) { seq } }',
+        { ...ref, a: [artifact] },
+      );
     }
   }
 
   async function tick(): Promise<void> {
     const [queued, active] = await Promise.all(
-      ['QUEUED', 'RUNNING'].map((status) => worker(`query($s: JobStatus!) { jobsByStatus(status: $s, first: 10) { nodes { ${JOB_FIELDS} } } }`, { s: status })),
+      ['QUEUED', 'RUNNING'].map((status) =>
+        worker(`query($s: JobStatus!) { jobsByStatus(status: $s, first: 10) { nodes { ${JOB_FIELDS} } } }`, { s: status }),
+      ),
     );
     const jobs: JobView[] = [...active.jobsByStatus.nodes, ...queued.jobsByStatus.nodes];
     // Feature the job with the most work left, so a watcher who subscribes a moment later still
     // sees it move; keep the current one while it has at least two steps to go.
-    const remaining = (job: JobView) => new Set(job.steps.filter((s) => s.status !== 'COMPLETED' && s.status !== 'SKIPPED').map((s) => s.name)).size;
+    const remaining = (job: JobView) =>
+      new Set(job.steps.filter((s) => s.status !== 'COMPLETED' && s.status !== 'SKIPPED').map((s) => s.name)).size;
     const watchable = jobs.filter((j) => j.kind !== '3D_CHARACTER').sort((a, b) => remaining(b) - remaining(a));
     const current = watchable.find((j) => j.jobId === featured);
     featured = current && remaining(current) >= 2 ? current.jobId : watchable[0]?.jobId;
     if (watchable.length === 0 && jobs.length < 3) {
       // Keep something moving: a new music video or photo edit.
       const template = DEMO_JOBS[1 + (created++ % 2)];
-      const project = jobs[0]?.projectId ?? (await call(options.editorToken, '{ projects(first: 1) { nodes { projectId } } }')).projects.nodes[0]?.projectId;
+      const project =
+        jobs[0]?.projectId ??
+        (await call(options.editorToken, '{ projects(first: 1) { nodes { projectId } } }')).projects.nodes[0]?.projectId;
       if (project) {
         const made = await call(options.editorToken, 'mutation($in: CreateJobInput!) { createJob(input: $in) { jobId } }', {
           in: { projectId: project, kind: template.kind, steps: template.steps, inputs: { ...template.inputs, run: Date.now() } },

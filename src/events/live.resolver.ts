@@ -45,7 +45,8 @@ export class LiveResolver {
 
   @Authorized()
   @Subscription(() => ActivityEvent, {
-    description: 'A project’s activity (logs, assets, milestones, briefs…). Pass afterEventId to receive every stored event after it first.',
+    description:
+      'A project’s activity (logs, assets, milestones, briefs…). Pass afterEventId to receive every stored event after it first.',
     subscribe: ({ args, context }) => (context as Context).repos.live.projectActivity(args.projectId, args.afterEventId ?? null),
   })
   projectActivity(

@@ -84,7 +84,16 @@ export class Live {
       positionOf: (event) => event.eventId,
       maxBuffer: this.maxBuffer,
       observer: this.observer,
-      resync: () => ({ eventId: 'resync', jobId: '', projectId: projectId ?? '', seq: 0, prevSeq: 0, type: JobEventType.RESYNC, actor: 'server', at: new Date().toISOString() }),
+      resync: () => ({
+        eventId: 'resync',
+        jobId: '',
+        projectId: projectId ?? '',
+        seq: 0,
+        prevSeq: 0,
+        type: JobEventType.RESYNC,
+        actor: 'server',
+        at: new Date().toISOString(),
+      }),
     });
   }
 

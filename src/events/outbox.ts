@@ -5,7 +5,6 @@ import { OUTBOX_SHARDS } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { payloadOf, topicsFor } from './topics';
 
-
 export interface OutboxOptions {
   /** How often the sweeper looks for events left unpublished. */
   sweepIntervalMs: number;

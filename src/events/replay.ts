@@ -55,18 +55,19 @@ export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableItera
   const isFinal = options.isFinal ?? (() => false);
 
   // Listen from the start, so nothing published during the replay is lost.
-  const live: Listening = options.live?.((payload) => {
-    if (overflowed || ended) return;
-    if (options.accept && !options.accept(payload)) return;
-    if (buffer.length >= options.maxBuffer) {
-      // Stop listening at once: the client resumes from the store after the resync.
-      overflowed = true;
-      live.close();
-    } else {
-      buffer.push(payload as unknown as E);
-    }
-    wake?.();
-  }) ?? NOT_LISTENING;
+  const live: Listening =
+    options.live?.((payload) => {
+      if (overflowed || ended) return;
+      if (options.accept && !options.accept(payload)) return;
+      if (buffer.length >= options.maxBuffer) {
+        // Stop listening at once: the client resumes from the store after the resync.
+        overflowed = true;
+        live.close();
+      } else {
+        buffer.push(payload as unknown as E);
+      }
+      wake?.();
+    }) ?? NOT_LISTENING;
 
   async function* run(): AsyncGenerator<E> {
     try {

@@ -23,7 +23,8 @@ export class FilesService {
   }
 
   private own(key: string): string {
-    if (!key.startsWith(tenantS3Prefix(this.tenantId))) throw new AppError(ErrorCode.INTERNAL, 'Refusing to sign a key outside the tenant prefix.');
+    if (!key.startsWith(tenantS3Prefix(this.tenantId)))
+      throw new AppError(ErrorCode.INTERNAL, 'Refusing to sign a key outside the tenant prefix.');
     return key;
   }
 

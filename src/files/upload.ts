@@ -34,7 +34,13 @@ export class Uploads {
 
   /** A new upload to `s3Key`: UPLOADING, confirmable until the configured deadline. */
   start(s3Key: string, declared: DeclaredUpload): PendingUpload & { uploadExpiresAt: number } {
-    return { s3Key, size: declared.size, contentType: declared.contentType, status: UploadStatus.UPLOADING, uploadExpiresAt: this.files.uploadDeadline() };
+    return {
+      s3Key,
+      size: declared.size,
+      contentType: declared.contentType,
+      status: UploadStatus.UPLOADING,
+      uploadExpiresAt: this.files.uploadDeadline(),
+    };
   }
 
   /** The presigned PUT for `upload` (its key under the caller's tenant prefix only). */
@@ -47,7 +53,9 @@ export class Uploads {
    * BAD_USER_INPUT with `reason` UPLOAD_EXPIRED, UPLOAD_MISSING or UPLOAD_MISMATCH when S3 does not
    * hold what was declared in time; nothing is written either way.
    */
-  async confirm(upload: Pick<PendingUpload, 's3Key' | 'uploadExpiresAt'> & Partial<DeclaredUpload>): Promise<{ status: UploadStatus.READY; confirmedAt: string; uploadExpiresAt: undefined }> {
+  async confirm(
+    upload: Pick<PendingUpload, 's3Key' | 'uploadExpiresAt'> & Partial<DeclaredUpload>,
+  ): Promise<{ status: UploadStatus.READY; confirmedAt: string; uploadExpiresAt: undefined }> {
     await this.files.verifyUpload(upload.s3Key, upload);
     return { status: UploadStatus.READY, confirmedAt: this.now().toISOString(), uploadExpiresAt: undefined };
   }

@@ -145,10 +145,17 @@ export class OperationPipeline {
     try {
       document = parse(query, this.parseOptions);
     } catch (error) {
-      return { errors: [new GraphQLError(error instanceof GraphQLError ? error.message : String(error), { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })] };
+      return {
+        errors: [
+          new GraphQLError(error instanceof GraphQLError ? error.message : String(error), { extensions: { code: 'GRAPHQL_PARSE_FAILED' } }),
+        ],
+      };
     }
     const errors = validate(this.deps.schema, document, this.allRules);
-    if (errors.length) return { errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
+    if (errors.length)
+      return {
+        errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })),
+      };
     // Only valid documents are kept, as Apollo does, so invalid ones cannot fill the cache.
     await this.documents.set(key, document);
     return { document };
@@ -195,10 +202,12 @@ export class OperationPipeline {
 
   /** Formats errors leaving the server in `record`'s operation; HTTP status hints are dropped (a socket has none). */
   formatErrors(record: RequestRecord, errors: readonly GraphQLError[]): GraphQLFormattedError[] {
-    return runInRequest(record, () => errors.map((e) => this.formatError(e.toJSON(), e))).map(({ extensions: { http: _http, ...extensions } = {}, ...error }) => ({
-      ...error,
-      extensions,
-    }));
+    return runInRequest(record, () => errors.map((e) => this.formatError(e.toJSON(), e))).map(
+      ({ extensions: { http: _http, ...extensions } = {}, ...error }) => ({
+        ...error,
+        extensions,
+      }),
+    );
   }
 
   /** Runs a query or mutation within the request budget (REQUEST_BUDGET_MS), as over HTTP. */

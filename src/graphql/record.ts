@@ -57,7 +57,12 @@ export function currentRequest(): RequestRecord | undefined {
 }
 
 /** Notes the operation a request resolved to; its name is capped so a log line stays bounded. */
-export function noteOperation(record: RequestRecord, type: OperationTypeNode | undefined, name: string | null | undefined, validated = false): void {
+export function noteOperation(
+  record: RequestRecord,
+  type: OperationTypeNode | undefined,
+  name: string | null | undefined,
+  validated = false,
+): void {
   record.validated = validated;
   record.operationType = type;
   record.operationName = name ? name.slice(0, OPERATION_NAME_MAX) : undefined;

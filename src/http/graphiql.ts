@@ -78,7 +78,8 @@ function tabs(hints: GraphiQLHints) {
   const headers = hints.token ? JSON.stringify({ Authorization: `Bearer ${hints.token}` }, null, 2) : undefined;
   return [
     {
-      query: '# The frontend\'s query: a project\'s logs.\nquery GetProjectLogs($projectId: ID!) { logs(projectId: $projectId) { logId materials timeSpentMinutes } }\n',
+      query:
+        "# The frontend's query: a project's logs.\nquery GetProjectLogs($projectId: ID!) { logs(projectId: $projectId) { logId materials timeSpentMinutes } }\n",
       variables: JSON.stringify({ projectId }, null, 2),
       headers,
     },
@@ -92,7 +93,14 @@ function tabs(hints: GraphiQLHints) {
       query:
         '# Start a pipeline job (idempotent: the same inputs return the same job).\nmutation CreateJob($input: CreateJobInput!) {\n  createJob(input: $input) { jobId status seq plan { name order } }\n}\n',
       variables: JSON.stringify(
-        { input: { projectId, kind: '3D_CHARACTER', steps: ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'], inputs: { prompt: 'a friendly robot' } } },
+        {
+          input: {
+            projectId,
+            kind: '3D_CHARACTER',
+            steps: ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'],
+            inputs: { prompt: 'a friendly robot' },
+          },
+        },
         null,
         2,
       ),

@@ -31,7 +31,9 @@ export async function startMetricsServer(metrics: Metrics, host: string, port: n
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
       return;
     }
-    void respond(metrics).then((out) => res.writeHead(out.status, { 'content-type': out.contentType, 'cache-control': 'no-store' }).end(out.body));
+    void respond(metrics).then((out) =>
+      res.writeHead(out.status, { 'content-type': out.contentType, 'cache-control': 'no-store' }).end(out.body),
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

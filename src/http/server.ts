@@ -156,14 +156,16 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   );
   // A malformed or oversized body gets a JSON error (with the request id) rather than Express's
   // HTML page; a client's mistake is a 4xx, and only a fault of ours is logged, as a 500.
-  app.use((error: Error & { status?: number; type?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    const { status, message } = bodyError(error, config.limits.bodyLimitBytes);
-    const code = status >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
-    if (status >= 500) logger.error({ err: error }, 'request failed');
-    const record = res.locals.request as RequestRecord | undefined;
-    if (record) record.outcome = code;
-    res.status(status).json({ errors: [{ message, extensions: { code, ...(record ? { requestId: record.requestId } : {}) } }] });
-  });
+  app.use(
+    (error: Error & { status?: number; type?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      const { status, message } = bodyError(error, config.limits.bodyLimitBytes);
+      const code = status >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
+      if (status >= 500) logger.error({ err: error }, 'request failed');
+      const record = res.locals.request as RequestRecord | undefined;
+      if (record) record.outcome = code;
+      res.status(status).json({ errors: [{ message, extensions: { code, ...(record ? { requestId: record.requestId } : {}) } }] });
+    },
+  );
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -184,7 +186,8 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
       for (const [socket, count] of requestsPerSocket) if (count === 0) socket.destroy();
       const deadline = Date.now() + drainMs;
       while (inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      if (inFlight() > 0) logger.warn({ requests: inFlight(), drainMs }, 'requests still running at the end of the drain time were cut off');
+      if (inFlight() > 0)
+        logger.warn({ requests: inFlight(), drainMs }, 'requests still running at the end of the drain time were cut off');
       // Every response is out (or given up on): close what is left, including half-closed peers.
       for (const socket of requestsPerSocket.keys()) socket.destroy();
       await apollo.stop();

@@ -11,7 +11,12 @@ const CALLBACK_TYPE = 'application/json; callbackSpec=1.0; charset=utf-8';
  * did not parse or validate (graphql-armor's depth, cost and alias limits are validation rules),
  * the operation could not be picked, or the variables could not be coerced (BAD_USER_INPUT).
  */
-const REQUEST_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'OPERATION_RESOLUTION_FAILURE', 'BAD_USER_INPUT']);
+const REQUEST_ERROR_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'OPERATION_RESOLUTION_FAILURE',
+  'BAD_USER_INPUT',
+]);
 
 /**
  * The media type Apollo Server answers with for this Accept header (application/json when there

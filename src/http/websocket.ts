@@ -107,7 +107,11 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
           return [...errors];
         };
         if (!operation) {
-          return refuse([new GraphQLError(`At most ${config.ws.maxSubscriptions} operations may run on one connection; complete some first.`, { extensions: { code: 'BAD_USER_INPUT' } })]);
+          return refuse([
+            new GraphQLError(`At most ${config.ws.maxSubscriptions} operations may run on one connection; complete some first.`, {
+              extensions: { code: 'BAD_USER_INPUT' },
+            }),
+          ]);
         }
         const prepared = await pipeline.prepare(payload.query);
         if (!prepared.document) return refuse(prepared.errors);

@@ -107,7 +107,13 @@ const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** Message types a client may send (graphql-transport-ws); anything else is a client mistake. */
 const PONG = JSON.stringify({ type: MessageType.Pong });
 
-const CLIENT_MESSAGES = new Set<string>([MessageType.ConnectionInit, MessageType.Ping, MessageType.Pong, MessageType.Subscribe, MessageType.Complete]);
+const CLIENT_MESSAGES = new Set<string>([
+  MessageType.ConnectionInit,
+  MessageType.Ping,
+  MessageType.Pong,
+  MessageType.Subscribe,
+  MessageType.Complete,
+]);
 
 /**
  * Serves graphql-ws's protocol on `path` of the HTTP server, over graphql-ws's `makeServer` (its
@@ -219,12 +225,10 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       }
       const start = () => (operation?.ended ? undefined : onMessage?.(data));
       const previous = running.get(id);
-      const handled: Promise<void> = (previous ? previous.then(start) : Promise.resolve(start()))
-        .catch(fault)
-        .finally(() => {
-          operation?.end();
-          if (running.get(id) === handled) running.delete(id);
-        });
+      const handled: Promise<void> = (previous ? previous.then(start) : Promise.resolve(start())).catch(fault).finally(() => {
+        operation?.end();
+        if (running.get(id) === handled) running.delete(id);
+      });
       running.set(id, handled);
     });
 

@@ -15,7 +15,16 @@ const THROTTLING = new Set([
   'LimitExceededException',
 ]);
 const CONDITIONAL = new Set(['ConditionalCheckFailedException', 'TransactionCanceledException']);
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
 
 /** Outcomes that mean the dependency is unavailable (not that the request was wrong). */
 const OUTAGE: ReadonlySet<CallOutcome> = new Set<CallOutcome>(['throttled', 'timeout', 'deadline', 'unreachable', 'server_error']);
@@ -92,6 +101,7 @@ export interface InstrumentOptions {
 
 /** The part of an SDK client's `middlewareStack` used here (any client's stack fits). */
 interface MiddlewareStackLike {
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types differ per client; both clients' stacks accept this shape.
   add(middleware: any, options: { step: any; priority: 'high'; name: string; override: boolean }): void;
 }
 type Middleware = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => (args: unknown) => Promise<unknown>;

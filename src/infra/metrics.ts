@@ -23,7 +23,16 @@ export class LabelCap {
 }
 
 /** The outcome of a DynamoDB or S3 call (see dependency.ts `classify`): a fixed set of values. */
-export type CallOutcome = 'ok' | 'conditional_failed' | 'not_found' | 'throttled' | 'timeout' | 'deadline' | 'unreachable' | 'server_error' | 'error';
+export type CallOutcome =
+  | 'ok'
+  | 'conditional_failed'
+  | 'not_found'
+  | 'throttled'
+  | 'timeout'
+  | 'deadline'
+  | 'unreachable'
+  | 'server_error'
+  | 'error';
 export type Dependency = 'dynamodb' | 's3';
 
 /** The names of the gauges other parts register through `registerGauge`. */
@@ -47,7 +56,7 @@ export class Metrics {
 
   readonly graphqlOperations = new Counter({
     name: 'graphql_operations_total',
-    help: 'GraphQL operations by type, name and outcome code (OK, or the first error\'s extensions.code).',
+    help: "GraphQL operations by type, name and outcome code (OK, or the first error's extensions.code).",
     labelNames: ['type', 'name', 'code'] as const,
     registers: [this.registry],
   });

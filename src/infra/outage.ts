@@ -36,7 +36,10 @@ export class OutageLog {
     if (!state) {
       state = { since: this.now(), window: new Map(), total: 0, succeeded: false };
       this.down.set(dependency, state);
-      this.log.warn({ dependency, kind, summaryEveryMs: this.intervalMs }, `${dependency} is failing (${kind}); further failures are summarized`);
+      this.log.warn(
+        { dependency, kind, summaryEveryMs: this.intervalMs },
+        `${dependency} is failing (${kind}); further failures are summarized`,
+      );
       this.timer ??= setInterval(() => this.summarize(), this.intervalMs).unref();
     }
     state.window.set(kind, (state.window.get(kind) ?? 0) + 1);
@@ -60,7 +63,14 @@ export class OutageLog {
       const outageSeconds = Math.round((this.now() - state.since) / 1000);
       if (failures > 0) {
         this.log.warn(
-          { dependency, failures, byKind: Object.fromEntries(state.window), intervalMs: this.intervalMs, outageSeconds, totalFailures: state.total },
+          {
+            dependency,
+            failures,
+            byKind: Object.fromEntries(state.window),
+            intervalMs: this.intervalMs,
+            outageSeconds,
+            totalFailures: state.total,
+          },
           `${dependency}: ${failures} failed call${failures === 1 ? '' : 's'} in the last ${Math.round(this.intervalMs / 1000)} s`,
         );
       } else if (state.succeeded) {

@@ -13,7 +13,13 @@ import { Uploads } from '../files/upload';
 import { UploadStatus } from '../files/upload.type';
 import { invalidTransition } from '../errors';
 import { allInspirations, inspirationKey, inspirationObjectKey, inspirationsByTag, inspirationTagKey } from './inspiration.keys';
-import type { CreateInspirationInput, Inspiration, InspirationUpload, RequestInspirationUploadInput, UpdateInspirationInput } from './inspiration.type';
+import type {
+  CreateInspirationInput,
+  Inspiration,
+  InspirationUpload,
+  RequestInspirationUploadInput,
+  UpdateInspirationInput,
+} from './inspiration.type';
 
 function cleanTags(tags: string[] | null | undefined): string[] | undefined {
   const list = maxItems(tags, 'tags', 30)?.map((t) => normalizeText(requireText(t, 'tags', 100)));
@@ -79,7 +85,13 @@ export class InspirationRepository {
     return create(
       this.scope,
       item,
-      { action: 'inspiration.created', entityType: 'Inspiration', entityId: inspirationId, projectId: linkedProjectId, data: { type: item.type, tags } },
+      {
+        action: 'inspiration.created',
+        entityType: 'Inspiration',
+        entityId: inspirationId,
+        projectId: linkedProjectId,
+        data: { type: item.type, tags },
+      },
       derived,
     );
   }
@@ -91,7 +103,10 @@ export class InspirationRepository {
   async requestUpload(input: RequestInspirationUploadInput): Promise<InspirationUpload> {
     this.uploads.check(input);
     const inspirationId = this.scope.newId('insp');
-    const pending = this.uploads.start(inspirationObjectKey(this.scope.tenantId, inspirationId, requireText(input.fileName, 'fileName', 255)), input);
+    const pending = this.uploads.start(
+      inspirationObjectKey(this.scope.tenantId, inspirationId, requireText(input.fileName, 'fileName', 255)),
+      input,
+    );
     const tags = cleanTags(input.tags) ?? [];
     const linkedProjectId = input.linkedProjectId ? assertId(input.linkedProjectId, 'proj', 'linkedProjectId') : undefined;
     const item = {
@@ -114,7 +129,13 @@ export class InspirationRepository {
     const inspiration = await create(
       this.scope,
       item,
-      { action: 'inspiration.upload_requested', entityType: 'Inspiration', entityId: inspirationId, projectId: linkedProjectId, data: { s3Key: pending.s3Key } },
+      {
+        action: 'inspiration.upload_requested',
+        entityType: 'Inspiration',
+        entityId: inspirationId,
+        projectId: linkedProjectId,
+        data: { s3Key: pending.s3Key },
+      },
       derived,
     );
     return { inspiration, upload };
@@ -125,11 +146,23 @@ export class InspirationRepository {
     const subject = this.subject(inspirationId);
     const read = await this.scope.store.get(subject.key);
     if (!read) throw notFound('Inspiration', inspirationId);
-    if (read.fileStatus !== UploadStatus.UPLOADING) throw invalidTransition('Inspiration', inspirationId, read.fileStatus ?? 'no file', UploadStatus.READY);
-    const confirmed = await this.uploads.confirm({ s3Key: read.s3Key, size: read.size, contentType: read.contentType, uploadExpiresAt: read.uploadExpiresAt });
+    if (read.fileStatus !== UploadStatus.UPLOADING)
+      throw invalidTransition('Inspiration', inspirationId, read.fileStatus ?? 'no file', UploadStatus.READY);
+    const confirmed = await this.uploads.confirm({
+      s3Key: read.s3Key,
+      size: read.size,
+      contentType: read.contentType,
+      uploadExpiresAt: read.uploadExpiresAt,
+    });
     return mutate(this.scope, subject, read.version, (current) => ({
       item: { ...current, fileStatus: confirmed.status, uploadExpiresAt: confirmed.uploadExpiresAt },
-      event: { action: 'inspiration.upload_confirmed', entityType: 'Inspiration', entityId: inspirationId, projectId: current.linkedProjectId, data: { s3Key: current.s3Key } },
+      event: {
+        action: 'inspiration.upload_confirmed',
+        entityType: 'Inspiration',
+        entityId: inspirationId,
+        projectId: current.linkedProjectId,
+        data: { s3Key: current.s3Key },
+      },
     }));
   }
 
@@ -169,9 +202,10 @@ export class InspirationRepository {
       event: { action: 'inspiration.deleted', entityType: 'Inspiration', entityId: inspirationId, projectId: current.linkedProjectId },
     }));
     if (deleted.s3Key?.startsWith(inspirationObjectKey(this.scope.tenantId, inspirationId, 'x').slice(0, -1))) {
-      await this.scope.files.deleteMany([deleted.s3Key]).catch((err) => logger.warn({ err, inspirationId }, 'could not delete the inspiration file'));
+      await this.scope.files
+        .deleteMany([deleted.s3Key])
+        .catch((err) => logger.warn({ err, inspirationId }, 'could not delete the inspiration file'));
     }
     return deleted;
   }
-
 }

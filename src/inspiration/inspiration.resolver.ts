@@ -1,7 +1,15 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import type { Context } from '../context';
-import { CreateInspirationInput, Inspiration, InspirationConnection, InspirationsArgs, InspirationUpload, RequestInspirationUploadInput, UpdateInspirationInput } from './inspiration.type';
+import {
+  CreateInspirationInput,
+  Inspiration,
+  InspirationConnection,
+  InspirationsArgs,
+  InspirationUpload,
+  RequestInspirationUploadInput,
+  UpdateInspirationInput,
+} from './inspiration.type';
 import type { InspirationRepository } from './inspiration.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
@@ -53,7 +61,9 @@ export class InspirationResolver {
   }
 
   @Authorized(Role.EDITOR)
-  @Mutation(() => InspirationUpload, { description: 'Creates an inspiration with a file to upload: returns a presigned PUT bound to the declared type and size.' })
+  @Mutation(() => InspirationUpload, {
+    description: 'Creates an inspiration with a file to upload: returns a presigned PUT bound to the declared type and size.',
+  })
   requestInspirationUpload(@Arg('input') input: RequestInspirationUploadInput, @Ctx() ctx: Context) {
     return ctx.repos.inspirations.requestUpload(input);
   }
@@ -64,7 +74,10 @@ export class InspirationResolver {
     return ctx.repos.inspirations.confirmUpload(inspirationId);
   }
 
-  @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the file, made now (default 1 hour); null for text or an unconfirmed upload.' })
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: 'A presigned GET of the file, made now (default 1 hour); null for text or an unconfirmed upload.',
+  })
   url(@Root() inspiration: Inspiration, @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null, @Ctx() ctx: Context) {
     return inspiration.s3Key && inspiration.fileStatus !== 'uploading' ? ctx.repos.files.downloadUrl(inspiration.s3Key, expiresIn) : null;
   }

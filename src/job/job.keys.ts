@@ -16,7 +16,10 @@ export const stepKey = (tenantId: string, jobId: string, step: { order: number; 
 export const jobEventKey = (tenantId: string, jobId: string, seq: number): Key => entities.JobEvent.key.keyOf(tenantId, { jobId, seq });
 
 /** The job item and all its step attempts, in one query ('JOB' < 'STEP#…' < 'STEP$'; events sort before). */
-export const jobWithSteps = (tenantId: string, jobId: string): QuerySpec => ({ pk: jobKey(tenantId, jobId).PK, skBetween: ['JOB', 'STEP$'] });
+export const jobWithSteps = (tenantId: string, jobId: string): QuerySpec => ({
+  pk: jobKey(tenantId, jobId).PK,
+  skBetween: ['JOB', 'STEP$'],
+});
 
 /** A job's events with seq in (after, until]. */
 export const jobEventsAfter = (tenantId: string, jobId: string, after: number, until = 9_999_999_999): QuerySpec => ({
@@ -67,9 +70,21 @@ export function stepIndexKeys(tenantId: string, jobId: string, step: { status: s
   return step.status === 'PAUSED' ? { GSI1PK: reviewPk(tenantId), GSI1SK: `${step.updatedAt}#${jobId}#${step.name}` } : {};
 }
 
-export const jobsByStatus = (tenantId: string, status: JobStatus): QuerySpec => ({ index: 'GSI1', pk: statusPk(tenantId, status), descending: true });
-export const jobsOfProject = (tenantId: string, projectId: string): QuerySpec => ({ index: 'GSI2', pk: projectJobsPk(tenantId, projectId), descending: true });
-export const jobsOfUser = (tenantId: string, userId: string): QuerySpec => ({ index: 'GSI4', pk: userJobsPk(tenantId, userId), descending: true });
+export const jobsByStatus = (tenantId: string, status: JobStatus): QuerySpec => ({
+  index: 'GSI1',
+  pk: statusPk(tenantId, status),
+  descending: true,
+});
+export const jobsOfProject = (tenantId: string, projectId: string): QuerySpec => ({
+  index: 'GSI2',
+  pk: projectJobsPk(tenantId, projectId),
+  descending: true,
+});
+export const jobsOfUser = (tenantId: string, userId: string): QuerySpec => ({
+  index: 'GSI4',
+  pk: userJobsPk(tenantId, userId),
+  descending: true,
+});
 export const stepsAwaitingReview = (tenantId: string): QuerySpec => ({ index: 'GSI1', pk: reviewPk(tenantId), descending: true });
 
 /** One shard of the cross-tenant status index, newest first, optionally before a position. */

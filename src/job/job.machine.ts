@@ -119,7 +119,12 @@ const round = (n: number) => Math.round(n * 10_000) / 10_000;
  * (naming from and to) or BAD_USER_INPUT. The caller writes the outcome in one transaction
  * conditioned on the job's version, so the decision holds.
  */
-export function decide(job: JobState, steps: Map<string, StepState>, action: JobAction, ctx: { now: string; actor: string; jobId: string }): Outcome {
+export function decide(
+  job: JobState,
+  steps: Map<string, StepState>,
+  action: JobAction,
+  ctx: { now: string; actor: string; jobId: string },
+): Outcome {
   const total = job.plan.length;
   const next: JobState = { ...job };
   const requireJob = (allowed: JobStatus[], to: string) => {
@@ -127,7 +132,8 @@ export function decide(job: JobState, steps: Map<string, StepState>, action: Job
   };
   const stepOf = (name: string): StepState => {
     const step = steps.get(name);
-    if (!step) throw badInput(`Job ${ctx.jobId} has no step named "${name}"; its steps are ${job.plan.map((p) => p.name).join(', ')}.`, 'stepName');
+    if (!step)
+      throw badInput(`Job ${ctx.jobId} has no step named "${name}"; its steps are ${job.plan.map((p) => p.name).join(', ')}.`, 'stepName');
     return step;
   };
   const requireStep = (step: StepState, allowed: StepStatus[], to: StepStatus) => {
@@ -179,7 +185,14 @@ export function decide(job: JobState, steps: Map<string, StepState>, action: Job
       requireJob([JobStatus.RUNNING], JobStatus.RUNNING);
       const step = stepOf(action.step);
       requireStep(step, [StepStatus.RUNNING], StepStatus.COMPLETED);
-      const done: StepState = { ...step, status: StepStatus.COMPLETED, progress: 1, artifacts: action.artifacts, metrics: action.metrics ?? step.metrics, finishedAt: ctx.now };
+      const done: StepState = {
+        ...step,
+        status: StepStatus.COMPLETED,
+        progress: 1,
+        artifacts: action.artifacts,
+        metrics: action.metrics ?? step.metrics,
+        finishedAt: ctx.now,
+      };
       advance(done);
       return { job: next, steps: [done], step: done, type: JobEventType.STEP_COMPLETED };
     }
@@ -214,7 +227,14 @@ export function decide(job: JobState, steps: Map<string, StepState>, action: Job
       requireJob([JobStatus.PAUSED], JobStatus.RUNNING);
       const step = stepOf(action.step);
       requireStep(step, [StepStatus.PAUSED], StepStatus.COMPLETED);
-      const approved: StepState = { ...step, status: StepStatus.COMPLETED, progress: 1, approvedBy: ctx.actor, decidedAt: ctx.now, finishedAt: ctx.now };
+      const approved: StepState = {
+        ...step,
+        status: StepStatus.COMPLETED,
+        progress: 1,
+        approvedBy: ctx.actor,
+        decidedAt: ctx.now,
+        finishedAt: ctx.now,
+      };
       advance(approved);
       return { job: next, steps: [approved], step: approved, type: JobEventType.STEP_APPROVED };
     }
@@ -223,7 +243,14 @@ export function decide(job: JobState, steps: Map<string, StepState>, action: Job
       const step = stepOf(action.step);
       requireStep(step, [StepStatus.PAUSED], StepStatus.FAILED);
       const error = { code: 'REJECTED', message: action.reason, retryCount: step.attempt - 1 };
-      const rejected: StepState = { ...step, status: StepStatus.FAILED, error, approvedBy: ctx.actor, decidedAt: ctx.now, finishedAt: ctx.now };
+      const rejected: StepState = {
+        ...step,
+        status: StepStatus.FAILED,
+        error,
+        approvedBy: ctx.actor,
+        decidedAt: ctx.now,
+        finishedAt: ctx.now,
+      };
       next.status = JobStatus.FAILED;
       next.failedSteps = job.failedSteps + 1;
       next.error = error;

@@ -24,7 +24,18 @@ import {
   stepKey,
   stepsAwaitingReview,
 } from './job.keys';
-import { decide, initialSteps, JobEventType, JobStatus, TERMINAL, type JobAction, type JobState, type Outcome, type PlannedStep, type StepState } from './job.machine';
+import {
+  decide,
+  initialSteps,
+  JobEventType,
+  JobStatus,
+  TERMINAL,
+  type JobAction,
+  type JobState,
+  type Outcome,
+  type PlannedStep,
+  type StepState,
+} from './job.machine';
 import type { CreateJobInput, Job, JobEvent, Step } from './job.type';
 
 /** A finished job is kept this long, then expires. */
@@ -54,12 +65,20 @@ function canonical(value: unknown): string {
 }
 
 /** The idempotency key of a creation: the client's, or one derived from what makes jobs equal. */
-export function deriveIdempotencyKey(input: Pick<CreateJobInput, 'projectId' | 'kind' | 'inputs' | 'seed' | 'modelVersion' | 'idempotencyKey'>): string {
+export function deriveIdempotencyKey(
+  input: Pick<CreateJobInput, 'projectId' | 'kind' | 'inputs' | 'seed' | 'modelVersion' | 'idempotencyKey'>,
+): string {
   if (input.idempotencyKey != null) {
     if (!CLIENT_KEY.test(input.idempotencyKey)) throw badInput('idempotencyKey takes 1–128 letters, digits and _ . : -', 'idempotencyKey');
     return `client:${input.idempotencyKey}`;
   }
-  const material = canonical({ projectId: input.projectId, kind: input.kind, inputs: input.inputs ?? null, seed: input.seed ?? null, modelVersion: input.modelVersion ?? null });
+  const material = canonical({
+    projectId: input.projectId,
+    kind: input.kind,
+    inputs: input.inputs ?? null,
+    seed: input.seed ?? null,
+    modelVersion: input.modelVersion ?? null,
+  });
   return `derived:${createHash('sha256').update(material).digest('base64url')}`;
 }
 
@@ -186,7 +205,13 @@ export class JobRepository {
   private stepWrite(jobId: string, step: StepState, at: string): Write {
     // Built from the step's own fields only, so index attributes of an earlier state never linger.
     const updated = { ...stepStateOf(step), updatedAt: at };
-    return put({ ...stepKey(this.scope.tenantId, jobId, step), entityType: 'Step', jobId, ...updated, ...stepIndexKeys(this.scope.tenantId, jobId, updated) });
+    return put({
+      ...stepKey(this.scope.tenantId, jobId, step),
+      entityType: 'Step',
+      jobId,
+      ...updated,
+      ...stepIndexKeys(this.scope.tenantId, jobId, updated),
+    });
   }
 
   /**
@@ -199,10 +224,13 @@ export class JobRepository {
     const kind = requireText(input.kind, 'kind', 100);
     maxItems(input.steps, 'steps', 20);
     if (input.steps.length === 0) throw badInput('A job needs at least one step.', 'steps');
-    for (const name of input.steps) if (!STEP_NAME.test(name)) throw badInput(`Step name "${name}" must be 1–48 letters, digits and _ . - (starting with a letter or digit).`, 'steps');
+    for (const name of input.steps)
+      if (!STEP_NAME.test(name))
+        throw badInput(`Step name "${name}" must be 1–48 letters, digits and _ . - (starting with a letter or digit).`, 'steps');
     if (new Set(input.steps).size !== input.steps.length) throw badInput('Step names must be unique within a job.', 'steps');
     const maxAttempts = input.maxAttempts ?? 3;
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 10) throw badInput('maxAttempts must be between 1 and 10.', 'maxAttempts');
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 10)
+      throw badInput('maxAttempts must be between 1 and 10.', 'maxAttempts');
     boundedJson(input.inputs, 'inputs');
     const key = idempotencyKey(this.scope.tenantId, deriveIdempotencyKey(input));
 
@@ -236,7 +264,13 @@ export class JobRepository {
     const steps = initialSteps(plan);
     try {
       await this.scope.commit([
-        put({ ...key, entityType: 'Idempotency', jobId, createdAt: at, expiresAt: nowSeconds + IDEMPOTENCY_TTL_HOURS * 3600 }).ifNewOrExpired(nowSeconds, (current) =>
+        put({
+          ...key,
+          entityType: 'Idempotency',
+          jobId,
+          createdAt: at,
+          expiresAt: nowSeconds + IDEMPOTENCY_TTL_HOURS * 3600,
+        }).ifNewOrExpired(nowSeconds, (current) =>
           current ? new Duplicate(current.jobId) : new AppError(ErrorCode.CONFLICT, 'A duplicate request is being processed; try again.'),
         ),
         put(job).ifNew(),
@@ -248,7 +282,10 @@ export class JobRepository {
       if (error instanceof Duplicate) return this.existing(error.jobId);
       throw error;
     }
-    return toJob(job, steps.map((s) => ({ ...s, jobId })));
+    return toJob(
+      job,
+      steps.map((s) => ({ ...s, jobId })),
+    );
   }
 
   private async existing(jobId: string): Promise<Job> {
@@ -285,7 +322,11 @@ export class JobRepository {
       // A lost race re-reads and re-judges: the worker's action is decided on fresh state.
       await this.scope.commit([
         put(next).ifVersion(job.version, (now) =>
-          !now ? notFound('Job', jobId) : mayRetry ? new Stale() : new AppError(ErrorCode.CONFLICT, `Job ${jobId} is changing too fast; try again.`),
+          !now
+            ? notFound('Job', jobId)
+            : mayRetry
+              ? new Stale()
+              : new AppError(ErrorCode.CONFLICT, `Job ${jobId} is changing too fast; try again.`),
         ),
         ...outcome.steps.map((step) => this.stepWrite(jobId, step, at)),
         this.eventWrite(next, job, outcome, at),

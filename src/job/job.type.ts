@@ -4,8 +4,14 @@ import { DateTime, JSONObject, JSONValue } from '../common/scalars';
 import { Versioned } from '../common/versioned.type';
 import { JobEventType, JobStatus, StepStatus } from './job.machine';
 
-registerEnumType(JobStatus, { name: 'JobStatus', description: 'QUEUED → RUNNING ⇄ PAUSED → COMPLETED | FAILED | CANCELLED; FAILED → RUNNING on retry.' });
-registerEnumType(StepStatus, { name: 'StepStatus', description: 'PENDING → RUNNING → COMPLETED | FAILED | PAUSED (awaiting review); PENDING → SKIPPED on cancel.' });
+registerEnumType(JobStatus, {
+  name: 'JobStatus',
+  description: 'QUEUED → RUNNING ⇄ PAUSED → COMPLETED | FAILED | CANCELLED; FAILED → RUNNING on retry.',
+});
+registerEnumType(StepStatus, {
+  name: 'StepStatus',
+  description: 'PENDING → RUNNING → COMPLETED | FAILED | PAUSED (awaiting review); PENDING → SKIPPED on cancel.',
+});
 registerEnumType(JobEventType, { name: 'JobEventType' });
 
 @ObjectType({ simpleResolvers: true })
@@ -29,7 +35,10 @@ export class PlannedStep {
   order!: number;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'One attempt of one pipeline step. A retry is a new attempt; earlier ones stay readable.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'One attempt of one pipeline step. A retry is a new attempt; earlier ones stay readable.',
+})
 export class Step {
   @Field(() => ID)
   jobId!: string;
@@ -161,7 +170,7 @@ export class JobState {
   error?: JobError | null;
 }
 
-@ObjectType({ simpleResolvers: true, description: "One change of a job. seq is gapless per job: 1, 2, 3 …; prevSeq = seq − 1." })
+@ObjectType({ simpleResolvers: true, description: 'One change of a job. seq is gapless per job: 1, 2, 3 …; prevSeq = seq − 1.' })
 export class JobEvent {
   @Field(() => ID)
   eventId!: string;
@@ -205,7 +214,9 @@ export class CreateJobInput {
   @Field()
   kind!: string;
 
-  @Field(() => [String], { description: 'The ordered step names, e.g. ["text-to-image", "refine", "3d", "retopo", "rig", "anim", "export"].' })
+  @Field(() => [String], {
+    description: 'The ordered step names, e.g. ["text-to-image", "refine", "3d", "retopo", "rig", "anim", "export"].',
+  })
   steps!: string[];
 
   @Field(() => JSONValue, { nullable: true })
@@ -225,7 +236,8 @@ export class CreateJobInput {
 
   @Field(() => String, {
     nullable: true,
-    description: 'Retries with the same key within 48 hours return the first job. Derived from project, kind, inputs, seed and model version when omitted.',
+    description:
+      'Retries with the same key within 48 hours return the first job. Derived from project, kind, inputs, seed and model version when omitted.',
   })
   idempotencyKey?: string | null;
 

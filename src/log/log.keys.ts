@@ -23,6 +23,7 @@ export const logsByAttribution = (tenantId: string, status: AttributionStatus): 
  * A material-use item (`MATERIAL#<normalized name>#LOG#<logId>`), written with its log, so "which
  * logs used X and for how long" is one query of that prefix and never a scan.
  */
-export const materialUseKey = (tenantId: string, material: string, logId: string): Key => entities.MaterialUse.key.keyOf(tenantId, { material, logId });
+export const materialUseKey = (tenantId: string, material: string, logId: string): Key =>
+  entities.MaterialUse.key.keyOf(tenantId, { material, logId });
 
 export const materialUses = (tenantId: string, material: string): QuerySpec => entities.MaterialUse.key.prefixOf(tenantId, { material });

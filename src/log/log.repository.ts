@@ -82,7 +82,13 @@ export class LogRepository extends ProjectChildRepository<Log> {
     return create(
       this.scope,
       item,
-      { action: 'log.created', entityType: 'Log', entityId: logId, projectId, data: { materials: item.materials, timeSpentMinutes: item.timeSpentMinutes } },
+      {
+        action: 'log.created',
+        entityType: 'Log',
+        entityId: logId,
+        projectId,
+        data: { materials: item.materials, timeSpentMinutes: item.timeSpentMinutes },
+      },
       [this.projects.activeProjectCheck(projectId), ...uses],
     );
   }
@@ -108,7 +114,13 @@ export class LogRepository extends ProjectChildRepository<Log> {
       return {
         item: next,
         derived,
-        event: { action: 'log.extraction_updated', entityType: 'Log', entityId: logId, projectId, data: { materials: next.materials, timeSpentMinutes: next.timeSpentMinutes } },
+        event: {
+          action: 'log.extraction_updated',
+          entityType: 'Log',
+          entityId: logId,
+          projectId,
+          data: { materials: next.materials, timeSpentMinutes: next.timeSpentMinutes },
+        },
       };
     });
   }
@@ -118,8 +130,18 @@ export class LogRepository extends ProjectChildRepository<Log> {
     return mutate(this.scope, this.subject(projectId, logId), expectedVersion, (current) => {
       attributionStatus.assert(logId, current.attributionStatus, status);
       return {
-        item: { ...current, attributionStatus: status, ...logIndexKeys(this.scope.tenantId, { logId, attributionStatus: status, createdAt: current.createdAt }) },
-        event: { action: `log.attribution_${status}`, entityType: 'Log', entityId: logId, projectId, data: { from: current.attributionStatus, to: status } },
+        item: {
+          ...current,
+          attributionStatus: status,
+          ...logIndexKeys(this.scope.tenantId, { logId, attributionStatus: status, createdAt: current.createdAt }),
+        },
+        event: {
+          action: `log.attribution_${status}`,
+          entityType: 'Log',
+          entityId: logId,
+          projectId,
+          data: { from: current.attributionStatus, to: status },
+        },
       };
     });
   }

@@ -2,7 +2,17 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Re
 import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
 import type { Context } from '../context';
-import { AttributionStatus, CreateLogInput, Log, LogConnection, LogRef, LogsArgs, LogsByAttributionArgs, MaterialUsage, UpdateLogExtractionInput } from './log.type';
+import {
+  AttributionStatus,
+  CreateLogInput,
+  Log,
+  LogConnection,
+  LogRef,
+  LogsArgs,
+  LogsByAttributionArgs,
+  MaterialUsage,
+  UpdateLogExtractionInput,
+} from './log.type';
 import type { LogRepository } from './log.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
@@ -65,13 +75,21 @@ export class LogResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Log, { description: 'pending → confirmed.' })
-  confirmLogAttribution(@Args() { projectId, logId }: LogRef, @Arg('expectedVersion', () => Int, optionalVersion) expectedVersion: number | null, @Ctx() ctx: Context) {
+  confirmLogAttribution(
+    @Args() { projectId, logId }: LogRef,
+    @Arg('expectedVersion', () => Int, optionalVersion) expectedVersion: number | null,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.repos.logs.setAttribution(projectId, logId, AttributionStatus.CONFIRMED, expectedVersion);
   }
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Log, { description: 'pending → rejected.' })
-  rejectLogAttribution(@Args() { projectId, logId }: LogRef, @Arg('expectedVersion', () => Int, optionalVersion) expectedVersion: number | null, @Ctx() ctx: Context) {
+  rejectLogAttribution(
+    @Args() { projectId, logId }: LogRef,
+    @Arg('expectedVersion', () => Int, optionalVersion) expectedVersion: number | null,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.repos.logs.setAttribution(projectId, logId, AttributionStatus.REJECTED, expectedVersion);
   }
 

@@ -45,7 +45,6 @@ export class Log extends Versioned {
   @Field(() => [String])
   tags!: string[];
 
-
   /** Ids of assets linked to this log, kept in step by the asset writes. */
   assetIds?: Set<string>;
 }

@@ -50,7 +50,13 @@ export class MilestoneRepository extends ProjectChildRepository<Milestone> {
     };
     return mutate(this.scope, this.subject(projectId, milestoneId), expectedVersion, (current) => ({
       item: applyPatch(current, patch),
-      event: { action: 'milestone.updated', entityType: 'Milestone', entityId: milestoneId, projectId, data: { fields: Object.keys(input) } },
+      event: {
+        action: 'milestone.updated',
+        entityType: 'Milestone',
+        entityId: milestoneId,
+        projectId,
+        data: { fields: Object.keys(input) },
+      },
     }));
   }
 
@@ -59,7 +65,13 @@ export class MilestoneRepository extends ProjectChildRepository<Milestone> {
       milestoneStatus.assert(milestoneId, current.status, status);
       return {
         item: { ...current, status },
-        event: { action: 'milestone.status_changed', entityType: 'Milestone', entityId: milestoneId, projectId, data: { from: current.status, to: status } },
+        event: {
+          action: 'milestone.status_changed',
+          entityType: 'Milestone',
+          entityId: milestoneId,
+          projectId,
+          data: { from: current.status, to: status },
+        },
       };
     });
   }

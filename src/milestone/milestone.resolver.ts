@@ -1,7 +1,15 @@
 import { Arg, Args, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
 import type { Context } from '../context';
-import { CreateMilestoneInput, Milestone, MilestoneConnection, MilestoneRef, MilestonesArgs, MilestoneStatus, UpdateMilestoneInput } from './milestone.type';
+import {
+  CreateMilestoneInput,
+  Milestone,
+  MilestoneConnection,
+  MilestoneRef,
+  MilestonesArgs,
+  MilestoneStatus,
+  UpdateMilestoneInput,
+} from './milestone.type';
 import type { MilestoneRepository } from './milestone.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).

@@ -17,7 +17,8 @@ export const projectStatus = new StateMachine<ProjectStatus>('Project', {
 
 function checkBudget(budget: BudgetInput | null | undefined) {
   if (budget && (!Number.isFinite(budget.amount) || budget.amount < 0)) throw badInput('budget.amount must be 0 or more.', 'budget');
-  if (budget && !/^[A-Z]{3}$/.test(budget.currency)) throw badInput('budget.currency must be a 3-letter ISO 4217 code such as EUR.', 'budget');
+  if (budget && !/^[A-Z]{3}$/.test(budget.currency))
+    throw badInput('budget.currency must be a 3-letter ISO 4217 code such as EUR.', 'budget');
 }
 
 function checkFields(input: CreateProjectInput | UpdateProjectInput) {
@@ -108,7 +109,13 @@ export class ProjectRepository {
       projectStatus.assert(projectId, current.status, status);
       return {
         item: this.withIndexes({ ...current, status }),
-        event: { action: 'project.status_changed', entityType: 'Project', entityId: projectId, projectId, data: { from: current.status, to: status } },
+        event: {
+          action: 'project.status_changed',
+          entityType: 'Project',
+          entityId: projectId,
+          projectId,
+          data: { from: current.status, to: status },
+        },
       };
     });
   }

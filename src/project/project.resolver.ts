@@ -51,7 +51,11 @@ export class ProjectResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Project, { description: 'planning → production → complete.' })
-  setProjectStatus(@Args() { projectId, expectedVersion }: ProjectVersionArgs, @Arg('status', () => ProjectStatus) status: ProjectStatus, @Ctx() ctx: Context) {
+  setProjectStatus(
+    @Args() { projectId, expectedVersion }: ProjectVersionArgs,
+    @Arg('status', () => ProjectStatus) status: ProjectStatus,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.repos.projects.setStatus(projectId, status, expectedVersion);
   }
 

@@ -51,7 +51,6 @@ export class Project extends Versioned {
   @Field(() => DateTime, { nullable: true })
   archivedAt?: string;
 
-
   @Field(() => String)
   createdBy!: string;
 }

@@ -27,7 +27,12 @@ try {
 } catch {
   // Never built.
 }
-const sources = Math.max(newest(join(root, 'src')), newest(join(root, 'tsconfig.json')), newest(join(root, 'tsconfig.build.json')), newest(join(root, 'package.json')));
+const sources = Math.max(
+  newest(join(root, 'src')),
+  newest(join(root, 'tsconfig.json')),
+  newest(join(root, 'tsconfig.build.json')),
+  newest(join(root, 'package.json')),
+);
 if (sources > built) {
   const tsc = require.resolve('typescript/bin/tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });

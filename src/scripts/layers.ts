@@ -75,7 +75,11 @@ function importsOf(root: string, file: string): string[] {
   return importedFiles
     .map((ref) => ref.fileName)
     .filter((name) => name.startsWith('.'))
-    .map((name) => relative(root, resolve(dirname(join(root, file)), name)).split(sep).join('/'))
+    .map((name) =>
+      relative(root, resolve(dirname(join(root, file)), name))
+        .split(sep)
+        .join('/'),
+    )
     .map((target) => (target.endsWith('.ts') ? target : `${target}.ts`));
 }
 
@@ -94,7 +98,8 @@ export function checkLayers(root: string): { upward: UpwardImport[]; unassigned:
     }
     for (const to of importsOf(root, from)) {
       const toLayer = layerOf(to);
-      if (toLayer !== undefined && toLayer > fromLayer) upward.push({ from, fromLayer: LAYERS[fromLayer].name, to, toLayer: LAYERS[toLayer].name });
+      if (toLayer !== undefined && toLayer > fromLayer)
+        upward.push({ from, fromLayer: LAYERS[fromLayer].name, to, toLayer: LAYERS[toLayer].name });
     }
   }
   return { upward, unassigned };

@@ -34,8 +34,11 @@ async function main() {
   if (unknown.length) throw new Error(`Unknown role ${unknown.join(', ')}; use ${known.join(', ')}.`);
   if (!isValidTenantId(values.tenant)) throw new Error('--tenant takes letters, digits, _ and -, at most 64.');
   const config = loadConfig();
-  if (!config.auth.secret) throw new Error('Tokens can only be made here with an HS256 secret; with AUTH_JWKS_URL your identity provider issues them.');
-  process.stdout.write(`${await signDevToken(config.auth.secret, { sub: values.sub!, tenantId: values.tenant!, roles }, { expiresIn: values.expires })}\n`);
+  if (!config.auth.secret)
+    throw new Error('Tokens can only be made here with an HS256 secret; with AUTH_JWKS_URL your identity provider issues them.');
+  process.stdout.write(
+    `${await signDevToken(config.auth.secret, { sub: values.sub!, tenantId: values.tenant!, roles }, { expiresIn: values.expires })}\n`,
+  );
 }
 
 main().catch((error) => {

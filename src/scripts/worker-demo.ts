@@ -12,11 +12,22 @@ import { startSimulator } from '../demo/simulator';
  * It signs its tokens with the development secret, like `npm run token`.
  */
 async function main() {
-  const { values } = parseArgs({ options: { url: { type: 'string', default: `http://127.0.0.1:${process.env.PORT ?? 4000}/graphql` }, 'tick-ms': { type: 'string', default: '1000' } } });
+  const { values } = parseArgs({
+    options: {
+      url: { type: 'string', default: `http://127.0.0.1:${process.env.PORT ?? 4000}/graphql` },
+      'tick-ms': { type: 'string', default: '1000' },
+    },
+  });
   const config = loadConfig();
-  if (!config.auth.secret) throw new Error('The demo worker signs its tokens with the development secret; it is not available with AUTH_JWKS_URL.');
+  if (!config.auth.secret)
+    throw new Error('The demo worker signs its tokens with the development secret; it is not available with AUTH_JWKS_URL.');
   const sign = (roles: Role[], sub: string) => signDevToken(config.auth.secret!, { sub, tenantId: DEV_TENANT, roles });
-  const simulator = startSimulator({ url: values.url!, workerToken: await sign([Role.WORKER], 'demo-worker'), editorToken: await sign([Role.EDITOR], 'demo-editor'), tickMs: Number(values['tick-ms']) });
+  const simulator = startSimulator({
+    url: values.url!,
+    workerToken: await sign([Role.WORKER], 'demo-worker'),
+    editorToken: await sign([Role.EDITOR], 'demo-editor'),
+    tickMs: Number(values['tick-ms']),
+  });
   process.stdout.write(`Driving the demo tenant's jobs at ${values.url} every ${values['tick-ms']} ms. Stop with Ctrl-C.\n`);
   const stop = async () => {
     await simulator.stop();

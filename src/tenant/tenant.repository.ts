@@ -11,12 +11,16 @@ export class TenantRepository {
 
   private async createItem(name: string, plan: Plan): Promise<Tenant> {
     const { tenantId } = this.scope;
-    return create(this.scope, { ...tenantKey(tenantId), entityType: 'Tenant', tenantId, name, plan }, {
-      action: 'tenant.created',
-      entityType: 'Tenant',
-      entityId: tenantId,
-      data: { name, plan },
-    });
+    return create(
+      this.scope,
+      { ...tenantKey(tenantId), entityType: 'Tenant', tenantId, name, plan },
+      {
+        action: 'tenant.created',
+        entityType: 'Tenant',
+        entityId: tenantId,
+        data: { name, plan },
+      },
+    );
   }
 
   /**
@@ -39,7 +43,8 @@ export class TenantRepository {
 
   /** Creates the tenant explicitly; CONFLICT when it exists already. */
   create(input: CreateTenantInput, mayChoosePlan: boolean): Promise<Tenant> {
-    if (input.plan && input.plan !== Plan.FREE && !mayChoosePlan) throw badInput('Only an admin may choose a plan other than FREE.', 'plan');
+    if (input.plan && input.plan !== Plan.FREE && !mayChoosePlan)
+      throw badInput('Only an admin may choose a plan other than FREE.', 'plan');
     return this.createItem(requireText(input.name, 'name', 120), input.plan ?? Plan.FREE);
   }
 

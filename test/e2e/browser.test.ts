@@ -21,7 +21,16 @@ describe('GraphiQL in Chromium', () => {
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       // Chromium's own background traffic would try to leave this machine; switch it off.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--disable-dev-shm-usage',
+      ],
     });
   }, 120_000);
   afterAll(async () => {
@@ -42,7 +51,7 @@ describe('GraphiQL in Chromium', () => {
     // Tab 1: the seed query on the demo project.
     await page.locator('.graphiql-execute-button').click();
     const result = page.locator('.result-window');
-    await result.getByText("timeSpentMinutes").first().waitFor({ timeout: 20_000 });
+    await result.getByText('timeSpentMinutes').first().waitFor({ timeout: 20_000 });
     const logs = await result.innerText();
     expect(logs).toContain('log_01J0DEM0');
     expect(logs).toContain('ultramarine');

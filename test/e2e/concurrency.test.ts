@@ -1,4 +1,11 @@
-import { CreateBriefVersionDocument, CreateProjectDocument, GetProjectDocument, ListBriefVersionsDocument, SetProjectStatusDocument, UpdateProjectDocument } from '../../src/client/gql/graphql';
+import {
+  CreateBriefVersionDocument,
+  CreateProjectDocument,
+  GetProjectDocument,
+  ListBriefVersionsDocument,
+  SetProjectStatusDocument,
+  UpdateProjectDocument,
+} from '../../src/client/gql/graphql';
 import { codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
 
 describe('concurrent writes', () => {
@@ -14,7 +21,9 @@ describe('concurrent writes', () => {
   it('gives 50 concurrent updates with the same expectedVersion exactly one success and 49 CONFLICTs', async () => {
     const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Contested' } }, token)).createProject.projectId;
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => server.request(UpdateProjectDocument, { projectId, expectedVersion: 1, input: { title: `Writer ${i}` } }, token)),
+      Array.from({ length: 50 }, (_, i) =>
+        server.request(UpdateProjectDocument, { projectId, expectedVersion: 1, input: { title: `Writer ${i}` } }, token),
+      ),
     );
     const winners = results.filter((r) => r.data?.updateProject);
     const codes = results.filter((r) => r.errors).map(codeOf);
@@ -27,7 +36,9 @@ describe('concurrent writes', () => {
 
   it('lets one of 10 concurrent identical transitions win; the rest see the new status as INVALID_TRANSITION', async () => {
     const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Go live' } }, token)).createProject.projectId;
-    const results = await Promise.all(Array.from({ length: 10 }, () => server.request(SetProjectStatusDocument, { projectId, status: 'PRODUCTION' }, token)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => server.request(SetProjectStatusDocument, { projectId, status: 'PRODUCTION' }, token)),
+    );
     expect(results.filter((r) => r.data?.setProjectStatus)).toHaveLength(1);
     const errors = results.filter((r) => r.errors).map((r) => r.errors![0].extensions);
     expect(errors).toHaveLength(9);
@@ -35,13 +46,27 @@ describe('concurrent writes', () => {
   });
 
   it('numbers 15 concurrent brief versions without gaps or duplicates', async () => {
-    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Brief race' } }, token)).createProject.projectId;
+    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Brief race' } }, token)).createProject
+      .projectId;
     const results = await Promise.all(
-      Array.from({ length: 15 }, (_, i) => server.request(CreateBriefVersionDocument, { projectId, input: { requirements: [], deliverables: [], changelogEntry: `w${i}` } }, token)),
+      Array.from({ length: 15 }, (_, i) =>
+        server.request(
+          CreateBriefVersionDocument,
+          { projectId, input: { requirements: [], deliverables: [], changelogEntry: `w${i}` } },
+          token,
+        ),
+      ),
     );
     const made = results.filter((r) => r.data?.createBriefVersion).map((r) => r.data!.createBriefVersion.version);
-    expect(results.filter((r) => r.errors).map(codeOf).every((c) => c === 'CONFLICT')).toBe(true);
-    const stored = dataOf(await server.request(ListBriefVersionsDocument, { projectId, first: 100 }, token)).briefVersions.nodes.map((n) => n.version);
+    expect(
+      results
+        .filter((r) => r.errors)
+        .map(codeOf)
+        .every((c) => c === 'CONFLICT'),
+    ).toBe(true);
+    const stored = dataOf(await server.request(ListBriefVersionsDocument, { projectId, first: 100 }, token)).briefVersions.nodes.map(
+      (n) => n.version,
+    );
     expect(stored).toEqual(Array.from({ length: stored.length }, (_, i) => stored.length - i));
     expect([...made].sort((a, b) => a - b)).toEqual([...stored].reverse());
   });

@@ -36,29 +36,61 @@ const cases: Record<string, Case> = {
   project: (i) => ({ query: `{ project(projectId: "${i.projectId}") { projectId title } }` }),
   projects: (i) => ({ query: `query($a: String) { projects(after: $a) { nodes { title } } }`, variables: { a: i.cursors.projects } }),
   brief: (i) => ({ query: `{ brief(projectId: "${i.projectId}") { requirements } }` }),
-  briefVersions: (i) => ({ query: `query($a: String) { briefVersions(projectId: "${i.projectId}", after: $a) { nodes { requirements } } }`, variables: { a: i.cursors.briefVersions } }),
+  briefVersions: (i) => ({
+    query: `query($a: String) { briefVersions(projectId: "${i.projectId}", after: $a) { nodes { requirements } } }`,
+    variables: { a: i.cursors.briefVersions },
+  }),
   milestone: (i) => ({ query: `{ milestone(projectId: "${i.projectId}", milestoneId: "${i.milestoneId}") { name } }` }),
-  milestones: (i) => ({ query: `query($a: String) { milestones(projectId: "${i.projectId}", after: $a) { nodes { name } } }`, variables: { a: i.cursors.milestones } }),
+  milestones: (i) => ({
+    query: `query($a: String) { milestones(projectId: "${i.projectId}", after: $a) { nodes { name } } }`,
+    variables: { a: i.cursors.milestones },
+  }),
   log: (i) => ({ query: `{ log(projectId: "${i.projectId}", logId: "${i.logId}") { rawText } }` }),
   logs: (i) => ({ query: `{ logs(projectId: "${i.projectId}") { logId rawText materials } }` }),
-  logsConnection: (i) => ({ query: `query($a: String) { logsConnection(projectId: "${i.projectId}", after: $a) { nodes { rawText } } }`, variables: { a: i.cursors.logsConnection } }),
-  logsByAttribution: (i) => ({ query: `query($a: String) { logsByAttribution(status: PENDING, after: $a) { nodes { rawText } } }`, variables: { a: i.cursors.logsByAttribution } }),
+  logsConnection: (i) => ({
+    query: `query($a: String) { logsConnection(projectId: "${i.projectId}", after: $a) { nodes { rawText } } }`,
+    variables: { a: i.cursors.logsConnection },
+  }),
+  logsByAttribution: (i) => ({
+    query: `query($a: String) { logsByAttribution(status: PENDING, after: $a) { nodes { rawText } } }`,
+    variables: { a: i.cursors.logsByAttribution },
+  }),
   materialUsage: () => ({ query: `{ materialUsage(material: "${MARK}-pigment") { logCount totalMinutes logs { rawText } } }` }),
   asset: (i) => ({ query: `{ asset(projectId: "${i.projectId}", assetId: "${i.assetId}") { s3Key alt url versions { url } } }` }),
-  assets: (i) => ({ query: `query($a: String) { assets(projectId: "${i.projectId}", after: $a) { nodes { alt } } }`, variables: { a: i.cursors.assets } }),
+  assets: (i) => ({
+    query: `query($a: String) { assets(projectId: "${i.projectId}", after: $a) { nodes { alt } } }`,
+    variables: { a: i.cursors.assets },
+  }),
   inspiration: (i) => ({ query: `{ inspiration(inspirationId: "${i.inspirationId}") { text } }` }),
-  inspirations: (i) => ({ query: `query($a: String) { inspirations(tag: "${MARK}", after: $a) { nodes { text } } }`, variables: { a: i.cursors.inspirations } }),
-  activity: (i) => ({ query: `query($a: String) { activity(projectId: "${i.projectId}", after: $a) { nodes { action data } } }`, variables: { a: i.cursors.activity } }),
+  inspirations: (i) => ({
+    query: `query($a: String) { inspirations(tag: "${MARK}", after: $a) { nodes { text } } }`,
+    variables: { a: i.cursors.inspirations },
+  }),
+  activity: (i) => ({
+    query: `query($a: String) { activity(projectId: "${i.projectId}", after: $a) { nodes { action data } } }`,
+    variables: { a: i.cursors.activity },
+  }),
   job: (i) => ({ query: `{ job(jobId: "${i.jobId}") { kind steps { name } } }` }),
-  jobs: (i) => ({ query: `query($a: String) { jobs(projectId: "${i.projectId}", after: $a) { nodes { kind } } }`, variables: { a: i.cursors.jobs } }),
-  jobsByStatus: (i) => ({ query: `query($a: String) { jobsByStatus(status: PAUSED, after: $a) { nodes { kind jobId } } }`, variables: { a: i.cursors.jobsByStatus } }),
+  jobs: (i) => ({
+    query: `query($a: String) { jobs(projectId: "${i.projectId}", after: $a) { nodes { kind } } }`,
+    variables: { a: i.cursors.jobs },
+  }),
+  jobsByStatus: (i) => ({
+    query: `query($a: String) { jobsByStatus(status: PAUSED, after: $a) { nodes { kind jobId } } }`,
+    variables: { a: i.cursors.jobsByStatus },
+  }),
   myJobs: (i) => ({ query: `query($a: String) { myJobs(after: $a) { nodes { kind } } }`, variables: { a: i.cursors.myJobs } }),
-  stepsAwaitingReview: (i) => ({ query: `query($a: String) { stepsAwaitingReview(after: $a) { nodes { jobId name } } }`, variables: { a: i.cursors.stepsAwaitingReview } }),
+  stepsAwaitingReview: (i) => ({
+    query: `query($a: String) { stepsAwaitingReview(after: $a) { nodes { jobId name } } }`,
+    variables: { a: i.cursors.stepsAwaitingReview },
+  }),
   jobsAcrossTenants: () => ({ query: '{ jobsAcrossTenants(status: PAUSED) { nodes { jobId kind } } }' }),
   // Mutations
   createJob: (i) => ({ query: `mutation { createJob(input: { projectId: "${i.projectId}", kind: "x", steps: ["a"] }) { jobId } }` }),
   startStep: (i) => ({ query: `mutation { startStep(jobId: "${i.jobId}", stepName: "render") { status } }` }),
-  reportStepProgress: (i) => ({ query: `mutation { reportStepProgress(jobId: "${i.jobId}", stepName: "render", progress: 0.5) { status } }` }),
+  reportStepProgress: (i) => ({
+    query: `mutation { reportStepProgress(jobId: "${i.jobId}", stepName: "render", progress: 0.5) { status } }`,
+  }),
   completeStep: (i) => ({ query: `mutation { completeStep(jobId: "${i.jobId}", stepName: "render") { status } }` }),
   failStep: (i) => ({ query: `mutation { failStep(jobId: "${i.jobId}", stepName: "render", code: "x", message: "y") { status } }` }),
   pauseStepForReview: (i) => ({ query: `mutation { pauseStepForReview(jobId: "${i.jobId}", stepName: "render") { status } }` }),
@@ -69,29 +101,63 @@ const cases: Record<string, Case> = {
   createTenant: () => ({ query: 'mutation { createTenant(input: { name: "B" }) { tenantId name } }' }),
   updateTenant: () => ({ query: 'mutation { updateTenant(expectedVersion: 1, input: { name: "B2" }) { tenantId name } }' }),
   createProject: () => ({ query: 'mutation { createProject(input: { title: "B project" }) { projectId title } }' }),
-  updateProject: (i) => ({ query: `mutation { updateProject(projectId: "${i.projectId}", expectedVersion: 1, input: { title: "hijack" }) { title } }` }),
+  updateProject: (i) => ({
+    query: `mutation { updateProject(projectId: "${i.projectId}", expectedVersion: 1, input: { title: "hijack" }) { title } }`,
+  }),
   setProjectStatus: (i) => ({ query: `mutation { setProjectStatus(projectId: "${i.projectId}", status: PRODUCTION) { status } }` }),
   archiveProject: (i) => ({ query: `mutation { archiveProject(projectId: "${i.projectId}") { archived } }` }),
-  createBriefVersion: (i) => ({ query: `mutation { createBriefVersion(projectId: "${i.projectId}", input: { requirements: ["x"], deliverables: [], changelogEntry: "x" }) { version changelog { summary } } }` }),
-  approveBriefVersion: (i) => ({ query: `mutation { approveBriefVersion(projectId: "${i.projectId}", version: 1, decision: APPROVED) { requirements } }` }),
+  createBriefVersion: (i) => ({
+    query: `mutation { createBriefVersion(projectId: "${i.projectId}", input: { requirements: ["x"], deliverables: [], changelogEntry: "x" }) { version changelog { summary } } }`,
+  }),
+  approveBriefVersion: (i) => ({
+    query: `mutation { approveBriefVersion(projectId: "${i.projectId}", version: 1, decision: APPROVED) { requirements } }`,
+  }),
   createMilestone: (i) => ({ query: `mutation { createMilestone(projectId: "${i.projectId}", input: { name: "x" }) { milestoneId } }` }),
-  updateMilestone: (i) => ({ query: `mutation { updateMilestone(projectId: "${i.projectId}", milestoneId: "${i.milestoneId}", expectedVersion: 1, input: { name: "x" }) { name } }` }),
-  setMilestoneStatus: (i) => ({ query: `mutation { setMilestoneStatus(projectId: "${i.projectId}", milestoneId: "${i.milestoneId}", status: IN_PROGRESS) { status } }` }),
-  deleteMilestone: (i) => ({ query: `mutation { deleteMilestone(projectId: "${i.projectId}", milestoneId: "${i.milestoneId}") { name } }` }),
+  updateMilestone: (i) => ({
+    query: `mutation { updateMilestone(projectId: "${i.projectId}", milestoneId: "${i.milestoneId}", expectedVersion: 1, input: { name: "x" }) { name } }`,
+  }),
+  setMilestoneStatus: (i) => ({
+    query: `mutation { setMilestoneStatus(projectId: "${i.projectId}", milestoneId: "${i.milestoneId}", status: IN_PROGRESS) { status } }`,
+  }),
+  deleteMilestone: (i) => ({
+    query: `mutation { deleteMilestone(projectId: "${i.projectId}", milestoneId: "${i.milestoneId}") { name } }`,
+  }),
   createLog: (i) => ({ query: `mutation { createLog(projectId: "${i.projectId}", input: { rawText: "x" }) { logId } }` }),
-  updateLogExtraction: (i) => ({ query: `mutation { updateLogExtraction(projectId: "${i.projectId}", logId: "${i.logId}", expectedVersion: 1, input: { materials: [] }) { rawText } }` }),
-  confirmLogAttribution: (i) => ({ query: `mutation { confirmLogAttribution(projectId: "${i.projectId}", logId: "${i.logId}") { rawText } }` }),
-  rejectLogAttribution: (i) => ({ query: `mutation { rejectLogAttribution(projectId: "${i.projectId}", logId: "${i.logId}") { rawText } }` }),
-  createAsset: (i) => ({ query: `mutation { createAsset(projectId: "${i.projectId}", input: { type: IMAGE, s3Key: "tenants/tenant-b/x.jpg", linkedLogId: "${i.logId}" }) { assetId } }` }),
-  updateAsset: (i) => ({ query: `mutation { updateAsset(projectId: "${i.projectId}", assetId: "${i.assetId}", expectedVersion: 1, input: { alt: "x" }) { s3Key } }` }),
-  requestAssetUpload: (i) => ({ query: `mutation { requestAssetUpload(projectId: "${i.projectId}", input: { type: IMAGE, fileName: "x.png", contentType: "image/png", size: 3 }) { asset { assetId } upload { url } } }` }),
-  requestAssetVersionUpload: (i) => ({ query: `mutation { requestAssetVersionUpload(projectId: "${i.projectId}", assetId: "${i.assetId}", input: { fileName: "x.png", contentType: "image/png", size: 3 }) { version upload { url } } }` }),
-  confirmAssetUpload: (i) => ({ query: `mutation { confirmAssetUpload(projectId: "${i.projectId}", assetId: "${i.assetId}") { s3Key url } }` }),
+  updateLogExtraction: (i) => ({
+    query: `mutation { updateLogExtraction(projectId: "${i.projectId}", logId: "${i.logId}", expectedVersion: 1, input: { materials: [] }) { rawText } }`,
+  }),
+  confirmLogAttribution: (i) => ({
+    query: `mutation { confirmLogAttribution(projectId: "${i.projectId}", logId: "${i.logId}") { rawText } }`,
+  }),
+  rejectLogAttribution: (i) => ({
+    query: `mutation { rejectLogAttribution(projectId: "${i.projectId}", logId: "${i.logId}") { rawText } }`,
+  }),
+  createAsset: (i) => ({
+    query: `mutation { createAsset(projectId: "${i.projectId}", input: { type: IMAGE, s3Key: "tenants/tenant-b/x.jpg", linkedLogId: "${i.logId}" }) { assetId } }`,
+  }),
+  updateAsset: (i) => ({
+    query: `mutation { updateAsset(projectId: "${i.projectId}", assetId: "${i.assetId}", expectedVersion: 1, input: { alt: "x" }) { s3Key } }`,
+  }),
+  requestAssetUpload: (i) => ({
+    query: `mutation { requestAssetUpload(projectId: "${i.projectId}", input: { type: IMAGE, fileName: "x.png", contentType: "image/png", size: 3 }) { asset { assetId } upload { url } } }`,
+  }),
+  requestAssetVersionUpload: (i) => ({
+    query: `mutation { requestAssetVersionUpload(projectId: "${i.projectId}", assetId: "${i.assetId}", input: { fileName: "x.png", contentType: "image/png", size: 3 }) { version upload { url } } }`,
+  }),
+  confirmAssetUpload: (i) => ({
+    query: `mutation { confirmAssetUpload(projectId: "${i.projectId}", assetId: "${i.assetId}") { s3Key url } }`,
+  }),
   deleteAsset: (i) => ({ query: `mutation { deleteAsset(projectId: "${i.projectId}", assetId: "${i.assetId}") { s3Key } }` }),
-  createInspiration: (i) => ({ query: `mutation { createInspiration(input: { type: TEXT, text: "x", linkedProjectId: "${i.projectId}" }) { inspirationId } }` }),
-  requestInspirationUpload: (i) => ({ query: `mutation { requestInspirationUpload(input: { type: IMAGE, fileName: "x.png", contentType: "image/png", size: 3, linkedProjectId: "${i.projectId}" }) { inspiration { inspirationId } } }` }),
+  createInspiration: (i) => ({
+    query: `mutation { createInspiration(input: { type: TEXT, text: "x", linkedProjectId: "${i.projectId}" }) { inspirationId } }`,
+  }),
+  requestInspirationUpload: (i) => ({
+    query: `mutation { requestInspirationUpload(input: { type: IMAGE, fileName: "x.png", contentType: "image/png", size: 3, linkedProjectId: "${i.projectId}" }) { inspiration { inspirationId } } }`,
+  }),
   confirmInspirationUpload: (i) => ({ query: `mutation { confirmInspirationUpload(inspirationId: "${i.inspirationId}") { text url } }` }),
-  updateInspiration: (i) => ({ query: `mutation { updateInspiration(inspirationId: "${i.inspirationId}", expectedVersion: 1, input: { text: "x" }) { text } }` }),
+  updateInspiration: (i) => ({
+    query: `mutation { updateInspiration(inspirationId: "${i.inspirationId}", expectedVersion: 1, input: { text: "x" }) { text } }`,
+  }),
   deleteInspiration: (i) => ({ query: `mutation { deleteInspiration(inspirationId: "${i.inspirationId}") { text } }` }),
 };
 
@@ -103,7 +169,9 @@ describe('tenant isolation', () => {
 
   const itemsOf = async (tenantId: string) => {
     const out = await server.app.store['doc'].send(new ScanCommand({ TableName: server.config.tableName }));
-    return (out.Items ?? []).filter((item) => String(item.PK).startsWith(`TENANT#${tenantId}`)).sort((x, y) => `${x.PK}${x.SK}`.localeCompare(`${y.PK}${y.SK}`));
+    return (out.Items ?? [])
+      .filter((item) => String(item.PK).startsWith(`TENANT#${tenantId}`))
+      .sort((x, y) => `${x.PK}${x.SK}`.localeCompare(`${y.PK}${y.SK}`));
   };
 
   beforeAll(async () => {
@@ -112,22 +180,50 @@ describe('tenant isolation', () => {
     // B may do everything but admin's cross-tenant reads, so every mutation reaches the data layer.
     b = await server.token('tenant-b', [Role.EDITOR, Role.WORKER]);
     await server.request(MeDocument, {}, a);
-    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: `${MARK} project` } }, a)).createProject.projectId;
+    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: `${MARK} project` } }, a)).createProject
+      .projectId;
     await server.request(CreateProjectDocument, { input: { title: `${MARK} second` } }, a);
-    const logId = dataOf(await server.request(CreateLogDocument, { projectId, input: { rawText: `${MARK} log`, materials: [`${MARK}-pigment`], timeSpentMinutes: 5 } }, a)).createLog.logId;
+    const logId = dataOf(
+      await server.request(
+        CreateLogDocument,
+        { projectId, input: { rawText: `${MARK} log`, materials: [`${MARK}-pigment`], timeSpentMinutes: 5 } },
+        a,
+      ),
+    ).createLog.logId;
     await server.request(CreateLogDocument, { projectId, input: { rawText: `${MARK} log 2` } }, a);
-    const milestoneId = dataOf(await server.request(CreateMilestoneDocument, { projectId, input: { name: `${MARK} milestone` } }, a)).createMilestone.milestoneId;
+    const milestoneId = dataOf(await server.request(CreateMilestoneDocument, { projectId, input: { name: `${MARK} milestone` } }, a))
+      .createMilestone.milestoneId;
     await server.request(CreateMilestoneDocument, { projectId, input: { name: `${MARK} milestone 2` } }, a);
-    const assetId = dataOf(await server.request(CreateAssetDocument, { projectId, input: { type: 'IMAGE', s3Key: 'tenants/tenant-a/secret.jpg', alt: MARK, linkedLogId: logId } }, a)).createAsset.assetId;
+    const assetId = dataOf(
+      await server.request(
+        CreateAssetDocument,
+        { projectId, input: { type: 'IMAGE', s3Key: 'tenants/tenant-a/secret.jpg', alt: MARK, linkedLogId: logId } },
+        a,
+      ),
+    ).createAsset.assetId;
     await server.request(CreateAssetDocument, { projectId, input: { type: 'IMAGE', s3Key: 'tenants/tenant-a/secret2.jpg', alt: MARK } }, a);
-    await server.request(CreateBriefVersionDocument, { projectId, input: { requirements: [MARK], deliverables: [], changelogEntry: MARK } }, a);
-    await server.request(CreateBriefVersionDocument, { projectId, input: { requirements: [MARK], deliverables: [], changelogEntry: MARK } }, a);
-    const inspirationId = dataOf(await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: MARK, tags: [MARK] } }, a)).createInspiration.inspirationId;
+    await server.request(
+      CreateBriefVersionDocument,
+      { projectId, input: { requirements: [MARK], deliverables: [], changelogEntry: MARK } },
+      a,
+    );
+    await server.request(
+      CreateBriefVersionDocument,
+      { projectId, input: { requirements: [MARK], deliverables: [], changelogEntry: MARK } },
+      a,
+    );
+    const inspirationId = dataOf(await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: MARK, tags: [MARK] } }, a))
+      .createInspiration.inspirationId;
     await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: MARK, tags: [MARK] } }, a);
     const worker = await server.token('tenant-a', [Role.WORKER], 'user-tenant-a');
     const jobIds: string[] = [];
     for (const n of [1, 2]) {
-      const created = await server.raw({ query: `mutation { createJob(input: { projectId: "${projectId}", kind: "${MARK}", steps: ["render"], inputs: { n: ${n} } }) { jobId } }` }, a);
+      const created = await server.raw(
+        {
+          query: `mutation { createJob(input: { projectId: "${projectId}", kind: "${MARK}", steps: ["render"], inputs: { n: ${n} } }) { jobId } }`,
+        },
+        a,
+      );
       const jobId = created.body.data.createJob.jobId as string;
       jobIds.push(jobId);
       await server.raw({ query: `mutation { startStep(jobId: "${jobId}", stepName: "render") { status } }` }, worker);
@@ -195,7 +291,10 @@ describe('tenant isolation', () => {
   });
 
   it("rejects A's cursors for B with BAD_USER_INPUT", async () => {
-    const res = await server.raw({ query: 'query($a: String) { projects(after: $a) { nodes { title } } }', variables: { a: ids.cursors.projects } }, b);
+    const res = await server.raw(
+      { query: 'query($a: String) { projects(after: $a) { nodes { title } } }', variables: { a: ids.cursors.projects } },
+      b,
+    );
     expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 });

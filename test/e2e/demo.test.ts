@@ -17,25 +17,35 @@ describe('the demo', () => {
 
   const demoItems = async () => {
     const out = await server.app.store['doc'].send(new ScanCommand({ TableName: server.config.tableName }));
-    return (out.Items ?? [])
-      .filter((i) => String(i.PK).startsWith('TENANT#demo'))
-      // Whether an event is still in the outbox is publishing state, removed moments after commit.
-      .map(({ OUTBOXPK: _pk, OUTBOXSK: _sk, ...item }) => item)
-      .sort((a, b) => `${a.PK}${a.SK}`.localeCompare(`${b.PK}${b.SK}`));
+    return (
+      (out.Items ?? [])
+        .filter((i) => String(i.PK).startsWith('TENANT#demo'))
+        // Whether an event is still in the outbox is publishing state, removed moments after commit.
+        .map(({ OUTBOXPK: _pk, OUTBOXSK: _sk, ...item }) => item)
+        .sort((a, b) => `${a.PK}${a.SK}`.localeCompare(`${b.PK}${b.SK}`))
+    );
   };
 
   it('loads projects in every status, versioned briefs, milestones, logs, assets with files, inspiration and the three kinds of job — and loading twice changes nothing', async () => {
     const first = await loadDemo(server.app, server.config);
     const before = await demoItems();
     const kinds = (type: string) => before.filter((i) => i.entityType === type);
-    expect(kinds('Project').map((p) => p.status).sort()).toEqual(['complete', 'planning', 'production']);
+    expect(
+      kinds('Project')
+        .map((p) => p.status)
+        .sort(),
+    ).toEqual(['complete', 'planning', 'production']);
     expect(Math.max(...kinds('Brief').map((b) => b.version))).toBe(3);
     expect(kinds('Milestone')).toHaveLength(4);
     expect(kinds('Log').length).toBeGreaterThanOrEqual(6);
     expect(kinds('MaterialUse').length).toBeGreaterThan(6);
     expect(kinds('Asset').every((a) => a.status === 'ready')).toBe(true);
     expect(kinds('Inspiration')).toHaveLength(3);
-    expect(kinds('Job').map((j) => j.kind).sort()).toEqual(['3D_CHARACTER', 'MUSIC_VIDEO', 'PHOTO_EDIT']);
+    expect(
+      kinds('Job')
+        .map((j) => j.kind)
+        .sort(),
+    ).toEqual(['3D_CHARACTER', 'MUSIC_VIDEO', 'PHOTO_EDIT']);
 
     const second = await loadDemo(server.app, server.config);
     expect(second).toEqual(first);
@@ -49,7 +59,13 @@ describe('the demo', () => {
     const worker = await signDevToken(secret, { sub: 'demo-worker', tenantId: 'demo', roles: [Role.WORKER] });
     const simulator = startSimulator({ url: server.url, workerToken: worker, editorToken: editor, tickMs: 40 });
     try {
-      const photo = dataOf(await server.request(CreateJobDocument, { input: { projectId: demoId('proj', 1), kind: 'PHOTO_EDIT', steps: ['analyze', 'edit', 'export'], inputs: { n: 'sim' } } }, editor)).createJob.jobId;
+      const photo = dataOf(
+        await server.request(
+          CreateJobDocument,
+          { input: { projectId: demoId('proj', 1), kind: 'PHOTO_EDIT', steps: ['analyze', 'edit', 'export'], inputs: { n: 'sim' } } },
+          editor,
+        ),
+      ).createJob.jobId;
       const waitFor = async (check: () => Promise<boolean>, what: string) => {
         const deadline = Date.now() + 30_000;
         while (!(await check())) {
@@ -72,7 +88,10 @@ describe('the demo', () => {
       expect(review).toContainEqual(expect.objectContaining({ jobId: robot, name: REVIEW_STEP }));
       await server.request(ApproveStepDocument, { jobId: robot, stepName: REVIEW_STEP }, editor);
       await waitFor(async () => (await statusOf(robot)).status === 'COMPLETED', 'the 3D job to complete after approval');
-      expect((await statusOf(robot)).steps.find((s) => s.name === REVIEW_STEP)).toMatchObject({ status: 'COMPLETED', approvedBy: 'person' });
+      expect((await statusOf(robot)).steps.find((s) => s.name === REVIEW_STEP)).toMatchObject({
+        status: 'COMPLETED',
+        approvedBy: 'person',
+      });
     } finally {
       await simulator.stop();
     }

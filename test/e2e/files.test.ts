@@ -17,7 +17,11 @@ type Target = { url: string; method: string; headers: Array<{ name: string; valu
 
 /** Uploads `body` the way a browser or curl would: exactly the target's method and headers. */
 const put = (target: Target, body: Buffer, headers?: Record<string, string>) =>
-  fetch(target.url, { method: target.method, body, headers: headers ?? Object.fromEntries(target.headers.filter((h) => h.name !== 'Content-Length').map((h) => [h.name, h.value])) });
+  fetch(target.url, {
+    method: target.method,
+    body,
+    headers: headers ?? Object.fromEntries(target.headers.filter((h) => h.name !== 'Content-Length').map((h) => [h.name, h.value])),
+  });
 
 describe('files in S3 (embedded s3rver)', () => {
   let server: TestServer;
@@ -32,7 +36,13 @@ describe('files in S3 (embedded s3rver)', () => {
   afterAll(() => server.stop());
 
   const request = async (fileName: string, body: Buffer, contentType = 'image/png') =>
-    dataOf(await server.request(RequestAssetUploadDocument, { projectId, input: { type: 'IMAGE', fileName, contentType, size: body.length } }, token)).requestAssetUpload;
+    dataOf(
+      await server.request(
+        RequestAssetUploadDocument,
+        { projectId, input: { type: 'IMAGE', fileName, contentType, size: body.length } },
+        token,
+      ),
+    ).requestAssetUpload;
 
   it('uploads through the returned target, confirms, downloads the same bytes, then keeps a second version with its own key', async () => {
     const v1 = Buffer.from('first version \u{1F3A8}');
@@ -45,13 +55,23 @@ describe('files in S3 (embedded s3rver)', () => {
     expect([...url.searchParams.keys()].filter((k) => k.toLowerCase().startsWith('x-amz-checksum-'))).toEqual([]);
     expect((await put(started.upload, v1)).status).toBe(200);
     const ref = { projectId, assetId: started.asset.assetId };
-    expect(dataOf(await server.request(ConfirmAssetUploadDocument, ref, token)).confirmAssetUpload).toMatchObject({ status: 'READY', latestVersion: 1, size: v1.length });
+    expect(dataOf(await server.request(ConfirmAssetUploadDocument, ref, token)).confirmAssetUpload).toMatchObject({
+      status: 'READY',
+      latestVersion: 1,
+      size: v1.length,
+    });
 
     const read = dataOf(await server.request(AssetFilesDocument, ref, token)).asset!;
     expect(Buffer.from(await (await fetch(read.url!)).arrayBuffer())).toEqual(v1);
 
     const v2 = Buffer.from('second, longer version of the file');
-    const next = dataOf(await server.request(RequestAssetVersionUploadDocument, { ...ref, input: { fileName: 'harbour-v2.png', contentType: 'image/png', size: v2.length } }, token)).requestAssetVersionUpload;
+    const next = dataOf(
+      await server.request(
+        RequestAssetVersionUploadDocument,
+        { ...ref, input: { fileName: 'harbour-v2.png', contentType: 'image/png', size: v2.length } },
+        token,
+      ),
+    ).requestAssetVersionUpload;
     expect(next).toMatchObject({ version: 2, asset: { status: 'READY', latestVersion: 1 } });
     await put(next.upload, v2);
     await server.request(ConfirmAssetUploadDocument, ref, token);
@@ -89,7 +109,9 @@ describe('files in S3 (embedded s3rver)', () => {
     expect(r.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'UPLOAD_MISSING' });
     await put(started.upload, Buffer.from('x'));
     await server.request(ConfirmAssetUploadDocument, { projectId, assetId: started.asset.assetId }, token);
-    expect(codeOf(await server.request(ConfirmAssetUploadDocument, { projectId, assetId: started.asset.assetId }, token))).toBe('INVALID_TRANSITION');
+    expect(codeOf(await server.request(ConfirmAssetUploadDocument, { projectId, assetId: started.asset.assetId }, token))).toBe(
+      'INVALID_TRANSITION',
+    );
   });
 
   it('refuses an expired download URL, and a lifetime above the maximum', async () => {
@@ -104,13 +126,23 @@ describe('files in S3 (embedded s3rver)', () => {
     expect((await fetch(url)).status).toBe(403);
     const tooLong = await server.request(AssetFilesDocument, { ...ref, expiresIn: 7200 }, token);
     expect(tooLong.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'expiresIn' } });
-    expect(new URL(dataOf(await server.request(AssetFilesDocument, ref, token)).asset!.url!).searchParams.get('X-Amz-Expires')).toBe('3600');
+    expect(new URL(dataOf(await server.request(AssetFilesDocument, ref, token)).asset!.url!).searchParams.get('X-Amz-Expires')).toBe(
+      '3600',
+    );
   });
 
   it('refuses uploads over the size limit or with a malformed content type', async () => {
-    const big = await server.request(RequestAssetUploadDocument, { projectId, input: { type: 'MODEL', fileName: 'x.glb', contentType: 'model/gltf-binary', size: 600 * 1024 * 1024 } }, token);
+    const big = await server.request(
+      RequestAssetUploadDocument,
+      { projectId, input: { type: 'MODEL', fileName: 'x.glb', contentType: 'model/gltf-binary', size: 600 * 1024 * 1024 } },
+      token,
+    );
     expect(big.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'size' });
-    const odd = await server.request(RequestAssetUploadDocument, { projectId, input: { type: 'IMAGE', fileName: 'x', contentType: 'not a type', size: 1 } }, token);
+    const odd = await server.request(
+      RequestAssetUploadDocument,
+      { projectId, input: { type: 'IMAGE', fileName: 'x', contentType: 'not a type', size: 1 } },
+      token,
+    );
     expect(odd.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'contentType' });
   });
 
@@ -135,13 +167,19 @@ describe('files in S3 (embedded s3rver)', () => {
     const other = await server.token('intruder');
     expect(dataOf(await server.request(AssetFilesDocument, ref, other)).asset).toBeNull();
     expect(codeOf(await server.request(ConfirmAssetUploadDocument, ref, other))).toBe('NOT_FOUND');
-    expect(codeOf(await server.request(CreateInspirationDocument, { input: { type: 'IMAGE', s3Key: started.asset.s3Key } }, other))).toBe('BAD_USER_INPUT');
+    expect(codeOf(await server.request(CreateInspirationDocument, { input: { type: 'IMAGE', s3Key: started.asset.s3Key } }, other))).toBe(
+      'BAD_USER_INPUT',
+    );
   });
 
   it('uploads an inspiration file the same way, and deletes it with the inspiration', async () => {
     const body = Buffer.from('a mood board');
     const started = dataOf(
-      await server.request(RequestInspirationUploadDocument, { input: { type: 'IMAGE', fileName: 'mood board.jpg', contentType: 'image/jpeg', size: body.length, tags: ['mood'] } }, token),
+      await server.request(
+        RequestInspirationUploadDocument,
+        { input: { type: 'IMAGE', fileName: 'mood board.jpg', contentType: 'image/jpeg', size: body.length, tags: ['mood'] } },
+        token,
+      ),
     ).requestInspirationUpload;
     const id = started.inspiration.inspirationId;
     expect(started.inspiration).toMatchObject({ fileStatus: 'UPLOADING', s3Key: `tenants/files/inspiration/${id}/mood-board.jpg` });
@@ -160,9 +198,17 @@ describe('files in S3 (embedded s3rver)', () => {
     try {
       const t = await quick.token('files');
       const p = dataOf(await quick.request(CreateProjectDocument, { input: { title: 'x' } }, t)).createProject.projectId;
-      const started = dataOf(await quick.request(RequestAssetUploadDocument, { projectId: p, input: { type: 'IMAGE', fileName: 'e.png', contentType: 'image/png', size: 1 } }, t)).requestAssetUpload;
+      const started = dataOf(
+        await quick.request(
+          RequestAssetUploadDocument,
+          { projectId: p, input: { type: 'IMAGE', fileName: 'e.png', contentType: 'image/png', size: 1 } },
+          t,
+        ),
+      ).requestAssetUpload;
       expect(dataOf(await quick.request(AssetFilesDocument, { projectId: p, assetId: started.asset.assetId }, t)).asset).toBeNull();
-      expect(codeOf(await quick.request(ConfirmAssetUploadDocument, { projectId: p, assetId: started.asset.assetId }, t))).toBe('NOT_FOUND');
+      expect(codeOf(await quick.request(ConfirmAssetUploadDocument, { projectId: p, assetId: started.asset.assetId }, t))).toBe(
+        'NOT_FOUND',
+      );
     } finally {
       await quick.stop();
     }

@@ -24,10 +24,18 @@ interface Answer {
 }
 
 /** POSTs a raw body (text or a value to stringify) and returns the status, headers and parsed body. */
-async function post(server: TestServer, body: unknown, options: { token?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+async function post(
+  server: TestServer,
+  body: unknown,
+  options: { token?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const res = await fetch(server.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers },
+    headers: {
+      'content-type': 'application/json',
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...options.headers,
+    },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
@@ -80,9 +88,27 @@ describe('GraphQL over HTTP', () => {
 
   // Each class of request error, its code, and the status the spec asks for under each media type.
   const cases: Array<{ what: string; code: string; body: () => unknown; json: number; graphqlResponse: number; token?: () => string }> = [
-    { what: 'a syntax error', code: 'GRAPHQL_PARSE_FAILED', body: () => ({ query: '{ viewer { tenantId ' }), json: 200, graphqlResponse: 400 },
-    { what: 'a document over the token limit', code: 'GRAPHQL_PARSE_FAILED', body: () => ({ query: `{ viewer { ${'tenantId '.repeat(1200)} } }` }), json: 200, graphqlResponse: 400 },
-    { what: 'an unknown field', code: 'GRAPHQL_VALIDATION_FAILED', body: () => ({ query: '{ viewer { nope } }' }), json: 200, graphqlResponse: 400 },
+    {
+      what: 'a syntax error',
+      code: 'GRAPHQL_PARSE_FAILED',
+      body: () => ({ query: '{ viewer { tenantId ' }),
+      json: 200,
+      graphqlResponse: 400,
+    },
+    {
+      what: 'a document over the token limit',
+      code: 'GRAPHQL_PARSE_FAILED',
+      body: () => ({ query: `{ viewer { ${'tenantId '.repeat(1200)} } }` }),
+      json: 200,
+      graphqlResponse: 400,
+    },
+    {
+      what: 'an unknown field',
+      code: 'GRAPHQL_VALIDATION_FAILED',
+      body: () => ({ query: '{ viewer { nope } }' }),
+      json: 200,
+      graphqlResponse: 400,
+    },
     {
       what: 'a query over the depth limit',
       code: 'GRAPHQL_VALIDATION_FAILED',
@@ -90,7 +116,13 @@ describe('GraphQL over HTTP', () => {
       json: 200,
       graphqlResponse: 400,
     },
-    { what: 'a missing required variable', code: 'BAD_USER_INPUT', body: () => ({ query: 'query($id: ID!) { project(projectId: $id) { title } }' }), json: 200, graphqlResponse: 400 },
+    {
+      what: 'a missing required variable',
+      code: 'BAD_USER_INPUT',
+      body: () => ({ query: 'query($id: ID!) { project(projectId: $id) { title } }' }),
+      json: 200,
+      graphqlResponse: 400,
+    },
     {
       what: 'a variable of the wrong type',
       code: 'BAD_USER_INPUT',
@@ -101,16 +133,28 @@ describe('GraphQL over HTTP', () => {
     {
       what: 'variables nested 10,000 levels deep',
       code: 'BAD_USER_INPUT',
-      body: () => `{"query":"mutation($i: CreateProjectInput!) { createProject(input: $i) { projectId } }","variables":{"i":${nestedJson(10_000)}}}`,
+      body: () =>
+        `{"query":"mutation($i: CreateProjectInput!) { createProject(input: $i) { projectId } }","variables":{"i":${nestedJson(10_000)}}}`,
       json: 200,
       graphqlResponse: 400,
     },
-    { what: 'a bad token', code: 'UNAUTHENTICATED', body: () => ({ query: '{ viewer { tenantId } }' }), token: () => 'not.a.jwt', json: 401, graphqlResponse: 401 },
+    {
+      what: 'a bad token',
+      code: 'UNAUTHENTICATED',
+      body: () => ({ query: '{ viewer { tenantId } }' }),
+      token: () => 'not.a.jwt',
+      json: 401,
+      graphqlResponse: 401,
+    },
   ];
 
   for (const c of cases) {
     it(`answers ${c.what} with ${c.code}: ${c.json} under ${JSON_TYPE}, ${c.graphqlResponse} under ${GRAPHQL_RESPONSE_TYPE}`, async () => {
-      for (const [accept, status] of [[JSON_TYPE, c.json], [GRAPHQL_RESPONSE_TYPE, c.graphqlResponse], [undefined, c.json]] as const) {
+      for (const [accept, status] of [
+        [JSON_TYPE, c.json],
+        [GRAPHQL_RESPONSE_TYPE, c.graphqlResponse],
+        [undefined, c.json],
+      ] as const) {
         const res = await post(server, c.body(), { token: c.token?.() ?? token, headers: accept ? { accept } : {} });
         expect({ accept, status: res.status }).toEqual({ accept, status });
         expect(res.headers.get('content-type')).toContain(accept ?? JSON_TYPE);
@@ -130,7 +174,11 @@ describe('GraphQL over HTTP', () => {
 
   it('answers a field error (the operation ran) with 200 under both media types', async () => {
     for (const accept of [JSON_TYPE, GRAPHQL_RESPONSE_TYPE]) {
-      const res = await post(server, { query: 'mutation { createProject(input: { title: "" }) { projectId } }' }, { token, headers: { accept } });
+      const res = await post(
+        server,
+        { query: 'mutation { createProject(input: { title: "" }) { projectId } }' },
+        { token, headers: { accept } },
+      );
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ data: null, errors: [{ extensions: { code: 'BAD_USER_INPUT', field: 'title' } }] });
     }
@@ -144,16 +192,22 @@ describe('GraphQL over HTTP', () => {
     const notJson = await post(server, '{"query": ', { token });
     expect(notJson.status).toBe(400);
     expect(notJson.body.errors[0].extensions.code).toBe('BAD_REQUEST');
-    const latin1 = await post(server, '{"query":"{ viewer { tenantId } }"}', { token, headers: { 'content-type': 'application/json; charset=latin1' } });
+    const latin1 = await post(server, '{"query":"{ viewer { tenantId } }"}', {
+      token,
+      headers: { 'content-type': 'application/json; charset=latin1' },
+    });
     expect(latin1.status).toBe(415);
     expect(latin1.body.errors[0].extensions.code).toBe('BAD_REQUEST');
     const plain = await post(server, '{"query":"{ viewer { tenantId } }"}', { token, headers: { 'content-type': 'text/plain' } });
     expect(plain.status).toBe(400);
     const unacceptable = await post(server, { query: '{ viewer { tenantId } }' }, { token, headers: { accept: 'text/csv' } });
     expect(unacceptable.status).toBe(406);
-    const mutationByGet = await fetch(`${server.url}?query=${encodeURIComponent('mutation { createProject(input: { title: "x" }) { projectId } }')}`, {
-      headers: { authorization: `Bearer ${token}`, 'apollo-require-preflight': 'true' },
-    });
+    const mutationByGet = await fetch(
+      `${server.url}?query=${encodeURIComponent('mutation { createProject(input: { title: "x" }) { projectId } }')}`,
+      {
+        headers: { authorization: `Bearer ${token}`, 'apollo-require-preflight': 'true' },
+      },
+    );
     expect(mutationByGet.status).toBe(405);
   });
 });
@@ -176,33 +230,61 @@ describe('JSON-scalar input limits', () => {
     expect(res.body.data.createProject.customFields).toEqual(customFields);
   });
 
-  it.each([JSON_INPUT_LIMITS.maxDepth + 1, 32, VARIABLES_MAX_DEPTH - 2])('refuses customFields nested %i levels (in variables) with BAD_USER_INPUT naming it and the limit', async (depth) => {
-    const res = await post(server, `{"query":"${createProject}","variables":{"i":{"title":"too deep","customFields":${nestedJson(depth)}}}}`, { token });
-    expect(res.status).toBe(200);
-    expect(res.body.errors).toHaveLength(1);
-    expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'customFields', reason: 'JSON_TOO_DEEP', limit: JSON_INPUT_LIMITS.maxDepth });
-    expect(res.body.errors[0].message).toBe(`customFields is nested more than ${JSON_INPUT_LIMITS.maxDepth} levels deep; at most ${JSON_INPUT_LIMITS.maxDepth} levels are allowed.`);
-  });
+  it.each([JSON_INPUT_LIMITS.maxDepth + 1, 32, VARIABLES_MAX_DEPTH - 2])(
+    'refuses customFields nested %i levels (in variables) with BAD_USER_INPUT naming it and the limit',
+    async (depth) => {
+      const res = await post(
+        server,
+        `{"query":"${createProject}","variables":{"i":{"title":"too deep","customFields":${nestedJson(depth)}}}}`,
+        { token },
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.errors).toHaveLength(1);
+      expect(res.body.errors[0].extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        field: 'customFields',
+        reason: 'JSON_TOO_DEEP',
+        limit: JSON_INPUT_LIMITS.maxDepth,
+      });
+      expect(res.body.errors[0].message).toBe(
+        `customFields is nested more than ${JSON_INPUT_LIMITS.maxDepth} levels deep; at most ${JSON_INPUT_LIMITS.maxDepth} levels are allowed.`,
+      );
+    },
+  );
 
   it('refuses an over-deep inline literal the same way', async () => {
-    const res = await post(server, { query: `mutation { createProject(input: { title: "literal", customFields: ${nestedLiteral(40)} }) { projectId } }` }, { token });
+    const res = await post(
+      server,
+      { query: `mutation { createProject(input: { title: "literal", customFields: ${nestedLiteral(40)} }) { projectId } }` },
+      { token },
+    );
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'customFields', reason: 'JSON_TOO_DEEP' });
   });
 
   it('refuses an oversized value, naming the argument and the byte limit', async () => {
     const customFields = { notes: 'x'.repeat(JSON_INPUT_LIMITS.maxBytes) };
     const res = await post(server, { query: createProject, variables: { i: { title: 'too big', customFields } } }, { token });
-    expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'customFields', reason: 'JSON_TOO_LARGE', limit: JSON_INPUT_LIMITS.maxBytes });
+    expect(res.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'customFields',
+      reason: 'JSON_TOO_LARGE',
+      limit: JSON_INPUT_LIMITS.maxBytes,
+    });
     expect(res.body.errors[0].message).toContain(`${JSON_INPUT_LIMITS.maxBytes} bytes`);
   });
 
   it('refuses over-deep metrics of reportStepProgress before the job is touched', async () => {
     const worker = await server.token('json-limits', [Role.WORKER], 'gpu');
     const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'jobs' } }, token)).createProject.projectId;
-    const job = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'PHOTO_EDIT', steps: ['edit'] } }, token)).createJob;
+    const job = dataOf(
+      await server.request(CreateJobDocument, { input: { projectId, kind: 'PHOTO_EDIT', steps: ['edit'] } }, token),
+    ).createJob;
     dataOf(await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'edit' }, worker));
-    const query = 'mutation($j: ID!, $m: JSONObject) { reportStepProgress(jobId: $j, stepName: "edit", progress: 0.5, metrics: $m) { seq } }';
-    const res = await post(server, `{"query":${JSON.stringify(query)},"variables":{"j":"${job.jobId}","m":${nestedJson(33)}}}`, { token: worker });
+    const query =
+      'mutation($j: ID!, $m: JSONObject) { reportStepProgress(jobId: $j, stepName: "edit", progress: 0.5, metrics: $m) { seq } }';
+    const res = await post(server, `{"query":${JSON.stringify(query)},"variables":{"j":"${job.jobId}","m":${nestedJson(33)}}}`, {
+      token: worker,
+    });
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'metrics', reason: 'JSON_TOO_DEEP' });
     // The refused report left no trace: the job is still at the version startStep gave it.
     const after = await post(server, { query: `{ job(jobId: "${job.jobId}") { seq progress } }` }, { token });
@@ -217,7 +299,13 @@ describe('JSON-scalar input limits', () => {
       expect(res.body.errors).toEqual([
         {
           message: `Variable "$i" is nested more than ${VARIABLES_MAX_DEPTH} levels deep; at most ${VARIABLES_MAX_DEPTH} levels are allowed.`,
-          extensions: { code: 'BAD_USER_INPUT', variable: 'i', reason: 'JSON_TOO_DEEP', limit: VARIABLES_MAX_DEPTH, requestId: res.headers.get('x-request-id') },
+          extensions: {
+            code: 'BAD_USER_INPUT',
+            variable: 'i',
+            reason: 'JSON_TOO_DEEP',
+            limit: VARIABLES_MAX_DEPTH,
+            requestId: res.headers.get('x-request-id'),
+          },
         },
       ]);
       const line = await eventually(() => logs.entries().find((e) => e.requestId === res.headers.get('x-request-id')));
@@ -243,7 +331,11 @@ describe('request ids and the request log line', () => {
   afterAll(() => server.stop());
 
   it('returns the caller’s x-request-id in the header and in every error', async () => {
-    const res = await post(server, { query: '{ viewer { nope } viewer { alsoNope } }' }, { token, headers: { 'x-request-id': 'req-123.abc:7' } });
+    const res = await post(
+      server,
+      { query: '{ viewer { nope } viewer { alsoNope } }' },
+      { token, headers: { 'x-request-id': 'req-123.abc:7' } },
+    );
     expect(res.headers.get('x-request-id')).toBe('req-123.abc:7');
     expect(res.body.errors.length).toBeGreaterThan(1);
     for (const error of res.body.errors) expect(error.extensions.requestId).toBe('req-123.abc:7');
@@ -253,7 +345,11 @@ describe('request ids and the request log line', () => {
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
     const seen = new Set<string>();
     for (const header of [undefined, 'x'.repeat(129), 'evil\tid', 'a b', 'id"}{']) {
-      const res = await post(server, { query: '{ viewer { tenantId } }' }, { token, headers: header === undefined ? {} : { 'x-request-id': header } });
+      const res = await post(
+        server,
+        { query: '{ viewer { tenantId } }' },
+        { token, headers: header === undefined ? {} : { 'x-request-id': header } },
+      );
       expect(res.status).toBe(200);
       const id = res.headers.get('x-request-id')!;
       expect(id).toMatch(uuid);
@@ -282,19 +378,49 @@ describe('request ids and the request log line', () => {
     try {
       const longName = `Create${'Very'.repeat(30)}LongName`;
       const query = `mutation ${longName}($i: CreateProjectInput!) { createProject(input: $i) { projectId } }`;
-      const ok = await post(server, { query, variables: { i: { title: 'TOP-SECRET-TITLE', medium: 'private medium' } } }, { token, headers: { 'x-request-id': 'log-ok' } });
+      const ok = await post(
+        server,
+        { query, variables: { i: { title: 'TOP-SECRET-TITLE', medium: 'private medium' } } },
+        { token, headers: { 'x-request-id': 'log-ok' } },
+      );
       expect(ok.body.errors).toBeUndefined();
-      const failed = await post(server, { query: 'query Broken { viewer { nope } }', variables: { secret: 'TOP-SECRET-VARIABLE' } }, { token, headers: { 'x-request-id': 'log-failed', accept: GRAPHQL_RESPONSE_TYPE } });
+      const failed = await post(
+        server,
+        { query: 'query Broken { viewer { nope } }', variables: { secret: 'TOP-SECRET-VARIABLE' } },
+        { token, headers: { 'x-request-id': 'log-failed', accept: GRAPHQL_RESPONSE_TYPE } },
+      );
       expect(failed.status).toBe(400);
 
       const line = await eventually(() => logs.entries().find((e) => e.requestId === 'log-ok'));
-      expect(Object.keys(line).sort()).toEqual(['durationMs', 'level', 'msg', 'operationName', 'operationType', 'outcome', 'requestId', 'status', 'time']);
-      expect(line).toMatchObject({ level: 30, msg: 'graphql request', operationType: 'mutation', operationName: longName.slice(0, 64), outcome: 'OK', status: 200 });
+      expect(Object.keys(line).sort()).toEqual([
+        'durationMs',
+        'level',
+        'msg',
+        'operationName',
+        'operationType',
+        'outcome',
+        'requestId',
+        'status',
+        'time',
+      ]);
+      expect(line).toMatchObject({
+        level: 30,
+        msg: 'graphql request',
+        operationType: 'mutation',
+        operationName: longName.slice(0, 64),
+        outcome: 'OK',
+        status: 200,
+      });
       expect(typeof line.durationMs).toBe('number');
       expect(line.durationMs as number).toBeGreaterThanOrEqual(0);
 
       const failedLine = await eventually(() => logs.entries().find((e) => e.requestId === 'log-failed'));
-      expect(failedLine).toMatchObject({ operationType: 'query', operationName: 'Broken', outcome: 'GRAPHQL_VALIDATION_FAILED', status: 400 });
+      expect(failedLine).toMatchObject({
+        operationType: 'query',
+        operationName: 'Broken',
+        outcome: 'GRAPHQL_VALIDATION_FAILED',
+        status: 400,
+      });
 
       // Exactly one line each, and nothing the caller wrote (variables, query text) in any line.
       expect(logs.entries().filter((e) => e.requestId === 'log-ok')).toHaveLength(1);
@@ -337,7 +463,11 @@ describe('error responses in production', () => {
       await post(server, { query: '{ viewer { tenantId } }' }, { token: 'not.a.jwt' }),
       await post(server, '{"query": ', { token }),
       await post(server, { query: 'mutation { createProject(input: { title: "" }) { projectId } }' }, { token }),
-      await post(server, `{"query":"mutation($i: CreateProjectInput!) { createProject(input: $i) { projectId } }","variables":{"i":${nestedJson(5000)}}}`, { token }),
+      await post(
+        server,
+        `{"query":"mutation($i: CreateProjectInput!) { createProject(input: $i) { projectId } }","variables":{"i":${nestedJson(5000)}}}`,
+        { token },
+      ),
     ];
     for (const res of answers) {
       expect(res.status).toBeLessThan(500);

@@ -1,5 +1,10 @@
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateAssetDocument, CreateLogDocument, CreateProjectDocument, ProjectsWithLogsAndAssetsDocument } from '../../src/client/gql/graphql';
+import {
+  CreateAssetDocument,
+  CreateLogDocument,
+  CreateProjectDocument,
+  ProjectsWithLogsAndAssetsDocument,
+} from '../../src/client/gql/graphql';
 import { testEndpoint } from '../support/dynamo';
 import { codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
 
@@ -18,8 +23,12 @@ describe('the HTTP endpoint', () => {
 
   it('answers the seed GetProjectLogs query verbatim with the project’s logs', async () => {
     const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Seed' } }, token)).createProject.projectId;
-    const a = dataOf(await server.request(CreateLogDocument, { projectId, input: { materials: ['charcoal'], timeSpentMinutes: 25 } }, token)).createLog;
-    const b = dataOf(await server.request(CreateLogDocument, { projectId, input: { materials: ['ink', 'paper'], timeSpentMinutes: 40 } }, token)).createLog;
+    const a = dataOf(
+      await server.request(CreateLogDocument, { projectId, input: { materials: ['charcoal'], timeSpentMinutes: 25 } }, token),
+    ).createLog;
+    const b = dataOf(
+      await server.request(CreateLogDocument, { projectId, input: { materials: ['ink', 'paper'], timeSpentMinutes: 40 } }, token),
+    ).createLog;
     const res = await server.raw({ query: SEED_QUERY, variables: { projectId } }, token);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -42,7 +51,10 @@ describe('the HTTP endpoint', () => {
   });
 
   it('bounds depth, aliases and tokens, and turns batching off', async () => {
-    const deep = await server.raw({ query: '{ projects { nodes { logs { assets { linkedLog { assets { linkedLog { logId } } } } } } } }' }, token);
+    const deep = await server.raw(
+      { query: '{ projects { nodes { logs { assets { linkedLog { assets { linkedLog { logId } } } } } } } }' },
+      token,
+    );
     expect(deep.body.errors[0].message).toMatch(/depth/i);
     const aliases = Array.from({ length: 20 }, (_, i) => `a${i}: viewer { tenantId }`).join(' ');
     const many = await server.raw({ query: `{ ${aliases} }` }, token);
@@ -54,7 +66,9 @@ describe('the HTTP endpoint', () => {
   });
 
   it('keeps CSRF prevention on: a simple GET without a preflight header is refused', async () => {
-    const res = await fetch(`${server.url}?query=${encodeURIComponent('{ viewer { tenantId } }')}`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${server.url}?query=${encodeURIComponent('{ viewer { tenantId } }')}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(400);
     expect(await res.text()).toMatch(/CSRF/i);
   });
@@ -88,10 +102,15 @@ describe('batched reads (DataLoader) on a nested query', () => {
     for (let p = 0; p < PROJECTS; p++) {
       const projectId = dataOf(await batched.request(CreateProjectDocument, { input: { title: `P${p}` } }, token)).createProject.projectId;
       for (let l = 0; l < LOGS; l++) {
-        const logId = dataOf(await batched.request(CreateLogDocument, { projectId, input: { rawText: `log ${l}` } }, token)).createLog.logId;
+        const logId = dataOf(await batched.request(CreateLogDocument, { projectId, input: { rawText: `log ${l}` } }, token)).createLog
+          .logId;
         await Promise.all(
           Array.from({ length: ASSETS_PER_LOG }, (_, a) =>
-            batched.request(CreateAssetDocument, { projectId, input: { type: 'IMAGE', s3Key: `tenants/nested/${projectId}/${logId}/${a}.jpg`, linkedLogId: logId } }, token),
+            batched.request(
+              CreateAssetDocument,
+              { projectId, input: { type: 'IMAGE', s3Key: `tenants/nested/${projectId}/${logId}/${a}.jpg`, linkedLogId: logId } },
+              token,
+            ),
           ),
         );
       }
@@ -143,11 +162,22 @@ describe('in production mode', () => {
   it('masks an internal failure as INTERNAL with no detail or stack, and keeps serving', async () => {
     const token = await server.token('prod');
     // Remove the table under the running server: DynamoDB now fails every call.
-    const client = new DynamoDBClient({ endpoint: testEndpoint(), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new DynamoDBClient({
+      endpoint: testEndpoint(),
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     await client.send(new DeleteTableCommand({ TableName: server.config.tableName }));
     client.destroy();
     const res = await server.raw({ query: 'mutation { createProject(input: { title: "x" }) { projectId } }' }, token);
-    expect(res.body.errors).toEqual([{ message: 'Internal server error.', locations: [{ line: 1, column: 12 }], path: ['createProject'], extensions: { code: 'INTERNAL', requestId: expect.any(String) } }]);
+    expect(res.body.errors).toEqual([
+      {
+        message: 'Internal server error.',
+        locations: [{ line: 1, column: 12 }],
+        path: ['createProject'],
+        extensions: { code: 'INTERNAL', requestId: expect.any(String) },
+      },
+    ]);
     expect(JSON.stringify(res.body)).not.toMatch(/ResourceNotFound|stack|at /);
     const still = await server.raw({ query: '{ viewer { tenantId } }' }, token);
     expect(codeOf(still.body)).toBeUndefined();

@@ -39,7 +39,13 @@ describe('jobs, steps and live progress', () => {
   afterAll(() => server.stop());
 
   const createJob = async (steps: string[], extra: Record<string, unknown> = {}) =>
-    dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: '3D_CHARACTER', steps, inputs: { prompt: `robot ${Math.random()}` }, ...extra } }, editor)).createJob;
+    dataOf(
+      await server.request(
+        CreateJobDocument,
+        { input: { projectId, kind: '3D_CHARACTER', steps, inputs: { prompt: `robot ${Math.random()}` }, ...extra } },
+        editor,
+      ),
+    ).createJob;
 
   it('shows a 7-step job driven by a worker to a subscriber in order, with no gap', async () => {
     const job = await createJob(SEVEN);
@@ -50,7 +56,11 @@ describe('jobs, steps and live progress', () => {
       for (const name of SEVEN) {
         await server.request(StartStepDocument, { jobId: job.jobId, stepName: name }, worker);
         await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: name, progress: 0.5 }, worker);
-        await server.request(CompleteStepDocument, { jobId: job.jobId, stepName: name, artifacts: [`tenants/studio/jobs/${job.jobId}/${name}.bin`], metrics: { ms: 10 } }, worker);
+        await server.request(
+          CompleteStepDocument,
+          { jobId: job.jobId, stepName: name, artifacts: [`tenants/studio/jobs/${job.jobId}/${name}.bin`], metrics: { ms: 10 } },
+          worker,
+        );
       }
       const events = await sub.waitFor(1 + 3 * SEVEN.length);
       expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
@@ -72,7 +82,10 @@ describe('jobs, steps and live progress', () => {
   it('lets a person approve a paused step, and reject one, which fails the job until retried', async () => {
     const approved = await createJob(['render', 'upscale']);
     await server.request(StartStepDocument, { jobId: approved.jobId, stepName: 'render' }, worker);
-    expect(dataOf(await server.request(PauseStepForReviewDocument, { jobId: approved.jobId, stepName: 'render' }, worker)).pauseStepForReview.status).toBe('PAUSED');
+    expect(
+      dataOf(await server.request(PauseStepForReviewDocument, { jobId: approved.jobId, stepName: 'render' }, worker)).pauseStepForReview
+        .status,
+    ).toBe('PAUSED');
     const review = dataOf(await server.request(StepsAwaitingReviewDocument, { first: 100 }, editor)).stepsAwaitingReview.nodes;
     expect(review).toContainEqual({ jobId: approved.jobId, name: 'render', attempt: 1, status: 'PAUSED' });
     // A worker may not approve its own step.
@@ -81,14 +94,20 @@ describe('jobs, steps and live progress', () => {
     expect(after).toMatchObject({ status: 'RUNNING', currentStep: 'upscale', completedSteps: 1 });
     const approvedStep = dataOf(await server.request(GetJobDocument, { jobId: approved.jobId }, editor)).job!.steps[0];
     expect(approvedStep).toMatchObject({ status: 'COMPLETED', approvedBy: 'artist', decidedAt: expect.any(String) });
-    expect(dataOf(await server.request(StepsAwaitingReviewDocument, {}, editor)).stepsAwaitingReview.nodes.map((s) => s.jobId)).not.toContain(approved.jobId);
+    expect(
+      dataOf(await server.request(StepsAwaitingReviewDocument, {}, editor)).stepsAwaitingReview.nodes.map((s) => s.jobId),
+    ).not.toContain(approved.jobId);
 
     const rejected = await createJob(['render', 'upscale']);
     await server.request(StartStepDocument, { jobId: rejected.jobId, stepName: 'render' }, worker);
     await server.request(PauseStepForReviewDocument, { jobId: rejected.jobId, stepName: 'render' }, worker);
-    const failed = dataOf(await server.request(RejectStepDocument, { jobId: rejected.jobId, stepName: 'render', reason: 'wrong style' }, editor)).rejectStep;
+    const failed = dataOf(
+      await server.request(RejectStepDocument, { jobId: rejected.jobId, stepName: 'render', reason: 'wrong style' }, editor),
+    ).rejectStep;
     expect(failed).toMatchObject({ status: 'FAILED', error: { code: 'REJECTED', message: 'wrong style' } });
-    expect((await server.request(StartStepDocument, { jobId: rejected.jobId, stepName: 'upscale' }, worker)).errors?.[0].extensions).toMatchObject({ code: 'INVALID_TRANSITION', from: 'FAILED' });
+    expect(
+      (await server.request(StartStepDocument, { jobId: rejected.jobId, stepName: 'upscale' }, worker)).errors?.[0].extensions,
+    ).toMatchObject({ code: 'INVALID_TRANSITION', from: 'FAILED' });
     const retried = dataOf(await server.request(RetryJobDocument, { jobId: rejected.jobId }, editor)).retryJob;
     expect(retried).toMatchObject({ status: 'RUNNING', currentStep: 'render' });
     expect(retried.steps.filter((s) => s.name === 'render').map((s) => [s.attempt, s.status])).toEqual([
@@ -100,24 +119,35 @@ describe('jobs, steps and live progress', () => {
   it('retries a failed step while attempts remain, then fails the job with its error and retry count', async () => {
     const job = await createJob(['encode'], { maxAttempts: 2 });
     await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'encode' }, worker);
-    const first = dataOf(await server.request(FailStepDocument, { jobId: job.jobId, stepName: 'encode', code: 'GPU_OOM', message: 'out of memory' }, worker)).failStep;
+    const first = dataOf(
+      await server.request(FailStepDocument, { jobId: job.jobId, stepName: 'encode', code: 'GPU_OOM', message: 'out of memory' }, worker),
+    ).failStep;
     expect(first).toMatchObject({ status: 'RUNNING', failedSteps: 0, error: { code: 'GPU_OOM', retryCount: 0 } });
     await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'encode' }, worker);
-    const second = dataOf(await server.request(FailStepDocument, { jobId: job.jobId, stepName: 'encode', code: 'GPU_OOM', message: 'again' }, worker)).failStep;
+    const second = dataOf(
+      await server.request(FailStepDocument, { jobId: job.jobId, stepName: 'encode', code: 'GPU_OOM', message: 'again' }, worker),
+    ).failStep;
     expect(second).toMatchObject({ status: 'FAILED', failedSteps: 1, error: { code: 'GPU_OOM', message: 'again', retryCount: 1 } });
     const read = dataOf(await server.request(GetJobDocument, { jobId: job.jobId }, editor)).job!;
     expect(read.steps.map((s) => [s.attempt, s.status, s.error?.message])).toEqual([
       [1, 'FAILED', 'out of memory'],
       [2, 'FAILED', 'again'],
     ]);
-    expect(dataOf(await server.request(RetryJobDocument, { jobId: job.jobId }, editor)).retryJob.steps.map((s) => s.attempt)).toEqual([1, 2, 3]);
+    expect(dataOf(await server.request(RetryJobDocument, { jobId: job.jobId }, editor)).retryJob.steps.map((s) => s.attempt)).toEqual([
+      1, 2, 3,
+    ]);
   });
 
   it('cancels a job, skipping its pending steps, and refuses illegal moves with from and to', async () => {
     const job = await createJob(['a', 'b', 'c']);
-    expect((await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'b' }, worker)).errors?.[0].extensions).toMatchObject({ code: 'INVALID_TRANSITION' });
+    expect((await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'b' }, worker)).errors?.[0].extensions).toMatchObject({
+      code: 'INVALID_TRANSITION',
+    });
     await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'a' }, worker);
-    expect((await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: 'a', progress: 1.5 }, worker)).errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+    expect(
+      (await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: 'a', progress: 1.5 }, worker)).errors?.[0].extensions
+        ?.code,
+    ).toBe('BAD_USER_INPUT');
     const cancelled = dataOf(await server.request(CancelJobDocument, { jobId: job.jobId }, editor)).cancelJob;
     expect(cancelled.status).toBe('CANCELLED');
     expect(cancelled.steps.map((s) => s.status)).toEqual(['RUNNING', 'SKIPPED', 'SKIPPED']);
@@ -126,7 +156,11 @@ describe('jobs, steps and live progress', () => {
       from: 'CANCELLED',
       to: 'RUNNING',
     });
-    expect((await server.request(CancelJobDocument, { jobId: job.jobId }, editor)).errors?.[0].extensions).toMatchObject({ code: 'INVALID_TRANSITION', from: 'CANCELLED', to: 'CANCELLED' });
+    expect((await server.request(CancelJobDocument, { jobId: job.jobId }, editor)).errors?.[0].extensions).toMatchObject({
+      code: 'INVALID_TRANSITION',
+      from: 'CANCELLED',
+      to: 'CANCELLED',
+    });
   });
 
   it('refuses step artifacts that are not plain keys of the tenant', async () => {
@@ -154,7 +188,8 @@ describe('jobs, steps and live progress', () => {
       const after = subscribe(second, JOB_PROGRESS, { jobId: job.jobId, afterSeq: seen.seq });
       const events = await after.waitFor(100);
       // A few more live events after the replay: no duplicates, no gaps.
-      for (let i = 0; i < 3; i++) await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: 'long-render', progress: 0.995 }, worker);
+      for (let i = 0; i < 3; i++)
+        await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: 'long-render', progress: 0.995 }, worker);
       await after.waitFor(103);
       expect(after.received.map((e) => e.seq)).toEqual(Array.from({ length: 103 }, (_, i) => seen.seq + 1 + i));
       expect(events.slice(0, 100).map((e) => e.step.progress)).toEqual(Array.from({ length: 100 }, (_, i) => (i + 1) / 101));
@@ -183,23 +218,36 @@ describe('jobs, steps and live progress', () => {
   });
 
   it('creates one job for 100 concurrent duplicate createJob calls, and returns it to all of them', async () => {
-    const input = { projectId, kind: 'MUSIC_VIDEO', steps: ['scene-1', 'scene-2'], inputs: { song: 'x', scenes: 2 }, seed: '42', modelVersion: 'v3' };
+    const input = {
+      projectId,
+      kind: 'MUSIC_VIDEO',
+      steps: ['scene-1', 'scene-2'],
+      inputs: { song: 'x', scenes: 2 },
+      seed: '42',
+      modelVersion: 'v3',
+    };
     const results = await Promise.all(Array.from({ length: 100 }, () => server.request(CreateJobDocument, { input }, editor)));
     const ids = new Set(results.map((r) => dataOf(r).createJob.jobId));
     expect(ids.size).toBe(1);
-    const listed = await allPages(async (after) => dataOf(await server.request(ProjectJobsDocument, { projectId, first: 100, after }, editor)).jobs);
+    const listed = await allPages(
+      async (after) => dataOf(await server.request(ProjectJobsDocument, { projectId, first: 100, after }, editor)).jobs,
+    );
     expect(listed.nodes.filter((j) => j.kind === 'MUSIC_VIDEO')).toHaveLength(1);
     // Another seed is another job; the same client key is the same job.
     const other = dataOf(await server.request(CreateJobDocument, { input: { ...input, seed: '43' } }, editor)).createJob.jobId;
     expect(ids.has(other)).toBe(false);
-    const keyed = await Promise.all([1, 2].map((n) => server.request(CreateJobDocument, { input: { ...input, inputs: { n }, idempotencyKey: 'order-77' } }, editor)));
+    const keyed = await Promise.all(
+      [1, 2].map((n) => server.request(CreateJobDocument, { input: { ...input, inputs: { n }, idempotencyKey: 'order-77' } }, editor)),
+    );
     expect(dataOf(keyed[0]).createJob.jobId).toBe(dataOf(keyed[1]).createJob.jobId);
   });
 
   it('lets exactly one of 20 concurrent completeStep calls on one step succeed', async () => {
     const job = await createJob(['one', 'two']);
     await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'one' }, worker);
-    const results = await Promise.all(Array.from({ length: 20 }, () => server.request(CompleteStepDocument, { jobId: job.jobId, stepName: 'one' }, worker)));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => server.request(CompleteStepDocument, { jobId: job.jobId, stepName: 'one' }, worker)),
+    );
     expect(results.filter((r) => r.data?.completeStep)).toHaveLength(1);
     expect(results.filter((r) => r.errors).map((r) => r.errors![0].extensions)).toEqual(
       Array(19).fill(expect.objectContaining({ code: 'INVALID_TRANSITION', from: 'COMPLETED', to: 'COMPLETED' })),
@@ -211,18 +259,25 @@ describe('jobs, steps and live progress', () => {
   it("lists a project's jobs, jobs by status, the caller's history newest first, and — for admins — all tenants' jobs by status", async () => {
     const other = await server.token('other-studio', [Role.EDITOR], 'someone');
     const otherProject = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Other' } }, other)).createProject.projectId;
-    const theirs = dataOf(await server.request(CreateJobDocument, { input: { projectId: otherProject, kind: 'PHOTO_EDIT', steps: ['edit'] } }, other)).createJob.jobId;
+    const theirs = dataOf(
+      await server.request(CreateJobDocument, { input: { projectId: otherProject, kind: 'PHOTO_EDIT', steps: ['edit'] } }, other),
+    ).createJob.jobId;
     const mine = [await createJob(['p']), await createJob(['q'])].map((j) => j.jobId);
     const history = dataOf(await server.request(MyJobsDocument, { first: 2 }, editor)).myJobs.nodes;
     expect(history.map((j) => j.jobId)).toEqual([mine[1], mine[0]]);
     expect(history.every((j) => j.createdBy === 'artist')).toBe(true);
-    const queued = await allPages(async (after) => dataOf(await server.request(JobsByStatusDocument, { status: 'QUEUED', first: 3, after }, editor)).jobsByStatus);
+    const queued = await allPages(
+      async (after) => dataOf(await server.request(JobsByStatusDocument, { status: 'QUEUED', first: 3, after }, editor)).jobsByStatus,
+    );
     expect(queued.nodes.map((j) => j.jobId)).toEqual(expect.arrayContaining(mine));
     expect(queued.nodes.map((j) => j.jobId)).not.toContain(theirs);
 
     expect(codeOf(await server.request(JobsAcrossTenantsDocument, { status: 'QUEUED' }, editor))).toBe('FORBIDDEN');
     const admin = await server.token('ops', [Role.ADMIN]);
-    const across = await allPages(async (after) => dataOf(await server.request(JobsAcrossTenantsDocument, { status: 'QUEUED', first: 2, after }, admin)).jobsAcrossTenants);
+    const across = await allPages(
+      async (after) =>
+        dataOf(await server.request(JobsAcrossTenantsDocument, { status: 'QUEUED', first: 2, after }, admin)).jobsAcrossTenants,
+    );
     const ids = across.nodes.map((j) => j.jobId);
     expect(ids).toEqual(expect.arrayContaining([...mine, theirs]));
     expect(new Set(ids).size).toBe(ids.length);

@@ -5,7 +5,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { lockFolder, processStartTime } from '../../src/infra/folder-lock';
-import { childPids, cleanEnv, exited, gql, javaPids, MAIN, processesOf, ROOT, startProcess, until, type Started } from '../support/processes';
+import {
+  childPids,
+  cleanEnv,
+  exited,
+  gql,
+  javaPids,
+  MAIN,
+  processesOf,
+  ROOT,
+  startProcess,
+  until,
+  type Started,
+} from '../support/processes';
 
 /*
  * Start and stop as a person at a terminal and a process manager do it, with the real `npm start`
@@ -73,7 +85,11 @@ describe('npm start: every way of stopping stops everything', () => {
     if (!existsSync(MAIN)) throw new Error('dist/ is missing: run `npm run build` first (npm test does).');
     // Build once here if sources changed since the last build, so no start below runs tsc while
     // another test file loads dist/.
-    const built = spawnSync(process.execPath, [join(ROOT, 'src/scripts/ensure-built.cjs')], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    const built = spawnSync(process.execPath, [join(ROOT, 'src/scripts/ensure-built.cjs')], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(built.status).toBe(0);
   });
 
@@ -117,7 +133,10 @@ describe('npm start: every way of stopping stops everything', () => {
     const late = new Promise<void>((resolve) =>
       setTimeout(() => {
         fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' })
-          .then((res) => (refused = `served with ${res.status}`), (error: Error & { cause?: { code?: string } }) => (refused = error.cause?.code))
+          .then(
+            (res) => (refused = `served with ${res.status}`),
+            (error: Error & { cause?: { code?: string } }) => (refused = error.cause?.code),
+          )
           .finally(resolve);
       }, 300),
     );
@@ -137,7 +156,12 @@ describe('npm start: every way of stopping stops everything', () => {
     expect(server.output()).toContain('Demo loaded');
     const node = serverPid(server);
 
-    const second = spawnSync(process.execPath, [MAIN], { cwd: ROOT, env: cleanEnv({ DATA_DIR: dataDir }), encoding: 'utf8', timeout: 60_000 });
+    const second = spawnSync(process.execPath, [MAIN], {
+      cwd: ROOT,
+      env: cleanEnv({ DATA_DIR: dataDir }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(second.status).toBe(1);
     expect(second.stdout).toContain(`is in use by process ${node}`);
     expect(javaPids(dataDir)).toHaveLength(1);

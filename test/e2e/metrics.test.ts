@@ -90,7 +90,9 @@ describe('the strict Prometheus reader used here', () => {
     expect(() => parseExposition('a 1\n')).toThrow(/no TYPE line/);
     expect(() => parseExposition('# TYPE a counter\na{x="1} 1\n')).toThrow(/not Prometheus/);
     expect(() => parseExposition('# TYPE a counter\na one\n')).toThrow(/not Prometheus/);
-    expect(() => parseExposition('# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 1\nh_sum 1\nh_count 1\n')).toThrow(/out of order/);
+    expect(() => parseExposition('# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 1\nh_sum 1\nh_count 1\n')).toThrow(
+      /out of order/,
+    );
   });
 });
 

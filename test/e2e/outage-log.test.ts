@@ -87,7 +87,11 @@ describe('logging a DynamoDB outage', () => {
       REQUEST_BUDGET_MS: '1500',
       DYNAMODB_TIMEOUT_MS: '500',
     });
-    const token = await signDevToken(new TextEncoder().encode(TEST_SECRET), { sub: 'artist', tenantId: 'outage-log', roles: [Role.EDITOR] });
+    const token = await signDevToken(new TextEncoder().encode(TEST_SECRET), {
+      sub: 'artist',
+      tenantId: 'outage-log',
+      roles: [Role.EDITOR],
+    });
     const gql = async (query: string, variables?: object) => {
       const res = await fetch(server!.url, {
         method: 'POST',
@@ -108,7 +112,11 @@ describe('logging a DynamoDB outage', () => {
     // Many requests, 10 at a time, for about three seconds; each carries the secret text.
     while (Date.now() - started < 3000) {
       const batch = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => (i % 2 ? gql(createLog, { p: projectId, t: secret }) : gql('query($p: ID!) { logs(projectId: $p) { logId rawText } }', { p: projectId }))),
+        Array.from({ length: 10 }, (_, i) =>
+          i % 2
+            ? gql(createLog, { p: projectId, t: secret })
+            : gql('query($p: ID!) { logs(projectId: $p) { logId rawText } }', { p: projectId }),
+        ),
       );
       for (const res of batch) {
         statuses.push(res.status);
@@ -118,7 +126,12 @@ describe('logging a DynamoDB outage', () => {
     const outageMs = Date.now() - started;
     await dynamo.restart();
     // A successful call after the restart, then an interval without failures: the recovery line.
-    await msUntil(async () => (await gql('query($p: ID!) { project(projectId: $p) { title } }', { p: projectId })).body.data?.project?.title === 'Logged', 10_000, 'queries succeed again');
+    await msUntil(
+      async () =>
+        (await gql('query($p: ID!) { project(projectId: $p) { title } }', { p: projectId })).body.data?.project?.title === 'Logged',
+      10_000,
+      'queries succeed again',
+    );
     await msUntil(async () => server!.output().slice(before).includes('answers again'), 5 * INTERVAL_MS, 'the recovery line');
 
     const lines = logLines(server.output().slice(before));

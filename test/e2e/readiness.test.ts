@@ -66,7 +66,8 @@ describe('readiness and dependency outages', () => {
   });
 
   it('with DynamoDB frozen: 503 within 5 s, queries fail fast with SERVICE_UNAVAILABLE and 503 + Retry-After, and 200 within 5 s of thawing', async () => {
-    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Before the freeze' } }, token)).createProject.projectId;
+    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Before the freeze' } }, token)).createProject
+      .projectId;
     try {
       dynamo.freeze();
       const toDown = await msUntil(async () => (await readyz(server)).status === 503, 5000, 'readiness 503 after SIGSTOP');
@@ -99,7 +100,9 @@ describe('readiness and dependency outages', () => {
     }
     const toUp = await msUntil(async () => (await readyz(server)).status === 200, 5000, 'readiness 200 after SIGCONT');
     console.log(`frozen DynamoDB: readiness 200 ${toUp} ms after SIGCONT`);
-    expect(dataOf(await server.request(CreateProjectDocument, { input: { title: 'After the thaw' } }, token)).createProject.projectId).toMatch(/^proj_/);
+    expect(
+      dataOf(await server.request(CreateProjectDocument, { input: { title: 'After the thaw' } }, token)).createProject.projectId,
+    ).toMatch(/^proj_/);
   });
 
   it('with DynamoDB killed: 503 within 5 s and SERVICE_UNAVAILABLE at once; 200 within 5 s of it answering again on the same port', async () => {
@@ -117,8 +120,12 @@ describe('readiness and dependency outages', () => {
     await dynamo.restart();
     const answered = Date.now();
     const toUp = await msUntil(async () => (await readyz(server)).status === 200, 5000, 'readiness 200 after restart');
-    console.log(`killed DynamoDB: readiness 503 after ${toDown} ms; a mutation failed after ${elapsed} ms; readiness 200 ${Date.now() - answered} ms (poll ${toUp} ms) after it answered again`);
-    expect(dataOf(await server.request(CreateProjectDocument, { input: { title: 'After the restart' } }, token)).createProject.projectId).toMatch(/^proj_/);
+    console.log(
+      `killed DynamoDB: readiness 503 after ${toDown} ms; a mutation failed after ${elapsed} ms; readiness 200 ${Date.now() - answered} ms (poll ${toUp} ms) after it answered again`,
+    );
+    expect(
+      dataOf(await server.request(CreateProjectDocument, { input: { title: 'After the restart' } }, token)).createProject.projectId,
+    ).toMatch(/^proj_/);
   }, 90_000);
 });
 

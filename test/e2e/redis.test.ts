@@ -19,7 +19,15 @@ interface Instance {
 /** One server process, as a deployment runs it: DynamoDB and Redis configured, nothing embedded. */
 function startInstance(env: Record<string, string>): Promise<Instance> {
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'development', PORT: '0', AUTH_JWT_SECRET: TEST_SECRET, CURSOR_SECRET: 'c', ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'development',
+      PORT: '0',
+      AUTH_JWT_SECRET: TEST_SECRET,
+      CURSOR_SECRET: 'c',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -46,7 +54,11 @@ function startInstance(env: Record<string, string>): Promise<Instance> {
 }
 
 async function gql(url: string, token: string, query: string) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query }),
+  });
   return (await res.json()) as any;
 }
 
@@ -71,15 +83,22 @@ describe('several instances sharing DynamoDB and Redis', () => {
     const editor = await signDevToken(secret, { sub: 'e', tenantId: 'multi', roles: [Role.EDITOR] });
     const worker = await signDevToken(secret, { sub: 'w', tenantId: 'multi', roles: [Role.WORKER] });
     expect(one.url).not.toBe(two.url);
-    const projectId = (await gql(one.url, editor, 'mutation { createProject(input: { title: "Across" }) { projectId } }')).data.createProject.projectId;
-    const jobId = (await gql(one.url, editor, `mutation { createJob(input: { projectId: "${projectId}", kind: "K", steps: ["a", "b"] }) { jobId } }`)).data.createJob.jobId;
+    const projectId = (await gql(one.url, editor, 'mutation { createProject(input: { title: "Across" }) { projectId } }')).data
+      .createProject.projectId;
+    const jobId = (
+      await gql(one.url, editor, `mutation { createJob(input: { projectId: "${projectId}", kind: "K", steps: ["a", "b"] }) { jobId } }`)
+    ).data.createJob.jobId;
 
     const client = wsClient(two.url, editor);
     try {
       const progress = subscribe(client, JOB_PROGRESS, { jobId, afterSeq: 1 });
       const activity = subscribe(client, `subscription { projectActivity(projectId: "${projectId}") { action } }`);
       // Both listen on instance two before anything is written (a fixed pause could lose that race).
-      await eventually(() => metricValue(two.url, 'event_bus_listeners'), (n) => n === 2, 10_000);
+      await eventually(
+        () => metricValue(two.url, 'event_bus_listeners'),
+        (n) => n === 2,
+        10_000,
+      );
       for (const step of ['a', 'b']) {
         await gql(one.url, worker, `mutation { startStep(jobId: "${jobId}", stepName: "${step}") { seq } }`);
         await gql(one.url, worker, `mutation { completeStep(jobId: "${jobId}", stepName: "${step}") { seq } }`);

@@ -10,7 +10,8 @@ describe('reads and writes in one request', () => {
 
   it('sees its own writes: two brief versions and a read-after-write in one operation', async () => {
     const token = await server.token('cache');
-    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'One request' } }, token)).createProject.projectId;
+    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'One request' } }, token)).createProject
+      .projectId;
     const res = await server.raw(
       {
         query: `mutation($p: ID!) {

@@ -27,8 +27,17 @@ describe('npm start (embedded default)', () => {
     expect(javaPids(dataDir)).toHaveLength(1);
     const project = await gql(first.url, first.token, 'mutation { createProject(input: { title: "Kept" }) { projectId } }');
     const projectId = project.data.createProject.projectId;
-    await gql(first.url, first.token, `mutation { createLog(projectId: "${projectId}", input: { materials: ["clay"], timeSpentMinutes: 12 }) { logId } }`);
-    const seed = await gql(first.url, first.token, 'query GetProjectLogs($projectId: ID!) { logs(projectId: $projectId) { logId materials timeSpentMinutes } }', { projectId });
+    await gql(
+      first.url,
+      first.token,
+      `mutation { createLog(projectId: "${projectId}", input: { materials: ["clay"], timeSpentMinutes: 12 }) { logId } }`,
+    );
+    const seed = await gql(
+      first.url,
+      first.token,
+      'query GetProjectLogs($projectId: ID!) { logs(projectId: $projectId) { logId materials timeSpentMinutes } }',
+      { projectId },
+    );
     expect(seed.data.logs).toEqual([{ logId: expect.stringMatching(/^log_/), materials: ['clay'], timeSpentMinutes: 12 }]);
 
     first.child.kill('SIGTERM');
@@ -48,7 +57,11 @@ describe('npm start (embedded default)', () => {
   });
 
   it('says Java 17+ is needed and exits non-zero when java is missing', () => {
-    const result = spawnSync(process.execPath, [MAIN], { env: cleanEnv({ DATA_DIR: dataDir, PATH: '/nonexistent' }), encoding: 'utf8', timeout: 30_000 });
+    const result = spawnSync(process.execPath, [MAIN], {
+      env: cleanEnv({ DATA_DIR: dataDir, PATH: '/nonexistent' }),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(result.status).toBe(1);
     expect(result.stdout).toMatch(/Java 17 or newer is required/);
   });
@@ -58,7 +71,11 @@ describe('npm start (embedded default)', () => {
     await new Promise((r) => blocker.once('listening', r));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const result = spawnSync(process.execPath, [MAIN], { env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port) }), encoding: 'utf8', timeout: 60_000 });
+      const result = spawnSync(process.execPath, [MAIN], {
+        env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port) }),
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       expect(result.status).toBe(1);
       expect(result.stdout).toContain(`port ${port} on 127.0.0.1 is in use`);
       expect(javaPids(dataDir)).toEqual([]);

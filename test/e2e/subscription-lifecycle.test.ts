@@ -52,19 +52,25 @@ describe('subscriptions end when they should', () => {
 
   /** A job with one step started (seq 2), ready to report progress events. */
   async function runningJob(steps = ['work']): Promise<string> {
-    const { jobId } = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps, inputs: { n: Math.random() } } }, editor)).createJob;
+    const { jobId } = dataOf(
+      await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps, inputs: { n: Math.random() } } }, editor),
+    ).createJob;
     await server.request(StartStepDocument, { jobId, stepName: steps[0] }, worker);
     return jobId;
   }
 
   async function progress(jobId: string, n: number, step = 'work'): Promise<void> {
-    for (let i = 1; i <= n; i++) dataOf(await server.request(ReportStepProgressDocument, { jobId, stepName: step, progress: i / (n + 1) }, worker));
+    for (let i = 1; i <= n; i++)
+      dataOf(await server.request(ReportStepProgressDocument, { jobId, stepName: step, progress: i / (n + 1) }, worker));
   }
 
   const subscribeFrame = (id: string, jobId: string, afterSeq: number | null) => ({
     type: 'subscribe',
     id,
-    payload: { query: 'subscription($jobId: ID!, $afterSeq: Int) { jobProgress(jobId: $jobId, afterSeq: $afterSeq) { seq type job { status } } }', variables: { jobId, afterSeq } },
+    payload: {
+      query: 'subscription($jobId: ID!, $afterSeq: Int) { jobProgress(jobId: $jobId, afterSeq: $afterSeq) { seq type job { status } } }',
+      variables: { jobId, afterSeq },
+    },
   });
   const nextsFor = (socket: RawSocket, id: string) => socket.log.filter(({ message }) => message.type === 'next' && message.id === id);
 
@@ -88,7 +94,11 @@ describe('subscriptions end when they should', () => {
       const witness = await rawConnection(server.url, editor);
       witness.send(subscribeFrame('w', jobId, 3));
       await progress(jobId, 20);
-      await eventually(() => nextsFor(witness, 'w').length, (n) => n === 20, 5000);
+      await eventually(
+        () => nextsFor(witness, 'w').length,
+        (n) => n === 20,
+        5000,
+      );
       witness.ws.close();
 
       expect(socket.log.filter(({ at, message }) => message.id === 'a' && at >= completedAt)).toEqual([]);
@@ -158,7 +168,11 @@ describe('subscriptions end when they should', () => {
     await settled();
 
     // The server closes it: the token expires.
-    const shortLived = await signDevToken(new TextEncoder().encode(TEST_SECRET), { sub: 'brief', tenantId: 'life' }, { expiresIn: Math.floor(Date.now() / 1000) + 2 });
+    const shortLived = await signDevToken(
+      new TextEncoder().encode(TEST_SECRET),
+      { sub: 'brief', tenantId: 'life' },
+      { expiresIn: Math.floor(Date.now() / 1000) + 2 },
+    );
     const expiring = await open(shortLived);
     expect((await expiring.closed).code).toBe(4403);
     await settled();
@@ -179,7 +193,14 @@ describe('subscriptions end when they should', () => {
       // The first answer: the replayed event, or (on a machine so busy that DynamoDB Local times out)
       // an error; or the socket's end, should keep-alive drop a client this very process was too busy to answer.
       if (mode !== 'close-right-after-subscribe') {
-        await Promise.race([socket.closed, eventually(() => socket.log.some(({ message }) => message.id === 'c'), (seen) => seen, 60_000)]);
+        await Promise.race([
+          socket.closed,
+          eventually(
+            () => socket.log.some(({ message }) => message.id === 'c'),
+            (seen) => seen,
+            60_000,
+          ),
+        ]);
       }
       if (mode === 'complete-then-close') socket.send({ type: 'complete', id: 'c' });
       if (mode === 'terminate') socket.ws.terminate();
@@ -188,9 +209,11 @@ describe('subscriptions end when they should', () => {
     };
     const cycles = async (n: number) => {
       let next = 0;
-      await Promise.all(Array.from({ length: 10 }, async () => {
-        while (next < n) await cycle(next++);
-      }));
+      await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          while (next < n) await cycle(next++);
+        }),
+      );
       return eventually(counts, (c) => JSON.stringify(c) === JSON.stringify(ZERO), 15_000);
     };
     await cycles(200); // warm-up: compiled code, caches and pools reach their steady size
@@ -214,7 +237,10 @@ describe('subscriptions end when they should', () => {
       await progress(completed, 1, 'only');
       await server.request(CompleteStepDocument, { jobId: completed, stepName: 'only' }, worker);
       await toCompletion.done;
-      expect(toCompletion.received.map((e) => [e.seq, e.job.status])).toEqual([[3, 'RUNNING'], [4, 'COMPLETED']]);
+      expect(toCompletion.received.map((e) => [e.seq, e.job.status])).toEqual([
+        [3, 'RUNNING'],
+        [4, 'COMPLETED'],
+      ]);
 
       const cancelled = await runningJob();
       const toCancel = subscribe(client, JOB_PROGRESS, { jobId: cancelled, afterSeq: 2 });
@@ -223,7 +249,13 @@ describe('subscriptions end when they should', () => {
       expect(toCancel.received.map((e) => [e.type, e.job.status])).toEqual([['JOB_CANCELLED', 'CANCELLED']]);
 
       // FAILED is not the end: retryJob runs the job again, and the same subscription sees it.
-      const failing = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['flaky'], maxAttempts: 1, inputs: { n: Math.random() } } }, editor)).createJob.jobId;
+      const failing = dataOf(
+        await server.request(
+          CreateJobDocument,
+          { input: { projectId, kind: 'K', steps: ['flaky'], maxAttempts: 1, inputs: { n: Math.random() } } },
+          editor,
+        ),
+      ).createJob.jobId;
       await server.request(StartStepDocument, { jobId: failing, stepName: 'flaky' }, worker);
       const throughFailure = subscribe(client, JOB_PROGRESS, { jobId: failing, afterSeq: 2 });
       await server.request(FailStepDocument, { jobId: failing, stepName: 'flaky', code: 'OOM', message: 'out of memory' }, worker);
@@ -259,7 +291,14 @@ describe('subscriptions end when they should', () => {
       const okBefore = await metricValue(server.url, 'graphql_operations_total{type="query",name="WhoAmI",code="OK"}');
       socket.send({ type: 'subscribe', id: 'q', payload: { query: 'query WhoAmI { viewer { tenantId } }' } });
       expect((await socket.next('next', 5000, 'q')).payload.data.viewer.tenantId).toBe('life');
-      socket.send({ type: 'subscribe', id: 'missing', payload: { query: 'mutation Cancel($jobId: ID!) { cancelJob(jobId: $jobId) { status } }', variables: { jobId: 'job_01ARZ3NDEKTSV4RRFFQ69G5FAV' } } });
+      socket.send({
+        type: 'subscribe',
+        id: 'missing',
+        payload: {
+          query: 'mutation Cancel($jobId: ID!) { cancelJob(jobId: $jobId) { status } }',
+          variables: { jobId: 'job_01ARZ3NDEKTSV4RRFFQ69G5FAV' },
+        },
+      });
       const failed = (await socket.next('next', 5000, 'missing')).payload.errors[0];
       expect(failed.extensions).toEqual(expect.objectContaining({ code: 'NOT_FOUND', requestId: expect.any(String) }));
       expect(failed.extensions.http).toBeUndefined();
@@ -267,7 +306,10 @@ describe('subscriptions end when they should', () => {
       socket.send({ type: 'subscribe', id: 'invalid', payload: { query: 'query Broken { nope }' } });
       const invalid = (await socket.next('error', 5000, 'invalid')).payload[0];
       expect(invalid.extensions).toEqual(expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED', requestId: expect.any(String) }));
-      const lines = await eventually(() => logs.entries().filter((e) => e.msg === 'graphql request'), (l) => l.length >= 3);
+      const lines = await eventually(
+        () => logs.entries().filter((e) => e.msg === 'graphql request'),
+        (l) => l.length >= 3,
+      );
       expect(lines.map(({ operationType, operationName, outcome }) => [operationType, operationName, outcome])).toEqual([
         ['query', 'WhoAmI', 'OK'],
         ['mutation', 'Cancel', 'NOT_FOUND'],
@@ -306,7 +348,9 @@ describe('subscriptions end when they should', () => {
       // (Written as text: JSON.stringify itself would overflow on it.)
       const deep = `${'['.repeat(5000)}"bottom"${']'.repeat(5000)}`;
       const jobId = await runningJob();
-      socket.send(`{"type":"subscribe","id":"deep","payload":{"query":"subscription($jobId: ID!) { jobProgress(jobId: $jobId) { seq } }","variables":{"jobId":"${jobId}","deep":${deep}}}}`);
+      socket.send(
+        `{"type":"subscribe","id":"deep","payload":{"query":"subscription($jobId: ID!) { jobProgress(jobId: $jobId) { seq } }","variables":{"jobId":"${jobId}","deep":${deep}}}}`,
+      );
       const error = await socket.next('error', 5000, 'deep');
       expect(error.payload[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', variable: 'deep', limit: 64 } });
       socket.send(subscribeFrame('fine', jobId, 0));
@@ -328,14 +372,29 @@ describe('a subscription that ends on the server side', () => {
     try {
       const editor = await server.token('ends', [Role.EDITOR]);
       const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Ends' } }, editor)).createProject.projectId;
-      const { jobId } = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, editor)).createJob;
+      const { jobId } = dataOf(
+        await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, editor),
+      ).createJob;
 
       // RESYNC: five events published at once overflow a buffer of two; the stream says so and ends.
       const client = wsClient(server.url, editor);
       const slow = subscribe(client, JOB_PROGRESS, { jobId, afterSeq: 1 });
-      await eventually(() => server.app.counts(), (c) => c.event_bus_listeners === 1);
+      await eventually(
+        () => server.app.counts(),
+        (c) => c.event_bus_listeners === 1,
+      );
       for (let seq = 2; seq <= 6; seq++) {
-        server.app.bus.publish(`JOB:ends:${jobId}`, { eventId: `${jobId}:${seq}`, jobId, projectId, seq, prevSeq: seq - 1, type: 'STEP_PROGRESS', actor: 'test', at: new Date().toISOString(), job: { status: 'RUNNING', progress: 0, completedSteps: 0, failedSteps: 0 } });
+        server.app.bus.publish(`JOB:ends:${jobId}`, {
+          eventId: `${jobId}:${seq}`,
+          jobId,
+          projectId,
+          seq,
+          prevSeq: seq - 1,
+          type: 'STEP_PROGRESS',
+          actor: 'test',
+          at: new Date().toISOString(),
+          job: { status: 'RUNNING', progress: 0, completedSteps: 0, failedSteps: 0 },
+        });
       }
       await slow.done;
       expect(slow.received.at(-1)).toMatchObject({ type: 'RESYNC' });
@@ -346,9 +405,17 @@ describe('a subscription that ends on the server side', () => {
       // Shutdown: 50 subscriptions over 5 sockets.
       const sockets = await Promise.all(Array.from({ length: 5 }, () => rawConnection(server.url, editor)));
       sockets.forEach((socket, s) => {
-        for (let i = 0; i < 10; i++) socket.send({ type: 'subscribe', id: `${s}-${i}`, payload: { query: `subscription { jobProgress(jobId: "${jobId}") { seq } }` } });
+        for (let i = 0; i < 10; i++)
+          socket.send({
+            type: 'subscribe',
+            id: `${s}-${i}`,
+            payload: { query: `subscription { jobProgress(jobId: "${jobId}") { seq } }` },
+          });
       });
-      await eventually(() => server.app.counts(), (c) => c.graphql_ws_subscriptions === 50 && c.event_bus_listeners === 50);
+      await eventually(
+        () => server.app.counts(),
+        (c) => c.graphql_ws_subscriptions === 50 && c.event_bus_listeners === 50,
+      );
       await client.dispose();
       await server.stop();
       stopped = true;

@@ -18,7 +18,11 @@ describe('the WebSocket endpoint', () => {
   afterAll(() => server.stop());
 
   const init = (socket: Raw, bearer = token) => socket.send({ type: 'connection_init', payload: { authorization: `Bearer ${bearer}` } });
-  const subscribeMessage = (id: string, query = `subscription { jobProgress(jobId: "${jobId}") { seq } }`) => ({ type: 'subscribe', id, payload: { query } });
+  const subscribeMessage = (id: string, query = `subscription { jobProgress(jobId: "${jobId}") { seq } }`) => ({
+    type: 'subscribe',
+    id,
+    payload: { query },
+  });
 
   it('acknowledges a valid token on the same port and path as HTTP', async () => {
     const socket = await raw(server.url);
@@ -47,7 +51,13 @@ describe('the WebSocket endpoint', () => {
   });
 
   it('closes with 4403 on a bad, foreign-signed or missing token', async () => {
-    for (const payload of [{ authorization: 'Bearer nonsense' }, { authorization: `Bearer ${await signDevToken(new TextEncoder().encode('another-secret-of-32-bytes-xxxxxx'), { sub: 'x', tenantId: 'ws-a' })}` }, {}]) {
+    for (const payload of [
+      { authorization: 'Bearer nonsense' },
+      {
+        authorization: `Bearer ${await signDevToken(new TextEncoder().encode('another-secret-of-32-bytes-xxxxxx'), { sub: 'x', tenantId: 'ws-a' })}`,
+      },
+      {},
+    ]) {
       const socket = await raw(server.url);
       socket.send({ type: 'connection_init', payload });
       expect((await socket.closed).code).toBe(4403);
@@ -136,7 +146,11 @@ describe('the WebSocket endpoint', () => {
       expect(foreign.received).toEqual([]);
       expect(foreign.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'NOT_FOUND' }) })]);
       // Both live subscriptions listen before anything is written (a fixed pause lost this race on a busy machine).
-      await eventually(() => server.app.counts().event_bus_listeners, (n) => n === 2, 10_000);
+      await eventually(
+        () => server.app.counts().event_bus_listeners,
+        (n) => n === 2,
+        10_000,
+      );
       const worker = await server.token('ws-a', [Role.WORKER]);
       await server.request(StartStepDocument, { jobId, stepName: 'a' }, worker);
       expect((await own.waitFor(1))[0]).toMatchObject({ seq: 2, type: 'STEP_STARTED' });
@@ -145,7 +159,11 @@ describe('the WebSocket endpoint', () => {
       // B's own project activity arrives; A's does not.
       const bProject = dataOf(await server.request(CreateProjectDocument, { input: { title: 'B' } }, intruder)).createProject.projectId;
       const activity = subscribe(theirs, `subscription { projectActivity(projectId: "${bProject}") { action subjectId } }`);
-      await eventually(() => server.app.counts().event_bus_listeners, (n) => n === 3, 10_000);
+      await eventually(
+        () => server.app.counts().event_bus_listeners,
+        (n) => n === 3,
+        10_000,
+      );
       await server.request(CreateLogDocument, { projectId: bProject, input: { rawText: 'b' } }, intruder);
       expect((await activity.waitFor(1))[0].action).toBe('log.created');
     } finally {

@@ -10,13 +10,15 @@ describe('Store against DynamoDB Local', () => {
   });
   afterAll(() => table.drop());
 
-  const put = (items: Record<string, unknown>[]) =>
-    Promise.all(items.map((item) => table.store.transact([putItem(item)])));
+  const put = (items: Record<string, unknown>[]) => Promise.all(items.map((item) => table.store.transact([putItem(item)])));
 
   it('reads 250 keys in key order with null for misses, in ceil(250/100) BatchGetItem calls', async () => {
     const items = Array.from({ length: 240 }, (_, i) => ({ PK: 'TENANT#b', SK: `ITEM#${String(i).padStart(3, '0')}`, n: i }));
     for (let i = 0; i < items.length; i += 25) await put(items.slice(i, i + 25));
-    const keys = [...items.map(({ PK, SK }) => ({ PK, SK })), ...Array.from({ length: 10 }, (_, i) => ({ PK: 'TENANT#b', SK: `MISSING#${i}` }))].reverse();
+    const keys = [
+      ...items.map(({ PK, SK }) => ({ PK, SK })),
+      ...Array.from({ length: 10 }, (_, i) => ({ PK: 'TENANT#b', SK: `MISSING#${i}` })),
+    ].reverse();
     table.dynamo.calls.reset();
     const got = await table.store.batchGet(keys);
     expect(table.dynamo.calls.byCommand.get('BatchGetItemCommand')).toBe(3);
@@ -44,17 +46,25 @@ describe('Store against DynamoDB Local', () => {
 
   it('refuses a cursor used for another query or another tenant', async () => {
     const page = await table.store.queryPage('p', { pk: 'TENANT#p', skPrefix: 'ROW#' }, { first: 5 });
-    await expect(table.store.queryPage('p', { pk: 'TENANT#p', skPrefix: 'ROW#', descending: true }, { after: await page.pageInfo.endCursor })).rejects.toMatchObject({
+    await expect(
+      table.store.queryPage('p', { pk: 'TENANT#p', skPrefix: 'ROW#', descending: true }, { after: await page.pageInfo.endCursor }),
+    ).rejects.toMatchObject({
       extensions: { code: 'BAD_USER_INPUT' },
     });
-    await expect(table.store.queryPage('q', { pk: 'TENANT#p', skPrefix: 'ROW#' }, { after: await page.pageInfo.endCursor })).rejects.toMatchObject({
+    await expect(
+      table.store.queryPage('q', { pk: 'TENANT#p', skPrefix: 'ROW#' }, { after: await page.pageInfo.endCursor }),
+    ).rejects.toMatchObject({
       extensions: { code: 'BAD_USER_INPUT' },
     });
   });
 
   it('caps first at 100 and refuses 0 or more', async () => {
-    await expect(table.store.queryPage('p', { pk: 'TENANT#p' }, { first: 101 })).rejects.toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
-    await expect(table.store.queryPage('p', { pk: 'TENANT#p' }, { first: 0 })).rejects.toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
+    await expect(table.store.queryPage('p', { pk: 'TENANT#p' }, { first: 101 })).rejects.toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+    await expect(table.store.queryPage('p', { pk: 'TENANT#p' }, { first: 0 })).rejects.toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
     const page = await table.store.queryPage('p', { pk: 'TENANT#p' });
     expect(page.nodes).toHaveLength(20);
   });
@@ -74,7 +84,10 @@ describe('Store against DynamoDB Local', () => {
     expect(page.pageInfo.hasNextPage).toBe(true);
     expect(await table.store.get({ PK: 'TENANT#e', SK: 'EV#00' })).toBeNull();
     expect(await table.store.get({ PK: 'TENANT#e', SK: 'EV#01' })).not.toBeNull();
-    const batch = await table.store.batchGet([{ PK: 'TENANT#e', SK: 'EV#00' }, { PK: 'TENANT#e', SK: 'EV#01' }]);
+    const batch = await table.store.batchGet([
+      { PK: 'TENANT#e', SK: 'EV#00' },
+      { PK: 'TENANT#e', SK: 'EV#01' },
+    ]);
     expect(batch.map((b) => b?.SK ?? null)).toEqual([null, 'EV#01']);
     // Two hours on, every item has expired.
     clock += 2 * 3600 * 1000;

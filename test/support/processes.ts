@@ -48,7 +48,9 @@ export function startProcess(command: string, args: string[], env: NodeJS.Proces
 
 /** Resolves with the exit code (null when a signal ended it). */
 export const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+  new Promise<number | null>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
+  );
 
 export async function until(condition: () => boolean, ms = 10_000): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -100,6 +102,10 @@ export function processesOf(pgid: number, dataDir: string): string[] {
 }
 
 export async function gql(url: string, token: string, query: string, variables?: object): Promise<any> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
   return res.json();
 }

@@ -26,8 +26,9 @@ const TYPE = new RegExp(`^# TYPE (${NAME}) (counter|gauge|histogram|summary|unty
 const SAMPLE = new RegExp(`^(${NAME})(?:\\{((?:${LABEL})(?:,${LABEL})*,?)?\\})? (${VALUE})(?: -?\\d+)?$`);
 const ONE_LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"/g;
 
-const unescape = (value: string) => value.replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c));
-const toNumber = (value: string) => (/inf$/i.test(value) ? (value.startsWith('-') ? -Infinity : Infinity) : /^nan$/i.test(value) ? NaN : Number(value));
+const unescapeLabel = (value: string) => value.replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c));
+const toNumber = (value: string) =>
+  /inf$/i.test(value) ? (value.startsWith('-') ? -Infinity : Infinity) : /^nan$/i.test(value) ? NaN : Number(value);
 
 /** Parses `text`; throws naming the first line or series that breaks the format. */
 export function parseExposition(text: string): Exposition {
@@ -52,7 +53,7 @@ export function parseExposition(text: string): Exposition {
     const labels: Record<string, string> = {};
     for (const [, key, raw] of labelText.matchAll(ONE_LABEL)) {
       if (key in labels) fail(`repeats label ${key}`);
-      labels[key] = unescape(raw);
+      labels[key] = unescapeLabel(raw);
     }
     samples.push({ name, labels, value: toNumber(value) });
   });

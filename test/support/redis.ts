@@ -10,7 +10,9 @@ export interface RedisServer {
 /** Starts a throwaway redis-server on a free 127.0.0.1 port (no persistence). */
 export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.once('error', () => {});
   const url = `redis://127.0.0.1:${port}`;
@@ -22,7 +24,8 @@ export async function startRedis(): Promise<RedisServer> {
       await probe.ping();
       break;
     } catch {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error('redis-server did not start (is the redis-server package installed?)');
+      if (child.exitCode !== null || Date.now() > deadline)
+        throw new Error('redis-server did not start (is the redis-server package installed?)');
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -34,7 +34,9 @@ export interface TestServer {
  * Starts the real server in this process on a free 127.0.0.1 port, against the run's DynamoDB
  * Local and a new table. The test that starts it stops it.
  */
-export async function startTestServer(options: { env?: Record<string, string>; batchLoads?: boolean; failPublish?: (event: Record<string, any>) => boolean } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { env?: Record<string, string>; batchLoads?: boolean; failPublish?: (event: Record<string, any>) => boolean } = {},
+): Promise<TestServer> {
   // The embedded S3 keeps its files here; the folder goes when the server stops.
   const dataDir = mkdtempSync(join(tmpdir(), 'artissist-test-'));
   const config = loadConfig({

@@ -55,7 +55,15 @@ export function subscribe<T = any>(client: Client, query: string, variables: Rec
     waitFor(count, timeoutMs = 15_000) {
       if (received.length >= count) return Promise.resolve(received);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`got ${received.length} of ${count} events: ${JSON.stringify(received.slice(-3))} errors: ${JSON.stringify(errors)}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `got ${received.length} of ${count} events: ${JSON.stringify(received.slice(-3))} errors: ${JSON.stringify(errors)}`,
+              ),
+            ),
+          timeoutMs,
+        );
         waiters.push({
           count,
           resolve: () => {
@@ -89,7 +97,9 @@ export async function rawSocket(url: string, options: WebSocket.ClientOptions = 
   const ws = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws', options);
   const messages: any[] = [];
   const log: Array<{ at: number; message: any }> = [];
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   ws.on('message', (data) => {
     const message = JSON.parse(data.toString());
     messages.push(message);
@@ -114,7 +124,8 @@ export async function rawSocket(url: string, options: WebSocket.ClientOptions = 
           messages.splice(messages.indexOf(found), 1);
           return found;
         }
-        if (Date.now() > deadline) throw new Error(`no ${type} message${id ? ` for ${id}` : ''}; got ${JSON.stringify(messages).slice(0, 500)}`);
+        if (Date.now() > deadline)
+          throw new Error(`no ${type} message${id ? ` for ${id}` : ''}; got ${JSON.stringify(messages).slice(0, 500)}`);
         await new Promise((r) => setTimeout(r, 10));
       }
     },

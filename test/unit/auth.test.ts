@@ -10,8 +10,14 @@ const sign = (claims: Record<string, unknown>, key = secret, exp: string | numbe
 
 describe('TokenVerifier', () => {
   it('reads tenant and roles, defaulting roles to editor', async () => {
-    await expect(verifier.verify(await sign({ tenantId: 'acme' }))).resolves.toMatchObject({ userId: 'u1', tenantId: 'acme', roles: [Role.EDITOR] });
-    await expect(verifier.verify(await sign({ tenantId: 'acme', roles: ['viewer', 'worker'] }))).resolves.toMatchObject({ roles: [Role.VIEWER, Role.WORKER] });
+    await expect(verifier.verify(await sign({ tenantId: 'acme' }))).resolves.toMatchObject({
+      userId: 'u1',
+      tenantId: 'acme',
+      roles: [Role.EDITOR],
+    });
+    await expect(verifier.verify(await sign({ tenantId: 'acme', roles: ['viewer', 'worker'] }))).resolves.toMatchObject({
+      roles: [Role.VIEWER, Role.WORKER],
+    });
   });
 
   it('accepts the Cognito-style custom:tenantId claim', async () => {
@@ -28,8 +34,12 @@ describe('TokenVerifier', () => {
   });
 
   it('refuses expired tokens, other keys, and other algorithms', async () => {
-    await expect(verifier.verify(await sign({ tenantId: 'acme' }, secret, Math.floor(Date.now() / 1000) - 10))).rejects.toThrow('The token has expired.');
-    await expect(verifier.verify(await sign({ tenantId: 'acme' }, new TextEncoder().encode('another-secret-another-secret-xx')))).rejects.toMatchObject({
+    await expect(verifier.verify(await sign({ tenantId: 'acme' }, secret, Math.floor(Date.now() / 1000) - 10))).rejects.toThrow(
+      'The token has expired.',
+    );
+    await expect(
+      verifier.verify(await sign({ tenantId: 'acme' }, new TextEncoder().encode('another-secret-another-secret-xx'))),
+    ).rejects.toMatchObject({
       extensions: { code: 'UNAUTHENTICATED' },
     });
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"u","tenantId":"acme"}').toString('base64url')}.`;

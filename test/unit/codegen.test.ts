@@ -10,6 +10,9 @@ describe('generated client types', () => {
       encoding: 'utf8',
       timeout: 60_000,
     });
-    expect({ status: result.status, output: result.status === 0 ? '' : `${result.stdout}${result.stderr}` }).toEqual({ status: 0, output: '' });
+    expect({ status: result.status, output: result.status === 0 ? '' : `${result.stdout}${result.stderr}` }).toEqual({
+      status: 0,
+      output: '',
+    });
   });
 });

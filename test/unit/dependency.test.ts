@@ -26,7 +26,13 @@ function clientAnswering(answers: Array<{ status: number; type?: string }>, maxA
     handle: async () => {
       const answer = answers[Math.min(sent++, answers.length - 1)];
       const body = answer.type ? JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${answer.type}`, message: 'refused' }) : '{}';
-      return { response: { statusCode: answer.status, headers: { 'content-type': 'application/x-amz-json-1.0' }, body: Readable.from([Buffer.from(body)]) } };
+      return {
+        response: {
+          statusCode: answer.status,
+          headers: { 'content-type': 'application/x-amz-json-1.0' },
+          body: Readable.from([Buffer.from(body)]),
+        },
+      };
     },
     updateHttpClientConfig: () => {},
     httpHandlerConfigs: () => ({}),
@@ -40,7 +46,10 @@ function clientAnswering(answers: Array<{ status: number; type?: string }>, maxA
   });
   const metrics = new Metrics({ processMetrics: false });
   const logged: Array<[string, object, string]> = [];
-  const outage = new OutageLog(60_000, { warn: (o: object, m: string) => logged.push(['warn', o, m]), info: (o: object, m: string) => logged.push(['info', o, m]) } as never);
+  const outage = new OutageLog(60_000, {
+    warn: (o: object, m: string) => logged.push(['warn', o, m]),
+    info: (o: object, m: string) => logged.push(['info', o, m]),
+  } as never);
   instrumentClient(client.middlewareStack, { dependency: 'dynamodb', metrics, outage });
   return { client, metrics, outage, logged, sent: () => sent };
 }
@@ -49,7 +58,10 @@ const get = new GetItemCommand({ TableName: 't', Key: { PK: { S: 'a' }, SK: { S:
 
 describe('SDK instrumentation (fake transport: faults DynamoDB Local cannot produce)', () => {
   it('counts throttled attempts that a retry outlasted, and the call as ok', async () => {
-    const { client, metrics, outage, sent } = clientAnswering([{ status: 400, type: 'ProvisionedThroughputExceededException' }, { status: 400, type: 'ThrottlingException' }, { status: 200 }], 3);
+    const { client, metrics, outage, sent } = clientAnswering(
+      [{ status: 400, type: 'ProvisionedThroughputExceededException' }, { status: 400, type: 'ThrottlingException' }, { status: 200 }],
+      3,
+    );
     await client.send(get);
     expect(sent()).toBe(3);
     expect(await counter(metrics, 'dynamodb_throttles_total', { command: 'GetItem' })).toBe(2);
@@ -80,7 +92,9 @@ describe('SDK instrumentation (fake transport: faults DynamoDB Local cannot prod
 
   it('passes a failed condition through as the SDK error it is: the dependency answered', async () => {
     const { client, metrics, outage } = clientAnswering([{ status: 400, type: 'ConditionalCheckFailedException' }], 3);
-    const error = await client.send(new PutItemCommand({ TableName: 't', Item: { PK: { S: 'a' } }, ConditionExpression: 'attribute_not_exists(PK)' })).catch((e) => e);
+    const error = await client
+      .send(new PutItemCommand({ TableName: 't', Item: { PK: { S: 'a' } }, ConditionExpression: 'attribute_not_exists(PK)' }))
+      .catch((e) => e);
     expect(error).toBeInstanceOf(ConditionalCheckFailedException);
     expect(await counter(metrics, 'dynamodb_calls_total', { command: 'PutItem', outcome: 'conditional_failed' })).toBe(1);
     expect(outage.failing()).toEqual([]);
@@ -171,7 +185,10 @@ describe('LabelCap', () => {
 describe('OutageLog', () => {
   it('logs the start, one summary per interval with counts, and the recovery after a quiet interval', () => {
     const lines: Array<{ level: string; fields: any; msg: string }> = [];
-    const log = { warn: (fields: object, msg: string) => lines.push({ level: 'warn', fields, msg }), info: (fields: object, msg: string) => lines.push({ level: 'info', fields, msg }) };
+    const log = {
+      warn: (fields: object, msg: string) => lines.push({ level: 'warn', fields, msg }),
+      info: (fields: object, msg: string) => lines.push({ level: 'info', fields, msg }),
+    };
     const outage = new OutageLog(10_000, log as never);
     try {
       for (let i = 0; i < 500; i++) outage.failure('dynamodb', i % 5 ? 'timeout' : 'unreachable');

@@ -1,10 +1,28 @@
-import { decide, initialSteps, JobEventType, JobStatus, StepStatus, type JobAction, type JobState, type StepState } from '../../src/job/job.machine';
+import {
+  decide,
+  initialSteps,
+  JobEventType,
+  JobStatus,
+  StepStatus,
+  type JobAction,
+  type JobState,
+  type StepState,
+} from '../../src/job/job.machine';
 
 const ctx = { now: '2026-01-01T00:00:00.000Z', actor: 'u', jobId: 'job_1' };
 
 function fresh(names: string[], maxAttempts = 3) {
   const plan = names.map((name, i) => ({ name, order: i + 1 }));
-  const job: JobState = { status: JobStatus.QUEUED, plan, attempts: Object.fromEntries(names.map((n) => [n, 1])), currentStep: names[0], progress: 0, completedSteps: 0, failedSteps: 0, maxAttempts };
+  const job: JobState = {
+    status: JobStatus.QUEUED,
+    plan,
+    attempts: Object.fromEntries(names.map((n) => [n, 1])),
+    currentStep: names[0],
+    progress: 0,
+    completedSteps: 0,
+    failedSteps: 0,
+    maxAttempts,
+  };
   const steps = new Map(initialSteps(plan).map((s) => [s.name, s]));
   return { job, steps };
 }
@@ -25,54 +43,105 @@ function run(names: string[], actions: JobAction[], maxAttempts = 3) {
 
 describe('job decisions', () => {
   it('runs steps in order and completes the job with progress 1', () => {
-    const { job, types } = run(['a', 'b'], [
-      { kind: 'start', step: 'a' },
-      { kind: 'progress', step: 'a', progress: 0.5 },
-      { kind: 'complete', step: 'a', artifacts: [] },
-      { kind: 'start', step: 'b' },
-      { kind: 'complete', step: 'b', artifacts: [] },
-    ]);
+    const { job, types } = run(
+      ['a', 'b'],
+      [
+        { kind: 'start', step: 'a' },
+        { kind: 'progress', step: 'a', progress: 0.5 },
+        { kind: 'complete', step: 'a', artifacts: [] },
+        { kind: 'start', step: 'b' },
+        { kind: 'complete', step: 'b', artifacts: [] },
+      ],
+    );
     expect(types).toEqual(['STEP_STARTED', 'STEP_PROGRESS', 'STEP_COMPLETED', 'STEP_STARTED', 'STEP_COMPLETED']);
     expect(job).toMatchObject({ status: JobStatus.COMPLETED, progress: 1, completedSteps: 2, currentStep: null, finishedAt: ctx.now });
   });
 
   it('computes job progress from completed steps plus the running step’s share', () => {
-    const { job } = run(['a', 'b', 'c', 'd'], [{ kind: 'start', step: 'a' }, { kind: 'complete', step: 'a', artifacts: [] }, { kind: 'start', step: 'b' }, { kind: 'progress', step: 'b', progress: 0.5 }]);
+    const { job } = run(
+      ['a', 'b', 'c', 'd'],
+      [
+        { kind: 'start', step: 'a' },
+        { kind: 'complete', step: 'a', artifacts: [] },
+        { kind: 'start', step: 'b' },
+        { kind: 'progress', step: 'b', progress: 0.5 },
+      ],
+    );
     expect(job.progress).toBe(0.375);
   });
 
   it('refuses to start a step out of order, or twice', () => {
     const { job, steps } = fresh(['a', 'b']);
-    expect(() => decide(job, steps, { kind: 'start', step: 'b' }, ctx)).toThrow(expect.objectContaining({ extensions: expect.objectContaining({ code: 'INVALID_TRANSITION', from: 'waiting for a' }) }));
+    expect(() => decide(job, steps, { kind: 'start', step: 'b' }, ctx)).toThrow(
+      expect.objectContaining({ extensions: expect.objectContaining({ code: 'INVALID_TRANSITION', from: 'waiting for a' }) }),
+    );
     const started = run(['a', 'b'], [{ kind: 'start', step: 'a' }]);
-    expect(() => decide(started.job, started.steps, { kind: 'start', step: 'a' }, ctx)).toThrow(expect.objectContaining({ extensions: expect.objectContaining({ from: StepStatus.RUNNING, to: StepStatus.RUNNING }) }));
+    expect(() => decide(started.job, started.steps, { kind: 'start', step: 'a' }, ctx)).toThrow(
+      expect.objectContaining({ extensions: expect.objectContaining({ from: StepStatus.RUNNING, to: StepStatus.RUNNING }) }),
+    );
     expect(() => decide(job, steps, { kind: 'start', step: 'zzz' }, ctx)).toThrow(/no step named "zzz"/);
   });
 
   it('schedules a new attempt while attempts remain, then fails the job', () => {
-    const once = run(['a'], [{ kind: 'start', step: 'a' }, { kind: 'fail', step: 'a', code: 'E', message: 'm' }], 2);
+    const once = run(
+      ['a'],
+      [
+        { kind: 'start', step: 'a' },
+        { kind: 'fail', step: 'a', code: 'E', message: 'm' },
+      ],
+      2,
+    );
     expect(once.job).toMatchObject({ status: JobStatus.RUNNING, attempts: { a: 2 }, failedSteps: 0, error: { code: 'E', retryCount: 0 } });
     expect(once.steps.get('a')).toMatchObject({ attempt: 2, status: StepStatus.PENDING });
-    const twice = run(['a'], [{ kind: 'start', step: 'a' }, { kind: 'fail', step: 'a', code: 'E', message: 'm' }, { kind: 'start', step: 'a' }, { kind: 'fail', step: 'a', code: 'E', message: 'm2' }], 2);
+    const twice = run(
+      ['a'],
+      [
+        { kind: 'start', step: 'a' },
+        { kind: 'fail', step: 'a', code: 'E', message: 'm' },
+        { kind: 'start', step: 'a' },
+        { kind: 'fail', step: 'a', code: 'E', message: 'm2' },
+      ],
+      2,
+    );
     expect(twice.job).toMatchObject({ status: JobStatus.FAILED, failedSteps: 1, error: { message: 'm2', retryCount: 1 } });
   });
 
   it('pauses for review; approval continues, rejection fails; retry starts a new attempt', () => {
-    const paused = run(['a', 'b'], [{ kind: 'start', step: 'a' }, { kind: 'pause', step: 'a' }]);
+    const paused = run(
+      ['a', 'b'],
+      [
+        { kind: 'start', step: 'a' },
+        { kind: 'pause', step: 'a' },
+      ],
+    );
     expect(paused.job.status).toBe(JobStatus.PAUSED);
     expect(() => decide(paused.job, paused.steps, { kind: 'progress', step: 'a', progress: 0.1 }, ctx)).toThrow(/cannot go from PAUSED/);
     const approved = decide(paused.job, paused.steps, { kind: 'approve', step: 'a' }, ctx);
     expect(approved.job).toMatchObject({ status: JobStatus.RUNNING, currentStep: 'b', completedSteps: 1 });
     expect(approved.step).toMatchObject({ status: StepStatus.COMPLETED, approvedBy: 'u', decidedAt: ctx.now });
-    const rejected = run(['a', 'b'], [{ kind: 'start', step: 'a' }, { kind: 'pause', step: 'a' }, { kind: 'reject', step: 'a', reason: 'no' }, { kind: 'retry' }]);
+    const rejected = run(
+      ['a', 'b'],
+      [{ kind: 'start', step: 'a' }, { kind: 'pause', step: 'a' }, { kind: 'reject', step: 'a', reason: 'no' }, { kind: 'retry' }],
+    );
     expect(rejected.types.slice(-2)).toEqual(['STEP_REJECTED', 'JOB_RETRIED']);
-    expect(rejected.job).toMatchObject({ status: JobStatus.RUNNING, currentStep: 'a', failedSteps: 0, attempts: { a: 2 }, error: null, finishedAt: null });
+    expect(rejected.job).toMatchObject({
+      status: JobStatus.RUNNING,
+      currentStep: 'a',
+      failedSteps: 0,
+      attempts: { a: 2 },
+      error: null,
+      finishedAt: null,
+    });
   });
 
   it('cancels from any live status, skipping pending steps, and never from a final one', () => {
     const cancelled = run(['a', 'b', 'c'], [{ kind: 'start', step: 'a' }, { kind: 'cancel' }]);
     expect(cancelled.job.status).toBe(JobStatus.CANCELLED);
-    expect([...cancelled.steps.values()].map((s: StepState) => s.status)).toEqual([StepStatus.RUNNING, StepStatus.SKIPPED, StepStatus.SKIPPED]);
+    expect([...cancelled.steps.values()].map((s: StepState) => s.status)).toEqual([
+      StepStatus.RUNNING,
+      StepStatus.SKIPPED,
+      StepStatus.SKIPPED,
+    ]);
     expect(() => decide(cancelled.job, cancelled.steps, { kind: 'cancel' }, ctx)).toThrow(/CANCELLED to CANCELLED/);
     expect(() => decide(cancelled.job, cancelled.steps, { kind: 'retry' }, ctx)).toThrow(/CANCELLED to RUNNING/);
   });

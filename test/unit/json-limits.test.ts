@@ -19,7 +19,9 @@ function randomJson(seed: number): unknown {
       return leaves[Math.floor(next() * leaves.length)];
     }
     if (pick < 0.6) return Array.from({ length: Math.floor(next() * 4) }, () => make(depth + 1));
-    return Object.fromEntries(Array.from({ length: Math.floor(next() * 4) }, (_, i) => [`k${i}${next() < 0.2 ? '"ü' : ''}`, make(depth + 1)]));
+    return Object.fromEntries(
+      Array.from({ length: Math.floor(next() * 4) }, (_, i) => [`k${i}${next() < 0.2 ? '"ü' : ''}`, make(depth + 1)]),
+    );
   };
   return make(0);
 }
@@ -30,7 +32,10 @@ describe('checkJsonInput', () => {
       const value = randomJson(seed);
       const bytes = Buffer.byteLength(JSON.stringify(value));
       expect({ seed, result: checkJsonInput(value, { maxBytes: bytes }) }).toEqual({ seed, result: null });
-      expect({ seed, result: checkJsonInput(value, { maxBytes: bytes - 1 }) }).toEqual({ seed, result: { reason: 'JSON_TOO_LARGE', limit: bytes - 1 } });
+      expect({ seed, result: checkJsonInput(value, { maxBytes: bytes - 1 }) }).toEqual({
+        seed,
+        result: { reason: 'JSON_TOO_LARGE', limit: bytes - 1 },
+      });
     }
   });
 
@@ -73,7 +78,10 @@ describe('checkJsonInput', () => {
 describe('checkVariables', () => {
   it('names the first variable nested deeper than the absurd limit', () => {
     expect(checkVariables({ ok: nested(20), alsoOk: 'x' })).toBeNull();
-    expect(checkVariables({ ok: 1, deep: nested(VARIABLES_MAX_DEPTH + 1) })).toEqual({ variable: 'deep', violation: { reason: 'JSON_TOO_DEEP', limit: VARIABLES_MAX_DEPTH } });
+    expect(checkVariables({ ok: 1, deep: nested(VARIABLES_MAX_DEPTH + 1) })).toEqual({
+      variable: 'deep',
+      violation: { reason: 'JSON_TOO_DEEP', limit: VARIABLES_MAX_DEPTH },
+    });
     expect(checkVariables(undefined)).toBeNull();
     expect(checkVariables(null)).toBeNull();
   });
@@ -84,10 +92,20 @@ describe('boundedJson', () => {
     expect(boundedJson({ a: 1 }, 'metrics')).toEqual({ a: 1 });
     expect(boundedJson(null, 'metrics')).toBeNull();
     expect(() => boundedJson(nested(JSON_INPUT_LIMITS.maxDepth + 1), 'metrics')).toThrow(
-      expect.objectContaining({ message: expect.stringContaining('metrics is nested more than 16 levels'), extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'metrics', reason: 'JSON_TOO_DEEP' }) }),
+      expect.objectContaining({
+        message: expect.stringContaining('metrics is nested more than 16 levels'),
+        extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'metrics', reason: 'JSON_TOO_DEEP' }),
+      }),
     );
     expect(() => boundedJson({ text: 'x'.repeat(JSON_INPUT_LIMITS.maxBytes) }, 'exif')).toThrow(
-      expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'exif', reason: 'JSON_TOO_LARGE', limit: JSON_INPUT_LIMITS.maxBytes }) }),
+      expect.objectContaining({
+        extensions: expect.objectContaining({
+          code: 'BAD_USER_INPUT',
+          field: 'exif',
+          reason: 'JSON_TOO_LARGE',
+          limit: JSON_INPUT_LIMITS.maxBytes,
+        }),
+      }),
     );
   });
 });

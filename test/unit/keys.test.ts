@@ -31,7 +31,9 @@ describe('keys', () => {
     for (const key of keys) expect(key.PK).toBe('TENANT#acme');
     expect(projectEventsPk(t, p)).toBe(`TENANT#acme#PROJECT#${p}#EVENTS`);
     expect(tenantEventsPk(t)).toBe('TENANT#acme#EVENTS');
-    for (const index of Object.values(projectIndexKeys(t, { projectId: p, title: 'X', status: ProjectStatus.PLANNING, createdAt: 'now' }))) {
+    for (const index of Object.values(
+      projectIndexKeys(t, { projectId: p, title: 'X', status: ProjectStatus.PLANNING, createdAt: 'now' }),
+    )) {
       if (index.startsWith('TENANT#')) expect(index.startsWith('TENANT#acme#')).toBe(true);
     }
   });
@@ -51,7 +53,11 @@ describe('keys', () => {
   it('derives the project children from the declarations, each read by one sort-key prefix', () => {
     expect(projectChildren).toEqual(['Brief', 'Milestone', 'Log', 'Asset']);
     for (const kind of projectChildren) {
-      expect(projectChildQuery(t, p, kind)).toEqual({ pk: 'TENANT#acme', skPrefix: `PROJECT#${p}#${kind.toUpperCase()}#`, descending: false });
+      expect(projectChildQuery(t, p, kind)).toEqual({
+        pk: 'TENANT#acme',
+        skPrefix: `PROJECT#${p}#${kind.toUpperCase()}#`,
+        descending: false,
+      });
     }
   });
 
@@ -75,7 +81,10 @@ describe('keys', () => {
   });
 
   it('lists projects by status and by title through the indexes, never the base partition', () => {
-    expect(projectsByStatus(t, ProjectStatus.PRODUCTION, false)).toMatchObject({ index: 'GSI1', pk: 'TENANT#acme#PROJECT_STATUS#production' });
+    expect(projectsByStatus(t, ProjectStatus.PRODUCTION, false)).toMatchObject({
+      index: 'GSI1',
+      pk: 'TENANT#acme#PROJECT_STATUS#production',
+    });
     expect(projectsByTitle(t, ' The Sea', false)).toMatchObject({ index: 'GSI2', pk: 'TENANT#acme#TYPE#PROJECT', skPrefix: 'the sea' });
     expect(projectsByTitle(t, undefined, true).pk).toBe('TENANT#acme#TYPE#ARCHIVED_PROJECT');
   });

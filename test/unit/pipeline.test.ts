@@ -34,7 +34,8 @@ function topic() {
       };
       listeners.add(listener);
       const iterator: AsyncIterableIterator<object> = {
-        next: () => (queue.length ? Promise.resolve({ done: false, value: queue.shift()! }) : new Promise((resolve) => (waiting = resolve))),
+        next: () =>
+          queue.length ? Promise.resolve({ done: false, value: queue.shift()! }) : new Promise((resolve) => (waiting = resolve)),
         async return() {
           if (listeners.delete(listener)) closed++;
           waiting?.({ done: true, value: undefined });
@@ -65,13 +66,24 @@ const schema = new GraphQLSchema({
 });
 
 describe('the operation pipeline', () => {
-  const config = loadConfig({ NODE_ENV: 'test', AUTH_JWT_SECRET: 'unit-secret-0123456789abcdef0123456789', CURSOR_SECRET: 'c', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    AUTH_JWT_SECRET: 'unit-secret-0123456789abcdef0123456789',
+    CURSOR_SECRET: 'c',
+    DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+  });
   const pipeline = new OperationPipeline({ config, schema, store: {} as Store, eventRetentionDays: 1 });
 
   async function subscribe(principal: Principal) {
     const prepared = await pipeline.prepare('subscription { ticks { n viewer tenant } }');
     const lifetime = new Operation(principal.userId, () => {});
-    const stream = (await pipeline.subscribe({ schema, document: prepared.document!, contextValue: pipeline.context(principal), lifetime, principal })) as AsyncGenerator<ExecutionResult>;
+    const stream = (await pipeline.subscribe({
+      schema,
+      document: prepared.document!,
+      contextValue: pipeline.context(principal),
+      lifetime,
+      principal,
+    })) as AsyncGenerator<ExecutionResult>;
     return { lifetime, stream };
   }
 

@@ -48,7 +48,15 @@ describe('replayThenLive', () => {
 
   it('replays stored events after the position, then live ones, dropping what replay already sent', async () => {
     const source = liveSource();
-    const it = replayThenLive<E>({ mode: 'sequence', live: source.live, after: 6, readAfter, positionOf: (e) => e.seq, resync: (s) => ({ seq: s as number, resync: true }), maxBuffer: 100 });
+    const it = replayThenLive<E>({
+      mode: 'sequence',
+      live: source.live,
+      after: 6,
+      readAfter,
+      positionOf: (e) => e.seq,
+      resync: (s) => ({ seq: s as number, resync: true }),
+      maxBuffer: 100,
+    });
     // Published while the replay runs: 9 and 10 again (already stored), then 11.
     source.push({ seq: 9 }, { seq: 10 }, { seq: 11 });
     expect((await take(it, 5)).map((e) => e.seq)).toEqual([7, 8, 9, 10, 11]);
@@ -58,7 +66,15 @@ describe('replayThenLive', () => {
 
   it('fills a gap from the store when live events arrive out of order', async () => {
     const source = liveSource();
-    const it = replayThenLive<E>({ mode: 'sequence', live: source.live, after: 3, readAfter, positionOf: (e) => e.seq, resync: (s) => ({ seq: s as number }), maxBuffer: 100 });
+    const it = replayThenLive<E>({
+      mode: 'sequence',
+      live: source.live,
+      after: 3,
+      readAfter,
+      positionOf: (e) => e.seq,
+      resync: (s) => ({ seq: s as number }),
+      maxBuffer: 100,
+    });
     const first = await take(it, 7);
     expect(first.map((e) => e.seq)).toEqual([4, 5, 6, 7, 8, 9, 10]);
     store.push({ seq: 11 }, { seq: 12 }, { seq: 13 });
@@ -71,7 +87,15 @@ describe('replayThenLive', () => {
 
   it('ends with an explicit RESYNC naming the last delivered position when a slow consumer overflows the buffer', async () => {
     const source = liveSource();
-    const it = replayThenLive<E>({ mode: 'sequence', live: source.live, after: null, readAfter, positionOf: (e) => e.seq, resync: (s) => ({ seq: -1, resync: true, id: String(s) }), maxBuffer: 5 });
+    const it = replayThenLive<E>({
+      mode: 'sequence',
+      live: source.live,
+      after: null,
+      readAfter,
+      positionOf: (e) => e.seq,
+      resync: (s) => ({ seq: -1, resync: true, id: String(s) }),
+      maxBuffer: 5,
+    });
     source.push({ seq: 1 });
     expect((await take(it, 1)).map((e) => e.seq)).toEqual([1]);
     // The consumer stops pulling while 20 events arrive.
@@ -86,8 +110,19 @@ describe('replayThenLive', () => {
 
   it('drops duplicate ids in id mode (at-least-once delivery)', async () => {
     const source = liveSource();
-    const stored = [{ seq: 0, id: 'b' }, { seq: 0, id: 'c' }];
-    const it = replayThenLive<E>({ mode: 'id', live: source.live, after: 'a', readAfter: async () => stored, positionOf: (e) => e.id!, resync: () => ({ seq: -1 }), maxBuffer: 10 });
+    const stored = [
+      { seq: 0, id: 'b' },
+      { seq: 0, id: 'c' },
+    ];
+    const it = replayThenLive<E>({
+      mode: 'id',
+      live: source.live,
+      after: 'a',
+      readAfter: async () => stored,
+      positionOf: (e) => e.id!,
+      resync: () => ({ seq: -1 }),
+      maxBuffer: 10,
+    });
     source.push({ seq: 0, id: 'c' }, { seq: 0, id: 'd' }, { seq: 0, id: 'd' }, { seq: 0, id: 'e' });
     expect((await take(it, 4)).map((e) => e.id)).toEqual(['b', 'c', 'd', 'e']);
     await it.return!();
@@ -95,12 +130,30 @@ describe('replayThenLive', () => {
 
   it('ends after a final event, in the replay or live, and closes the listener', async () => {
     const source = liveSource();
-    const finalInReplay = replayThenLive<E>({ mode: 'sequence', live: source.live, after: 7, readAfter, positionOf: (e) => e.seq, isFinal: (e) => e.seq === 9, maxBuffer: 10, resync: () => ({ seq: 0, resync: true }) });
+    const finalInReplay = replayThenLive<E>({
+      mode: 'sequence',
+      live: source.live,
+      after: 7,
+      readAfter,
+      positionOf: (e) => e.seq,
+      isFinal: (e) => e.seq === 9,
+      maxBuffer: 10,
+      resync: () => ({ seq: 0, resync: true }),
+    });
     expect((await take(finalInReplay, 10)).map((e) => e.seq)).toEqual([8, 9]);
     expect(source.closed).toBe(true);
 
     const live = liveSource();
-    const finalLive = replayThenLive<E>({ mode: 'sequence', live: live.live, after: 10, readAfter, positionOf: (e) => e.seq, isFinal: (e) => e.seq === 12, maxBuffer: 10, resync: () => ({ seq: 0, resync: true }) });
+    const finalLive = replayThenLive<E>({
+      mode: 'sequence',
+      live: live.live,
+      after: 10,
+      readAfter,
+      positionOf: (e) => e.seq,
+      isFinal: (e) => e.seq === 12,
+      maxBuffer: 10,
+      resync: () => ({ seq: 0, resync: true }),
+    });
     const taken = take(finalLive, 10);
     await tick();
     live.push({ seq: 11 }, { seq: 12 }, { seq: 13 });
@@ -109,9 +162,16 @@ describe('replayThenLive', () => {
   });
 
   it('replays and ends without listening when no live event can come', async () => {
-    const finished = replayThenLive<E>({ mode: 'sequence', live: null, after: 8, readAfter, positionOf: (e) => e.seq, maxBuffer: 10, resync: () => ({ seq: 0, resync: true }) });
+    const finished = replayThenLive<E>({
+      mode: 'sequence',
+      live: null,
+      after: 8,
+      readAfter,
+      positionOf: (e) => e.seq,
+      maxBuffer: 10,
+      resync: () => ({ seq: 0, resync: true }),
+    });
     expect((await take(finished, 10)).map((e) => e.seq)).toEqual([9, 10]);
     expect((await finished.next()).done).toBe(true);
   });
 });
-

@@ -22,6 +22,11 @@ describe('S3 key validation', () => {
     ['tenants/acme/a\u0000.jpg', 'characters', /control characters/],
   ])('refuses %j (rule %s) with a message naming the rule', (key, rule, message) => {
     expect(s3KeyViolation(key, t)?.rule).toBe(rule);
-    expect(() => validateS3Key(key, t, 's3Key')).toThrow(expect.objectContaining({ message: expect.stringMatching(message), extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', rule }) }));
+    expect(() => validateS3Key(key, t, 's3Key')).toThrow(
+      expect.objectContaining({
+        message: expect.stringMatching(message),
+        extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', rule }),
+      }),
+    );
   });
 });

@@ -31,7 +31,9 @@ const put = putItem({ PK: 'a', SK: 'b' }).ifVersion(3);
 
 describe('mapping transaction cancellations', () => {
   it('turns a failed condition into the error its write names, given the current item', async () => {
-    const { store } = storeAnswering(cancelled([{ Code: 'None' }, { Code: 'ConditionalCheckFailed', Item: marshall({ PK: 'a', SK: 'b', version: 4 }) }]));
+    const { store } = storeAnswering(
+      cancelled([{ Code: 'None' }, { Code: 'ConditionalCheckFailed', Item: marshall({ PK: 'a', SK: 'b', version: 4 }) }]),
+    );
     const error = await store
       .transact([putItem({ PK: 'x', SK: 'y' }), put.orFail((current) => conflict('Project', 'p', 3, current?.version))])
       .catch((e) => e);

@@ -4,7 +4,13 @@ import { UploadStatus } from '../../src/files/upload.type';
 
 /* The parts of the upload lifecycle that need no bucket; confirming against S3 is in test/e2e/files.test.ts. */
 describe('the upload lifecycle', () => {
-  const limits = { uploadMaxBytes: 1000, uploadUrlTtlSeconds: 60, downloadUrlTtlSeconds: 60, downloadUrlMaxTtlSeconds: 60, uploadExpiryHours: 24 };
+  const limits = {
+    uploadMaxBytes: 1000,
+    uploadUrlTtlSeconds: 60,
+    downloadUrlTtlSeconds: 60,
+    downloadUrlMaxTtlSeconds: 60,
+    uploadExpiryHours: 24,
+  };
   const uploads = new Uploads(new FilesService(undefined, 't', limits), () => new Date());
 
   it('refuses a declared upload that is too large or has no type/subtype', () => {

@@ -21,12 +21,18 @@ describe('write builders', () => {
   });
 
   it('locks a change to the version read, and a delete likewise', () => {
-    expect(put(key).ifVersion(4).toRequest('T').Put).toMatchObject({ ConditionExpression: '#n0 = :v0', ExpressionAttributeNames: { '#n0': 'version' }, ExpressionAttributeValues: { ':v0': 4 } });
+    expect(put(key).ifVersion(4).toRequest('T').Put).toMatchObject({
+      ConditionExpression: '#n0 = :v0',
+      ExpressionAttributeNames: { '#n0': 'version' },
+      ExpressionAttributeValues: { ':v0': 4 },
+    });
     expect(del(key).ifVersion(4).toRequest('T').Delete).toMatchObject({ Key: key, ConditionExpression: '#n0 = :v0' });
   });
 
   it('checks that a parent exists and is active, failing with the error it names', () => {
-    const write = check(key).exists(() => notFound('Project', 'p')).where({ archived: false });
+    const write = check(key)
+      .exists(() => notFound('Project', 'p'))
+      .where({ archived: false });
     expect(write.toRequest('T').ConditionCheck).toMatchObject({
       Key: key,
       ConditionExpression: 'attribute_exists(#n0) AND #n1 = :v0',
@@ -37,7 +43,10 @@ describe('write builders', () => {
   });
 
   it('states a transition from a status', () => {
-    expect(put(key).ifStatus('PENDING').toRequest('T').Put).toMatchObject({ ConditionExpression: '#n0 = :v0', ExpressionAttributeNames: { '#n0': 'status' } });
+    expect(put(key).ifStatus('PENDING').toRequest('T').Put).toMatchObject({
+      ConditionExpression: '#n0 = :v0',
+      ExpressionAttributeNames: { '#n0': 'status' },
+    });
   });
 
   it('accepts an expired idempotency record as absent', () => {
@@ -62,7 +71,10 @@ describe('write builders', () => {
     const write = event({ PK: 'TENANT#t#EVENTS', SK: 'EVENT#1', eventId: 'evt_1', at: '2026-01-01T00:00:00.000Z' });
     expect(write.isEvent).toBe(true);
     expect(put(key).isEvent).toBe(false);
-    expect(write.item).toMatchObject({ OUTBOXPK: expect.stringMatching(new RegExp(`^OUTBOX#[0-${OUTBOX_SHARDS - 1}]$`)), OUTBOXSK: '2026-01-01T00:00:00.000Z#evt_1' });
+    expect(write.item).toMatchObject({
+      OUTBOXPK: expect.stringMatching(new RegExp(`^OUTBOX#[0-${OUTBOX_SHARDS - 1}]$`)),
+      OUTBOXSK: '2026-01-01T00:00:00.000Z#evt_1',
+    });
     expect(write.toRequest('T').Put?.ConditionExpression).toBe('attribute_not_exists(#n0)');
   });
 });

@@ -77,9 +77,7 @@ export function createDynamo(options: DynamoOptions): Dynamo {
     retryMode: 'standard',
     logger: sdkLogger,
     requestHandler: transportOptions(options.requestTimeoutMs, options.connectTimeoutMs ?? 1000),
-    ...(options.endpoint && !process.env.AWS_ACCESS_KEY_ID
-      ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    ...(options.endpoint && !process.env.AWS_ACCESS_KEY_ID ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   const calls = new CallCounter();
   client.middlewareStack.add(

@@ -102,7 +102,13 @@ function javaReason(output: string): string {
  * Starts one DynamoDB Local java process on `port` with its watchdog, and resolves when it answers.
  * Throws with DynamoDB Local's output when it exits or does not answer within `timeoutMs`.
  */
-async function launch(folder: string, port: number, dataPath: string | null, timeoutMs: number, options: { onSpawn?: () => void; signal?: AbortSignal } = {}): Promise<JavaCopy> {
+async function launch(
+  folder: string,
+  port: number,
+  dataPath: string | null,
+  timeoutMs: number,
+  options: { onSpawn?: () => void; signal?: AbortSignal } = {},
+): Promise<JavaCopy> {
   const args = [
     `-Djava.library.path=${join(folder, 'DynamoDBLocal_lib')}`,
     // A small heap start and serial GC keep a 2-core machine responsive while it warms up.
@@ -170,7 +176,8 @@ async function launch(folder: string, port: number, dataPath: string | null, tim
         await probe.send(new ListTablesCommand({ Limit: 1 }));
         break;
       } catch {
-        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer within ${Math.round(timeoutMs / 1000)} s:\n${output.trim()}`);
+        if (Date.now() > deadline)
+          throw new Error(`DynamoDB Local did not answer within ${Math.round(timeoutMs / 1000)} s:\n${output.trim()}`);
         await new Promise((r) => setTimeout(r, 150));
       }
     }
@@ -193,7 +200,11 @@ async function launch(folder: string, port: number, dataPath: string | null, tim
  * `down`. Throws JavaMissingError when Java is missing, or an Error with DynamoDB Local's output
  * when it does not come up in time.
  */
-export async function startDynamoDbLocal(options: { dataPath: string | null; timeoutMs?: number; onSpawn?: () => void }): Promise<EmbeddedDynamo> {
+export async function startDynamoDbLocal(options: {
+  dataPath: string | null;
+  timeoutMs?: number;
+  onSpawn?: () => void;
+}): Promise<EmbeddedDynamo> {
   checkJava();
   const folder = jarFolder();
   const { dataPath } = options;

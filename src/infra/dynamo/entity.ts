@@ -25,6 +25,7 @@ export interface KeyShape<PK extends string, SK extends string> {
    * How a placeholder's value is written into a key (zero-padding, normalizing free text), so
    * that key order is the order wanted; a placeholder without one is written as it is.
    */
+  // biome-ignore lint/suspicious/noExplicitAny: a formatter takes whatever its placeholder holds (a number, a text).
   format?: { [K in Placeholders<PK> | Placeholders<SK>]?: (value: any) => string };
 }
 
@@ -79,7 +80,12 @@ export function keyShape<const PK extends string, const SK extends string>(shape
 }
 
 /** One entity's declaration: its type name, id prefix, parent, key shape, indexes and TTL. */
-export interface EntityDeclaration<PK extends string, SK extends string, Prefix extends string | undefined, Parent extends string | undefined = undefined> {
+export interface EntityDeclaration<
+  PK extends string,
+  SK extends string,
+  Prefix extends string | undefined,
+  Parent extends string | undefined = undefined,
+> {
   /** The `entityType` attribute of its items, e.g. `Milestone`. */
   type: string;
   /** Ids are `<idPrefix>_<ULID>`; undefined for items keyed by something else (a tag, a version). */
@@ -94,8 +100,11 @@ export interface EntityDeclaration<PK extends string, SK extends string, Prefix 
 }
 
 /** Declares an entity (see EntityDeclaration); the literal types of its templates and prefix are kept. */
-export function entity<const PK extends string, const SK extends string, const Prefix extends string | undefined = undefined, const Parent extends string | undefined = undefined>(
-  declaration: EntityDeclaration<PK, SK, Prefix, Parent>,
-): EntityDeclaration<PK, SK, Prefix, Parent> {
+export function entity<
+  const PK extends string,
+  const SK extends string,
+  const Prefix extends string | undefined = undefined,
+  const Parent extends string | undefined = undefined,
+>(declaration: EntityDeclaration<PK, SK, Prefix, Parent>): EntityDeclaration<PK, SK, Prefix, Parent> {
   return declaration;
 }

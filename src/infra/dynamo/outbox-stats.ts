@@ -54,7 +54,13 @@ export class OutboxStats {
         const [count, oldest] = await Promise.all([
           this.doc.send(new QueryCommand({ ...base, Select: 'COUNT', Limit: this.options.cap }), { abortSignal }),
           this.doc.send(
-            new QueryCommand({ ...base, Limit: 1, ScanIndexForward: true, ProjectionExpression: '#sk', ExpressionAttributeNames: { '#pk': pk, '#sk': sk } }),
+            new QueryCommand({
+              ...base,
+              Limit: 1,
+              ScanIndexForward: true,
+              ProjectionExpression: '#sk',
+              ExpressionAttributeNames: { '#pk': pk, '#sk': sk },
+            }),
             { abortSignal },
           ),
         ]);

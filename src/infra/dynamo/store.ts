@@ -139,7 +139,16 @@ export class Store {
   /** A fingerprint of the query, which binds its cursors to it. */
   private queryId(spec: QuerySpec): string {
     return createHash('sha256')
-      .update(JSON.stringify([spec.index ?? '', spec.pk, spec.skPrefix ?? '', spec.skBetween ?? '', spec.skBefore ?? '', Boolean(spec.descending)]))
+      .update(
+        JSON.stringify([
+          spec.index ?? '',
+          spec.pk,
+          spec.skPrefix ?? '',
+          spec.skBetween ?? '',
+          spec.skBefore ?? '',
+          Boolean(spec.descending),
+        ]),
+      )
       .digest('base64url')
       .slice(0, 22);
   }
@@ -165,7 +174,10 @@ export class Store {
     } while (items.length <= first && startKey);
     const nodes = items.slice(0, first);
     const last = nodes[nodes.length - 1];
-    return { nodes, pageInfo: this.pageInfo(items.length > first, last && (() => this.cursors.encode(tenantId, queryId, this.positionOf(spec, last)))) };
+    return {
+      nodes,
+      pageInfo: this.pageInfo(items.length > first, last && (() => this.cursors.encode(tenantId, queryId, this.positionOf(spec, last)))),
+    };
   }
 
   /**
@@ -174,7 +186,13 @@ export class Store {
    * for items sorting below `before`. The cursor is the last item's sort value, bound to the
    * tenant and `listId` like any cursor.
    */
-  async queryMerged(tenantId: string, listId: string, shards: (before?: string) => QuerySpec[], sortAttribute: string, page: PageRequest = {}): Promise<Page<Item>> {
+  async queryMerged(
+    tenantId: string,
+    listId: string,
+    shards: (before?: string) => QuerySpec[],
+    sortAttribute: string,
+    page: PageRequest = {},
+  ): Promise<Page<Item>> {
     const first = page.first ?? DEFAULT_PAGE_SIZE;
     if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
       throw new AppError(ErrorCode.BAD_USER_INPUT, `first must be between 1 and ${MAX_PAGE_SIZE}, got ${first}.`, { field: 'first' });
@@ -184,7 +202,13 @@ export class Store {
     const merged = parts.flat().sort((a, b) => (a[sortAttribute] < b[sortAttribute] ? 1 : a[sortAttribute] > b[sortAttribute] ? -1 : 0));
     const nodes = merged.slice(0, first);
     const last = nodes[nodes.length - 1];
-    return { nodes, pageInfo: this.pageInfo(merged.length > first, last && (() => this.cursors.encode(tenantId, listId, { before: last[sortAttribute] }))) };
+    return {
+      nodes,
+      pageInfo: this.pageInfo(
+        merged.length > first,
+        last && (() => this.cursors.encode(tenantId, listId, { before: last[sortAttribute] })),
+      ),
+    };
   }
 
   /**
@@ -263,9 +287,12 @@ export class Store {
         const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
         if (failed >= 0) {
           const raw = reasons[failed].Item;
+          // biome-ignore lint/suspicious/noExplicitAny: the SDK types a cancellation's Item as either shape; isMarshalled told which.
           const current = raw ? (isMarshalled(raw) ? unmarshall(raw as any) : (raw as Item)) : undefined;
           const handler = writes[failed]?.onConditionFailed;
-          throw handler ? handler(this.live(current) ?? undefined) : new AppError(ErrorCode.CONFLICT, 'A concurrent change won; reload and try again.');
+          throw handler
+            ? handler(this.live(current) ?? undefined)
+            : new AppError(ErrorCode.CONFLICT, 'A concurrent change won; reload and try again.');
         }
         const conflicted = reasons.some((r) => r.Code === 'TransactionConflict');
         if (conflicted && attempt + 1 < MAX_TX_ATTEMPTS) {
@@ -281,5 +308,10 @@ export class Store {
 
 function isMarshalled(value: object): boolean {
   const first = Object.values(value)[0];
-  return typeof first === 'object' && first !== null && Object.keys(first).length === 1 && /^(S|N|B|SS|NS|BS|M|L|NULL|BOOL)$/.test(Object.keys(first)[0]);
+  return (
+    typeof first === 'object' &&
+    first !== null &&
+    Object.keys(first).length === 1 &&
+    /^(S|N|B|SS|NS|BS|M|L|NULL|BOOL)$/.test(Object.keys(first)[0])
+  );
 }

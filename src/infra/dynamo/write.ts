@@ -8,6 +8,7 @@ import { TTL_ATTRIBUTE, type Key } from './table';
  * so a unit of work can be inspected and tested without a database.
  */
 
+// biome-ignore lint/suspicious/noExplicitAny: a stored item's attributes are whatever its entity declares; typed views narrow it.
 export type Item = Record<string, any>;
 
 /**
@@ -19,7 +20,11 @@ export type ConditionFailure = (current: Item | undefined) => Error;
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** One part of a condition; the parts of a write's condition must all hold. */
-type ConditionPart = { kind: 'exists' } | { kind: 'absent' } | { kind: 'absentOrExpired'; nowSeconds: number } | { kind: 'equals'; attribute: string; value: unknown };
+type ConditionPart =
+  | { kind: 'exists' }
+  | { kind: 'absent' }
+  | { kind: 'absentOrExpired'; nowSeconds: number }
+  | { kind: 'equals'; attribute: string; value: unknown };
 
 /** One action of an update expression. */
 type UpdateAction =
@@ -102,7 +107,13 @@ export class Write {
 
   private withAction(action: UpdateAction): Write {
     if (this.operation.op !== 'Update') throw new Error(`${action.kind} applies to update(key) only.`);
-    return new Write(this.key, { op: 'Update', actions: [...this.operation.actions, action] }, this.conditions, this.onConditionFailed, this.isEvent);
+    return new Write(
+      this.key,
+      { op: 'Update', actions: [...this.operation.actions, action] },
+      this.conditions,
+      this.onConditionFailed,
+      this.isEvent,
+    );
   }
 
   /** Adds `values` to the string set `attribute` (creating the set). Update writes only. */
@@ -162,7 +173,11 @@ export class Write {
         else if (action.kind === 'deleteFromSet') del.push(`${n} ${value(action.values)}`);
         else set.push(`${n} = list_append(${n}, ${value(action.values)})`);
       }
-      update = [set.length ? `SET ${set.join(', ')}` : '', add.length ? `ADD ${add.join(', ')}` : '', del.length ? `DELETE ${del.join(', ')}` : '']
+      update = [
+        set.length ? `SET ${set.join(', ')}` : '',
+        add.length ? `ADD ${add.join(', ')}` : '',
+        del.length ? `DELETE ${del.join(', ')}` : '',
+      ]
         .filter(Boolean)
         .join(' ');
     }

@@ -70,10 +70,14 @@ export class FileStore {
    * because both are signed headers.
    */
   async presignUpload(key: string, contentType: string, size: number, expiresIn: number): Promise<UploadTarget> {
-    const url = await getSignedUrl(this.presigner, new PutObjectCommand({ Bucket: this.options.bucket, Key: key, ContentType: contentType, ContentLength: size }), {
-      expiresIn,
-      signableHeaders: new Set(['content-type', 'content-length']),
-    });
+    const url = await getSignedUrl(
+      this.presigner,
+      new PutObjectCommand({ Bucket: this.options.bucket, Key: key, ContentType: contentType, ContentLength: size }),
+      {
+        expiresIn,
+        signableHeaders: new Set(['content-type', 'content-length']),
+      },
+    );
     return {
       url,
       method: 'PUT',
@@ -106,7 +110,10 @@ export class FileStore {
   async deleteMany(keys: string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += 1000) {
       await this.client.send(
-        new DeleteObjectsCommand({ Bucket: this.options.bucket, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }),
+        new DeleteObjectsCommand({
+          Bucket: this.options.bucket,
+          Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
+        }),
       );
     }
   }
