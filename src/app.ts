@@ -1,12 +1,11 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { signDevToken, TokenVerifier } from './auth/jwt';
 import { Role } from './auth/principal';
 import type { GraphiQLHints } from './http/graphiql';
 import type { Config } from './config';
 import { CursorCodec } from './infra/cursor';
-import { createDynamo, type CallCounter } from './infra/dynamo/client';
+import { createDynamo, probeTable, type CallCounter } from './infra/dynamo/client';
 import { startDynamoDbLocal, type EmbeddedDynamo } from './infra/dynamo/embedded';
 import { ensureTable } from './infra/dynamo/ensure-table';
 import { Store } from './infra/dynamo/store';
@@ -181,15 +180,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       'Age of the oldest committed event not yet published (0 when none waits).',
       async () => (await outboxStats.read()).oldestAgeSeconds,
     );
-    // A fixed key that never exists: GetItem of it is the cheapest call that proves the table answers.
-    const probeKey = { PK: { S: 'HEALTHCHECK' }, SK: { S: 'HEALTHCHECK' } };
     let draining = false;
     const readiness = new Readiness(
       {
-        dynamodb: async (signal) =>
-          void (await dynamo.client.send(new GetItemCommand({ TableName: config.tableName, Key: probeKey, ProjectionExpression: 'PK' }), {
-            abortSignal: signal,
-          })),
+        dynamodb: (signal) => probeTable(dynamo.client, config.tableName, signal),
         s3: (signal) => files.check(signal),
         ...(config.redisUrl ? { redis: () => bus.ping() } : {}),
       },

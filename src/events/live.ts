@@ -42,18 +42,17 @@ export class Live {
    * end it, because `retryJob` can run the job again.
    */
   async jobProgress(jobId: string, afterSeq: number | null): Promise<AsyncIterable<JobEvent>> {
-    const job = await this.jobs.get(jobId);
-    if (!job) throw notFound('Job', jobId);
-    // Only this is kept for the subscription's life, not the job and its steps.
-    const { projectId } = job;
-    const finished = FINAL.has(job.status);
-    return replayThenLive<JobEvent>({
+    // Listen first, then read the job: an event committed after the read arrives live, one
+    // committed before it is part of the job as read, so a stream without afterSeq can start at
+    // the job's seq with no gap (its last event included) and without reading events.
+    let projectId = '';
+    let begin!: (start: { after: number; replay: boolean }) => void;
+    const stream = replayThenLive<JobEvent>({
       mode: 'sequence',
-      live: finished ? null : (push) => this.bus.listen(topics.job(this.scope.tenantId, jobId), push),
+      live: (push) => this.bus.listen(topics.job(this.scope.tenantId, jobId), push),
       isFinal: (event) => event.job !== undefined && FINAL.has(event.job.status),
-      // Without afterSeq the stream starts at the job as just read, so an event committed between
-      // that read and the listener (the job's last one, say) is read from the store, not lost.
-      after: afterSeq ?? job.seq,
+      after: afterSeq,
+      start: new Promise((resolve) => (begin = resolve)),
       readAfter: (after, until) => this.jobs.eventsAfter(jobId, after as number, until),
       positionOf: (event) => event.seq,
       maxBuffer: this.maxBuffer,
@@ -70,6 +69,23 @@ export class Live {
         resumeAfterSeq: (last as number) ?? 0,
       }),
     });
+    try {
+      await stream.ready;
+      const job = await this.jobs.get(jobId);
+      if (!job) throw notFound('Job', jobId);
+      // Only this is kept for the subscription's life, not the job and its steps.
+      projectId = job.projectId;
+      if (FINAL.has(job.status) && (afterSeq === null || afterSeq >= job.seq)) {
+        // Finished, and nothing the client has not seen: the stream is over at once.
+        await stream.return?.();
+        return (async function* () {})();
+      }
+      begin(afterSeq === null ? { after: job.seq, replay: false } : { after: afterSeq, replay: true });
+      return stream;
+    } catch (error) {
+      await stream.return?.();
+      throw error;
+    }
   }
 
   /** Status changes of the jobs of one project, or of the whole tenant. Live only. */

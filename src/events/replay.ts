@@ -25,6 +25,12 @@ export interface ReplayOptions<E> {
   live: ((push: (payload: object) => void) => Listening) | null;
   /** The position a client passed (a seq, or an event id); null to start from now. */
   after: number | string | null;
+  /**
+   * Where the stream starts when that is only known once the listener is in effect (see
+   * Live.jobProgress): `after` is the position, and stored events after it are read only when
+   * `replay` is true. Overrides `after`. Left pending forever if the stream is returned instead.
+   */
+  start?: Promise<{ after: number | string | null; replay: boolean }>;
   /** Stored events after `after` (and, in sequence mode, up to `until`), in order. */
   readAfter(after: number | string, until?: number): Promise<E[]>;
   positionOf(event: E): number | string;
@@ -45,7 +51,10 @@ export interface ReplayObserver {
 
 const NOT_LISTENING: Listening = { ready: Promise.resolve(), close: () => {} };
 
-export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableIterator<E> {
+/** A replay-then-live stream; `ready` resolves once its live listener is in effect. */
+export type ReplayStream<E> = AsyncIterableIterator<E> & { ready: Promise<void> };
+
+export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
   const { mode, positionOf } = options;
   const buffer: E[] = [];
   let overflowed = false;
@@ -79,7 +88,9 @@ export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableItera
   }
 
   async function* deliver(): AsyncGenerator<E> {
-    let last: number | string | null = options.after;
+    await live.ready;
+    const start = options.start ? await options.start : { after: options.after, replay: options.after !== null };
+    let last: number | string | null = start.after;
     const fresh = (event: E) => {
       const position = positionOf(event);
       if (mode === 'sequence') return last === null || (position as number) > (last as number);
@@ -88,9 +99,8 @@ export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableItera
       if (seen.size > 10_000) seen.delete(seen.values().next().value as string | number);
       return true;
     };
-    await live.ready;
-    if (options.after !== null) {
-      for (const event of await options.readAfter(options.after)) {
+    if (start.replay && start.after !== null) {
+      for (const event of await options.readAfter(start.after)) {
         if (!fresh(event)) continue;
         last = positionOf(event);
         options.observer?.replayed();
@@ -136,6 +146,7 @@ export function replayThenLive<E>(options: ReplayOptions<E>): AsyncIterableItera
     wake?.();
   };
   return {
+    ready: live.ready,
     next: () => generator.next(),
     async return(value?: unknown) {
       await stop();

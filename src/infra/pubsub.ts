@@ -26,6 +26,7 @@ export interface EventBus {
   ping(): Promise<void>;
   /** Listeners in this process, all topics together; for metrics. */
   listenerCount(): number;
+  /** Stops carrying events and drops every listener, including those of subscriptions still starting. */
   close(): Promise<void>;
 }
 
@@ -58,6 +59,12 @@ class Listeners {
     return true;
   }
 
+  /** Drops every listener: a closed bus holds nothing, even for subscriptions still starting. */
+  clear(): void {
+    this.byTopic.clear();
+    this.count = 0;
+  }
+
   deliver(topic: string, payload: object): void {
     for (const listener of this.byTopic.get(topic) ?? []) {
       try {
@@ -80,7 +87,7 @@ export function createEventBus(options: { redisUrl?: string } = {}): EventBus {
       },
       ping: async () => {},
       listenerCount: () => listeners.count,
-      close: async () => {},
+      close: async () => listeners.clear(),
     };
   }
   const publishClient = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
@@ -110,6 +117,7 @@ export function createEventBus(options: { redisUrl?: string } = {}): EventBus {
     },
     listenerCount: () => listeners.count,
     async close() {
+      listeners.clear();
       await Promise.allSettled([publishClient.quit(), subscribeClient.quit()]);
     },
   };

@@ -51,6 +51,11 @@ export async function startTestServer(
     // A quick sweeper, so a test of a lost publish does not wait long.
     OUTBOX_SWEEP_MS: '200',
     OUTBOX_GRACE_MS: '300',
+    // DynamoDB Local on a busy 2-core machine can take seconds to answer a burst; the production
+    // defaults (2 s an attempt, 5 s a request) would turn that into SERVICE_UNAVAILABLE in tests
+    // that are not about timeouts. Tests of timeouts and outages set their own values.
+    DYNAMODB_TIMEOUT_MS: '10000',
+    REQUEST_BUDGET_MS: '30000',
     ...options.env,
   });
   const app = await startApp(config, { batchLoads: options.batchLoads, failPublish: options.failPublish });

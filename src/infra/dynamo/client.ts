@@ -1,4 +1,4 @@
-import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../../logger';
 import { sendWithinBudget } from '../deadline';
@@ -95,4 +95,15 @@ export function createDynamo(options: DynamoOptions): Dynamo {
   sendWithinBudget(client, options.requestTimeoutMs);
   sendWithinBudget(doc, options.requestTimeoutMs);
   return { client, doc, calls };
+}
+
+/** A fixed key that never exists: a GetItem of it is the cheapest call that proves the table answers. */
+const PROBE_KEY = { PK: { S: 'HEALTHCHECK' }, SK: { S: 'HEALTHCHECK' } };
+
+/**
+ * Resolves when `tableName` answers a GetItem, for readiness. Throws what the call threw: a
+ * timeout, the abort of `signal`, an unreachable endpoint or a missing table.
+ */
+export async function probeTable(client: DynamoDBClient, tableName: string, signal: AbortSignal): Promise<void> {
+  await client.send(new GetItemCommand({ TableName: tableName, Key: PROBE_KEY, ProjectionExpression: 'PK' }), { abortSignal: signal });
 }
