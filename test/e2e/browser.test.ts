@@ -58,12 +58,13 @@ describe('GraphiQL in Chromium', () => {
 
     // Tab 2: the job progress subscription, over graphql-ws.
     await page.locator('.graphiql-tab').nth(1).click();
-    // GraphiQL takes the operation name from the editor once it shows the tab; executing before
-    // that sends the previous tab's name (GetProjectLogs) with this tab's document.
-    await page.locator('.graphiql-query-editor').getByText('WatchJob').first().waitFor({ timeout: 10_000 });
-    await page.waitForFunction(() => document.querySelector('.graphiql-tab-active')?.textContent?.includes('WatchJob'), undefined, {
-      timeout: 10_000,
-    });
+    // GraphiQL can still hold the previous tab's operation name (GetProjectLogs) right after the
+    // switch and would send it with this tab's document; putting the cursor in the WatchJob
+    // operation makes GraphiQL select that operation, as a person clicking there would.
+    const operation = page.locator('.graphiql-query-editor').getByText('WatchJob').first();
+    await operation.waitFor({ timeout: 10_000 });
+    await operation.click();
+    await page.locator('.graphiql-tab-active').getByText('WatchJob').waitFor({ timeout: 10_000 });
     await page.locator('.graphiql-execute-button').click();
     const seqs = new Set<number>();
     const deadline = Date.now() + 20_000;
