@@ -40,6 +40,8 @@ function open(): Promise<WebSocket> {
         return;
       }
       if (!text.includes('"next"')) return;
+      // A subscription's first message acknowledges it; only the events are timed.
+      if (text.includes('"SUBSCRIBED"')) return;
       if (received === 0) first = text;
       if (++received === n) onAll?.();
     });

@@ -59,7 +59,9 @@ async function main() {
       next: ({ data }) => {
         const at = performance.now();
         const committed = committedAt.get(data!.jobProgress.eventId);
-        if (committed !== undefined) delays.push(at - committed);
+        // The acknowledgement (the first message) is no committed event: it is not timed.
+        if (committed === undefined) return;
+        delays.push(at - committed);
         waiting?.();
       },
       error: (e) => console.error(e),

@@ -1,5 +1,6 @@
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
+import { streams } from '../common/streams';
 import type { Page, PageRequest } from '../infra/dynamo/store';
 import { EVENT_SK_PREFIX, projectEventsPk, tenantEventsPk } from './activity.keys';
 import type { ActivityEvent } from './activity.type';
@@ -8,12 +9,21 @@ import type { ActivityEvent } from './activity.type';
 export class ActivityRepository {
   constructor(private readonly scope: Scope) {}
 
-  /** A project's stored events after `afterEventId` (an `evt_<ULID>`), oldest first. */
-  async eventsAfter(projectId: string, afterEventId: string): Promise<ActivityEvent[]> {
-    const ulid = afterEventId.replace(/^evt_/, '');
-    const pk = projectEventsPk(this.scope.tenantId, assertId(projectId, 'proj', 'projectId'));
-    const items = await this.scope.store.queryAll({ pk, skBetween: [`${EVENT_SK_PREFIX}${ulid}`, `${EVENT_SK_PREFIX}\uffff`] }, 100_000);
-    return items.filter((item) => item.eventId !== afterEventId) as ActivityEvent[];
+  /** A project's stored events with a position in (after, until], in position order. */
+  async eventsAfter(projectId: string, after: number, until?: number): Promise<ActivityEvent[]> {
+    const stream = streams.projectActivity(this.scope.tenantId, assertId(projectId, 'proj', 'projectId'));
+    return (await this.scope.store.queryAll(stream.after(after, until), 100_000)) as ActivityEvent[];
+  }
+
+  /**
+   * The position of the stored event `eventId` in its project's stream, or null when it is not
+   * stored (any more). For clients that still resume with `afterEventId`: it reads the project's
+   * whole retained stream, which positions avoid.
+   */
+  async positionOfEvent(projectId: string, eventId: string): Promise<number | null> {
+    const events = await this.eventsAfter(projectId, 0);
+    const found = events.find((event) => event.eventId === eventId);
+    return found?.position ?? null;
   }
 
   /** Newest first. Events past the retention window are never returned. */

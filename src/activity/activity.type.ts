@@ -1,4 +1,4 @@
-import { ArgsType, Field, ID, ObjectType } from 'type-graphql';
+import { ArgsType, Field, ID, Int, ObjectType } from 'type-graphql';
 import { Connection, PageArgs } from '../common/pagination';
 import { DateTime, JSONObject } from '../common/scalars';
 
@@ -7,7 +7,10 @@ export class ActivityEvent {
   @Field(() => ID)
   eventId!: string;
 
-  @Field({ description: '<entity>.<verb>, e.g. log.created.' })
+  @Field({
+    description:
+      '<entity>.<verb>, e.g. log.created. A subscription also sends subscription.started (always its first message), subscription.history_lost and subscription.resync.',
+  })
   action!: string;
 
   @Field()
@@ -28,7 +31,19 @@ export class ActivityEvent {
   @Field(() => JSONObject, { nullable: true })
   data?: Record<string, unknown>;
 
-  @Field(() => ID, { nullable: true, description: 'Only on action "subscription.resync": resubscribe with afterEventId set to this.' })
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'Where this event stands in its project’s activity stream (1, 2, 3 … in commit order, without gaps): resubscribe to projectActivity with after set to the position of the last message you received, of any action, to get every event you have not seen. Null for the tenant’s own events, which no subscription follows.',
+  })
+  position?: number | null;
+
+  @Field(() => ID, {
+    nullable: true,
+    deprecationReason: 'Resubscribe with after set to position instead.',
+    description:
+      'Only on action "subscription.resync": the eventId of the last event delivered, for clients that resume with afterEventId.',
+  })
   resumeAfter?: string | null;
 }
 

@@ -1,7 +1,8 @@
-import { event, type Write } from '../infra/dynamo/write';
+import { event, type UnitWrite } from '../infra/dynamo/write';
 import { newUlid } from './ids';
 import { entities } from './entities';
 import type { Scope } from './scope';
+import { streams } from './streams';
 
 /*
  * Activity events: the audit trail of every change, written in the change's own unit of work.
@@ -33,16 +34,16 @@ export interface EventSpec {
 /**
  * The event write for a change, to be committed in the same unit of work as the change itself, so
  * a committed change always has its event and an event never describes a change that did not
- * commit. Events expire after the retention window.
+ * commit. A project's events are appended to its positioned activity stream (see streams.ts);
+ * the tenant's own events, which no subscription follows, are keyed by their ULID. Events expire
+ * after the retention window.
  */
-export function activityEvent(scope: Scope, spec: EventSpec): Write {
+export function activityEvent(scope: Scope, spec: EventSpec): UnitWrite {
   const ulid = newUlid();
   const at = scope.now();
-  return event({
-    stream: 'activity',
-    PK: spec.projectId ? projectEventsPk(scope.tenantId, spec.projectId) : tenantEventsPk(scope.tenantId),
-    SK: eventSk(ulid),
+  const attributes = {
     entityType: 'Event',
+    stream: 'activity',
     eventId: `evt_${ulid}`,
     tenantId: scope.tenantId,
     projectId: spec.projectId,
@@ -53,5 +54,7 @@ export function activityEvent(scope: Scope, spec: EventSpec): Write {
     data: spec.data,
     at: at.toISOString(),
     expiresAt: Math.floor(at.getTime() / 1000) + scope.eventRetentionDays * 86_400,
-  });
+  };
+  if (spec.projectId) return streams.projectActivity(scope.tenantId, spec.projectId).append(() => attributes);
+  return event({ ...attributes, PK: tenantEventsPk(scope.tenantId), SK: eventSk(ulid) });
 }

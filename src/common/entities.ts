@@ -11,6 +11,9 @@ import { normalizeText, pad } from './keys';
 /** Brief versions are zero-padded (`v000010`) so that key order is version order. */
 export const briefVersionLabel = (version: number) => `v${pad(version, 6)}`;
 
+/** Stream positions are zero-padded so that key order is position order. */
+export const positionLabel = (position: number) => pad(position, 12);
+
 export const entities = {
   Tenant: entity({ type: 'Tenant', idPrefix: undefined, key: keyShape({ pk: '', sk: 'TENANT' }) }),
   Project: entity({ type: 'Project', idPrefix: 'proj', key: keyShape({ pk: '', sk: 'PROJECT#{projectId}' }), indexes: ['GSI1', 'GSI2'] }),
@@ -55,14 +58,52 @@ export const entities = {
     parent: 'Inspiration',
     key: keyShape({ pk: '', sk: 'TAG#{tag}#INSPIRATION#{inspirationId}', format: { tag: normalizeText } }),
   }),
-  /** The activity of one project; the event's ULID keeps the stream in time order. */
+  /**
+   * The activity of one project, keyed by its position in the stream: allocated at commit from
+   * the stream's head (ProjectEventsHead), so key order is commit order without gaps.
+   */
   ProjectEvent: entity({
     type: 'Event',
     idPrefix: 'evt',
     parent: 'Project',
-    key: keyShape({ pk: 'PROJECT#{projectId}#EVENTS', sk: 'EVENT#{ulid}' }),
+    key: keyShape({ pk: 'PROJECT#{projectId}#EVENTS', sk: 'EVENT#{position}', format: { position: positionLabel } }),
     indexes: ['OUTBOX'],
     ttl: true,
+  }),
+  /** The last position of a project's activity stream (no TTL: positions are never reused). */
+  ProjectEventsHead: entity({
+    type: 'StreamHead',
+    idPrefix: undefined,
+    parent: 'Project',
+    key: keyShape({ pk: 'PROJECT#{projectId}#EVENTS', sk: 'HEAD' }),
+  }),
+  /** The status changes of a project's jobs, by position (see ProjectEvent). */
+  ProjectJobStatusEvent: entity({
+    type: 'Event',
+    idPrefix: undefined,
+    parent: 'Project',
+    key: keyShape({ pk: 'PROJECT#{projectId}#JOBSTATUS', sk: 'EVENT#{position}', format: { position: positionLabel } }),
+    indexes: ['OUTBOX'],
+    ttl: true,
+  }),
+  ProjectJobStatusHead: entity({
+    type: 'StreamHead',
+    idPrefix: undefined,
+    parent: 'Project',
+    key: keyShape({ pk: 'PROJECT#{projectId}#JOBSTATUS', sk: 'HEAD' }),
+  }),
+  /** The status changes of all the tenant's jobs, by position (see ProjectEvent). */
+  TenantJobStatusEvent: entity({
+    type: 'Event',
+    idPrefix: undefined,
+    key: keyShape({ pk: 'JOBSTATUS', sk: 'EVENT#{position}', format: { position: positionLabel } }),
+    indexes: ['OUTBOX'],
+    ttl: true,
+  }),
+  TenantJobStatusHead: entity({
+    type: 'StreamHead',
+    idPrefix: undefined,
+    key: keyShape({ pk: 'JOBSTATUS', sk: 'HEAD' }),
   }),
   /** The activity that belongs to no project (tenant, inspiration). */
   TenantEvent: entity({

@@ -1,5 +1,6 @@
 import type DataLoader from 'dataloader';
-import type { Item, Page, PageRequest, QuerySpec, Store, Write } from '../infra/dynamo/store';
+import type { Item, Page, PageRequest, QuerySpec, Store } from '../infra/dynamo/store';
+import type { UnitWrite } from '../infra/dynamo/write';
 import type { FilesService } from '../files/files.service';
 import type { IdPrefix } from './ids';
 import type { Key } from './keys';
@@ -28,6 +29,6 @@ export interface Scope {
    * Commits `writes` as one unit of work (see commitUnit): one transaction, then the request's
    * cached reads are dropped and the unit's events published.
    */
-  commit(writes: readonly Write[]): Promise<void>;
+  commit(writes: readonly UnitWrite[]): Promise<void>;
   now(): Date;
 }

@@ -21,7 +21,7 @@ export class LiveResolver {
   @Authorized()
   @Subscription(() => JobEvent, {
     description:
-      'A job’s events (steps and status), in seq order. Pass afterSeq (e.g. the seq of the job query) to receive every event after it first. ' +
+      'A job’s events (steps and status), in seq order. The first message is SUBSCRIBED with the seq the subscription starts from. Pass afterSeq (e.g. the seq of the job query, or the position of the last message you received) to receive every event after it first. ' +
       'The subscription completes after the job’s final event (COMPLETED or CANCELLED); a job that has finished already gets the events after afterSeq, then completes. ' +
       'FAILED does not complete it, because retryJob can run the job again: complete it yourself when you stop watching.',
     subscribe: ({ args, context }) => (context as Context).repos.live.jobProgress(args.jobId, args.afterSeq ?? null),
@@ -36,23 +36,35 @@ export class LiveResolver {
 
   @Authorized()
   @Subscription(() => JobEvent, {
-    description: 'Status changes of the jobs of one project, or of all the tenant’s jobs when projectId is omitted.',
-    subscribe: ({ args, context }) => (context as Context).repos.live.jobStatusChanges(args.projectId ?? null),
+    description:
+      'Status changes of the jobs of one project, or of all the tenant’s jobs when projectId is omitted. The first message is SUBSCRIBED with the position the subscription starts from; pass after (the position of the last message you received) to receive every change after it first.',
+    subscribe: ({ args, context }) => (context as Context).repos.live.jobStatusChanges(args.projectId ?? null, args.after ?? null),
   })
-  jobStatusChanges(@Root() event: JobEvent, @Arg('projectId', () => ID, { nullable: true }) _projectId: string | null): JobEvent {
+  jobStatusChanges(
+    @Root() event: JobEvent,
+    @Arg('projectId', () => ID, { nullable: true }) _projectId: string | null,
+    @Arg('after', () => Int, { nullable: true, description: 'A position this stream gave you: resume after it.' }) _after: number | null,
+  ): JobEvent {
     return event;
   }
 
   @Authorized()
   @Subscription(() => ActivityEvent, {
     description:
-      'A project’s activity (logs, assets, milestones, briefs…). Pass afterEventId to receive every stored event after it first.',
-    subscribe: ({ args, context }) => (context as Context).repos.live.projectActivity(args.projectId, args.afterEventId ?? null),
+      'A project’s activity (logs, assets, milestones, briefs…). The first message is subscription.started with the position the subscription starts from; pass after (the position of the last message you received) to receive every stored event after it first.',
+    subscribe: ({ args, context }) =>
+      (context as Context).repos.live.projectActivity(args.projectId, args.after ?? null, args.afterEventId ?? null),
   })
   projectActivity(
     @Root() event: ActivityEvent,
     @Arg('projectId', () => ID) _projectId: string,
-    @Arg('afterEventId', () => ID, { nullable: true }) _afterEventId: string | null,
+    @Arg('after', () => Int, { nullable: true, description: 'A position this stream gave you: resume after it.' }) _after: number | null,
+    @Arg('afterEventId', () => ID, {
+      nullable: true,
+      deprecationReason: 'Use after with the position of the last message instead.',
+      description: 'Resume after this stored event (found by reading the retained stream); history lost when it is no longer stored.',
+    })
+    _afterEventId: string | null,
   ): ActivityEvent {
     return event;
   }

@@ -2,20 +2,43 @@ import type { ActivityRepository } from '../activity/activity.repository';
 import type { ActivityEvent } from '../activity/activity.type';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
-import { notFound } from '../errors';
+import { streams, type PositionedStream } from '../common/streams';
+import { badInput, notFound } from '../errors';
+import type { Metrics } from '../infra/metrics';
 import type { EventBus } from '../infra/pubsub';
+import { HEAD_POSITION } from '../infra/dynamo/write';
 import { FINAL, JobEventType } from '../job/job.machine';
 import type { JobRepository } from '../job/job.repository';
 import type { JobEvent } from '../job/job.type';
 import type { ProjectRepository } from '../project/project.repository';
-import type { Metrics } from '../infra/metrics';
-import { replayThenLive, type ReplayObserver } from './replay';
+import { replayThenLive, type ReplayObserver, type ReplayOptions, type StreamStart } from './replay';
 import { topics } from './topics';
+
+/** Throws BAD_USER_INPUT unless `position` is null or a position (0 or more). */
+function checkPosition(position: number | null, argument: string): void {
+  if (position !== null && (!Number.isInteger(position) || position < 0)) {
+    throw badInput(`${argument} must be a position of 0 or more, got ${position}.`, argument);
+  }
+}
+
+/** What a subscription to one stream needs besides the bus (see Live.open). */
+type StreamSpec<E> = Omit<ReplayOptions<E>, 'live' | 'start' | 'maxBuffer' | 'observer'> & {
+  topic: string;
+  /** The position the client resumes from (null: from now) and the argument it came in, for errors. */
+  from: number | null;
+  argument: string;
+  /** The stream's head, read once the listener is in effect; throws NOT_FOUND for a missing subject. */
+  head(): Promise<Omit<StreamStart, 'from'>>;
+};
 
 /**
  * The subscriptions of one caller. Topics are built from the caller's tenant (from the token),
  * and the subject is checked to exist in that tenant first, so a subscription to another
  * tenant's job or project fails with NOT_FOUND and receives nothing.
+ *
+ * Every stream is positioned (see replay.ts): its first message acknowledges the position it
+ * starts from, every message carries the position to resume from, and a position older than the
+ * stored history gets one history-lost message instead of a partial replay.
  */
 export class Live {
   private readonly bus: EventBus;
@@ -32,7 +55,49 @@ export class Live {
     this.bus = options.bus;
     this.maxBuffer = options.maxBuffer;
     const { metrics } = options;
-    if (metrics) this.observer = { replayed: () => metrics.eventsReplayed.inc(), resync: () => metrics.resyncsSent.inc() };
+    if (metrics) {
+      this.observer = {
+        replayed: () => metrics.eventsReplayed.inc(),
+        resync: () => metrics.resyncsSent.inc(),
+        historyLost: () => metrics.historyLostSent.inc(),
+      };
+    }
+  }
+
+  /**
+   * Opens one stream: listens first, then reads the head, so that no event falls between the
+   * two; a position ahead of the head is the client's mistake (BAD_USER_INPUT), since a position
+   * is only ever handed out for an event that committed.
+   */
+  private async open<E>(spec: StreamSpec<E>): Promise<AsyncIterable<E>> {
+    let begin!: (start: StreamStart) => void;
+    const stream = replayThenLive<E>({
+      ...spec,
+      live: (push) => this.bus.listen(spec.topic, push),
+      start: new Promise((resolve) => (begin = resolve)),
+      maxBuffer: this.maxBuffer,
+      observer: this.observer,
+    });
+    try {
+      await stream.ready;
+      const head = await spec.head();
+      if (spec.from !== null && spec.from > head.head) {
+        throw badInput(`${spec.argument} ${spec.from} is ahead of the stream, whose last position is ${head.head}.`, spec.argument);
+      }
+      begin({ from: spec.from, ...head });
+      return stream;
+    } catch (error) {
+      await stream.return?.();
+      throw error;
+    }
+  }
+
+  /** The head and the stored events of a positioned stream. */
+  private reader(stream: PositionedStream) {
+    return {
+      head: async () => ({ head: Number((await this.scope.store.get(stream.head))?.[HEAD_POSITION] ?? 0) }),
+      readAfter: async (after: number, until?: number) => (await this.scope.store.queryAll(stream.after(after, until), 100_000)) as never[],
+    };
   }
 
   /**
@@ -42,100 +107,107 @@ export class Live {
    * end it, because `retryJob` can run the job again.
    */
   async jobProgress(jobId: string, afterSeq: number | null): Promise<AsyncIterable<JobEvent>> {
-    // Listen first, then read the job: an event committed after the read arrives live, one
-    // committed before it is part of the job as read, so a stream without afterSeq can start at
-    // the job's seq with no gap (its last event included) and without reading events.
+    assertId(jobId, 'job', 'jobId');
+    checkPosition(afterSeq, 'afterSeq');
+    // Only this is kept for the subscription's life, not the job and its steps.
     let projectId = '';
-    let begin!: (start: { after: number; replay: boolean }) => void;
-    const stream = replayThenLive<JobEvent>({
-      mode: 'sequence',
-      live: (push) => this.bus.listen(topics.job(this.scope.tenantId, jobId), push),
-      isFinal: (event) => event.job !== undefined && FINAL.has(event.job.status),
-      after: afterSeq,
-      start: new Promise((resolve) => (begin = resolve)),
-      readAfter: (after, until) => this.jobs.eventsAfter(jobId, after as number, until),
+    const control = (type: JobEventType, position: number, extra: Partial<JobEvent> = {}): JobEvent => ({
+      eventId: `${jobId}:${type.toLowerCase()}:${position}`,
+      jobId,
+      projectId,
+      seq: position,
+      prevSeq: position,
+      position,
+      type,
+      actor: 'server',
+      at: new Date().toISOString(),
+      ...extra,
+    });
+    return this.open<JobEvent>({
+      topic: topics.job(this.scope.tenantId, jobId),
+      from: afterSeq,
+      argument: 'afterSeq',
+      // The job as read once the listener is in effect: an event committed after the read arrives
+      // live, one committed before it is part of the job, so its seq is the head.
+      head: async () => {
+        const job = await this.jobs.get(jobId);
+        if (!job) throw notFound('Job', jobId);
+        projectId = job.projectId;
+        return { head: job.seq, finished: FINAL.has(job.status) };
+      },
+      readAfter: (after, until) => this.jobs.eventsAfter(jobId, after, until),
       positionOf: (event) => event.seq,
-      maxBuffer: this.maxBuffer,
-      observer: this.observer,
-      resync: (last) => ({
-        eventId: `${jobId}:resync:${last}`,
-        jobId,
-        projectId,
-        seq: (last as number) ?? 0,
-        prevSeq: (last as number) ?? 0,
-        type: JobEventType.RESYNC,
-        actor: 'server',
-        at: new Date().toISOString(),
-        resumeAfterSeq: (last as number) ?? 0,
-      }),
+      isFinal: (event) => event.job !== undefined && FINAL.has(event.job.status),
+      acknowledge: (position) => control(JobEventType.SUBSCRIBED, position),
+      historyLost: (position) => control(JobEventType.HISTORY_LOST, position),
+      resync: (position) => control(JobEventType.RESYNC, position, { resumeAfterSeq: position }),
     });
-    try {
-      await stream.ready;
-      const job = await this.jobs.get(jobId);
-      if (!job) throw notFound('Job', jobId);
-      // Only this is kept for the subscription's life, not the job and its steps.
-      projectId = job.projectId;
-      if (FINAL.has(job.status) && (afterSeq === null || afterSeq >= job.seq)) {
-        // Finished, and nothing the client has not seen: the stream is over at once.
-        await stream.return?.();
-        return (async function* () {})();
-      }
-      begin(afterSeq === null ? { after: job.seq, replay: false } : { after: afterSeq, replay: true });
-      return stream;
-    } catch (error) {
-      await stream.return?.();
-      throw error;
-    }
   }
 
-  /** Status changes of the jobs of one project, or of the whole tenant. Live only. */
-  async jobStatusChanges(projectId: string | null): Promise<AsyncIterable<JobEvent>> {
+  /** Status changes of the jobs of one project, or of the whole tenant; with `after`, stored ones after it first. */
+  async jobStatusChanges(projectId: string | null, after: number | null): Promise<AsyncIterable<JobEvent>> {
+    if (projectId !== null) assertId(projectId, 'proj', 'projectId');
+    checkPosition(after, 'after');
     if (projectId && !(await this.projects.get(projectId))) throw notFound('Project', projectId);
-    const topic = projectId ? topics.projectJobs(this.scope.tenantId, projectId) : topics.tenantJobs(this.scope.tenantId);
-    return replayThenLive<JobEvent>({
-      mode: 'id',
-      live: (push) => this.bus.listen(topic, push),
-      after: null,
-      readAfter: async () => [],
-      positionOf: (event) => event.eventId,
-      maxBuffer: this.maxBuffer,
-      observer: this.observer,
-      resync: () => ({
-        eventId: 'resync',
-        jobId: '',
-        projectId: projectId ?? '',
-        seq: 0,
-        prevSeq: 0,
-        type: JobEventType.RESYNC,
-        actor: 'server',
-        at: new Date().toISOString(),
-      }),
+    const { tenantId } = this.scope;
+    const stream = projectId ? streams.projectJobStatus(tenantId, projectId) : streams.tenantJobStatus(tenantId);
+    const control = (type: JobEventType, position: number): JobEvent => ({
+      eventId: `${projectId ?? 'tenant'}:jobs:${type.toLowerCase()}:${position}`,
+      jobId: '',
+      projectId: projectId ?? '',
+      seq: 0,
+      prevSeq: 0,
+      position,
+      type,
+      actor: 'server',
+      at: new Date().toISOString(),
+    });
+    return this.open<JobEvent>({
+      topic: projectId ? topics.projectJobs(tenantId, projectId) : topics.tenantJobs(tenantId),
+      from: after,
+      argument: 'after',
+      ...this.reader(stream),
+      positionOf: (event) => event.position,
+      acknowledge: (position) => control(JobEventType.SUBSCRIBED, position),
+      historyLost: (position) => control(JobEventType.HISTORY_LOST, position),
+      resync: (position) => ({ ...control(JobEventType.RESYNC, position), resumeAfterSeq: position }),
     });
   }
 
-  /** A project's activity (logs, assets, milestones, briefs…); with `afterEventId`, stored events after it first. */
-  async projectActivity(projectId: string, afterEventId: string | null): Promise<AsyncIterable<ActivityEvent>> {
+  /**
+   * A project's activity (logs, assets, milestones, briefs…); with `after` (or the older
+   * `afterEventId`), every stored event after it first.
+   */
+  async projectActivity(projectId: string, after: number | null, afterEventId: string | null): Promise<AsyncIterable<ActivityEvent>> {
     assertId(projectId, 'proj', 'projectId');
+    checkPosition(after, 'after');
     if (!(await this.projects.get(projectId))) throw notFound('Project', projectId);
-    if (afterEventId !== null) assertId(afterEventId, 'evt', 'afterEventId');
-    return replayThenLive<ActivityEvent>({
-      mode: 'id',
-      live: (push) => this.bus.listen(topics.projectActivity(this.scope.tenantId, projectId), push),
-      after: afterEventId,
-      readAfter: (after) => this.activity.eventsAfter(projectId, after as string),
-      positionOf: (event) => event.eventId,
-      maxBuffer: this.maxBuffer,
-      observer: this.observer,
-      resync: (last) => ({
-        eventId: `resync:${last ?? ''}`,
-        action: 'subscription.resync',
-        subjectType: 'Subscription',
-        subjectId: projectId,
-        projectId,
-        actor: 'server',
-        at: new Date().toISOString(),
-        resumeAfter: (last as string) ?? null,
-      }),
+    if (afterEventId !== null) {
+      assertId(afterEventId, 'evt', 'afterEventId');
+      // An event no longer stored resumes from before the first position, which no stored event
+      // follows without a gap: the replay reports history lost instead of replaying the rest.
+      if (after === null) after = (await this.activity.positionOfEvent(projectId, afterEventId)) ?? -1;
+    }
+    const control = (action: string, position: number, extra: Partial<ActivityEvent> = {}): ActivityEvent => ({
+      eventId: `${projectId}:${action}:${position}`,
+      action,
+      subjectType: 'Subscription',
+      subjectId: projectId,
+      projectId,
+      actor: 'server',
+      at: new Date().toISOString(),
+      position,
+      ...extra,
+    });
+    return this.open<ActivityEvent>({
+      topic: topics.projectActivity(this.scope.tenantId, projectId),
+      from: after,
+      argument: 'after',
+      ...this.reader(streams.projectActivity(this.scope.tenantId, projectId)),
+      positionOf: (event) => event.position ?? 0,
+      acknowledge: (position) => control('subscription.started', position),
+      historyLost: (position) => control('subscription.history_lost', position),
+      resync: (position, last) => control('subscription.resync', position, { resumeAfter: last?.eventId ?? afterEventId }),
     });
   }
 }

@@ -39,8 +39,12 @@ export class Outbox {
     private readonly options: OutboxOptions,
   ) {}
 
+  /**
+   * Hands the event to the bus and, only once the bus has taken it, takes it out of the outbox. A
+   * bus that refuses (Redis unreachable) leaves the event in the outbox for the sweeper.
+   */
   private async publish(event: Item): Promise<void> {
-    for (const topic of topicsFor(event)) this.bus.publish(topic, payloadOf(event));
+    await Promise.all(topicsFor(event).map((topic) => this.bus.publish(topic, payloadOf(event))));
     this.options.onPublished?.();
     await this.store.removeAttributes({ PK: event.PK, SK: event.SK }, ['OUTBOXPK', 'OUTBOXSK']);
   }
@@ -53,17 +57,23 @@ export class Outbox {
     }
   }
 
-  /** Publishes every event older than the grace period that is still in the outbox; returns how many. */
+  /**
+   * Publishes every event older than the grace period that is still in the outbox, each stream's
+   * in position order; returns how many. It stops at the first event the bus refuses, so that a
+   * stream's later events do not overtake it: they all wait for the next sweep.
+   */
   sweep(): Promise<number> {
     this.sweeping ??= (async () => {
       const cutoff = new Date(Date.now() - this.options.graceMs).toISOString();
-      let count = 0;
+      const stale: Item[] = [];
       for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
-        const stale = await this.store.queryFirst({ index: 'OUTBOX', pk: `OUTBOX#${shard}`, skBefore: cutoff }, 500);
-        for (const event of stale) {
-          await this.publish(event);
-          count++;
-        }
+        stale.push(...(await this.store.queryFirst({ index: 'OUTBOX', pk: `OUTBOX#${shard}`, skBefore: cutoff }, 500)));
+      }
+      stale.sort((a, b) => (a.PK < b.PK ? -1 : a.PK > b.PK ? 1 : (a.position ?? 0) - (b.position ?? 0)));
+      let count = 0;
+      for (const event of stale) {
+        await this.publish(event);
+        count++;
       }
       return count;
     })().finally(() => (this.sweeping = undefined));

@@ -1,72 +1,90 @@
-import type { Listening } from '../infra/pubsub';
+import { CATCH_UP, type Listening } from '../infra/pubsub';
 
 /**
- * Replay-then-live delivery for one subscription. The live subscription is made first; then the
- * stored events after the client's position are sent; then the live ones buffered meanwhile and
- * after, with duplicates dropped. A client that resubscribes with the last position it saw gets
- * every event once, in order.
+ * Replay-then-live delivery for one subscription to a positioned stream: events numbered 1, 2, 3 …
+ * in commit order without gaps (a job's seq, or a stream position allocated at commit, see
+ * StreamEvent). Because the numbering has no gaps, "everything after position n" is exact: a
+ * client that resubscribes with the position of the last message it received gets every event
+ * it has not seen, once, in order.
  *
- * Two kinds of stream:
- * - `sequence` (a job's events, numbered 1, 2, 3 … without gaps): events are delivered strictly
- *   in order; a live event that skips ahead (two writers' publishes can arrive out of order) makes
- *   the missing ones be read from the store first.
- * - `id` (project activity, ordered by time): duplicates are dropped by id.
+ * The live listener is made first; once it is in effect the stream's head is read (`start`), so
+ * every event after the head arrives live and every event up to it is in the store. Then:
+ * 1. the acknowledgement (`acknowledge`): the first message, with the position the subscription
+ *    starts from;
+ * 2. when the client named a position, the stored events after it; if the store no longer holds
+ *    the event right after it (expired), one `historyLost` message instead, and nothing replayed;
+ * 3. the live events, strictly in order: a live event that skips ahead (publishes from several
+ *    writers can arrive out of order, or one can be lost while the bus was down) makes the missing
+ *    ones be read from the store first, and an event at or below the last position is a duplicate
+ *    and dropped. After the bus reconnected (CATCH_UP), the store is read for what was missed.
  *
  * The buffer is bounded. When a slow consumer lets it overflow, the stream ends with an explicit
- * resync event naming the position to resume from, instead of silently dropping events.
+ * resync message naming the position to resume from, instead of silently dropping events.
  *
  * The stream also ends after an event that `isFinal` recognizes (a finished job's last event),
- * and, when `live` is null because nothing more can happen, once the replay is sent. However it
- * ends, or when the consumer returns it, the live listener is closed and the buffer dropped.
+ * and once caught up when `start` says nothing can follow. However it ends, or when the consumer
+ * returns it, the live listener is closed and the buffer dropped.
  */
 export interface ReplayOptions<E> {
-  mode: 'sequence' | 'id';
-  /** Starts listening to live events (see EventBus.listen); null when no event can come any more. */
-  live: ((push: (payload: object) => void) => Listening) | null;
-  /** The position a client passed (a seq, or an event id); null to start from now. */
-  after: number | string | null;
+  /** Starts listening to live events (see EventBus.listen). */
+  live: (push: (payload: object) => void) => Listening;
   /**
-   * Where the stream starts when that is only known once the listener is in effect (see
-   * Live.jobProgress): `after` is the position, and stored events after it are read only when
-   * `replay` is true. Overrides `after`. Left pending forever if the stream is returned instead.
+   * Where the stream stands, known once the listener is in effect (see Live): the client's
+   * position (null to start at the head) and the head. Left pending forever if the stream is
+   * returned instead.
    */
-  start?: Promise<{ after: number | string | null; replay: boolean }>;
-  /** Stored events after `after` (and, in sequence mode, up to `until`), in order. */
-  readAfter(after: number | string, until?: number): Promise<E[]>;
-  positionOf(event: E): number | string;
+  start: Promise<StreamStart>;
+  /** Stored events with a position in (after, until], in order. */
+  readAfter(after: number, until?: number): Promise<E[]>;
+  positionOf(event: E): number;
   /** Keeps only the live payloads this subscription wants (all of them when omitted). */
   accept?(payload: unknown): payload is E;
-  resync(resumeAfter: number | string | null): E;
+  /** The first message: the subscription is in effect from `position` on. */
+  acknowledge(position: number): E;
+  /** The client's position is older than the stored history; the stream goes on after `position`. */
+  historyLost(position: number): E;
+  /** The last message of a stream whose buffer overflowed; the client resumes after `position`. */
+  resync(position: number, lastEvent: E | undefined): E;
   /** True for the stream's last event: the stream ends once it is delivered. */
   isFinal?(event: E): boolean;
-  /** Told of each stored event sent and each resync (the metrics `events_replayed_total`, `subscription_resyncs_total`). */
+  /** Told of each stored event sent, each resync and each history lost (metrics). */
   observer?: ReplayObserver;
   maxBuffer: number;
+}
+
+export interface StreamStart {
+  /** The position the client resumed from; null to start at the head. Never above the head. */
+  from: number | null;
+  /** The stream's last position once the listener was in effect. */
+  head: number;
+  /** True when no event can follow the head (a finished job): the stream ends once caught up. */
+  finished?: boolean;
 }
 
 export interface ReplayObserver {
   replayed(): void;
   resync(): void;
+  historyLost?(): void;
 }
-
-const NOT_LISTENING: Listening = { ready: Promise.resolve(), close: () => {} };
 
 /** A replay-then-live stream; `ready` resolves once its live listener is in effect. */
 export type ReplayStream<E> = AsyncIterableIterator<E> & { ready: Promise<void> };
 
 export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
-  const { mode, positionOf } = options;
+  const { positionOf } = options;
   const buffer: E[] = [];
   let overflowed = false;
   let ended = false;
+  let catchUp = false;
   let wake: (() => void) | undefined;
-  const seen = new Set<string | number>();
   const isFinal = options.isFinal ?? (() => false);
 
   // Listen from the start, so nothing published during the replay is lost.
-  const live: Listening =
-    options.live?.((payload) => {
-      if (overflowed || ended) return;
+  const live: Listening = options.live((payload) => {
+    if (overflowed || ended) return;
+    if (payload === CATCH_UP) {
+      catchUp = true;
+    } else {
       if (options.accept && !options.accept(payload)) return;
       if (buffer.length >= options.maxBuffer) {
         // Stop listening at once: the client resumes from the store after the resync.
@@ -75,8 +93,9 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
       } else {
         buffer.push(payload as unknown as E);
       }
-      wake?.();
-    }) ?? NOT_LISTENING;
+    }
+    wake?.();
+  });
 
   async function* run(): AsyncGenerator<E> {
     try {
@@ -89,51 +108,70 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
 
   async function* deliver(): AsyncGenerator<E> {
     await live.ready;
-    const start = options.start ? await options.start : { after: options.after, replay: options.after !== null };
-    let last: number | string | null = start.after;
-    const fresh = (event: E) => {
-      const position = positionOf(event);
-      if (mode === 'sequence') return last === null || (position as number) > (last as number);
-      if (seen.has(position)) return false;
-      seen.add(position);
-      if (seen.size > 10_000) seen.delete(seen.values().next().value as string | number);
-      return true;
-    };
-    if (start.replay && start.after !== null) {
-      for (const event of await options.readAfter(start.after)) {
-        if (!fresh(event)) continue;
-        last = positionOf(event);
-        options.observer?.replayed();
+    const start = await options.start;
+    let last = start.from ?? start.head;
+    let lastEvent: E | undefined;
+    let done = false;
+
+    /** The events of `events` that follow `last` without a gap, each once; stops at a gap or the final event. */
+    function* inOrder(events: E[], replayed: boolean): Generator<E> {
+      for (const event of events) {
+        const position = positionOf(event);
+        if (position <= last) continue;
+        if (position > last + 1) return;
+        last = position;
+        lastEvent = event;
+        if (replayed) options.observer?.replayed();
         yield event;
-        if (isFinal(event)) return;
+        if (isFinal(event)) {
+          done = true;
+          return;
+        }
       }
     }
-    if (!options.live) return;
+
+    let stored: E[] = [];
+    if (start.from !== null && start.from < start.head) {
+      stored = await options.readAfter(start.from);
+      if (stored.length === 0 || positionOf(stored[0]) !== start.from + 1) {
+        // The event right after the client's position expired: a replay would have a hole.
+        last = start.head;
+        yield options.acknowledge(last);
+        options.observer?.historyLost?.();
+        yield options.historyLost(last);
+      } else {
+        yield options.acknowledge(last);
+      }
+    } else {
+      yield options.acknowledge(last);
+    }
+    yield* inOrder(stored, true);
+    if (done || (start.finished && last >= start.head)) return;
+
     for (;;) {
+      if (catchUp) {
+        catchUp = false;
+        yield* inOrder(await options.readAfter(last), true);
+        if (done) return;
+      }
       while (buffer.length > 0) {
         const event = buffer.shift()!;
-        if (!fresh(event)) continue;
         const position = positionOf(event);
-        // A live event ahead of the next expected one: fetch what lies between from the store.
-        if (mode === 'sequence' && last !== null && (position as number) > (last as number) + 1) {
-          for (const missing of await options.readAfter(last, (position as number) - 1)) {
-            if (!fresh(missing)) continue;
-            last = positionOf(missing);
-            options.observer?.replayed();
-            yield missing;
-            if (isFinal(missing)) return;
-          }
-        }
-        last = position;
-        yield event;
-        if (isFinal(event)) return;
+        if (position <= last) continue;
+        // A live event ahead of the next expected one: what lies between is in the store, since
+        // positions are taken in commit order.
+        if (position > last + 1) yield* inOrder(await options.readAfter(last, position - 1), true);
+        if (done) return;
+        yield* inOrder([event], false);
+        if (done) return;
       }
       if (overflowed) {
         options.observer?.resync();
-        yield options.resync(last);
+        yield options.resync(last, lastEvent);
         return;
       }
       if (ended) return;
+      if (catchUp) continue;
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
     }

@@ -11,14 +11,22 @@ export const topics = {
   projectActivity: (tenantId: string, projectId: string) => `PROJECT_ACTIVITY:${tenantId}:${projectId}`,
 };
 
-/** Where a stored event is published: the same answer for the writer and for the sweeper. */
+/**
+ * Where a stored event is published: the same answer for the writer and for the sweeper. Each
+ * stored event belongs to exactly one stream, so it goes to exactly one topic, with the position
+ * it has in that stream.
+ */
 export function topicsFor(event: Item): string[] {
-  if (event.stream === 'job') {
-    const list = [topics.job(event.tenantId, event.jobId)];
-    if (event.statusChanged) list.push(topics.projectJobs(event.tenantId, event.projectId), topics.tenantJobs(event.tenantId));
-    return list;
+  switch (event.stream) {
+    case 'job':
+      return [topics.job(event.tenantId, event.jobId)];
+    case 'projectJobs':
+      return [topics.projectJobs(event.tenantId, event.projectId)];
+    case 'tenantJobs':
+      return [topics.tenantJobs(event.tenantId)];
+    default:
+      return event.projectId ? [topics.projectActivity(event.tenantId, event.projectId)] : [];
   }
-  return event.projectId ? [topics.projectActivity(event.tenantId, event.projectId)] : [];
 }
 
 const KEY_ATTRIBUTES = /^(PK|SK|GSI\dPK|GSI\dSK|OUTBOXPK|OUTBOXSK)$/;

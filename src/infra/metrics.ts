@@ -92,6 +92,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** History-lost messages sent to subscriptions that resumed from a position older than the stored events. */
+  readonly historyLostSent = new Counter({
+    name: 'subscription_history_lost_total',
+    help: 'History-lost messages sent to subscriptions that resumed from a position older than the stored events.',
+    registers: [this.registry],
+  });
+
   private readonly names = new LabelCap(100);
   private readonly codes = new LabelCap(50);
   private readonly commands = new LabelCap(100);

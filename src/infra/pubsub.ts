@@ -14,12 +14,19 @@ export interface Listening {
  * are plain JSON, because Redis carries them between processes.
  */
 export interface EventBus {
-  publish(topic: string, payload: object): void;
+  /**
+   * Carries `payload` to the topic's listeners everywhere. Resolves once the bus has taken it (with
+   * Redis: once the server answered the PUBLISH); rejects when it could not (Redis unreachable),
+   * in which case the event must stay in the outbox for a later attempt.
+   */
+  publish(topic: string, payload: object): Promise<void>;
   /**
    * Calls `listener` with each event published to `topic` from now on, in order, with the same
    * event object for every listener of the topic in this process. `ready` resolves once the
    * subscription is in effect everywhere (with Redis: once the server has confirmed it), so a
-   * reader can then look at the store without a gap.
+   * reader can then look at the store without a gap. After the bus lost its connection and got
+   * it back, every listener is called once with CATCH_UP: events published meanwhile may never
+   * arrive, so a stream reads what it missed from the store.
    */
   listen(topic: string, listener: (payload: object) => void): Listening;
   /** Resolves when the bus can carry events (with Redis: both connections answer PING); for readiness. */
@@ -29,6 +36,9 @@ export interface EventBus {
   /** Stops carrying events and drops every listener, including those of subscriptions still starting. */
   close(): Promise<void>;
 }
+
+/** Handed to every listener after the bus reconnected: "read the store for what you may have missed". */
+export const CATCH_UP: object = Object.freeze({ catchUp: true });
 
 /**
  * The listeners of this process, by topic. One event reaches every listener through a plain
@@ -65,6 +75,11 @@ class Listeners {
     this.count = 0;
   }
 
+  /** Calls every listener of every topic with `payload` (see CATCH_UP). */
+  deliverAll(payload: object): void {
+    for (const topic of [...this.byTopic.keys()]) this.deliver(topic, payload);
+  }
+
   deliver(topic: string, payload: object): void {
     for (const listener of this.byTopic.get(topic) ?? []) {
       try {
@@ -80,7 +95,7 @@ export function createEventBus(options: { redisUrl?: string } = {}): EventBus {
   const listeners = new Listeners();
   if (!options.redisUrl) {
     return {
-      publish: (topic, payload) => listeners.deliver(topic, payload),
+      publish: async (topic, payload) => listeners.deliver(topic, payload),
       listen(topic, listener) {
         listeners.add(topic, listener);
         return { ready: Promise.resolve(), close: () => void listeners.remove(topic, listener) };
@@ -90,13 +105,33 @@ export function createEventBus(options: { redisUrl?: string } = {}): EventBus {
       close: async () => listeners.clear(),
     };
   }
-  const publishClient = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
+  // A PUBLISH fails at the first failed reconnection while Redis is unreachable, instead of
+  // waiting for it in memory: the event stays in the outbox until Redis has taken it.
+  const publishClient = new Redis(options.redisUrl, { maxRetriesPerRequest: 0 });
   const subscribeClient = new Redis(options.redisUrl);
   // One Redis subscription per topic with listeners here; Redis hands each message over once.
   const redis = createRedisEventTarget({ publishClient, subscribeClient });
   const onMessage = (event: Event) => listeners.deliver(event.type, (event as CustomEvent<object>).detail);
+  // ioredis subscribes again by itself after a reconnect (autoResubscribe); once the PING sent
+  // after those SUBSCRIBEs is answered they are in effect, and every stream catches up from the
+  // store on what was published while the connection was down.
+  let connectedBefore = false;
+  subscribeClient.on('ready', () => {
+    if (!connectedBefore) {
+      connectedBefore = true;
+      return;
+    }
+    subscribeClient
+      .ping()
+      .then(() => listeners.deliverAll(CATCH_UP))
+      .catch(() => {});
+  });
   return {
-    publish: (topic, payload) => redis.dispatchEvent(new CustomEvent(topic, { detail: payload })),
+    // The same JSON on the same channel as the event target's dispatchEvent, which would not say
+    // whether Redis took the message.
+    publish: async (topic, payload) => {
+      await publishClient.publish(topic, JSON.stringify(payload));
+    },
     listen(topic, listener) {
       if (listeners.add(topic, listener)) redis.addEventListener(topic, onMessage);
       return {

@@ -32,6 +32,17 @@ export enum JobEventType {
   JOB_RETRIED = 'JOB_RETRIED',
   /** Not stored: sent when a slow subscriber's buffer overflowed; resubscribe after `resumeAfterSeq`. */
   RESYNC = 'RESYNC',
+  /**
+   * Not stored: the first message of every subscription, once it is in effect; its position is
+   * where the subscription starts (every later event has a higher one).
+   */
+  SUBSCRIBED = 'SUBSCRIBED',
+  /**
+   * Not stored: the position the client resumed from is older than the stored history (expired
+   * with the retention window). Nothing is replayed; re-query the state, then read on from this
+   * message's position.
+   */
+  HISTORY_LOST = 'HISTORY_LOST',
 }
 
 export const TERMINAL = new Set([JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED]);

@@ -3,10 +3,11 @@ import { assertId } from '../common/ids';
 import { retryWhileStale, Stale, type Subject } from '../common/mutate';
 import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
+import { streams } from '../common/streams';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, ErrorCode, notFound } from '../errors';
 import type { Item, Page, PageRequest } from '../infra/dynamo/store';
-import { event, put, type Write } from '../infra/dynamo/write';
+import { event, put, type UnitWrite, type Write } from '../infra/dynamo/write';
 import type { ProjectRepository } from '../project/project.repository';
 import {
   idempotencyKey,
@@ -178,15 +179,18 @@ export class JobRepository {
     return (await this.scope.store.queryAll(jobEventsAfter(this.scope.tenantId, jobId, after, until), 100_000)) as JobEvent[];
   }
 
-  private eventWrite(job: Item, previous: Item | null, outcome: Pick<Outcome, 'type' | 'step'>, at: string): Write {
+  /**
+   * The events of one change: the job's own (seq = the job's new version, which is also its
+   * position in the job's stream) and, when the status changed, one each in the project's and the
+   * tenant's job status streams, placed at commit after their heads (see streams.ts).
+   */
+  private eventWrites(job: Item, previous: Item | null, outcome: Pick<Outcome, 'type' | 'step'>, at: string): UnitWrite[] {
     const seq = job.version;
-    const eventId = `${job.jobId}:${seq}`;
     const { status, currentStep, progress, completedSteps, failedSteps, error } = job;
-    return event({
-      ...jobEventKey(this.scope.tenantId, job.jobId, seq),
+    const statusChanged = !previous || previous.status !== status;
+    const attributes = {
       entityType: 'Event',
-      stream: 'job',
-      eventId,
+      eventId: `${job.jobId}:${seq}`,
       tenantId: this.scope.tenantId,
       jobId: job.jobId,
       projectId: job.projectId,
@@ -197,9 +201,19 @@ export class JobRepository {
       at,
       job: { status, currentStep, progress, completedSteps, failedSteps, error },
       step: outcome.step ? { ...outcome.step, jobId: job.jobId } : undefined,
-      statusChanged: !previous || previous.status !== status,
+      statusChanged,
       expiresAt: Math.floor(Date.parse(at) / 1000) + this.scope.eventRetentionDays * 86_400,
-    });
+    };
+    const writes: UnitWrite[] = [
+      event({ ...jobEventKey(this.scope.tenantId, job.jobId, seq), ...attributes, stream: 'job', position: seq }),
+    ];
+    if (statusChanged) {
+      writes.push(
+        streams.projectJobStatus(this.scope.tenantId, job.projectId).append(() => ({ ...attributes, stream: 'projectJobs' })),
+        streams.tenantJobStatus(this.scope.tenantId).append(() => ({ ...attributes, stream: 'tenantJobs' })),
+      );
+    }
+    return writes;
   }
 
   private stepWrite(jobId: string, step: StepState, at: string): Write {
@@ -276,7 +290,7 @@ export class JobRepository {
         put(job).ifNew(),
         ...steps.map((step) => this.stepWrite(jobId, step, at)),
         this.projects.activeProjectCheck(projectId),
-        this.eventWrite(job, null, { type: JobEventType.JOB_CREATED }, at),
+        ...this.eventWrites(job, null, { type: JobEventType.JOB_CREATED }, at),
       ]);
     } catch (error) {
       if (error instanceof Duplicate) return this.existing(error.jobId);
@@ -329,7 +343,7 @@ export class JobRepository {
               : new AppError(ErrorCode.CONFLICT, `Job ${jobId} is changing too fast; try again.`),
         ),
         ...outcome.steps.map((step) => this.stepWrite(jobId, step, at)),
-        this.eventWrite(next, job, outcome, at),
+        ...this.eventWrites(next, job, outcome, at),
       ]);
       const written = new Map(outcome.steps.map((s) => [stepKey(this.scope.tenantId, jobId, s).SK, { ...s, jobId }]));
       const merged = steps.map((s) => written.get(s.SK) ?? s);

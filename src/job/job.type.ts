@@ -202,7 +202,13 @@ export class JobEvent {
   @Field(() => Step, { nullable: true })
   step?: Step;
 
-  @Field(() => Int, { nullable: true, description: 'RESYNC only: resubscribe with afterSeq set to this.' })
+  @Field(() => Int, {
+    description:
+      'Where this message stands in the stream that delivered it: the seq in jobProgress, the stream’s own position (1, 2, 3 … in commit order, without gaps) in jobStatusChanges. Resubscribe with afterSeq (jobProgress) or after (jobStatusChanges) set to the position of the last message you received, of any type, to get every event you have not seen.',
+  })
+  position!: number;
+
+  @Field(() => Int, { nullable: true, description: 'RESYNC only: resubscribe with afterSeq set to this (the same as position).' })
   resumeAfterSeq?: number | null;
 }
 

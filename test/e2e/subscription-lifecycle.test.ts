@@ -79,6 +79,8 @@ describe('subscriptions end when they should', () => {
     const socket = await rawConnection(server.url, editor);
     try {
       socket.send(subscribeFrame('a', jobId, 2));
+      // The acknowledgement comes first, with the seq the subscription starts from.
+      expect((await socket.next('next', 5000, 'a')).payload.data.jobProgress).toEqual({ seq: 2, type: 'SUBSCRIBED', job: null });
       await progress(jobId, 1);
       expect((await socket.next('next', 5000, 'a')).payload.data.jobProgress.seq).toBe(3);
       expect(counts()).toEqual({ graphql_ws_connections: 1, graphql_ws_subscriptions: 1, event_bus_listeners: 1 });
@@ -96,13 +98,13 @@ describe('subscriptions end when they should', () => {
       await progress(jobId, 20);
       await eventually(
         () => nextsFor(witness, 'w').length,
-        (n) => n === 20,
+        (n) => n === 21,
         5000,
       );
       witness.ws.close();
 
       expect(socket.log.filter(({ at, message }) => message.id === 'a' && at >= completedAt)).toEqual([]);
-      expect(nextsFor(socket, 'a')).toHaveLength(1);
+      expect(nextsFor(socket, 'a')).toHaveLength(2);
       expect(socket.ws.readyState).toBe(socket.ws.OPEN);
     } finally {
       socket.ws.close();
@@ -116,17 +118,25 @@ describe('subscriptions end when they should', () => {
       socket.send(subscribeFrame('same', jobId, 2));
       await progress(jobId, 1);
       await socket.next('next', 5000, 'same');
+      await socket.next('next', 5000, 'same');
       socket.send({ type: 'complete', id: 'same' });
       socket.send(subscribeFrame('same', jobId, 3));
       await progress(jobId, 20);
+      const frames = () =>
+        nextsFor(socket, 'same').map(({ message }) => [message.payload.data.jobProgress.type, message.payload.data.jobProgress.seq]);
       const seqs = await eventually(
-        () => nextsFor(socket, 'same').map(({ message }) => message.payload.data.jobProgress.seq as number),
+        () => frames().flatMap(([type, seq]) => (type === 'SUBSCRIBED' ? [] : [seq as number])),
         (s) => s.length >= 21,
         5000,
       );
       // Anything late would arrive now.
       await sleep(300);
-      expect(nextsFor(socket, 'same').map(({ message }) => message.payload.data.jobProgress.seq)).toEqual(seqs);
+      // Each subscription under the id was acknowledged once, at the seq it started from.
+      expect(frames().filter(([type]) => type === 'SUBSCRIBED')).toEqual([
+        ['SUBSCRIBED', 2],
+        ['SUBSCRIBED', 3],
+      ]);
+      expect(frames().flatMap(([type, seq]) => (type === 'SUBSCRIBED' ? [] : [seq]))).toEqual(seqs);
       expect(seqs).toEqual(Array.from({ length: 21 }, (_, i) => i + 3));
       expect(counts()).toMatchObject({ graphql_ws_subscriptions: 1, event_bus_listeners: 1 });
     } finally {
@@ -354,6 +364,7 @@ describe('subscriptions end when they should', () => {
       const error = await socket.next('error', 5000, 'deep');
       expect(error.payload[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', variable: 'deep', limit: 64 } });
       socket.send(subscribeFrame('fine', jobId, 0));
+      expect((await socket.next('next', 5000, 'fine')).payload.data.jobProgress).toMatchObject({ seq: 0, type: 'SUBSCRIBED' });
       expect((await socket.next('next', 5000, 'fine')).payload.data.jobProgress.seq).toBe(1);
       socket.ws.close();
       expect(consoleError).not.toHaveBeenCalled();

@@ -13,7 +13,12 @@ export function wsClient(httpUrl: string, token: string): Client {
 }
 
 export interface Subscription<T> {
-  /** Every `data` payload received so far. */
+  /**
+   * The subscription's first message: the server's acknowledgement (SUBSCRIBED, or
+   * subscription.started), with the position the subscription starts from. It is not in `received`.
+   */
+  ack: Promise<T>;
+  /** Every `data` payload received so far after the acknowledgement. */
   received: T[];
   errors: unknown[];
   /** Resolves once `count` payloads have arrived (or rejects after `timeoutMs`). */
@@ -22,9 +27,12 @@ export interface Subscription<T> {
   stop(): void;
 }
 
-/** Subscribes and collects payloads (the first root field of each `data`). */
+/** Subscribes and collects payloads (the first root field of each `data`), the acknowledgement apart. */
 export function subscribe<T = any>(client: Client, query: string, variables: Record<string, unknown> = {}): Subscription<T> {
   const received: T[] = [];
+  // Only a subscription is acknowledged; a query or mutation over the socket has one result.
+  let acknowledged: ((ack: T) => void) | undefined;
+  const ack = new Promise<T>((resolve) => (acknowledged = /^\s*subscription\b/.test(query) ? resolve : undefined));
   const errors: unknown[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   let finish!: () => void;
@@ -37,7 +45,15 @@ export function subscribe<T = any>(client: Client, query: string, variables: Rec
     {
       next: (result) => {
         if (result.errors) errors.push(...result.errors);
-        if (result.data) received.push(Object.values(result.data)[0] as T);
+        if (result.data) {
+          const payload = Object.values(result.data)[0] as T;
+          if (acknowledged) {
+            acknowledged(payload);
+            acknowledged = undefined;
+          } else {
+            received.push(payload);
+          }
+        }
         notify();
       },
       error: (error) => {
@@ -48,6 +64,7 @@ export function subscribe<T = any>(client: Client, query: string, variables: Rec
     },
   );
   return {
+    ack,
     received,
     errors,
     done,
@@ -77,7 +94,7 @@ export function subscribe<T = any>(client: Client, query: string, variables: Rec
 }
 
 export const JOB_PROGRESS = `subscription($jobId: ID!, $afterSeq: Int) {
-  jobProgress(jobId: $jobId, afterSeq: $afterSeq) { eventId seq prevSeq type actor job { status currentStep progress completedSteps failedSteps } step { name attempt status progress } resumeAfterSeq }
+  jobProgress(jobId: $jobId, afterSeq: $afterSeq) { eventId seq prevSeq position type actor job { status currentStep progress completedSteps failedSteps } step { name attempt status progress } resumeAfterSeq }
 }`;
 
 export interface RawSocket {

@@ -1,9 +1,9 @@
-import { replayThenLive } from '../../src/events/replay';
+import { replayThenLive, type ReplayOptions, type StreamStart } from '../../src/events/replay';
+import { CATCH_UP } from '../../src/infra/pubsub';
 
 interface E {
   seq: number;
-  id?: string;
-  resync?: boolean;
+  kind?: 'ack' | 'lost' | 'resync';
 }
 
 /** A live source the test pushes into, like a bus listener. */
@@ -42,136 +42,119 @@ async function take<T>(iterator: AsyncIterator<T>, n: number): Promise<T[]> {
   return out;
 }
 
-describe('replayThenLive', () => {
-  const store: E[] = Array.from({ length: 10 }, (_, i) => ({ seq: i + 1 }));
-  const readAfter = async (after: number | string, until = Infinity) => store.filter((e) => e.seq > (after as number) && e.seq <= until);
+/** Positions as the client sees them: control messages marked by their kind. */
+const shown = (events: E[]) => events.map((e) => (e.kind ? `${e.kind}@${e.seq}` : e.seq));
 
-  it('replays stored events after the position, then live ones, dropping what replay already sent', async () => {
-    const source = liveSource();
-    const it = replayThenLive<E>({
-      mode: 'sequence',
+describe('replayThenLive', () => {
+  let store: E[];
+  beforeEach(() => {
+    store = Array.from({ length: 10 }, (_, i) => ({ seq: i + 1 }));
+  });
+  const stream = (source: ReturnType<typeof liveSource>, start: StreamStart, extra: Partial<ReplayOptions<E>> = {}) =>
+    replayThenLive<E>({
       live: source.live,
-      after: 6,
-      readAfter,
+      start: Promise.resolve(start),
+      readAfter: async (after, until = Infinity) => store.filter((e) => e.seq > after && e.seq <= until),
       positionOf: (e) => e.seq,
-      resync: (s) => ({ seq: s as number, resync: true }),
+      acknowledge: (seq) => ({ seq, kind: 'ack' }),
+      historyLost: (seq) => ({ seq, kind: 'lost' }),
+      resync: (seq) => ({ seq, kind: 'resync' }),
       maxBuffer: 100,
+      ...extra,
     });
+
+  it('acknowledges first with the position it starts from, replays after it, then live, dropping what replay already sent', async () => {
+    const source = liveSource();
+    const it = stream(source, { from: 6, head: 10 });
     // Published while the replay runs: 9 and 10 again (already stored), then 11.
     source.push({ seq: 9 }, { seq: 10 }, { seq: 11 });
-    expect((await take(it, 5)).map((e) => e.seq)).toEqual([7, 8, 9, 10, 11]);
+    expect(shown(await take(it, 6))).toEqual(['ack@6', 7, 8, 9, 10, 11]);
     await it.return!();
     expect(source.closed).toBe(true);
+  });
+
+  it('acknowledges the head when started without a position, and sends nothing up to it', async () => {
+    const source = liveSource();
+    const it = stream(source, { from: null, head: 10 });
+    source.push({ seq: 10 }, { seq: 11 });
+    expect(shown(await take(it, 2))).toEqual(['ack@10', 11]);
+    await it.return!();
   });
 
   it('fills a gap from the store when live events arrive out of order', async () => {
     const source = liveSource();
-    const it = replayThenLive<E>({
-      mode: 'sequence',
-      live: source.live,
-      after: 3,
-      readAfter,
-      positionOf: (e) => e.seq,
-      resync: (s) => ({ seq: s as number }),
-      maxBuffer: 100,
-    });
-    const first = await take(it, 7);
-    expect(first.map((e) => e.seq)).toEqual([4, 5, 6, 7, 8, 9, 10]);
+    const it = stream(source, { from: 3, head: 10 });
+    expect(shown(await take(it, 8))).toEqual(['ack@3', 4, 5, 6, 7, 8, 9, 10]);
     store.push({ seq: 11 }, { seq: 12 }, { seq: 13 });
     // 13's publish overtakes 11's and 12's.
     source.push({ seq: 13 }, { seq: 11 }, { seq: 12 });
-    expect((await take(it, 3)).map((e) => e.seq)).toEqual([11, 12, 13]);
-    store.splice(10);
+    expect(shown(await take(it, 3))).toEqual([11, 12, 13]);
     await it.return!();
+  });
+
+  it('reads what it missed from the store when the bus says it reconnected (CATCH_UP)', async () => {
+    const source = liveSource();
+    const it = stream(source, { from: null, head: 10 });
+    expect(shown(await take(it, 1))).toEqual(['ack@10']);
+    // 11 and 12 were published while the bus was down: only the store has them.
+    store.push({ seq: 11 }, { seq: 12 });
+    const next = take(it, 2);
+    await tick();
+    source.push(CATCH_UP);
+    expect(shown(await next)).toEqual([11, 12]);
+    await it.return!();
+  });
+
+  it('sends one history-lost message and no partial replay when the event after the position has expired', async () => {
+    const source = liveSource();
+    store = store.filter((e) => e.seq > 4);
+    const it = stream(source, { from: 2, head: 10 });
+    source.push({ seq: 11 });
+    expect(shown(await take(it, 3))).toEqual(['ack@10', 'lost@10', 11]);
+    await it.return!();
+  });
+
+  it('reports history lost when nothing after the position is stored any more', async () => {
+    const source = liveSource();
+    store = [];
+    const it = stream(source, { from: 3, head: 10, finished: true });
+    expect(shown(await take(it, 10))).toEqual(['ack@10', 'lost@10']);
   });
 
   it('ends with an explicit RESYNC naming the last delivered position when a slow consumer overflows the buffer', async () => {
     const source = liveSource();
-    const it = replayThenLive<E>({
-      mode: 'sequence',
-      live: source.live,
-      after: null,
-      readAfter,
-      positionOf: (e) => e.seq,
-      resync: (s) => ({ seq: -1, resync: true, id: String(s) }),
-      maxBuffer: 5,
-    });
+    const it = stream(source, { from: null, head: 0 }, { maxBuffer: 5 });
     source.push({ seq: 1 });
-    expect((await take(it, 1)).map((e) => e.seq)).toEqual([1]);
+    expect(shown(await take(it, 2))).toEqual(['ack@0', 1]);
     // The consumer stops pulling while 20 events arrive.
     for (let seq = 2; seq <= 21; seq++) source.push({ seq });
     await tick();
     const rest = await take(it, 100);
-    expect(rest.slice(0, 5).map((e) => e.seq)).toEqual([2, 3, 4, 5, 6]);
-    expect(rest[5]).toEqual({ seq: -1, resync: true, id: '6' });
-    expect(rest).toHaveLength(6);
+    expect(shown(rest)).toEqual([2, 3, 4, 5, 6, 'resync@6']);
     expect(source.closed).toBe(true);
-  });
-
-  it('drops duplicate ids in id mode (at-least-once delivery)', async () => {
-    const source = liveSource();
-    const stored = [
-      { seq: 0, id: 'b' },
-      { seq: 0, id: 'c' },
-    ];
-    const it = replayThenLive<E>({
-      mode: 'id',
-      live: source.live,
-      after: 'a',
-      readAfter: async () => stored,
-      positionOf: (e) => e.id!,
-      resync: () => ({ seq: -1 }),
-      maxBuffer: 10,
-    });
-    source.push({ seq: 0, id: 'c' }, { seq: 0, id: 'd' }, { seq: 0, id: 'd' }, { seq: 0, id: 'e' });
-    expect((await take(it, 4)).map((e) => e.id)).toEqual(['b', 'c', 'd', 'e']);
-    await it.return!();
   });
 
   it('ends after a final event, in the replay or live, and closes the listener', async () => {
     const source = liveSource();
-    const finalInReplay = replayThenLive<E>({
-      mode: 'sequence',
-      live: source.live,
-      after: 7,
-      readAfter,
-      positionOf: (e) => e.seq,
-      isFinal: (e) => e.seq === 9,
-      maxBuffer: 10,
-      resync: () => ({ seq: 0, resync: true }),
-    });
-    expect((await take(finalInReplay, 10)).map((e) => e.seq)).toEqual([8, 9]);
+    const finalInReplay = stream(source, { from: 7, head: 10 }, { isFinal: (e) => e.seq === 9 });
+    expect(shown(await take(finalInReplay, 10))).toEqual(['ack@7', 8, 9]);
     expect(source.closed).toBe(true);
 
     const live = liveSource();
-    const finalLive = replayThenLive<E>({
-      mode: 'sequence',
-      live: live.live,
-      after: 10,
-      readAfter,
-      positionOf: (e) => e.seq,
-      isFinal: (e) => e.seq === 12,
-      maxBuffer: 10,
-      resync: () => ({ seq: 0, resync: true }),
-    });
+    store.push({ seq: 11 }, { seq: 12 });
+    const finalLive = stream(live, { from: 10, head: 10 }, { isFinal: (e) => e.seq === 12 });
     const taken = take(finalLive, 10);
     await tick();
     live.push({ seq: 11 }, { seq: 12 }, { seq: 13 });
-    expect((await taken).map((e) => e.seq)).toEqual([11, 12]);
+    expect(shown(await taken)).toEqual(['ack@10', 11, 12]);
     expect(live.closed).toBe(true);
   });
 
-  it('replays and ends without listening when no live event can come', async () => {
-    const finished = replayThenLive<E>({
-      mode: 'sequence',
-      live: null,
-      after: 8,
-      readAfter,
-      positionOf: (e) => e.seq,
-      maxBuffer: 10,
-      resync: () => ({ seq: 0, resync: true }),
-    });
-    expect((await take(finished, 10)).map((e) => e.seq)).toEqual([9, 10]);
+  it('replays and ends once caught up when nothing can follow the head', async () => {
+    const source = liveSource();
+    const finished = stream(source, { from: 8, head: 10, finished: true });
+    expect(shown(await take(finished, 10))).toEqual(['ack@8', 9, 10]);
     expect((await finished.next()).done).toBe(true);
+    expect(source.closed).toBe(true);
   });
 });

@@ -1,5 +1,17 @@
 import { AppError, notFound } from '../../src/errors';
-import { check, del, event, OUTBOX_SHARDS, put, transactRequest, update } from '../../src/infra/dynamo/write';
+import {
+  check,
+  del,
+  event,
+  HeadMoved,
+  headKeyString,
+  OUTBOX_SHARDS,
+  placeStreamEvents,
+  put,
+  streamEvent,
+  transactRequest,
+  update,
+} from '../../src/infra/dynamo/write';
 
 /* Building a unit of work is pure: these tests read the request without a database. */
 describe('write builders', () => {
@@ -76,5 +88,37 @@ describe('write builders', () => {
       OUTBOXSK: '2026-01-01T00:00:00.000Z#evt_1',
     });
     expect(write.toRequest('T').Put?.ConditionExpression).toBe('attribute_not_exists(#n0)');
+  });
+});
+
+describe('stream events placed at commit', () => {
+  const head = { PK: 'TENANT#t#PROJECT#p#EVENTS', SK: 'HEAD' };
+  const make = (position: number) => ({ PK: head.PK, SK: `EVENT#${position}`, eventId: `e${position}`, at: '2026-01-01T00:00:00.000Z' });
+
+  it('places events after the head read, moves the head with a condition on where it was, and puts stream writes last', () => {
+    const change = put({ PK: 'TENANT#t', SK: 'PROJECT#p#LOG#l', version: 1 }).ifNew();
+    const placed = placeStreamEvents([streamEvent(head, make), change, streamEvent(head, make)], new Map([[headKeyString(head), 7]]));
+    const request = transactRequest('T', placed).TransactItems!;
+    expect(request[0].Put!.Item).toMatchObject({ SK: 'PROJECT#p#LOG#l' });
+    expect(request.slice(1, 3).map((r) => [r.Put!.Item!.SK, r.Put!.Item!.position, r.Put!.ConditionExpression])).toEqual([
+      ['EVENT#8', 8, 'attribute_not_exists(#n0)'],
+      ['EVENT#9', 9, 'attribute_not_exists(#n0)'],
+    ]);
+    expect(request[3].Put).toMatchObject({
+      Item: { ...head, entityType: 'StreamHead', position: 9 },
+      ConditionExpression: '#n0 = :v0',
+      ExpressionAttributeNames: { '#n0': 'position' },
+      ExpressionAttributeValues: { ':v0': 7 },
+    });
+    // Losing the race on the head or on the event's key means "read the head again", not a client error.
+    expect(placed[1].onConditionFailed!(undefined)).toBeInstanceOf(HeadMoved);
+    expect(placed[3].onConditionFailed!(undefined)).toBeInstanceOf(HeadMoved);
+  });
+
+  it('creates the head of a new stream only if no other writer created it first', () => {
+    const placed = placeStreamEvents([streamEvent(head, make)], new Map());
+    const request = transactRequest('T', placed).TransactItems!;
+    expect(request[0].Put!.Item).toMatchObject({ SK: 'EVENT#1', position: 1 });
+    expect(request[1].Put).toMatchObject({ Item: { position: 1 }, ConditionExpression: 'attribute_not_exists(#n0)' });
   });
 });

@@ -116,6 +116,7 @@ export type InspirationType =
   | 'TEXT';
 
 export type JobEventType =
+  | 'HISTORY_LOST'
   | 'JOB_CANCELLED'
   | 'JOB_CREATED'
   | 'JOB_RETRIED'
@@ -126,7 +127,8 @@ export type JobEventType =
   | 'STEP_PAUSED'
   | 'STEP_PROGRESS'
   | 'STEP_REJECTED'
-  | 'STEP_STARTED';
+  | 'STEP_STARTED'
+  | 'SUBSCRIBED';
 
 /** QUEUED → RUNNING ⇄ PAUSED → COMPLETED | FAILED | CANCELLED; FAILED → RUNNING on retry. */
 export type JobStatus =

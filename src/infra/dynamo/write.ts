@@ -225,10 +225,14 @@ export function update(key: Key): Write {
 /** The number of OUTBOX index partitions events are spread over. */
 export const OUTBOX_SHARDS = 4;
 
-/** The outbox attributes of a new event: it stays in the OUTBOX index until it is published. */
-export function outboxAttributes(eventId: string, at: string) {
+/**
+ * The outbox attributes of a new event: it stays in the OUTBOX index until it is published. The
+ * shard is chosen by the event's partition (its stream), so a stream's waiting events are in one
+ * shard, in time order.
+ */
+export function outboxAttributes(partition: string, eventId: string, at: string) {
   let hash = 0;
-  for (const char of eventId) hash = (hash * 31 + char.charCodeAt(0)) | 0;
+  for (const char of partition) hash = (hash * 31 + char.charCodeAt(0)) | 0;
   return { OUTBOXPK: `OUTBOX#${Math.abs(hash) % OUTBOX_SHARDS}`, OUTBOXSK: `${at}#${eventId}` };
 }
 
@@ -237,9 +241,76 @@ export function outboxAttributes(eventId: string, at: string) {
  * it) and marked so that the commit publishes it. `item` needs `eventId` and `at` (ISO time).
  */
 export function event(item: Item & { eventId: string; at: string }): Write {
-  return put({ ...item, ...outboxAttributes(item.eventId, item.at) })
+  return put({ ...item, ...outboxAttributes(item.PK, item.eventId, item.at) })
     .ifNew()
     .asEvent();
+}
+
+/**
+ * An event appended to a positioned stream (a project's activity, a project's or a tenant's job
+ * status changes). Its position is allocated at commit: the stream's head item holds the last
+ * position, and the unit of work writes the event at head + 1 together with the head moved to it,
+ * on condition that the head is still where it was read. Two writers of one stream therefore
+ * commit in position order, and a position is taken only by an event that committed: the stream
+ * is gapless in commit order, which is what lets a subscriber resume "after position n".
+ */
+export class StreamEvent {
+  constructor(
+    /** The key of the stream's head item. */
+    readonly head: Key,
+    /** The event item at `position`; it must carry its own key (built from the position), `eventId` and `at`. */
+    readonly make: (position: number) => Item & { eventId: string; at: string },
+  ) {}
+}
+
+/** An event for the stream whose head item is at `head`; see StreamEvent. */
+export function streamEvent(head: Key, make: (position: number) => Item & { eventId: string; at: string }): StreamEvent {
+  return new StreamEvent({ PK: head.PK, SK: head.SK }, make);
+}
+
+/** What a unit of work holds: plain writes, and events whose position is allocated at commit. */
+export type UnitWrite = Write | StreamEvent;
+
+/** The attribute of a stream's head item that holds the stream's last position. */
+export const HEAD_POSITION = 'position';
+
+/** Thrown by a commit whose stream head moved since it was read: another writer took the position. */
+export class HeadMoved extends Error {
+  constructor() {
+    super('A stream head moved since it was read.');
+  }
+}
+
+export const headKeyString = (key: Key) => `${key.PK}\u0000${key.SK}`;
+
+/**
+ * The plain writes of `writes` with every stream event placed at the position after the head
+ * read (`heads`, by headKeyString; 0 for a stream without a head yet), and each head moved on
+ * with a condition that it is still where it was read. Stream writes go last, so a failed
+ * condition of the change itself is the one a cancelled transaction reports first. Pure.
+ */
+export function placeStreamEvents(writes: readonly UnitWrite[], heads: ReadonlyMap<string, number>): Write[] {
+  const plain: Write[] = [];
+  const events: Write[] = [];
+  const moved = new Map<string, { key: Key; from: number; to: number }>();
+  for (const write of writes) {
+    if (write instanceof Write) {
+      plain.push(write);
+      continue;
+    }
+    const id = headKeyString(write.head);
+    const at = moved.get(id) ?? { key: write.head, from: heads.get(id) ?? 0, to: heads.get(id) ?? 0 };
+    at.to += 1;
+    moved.set(id, at);
+    // The event's own key is taken too when another writer placed its event there first.
+    events.push(event({ ...write.make(at.to), [HEAD_POSITION]: at.to }).orFail(() => new HeadMoved()));
+  }
+  const headWrites = [...moved.values()].map(({ key, from, to }) => {
+    const head = put({ ...key, entityType: 'StreamHead', [HEAD_POSITION]: to });
+    const onMoved = () => new HeadMoved();
+    return from === 0 ? head.ifNew(onMoved) : head.where({ [HEAD_POSITION]: from }, onMoved);
+  });
+  return [...plain, ...events, ...headWrites];
 }
 
 /** The TransactWriteItems request for `writes` on `tableName`, in their order. Pure. */
