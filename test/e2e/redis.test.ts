@@ -1,66 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
 import { testEndpoint } from '../support/dynamo';
+import { gqlAt as gql, startInstance, type Instance } from '../support/instances';
 import { startRedis, type RedisServer } from '../support/redis';
 import { TEST_SECRET } from '../support/server';
 import { eventually, JOB_PROGRESS, metricValue, subscribe, wsClient } from '../support/ws';
-
-const MAIN = join(__dirname, '../../dist/src/main.js');
-
-interface Instance {
-  child: ChildProcess;
-  url: string;
-  stop(): Promise<void>;
-}
-
-/** One server process, as a deployment runs it: DynamoDB and Redis configured, nothing embedded. */
-function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: 'development',
-      PORT: '0',
-      AUTH_JWT_SECRET: TEST_SECRET,
-      CURSOR_SECRET: 'c',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (c) => (output += c));
-  child.stderr!.on('data', (c) => (output += c));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`instance did not start:\n${output}`)), 30_000);
-    child.once('exit', (code) => reject(new Error(`instance exited with ${code}:\n${output}`)));
-    child.stdout!.on('data', () => {
-      const url = /GraphQL \(HTTP\):\s+(\S+)/.exec(output)?.[1];
-      if (!url) return;
-      clearTimeout(timer);
-      resolve({
-        child,
-        url,
-        async stop() {
-          child.kill('SIGTERM');
-          await exited;
-        },
-      });
-    });
-  });
-}
-
-async function gql(url: string, token: string, query: string) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query }),
-  });
-  return (await res.json()) as any;
-}
 
 describe('several instances sharing DynamoDB and Redis', () => {
   let redis: RedisServer;

@@ -4,12 +4,16 @@ import { freePort } from '../../src/infra/free-port';
 
 export interface RedisServer {
   url: string;
+  port: number;
   stop(): Promise<void>;
 }
 
-/** Starts a throwaway redis-server on a free 127.0.0.1 port (no persistence). */
-export async function startRedis(): Promise<RedisServer> {
-  const port = await freePort();
+/**
+ * Starts a throwaway redis-server on a free 127.0.0.1 port (no persistence), or on `port` to
+ * bring one back where clients expect it.
+ */
+export async function startRedis(port?: number): Promise<RedisServer> {
+  port ??= await freePort();
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: 'ignore',
   });
@@ -32,6 +36,7 @@ export async function startRedis(): Promise<RedisServer> {
   probe.disconnect();
   return {
     url,
+    port,
     async stop() {
       child.kill('SIGTERM');
       await exited;

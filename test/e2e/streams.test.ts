@@ -1,0 +1,505 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { signDevToken } from '../../src/auth/jwt';
+import { Role } from '../../src/auth/principal';
+import { streams } from '../../src/common/streams';
+import { jobEventsAfter } from '../../src/job/job.keys';
+import type { QuerySpec } from '../../src/infra/dynamo/store';
+import { OUTBOX_SHARDS } from '../../src/infra/dynamo/write';
+import { freshTable, testEndpoint, type TestTable } from '../support/dynamo';
+import { gqlAt, startInstance, type Instance } from '../support/instances';
+import { startRedis, type RedisServer } from '../support/redis';
+import { TEST_SECRET } from '../support/server';
+import { eventually } from '../support/ws';
+
+/*
+ * Every stream resumable with no gap and no duplicate, across instances: three server processes
+ * share one DynamoDB Local table and one redis-server, writers spread their mutations over all of
+ * them, and subscribers keep dropping their connection and resuming, each time on a random
+ * instance, from the position of the last message they received. What they end up with is
+ * compared with the stream as stored in the table. Then Redis goes away for 5 s, and then one
+ * instance is SIGKILLed mid-stream.
+ */
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const random = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
+
+type StreamName = 'jobProgress' | 'projectJobStatus' | 'tenantJobStatus' | 'projectActivity';
+
+/** One message as a client sees it: an event, or a control message of the server. */
+interface Message {
+  eventId: string;
+  position: number;
+  control?: 'ack' | 'lost' | 'resync';
+}
+
+const CONTROL: Record<string, Message['control']> = {
+  SUBSCRIBED: 'ack',
+  HISTORY_LOST: 'lost',
+  RESYNC: 'resync',
+  'subscription.started': 'ack',
+  'subscription.history_lost': 'lost',
+  'subscription.resync': 'resync',
+};
+
+interface Subject {
+  tenantId: string;
+  projectId: string;
+  jobId: string;
+}
+
+function operation(stream: StreamName, subject: Subject, after: number | null) {
+  switch (stream) {
+    case 'jobProgress':
+      return {
+        query: 'subscription($id: ID!, $after: Int) { jobProgress(jobId: $id, afterSeq: $after) { eventId position type } }',
+        variables: { id: subject.jobId, after },
+      };
+    case 'projectJobStatus':
+      return {
+        query: 'subscription($id: ID!, $after: Int) { jobStatusChanges(projectId: $id, after: $after) { eventId position type } }',
+        variables: { id: subject.projectId, after },
+      };
+    case 'tenantJobStatus':
+      return { query: 'subscription($after: Int) { jobStatusChanges(after: $after) { eventId position type } }', variables: { after } };
+    case 'projectActivity':
+      return {
+        query: 'subscription($id: ID!, $after: Int) { projectActivity(projectId: $id, after: $after) { eventId position action } }',
+        variables: { id: subject.projectId, after },
+      };
+  }
+}
+
+/** The stream as the table holds it, in position order. */
+function storedSpec(stream: StreamName, subject: Subject): QuerySpec {
+  switch (stream) {
+    case 'jobProgress':
+      return jobEventsAfter(subject.tenantId, subject.jobId, 0);
+    case 'projectJobStatus':
+      return streams.projectJobStatus(subject.tenantId, subject.projectId).after(0);
+    case 'tenantJobStatus':
+      return streams.tenantJobStatus(subject.tenantId).after(0);
+    case 'projectActivity':
+      return streams.projectActivity(subject.tenantId, subject.projectId).after(0);
+  }
+}
+
+/** Sockets opened by the followers, so a follower can cut its own connection abruptly. */
+const sockets = new Set<WebSocket>();
+class TrackedWebSocket extends WebSocket {
+  constructor(...args: ConstructorParameters<typeof WebSocket>) {
+    super(...args);
+    sockets.add(this);
+    this.on('close', () => sockets.delete(this));
+  }
+}
+
+/**
+ * A client that follows one stream the way the README tells client authors to: it resubscribes
+ * with the position of the last message it received, and checks each subscription's first message
+ * is the acknowledgement of exactly that position.
+ */
+class Follower {
+  last = 0;
+  readonly events: string[] = [];
+  /** Anything a correct stream never does: a wrong acknowledgement, a gap, a repeat, an error. */
+  readonly anomalies: string[] = [];
+  subscriptions = 0;
+  lost = 0;
+  private client?: Client;
+  private socket?: WebSocket;
+
+  constructor(
+    readonly stream: StreamName,
+    private readonly subject: Subject,
+    private readonly token: string,
+  ) {}
+
+  /**
+   * One subscription on `url` from the last position. Resolves when it ends: after `ms`, when the
+   * connection drops (the instance died), or when the server ends it.
+   */
+  async follow(url: string, ms: number, abrupt: boolean): Promise<void> {
+    let first = true;
+    let unconfirmed: number | undefined;
+    const checkAck = () => {
+      if (unconfirmed !== undefined) this.anomalies.push(`acknowledged ${unconfirmed}, resumed from ${from}`);
+      unconfirmed = undefined;
+    };
+    let active = true;
+    let ended!: () => void;
+    const done = new Promise<void>((resolve) => (ended = resolve));
+    const client = createClient({
+      url: url.replace(/^http/, 'ws'),
+      webSocketImpl: TrackedWebSocket,
+      connectionParams: { authorization: `Bearer ${this.token}` },
+      retryAttempts: 0,
+      lazy: true,
+      on: { connected: (socket) => (this.socket = socket as WebSocket) },
+    });
+    this.client = client;
+    this.subscriptions++;
+    const from = this.last;
+    client.subscribe<Record<string, { eventId: string; position: number; type?: string; action?: string }>>(
+      operation(this.stream, this.subject, from),
+      {
+        next: ({ data, errors }) => {
+          if (!active) return;
+          if (errors) this.anomalies.push(`errors: ${JSON.stringify(errors)}`);
+          const raw = data && Object.values(data)[0];
+          if (!raw) return;
+          const message: Message = { eventId: raw.eventId, position: raw.position, control: CONTROL[raw.type ?? raw.action ?? ''] };
+          if (first) {
+            first = false;
+            if (message.control !== 'ack') this.anomalies.push(`first message is not an acknowledgement: ${JSON.stringify(raw)}`);
+            // It names the position resumed from; only when history was lost, the head the stream
+            // goes on from, and then the next message says so.
+            if (message.position !== from) unconfirmed = message.position;
+            return;
+          }
+          if (message.control === 'lost') {
+            this.lost++;
+            if (message.position !== unconfirmed) this.anomalies.push(`history lost at ${message.position}, acknowledged ${unconfirmed}`);
+            unconfirmed = undefined;
+            this.last = message.position;
+            return;
+          }
+          checkAck();
+          if (message.control) return;
+          if (message.position !== this.last + 1) this.anomalies.push(`position ${message.position} after ${this.last}`);
+          this.events.push(message.eventId);
+          this.last = message.position;
+        },
+        // A dropped connection is what this test does on purpose; the follower resumes elsewhere.
+        error: () => ended(),
+        complete: () => ended(),
+      },
+    );
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([done, new Promise((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer);
+    active = false;
+    checkAck();
+    if (abrupt) this.socket?.terminate();
+    await client.dispose();
+  }
+
+  close() {
+    return this.client?.dispose();
+  }
+}
+
+/** The stream's event ids as stored, in position order. */
+async function stored(table: TestTable, stream: StreamName, subject: Subject): Promise<string[]> {
+  return (await table.store.queryAll(storedSpec(stream, subject), 100_000)).map((item) => item.eventId as string);
+}
+
+/** The stream's last position as stored (0 when empty). */
+async function headOf(table: TestTable, stream: StreamName, subject: Subject): Promise<number> {
+  const items = await table.store.queryAll(storedSpec(stream, subject), 100_000);
+  return items.length ? (items[items.length - 1].position as number) : 0;
+}
+
+describe('every stream resumable across three instances, Redis and instance failures', () => {
+  let table: TestTable;
+  let redis: RedisServer;
+  let instances: Instance[] = [];
+  let env: Record<string, string>;
+  let editor: string;
+  let subject: Subject;
+  const alive = () => instances.filter((i) => i.child.exitCode === null && i.child.signalCode === null);
+
+  beforeAll(async () => {
+    table = await freshTable();
+    redis = await startRedis();
+    env = {
+      DYNAMODB_ENDPOINT: testEndpoint(),
+      TABLE_NAME: table.tableName,
+      REDIS_URL: redis.url,
+      OUTBOX_SWEEP_MS: '250',
+      OUTBOX_GRACE_MS: '500',
+      READINESS_CACHE_MS: '0',
+    };
+    instances = await Promise.all([startInstance(env), startInstance(env), startInstance(env)]);
+    const tenantId = `streams-${randomUUID().slice(0, 8)}`;
+    editor = await signDevToken(new TextEncoder().encode(TEST_SECRET), { sub: 'writer', tenantId, roles: [Role.EDITOR, Role.WORKER] });
+    const projectId = (await gqlAt(instances[0].url, editor, 'mutation { createProject(input: { title: "Streams" }) { projectId } }')).data
+      .createProject.projectId;
+    const jobId = (
+      await gqlAt(
+        instances[0].url,
+        editor,
+        `mutation { createJob(input: { projectId: "${projectId}", kind: "LONG", steps: ["render"] }) { jobId } }`,
+      )
+    ).data.createJob.jobId;
+    await gqlAt(instances[1].url, editor, `mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
+    subject = { tenantId, projectId, jobId };
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const socket of sockets) socket.terminate();
+    await Promise.all(instances.map((i) => i.stop()));
+    await redis?.stop();
+    await table?.drop();
+  });
+
+  /**
+   * Runs a mutation on a random live instance, moving to another one when an instance does not
+   * answer or answers with a transient error (CONFLICT under contention, SERVICE_UNAVAILABLE), as
+   * a worker behind a load balancer would. Returns the data, or null after 8 tries.
+   */
+  async function write(query: string): Promise<Record<string, any> | null> {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      try {
+        const result = await gqlAt(random(alive()).url, editor, query);
+        if (!result.errors) return result.data;
+        const code = result.errors[0].extensions?.code;
+        if (code !== 'CONFLICT' && code !== 'SERVICE_UNAVAILABLE') throw new Error(JSON.stringify(result.errors));
+      } catch (error) {
+        // (By name: fetch's errors come from outside jest's realm, so instanceof TypeError fails.)
+        if (!['TypeError', 'TimeoutError'].includes((error as Error).name)) throw error;
+        // A network error: that instance is gone or going; the next try picks another.
+      }
+      await sleep(20 + Math.random() * 50);
+    }
+    return null;
+  }
+
+  /** One writer's mix: activity (logs, milestones), the long job's progress, and short jobs that change status. */
+  async function writer(until: number, counts: Record<string, number>) {
+    const { projectId, jobId } = subject;
+    let n = 0;
+    while (Date.now() < until) {
+      n++;
+      const choice = Math.random();
+      if (choice < 0.3) {
+        if (await write(`mutation { createLog(projectId: "${projectId}", input: { rawText: "note ${n}" }) { logId } }`)) counts.logs++;
+      } else if (choice < 0.45) {
+        if (await write(`mutation { createMilestone(projectId: "${projectId}", input: { name: "m${n}" }) { milestoneId } }`))
+          counts.milestones++;
+      } else if (choice < 0.75) {
+        const progress = Math.random().toFixed(3);
+        if (await write(`mutation { reportStepProgress(jobId: "${jobId}", stepName: "render", progress: ${progress}) { seq } }`))
+          counts.progress++;
+      } else {
+        const created = await write(
+          `mutation { createJob(input: { projectId: "${projectId}", kind: "SHORT", steps: ["a"], idempotencyKey: "${randomUUID()}" }) { jobId } }`,
+        );
+        if (!created) continue;
+        counts.jobs++;
+        await write(`mutation { startStep(jobId: "${created.createJob.jobId}", stepName: "a") { seq } }`);
+        await write(`mutation { completeStep(jobId: "${created.createJob.jobId}", stepName: "a") { seq } }`);
+      }
+    }
+  }
+
+  /** Lets every follower resume until it has what the table holds; returns the table's streams. */
+  async function catchUp(followers: Follower[]): Promise<Map<StreamName, string[]>> {
+    const expected = new Map<StreamName, string[]>();
+    const heads = new Map<StreamName, number>();
+    for (const stream of new Set(followers.map((f) => f.stream))) {
+      expected.set(stream, await stored(table, stream, subject));
+      heads.set(stream, await headOf(table, stream, subject));
+    }
+    const deadline = Date.now() + 60_000;
+    await Promise.all(
+      followers.map(async (follower) => {
+        while (follower.last < heads.get(follower.stream)! && Date.now() < deadline) {
+          await follower.follow(random(alive()).url, 2000, false);
+        }
+      }),
+    );
+    return expected;
+  }
+
+  function expectExact(followers: Follower[], expected: Map<StreamName, string[]>) {
+    for (const follower of followers) {
+      const want = expected.get(follower.stream)!;
+      const seen = new Set(follower.events);
+      const missing = want.filter((id) => !seen.has(id)).length;
+      const duplicates = follower.events.length - seen.size;
+      expect({ stream: follower.stream, missing, duplicates, anomalies: follower.anomalies, lost: follower.lost }).toEqual({
+        stream: follower.stream,
+        missing: 0,
+        duplicates: 0,
+        anomalies: [],
+        lost: 0,
+      });
+      expect(follower.events).toEqual(want);
+    }
+  }
+
+  /** Events still in the outbox (not yet taken by the bus), all shards together. */
+  async function waiting(): Promise<number> {
+    let left = 0;
+    for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
+      left += (await table.store.queryFirst({ index: 'OUTBOX', pk: `OUTBOX#${shard}` }, 1000)).length;
+    }
+    return left;
+  }
+
+  const STREAMS: StreamName[] = ['jobProgress', 'projectJobStatus', 'tenantJobStatus', 'projectActivity'];
+
+  it('acknowledges every subscription with its position, reports history lost, and refuses a position ahead of the stream', async () => {
+    // Something in every stream first.
+    const counts = { logs: 0, milestones: 0, progress: 0, jobs: 0 };
+    await Promise.all([writer(Date.now() + 1500, counts), writer(Date.now() + 1500, counts)]);
+    for (const stream of STREAMS) {
+      const ids = await stored(table, stream, subject);
+      expect(ids.length).toBeGreaterThan(1);
+      // Without a position: acknowledged at the head, which is what the table holds.
+      const fresh = new Follower(stream, subject, editor);
+      fresh.last = await headOf(table, stream, subject);
+      await fresh.follow(instances[0].url, 300, false);
+      expect(fresh.anomalies).toEqual([]);
+      expect(fresh.subscriptions).toBe(1);
+      // A position ahead of the stream is the client's mistake.
+      const ahead = operation(stream, subject, ids.length + 1000);
+      const client = createClient({
+        url: instances[1].url.replace(/^http/, 'ws'),
+        webSocketImpl: WebSocket,
+        connectionParams: { authorization: `Bearer ${editor}` },
+        retryAttempts: 0,
+      });
+      const refused = await new Promise<unknown[]>((resolve) =>
+        client.subscribe(ahead, {
+          next: ({ errors }) => errors && resolve([...errors]),
+          error: (e) => resolve(e as unknown[]),
+          complete: () => resolve([]),
+        }),
+      );
+      await client.dispose();
+      expect(refused).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) })]);
+    }
+  });
+
+  it('delivers every event once, in order, to subscribers that keep reconnecting to random instances while 8 writers write through all three', async () => {
+    const until = Date.now() + 20_000;
+    const counts = { logs: 0, milestones: 0, progress: 0, jobs: 0 };
+    const followers = STREAMS.flatMap((stream) => [0, 1, 2].map(() => new Follower(stream, subject, editor)));
+    const following = followers.map(async (follower) => {
+      while (Date.now() < until) await follower.follow(random(alive()).url, 100 + Math.random() * 400, Math.random() < 0.5);
+    });
+    await Promise.all([...Array.from({ length: 8 }, () => writer(until, counts)), ...following]);
+    const expected = await catchUp(followers);
+    const figures = Object.fromEntries(
+      STREAMS.map((s) => [
+        s,
+        {
+          events: expected.get(s)!.length,
+          subscriptions: followers.filter((f) => f.stream === s).map((f) => f.subscriptions),
+        },
+      ]),
+    );
+    console.log(`reconnecting subscribers: ${JSON.stringify({ writes: counts, streams: figures })}`);
+    for (const stream of STREAMS) expect(expected.get(stream)!.length).toBeGreaterThan(20);
+    expectExact(followers, expected);
+  }, 180_000);
+
+  it('delivers, in order, every event committed while Redis was down to live subscribers on every instance', async () => {
+    const streamsHere: StreamName[] = ['projectActivity', 'tenantJobStatus', 'jobProgress'];
+    const followers = instances.flatMap(() => streamsHere.map((stream) => new Follower(stream, subject, editor)));
+    for (const follower of followers) follower.last = await headOf(table, follower.stream, subject);
+    // One long subscription each, one set per instance; none of them reconnects.
+    const following = followers.map((follower, i) => follower.follow(instances[Math.floor(i / streamsHere.length)].url, 30_000, false));
+    await eventually(
+      () => followers.every((f) => f.subscriptions === 1),
+      (ok) => ok,
+      5000,
+    );
+    await sleep(500);
+    const counts = { logs: 0, milestones: 0, progress: 0, jobs: 0 };
+    const writing = Promise.all(Array.from({ length: 4 }, () => writer(Date.now() + 9000, counts)));
+    await sleep(1500);
+    await redis.stop();
+    const downAt = Date.now();
+    // Readiness says so meanwhile.
+    await eventually(
+      async () => (await fetch(`${instances[0].url.replace(/\/graphql$/, '')}/readyz`)).status,
+      (status) => status === 503,
+      5000,
+    );
+    await sleep(5000 - (Date.now() - downAt));
+    redis = await startRedis(redis.port);
+    await writing;
+    const expected = new Map<StreamName, string[]>();
+    const heads = new Map<StreamName, number>();
+    for (const stream of streamsHere) {
+      expected.set(stream, await stored(table, stream, subject));
+      heads.set(stream, await headOf(table, stream, subject));
+    }
+    // Every live subscription catches up without reconnecting.
+    await eventually(
+      () => followers.map((f) => f.last - heads.get(f.stream)!),
+      (behind) => behind.every((n) => n === 0),
+      30_000,
+    );
+    for (const follower of followers) void follower.close();
+    await Promise.all(following);
+    const first = new Map(followers.map((f) => [f.stream, f.events[0]]));
+    const during = streamsHere.map((s) => expected.get(s)!.length - expected.get(s)!.indexOf(first.get(s)!));
+    console.log(`redis outage: ${JSON.stringify({ writes: counts, eventsSinceSubscribing: during })}`);
+    expect(followers.every((f) => f.subscriptions === 1)).toBe(true);
+    for (const follower of followers) {
+      expect(follower.anomalies).toEqual([]);
+      const want = expected.get(follower.stream)!;
+      expect(follower.events).toEqual(want.slice(want.length - follower.events.length));
+      expect(follower.events.length).toBeGreaterThan(0);
+    }
+  }, 120_000);
+
+  it('loses nothing when one of three instances is SIGKILLed mid-stream: its subscribers resume on the others', async () => {
+    const victim = instances[2];
+    const followers = STREAMS.map((stream) => new Follower(stream, subject, editor));
+    for (const follower of followers) follower.last = await headOf(table, follower.stream, subject);
+    const counts = { logs: 0, milestones: 0, progress: 0, jobs: 0 };
+    const until = Date.now() + 8000;
+    // Each follower starts on the victim, and moves to a survivor when its connection dies.
+    const following = followers.map(async (follower) => {
+      await follower.follow(victim.url, 60_000, false);
+      while (Date.now() < until) await follower.follow(random(alive()).url, 1000, false);
+    });
+    const writing = Promise.all(Array.from({ length: 6 }, () => writer(until, counts)));
+    await sleep(3000);
+    await victim.kill();
+    const inOutbox = await waiting();
+    await Promise.all([writing, ...following]);
+    const expected = await catchUp(followers);
+    console.log(
+      `instance killed: ${JSON.stringify({ writes: counts, inOutboxAtKill: inOutbox, subscriptions: followers.map((f) => f.subscriptions) })}`,
+    );
+    for (const follower of followers) {
+      const want = expected.get(follower.stream)!;
+      expect(follower.anomalies).toEqual([]);
+      expect(follower.subscriptions).toBeGreaterThan(1);
+      expect(follower.events).toEqual(want.slice(want.length - follower.events.length));
+      expect(follower.last).toBe(await headOf(table, follower.stream, subject));
+    }
+    // The survivors' sweepers published whatever the victim had committed and not published.
+    await eventually(waiting, (left) => left === 0, 15_000);
+  }, 120_000);
+
+  it('gets history lost, once and without a partial replay, for a position older than the stored events', async () => {
+    for (const stream of STREAMS) {
+      const spec = storedSpec(stream, subject);
+      const items = await table.store.queryAll(spec, 100_000);
+      // Events expire oldest first (DynamoDB's TTL deletes them): the first two go.
+      for (const item of items.slice(0, 2)) {
+        await table.dynamo.doc.send(new DeleteCommand({ TableName: table.tableName, Key: { PK: item.PK, SK: item.SK } }));
+      }
+      const follower = new Follower(stream, subject, editor);
+      follower.last = 1;
+      await follower.follow(random(alive()).url, 1000, false);
+      expect({ stream, lost: follower.lost, replayed: follower.events.length, anomalies: follower.anomalies }).toEqual({
+        stream,
+        lost: 1,
+        replayed: 0,
+        anomalies: [],
+      });
+      // It reads on from the head it was told.
+      expect(follower.last).toBe(items[items.length - 1].position);
+    }
+  }, 60_000);
+});

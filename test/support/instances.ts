@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { TEST_SECRET } from './server';
+
+const MAIN = join(__dirname, '../../dist/src/main.js');
+
+export interface Instance {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+  /** SIGTERM, then waits for the exit. */
+  stop(): Promise<void>;
+  /** SIGKILL: the instance dies as a crashed machine would, without closing anything. */
+  kill(): Promise<void>;
+}
+
+/**
+ * One server process, as a deployment runs it: DynamoDB (and Redis, when given) configured,
+ * nothing embedded. Resolves once it prints its URL; the test that starts it stops it.
+ */
+export function startInstance(env: Record<string, string>): Promise<Instance> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'development',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      AUTH_JWT_SECRET: TEST_SECRET,
+      CURSOR_SECRET: 'c',
+      // See test/support/server.ts: a busy 2-core machine, and tests not about timeouts.
+      DYNAMODB_TIMEOUT_MS: '10000',
+      REQUEST_BUDGET_MS: '30000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (c) => (output += c));
+  child.stderr!.on('data', (c) => (output += c));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`instance did not start:\n${output}`)), 60_000);
+    const early = (code: number | null) => reject(new Error(`instance exited with ${code}:\n${output}`));
+    child.once('exit', early);
+    const check = () => {
+      const url = /GraphQL \(HTTP\):\s+(\S+)/.exec(output)?.[1];
+      if (!url) return;
+      clearTimeout(timer);
+      child.off('exit', early);
+      child.stdout!.off('data', check);
+      resolve({
+        child,
+        url,
+        output: () => output,
+        async stop() {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          await exited;
+        },
+        async kill() {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+          await exited;
+        },
+      });
+    };
+    child.stdout!.on('data', check);
+  });
+}
+
+/** A GraphQL request over HTTP; rejects on a network error, resolves with the parsed body otherwise. */
+export async function gqlAt(url: string, token: string, query: string, variables: Record<string, unknown> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  return (await res.json()) as { data?: any; errors?: Array<{ message: string; extensions?: { code?: string } }> };
+}
