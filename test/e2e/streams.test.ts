@@ -422,6 +422,9 @@ describe('every stream resumable across three instances, Redis and instance fail
       5000,
     );
     await sleep(5000 - (Date.now() - downAt));
+    // What was committed meanwhile is still in the outbox: nothing leaves it before Redis takes it.
+    const heldBack = await waiting();
+    expect(heldBack).toBeGreaterThan(0);
     redis = await startRedis(redis.port);
     await writing;
     const expected = new Map<StreamName, string[]>();
@@ -438,9 +441,11 @@ describe('every stream resumable across three instances, Redis and instance fail
     );
     for (const follower of followers) void follower.close();
     await Promise.all(following);
+    // And the sweepers emptied the outbox once Redis was back.
+    await eventually(waiting, (left) => left === 0, 15_000);
     const first = new Map(followers.map((f) => [f.stream, f.events[0]]));
     const during = streamsHere.map((s) => expected.get(s)!.length - expected.get(s)!.indexOf(first.get(s)!));
-    console.log(`redis outage: ${JSON.stringify({ writes: counts, eventsSinceSubscribing: during })}`);
+    console.log(`redis outage: ${JSON.stringify({ writes: counts, eventsSinceSubscribing: during, heldBackInOutbox: heldBack })}`);
     expect(followers.every((f) => f.subscriptions === 1)).toBe(true);
     for (const follower of followers) {
       expect(follower.anomalies).toEqual([]);

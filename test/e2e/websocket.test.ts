@@ -8,11 +8,12 @@ describe('the WebSocket endpoint', () => {
   let server: TestServer;
   let token: string;
   let jobId: string;
+  let projectId: string;
 
   beforeAll(async () => {
     server = await startTestServer({ env: { WS_INIT_TIMEOUT_MS: '400', WS_MAX_SUBSCRIPTIONS: '3', WS_MAX_PAYLOAD_BYTES: '4096' } });
     token = await server.token('ws-a');
-    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Live' } }, token)).createProject.projectId;
+    projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Live' } }, token)).createProject.projectId;
     jobId = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, token)).createJob.jobId;
   });
   afterAll(() => server.stop());
@@ -140,11 +141,22 @@ describe('the WebSocket endpoint', () => {
     try {
       // B aims at A's job and at all of its own tenant's job changes.
       const foreign = subscribe(theirs, JOB_PROGRESS, { jobId, afterSeq: 0 });
-      const tenantWide = subscribe(theirs, 'subscription { jobStatusChanges { jobId seq } }');
+      // A's project streams, from their very first position: refused, nothing replayed.
+      const foreignStatus = subscribe(theirs, `subscription { jobStatusChanges(projectId: "${projectId}", after: 0) { jobId position } }`);
+      const foreignActivity = subscribe(
+        theirs,
+        `subscription { projectActivity(projectId: "${projectId}", after: 0) { action position } }`,
+      );
+      for (const refused of [foreign, foreignStatus, foreignActivity]) {
+        await refused.done;
+        expect(refused.received).toEqual([]);
+        expect(refused.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'NOT_FOUND' }) })]);
+      }
+      // B's tenant-wide stream from position 0 replays B's tenant only: nothing, although A's has events.
+      // (Subscribed once the refused ones ended: this server allows 3 operations per socket.)
+      const tenantWide = subscribe(theirs, 'subscription { jobStatusChanges(after: 0) { jobId seq position type } }');
       const own = subscribe(ours, JOB_PROGRESS, { jobId, afterSeq: 1 });
-      await foreign.done;
-      expect(foreign.received).toEqual([]);
-      expect(foreign.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'NOT_FOUND' }) })]);
+      expect(await tenantWide.ack).toMatchObject({ type: 'SUBSCRIBED', position: 0 });
       // Both live subscriptions listen before anything is written (a fixed pause lost this race on a busy machine).
       await eventually(
         () => server.app.counts().event_bus_listeners,
