@@ -68,14 +68,14 @@ function follow() {
           sinceConnect++;
           if (printed >= stopAfter) {
             stop();
-            client.dispose().then(() => process.exit(0));
+            Promise.resolve(client.dispose()).then(() => process.exit(0));
           } else if (sinceConnect >= dropEvery) {
             stop();
-            client.dispose().then(resolve);
+            Promise.resolve(client.dispose()).then(resolve);
           }
         },
-        error: () => client.dispose().then(resolve),
-        complete: () => client.dispose().then(resolve),
+        error: () => Promise.resolve(client.dispose()).then(resolve),
+        complete: () => Promise.resolve(client.dispose()).then(resolve),
       },
     );
   });

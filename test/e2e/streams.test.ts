@@ -375,6 +375,47 @@ describe('every stream resumable across three instances, Redis and instance fail
     }
   });
 
+  it('still resumes after an afterEventId (deprecated), and reports history lost for an event it no longer has', async () => {
+    const stored = await table.store.queryAll(storedSpec('projectActivity', subject), 100_000);
+    const third = stored[2];
+    const messages = (variables: Record<string, unknown>, n: number) =>
+      new Promise<Array<{ position: number; action: string; eventId: string }>>((resolve, reject) => {
+        const client = createClient({
+          url: instances[0].url.replace(/^http/, 'ws'),
+          webSocketImpl: WebSocket,
+          connectionParams: { authorization: `Bearer ${editor}` },
+          retryAttempts: 0,
+        });
+        const got: Array<{ position: number; action: string; eventId: string }> = [];
+        client.subscribe<{ projectActivity: { position: number; action: string; eventId: string } }>(
+          {
+            query: 'subscription($id: ID!, $e: ID) { projectActivity(projectId: $id, afterEventId: $e) { position action eventId } }',
+            variables: { id: subject.projectId, ...variables },
+          },
+          {
+            next: ({ data, errors }) => {
+              if (errors) reject(new Error(JSON.stringify(errors)));
+              // The replay goes on while the client disposes: only the first n are looked at.
+              if (got.length === n) return;
+              got.push(data!.projectActivity);
+              if (got.length === n) Promise.resolve(client.dispose()).then(() => resolve(got));
+            },
+            error: reject,
+            complete: () => resolve(got),
+          },
+        );
+      });
+    const resumed = await messages({ e: third.eventId }, 3);
+    expect(resumed.map((m) => [m.action, m.position])).toEqual([
+      ['subscription.started', third.position],
+      [stored[3].action, stored[3].position],
+      [stored[4].action, stored[4].position],
+    ]);
+    const unknown = await messages({ e: 'evt_01ARZ3NDEKTSV4RRFFQ69G5FAV' }, 2);
+    expect(unknown.map((m) => m.action)).toEqual(['subscription.started', 'subscription.history_lost']);
+    expect(unknown[1].position).toBe(stored[stored.length - 1].position);
+  });
+
   it('delivers every event once, in order, to subscribers that keep reconnecting to random instances while 8 writers write through all three', async () => {
     const until = Date.now() + 20_000;
     const counts = { logs: 0, milestones: 0, progress: 0, jobs: 0 };
