@@ -2,39 +2,18 @@ import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { buildSchemaSync } from 'type-graphql';
-import { ActivityResolver } from './activity/activity.resolver';
-import { AssetResolver, AssetVersionResolver } from './asset/asset.resolver';
 import { authChecker } from './auth/auth-checker';
-import { BriefResolver } from './brief/brief.resolver';
-import { LiveResolver } from './events/live.resolver';
-import { InspirationResolver } from './inspiration/inspiration.resolver';
-import { JobResolver, StepResolver } from './job/job.resolver';
-import { LogResolver } from './log/log.resolver';
-import { MilestoneResolver } from './milestone/milestone.resolver';
-import { ProjectResolver } from './project/project.resolver';
-import { TenantResolver } from './tenant/tenant.resolver';
+import { features } from './features';
 
-export const resolvers = [
-  TenantResolver,
-  ProjectResolver,
-  BriefResolver,
-  MilestoneResolver,
-  LogResolver,
-  AssetResolver,
-  AssetVersionResolver,
-  InspirationResolver,
-  ActivityResolver,
-  JobResolver,
-  StepResolver,
-  LiveResolver,
-] as const;
+/** Every resolver class, from the features (see src/features.ts). */
+export const resolvers = features.flatMap((f) => f.resolvers);
 
 let schema: GraphQLSchema | undefined;
 
 /** The executable schema, built once from the type-graphql classes. */
 export function buildAppSchema(): GraphQLSchema {
   schema ??= buildSchemaSync({
-    resolvers: [...resolvers],
+    resolvers: resolvers as [Function, ...Function[]],
     authChecker,
     authMode: 'error',
     validate: false,

@@ -1,27 +1,18 @@
 import DataLoader from 'dataloader';
-import { ActivityRepository } from './activity/activity.repository';
-import { AssetRepository } from './asset/asset.repository';
 import type { Principal } from './auth/principal';
-import { BriefRepository } from './brief/brief.repository';
 import { newId, type IdPrefix } from './common/ids';
 import type { Key } from './common/keys';
 import type { Scope } from './common/scope';
 import type { Config } from './config';
 import { Context, type Repositories } from './context';
+import { features } from './features';
 import { FilesService } from './files/files.service';
 import type { Metrics } from './infra/metrics';
 import type { FileStore } from './infra/s3/files';
 import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
 import { commitUnit } from './infra/dynamo/unit-of-work';
-import { Live } from './events/live';
 import type { Outbox } from './events/outbox';
 import { createEventBus, type EventBus } from './infra/pubsub';
-import { JobRepository } from './job/job.repository';
-import { InspirationRepository } from './inspiration/inspiration.repository';
-import { LogRepository } from './log/log.repository';
-import { MilestoneRepository } from './milestone/milestone.repository';
-import { ProjectRepository } from './project/project.repository';
-import { TenantRepository } from './tenant/tenant.repository';
 
 /**
  * What the wiring needs to build each request's repositories. The app makes one for the operation
@@ -76,7 +67,7 @@ export function createPageLoader(store: Store, tenantId: string, batch = true): 
 
 /**
  * A request's repositories bound to the caller's tenant, and the loaders and scope they share.
- * This is the one place that knows every repository and how they depend on each other.
+ * The repositories come from the features (src/features.ts), which say how they depend on each other.
  */
 function createRepositories(deps: ContextDeps, principal: Principal): Repositories {
   const batch = deps.batchLoads ?? true;
@@ -101,29 +92,20 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
         publisher: deps.outbox,
       }),
   };
-  const projects = new ProjectRepository(scope);
-  const activity = new ActivityRepository(scope);
-  const jobs = new JobRepository(scope, projects);
-  return {
-    tenant: new TenantRepository(scope),
-    projects,
-    briefs: new BriefRepository(scope, projects),
-    milestones: new MilestoneRepository(scope, projects),
-    logs: new LogRepository(scope, projects),
-    assets: new AssetRepository(scope, projects),
-    inspirations: new InspirationRepository(scope, projects),
-    activity,
-    jobs,
-    files: scope.files,
-    live: new Live(
-      scope,
-      { bus: deps.bus ?? fallbackBus(), maxBuffer: deps.subscriptionBuffer ?? 1000, metrics: deps.metrics },
-      jobs,
-      projects,
-      activity,
-    ),
-  };
+  const repos = { files: scope.files } as Repositories;
+  const featureDeps = { bus: deps.bus ?? fallbackBus(), subscriptionBuffer: deps.subscriptionBuffer ?? 1000, metrics: deps.metrics };
+  // In the features' order, so each one finds the repositories it uses already made.
+  for (const f of features) Object.assign(repos, f.repositories(scope, repos, featureDeps));
+  return repos;
 }
+
+/** The repositories the features make, all together; the check below makes the compiler prove it is every one. */
+type Built = { files: FilesService } & UnionToIntersection<ReturnType<(typeof features)[number]['repositories']>>;
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+/** Names a repository that resolvers use (Repositories) and no feature makes: a compile error here. */
+type Missing = Exclude<keyof Repositories, keyof Built>;
+const everyRepositoryIsMade: [Missing] extends [never] ? true : Missing = true;
+void everyRepositoryIsMade;
 
 const DEFAULT_FILE_LIMITS: Config['files'] = {
   uploadMaxBytes: 500 * 1024 * 1024,

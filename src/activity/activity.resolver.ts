@@ -1,7 +1,8 @@
 import { Args, Authorized, Ctx, Query, Resolver } from 'type-graphql';
+import { feature } from '../common/feature';
 import type { Context } from '../context';
 import { ActivityArgs, ActivityConnection } from './activity.type';
-import type { ActivityRepository } from './activity.repository';
+import { ActivityRepository } from './activity.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -18,3 +19,9 @@ export class ActivityResolver {
     return ctx.repos.activity.list(projectId, { first, after });
   }
 }
+
+/** This feature's resolvers and repositories (see src/features.ts). */
+export const activityFeature = feature({
+  resolvers: [ActivityResolver],
+  repositories: (scope) => ({ activity: new ActivityRepository(scope) }),
+});

@@ -1,5 +1,6 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
+import { feature } from '../common/feature';
 import type { Context } from '../context';
 import { Log } from '../log/log.type';
 import {
@@ -14,7 +15,7 @@ import {
   RequestAssetVersionInput,
   UpdateAssetInput,
 } from './asset.type';
-import type { AssetRepository } from './asset.repository';
+import { AssetRepository } from './asset.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -119,3 +120,9 @@ export class AssetVersionResolver {
     return version.status === 'ready' ? ctx.repos.files.downloadUrl(version.s3Key, expiresIn) : null;
   }
 }
+
+/** This feature's resolvers and repositories (see src/features.ts). */
+export const assetFeature = feature({
+  resolvers: [AssetResolver, AssetVersionResolver],
+  repositories: (scope, { projects }) => ({ assets: new AssetRepository(scope, projects) }),
+});

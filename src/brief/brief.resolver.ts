@@ -1,8 +1,9 @@
 import { Arg, Args, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
+import { feature } from '../common/feature';
 import type { Context } from '../context';
 import { ApprovalDecision, Brief, BriefConnection, BriefVersionsArgs, CreateBriefVersionInput } from './brief.type';
-import type { BriefRepository } from './brief.repository';
+import { BriefRepository } from './brief.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -47,3 +48,9 @@ export class BriefResolver {
     return ctx.repos.briefs.approve(projectId, version, decision, comment);
   }
 }
+
+/** This feature's resolvers and repositories (see src/features.ts). */
+export const briefFeature = feature({
+  resolvers: [BriefResolver],
+  repositories: (scope, { projects }) => ({ briefs: new BriefRepository(scope, projects) }),
+});

@@ -1,8 +1,9 @@
 import { Arg, Authorized, ID, Int, Resolver, Root, Subscription } from 'type-graphql';
 import { ActivityEvent } from '../activity/activity.type';
+import { feature } from '../common/feature';
 import type { Context } from '../context';
 import { JobEvent } from '../job/job.type';
-import type { Live } from './live';
+import { Live } from './live';
 
 // The live streams add themselves to ctx.repos here, so that the context imports nothing from events.
 declare module '../context' {
@@ -69,3 +70,11 @@ export class LiveResolver {
     return event;
   }
 }
+
+/** The subscriptions and the live streams behind them (see src/features.ts); they use the job, project and activity repositories. */
+export const liveFeature = feature({
+  resolvers: [LiveResolver],
+  repositories: (scope, { jobs, projects, activity }, deps) => ({
+    live: new Live(scope, { bus: deps.bus, maxBuffer: deps.subscriptionBuffer, metrics: deps.metrics }, jobs, projects, activity),
+  }),
+});

@@ -1,5 +1,6 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
+import { feature } from '../common/feature';
 import type { Context } from '../context';
 import {
   CreateInspirationInput,
@@ -10,7 +11,7 @@ import {
   RequestInspirationUploadInput,
   UpdateInspirationInput,
 } from './inspiration.type';
-import type { InspirationRepository } from './inspiration.repository';
+import { InspirationRepository } from './inspiration.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -82,3 +83,9 @@ export class InspirationResolver {
     return inspiration.s3Key && inspiration.fileStatus !== 'uploading' ? ctx.repos.files.downloadUrl(inspiration.s3Key, expiresIn) : null;
   }
 }
+
+/** This feature's resolvers and repositories (see src/features.ts). */
+export const inspirationFeature = feature({
+  resolvers: [InspirationResolver],
+  repositories: (scope, { projects }) => ({ inspirations: new InspirationRepository(scope, projects) }),
+});

@@ -2,9 +2,10 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, Float, ID, Int, Mutation, Qu
 import { Role } from '../auth/principal';
 import { PageArgs } from '../common/pagination';
 import { JSONObject } from '../common/scalars';
+import { feature } from '../common/feature';
 import type { Context } from '../context';
 import { CreateJobInput, Job, JobConnection, JobsByStatusArgs, ProjectJobsArgs, Step, StepConnection, StepRef } from './job.type';
-import type { JobRepository } from './job.repository';
+import { JobRepository } from './job.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -134,3 +135,9 @@ export class JobResolver {
     return job.steps ?? ctx.repos.jobs.steps(job.jobId);
   }
 }
+
+/** This feature's resolvers and repositories (see src/features.ts). */
+export const jobFeature = feature({
+  resolvers: [JobResolver, StepResolver],
+  repositories: (scope, { projects }) => ({ jobs: new JobRepository(scope, projects) }),
+});

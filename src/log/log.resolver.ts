@@ -1,6 +1,7 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
+import { feature } from '../common/feature';
 import type { Context } from '../context';
 import {
   AttributionStatus,
@@ -13,7 +14,7 @@ import {
   MaterialUsage,
   UpdateLogExtractionInput,
 } from './log.type';
-import type { LogRepository } from './log.repository';
+import { LogRepository } from './log.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -98,3 +99,9 @@ export class LogResolver {
     return ctx.repos.assets.getMany(log.projectId, log.assetIds ?? []);
   }
 }
+
+/** This feature's resolvers and repositories (see src/features.ts). */
+export const logFeature = feature({
+  resolvers: [LogResolver],
+  repositories: (scope, { projects }) => ({ logs: new LogRepository(scope, projects) }),
+});

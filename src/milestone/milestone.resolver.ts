@@ -1,5 +1,6 @@
 import { Arg, Args, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
+import { feature } from '../common/feature';
 import type { Context } from '../context';
 import {
   CreateMilestoneInput,
@@ -10,7 +11,7 @@ import {
   MilestoneStatus,
   UpdateMilestoneInput,
 } from './milestone.type';
-import type { MilestoneRepository } from './milestone.repository';
+import { MilestoneRepository } from './milestone.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -73,3 +74,9 @@ export class MilestoneResolver {
     return ctx.repos.milestones.delete(projectId, milestoneId, expectedVersion);
   }
 }
+
+/** This feature's resolvers and repositories (see src/features.ts). */
+export const milestoneFeature = feature({
+  resolvers: [MilestoneResolver],
+  repositories: (scope, { projects }) => ({ milestones: new MilestoneRepository(scope, projects) }),
+});

@@ -2,12 +2,13 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Re
 import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
 import { Brief } from '../brief/brief.type';
+import { feature } from '../common/feature';
 import type { Context } from '../context';
 import { Log } from '../log/log.type';
 import { Milestone } from '../milestone/milestone.type';
 import { CreateProjectInput, ProjectsArgs, ProjectVersionArgs, UpdateProjectInput } from './project.input';
 import { Project, ProjectConnection, ProjectStatus } from './project.type';
-import type { ProjectRepository } from './project.repository';
+import { ProjectRepository } from './project.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -85,3 +86,9 @@ export class ProjectResolver {
     return ctx.repos.briefs.latest(project.projectId);
   }
 }
+
+/** This feature's resolvers and repositories (see src/features.ts). */
+export const projectFeature = feature({
+  resolvers: [ProjectResolver],
+  repositories: (scope) => ({ projects: new ProjectRepository(scope) }),
+});

@@ -12,11 +12,12 @@ import { preProcessFile } from 'typescript';
  * - infra: DynamoDB, S3, pub/sub, metrics and supervision; it knows nothing of the domain.
  * - common: what every feature shares: ids, keys, validation, the scope a repository works in,
  *   the caller (auth), the upload service and the request's Context type. Features build on it.
- * - features: one folder per entity (type, inputs, keys, repository, resolver). A feature may
- *   use another feature (an asset links a log; every project child uses the project).
+ * - features: one folder per entity (type, inputs, keys, repository, resolver), every folder that
+ *   no other layer names. A feature may use another feature (an asset links a log; every project
+ *   child uses the project).
  * - events: publishing committed events and live subscriptions, built on the features' events.
- * - api: the GraphQL API put together: the schema from every resolver, and the wiring that builds
- *   a request's repositories (the composition root of a request).
+ * - api: the GraphQL API put together from the list of features: the schema from their resolvers,
+ *   and the wiring that builds a request's repositories (the composition root of a request).
  * - pipeline: the GraphQL operation pipeline (documents, limits, context, errors, records) that
  *   every transport runs; like graphql-ws's protocol, it knows no socket and no HTTP.
  * - transport: HTTP and WebSocket, which carry operations to the pipeline.
@@ -27,9 +28,10 @@ export const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: 'base', paths: ['errors.ts', 'logger.ts', 'config.ts'] },
   { name: 'infra', paths: ['infra/'] },
   { name: 'common', paths: ['common/', 'auth/', 'files/', 'context.ts'] },
-  { name: 'features', paths: ['activity/', 'asset/', 'brief/', 'inspiration/', 'job/', 'log/', 'milestone/', 'project/', 'tenant/'] },
+  // Every other folder is a feature, so a new entity's folder needs no entry here.
+  { name: 'features', paths: ['*/'] },
   { name: 'events', paths: ['events/'] },
-  { name: 'api', paths: ['schema.ts', 'wiring.ts'] },
+  { name: 'api', paths: ['schema.ts', 'wiring.ts', 'features.ts'] },
   { name: 'pipeline', paths: ['graphql/'] },
   { name: 'transport', paths: ['http/'] },
   { name: 'app', paths: ['app.ts'] },
@@ -48,7 +50,10 @@ export interface UpwardImport {
 /** The layer of a file (relative to src/), or undefined when no layer lists it. */
 export function layerOf(file: string): number | undefined {
   const index = LAYERS.findIndex(({ paths }) => paths.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p)));
-  return index === -1 ? undefined : index;
+  if (index !== -1) return index;
+  // A folder no layer names is a feature (the `*/` entry).
+  const rest = LAYERS.findIndex(({ paths }) => paths.includes('*/'));
+  return file.includes('/') && rest !== -1 ? rest : undefined;
 }
 
 /** Every .ts file under a folder, relative to it, with `/` separators. */

@@ -1,8 +1,9 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
+import { feature } from '../common/feature';
 import type { Context } from '../context';
 import { CreateTenantInput, Tenant, UpdateTenantInput, Viewer } from './tenant.type';
-import type { TenantRepository } from './tenant.repository';
+import { TenantRepository } from './tenant.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -44,3 +45,9 @@ export class TenantResolver {
     return ctx.repos.tenant.update(expectedVersion, input, isAdmin(ctx));
   }
 }
+
+/** This feature's resolvers and repositories (see src/features.ts). */
+export const tenantFeature = feature({
+  resolvers: [TenantResolver],
+  repositories: (scope) => ({ tenant: new TenantRepository(scope) }),
+});

@@ -1,0 +1,34 @@
+import type { Repositories } from '../context';
+import type { Metrics } from '../infra/metrics';
+import type { EventBus } from '../infra/pubsub';
+import type { Scope } from './scope';
+
+/** What a feature's repositories may need besides the scope and the repositories made before them. */
+export interface FeatureDeps {
+  /** Carries live events to subscriptions. */
+  bus: EventBus;
+  /** How many live events a subscription buffers for a slow client before it sends RESYNC. */
+  subscriptionBuffer: number;
+  metrics?: Metrics;
+}
+
+/**
+ * One feature as the API is put together from it: its resolvers (for the schema) and how a
+ * request's repositories of it are made (for the context). Each feature declares itself next to
+ * its resolver; src/features.ts lists them in dependency order, and the schema and the wiring
+ * are derived from that list, so adding an entity adds one line there.
+ */
+export interface Feature<R extends Partial<Repositories> = Partial<Repositories>> {
+  // biome-ignore lint/complexity/noBannedTypes: type-graphql takes resolver classes as plain constructors.
+  resolvers: readonly Function[];
+  /**
+   * The feature's repositories for one request. `repos` holds those of the features listed
+   * before it (a project child uses `repos.projects`).
+   */
+  repositories(scope: Scope, repos: Repositories, deps: FeatureDeps): R;
+}
+
+/** Declares a feature (see Feature); the type of its repositories is kept for the wiring's completeness check. */
+export function feature<R extends Partial<Repositories>>(declaration: Feature<R>): Feature<R> {
+  return declaration;
+}

@@ -1,0 +1,29 @@
+import { activityFeature } from './activity/activity.resolver';
+import { assetFeature } from './asset/asset.resolver';
+import { briefFeature } from './brief/brief.resolver';
+import { liveFeature } from './events/live.resolver';
+import { inspirationFeature } from './inspiration/inspiration.resolver';
+import { jobFeature } from './job/job.resolver';
+import { logFeature } from './log/log.resolver';
+import { milestoneFeature } from './milestone/milestone.resolver';
+import { projectFeature } from './project/project.resolver';
+import { tenantFeature } from './tenant/tenant.resolver';
+
+/**
+ * Every feature of the API, in dependency order: a feature's repositories may use those of the
+ * features before it (project children use the projects; the live streams use jobs, projects and
+ * activity). The schema (src/schema.ts) and each request's repositories (src/wiring.ts) are made
+ * from this list; adding an entity adds its line here.
+ */
+export const features = [
+  tenantFeature,
+  projectFeature,
+  briefFeature,
+  milestoneFeature,
+  logFeature,
+  assetFeature,
+  inspirationFeature,
+  activityFeature,
+  jobFeature,
+  liveFeature,
+] as const;
