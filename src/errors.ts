@@ -57,13 +57,25 @@ export const conflict = (entity: string, id: string, expected: number | undefine
     { entity, id, expectedVersion: expected ?? null, currentVersion: current ?? null },
   );
 
-export const invalidTransition = (entity: string, id: string, from: string, to: string) =>
-  new AppError(ErrorCode.INVALID_TRANSITION, `${entity} ${id} cannot go from ${from} to ${to}.`, {
-    entity,
-    id,
-    from,
-    to,
-  });
+/**
+ * INVALID_TRANSITION, naming from and to. With `detail`, the message says what the caller tried,
+ * the state the entity is in, the states that action needs and what the caller can do instead
+ * (a bare "cannot go from RUNNING to RUNNING" told a person approving a step nothing).
+ */
+export const invalidTransition = (
+  entity: string,
+  id: string,
+  from: string,
+  to: string,
+  detail?: { action: string; allowed: readonly string[]; hint?: string },
+) =>
+  new AppError(
+    ErrorCode.INVALID_TRANSITION,
+    detail
+      ? `Cannot ${detail.action} ${entity} ${id}: it is ${from}, and that needs it ${detail.allowed.join(' or ')}.${detail.hint ? ` ${detail.hint}` : ''}`
+      : `${entity} ${id} cannot go from ${from} to ${to}.`,
+    { entity, id, from, to, ...(detail ? { allowed: [...detail.allowed] } : {}) },
+  );
 
 /** Codes that graphql-js and Apollo put on request errors (parse, validation, variables). */
 const passThroughCodes = new Set([

@@ -124,6 +124,41 @@ export function initialSteps(plan: PlannedStep[]): StepState[] {
 
 const round = (n: number) => Math.round(n * 10_000) / 10_000;
 
+/** What each action is called in an error message: "Cannot approve step render of job …". */
+const VERBS: Record<JobAction['kind'], string> = {
+  start: 'start',
+  progress: 'report progress on',
+  complete: 'complete',
+  fail: 'fail',
+  pause: 'pause for review',
+  approve: 'approve',
+  reject: 'reject',
+  cancel: 'cancel',
+  retry: 'retry',
+};
+
+/** What a caller can do with a job in each status, for INVALID_TRANSITION messages. */
+const JOB_HINTS: Partial<Record<JobStatus, string>> = {
+  [JobStatus.QUEUED]: 'Its first step has not started: start it with startStep.',
+  [JobStatus.RUNNING]:
+    'A worker can report progress on its current step, complete, fail or pause it (pauseStepForReview); only a paused step can be approved or rejected.',
+  [JobStatus.PAUSED]: 'A step waits for review: approve it with approveStep or reject it with rejectStep (see stepsAwaitingReview).',
+  [JobStatus.COMPLETED]: 'It has finished; nothing can change it any more.',
+  [JobStatus.FAILED]: 'retryJob runs it again from its failed step.',
+  [JobStatus.CANCELLED]: 'It was cancelled; nothing can change it any more.',
+};
+
+/** What a caller can do with a step in each status, for INVALID_TRANSITION messages. */
+const STEP_HINTS: Partial<Record<StepStatus, string>> = {
+  [StepStatus.PENDING]: 'It has not started: start it with startStep.',
+  [StepStatus.RUNNING]:
+    'It is running: report progress, complete it, fail it or pause it for review (pauseStepForReview); only a paused step can be approved or rejected.',
+  [StepStatus.PAUSED]: 'It waits for review: approve it with approveStep or reject it with rejectStep.',
+  [StepStatus.COMPLETED]: 'It has finished.',
+  [StepStatus.FAILED]: 'This attempt failed; a new attempt waits to be started, or retryJob runs the failed job again.',
+  [StepStatus.SKIPPED]: 'It was skipped when the job was cancelled.',
+};
+
 /**
  * Decides what an action does to a job and its steps. Pure: it reads `job` and `steps` (the
  * current attempt of each step, by name) and returns the new state, or throws INVALID_TRANSITION
@@ -139,7 +174,9 @@ export function decide(
   const total = job.plan.length;
   const next: JobState = { ...job };
   const requireJob = (allowed: JobStatus[], to: string) => {
-    if (!allowed.includes(job.status)) throw invalidTransition('Job', ctx.jobId, job.status, to);
+    if (!allowed.includes(job.status)) {
+      throw invalidTransition('Job', ctx.jobId, job.status, to, { action: VERBS[action.kind], allowed, hint: JOB_HINTS[job.status] });
+    }
   };
   const stepOf = (name: string): StepState => {
     const step = steps.get(name);
@@ -148,7 +185,13 @@ export function decide(
     return step;
   };
   const requireStep = (step: StepState, allowed: StepStatus[], to: StepStatus) => {
-    if (!allowed.includes(step.status)) throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, step.status, to);
+    if (!allowed.includes(step.status)) {
+      throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, step.status, to, {
+        action: VERBS[action.kind],
+        allowed,
+        hint: STEP_HINTS[step.status],
+      });
+    }
   };
   const stepsAfter = (order: number) => job.plan.filter((p) => p.order > order).sort((a, b) => a.order - b.order);
   // A step finished successfully: advance to the next one, or finish the job.

@@ -115,7 +115,9 @@ describe('job decisions', () => {
       ],
     );
     expect(paused.job.status).toBe(JobStatus.PAUSED);
-    expect(() => decide(paused.job, paused.steps, { kind: 'progress', step: 'a', progress: 0.1 }, ctx)).toThrow(/cannot go from PAUSED/);
+    expect(() => decide(paused.job, paused.steps, { kind: 'progress', step: 'a', progress: 0.1 }, ctx)).toThrow(
+      /Cannot report progress on Job \S+: it is PAUSED, and that needs it RUNNING. A step waits for review/,
+    );
     const approved = decide(paused.job, paused.steps, { kind: 'approve', step: 'a' }, ctx);
     expect(approved.job).toMatchObject({ status: JobStatus.RUNNING, currentStep: 'b', completedSteps: 1 });
     expect(approved.step).toMatchObject({ status: StepStatus.COMPLETED, approvedBy: 'u', decidedAt: ctx.now });
@@ -142,7 +144,29 @@ describe('job decisions', () => {
       StepStatus.SKIPPED,
       StepStatus.SKIPPED,
     ]);
-    expect(() => decide(cancelled.job, cancelled.steps, { kind: 'cancel' }, ctx)).toThrow(/CANCELLED to CANCELLED/);
-    expect(() => decide(cancelled.job, cancelled.steps, { kind: 'retry' }, ctx)).toThrow(/CANCELLED to RUNNING/);
+    expect(() => decide(cancelled.job, cancelled.steps, { kind: 'cancel' }, ctx)).toThrow(
+      /Cannot cancel Job \S+: it is CANCELLED, and that needs it QUEUED or RUNNING or PAUSED\. It was cancelled/,
+    );
+    expect(() => decide(cancelled.job, cancelled.steps, { kind: 'retry' }, ctx)).toThrow(
+      /Cannot retry Job \S+: it is CANCELLED, and that needs it FAILED\./,
+    );
+  });
+
+  it('says, when an action does not fit, what state the job or step is in and what the caller can do', () => {
+    // Approving while the step still runs: the case GraphiQL's stale example ran into.
+    const running = run(['a', 'b'], [{ kind: 'start', step: 'a' }]);
+    expect(() => decide(running.job, running.steps, { kind: 'approve', step: 'a' }, ctx)).toThrow(
+      /^Cannot approve Job \S+: it is RUNNING, and that needs it PAUSED\. .*pause it \(pauseStepForReview\); only a paused step can be approved or rejected\.$/,
+    );
+    const paused = run(
+      ['a', 'b'],
+      [
+        { kind: 'start', step: 'a' },
+        { kind: 'pause', step: 'a' },
+      ],
+    );
+    expect(() => decide(paused.job, paused.steps, { kind: 'complete', step: 'a', artifacts: [], metrics: null }, ctx)).toThrow(
+      /approve it with approveStep or reject it with rejectStep/,
+    );
   });
 });
