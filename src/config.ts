@@ -51,7 +51,11 @@ export interface Config {
   /** Serve GraphiQL at GET /graphql for browsers. */
   graphiql: boolean;
   eventRetentionDays: number;
-  corsOrigins: string[] | true;
+  /**
+   * Browser origins allowed to call the API: CORS_ORIGINS, or outside production, when it is
+   * unset, any port of http://localhost and http://127.0.0.1 (a frontend's dev server).
+   */
+  corsOrigins: Array<string | RegExp> | true;
   s3: {
     /** True when no bucket was configured, so the server starts a local S3 (s3rver) itself. */
     embedded: boolean;
@@ -154,6 +158,9 @@ export function developmentSecret(env: Env, dataDir: string, production: boolean
   return { secret: new TextEncoder().encode(readFileSync(file, 'utf8').trim()), generated: true };
 }
 
+/** Origins a frontend's dev server runs on (Vite's localhost:5173, CRA's :3000 …), allowed outside production by default. */
+const DEV_ORIGINS = [/^http:\/\/localhost(:\d+)?$/, /^http:\/\/127\.0\.0\.1(:\d+)?$/];
+
 /**
  * Builds the configuration from environment variables (see README, "Settings"). Throws with a
  * message naming the variable when a value is malformed or a production requirement is missing.
@@ -216,7 +223,7 @@ export function loadConfig(env: Env = process.env): Config {
     introspection: bool(env, 'INTROSPECTION', !production),
     graphiql: bool(env, 'GRAPHIQL', !production),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30),
-    corsOrigins: cors ? (cors === '*' ? true : cors.split(',').map((s) => s.trim())) : [],
+    corsOrigins: cors ? (cors === '*' ? true : cors.split(',').map((s) => s.trim())) : production ? [] : DEV_ORIGINS,
     s3: {
       embedded: !env.S3_BUCKET,
       bucket: env.S3_BUCKET || 'artissist',

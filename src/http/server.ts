@@ -139,13 +139,15 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     if (server.listening) server.close();
   };
 
+  // CORS before any route of /graphql: a browser's preflight is answered here and is not a
+  // GraphQL request to log. (After the GraphiQL router, Express itself answered the OPTIONS
+  // request for its GET route, without CORS headers, so no browser preflight ever passed.)
+  app.use('/graphql', cors({ origin: config.corsOrigins, credentials: false, exposedHeaders: [REQUEST_ID_HEADER] }));
   if (deps.routers?.length) app.use(...deps.routers);
   else app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   if (config.graphiql) app.use(graphiqlRouter(deps.graphiqlHints ?? (() => ({}))));
   app.use(
     '/graphql',
-    // CORS first: a browser's preflight is answered here and is not a GraphQL request to log.
-    cors({ origin: config.corsOrigins, credentials: false, exposedHeaders: [REQUEST_ID_HEADER] }),
     requestIdentity((record, status) => pipeline.finish(record, status)),
     ...(deps.beforeGraphQL ?? []),
     express.json({ limit: config.limits.bodyLimitBytes }),
