@@ -86,7 +86,24 @@ const passThroughCodes = new Set([
   'PERSISTED_QUERY_NOT_SUPPORTED',
   'OPERATION_RESOLUTION_FAILURE',
   'BAD_REQUEST',
+  'PERSISTED_QUERY_HASH_MISMATCH',
 ]);
+
+/**
+ * Apollo's request errors that carry an HTTP 4xx status but no code: the automatic persisted
+ * queries' checks. They are the client's mistakes, so they get codes of their own instead of
+ * INTERNAL (by their message, which is all that tells them apart).
+ */
+const codeOfUncodedRequestError: Record<string, string> = {
+  'provided sha does not match query': 'PERSISTED_QUERY_HASH_MISMATCH',
+  'Unsupported persisted query version': 'PERSISTED_QUERY_NOT_SUPPORTED',
+};
+
+/** The HTTP status Apollo put on a request error (`extensions.http.status`), if any. */
+function httpStatusOf(error: unknown): number | undefined {
+  const status = (error as { extensions?: { http?: { status?: unknown } } } | undefined)?.extensions?.http?.status;
+  return typeof status === 'number' ? status : undefined;
+}
 
 /**
  * Shapes every error that leaves the server. Known codes pass through; anything else becomes
@@ -94,13 +111,19 @@ const passThroughCodes = new Set([
  * message, a stack) reaches a client.
  */
 export function formatError(development: boolean) {
-  return (formatted: GraphQLFormattedError, _error: unknown): GraphQLFormattedError => {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const code = formatted.extensions?.code;
     const known = typeof code === 'string' && ((Object.values(ErrorCode) as string[]).includes(code) || passThroughCodes.has(code));
     if (known) {
       if (development) return formatted;
       const { stacktrace: _stack, ...extensions } = formatted.extensions ?? {};
       return { ...formatted, extensions };
+    }
+    const status = httpStatusOf(error);
+    // (Apollo has already filled in INTERNAL_SERVER_ERROR for an error without a code.)
+    if ((code === undefined || code === 'INTERNAL_SERVER_ERROR') && status !== undefined && status >= 400 && status < 500) {
+      const { stacktrace: _stack, ...extensions } = formatted.extensions ?? {};
+      return { ...formatted, extensions: { ...extensions, code: codeOfUncodedRequestError[formatted.message] ?? 'BAD_REQUEST' } };
     }
     if (development) {
       return { ...formatted, extensions: { ...formatted.extensions, code: ErrorCode.INTERNAL } };
