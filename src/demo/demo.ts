@@ -23,6 +23,14 @@ export async function startDemo(app: App, config: Config, options: { tickMs?: nu
   const ids = await loadDemo(app, config);
   const workerToken = await signDevToken(config.auth.secret, { sub: 'demo-worker', tenantId: DEV_TENANT, roles: [Role.WORKER] });
   const simulator = startSimulator({ url: app.url, workerToken, editorToken: app.devToken, tickMs: options.tickMs });
-  app.setGraphiQLHints(() => ({ projectId: ids.projectId, jobId: simulator.featuredJobId() ?? ids.jobIds[1] }));
+  app.setGraphiQLHints(() => {
+    const review = simulator.reviewJob();
+    return {
+      projectId: ids.projectId,
+      jobId: simulator.featuredJobId() ?? ids.jobIds[1],
+      reviewJobId: review?.jobId,
+      reviewStepName: review?.stepName,
+    };
+  });
   return { ids, simulator, stop: () => simulator.stop() };
 }

@@ -14,6 +14,8 @@ export interface SimulatorOptions {
 export interface Simulator {
   /** The job the simulator is driving right now that does not stop for review: good to watch. */
   featuredJobId(): string | undefined;
+  /** The 3D_CHARACTER job paused for a person's review, and its step, when one is paused now. */
+  reviewJob(): { jobId: string; stepName: string } | undefined;
   stop(): Promise<void>;
 }
 
@@ -30,20 +32,29 @@ interface JobView {
   kind: string;
   status: string;
   currentStep: string | null;
+  plan: Array<{ name: string; order: number }>;
   steps: StepView[];
 }
 
-const JOB_FIELDS = 'jobId projectId kind status currentStep steps { name attempt status progress }';
+const JOB_FIELDS = 'jobId projectId kind status currentStep plan { name order } steps { name attempt status progress }';
+
+/** True for a step that comes before the review step in the job's plan. */
+function beforeReview(job: JobView, stepName: string): boolean {
+  const order = (name: string) => job.plan.find((p) => p.name === name)?.order ?? 0;
+  return order(stepName) < order(REVIEW_STEP);
+}
 
 /**
  * A pipeline worker for the demo: every tick it moves each queued or running job of the token's
  * tenant one step on (start, progress in thirds, complete with an artifact), pausing a
  * 3D_CHARACTER job at `rig` until a person approves it in GraphiQL. When no job is moving, it
- * creates one, so a watcher always sees live progress.
+ * creates one, so a watcher always sees live progress; when no 3D job is waiting for review or on
+ * its way there, it creates one, so a person can always approve one.
  */
 export function startSimulator(options: SimulatorOptions): Simulator {
   const tickMs = options.tickMs ?? 1000;
   let featured: string | undefined;
+  let review: { jobId: string; stepName: string } | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
   let created = 0;
@@ -63,6 +74,9 @@ export function startSimulator(options: SimulatorOptions): Simulator {
   };
   const worker = (query: string, variables: Record<string, unknown>) => call(options.workerToken, query, variables);
 
+  const firstProject = async (): Promise<string | undefined> =>
+    (await call(options.editorToken, '{ projects(first: 1) { nodes { projectId } } }')).projects.nodes[0]?.projectId;
+
   async function advance(job: JobView): Promise<void> {
     const attempts = job.steps.filter((s) => s.name === job.currentStep);
     const step = attempts[attempts.length - 1];
@@ -70,6 +84,12 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     const ref = { jobId: job.jobId, stepName: step.name };
     if (step.status === 'PENDING') {
       await worker('mutation($jobId: ID!, $stepName: String!) { startStep(jobId: $jobId, stepName: $stepName) { seq } }', ref);
+    } else if (step.status === 'RUNNING' && job.kind === '3D_CHARACTER' && beforeReview(job, step.name)) {
+      // The steps before the review go quickly, so a new 3D job is waiting for review soon.
+      await worker(
+        'mutation($jobId: ID!, $stepName: String!, $a: [String!]) { completeStep(jobId: $jobId, stepName: $stepName, artifacts: $a) { seq } }',
+        { ...ref, a: [`tenants/demo/jobs/${job.jobId}/${step.name}-v${step.attempt}.bin`] },
+      );
     } else if (step.status === 'RUNNING' && step.progress < 0.99) {
       const progress = Math.min(1, Math.round((step.progress + 0.34) * 100) / 100);
       await worker(
@@ -92,12 +112,25 @@ export function startSimulator(options: SimulatorOptions): Simulator {
   }
 
   async function tick(): Promise<void> {
-    const [queued, active] = await Promise.all(
-      ['QUEUED', 'RUNNING'].map((status) =>
+    const [queued, active, paused] = await Promise.all(
+      ['QUEUED', 'RUNNING', 'PAUSED'].map((status) =>
         worker(`query($s: JobStatus!) { jobsByStatus(status: $s, first: 10) { nodes { ${JOB_FIELDS} } } }`, { s: status }),
       ),
     );
     const jobs: JobView[] = [...active.jobsByStatus.nodes, ...queued.jobsByStatus.nodes];
+    // The job GraphiQL's AwaitingReview tab names: one paused at its review step.
+    const waiting = (paused.jobsByStatus.nodes as JobView[]).find((j) => j.kind === '3D_CHARACTER');
+    review = waiting ? { jobId: waiting.jobId, stepName: waiting.currentStep ?? REVIEW_STEP } : undefined;
+    if (!waiting && !jobs.some((j) => j.kind === '3D_CHARACTER')) {
+      // Someone approved (or rejected) the last one: start another, so one always waits for review.
+      const project = (jobs[0] ?? paused.jobsByStatus.nodes[0])?.projectId ?? (await firstProject());
+      if (project) {
+        const template = DEMO_JOBS[0];
+        await call(options.editorToken, 'mutation($in: CreateJobInput!) { createJob(input: $in) { jobId } }', {
+          in: { projectId: project, kind: template.kind, steps: template.steps, inputs: { ...template.inputs, run: Date.now() } },
+        });
+      }
+    }
     // Feature the job with the most work left, so a watcher who subscribes a moment later still
     // sees it move; keep the current one while it has at least two steps to go.
     const remaining = (job: JobView) =>
@@ -108,9 +141,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     if (watchable.length === 0 && jobs.length < 3) {
       // Keep something moving: a new music video or photo edit.
       const template = DEMO_JOBS[1 + (created++ % 2)];
-      const project =
-        jobs[0]?.projectId ??
-        (await call(options.editorToken, '{ projects(first: 1) { nodes { projectId } } }')).projects.nodes[0]?.projectId;
+      const project = jobs[0]?.projectId ?? (await firstProject());
       if (project) {
         const made = await call(options.editorToken, 'mutation($in: CreateJobInput!) { createJob(input: $in) { jobId } }', {
           in: { projectId: project, kind: template.kind, steps: template.steps, inputs: { ...template.inputs, run: Date.now() } },
@@ -130,6 +161,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
 
   return {
     featuredJobId: () => featured,
+    reviewJob: () => review,
     async stop() {
       stopped = true;
       clearInterval(timer);

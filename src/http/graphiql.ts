@@ -7,6 +7,9 @@ export interface GraphiQLHints {
   token?: string;
   projectId?: string;
   jobId?: string;
+  /** A job paused for review right now, and its paused step: what the AwaitingReview tab approves. */
+  reviewJobId?: string;
+  reviewStepName?: string;
 }
 
 const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
@@ -28,6 +31,19 @@ const assets: Record<string, { file: string; type: string }> = {
 const APP_JS = `
 (function () {
   var config = JSON.parse(document.getElementById('graphiql-config').textContent);
+  // GraphiQL keeps its tabs in localStorage, and would show yesterday's ids after a restart (or
+  // the job approved a minute ago): when the ids the server hands out changed since this browser
+  // last loaded the page, the stored tabs go and the examples come back with today's ids.
+  try {
+    if (localStorage.getItem('artissist:examples') !== config.examplesKey) {
+      ['graphiql:tabState', 'graphiql:query', 'graphiql:variables', 'graphiql:headers', 'graphiql:operationName'].forEach(function (key) {
+        localStorage.removeItem(key);
+      });
+      localStorage.setItem('artissist:examples', config.examplesKey);
+    }
+  } catch (e) {
+    // Storage may be off (private mode): GraphiQL then starts from the examples anyway.
+  }
   var httpUrl = new URL(config.path, location.href).href;
   var wsUrl = httpUrl.replace(/^http/, 'ws');
   var http = GraphiQL.createFetcher({ url: httpUrl });
@@ -72,6 +88,9 @@ const APP_JS = `
 })();
 `;
 
+/** A palette in a rounded square: the studio's mark. */
+const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f2a44"/><circle cx="11" cy="12" r="4" fill="#e8b04a"/><circle cx="21" cy="11" r="3.5" fill="#d9534f"/><circle cx="12" cy="22" r="3.5" fill="#3fa7d6"/><circle cx="21.5" cy="20.5" r="4" fill="#7bc47f"/></svg>`;
+
 function tabs(hints: GraphiQLHints) {
   const projectId = hints.projectId ?? 'proj_…';
   const jobId = hints.jobId ?? 'job_…';
@@ -108,8 +127,8 @@ function tabs(hints: GraphiQLHints) {
     },
     {
       query:
-        '# Steps paused for review, and approving one.\nquery AwaitingReview { stepsAwaitingReview { nodes { jobId name attempt } } }\n\nmutation Approve($jobId: ID!, $stepName: String!) {\n  approveStep(jobId: $jobId, stepName: $stepName) { jobId status currentStep }\n}\n',
-      variables: JSON.stringify({ jobId, stepName: 'rig' }, null, 2),
+        '# Steps paused for review, and approving one (the variables name the step paused now).\nquery AwaitingReview { stepsAwaitingReview { nodes { jobId name attempt } } }\n\nmutation Approve($jobId: ID!, $stepName: String!) {\n  approveStep(jobId: $jobId, stepName: $stepName) { jobId status currentStep }\n}\n',
+      variables: JSON.stringify({ jobId: hints.reviewJobId ?? jobId, stepName: hints.reviewStepName ?? 'rig' }, null, 2),
       headers,
     },
   ];
@@ -119,6 +138,8 @@ function page(hints: GraphiQLHints): string {
   const config = {
     path: '/graphql',
     tabs: tabs(hints),
+    // Changes whenever an example id or the token does (see APP_JS).
+    examplesKey: JSON.stringify([hints.token ?? '', hints.projectId ?? '', hints.jobId ?? '', hints.reviewJobId ?? '']),
     headers: hints.token ? JSON.stringify({ Authorization: `Bearer ${hints.token}` }, null, 2) : undefined,
   };
   // `<` is escaped so that no value can close the script element.
@@ -129,6 +150,7 @@ function page(hints: GraphiQLHints): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Artissist GraphQL</title>
+<link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <link rel="stylesheet" href="/graphiql/assets/graphiql.min.css">
 <style>html, body, #graphiql { height: 100%; margin: 0; }</style>
 </head>
@@ -156,6 +178,10 @@ export function graphiqlRouter(hints: () => GraphiQLHints): Router {
     // curl and GraphQL clients (*/* or JSON) fall through to the API; browsers prefer HTML.
     if (req.query.query !== undefined || req.accepts(['application/json', 'text/html']) !== 'text/html') return next();
     res.type('html').set('Cache-Control', 'no-store').send(page(hints()));
+  });
+  // Browsers ask for /favicon.ico on every page; an SVG answers it (they accept one by its type).
+  router.get('/favicon.ico', (_req, res) => {
+    res.type('image/svg+xml').set('Cache-Control', 'public, max-age=86400').send(FAVICON);
   });
   router.get('/graphiql/assets/app.js', (_req, res) => {
     res.type('text/javascript').send(APP_JS);

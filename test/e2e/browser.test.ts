@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { startDemo, type Demo } from '../../src/demo/demo';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -9,6 +9,29 @@ import { startTestServer, type TestServer } from '../support/server';
  * browser), against the running server with the demo loaded and the simulator driving jobs.
  */
 const SCREENSHOTS = join(__dirname, '../../test-results');
+
+/** Runs the WatchJob tab and returns how many different event seqs it showed within 20 s. */
+async function watchJobSeqs(page: Page): Promise<number> {
+  const result = page.locator('.result-window');
+  await page.locator('.graphiql-tab').nth(1).click();
+  // GraphiQL can still hold the previous tab's operation name (GetProjectLogs) right after the
+  // switch and would send it with this tab's document; putting the cursor in the WatchJob
+  // operation makes GraphiQL select that operation, as a person clicking there would.
+  const operation = page.locator('.graphiql-query-editor').getByText('WatchJob').first();
+  await operation.waitFor({ timeout: 10_000 });
+  await operation.click();
+  await page.locator('.graphiql-tab-active').getByText('WatchJob').waitFor({ timeout: 10_000 });
+  await page.locator('.graphiql-execute-button').click();
+  const seqs = new Set<number>();
+  const deadline = Date.now() + 20_000;
+  while (seqs.size < 2 && Date.now() < deadline) {
+    const text = (await result.innerText().catch(() => '')).replace(/\s+/g, ' ');
+    const match = /"seq": (\d+)/.exec(text);
+    if (match && /STEP_/.test(text)) seqs.add(Number(match[1]));
+    await page.waitForTimeout(100);
+  }
+  return seqs.size;
+}
 
 describe('GraphiQL in Chromium', () => {
   let server: TestServer;
@@ -57,24 +80,7 @@ describe('GraphiQL in Chromium', () => {
     expect(logs).toContain('ultramarine');
 
     // Tab 2: the job progress subscription, over graphql-ws.
-    await page.locator('.graphiql-tab').nth(1).click();
-    // GraphiQL can still hold the previous tab's operation name (GetProjectLogs) right after the
-    // switch and would send it with this tab's document; putting the cursor in the WatchJob
-    // operation makes GraphiQL select that operation, as a person clicking there would.
-    const operation = page.locator('.graphiql-query-editor').getByText('WatchJob').first();
-    await operation.waitFor({ timeout: 10_000 });
-    await operation.click();
-    await page.locator('.graphiql-tab-active').getByText('WatchJob').waitFor({ timeout: 10_000 });
-    await page.locator('.graphiql-execute-button').click();
-    const seqs = new Set<number>();
-    const deadline = Date.now() + 20_000;
-    while (seqs.size < 2 && Date.now() < deadline) {
-      const text = (await result.innerText().catch(() => '')).replace(/\s+/g, ' ');
-      const match = /"seq": (\d+)/.exec(text);
-      if (match && /STEP_/.test(text)) seqs.add(Number(match[1]));
-      await page.waitForTimeout(100);
-    }
-    expect(seqs.size).toBeGreaterThanOrEqual(2);
+    expect(await watchJobSeqs(page)).toBeGreaterThanOrEqual(2);
 
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: join(SCREENSHOTS, 'graphiql-job-progress.png') });
@@ -86,4 +92,65 @@ describe('GraphiQL in Chromium', () => {
     expect(pageReadyMs).toBeLessThan(30_000);
     await page.close();
   });
+
+  it('replaces stale stored tabs after a restart, and approves the job that is paused for review as prefilled', async () => {
+    // A browser that used GraphiQL against an earlier run: its stored tabs name ids that no longer exist.
+    const stale = JSON.stringify({
+      tabs: [
+        {
+          id: 'old',
+          hash: null,
+          title: 'WatchJob',
+          query: 'subscription WatchJob { jobProgress(jobId: "job_01OLD") { seq } }',
+          variables: '{}',
+          headers: null,
+          operationName: 'WatchJob',
+          response: null,
+        },
+      ],
+      activeTabIndex: 0,
+    });
+    // Wait until the simulator has a 3D job paused at its review step.
+    const deadline = Date.now() + 30_000;
+    while (!demo.simulator.reviewJob() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const review = demo.simulator.reviewJob();
+    expect(review).toBeDefined();
+
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    const origin = new URL(server.url).origin;
+    await page.goto(`${origin}/healthz`);
+    // (Scripts as text: this file is compiled without the DOM's types.)
+    await page.evaluate(
+      `localStorage.setItem('graphiql:tabState', ${JSON.stringify(stale)});` +
+        `localStorage.setItem('graphiql:query', 'subscription WatchJob { jobProgress(jobId: "job_01OLD") { seq } }');` +
+        `localStorage.setItem('artissist:examples', '["an earlier run"]');`,
+    );
+    const favicon = await page.request.get(`${origin}/favicon.ico`);
+    expect([favicon.status(), favicon.headers()['content-type']]).toEqual([200, expect.stringMatching(/^image\/svg\+xml/)]);
+
+    await page.goto(server.url, { waitUntil: 'load' });
+    await page.locator('.graphiql-container').waitFor({ timeout: 30_000 });
+    // The four example tabs are back, not the stale one.
+    await expect(page.locator('.graphiql-tab').count()).resolves.toBe(4);
+    expect(await page.evaluate("localStorage.getItem('graphiql:tabState') || ''")).not.toContain('job_01OLD');
+    // WatchJob follows a job that exists and moves.
+    expect(await watchJobSeqs(page)).toBeGreaterThanOrEqual(2);
+
+    // AwaitingReview: run the Approve operation with the variables as prefilled.
+    await page.locator('.graphiql-tab').nth(3).click();
+    await page.locator('.graphiql-tab-active').getByText('AwaitingReview').waitFor({ timeout: 10_000 });
+    // The cursor in the Approve mutation makes GraphiQL run that operation (see the first test).
+    await page.locator('.graphiql-query-editor').getByText('approveStep').first().click();
+    await page.locator('.graphiql-execute-button').click();
+    // Should GraphiQL still ask which operation to run, answer as a person would.
+    const chooser = page.locator('.graphiql-dropdown-item', { hasText: 'Approve' });
+    if (await chooser.isVisible({ timeout: 1000 }).catch(() => false)) await chooser.click();
+    const result = page.locator('.result-window');
+    await result.getByText('approveStep').first().waitFor({ timeout: 20_000 });
+    const text = await result.innerText();
+    expect(text).toContain(review!.jobId);
+    expect(text).not.toContain('INVALID_TRANSITION');
+    await context.close();
+  }, 90_000);
 });
