@@ -6,6 +6,7 @@ import { inspirationFeature } from './inspiration/inspiration.resolver';
 import { jobFeature } from './job/job.resolver';
 import { logFeature } from './log/log.resolver';
 import { milestoneFeature } from './milestone/milestone.resolver';
+import { nodeFeature } from './node/node.resolver';
 import { projectFeature } from './project/project.resolver';
 import { tenantFeature } from './tenant/tenant.resolver';
 
@@ -26,4 +27,5 @@ export const features = [
   activityFeature,
   jobFeature,
   liveFeature,
+  nodeFeature,
 ] as const;

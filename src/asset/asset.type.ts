@@ -1,3 +1,4 @@
+import { Node } from '../common/node.type';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
@@ -42,7 +43,11 @@ export class AssetVersion {
   uploadExpiresAt?: number;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'A file of a project in S3. Only its object key is stored, never a URL.' })
+@ObjectType({
+  simpleResolvers: true,
+  implements: Node,
+  description: 'A file of a project in S3. Only its object key is stored, never a URL.',
+})
 export class Asset extends Versioned {
   @Field(() => ID)
   assetId!: string;

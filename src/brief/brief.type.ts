@@ -1,3 +1,4 @@
+import { Node } from '../common/node.type';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Connection, PageArgs } from '../common/pagination';
 import { DateTime } from '../common/scalars';
@@ -38,7 +39,11 @@ export class ChangelogEntry {
   at!: string;
 }
 
-@ObjectType({ simpleResolvers: true, description: "One immutable version of a project's planning brief; only approvals are added later." })
+@ObjectType({
+  simpleResolvers: true,
+  implements: Node,
+  description: "One immutable version of a project's planning brief; only approvals are added later.",
+})
 export class Brief {
   @Field(() => ID)
   projectId!: string;

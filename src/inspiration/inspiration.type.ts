@@ -1,3 +1,4 @@
+import { Node } from '../common/node.type';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
@@ -11,7 +12,7 @@ export enum InspirationType {
 }
 registerEnumType(InspirationType, { name: 'InspirationType' });
 
-@ObjectType({ simpleResolvers: true, description: 'Something that inspired the artist: a note, or a file in S3.' })
+@ObjectType({ simpleResolvers: true, implements: Node, description: 'Something that inspired the artist: a note, or a file in S3.' })
 export class Inspiration extends Versioned {
   @Field(() => ID)
   inspirationId!: string;

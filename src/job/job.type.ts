@@ -1,3 +1,4 @@
+import { Node } from '../common/node.type';
 import { ArgsType, Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Connection, PageArgs } from '../common/pagination';
 import { DateTime, JSONObject, JSONValue } from '../common/scalars';
@@ -37,6 +38,7 @@ export class PlannedStep {
 
 @ObjectType({
   simpleResolvers: true,
+  implements: Node,
   description: 'One attempt of one pipeline step. A retry is a new attempt; earlier ones stay readable.',
 })
 export class Step {
@@ -80,7 +82,11 @@ export class Step {
   finishedAt?: string;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'A pipeline job: ordered steps, status, progress and its own event stream.' })
+@ObjectType({
+  simpleResolvers: true,
+  implements: Node,
+  description: 'A pipeline job: ordered steps, status, progress and its own event stream.',
+})
 export class Job extends Versioned {
   @Field(() => ID)
   jobId!: string;

@@ -1,3 +1,4 @@
+import { Node } from '../common/node.type';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
@@ -10,7 +11,11 @@ export enum AttributionStatus {
 }
 registerEnumType(AttributionStatus, { name: 'AttributionStatus', description: 'pending → confirmed | rejected' });
 
-@ObjectType({ simpleResolvers: true, description: 'A work log: a transcription and what AI extracted from it (materials, time, tags).' })
+@ObjectType({
+  simpleResolvers: true,
+  implements: Node,
+  description: 'A work log: a transcription and what AI extracted from it (materials, time, tags).',
+})
 export class Log extends Versioned {
   @Field(() => ID)
   logId!: string;

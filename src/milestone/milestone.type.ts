@@ -1,3 +1,4 @@
+import { Node } from '../common/node.type';
 import { ArgsType, Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
@@ -10,7 +11,7 @@ export enum MilestoneStatus {
 }
 registerEnumType(MilestoneStatus, { name: 'MilestoneStatus', description: 'pending → in_progress → complete' });
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, implements: Node, description: 'A milestone of a project: name, due date, criteria and status.' })
 export class Milestone extends Versioned {
   @Field(() => ID)
   milestoneId!: string;

@@ -1,3 +1,4 @@
+import { Node } from '../common/node.type';
 import { Field, Float, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { Versioned } from '../common/versioned.type';
 import { Connection } from '../common/pagination';
@@ -19,7 +20,11 @@ export class Budget {
   currency!: string;
 }
 
-@ObjectType({ simpleResolvers: true, description: "An artist's project: the parent of its brief, milestones, logs and assets." })
+@ObjectType({
+  simpleResolvers: true,
+  implements: Node,
+  description: "An artist's project: the parent of its brief, milestones, logs and assets.",
+})
 export class Project extends Versioned {
   @Field(() => ID)
   projectId!: string;

@@ -1,3 +1,4 @@
+import { Node } from '../common/node.type';
 import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { Versioned } from '../common/versioned.type';
@@ -9,7 +10,7 @@ export enum Plan {
 }
 registerEnumType(Plan, { name: 'Plan' });
 
-@ObjectType({ simpleResolvers: true, description: 'A studio: everything it owns lives in its own partition.' })
+@ObjectType({ simpleResolvers: true, implements: Node, description: 'A studio: everything it owns lives in its own partition.' })
 export class Tenant extends Versioned {
   @Field(() => ID)
   tenantId!: string;

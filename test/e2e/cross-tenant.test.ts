@@ -8,6 +8,7 @@ import {
   CreateProjectDocument,
   MeDocument,
 } from '../../src/client/gql/graphql';
+import { globalIdOf } from '../../src/common/global-id';
 import { buildAppSchema } from '../../src/schema';
 import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
 
@@ -159,7 +160,26 @@ const cases: Record<string, Case> = {
     query: `mutation { updateInspiration(inspirationId: "${i.inspirationId}", expectedVersion: 1, input: { text: "x" }) { text } }`,
   }),
   deleteInspiration: (i) => ({ query: `mutation { deleteInspiration(inspirationId: "${i.inspirationId}") { text } }` }),
+  // A's global ids, of every Node type: B gets null for each, exactly as for an id that names nothing.
+  node: (i) => ({ query: 'query($id: ID!) { node(id: $id) { id __typename } }', variables: { id: nodeIdsOf(i)[0] } }),
+  nodes: (i) => ({ query: 'query($ids: [ID!]!) { nodes(ids: $ids) { id __typename } }', variables: { ids: nodeIdsOf(i) } }),
 };
+
+/** A's entities as global ids, one of each Node type. */
+function nodeIdsOf(i: Ids): string[] {
+  const { projectId, jobId } = i;
+  return [
+    globalIdOf('Log', { projectId, logId: i.logId }),
+    globalIdOf('Tenant', { tenantId: 'tenant-a' }),
+    globalIdOf('Project', { projectId }),
+    globalIdOf('Brief', { projectId, version: 1 }),
+    globalIdOf('Milestone', { projectId, milestoneId: i.milestoneId }),
+    globalIdOf('Asset', { projectId, assetId: i.assetId }),
+    globalIdOf('Inspiration', { inspirationId: i.inspirationId }),
+    globalIdOf('Job', { jobId }),
+    globalIdOf('Step', { jobId, name: 'render', attempt: 1 }),
+  ];
+}
 
 describe('tenant isolation', () => {
   let server: TestServer;
@@ -272,7 +292,18 @@ describe('tenant isolation', () => {
   it("gives tenant B none of A's data and changes nothing of A's, for every field", async () => {
     const before = await itemsOf('tenant-a');
     expect(before.length).toBeGreaterThan(20);
-    const secrets = [MARK.toLowerCase(), ids.jobId, ids.projectId, ids.logId, ids.milestoneId, ids.assetId, ids.inspirationId, 'tenant-a'];
+    const secrets = [
+      MARK.toLowerCase(),
+      ids.jobId,
+      ids.projectId,
+      ids.logId,
+      ids.milestoneId,
+      ids.assetId,
+      ids.inspirationId,
+      'tenant-a',
+      // A's global ids: node/nodes would return them for anything they found.
+      ...nodeIdsOf(ids),
+    ];
     for (const [field, make] of Object.entries(cases)) {
       const { query, variables } = make(ids);
       const res = await server.raw({ query, variables }, b);

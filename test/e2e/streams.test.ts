@@ -391,6 +391,9 @@ describe('every stream resumable across three instances, Redis and instance fail
   });
 
   it('still resumes after an afterEventId (deprecated), and reports history lost for an event it no longer has', async () => {
+    // Enough activity to resume in the middle of, whatever the writers of the test before managed.
+    for (let i = 0; i < 5; i++)
+      await write(`mutation { createLog(projectId: "${subject.projectId}", input: { rawText: "resume ${i}" }) { logId } }`);
     const stored = await table.store.queryAll(storedSpec('projectActivity', subject), 100_000);
     const third = stored[2];
     const messages = (variables: Record<string, unknown>, n: number) =>
@@ -402,6 +405,7 @@ describe('every stream resumable across three instances, Redis and instance fail
           retryAttempts: 0,
         });
         const got: Array<{ position: number; action: string; eventId: string }> = [];
+        const timer = setTimeout(() => reject(new Error(`got ${got.length} of ${n} messages: ${JSON.stringify(got)}`)), 15_000);
         client.subscribe<{ projectActivity: { position: number; action: string; eventId: string } }>(
           {
             query: 'subscription($id: ID!, $e: ID) { projectActivity(projectId: $id, afterEventId: $e) { position action eventId } }',
@@ -413,7 +417,10 @@ describe('every stream resumable across three instances, Redis and instance fail
               // The replay goes on while the client disposes: only the first n are looked at.
               if (got.length === n) return;
               got.push(data!.projectActivity);
-              if (got.length === n) Promise.resolve(client.dispose()).then(() => resolve(got));
+              if (got.length === n) {
+                clearTimeout(timer);
+                Promise.resolve(client.dispose()).then(() => resolve(got));
+              }
             },
             error: reject,
             complete: () => resolve(got),

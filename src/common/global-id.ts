@@ -1,0 +1,44 @@
+import { badInput } from '../errors';
+
+/*
+ * Global object identification (Relay's Node, what Apollo Client and urql normalize by): every
+ * entity has an `id` that is unique across types and that the server can turn back into the
+ * entity's key. It is the entity's type and its key values, base64url-encoded, so clients treat
+ * it as opaque; `projectId`, `logId` … stay what they are.
+ */
+
+/** The entity types that implement Node, and the key values their ids carry, in order. */
+export const NODE_TYPES = {
+  Tenant: ['tenantId'],
+  Project: ['projectId'],
+  Brief: ['projectId', 'version'],
+  Milestone: ['projectId', 'milestoneId'],
+  Log: ['projectId', 'logId'],
+  Asset: ['projectId', 'assetId'],
+  Inspiration: ['inspirationId'],
+  Job: ['jobId'],
+  Step: ['jobId', 'name', 'attempt'],
+} as const;
+
+export type NodeType = keyof typeof NODE_TYPES;
+
+/** The global id of an entity of `type`, from the item (or any object with its key values). */
+export function globalIdOf(type: NodeType, item: Record<string, unknown>): string {
+  const values = NODE_TYPES[type].map((field) => String(item[field]));
+  return Buffer.from([type, ...values].join(':'), 'utf8').toString('base64url');
+}
+
+/**
+ * The type and key values a global id names. Throws BAD_USER_INPUT when it is not an id this
+ * server made (the values themselves are checked by whoever looks the entity up).
+ */
+export function parseGlobalId(id: string, field = 'id'): { type: NodeType; values: Record<string, string> } {
+  const decoded = /^[A-Za-z0-9_-]{1,400}$/.test(id) ? Buffer.from(id, 'base64url').toString('utf8') : '';
+  const [type, ...parts] = decoded.split(':');
+  const fields = (NODE_TYPES as Record<string, readonly string[]>)[type];
+  // A step's name cannot hold ':' (see job.repository), so the parts split back exactly.
+  if (!fields || parts.length !== fields.length || parts.some((p) => p === '')) {
+    throw badInput(`${field} "${id}" is not an id this server made.`, field);
+  }
+  return { type: type as NodeType, values: Object.fromEntries(fields.map((f, i) => [f, parts[i]])) };
+}
