@@ -1,7 +1,8 @@
-import { Args, Authorized, Ctx, Query, Resolver } from 'type-graphql';
+import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import { globalIdOf, NODE_TYPES, type NodeType } from '../common/global-id';
 import { feature } from '../common/feature';
 import type { Context } from '../context';
-import { ActivityArgs, ActivityConnection } from './activity.type';
+import { ActivityArgs, ActivityConnection, ActivityEvent } from './activity.type';
 import { ActivityRepository } from './activity.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
@@ -20,8 +21,37 @@ export class ActivityResolver {
   }
 }
 
+/**
+ * The subject's global id (see src/common/global-id.ts), from what the event recorded: the
+ * subject's type and id, and its project for a project's children. Null for subjects that are no
+ * Node (a subscription's own messages) and for events that do not say enough.
+ */
+export function subjectNodeId(event: ActivityEvent): string | null {
+  const type = event.subjectType as NodeType;
+  if (!(type in NODE_TYPES)) return null;
+  if (type === 'Brief') {
+    // A brief's subject is `<projectId>/v<padded version>`.
+    const match = /^(proj_[0-9A-Z]+)\/v0*(\d+)$/.exec(event.subjectId);
+    return match ? globalIdOf('Brief', { projectId: match[1], version: Number(match[2]) }) : null;
+  }
+  const [idField] = NODE_TYPES[type].slice(-1);
+  return globalIdOf(type, { projectId: event.projectId, [idField]: event.subjectId });
+}
+
+@Resolver(() => ActivityEvent)
+export class ActivityEventResolver {
+  @FieldResolver(() => ID, {
+    nullable: true,
+    description:
+      'The global id of the entity the event is about (its Node id, with subjectType as its __typename), so a client can update or evict it in its cache.',
+  })
+  subjectNodeId(@Root() event: ActivityEvent): string | null {
+    return subjectNodeId(event);
+  }
+}
+
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const activityFeature = feature({
-  resolvers: [ActivityResolver],
+  resolvers: [ActivityResolver, ActivityEventResolver],
   repositories: (scope) => ({ activity: new ActivityRepository(scope) }),
 });

@@ -83,6 +83,22 @@ export function deriveIdempotencyKey(
   return `derived:${createHash('sha256').update(material).digest('base64url')}`;
 }
 
+/**
+ * The job as an event carries it: every field of the Job type as this change left it, so a
+ * client's cache can take the whole object (`inputs`, which can be large, is left out and read
+ * when a client asks for it, see JobResolver.inputs).
+ */
+function snapshotOf(job: Item): Record<string, unknown> {
+  const { jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts } = job;
+  const { provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version } = job;
+  return {
+    entityType: 'Job',
+    ...{ jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts },
+    ...{ provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version, seq: version },
+    inputsLeftOut: true,
+  };
+}
+
 const toJob = (item: Item, steps?: Item[]): Job => ({ ...(item as Job), seq: item.version, steps: steps?.map(toStep) });
 const toStep = (item: Item): Step => ({ ...(item as Step), artifacts: item.artifacts ?? [] });
 
@@ -186,7 +202,7 @@ export class JobRepository {
    */
   private eventWrites(job: Item, previous: Item | null, outcome: Pick<Outcome, 'type' | 'step'>, at: string): UnitWrite[] {
     const seq = job.version;
-    const { status, currentStep, progress, completedSteps, failedSteps, error } = job;
+    const { status } = job;
     const statusChanged = !previous || previous.status !== status;
     const attributes = {
       entityType: 'Event',
@@ -199,7 +215,7 @@ export class JobRepository {
       type: outcome.type,
       actor: this.scope.actor,
       at,
-      job: { status, currentStep, progress, completedSteps, failedSteps, error },
+      job: snapshotOf(job),
       step: outcome.step ? { ...outcome.step, jobId: job.jobId } : undefined,
       statusChanged,
       expiresAt: Math.floor(Date.parse(at) / 1000) + this.scope.eventRetentionDays * 86_400,

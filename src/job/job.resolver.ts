@@ -1,10 +1,10 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { PageArgs } from '../common/pagination';
-import { JSONObject } from '../common/scalars';
+import { JSONObject, JSONValue } from '../common/scalars';
 import { feature } from '../common/feature';
 import type { Context } from '../context';
-import { CreateJobInput, Job, JobConnection, JobsByStatusArgs, ProjectJobsArgs, Step, StepConnection, StepRef } from './job.type';
+import { CreateJobInput, Job, JobConnection, JobEvent, JobsByStatusArgs, ProjectJobsArgs, Step, StepConnection, StepRef } from './job.type';
 import { JobRepository } from './job.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
@@ -134,10 +134,35 @@ export class JobResolver {
   steps(@Root() job: Job, @Ctx() ctx: Context) {
     return job.steps ?? ctx.repos.jobs.steps(job.jobId);
   }
+
+  @FieldResolver(() => JSONValue, { nullable: true })
+  async inputs(@Root() job: Job & { inputsLeftOut?: boolean }, @Ctx() ctx: Context) {
+    // An event's copy of the job leaves the inputs out (they never change): read them from the job.
+    if (!job.inputsLeftOut) return job.inputs ?? null;
+    return (await ctx.repos.jobs.get(job.jobId))?.inputs ?? null;
+  }
+}
+
+@Resolver(() => JobEvent)
+export class JobEventResolver {
+  @FieldResolver(() => Job, {
+    nullable: true,
+    description:
+      'The job as this event left it, with its id, so a client cache updates the job it holds (null on SUBSCRIBED, HISTORY_LOST and RESYNC).',
+  })
+  async job(@Root() event: JobEvent, @Ctx() ctx: Context) {
+    if (!event.job) return null;
+    // Events stored before they carried the whole job hold only its state: the rest comes from the job as it is now.
+    if (event.job.kind === undefined) {
+      const current = await ctx.repos.jobs.get(event.jobId);
+      return current && { ...current, ...event.job, seq: event.seq, version: event.seq, steps: undefined };
+    }
+    return event.job;
+  }
 }
 
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const jobFeature = feature({
-  resolvers: [JobResolver, StepResolver],
+  resolvers: [JobResolver, StepResolver, JobEventResolver],
   repositories: (scope, { projects }) => ({ jobs: new JobRepository(scope, projects) }),
 });

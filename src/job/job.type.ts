@@ -155,27 +155,6 @@ export class JobConnection extends Connection(Job) {}
 @ObjectType({ simpleResolvers: true })
 export class StepConnection extends Connection(Step) {}
 
-@ObjectType({ simpleResolvers: true, description: "The job's state after an event." })
-export class JobState {
-  @Field(() => JobStatus)
-  status!: JobStatus;
-
-  @Field(() => String, { nullable: true })
-  currentStep?: string | null;
-
-  @Field(() => Float)
-  progress!: number;
-
-  @Field(() => Int)
-  completedSteps!: number;
-
-  @Field(() => Int)
-  failedSteps!: number;
-
-  @Field(() => JobError, { nullable: true })
-  error?: JobError | null;
-}
-
 @ObjectType({ simpleResolvers: true, description: 'One change of a job. seq is gapless per job: 1, 2, 3 …; prevSeq = seq − 1.' })
 export class JobEvent {
   @Field(() => ID)
@@ -202,10 +181,14 @@ export class JobEvent {
   @Field(() => DateTime)
   at!: string;
 
-  @Field(() => JobState, { nullable: true })
-  job?: JobState;
+  @Field(() => Job, {
+    nullable: true,
+    description:
+      'The job as this event left it, with its id, so a client cache updates the job it holds (null on SUBSCRIBED, HISTORY_LOST and RESYNC).',
+  })
+  job?: Job;
 
-  @Field(() => Step, { nullable: true })
+  @Field(() => Step, { nullable: true, description: 'The step attempt the event changed, with its id.' })
   step?: Step;
 
   @Field(() => Int, {

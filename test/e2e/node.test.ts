@@ -1,6 +1,7 @@
 import { globalIdOf } from '../../src/common/global-id';
 import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
 import { CreateProjectDocument } from '../../src/client/gql/graphql';
+import { subscribe, wsClient } from '../support/ws';
 
 /*
  * Global object identification: every entity type has an id unique across types, and node/nodes
@@ -87,5 +88,36 @@ describe('node and nodes', () => {
     }
     const res = await server.raw({ query: '{ node(id: "not-an-id") { id } }' }, a);
     expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('puts the whole job, with its id, and the step with its id in every job event, so a cache can take them', async () => {
+    const job = entities.find((e) => e.type === 'Job')!;
+    const worker = await server.token('node-a', [Role.WORKER]);
+    await gql(`mutation { startStep(jobId: "${job.key}", stepName: "render") { seq } }`, worker);
+    const client = wsClient(server.url, a);
+    try {
+      const events = subscribe(
+        client,
+        'subscription($id: ID!) { jobProgress(jobId: $id, afterSeq: 0) { type job { id jobId kind status seq inputs } step { id name attempt } } }',
+        { id: job.key },
+      );
+      const [created, started] = await events.waitFor(2);
+      expect(created.job).toEqual({ id: job.id, jobId: job.key, kind: 'K', status: 'QUEUED', seq: 1, inputs: null });
+      expect(started.job).toMatchObject({ id: job.id, status: 'RUNNING', seq: 2 });
+      expect(started.step).toEqual({ id: globalIdOf('Step', { jobId: job.key, name: 'render', attempt: 1 }), name: 'render', attempt: 1 });
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it("gives every activity event its subject's global id", async () => {
+    const project = entities.find((e) => e.type === 'Project')!;
+    const { activity } = await gql(`{ activity(projectId: "${project.key}", first: 20) { nodes { subjectType subjectNodeId } } }`, a);
+    const byType = Object.fromEntries(
+      (activity.nodes as Array<{ subjectType: string; subjectNodeId: string }>).map((n) => [n.subjectType, n.subjectNodeId]),
+    );
+    for (const type of ['Project', 'Brief', 'Milestone', 'Log', 'Asset']) {
+      expect({ type, id: byType[type] }).toEqual({ type, id: entities.find((e) => e.type === type)!.id });
+    }
   });
 });
