@@ -1,0 +1,133 @@
+import { ApolloClient, ApolloLink, gql, HttpLink, InMemoryCache } from '@apollo/client';
+import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { Role } from '../../src/auth/principal';
+import { startTestServer, type TestServer } from '../support/server';
+
+/*
+ * The server as a frontend uses it: Apollo Client 4 with its default InMemoryCache and no
+ * typePolicies, queries over HTTP and subscriptions over GraphQLWsLink. Every entity type must be
+ * normalized by __typename and id, a mutation's result must update what an earlier query cached,
+ * and a job event must update the cached job.
+ */
+describe('Apollo Client with its default cache', () => {
+  let server: TestServer;
+  let token: string;
+  let client: ApolloClient;
+  let ws: ReturnType<typeof createClient>;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    token = await server.token('apollo', [Role.EDITOR, Role.WORKER]);
+    ws = createClient({
+      url: server.url.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+    });
+    const isSubscription = ({ query }: ApolloLink.Operation) =>
+      query.definitions.some((d) => d.kind === 'OperationDefinition' && d.operation === 'subscription');
+    client = new ApolloClient({
+      link: ApolloLink.split(
+        isSubscription,
+        new GraphQLWsLink(ws),
+        new HttpLink({ uri: server.url, headers: { authorization: `Bearer ${token}` } }),
+      ),
+      cache: new InMemoryCache(),
+    });
+  });
+  afterAll(async () => {
+    client?.stop();
+    await ws?.dispose();
+    await server?.stop();
+  });
+
+  const mutate = async (mutation: string, variables: Record<string, unknown> = {}) =>
+    // biome-ignore lint/suspicious/noExplicitAny: the test reads what each mutation selected.
+    (await client.mutate<any>({ mutation: gql(mutation), variables })).data;
+
+  it('normalizes every entity type, and a mutation updates the entity an earlier query cached', async () => {
+    const { createProject } = await mutate('mutation { createProject(input: { title: "Cached" }) { id projectId version } }');
+    const projectId = createProject.projectId;
+    const p = `projectId: "${projectId}"`;
+    await mutate(`mutation { createBriefVersion(${p}, input: { requirements: ["r"], deliverables: [], changelogEntry: "c" }) { id } }`);
+    await mutate(`mutation { createMilestone(${p}, input: { name: "m" }) { id } }`);
+    const { createLog } = await mutate(`mutation { createLog(${p}, input: { rawText: "l" }) { id logId } }`);
+    await mutate(
+      `mutation { createAsset(${p}, input: { type: IMAGE, s3Key: "tenants/apollo/a.jpg", linkedLogId: "${createLog.logId}" }) { id } }`,
+    );
+    await mutate('mutation { createInspiration(input: { type: TEXT, text: "i" }) { id } }');
+    await mutate(`mutation { createJob(input: { ${p}, kind: "K", steps: ["render"] }) { id } }`);
+
+    // One query that returns every entity type, as a frontend's screen would.
+    const everything = gql(`query Everything($projectId: ID!) {
+      tenant { id name }
+      project(projectId: $projectId) {
+        id title version
+        brief { id version }
+        milestones { id name }
+        logs { id rawText assets { id s3Key } }
+      }
+      inspirations { nodes { id text } }
+      jobs(projectId: $projectId) { nodes { id status steps { id name status } } }
+    }`);
+    // biome-ignore lint/suspicious/noExplicitAny: the test reads what the query selected.
+    const { data } = await client.query<any>({ query: everything, variables: { projectId } });
+    const entities: Array<[string, { id: string }]> = [
+      ['Tenant', data.tenant],
+      ['Project', data.project],
+      ['Brief', data.project.brief],
+      ['Milestone', data.project.milestones[0]],
+      ['Log', data.project.logs[0]],
+      ['Asset', data.project.logs[0].assets[0]],
+      ['Inspiration', data.inspirations.nodes[0]],
+      ['Job', data.jobs.nodes[0]],
+      ['Step', data.jobs.nodes[0].steps[0]],
+    ];
+    const cached = client.cache.extract() as Record<string, unknown>;
+    const normalized = entities.filter(([typename, entity]) => {
+      const ref = client.cache.identify({ __typename: typename, id: entity.id });
+      return ref !== undefined && ref in cached;
+    });
+    console.log(`Apollo Client InMemoryCache normalized ${normalized.length} of ${entities.length} entity types`);
+    expect(normalized.map(([typename]) => typename)).toEqual(entities.map(([typename]) => typename));
+
+    // updateProject returns the project with its id: the cached query shows version 2 without a refetch.
+    await mutate(
+      `mutation { updateProject(projectId: "${projectId}", expectedVersion: 1, input: { title: "Renamed" }) { id title version } }`,
+    );
+    const again = client.readQuery<{ project: { title: string; version: number } }>({ query: everything, variables: { projectId } });
+    expect(again?.project).toMatchObject({ title: 'Renamed', version: 2 });
+  });
+
+  it('updates the cached job from a jobProgress event', async () => {
+    const { createProject } = await mutate('mutation { createProject(input: { title: "Live cache" }) { id projectId } }');
+    const { createJob } = await mutate(
+      `mutation { createJob(input: { projectId: "${createProject.projectId}", kind: "K", steps: ["render"] }) { id jobId status progress } }`,
+    );
+    const jobQuery = gql('query($jobId: ID!) { job(jobId: $jobId) { id status progress } }');
+    // biome-ignore lint/suspicious/noExplicitAny: the test reads what the query selected.
+    await client.query<any>({ query: jobQuery, variables: { jobId: createJob.jobId } });
+
+    const events: string[] = [];
+    const subscription = client
+      .subscribe({
+        query: gql('subscription($jobId: ID!) { jobProgress(jobId: $jobId) { type position job { id status progress } } }'),
+        variables: { jobId: createJob.jobId },
+      })
+      .subscribe({ next: (result) => events.push((result.data as { jobProgress: { type: string } }).jobProgress.type) });
+    try {
+      // The acknowledgement says the subscription is in effect: what is written now will arrive.
+      const deadline = Date.now() + 10_000;
+      while (!events.includes('SUBSCRIBED') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(events).toContain('SUBSCRIBED');
+      await mutate(`mutation { startStep(jobId: "${createJob.jobId}", stepName: "render") { seq } }`);
+      while (!events.includes('STEP_STARTED') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      // The event's job carried the same id: the cached job query now says RUNNING, without a refetch.
+      const cachedJob = client.readQuery<{ job: { status: string } }>({ query: jobQuery, variables: { jobId: createJob.jobId } });
+      expect(cachedJob?.job.status).toBe('RUNNING');
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+});
