@@ -11,7 +11,8 @@ const config: CodegenConfig = {
   generates: {
     'src/client/gql/': {
       preset: 'client',
-      presetConfig: { fragmentMasking: false },
+      // persisted-documents.json: every operation by its SHA-256, the manifest the server can be locked to (PERSISTED_DOCUMENTS).
+      presetConfig: { fragmentMasking: false, persistedDocuments: { hashAlgorithm: 'sha256' } },
       config: {
         useTypeImports: true,
         enumsAsTypes: true,

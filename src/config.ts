@@ -56,6 +56,11 @@ export interface Config {
    * unset, any port of http://localhost and http://127.0.0.1 (a frontend's dev server).
    */
   corsOrigins: Array<string | RegExp> | true;
+  /**
+   * The trusted documents manifest (PERSISTED_DOCUMENTS, written by `npm run codegen`) and whether
+   * only its operations run (TRUSTED_DOCUMENTS_ONLY; on by default in production when a manifest is set).
+   */
+  trustedDocuments: { manifestPath?: string; only: boolean };
   s3: {
     /** True when no bucket was configured, so the server starts a local S3 (s3rver) itself. */
     embedded: boolean;
@@ -224,6 +229,10 @@ export function loadConfig(env: Env = process.env): Config {
     graphiql: bool(env, 'GRAPHIQL', !production),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30),
     corsOrigins: cors ? (cors === '*' ? true : cors.split(',').map((s) => s.trim())) : production ? [] : DEV_ORIGINS,
+    trustedDocuments: {
+      manifestPath: env.PERSISTED_DOCUMENTS || undefined,
+      only: bool(env, 'TRUSTED_DOCUMENTS_ONLY', production && Boolean(env.PERSISTED_DOCUMENTS)),
+    },
     s3: {
       embedded: !env.S3_BUCKET,
       bucket: env.S3_BUCKET || 'artissist',

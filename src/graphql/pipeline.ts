@@ -24,6 +24,7 @@ import { checkVariables, jsonVariablesError } from '../common/json-limits';
 import type { Config } from '../config';
 import type { Context } from '../context';
 import { formatError } from '../errors';
+import { TrustedDocuments } from './trusted-documents';
 import { runWithBudget } from '../infra/deadline';
 import type { Metrics } from '../infra/metrics';
 import { beginRequest, currentRequest, logRequest, noteOperation, runInRequest, withRequestId, type RequestRecord } from './record';
@@ -69,6 +70,8 @@ export interface SubscriptionArgs extends ExecutionArgs {
 export class OperationPipeline {
   /** Validated documents; Apollo's documentStore too. Bounded by approximate size (Apollo's default, 30 MiB). */
   readonly documents = new InMemoryLRUCache<DocumentNode>();
+  /** The trusted documents manifest, when one is configured (see trusted-documents.ts); HTTP and WebSocket both ask it. */
+  readonly trusted: TrustedDocuments;
   readonly parseOptions: ParseOptions;
   /** The rules beyond graphql-js's own (Apollo adds those itself). */
   readonly validationRules: ValidationRule[];
@@ -82,6 +85,8 @@ export class OperationPipeline {
 
   constructor(private readonly deps: PipelineDeps) {
     const { config } = deps;
+    const { manifestPath, only } = config.trustedDocuments;
+    this.trusted = manifestPath ? TrustedDocuments.fromFile(manifestPath, only) : TrustedDocuments.none();
     const armor = new ApolloArmor({
       maxDepth: { n: config.limits.maxDepth },
       costLimit: { maxCost: config.limits.maxCost },

@@ -4,6 +4,7 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import cors from 'cors';
+import type { TrustedDocuments } from '../graphql/trusted-documents';
 import express from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { TokenVerifier } from '../auth/jwt';
@@ -58,6 +59,45 @@ function bodyError(error: Error & { status?: number; type?: string }, bodyLimitB
       return { status, message: status >= 500 ? 'Internal server error.' : 'The request body could not be read.' };
     }
   }
+}
+
+/**
+ * Resolves a request's document through the trusted documents manifest before Apollo sees it (see
+ * TrustedDocuments): a hash becomes its document, and when only trusted documents may run,
+ * anything else is answered with a 400 and its code here, as Apollo answers its own request errors.
+ */
+function trustedDocuments(trusted: TrustedDocuments): express.RequestHandler {
+  return (req, res, next) => {
+    const body = req.method === 'POST' && req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : undefined;
+    let extensions: unknown = body?.extensions;
+    if (!body && typeof req.query.extensions === 'string') {
+      try {
+        extensions = JSON.parse(req.query.extensions);
+      } catch {
+        // Apollo answers a malformed GET extension itself.
+      }
+    }
+    const resolved = trusted.resolve({ query: body ? body.query : req.query.query, documentId: body?.documentId, extensions });
+    if (resolved.error) {
+      const requestId = res.getHeader(REQUEST_ID_HEADER);
+      res
+        .status(400)
+        .json({ errors: [{ message: resolved.error.message, extensions: { code: resolved.error.extensions.code, requestId } }] });
+      return;
+    }
+    if (resolved.query !== undefined) {
+      if (!body) {
+        // A GET by hash has no body to put the document in; it is refused as a client error.
+        res.status(400).json({ errors: [{ message: 'Send a trusted document by hash with POST.', extensions: { code: 'BAD_REQUEST' } }] });
+        return;
+      }
+      // The manifest's document runs; Apollo's own persisted-query handling is not asked.
+      body.query = resolved.query;
+      if (body.extensions && typeof body.extensions === 'object') delete body.extensions.persistedQuery;
+      delete body.documentId;
+    }
+    next();
+  };
 }
 
 /**
@@ -151,6 +191,7 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     requestIdentity((record, status) => pipeline.finish(record, status)),
     ...(deps.beforeGraphQL ?? []),
     express.json({ limit: config.limits.bodyLimitBytes }),
+    trustedDocuments(pipeline.trusted),
     requestScope(),
     expressMiddleware(apollo, {
       context: async ({ req }) => pipeline.context(await deps.verifier.fromHeader(req.headers.authorization)),

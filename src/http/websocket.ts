@@ -113,7 +113,9 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
             }),
           ]);
         }
-        const prepared = await pipeline.prepare(payload.query);
+        const trusted = pipeline.trusted.resolve(payload);
+        if (trusted.error) return refuse([trusted.error]);
+        const prepared = await pipeline.prepare(trusted.query ?? payload.query);
         if (!prepared.document) return refuse(prepared.errors);
         pipeline.note(record, prepared.document, payload.operationName);
         // Checked before anything walks the variables recursively (coercion, the share key).
