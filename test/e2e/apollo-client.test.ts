@@ -3,6 +3,7 @@ import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { Role } from '../../src/auth/principal';
+import { ProjectScreenDocument } from '../../src/client/gql/graphql';
 import { startTestServer, type TestServer } from '../support/server';
 
 /*
@@ -59,24 +60,13 @@ describe('Apollo Client with its default cache', () => {
     await mutate('mutation { createInspiration(input: { type: TEXT, text: "i" }) { id } }');
     await mutate(`mutation { createJob(input: { ${p}, kind: "K", steps: ["render"] }) { id } }`);
 
-    // One query that returns every entity type, as a frontend's screen would.
-    const everything = gql(`query Everything($projectId: ID!) {
-      tenant { id name }
-      project(projectId: $projectId) {
-        id title version
-        brief { id version }
-        milestones { id name }
-        logs { id rawText assets { id s3Key } }
-      }
-      inspirations { nodes { id text } }
-      jobs(projectId: $projectId) { nodes { id status steps { id name status } } }
-    }`);
-    // biome-ignore lint/suspicious/noExplicitAny: the test reads what the query selected.
-    const { data } = await client.query<any>({ query: everything, variables: { projectId } });
+    // The example operation of a project screen (src/client/operations/screens.graphql): every entity type.
+    const { data } = await client.query({ query: ProjectScreenDocument, variables: { projectId } });
+    if (!data?.project) throw new Error('no project');
     const entities: Array<[string, { id: string }]> = [
       ['Tenant', data.tenant],
       ['Project', data.project],
-      ['Brief', data.project.brief],
+      ['Brief', data.project.brief!],
       ['Milestone', data.project.milestones[0]],
       ['Log', data.project.logs[0]],
       ['Asset', data.project.logs[0].assets[0]],
@@ -96,7 +86,7 @@ describe('Apollo Client with its default cache', () => {
     await mutate(
       `mutation { updateProject(projectId: "${projectId}", expectedVersion: 1, input: { title: "Renamed" }) { id title version } }`,
     );
-    const again = client.readQuery<{ project: { title: string; version: number } }>({ query: everything, variables: { projectId } });
+    const again = client.readQuery({ query: ProjectScreenDocument, variables: { projectId } });
     expect(again?.project).toMatchObject({ title: 'Renamed', version: 2 });
   });
 
