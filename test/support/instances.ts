@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_SECRET } from './server';
 
@@ -19,6 +21,8 @@ export interface Instance {
  * nothing embedded. Resolves once it prints its URL; the test that starts it stops it.
  */
 export function startInstance(env: Record<string, string>): Promise<Instance> {
+  // Each instance keeps its embedded S3 files in a folder of its own, as separate machines would.
+  const dataDir = mkdtempSync(join(tmpdir(), 'artissist-instance-'));
   const child = spawn(process.execPath, [MAIN], {
     env: {
       PATH: process.env.PATH,
@@ -31,6 +35,7 @@ export function startInstance(env: Record<string, string>): Promise<Instance> {
       // See test/support/server.ts: a busy 2-core machine, and tests not about timeouts.
       DYNAMODB_TIMEOUT_MS: '10000',
       REQUEST_BUDGET_MS: '30000',
+      DATA_DIR: dataDir,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -38,7 +43,12 @@ export function startInstance(env: Record<string, string>): Promise<Instance> {
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      rmSync(dataDir, { recursive: true, force: true });
+      resolve();
+    }),
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`instance did not start:\n${output}`)), 60_000);
     const early = (code: number | null) => reject(new Error(`instance exited with ${code}:\n${output}`));

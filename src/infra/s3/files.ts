@@ -129,8 +129,15 @@ export class FileStore {
       await this.client.send(new HeadBucketCommand({ Bucket: this.options.bucket }));
       return 'exists';
     } catch {
-      await this.client.send(new CreateBucketCommand({ Bucket: this.options.bucket }));
-      return 'created';
+      try {
+        await this.client.send(new CreateBucketCommand({ Bucket: this.options.bucket }));
+        return 'created';
+      } catch (error) {
+        // Another process sharing the folder (a second instance started at the same moment) made it first.
+        const name = (error as Error).name;
+        if (name === 'BucketAlreadyOwnedByYou' || name === 'BucketAlreadyExists') return 'exists';
+        throw error;
+      }
     }
   }
 
