@@ -6,17 +6,17 @@ import { inspirationFeature } from './inspiration/inspiration.resolver';
 import { jobFeature } from './job/job.resolver';
 import { logFeature } from './log/log.resolver';
 import { milestoneFeature } from './milestone/milestone.resolver';
-import { nodeFeature } from './node/node.resolver';
+import { nodeFeatureOf } from './node/node.resolver';
 import { projectFeature } from './project/project.resolver';
 import { tenantFeature } from './tenant/tenant.resolver';
 
 /**
- * Every feature of the API, in dependency order: a feature's repositories may use those of the
+ * The features of the API, in dependency order: a feature's repositories may use those of the
  * features before it (project children use the projects; the live streams use jobs, projects and
  * activity). The schema (src/schema.ts) and each request's repositories (src/wiring.ts) are made
  * from this list; adding an entity adds its line here.
  */
-export const features = [
+const entityFeatures = [
   tenantFeature,
   projectFeature,
   briefFeature,
@@ -27,5 +27,7 @@ export const features = [
   activityFeature,
   jobFeature,
   liveFeature,
-  nodeFeature,
 ] as const;
+
+/** Every feature, and last global object identification over all of them (node, nodes, each type's id). */
+export const features = [...entityFeatures, nodeFeatureOf(entityFeatures)] as const;

@@ -125,4 +125,5 @@ export class AssetVersionResolver {
 export const assetFeature = feature({
   resolvers: [AssetResolver, AssetVersionResolver],
   repositories: (scope, { projects }) => ({ assets: new AssetRepository(scope, projects) }),
+  nodes: { Asset: { type: Asset, load: (repos, v) => repos.assets.get(v.projectId, v.assetId) } },
 });

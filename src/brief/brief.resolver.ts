@@ -53,4 +53,13 @@ export class BriefResolver {
 export const briefFeature = feature({
   resolvers: [BriefResolver],
   repositories: (scope, { projects }) => ({ briefs: new BriefRepository(scope, projects) }),
+  nodes: {
+    Brief: {
+      type: Brief,
+      load: async (repos, v) => {
+        const version = Number(v.version);
+        return Number.isInteger(version) && version > 0 ? repos.briefs.get(v.projectId, version) : null;
+      },
+    },
+  },
 });

@@ -151,6 +151,23 @@ export const entities = {
 
 export type EntityName = keyof typeof entities;
 
+/**
+ * The entities clients refetch and cache by a global id (GraphQL's Node interface): their
+ * GraphQL type has the entity's name, and the id carries the values of its key template (see
+ * global-id.ts). A feature says how to read each of its own (Feature.nodes).
+ */
+export const NODE_ENTITIES = [
+  'Tenant',
+  'Project',
+  'Brief',
+  'Milestone',
+  'Log',
+  'Asset',
+  'Inspiration',
+  'Job',
+  'Step',
+] as const satisfies readonly EntityName[];
+
 /** The id prefixes of the entities the server creates; ids are `<prefix>_<ULID>`. */
 export type IdPrefix = NonNullable<(typeof entities)[EntityName]['idPrefix']>;
 

@@ -1,6 +1,7 @@
 import type { Repositories } from '../context';
 import type { Metrics } from '../infra/metrics';
 import type { EventBus } from '../infra/pubsub';
+import type { NodeType } from './global-id';
 import type { Scope } from './scope';
 
 /** What a feature's repositories may need besides the scope and the repositories made before them. */
@@ -18,6 +19,17 @@ export interface FeatureDeps {
  * its resolver; src/features.ts lists them in dependency order, and the schema and the wiring
  * are derived from that list, so adding an entity adds one line there.
  */
+/** How node(id:) reads one Node type of a feature (see src/node/node.resolver.ts). */
+export interface NodeSource {
+  // biome-ignore lint/complexity/noBannedTypes: type-graphql takes object type classes as plain constructors.
+  type: Function;
+  /**
+   * The entity with the key values of its global id (strings, as they come out of the id), or
+   * null when the caller's tenant has none. Throws BAD_USER_INPUT for values that are no ids.
+   */
+  load(repos: Repositories, values: Record<string, string>, tenantId: string): Promise<object | null>;
+}
+
 export interface Feature<R extends Partial<Repositories> = Partial<Repositories>> {
   // biome-ignore lint/complexity/noBannedTypes: type-graphql takes resolver classes as plain constructors.
   resolvers: readonly Function[];
@@ -26,6 +38,8 @@ export interface Feature<R extends Partial<Repositories> = Partial<Repositories>
    * before it (a project child uses `repos.projects`).
    */
   repositories(scope: Scope, repos: Repositories, deps: FeatureDeps): R;
+  /** The feature's Node types (see NODE_ENTITIES) and how to read each by its global id. */
+  nodes?: Partial<Record<NodeType, NodeSource>>;
 }
 
 /** Declares a feature (see Feature); the type of its repositories is kept for the wiring's completeness check. */

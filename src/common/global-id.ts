@@ -1,4 +1,5 @@
 import { badInput } from '../errors';
+import { entities, NODE_ENTITIES } from './entities';
 
 /*
  * Global object identification (Relay's Node, what Apollo Client and urql normalize by): every
@@ -7,20 +8,18 @@ import { badInput } from '../errors';
  * it as opaque; `projectId`, `logId` … stay what they are.
  */
 
-/** The entity types that implement Node, and the key values their ids carry, in order. */
-export const NODE_TYPES = {
-  Tenant: ['tenantId'],
-  Project: ['projectId'],
-  Brief: ['projectId', 'version'],
-  Milestone: ['projectId', 'milestoneId'],
-  Log: ['projectId', 'logId'],
-  Asset: ['projectId', 'assetId'],
-  Inspiration: ['inspirationId'],
-  Job: ['jobId'],
-  Step: ['jobId', 'name', 'attempt'],
-} as const;
+export type NodeType = (typeof NODE_ENTITIES)[number];
 
-export type NodeType = keyof typeof NODE_TYPES;
+/**
+ * The values a Node type's id carries, in order: the placeholders of its key templates (the
+ * tenant aside, which the caller's token gives), or the tenant id for the tenant itself.
+ */
+export const NODE_TYPES = {} as Record<NodeType, readonly string[]>;
+for (const name of NODE_ENTITIES) {
+  const { pk, sk } = entities[name].key.shape;
+  const fields = [...`${pk}#${sk}`.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  NODE_TYPES[name] = fields.length ? fields : ['tenantId'];
+}
 
 /** The global id of an entity of `type`, from the item (or any object with its key values). */
 export function globalIdOf(type: NodeType, item: Record<string, unknown>): string {
@@ -36,7 +35,7 @@ export function parseGlobalId(id: string, field = 'id'): { type: NodeType; value
   const decoded = /^[A-Za-z0-9_-]{1,400}$/.test(id) ? Buffer.from(id, 'base64url').toString('utf8') : '';
   const [type, ...parts] = decoded.split(':');
   const fields = (NODE_TYPES as Record<string, readonly string[]>)[type];
-  // A step's name cannot hold ':' (see job.repository), so the parts split back exactly.
+  // Ids and step names cannot hold ':' (see ids.ts and job.repository), so the parts split back exactly.
   if (!fields || parts.length !== fields.length || parts.some((p) => p === '')) {
     throw badInput(`${field} "${id}" is not an id this server made.`, field);
   }

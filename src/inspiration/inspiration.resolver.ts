@@ -88,4 +88,5 @@ export class InspirationResolver {
 export const inspirationFeature = feature({
   resolvers: [InspirationResolver],
   repositories: (scope, { projects }) => ({ inspirations: new InspirationRepository(scope, projects) }),
+  nodes: { Inspiration: { type: Inspiration, load: (repos, v) => repos.inspirations.get(v.inspirationId) } },
 });

@@ -165,4 +165,11 @@ export class JobEventResolver {
 export const jobFeature = feature({
   resolvers: [JobResolver, StepResolver, JobEventResolver],
   repositories: (scope, { projects }) => ({ jobs: new JobRepository(scope, projects) }),
+  nodes: {
+    Job: { type: Job, load: (repos, v) => repos.jobs.get(v.jobId) },
+    Step: {
+      type: Step,
+      load: async (repos, v) => (await repos.jobs.steps(v.jobId)).find((s) => s.name === v.name && String(s.attempt) === v.attempt) ?? null,
+    },
+  },
 });

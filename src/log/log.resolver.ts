@@ -104,4 +104,5 @@ export class LogResolver {
 export const logFeature = feature({
   resolvers: [LogResolver],
   repositories: (scope, { projects }) => ({ logs: new LogRepository(scope, projects) }),
+  nodes: { Log: { type: Log, load: (repos, v) => repos.logs.get(v.projectId, v.logId) } },
 });

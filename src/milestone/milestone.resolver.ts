@@ -79,4 +79,5 @@ export class MilestoneResolver {
 export const milestoneFeature = feature({
   resolvers: [MilestoneResolver],
   repositories: (scope, { projects }) => ({ milestones: new MilestoneRepository(scope, projects) }),
+  nodes: { Milestone: { type: Milestone, load: (repos, v) => repos.milestones.get(v.projectId, v.milestoneId) } },
 });

@@ -91,4 +91,5 @@ export class ProjectResolver {
 export const projectFeature = feature({
   resolvers: [ProjectResolver],
   repositories: (scope) => ({ projects: new ProjectRepository(scope) }),
+  nodes: { Project: { type: Project, load: (repos, v) => repos.projects.get(v.projectId) } },
 });

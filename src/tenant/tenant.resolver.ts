@@ -50,4 +50,7 @@ export class TenantResolver {
 export const tenantFeature = feature({
   resolvers: [TenantResolver],
   repositories: (scope) => ({ tenant: new TenantRepository(scope) }),
+  nodes: {
+    Tenant: { type: Tenant, load: (repos, v, tenantId) => (v.tenantId === tenantId ? repos.tenant.getOrCreate() : Promise.resolve(null)) },
+  },
 });

@@ -177,7 +177,7 @@ function nodeIdsOf(i: Ids): string[] {
     globalIdOf('Asset', { projectId, assetId: i.assetId }),
     globalIdOf('Inspiration', { inspirationId: i.inspirationId }),
     globalIdOf('Job', { jobId }),
-    globalIdOf('Step', { jobId, name: 'render', attempt: 1 }),
+    globalIdOf('Step', { jobId, order: 1, name: 'render', attempt: 1 }),
   ];
 }
 

@@ -104,7 +104,11 @@ describe('node and nodes', () => {
       const [created, started] = await events.waitFor(2);
       expect(created.job).toEqual({ id: job.id, jobId: job.key, kind: 'K', status: 'QUEUED', seq: 1, inputs: null });
       expect(started.job).toMatchObject({ id: job.id, status: 'RUNNING', seq: 2 });
-      expect(started.step).toEqual({ id: globalIdOf('Step', { jobId: job.key, name: 'render', attempt: 1 }), name: 'render', attempt: 1 });
+      expect(started.step).toEqual({
+        id: globalIdOf('Step', { jobId: job.key, order: 1, name: 'render', attempt: 1 }),
+        name: 'render',
+        attempt: 1,
+      });
     } finally {
       await client.dispose();
     }
