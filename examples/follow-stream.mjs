@@ -41,10 +41,13 @@ function follow() {
       retryAttempts: 0,
     });
     let sinceConnect = 0;
+    // Once this client unsubscribed, what was already on its way is not for it: it resumes from `after`.
+    let active = true;
     const stop = client.subscribe(
       { query, variables: { projectId, after } },
       {
         next: ({ data, errors }) => {
+          if (!active) return;
           if (errors) {
             console.error(JSON.stringify(errors));
             process.exit(1);
@@ -67,9 +70,11 @@ function follow() {
           printed++;
           sinceConnect++;
           if (printed >= stopAfter) {
+            active = false;
             stop();
             Promise.resolve(client.dispose()).then(() => process.exit(0));
           } else if (sinceConnect >= dropEvery) {
+            active = false;
             stop();
             Promise.resolve(client.dispose()).then(resolve);
           }

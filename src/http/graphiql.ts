@@ -126,8 +126,13 @@ function tabs(hints: GraphiQLHints) {
       headers,
     },
     {
+      query: '# Steps paused for review, newest first.\nquery AwaitingReview { stepsAwaitingReview { nodes { jobId name attempt } } }\n',
+      variables: '{}',
+      headers,
+    },
+    {
       query:
-        '# Steps paused for review, and approving one (the variables name the step paused now).\nquery AwaitingReview { stepsAwaitingReview { nodes { jobId name attempt } } }\n\nmutation Approve($jobId: ID!, $stepName: String!) {\n  approveStep(jobId: $jobId, stepName: $stepName) { jobId status currentStep }\n}\n',
+        '# Approve a step paused for review: the variables name the one paused now (see AwaitingReview).\nmutation Approve($jobId: ID!, $stepName: String!) {\n  approveStep(jobId: $jobId, stepName: $stepName) { jobId status currentStep }\n}\n',
       variables: JSON.stringify({ jobId: hints.reviewJobId ?? jobId, stepName: hints.reviewStepName ?? 'rig' }, null, 2),
       headers,
     },
