@@ -12,8 +12,10 @@ let schema: GraphQLSchema | undefined;
 
 /** The executable schema, built once from the type-graphql classes. */
 export function buildAppSchema(): GraphQLSchema {
+  const [first, ...rest] = resolvers;
+  if (!first) throw new Error('No feature has a resolver.');
   schema ??= buildSchemaSync({
-    resolvers: resolvers as [Function, ...Function[]],
+    resolvers: [first, ...rest],
     authChecker,
     authMode: 'error',
     validate: false,

@@ -1,18 +1,21 @@
+import { entities, type EntityItem } from '../common/entities';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import { streams } from '../common/streams';
 import type { Page, PageRequest } from '../infra/dynamo/store';
-import { EVENT_SK_PREFIX, projectEventsPk, tenantEventsPk } from './activity.keys';
-import type { ActivityEvent } from './activity.type';
+import { projectActivity, tenantActivity } from './activity.keys';
+
+/** A stored activity event (a project's, or the tenant's own). */
+export type ActivityItem = EntityItem<'ProjectEvent'> & { position?: number };
 
 /** Reads the activity streams that every mutation writes to. */
 export class ActivityRepository {
   constructor(private readonly scope: Scope) {}
 
   /** A project's stored events with a position in (after, until], in position order. */
-  async eventsAfter(projectId: string, after: number, until?: number): Promise<ActivityEvent[]> {
+  async eventsAfter(projectId: string, after: number, until?: number): Promise<ActivityItem[]> {
     const stream = streams.projectActivity(this.scope.tenantId, assertId(projectId, 'proj', 'projectId'));
-    return (await this.scope.store.queryAll(stream.after(after, until), 100_000)) as ActivityEvent[];
+    return (await this.scope.store.queryAll(stream.after(after, until), 100_000)).filter((item) => entities.ProjectEvent.is(item));
   }
 
   /**
@@ -27,9 +30,9 @@ export class ActivityRepository {
   }
 
   /** Newest first. Events past the retention window are never returned. */
-  list(projectId: string | null | undefined, page: PageRequest): Promise<Page<ActivityEvent>> {
+  async list(projectId: string | null | undefined, page: PageRequest): Promise<Page<ActivityItem>> {
     const { tenantId } = this.scope;
-    const pk = projectId ? projectEventsPk(tenantId, assertId(projectId, 'proj', 'projectId')) : tenantEventsPk(tenantId);
-    return this.scope.page({ pk, skPrefix: EVENT_SK_PREFIX, descending: true }, page) as Promise<Page<ActivityEvent>>;
+    const spec = projectId ? projectActivity(tenantId, assertId(projectId, 'proj', 'projectId')) : tenantActivity(tenantId);
+    return entities.ProjectEvent.pageOf(await this.scope.page(spec, page));
   }
 }

@@ -1,5 +1,5 @@
 import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
-import { globalIdOf, NODE_TYPES, type NodeType } from '../common/global-id';
+import { globalIdOf, isNodeType, NODE_TYPES } from '../common/global-id';
 import { feature } from '../common/feature';
 import type { Context } from '../context';
 import { ActivityArgs, ActivityConnection, ActivityEvent } from './activity.type';
@@ -27,14 +27,14 @@ export class ActivityResolver {
  * Node (a subscription's own messages) and for events that do not say enough.
  */
 export function subjectNodeId(event: ActivityEvent): string | null {
-  const type = event.subjectType as NodeType;
-  if (!(type in NODE_TYPES)) return null;
+  const type = event.subjectType;
+  if (!isNodeType(type)) return null;
   if (type === 'Brief') {
     // A brief's subject is `<projectId>/v<padded version>`.
     const match = /^(proj_[0-9A-Z]+)\/v0*(\d+)$/.exec(event.subjectId);
     return match ? globalIdOf('Brief', { projectId: match[1], version: Number(match[2]) }) : null;
   }
-  const [idField] = NODE_TYPES[type].slice(-1);
+  const [idField] = (NODE_TYPES.get(type) ?? []).slice(-1);
   return globalIdOf(type, { projectId: event.projectId, [idField]: event.subjectId });
 }
 

@@ -55,3 +55,15 @@ export class ActivityArgs extends PageArgs {
   @Field(() => ID, { nullable: true, description: "A project's activity; without it, the tenant's own (tenant and unlinked inspiration)." })
   projectId?: string | null;
 }
+
+/** True for an activity event as stored and published: what the activity stream checks before it sends one. */
+export function isActivityEvent(value: unknown): value is ActivityEvent {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'action' in value &&
+    typeof value.action === 'string' &&
+    'subjectType' in value &&
+    typeof value.subjectType === 'string'
+  );
+}

@@ -1,3 +1,4 @@
+import { entities } from '../common/entities';
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
@@ -124,6 +125,6 @@ export class AssetVersionResolver {
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const assetFeature = feature({
   resolvers: [AssetResolver, AssetVersionResolver],
-  repositories: (scope, { projects }) => ({ assets: new AssetRepository(scope, projects) }),
+  repositories: (scope, { projects }) => ({ assets: new AssetRepository(scope, projects, entities.Asset) }),
   nodes: { Asset: { type: Asset, load: (repos, v) => repos.assets.get(v.projectId, v.assetId) } },
 });

@@ -1,17 +1,15 @@
 import { Node } from '../common/node.type';
-import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { entities } from '../common/entities';
+import { enumOf } from '../common/model-types';
 import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
 import { DateTime, JSONObject } from '../common/scalars';
 import { UploadStatus, UploadTarget } from '../files/upload.type';
 
-export enum AssetType {
-  IMAGE = 'image',
-  AUDIO = 'audio',
-  DOCUMENT = 'document',
-  MODEL = 'model',
-}
-registerEnumType(AssetType, { name: 'AssetType' });
+/** The kinds of asset and their GraphQL enum, from the declaration. */
+export const AssetType = enumOf(entities.Asset, 'type', entities.Asset.attributes.type.values, 'AssetType');
+export type AssetType = (typeof AssetType)[keyof typeof AssetType];
 
 @ObjectType({ simpleResolvers: true, description: 'One version of an asset’s file, under its own object key.' })
 export class AssetVersion {

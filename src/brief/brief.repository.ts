@@ -4,10 +4,13 @@ import type { Scope } from '../common/scope';
 import { maxItems, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, conflict, ErrorCode, notFound } from '../errors';
 import type { Page, PageRequest } from '../infra/dynamo/store';
-import { put, update } from '../infra/dynamo/write';
+import { put } from '../infra/dynamo/write';
+import { entities, type EntityItem } from '../common/entities';
 import type { ProjectRepository } from '../project/project.repository';
 import { briefKey, briefVersionLabel, briefVersions, MAX_BRIEF_VERSION } from './brief.keys';
-import type { ApprovalDecision, Brief, CreateBriefVersionInput } from './brief.type';
+import type { ApprovalDecision, CreateBriefVersionInput } from './brief.type';
+
+type BriefItem = EntityItem<'Brief'>;
 
 /**
  * A project's planning brief. Each version is its own immutable item (`…#BRIEF#v000002`); a new
@@ -20,31 +23,32 @@ export class BriefRepository {
   ) {}
 
   /** The latest version (one query, newest first, limit 1), or null when there is none. */
-  async latest(projectId: string): Promise<Brief | null> {
+  async latest(projectId: string): Promise<BriefItem | null> {
     assertId(projectId, 'proj', 'projectId');
     const page = await this.scope.page(briefVersions(this.scope.tenantId, projectId, true), { first: 1 });
-    return (page.nodes[0] as Brief | undefined) ?? null;
+    return entities.Brief.pageOf(page).nodes[0] ?? null;
   }
 
   /** One version, or the latest when `version` is omitted; null when absent. */
-  async get(projectId: string, version?: number | null): Promise<Brief | null> {
+  async get(projectId: string, version?: number | null): Promise<BriefItem | null> {
     assertId(projectId, 'proj', 'projectId');
     if (version == null) return this.latest(projectId);
     if (!Number.isInteger(version) || version < 1 || version > MAX_BRIEF_VERSION) return null;
-    return (await this.scope.items.load(briefKey(this.scope.tenantId, projectId, version))) as Brief | null;
+    const item = await this.scope.items.load(briefKey(this.scope.tenantId, projectId, version));
+    return entities.Brief.is(item) ? item : null;
   }
 
   /** All versions, newest first. */
-  list(projectId: string, page: PageRequest): Promise<Page<Brief>> {
+  async list(projectId: string, page: PageRequest): Promise<Page<BriefItem>> {
     assertId(projectId, 'proj', 'projectId');
-    return this.scope.page(briefVersions(this.scope.tenantId, projectId, true), page) as Promise<Page<Brief>>;
+    return entities.Brief.pageOf(await this.scope.page(briefVersions(this.scope.tenantId, projectId, true), page));
   }
 
   /**
    * Adds the next version. Two writers racing for the same version number: one wins, the other
    * gets CONFLICT naming the version that now exists.
    */
-  async createVersion(projectId: string, input: CreateBriefVersionInput): Promise<Brief> {
+  async createVersion(projectId: string, input: CreateBriefVersionInput): Promise<BriefItem> {
     maxItems(input.requirements, 'requirements', 200);
     maxItems(input.deliverables, 'deliverables', 200);
     const summary = requireText(input.changelogEntry, 'changelogEntry', 1000);
@@ -58,36 +62,35 @@ export class BriefRepository {
     const version = latestVersion + 1;
     if (version > MAX_BRIEF_VERSION) throw badInput(`A brief has at most ${MAX_BRIEF_VERSION} versions.`);
     const at = this.scope.now().toISOString();
-    const item = {
-      ...briefKey(this.scope.tenantId, projectId, version),
-      entityType: 'Brief',
+    const label = briefVersionLabel(version);
+    const item = entities.Brief.toItem(this.scope.tenantId, {
       projectId,
       version,
-      label: briefVersionLabel(version),
+      label,
       requirements,
       deliverables,
       approvals: [],
       changelog: [...(latest?.changelog ?? []), { version, summary, by: this.scope.actor, at }],
       createdAt: at,
+      updatedAt: at,
       createdBy: this.scope.actor,
-    };
+    });
+    if (!entities.Brief.is(item)) throw new Error('A brief item was made as another type.');
     await this.scope.commit([
       put(item).ifNew(() => conflict('Brief of project', projectId, latestVersion, version)),
       this.projects.activeProjectCheck(projectId),
       activityEvent(this.scope, {
-        action: 'brief.version_created',
-        entityType: 'Brief',
-        entityId: `${projectId}/${item.label}`,
-        projectId,
+        action: entities.Brief.events.created,
+        subject: { type: entities.Brief.type, id: `${projectId}/${label}`, projectId },
         data: { version, summary },
       }),
     ]);
     this.scope.items.prime(briefKey(this.scope.tenantId, projectId, version), item);
-    return item as Brief;
+    return item;
   }
 
   /** Appends an approval decision to one version; NOT_FOUND when that version does not exist. */
-  async approve(projectId: string, version: number, decision: ApprovalDecision, comment?: string | null): Promise<Brief> {
+  async approve(projectId: string, version: number, decision: ApprovalDecision, comment?: string | null): Promise<BriefItem> {
     assertId(projectId, 'proj', 'projectId');
     optionalText(comment, 'comment', 2000);
     const key = briefKey(this.scope.tenantId, projectId, version);
@@ -95,20 +98,18 @@ export class BriefRepository {
     if (!Number.isInteger(version) || version < 1 || version > MAX_BRIEF_VERSION) throw notFound('Brief', id);
     const approval = { by: this.scope.actor, decision, comment: comment ?? undefined, at: this.scope.now().toISOString() };
     await this.scope.commit([
-      update(key)
+      entities.Brief.update(this.scope.tenantId, { projectId, version }, ['approvals'])
         .appendToList('approvals', [approval])
         .ifExists(() => notFound('Brief', id)),
       activityEvent(this.scope, {
         action: 'brief.approval_added',
-        entityType: 'Brief',
-        entityId: id,
-        projectId,
+        subject: { type: entities.Brief.type, id, projectId },
         data: { version, decision },
       }),
     ]);
     const updated = await this.scope.store.get(key);
-    if (!updated) throw new AppError(ErrorCode.INTERNAL, 'The brief vanished after approval.');
+    if (!entities.Brief.is(updated)) throw new AppError(ErrorCode.INTERNAL, 'The brief vanished after approval.');
     this.scope.items.prime(key, updated);
-    return updated as Brief;
+    return updated;
   }
 }

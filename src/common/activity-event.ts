@@ -1,6 +1,7 @@
-import { event, type UnitWrite } from '../infra/dynamo/write';
-import { newUlid } from './ids';
+import type { AnyModel } from '../infra/dynamo/entity';
+import { event, type Item, type UnitWrite } from '../infra/dynamo/write';
 import { entities } from './entities';
+import { newUlid } from './ids';
 import type { Scope } from './scope';
 import { streams } from './streams';
 
@@ -16,19 +17,35 @@ export const projectEventsPk = (tenantId: string, projectId: string) => entities
 /** The tenant's own activity stream, for changes that belong to no project (tenant, inspiration). */
 export const tenantEventsPk = (tenantId: string) => entities.TenantEvent.key.pkOf(tenantId, {});
 
-export const eventSk = (ulid: string) => entities.TenantEvent.key.keyOf('', { ulid }).SK;
-
-export const EVENT_SK_PREFIX = eventSk('');
+/** What an event is about: an entity's type and id, and the project whose stream it goes to. */
+export interface EventSubject {
+  type: string;
+  id: string;
+  /** Without one the event goes to the tenant's stream. */
+  projectId?: string;
+}
 
 export interface EventSpec {
   /** `<entity>.<verb>`, e.g. `project.created`, `log.attribution_confirmed`. */
   action: string;
-  entityType: string;
-  entityId: string;
-  /** The project the change belongs to; without one the event goes to the tenant's stream. */
-  projectId?: string;
+  /** Derived from the entity written when the write path knows it (see subjectOf). */
+  subject?: EventSubject;
   /** A small summary of the new state (never the whole item). */
   data?: Record<string, unknown>;
+}
+
+/**
+ * The subject of a change of `item`: the model's type, the item's own id (the last value of its
+ * key template; the tenant's id for the tenant) and its project: its parent project, or the project
+ * it links to (an inspiration's `linkedProjectId`).
+ */
+export function subjectOf(model: AnyModel, item: Item): EventSubject {
+  const project = item.projectId ?? item.linkedProjectId;
+  return {
+    type: model.type,
+    id: String(item[model.idField] ?? item.tenantId),
+    ...(typeof project === 'string' ? { projectId: project } : {}),
+  };
 }
 
 /**
@@ -36,25 +53,27 @@ export interface EventSpec {
  * a committed change always has its event and an event never describes a change that did not
  * commit. A project's events are appended to its positioned activity stream (see streams.ts);
  * the tenant's own events, which no subscription follows, are keyed by their ULID. Events expire
- * after the retention window.
+ * after the retention window. Throws (a programming error) when the spec has no subject.
  */
 export function activityEvent(scope: Scope, spec: EventSpec): UnitWrite {
+  const { subject } = spec;
+  if (!subject) throw new Error(`Event ${spec.action} names no subject.`);
   const ulid = newUlid();
   const at = scope.now();
   const attributes = {
-    entityType: 'Event',
     stream: 'activity',
     eventId: `evt_${ulid}`,
     tenantId: scope.tenantId,
-    projectId: spec.projectId,
+    projectId: subject.projectId,
     actor: scope.actor,
     action: spec.action,
-    subjectType: spec.entityType,
-    subjectId: spec.entityId,
+    subjectType: subject.type,
+    subjectId: subject.id,
     data: spec.data,
     at: at.toISOString(),
     expiresAt: Math.floor(at.getTime() / 1000) + scope.eventRetentionDays * 86_400,
   };
-  if (spec.projectId) return streams.projectActivity(scope.tenantId, spec.projectId).append(() => attributes);
-  return event({ ...attributes, PK: tenantEventsPk(scope.tenantId), SK: eventSk(ulid) });
+  const { projectId } = subject;
+  if (projectId) return streams.projectActivity(scope.tenantId, projectId).append((position) => ({ ...attributes, position }));
+  return event({ ...entities.TenantEvent.toItem(scope.tenantId, { ...attributes, ulid }), ...attributes });
 }

@@ -1,11 +1,13 @@
-import { entity, keyShape, type EntityDeclaration } from '../infra/dynamo/entity';
+import { attr, entity } from '../infra/dynamo/entity';
+import { keyShape } from '../infra/dynamo/entity';
 import { normalizeText, pad } from './keys';
 
 /*
- * Every entity of the table, declared as data in one place: the layout of README's "Data
- * model" table. Each `*.keys.ts` derives its keys from the declaration here; the tests enumerate
- * `entities` to check properties of every key shape (all start with the caller's tenant).
- * Adding an entity is one entry here (plus its index attributes, where it has any).
+ * Every entity of the table, declared as data in one place: attributes, key template, the
+ * indexes each belongs to (with the attributes that compose each index key), status machines,
+ * parent, TTL and event names. Keys, index attributes, typed items, status transitions, the
+ * standard repository and resolvers and the generated tests all derive from these declarations
+ * (src/infra/dynamo/entity.ts computes them; docs/architecture.md says how to add one).
  */
 
 /** Brief versions are zero-padded (`v000010`) so that key order is version order. */
@@ -14,27 +16,135 @@ export const briefVersionLabel = (version: number) => `v${pad(version, 6)}`;
 /** Stream positions are zero-padded so that key order is position order. */
 export const positionLabel = (position: number) => pad(position, 12);
 
+/** GSI3 spreads each job status over this many partitions, so one busy status is never one hot partition. */
+export const OPS_SHARDS = 4;
+
+/** The GSI3 shard of a job: a hash of its id, so a job stays in one shard whatever its status. */
+export function opsShardOf(jobId: string): number {
+  let hash = 0;
+  for (const char of jobId) hash = (hash * 31 + char.charCodeAt(0)) | 0;
+  return Math.abs(hash) % OPS_SHARDS;
+}
+
+const archivedPartition = (archived: unknown) => (archived ? 'ARCHIVED_PROJECT' : 'PROJECT');
+
+/** The upload states of a stored file (an asset's version, an inspiration's file). */
+export const UPLOAD_STATES = ['uploading', 'ready'] as const;
+
+/** The statuses of a job and of a step attempt (their transitions are decided in job.machine.ts). */
+export const JOB_STATES = ['QUEUED', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
+export const STEP_STATES = ['PENDING', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'SKIPPED'] as const;
+
+const eventAttributes = {
+  position: attr.int(),
+  eventId: attr.string({ required: true }),
+  at: attr.dateTime({ required: true }),
+  stream: attr.string(),
+  tenantId: attr.string(),
+  projectId: attr.id(),
+  actor: attr.string(),
+  action: attr.string(),
+  subjectType: attr.string(),
+  subjectId: attr.string(),
+  data: attr.json()(),
+};
+
 export const entities = {
-  Tenant: entity({ type: 'Tenant', idPrefix: undefined, key: keyShape({ pk: '', sk: 'TENANT' }) }),
-  Project: entity({ type: 'Project', idPrefix: 'proj', key: keyShape({ pk: '', sk: 'PROJECT#{projectId}' }), indexes: ['GSI1', 'GSI2'] }),
+  Tenant: entity({
+    type: 'Tenant',
+    idPrefix: undefined,
+    key: keyShape({ pk: '', sk: 'TENANT' }),
+    attributes: {
+      tenantId: attr.string({ required: true, readOnly: true }),
+      name: attr.string({ required: true, max: 120 }),
+      plan: attr.enum(['free', 'studio', 'enterprise'])({ required: true }),
+    },
+  }),
+  Project: entity({
+    type: 'Project',
+    idPrefix: 'proj',
+    key: keyShape({ pk: '', sk: 'PROJECT#{projectId}' }),
+    attributes: {
+      title: attr.string({ required: true }),
+      medium: attr.string({ max: 100 }),
+      client: attr.string({ max: 200 }),
+      deadline: attr.date(),
+      budget: attr.json<{ amount: number; currency: string }>()(),
+      customFields: attr.json()(),
+      archived: attr.boolean({ required: true, default: false }),
+      archivedAt: attr.dateTime({ internal: true }),
+    },
+    status: {
+      attribute: 'status',
+      initial: 'planning',
+      transitions: { planning: ['production'], production: ['complete'], complete: [] },
+    },
+    // Archived projects move to partitions of their own, so default lists never filter.
+    indexes: {
+      byStatus: { index: 'GSI1', pk: '{archived}_STATUS#{status}', sk: '{createdAt}#{projectId}', format: { archived: archivedPartition } },
+      byTitle: {
+        index: 'GSI2',
+        pk: 'TYPE#{archived}',
+        sk: '{title}#{projectId}',
+        format: { archived: archivedPartition, title: normalizeText },
+      },
+    },
+  }),
   Brief: entity({
     type: 'Brief',
     idPrefix: undefined,
     parent: 'Project',
     key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#BRIEF#{version}', format: { version: briefVersionLabel } }),
+    attributes: {
+      version: attr.int({ required: true }),
+      label: attr.string({ required: true }),
+      requirements: attr.strings({ required: true }),
+      deliverables: attr.strings({ required: true }),
+      approvals: attr.json<{ by: string; decision: string; comment?: string; at: string }[]>()({ required: true }),
+      changelog: attr.json<{ version: number; summary: string; by: string; at: string }[]>()({ required: true }),
+    },
+    events: { created: 'brief.version_created' },
   }),
   Milestone: entity({
     type: 'Milestone',
     idPrefix: 'ms',
     parent: 'Project',
     key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#MILESTONE#{milestoneId}' }),
+    description: 'A milestone of a project: name, due date, criteria and status.',
+    attributes: {
+      name: attr.string({ required: true, max: 200 }),
+      due: attr.date(),
+      criteria: attr.strings({ required: true, max: 50, default: [], description: 'Success criteria.' }),
+    },
+    status: {
+      attribute: 'status',
+      initial: 'pending',
+      transitions: { pending: ['in_progress'], in_progress: ['complete'], complete: [] },
+    },
   }),
   Log: entity({
     type: 'Log',
     idPrefix: 'log',
     parent: 'Project',
     key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#LOG#{logId}' }),
-    indexes: ['GSI1'],
+    attributes: {
+      rawText: attr.string({ max: 100_000 }),
+      transcriptMeta: attr.json()(),
+      extracted: attr.json()(),
+      confidence: attr.json<unknown>()(),
+      mediaRefs: attr.strings({ required: true }),
+      materials: attr.strings({ required: true }),
+      timeSpentMinutes: attr.int(),
+      tags: attr.strings({ required: true }),
+      /** The ids of the assets linked to the log, kept by the assets' own transactions. */
+      assetIds: attr.json<Set<string>>()({ internal: true }),
+    },
+    status: {
+      attribute: 'attributionStatus',
+      initial: 'pending',
+      transitions: { pending: ['confirmed', 'rejected'], confirmed: [], rejected: [] },
+    },
+    indexes: { byAttribution: { index: 'GSI1', pk: 'LOG_STATUS#{attributionStatus}', sk: '{createdAt}#{logId}' } },
   }),
   /** Written in its log's transaction, so "where and how long did I use X" is one query. */
   MaterialUse: entity({
@@ -42,15 +152,44 @@ export const entities = {
     idPrefix: undefined,
     parent: 'Log',
     key: keyShape({ pk: '', sk: 'MATERIAL#{material}#LOG#{logId}', format: { material: normalizeText } }),
+    attributes: { projectId: attr.id({ required: true }), minutes: attr.int({ required: true }) },
   }),
   Asset: entity({
     type: 'Asset',
     idPrefix: 'asset',
     parent: 'Project',
     key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#ASSET#{assetId}' }),
+    attributes: {
+      type: attr.enum(['image', 'audio', 'document', 'model'])({ required: true }),
+      s3Key: attr.string({ required: true }),
+      status: attr.enum(UPLOAD_STATES)({ required: true }),
+      latestVersion: attr.int(),
+      versions: attr.json<AssetVersionItem[]>()({ required: true }),
+      size: attr.int(),
+      contentType: attr.string(),
+      exif: attr.json()(),
+      ocr: attr.string(),
+      alt: attr.string(),
+      linkedLogId: attr.id(),
+    },
     ttl: true,
   }),
-  Inspiration: entity({ type: 'Inspiration', idPrefix: 'insp', key: keyShape({ pk: '', sk: 'INSPIRATION#{inspirationId}' }) }),
+  Inspiration: entity({
+    type: 'Inspiration',
+    idPrefix: 'insp',
+    key: keyShape({ pk: '', sk: 'INSPIRATION#{inspirationId}' }),
+    attributes: {
+      type: attr.enum(['text', 'image', 'audio', 'file'])({ required: true }),
+      text: attr.string(),
+      s3Key: attr.string(),
+      fileStatus: attr.enum(UPLOAD_STATES)(),
+      size: attr.int(),
+      contentType: attr.string(),
+      uploadExpiresAt: attr.int({ internal: true }),
+      tags: attr.strings({ required: true }),
+      linkedProjectId: attr.id(),
+    },
+  }),
   /** Written in its inspiration's transaction, so listing by tag is one query. */
   InspirationTag: entity({
     type: 'InspirationTag',
@@ -67,7 +206,7 @@ export const entities = {
     idPrefix: 'evt',
     parent: 'Project',
     key: keyShape({ pk: 'PROJECT#{projectId}#EVENTS', sk: 'EVENT#{position}', format: { position: positionLabel } }),
-    indexes: ['OUTBOX'],
+    attributes: eventAttributes,
     ttl: true,
   }),
   /** The last position of a project's activity stream (no TTL: positions are never reused). */
@@ -83,7 +222,6 @@ export const entities = {
     idPrefix: undefined,
     parent: 'Project',
     key: keyShape({ pk: 'PROJECT#{projectId}#JOBSTATUS', sk: 'EVENT#{position}', format: { position: positionLabel } }),
-    indexes: ['OUTBOX'],
     ttl: true,
   }),
   ProjectJobStatusHead: entity({
@@ -97,7 +235,6 @@ export const entities = {
     type: 'Event',
     idPrefix: undefined,
     key: keyShape({ pk: 'JOBSTATUS', sk: 'EVENT#{position}', format: { position: positionLabel } }),
-    indexes: ['OUTBOX'],
     ttl: true,
   }),
   TenantJobStatusHead: entity({
@@ -110,7 +247,7 @@ export const entities = {
     type: 'Event',
     idPrefix: 'evt',
     key: keyShape({ pk: 'EVENTS', sk: 'EVENT#{ulid}' }),
-    indexes: ['OUTBOX'],
+    attributes: eventAttributes,
     ttl: true,
   }),
   /** A job lives in its own partition, so a busy tenant's step updates spread over many partitions. */
@@ -118,7 +255,42 @@ export const entities = {
     type: 'Job',
     idPrefix: 'job',
     key: keyShape({ pk: 'JOB#{jobId}', sk: 'JOB' }),
-    indexes: ['GSI1', 'GSI2', 'GSI3', 'GSI4'],
+    attributes: {
+      projectId: attr.id({ required: true }),
+      kind: attr.string({ required: true }),
+      status: attr.enum(JOB_STATES)({ required: true }),
+      plan: attr.json<{ name: string; order: number }[]>()({ required: true }),
+      /** The current attempt of each planned step. */
+      attempts: attr.json<Record<string, number>>()({ required: true }),
+      currentStep: attr.string(),
+      progress: attr.float({ required: true }),
+      completedSteps: attr.int({ required: true }),
+      failedSteps: attr.int({ required: true }),
+      maxAttempts: attr.int({ required: true }),
+      inputs: attr.json()(),
+      provider: attr.string(),
+      correlationId: attr.string(),
+      idempotencyKey: attr.string(),
+      error: attr.json<JobErrorItem>()(),
+      startedAt: attr.dateTime(),
+      finishedAt: attr.dateTime(),
+    },
+    indexes: {
+      /** The tenant's jobs by status, latest change first. */
+      byStatus: { index: 'GSI1', pk: 'JOB_STATUS#{status}', sk: '{updatedAt}#{jobId}' },
+      /** A project's jobs, newest first. */
+      byProject: { index: 'GSI2', pk: 'TYPE#JOB#PROJECT#{projectId}', sk: '{createdAt}#{jobId}' },
+      /** Jobs by status across tenants, for admins: write-sharded, merged on read. */
+      acrossTenants: {
+        index: 'GSI3',
+        crossTenant: true,
+        pk: 'JOB_STATUS#{status}#{shard}',
+        sk: '{updatedAt}#{tenantId}#{jobId}',
+        derive: { shard: (job: { jobId: string }) => opsShardOf(job.jobId) },
+      },
+      /** A user's job history, newest first. */
+      byCreator: { index: 'GSI4', pk: 'USER#{createdBy}#JOBS', sk: '{createdAt}#{jobId}' },
+    },
     ttl: true,
   }),
   Step: entity({
@@ -130,7 +302,23 @@ export const entities = {
       sk: 'STEP#{order}#{name}#{attempt}',
       format: { order: (n: number) => pad(n, 2), attempt: (n: number) => pad(n, 2) },
     }),
-    indexes: ['GSI1'],
+    attributes: {
+      order: attr.int({ required: true }),
+      attempt: attr.int({ required: true }),
+      status: attr.enum(STEP_STATES)({ required: true }),
+      progress: attr.float({ required: true }),
+      artifacts: attr.strings(),
+      metrics: attr.json()(),
+      error: attr.json<JobErrorItem>()(),
+      approvedBy: attr.string(),
+      decidedAt: attr.dateTime(),
+      startedAt: attr.dateTime(),
+      finishedAt: attr.dateTime(),
+    },
+    indexes: {
+      /** Steps paused for a person's review (sparse: only while paused), most recent first. */
+      awaitingReview: { index: 'GSI1', pk: 'STEP_STATUS#{status}', sk: '{updatedAt}#{jobId}#{name}', when: { status: ['PAUSED'] } },
+    },
   }),
   /** A job event's `seq` is the job's version after the change, so the stream is gapless. */
   JobEvent: entity({
@@ -138,18 +326,41 @@ export const entities = {
     idPrefix: undefined,
     parent: 'Job',
     key: keyShape({ pk: 'JOB#{jobId}', sk: 'EVENT#{seq}', format: { seq: (n: number) => pad(n, 10) } }),
-    indexes: ['OUTBOX'],
     ttl: true,
   }),
   Idempotency: entity({
     type: 'Idempotency',
     idPrefix: undefined,
     key: keyShape({ pk: 'IDEMPOTENCY#{key}', sk: 'IDEMPOTENCY' }),
+    attributes: { jobId: attr.id({ required: true }) },
     ttl: true,
   }),
 };
 
+/** Why a job or step failed. */
+export interface JobErrorItem {
+  code: string;
+  message: string;
+  retryCount: number;
+}
+
+/** One stored version of an asset's file. */
+export interface AssetVersionItem {
+  version: number;
+  s3Key: string;
+  fileName?: string;
+  size?: number;
+  contentType?: string;
+  status: (typeof UPLOAD_STATES)[number];
+  createdAt: string;
+  confirmedAt?: string;
+  uploadExpiresAt?: number;
+}
+
 export type EntityName = keyof typeof entities;
+
+/** The stored item type of an entity, e.g. `EntityItem<'Milestone'>`. */
+export type EntityItem<N extends EntityName> = (typeof entities)[N]['item'];
 
 /**
  * The entities clients refetch and cache by a global id (GraphQL's Node interface): their
@@ -173,11 +384,9 @@ export type IdPrefix = NonNullable<(typeof entities)[EntityName]['idPrefix']>;
 
 /** The entities whose items nest under a project's sort key (`PROJECT#p#<KIND>#…`) in the tenant's partition. */
 export type ProjectChild = {
-  [N in EntityName]: (typeof entities)[N] extends EntityDeclaration<infer PK, string, string | undefined, infer Parent>
-    ? Parent extends 'Project'
-      ? PK extends ''
-        ? N
-        : never
+  [N in EntityName]: NonNullable<(typeof entities)[N]['parent']> extends 'Project'
+    ? (typeof entities)[N]['key']['shape']['pk'] extends ''
+      ? N
       : never
     : never;
 }[EntityName];
@@ -185,7 +394,10 @@ export type ProjectChild = {
 /** The project children with ids of their own (a brief is keyed by its version instead). */
 export type IdentifiedProjectChild = { [N in ProjectChild]: (typeof entities)[N]['idPrefix'] extends string ? N : never }[ProjectChild];
 
+/** The names of the declared entities, in declaration order. */
+export const entityNames = Object.keys(entities).filter((name): name is EntityName => name in entities);
+
 /** The project children, derived from the declarations. */
-export const projectChildren = (Object.keys(entities) as EntityName[]).filter(
+export const projectChildren = entityNames.filter(
   (name): name is ProjectChild => entities[name].parent === 'Project' && entities[name].key.shape.pk === '',
 );

@@ -14,16 +14,21 @@ export type NodeType = (typeof NODE_ENTITIES)[number];
  * The values a Node type's id carries, in order: the placeholders of its key templates (the
  * tenant aside, which the caller's token gives), or the tenant id for the tenant itself.
  */
-export const NODE_TYPES = {} as Record<NodeType, readonly string[]>;
-for (const name of NODE_ENTITIES) {
-  const { pk, sk } = entities[name].key.shape;
-  const fields = [...`${pk}#${sk}`.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-  NODE_TYPES[name] = fields.length ? fields : ['tenantId'];
+export const NODE_TYPES: ReadonlyMap<NodeType, readonly string[]> = new Map(
+  NODE_ENTITIES.map((name) => {
+    const fields = entities[name].keyFields;
+    return [name, fields.length ? fields : ['tenantId']];
+  }),
+);
+
+/** True when `value` names a Node type. */
+export function isNodeType(value: string): value is NodeType {
+  return NODE_ENTITIES.some((type) => type === value);
 }
 
 /** The global id of an entity of `type`, from the item (or any object with its key values). */
 export function globalIdOf(type: NodeType, item: Record<string, unknown>): string {
-  const values = NODE_TYPES[type].map((field) => String(item[field]));
+  const values = (NODE_TYPES.get(type) ?? []).map((field) => String(item[field]));
   return Buffer.from([type, ...values].join(':'), 'utf8').toString('base64url');
 }
 
@@ -34,10 +39,10 @@ export function globalIdOf(type: NodeType, item: Record<string, unknown>): strin
 export function parseGlobalId(id: string, field = 'id'): { type: NodeType; values: Record<string, string> } {
   const decoded = /^[A-Za-z0-9_-]{1,400}$/.test(id) ? Buffer.from(id, 'base64url').toString('utf8') : '';
   const [type, ...parts] = decoded.split(':');
-  const fields = (NODE_TYPES as Record<string, readonly string[]>)[type];
+  const fields = isNodeType(type) ? NODE_TYPES.get(type) : undefined;
   // Ids and step names cannot hold ':' (see ids.ts and job.repository), so the parts split back exactly.
-  if (!fields || parts.length !== fields.length || parts.some((p) => p === '')) {
+  if (!fields || !isNodeType(type) || parts.length !== fields.length || parts.some((p) => p === '')) {
     throw badInput(`${field} "${id}" is not an id this server made.`, field);
   }
-  return { type: type as NodeType, values: Object.fromEntries(fields.map((f, i) => [f, parts[i]])) };
+  return { type, values: Object.fromEntries(fields.map((f, i) => [f, parts[i]])) };
 }

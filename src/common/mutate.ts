@@ -1,6 +1,7 @@
 import { AppError, conflict, ErrorCode, notFound } from '../errors';
-import { check, del, put, type ConditionFailure, type Item, type Write } from '../infra/dynamo/write';
-import { activityEvent, type EventSpec } from './activity-event';
+import type { AnyModel, ItemOf } from '../infra/dynamo/entity';
+import { check, del, type ConditionFailure, type Item, type Write } from '../infra/dynamo/write';
+import { activityEvent, subjectOf, type EventSpec } from './activity-event';
 import type { Key } from './keys';
 import type { Scope } from './scope';
 
@@ -24,20 +25,25 @@ export async function retryWhileStale<T>(attempt: (mayRetry: boolean) => Promise
   }
 }
 
-export interface Subject<T = Item> {
-  /** The entity name used in error messages, e.g. `Project`. */
-  entity: string;
-  id: string;
-  key: Key;
-  /** Never set: it carries the type of the entity's items, so that `mutate` and `remove` return it. */
-  readonly itemType?: T;
+/** The values of a model's key template (`{ projectId, milestoneId }`). */
+export type KeyValues<M extends AnyModel> = Parameters<M['keyOf']>[1];
+
+/** One entity a write targets: its model and the values of its key. */
+export interface Target<M extends AnyModel> {
+  model: M;
+  values: KeyValues<M>;
 }
 
+/** What a change writes: the entity's new attributes, derived writes and its event. */
 export interface Change {
-  /** The entity's new attributes (keys and index attributes included); version and updatedAt are set here. */
-  item: Item;
+  /**
+   * The entity's attributes after the change (keys, `entityType` and index attributes are
+   * computed by the model; version and updatedAt are set here).
+   */
+  item: Record<string, unknown>;
   /** Derived writes that commit with it (material uses, tag items, a parent's counters). */
   derived?: Write[];
+  /** The event's action and data; its subject is the entity written unless the spec names another. */
   event: EventSpec;
 }
 
@@ -47,6 +53,9 @@ interface Lock {
   onConditionFailed: ConditionFailure;
 }
 
+const keyOf = <M extends AnyModel>(scope: Scope, target: Target<M>): Key => target.model.keyOf(scope.tenantId, target.values);
+const idOf = <M extends AnyModel>(target: Target<M>): string => String(target.values[target.model.idField] ?? '');
+
 /**
  * The optimistic-lock loop shared by changes and deletes: reads the entity (NOT_FOUND when it
  * does not exist), checks `expectedVersion` (CONFLICT naming the current version), and runs
@@ -54,94 +63,106 @@ interface Lock {
  * the caller named no version, losing a race makes it read again and re-decide, so a decision
  * (a status transition above all) is always judged on fresh state.
  */
-async function withLock<T>(
+async function withLock<M extends AnyModel, T>(
   scope: Scope,
-  subject: Subject<unknown>,
+  target: Target<M>,
   expectedVersion: number | null | undefined,
-  write: (current: Item, lock: Lock) => Promise<T>,
+  write: (current: ItemOf<M>, lock: Lock) => Promise<T>,
 ): Promise<T> {
+  const { model } = target;
+  const id = idOf(target);
   return retryWhileStale(async (mayRetry) => {
-    const current = await scope.store.get(subject.key);
-    if (!current) throw notFound(subject.entity, subject.id);
-    if (expectedVersion != null && current.version !== expectedVersion) {
-      throw conflict(subject.entity, subject.id, expectedVersion, current.version);
-    }
+    const current = await scope.store.get(keyOf(scope, target));
+    if (!model.is(current)) throw notFound(model.type, id);
+    if (expectedVersion != null && current.version !== expectedVersion) throw conflict(model.type, id, expectedVersion, current.version);
     const lock: Lock = {
       version: current.version,
       onConditionFailed: (now) => {
-        if (!now) return notFound(subject.entity, subject.id);
+        if (!now) return notFound(model.type, id);
         if (expectedVersion == null && mayRetry) return new Stale();
-        return conflict(subject.entity, subject.id, expectedVersion ?? current.version, now.version);
+        return conflict(model.type, id, expectedVersion ?? current.version, now.version);
       },
     };
     return write(current, lock);
   });
 }
 
+/** The item a model writes, as its typed item; the check can fail only if the model is broken. */
+function written<M extends AnyModel>(model: M, item: Item): ItemOf<M> {
+  if (!model.is(item)) throw new Error(`${model.type} wrote an item of another type.`);
+  return item;
+}
+
 /**
  * Changes one entity with optimistic locking (see withLock): `change` computes the new state from
- * the current one (it may throw INVALID_TRANSITION or BAD_USER_INPUT), and the new item, its
- * derived writes and its event commit in one transaction. Returns the item as written.
+ * the current one (it may throw INVALID_TRANSITION or BAD_USER_INPUT), and the new item (its
+ * index attributes recomputed by the model), its derived writes and its event commit in one
+ * transaction. Returns the item as written.
  */
-export function mutate<T>(
+export function mutate<M extends AnyModel>(
   scope: Scope,
-  subject: Subject<T>,
+  target: Target<M>,
   expectedVersion: number | null | undefined,
-  change: (current: Item) => Change,
-): Promise<T> {
-  return withLock(scope, subject, expectedVersion, async (current, lock) => {
+  change: (current: ItemOf<M>) => Change,
+): Promise<ItemOf<M>> {
+  const { model } = target;
+  return withLock(scope, target, expectedVersion, async (current, lock) => {
     const { item, derived = [], event } = change(current);
-    const next = { ...item, version: current.version + 1, updatedAt: scope.now().toISOString() };
+    const next = model.toItem(scope.tenantId, { ...item, version: current.version + 1, updatedAt: scope.now().toISOString() });
     await scope.commit([
-      put(next).ifVersion(lock.version, lock.onConditionFailed),
+      model.put(scope.tenantId, next).ifVersion(lock.version, lock.onConditionFailed),
       ...derived,
-      activityEvent(scope, { ...event, data: { version: next.version, ...event.data } }),
+      activityEvent(scope, { subject: subjectOf(model, next), ...event, data: { version: next.version, ...event.data } }),
     ]);
     // commit() dropped the request's cached reads; the written item is known, so it is primed.
-    scope.items.prime(subject.key, next);
-    // The one place a changed item becomes its entity's type: `change` built it from a stored item.
-    return next as T;
+    scope.items.prime(keyOf(scope, target), next);
+    return written(model, next);
   });
 }
 
-/** What create() adds to every new item. */
-export interface Created {
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-  createdBy: string;
-}
-
 /**
- * Creates an entity: the item is put only if its key is new, with the derived items, any parent
- * checks (which map their own failures, e.g. to NOT_FOUND) and the event, in one transaction.
+ * Creates an entity from its attributes (the model adds key, type and index attributes; this adds
+ * version, times and author): the item is put only if its key is new, with the derived writes and
+ * any parent checks (which map their own failures, e.g. to NOT_FOUND) and the event, in one
+ * transaction. CONFLICT when the key exists.
  */
-export async function create<T extends Item>(scope: Scope, item: T, event: EventSpec, derived: Write[] = []): Promise<T & Created> {
+export async function create<M extends AnyModel>(
+  scope: Scope,
+  model: M,
+  attributes: Record<string, unknown>,
+  event: EventSpec,
+  derived: Write[] = [],
+): Promise<ItemOf<M>> {
   const now = scope.now().toISOString();
-  const created = { ...item, version: 1, createdAt: now, updatedAt: now, createdBy: scope.actor };
+  const item = model.toItem(scope.tenantId, { ...attributes, version: 1, createdAt: now, updatedAt: now, createdBy: scope.actor });
+  const subject = subjectOf(model, item);
   await scope.commit([
-    put(created).ifNew(() => new AppError(ErrorCode.CONFLICT, `${event.entityType} ${event.entityId} already exists.`)),
+    model.put(scope.tenantId, item).ifNew(() => new AppError(ErrorCode.CONFLICT, `${subject.type} ${subject.id} already exists.`)),
     ...derived,
-    activityEvent(scope, { ...event, data: { version: 1, ...event.data } }),
+    activityEvent(scope, { subject, ...event, data: { version: 1, ...event.data } }),
   ]);
-  scope.items.prime({ PK: created.PK, SK: created.SK }, created);
-  return created;
+  scope.items.prime({ PK: item.PK, SK: item.SK }, item);
+  return written(model, item);
 }
 
 /**
  * Deletes an entity with optimistic locking (see withLock), together with the derived deletes
  * and the event that `change` computes from the current item. Returns the item as it was.
  */
-export function remove<T>(
+export function remove<M extends AnyModel>(
   scope: Scope,
-  subject: Subject<T>,
+  target: Target<M>,
   expectedVersion: number | null | undefined,
-  change: (current: Item) => { derived?: Write[]; event: EventSpec },
-): Promise<T> {
-  return withLock(scope, subject, expectedVersion, async (current, lock) => {
+  change: (current: ItemOf<M>) => { derived?: Write[]; event: EventSpec },
+): Promise<ItemOf<M>> {
+  return withLock(scope, target, expectedVersion, async (current, lock) => {
     const { derived = [], event } = change(current);
-    await scope.commit([del(subject.key).ifVersion(lock.version, lock.onConditionFailed), ...derived, activityEvent(scope, event)]);
-    return current as T;
+    await scope.commit([
+      del(keyOf(scope, target)).ifVersion(lock.version, lock.onConditionFailed),
+      ...derived,
+      activityEvent(scope, { subject: subjectOf(target.model, current), ...event }),
+    ]);
+    return current;
   });
 }
 

@@ -16,39 +16,39 @@ export interface PositionedStream {
   /** The stored events with a position in (after, until], in position order. */
   after(after: number, until?: number): QuerySpec;
   /** An event for this stream, placed at commit; `make` builds the item's attributes, not its key. */
-  append(make: (position: number) => Item & { eventId: string; at: string }): StreamEvent;
+  append(make: (position: number) => { eventId: string; at: string } & Record<string, unknown>): StreamEvent;
 }
 
 const LAST_POSITION = 999_999_999_999;
 
-function positioned(pk: string, headSk: string, eventSk: (position: number) => string): PositionedStream {
+/** The event and head entities of one kind of stream, with the values that name one stream of it. */
+interface StreamModels<V> {
+  event: { keyOf(tenantId: string, values: V & { position: number }): Key; toItem(tenantId: string, item: Record<string, unknown>): Item };
+  head: { keyOf(tenantId: string, values: V): Key };
+}
+
+function positioned<V extends object>(tenantId: string, models: StreamModels<V>, values: V): PositionedStream {
+  const head = models.head.keyOf(tenantId, values);
+  const eventKey = (position: number) => models.event.keyOf(tenantId, { ...values, position });
   return {
-    head: { PK: pk, SK: headSk },
-    after: (after, until = LAST_POSITION) => ({ pk, skBetween: [eventSk(after + 1), eventSk(until)] }),
-    append: (make) => streamEvent({ PK: pk, SK: headSk }, (position) => ({ ...make(position), PK: pk, SK: eventSk(position) })),
+    head,
+    after: (after, until = LAST_POSITION) => ({ pk: head.PK, skBetween: [eventKey(after + 1).SK, eventKey(until).SK] }),
+    append: (make) =>
+      streamEvent(head, (position) => {
+        const attributes = make(position);
+        return { ...models.event.toItem(tenantId, { ...values, ...attributes, position }), eventId: attributes.eventId, at: attributes.at };
+      }),
   };
 }
 
 export const streams = {
   /** A project's activity: every change of the project and its children. */
   projectActivity: (tenantId: string, projectId: string): PositionedStream =>
-    positioned(
-      entities.ProjectEvent.key.pkOf(tenantId, { projectId }),
-      entities.ProjectEventsHead.key.keyOf(tenantId, { projectId }).SK,
-      (position) => entities.ProjectEvent.key.keyOf(tenantId, { projectId, position }).SK,
-    ),
+    positioned(tenantId, { event: entities.ProjectEvent, head: entities.ProjectEventsHead }, { projectId }),
   /** The status changes of a project's jobs. */
   projectJobStatus: (tenantId: string, projectId: string): PositionedStream =>
-    positioned(
-      entities.ProjectJobStatusEvent.key.pkOf(tenantId, { projectId }),
-      entities.ProjectJobStatusHead.key.keyOf(tenantId, { projectId }).SK,
-      (position) => entities.ProjectJobStatusEvent.key.keyOf(tenantId, { projectId, position }).SK,
-    ),
+    positioned(tenantId, { event: entities.ProjectJobStatusEvent, head: entities.ProjectJobStatusHead }, { projectId }),
   /** The status changes of all the tenant's jobs. */
   tenantJobStatus: (tenantId: string): PositionedStream =>
-    positioned(
-      entities.TenantJobStatusEvent.key.pkOf(tenantId, {}),
-      entities.TenantJobStatusHead.key.keyOf(tenantId, {}).SK,
-      (position) => entities.TenantJobStatusEvent.key.keyOf(tenantId, { position }).SK,
-    ),
+    positioned(tenantId, { event: entities.TenantJobStatusEvent, head: entities.TenantJobStatusHead }, {}),
 };

@@ -43,11 +43,12 @@ export function boundedJson<T>(value: T, field: string, limits: JsonLimits = JSO
  * absent field is left alone.
  */
 export function applyPatch<T extends Record<string, unknown>>(current: T, patch: object): T {
-  const next: Record<string, unknown> = { ...current };
+  const next: T = { ...current };
   for (const [field, value] of Object.entries(patch)) {
     if (value === undefined) continue;
-    if (value === null) delete next[field];
-    else next[field] = value;
+    // A patch names fields at run time, so it writes through Reflect rather than T's known keys.
+    if (value === null) Reflect.deleteProperty(next, field);
+    else Reflect.set(next, field, value);
   }
-  return next as T;
+  return next;
 }

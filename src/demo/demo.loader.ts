@@ -6,7 +6,10 @@ import { AppError, ErrorCode } from '../errors';
 import { AssetType } from '../asset/asset.type';
 import { InspirationType } from '../inspiration/inspiration.type';
 import { AttributionStatus } from '../log/log.type';
-import { MilestoneStatus } from '../milestone/milestone.type';
+import { entities } from '../common/entities';
+
+const MilestoneStatus = { IN_PROGRESS: 'in_progress', COMPLETE: 'complete' } as const;
+type MilestoneStatus = (typeof MilestoneStatus)[keyof typeof MilestoneStatus];
 import { ProjectStatus } from '../project/project.type';
 import { createContext } from '../wiring';
 import { DEMO_INSPIRATION, DEMO_JOBS, DEMO_PROJECTS, demoId, demoSvg } from './demo.data';
@@ -85,11 +88,11 @@ export async function loadDemo(app: App, config: Config): Promise<DemoIds> {
       const id = demoId('ms', m.n);
       await once(
         id,
-        () => repos.milestones.get(projectId, id),
-        () => repos.milestones.create(projectId, { name: m.name, due: m.due, criteria: m.criteria }),
+        () => repos.children.of(entities.Milestone).get(projectId, id),
+        () => repos.children.of(entities.Milestone).create(projectId, { name: m.name, due: m.due, criteria: m.criteria }),
       );
-      const milestone = (await repos.milestones.get(projectId, id))!;
-      await walk(milestone.status, MILESTONE_PATH[m.status], (to) => repos.milestones.setStatus(projectId, id, to));
+      const milestone = (await repos.children.of(entities.Milestone).get(projectId, id))!;
+      await walk(milestone.status, MILESTONE_PATH[m.status], (to) => repos.children.of(entities.Milestone).setStatus(projectId, id, to));
     }
     for (const l of p.logs) {
       const id = demoId('log', l.n);

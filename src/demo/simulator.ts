@@ -1,6 +1,17 @@
 import { logger } from '../logger';
 import { DEMO_JOBS, REVIEW_STEP } from './demo.data';
 
+/** A GraphQL response as the simulator reads it: the fields its own queries asked for, or errors. */
+interface ResponseBody {
+  // biome-ignore lint/suspicious/noExplicitAny: the simulator reads whatever fields its own query asked for.
+  data?: any;
+  errors?: Array<{ message: string; extensions?: { code?: string } }>;
+}
+
+function isResponseBody(value: unknown): value is ResponseBody {
+  return typeof value === 'object' && value !== null && ('data' in value || 'errors' in value);
+}
+
 export interface SimulatorOptions {
   /** The server's GraphQL URL: the simulator uses the public API only. */
   url: string;
@@ -65,8 +76,8 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ query, variables }),
     });
-    // biome-ignore lint/suspicious/noExplicitAny: the simulator reads whatever fields its own query asked for.
-    const body = (await res.json()) as { data?: any; errors?: Array<{ message: string; extensions?: { code?: string } }> };
+    const body = await res.json();
+    if (!isResponseBody(body)) throw new Error(`The server answered ${res.status} with no GraphQL response.`);
     // A person's action can race the simulator's (approving, cancelling): that is no failure.
     if (body.errors?.some((e) => e.extensions?.code !== 'INVALID_TRANSITION'))
       throw new Error(body.errors.map((e) => e.message).join('; '));
@@ -119,7 +130,8 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     );
     const jobs: JobView[] = [...active.jobsByStatus.nodes, ...queued.jobsByStatus.nodes];
     // The job GraphiQL's AwaitingReview tab names: one paused at its review step.
-    const waiting = (paused.jobsByStatus.nodes as JobView[]).find((j) => j.kind === '3D_CHARACTER');
+    const pausedJobs: JobView[] = paused.jobsByStatus.nodes;
+    const waiting = pausedJobs.find((j) => j.kind === '3D_CHARACTER');
     review = waiting ? { jobId: waiting.jobId, stepName: waiting.currentStep ?? REVIEW_STEP } : undefined;
     if (!waiting && !jobs.some((j) => j.kind === '3D_CHARACTER')) {
       // Someone approved (or rejected) the last one: start another, so one always waits for review.
@@ -155,7 +167,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
   const timer = setInterval(() => {
     if (running || stopped) return;
     running = tick()
-      .catch((err) => logger.warn({ err: (err as Error).message }, 'demo simulator tick failed'))
+      .catch((err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'demo simulator tick failed'))
       .finally(() => (running = undefined));
   }, tickMs);
 

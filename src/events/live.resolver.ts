@@ -1,7 +1,7 @@
 import { Arg, Authorized, ID, Int, Resolver, Root, Subscription } from 'type-graphql';
 import { ActivityEvent } from '../activity/activity.type';
 import { feature } from '../common/feature';
-import type { Context } from '../context';
+import { Context } from '../context';
 import { JobEvent } from '../job/job.type';
 import { Live } from './live';
 
@@ -17,6 +17,12 @@ declare module '../context' {
  * feature depends on how events are published; each field returns its event as it is, because
  * the stream (replay, then live from the EventBus) already made it.
  */
+/** The caller's live streams from a subscription's context, which type-graphql hands over untyped. */
+function liveOf(context: unknown): Live {
+  if (!(context instanceof Context)) throw new Error('A subscription ran without the request context.');
+  return context.repos.live;
+}
+
 @Resolver()
 export class LiveResolver {
   @Authorized()
@@ -25,7 +31,7 @@ export class LiveResolver {
       'A job’s events (steps and status), in seq order. The first message is SUBSCRIBED with the seq the subscription starts from. Pass afterSeq (e.g. the seq of the job query, or the position of the last message you received) to receive every event after it first. ' +
       'The subscription completes after the job’s final event (COMPLETED or CANCELLED); a job that has finished already gets the events after afterSeq, then completes. ' +
       'FAILED does not complete it, because retryJob can run the job again: complete it yourself when you stop watching.',
-    subscribe: ({ args, context }) => (context as Context).repos.live.jobProgress(args.jobId, args.afterSeq ?? null),
+    subscribe: ({ args, context }) => liveOf(context).jobProgress(args.jobId, args.afterSeq ?? null),
   })
   jobProgress(
     @Root() event: JobEvent,
@@ -39,7 +45,7 @@ export class LiveResolver {
   @Subscription(() => JobEvent, {
     description:
       'Status changes of the jobs of one project, or of all the tenant’s jobs when projectId is omitted. The first message is SUBSCRIBED with the position the subscription starts from; pass after (the position of the last message you received) to receive every change after it first.',
-    subscribe: ({ args, context }) => (context as Context).repos.live.jobStatusChanges(args.projectId ?? null, args.after ?? null),
+    subscribe: ({ args, context }) => liveOf(context).jobStatusChanges(args.projectId ?? null, args.after ?? null),
   })
   jobStatusChanges(
     @Root() event: JobEvent,
@@ -53,8 +59,7 @@ export class LiveResolver {
   @Subscription(() => ActivityEvent, {
     description:
       'A project’s activity (logs, assets, milestones, briefs…). The first message is subscription.started with the position the subscription starts from; pass after (the position of the last message you received) to receive every stored event after it first.',
-    subscribe: ({ args, context }) =>
-      (context as Context).repos.live.projectActivity(args.projectId, args.after ?? null, args.afterEventId ?? null),
+    subscribe: ({ args, context }) => liveOf(context).projectActivity(args.projectId, args.after ?? null, args.afterEventId ?? null),
   })
   projectActivity(
     @Root() event: ActivityEvent,

@@ -1,5 +1,5 @@
 import type { ActivityRepository } from '../activity/activity.repository';
-import type { ActivityEvent } from '../activity/activity.type';
+import { type ActivityEvent, isActivityEvent } from '../activity/activity.type';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import { streams, type PositionedStream } from '../common/streams';
@@ -9,7 +9,7 @@ import type { EventBus } from '../infra/pubsub';
 import { HEAD_POSITION } from '../infra/dynamo/write';
 import { FINAL, JobEventType } from '../job/job.machine';
 import type { JobRepository } from '../job/job.repository';
-import type { JobEvent } from '../job/job.type';
+import { isJobEvent, type JobEvent } from '../job/job.type';
 import type { ProjectRepository } from '../project/project.repository';
 import { replayThenLive, type ReplayObserver, type ReplayOptions, type StreamStart } from './replay';
 import { topics } from './topics';
@@ -92,11 +92,13 @@ export class Live {
     }
   }
 
-  /** The head and the stored events of a positioned stream. */
-  private reader(stream: PositionedStream) {
+  /** The head and the stored events of a positioned stream, as events of its type (`accept` says which items are). */
+  private reader<E>(stream: PositionedStream, accept: (item: unknown) => item is E) {
     return {
       head: async () => ({ head: Number((await this.scope.store.get(stream.head))?.[HEAD_POSITION] ?? 0) }),
-      readAfter: async (after: number, until?: number) => (await this.scope.store.queryAll(stream.after(after, until), 100_000)) as never[],
+      readAfter: async (after: number, until?: number) =>
+        (await this.scope.store.queryAll(stream.after(after, until), 100_000)).filter((item): item is typeof item & E => accept(item)),
+      accept,
     };
   }
 
@@ -136,6 +138,7 @@ export class Live {
         return { head: job.seq, finished: FINAL.has(job.status) };
       },
       readAfter: (after, until) => this.jobs.eventsAfter(jobId, after, until),
+      accept: isJobEvent,
       positionOf: (event) => event.seq,
       isFinal: (event) => event.job !== undefined && FINAL.has(event.job.status),
       acknowledge: (position) => control(JobEventType.SUBSCRIBED, position),
@@ -166,7 +169,7 @@ export class Live {
       topic: projectId ? topics.projectJobs(tenantId, projectId) : topics.tenantJobs(tenantId),
       from: after,
       argument: 'after',
-      ...this.reader(stream),
+      ...this.reader(stream, isJobEvent),
       positionOf: (event) => event.position,
       acknowledge: (position) => control(JobEventType.SUBSCRIBED, position),
       historyLost: (position) => control(JobEventType.HISTORY_LOST, position),
@@ -203,7 +206,7 @@ export class Live {
       topic: topics.projectActivity(this.scope.tenantId, projectId),
       from: after,
       argument: 'after',
-      ...this.reader(streams.projectActivity(this.scope.tenantId, projectId)),
+      ...this.reader(streams.projectActivity(this.scope.tenantId, projectId), isActivityEvent),
       positionOf: (event) => event.position ?? 0,
       acknowledge: (position) => control('subscription.started', position),
       historyLost: (position) => control('subscription.history_lost', position),

@@ -37,8 +37,8 @@ export interface ReplayOptions<E> {
   /** Stored events with a position in (after, until], in order. */
   readAfter(after: number, until?: number): Promise<E[]>;
   positionOf(event: E): number;
-  /** Keeps only the live payloads this subscription wants (all of them when omitted). */
-  accept?(payload: unknown): payload is E;
+  /** Keeps only the live payloads this subscription wants, and says they are events of its type. */
+  accept(payload: unknown): payload is E;
   /** The first message: the subscription is in effect from `position` on. */
   acknowledge(position: number): E;
   /** The client's position is older than the stored history; the stream goes on after `position`. */
@@ -85,13 +85,13 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
     if (payload === CATCH_UP) {
       catchUp = true;
     } else {
-      if (options.accept && !options.accept(payload)) return;
+      if (!options.accept(payload)) return;
       if (buffer.length >= options.maxBuffer) {
         // Stop listening at once: the client resumes from the store after the resync.
         overflowed = true;
         live.close();
       } else {
-        buffer.push(payload as unknown as E);
+        buffer.push(payload);
       }
     }
     wake?.();
@@ -188,7 +188,7 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
     next: () => generator.next(),
     async return(value?: unknown) {
       await stop();
-      return generator.return(value as E);
+      return generator.return(value);
     },
     async throw(error?: unknown) {
       await stop();

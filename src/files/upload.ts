@@ -55,7 +55,7 @@ export class Uploads {
    */
   async confirm(
     upload: Pick<PendingUpload, 's3Key' | 'uploadExpiresAt'> & Partial<DeclaredUpload>,
-  ): Promise<{ status: UploadStatus.READY; confirmedAt: string; uploadExpiresAt: undefined }> {
+  ): Promise<{ status: typeof UploadStatus.READY; confirmedAt: string; uploadExpiresAt: undefined }> {
     await this.files.verifyUpload(upload.s3Key, upload);
     return { status: UploadStatus.READY, confirmedAt: this.now().toISOString(), uploadExpiresAt: undefined };
   }

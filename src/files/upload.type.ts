@@ -1,11 +1,11 @@
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
+import { UPLOAD_STATES } from '../common/entities';
 import { DateTime } from '../common/scalars';
+import { enumObject } from '../infra/dynamo/entity';
 
 /** Where an upload stands: requested (a presigned PUT handed out) until confirmed by HeadObject. */
-export enum UploadStatus {
-  UPLOADING = 'uploading',
-  READY = 'ready',
-}
+export const UploadStatus = enumObject(UPLOAD_STATES);
+export type UploadStatus = (typeof UploadStatus)[keyof typeof UploadStatus];
 // The GraphQL name stays `AssetStatus`, because assets introduced it and clients already use it;
 // the same type serves inspiration's `fileStatus`.
 registerEnumType(UploadStatus, { name: 'AssetStatus', description: 'uploading → ready' });

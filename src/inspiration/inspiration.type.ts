@@ -1,16 +1,14 @@
 import { Node } from '../common/node.type';
-import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { entities } from '../common/entities';
+import { enumOf } from '../common/model-types';
 import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
 import { UploadStatus, UploadTarget } from '../files/upload.type';
 
-export enum InspirationType {
-  TEXT = 'text',
-  IMAGE = 'image',
-  AUDIO = 'audio',
-  FILE = 'file',
-}
-registerEnumType(InspirationType, { name: 'InspirationType' });
+/** The kinds of inspiration and their GraphQL enum, from the declaration. */
+export const InspirationType = enumOf(entities.Inspiration, 'type', entities.Inspiration.attributes.type.values, 'InspirationType');
+export type InspirationType = (typeof InspirationType)[keyof typeof InspirationType];
 
 @ObjectType({ simpleResolvers: true, implements: Node, description: 'Something that inspired the artist: a note, or a file in S3.' })
 export class Inspiration extends Versioned {

@@ -1,23 +1,14 @@
+import { JOB_STATES, STEP_STATES } from '../common/entities';
 import { badInput, invalidTransition } from '../errors';
+import { enumObject } from '../infra/dynamo/entity';
 
-export enum JobStatus {
-  QUEUED = 'QUEUED',
-  RUNNING = 'RUNNING',
-  PAUSED = 'PAUSED',
-  COMPLETED = 'COMPLETED',
-  FAILED = 'FAILED',
-  CANCELLED = 'CANCELLED',
-}
+/** A job's statuses, from the declaration (entities.ts); which moves are allowed is decided below. */
+export const JobStatus = enumObject(JOB_STATES);
+export type JobStatus = (typeof JobStatus)[keyof typeof JobStatus];
 
-export enum StepStatus {
-  PENDING = 'PENDING',
-  RUNNING = 'RUNNING',
-  /** Paused awaiting a person's review. */
-  PAUSED = 'PAUSED',
-  COMPLETED = 'COMPLETED',
-  FAILED = 'FAILED',
-  SKIPPED = 'SKIPPED',
-}
+/** A step attempt's statuses, from the declaration (entities.ts); PAUSED awaits a person's review. */
+export const StepStatus = enumObject(STEP_STATES);
+export type StepStatus = (typeof StepStatus)[keyof typeof StepStatus];
 
 export enum JobEventType {
   JOB_CREATED = 'JOB_CREATED',
@@ -45,13 +36,13 @@ export enum JobEventType {
   HISTORY_LOST = 'HISTORY_LOST',
 }
 
-export const TERMINAL = new Set([JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED]);
+export const TERMINAL = new Set<JobStatus>([JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED]);
 
 /**
  * The statuses after which a job never changes again, so its event stream is over. FAILED is
  * not among them: `retryJob` runs a failed job again.
  */
-export const FINAL = new Set([JobStatus.COMPLETED, JobStatus.CANCELLED]);
+export const FINAL = new Set<JobStatus>([JobStatus.COMPLETED, JobStatus.CANCELLED]);
 
 export interface JobError {
   code: string;

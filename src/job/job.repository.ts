@@ -1,28 +1,23 @@
 import { createHash } from 'node:crypto';
 import { assertId } from '../common/ids';
-import { retryWhileStale, Stale, type Subject } from '../common/mutate';
+import { retryWhileStale, Stale } from '../common/mutate';
+import { entities, type EntityItem } from '../common/entities';
 import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
 import { streams } from '../common/streams';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, ErrorCode, notFound } from '../errors';
-import type { Item, Page, PageRequest } from '../infra/dynamo/store';
-import { event, put, type UnitWrite, type Write } from '../infra/dynamo/write';
+import type { PageRequest } from '../infra/dynamo/store';
+import { event, type UnitWrite, type Write } from '../infra/dynamo/write';
 import type { ProjectRepository } from '../project/project.repository';
 import {
-  idempotencyKey,
-  jobEventKey,
   jobEventsAfter,
-  jobIndexKeys,
-  jobKey,
   jobsByStatus,
   jobsOfProject,
   jobsOfUser,
   jobWithSteps,
   OPS_SHARDS,
   opsJobsByStatus,
-  stepIndexKeys,
-  stepKey,
   stepsAwaitingReview,
 } from './job.keys';
 import {
@@ -37,7 +32,7 @@ import {
   type PlannedStep,
   type StepState,
 } from './job.machine';
-import type { CreateJobInput, Job, JobEvent, Step } from './job.type';
+import { type CreateJobInput, isJobEvent, type JobEvent } from './job.type';
 
 /** A finished job is kept this long, then expires. */
 const FINISHED_JOB_TTL_DAYS = 90;
@@ -57,9 +52,9 @@ class Duplicate extends Error {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+    return `{${Object.entries(value)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
       .join(',')}}`;
   }
   return JSON.stringify(value ?? null);
@@ -88,30 +83,47 @@ export function deriveIdempotencyKey(
  * client's cache can take the whole object (`inputs`, which can be large, is left out and read
  * when a client asks for it, see JobResolver.inputs).
  */
-function snapshotOf(job: Item): Record<string, unknown> {
-  const { jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts } = job;
+function snapshotOf(job: JobItem): Record<string, unknown> {
+  const { entityType, jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts } = job;
   const { provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version } = job;
   return {
-    entityType: 'Job',
-    ...{ jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts },
+    ...{ entityType, jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts },
     ...{ provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version, seq: version },
     inputsLeftOut: true,
   };
 }
 
-const toJob = (item: Item, steps?: Item[]): Job => ({ ...(item as Job), seq: item.version, steps: steps?.map(toStep) });
-const toStep = (item: Item): Step => ({ ...(item as Step), artifacts: item.artifacts ?? [] });
+type JobItem = EntityItem<'Job'>;
+/** A step attempt as stored, or as just decided (before it has a key). */
+type StepLike = StepState & { jobId: string };
+
+const toStep = <S extends StepLike>(item: S) => ({ ...item, artifacts: item.artifacts ?? [] });
+const toJob = (item: JobItem, steps?: StepLike[]) => ({ ...item, seq: item.version, steps: steps?.map(toStep) });
 
 /** The step fields of a stored step attempt, without its key and index attributes. */
-function stepStateOf(item: Item): StepState {
+function stepStateOf(item: StepState): StepState {
   const { name, order, attempt, status, progress, artifacts, metrics, error, approvedBy, decidedAt, startedAt, finishedAt } = item;
   return { name, order, attempt, status, progress, artifacts, metrics, error, approvedBy, decidedAt, startedAt, finishedAt };
 }
 
-function stateOf(item: Item): JobState {
+function stateOf(item: JobItem): JobState {
   const { status, plan, attempts, currentStep, progress, completedSteps, failedSteps, maxAttempts, error, startedAt, finishedAt } = item;
-  return { status, plan, attempts, currentStep, progress, completedSteps, failedSteps, maxAttempts, error, startedAt, finishedAt };
+  return {
+    status,
+    plan,
+    attempts,
+    currentStep: currentStep ?? null,
+    progress,
+    completedSteps,
+    failedSteps,
+    maxAttempts,
+    error,
+    startedAt,
+    finishedAt,
+  };
 }
+
+const byOrder = (a: StepState, b: StepState) => a.order - b.order || a.attempt - b.attempt;
 
 /**
  * Pipeline jobs. Every change moves the job's version by one and writes the job, the step
@@ -124,33 +136,28 @@ export class JobRepository {
     private readonly projects: ProjectRepository,
   ) {}
 
-  private subject(jobId: string): Subject {
-    assertId(jobId, 'job', 'jobId');
-    return { entity: 'Job', id: jobId, key: jobKey(this.scope.tenantId, jobId) };
-  }
-
   /** The job item and its step attempts, read together (one query, strongly consistent). */
-  private async read(jobId: string): Promise<{ job: Item; steps: Item[] } | null> {
-    this.subject(jobId);
+  private async read(jobId: string) {
+    assertId(jobId, 'job', 'jobId');
     const items = await this.scope.store.queryAll(jobWithSteps(this.scope.tenantId, jobId), 1000);
-    const job = items.find((i) => i.SK === 'JOB');
-    if (!job) return null;
-    const steps = items.filter((i) => i.SK.startsWith('STEP#')).sort((a, b) => a.order - b.order || a.attempt - b.attempt);
+    const job = items.find((item) => entities.Job.is(item));
+    if (!entities.Job.is(job)) return null;
+    const steps = items.filter((item) => entities.Step.is(item)).sort(byOrder);
     return { job, steps };
   }
 
   /** The job with all its step attempts, or null when this tenant has no such job. */
-  async get(jobId: string): Promise<Job | null> {
+  async get(jobId: string) {
     const found = await this.read(jobId);
     return found ? toJob(found.job, found.steps) : null;
   }
 
-  async steps(jobId: string): Promise<Step[]> {
+  async steps(jobId: string) {
     return (await this.read(jobId))?.steps.map(toStep) ?? [];
   }
 
-  private async list(spec: ReturnType<typeof jobsByStatus>, page: PageRequest): Promise<Page<Job>> {
-    const result = await this.scope.page(spec, page);
+  private async list(spec: ReturnType<typeof jobsByStatus>, page: PageRequest) {
+    const result = entities.Job.pageOf(await this.scope.page(spec, page));
     return { nodes: result.nodes.map((item) => toJob(item)), pageInfo: result.pageInfo };
   }
 
@@ -170,8 +177,8 @@ export class JobRepository {
   }
 
   /** Step attempts paused for a person's review, most recent first. */
-  async awaitingReview(page: PageRequest): Promise<Page<Step>> {
-    const result = await this.scope.page(stepsAwaitingReview(this.scope.tenantId), page);
+  async awaitingReview(page: PageRequest) {
+    const result = entities.Step.pageOf(await this.scope.page(stepsAwaitingReview(this.scope.tenantId), page));
     return { nodes: result.nodes.map(toStep), pageInfo: result.pageInfo };
   }
 
@@ -179,20 +186,22 @@ export class JobRepository {
    * Jobs in one status across all tenants (admins only; the resolver checks the role): one query
    * per shard of GSI3, merged newest first.
    */
-  async acrossTenants(status: JobStatus, page: PageRequest): Promise<Page<Job>> {
-    const result = await this.scope.store.queryMerged(
+  async acrossTenants(status: JobStatus, page: PageRequest) {
+    const merged = await this.scope.store.queryMerged(
       this.scope.tenantId,
       `ops:${status}`,
       (before) => Array.from({ length: OPS_SHARDS }, (_, shard) => opsJobsByStatus(status, shard, before)),
       'GSI3SK',
       page,
     );
+    const result = entities.Job.pageOf(merged);
     return { nodes: result.nodes.map((item) => toJob(item)), pageInfo: result.pageInfo };
   }
 
   /** A job's stored events with seq in (after, until], in order. */
   async eventsAfter(jobId: string, after: number, until?: number): Promise<JobEvent[]> {
-    return (await this.scope.store.queryAll(jobEventsAfter(this.scope.tenantId, jobId, after, until), 100_000)) as JobEvent[];
+    const items = await this.scope.store.queryAll(jobEventsAfter(this.scope.tenantId, jobId, after, until), 100_000);
+    return items.filter(isJobEvent);
   }
 
   /**
@@ -200,12 +209,11 @@ export class JobRepository {
    * position in the job's stream) and, when the status changed, one each in the project's and the
    * tenant's job status streams, placed at commit after their heads (see streams.ts).
    */
-  private eventWrites(job: Item, previous: Item | null, outcome: Pick<Outcome, 'type' | 'step'>, at: string): UnitWrite[] {
+  private eventWrites(job: JobItem, previous: JobItem | null, outcome: Pick<Outcome, 'type' | 'step'>, at: string): UnitWrite[] {
     const seq = job.version;
     const { status } = job;
     const statusChanged = !previous || previous.status !== status;
     const attributes = {
-      entityType: 'Event',
       eventId: `${job.jobId}:${seq}`,
       tenantId: this.scope.tenantId,
       jobId: job.jobId,
@@ -221,7 +229,7 @@ export class JobRepository {
       expiresAt: Math.floor(Date.parse(at) / 1000) + this.scope.eventRetentionDays * 86_400,
     };
     const writes: UnitWrite[] = [
-      event({ ...jobEventKey(this.scope.tenantId, job.jobId, seq), ...attributes, stream: 'job', position: seq }),
+      event({ ...entities.JobEvent.toItem(this.scope.tenantId, { ...attributes, stream: 'job', position: seq }), ...attributes }),
     ];
     if (statusChanged) {
       writes.push(
@@ -233,15 +241,8 @@ export class JobRepository {
   }
 
   private stepWrite(jobId: string, step: StepState, at: string): Write {
-    // Built from the step's own fields only, so index attributes of an earlier state never linger.
-    const updated = { ...stepStateOf(step), updatedAt: at };
-    return put({
-      ...stepKey(this.scope.tenantId, jobId, step),
-      entityType: 'Step',
-      jobId,
-      ...updated,
-      ...stepIndexKeys(this.scope.tenantId, jobId, updated),
-    });
+    // Built from the step's own fields only; the model derives its key and index attributes.
+    return entities.Step.put(this.scope.tenantId, { ...stepStateOf(step), jobId, updatedAt: at });
   }
 
   /**
@@ -249,7 +250,7 @@ export class JobRepository {
    * the idempotency record is written with the job, only if absent (or expired), so concurrent
    * duplicates create exactly one job and all of them get it.
    */
-  async create(input: CreateJobInput): Promise<Job> {
+  async create(input: CreateJobInput) {
     const projectId = assertId(input.projectId, 'proj', 'projectId');
     const kind = requireText(input.kind, 'kind', 100);
     maxItems(input.steps, 'steps', 20);
@@ -262,20 +263,23 @@ export class JobRepository {
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 10)
       throw badInput('maxAttempts must be between 1 and 10.', 'maxAttempts');
     boundedJson(input.inputs, 'inputs');
-    const key = idempotencyKey(this.scope.tenantId, deriveIdempotencyKey(input));
+    const idempotency = { key: deriveIdempotencyKey(input) };
+    const key = entities.Idempotency.keyOf(this.scope.tenantId, idempotency);
 
     const earlier = await this.scope.store.get(key);
-    if (earlier) return this.existing(earlier.jobId);
+    if (entities.Idempotency.is(earlier)) return this.existing(earlier.jobId);
 
     const jobId = this.scope.newId('job');
     const at = this.scope.now().toISOString();
     const nowSeconds = Math.floor(Date.parse(at) / 1000);
     const plan: PlannedStep[] = input.steps.map((name, i) => ({ name, order: i + 1 }));
-    const base = { jobId, projectId, status: JobStatus.QUEUED, createdAt: at, updatedAt: at, createdBy: this.scope.actor };
-    const job: Item = {
-      ...jobKey(this.scope.tenantId, jobId),
-      entityType: 'Job',
-      ...base,
+    const job = entities.Job.toItem(this.scope.tenantId, {
+      jobId,
+      projectId,
+      status: JobStatus.QUEUED,
+      createdAt: at,
+      updatedAt: at,
+      createdBy: this.scope.actor,
       kind,
       plan,
       attempts: Object.fromEntries(plan.map((p) => [p.name, 1])),
@@ -289,21 +293,20 @@ export class JobRepository {
       correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
       idempotencyKey: key.PK,
       version: 1,
-      ...jobIndexKeys(this.scope.tenantId, base),
-    };
+    });
+    if (!entities.Job.is(job)) throw new Error('A job item was made as another type.');
     const steps = initialSteps(plan);
     try {
       await this.scope.commit([
-        put({
-          ...key,
-          entityType: 'Idempotency',
+        entities.Idempotency.put(this.scope.tenantId, {
+          ...idempotency,
           jobId,
           createdAt: at,
           expiresAt: nowSeconds + IDEMPOTENCY_TTL_HOURS * 3600,
         }).ifNewOrExpired(nowSeconds, (current) =>
           current ? new Duplicate(current.jobId) : new AppError(ErrorCode.CONFLICT, 'A duplicate request is being processed; try again.'),
         ),
-        put(job).ifNew(),
+        entities.Job.put(this.scope.tenantId, job).ifNew(),
         ...steps.map((step) => this.stepWrite(jobId, step, at)),
         this.projects.activeProjectCheck(projectId),
         ...this.eventWrites(job, null, { type: JobEventType.JOB_CREATED }, at),
@@ -318,7 +321,7 @@ export class JobRepository {
     );
   }
 
-  private async existing(jobId: string): Promise<Job> {
+  private async existing(jobId: string) {
     const job = await this.get(jobId);
     if (!job) throw notFound('Job', jobId);
     return job;
@@ -329,7 +332,7 @@ export class JobRepository {
    * is still at that version. Losing a race re-reads and re-judges, so of N identical actions one
    * succeeds and the others get INVALID_TRANSITION. Throws NOT_FOUND for an unknown job.
    */
-  async act(jobId: string, action: JobAction): Promise<Job> {
+  async act(jobId: string, action: JobAction) {
     if ('artifacts' in action) {
       maxItems(action.artifacts, 'artifacts', 50);
       for (const key of action.artifacts) validateS3Key(key, this.scope.tenantId, 'artifacts');
@@ -343,15 +346,21 @@ export class JobRepository {
       for (const step of steps) if (job.attempts[step.name] === step.attempt) current.set(step.name, stepStateOf(step));
       const at = this.scope.now().toISOString();
       const outcome = decide(stateOf(job), current, action, { now: at, actor: this.scope.actor, jobId });
-      const base = { ...job, ...outcome.job, version: job.version + 1, updatedAt: at };
-      const next: Item = {
-        ...base,
-        ...jobIndexKeys(this.scope.tenantId, base as never),
+      const next = {
+        ...job,
+        ...outcome.job,
+        // The machine clears with null; the item leaves a cleared attribute out.
+        currentStep: outcome.job.currentStep ?? undefined,
+        error: outcome.job.error ?? undefined,
+        startedAt: outcome.job.startedAt ?? undefined,
+        finishedAt: outcome.job.finishedAt ?? undefined,
+        version: job.version + 1,
+        updatedAt: at,
         expiresAt: TERMINAL.has(outcome.job.status) ? Math.floor(Date.parse(at) / 1000) + FINISHED_JOB_TTL_DAYS * 86_400 : undefined,
       };
       // A lost race re-reads and re-judges: the worker's action is decided on fresh state.
       await this.scope.commit([
-        put(next).ifVersion(job.version, (now) =>
+        entities.Job.put(this.scope.tenantId, next).ifVersion(job.version, (now) =>
           !now
             ? notFound('Job', jobId)
             : mayRetry
@@ -361,11 +370,11 @@ export class JobRepository {
         ...outcome.steps.map((step) => this.stepWrite(jobId, step, at)),
         ...this.eventWrites(next, job, outcome, at),
       ]);
-      const written = new Map(outcome.steps.map((s) => [stepKey(this.scope.tenantId, jobId, s).SK, { ...s, jobId }]));
-      const merged = steps.map((s) => written.get(s.SK) ?? s);
-      for (const [sk, s] of written) if (!steps.some((old) => old.SK === sk)) merged.push({ ...s, SK: sk });
-      merged.sort((a, b) => a.order - b.order || a.attempt - b.attempt);
-      return toJob(next, merged);
+      const id = (s: StepState) => `${s.order}:${s.name}:${s.attempt}`;
+      const written = new Map(outcome.steps.map((s) => [id(s), { ...s, jobId }]));
+      const merged: StepLike[] = steps.map((s) => written.get(id(s)) ?? s);
+      for (const [key, s] of written) if (!steps.some((old) => id(old) === key)) merged.push(s);
+      return toJob(next, merged.sort(byOrder));
     });
   }
 }

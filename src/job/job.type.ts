@@ -260,3 +260,19 @@ export class JobsByStatusArgs extends PageArgs {
   @Field(() => JobStatus)
   status!: JobStatus;
 }
+
+/**
+ * True for a job event as stored and published (a job's own stream or a job status stream): what
+ * the live streams check every payload and every stored item against before they send it.
+ */
+export function isJobEvent(value: unknown): value is JobEvent {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'jobId' in value &&
+    'seq' in value &&
+    typeof value.seq === 'number' &&
+    'type' in value &&
+    typeof value.type === 'string'
+  );
+}

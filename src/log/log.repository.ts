@@ -1,20 +1,13 @@
+import { entities, type EntityItem } from '../common/entities';
 import { normalizeText } from '../common/keys';
-import { create, mutate } from '../common/mutate';
+import { mutate } from '../common/mutate';
 import { validateS3Key } from '../common/s3-key';
-import type { Scope } from '../common/scope';
-import { StateMachine } from '../common/state-machine';
 import { applyPatch, boundedJson, maxItems, nonNegativeInt, optionalText, requireText } from '../common/validate';
-import type { Item, Page, PageRequest } from '../infra/dynamo/store';
-import { del, put, type Write } from '../infra/dynamo/write';
+import type { PageRequest } from '../infra/dynamo/store';
+import type { Write } from '../infra/dynamo/write';
 import { ProjectChildRepository } from '../project/project-child.repository';
-import { logIndexKeys, logKey, logsByAttribution, materialUseKey, materialUses } from './log.keys';
-import { AttributionStatus, type CreateLogInput, type Log, type MaterialUsage, type UpdateLogExtractionInput } from './log.type';
-
-export const attributionStatus = new StateMachine<AttributionStatus>('Log', {
-  [AttributionStatus.PENDING]: [AttributionStatus.CONFIRMED, AttributionStatus.REJECTED],
-  [AttributionStatus.CONFIRMED]: [],
-  [AttributionStatus.REJECTED]: [],
-});
+import { logsByAttribution, materialUses } from './log.keys';
+import type { AttributionStatus, CreateLogInput, UpdateLogExtractionInput } from './log.type';
 
 /** At most this many materials per log, which keeps a log's transaction well under DynamoDB's 100 items. */
 export const MAX_MATERIALS = 25;
@@ -23,78 +16,66 @@ function cleanList(list: string[] | null | undefined, field: string, max: number
   return maxItems(list, field, max)?.map((entry) => requireText(entry, field, maxLength));
 }
 
-/** One material-use item per distinct normalized material. */
-function materialItems(scope: Scope, log: Item): Map<string, Item> {
-  const items = new Map<string, Item>();
-  for (const material of (log.materials as string[] | undefined) ?? []) {
-    const key = materialUseKey(scope.tenantId, material, log.logId);
-    if (items.has(key.SK) || normalizeText(material) === '') continue;
-    items.set(key.SK, {
-      ...key,
-      entityType: 'MaterialUse',
-      material: normalizeText(material),
-      projectId: log.projectId,
-      logId: log.logId,
-      minutes: log.timeSpentMinutes ?? 0,
-      createdAt: log.createdAt,
-    });
-  }
-  return items;
-}
+type LogItem = EntityItem<'Log'>;
 
 /**
  * Work logs of a project. A log's materials are mirrored as material-use items in the same
  * transaction as every write of the log, so material usage never drifts from the logs.
  */
-export class LogRepository extends ProjectChildRepository<Log> {
-  protected readonly kind = 'Log';
-
+export class LogRepository extends ProjectChildRepository<typeof entities.Log> {
   private mediaRefs(list: string[] | null | undefined): string[] | undefined {
     return maxItems(list, 'mediaRefs', 50)?.map((key) => validateS3Key(key, this.scope.tenantId, 'mediaRefs'));
   }
 
-  /** Logs by attribution status across the tenant's projects, newest first. */
-  listByAttribution(status: AttributionStatus, page: PageRequest): Promise<Page<Log>> {
-    return this.scope.page(logsByAttribution(this.scope.tenantId, status), page) as Promise<Page<Log>>;
+  /** One material-use item's attributes per distinct normalized material of `log`, by sort key. */
+  private materialUses(log: Pick<LogItem, 'logId' | 'projectId' | 'materials' | 'timeSpentMinutes'>): Map<string, Record<string, unknown>> {
+    const uses = new Map<string, Record<string, unknown>>();
+    for (const material of log.materials) {
+      const values = { material: normalizeText(material), logId: log.logId };
+      if (values.material === '') continue;
+      const { SK } = entities.MaterialUse.keyOf(this.scope.tenantId, values);
+      uses.set(SK, { ...values, projectId: log.projectId, minutes: log.timeSpentMinutes ?? 0 });
+    }
+    return uses;
   }
 
-  async create(projectId: string, input: CreateLogInput): Promise<Log> {
+  /** The writes that make the material-use items of `before` those of `after`. */
+  private materialWrites(before: Map<string, Record<string, unknown>>, after: Map<string, Record<string, unknown>>): Write[] {
+    const { tenantId } = this.scope;
+    return [
+      ...[...before].filter(([sk]) => !after.has(sk)).map(([, use]) => entities.MaterialUse.delete(tenantId, use)),
+      ...[...after.values()].map((use) => entities.MaterialUse.put(tenantId, use)),
+    ];
+  }
+
+  /** Logs by attribution status across the tenant's projects, newest first. */
+  listByAttribution(status: AttributionStatus, page: PageRequest) {
+    return this.page(logsByAttribution(this.scope.tenantId, status), page);
+  }
+
+  override create(projectId: string, input: CreateLogInput) {
     const logId = this.scope.newId('log');
-    const { key } = this.subject(projectId, logId);
-    const createdAt = this.scope.now().toISOString();
-    const item = {
-      ...key,
-      entityType: 'Log',
-      logId,
+    this.valuesOf(projectId, logId);
+    const attributes = {
       projectId,
+      logId,
       rawText: optionalText(input.rawText, 'rawText', 100_000) ?? undefined,
       transcriptMeta: boundedJson(input.transcriptMeta, 'transcriptMeta') ?? undefined,
       extracted: boundedJson(input.extracted, 'extracted') ?? undefined,
       confidence: boundedJson(input.confidence, 'confidence') ?? undefined,
-      attributionStatus: AttributionStatus.PENDING,
       mediaRefs: this.mediaRefs(input.mediaRefs) ?? [],
       materials: cleanList(input.materials, 'materials', MAX_MATERIALS) ?? [],
       timeSpentMinutes: nonNegativeInt(input.timeSpentMinutes, 'timeSpentMinutes') ?? undefined,
       tags: cleanList(input.tags, 'tags', 50, 100) ?? [],
-      ...logIndexKeys(this.scope.tenantId, { logId, attributionStatus: AttributionStatus.PENDING, createdAt }),
     };
-    const uses = [...materialItems(this.scope, { ...item, createdAt }).values()].map((use) => put(use));
-    return create(
-      this.scope,
-      item,
-      {
-        action: 'log.created',
-        entityType: 'Log',
-        entityId: logId,
-        projectId,
-        data: { materials: item.materials, timeSpentMinutes: item.timeSpentMinutes },
-      },
-      [this.projects.activeProjectCheck(projectId), ...uses],
-    );
+    const uses = this.materialWrites(new Map(), this.materialUses(attributes));
+    return this.createItem(attributes, [this.projects.activeProjectCheck(projectId), ...uses], {
+      data: { materials: attributes.materials, timeSpentMinutes: attributes.timeSpentMinutes },
+    });
   }
 
   /** Replaces extraction results; material-use items are rewritten to match, in the same transaction. */
-  async updateExtraction(projectId: string, logId: string, expectedVersion: number, input: UpdateLogExtractionInput): Promise<Log> {
+  updateExtraction(projectId: string, logId: string, expectedVersion: number, input: UpdateLogExtractionInput) {
     const patch = {
       extracted: boundedJson(input.extracted, 'extracted'),
       confidence: boundedJson(input.confidence, 'confidence'),
@@ -103,62 +84,34 @@ export class LogRepository extends ProjectChildRepository<Log> {
       tags: input.tags === null ? [] : cleanList(input.tags, 'tags', 50, 100),
       mediaRefs: input.mediaRefs === null ? [] : this.mediaRefs(input.mediaRefs),
     };
-    return mutate(this.scope, this.subject(projectId, logId), expectedVersion, (current) => {
+    return mutate(this.scope, this.target(this.valuesOf(projectId, logId)), expectedVersion, (current) => {
       const next = applyPatch(current, patch);
-      const before = materialItems(this.scope, current);
-      const after = materialItems(this.scope, next);
-      const derived: Write[] = [
-        ...[...before.keys()].filter((sk) => !after.has(sk)).map((SK) => del({ PK: current.PK, SK })),
-        ...[...after.values()].map((use) => put(use)),
-      ];
       return {
         item: next,
-        derived,
-        event: {
-          action: 'log.extraction_updated',
-          entityType: 'Log',
-          entityId: logId,
-          projectId,
-          data: { materials: next.materials, timeSpentMinutes: next.timeSpentMinutes },
-        },
+        derived: this.materialWrites(this.materialUses(current), this.materialUses(next)),
+        event: { action: 'log.extraction_updated', data: { materials: next.materials, timeSpentMinutes: next.timeSpentMinutes } },
       };
     });
   }
 
   /** Confirms or rejects the log's attribution: only from pending. */
-  async setAttribution(projectId: string, logId: string, status: AttributionStatus, expectedVersion?: number | null): Promise<Log> {
-    return mutate(this.scope, this.subject(projectId, logId), expectedVersion, (current) => {
-      attributionStatus.assert(logId, current.attributionStatus, status);
-      return {
-        item: {
-          ...current,
-          attributionStatus: status,
-          ...logIndexKeys(this.scope.tenantId, { logId, attributionStatus: status, createdAt: current.createdAt }),
-        },
-        event: {
-          action: `log.attribution_${status}`,
-          entityType: 'Log',
-          entityId: logId,
-          projectId,
-          data: { from: current.attributionStatus, to: status },
-        },
-      };
-    });
+  setAttribution(projectId: string, logId: string, status: AttributionStatus, expectedVersion?: number | null) {
+    return this.moveStatus(this.valuesOf(projectId, logId), status, expectedVersion, { action: `log.attribution_${status}` });
   }
 
   /**
    * Which logs used `material` and for how many minutes in all: one query of the material-use
    * items (every page of it), then the logs through the request's batched loader.
    */
-  async materialUsage(material: string): Promise<MaterialUsage> {
+  async materialUsage(material: string) {
     const name = normalizeText(requireText(material, 'material', 200));
-    const uses = await this.scope.store.queryAll(materialUses(this.scope.tenantId, name));
-    const logs = await this.scope.items.loadMany(uses.map((u) => logKey(this.scope.tenantId, u.projectId, u.logId)));
+    const uses = (await this.scope.store.queryAll(materialUses(this.scope.tenantId, name))).filter((item) => entities.MaterialUse.is(item));
+    const logs = await this.loadMany(uses.map((use) => ({ projectId: use.projectId, logId: use.logId })));
     return {
       material: name,
       logCount: uses.length,
-      totalMinutes: uses.reduce((sum, u) => sum + (u.minutes ?? 0), 0),
-      logs: logs.filter((l): l is Log & Item => l != null && !(l instanceof Error)),
+      totalMinutes: uses.reduce((sum, use) => sum + use.minutes, 0),
+      logs,
     };
   }
 }

@@ -1,3 +1,4 @@
+import { entities } from '../common/entities';
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
@@ -103,6 +104,6 @@ export class LogResolver {
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const logFeature = feature({
   resolvers: [LogResolver],
-  repositories: (scope, { projects }) => ({ logs: new LogRepository(scope, projects) }),
+  repositories: (scope, { projects }) => ({ logs: new LogRepository(scope, projects, entities.Log) }),
   nodes: { Log: { type: Log, load: (repos, v) => repos.logs.get(v.projectId, v.logId) } },
 });

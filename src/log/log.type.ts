@@ -1,15 +1,14 @@
 import { Node } from '../common/node.type';
-import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { entities } from '../common/entities';
+import { enumOf } from '../common/model-types';
 import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
 import { JSONObject, JSONValue } from '../common/scalars';
 
-export enum AttributionStatus {
-  PENDING = 'pending',
-  CONFIRMED = 'confirmed',
-  REJECTED = 'rejected',
-}
-registerEnumType(AttributionStatus, { name: 'AttributionStatus', description: 'pending → confirmed | rejected' });
+/** A log's attribution statuses and their GraphQL enum, from the declaration's status machine. */
+export const AttributionStatus = enumOf(entities.Log, 'attributionStatus', entities.Log.states, 'AttributionStatus');
+export type AttributionStatus = (typeof AttributionStatus)[keyof typeof AttributionStatus];
 
 @ObjectType({
   simpleResolvers: true,

@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
 import { feature, type Feature, type NodeSource } from '../common/feature';
-import { globalIdOf, parseGlobalId, type NodeType } from '../common/global-id';
+import { globalIdOf, isNodeType, parseGlobalId, type NodeType } from '../common/global-id';
 import { NODE_ENTITIES } from '../common/entities';
 import { Node } from '../common/node.type';
 import { maxItems } from '../common/validate';
@@ -30,7 +30,7 @@ function idResolver(type: NodeType, source: NodeSource) {
  */
 export function nodeFeatureOf(features: readonly Feature[]): Feature {
   const sources = new Map<NodeType, NodeSource>();
-  for (const f of features) for (const [type, source] of Object.entries(f.nodes ?? {})) sources.set(type as NodeType, source);
+  for (const f of features) for (const [type, source] of Object.entries(f.nodes ?? {})) if (isNodeType(type)) sources.set(type, source);
   // A declared Node type that no feature reads is a programming error: the schema is not built.
   const missing = NODE_ENTITIES.filter((type) => !sources.has(type));
   if (missing.length) throw new Error(`No feature says how to read the Node types ${missing.join(', ')} (Feature.nodes).`);

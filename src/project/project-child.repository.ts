@@ -1,43 +1,96 @@
 import { entities, type IdentifiedProjectChild } from '../common/entities';
-import { assertId } from '../common/ids';
-import type { Subject } from '../common/mutate';
+import { assertId, type IdPrefix } from '../common/ids';
+import type { KeyValues } from '../common/mutate';
+import { EntityRepository, inputAttributes } from '../common/repository';
 import type { Scope } from '../common/scope';
-import type { Page, PageRequest } from '../infra/dynamo/store';
-import { projectChildren } from './project.keys';
+import type { PageRequest } from '../infra/dynamo/store';
+import type { Write } from '../infra/dynamo/write';
 import type { ProjectRepository } from './project.repository';
 
+/** The model of a project child with an id of its own (a milestone, a log, an asset). */
+export type ChildModel = (typeof entities)[IdentifiedProjectChild];
+
 /**
- * What every project child with an id of its own shares, derived from its declaration in
- * entities.ts: the subject of a write (both ids checked, BAD_USER_INPUT when malformed), a
- * batched read, and the project's list of that kind in creation order. One instance per request,
- * like the scope it holds.
+ * The standard repository of a project child with an id of its own, derived from its declaration
+ * in entities.ts: both ids checked (BAD_USER_INPUT when malformed), a batched read, the project's
+ * list of that kind in creation order, and the standard writes, each conditioned on an active
+ * project where it adds a child. A feature extends it where its entity needs more. One instance
+ * per request, like the scope it holds.
  */
-export abstract class ProjectChildRepository<T> {
-  /** The declared entity this repository stores. */
-  protected abstract readonly kind: IdentifiedProjectChild;
-
+export class ProjectChildRepository<M extends ChildModel> extends EntityRepository<M> {
   constructor(
-    protected readonly scope: Scope,
+    scope: Scope,
     protected readonly projects: ProjectRepository,
-  ) {}
+    model: M,
+  ) {
+    super(scope, model);
+  }
 
-  protected subject(projectId: string, id: string): Subject<T> {
-    const { type, idPrefix, key } = entities[this.kind];
-    // The child's id is the last value of its sort key (`PROJECT#{projectId}#LOG#{logId}`).
-    const idField = /\{(\w+)\}$/.exec(key.shape.sk)![1];
+  private get prefix(): IdPrefix {
+    return this.model.idPrefix;
+  }
+
+  /** The key values of one child; both ids are checked first. */
+  protected valuesOf(projectId: string, id: string): KeyValues<M> {
     assertId(projectId, 'proj', 'projectId');
-    assertId(id, idPrefix, idField);
-    return { entity: type, id, key: key.keyOf(this.scope.tenantId, { projectId, [idField]: id } as never) };
+    assertId(id, this.prefix, this.model.idField);
+    return { projectId, [this.model.idField]: id };
   }
 
   /** The child, or null when this tenant's project has none with that id. */
-  async get(projectId: string, id: string): Promise<T | null> {
-    return (await this.scope.items.load(this.subject(projectId, id).key)) as T | null;
+  get(projectId: string, id: string) {
+    return this.load(this.valuesOf(projectId, id));
+  }
+
+  /** Many children of one project in one batched read; missing ones are left out. */
+  getMany(projectId: string, ids: Iterable<string>) {
+    return this.loadMany([...ids].map((id) => this.valuesOf(projectId, id)));
   }
 
   /** A project's children of this kind, oldest first (ids are time-ordered). */
-  list(projectId: string, page: PageRequest): Promise<Page<T>> {
+  list(projectId: string, page: PageRequest) {
     assertId(projectId, 'proj', 'projectId');
-    return this.scope.page(projectChildren(this.scope.tenantId, projectId, this.kind), page) as Promise<Page<T>>;
+    return this.page(this.model.key.prefixOf(this.scope.tenantId, { projectId }), page);
+  }
+
+  /** Creates a child from a client's input (see inputAttributes), only in an active project. */
+  create(projectId: string, input: object, extra: Record<string, unknown> = {}, derived: Write[] = []) {
+    const id = this.scope.newId(this.prefix);
+    const values = this.valuesOf(projectId, id);
+    return this.createItem({ ...inputAttributes(this.model, input, 'create'), ...extra, ...values }, [
+      this.projects.activeProjectCheck(projectId),
+      ...derived,
+    ]);
+  }
+
+  /** Applies a client's patch with optimistic locking (CONFLICT naming the current version). */
+  update(projectId: string, id: string, expectedVersion: number | null | undefined, input: object) {
+    return this.updateItem(this.valuesOf(projectId, id), expectedVersion, input);
+  }
+
+  /** Moves the child's status along its declared machine (INVALID_TRANSITION otherwise). */
+  setStatus(projectId: string, id: string, status: string, expectedVersion?: number | null) {
+    return this.moveStatus(this.valuesOf(projectId, id), status, expectedVersion);
+  }
+
+  /** Deletes the child and returns it as it was. */
+  delete(projectId: string, id: string, expectedVersion?: number | null) {
+    return this.removeItem(this.valuesOf(projectId, id), expectedVersion);
+  }
+}
+
+/**
+ * A request's standard repositories of project children, one per model: what the standard
+ * resolvers (project-child.feature.ts) read and write through. A repository holds only the
+ * request's scope, so making one per use costs nothing worth caching.
+ */
+export class ChildRepositories {
+  constructor(
+    private readonly scope: Scope,
+    private readonly projects: ProjectRepository,
+  ) {}
+
+  of<M extends ChildModel>(model: M): ProjectChildRepository<M> {
+    return new ProjectChildRepository(this.scope, this.projects, model);
   }
 }

@@ -1,19 +1,14 @@
+import { entities } from '../common/entities';
 import { assertId } from '../common/ids';
-import { create, mustExist, mutate, type Subject } from '../common/mutate';
-import type { Scope } from '../common/scope';
-import { StateMachine } from '../common/state-machine';
+import { mustExist } from '../common/mutate';
+import { EntityRepository } from '../common/repository';
 import { applyPatch, boundedJson, optionalText, requireText } from '../common/validate';
 import { badInput, invalidTransition } from '../errors';
-import type { Item, Page, PageRequest, Write } from '../infra/dynamo/store';
+import type { PageRequest, Write } from '../infra/dynamo/store';
+import { mutate } from '../common/mutate';
 import type { BudgetInput, CreateProjectInput, UpdateProjectInput } from './project.input';
-import { projectIndexKeys, projectKey, projectsByStatus, projectsByTitle } from './project.keys';
-import { ProjectStatus, type Project } from './project.type';
-
-export const projectStatus = new StateMachine<ProjectStatus>('Project', {
-  [ProjectStatus.PLANNING]: [ProjectStatus.PRODUCTION],
-  [ProjectStatus.PRODUCTION]: [ProjectStatus.COMPLETE],
-  [ProjectStatus.COMPLETE]: [],
-});
+import { projectKey, projectsByStatus, projectsByTitle } from './project.keys';
+import type { ProjectStatus } from './project.type';
 
 function checkBudget(budget: BudgetInput | null | undefined) {
   if (budget && (!Number.isFinite(budget.amount) || budget.amount < 0)) throw badInput('budget.amount must be 0 or more.', 'budget');
@@ -29,103 +24,76 @@ function checkFields(input: CreateProjectInput | UpdateProjectInput) {
 }
 
 /** Projects of one tenant. Every key it builds starts with the scope's tenant. */
-export class ProjectRepository {
-  constructor(private readonly scope: Scope) {}
-
-  private subject(projectId: string): Subject<Project> {
-    assertId(projectId, 'proj', 'projectId');
-    return { entity: 'Project', id: projectId, key: projectKey(this.scope.tenantId, projectId) };
-  }
-
-  private withIndexes(item: Item): Item {
-    return { ...item, ...projectIndexKeys(this.scope.tenantId, item as Project & { createdAt: string }) };
+export class ProjectRepository extends EntityRepository<typeof entities.Project> {
+  private values(projectId: string) {
+    return { projectId: assertId(projectId, 'proj', 'projectId') };
   }
 
   /** The project, or null when this tenant has none with that id. */
-  async get(projectId: string): Promise<Project | null> {
-    assertId(projectId, 'proj', 'projectId');
-    return (await this.scope.items.load(projectKey(this.scope.tenantId, projectId))) as Project | null;
+  get(projectId: string) {
+    return this.load(this.values(projectId));
   }
 
   /**
    * Lists projects through the indexes, never through the projects' children: by status (newest
    * first) when a status is given, else by title (optionally by title prefix).
    */
-  list(args: { status?: ProjectStatus | null; titlePrefix?: string | null; archived: boolean }, page: PageRequest): Promise<Page<Project>> {
+  list(args: { status?: ProjectStatus | null; titlePrefix?: string | null; archived: boolean }, page: PageRequest) {
     const { tenantId } = this.scope;
     if (args.status && args.titlePrefix) throw badInput('Filter by status or by titlePrefix, not both.', 'titlePrefix');
     const spec = args.status
       ? projectsByStatus(tenantId, args.status, args.archived)
       : projectsByTitle(tenantId, args.titlePrefix ?? undefined, args.archived);
-    return this.scope.page(spec, page) as Promise<Page<Project>>;
+    return this.page(spec, page);
   }
 
-  async create(input: CreateProjectInput): Promise<Project> {
+  create(input: CreateProjectInput) {
     checkFields(input);
     const projectId = this.scope.newId('proj');
-    const createdAt = this.scope.now().toISOString();
-    const fields = {
-      projectId,
-      title: requireText(input.title, 'title'),
-      medium: input.medium ?? undefined,
-      client: input.client ?? undefined,
-      deadline: input.deadline ?? undefined,
-      budget: input.budget ? { amount: input.budget.amount, currency: input.budget.currency } : undefined,
-      customFields: input.customFields ?? undefined,
-      status: ProjectStatus.PLANNING,
-      archived: false,
-    };
-    const item = {
-      ...projectKey(this.scope.tenantId, projectId),
-      entityType: 'Project',
-      ...fields,
-      ...projectIndexKeys(this.scope.tenantId, { ...fields, createdAt }),
-    };
-    return create(this.scope, item, {
-      action: 'project.created',
-      entityType: 'Project',
-      entityId: projectId,
-      projectId,
-      data: { title: fields.title, status: fields.status },
-    });
+    const title = requireText(input.title, 'title');
+    return this.createItem(
+      {
+        projectId,
+        title,
+        medium: input.medium ?? undefined,
+        client: input.client ?? undefined,
+        deadline: input.deadline ?? undefined,
+        budget: input.budget ? { amount: input.budget.amount, currency: input.budget.currency } : undefined,
+        customFields: input.customFields ?? undefined,
+        archived: false,
+      },
+      [],
+      { data: { title, status: this.model.status?.initial } },
+    );
   }
 
-  async update(projectId: string, expectedVersion: number, input: UpdateProjectInput): Promise<Project> {
+  update(projectId: string, expectedVersion: number, input: UpdateProjectInput) {
     checkFields(input);
     if (input.title !== undefined) {
       if (input.title === null) throw badInput('title cannot be cleared.', 'title');
       input.title = requireText(input.title, 'title');
     }
     const patch = { ...input, budget: input.budget ? { amount: input.budget.amount, currency: input.budget.currency } : input.budget };
-    return mutate(this.scope, this.subject(projectId), expectedVersion, (current) => ({
-      item: this.withIndexes(applyPatch(current, patch)),
-      event: { action: 'project.updated', entityType: 'Project', entityId: projectId, projectId, data: { fields: Object.keys(input) } },
+    return mutate(this.scope, this.target(this.values(projectId)), expectedVersion, (current) => ({
+      item: applyPatch(current, patch),
+      event: { action: this.model.events.updated, data: { fields: Object.keys(input) } },
     }));
   }
 
-  async setStatus(projectId: string, status: ProjectStatus, expectedVersion?: number | null): Promise<Project> {
-    return mutate(this.scope, this.subject(projectId), expectedVersion, (current) => {
-      if (current.archived) throw invalidTransition('Project', projectId, 'archived', status);
-      projectStatus.assert(projectId, current.status, status);
-      return {
-        item: this.withIndexes({ ...current, status }),
-        event: {
-          action: 'project.status_changed',
-          entityType: 'Project',
-          entityId: projectId,
-          projectId,
-          data: { from: current.status, to: status },
-        },
-      };
+  setStatus(projectId: string, status: ProjectStatus, expectedVersion?: number | null) {
+    return this.moveStatus(this.values(projectId), status, expectedVersion, {
+      guard: (current) => {
+        if (current.archived) throw invalidTransition('Project', projectId, 'archived', status);
+      },
     });
   }
 
-  async archive(projectId: string, expectedVersion?: number | null): Promise<Project> {
-    return mutate(this.scope, this.subject(projectId), expectedVersion, (current) => {
+  archive(projectId: string, expectedVersion?: number | null) {
+    return mutate(this.scope, this.target(this.values(projectId)), expectedVersion, (current) => {
       if (current.archived) throw invalidTransition('Project', projectId, 'archived', 'archived');
       return {
-        item: this.withIndexes({ ...current, archived: true, archivedAt: this.scope.now().toISOString() }),
-        event: { action: 'project.archived', entityType: 'Project', entityId: projectId, projectId },
+        item: { ...current, archived: true, archivedAt: this.scope.now().toISOString() },
+        event: { action: 'project.archived' },
       };
     });
   }

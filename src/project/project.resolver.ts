@@ -5,15 +5,18 @@ import { Brief } from '../brief/brief.type';
 import { feature } from '../common/feature';
 import type { Context } from '../context';
 import { Log } from '../log/log.type';
-import { Milestone } from '../milestone/milestone.type';
 import { CreateProjectInput, ProjectsArgs, ProjectVersionArgs, UpdateProjectInput } from './project.input';
 import { Project, ProjectConnection, ProjectStatus } from './project.type';
 import { ProjectRepository } from './project.repository';
+import { ChildRepositories } from './project-child.repository';
+import { entities } from '../common/entities';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
   interface Repositories {
     projects: ProjectRepository;
+    /** The standard repositories of project children (see project-child.feature.ts). */
+    children: ChildRepositories;
   }
 }
 
@@ -76,11 +79,6 @@ export class ProjectResolver {
     return (await ctx.repos.assets.list(project.projectId, { first })).nodes;
   }
 
-  @FieldResolver(() => [Milestone], { description: 'The first milestones; page with Query.milestones.' })
-  async milestones(@Root() project: Project, @Arg('first', () => Int, firstArg) first: number | null, @Ctx() ctx: Context) {
-    return (await ctx.repos.milestones.list(project.projectId, { first })).nodes;
-  }
-
   @FieldResolver(() => Brief, { nullable: true, description: 'The latest brief version.' })
   brief(@Root() project: Project, @Ctx() ctx: Context) {
     return ctx.repos.briefs.latest(project.projectId);
@@ -90,6 +88,9 @@ export class ProjectResolver {
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const projectFeature = feature({
   resolvers: [ProjectResolver],
-  repositories: (scope) => ({ projects: new ProjectRepository(scope) }),
+  repositories: (scope) => {
+    const projects = new ProjectRepository(scope, entities.Project);
+    return { projects, children: new ChildRepositories(scope, projects) };
+  },
   nodes: { Project: { type: Project, load: (repos, v) => repos.projects.get(v.projectId) } },
 });

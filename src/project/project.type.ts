@@ -1,15 +1,14 @@
 import { Node } from '../common/node.type';
-import { Field, Float, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, Float, ID, ObjectType } from 'type-graphql';
+import { entities } from '../common/entities';
+import { enumOf } from '../common/model-types';
 import { Versioned } from '../common/versioned.type';
 import { Connection } from '../common/pagination';
 import { DateTime, JSONObject, LocalDate } from '../common/scalars';
 
-export enum ProjectStatus {
-  PLANNING = 'planning',
-  PRODUCTION = 'production',
-  COMPLETE = 'complete',
-}
-registerEnumType(ProjectStatus, { name: 'ProjectStatus', description: 'planning → production → complete' });
+/** A project's statuses and their GraphQL enum, from the declaration's status machine. */
+export const ProjectStatus = enumOf(entities.Project, 'status', entities.Project.states);
+export type ProjectStatus = (typeof ProjectStatus)[keyof typeof ProjectStatus];
 
 @ObjectType({ simpleResolvers: true })
 export class Budget {

@@ -1,14 +1,13 @@
 import { Node } from '../common/node.type';
-import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { entities } from '../common/entities';
+import { enumOf } from '../common/model-types';
 import { Role } from '../auth/principal';
 import { Versioned } from '../common/versioned.type';
 
-export enum Plan {
-  FREE = 'free',
-  STUDIO = 'studio',
-  ENTERPRISE = 'enterprise',
-}
-registerEnumType(Plan, { name: 'Plan' });
+/** A tenant's plans and their GraphQL enum, from the declaration. */
+export const Plan = enumOf(entities.Tenant, 'plan', entities.Tenant.attributes.plan.values, 'Plan');
+export type Plan = (typeof Plan)[keyof typeof Plan];
 
 @ObjectType({ simpleResolvers: true, implements: Node, description: 'A studio: everything it owns lives in its own partition.' })
 export class Tenant extends Versioned {

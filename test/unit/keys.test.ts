@@ -1,61 +1,80 @@
 import { briefKey, briefVersionLabel } from '../../src/brief/brief.keys';
+import { entities, entityNames, projectChildren } from '../../src/common/entities';
 import { assertId, isValidTenantId, newId } from '../../src/common/ids';
 import { normalizeText } from '../../src/common/keys';
-import { inspirationKey, inspirationTagKey } from '../../src/inspiration/inspiration.keys';
-import { logKey, materialUseKey } from '../../src/log/log.keys';
-import { milestoneKey } from '../../src/milestone/milestone.keys';
-import { projectIndexKeys, projectKey, projectsByStatus, projectsByTitle } from '../../src/project/project.keys';
+import { placeholdersOf } from '../../src/infra/dynamo/entity';
+import { keySchemas } from '../../src/infra/dynamo/table';
+import { logKey } from '../../src/log/log.keys';
+import { projectChildren as projectChildQuery, projectsByStatus, projectsByTitle } from '../../src/project/project.keys';
 import { ProjectStatus } from '../../src/project/project.type';
-import { assetKey } from '../../src/asset/asset.keys';
-import { tenantKey } from '../../src/tenant/tenant.keys';
-import { projectEventsPk, tenantEventsPk } from '../../src/activity/activity.keys';
-import { entities, projectChildren, type EntityName } from '../../src/common/entities';
-import { projectChildren as projectChildQuery } from '../../src/project/project.keys';
+
+const t = 'acme';
+
+/** A value for every placeholder of `templates`, and for every `when` of the entity's indexes. */
+function sampleItem(name: (typeof entityNames)[number]): Record<string, unknown> {
+  const model = entities[name];
+  const templates = [model.key.shape.pk, model.key.shape.sk, ...Object.values(model.indexes).flatMap((i) => [i.pk, i.sk])];
+  const attributes: Record<string, { kind: string } | undefined> = model.attributes;
+  const numeric = (p: string) =>
+    ['int', 'float'].includes(attributes[p]?.kind ?? '') || ['position', 'seq', 'order', 'attempt'].includes(p);
+  const item: Record<string, unknown> = Object.fromEntries(templates.flatMap(placeholdersOf).map((p) => [p, numeric(p) ? 7 : `v${p}`]));
+  for (const index of Object.values(model.indexes)) for (const [a, allowed] of Object.entries(index.when ?? {})) item[a] = allowed[0];
+  return item;
+}
 
 describe('keys', () => {
-  const t = 'acme';
   const p = newId('proj');
 
-  it('puts every entity key of a tenant under TENANT#<tenant>', () => {
-    const keys = [
-      tenantKey(t),
-      projectKey(t, p),
-      briefKey(t, p, 3),
-      milestoneKey(t, p, newId('ms')),
-      logKey(t, p, newId('log')),
-      materialUseKey(t, 'Oil', newId('log')),
-      assetKey(t, p, newId('asset')),
-      inspirationKey(t, newId('insp')),
-      inspirationTagKey(t, 'Blue', newId('insp')),
-    ];
-    for (const key of keys) expect(key.PK).toBe('TENANT#acme');
-    expect(projectEventsPk(t, p)).toBe(`TENANT#acme#PROJECT#${p}#EVENTS`);
-    expect(tenantEventsPk(t)).toBe('TENANT#acme#EVENTS');
-    for (const index of Object.values(
-      projectIndexKeys(t, { projectId: p, title: 'X', status: ProjectStatus.PLANNING, createdAt: 'now' }),
-    )) {
-      if (index.startsWith('TENANT#')) expect(index.startsWith('TENANT#acme#')).toBe(true);
+  it('puts every declared key under TENANT#<tenant>, in the partition and in every query prefix', () => {
+    for (const name of entityNames) {
+      const { key } = entities[name];
+      const values = sampleItem(name);
+      const built = key.keyFrom(t, values);
+      expect([name, built.PK === 'TENANT#acme' || built.PK.startsWith('TENANT#acme#')]).toEqual([name, true]);
+      const partition = Object.fromEntries(placeholdersOf(key.shape.pk).map((v) => [v, values[v]]));
+      const prefix = entities[name].key.prefixOf(t, { ...partition } as never);
+      expect(prefix.pk).toBe(built.PK);
+      expect(built.SK.startsWith(prefix.skPrefix ?? '')).toBe(true);
     }
   });
 
-  it('puts every declared key shape under TENANT#<tenant>, in the partition and in every query prefix', () => {
-    for (const name of Object.keys(entities) as EntityName[]) {
-      const { key } = entities[name];
-      const valuesOf = (template: string) => Object.fromEntries([...template.matchAll(/\{(\w+)\}/g)].map((m) => [m[1], '7']));
-      const values = { ...valuesOf(key.shape.pk), ...valuesOf(key.shape.sk) };
-      const built = key.keyOf(t, values as never);
-      expect([name, built.PK === 'TENANT#acme' || built.PK.startsWith('TENANT#acme#')]).toEqual([name, true]);
-      expect(key.prefixOf(t, values as never).pk).toBe(built.PK);
-      expect(built.SK.startsWith(key.prefixOf(t, valuesOf(key.shape.pk) as never).skPrefix!)).toBe(true);
+  it('puts every index key of every entity under TENANT#<tenant>, except the one declared cross-tenant', () => {
+    const crossTenant: string[] = [];
+    let indexKeys = 0;
+    for (const name of entityNames) {
+      const model = entities[name];
+      const attributes = model.indexAttributes(t, sampleItem(name));
+      for (const [indexName, declared] of Object.entries(model.indexes)) {
+        const pk = attributes[keySchemas[declared.index].pk];
+        expect({ name, indexName, pk: typeof pk }).toEqual({ name, indexName, pk: 'string' });
+        indexKeys++;
+        if (declared.crossTenant) crossTenant.push(`${name}.${indexName}`);
+        else expect({ name, indexName, tenant: pk.startsWith('TENANT#acme#') }).toEqual({ name, indexName, tenant: true });
+        // A query of the index names the same partition.
+        const sample = sampleItem(name);
+        const derived = Object.fromEntries(Object.entries(declared.derive ?? {}).map(([k, f]) => [k, f(sample)]));
+        const query = model.query(t, indexName, { ...sample, ...derived });
+        expect(query).toMatchObject({ index: declared.index, pk });
+      }
+      // The item carries no index attribute beyond its declared indexes.
+      const declaredAttributes = Object.values(model.indexes).flatMap((i) => [keySchemas[i.index].pk, keySchemas[i.index].sk]);
+      for (const attribute of Object.keys(attributes)) expect(declaredAttributes).toContain(attribute);
     }
+    expect(indexKeys).toBeGreaterThanOrEqual(8);
+    // Only the operators' view across tenants (admins only) is outside a tenant's partitions.
+    expect(crossTenant).toEqual(['Job.acrossTenants']);
+  });
+
+  it('keeps an item out of a sparse index while its condition does not hold', () => {
+    const paused = entities.Step.indexAttributes(t, { jobId: 'job_1', name: 'render', status: 'PAUSED', updatedAt: 'now' });
+    expect(paused.GSI1PK).toBe('TENANT#acme#STEP_STATUS#PAUSED');
+    expect(entities.Step.indexAttributes(t, { jobId: 'job_1', name: 'render', status: 'RUNNING', updatedAt: 'now' })).toEqual({});
   });
 
   it('derives the project children from the declarations, each read by one sort-key prefix', () => {
-    // Every entity whose items nest under a project's sort key in the tenant's partition, and only
-    // those, whichever entities are declared.
-    const nested = Object.entries(entities)
-      .filter(([, e]) => e.key.shape.pk === '' && e.key.shape.sk.startsWith('PROJECT#{projectId}#'))
-      .map(([name]) => name);
+    const nested = entityNames.filter(
+      (name) => entities[name].key.shape.pk === '' && entities[name].key.shape.sk.startsWith('PROJECT#{projectId}#'),
+    );
     expect(projectChildren).toEqual(nested);
     expect(projectChildren).toEqual(expect.arrayContaining(['Brief', 'Milestone', 'Log', 'Asset']));
     for (const kind of projectChildren) {
@@ -69,8 +88,8 @@ describe('keys', () => {
 
   it('nests children under their project so one prefix reads one kind', () => {
     expect(logKey(t, p, 'log_X').SK).toBe(`PROJECT#${p}#LOG#log_X`);
-    expect(assetKey(t, p, 'asset_X').SK).toBe(`PROJECT#${p}#ASSET#asset_X`);
-    expect(milestoneKey(t, p, 'ms_X').SK).toBe(`PROJECT#${p}#MILESTONE#ms_X`);
+    expect(entities.Asset.keyOf(t, { projectId: p, assetId: 'asset_X' }).SK).toBe(`PROJECT#${p}#ASSET#asset_X`);
+    expect(entities.Milestone.keyOf(t, { projectId: p, milestoneId: 'ms_X' }).SK).toBe(`PROJECT#${p}#MILESTONE#ms_X`);
   });
 
   it('zero-pads brief versions so v10 sorts after v9', () => {
@@ -80,10 +99,11 @@ describe('keys', () => {
   });
 
   it('normalizes materials and tags so "Oil  Paint" and "oil paint" share one key, and keeps # out', () => {
-    expect(materialUseKey(t, 'Oil  Paint ', 'log_1').SK).toBe(materialUseKey(t, 'oil paint', 'log_1').SK);
+    const use = (material: string) => entities.MaterialUse.keyOf(t, { material, logId: 'log_1' }).SK;
+    expect(use('Oil  Paint ')).toBe(use('oil paint'));
     expect(normalizeText('a#b')).toBe('a b');
     // The #LOG# suffix keeps "oil" from matching "oil paint".
-    expect(materialUseKey(t, 'oil paint', 'log_1').SK.startsWith('MATERIAL#oil#LOG#')).toBe(false);
+    expect(use('oil paint').startsWith('MATERIAL#oil#LOG#')).toBe(false);
   });
 
   it('lists projects by status and by title through the indexes, never the base partition', () => {
@@ -92,7 +112,7 @@ describe('keys', () => {
       pk: 'TENANT#acme#PROJECT_STATUS#production',
     });
     expect(projectsByTitle(t, ' The Sea', false)).toMatchObject({ index: 'GSI2', pk: 'TENANT#acme#TYPE#PROJECT', skPrefix: 'the sea' });
-    expect(projectsByTitle(t, undefined, true).pk).toBe('TENANT#acme#TYPE#ARCHIVED_PROJECT');
+    expect(projectsByTitle(t, undefined, true)).toEqual({ index: 'GSI2', pk: 'TENANT#acme#TYPE#ARCHIVED_PROJECT', descending: false });
   });
 
   it('accepts only ids the server hands out and tenant ids without separators', () => {

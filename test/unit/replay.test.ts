@@ -56,6 +56,7 @@ describe('replayThenLive', () => {
       start: Promise.resolve(start),
       readAfter: async (after, until = Infinity) => store.filter((e) => e.seq > after && e.seq <= until),
       positionOf: (e) => e.seq,
+      accept: (payload): payload is E => typeof payload === 'object' && payload !== null && 'seq' in payload,
       acknowledge: (seq) => ({ seq, kind: 'ack' }),
       historyLost: (seq) => ({ seq, kind: 'lost' }),
       resync: (seq) => ({ seq, kind: 'resync' }),

@@ -19,7 +19,7 @@ export type AssetType =
   | 'IMAGE'
   | 'MODEL';
 
-/** pending → confirmed | rejected */
+/** Transitions: pending → confirmed | rejected; confirmed (final); rejected (final). */
 export type AttributionStatus =
   | 'CONFIRMED'
   | 'PENDING'
@@ -89,6 +89,7 @@ export type CreateLogInput = {
 };
 
 export type CreateMilestoneInput = {
+  /** Success criteria. */
   criteria?: Array<string> | null | undefined;
   due?: string | null | undefined;
   name: string;
@@ -139,7 +140,7 @@ export type JobStatus =
   | 'QUEUED'
   | 'RUNNING';
 
-/** pending → in_progress → complete */
+/** Transitions: pending → in_progress; in_progress → complete; complete (final). */
 export type MilestoneStatus =
   | 'COMPLETE'
   | 'IN_PROGRESS'
@@ -150,7 +151,7 @@ export type Plan =
   | 'FREE'
   | 'STUDIO';
 
-/** planning → production → complete */
+/** Transitions: planning → production; production → complete; complete (final). */
 export type ProjectStatus =
   | 'COMPLETE'
   | 'PLANNING'

@@ -1,16 +1,58 @@
-import type { QuerySpec } from './store';
-import type { IndexName, Key } from './table';
+import { AppError, ErrorCode } from '../../errors';
+import type { Page, QuerySpec } from './store';
+import { type IndexName, type Key, keySchemas, indexNames } from './table';
+import { del, put, update, type Item, type Write } from './write';
 
 /*
- * An entity's place in the table, declared as data (as ElectroDB declares its access patterns):
- * one template for the partition key and one for the sort key. Keys, key prefixes for queries
- * and the tenant prefix are derived from the templates here and nowhere else.
+ * An entity's whole model, declared as data (as ElectroDB declares its entities): its attributes,
+ * the templates of its key and of every index key it appears under, its status machine, parent,
+ * TTL and event names. Everything that follows from the declaration is derived here and nowhere
+ * else: keys, key prefixes for queries, index attributes (recomputed from the item on every put,
+ * so a write that changes an attribute of an index key moves the item in that index in the same
+ * request), the tenant prefix, typed items and the status transitions.
  */
 
 /** The `{name}` placeholders of a key template, e.g. `'PROJECT#{projectId}#LOG#{logId}'` → `'projectId' | 'logId'`. */
 export type Placeholders<T extends string> = T extends `${string}{${infer Name}}${infer Rest}` ? Name | Placeholders<Rest> : never;
 
 type Values<T extends string> = { [K in Placeholders<T>]: string | number };
+
+/** How a placeholder's value is written into a key (zero-padding, normalizing free text). */
+// biome-ignore lint/suspicious/noExplicitAny: a formatter takes whatever its placeholder holds (a number, a text, a flag).
+type Formatters = Record<string, ((value: any) => string) | undefined>;
+
+/**
+ * Fills `template` with `values`. With `upTo: 'prefix'` it stops at the first value not given
+ * (a query prefix); with `open` it also leaves out the text after the last value given, so the
+ * last value is matched as a prefix itself (a title prefix search). Throws (a programming error)
+ * when a value is missing otherwise.
+ */
+function fill(template: string, values: Record<string, unknown>, format: Formatters | undefined, upTo?: 'prefix', open = false): string {
+  let out = '';
+  const parts = template.split(/\{([A-Za-z]+)\}/);
+  for (const [i, part] of parts.entries()) {
+    if (i % 2 === 0) {
+      const nextMissing = i + 1 < parts.length && values[parts[i + 1]] == null;
+      if (upTo === 'prefix' && open && i > 0 && (i + 1 >= parts.length || nextMissing)) return out;
+      out += part;
+      continue;
+    }
+    const value = values[part];
+    if (value == null) {
+      if (upTo === 'prefix') return out;
+      throw new Error(`Key value ${part} is missing.`);
+    }
+    const formatter = format?.[part];
+    out += formatter ? formatter(value) : String(value);
+  }
+  return out;
+}
+
+/** The least string above every string that starts with `prefix`: `'STEP#'` → `'STEP$'`, for a range's upper end. */
+export const prefixEnd = (prefix: string): string => prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+
+/** The placeholder names of a template, in order. */
+export const placeholdersOf = (template: string): string[] => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 
 export interface KeyShape<PK extends string, SK extends string> {
   /**
@@ -21,48 +63,32 @@ export interface KeyShape<PK extends string, SK extends string> {
   pk: PK;
   /** The sort key, e.g. `'PROJECT#{projectId}#MILESTONE#{milestoneId}'`. */
   sk: SK;
-  /**
-   * How a placeholder's value is written into a key (zero-padding, normalizing free text), so
-   * that key order is the order wanted; a placeholder without one is written as it is.
-   */
-  // biome-ignore lint/suspicious/noExplicitAny: a formatter takes whatever its placeholder holds (a number, a text).
-  format?: { [K in Placeholders<PK> | Placeholders<SK>]?: (value: any) => string };
+  /** How a placeholder's value is written into the key, so that key order is the order wanted. */
+  format?: { [K in Placeholders<PK> | Placeholders<SK>]?: Formatters[string] };
 }
 
 /** The partition of a tenant's own items, and the start of every key a tenant's request touches. */
 export const tenantPk = (tenantId: string) => `TENANT#${tenantId}`;
 
+const withTenant = (tenantId: string, rest: string) => (rest ? `${tenantPk(tenantId)}#${rest}` : tenantPk(tenantId));
+
 /** The declared key of one entity; `keyOf` and `prefixOf` are the only ways its keys are built. */
 export class KeyTemplate<PK extends string, SK extends string> {
   constructor(readonly shape: KeyShape<PK, SK>) {}
 
-  private fill(template: string, values: Record<string, unknown>, upTo?: 'prefix'): string {
-    let out = '';
-    for (const [i, part] of template.split(/\{([A-Za-z]+)\}/).entries()) {
-      if (i % 2 === 0) {
-        out += part;
-        continue;
-      }
-      const value = values[part];
-      if (value === undefined) {
-        if (upTo === 'prefix') return out;
-        throw new Error(`Key value ${part} is missing.`);
-      }
-      const format = (this.shape.format as Record<string, ((v: unknown) => string) | undefined> | undefined)?.[part];
-      out += format ? format(value) : String(value);
-    }
-    return out;
-  }
-
   /** The partition key for `tenantId`: always `TENANT#<tenantId>` first. */
   pkOf(tenantId: string, values: Values<PK>): string {
-    const rest = this.fill(this.shape.pk, values);
-    return rest ? `${tenantPk(tenantId)}#${rest}` : tenantPk(tenantId);
+    return withTenant(tenantId, fill(this.shape.pk, values, this.shape.format));
   }
 
   /** The item key. Throws (a programming error) when a value of the templates is missing. */
   keyOf(tenantId: string, values: Values<PK> & Values<SK>): Key {
-    return { PK: this.pkOf(tenantId, values), SK: this.fill(this.shape.sk, values) };
+    return this.keyFrom(tenantId, values);
+  }
+
+  /** The key of an item from whatever attributes it has; throws when one the templates name is missing. */
+  keyFrom(tenantId: string, values: Record<string, unknown>): Key {
+    return { PK: withTenant(tenantId, fill(this.shape.pk, values, this.shape.format)), SK: fill(this.shape.sk, values, this.shape.format) };
   }
 
   /**
@@ -70,7 +96,7 @@ export class KeyTemplate<PK extends string, SK extends string> {
    * given: `prefixOf(t, { projectId })` on `PROJECT#{projectId}#LOG#{logId}` reads `PROJECT#p#LOG#`.
    */
   prefixOf(tenantId: string, values: Values<PK> & Partial<Values<SK>>, descending = false): QuerySpec {
-    return { pk: this.pkOf(tenantId, values), skPrefix: this.fill(this.shape.sk, values, 'prefix'), descending };
+    return { pk: this.pkOf(tenantId, values), skPrefix: fill(this.shape.sk, values, this.shape.format, 'prefix'), descending };
   }
 }
 
@@ -79,32 +105,374 @@ export function keyShape<const PK extends string, const SK extends string>(shape
   return new KeyTemplate(shape);
 }
 
-/** One entity's declaration: its type name, id prefix, parent, key shape, indexes and TTL. */
+/* ----------------------------------------------------------------------------------------------
+ * Attributes
+ */
+
+/** What an attribute holds; the GraphQL layer maps each kind to its type. */
+export type AttributeKind = 'string' | 'id' | 'int' | 'float' | 'boolean' | 'date' | 'dateTime' | 'json' | 'strings' | 'enum';
+
+export interface AttributeOptions<T> {
+  /** Always present on a stored item; required in the create input. */
+  required?: boolean;
+  /** Set at creation and never changed by an update (left out of the update input). */
+  readOnly?: boolean;
+  /** Set by the server, never by a client's input (counters, results). */
+  internal?: boolean;
+  /** The value a create takes when the input has none. */
+  default?: T;
+  /** At most this many characters (a text) or entries (a list). */
+  max?: number;
+  description?: string;
+}
+
+/** One declared attribute. `T` is the type of its value; `R` whether every item carries it. */
+export interface Attribute<T = unknown, R extends boolean = boolean> extends AttributeOptions<T> {
+  kind: AttributeKind;
+  required?: R;
+  /** The values an enum attribute may take. */
+  values?: readonly string[];
+  /** Never set: carries the value's type for the item type. */
+  readonly valueType?: T;
+}
+
+type Builder<T> = <const O extends AttributeOptions<T>>(options?: O) => Attribute<T, O['required'] extends true ? true : false> & O;
+
+function builder<T>(kind: AttributeKind): Builder<T> {
+  return (options) => ({ kind, ...options }) as never;
+}
+
+/** The attribute builders of a declaration: `name: attr.string({ required: true, max: 200 })`. */
+export const attr = {
+  string: builder<string>('string'),
+  id: builder<string>('id'),
+  int: builder<number>('int'),
+  float: builder<number>('float'),
+  boolean: builder<boolean>('boolean'),
+  /** A calendar date, `YYYY-MM-DD`. */
+  date: builder<string>('date'),
+  /** An instant, ISO 8601. */
+  dateTime: builder<string>('dateTime'),
+  strings: builder<string[]>('strings'),
+  /** A JSON value; `T` types it for the code that reads it. */
+  json: <T = Record<string, unknown>>() => builder<T>('json'),
+  enum: <const V extends string>(values: readonly V[]) => {
+    const make = builder<V>('enum');
+    return <const O extends AttributeOptions<V>>(options?: O) => ({ ...make(options), values });
+  },
+};
+
+export type AttributeMap = Record<string, Attribute>;
+
+type ValueOf<A> = A extends { valueType?: infer T } ? Exclude<T, undefined> : never;
+type RequiredKeys<As> = { [K in keyof As]: As[K] extends { required: true } ? K : never }[keyof As];
+
+/** The values of declared attributes: required ones always present, the others optional. */
+export type AttributeValues<As> = { [K in RequiredKeys<As>]: ValueOf<As[K]> } & {
+  [K in Exclude<keyof As, RequiredKeys<As>>]?: ValueOf<As[K]>;
+};
+
+/* ----------------------------------------------------------------------------------------------
+ * Indexes and status machines
+ */
+
+/** One index an entity appears in, with the templates of its partition and sort key. */
+export interface IndexDeclaration {
+  index: IndexName;
+  /** After `TENANT#<tenantId>#` (unless `crossTenant`), e.g. `'LOG_STATUS#{attributionStatus}'`. */
+  pk: string;
+  /** E.g. `'{createdAt}#{logId}'`; `{tenantId}` is the item's tenant. */
+  sk: string;
+  /** Sparse: the item is in the index only while each named attribute has one of these values. */
+  when?: Record<string, readonly unknown[]>;
+  /** An index for operators across tenants: its partition key has no tenant prefix (admins only). */
+  crossTenant?: boolean;
+  format?: Formatters;
+  /** Placeholder values computed from the item (a write shard). */
+  // biome-ignore lint/suspicious/noExplicitAny: computed from whichever attributes the entity has.
+  derive?: Record<string, (item: any) => string | number>;
+}
+
+/** A status machine: the attribute, the first status, and where each status may go. */
+export interface StatusDeclaration<S extends string = string> {
+  attribute: string;
+  initial: S;
+  transitions: Record<S, readonly S[]>;
+  /** What each status means, for the GraphQL enum. */
+  descriptions?: Partial<Record<S, string>>;
+}
+
+/** The event actions of an entity's standard changes, `<entity>.<verb>` by default. */
+export interface EventNames {
+  created: string;
+  updated: string;
+  statusChanged: string;
+  deleted: string;
+}
+
+/** The statuses of a machine declaration. */
+export type StateOf<M> = M extends { transitions: infer T } ? keyof T & string : never;
+
+type StatusValues<M> = M extends { attribute: infer A extends string; transitions: infer T } ? { [K in A]: keyof T & string } : unknown;
+type KeyValuesOf<PK extends string, SK extends string, As> = { [K in Exclude<Placeholders<PK> | Placeholders<SK>, keyof As>]: string };
+
+/** What the server adds to every item it writes. */
+export type System = {
+  PK: string;
+  SK: string;
+  entityType: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  createdBy: string;
+  expiresAt?: number;
+};
+
+/** One entity's declaration (see EntityModel). */
 export interface EntityDeclaration<
   PK extends string,
   SK extends string,
   Prefix extends string | undefined,
-  Parent extends string | undefined = undefined,
+  Parent extends string | undefined,
+  As extends AttributeMap,
+  M extends StatusDeclaration | undefined,
 > {
-  /** The `entityType` attribute of its items, e.g. `Milestone`. */
+  /** The `entityType` attribute of its items and the name of its GraphQL type, e.g. `Milestone`. */
   type: string;
   /** Ids are `<idPrefix>_<ULID>`; undefined for items keyed by something else (a tag, a version). */
   idPrefix: Prefix;
   /** The entity it belongs to; a project child's key nests under the project's sort key. */
   parent?: Parent;
   key: KeyTemplate<PK, SK>;
-  /** The secondary indexes its items appear in (sparse: only items that carry the attributes). */
-  indexes?: readonly IndexName[];
+  description?: string;
+  /** Its attributes besides the key values and what the server adds (version, times, author). */
+  attributes?: As;
+  /** The secondary indexes its items appear in, by a name the code queries with. */
+  indexes?: Record<string, IndexDeclaration>;
+  status?: M;
   /** True when its items carry the TTL attribute and expire. */
   ttl?: boolean;
+  events?: Partial<EventNames>;
 }
 
-/** Declares an entity (see EntityDeclaration); the literal types of its templates and prefix are kept. */
+/** The index attribute names the models own (the outbox's belong to the unit of work). */
+const MODEL_INDEX_ATTRIBUTES = indexNames.filter((name) => name !== 'OUTBOX').flatMap((name) => [keySchemas[name].pk, keySchemas[name].sk]);
+
+const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
+
+/**
+ * An entity's model, made from its declaration: the one place its keys, index attributes and
+ * status transitions are computed. `Item` is the type of its stored items.
+ */
+export class EntityModel<
+  PK extends string = string,
+  SK extends string = string,
+  Prefix extends string | undefined = string | undefined,
+  Parent extends string | undefined = string | undefined,
+  As extends AttributeMap = AttributeMap,
+  M extends StatusDeclaration | undefined = StatusDeclaration | undefined,
+> {
+  /** Never set: the type of the entity's stored items. */
+  declare readonly item: AttributeValues<As> & KeyValuesOf<PK, SK, As> & StatusValues<M> & System;
+  readonly type: string;
+  readonly idPrefix: Prefix;
+  readonly parent?: Parent;
+  readonly key: KeyTemplate<PK, SK>;
+  readonly description?: string;
+  readonly attributes: As;
+  readonly indexes: Record<string, IndexDeclaration>;
+  readonly status?: M;
+  readonly ttl: boolean;
+  readonly events: EventNames;
+  /** The attribute that holds the entity's own id: the last placeholder of its sort key. */
+  readonly idField: string;
+
+  constructor(declaration: EntityDeclaration<PK, SK, Prefix, Parent, As, M>) {
+    this.type = declaration.type;
+    this.idPrefix = declaration.idPrefix;
+    this.parent = declaration.parent;
+    this.key = declaration.key;
+    this.description = declaration.description;
+    this.attributes = declaration.attributes ?? ({} as As);
+    this.indexes = declaration.indexes ?? {};
+    this.status = declaration.status;
+    this.ttl = declaration.ttl ?? false;
+    const verb = lowerFirst(this.type);
+    this.events = {
+      created: `${verb}.created`,
+      updated: `${verb}.updated`,
+      statusChanged: `${verb}.status_changed`,
+      deleted: `${verb}.deleted`,
+      ...declaration.events,
+    };
+    const placeholders = placeholdersOf(`${this.key.shape.pk}#${this.key.shape.sk}`);
+    this.idField = placeholders[placeholders.length - 1] ?? 'tenantId';
+  }
+
+  /** The names of the key template's values (`projectId`, `logId`, …), in order. */
+  get keyFields(): string[] {
+    return placeholdersOf(`${this.key.shape.pk}#${this.key.shape.sk}`);
+  }
+
+  /** The item's key under `tenantId`, from the item's own key values. */
+  keyOf(tenantId: string, values: Values<PK> & Values<SK>): Key {
+    return this.key.keyOf(tenantId, values);
+  }
+
+  /**
+   * The attributes of every index the item belongs to now: an index whose `when` does not hold, or
+   * whose templates name an attribute the item lacks, is left out (the item is not in it).
+   */
+  indexAttributes(tenantId: string, item: Record<string, unknown>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const declared of Object.values(this.indexes)) {
+      if (declared.when && !Object.entries(declared.when).every(([name, allowed]) => allowed.includes(item[name]))) continue;
+      const values: Record<string, unknown> = { ...item, tenantId };
+      for (const [name, derive] of Object.entries(declared.derive ?? {})) values[name] = derive(item);
+      const needed = [...placeholdersOf(declared.pk), ...placeholdersOf(declared.sk)];
+      if (needed.some((name) => values[name] == null)) continue;
+      const pk = fill(declared.pk, values, declared.format);
+      const schema = keySchemas[declared.index];
+      out[schema.pk] = declared.crossTenant ? pk : withTenant(tenantId, pk);
+      out[schema.sk] = fill(declared.sk, values, declared.format);
+    }
+    return out;
+  }
+
+  /**
+   * The item as stored: its attributes with the key, `entityType` and the index attributes
+   * computed from them now (any earlier index attributes are dropped first, so an item never
+   * stays under a key its attributes no longer give).
+   */
+  toItem(tenantId: string, attributes: Record<string, unknown>): Item {
+    const item: Item = {};
+    for (const [name, value] of Object.entries(attributes)) {
+      if (name !== 'PK' && name !== 'SK' && !MODEL_INDEX_ATTRIBUTES.includes(name)) item[name] = value;
+    }
+    const key = this.key.keyFrom(tenantId, item);
+    return { ...key, entityType: this.type, ...item, ...this.indexAttributes(tenantId, item) };
+  }
+
+  /** A put of the item (see toItem); conditions are added by the caller (`ifNew`, `ifVersion`). */
+  put(tenantId: string, attributes: Record<string, unknown>): Write {
+    return put(this.toItem(tenantId, attributes));
+  }
+
+  /**
+   * An in-place update of the item whose key values `values` holds, changing `attributes` only
+   * (a set or list the builder then adds to). Throws (a programming error) when one of them composes
+   * an index key: those change through put, which recomputes the index attributes.
+   */
+  update(tenantId: string, values: Record<string, unknown>, attributes: readonly string[]): Write {
+    const indexed = Object.values(this.indexes).flatMap((i) => [
+      ...placeholdersOf(i.pk),
+      ...placeholdersOf(i.sk),
+      ...Object.keys(i.when ?? {}),
+    ]);
+    const clash = attributes.find((a) => indexed.includes(a));
+    if (clash) throw new Error(`${this.type}.${clash} composes an index key; change it with a put.`);
+    return update(this.key.keyFrom(tenantId, values));
+  }
+
+  /** A delete of the item whose key values `values` holds. */
+  delete(tenantId: string, values: Record<string, unknown>): Write {
+    return del(this.key.keyFrom(tenantId, values));
+  }
+
+  /** True when `item` is one of this entity's items: what turns a stored item into the typed one. */
+  is(item: Item | null | undefined): item is this['item'] {
+    return item != null && item.entityType === this.type;
+  }
+
+  /** A page of stored items as this entity's items (items of other entities are left out). */
+  pageOf(page: Page<Item>): Page<this['item']> {
+    return { nodes: page.nodes.filter((item) => this.is(item)), pageInfo: page.pageInfo };
+  }
+
+  /**
+   * A query of the index named `name` (as declared), with its partition filled from `values` and
+   * the sort key matched by the prefix that `values` give (see fill; `open` for a prefix search of
+   * the last value given). Newest (last) first with `descending`.
+   */
+  query(
+    tenantId: string,
+    name: string,
+    values: Record<string, unknown>,
+    options: { descending?: boolean; open?: boolean } = {},
+  ): QuerySpec {
+    const declared = this.indexes[name];
+    if (!declared) throw new Error(`${this.type} has no index ${name}.`);
+    const filled: Record<string, unknown> = { ...values, tenantId };
+    const pk = fill(declared.pk, filled, declared.format);
+    const skPrefix = fill(declared.sk, filled, declared.format, 'prefix', options.open);
+    return {
+      index: declared.index,
+      pk: declared.crossTenant ? pk : withTenant(tenantId, pk),
+      ...(skPrefix ? { skPrefix } : {}),
+      descending: options.descending ?? false,
+    };
+  }
+
+  /** The statuses of the machine, in declaration order (empty without one). */
+  get states(): StateOf<M>[] {
+    // The keys of the declared transitions are the states: what StateOf says at the type level.
+    return (this.status ? Object.keys(this.status.transitions) : []) as StateOf<M>[];
+  }
+
+  /** Where `from` may go. */
+  targets(from: string): readonly string[] {
+    const transitions: Record<string, readonly string[]> | undefined = this.status?.transitions;
+    return transitions?.[from] ?? [];
+  }
+
+  /**
+   * Throws INVALID_TRANSITION naming the entity, the current status, the target and the statuses
+   * allowed from here, unless the machine allows `from` → `to`.
+   */
+  assertTransition(id: string, from: string, to: string): void {
+    const allowed = this.targets(from);
+    if (allowed.includes(to)) return;
+    const instead = allowed.length ? `from ${from} it can go to ${allowed.join(' or ')}` : `${from} is final`;
+    throw new AppError(ErrorCode.INVALID_TRANSITION, `${this.type} ${id} cannot go from ${from} to ${to}: ${instead}.`, {
+      entity: this.type,
+      id,
+      from,
+      to,
+      allowed: [...allowed],
+    });
+  }
+
+  /** The transitions in words, for the GraphQL enum's description: `pending → in_progress; …`. */
+  describeTransitions(): string {
+    return this.states
+      .map((s) => {
+        const to = this.targets(s);
+        return to.length ? `${s} → ${to.join(' | ')}` : `${s} (final)`;
+      })
+      .join('; ');
+  }
+}
+
+/** Declares an entity (see EntityDeclaration); the literal types of its templates, attributes and statuses are kept. */
 export function entity<
   const PK extends string,
   const SK extends string,
   const Prefix extends string | undefined = undefined,
   const Parent extends string | undefined = undefined,
->(declaration: EntityDeclaration<PK, SK, Prefix, Parent>): EntityDeclaration<PK, SK, Prefix, Parent> {
-  return declaration;
+  const As extends AttributeMap = Record<never, Attribute>,
+  const M extends StatusDeclaration | undefined = undefined,
+>(declaration: EntityDeclaration<PK, SK, Prefix, Parent, As, M>): EntityModel<PK, SK, Prefix, Parent, As, M> {
+  return new EntityModel(declaration);
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: any model, whatever its templates and attributes.
+export type AnyModel = EntityModel<any, any, any, any, any, any>;
+/** The stored item type of a model. */
+export type ItemOf<M extends AnyModel> = M['item'];
+
+/** An enum object for a list of values, keyed by the values in upper case: `['in_progress']` → `{ IN_PROGRESS: 'in_progress' }`. */
+export type EnumObject<V extends string> = { readonly [K in V as Uppercase<K>]: K };
+
+export function enumObject<const V extends string>(values: readonly V[]): EnumObject<V> {
+  return Object.fromEntries(values.map((value) => [value.toUpperCase(), value])) as never;
 }

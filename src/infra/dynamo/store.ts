@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   GetCommand,
@@ -92,8 +92,8 @@ export class Store {
         const out = await this.doc.send(
           new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }),
         );
-        for (const item of out.Responses?.[this.tableName] ?? []) found.set(keyString(item as Key), item);
-        pending = (out.UnprocessedKeys?.[this.tableName]?.Keys as Key[] | undefined) ?? [];
+        for (const item of out.Responses?.[this.tableName] ?? []) found.set(keyString({ PK: String(item.PK), SK: String(item.SK) }), item);
+        pending = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []).map((key) => ({ PK: String(key.PK), SK: String(key.SK) }));
         if (attempt > 20 && pending.length > 0) {
           throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${attempt} attempts.`);
         }
@@ -252,7 +252,7 @@ export class Store {
         }),
       );
     } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
     }
   }
 
@@ -287,8 +287,7 @@ export class Store {
         const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
         if (failed >= 0) {
           const raw = reasons[failed].Item;
-          // biome-ignore lint/suspicious/noExplicitAny: the SDK types a cancellation's Item as either shape; isMarshalled told which.
-          const current = raw ? (isMarshalled(raw) ? unmarshall(raw as any) : (raw as Item)) : undefined;
+          const current = raw ? (isMarshalled(raw) ? unmarshall(raw) : raw) : undefined;
           const handler = writes[failed]?.onConditionFailed;
           throw handler
             ? handler(this.live(current) ?? undefined)
@@ -306,7 +305,8 @@ export class Store {
   }
 }
 
-function isMarshalled(value: object): boolean {
+/** True when a cancellation's item came in DynamoDB's attribute-value form (the SDK types it as either). */
+function isMarshalled(value: object): value is Record<string, AttributeValue> {
   const first = Object.values(value)[0];
   return (
     typeof first === 'object' &&

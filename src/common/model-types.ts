@@ -1,0 +1,135 @@
+import type { GraphQLScalarType } from 'graphql';
+import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType, type ClassType } from 'type-graphql';
+import { type AnyModel, type Attribute, type EnumObject, enumObject } from '../infra/dynamo/entity';
+import { Node } from './node.type';
+import { Connection } from './pagination';
+import { DateTime, JSONValue, LocalDate } from './scalars';
+import { Versioned } from './versioned.type';
+
+/*
+ * The GraphQL types of a declared entity, made from its declaration the way type-graphql's
+ * generic-types example makes classes at run time: the object type (a Node with its key values and
+ * attributes), its connection, the create and update inputs and the status enum. A feature whose
+ * entity needs nothing else uses these instead of writing the classes by hand.
+ */
+
+const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** The GraphQL name of an enum attribute's type: `MilestoneStatus` for Milestone's `status`. */
+const enumName = (model: AnyModel, attribute: string) => `${model.type}${upperFirst(attribute)}`;
+
+const registered = new Set<string>();
+
+/**
+ * Registers the GraphQL enum of an enum attribute (the status attribute's description gives the
+ * transitions) and returns its object, which type-graphql knows it by: call it once per enum.
+ */
+export function enumOf<const V extends string>(
+  model: AnyModel,
+  attribute: string,
+  values: readonly V[],
+  name = enumName(model, attribute),
+): EnumObject<V> {
+  if (registered.has(name)) throw new Error(`The enum ${name} is registered twice.`);
+  registered.add(name);
+  const made = enumObject(values);
+  const isStatus = model.status?.attribute === attribute;
+  registerEnumType(made, { name, description: isStatus ? `Transitions: ${model.describeTransitions()}.` : undefined });
+  return made;
+}
+
+/** The GraphQL type of one attribute; `enums` holds the enum objects made for this model so far. */
+function typeOf(
+  model: AnyModel,
+  name: string,
+  attribute: Attribute,
+  enums: Map<string, object>,
+): () => GraphQLScalarType | object | [GraphQLScalarType] {
+  switch (attribute.kind) {
+    case 'id':
+      return () => ID;
+    case 'int':
+      return () => Int;
+    case 'float':
+      return () => Float;
+    case 'boolean':
+      return () => Boolean;
+    case 'date':
+      return () => LocalDate;
+    case 'dateTime':
+      return () => DateTime;
+    case 'json':
+      return () => JSONValue;
+    case 'strings':
+      return () => [String];
+    case 'enum': {
+      let type = enums.get(name);
+      if (!type) enums.set(name, (type = enumOf(model, name, attribute.values ?? [])));
+      return () => type;
+    }
+    default:
+      return () => String;
+  }
+}
+
+/** The attributes of a model with the status attribute among them, in declaration order. */
+function attributesOf(model: AnyModel): [string, Attribute][] {
+  const declared: [string, Attribute][] = Object.entries(model.attributes);
+  const status = model.status;
+  return status ? [...declared, [status.attribute, { kind: 'enum', required: true, values: model.states }]] : declared;
+}
+
+/** Names a class made at run time, so type-graphql's errors and the schema name it. */
+function named<T extends ClassType>(cls: T, name: string): T {
+  Object.defineProperty(cls, 'name', { value: name });
+  return cls;
+}
+
+/** The object type, connection and inputs of a model (see above); made once per model. */
+export interface ModelTypes {
+  type: ClassType;
+  connection: ClassType;
+  createInput: ClassType;
+  updateInput: ClassType;
+  /** The status enum, when the model has a machine. */
+  status?: object;
+}
+
+const made = new Map<AnyModel, ModelTypes>();
+
+export function modelTypes(model: AnyModel): ModelTypes {
+  const existing = made.get(model);
+  if (existing) return existing;
+  const enums = new Map<string, object>();
+  const type = named(class extends Versioned {}, model.type);
+  // The entity's own id first, then the other values of its key, then its attributes.
+  const keyFields = [model.idField, ...model.keyFields.filter((f) => f !== model.idField)];
+  for (const field of keyFields) Field(() => ID)(type.prototype, field);
+  for (const [name, attribute] of attributesOf(model)) {
+    Field(typeOf(model, name, attribute, enums), { nullable: !attribute.required, description: attribute.description })(
+      type.prototype,
+      name,
+    );
+  }
+  Field(() => String, { description: 'The user who created it.' })(type.prototype, 'createdBy');
+  ObjectType(model.type, { simpleResolvers: true, implements: Node, description: model.description })(type);
+
+  const connection = named(class extends Connection(type) {}, `${model.type}Connection`);
+  ObjectType(`${model.type}Connection`, { simpleResolvers: true })(connection);
+
+  const createInput = named(class {}, `Create${model.type}Input`);
+  const updateInput = named(class {}, `Update${model.type}Input`);
+  for (const [name, attribute] of Object.entries<Attribute>(model.attributes)) {
+    if (attribute.internal) continue;
+    const optional = !attribute.required || attribute.default !== undefined;
+    Field(typeOf(model, name, attribute, enums), { nullable: optional, description: attribute.description })(createInput.prototype, name);
+    if (!attribute.readOnly) Field(typeOf(model, name, attribute, enums), { nullable: true })(updateInput.prototype, name);
+  }
+  InputType(`Create${model.type}Input`)(createInput);
+  InputType(`Update${model.type}Input`, { description: 'Fields to change; an omitted field is kept, a null clears it.' })(updateInput);
+
+  const status = model.status ? enums.get(model.status.attribute) : undefined;
+  const types = { type, connection, createInput, updateInput, status };
+  made.set(model, types);
+  return types;
+}

@@ -1,0 +1,129 @@
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Role } from '../auth/principal';
+import { feature, type Feature } from '../common/feature';
+import { modelTypes } from '../common/model-types';
+import { PageArgs } from '../common/pagination';
+import type { Context, Repositories } from '../context';
+import type { ChildModel } from './project-child.repository';
+import { Project } from './project.type';
+
+const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
+const optionalVersion = (type: string) => ({ nullable: true, description: `When given, CONFLICT unless the ${type} is at this version.` });
+const firstArg = { nullable: true, description: 'How many, 20 when omitted, at most 100.' };
+
+/**
+ * The standard API of a project child, derived from its declaration (as type-graphql's
+ * resolvers-inheritance example derives resolvers): its GraphQL types (see model-types.ts), the
+ * queries `<child>` and `<children>` (a project's, oldest first), `Project.<children>`, and the
+ * mutations create, update (optimistic locking), `set<Child>Status` (when it has a status
+ * machine) and delete, all through the request's standard repository, and how node(id:) reads it.
+ * A feature whose child needs more adds its own resolvers beside these.
+ */
+export function projectChildFeature(model: ChildModel, options: { plural?: string } = {}): Feature {
+  const { type, connection, createInput, updateInput, status } = modelTypes(model);
+  const name = model.type;
+  const single = lowerFirst(name);
+  const plural = options.plural ?? `${single}s`;
+  const idField = model.idField;
+  const repository = (ctx: Context) => ctx.repos.children.of(model);
+
+  @ArgsType()
+  class Ref {
+    @Field(() => ID)
+    projectId!: string;
+  }
+  Field(() => ID)(Ref.prototype, idField);
+  Object.defineProperty(Ref, 'name', { value: `${name}Ref` });
+
+  @ArgsType()
+  class ListArgs extends PageArgs {
+    @Field(() => ID)
+    projectId!: string;
+  }
+  Object.defineProperty(ListArgs, 'name', { value: `${name}sArgs` });
+
+  const idOf = (ref: Ref): string => String(Reflect.get(ref, idField));
+
+  @Resolver(() => type)
+  class ChildResolver {
+    @Authorized()
+    @Query(() => type, { name: single, nullable: true })
+    one(@Args(() => Ref) ref: Ref, @Ctx() ctx: Context) {
+      return repository(ctx).get(ref.projectId, idOf(ref));
+    }
+
+    @Authorized()
+    @Query(() => connection, { name: plural, description: `A project's ${plural}, oldest first.` })
+    list(@Args(() => ListArgs) { projectId, first, after }: ListArgs, @Ctx() ctx: Context) {
+      return repository(ctx).list(projectId, { first, after });
+    }
+
+    @Authorized(Role.EDITOR)
+    @Mutation(() => type, { name: `create${name}` })
+    create(@Arg('projectId', () => ID) projectId: string, @Arg('input', () => createInput) input: object, @Ctx() ctx: Context) {
+      return repository(ctx).create(projectId, input);
+    }
+
+    @Authorized(Role.EDITOR)
+    @Mutation(() => type, { name: `update${name}` })
+    update(
+      @Args(() => Ref) ref: Ref,
+      @Arg('expectedVersion', () => Int) expectedVersion: number,
+      @Arg('input', () => updateInput) input: object,
+      @Ctx() ctx: Context,
+    ) {
+      return repository(ctx).update(ref.projectId, idOf(ref), expectedVersion, input);
+    }
+
+    @Authorized(Role.EDITOR)
+    @Mutation(() => type, { name: `delete${name}`, description: `Deletes the ${single} and returns it as it was.` })
+    remove(
+      @Args(() => Ref) ref: Ref,
+      @Arg('expectedVersion', () => Int, optionalVersion(single)) expectedVersion: number | null,
+      @Ctx() ctx: Context,
+    ) {
+      return repository(ctx).delete(ref.projectId, idOf(ref), expectedVersion);
+    }
+  }
+  Object.defineProperty(ChildResolver, 'name', { value: `${name}Resolver` });
+
+  @Resolver(() => Project)
+  class ProjectChildrenResolver {
+    @FieldResolver(() => [type], { name: plural, description: `The first ${plural}; page with Query.${plural}.` })
+    async children(@Root() project: Project, @Arg('first', () => Int, firstArg) first: number | null, @Ctx() ctx: Context) {
+      return (await repository(ctx).list(project.projectId, { first })).nodes;
+    }
+  }
+  Object.defineProperty(ProjectChildrenResolver, 'name', { value: `Project${name}sResolver` });
+
+  const resolvers: Function[] = [ChildResolver, ProjectChildrenResolver];
+  if (status) {
+    const statusType = status;
+    @Resolver(() => type)
+    class StatusResolver {
+      @Authorized(Role.EDITOR)
+      @Mutation(() => type, { name: `set${name}Status`, description: `Moves the ${single} along: ${model.describeTransitions()}.` })
+      setStatus(
+        @Args(() => Ref) ref: Ref,
+        @Arg('status', () => statusType) to: string,
+        @Arg('expectedVersion', () => Int, optionalVersion(single)) expectedVersion: number | null,
+        @Ctx() ctx: Context,
+      ) {
+        return repository(ctx).setStatus(ref.projectId, idOf(ref), to, expectedVersion);
+      }
+    }
+    Object.defineProperty(StatusResolver, 'name', { value: `${name}StatusResolver` });
+    resolvers.push(StatusResolver);
+  }
+
+  return feature({
+    resolvers,
+    repositories: () => ({}),
+    nodes: {
+      [name]: {
+        type,
+        load: (repos: Repositories, values: Record<string, string>) => repos.children.of(model).get(values.projectId, values[idField]),
+      },
+    },
+  });
+}
