@@ -5,8 +5,9 @@ import { liveFeature } from './events/live.resolver';
 import { inspirationFeature } from './inspiration/inspiration.resolver';
 import { jobFeature } from './job/job.resolver';
 import { logFeature } from './log/log.resolver';
-import { milestoneFeature } from './milestone/milestone.resolver';
 import { nodeFeatureOf } from './node/node.resolver';
+import { projectChildFeature } from './project/project-child.feature';
+import { entities } from './common/entities';
 import { projectFeature } from './project/project.resolver';
 import { tenantFeature } from './tenant/tenant.resolver';
 
@@ -20,7 +21,8 @@ const entityFeatures = [
   tenantFeature,
   projectFeature,
   briefFeature,
-  milestoneFeature,
+  // Project children that need nothing beyond the standard API of their declaration.
+  projectChildFeature(entities.Milestone),
   logFeature,
   assetFeature,
   inspirationFeature,

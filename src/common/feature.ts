@@ -1,4 +1,5 @@
 import type { Repositories } from '../context';
+import type { AnyModel } from '../infra/dynamo/entity';
 import type { Metrics } from '../infra/metrics';
 import type { EventBus } from '../infra/pubsub';
 import type { NodeType } from './global-id';
@@ -40,6 +41,24 @@ export interface Feature<R extends Partial<Repositories> = Partial<Repositories>
   repositories(scope: Scope, repos: Repositories, deps: FeatureDeps): R;
   /** The feature's Node types (see NODE_ENTITIES) and how to read each by its global id. */
   nodes?: Partial<Record<NodeType, NodeSource>>;
+  /**
+   * The declared entity whose standard API this feature is (see project-child.feature.ts), so
+   * that tests can derive its cases (tenant isolation above all) from the declaration.
+   */
+  standard?: { model: AnyModel; names: StandardNames };
+}
+
+/** The names of a standard project child's fields (`milestone`, `milestones`, `createMilestone`, …). */
+export interface StandardNames {
+  single: string;
+  plural: string;
+  create: string;
+  update: string;
+  /** Absent without a status machine. */
+  setStatus?: string;
+  delete: string;
+  /** The queries that list a declared index (see IndexDeclaration.list). */
+  lists: string[];
 }
 
 /** Declares a feature (see Feature); the type of its repositories is kept for the wiring's completeness check. */

@@ -93,6 +93,8 @@ export interface ModelTypes {
   updateInput: ClassType;
   /** The status enum, when the model has a machine. */
   status?: object;
+  /** The GraphQL type of each attribute (the status included), for arguments. */
+  attributeTypes: ReadonlyMap<string, () => GraphQLScalarType | object | [GraphQLScalarType]>;
 }
 
 const made = new Map<AnyModel, ModelTypes>();
@@ -105,11 +107,11 @@ export function modelTypes(model: AnyModel): ModelTypes {
   // The entity's own id first, then the other values of its key, then its attributes.
   const keyFields = [model.idField, ...model.keyFields.filter((f) => f !== model.idField)];
   for (const field of keyFields) Field(() => ID)(type.prototype, field);
+  const attributeTypes = new Map<string, () => GraphQLScalarType | object | [GraphQLScalarType]>();
   for (const [name, attribute] of attributesOf(model)) {
-    Field(typeOf(model, name, attribute, enums), { nullable: !attribute.required, description: attribute.description })(
-      type.prototype,
-      name,
-    );
+    const fieldType = typeOf(model, name, attribute, enums);
+    attributeTypes.set(name, fieldType);
+    Field(fieldType, { nullable: !attribute.required, description: attribute.description })(type.prototype, name);
   }
   Field(() => String, { description: 'The user who created it.' })(type.prototype, 'createdBy');
   ObjectType(model.type, { simpleResolvers: true, implements: Node, description: model.description })(type);
@@ -129,7 +131,7 @@ export function modelTypes(model: AnyModel): ModelTypes {
   InputType(`Update${model.type}Input`, { description: 'Fields to change; an omitted field is kept, a null clears it.' })(updateInput);
 
   const status = model.status ? enums.get(model.status.attribute) : undefined;
-  const types = { type, connection, createInput, updateInput, status };
+  const types = { type, connection, createInput, updateInput, status, attributeTypes };
   made.set(model, types);
   return types;
 }

@@ -4,20 +4,23 @@ import type { Page, PageRequest, QuerySpec } from '../infra/dynamo/store';
 import type { Write } from '../infra/dynamo/write';
 import { create, type KeyValues, mutate, remove, type Target } from './mutate';
 import type { Scope } from './scope';
+import { validateS3Key } from './s3-key';
 import { applyPatch, boundedJson, maxItems, nonNegativeInt, requireText } from './validate';
 
 /**
  * The checks a declared attribute's kind implies for a client's value (text length, list length,
- * JSON size, whole numbers). Throws BAD_USER_INPUT naming the attribute.
+ * JSON size, whole numbers, S3 keys under the caller's tenant). Throws BAD_USER_INPUT naming the attribute.
  */
-function checked(attribute: Attribute, name: string, value: unknown): unknown {
+function checked(attribute: Attribute, name: string, value: unknown, tenantId: string): unknown {
+  const text = (entry: unknown, max: number) => {
+    if (typeof entry !== 'string') return entry;
+    return attribute.s3Key ? validateS3Key(entry, tenantId, name) : requireText(entry, name, max);
+  };
   switch (attribute.kind) {
     case 'string':
-      return typeof value === 'string' ? requireText(value, name, attribute.max ?? 2000) : value;
+      return text(value, attribute.max ?? 2000);
     case 'strings':
-      return Array.isArray(value)
-        ? maxItems(value, name, attribute.max ?? 100)?.map((entry) => (typeof entry === 'string' ? requireText(entry, name, 1000) : entry))
-        : value;
+      return Array.isArray(value) ? maxItems(value, name, attribute.max ?? 100)?.map((entry) => text(entry, 1000)) : value;
     case 'int':
       return typeof value === 'number' ? nonNegativeInt(value, name) : value;
     case 'float':
@@ -37,7 +40,7 @@ function checked(attribute: Attribute, name: string, value: unknown): unknown {
  * default; a required one without a default cannot be cleared). Internal attributes, and
  * read-only ones on update, are never taken from a client.
  */
-export function inputAttributes(model: AnyModel, input: object, mode: 'create' | 'update'): Record<string, unknown> {
+export function inputAttributes(model: AnyModel, input: object, mode: 'create' | 'update', tenantId: string): Record<string, unknown> {
   const given = new Map(Object.entries(input));
   const out: Record<string, unknown> = {};
   const attributes: Record<string, Attribute> = model.attributes;
@@ -51,7 +54,7 @@ export function inputAttributes(model: AnyModel, input: object, mode: 'create' |
       else out[name] = mode === 'update' ? null : undefined;
       continue;
     }
-    out[name] = checked(attribute, name, value);
+    out[name] = checked(attribute, name, value, tenantId);
   }
   return out;
 }
@@ -102,7 +105,7 @@ export class EntityRepository<M extends AnyModel> {
 
   /** Applies a client's patch (see inputAttributes) with optimistic locking; the event names the fields changed. */
   protected updateItem(values: KeyValues<M>, expectedVersion: number | null | undefined, input: object, derived: Write[] = []) {
-    const patch = inputAttributes(this.model, input, 'update');
+    const patch = inputAttributes(this.model, input, 'update', this.scope.tenantId);
     return mutate(this.scope, this.target(values), expectedVersion, (current) => ({
       item: applyPatch(current, patch),
       derived,

@@ -1,7 +1,8 @@
 import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
-import { feature, type Feature } from '../common/feature';
-import { modelTypes } from '../common/model-types';
+import { feature, type Feature, type StandardNames } from '../common/feature';
+import { type ModelTypes, modelTypes } from '../common/model-types';
+import { placeholdersOf } from '../infra/dynamo/entity';
 import { PageArgs } from '../common/pagination';
 import type { Context, Repositories } from '../context';
 import type { ChildModel } from './project-child.repository';
@@ -12,6 +13,45 @@ const optionalVersion = (type: string) => ({ nullable: true, description: `When 
 const firstArg = { nullable: true, description: 'How many, 20 when omitted, at most 100.' };
 
 /**
+ * The query that lists one declared index of a child across the caller's projects, newest first:
+ * its arguments are the values of the index's partition key (`scenesByStatus(status:)`).
+ */
+function indexResolver(
+  model: ChildModel,
+  type: Function,
+  connection: Function,
+  indexName: string,
+  queryName: string,
+  attributeTypes: ModelTypes['attributeTypes'],
+): Function {
+  const declared = model.indexes[indexName];
+  const partition = placeholdersOf(declared.pk);
+  @ArgsType()
+  class IndexArgs extends PageArgs {}
+  for (const field of partition) {
+    const fieldType = attributeTypes.get(field);
+    if (!fieldType) throw new Error(`${model.type}.${indexName} lists by ${field}, which is no attribute.`);
+    Field(fieldType)(IndexArgs.prototype, field);
+  }
+  Object.defineProperty(IndexArgs, 'name', { value: `${queryName}Args` });
+
+  @Resolver(() => type)
+  class IndexResolver {
+    @Authorized()
+    @Query(() => connection, {
+      name: queryName,
+      description: `The ${model.type} items of your projects by ${partition.join(' and ')}, newest first.`,
+    })
+    list(@Args(() => IndexArgs) args: IndexArgs, @Ctx() ctx: Context) {
+      const values = Object.fromEntries(partition.map((field) => [field, Reflect.get(args, field)]));
+      return ctx.repos.children.of(model).listIndex(indexName, values, { first: args.first, after: args.after });
+    }
+  }
+  Object.defineProperty(IndexResolver, 'name', { value: `${queryName}Resolver` });
+  return IndexResolver;
+}
+
+/**
  * The standard API of a project child, derived from its declaration (as type-graphql's
  * resolvers-inheritance example derives resolvers): its GraphQL types (see model-types.ts), the
  * queries `<child>` and `<children>` (a project's, oldest first), `Project.<children>`, and the
@@ -20,7 +60,7 @@ const firstArg = { nullable: true, description: 'How many, 20 when omitted, at m
  * A feature whose child needs more adds its own resolvers beside these.
  */
 export function projectChildFeature(model: ChildModel, options: { plural?: string } = {}): Feature {
-  const { type, connection, createInput, updateInput, status } = modelTypes(model);
+  const { type, connection, createInput, updateInput, status, attributeTypes } = modelTypes(model);
   const name = model.type;
   const single = lowerFirst(name);
   const plural = options.plural ?? `${single}s`;
@@ -97,6 +137,9 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
   Object.defineProperty(ProjectChildrenResolver, 'name', { value: `Project${name}sResolver` });
 
   const resolvers: Function[] = [ChildResolver, ProjectChildrenResolver];
+  for (const [indexName, declared] of Object.entries(model.indexes)) {
+    if (declared.list) resolvers.push(indexResolver(model, type, connection, indexName, declared.list, attributeTypes));
+  }
   if (status) {
     const statusType = status;
     @Resolver(() => type)
@@ -116,7 +159,17 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
     resolvers.push(StatusResolver);
   }
 
+  const names: StandardNames = {
+    single,
+    plural,
+    create: `create${name}`,
+    update: `update${name}`,
+    setStatus: status ? `set${name}Status` : undefined,
+    delete: `delete${name}`,
+    lists: Object.values(model.indexes).flatMap((i) => (i.list ? [i.list] : [])),
+  };
   return feature({
+    standard: { model, names },
     resolvers,
     repositories: () => ({}),
     nodes: {

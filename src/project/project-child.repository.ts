@@ -53,11 +53,16 @@ export class ProjectChildRepository<M extends ChildModel> extends EntityReposito
     return this.page(this.model.key.prefixOf(this.scope.tenantId, { projectId }), page);
   }
 
+  /** One page of a declared index of this child (`values` fill its partition key), newest first. */
+  listIndex(indexName: string, values: Record<string, unknown>, page: PageRequest) {
+    return this.page(this.model.query(this.scope.tenantId, indexName, values, { descending: true }), page);
+  }
+
   /** Creates a child from a client's input (see inputAttributes), only in an active project. */
   create(projectId: string, input: object, extra: Record<string, unknown> = {}, derived: Write[] = []) {
     const id = this.scope.newId(this.prefix);
     const values = this.valuesOf(projectId, id);
-    return this.createItem({ ...inputAttributes(this.model, input, 'create'), ...extra, ...values }, [
+    return this.createItem({ ...inputAttributes(this.model, input, 'create', this.scope.tenantId), ...extra, ...values }, [
       this.projects.activeProjectCheck(projectId),
       ...derived,
     ]);

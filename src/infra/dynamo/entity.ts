@@ -123,6 +123,8 @@ export interface AttributeOptions<T> {
   default?: T;
   /** At most this many characters (a text) or entries (a list). */
   max?: number;
+  /** A text (or each text of a list) is an S3 object key, which must lie under the caller's tenant prefix. */
+  s3Key?: boolean;
   description?: string;
 }
 
@@ -188,6 +190,11 @@ export interface IndexDeclaration {
   /** An index for operators across tenants: its partition key has no tenant prefix (admins only). */
   crossTenant?: boolean;
   format?: Formatters;
+  /**
+   * The name of the query that lists the index's partition (`scenesByStatus`), newest first, with
+   * the partition's values as arguments; a standard project child's API then has it.
+   */
+  list?: string;
   /** Placeholder values computed from the item (a write shard). */
   // biome-ignore lint/suspicious/noExplicitAny: computed from whichever attributes the entity has.
   derive?: Record<string, (item: any) => string | number>;
