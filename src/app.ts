@@ -8,6 +8,7 @@ import { CursorCodec } from './infra/cursor';
 import { createDynamo, probeTable, type CallCounter } from './infra/dynamo/client';
 import { startDynamoDbLocal, type EmbeddedDynamo } from './infra/dynamo/embedded';
 import { ensureTable } from './infra/dynamo/ensure-table';
+import { verifyTable } from './infra/dynamo/verify-table';
 import { Store } from './infra/dynamo/store';
 import { Outbox, type OutboxOptions } from './events/outbox';
 import { OutboxStats } from './infra/dynamo/outbox-stats';
@@ -150,12 +151,17 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       metrics,
       outage,
     });
-    const [created, bucket] = await Promise.all([ensureTable(dynamo.client, config.tableName), s3 ? files.ensureBucket() : undefined]);
+    // Outside development the table is only checked: a missing table or index stops the start-up, naming it.
+    const tableReady = config.dynamo.createTable
+      ? ensureTable(dynamo.client, config.tableName)
+      : verifyTable(dynamo.client, config.tableName).then(() => 'verified' as const);
+    const [created, bucket] = await Promise.all([tableReady, s3 ? files.ensureBucket() : undefined]);
     progress(
       {
         created: `Created table ${config.tableName} with its indexes.`,
         updated: `Added missing indexes to table ${config.tableName}.`,
         exists: `Using table ${config.tableName}.`,
+        verified: `Using table ${config.tableName} (its keys and indexes checked).`,
       }[created],
     );
     if (s3) progress(`Local S3 is up at ${s3.endpoint}${bucket === 'created' ? `; created bucket ${config.s3.bucket}` : ''}.`);

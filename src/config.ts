@@ -14,6 +14,12 @@ export interface Config {
   dynamo: {
     /** True when no DynamoDB was configured, so the server starts DynamoDB Local itself. */
     embedded: boolean;
+    /**
+     * Create the table (and add missing indexes) at start-up; otherwise only check that it matches
+     * the definition and refuse to start when it does not. Never in production, whose runtime role
+     * has no table-management rights.
+     */
+    createTable: boolean;
     endpoint?: string;
     region: string;
     /** Timeout of one attempt of a DynamoDB call (connect included); the SDK retries within the request budget. */
@@ -182,6 +188,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (production && embedded) {
     throw new Error('In production set DYNAMODB_ENDPOINT, or TABLE_NAME with AWS credentials; DynamoDB Local is for development.');
   }
+  // A local DynamoDB (embedded, or a development endpoint) gets its table made; real AWS and
+  // production only get it checked, since the deploy template owns the table there.
+  const createTable = bool(env, 'CREATE_TABLE', !production && (embedded || Boolean(endpoint)));
+  if (production && createTable) throw new Error('CREATE_TABLE cannot be on in production: the deploy template creates the table.');
   if (production && !env.S3_BUCKET) throw new Error('In production set S3_BUCKET; the embedded S3 is for development.');
 
   const jwksUrl = env.AUTH_JWKS_URL || undefined;
@@ -202,6 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
     tableName: env.TABLE_NAME || 'Artissist',
     dynamo: {
       embedded,
+      createTable,
       endpoint,
       region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
       requestTimeoutMs: positive(env, 'DYNAMODB_TIMEOUT_MS', 2000),
