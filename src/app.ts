@@ -183,7 +183,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     );
     if (s3) progress(`Local S3 is up at ${s3.endpoint}${bucket === 'created' ? `; created bucket ${config.s3.bucket}` : ''}.`);
     const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
-    const bus = createEventBus({ redisUrl: config.redisUrl });
+    const bus = createEventBus({ redisUrl: config.redisUrl, outage });
     const outbox = new Outbox(store, bus, {
       ...config.outbox,
       failPublish: options.failPublish,
