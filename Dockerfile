@@ -10,7 +10,7 @@
 #
 # See docs/deploying.md for the settings and the table, bucket and policy it needs.
 
-FROM node:24-bookworm-slim AS build
+FROM node:26-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund --ignore-scripts
@@ -18,7 +18,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npx tsc -p tsconfig.build.json
 
-FROM node:24-bookworm-slim AS runtime
+FROM node:26-slim AS runtime
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000
 WORKDIR /app
 COPY package.json package-lock.json ./
