@@ -8,6 +8,7 @@ import { CursorCodec } from './infra/cursor';
 import { createDynamo, probeTable, type CallCounter } from './infra/dynamo/client';
 import { startDynamoDbLocal, type EmbeddedDynamo } from './infra/dynamo/embedded';
 import { ensureTable } from './infra/dynamo/ensure-table';
+import { verifyTable } from './infra/dynamo/verify-table';
 import { Store } from './infra/dynamo/store';
 import { Outbox, type OutboxOptions } from './events/outbox';
 import { OutboxStats } from './infra/dynamo/outbox-stats';
@@ -20,7 +21,7 @@ import { OperationPipeline } from './graphql/pipeline';
 import { startHttpServer } from './http/server';
 import { attachWebSocket, type WebSocketCounts } from './http/websocket';
 import { createEventBus, type EventBus } from './infra/pubsub';
-import { startEmbeddedS3, type EmbeddedS3 } from './infra/s3/embedded';
+import type { EmbeddedS3 } from './infra/s3/embedded';
 import { FileStore } from './infra/s3/files';
 import type { PartState } from './infra/supervisor';
 import { logger } from './logger';
@@ -106,6 +107,23 @@ export interface StartOptions {
 const WS_CLOSE_GRACE_MS = 1000;
 
 /**
+ * The local S3 module, loaded only when the embedded default uses it: it runs s3rver, a
+ * development dependency that a production install (`npm ci --omit=dev`) leaves out.
+ */
+function embeddedS3(): typeof import('./infra/s3/embedded') {
+  try {
+    return require('./infra/s3/embedded');
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'MODULE_NOT_FOUND' && error.message.includes("'s3rver'")) {
+      throw new Error(
+        'S3_BUCKET is unset, and the local S3 (s3rver) is a development dependency that is not installed here: set S3_BUCKET.',
+      );
+    }
+    throw error;
+  }
+}
+
+/**
  * Starts everything the configuration asks for: DynamoDB Local when no DynamoDB is configured,
  * the table if missing, and the HTTP server. On a failure part-way, what was started is stopped
  * again before the error is rethrown.
@@ -115,7 +133,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   let embedded: EmbeddedDynamo | undefined;
   let s3: EmbeddedS3 | undefined;
   // The local S3 starts while DynamoDB Local boots, and its bucket is made while the table is.
-  const s3Starting = config.s3.embedded ? startEmbeddedS3(join(config.dataDir, 's3')) : undefined;
+  const s3Starting = config.s3.embedded ? embeddedS3().startEmbeddedS3(join(config.dataDir, 's3')) : undefined;
   s3Starting?.catch(() => {});
   try {
     if (s3Starting) progress(`Starting the local S3 (files in ${join(config.dataDir, 's3')}) …`);
@@ -150,17 +168,22 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       metrics,
       outage,
     });
-    const [created, bucket] = await Promise.all([ensureTable(dynamo.client, config.tableName), s3 ? files.ensureBucket() : undefined]);
+    // Outside development the table is only checked: a missing table or index stops the start-up, naming it.
+    const tableReady = config.dynamo.createTable
+      ? ensureTable(dynamo.client, config.tableName)
+      : verifyTable(dynamo.client, config.tableName).then(() => 'verified' as const);
+    const [created, bucket] = await Promise.all([tableReady, s3 ? files.ensureBucket() : undefined]);
     progress(
       {
         created: `Created table ${config.tableName} with its indexes.`,
         updated: `Added missing indexes to table ${config.tableName}.`,
         exists: `Using table ${config.tableName}.`,
+        verified: `Using table ${config.tableName} (its keys and indexes checked).`,
       }[created],
     );
     if (s3) progress(`Local S3 is up at ${s3.endpoint}${bucket === 'created' ? `; created bucket ${config.s3.bucket}` : ''}.`);
     const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
-    const bus = createEventBus({ redisUrl: config.redisUrl });
+    const bus = createEventBus({ redisUrl: config.redisUrl, outage });
     const outbox = new Outbox(store, bus, {
       ...config.outbox,
       failPublish: options.failPublish,

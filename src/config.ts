@@ -14,6 +14,12 @@ export interface Config {
   dynamo: {
     /** True when no DynamoDB was configured, so the server starts DynamoDB Local itself. */
     embedded: boolean;
+    /**
+     * Create the table (and add missing indexes) at start-up; otherwise only check that it matches
+     * the definition and refuse to start when it does not. Never in production, whose runtime role
+     * has no table-management rights.
+     */
+    createTable: boolean;
     endpoint?: string;
     region: string;
     /** Timeout of one attempt of a DynamoDB call (connect included); the SDK retries within the request budget. */
@@ -45,6 +51,8 @@ export interface Config {
     jwksUrl?: string;
     issuer?: string;
     audience?: string;
+    /** Tokens valid for longer than this (from `iat`) are refused; every token needs `exp`. */
+    maxTokenLifetimeSeconds: number;
   };
   cursorSecret: string;
   introspection: boolean;
@@ -91,6 +99,20 @@ export interface Config {
   outbox: { sweepIntervalMs: number; graceMs: number };
   /** On SIGINT/SIGTERM, how long in-flight HTTP requests may take to finish before they are cut off. */
   shutdownDrainMs: number;
+  /**
+   * Limits on HTTP connections against clients that hold them open (slow headers or bodies, idle
+   * keep-alive): Node's own defaults check only every 30 s and allow 5 minutes for a request.
+   */
+  http: {
+    /** Time to receive a request's headers; then 408 and the connection is closed. */
+    headersTimeoutMs: number;
+    /** Time to receive a whole request, body included; then 408 and the connection is closed. */
+    requestTimeoutMs: number;
+    /** How long an idle keep-alive connection stays open for the next request. */
+    keepAliveTimeoutMs: number;
+    /** Open connections per instance, WebSockets included; further ones are refused. */
+    maxConnections: number;
+  };
   limits: {
     maxDepth: number;
     maxCost: number;
@@ -163,6 +185,19 @@ export function developmentSecret(env: Env, dataDir: string, production: boolean
   return { secret: new TextEncoder().encode(readFileSync(file, 'utf8').trim()), generated: true };
 }
 
+function httpLimits(env: Env): Config['http'] {
+  const limits = {
+    headersTimeoutMs: positive(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000),
+    requestTimeoutMs: positive(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000),
+    keepAliveTimeoutMs: positive(env, 'HTTP_KEEPALIVE_TIMEOUT_MS', 5_000),
+    maxConnections: positive(env, 'HTTP_MAX_CONNECTIONS', 10_000),
+  };
+  // Node refuses a header timeout longer than the request's, which includes the headers.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs)
+    throw new Error('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS.');
+  return limits;
+}
+
 /** Origins a frontend's dev server runs on (Vite's localhost:5173, CRA's :3000 …), allowed outside production by default. */
 const DEV_ORIGINS = [/^http:\/\/localhost(:\d+)?$/, /^http:\/\/127\.0\.0\.1(:\d+)?$/];
 
@@ -182,6 +217,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (production && embedded) {
     throw new Error('In production set DYNAMODB_ENDPOINT, or TABLE_NAME with AWS credentials; DynamoDB Local is for development.');
   }
+  // A local DynamoDB (embedded, or a development endpoint) gets its table made; real AWS and
+  // production only get it checked, since the deploy template owns the table there.
+  const createTable = bool(env, 'CREATE_TABLE', !production && (embedded || Boolean(endpoint)));
+  if (production && createTable) throw new Error('CREATE_TABLE cannot be on in production: the deploy template creates the table.');
   if (production && !env.S3_BUCKET) throw new Error('In production set S3_BUCKET; the embedded S3 is for development.');
 
   const jwksUrl = env.AUTH_JWKS_URL || undefined;
@@ -202,6 +241,7 @@ export function loadConfig(env: Env = process.env): Config {
     tableName: env.TABLE_NAME || 'Artissist',
     dynamo: {
       embedded,
+      createTable,
       endpoint,
       region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
       requestTimeoutMs: positive(env, 'DYNAMODB_TIMEOUT_MS', 2000),
@@ -223,6 +263,8 @@ export function loadConfig(env: Env = process.env): Config {
       jwksUrl,
       issuer: env.AUTH_ISSUER || undefined,
       audience: env.AUTH_AUDIENCE || undefined,
+      // 30 days: the development token's lifetime; identity providers issue far shorter ones.
+      maxTokenLifetimeSeconds: positive(env, 'AUTH_MAX_TOKEN_LIFETIME_SECONDS', 30 * 24 * 3600),
     },
     cursorSecret,
     introspection: bool(env, 'INTROSPECTION', !production),
@@ -257,6 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
     subscriptionBuffer: int(env, 'SUBSCRIPTION_BUFFER', 1000),
     outbox: { sweepIntervalMs: int(env, 'OUTBOX_SWEEP_MS', 2_000), graceMs: int(env, 'OUTBOX_GRACE_MS', 3_000) },
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 5_000),
+    http: httpLimits(env),
     limits: {
       maxDepth: int(env, 'MAX_QUERY_DEPTH', 6),
       maxCost: int(env, 'MAX_QUERY_COST', 5000),

@@ -8,8 +8,8 @@ import { JavaMissingError, startDynamoDbLocal } from './infra/dynamo/embedded';
 /*
  * On Node 20 the AWS SDK prints a nine-line notice that its 2027 releases need Node 22, which
  * would bury the start-up block a newcomer needs to read; we print one line of our own instead
- * (below). On Node 22 and later, the baseline being 24, the SDK says nothing and nothing is turned
- * off, so a future notice of the SDK's still shows.
+ * (below), for every Node older than `engines` allows. On Node 22 and later the SDK says nothing
+ * and nothing is turned off, so a future notice of the SDK's still shows.
  */
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 if (NODE_MAJOR < 22) process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const demoMode = process.argv.includes('--demo');
   const say = (message: string) => process.stdout.write(`${message}\n`);
-  if (NODE_MAJOR < 22) say(`Note: Node ${process.versions.node} is past its end of life; Node 24 is the supported baseline (see README).`);
+  if (NODE_MAJOR < 24) say(`Note: Node ${process.versions.node} is not supported; Node 26 is the baseline, Node 24 still works (README).`);
 
   let embedded: ReturnType<typeof startDynamoDbLocal> | undefined;
   let starting: Promise<App> | undefined;

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, errors, jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { isValidTenantId } from '../common/ids';
 import { unauthenticated } from '../errors';
 import { Role, type Principal } from './principal';
@@ -8,6 +8,11 @@ export interface AuthSettings {
   jwksUrl?: string;
   issuer?: string;
   audience?: string;
+  /**
+   * The longest a token may be valid, in seconds from its `iat` (or from now, when it has none or
+   * claims a later one); unset: no bound beyond the required `exp`.
+   */
+  maxTokenLifetimeSeconds?: number;
 }
 
 const roleValues = new Set<string>(Object.values(Role));
@@ -65,13 +70,26 @@ export class TokenVerifier {
         issuer: this.settings.issuer,
         audience: this.settings.audience,
         algorithms: this.settings.jwksUrl ? ['RS256', 'ES256', 'PS256', 'EdDSA'] : ['HS256'],
+        // A token that never expires cannot be taken back once leaked: `exp` is required.
+        requiredClaims: ['exp'],
       };
       payload =
         this.key instanceof Uint8Array
           ? (await jwtVerify(token, this.key, options)).payload
           : (await jwtVerify(token, this.key, options)).payload;
     } catch (error) {
+      if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'exp' && error.reason === 'missing') {
+        throw unauthenticated('The token has no exp claim; tokens must expire.');
+      }
       throw unauthenticated(rejectionReason((error as { code?: string }).code));
+    }
+    const max = this.settings.maxTokenLifetimeSeconds;
+    if (max !== undefined && typeof payload.exp === 'number') {
+      const now = Math.floor(Date.now() / 1000);
+      const from = typeof payload.iat === 'number' ? Math.min(payload.iat, now) : now;
+      if (payload.exp - from > max) {
+        throw unauthenticated(`The token is valid for longer than the ${max} s this server accepts (AUTH_MAX_TOKEN_LIFETIME_SECONDS).`);
+      }
     }
     return principalFromClaims(payload);
   }

@@ -90,7 +90,9 @@ export class OperationPipeline {
     const armor = new ApolloArmor({
       maxDepth: { n: config.limits.maxDepth },
       costLimit: { maxCost: config.limits.maxCost },
-      maxAliases: { n: config.limits.maxAliases },
+      // Every alias counts, `__typename` ones too: armor lets those through by default, and a
+      // thousand aliased __typename fields are as much work to answer as any others.
+      maxAliases: { n: config.limits.maxAliases, allowList: [] },
       maxDirectives: { n: config.limits.maxDirectives },
       // The token limit is graphql-js's own (parseOptions), not armor's: armor's Apollo plugin parses
       // the document a second time inside Apollo's parsing hook, where a syntax error escapes as a 500.

@@ -14,14 +14,37 @@ export interface GraphiQLHints {
 
 const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
 
-/** The files the page loads, all from installed packages: nothing comes from a CDN. */
-const assets: Record<string, { file: string; type: string }> = {
-  'react.production.min.js': { file: join(packageDir('react'), 'umd/react.production.min.js'), type: 'text/javascript' },
-  'react-dom.production.min.js': { file: join(packageDir('react-dom'), 'umd/react-dom.production.min.js'), type: 'text/javascript' },
-  'graphiql.min.js': { file: join(packageDir('graphiql'), 'graphiql.min.js'), type: 'text/javascript' },
-  'graphiql.min.css': { file: join(packageDir('graphiql'), 'graphiql.min.css'), type: 'text/css' },
-  'graphql-ws.min.js': { file: join(packageDir('graphql-ws'), 'umd/graphql-ws.min.js'), type: 'text/javascript' },
-};
+/** The packages the page is built from: development dependencies, absent from a production install (`npm ci --omit=dev`). */
+export const GRAPHIQL_PACKAGES = ['graphiql', 'react', 'react-dom'];
+
+/**
+ * The files the page loads, all from installed packages: nothing comes from a CDN. Resolved when
+ * the page is turned on, not when this module loads, so a production install without GraphiQL's
+ * packages runs as long as GRAPHIQL is off, and turning it on there fails at start-up, saying why.
+ */
+function pageAssets(): Record<string, { file: string; type: string }> {
+  const missing = GRAPHIQL_PACKAGES.filter((name) => {
+    try {
+      packageDir(name);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (missing.length) {
+    throw new Error(
+      `GRAPHIQL is on but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not installed: ` +
+        'they are development dependencies (install without --omit=dev) or set GRAPHIQL=false.',
+    );
+  }
+  return {
+    'react.production.min.js': { file: join(packageDir('react'), 'umd/react.production.min.js'), type: 'text/javascript' },
+    'react-dom.production.min.js': { file: join(packageDir('react-dom'), 'umd/react-dom.production.min.js'), type: 'text/javascript' },
+    'graphiql.min.js': { file: join(packageDir('graphiql'), 'graphiql.min.js'), type: 'text/javascript' },
+    'graphiql.min.css': { file: join(packageDir('graphiql'), 'graphiql.min.css'), type: 'text/css' },
+    'graphql-ws.min.js': { file: join(packageDir('graphql-ws'), 'umd/graphql-ws.min.js'), type: 'text/javascript' },
+  };
+}
 
 /*
  * The page's own script. Queries and mutations go over HTTP through GraphiQL's fetcher;
@@ -178,6 +201,7 @@ function page(hints: GraphiQLHints): string {
  * asked on every page load, so the tabs show what the demo is doing now.
  */
 export function graphiqlRouter(hints: () => GraphiQLHints): Router {
+  const assets = pageAssets();
   const router = express.Router();
   router.get('/graphql', (req, res, next) => {
     // curl and GraphQL clients (*/* or JSON) fall through to the API; browsers prefer HTML.

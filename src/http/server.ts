@@ -109,7 +109,19 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   const { config, pipeline } = deps;
   const app = express();
   app.disable('x-powered-by');
-  const server = createServer(app);
+  const server = createServer(
+    {
+      headersTimeout: config.http.headersTimeoutMs,
+      requestTimeout: config.http.requestTimeoutMs,
+      keepAliveTimeout: config.http.keepAliveTimeoutMs,
+      // Node looks for connections past those timeouts every 30 s by default, so a slow client
+      // could hold a connection half a minute beyond them; once a second keeps the bound tight.
+      connectionsCheckingInterval: 1000,
+    },
+    app,
+  );
+  // Past the cap, new connections are closed as soon as they are accepted.
+  server.maxConnections = config.http.maxConnections;
 
   const apollo = new ApolloServer<Context>({
     schema: deps.schema,

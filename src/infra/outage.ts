@@ -12,6 +12,8 @@ interface DependencyState {
   total: number;
   /** A call succeeded since the last summary. */
   succeeded: boolean;
+  /** A connection to it is up again, and no call failed since (see `connected`). */
+  reconnected?: boolean;
 }
 
 /**
@@ -44,11 +46,22 @@ export class OutageLog {
     }
     state.window.set(kind, (state.window.get(kind) ?? 0) + 1);
     state.total++;
+    state.reconnected = false;
   }
 
   success(dependency: string): void {
     const state = this.down.get(dependency);
     if (state) state.succeeded = true;
+  }
+
+  /**
+   * A dependency reached over a lasting connection (Redis) has it again. Unlike `success`, which a
+   * call makes and each summary forgets, this holds until the next failure: such a dependency
+   * makes no further call to report, and "answers again" must still follow one quiet interval.
+   */
+  connected(dependency: string): void {
+    const state = this.down.get(dependency);
+    if (state) state.reconnected = true;
   }
 
   /** Dependencies failing now. */
@@ -73,7 +86,7 @@ export class OutageLog {
           },
           `${dependency}: ${failures} failed call${failures === 1 ? '' : 's'} in the last ${Math.round(this.intervalMs / 1000)} s`,
         );
-      } else if (state.succeeded) {
+      } else if (state.succeeded || state.reconnected) {
         this.log.info({ dependency, outageSeconds, totalFailures: state.total }, `${dependency} answers again`);
         this.down.delete(dependency);
         continue;

