@@ -4,13 +4,13 @@ import {
   CreateBriefVersionDocument,
   CreateInspirationDocument,
   CreateLogDocument,
-  CreateMilestoneDocument,
   CreateProjectDocument,
   MeDocument,
 } from '../../src/client/gql/graphql';
-import { globalIdOf } from '../../src/common/global-id';
+import { globalIdOf, isNodeType } from '../../src/common/global-id';
 import { buildAppSchema } from '../../src/schema';
 import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
+import { listArguments, sampleInput, standardChildren } from '../support/standard';
 
 const MARK = 'SECRET-OF-A';
 
@@ -18,7 +18,8 @@ interface Ids {
   jobId: string;
   projectId: string;
   logId: string;
-  milestoneId: string;
+  /** A's standard project children by type: one id of each, and A's cursors for its lists. */
+  standard: Record<string, { id: string; cursors: Record<string, string> }>;
   assetId: string;
   inspirationId: string;
   cursors: Record<string, string>;
@@ -40,11 +41,6 @@ const cases: Record<string, Case> = {
   briefVersions: (i) => ({
     query: `query($a: String) { briefVersions(projectId: "${i.projectId}", after: $a) { nodes { requirements } } }`,
     variables: { a: i.cursors.briefVersions },
-  }),
-  milestone: (i) => ({ query: `{ milestone(projectId: "${i.projectId}", milestoneId: "${i.milestoneId}") { name } }` }),
-  milestones: (i) => ({
-    query: `query($a: String) { milestones(projectId: "${i.projectId}", after: $a) { nodes { name } } }`,
-    variables: { a: i.cursors.milestones },
   }),
   log: (i) => ({ query: `{ log(projectId: "${i.projectId}", logId: "${i.logId}") { rawText } }` }),
   logs: (i) => ({ query: `{ logs(projectId: "${i.projectId}") { logId rawText materials } }` }),
@@ -113,16 +109,6 @@ const cases: Record<string, Case> = {
   approveBriefVersion: (i) => ({
     query: `mutation { approveBriefVersion(projectId: "${i.projectId}", version: 1, decision: APPROVED) { requirements } }`,
   }),
-  createMilestone: (i) => ({ query: `mutation { createMilestone(projectId: "${i.projectId}", input: { name: "x" }) { milestoneId } }` }),
-  updateMilestone: (i) => ({
-    query: `mutation { updateMilestone(projectId: "${i.projectId}", milestoneId: "${i.milestoneId}", expectedVersion: 1, input: { name: "x" }) { name } }`,
-  }),
-  setMilestoneStatus: (i) => ({
-    query: `mutation { setMilestoneStatus(projectId: "${i.projectId}", milestoneId: "${i.milestoneId}", status: IN_PROGRESS) { status } }`,
-  }),
-  deleteMilestone: (i) => ({
-    query: `mutation { deleteMilestone(projectId: "${i.projectId}", milestoneId: "${i.milestoneId}") { name } }`,
-  }),
   createLog: (i) => ({ query: `mutation { createLog(projectId: "${i.projectId}", input: { rawText: "x" }) { logId } }` }),
   updateLogExtraction: (i) => ({
     query: `mutation { updateLogExtraction(projectId: "${i.projectId}", logId: "${i.logId}", expectedVersion: 1, input: { materials: [] }) { rawText } }`,
@@ -165,6 +151,41 @@ const cases: Record<string, Case> = {
   nodes: (i) => ({ query: 'query($ids: [ID!]!) { nodes(ids: $ids) { id __typename } }', variables: { ids: nodeIdsOf(i) } }),
 };
 
+/** A list query's arguments as GraphQL text (enum values by name, unquoted). */
+const argumentText = (args: Record<string, unknown>) =>
+  Object.entries(args)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join(', ');
+
+// The cases of each standard project child, derived from its declaration: a new child's fields are
+// covered without an edit here.
+for (const { model, names } of standardChildren) {
+  const mine = (i: Ids) => i.standard[model.type];
+  const ref = (i: Ids) => `projectId: "${i.projectId}", ${model.idField}: "${mine(i).id}"`;
+  const id = model.idField;
+  cases[names.single] = (i) => ({ query: `{ ${names.single}(${ref(i)}) { ${id} } }` });
+  cases[names.plural] = (i) => ({
+    query: `query($a: String) { ${names.plural}(projectId: "${i.projectId}", after: $a) { nodes { ${id} } } }`,
+    variables: { a: mine(i).cursors[names.plural] },
+  });
+  cases[names.create] = (i) => ({
+    query: `mutation($input: Create${model.type}Input!) { ${names.create}(projectId: "${i.projectId}", input: $input) { ${id} } }`,
+    variables: { input: sampleInput(model, 'tenant-b', 'b') },
+  });
+  cases[names.update] = (i) => ({ query: `mutation { ${names.update}(${ref(i)}, expectedVersion: 1, input: {}) { ${id} } }` });
+  const next = model.targets(model.states[0] ?? '')[0];
+  if (names.setStatus && next) {
+    cases[names.setStatus] = (i) => ({ query: `mutation { ${names.setStatus}(${ref(i)}, status: ${next.toUpperCase()}) { ${id} } }` });
+  }
+  cases[names.delete] = (i) => ({ query: `mutation { ${names.delete}(${ref(i)}) { ${id} } }` });
+  for (const list of names.lists) {
+    cases[list] = (i) => ({
+      query: `query($a: String) { ${list}(${argumentText(listArguments(model, list))}, after: $a) { nodes { ${id} } } }`,
+      variables: { a: mine(i).cursors[list] },
+    });
+  }
+}
+
 /** A's entities as global ids, one of each Node type. */
 function nodeIdsOf(i: Ids): string[] {
   const { projectId, jobId } = i;
@@ -173,7 +194,10 @@ function nodeIdsOf(i: Ids): string[] {
     globalIdOf('Tenant', { tenantId: 'tenant-a' }),
     globalIdOf('Project', { projectId }),
     globalIdOf('Brief', { projectId, version: 1 }),
-    globalIdOf('Milestone', { projectId, milestoneId: i.milestoneId }),
+    ...standardChildren.map(({ model }) => {
+      if (!isNodeType(model.type)) throw new Error(`${model.type} is no Node type.`);
+      return globalIdOf(model.type, { projectId, [model.idField]: i.standard[model.type].id });
+    }),
     globalIdOf('Asset', { projectId, assetId: i.assetId }),
     globalIdOf('Inspiration', { inspirationId: i.inspirationId }),
     globalIdOf('Job', { jobId }),
@@ -211,9 +235,18 @@ describe('tenant isolation', () => {
       ),
     ).createLog.logId;
     await server.request(CreateLogDocument, { projectId, input: { rawText: `${MARK} log 2` } }, a);
-    const milestoneId = dataOf(await server.request(CreateMilestoneDocument, { projectId, input: { name: `${MARK} milestone` } }, a))
-      .createMilestone.milestoneId;
-    await server.request(CreateMilestoneDocument, { projectId, input: { name: `${MARK} milestone 2` } }, a);
+    // Two of each standard project child, created from its declaration, and A's cursors for its lists.
+    const standard: Ids['standard'] = {};
+    for (const { model, names } of standardChildren) {
+      const create = `mutation($p: ID!, $input: Create${model.type}Input!) { ${names.create}(projectId: $p, input: $input) { ${model.idField} } }`;
+      const made: string[] = [];
+      for (const _ of [1, 2]) {
+        const res = await server.raw({ query: create, variables: { p: projectId, input: sampleInput(model, 'tenant-a', MARK) } }, a);
+        expect({ type: model.type, errors: res.body.errors }).toEqual({ type: model.type, errors: undefined });
+        made.push(res.body.data[names.create][model.idField]);
+      }
+      standard[model.type] = { id: made[0], cursors: {} };
+    }
     const assetId = dataOf(
       await server.request(
         CreateAssetDocument,
@@ -261,13 +294,12 @@ describe('tenant isolation', () => {
       jobId: jobIds[0],
       projectId,
       logId,
-      milestoneId,
+      standard,
       assetId,
       inspirationId,
       cursors: {
         projects: await cursor('{ projects(first: 1) { pageInfo { endCursor } } }'),
         briefVersions: await cursor(`{ briefVersions(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
-        milestones: await cursor(`{ milestones(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
         logsConnection: await cursor(`{ logsConnection(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
         logsByAttribution: await cursor('{ logsByAttribution(status: PENDING, first: 1) { pageInfo { endCursor } } }'),
         assets: await cursor(`{ assets(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
@@ -279,6 +311,13 @@ describe('tenant isolation', () => {
         stepsAwaitingReview: await cursor('{ stepsAwaitingReview(first: 1) { pageInfo { endCursor } } }'),
       },
     };
+    for (const { model, names } of standardChildren) {
+      const mine = ids.standard[model.type];
+      mine.cursors[names.plural] = await cursor(`{ ${names.plural}(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`);
+      for (const list of names.lists) {
+        mine.cursors[list] = await cursor(`{ ${list}(${argumentText(listArguments(model, list))}, first: 1) { pageInfo { endCursor } } }`);
+      }
+    }
   });
   afterAll(() => server.stop());
 
@@ -297,7 +336,7 @@ describe('tenant isolation', () => {
       ids.jobId,
       ids.projectId,
       ids.logId,
-      ids.milestoneId,
+      ...Object.values(ids.standard).map((s) => s.id),
       ids.assetId,
       ids.inspirationId,
       'tenant-a',

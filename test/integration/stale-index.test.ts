@@ -1,0 +1,107 @@
+import { entities, entityNames, type EntityName } from '../../src/common/entities';
+import { placeholdersOf } from '../../src/infra/dynamo/entity';
+import { keySchemas } from '../../src/infra/dynamo/table';
+import { freshTable, type TestTable } from '../support/dynamo';
+
+/*
+ * Generated from the declarations: for every entity, every attribute that composes one of its
+ * index keys (or decides a sparse index) is changed the way the write path changes it (read the
+ * stored item, change the attribute, put it through the model), and the item is then looked for
+ * through every index it belongs to: found under the new key, no longer under the old one.
+ */
+
+const t = 'acme';
+const numeric = (name: EntityName, attribute: string) => {
+  const attributes: Record<string, { kind: string } | undefined> = entities[name].attributes;
+  return ['int', 'float'].includes(attributes[attribute]?.kind ?? '') || ['position', 'seq', 'order', 'attempt'].includes(attribute);
+};
+
+/** An item of `name` with a value for every key and index placeholder, in every sparse index. */
+function sample(name: EntityName): Record<string, unknown> {
+  const model = entities[name];
+  const templates = [model.key.shape.pk, model.key.shape.sk, ...Object.values(model.indexes).flatMap((i) => [i.pk, i.sk])];
+  const item: Record<string, unknown> = {};
+  for (const p of templates.flatMap(placeholdersOf)) item[p] = numeric(name, p) ? 3 : `${p}-1`;
+  for (const index of Object.values(model.indexes)) for (const [a, allowed] of Object.entries(index.when ?? {})) item[a] = allowed[0];
+  delete item.tenantId;
+  return item;
+}
+
+/** The attributes whose change must move the item in an index: placeholders and sparse conditions, keys aside. */
+function indexedAttributes(name: EntityName): string[] {
+  const model = entities[name];
+  const keyFields = new Set(model.keyFields);
+  const names = Object.values(model.indexes).flatMap((i) => [
+    ...[...placeholdersOf(i.pk), ...placeholdersOf(i.sk)].filter((p) => !(p in (i.derive ?? {}))),
+    ...Object.keys(i.when ?? {}),
+  ]);
+  return [...new Set(names)].filter((a) => a !== 'tenantId' && !keyFields.has(a));
+}
+
+describe('index keys follow every change of the attributes they are made of', () => {
+  let table: TestTable;
+  beforeAll(async () => {
+    table = await freshTable();
+  });
+  afterAll(() => table.drop());
+
+  /** Where the item is listed in each of its indexes now: index name → the item's key there, or absent. */
+  async function placesOf(name: EntityName, item: Record<string, unknown>): Promise<Map<string, boolean>> {
+    const model = entities[name];
+    const found = new Map<string, boolean>();
+    const attributes = model.indexAttributes(t, item);
+    for (const [indexName, declared] of Object.entries(model.indexes)) {
+      const { pk, sk } = keySchemas[declared.index];
+      const key = model.keyOf(t, item);
+      // The partition the item's current attributes name; when it has none, the one it had to be in.
+      const partition = attributes[pk];
+      if (partition === undefined) continue;
+      const items = await table.store.queryFirst({ index: declared.index, pk: partition, skBetween: [attributes[sk], attributes[sk]] }, 10);
+      found.set(indexName, items.some((i) => i.PK === key.PK && i.SK === key.SK));
+    }
+    return found;
+  }
+
+  const cases = entityNames.flatMap((name) => indexedAttributes(name).map((attribute) => [name, attribute] as const));
+
+  it('covers every indexed attribute of every declared entity', () => {
+    expect(cases.map(([n, a]) => `${n}.${a}`)).toEqual(
+      expect.arrayContaining(['Project.status', 'Project.title', 'Project.archived', 'Log.attributionStatus', 'Job.status', 'Step.status']),
+    );
+  });
+
+  it.each(cases)('%s: changing %s moves the item in its indexes and leaves nothing under the old key', async (name, attribute) => {
+    const model = entities[name];
+    const before = sample(name);
+    await table.store.transact([model.put(t, before)]);
+    const oldPlaces = model.indexAttributes(t, before);
+    for (const [index, listed] of await placesOf(name, before)) expect({ index, listed }).toEqual({ index, listed: true });
+
+    // The write path: read the stored item (with its index attributes), change the attribute, put it.
+    const stored = await table.store.get(model.keyOf(t, before));
+    if (!stored) throw new Error('The item was not stored.');
+    const sparse = Object.values(model.indexes).find((i) => i.when?.[attribute]);
+    const changed = sparse
+      ? 'NOT-ALLOWED'
+      : typeof stored[attribute] === 'number'
+        ? stored[attribute] + 1
+        : typeof stored[attribute] === 'boolean'
+          ? !stored[attribute]
+          : `${stored[attribute]}-changed`;
+    const after = { ...stored, [attribute]: changed };
+    await table.store.transact([model.put(t, after)]);
+
+    // Nothing is left under the old index keys that the attribute composed...
+    const newPlaces = model.indexAttributes(t, after);
+    for (const [indexName, declared] of Object.entries(model.indexes)) {
+      const { pk, sk } = keySchemas[declared.index];
+      if (oldPlaces[pk] === newPlaces[pk] && oldPlaces[sk] === newPlaces[sk]) continue;
+      const key = model.keyOf(t, before);
+      const old = await table.store.queryFirst({ index: declared.index, pk: oldPlaces[pk], skBetween: [oldPlaces[sk], oldPlaces[sk]] }, 10);
+      expect({ indexName, stale: old.some((i) => i.PK === key.PK && i.SK === key.SK) }).toEqual({ indexName, stale: false });
+    }
+    // ...and the item is found under every key its new attributes give.
+    for (const [index, listed] of await placesOf(name, after)) expect({ index, listed }).toEqual({ index, listed: true });
+    if (sparse) expect(Object.keys(newPlaces)).not.toContain(keySchemas[sparse.index].pk);
+  });
+});
