@@ -127,13 +127,22 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
   }
   Object.defineProperty(ChildResolver, 'name', { value: `${name}Resolver` });
 
-  @Resolver(() => Project)
-  class ProjectChildrenResolver {
-    @FieldResolver(() => [type], { name: plural, description: `The first ${plural}; page with Query.${plural}.` })
-    async children(@Root() project: Project, @Arg('first', () => Int, firstArg) first: number | null, @Ctx() ctx: Context) {
-      return (await repository(ctx).list(project.projectId, { first })).nodes;
-    }
-  }
+  // type-graphql matches a field resolver to its field by the method's name, so the method is named
+  // after the field (`milestones`, `scenes`) rather than shared by every child's resolver class.
+  class ProjectChildrenResolver {}
+  const children = async (project: Project, first: number | null, ctx: Context) =>
+    (await repository(ctx).list(project.projectId, { first })).nodes;
+  Object.defineProperty(ProjectChildrenResolver.prototype, plural, { value: children, writable: true, configurable: true });
+  const descriptor = Object.getOwnPropertyDescriptor(ProjectChildrenResolver.prototype, plural);
+  FieldResolver(() => [type], { description: `The first ${plural}; page with Query.${plural}.` })(
+    ProjectChildrenResolver.prototype,
+    plural,
+    descriptor ?? {},
+  );
+  Root()(ProjectChildrenResolver.prototype, plural, 0);
+  Arg('first', () => Int, firstArg)(ProjectChildrenResolver.prototype, plural, 1);
+  Ctx()(ProjectChildrenResolver.prototype, plural, 2);
+  Resolver(() => Project)(ProjectChildrenResolver);
   Object.defineProperty(ProjectChildrenResolver, 'name', { value: `Project${name}sResolver` });
 
   const resolvers: Function[] = [ChildResolver, ProjectChildrenResolver];

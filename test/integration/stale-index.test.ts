@@ -52,12 +52,15 @@ describe('index keys follow every change of the attributes they are made of', ()
     const attributes = model.indexAttributes(t, item);
     for (const [indexName, declared] of Object.entries(model.indexes)) {
       const { pk, sk } = keySchemas[declared.index];
-      const key = model.keyOf(t, item);
+      const key = model.key.keyFrom(t, item);
       // The partition the item's current attributes name; when it has none, the one it had to be in.
       const partition = attributes[pk];
       if (partition === undefined) continue;
       const items = await table.store.queryFirst({ index: declared.index, pk: partition, skBetween: [attributes[sk], attributes[sk]] }, 10);
-      found.set(indexName, items.some((i) => i.PK === key.PK && i.SK === key.SK));
+      found.set(
+        indexName,
+        items.some((i) => i.PK === key.PK && i.SK === key.SK),
+      );
     }
     return found;
   }
@@ -78,7 +81,7 @@ describe('index keys follow every change of the attributes they are made of', ()
     for (const [index, listed] of await placesOf(name, before)) expect({ index, listed }).toEqual({ index, listed: true });
 
     // The write path: read the stored item (with its index attributes), change the attribute, put it.
-    const stored = await table.store.get(model.keyOf(t, before));
+    const stored = await table.store.get(model.key.keyFrom(t, before));
     if (!stored) throw new Error('The item was not stored.');
     const sparse = Object.values(model.indexes).find((i) => i.when?.[attribute]);
     const changed = sparse
@@ -96,7 +99,7 @@ describe('index keys follow every change of the attributes they are made of', ()
     for (const [indexName, declared] of Object.entries(model.indexes)) {
       const { pk, sk } = keySchemas[declared.index];
       if (oldPlaces[pk] === newPlaces[pk] && oldPlaces[sk] === newPlaces[sk]) continue;
-      const key = model.keyOf(t, before);
+      const key = model.key.keyFrom(t, before);
       const old = await table.store.queryFirst({ index: declared.index, pk: oldPlaces[pk], skBetween: [oldPlaces[sk], oldPlaces[sk]] }, 10);
       expect({ indexName, stale: old.some((i) => i.PK === key.PK && i.SK === key.SK) }).toEqual({ indexName, stale: false });
     }
