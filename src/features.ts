@@ -23,6 +23,7 @@ const entityFeatures = [
   briefFeature,
   // Project children that need nothing beyond the standard API of their declaration.
   projectChildFeature(entities.Milestone),
+  projectChildFeature(entities.Scene),
   logFeature,
   assetFeature,
   inspirationFeature,

@@ -146,6 +146,33 @@ export const entities = {
     },
     indexes: { byAttribution: { index: 'GSI1', pk: 'LOG_STATUS#{attributionStatus}', sk: '{createdAt}#{logId}' } },
   }),
+  /** A scene of a music video (seed 001): generated in parallel with the project's other scenes. */
+  Scene: entity({
+    type: 'Scene',
+    idPrefix: 'scene',
+    parent: 'Project',
+    key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#SCENE#{sceneId}' }),
+    description: 'A scene of a music video: its prompt, clips and generation status.',
+    attributes: {
+      sequence: attr.int({ required: true, description: 'Its place in the video, from 1.' }),
+      prompt: attr.string({ required: true, max: 4000 }),
+      negativePrompt: attr.string({ max: 4000, description: 'What the scene must not show.' }),
+      durationSeconds: attr.float(),
+      referenceImages: attr.strings({ required: true, default: [], max: 10, s3Key: true }),
+      audioClip: attr.string({ s3Key: true }),
+      videoClip: attr.string({ s3Key: true }),
+      needsLipSync: attr.boolean({ required: true, default: false }),
+      lipSyncedClip: attr.string({ s3Key: true }),
+      retryCount: attr.int({ required: true, default: 0 }),
+      errorMessage: attr.string({ max: 2000 }),
+    },
+    status: {
+      attribute: 'status',
+      initial: 'pending',
+      transitions: { pending: ['processing', 'failed'], processing: ['completed', 'failed'], completed: [], failed: [] },
+    },
+    indexes: { byStatus: { index: 'GSI1', pk: 'SCENE_STATUS#{status}', sk: '{createdAt}#{sceneId}', list: 'scenesByStatus' } },
+  }),
   /** Written in its log's transaction, so "where and how long did I use X" is one query. */
   MaterialUse: entity({
     type: 'MaterialUse',
@@ -372,6 +399,7 @@ export const NODE_ENTITIES = [
   'Project',
   'Brief',
   'Milestone',
+  'Scene',
   'Log',
   'Asset',
   'Inspiration',
