@@ -38,16 +38,21 @@ export function boundedJson<T>(value: T, field: string, limits: JsonLimits = JSO
   return value;
 }
 
+/** A patch of T: each field a value of that field's type, null to remove it, or absent to leave it. */
+export type Patch<T> = { readonly [K in keyof T]?: T[K] | null };
+
 /**
  * Applies a patch: a field set to a value replaces it, a field set to null removes it, and an
- * absent field is left alone.
+ * absent field is left alone. The patch's type allows each field only its own type, so what it
+ * writes keeps the result a T (callers clear only fields that may be absent). TypeScript cannot
+ * follow a field's type through a loop over the fields, so the copy is changed by name.
  */
-export function applyPatch<T extends Record<string, unknown>>(current: T, patch: object): T {
-  const next: Record<string, unknown> = { ...current };
-  for (const [field, value] of Object.entries(patch)) {
+export function applyPatch<T extends object>(current: T, patch: Patch<T>): T {
+  const next = { ...current };
+  for (const [field, value] of Object.entries<unknown>(patch)) {
     if (value === undefined) continue;
-    if (value === null) delete next[field];
-    else next[field] = value;
+    if (value === null) Reflect.deleteProperty(next, field);
+    else Object.assign(next, { [field]: value });
   }
-  return next as T;
+  return next;
 }
