@@ -4,6 +4,9 @@ import { join, resolve } from 'node:path';
 
 export type Environment = 'development' | 'production' | 'test';
 
+/** Every Environment, to match NODE_ENV against. */
+const ENVIRONMENTS: readonly Environment[] = ['development', 'production', 'test'];
+
 export interface Config {
   env: Environment;
   host: string;
@@ -206,9 +209,10 @@ const DEV_ORIGINS = [/^http:\/\/localhost(:\d+)?$/, /^http:\/\/127\.0\.0\.1(:\d+
  * message naming the variable when a value is malformed or a production requirement is missing.
  */
 export function loadConfig(env: Env = process.env): Config {
-  const envName = (env.NODE_ENV ?? 'development') as Environment;
-  if (!['development', 'production', 'test'].includes(envName)) {
-    throw new Error(`NODE_ENV must be development, production or test, got "${envName}".`);
+  const given = env.NODE_ENV ?? 'development';
+  const envName = ENVIRONMENTS.find((name) => name === given);
+  if (envName === undefined) {
+    throw new Error(`NODE_ENV must be development, production or test, got "${given}".`);
   }
   const production = envName === 'production';
   const dataDir = resolve(env.DATA_DIR ?? '.data');

@@ -1,4 +1,5 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { isRecord } from './guards';
 
 /**
  * The stable error codes of the whole API. Clients switch on `extensions.code`; the message is
@@ -18,6 +19,9 @@ export enum ErrorCode {
   SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
   INTERNAL = 'INTERNAL',
 }
+
+/** Every code of ErrorCode, as text, to check a code read from an error against. */
+const errorCodes: ReadonlySet<string> = new Set(Object.values(ErrorCode));
 
 const httpStatus: Partial<Record<ErrorCode, number>> = {
   [ErrorCode.UNAUTHENTICATED]: 401,
@@ -102,8 +106,9 @@ const codeOfUncodedRequestError: Record<string, string> = {
 
 /** The HTTP status Apollo put on a request error (`extensions.http.status`), if any. */
 function httpStatusOf(error: unknown): number | undefined {
-  const status = (error as { extensions?: { http?: { status?: unknown } } } | undefined)?.extensions?.http?.status;
-  return typeof status === 'number' ? status : undefined;
+  const extensions = isRecord(error) ? error.extensions : undefined;
+  const http = isRecord(extensions) ? extensions.http : undefined;
+  return isRecord(http) && typeof http.status === 'number' ? http.status : undefined;
 }
 
 /**
@@ -114,7 +119,7 @@ function httpStatusOf(error: unknown): number | undefined {
 export function formatError(development: boolean) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const code = formatted.extensions?.code;
-    const known = typeof code === 'string' && ((Object.values(ErrorCode) as string[]).includes(code) || passThroughCodes.has(code));
+    const known = typeof code === 'string' && (errorCodes.has(code) || passThroughCodes.has(code));
     if (known) {
       if (development) return formatted;
       const { stacktrace: _stack, ...extensions } = formatted.extensions ?? {};

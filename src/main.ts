@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { join } from 'node:path';
 import type { App } from './app';
 import { loadConfig } from './config';
+import { errorCode, errorMessage } from './guards';
 import type { Demo } from './demo/demo';
 import { JavaMissingError, startDynamoDbLocal } from './infra/dynamo/embedded';
 
@@ -74,6 +75,8 @@ async function main(): Promise<void> {
       ),
     ]);
   }
+  // Kept assertions: require() returns `any`, and TypeScript has no typed synchronous load (a static import would load the
+  // server before java starts, and import() would go through the ES module loader), so each gets its module's own type.
   const { DEV_TENANT, startApp } = require('./app') as typeof import('./app');
   const { startDemo } = require('./demo/demo') as typeof import('./demo/demo');
   try {
@@ -85,11 +88,10 @@ async function main(): Promise<void> {
     app = await starting;
   } catch (error) {
     if (stopping) return;
-    const code = (error as NodeJS.ErrnoException).code;
     if (error instanceof JavaMissingError) say(`\nCannot start: ${error.message}`);
-    else if (code === 'EADDRINUSE')
+    else if (errorCode(error) === 'EADDRINUSE')
       say(`\nCannot start: port ${config.port} on ${config.host} is in use. Stop what uses it or set PORT to another port.`);
-    else say(`\nCannot start: ${(error as Error).message}`);
+    else say(`\nCannot start: ${errorMessage(error)}`);
     process.exit(1);
   }
 
@@ -101,7 +103,7 @@ async function main(): Promise<void> {
       say('Demo loaded; the pipeline simulator advances its jobs every second.');
     } catch (error) {
       if (stopping) return;
-      say(`\nCannot load the demo: ${(error as Error).message}`);
+      say(`\nCannot load the demo: ${errorMessage(error)}`);
       await app.stop();
       process.exit(1);
     }
@@ -129,6 +131,6 @@ async function main(): Promise<void> {
 }
 
 void main().catch((error) => {
-  process.stderr.write(`${(error as Error).message}\n`);
+  process.stderr.write(`${errorMessage(error)}\n`);
   process.exit(1);
 });

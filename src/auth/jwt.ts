@@ -1,7 +1,8 @@
 import { createRemoteJWKSet, errors, jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { isValidTenantId } from '../common/ids';
 import { unauthenticated } from '../errors';
-import { Role, type Principal } from './principal';
+import { errorCode } from '../guards';
+import { isRole, Role, type Principal } from './principal';
 
 export interface AuthSettings {
   secret?: Uint8Array;
@@ -15,8 +16,6 @@ export interface AuthSettings {
   maxTokenLifetimeSeconds?: number;
 }
 
-const roleValues = new Set<string>(Object.values(Role));
-
 /** Turns verified claims into a principal; throws UNAUTHENTICATED when a claim is missing or malformed. */
 export function principalFromClaims(claims: JWTPayload): Principal {
   const tenantId = claims.tenantId ?? claims['custom:tenantId'];
@@ -25,11 +24,12 @@ export function principalFromClaims(claims: JWTPayload): Principal {
     throw unauthenticated('The token has no valid tenantId claim (letters, digits, _ and -, at most 64).');
   }
   const raw = claims.roles ?? [Role.EDITOR];
-  const list = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(/[ ,]+/) : null;
-  if (!list || list.length === 0 || !list.every((r) => typeof r === 'string' && roleValues.has(r))) {
-    throw unauthenticated(`The token's roles claim must list some of ${[...roleValues].join(', ')}.`);
+  const list: unknown[] | null = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(/[ ,]+/) : null;
+  const roles = list?.filter(isRole) ?? [];
+  if (!list || list.length === 0 || roles.length !== list.length) {
+    throw unauthenticated(`The token's roles claim must list some of ${Object.values(Role).join(', ')}.`);
   }
-  return { userId: claims.sub, tenantId, roles: [...new Set(list as Role[])], expiresAt: claims.exp };
+  return { userId: claims.sub, tenantId, roles: [...new Set(roles)], expiresAt: claims.exp };
 }
 
 /** Says why jose refused a token, without echoing the token. */
@@ -81,7 +81,7 @@ export class TokenVerifier {
       if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'exp' && error.reason === 'missing') {
         throw unauthenticated('The token has no exp claim; tokens must expire.');
       }
-      throw unauthenticated(rejectionReason((error as { code?: string }).code));
+      throw unauthenticated(rejectionReason(errorCode(error)));
     }
     const max = this.settings.maxTokenLifetimeSeconds;
     if (max !== undefined && typeof payload.exp === 'number') {

@@ -47,7 +47,7 @@ export function validateS3Key(key: string, tenantId: string, field: string): str
   const violation = s3KeyViolation(key, tenantId);
   if (violation) {
     const err = badInput(`${field} ${violation.message}; got "${key.slice(0, 200)}".`, field);
-    (err.extensions as Record<string, unknown>).rule = violation.rule;
+    err.extensions.rule = violation.rule;
     throw err;
   }
   return key;

@@ -40,7 +40,8 @@ export function boundedJson<T>(value: T, field: string, limits: JsonLimits = JSO
 
 /**
  * Applies a patch: a field set to a value replaces it, a field set to null removes it, and an
- * absent field is left alone.
+ * absent field is left alone. Patches come from a client's input checked against the entity's
+ * declaration (see repository.ts), so the fields are known only at run time.
  */
 export function applyPatch<T extends Record<string, unknown>>(current: T, patch: object): T {
   const next: T = { ...current };

@@ -76,7 +76,7 @@ export class OperationPipeline {
   /** The rules beyond graphql-js's own (Apollo adds those itself). */
   readonly validationRules: ValidationRule[];
   readonly formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
-  private readonly armorPlugins: ApolloServerPlugin<Context>[];
+  private readonly armorPlugins: ApolloServerPlugin[];
   private readonly allRules: ValidationRule[];
   /** Results of executing one event for one share key (see `subscribe`). */
   private readonly sharedResults = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
@@ -102,7 +102,7 @@ export class OperationPipeline {
     this.parseOptions = { maxTokens: config.limits.maxTokens };
     this.validationRules = armor.validationRules;
     this.allRules = [...specifiedRules, ...armor.validationRules];
-    this.armorPlugins = armor.plugins as ApolloServerPlugin<Context>[];
+    this.armorPlugins = armor.plugins;
     this.formatError = withRequestId(formatError(config.env !== 'production'));
   }
 

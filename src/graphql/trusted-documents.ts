@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { GraphQLError } from 'graphql';
+import { errorMessage, isRecord } from '../guards';
 
 /** What a request says about its document, over HTTP or WebSocket. */
 export interface DocumentRequest {
@@ -39,7 +40,7 @@ export class TrustedDocuments {
     try {
       manifest = JSON.parse(readFileSync(path, 'utf8'));
     } catch (error) {
-      throw new Error(`PERSISTED_DOCUMENTS: cannot read the manifest ${path}: ${(error as Error).message}`);
+      throw new Error(`PERSISTED_DOCUMENTS: cannot read the manifest ${path}: ${errorMessage(error)}`);
     }
     if (!manifest || typeof manifest !== 'object' || Array.isArray(manifest)) {
       throw new Error(`PERSISTED_DOCUMENTS: ${path} is not a manifest of hash → document.`);
@@ -84,8 +85,8 @@ export class TrustedDocuments {
 /** The hash a request names its document by, if any (hex, without the `sha256:` prefix). */
 function hashOf(request: DocumentRequest): string | undefined {
   if (typeof request.documentId === 'string') return request.documentId.replace(/^sha256:/, '');
-  const persisted = (request.extensions as { persistedQuery?: { sha256Hash?: unknown } } | undefined)?.persistedQuery;
-  return typeof persisted?.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
+  const persisted = isRecord(request.extensions) ? request.extensions.persistedQuery : undefined;
+  return isRecord(persisted) && typeof persisted.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
 }
 
 function refusal(code: string, message: string): GraphQLError {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Router } from 'express';
+import { boundPort } from '../infra/free-port';
 import type { Metrics } from '../infra/metrics';
 import { logger } from '../logger';
 
@@ -42,10 +42,10 @@ export async function startMetricsServer(metrics: Metrics, host: string, port: n
       resolve();
     });
   });
-  const address = server.address() as AddressInfo;
+  const bound = boundPort(server);
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   return {
-    url: `http://${shown}:${address.port}/metrics`,
+    url: `http://${shown}:${bound}/metrics`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

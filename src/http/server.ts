@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -11,10 +11,11 @@ import type { TokenVerifier } from '../auth/jwt';
 import type { Config } from '../config';
 import type { Context } from '../context';
 import type { OperationPipeline } from '../graphql/pipeline';
+import { boundPort } from '../infra/free-port';
 import { logger } from '../logger';
 import { graphiqlRouter, type GraphiQLHints } from './graphiql';
-import { REQUEST_ID_HEADER, type RequestRecord } from '../graphql/record';
-import { requestIdentity, requestScope } from './request-log';
+import { REQUEST_ID_HEADER } from '../graphql/record';
+import { requestIdentity, requestRecordOf, requestScope } from './request-log';
 import { graphqlOverHttpStatus } from './status';
 
 export interface HttpDeps {
@@ -216,7 +217,7 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
       const { status, message } = bodyError(error, config.limits.bodyLimitBytes);
       const code = status >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
       if (status >= 500) logger.error({ err: error }, 'request failed');
-      const record = res.locals.request as RequestRecord | undefined;
+      const record = requestRecordOf(res);
       if (record) record.outcome = code;
       res.status(status).json({ errors: [{ message, extensions: { code, ...(record ? { requestId: record.requestId } : {}) } }] });
     },
@@ -229,7 +230,7 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  const port = boundPort(server);
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   return {
     url: `http://${host}:${port}/graphql`,

@@ -23,8 +23,25 @@ interface SocketState {
   expiryTimer?: NodeJS.Timeout;
 }
 
-/** Execution args of one operation on a socket, with its lifetime and its record. */
-type OperationArgs = ExecutionArgs & { operation: Operation; record: RequestRecord; principal: Principal | null };
+/** What an operation on a socket needs beyond its execution args: its lifetime, its record and its caller. */
+interface OperationState {
+  operation: Operation;
+  record: RequestRecord;
+  principal: Principal | null;
+}
+
+/**
+ * The state of each operation, by the execution args onSubscribe returned for it: graphql-ws hands
+ * that same object to `subscribe` and `onNext`, whose types know only ExecutionArgs.
+ */
+const operationStates = new WeakMap<ExecutionArgs, OperationState>();
+
+/** The state onSubscribe kept for `args`; every args graphql-ws runs came from onSubscribe. */
+function stateOf(args: ExecutionArgs): OperationState {
+  const state = operationStates.get(args);
+  if (!state) throw new Error('An operation reached execution without passing onSubscribe.');
+  return state;
+}
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -125,21 +142,19 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
         operation.stoppable = record.operationType === 'subscription';
         operation.onEnd(() => pipeline.finish(record));
         const principal = ctx.extra.state.principal ?? null;
-        const args: OperationArgs = {
+        const args: ExecutionArgs = {
           schema: pipeline.schema,
           document: prepared.document,
           operationName: payload.operationName,
           variableValues: payload.variables,
           contextValue: pipeline.context(principal),
-          operation,
-          record,
-          principal,
         };
+        operationStates.set(args, { operation, record, principal });
         return args;
       },
       execute: (args) => pipeline.execute(args),
       subscribe: (args) => {
-        const { operation, principal } = args as OperationArgs;
+        const { operation, principal } = stateOf(args);
         return pipeline.subscribe({ ...args, lifetime: operation, principal });
       },
       // Errors of an operation refused in onSubscribe: formatted like every other error, with its request id.
@@ -151,7 +166,7 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
         return formatted;
       },
       onNext: (_ctx, _id, _payload, args, result) =>
-        result.errors ? { ...result, errors: pipeline.formatErrors((args as OperationArgs).record, result.errors) } : undefined,
+        result.errors ? { ...result, errors: pipeline.formatErrors(stateOf(args).record, result.errors) } : undefined,
     },
   });
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import { CloseCode, handleProtocols, makeServer, MessageType, type ServerOptions } from 'graphql-ws';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { errorCode } from '../guards';
 import { logger } from '../logger';
 
 /**
@@ -234,7 +235,7 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
 
     socket.on('error', (err) => {
       // ws closes the socket itself (1009 for an oversized frame, 1002 for a broken frame).
-      logger.debug({ code: (err as NodeJS.ErrnoException).code }, 'websocket closed on a client error');
+      logger.debug({ code: errorCode(err) }, 'websocket closed on a client error');
     });
 
     let pongWait: NodeJS.Timeout | undefined;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CompactEncrypt, compactDecrypt } from 'jose';
 import { badInput } from '../errors';
+import { isRecord } from '../guards';
 
 /**
  * Opaque page cursors. A cursor is the position in one query, encrypted and authenticated with a
@@ -25,16 +26,16 @@ export class CursorCodec {
    * cursor is malformed, was not made by this server, or belongs to another tenant or query.
    */
   async decode(cursor: string, tenantId: string, queryId: string): Promise<Record<string, unknown>> {
-    let parsed: { t?: unknown; q?: unknown; k?: unknown };
+    let parsed: unknown;
     try {
       const { plaintext } = await compactDecrypt(cursor, this.key);
       parsed = JSON.parse(new TextDecoder().decode(plaintext));
     } catch {
       throw badInput('The cursor is not valid: pass the endCursor of a previous page unchanged.', 'after');
     }
-    if (parsed.t !== tenantId || parsed.q !== queryId || typeof parsed.k !== 'object' || parsed.k === null) {
+    if (!isRecord(parsed) || parsed.t !== tenantId || parsed.q !== queryId || !isRecord(parsed.k)) {
       throw badInput('The cursor belongs to another list: pass the endCursor of a previous page of this same list.', 'after');
     }
-    return parsed.k as Record<string, unknown>;
+    return parsed.k;
   }
 }

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { RequestHandler } from 'express';
+import { isRecord } from '../guards';
 
 /**
  * The request budget: how long one GraphQL request may spend waiting on DynamoDB and S3, retries
@@ -44,18 +45,24 @@ export function budgetOptions(perAttemptMs: number): { abortSignal?: AbortSignal
   return left > 0 ? { abortSignal: budget.signal, requestTimeout: Math.min(perAttemptMs, left) } : { abortSignal: budget.signal };
 }
 
-type Send = (command: unknown, optionsOrCallback?: unknown, callback?: unknown) => unknown;
+/**
+ * An SDK client, seen only as far as sendWithinBudget needs: its `send(command, options?,
+ * callback?)`, whose command and callback the wrapper forwards untouched, so it need not know
+ * their types. `send` is declared as a method, whose parameters TypeScript compares both ways, so
+ * every client's overloaded generic `send` fits it; the wrapper accepts anything each overload does.
+ */
+interface Sender {
+  send(command: unknown, optionsOrCallback?: unknown, callback?: unknown): unknown;
+}
 
 /**
  * Makes every `send` of `client` carry the current budget's options (see budgetOptions). Options
  * a caller passes itself (an abortSignal of its own) win.
  */
-export function sendWithinBudget<C extends { send: (...args: never[]) => unknown }>(client: C, perAttemptMs: number): C {
-  const send = (client.send as unknown as Send).bind(client);
-  const bounded: Send = (command, optionsOrCallback, callback) =>
+export function sendWithinBudget(client: Sender, perAttemptMs: number): void {
+  const send = client.send.bind(client);
+  client.send = (command, optionsOrCallback, callback) =>
     typeof optionsOrCallback === 'function'
       ? send(command, budgetOptions(perAttemptMs), optionsOrCallback)
-      : send(command, { ...budgetOptions(perAttemptMs), ...(optionsOrCallback as object | undefined) }, callback);
-  (client as unknown as { send: Send }).send = bounded;
-  return client;
+      : send(command, { ...budgetOptions(perAttemptMs), ...(isRecord(optionsOrCallback) ? optionsOrCallback : {}) }, callback);
 }

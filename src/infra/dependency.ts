@@ -1,4 +1,5 @@
 import { AppError, ErrorCode } from '../errors';
+import { errorCode, errorName, httpStatusCodeOf, isRecord } from '../guards';
 import type { CallOutcome, Dependency, Metrics } from './metrics';
 import type { OutageLog } from './outage';
 
@@ -29,18 +30,41 @@ const UNREACHABLE = new Set([
 /** Outcomes that mean the dependency is unavailable (not that the request was wrong). */
 const OUTAGE: ReadonlySet<CallOutcome> = new Set<CallOutcome>(['throttled', 'timeout', 'deadline', 'unreachable', 'server_error']);
 
-type SdkError = Error & { code?: string; $metadata?: { httpStatusCode?: number } };
-
 /**
  * The Node error code of `error`. The SDK's retry middleware replaces an error that is not an
  * `Error` of its own realm (a socket error raised by Node's core while the SDK runs inside a VM
  * context, as under jest) with `new Error("AWS SDK error wrapper for <the error as text>")`, which
  * loses `code`; the code is then read back from that text.
  */
-function nodeCode(e: SdkError | undefined): string | undefined {
-  if (e?.code) return e.code;
-  const wrapped = /^AWS SDK error wrapper for .*?\b(E[A-Z]{3,})\b/.exec(e?.message ?? '');
+function nodeCode(error: unknown): string | undefined {
+  const code = errorCode(error);
+  if (code) return code;
+  const message = isRecord(error) && typeof error.message === 'string' ? error.message : '';
+  const wrapped = /^AWS SDK error wrapper for .*?\b(E[A-Z]{3,})\b/.exec(message);
   return wrapped?.[1];
+}
+
+const NAMES: Record<Dependency, string> = { dynamodb: 'database', s3: 'file store' };
+
+/** The error serviceUnavailable makes; its dependency, outcome and cause are for the server's own use. */
+class ServiceUnavailableError extends AppError {
+  // Declared only: the constructor defines them as hidden (non-enumerable) properties.
+  declare readonly dependency: Dependency;
+  declare readonly outcome: CallOutcome;
+
+  constructor(dependency: Dependency, outcome: CallOutcome, cause: unknown) {
+    super(ErrorCode.SERVICE_UNAVAILABLE, `The ${NAMES[dependency]} is unavailable right now; retry in a few seconds.`, {
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+      // Apollo moves `http` into the response (status and headers) and strips it from the body.
+      http: { status: 503, headers: new Map([['retry-after', String(RETRY_AFTER_SECONDS)]]) },
+    });
+    // Hidden properties, for the server's own use only.
+    Object.defineProperties(this, {
+      cause: { value: cause, enumerable: false },
+      dependency: { value: dependency, enumerable: false },
+      outcome: { value: outcome, enumerable: false },
+    });
+  }
 }
 
 /**
@@ -49,15 +73,16 @@ function nodeCode(e: SdkError | undefined): string | undefined {
  * deadline.ts); network failures are Node's socket error codes.
  */
 export function classify(error: unknown): CallOutcome {
-  if (isServiceUnavailable(error)) return (error as { outcome?: CallOutcome }).outcome ?? 'unreachable';
-  const e = error as SdkError;
-  const status = e?.$metadata?.httpStatusCode;
-  if (e?.name === 'AbortError') return 'deadline';
-  const code = nodeCode(e);
-  if (e?.name === 'TimeoutError' || code === 'ETIMEDOUT') return 'timeout';
+  if (error instanceof ServiceUnavailableError) return error.outcome;
+  if (isServiceUnavailable(error)) return 'unreachable';
+  const status = httpStatusCodeOf(error);
+  const name = errorName(error) ?? '';
+  if (name === 'AbortError') return 'deadline';
+  const code = nodeCode(error);
+  if (name === 'TimeoutError' || code === 'ETIMEDOUT') return 'timeout';
   if (code && UNREACHABLE.has(code)) return 'unreachable';
-  if (THROTTLING.has(e?.name) || status === 429) return 'throttled';
-  if (CONDITIONAL.has(e?.name)) return 'conditional_failed';
+  if (THROTTLING.has(name) || status === 429) return 'throttled';
+  if (CONDITIONAL.has(name)) return 'conditional_failed';
   if (status === 404) return 'not_found';
   if (status !== undefined && status >= 500) return 'server_error';
   // A 4xx answer, or an error raised before sending (marshalling, credentials): not an outage.
@@ -66,26 +91,13 @@ export function classify(error: unknown): CallOutcome {
 
 export const isOutage = (outcome: CallOutcome) => OUTAGE.has(outcome);
 
-const NAMES: Record<Dependency, string> = { dynamodb: 'database', s3: 'file store' };
-
 /**
  * The client-facing error for a dependency outage: code SERVICE_UNAVAILABLE, HTTP 503 with
  * Retry-After. Its message names no endpoint, host or internal detail; the SDK's error stays on
  * `cause` for the server's own use.
  */
 export function serviceUnavailable(dependency: Dependency, outcome: CallOutcome, cause?: unknown): AppError {
-  const error = new AppError(ErrorCode.SERVICE_UNAVAILABLE, `The ${NAMES[dependency]} is unavailable right now; retry in a few seconds.`, {
-    retryAfterSeconds: RETRY_AFTER_SECONDS,
-    // Apollo moves `http` into the response (status and headers) and strips it from the body.
-    http: { status: 503, headers: new Map([['retry-after', String(RETRY_AFTER_SECONDS)]]) },
-  });
-  // Hidden properties, for the server's own use only.
-  Object.defineProperties(error, {
-    cause: { value: cause, enumerable: false },
-    dependency: { value: dependency, enumerable: false },
-    outcome: { value: outcome, enumerable: false },
-  });
-  return error;
+  return new ServiceUnavailableError(dependency, outcome, cause);
 }
 
 /** True for the error a dependency outage produces (see serviceUnavailable). */

@@ -1,5 +1,6 @@
 import { openSync, readFileSync, rmSync, statSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
+import { errorCode, isRecord } from '../guards';
 
 /*
  * Why a lock file with a pid rather than an OS lock: Node has no flock(), and a lock that needs a
@@ -50,20 +51,27 @@ export function isAlive(pid: number | undefined, startTime?: number): boolean {
     process.kill(pid, 0);
   } catch (error) {
     // EPERM: it exists but belongs to another user, so it is alive.
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+    if (errorCode(error) !== 'EPERM') return false;
   }
   const now = processStartTime(pid);
   return startTime === undefined || now === undefined || now === startTime;
 }
 
 function readHolder(file: string): LockHolder | undefined {
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as LockHolder;
-    return typeof parsed.pid === 'number' ? parsed : undefined;
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch {
     // Missing, or half-written by a holder that is writing it right now.
     return undefined;
   }
+  if (!isRecord(parsed) || typeof parsed.pid !== 'number') return undefined;
+  const holder: LockHolder = { pid: parsed.pid };
+  // Each field is taken only when it is a number, as lockFolder writes it.
+  if (typeof parsed.startTime === 'number') holder.startTime = parsed.startTime;
+  if (typeof parsed.childPid === 'number') holder.childPid = parsed.childPid;
+  if (typeof parsed.childStartTime === 'number') holder.childStartTime = parsed.childStartTime;
+  return holder;
 }
 
 function writeHolder(fd: number, holder: LockHolder): void {
@@ -113,7 +121,7 @@ export async function lockFolder(folder: string, what: string, childGraceMs = 10
         },
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (errorCode(error) !== 'EEXIST') throw error;
     }
     const holder = readHolder(file);
     if (holder && isAlive(holder.pid, holder.startTime)) {
@@ -162,7 +170,7 @@ function breakStaleLock(file: string, stale: LockHolder | undefined): void {
   try {
     fd = openSync(breaker, 'wx');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    if (errorCode(error) !== 'EEXIST') throw error;
     // Another starter is breaking it right now; a break file left by a crash is old and removed.
     const age = Date.now() - (statSafe(breaker)?.mtimeMs ?? Date.now());
     if (age > 5000) rmSync(breaker, { force: true });

@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 
 /** Asks the OS for a port that is free on 127.0.0.1 right now. */
 export function freePort(): Promise<number> {
@@ -11,4 +11,11 @@ export function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+/** The TCP port a listening server is bound to; throws when it is not listening on one (a pipe, or not yet). */
+export function boundPort(server: { address(): AddressInfo | string | null }): number {
+  const address = server.address();
+  if (typeof address === 'object' && address) return address.port;
+  throw new Error(`The server is not listening on a TCP port (its address is ${JSON.stringify(address)}).`);
 }

@@ -125,8 +125,12 @@ export function createEventBus(options: { redisUrl?: string; outage?: OutageLog 
   const outage = options.outage ?? new OutageLog(10_000);
   for (const client of [publishClient, subscribeClient]) reportConnection(client, outage);
   // One Redis subscription per topic with listeners here; Redis hands each message over once.
-  const redis = createRedisEventTarget({ publishClient, subscribeClient });
-  const onMessage = (event: Event) => listeners.deliver(event.type, (event as CustomEvent<object>).detail);
+  // Its events carry what the message's JSON parsed to: nothing is assumed about it here.
+  const redis = createRedisEventTarget<CustomEvent<unknown>>({ publishClient, subscribeClient });
+  // `publish` only ever sends an object's JSON; anything else on the channel is no event of ours.
+  const onMessage = (event: CustomEvent<unknown>) => {
+    if (typeof event.detail === 'object' && event.detail !== null) listeners.deliver(event.type, event.detail);
+  };
   // ioredis subscribes again by itself after a reconnect (autoResubscribe); once the PING sent
   // after those SUBSCRIBEs is answered they are in effect, and every stream catches up from the
   // store on what was published while the connection was down.

@@ -1,3 +1,4 @@
+import { errorMessage } from '../guards';
 import { logger } from '../logger';
 
 /**
@@ -130,7 +131,7 @@ export class Supervisor {
       } catch (error) {
         if (this.stopping) return;
         this.failures++;
-        last = (error as Error).message.split('\n')[0];
+        last = errorMessage(error).split('\n')[0];
         this.tell('warn', `${name} did not come back (attempt ${this.failures} of ${maxFailures}): ${last}`);
       }
     }

@@ -8,7 +8,8 @@ import { preProcessFile } from 'typescript';
  * change at the top can break the bottom. Paths are relative to src/; a path ending in `/` is a
  * folder.
  *
- * - base: the error codes, the logger and the configuration, which everything uses.
+ * - base: the error codes, the logger, the configuration and the guards that read values of
+ *   unknown type (guards.ts), which everything uses.
  * - infra: DynamoDB, S3, pub/sub, metrics and supervision; it knows nothing of the domain.
  * - common: what every feature shares: ids, keys, validation, the scope a repository works in,
  *   the caller (auth), the upload service and the request's Context type. Features build on it.
@@ -25,7 +26,7 @@ import { preProcessFile } from 'typescript';
  * - entry: what a person runs (main, scripts, the demo) and the generated client.
  */
 export const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
-  { name: 'base', paths: ['errors.ts', 'logger.ts', 'config.ts'] },
+  { name: 'base', paths: ['errors.ts', 'logger.ts', 'config.ts', 'guards.ts'] },
   { name: 'infra', paths: ['infra/'] },
   { name: 'common', paths: ['common/', 'auth/', 'files/', 'context.ts'] },
   // Every other folder is a feature, so a new entity's folder needs no entry here.

@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { signDevToken } from '../auth/jwt';
-import { Role } from '../auth/principal';
+import { isRole, Role } from '../auth/principal';
 import { isValidTenantId } from '../common/ids';
 import { loadConfig } from '../config';
+import { errorMessage } from '../guards';
 
 /*
  * Prints a development token signed with the same secret as the server: AUTH_JWT_SECRET, or the
@@ -28,10 +29,10 @@ async function main() {
     );
     return;
   }
-  const roles = values.roles!.split(',').map((r) => r.trim()) as Role[];
-  const known = Object.values(Role) as string[];
-  const unknown = roles.filter((r) => !known.includes(r));
-  if (unknown.length) throw new Error(`Unknown role ${unknown.join(', ')}; use ${known.join(', ')}.`);
+  const names = values.roles!.split(',').map((r) => r.trim());
+  const unknown = names.filter((name) => !isRole(name));
+  if (unknown.length) throw new Error(`Unknown role ${unknown.join(', ')}; use ${Object.values(Role).join(', ')}.`);
+  const roles = names.filter(isRole);
   if (!isValidTenantId(values.tenant)) throw new Error('--tenant takes letters, digits, _ and -, at most 64.');
   const config = loadConfig();
   if (!config.auth.secret)
@@ -42,6 +43,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  process.stderr.write(`${(error as Error).message}\n`);
+  process.stderr.write(`${errorMessage(error)}\n`);
   process.exit(1);
 });

@@ -5,6 +5,7 @@ import { signDevToken } from '../auth/jwt';
 import { Role } from '../auth/principal';
 import { loadConfig } from '../config';
 import { startSimulator } from '../demo/simulator';
+import { errorMessage } from '../guards';
 
 /*
  * The demo pipeline worker as its own process, against a running server:
@@ -38,6 +39,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  process.stderr.write(`${(error as Error).message}\n`);
+  process.stderr.write(`${errorMessage(error)}\n`);
   process.exit(1);
 });

@@ -8,20 +8,25 @@ import type { OutageLog } from '../outage';
 
 /*
  * The SDK's logger middleware calls `logger.info({ input, output })` after every call and
- * `logger.error({ input, error })` after every failed one. Neither reaches our log:
+ * `logger.error({ input, error })` after every failed one. Neither may reach our log, so
+ * createDynamo removes that middleware from the client's stack:
  *   - `info`: the filter walks the whole response (every item of a page) to mask sensitive fields
- *     even when nothing would print it; a logger without `info` skips building that entry.
+ *     even when nothing would print it; without the middleware that entry is never built.
  *   - `error`: the entry carries the call's input — users' text, such as a log's rawText — and an
  *     outage makes one per failed call. Failed calls reach their caller as errors instead, and
  *     outages are summarized by the OutageLog (see instrumentClient). It also kept printing
  *     ResourceNotFoundException on a fresh start, before the table was created.
- * The SDK's own warnings (a few, rate-limited by the SDK) are kept.
+ * The SDK's own warnings (a few, rate-limited by the SDK) are kept; nothing else it logs is.
  */
 const sdkLogger = {
   debug: () => {},
+  info: () => {},
   warn: (message: unknown) => logger.warn({ sdk: typeof message === 'string' ? message : undefined }, 'aws-sdk warning'),
   error: () => {},
-} as unknown as DynamoDBClientConfig['logger'];
+} satisfies NonNullable<DynamoDBClientConfig['logger']>;
+
+/** The name the SDK gives its logger middleware (@aws-sdk/core, loggerMiddlewareOptions). */
+const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
 
 export interface DynamoOptions {
   endpoint?: string;
@@ -79,6 +84,8 @@ export function createDynamo(options: DynamoOptions): Dynamo {
     requestHandler: transportOptions(options.requestTimeoutMs, options.connectTimeoutMs ?? 1000),
     ...(options.endpoint && !process.env.AWS_ACCESS_KEY_ID ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
+  // See sdkLogger. The document client shares this stack, so this covers its calls too.
+  client.middlewareStack.remove(SDK_LOGGER_MIDDLEWARE);
   const calls = new CallCounter();
   client.middlewareStack.add(
     (next, context) => async (args) => {

@@ -7,6 +7,7 @@ import {
   waitUntilTableExists,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
+import { errorName, isRecord } from '../../guards';
 import { TTL_ATTRIBUTE, tableDefinition } from './table';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -26,10 +27,12 @@ function describeExisting(tableName: string): DescribeTableCommand {
       const logger = context.logger;
       if (logger?.error) {
         const error = logger.error.bind(logger);
-        context.logger = Object.assign(Object.create(logger) as typeof logger, {
-          error: (entry: unknown) => {
-            if ((entry as { error?: Error } | undefined)?.error?.name !== 'ResourceNotFoundException') error(entry);
-          },
+        const filtered = (entry: unknown) => {
+          if (!isRecord(entry) || errorName(entry.error) !== 'ResourceNotFoundException') error(entry);
+        };
+        // Everything else is the logger's own, including methods it may lack (the SDK calls `info` only if present).
+        context.logger = new Proxy(logger, {
+          get: (target, property, receiver) => (property === 'error' ? filtered : Reflect.get(target, property, receiver)),
         });
       }
       return next(args);
@@ -74,7 +77,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
       await client.send(new CreateTableCommand(definition));
     } catch (error) {
       // Another instance created it first: that is what we wanted.
-      if ((error as Error).name !== 'ResourceInUseException') throw error;
+      if (errorName(error) !== 'ResourceInUseException') throw error;
     }
     await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1 }, { TableName: tableName });
     await client

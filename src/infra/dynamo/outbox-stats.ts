@@ -65,8 +65,8 @@ export class OutboxStats {
           ),
         ]);
         // The sort key is `<ISO time>#<event id>` (see outboxAttributes).
-        const sortKey = oldest.Items?.[0]?.[sk] as string | undefined;
-        const time = sortKey ? Date.parse(sortKey.split('#')[0]) : NaN;
+        const sortKey: unknown = oldest.Items?.[0]?.[sk];
+        const time = typeof sortKey === 'string' && sortKey ? Date.parse(sortKey.split('#')[0]) : NaN;
         return { count: count.Count ?? 0, oldest: Number.isNaN(time) ? undefined : time };
       }),
     );

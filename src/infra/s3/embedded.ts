@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { Server } from 'node:http';
 import S3rver from 's3rver';
 import { Supervisor, type PartState, type Running, type SupervisorReport } from '../supervisor';
 
@@ -14,11 +14,21 @@ export interface EmbeddedS3 {
   stop(): Promise<void>;
 }
 
+/**
+ * The HTTP server a running s3rver listens with. s3rver's types leave `httpServer` out (its
+ * `close()` uses it), so it is looked up and checked here rather than assumed.
+ */
+function httpServerOf(s3rver: S3rver): Server {
+  const http = 'httpServer' in s3rver ? s3rver.httpServer : undefined;
+  if (!(http instanceof Server)) throw new Error('s3rver is running without an HTTP server of its own.');
+  return http;
+}
+
 /** Runs one s3rver on `port` (0: a free one) and resolves once it listens. */
 async function run(directory: string, port: number): Promise<Running & { port: number }> {
   const server = new S3rver({ port, address: '127.0.0.1', silent: true, directory, resetOnClose: false });
-  const address = (await server.run()) as { port: number };
-  const http = (server as unknown as { httpServer: Server }).httpServer;
+  const address = await server.run();
+  const http = httpServerOf(server);
   const exited = new Promise<string>((resolve) => {
     http.once('close', () => resolve('its HTTP server closed'));
     // An error on a listening server (none is expected) leaves it unusable: close it and restart.

@@ -8,6 +8,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { errorName, httpStatusCodeOf } from '../../guards';
 import { sendWithinBudget } from '../deadline';
 import { instrumentClient, transportOptions } from '../dependency';
 import type { Metrics } from '../metrics';
@@ -100,8 +101,7 @@ export class FileStore {
       const out = await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: key }));
       return { size: out.ContentLength ?? 0, contentType: out.ContentType };
     } catch (error) {
-      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      if (status === 404 || (error as Error).name === 'NotFound') return null;
+      if (httpStatusCodeOf(error) === 404 || errorName(error) === 'NotFound') return null;
       throw error;
     }
   }
@@ -134,7 +134,7 @@ export class FileStore {
         return 'created';
       } catch (error) {
         // Another process sharing the folder (a second instance started at the same moment) made it first.
-        const name = (error as Error).name;
+        const name = errorName(error);
         if (name === 'BucketAlreadyOwnedByYou' || name === 'BucketAlreadyExists') return 'exists';
         throw error;
       }
