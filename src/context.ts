@@ -1,6 +1,6 @@
 import type { Principal } from './auth/principal';
 import { unauthenticated } from './errors';
-import type { FilesService } from './files/files.service';
+import type { FilesService } from './common/files/files.service';
 
 /**
  * What a request's resolvers reach through `ctx.repos`, bound to the caller's tenant. Each

@@ -6,7 +6,7 @@ import type { Scope } from './common/scope';
 import type { Config } from './config';
 import { Context, type Repositories } from './context';
 import { features } from './features';
-import { FilesService } from './files/files.service';
+import { FilesService } from './common/files/files.service';
 import type { Metrics } from './infra/metrics';
 import type { FileStore } from './infra/s3/files';
 import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';

@@ -8,8 +8,8 @@ import type { Write } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { ProjectChildRepository } from '../project/project-child.repository';
 import { assetObjectKey } from './asset.keys';
-import { Uploads } from '../files/upload';
-import { UploadStatus } from '../files/upload.type';
+import { Uploads } from '../common/files/upload';
+import { UploadStatus } from '../common/files/upload.type';
 import type { CreateAssetInput, RequestAssetUploadInput, RequestAssetVersionInput, UpdateAssetInput } from './asset.type';
 
 /** An asset keeps at most this many versions in its history. */

@@ -5,7 +5,7 @@ import { enumOf } from '../common/model-types';
 import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
 import { DateTime, JSONObject } from '../common/scalars';
-import { UploadStatus, UploadTarget } from '../files/upload.type';
+import { UploadStatus, UploadTarget } from '../common/files/upload.type';
 
 /** The kinds of asset and their GraphQL enum, from the declaration. */
 export const AssetType = enumOf(entities.Asset, 'type', entities.Asset.attributes.type.values, 'AssetType');

@@ -1,7 +1,7 @@
 import type DataLoader from 'dataloader';
 import type { Item, Page, PageRequest, QuerySpec, Store } from '../infra/dynamo/store';
 import type { UnitWrite } from '../infra/dynamo/write';
-import type { FilesService } from '../files/files.service';
+import type { FilesService } from './files/files.service';
 import type { IdPrefix } from './ids';
 import type { Key } from './keys';
 

@@ -4,7 +4,7 @@ import { entities } from '../common/entities';
 import { enumOf } from '../common/model-types';
 import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
-import { UploadStatus, UploadTarget } from '../files/upload.type';
+import { UploadStatus, UploadTarget } from '../common/files/upload.type';
 
 /** The kinds of inspiration and their GraphQL enum, from the declaration. */
 export const InspirationType = enumOf(entities.Inspiration, 'type', entities.Inspiration.attributes.type.values, 'InspirationType');

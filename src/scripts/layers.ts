@@ -28,7 +28,7 @@ import { preProcessFile } from 'typescript';
 export const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: 'base', paths: ['errors.ts', 'logger.ts', 'config.ts', 'guards.ts'] },
   { name: 'infra', paths: ['infra/'] },
-  { name: 'common', paths: ['common/', 'auth/', 'files/', 'context.ts'] },
+  { name: 'common', paths: ['common/', 'auth/', 'context.ts'] },
   // Every other folder is a feature, so a new entity's folder needs no entry here.
   { name: 'features', paths: ['*/'] },
   { name: 'events', paths: ['events/'] },

@@ -1,6 +1,6 @@
-import { FilesService } from '../../src/files/files.service';
-import { Uploads } from '../../src/files/upload';
-import { UploadStatus } from '../../src/files/upload.type';
+import { FilesService } from '../../src/common/files/files.service';
+import { Uploads } from '../../src/common/files/upload';
+import { UploadStatus } from '../../src/common/files/upload.type';
 
 /* The parts of the upload lifecycle that need no bucket; confirming against S3 is in test/e2e/files.test.ts. */
 describe('the upload lifecycle', () => {

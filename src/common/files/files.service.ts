@@ -1,7 +1,7 @@
-import { tenantS3Prefix } from '../common/s3-key';
-import type { Config } from '../config';
-import { AppError, badInput, ErrorCode } from '../errors';
-import type { FileStore, UploadTarget } from '../infra/s3/files';
+import { tenantS3Prefix } from '../s3-key';
+import type { Config } from '../../config';
+import { AppError, badInput, ErrorCode } from '../../errors';
+import type { FileStore, UploadTarget } from '../../infra/s3/files';
 
 const uploadError = (reason: 'UPLOAD_MISSING' | 'UPLOAD_MISMATCH' | 'UPLOAD_EXPIRED', message: string) =>
   new AppError(ErrorCode.BAD_USER_INPUT, message, { reason });

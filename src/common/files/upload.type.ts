@@ -1,7 +1,7 @@
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
-import { UPLOAD_STATES } from '../common/entities';
-import { DateTime } from '../common/scalars';
-import { enumObject } from '../infra/dynamo/entity';
+import { UPLOAD_STATES } from '../entities';
+import { DateTime } from '../scalars';
+import { enumObject } from '../../infra/dynamo/entity';
 
 /** Where an upload stands: requested (a presigned PUT handed out) until confirmed by HeadObject. */
 export const UploadStatus = enumObject(UPLOAD_STATES);
