@@ -1,3 +1,4 @@
+import { keySchemas } from '../infra/dynamo/table';
 import type { Item, Store } from '../infra/dynamo/store';
 import { isServiceUnavailable } from '../infra/dependency';
 import type { EventBus } from '../infra/pubsub';
@@ -46,7 +47,7 @@ export class Outbox {
   private async publish(event: Item): Promise<void> {
     await Promise.all(topicsFor(event).map((topic) => this.bus.publish(topic, payloadOf(event))));
     this.options.onPublished?.();
-    await this.store.removeAttributes({ PK: event.PK, SK: event.SK }, ['OUTBOXPK', 'OUTBOXSK']);
+    await this.store.removeAttributes({ PK: event.PK, SK: event.SK }, [keySchemas.OUTBOX.pk, keySchemas.OUTBOX.sk]);
   }
 
   /** Publishes events just committed. Never throws: what fails here, the sweeper delivers. */

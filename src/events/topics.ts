@@ -1,4 +1,5 @@
 import type { Item } from '../infra/dynamo/store';
+import { KEY_ATTRIBUTES } from '../infra/dynamo/table';
 
 /**
  * Topic names. Every name carries the tenant, and subscriptions derive it from the verified
@@ -29,9 +30,7 @@ export function topicsFor(event: Item): string[] {
   }
 }
 
-const KEY_ATTRIBUTES = /^(PK|SK|GSI\dPK|GSI\dSK|OUTBOXPK|OUTBOXSK)$/;
-
 /** The event as it travels to subscribers: the stored item without its key attributes. */
 export function payloadOf(event: Item): Item {
-  return Object.fromEntries(Object.entries(event).filter(([name]) => !KEY_ATTRIBUTES.test(name)));
+  return Object.fromEntries(Object.entries(event).filter(([name]) => !KEY_ATTRIBUTES.has(name)));
 }

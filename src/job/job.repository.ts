@@ -191,7 +191,7 @@ export class JobRepository {
       this.scope.tenantId,
       `ops:${status}`,
       (before) => Array.from({ length: OPS_SHARDS }, (_, shard) => opsJobsByStatus(status, shard, before)),
-      'GSI3SK',
+      entities.Job.sortAttributeOf('acrossTenants'),
       page,
     );
     const result = entities.Job.pageOf(merged);

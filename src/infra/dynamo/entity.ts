@@ -420,6 +420,13 @@ export class EntityModel<
     };
   }
 
+  /** The attribute that holds the sort key of the declared index `name` (to merge shards by it). */
+  sortAttributeOf(name: string): string {
+    const declared = this.indexes[name];
+    if (!declared) throw new Error(`${this.type} has no index ${name}.`);
+    return keySchemas[declared.index].sk;
+  }
+
   /** The statuses of the machine, in declaration order (empty without one). */
   get states(): StateOf<M>[] {
     // The keys of the declared transitions are the states: what StateOf says at the type level.

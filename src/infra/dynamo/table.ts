@@ -33,6 +33,9 @@ export const keySchemas: Record<'TABLE' | IndexName, KeySchema> = {
   OUTBOX: { pk: 'OUTBOXPK', sk: 'OUTBOXSK' },
 };
 
+/** Every attribute that keys the table or an index: what a published event leaves out. */
+export const KEY_ATTRIBUTES: ReadonlySet<string> = new Set(Object.values(keySchemas).flatMap(({ pk, sk }) => [pk, sk]));
+
 /** The TTL attribute (epoch seconds) on events, idempotency records and finished jobs. */
 export const TTL_ATTRIBUTE = 'expiresAt';
 
