@@ -2,7 +2,7 @@ import { keySchemas } from '../infra/dynamo/table';
 import type { Item, Store } from '../infra/dynamo/store';
 import { isServiceUnavailable } from '../infra/dependency';
 import type { EventBus } from '../infra/pubsub';
-import { OUTBOX_SHARDS } from '../infra/dynamo/write';
+import { OUTBOX_SHARDS, outboxPartition } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { payloadOf, topicsFor } from './topics';
 
@@ -68,7 +68,7 @@ export class Outbox {
       const cutoff = new Date(Date.now() - this.options.graceMs).toISOString();
       const stale: Item[] = [];
       for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
-        stale.push(...(await this.store.queryFirst({ index: 'OUTBOX', pk: `OUTBOX#${shard}`, skBefore: cutoff }, 500)));
+        stale.push(...(await this.store.queryFirst({ index: 'OUTBOX', pk: outboxPartition(shard), skBefore: cutoff }, 500)));
       }
       stale.sort((a, b) => (a.PK < b.PK ? -1 : a.PK > b.PK ? 1 : (a.position ?? 0) - (b.position ?? 0)));
       let count = 0;

@@ -225,6 +225,9 @@ export function update(key: Key): Write {
 /** The number of OUTBOX index partitions events are spread over. */
 export const OUTBOX_SHARDS = 4;
 
+/** The OUTBOX index partition of one shard. */
+export const outboxPartition = (shard: number) => `OUTBOX#${shard}`;
+
 /**
  * The outbox attributes of a new event: it stays in the OUTBOX index until it is published. The
  * shard is chosen by the event's partition (its stream), so a stream's waiting events are in one
@@ -233,7 +236,7 @@ export const OUTBOX_SHARDS = 4;
 export function outboxAttributes(partition: string, eventId: string, at: string) {
   let hash = 0;
   for (const char of partition) hash = (hash * 31 + char.charCodeAt(0)) | 0;
-  return { OUTBOXPK: `OUTBOX#${Math.abs(hash) % OUTBOX_SHARDS}`, OUTBOXSK: `${at}#${eventId}` };
+  return { OUTBOXPK: outboxPartition(Math.abs(hash) % OUTBOX_SHARDS), OUTBOXSK: `${at}#${eventId}` };
 }
 
 /**
