@@ -298,6 +298,8 @@ export const entities = {
       provider: attr.string(),
       correlationId: attr.string(),
       idempotencyKey: attr.string(),
+      /** True when its plan came from its declared kind (see src/job/job.kinds.ts), not from the request. */
+      declared: attr.boolean({ internal: true }),
       error: attr.json<JobErrorItem>()(),
       startedAt: attr.dateTime(),
       finishedAt: attr.dateTime(),
@@ -336,6 +338,7 @@ export const entities = {
       progress: attr.float({ required: true }),
       artifacts: attr.strings(),
       metrics: attr.json()(),
+      outputs: attr.json()(),
       error: attr.json<JobErrorItem>()(),
       approvedBy: attr.string(),
       decidedAt: attr.dateTime(),

@@ -1,62 +1,14 @@
-import { badInput } from '../errors';
-import type { AnyModel, Attribute, ItemOf } from '../infra/dynamo/entity';
+import type { AnyModel, ItemOf } from '../infra/dynamo/entity';
 import type { Page, PageRequest, QuerySpec } from '../infra/dynamo/store';
 import type { Write } from '../infra/dynamo/write';
 import { create, type KeyValues, mutate, remove, type Target } from './mutate';
 import type { Scope } from './scope';
-import { validateS3Key } from './s3-key';
-import { applyPatch, boundedJson, maxItems, nonNegativeInt, requireText } from './validate';
+import { checkFields } from './fields';
+import { applyPatch } from './validate';
 
-/**
- * The checks a declared attribute's kind implies for a client's value (text length, list length,
- * JSON size, whole numbers, S3 keys under the caller's tenant). Throws BAD_USER_INPUT naming the attribute.
- */
-function checked(attribute: Attribute, name: string, value: unknown, tenantId: string): unknown {
-  const text = (entry: unknown, max: number) => {
-    if (typeof entry !== 'string') return entry;
-    return attribute.s3Key ? validateS3Key(entry, tenantId, name) : requireText(entry, name, max);
-  };
-  switch (attribute.kind) {
-    case 'string':
-      return text(value, attribute.max ?? 2000);
-    case 'strings':
-      return Array.isArray(value) ? maxItems(value, name, attribute.max ?? 100)?.map((entry) => text(entry, 1000)) : value;
-    case 'int':
-      return typeof value === 'number' ? nonNegativeInt(value, name) : value;
-    case 'float':
-      if (typeof value === 'number' && !Number.isFinite(value)) throw badInput(`${name} must be a finite number.`, name);
-      return value;
-    case 'json':
-      return boundedJson(value, name);
-    default:
-      return value;
-  }
-}
-
-/**
- * The attributes a client's `input` gives an entity, checked against the declaration. On create,
- * a missing attribute takes its default, and a required one without a default is refused. On
- * update, an omitted attribute is kept (undefined), a null one is cleared (or reset to its
- * default; a required one without a default cannot be cleared). Internal attributes, and
- * read-only ones on update, are never taken from a client.
- */
+/** The attributes a client's `input` gives an entity, checked against its declaration (see checkFields). */
 export function inputAttributes(model: AnyModel, input: object, mode: 'create' | 'update', tenantId: string): Record<string, unknown> {
-  const given = new Map(Object.entries(input));
-  const out: Record<string, unknown> = {};
-  const attributes: Record<string, Attribute> = model.attributes;
-  for (const [name, attribute] of Object.entries(attributes)) {
-    if (attribute.internal || (mode === 'update' && attribute.readOnly)) continue;
-    const value = given.get(name);
-    if (value == null) {
-      if (mode === 'update' && value === undefined) continue;
-      if (attribute.default !== undefined) out[name] = attribute.default;
-      else if (attribute.required) throw badInput(mode === 'create' ? `${name} is required.` : `${name} cannot be cleared.`, name);
-      else out[name] = mode === 'update' ? null : undefined;
-      continue;
-    }
-    out[name] = checked(attribute, name, value, tenantId);
-  }
-  return out;
+  return checkFields(model.attributes, input, { mode, tenantId });
 }
 
 /**

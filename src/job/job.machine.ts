@@ -80,6 +80,7 @@ export interface StepState {
   progress: number;
   artifacts?: string[];
   metrics?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
   error?: JobError | null;
   approvedBy?: string;
   decidedAt?: string;
@@ -91,7 +92,16 @@ export interface StepState {
 export type JobAction =
   | { kind: 'start'; step: string }
   | { kind: 'progress'; step: string; progress: number; metrics?: Record<string, unknown> | null }
-  | { kind: 'complete'; step: string; artifacts: string[]; metrics?: Record<string, unknown> | null }
+  | {
+      kind: 'complete';
+      step: string;
+      artifacts: string[];
+      metrics?: Record<string, unknown> | null;
+      /** What the step produced, checked against its stage's declared outputs. */
+      outputs?: Record<string, unknown> | null;
+      /** The stage pauses for review when it completes (declared kinds, see job.kinds.ts). */
+      review?: boolean;
+    }
   | { kind: 'fail'; step: string; code: string; message: string }
   | { kind: 'pause'; step: string }
   | { kind: 'approve'; step: string }
@@ -230,14 +240,14 @@ export function decide(
       requireJob([JobStatus.RUNNING], JobStatus.RUNNING);
       const step = stepOf(action.step);
       requireStep(step, [StepStatus.RUNNING], StepStatus.COMPLETED);
-      const done: StepState = {
-        ...step,
-        status: StepStatus.COMPLETED,
-        progress: 1,
-        artifacts: action.artifacts,
-        metrics: action.metrics ?? step.metrics,
-        finishedAt: ctx.now,
-      };
+      const produced = { artifacts: action.artifacts, metrics: action.metrics ?? step.metrics, outputs: action.outputs ?? step.outputs };
+      if (action.review) {
+        // A stage declared for review keeps what it produced and waits for a person's decision.
+        const paused: StepState = { ...step, ...produced, status: StepStatus.PAUSED, progress: 1 };
+        next.status = JobStatus.PAUSED;
+        return { job: next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
+      }
+      const done: StepState = { ...step, ...produced, status: StepStatus.COMPLETED, progress: 1, finishedAt: ctx.now };
       advance(done);
       return { job: next, steps: [done], step: done, type: JobEventType.STEP_COMPLETED };
     }

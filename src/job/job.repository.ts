@@ -6,9 +6,12 @@ import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
 import { streams } from '../common/streams';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
-import { AppError, badInput, ErrorCode, notFound } from '../errors';
+import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } from '../errors';
 import type { PageRequest } from '../infra/dynamo/store';
-import { event, type UnitWrite, type Write } from '../infra/dynamo/write';
+import { type ConditionFailure, del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
+import { activityEvent } from '../common/activity-event';
+import { checkFields } from '../common/fields';
+import { declaredKind, type JobKindDeclaration } from './job.kinds';
 import type { ProjectRepository } from '../project/project.repository';
 import {
   jobEventsAfter,
@@ -36,10 +39,20 @@ import { type CreateJobInput, isJobEvent, type JobEvent } from './job.type';
 
 /** A finished job is kept this long, then expires. */
 const FINISHED_JOB_TTL_DAYS = 90;
+/** Items per transaction when a job's partition is deleted (DynamoDB allows 100). */
+const DELETE_BATCH = 90;
+/** The most step attempts that take their finished job's expiry in its last transaction (see expiringSteps). */
+const MAX_EXPIRING_STEPS = 60;
 /** Idempotency records expire after this long (the seeds ask for 24–72 hours). */
 const IDEMPOTENCY_TTL_HOURS = 48;
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
 const CLIENT_KEY = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** The statuses whose job no longer holds its idempotency key: a new request makes a new job. */
+const RETRYABLE = new Set<JobStatus>([JobStatus.FAILED, JobStatus.CANCELLED]);
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Thrown when the idempotency record exists: the request duplicates an earlier one. */
 class Duplicate extends Error {
@@ -85,10 +98,10 @@ export function deriveIdempotencyKey(
  */
 function snapshotOf(job: JobItem): Record<string, unknown> {
   const { entityType, jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts } = job;
-  const { provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version } = job;
+  const { provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version, declared } = job;
   return {
     ...{ entityType, jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts },
-    ...{ provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version, seq: version },
+    ...{ provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version, declared, seq: version },
     inputsLeftOut: true,
   };
 }
@@ -102,8 +115,8 @@ const toJob = (item: JobItem, steps?: StepLike[]) => ({ ...item, seq: item.versi
 
 /** The step fields of a stored step attempt, without its key and index attributes. */
 function stepStateOf(item: StepState): StepState {
-  const { name, order, attempt, status, progress, artifacts, metrics, error, approvedBy, decidedAt, startedAt, finishedAt } = item;
-  return { name, order, attempt, status, progress, artifacts, metrics, error, approvedBy, decidedAt, startedAt, finishedAt };
+  const { name, order, attempt, status, progress, artifacts, metrics, outputs, error, approvedBy, decidedAt, startedAt, finishedAt } = item;
+  return { name, order, attempt, status, progress, artifacts, metrics, outputs, error, approvedBy, decidedAt, startedAt, finishedAt };
 }
 
 function stateOf(item: JobItem): JobState {
@@ -240,9 +253,46 @@ export class JobRepository {
     return writes;
   }
 
-  private stepWrite(jobId: string, step: StepState, at: string): Write {
+  private stepWrite(jobId: string, step: StepState, at: string, expiresAt?: number): Write {
     // Built from the step's own fields only; the model derives its key and index attributes.
-    return entities.Step.put(this.scope.tenantId, { ...stepStateOf(step), jobId, updatedAt: at });
+    return entities.Step.put(this.scope.tenantId, { ...stepStateOf(step), jobId, updatedAt: at, expiresAt });
+  }
+
+  /**
+   * When a job finishes, its other step attempts take its expiry, so they go with it. A job has at
+   * most 20 steps, but retries can multiply the attempts: past MAX_EXPIRING_STEPS the rest are
+   * left (they are only ever read through their job, which is gone).
+   */
+  private expiringSteps(jobId: string, stored: StepState[], written: StepState[], expiresAt: number | undefined, at: string): Write[] {
+    if (expiresAt === undefined) return [];
+    const same = (a: StepState, b: StepState) => a.name === b.name && a.attempt === b.attempt;
+    return stored
+      .filter((step) => !written.some((w) => same(w, step)))
+      .slice(0, MAX_EXPIRING_STEPS)
+      .map((step) => this.stepWrite(jobId, step, step.updatedAt ?? at, expiresAt));
+  }
+
+  /**
+   * The action as a declared kind shapes it: a completion's outputs are checked against the
+   * stage's declared outputs (type, required, S3 keys under the tenant; BAD_USER_INPUT naming the
+   * field), and a stage declared for review pauses when it completes. Other kinds pass through.
+   */
+  private declaredAction(job: { kind: string; declared?: boolean }, action: JobAction): JobAction {
+    if (action.kind !== 'complete') return action;
+    const stage = job.declared ? declaredKind(job.kind)?.stages.find((s) => s.name === action.step) : undefined;
+    if (!stage) return { ...action, outputs: boundedJson(action.outputs, 'outputs') };
+    if (action.outputs != null && !isPlainObject(action.outputs)) throw badInput('outputs must be an object.', 'outputs');
+    const outputs = stage.outputs
+      ? checkFields(stage.outputs, action.outputs ?? {}, {
+          mode: 'create',
+          tenantId: this.scope.tenantId,
+          prefix: 'outputs.',
+          typed: true,
+          closed: true,
+        })
+      : boundedJson(action.outputs, 'outputs');
+    const defined = outputs ? Object.fromEntries(Object.entries(outputs).filter(([, v]) => v !== undefined)) : undefined;
+    return { ...action, outputs: defined, review: stage.review };
   }
 
   /**
@@ -253,26 +303,32 @@ export class JobRepository {
   async create(input: CreateJobInput) {
     const projectId = assertId(input.projectId, 'proj', 'projectId');
     const kind = requireText(input.kind, 'kind', 100);
-    maxItems(input.steps, 'steps', 20);
-    if (input.steps.length === 0) throw badInput('A job needs at least one step.', 'steps');
-    for (const name of input.steps)
-      if (!STEP_NAME.test(name))
-        throw badInput(`Step name "${name}" must be 1–48 letters, digits and _ . - (starting with a letter or digit).`, 'steps');
-    if (new Set(input.steps).size !== input.steps.length) throw badInput('Step names must be unique within a job.', 'steps');
-    const maxAttempts = input.maxAttempts ?? 3;
+    // A declared kind's stages apply when the request names no steps; a request that names its
+    // steps keeps the free-form plan it was written for, before kinds were declared.
+    const declared = input.steps == null ? declaredKind(kind) : undefined;
+    if (input.steps == null && !declared) {
+      throw badInput(`${kind} is not a declared kind (see jobKinds), so the job needs its steps.`, 'steps');
+    }
+    const stepNames = declared ? declared.stages.map((stage) => stage.name) : this.freeSteps(input.steps);
+    const maxAttempts = input.maxAttempts ?? declared?.maxAttempts ?? 3;
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 10)
       throw badInput('maxAttempts must be between 1 and 10.', 'maxAttempts');
-    boundedJson(input.inputs, 'inputs');
+    const inputs = declared ? this.declaredInputs(kind, declared, input.inputs) : boundedJson(input.inputs, 'inputs');
     const idempotency = { key: deriveIdempotencyKey(input) };
     const key = entities.Idempotency.keyOf(this.scope.tenantId, idempotency);
 
+    // An earlier job with this key is the answer, unless it failed or was cancelled (seed 003
+    // matches only queued, running and completed jobs): then a new job takes the key over.
     const earlier = await this.scope.store.get(key);
-    if (entities.Idempotency.is(earlier)) return this.existing(earlier.jobId);
+    const earlierJob = entities.Idempotency.is(earlier) ? await this.get(earlier.jobId) : null;
+    if (earlierJob && !RETRYABLE.has(earlierJob.status)) return earlierJob;
+    // A record whose job failed, was cancelled or was deleted is taken over.
+    const takeOver = entities.Idempotency.is(earlier) ? earlier.jobId : undefined;
 
     const jobId = this.scope.newId('job');
     const at = this.scope.now().toISOString();
     const nowSeconds = Math.floor(Date.parse(at) / 1000);
-    const plan: PlannedStep[] = input.steps.map((name, i) => ({ name, order: i + 1 }));
+    const plan: PlannedStep[] = stepNames.map((name, i) => ({ name, order: i + 1 }));
     const job = entities.Job.toItem(this.scope.tenantId, {
       jobId,
       projectId,
@@ -288,7 +344,8 @@ export class JobRepository {
       completedSteps: 0,
       failedSteps: 0,
       maxAttempts,
-      inputs: input.inputs ?? undefined,
+      inputs: inputs ?? undefined,
+      declared: declared ? true : undefined,
       provider: optionalText(input.provider, 'provider', 100) ?? undefined,
       correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
       idempotencyKey: key.PK,
@@ -296,16 +353,19 @@ export class JobRepository {
     });
     if (!entities.Job.is(job)) throw new Error('A job item was made as another type.');
     const steps = initialSteps(plan);
+    const record = entities.Idempotency.put(this.scope.tenantId, {
+      ...idempotency,
+      jobId,
+      createdAt: at,
+      expiresAt: nowSeconds + IDEMPOTENCY_TTL_HOURS * 3600,
+    });
+    const duplicate: ConditionFailure = (current) =>
+      current ? new Duplicate(current.jobId) : new AppError(ErrorCode.CONFLICT, 'A duplicate request is being processed; try again.');
     try {
       await this.scope.commit([
-        entities.Idempotency.put(this.scope.tenantId, {
-          ...idempotency,
-          jobId,
-          createdAt: at,
-          expiresAt: nowSeconds + IDEMPOTENCY_TTL_HOURS * 3600,
-        }).ifNewOrExpired(nowSeconds, (current) =>
-          current ? new Duplicate(current.jobId) : new AppError(ErrorCode.CONFLICT, 'A duplicate request is being processed; try again.'),
-        ),
+        // Taking over a failed job's key holds only while the record still names that job, so of
+        // concurrent duplicates one creates the new job and the others get it.
+        takeOver ? record.where({ jobId: takeOver }, duplicate) : record.ifNewOrExpired(nowSeconds, duplicate),
         entities.Job.put(this.scope.tenantId, job).ifNew(),
         ...steps.map((step) => this.stepWrite(jobId, step, at)),
         this.projects.activeProjectCheck(projectId),
@@ -319,6 +379,73 @@ export class JobRepository {
       job,
       steps.map((s) => ({ ...s, jobId })),
     );
+  }
+
+  /** A free-form kind's steps, as the client names them. */
+  private freeSteps(named: string[] | null | undefined): string[] {
+    if (!named || named.length === 0) throw badInput('A job of an undeclared kind needs at least one step.', 'steps');
+    maxItems(named, 'steps', 20);
+    for (const name of named)
+      if (!STEP_NAME.test(name))
+        throw badInput(`Step name "${name}" must be 1–48 letters, digits and _ . - (starting with a letter or digit).`, 'steps');
+    if (new Set(named).size !== named.length) throw badInput('Step names must be unique within a job.', 'steps');
+    return named;
+  }
+
+  /** A declared kind's inputs, checked field by field (type, required, S3 keys under the tenant). */
+  private declaredInputs(kind: string, declared: JobKindDeclaration, inputs: unknown): Record<string, unknown> {
+    if (inputs != null && !isPlainObject(inputs)) throw badInput(`A ${kind} job's inputs must be an object.`, 'inputs');
+    const checked = checkFields(declared.inputs, inputs ?? {}, {
+      mode: 'create',
+      tenantId: this.scope.tenantId,
+      prefix: 'inputs.',
+      typed: true,
+      closed: true,
+    });
+    return Object.fromEntries(Object.entries(checked).filter(([, value]) => value !== undefined));
+  }
+
+  /**
+   * Deletes a finished job and everything in its partition (steps, events). The job's item goes
+   * first, conditioned on the version read and with its activity event, in one transaction with as
+   * many of its other items as fit: once it is gone the job is gone for every reader (steps and
+   * events are only ever read through it). What did not fit follows in further transactions.
+   * INVALID_TRANSITION while the job can still change; CONFLICT for a stale `expectedVersion`.
+   */
+  async delete(jobId: string, expectedVersion?: number | null) {
+    assertId(jobId, 'job', 'jobId');
+    return retryWhileStale(async (mayRetry) => {
+      const items = await this.scope.store.queryAll({ pk: entities.Job.key.pkOf(this.scope.tenantId, { jobId }) }, 100_000);
+      const job = items.find((item) => entities.Job.is(item));
+      if (!entities.Job.is(job)) throw notFound('Job', jobId);
+      if (expectedVersion != null && job.version !== expectedVersion) throw conflict('Job', jobId, expectedVersion, job.version);
+      if (!TERMINAL.has(job.status)) {
+        throw invalidTransition('Job', jobId, job.status, 'deleted', {
+          action: 'delete',
+          allowed: [...TERMINAL],
+          hint: 'Cancel it first (cancelJob), or let it finish.',
+        });
+      }
+      const others = items.filter((item) => !entities.Job.is(item)).map((item) => del({ PK: item.PK, SK: item.SK }));
+      const first = others.slice(0, DELETE_BATCH - 2);
+      await this.scope.commit([
+        entities.Job.delete(this.scope.tenantId, { jobId }).ifVersion(job.version, (now) =>
+          !now
+            ? notFound('Job', jobId)
+            : mayRetry && expectedVersion == null
+              ? new Stale()
+              : conflict('Job', jobId, job.version, now.version),
+        ),
+        activityEvent(this.scope, {
+          action: 'job.deleted',
+          subject: { type: entities.Job.type, id: jobId, projectId: job.projectId },
+          data: { kind: job.kind, status: job.status },
+        }),
+        ...first,
+      ]);
+      for (let i = first.length; i < others.length; i += DELETE_BATCH) await this.scope.commit(others.slice(i, i + DELETE_BATCH));
+      return toJob(job, items.filter((item) => entities.Step.is(item)).sort(byOrder));
+    });
   }
 
   private async existing(jobId: string) {
@@ -345,7 +472,7 @@ export class JobRepository {
       const current = new Map<string, StepState>();
       for (const step of steps) if (job.attempts[step.name] === step.attempt) current.set(step.name, stepStateOf(step));
       const at = this.scope.now().toISOString();
-      const outcome = decide(stateOf(job), current, action, { now: at, actor: this.scope.actor, jobId });
+      const outcome = decide(stateOf(job), current, this.declaredAction(job, action), { now: at, actor: this.scope.actor, jobId });
       const next = {
         ...job,
         ...outcome.job,
@@ -367,7 +494,8 @@ export class JobRepository {
               ? new Stale()
               : new AppError(ErrorCode.CONFLICT, `Job ${jobId} is changing too fast; try again.`),
         ),
-        ...outcome.steps.map((step) => this.stepWrite(jobId, step, at)),
+        ...outcome.steps.map((step) => this.stepWrite(jobId, step, at, next.expiresAt)),
+        ...this.expiringSteps(jobId, steps, outcome.steps, next.expiresAt, at),
         ...this.eventWrites(next, job, outcome, at),
       ]);
       const id = (s: StepState) => `${s.order}:${s.name}:${s.attempt}`;

@@ -4,8 +4,31 @@ import { PageArgs } from '../common/pagination';
 import { JSONObject, JSONValue } from '../common/scalars';
 import { feature } from '../common/feature';
 import type { Context } from '../context';
-import { CreateJobInput, Job, JobConnection, JobEvent, JobsByStatusArgs, ProjectJobsArgs, Step, StepConnection, StepRef } from './job.type';
+import {
+  CreateJobInput,
+  Job,
+  JobConnection,
+  JobEvent,
+  JobKind,
+  JobsByStatusArgs,
+  ProjectJobsArgs,
+  Step,
+  StepConnection,
+  StepRef,
+} from './job.type';
 import { JobRepository } from './job.repository';
+import { JOB_KINDS, phaseOf } from './job.kinds';
+import type { Attribute } from '../infra/dynamo/entity';
+
+/** Declared fields as clients see them (JobField). */
+const fieldsOf = (attributes: Record<string, Attribute>) =>
+  Object.entries(attributes).map(([name, a]) => ({
+    name,
+    type: a.kind,
+    required: Boolean(a.required),
+    s3Key: Boolean(a.s3Key),
+    description: a.description,
+  }));
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -84,14 +107,18 @@ export class JobResolver {
   }
 
   @Authorized(Role.WORKER)
-  @Mutation(() => Job, { description: 'Worker: completes a running step with its artifacts (S3 keys) and metrics.' })
+  @Mutation(() => Job, {
+    description:
+      'Worker: completes a running step with its artifacts (S3 keys), metrics and outputs (checked against the stage of a declared kind; a stage declared for review pauses instead).',
+  })
   completeStep(
     @Args() { jobId, stepName }: StepRef,
     @Arg('artifacts', () => [String], { defaultValue: [] }) artifacts: string[],
     @Arg('metrics', () => JSONObject, { nullable: true }) metrics: Record<string, unknown> | null,
+    @Arg('outputs', () => JSONObject, { nullable: true }) outputs: Record<string, unknown> | null,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.act(jobId, { kind: 'complete', step: stepName, artifacts, metrics });
+    return ctx.repos.jobs.act(jobId, { kind: 'complete', step: stepName, artifacts, metrics, outputs });
   }
 
   @Authorized(Role.WORKER)
@@ -128,6 +155,39 @@ export class JobResolver {
   @Mutation(() => Job, { description: 'Runs a failed job again from its failed step, as a new attempt.' })
   retryJob(@Arg('jobId', () => ID) jobId: string, @Ctx() ctx: Context) {
     return ctx.repos.jobs.act(jobId, { kind: 'retry' });
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Job, {
+    description:
+      'Deletes a finished job (completed, failed or cancelled) with its steps and events, and returns it as it was. INVALID_TRANSITION while it runs.',
+  })
+  deleteJob(
+    @Arg('jobId', () => ID) jobId: string,
+    @Arg('expectedVersion', () => Int, { nullable: true, description: 'When given, CONFLICT unless the job is at this version.' })
+    expectedVersion: number | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.jobs.delete(jobId, expectedVersion);
+  }
+
+  @Authorized()
+  @Query(() => [JobKind], { description: 'The declared pipelines: their stages, phases, inputs and outputs.' })
+  jobKinds() {
+    return Object.entries(JOB_KINDS).map(([name, kind]) => ({
+      name,
+      description: kind.description,
+      inputs: fieldsOf(kind.inputs),
+      stages: kind.stages.map((stage) => ({ ...stage, review: Boolean(stage.review), outputs: fieldsOf(stage.outputs ?? {}) })),
+    }));
+  }
+
+  @FieldResolver(() => String, {
+    description:
+      "What a client shows: the current stage's phase of a declared kind while it runs (e.g. generating_scenes), else the status in lower case.",
+  })
+  phase(@Root() job: Job) {
+    return phaseOf(job);
   }
 
   @FieldResolver(() => [Step], { description: 'Every attempt of every step, in order.' })

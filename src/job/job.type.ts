@@ -66,6 +66,9 @@ export class Step {
   @Field(() => JSONObject, { nullable: true })
   metrics?: Record<string, unknown>;
 
+  @Field(() => JSONObject, { nullable: true, description: "What the step produced, as its stage's declared outputs (see jobKinds)." })
+  outputs?: Record<string, unknown>;
+
   @Field(() => JobError, { nullable: true })
   error?: JobError;
 
@@ -210,9 +213,11 @@ export class CreateJobInput {
   kind!: string;
 
   @Field(() => [String], {
-    description: 'The ordered step names, e.g. ["text-to-image", "refine", "3d", "retopo", "rig", "anim", "export"].',
+    nullable: true,
+    description:
+      'The ordered step names, e.g. ["text-to-image", "refine", "3d", "retopo", "rig", "anim", "export"]. A declared kind (see jobKinds) has its own stages: omit them.',
   })
-  steps!: string[];
+  steps?: string[] | null;
 
   @Field(() => JSONValue, { nullable: true })
   inputs?: unknown;
@@ -275,4 +280,55 @@ export function isJobEvent(value: unknown): value is JobEvent {
     'type' in value &&
     typeof value.type === 'string'
   );
+}
+
+@ObjectType({ simpleResolvers: true, description: 'A field of a declared input or output.' })
+export class JobField {
+  @Field()
+  name!: string;
+
+  @Field({ description: 'string, int, float, boolean, date, dateTime, json, strings or enum.' })
+  type!: string;
+
+  @Field()
+  required!: boolean;
+
+  @Field({ description: 'True when the value is an S3 object key, which must lie under your tenant prefix (tenants/<tenantId>/).' })
+  s3Key!: boolean;
+
+  @Field(() => String, { nullable: true })
+  description?: string;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'One stage of a declared pipeline: a step of its jobs.' })
+export class JobStage {
+  @Field({ description: 'The step name that startStep and completeStep take.' })
+  name!: string;
+
+  @Field({ description: 'What a client shows while the stage runs (Job.phase).' })
+  phase!: string;
+
+  @Field({ description: 'Completing it pauses it for review; approveStep completes it.' })
+  review!: boolean;
+
+  @Field(() => [JobField], { description: "The fields completeStep's outputs must give." })
+  outputs!: JobField[];
+}
+
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A pipeline the server knows: createJob with this kind takes its stages and checks its inputs.',
+})
+export class JobKind {
+  @Field()
+  name!: string;
+
+  @Field()
+  description!: string;
+
+  @Field(() => [JobField], { description: "The fields of createJob's inputs." })
+  inputs!: JobField[];
+
+  @Field(() => [JobStage])
+  stages!: JobStage[];
 }

@@ -73,8 +73,8 @@ export type CreateJobInput = {
   provider?: string | null | undefined;
   /** Seed and model version take part in the derived idempotency key. */
   seed?: string | null | undefined;
-  /** The ordered step names, e.g. ["text-to-image", "refine", "3d", "retopo", "rig", "anim", "export"]. */
-  steps: Array<string>;
+  /** The ordered step names, e.g. ["text-to-image", "refine", "3d", "retopo", "rig", "anim", "export"]. A declared kind (see jobKinds) has its own stages: omit them. */
+  steps?: Array<string> | null | undefined;
 };
 
 export type CreateLogInput = {

@@ -1,0 +1,123 @@
+import { badInput } from '../errors';
+import type { Attribute } from '../infra/dynamo/entity';
+import { validateS3Key } from './s3-key';
+import { boundedJson, maxItems, nonNegativeInt, requireText } from './validate';
+
+/** How a client's values are checked against declared attributes (see checkFields). */
+export interface FieldCheck {
+  mode: 'create' | 'update';
+  /** S3-key fields must lie under this tenant's prefix. */
+  tenantId: string;
+  /** Put before each field's name in errors, e.g. `inputs.` for a job's inputs. */
+  prefix?: string;
+  /**
+   * Check each value's type too: for values that arrive as JSON (a job's inputs, a step's
+   * outputs), which GraphQL does not type. Values of typed GraphQL inputs need no such check.
+   */
+  typed?: boolean;
+  /** Refuse fields that no attribute declares (JSON values again). */
+  closed?: boolean;
+}
+
+const TYPE_NAMES: Record<Attribute['kind'], string> = {
+  string: 'a text',
+  id: 'an id',
+  int: 'a whole number',
+  float: 'a number',
+  boolean: 'true or false',
+  date: 'a date (YYYY-MM-DD)',
+  dateTime: 'a date and time (ISO 8601)',
+  json: 'a JSON value',
+  strings: 'a list of texts',
+  enum: 'one of the listed values',
+};
+
+/** True when `value` has the type the attribute's kind names. */
+function hasType(attribute: Attribute, value: unknown): boolean {
+  switch (attribute.kind) {
+    case 'int':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'float':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'strings':
+      return Array.isArray(value) && value.every((entry) => typeof entry === 'string');
+    case 'json':
+      return true;
+    case 'enum':
+      return typeof value === 'string' && (attribute.values ?? []).includes(value);
+    case 'date':
+      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value);
+    case 'dateTime':
+      return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+    default:
+      return typeof value === 'string';
+  }
+}
+
+/**
+ * The checks a declared attribute's kind implies for a client's value (its type where asked, text
+ * length, list length, JSON size, whole numbers, S3 keys under the caller's tenant). Throws
+ * BAD_USER_INPUT naming the field.
+ */
+function checked(attribute: Attribute, field: string, value: unknown, check: FieldCheck): unknown {
+  if (check.typed && !hasType(attribute, value)) {
+    const values = attribute.kind === 'enum' ? ` (${(attribute.values ?? []).join(', ')})` : '';
+    throw badInput(`${field} must be ${TYPE_NAMES[attribute.kind]}${values}.`, field);
+  }
+  const text = (entry: unknown, max: number) => {
+    if (typeof entry !== 'string') return entry;
+    return attribute.s3Key ? validateS3Key(entry, check.tenantId, field) : requireText(entry, field, max);
+  };
+  switch (attribute.kind) {
+    case 'string':
+      return text(value, attribute.max ?? 2000);
+    case 'strings':
+      return Array.isArray(value) ? maxItems(value, field, attribute.max ?? 100)?.map((entry) => text(entry, 1000)) : value;
+    case 'int':
+      return typeof value === 'number' ? nonNegativeInt(value, field) : value;
+    case 'float':
+      if (typeof value === 'number' && !Number.isFinite(value)) throw badInput(`${field} must be a finite number.`, field);
+      return value;
+    case 'json':
+      return boundedJson(value, field);
+    default:
+      return value;
+  }
+}
+
+/**
+ * The values a client's `input` gives declared attributes, checked. On create, a missing attribute
+ * takes its default, and a required one without a default is refused. On update, an omitted
+ * attribute is kept (undefined), a null one is cleared (or reset to its default; a required one
+ * without a default cannot be cleared). Internal attributes, and read-only ones on update, are
+ * never taken from a client. Throws BAD_USER_INPUT naming the field (with `check.prefix`).
+ */
+export function checkFields(attributes: Record<string, Attribute>, input: object, check: FieldCheck): Record<string, unknown> {
+  const given = new Map(Object.entries(input));
+  const prefix = check.prefix ?? '';
+  if (check.closed) {
+    for (const name of given.keys()) {
+      if (!(name in attributes)) {
+        const known = Object.keys(attributes).join(', ') || 'none';
+        throw badInput(`${prefix}${name} is not a field of this input; the fields are ${known}.`, `${prefix}${name}`);
+      }
+    }
+  }
+  const out: Record<string, unknown> = {};
+  for (const [name, attribute] of Object.entries(attributes)) {
+    if (attribute.internal || (check.mode === 'update' && attribute.readOnly)) continue;
+    const field = `${prefix}${name}`;
+    const value = given.get(name);
+    if (value == null) {
+      if (check.mode === 'update' && value === undefined) continue;
+      if (attribute.default !== undefined) out[name] = attribute.default;
+      else if (attribute.required) throw badInput(check.mode === 'create' ? `${field} is required.` : `${field} cannot be cleared.`, field);
+      else out[name] = check.mode === 'update' ? null : undefined;
+      continue;
+    }
+    out[name] = checked(attribute, field, value, check);
+  }
+  return out;
+}

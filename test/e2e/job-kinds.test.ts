@@ -1,0 +1,129 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { Role, startTestServer, type TestServer } from '../support/server';
+
+/** Declared pipelines (src/job/job.kinds.ts): stages, typed inputs and outputs, review, phases, and the job's lifecycle. */
+describe('declared job kinds', () => {
+  let server: TestServer;
+  let editor: string;
+  let worker: string;
+  let projectId: string;
+  const gql = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
+    (await server.raw({ query, variables }, token)).body;
+  const JOB = 'jobId status phase currentStep version plan { name } inputs steps { name attempt status outputs }';
+  const create = (input: Record<string, unknown>) =>
+    gql(editor, `mutation($input: CreateJobInput!) { createJob(input: $input) { ${JOB} } }`, { input: { projectId, ...input } });
+  const act = (mutation: string, jobId: string, stepName: string, extra = '') =>
+    gql(worker, `mutation($j: ID!, $s: String!) { ${mutation}(jobId: $j, stepName: $s${extra}) { ${JOB} } }`, { j: jobId, s: stepName });
+  const musicInputs = { characterImage: 'tenants/studio-k/hero.png', audioBackingTrack: 'tenants/studio-k/track.mp3' };
+  const itemsOfJob = async (jobId: string) => {
+    const out = await server.app.store['doc'].send(new ScanCommand({ TableName: server.config.tableName }));
+    return (out.Items ?? []).filter((item) => String(item.PK).endsWith(`#JOB#${jobId}`));
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    editor = await server.token('studio-k', [Role.EDITOR], 'artist');
+    worker = await server.token('studio-k', [Role.WORKER], 'gpu');
+    projectId = (await gql(editor, 'mutation { createProject(input: { title: "Kinds" }) { projectId } }')).data.createProject.projectId;
+  });
+  afterAll(() => server.stop());
+
+  it('lists the three seed pipelines with their stages, phases and fields', async () => {
+    const kinds = (
+      await gql(editor, '{ jobKinds { name stages { name phase review outputs { name } } inputs { name type required s3Key } } }')
+    ).data.jobKinds;
+    expect(kinds.map((k: { name: string }) => k.name)).toEqual(['3D_CHARACTER', 'MUSIC_VIDEO', 'PHOTO_EDIT']);
+    const music = kinds.find((k: { name: string }) => k.name === 'MUSIC_VIDEO');
+    expect(music.stages.map((s: { phase: string }) => s.phase)).toEqual(['generating_scenes', 'processing', 'composing']);
+    expect(music.inputs).toContainEqual({ name: 'characterImage', type: 'string', required: true, s3Key: true });
+  });
+
+  it('plans a declared kind from its stages and shows its phases as it runs', async () => {
+    const created = await create({ kind: 'MUSIC_VIDEO', inputs: musicInputs });
+    expect(created.errors).toBeUndefined();
+    const job = created.data.createJob;
+    expect(job.plan.map((p: { name: string }) => p.name)).toEqual(['generate-scenes', 'render-scenes', 'compose']);
+    expect(job.phase).toBe('pending');
+    expect((await act('startStep', job.jobId, 'generate-scenes')).data.startStep.phase).toBe('generating_scenes');
+    const missing = await act('completeStep', job.jobId, 'generate-scenes', ', outputs: {}');
+    expect(missing.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'outputs.sceneCount' });
+    const unknown = await act('completeStep', job.jobId, 'generate-scenes', ', outputs: { sceneCount: 8, scenes: [] }');
+    expect(unknown.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'outputs.scenes' });
+    const done = (await act('completeStep', job.jobId, 'generate-scenes', ', outputs: { sceneCount: 8 }')).data.completeStep;
+    expect(done.steps[0]).toMatchObject({ status: 'COMPLETED', outputs: { sceneCount: 8 } });
+    expect((await act('startStep', job.jobId, 'render-scenes')).data.startStep.phase).toBe('processing');
+  });
+
+  it('refuses inputs that break the declaration with BAD_USER_INPUT naming the field, and creates nothing', async () => {
+    const before = (await gql(editor, `{ jobs(projectId: "${projectId}") { nodes { jobId } } }`)).data.jobs.nodes.length;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ kind: 'MUSIC_VIDEO', inputs: { ...musicInputs, characterImage: 'https://example.com/hero.png' } }, 'inputs.characterImage'],
+      [{ kind: 'MUSIC_VIDEO', inputs: { characterImage: musicInputs.characterImage } }, 'inputs.audioBackingTrack'],
+      [{ kind: 'MUSIC_VIDEO', inputs: { ...musicInputs, audioBackingTrack: 'tenants/another/track.mp3' } }, 'inputs.audioBackingTrack'],
+      [{ kind: 'PHOTO_EDIT', inputs: { s3TempKey: 'tenants/studio-k/p.jpg', fileSize: 'big', fileType: 'image/jpeg' } }, 'inputs.fileSize'],
+      [
+        { kind: 'PHOTO_EDIT', inputs: { s3TempKey: 'tenants/studio-k/p.jpg', fileSize: 10, fileType: 'image/jpeg', colour: 'red' } },
+        'inputs.colour',
+      ],
+      [{ kind: 'PHOTO_EDIT', inputs: 'not an object' }, 'inputs'],
+      [{ kind: 'NOT_DECLARED' }, 'steps'],
+    ];
+    for (const [input, field] of cases) {
+      const res = await create(input);
+      expect({ field, extensions: res.errors?.[0]?.extensions }).toEqual({
+        field,
+        extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', field }),
+      });
+    }
+    expect((await gql(editor, `{ jobs(projectId: "${projectId}") { nodes { jobId } } }`)).data.jobs.nodes.length).toBe(before);
+  });
+
+  it('keeps the free-form plan of a request that names its steps, under a declared kind name too', async () => {
+    const res = await create({ kind: 'PHOTO_EDIT', steps: ['edit'], inputs: { anything: true } });
+    expect(res.data.createJob.plan).toEqual([{ name: 'edit' }]);
+    await act('startStep', res.data.createJob.jobId, 'edit');
+    expect((await act('completeStep', res.data.createJob.jobId, 'edit')).data.completeStep.status).toBe('COMPLETED');
+  });
+
+  it('pauses a stage declared for review when it completes, until a person approves it', async () => {
+    const { jobId } = (await create({ kind: '3D_CHARACTER', inputs: { prompt: 'a knight' } })).data.createJob;
+    await act('startStep', jobId, 'text-to-image');
+    await act('completeStep', jobId, 'text-to-image');
+    await act('startStep', jobId, 'refine');
+    const paused = (await act('completeStep', jobId, 'refine')).data.completeStep;
+    expect(paused).toMatchObject({ status: 'PAUSED', phase: 'concept' });
+    const approved = await gql(editor, 'mutation($j: ID!) { approveStep(jobId: $j, stepName: "refine") { status currentStep } }', {
+      j: jobId,
+    });
+    expect(approved.data.approveStep).toEqual({ status: 'RUNNING', currentStep: '3d' });
+  });
+
+  it('lets a new request take over the idempotency key of a cancelled job, and deletes finished jobs with everything under them', async () => {
+    const input = { kind: 'MUSIC_VIDEO', inputs: musicInputs, idempotencyKey: `mv-${Date.now()}` };
+    const first = (await create(input)).data.createJob;
+    expect((await create(input)).data.createJob.jobId).toBe(first.jobId);
+    const running = await gql(editor, 'mutation($j: ID!) { deleteJob(jobId: $j) { jobId } }', { j: first.jobId });
+    expect(running.errors[0].extensions).toMatchObject({ code: 'INVALID_TRANSITION', from: 'QUEUED' });
+    await gql(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: first.jobId });
+    // The cancelled job's step attempts took its expiry, so they go with it.
+    const items = await itemsOfJob(first.jobId);
+    const job = items.find((i) => i.SK === 'JOB');
+    const steps = items.filter((i) => String(i.SK).startsWith('STEP#'));
+    expect(steps.length).toBe(3);
+    for (const step of steps) expect(step.expiresAt).toBe(job?.expiresAt);
+
+    const second = (await create(input)).data.createJob;
+    expect(second.jobId).not.toBe(first.jobId);
+    expect((await create(input)).data.createJob.jobId).toBe(second.jobId);
+
+    const deleted = await gql(editor, 'mutation($j: ID!) { deleteJob(jobId: $j) { jobId status } }', { j: first.jobId });
+    expect(deleted.data.deleteJob).toEqual({ jobId: first.jobId, status: 'CANCELLED' });
+    expect(await itemsOfJob(first.jobId)).toEqual([]);
+    expect((await gql(editor, 'query($j: ID!) { job(jobId: $j) { jobId } }', { j: first.jobId })).data.job).toBeNull();
+    const activity = (await gql(editor, `{ activity(projectId: "${projectId}", first: 5) { nodes { action subjectId } } }`)).data.activity
+      .nodes;
+    expect(activity).toContainEqual({ action: 'job.deleted', subjectId: first.jobId });
+    const again = await gql(editor, 'mutation($j: ID!) { deleteJob(jobId: $j) { jobId } }', { j: first.jobId });
+    expect(again.errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+});
