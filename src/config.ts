@@ -86,6 +86,13 @@ export interface Config {
     keepAliveMs: number;
     initTimeoutMs: number;
   };
+  /** GraphQL over Server-Sent Events (see src/http/sse.ts). */
+  sse: {
+    /** How often an idle stream gets a comment line, so proxies keep it open and a dead peer is noticed. */
+    keepAliveMs: number;
+    /** The reconnection delay a stream suggests to EventSource clients (the SSE `retry` field). */
+    retryMs: number;
+  };
   /** Live events a subscription buffers for a slow client before it sends RESYNC. */
   subscriptionBuffer: number;
   outbox: { sweepIntervalMs: number; graceMs: number };
@@ -253,6 +260,10 @@ export function loadConfig(env: Env = process.env): Config {
       maxPayloadBytes: int(env, 'WS_MAX_PAYLOAD_BYTES', 65_536),
       keepAliveMs: int(env, 'WS_KEEPALIVE_MS', 12_000),
       initTimeoutMs: int(env, 'WS_INIT_TIMEOUT_MS', 3_000),
+    },
+    sse: {
+      keepAliveMs: int(env, 'SSE_KEEPALIVE_MS', 12_000),
+      retryMs: int(env, 'SSE_RETRY_MS', 1_000),
     },
     subscriptionBuffer: int(env, 'SUBSCRIPTION_BUFFER', 1000),
     outbox: { sweepIntervalMs: int(env, 'OUTBOX_SWEEP_MS', 2_000), graceMs: int(env, 'OUTBOX_GRACE_MS', 3_000) },

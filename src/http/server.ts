@@ -15,6 +15,7 @@ import { logger } from '../logger';
 import { graphiqlRouter, type GraphiQLHints } from './graphiql';
 import { REQUEST_ID_HEADER, type RequestRecord } from '../graphql/record';
 import { requestIdentity, requestScope } from './request-log';
+import { wantsEventStream } from './sse';
 import { graphqlOverHttpStatus } from './status';
 
 export interface HttpDeps {
@@ -29,6 +30,12 @@ export interface HttpDeps {
   routers?: express.RequestHandler[];
   /** Runs first for each GraphQL HTTP request (the request budget, see infra/deadline.ts). */
   beforeGraphQL?: express.RequestHandler[];
+  /**
+   * GraphQL over SSE (see sse.ts): serves the requests whose Accept header asks for an event
+   * stream. They skip `beforeGraphQL`: a stream outlives any request budget, and each query
+   * it runs is bounded by the pipeline itself.
+   */
+  sse?: express.RequestHandler;
 }
 
 export interface HttpServer {
@@ -186,9 +193,17 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   if (deps.routers?.length) app.use(...deps.routers);
   else app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   if (config.graphiql) app.use(graphiqlRouter(deps.graphiqlHints ?? (() => ({}))));
+  // Event-stream requests leave through this router to the SSE transport; every other request
+  // leaves it at once (`next('router')`) for Apollo.
+  const eventStreams = express.Router();
+  eventStreams.use((req, _res, next) => next(deps.sse && wantsEventStream(req.headers.accept) ? undefined : 'router'));
+  if (deps.sse) {
+    eventStreams.use(express.json({ limit: config.limits.bodyLimitBytes }), trustedDocuments(pipeline.trusted), requestScope(), deps.sse);
+  }
   app.use(
     '/graphql',
     requestIdentity((record, status) => pipeline.finish(record, status)),
+    eventStreams,
     ...(deps.beforeGraphQL ?? []),
     express.json({ limit: config.limits.bodyLimitBytes }),
     trustedDocuments(pipeline.trusted),
