@@ -57,6 +57,13 @@ export interface Config {
    */
   corsOrigins: Array<string | RegExp> | true;
   /**
+   * Apollo's CSRF prevention: refuse a GET (or a POST that is not JSON) unless it carries a header
+   * that forces a CORS preflight. Off by default: the only credential is an Authorization header,
+   * which a cross-site page cannot attach without a preflight. Turn it on when a deployment
+   * authenticates with cookies (CSRF_PREVENTION=true).
+   */
+  csrfPrevention: boolean;
+  /**
    * The trusted documents manifest (PERSISTED_DOCUMENTS, written by `npm run codegen`) and whether
    * only its operations run (TRUSTED_DOCUMENTS_ONLY; on by default in production when a manifest is set).
    */
@@ -236,6 +243,7 @@ export function loadConfig(env: Env = process.env): Config {
     graphiql: bool(env, 'GRAPHIQL', !production),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30),
     corsOrigins: cors ? (cors === '*' ? true : cors.split(',').map((s) => s.trim())) : production ? [] : DEV_ORIGINS,
+    csrfPrevention: bool(env, 'CSRF_PREVENTION', false),
     trustedDocuments: {
       manifestPath: env.PERSISTED_DOCUMENTS || undefined,
       only: bool(env, 'TRUSTED_DOCUMENTS_ONLY', production && Boolean(env.PERSISTED_DOCUMENTS)),

@@ -108,7 +108,8 @@ function trustedDocuments(trusted: TrustedDocuments): express.RequestHandler {
 }
 
 /**
- * Starts the HTTP server: POST (and CSRF-safe GET) GraphQL at `/graphql`, and the `routers` (health,
+ * Starts the HTTP server: GraphQL at `/graphql` by POST, by GET for queries (with CSRF prevention
+ * when configured), and as event streams (see sse.ts), and the `routers` (health,
  * readiness, metrics; a bare `/healthz` without them). Listens
  * on `config.host:config.port` (port 0 picks a free one). Throws when the port is taken.
  */
@@ -121,7 +122,9 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   const apollo = new ApolloServer<Context>({
     schema: deps.schema,
     introspection: config.introspection,
-    csrfPrevention: true,
+    // Off unless configured (see Config.csrfPrevention): with bearer tokens only, a GET query is
+    // no forgery risk, and urql's default client sends its queries as GET.
+    csrfPrevention: config.csrfPrevention,
     allowBatchedHttpRequests: false,
     // Stack traces never leave the server, not even in development: formatError keeps the message there.
     includeStacktraceInErrorResponses: false,
