@@ -19,6 +19,7 @@ import { healthRouter, Readiness } from './http/health';
 import { metricsRouter, startMetricsServer } from './http/metrics';
 import { OperationPipeline } from './graphql/pipeline';
 import { startHttpServer } from './http/server';
+import { serveGraphQLOverSse, type SseCounts } from './http/sse';
 import { attachWebSocket, type WebSocketCounts } from './http/websocket';
 import { createEventBus, type EventBus } from './infra/pubsub';
 import type { EmbeddedS3 } from './infra/s3/embedded';
@@ -53,7 +54,7 @@ export interface App {
   devToken?: string;
   /**
    * What the server holds right now, named as the Prometheus gauges that export it: open
-   * WebSocket connections, live WebSocket operations and event-bus listeners.
+   * WebSocket connections, live WebSocket operations, open SSE streams and event-bus listeners.
    */
   counts(): ServerCounts;
   /** Lets the demo tell GraphiQL which project and job to show in its example tabs. */
@@ -80,7 +81,7 @@ export interface App {
   stop(): Promise<void>;
 }
 
-export interface ServerCounts extends WebSocketCounts {
+export interface ServerCounts extends WebSocketCounts, SseCounts {
   event_bus_listeners: number;
 }
 
@@ -234,11 +235,14 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       batchLoads: options.batchLoads,
       metrics,
     });
+    const verifier = new TokenVerifier(config.auth);
+    const sse = serveGraphQLOverSse({ config, verifier, pipeline });
     const deps = {
       config,
       schema,
-      verifier: new TokenVerifier(config.auth),
+      verifier,
       pipeline,
+      sse: sse.handler,
       graphiqlHints: () => ({ token: devToken, ...exampleIds() }),
       routers: [healthRouter(readiness), ...(config.metrics.enabled && !metricsOwnPort ? [metricsRouter(metrics)] : [])],
       beforeGraphQL: [requestBudget(config.requestBudgetMs)],
@@ -253,6 +257,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       GAUGES.wsSubscriptions,
       'Live WebSocket operations: subscriptions, and queries or mutations in flight.',
       () => ws.counts().graphql_ws_subscriptions,
+    );
+    metrics.registerGauge(
+      GAUGES.sseStreams,
+      'Open GraphQL-over-SSE responses: subscriptions, and queries or mutations in flight.',
+      () => sse.counts().graphql_sse_streams,
     );
     outbox.start();
     logger.debug({ url: http.url }, 'listening');
@@ -273,7 +282,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       readiness,
       metricsUrl: metricsServer?.url,
       devToken,
-      counts: () => ({ ...ws.counts(), event_bus_listeners: bus.listenerCount() }),
+      counts: () => ({ ...ws.counts(), ...sse.counts(), event_bus_listeners: bus.listenerCount() }),
       setGraphiQLHints(hints) {
         exampleIds = hints;
       },
@@ -295,6 +304,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           };
           draining = true;
           http.stopListening();
+          // SSE streams are HTTP responses that would hold the drain until its end: they are cut
+          // first (without `complete`), so their clients reconnect to another instance and resume.
+          await step('sse', () => sse.close());
           await step('http', () => http.stop(config.shutdownDrainMs));
           // Every operation ends at once; peers that do not finish the close handshake in time are cut off.
           await step('websockets', () => ws.close(WS_CLOSE_GRACE_MS));

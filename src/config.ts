@@ -68,6 +68,13 @@ export interface Config {
    */
   corsOrigins: Array<string | RegExp> | true;
   /**
+   * Apollo's CSRF prevention: refuse a GET (or a POST that is not JSON) unless it carries a header
+   * that forces a CORS preflight. Off by default: the only credential is an Authorization header,
+   * which a cross-site page cannot attach without a preflight. Turn it on when a deployment
+   * authenticates with cookies (CSRF_PREVENTION=true).
+   */
+  csrfPrevention: boolean;
+  /**
    * The trusted documents manifest (PERSISTED_DOCUMENTS, written by `npm run codegen`) and whether
    * only its operations run (TRUSTED_DOCUMENTS_ONLY; on by default in production when a manifest is set).
    */
@@ -96,6 +103,13 @@ export interface Config {
     maxPayloadBytes: number;
     keepAliveMs: number;
     initTimeoutMs: number;
+  };
+  /** GraphQL over Server-Sent Events (see src/http/sse.ts). */
+  sse: {
+    /** How often an idle stream gets a comment line, so proxies keep it open and a dead peer is noticed. */
+    keepAliveMs: number;
+    /** The reconnection delay a stream suggests to EventSource clients (the SSE `retry` field). */
+    retryMs: number;
   };
   /** Live events a subscription buffers for a slow client before it sends RESYNC. */
   subscriptionBuffer: number;
@@ -275,6 +289,7 @@ export function loadConfig(env: Env = process.env): Config {
     graphiql: bool(env, 'GRAPHIQL', !production),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30),
     corsOrigins: cors ? (cors === '*' ? true : cors.split(',').map((s) => s.trim())) : production ? [] : DEV_ORIGINS,
+    csrfPrevention: bool(env, 'CSRF_PREVENTION', false),
     trustedDocuments: {
       manifestPath: env.PERSISTED_DOCUMENTS || undefined,
       only: bool(env, 'TRUSTED_DOCUMENTS_ONLY', production && Boolean(env.PERSISTED_DOCUMENTS)),
@@ -299,6 +314,10 @@ export function loadConfig(env: Env = process.env): Config {
       maxPayloadBytes: int(env, 'WS_MAX_PAYLOAD_BYTES', 65_536),
       keepAliveMs: int(env, 'WS_KEEPALIVE_MS', 12_000),
       initTimeoutMs: int(env, 'WS_INIT_TIMEOUT_MS', 3_000),
+    },
+    sse: {
+      keepAliveMs: int(env, 'SSE_KEEPALIVE_MS', 12_000),
+      retryMs: int(env, 'SSE_RETRY_MS', 1_000),
     },
     subscriptionBuffer: int(env, 'SUBSCRIPTION_BUFFER', 1000),
     outbox: { sweepIntervalMs: int(env, 'OUTBOX_SWEEP_MS', 2_000), graceMs: int(env, 'OUTBOX_GRACE_MS', 3_000) },

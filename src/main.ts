@@ -116,7 +116,11 @@ async function main(): Promise<void> {
       `Development token (tenant "${DEV_TENANT}", role editor, 30 days):`,
       `  ${app.devToken}`,
       `More tokens:      npm run token -- --tenant <id> --roles editor,worker`,
-      `Try it:           curl -s ${app.url} -H 'content-type: application/json' -H "authorization: Bearer <token>" -d '{"query":"{ viewer { tenantId roles } }"}'`,
+      // Two lines to paste as they are: the token goes into a shell variable, which the curl reads,
+      // so nothing in them is a placeholder to replace by hand.
+      'Try it (paste both lines into a shell):',
+      `  TOKEN=${app.devToken}`,
+      `  curl -s ${app.url} -H 'content-type: application/json' -H "authorization: Bearer $TOKEN" -d '{"query":"{ viewer { tenantId roles } }"}'`,
     );
   }
   if (app.embeddedS3Endpoint) lines.push(`Local S3:         ${app.embeddedS3Endpoint} (bucket ${config.s3.bucket})`);

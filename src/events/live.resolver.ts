@@ -1,4 +1,4 @@
-import { Arg, Authorized, ID, Int, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Authorized, Extensions, ID, Int, Resolver, Root, Subscription } from 'type-graphql';
 import { ActivityEvent } from '../activity/activity.type';
 import { feature } from '../common/feature';
 import { Context } from '../context';
@@ -11,6 +11,14 @@ declare module '../context' {
     live: Live;
   }
 }
+
+/**
+ * The field extension that names a subscription's resume argument: the Int argument that takes
+ * "the position of the last message you received". A transport with resumption of its own (SSE's
+ * Last-Event-ID) sets that argument from it, so the stream resumes exactly as if the client had
+ * passed the position itself.
+ */
+export const RESUME_ARGUMENT = 'resumeArgument';
 
 /**
  * The subscriptions. They live with the events they stream, above the features, so that no
@@ -26,6 +34,7 @@ function liveOf(context: unknown): Live {
 @Resolver()
 export class LiveResolver {
   @Authorized()
+  @Extensions({ [RESUME_ARGUMENT]: 'afterSeq' })
   @Subscription(() => JobEvent, {
     description:
       'A job’s events (steps and status), in seq order. The first message is SUBSCRIBED with the seq the subscription starts from. Pass afterSeq (e.g. the seq of the job query, or the position of the last message you received) to receive every event after it first. ' +
@@ -42,6 +51,7 @@ export class LiveResolver {
   }
 
   @Authorized()
+  @Extensions({ [RESUME_ARGUMENT]: 'after' })
   @Subscription(() => JobEvent, {
     description:
       'Status changes of the jobs of one project, or of all the tenant’s jobs when projectId is omitted. The first message is SUBSCRIBED with the position the subscription starts from; pass after (the position of the last message you received) to receive every change after it first.',
@@ -56,6 +66,7 @@ export class LiveResolver {
   }
 
   @Authorized()
+  @Extensions({ [RESUME_ARGUMENT]: 'after' })
   @Subscription(() => ActivityEvent, {
     description:
       'A project’s activity (logs, assets, milestones, briefs…). The first message is subscription.started with the position the subscription starts from; pass after (the position of the last message you received) to receive every stored event after it first.',

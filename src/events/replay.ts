@@ -70,6 +70,41 @@ export interface ReplayObserver {
 /** A replay-then-live stream; `ready` resolves once its live listener is in effect. */
 export type ReplayStream<E> = AsyncIterableIterator<E> & { ready: Promise<void> };
 
+/**
+ * The position of each event a replay-then-live stream handed out, so a transport can label what it
+ * sends with the position to resume from (the SSE `id`). Kept by identity and weakly: an event
+ * published once belongs to exactly one stream, so it has exactly one position, and control events
+ * (acknowledgement, history lost, resync) are fresh objects per subscriber.
+ */
+const deliveredPositions = new WeakMap<object, number>();
+
+/**
+ * The position to resume after once `event` was received: set for every event that a
+ * replay-then-live stream delivered (stored, live, or its acknowledgement, history-lost and resync
+ * messages); undefined for anything else.
+ */
+export function positionOfDelivered(event: unknown): number | undefined {
+  return typeof event === 'object' && event !== null ? deliveredPositions.get(event) : undefined;
+}
+
+/** The resync messages handed out: each ends its stream and asks the client to resume after its position. */
+const resumeRequests = new WeakSet<object>();
+
+/**
+ * True for a stream's resync message: the stream ends after it, and the client is to subscribe
+ * again after its position (a transport that reconnects by itself, SSE, ends the response without
+ * `complete` so that the client does).
+ */
+export function asksToResume(event: unknown): boolean {
+  return typeof event === 'object' && event !== null && resumeRequests.has(event);
+}
+
+/** Notes `event`'s position (see positionOfDelivered) and hands it on. */
+function positioned<E>(event: E, position: number): E {
+  if (typeof event === 'object' && event !== null) deliveredPositions.set(event, position);
+  return event;
+}
+
 export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
   const { positionOf } = options;
   const buffer: E[] = [];
@@ -122,7 +157,7 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
         last = position;
         lastEvent = event;
         if (replayed) options.observer?.replayed();
-        yield event;
+        yield positioned(event, position);
         if (isFinal(event)) {
           done = true;
           return;
@@ -136,14 +171,14 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
       if (stored.length === 0 || positionOf(stored[0]) !== start.from + 1) {
         // The event right after the client's position expired: a replay would have a hole.
         last = start.head;
-        yield options.acknowledge(last);
+        yield positioned(options.acknowledge(last), last);
         options.observer?.historyLost?.();
-        yield options.historyLost(last);
+        yield positioned(options.historyLost(last), last);
       } else {
-        yield options.acknowledge(last);
+        yield positioned(options.acknowledge(last), last);
       }
     } else {
-      yield options.acknowledge(last);
+      yield positioned(options.acknowledge(last), last);
     }
     yield* inOrder(stored, true);
     if (done || (start.finished && last >= start.head)) return;
@@ -167,7 +202,9 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
       }
       if (overflowed) {
         options.observer?.resync();
-        yield options.resync(last, lastEvent);
+        const resync = options.resync(last, lastEvent);
+        if (typeof resync === 'object' && resync !== null) resumeRequests.add(resync);
+        yield positioned(resync, last);
         return;
       }
       if (ended) return;

@@ -46,6 +46,12 @@ export interface SubscriptionLifetime {
   end(): void;
 }
 
+/** One result of a subscription and the source event it was executed for. */
+export interface Delivery {
+  result: ExecutionResult;
+  event: unknown;
+}
+
 /** Execution arguments of one subscription, plus what its shared per-event execution needs. */
 export interface SubscriptionArgs extends ExecutionArgs {
   lifetime: SubscriptionLifetime;
@@ -234,6 +240,20 @@ export class OperationPipeline {
    * lifetime ends, the source is returned at once and no further result is handed on.
    */
   async subscribe(args: SubscriptionArgs): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
+    const stream = await this.stream(args);
+    if (!isAsyncIterable(stream)) return stream;
+    return (async function* results() {
+      for await (const { result } of stream) yield result;
+    })();
+  }
+
+  /**
+   * Runs a subscription as `subscribe` does, handing on each result with the source event it was
+   * executed for, so that a transport can label a message with the event's stream position (see
+   * positionOfDelivered in events/replay.ts). Returns an ExecutionResult with errors, and starts
+   * nothing, when the source stream cannot be created (the field's `subscribe` threw).
+   */
+  async stream(args: SubscriptionArgs): Promise<AsyncGenerator<Delivery> | ExecutionResult> {
     const { lifetime, principal } = args;
     const source = await createSourceEventStream(args);
     if (!isAsyncIterable(source)) return source;
@@ -255,7 +275,7 @@ export class OperationPipeline {
           if (next.done || lifetime.ended) return;
           const result = await run(next.value);
           if (lifetime.ended) return;
-          yield result;
+          yield { result, event: next.value };
         }
       } finally {
         lifetime.end();

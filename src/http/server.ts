@@ -16,6 +16,7 @@ import { logger } from '../logger';
 import { graphiqlRouter, type GraphiQLHints } from './graphiql';
 import { REQUEST_ID_HEADER } from '../graphql/record';
 import { requestIdentity, requestRecordOf, requestScope } from './request-log';
+import { wantsEventStream } from './sse';
 import { graphqlOverHttpStatus } from './status';
 
 export interface HttpDeps {
@@ -30,6 +31,12 @@ export interface HttpDeps {
   routers?: express.RequestHandler[];
   /** Runs first for each GraphQL HTTP request (the request budget, see infra/deadline.ts). */
   beforeGraphQL?: express.RequestHandler[];
+  /**
+   * GraphQL over SSE (see sse.ts): serves the requests whose Accept header asks for an event
+   * stream. They skip `beforeGraphQL`: a stream outlives any request budget, and each query
+   * it runs is bounded by the pipeline itself.
+   */
+  sse?: express.RequestHandler;
 }
 
 export interface HttpServer {
@@ -102,7 +109,8 @@ function trustedDocuments(trusted: TrustedDocuments): express.RequestHandler {
 }
 
 /**
- * Starts the HTTP server: POST (and CSRF-safe GET) GraphQL at `/graphql`, and the `routers` (health,
+ * Starts the HTTP server: GraphQL at `/graphql` by POST, by GET for queries (with CSRF prevention
+ * when configured), and as event streams (see sse.ts), and the `routers` (health,
  * readiness, metrics; a bare `/healthz` without them). Listens
  * on `config.host:config.port` (port 0 picks a free one). Throws when the port is taken.
  */
@@ -127,7 +135,9 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   const apollo = new ApolloServer<Context>({
     schema: deps.schema,
     introspection: config.introspection,
-    csrfPrevention: true,
+    // Off unless configured (see Config.csrfPrevention): with bearer tokens only, a GET query is
+    // no forgery risk, and urql's default client sends its queries as GET.
+    csrfPrevention: config.csrfPrevention,
     allowBatchedHttpRequests: false,
     // Stack traces never leave the server, not even in development: formatError keeps the message there.
     includeStacktraceInErrorResponses: false,
@@ -199,9 +209,17 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   if (deps.routers?.length) app.use(...deps.routers);
   else app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   if (config.graphiql) app.use(graphiqlRouter(deps.graphiqlHints ?? (() => ({}))));
+  // Event-stream requests leave through this router to the SSE transport; every other request
+  // leaves it at once (`next('router')`) for Apollo.
+  const eventStreams = express.Router();
+  eventStreams.use((req, _res, next) => next(deps.sse && wantsEventStream(req.headers.accept) ? undefined : 'router'));
+  if (deps.sse) {
+    eventStreams.use(express.json({ limit: config.limits.bodyLimitBytes }), trustedDocuments(pipeline.trusted), requestScope(), deps.sse);
+  }
   app.use(
     '/graphql',
     requestIdentity((record, status) => pipeline.finish(record, status)),
+    eventStreams,
     ...(deps.beforeGraphQL ?? []),
     express.json({ limit: config.limits.bodyLimitBytes }),
     trustedDocuments(pipeline.trusted),

@@ -39,6 +39,7 @@ export type Dependency = 'dynamodb' | 's3';
 export const GAUGES = {
   wsConnections: 'graphql_ws_connections',
   wsSubscriptions: 'graphql_ws_subscriptions',
+  sseStreams: 'graphql_sse_streams',
   busListeners: 'event_bus_listeners',
 } as const;
 

@@ -65,12 +65,26 @@ describe('the HTTP endpoint', () => {
     expect(batched.status).toBe(400);
   });
 
-  it('keeps CSRF prevention on: a simple GET without a preflight header is refused', async () => {
-    const res = await fetch(`${server.url}?query=${encodeURIComponent('{ viewer { tenantId } }')}`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    expect(res.status).toBe(400);
-    expect(await res.text()).toMatch(/CSRF/i);
+  it('accepts a query by a simple GET (bearer tokens need no CSRF prevention), refuses a mutation by GET with 405, and refuses simple GETs with CSRF_PREVENTION on', async () => {
+    const get = (url: string, query: string) =>
+      fetch(`${url}?query=${encodeURIComponent(query)}`, { headers: { authorization: `Bearer ${token}` } });
+    const query = await get(server.url, '{ viewer { tenantId } }');
+    expect(query.status).toBe(200);
+    expect(await query.json()).toEqual({ data: { viewer: { tenantId: 'gallery' } } });
+    // GraphQL over HTTP: a GET must not change anything.
+    const mutation = await get(server.url, 'mutation { createProject(input: { title: "x" }) { projectId } }');
+    expect(mutation.status).toBe(405);
+    expect(((await mutation.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0].extensions.code).toBe('BAD_REQUEST');
+
+    // A deployment whose browsers send cookies turns it on.
+    const guarded = await startTestServer({ env: { CSRF_PREVENTION: 'true' } });
+    try {
+      const refused = await get(guarded.url, '{ viewer { tenantId } }');
+      expect(refused.status).toBe(400);
+      expect(await refused.text()).toMatch(/CSRF/i);
+    } finally {
+      await guarded.stop();
+    }
   });
 
   it('answers an oversized or malformed body with a JSON error and stays up', async () => {

@@ -39,6 +39,12 @@ describe('npm start (embedded default)', () => {
       { projectId },
     );
     expect(seed.data.logs).toEqual([{ logId: expect.stringMatching(/^log_/), materials: ['clay'], timeSpentMinutes: 12 }]);
+    // The banner's "Try it" lines work when pasted into a shell as they are.
+    const pasted = /Try it[^\n]*\n((?:  \S[^\n]*\n){2})/.exec(first.output())?.[1];
+    expect(pasted).toMatch(/^ {2}TOKEN=\S+\n {2}curl /);
+    const curl = spawnSync('bash', ['-c', pasted ?? 'false'], { encoding: 'utf8', timeout: 30_000 });
+    expect(curl.status).toBe(0);
+    expect(JSON.parse(curl.stdout)).toEqual({ data: { viewer: { tenantId: 'demo', roles: ['EDITOR'] } } });
 
     first.child.kill('SIGTERM');
     expect(await exited(first.child)).toBe(0);

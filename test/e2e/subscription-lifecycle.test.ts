@@ -21,7 +21,7 @@ import { eventually, JOB_PROGRESS, metricValue, rawConnection, rawSocket, subscr
  * live operations, event-bus listeners) before and after, and looks at the frames a client gets.
  */
 
-const ZERO: ServerCounts = { graphql_ws_connections: 0, graphql_ws_subscriptions: 0, event_bus_listeners: 0 };
+const ZERO: ServerCounts = { graphql_ws_connections: 0, graphql_ws_subscriptions: 0, graphql_sse_streams: 0, event_bus_listeners: 0 };
 
 /** A forced full GC; `--expose-gc` is switched on at run time so a plain `jest` run can do it too. */
 function collectGarbage(): void {
@@ -83,9 +83,9 @@ describe('subscriptions end when they should', () => {
       expect((await socket.next('next', 5000, 'a')).payload.data.jobProgress).toEqual({ seq: 2, type: 'SUBSCRIBED', job: null });
       await progress(jobId, 1);
       expect((await socket.next('next', 5000, 'a')).payload.data.jobProgress.seq).toBe(3);
-      expect(counts()).toEqual({ graphql_ws_connections: 1, graphql_ws_subscriptions: 1, event_bus_listeners: 1 });
+      expect(counts()).toEqual({ graphql_ws_connections: 1, graphql_ws_subscriptions: 1, graphql_sse_streams: 0, event_bus_listeners: 1 });
       // The same counts are the Prometheus gauges.
-      for (const name of Object.keys(ZERO)) expect(await metricValue(server.url, name)).toBe(1);
+      for (const [name, value] of Object.entries(counts())) expect(await metricValue(server.url, name)).toBe(value);
 
       socket.send({ type: 'complete', id: 'a' });
       const completedAt = Date.now();
