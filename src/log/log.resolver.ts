@@ -76,7 +76,7 @@ export class LogResolver {
   }
 
   @Authorized(Role.EDITOR)
-  @Mutation(() => Log, { description: 'pending → confirmed.' })
+  @Mutation(() => Log, { description: `Confirms the attribution (${entities.Log.describeTransitions()}).` })
   confirmLogAttribution(
     @Args() { projectId, logId }: LogRef,
     @Arg('expectedVersion', () => Int, optionalVersion) expectedVersion: number | null,
@@ -86,7 +86,7 @@ export class LogResolver {
   }
 
   @Authorized(Role.EDITOR)
-  @Mutation(() => Log, { description: 'pending → rejected.' })
+  @Mutation(() => Log, { description: `Rejects the attribution (${entities.Log.describeTransitions()}).` })
   rejectLogAttribution(
     @Args() { projectId, logId }: LogRef,
     @Arg('expectedVersion', () => Int, optionalVersion) expectedVersion: number | null,

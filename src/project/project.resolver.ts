@@ -54,7 +54,7 @@ export class ProjectResolver {
   }
 
   @Authorized(Role.EDITOR)
-  @Mutation(() => Project, { description: 'planning → production → complete.' })
+  @Mutation(() => Project, { description: `Moves the project along: ${entities.Project.describeTransitions()}.` })
   setProjectStatus(
     @Args() { projectId, expectedVersion }: ProjectVersionArgs,
     @Arg('status', () => ProjectStatus) status: ProjectStatus,
