@@ -230,6 +230,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       bus,
       eventRetentionDays: config.eventRetentionDays,
       subscriptionBuffer: config.subscriptionBuffer,
+      jobLeaseSeconds: config.jobLeaseSeconds,
       fileStore: files,
       fileLimits: config.files,
       batchLoads: options.batchLoads,

@@ -63,6 +63,12 @@ export interface Config {
   graphiql: boolean;
   eventRetentionDays: number;
   /**
+   * How long a worker holds a step it started or claimed without reporting (JOB_LEASE_SECONDS);
+   * each progress report renews it. When it runs out, claimWork hands the step to another worker
+   * as a new attempt.
+   */
+  jobLeaseSeconds: number;
+  /**
    * Browser origins allowed to call the API: CORS_ORIGINS, or outside production, when it is
    * unset, any port of http://localhost and http://127.0.0.1 (a frontend's dev server).
    */
@@ -288,6 +294,7 @@ export function loadConfig(env: Env = process.env): Config {
     introspection: bool(env, 'INTROSPECTION', !production),
     graphiql: bool(env, 'GRAPHIQL', !production),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30),
+    jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60),
     corsOrigins: cors ? (cors === '*' ? true : cors.split(',').map((s) => s.trim())) : production ? [] : DEV_ORIGINS,
     csrfPrevention: bool(env, 'CSRF_PREVENTION', false),
     trustedDocuments: {

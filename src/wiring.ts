@@ -32,6 +32,8 @@ export interface ContextDeps {
   bus?: EventBus;
   /** How many live events a subscription buffers for a slow client before it sends RESYNC. */
   subscriptionBuffer?: number;
+  /** How long a worker's hold on a step lasts without a report (see Config.jobLeaseSeconds). */
+  jobLeaseSeconds?: number;
   /** The bucket; without one, file operations fail with INTERNAL. */
   fileStore?: FileStore;
   fileLimits?: Config['files'];
@@ -93,7 +95,12 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
       }),
   };
   const repos = { files: scope.files } as Repositories;
-  const featureDeps = { bus: deps.bus ?? fallbackBus(), subscriptionBuffer: deps.subscriptionBuffer ?? 1000, metrics: deps.metrics };
+  const featureDeps = {
+    bus: deps.bus ?? fallbackBus(),
+    subscriptionBuffer: deps.subscriptionBuffer ?? 1000,
+    jobLeaseSeconds: deps.jobLeaseSeconds ?? 60,
+    metrics: deps.metrics,
+  };
   // In the features' order, so each one finds the repositories it uses already made.
   for (const f of features) Object.assign(repos, f.repositories(scope, repos, featureDeps));
   return repos;

@@ -344,10 +344,23 @@ export const entities = {
       decidedAt: attr.dateTime(),
       startedAt: attr.dateTime(),
       finishedAt: attr.dateTime(),
+      /** Its job's kind, so that claimable work can be listed by kind. */
+      kind: attr.string(),
+      /** Who started or claimed this attempt, and until when it holds it without a report. */
+      worker: attr.string(),
+      leaseExpiresAt: attr.dateTime(),
+      /** True while a worker may claim it (its job's current step, waiting or held); see availableAt. */
+      claimable: attr.boolean({ internal: true }),
+      /** When it can be claimed: when it became its job's current step, or when its lease runs out. */
+      availableAt: attr.dateTime({ internal: true }),
     },
     indexes: {
       /** Steps paused for a person's review (sparse: only while paused), most recent first. */
       awaitingReview: { index: 'GSI1', pk: 'STEP_STATUS#{status}', sk: '{updatedAt}#{jobId}#{name}', when: { status: ['PAUSED'] } },
+      /** Work a worker can claim, by the time it became claimable (sparse: only while claimable). */
+      claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
+      /** The same, for one kind of job. */
+      claimableOfKind: { index: 'GSI2', pk: 'WORK#CLAIMABLE#{kind}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
     },
   }),
   /** A job event's `seq` is the job's version after the change, so the stream is gapless. */

@@ -21,6 +21,11 @@ export enum JobEventType {
   STEP_REJECTED = 'STEP_REJECTED',
   JOB_CANCELLED = 'JOB_CANCELLED',
   JOB_RETRIED = 'JOB_RETRIED',
+  /**
+   * A worker claimed a step whose holder stopped reporting: the old attempt failed with
+   * LEASE_EXPIRED (the event's step is the new attempt, the job's error says why).
+   */
+  STEP_RECLAIMED = 'STEP_RECLAIMED',
   /** Not stored: sent when a slow subscriber's buffer overflowed; resubscribe after `resumeAfterSeq`. */
   RESYNC = 'RESYNC',
   /**
@@ -87,11 +92,27 @@ export interface StepState {
   startedAt?: string;
   finishedAt?: string;
   updatedAt?: string;
+  /** Who holds the attempt, and until when without a report (its lease). */
+  worker?: string;
+  leaseExpiresAt?: string;
 }
 
+/**
+ * A worker's action on a step. `leaseUntil` is when the worker's hold on the step runs out unless
+ * it reports again (start, claim and progress take or renew it); `attempt`, when a worker names
+ * it, must be the step's current attempt (a worker whose lease was taken over is refused).
+ */
 export type JobAction =
-  | { kind: 'start'; step: string }
-  | { kind: 'progress'; step: string; progress: number; metrics?: Record<string, unknown> | null }
+  | { kind: 'start'; step: string; leaseUntil?: string }
+  | { kind: 'claim'; step: string; leaseUntil: string }
+  | {
+      kind: 'progress';
+      step: string;
+      progress: number;
+      metrics?: Record<string, unknown> | null;
+      leaseUntil?: string;
+      attempt?: number | null;
+    }
   | {
       kind: 'complete';
       step: string;
@@ -101,9 +122,10 @@ export type JobAction =
       outputs?: Record<string, unknown> | null;
       /** The stage pauses for review when it completes (declared kinds, see job.kinds.ts). */
       review?: boolean;
+      attempt?: number | null;
     }
-  | { kind: 'fail'; step: string; code: string; message: string }
-  | { kind: 'pause'; step: string }
+  | { kind: 'fail'; step: string; code: string; message: string; attempt?: number | null }
+  | { kind: 'pause'; step: string; attempt?: number | null }
   | { kind: 'approve'; step: string }
   | { kind: 'reject'; step: string; reason: string }
   | { kind: 'cancel' }
@@ -128,6 +150,7 @@ const round = (n: number) => Math.round(n * 10_000) / 10_000;
 /** What each action is called in an error message: "Cannot approve step render of job …". */
 const VERBS: Record<JobAction['kind'], string> = {
   start: 'start',
+  claim: 'claim',
   progress: 'report progress on',
   complete: 'complete',
   fail: 'fail',
@@ -194,6 +217,18 @@ export function decide(
       });
     }
   };
+  // A worker that names an attempt must hold the current one: one whose lease was taken over by
+  // another worker is refused, naming the attempt that runs now, and changes nothing.
+  const requireAttempt = (step: StepState) => {
+    if ('attempt' in action && action.attempt != null && action.attempt !== step.attempt) {
+      throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `at attempt ${step.attempt}`, `attempt ${action.attempt}`, {
+        action: VERBS[action.kind],
+        allowed: [`attempt ${step.attempt}`],
+        hint: `Attempt ${action.attempt} is over (its lease ran out and the step was claimed again); drop its work.`,
+      });
+    }
+  };
+  const lease = (leaseUntil: string | undefined) => (leaseUntil ? { worker: ctx.actor, leaseExpiresAt: leaseUntil } : {});
   const stepsAfter = (order: number) => job.plan.filter((p) => p.order > order).sort((a, b) => a.order - b.order);
   // A step finished successfully: advance to the next one, or finish the job.
   const advance = (done: StepState): void => {
@@ -221,24 +256,79 @@ export function decide(
       if (step.name !== expected) {
         throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `waiting for ${expected}`, StepStatus.RUNNING);
       }
-      const started: StepState = { ...step, status: StepStatus.RUNNING, progress: 0, startedAt: ctx.now };
+      const started: StepState = { ...step, status: StepStatus.RUNNING, progress: 0, startedAt: ctx.now, ...lease(action.leaseUntil) };
       next.status = JobStatus.RUNNING;
       next.currentStep = step.name;
       next.startedAt = job.startedAt ?? ctx.now;
       return { job: next, steps: [started], step: started, type: JobEventType.STEP_STARTED };
     }
+    case 'claim': {
+      // A waiting current step is started for the claimer; a running one whose lease ran out is
+      // taken over as a new attempt (the old one failed with LEASE_EXPIRED), or fails the job
+      // when it has no attempts left. Anything else is not claimable.
+      requireJob([JobStatus.QUEUED, JobStatus.RUNNING], JobStatus.RUNNING);
+      const step = stepOf(action.step);
+      const current = job.currentStep ?? job.plan[0]?.name;
+      if (step.name !== current) throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `waiting for ${current}`, 'claimed');
+      if (step.status === StepStatus.PENDING) {
+        const started: StepState = { ...step, status: StepStatus.RUNNING, progress: 0, startedAt: ctx.now, ...lease(action.leaseUntil) };
+        next.status = JobStatus.RUNNING;
+        next.startedAt = job.startedAt ?? ctx.now;
+        return { job: next, steps: [started], step: started, type: JobEventType.STEP_STARTED };
+      }
+      if (step.status !== StepStatus.RUNNING || !step.leaseExpiresAt || step.leaseExpiresAt > ctx.now) {
+        throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, step.status, 'claimed', {
+          action: 'claim',
+          allowed: [StepStatus.PENDING, 'RUNNING with its lease run out'],
+          hint: step.leaseExpiresAt ? `Its lease runs until ${step.leaseExpiresAt}.` : undefined,
+        });
+      }
+      const error = {
+        code: 'LEASE_EXPIRED',
+        message: `Worker ${step.worker ?? 'unknown'} stopped reporting; its lease ran out at ${step.leaseExpiresAt}.`,
+        retryCount: step.attempt - 1,
+      };
+      const lost: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: ctx.now };
+      next.error = error;
+      if (step.attempt < job.maxAttempts) {
+        next.attempts = { ...job.attempts, [step.name]: step.attempt + 1 };
+        const again: StepState = {
+          name: step.name,
+          order: step.order,
+          attempt: step.attempt + 1,
+          status: StepStatus.RUNNING,
+          progress: 0,
+          startedAt: ctx.now,
+          ...lease(action.leaseUntil),
+        };
+        next.progress = round(job.completedSteps / total);
+        return { job: next, steps: [lost, again], step: again, type: JobEventType.STEP_RECLAIMED };
+      }
+      next.status = JobStatus.FAILED;
+      next.failedSteps = job.failedSteps + 1;
+      next.finishedAt = ctx.now;
+      return { job: next, steps: [lost], step: lost, type: JobEventType.STEP_FAILED };
+    }
     case 'progress': {
       if (!(action.progress >= 0 && action.progress <= 1)) throw badInput('progress must be between 0 and 1.', 'progress');
       requireJob([JobStatus.RUNNING], JobStatus.RUNNING);
       const step = stepOf(action.step);
+      requireAttempt(step);
       requireStep(step, [StepStatus.RUNNING], StepStatus.RUNNING);
-      const updated: StepState = { ...step, progress: action.progress, metrics: action.metrics ?? step.metrics };
+      // A report renews the reporter's lease.
+      const updated: StepState = {
+        ...step,
+        progress: action.progress,
+        metrics: action.metrics ?? step.metrics,
+        ...lease(action.leaseUntil),
+      };
       next.progress = round((job.completedSteps + action.progress) / total);
       return { job: next, steps: [updated], step: updated, type: JobEventType.STEP_PROGRESS };
     }
     case 'complete': {
       requireJob([JobStatus.RUNNING], JobStatus.RUNNING);
       const step = stepOf(action.step);
+      requireAttempt(step);
       requireStep(step, [StepStatus.RUNNING], StepStatus.COMPLETED);
       const produced = { artifacts: action.artifacts, metrics: action.metrics ?? step.metrics, outputs: action.outputs ?? step.outputs };
       if (action.review) {
@@ -254,6 +344,7 @@ export function decide(
     case 'fail': {
       requireJob([JobStatus.RUNNING], JobStatus.RUNNING);
       const step = stepOf(action.step);
+      requireAttempt(step);
       requireStep(step, [StepStatus.RUNNING], StepStatus.FAILED);
       const error = { code: action.code, message: action.message, retryCount: step.attempt - 1 };
       const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: ctx.now };
@@ -273,6 +364,7 @@ export function decide(
     case 'pause': {
       requireJob([JobStatus.RUNNING], JobStatus.PAUSED);
       const step = stepOf(action.step);
+      requireAttempt(step);
       requireStep(step, [StepStatus.RUNNING], StepStatus.PAUSED);
       const paused: StepState = { ...step, status: StepStatus.PAUSED };
       next.status = JobStatus.PAUSED;

@@ -28,6 +28,7 @@ import {
   initialSteps,
   JobEventType,
   JobStatus,
+  StepStatus,
   TERMINAL,
   type JobAction,
   type JobState,
@@ -39,6 +40,10 @@ import { type CreateJobInput, isJobEvent, type JobEvent } from './job.type';
 
 /** A finished job is kept this long, then expires. */
 const FINISHED_JOB_TTL_DAYS = 90;
+/** How many claimable steps one claimWork reads and tries, oldest first. */
+const CLAIM_CANDIDATES = 20;
+/** What losing a claim to another worker looks like: the step moved on, or the job changed too fast. */
+const CLAIM_RACES = new Set<string>([ErrorCode.INVALID_TRANSITION, ErrorCode.CONFLICT, ErrorCode.NOT_FOUND]);
 /** Items per transaction when a job's partition is deleted (DynamoDB allows 100). */
 const DELETE_BATCH = 90;
 /** The most step attempts that take their finished job's expiry in its last transaction (see expiringSteps). */
@@ -116,7 +121,46 @@ const toJob = (item: JobItem, steps?: StepLike[]) => ({ ...item, seq: item.versi
 /** The step fields of a stored step attempt, without its key and index attributes. */
 function stepStateOf(item: StepState): StepState {
   const { name, order, attempt, status, progress, artifacts, metrics, outputs, error, approvedBy, decidedAt, startedAt, finishedAt } = item;
-  return { name, order, attempt, status, progress, artifacts, metrics, outputs, error, approvedBy, decidedAt, startedAt, finishedAt };
+  const { worker, leaseExpiresAt } = item;
+  return {
+    name,
+    order,
+    attempt,
+    status,
+    progress,
+    artifacts,
+    metrics,
+    outputs,
+    error,
+    approvedBy,
+    decidedAt,
+    startedAt,
+    finishedAt,
+    worker,
+    leaseExpiresAt,
+  };
+}
+
+/** What a step's write needs to know of its job (to say whether the step can be claimed). */
+interface StepJob {
+  jobId: string;
+  kind: string;
+  status: JobStatus;
+  currentStep?: string | null;
+  attempts: Record<string, number>;
+}
+
+/**
+ * Whether a worker may claim the step now or later, and from when: its job's current attempt of
+ * its current step, while the job runs (or waits to), either waiting (from now) or held by a
+ * worker (from when the lease runs out). Every other step leaves the claimable index.
+ */
+function claimability(job: StepJob, step: StepState, at: string): { claimable?: true; availableAt?: string } {
+  const current = (job.status === JobStatus.QUEUED || job.status === JobStatus.RUNNING) && job.currentStep === step.name;
+  if (!current || job.attempts[step.name] !== step.attempt) return {};
+  if (step.status === StepStatus.PENDING) return { claimable: true, availableAt: at };
+  if (step.status === StepStatus.RUNNING && step.leaseExpiresAt) return { claimable: true, availableAt: step.leaseExpiresAt };
+  return {};
 }
 
 function stateOf(item: JobItem): JobState {
@@ -147,6 +191,8 @@ export class JobRepository {
   constructor(
     private readonly scope: Scope,
     private readonly projects: ProjectRepository,
+    /** How long a worker holds a step without reporting (see Config.jobLeaseSeconds). */
+    private readonly leaseSeconds = 60,
   ) {}
 
   /** The job item and its step attempts, read together (one query, strongly consistent). */
@@ -253,9 +299,16 @@ export class JobRepository {
     return writes;
   }
 
-  private stepWrite(jobId: string, step: StepState, at: string, expiresAt?: number): Write {
+  private stepWrite(job: StepJob, step: StepState, at: string, expiresAt?: number): Write {
     // Built from the step's own fields only; the model derives its key and index attributes.
-    return entities.Step.put(this.scope.tenantId, { ...stepStateOf(step), jobId, updatedAt: at, expiresAt });
+    return entities.Step.put(this.scope.tenantId, {
+      ...stepStateOf(step),
+      ...claimability(job, step, at),
+      jobId: job.jobId,
+      kind: job.kind,
+      updatedAt: at,
+      expiresAt,
+    });
   }
 
   /**
@@ -263,13 +316,53 @@ export class JobRepository {
    * most 20 steps, but retries can multiply the attempts: past MAX_EXPIRING_STEPS the rest are
    * left (they are only ever read through their job, which is gone).
    */
-  private expiringSteps(jobId: string, stored: StepState[], written: StepState[], expiresAt: number | undefined, at: string): Write[] {
-    if (expiresAt === undefined) return [];
+  private expiringSteps(job: StepJob, stored: StepState[], written: StepState[], expiresAt: number | undefined, at: string): Write[] {
     const same = (a: StepState, b: StepState) => a.name === b.name && a.attempt === b.attempt;
-    return stored
-      .filter((step) => !written.some((w) => same(w, step)))
-      .slice(0, MAX_EXPIRING_STEPS)
-      .map((step) => this.stepWrite(jobId, step, step.updatedAt ?? at, expiresAt));
+    const untouched = stored.filter((step) => !written.some((w) => same(w, step)));
+    // A step that was claimable is written again whatever happened, so that it leaves the
+    // claimable index when its job stops (cancelled, paused, failed) or moves on.
+    const wasClaimable = untouched.filter((step) => 'claimable' in step && step.claimable === true);
+    if (expiresAt === undefined) return wasClaimable.map((step) => this.stepWrite(job, step, step.updatedAt ?? at));
+    return untouched.slice(0, MAX_EXPIRING_STEPS).map((step) => this.stepWrite(job, step, step.updatedAt ?? at, expiresAt));
+  }
+
+  /** Starting, claiming and reporting on a step take (or renew) the worker's lease until `at` + the lease time. */
+  private leased(action: JobAction, at: string): JobAction {
+    if (action.kind !== 'start' && action.kind !== 'claim' && action.kind !== 'progress') return action;
+    return { ...action, leaseUntil: new Date(Date.parse(at) + this.leaseSeconds * 1000).toISOString() };
+  }
+
+  /**
+   * Hands the caller the next step of its tenant that a worker may take (optionally of one kind),
+   * oldest first: a job's current step waiting to start, or one whose worker's lease ran out (a
+   * new attempt; past its attempts the job fails and the search goes on). One query of the
+   * claimable index finds the candidates; each claim is a transition conditioned on the job's
+   * version, so of workers asking at once each step goes to exactly one. Null when there is none.
+   */
+  async claimWork(kind?: string | null) {
+    const now = this.scope.now().toISOString();
+    const index = kind ? 'claimableOfKind' : 'claimable';
+    const values = kind ? { kind: requireText(kind, 'kind', 100) } : {};
+    // Sort keys start with the time the step became claimable: those up to now (`#` < `$`).
+    const spec = { ...entities.Step.query(this.scope.tenantId, index, values), skBefore: `${now}$` };
+    const candidates = (await this.scope.store.queryFirst(spec, CLAIM_CANDIDATES)).filter((item) => entities.Step.is(item));
+    // Workers asking at once read the same oldest candidates; each tries them from a random place
+    // in the list, so they spread over the steps instead of all racing for the first one.
+    const start = Math.floor(Math.random() * candidates.length);
+    for (const candidate of [...candidates.slice(start), ...candidates.slice(0, start)]) {
+      try {
+        const job = await this.act(candidate.jobId, { kind: 'claim', step: candidate.name, leaseUntil: '' });
+        // A lease that ran out past the step's attempts failed the job: that step is nobody's work.
+        if (job.status === JobStatus.FAILED) continue;
+        const step = job.steps?.find((s) => s.name === candidate.name && s.attempt === job.attempts[s.name]);
+        if (step) return { job, step };
+      } catch (error) {
+        // Another worker took it first, or its job moved on: try the next one.
+        if (error instanceof AppError && CLAIM_RACES.has(error.code)) continue;
+        throw error;
+      }
+    }
+    return null;
   }
 
   /**
@@ -367,7 +460,7 @@ export class JobRepository {
         // concurrent duplicates one creates the new job and the others get it.
         takeOver ? record.where({ jobId: takeOver }, duplicate) : record.ifNewOrExpired(nowSeconds, duplicate),
         entities.Job.put(this.scope.tenantId, job).ifNew(),
-        ...steps.map((step) => this.stepWrite(jobId, step, at)),
+        ...steps.map((step) => this.stepWrite(job, step, at)),
         this.projects.activeProjectCheck(projectId),
         ...this.eventWrites(job, null, { type: JobEventType.JOB_CREATED }, at),
       ]);
@@ -472,7 +565,8 @@ export class JobRepository {
       const current = new Map<string, StepState>();
       for (const step of steps) if (job.attempts[step.name] === step.attempt) current.set(step.name, stepStateOf(step));
       const at = this.scope.now().toISOString();
-      const outcome = decide(stateOf(job), current, this.declaredAction(job, action), { now: at, actor: this.scope.actor, jobId });
+      const leased = this.leased(this.declaredAction(job, action), at);
+      const outcome = decide(stateOf(job), current, leased, { now: at, actor: this.scope.actor, jobId });
       const next = {
         ...job,
         ...outcome.job,
@@ -494,8 +588,8 @@ export class JobRepository {
               ? new Stale()
               : new AppError(ErrorCode.CONFLICT, `Job ${jobId} is changing too fast; try again.`),
         ),
-        ...outcome.steps.map((step) => this.stepWrite(jobId, step, at, next.expiresAt)),
-        ...this.expiringSteps(jobId, steps, outcome.steps, next.expiresAt, at),
+        ...outcome.steps.map((step) => this.stepWrite(next, step, at, next.expiresAt)),
+        ...this.expiringSteps(next, steps, outcome.steps, next.expiresAt, at),
         ...this.eventWrites(next, job, outcome, at),
       ]);
       const id = (s: StepState) => `${s.order}:${s.name}:${s.attempt}`;

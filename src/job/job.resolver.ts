@@ -9,6 +9,7 @@ import {
   Job,
   JobConnection,
   JobEvent,
+  ClaimedWork,
   JobKind,
   JobsByStatusArgs,
   ProjectJobsArgs,
@@ -101,9 +102,14 @@ export class JobResolver {
     @Args() { jobId, stepName }: StepRef,
     @Arg('progress', () => Float) progress: number,
     @Arg('metrics', () => JSONObject, { nullable: true }) metrics: Record<string, unknown> | null,
+    @Arg('attempt', () => Int, {
+      nullable: true,
+      description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
+    })
+    attempt: number | null,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.act(jobId, { kind: 'progress', step: stepName, progress, metrics });
+    return ctx.repos.jobs.act(jobId, { kind: 'progress', step: stepName, progress, metrics, attempt });
   }
 
   @Authorized(Role.WORKER)
@@ -116,15 +122,30 @@ export class JobResolver {
     @Arg('artifacts', () => [String], { defaultValue: [] }) artifacts: string[],
     @Arg('metrics', () => JSONObject, { nullable: true }) metrics: Record<string, unknown> | null,
     @Arg('outputs', () => JSONObject, { nullable: true }) outputs: Record<string, unknown> | null,
+    @Arg('attempt', () => Int, {
+      nullable: true,
+      description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
+    })
+    attempt: number | null,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.act(jobId, { kind: 'complete', step: stepName, artifacts, metrics, outputs });
+    return ctx.repos.jobs.act(jobId, { kind: 'complete', step: stepName, artifacts, metrics, outputs, attempt });
   }
 
   @Authorized(Role.WORKER)
   @Mutation(() => Job, { description: 'Worker: fails a running step; a new attempt follows while attempts remain, else the job fails.' })
-  failStep(@Args() { jobId, stepName }: StepRef, @Arg('code') code: string, @Arg('message') message: string, @Ctx() ctx: Context) {
-    return ctx.repos.jobs.act(jobId, { kind: 'fail', step: stepName, code: code.slice(0, 100), message: message.slice(0, 2000) });
+  failStep(
+    @Args() { jobId, stepName }: StepRef,
+    @Arg('code') code: string,
+    @Arg('message') message: string,
+    @Arg('attempt', () => Int, {
+      nullable: true,
+      description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
+    })
+    attempt: number | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.jobs.act(jobId, { kind: 'fail', step: stepName, code: code.slice(0, 100), message: message.slice(0, 2000), attempt });
   }
 
   @Authorized(Role.WORKER)
@@ -155,6 +176,16 @@ export class JobResolver {
   @Mutation(() => Job, { description: 'Runs a failed job again from its failed step, as a new attempt.' })
   retryJob(@Arg('jobId', () => ID) jobId: string, @Ctx() ctx: Context) {
     return ctx.repos.jobs.act(jobId, { kind: 'retry' });
+  }
+
+  @Authorized(Role.WORKER)
+  @Mutation(() => ClaimedWork, {
+    nullable: true,
+    description:
+      'Worker: takes the next step of your tenant that is waiting (optionally of one job kind), or whose worker stopped reporting (a new attempt), and starts it with a lease that your progress reports renew (JOB_LEASE_SECONDS). Each step goes to one worker however many ask at once. Null when there is no work.',
+  })
+  claimWork(@Arg('kind', () => String, { nullable: true }) kind: string | null, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.claimWork(kind);
   }
 
   @Authorized(Role.EDITOR)
@@ -224,7 +255,7 @@ export class JobEventResolver {
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const jobFeature = feature({
   resolvers: [JobResolver, StepResolver, JobEventResolver],
-  repositories: (scope, { projects }) => ({ jobs: new JobRepository(scope, projects) }),
+  repositories: (scope, { projects }, deps) => ({ jobs: new JobRepository(scope, projects, deps.jobLeaseSeconds) }),
   nodes: {
     Job: { type: Job, load: (repos, v) => repos.jobs.get(v.jobId) },
     Step: {

@@ -72,6 +72,15 @@ export class Step {
   @Field(() => JobError, { nullable: true })
   error?: JobError;
 
+  @Field(() => String, { nullable: true, description: 'The worker that started or claimed this attempt.' })
+  worker?: string;
+
+  @Field(() => DateTime, {
+    nullable: true,
+    description: 'Until when the worker holds this attempt without reporting; after it, claimWork hands the step to another worker.',
+  })
+  leaseExpiresAt?: string;
+
   @Field(() => ID, { nullable: true, description: 'Who approved or rejected the step after review.' })
   approvedBy?: string;
 
@@ -331,4 +340,13 @@ export class JobKind {
 
   @Field(() => [JobStage])
   stages!: JobStage[];
+}
+
+@ObjectType({ simpleResolvers: true, description: 'A step claimed by a worker: report on it with its attempt.' })
+export class ClaimedWork {
+  @Field(() => Job)
+  job!: Job;
+
+  @Field(() => Step, { description: 'The attempt you now hold; its leaseExpiresAt says until when without a report.' })
+  step!: Step;
 }

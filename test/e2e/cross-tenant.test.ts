@@ -96,6 +96,8 @@ const cases: Record<string, Case> = {
   cancelJob: (i) => ({ query: `mutation { cancelJob(jobId: "${i.jobId}") { status } }` }),
   retryJob: (i) => ({ query: `mutation { retryJob(jobId: "${i.jobId}") { status } }` }),
   deleteJob: (i) => ({ query: `mutation { deleteJob(jobId: "${i.jobId}") { status } }` }),
+  // A has a job waiting to be claimed: B's workers must never be handed it.
+  claimWork: () => ({ query: 'mutation { claimWork { job { jobId kind } step { name } } }' }),
   jobKinds: () => ({ query: '{ jobKinds { name stages { name phase } } }' }),
   createTenant: () => ({ query: 'mutation { createTenant(input: { name: "B" }) { tenantId name } }' }),
   updateTenant: () => ({ query: 'mutation { updateTenant(expectedVersion: 1, input: { name: "B2" }) { tenantId name } }' }),
@@ -284,6 +286,14 @@ describe('tenant isolation', () => {
       await server.raw({ query: `mutation { startStep(jobId: "${jobId}", stepName: "render") { status } }` }, worker);
       await server.raw({ query: `mutation { pauseStepForReview(jobId: "${jobId}", stepName: "render") { status } }` }, worker);
     }
+
+    // A job of A's that waits for a worker, so claimWork has something of A's to (not) hand out.
+    await server.raw(
+      {
+        query: `mutation { createJob(input: { projectId: "${projectId}", kind: "${MARK}", steps: ["render"], inputs: { n: 3 } }) { jobId } }`,
+      },
+      a,
+    );
 
     // A's own cursors for every list, taken from first pages of size 1.
     const cursor = async (query: string) => {

@@ -40,7 +40,7 @@ describe('npm start (embedded default)', () => {
     );
     expect(seed.data.logs).toEqual([{ logId: expect.stringMatching(/^log_/), materials: ['clay'], timeSpentMinutes: 12 }]);
     // The banner's "Try it" lines work when pasted into a shell as they are.
-    const pasted = /Try it[^\n]*\n((?:  \S[^\n]*\n){2})/.exec(first.output())?.[1];
+    const pasted = /Try it[^\n]*\n((?: {2}\S[^\n]*\n){2})/.exec(first.output())?.[1];
     expect(pasted).toMatch(/^ {2}TOKEN=\S+\n {2}curl /);
     const curl = spawnSync('bash', ['-c', pasted ?? 'false'], { encoding: 'utf8', timeout: 30_000 });
     expect(curl.status).toBe(0);

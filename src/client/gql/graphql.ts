@@ -127,6 +127,7 @@ export type JobEventType =
   | 'STEP_FAILED'
   | 'STEP_PAUSED'
   | 'STEP_PROGRESS'
+  | 'STEP_RECLAIMED'
   | 'STEP_REJECTED'
   | 'STEP_STARTED'
   | 'SUBSCRIBED';

@@ -1,0 +1,134 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { Role, startTestServer, type TestServer } from '../support/server';
+
+/** Worker leases and claiming (claimWork): exactly-once hand-out, renewal, take-over after a lease runs out, attempts. */
+describe('claiming work with leases', () => {
+  /** A lease long enough that none runs out in a test (the claim storm on a busy machine takes seconds), and a short one. */
+  let longLease: TestServer;
+  let shortLease: TestServer;
+  let server: TestServer;
+  let editor: string;
+  let projectId: string;
+  const LEASE_SECONDS = 2;
+  const gql = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
+    (await server.raw({ query, variables }, token)).body;
+  const workerToken = (n: number) => server.token('lease-co', [Role.WORKER], `worker-${n}`);
+  const STEP = 'name attempt status worker leaseExpiresAt error { code }';
+  const claim = async (token: string, kind?: string) =>
+    (await gql(token, `mutation($k: String) { claimWork(kind: $k) { job { jobId status version } step { ${STEP} } } }`, { k: kind })).data
+      .claimWork;
+  const createJob = async (kind: string, steps: string[], maxAttempts = 3) =>
+    (
+      await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+        input: { projectId, kind, steps, maxAttempts, inputs: { n: Math.random() } },
+      })
+    ).data.createJob.jobId;
+  const jobOf = async (jobId: string) =>
+    (await gql(editor, `query($j: ID!) { job(jobId: $j) { status version error { code } steps { ${STEP} } } }`, { j: jobId })).data.job;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  /** Points the helpers at one of the two servers, with a project of its own. */
+  const use = async (target: TestServer) => {
+    server = target;
+    editor = await server.token('lease-co', [Role.EDITOR], 'artist');
+    projectId = (await gql(editor, 'mutation { createProject(input: { title: "Leases" }) { projectId } }')).data.createProject.projectId;
+  };
+
+  beforeAll(async () => {
+    [longLease, shortLease] = await Promise.all([
+      startTestServer({ env: { JOB_LEASE_SECONDS: '600' } }),
+      startTestServer({ env: { JOB_LEASE_SECONDS: String(LEASE_SECONDS) } }),
+    ]);
+  });
+  afterAll(() => Promise.all([longLease.stop(), shortLease.stop()]));
+
+  it('hands each of 10 waiting steps to exactly one of 50 workers asking at once, and nothing to the rest', async () => {
+    await use(longLease);
+    const kind = `BATCH_${Date.now()}`;
+    const jobIds = await Promise.all(Array.from({ length: 10 }, () => createJob(kind, ['render'])));
+    const tokens = await Promise.all(Array.from({ length: 50 }, (_, n) => workerToken(n)));
+    const claims = await Promise.all(tokens.map((token) => claim(token, kind)));
+    const won = claims.filter((c) => c !== null);
+    expect(won).toHaveLength(10);
+    expect(new Set(won.map((c) => c.job.jobId))).toEqual(new Set(jobIds));
+    for (const c of won) expect(c.step).toMatchObject({ name: 'render', attempt: 1, status: 'RUNNING' });
+    // Each job was claimed once: created at version 1, claimed at version 2.
+    for (const jobId of jobIds) expect((await jobOf(jobId)).version).toBe(2);
+    expect(await claim(tokens[0], kind)).toBeNull();
+  }, 180_000);
+
+  it('renews the lease on every progress report, and hands a held step to nobody else', async () => {
+    await use(longLease);
+    const kind = `RENEW_${Date.now()}`;
+    const jobId = await createJob(kind, ['render']);
+    const worker = await workerToken(100);
+    const first = await claim(worker, kind);
+    expect(first.job.jobId).toBe(jobId);
+    expect(await claim(await workerToken(101), kind)).toBeNull();
+    await sleep(20);
+    const reported = await gql(
+      worker,
+      'mutation($j: ID!) { reportStepProgress(jobId: $j, stepName: "render", progress: 0.5, attempt: 1) { steps { leaseExpiresAt } } }',
+      {
+        j: jobId,
+      },
+    );
+    const renewed = reported.data.reportStepProgress.steps[0].leaseExpiresAt;
+    expect(Date.parse(renewed)).toBeGreaterThan(Date.parse(first.step.leaseExpiresAt));
+  });
+
+  it('takes a step over as a new attempt when its worker stops reporting, refuses the old worker, and fails the job past its attempts', async () => {
+    await use(shortLease);
+    const kind = `CRASH_${Date.now()}`;
+    const jobId = await createJob(kind, ['render'], 2);
+    const crashed = await workerToken(200);
+    const rescuer = await workerToken(201);
+    const first = await claim(crashed, kind);
+    expect(first.step).toMatchObject({ attempt: 1, worker: 'worker-200' });
+    await sleep(LEASE_SECONDS * 1000 + 300);
+
+    const second = await claim(rescuer, kind);
+    expect(second.step).toMatchObject({ name: 'render', attempt: 2, status: 'RUNNING', worker: 'worker-201' });
+    const afterTakeOver = await jobOf(jobId);
+    expect(
+      afterTakeOver.steps.map((s: { attempt: number; status: string; error: { code: string } | null }) => [
+        s.attempt,
+        s.status,
+        s.error?.code,
+      ]),
+    ).toEqual([
+      [1, 'FAILED', 'LEASE_EXPIRED'],
+      [2, 'RUNNING', undefined],
+    ]);
+
+    // The crashed worker comes back: its late completion is refused, naming the attempt that runs now, and changes nothing.
+    const late = await gql(crashed, 'mutation($j: ID!) { completeStep(jobId: $j, stepName: "render", attempt: 1) { status } }', {
+      j: jobId,
+    });
+    expect(late.errors[0].extensions).toMatchObject({ code: 'INVALID_TRANSITION', from: 'at attempt 2' });
+    expect((await jobOf(jobId)).version).toBe(afterTakeOver.version);
+
+    // The second worker stops too: with no attempts left, the next claim fails the job and hands out nothing.
+    await sleep(LEASE_SECONDS * 1000 + 300);
+    expect(await claim(await workerToken(202), kind)).toBeNull();
+    expect(await jobOf(jobId)).toMatchObject({ status: 'FAILED', error: { code: 'LEASE_EXPIRED' } });
+  });
+
+  it("records the take-over in the job's gapless stream as STEP_RECLAIMED with the new attempt", async () => {
+    await use(shortLease);
+    const kind = `STREAM_${Date.now()}`;
+    const jobId = await createJob(kind, ['render']);
+    await claim(await workerToken(300), kind);
+    await sleep(LEASE_SECONDS * 1000 + 300);
+    await claim(await workerToken(301), kind);
+    const job = await gql(editor, 'query($j: ID!) { job(jobId: $j) { seq } }', { j: jobId });
+    expect(job.data.job.seq).toBe(3);
+    const out = await server.app.store['doc'].send(new ScanCommand({ TableName: server.config.tableName }));
+    const events = (out.Items ?? []).filter((item) => String(item.PK).endsWith(`#JOB#${jobId}`) && String(item.SK).startsWith('EVENT#'));
+    expect(events.map((e) => [e.seq, e.type, e.step?.attempt])).toEqual([
+      [1, 'JOB_CREATED', undefined],
+      [2, 'STEP_STARTED', 1],
+      [3, 'STEP_RECLAIMED', 2],
+    ]);
+  });
+});
