@@ -141,6 +141,8 @@ export interface Attribute<T = unknown, R extends boolean = boolean> extends Att
 type Builder<T> = <const O extends AttributeOptions<T>>(options?: O) => Attribute<T, O['required'] extends true ? true : false> & O;
 
 function builder<T>(kind: AttributeKind): Builder<T> {
+  // The options are the attribute; the cast only carries `required` into the literal type that
+  // the item type reads (TypeScript cannot narrow a spread of a generic to it).
   return (options) => ({ kind, ...options }) as never;
 }
 
@@ -300,6 +302,7 @@ export class EntityModel<
     this.parent = declaration.parent;
     this.key = declaration.key;
     this.description = declaration.description;
+    // A declaration without attributes has none: the empty map is its (literal) attribute type.
     this.attributes = declaration.attributes ?? ({} as As);
     this.indexes = declaration.indexes ?? {};
     this.status = declaration.status;
@@ -488,5 +491,6 @@ export type ItemOf<M extends AnyModel> = M['item'];
 export type EnumObject<V extends string> = { readonly [K in V as Uppercase<K>]: K };
 
 export function enumObject<const V extends string>(values: readonly V[]): EnumObject<V> {
+  // Object.fromEntries types its keys as string; the mapped type says which they are.
   return Object.fromEntries(values.map((value) => [value.toUpperCase(), value])) as never;
 }
