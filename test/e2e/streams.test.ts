@@ -358,9 +358,16 @@ describe('every stream resumable across three instances, Redis and instance fail
   const STREAMS: StreamName[] = ['jobProgress', 'projectJobStatus', 'tenantJobStatus', 'projectActivity'];
 
   it('acknowledges every subscription with its position, reports history lost, and refuses a position ahead of the stream', async () => {
-    // Something in every stream first.
+    // Something in every stream first: writers run in rounds until each stream holds at least two
+    // events (one round does on a quiet machine; a busy one may need more), within 30 s.
     const counts = { logs: 0, milestones: 0, progress: 0, jobs: 0 };
-    await settled([writer(Date.now() + 1500, counts), writer(Date.now() + 1500, counts)]);
+    const deadline = Date.now() + 30_000;
+    do {
+      await settled([writer(Date.now() + 1500, counts), writer(Date.now() + 1500, counts)]);
+    } while (
+      Date.now() < deadline &&
+      (await Promise.all(STREAMS.map((stream) => stored(table, stream, subject)))).some((ids) => ids.length < 2)
+    );
     for (const stream of STREAMS) {
       const ids = await stored(table, stream, subject);
       expect(ids.length).toBeGreaterThan(1);
