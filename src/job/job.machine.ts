@@ -229,6 +229,34 @@ export function decide(
     }
   };
   const lease = (leaseUntil: string | undefined) => (leaseUntil ? { worker: ctx.actor, leaseExpiresAt: leaseUntil } : {});
+  /**
+   * An attempt failed with `error`. While attempts remain a new attempt follows and the job keeps
+   * running: waiting to be started, or, with `takenOver`, already held by the worker that claimed
+   * the step (STEP_RECLAIMED, whose event shows the new attempt). Past its attempts the job fails.
+   */
+  const failAttempt = (step: StepState, error: JobError, takenOver?: Partial<StepState>): Outcome => {
+    const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: ctx.now };
+    next.error = error;
+    if (step.attempt < job.maxAttempts) {
+      next.attempts = { ...job.attempts, [step.name]: step.attempt + 1 };
+      const again: StepState = {
+        name: step.name,
+        order: step.order,
+        attempt: step.attempt + 1,
+        status: StepStatus.PENDING,
+        progress: 0,
+        ...takenOver,
+      };
+      next.progress = round(job.completedSteps / total);
+      return takenOver
+        ? { job: next, steps: [failed, again], step: again, type: JobEventType.STEP_RECLAIMED }
+        : { job: next, steps: [failed, again], step: failed, type: JobEventType.STEP_FAILED };
+    }
+    next.status = JobStatus.FAILED;
+    next.failedSteps = job.failedSteps + 1;
+    next.finishedAt = ctx.now;
+    return { job: next, steps: [failed], step: failed, type: JobEventType.STEP_FAILED };
+  };
   const stepsAfter = (order: number) => job.plan.filter((p) => p.order > order).sort((a, b) => a.order - b.order);
   // A step finished successfully: advance to the next one, or finish the job.
   const advance = (done: StepState): void => {
@@ -288,26 +316,8 @@ export function decide(
         message: `Worker ${step.worker ?? 'unknown'} stopped reporting; its lease ran out at ${step.leaseExpiresAt}.`,
         retryCount: step.attempt - 1,
       };
-      const lost: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: ctx.now };
-      next.error = error;
-      if (step.attempt < job.maxAttempts) {
-        next.attempts = { ...job.attempts, [step.name]: step.attempt + 1 };
-        const again: StepState = {
-          name: step.name,
-          order: step.order,
-          attempt: step.attempt + 1,
-          status: StepStatus.RUNNING,
-          progress: 0,
-          startedAt: ctx.now,
-          ...lease(action.leaseUntil),
-        };
-        next.progress = round(job.completedSteps / total);
-        return { job: next, steps: [lost, again], step: again, type: JobEventType.STEP_RECLAIMED };
-      }
-      next.status = JobStatus.FAILED;
-      next.failedSteps = job.failedSteps + 1;
-      next.finishedAt = ctx.now;
-      return { job: next, steps: [lost], step: lost, type: JobEventType.STEP_FAILED };
+      // The claimer holds the new attempt at once.
+      return failAttempt(step, error, { status: StepStatus.RUNNING, startedAt: ctx.now, ...lease(action.leaseUntil) });
     }
     case 'progress': {
       if (!(action.progress >= 0 && action.progress <= 1)) throw badInput('progress must be between 0 and 1.', 'progress');
@@ -347,19 +357,7 @@ export function decide(
       requireAttempt(step);
       requireStep(step, [StepStatus.RUNNING], StepStatus.FAILED);
       const error = { code: action.code, message: action.message, retryCount: step.attempt - 1 };
-      const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: ctx.now };
-      next.error = error;
-      if (step.attempt < job.maxAttempts) {
-        // Attempts remain: a new attempt waits to be started; the job keeps running.
-        next.attempts = { ...job.attempts, [step.name]: step.attempt + 1 };
-        const retry: StepState = { name: step.name, order: step.order, attempt: step.attempt + 1, status: StepStatus.PENDING, progress: 0 };
-        next.progress = round(job.completedSteps / total);
-        return { job: next, steps: [failed, retry], step: failed, type: JobEventType.STEP_FAILED };
-      }
-      next.status = JobStatus.FAILED;
-      next.failedSteps = job.failedSteps + 1;
-      next.finishedAt = ctx.now;
-      return { job: next, steps: [failed], step: failed, type: JobEventType.STEP_FAILED };
+      return failAttempt(step, error);
     }
     case 'pause': {
       requireJob([JobStatus.RUNNING], JobStatus.PAUSED);
