@@ -3,14 +3,15 @@ import { assertId } from '../common/ids';
 import { mutate, remove } from '../common/mutate';
 import { validateS3Key } from '../common/s3-key';
 import { applyPatch, boundedJson, nonNegativeInt, optionalText, requireText } from '../common/validate';
-import { AppError, ErrorCode, invalidTransition, notFound } from '../errors';
+import { AppError, badInput, ErrorCode, invalidTransition, notFound } from '../errors';
+import type { PageRequest } from '../infra/dynamo/store';
 import type { Write } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { ProjectChildRepository } from '../project/project-child.repository';
 import { assetObjectKey } from './asset.keys';
 import { Uploads } from '../common/files/upload';
 import { UploadStatus } from '../common/files/upload.type';
-import type { CreateAssetInput, RequestAssetUploadInput, RequestAssetVersionInput, UpdateAssetInput } from './asset.type';
+import type { AssetType, CreateAssetInput, RequestAssetUploadInput, RequestAssetVersionInput, UpdateAssetInput } from './asset.type';
 
 /** An asset keeps at most this many versions in its history. */
 export const MAX_ASSET_VERSIONS = 100;
@@ -43,6 +44,17 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
   /** The versions worth showing: confirmed ones, and pending uploads whose window is still open. */
   versions<V extends Pick<AssetVersionItem, 'status' | 'uploadExpiresAt'>>(asset: { versions?: V[] }): V[] {
     return (asset.versions ?? []).filter((v) => this.uploads.isLive(v));
+  }
+
+  /**
+   * The tenant's ready assets of one type, newest first, created in [from, to): one query of the
+   * sparse type index per page, reading nothing else.
+   */
+  listByType(type: AssetType, range: { from?: Date | null; to?: Date | null }, page: PageRequest) {
+    const from = range.from?.toISOString();
+    const to = range.to?.toISOString();
+    if (from && to && from >= to) throw badInput('from must be before to.', 'from');
+    return this.page(this.model.query(this.scope.tenantId, 'byType', { type }, { descending: true, range: { from, to } }), page);
   }
 
   /** Registers an object that is already in S3 (its key validated) as a ready asset. */

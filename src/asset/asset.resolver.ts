@@ -3,6 +3,7 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Re
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
 import type { Context } from '../context';
+import { badInput } from '../errors';
 import { Log } from '../log/log.type';
 import {
   Asset,
@@ -34,9 +35,18 @@ export class AssetResolver {
   }
 
   @Authorized()
-  @Query(() => AssetConnection)
-  assets(@Args() { projectId, first, after }: AssetsArgs, @Ctx() ctx: Context) {
-    return ctx.repos.assets.list(projectId, { first, after });
+  @Query(() => AssetConnection, {
+    description:
+      "A project's assets (projectId), or the ready assets of one type across your projects, newest first, optionally created within [from, to).",
+  })
+  assets(@Args() { projectId, type, from, to, first, after }: AssetsArgs, @Ctx() ctx: Context) {
+    // projectId stays the first way to call it, so the clients that list a project's assets keep working.
+    if (projectId) {
+      if (type || from || to) throw badInput('type, from and to list across projects: leave out projectId to use them.', 'projectId');
+      return ctx.repos.assets.list(projectId, { first, after });
+    }
+    if (!type) throw badInput('Give projectId (one project) or type (across your projects).', 'type');
+    return ctx.repos.assets.listByType(type, { from, to }, { first, after });
   }
 
   @Authorized(Role.EDITOR)

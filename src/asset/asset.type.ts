@@ -145,8 +145,21 @@ export class AssetRef {
 
 @ArgsType()
 export class AssetsArgs extends PageArgs {
-  @Field(() => ID)
-  projectId!: string;
+  @Field(() => ID, {
+    nullable: true,
+    description:
+      "A project's assets, oldest first (type, from and to do not apply). Without it, give type: the tenant's assets of that type.",
+  })
+  projectId?: string | null;
+
+  @Field(() => AssetType, { nullable: true, description: 'Across your projects: the ready assets of this type, newest first.' })
+  type?: AssetType | null;
+
+  @Field(() => DateTime, { nullable: true, description: 'With type: created at or after this instant.' })
+  from?: Date | null;
+
+  @Field(() => DateTime, { nullable: true, description: 'With type: created before this instant.' })
+  to?: Date | null;
 }
 
 @InputType()

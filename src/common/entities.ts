@@ -199,6 +199,13 @@ export const entities = {
       alt: attr.string(),
       linkedLogId: attr.id(),
     },
+    indexes: {
+      /**
+       * The tenant's ready assets of one type, newest first, across its projects (sparse: an
+       * upload still in progress is not browsable). Listing it reads no project's other children.
+       */
+      byType: { index: 'GSI3', pk: 'ASSET_TYPE#{type}', sk: '{createdAt}#{assetId}', when: { status: ['ready'] } },
+    },
     ttl: true,
   }),
   Inspiration: entity({
@@ -215,6 +222,10 @@ export const entities = {
       uploadExpiresAt: attr.int({ internal: true }),
       tags: attr.strings({ required: true }),
       linkedProjectId: attr.id(),
+    },
+    indexes: {
+      /** A project's inspiration, newest first (sparse: only inspiration linked to a project is in it). */
+      byProject: { index: 'GSI2', pk: 'TYPE#INSPIRATION#PROJECT#{linkedProjectId}', sk: '{createdAt}#{inspirationId}' },
     },
   }),
   /** Written in its inspiration's transaction, so listing by tag is one query. */

@@ -60,6 +60,12 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
     return { nodes, pageInfo: tags.pageInfo };
   }
 
+  /** The inspiration linked to one project, newest first: one query of the sparse project index per page. */
+  ofProject(projectId: string, page: PageRequest) {
+    const linkedProjectId = assertId(projectId, 'proj', 'projectId');
+    return this.page(this.model.query(this.scope.tenantId, 'byProject', { linkedProjectId }, { descending: true }), page);
+  }
+
   create(input: CreateInspirationInput) {
     const inspirationId = this.scope.newId('insp');
     const tags = cleanTags(input.tags) ?? [];

@@ -54,14 +54,15 @@ const cases: Record<string, Case> = {
   }),
   materialUsage: () => ({ query: `{ materialUsage(material: "${MARK}-pigment") { logCount totalMinutes logs { rawText } } }` }),
   asset: (i) => ({ query: `{ asset(projectId: "${i.projectId}", assetId: "${i.assetId}") { s3Key alt url versions { url } } }` }),
+  // Both ways of listing: a project's, and by type across the tenant (with A's cursor of each).
   assets: (i) => ({
-    query: `query($a: String) { assets(projectId: "${i.projectId}", after: $a) { nodes { alt } } }`,
-    variables: { a: i.cursors.assets },
+    query: `query($a: String, $b: String) { assets(projectId: "${i.projectId}", after: $a) { nodes { alt } } byType: assets(type: IMAGE, after: $b) { nodes { assetId alt s3Key } } }`,
+    variables: { a: i.cursors.assets, b: i.cursors.assetsByType },
   }),
   inspiration: (i) => ({ query: `{ inspiration(inspirationId: "${i.inspirationId}") { text } }` }),
   inspirations: (i) => ({
-    query: `query($a: String) { inspirations(tag: "${MARK}", after: $a) { nodes { text } } }`,
-    variables: { a: i.cursors.inspirations },
+    query: `query($a: String, $b: String) { inspirations(tag: "${MARK}", after: $a) { nodes { text } } byProject: inspirations(projectId: "${i.projectId}", after: $b) { nodes { text inspirationId } } }`,
+    variables: { a: i.cursors.inspirations, b: i.cursors.inspirationsByProject },
   }),
   activity: (i) => ({
     query: `query($a: String) { activity(projectId: "${i.projectId}", after: $a) { nodes { action data } } }`,
@@ -265,9 +266,10 @@ describe('tenant isolation', () => {
       { projectId, input: { requirements: [MARK], deliverables: [], changelogEntry: MARK } },
       a,
     );
-    const inspirationId = dataOf(await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: MARK, tags: [MARK] } }, a))
-      .createInspiration.inspirationId;
-    await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: MARK, tags: [MARK] } }, a);
+    const inspirationId = dataOf(
+      await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: MARK, tags: [MARK], linkedProjectId: projectId } }, a),
+    ).createInspiration.inspirationId;
+    await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: MARK, tags: [MARK], linkedProjectId: projectId } }, a);
     const worker = await server.token('tenant-a', [Role.WORKER], 'user-tenant-a');
     const jobIds: string[] = [];
     for (const n of [1, 2]) {
@@ -303,6 +305,8 @@ describe('tenant isolation', () => {
         logsConnection: await cursor(`{ logsConnection(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
         logsByAttribution: await cursor('{ logsByAttribution(status: PENDING, first: 1) { pageInfo { endCursor } } }'),
         assets: await cursor(`{ assets(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
+        assetsByType: await cursor('{ assets(type: IMAGE, first: 1) { pageInfo { endCursor } } }'),
+        inspirationsByProject: await cursor(`{ inspirations(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
         inspirations: await cursor(`{ inspirations(tag: "${MARK}", first: 1) { pageInfo { endCursor } } }`),
         activity: await cursor(`{ activity(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
         jobs: await cursor(`{ jobs(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),

@@ -200,6 +200,12 @@ export interface IndexDeclaration {
   derive?: Record<string, (item: any) => string | number>;
 }
 
+/** Bounds of the first sort-key value after a query's prefix: `from` included, `to` left out. */
+export interface SortRange {
+  from?: string | null;
+  to?: string | null;
+}
+
 /** A status machine: the attribute, the first status, and where each status may go. */
 export interface StatusDeclaration<S extends string = string> {
   attribute: string;
@@ -405,19 +411,25 @@ export class EntityModel<
     tenantId: string,
     name: string,
     values: Record<string, unknown>,
-    options: { descending?: boolean; open?: boolean } = {},
+    options: { descending?: boolean; open?: boolean; range?: SortRange } = {},
   ): QuerySpec {
     const declared = this.indexes[name];
     if (!declared) throw new Error(`${this.type} has no index ${name}.`);
     const filled: Record<string, unknown> = { ...values, tenantId };
     const pk = fill(declared.pk, filled, declared.format);
     const skPrefix = fill(declared.sk, filled, declared.format, 'prefix', options.open);
-    return {
+    const partition = {
       index: declared.index,
       pk: declared.crossTenant ? pk : withTenant(tenantId, pk),
-      ...(skPrefix ? { skPrefix } : {}),
       descending: options.descending ?? false,
     };
+    const { range } = options;
+    if (!range || (range.from == null && range.to == null)) return { ...partition, ...(skPrefix ? { skPrefix } : {}) };
+    // The range bounds the sort key's next value after the prefix (a time, when the sort key is
+    // `{createdAt}#{id}`): from its first key at `from` up to, not including, the keys at `to`,
+    // because every key at `to` continues after it (`<to>#<id>`) and so sorts above `<to>`.
+    const upper = range.to != null ? skPrefix + range.to : skPrefix ? prefixEnd(skPrefix) : '\uffff';
+    return { ...partition, skBetween: [skPrefix + (range.from ?? ''), upper] };
   }
 
   /** The attribute that holds the sort key of the declared index `name` (to merge shards by it). */
