@@ -58,7 +58,7 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
   }
 
   /** Registers an object that is already in S3 (its key validated) as a ready asset. */
-  override create(projectId: string, input: CreateAssetInput) {
+  override create(projectId: string, input: CreateAssetInput, idempotencyKey?: string | null) {
     const assetId = this.scope.newId('asset');
     this.valuesOf(projectId, assetId);
     const s3Key = validateS3Key(input.s3Key, this.scope.tenantId, 's3Key');
@@ -80,7 +80,12 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
       alt: optionalText(input.alt, 'alt', 2000) ?? undefined,
       linkedLogId: input.linkedLogId ?? undefined,
     };
-    return this.createItem(item, this.newAssetChecks(projectId, assetId, item.linkedLogId), { data: { type: item.type, s3Key } });
+    return this.createItem(
+      item,
+      this.newAssetChecks(projectId, assetId, item.linkedLogId),
+      { data: { type: item.type, s3Key } },
+      this.createRequest(idempotencyKey, { projectId, input }),
+    );
   }
 
   /**

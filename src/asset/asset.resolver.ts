@@ -2,6 +2,7 @@ import { entities } from '../common/entities';
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
+import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
 import { badInput } from '../errors';
 import { Log } from '../log/log.type';
@@ -51,8 +52,13 @@ export class AssetResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Asset, { description: 'Registers an object already in S3 (the upload flow creates assets too).' })
-  createAsset(@Arg('projectId', () => ID) projectId: string, @Arg('input') input: CreateAssetInput, @Ctx() ctx: Context) {
-    return ctx.repos.assets.create(projectId, input);
+  createAsset(
+    @Arg('projectId', () => ID) projectId: string,
+    @Arg('input') input: CreateAssetInput,
+    @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.assets.create(projectId, input, idempotencyKey);
   }
 
   @Authorized(Role.EDITOR)

@@ -373,6 +373,23 @@ export const entities = {
     attributes: { jobId: attr.id({ required: true }) },
     ttl: true,
   }),
+  /**
+   * A create mutation's idempotency key (see src/common/idempotency.ts): the entity it created and
+   * a hash of the request, kept for the window. Written in the create's own transaction, only if
+   * new, so concurrent duplicates create one entity. `key` is a hash of the caller and the
+   * client's key, so one user's keys never meet another's.
+   */
+  CreateRequest: entity({
+    type: 'CreateRequest',
+    idPrefix: undefined,
+    key: keyShape({ pk: 'IDEMPOTENCY#{key}', sk: 'CREATE' }),
+    attributes: {
+      fingerprint: attr.string({ required: true }),
+      entity: attr.string({ required: true }),
+      target: attr.json<{ PK: string; SK: string }>()({ required: true }),
+    },
+    ttl: true,
+  }),
 };
 
 /** Why a job or step failed. */

@@ -1,6 +1,7 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
+import { idempotencyKeyArg } from '../common/idempotency';
 import { badInput } from '../errors';
 import type { Context } from '../context';
 import {
@@ -41,8 +42,12 @@ export class InspirationResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Inspiration)
-  createInspiration(@Arg('input') input: CreateInspirationInput, @Ctx() ctx: Context) {
-    return ctx.repos.inspirations.create(input);
+  createInspiration(
+    @Arg('input') input: CreateInspirationInput,
+    @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.inspirations.create(input, idempotencyKey);
   }
 
   @Authorized(Role.EDITOR)

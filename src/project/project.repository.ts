@@ -47,7 +47,7 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
     return this.page(spec, page);
   }
 
-  create(input: CreateProjectInput) {
+  create(input: CreateProjectInput, idempotencyKey?: string | null) {
     checkFields(input);
     const projectId = this.scope.newId('proj');
     const title = requireText(input.title, 'title');
@@ -64,6 +64,7 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
       },
       [],
       { data: { title, status: this.model.status?.initial } },
+      this.createRequest(idempotencyKey, { input }),
     );
   }
 

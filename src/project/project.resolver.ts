@@ -3,6 +3,7 @@ import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
 import { Brief } from '../brief/brief.type';
 import { feature } from '../common/feature';
+import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
 import { Log } from '../log/log.type';
 import { CreateProjectInput, ProjectsArgs, ProjectVersionArgs, UpdateProjectInput } from './project.input';
@@ -38,8 +39,12 @@ export class ProjectResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Project)
-  createProject(@Arg('input') input: CreateProjectInput, @Ctx() ctx: Context) {
-    return ctx.repos.projects.create(input);
+  createProject(
+    @Arg('input') input: CreateProjectInput,
+    @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.projects.create(input, idempotencyKey);
   }
 
   @Authorized(Role.EDITOR)
