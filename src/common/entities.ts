@@ -49,6 +49,16 @@ const eventAttributes = {
   data: attr.json()(),
 };
 
+/**
+ * Every activity event (a project's and the tenant's own) is in the tenant's timeline, newest
+ * first by time, and in the timeline of its action, so `timeline(from, to, types)` is one query a
+ * page for no type or one type, and one per type (merged) for several.
+ */
+const eventIndexes = {
+  timeline: { index: 'GSI2', pk: 'TYPE#EVENT', sk: '{at}#{eventId}' },
+  timelineByAction: { index: 'GSI1', pk: 'EVENT_ACTION#{action}', sk: '{at}#{eventId}' },
+} as const;
+
 export const entities = {
   Tenant: entity({
     type: 'Tenant',
@@ -245,6 +255,7 @@ export const entities = {
     parent: 'Project',
     key: keyShape({ pk: 'PROJECT#{projectId}#EVENTS', sk: 'EVENT#{position}', format: { position: positionLabel } }),
     attributes: eventAttributes,
+    indexes: eventIndexes,
     ttl: true,
   }),
   /** The last position of a project's activity stream (no TTL: positions are never reused). */
@@ -286,6 +297,7 @@ export const entities = {
     idPrefix: 'evt',
     key: keyShape({ pk: 'EVENTS', sk: 'EVENT#{ulid}' }),
     attributes: eventAttributes,
+    indexes: eventIndexes,
     ttl: true,
   }),
   /** A job lives in its own partition, so a busy tenant's step updates spread over many partitions. */

@@ -6,6 +6,7 @@ import {
   CreateProjectDocument,
   ProjectInspirationDocument,
   RequestAssetUploadDocument,
+  TimelineDocument,
   UpdateInspirationDocument,
 } from '../../src/client/gql/graphql';
 import { allPages, codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
@@ -143,5 +144,98 @@ describe('assets by type and time, and inspiration by project', () => {
     expect(p1Now.map((n) => n.inspirationId)).toContain(moved);
     const both = await server.raw({ query: `{ inspirations(projectId: "${p0}", tag: "x") { nodes { text } } }` }, token);
     expect(both.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+  });
+});
+
+describe('the timeline: a tenant’s activity across its projects', () => {
+  let server: TestServer;
+  let token: string;
+  /** Every event's action and time, newest first, as the tenant's writes made them. */
+  let made: number;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { OUTBOX_SWEEP_MS: '3600000' } });
+    token = await server.token('timeline');
+    const projects: string[] = [];
+    for (let p = 0; p < 3; p++) {
+      projects.push(
+        dataOf(await server.request(CreateProjectDocument, { input: { title: `Timeline ${p}` } }, token)).createProject.projectId,
+      );
+    }
+    for (let n = 0; n < 4; n++) {
+      for (const projectId of projects) {
+        await server.request(CreateLogDocument, { projectId, input: { rawText: `log ${n}` } }, token);
+        if (n < 2)
+          await server.request(CreateAssetDocument, { projectId, input: { type: 'IMAGE', s3Key: `tenants/timeline/${n}.png` } }, token);
+      }
+    }
+    // The tenant's own activity (no project) is in the timeline too.
+    await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: 'unlinked', tags: [] } }, token);
+    // Another tenant's activity never is.
+    const other = await server.token('timeline-other');
+    await server.request(CreateProjectDocument, { input: { title: 'Not yours' } }, other);
+    made = 3 + 12 + 6 + 1;
+  });
+  afterAll(() => server.stop());
+
+  it('pages through every event of every project, newest first, with one Query a page', async () => {
+    const calls: Record<string, number>[] = [];
+    const { nodes, sizes } = await allPages(async (after) => {
+      server.app.calls.reset();
+      const page = dataOf(await server.request(TimelineDocument, { first: 5, after }, token)).timeline;
+      calls.push(Object.fromEntries(server.app.calls.byCommand));
+      return page;
+    });
+    expect(nodes).toHaveLength(made);
+    expect(sizes).toEqual([5, 5, 5, 5, 2]);
+    expect(calls).toEqual(sizes.map(() => ({ QueryCommand: 1 })));
+    const times = nodes.map((n) => n.at);
+    expect(times).toEqual([...times].sort().reverse());
+    expect(nodes.map((n) => n.action)).not.toContain('tenant.created');
+    expect(new Set(nodes.map((n) => n.projectId ?? 'tenant')).size).toBe(4);
+    expect(nodes.map((n) => n.action)).toContain('inspiration.created');
+    console.log(`timeline: ${nodes.length} events in pages of ${sizes.join(', ')}; DynamoDB calls per page: ${JSON.stringify(calls)}`);
+  });
+
+  it('filters by action: one Query a page for one, one per action merged for several', async () => {
+    const logs = await allPages(
+      async (after) => dataOf(await server.request(TimelineDocument, { types: ['log.created'], first: 5, after }, token)).timeline,
+    );
+    expect(logs.nodes).toHaveLength(12);
+    expect(new Set(logs.nodes.map((n) => n.action))).toEqual(new Set(['log.created']));
+
+    const calls: number[] = [];
+    const both = await allPages(async (after) => {
+      server.app.calls.reset();
+      const page = dataOf(
+        await server.request(TimelineDocument, { types: ['asset.created', 'project.created'], first: 4, after }, token),
+      ).timeline;
+      calls.push(server.app.calls.byCommand.get('QueryCommand') ?? 0);
+      return page;
+    });
+    expect(both.nodes).toHaveLength(9);
+    expect(both.sizes).toEqual([4, 4, 1]);
+    expect(calls).toEqual([2, 2, 2]);
+    const times = both.nodes.map((n) => n.at);
+    expect(times).toEqual([...times].sort().reverse());
+    expect(new Set(both.nodes.map((n) => n.eventId)).size).toBe(9);
+  });
+
+  it('bounds the timeline by time, from included and to left out, with and without types', async () => {
+    const all = dataOf(await server.request(TimelineDocument, { first: 100 }, token)).timeline.nodes;
+    const from = all[15].at;
+    const to = all[3].at;
+    const inWindow = all.filter((n) => n.at >= from && n.at < to);
+    const window = await allPages(
+      async (after) => dataOf(await server.request(TimelineDocument, { from, to, first: 3, after }, token)).timeline,
+    );
+    expect(window.nodes.map((n) => n.eventId)).toEqual(inWindow.map((n) => n.eventId));
+    const types = ['log.created', 'asset.created'];
+    const typed = await allPages(
+      async (after) => dataOf(await server.request(TimelineDocument, { from, to, types, first: 2, after }, token)).timeline,
+    );
+    expect(typed.nodes.map((n) => n.eventId)).toEqual(inWindow.filter((n) => types.includes(n.action)).map((n) => n.eventId));
+    const tooMany = await server.request(TimelineDocument, { types: Array.from({ length: 11 }, (_, i) => `a.${i}`) }, token);
+    expect(codeOf(tooMany)).toBe('BAD_USER_INPUT');
   });
 });

@@ -68,6 +68,10 @@ const cases: Record<string, Case> = {
     query: `query($a: String) { activity(projectId: "${i.projectId}", after: $a) { nodes { action data } } }`,
     variables: { a: i.cursors.activity },
   }),
+  timeline: (i) => ({
+    query: `query($a: String, $b: String) { timeline(after: $a) { nodes { action data projectId } } typed: timeline(types: ["log.created", "asset.created"], after: $b) { nodes { action data } } }`,
+    variables: { a: i.cursors.timeline, b: i.cursors.timelineTyped },
+  }),
   job: (i) => ({ query: `{ job(jobId: "${i.jobId}") { kind steps { name } } }` }),
   jobs: (i) => ({
     query: `query($a: String) { jobs(projectId: "${i.projectId}", after: $a) { nodes { kind } } }`,
@@ -309,6 +313,8 @@ describe('tenant isolation', () => {
         inspirationsByProject: await cursor(`{ inspirations(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
         inspirations: await cursor(`{ inspirations(tag: "${MARK}", first: 1) { pageInfo { endCursor } } }`),
         activity: await cursor(`{ activity(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
+        timeline: await cursor('{ timeline(first: 1) { pageInfo { endCursor } } }'),
+        timelineTyped: await cursor('{ timeline(types: ["log.created", "asset.created"], first: 1) { pageInfo { endCursor } } }'),
         jobs: await cursor(`{ jobs(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
         jobsByStatus: await cursor('{ jobsByStatus(status: PAUSED, first: 1) { pageInfo { endCursor } } }'),
         myJobs: await cursor('{ myJobs(first: 1) { pageInfo { endCursor } } }'),

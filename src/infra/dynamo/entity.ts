@@ -204,7 +204,16 @@ export interface IndexDeclaration {
 export interface SortRange {
   from?: string | null;
   to?: string | null;
+  /** A whole sort key (the last one a page returned): only keys below it, for the next page of a merged list. */
+  below?: string | null;
 }
+
+/**
+ * The greatest string that a key below `key` can reach: `key` with its last character lowered and
+ * `\uffff` appended. A key in [keyBelow(key), key) would have to contain `\uffff`, which no key
+ * does, so BETWEEN … AND keyBelow(key) reads exactly the keys below `key`.
+ */
+export const keyBelow = (key: string): string => `${key.slice(0, -1)}${String.fromCharCode(key.charCodeAt(key.length - 1) - 1)}\uffff`;
 
 /** A status machine: the attribute, the first status, and where each status may go. */
 export interface StatusDeclaration<S extends string = string> {
@@ -424,12 +433,16 @@ export class EntityModel<
       descending: options.descending ?? false,
     };
     const { range } = options;
-    if (!range || (range.from == null && range.to == null)) return { ...partition, ...(skPrefix ? { skPrefix } : {}) };
+    if (!range || (range.from == null && range.to == null && range.below == null)) {
+      return { ...partition, ...(skPrefix ? { skPrefix } : {}) };
+    }
     // The range bounds the sort key's next value after the prefix (a time, when the sort key is
     // `{createdAt}#{id}`): from its first key at `from` up to, not including, the keys at `to`,
     // because every key at `to` continues after it (`<to>#<id>`) and so sorts above `<to>`.
-    const upper = range.to != null ? skPrefix + range.to : skPrefix ? prefixEnd(skPrefix) : '\uffff';
-    return { ...partition, skBetween: [skPrefix + (range.from ?? ''), upper] };
+    let upper = range.to != null ? skPrefix + range.to : skPrefix ? prefixEnd(skPrefix) : '\uffff';
+    if (range.below != null && keyBelow(range.below) < upper) upper = keyBelow(range.below);
+    // DynamoDB refuses an empty key value, so a range open below starts at the least character.
+    return { ...partition, skBetween: [skPrefix + (range.from ?? '') || '\u0000', upper] };
   }
 
   /** The attribute that holds the sort key of the declared index `name` (to merge shards by it). */
