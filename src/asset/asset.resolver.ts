@@ -132,9 +132,23 @@ export class AssetResolver {
 
 @Resolver(() => AssetVersion)
 export class AssetVersionResolver {
-  @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of this version, made now; null until it is confirmed.' })
-  url(@Root() version: AssetVersion, @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null, @Ctx() ctx: Context) {
-    return version.status === 'ready' ? ctx.repos.files.downloadUrl(version.s3Key, expiresIn) : null;
+  @FieldResolver(() => String, {
+    nullable: true,
+    description:
+      'A presigned GET of this version, made now; null until it is confirmed, and for an archived version unless includeArchived.',
+  })
+  url(
+    @Root() version: AssetVersion,
+    @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null,
+    @Arg('includeArchived', () => Boolean, {
+      defaultValue: false,
+      description: 'Sign an archived version too (its object is in an archival storage class, which may cost more to read).',
+    })
+    includeArchived: boolean,
+    @Ctx() ctx: Context,
+  ) {
+    const readable = version.status === 'ready' || (version.status === 'archived' && includeArchived);
+    return readable ? ctx.repos.files.downloadUrl(version.s3Key, expiresIn) : null;
   }
 }
 

@@ -31,6 +31,24 @@ const archivedPartition = (archived: unknown) => (archived ? 'ARCHIVED_PROJECT' 
 /** The upload states of a stored file (an asset's version, an inspiration's file). */
 export const UPLOAD_STATES = ['uploading', 'ready'] as const;
 
+/** An asset version's states: an upload's, and archived once the tenant's retention has let it go. */
+export const VERSION_STATES = [...UPLOAD_STATES, 'archived'] as const;
+
+/**
+ * An asset keeps at most this many readable (ready) versions: a documented hard limit, which a
+ * tenant's `keepAssetVersions` (at most this) keeps every asset under by archiving older ones.
+ */
+export const MAX_ASSET_VERSIONS = 100;
+
+/**
+ * An asset's stored history (readable and archived versions) is capped too, so its item stays far
+ * below DynamoDB's 400 KB (a version's entry takes about 300 bytes).
+ */
+export const MAX_STORED_ASSET_VERSIONS = 500;
+
+/** The most days a tenant may keep its activity trail for (besides forever). */
+export const MAX_ACTIVITY_RETENTION_DAYS = 36_500;
+
 /** The statuses of a job and of a step attempt (their transitions are decided in job.machine.ts). */
 export const JOB_STATES = ['QUEUED', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export const STEP_STATES = ['PENDING', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'SKIPPED'] as const;
@@ -68,6 +86,10 @@ export const entities = {
       tenantId: attr.string({ required: true, readOnly: true }),
       name: attr.string({ required: true, max: 120 }),
       plan: attr.enum(['free', 'studio', 'enterprise'])({ required: true }),
+      /** Readable versions an asset keeps; older ones are archived. Unset: every version, up to MAX_ASSET_VERSIONS. */
+      keepAssetVersions: attr.int(),
+      /** Days activity events are kept; unset: the server's EVENT_RETENTION_DAYS; 0: forever. */
+      activityRetentionDays: attr.int(),
     },
   }),
   Project: entity({
@@ -418,9 +440,10 @@ export interface AssetVersionItem {
   fileName?: string;
   size?: number;
   contentType?: string;
-  status: (typeof UPLOAD_STATES)[number];
+  status: (typeof VERSION_STATES)[number];
   createdAt: string;
   confirmedAt?: string;
+  archivedAt?: string;
   uploadExpiresAt?: number;
 }
 

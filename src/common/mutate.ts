@@ -1,6 +1,6 @@
 import { AppError, conflict, ErrorCode, notFound } from '../errors';
 import type { AnyModel, ItemOf } from '../infra/dynamo/entity';
-import { check, del, type ConditionFailure, type Item, type Write } from '../infra/dynamo/write';
+import { check, del, type ConditionFailure, type Item, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { activityEvent, subjectOf, type EventSpec } from './activity-event';
 import { idempotent, type IdempotentRequest } from './idempotency';
 import type { Key } from './keys';
@@ -42,8 +42,8 @@ export interface Change {
    * computed by the model; version and updatedAt are set here).
    */
   item: Record<string, unknown>;
-  /** Derived writes that commit with it (material uses, tag items, a parent's counters). */
-  derived?: Write[];
+  /** Derived writes that commit with it (material uses, tag items, a parent's counters, further events). */
+  derived?: UnitWrite[];
   /** The event's action and data; its subject is the entity written unless the spec names another. */
   event: EventSpec;
 }

@@ -19,6 +19,12 @@ export type AssetType =
   | 'IMAGE'
   | 'MODEL';
 
+/** uploading → ready → archived. ARCHIVED: past the tenant’s keepAssetVersions; still listed, its object moved to an archival storage class, no url unless asked with includeArchived. */
+export type AssetVersionStatus =
+  | 'ARCHIVED'
+  | 'READY'
+  | 'UPLOADING';
+
 /** Transitions: pending → confirmed | rejected; confirmed (final); rejected (final). */
 export type AttributionStatus =
   | 'CONFIRMED'
@@ -246,6 +252,10 @@ export type UpdateProjectInput = {
 };
 
 export type UpdateTenantInput = {
+  /** Days to keep activity events, 1 to 36500, or 0 to keep them forever; null: the server’s default. Applies to events written from now on. */
+  activityRetentionDays?: number | null | undefined;
+  /** 1 to 100; null keeps every version (up to 100). Applies from the next confirmed version. */
+  keepAssetVersions?: number | null | undefined;
   name?: string | null | undefined;
   /** Admins only. */
   plan?: Plan | null | undefined;
@@ -326,7 +336,7 @@ export type AssetFilesQueryVariables = Exact<{
 }>;
 
 
-export type AssetFilesQuery = { asset: { assetId: string, status: AssetStatus, latestVersion: number | null, s3Key: string, url: string | null, versions: Array<{ version: number, s3Key: string, fileName: string | null, size: number | null, contentType: string | null, status: AssetStatus, url: string | null }> } | null };
+export type AssetFilesQuery = { asset: { assetId: string, status: AssetStatus, latestVersion: number | null, s3Key: string, url: string | null, versions: Array<{ version: number, s3Key: string, fileName: string | null, size: number | null, contentType: string | null, status: AssetVersionStatus, url: string | null }> } | null };
 
 export type AssetsByTypeQueryVariables = Exact<{
   type: AssetType;

@@ -1,6 +1,7 @@
 import { tenantS3Prefix } from '../s3-key';
 import type { Config } from '../../config';
 import { AppError, badInput, ErrorCode } from '../../errors';
+import { ARCHIVED_TAG } from '../../infra/s3/archive-tag';
 import type { FileStore, UploadTarget } from '../../infra/s3/files';
 
 const uploadError = (reason: 'UPLOAD_MISSING' | 'UPLOAD_MISMATCH' | 'UPLOAD_EXPIRED', message: string) =>
@@ -71,6 +72,14 @@ export class FilesService {
         `The uploaded object is ${object.size} bytes of ${object.contentType ?? 'unknown type'}, but the upload declared ${declared.size} bytes of ${declared.contentType}.`,
       );
     }
+  }
+
+  /**
+   * Tags the object as archived, for the bucket's lifecycle rule to move it to an archival storage
+   * class (see src/infra/s3/archive-tag.ts and deploy/storage-stack.ts).
+   */
+  async markArchived(key: string): Promise<void> {
+    await this.files().addTag(this.own(key), ARCHIVED_TAG);
   }
 
   /** Epoch seconds at which an upload requested now stops being confirmable. */
