@@ -11,6 +11,9 @@ import type { Metrics } from './infra/metrics';
 import type { FileStore } from './infra/s3/files';
 import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
 import { commitUnit } from './infra/dynamo/unit-of-work';
+import type { UnitWrite } from './infra/dynamo/write';
+import { downloadEvent, hasTrailEvents, withTrailRetention } from './common/activity-event';
+import { entities } from './common/entities';
 import type { Outbox } from './events/outbox';
 import { createEventBus, type EventBus } from './infra/pubsub';
 
@@ -73,6 +76,33 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
   const batch = deps.batchLoads ?? true;
   const pages = createPageLoader(deps.store, principal.tenantId, batch);
   const items = createItemLoader(deps.store, batch);
+  const hooks = {
+    invalidate: () => {
+      items.clearAll();
+      pages.clearAll();
+    },
+    publisher: deps.outbox,
+  };
+  // The tenant's activityRetentionDays, applied to the trail events of a unit at commit: one
+  // batched read of the tenant item, only for units that hold such events.
+  const retained = async (writes: readonly UnitWrite[]) => {
+    if (!hasTrailEvents(writes)) return writes;
+    const tenant = await items.load(entities.Tenant.keyOf(principal.tenantId, {}));
+    const days = entities.Tenant.is(tenant) ? tenant.activityRetentionDays : undefined;
+    return days == null ? writes : withTrailRetention(writes, days);
+  };
+  // Download URLs asked for together (the url of every asset in a list) are recorded in one
+  // transaction. Their events change no entity, so they drop none of the request's cached reads.
+  const downloads = new DataLoader<{ key: string; seconds: number }, true, string>(
+    async (entries) => {
+      await commitUnit(deps.store, await retained(entries.map((e) => downloadEvent(scope, e.key, e.seconds))), {
+        invalidate: () => {},
+        publisher: deps.outbox,
+      });
+      return entries.map(() => true as const);
+    },
+    { cache: false, maxBatchSize: 50, batch },
+  );
   const scope: Scope = {
     tenantId: principal.tenantId,
     actor: principal.userId,
@@ -81,16 +111,11 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
     page: (spec, request = {}) => pages.load({ spec, request }),
     eventRetentionDays: deps.eventRetentionDays,
     newId: deps.newId ?? newId,
-    files: new FilesService(deps.fileStore, principal.tenantId, deps.fileLimits ?? DEFAULT_FILE_LIMITS),
+    files: new FilesService(deps.fileStore, principal.tenantId, deps.fileLimits ?? DEFAULT_FILE_LIMITS, async (key, seconds) => {
+      await downloads.load({ key, seconds });
+    }),
     now: () => new Date(),
-    commit: (writes) =>
-      commitUnit(deps.store, writes, {
-        invalidate: () => {
-          items.clearAll();
-          pages.clearAll();
-        },
-        publisher: deps.outbox,
-      }),
+    commit: async (writes) => commitUnit(deps.store, await retained(writes), hooks),
   };
   const repos = { files: scope.files } as Repositories;
   const featureDeps = { bus: deps.bus ?? fallbackBus(), subscriptionBuffer: deps.subscriptionBuffer ?? 1000, metrics: deps.metrics };

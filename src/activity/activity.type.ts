@@ -52,7 +52,11 @@ export class ActivityConnection extends Connection(ActivityEvent) {}
 
 @ArgsType()
 export class ActivityArgs extends PageArgs {
-  @Field(() => ID, { nullable: true, description: "A project's activity; without it, the tenant's own (tenant and unlinked inspiration)." })
+  @Field(() => ID, {
+    nullable: true,
+    description:
+      "A project's activity; without it, the tenant's own: the tenant, unlinked inspiration, and the download URLs handed out (file.download_url_issued).",
+  })
   projectId?: string | null;
 }
 

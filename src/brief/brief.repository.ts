@@ -112,7 +112,7 @@ export class BriefRepository {
       activityEvent(this.scope, {
         action: 'brief.approval_added',
         subject: { type: entities.Brief.type, id, projectId },
-        data: { version, decision },
+        data: { version, decision, comment: approval.comment },
       }),
     ]);
     const updated = await this.scope.store.get(key);

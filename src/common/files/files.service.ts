@@ -16,6 +16,11 @@ export class FilesService {
     private readonly store: FileStore | undefined,
     private readonly tenantId: string,
     private readonly limits: Config['files'],
+    /**
+     * Records a download URL handed out (the audit trail); a URL is returned only once its record
+     * is written. Offline tools that sign nothing for people leave it out.
+     */
+    private readonly recordDownload?: (key: string, expiresInSeconds: number) => Promise<void>,
   ) {}
 
   private files(): FileStore {
@@ -44,15 +49,18 @@ export class FilesService {
   }
 
   /**
-   * A presigned GET made now, valid `expiresIn` seconds (the default when omitted). Throws
-   * BAD_USER_INPUT when more than the configured maximum is asked for.
+   * A presigned GET made now, valid `expiresIn` seconds (the default when omitted), recorded in
+   * the audit trail before it is returned. Throws BAD_USER_INPUT when more than the configured
+   * maximum is asked for.
    */
   async downloadUrl(key: string, expiresIn?: number | null): Promise<string> {
     const seconds = expiresIn ?? this.limits.downloadUrlTtlSeconds;
     if (!Number.isInteger(seconds) || seconds < 1 || seconds > this.limits.downloadUrlMaxTtlSeconds) {
       throw badInput(`expiresIn must be between 1 and ${this.limits.downloadUrlMaxTtlSeconds} seconds, got ${seconds}.`, 'expiresIn');
     }
-    return this.files().presignDownload(this.own(key), seconds);
+    const url = await this.files().presignDownload(this.own(key), seconds);
+    await this.recordDownload?.(key, seconds);
+    return url;
   }
 
   /**
