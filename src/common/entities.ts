@@ -120,6 +120,15 @@ export const entities = {
         sk: '{title}#{projectId}',
         format: { archived: archivedPartition, title: normalizeText },
       },
+      /** Projects by status across tenants, for admins: write-sharded like the jobs' index, merged on read. */
+      acrossTenants: {
+        index: 'GSI3',
+        crossTenant: true,
+        pk: '{archived}_STATUS#{status}#{shard}',
+        sk: '{updatedAt}#{tenantId}#{projectId}',
+        format: { archived: archivedPartition },
+        derive: { shard: (project: { projectId: string }) => opsShardOf(project.projectId) },
+      },
     },
   }),
   Brief: entity({

@@ -1,4 +1,5 @@
-import { entities } from '../common/entities';
+import { entities, OPS_SHARDS } from '../common/entities';
+import { tenantOfPk } from '../infra/dynamo/entity';
 import { assertId } from '../common/ids';
 import { mustExist } from '../common/mutate';
 import { EntityRepository } from '../common/repository';
@@ -45,6 +46,26 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
       ? projectsByStatus(tenantId, args.status, args.archived)
       : projectsByTitle(tenantId, args.titlePrefix ?? undefined, args.archived);
     return this.page(spec, page);
+  }
+
+  /**
+   * Projects in one status across all tenants (admins only; the resolver checks the role): one
+   * query per shard of GSI3, merged most recently changed first, each with its tenant.
+   */
+  async acrossTenants(status: ProjectStatus, archived: boolean, page: PageRequest) {
+    const model = this.model;
+    const merged = await this.scope.store.queryMerged(
+      this.scope.tenantId,
+      `ops:projects:${status}:${archived}`,
+      (below) =>
+        Array.from({ length: OPS_SHARDS }, (_, shard) =>
+          model.query('', 'acrossTenants', { archived, status, shard }, { descending: true, range: { below } }),
+        ),
+      model.sortAttributeOf('acrossTenants'),
+      page,
+    );
+    const result = model.pageOf(merged);
+    return { nodes: result.nodes.map((item) => ({ ...item, tenantId: tenantOfPk(item.PK) })), pageInfo: result.pageInfo };
   }
 
   create(input: CreateProjectInput, idempotencyKey?: string | null) {

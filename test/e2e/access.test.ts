@@ -5,11 +5,13 @@ import {
   CreateLogDocument,
   CreateProjectDocument,
   ProjectInspirationDocument,
+  ProjectsAcrossTenantsDocument,
   RequestAssetUploadDocument,
   TimelineDocument,
   UpdateInspirationDocument,
 } from '../../src/client/gql/graphql';
-import { allPages, codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
+import { OPS_SHARDS } from '../../src/common/entities';
+import { allPages, codeOf, dataOf, Role, startTestServer, type TestServer } from '../support/server';
 
 /*
  * The tenant-wide access patterns of issue 19, each through a sparse index: one DynamoDB Query per
@@ -237,5 +239,51 @@ describe('the timeline: a tenant’s activity across its projects', () => {
     expect(typed.nodes.map((n) => n.eventId)).toEqual(inWindow.filter((n) => types.includes(n.action)).map((n) => n.eventId));
     const tooMany = await server.request(TimelineDocument, { types: Array.from({ length: 11 }, (_, i) => `a.${i}`) }, token);
     expect(codeOf(tooMany)).toBe('BAD_USER_INPUT');
+  });
+});
+
+describe('projects across tenants, for admins', () => {
+  let server: TestServer;
+  let admin: string;
+  const planning = new Map<string, string>();
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { OUTBOX_SWEEP_MS: '3600000' } });
+    admin = await server.token('ops', [Role.ADMIN]);
+    for (const tenant of ['studio-a', 'studio-b', 'studio-c']) {
+      const token = await server.token(tenant);
+      for (let n = 0; n < 4; n++) {
+        const made = dataOf(await server.request(CreateProjectDocument, { input: { title: `${tenant} ${n}` } }, token)).createProject;
+        planning.set(made.projectId, tenant);
+      }
+      const moving = dataOf(await server.request(CreateProjectDocument, { input: { title: `${tenant} live` } }, token)).createProject;
+      await server.raw({ query: `mutation { setProjectStatus(projectId: "${moving.projectId}", status: PRODUCTION) { status } }` }, token);
+    }
+  });
+  afterAll(() => server.stop());
+
+  it('pages through one status of every tenant, most recently changed first, one Query per shard a page', async () => {
+    const calls: number[] = [];
+    const { nodes, sizes } = await allPages(async (after) => {
+      server.app.calls.reset();
+      const page = dataOf(
+        await server.request(ProjectsAcrossTenantsDocument, { status: 'PLANNING', first: 5, after }, admin),
+      ).projectsAcrossTenants;
+      calls.push(server.app.calls.byCommand.get('QueryCommand') ?? 0);
+      return page;
+    });
+    expect(sizes).toEqual([5, 5, 2]);
+    expect(calls).toEqual([OPS_SHARDS, OPS_SHARDS, OPS_SHARDS]);
+    expect(new Map(nodes.map((n) => [n.projectId, n.tenantId]))).toEqual(planning);
+    const changed = nodes.map((n) => n.updatedAt);
+    expect(changed).toEqual([...changed].sort().reverse());
+    const live = dataOf(await server.request(ProjectsAcrossTenantsDocument, { status: 'PRODUCTION' }, admin)).projectsAcrossTenants.nodes;
+    expect(live.map((n) => n.tenantId).sort()).toEqual(['studio-a', 'studio-b', 'studio-c']);
+    console.log(`projects across tenants: ${nodes.length} in pages of ${sizes.join(', ')}; Queries per page: ${calls.join(', ')}`);
+  });
+
+  it('is for admins only', async () => {
+    const editor = await server.token('studio-a');
+    expect(codeOf(await server.request(ProjectsAcrossTenantsDocument, { status: 'PLANNING' }, editor))).toBe('FORBIDDEN');
   });
 });

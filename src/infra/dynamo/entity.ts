@@ -70,6 +70,9 @@ export interface KeyShape<PK extends string, SK extends string> {
 /** The partition of a tenant's own items, and the start of every key a tenant's request touches. */
 export const tenantPk = (tenantId: string) => `TENANT#${tenantId}`;
 
+/** The tenant whose item has the partition key `pk` (what an admin's list across tenants shows). */
+export const tenantOfPk = (pk: string): string => /^TENANT#([^#]+)/.exec(pk)?.[1] ?? '';
+
 const withTenant = (tenantId: string, rest: string) => (rest ? `${tenantPk(tenantId)}#${rest}` : tenantPk(tenantId));
 
 /** The declared key of one entity; `keyOf` and `prefixOf` are the only ways its keys are built. */
