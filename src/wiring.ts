@@ -10,8 +10,7 @@ import { FilesService } from './common/files/files.service';
 import type { Metrics } from './infra/metrics';
 import type { FileStore } from './infra/s3/files';
 import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
-import { commitUnit } from './infra/dynamo/unit-of-work';
-import type { UnitWrite } from './infra/dynamo/write';
+import { type CommitHooks, commitUnit } from './infra/dynamo/unit-of-work';
 import { downloadEvent, hasTrailEvents, withTrailRetention } from './common/activity-event';
 import { entities } from './common/entities';
 import type { Outbox } from './events/outbox';
@@ -76,30 +75,31 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
   const batch = deps.batchLoads ?? true;
   const pages = createPageLoader(deps.store, principal.tenantId, batch);
   const items = createItemLoader(deps.store, batch);
-  const hooks = {
+  // The tenant's activityRetentionDays, applied to the trail events of a unit at commit; the
+  // tenant item is read in the same call as the unit's stream heads (see CommitHooks.context).
+  const retention: CommitHooks['context'] = {
+    key: entities.Tenant.keyOf(principal.tenantId, {}),
+    applies: hasTrailEvents,
+    adjust: (writes, tenant) => {
+      const days = entities.Tenant.is(tenant) ? tenant.activityRetentionDays : undefined;
+      return days == null ? writes : withTrailRetention(writes, days);
+    },
+  };
+  const hooks: CommitHooks = {
     invalidate: () => {
       items.clearAll();
       pages.clearAll();
     },
     publisher: deps.outbox,
-  };
-  // The tenant's activityRetentionDays, applied to the trail events of a unit at commit: one
-  // batched read of the tenant item, only for units that hold such events.
-  const retained = async (writes: readonly UnitWrite[]) => {
-    if (!hasTrailEvents(writes)) return writes;
-    const tenant = await items.load(entities.Tenant.keyOf(principal.tenantId, {}));
-    const days = entities.Tenant.is(tenant) ? tenant.activityRetentionDays : undefined;
-    return days == null ? writes : withTrailRetention(writes, days);
+    context: retention,
   };
   // Download URLs asked for together (the url of every asset in a list) are recorded in one
   // transaction. Their events change no entity, so they drop none of the request's cached reads.
-  const downloads = new DataLoader<{ key: string; seconds: number }, true, string>(
+  const downloads = new DataLoader<{ key: string; seconds: number }, boolean, string>(
     async (entries) => {
-      await commitUnit(deps.store, await retained(entries.map((e) => downloadEvent(scope, e.key, e.seconds))), {
-        invalidate: () => {},
-        publisher: deps.outbox,
-      });
-      return entries.map(() => true as const);
+      const unit = entries.map((e) => downloadEvent(scope, e.key, e.seconds));
+      await commitUnit(deps.store, unit, { invalidate: () => {}, publisher: deps.outbox, context: retention });
+      return entries.map(() => true);
     },
     { cache: false, maxBatchSize: 50, batch },
   );
@@ -115,7 +115,7 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
       await downloads.load({ key, seconds });
     }),
     now: () => new Date(),
-    commit: async (writes) => commitUnit(deps.store, await retained(writes), hooks),
+    commit: (writes) => commitUnit(deps.store, writes, hooks),
   };
   const repos = { files: scope.files } as Repositories;
   const featureDeps = { bus: deps.bus ?? fallbackBus(), subscriptionBuffer: deps.subscriptionBuffer ?? 1000, metrics: deps.metrics };

@@ -1,4 +1,4 @@
-import { attr, entity } from '../infra/dynamo/entity';
+import { attr, entity, type IndexDeclaration } from '../infra/dynamo/entity';
 import { keyShape } from '../infra/dynamo/entity';
 import { normalizeText, pad } from './keys';
 
@@ -72,10 +72,10 @@ const eventAttributes = {
  * first by time, and in the timeline of its action, so `timeline(from, to, types)` is one query a
  * page for no type or one type, and one per type (merged) for several.
  */
-const eventIndexes = {
+const eventIndexes: Record<string, IndexDeclaration> = {
   timeline: { index: 'GSI2', pk: 'TYPE#EVENT', sk: '{at}#{eventId}' },
   timelineByAction: { index: 'GSI1', pk: 'EVENT_ACTION#{action}', sk: '{at}#{eventId}' },
-} as const;
+};
 
 export const entities = {
   Tenant: entity({

@@ -112,4 +112,4 @@ export async function idempotent<M extends AnyModel>(
 export const idempotencyKeyArg = {
   nullable: true,
   description: `Makes a retry safe: the same key with the same arguments within ${IDEMPOTENCY_WINDOW_HOURS} hours returns what the first call created (no second entity, no second event); with other arguments it is refused with IDEMPOTENCY_KEY_REUSED. 1–128 letters, digits and _ . : -`,
-} as const;
+};
