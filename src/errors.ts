@@ -13,6 +13,11 @@ export enum ErrorCode {
   CONFLICT = 'CONFLICT',
   INVALID_TRANSITION = 'INVALID_TRANSITION',
   /**
+   * A create's `idempotencyKey` was used before with other arguments (or for another operation):
+   * the client reused a key for a different request. Not retryable with the same key.
+   */
+  IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
+  /**
    * A dependency (DynamoDB, S3) did not answer in time or could not be reached. Retryable: the
    * HTTP response is 503 with Retry-After (see src/infra/dependency.ts `serviceUnavailable`).
    */

@@ -10,7 +10,9 @@ import { FilesService } from './common/files/files.service';
 import type { Metrics } from './infra/metrics';
 import type { FileStore } from './infra/s3/files';
 import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
-import { commitUnit } from './infra/dynamo/unit-of-work';
+import { type CommitHooks, commitUnit } from './infra/dynamo/unit-of-work';
+import { downloadEvent, hasTrailEvents, withTrailRetention } from './common/activity-event';
+import { entities } from './common/entities';
 import type { Outbox } from './events/outbox';
 import { createEventBus, type EventBus } from './infra/pubsub';
 
@@ -75,6 +77,34 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
   const batch = deps.batchLoads ?? true;
   const pages = createPageLoader(deps.store, principal.tenantId, batch);
   const items = createItemLoader(deps.store, batch);
+  // The tenant's activityRetentionDays, applied to the trail events of a unit at commit; the
+  // tenant item is read in the same call as the unit's stream heads (see CommitHooks.context).
+  const retention: CommitHooks['context'] = {
+    key: entities.Tenant.keyOf(principal.tenantId, {}),
+    applies: hasTrailEvents,
+    adjust: (writes, tenant) => {
+      const days = entities.Tenant.is(tenant) ? tenant.activityRetentionDays : undefined;
+      return days == null ? writes : withTrailRetention(writes, days);
+    },
+  };
+  const hooks: CommitHooks = {
+    invalidate: () => {
+      items.clearAll();
+      pages.clearAll();
+    },
+    publisher: deps.outbox,
+    context: retention,
+  };
+  // Download URLs asked for together (the url of every asset in a list) are recorded in one
+  // transaction. Their events change no entity, so they drop none of the request's cached reads.
+  const downloads = new DataLoader<{ key: string; seconds: number }, boolean, string>(
+    async (entries) => {
+      const unit = entries.map((e) => downloadEvent(scope, e.key, e.seconds));
+      await commitUnit(deps.store, unit, { invalidate: () => {}, publisher: deps.outbox, context: retention });
+      return entries.map(() => true);
+    },
+    { cache: false, maxBatchSize: 50, batch },
+  );
   const scope: Scope = {
     tenantId: principal.tenantId,
     actor: principal.userId,
@@ -83,16 +113,11 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
     page: (spec, request = {}) => pages.load({ spec, request }),
     eventRetentionDays: deps.eventRetentionDays,
     newId: deps.newId ?? newId,
-    files: new FilesService(deps.fileStore, principal.tenantId, deps.fileLimits ?? DEFAULT_FILE_LIMITS),
+    files: new FilesService(deps.fileStore, principal.tenantId, deps.fileLimits ?? DEFAULT_FILE_LIMITS, async (key, seconds) => {
+      await downloads.load({ key, seconds });
+    }),
     now: () => new Date(),
-    commit: (writes) =>
-      commitUnit(deps.store, writes, {
-        invalidate: () => {
-          items.clearAll();
-          pages.clearAll();
-        },
-        publisher: deps.outbox,
-      }),
+    commit: (writes) => commitUnit(deps.store, writes, hooks),
   };
   const repos = { files: scope.files } as Repositories;
   const featureDeps = {

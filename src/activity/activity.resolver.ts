@@ -2,7 +2,7 @@ import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from 
 import { globalIdOf, isNodeType, NODE_TYPES } from '../common/global-id';
 import { feature } from '../common/feature';
 import type { Context } from '../context';
-import { ActivityArgs, ActivityConnection, ActivityEvent } from './activity.type';
+import { ActivityArgs, ActivityConnection, ActivityEvent, TimelineArgs } from './activity.type';
 import { ActivityRepository } from './activity.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
@@ -18,6 +18,15 @@ export class ActivityResolver {
   @Query(() => ActivityConnection, { description: 'Committed changes, newest first.' })
   activity(@Args() { projectId, first, after }: ActivityArgs, @Ctx() ctx: Context) {
     return ctx.repos.activity.list(projectId, { first, after });
+  }
+
+  @Authorized()
+  @Query(() => ActivityConnection, {
+    description:
+      "The tenant's activity across all its projects (and its own changes), newest first, within [from, to) and optionally of some actions.",
+  })
+  timeline(@Args() { from, to, types, first, after }: TimelineArgs, @Ctx() ctx: Context) {
+    return ctx.repos.activity.timeline({ from, to, types }, { first, after });
   }
 }
 

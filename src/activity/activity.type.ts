@@ -52,8 +52,28 @@ export class ActivityConnection extends Connection(ActivityEvent) {}
 
 @ArgsType()
 export class ActivityArgs extends PageArgs {
-  @Field(() => ID, { nullable: true, description: "A project's activity; without it, the tenant's own (tenant and unlinked inspiration)." })
+  @Field(() => ID, {
+    nullable: true,
+    description:
+      "A project's activity; without it, the tenant's own: the tenant, unlinked inspiration, and the download URLs handed out (file.download_url_issued).",
+  })
   projectId?: string | null;
+}
+
+@ArgsType()
+export class TimelineArgs extends PageArgs {
+  @Field(() => DateTime, { nullable: true, description: 'Events at or after this instant.' })
+  from?: Date | null;
+
+  @Field(() => DateTime, { nullable: true, description: 'Events before this instant.' })
+  to?: Date | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'Only these actions (e.g. log.created, asset.upload_confirmed, step.approved), at most 10. One action is one query a page; several are one query each, merged.',
+  })
+  types?: string[] | null;
 }
 
 /** True for an activity event as stored and published: what the activity stream checks before it sends one. */

@@ -1,19 +1,20 @@
-import { entities, type AssetVersionItem } from '../common/entities';
+import { activityEvent } from '../common/activity-event';
+import { entities, MAX_ASSET_VERSIONS, MAX_STORED_ASSET_VERSIONS, type AssetVersionItem } from '../common/entities';
 import { assertId } from '../common/ids';
 import { mutate, remove } from '../common/mutate';
 import { validateS3Key } from '../common/s3-key';
 import { applyPatch, boundedJson, nonNegativeInt, optionalText, requireText } from '../common/validate';
-import { AppError, ErrorCode, invalidTransition, notFound } from '../errors';
+import { AppError, badInput, ErrorCode, invalidTransition, notFound } from '../errors';
+import type { PageRequest } from '../infra/dynamo/store';
 import type { Write } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { ProjectChildRepository } from '../project/project-child.repository';
 import { assetObjectKey } from './asset.keys';
 import { Uploads } from '../common/files/upload';
 import { UploadStatus } from '../common/files/upload.type';
-import type { CreateAssetInput, RequestAssetUploadInput, RequestAssetVersionInput, UpdateAssetInput } from './asset.type';
+import type { AssetType, CreateAssetInput, RequestAssetUploadInput, RequestAssetVersionInput, UpdateAssetInput } from './asset.type';
 
-/** An asset keeps at most this many versions in its history. */
-export const MAX_ASSET_VERSIONS = 100;
+export { MAX_ASSET_VERSIONS };
 
 /**
  * Assets of a project: metadata here, bytes in S3 under `tenants/<t>/projects/<p>/assets/<a>/v<n>/`.
@@ -40,13 +41,24 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
     return checks;
   }
 
-  /** The versions worth showing: confirmed ones, and pending uploads whose window is still open. */
+  /** The versions worth showing: confirmed and archived ones, and pending uploads whose window is still open. */
   versions<V extends Pick<AssetVersionItem, 'status' | 'uploadExpiresAt'>>(asset: { versions?: V[] }): V[] {
     return (asset.versions ?? []).filter((v) => this.uploads.isLive(v));
   }
 
+  /**
+   * The tenant's ready assets of one type, newest first, created in [from, to): one query of the
+   * sparse type index per page, reading nothing else.
+   */
+  listByType(type: AssetType, range: { from?: Date | null; to?: Date | null }, page: PageRequest) {
+    const from = range.from?.toISOString();
+    const to = range.to?.toISOString();
+    if (from && to && from >= to) throw badInput('from must be before to.', 'from');
+    return this.page(this.model.query(this.scope.tenantId, 'byType', { type }, { descending: true, range: { from, to } }), page);
+  }
+
   /** Registers an object that is already in S3 (its key validated) as a ready asset. */
-  override create(projectId: string, input: CreateAssetInput) {
+  override create(projectId: string, input: CreateAssetInput, idempotencyKey?: string | null) {
     const assetId = this.scope.newId('asset');
     this.valuesOf(projectId, assetId);
     const s3Key = validateS3Key(input.s3Key, this.scope.tenantId, 's3Key');
@@ -68,7 +80,12 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
       alt: optionalText(input.alt, 'alt', 2000) ?? undefined,
       linkedLogId: input.linkedLogId ?? undefined,
     };
-    return this.createItem(item, this.newAssetChecks(projectId, assetId, item.linkedLogId), { data: { type: item.type, s3Key } });
+    return this.createItem(
+      item,
+      this.newAssetChecks(projectId, assetId, item.linkedLogId),
+      { data: { type: item.type, s3Key } },
+      this.createRequest(idempotencyKey, { projectId, input }),
+    );
   }
 
   /**
@@ -112,10 +129,16 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
     let pending: AssetVersionItem | undefined;
     const asset = await mutate(this.scope, this.target(this.valuesOf(projectId, assetId)), expectedVersion, (current) => {
       if (current.status !== UploadStatus.READY) throw invalidTransition('Asset', assetId, current.status, 'uploading a new version');
-      const confirmed = current.versions.filter((v) => v.status === UploadStatus.READY);
-      if (confirmed.length >= MAX_ASSET_VERSIONS)
-        throw new AppError(ErrorCode.BAD_USER_INPUT, `An asset keeps at most ${MAX_ASSET_VERSIONS} versions.`);
-      const number = Math.max(...confirmed.map((v) => v.version)) + 1;
+      // An earlier upload never confirmed is dropped; confirmed and archived versions stay.
+      const kept = current.versions.filter((v) => v.status !== UploadStatus.UPLOADING);
+      if (kept.filter((v) => v.status === UploadStatus.READY).length >= MAX_ASSET_VERSIONS)
+        throw new AppError(
+          ErrorCode.BAD_USER_INPUT,
+          `An asset keeps at most ${MAX_ASSET_VERSIONS} readable versions; set the tenant's keepAssetVersions to archive older ones.`,
+        );
+      if (kept.length >= MAX_STORED_ASSET_VERSIONS)
+        throw new AppError(ErrorCode.BAD_USER_INPUT, `An asset's history holds at most ${MAX_STORED_ASSET_VERSIONS} versions.`);
+      const number = Math.max(...kept.map((v) => v.version)) + 1;
       const s3Key = assetObjectKey(this.scope.tenantId, projectId, assetId, number, fileName);
       const started: AssetVersionItem = {
         version: number,
@@ -125,19 +148,35 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
       };
       pending = started;
       return {
-        item: { ...current, versions: [...confirmed, started] },
+        item: { ...current, versions: [...kept, started] },
         event: { action: 'asset.version_upload_requested', data: { version: number, s3Key } },
       };
     });
     if (!pending) throw new Error('The version upload was not started.');
-    const upload = await this.uploads.target({ ...pending, size: input.size, contentType: input.contentType });
+    const upload = await this.uploads.target({
+      s3Key: pending.s3Key,
+      status: UploadStatus.UPLOADING,
+      size: input.size,
+      contentType: input.contentType,
+    });
     return { asset, version: pending.version, upload };
+  }
+
+  /** The tenant's `keepAssetVersions`: how many readable versions an asset keeps (undefined: all, up to the cap). */
+  private async keepVersions(): Promise<number | undefined> {
+    const tenant = await this.scope.items.load(entities.Tenant.keyOf(this.scope.tenantId, {}));
+    return entities.Tenant.is(tenant) ? tenant.keepAssetVersions : undefined;
   }
 
   /**
    * Confirms the pending upload: S3 must hold an object at its key with the declared size and
    * content type. Then that version is READY and becomes the latest. Throws BAD_USER_INPUT with
    * `reason` UPLOAD_MISSING, UPLOAD_MISMATCH or UPLOAD_EXPIRED otherwise, and nothing changes.
+   *
+   * Retention: when the tenant keeps N versions and this one makes more than N readable, the
+   * oldest readable ones are marked ARCHIVED in the same transaction, each with its
+   * `asset.version_archived` event; then their objects are tagged for the bucket's lifecycle rule
+   * (src/infra/s3/archive-tag.ts), which moves them to an archival storage class.
    */
   async confirmUpload(projectId: string, assetId: string) {
     const target = this.target(this.valuesOf(projectId, assetId));
@@ -145,11 +184,23 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
     if (!entities.Asset.is(read)) throw notFound('Asset', assetId);
     const pending = read.versions.find((v) => v.status === UploadStatus.UPLOADING);
     if (!pending) throw invalidTransition('Asset', assetId, 'ready', 'ready');
-    const confirmed = await this.uploads.confirm(pending);
+    const [confirmed, keep] = await Promise.all([this.uploads.confirm(pending), this.keepVersions()]);
+    let archived: AssetVersionItem[] = [];
     // Written only if nothing changed since the read, so the version confirmed is the one checked.
-    return mutate(this.scope, target, read.version, (current) => {
-      const versions = current.versions.map((v) => (v.version === pending.version ? { ...v, ...confirmed } : v));
+    const asset = await mutate(this.scope, target, read.version, (current) => {
+      const now = this.scope.now().toISOString();
+      const withConfirmed = current.versions.map((v) => (v.version === pending.version ? { ...v, ...confirmed } : v));
+      const readable = withConfirmed.filter((v) => v.status === UploadStatus.READY).sort((a, b) => a.version - b.version);
+      const archive = new Set(keep ? readable.slice(0, Math.max(0, readable.length - keep)).map((v) => v.version) : []);
+      const versions = withConfirmed.map(
+        (v): AssetVersionItem => (archive.has(v.version) ? { ...v, status: 'archived', archivedAt: now } : v),
+      );
+      archived = versions.filter((v) => archive.has(v.version));
+      const subject = { type: entities.Asset.type, id: assetId, projectId };
       return {
+        derived: archived.map((v) =>
+          activityEvent(this.scope, { action: 'asset.version_archived', subject, data: { version: v.version, s3Key: v.s3Key, keep } }),
+        ),
         item: {
           ...current,
           status: confirmed.status,
@@ -163,6 +214,16 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
         event: { action: 'asset.upload_confirmed', data: { version: pending.version, s3Key: pending.s3Key } },
       };
     });
+    // S3 is not part of the transaction: a tag that fails is logged, and the version stays
+    // ARCHIVED (unreadable through the API) in its current storage class.
+    await Promise.all(
+      archived.map((v) =>
+        this.scope.files
+          .markArchived(v.s3Key)
+          .catch((err) => logger.warn({ err, assetId, version: v.version }, 'could not tag an archived version')),
+      ),
+    );
+    return asset;
   }
 
   override update(projectId: string, assetId: string, expectedVersion: number, input: UpdateAssetInput) {

@@ -2,7 +2,9 @@ import { entities } from '../common/entities';
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
+import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
+import { badInput } from '../errors';
 import { Log } from '../log/log.type';
 import {
   Asset,
@@ -34,15 +36,29 @@ export class AssetResolver {
   }
 
   @Authorized()
-  @Query(() => AssetConnection)
-  assets(@Args() { projectId, first, after }: AssetsArgs, @Ctx() ctx: Context) {
-    return ctx.repos.assets.list(projectId, { first, after });
+  @Query(() => AssetConnection, {
+    description:
+      "A project's assets (projectId), or the ready assets of one type across your projects, newest first, optionally created within [from, to).",
+  })
+  assets(@Args() { projectId, type, from, to, first, after }: AssetsArgs, @Ctx() ctx: Context) {
+    // projectId stays the first way to call it, so the clients that list a project's assets keep working.
+    if (projectId) {
+      if (type || from || to) throw badInput('type, from and to list across projects: leave out projectId to use them.', 'projectId');
+      return ctx.repos.assets.list(projectId, { first, after });
+    }
+    if (!type) throw badInput('Give projectId (one project) or type (across your projects).', 'type');
+    return ctx.repos.assets.listByType(type, { from, to }, { first, after });
   }
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Asset, { description: 'Registers an object already in S3 (the upload flow creates assets too).' })
-  createAsset(@Arg('projectId', () => ID) projectId: string, @Arg('input') input: CreateAssetInput, @Ctx() ctx: Context) {
-    return ctx.repos.assets.create(projectId, input);
+  createAsset(
+    @Arg('projectId', () => ID) projectId: string,
+    @Arg('input') input: CreateAssetInput,
+    @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.assets.create(projectId, input, idempotencyKey);
   }
 
   @Authorized(Role.EDITOR)
@@ -116,9 +132,23 @@ export class AssetResolver {
 
 @Resolver(() => AssetVersion)
 export class AssetVersionResolver {
-  @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of this version, made now; null until it is confirmed.' })
-  url(@Root() version: AssetVersion, @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null, @Ctx() ctx: Context) {
-    return version.status === 'ready' ? ctx.repos.files.downloadUrl(version.s3Key, expiresIn) : null;
+  @FieldResolver(() => String, {
+    nullable: true,
+    description:
+      'A presigned GET of this version, made now; null until it is confirmed, and for an archived version unless includeArchived.',
+  })
+  url(
+    @Root() version: AssetVersion,
+    @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null,
+    @Arg('includeArchived', () => Boolean, {
+      defaultValue: false,
+      description: 'Sign an archived version too (its object is in an archival storage class, which may cost more to read).',
+    })
+    includeArchived: boolean,
+    @Ctx() ctx: Context,
+  ) {
+    const readable = version.status === 'ready' || (version.status === 'archived' && includeArchived);
+    return readable ? ctx.repos.files.downloadUrl(version.s3Key, expiresIn) : null;
   }
 }
 

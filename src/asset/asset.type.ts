@@ -1,6 +1,7 @@
 import { Node } from '../common/node.type';
-import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { entities } from '../common/entities';
+import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { entities, VERSION_STATES } from '../common/entities';
+import { enumObject } from '../infra/dynamo/entity';
 import { enumOf } from '../common/model-types';
 import { Versioned } from '../common/versioned.type';
 import { Connection, PageArgs } from '../common/pagination';
@@ -10,6 +11,15 @@ import { UploadStatus, UploadTarget } from '../common/files/upload.type';
 /** The kinds of asset and their GraphQL enum, from the declaration. */
 export const AssetType = enumOf(entities.Asset, 'type', entities.Asset.attributes.type.values, 'AssetType');
 export type AssetType = (typeof AssetType)[keyof typeof AssetType];
+
+/** Where a version stands: its upload's states, and archived once the tenant's retention let it go. */
+export const AssetVersionStatus = enumObject(VERSION_STATES);
+export type AssetVersionStatus = (typeof AssetVersionStatus)[keyof typeof AssetVersionStatus];
+registerEnumType(AssetVersionStatus, {
+  name: 'AssetVersionStatus',
+  description:
+    'uploading → ready → archived. ARCHIVED: past the tenant’s keepAssetVersions; still listed, its object moved to an archival storage class, no url unless asked with includeArchived.',
+});
 
 @ObjectType({ simpleResolvers: true, description: 'One version of an asset’s file, under its own object key.' })
 export class AssetVersion {
@@ -28,14 +38,17 @@ export class AssetVersion {
   @Field(() => String, { nullable: true })
   contentType?: string;
 
-  @Field(() => UploadStatus)
-  status!: UploadStatus;
+  @Field(() => AssetVersionStatus)
+  status!: AssetVersionStatus;
 
   @Field(() => DateTime)
   createdAt!: string;
 
   @Field(() => DateTime, { nullable: true })
   confirmedAt?: string;
+
+  @Field(() => DateTime, { nullable: true, description: 'When retention archived it.' })
+  archivedAt?: string;
 
   /** Epoch seconds after which an unconfirmed upload of this version is void. */
   uploadExpiresAt?: number;
@@ -145,8 +158,21 @@ export class AssetRef {
 
 @ArgsType()
 export class AssetsArgs extends PageArgs {
-  @Field(() => ID)
-  projectId!: string;
+  @Field(() => ID, {
+    nullable: true,
+    description:
+      "A project's assets, oldest first (type, from and to do not apply). Without it, give type: the tenant's assets of that type.",
+  })
+  projectId?: string | null;
+
+  @Field(() => AssetType, { nullable: true, description: 'Across your projects: the ready assets of this type, newest first.' })
+  type?: AssetType | null;
+
+  @Field(() => DateTime, { nullable: true, description: 'With type: created at or after this instant.' })
+  from?: Date | null;
+
+  @Field(() => DateTime, { nullable: true, description: 'With type: created before this instant.' })
+  to?: Date | null;
 }
 
 @InputType()

@@ -1,10 +1,11 @@
 import { activityEvent } from '../common/activity-event';
+import { idempotent } from '../common/idempotency';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import { maxItems, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, conflict, ErrorCode, notFound } from '../errors';
 import type { Page, PageRequest } from '../infra/dynamo/store';
-import { put } from '../infra/dynamo/write';
+import { put, type Item, type Write } from '../infra/dynamo/write';
 import { entities, type EntityItem } from '../common/entities';
 import type { ProjectRepository } from '../project/project.repository';
 import { briefKey, briefVersionLabel, briefVersions, MAX_BRIEF_VERSION } from './brief.keys';
@@ -46,9 +47,15 @@ export class BriefRepository {
 
   /**
    * Adds the next version. Two writers racing for the same version number: one wins, the other
-   * gets CONFLICT naming the version that now exists.
+   * gets CONFLICT naming the version that now exists. With an idempotency key, a repeat of the
+   * request returns the version the first one added (see idempotency.ts).
    */
-  async createVersion(projectId: string, input: CreateBriefVersionInput): Promise<BriefItem> {
+  createVersion(projectId: string, input: CreateBriefVersionInput, idempotencyKey?: string | null): Promise<BriefItem> {
+    const request = { key: idempotencyKey, operation: 'createBriefVersion', input: { projectId, input } };
+    return idempotent(this.scope, entities.Brief, request, (remember) => this.addVersion(projectId, input, remember));
+  }
+
+  private async addVersion(projectId: string, input: CreateBriefVersionInput, remember: ((created: Item) => Write) | null) {
     maxItems(input.requirements, 'requirements', 200);
     maxItems(input.deliverables, 'deliverables', 200);
     const summary = requireText(input.changelogEntry, 'changelogEntry', 1000);
@@ -77,6 +84,7 @@ export class BriefRepository {
     });
     if (!entities.Brief.is(item)) throw new Error('A brief item was made as another type.');
     await this.scope.commit([
+      ...(remember ? [remember(item)] : []),
       put(item).ifNew(() => conflict('Brief of project', projectId, latestVersion, version)),
       this.projects.activeProjectCheck(projectId),
       activityEvent(this.scope, {
@@ -104,7 +112,7 @@ export class BriefRepository {
       activityEvent(this.scope, {
         action: 'brief.approval_added',
         subject: { type: entities.Brief.type, id, projectId },
-        data: { version, decision },
+        data: { version, decision, comment: approval.comment },
       }),
     ]);
     const updated = await this.scope.store.get(key);

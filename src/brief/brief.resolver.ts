@@ -1,6 +1,7 @@
 import { Arg, Args, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
+import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
 import { ApprovalDecision, Brief, BriefConnection, BriefVersionsArgs, CreateBriefVersionInput } from './brief.type';
 import { BriefRepository } from './brief.repository';
@@ -32,8 +33,13 @@ export class BriefResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Brief, { description: 'Adds the next version, with its changelog entry.' })
-  createBriefVersion(@Arg('projectId', () => ID) projectId: string, @Arg('input') input: CreateBriefVersionInput, @Ctx() ctx: Context) {
-    return ctx.repos.briefs.createVersion(projectId, input);
+  createBriefVersion(
+    @Arg('projectId', () => ID) projectId: string,
+    @Arg('input') input: CreateBriefVersionInput,
+    @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.briefs.createVersion(projectId, input, idempotencyKey);
   }
 
   @Authorized(Role.EDITOR)

@@ -1,5 +1,5 @@
 import type { AnyModel } from '../infra/dynamo/entity';
-import { event, type Item, type UnitWrite } from '../infra/dynamo/write';
+import { event, StreamEvent, type Item, type UnitWrite } from '../infra/dynamo/write';
 import { entities } from './entities';
 import { newUlid } from './ids';
 import type { Scope } from './scope';
@@ -32,6 +32,12 @@ export interface EventSpec {
   subject?: EventSubject;
   /** A small summary of the new state (never the whole item). */
   data?: Record<string, unknown>;
+  /**
+   * A record of a read (a download URL handed out) rather than a change: it goes to the tenant's
+   * stream even when it names a project, so it takes no position in the project's stream and no
+   * subscription receives it; the timeline and the tenant's activity show it.
+   */
+  audit?: boolean;
 }
 
 /**
@@ -61,7 +67,7 @@ export function activityEvent(scope: Scope, spec: EventSpec): UnitWrite {
   const ulid = newUlid();
   const at = scope.now();
   const attributes = {
-    stream: 'activity',
+    stream: spec.audit ? 'audit' : 'activity',
     eventId: `evt_${ulid}`,
     tenantId: scope.tenantId,
     projectId: subject.projectId,
@@ -74,6 +80,42 @@ export function activityEvent(scope: Scope, spec: EventSpec): UnitWrite {
     expiresAt: Math.floor(at.getTime() / 1000) + scope.eventRetentionDays * 86_400,
   };
   const { projectId } = subject;
-  if (projectId) return streams.projectActivity(scope.tenantId, projectId).append((position) => ({ ...attributes, position }));
+  if (projectId && !spec.audit)
+    return streams.projectActivity(scope.tenantId, projectId).append((position) => ({ ...attributes, position }));
   return event({ ...entities.TenantEvent.toItem(scope.tenantId, { ...attributes, ulid }), ...attributes });
+}
+
+/** The streams whose events make the tenant's audit trail, which the tenant's retention governs. */
+const TRAIL_STREAMS: ReadonlySet<unknown> = new Set(['activity', 'audit']);
+
+/** True when the unit holds an event of the audit trail (a change's or a read's activity event). */
+export function hasTrailEvents(writes: readonly UnitWrite[]): boolean {
+  // A stream event's item is built from its position; any position shows which stream it is of.
+  return writes.some((w) => TRAIL_STREAMS.has(w instanceof StreamEvent ? w.make(0).stream : w.isEvent ? w.item?.stream : undefined));
+}
+
+/**
+ * The unit with its trail events kept `days` days from their time instead of the server's
+ * default, or forever for 0 (no TTL attribute): the tenant's `activityRetentionDays`, applied at
+ * commit so that every writer of events gets it without knowing about it.
+ */
+export function withTrailRetention(writes: readonly UnitWrite[], days: number): UnitWrite[] {
+  const retain = <I extends Item>(item: I): I => {
+    if (!TRAIL_STREAMS.has(item.stream)) return item;
+    return days === 0 ? { ...item, expiresAt: undefined } : { ...item, expiresAt: Math.floor(Date.parse(item.at) / 1000) + days * 86_400 };
+  };
+  return writes.map((w) =>
+    w instanceof StreamEvent ? new StreamEvent(w.head, (position) => retain(w.make(position))) : w.isEvent ? w.mapItem(retain) : w,
+  );
+}
+
+/** The record of a download URL handed out: who was given a URL for which object, for how long, and when. */
+export function downloadEvent(scope: Scope, s3Key: string, expiresInSeconds: number): UnitWrite {
+  const projectId = /^tenants\/[^/]+\/projects\/(proj_[0-9A-Za-z]+)\//.exec(s3Key)?.[1];
+  return activityEvent(scope, {
+    action: 'file.download_url_issued',
+    subject: { type: 'File', id: s3Key, ...(projectId ? { projectId } : {}) },
+    audit: true,
+    data: { s3Key, expiresInSeconds },
+  });
 }

@@ -1,4 +1,4 @@
-import { attr, entity } from '../infra/dynamo/entity';
+import { attr, entity, type IndexDeclaration } from '../infra/dynamo/entity';
 import { keyShape } from '../infra/dynamo/entity';
 import { normalizeText, pad } from './keys';
 
@@ -31,6 +31,24 @@ const archivedPartition = (archived: unknown) => (archived ? 'ARCHIVED_PROJECT' 
 /** The upload states of a stored file (an asset's version, an inspiration's file). */
 export const UPLOAD_STATES = ['uploading', 'ready'] as const;
 
+/** An asset version's states: an upload's, and archived once the tenant's retention has let it go. */
+export const VERSION_STATES = [...UPLOAD_STATES, 'archived'] as const;
+
+/**
+ * An asset keeps at most this many readable (ready) versions: a documented hard limit, which a
+ * tenant's `keepAssetVersions` (at most this) keeps every asset under by archiving older ones.
+ */
+export const MAX_ASSET_VERSIONS = 100;
+
+/**
+ * An asset's stored history (readable and archived versions) is capped too, so its item stays far
+ * below DynamoDB's 400 KB (a version's entry takes about 300 bytes).
+ */
+export const MAX_STORED_ASSET_VERSIONS = 500;
+
+/** The most days a tenant may keep its activity trail for (besides forever). */
+export const MAX_ACTIVITY_RETENTION_DAYS = 36_500;
+
 /** The statuses of a job and of a step attempt (their transitions are decided in job.machine.ts). */
 export const JOB_STATES = ['QUEUED', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export const STEP_STATES = ['PENDING', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'SKIPPED'] as const;
@@ -49,6 +67,16 @@ const eventAttributes = {
   data: attr.json()(),
 };
 
+/**
+ * Every activity event (a project's and the tenant's own) is in the tenant's timeline, newest
+ * first by time, and in the timeline of its action, so `timeline(from, to, types)` is one query a
+ * page for no type or one type, and one per type (merged) for several.
+ */
+const eventIndexes: Record<string, IndexDeclaration> = {
+  timeline: { index: 'GSI2', pk: 'TYPE#EVENT', sk: '{at}#{eventId}' },
+  timelineByAction: { index: 'GSI1', pk: 'EVENT_ACTION#{action}', sk: '{at}#{eventId}' },
+};
+
 export const entities = {
   Tenant: entity({
     type: 'Tenant',
@@ -58,6 +86,10 @@ export const entities = {
       tenantId: attr.string({ required: true, readOnly: true }),
       name: attr.string({ required: true, max: 120 }),
       plan: attr.enum(['free', 'studio', 'enterprise'])({ required: true }),
+      /** Readable versions an asset keeps; older ones are archived. Unset: every version, up to MAX_ASSET_VERSIONS. */
+      keepAssetVersions: attr.int(),
+      /** Days activity events are kept; unset: the server's EVENT_RETENTION_DAYS; 0: forever. */
+      activityRetentionDays: attr.int(),
     },
   }),
   Project: entity({
@@ -87,6 +119,15 @@ export const entities = {
         pk: 'TYPE#{archived}',
         sk: '{title}#{projectId}',
         format: { archived: archivedPartition, title: normalizeText },
+      },
+      /** Projects by status across tenants, for admins: write-sharded like the jobs' index, merged on read. */
+      acrossTenants: {
+        index: 'GSI3',
+        crossTenant: true,
+        pk: '{archived}_STATUS#{status}#{shard}',
+        sk: '{updatedAt}#{tenantId}#{projectId}',
+        format: { archived: archivedPartition },
+        derive: { shard: (project: { projectId: string }) => opsShardOf(project.projectId) },
       },
     },
   }),
@@ -199,6 +240,13 @@ export const entities = {
       alt: attr.string(),
       linkedLogId: attr.id(),
     },
+    indexes: {
+      /**
+       * The tenant's ready assets of one type, newest first, across its projects (sparse: an
+       * upload still in progress is not browsable). Listing it reads no project's other children.
+       */
+      byType: { index: 'GSI3', pk: 'ASSET_TYPE#{type}', sk: '{createdAt}#{assetId}', when: { status: ['ready'] } },
+    },
     ttl: true,
   }),
   Inspiration: entity({
@@ -215,6 +263,10 @@ export const entities = {
       uploadExpiresAt: attr.int({ internal: true }),
       tags: attr.strings({ required: true }),
       linkedProjectId: attr.id(),
+    },
+    indexes: {
+      /** A project's inspiration, newest first (sparse: only inspiration linked to a project is in it). */
+      byProject: { index: 'GSI2', pk: 'TYPE#INSPIRATION#PROJECT#{linkedProjectId}', sk: '{createdAt}#{inspirationId}' },
     },
   }),
   /** Written in its inspiration's transaction, so listing by tag is one query. */
@@ -234,6 +286,7 @@ export const entities = {
     parent: 'Project',
     key: keyShape({ pk: 'PROJECT#{projectId}#EVENTS', sk: 'EVENT#{position}', format: { position: positionLabel } }),
     attributes: eventAttributes,
+    indexes: eventIndexes,
     ttl: true,
   }),
   /** The last position of a project's activity stream (no TTL: positions are never reused). */
@@ -275,6 +328,7 @@ export const entities = {
     idPrefix: 'evt',
     key: keyShape({ pk: 'EVENTS', sk: 'EVENT#{ulid}' }),
     attributes: eventAttributes,
+    indexes: eventIndexes,
     ttl: true,
   }),
   /** A job lives in its own partition, so a busy tenant's step updates spread over many partitions. */
@@ -378,6 +432,23 @@ export const entities = {
     attributes: { jobId: attr.id({ required: true }) },
     ttl: true,
   }),
+  /**
+   * A create mutation's idempotency key (see src/common/idempotency.ts): the entity it created and
+   * a hash of the request, kept for the window. Written in the create's own transaction, only if
+   * new, so concurrent duplicates create one entity. `key` is a hash of the caller and the
+   * client's key, so one user's keys never meet another's.
+   */
+  CreateRequest: entity({
+    type: 'CreateRequest',
+    idPrefix: undefined,
+    key: keyShape({ pk: 'IDEMPOTENCY#{key}', sk: 'CREATE' }),
+    attributes: {
+      fingerprint: attr.string({ required: true }),
+      entity: attr.string({ required: true }),
+      target: attr.json<{ PK: string; SK: string }>()({ required: true }),
+    },
+    ttl: true,
+  }),
 };
 
 /** Why a job or step failed. */
@@ -394,9 +465,10 @@ export interface AssetVersionItem {
   fileName?: string;
   size?: number;
   contentType?: string;
-  status: (typeof UPLOAD_STATES)[number];
+  status: (typeof VERSION_STATES)[number];
   createdAt: string;
   confirmedAt?: string;
+  archivedAt?: string;
   uploadExpiresAt?: number;
 }
 

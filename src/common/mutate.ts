@@ -1,7 +1,8 @@
 import { AppError, conflict, ErrorCode, notFound } from '../errors';
 import type { AnyModel, ItemOf } from '../infra/dynamo/entity';
-import { check, del, type ConditionFailure, type Item, type Write } from '../infra/dynamo/write';
+import { check, del, type ConditionFailure, type Item, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { activityEvent, subjectOf, type EventSpec } from './activity-event';
+import { idempotent, type IdempotentRequest } from './idempotency';
 import type { Key } from './keys';
 import type { Scope } from './scope';
 
@@ -41,8 +42,8 @@ export interface Change {
    * computed by the model; version and updatedAt are set here).
    */
   item: Record<string, unknown>;
-  /** Derived writes that commit with it (material uses, tag items, a parent's counters). */
-  derived?: Write[];
+  /** Derived writes that commit with it (material uses, tag items, a parent's counters, further events). */
+  derived?: UnitWrite[];
   /** The event's action and data; its subject is the entity written unless the spec names another. */
   event: EventSpec;
 }
@@ -124,25 +125,32 @@ export function mutate<M extends AnyModel>(
  * Creates an entity from its attributes (the model adds key, type and index attributes; this adds
  * version, times and author): the item is put only if its key is new, with the derived writes and
  * any parent checks (which map their own failures, e.g. to NOT_FOUND) and the event, in one
- * transaction. CONFLICT when the key exists.
+ * transaction. CONFLICT when the key exists. With a client's idempotency key (see
+ * idempotency.ts), the key's record commits in the same transaction, and a repeat of the request
+ * returns the entity the first one created instead of creating another.
  */
-export async function create<M extends AnyModel>(
+export function create<M extends AnyModel>(
   scope: Scope,
   model: M,
   attributes: Record<string, unknown>,
   event: EventSpec,
   derived: Write[] = [],
+  request?: IdempotentRequest,
 ): Promise<ItemOf<M>> {
-  const now = scope.now().toISOString();
-  const item = model.toItem(scope.tenantId, { ...attributes, version: 1, createdAt: now, updatedAt: now, createdBy: scope.actor });
-  const subject = subjectOf(model, item);
-  await scope.commit([
-    model.put(scope.tenantId, item).ifNew(() => new AppError(ErrorCode.CONFLICT, `${subject.type} ${subject.id} already exists.`)),
-    ...derived,
-    activityEvent(scope, { subject, ...event, data: { version: 1, ...event.data } }),
-  ]);
-  scope.items.prime({ PK: item.PK, SK: item.SK }, item);
-  return written(model, item);
+  return idempotent(scope, model, request, async (remember) => {
+    const now = scope.now().toISOString();
+    const item = model.toItem(scope.tenantId, { ...attributes, version: 1, createdAt: now, updatedAt: now, createdBy: scope.actor });
+    const subject = subjectOf(model, item);
+    await scope.commit([
+      // First, so that when a duplicate request committed first, its failure is the one reported.
+      ...(remember ? [remember(item)] : []),
+      model.put(scope.tenantId, item).ifNew(() => new AppError(ErrorCode.CONFLICT, `${subject.type} ${subject.id} already exists.`)),
+      ...derived,
+      activityEvent(scope, { subject, ...event, data: { version: 1, ...event.data } }),
+    ]);
+    scope.items.prime({ PK: item.PK, SK: item.SK }, item);
+    return written(model, item);
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { AnyModel, ItemOf } from '../infra/dynamo/entity';
 import type { Page, PageRequest, QuerySpec } from '../infra/dynamo/store';
 import type { Write } from '../infra/dynamo/write';
+import type { IdempotentRequest } from './idempotency';
 import { create, type KeyValues, mutate, remove, type Target } from './mutate';
 import type { Scope } from './scope';
 import { checkFields } from './fields';
@@ -44,15 +45,24 @@ export class EntityRepository<M extends AnyModel> {
     return this.model.pageOf(await this.scope.page(spec, request));
   }
 
-  /** Creates the entity (status at the machine's first state) with the standard event. */
+  /**
+   * Creates the entity (status at the machine's first state) with the standard event; once per
+   * idempotency key when the request carries one (see idempotency.ts).
+   */
   protected createItem(
     attributes: Record<string, unknown>,
     derived: Write[] = [],
     event?: { action?: string; data?: Record<string, unknown> },
+    request?: IdempotentRequest,
   ) {
     const status = this.model.status;
     const initial = status ? { [status.attribute]: status.initial } : {};
-    return create(this.scope, this.model, { ...initial, ...attributes }, { action: this.model.events.created, ...event }, derived);
+    return create(this.scope, this.model, { ...initial, ...attributes }, { action: this.model.events.created, ...event }, derived, request);
+  }
+
+  /** A create request of this entity as the client sent it, for `createItem`: its key and arguments. */
+  protected createRequest(idempotencyKey: string | null | undefined, input: unknown): IdempotentRequest {
+    return { key: idempotencyKey, operation: `create${this.model.type}`, input };
   }
 
   /** Applies a client's patch (see inputAttributes) with optimistic locking; the event names the fields changed. */

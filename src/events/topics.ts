@@ -25,6 +25,9 @@ export function topicsFor(event: Item): string[] {
       return [topics.projectJobs(event.tenantId, event.projectId)];
     case 'tenantJobs':
       return [topics.tenantJobs(event.tenantId)];
+    case 'audit':
+      // Records of reads (download URLs handed out): in the trail and the timeline, never live.
+      return [];
     default:
       return event.projectId ? [topics.projectActivity(event.tenantId, event.projectId)] : [];
   }

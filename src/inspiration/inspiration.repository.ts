@@ -60,7 +60,13 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
     return { nodes, pageInfo: tags.pageInfo };
   }
 
-  create(input: CreateInspirationInput) {
+  /** The inspiration linked to one project, newest first: one query of the sparse project index per page. */
+  ofProject(projectId: string, page: PageRequest) {
+    const linkedProjectId = assertId(projectId, 'proj', 'projectId');
+    return this.page(this.model.query(this.scope.tenantId, 'byProject', { linkedProjectId }, { descending: true }), page);
+  }
+
+  create(input: CreateInspirationInput, idempotencyKey?: string | null) {
     const inspirationId = this.scope.newId('insp');
     const tags = cleanTags(input.tags) ?? [];
     const linkedProjectId = input.linkedProjectId ? assertId(input.linkedProjectId, 'proj', 'linkedProjectId') : undefined;
@@ -74,7 +80,7 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
     };
     const derived = this.tagWrites([], tags, inspirationId);
     if (linkedProjectId) derived.push(this.projects.activeProjectCheck(linkedProjectId));
-    return this.createItem(item, derived, { data: { type: item.type, tags } });
+    return this.createItem(item, derived, { data: { type: item.type, tags } }, this.createRequest(idempotencyKey, { input }));
   }
 
   /**

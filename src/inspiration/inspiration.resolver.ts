@@ -1,6 +1,8 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
+import { idempotencyKeyArg } from '../common/idempotency';
+import { badInput } from '../errors';
 import type { Context } from '../context';
 import {
   CreateInspirationInput,
@@ -29,15 +31,23 @@ export class InspirationResolver {
   }
 
   @Authorized()
-  @Query(() => InspirationConnection, { description: 'Newest first, optionally by tag.' })
-  inspirations(@Args() { tag, first, after }: InspirationsArgs, @Ctx() ctx: Context) {
+  @Query(() => InspirationConnection, { description: 'Newest first, optionally by tag or by the project it is linked to.' })
+  inspirations(@Args() { tag, projectId, first, after }: InspirationsArgs, @Ctx() ctx: Context) {
+    if (projectId) {
+      if (tag) throw badInput('Filter by tag or by projectId, not both.', 'projectId');
+      return ctx.repos.inspirations.ofProject(projectId, { first, after });
+    }
     return ctx.repos.inspirations.list(tag, { first, after });
   }
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Inspiration)
-  createInspiration(@Arg('input') input: CreateInspirationInput, @Ctx() ctx: Context) {
-    return ctx.repos.inspirations.create(input);
+  createInspiration(
+    @Arg('input') input: CreateInspirationInput,
+    @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.inspirations.create(input, idempotencyKey);
   }
 
   @Authorized(Role.EDITOR)

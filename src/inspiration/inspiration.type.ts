@@ -83,6 +83,9 @@ export class UpdateInspirationInput {
 export class InspirationsArgs extends PageArgs {
   @Field(() => String, { nullable: true, description: 'Only inspiration with this tag (case-insensitive).' })
   tag?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'Only the inspiration linked to this project (not with tag).' })
+  projectId?: string | null;
 }
 
 @InputType()

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { activityEvent } from '../common/activity-event';
 import { assertId } from '../common/ids';
 import { retryWhileStale, Stale } from '../common/mutate';
 import { entities, type EntityItem } from '../common/entities';
@@ -9,7 +10,6 @@ import { boundedJson, maxItems, optionalText, requireText } from '../common/vali
 import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } from '../errors';
 import type { PageRequest } from '../infra/dynamo/store';
 import { type ConditionFailure, del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
-import { activityEvent } from '../common/activity-event';
 import { checkFields } from '../common/fields';
 import { declaredKind, type JobKindDeclaration } from './job.kinds';
 import type { ProjectRepository } from '../project/project.repository';
@@ -548,11 +548,27 @@ export class JobRepository {
   }
 
   /**
+   * A review decision (approve, reject) is also in the tenant's activity trail, with who decided,
+   * on which step, and the comment, in the same transaction as the decision itself.
+   */
+  private reviewEvents(job: JobItem, action: JobAction, comment: string | null | undefined): UnitWrite[] {
+    if (action.kind !== 'approve' && action.kind !== 'reject') return [];
+    const decision = action.kind === 'approve' ? 'approved' : 'rejected';
+    return [
+      activityEvent(this.scope, {
+        action: `step.${decision}`,
+        subject: { type: entities.Job.type, id: job.jobId, projectId: job.projectId },
+        data: { jobId: job.jobId, step: action.step, decision, comment: action.kind === 'reject' ? action.reason : (comment ?? undefined) },
+      }),
+    ];
+  }
+
+  /**
    * Applies a worker's or a person's action. Judged on the job as read; written only if the job
    * is still at that version. Losing a race re-reads and re-judges, so of N identical actions one
    * succeeds and the others get INVALID_TRANSITION. Throws NOT_FOUND for an unknown job.
    */
-  async act(jobId: string, action: JobAction) {
+  async act(jobId: string, action: JobAction, review: { comment?: string | null } = {}) {
     if ('artifacts' in action) {
       maxItems(action.artifacts, 'artifacts', 50);
       for (const key of action.artifacts) validateS3Key(key, this.scope.tenantId, 'artifacts');
@@ -591,6 +607,7 @@ export class JobRepository {
         ...outcome.steps.map((step) => this.stepWrite(next, step, at, next.expiresAt)),
         ...this.expiringSteps(next, steps, outcome.steps, next.expiresAt, at),
         ...this.eventWrites(next, job, outcome, at),
+        ...this.reviewEvents(next, action, review.comment),
       ]);
       const id = (s: StepState) => `${s.order}:${s.name}:${s.attempt}`;
       const written = new Map(outcome.steps.map((s) => [id(s), { ...s, jobId }]));

@@ -3,6 +3,7 @@ import { Role } from '../auth/principal';
 import { PageArgs } from '../common/pagination';
 import { JSONObject, JSONValue } from '../common/scalars';
 import { feature } from '../common/feature';
+import { optionalText } from '../common/validate';
 import type { Context } from '../context';
 import {
   CreateJobInput,
@@ -156,8 +157,12 @@ export class JobResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, { description: 'Approves a paused step: it completes and the job goes on.' })
-  approveStep(@Args() { jobId, stepName }: StepRef, @Ctx() ctx: Context) {
-    return ctx.repos.jobs.act(jobId, { kind: 'approve', step: stepName });
+  approveStep(
+    @Args() { jobId, stepName }: StepRef,
+    @Arg('comment', () => String, { nullable: true, description: 'Kept with the decision in the activity trail.' }) comment: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.jobs.act(jobId, { kind: 'approve', step: stepName }, { comment: optionalText(comment, 'comment', 2000) });
   }
 
   @Authorized(Role.EDITOR)

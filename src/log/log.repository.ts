@@ -53,7 +53,7 @@ export class LogRepository extends ProjectChildRepository<typeof entities.Log> {
     return this.page(logsByAttribution(this.scope.tenantId, status), page);
   }
 
-  override create(projectId: string, input: CreateLogInput) {
+  override create(projectId: string, input: CreateLogInput, idempotencyKey?: string | null) {
     const logId = this.scope.newId('log');
     this.valuesOf(projectId, logId);
     const attributes = {
@@ -69,9 +69,12 @@ export class LogRepository extends ProjectChildRepository<typeof entities.Log> {
       tags: cleanList(input.tags, 'tags', 50, 100) ?? [],
     };
     const uses = this.materialWrites(new Map(), this.materialUses(attributes));
-    return this.createItem(attributes, [this.projects.activeProjectCheck(projectId), ...uses], {
-      data: { materials: attributes.materials, timeSpentMinutes: attributes.timeSpentMinutes },
-    });
+    return this.createItem(
+      attributes,
+      [this.projects.activeProjectCheck(projectId), ...uses],
+      { data: { materials: attributes.materials, timeSpentMinutes: attributes.timeSpentMinutes } },
+      this.createRequest(idempotencyKey, { projectId, input }),
+    );
   }
 
   /** Replaces extraction results; material-use items are rewritten to match, in the same transaction. */

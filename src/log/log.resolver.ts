@@ -3,6 +3,7 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Re
 import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
+import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
 import {
   AttributionStatus,
@@ -60,8 +61,13 @@ export class LogResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Log)
-  createLog(@Arg('projectId', () => ID) projectId: string, @Arg('input') input: CreateLogInput, @Ctx() ctx: Context) {
-    return ctx.repos.logs.create(projectId, input);
+  createLog(
+    @Arg('projectId', () => ID) projectId: string,
+    @Arg('input') input: CreateLogInput,
+    @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.logs.create(projectId, input, idempotencyKey);
   }
 
   @Authorized(Role.EDITOR)

@@ -1,6 +1,7 @@
 import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature, type Feature, type StandardNames } from '../common/feature';
+import { idempotencyKeyArg } from '../common/idempotency';
 import { type ModelTypes, modelTypes } from '../common/model-types';
 import { placeholdersOf } from '../infra/dynamo/entity';
 import { PageArgs } from '../common/pagination';
@@ -100,8 +101,13 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
 
     @Authorized(Role.EDITOR)
     @Mutation(() => type, { name: `create${name}` })
-    create(@Arg('projectId', () => ID) projectId: string, @Arg('input', () => createInput) input: object, @Ctx() ctx: Context) {
-      return repository(ctx).create(projectId, input);
+    create(
+      @Arg('projectId', () => ID) projectId: string,
+      @Arg('input', () => createInput) input: object,
+      @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
+      @Ctx() ctx: Context,
+    ) {
+      return repository(ctx).create(projectId, input, idempotencyKey);
     }
 
     @Authorized(Role.EDITOR)

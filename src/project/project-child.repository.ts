@@ -4,7 +4,6 @@ import type { KeyValues } from '../common/mutate';
 import { EntityRepository, inputAttributes } from '../common/repository';
 import type { Scope } from '../common/scope';
 import type { PageRequest } from '../infra/dynamo/store';
-import type { Write } from '../infra/dynamo/write';
 import type { ProjectRepository } from './project.repository';
 
 /** The model of a project child with an id of its own (a milestone, a log, an asset). */
@@ -58,14 +57,19 @@ export class ProjectChildRepository<M extends ChildModel> extends EntityReposito
     return this.page(this.model.query(this.scope.tenantId, indexName, values, { descending: true }), page);
   }
 
-  /** Creates a child from a client's input (see inputAttributes), only in an active project. */
-  create(projectId: string, input: object, extra: Record<string, unknown> = {}, derived: Write[] = []) {
+  /**
+   * Creates a child from a client's input (see inputAttributes), only in an active project; once
+   * per `idempotencyKey` when one is given.
+   */
+  create(projectId: string, input: object, idempotencyKey?: string | null) {
     const id = this.scope.newId(this.prefix);
     const values = this.valuesOf(projectId, id);
-    return this.createItem({ ...inputAttributes(this.model, input, 'create', this.scope.tenantId), ...extra, ...values }, [
-      this.projects.activeProjectCheck(projectId),
-      ...derived,
-    ]);
+    return this.createItem(
+      { ...inputAttributes(this.model, input, 'create', this.scope.tenantId), ...values },
+      [this.projects.activeProjectCheck(projectId)],
+      undefined,
+      this.createRequest(idempotencyKey, { projectId, input }),
+    );
   }
 
   /** Applies a client's patch with optimistic locking (CONFLICT naming the current version). */

@@ -67,6 +67,15 @@ export class ProjectsArgs extends PageArgs {
 }
 
 @ArgsType()
+export class ProjectsAcrossTenantsArgs extends PageArgs {
+  @Field(() => ProjectStatus)
+  status!: ProjectStatus;
+
+  @Field(() => Boolean, { defaultValue: false, description: 'List archived projects instead of active ones.' })
+  archived!: boolean;
+}
+
+@ArgsType()
 export class ProjectVersionArgs {
   @Field(() => ID)
   projectId!: string;

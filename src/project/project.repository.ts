@@ -1,4 +1,5 @@
-import { entities } from '../common/entities';
+import { entities, OPS_SHARDS } from '../common/entities';
+import { tenantOfPk } from '../infra/dynamo/entity';
 import { assertId } from '../common/ids';
 import { mustExist } from '../common/mutate';
 import { EntityRepository } from '../common/repository';
@@ -47,7 +48,27 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
     return this.page(spec, page);
   }
 
-  create(input: CreateProjectInput) {
+  /**
+   * Projects in one status across all tenants (admins only; the resolver checks the role): one
+   * query per shard of GSI3, merged most recently changed first, each with its tenant.
+   */
+  async acrossTenants(status: ProjectStatus, archived: boolean, page: PageRequest) {
+    const model = this.model;
+    const merged = await this.scope.store.queryMerged(
+      this.scope.tenantId,
+      `ops:projects:${status}:${archived}`,
+      (below) =>
+        Array.from({ length: OPS_SHARDS }, (_, shard) =>
+          model.query('', 'acrossTenants', { archived, status, shard }, { descending: true, range: { below } }),
+        ),
+      model.sortAttributeOf('acrossTenants'),
+      page,
+    );
+    const result = model.pageOf(merged);
+    return { nodes: result.nodes.map((item) => ({ ...item, tenantId: tenantOfPk(item.PK) })), pageInfo: result.pageInfo };
+  }
+
+  create(input: CreateProjectInput, idempotencyKey?: string | null) {
     checkFields(input);
     const projectId = this.scope.newId('proj');
     const title = requireText(input.title, 'title');
@@ -64,6 +85,7 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
       },
       [],
       { data: { title, status: this.model.status?.initial } },
+      this.createRequest(idempotencyKey, { input }),
     );
   }
 

@@ -3,9 +3,10 @@ import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
 import { Brief } from '../brief/brief.type';
 import { feature } from '../common/feature';
+import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
 import { Log } from '../log/log.type';
-import { CreateProjectInput, ProjectsArgs, ProjectVersionArgs, UpdateProjectInput } from './project.input';
+import { CreateProjectInput, ProjectsAcrossTenantsArgs, ProjectsArgs, ProjectVersionArgs, UpdateProjectInput } from './project.input';
 import { Project, ProjectConnection, ProjectStatus } from './project.type';
 import { ProjectRepository } from './project.repository';
 import { ChildRepositories } from './project-child.repository';
@@ -38,8 +39,12 @@ export class ProjectResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Project)
-  createProject(@Arg('input') input: CreateProjectInput, @Ctx() ctx: Context) {
-    return ctx.repos.projects.create(input);
+  createProject(
+    @Arg('input') input: CreateProjectInput,
+    @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.projects.create(input, idempotencyKey);
   }
 
   @Authorized(Role.EDITOR)
@@ -67,6 +72,19 @@ export class ProjectResolver {
   @Mutation(() => Project, { description: 'Moves the project out of the default lists; it stays readable.' })
   archiveProject(@Args() { projectId, expectedVersion }: ProjectVersionArgs, @Ctx() ctx: Context) {
     return ctx.repos.projects.archive(projectId, expectedVersion);
+  }
+
+  @Authorized(Role.ADMIN)
+  @Query(() => ProjectConnection, {
+    description: 'Admins only: projects in one status across all tenants, most recently changed first (one query per index shard a page).',
+  })
+  projectsAcrossTenants(@Args() { status, archived, first, after }: ProjectsAcrossTenantsArgs, @Ctx() ctx: Context) {
+    return ctx.repos.projects.acrossTenants(status, archived, { first, after });
+  }
+
+  @FieldResolver(() => ID, { description: 'The tenant the project belongs to.' })
+  tenantId(@Root() project: Project, @Ctx() ctx: Context): string {
+    return project.tenantId ?? ctx.principal?.tenantId ?? '';
   }
 
   @FieldResolver(() => [Log], { description: 'The first logs, oldest first; page with Query.logsConnection.' })

@@ -28,6 +28,9 @@ export class Project extends Versioned {
   @Field(() => ID)
   projectId!: string;
 
+  /** Set on the projects of projectsAcrossTenants; otherwise the caller's own tenant (see ProjectResolver.tenantId). */
+  tenantId?: string;
+
   @Field()
   title!: string;
 

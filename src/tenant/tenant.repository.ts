@@ -1,4 +1,4 @@
-import { entities } from '../common/entities';
+import { entities, MAX_ACTIVITY_RETENTION_DAYS, MAX_ASSET_VERSIONS } from '../common/entities';
 import { mutate } from '../common/mutate';
 import { EntityRepository } from '../common/repository';
 import type { Scope } from '../common/scope';
@@ -44,6 +44,15 @@ export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
     if (input.plan && !mayChoosePlan) throw badInput('Only an admin may change the plan.', 'plan');
     if (input.name === null || input.plan === null) throw badInput('name and plan cannot be cleared.');
     if (input.name) input.name = requireText(input.name, 'name', 120);
+    const keep = input.keepAssetVersions;
+    if (keep != null && (!Number.isInteger(keep) || keep < 1 || keep > MAX_ASSET_VERSIONS))
+      throw badInput(`keepAssetVersions must be between 1 and ${MAX_ASSET_VERSIONS}, or null to keep every version.`, 'keepAssetVersions');
+    const days = input.activityRetentionDays;
+    if (days != null && (!Number.isInteger(days) || days < 0 || days > MAX_ACTIVITY_RETENTION_DAYS))
+      throw badInput(
+        `activityRetentionDays must be between 1 and ${MAX_ACTIVITY_RETENTION_DAYS}, 0 for forever, or null for the default.`,
+        'activityRetentionDays',
+      );
     return mutate(this.scope, this.target({}), expectedVersion, (current) => ({
       item: applyPatch(current, input),
       event: { action: this.model.events.updated, data: { fields: Object.keys(input) } },

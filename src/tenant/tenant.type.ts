@@ -1,5 +1,5 @@
 import { Node } from '../common/node.type';
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { entities } from '../common/entities';
 import { enumOf } from '../common/model-types';
 import { Role } from '../auth/principal';
@@ -19,6 +19,18 @@ export class Tenant extends Versioned {
 
   @Field(() => Plan)
   plan!: Plan;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Readable versions each asset keeps; adding one past it archives the oldest. Null: every version, up to the limit of 100.',
+  })
+  keepAssetVersions?: number;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Days the activity trail is kept. Null: the server’s default (EVENT_RETENTION_DAYS); 0: forever.',
+  })
+  activityRetentionDays?: number;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'The caller, as the verified token says.' })
@@ -49,4 +61,17 @@ export class UpdateTenantInput {
 
   @Field(() => Plan, { nullable: true, description: 'Admins only.' })
   plan?: Plan | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: '1 to 100; null keeps every version (up to 100). Applies from the next confirmed version.',
+  })
+  keepAssetVersions?: number | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'Days to keep activity events, 1 to 36500, or 0 to keep them forever; null: the server’s default. Applies to events written from now on.',
+  })
+  activityRetentionDays?: number | null;
 }

@@ -54,18 +54,23 @@ const cases: Record<string, Case> = {
   }),
   materialUsage: () => ({ query: `{ materialUsage(material: "${MARK}-pigment") { logCount totalMinutes logs { rawText } } }` }),
   asset: (i) => ({ query: `{ asset(projectId: "${i.projectId}", assetId: "${i.assetId}") { s3Key alt url versions { url } } }` }),
+  // Both ways of listing: a project's, and by type across the tenant (with A's cursor of each).
   assets: (i) => ({
-    query: `query($a: String) { assets(projectId: "${i.projectId}", after: $a) { nodes { alt } } }`,
-    variables: { a: i.cursors.assets },
+    query: `query($a: String, $b: String) { assets(projectId: "${i.projectId}", after: $a) { nodes { alt } } byType: assets(type: IMAGE, after: $b) { nodes { assetId alt s3Key } } }`,
+    variables: { a: i.cursors.assets, b: i.cursors.assetsByType },
   }),
   inspiration: (i) => ({ query: `{ inspiration(inspirationId: "${i.inspirationId}") { text } }` }),
   inspirations: (i) => ({
-    query: `query($a: String) { inspirations(tag: "${MARK}", after: $a) { nodes { text } } }`,
-    variables: { a: i.cursors.inspirations },
+    query: `query($a: String, $b: String) { inspirations(tag: "${MARK}", after: $a) { nodes { text } } byProject: inspirations(projectId: "${i.projectId}", after: $b) { nodes { text inspirationId } } }`,
+    variables: { a: i.cursors.inspirations, b: i.cursors.inspirationsByProject },
   }),
   activity: (i) => ({
     query: `query($a: String) { activity(projectId: "${i.projectId}", after: $a) { nodes { action data } } }`,
     variables: { a: i.cursors.activity },
+  }),
+  timeline: (i) => ({
+    query: `query($a: String, $b: String) { timeline(after: $a) { nodes { action data projectId } } typed: timeline(types: ["log.created", "asset.created"], after: $b) { nodes { action data } } }`,
+    variables: { a: i.cursors.timeline, b: i.cursors.timelineTyped },
   }),
   job: (i) => ({ query: `{ job(jobId: "${i.jobId}") { kind steps { name } } }` }),
   jobs: (i) => ({
@@ -82,6 +87,7 @@ const cases: Record<string, Case> = {
     variables: { a: i.cursors.stepsAwaitingReview },
   }),
   jobsAcrossTenants: () => ({ query: '{ jobsAcrossTenants(status: PAUSED) { nodes { jobId kind } } }' }),
+  projectsAcrossTenants: () => ({ query: '{ projectsAcrossTenants(status: PLANNING) { nodes { projectId title tenantId } } }' }),
   // Mutations
   createJob: (i) => ({ query: `mutation { createJob(input: { projectId: "${i.projectId}", kind: "x", steps: ["a"] }) { jobId } }` }),
   startStep: (i) => ({ query: `mutation { startStep(jobId: "${i.jobId}", stepName: "render") { status } }` }),
@@ -269,9 +275,10 @@ describe('tenant isolation', () => {
       { projectId, input: { requirements: [MARK], deliverables: [], changelogEntry: MARK } },
       a,
     );
-    const inspirationId = dataOf(await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: MARK, tags: [MARK] } }, a))
-      .createInspiration.inspirationId;
-    await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: MARK, tags: [MARK] } }, a);
+    const inspirationId = dataOf(
+      await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: MARK, tags: [MARK], linkedProjectId: projectId } }, a),
+    ).createInspiration.inspirationId;
+    await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: MARK, tags: [MARK], linkedProjectId: projectId } }, a);
     const worker = await server.token('tenant-a', [Role.WORKER], 'user-tenant-a');
     const jobIds: string[] = [];
     for (const n of [1, 2]) {
@@ -315,8 +322,12 @@ describe('tenant isolation', () => {
         logsConnection: await cursor(`{ logsConnection(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
         logsByAttribution: await cursor('{ logsByAttribution(status: PENDING, first: 1) { pageInfo { endCursor } } }'),
         assets: await cursor(`{ assets(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
+        assetsByType: await cursor('{ assets(type: IMAGE, first: 1) { pageInfo { endCursor } } }'),
+        inspirationsByProject: await cursor(`{ inspirations(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
         inspirations: await cursor(`{ inspirations(tag: "${MARK}", first: 1) { pageInfo { endCursor } } }`),
         activity: await cursor(`{ activity(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
+        timeline: await cursor('{ timeline(first: 1) { pageInfo { endCursor } } }'),
+        timelineTyped: await cursor('{ timeline(types: ["log.created", "asset.created"], first: 1) { pageInfo { endCursor } } }'),
         jobs: await cursor(`{ jobs(projectId: "${projectId}", first: 1) { pageInfo { endCursor } } }`),
         jobsByStatus: await cursor('{ jobsByStatus(status: PAUSED, first: 1) { pageInfo { endCursor } } }'),
         myJobs: await cursor('{ myJobs(first: 1) { pageInfo { endCursor } } }'),
@@ -365,7 +376,7 @@ describe('tenant isolation', () => {
       }
       // Every request that named A's things either found nothing or failed with a client code.
       for (const error of res.body.errors ?? []) {
-        const allowed = field === 'jobsAcrossTenants' ? /^FORBIDDEN$/ : /^(NOT_FOUND|BAD_USER_INPUT|CONFLICT)$/;
+        const allowed = field.endsWith('AcrossTenants') ? /^FORBIDDEN$/ : /^(NOT_FOUND|BAD_USER_INPUT|CONFLICT)$/;
         expect({ field, code: error.extensions.code }).toEqual({ field, code: expect.stringMatching(allowed) });
       }
     }

@@ -61,8 +61,8 @@ describe('keys', () => {
       for (const attribute of Object.keys(attributes)) expect(declaredAttributes).toContain(attribute);
     }
     expect(indexKeys).toBeGreaterThanOrEqual(8);
-    // Only the operators' view across tenants (admins only) is outside a tenant's partitions.
-    expect(crossTenant).toEqual(['Job.acrossTenants']);
+    // Only the operators' views across tenants (admins only) are outside a tenant's partitions.
+    expect(crossTenant).toEqual(['Project.acrossTenants', 'Job.acrossTenants']);
   });
 
   it('keeps an item out of a sparse index while its condition does not hold', () => {

@@ -1,6 +1,7 @@
 import { tenantS3Prefix } from '../s3-key';
 import type { Config } from '../../config';
 import { AppError, badInput, ErrorCode } from '../../errors';
+import { ARCHIVED_TAG } from '../../infra/s3/archive-tag';
 import type { FileStore, UploadTarget } from '../../infra/s3/files';
 
 const uploadError = (reason: 'UPLOAD_MISSING' | 'UPLOAD_MISMATCH' | 'UPLOAD_EXPIRED', message: string) =>
@@ -15,6 +16,11 @@ export class FilesService {
     private readonly store: FileStore | undefined,
     private readonly tenantId: string,
     private readonly limits: Config['files'],
+    /**
+     * Records a download URL handed out (the audit trail); a URL is returned only once its record
+     * is written. Offline tools that sign nothing for people leave it out.
+     */
+    private readonly recordDownload?: (key: string, expiresInSeconds: number) => Promise<void>,
   ) {}
 
   private files(): FileStore {
@@ -43,15 +49,18 @@ export class FilesService {
   }
 
   /**
-   * A presigned GET made now, valid `expiresIn` seconds (the default when omitted). Throws
-   * BAD_USER_INPUT when more than the configured maximum is asked for.
+   * A presigned GET made now, valid `expiresIn` seconds (the default when omitted), recorded in
+   * the audit trail before it is returned. Throws BAD_USER_INPUT when more than the configured
+   * maximum is asked for.
    */
   async downloadUrl(key: string, expiresIn?: number | null): Promise<string> {
     const seconds = expiresIn ?? this.limits.downloadUrlTtlSeconds;
     if (!Number.isInteger(seconds) || seconds < 1 || seconds > this.limits.downloadUrlMaxTtlSeconds) {
       throw badInput(`expiresIn must be between 1 and ${this.limits.downloadUrlMaxTtlSeconds} seconds, got ${seconds}.`, 'expiresIn');
     }
-    return this.files().presignDownload(this.own(key), seconds);
+    const url = await this.files().presignDownload(this.own(key), seconds);
+    await this.recordDownload?.(key, seconds);
+    return url;
   }
 
   /**
@@ -71,6 +80,14 @@ export class FilesService {
         `The uploaded object is ${object.size} bytes of ${object.contentType ?? 'unknown type'}, but the upload declared ${declared.size} bytes of ${declared.contentType}.`,
       );
     }
+  }
+
+  /**
+   * Tags the object as archived, for the bucket's lifecycle rule to move it to an archival storage
+   * class (see src/infra/s3/archive-tag.ts and deploy/storage-stack.ts).
+   */
+  async markArchived(key: string): Promise<void> {
+    await this.files().addTag(this.own(key), ARCHIVED_TAG);
   }
 
   /** Epoch seconds at which an upload requested now stops being confirmable. */

@@ -61,7 +61,7 @@ export class Uploads {
   }
 
   /** True while an upload is worth showing: confirmed, or still within its window. */
-  isLive(upload: Pick<PendingUpload, 'status' | 'uploadExpiresAt'>): boolean {
+  isLive(upload: { status: string; uploadExpiresAt?: number }): boolean {
     return upload.status === UploadStatus.READY || (upload.uploadExpiresAt ?? Infinity) > Math.floor(this.now().getTime() / 1000);
   }
 }

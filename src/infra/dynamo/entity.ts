@@ -70,6 +70,9 @@ export interface KeyShape<PK extends string, SK extends string> {
 /** The partition of a tenant's own items, and the start of every key a tenant's request touches. */
 export const tenantPk = (tenantId: string) => `TENANT#${tenantId}`;
 
+/** The tenant whose item has the partition key `pk` (what an admin's list across tenants shows). */
+export const tenantOfPk = (pk: string): string => /^TENANT#([^#]+)/.exec(pk)?.[1] ?? '';
+
 const withTenant = (tenantId: string, rest: string) => (rest ? `${tenantPk(tenantId)}#${rest}` : tenantPk(tenantId));
 
 /** The declared key of one entity; `keyOf` and `prefixOf` are the only ways its keys are built. */
@@ -201,6 +204,21 @@ export interface IndexDeclaration {
   // biome-ignore lint/suspicious/noExplicitAny: computed from whichever attributes the entity has.
   derive?: Record<string, (item: any) => string | number>;
 }
+
+/** Bounds of the first sort-key value after a query's prefix: `from` included, `to` left out. */
+export interface SortRange {
+  from?: string | null;
+  to?: string | null;
+  /** A whole sort key (the last one a page returned): only keys below it, for the next page of a merged list. */
+  below?: string | null;
+}
+
+/**
+ * The greatest string that a key below `key` can reach: `key` with its last character lowered and
+ * `\uffff` appended. A key in [keyBelow(key), key) would have to contain `\uffff`, which no key
+ * does, so BETWEEN … AND keyBelow(key) reads exactly the keys below `key`.
+ */
+export const keyBelow = (key: string): string => `${key.slice(0, -1)}${String.fromCharCode(key.charCodeAt(key.length - 1) - 1)}\uffff`;
 
 /** A status machine: the attribute, the first status, and where each status may go. */
 export interface StatusDeclaration<S extends string = string> {
@@ -408,19 +426,29 @@ export class EntityModel<
     tenantId: string,
     name: string,
     values: Record<string, unknown>,
-    options: { descending?: boolean; open?: boolean } = {},
+    options: { descending?: boolean; open?: boolean; range?: SortRange } = {},
   ): QuerySpec {
     const declared = this.indexes[name];
     if (!declared) throw new Error(`${this.type} has no index ${name}.`);
     const filled: Record<string, unknown> = { ...values, tenantId };
     const pk = fill(declared.pk, filled, declared.format);
     const skPrefix = fill(declared.sk, filled, declared.format, 'prefix', options.open);
-    return {
+    const partition = {
       index: declared.index,
       pk: declared.crossTenant ? pk : withTenant(tenantId, pk),
-      ...(skPrefix ? { skPrefix } : {}),
       descending: options.descending ?? false,
     };
+    const { range } = options;
+    if (!range || (range.from == null && range.to == null && range.below == null)) {
+      return { ...partition, ...(skPrefix ? { skPrefix } : {}) };
+    }
+    // The range bounds the sort key's next value after the prefix (a time, when the sort key is
+    // `{createdAt}#{id}`): from its first key at `from` up to, not including, the keys at `to`,
+    // because every key at `to` continues after it (`<to>#<id>`) and so sorts above `<to>`.
+    let upper = range.to != null ? skPrefix + range.to : skPrefix ? prefixEnd(skPrefix) : '\uffff';
+    if (range.below != null && keyBelow(range.below) < upper) upper = keyBelow(range.below);
+    // DynamoDB refuses an empty key value, so a range open below starts at the least character.
+    return { ...partition, skBetween: [skPrefix + (range.from ?? '') || '\u0000', upper] };
   }
 
   /** The attribute that holds the sort key of the declared index `name` (to merge shards by it). */

@@ -23,9 +23,15 @@ export const keySchemas: Record<'TABLE' | IndexName, KeySchema> = {
   TABLE: { pk: 'PK', sk: 'SK' },
   /** By status: `TENANT#t#<ENTITY>_STATUS#<status>` / created or updated time. */
   GSI1: { pk: 'GSI1PK', sk: 'GSI1SK' },
-  /** By type: `TENANT#t#TYPE#<entity>` / normalized title or text + id, for listing and prefix search. */
+  /**
+   * By type: `TENANT#t#TYPE#<entity>` / normalized title or text + id, for listing and prefix search;
+   * also a parent's items of one type (`TENANT#t#TYPE#INSPIRATION#PROJECT#p` / creation time).
+   */
   GSI2: { pk: 'GSI2PK', sk: 'GSI2SK' },
-  /** Operations across tenants: `<ENTITY>_STATUS#<status>#<shard>` / timestamp (admins only). */
+  /**
+   * Operations across tenants: `<ENTITY>_STATUS#<status>#<shard>` / timestamp (admins only); and,
+   * under the tenant's prefix, browsing by kind and time: `TENANT#t#ASSET_TYPE#<type>` / creation time.
+   */
   GSI3: { pk: 'GSI3PK', sk: 'GSI3SK' },
   /** By owner: `TENANT#t#USER#u#<ENTITY>` / creation time, e.g. a user's job history. */
   GSI4: { pk: 'GSI4PK', sk: 'GSI4SK' },

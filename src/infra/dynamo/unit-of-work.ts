@@ -1,5 +1,6 @@
 import { AppError, ErrorCode } from '../../errors';
 import type { Store } from './store';
+import type { Key } from './table';
 import { HEAD_POSITION, HeadMoved, headKeyString, placeStreamEvents, StreamEvent, type Item, type UnitWrite } from './write';
 
 /** Hands committed events to their subscribers (the Outbox); it must never throw. */
@@ -16,6 +17,16 @@ export interface CommitHooks {
   invalidate(): void;
   /** Publishes the events of a committed unit; without one (offline tools), events wait for the sweeper. */
   publisher?: Publisher;
+  /**
+   * An item some units depend on (the tenant's settings), read in the same BatchGetItem as the
+   * stream heads, so a unit that appends to a stream pays no extra call for it: for a unit that
+   * `applies` to, the writes committed are `adjust(writes, item)` (null when there is no item).
+   */
+  context?: {
+    key: Key;
+    applies(writes: readonly UnitWrite[]): boolean;
+    adjust(writes: readonly UnitWrite[], item: Item | null): readonly UnitWrite[];
+  };
 }
 
 /**
@@ -27,16 +38,23 @@ const MAX_HEAD_ATTEMPTS = 40;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The heads of the streams `writes` append to, read strongly consistently: position 0 for a new stream. */
-async function readHeads(store: Store, writes: readonly UnitWrite[]): Promise<Map<string, number>> {
+/**
+ * The heads of the streams `writes` append to, read strongly consistently (position 0 for a new
+ * stream), and the `context` item when one is asked for, in one BatchGetItem.
+ */
+async function readHeads(
+  store: Store,
+  writes: readonly UnitWrite[],
+  context?: Key,
+): Promise<{ heads: Map<string, number>; context: Item | null }> {
   const keys = [
     ...new Map(writes.filter((w): w is StreamEvent => w instanceof StreamEvent).map((w) => [headKeyString(w.head), w.head])).values(),
   ];
   const heads = new Map<string, number>();
-  if (keys.length === 0) return heads;
-  const items = await store.batchGet(keys);
+  if (keys.length === 0 && !context) return { heads, context: null };
+  const items = await store.batchGet(context ? [...keys, context] : keys);
   keys.forEach((key, i) => heads.set(headKeyString(key), Number(items[i]?.[HEAD_POSITION] ?? 0)));
-  return heads;
+  return { heads, context: context ? (items[keys.length] ?? null) : null };
 }
 
 /**
@@ -52,8 +70,10 @@ async function readHeads(store: Store, writes: readonly UnitWrite[]): Promise<Ma
  */
 export async function commitUnit(store: Store, writes: readonly UnitWrite[], hooks: CommitHooks): Promise<void> {
   let placed: ReturnType<typeof placeStreamEvents>;
+  const context = hooks.context?.applies(writes) ? hooks.context : undefined;
   for (let attempt = 1; ; attempt++) {
-    placed = placeStreamEvents(writes, await readHeads(store, writes));
+    const read = await readHeads(store, writes, context?.key);
+    placed = placeStreamEvents(context ? context.adjust(writes, read.context) : writes, read.heads);
     try {
       await store.transact(placed);
       break;

@@ -100,6 +100,15 @@ export class Write {
     return new Write(this.key, this.operation, this.conditions, onFailed, this.isEvent);
   }
 
+  /**
+   * The same put with its item replaced by `f(item)`, its key, condition and failure mapping kept
+   * (`f` must keep the key): how a unit's events get the tenant's retention at commit.
+   */
+  mapItem(f: (item: Item) => Item): Write {
+    if (this.operation.op !== 'Put') throw new Error('mapItem applies to puts only.');
+    return new Write(this.key, { op: 'Put', item: f(this.operation.item) }, this.conditions, this.onConditionFailed, this.isEvent);
+  }
+
   /** @internal Marks a put as an event (see `event`). */
   asEvent(): Write {
     return new Write(this.key, this.operation, this.conditions, this.onConditionFailed, true);

@@ -2,9 +2,11 @@ import {
   CreateBucketCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  GetObjectTaggingCommand,
   HeadBucketCommand,
   HeadObjectCommand,
   PutObjectCommand,
+  PutObjectTaggingCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -104,6 +106,22 @@ export class FileStore {
       if (httpStatusCodeOf(error) === 404 || errorName(error) === 'NotFound') return null;
       throw error;
     }
+  }
+
+  /** Adds `tag` to the object's tags (keeping the others), e.g. the archive tag the lifecycle rule acts on. */
+  async addTag(key: string, tag: { key: string; value: string }): Promise<void> {
+    const current = await this.tags(key);
+    const TagSet = [...Object.entries(current).filter(([k]) => k !== tag.key), [tag.key, tag.value]].map(([Key, Value]) => ({
+      Key,
+      Value,
+    }));
+    await this.client.send(new PutObjectTaggingCommand({ Bucket: this.options.bucket, Key: key, Tagging: { TagSet } }));
+  }
+
+  /** The object's tags, by key. */
+  async tags(key: string): Promise<Record<string, string>> {
+    const out = await this.client.send(new GetObjectTaggingCommand({ Bucket: this.options.bucket, Key: key }));
+    return Object.fromEntries((out.TagSet ?? []).map((t) => [t.Key ?? '', t.Value ?? '']));
   }
 
   /** Deletes the objects (1000 keys a call); missing ones are no error. */

@@ -1,0 +1,128 @@
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { CreateProjectDocument } from '../../src/client/gql/graphql';
+import { dataOf, startTestServer, type TestServer } from '../support/server';
+
+/*
+ * Idempotent creates (issue 19): every create mutation takes an idempotencyKey; a repeat with the
+ * same key and arguments returns the first result and writes nothing, other arguments are refused
+ * with IDEMPOTENCY_KEY_REUSED, and concurrent duplicates make one entity and one event.
+ */
+
+/** Every create mutation but createJob (which has its own key in its input) and createTenant (one per tenant). */
+const creates = (projectId: string) => ({
+  createProject: { args: 'input: { title: "Idem" }', id: 'projectId' },
+  createLog: { args: `projectId: "${projectId}", input: { rawText: "idem" }`, id: 'logId' },
+  createAsset: { args: `projectId: "${projectId}", input: { type: IMAGE, s3Key: "tenants/idem/a.png" }`, id: 'assetId' },
+  createMilestone: { args: `projectId: "${projectId}", input: { name: "idem" }`, id: 'milestoneId' },
+  createScene: { args: `projectId: "${projectId}", input: { sequence: 1, prompt: "idem" }`, id: 'sceneId' },
+  createInspiration: { args: 'input: { type: TEXT, text: "idem" }', id: 'inspirationId' },
+  createBriefVersion: {
+    args: `projectId: "${projectId}", input: { requirements: ["r"], deliverables: [], changelogEntry: "idem" }`,
+    id: 'version',
+  },
+});
+
+describe('idempotent creates', () => {
+  let server: TestServer;
+  let token: string;
+  let projectId: string;
+
+  const run = async (query: string, as = token) => (await server.raw({ query }, as)).body;
+  const activity = async (of: string | null) => {
+    const arg = of ? `projectId: "${of}", ` : '';
+    return (await run(`{ activity(${arg}first: 100) { nodes { action subjectId } } }`)).data.activity.nodes as {
+      action: string;
+      subjectId: string;
+    }[];
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    token = await server.token('idem');
+    projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Idempotency' } }, token)).createProject.projectId;
+  });
+  afterAll(() => server.stop());
+
+  it('makes one log and one event for 50 concurrent createLog with one key, and returns it to all of them', async () => {
+    const query = `mutation { createLog(projectId: "${projectId}", input: { rawText: "once", materials: ["clay"] }, idempotencyKey: "log-50") { logId rawText } }`;
+    const results = await Promise.all(Array.from({ length: 50 }, () => run(query)));
+    const errors = results.flatMap((r) => r.errors ?? []);
+    expect(errors).toEqual([]);
+    const ids = new Set(results.map((r) => r.data.createLog.logId));
+    expect(ids.size).toBe(1);
+    const [logId] = ids;
+    const logs = (await run(`{ logs(projectId: "${projectId}", first: 100) { logId rawText } }`)).data.logs;
+    expect(logs.filter((l: { rawText: string }) => l.rawText === 'once')).toEqual([{ logId, rawText: 'once' }]);
+    const events = (await activity(projectId)).filter((e) => e.subjectId === logId);
+    expect(events.map((e) => e.action)).toEqual(['log.created']);
+    const usage = (await run('{ materialUsage(material: "clay") { logCount } }')).data.materialUsage;
+    expect(usage.logCount).toBe(1);
+    console.log(`idempotency: 50 concurrent createLog with one key → ${ids.size} log, ${events.length} event, ${errors.length} errors`);
+  });
+
+  it('refuses the key with other arguments, or for another operation, with IDEMPOTENCY_KEY_REUSED', async () => {
+    const first = await run(
+      `mutation { createLog(projectId: "${projectId}", input: { rawText: "a" }, idempotencyKey: "reuse-1") { logId } }`,
+    );
+    expect(first.errors).toBeUndefined();
+    const changed = await run(
+      `mutation { createLog(projectId: "${projectId}", input: { rawText: "b" }, idempotencyKey: "reuse-1") { logId } }`,
+    );
+    expect(changed.errors[0].extensions).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', field: 'idempotencyKey' });
+    expect(changed.data).toBeNull();
+    const other = await run(
+      `mutation { createMilestone(projectId: "${projectId}", input: { name: "a" }, idempotencyKey: "reuse-1") { milestoneId } }`,
+    );
+    expect(other.errors[0].extensions.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const bad = await run(
+      `mutation { createLog(projectId: "${projectId}", input: { rawText: "a" }, idempotencyKey: "no spaces") { logId } }`,
+    );
+    expect(bad.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('makes every create mutation return its first result for a repeat, with one event', async () => {
+    for (const [mutation, { args, id }] of Object.entries(creates(projectId))) {
+      const query = `mutation { ${mutation}(${args}, idempotencyKey: "every-${mutation}") { ${id} } }`;
+      const first = await run(query);
+      const again = await run(query);
+      expect({ mutation, errors: first.errors ?? again.errors }).toEqual({ mutation, errors: undefined });
+      expect({ mutation, id: again.data[mutation][id] }).toEqual({ mutation, id: first.data[mutation][id] });
+    }
+    // One event each: the project's children in its stream, the project and inspiration in the tenant's.
+    const actions = [...(await activity(projectId)), ...(await activity(null))].map((e) => e.action);
+    const count = (action: string) => actions.filter((a) => a === action).length;
+    expect(count('milestone.created')).toBe(1);
+    expect(count('scene.created')).toBe(1);
+    expect(count('asset.created')).toBe(1);
+    expect(count('brief.version_created')).toBe(1);
+    expect(count('inspiration.created')).toBe(1);
+  });
+
+  it('keeps one user’s keys apart from another’s', async () => {
+    const query = `mutation { createProject(input: { title: "Mine" }, idempotencyKey: "per-user") { projectId } }`;
+    const mine = await run(query);
+    const theirs = await run(query, await server.token('idem', undefined, 'someone-else'));
+    expect(theirs.data.createProject.projectId).not.toBe(mine.data.createProject.projectId);
+  });
+
+  it('forgets a key after its window: a record past its expiry no longer answers', async () => {
+    const query = `mutation { createProject(input: { title: "Window" }, idempotencyKey: "window-1") { projectId } }`;
+    const first = (await run(query)).data.createProject.projectId;
+    // Age the key's record past its window (DynamoDB's TTL deletes lazily; the store ignores it at once).
+    const doc = server.app.store['doc'];
+    const table = server.config.tableName;
+    const records = (await doc.send(new ScanCommand({ TableName: table }))).Items?.filter((i) => i.entityType === 'CreateRequest') ?? [];
+    const record = records.find((r) => r.target.SK === `PROJECT#${first}`);
+    expect(record).toBeDefined();
+    await doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { PK: record?.PK, SK: record?.SK },
+        UpdateExpression: 'SET expiresAt = :past',
+        ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },
+      }),
+    );
+    const second = (await run(query)).data.createProject.projectId;
+    expect(second).not.toBe(first);
+  });
+});
