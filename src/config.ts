@@ -314,3 +314,21 @@ export function loadConfig(env: Env = process.env): Config {
     },
   };
 }
+
+/**
+ * Whether OpenTelemetry tracing is asked for through the standard variables. It is off by default:
+ * a server started without any OTEL_* setting loads no SDK and patches no module. It is on when an
+ * OTLP endpoint is named (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) or a
+ * trace exporter is chosen (OTEL_TRACES_EXPORTER other than `none`), and OTEL_SDK_DISABLED, the
+ * standard switch, turns it off whatever else is set. The logger asks it too, so that only a traced
+ * server pays for trace ids in its log lines.
+ */
+export function tracingRequested(env: Env = process.env): boolean {
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (exporters.length > 0) return exporters[0] !== 'none';
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}

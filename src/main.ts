@@ -1,3 +1,5 @@
+// First: tracing, when it is on, must start before the modules it instruments are loaded.
+import { tracing } from './infra/tracing-start';
 import 'reflect-metadata';
 import { join } from 'node:path';
 import type { App } from './app';
@@ -55,6 +57,8 @@ async function main(): Promise<void> {
     const demoStopped = demo?.stop();
     await app?.stop();
     await demoStopped;
+    // The last spans (the shutdown's own among them) are exported before the process ends.
+    await tracing?.shutdown().catch(() => {});
     say('Stopped.');
     process.exit(exitCode);
   };
