@@ -52,8 +52,8 @@ export interface App {
   /** A development token (tenant `demo`, role editor, 30 days); undefined in production or with JWKS. */
   devToken?: string;
   /**
-   * What the server holds right now, named as the Prometheus gauges that export it: open
-   * WebSocket connections, live WebSocket operations and event-bus listeners.
+   * What the server holds right now, named as the Prometheus gauges that export it (without their
+   * `artissist_` prefix): open WebSocket connections, live WebSocket operations and event-bus listeners.
    */
   counts(): ServerCounts;
   /** Lets the demo tell GraphiQL which project and job to show in its example tabs. */
@@ -242,6 +242,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       graphiqlHints: () => ({ token: devToken, ...exampleIds() }),
       routers: [healthRouter(readiness), ...(config.metrics.enabled && !metricsOwnPort ? [metricsRouter(metrics)] : [])],
       beforeGraphQL: [requestBudget(config.requestBudgetMs)],
+      metrics,
     };
     const http = await startHttpServer(deps).catch(async (error) => {
       await metricsServer?.close();

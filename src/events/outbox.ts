@@ -17,7 +17,7 @@ export interface OutboxOptions {
    * died between commit and publish, and only the sweeper can deliver it.
    */
   failPublish?: (event: Item) => boolean;
-  /** Called once per event handed to the bus (metrics: events_published_total). */
+  /** Called once per event handed to the bus (metrics: artissist_events_published_total). */
   onPublished?: () => void;
 }
 

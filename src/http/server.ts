@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -12,6 +13,7 @@ import type { Config } from '../config';
 import type { Context } from '../context';
 import type { OperationPipeline } from '../graphql/pipeline';
 import { boundPort } from '../infra/free-port';
+import type { Metrics } from '../infra/metrics';
 import { logger } from '../logger';
 import { graphiqlRouter, type GraphiQLHints } from './graphiql';
 import { REQUEST_ID_HEADER } from '../graphql/record';
@@ -30,6 +32,8 @@ export interface HttpDeps {
   routers?: express.RequestHandler[];
   /** Runs first for each GraphQL HTTP request (the request budget, see infra/deadline.ts). */
   beforeGraphQL?: express.RequestHandler[];
+  /** Where every HTTP request's duration is recorded (artissist_http_server_request_duration_seconds). */
+  metrics?: Metrics;
 }
 
 export interface HttpServer {
@@ -191,6 +195,25 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     // Node's close() also closes idle keep-alive connections (Node 19+).
     if (server.listening) server.close();
   };
+
+  // First of all, so every request counts, whatever answers it: a CORS preflight, a probe, a 404.
+  const { metrics } = deps;
+  if (metrics) {
+    app.use((req, res, next) => {
+      const startedAt = performance.now();
+      // Read now: a mounted router (app.use('/graphql', …)) strips its prefix from the URL while it runs.
+      const path = req.path;
+      res.once('close', () =>
+        metrics.recordHttpRequest({
+          method: req.method,
+          path,
+          status: res.writableFinished ? res.statusCode : undefined,
+          seconds: (performance.now() - startedAt) / 1000,
+        }),
+      );
+      next();
+    });
+  }
 
   // CORS before any route of /graphql: a browser's preflight is answered here and is not a
   // GraphQL request to log. (After the GraphiQL router, Express itself answered the OPTIONS

@@ -85,9 +85,9 @@ export interface TransportOptions<S> {
 }
 
 export interface Transport<S> {
-  /** Open sockets, exported as the gauge `graphql_ws_connections`. */
+  /** Open sockets, exported as the gauge `artissist_graphql_ws_connections`. */
   connectionCount(): number;
-  /** Live operations on every socket, exported as the gauge `graphql_ws_subscriptions`. */
+  /** Live operations on every socket, exported as the gauge `artissist_graphql_ws_subscriptions`. */
   operationCount(): number;
   /** The operation a client id names on a socket (for the protocol hooks); none when it was refused by the limit. */
   operationOf(connection: Connection<S>, id: string): Operation | undefined;

@@ -104,7 +104,7 @@ describe('OpenTelemetry tracing (OTEL_* variables, an OTLP/HTTP receiver, two in
       const activity = subscribe(client, `subscription Follow { projectActivity(projectId: "${projectId}") { action } }`);
       await activity.ack;
       await eventually(
-        () => metricValue(two.url, 'event_bus_listeners'),
+        () => metricValue(two.url, 'artissist_event_bus_listeners'),
         (n) => n === 1,
         10_000,
       );
