@@ -92,6 +92,8 @@ export interface Config {
   /** Redis for events between instances; in-process when unset. */
   redisUrl?: string;
   ws: {
+    /** Open WebSockets per instance; further handshakes are refused with 503 (WS_MAX_CONNECTIONS). */
+    maxConnections: number;
     maxSubscriptions: number;
     maxPayloadBytes: number;
     keepAliveMs: number;
@@ -295,6 +297,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     redisUrl: env.REDIS_URL || undefined,
     ws: {
+      maxConnections: positive(env, 'WS_MAX_CONNECTIONS', 5_000),
       maxSubscriptions: int(env, 'WS_MAX_SUBSCRIPTIONS', 100),
       maxPayloadBytes: int(env, 'WS_MAX_PAYLOAD_BYTES', 65_536),
       keepAliveMs: int(env, 'WS_KEEPALIVE_MS', 12_000),
