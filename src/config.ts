@@ -102,6 +102,11 @@ export interface Config {
   /** Live events a subscription buffers for a slow client before it sends RESYNC. */
   subscriptionBuffer: number;
   outbox: { sweepIntervalMs: number; graceMs: number };
+  /**
+   * How long start-up waits for an external DynamoDB that does not answer yet (retrying with
+   * backoff, readiness 503 meanwhile) before it gives up with a message naming it.
+   */
+  startupDeadlineMs: number;
   /** On SIGINT/SIGTERM, how long in-flight HTTP requests may take to finish before they are cut off. */
   shutdownDrainMs: number;
   /**
@@ -306,6 +311,7 @@ export function loadConfig(env: Env = process.env): Config {
     subscriptionBuffer: int(env, 'SUBSCRIPTION_BUFFER', 1000),
     outbox: { sweepIntervalMs: int(env, 'OUTBOX_SWEEP_MS', 2_000), graceMs: int(env, 'OUTBOX_GRACE_MS', 3_000) },
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 5_000),
+    startupDeadlineMs: positive(env, 'STARTUP_DEADLINE_MS', 60_000),
     http: httpLimits(env),
     limits: {
       maxDepth: int(env, 'MAX_QUERY_DEPTH', 6),

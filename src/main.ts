@@ -35,6 +35,7 @@ async function main(): Promise<void> {
    * handlers are in place from the first moment, so a signal during start-up also stops cleanly.
    */
   let stopping = false;
+  const startup = new AbortController();
   const stop = async (why: string, exitCode: number) => {
     if (stopping) return;
     stopping = true;
@@ -46,7 +47,9 @@ async function main(): Promise<void> {
       process.exit(1);
     }, limitMs).unref();
     if (!app) {
-      // Still starting: stopping DynamoDB Local makes the start fail fast; then stop what came up.
+      // Still starting: stopping DynamoDB Local, or calling off the wait for an external DynamoDB,
+      // makes the start fail fast; then stop what came up.
+      startup.abort();
       await embedded?.then(
         (e) => e.stop(),
         () => {},
@@ -88,6 +91,7 @@ async function main(): Promise<void> {
       progress: say,
       embeddedDynamo: embedded,
       onEmbeddedFailure: (error) => void stop(`${error.message} The server cannot work without it`, 1),
+      signal: startup.signal,
     });
     app = await starting;
   } catch (error) {
