@@ -120,7 +120,11 @@ export class OperationPipeline {
       {
         async requestDidStart() {
           return {
-            async didResolveOperation({ request }) {
+            async didResolveOperation({ request, operation, operationName }) {
+              // Noted as soon as it is known, so that a request cut off before its response (see
+              // request-log.ts) is still logged with its operation; willSendResponse notes it again.
+              const record = currentRequest();
+              if (record && operation) noteOperation(record, operation.operation, operationName ?? operation.name?.value, true);
               const error = pipeline.checkVariables(request.variables);
               if (!error) return;
               // A request error like Apollo's own variable errors: nothing ran. Apollo drops `http` from the response.

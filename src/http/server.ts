@@ -17,7 +17,7 @@ import type { Metrics } from '../infra/metrics';
 import { logger } from '../logger';
 import { graphiqlRouter, type GraphiQLHints } from './graphiql';
 import { REQUEST_ID_HEADER } from '../graphql/record';
-import { requestIdentity, requestRecordOf, requestScope } from './request-log';
+import { noteCutAtShutdown, requestIdentity, requestRecordOf, requestScope } from './request-log';
 import { graphqlOverHttpStatus } from './status';
 
 export interface HttpDeps {
@@ -268,7 +268,11 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
       if (inFlight() > 0)
         logger.warn({ requests: inFlight(), drainMs }, 'requests still running at the end of the drain time were cut off');
       // Every response is out (or given up on): close what is left, including half-closed peers.
-      for (const socket of requestsPerSocket.keys()) socket.destroy();
+      // Requests still running are logged as cut by the shutdown, not as answered.
+      for (const [socket, count] of requestsPerSocket) {
+        if (count > 0) noteCutAtShutdown(socket);
+        socket.destroy();
+      }
       await apollo.stop();
     },
   };

@@ -1,32 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { freePort } from '../../src/infra/free-port';
 import { testEndpoint } from '../support/dynamo';
 import { startInstance, type Instance } from '../support/instances';
+import { startTcpProxy } from '../support/tcp-proxy';
 import { eventually } from '../support/ws';
-
-/** A TCP proxy on `port` to the run's DynamoDB Local: DynamoDB "comes up" at that address when it starts. */
-async function dynamoProxy(port: number): Promise<{ stop(): Promise<void> }> {
-  const target = new URL(testEndpoint());
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => {});
-      s.once('close', () => sockets.delete(s));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return {
-    stop: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 async function readiness(url: string): Promise<{ status: number; body: any } | 'refused'> {
   try {
@@ -63,7 +40,7 @@ describe('start-up against an external DynamoDB that does not answer', () => {
       await new Promise((r) => setTimeout(r, 1500));
       expect(await readiness(readyz)).toMatchObject({ status: 503 });
       // DynamoDB comes up: the start-up finishes (the table is made), and readiness turns 200.
-      proxy = await dynamoProxy(dynamoPort);
+      proxy = await startTcpProxy(testEndpoint(), dynamoPort);
       instance = await starting;
       const output = instance.output();
       expect(output).toMatch(/DynamoDB does not answer yet \(unreachable\); retrying for up to \d+ s/);
