@@ -15,6 +15,7 @@ import { OutboxStats } from './infra/dynamo/outbox-stats';
 import { requestBudget } from './infra/deadline';
 import { GAUGES, Metrics } from './infra/metrics';
 import { OutageLog } from './infra/outage';
+import { untilAnswering } from './infra/startup';
 import { healthRouter, Readiness } from './http/health';
 import { metricsRouter, startMetricsServer } from './http/metrics';
 import { OperationPipeline } from './graphql/pipeline';
@@ -53,8 +54,9 @@ export interface App {
   /** A development token (tenant `demo`, role editor, 30 days); undefined in production or with JWKS. */
   devToken?: string;
   /**
-   * What the server holds right now, named as the Prometheus gauges that export it: open
-   * WebSocket connections, live WebSocket operations, open SSE streams and event-bus listeners.
+   * What the server holds right now, named as the Prometheus gauges that export it (without their
+   * `artissist_` prefix): open WebSocket connections, live WebSocket operations, open SSE streams
+   * and event-bus listeners.
    */
   counts(): ServerCounts;
   /** Lets the demo tell GraphiQL which project and job to show in its example tabs. */
@@ -99,6 +101,8 @@ export interface StartOptions {
    * non-zero). Without it, the failure is only logged and the part stays `down`.
    */
   onEmbeddedFailure?: (error: Error) => void;
+  /** Calls off a start-up still waiting for DynamoDB (main.ts aborts it on a signal). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -170,19 +174,31 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       outage,
     });
     // Outside development the table is only checked: a missing table or index stops the start-up, naming it.
-    const tableReady = config.dynamo.createTable
-      ? ensureTable(dynamo.client, config.tableName)
-      : verifyTable(dynamo.client, config.tableName).then(() => 'verified' as const);
-    const [created, bucket] = await Promise.all([tableReady, s3 ? files.ensureBucket() : undefined]);
-    progress(
-      {
-        created: `Created table ${config.tableName} with its indexes.`,
-        updated: `Added missing indexes to table ${config.tableName}.`,
-        exists: `Using table ${config.tableName}.`,
-        verified: `Using table ${config.tableName} (its keys and indexes checked).`,
-      }[created],
-    );
-    if (s3) progress(`Local S3 is up at ${s3.endpoint}${bucket === 'created' ? `; created bucket ${config.s3.bucket}` : ''}.`);
+    const checkTable = () =>
+      config.dynamo.createTable
+        ? ensureTable(dynamo.client, config.tableName)
+        : verifyTable(dynamo.client, config.tableName).then(() => 'verified' as const);
+    // An external DynamoDB that does not answer yet is waited for, up to STARTUP_DEADLINE_MS, while
+    // the HTTP server below already answers readiness probes with 503 (see `starting`). The wait
+    // starts now and is awaited once the server listens.
+    let announced = false;
+    const tableReady = config.dynamo.embedded
+      ? checkTable()
+      : untilAnswering(checkTable, {
+          what: `DynamoDB at ${endpoint ?? `the ${config.dynamo.region} endpoint`}`,
+          deadlineMs: config.startupDeadlineMs,
+          signal: options.signal,
+          onRetry: ({ kind, leftMs }) => {
+            if (announced) return;
+            announced = true;
+            progress(`DynamoDB does not answer yet (${kind}); retrying for up to ${Math.ceil(leftMs / 1000)} s …`);
+          },
+        });
+    const bucketReady = s3 ? files.ensureBucket() : undefined;
+    // Settled later; a failure meanwhile must not count as unhandled.
+    tableReady.catch(() => {});
+    bucketReady?.catch(() => {});
+    let starting = true;
     const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
     const bus = createEventBus({ redisUrl: config.redisUrl, outage });
     const outbox = new Outbox(store, bus, {
@@ -211,7 +227,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         s3: (signal) => files.check(signal),
         ...(config.redisUrl ? { redis: () => bus.ping() } : {}),
       },
-      { timeoutMs: config.readiness.timeoutMs, cacheMs: config.readiness.cacheMs, isDraining: () => draining },
+      {
+        timeoutMs: config.readiness.timeoutMs,
+        cacheMs: config.readiness.cacheMs,
+        isDraining: () => draining,
+        isStarting: () => starting,
+      },
     );
     const metricsOwnPort = config.metrics.enabled && config.metrics.port !== undefined;
     const metricsServer = metricsOwnPort ? await startMetricsServer(metrics, config.host, config.metrics.port!) : undefined;
@@ -247,6 +268,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       graphiqlHints: () => ({ token: devToken, ...exampleIds() }),
       routers: [healthRouter(readiness), ...(config.metrics.enabled && !metricsOwnPort ? [metricsRouter(metrics)] : [])],
       beforeGraphQL: [requestBudget(config.requestBudgetMs)],
+      metrics,
     };
     const http = await startHttpServer(deps).catch(async (error) => {
       await metricsServer?.close();
@@ -264,6 +286,29 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       'Open GraphQL-over-SSE responses: subscriptions, and queries or mutations in flight.',
       () => sse.counts().graphql_sse_streams,
     );
+    try {
+      const [created, bucket] = await Promise.all([tableReady, bucketReady]);
+      progress(
+        {
+          created: `Created table ${config.tableName} with its indexes.`,
+          updated: `Added missing indexes to table ${config.tableName}.`,
+          exists: `Using table ${config.tableName}.`,
+          verified: `Using table ${config.tableName} (its keys and indexes checked).`,
+        }[created],
+      );
+      if (s3) progress(`Local S3 is up at ${s3.endpoint}${bucket === 'created' ? `; created bucket ${config.s3.bucket}` : ''}.`);
+    } catch (error) {
+      // What this start-up opened is closed before the failure goes on to the catch below.
+      await ws.close(0).catch(() => {});
+      await http.stop(0).catch(() => {});
+      await bus.close().catch(() => {});
+      await metricsServer?.close();
+      outage.stop();
+      dynamo.client.destroy();
+      files.destroy();
+      throw error;
+    }
+    starting = false;
     outbox.start();
     logger.debug({ url: http.url }, 'listening');
     const ownEmbedded = embedded;

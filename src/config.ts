@@ -105,6 +105,8 @@ export interface Config {
   /** Redis for events between instances; in-process when unset. */
   redisUrl?: string;
   ws: {
+    /** Open WebSockets per instance; further handshakes are refused with 503 (WS_MAX_CONNECTIONS). */
+    maxConnections: number;
     maxSubscriptions: number;
     maxPayloadBytes: number;
     keepAliveMs: number;
@@ -120,6 +122,11 @@ export interface Config {
   /** Live events a subscription buffers for a slow client before it sends RESYNC. */
   subscriptionBuffer: number;
   outbox: { sweepIntervalMs: number; graceMs: number };
+  /**
+   * How long start-up waits for an external DynamoDB that does not answer yet (retrying with
+   * backoff, readiness 503 meanwhile) before it gives up with a message naming it.
+   */
+  startupDeadlineMs: number;
   /** On SIGINT/SIGTERM, how long in-flight HTTP requests may take to finish before they are cut off. */
   shutdownDrainMs: number;
   /**
@@ -317,6 +324,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     redisUrl: env.REDIS_URL || undefined,
     ws: {
+      maxConnections: positive(env, 'WS_MAX_CONNECTIONS', 5_000),
       maxSubscriptions: int(env, 'WS_MAX_SUBSCRIPTIONS', 100),
       maxPayloadBytes: int(env, 'WS_MAX_PAYLOAD_BYTES', 65_536),
       keepAliveMs: int(env, 'WS_KEEPALIVE_MS', 12_000),
@@ -329,6 +337,7 @@ export function loadConfig(env: Env = process.env): Config {
     subscriptionBuffer: int(env, 'SUBSCRIPTION_BUFFER', 1000),
     outbox: { sweepIntervalMs: int(env, 'OUTBOX_SWEEP_MS', 2_000), graceMs: int(env, 'OUTBOX_GRACE_MS', 3_000) },
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 5_000),
+    startupDeadlineMs: positive(env, 'STARTUP_DEADLINE_MS', 60_000),
     http: httpLimits(env),
     limits: {
       maxDepth: int(env, 'MAX_QUERY_DEPTH', 6),
@@ -339,4 +348,22 @@ export function loadConfig(env: Env = process.env): Config {
       bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 100_000),
     },
   };
+}
+
+/**
+ * Whether OpenTelemetry tracing is asked for through the standard variables. It is off by default:
+ * a server started without any OTEL_* setting loads no SDK and patches no module. It is on when an
+ * OTLP endpoint is named (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) or a
+ * trace exporter is chosen (OTEL_TRACES_EXPORTER other than `none`), and OTEL_SDK_DISABLED, the
+ * standard switch, turns it off whatever else is set. The logger asks it too, so that only a traced
+ * server pays for trace ids in its log lines.
+ */
+export function tracingRequested(env: Env = process.env): boolean {
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (exporters.length > 0) return exporters[0] !== 'none';
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }

@@ -1,3 +1,5 @@
+// First: tracing, when it is on, must start before the modules it instruments are loaded.
+import { tracing } from './infra/tracing-start';
 import 'reflect-metadata';
 import { join } from 'node:path';
 import type { App } from './app';
@@ -33,6 +35,7 @@ async function main(): Promise<void> {
    * handlers are in place from the first moment, so a signal during start-up also stops cleanly.
    */
   let stopping = false;
+  const startup = new AbortController();
   const stop = async (why: string, exitCode: number) => {
     if (stopping) return;
     stopping = true;
@@ -44,7 +47,9 @@ async function main(): Promise<void> {
       process.exit(1);
     }, limitMs).unref();
     if (!app) {
-      // Still starting: stopping DynamoDB Local makes the start fail fast; then stop what came up.
+      // Still starting: stopping DynamoDB Local, or calling off the wait for an external DynamoDB,
+      // makes the start fail fast; then stop what came up.
+      startup.abort();
       await embedded?.then(
         (e) => e.stop(),
         () => {},
@@ -55,6 +60,8 @@ async function main(): Promise<void> {
     const demoStopped = demo?.stop();
     await app?.stop();
     await demoStopped;
+    // The last spans (the shutdown's own among them) are exported before the process ends.
+    await tracing?.shutdown().catch(() => {});
     say('Stopped.');
     process.exit(exitCode);
   };
@@ -84,6 +91,7 @@ async function main(): Promise<void> {
       progress: say,
       embeddedDynamo: embedded,
       onEmbeddedFailure: (error) => void stop(`${error.message} The server cannot work without it`, 1),
+      signal: startup.signal,
     });
     app = await starting;
   } catch (error) {

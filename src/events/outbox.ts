@@ -3,6 +3,7 @@ import type { Item, Store } from '../infra/dynamo/store';
 import { isServiceUnavailable } from '../infra/dependency';
 import type { EventBus } from '../infra/pubsub';
 import { OUTBOX_SHARDS, outboxPartition } from '../infra/dynamo/write';
+import { inLinkedSpan, SpanKind, untraced } from '../infra/tracing';
 import { logger } from '../logger';
 import { payloadOf, topicsFor } from './topics';
 
@@ -16,7 +17,7 @@ export interface OutboxOptions {
    * died between commit and publish, and only the sweeper can deliver it.
    */
   failPublish?: (event: Item) => boolean;
-  /** Called once per event handed to the bus (metrics: events_published_total). */
+  /** Called once per event handed to the bus (metrics: artissist_events_published_total). */
   onPublished?: () => void;
 }
 
@@ -73,7 +74,13 @@ export class Outbox {
       stale.sort((a, b) => (a.PK < b.PK ? -1 : a.PK > b.PK ? 1 : (a.position ?? 0) - (b.position ?? 0)));
       let count = 0;
       for (const event of stale) {
-        await this.publish(event);
+        // A late publication belongs to the change that wrote the event: its span links to that trace.
+        await inLinkedSpan(
+          'outbox publish',
+          event.traceparent,
+          { kind: SpanKind.PRODUCER, attributes: { 'event.id': event.eventId } },
+          () => this.publish(event),
+        );
         count++;
       }
       return count;
@@ -83,7 +90,9 @@ export class Outbox {
 
   start(): void {
     this.timer = setInterval(() => {
-      this.sweep().catch(logUnlessOutage('outbox sweep failed', {}));
+      // A poll is not traced: one that finds nothing, which is nearly every one, would otherwise
+      // start a trace of its queries every OUTBOX_SWEEP_MS on every instance.
+      untraced(() => this.sweep()).catch(logUnlessOutage('outbox sweep failed', {}));
     }, this.options.sweepIntervalMs);
     this.timer.unref();
   }

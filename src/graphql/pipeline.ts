@@ -27,6 +27,7 @@ import { formatError } from '../errors';
 import { TrustedDocuments } from './trusted-documents';
 import { runWithBudget } from '../infra/deadline';
 import type { Metrics } from '../infra/metrics';
+import { inSpan, SpanKind, startLinkedSpan, traceparentOfEvent, tracingActive } from '../infra/tracing';
 import { beginRequest, currentRequest, logRequest, noteOperation, runInRequest, withRequestId, type RequestRecord } from './record';
 import { createContext, type ContextDeps } from '../wiring';
 
@@ -125,7 +126,11 @@ export class OperationPipeline {
       {
         async requestDidStart() {
           return {
-            async didResolveOperation({ request }) {
+            async didResolveOperation({ request, operation, operationName }) {
+              // Noted as soon as it is known, so that a request cut off before its response (see
+              // request-log.ts) is still logged with its operation; willSendResponse notes it again.
+              const record = currentRequest();
+              if (record && operation) noteOperation(record, operation.operation, operationName ?? operation.name?.value, true);
               const error = pipeline.checkVariables(request.variables);
               if (!error) return;
               // A request error like Apollo's own variable errors: nothing ran. Apollo drops `http` from the response.
@@ -255,7 +260,13 @@ export class OperationPipeline {
    */
   async stream(args: SubscriptionArgs): Promise<AsyncGenerator<Delivery> | ExecutionResult> {
     const { lifetime, principal } = args;
-    const source = await createSourceEventStream(args);
+    const operationName = tracingActive() ? (getOperationAST(args.document, args.operationName)?.name?.value ?? '') : '';
+    const spanAttributes = { 'graphql.operation.type': 'subscription', 'graphql.operation.name': operationName };
+    // With tracing on, starting the subscription (its authorization, the stream's head and replay
+    // reads) is one trace, rather than a root span per DynamoDB call; nothing HTTP wraps a socket's operation.
+    const source = await inSpan('subscription start', { kind: SpanKind.SERVER, attributes: spanAttributes }, async () =>
+      createSourceEventStream(args),
+    );
     if (!isAsyncIterable(source)) return source;
     const iterator = source[Symbol.asyncIterator]();
     lifetime.onEnd(() => void iterator.return?.());
@@ -273,9 +284,19 @@ export class OperationPipeline {
         while (!lifetime.ended) {
           const next = await iterator.next();
           if (next.done || lifetime.ended) return;
-          const result = await run(next.value);
-          if (lifetime.ended) return;
-          yield { result, event: next.value };
+          // With tracing on, delivering an event to this subscriber (executing it, sending it) is a
+          // span linked to the trace of the change that wrote the event; undefined otherwise.
+          const delivery = startLinkedSpan('subscription delivery', traceparentOfEvent(next.value), {
+            kind: SpanKind.CONSUMER,
+            attributes: spanAttributes,
+          });
+          try {
+            const result = await (delivery ? delivery.run(() => run(next.value)) : run(next.value));
+            if (lifetime.ended) return;
+            yield { result, event: next.value };
+          } finally {
+            delivery?.end();
+          }
         }
       } finally {
         lifetime.end();

@@ -13,7 +13,7 @@ export interface CheckState {
 
 export interface ReadinessReport {
   status: 'ok' | 'unavailable';
-  checks: Record<string, CheckState | { status: 'ok' | 'draining' }>;
+  checks: Record<string, CheckState | { status: 'ok' | 'draining' | 'starting' }>;
   /** When the dependency checks ran (they are reused for `cacheMs`). */
   checkedAt: string;
 }
@@ -25,6 +25,8 @@ export interface ReadinessOptions {
   cacheMs: number;
   /** True once the server is shutting down: readiness is 503 from then on, without checking. */
   isDraining: () => boolean;
+  /** True while the server is still starting (waiting for its table): readiness is 503 meanwhile, without checking. */
+  isStarting?: () => boolean;
 }
 
 const DRAINING_TEXT = 'draining';
@@ -47,6 +49,9 @@ export class Readiness {
   async report(): Promise<ReadinessReport> {
     if (this.options.isDraining()) {
       return { status: 'unavailable', checks: { shutdown: { status: DRAINING_TEXT } }, checkedAt: new Date().toISOString() };
+    }
+    if (this.options.isStarting?.()) {
+      return { status: 'unavailable', checks: { startup: { status: 'starting' } }, checkedAt: new Date().toISOString() };
     }
     if (this.last && Date.now() - this.last.at < this.options.cacheMs) return this.last.report;
     this.running ??= this.run().finally(() => (this.running = undefined));

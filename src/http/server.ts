@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -12,10 +13,11 @@ import type { Config } from '../config';
 import type { Context } from '../context';
 import type { OperationPipeline } from '../graphql/pipeline';
 import { boundPort } from '../infra/free-port';
+import type { Metrics } from '../infra/metrics';
 import { logger } from '../logger';
 import { graphiqlRouter, type GraphiQLHints } from './graphiql';
 import { REQUEST_ID_HEADER } from '../graphql/record';
-import { requestIdentity, requestRecordOf, requestScope } from './request-log';
+import { noteCutAtShutdown, requestIdentity, requestRecordOf, requestScope } from './request-log';
 import { wantsEventStream } from './sse';
 import { graphqlOverHttpStatus } from './status';
 
@@ -37,6 +39,8 @@ export interface HttpDeps {
    * it runs is bounded by the pipeline itself.
    */
   sse?: express.RequestHandler;
+  /** Where every HTTP request's duration is recorded (artissist_http_server_request_duration_seconds). */
+  metrics?: Metrics;
 }
 
 export interface HttpServer {
@@ -202,6 +206,25 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     if (server.listening) server.close();
   };
 
+  // First of all, so every request counts, whatever answers it: a CORS preflight, a probe, a 404.
+  const { metrics } = deps;
+  if (metrics) {
+    app.use((req, res, next) => {
+      const startedAt = performance.now();
+      // Read now: a mounted router (app.use('/graphql', …)) strips its prefix from the URL while it runs.
+      const path = req.path;
+      res.once('close', () =>
+        metrics.recordHttpRequest({
+          method: req.method,
+          path,
+          status: res.writableFinished ? res.statusCode : undefined,
+          seconds: (performance.now() - startedAt) / 1000,
+        }),
+      );
+      next();
+    });
+  }
+
   // CORS before any route of /graphql: a browser's preflight is answered here and is not a
   // GraphQL request to log. (After the GraphiQL router, Express itself answered the OPTIONS
   // request for its GET route, without CORS headers, so no browser preflight ever passed.)
@@ -263,7 +286,11 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
       if (inFlight() > 0)
         logger.warn({ requests: inFlight(), drainMs }, 'requests still running at the end of the drain time were cut off');
       // Every response is out (or given up on): close what is left, including half-closed peers.
-      for (const socket of requestsPerSocket.keys()) socket.destroy();
+      // Requests still running are logged as cut by the shutdown, not as answered.
+      for (const [socket, count] of requestsPerSocket) {
+        if (count > 0) noteCutAtShutdown(socket);
+        socket.destroy();
+      }
       await apollo.stop();
     },
   };

@@ -73,7 +73,8 @@ export interface WebSocketEndpoint {
  * the transport (ws-transport.ts) carrying the operation pipeline, plus this socket policy:
  * - authentication in connection_init with the same JWT as HTTP: a missing or bad token closes
  *   the socket with 4403, and so does the token's expiry later;
- * - at most `WS_MAX_SUBSCRIPTIONS` live operations per socket; a further one gets an error;
+ * - at most `WS_MAX_CONNECTIONS` sockets per instance (a further handshake gets 503) and at most
+ *   `WS_MAX_SUBSCRIPTIONS` live operations per socket (a further one gets an error);
  * - every operation ends, with everything it holds, when the client completes it, its socket
  *   closes, its stream ends or the server closes (see Operation in ws-transport.ts), and then
  *   writes its log line.
@@ -97,6 +98,7 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
     maxPayloadBytes: config.ws.maxPayloadBytes,
     keepAliveMs: config.ws.keepAliveMs,
     maxOperations: config.ws.maxSubscriptions,
+    maxConnections: config.ws.maxConnections,
     newState: () => ({}),
     onSocketClosed: ({ state }) => clearTimeout(state.expiryTimer),
     protocol: {

@@ -76,6 +76,11 @@ export interface TransportOptions<S> {
   keepAliveMs: number;
   /** Operations that may run at once on one socket; further ones get `operationRefused`'s errors. */
   maxOperations: number;
+  /**
+   * Open sockets this server holds at most; a further handshake is refused with HTTP 503 and
+   * `Retry-After`, before any socket exists (unlimited when absent).
+   */
+  maxConnections?: number;
   /** The per-socket state the GraphQL layer starts with. */
   newState(): S;
   /** Called once a socket has closed and its operations have ended. */
@@ -85,9 +90,9 @@ export interface TransportOptions<S> {
 }
 
 export interface Transport<S> {
-  /** Open sockets, exported as the gauge `graphql_ws_connections`. */
+  /** Open sockets, exported as the gauge `artissist_graphql_ws_connections`. */
   connectionCount(): number;
-  /** Live operations on every socket, exported as the gauge `graphql_ws_subscriptions`. */
+  /** Live operations on every socket, exported as the gauge `artissist_graphql_ws_subscriptions`. */
   operationCount(): number;
   /** The operation a client id names on a socket (for the protocol hooks); none when it was refused by the limit. */
   operationOf(connection: Connection<S>, id: string): Operation | undefined;
@@ -136,8 +141,29 @@ const CLIENT_MESSAGES = new Set<string>([
  */
 export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Transport<S> {
   const protocol = makeServer<Record<string, unknown> | undefined, Connection<S>>(options.protocol);
-  const wss = new WebSocketServer({ server: options.server, path: options.path, maxPayload: options.maxPayloadBytes, handleProtocols });
   const connections = new Set<Connection<S>>();
+  const { maxConnections } = options;
+  const wss = new WebSocketServer({
+    server: options.server,
+    path: options.path,
+    maxPayload: options.maxPayloadBytes,
+    handleProtocols,
+    // Past the cap a handshake is answered 503 with Retry-After, which a client can act on, rather
+    // than accepted and closed at once. ws completes an accepted handshake synchronously, so the
+    // count cannot be overtaken by handshakes in progress.
+    ...(maxConnections === undefined
+      ? {}
+      : {
+          verifyClient: (
+            _info: unknown,
+            done: (ok: boolean, status?: number, message?: string, headers?: Record<string, string>) => void,
+          ) => {
+            if (connections.size < maxConnections) return done(true);
+            logger.debug({ connections: connections.size }, 'websocket connection cap reached; refusing a handshake');
+            done(false, 503, 'Too many WebSocket connections', { 'Retry-After': '5' });
+          },
+        }),
+  });
   let operationCount = 0;
   let closing = false;
 

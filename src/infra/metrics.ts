@@ -35,7 +35,14 @@ export type CallOutcome =
   | 'error';
 export type Dependency = 'dynamodb' | 's3';
 
-/** The names of the gauges other parts register through `registerGauge`. */
+/**
+ * The prefix of every metric the server defines itself, so its series are told apart from other
+ * exporters' on a shared Prometheus (and from Node's own `process_*` and `nodejs_*`, which keep
+ * their standard names). Names end in their unit (`_seconds`) or, for counters, `_total`.
+ */
+export const METRIC_PREFIX = 'artissist_';
+
+/** The names of the gauges other parts register through `registerGauge` (METRIC_PREFIX is added there). */
 export const GAUGES = {
   wsConnections: 'graphql_ws_connections',
   wsSubscriptions: 'graphql_ws_subscriptions',
@@ -45,6 +52,11 @@ export const GAUGES = {
 
 const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** OpenTelemetry's recommended boundaries for http.server.request.duration. */
+const HTTP_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+/** The routes the HTTP server serves; any other path is `other`, so a scanner cannot add series. */
+const HTTP_ROUTES = new Set(['/graphql', '/healthz', '/readyz', '/metrics']);
+const HTTP_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD']);
 const CALL_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /**
@@ -56,16 +68,29 @@ export class Metrics {
   readonly registry = new Registry();
 
   readonly graphqlOperations = new Counter({
-    name: 'graphql_operations_total',
+    name: `${METRIC_PREFIX}graphql_operations_total`,
     help: "GraphQL operations by type, name and outcome code (OK, or the first error's extensions.code).",
     labelNames: ['type', 'name', 'code'] as const,
     registers: [this.registry],
   });
   readonly graphqlDuration = new Histogram({
-    name: 'graphql_operation_duration_seconds',
+    name: `${METRIC_PREFIX}graphql_operation_duration_seconds`,
     help: 'Time from receiving a GraphQL operation to sending its response, by type and name.',
     labelNames: ['type', 'name'] as const,
     buckets: SECONDS,
+    registers: [this.registry],
+  });
+
+  /**
+   * Every HTTP request to the API's port, whatever it asked for, by method, route and status: the
+   * OpenTelemetry convention http.server.request.duration under Prometheus names. A response that
+   * was never completed (the client went away, or the shutdown drain cut it) has the status `cut`.
+   */
+  readonly httpDuration = new Histogram({
+    name: `${METRIC_PREFIX}http_server_request_duration_seconds`,
+    help: 'Time from receiving an HTTP request to the end of its response, by method, route and status (cut: never completed).',
+    labelNames: ['http_request_method', 'http_route', 'http_response_status_code'] as const,
+    buckets: HTTP_SECONDS,
     registers: [this.registry],
   });
 
@@ -76,26 +101,26 @@ export class Metrics {
 
   /** Events handed to the bus, by the writer after a commit or by the outbox sweeper. */
   readonly eventsPublished = new Counter({
-    name: 'events_published_total',
+    name: `${METRIC_PREFIX}events_published_total`,
     help: 'Committed events published to subscribers (by the writer or the outbox sweeper).',
     registers: [this.registry],
   });
   /** Stored events sent to a subscriber that resumed from an earlier position (replay.ts increments it). */
   readonly eventsReplayed = new Counter({
-    name: 'events_replayed_total',
+    name: `${METRIC_PREFIX}events_replayed_total`,
     help: 'Stored events replayed to subscriptions that resumed from an earlier position.',
     registers: [this.registry],
   });
   /** RESYNC events sent to subscribers that read too slowly (live.ts increments it). */
   readonly resyncsSent = new Counter({
-    name: 'subscription_resyncs_total',
+    name: `${METRIC_PREFIX}subscription_resyncs_total`,
     help: 'RESYNC events sent to subscriptions whose client read too slowly.',
     registers: [this.registry],
   });
 
   /** History-lost messages sent to subscriptions that resumed from a position older than the stored events. */
   readonly historyLostSent = new Counter({
-    name: 'subscription_history_lost_total',
+    name: `${METRIC_PREFIX}subscription_history_lost_total`,
     help: 'History-lost messages sent to subscriptions that resumed from a position older than the stored events.',
     registers: [this.registry],
   });
@@ -112,20 +137,20 @@ export class Metrics {
   private callMetrics(prefix: Dependency, label: string) {
     return {
       total: new Counter({
-        name: `${prefix}_calls_total`,
+        name: `${METRIC_PREFIX}${prefix}_calls_total`,
         help: `${label} calls (retries included) by command and outcome.`,
         labelNames: ['command', 'outcome'] as const,
         registers: [this.registry],
       }),
       duration: new Histogram({
-        name: `${prefix}_call_duration_seconds`,
+        name: `${METRIC_PREFIX}${prefix}_call_duration_seconds`,
         help: `${label} call latency, retries included, by command.`,
         labelNames: ['command'] as const,
         buckets: CALL_SECONDS,
         registers: [this.registry],
       }),
       throttles: new Counter({
-        name: `${prefix}_throttles_total`,
+        name: `${METRIC_PREFIX}${prefix}_throttles_total`,
         help: `${label} attempts refused by throttling (the SDK retries them), by command.`,
         labelNames: ['command'] as const,
         registers: [this.registry],
@@ -140,6 +165,21 @@ export class Metrics {
     const code = operation.code ? this.codes.value(operation.code) : 'OK';
     this.graphqlOperations.inc({ type, name, code });
     this.graphqlDuration.observe({ type, name }, operation.seconds);
+  }
+
+  /**
+   * Records one HTTP request. Method and route outside the known few are `other`; `status` is
+   * undefined for a response that was never completed.
+   */
+  recordHttpRequest(request: { method?: string; path: string; status?: number; seconds: number }): void {
+    this.httpDuration.observe(
+      {
+        http_request_method: request.method && HTTP_METHODS.has(request.method) ? request.method : 'other',
+        http_route: HTTP_ROUTES.has(request.path) ? request.path : 'other',
+        http_response_status_code: request.status === undefined ? 'cut' : String(request.status),
+      },
+      request.seconds,
+    );
   }
 
   /** Records one SDK call (its retries included). */
@@ -164,7 +204,7 @@ export class Metrics {
     if (known) return;
     const readers = this.gaugeReaders;
     new Gauge({
-      name,
+      name: `${METRIC_PREFIX}${name}`,
       help,
       registers: [this.registry],
       collect() {
@@ -176,7 +216,7 @@ export class Metrics {
   /** A gauge read asynchronously at each scrape (a slow source should cache; see OutboxStats). */
   registerAsyncGauge(name: string, help: string, read: () => Promise<number>): void {
     new Gauge({
-      name,
+      name: `${METRIC_PREFIX}${name}`,
       help,
       registers: [this.registry],
       async collect() {

@@ -1,5 +1,6 @@
 import { SignJWT } from 'jose';
-import { rawSocket } from '../support/ws';
+import WebSocket from 'ws';
+import { eventually, rawConnection, rawSocket, type RawSocket } from '../support/ws';
 import { startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 
 const secret = new TextEncoder().encode(TEST_SECRET);
@@ -70,5 +71,56 @@ describe('tokens and aliases from a hostile client', () => {
     const error = await socket.next('error', 5000, '1');
     expect(error.payload[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     socket.ws.close();
+  });
+});
+
+/** A WebSocket handshake's outcome: `open`, or the HTTP status and Retry-After of a refused one. */
+function handshake(url: string): Promise<{ opened: WebSocket } | { status: number; retryAfter?: string }> {
+  const ws = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws');
+  ws.on('error', () => {});
+  return new Promise((resolve) => {
+    ws.once('open', () => resolve({ opened: ws }));
+    ws.once('unexpected-response', (_req, res) => {
+      resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] });
+      res.resume();
+      ws.terminate();
+    });
+  });
+}
+
+describe('the WebSocket connection cap (WS_MAX_CONNECTIONS)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { WS_MAX_CONNECTIONS: '5' } });
+  });
+  afterAll(() => server.stop());
+
+  it('refuses handshakes past the cap with 503 and Retry-After, serves HTTP meanwhile, and accepts again once a socket closed', async () => {
+    const tokenOk = await token(3600);
+    const held: RawSocket[] = [];
+    try {
+      for (let i = 0; i < 5; i++) held.push(await rawConnection(server.url, tokenOk));
+      expect(server.app.counts().graphql_ws_connections).toBe(5);
+      // Twenty more at once: every one is refused before a socket exists.
+      const refused = await Promise.all(Array.from({ length: 20 }, () => handshake(server.url)));
+      expect(refused).toEqual(Array.from({ length: 20 }, () => ({ status: 503, retryAfter: '5' })));
+      expect(server.app.counts().graphql_ws_connections).toBe(5);
+      // The held sockets still work, and so does HTTP.
+      held[0].send({ type: 'subscribe', id: '1', payload: { query: '{ viewer { tenantId } }' } });
+      expect((await held[0].next('next', 5000, '1')).payload.data.viewer.tenantId).toBe('acme');
+      expect((await server.raw({ query: '{ viewer { tenantId } }' }, tokenOk)).status).toBe(200);
+      // One closes: its place is free again.
+      held.shift()!.ws.close();
+      await eventually(
+        () => server.app.counts().graphql_ws_connections,
+        (n) => n === 4,
+        10_000,
+      );
+      const again = await handshake(server.url);
+      expect('opened' in again).toBe(true);
+      if ('opened' in again) again.opened.close();
+    } finally {
+      for (const socket of held) socket.ws.close();
+    }
   });
 });

@@ -24,20 +24,21 @@ describe('/metrics', () => {
         'process_cpu_user_seconds_total',
         'process_resident_memory_bytes',
         'nodejs_eventloop_lag_seconds',
-        'graphql_operations_total',
-        'graphql_operation_duration_seconds',
-        'dynamodb_calls_total',
-        'dynamodb_call_duration_seconds',
-        'dynamodb_throttles_total',
-        's3_calls_total',
-        's3_call_duration_seconds',
-        's3_throttles_total',
-        'events_published_total',
-        'events_replayed_total',
-        'subscription_resyncs_total',
-        'event_bus_listeners',
-        'outbox_backlog',
-        'outbox_oldest_event_age_seconds',
+        'artissist_graphql_operations_total',
+        'artissist_graphql_operation_duration_seconds',
+        'artissist_http_server_request_duration_seconds',
+        'artissist_dynamodb_calls_total',
+        'artissist_dynamodb_call_duration_seconds',
+        'artissist_dynamodb_throttles_total',
+        'artissist_s3_calls_total',
+        'artissist_s3_call_duration_seconds',
+        'artissist_s3_throttles_total',
+        'artissist_events_published_total',
+        'artissist_events_replayed_total',
+        'artissist_subscription_resyncs_total',
+        'artissist_event_bus_listeners',
+        'artissist_outbox_backlog',
+        'artissist_outbox_oldest_event_age_seconds',
       ]),
     );
   });
@@ -57,18 +58,43 @@ describe('/metrics', () => {
     const after = (await scrape(metricsUrl(server))).exposition;
 
     const delta = (name: string, labels: Record<string, string>) => sample(after, name, labels) - sample(before, name, labels);
-    expect(delta('graphql_operations_total', { type: 'query', name: 'WhoAmI', code: 'OK' })).toBe(3);
-    expect(delta('graphql_operations_total', { type: 'query', name: 'WhoAmI', code: 'UNAUTHENTICATED' })).toBe(1);
-    expect(delta('graphql_operations_total', { type: 'mutation', name: 'MakeOne', code: 'OK' })).toBe(1);
-    expect(delta('graphql_operations_total', { type: 'unknown', name: 'unknown', code: 'GRAPHQL_VALIDATION_FAILED' })).toBe(1);
-    expect(delta('graphql_operation_duration_seconds_count', { type: 'query', name: 'WhoAmI' })).toBe(4);
-    expect(delta('dynamodb_calls_total', { command: 'TransactWriteItems', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
-    expect(delta('dynamodb_call_duration_seconds_count', { command: 'TransactWriteItems' })).toBeGreaterThanOrEqual(1);
-    expect(delta('s3_calls_total', { command: 'HeadBucket', outcome: 'ok' })).toBe(1);
-    expect(delta('events_published_total', {})).toBeGreaterThanOrEqual(1);
+    expect(delta('artissist_graphql_operations_total', { type: 'query', name: 'WhoAmI', code: 'OK' })).toBe(3);
+    expect(delta('artissist_graphql_operations_total', { type: 'query', name: 'WhoAmI', code: 'UNAUTHENTICATED' })).toBe(1);
+    expect(delta('artissist_graphql_operations_total', { type: 'mutation', name: 'MakeOne', code: 'OK' })).toBe(1);
+    expect(delta('artissist_graphql_operations_total', { type: 'unknown', name: 'unknown', code: 'GRAPHQL_VALIDATION_FAILED' })).toBe(1);
+    expect(delta('artissist_graphql_operation_duration_seconds_count', { type: 'query', name: 'WhoAmI' })).toBe(4);
+    expect(delta('artissist_dynamodb_calls_total', { command: 'TransactWriteItems', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+    expect(delta('artissist_dynamodb_call_duration_seconds_count', { command: 'TransactWriteItems' })).toBeGreaterThanOrEqual(1);
+    expect(delta('artissist_s3_calls_total', { command: 'HeadBucket', outcome: 'ok' })).toBe(1);
+    expect(delta('artissist_events_published_total', {})).toBeGreaterThanOrEqual(1);
     // Labels never carry ids.
     const text = (await scrape(metricsUrl(server))).text;
     expect(text).not.toContain(created.body.data.createProject.projectId);
+  });
+
+  it("names the server's own metrics with one prefix and their unit: only Node's process metrics go without it", async () => {
+    const { exposition } = await scrape(metricsUrl(server));
+    const unprefixed = [...exposition.types.keys()].filter((name) => !/^(artissist|process|nodejs)_/.test(name));
+    expect(unprefixed).toEqual([]);
+    const durations = [...exposition.types].filter(([name, type]) => name.startsWith('artissist_') && type === 'histogram');
+    for (const [name] of durations) expect(name).toMatch(/_seconds$/);
+  });
+
+  it('times every HTTP request by method, route and status, whatever answered it (unknown paths as other)', async () => {
+    const before = (await scrape(metricsUrl(server))).exposition;
+    await fetch(new URL('/healthz', server.url));
+    await fetch(new URL('/healthz', server.url));
+    await fetch(new URL('/no/such/path', server.url));
+    await fetch(new URL('/another/unknown', server.url), { method: 'DELETE' });
+    expect((await server.raw({ query: 'query Timed { viewer { tenantId } }' }, token)).status).toBe(200);
+    const after = (await scrape(metricsUrl(server))).exposition;
+    const delta = (labels: Record<string, string>) =>
+      sample(after, 'artissist_http_server_request_duration_seconds_count', labels) -
+      sample(before, 'artissist_http_server_request_duration_seconds_count', labels);
+    expect(delta({ http_request_method: 'GET', http_route: '/healthz', http_response_status_code: '200' })).toBe(2);
+    expect(delta({ http_request_method: 'GET', http_route: 'other', http_response_status_code: '404' })).toBe(1);
+    expect(delta({ http_request_method: 'other', http_route: 'other', http_response_status_code: '404' })).toBe(1);
+    expect(delta({ http_request_method: 'POST', http_route: '/graphql', http_response_status_code: '200' })).toBe(1);
   });
 
   it('caps operation names: at most 100 distinct, each at most 64 characters, the rest counted as other', async () => {
@@ -76,7 +102,7 @@ describe('/metrics', () => {
     await server.raw({ query: `query ${long} { viewer { tenantId } }` }, token);
     await Promise.all(Array.from({ length: 110 }, (_, i) => server.raw({ query: `query Name${i} { viewer { tenantId } }` }, token)));
     const { exposition } = await scrape(metricsUrl(server));
-    const names = new Set(labelSets(exposition, 'graphql_operations_total').map((l) => l.name));
+    const names = new Set(labelSets(exposition, 'artissist_graphql_operations_total').map((l) => l.name));
     expect(names.has('other')).toBe(true);
     expect(names.size).toBeLessThanOrEqual(100 + 3); // + other, unknown, anonymous
     expect(Math.max(...[...names].map((n) => n.length))).toBeLessThanOrEqual(64);
@@ -115,7 +141,7 @@ describe('metrics settings', () => {
       expect((await fetch(new URL('/metrics', server.url))).status).toBe(404);
       const own = await scrape(server.app.metricsUrl!);
       expect(own.status).toBe(200);
-      expect(own.exposition.types.get('graphql_operations_total')).toBe('counter');
+      expect(own.exposition.types.get('artissist_graphql_operations_total')).toBe('counter');
     } finally {
       await server.stop();
     }
@@ -131,9 +157,9 @@ describe('metrics settings', () => {
       await server.raw({ query: 'mutation { createProject(input: { title: "Waiting" }) { projectId } }' }, token);
       await new Promise((r) => setTimeout(r, 1100));
       const { exposition } = await scrape(new URL('/metrics', server.url).toString());
-      expect(sample(exposition, 'outbox_backlog')).toBeGreaterThanOrEqual(1);
-      expect(sample(exposition, 'outbox_oldest_event_age_seconds')).toBeGreaterThanOrEqual(1);
-      expect(sample(exposition, 'events_published_total')).toBe(0);
+      expect(sample(exposition, 'artissist_outbox_backlog')).toBeGreaterThanOrEqual(1);
+      expect(sample(exposition, 'artissist_outbox_oldest_event_age_seconds')).toBeGreaterThanOrEqual(1);
+      expect(sample(exposition, 'artissist_events_published_total')).toBe(0);
     } finally {
       await server.stop();
     }

@@ -40,7 +40,7 @@ describe('several instances sharing DynamoDB and Redis', () => {
       const activity = subscribe(client, `subscription { projectActivity(projectId: "${projectId}") { action } }`);
       // Both listen on instance two before anything is written (a fixed pause could lose that race).
       await eventually(
-        () => metricValue(two.url, 'event_bus_listeners'),
+        () => metricValue(two.url, 'artissist_event_bus_listeners'),
         (n) => n === 2,
         10_000,
       );

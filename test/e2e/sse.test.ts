@@ -13,6 +13,7 @@ import { jobEventsAfter } from '../../src/job/job.keys';
 import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
 import { lastEventIdFetch, readStream, startProxy, type CuttableProxy } from '../support/sse';
 import { eventually, metricValue } from '../support/ws';
+import { METRIC_PREFIX } from '../../src/infra/metrics';
 
 /*
  * GraphQL over Server-Sent Events (graphql-sse's distinct connections mode) on /graphql. Two real
@@ -123,7 +124,7 @@ describe('GraphQL over SSE', () => {
     const events = () => messages.filter((m) => m.type !== 'SUBSCRIBED');
     try {
       await eventually(counts, (c) => c.graphql_sse_streams === 1 && c.event_bus_listeners === 1, 10_000);
-      expect(await metricValue(server.url, 'graphql_sse_streams')).toBe(1);
+      expect(await metricValue(server.url, `${METRIC_PREFIX}graphql_sse_streams`)).toBe(1);
       let expected = 0;
       for (let drop = 0; drop < 3; drop++) {
         await progress(jobId, 4);

@@ -84,14 +84,14 @@ describe('subscriptions end when they should', () => {
       await progress(jobId, 1);
       expect((await socket.next('next', 5000, 'a')).payload.data.jobProgress.seq).toBe(3);
       expect(counts()).toEqual({ graphql_ws_connections: 1, graphql_ws_subscriptions: 1, graphql_sse_streams: 0, event_bus_listeners: 1 });
-      // The same counts are the Prometheus gauges.
-      for (const [name, value] of Object.entries(counts())) expect(await metricValue(server.url, name)).toBe(value);
+      // The same counts are the Prometheus gauges (named with the server's prefix).
+      for (const [name, value] of Object.entries(counts())) expect(await metricValue(server.url, `artissist_${name}`)).toBe(value);
 
       socket.send({ type: 'complete', id: 'a' });
       const completedAt = Date.now();
       await eventually(counts, (c) => c.graphql_ws_subscriptions === 0 && c.event_bus_listeners === 0, 1000);
-      expect(await metricValue(server.url, 'graphql_ws_subscriptions')).toBe(0);
-      expect(await metricValue(server.url, 'event_bus_listeners')).toBe(0);
+      expect(await metricValue(server.url, 'artissist_graphql_ws_subscriptions')).toBe(0);
+      expect(await metricValue(server.url, 'artissist_event_bus_listeners')).toBe(0);
       // A second socket follows the same job, so we know when the next 20 events have all been published.
       const witness = await rawConnection(server.url, editor);
       witness.send(subscribeFrame('w', jobId, 3));
@@ -281,11 +281,11 @@ describe('subscriptions end when they should', () => {
       expect(throughFailure.errors).toEqual([]);
 
       // A finished job: afterSeq 0 replays its whole history and completes; without a position it completes at once.
-      const replayedBefore = await metricValue(server.url, 'events_replayed_total');
+      const replayedBefore = await metricValue(server.url, 'artissist_events_replayed_total');
       const replay = subscribe(client, JOB_PROGRESS, { jobId: completed, afterSeq: 0 });
       await replay.done;
       expect(replay.received.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
-      expect(await metricValue(server.url, 'events_replayed_total')).toBe(replayedBefore + 4);
+      expect(await metricValue(server.url, 'artissist_events_replayed_total')).toBe(replayedBefore + 4);
       const nothingLeft = subscribe(client, JOB_PROGRESS, { jobId: completed });
       await nothingLeft.done;
       expect(nothingLeft.received).toEqual([]);
@@ -298,7 +298,7 @@ describe('subscriptions end when they should', () => {
     const logs = captureLogs();
     const socket = await rawConnection(server.url, editor);
     try {
-      const okBefore = await metricValue(server.url, 'graphql_operations_total{type="query",name="WhoAmI",code="OK"}');
+      const okBefore = await metricValue(server.url, 'artissist_graphql_operations_total{type="query",name="WhoAmI",code="OK"}');
       socket.send({ type: 'subscribe', id: 'q', payload: { query: 'query WhoAmI { viewer { tenantId } }' } });
       expect((await socket.next('next', 5000, 'q')).payload.data.viewer.tenantId).toBe('life');
       socket.send({
@@ -327,7 +327,9 @@ describe('subscriptions end when they should', () => {
       ]);
       expect(lines[1].requestId).toBe(failed.extensions.requestId);
       expect(JSON.stringify(lines)).not.toContain('job_01ARZ3NDEKTSV4RRFFQ69G5FAV');
-      expect(await metricValue(server.url, 'graphql_operations_total{type="query",name="WhoAmI",code="OK"}')).toBe((okBefore || 0) + 1);
+      expect(await metricValue(server.url, 'artissist_graphql_operations_total{type="query",name="WhoAmI",code="OK"}')).toBe(
+        (okBefore || 0) + 1,
+      );
     } finally {
       logs.stop();
       socket.ws.close();
@@ -409,7 +411,7 @@ describe('a subscription that ends on the server side', () => {
       }
       await slow.done;
       expect(slow.received.at(-1)).toMatchObject({ type: 'RESYNC' });
-      expect(await metricValue(server.url, 'subscription_resyncs_total')).toBe(1);
+      expect(await metricValue(server.url, 'artissist_subscription_resyncs_total')).toBe(1);
       // (The lazy client may close its idle socket meanwhile, so only the operation counts are fixed here.)
       expect(server.app.counts()).toMatchObject({ graphql_ws_subscriptions: 0, event_bus_listeners: 0 });
 

@@ -51,7 +51,11 @@ export function startInstance(env: Record<string, string>): Promise<Instance> {
   );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`instance did not start:\n${output}`)), 60_000);
-    const early = (code: number | null) => reject(new Error(`instance exited with ${code}:\n${output}`));
+    const early = (code: number | null) => {
+      // The start-up timer goes too, or it would keep the test process alive for its minute.
+      clearTimeout(timer);
+      reject(new Error(`instance exited with ${code}:\n${output}`));
+    };
     child.once('exit', early);
     const check = () => {
       const url = /GraphQL \(HTTP\):\s+(\S+)/.exec(output)?.[1];

@@ -64,8 +64,8 @@ describe('SDK instrumentation (fake transport: faults DynamoDB Local cannot prod
     );
     await client.send(get);
     expect(sent()).toBe(3);
-    expect(await counter(metrics, 'dynamodb_throttles_total', { command: 'GetItem' })).toBe(2);
-    expect(await counter(metrics, 'dynamodb_calls_total', { command: 'GetItem', outcome: 'ok' })).toBe(1);
+    expect(await counter(metrics, 'artissist_dynamodb_throttles_total', { command: 'GetItem' })).toBe(2);
+    expect(await counter(metrics, 'artissist_dynamodb_calls_total', { command: 'GetItem', outcome: 'ok' })).toBe(1);
     expect(outage.failing()).toEqual([]);
     outage.stop();
   });
@@ -78,7 +78,7 @@ describe('SDK instrumentation (fake transport: faults DynamoDB Local cannot prod
     expect(error.extensions.http.headers.get('retry-after')).toBe('5');
     expect(error.message).not.toMatch(/Throughput|refused|127\.0\.0\.1/);
     expect(classify(error)).toBe('throttled');
-    expect(await counter(throttled.metrics, 'dynamodb_calls_total', { command: 'GetItem', outcome: 'throttled' })).toBe(1);
+    expect(await counter(throttled.metrics, 'artissist_dynamodb_calls_total', { command: 'GetItem', outcome: 'throttled' })).toBe(1);
     expect(throttled.outage.failing()).toEqual(['dynamodb']);
     throttled.outage.stop();
 
@@ -86,7 +86,7 @@ describe('SDK instrumentation (fake transport: faults DynamoDB Local cannot prod
     const again = await failing.client.send(get).catch((e) => e);
     expect(again.extensions.code).toBe(ErrorCode.SERVICE_UNAVAILABLE);
     expect(failing.sent()).toBe(2);
-    expect(await counter(failing.metrics, 'dynamodb_calls_total', { command: 'GetItem', outcome: 'server_error' })).toBe(1);
+    expect(await counter(failing.metrics, 'artissist_dynamodb_calls_total', { command: 'GetItem', outcome: 'server_error' })).toBe(1);
     failing.outage.stop();
   });
 
@@ -96,7 +96,7 @@ describe('SDK instrumentation (fake transport: faults DynamoDB Local cannot prod
       .send(new PutItemCommand({ TableName: 't', Item: { PK: { S: 'a' } }, ConditionExpression: 'attribute_not_exists(PK)' }))
       .catch((e) => e);
     expect(error).toBeInstanceOf(ConditionalCheckFailedException);
-    expect(await counter(metrics, 'dynamodb_calls_total', { command: 'PutItem', outcome: 'conditional_failed' })).toBe(1);
+    expect(await counter(metrics, 'artissist_dynamodb_calls_total', { command: 'PutItem', outcome: 'conditional_failed' })).toBe(1);
     expect(outage.failing()).toEqual([]);
   });
 });

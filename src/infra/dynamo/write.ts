@@ -1,5 +1,6 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { TTL_ATTRIBUTE, type Key } from './table';
+import { traceContextAttributes } from '../tracing';
 
 /*
  * The writes of a transaction, as data. Domain code says what it writes and under which
@@ -253,7 +254,8 @@ export function outboxAttributes(partition: string, eventId: string, at: string)
  * it) and marked so that the commit publishes it. `item` needs `eventId` and `at` (ISO time).
  */
 export function event(item: Item & { eventId: string; at: string }): Write {
-  return put({ ...item, ...outboxAttributes(item.PK, item.eventId, item.at) })
+  // With tracing on, the event carries the trace context of the change that writes it (see tracing.ts).
+  return put({ ...item, ...traceContextAttributes(), ...outboxAttributes(item.PK, item.eventId, item.at) })
     .ifNew()
     .asEvent();
 }

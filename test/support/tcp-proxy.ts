@@ -1,0 +1,40 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { boundPort } from '../../src/infra/free-port';
+
+export interface TcpProxy {
+  url: string;
+  /** Stops passing what clients send (it is kept): calls through the proxy hang, as on a stalled network. */
+  hold(): void;
+  stop(): Promise<void>;
+}
+
+/** A TCP proxy on 127.0.0.1 (`port`, or a free one) to the service at `target` (an http:// URL). */
+export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy> {
+  const { hostname, port: targetPort } = new URL(target);
+  const sockets = new Set<Socket>();
+  let held = false;
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(targetPort), hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => {});
+      s.once('close', () => sockets.delete(s));
+    }
+    client.on('data', (chunk) => {
+      if (!held) upstream.write(chunk);
+    });
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${boundPort(server)}`,
+    hold: () => {
+      held = true;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
