@@ -19,6 +19,12 @@ export const IDEMPOTENCY_WINDOW_HOURS = 48;
 
 const CLIENT_KEY = /^[A-Za-z0-9_.:-]{1,128}$/;
 
+/** Returns a client's idempotency key, or throws BAD_USER_INPUT unless it is 1–128 of `A–Z a–z 0–9 _ . : -`. */
+export function checkClientKey(key: string): string {
+  if (!CLIENT_KEY.test(key)) throw badInput('idempotencyKey takes 1–128 letters, digits and _ . : -', 'idempotencyKey');
+  return key;
+}
+
 /** A create request as the client sent it: the key, and what a retry must repeat exactly. */
 export interface IdempotentRequest {
   /** The client's key; without one the create is not idempotent. */
@@ -65,8 +71,7 @@ export async function idempotent<M extends AnyModel>(
   run: (remember: ((created: Item) => Write) | null) => Promise<ItemOf<M>>,
 ): Promise<ItemOf<M>> {
   if (request?.key == null) return run(null);
-  if (!CLIENT_KEY.test(request.key)) throw badInput('idempotencyKey takes 1–128 letters, digits and _ . : -', 'idempotencyKey');
-  const values = { key: sha256(`${scope.actor}\u0000${request.key}`) };
+  const values = { key: sha256(`${scope.actor}\u0000${checkClientKey(request.key)}`) };
   const fingerprint = sha256(canonicalJson({ operation: request.operation, input: request.input }));
 
   const replay = async (record: Item): Promise<ItemOf<M>> => {

@@ -104,7 +104,7 @@ export interface StepState {
  */
 export type JobAction =
   | { kind: 'start'; step: string; leaseUntil?: string }
-  | { kind: 'claim'; step: string; leaseUntil: string }
+  | { kind: 'claim'; step: string; leaseUntil?: string }
   | {
       kind: 'progress';
       step: string;

@@ -11,6 +11,7 @@ import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } 
 import type { PageRequest } from '../infra/dynamo/store';
 import { type ConditionFailure, del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { checkFields } from '../common/fields';
+import { canonicalJson, checkClientKey } from '../common/idempotency';
 import { declaredKind, type JobKindDeclaration } from './job.kinds';
 import type { ProjectRepository } from '../project/project.repository';
 import {
@@ -51,7 +52,6 @@ const MAX_EXPIRING_STEPS = 60;
 /** Idempotency records expire after this long (the seeds ask for 24–72 hours). */
 const IDEMPOTENCY_TTL_HOURS = 48;
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
-const CLIENT_KEY = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /** The statuses whose job no longer holds its idempotency key: a new request makes a new job. */
 const RETRYABLE = new Set<JobStatus>([JobStatus.FAILED, JobStatus.CANCELLED]);
@@ -66,27 +66,13 @@ class Duplicate extends Error {
   }
 }
 
-/** JSON with keys sorted at every level, so equal inputs hash equally. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.entries(value)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
-
 /** The idempotency key of a creation: the client's, or one derived from what makes jobs equal. */
 export function deriveIdempotencyKey(
   input: Pick<CreateJobInput, 'projectId' | 'kind' | 'inputs' | 'seed' | 'modelVersion' | 'idempotencyKey'>,
 ): string {
-  if (input.idempotencyKey != null) {
-    if (!CLIENT_KEY.test(input.idempotencyKey)) throw badInput('idempotencyKey takes 1–128 letters, digits and _ . : -', 'idempotencyKey');
-    return `client:${input.idempotencyKey}`;
-  }
-  const material = canonical({
+  if (input.idempotencyKey != null) return `client:${checkClientKey(input.idempotencyKey)}`;
+  // The fields are given as null when absent, so a derived key is the same with or without them.
+  const material = canonicalJson({
     projectId: input.projectId,
     kind: input.kind,
     inputs: input.inputs ?? null,
@@ -351,7 +337,7 @@ export class JobRepository {
     const start = Math.floor(Math.random() * candidates.length);
     for (const candidate of [...candidates.slice(start), ...candidates.slice(0, start)]) {
       try {
-        const job = await this.act(candidate.jobId, { kind: 'claim', step: candidate.name, leaseUntil: '' });
+        const job = await this.act(candidate.jobId, { kind: 'claim', step: candidate.name });
         // A lease that ran out past the step's attempts failed the job: that step is nobody's work.
         if (job.status === JobStatus.FAILED) continue;
         const step = job.steps?.find((s) => s.name === candidate.name && s.attempt === job.attempts[s.name]);

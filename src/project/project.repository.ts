@@ -1,12 +1,11 @@
 import { entities, OPS_SHARDS } from '../common/entities';
 import { tenantOfPk } from '../infra/dynamo/entity';
 import { assertId } from '../common/ids';
-import { mustExist } from '../common/mutate';
+import { mustExist, mutate } from '../common/mutate';
 import { EntityRepository } from '../common/repository';
 import { applyPatch, boundedJson, optionalText, requireText } from '../common/validate';
 import { badInput, invalidTransition } from '../errors';
 import type { PageRequest, Write } from '../infra/dynamo/store';
-import { mutate } from '../common/mutate';
 import type { BudgetInput, CreateProjectInput, UpdateProjectInput } from './project.input';
 import { projectKey, projectsByStatus, projectsByTitle } from './project.keys';
 import type { ProjectStatus } from './project.type';
