@@ -43,7 +43,8 @@ export interface OwnDynamo {
 
 export async function startOwnDynamo(): Promise<OwnDynamo> {
   const dataPath = mkdtempSync(join(tmpdir(), 'artissist-outage-'));
-  const embedded: EmbeddedDynamo = await startDynamoDbLocal({ dataPath });
+  // Unsupervised: the test kills and restarts it itself, and an automatic restart would end its outage early.
+  const embedded: EmbeddedDynamo = await startDynamoDbLocal({ dataPath, supervise: false });
   let java = javaPidOf(embedded.pid);
   // The exact command line, so a restart listens on the same port with the same data.
   const argv = readFileSync(`/proc/${java}/cmdline`, 'utf8').split('\0').filter(Boolean);

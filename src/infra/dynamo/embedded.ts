@@ -212,6 +212,11 @@ export async function startDynamoDbLocal(options: {
   dataPath: string | null;
   timeoutMs?: number;
   onSpawn?: () => void;
+  /**
+   * Restart java when it dies (the default with a data folder). A caller that kills and restarts
+   * it on purpose (an outage test) turns this off, so no restart races its own.
+   */
+  supervise?: boolean;
 }): Promise<EmbeddedDynamo> {
   checkJava();
   const folder = jarFolder();
@@ -230,16 +235,17 @@ export async function startDynamoDbLocal(options: {
     lock?.setChild(current.pid);
     const endpoint = `http://127.0.0.1:${port}`;
     let state: PartState = 'up';
-    const supervisor = dataPath
-      ? new Supervisor(current, {
-          name: 'DynamoDB Local',
-          restart: async (signal) => {
-            current = await launch(folder, port, dataPath, timeoutMs, { signal });
-            lock?.setChild(current.pid);
-            return current;
-          },
-        })
-      : undefined;
+    const supervisor =
+      dataPath && options.supervise !== false
+        ? new Supervisor(current, {
+            name: 'DynamoDB Local',
+            restart: async (signal) => {
+              current = await launch(folder, port, dataPath, timeoutMs, { signal });
+              lock?.setChild(current.pid);
+              return current;
+            },
+          })
+        : undefined;
     if (!supervisor) void current.exited.then(() => (state = 'down'));
     let stopped: Promise<void> | undefined;
     return {
