@@ -9,6 +9,7 @@ import { nodeFeatureOf } from './node/node.resolver';
 import { projectChildFeature } from './project/project-child.feature';
 import { entities } from './common/entities';
 import { projectFeature } from './project/project.resolver';
+import { searchFeature } from './search/search.resolver';
 import { tenantFeature } from './tenant/tenant.resolver';
 
 /**
@@ -27,6 +28,7 @@ const entityFeatures = [
   logFeature,
   assetFeature,
   inspirationFeature,
+  searchFeature,
   activityFeature,
   jobFeature,
   liveFeature,

@@ -26,6 +26,9 @@ export function opsShardOf(jobId: string): number {
   return Math.abs(hash) % OPS_SHARDS;
 }
 
+/** The first letter of a word (a whole code point): the partition of the word index it is in. */
+export const initialOf = (word: string): string => String.fromCodePoint(word.codePointAt(0) ?? 0x5f);
+
 const archivedPartition = (archived: unknown) => (archived ? 'ARCHIVED_PROJECT' : 'PROJECT');
 
 /** The upload states of a stored file (an asset's version, an inspiration's file). */
@@ -130,6 +133,7 @@ export const entities = {
         derive: { shard: (project: { projectId: string }) => opsShardOf(project.projectId) },
       },
     },
+    search: { fields: ['title'], maxWords: 32 },
   }),
   Brief: entity({
     type: 'Brief',
@@ -186,6 +190,8 @@ export const entities = {
       transitions: { pending: ['confirmed', 'rejected'], confirmed: [], rejected: [] },
     },
     indexes: { byAttribution: { index: 'GSI1', pk: 'LOG_STATUS#{attributionStatus}', sk: '{createdAt}#{logId}' } },
+    // Materials first: they are short and what a log is looked up by, so a long text's words are the ones cut.
+    search: { fields: ['materials', 'rawText'], maxWords: 40 },
   }),
   /** A scene of a music video (seed 001): generated in parallel with the project's other scenes. */
   Scene: entity({
@@ -247,6 +253,7 @@ export const entities = {
        */
       byType: { index: 'GSI3', pk: 'ASSET_TYPE#{type}', sk: '{createdAt}#{assetId}', when: { status: ['ready'] } },
     },
+    search: { fields: ['alt', 'ocr'], maxWords: 40 },
     ttl: true,
   }),
   Inspiration: entity({
@@ -268,6 +275,8 @@ export const entities = {
       /** A project's inspiration, newest first (sparse: only inspiration linked to a project is in it). */
       byProject: { index: 'GSI2', pk: 'TYPE#INSPIRATION#PROJECT#{linkedProjectId}', sk: '{createdAt}#{inspirationId}' },
     },
+    // 30, not 40: an update may also replace all 30 tag items (60 writes).
+    search: { fields: ['tags', 'text'], maxWords: 30 },
   }),
   /** Written in its inspiration's transaction, so listing by tag is one query. */
   InspirationTag: entity({
@@ -275,6 +284,32 @@ export const entities = {
     idPrefix: undefined,
     parent: 'Inspiration',
     key: keyShape({ pk: '', sk: 'TAG#{tag}#INSPIRATION#{inspirationId}', format: { tag: normalizeText } }),
+  }),
+  /**
+   * One word of a searchable entity (see src/common/search.ts), in the entity's own partition by
+   * its slot, and in the tenant's word index by the word then the entity: `search(text)` reads the
+   * words that start with a query word with one Query (begins_with) of the partition of its first
+   * letter. Written, replaced and deleted in the entity's own transactions; a change of a word
+   * rewrites its slot only, so the word index follows every change of the entity's text.
+   */
+  SearchWord: entity({
+    type: 'SearchWord',
+    idPrefix: undefined,
+    key: keyShape({ pk: 'SEARCH#{subjectId}', sk: 'WORD#{slot}', format: { slot: (n: number) => pad(n, 3) } }),
+    attributes: {
+      word: attr.string({ required: true }),
+      /** The entity's type (Project, Log, Asset, Inspiration), and its project for a project's child. */
+      subjectType: attr.string({ required: true }),
+      projectId: attr.id(),
+    },
+    indexes: {
+      byWord: {
+        index: 'GSI2',
+        pk: 'WORD#{initial}',
+        sk: '{word}#{subjectId}',
+        derive: { initial: (item: { word: string }) => initialOf(item.word) },
+      },
+    },
   }),
   /**
    * The activity of one project, keyed by its position in the stream: allocated at commit from

@@ -5,6 +5,7 @@ import { activityEvent, subjectOf, type EventSpec } from './activity-event';
 import { idempotent, type IdempotentRequest } from './idempotency';
 import type { Key } from './keys';
 import type { Scope } from './scope';
+import { searchChange } from './search';
 
 const MAX_RETRIES = 5;
 
@@ -42,7 +43,7 @@ export interface Change {
    * computed by the model; version and updatedAt are set here).
    */
   item: Record<string, unknown>;
-  /** Derived writes that commit with it (material uses, tag items, a parent's counters, further events). */
+  /** Derived writes that commit with it (material uses, tag items, a parent’s counters, further events); the word items of a searchable entity are added by mutate itself. */
   derived?: UnitWrite[];
   /** The event's action and data; its subject is the entity written unless the spec names another. */
   event: EventSpec;
@@ -109,10 +110,18 @@ export function mutate<M extends AnyModel>(
   const { model } = target;
   return withLock(scope, target, expectedVersion, async (current, lock) => {
     const { item, derived = [], event } = change(current);
-    const next = model.toItem(scope.tenantId, { ...item, version: current.version + 1, updatedAt: scope.now().toISOString() });
+    // The word items follow the entity's searchable text in the same transaction (search.ts).
+    const search = searchChange(scope.tenantId, model, current, item);
+    const next = model.toItem(scope.tenantId, {
+      ...item,
+      ...search.attributes,
+      version: current.version + 1,
+      updatedAt: scope.now().toISOString(),
+    });
     await scope.commit([
       model.put(scope.tenantId, next).ifVersion(lock.version, lock.onConditionFailed),
       ...derived,
+      ...search.writes,
       activityEvent(scope, { subject: subjectOf(model, next), ...event, data: { version: next.version, ...event.data } }),
     ]);
     // commit() dropped the request's cached reads; the written item is known, so it is primed.
@@ -139,13 +148,22 @@ export function create<M extends AnyModel>(
 ): Promise<ItemOf<M>> {
   return idempotent(scope, model, request, async (remember) => {
     const now = scope.now().toISOString();
-    const item = model.toItem(scope.tenantId, { ...attributes, version: 1, createdAt: now, updatedAt: now, createdBy: scope.actor });
+    const search = searchChange(scope.tenantId, model, null, attributes);
+    const item = model.toItem(scope.tenantId, {
+      ...attributes,
+      ...search.attributes,
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+      createdBy: scope.actor,
+    });
     const subject = subjectOf(model, item);
     await scope.commit([
       // First, so that when a duplicate request committed first, its failure is the one reported.
       ...(remember ? [remember(item)] : []),
       model.put(scope.tenantId, item).ifNew(() => new AppError(ErrorCode.CONFLICT, `${subject.type} ${subject.id} already exists.`)),
       ...derived,
+      ...search.writes,
       activityEvent(scope, { subject, ...event, data: { version: 1, ...event.data } }),
     ]);
     scope.items.prime({ PK: item.PK, SK: item.SK }, item);
@@ -168,6 +186,7 @@ export function remove<M extends AnyModel>(
     await scope.commit([
       del(keyOf(scope, target)).ifVersion(lock.version, lock.onConditionFailed),
       ...derived,
+      ...searchChange(scope.tenantId, target.model, current, null).writes,
       activityEvent(scope, { subject: subjectOf(target.model, current), ...event }),
     ]);
     return current;

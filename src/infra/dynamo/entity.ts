@@ -229,6 +229,19 @@ export interface StatusDeclaration<S extends string = string> {
   descriptions?: Partial<Record<S, string>>;
 }
 
+/**
+ * The full-text search an entity takes part in (see src/common/search.ts): the attributes whose
+ * words are indexed, most important first (when the entity has more distinct words than
+ * `maxWords`, the words of the later attributes are the ones left out), and the most word items it
+ * keeps. `maxWords` is chosen per entity so that its largest unit of work (the entity, its other
+ * derived items, its event, and one word item per changed word) stays within DynamoDB's 100 items
+ * a transaction.
+ */
+export interface SearchDeclaration<Field extends string = string> {
+  fields: readonly Field[];
+  maxWords: number;
+}
+
 /** The event actions of an entity's standard changes, `<entity>.<verb>` by default. */
 export interface EventNames {
   created: string;
@@ -280,10 +293,18 @@ export interface EntityDeclaration<
   /** True when its items carry the TTL attribute and expire. */
   ttl?: boolean;
   events?: Partial<EventNames>;
+  /** Its searchable text attributes, whose word items are written with it (see SearchDeclaration). */
+  search?: SearchDeclaration<Extract<keyof As, string>>;
 }
 
 /** The index attribute names the models own (the outbox's belong to the unit of work). */
 const MODEL_INDEX_ATTRIBUTES = indexNames.filter((name) => name !== 'OUTBOX').flatMap((name) => [keySchemas[name].pk, keySchemas[name].sk]);
+
+/**
+ * The attribute in which a searchable entity keeps its indexed words, one per word item (slot),
+ * '' for a free slot: what a change compares against to write only the word items that change.
+ */
+export const SEARCH_SLOTS_ATTRIBUTE = 'searchSlots';
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 
@@ -311,6 +332,7 @@ export class EntityModel<
   readonly status?: M;
   readonly ttl: boolean;
   readonly events: EventNames;
+  readonly search?: SearchDeclaration;
   /** The attribute that holds the entity's own id: the last placeholder of its sort key. */
   readonly idField: string;
 
@@ -325,6 +347,7 @@ export class EntityModel<
     this.indexes = declaration.indexes ?? {};
     this.status = declaration.status;
     this.ttl = declaration.ttl ?? false;
+    this.search = declaration.search;
     const verb = lowerFirst(this.type);
     this.events = {
       created: `${verb}.created`,
@@ -397,6 +420,8 @@ export class EntityModel<
       ...placeholdersOf(i.sk),
       ...Object.keys(i.when ?? {}),
     ]);
+    // Searchable text and the word slots change only with their word items (src/common/mutate.ts).
+    if (this.search) indexed.push(...this.search.fields, SEARCH_SLOTS_ATTRIBUTE);
     const clash = attributes.find((a) => indexed.includes(a));
     if (clash) throw new Error(`${this.type}.${clash} composes an index key; change it with a put.`);
     return update(this.key.keyFrom(tenantId, values));

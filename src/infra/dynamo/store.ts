@@ -48,6 +48,15 @@ const MAX_TX_ATTEMPTS = 8;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const backoff = (attempt: number) => Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random());
 
+/** The page size a request asks for: 20 by default; BAD_USER_INPUT unless 1 to 100. */
+function pageSize(page: PageRequest): number {
+  const first = page.first ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
+    throw new AppError(ErrorCode.BAD_USER_INPUT, `first must be between 1 and ${MAX_PAGE_SIZE}, got ${first}.`, { field: 'first' });
+  }
+  return first;
+}
+
 /** The cache key of an item key, for DataLoader and for ordering batch results. */
 export const keyString = (key: Key) => `${key.PK}\u0000${key.SK}`;
 
@@ -212,10 +221,37 @@ export class Store {
   }
 
   /**
+   * One page of a list the caller computed whole and ordered (ranked search results): the nodes
+   * after the cursor's position, in the list's order. `positionOf` is a node's position (unique in
+   * the list) and `follows(node, position)` whether the node comes after that position in the
+   * list's order, so a page still starts in the right place when the list changed since the last
+   * one. The cursor is the last node's position, bound to the tenant and `listId` like any cursor.
+   * Throws BAD_USER_INPUT for a bad `first` or for a cursor of another tenant or list.
+   */
+  async listPage<T>(
+    tenantId: string,
+    listId: string,
+    list: readonly T[],
+    positionOf: (node: T) => Record<string, unknown>,
+    follows: (node: T, position: Record<string, unknown>) => boolean,
+    page: PageRequest = {},
+  ): Promise<Page<T>> {
+    const first = pageSize(page);
+    const position = page.after ? await this.cursors.decode(page.after, tenantId, listId) : undefined;
+    const rest = position ? list.filter((node) => follows(node, position)) : list;
+    const nodes = rest.slice(0, first);
+    const last = nodes[nodes.length - 1];
+    return {
+      nodes,
+      pageInfo: this.pageInfo(rest.length > first, last !== undefined && (() => this.cursors.encode(tenantId, listId, positionOf(last)))),
+    };
+  }
+
+  /**
    * Page info whose cursor is encrypted only when someone reads it (a client selecting
    * `endCursor`): lists that never page on, like the seed's `logs`, skip the work.
    */
-  private pageInfo(hasNextPage: boolean, encode: false | undefined | (() => Promise<string>)): Page<Item>['pageInfo'] {
+  private pageInfo(hasNextPage: boolean, encode: false | undefined | (() => Promise<string>)): Page<unknown>['pageInfo'] {
     let cursor: Promise<string | null> | undefined;
     return {
       hasNextPage,

@@ -1,0 +1,111 @@
+import { entities } from '../common/entities';
+import { indexedWords, searchableModels, wordQuery, wordsOf } from '../common/search';
+import type { Scope } from '../common/scope';
+import { requireText } from '../common/validate';
+import { badInput } from '../errors';
+import type { AnyModel, SearchDeclaration } from '../infra/dynamo/entity';
+import type { Item, Page, PageRequest } from '../infra/dynamo/store';
+
+/** The most words a query may have. */
+export const MAX_QUERY_WORDS = 8;
+
+/**
+ * The most word items one query word may match (the entities whose words start with it, one item
+ * per such word): past it the query is refused as too broad, so a search never reads more.
+ */
+export const MAX_SEARCH_CANDIDATES = 1000;
+
+/** One entity found, with the fields its words matched in. */
+export interface SearchHitItem {
+  node: Item;
+  type: string;
+  score: number;
+  matchedFields: string[];
+  /** Its place among hits of one score: the id's time-ordered part, then the id (newest first). */
+  order: string;
+}
+
+/**
+ * The searchable fields in which `query`'s words match the entity's indexed words (each query
+ * word the start of one of its words), in declared order; null unless every query word matches.
+ */
+export function matchedFields(search: SearchDeclaration, item: Record<string, unknown>, query: readonly string[]): string[] | null {
+  const words = indexedWords(search, item);
+  const matched = new Set<string>();
+  for (const wanted of query) {
+    let found = false;
+    for (const [word, fields] of words) {
+      if (!word.startsWith(wanted)) continue;
+      found = true;
+      for (const field of fields) matched.add(field);
+    }
+    if (!found) return null;
+  }
+  return search.fields.filter((field) => matched.has(field));
+}
+
+/** Ranked first: more fields matched, then newer. */
+const before = (a: { score: number; order: string }, b: { score: number; order: string }) =>
+  a.score > b.score || (a.score === b.score && a.order > b.order);
+
+/**
+ * Full-text search over the tenant's searchable entities (see src/common/search.ts), through the
+ * word index only: never a scan.
+ */
+export class SearchRepository {
+  constructor(private readonly scope: Scope) {}
+
+  /**
+   * The entities of `types` (all searchable ones when none) whose indexed words include, for
+   * every word of `text`, one that starts with it; ranked by the number of fields matched, then
+   * newest first. One Query (paged by DynamoDB past 1 MB) of the index for the longest query
+   * word, one batched read of the entities it names (100 a call), then the other words are checked
+   * against each entity's own words, which also drops an index entry that lags behind its entity.
+   * Throws BAD_USER_INPUT for text without words, more than MAX_QUERY_WORDS words, a query word
+   * that matches more than MAX_SEARCH_CANDIDATES words, or a cursor of another search or tenant.
+   */
+  async search(text: string, types: readonly string[] | null | undefined, page: PageRequest): Promise<Page<SearchHitItem>> {
+    const { tenantId, store } = this.scope;
+    const query = [...new Set(wordsOf(requireText(text, 'text', 500)))].sort();
+    if (query.length === 0) throw badInput('text has no word to search for: give it letters or digits.', 'text');
+    if (query.length > MAX_QUERY_WORDS) throw badInput(`text may hold at most ${MAX_QUERY_WORDS} words, got ${query.length}.`, 'text');
+    const wanted = new Set(types?.length ? types : searchableModels.keys());
+    // The longest word is the likeliest to start the fewest words.
+    const leading = query.reduce((a, b) => (Array.from(b).length > Array.from(a).length ? b : a));
+    const words = (await store.queryAll(wordQuery(tenantId, leading), MAX_SEARCH_CANDIDATES)).filter((item) =>
+      entities.SearchWord.is(item),
+    );
+    const subjects = new Map<string, { model: AnyModel; values: Record<string, unknown> }>();
+    for (const word of words) {
+      const model = searchableModels.get(word.subjectType);
+      if (!model || !wanted.has(model.type)) continue;
+      subjects.set(word.subjectId, { model, values: { projectId: word.projectId, [model.idField]: word.subjectId } });
+    }
+    const found = [...subjects.values()];
+    const items = await this.scope.items.loadMany(found.map(({ model, values }) => model.key.keyFrom(tenantId, values)));
+    const hits: SearchHitItem[] = [];
+    for (const [i, item] of items.entries()) {
+      const { model } = found[i];
+      if (item instanceof Error || !model.is(item) || !model.search) continue;
+      const fields = matchedFields(model.search, item, query);
+      if (!fields) continue;
+      const id = String(item[model.idField]);
+      hits.push({
+        node: item,
+        type: model.type,
+        score: fields.length,
+        matchedFields: fields,
+        order: `${id.slice(id.indexOf('_') + 1)}#${id}`,
+      });
+    }
+    hits.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+    return store.listPage(
+      tenantId,
+      `search:${JSON.stringify([query, [...wanted].sort()])}`,
+      hits,
+      (hit) => ({ score: hit.score, order: hit.order }),
+      (hit, position) => before({ score: Number(position.score), order: String(position.order) }, hit),
+      page,
+    );
+  }
+}

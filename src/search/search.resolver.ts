@@ -1,0 +1,31 @@
+import { Args, Authorized, Ctx, Query, Resolver } from 'type-graphql';
+import { feature } from '../common/feature';
+import { maxItems } from '../common/validate';
+import type { Context } from '../context';
+import { SearchRepository } from './search.repository';
+import { SearchArgs, SearchConnection } from './search.type';
+
+// This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
+declare module '../context' {
+  interface Repositories {
+    search: SearchRepository;
+  }
+}
+
+@Resolver()
+export class SearchResolver {
+  @Authorized()
+  @Query(() => SearchConnection, {
+    description:
+      "Full-text search of your tenant's project titles, log texts and materials, inspiration texts and tags, and asset alt and OCR texts: every word of text must start a word of the entity (case and accents ignored). Ranked by how many fields matched, then newest first. Through a word index, never a scan; see docs/search.md for its limits.",
+  })
+  search(@Args() { text, types, first, after }: SearchArgs, @Ctx() ctx: Context) {
+    return ctx.repos.search.search(text, maxItems(types, 'types', 10), { first, after });
+  }
+}
+
+/** This feature's resolvers and repositories (see src/features.ts). */
+export const searchFeature = feature({
+  resolvers: [SearchResolver],
+  repositories: (scope) => ({ search: new SearchRepository(scope) }),
+});

@@ -1,0 +1,47 @@
+import { ArgsType, Field, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Node } from '../common/node.type';
+import { Connection, PageArgs } from '../common/pagination';
+import { searchableModels } from '../common/search';
+
+/** The searchable entity types, as a GraphQL enum: `PROJECT: 'Project'`, derived from the declarations. */
+export const SearchType: Record<string, string> = Object.fromEntries(
+  [...searchableModels.keys()].map((type) => [type.toUpperCase(), type]),
+);
+
+registerEnumType(SearchType, {
+  name: 'SearchType',
+  description: 'The kinds of entity that search(text) finds.',
+  valuesConfig: Object.fromEntries(
+    [...searchableModels].map(([type, model]) => [type.toUpperCase(), { description: `Its words: ${model.search?.fields.join(', ')}.` }]),
+  ),
+});
+
+@ObjectType({ simpleResolvers: true, description: 'One entity that search(text) found, and how well it matched.' })
+export class SearchHit {
+  @Field(() => Node, { description: 'The entity found: a Project, Log, Asset or Inspiration (ask with `... on Log { … }`).' })
+  node!: object;
+
+  @Field(() => SearchType)
+  type!: string;
+
+  @Field(() => Int, { description: 'How many of its searchable fields a query word matched: hits are ranked by it, then newest first.' })
+  score!: number;
+
+  @Field(() => [String], { description: 'The searchable fields a query word matched (title, rawText, materials, alt, ocr, text, tags).' })
+  matchedFields!: string[];
+}
+
+@ObjectType({ simpleResolvers: true })
+export class SearchConnection extends Connection(SearchHit) {}
+
+@ArgsType()
+export class SearchArgs extends PageArgs {
+  @Field({
+    description:
+      'Words to find, in any order: each must start a word of the entity (prefix match), case and accents ignored, every word required. At most 8 words, 500 characters.',
+  })
+  text!: string;
+
+  @Field(() => [SearchType], { nullable: true, description: 'Only these kinds of entity; all of them when omitted.' })
+  types?: string[] | null;
+}
