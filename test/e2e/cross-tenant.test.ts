@@ -72,6 +72,10 @@ const cases: Record<string, Case> = {
     query: `query($a: String, $b: String) { timeline(after: $a) { nodes { action data projectId } } typed: timeline(types: ["log.created", "asset.created"], after: $b) { nodes { action data } } }`,
     variables: { a: i.cursors.timeline, b: i.cursors.timelineTyped },
   }),
+  // A's words (every searchable field of A's holds them): B finds nothing; A's cursor is refused below.
+  search: () => ({
+    query: `{ search(text: "${MARK}") { nodes { score matchedFields node { id __typename ... on Project { title } ... on Log { rawText } ... on Asset { alt } ... on Inspiration { text } } } } }`,
+  }),
   job: (i) => ({ query: `{ job(jobId: "${i.jobId}") { kind steps { name } } }` }),
   jobs: (i) => ({
     query: `query($a: String) { jobs(projectId: "${i.projectId}", after: $a) { nodes { kind } } }`,
@@ -332,6 +336,8 @@ describe('tenant isolation', () => {
         jobsByStatus: await cursor('{ jobsByStatus(status: PAUSED, first: 1) { pageInfo { endCursor } } }'),
         myJobs: await cursor('{ myJobs(first: 1) { pageInfo { endCursor } } }'),
         stepsAwaitingReview: await cursor('{ stepsAwaitingReview(first: 1) { pageInfo { endCursor } } }'),
+        // A finds its own items by these words: B's search for them below is not empty by accident.
+        search: await cursor(`{ search(text: "${MARK}", first: 1) { pageInfo { endCursor } } }`),
       },
     };
     for (const { model, names } of standardChildren) {
@@ -389,5 +395,10 @@ describe('tenant isolation', () => {
       b,
     );
     expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    const search = await server.raw(
+      { query: `query($a: String) { search(text: "${MARK}", after: $a) { nodes { score } } }`, variables: { a: ids.cursors.search } },
+      b,
+    );
+    expect(search.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 });

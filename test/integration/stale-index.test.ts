@@ -1,6 +1,7 @@
 import { entities, entityNames, type EntityName } from '../../src/common/entities';
 import { placeholdersOf } from '../../src/infra/dynamo/entity';
 import { keySchemas } from '../../src/infra/dynamo/table';
+import { searchChange, wordQuery } from '../../src/common/search';
 import { freshTable, type TestTable } from '../support/dynamo';
 
 /*
@@ -106,5 +107,50 @@ describe('index keys follow every change of the attributes they are made of', ()
     // ...and the item is found under every key its new attributes give.
     for (const [index, listed] of await placesOf(name, after)) expect({ index, listed }).toEqual({ index, listed: true });
     if (sparse) expect(Object.keys(newPlaces)).not.toContain(keySchemas[sparse.index].pk);
+  });
+
+  // The word index of every searchable entity, from its declaration: the words of each searchable
+  // attribute are replaced and then the entity deleted the way mutate.ts writes them, and no word
+  // item is left that names a word the entity no longer has.
+  const searchable = entityNames.filter((name) => entities[name].search);
+
+  it('covers every searchable entity', () => {
+    expect(searchable).toEqual(['Project', 'Log', 'Asset', 'Inspiration']);
+  });
+
+  it.each(searchable)('%s: its word items follow every change of its searchable text and go with it', async (name) => {
+    const model = entities[name];
+    const search = model.search;
+    if (!search) throw new Error(`${name} declares no search.`);
+    const attributes: Record<string, { kind: string } | undefined> = model.attributes;
+    const text = (words: string) => (field: string) => [field, attributes[field]?.kind === 'strings' ? words.split(' ') : words];
+    const subjectId = `${name.toLowerCase()}-1`;
+    const base = { ...sample(name), [model.idField]: subjectId };
+    const words = async (word: string) =>
+      (await table.store.queryAll(wordQuery(t, word))).filter((item) => item.PK === entities.SearchWord.key.pkOf(t, { subjectId }));
+    const write = async (before: Record<string, unknown> | null, after: Record<string, unknown> | null) => {
+      const change = searchChange(t, model, before, after);
+      const item = after ? { ...after, ...change.attributes } : null;
+      await table.store.transact([...(item ? [model.put(t, item)] : [model.delete(t, base)]), ...change.writes]);
+      return item;
+    };
+
+    const created = await write(null, { ...base, ...Object.fromEntries(search.fields.map(text('Alpha Beta'))) });
+    expect((await words('alpha')).length).toBe(1);
+    for (const field of search.fields) {
+      // Each attribute in turn loses alpha and gains gamma; alpha stays while another attribute has it.
+      const stored = await table.store.get(model.key.keyFrom(t, base));
+      await write(stored, { ...stored, ...Object.fromEntries([text('Beta Gamma')(field)]) });
+      const left = search.fields.slice(search.fields.indexOf(field) + 1).length;
+      expect({ field, alpha: (await words('alpha')).length, gamma: (await words('gamma')).length }).toEqual({
+        field,
+        alpha: left > 0 ? 1 : 0,
+        gamma: 1,
+      });
+    }
+    expect(created).not.toBeNull();
+    await write(await table.store.get(model.key.keyFrom(t, base)), null);
+    for (const word of ['alpha', 'beta', 'gamma']) expect({ word, left: (await words(word)).length }).toEqual({ word, left: 0 });
+    expect(await table.store.queryAll({ pk: entities.SearchWord.key.pkOf(t, { subjectId }) })).toEqual([]);
   });
 });
