@@ -343,4 +343,136 @@ describe('search', () => {
     expect(titleAfter.filter((word, slot) => titleBefore[slot] !== word)).toEqual(['final']);
     console.log(`log materials replaced: ${changed} of ${after.length} word slots rewritten; a one-word title change: 1`);
   });
+
+  it('measures what the word index adds to each write of each searchable entity, with typical text', async () => {
+    // The transactions the server sends, captured from its own DynamoDB client (read only).
+    const sent: { TransactItems?: { Put?: { Item: Record<string, unknown> }; Delete?: { Key: Record<string, unknown> } }[] }[] = [];
+    const doc = server.app.store['doc'];
+    doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand') sent.push(structuredClone(args.input) as (typeof sent)[number]);
+        return next(args);
+      },
+      { step: 'initialize', name: 'searchCostProbe' },
+    );
+    /** The DynamoDB size of an item (attribute names and values, UTF-8), as DynamoDB bills it. */
+    const sizeOf = (value: unknown): number => {
+      if (typeof value === 'string') return Buffer.byteLength(value);
+      if (typeof value === 'number') return Math.ceil(String(value).length / 2) + 1;
+      if (typeof value === 'boolean' || value == null) return 1;
+      if (Array.isArray(value)) return 3 + value.reduce((n: number, v) => n + 1 + sizeOf(v), 0);
+      return 3 + Object.entries(value).reduce((n, [k, v]) => n + 1 + Buffer.byteLength(k) + sizeOf(v), 0);
+    };
+    const cost = async (write: () => Promise<unknown>) => {
+      sent.length = 0;
+      await write();
+      const items = sent.flatMap((tx) => tx.TransactItems ?? []);
+      const words = items.filter((w) => String((w.Put?.Item ?? w.Delete?.Key)?.PK).includes('#SEARCH#'));
+      const puts = words.flatMap((w) => (w.Put ? [sizeOf(w.Put.Item)] : []));
+      const entity = items.find((w) => w.Put?.Item.searchSlots)?.Put?.Item;
+      return {
+        items: items.length,
+        wordItems: words.length,
+        wordBytes: puts.length ? Math.round(puts.reduce((x, y) => x + y, 0) / puts.length) : 0,
+        slotsBytes: entity ? sizeOf(entity.searchSlots) : 0,
+      };
+    };
+    const rawText =
+      'Spent the afternoon on the harbor piece. Laid a graded wash for the sky with ultramarine and burnt sienna, ' +
+      'let it dry, then glazed the water twice. The cold press paper buckled a little near the edge; next time stretch it first. ' +
+      'About two and a half hours in all, mostly waiting for washes to dry.';
+    const figures: Record<string, Awaited<ReturnType<typeof cost>>> = {};
+    let projectId = '';
+    figures['Project create (title of 5 words)'] = await cost(async () => {
+      projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Harbor at dusk, watercolor study' } }, a))
+        .createProject.projectId;
+    });
+    figures['Project update (one title word changed)'] = await cost(() =>
+      server.request(UpdateProjectDocument, { projectId, expectedVersion: 1, input: { title: 'Harbor at dawn, watercolor study' } }, a),
+    );
+    let logId = '';
+    figures[`Log create (${rawText.split(' ').length}-word text, 3 materials)`] = await cost(async () => {
+      logId = dataOf(
+        await server.request(
+          CreateLogDocument,
+          { projectId, input: { rawText, materials: ['Ultramarine blue', 'Burnt sienna', 'Cold press paper'], timeSpentMinutes: 150 } },
+          a,
+        ),
+      ).createLog.logId;
+    });
+    figures['Log updateExtraction (one material added)'] = await cost(() =>
+      server.request(
+        UpdateLogExtractionDocument,
+        {
+          projectId,
+          logId,
+          expectedVersion: 1,
+          input: { materials: ['Ultramarine blue', 'Burnt sienna', 'Cold press paper', 'Masking fluid'] },
+        },
+        a,
+      ),
+    );
+    let assetId = '';
+    figures['Asset create (alt of 9 words, OCR of 4)'] = await cost(async () => {
+      assetId = dataOf(
+        await server.request(
+          CreateAssetDocument,
+          {
+            projectId,
+            input: {
+              type: 'IMAGE',
+              s3Key: 'tenants/search-a/harbor.jpg',
+              alt: 'The harbor at dawn, boats in a graded wash',
+              ocr: 'HARBOR STUDY No 3',
+            },
+          },
+          a,
+        ),
+      ).createAsset.assetId;
+    });
+    figures['Asset update (alt rewritten, 3 words changed)'] = await cost(() =>
+      server.request(
+        UpdateAssetDocument,
+        { projectId, assetId, expectedVersion: 1, input: { alt: 'The harbor at dusk, fishing boats in a glazed wash' } },
+        a,
+      ),
+    );
+    let inspirationId = '';
+    figures['Inspiration create (12-word text, 3 tags)'] = await cost(async () => {
+      inspirationId = dataOf(
+        await server.request(
+          CreateInspirationDocument,
+          {
+            input: {
+              type: 'TEXT',
+              text: 'Turner’s late harbor scenes: light dissolving the boats into the fog',
+              tags: ['turner', 'harbor', 'fog'],
+            },
+          },
+          a,
+        ),
+      ).createInspiration.inspirationId;
+    });
+    figures['Inspiration update (one tag replaced)'] = await cost(() =>
+      server.request(UpdateInspirationDocument, { inspirationId, expectedVersion: 1, input: { tags: ['turner', 'harbor', 'mist'] } }, a),
+    );
+    figures['Asset delete'] = await cost(() => server.request(DeleteAssetDocument, { projectId, assetId }, a));
+    doc.middlewareStack.remove('searchCostProbe');
+    console.log(
+      `word index cost per write (items in the transaction, of them word items, average word item bytes, searchSlots bytes on the entity):\n${Object.entries(
+        figures,
+      )
+        .map(([what, f]) => `  ${what}: ${f.items} items, ${f.wordItems} word items, ${f.wordBytes} B each, slots ${f.slotsBytes} B`)
+        .join('\n')}`,
+    );
+    expect(figures['Project create (title of 5 words)'].wordItems).toBe(5);
+    expect(figures['Project update (one title word changed)'].wordItems).toBe(1);
+    expect(figures['Log updateExtraction (one material added)'].wordItems).toBe(2);
+    expect(figures['Inspiration update (one tag replaced)'].wordItems).toBe(1);
+    // The update added one word (fishing) to the 12: the delete removes all 13.
+    expect(figures['Asset create (alt of 9 words, OCR of 4)'].wordItems).toBe(12);
+    expect(figures['Asset delete'].wordItems).toBe(13);
+    // Every word item is far below the 1 KB of one write unit.
+    for (const f of Object.values(figures)) expect(f.wordBytes).toBeLessThan(1024);
+  });
 });
