@@ -92,7 +92,7 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
    * Starts an upload: the asset is created UPLOADING (it expires unless confirmed in time) and the
    * caller gets a presigned PUT that binds the declared content type and size.
    */
-  async requestUpload(projectId: string, input: RequestAssetUploadInput) {
+  async requestUpload(projectId: string, input: RequestAssetUploadInput, idempotencyKey?: string | null) {
     this.uploads.check(input);
     const fileName = requireText(input.fileName, 'fileName', 255);
     const assetId = this.scope.newId('asset');
@@ -114,11 +114,19 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
       // A first upload never confirmed disappears with its item.
       expiresAt: pending.uploadExpiresAt,
     };
-    const upload = await this.uploads.target(pending);
-    const asset = await this.createItem(item, this.newAssetChecks(projectId, assetId, item.linkedLogId), {
-      action: 'asset.upload_requested',
-      data: { version: 1, s3Key },
-    });
+    const asset = await this.createItem(
+      item,
+      this.newAssetChecks(projectId, assetId, item.linkedLogId),
+      { action: 'asset.upload_requested', data: { version: 1, s3Key } },
+      { key: idempotencyKey, operation: 'requestAssetUpload', input: { projectId, input } },
+    );
+    // A repeat of the request gets the first request's asset, and a fresh URL for its first upload.
+    const first = asset.versions[0];
+    const upload = await this.uploads.target(
+      asset.assetId === assetId || !first
+        ? pending
+        : { ...pending, s3Key: first.s3Key, size: first.size ?? pending.size, contentType: first.contentType ?? pending.contentType },
+    );
     return { asset, version: 1, upload };
   }
 

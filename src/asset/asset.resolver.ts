@@ -86,8 +86,13 @@ export class AssetResolver {
   @Mutation(() => AssetUpload, {
     description: 'Starts an upload: creates the asset (UPLOADING) and returns a presigned PUT bound to the declared type and size.',
   })
-  requestAssetUpload(@Arg('projectId', () => ID) projectId: string, @Arg('input') input: RequestAssetUploadInput, @Ctx() ctx: Context) {
-    return ctx.repos.assets.requestUpload(projectId, input);
+  requestAssetUpload(
+    @Arg('projectId', () => ID) projectId: string,
+    @Arg('input') input: RequestAssetUploadInput,
+    @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.assets.requestUpload(projectId, input, idempotencyKey);
   }
 
   @Authorized(Role.EDITOR)

@@ -87,7 +87,7 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
    * Creates an inspiration whose file is uploaded with the returned presigned PUT (type and size
    * bound). Its `url` stays null until `confirmUpload` has checked the object.
    */
-  async requestUpload(input: RequestInspirationUploadInput) {
+  async requestUpload(input: RequestInspirationUploadInput, idempotencyKey?: string | null) {
     this.uploads.check(input);
     const inspirationId = this.scope.newId('insp');
     const pending = this.uploads.start(
@@ -110,8 +110,23 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
     };
     const derived = this.tagWrites([], tags, inspirationId);
     if (linkedProjectId) derived.push(this.projects.activeProjectCheck(linkedProjectId));
-    const upload = await this.uploads.target(pending);
-    const inspiration = await this.createItem(item, derived, { action: 'inspiration.upload_requested', data: { s3Key: pending.s3Key } });
+    const inspiration = await this.createItem(
+      item,
+      derived,
+      { action: 'inspiration.upload_requested', data: { s3Key: pending.s3Key } },
+      { key: idempotencyKey, operation: 'requestInspirationUpload', input: { input } },
+    );
+    // A repeat of the request gets the first request's inspiration, and a fresh URL for its upload.
+    const upload = await this.uploads.target(
+      inspiration.inspirationId === inspirationId || !inspiration.s3Key
+        ? pending
+        : {
+            ...pending,
+            s3Key: inspiration.s3Key,
+            size: inspiration.size ?? pending.size,
+            contentType: inspiration.contentType ?? pending.contentType,
+          },
+    );
     return { inspiration, upload };
   }
 

@@ -75,8 +75,12 @@ export class InspirationResolver {
   @Mutation(() => InspirationUpload, {
     description: 'Creates an inspiration with a file to upload: returns a presigned PUT bound to the declared type and size.',
   })
-  requestInspirationUpload(@Arg('input') input: RequestInspirationUploadInput, @Ctx() ctx: Context) {
-    return ctx.repos.inspirations.requestUpload(input);
+  requestInspirationUpload(
+    @Arg('input') input: RequestInspirationUploadInput,
+    @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.inspirations.requestUpload(input, idempotencyKey);
   }
 
   @Authorized(Role.EDITOR)

@@ -98,6 +98,28 @@ describe('idempotent creates', () => {
     expect(count('inspiration.created')).toBe(1);
   });
 
+  it('makes the upload requests that create an asset or an inspiration idempotent too, with a fresh URL for the same object', async () => {
+    const asset = `mutation($size: Int!) { requestAssetUpload(projectId: "${projectId}", input: { type: IMAGE, fileName: "a.png", contentType: "image/png", size: $size }, idempotencyKey: "upload-1") { asset { assetId s3Key } upload { url } } }`;
+    const first = await server.raw({ query: asset, variables: { size: 3 } }, token);
+    const again = await server.raw({ query: asset, variables: { size: 3 } }, token);
+    expect(again.body.errors).toBeUndefined();
+    expect(again.body.data.requestAssetUpload.asset).toEqual(first.body.data.requestAssetUpload.asset);
+    const path = (url: string) => new URL(url).pathname;
+    expect(path(again.body.data.requestAssetUpload.upload.url)).toBe(path(first.body.data.requestAssetUpload.upload.url));
+    const other = await server.raw({ query: asset, variables: { size: 4 } }, token);
+    expect(other.body.errors[0].extensions.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const assetId = first.body.data.requestAssetUpload.asset.assetId;
+    expect((await activity(projectId)).filter((e) => e.subjectId === assetId).map((e) => e.action)).toEqual(['asset.upload_requested']);
+
+    const inspiration = `mutation { requestInspirationUpload(input: { type: IMAGE, fileName: "i.png", contentType: "image/png", size: 3 }, idempotencyKey: "upload-2") { inspiration { inspirationId s3Key } upload { url } } }`;
+    const one = (await server.raw({ query: inspiration }, token)).body.data.requestInspirationUpload;
+    const two = (await server.raw({ query: inspiration }, token)).body.data.requestInspirationUpload;
+    expect(two.inspiration).toEqual(one.inspiration);
+    expect(path(two.upload.url)).toBe(path(one.upload.url));
+    const id = one.inspiration.inspirationId;
+    expect((await activity(null)).filter((e) => e.subjectId === id).map((e) => e.action)).toEqual(['inspiration.upload_requested']);
+  });
+
   it('keeps one user’s keys apart from another’s', async () => {
     const query = `mutation { createProject(input: { title: "Mine" }, idempotencyKey: "per-user") { projectId } }`;
     const mine = await run(query);

@@ -74,7 +74,7 @@ describe('search', () => {
     partition(entities.SearchWord.key.pkOf(tenant, { subjectId })).then((items) => items.map((item) => String(item.word)));
 
   /** The slots an entity records (its stored item, read directly). */
-  async function slotsOf(tenant: string, pk: string, sk: string): Promise<string[]> {
+  async function slotsOf(pk: string, sk: string): Promise<string[]> {
     const items = await partition(pk);
     const item = items.find((i) => i.SK === sk);
     return Array.isArray(item?.searchSlots) ? item.searchSlots.map(String) : [];
@@ -315,7 +315,7 @@ describe('search', () => {
     expect(await wordItemsOf('search-a', log.logId)).toHaveLength(entities.Log.search?.maxWords ?? 0);
     const pk = entities.Log.key.pkOf('search-a', {});
     const sk = entities.Log.keyOf('search-a', { projectId: ids.watercolor, logId: log.logId }).SK;
-    const before = await slotsOf('search-a', pk, sk);
+    const before = await slotsOf(pk, sk);
     // Every material replaced by words the log never had: all its word slots change at once.
     const fresh = Array.from({ length: 25 }, (_, i) => `umber${i} shade${i}`);
     dataOf(
@@ -325,13 +325,13 @@ describe('search', () => {
         a,
       ),
     );
-    const after = await slotsOf('search-a', pk, sk);
+    const after = await slotsOf(pk, sk);
     const changed = after.filter((word, slot) => before[slot] !== word).length;
     expect(changed).toBe(entities.Log.search?.maxWords);
     expect((await search('umber3 shade3')).map(idOf)).toEqual([log.logId]);
     expect(await search('ochre')).toEqual([]);
     // A title change of one word rewrites one slot.
-    const titleBefore = await slotsOf('search-a', entities.Project.key.pkOf('search-a', {}), `PROJECT#${ids.portrait}`);
+    const titleBefore = await slotsOf(entities.Project.key.pkOf('search-a', {}), `PROJECT#${ids.portrait}`);
     dataOf(
       await server.request(
         UpdateProjectDocument,
@@ -339,7 +339,7 @@ describe('search', () => {
         a,
       ),
     );
-    const titleAfter = await slotsOf('search-a', entities.Project.key.pkOf('search-a', {}), `PROJECT#${ids.portrait}`);
+    const titleAfter = await slotsOf(entities.Project.key.pkOf('search-a', {}), `PROJECT#${ids.portrait}`);
     expect(titleAfter.filter((word, slot) => titleBefore[slot] !== word)).toEqual(['final']);
     console.log(`log materials replaced: ${changed} of ${after.length} word slots rewritten; a one-word title change: 1`);
   });
