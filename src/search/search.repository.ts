@@ -2,7 +2,7 @@ import { entities } from '../common/entities';
 import { indexedWords, searchableModels, wordQuery, wordsOf } from '../common/search';
 import type { Scope } from '../common/scope';
 import { requireText } from '../common/validate';
-import { badInput } from '../errors';
+import { AppError, badInput, ErrorCode } from '../errors';
 import type { AnyModel, SearchDeclaration } from '../infra/dynamo/entity';
 import type { Item, Page, PageRequest } from '../infra/dynamo/store';
 
@@ -72,20 +72,25 @@ export class SearchRepository {
     const wanted = new Set(types?.length ? types : searchableModels.keys());
     // The longest word is the likeliest to start the fewest words.
     const leading = query.reduce((a, b) => (Array.from(b).length > Array.from(a).length ? b : a));
-    const words = (await store.queryAll(wordQuery(tenantId, leading), MAX_SEARCH_CANDIDATES)).filter((item) =>
-      entities.SearchWord.is(item),
-    );
+    const found = await store.queryAll(wordQuery(tenantId, leading), MAX_SEARCH_CANDIDATES).catch((error: unknown) => {
+      // queryAll refuses more than the bound with BAD_USER_INPUT: say which word and what to do.
+      if (error instanceof AppError && error.code === ErrorCode.BAD_USER_INPUT) {
+        throw badInput(`"${leading}" starts more than ${MAX_SEARCH_CANDIDATES} words of your tenant: search with a longer word.`, 'text');
+      }
+      throw error;
+    });
+    const words = found.filter((item) => entities.SearchWord.is(item));
     const subjects = new Map<string, { model: AnyModel; values: Record<string, unknown> }>();
     for (const word of words) {
       const model = searchableModels.get(word.subjectType);
       if (!model || !wanted.has(model.type)) continue;
       subjects.set(word.subjectId, { model, values: { projectId: word.projectId, [model.idField]: word.subjectId } });
     }
-    const found = [...subjects.values()];
-    const items = await this.scope.items.loadMany(found.map(({ model, values }) => model.key.keyFrom(tenantId, values)));
+    const candidates = [...subjects.values()];
+    const items = await this.scope.items.loadMany(candidates.map(({ model, values }) => model.key.keyFrom(tenantId, values)));
     const hits: SearchHitItem[] = [];
     for (const [i, item] of items.entries()) {
-      const { model } = found[i];
+      const { model } = candidates[i];
       if (item instanceof Error || !model.is(item) || !model.search) continue;
       const fields = matchedFields(model.search, item, query);
       if (!fields) continue;

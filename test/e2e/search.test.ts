@@ -225,6 +225,20 @@ describe('search', () => {
     expect(codeOf(await server.request(SearchDocument, { text: 'sunset', first: 101 }, a))).toBe('BAD_USER_INPUT');
   });
 
+  it('refuses a query word that starts more than 1000 words of the tenant, and answers a longer one', async () => {
+    const broad = await server.token('search-broad');
+    // 32 projects of 32 distinct words each, all starting with q: 1024 word items under "q".
+    for (let p = 0; p < 32; p++) {
+      const title = Array.from({ length: 32 }, (_, w) => `q${p.toString(36)}${w.toString(36)}`).join(' ');
+      dataOf(await server.request(CreateProjectDocument, { input: { title } }, broad));
+    }
+    const tooBroad = await server.request(SearchDocument, { text: 'q' }, broad);
+    expect(codeOf(tooBroad)).toBe('BAD_USER_INPUT');
+    expect(tooBroad.errors?.[0]?.message).toContain('"q" starts more than 1000 words');
+    const narrow = dataOf(await server.request(SearchDocument, { text: 'q1 Q1A' }, broad)).search.nodes;
+    expect(narrow).toHaveLength(1);
+  });
+
   it('leaves no stale word item after an edit or a delete', async () => {
     const project = await server.request(
       UpdateProjectDocument,
