@@ -118,7 +118,10 @@ async function main(): Promise<void> {
   }
 
   const lines = ['', `GraphQL (HTTP):   ${app.url}`, `GraphQL (WS):     ${app.url.replace(/^http/, 'ws')}`];
-  if (config.graphiql) lines.push(`GraphiQL:         open ${app.url} in a browser`);
+  if (config.graphiql) {
+    lines.push(`GraphiQL:         open ${app.url} in a browser`);
+    lines.push(`Job board:        open ${new URL('/jobs', app.url).href} (the tenant's jobs, live)`);
+  }
   if (app.devToken) {
     lines.push(
       `Development token (tenant "${DEV_TENANT}", role editor, 30 days):`,
