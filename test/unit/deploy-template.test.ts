@@ -182,7 +182,8 @@ function synthService(env: Record<string, string> = {}) {
     };
     const assets = JSON.parse(readFileSync(join(outdir, `${service.stackName}.assets.json`), 'utf8'));
     const container = () => one('AWS::ECS::TaskDefinition')[1].Properties.ContainerDefinitions[0];
-    return { outdir, storage, service, template, resources, ofType, one, imported, assets, storageTemplate, container };
+    const assertions = Template.fromJSON(template);
+    return { outdir, storage, service, template, assertions, resources, ofType, one, imported, assets, storageTemplate, container };
   } finally {
     if (docker === undefined) delete process.env.CDK_DOCKER;
     else process.env.CDK_DOCKER = docker;
@@ -242,6 +243,11 @@ describe('the optional service stack (DEPLOY_SERVICE=true npm run synth)', () =>
       expect.objectContaining({ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'ecs-tasks.amazonaws.com' } }),
     ]);
     expect(taskRole.Properties.Policies).toBeUndefined();
+    synth.assertions.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'ecs-tasks.amazonaws.com' } })] },
+      ManagedPolicyArns: [{ 'Fn::ImportValue': Match.stringLikeRegexp('RuntimePolicy') }],
+      Policies: Match.absent(),
+    });
     // Its one managed policy is the storage stack's RuntimePolicy (whose statements the tests above hold).
     expect(taskRole.Properties.ManagedPolicyArns).toHaveLength(1);
     expect(synth.imported(taskRole.Properties.ManagedPolicyArns[0])).toEqual(ref(logicalId(synth.storage, synth.storage.runtimePolicy)));
@@ -267,11 +273,11 @@ describe('the optional service stack (DEPLOY_SERVICE=true npm run synth)', () =>
     });
     // The token and cursor secrets come from Secrets Manager, generated there: no value in the template.
     const secrets = synth.ofType('AWS::SecretsManager::Secret');
-    expect(secrets).toHaveLength(2);
-    for (const [, secret] of secrets) {
-      expect(secret.Properties.SecretString).toBeUndefined();
-      expect(secret.Properties.GenerateSecretString).toBeDefined();
-    }
+    synth.assertions.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    synth.assertions.allResourcesProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.objectLike({ PasswordLength: 48 }),
+      SecretString: Match.absent(),
+    });
     const byName = Object.fromEntries(container().Secrets.map((s: { Name: string; ValueFrom: unknown }) => [s.Name, s.ValueFrom]));
     expect(Object.keys(byName).sort()).toEqual(['AUTH_JWT_SECRET', 'CURSOR_SECRET']);
     expect(secrets.map(([id]) => ref(id))).toEqual(expect.arrayContaining(Object.values(byName)));
@@ -279,22 +285,24 @@ describe('the optional service stack (DEPLOY_SERVICE=true npm run synth)', () =>
   });
 
   it('puts an Application Load Balancer in front, with its health check on /readyz and a WebSocket-friendly idle timeout', () => {
-    const [, lb] = synth.one('AWS::ElasticLoadBalancingV2::LoadBalancer');
-    expect(lb.Properties.Scheme).toBe('internet-facing');
-    expect(lb.Properties.LoadBalancerAttributes).toContainEqual({ Key: 'idle_timeout.timeout_seconds', Value: '120' });
+    synth.assertions.resourceCountIs('AWS::ElasticLoadBalancingV2::LoadBalancer', 1);
+    synth.assertions.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', {
+      Scheme: 'internet-facing',
+      LoadBalancerAttributes: Match.arrayWith([{ Key: 'idle_timeout.timeout_seconds', Value: '120' }]),
+    });
     // The server keeps an idle connection open longer than the load balancer does, so the load
     // balancer never reuses one the server is closing.
     expect(Number(environment().HTTP_KEEPALIVE_TIMEOUT_MS)).toBeGreaterThan(120_000);
-    const [, group] = synth.one('AWS::ElasticLoadBalancingV2::TargetGroup');
-    expect(group.Properties).toMatchObject({
+    synth.assertions.resourceCountIs('AWS::ElasticLoadBalancingV2::TargetGroup', 1);
+    synth.assertions.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', {
       Port: 4000,
       Protocol: 'HTTP',
       TargetType: 'ip',
       HealthCheckPath: '/readyz',
       Matcher: { HttpCode: '200' },
     });
-    const [, listener] = synth.one('AWS::ElasticLoadBalancingV2::Listener');
-    expect(listener.Properties).toMatchObject({ Port: 80, Protocol: 'HTTP' });
+    synth.assertions.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 1);
+    synth.assertions.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: 80, Protocol: 'HTTP' });
     // The container's own health check is liveness (/healthz): a DynamoDB outage takes tasks out
     // of the load balancer through /readyz, it does not get them replaced.
     expect(container().HealthCheck.Command.join(' ')).toContain('/healthz');
@@ -303,9 +311,14 @@ describe('the optional service stack (DEPLOY_SERVICE=true npm run synth)', () =>
   it('runs Redis in private subnets, reachable from the service only', () => {
     const [redisId, redis] = synth.one('AWS::ElastiCache::ReplicationGroup');
     expect(redisId).toBe('Redis');
-    expect(redis.Properties).toMatchObject({ Engine: 'redis', TransitEncryptionEnabled: true, AtRestEncryptionEnabled: true, Port: 6379 });
     const [subnetGroupId, subnetGroup] = synth.one('AWS::ElastiCache::SubnetGroup');
-    expect(redis.Properties.CacheSubnetGroupName).toEqual(ref(subnetGroupId));
+    synth.assertions.hasResourceProperties('AWS::ElastiCache::ReplicationGroup', {
+      Engine: 'redis',
+      TransitEncryptionEnabled: true,
+      AtRestEncryptionEnabled: true,
+      Port: 6379,
+      CacheSubnetGroupName: ref(subnetGroupId),
+    });
     const [, service] = synth.one('AWS::ECS::Service');
     const network = service.Properties.NetworkConfiguration.AwsvpcConfiguration;
     expect(network.AssignPublicIp).toBe('DISABLED');
