@@ -383,6 +383,30 @@ describe('tenant isolation', () => {
     expect(await itemsOf('tenant-a')).toEqual(before);
   });
 
+  it("rejects A's cursors as `before` of a backward page for B, on every list that pages backward", async () => {
+    const schema = buildAppSchema();
+    const query = schema.getQueryType()!.getFields();
+    // The backward twin of each list case: A's cursors as `before` instead of `after`.
+    const backward = Object.entries(cases).filter(([field]) => query[field]?.args.some((arg) => arg.name === 'before'));
+    expect(backward.map(([field]) => field)).toEqual(expect.arrayContaining(['projects', 'logsConnection', 'jobs', 'activity', 'assets']));
+    let checked = 0;
+    for (const [field, make] of backward) {
+      const { query: text, variables } = make(ids);
+      // `logs` (the seed's list) takes no cursor in its case.
+      if (!text.includes('after: $')) continue;
+      checked++;
+      const res = await server.raw({ query: text.replaceAll('after: $', 'last: 1, before: $'), variables }, b);
+      expect({ field, status: res.status }).toEqual({ field, status: 200 });
+      const codes = (res.body.errors ?? []).map((e: { extensions: { code: string; field?: string } }) => [
+        e.extensions.code,
+        e.extensions.field,
+      ]);
+      expect({ field, codes: [...new Set(codes.map(String))] }).toEqual({ field, codes: ['BAD_USER_INPUT,before'] });
+      expect(JSON.stringify(res.body.data ?? null)).not.toContain(MARK);
+    }
+    expect(checked).toBe(backward.length - 1);
+  });
+
   it("rejects A's cursors for B with BAD_USER_INPUT", async () => {
     const res = await server.raw(
       { query: 'query($a: String) { projects(after: $a) { nodes { title } } }', variables: { a: ids.cursors.projects } },
