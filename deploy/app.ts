@@ -1,4 +1,6 @@
+import { resolve } from 'node:path';
 import { App, DefaultStackSynthesizer } from 'aws-cdk-lib';
+import { ServiceStack, type ServiceImage } from './service-stack';
 import { StorageStack } from './storage-stack';
 
 type Env = Record<string, string | undefined>;
@@ -13,14 +15,66 @@ export interface DeploySettings {
   abortMultipartAfterDays: number;
   account?: string;
   region?: string;
+  /** The optional service stack (DEPLOY_SERVICE=true): the server on Fargate, its load balancer and Redis. */
+  service?: ServiceSettings;
 }
 
-function days(env: Env, name: string, fallback: number): number {
+/** What the service stack is made from (docs/deploying.md, "The service stack"). */
+export interface ServiceSettings {
+  stackName: string;
+  image: ServiceImage;
+  desiredCount: number;
+  cpu: number;
+  memoryMiB: number;
+  idleTimeoutSeconds: number;
+  certificateArn?: string;
+  redisNodeType: string;
+  redisReplicas: number;
+  auth: { jwksUrl?: string; issuer?: string; audience?: string };
+  otlpEndpoint?: string;
+}
+
+/** The repository's root, where the Dockerfile is (this file runs from deploy/ or dist/deploy/). */
+const ROOT = resolve(__dirname, __dirname.endsWith('dist/deploy') ? '../..' : '..');
+
+function whole(env: Env, name: string, fallback: number, what: string, min = 0): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number of days, got "${raw}".`);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number of ${what}, got "${raw}".`);
   return value;
+}
+
+function days(env: Env, name: string, fallback: number): number {
+  return whole(env, name, fallback, 'days');
+}
+
+function serviceSettings(env: Env): ServiceSettings | undefined {
+  const raw = (env.DEPLOY_SERVICE ?? '').toLowerCase();
+  if (!['true', '1', 'yes', 'on'].includes(raw)) {
+    if (['', 'false', '0', 'no', 'off'].includes(raw)) return undefined;
+    throw new Error(`DEPLOY_SERVICE must be true or false, got "${env.DEPLOY_SERVICE}".`);
+  }
+  const otlpEndpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
+  const image: ServiceImage = env.SERVICE_IMAGE
+    ? { kind: 'uri', uri: env.SERVICE_IMAGE }
+    : // Tracing needs the optional OpenTelemetry SDK in the image (see the Dockerfile).
+      { kind: 'asset', directory: ROOT, buildArgs: otlpEndpoint ? { TRACING: 'true' } : {} };
+  const idleTimeoutSeconds = whole(env, 'LB_IDLE_TIMEOUT_SECONDS', 120, 'seconds', 1);
+  if (idleTimeoutSeconds > 4000) throw new Error('LB_IDLE_TIMEOUT_SECONDS must be at most 4000 (the load balancer allows no more).');
+  return {
+    stackName: env.SERVICE_STACK_NAME || 'ArtissistService',
+    image,
+    desiredCount: whole(env, 'SERVICE_DESIRED_COUNT', 2, 'tasks'),
+    cpu: whole(env, 'SERVICE_CPU', 512, 'CPU units', 256),
+    memoryMiB: whole(env, 'SERVICE_MEMORY_MIB', 1024, 'MiB', 512),
+    idleTimeoutSeconds,
+    certificateArn: env.CERTIFICATE_ARN || undefined,
+    redisNodeType: env.REDIS_NODE_TYPE || 'cache.t4g.micro',
+    redisReplicas: whole(env, 'REDIS_REPLICAS', 1, 'replicas'),
+    auth: { jwksUrl: env.AUTH_JWKS_URL || undefined, issuer: env.AUTH_ISSUER || undefined, audience: env.AUTH_AUDIENCE || undefined },
+    otlpEndpoint,
+  };
 }
 
 export function deploySettings(env: Env = process.env): DeploySettings {
@@ -36,23 +90,45 @@ export function deploySettings(env: Env = process.env): DeploySettings {
     abortMultipartAfterDays: days(env, 'ABORT_MULTIPART_AFTER_DAYS', 1),
     account: env.CDK_DEFAULT_ACCOUNT || undefined,
     region: env.AWS_REGION || env.CDK_DEFAULT_REGION || undefined,
+    service: serviceSettings(env),
   };
 }
 
 /**
- * Builds the CDK app. Synthesis is offline: nothing here looks anything up in an AWS account. The
- * template carries no bootstrap-version rule and no CDK metadata resource, so it deploys with
- * plain `aws cloudformation deploy` as well as with `cdk deploy --app cdk.out`.
+ * Builds the CDK app: the storage stack, and the service stack when settings.service is given.
+ * Synthesis is offline: nothing here looks anything up in an AWS account, and nothing runs Docker
+ * (an image built from the Dockerfile is only staged as an asset, built at `cdk deploy`). The
+ * templates carry no bootstrap-version rule and no CDK metadata resource, so the storage stack, and
+ * the service stack with SERVICE_IMAGE (no asset), deploy with plain `aws cloudformation deploy` as
+ * well as with `cdk deploy --app cdk.out`.
  */
-export function buildApp(settings: DeploySettings, outdir = 'cdk.out'): { app: App; storage: StorageStack } {
-  const app = new App({ outdir, analyticsReporting: false });
+export function buildApp(settings: DeploySettings, outdir = 'cdk.out'): { app: App; storage: StorageStack; service?: ServiceStack } {
+  const app = new App({
+    outdir,
+    analyticsReporting: false,
+    // Strong references (CloudFormation exports): the storage stack cannot be deleted, nor lose
+    // what the service reads, while the service stack uses it. Said here, so synthesis does not warn.
+    context: { '@aws-cdk/core:defaultCrossStackReferences': 'strong' },
+  });
+  const env = settings.account || settings.region ? { account: settings.account, region: settings.region } : undefined;
   const storage = new StorageStack(app, settings.stackName, {
     ...settings,
-    env: settings.account || settings.region ? { account: settings.account, region: settings.region } : undefined,
+    env,
     synthesizer: new DefaultStackSynthesizer({ generateBootstrapVersionRule: false }),
     description: 'Artissist: the DynamoDB table, the S3 bucket and the runtime policy of the GraphQL server',
   });
-  return { app, storage };
+  if (!settings.service) return { app, storage };
+  // The service reads the storage stack's table, bucket and policy through CloudFormation exports,
+  // so it is deployed after it (and the storage stack cannot be deleted while the service uses it).
+  const service = new ServiceStack(app, settings.service.stackName, {
+    ...settings.service,
+    storage,
+    corsOrigins: settings.corsOrigins,
+    env,
+    synthesizer: new DefaultStackSynthesizer({ generateBootstrapVersionRule: false }),
+    description: 'Artissist: the GraphQL server on ECS Fargate behind an Application Load Balancer, with ElastiCache Redis',
+  });
+  return { app, storage, service };
 }
 
 if (require.main === module) {

@@ -1,5 +1,5 @@
 // First: tracing, when it is on, must start before the modules it instruments are loaded.
-import { tracing } from './infra/tracing-start';
+import { tracing, tracingFailure } from './infra/tracing-start';
 import 'reflect-metadata';
 import { join } from 'node:path';
 import type { App } from './app';
@@ -19,8 +19,14 @@ if (NODE_MAJOR < 22) process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLE
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const demoMode = process.argv.includes('--demo');
   const say = (message: string) => process.stdout.write(`${message}\n`);
+  // Tracing asked for but not installed: an operator's setting that cannot be honoured, so the
+  // server refuses to start rather than run untraced without anyone noticing.
+  if (tracingFailure) {
+    say(`Cannot start: ${tracingFailure.message}`);
+    process.exit(1);
+  }
+  const demoMode = process.argv.includes('--demo');
   if (NODE_MAJOR < 24) say(`Note: Node ${process.versions.node} is not supported; Node 26 is the baseline, Node 24 still works (README).`);
 
   let embedded: ReturnType<typeof startDynamoDbLocal> | undefined;
@@ -118,7 +124,10 @@ async function main(): Promise<void> {
   }
 
   const lines = ['', `GraphQL (HTTP):   ${app.url}`, `GraphQL (WS):     ${app.url.replace(/^http/, 'ws')}`];
-  if (config.graphiql) lines.push(`GraphiQL:         open ${app.url} in a browser`);
+  if (config.graphiql) {
+    lines.push(`GraphiQL:         open ${app.url} in a browser`);
+    lines.push(`Job board:        open ${new URL('/jobs', app.url).href} (the tenant's jobs, live)`);
+  }
   if (app.devToken) {
     lines.push(
       `Development token (tenant "${DEV_TENANT}", role editor, 30 days):`,

@@ -63,7 +63,8 @@ interface PageKey {
 /** The request's page loader (see Scope.page); it caches a page for the request, like items. */
 export function createPageLoader(store: Store, tenantId: string, batch = true): DataLoader<PageKey, Page<Item>, string> {
   return new DataLoader((keys) => Promise.all(keys.map(({ spec, request }) => store.queryPage(tenantId, spec, request))), {
-    cacheKeyFn: ({ spec, request }) => JSON.stringify([spec, request.first ?? null, request.after ?? null]),
+    cacheKeyFn: ({ spec, request }) =>
+      JSON.stringify([spec, request.first ?? null, request.after ?? null, request.last ?? null, request.before ?? null]),
     batch,
     cache: batch,
   });

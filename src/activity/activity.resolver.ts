@@ -1,6 +1,7 @@
 import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
-import { globalIdOf, isNodeType, NODE_TYPES } from '../common/global-id';
+import { globalIdOf, isNodeType, NODE_TYPES, objectIdOf } from '../common/global-id';
 import { feature } from '../common/feature';
+import { pageRequest } from '../common/pagination';
 import type { Context } from '../context';
 import { ActivityArgs, ActivityConnection, ActivityEvent, TimelineArgs } from './activity.type';
 import { ActivityRepository } from './activity.repository';
@@ -16,8 +17,8 @@ declare module '../context' {
 export class ActivityResolver {
   @Authorized()
   @Query(() => ActivityConnection, { description: 'Committed changes, newest first.' })
-  activity(@Args() { projectId, first, after }: ActivityArgs, @Ctx() ctx: Context) {
-    return ctx.repos.activity.list(projectId, { first, after });
+  activity(@Args() args: ActivityArgs, @Ctx() ctx: Context) {
+    return ctx.repos.activity.list(args.projectId, pageRequest(args));
   }
 
   @Authorized()
@@ -49,6 +50,14 @@ export function subjectNodeId(event: ActivityEvent): string | null {
 
 @Resolver(() => ActivityEvent)
 export class ActivityEventResolver {
+  @FieldResolver(() => ID, {
+    description:
+      'Unique across all types and stable (made from eventId), so a client cache keys the event by it; no Node, so node(id:) does not read it.',
+  })
+  id(@Root() event: ActivityEvent): string {
+    return objectIdOf('ActivityEvent', event.eventId);
+  }
+
   @FieldResolver(() => ID, {
     nullable: true,
     description:

@@ -1,5 +1,5 @@
 import { ArgsType, Field, ID, Int, ObjectType } from 'type-graphql';
-import { Connection, PageArgs } from '../common/pagination';
+import { Connection, ForwardPageArgs, PageArgs } from '../common/pagination';
 import { DateTime, JSONObject } from '../common/scalars';
 
 @ObjectType({ simpleResolvers: true, description: 'A committed change: who did what to which entity, and when.' })
@@ -60,8 +60,9 @@ export class ActivityArgs extends PageArgs {
   projectId?: string | null;
 }
 
+/** Several actions are merged from one query each, so the timeline pages forward only. */
 @ArgsType()
-export class TimelineArgs extends PageArgs {
+export class TimelineArgs extends ForwardPageArgs {
   @Field(() => DateTime, { nullable: true, description: 'Events at or after this instant.' })
   from?: Date | null;
 

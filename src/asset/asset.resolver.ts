@@ -2,6 +2,8 @@ import { entities } from '../common/entities';
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
+import { objectIdOf } from '../common/global-id';
+import { pageRequest } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
 import { badInput } from '../errors';
@@ -40,14 +42,14 @@ export class AssetResolver {
     description:
       "A project's assets (projectId), or the ready assets of one type across your projects, newest first, optionally created within [from, to).",
   })
-  assets(@Args() { projectId, type, from, to, first, after }: AssetsArgs, @Ctx() ctx: Context) {
+  assets(@Args() { projectId, type, from, to, ...page }: AssetsArgs, @Ctx() ctx: Context) {
     // projectId stays the first way to call it, so the clients that list a project's assets keep working.
     if (projectId) {
       if (type || from || to) throw badInput('type, from and to list across projects: leave out projectId to use them.', 'projectId');
-      return ctx.repos.assets.list(projectId, { first, after });
+      return ctx.repos.assets.list(projectId, pageRequest(page));
     }
     if (!type) throw badInput('Give projectId (one project) or type (across your projects).', 'type');
-    return ctx.repos.assets.listByType(type, { from, to }, { first, after });
+    return ctx.repos.assets.listByType(type, { from, to }, pageRequest(page));
   }
 
   @Authorized(Role.EDITOR)
@@ -137,6 +139,14 @@ export class AssetResolver {
 
 @Resolver(() => AssetVersion)
 export class AssetVersionResolver {
+  @FieldResolver(() => ID, {
+    description:
+      'Unique across all types and stable (made from its object key, which no other version shares), so a client cache keys the version by it.',
+  })
+  id(@Root() version: AssetVersion): string {
+    return objectIdOf('AssetVersion', version.s3Key);
+  }
+
   @FieldResolver(() => String, {
     nullable: true,
     description:

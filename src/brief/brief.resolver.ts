@@ -1,6 +1,7 @@
 import { Arg, Args, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
+import { pageRequest } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
 import { ApprovalDecision, Brief, BriefConnection, BriefVersionsArgs, CreateBriefVersionInput } from './brief.type';
@@ -27,8 +28,8 @@ export class BriefResolver {
 
   @Authorized()
   @Query(() => BriefConnection, { description: 'All versions, newest first.' })
-  briefVersions(@Args() { projectId, first, after }: BriefVersionsArgs, @Ctx() ctx: Context) {
-    return ctx.repos.briefs.list(projectId, { first, after });
+  briefVersions(@Args() args: BriefVersionsArgs, @Ctx() ctx: Context) {
+    return ctx.repos.briefs.list(args.projectId, pageRequest(args));
   }
 
   @Authorized(Role.EDITOR)

@@ -33,6 +33,15 @@ export function globalIdOf(type: NodeType, item: Record<string, unknown>): strin
 }
 
 /**
+ * The id of an object that has identity but is no Node (an event): unique across types like a
+ * Node's, so a normalized client cache (urql's Graphcache, Relay, Apollo Client) keys it by
+ * `id` with no configuration, but node(id:) does not read it.
+ */
+export function objectIdOf(typename: string, ...values: (string | number)[]): string {
+  return Buffer.from([typename, ...values].join(':'), 'utf8').toString('base64url');
+}
+
+/**
  * The type and key values a global id names. Throws BAD_USER_INPUT when it is not an id this
  * server made (the values themselves are checked by whoever looks the entity up).
  */

@@ -1,33 +1,96 @@
 import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
 
-@ObjectType({ simpleResolvers: true, description: 'Where a page ends. Pass endCursor as `after` to read the next page.' })
+/*
+ * The GraphQL Cursor Connections spec (what Relay's @connection, urql's Graphcache and Apollo
+ * Client's relayStylePagination read), made once for every list: `Connection(Node)` gives a
+ * connection type with `edges { cursor node }`, `nodes` and `pageInfo`. Its values are the pages
+ * of src/infra/dynamo/page.ts, which carry each node's cursor.
+ */
+
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    'Where a page stands in its list (GraphQL Cursor Connections). Pass endCursor as `after` with `first` for the next page, startCursor as `before` with `last` for the previous one.',
+})
 export class PageInfo {
-  @Field(() => String, { nullable: true, description: 'Opaque; valid only for the same list and tenant.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The cursor of the first edge; null for an empty page. Opaque; valid only for the same list and tenant.',
+  })
+  startCursor!: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The cursor of the last edge; null for an empty page. Opaque; valid only for the same list and tenant.',
+  })
   endCursor!: string | null;
 
-  @Field()
+  @Field({ description: 'True when items follow this page.' })
   hasNextPage!: boolean;
+
+  @Field({
+    description: 'True when items precede this page: a backward page found more before it, or a forward page started after a cursor.',
+  })
+  hasPreviousPage!: boolean;
 }
 
+/** The page arguments of a list that pages forward only (one merged from several queries). */
 @ArgsType()
-export class PageArgs {
+export class ForwardPageArgs {
   @Field(() => Int, { nullable: true, description: 'Page size: 20 when omitted, at most 100.' })
   first?: number | null;
 
-  @Field(() => String, { nullable: true, description: 'The endCursor of the previous page.' })
+  @Field(() => String, { nullable: true, description: 'The endCursor of the previous page, or any edge cursor: the items after it.' })
   after?: string | null;
 }
 
-/** A connection type for `node`: its page of nodes and where the page ends. */
-export function Connection<T extends object>(node: ClassType<T>) {
+/**
+ * The page arguments of a list read by one query, which pages both ways: `first`/`after`
+ * forward, `last`/`before` backward (the same query read in reverse). Not both directions at once.
+ */
+@ArgsType()
+export class PageArgs extends ForwardPageArgs {
+  @Field(() => Int, { nullable: true, description: 'Page backward: the last this many items, before `before` when given; at most 100.' })
+  last?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'The startCursor of a page, or any edge cursor: the items before it.' })
+  before?: string | null;
+}
+
+/**
+ * The page request in a list's arguments, for the repository: the four page arguments only (a
+ * forward-only list's arguments have no last or before).
+ */
+export function pageRequest({ first, after, last, before }: PageArgs): PageArgs {
+  return { first, after, last, before };
+}
+
+/**
+ * A connection type for `node` (Cursor Connections spec): its page as `edges` (each node with its
+ * cursor) and as `nodes` (for clients that need no per-item cursor), and the page info. The edge
+ * type is `<Node>Edge`, named after `node`'s GraphQL name (`name`, the class's name by default).
+ */
+export function Connection<T extends object>(node: ClassType<T>, name: string = node.name) {
+  @ObjectType(`${name}Edge`, { simpleResolvers: true, description: `One ${name} of a list, with its cursor.` })
+  class EdgeClass {
+    @Field(() => String, { description: 'Opaque: pass it as `after` or `before` to page on from this item.' })
+    cursor!: string;
+
+    @Field(() => node, { description: 'The item.' })
+    node!: T;
+  }
+
   // Abstract and never returned itself, so only the concrete subclasses (`ProjectConnection`, …)
   // are emitted: type-graphql 2 emits only the types reachable from resolvers.
   @ObjectType({ simpleResolvers: true })
   abstract class ConnectionClass {
-    @Field(() => [node])
+    @Field(() => [EdgeClass], { description: 'The page’s items in list order, each with its cursor.' })
+    edges!: EdgeClass[];
+
+    @Field(() => [node], { description: 'The page’s items in list order (the nodes of edges, for clients that need no cursors).' })
     nodes!: T[];
 
-    @Field(() => PageInfo)
+    @Field(() => PageInfo, { description: 'Where the page stands in its list.' })
     pageInfo!: PageInfo;
   }
   return ConnectionClass;

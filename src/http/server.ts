@@ -16,6 +16,7 @@ import { boundPort } from '../infra/free-port';
 import type { Metrics } from '../infra/metrics';
 import { logger } from '../logger';
 import { graphiqlRouter, type GraphiQLHints } from './graphiql';
+import { BOARD_SELECTIONS, jobBoardRouter } from './job-board';
 import { REQUEST_ID_HEADER } from '../graphql/record';
 import { noteCutAtShutdown, requestIdentity, requestRecordOf, requestScope } from './request-log';
 import { wantsEventStream } from './sse';
@@ -231,7 +232,12 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   app.use('/graphql', cors({ origin: config.corsOrigins, credentials: false, exposedHeaders: [REQUEST_ID_HEADER] }));
   if (deps.routers?.length) app.use(...deps.routers);
   else app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
-  if (config.graphiql) app.use(graphiqlRouter(deps.graphiqlHints ?? (() => ({}))));
+  if (config.graphiql) {
+    const hints: () => GraphiQLHints = deps.graphiqlHints ?? (() => ({}));
+    app.use(graphiqlRouter(hints));
+    // The live job board shares GraphiQL's switch, token and assets: both are development pages.
+    app.use(jobBoardRouter(() => ({ token: hints().token }), BOARD_SELECTIONS));
+  }
   // Event-stream requests leave through this router to the SSE transport; every other request
   // leaves it at once (`next('router')`) for Apollo.
   const eventStreams = express.Router();

@@ -23,18 +23,19 @@ export class CursorCodec {
 
   /**
    * Decodes a cursor made by `encode` for the same tenant and query. Throws BAD_USER_INPUT when the
-   * cursor is malformed, was not made by this server, or belongs to another tenant or query.
+   * cursor is malformed, was not made by this server, or belongs to another tenant or query
+   * (`argument` names the argument that carried it).
    */
-  async decode(cursor: string, tenantId: string, queryId: string): Promise<Record<string, unknown>> {
+  async decode(cursor: string, tenantId: string, queryId: string, argument = 'after'): Promise<Record<string, unknown>> {
     let parsed: unknown;
     try {
       const { plaintext } = await compactDecrypt(cursor, this.key);
       parsed = JSON.parse(new TextDecoder().decode(plaintext));
     } catch {
-      throw badInput('The cursor is not valid: pass the endCursor of a previous page unchanged.', 'after');
+      throw badInput(`The cursor is not valid: pass a cursor of a previous page unchanged as ${argument}.`, argument);
     }
     if (!isRecord(parsed) || parsed.t !== tenantId || parsed.q !== queryId || !isRecord(parsed.k)) {
-      throw badInput('The cursor belongs to another list: pass the endCursor of a previous page of this same list.', 'after');
+      throw badInput(`The cursor belongs to another list: pass as ${argument} a cursor of a previous page of this same list.`, argument);
     }
     return parsed.k;
   }

@@ -48,8 +48,54 @@ function untracedRequest(request: IncomingMessage): boolean {
 }
 
 /**
+ * The packages tracing loads: optional dependencies, which a lean production install leaves out
+ * (`npm ci --omit=dev --omit=optional`, the Docker image's default), so that a server that never
+ * traces does not carry them. `@opentelemetry/api`, which the helpers below and the logger use, is
+ * a plain dependency: without an SDK it is a no-op.
+ */
+export const TRACING_PACKAGES = [
+  '@opentelemetry/sdk-node',
+  '@opentelemetry/core',
+  '@opentelemetry/instrumentation-http',
+  '@opentelemetry/instrumentation-graphql',
+  '@opentelemetry/instrumentation-aws-sdk',
+  '@opentelemetry/instrumentation-ioredis',
+];
+
+/** Which of TRACING_PACKAGES cannot be resolved from here. */
+export function missingTracingPackages(resolve: (name: string) => string = require.resolve): string[] {
+  return TRACING_PACKAGES.filter((name) => {
+    try {
+      resolve(name);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
+/** The OTEL_* variables set in `env`, to name what switched tracing on. */
+function otelVariables(env: Record<string, string | undefined>): string[] {
+  return Object.keys(env).filter((name) => name.startsWith('OTEL_') && env[name]);
+}
+
+/** Tracing is switched on, but its packages were left out of the install; the message says both ways out. */
+export class TracingNotInstalledError extends Error {
+  constructor(missing: string[], env: Record<string, string | undefined>) {
+    super(
+      `Tracing is on (${otelVariables(env).join(', ')}) but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not installed: ` +
+        'the OpenTelemetry SDK is an optional dependency, left out of a lean install (npm ci --omit=optional, and the Docker image ' +
+        'unless built with --build-arg TRACING=true). Install without --omit=optional, or turn tracing off (unset the OTEL_* ' +
+        'variables or set OTEL_SDK_DISABLED=true).',
+    );
+    this.name = 'TracingNotInstalledError';
+  }
+}
+
+/**
  * Starts the OpenTelemetry SDK when the environment asks for tracing (see tracingRequested);
- * returns undefined, having loaded nothing, when it does not. Call it before the modules the
+ * returns undefined, having loaded nothing, when it does not. Throws TracingNotInstalledError,
+ * having loaded nothing, when tracing is asked for but its packages are not installed. Call it before the modules the
  * instrumentations patch are loaded. Exporter, endpoint, protocol, sampler, propagators,
  * resource attributes and batching all come from the standard OTEL_* variables; the server's
  * metrics and logs keep their own paths (Prometheus, JSON lines on stdout), so the SDK exports
@@ -57,6 +103,8 @@ function untracedRequest(request: IncomingMessage): boolean {
  */
 export function startTracing(env: Record<string, string | undefined> = process.env): Tracing | undefined {
   if (!tracingRequested(env)) return undefined;
+  const missing = missingTracingPackages();
+  if (missing.length) throw new TracingNotInstalledError(missing, env);
   // Loaded here, not at the top: a server without tracing must not load (or pay for) any of it.
   const { NodeSDK }: typeof import('@opentelemetry/sdk-node') = require('@opentelemetry/sdk-node');
   const { HttpInstrumentation }: typeof import('@opentelemetry/instrumentation-http') = require('@opentelemetry/instrumentation-http');

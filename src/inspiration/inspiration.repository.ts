@@ -56,8 +56,11 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
     const { tenantId } = this.scope;
     if (!tag) return this.page(allInspirations(tenantId), page);
     const tags = entities.InspirationTag.pageOf(await this.scope.page(inspirationsByTag(tenantId, requireText(tag, 'tag', 100)), page));
-    const nodes = await this.loadMany(tags.nodes.map((t) => ({ inspirationId: t.inspirationId })));
-    return { nodes, pageInfo: tags.pageInfo };
+    return tags.mapMany(async (found) => {
+      const loaded = await this.loadMany(found.map((t) => ({ inspirationId: t.inspirationId })));
+      const byId = new Map(loaded.map((item) => [item.inspirationId, item]));
+      return found.map((t) => byId.get(t.inspirationId) ?? null);
+    });
   }
 
   /** The inspiration linked to one project, newest first: one query of the sparse project index per page. */

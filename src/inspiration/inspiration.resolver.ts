@@ -1,6 +1,7 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
+import { pageRequest } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
 import { badInput } from '../errors';
 import type { Context } from '../context';
@@ -32,12 +33,12 @@ export class InspirationResolver {
 
   @Authorized()
   @Query(() => InspirationConnection, { description: 'Newest first, optionally by tag or by the project it is linked to.' })
-  inspirations(@Args() { tag, projectId, first, after }: InspirationsArgs, @Ctx() ctx: Context) {
+  inspirations(@Args() { tag, projectId, ...page }: InspirationsArgs, @Ctx() ctx: Context) {
     if (projectId) {
       if (tag) throw badInput('Filter by tag or by projectId, not both.', 'projectId');
-      return ctx.repos.inspirations.ofProject(projectId, { first, after });
+      return ctx.repos.inspirations.ofProject(projectId, pageRequest(page));
     }
-    return ctx.repos.inspirations.list(tag, { first, after });
+    return ctx.repos.inspirations.list(tag, pageRequest(page));
   }
 
   @Authorized(Role.EDITOR)

@@ -203,7 +203,7 @@ export class JobRepository {
 
   private async list(spec: ReturnType<typeof jobsByStatus>, page: PageRequest) {
     const result = entities.Job.pageOf(await this.scope.page(spec, page));
-    return { nodes: result.nodes.map((item) => toJob(item)), pageInfo: result.pageInfo };
+    return result.map((item) => toJob(item));
   }
 
   /** A project's jobs, newest first. */
@@ -224,7 +224,7 @@ export class JobRepository {
   /** Step attempts paused for a person's review, most recent first. */
   async awaitingReview(page: PageRequest) {
     const result = entities.Step.pageOf(await this.scope.page(stepsAwaitingReview(this.scope.tenantId), page));
-    return { nodes: result.nodes.map(toStep), pageInfo: result.pageInfo };
+    return result.map(toStep);
   }
 
   /**
@@ -240,7 +240,7 @@ export class JobRepository {
       page,
     );
     const result = entities.Job.pageOf(merged);
-    return { nodes: result.nodes.map((item) => toJob(item)), pageInfo: result.pageInfo };
+    return result.map((item) => toJob(item));
   }
 
   /** A job's stored events with seq in (after, until], in order. */

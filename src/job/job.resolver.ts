@@ -1,8 +1,9 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
-import { PageArgs } from '../common/pagination';
+import { PageArgs, pageRequest } from '../common/pagination';
 import { JSONObject, JSONValue } from '../common/scalars';
 import { feature } from '../common/feature';
+import { objectIdOf } from '../common/global-id';
 import { optionalText } from '../common/validate';
 import type { Context } from '../context';
 import {
@@ -12,6 +13,7 @@ import {
   JobEvent,
   ClaimedWork,
   JobKind,
+  JobsAcrossTenantsArgs,
   JobsByStatusArgs,
   ProjectJobsArgs,
   Step,
@@ -57,31 +59,31 @@ export class JobResolver {
 
   @Authorized()
   @Query(() => JobConnection, { description: "A project's jobs, newest first." })
-  jobs(@Args() { projectId, first, after }: ProjectJobsArgs, @Ctx() ctx: Context) {
-    return ctx.repos.jobs.ofProject(projectId, { first, after });
+  jobs(@Args() args: ProjectJobsArgs, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.ofProject(args.projectId, pageRequest(args));
   }
 
   @Authorized()
   @Query(() => JobConnection, { description: "The tenant's jobs in one status, most recently changed first." })
-  jobsByStatus(@Args() { status, first, after }: JobsByStatusArgs, @Ctx() ctx: Context) {
-    return ctx.repos.jobs.byStatus(status, { first, after });
+  jobsByStatus(@Args() args: JobsByStatusArgs, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.byStatus(args.status, pageRequest(args));
   }
 
   @Authorized()
   @Query(() => JobConnection, { description: "The caller's job history, newest first." })
-  myJobs(@Args() { first, after }: PageArgs, @Ctx() ctx: Context) {
-    return ctx.repos.jobs.mine({ first, after });
+  myJobs(@Args() args: PageArgs, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.mine(pageRequest(args));
   }
 
   @Authorized()
   @Query(() => StepConnection, { description: 'Steps paused for review, most recent first.' })
-  stepsAwaitingReview(@Args() { first, after }: PageArgs, @Ctx() ctx: Context) {
-    return ctx.repos.jobs.awaitingReview({ first, after });
+  stepsAwaitingReview(@Args() args: PageArgs, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.awaitingReview(pageRequest(args));
   }
 
   @Authorized(Role.ADMIN)
   @Query(() => JobConnection, { description: 'Admins only: jobs in one status across all tenants, most recently changed first.' })
-  jobsAcrossTenants(@Args() { status, first, after }: JobsByStatusArgs, @Ctx() ctx: Context) {
+  jobsAcrossTenants(@Args() { status, first, after }: JobsAcrossTenantsArgs, @Ctx() ctx: Context) {
     return ctx.repos.jobs.acrossTenants(status, { first, after });
   }
 
@@ -241,6 +243,14 @@ export class JobResolver {
 
 @Resolver(() => JobEvent)
 export class JobEventResolver {
+  @FieldResolver(() => ID, {
+    description:
+      'Unique across all types and stable, so a client cache keys the message by it: made from eventId and position, because one event reaches the job’s stream and the status streams at different positions. No Node, so node(id:) does not read it.',
+  })
+  id(@Root() event: JobEvent): string {
+    return objectIdOf('JobEvent', event.eventId, event.position);
+  }
+
   @FieldResolver(() => Job, {
     nullable: true,
     description:

@@ -1,6 +1,6 @@
 import { Node } from '../common/node.type';
 import { ArgsType, Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { Connection, PageArgs } from '../common/pagination';
+import { Connection, ForwardPageArgs, PageArgs } from '../common/pagination';
 import { DateTime, JSONObject, JSONValue } from '../common/scalars';
 import { Versioned } from '../common/versioned.type';
 import { JobEventType, JobStatus, StepStatus } from './job.machine';
@@ -271,6 +271,13 @@ export class ProjectJobsArgs extends PageArgs {
 
 @ArgsType()
 export class JobsByStatusArgs extends PageArgs {
+  @Field(() => JobStatus)
+  status!: JobStatus;
+}
+
+/** Across tenants the list is merged from the shards of an index, so it pages forward only. */
+@ArgsType()
+export class JobsAcrossTenantsArgs extends ForwardPageArgs {
   @Field(() => JobStatus)
   status!: JobStatus;
 }

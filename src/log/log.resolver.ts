@@ -3,6 +3,7 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Re
 import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
+import { pageRequest } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
 import {
@@ -37,20 +38,20 @@ export class LogResolver {
 
   @Authorized()
   @Query(() => [Log], { description: "A project's logs, oldest first: one page (first 20 by default). logsConnection pages on." })
-  async logs(@Args() { projectId, first, after }: LogsArgs, @Ctx() ctx: Context) {
-    return (await ctx.repos.logs.list(projectId, { first, after })).nodes;
+  async logs(@Args() args: LogsArgs, @Ctx() ctx: Context) {
+    return (await ctx.repos.logs.list(args.projectId, pageRequest(args))).nodes;
   }
 
   @Authorized()
   @Query(() => LogConnection, { description: "A project's logs, oldest first, with a cursor for the next page." })
-  logsConnection(@Args() { projectId, first, after }: LogsArgs, @Ctx() ctx: Context) {
-    return ctx.repos.logs.list(projectId, { first, after });
+  logsConnection(@Args() args: LogsArgs, @Ctx() ctx: Context) {
+    return ctx.repos.logs.list(args.projectId, pageRequest(args));
   }
 
   @Authorized()
   @Query(() => LogConnection, { description: 'Logs by attribution status across projects, newest first.' })
-  logsByAttribution(@Args() { status, first, after }: LogsByAttributionArgs, @Ctx() ctx: Context) {
-    return ctx.repos.logs.listByAttribution(status, { first, after });
+  logsByAttribution(@Args() args: LogsByAttributionArgs, @Ctx() ctx: Context) {
+    return ctx.repos.logs.listByAttribution(args.status, pageRequest(args));
   }
 
   @Authorized()

@@ -4,7 +4,7 @@ import { feature, type Feature, type StandardNames } from '../common/feature';
 import { idempotencyKeyArg } from '../common/idempotency';
 import { type ModelTypes, modelTypes } from '../common/model-types';
 import { placeholdersOf } from '../infra/dynamo/entity';
-import { PageArgs } from '../common/pagination';
+import { PageArgs, pageRequest } from '../common/pagination';
 import type { Context, Repositories } from '../context';
 import type { ChildModel } from './project-child.repository';
 import { Project } from './project.type';
@@ -45,7 +45,7 @@ function indexResolver(
     })
     list(@Args(() => IndexArgs) args: IndexArgs, @Ctx() ctx: Context) {
       const values = Object.fromEntries(partition.map((field) => [field, Reflect.get(args, field)]));
-      return ctx.repos.children.of(model).listIndex(indexName, values, { first: args.first, after: args.after });
+      return ctx.repos.children.of(model).listIndex(indexName, values, pageRequest(args));
     }
   }
   Object.defineProperty(IndexResolver, 'name', { value: `${queryName}Resolver` });
@@ -95,8 +95,8 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
 
     @Authorized()
     @Query(() => connection, { name: plural, description: `A project's ${plural}, oldest first.` })
-    list(@Args(() => ListArgs) { projectId, first, after }: ListArgs, @Ctx() ctx: Context) {
-      return repository(ctx).list(projectId, { first, after });
+    list(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+      return repository(ctx).list(args.projectId, pageRequest(args));
     }
 
     @Authorized(Role.EDITOR)

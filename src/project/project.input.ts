@@ -1,5 +1,5 @@
 import { ArgsType, Field, Float, ID, InputType, Int } from 'type-graphql';
-import { PageArgs } from '../common/pagination';
+import { ForwardPageArgs, PageArgs } from '../common/pagination';
 import { JSONObject, LocalDate } from '../common/scalars';
 import { ProjectStatus } from './project.type';
 
@@ -66,8 +66,9 @@ export class ProjectsArgs extends PageArgs {
   archived!: boolean;
 }
 
+/** Across tenants the list is merged from the shards of an index, so it pages forward only. */
 @ArgsType()
-export class ProjectsAcrossTenantsArgs extends PageArgs {
+export class ProjectsAcrossTenantsArgs extends ForwardPageArgs {
   @Field(() => ProjectStatus)
   status!: ProjectStatus;
 

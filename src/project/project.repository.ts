@@ -64,7 +64,7 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
       page,
     );
     const result = model.pageOf(merged);
-    return { nodes: result.nodes.map((item) => ({ ...item, tenantId: tenantOfPk(item.PK) })), pageInfo: result.pageInfo };
+    return result.map((item) => ({ ...item, tenantId: tenantOfPk(item.PK) }));
   }
 
   create(input: CreateProjectInput, idempotencyKey?: string | null) {

@@ -33,8 +33,8 @@ export class ProjectResolver {
 
   @Authorized()
   @Query(() => ProjectConnection, { description: 'By title (or title prefix), or by status newest first.' })
-  projects(@Args() { first, after, ...filter }: ProjectsArgs, @Ctx() ctx: Context) {
-    return ctx.repos.projects.list(filter, { first, after });
+  projects(@Args() { first, after, last, before, ...filter }: ProjectsArgs, @Ctx() ctx: Context) {
+    return ctx.repos.projects.list(filter, { first, after, last, before });
   }
 
   @Authorized(Role.EDITOR)

@@ -17,7 +17,7 @@ export const MAX_SEARCH_CANDIDATES = 1000;
 
 /** One entity found, with the fields its words matched in. */
 export interface SearchHitItem {
-  node: Item;
+  entity: Item;
   type: string;
   score: number;
   matchedFields: string[];
@@ -44,9 +44,16 @@ export function matchedFields(search: SearchDeclaration, item: Record<string, un
   return search.fields.filter((field) => matched.has(field));
 }
 
-/** Ranked first: more fields matched, then newer. */
-const before = (a: { score: number; order: string }, b: { score: number; order: string }) =>
-  a.score > b.score || (a.score === b.score && a.order > b.order);
+/** The ranking: more fields matched first, then newer first (negative when `a` ranks before `b`). */
+function rank(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  const [sa, sb] = [Number(a.score), Number(b.score)];
+  if (sa !== sb) return sb - sa;
+  const [oa, ob] = [String(a.order), String(b.order)];
+  return oa === ob ? 0 : oa > ob ? -1 : 1;
+}
+
+/** A hit's place in the ranking, which its cursor carries. */
+const positionOf = (hit: SearchHitItem) => ({ score: hit.score, order: hit.order });
 
 /**
  * Full-text search over the tenant's searchable entities (see src/common/search.ts), through the
@@ -96,21 +103,14 @@ export class SearchRepository {
       if (!fields) continue;
       const id = String(item[model.idField]);
       hits.push({
-        node: item,
+        entity: item,
         type: model.type,
         score: fields.length,
         matchedFields: fields,
         order: `${id.slice(id.indexOf('_') + 1)}#${id}`,
       });
     }
-    hits.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
-    return store.listPage(
-      tenantId,
-      `search:${JSON.stringify([query, [...wanted].sort()])}`,
-      hits,
-      (hit) => ({ score: hit.score, order: hit.order }),
-      (hit, position) => before({ score: Number(position.score), order: String(position.order) }, hit),
-      page,
-    );
+    hits.sort((a, b) => rank(positionOf(a), positionOf(b)));
+    return store.listPage(tenantId, `search:${JSON.stringify([query, [...wanted].sort()])}`, hits, positionOf, rank, page);
   }
 }

@@ -1,5 +1,6 @@
 import { Args, Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import { feature } from '../common/feature';
+import { pageRequest } from '../common/pagination';
 import { maxItems } from '../common/validate';
 import type { Context } from '../context';
 import { SearchRepository } from './search.repository';
@@ -19,8 +20,8 @@ export class SearchResolver {
     description:
       "Full-text search of your tenant's project titles, log texts and materials, inspiration texts and tags, and asset alt and OCR texts: every word of text must start a word of the entity (case and accents ignored). Ranked by how many fields matched, then newest first. Through a word index, never a scan; see docs/search.md for its limits.",
   })
-  search(@Args() { text, types, first, after }: SearchArgs, @Ctx() ctx: Context) {
-    return ctx.repos.search.search(text, maxItems(types, 'types', 10), { first, after });
+  search(@Args() args: SearchArgs, @Ctx() ctx: Context) {
+    return ctx.repos.search.search(args.text, maxItems(args.types, 'types', 10), pageRequest(args));
   }
 }
 

@@ -19,7 +19,7 @@ registerEnumType(SearchType, {
 @ObjectType({ simpleResolvers: true, description: 'One entity that search(text) found, and how well it matched.' })
 export class SearchHit {
   @Field(() => Node, { description: 'The entity found: a Project, Log, Asset or Inspiration (ask with `... on Log { … }`).' })
-  node!: object;
+  entity!: object;
 
   @Field(() => SearchType)
   type!: string;

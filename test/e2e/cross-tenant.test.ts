@@ -72,9 +72,10 @@ const cases: Record<string, Case> = {
     query: `query($a: String, $b: String) { timeline(after: $a) { nodes { action data projectId } } typed: timeline(types: ["log.created", "asset.created"], after: $b) { nodes { action data } } }`,
     variables: { a: i.cursors.timeline, b: i.cursors.timelineTyped },
   }),
-  // A's words (every searchable field of A's holds them): B finds nothing; A's cursor is refused below.
-  search: () => ({
-    query: `{ search(text: "${MARK}") { nodes { score matchedFields node { id __typename ... on Project { title } ... on Log { rawText } ... on Asset { alt } ... on Inspiration { text } } } } }`,
+  // A's words (every searchable field of A's holds them), with A's cursor; B's search without a cursor is checked below.
+  search: (i) => ({
+    query: `query($a: String) { search(text: "${MARK}", after: $a) { nodes { score matchedFields entity { id __typename ... on Project { title } ... on Log { rawText } ... on Asset { alt } ... on Inspiration { text } } } } }`,
+    variables: { a: i.cursors.search },
   }),
   job: (i) => ({ query: `{ job(jobId: "${i.jobId}") { kind steps { name } } }` }),
   jobs: (i) => ({
@@ -389,16 +390,43 @@ describe('tenant isolation', () => {
     expect(await itemsOf('tenant-a')).toEqual(before);
   });
 
+  it("rejects A's cursors as `before` of a backward page for B, on every list that pages backward", async () => {
+    const schema = buildAppSchema();
+    const query = schema.getQueryType()!.getFields();
+    // The backward twin of each list case: A's cursors as `before` instead of `after`.
+    const backward = Object.entries(cases).filter(([field]) => query[field]?.args.some((arg) => arg.name === 'before'));
+    expect(backward.map(([field]) => field)).toEqual(expect.arrayContaining(['projects', 'logsConnection', 'jobs', 'activity', 'assets']));
+    let checked = 0;
+    for (const [field, make] of backward) {
+      const { query: text, variables } = make(ids);
+      // `logs` (the seed's list) takes no cursor in its case.
+      if (!text.includes('after: $')) continue;
+      checked++;
+      const res = await server.raw({ query: text.replaceAll('after: $', 'last: 1, before: $'), variables }, b);
+      expect({ field, status: res.status }).toEqual({ field, status: 200 });
+      const codes = (res.body.errors ?? []).map((e: { extensions: { code: string; field?: string } }) => [
+        e.extensions.code,
+        e.extensions.field,
+      ]);
+      expect({ field, codes: [...new Set(codes.map(String))] }).toEqual({ field, codes: ['BAD_USER_INPUT,before'] });
+      expect(JSON.stringify(res.body.data ?? null)).not.toContain(MARK);
+    }
+    expect(checked).toBe(backward.length - 1);
+  });
+
   it("rejects A's cursors for B with BAD_USER_INPUT", async () => {
     const res = await server.raw(
       { query: 'query($a: String) { projects(after: $a) { nodes { title } } }', variables: { a: ids.cursors.projects } },
       b,
     );
     expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    // B's own search for A's words (which A finds: its cursor above came from a page of hits) finds nothing.
     const search = await server.raw(
-      { query: `query($a: String) { search(text: "${MARK}", after: $a) { nodes { score } } }`, variables: { a: ids.cursors.search } },
+      {
+        query: `{ search(text: "${MARK}") { nodes { score entity { id __typename ... on Project { title } ... on Log { rawText } ... on Asset { alt } ... on Inspiration { text } } } } }`,
+      },
       b,
     );
-    expect(search.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(search.body).toEqual({ data: { search: { nodes: [] } } });
   });
 });

@@ -82,6 +82,11 @@ describe('the HTTP endpoint', () => {
       const refused = await get(guarded.url, '{ viewer { tenantId } }');
       expect(refused.status).toBe(400);
       expect(await refused.text()).toMatch(/CSRF/i);
+      // What docs/clients.md tells a GET client to send then: a header that forces a preflight.
+      const preflighted = await fetch(`${guarded.url}?query=${encodeURIComponent('{ viewer { tenantId } }')}`, {
+        headers: { authorization: `Bearer ${token}`, 'apollo-require-preflight': 'true' },
+      });
+      expect(preflighted.status).toBe(200);
     } finally {
       await guarded.stop();
     }

@@ -39,7 +39,7 @@ describe('search', () => {
   const logIds: string[] = [];
 
   const idOf = (hit: Hit): string => {
-    const node = hit.node;
+    const node = hit.entity;
     if (node.__typename === 'Project') return node.projectId;
     if (node.__typename === 'Log') return node.logId;
     if (node.__typename === 'Asset') return node.assetId;
@@ -186,6 +186,18 @@ describe('search', () => {
     expect(byId.get(ids.inspiration)?.matchedFields).toEqual(['tags', 'text']);
     expect(byId.get(ids.watercolor)?.matchedFields).toEqual(['title']);
     expect(byId.get(ids.watercolor)?.type).toBe('PROJECT');
+    // Backward with last/before from the end meets the same ranking, and edges carry cursors.
+    const backward: string[] = [];
+    let before: string | null | undefined = null;
+    for (let guard = 0; guard < 10; guard++) {
+      const page: SearchQuery['search'] = dataOf(
+        await server.request(SearchDocument, { text: 'sunset', last: 10, ...(before ? { before } : {}) }, a),
+      ).search;
+      backward.unshift(...page.nodes.map(idOf));
+      if (!page.pageInfo.hasPreviousPage) break;
+      before = page.pageInfo.startCursor;
+    }
+    expect(backward).toEqual(hitIds);
     // Two words cost no more calls: the longest word is read, the other checked on the entities.
     server.app.calls.reset();
     dataOf(await server.request(SearchDocument, { text: 'ultramarine sky', first: 10 }, a));
@@ -196,7 +208,7 @@ describe('search', () => {
   it('filters by type', async () => {
     const logs = await search('sunset', a, { types: ['LOG'] });
     expect(logs).toHaveLength(LOGS + 1);
-    expect(new Set(logs.map((n) => n.node.__typename))).toEqual(new Set(['Log']));
+    expect(new Set(logs.map((n) => n.entity.__typename))).toEqual(new Set(['Log']));
     const some = await search('sunset', a, { types: ['PROJECT', 'ASSET'] });
     expect(some.map(idOf)).toEqual([ids.asset, ids.watercolor]);
   });

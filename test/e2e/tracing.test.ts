@@ -91,6 +91,41 @@ describe('OpenTelemetry tracing (OTEL_* variables, an OTLP/HTTP receiver, two in
     for (const line of logged) expect(line.trace_id).toBe(traceId);
   });
 
+  it('traces an S3 call of a mutation as a child span of its request', async () => {
+    const created = await gqlTraced(
+      one.url,
+      editor,
+      newTraceparent().traceparent,
+      'mutation { createProject(input: { title: "Files" }) { projectId } }',
+    );
+    const projectId = created.body.data.createProject.projectId;
+    const upload = await gqlTraced(
+      one.url,
+      editor,
+      newTraceparent().traceparent,
+      `mutation { requestAssetUpload(projectId: "${projectId}", input: { type: IMAGE, fileName: "a.png", contentType: "image/png", size: 3 }) { asset { assetId } } }`,
+    );
+    const assetId = upload.body.data.requestAssetUpload.asset.assetId;
+    // Confirming asks S3 for the object (HeadObject); nothing was uploaded, so the answer is UPLOAD_MISSING.
+    const { traceId, traceparent } = newTraceparent();
+    const confirmed = await gqlTraced(
+      one.url,
+      editor,
+      traceparent,
+      `mutation ConfirmUpload { confirmAssetUpload(projectId: "${projectId}", assetId: "${assetId}") { assetId } }`,
+    );
+    expect(confirmed.body.errors?.[0]).toMatchObject({ extensions: { reason: 'UPLOAD_MISSING' } });
+    const s3 = await waitForSpans('S3 span', () => inTrace(traceId).filter((s) => s.attributes['rpc.service'] === 'S3'));
+    expect(s3.map((s) => s.attributes['rpc.method'])).toContain('HeadObject');
+    const byId = new Map(inTrace(traceId).map((s) => [s.spanId, s]));
+    const head = s3.find((s) => s.attributes['rpc.method'] === 'HeadObject');
+    let root = head;
+    while (root?.parentSpanId && byId.get(root.parentSpanId)) root = byId.get(root.parentSpanId);
+    // It descends from the request's server span (whose parent is the caller's own span, not exported).
+    expect(root?.kind).toBe(2);
+    expect(inTrace(traceId).some((s) => s.attributes['graphql.operation.name'] === 'ConfirmUpload')).toBe(true);
+  });
+
   it("carries a mutation's trace through its outbox event and Redis to a subscriber's delivery on another instance", async () => {
     const created = await gqlTraced(
       one.url,

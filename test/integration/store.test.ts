@@ -44,6 +44,25 @@ describe('Store against DynamoDB Local', () => {
     expect(seen).toEqual(items.map((i) => i.SK));
   });
 
+  it('pages the same partition backward with last/before: every item once, each page in list order, pages full', async () => {
+    const spec = { pk: 'TENANT#p', skPrefix: 'ROW#' };
+    const pages: string[][] = [];
+    let before: string | null = null;
+    for (;;) {
+      const page = await table.store.queryPage('p', spec, { last: 20, before });
+      pages.unshift(page.nodes.map((n) => n.SK));
+      if (!page.pageInfo.hasPreviousPage) break;
+      before = await page.pageInfo.startCursor;
+    }
+    expect(pages.map((p) => p.length)).toEqual([5, 20, 20]);
+    expect(pages.flat()).toEqual(Array.from({ length: 45 }, (_, i) => `ROW#${String(i).padStart(2, '0')}`));
+    // Each edge's cursor is the cursor of its node: after the 3rd edge comes the 4th row.
+    const head = await table.store.queryPage('p', spec, { first: 5 });
+    const third = await head.edges[2].cursor;
+    expect((await table.store.queryPage('p', spec, { first: 1, after: third })).nodes[0].SK).toBe('ROW#03');
+    expect((await table.store.queryPage('p', spec, { last: 1, before: third })).nodes[0].SK).toBe('ROW#01');
+  });
+
   it('refuses a cursor used for another query or another tenant', async () => {
     const page = await table.store.queryPage('p', { pk: 'TENANT#p', skPrefix: 'ROW#' }, { first: 5 });
     await expect(
@@ -82,6 +101,15 @@ describe('Store against DynamoDB Local', () => {
     expect(page.nodes).toHaveLength(10);
     expect(page.nodes.every((n) => n.expiresAt > nowSeconds)).toBe(true);
     expect(page.pageInfo.hasNextPage).toBe(true);
+    // Backward too: the last 10 live items, past the expired ones between them.
+    const tail = await table.store.queryPage('e', { pk: 'TENANT#e' }, { last: 10 });
+    expect(tail.nodes.map((n) => n.SK)).toEqual(
+      items
+        .filter((_, i) => i % 2 === 1)
+        .slice(-10)
+        .map((i) => i.SK),
+    );
+    expect(tail.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: false });
     expect(await table.store.get({ PK: 'TENANT#e', SK: 'EV#00' })).toBeNull();
     expect(await table.store.get({ PK: 'TENANT#e', SK: 'EV#01' })).not.toBeNull();
     const batch = await table.store.batchGet([

@@ -1,12 +1,14 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CfnElement } from 'aws-cdk-lib';
+import { CfnElement, type Stack } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { buildApp, deploySettings } from '../../deploy/app';
 import { TABLE_ACTIONS } from '../../deploy/storage-stack';
 import { indexNames, TTL_ATTRIBUTE, tableDefinition } from '../../src/infra/dynamo/table';
 import { ARCHIVED_TAG } from '../../src/infra/s3/archive-tag';
+import { ROOT } from '../support/processes';
 
 /** The synthesized storage stack, as a deployer with these settings would get it. */
 function synth(env: Record<string, string> = {}) {
@@ -139,6 +141,260 @@ describe('deploy template (npm run synth)', () => {
       ).toEqual(['AWS::DynamoDB::Table', 'AWS::IAM::ManagedPolicy', 'AWS::S3::Bucket', 'AWS::S3::BucketPolicy'].sort());
     } finally {
       rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+});
+
+type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: unknown };
+
+/**
+ * Both stacks of `DEPLOY_SERVICE=true npm run synth`, synthesized into a folder of their own. The
+ * docker command is pointed at nothing, so a synthesis that tried to build the image would fail:
+ * the image is only staged, and built when the asset is published at deploy time.
+ */
+function synthService(env: Record<string, string> = {}) {
+  const outdir = mkdtempSync(join(tmpdir(), 'artissist-cdk-service-'));
+  const docker = process.env.CDK_DOCKER;
+  process.env.CDK_DOCKER = join(outdir, 'no-docker-here');
+  try {
+    const { app, storage, service } = buildApp(
+      deploySettings({ DEPLOY_SERVICE: 'true', CORS_ORIGINS: 'https://app.example.com', ...env }),
+      outdir,
+    );
+    if (!service) throw new Error('DEPLOY_SERVICE=true made no service stack.');
+    const assembly = app.synth();
+    const template = assembly.getStackByName(service.stackName).template;
+    const storageTemplate = assembly.getStackByName(storage.stackName).template;
+    const resources: Record<string, Resource> = template.Resources;
+    const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+    const one = (type: string): [string, Resource] => {
+      const found = ofType(type);
+      expect(found.map(([id]) => id)).toHaveLength(1);
+      return found[0];
+    };
+    /** The storage stack's value behind an `Fn::ImportValue` of the service stack. */
+    const imported = (value: unknown) => {
+      const name = (value as { 'Fn::ImportValue'?: string })['Fn::ImportValue'];
+      const output = Object.values<{ Value: unknown; Export?: { Name: string } }>(storageTemplate.Outputs).find(
+        (o) => o.Export?.Name === name,
+      );
+      return output?.Value;
+    };
+    const assets = JSON.parse(readFileSync(join(outdir, `${service.stackName}.assets.json`), 'utf8'));
+    const container = () => one('AWS::ECS::TaskDefinition')[1].Properties.ContainerDefinitions[0];
+    const assertions = Template.fromJSON(template);
+    return { outdir, storage, service, template, assertions, resources, ofType, one, imported, assets, storageTemplate, container };
+  } finally {
+    if (docker === undefined) delete process.env.CDK_DOCKER;
+    else process.env.CDK_DOCKER = docker;
+  }
+}
+
+const ref = (id: string) => ({ Ref: id });
+
+/** The logical id of a level-2 construct's CloudFormation resource in its stack. */
+function logicalId(stack: Stack, construct: Construct): string {
+  const resource = construct.node.defaultChild;
+  if (!(resource instanceof CfnElement)) throw new Error(`${construct.node.path} has no CloudFormation resource.`);
+  return stack.getLogicalId(resource);
+}
+const groupId = (id: string) => ({ 'Fn::GetAtt': [id, 'GroupId'] });
+
+describe('the optional service stack (DEPLOY_SERVICE=true npm run synth)', () => {
+  let synth: ReturnType<typeof synthService>;
+  beforeAll(() => {
+    synth = synthService();
+  });
+  afterAll(() => rmSync(synth.outdir, { recursive: true, force: true }));
+
+  const container = () => synth.container();
+  const environment = (): Record<string, unknown> =>
+    Object.fromEntries(container().Environment.map((e: { Name: string; Value: unknown }) => [e.Name, e.Value]));
+
+  it('is not made unless asked for', () => {
+    expect(buildApp(deploySettings({})).service).toBeUndefined();
+    expect(() => deploySettings({ DEPLOY_SERVICE: 'maybe' })).toThrow('DEPLOY_SERVICE must be true or false');
+  });
+
+  it("stages the repository's Dockerfile as an image asset, offline and without running Docker", () => {
+    const images = Object.values<any>(synth.assets.dockerImages);
+    expect(images).toHaveLength(1);
+    expect(images[0].source).toEqual({
+      directory: expect.stringMatching(/^asset\./),
+      dockerFile: 'Dockerfile',
+      dockerBuildArgs: {},
+      platform: 'linux/amd64',
+    });
+    // The staged build context is what .dockerignore lets through: what the Dockerfile's build copies.
+    const staged = join(synth.outdir, images[0].source.directory);
+    expect(readFileSync(join(staged, 'Dockerfile'), 'utf8')).toBe(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+    expect(existsSync(join(staged, 'src/main.ts'))).toBe(true);
+    for (const left of ['node_modules', 'dist', 'test', '.git', 'cdk.out'])
+      expect({ left, staged: existsSync(join(staged, left)) }).toEqual({ left, staged: false });
+    expect(container().Image['Fn::Sub']).toMatch(/container-assets.*:[0-9a-f]{64}$/);
+  });
+
+  it("gives the task role the storage stack's runtime policy and nothing else", () => {
+    const [taskDefinitionId, taskDefinition] = synth.one('AWS::ECS::TaskDefinition');
+    expect(taskDefinitionId).toBeTruthy();
+    const taskRoleId = taskDefinition.Properties.TaskRoleArn['Fn::GetAtt'][0];
+    const taskRole = synth.resources[taskRoleId];
+    expect(taskRole.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      expect.objectContaining({ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'ecs-tasks.amazonaws.com' } }),
+    ]);
+    expect(taskRole.Properties.Policies).toBeUndefined();
+    synth.assertions.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'ecs-tasks.amazonaws.com' } })] },
+      ManagedPolicyArns: [{ 'Fn::ImportValue': Match.stringLikeRegexp('RuntimePolicy') }],
+      Policies: Match.absent(),
+    });
+    // Its one managed policy is the storage stack's RuntimePolicy (whose statements the tests above hold).
+    expect(taskRole.Properties.ManagedPolicyArns).toHaveLength(1);
+    expect(synth.imported(taskRole.Properties.ManagedPolicyArns[0])).toEqual(ref(logicalId(synth.storage, synth.storage.runtimePolicy)));
+    // No inline policy anywhere names the task role: pulling the image, reading the secrets and
+    // writing logs are the execution role's.
+    for (const [, policy] of synth.ofType('AWS::IAM::Policy')) {
+      expect(policy.Properties.Roles).not.toContainEqual(ref(taskRoleId));
+      expect(policy.Properties.Roles).toEqual([ref(taskDefinition.Properties.ExecutionRoleArn['Fn::GetAtt'][0])]);
+    }
+  });
+
+  it('wires the table, the bucket, Redis over TLS and the secrets into the container', () => {
+    const [redisId] = synth.one('AWS::ElastiCache::ReplicationGroup');
+    const env = environment();
+    expect(env).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0', PORT: '4000', CORS_ORIGINS: 'https://app.example.com' });
+    expect(synth.imported(env.TABLE_NAME)).toEqual(ref(synth.storage.getLogicalId(synth.storage.table)));
+    expect(synth.imported(env.S3_BUCKET)).toEqual(ref(logicalId(synth.storage, synth.storage.bucket)));
+    expect(env.REDIS_URL).toEqual({
+      'Fn::Join': [
+        '',
+        ['rediss://', { 'Fn::GetAtt': [redisId, 'PrimaryEndPoint.Address'] }, ':', { 'Fn::GetAtt': [redisId, 'PrimaryEndPoint.Port'] }],
+      ],
+    });
+    // The token and cursor secrets come from Secrets Manager, generated there: no value in the template.
+    const secrets = synth.ofType('AWS::SecretsManager::Secret');
+    synth.assertions.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    synth.assertions.allResourcesProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.objectLike({ PasswordLength: 48 }),
+      SecretString: Match.absent(),
+    });
+    const byName = Object.fromEntries(container().Secrets.map((s: { Name: string; ValueFrom: unknown }) => [s.Name, s.ValueFrom]));
+    expect(Object.keys(byName).sort()).toEqual(['AUTH_JWT_SECRET', 'CURSOR_SECRET']);
+    expect(secrets.map(([id]) => ref(id))).toEqual(expect.arrayContaining(Object.values(byName)));
+    for (const name of Object.keys(env)) expect(name).not.toMatch(/SECRET/);
+  });
+
+  it('puts an Application Load Balancer in front, with its health check on /readyz and a WebSocket-friendly idle timeout', () => {
+    synth.assertions.resourceCountIs('AWS::ElasticLoadBalancingV2::LoadBalancer', 1);
+    synth.assertions.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', {
+      Scheme: 'internet-facing',
+      LoadBalancerAttributes: Match.arrayWith([{ Key: 'idle_timeout.timeout_seconds', Value: '120' }]),
+    });
+    // The server keeps an idle connection open longer than the load balancer does, so the load
+    // balancer never reuses one the server is closing.
+    expect(Number(environment().HTTP_KEEPALIVE_TIMEOUT_MS)).toBeGreaterThan(120_000);
+    synth.assertions.resourceCountIs('AWS::ElasticLoadBalancingV2::TargetGroup', 1);
+    synth.assertions.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', {
+      Port: 4000,
+      Protocol: 'HTTP',
+      TargetType: 'ip',
+      HealthCheckPath: '/readyz',
+      Matcher: { HttpCode: '200' },
+    });
+    synth.assertions.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 1);
+    synth.assertions.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: 80, Protocol: 'HTTP' });
+    // The container's own health check is liveness (/healthz): a DynamoDB outage takes tasks out
+    // of the load balancer through /readyz, it does not get them replaced.
+    expect(container().HealthCheck.Command.join(' ')).toContain('/healthz');
+  });
+
+  it('runs Redis in private subnets, reachable from the service only', () => {
+    const [redisId, redis] = synth.one('AWS::ElastiCache::ReplicationGroup');
+    expect(redisId).toBe('Redis');
+    const [subnetGroupId, subnetGroup] = synth.one('AWS::ElastiCache::SubnetGroup');
+    synth.assertions.hasResourceProperties('AWS::ElastiCache::ReplicationGroup', {
+      Engine: 'redis',
+      TransitEncryptionEnabled: true,
+      AtRestEncryptionEnabled: true,
+      Port: 6379,
+      CacheSubnetGroupName: ref(subnetGroupId),
+    });
+    const [, service] = synth.one('AWS::ECS::Service');
+    const network = service.Properties.NetworkConfiguration.AwsvpcConfiguration;
+    expect(network.AssignPublicIp).toBe('DISABLED');
+    expect(subnetGroup.Properties.SubnetIds).toEqual(network.Subnets);
+
+    expect(redis.Properties.SecurityGroupIds).toHaveLength(1);
+    const redisGroup = redis.Properties.SecurityGroupIds[0]['Fn::GetAtt'][0];
+    const serviceGroup = network.SecurityGroups[0]['Fn::GetAtt'][0];
+    expect(network.SecurityGroups).toEqual([groupId(serviceGroup)]);
+    /** Every ingress rule of a security group: inline, and separate AWS::EC2::SecurityGroupIngress resources. */
+    const ingress = (id: string) => [
+      ...(synth.resources[id].Properties.SecurityGroupIngress ?? []),
+      ...synth
+        .ofType('AWS::EC2::SecurityGroupIngress')
+        .filter(([, r]) => JSON.stringify(r.Properties.GroupId) === JSON.stringify(groupId(id)))
+        .map(([, r]) => r.Properties),
+    ];
+    expect(ingress(redisGroup)).toEqual([
+      expect.objectContaining({ IpProtocol: 'tcp', FromPort: 6379, ToPort: 6379, SourceSecurityGroupId: groupId(serviceGroup) }),
+    ]);
+    expect(JSON.stringify(ingress(redisGroup))).not.toMatch(/Cidr/);
+    // The tasks take connections from the load balancer alone, on the container's port.
+    const [lbGroup] = synth.ofType('AWS::EC2::SecurityGroup').find(([id]) => id.startsWith('LoadBalancer')) ?? [];
+    expect(ingress(serviceGroup)).toEqual([
+      expect.objectContaining({ IpProtocol: 'tcp', FromPort: 4000, ToPort: 4000, SourceSecurityGroupId: groupId(String(lbGroup)) }),
+    ]);
+  });
+});
+
+describe('the service stack with its settings', () => {
+  it('takes an image already pushed to ECR, with no asset, so plain CloudFormation deploys it; JWKS instead of a token secret', () => {
+    const synth = synthService({
+      SERVICE_IMAGE: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/artissist:1.4.0',
+      AUTH_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json',
+      AUTH_ISSUER: 'https://idp.example.com/',
+      AUTH_AUDIENCE: 'artissist',
+      CERTIFICATE_ARN: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
+      LB_IDLE_TIMEOUT_SECONDS: '300',
+    });
+    try {
+      expect(synth.assets.dockerImages ?? {}).toEqual({});
+      expect(JSON.stringify(synth.container())).toContain('/artissist:1.4.0');
+      // No custom resource or function: nothing that would need the CDK's bootstrap bucket.
+      expect(Object.values(synth.resources).filter((r) => /^Custom::|Lambda/.test(r.Type))).toEqual([]);
+      const env = Object.fromEntries(synth.container().Environment.map((e: { Name: string; Value: unknown }) => [e.Name, e.Value]));
+      expect(env).toMatchObject({
+        AUTH_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json',
+        AUTH_ISSUER: 'https://idp.example.com/',
+        AUTH_AUDIENCE: 'artissist',
+        HTTP_KEEPALIVE_TIMEOUT_MS: '305000',
+      });
+      expect(synth.container().Secrets.map((s: { Name: string }) => s.Name)).toEqual(['CURSOR_SECRET']);
+      // HTTPS on 443 with the certificate; port 80 only redirects.
+      const listeners = synth.ofType('AWS::ElasticLoadBalancingV2::Listener').map(([, l]) => l.Properties);
+      expect(listeners).toContainEqual(
+        expect.objectContaining({
+          Port: 443,
+          Protocol: 'HTTPS',
+          Certificates: [{ CertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc' }],
+        }),
+      );
+      expect(listeners).toContainEqual(
+        expect.objectContaining({ Port: 80, DefaultActions: [expect.objectContaining({ Type: 'redirect' })] }),
+      );
+    } finally {
+      rmSync(synth.outdir, { recursive: true, force: true });
+    }
+  });
+
+  it('builds the image with the tracing SDK when an OTLP endpoint is given', () => {
+    const synth = synthService({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.internal:4318' });
+    try {
+      expect(Object.values<any>(synth.assets.dockerImages)[0].source.dockerBuildArgs).toEqual({ TRACING: 'true' });
+      expect(JSON.stringify(synth.container().Environment)).toContain('http://collector.internal:4318');
+    } finally {
+      rmSync(synth.outdir, { recursive: true, force: true });
     }
   });
 });

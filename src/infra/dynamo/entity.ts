@@ -439,7 +439,7 @@ export class EntityModel<
 
   /** A page of stored items as this entity's items (items of other entities are left out). */
   pageOf(page: Page<Item>): Page<this['item']> {
-    return { nodes: page.nodes.filter((item) => this.is(item)), pageInfo: page.pageInfo };
+    return page.filter((item): item is this['item'] => this.is(item));
   }
 
   /**

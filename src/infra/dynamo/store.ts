@@ -11,6 +11,7 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { AppError, ErrorCode } from '../../errors';
 import type { CursorCodec } from '../cursor';
+import { lazyCursor, Page, type PageRequest, pageShape } from './page';
 import { keySchemas, TTL_ATTRIBUTE, type IndexName, type Key } from './table';
 import { transactRequest, type Item, type Write } from './write';
 
@@ -29,33 +30,13 @@ export interface QuerySpec {
   descending?: boolean;
 }
 
-export interface PageRequest {
-  first?: number | null;
-  after?: string | null;
-}
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, type PageRequest } from './page';
 
-export interface Page<T> {
-  nodes: T[];
-  /** `endCursor` is computed on first read; GraphQL resolves the promise when it is selected. */
-  pageInfo: { endCursor: Promise<string | null>; hasNextPage: boolean };
-}
-
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
 const BATCH_GET_LIMIT = 100;
 const MAX_TX_ATTEMPTS = 8;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const backoff = (attempt: number) => Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random());
-
-/** The page size a request asks for: 20 by default; BAD_USER_INPUT unless 1 to 100. */
-function pageSize(page: PageRequest): number {
-  const first = page.first ?? DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
-    throw new AppError(ErrorCode.BAD_USER_INPUT, `first must be between 1 and ${MAX_PAGE_SIZE}, got ${first}.`, { field: 'first' });
-  }
-  return first;
-}
 
 /** The cache key of an item key, for DataLoader and for ordering batch results. */
 export const keyString = (key: Key) => `${key.PK}\u0000${key.SK}`;
@@ -163,37 +144,45 @@ export class Store {
   }
 
   /**
-   * Reads one page of `spec` for `tenantId`. `first` defaults to 20 and is capped at 100; the page
-   * is full whenever that many live items exist (expired items are skipped, reading on as needed).
-   * Throws BAD_USER_INPUT for a bad `first` or for a cursor of another tenant or query.
+   * Reads one page of `spec` for `tenantId`: forward (`first` after the cursor `after`) or, with
+   * `last`/`before`, backward (the same query read in the opposite direction from the cursor, the
+   * items turned back into the list's order). A page holds `first` (or `last`) items, 20 when
+   * omitted and at most 100, whenever that many live items exist (expired items are skipped,
+   * reading on as needed). Each item's cursor is its position in `spec`, so a cursor from either
+   * direction is valid in both. Throws BAD_USER_INPUT for a bad size, for mixed directions, or
+   * for a cursor of another tenant or query.
    */
   async queryPage(tenantId: string, spec: QuerySpec, page: PageRequest = {}): Promise<Page<Item>> {
-    const first = page.first ?? DEFAULT_PAGE_SIZE;
-    if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
-      throw new AppError(ErrorCode.BAD_USER_INPUT, `first must be between 1 and ${MAX_PAGE_SIZE}, got ${first}.`, { field: 'first' });
-    }
+    const { size, backward, cursor, cursorArgument } = pageShape(page);
     const queryId = this.queryId(spec);
-    let startKey = page.after ? await this.cursors.decode(page.after, tenantId, queryId) : undefined;
+    let startKey = cursor ? await this.cursors.decode(cursor, tenantId, queryId, cursorArgument) : undefined;
+    // DynamoDB reads from an exclusive start key in either direction, so a backward page is the
+    // same query with its direction flipped.
+    const read = backward ? { ...spec, descending: !spec.descending } : spec;
     const items: Item[] = [];
     // Read one more than asked, so a full page knows whether another follows.
     do {
-      const out = await this.doc.send(new QueryCommand(this.queryInput(spec, first + 1 - items.length, startKey)));
+      const out = await this.doc.send(new QueryCommand(this.queryInput(read, size + 1 - items.length, startKey)));
       items.push(...(out.Items ?? []));
       startKey = out.LastEvaluatedKey;
-    } while (items.length <= first && startKey);
-    const nodes = items.slice(0, first);
-    const last = nodes[nodes.length - 1];
-    return {
+    } while (items.length <= size && startKey);
+    const nodes = items.slice(0, size);
+    if (backward) nodes.reverse();
+    const more = items.length > size;
+    // A cursor names an item that was in the list, so a page read from one has that item (or its
+    // place) on its other side.
+    return new Page(
       nodes,
-      pageInfo: this.pageInfo(items.length > first, last && (() => this.cursors.encode(tenantId, queryId, this.positionOf(spec, last)))),
-    };
+      nodes.map((item) => lazyCursor(() => this.cursors.encode(tenantId, queryId, this.positionOf(spec, item)))),
+      backward ? { hasNextPage: cursor !== null, hasPreviousPage: more } : { hasNextPage: more, hasPreviousPage: cursor !== null },
+    );
   }
 
   /**
    * One page of several queries merged, newest first by `sortAttribute`: for write-sharded indexes,
    * where one logical list is spread over shards. `shards(before)` gives the per-shard queries
-   * for items sorting below `before`. The cursor is the last item's sort value, bound to the
-   * tenant and `listId` like any cursor.
+   * for items sorting below `before`. The cursor is the item's sort value, bound to the tenant and
+   * `listId` like any cursor. Such a list pages forward only: BAD_USER_INPUT for `last`/`before`.
    */
   async queryMerged(
     tenantId: string,
@@ -202,64 +191,48 @@ export class Store {
     sortAttribute: string,
     page: PageRequest = {},
   ): Promise<Page<Item>> {
-    const first = page.first ?? DEFAULT_PAGE_SIZE;
-    if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
-      throw new AppError(ErrorCode.BAD_USER_INPUT, `first must be between 1 and ${MAX_PAGE_SIZE}, got ${first}.`, { field: 'first' });
+    const { size: first, backward, cursor } = pageShape(page);
+    if (backward) {
+      throw new AppError(ErrorCode.BAD_USER_INPUT, 'This list pages forward only: use first and after.', { field: 'last' });
     }
-    const before = page.after ? String((await this.cursors.decode(page.after, tenantId, listId)).before) : undefined;
+    const before = cursor ? String((await this.cursors.decode(cursor, tenantId, listId)).before) : undefined;
     const parts = await Promise.all(shards(before).map((spec) => this.queryFirst(spec, first + 1)));
     const merged = parts.flat().sort((a, b) => (a[sortAttribute] < b[sortAttribute] ? 1 : a[sortAttribute] > b[sortAttribute] ? -1 : 0));
     const nodes = merged.slice(0, first);
-    const last = nodes[nodes.length - 1];
-    return {
+    return new Page(
       nodes,
-      pageInfo: this.pageInfo(
-        merged.length > first,
-        last && (() => this.cursors.encode(tenantId, listId, { before: last[sortAttribute] })),
-      ),
-    };
+      nodes.map((item) => lazyCursor(() => this.cursors.encode(tenantId, listId, { before: item[sortAttribute] }))),
+      { hasNextPage: merged.length > first, hasPreviousPage: cursor !== null },
+    );
   }
 
   /**
-   * One page of a list the caller computed whole and ordered (ranked search results): the nodes
-   * after the cursor's position, in the list's order. `positionOf` is a node's position (unique in
-   * the list) and `follows(node, position)` whether the node comes after that position in the
-   * list's order, so a page still starts in the right place when the list changed since the last
-   * one. The cursor is the last node's position, bound to the tenant and `listId` like any cursor.
-   * Throws BAD_USER_INPUT for a bad `first` or for a cursor of another tenant or list.
+   * One page of a list the caller computed whole and ordered (ranked search results), forward
+   * (`first`/`after`) or backward (`last`/`before`). `positionOf` is a node's position (unique in
+   * the list) and `compare` orders two positions as the list does, so a page starts at the right
+   * place even when the list changed since the cursor was made. A node's cursor is its position,
+   * bound to the tenant and `listId` like any cursor. Throws BAD_USER_INPUT for a bad size, for
+   * mixed directions, or for a cursor of another tenant or list.
    */
   async listPage<T>(
     tenantId: string,
     listId: string,
     list: readonly T[],
     positionOf: (node: T) => Record<string, unknown>,
-    follows: (node: T, position: Record<string, unknown>) => boolean,
+    compare: (a: Record<string, unknown>, b: Record<string, unknown>) => number,
     page: PageRequest = {},
   ): Promise<Page<T>> {
-    const first = pageSize(page);
-    const position = page.after ? await this.cursors.decode(page.after, tenantId, listId) : undefined;
-    const rest = position ? list.filter((node) => follows(node, position)) : list;
-    const nodes = rest.slice(0, first);
-    const last = nodes[nodes.length - 1];
-    return {
+    const { size, backward, cursor, cursorArgument } = pageShape(page);
+    const position = cursor ? await this.cursors.decode(cursor, tenantId, listId, cursorArgument) : undefined;
+    const side = backward ? -1 : 1;
+    const rest = position ? list.filter((node) => Math.sign(compare(positionOf(node), position)) === side) : list;
+    const nodes = backward ? rest.slice(Math.max(0, rest.length - size)) : rest.slice(0, size);
+    const more = rest.length > size;
+    return new Page(
       nodes,
-      pageInfo: this.pageInfo(rest.length > first, last !== undefined && (() => this.cursors.encode(tenantId, listId, positionOf(last)))),
-    };
-  }
-
-  /**
-   * Page info whose cursor is encrypted only when someone reads it (a client selecting
-   * `endCursor`): lists that never page on, like the seed's `logs`, skip the work.
-   */
-  private pageInfo(hasNextPage: boolean, encode: false | undefined | (() => Promise<string>)): Page<unknown>['pageInfo'] {
-    let cursor: Promise<string | null> | undefined;
-    return {
-      hasNextPage,
-      get endCursor() {
-        cursor ??= encode ? encode() : Promise.resolve(null);
-        return cursor;
-      },
-    };
+      nodes.map((node) => lazyCursor(() => this.cursors.encode(tenantId, listId, positionOf(node)))),
+      backward ? { hasNextPage: cursor !== null, hasPreviousPage: more } : { hasNextPage: more, hasPreviousPage: cursor !== null },
+    );
   }
 
   /** Reads the first `n` live items of `spec`. */

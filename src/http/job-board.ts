@@ -1,0 +1,358 @@
+import express, { type Router } from 'express';
+
+/** What the board needs from the server: the development token it authenticates with. */
+export interface JobBoardHints {
+  token?: string;
+}
+
+/*
+ * The board's script: plain browser JavaScript, no build step, no CDN (graphql-ws's UMD build is
+ * served with GraphiQL's assets). It is fed by the same public subscriptions any client uses, and
+ * resumes each of them by position after a reconnect, so it doubles as a worked example of
+ * following jobs without missing an event:
+ *   1. jobStatusChanges (the tenant's jobs) is subscribed first, and the job lists are read only
+ *      after its SUBSCRIBED message, so a job created in between shows up as an event;
+ *   2. each job shown gets a jobProgress subscription from the seq its read returned;
+ *   3. on a lost socket every subscription is taken up again from the last position received.
+ * The client is made with retryAttempts 0 and the board reconnects itself: graphql-ws's own retry
+ * would resend each subscription with the variables it first had, i.e. from the old position.
+ */
+const BOARD_JS = `
+(function () {
+  var config = JSON.parse(document.getElementById('board-config').textContent);
+  var httpUrl = new URL(config.path, location.href).href;
+  var wsUrl = httpUrl.replace(/^http/, 'ws');
+  var auth = config.token ? 'Bearer ' + config.token : '';
+  var MAX_JOBS = 24;
+  var JOB_FIELDS = 'jobId kind status phase progress seq createdAt maxAttempts ' +
+    'steps { name order attempt status progress worker error { code message } } ' +
+    config.itemSelection;
+  var EVENT_FIELDS = 'seq position type resumeAfterSeq job { jobId kind status phase progress seq } ' +
+    'step { name order attempt status progress worker error { code message } } ' + config.eventItemSelection;
+
+  var jobs = new Map();       // jobId → { job, units: Map(key → unit), seq, live }
+  var statusPosition = null;  // the last position of jobStatusChanges received
+  var client = null;
+  var connections = 0;
+  var backoff = 500;
+  var board = document.getElementById('jobs');
+  var banner = document.getElementById('connection');
+
+  function gql(query, variables) {
+    return fetch(httpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: auth },
+      body: JSON.stringify({ query: query, variables: variables || {} }),
+    }).then(function (res) { return res.json(); }).then(function (body) {
+      if (body.errors && body.errors.length) throw new Error(body.errors[0].message);
+      return body.data;
+    });
+  }
+
+  // A unit is what a progress bar is drawn for: a step attempt's step, or a fan-out item.
+  function unitKey(kind, name) { return kind + ':' + name; }
+  function putStep(entry, step) {
+    var key = unitKey('step', step.name);
+    var old = entry.units.get(key);
+    // The latest attempt of a step is the one to show.
+    if (!old || old.attempt <= step.attempt)
+      entry.units.set(key, { key: key, label: step.name, order: step.order, attempt: step.attempt, status: step.status,
+        progress: step.progress, error: step.error && step.error.message });
+  }
+  function putItem(entry, item) {
+    if (!item) return;
+    var key = unitKey('item', item.stage + '#' + item.sequence);
+    var old = entry.units.get(key);
+    if (!old || old.attempt <= item.attempt)
+      entry.units.set(key, { key: key, label: item.stage + ' ' + item.sequence, order: 1000 + item.sequence, attempt: item.attempt,
+        status: item.status, progress: item.progress, error: item.error && item.error.message, lipSync: item.lipSync });
+  }
+  function putJob(job) {
+    var entry = jobs.get(job.jobId);
+    if (!entry) {
+      entry = { job: job, units: new Map(), seq: 0, live: null };
+      jobs.set(job.jobId, entry);
+    }
+    for (var k in job) if (job[k] !== undefined && k !== 'steps' && k !== 'items') entry.job[k] = job[k];
+    (job.steps || []).forEach(function (s) { putStep(entry, s); });
+    (job.items || []).forEach(function (i) { putItem(entry, i); });
+    return entry;
+  }
+
+  function finished(status) { return status === 'COMPLETED' || status === 'CANCELLED'; }
+
+  function follow(entry) {
+    if (entry.live || !client || finished(entry.job.status) && entry.seq >= entry.job.seq) return;
+    var jobId = entry.job.jobId;
+    entry.live = client.subscribe(
+      { query: 'subscription Board($jobId: ID!, $afterSeq: Int) { jobProgress(jobId: $jobId, afterSeq: $afterSeq) { ' + EVENT_FIELDS + ' } }',
+        variables: { jobId: jobId, afterSeq: entry.seq } },
+      {
+        next: function (result) {
+          var e = result.data && result.data.jobProgress;
+          if (!e) return;
+          if (e.type === 'RESYNC' || e.type === 'HISTORY_LOST') { reread(entry); return; }
+          if (e.job) putJob(e.job);
+          if (e.step) putStep(entry, e.step);
+          if (e.item) putItem(entry, e.item);
+          entry.seq = Math.max(entry.seq, e.position);
+          draw();
+        },
+        error: function () { entry.live = null; },
+        complete: function () { entry.live = null; },
+      });
+  }
+
+  // After a gap the stream cannot fill: read the job again and follow it from there.
+  function reread(entry) {
+    if (entry.live) entry.live();
+    entry.live = null;
+    gql('query($id: ID!) { job(jobId: $id) { ' + JOB_FIELDS + ' } }', { id: entry.job.jobId }).then(function (data) {
+      if (!data.job) return;
+      putJob(data.job);
+      entry.seq = data.job.seq;
+      follow(entry);
+      draw();
+    });
+  }
+
+  function adopt(job) {
+    var entry = jobs.get(job.jobId);
+    if (entry) { putJob(job); return; }
+    // A job the board has not seen: read it whole, then follow it from the seq of that read.
+    gql('query($id: ID!) { job(jobId: $id) { ' + JOB_FIELDS + ' } }', { id: job.jobId }).then(function (data) {
+      if (!data.job || jobs.has(job.jobId)) return;
+      var added = putJob(data.job);
+      added.seq = data.job.seq;
+      follow(added);
+      prune();
+      draw();
+    });
+  }
+
+  function loadLists() {
+    var statuses = ['RUNNING', 'PAUSED', 'QUEUED', 'FAILED', 'COMPLETED'];
+    return Promise.all(statuses.map(function (status) {
+      return gql('query($s: JobStatus!) { jobsByStatus(status: $s, first: 8) { nodes { ' + JOB_FIELDS + ' } } }', { s: status });
+    })).then(function (lists) {
+      lists.forEach(function (data) {
+        data.jobsByStatus.nodes.forEach(function (job) {
+          if (jobs.has(job.jobId)) return;
+          var entry = putJob(job);
+          entry.seq = job.seq;
+        });
+      });
+      prune();
+      jobs.forEach(follow);
+      draw();
+    });
+  }
+
+  function connect() {
+    var generation = ++connections;
+    banner.textContent = 'connecting…';
+    banner.className = 'down';
+    client = graphqlWs.createClient({
+      url: wsUrl,
+      lazy: false,
+      retryAttempts: 0,
+      keepAlive: 10000,
+      connectionParams: auth ? { authorization: auth } : {},
+      on: {
+        connected: function () {
+          backoff = 500;
+          banner.textContent = 'live';
+          banner.className = 'up';
+        },
+        closed: function () {
+          if (generation !== connections) return;
+          banner.textContent = 'reconnecting…';
+          banner.className = 'down';
+          jobs.forEach(function (entry) { entry.live = null; });
+          var old = client;
+          client = null;
+          old.dispose();
+          setTimeout(connect, backoff);
+          backoff = Math.min(backoff * 2, 8000);
+        },
+      },
+    });
+    var listed = statusPosition !== null;
+    client.subscribe(
+      { query: 'subscription BoardStatus($after: Int) { jobStatusChanges(after: $after) { position type job { jobId kind status phase progress seq } } }',
+        variables: { after: statusPosition } },
+      {
+        next: function (result) {
+          var e = result.data && result.data.jobStatusChanges;
+          if (!e) return;
+          statusPosition = Math.max(statusPosition || 0, e.position);
+          if (e.type === 'SUBSCRIBED') {
+            if (!listed) { listed = true; loadLists(); }
+            else jobs.forEach(follow);
+            return;
+          }
+          if (e.job) adopt(e.job);
+          var entry = e.job && jobs.get(e.job.jobId);
+          if (entry) follow(entry);
+          draw();
+        },
+        error: function () {},
+        complete: function () {},
+      });
+  }
+
+  // Keep the newest jobs: drop the oldest finished ones past MAX_JOBS.
+  function prune() {
+    var all = Array.from(jobs.values()).sort(function (a, b) { return (b.job.createdAt || '').localeCompare(a.job.createdAt || ''); });
+    all.slice(MAX_JOBS).forEach(function (entry) {
+      if (!finished(entry.job.status)) return;
+      if (entry.live) entry.live();
+      jobs.delete(entry.job.jobId);
+    });
+  }
+
+  function bar(progress, status) {
+    var outer = document.createElement('div');
+    outer.className = 'bar ' + String(status || '').toLowerCase();
+    var inner = document.createElement('div');
+    inner.style.width = Math.round(Math.max(0, Math.min(1, progress || 0)) * 100) + '%';
+    outer.appendChild(inner);
+    return outer;
+  }
+  function text(tag, value, cls) {
+    var el = document.createElement(tag);
+    el.textContent = value;
+    if (cls) el.className = cls;
+    return el;
+  }
+
+  var scheduled = false;
+  function draw() {
+    if (scheduled) return;
+    scheduled = true;
+    requestAnimationFrame(function () {
+      scheduled = false;
+      var order = { RUNNING: 0, PAUSED: 1, QUEUED: 2, FAILED: 3, COMPLETED: 4, CANCELLED: 5 };
+      var list = Array.from(jobs.values()).sort(function (a, b) {
+        return (order[a.job.status] - order[b.job.status]) || (b.job.createdAt || '').localeCompare(a.job.createdAt || '');
+      });
+      var cards = list.map(function (entry) {
+        var job = entry.job;
+        var card = document.createElement('section');
+        card.className = 'job';
+        card.dataset.job = job.jobId;
+        card.dataset.status = job.status;
+        var head = document.createElement('header');
+        head.appendChild(text('strong', job.kind));
+        head.appendChild(text('span', job.phase || String(job.status).toLowerCase(), 'phase'));
+        head.appendChild(text('span', Math.round((job.progress || 0) * 100) + '%', 'pct'));
+        head.appendChild(text('code', job.jobId));
+        card.appendChild(head);
+        card.appendChild(bar(job.progress, job.status));
+        var units = Array.from(entry.units.values()).sort(function (a, b) { return a.order - b.order; });
+        var grid = document.createElement('div');
+        grid.className = 'units';
+        units.forEach(function (unit) {
+          var row = document.createElement('div');
+          row.className = 'unit';
+          row.dataset.unit = unit.key;
+          row.dataset.status = unit.status;
+          row.dataset.attempt = String(unit.attempt);
+          row.appendChild(text('span', unit.label + (unit.lipSync ? ' ♪' : ''), 'name'));
+          row.appendChild(bar(unit.progress, unit.status));
+          row.appendChild(text('span', unit.status.toLowerCase() + (unit.attempt > 1 ? ' · attempt ' + unit.attempt : ''), 'state'));
+          if (unit.error) row.title = unit.error;
+          grid.appendChild(row);
+        });
+        card.appendChild(grid);
+        return card;
+      });
+      board.replaceChildren.apply(board, cards);
+      if (!cards.length) board.appendChild(text('p', 'No jobs yet: create one in GraphiQL (/graphql), or run npm run demo.', 'empty'));
+    });
+  }
+
+  // For tests and the curious: what the board holds, without reading the DOM.
+  window.jobBoard = {
+    jobs: function () {
+      return Array.from(jobs.values()).map(function (entry) {
+        return { job: entry.job, seq: entry.seq, live: !!entry.live, units: Array.from(entry.units.values()) };
+      });
+    },
+    connections: function () { return connections; },
+    // Drops the socket as a network would, so a test can watch the board resume by position.
+    dropConnection: function () { if (client) client.terminate(); },
+  };
+  connect();
+})();
+`;
+
+const BOARD_CSS = `
+body { font: 14px/1.4 system-ui, sans-serif; margin: 0; background: #f5f6f8; color: #1f2a44; }
+header.top { display: flex; gap: 1em; align-items: baseline; padding: 12px 20px; background: #1f2a44; color: #fff; }
+header.top a { color: #e8b04a; }
+#connection.up { color: #7bc47f; } #connection.down { color: #e8b04a; }
+#jobs { display: grid; grid-template-columns: repeat(auto-fill, minmax(360px, 1fr)); gap: 12px; padding: 16px 20px; }
+.job { background: #fff; border-radius: 8px; padding: 10px 12px; box-shadow: 0 1px 2px rgba(0,0,0,.08); }
+.job header { display: flex; gap: .6em; align-items: baseline; margin-bottom: 6px; }
+.job header code { margin-left: auto; color: #889; font-size: 11px; }
+.phase { color: #3fa7d6; } .pct { color: #556; }
+.bar { height: 8px; background: #e6e8ee; border-radius: 4px; overflow: hidden; }
+.bar > div { height: 100%; background: #3fa7d6; transition: width .3s; }
+.bar.completed > div { background: #7bc47f; } .bar.failed > div { background: #d9534f; width: 100% !important; }
+.bar.paused > div { background: #e8b04a; }
+.units { display: grid; grid-template-columns: 1fr; gap: 3px; margin-top: 8px; }
+.unit { display: grid; grid-template-columns: 120px 1fr 130px; gap: 8px; align-items: center; font-size: 12px; }
+.unit .bar { height: 6px; } .unit .state { color: #667; }
+.empty { color: #667; }
+`;
+
+function page(hints: JobBoardHints, selections: BoardSelections): string {
+  const config = { path: '/graphql', token: hints.token ?? null, ...selections };
+  // `<` is escaped so that no value can close the script element.
+  const json = JSON.stringify(config).replace(/</g, '\\u003c');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Jobs · Artissist</title>
+<link rel="icon" href="/favicon.ico" type="image/svg+xml">
+<style>${BOARD_CSS}</style>
+</head>
+<body>
+<header class="top"><strong>Jobs</strong><span id="connection" class="down">connecting…</span><a href="/graphql">GraphiQL</a></header>
+<main id="jobs"></main>
+<script id="board-config" type="application/json">${json}</script>
+<script src="/graphiql/assets/graphql-ws.min.js"></script>
+<script src="/jobs/board.js"></script>
+</body>
+</html>
+`;
+}
+
+/** The selections of fan-out items the board adds to its job reads and events (none when jobs have no items). */
+export interface BoardSelections {
+  itemSelection: string;
+  eventItemSelection: string;
+}
+
+/** What the board selects of fan-out items: nothing yet (jobs have steps only). */
+export const BOARD_SELECTIONS: BoardSelections = { itemSelection: '', eventItemSelection: '' };
+
+/**
+ * The live job board, served at /jobs in development beside GraphiQL (whose assets it shares):
+ * the tenant's jobs with a progress bar per job and per step or item, fed by jobStatusChanges and
+ * jobProgress and resuming each by position after a reconnect. It is a page, not an API: every
+ * byte of data it shows comes through the public GraphQL API with the token it is given.
+ */
+export function jobBoardRouter(hints: () => JobBoardHints, selections: BoardSelections): Router {
+  const router = express.Router();
+  router.get('/jobs', (_req, res) => {
+    res.type('html').set('Cache-Control', 'no-store').send(page(hints(), selections));
+  });
+  router.get('/jobs/board.js', (_req, res) => {
+    res.type('text/javascript').set('Cache-Control', 'no-store').send(BOARD_JS);
+  });
+  return router;
+}

@@ -1,0 +1,135 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startDemo, type Demo } from '../../src/demo/demo';
+import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
+import { eventually } from '../support/ws';
+
+/*
+ * The live job board (/jobs, development only) in Debian's Chromium, driven by playwright-core,
+ * against a real server with the demo's simulator moving jobs. The board is fed only by public
+ * subscriptions; after its socket is dropped mid-run it must resume each stream by position, so
+ * that once the simulator stops, what it draws equals what the table holds, event for event.
+ */
+
+interface BoardUnit {
+  key: string;
+  label: string;
+  attempt: number;
+  status: string;
+  progress: number;
+}
+interface BoardJob {
+  job: { jobId: string; status: string; progress: number; seq: number };
+  seq: number;
+  live: boolean;
+  units: BoardUnit[];
+}
+
+const IDLE = { graphql_ws_connections: 0, graphql_ws_subscriptions: 0, graphql_sse_streams: 0, event_bus_listeners: 0 };
+
+// (Scripts as text: this file is compiled without the DOM's types.)
+const boardJobs = (page: Page): Promise<BoardJob[]> => page.evaluate('window.jobBoard.jobs()');
+
+describe('the live job board in Chromium', () => {
+  let server: TestServer;
+  let demo: Demo;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    demo = await startDemo(server.app, server.config, { tickMs: 300 });
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--disable-dev-shm-usage',
+      ],
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.stop();
+    await server?.stop();
+  });
+
+  it('draws jobs moving live, resumes every stream by position after a dropped socket, and lets go of everything on close', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    await page.goto(`${new URL(server.url).origin}/jobs`, { waitUntil: 'load' });
+
+    // A running job with its steps drawn, followed live, and moving.
+    const running = await eventually(
+      () => boardJobs(page),
+      (jobs) => jobs.some((j) => j.job.status === 'RUNNING' && j.live && j.units.length > 0),
+      30_000,
+    );
+    const watched = running.find((j) => j.job.status === 'RUNNING' && j.live)!.job.jobId;
+    const seqOf = async (jobId: string) => (await boardJobs(page)).find((j) => j.job.jobId === jobId)?.seq ?? 0;
+    const before = await seqOf(watched);
+    await eventually(
+      () => seqOf(watched),
+      (seq) => seq > before,
+      30_000,
+    );
+    expect(await page.locator(`section.job[data-job="${watched}"] .unit`).count()).toBeGreaterThan(0);
+
+    // The network drops the socket while jobs move; the board reconnects by itself.
+    await page.evaluate('window.jobBoard.dropConnection()');
+    await new Promise((r) => setTimeout(r, 1500));
+    await eventually(
+      () => page.evaluate('window.jobBoard.connections()'),
+      (n) => Number(n) >= 2,
+      20_000,
+    );
+    await page.locator('#connection.up').waitFor({ timeout: 20_000 });
+
+    // Stop the simulator: from here the table stands still, and the board must catch up to it.
+    await demo.stop();
+    const editor = await server.token('demo', [Role.EDITOR]);
+    const JOB = 'query($id: ID!) { job(jobId: $id) { jobId status progress seq steps { name attempt status progress } } }';
+    const followed = (await boardJobs(page)).filter((j) => j.live || j.job.status === 'RUNNING');
+    expect(followed.length).toBeGreaterThan(0);
+    for (const entry of followed) {
+      const { job } = dataOf((await server.raw({ query: JOB, variables: { id: entry.job.jobId } }, editor)).body) as {
+        job: {
+          status: string;
+          progress: number;
+          seq: number;
+          steps: Array<{ name: string; attempt: number; status: string; progress: number }>;
+        };
+      };
+      const shown = await eventually(
+        async () => (await boardJobs(page)).find((j) => j.job.jobId === entry.job.jobId)!,
+        (j) => j.seq === job.seq,
+        20_000,
+      );
+      expect({ status: shown.job.status, progress: shown.job.progress }).toEqual({ status: job.status, progress: job.progress });
+      // Each step as the board draws it: its latest attempt, as stored.
+      const latest = new Map<string, { attempt: number; status: string; progress: number }>();
+      for (const step of job.steps) if ((latest.get(step.name)?.attempt ?? 0) <= step.attempt) latest.set(step.name, step);
+      const drawn = new Map(shown.units.map((u) => [u.label, { attempt: u.attempt, status: u.status, progress: u.progress }]));
+      expect(drawn).toEqual(
+        new Map([...latest].map(([name, s]) => [name, { attempt: s.attempt, status: s.status, progress: s.progress }])),
+      );
+    }
+
+    expect(errors).toEqual([]);
+    // Everything came from this server: no CDN.
+    expect(requested.filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
+
+    // Closing the page lets go of every socket, subscription and bus listener it held.
+    await page.close();
+    await eventually(
+      () => server.app.counts(),
+      (c) => JSON.stringify(c) === JSON.stringify(IDLE),
+      20_000,
+    );
+  }, 150_000);
+});
