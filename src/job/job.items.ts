@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { entities, type EntityItem, type ItemCountsItem, MAX_STAGE_ITEMS } from '../common/entities';
 import { checkFields } from '../common/fields';
 import { assertId } from '../common/ids';
@@ -139,6 +140,10 @@ const itemId = (stage: string, sequence: number) => `${stage}#${sequence}`;
 
 /** One queued change: which items it reads, and how it decides on the batch's state. */
 interface Intent {
+  /** The request that queued it: a batch reads and commits through its first intent's request. */
+  owner: JobItems;
+  /** Runs a function in the asynchronous context of that request (its time budget, its trace). */
+  inContext: <R>(fn: () => R) => R;
   items: { stage: string; sequence: number }[];
   apply(state: BatchState): unknown;
   resolve(value: unknown): void;
@@ -199,7 +204,7 @@ export class JobItems {
       byJob.set(id, queue);
     }
     const promise = new Promise<T>((resolve, reject) => {
-      queue.pending.push({ items, apply, resolve: (v) => resolve(v as T), reject });
+      queue.pending.push({ owner: this, inContext: AsyncLocalStorage.snapshot(), items, apply, resolve: (v) => resolve(v as T), reject });
     });
     if (!queue.running) {
       queue.running = true;
@@ -208,7 +213,9 @@ export class JobItems {
         try {
           while (q.pending.length > 0) {
             const batch = q.pending.splice(0, MAX_INTENTS);
-            const deferred = await this.runBatch(jobId, batch);
+            // A batch runs for the requests whose intents it holds, within the first one's budget:
+            // never within the budget of a request that started this loop and has since ended.
+            const deferred = await batch[0].inContext(() => batch[0].owner.runBatch(jobId, batch));
             q.pending.unshift(...deferred);
           }
         } finally {
@@ -234,8 +241,10 @@ export class JobItems {
       try {
         outcome = await this.decideBatch(jobId, batch);
       } catch (error) {
-        for (const intent of batch) intent.reject(error);
-        return [];
+        // A failed read (the job is gone, DynamoDB is out, the first request's budget ran out)
+        // fails the first intent, in whose request it ran; the others are tried again on their own.
+        batch[0].reject(error);
+        return batch.slice(1);
       }
       const { done, refused, deferred, writes } = outcome;
       try {
@@ -247,10 +256,12 @@ export class JobItems {
           await sleep(Math.min(200, 2 * 2 ** round) * (0.5 + Math.random()));
           continue;
         }
-        const failure =
-          error instanceof Stale
-            ? new AppError(ErrorCode.CONFLICT, `Job ${jobId} is being changed by others right now; try again.`)
-            : error;
+        if (!(error instanceof Stale)) {
+          // As for a failed read: the first intent fails with the error, the others are tried again.
+          batch[0].reject(error);
+          return batch.slice(1);
+        }
+        const failure = new AppError(ErrorCode.CONFLICT, `Job ${jobId} is being changed by others right now; try again.`);
         for (const [intent] of [...done, ...refused]) intent.reject(failure);
         return deferred;
       }
@@ -405,7 +416,9 @@ export class JobItems {
     });
     // A stage reopened after it failed puts its other unfinished items back in the claimable index.
     if (result.reopened) await this.release(result.job, stage).catch(() => undefined);
-    await this.afterChange(jobId, result.job);
+    // Only a change that moved the job off this stage (or stopped it) has anything to open or settle:
+    // most item changes leave it running the stage, and pay no extra read.
+    if (result.job.currentStep !== stage || result.job.status !== JobStatus.RUNNING) await this.afterChange(jobId, result.job);
     return result;
   }
 
