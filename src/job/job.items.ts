@@ -423,14 +423,31 @@ export class JobItems {
   }
 
   /**
-   * A claim for claimWork: the item, or null when its lease ran out past its attempts (it failed,
-   * and is nobody's work). Throws INVALID_TRANSITION when another worker took it first or its stage
-   * is not running.
+   * A claim for claimWork of any one of `candidates` (items of one job, as the claimable index
+   * listed them, in the order to try): decided in the job's batch on its current state, so workers
+   * asking at once are handed different items in one transaction instead of racing for the same
+   * one and losing a round each. An item whose lease ran out past its attempts fails on the way
+   * (and is nobody's work). Null when none of them can be claimed now.
    */
-  async claim(jobId: string, stage: string, sequence: number) {
-    const { job, step, item } = await this.act(jobId, stage, sequence, { kind: 'claim', leaseUntil: this.leaseUntil() });
-    if (item.status !== ItemStatus.RUNNING || item.worker !== this.scope.actor) return null;
-    return { job, step, item };
+  async claimAny(jobId: string, candidates: { stage: string; sequence: number }[]) {
+    const leaseUntil = this.leaseUntil();
+    const actor = this.scope.actor;
+    const result = await this.submit(jobId, candidates, (state) => {
+      for (const ref of candidates) {
+        const fork = state.fork();
+        try {
+          const item = actOnItem(fork, ref.stage, ref.sequence, { kind: 'claim', leaseUntil }, actor);
+          state.adopt(fork);
+          if (item.status === ItemStatus.RUNNING) return { job: state.job, step: state.steps.get(ref.stage), item };
+        } catch {
+          // Taken by an earlier claim, or its stage is not running: try the next one.
+        }
+      }
+      return { job: state.job, step: undefined, item: undefined };
+    });
+    const stage = result.item?.stage ?? candidates[0]?.stage;
+    if (result.job.currentStep !== stage || result.job.status !== JobStatus.RUNNING) await this.afterChange(jobId, result.job);
+    return result;
   }
 
   progress(jobId: string, stage: string, sequence: number, attempt: number, progress: number) {

@@ -374,10 +374,16 @@ export class JobRepository {
       // in the list, so they spread over the work instead of all racing for the first one.
       const start = Math.floor(Math.random() * candidates.length);
       let opened = false;
-      for (const candidate of [...candidates.slice(start), ...candidates.slice(0, start)]) {
+      const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];
+      const triedJobs = new Set<string>();
+      for (const candidate of ordered) {
         try {
           if (entities.WorkItem.is(candidate)) {
-            const claimed = await this.claimItem(candidate);
+            // A job's candidate items are offered to its batch together, in this worker's order.
+            if (triedJobs.has(candidate.jobId)) continue;
+            triedJobs.add(candidate.jobId);
+            const ofJob = ordered.filter((c): c is WorkItemItem => entities.WorkItem.is(c) && c.jobId === candidate.jobId);
+            const claimed = await this.claimItem(candidate.jobId, ofJob);
             if (claimed) return claimed;
             continue;
           }
@@ -404,22 +410,23 @@ export class JobRepository {
   }
 
   /**
-   * Claims one work item for claimWork: null when another worker took it first, or its lease ran
-   * out past its attempts (it failed). An item whose job is no longer at its stage (the stage
-   * failed, the job was cancelled) leaves the claimable index here, so it is met once.
+   * Claims one of a job's candidate work items for claimWork: null when other workers took them
+   * all first, or their leases ran out past their attempts (they failed). Items whose job is no
+   * longer at their stage (the stage failed, the job was cancelled) leave the claimable index
+   * here, so each is met once.
    */
-  private async claimItem(candidate: WorkItemItem) {
+  private async claimItem(jobId: string, candidates: WorkItemItem[]) {
     try {
-      const claimed = await this.items.claim(candidate.jobId, candidate.stage, candidate.sequence);
-      if (!claimed) return null;
-      const step = claimed.step ? { ...claimed.step, jobId: candidate.jobId } : undefined;
-      if (!step) return null;
-      return { job: toJob(claimed.job), step: toStep(step), item: claimed.item };
-    } catch (error) {
-      if (error instanceof AppError && error.code === ErrorCode.INVALID_TRANSITION && error.extensions?.to === 'claimed') {
-        const job = await this.scope.store.get(entities.Job.keyOf(this.scope.tenantId, { jobId: candidate.jobId }));
-        if (entities.Job.is(job) && job.currentStep !== candidate.stage) await this.items.unclaimable(candidate);
+      const claimed = await this.items.claimAny(jobId, candidates);
+      if (claimed.item && claimed.step) {
+        return { job: toJob(claimed.job), step: toStep({ ...claimed.step, jobId }), item: claimed.item };
       }
+      const live = claimed.job.status === JobStatus.RUNNING || claimed.job.status === JobStatus.QUEUED;
+      for (const candidate of candidates) {
+        if (!live || claimed.job.currentStep !== candidate.stage) await this.items.unclaimable(candidate);
+      }
+      return null;
+    } catch (error) {
       if (error instanceof AppError && CLAIM_RACES.has(error.code)) return null;
       throw error;
     }
