@@ -123,6 +123,9 @@ class BatchState {
 
   putItem(item: WorkItemItem): WorkItemItem {
     const key = itemId(item.stage, item.sequence);
+    // The decisions below follow the machine declared with the entity; this holds them to it.
+    const before = this.items.get(key);
+    if (before && before.status !== item.status) entities.WorkItem.assertTransition(key, before.status, item.status);
     const written = { ...item, updatedAt: this.at };
     this.items.set(key, written);
     this.changedItems.set(key, written);
@@ -157,6 +160,11 @@ interface Queue {
 
 /** The queues of this process, per store (a test process may hold several) and per job. */
 const queues = new WeakMap<Store, Map<string, Queue>>();
+
+/** How many jobs of `store` have a group-commit queue now (zero when no item change is under way). */
+export function openQueues(store: Store): number {
+  return queues.get(store)?.size ?? 0;
+}
 
 /** A worker's action on an item. `attempt` is the attempt the worker holds (a late one is refused). */
 export type ItemAction =

@@ -1,3 +1,4 @@
+import { openQueues } from '../../src/job/job.items';
 import { Role, startTestServer, type TestServer } from '../support/server';
 import { subscribe, wsClient } from '../support/ws';
 
@@ -124,6 +125,8 @@ describe('fan-out stages of work items', () => {
     );
 
     expect(completions.sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    // The job's group-commit queue is gone once no change is under way (the server runs in this process).
+    expect(openQueues(longLease.app.store)).toBe(0);
     const final = await t.job(jobId);
     expect(final).toMatchObject({
       status: 'COMPLETED',
