@@ -3,13 +3,15 @@ import './support';
 import { startApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import type { Write } from '../src/infra/dynamo/write';
+import { itemWriteStats } from '../src/job/job.items';
 import { report } from './support';
 
 /*
  * Our server as a bench child: configured by environment like `npm start`, reporting when ready.
  * With BENCH_REPORT_COMMITS=1 it also prints `COMMIT {"eventId", "at"}` when DynamoDB has
  * acknowledged the transaction of a job event (at: epoch ms with sub-ms precision), so the
- * fan-out benchmark can time from the commit.
+ * fan-out benchmark can time from the commit. With BENCH_ITEM_STATS=1 it answers a line ITEMSTATS
+ * on stdin with `RESULT {…}`, the work items' write-path counters (src/job/job.items.ts).
  */
 startApp(loadConfig())
   .then((app) => {
@@ -21,6 +23,13 @@ startApp(loadConfig())
         for (const w of writes)
           if (w.isEvent && w.item?.stream === 'job') process.stdout.write(`COMMIT ${JSON.stringify({ eventId: w.item.eventId, at })}\n`);
       };
+    }
+    // The work-item bench asks for the group-commit counters (batches, intents, lost rounds) by a line on stdin.
+    if (process.env.BENCH_ITEM_STATS === '1') {
+      process.stdin.setEncoding('utf8');
+      process.stdin.on('data', (chunk: string) => {
+        if (chunk.includes('ITEMSTATS')) report('RESULT', { ...itemWriteStats });
+      });
     }
     report('READY', { url: app.url, pid: process.pid });
     process.on('SIGTERM', () => void app.stop().then(() => process.exit(0)));

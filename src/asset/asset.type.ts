@@ -100,6 +100,12 @@ export class Asset extends Versioned {
 
   @Field(() => ID, { nullable: true })
   linkedLogId?: string;
+
+  @Field(() => ID, { nullable: true, description: 'The job whose stage produced this asset (a stage whose outputs are assets).' })
+  jobId?: string;
+
+  @Field(() => JSONObject, { nullable: true, description: 'What the producing stage reported with it (its outputs).' })
+  metadata?: Record<string, unknown>;
 }
 
 @ObjectType({ simpleResolvers: true })

@@ -56,6 +56,9 @@ export const MAX_ACTIVITY_RETENTION_DAYS = 36_500;
 export const JOB_STATES = ['QUEUED', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export const STEP_STATES = ['PENDING', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'SKIPPED'] as const;
 
+/** A fan-out stage holds at most this many work items (see docs/pipelines.md). */
+export const MAX_STAGE_ITEMS = 1000;
+
 const eventAttributes = {
   position: attr.int(),
   eventId: attr.string({ required: true }),
@@ -245,6 +248,10 @@ export const entities = {
       ocr: attr.string(),
       alt: attr.string(),
       linkedLogId: attr.id(),
+      /** The job whose stage produced it (a stage whose outputs are assets, see src/job/job.kinds.ts). */
+      jobId: attr.id(),
+      /** What the producing stage reported with it (its outputs). */
+      metadata: attr.json()(),
     },
     indexes: {
       /**
@@ -389,6 +396,8 @@ export const entities = {
       idempotencyKey: attr.string(),
       /** True when its plan came from its declared kind (see src/job/job.kinds.ts), not from the request. */
       declared: attr.boolean({ internal: true }),
+      /** Exact counters of the work items of each fan-out stage, kept in the transaction of every item change. */
+      itemCounts: attr.json<Record<string, ItemCountsItem>>()(),
       error: attr.json<JobErrorItem>()(),
       startedAt: attr.dateTime(),
       finishedAt: attr.dateTime(),
@@ -450,7 +459,72 @@ export const entities = {
       claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
       /** The same, for one kind of job. */
       claimableOfKind: { index: 'GSI2', pk: 'WORK#CLAIMABLE#{kind}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
+      /** The same, for one stage of one kind. */
+      claimableOfStage: {
+        index: 'GSI3',
+        pk: 'WORK#CLAIMABLE#{kind}#{name}',
+        sk: '{availableAt}#{jobId}#{name}',
+        when: { claimable: [true] },
+      },
     },
+  }),
+  /**
+   * One work item of a fan-out stage (src/job/job.items.ts): its inputs, outputs, status, current
+   * attempt, lease and error. Items of a stage run in parallel on any number of workers; each is
+   * claimable through the same sparse indexes as steps (same partitions, so one claimWork query
+   * finds both), keyed by when it became claimable. One item per work item: a lapsed or failed
+   * attempt moves it to the next attempt in place, and the job's stream records every attempt.
+   */
+  WorkItem: entity({
+    type: 'WorkItem',
+    idPrefix: undefined,
+    parent: 'Job',
+    key: keyShape({
+      pk: 'JOB#{jobId}',
+      sk: 'ITEM#{stage}#{sequence}',
+      format: { sequence: (n: number) => pad(n, 5) },
+    }),
+    description: 'One work item of a fan-out stage of a job.',
+    attributes: {
+      stage: attr.string({ required: true }),
+      sequence: attr.int({ required: true }),
+      attempt: attr.int({ required: true }),
+      /** The last attempt it may make; retryWorkItem grants a new series. */
+      maxAttempt: attr.int({ required: true }),
+      progress: attr.float({ required: true }),
+      inputs: attr.json()({ required: true }),
+      outputs: attr.json()(),
+      error: attr.json<JobErrorItem>()(),
+      worker: attr.string(),
+      leaseExpiresAt: attr.dateTime(),
+      startedAt: attr.dateTime(),
+      finishedAt: attr.dateTime(),
+      kind: attr.string({ required: true }),
+      claimable: attr.boolean({ internal: true }),
+      availableAt: attr.dateTime({ internal: true }),
+    },
+    status: {
+      attribute: 'status',
+      initial: 'PENDING',
+      // RUNNING → PENDING: an attempt failed or its lease lapsed and attempts remain; FAILED → PENDING: retryWorkItem.
+      transitions: { PENDING: ['RUNNING'], RUNNING: ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED'], COMPLETED: [], FAILED: ['PENDING'] },
+    },
+    indexes: {
+      claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{stage}#{sequence}', when: { claimable: [true] } },
+      claimableOfKind: {
+        index: 'GSI2',
+        pk: 'WORK#CLAIMABLE#{kind}',
+        sk: '{availableAt}#{jobId}#{stage}#{sequence}',
+        when: { claimable: [true] },
+      },
+      claimableOfStage: {
+        index: 'GSI3',
+        pk: 'WORK#CLAIMABLE#{kind}#{stage}',
+        sk: '{availableAt}#{jobId}#{stage}#{sequence}',
+        when: { claimable: [true] },
+      },
+    },
+    ttl: true,
   }),
   /** A job event's `seq` is the job's version after the change, so the stream is gapless. */
   JobEvent: entity({
@@ -491,6 +565,14 @@ export interface JobErrorItem {
   code: string;
   message: string;
   retryCount: number;
+}
+
+/** The counters of one fan-out stage's items (pending = total − running − completed − failed). */
+export interface ItemCountsItem {
+  total: number;
+  running: number;
+  completed: number;
+  failed: number;
 }
 
 /** One stored version of an asset's file. */

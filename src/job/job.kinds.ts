@@ -1,3 +1,4 @@
+import { entities } from '../common/entities';
 import { type Attribute, attr } from '../infra/dynamo/entity';
 
 /*
@@ -19,7 +20,41 @@ export interface StageDeclaration {
   review?: boolean;
   /** The fields completeStep's `outputs` must give (checked like inputs). */
   outputs?: Record<string, Attribute>;
+  /**
+   * A fan-out stage: instead of one step, a set of work items processed in parallel (see
+   * src/job/job.items.ts). Its step runs while its items do and completes when every item is done.
+   */
+  fanOut?: FanOutDeclaration;
+  /**
+   * Completing the stage creates a new asset version in the job's project, in the same
+   * transaction: `file` names the S3-key output that is the asset's file.
+   */
+  asset?: { type: 'image' | 'audio' | 'document' | 'model'; file: string };
 }
+
+/** The items of a fan-out stage: their typed fields, attempts and failure policy. */
+export interface FanOutDeclaration {
+  /** The fields of each item's inputs (given at createJob or by addWorkItems). */
+  inputs: Record<string, Attribute>;
+  /** The fields completeWorkItem's `outputs` must give. */
+  outputs: Record<string, Attribute>;
+  /** Attempts per item before it fails (default: the job's maxAttempts). */
+  attempts?: number;
+  /**
+   * When failed items fail the stage (and the job): without one, the first failed item does
+   * (strict); with `maxFailed` only more than that many; with `maxFailedPercent` only more than
+   * that share of the stage's items. A stage that does not fail completes when every item is done.
+   */
+  failurePolicy?: { maxFailed?: number; maxFailedPercent?: number };
+}
+
+/*
+ * A music video's scene (seed 001) is declared once, as the project's Scene entity; the items of
+ * MUSIC_VIDEO's render-scenes stage take its fields from that declaration, so a scene to render and
+ * a scene of the project are the same fields. An item may name the project's scene it renders
+ * (`sceneId`); the item is one run of it, with its own attempts, lease and status.
+ */
+const scene = entities.Scene.attributes;
 
 export interface JobKindDeclaration {
   description: string;
@@ -46,7 +81,12 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
       { name: 'retopo', phase: 'modeling' },
       { name: 'rig', phase: 'rigging' },
       { name: 'anim', phase: 'animating' },
-      { name: 'export', phase: 'exporting', outputs: { model: attr.string({ required: true, s3Key: true }), format: attr.string() } },
+      {
+        name: 'export',
+        phase: 'exporting',
+        outputs: { model: attr.string({ required: true, s3Key: true }), format: attr.string() },
+        asset: { type: 'model', file: 'model' },
+      },
     ],
   },
   /** Seed 001: the music-video pipeline. */
@@ -60,7 +100,25 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
     },
     stages: [
       { name: 'generate-scenes', phase: 'generating_scenes', outputs: { sceneCount: attr.int({ required: true }) } },
-      { name: 'render-scenes', phase: 'processing' },
+      {
+        name: 'render-scenes',
+        phase: 'processing',
+        fanOut: {
+          inputs: {
+            sceneId: attr.id({ description: "The project's Scene this item renders (optional)." }),
+            prompt: scene.prompt,
+            negativePrompt: scene.negativePrompt,
+            durationSeconds: scene.durationSeconds,
+            referenceImages: attr.strings({ max: 10, s3Key: true }),
+            audioClip: scene.audioClip,
+            needsLipSync: attr.boolean(),
+          },
+          outputs: {
+            videoClip: attr.string({ required: true, s3Key: true }),
+            lipSyncedClip: scene.lipSyncedClip,
+          },
+        },
+      },
       { name: 'compose', phase: 'composing', outputs: { video: attr.string({ required: true, s3Key: true }) } },
     ],
   },
@@ -76,10 +134,42 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
     stages: [
       { name: 'analyze', phase: 'processing', outputs: { analysisResult: attr.json()({ required: true }) } },
       { name: 'edit', phase: 'editing', outputs: { editResult: attr.json()({ required: true }) } },
-      { name: 'finalize', phase: 'editing', outputs: { s3FinalKey: attr.string({ required: true, s3Key: true }) } },
+      {
+        name: 'finalize',
+        phase: 'editing',
+        outputs: { s3FinalKey: attr.string({ required: true, s3Key: true }) },
+        asset: { type: 'image', file: 's3FinalKey' },
+      },
+    ],
+  },
+  /** A batch of files processed in parallel: items given at creation (or added), a few may fail. */
+  BATCH: {
+    description: 'A batch of files processed in parallel on any number of workers; up to a quarter may fail.',
+    inputs: { label: attr.string({ max: 200 }) },
+    stages: [
+      {
+        name: 'process',
+        phase: 'processing',
+        fanOut: {
+          inputs: { source: attr.string({ required: true, s3Key: true }), params: attr.json()() },
+          outputs: { result: attr.string({ required: true, s3Key: true }), metrics: attr.json()() },
+          attempts: 2,
+          failurePolicy: { maxFailedPercent: 25 },
+        },
+      },
     ],
   },
 };
+
+/** The fan-out declaration of stage `stage` of a declared job, or undefined for a single step. */
+export function fanOutOf(job: { kind: string; declared?: boolean }, stage: string): FanOutDeclaration | undefined {
+  return job.declared ? declaredKind(job.kind)?.stages.find((s) => s.name === stage)?.fanOut : undefined;
+}
+
+/** The stage declaration named `stage` of a declared job. */
+export function stageOf(job: { kind: string; declared?: boolean }, stage: string): StageDeclaration | undefined {
+  return job.declared ? declaredKind(job.kind)?.stages.find((s) => s.name === stage) : undefined;
+}
 
 /** The declared kind of that name, or undefined for a free-form kind. */
 export function declaredKind(kind: string): JobKindDeclaration | undefined {

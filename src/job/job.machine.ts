@@ -26,6 +26,18 @@ export enum JobEventType {
    * LEASE_EXPIRED (the event's step is the new attempt, the job's error says why).
    */
   STEP_RECLAIMED = 'STEP_RECLAIMED',
+  /** Work items were added to a fan-out stage (the job's itemCounts say how many). */
+  ITEMS_ADDED = 'ITEMS_ADDED',
+  /** A worker claimed a waiting work item (the event's item is the attempt it holds). */
+  ITEM_STARTED = 'ITEM_STARTED',
+  ITEM_PROGRESS = 'ITEM_PROGRESS',
+  ITEM_COMPLETED = 'ITEM_COMPLETED',
+  /** An item's attempt failed: the item waits for its next attempt (PENDING) or, past its attempts, FAILED. */
+  ITEM_FAILED = 'ITEM_FAILED',
+  /** A worker claimed an item whose holder stopped reporting: the event's item is the new attempt, its error says why. */
+  ITEM_RECLAIMED = 'ITEM_RECLAIMED',
+  /** A failed item was reopened (retryWorkItem), and with it its stage when the stage had failed. */
+  ITEM_RETRIED = 'ITEM_RETRIED',
   /** Not stored: sent when a slow subscriber's buffer overflowed; resubscribe after `resumeAfterSeq`. */
   RESYNC = 'RESYNC',
   /**

@@ -12,7 +12,8 @@ import type { PageRequest } from '../infra/dynamo/store';
 import { type ConditionFailure, del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { checkFields } from '../common/fields';
 import { canonicalJson, checkClientKey } from '../common/idempotency';
-import { declaredKind, type JobKindDeclaration } from './job.kinds';
+import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.kinds';
+import { JobItems, type WorkItemItem } from './job.items';
 import type { ProjectRepository } from '../project/project.repository';
 import {
   jobEventsAfter,
@@ -41,6 +42,8 @@ import { type CreateJobInput, isJobEvent, type JobEvent } from './job.type';
 
 /** A finished job is kept this long, then expires. */
 const FINISHED_JOB_TTL_DAYS = 90;
+/** The most items createJob takes (more: addWorkItems after it). */
+const MAX_ITEMS_AT_CREATE = 50;
 /** How many claimable steps one claimWork reads and tries, oldest first. */
 const CLAIM_CANDIDATES = 20;
 /** What losing a claim to another worker looks like: the step moved on, or the job changed too fast. */
@@ -89,15 +92,25 @@ export function deriveIdempotencyKey(
  */
 function snapshotOf(job: JobItem): Record<string, unknown> {
   const { entityType, jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts } = job;
-  const { provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version, declared } = job;
+  const { provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version, declared, itemCounts } = job;
   return {
-    ...{ entityType, jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts },
+    ...{ entityType, jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts, itemCounts },
     ...{ provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version, declared, seq: version },
     inputsLeftOut: true,
   };
 }
 
 type JobItem = EntityItem<'Job'>;
+
+/** A work item as an event carries it: its fields without key and index attributes. */
+function itemSnapshot(item: WorkItemItem): Record<string, unknown> {
+  const { jobId, stage, sequence, status, attempt, maxAttempt, progress, inputs, outputs, error, worker, leaseExpiresAt } = item;
+  const { startedAt, finishedAt, version, createdAt, updatedAt } = item;
+  return {
+    ...{ entityType: 'WorkItem', jobId, stage, sequence, status, attempt, maxAttempt, progress, inputs, outputs, error, worker },
+    ...{ leaseExpiresAt, startedAt, finishedAt, version, createdAt, updatedAt },
+  };
+}
 /** A step attempt as stored, or as just decided (before it has a key). */
 type StepLike = StepState & { jobId: string };
 
@@ -174,12 +187,17 @@ const byOrder = (a: StepState, b: StepState) => a.order - b.order || a.attempt -
  * the version read, so a job's stream is ordered and gapless and two writers serialize.
  */
 export class JobRepository {
+  /** The work items of fan-out stages (job.items.ts). */
+  readonly items: JobItems;
+
   constructor(
     private readonly scope: Scope,
     private readonly projects: ProjectRepository,
     /** How long a worker holds a step without reporting (see Config.jobLeaseSeconds). */
     private readonly leaseSeconds = 60,
-  ) {}
+  ) {
+    this.items = new JobItems(scope, this, leaseSeconds);
+  }
 
   /** The job item and its step attempts, read together (one query, strongly consistent). */
   private async read(jobId: string) {
@@ -254,7 +272,13 @@ export class JobRepository {
    * position in the job's stream) and, when the status changed, one each in the project's and the
    * tenant's job status streams, placed at commit after their heads (see streams.ts).
    */
-  private eventWrites(job: JobItem, previous: JobItem | null, outcome: Pick<Outcome, 'type' | 'step'>, at: string): UnitWrite[] {
+  eventWrites(
+    job: JobItem,
+    previous: JobItem | null,
+    outcome: Pick<Outcome, 'type' | 'step'> & { item?: WorkItemItem },
+    at: string,
+    actor = this.scope.actor,
+  ): UnitWrite[] {
     const seq = job.version;
     const { status } = job;
     const statusChanged = !previous || previous.status !== status;
@@ -266,10 +290,11 @@ export class JobRepository {
       seq,
       prevSeq: seq - 1,
       type: outcome.type,
-      actor: this.scope.actor,
+      actor,
       at,
       job: snapshotOf(job),
       step: outcome.step ? { ...outcome.step, jobId: job.jobId } : undefined,
+      item: outcome.item ? itemSnapshot(outcome.item) : undefined,
       statusChanged,
       expiresAt: Math.floor(Date.parse(at) / 1000) + this.scope.eventRetentionDays * 86_400,
     };
@@ -285,7 +310,8 @@ export class JobRepository {
     return writes;
   }
 
-  private stepWrite(job: StepJob, step: StepState, at: string, expiresAt?: number): Write {
+  /** @internal A step attempt's put (job.items.ts writes steps in its batches too). */
+  stepWrite(job: StepJob, step: StepState, at: string, expiresAt?: number): Write {
     // Built from the step's own fields only; the model derives its key and index attributes.
     return entities.Step.put(this.scope.tenantId, {
       ...stepStateOf(step),
@@ -302,12 +328,16 @@ export class JobRepository {
    * most 20 steps, but retries can multiply the attempts: past MAX_EXPIRING_STEPS the rest are
    * left (they are only ever read through their job, which is gone).
    */
-  private expiringSteps(job: StepJob, stored: StepState[], written: StepState[], expiresAt: number | undefined, at: string): Write[] {
+  /** @internal */
+  expiringSteps(job: StepJob, stored: StepState[], written: StepState[], expiresAt: number | undefined, at: string): Write[] {
     const same = (a: StepState, b: StepState) => a.name === b.name && a.attempt === b.attempt;
     const untouched = stored.filter((step) => !written.some((w) => same(w, step)));
     // A step that was claimable is written again whatever happened, so that it leaves the
     // claimable index when its job stops (cancelled, paused, failed) or moves on.
-    const wasClaimable = untouched.filter((step) => 'claimable' in step && step.claimable === true);
+    // A step that becomes claimable now (the job moved on to it) is written too, so that it enters the index.
+    const wasClaimable = untouched.filter(
+      (step) => ('claimable' in step && step.claimable === true) || claimability(job, step, at).claimable,
+    );
     if (expiresAt === undefined) return wasClaimable.map((step) => this.stepWrite(job, step, step.updatedAt ?? at));
     return untouched.slice(0, MAX_EXPIRING_STEPS).map((step) => this.stepWrite(job, step, step.updatedAt ?? at, expiresAt));
   }
@@ -325,30 +355,81 @@ export class JobRepository {
    * claimable index finds the candidates; each claim is a transition conditioned on the job's
    * version, so of workers asking at once each step goes to exactly one. Null when there is none.
    */
-  async claimWork(kind?: string | null) {
-    const now = this.scope.now().toISOString();
-    const index = kind ? 'claimableOfKind' : 'claimable';
-    const values = kind ? { kind: requireText(kind, 'kind', 100) } : {};
-    // Sort keys start with the time the step became claimable: those up to now (`#` < `$`).
-    const spec = { ...entities.Step.query(this.scope.tenantId, index, values), skBefore: `${now}$` };
-    const candidates = (await this.scope.store.queryFirst(spec, CLAIM_CANDIDATES)).filter((item) => entities.Step.is(item));
-    // Workers asking at once read the same oldest candidates; each tries them from a random place
-    // in the list, so they spread over the steps instead of all racing for the first one.
-    const start = Math.floor(Math.random() * candidates.length);
-    for (const candidate of [...candidates.slice(start), ...candidates.slice(0, start)]) {
-      try {
-        const job = await this.act(candidate.jobId, { kind: 'claim', step: candidate.name });
-        // A lease that ran out past the step's attempts failed the job: that step is nobody's work.
-        if (job.status === JobStatus.FAILED) continue;
-        const step = job.steps?.find((s) => s.name === candidate.name && s.attempt === job.attempts[s.name]);
-        if (step) return { job, step };
-      } catch (error) {
-        // Another worker took it first, or its job moved on: try the next one.
-        if (error instanceof AppError && CLAIM_RACES.has(error.code)) continue;
-        throw error;
+  async claimWork(kind?: string | null, stage?: string | null) {
+    if (stage != null && kind == null) throw badInput('claimWork needs the kind of the stage it names.', 'kind');
+    const index = stage != null ? 'claimableOfStage' : kind != null ? 'claimableOfKind' : 'claimable';
+    const values = {
+      ...(kind != null ? { kind: requireText(kind, 'kind', 100) } : {}),
+      ...(stage != null ? { name: requireText(stage, 'stage', 48), stage } : {}),
+    };
+    // A fan-out stage's waiting step is opened rather than handed out (its items are the work);
+    // the items it made claimable are then looked for again.
+    for (let pass = 0; pass < 3; pass++) {
+      const now = this.scope.now().toISOString();
+      // Sort keys start with the time the work became claimable: those up to now (`#` < `$`).
+      // Steps and work items share the index's partitions, so one query finds both.
+      const spec = { ...entities.Step.query(this.scope.tenantId, index, values), skBefore: `${now}$` };
+      const candidates = await this.scope.store.queryFirst(spec, CLAIM_CANDIDATES);
+      // Workers asking at once read the same oldest candidates; each tries them from a random place
+      // in the list, so they spread over the work instead of all racing for the first one.
+      const start = Math.floor(Math.random() * candidates.length);
+      let opened = false;
+      const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];
+      const triedJobs = new Set<string>();
+      for (const candidate of ordered) {
+        try {
+          if (entities.WorkItem.is(candidate)) {
+            // A job's candidate items are offered to its batch together, in this worker's order.
+            if (triedJobs.has(candidate.jobId)) continue;
+            triedJobs.add(candidate.jobId);
+            const ofJob = ordered.filter((c): c is WorkItemItem => entities.WorkItem.is(c) && c.jobId === candidate.jobId);
+            const claimed = await this.claimItem(candidate.jobId, ofJob);
+            if (claimed) return claimed;
+            continue;
+          }
+          if (!entities.Step.is(candidate)) continue;
+          if (fanOutOf({ kind: candidate.kind ?? '', declared: true }, candidate.name)) {
+            const job = await this.items.open(candidate.jobId, candidate.name);
+            opened ||= job.currentStep === candidate.name;
+            continue;
+          }
+          const job = await this.act(candidate.jobId, { kind: 'claim', step: candidate.name });
+          // A lease that ran out past the step's attempts failed the job: that step is nobody's work.
+          if (job.status === JobStatus.FAILED) continue;
+          const step = job.steps?.find((s) => s.name === candidate.name && s.attempt === job.attempts[s.name]);
+          if (step) return { job, step, item: null };
+        } catch (error) {
+          // Another worker took it first, or its job moved on: try the next one.
+          if (error instanceof AppError && CLAIM_RACES.has(error.code)) continue;
+          throw error;
+        }
       }
+      if (!opened) break;
     }
     return null;
+  }
+
+  /**
+   * Claims one of a job's candidate work items for claimWork: null when other workers took them
+   * all first, or their leases ran out past their attempts (they failed). Items whose job is no
+   * longer at their stage (the stage failed, the job was cancelled) leave the claimable index
+   * here, so each is met once.
+   */
+  private async claimItem(jobId: string, candidates: WorkItemItem[]) {
+    try {
+      const claimed = await this.items.claimAny(jobId, candidates);
+      if (claimed.item && claimed.step) {
+        return { job: toJob(claimed.job), step: toStep({ ...claimed.step, jobId }), item: claimed.item };
+      }
+      const live = claimed.job.status === JobStatus.RUNNING || claimed.job.status === JobStatus.QUEUED;
+      for (const candidate of candidates) {
+        if (!live || claimed.job.currentStep !== candidate.stage) await this.items.unclaimable(candidate);
+      }
+      return null;
+    } catch (error) {
+      if (error instanceof AppError && CLAIM_RACES.has(error.code)) return null;
+      throw error;
+    }
   }
 
   /**
@@ -356,7 +437,22 @@ export class JobRepository {
    * stage's declared outputs (type, required, S3 keys under the tenant; BAD_USER_INPUT naming the
    * field), and a stage declared for review pauses when it completes. Other kinds pass through.
    */
-  private declaredAction(job: { kind: string; declared?: boolean }, action: JobAction): JobAction {
+  private declaredAction(
+    job: { kind: string; declared?: boolean; jobId: string; currentStep?: string | null },
+    action: JobAction,
+  ): JobAction {
+    // A fan-out stage's step is run by its items: workers claim and complete those, not the step.
+    const named = 'step' in action ? action.step : action.kind === 'retry' ? job.currentStep : undefined;
+    if (named && fanOutOf(job, named) && action.kind !== 'cancel' && action.kind !== 'approve' && action.kind !== 'reject') {
+      throw invalidTransition(`Stage ${named} of job`, job.jobId, 'a fan-out stage', action.kind, {
+        action: action.kind,
+        allowed: [],
+        hint:
+          action.kind === 'retry'
+            ? 'Its items failed: retryWorkItem reopens a failed item and the stage with it.'
+            : 'Its work items are claimed (claimWork) and completed one by one (completeWorkItem); the stage completes when they are done.',
+      });
+    }
     if (action.kind !== 'complete') return action;
     const stage = job.declared ? declaredKind(job.kind)?.stages.find((s) => s.name === action.step) : undefined;
     if (!stage) return { ...action, outputs: boundedJson(action.outputs, 'outputs') };
@@ -393,6 +489,12 @@ export class JobRepository {
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 10)
       throw badInput('maxAttempts must be between 1 and 10.', 'maxAttempts');
     const inputs = declared ? this.declaredInputs(kind, declared, input.inputs) : boundedJson(input.inputs, 'inputs');
+    // Items given at creation go to the kind's first fan-out stage.
+    const itemStage = declared?.stages.find((stage) => stage.fanOut);
+    if (input.items != null && !itemStage) throw badInput(`A ${kind} job has no fan-out stage to take items.`, 'items');
+    if (input.items != null && input.items.length > MAX_ITEMS_AT_CREATE)
+      throw badInput(`createJob takes at most ${MAX_ITEMS_AT_CREATE} items; add more with addWorkItems.`, 'items');
+    const items = input.items != null && itemStage?.fanOut ? this.items.checkInputs(itemStage.fanOut, input.items) : [];
     const idempotency = { key: deriveIdempotencyKey(input) };
     const key = entities.Idempotency.keyOf(this.scope.tenantId, idempotency);
 
@@ -425,6 +527,8 @@ export class JobRepository {
       maxAttempts,
       inputs: inputs ?? undefined,
       declared: declared ? true : undefined,
+      itemCounts:
+        itemStage && items.length ? { [itemStage.name]: { total: items.length, running: 0, completed: 0, failed: 0 } } : undefined,
       provider: optionalText(input.provider, 'provider', 100) ?? undefined,
       correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
       idempotencyKey: key.PK,
@@ -447,6 +551,24 @@ export class JobRepository {
         takeOver ? record.where({ jobId: takeOver }, duplicate) : record.ifNewOrExpired(nowSeconds, duplicate),
         entities.Job.put(this.scope.tenantId, job).ifNew(),
         ...steps.map((step) => this.stepWrite(job, step, at)),
+        ...items.map((itemInputs, i) =>
+          entities.WorkItem.put(this.scope.tenantId, {
+            jobId,
+            stage: itemStage?.name,
+            sequence: i + 1,
+            kind,
+            status: 'PENDING',
+            attempt: 1,
+            maxAttempt: itemStage?.fanOut?.attempts ?? maxAttempts,
+            progress: 0,
+            inputs: itemInputs,
+            version: 1,
+            createdAt: at,
+            updatedAt: at,
+            createdBy: this.scope.actor,
+            availableAt: at,
+          }).ifNew(),
+        ),
         this.projects.activeProjectCheck(projectId),
         ...this.eventWrites(job, null, { type: JobEventType.JOB_CREATED }, at),
       ]);
@@ -454,6 +576,7 @@ export class JobRepository {
       if (error instanceof Duplicate) return this.existing(error.jobId);
       throw error;
     }
+    if (fanOutOf(job, job.currentStep ?? '')) await this.items.afterChange(jobId, job);
     return toJob(
       job,
       steps.map((s) => ({ ...s, jobId })),
@@ -534,6 +657,44 @@ export class JobRepository {
   }
 
   /**
+   * A stage declared to make an asset (job.kinds.ts `asset`) that completes creates a new asset
+   * in the job's project, in the completion's own transaction, with its activity event: version 1,
+   * ready, its file the stage's S3-key output named by `file`, its metadata the stage's outputs,
+   * and `jobId` linking it back to the job.
+   */
+  private assetWrites(job: JobItem, outcome: Outcome, at: string): UnitWrite[] {
+    const step = outcome.step;
+    if (!step || step.status !== StepStatus.COMPLETED) return [];
+    const declared = stageOf(job, step.name)?.asset;
+    const s3Key = declared ? step.outputs?.[declared.file] : undefined;
+    if (!declared || typeof s3Key !== 'string') return [];
+    const assetId = this.scope.newId('asset');
+    const asset = {
+      assetId,
+      projectId: job.projectId,
+      type: declared.type,
+      s3Key,
+      status: 'ready',
+      latestVersion: 1,
+      versions: [{ version: 1, s3Key, status: 'ready', createdAt: at, confirmedAt: at }],
+      metadata: { ...step.outputs, step: step.name, kind: job.kind },
+      jobId: job.jobId,
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+      createdBy: this.scope.actor,
+    };
+    return [
+      entities.Asset.put(this.scope.tenantId, asset).ifNew(),
+      activityEvent(this.scope, {
+        action: entities.Asset.events.created,
+        subject: { type: entities.Asset.type, id: assetId, projectId: job.projectId },
+        data: { type: declared.type, s3Key, jobId: job.jobId, step: step.name },
+      }),
+    ];
+  }
+
+  /**
    * A review decision (approve, reject) is also in the tenant's activity trail, with who decided,
    * on which step, and the comment, in the same transaction as the decision itself.
    */
@@ -594,11 +755,14 @@ export class JobRepository {
         ...this.expiringSteps(next, steps, outcome.steps, next.expiresAt, at),
         ...this.eventWrites(next, job, outcome, at),
         ...this.reviewEvents(next, action, review.comment),
+        ...this.assetWrites(next, outcome, at),
       ]);
       const id = (s: StepState) => `${s.order}:${s.name}:${s.attempt}`;
       const written = new Map(outcome.steps.map((s) => [id(s), { ...s, jobId }]));
       const merged: StepLike[] = steps.map((s) => written.get(id(s)) ?? s);
       for (const [key, s] of written) if (!steps.some((old) => id(old) === key)) merged.push(s);
+      // A fan-out stage just reached opens; the items of a job that stopped leave the claimable index.
+      if (next.itemCounts || fanOutOf(next, next.currentStep ?? '')) await this.items.afterChange(jobId, next);
       return toJob(next, merged.sort(byOrder));
     });
   }

@@ -14,7 +14,13 @@ import {
   ClaimedWork,
   JobKind,
   JobsAcrossTenantsArgs,
+  JobItemsArgs,
+  JobScene,
   JobsByStatusArgs,
+  ItemCounts,
+  WorkItem,
+  WorkItemConnection,
+  WorkItemRef,
   ProjectJobsArgs,
   Step,
   StepConnection,
@@ -22,6 +28,7 @@ import {
 } from './job.type';
 import { JobRepository } from './job.repository';
 import { JOB_KINDS, phaseOf } from './job.kinds';
+import { countsOf } from './job.items';
 import type { Attribute } from '../infra/dynamo/entity';
 
 /** Declared fields as clients see them (JobField). */
@@ -189,10 +196,79 @@ export class JobResolver {
   @Mutation(() => ClaimedWork, {
     nullable: true,
     description:
-      'Worker: takes the next step of your tenant that is waiting (optionally of one job kind), or whose worker stopped reporting (a new attempt), and starts it with a lease that your progress reports renew (JOB_LEASE_SECONDS). Each step goes to one worker however many ask at once. Null when there is no work.',
+      'Worker: takes the next step or work item of your tenant that is waiting (optionally of one job kind, and one stage of it), or whose worker stopped reporting (a new attempt), and starts it with a lease that your progress reports renew (JOB_LEASE_SECONDS). Each goes to one worker however many ask at once. Null when there is no work.',
   })
-  claimWork(@Arg('kind', () => String, { nullable: true }) kind: string | null, @Ctx() ctx: Context) {
-    return ctx.repos.jobs.claimWork(kind);
+  claimWork(
+    @Arg('kind', () => String, { nullable: true }) kind: string | null,
+    @Arg('stage', () => String, { nullable: true, description: 'Only work of this stage (a step name or a fan-out stage); needs kind.' })
+    stage: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.jobs.claimWork(kind, stage);
+  }
+
+  @Authorized(Role.WORKER)
+  @Mutation(() => Job, {
+    description:
+      'Worker: adds work items to a fan-out stage that has not finished (typically from the stage before it), each its typed inputs; at most 80 a call and 1,000 a stage.',
+  })
+  addWorkItems(
+    @Arg('jobId', () => ID) jobId: string,
+    @Arg('stage') stage: string,
+    @Arg('items', () => [JSONObject]) items: Record<string, unknown>[],
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.jobs.items.add(jobId, stage, items);
+  }
+
+  @Authorized(Role.WORKER)
+  @Mutation(() => WorkItem, { description: 'Worker: reports a running item’s progress (0 to 1), renewing its lease.' })
+  async reportWorkItemProgress(
+    @Args() { jobId, stage, sequence, attempt }: WorkItemRef,
+    @Arg('progress', () => Float) progress: number,
+    @Ctx() ctx: Context,
+  ) {
+    return (await ctx.repos.jobs.items.progress(jobId, stage, sequence, attempt, progress)).item;
+  }
+
+  @Authorized(Role.WORKER)
+  @Mutation(() => WorkItem, {
+    description:
+      'Worker: completes a running item with its outputs (checked against the stage’s item outputs); the stage completes when every item is done.',
+  })
+  async completeWorkItem(
+    @Args() { jobId, stage, sequence, attempt }: WorkItemRef,
+    @Arg('outputs', () => JSONObject) outputs: Record<string, unknown>,
+    @Ctx() ctx: Context,
+  ) {
+    return (await ctx.repos.jobs.items.act(jobId, stage, sequence, { kind: 'complete', attempt, outputs })).item;
+  }
+
+  @Authorized(Role.WORKER)
+  @Mutation(() => WorkItem, {
+    description:
+      'Worker: fails a running item; it waits for its next attempt while attempts remain, else it fails (and the stage by its policy).',
+  })
+  async failWorkItem(
+    @Args() { jobId, stage, sequence, attempt }: WorkItemRef,
+    @Arg('code') code: string,
+    @Arg('message') message: string,
+    @Ctx() ctx: Context,
+  ) {
+    return (await ctx.repos.jobs.items.act(jobId, stage, sequence, { kind: 'fail', attempt, code, message })).item;
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => WorkItem, {
+    description: 'Reopens a failed item as a new attempt, and its stage with it when the stage had failed (the job runs again).',
+  })
+  async retryWorkItem(
+    @Arg('jobId', () => ID) jobId: string,
+    @Arg('stage') stage: string,
+    @Arg('sequence', () => Int) sequence: number,
+    @Ctx() ctx: Context,
+  ) {
+    return (await ctx.repos.jobs.items.act(jobId, stage, sequence, { kind: 'retry' })).item;
   }
 
   @Authorized(Role.EDITOR)
@@ -216,7 +292,24 @@ export class JobResolver {
       name,
       description: kind.description,
       inputs: fieldsOf(kind.inputs),
-      stages: kind.stages.map((stage) => ({ ...stage, review: Boolean(stage.review), outputs: fieldsOf(stage.outputs ?? {}) })),
+      stages: kind.stages.map((stage) => ({
+        name: stage.name,
+        phase: stage.phase,
+        review: Boolean(stage.review),
+        outputs: fieldsOf(stage.outputs ?? {}),
+        assetType: stage.asset?.type ?? null,
+        assetFile: stage.asset?.file ?? null,
+        fanOut: stage.fanOut
+          ? {
+              itemInputs: fieldsOf(stage.fanOut.inputs),
+              itemOutputs: fieldsOf(stage.fanOut.outputs),
+              attempts: stage.fanOut.attempts ?? null,
+              maxFailed: stage.fanOut.failurePolicy?.maxFailed ?? null,
+              maxFailedPercent: stage.fanOut.failurePolicy?.maxFailedPercent ?? null,
+              strict: stage.fanOut.failurePolicy?.maxFailed === undefined && stage.fanOut.failurePolicy?.maxFailedPercent === undefined,
+            }
+          : null,
+      })),
     }));
   }
 
@@ -226,6 +319,65 @@ export class JobResolver {
   })
   phase(@Root() job: Job) {
     return phaseOf(job);
+  }
+
+  @FieldResolver(() => ItemCounts, { description: "Exact counters of the job's work items, over all its fan-out stages." })
+  itemCounts(@Root() job: Job) {
+    const all = Object.keys(job.itemCounts ?? {}).map((stage) => countsOf(job, stage));
+    const sum = (f: (c: (typeof all)[number]) => number) => all.reduce((n, c) => n + f(c), 0);
+    const total = sum((c) => c.total);
+    const running = sum((c) => c.running);
+    const completed = sum((c) => c.completed);
+    const failed = sum((c) => c.failed);
+    return { stage: null, total, running, completed, failed, pending: total - running - completed - failed };
+  }
+
+  @FieldResolver(() => [ItemCounts], { description: 'The counters of each fan-out stage that has items, in plan order.' })
+  stageItemCounts(@Root() job: Job) {
+    return job.plan
+      .filter((p) => job.itemCounts?.[p.name])
+      .map((p) => {
+        const c = countsOf(job, p.name);
+        return { stage: p.name, ...c, pending: c.total - c.running - c.completed - c.failed };
+      });
+  }
+
+  @FieldResolver(() => WorkItemConnection, { description: 'The work items of its fan-out stages, in stage and sequence order.' })
+  async items(@Root() job: Job, @Args() { stage, first, after }: JobItemsArgs, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.items.page(job.jobId, stage, { first, after });
+  }
+
+  @FieldResolver(() => [JobScene], {
+    nullable: true,
+    description: "A MUSIC_VIDEO job's scenes (its render-scenes items) as seed 001 describes them; null for other kinds.",
+  })
+  async scenes(@Root() job: Job, @Ctx() ctx: Context) {
+    if (job.kind !== 'MUSIC_VIDEO' || !job.declared) return null;
+    const items = await ctx.repos.jobs.items.all(job.jobId, 'render-scenes');
+    const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const status: Record<string, string> = { PENDING: 'pending', RUNNING: 'processing', COMPLETED: 'completed', FAILED: 'failed' };
+    return items.map((item) => {
+      const input = item.inputs ?? {};
+      const output = item.outputs ?? {};
+      const failed = item.status === 'FAILED' || (item.status === 'PENDING' && item.error);
+      return {
+        sequence: item.sequence,
+        sceneId: text(input.sceneId),
+        status: status[item.status] ?? 'pending',
+        prompt: text(input.prompt),
+        negativePrompt: text(input.negativePrompt),
+        durationSeconds: typeof input.durationSeconds === 'number' ? input.durationSeconds : undefined,
+        referenceImages: Array.isArray(input.referenceImages)
+          ? input.referenceImages.filter((k): k is string => typeof k === 'string')
+          : [],
+        audioClip: text(input.audioClip),
+        videoClip: text(output.videoClip),
+        needsLipSync: input.needsLipSync === true,
+        lipSyncedClip: text(output.lipSyncedClip),
+        retryCount: item.attempt - 1,
+        errorMessage: failed ? item.error?.message : undefined,
+      };
+    });
   }
 
   @FieldResolver(() => [Step], { description: 'Every attempt of every step, in order.' })
@@ -238,6 +390,37 @@ export class JobResolver {
     // An event's copy of the job leaves the inputs out (they never change): read them from the job.
     if (!job.inputsLeftOut) return job.inputs ?? null;
     return (await ctx.repos.jobs.get(job.jobId))?.inputs ?? null;
+  }
+}
+
+@Resolver(() => JobScene)
+export class JobSceneResolver {
+  @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the audio clip, made now (default 1 hour).' })
+  audioClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null, @Ctx() ctx: Context) {
+    return scene.audioClip ? ctx.repos.files.downloadUrl(scene.audioClip, expiresIn) : null;
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the video clip, made now (default 1 hour).' })
+  videoClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null, @Ctx() ctx: Context) {
+    return scene.videoClip ? ctx.repos.files.downloadUrl(scene.videoClip, expiresIn) : null;
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the lip-synced clip, made now (default 1 hour).' })
+  lipSyncedClipUrl(
+    @Root() scene: JobScene,
+    @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null,
+    @Ctx() ctx: Context,
+  ) {
+    return scene.lipSyncedClip ? ctx.repos.files.downloadUrl(scene.lipSyncedClip, expiresIn) : null;
+  }
+
+  @FieldResolver(() => [String], { description: 'Presigned GETs of the reference images, in order.' })
+  referenceImageUrls(
+    @Root() scene: JobScene,
+    @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null,
+    @Ctx() ctx: Context,
+  ) {
+    return Promise.all(scene.referenceImages.map((key) => ctx.repos.files.downloadUrl(key, expiresIn)));
   }
 }
 
@@ -269,7 +452,7 @@ export class JobEventResolver {
 
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const jobFeature = feature({
-  resolvers: [JobResolver, StepResolver, JobEventResolver],
+  resolvers: [JobResolver, StepResolver, JobEventResolver, JobSceneResolver],
   repositories: (scope, { projects }, deps) => ({ jobs: new JobRepository(scope, projects, deps.jobLeaseSeconds) }),
   nodes: {
     Job: { type: Job, load: (repos, v) => repos.jobs.get(v.jobId) },

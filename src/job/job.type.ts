@@ -4,6 +4,8 @@ import { Connection, ForwardPageArgs, PageArgs } from '../common/pagination';
 import { DateTime, JSONObject, JSONValue } from '../common/scalars';
 import { Versioned } from '../common/versioned.type';
 import { JobEventType, JobStatus, StepStatus } from './job.machine';
+import { ItemStatus } from './job.items';
+import { entities } from '../common/entities';
 
 registerEnumType(JobStatus, {
   name: 'JobStatus',
@@ -14,6 +16,10 @@ registerEnumType(StepStatus, {
   description: 'PENDING → RUNNING → COMPLETED | FAILED | PAUSED (awaiting review); PENDING → SKIPPED on cancel.',
 });
 registerEnumType(JobEventType, { name: 'JobEventType' });
+registerEnumType(ItemStatus, {
+  name: 'WorkItemStatus',
+  description: `A work item's status: ${entities.WorkItem.describeTransitions()}.`,
+});
 
 @ObjectType({ simpleResolvers: true })
 export class JobError {
@@ -157,12 +163,140 @@ export class Job extends Versioned {
   /** Epoch seconds; set 90 days after the job finishes. */
   expiresAt?: number;
 
+  /** The counters of each fan-out stage's items, by stage. */
+  itemCounts?: Record<string, { total: number; running: number; completed: number; failed: number }>;
+
+  /** True when its plan came from its declared kind. */
+  declared?: boolean;
+
   /** The step attempts, when read with the job. */
   steps?: Step[];
 }
 
 @ObjectType({ simpleResolvers: true })
 export class JobConnection extends Connection(Job) {}
+
+@ObjectType({ simpleResolvers: true, description: 'Exact counters of work items, kept in the transaction of every item change.' })
+export class ItemCounts {
+  @Field(() => String, { nullable: true, description: 'The fan-out stage counted; null for the totals over all stages.' })
+  stage?: string | null;
+
+  @Field(() => Int)
+  total!: number;
+
+  @Field(() => Int, { description: 'Waiting to be claimed (total − running − completed − failed).' })
+  pending!: number;
+
+  @Field(() => Int)
+  running!: number;
+
+  @Field(() => Int)
+  completed!: number;
+
+  @Field(() => Int, { description: 'Failed past their attempts.' })
+  failed!: number;
+}
+
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    'One work item of a fan-out stage: typed inputs (see jobKinds), outputs, status, current attempt, lease and error. Items run in parallel on any number of workers.',
+})
+export class WorkItem {
+  @Field(() => ID)
+  jobId!: string;
+
+  @Field()
+  stage!: string;
+
+  @Field(() => Int, { description: 'Its place in the stage, from 1.' })
+  sequence!: number;
+
+  @Field(() => ItemStatus)
+  status!: ItemStatus;
+
+  @Field(() => Int, { description: 'The current attempt, from 1; report on the item with it.' })
+  attempt!: number;
+
+  @Field(() => Int, { description: 'The last attempt it may make before it fails.' })
+  maxAttempt!: number;
+
+  @Field(() => Float)
+  progress!: number;
+
+  @Field(() => JSONObject)
+  inputs!: Record<string, unknown>;
+
+  @Field(() => JSONObject, { nullable: true })
+  outputs?: Record<string, unknown>;
+
+  @Field(() => JobError, { nullable: true, description: 'Why its last attempt failed (LEASE_EXPIRED when its worker stopped reporting).' })
+  error?: JobError;
+
+  @Field(() => String, { nullable: true, description: 'The worker that holds (or last held) it.' })
+  worker?: string;
+
+  @Field(() => DateTime, { nullable: true, description: 'Until when its worker holds it without reporting.' })
+  leaseExpiresAt?: string;
+
+  @Field(() => DateTime, { nullable: true })
+  startedAt?: string;
+
+  @Field(() => DateTime, { nullable: true })
+  finishedAt?: string;
+
+  @Field(() => Int)
+  version!: number;
+}
+
+@ObjectType({ simpleResolvers: true })
+export class WorkItemConnection extends Connection(WorkItem) {}
+
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    "A scene of a MUSIC_VIDEO job as seed 001 describes it: one item of its render-scenes stage, typed, with presigned URLs for its files. sceneId links it to the project's Scene when the item names one.",
+})
+export class JobScene {
+  @Field(() => Int)
+  sequence!: number;
+
+  @Field(() => ID, { nullable: true })
+  sceneId?: string;
+
+  @Field({ description: 'pending → processing → completed | failed' })
+  status!: string;
+
+  @Field(() => String, { nullable: true })
+  prompt?: string;
+
+  @Field(() => String, { nullable: true })
+  negativePrompt?: string;
+
+  @Field(() => Float, { nullable: true })
+  durationSeconds?: number;
+
+  @Field(() => [String])
+  referenceImages!: string[];
+
+  @Field(() => String, { nullable: true })
+  audioClip?: string;
+
+  @Field(() => String, { nullable: true })
+  videoClip?: string;
+
+  @Field()
+  needsLipSync!: boolean;
+
+  @Field(() => String, { nullable: true })
+  lipSyncedClip?: string;
+
+  @Field(() => Int)
+  retryCount!: number;
+
+  @Field(() => String, { nullable: true })
+  errorMessage?: string;
+}
 
 @ObjectType({ simpleResolvers: true })
 export class StepConnection extends Connection(Step) {}
@@ -202,6 +336,9 @@ export class JobEvent {
 
   @Field(() => Step, { nullable: true, description: 'The step attempt the event changed, with its id.' })
   step?: Step;
+
+  @Field(() => WorkItem, { nullable: true, description: 'The work item the event changed (ITEM_* events), as the change left it.' })
+  item?: WorkItem;
 
   @Field(() => Int, {
     description:
@@ -252,6 +389,13 @@ export class CreateJobInput {
 
   @Field(() => Int, { nullable: true, description: 'Attempts per step before the job fails (default 3).' })
   maxAttempts?: number | null;
+
+  @Field(() => [JSONObject], {
+    nullable: true,
+    description:
+      "Work items of the kind's first fan-out stage, each its typed inputs (see jobKinds); at most 50 here, more with addWorkItems.",
+  })
+  items?: Record<string, unknown>[] | null;
 }
 
 @ArgsType()
@@ -329,6 +473,39 @@ export class JobStage {
 
   @Field(() => [JobField], { description: "The fields completeStep's outputs must give." })
   outputs!: JobField[];
+
+  @Field(() => FanOutStage, { nullable: true, description: 'Set for a fan-out stage: its work items instead of one step.' })
+  fanOut?: FanOutStage | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Completing the stage creates an asset of this type in the job’s project (its file is the output assetFile names).',
+  })
+  assetType?: string | null;
+
+  @Field(() => String, { nullable: true })
+  assetFile?: string | null;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'The work items of a fan-out stage: their fields, attempts and failure policy.' })
+export class FanOutStage {
+  @Field(() => [JobField], { description: 'The fields of each item’s inputs.' })
+  itemInputs!: JobField[];
+
+  @Field(() => [JobField], { description: "The fields completeWorkItem's outputs must give." })
+  itemOutputs!: JobField[];
+
+  @Field(() => Int, { nullable: true, description: "Attempts per item (default: the job's maxAttempts)." })
+  attempts?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'The stage fails when more than this many items fail.' })
+  maxFailed?: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'The stage fails when more than this share (percent) of its items fail.' })
+  maxFailedPercent?: number | null;
+
+  @Field({ description: 'True when the first failed item fails the stage (no maxFailed nor maxFailedPercent).' })
+  strict!: boolean;
 }
 
 @ObjectType({
@@ -349,11 +526,42 @@ export class JobKind {
   stages!: JobStage[];
 }
 
-@ObjectType({ simpleResolvers: true, description: 'A step claimed by a worker: report on it with its attempt.' })
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    'Work claimed by a worker: a step, or a work item of a fan-out stage (then step is the stage). Report on it with its attempt.',
+})
 export class ClaimedWork {
   @Field(() => Job)
   job!: Job;
 
-  @Field(() => Step, { description: 'The attempt you now hold; its leaseExpiresAt says until when without a report.' })
+  @Field(() => Step, {
+    description:
+      'The attempt you now hold (its leaseExpiresAt says until when without a report), or the fan-out stage of the item you hold.',
+  })
   step!: Step;
+
+  @Field(() => WorkItem, { nullable: true, description: 'The work item you now hold, with its attempt; null when you hold a step.' })
+  item?: WorkItem | null;
+}
+
+@ArgsType()
+export class WorkItemRef {
+  @Field(() => ID)
+  jobId!: string;
+
+  @Field()
+  stage!: string;
+
+  @Field(() => Int)
+  sequence!: number;
+
+  @Field(() => Int, { description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.' })
+  attempt!: number;
+}
+
+@ArgsType()
+export class JobItemsArgs extends PageArgs {
+  @Field(() => String, { nullable: true, description: 'Only this stage’s items.' })
+  stage?: string | null;
 }

@@ -16,6 +16,8 @@ const MARK = 'SECRET-OF-A';
 
 interface Ids {
   jobId: string;
+  /** A's BATCH job, whose work items wait to be claimed. */
+  batchJobId: string;
   projectId: string;
   logId: string;
   /** A's standard project children by type: one id of each, and A's cursors for its lists. */
@@ -77,7 +79,9 @@ const cases: Record<string, Case> = {
     query: `query($a: String) { search(text: "${MARK}", after: $a) { nodes { score matchedFields entity { id __typename ... on Project { title } ... on Log { rawText } ... on Asset { alt } ... on Inspiration { text } } } } }`,
     variables: { a: i.cursors.search },
   }),
-  job: (i) => ({ query: `{ job(jobId: "${i.jobId}") { kind steps { name } } }` }),
+  job: (i) => ({
+    query: `{ job(jobId: "${i.jobId}") { kind steps { name } } batch: job(jobId: "${i.batchJobId}") { kind itemCounts { total } stageItemCounts { stage } items { nodes { inputs } } scenes { prompt videoClipUrl } } }`,
+  }),
   jobs: (i) => ({
     query: `query($a: String) { jobs(projectId: "${i.projectId}", after: $a) { nodes { kind } } }`,
     variables: { a: i.cursors.jobs },
@@ -108,7 +112,23 @@ const cases: Record<string, Case> = {
   retryJob: (i) => ({ query: `mutation { retryJob(jobId: "${i.jobId}") { status } }` }),
   deleteJob: (i) => ({ query: `mutation { deleteJob(jobId: "${i.jobId}") { status } }` }),
   // A has a job waiting to be claimed: B's workers must never be handed it.
-  claimWork: () => ({ query: 'mutation { claimWork { job { jobId kind } step { name } } }' }),
+  claimWork: () => ({
+    query:
+      'mutation { claimWork { job { jobId kind } step { name } item { inputs } } items: claimWork(kind: "BATCH", stage: "process") { job { jobId } item { inputs } } }',
+  }),
+  addWorkItems: (i) => ({
+    query: `mutation { addWorkItems(jobId: "${i.batchJobId}", stage: "process", items: [{ source: "tenants/tenant-b/x.png" }]) { jobId } }`,
+  }),
+  reportWorkItemProgress: (i) => ({
+    query: `mutation { reportWorkItemProgress(jobId: "${i.batchJobId}", stage: "process", sequence: 1, attempt: 1, progress: 0.5) { inputs } }`,
+  }),
+  completeWorkItem: (i) => ({
+    query: `mutation { completeWorkItem(jobId: "${i.batchJobId}", stage: "process", sequence: 1, attempt: 1, outputs: { result: "tenants/tenant-b/r.png" }) { inputs } }`,
+  }),
+  failWorkItem: (i) => ({
+    query: `mutation { failWorkItem(jobId: "${i.batchJobId}", stage: "process", sequence: 1, attempt: 1, code: "x", message: "y") { inputs } }`,
+  }),
+  retryWorkItem: (i) => ({ query: `mutation { retryWorkItem(jobId: "${i.batchJobId}", stage: "process", sequence: 1) { inputs } }` }),
   jobKinds: () => ({ query: '{ jobKinds { name stages { name phase } } }' }),
   createTenant: () => ({ query: 'mutation { createTenant(input: { name: "B" }) { tenantId name } }' }),
   updateTenant: () => ({ query: 'mutation { updateTenant(expectedVersion: 1, input: { name: "B2" }) { tenantId name } }' }),
@@ -307,6 +327,15 @@ describe('tenant isolation', () => {
       a,
     );
 
+    // A BATCH job of A's whose two work items wait to be claimed.
+    const batch = await server.raw(
+      {
+        query: `mutation { createJob(input: { projectId: "${projectId}", kind: "BATCH", inputs: { label: "${MARK}" }, items: [{ source: "tenants/tenant-a/${MARK}-1.png" }, { source: "tenants/tenant-a/${MARK}-2.png" }] }) { jobId } }`,
+      },
+      a,
+    );
+    const batchJobId = batch.body.data.createJob.jobId as string;
+
     // A's own cursors for every list, taken from first pages of size 1.
     const cursor = async (query: string) => {
       const res = await server.raw({ query }, a);
@@ -316,6 +345,7 @@ describe('tenant isolation', () => {
     };
     ids = {
       jobId: jobIds[0],
+      batchJobId,
       projectId,
       logId,
       standard,
@@ -364,6 +394,7 @@ describe('tenant isolation', () => {
     const secrets = [
       MARK.toLowerCase(),
       ids.jobId,
+      ids.batchJobId,
       ids.projectId,
       ids.logId,
       ...Object.values(ids.standard).map((s) => s.id),

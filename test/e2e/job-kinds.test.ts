@@ -32,7 +32,7 @@ describe('declared job kinds', () => {
     const kinds = (
       await gql(editor, '{ jobKinds { name stages { name phase review outputs { name } } inputs { name type required s3Key } } }')
     ).data.jobKinds;
-    expect(kinds.map((k: { name: string }) => k.name)).toEqual(['3D_CHARACTER', 'MUSIC_VIDEO', 'PHOTO_EDIT']);
+    expect(kinds.map((k: { name: string }) => k.name)).toEqual(['3D_CHARACTER', 'MUSIC_VIDEO', 'PHOTO_EDIT', 'BATCH']);
     const music = kinds.find((k: { name: string }) => k.name === 'MUSIC_VIDEO');
     expect(music.stages.map((s: { phase: string }) => s.phase)).toEqual(['generating_scenes', 'processing', 'composing']);
     expect(music.inputs).toContainEqual({ name: 'characterImage', type: 'string', required: true, s3Key: true });
@@ -51,7 +51,12 @@ describe('declared job kinds', () => {
     expect(unknown.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'outputs.scenes' });
     const done = (await act('completeStep', job.jobId, 'generate-scenes', ', outputs: { sceneCount: 8 }')).data.completeStep;
     expect(done.steps[0]).toMatchObject({ status: 'COMPLETED', outputs: { sceneCount: 8 } });
-    expect((await act('startStep', job.jobId, 'render-scenes')).data.startStep.phase).toBe('processing');
+    expect(done.phase).toBe('processing');
+    // render-scenes is a fan-out stage: workers claim its items, not its step (test/e2e/fanout.test.ts);
+    // with no items it completes as soon as it opens, and the job goes on to compose.
+    expect((await act('startStep', job.jobId, 'render-scenes')).errors[0].extensions.code).toBe('INVALID_TRANSITION');
+    const now = await gql(editor, 'query($j: ID!) { job(jobId: $j) { phase currentStep } }', { j: job.jobId });
+    expect(now.data.job).toEqual({ phase: 'composing', currentStep: 'compose' });
   });
 
   it('refuses inputs that break the declaration with BAD_USER_INPUT naming the field, and creates nothing', async () => {

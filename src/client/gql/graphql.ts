@@ -71,6 +71,8 @@ export type CreateJobInput = {
   /** Retries with the same key within 48 hours return the first job. Derived from project, kind, inputs, seed and model version when omitted. */
   idempotencyKey?: string | null | undefined;
   inputs?: unknown;
+  /** Work items of the kind's first fan-out stage, each its typed inputs (see jobKinds); at most 50 here, more with addWorkItems. */
+  items?: Array<Record<string, unknown>> | null | undefined;
   kind: string;
   /** Attempts per step before the job fails (default 3). */
   maxAttempts?: number | null | undefined;
@@ -124,6 +126,13 @@ export type InspirationType =
 
 export type JobEventType =
   | 'HISTORY_LOST'
+  | 'ITEMS_ADDED'
+  | 'ITEM_COMPLETED'
+  | 'ITEM_FAILED'
+  | 'ITEM_PROGRESS'
+  | 'ITEM_RECLAIMED'
+  | 'ITEM_RETRIED'
+  | 'ITEM_STARTED'
   | 'JOB_CANCELLED'
   | 'JOB_CREATED'
   | 'JOB_RETRIED'
