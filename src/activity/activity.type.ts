@@ -47,7 +47,7 @@ export class ActivityEvent {
   resumeAfter?: string | null;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of activity events, with the cursor to the next page.' })
 export class ActivityConnection extends Connection(ActivityEvent) {}
 
 @ArgsType()

@@ -102,10 +102,10 @@ export class Asset extends Versioned {
   linkedLogId?: string;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of assets, with the cursor to the next page.' })
 export class AssetConnection extends Connection(Asset) {}
 
-@InputType()
+@InputType({ description: 'An asset whose file is already in S3 under your tenant (to upload one, use requestAssetUpload).' })
 export class CreateAssetInput {
   @Field(() => AssetType)
   type!: AssetType;
@@ -175,7 +175,7 @@ export class AssetsArgs extends PageArgs {
   to?: Date | null;
 }
 
-@InputType()
+@InputType({ description: 'The file you are about to upload: the upload URL binds its type and size.' })
 export class RequestAssetUploadInput {
   @Field(() => AssetType)
   type!: AssetType;
@@ -196,7 +196,7 @@ export class RequestAssetUploadInput {
   alt?: string | null;
 }
 
-@InputType()
+@InputType({ description: 'The file of the next version of an asset: the upload URL binds its type and size.' })
 export class RequestAssetVersionInput {
   @Field()
   fileName!: string;
@@ -208,7 +208,7 @@ export class RequestAssetVersionInput {
   size!: number;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A new asset in UPLOADING and where to PUT its file; confirmAssetUpload makes it READY.' })
 export class AssetUpload {
   @Field(() => Asset)
   asset!: Asset;

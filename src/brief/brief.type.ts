@@ -7,9 +7,16 @@ export enum ApprovalDecision {
   APPROVED = 'approved',
   CHANGES_REQUESTED = 'changes_requested',
 }
-registerEnumType(ApprovalDecision, { name: 'ApprovalDecision' });
+registerEnumType(ApprovalDecision, {
+  name: 'ApprovalDecision',
+  description: 'What a person decided about a brief version.',
+  valuesConfig: {
+    APPROVED: { description: 'Approved as it is.' },
+    CHANGES_REQUESTED: { description: 'Not approved: changes are asked for, in a new version.' },
+  },
+});
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'One person\'s decision on a brief version: who, approve or reject, when, and why.' })
 export class Approval {
   @Field(() => ID)
   by!: string;
@@ -24,7 +31,7 @@ export class Approval {
   at!: string;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'What changed from the previous brief version to this one, and who made the change.' })
 export class ChangelogEntry {
   @Field(() => Int)
   version!: number;
@@ -73,10 +80,10 @@ export class Brief {
   createdBy!: string;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of brief versions, with the cursor to the next page.' })
 export class BriefConnection extends Connection(Brief) {}
 
-@InputType()
+@InputType({ description: 'The content of a new brief version; the server numbers it and adds the changelog entry.' })
 export class CreateBriefVersionInput {
   @Field(() => [String])
   requirements!: string[];

@@ -34,7 +34,9 @@ export function enumOf<const V extends string>(
   registered.add(name);
   const made = enumObject(values);
   const isStatus = model.status?.attribute === attribute;
-  registerEnumType(made, { name, description: isStatus ? `Transitions: ${model.describeTransitions()}.` : undefined });
+  // A status enum describes its machine; any other enum says what its attribute holds.
+  const description = isStatus ? `Transitions: ${model.describeTransitions()}.` : model.attributes[attribute]?.description;
+  registerEnumType(made, { name, description });
   return made;
 }
 
@@ -117,7 +119,10 @@ export function modelTypes(model: AnyModel): ModelTypes {
   ObjectType(model.type, { simpleResolvers: true, implements: Node, description: model.description })(type);
 
   const connection = named(class extends Connection(type) {}, `${model.type}Connection`);
-  ObjectType(`${model.type}Connection`, { simpleResolvers: true })(connection);
+  ObjectType(`${model.type}Connection`, {
+    simpleResolvers: true,
+    description: `A page of ${model.type} items, with the cursor to the next page.`,
+  })(connection);
 
   const createInput = named(class {}, `Create${model.type}Input`);
   const updateInput = named(class {}, `Update${model.type}Input`);
@@ -127,7 +132,7 @@ export function modelTypes(model: AnyModel): ModelTypes {
     Field(typeOf(model, name, attribute, enums), { nullable: optional, description: attribute.description })(createInput.prototype, name);
     if (!attribute.readOnly) Field(typeOf(model, name, attribute, enums), { nullable: true })(updateInput.prototype, name);
   }
-  InputType(`Create${model.type}Input`)(createInput);
+  InputType(`Create${model.type}Input`, { description: `A new ${model.type}: its attributes; the server makes its id.` })(createInput);
   InputType(`Update${model.type}Input`, { description: 'Fields to change; an omitted field is kept, a null clears it.' })(updateInput);
 
   const status = model.status ? enums.get(model.status.attribute) : undefined;

@@ -5,7 +5,7 @@ export class PageInfo {
   @Field(() => String, { nullable: true, description: 'Opaque; valid only for the same list and tenant.' })
   endCursor!: string | null;
 
-  @Field()
+  @Field({ description: 'True when another page follows: pass endCursor as `after` to read it.' })
   hasNextPage!: boolean;
 }
 
@@ -24,10 +24,10 @@ export function Connection<T extends object>(node: ClassType<T>) {
   // are emitted: type-graphql 2 emits only the types reachable from resolvers.
   @ObjectType({ simpleResolvers: true })
   abstract class ConnectionClass {
-    @Field(() => [node])
+    @Field(() => [node], { description: "The page's items, in the list's order." })
     nodes!: T[];
 
-    @Field(() => PageInfo)
+    @Field(() => PageInfo, { description: 'Where this page ends, and whether another follows.' })
     pageInfo!: PageInfo;
   }
   return ConnectionClass;

@@ -43,10 +43,10 @@ export class Inspiration extends Versioned {
   uploadExpiresAt?: number;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of pieces of inspiration, with the cursor to the next page.' })
 export class InspirationConnection extends Connection(Inspiration) {}
 
-@InputType()
+@InputType({ description: 'A new piece of inspiration: text, or a file already in S3 under your tenant.' })
 export class CreateInspirationInput {
   @Field(() => InspirationType)
   type!: InspirationType;
@@ -88,7 +88,7 @@ export class InspirationsArgs extends PageArgs {
   projectId?: string | null;
 }
 
-@InputType()
+@InputType({ description: 'An inspiration file you are about to upload: the upload URL binds its type and size.' })
 export class RequestInspirationUploadInput {
   @Field(() => InspirationType)
   type!: InspirationType;
@@ -112,7 +112,7 @@ export class RequestInspirationUploadInput {
   linkedProjectId?: string | null;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A new inspiration waiting for its file, and where to PUT it; confirmInspirationUpload finishes it.' })
 export class InspirationUpload {
   @Field(() => Inspiration)
   inspiration!: Inspiration;

@@ -13,9 +13,32 @@ registerEnumType(StepStatus, {
   name: 'StepStatus',
   description: 'PENDING → RUNNING → COMPLETED | FAILED | PAUSED (awaiting review); PENDING → SKIPPED on cancel.',
 });
-registerEnumType(JobEventType, { name: 'JobEventType' });
+registerEnumType(JobEventType, {
+  name: 'JobEventType',
+  description: 'What a jobProgress or jobStatusChanges message says happened.',
+  valuesConfig: {
+    JOB_CREATED: { description: 'The job was created, QUEUED with its plan.' },
+    STEP_STARTED: { description: 'A worker started a step attempt; the job is RUNNING.' },
+    STEP_PROGRESS: { description: "A worker reported a step's progress (and metrics)." },
+    STEP_COMPLETED: { description: 'A step attempt completed with its artifacts; the next step waits, or the job COMPLETED.' },
+    STEP_FAILED: { description: "A step attempt failed; another attempt waits, or the job FAILED (see the job's error)." },
+    STEP_PAUSED: { description: "A step paused for a person's review; the job is PAUSED until approveStep or rejectStep." },
+    STEP_APPROVED: { description: 'A person approved the paused step; it completed.' },
+    STEP_REJECTED: { description: 'A person rejected the paused step; the job FAILED.' },
+    JOB_CANCELLED: { description: 'The job was cancelled; its waiting steps were SKIPPED.' },
+    JOB_RETRIED: { description: 'A FAILED job runs again, with a new attempt of the failed step.' },
+    STEP_RECLAIMED: {
+      description: "A worker claimed a step whose holder stopped reporting: the old attempt failed with LEASE_EXPIRED; the event's step is the new attempt.",
+    },
+    RESYNC: { description: 'Not stored: this slow subscriber missed events; resubscribe after this position.' },
+    SUBSCRIBED: { description: 'Not stored: the first message of every subscription; its position is where it starts.' },
+    HISTORY_LOST: {
+      description: 'Not stored: the resume position is older than the stored history; nothing is replayed: re-query, then read on from here.',
+    },
+  },
+});
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'Why a job or step failed: a stable code, a message and how many attempts were made.' })
 export class JobError {
   @Field()
   code!: string;
@@ -27,7 +50,7 @@ export class JobError {
   retryCount!: number;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'One step of a job\'s plan, in the order the steps run.' })
 export class PlannedStep {
   @Field()
   name!: string;
@@ -161,10 +184,10 @@ export class Job extends Versioned {
   steps?: Step[];
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of jobs, with the cursor to the next page.' })
 export class JobConnection extends Connection(Job) {}
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of step attempts, with the cursor to the next page.' })
 export class StepConnection extends Connection(Step) {}
 
 @ObjectType({ simpleResolvers: true, description: 'One change of a job. seq is gapless per job: 1, 2, 3 …; prevSeq = seq − 1.' })
@@ -213,7 +236,7 @@ export class JobEvent {
   resumeAfterSeq?: number | null;
 }
 
-@InputType()
+@InputType({ description: 'A pipeline run: its project, kind, inputs and (for a free-form plan) steps; idempotent.' })
 export class CreateJobInput {
   @Field(() => ID)
   projectId!: string;

@@ -53,7 +53,7 @@ export class Log extends Versioned {
   assetIds?: Set<string>;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of logs, with the cursor to the next page.' })
 export class LogConnection extends Connection(Log) {}
 
 @ObjectType({ simpleResolvers: true, description: 'Where a material was used: the logs and the minutes they add up to.' })
@@ -71,7 +71,7 @@ export class MaterialUsage {
   logs!: Log[];
 }
 
-@InputType()
+@InputType({ description: 'A new work log: what was said or written, and what was used for how long.' })
 export class CreateLogInput {
   @Field(() => String, { nullable: true })
   rawText?: string | null;

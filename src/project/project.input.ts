@@ -3,7 +3,7 @@ import { PageArgs } from '../common/pagination';
 import { JSONObject, LocalDate } from '../common/scalars';
 import { ProjectStatus } from './project.type';
 
-@InputType()
+@InputType({ description: 'A project\'s budget: an amount in a currency.' })
 export class BudgetInput {
   @Field(() => Float)
   amount!: number;
@@ -12,7 +12,7 @@ export class BudgetInput {
   currency!: string;
 }
 
-@InputType()
+@InputType({ description: 'A new project; it starts in planning at version 1.' })
 export class CreateProjectInput {
   @Field()
   title!: string;

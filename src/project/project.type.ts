@@ -10,7 +10,7 @@ import { DateTime, JSONObject, LocalDate } from '../common/scalars';
 export const ProjectStatus = enumOf(entities.Project, 'status', entities.Project.states);
 export type ProjectStatus = (typeof ProjectStatus)[keyof typeof ProjectStatus];
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A project\'s budget: an amount in a currency.' })
 export class Budget {
   @Field(() => Float)
   amount!: number;
@@ -62,5 +62,5 @@ export class Project extends Versioned {
   createdBy!: string;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of projects, with the cursor to the next page.' })
 export class ProjectConnection extends Connection(Project) {}

@@ -45,7 +45,7 @@ export class Viewer {
   roles!: Role[];
 }
 
-@InputType()
+@InputType({ description: 'Settings of a new tenant (studio); it is the one your token names.' })
 export class CreateTenantInput {
   @Field()
   name!: string;
@@ -54,7 +54,7 @@ export class CreateTenantInput {
   plan?: Plan | null;
 }
 
-@InputType()
+@InputType({ description: 'The tenant\'s settings to change; an omitted field is kept.' })
 export class UpdateTenantInput {
   @Field(() => String, { nullable: true })
   name?: string | null;

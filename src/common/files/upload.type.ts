@@ -10,7 +10,7 @@ export type UploadStatus = (typeof UploadStatus)[keyof typeof UploadStatus];
 // the same type serves inspiration's `fileStatus`.
 registerEnumType(UploadStatus, { name: 'AssetStatus', description: 'uploading → ready' });
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A header the upload request must send exactly as given.' })
 export class HttpHeader {
   @Field()
   name!: string;
