@@ -39,7 +39,7 @@ function describeRootTypes(built: GraphQLSchema): void {
   if (mutation) mutation.description = "Writes: each is one DynamoDB transaction that also records the change's event.";
   if (subscription)
     subscription.description =
-      "Live streams: each message carries its position; resume with the last one you received (see docs/streams.md).";
+      'Live streams: each message carries its position; resume with the last one you received (see docs/streams.md).';
 }
 
 /** The schema as committed in schema.graphql: printed in a stable (sorted) order. */

@@ -42,7 +42,15 @@ declare module '../context' {
 @Resolver(() => Step)
 export class StepResolver {
   @FieldResolver(() => [String], { description: 'Presigned GETs of the artifacts, in order, made now (default 1 hour).' })
-  artifactUrls(@Root() step: Step, @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null, @Ctx() ctx: Context) {
+  artifactUrls(
+    @Root() step: Step,
+    @Arg('expiresIn', () => Int, {
+      nullable: true,
+      description: 'Seconds the URL stays valid: DOWNLOAD_URL_TTL_SECONDS when omitted, at most DOWNLOAD_URL_MAX_TTL_SECONDS.',
+    })
+    expiresIn: number | null,
+    @Ctx() ctx: Context,
+  ) {
     return Promise.all(step.artifacts.map((key) => ctx.repos.files.downloadUrl(key, expiresIn)));
   }
 }
@@ -51,7 +59,7 @@ export class StepResolver {
 export class JobResolver {
   @Authorized()
   @Query(() => Job, { nullable: true, description: 'A job with all its step attempts; seq is where to subscribe from.' })
-  job(@Arg('jobId', () => ID) jobId: string, @Ctx() ctx: Context) {
+  job(@Arg('jobId', () => ID, { description: "The job's id." }) jobId: string, @Ctx() ctx: Context) {
     return ctx.repos.jobs.get(jobId);
   }
 
@@ -87,7 +95,7 @@ export class JobResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, { description: 'Creates a job, or returns the one an identical earlier request created (idempotent).' })
-  createJob(@Arg('input') input: CreateJobInput, @Ctx() ctx: Context) {
+  createJob(@Arg('input', { description: 'What the new one is made of.' }) input: CreateJobInput, @Ctx() ctx: Context) {
     return ctx.repos.jobs.create(input);
   }
 
@@ -101,8 +109,9 @@ export class JobResolver {
   @Mutation(() => Job, { description: 'Worker: reports a running step’s progress (0 to 1).' })
   reportStepProgress(
     @Args() { jobId, stepName }: StepRef,
-    @Arg('progress', () => Float) progress: number,
-    @Arg('metrics', () => JSONObject, { nullable: true }) metrics: Record<string, unknown> | null,
+    @Arg('progress', () => Float, { description: 'From 0 to 1.' }) progress: number,
+    @Arg('metrics', () => JSONObject, { nullable: true, description: 'What was measured (GPU seconds …), as a JSON object.' })
+    metrics: Record<string, unknown> | null,
     @Arg('attempt', () => Int, {
       nullable: true,
       description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
@@ -120,9 +129,18 @@ export class JobResolver {
   })
   completeStep(
     @Args() { jobId, stepName }: StepRef,
-    @Arg('artifacts', () => [String], { defaultValue: [] }) artifacts: string[],
-    @Arg('metrics', () => JSONObject, { nullable: true }) metrics: Record<string, unknown> | null,
-    @Arg('outputs', () => JSONObject, { nullable: true }) outputs: Record<string, unknown> | null,
+    @Arg('artifacts', () => [String], {
+      defaultValue: [],
+      description: 'S3 keys of what the step produced, under tenants/<your tenant>/ (no URLs).',
+    })
+    artifacts: string[],
+    @Arg('metrics', () => JSONObject, { nullable: true, description: 'What was measured (GPU seconds …), as a JSON object.' })
+    metrics: Record<string, unknown> | null,
+    @Arg('outputs', () => JSONObject, {
+      nullable: true,
+      description: "The stage's outputs, checked against its declared fields like createJob's inputs.",
+    })
+    outputs: Record<string, unknown> | null,
     @Arg('attempt', () => Int, {
       nullable: true,
       description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
@@ -137,8 +155,8 @@ export class JobResolver {
   @Mutation(() => Job, { description: 'Worker: fails a running step; a new attempt follows while attempts remain, else the job fails.' })
   failStep(
     @Args() { jobId, stepName }: StepRef,
-    @Arg('code') code: string,
-    @Arg('message') message: string,
+    @Arg('code', { description: 'A stable code of your own for the failure, such as OUT_OF_MEMORY.' }) code: string,
+    @Arg('message', { description: 'What went wrong, in words.' }) message: string,
     @Arg('attempt', () => Int, {
       nullable: true,
       description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
@@ -167,19 +185,23 @@ export class JobResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, { description: 'Rejects a paused step: it fails and so does the job (retryJob runs it again).' })
-  rejectStep(@Args() { jobId, stepName }: StepRef, @Arg('reason') reason: string, @Ctx() ctx: Context) {
+  rejectStep(
+    @Args() { jobId, stepName }: StepRef,
+    @Arg('reason', { description: 'Why it is rejected; recorded in the audit trail.' }) reason: string,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.repos.jobs.act(jobId, { kind: 'reject', step: stepName, reason: reason.slice(0, 2000) });
   }
 
   @Authorized(Role.EDITOR)
-  @Mutation(() => Job)
-  cancelJob(@Arg('jobId', () => ID) jobId: string, @Ctx() ctx: Context) {
+  @Mutation(() => Job, { description: 'Cancels a job that has not finished: its waiting steps are SKIPPED.' })
+  cancelJob(@Arg('jobId', () => ID, { description: "The job's id." }) jobId: string, @Ctx() ctx: Context) {
     return ctx.repos.jobs.act(jobId, { kind: 'cancel' });
   }
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, { description: 'Runs a failed job again from its failed step, as a new attempt.' })
-  retryJob(@Arg('jobId', () => ID) jobId: string, @Ctx() ctx: Context) {
+  retryJob(@Arg('jobId', () => ID, { description: "The job's id." }) jobId: string, @Ctx() ctx: Context) {
     return ctx.repos.jobs.act(jobId, { kind: 'retry' });
   }
 
@@ -189,7 +211,10 @@ export class JobResolver {
     description:
       'Worker: takes the next step of your tenant that is waiting (optionally of one job kind), or whose worker stopped reporting (a new attempt), and starts it with a lease that your progress reports renew (JOB_LEASE_SECONDS). Each step goes to one worker however many ask at once. Null when there is no work.',
   })
-  claimWork(@Arg('kind', () => String, { nullable: true }) kind: string | null, @Ctx() ctx: Context) {
+  claimWork(
+    @Arg('kind', () => String, { nullable: true, description: 'Only work of this job kind; any kind when omitted.' }) kind: string | null,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.repos.jobs.claimWork(kind);
   }
 
@@ -199,7 +224,7 @@ export class JobResolver {
       'Deletes a finished job (completed, failed or cancelled) with its steps and events, and returns it as it was. INVALID_TRANSITION while it runs.',
   })
   deleteJob(
-    @Arg('jobId', () => ID) jobId: string,
+    @Arg('jobId', () => ID, { description: "The job's id." }) jobId: string,
     @Arg('expectedVersion', () => Int, { nullable: true, description: 'When given, CONFLICT unless the job is at this version.' })
     expectedVersion: number | null,
     @Ctx() ctx: Context,

@@ -8,10 +8,26 @@ import { JobEventType, JobStatus, StepStatus } from './job.machine';
 registerEnumType(JobStatus, {
   name: 'JobStatus',
   description: 'QUEUED → RUNNING ⇄ PAUSED → COMPLETED | FAILED | CANCELLED; FAILED → RUNNING on retry.',
+  valuesConfig: {
+    QUEUED: { description: 'Created; no step has started yet.' },
+    RUNNING: { description: 'A step is running, or waits to be started or claimed.' },
+    PAUSED: { description: 'A step waits for a person’s review (approveStep or rejectStep).' },
+    COMPLETED: { description: 'Every step completed.' },
+    FAILED: { description: 'A step failed with no attempts left, or was rejected; retryJob runs it again.' },
+    CANCELLED: { description: 'Cancelled by a person; its waiting steps were skipped.' },
+  },
 });
 registerEnumType(StepStatus, {
   name: 'StepStatus',
   description: 'PENDING → RUNNING → COMPLETED | FAILED | PAUSED (awaiting review); PENDING → SKIPPED on cancel.',
+  valuesConfig: {
+    PENDING: { description: 'Waiting to be started or claimed.' },
+    RUNNING: { description: 'A worker holds it, under a lease its reports renew.' },
+    PAUSED: { description: 'Waiting for a person’s review.' },
+    COMPLETED: { description: 'Done, with its artifacts and outputs.' },
+    FAILED: { description: 'This attempt failed (see error); another may follow.' },
+    SKIPPED: { description: 'Never run: the job was cancelled first.' },
+  },
 });
 registerEnumType(JobEventType, {
   name: 'JobEventType',
@@ -28,34 +44,36 @@ registerEnumType(JobEventType, {
     JOB_CANCELLED: { description: 'The job was cancelled; its waiting steps were SKIPPED.' },
     JOB_RETRIED: { description: 'A FAILED job runs again, with a new attempt of the failed step.' },
     STEP_RECLAIMED: {
-      description: "A worker claimed a step whose holder stopped reporting: the old attempt failed with LEASE_EXPIRED; the event's step is the new attempt.",
+      description:
+        "A worker claimed a step whose holder stopped reporting: the old attempt failed with LEASE_EXPIRED; the event's step is the new attempt.",
     },
     RESYNC: { description: 'Not stored: this slow subscriber missed events; resubscribe after this position.' },
     SUBSCRIBED: { description: 'Not stored: the first message of every subscription; its position is where it starts.' },
     HISTORY_LOST: {
-      description: 'Not stored: the resume position is older than the stored history; nothing is replayed: re-query, then read on from here.',
+      description:
+        'Not stored: the resume position is older than the stored history; nothing is replayed: re-query, then read on from here.',
     },
   },
 });
 
 @ObjectType({ simpleResolvers: true, description: 'Why a job or step failed: a stable code, a message and how many attempts were made.' })
 export class JobError {
-  @Field()
+  @Field({ description: 'A stable code, such as LEASE_EXPIRED or the one a worker reported.' })
   code!: string;
 
-  @Field()
+  @Field({ description: 'What went wrong, in words.' })
   message!: string;
 
   @Field(() => Int, { description: 'Retries made before this error.' })
   retryCount!: number;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'One step of a job\'s plan, in the order the steps run.' })
+@ObjectType({ simpleResolvers: true, description: "One step of a job's plan, in the order the steps run." })
 export class PlannedStep {
-  @Field()
+  @Field({ description: "The step's name." })
   name!: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Its place in the plan, from 1.' })
   order!: number;
 }
 
@@ -65,34 +83,34 @@ export class PlannedStep {
   description: 'One attempt of one pipeline step. A retry is a new attempt; earlier ones stay readable.',
 })
 export class Step {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The job it belongs to.' })
   jobId!: string;
 
-  @Field()
+  @Field({ description: "The step's name, as in the job's plan." })
   name!: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "Its place in the job's plan, from 1." })
   order!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Which attempt of the step this is, from 1.' })
   attempt!: number;
 
-  @Field(() => StepStatus)
+  @Field(() => StepStatus, { description: 'Where this attempt is: see StepStatus for the transitions.' })
   status!: StepStatus;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: 'From 0 to 1, as the worker reports it.' })
   progress!: number;
 
   @Field(() => [String], { description: 'S3 object keys of what the step produced.' })
   artifacts!: string[];
 
-  @Field(() => JSONObject, { nullable: true })
+  @Field(() => JSONObject, { nullable: true, description: 'What the worker measured (GPU seconds …), as JSON.' })
   metrics?: Record<string, unknown>;
 
   @Field(() => JSONObject, { nullable: true, description: "What the step produced, as its stage's declared outputs (see jobKinds)." })
   outputs?: Record<string, unknown>;
 
-  @Field(() => JobError, { nullable: true })
+  @Field(() => JobError, { nullable: true, description: 'Why this attempt failed; null unless it FAILED.' })
   error?: JobError;
 
   @Field(() => String, { nullable: true, description: 'The worker that started or claimed this attempt.' })
@@ -107,13 +125,13 @@ export class Step {
   @Field(() => ID, { nullable: true, description: 'Who approved or rejected the step after review.' })
   approvedBy?: string;
 
-  @Field(() => DateTime, { nullable: true })
+  @Field(() => DateTime, { nullable: true, description: 'When a person approved or rejected it.' })
   decidedAt?: string;
 
-  @Field(() => DateTime, { nullable: true })
+  @Field(() => DateTime, { nullable: true, description: 'When this attempt started.' })
   startedAt?: string;
 
-  @Field(() => DateTime, { nullable: true })
+  @Field(() => DateTime, { nullable: true, description: 'When this attempt completed or failed.' })
   finishedAt?: string;
 }
 
@@ -123,55 +141,55 @@ export class Step {
   description: 'A pipeline job: ordered steps, status, progress and its own event stream.',
 })
 export class Job extends Versioned {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The job's id (job_…)." })
   jobId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The project it works for.' })
   projectId!: string;
 
   @Field({ description: 'Free text, e.g. 3D_CHARACTER, MUSIC_VIDEO, PHOTO_EDIT.' })
   kind!: string;
 
-  @Field(() => [PlannedStep])
+  @Field(() => [PlannedStep], { description: 'Its steps in order.' })
   plan!: PlannedStep[];
 
-  @Field(() => JobStatus)
+  @Field(() => JobStatus, { description: 'Where the job is: see JobStatus for the transitions.' })
   status!: JobStatus;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The step running or waiting now; null once the job has finished.' })
   currentStep?: string | null;
 
   @Field(() => Float, { description: '0 to 1.' })
   progress!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'How many steps have completed.' })
   completedSteps!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'How many step attempts have failed.' })
   failedSteps!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'How many attempts each step gets before the job fails.' })
   maxAttempts!: number;
 
-  @Field(() => JSONValue, { nullable: true })
+  @Field(() => JSONValue, { nullable: true, description: 'The inputs it was created with.' })
   inputs?: unknown;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Who runs the pipeline, as given to createJob.' })
   provider?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Your own id for the run, as given to createJob.' })
   correlationId?: string;
 
-  @Field(() => JobError, { nullable: true })
+  @Field(() => JobError, { nullable: true, description: 'Why the job failed; null unless it is FAILED.' })
   error?: JobError | null;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'Who created it.' })
   createdBy!: string;
 
-  @Field(() => DateTime, { nullable: true })
+  @Field(() => DateTime, { nullable: true, description: 'When its first step started.' })
   startedAt?: string | null;
 
-  @Field(() => DateTime, { nullable: true })
+  @Field(() => DateTime, { nullable: true, description: 'When it COMPLETED, FAILED or was CANCELLED.' })
   finishedAt?: string | null;
 
   @Field(() => Int, { description: 'The seq of the latest event: subscribe to jobProgress with afterSeq set to it to miss nothing.' })
@@ -192,28 +210,28 @@ export class StepConnection extends Connection(Step) {}
 
 @ObjectType({ simpleResolvers: true, description: 'One change of a job. seq is gapless per job: 1, 2, 3 …; prevSeq = seq − 1.' })
 export class JobEvent {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The event's own id; resume by seq instead." })
   eventId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The job it belongs to.' })
   jobId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: "The job's project." })
   projectId!: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "The event's position in the job's stream (the job's version after it): resume with afterSeq." })
   seq!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'seq − 1: the position just before this event.' })
   prevSeq!: number;
 
-  @Field(() => JobEventType)
+  @Field(() => JobEventType, { description: 'What happened.' })
   type!: JobEventType;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Who caused it: a worker, a person, or the server.' })
   actor!: string;
 
-  @Field(() => DateTime)
+  @Field(() => DateTime, { description: 'When it was committed.' })
   at!: string;
 
   @Field(() => Job, {
@@ -238,10 +256,10 @@ export class JobEvent {
 
 @InputType({ description: 'A pipeline run: its project, kind, inputs and (for a free-form plan) steps; idempotent.' })
 export class CreateJobInput {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The project the job works for.' })
   projectId!: string;
 
-  @Field()
+  @Field({ description: 'The pipeline: a declared kind (3D_CHARACTER, MUSIC_VIDEO, PHOTO_EDIT; see jobKinds) or free text with steps.' })
   kind!: string;
 
   @Field(() => [String], {
@@ -251,19 +269,22 @@ export class CreateJobInput {
   })
   steps?: string[] | null;
 
-  @Field(() => JSONValue, { nullable: true })
+  @Field(() => JSONValue, {
+    nullable: true,
+    description: "The pipeline's inputs: checked against the kind's declared fields when it is declared (see jobKinds).",
+  })
   inputs?: unknown;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Who runs the pipeline (a provider name), for your records.' })
   provider?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Your own id for the run, echoed on the job (for tracing across your systems).' })
   correlationId?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Seed and model version take part in the derived idempotency key.' })
   seed?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The model version the run uses; part of the derived idempotency key.' })
   modelVersion?: string | null;
 
   @Field(() => String, {
@@ -279,22 +300,22 @@ export class CreateJobInput {
 
 @ArgsType()
 export class StepRef {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The job's id." })
   jobId!: string;
 
-  @Field()
+  @Field({ description: "The step's name, as in the job's plan." })
   stepName!: string;
 }
 
 @ArgsType()
 export class ProjectJobsArgs extends PageArgs {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The project's id." })
   projectId!: string;
 }
 
 @ArgsType()
 export class JobsByStatusArgs extends PageArgs {
-  @Field(() => JobStatus)
+  @Field(() => JobStatus, { description: 'The status to list.' })
   status!: JobStatus;
 }
 
@@ -316,19 +337,19 @@ export function isJobEvent(value: unknown): value is JobEvent {
 
 @ObjectType({ simpleResolvers: true, description: 'A field of a declared input or output.' })
 export class JobField {
-  @Field()
+  @Field({ description: "The field's name in inputs or outputs." })
   name!: string;
 
   @Field({ description: 'string, int, float, boolean, date, dateTime, json, strings or enum.' })
   type!: string;
 
-  @Field()
+  @Field({ description: 'True when it must be given.' })
   required!: boolean;
 
   @Field({ description: 'True when the value is an S3 object key, which must lie under your tenant prefix (tenants/<tenantId>/).' })
   s3Key!: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'What the field holds.' })
   description?: string;
 }
 
@@ -352,22 +373,22 @@ export class JobStage {
   description: 'A pipeline the server knows: createJob with this kind takes its stages and checks its inputs.',
 })
 export class JobKind {
-  @Field()
+  @Field({ description: 'The kind to pass to createJob.' })
   name!: string;
 
-  @Field()
+  @Field({ description: 'What the pipeline makes.' })
   description!: string;
 
   @Field(() => [JobField], { description: "The fields of createJob's inputs." })
   inputs!: JobField[];
 
-  @Field(() => [JobStage])
+  @Field(() => [JobStage], { description: 'Its stages, in order.' })
   stages!: JobStage[];
 }
 
 @ObjectType({ simpleResolvers: true, description: 'A step claimed by a worker: report on it with its attempt.' })
 export class ClaimedWork {
-  @Field(() => Job)
+  @Field(() => Job, { description: 'The job the step belongs to, as the claim left it.' })
   job!: Job;
 
   @Field(() => Step, { description: 'The attempt you now hold; its leaseExpiresAt says until when without a report.' })
