@@ -107,7 +107,7 @@ class TrackedWebSocket extends WebSocket {
 }
 
 /**
- * A client that follows one stream the way the README tells client authors to: it resubscribes
+ * A client that follows one stream the way docs/streams.md tells client authors to: it resubscribes
  * with the position of the last message it received, and checks each subscription's first message
  * is the acknowledgement of exactly that position.
  */
