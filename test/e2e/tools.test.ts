@@ -89,6 +89,27 @@ describe('npm run token and npm run worker:demo against a server started with PO
     expect(existsSync(join(folder, '.data'))).toBe(false);
   }, 120_000);
 
+  it('generates typed operations with the codegen example from the server it finds (DATA_DIR names it; no GRAPHQL_URL)', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'artissist-tools-codegen-'));
+    try {
+      // Off this thread, as the example-codegen test runs it; from the checkout, where its operations are.
+      const child = spawn(join(ROOT, 'node_modules/.bin/graphql-codegen'), ['--config', 'examples/codegen/codegen.ts'], {
+        cwd: ROOT,
+        env: bareEnv({ DATA_DIR: dataDir, CODEGEN_OUT: `${out}/` }),
+      });
+      let output = '';
+      child.stdout.on('data', (c) => (output += c));
+      child.stderr.on('data', (c) => (output += c));
+      const code = await exited(child);
+      expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
+      expect(existsSync(join(out, 'graphql.ts'))).toBe(true);
+      // It was this server that answered the introspection (its request log says so).
+      expect(server.output()).toContain('"operationName":"IntrospectionQuery"');
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('says what to do, and creates nothing, when no server ran with that data folder', () => {
     const empty = mkdtempSync(join(tmpdir(), 'artissist-tools-none-'));
     try {
