@@ -36,5 +36,5 @@ EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node runs as PID 1 with no shell in between, so `docker stop`'s SIGTERM reaches the server's own
-# handler, which drains and exits (see README, Stopping).
+# handler, which drains and exits (see docs/operations.md, "Stopping").
 CMD ["node", "dist/src/main.js"]

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { join } from 'node:path';
 import { signDevToken, TokenVerifier } from './auth/jwt';
 import { Role } from './auth/principal';
-import type { GraphiQLHints } from './http/graphiql';
+import { exampleIdsFromApi, type GraphiQLHints } from './http/graphiql';
 import type { Config } from './config';
 import { CursorCodec } from './infra/cursor';
 import { createDynamo, probeTable, type CallCounter } from './infra/dynamo/client';
@@ -59,8 +59,11 @@ export interface App {
    * and event-bus listeners.
    */
   counts(): ServerCounts;
-  /** Lets the demo tell GraphiQL which project and job to show in its example tabs. */
-  setGraphiQLHints(hints: () => Omit<GraphiQLHints, 'token'>): void;
+  /**
+   * Lets the demo tell GraphiQL which project and job to show in its example tabs. Without it the
+   * tabs name the development tenant's own data, looked up on every page load.
+   */
+  setGraphiQLHints(hints: () => Omit<GraphiQLHints, 'token'> | Promise<Omit<GraphiQLHints, 'token'>>): void;
   /**
    * True from the moment stop() begins: the server is shutting down and must get no new traffic,
    * so readiness (/readyz) answers 503 while it is true. It never turns false again.
@@ -240,7 +243,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       config.env !== 'production' && config.auth.secret
         ? await signDevToken(config.auth.secret, { sub: 'dev-user', tenantId: DEV_TENANT, roles: [Role.EDITOR] })
         : undefined;
-    let exampleIds: () => Omit<GraphiQLHints, 'token'> = () => ({});
+    // Filled once the server listens (the lookup goes through its own URL); the demo replaces it.
+    let exampleIds: () => Omit<GraphiQLHints, 'token'> | Promise<Omit<GraphiQLHints, 'token'>> = () => ({});
     const schema = buildAppSchema();
     // One operation pipeline for HTTP and WebSocket: limits, documents, context, errors, records.
     const pipeline = new OperationPipeline({
@@ -265,7 +269,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       verifier,
       pipeline,
       sse: sse.handler,
-      graphiqlHints: () => ({ token: devToken, ...exampleIds() }),
+      graphiqlHints: async () => ({ token: devToken, ...(await exampleIds()) }),
       routers: [healthRouter(readiness), ...(config.metrics.enabled && !metricsOwnPort ? [metricsRouter(metrics)] : [])],
       beforeGraphQL: [requestBudget(config.requestBudgetMs)],
       metrics,
@@ -310,6 +314,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     }
     starting = false;
     outbox.start();
+    if (devToken) exampleIds = () => exampleIdsFromApi(http.url, devToken);
     logger.debug({ url: http.url }, 'listening');
     const ownEmbedded = embedded;
     const ownS3 = s3;

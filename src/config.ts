@@ -232,7 +232,7 @@ function httpLimits(env: Env): Config['http'] {
 const DEV_ORIGINS = [/^http:\/\/localhost(:\d+)?$/, /^http:\/\/127\.0\.0\.1(:\d+)?$/];
 
 /**
- * Builds the configuration from environment variables (see README, "Settings"). Throws with a
+ * Builds the configuration from environment variables (see docs/settings.md). Throws with a
  * message naming the variable when a value is malformed or a production requirement is missing.
  */
 export function loadConfig(env: Env = process.env): Config {

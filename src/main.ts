@@ -7,6 +7,7 @@ import { loadConfig } from './config';
 import { errorCode, errorMessage } from './guards';
 import type { Demo } from './demo/demo';
 import { JavaMissingError, startDynamoDbLocal } from './infra/dynamo/embedded';
+import { announceServer } from './scripts/running-server';
 
 /*
  * On Node 20 the AWS SDK prints a nine-line notice that its 2027 releases need Node 22, which
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   let starting: Promise<App> | undefined;
   let app: App | undefined;
   let demo: Demo | undefined;
+  let unannounce = () => {};
 
   /*
    * One stop for every way in: Ctrl-C (SIGINT to the whole foreground process group, so npm's
@@ -63,6 +65,7 @@ async function main(): Promise<void> {
       app = await starting?.catch(() => undefined);
     }
     // The demo's simulator is told to stop first, so it sends nothing new while the server drains.
+    unannounce();
     const demoStopped = demo?.stop();
     await app?.stop();
     await demoStopped;
@@ -149,6 +152,13 @@ async function main(): Promise<void> {
   );
   lines.push('Stop with Ctrl-C.', '');
   say(lines.join('\n'));
+  // `npm run token`, `npm run worker:demo` and the codegen example find this server by it, whatever PORT and DATA_DIR were.
+  if (config.auth.secret)
+    unannounce = announceServer({
+      url: app.url,
+      dataDir: config.dataDir,
+      secret: config.auth.secretGenerated ? 'data-folder' : 'AUTH_JWT_SECRET',
+    });
 }
 
 void main().catch((error) => {

@@ -23,7 +23,23 @@ export function buildAppSchema(): GraphQLSchema {
     // pub/sub is never used; type-graphql only refuses to build a schema with subscriptions without one.
     pubSub: createPubSub(),
   });
+  describeRootTypes(schema);
   return schema;
+}
+
+/**
+ * type-graphql makes the root types itself and takes no description for them, so they are given
+ * theirs here, once, before the schema is used.
+ */
+function describeRootTypes(built: GraphQLSchema): void {
+  const query = built.getQueryType();
+  const mutation = built.getMutationType();
+  const subscription = built.getSubscriptionType();
+  if (query) query.description = "Reads. Everything is your tenant's (the token's), except the admins' *AcrossTenants lists.";
+  if (mutation) mutation.description = "Writes: each is one DynamoDB transaction that also records the change's event.";
+  if (subscription)
+    subscription.description =
+      'Live streams: each message carries its position; resume with the last one you received (see docs/streams.md).';
 }
 
 /** The schema as committed in schema.graphql: printed in a stable (sorted) order. */

@@ -1,4 +1,5 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
+import { findRunningServer } from '../../src/scripts/running-server';
 
 /**
  * Typed client code for a frontend, generated from a running server: its schema by introspection
@@ -7,9 +8,11 @@ import type { CodegenConfig } from '@graphql-codegen/cli';
  *
  *   npx graphql-codegen --config examples/codegen/codegen.ts
  *
- * GRAPHQL_URL, OPERATIONS and CODEGEN_OUT override where it reads and writes.
+ * It finds the running server by itself, whatever its PORT and DATA_DIR (`npm start` announces
+ * itself, see src/scripts/running-server.ts). GRAPHQL_URL, OPERATIONS and CODEGEN_OUT override
+ * where it reads and writes.
  */
-const url = process.env.GRAPHQL_URL ?? 'http://127.0.0.1:4000/graphql';
+const url = process.env.GRAPHQL_URL ?? findRunningServer()?.url ?? 'http://127.0.0.1:4000/graphql';
 
 const config: CodegenConfig = {
   schema: url,
@@ -17,7 +20,7 @@ const config: CodegenConfig = {
   generates: {
     [process.env.CODEGEN_OUT ?? 'examples/codegen/generated/']: {
       preset: 'client',
-      // The manifest of trusted documents comes with it (see README, "Using it from a frontend").
+      // The manifest of trusted documents comes with it (see docs/api.md, "Using it from a frontend").
       presetConfig: { fragmentMasking: false, persistedDocuments: { hashAlgorithm: 'sha256' } },
       config: { useTypeImports: true, enumsAsTypes: true },
     },

@@ -4,7 +4,7 @@ import { DateTime, JSONObject } from '../common/scalars';
 
 @ObjectType({ simpleResolvers: true, description: 'A committed change: who did what to which entity, and when.' })
 export class ActivityEvent {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The event's own id (a ULID); resume subscriptions by position instead." })
   eventId!: string;
 
   @Field({
@@ -13,22 +13,22 @@ export class ActivityEvent {
   })
   action!: string;
 
-  @Field()
+  @Field({ description: 'The type of what changed: Project, Log, Asset, Milestone, Brief …' })
   subjectType!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The id of what changed (projectId, logId, assetId …), as its own id field holds it.' })
   subjectId!: string;
 
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'The project it happened in; null for the tenant’s own events.' })
   projectId?: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Who made the change: the user id from their token.' })
   actor!: string;
 
-  @Field(() => DateTime)
+  @Field(() => DateTime, { description: 'When the change was committed.' })
   at!: string;
 
-  @Field(() => JSONObject, { nullable: true })
+  @Field(() => JSONObject, { nullable: true, description: 'Details of the change, as JSON.' })
   data?: Record<string, unknown>;
 
   @Field(() => Int, {
@@ -47,7 +47,7 @@ export class ActivityEvent {
   resumeAfter?: string | null;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of activity events, with the cursor to the next page.' })
 export class ActivityConnection extends Connection(ActivityEvent) {}
 
 @ArgsType()

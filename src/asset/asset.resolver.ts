@@ -32,7 +32,7 @@ declare module '../context' {
 @Resolver(() => Asset)
 export class AssetResolver {
   @Authorized()
-  @Query(() => Asset, { nullable: true })
+  @Query(() => Asset, { nullable: true, description: 'One asset of a project; null when your tenant has none by that id.' })
   asset(@Args() { projectId, assetId }: AssetRef, @Ctx() ctx: Context) {
     return ctx.repos.assets.get(projectId, assetId);
   }
@@ -55,8 +55,8 @@ export class AssetResolver {
   @Authorized(Role.EDITOR)
   @Mutation(() => Asset, { description: 'Registers an object already in S3 (the upload flow creates assets too).' })
   createAsset(
-    @Arg('projectId', () => ID) projectId: string,
-    @Arg('input') input: CreateAssetInput,
+    @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
+    @Arg('input', { description: 'What the new one is made of.' }) input: CreateAssetInput,
     @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ) {
@@ -64,11 +64,14 @@ export class AssetResolver {
   }
 
   @Authorized(Role.EDITOR)
-  @Mutation(() => Asset)
+  @Mutation(() => Asset, { description: "Changes an asset's descriptive fields (alt text, OCR, EXIF)." })
   updateAsset(
     @Args() { projectId, assetId }: AssetRef,
-    @Arg('expectedVersion', () => Int) expectedVersion: number,
-    @Arg('input') input: UpdateAssetInput,
+    @Arg('expectedVersion', () => Int, {
+      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
+    })
+    expectedVersion: number,
+    @Arg('input', { description: 'The fields to change; an omitted field is kept.' }) input: UpdateAssetInput,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.assets.update(projectId, assetId, expectedVersion, input);
@@ -78,7 +81,11 @@ export class AssetResolver {
   @Mutation(() => Asset, { description: 'Deletes the asset and returns it as it was.' })
   deleteAsset(
     @Args() { projectId, assetId }: AssetRef,
-    @Arg('expectedVersion', () => Int, { nullable: true }) expectedVersion: number | null,
+    @Arg('expectedVersion', () => Int, {
+      nullable: true,
+      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
+    })
+    expectedVersion: number | null,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.assets.delete(projectId, assetId, expectedVersion);
@@ -89,8 +96,8 @@ export class AssetResolver {
     description: 'Starts an upload: creates the asset (UPLOADING) and returns a presigned PUT bound to the declared type and size.',
   })
   requestAssetUpload(
-    @Arg('projectId', () => ID) projectId: string,
-    @Arg('input') input: RequestAssetUploadInput,
+    @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
+    @Arg('input', { description: 'The file you are about to upload.' }) input: RequestAssetUploadInput,
     @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ) {
@@ -101,8 +108,12 @@ export class AssetResolver {
   @Mutation(() => AssetUpload, { description: 'Starts the upload of the next version of a ready asset.' })
   requestAssetVersionUpload(
     @Args() { projectId, assetId }: AssetRef,
-    @Arg('input') input: RequestAssetVersionInput,
-    @Arg('expectedVersion', () => Int, { nullable: true }) expectedVersion: number | null,
+    @Arg('input', { description: 'The file you are about to upload.' }) input: RequestAssetVersionInput,
+    @Arg('expectedVersion', () => Int, {
+      nullable: true,
+      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
+    })
+    expectedVersion: number | null,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.assets.requestVersionUpload(projectId, assetId, input, expectedVersion);
@@ -114,7 +125,7 @@ export class AssetResolver {
     return ctx.repos.assets.confirmUpload(projectId, assetId);
   }
 
-  @FieldResolver(() => Log, { nullable: true })
+  @FieldResolver(() => Log, { nullable: true, description: 'The log this asset documents, when linked.' })
   linkedLog(@Root() asset: Asset, @Ctx() ctx: Context) {
     return asset.linkedLogId ? ctx.repos.logs.get(asset.projectId, asset.linkedLogId) : null;
   }
@@ -154,7 +165,11 @@ export class AssetVersionResolver {
   })
   url(
     @Root() version: AssetVersion,
-    @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null,
+    @Arg('expiresIn', () => Int, {
+      nullable: true,
+      description: 'Seconds the URL stays valid: DOWNLOAD_URL_TTL_SECONDS when omitted, at most DOWNLOAD_URL_MAX_TTL_SECONDS.',
+    })
+    expiresIn: number | null,
     @Arg('includeArchived', () => Boolean, {
       defaultValue: false,
       description: 'Sign an archived version too (its object is in an archival storage class, which may cost more to read).',

@@ -9,7 +9,12 @@ import { DateTime, JSONObject } from '../common/scalars';
 import { UploadStatus, UploadTarget } from '../common/files/upload.type';
 
 /** The kinds of asset and their GraphQL enum, from the declaration. */
-export const AssetType = enumOf(entities.Asset, 'type', entities.Asset.attributes.type.values, 'AssetType');
+export const AssetType = enumOf(entities.Asset, 'type', entities.Asset.attributes.type.values, 'AssetType', {
+  image: 'A picture: a photo, a scan, a render.',
+  audio: 'A sound file: a recording, a track.',
+  document: 'A text or PDF document.',
+  model: 'A 3D model.',
+});
 export type AssetType = (typeof AssetType)[keyof typeof AssetType];
 
 /** Where a version stands: its upload's states, and archived once the tenant's retention let it go. */
@@ -19,32 +24,37 @@ registerEnumType(AssetVersionStatus, {
   name: 'AssetVersionStatus',
   description:
     'uploading → ready → archived. ARCHIVED: past the tenant’s keepAssetVersions; still listed, its object moved to an archival storage class, no url unless asked with includeArchived.',
+  valuesConfig: {
+    UPLOADING: { description: 'Its upload URL is handed out; the file is not confirmed yet.' },
+    READY: { description: 'Uploaded and confirmed: readable.' },
+    ARCHIVED: { description: 'Let go by the tenant’s keepAssetVersions: url only with includeArchived.' },
+  },
 });
 
 @ObjectType({ simpleResolvers: true, description: 'One version of an asset’s file, under its own object key.' })
 export class AssetVersion {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'The version number, from 1.' })
   version!: number;
 
-  @Field()
+  @Field({ description: "The S3 object key of this version's file (never a URL)." })
   s3Key!: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The file name given at upload.' })
   fileName?: string;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: "The file's size in bytes." })
   size?: number;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "The file's media type." })
   contentType?: string;
 
-  @Field(() => AssetVersionStatus)
+  @Field(() => AssetVersionStatus, { description: 'UPLOADING, READY, or ARCHIVED once the tenant’s retention let it go.' })
   status!: AssetVersionStatus;
 
-  @Field(() => DateTime)
+  @Field(() => DateTime, { description: 'When this version was requested.' })
   createdAt!: string;
 
-  @Field(() => DateTime, { nullable: true })
+  @Field(() => DateTime, { nullable: true, description: 'When its upload was confirmed; null while uploading.' })
   confirmedAt?: string;
 
   @Field(() => DateTime, { nullable: true, description: 'When retention archived it.' })
@@ -60,13 +70,13 @@ export class AssetVersion {
   description: 'A file of a project in S3. Only its object key is stored, never a URL.',
 })
 export class Asset extends Versioned {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The asset's id within its project (asset_…)." })
   assetId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The project it belongs to.' })
   projectId!: string;
 
-  @Field(() => AssetType)
+  @Field(() => AssetType, { description: 'What kind of file it is: image, audio, document or 3D model.' })
   type!: AssetType;
 
   @Field({
@@ -80,13 +90,13 @@ export class Asset extends Versioned {
   /** Every version, oldest first (pending uploads included). */
   versions?: AssetVersion[];
 
-  @Field(() => UploadStatus)
+  @Field(() => UploadStatus, { description: 'UPLOADING until the upload is confirmed, then READY.' })
   status!: UploadStatus;
 
   @Field(() => Int, { nullable: true, description: 'Size in bytes.' })
   size?: number;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "The file's media type (image/png …), as confirmed from S3." })
   contentType?: string;
 
   @Field(() => JSONObject, { nullable: true, description: 'Image metadata.' })
@@ -98,7 +108,7 @@ export class Asset extends Versioned {
   @Field(() => String, { nullable: true, description: 'Accessibility description.' })
   alt?: string;
 
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'The id of the log this asset documents, when linked.' })
   linkedLogId?: string;
 
   @Field(() => ID, { nullable: true, description: 'The job whose stage produced this asset (a stage whose outputs are assets).' })
@@ -108,30 +118,30 @@ export class Asset extends Versioned {
   metadata?: Record<string, unknown>;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of assets, with the cursor to the next page.' })
 export class AssetConnection extends Connection(Asset) {}
 
-@InputType()
+@InputType({ description: 'An asset whose file is already in S3 under your tenant (to upload one, use requestAssetUpload).' })
 export class CreateAssetInput {
-  @Field(() => AssetType)
+  @Field(() => AssetType, { description: 'What kind of file it is.' })
   type!: AssetType;
 
   @Field({ description: 'An object key under tenants/<tenantId>/; URLs and signed links are refused.' })
   s3Key!: string;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: "The file's size in bytes." })
   size?: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "The file's media type (image/png …)." })
   contentType?: string | null;
 
-  @Field(() => JSONObject, { nullable: true })
+  @Field(() => JSONObject, { nullable: true, description: "The image's EXIF data, as JSON." })
   exif?: Record<string, unknown> | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Text recognized in the file.' })
   ocr?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Alternative text for people who cannot see the image.' })
   alt?: string | null;
 
   @Field(() => ID, { nullable: true, description: 'A log of the same project.' })
@@ -140,13 +150,13 @@ export class CreateAssetInput {
 
 @InputType({ description: 'Fields to change; an omitted field is kept, a null clears it.' })
 export class UpdateAssetInput {
-  @Field(() => JSONObject, { nullable: true })
+  @Field(() => JSONObject, { nullable: true, description: "The image's EXIF data, as JSON." })
   exif?: Record<string, unknown> | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Text recognized in the file.' })
   ocr?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Alternative text for people who cannot see the image.' })
   alt?: string | null;
 
   @Field(() => ID, { nullable: true, description: 'Link to another log of the project, or null to unlink.' })
@@ -155,10 +165,10 @@ export class UpdateAssetInput {
 
 @ArgsType()
 export class AssetRef {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The project's id." })
   projectId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: "The asset's id." })
   assetId!: string;
 }
 
@@ -181,9 +191,9 @@ export class AssetsArgs extends PageArgs {
   to?: Date | null;
 }
 
-@InputType()
+@InputType({ description: 'The file you are about to upload: the upload URL binds its type and size.' })
 export class RequestAssetUploadInput {
-  @Field(() => AssetType)
+  @Field(() => AssetType, { description: 'What kind of file it is.' })
   type!: AssetType;
 
   @Field({ description: 'The original file name; the object key uses a sanitized copy.' })
@@ -195,33 +205,36 @@ export class RequestAssetUploadInput {
   @Field(() => Int, { description: 'The exact size in bytes. It is signed into the URL and checked on confirm.' })
   size!: number;
 
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'The log this asset documents, if any.' })
   linkedLogId?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Alternative text for people who cannot see the image.' })
   alt?: string | null;
 }
 
-@InputType()
+@InputType({ description: 'The file of the next version of an asset: the upload URL binds its type and size.' })
 export class RequestAssetVersionInput {
-  @Field()
+  @Field({ description: "The file's name; it ends the object key." })
   fileName!: string;
 
-  @Field()
+  @Field({ description: "The file's media type: the upload must send exactly this." })
   contentType!: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "The file's size in bytes: the upload must be exactly this long (at most UPLOAD_MAX_BYTES)." })
   size!: number;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A new asset in UPLOADING and where to PUT its file; confirmAssetUpload makes it READY.',
+})
 export class AssetUpload {
-  @Field(() => Asset)
+  @Field(() => Asset, { description: 'The new asset, in UPLOADING.' })
   asset!: Asset;
 
   @Field(() => Int, { description: 'The version being uploaded.' })
   version!: number;
 
-  @Field(() => UploadTarget)
+  @Field(() => UploadTarget, { description: 'Where and how to send the file.' })
   upload!: UploadTarget;
 }

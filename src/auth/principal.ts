@@ -9,6 +9,12 @@ export enum Role {
 registerEnumType(Role, {
   name: 'Role',
   description: 'What a caller may do: viewer reads, editor writes, worker reports job progress, admin does everything.',
+  valuesConfig: {
+    VIEWER: { description: 'Reads the tenant’s data.' },
+    EDITOR: { description: 'Reads and writes the tenant’s data, and reviews jobs.' },
+    WORKER: { description: 'Claims pipeline work and reports its progress.' },
+    ADMIN: { description: 'May do everything, across tenants too.' },
+  },
 });
 
 /** True when `value` is one of the Role values (as a token's roles claim or a script's argument spells them). */

@@ -19,8 +19,8 @@ export class BriefResolver {
   @Authorized()
   @Query(() => Brief, { nullable: true, description: 'One version of the brief, the latest when version is omitted.' })
   brief(
-    @Arg('projectId', () => ID) projectId: string,
-    @Arg('version', () => Int, { nullable: true }) version: number | null,
+    @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
+    @Arg('version', () => Int, { nullable: true, description: 'The version number; the latest when omitted.' }) version: number | null,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.briefs.get(projectId, version);
@@ -35,8 +35,8 @@ export class BriefResolver {
   @Authorized(Role.EDITOR)
   @Mutation(() => Brief, { description: 'Adds the next version, with its changelog entry.' })
   createBriefVersion(
-    @Arg('projectId', () => ID) projectId: string,
-    @Arg('input') input: CreateBriefVersionInput,
+    @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
+    @Arg('input', { description: 'What the new one is made of.' }) input: CreateBriefVersionInput,
     @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ) {
@@ -46,10 +46,12 @@ export class BriefResolver {
   @Authorized(Role.EDITOR)
   @Mutation(() => Brief, { description: 'Records an approval decision on one version.' })
   approveBriefVersion(
-    @Arg('projectId', () => ID) projectId: string,
-    @Arg('version', () => Int) version: number,
-    @Arg('decision', () => ApprovalDecision) decision: ApprovalDecision,
-    @Arg('comment', () => String, { nullable: true }) comment: string | null,
+    @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
+    @Arg('version', () => Int, { description: 'The version number.' }) version: number,
+    @Arg('decision', () => ApprovalDecision, { description: 'Approve, or ask for changes.' }) decision: ApprovalDecision,
+    @Arg('comment', () => String, { nullable: true, description: 'Why, in your words; recorded in the audit trail.' }) comment:
+      | string
+      | null,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.briefs.approve(projectId, version, decision, comment);

@@ -91,7 +91,7 @@ export const entities = {
     attributes: {
       tenantId: attr.string({ required: true, readOnly: true }),
       name: attr.string({ required: true, max: 120 }),
-      plan: attr.enum(['free', 'studio', 'enterprise'])({ required: true }),
+      plan: attr.enum(['free', 'studio', 'enterprise'])({ required: true, description: 'The plan a studio is on.' }),
       /** Readable versions an asset keeps; older ones are archived. Unset: every version, up to MAX_ASSET_VERSIONS. */
       keepAssetVersions: attr.int(),
       /** Days activity events are kept; unset: the server's EVENT_RETENTION_DAYS; 0: forever. */
@@ -116,6 +116,7 @@ export const entities = {
       attribute: 'status',
       initial: 'planning',
       transitions: { planning: ['production'], production: ['complete'], complete: [] },
+      descriptions: { planning: 'Being planned: brief and milestones.', production: 'The work is being made.', complete: 'Finished.' },
     },
     // Archived projects move to partitions of their own, so default lists never filter.
     indexes: {
@@ -160,14 +161,15 @@ export const entities = {
     key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#MILESTONE#{milestoneId}' }),
     description: 'A milestone of a project: name, due date, criteria and status.',
     attributes: {
-      name: attr.string({ required: true, max: 200 }),
-      due: attr.date(),
+      name: attr.string({ required: true, max: 200, description: 'What the milestone is called.' }),
+      due: attr.date({ description: 'The day it is due.' }),
       criteria: attr.strings({ required: true, max: 50, default: [], description: 'Success criteria.' }),
     },
     status: {
       attribute: 'status',
       initial: 'pending',
       transitions: { pending: ['in_progress'], in_progress: ['complete'], complete: [] },
+      descriptions: { pending: 'Not started.', in_progress: 'Being worked on.', complete: 'Reached.' },
     },
   }),
   Log: entity({
@@ -191,6 +193,11 @@ export const entities = {
       attribute: 'attributionStatus',
       initial: 'pending',
       transitions: { pending: ['confirmed', 'rejected'], confirmed: [], rejected: [] },
+      descriptions: {
+        pending: 'Extracted by AI, not yet checked by a person.',
+        confirmed: 'A person confirmed what was extracted.',
+        rejected: 'A person rejected what was extracted.',
+      },
     },
     indexes: { byAttribution: { index: 'GSI1', pk: 'LOG_STATUS#{attributionStatus}', sk: '{createdAt}#{logId}' } },
     // Materials first: they are short and what a log is looked up by, so a long text's words are the ones cut.
@@ -205,21 +212,37 @@ export const entities = {
     description: 'A scene of a music video: its prompt, clips and generation status.',
     attributes: {
       sequence: attr.int({ required: true, description: 'Its place in the video, from 1.' }),
-      prompt: attr.string({ required: true, max: 4000 }),
+      prompt: attr.string({ required: true, max: 4000, description: 'What the scene shows, for the video model.' }),
       negativePrompt: attr.string({ max: 4000, description: 'What the scene must not show.' }),
-      durationSeconds: attr.float(),
-      referenceImages: attr.strings({ required: true, default: [], max: 10, s3Key: true }),
-      audioClip: attr.string({ s3Key: true }),
-      videoClip: attr.string({ s3Key: true }),
-      needsLipSync: attr.boolean({ required: true, default: false }),
-      lipSyncedClip: attr.string({ s3Key: true }),
-      retryCount: attr.int({ required: true, default: 0 }),
-      errorMessage: attr.string({ max: 2000 }),
+      durationSeconds: attr.float({ description: 'How long the scene lasts, in seconds.' }),
+      referenceImages: attr.strings({
+        required: true,
+        default: [],
+        max: 10,
+        s3Key: true,
+        description: 'S3 keys of images the scene should look like (at most 10).',
+      }),
+      audioClip: attr.string({ s3Key: true, description: 'S3 key of the part of the track the scene plays over.' }),
+      videoClip: attr.string({ s3Key: true, description: 'S3 key of the generated clip.' }),
+      needsLipSync: attr.boolean({
+        required: true,
+        default: false,
+        description: 'True when a character sings or speaks in it, so the clip is lip-synced.',
+      }),
+      lipSyncedClip: attr.string({ s3Key: true, description: 'S3 key of the lip-synced clip.' }),
+      retryCount: attr.int({ required: true, default: 0, description: 'How many times its generation was retried.' }),
+      errorMessage: attr.string({ max: 2000, description: 'Why its generation failed, when it did.' }),
     },
     status: {
       attribute: 'status',
       initial: 'pending',
       transitions: { pending: ['processing', 'failed'], processing: ['completed', 'failed'], completed: [], failed: [] },
+      descriptions: {
+        pending: 'Waiting to be generated.',
+        processing: 'Being generated.',
+        completed: 'Generated: its clip is ready.',
+        failed: 'Generation failed: see errorMessage.',
+      },
     },
     indexes: { byStatus: { index: 'GSI1', pk: 'SCENE_STATUS#{status}', sk: '{createdAt}#{sceneId}', list: 'scenesByStatus' } },
   }),
@@ -237,7 +260,7 @@ export const entities = {
     parent: 'Project',
     key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#ASSET#{assetId}' }),
     attributes: {
-      type: attr.enum(['image', 'audio', 'document', 'model'])({ required: true }),
+      type: attr.enum(['image', 'audio', 'document', 'model'])({ required: true, description: 'What kind of file an asset is.' }),
       s3Key: attr.string({ required: true }),
       status: attr.enum(UPLOAD_STATES)({ required: true }),
       latestVersion: attr.int(),
@@ -268,7 +291,10 @@ export const entities = {
     idPrefix: 'insp',
     key: keyShape({ pk: '', sk: 'INSPIRATION#{inspirationId}' }),
     attributes: {
-      type: attr.enum(['text', 'image', 'audio', 'file'])({ required: true }),
+      type: attr.enum(['text', 'image', 'audio', 'file'])({
+        required: true,
+        description: 'What a piece of inspiration is: text, or a file of a kind.',
+      }),
       text: attr.string(),
       s3Key: attr.string(),
       fileStatus: attr.enum(UPLOAD_STATES)(),

@@ -29,12 +29,20 @@ export function enumOf<const V extends string>(
   attribute: string,
   values: readonly V[],
   name = enumName(model, attribute),
+  valueDescriptions: Partial<Record<V, string>> = {},
 ): EnumObject<V> {
   if (registered.has(name)) throw new Error(`The enum ${name} is registered twice.`);
   registered.add(name);
   const made = enumObject(values);
   const isStatus = model.status?.attribute === attribute;
-  registerEnumType(made, { name, description: isStatus ? `Transitions: ${model.describeTransitions()}.` : undefined });
+  // A status enum describes its machine; any other enum says what its attribute holds.
+  const description = isStatus ? `Transitions: ${model.describeTransitions()}.` : model.attributes[attribute]?.description;
+  // What each value means: a status machine's declared descriptions, else the caller's.
+  const meanings: Partial<Record<string, string>> = isStatus ? { ...model.status?.descriptions, ...valueDescriptions } : valueDescriptions;
+  const valuesConfig = Object.fromEntries(values.map((value) => [value.toUpperCase(), { description: meanings[value] }]));
+  // The same object, seen by its string keys, so the values' configuration can be built from them.
+  const byKey: Record<string, string> = made;
+  registerEnumType(byKey, { name, description, valuesConfig });
   return made;
 }
 
@@ -76,7 +84,8 @@ function typeOf(
 function attributesOf(model: AnyModel): [string, Attribute][] {
   const declared: [string, Attribute][] = Object.entries(model.attributes);
   const status = model.status;
-  return status ? [...declared, [status.attribute, { kind: 'enum', required: true, values: model.states }]] : declared;
+  const description = `Where it is: see ${model.type}${upperFirst(status?.attribute ?? '')} for the transitions.`;
+  return status ? [...declared, [status.attribute, { kind: 'enum', required: true, values: model.states, description }]] : declared;
 }
 
 /** Names a class made at run time, so type-graphql's errors and the schema name it. */
@@ -106,7 +115,11 @@ export function modelTypes(model: AnyModel): ModelTypes {
   const type = named(class extends Versioned {}, model.type);
   // The entity's own id first, then the other values of its key, then its attributes.
   const keyFields = [model.idField, ...model.keyFields.filter((f) => f !== model.idField)];
-  for (const field of keyFields) Field(() => ID)(type.prototype, field);
+  for (const field of keyFields) {
+    const whose =
+      field === model.idField ? `The ${model.type.toLowerCase()}'s id.` : `The id of the ${field.replace(/Id$/, '')} it belongs to.`;
+    Field(() => ID, { description: whose })(type.prototype, field);
+  }
   const attributeTypes = new Map<string, () => GraphQLScalarType | object | [GraphQLScalarType]>();
   for (const [name, attribute] of attributesOf(model)) {
     const fieldType = typeOf(model, name, attribute, enums);
@@ -117,7 +130,10 @@ export function modelTypes(model: AnyModel): ModelTypes {
   ObjectType(model.type, { simpleResolvers: true, implements: Node, description: model.description })(type);
 
   const connection = named(class extends Connection(type) {}, `${model.type}Connection`);
-  ObjectType(`${model.type}Connection`, { simpleResolvers: true })(connection);
+  ObjectType(`${model.type}Connection`, {
+    simpleResolvers: true,
+    description: `A page of ${model.type} items, with the cursor to the next page.`,
+  })(connection);
 
   const createInput = named(class {}, `Create${model.type}Input`);
   const updateInput = named(class {}, `Update${model.type}Input`);
@@ -125,9 +141,10 @@ export function modelTypes(model: AnyModel): ModelTypes {
     if (attribute.internal) continue;
     const optional = !attribute.required || attribute.default !== undefined;
     Field(typeOf(model, name, attribute, enums), { nullable: optional, description: attribute.description })(createInput.prototype, name);
-    if (!attribute.readOnly) Field(typeOf(model, name, attribute, enums), { nullable: true })(updateInput.prototype, name);
+    if (!attribute.readOnly)
+      Field(typeOf(model, name, attribute, enums), { nullable: true, description: attribute.description })(updateInput.prototype, name);
   }
-  InputType(`Create${model.type}Input`)(createInput);
+  InputType(`Create${model.type}Input`, { description: `A new ${model.type}: its attributes; the server makes its id.` })(createInput);
   InputType(`Update${model.type}Input`, { description: 'Fields to change; an omitted field is kept, a null clears it.' })(updateInput);
 
   const status = model.status ? enums.get(model.status.attribute) : undefined;

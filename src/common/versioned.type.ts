@@ -7,9 +7,9 @@ export abstract class Versioned {
   @Field(() => Int, { description: 'Increments on every change; pass it as expectedVersion to update.' })
   version!: number;
 
-  @Field(() => DateTime)
+  @Field(() => DateTime, { description: 'When it was created.' })
   createdAt!: string;
 
-  @Field(() => DateTime)
+  @Field(() => DateTime, { description: 'When it last changed.' })
   updatedAt!: string;
 }

@@ -3,6 +3,7 @@ import { DEV_TENANT } from '../app';
 import { signDevToken } from '../auth/jwt';
 import { Role } from '../auth/principal';
 import type { Config } from '../config';
+import { exampleIdsFromApi } from '../http/graphiql';
 import { loadDemo, type DemoIds } from './demo.loader';
 import { startSimulator, type Simulator } from './simulator';
 
@@ -13,8 +14,9 @@ export interface Demo {
 }
 
 /**
- * Demo mode: loads the demo tenant, starts the pipeline simulator against the server's own URL,
- * and points GraphiQL's example tabs at the demo project and the job being driven. Development
+ * Demo mode: loads the demo tenant, starts the pipeline simulator against the server's own URL
+ * and waits for its first round, then points GraphiQL's example tabs at the demo project, the job
+ * being driven with the most time to go, and the job paused for review. Development
  * only: it needs the HS256 secret to mint the simulator's worker token.
  */
 export async function startDemo(app: App, config: Config, options: { tickMs?: number } = {}): Promise<Demo> {
@@ -23,13 +25,18 @@ export async function startDemo(app: App, config: Config, options: { tickMs?: nu
   const ids = await loadDemo(app, config);
   const workerToken = await signDevToken(config.auth.secret, { sub: 'demo-worker', tenantId: DEV_TENANT, roles: [Role.WORKER] });
   const simulator = startSimulator({ url: app.url, workerToken, editorToken: app.devToken, tickMs: options.tickMs });
-  app.setGraphiQLHints(() => {
-    const review = simulator.reviewJob();
+  // The tabs name a running job and a paused one from the first page load on (see Simulator.ready).
+  await simulator.ready;
+  const devToken = app.devToken;
+  app.setGraphiQLHints(async () => {
+    // The paused step is asked of the table on each page load, not taken from the simulator's
+    // last round: a person may have approved it a moment ago.
+    const found = await exampleIdsFromApi(app.url, devToken);
     return {
       projectId: ids.projectId,
-      jobId: simulator.featuredJobId() ?? ids.jobIds[1],
-      reviewJobId: review?.jobId,
-      reviewStepName: review?.stepName,
+      jobId: simulator.featuredJobId() ?? found.jobId ?? ids.jobIds[1],
+      reviewJobId: found.reviewJobId,
+      reviewStepName: found.reviewStepName,
     };
   });
   return { ids, simulator, stop: () => simulator.stop() };

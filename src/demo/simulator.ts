@@ -1,3 +1,4 @@
+import { SIMULATOR_REQUEST_ID_PREFIX } from '../graphql/record';
 import { logger } from '../logger';
 import { DEMO_JOBS, REVIEW_STEP } from './demo.data';
 
@@ -23,7 +24,12 @@ export interface SimulatorOptions {
 }
 
 export interface Simulator {
-  /** The job the simulator is driving right now that does not stop for review: good to watch. */
+  /**
+   * Settles once the first round is done: a 3D_CHARACTER job is paused for review (unless the
+   * server refused), and a job is running that has a minute or more to go. It never rejects.
+   */
+  ready: Promise<void>;
+  /** The running job that does not stop for review and has the most time to go: good to watch. */
   featuredJobId(): string | undefined;
   /** The 3D_CHARACTER job paused for a person's review, and its step, when one is paused now. */
   reviewJob(): { jobId: string; stepName: string } | undefined;
@@ -49,6 +55,25 @@ interface JobView {
 
 const JOB_FIELDS = 'jobId projectId kind status currentStep plan { name order } steps { name attempt status progress }';
 
+/**
+ * Progress reports per step: a job someone may be watching reports every tick for about 20 s a
+ * step, so WatchJob shows it move for a minute or more; the 3D job moves quicker.
+ */
+const REPORTS_PER_STEP: Record<string, number> = { '3D_CHARACTER': 3 };
+const WATCHED_REPORTS_PER_STEP = 20;
+const reportsPerStep = (kind: string) => REPORTS_PER_STEP[kind] ?? WATCHED_REPORTS_PER_STEP;
+/** How many ticks the featured job must have left, at least: 60 ticks are a minute at the default tick. */
+const WATCH_TICKS = 60;
+
+/** About how many ticks a job has left: each step takes a start, its reports and a completion. */
+function ticksLeft(job: JobView): number {
+  const reports = reportsPerStep(job.kind);
+  const open = new Set(job.steps.filter((s) => s.status !== 'COMPLETED' && s.status !== 'SKIPPED').map((s) => s.name));
+  const current = job.steps.filter((s) => s.name === job.currentStep).at(-1);
+  const done = current && current.status !== 'PENDING' ? 1 + Math.round(current.progress * reports) : 0;
+  return open.size * (reports + 2) - done;
+}
+
 /** True for a step that comes before the review step in the job's plan. */
 function beforeReview(job: JobView, stepName: string): boolean {
   const order = (name: string) => job.plan.find((p) => p.name === name)?.order ?? 0;
@@ -57,10 +82,11 @@ function beforeReview(job: JobView, stepName: string): boolean {
 
 /**
  * A pipeline worker for the demo: every tick it moves each queued or running job of the token's
- * tenant one step on (start, progress in thirds, complete with an artifact), pausing a
- * 3D_CHARACTER job at `rig` until a person approves it in GraphiQL. When no job is moving, it
- * creates one, so a watcher always sees live progress; when no 3D job is waiting for review or on
- * its way there, it creates one, so a person can always approve one.
+ * tenant one step on (start, a progress report, complete with an artifact), pausing a
+ * 3D_CHARACTER job at `rig` until a person approves it in GraphiQL. When no 3D job is paused for
+ * review, it drives one there at once (making one if there is none), so a person can nearly
+ * always approve one; when no running job has a minute or more to go, it starts a MUSIC_VIDEO job,
+ * so a watcher always has one that moves. The first round runs at once (see `ready`).
  */
 export function startSimulator(options: SimulatorOptions): Simulator {
   const tickMs = options.tickMs ?? 1000;
@@ -68,12 +94,17 @@ export function startSimulator(options: SimulatorOptions): Simulator {
   let review: { jobId: string; stepName: string } | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
-  let created = 0;
 
+  let requests = 0;
   const call = async (token: string, query: string, variables: Record<string, unknown> = {}) => {
     const res = await fetch(options.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      // The prefix makes a development server log these requests at debug, so they do not bury its banner.
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${token}`,
+        'x-request-id': `${SIMULATOR_REQUEST_ID_PREFIX}${++requests}`,
+      },
       body: JSON.stringify({ query, variables }),
     });
     const body = await res.json();
@@ -101,8 +132,8 @@ export function startSimulator(options: SimulatorOptions): Simulator {
         'mutation($jobId: ID!, $stepName: String!, $a: [String!]) { completeStep(jobId: $jobId, stepName: $stepName, artifacts: $a) { seq } }',
         { ...ref, a: [`tenants/demo/jobs/${job.jobId}/${step.name}-v${step.attempt}.bin`] },
       );
-    } else if (step.status === 'RUNNING' && step.progress < 0.99) {
-      const progress = Math.min(1, Math.round((step.progress + 0.34) * 100) / 100);
+    } else if (step.status === 'RUNNING' && step.progress < 0.999) {
+      const progress = Math.min(1, Math.round((step.progress + 1 / reportsPerStep(job.kind)) * 1000) / 1000);
       await worker(
         'mutation($jobId: ID!, $stepName: String!, $p: Float!, $m: JSONObject) { reportStepProgress(jobId: $jobId, stepName: $stepName, progress: $p, metrics: $m) { seq } }',
         {
@@ -122,56 +153,76 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     }
   }
 
+  const createJob = async (projectId: string, kind: string): Promise<string> => {
+    const template = DEMO_JOBS.find((j) => j.kind === kind) ?? DEMO_JOBS[0];
+    const made = await call(options.editorToken, 'mutation($in: CreateJobInput!) { createJob(input: $in) { jobId } }', {
+      in: { projectId, kind: template.kind, steps: template.steps, inputs: { ...template.inputs, run: Date.now() } },
+    });
+    return made.createJob.jobId;
+  };
+  const readJob = async (jobId: string): Promise<JobView | undefined> =>
+    (await worker(`query($j: ID!) { job(jobId: $j) { ${JOB_FIELDS} } }`, { j: jobId })).job ?? undefined;
+
+  /** Moves a 3D job on without waiting for ticks until it pauses for review; undefined if it does not get there. */
+  async function driveToReview(jobId: string): Promise<JobView | undefined> {
+    for (let round = 0; round < 40 && !stopped; round++) {
+      const job = await readJob(jobId);
+      if (!job || job.status === 'PAUSED') return job;
+      if (job.status !== 'QUEUED' && job.status !== 'RUNNING') return undefined;
+      await advance(job);
+    }
+    return undefined;
+  }
+
   async function tick(): Promise<void> {
     const [queued, active, paused] = await Promise.all(
       ['QUEUED', 'RUNNING', 'PAUSED'].map((status) =>
         worker(`query($s: JobStatus!) { jobsByStatus(status: $s, first: 10) { nodes { ${JOB_FIELDS} } } }`, { s: status }),
       ),
     );
-    const jobs: JobView[] = [...active.jobsByStatus.nodes, ...queued.jobsByStatus.nodes];
-    // The job GraphiQL's AwaitingReview tab names: one paused at its review step.
+    let jobs: JobView[] = [...active.jobsByStatus.nodes, ...queued.jobsByStatus.nodes];
     const pausedJobs: JobView[] = paused.jobsByStatus.nodes;
-    const waiting = pausedJobs.find((j) => j.kind === '3D_CHARACTER');
-    review = waiting ? { jobId: waiting.jobId, stepName: waiting.currentStep ?? REVIEW_STEP } : undefined;
-    if (!waiting && !jobs.some((j) => j.kind === '3D_CHARACTER')) {
-      // Someone approved (or rejected) the last one: start another, so one always waits for review.
-      const project = (jobs[0] ?? paused.jobsByStatus.nodes[0])?.projectId ?? (await firstProject());
-      if (project) {
-        const template = DEMO_JOBS[0];
-        await call(options.editorToken, 'mutation($in: CreateJobInput!) { createJob(input: $in) { jobId } }', {
-          in: { projectId: project, kind: template.kind, steps: template.steps, inputs: { ...template.inputs, run: Date.now() } },
-        });
+    const project = async () => (jobs[0] ?? pausedJobs[0])?.projectId ?? (await firstProject());
+    // The job GraphiQL's Approve tab names: one paused at its review step. When there is none
+    // (someone approved or rejected the last one), one is driven there now, made first if needed.
+    let waiting = pausedJobs.find((j) => j.kind === '3D_CHARACTER');
+    if (!waiting) {
+      const onItsWay = jobs.find((j) => j.kind === '3D_CHARACTER');
+      const projectId = onItsWay ? undefined : await project();
+      const robot = onItsWay?.jobId ?? (projectId ? await createJob(projectId, '3D_CHARACTER') : undefined);
+      if (robot) {
+        waiting = await driveToReview(robot);
+        jobs = jobs.filter((j) => j.jobId !== robot);
       }
     }
-    // Feature the job with the most work left, so a watcher who subscribes a moment later still
-    // sees it move; keep the current one while it has at least two steps to go.
-    const remaining = (job: JobView) =>
-      new Set(job.steps.filter((s) => s.status !== 'COMPLETED' && s.status !== 'SKIPPED').map((s) => s.name)).size;
-    const watchable = jobs.filter((j) => j.kind !== '3D_CHARACTER').sort((a, b) => remaining(b) - remaining(a));
-    const current = watchable.find((j) => j.jobId === featured);
-    featured = current && remaining(current) >= 2 ? current.jobId : watchable[0]?.jobId;
-    if (watchable.length === 0 && jobs.length < 3) {
-      // Keep something moving: a new music video or photo edit.
-      const template = DEMO_JOBS[1 + (created++ % 2)];
-      const project = jobs[0]?.projectId ?? (await firstProject());
-      if (project) {
-        const made = await call(options.editorToken, 'mutation($in: CreateJobInput!) { createJob(input: $in) { jobId } }', {
-          in: { projectId: project, kind: template.kind, steps: template.steps, inputs: { ...template.inputs, run: Date.now() } },
-        });
-        featured = made.createJob.jobId;
-      }
+    review = waiting?.status === 'PAUSED' ? { jobId: waiting.jobId, stepName: waiting.currentStep ?? REVIEW_STEP } : undefined;
+    // Feature the job with the most time to go; when none has a minute left, start one that has,
+    // so a watcher who opens GraphiQL now sees it move for a minute or more.
+    const watchable = jobs.filter((j) => j.kind !== '3D_CHARACTER').sort((a, b) => ticksLeft(b) - ticksLeft(a));
+    featured = watchable[0]?.jobId;
+    if ((!watchable[0] || ticksLeft(watchable[0]) < WATCH_TICKS) && jobs.length < 5) {
+      const projectId = await project();
+      if (projectId) featured = await createJob(projectId, 'MUSIC_VIDEO');
     }
     await Promise.all(jobs.map((job) => advance(job)));
   }
 
-  const timer = setInterval(() => {
-    if (running || stopped) return;
+  const round = () => {
     running = tick()
       .catch((err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'demo simulator tick failed'))
       .finally(() => (running = undefined));
+    return running;
+  };
+  // The first round runs now, so a page loaded as soon as the server says it is up finds a job to
+  // watch and one to approve.
+  const ready = round().then(() => {});
+  const timer = setInterval(() => {
+    if (running || stopped) return;
+    void round();
   }, tickMs);
 
   return {
+    ready,
     featuredJobId: () => featured,
     reviewJob: () => review,
     async stop() {

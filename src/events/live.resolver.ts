@@ -44,8 +44,13 @@ export class LiveResolver {
   })
   jobProgress(
     @Root() event: JobEvent,
-    @Arg('jobId', () => ID) _jobId: string,
-    @Arg('afterSeq', () => Int, { nullable: true }) _afterSeq: number | null,
+    @Arg('jobId', () => ID, { description: "The job's id." }) _jobId: string,
+    @Arg('afterSeq', () => Int, {
+      nullable: true,
+      description:
+        "The seq of the last event you received: every later one is sent, none missed or repeated. Omitted: from the job's current seq.",
+    })
+    _afterSeq: number | null,
   ): JobEvent {
     return event;
   }
@@ -59,7 +64,9 @@ export class LiveResolver {
   })
   jobStatusChanges(
     @Root() event: JobEvent,
-    @Arg('projectId', () => ID, { nullable: true }) _projectId: string | null,
+    @Arg('projectId', () => ID, { nullable: true, description: "Only this project's jobs; all of the tenant's when omitted." }) _projectId:
+      | string
+      | null,
     @Arg('after', () => Int, { nullable: true, description: 'A position this stream gave you: resume after it.' }) _after: number | null,
   ): JobEvent {
     return event;
@@ -74,7 +81,7 @@ export class LiveResolver {
   })
   projectActivity(
     @Root() event: ActivityEvent,
-    @Arg('projectId', () => ID) _projectId: string,
+    @Arg('projectId', () => ID, { description: "The project's id." }) _projectId: string,
     @Arg('after', () => Int, { nullable: true, description: 'A position this stream gave you: resume after it.' }) _after: number | null,
     @Arg('afterEventId', () => ID, {
       nullable: true,

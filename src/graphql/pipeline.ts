@@ -28,7 +28,16 @@ import { TrustedDocuments } from './trusted-documents';
 import { runWithBudget } from '../infra/deadline';
 import type { Metrics } from '../infra/metrics';
 import { inSpan, SpanKind, startLinkedSpan, traceparentOfEvent, tracingActive } from '../infra/tracing';
-import { beginRequest, currentRequest, logRequest, noteOperation, runInRequest, withRequestId, type RequestRecord } from './record';
+import {
+  beginRequest,
+  currentRequest,
+  logRequest,
+  noteOperation,
+  runInRequest,
+  SIMULATOR_REQUEST_ID_PREFIX,
+  withRequestId,
+  type RequestRecord,
+} from './record';
 import { createContext, type ContextDeps } from '../wiring';
 
 export interface PipelineDeps extends ContextDeps {
@@ -206,7 +215,8 @@ export class OperationPipeline {
    * (a subscription's length is not an operation's latency; the gauges count subscriptions).
    */
   finish(record: RequestRecord, status?: number): void {
-    logRequest(record, status);
+    const simulator = this.deps.config.env !== 'production' && record.requestId.startsWith(SIMULATOR_REQUEST_ID_PREFIX);
+    logRequest(record, status, simulator ? 'debug' : 'info');
     if (record.operationType === 'subscription') return;
     // Operations that did not validate are counted as `unknown`: their names are the caller's text.
     const named = record.validated === true;

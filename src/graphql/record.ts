@@ -26,6 +26,12 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 /** A caller's request id is used only when it is this short and made of SAFE_ID characters. */
 export const REQUEST_ID_MAX = 128;
 const SAFE_ID = /^[A-Za-z0-9._:/+=-]+$/;
+/**
+ * Request ids the demo's pipeline simulator sends (see simulator.ts). Outside production their
+ * log lines are written at debug, not info: the simulator makes a few requests a second, which
+ * would push the start-up banner, and everything a person's own requests log, off the screen.
+ */
+export const SIMULATOR_REQUEST_ID_PREFIX = 'demo-simulator:';
 /** Operation names are logged (and later used as metric labels) at most this long. */
 export const OPERATION_NAME_MAX = 64;
 
@@ -87,12 +93,12 @@ export function withRequestId(
 }
 
 /**
- * Writes the request's one log line at info: id, operation type and name, duration, outcome (OK
- * or the first error code) and, for HTTP, the status. Variables, the query text and any other
- * caller-supplied text are never part of it.
+ * Writes the request's one log line at info (or `level`): id, operation type and name, duration,
+ * outcome (OK or the first error code) and, for HTTP, the status. Variables, the query text and
+ * any other caller-supplied text are never part of it.
  */
-export function logRequest(record: RequestRecord, status?: number): void {
-  logger.info(
+export function logRequest(record: RequestRecord, status?: number, level: 'info' | 'debug' = 'info'): void {
+  logger[level](
     {
       requestId: record.requestId,
       operationType: record.operationType ?? null,

@@ -1,15 +1,55 @@
 import { dirname, join } from 'node:path';
 import express, { type Router } from 'express';
 
-/** What the page shows beyond the schema: the token to prefill and ids for the example tabs. */
+/**
+ * What the page shows beyond the schema: the token to prefill and ids for the example tabs. A tab
+ * whose id is missing says so in a comment and runs something that works instead, never an
+ * operation on a made-up id.
+ */
 export interface GraphiQLHints {
   /** Prefilled as the Authorization header (development only). */
   token?: string;
   projectId?: string;
+  /** A job to watch: one that is running, or else one that ran (WatchJob replays its events). */
   jobId?: string;
   /** A job paused for review right now, and its paused step: what the AwaitingReview tab approves. */
   reviewJobId?: string;
   reviewStepName?: string;
+}
+
+/** A property of a JSON value, or undefined where the value has none. */
+const field = (value: unknown, key: string): unknown =>
+  typeof value === 'object' && value !== null ? Object.entries(value).find(([k]) => k === key)?.[1] : undefined;
+
+/**
+ * Ids of the token's tenant for the example tabs, asked through the server's own public API at
+ * `url` (one query, as the page's user could run it): a project, the job most worth watching (a
+ * running one, else a queued, paused or finished one) and a step paused for review. What the
+ * tenant does not have is left out; a failed lookup throws.
+ */
+export async function exampleIdsFromApi(url: string, token: string): Promise<Omit<GraphiQLHints, 'token'>> {
+  const jobs = (status: string) => `${status.toLowerCase()}: jobsByStatus(status: ${status}, first: 1) { nodes { jobId } }`;
+  const query = `{ projects(first: 1) { nodes { projectId } } ${['RUNNING', 'QUEUED', 'PAUSED', 'COMPLETED'].map(jobs).join(' ')}
+    stepsAwaitingReview(first: 1) { nodes { jobId name } } }`;
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query }),
+    signal: AbortSignal.timeout(5000),
+  });
+  const data = field(await res.json(), 'data');
+  const first = (list: string, key: string): string | undefined => {
+    const nodes = field(field(data, list), 'nodes');
+    const value = Array.isArray(nodes) ? field(nodes[0], key) : undefined;
+    return typeof value === 'string' ? value : undefined;
+  };
+  const review = first('stepsAwaitingReview', 'jobId');
+  return {
+    projectId: first('projects', 'projectId'),
+    jobId: first('running', 'jobId') ?? first('queued', 'jobId') ?? first('paused', 'jobId') ?? first('completed', 'jobId'),
+    reviewJobId: review,
+    reviewStepName: review ? first('stepsAwaitingReview', 'name') : undefined,
+  };
 }
 
 const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
@@ -114,51 +154,63 @@ const APP_JS = `
 /** A palette in a rounded square: the studio's mark. */
 const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f2a44"/><circle cx="11" cy="12" r="4" fill="#e8b04a"/><circle cx="21" cy="11" r="3.5" fill="#d9534f"/><circle cx="12" cy="22" r="3.5" fill="#3fa7d6"/><circle cx="21.5" cy="20.5" r="4" fill="#7bc47f"/></svg>`;
 
+const DEMO_TIP = 'For demo data that moves, restart with `npm run demo`.';
+
+/** The example tabs, each on an id the hints name, or with a comment and a working operation where there is none. */
 function tabs(hints: GraphiQLHints) {
-  const projectId = hints.projectId ?? 'proj_…';
-  const jobId = hints.jobId ?? 'job_…';
+  const { projectId, jobId, reviewJobId, reviewStepName } = hints;
   const headers = hints.token ? JSON.stringify({ Authorization: `Bearer ${hints.token}` }, null, 2) : undefined;
+  const tab = (query: string, variables: object = {}) => ({ query, variables: JSON.stringify(variables, null, 2), headers });
   return [
-    {
-      query:
-        "# The frontend's query: a project's logs.\nquery GetProjectLogs($projectId: ID!) { logs(projectId: $projectId) { logId materials timeSpentMinutes } }\n",
-      variables: JSON.stringify({ projectId }, null, 2),
-      headers,
-    },
-    {
-      query:
-        '# Live progress of a job: its events so far (afterSeq: 0 replays them), then the steps as they advance.\n# The subscription completes when the job does.\nsubscription WatchJob($jobId: ID!, $afterSeq: Int) {\n  jobProgress(jobId: $jobId, afterSeq: $afterSeq) {\n    seq\n    type\n    job { status currentStep progress }\n    step { name attempt status progress }\n  }\n}\n',
-      variables: JSON.stringify({ jobId, afterSeq: 0 }, null, 2),
-      headers,
-    },
-    {
-      query:
-        '# Start a pipeline job (idempotent: the same inputs return the same job).\nmutation CreateJob($input: CreateJobInput!) {\n  createJob(input: $input) { jobId status seq plan { name order } }\n}\n',
-      variables: JSON.stringify(
-        {
-          input: {
-            projectId,
-            kind: '3D_CHARACTER',
-            steps: ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'],
-            inputs: { prompt: 'a friendly robot' },
+    projectId
+      ? tab(
+          "# The frontend's query: a project's logs.\nquery GetProjectLogs($projectId: ID!) { logs(projectId: $projectId) { logId materials timeSpentMinutes } }\n",
+          { projectId },
+        )
+      : tab(
+          `# Your tenant has no project yet, so GetProjectLogs has none to read. ${DEMO_TIP}\n` +
+            '# Or create one here, then reload the page: the tabs then use it.\n' +
+            'mutation CreateProject { createProject(input: { title: "My first project", medium: "oil" }) { projectId version } }\n',
+        ),
+    jobId
+      ? tab(
+          '# Live progress of a job: its events so far (afterSeq: 0 replays them), then the steps as they advance.\n# The subscription completes when the job does.\nsubscription WatchJob($jobId: ID!, $afterSeq: Int) {\n  jobProgress(jobId: $jobId, afterSeq: $afterSeq) {\n    seq\n    type\n    job { status currentStep progress }\n    step { name attempt status progress }\n  }\n}\n',
+          { jobId, afterSeq: 0 },
+        )
+      : tab(
+          `# Your tenant has no job yet, so there is no progress to watch. ${DEMO_TIP}\n` +
+            '# Or start one with the CreateJob tab, then reload the page. Meanwhile, the pipelines you can start:\n' +
+            'query JobKinds { jobKinds { name description stages { name phase review } } }\n',
+        ),
+    projectId
+      ? tab(
+          '# Start a pipeline job (idempotent: the same inputs return the same job).\nmutation CreateJob($input: CreateJobInput!) {\n  createJob(input: $input) { jobId status seq plan { name order } }\n}\n',
+          {
+            input: {
+              projectId,
+              kind: '3D_CHARACTER',
+              steps: ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'],
+              inputs: { prompt: 'a friendly robot' },
+            },
           },
-        },
-        null,
-        2,
-      ),
-      headers,
-    },
-    {
-      query: '# Steps paused for review, newest first.\nquery AwaitingReview { stepsAwaitingReview { nodes { jobId name attempt } } }\n',
-      variables: '{}',
-      headers,
-    },
-    {
-      query:
-        '# Approve a step paused for review: the variables name the one paused now (see AwaitingReview).\nmutation Approve($jobId: ID!, $stepName: String!) {\n  approveStep(jobId: $jobId, stepName: $stepName) { jobId status currentStep }\n}\n',
-      variables: JSON.stringify({ jobId: hints.reviewJobId ?? jobId, stepName: hints.reviewStepName ?? 'rig' }, null, 2),
-      headers,
-    },
+        )
+      : tab(
+          `# A job belongs to a project: create one in the first tab (or ${DEMO_TIP.replace('For', 'for')}), then reload the page.\n` +
+            '# Meanwhile, your recent jobs:\nquery MyJobs { myJobs(first: 5) { nodes { jobId kind status } } }\n',
+        ),
+    tab('# Steps paused for review, newest first.\nquery AwaitingReview { stepsAwaitingReview { nodes { jobId name attempt } } }\n'),
+    reviewJobId && reviewStepName
+      ? tab(
+          '# Approve a step paused for review: the variables name the one paused when this page loaded (see AwaitingReview).\nmutation Approve($jobId: ID!, $stepName: String!) {\n  approveStep(jobId: $jobId, stepName: $stepName) { jobId status currentStep }\n}\n',
+          { jobId: reviewJobId, stepName: reviewStepName },
+        )
+      : tab(
+          '# No step was paused for review when this page loaded, so there is nothing to approve yet.\n' +
+            '# In the demo a new 3D_CHARACTER job pauses at `rig` a few seconds after each approval. Run this (or the\n' +
+            '# AwaitingReview tab) to see when one is paused, then reload the page: this tab then approves it with\n' +
+            '#   mutation Approve($jobId: ID!, $stepName: String!) { approveStep(jobId: $jobId, stepName: $stepName) { jobId status } }\n' +
+            'query PausedNow { stepsAwaitingReview(first: 1) { nodes { jobId name attempt } } }\n',
+        ),
   ];
 }
 
@@ -200,13 +252,17 @@ function page(hints: GraphiQLHints): string {
  * its scripts and styles come from /graphiql/assets, read from installed packages. `hints` is
  * asked on every page load, so the tabs show what the demo is doing now.
  */
-export function graphiqlRouter(hints: () => GraphiQLHints): Router {
+export function graphiqlRouter(hints: () => GraphiQLHints | Promise<GraphiQLHints>): Router {
   const assets = pageAssets();
   const router = express.Router();
-  router.get('/graphql', (req, res, next) => {
+  router.get('/graphql', async (req, res, next) => {
     // curl and GraphQL clients (*/* or JSON) fall through to the API; browsers prefer HTML.
     if (req.query.query !== undefined || req.accepts(['application/json', 'text/html']) !== 'text/html') return next();
-    res.type('html').set('Cache-Control', 'no-store').send(page(hints()));
+    // Ids that cannot be looked up (the store is down, say) leave tabs that say so; the page still loads.
+    const named = await Promise.resolve()
+      .then(hints)
+      .catch((): GraphiQLHints => ({}));
+    res.type('html').set('Cache-Control', 'no-store').send(page(named));
   });
   // Browsers ask for /favicon.ico on every page; an SVG answers it (they accept one by its type).
   router.get('/favicon.ico', (_req, res) => {

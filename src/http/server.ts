@@ -29,7 +29,7 @@ export interface HttpDeps {
   /** The operation pipeline shared with WebSocket. */
   pipeline: OperationPipeline;
   /** What GraphiQL prefills (token, example ids); asked on each page load. */
-  graphiqlHints?: () => GraphiQLHints;
+  graphiqlHints?: () => GraphiQLHints | Promise<GraphiQLHints>;
   /** Routes served before GraphQL: /healthz, /readyz, /metrics (see app.ts). */
   routers?: express.RequestHandler[];
   /** Runs first for each GraphQL HTTP request (the request budget, see infra/deadline.ts). */

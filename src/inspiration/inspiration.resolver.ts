@@ -26,8 +26,8 @@ declare module '../context' {
 @Resolver(() => Inspiration)
 export class InspirationResolver {
   @Authorized()
-  @Query(() => Inspiration, { nullable: true })
-  inspiration(@Arg('inspirationId', () => ID) inspirationId: string, @Ctx() ctx: Context) {
+  @Query(() => Inspiration, { nullable: true, description: 'One piece of inspiration; null when your tenant has none by that id.' })
+  inspiration(@Arg('inspirationId', () => ID, { description: "The inspiration's id." }) inspirationId: string, @Ctx() ctx: Context) {
     return ctx.repos.inspirations.get(inspirationId);
   }
 
@@ -42,9 +42,9 @@ export class InspirationResolver {
   }
 
   @Authorized(Role.EDITOR)
-  @Mutation(() => Inspiration)
+  @Mutation(() => Inspiration, { description: 'Adds a piece of inspiration (text, or a file already in S3).' })
   createInspiration(
-    @Arg('input') input: CreateInspirationInput,
+    @Arg('input', { description: 'What the new one is made of.' }) input: CreateInspirationInput,
     @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ) {
@@ -52,11 +52,14 @@ export class InspirationResolver {
   }
 
   @Authorized(Role.EDITOR)
-  @Mutation(() => Inspiration)
+  @Mutation(() => Inspiration, { description: 'Changes a piece of inspiration.' })
   updateInspiration(
-    @Arg('inspirationId', () => ID) inspirationId: string,
-    @Arg('expectedVersion', () => Int) expectedVersion: number,
-    @Arg('input') input: UpdateInspirationInput,
+    @Arg('inspirationId', () => ID, { description: "The inspiration's id." }) inspirationId: string,
+    @Arg('expectedVersion', () => Int, {
+      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
+    })
+    expectedVersion: number,
+    @Arg('input', { description: 'The fields to change; an omitted field is kept.' }) input: UpdateInspirationInput,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.inspirations.update(inspirationId, expectedVersion, input);
@@ -65,8 +68,12 @@ export class InspirationResolver {
   @Authorized(Role.EDITOR)
   @Mutation(() => Inspiration, { description: 'Deletes it and returns it as it was.' })
   deleteInspiration(
-    @Arg('inspirationId', () => ID) inspirationId: string,
-    @Arg('expectedVersion', () => Int, { nullable: true }) expectedVersion: number | null,
+    @Arg('inspirationId', () => ID, { description: "The inspiration's id." }) inspirationId: string,
+    @Arg('expectedVersion', () => Int, {
+      nullable: true,
+      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
+    })
+    expectedVersion: number | null,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.inspirations.delete(inspirationId, expectedVersion);
@@ -77,7 +84,7 @@ export class InspirationResolver {
     description: 'Creates an inspiration with a file to upload: returns a presigned PUT bound to the declared type and size.',
   })
   requestInspirationUpload(
-    @Arg('input') input: RequestInspirationUploadInput,
+    @Arg('input', { description: 'The file you are about to upload.' }) input: RequestInspirationUploadInput,
     @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ) {
@@ -86,7 +93,10 @@ export class InspirationResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Inspiration, { description: 'Checks the uploaded object (size and type) and makes the file READY.' })
-  confirmInspirationUpload(@Arg('inspirationId', () => ID) inspirationId: string, @Ctx() ctx: Context) {
+  confirmInspirationUpload(
+    @Arg('inspirationId', () => ID, { description: "The inspiration's id." }) inspirationId: string,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.repos.inspirations.confirmUpload(inspirationId);
   }
 
@@ -94,7 +104,15 @@ export class InspirationResolver {
     nullable: true,
     description: 'A presigned GET of the file, made now (default 1 hour); null for text or an unconfirmed upload.',
   })
-  url(@Root() inspiration: Inspiration, @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null, @Ctx() ctx: Context) {
+  url(
+    @Root() inspiration: Inspiration,
+    @Arg('expiresIn', () => Int, {
+      nullable: true,
+      description: 'Seconds the URL stays valid: DOWNLOAD_URL_TTL_SECONDS when omitted, at most DOWNLOAD_URL_MAX_TTL_SECONDS.',
+    })
+    expiresIn: number | null,
+    @Ctx() ctx: Context,
+  ) {
     return inspiration.s3Key && inspiration.fileStatus !== 'uploading' ? ctx.repos.files.downloadUrl(inspiration.s3Key, expiresIn) : null;
   }
 }

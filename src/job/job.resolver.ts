@@ -51,7 +51,15 @@ declare module '../context' {
 @Resolver(() => Step)
 export class StepResolver {
   @FieldResolver(() => [String], { description: 'Presigned GETs of the artifacts, in order, made now (default 1 hour).' })
-  artifactUrls(@Root() step: Step, @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null, @Ctx() ctx: Context) {
+  artifactUrls(
+    @Root() step: Step,
+    @Arg('expiresIn', () => Int, {
+      nullable: true,
+      description: 'Seconds the URL stays valid: DOWNLOAD_URL_TTL_SECONDS when omitted, at most DOWNLOAD_URL_MAX_TTL_SECONDS.',
+    })
+    expiresIn: number | null,
+    @Ctx() ctx: Context,
+  ) {
     return Promise.all(step.artifacts.map((key) => ctx.repos.files.downloadUrl(key, expiresIn)));
   }
 }
@@ -60,7 +68,7 @@ export class StepResolver {
 export class JobResolver {
   @Authorized()
   @Query(() => Job, { nullable: true, description: 'A job with all its step attempts; seq is where to subscribe from.' })
-  job(@Arg('jobId', () => ID) jobId: string, @Ctx() ctx: Context) {
+  job(@Arg('jobId', () => ID, { description: "The job's id." }) jobId: string, @Ctx() ctx: Context) {
     return ctx.repos.jobs.get(jobId);
   }
 
@@ -96,7 +104,7 @@ export class JobResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, { description: 'Creates a job, or returns the one an identical earlier request created (idempotent).' })
-  createJob(@Arg('input') input: CreateJobInput, @Ctx() ctx: Context) {
+  createJob(@Arg('input', { description: 'What the new one is made of.' }) input: CreateJobInput, @Ctx() ctx: Context) {
     return ctx.repos.jobs.create(input);
   }
 
@@ -110,8 +118,9 @@ export class JobResolver {
   @Mutation(() => Job, { description: 'Worker: reports a running step’s progress (0 to 1).' })
   reportStepProgress(
     @Args() { jobId, stepName }: StepRef,
-    @Arg('progress', () => Float) progress: number,
-    @Arg('metrics', () => JSONObject, { nullable: true }) metrics: Record<string, unknown> | null,
+    @Arg('progress', () => Float, { description: 'From 0 to 1.' }) progress: number,
+    @Arg('metrics', () => JSONObject, { nullable: true, description: 'What was measured (GPU seconds …), as a JSON object.' })
+    metrics: Record<string, unknown> | null,
     @Arg('attempt', () => Int, {
       nullable: true,
       description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
@@ -129,9 +138,18 @@ export class JobResolver {
   })
   completeStep(
     @Args() { jobId, stepName }: StepRef,
-    @Arg('artifacts', () => [String], { defaultValue: [] }) artifacts: string[],
-    @Arg('metrics', () => JSONObject, { nullable: true }) metrics: Record<string, unknown> | null,
-    @Arg('outputs', () => JSONObject, { nullable: true }) outputs: Record<string, unknown> | null,
+    @Arg('artifacts', () => [String], {
+      defaultValue: [],
+      description: 'S3 keys of what the step produced, under tenants/<your tenant>/ (no URLs).',
+    })
+    artifacts: string[],
+    @Arg('metrics', () => JSONObject, { nullable: true, description: 'What was measured (GPU seconds …), as a JSON object.' })
+    metrics: Record<string, unknown> | null,
+    @Arg('outputs', () => JSONObject, {
+      nullable: true,
+      description: "The stage's outputs, checked against its declared fields like createJob's inputs.",
+    })
+    outputs: Record<string, unknown> | null,
     @Arg('attempt', () => Int, {
       nullable: true,
       description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
@@ -146,8 +164,8 @@ export class JobResolver {
   @Mutation(() => Job, { description: 'Worker: fails a running step; a new attempt follows while attempts remain, else the job fails.' })
   failStep(
     @Args() { jobId, stepName }: StepRef,
-    @Arg('code') code: string,
-    @Arg('message') message: string,
+    @Arg('code', { description: 'A stable code of your own for the failure, such as OUT_OF_MEMORY.' }) code: string,
+    @Arg('message', { description: 'What went wrong, in words.' }) message: string,
     @Arg('attempt', () => Int, {
       nullable: true,
       description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
@@ -176,19 +194,23 @@ export class JobResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, { description: 'Rejects a paused step: it fails and so does the job (retryJob runs it again).' })
-  rejectStep(@Args() { jobId, stepName }: StepRef, @Arg('reason') reason: string, @Ctx() ctx: Context) {
+  rejectStep(
+    @Args() { jobId, stepName }: StepRef,
+    @Arg('reason', { description: 'Why it is rejected; recorded in the audit trail.' }) reason: string,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.repos.jobs.act(jobId, { kind: 'reject', step: stepName, reason: reason.slice(0, 2000) });
   }
 
   @Authorized(Role.EDITOR)
-  @Mutation(() => Job)
-  cancelJob(@Arg('jobId', () => ID) jobId: string, @Ctx() ctx: Context) {
+  @Mutation(() => Job, { description: 'Cancels a job that has not finished: its waiting steps are SKIPPED.' })
+  cancelJob(@Arg('jobId', () => ID, { description: "The job's id." }) jobId: string, @Ctx() ctx: Context) {
     return ctx.repos.jobs.act(jobId, { kind: 'cancel' });
   }
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, { description: 'Runs a failed job again from its failed step, as a new attempt.' })
-  retryJob(@Arg('jobId', () => ID) jobId: string, @Ctx() ctx: Context) {
+  retryJob(@Arg('jobId', () => ID, { description: "The job's id." }) jobId: string, @Ctx() ctx: Context) {
     return ctx.repos.jobs.act(jobId, { kind: 'retry' });
   }
 
@@ -199,7 +221,7 @@ export class JobResolver {
       'Worker: takes the next step or work item of your tenant that is waiting (optionally of one job kind, and one stage of it), or whose worker stopped reporting (a new attempt), and starts it with a lease that your progress reports renew (JOB_LEASE_SECONDS). Each goes to one worker however many ask at once. Null when there is no work.',
   })
   claimWork(
-    @Arg('kind', () => String, { nullable: true }) kind: string | null,
+    @Arg('kind', () => String, { nullable: true, description: 'Only work of this job kind; any kind when omitted.' }) kind: string | null,
     @Arg('stage', () => String, { nullable: true, description: 'Only work of this stage (a step name or a fan-out stage); needs kind.' })
     stage: string | null,
     @Ctx() ctx: Context,
@@ -213,9 +235,10 @@ export class JobResolver {
       'Worker: adds work items to a fan-out stage that has not finished (typically from the stage before it), each its typed inputs; at most 80 a call and 1,000 a stage.',
   })
   addWorkItems(
-    @Arg('jobId', () => ID) jobId: string,
-    @Arg('stage') stage: string,
-    @Arg('items', () => [JSONObject]) items: Record<string, unknown>[],
+    @Arg('jobId', () => ID, { description: 'The job.' }) jobId: string,
+    @Arg('stage', { description: 'The fan-out stage to add to.' }) stage: string,
+    @Arg('items', () => [JSONObject], { description: "Each item's typed inputs (the stage's item inputs, see jobKinds)." })
+    items: Record<string, unknown>[],
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.jobs.items.add(jobId, stage, items);
@@ -225,7 +248,7 @@ export class JobResolver {
   @Mutation(() => WorkItem, { description: 'Worker: reports a running item’s progress (0 to 1), renewing its lease.' })
   async reportWorkItemProgress(
     @Args() { jobId, stage, sequence, attempt }: WorkItemRef,
-    @Arg('progress', () => Float) progress: number,
+    @Arg('progress', () => Float, { description: '0 to 1.' }) progress: number,
     @Ctx() ctx: Context,
   ) {
     return (await ctx.repos.jobs.items.progress(jobId, stage, sequence, attempt, progress)).item;
@@ -238,7 +261,8 @@ export class JobResolver {
   })
   async completeWorkItem(
     @Args() { jobId, stage, sequence, attempt }: WorkItemRef,
-    @Arg('outputs', () => JSONObject) outputs: Record<string, unknown>,
+    @Arg('outputs', () => JSONObject, { description: "What it produced, as the stage's item outputs (see jobKinds)." })
+    outputs: Record<string, unknown>,
     @Ctx() ctx: Context,
   ) {
     return (await ctx.repos.jobs.items.act(jobId, stage, sequence, { kind: 'complete', attempt, outputs })).item;
@@ -251,8 +275,8 @@ export class JobResolver {
   })
   async failWorkItem(
     @Args() { jobId, stage, sequence, attempt }: WorkItemRef,
-    @Arg('code') code: string,
-    @Arg('message') message: string,
+    @Arg('code', { description: 'A stable error code of yours, e.g. RENDER_TIMEOUT (at most 100 characters).' }) code: string,
+    @Arg('message', { description: 'What went wrong (at most 2,000 characters).' }) message: string,
     @Ctx() ctx: Context,
   ) {
     return (await ctx.repos.jobs.items.act(jobId, stage, sequence, { kind: 'fail', attempt, code, message })).item;
@@ -263,9 +287,9 @@ export class JobResolver {
     description: 'Reopens a failed item as a new attempt, and its stage with it when the stage had failed (the job runs again).',
   })
   async retryWorkItem(
-    @Arg('jobId', () => ID) jobId: string,
-    @Arg('stage') stage: string,
-    @Arg('sequence', () => Int) sequence: number,
+    @Arg('jobId', () => ID, { description: 'The job of the item.' }) jobId: string,
+    @Arg('stage', { description: 'The fan-out stage of the item.' }) stage: string,
+    @Arg('sequence', () => Int, { description: 'The item’s sequence in its stage.' }) sequence: number,
     @Ctx() ctx: Context,
   ) {
     return (await ctx.repos.jobs.items.act(jobId, stage, sequence, { kind: 'retry' })).item;
@@ -277,7 +301,7 @@ export class JobResolver {
       'Deletes a finished job (completed, failed or cancelled) with its steps and events, and returns it as it was. INVALID_TRANSITION while it runs.',
   })
   deleteJob(
-    @Arg('jobId', () => ID) jobId: string,
+    @Arg('jobId', () => ID, { description: "The job's id." }) jobId: string,
     @Arg('expectedVersion', () => Int, { nullable: true, description: 'When given, CONFLICT unless the job is at this version.' })
     expectedVersion: number | null,
     @Ctx() ctx: Context,
@@ -361,6 +385,7 @@ export class JobResolver {
       const output = item.outputs ?? {};
       const failed = item.status === 'FAILED' || (item.status === 'PENDING' && item.error);
       return {
+        jobId: job.jobId,
         sequence: item.sequence,
         sceneId: text(input.sceneId),
         status: status[item.status] ?? 'pending',
@@ -393,33 +418,49 @@ export class JobResolver {
   }
 }
 
+/** The expiresIn argument of the scenes' presigned URLs, as the other download URLs take it. */
+const EXPIRES_IN = {
+  nullable: true,
+  description: 'Seconds the URL stays valid: DOWNLOAD_URL_TTL_SECONDS when omitted, at most DOWNLOAD_URL_MAX_TTL_SECONDS.',
+};
+
+@Resolver(() => WorkItem)
+export class WorkItemResolver {
+  @FieldResolver(() => ID, {
+    description:
+      'Unique across all types and stable, so a client cache keys the item by it (its job, stage and sequence). No Node: read items through their job.',
+  })
+  id(@Root() item: WorkItem): string {
+    return objectIdOf('WorkItem', item.jobId, item.stage, item.sequence);
+  }
+}
+
 @Resolver(() => JobScene)
 export class JobSceneResolver {
+  @FieldResolver(() => ID, {
+    description: 'Unique across all types and stable, so a client cache keys the scene by it (its job and sequence).',
+  })
+  id(@Root() scene: JobScene): string {
+    return objectIdOf('JobScene', scene.jobId, scene.sequence);
+  }
+
   @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the audio clip, made now (default 1 hour).' })
-  audioClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null, @Ctx() ctx: Context) {
+  audioClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, EXPIRES_IN) expiresIn: number | null, @Ctx() ctx: Context) {
     return scene.audioClip ? ctx.repos.files.downloadUrl(scene.audioClip, expiresIn) : null;
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the video clip, made now (default 1 hour).' })
-  videoClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null, @Ctx() ctx: Context) {
+  videoClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, EXPIRES_IN) expiresIn: number | null, @Ctx() ctx: Context) {
     return scene.videoClip ? ctx.repos.files.downloadUrl(scene.videoClip, expiresIn) : null;
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the lip-synced clip, made now (default 1 hour).' })
-  lipSyncedClipUrl(
-    @Root() scene: JobScene,
-    @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null,
-    @Ctx() ctx: Context,
-  ) {
+  lipSyncedClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, EXPIRES_IN) expiresIn: number | null, @Ctx() ctx: Context) {
     return scene.lipSyncedClip ? ctx.repos.files.downloadUrl(scene.lipSyncedClip, expiresIn) : null;
   }
 
   @FieldResolver(() => [String], { description: 'Presigned GETs of the reference images, in order.' })
-  referenceImageUrls(
-    @Root() scene: JobScene,
-    @Arg('expiresIn', () => Int, { nullable: true }) expiresIn: number | null,
-    @Ctx() ctx: Context,
-  ) {
+  referenceImageUrls(@Root() scene: JobScene, @Arg('expiresIn', () => Int, EXPIRES_IN) expiresIn: number | null, @Ctx() ctx: Context) {
     return Promise.all(scene.referenceImages.map((key) => ctx.repos.files.downloadUrl(key, expiresIn)));
   }
 }
@@ -452,7 +493,7 @@ export class JobEventResolver {
 
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const jobFeature = feature({
-  resolvers: [JobResolver, StepResolver, JobEventResolver, JobSceneResolver],
+  resolvers: [JobResolver, StepResolver, JobEventResolver, WorkItemResolver, JobSceneResolver],
   repositories: (scope, { projects }, deps) => ({ jobs: new JobRepository(scope, projects, deps.jobLeaseSeconds) }),
   nodes: {
     Job: { type: Job, load: (repos, v) => repos.jobs.get(v.jobId) },

@@ -10,35 +10,91 @@ import { entities } from '../common/entities';
 registerEnumType(JobStatus, {
   name: 'JobStatus',
   description: 'QUEUED → RUNNING ⇄ PAUSED → COMPLETED | FAILED | CANCELLED; FAILED → RUNNING on retry.',
+  valuesConfig: {
+    QUEUED: { description: 'Created; no step has started yet.' },
+    RUNNING: { description: 'A step is running, or waits to be started or claimed.' },
+    PAUSED: { description: 'A step waits for a person’s review (approveStep or rejectStep).' },
+    COMPLETED: { description: 'Every step completed.' },
+    FAILED: { description: 'A step failed with no attempts left, or was rejected; retryJob runs it again.' },
+    CANCELLED: { description: 'Cancelled by a person; its waiting steps were skipped.' },
+  },
 });
 registerEnumType(StepStatus, {
   name: 'StepStatus',
   description: 'PENDING → RUNNING → COMPLETED | FAILED | PAUSED (awaiting review); PENDING → SKIPPED on cancel.',
+  valuesConfig: {
+    PENDING: { description: 'Waiting to be started or claimed.' },
+    RUNNING: { description: 'A worker holds it, under a lease its reports renew.' },
+    PAUSED: { description: 'Waiting for a person’s review.' },
+    COMPLETED: { description: 'Done, with its artifacts and outputs.' },
+    FAILED: { description: 'This attempt failed (see error); another may follow.' },
+    SKIPPED: { description: 'Never run: the job was cancelled first.' },
+  },
 });
-registerEnumType(JobEventType, { name: 'JobEventType' });
+registerEnumType(JobEventType, {
+  name: 'JobEventType',
+  description: 'What a jobProgress or jobStatusChanges message says happened.',
+  valuesConfig: {
+    JOB_CREATED: { description: 'The job was created, QUEUED with its plan.' },
+    STEP_STARTED: { description: 'A worker started a step attempt; the job is RUNNING.' },
+    STEP_PROGRESS: { description: "A worker reported a step's progress (and metrics)." },
+    STEP_COMPLETED: { description: 'A step attempt completed with its artifacts; the next step waits, or the job COMPLETED.' },
+    STEP_FAILED: { description: "A step attempt failed; another attempt waits, or the job FAILED (see the job's error)." },
+    STEP_PAUSED: { description: "A step paused for a person's review; the job is PAUSED until approveStep or rejectStep." },
+    STEP_APPROVED: { description: 'A person approved the paused step; it completed.' },
+    STEP_REJECTED: { description: 'A person rejected the paused step; the job FAILED.' },
+    JOB_CANCELLED: { description: 'The job was cancelled; its waiting steps were SKIPPED.' },
+    JOB_RETRIED: { description: 'A FAILED job runs again, with a new attempt of the failed step.' },
+    STEP_RECLAIMED: {
+      description:
+        "A worker claimed a step whose holder stopped reporting: the old attempt failed with LEASE_EXPIRED; the event's step is the new attempt.",
+    },
+    ITEMS_ADDED: { description: "Work items were added to a fan-out stage (the job's itemCounts say how many)." },
+    ITEM_STARTED: { description: 'A worker claimed a work item; the event’s item is its attempt.' },
+    ITEM_PROGRESS: { description: "A worker reported a work item's progress." },
+    ITEM_COMPLETED: { description: 'A work item completed with its outputs; the stage completes when every item is done.' },
+    ITEM_FAILED: { description: 'A work item failed past its attempts; the stage fails by its policy.' },
+    ITEM_RECLAIMED: {
+      description: "A work item's holder stopped reporting past its lease: the item was taken over as a new attempt (error LEASE_EXPIRED).",
+    },
+    ITEM_RETRIED: { description: 'A failed work item was reopened as a new attempt (retryWorkItem), and its stage with it.' },
+    RESYNC: { description: 'Not stored: this slow subscriber missed events; resubscribe after this position.' },
+    SUBSCRIBED: { description: 'Not stored: the first message of every subscription; its position is where it starts.' },
+    HISTORY_LOST: {
+      description:
+        'Not stored: the resume position is older than the stored history; nothing is replayed: re-query, then read on from here.',
+    },
+  },
+});
 registerEnumType(ItemStatus, {
   name: 'WorkItemStatus',
   description: `A work item's status: ${entities.WorkItem.describeTransitions()}.`,
+  valuesConfig: {
+    PENDING: { description: 'Waiting for a worker to claim it (again, after a failed or expired attempt).' },
+    RUNNING: { description: 'Held by a worker under a lease that its progress reports renew.' },
+    COMPLETED: { description: 'Done, with its outputs (final).' },
+    FAILED: { description: 'Failed past its attempts; retryWorkItem reopens it.' },
+  },
 });
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'Why a job or step failed: a stable code, a message and how many attempts were made.' })
 export class JobError {
-  @Field()
+  @Field({ description: 'A stable code, such as LEASE_EXPIRED or the one a worker reported.' })
   code!: string;
 
-  @Field()
+  @Field({ description: 'What went wrong, in words.' })
   message!: string;
 
   @Field(() => Int, { description: 'Retries made before this error.' })
   retryCount!: number;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: "One step of a job's plan, in the order the steps run." })
 export class PlannedStep {
-  @Field()
+  @Field({ description: "The step's name." })
   name!: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Its place in the plan, from 1.' })
   order!: number;
 }
 
@@ -48,34 +104,34 @@ export class PlannedStep {
   description: 'One attempt of one pipeline step. A retry is a new attempt; earlier ones stay readable.',
 })
 export class Step {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The job it belongs to.' })
   jobId!: string;
 
-  @Field()
+  @Field({ description: "The step's name, as in the job's plan." })
   name!: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "Its place in the job's plan, from 1." })
   order!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Which attempt of the step this is, from 1.' })
   attempt!: number;
 
-  @Field(() => StepStatus)
+  @Field(() => StepStatus, { description: 'Where this attempt is: see StepStatus for the transitions.' })
   status!: StepStatus;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: 'From 0 to 1, as the worker reports it.' })
   progress!: number;
 
   @Field(() => [String], { description: 'S3 object keys of what the step produced.' })
   artifacts!: string[];
 
-  @Field(() => JSONObject, { nullable: true })
+  @Field(() => JSONObject, { nullable: true, description: 'What the worker measured (GPU seconds …), as JSON.' })
   metrics?: Record<string, unknown>;
 
   @Field(() => JSONObject, { nullable: true, description: "What the step produced, as its stage's declared outputs (see jobKinds)." })
   outputs?: Record<string, unknown>;
 
-  @Field(() => JobError, { nullable: true })
+  @Field(() => JobError, { nullable: true, description: 'Why this attempt failed; null unless it FAILED.' })
   error?: JobError;
 
   @Field(() => String, { nullable: true, description: 'The worker that started or claimed this attempt.' })
@@ -90,13 +146,13 @@ export class Step {
   @Field(() => ID, { nullable: true, description: 'Who approved or rejected the step after review.' })
   approvedBy?: string;
 
-  @Field(() => DateTime, { nullable: true })
+  @Field(() => DateTime, { nullable: true, description: 'When a person approved or rejected it.' })
   decidedAt?: string;
 
-  @Field(() => DateTime, { nullable: true })
+  @Field(() => DateTime, { nullable: true, description: 'When this attempt started.' })
   startedAt?: string;
 
-  @Field(() => DateTime, { nullable: true })
+  @Field(() => DateTime, { nullable: true, description: 'When this attempt completed or failed.' })
   finishedAt?: string;
 }
 
@@ -106,55 +162,55 @@ export class Step {
   description: 'A pipeline job: ordered steps, status, progress and its own event stream.',
 })
 export class Job extends Versioned {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The job's id (job_…)." })
   jobId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The project it works for.' })
   projectId!: string;
 
   @Field({ description: 'Free text, e.g. 3D_CHARACTER, MUSIC_VIDEO, PHOTO_EDIT.' })
   kind!: string;
 
-  @Field(() => [PlannedStep])
+  @Field(() => [PlannedStep], { description: 'Its steps in order.' })
   plan!: PlannedStep[];
 
-  @Field(() => JobStatus)
+  @Field(() => JobStatus, { description: 'Where the job is: see JobStatus for the transitions.' })
   status!: JobStatus;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The step running or waiting now; null once the job has finished.' })
   currentStep?: string | null;
 
   @Field(() => Float, { description: '0 to 1.' })
   progress!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'How many steps have completed.' })
   completedSteps!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'How many step attempts have failed.' })
   failedSteps!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'How many attempts each step gets before the job fails.' })
   maxAttempts!: number;
 
-  @Field(() => JSONValue, { nullable: true })
+  @Field(() => JSONValue, { nullable: true, description: 'The inputs it was created with.' })
   inputs?: unknown;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Who runs the pipeline, as given to createJob.' })
   provider?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Your own id for the run, as given to createJob.' })
   correlationId?: string;
 
-  @Field(() => JobError, { nullable: true })
+  @Field(() => JobError, { nullable: true, description: 'Why the job failed; null unless it is FAILED.' })
   error?: JobError | null;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'Who created it.' })
   createdBy!: string;
 
-  @Field(() => DateTime, { nullable: true })
+  @Field(() => DateTime, { nullable: true, description: 'When its first step started.' })
   startedAt?: string | null;
 
-  @Field(() => DateTime, { nullable: true })
+  @Field(() => DateTime, { nullable: true, description: 'When it COMPLETED, FAILED or was CANCELLED.' })
   finishedAt?: string | null;
 
   @Field(() => Int, { description: 'The seq of the latest event: subscribe to jobProgress with afterSeq set to it to miss nothing.' })
@@ -173,7 +229,7 @@ export class Job extends Versioned {
   steps?: Step[];
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of jobs, with the cursor to the next page.' })
 export class JobConnection extends Connection(Job) {}
 
 @ObjectType({ simpleResolvers: true, description: 'Exact counters of work items, kept in the transaction of every item change.' })
@@ -181,16 +237,16 @@ export class ItemCounts {
   @Field(() => String, { nullable: true, description: 'The fan-out stage counted; null for the totals over all stages.' })
   stage?: string | null;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Items in all.' })
   total!: number;
 
   @Field(() => Int, { description: 'Waiting to be claimed (total − running − completed − failed).' })
   pending!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Held by a worker now.' })
   running!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Completed with their outputs.' })
   completed!: number;
 
   @Field(() => Int, { description: 'Failed past their attempts.' })
@@ -203,16 +259,16 @@ export class ItemCounts {
     'One work item of a fan-out stage: typed inputs (see jobKinds), outputs, status, current attempt, lease and error. Items run in parallel on any number of workers.',
 })
 export class WorkItem {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The job it belongs to.' })
   jobId!: string;
 
-  @Field()
+  @Field({ description: 'The fan-out stage it belongs to (a stage name of the job kind).' })
   stage!: string;
 
   @Field(() => Int, { description: 'Its place in the stage, from 1.' })
   sequence!: number;
 
-  @Field(() => ItemStatus)
+  @Field(() => ItemStatus, { description: 'Where it stands: PENDING, RUNNING, COMPLETED or FAILED.' })
   status!: ItemStatus;
 
   @Field(() => Int, { description: 'The current attempt, from 1; report on the item with it.' })
@@ -221,13 +277,13 @@ export class WorkItem {
   @Field(() => Int, { description: 'The last attempt it may make before it fails.' })
   maxAttempt!: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: 'Its current attempt’s progress, 0 to 1.' })
   progress!: number;
 
-  @Field(() => JSONObject)
+  @Field(() => JSONObject, { description: "Its typed inputs (the stage's item inputs, see jobKinds)." })
   inputs!: Record<string, unknown>;
 
-  @Field(() => JSONObject, { nullable: true })
+  @Field(() => JSONObject, { nullable: true, description: "What it produced, as the stage's item outputs; null until it completes." })
   outputs?: Record<string, unknown>;
 
   @Field(() => JobError, { nullable: true, description: 'Why its last attempt failed (LEASE_EXPIRED when its worker stopped reporting).' })
@@ -239,17 +295,17 @@ export class WorkItem {
   @Field(() => DateTime, { nullable: true, description: 'Until when its worker holds it without reporting.' })
   leaseExpiresAt?: string;
 
-  @Field(() => DateTime, { nullable: true })
+  @Field(() => DateTime, { nullable: true, description: 'When its current attempt started.' })
   startedAt?: string;
 
-  @Field(() => DateTime, { nullable: true })
+  @Field(() => DateTime, { nullable: true, description: 'When it COMPLETED or FAILED for good.' })
   finishedAt?: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Increments on every change of the item.' })
   version!: number;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: "A page of a job's work items, with the cursors to read on." })
 export class WorkItemConnection extends Connection(WorkItem) {}
 
 @ObjectType({
@@ -258,73 +314,76 @@ export class WorkItemConnection extends Connection(WorkItem) {}
     "A scene of a MUSIC_VIDEO job as seed 001 describes it: one item of its render-scenes stage, typed, with presigned URLs for its files. sceneId links it to the project's Scene when the item names one.",
 })
 export class JobScene {
-  @Field(() => Int)
+  /** The job the scene belongs to: part of its id. */
+  jobId!: string;
+
+  @Field(() => Int, { description: 'The scene’s place in the video, from 1 (its item’s sequence).' })
   sequence!: number;
 
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: "The project's Scene this item renders, when it names one." })
   sceneId?: string;
 
   @Field({ description: 'pending → processing → completed | failed' })
   status!: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'What the scene shows.' })
   prompt?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'What the scene must not show.' })
   negativePrompt?: string;
 
-  @Field(() => Float, { nullable: true })
+  @Field(() => Float, { nullable: true, description: 'Its length in seconds.' })
   durationSeconds?: number;
 
-  @Field(() => [String])
+  @Field(() => [String], { description: 'S3 keys of its reference images, in order.' })
   referenceImages!: string[];
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'S3 key of its slice of the backing track.' })
   audioClip?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'S3 key of the rendered clip, once completed.' })
   videoClip?: string;
 
-  @Field()
+  @Field({ description: 'True when the clip is lip-synced to the audio clip.' })
   needsLipSync!: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'S3 key of the lip-synced clip, once completed (lip-synced scenes only).' })
   lipSyncedClip?: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Attempts made before the current one.' })
   retryCount!: number;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Why its last attempt failed.' })
   errorMessage?: string;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of step attempts, with the cursor to the next page.' })
 export class StepConnection extends Connection(Step) {}
 
 @ObjectType({ simpleResolvers: true, description: 'One change of a job. seq is gapless per job: 1, 2, 3 …; prevSeq = seq − 1.' })
 export class JobEvent {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The event's own id; resume by seq instead." })
   eventId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The job it belongs to.' })
   jobId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: "The job's project." })
   projectId!: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "The event's position in the job's stream (the job's version after it): resume with afterSeq." })
   seq!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'seq − 1: the position just before this event.' })
   prevSeq!: number;
 
-  @Field(() => JobEventType)
+  @Field(() => JobEventType, { description: 'What happened.' })
   type!: JobEventType;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Who caused it: a worker, a person, or the server.' })
   actor!: string;
 
-  @Field(() => DateTime)
+  @Field(() => DateTime, { description: 'When it was committed.' })
   at!: string;
 
   @Field(() => Job, {
@@ -350,12 +409,12 @@ export class JobEvent {
   resumeAfterSeq?: number | null;
 }
 
-@InputType()
+@InputType({ description: 'A pipeline run: its project, kind, inputs and (for a free-form plan) steps; idempotent.' })
 export class CreateJobInput {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The project the job works for.' })
   projectId!: string;
 
-  @Field()
+  @Field({ description: 'The pipeline: a declared kind (3D_CHARACTER, MUSIC_VIDEO, PHOTO_EDIT; see jobKinds) or free text with steps.' })
   kind!: string;
 
   @Field(() => [String], {
@@ -365,19 +424,22 @@ export class CreateJobInput {
   })
   steps?: string[] | null;
 
-  @Field(() => JSONValue, { nullable: true })
+  @Field(() => JSONValue, {
+    nullable: true,
+    description: "The pipeline's inputs: checked against the kind's declared fields when it is declared (see jobKinds).",
+  })
   inputs?: unknown;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Who runs the pipeline (a provider name), for your records.' })
   provider?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Your own id for the run, echoed on the job (for tracing across your systems).' })
   correlationId?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Seed and model version take part in the derived idempotency key.' })
   seed?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The model version the run uses; part of the derived idempotency key.' })
   modelVersion?: string | null;
 
   @Field(() => String, {
@@ -400,29 +462,29 @@ export class CreateJobInput {
 
 @ArgsType()
 export class StepRef {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The job's id." })
   jobId!: string;
 
-  @Field()
+  @Field({ description: "The step's name, as in the job's plan." })
   stepName!: string;
 }
 
 @ArgsType()
 export class ProjectJobsArgs extends PageArgs {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The project's id." })
   projectId!: string;
 }
 
 @ArgsType()
 export class JobsByStatusArgs extends PageArgs {
-  @Field(() => JobStatus)
+  @Field(() => JobStatus, { description: 'The status to list.' })
   status!: JobStatus;
 }
 
 /** Across tenants the list is merged from the shards of an index, so it pages forward only. */
 @ArgsType()
 export class JobsAcrossTenantsArgs extends ForwardPageArgs {
-  @Field(() => JobStatus)
+  @Field(() => JobStatus, { description: 'The status to list.' })
   status!: JobStatus;
 }
 
@@ -444,19 +506,19 @@ export function isJobEvent(value: unknown): value is JobEvent {
 
 @ObjectType({ simpleResolvers: true, description: 'A field of a declared input or output.' })
 export class JobField {
-  @Field()
+  @Field({ description: "The field's name in inputs or outputs." })
   name!: string;
 
   @Field({ description: 'string, int, float, boolean, date, dateTime, json, strings or enum.' })
   type!: string;
 
-  @Field()
+  @Field({ description: 'True when it must be given.' })
   required!: boolean;
 
   @Field({ description: 'True when the value is an S3 object key, which must lie under your tenant prefix (tenants/<tenantId>/).' })
   s3Key!: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'What the field holds.' })
   description?: string;
 }
 
@@ -483,7 +545,7 @@ export class JobStage {
   })
   assetType?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The S3-key output that becomes the asset’s file (with assetType).' })
   assetFile?: string | null;
 }
 
@@ -513,16 +575,16 @@ export class FanOutStage {
   description: 'A pipeline the server knows: createJob with this kind takes its stages and checks its inputs.',
 })
 export class JobKind {
-  @Field()
+  @Field({ description: 'The kind to pass to createJob.' })
   name!: string;
 
-  @Field()
+  @Field({ description: 'What the pipeline makes.' })
   description!: string;
 
   @Field(() => [JobField], { description: "The fields of createJob's inputs." })
   inputs!: JobField[];
 
-  @Field(() => [JobStage])
+  @Field(() => [JobStage], { description: 'Its stages, in order.' })
   stages!: JobStage[];
 }
 
@@ -532,7 +594,7 @@ export class JobKind {
     'Work claimed by a worker: a step, or a work item of a fan-out stage (then step is the stage). Report on it with its attempt.',
 })
 export class ClaimedWork {
-  @Field(() => Job)
+  @Field(() => Job, { description: 'The job the step belongs to, as the claim left it.' })
   job!: Job;
 
   @Field(() => Step, {
@@ -547,13 +609,13 @@ export class ClaimedWork {
 
 @ArgsType()
 export class WorkItemRef {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The job of the item.' })
   jobId!: string;
 
-  @Field()
+  @Field({ description: 'The fan-out stage of the item.' })
   stage!: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'The item’s sequence in its stage.' })
   sequence!: number;
 
   @Field(() => Int, { description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.' })

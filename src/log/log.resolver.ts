@@ -31,7 +31,7 @@ const optionalVersion = { nullable: true, description: 'When given, CONFLICT unl
 @Resolver(() => Log)
 export class LogResolver {
   @Authorized()
-  @Query(() => Log, { nullable: true })
+  @Query(() => Log, { nullable: true, description: 'One log of a project; null when your tenant has none by that id.' })
   log(@Args() { projectId, logId }: LogRef, @Ctx() ctx: Context) {
     return ctx.repos.logs.get(projectId, logId);
   }
@@ -56,15 +56,18 @@ export class LogResolver {
 
   @Authorized()
   @Query(() => MaterialUsage, { description: 'Which logs used a material (case-insensitive) and the minutes they add up to.' })
-  materialUsage(@Arg('material') material: string, @Ctx() ctx: Context) {
+  materialUsage(
+    @Arg('material', { description: 'The material, in any case and spacing (normalized before the lookup).' }) material: string,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.repos.logs.materialUsage(material);
   }
 
   @Authorized(Role.EDITOR)
-  @Mutation(() => Log)
+  @Mutation(() => Log, { description: 'Logs work on a project; its materials become findable with materialUsage.' })
   createLog(
-    @Arg('projectId', () => ID) projectId: string,
-    @Arg('input') input: CreateLogInput,
+    @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
+    @Arg('input', { description: 'What the new one is made of.' }) input: CreateLogInput,
     @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ) {
@@ -75,8 +78,11 @@ export class LogResolver {
   @Mutation(() => Log, { description: 'Replaces extraction results; material usage follows in the same write.' })
   updateLogExtraction(
     @Args() { projectId, logId }: LogRef,
-    @Arg('expectedVersion', () => Int) expectedVersion: number,
-    @Arg('input') input: UpdateLogExtractionInput,
+    @Arg('expectedVersion', () => Int, {
+      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
+    })
+    expectedVersion: number,
+    @Arg('input', { description: 'The fields to change; an omitted field is kept.' }) input: UpdateLogExtractionInput,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.logs.updateExtraction(projectId, logId, expectedVersion, input);

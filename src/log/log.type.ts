@@ -16,10 +16,10 @@ export type AttributionStatus = (typeof AttributionStatus)[keyof typeof Attribut
   description: 'A work log: a transcription and what AI extracted from it (materials, time, tags).',
 })
 export class Log extends Versioned {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The log's id (log_…)." })
   logId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The project it belongs to.' })
   projectId!: string;
 
   @Field(() => String, { nullable: true, description: 'The original transcription.' })
@@ -34,7 +34,7 @@ export class Log extends Versioned {
   @Field(() => JSONValue, { nullable: true, description: 'AI confidence scores.' })
   confidence?: unknown;
 
-  @Field(() => AttributionStatus)
+  @Field(() => AttributionStatus, { description: 'Whether a person confirmed the extraction: PENDING, CONFIRMED or REJECTED.' })
   attributionStatus!: AttributionStatus;
 
   @Field(() => [String], { description: 'S3 object keys of linked media.' })
@@ -43,99 +43,99 @@ export class Log extends Versioned {
   @Field(() => [String], { description: 'Materials used, as extracted.' })
   materials!: string[];
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: 'Minutes spent on the work logged.' })
   timeSpentMinutes?: number;
 
-  @Field(() => [String])
+  @Field(() => [String], { description: 'Tags of the log.' })
   tags!: string[];
 
   /** Ids of assets linked to this log, kept in step by the asset writes. */
   assetIds?: Set<string>;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of logs, with the cursor to the next page.' })
 export class LogConnection extends Connection(Log) {}
 
 @ObjectType({ simpleResolvers: true, description: 'Where a material was used: the logs and the minutes they add up to.' })
 export class MaterialUsage {
-  @Field()
+  @Field({ description: 'The material asked for, normalized (lower case, single spaces).' })
   material!: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'How many logs used it.' })
   logCount!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'The minutes of those logs, added up.' })
   totalMinutes!: number;
 
   @Field(() => [Log], { description: 'The logs that used it, oldest first.' })
   logs!: Log[];
 }
 
-@InputType()
+@InputType({ description: 'A new work log: what was said or written, and what was used for how long.' })
 export class CreateLogInput {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'What was said or written (a voice transcription, say).' })
   rawText?: string | null;
 
-  @Field(() => JSONObject, { nullable: true })
+  @Field(() => JSONObject, { nullable: true, description: "The transcription's metadata (engine, language, duration …), as JSON." })
   transcriptMeta?: Record<string, unknown> | null;
 
-  @Field(() => JSONObject, { nullable: true })
+  @Field(() => JSONObject, { nullable: true, description: 'What AI extracted from the text, as JSON.' })
   extracted?: Record<string, unknown> | null;
 
-  @Field(() => JSONValue, { nullable: true })
+  @Field(() => JSONValue, { nullable: true, description: "The extraction's confidence, as JSON." })
   confidence?: unknown;
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'S3 keys of recordings or photos under tenants/<your tenant>/ (no URLs).' })
   mediaRefs?: string[] | null;
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Materials used; each becomes findable with materialUsage.' })
   materials?: string[] | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: 'Minutes spent on the work logged.' })
   timeSpentMinutes?: number | null;
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Tags of the log.' })
   tags?: string[] | null;
 }
 
 @InputType({ description: 'New extraction results; an omitted field is kept, a null clears it.' })
 export class UpdateLogExtractionInput {
-  @Field(() => JSONObject, { nullable: true })
+  @Field(() => JSONObject, { nullable: true, description: 'What AI extracted from the text, as JSON.' })
   extracted?: Record<string, unknown> | null;
 
-  @Field(() => JSONValue, { nullable: true })
+  @Field(() => JSONValue, { nullable: true, description: "The extraction's confidence, as JSON." })
   confidence?: unknown;
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Materials used (replaces the old list).' })
   materials?: string[] | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: 'Minutes spent on the work logged.' })
   timeSpentMinutes?: number | null;
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Tags of the log (replaces the old ones).' })
   tags?: string[] | null;
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'S3 keys of recordings or photos under tenants/<your tenant>/.' })
   mediaRefs?: string[] | null;
 }
 
 @ArgsType()
 export class LogRef {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The project's id." })
   projectId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: "The log's id." })
   logId!: string;
 }
 
 @ArgsType()
 export class LogsArgs extends PageArgs {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The project's id." })
   projectId!: string;
 }
 
 @ArgsType()
 export class LogsByAttributionArgs extends PageArgs {
-  @Field(() => AttributionStatus)
+  @Field(() => AttributionStatus, { description: 'The status to list.' })
   status!: AttributionStatus;
 }

@@ -50,7 +50,7 @@ export function nodeFeatureOf(features: readonly Feature[]): Feature {
       description:
         'Any entity of your tenant by its global id (the id field of every entity): null when your tenant has none, another tenant’s id included; BAD_USER_INPUT for text that is no id of this server.',
     })
-    node(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    node(@Arg('id', () => ID, { description: 'A global id: the id field of an entity.' }) id: string, @Ctx() ctx: Context) {
       return lookUp(ctx, id);
     }
 
@@ -60,7 +60,10 @@ export function nodeFeatureOf(features: readonly Feature[]): Feature {
       description:
         'Several entities by global id, in the order asked (null for each your tenant does not have); at most 100, read in batches.',
     })
-    nodes(@Arg('ids', () => [ID]) ids: string[], @Ctx() ctx: Context) {
+    nodes(
+      @Arg('ids', () => [ID], { description: 'Global ids (the id field of entities), at most 100.' }) ids: string[],
+      @Ctx() ctx: Context,
+    ) {
       maxItems(ids, 'ids', 100);
       // Each lookup goes through the request's loaders, so their reads are batched together.
       return Promise.all(ids.map((id) => lookUp(ctx, id)));

@@ -32,7 +32,7 @@ function indexResolver(
   for (const field of partition) {
     const fieldType = attributeTypes.get(field);
     if (!fieldType) throw new Error(`${model.type}.${indexName} lists by ${field}, which is no attribute.`);
-    Field(fieldType)(IndexArgs.prototype, field);
+    Field(fieldType, { description: `The ${field} to list.` })(IndexArgs.prototype, field);
   }
   Object.defineProperty(IndexArgs, 'name', { value: `${queryName}Args` });
 
@@ -70,15 +70,15 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
 
   @ArgsType()
   class Ref {
-    @Field(() => ID)
+    @Field(() => ID, { description: "The project's id." })
     projectId!: string;
   }
-  Field(() => ID)(Ref.prototype, idField);
+  Field(() => ID, { description: `The ${single}'s id.` })(Ref.prototype, idField);
   Object.defineProperty(Ref, 'name', { value: `${name}Ref` });
 
   @ArgsType()
   class ListArgs extends PageArgs {
-    @Field(() => ID)
+    @Field(() => ID, { description: "The project's id." })
     projectId!: string;
   }
   Object.defineProperty(ListArgs, 'name', { value: `${name}sArgs` });
@@ -88,7 +88,11 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
   @Resolver(() => type)
   class ChildResolver {
     @Authorized()
-    @Query(() => type, { name: single, nullable: true })
+    @Query(() => type, {
+      name: single,
+      nullable: true,
+      description: `One ${single} of a project; null when your tenant has none by that id.`,
+    })
     one(@Args(() => Ref) ref: Ref, @Ctx() ctx: Context) {
       return repository(ctx).get(ref.projectId, idOf(ref));
     }
@@ -100,10 +104,10 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
     }
 
     @Authorized(Role.EDITOR)
-    @Mutation(() => type, { name: `create${name}` })
+    @Mutation(() => type, { name: `create${name}`, description: `Adds a ${single} to a project.` })
     create(
-      @Arg('projectId', () => ID) projectId: string,
-      @Arg('input', () => createInput) input: object,
+      @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
+      @Arg('input', () => createInput, { description: 'What the new one is made of.' }) input: object,
       @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
       @Ctx() ctx: Context,
     ) {
@@ -111,11 +115,17 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
     }
 
     @Authorized(Role.EDITOR)
-    @Mutation(() => type, { name: `update${name}` })
+    @Mutation(() => type, {
+      name: `update${name}`,
+      description: `Changes a ${single}, if it is still at expectedVersion (else CONFLICT naming the current one).`,
+    })
     update(
       @Args(() => Ref) ref: Ref,
-      @Arg('expectedVersion', () => Int) expectedVersion: number,
-      @Arg('input', () => updateInput) input: object,
+      @Arg('expectedVersion', () => Int, {
+        description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
+      })
+      expectedVersion: number,
+      @Arg('input', () => updateInput, { description: 'The fields to change; an omitted field is kept.' }) input: object,
       @Ctx() ctx: Context,
     ) {
       return repository(ctx).update(ref.projectId, idOf(ref), expectedVersion, input);
@@ -163,7 +173,10 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
       @Mutation(() => type, { name: `set${name}Status`, description: `Moves the ${single} along: ${model.describeTransitions()}.` })
       setStatus(
         @Args(() => Ref) ref: Ref,
-        @Arg('status', () => statusType) to: string,
+        @Arg('status', () => statusType, {
+          description: 'The status to move to; the status machine must allow the move (else INVALID_TRANSITION).',
+        })
+        to: string,
         @Arg('expectedVersion', () => Int, optionalVersion(single)) expectedVersion: number | null,
         @Ctx() ctx: Context,
       ) {

@@ -3,54 +3,54 @@ import { ForwardPageArgs, PageArgs } from '../common/pagination';
 import { JSONObject, LocalDate } from '../common/scalars';
 import { ProjectStatus } from './project.type';
 
-@InputType()
+@InputType({ description: "A project's budget: an amount in a currency." })
 export class BudgetInput {
-  @Field(() => Float)
+  @Field(() => Float, { description: 'The amount, in the currency below.' })
   amount!: number;
 
-  @Field()
+  @Field({ description: 'An ISO 4217 code such as EUR or USD.' })
   currency!: string;
 }
 
-@InputType()
+@InputType({ description: 'A new project; it starts in planning at version 1.' })
 export class CreateProjectInput {
-  @Field()
+  @Field({ description: "The project's title; projects(titlePrefix:) finds it." })
   title!: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The medium: oil, watercolour, 3D, music video …' })
   medium?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Who the work is for.' })
   client?: string | null;
 
-  @Field(() => LocalDate, { nullable: true })
+  @Field(() => LocalDate, { nullable: true, description: 'The day it is due.' })
   deadline?: string | null;
 
-  @Field(() => BudgetInput, { nullable: true })
+  @Field(() => BudgetInput, { nullable: true, description: "The project's budget." })
   budget?: BudgetInput | null;
 
-  @Field(() => JSONObject, { nullable: true })
+  @Field(() => JSONObject, { nullable: true, description: 'Any fields of your own, as a JSON object.' })
   customFields?: Record<string, unknown> | null;
 }
 
 @InputType({ description: 'Fields to change; an omitted field is kept, a null clears it.' })
 export class UpdateProjectInput {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "The project's title." })
   title?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The medium.' })
   medium?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Who the work is for.' })
   client?: string | null;
 
-  @Field(() => LocalDate, { nullable: true })
+  @Field(() => LocalDate, { nullable: true, description: 'The day it is due.' })
   deadline?: string | null;
 
-  @Field(() => BudgetInput, { nullable: true })
+  @Field(() => BudgetInput, { nullable: true, description: "The project's budget." })
   budget?: BudgetInput | null;
 
-  @Field(() => JSONObject, { nullable: true })
+  @Field(() => JSONObject, { nullable: true, description: 'Fields of your own, as a JSON object.' })
   customFields?: Record<string, unknown> | null;
 }
 
@@ -69,7 +69,7 @@ export class ProjectsArgs extends PageArgs {
 /** Across tenants the list is merged from the shards of an index, so it pages forward only. */
 @ArgsType()
 export class ProjectsAcrossTenantsArgs extends ForwardPageArgs {
-  @Field(() => ProjectStatus)
+  @Field(() => ProjectStatus, { description: 'The status to list.' })
   status!: ProjectStatus;
 
   @Field(() => Boolean, { defaultValue: false, description: 'List archived projects instead of active ones.' })
@@ -78,7 +78,7 @@ export class ProjectsAcrossTenantsArgs extends ForwardPageArgs {
 
 @ArgsType()
 export class ProjectVersionArgs {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The project's id." })
   projectId!: string;
 
   @Field(() => Int, { nullable: true, description: 'When given, the change fails with CONFLICT unless the project is at this version.' })

@@ -26,8 +26,8 @@ const firstArg = { nullable: true, description: 'How many, 20 when omitted, at m
 @Resolver(() => Project)
 export class ProjectResolver {
   @Authorized()
-  @Query(() => Project, { nullable: true })
-  project(@Arg('projectId', () => ID) projectId: string, @Ctx() ctx: Context) {
+  @Query(() => Project, { nullable: true, description: 'One project; null when your tenant has none by that id.' })
+  project(@Arg('projectId', () => ID, { description: "The project's id." }) projectId: string, @Ctx() ctx: Context) {
     return ctx.repos.projects.get(projectId);
   }
 
@@ -38,9 +38,9 @@ export class ProjectResolver {
   }
 
   @Authorized(Role.EDITOR)
-  @Mutation(() => Project)
+  @Mutation(() => Project, { description: 'Creates a project in planning, at version 1.' })
   createProject(
-    @Arg('input') input: CreateProjectInput,
+    @Arg('input', { description: 'What the new one is made of.' }) input: CreateProjectInput,
     @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ) {
@@ -48,11 +48,14 @@ export class ProjectResolver {
   }
 
   @Authorized(Role.EDITOR)
-  @Mutation(() => Project)
+  @Mutation(() => Project, { description: 'Changes a project, if it is still at expectedVersion (else CONFLICT naming the current one).' })
   updateProject(
-    @Arg('projectId', () => ID) projectId: string,
-    @Arg('expectedVersion', () => Int) expectedVersion: number,
-    @Arg('input') input: UpdateProjectInput,
+    @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
+    @Arg('expectedVersion', () => Int, {
+      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
+    })
+    expectedVersion: number,
+    @Arg('input', { description: 'The fields to change; an omitted field is kept.' }) input: UpdateProjectInput,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.projects.update(projectId, expectedVersion, input);
@@ -62,7 +65,10 @@ export class ProjectResolver {
   @Mutation(() => Project, { description: `Moves the project along: ${entities.Project.describeTransitions()}.` })
   setProjectStatus(
     @Args() { projectId, expectedVersion }: ProjectVersionArgs,
-    @Arg('status', () => ProjectStatus) status: ProjectStatus,
+    @Arg('status', () => ProjectStatus, {
+      description: 'The status to move to; the status machine must allow the move (else INVALID_TRANSITION).',
+    })
+    status: ProjectStatus,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.projects.setStatus(projectId, status, expectedVersion);

@@ -10,9 +10,9 @@ import { DateTime, JSONObject, LocalDate } from '../common/scalars';
 export const ProjectStatus = enumOf(entities.Project, 'status', entities.Project.states);
 export type ProjectStatus = (typeof ProjectStatus)[keyof typeof ProjectStatus];
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: "A project's budget: an amount in a currency." })
 export class Budget {
-  @Field(() => Float)
+  @Field(() => Float, { description: 'The amount, in the currency below.' })
   amount!: number;
 
   @Field({ description: 'ISO 4217 code, e.g. EUR.' })
@@ -25,42 +25,42 @@ export class Budget {
   description: "An artist's project: the parent of its brief, milestones, logs and assets.",
 })
 export class Project extends Versioned {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The project's id (proj_…)." })
   projectId!: string;
 
   /** Set on the projects of projectsAcrossTenants; otherwise the caller's own tenant (see ProjectResolver.tenantId). */
   tenantId?: string;
 
-  @Field()
+  @Field({ description: "The project's title." })
   title!: string;
 
   @Field(() => String, { nullable: true, description: 'Art medium: oil, digital, …' })
   medium?: string;
 
-  @Field(() => ProjectStatus)
+  @Field(() => ProjectStatus, { description: 'Planning, production or complete: see ProjectStatus for the transitions.' })
   status!: ProjectStatus;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Who the work is for.' })
   client?: string;
 
-  @Field(() => LocalDate, { nullable: true })
+  @Field(() => LocalDate, { nullable: true, description: 'The day it is due.' })
   deadline?: string;
 
-  @Field(() => Budget, { nullable: true })
+  @Field(() => Budget, { nullable: true, description: "The project's budget." })
   budget?: Budget;
 
-  @Field(() => JSONObject, { nullable: true })
+  @Field(() => JSONObject, { nullable: true, description: 'Fields of your own, as a JSON object.' })
   customFields?: Record<string, unknown>;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'True once archived: it is then listed only with projects(archived: true).' })
   archived!: boolean;
 
-  @Field(() => DateTime, { nullable: true })
+  @Field(() => DateTime, { nullable: true, description: 'When it was archived.' })
   archivedAt?: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'Who created it.' })
   createdBy!: string;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of projects, with the cursor to the next page.' })
 export class ProjectConnection extends Connection(Project) {}

@@ -3,12 +3,13 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { signDevToken } from '../auth/jwt';
 import { isRole, Role } from '../auth/principal';
 import { isValidTenantId } from '../common/ids';
-import { loadConfig } from '../config';
 import { errorMessage } from '../guards';
+import { findRunningServer, signingSecret } from './running-server';
 
 /*
  * Prints a development token signed with the same secret as the server: AUTH_JWT_SECRET, or the
- * one the server generated under the data folder.
+ * one the running server (found through its server.json, see running-server.ts) generated under
+ * its data folder. It creates nothing: with no secret to read it says what to do instead.
  *   npm run token -- --tenant acme --roles editor,worker --sub alice --expires 7d
  */
 async function main() {
@@ -24,7 +25,8 @@ async function main() {
   if (values.help) {
     process.stdout.write(
       'Usage: npm run token -- [--tenant demo] [--roles editor[,worker…]] [--sub dev-user] [--expires 30d]\n' +
-        'Prints a development JWT signed with AUTH_JWT_SECRET (or the secret the server keeps in DATA_DIR).\n' +
+        'Prints a development JWT signed with AUTH_JWT_SECRET, or with the secret of the running server\n' +
+        '(found by itself; set DATA_DIR to its data folder when several run).\n' +
         `Roles: ${Object.values(Role).join(', ')}.\n`,
     );
     return;
@@ -34,11 +36,11 @@ async function main() {
   if (unknown.length) throw new Error(`Unknown role ${unknown.join(', ')}; use ${Object.values(Role).join(', ')}.`);
   const roles = names.filter(isRole);
   if (!isValidTenantId(values.tenant)) throw new Error('--tenant takes letters, digits, _ and -, at most 64.');
-  const config = loadConfig();
-  if (!config.auth.secret)
+  if (process.env.AUTH_JWKS_URL)
     throw new Error('Tokens can only be made here with an HS256 secret; with AUTH_JWKS_URL your identity provider issues them.');
+  const secret = signingSecret(findRunningServer());
   process.stdout.write(
-    `${await signDevToken(config.auth.secret, { sub: values.sub!, tenantId: values.tenant!, roles }, { expiresIn: values.expires })}\n`,
+    `${await signDevToken(secret, { sub: values.sub!, tenantId: values.tenant!, roles }, { expiresIn: values.expires })}\n`,
   );
 }
 

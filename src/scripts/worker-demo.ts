@@ -3,33 +3,36 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { DEV_TENANT } from '../app';
 import { signDevToken } from '../auth/jwt';
 import { Role } from '../auth/principal';
-import { loadConfig } from '../config';
 import { startSimulator } from '../demo/simulator';
 import { errorMessage } from '../guards';
+import { findRunningServer, signingSecret } from './running-server';
 
 /*
  * The demo pipeline worker as its own process, against a running server:
  *   npm run worker:demo -- [--url http://127.0.0.1:4000/graphql] [--tick-ms 1000]
- * It signs its tokens with the development secret, like `npm run token`.
+ * Without --url it drives the running server it finds (see running-server.ts), and it signs its
+ * tokens with that server's development secret, like `npm run token`.
  */
 async function main() {
   const { values } = parseArgs({
     options: {
-      url: { type: 'string', default: `http://127.0.0.1:${process.env.PORT ?? 4000}/graphql` },
+      url: { type: 'string' },
       'tick-ms': { type: 'string', default: '1000' },
     },
   });
-  const config = loadConfig();
-  if (!config.auth.secret)
+  if (process.env.AUTH_JWKS_URL)
     throw new Error('The demo worker signs its tokens with the development secret; it is not available with AUTH_JWKS_URL.');
-  const sign = (roles: Role[], sub: string) => signDevToken(config.auth.secret!, { sub, tenantId: DEV_TENANT, roles });
+  const server = findRunningServer();
+  const url = values.url ?? server?.url ?? `http://127.0.0.1:${process.env.PORT ?? 4000}/graphql`;
+  const secret = signingSecret(server);
+  const sign = (roles: Role[], sub: string) => signDevToken(secret, { sub, tenantId: DEV_TENANT, roles });
   const simulator = startSimulator({
-    url: values.url!,
+    url,
     workerToken: await sign([Role.WORKER], 'demo-worker'),
     editorToken: await sign([Role.EDITOR], 'demo-editor'),
     tickMs: Number(values['tick-ms']),
   });
-  process.stdout.write(`Driving the demo tenant's jobs at ${values.url} every ${values['tick-ms']} ms. Stop with Ctrl-C.\n`);
+  process.stdout.write(`Driving the demo tenant's jobs at ${url} every ${values['tick-ms']} ms. Stop with Ctrl-C.\n`);
   const stop = async () => {
     await simulator.stop();
     process.exit(0);

@@ -21,7 +21,7 @@ export class SearchHit {
   @Field(() => Node, { description: 'The entity found: a Project, Log, Asset or Inspiration (ask with `... on Log { … }`).' })
   entity!: object;
 
-  @Field(() => SearchType)
+  @Field(() => SearchType, { description: 'Which kind of entity it is.' })
   type!: string;
 
   @Field(() => Int, { description: 'How many of its searchable fields a query word matched: hits are ranked by it, then newest first.' })
@@ -31,7 +31,7 @@ export class SearchHit {
   matchedFields!: string[];
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of search hits, best first, with the cursors to read on.' })
 export class SearchConnection extends Connection(SearchHit) {}
 
 @ArgsType()

@@ -31,15 +31,21 @@ export class TenantResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Tenant, { description: "Creates the caller's tenant; CONFLICT when it exists." })
-  createTenant(@Arg('input') input: CreateTenantInput, @Ctx() ctx: Context): Promise<Tenant> {
+  createTenant(
+    @Arg('input', { description: 'What the new one is made of.' }) input: CreateTenantInput,
+    @Ctx() ctx: Context,
+  ): Promise<Tenant> {
     return ctx.repos.tenant.create(input, isAdmin(ctx));
   }
 
   @Authorized(Role.EDITOR)
-  @Mutation(() => Tenant)
+  @Mutation(() => Tenant, { description: "Changes your tenant's settings." })
   updateTenant(
-    @Arg('expectedVersion', () => Int) expectedVersion: number,
-    @Arg('input') input: UpdateTenantInput,
+    @Arg('expectedVersion', () => Int, {
+      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
+    })
+    expectedVersion: number,
+    @Arg('input', { description: 'The fields to change; an omitted field is kept.' }) input: UpdateTenantInput,
     @Ctx() ctx: Context,
   ): Promise<Tenant> {
     return ctx.repos.tenant.update(expectedVersion, input, isAdmin(ctx));

@@ -6,18 +6,22 @@ import { Role } from '../auth/principal';
 import { Versioned } from '../common/versioned.type';
 
 /** A tenant's plans and their GraphQL enum, from the declaration. */
-export const Plan = enumOf(entities.Tenant, 'plan', entities.Tenant.attributes.plan.values, 'Plan');
+export const Plan = enumOf(entities.Tenant, 'plan', entities.Tenant.attributes.plan.values, 'Plan', {
+  free: 'The free plan.',
+  studio: 'The plan for a studio.',
+  enterprise: 'The plan for several studios of one organization.',
+});
 export type Plan = (typeof Plan)[keyof typeof Plan];
 
 @ObjectType({ simpleResolvers: true, implements: Node, description: 'A studio: everything it owns lives in its own partition.' })
 export class Tenant extends Versioned {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The tenant's id, as tokens name it." })
   tenantId!: string;
 
-  @Field()
+  @Field({ description: "The studio's name." })
   name!: string;
 
-  @Field(() => Plan)
+  @Field(() => Plan, { description: 'The plan the studio is on.' })
   plan!: Plan;
 
   @Field(() => Int, {
@@ -35,28 +39,28 @@ export class Tenant extends Versioned {
 
 @ObjectType({ simpleResolvers: true, description: 'The caller, as the verified token says.' })
 export class Viewer {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The token's subject." })
   userId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: "The token's tenant: every read and write is in it." })
   tenantId!: string;
 
-  @Field(() => [Role])
+  @Field(() => [Role], { description: "The token's roles." })
   roles!: Role[];
 }
 
-@InputType()
+@InputType({ description: 'Settings of a new tenant (studio); it is the one your token names.' })
 export class CreateTenantInput {
-  @Field()
+  @Field({ description: "The studio's name." })
   name!: string;
 
   @Field(() => Plan, { nullable: true, description: 'Only admins may choose a plan other than FREE.' })
   plan?: Plan | null;
 }
 
-@InputType()
+@InputType({ description: "The tenant's settings to change; an omitted field is kept." })
 export class UpdateTenantInput {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "The studio's name." })
   name?: string | null;
 
   @Field(() => Plan, { nullable: true, description: 'Admins only.' })

@@ -5,7 +5,7 @@ import { until } from '../support/processes';
 import { dataOf, startTestServer, type TestServer } from '../support/server';
 
 /*
- * The README's runnable example (examples/follow-stream.mjs), run as a client author would run
+ * The runnable example of docs/streams.md (examples/follow-stream.mjs), run as a client author would run
  * it: it cuts its own connection every 3 events and resumes from the last position, while logs
  * are written. It must print every event once, in position order.
  */

@@ -50,8 +50,9 @@ describe('slow clients (HTTP header, request and keep-alive timeouts, with the d
       const answerMs = performance.now() - started;
       expect(res.status).toBe(200);
       process.stdout.write(`normal request among 100 slow connections: ${answerMs.toFixed(0)} ms\n`);
-      // A loose bound for a busy 2-core machine; it answers in a few milliseconds when idle.
-      expect(answerMs).toBeLessThan(5000);
+      // A loose bound for a busy 2-core machine; it answers in a few milliseconds when idle. A
+      // server held up by the slow connections would answer only once they time out (10 s).
+      expect(answerMs).toBeLessThan(8000);
 
       // Any connection still open after 45 s counts as never closed.
       let giveUp: NodeJS.Timeout | undefined;

@@ -131,7 +131,9 @@ describe('the WebSocket endpoint', () => {
     const started = Date.now();
     const { code } = await socket.closed;
     expect(code).toBe(4403);
-    expect(Date.now() - started).toBeLessThan(4000);
+    // The token expires within 2 s; the rest is room for a busy machine. A server that did not
+    // close at expiry would keep the socket open for the keep-alive's 12 s at least.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("never sends one tenant's events to another tenant's subscriber", async () => {

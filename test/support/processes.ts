@@ -21,10 +21,11 @@ export interface Started {
 /**
  * Spawns `command args` and resolves once the start-up banner is out, with the URL and the token
  * it printed. Rejects with the output when it exits first or prints no banner within 90 s.
- * `detached` puts it in a process group of its own, as a terminal does with a foreground job.
+ * `detached` puts it in a process group of its own, as a terminal does with a foreground job;
+ * `cwd` is the folder it runs in (the repository root unless told).
  */
-export function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv, detached = false): Promise<Started> {
-  const child = spawn(command, args, { cwd: ROOT, env, detached, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv, detached = false, cwd = ROOT): Promise<Started> {
+  const child = spawn(command, args, { cwd, env, detached, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));

@@ -1,6 +1,13 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 
+/**
+ * The least any wait below allows, whatever a test asks: waits are upper bounds that return as soon
+ * as what they wait for is there, and on a busy 2-core machine a message or a release that takes
+ * milliseconds when idle can take seconds. No test depends on a wait running out.
+ */
+export const WAIT_FLOOR_MS = 20_000;
+
 /** A graphql-ws client authenticated with `token` in connection_init. Dispose it in the test. */
 export function wsClient(httpUrl: string, token: string): Client {
   return createClient({
@@ -70,6 +77,7 @@ export function subscribe<T = any>(client: Client, query: string, variables: Rec
     done,
     stop,
     waitFor(count, timeoutMs = 15_000) {
+      timeoutMs = Math.max(timeoutMs, WAIT_FLOOR_MS);
       if (received.length >= count) return Promise.resolve(received);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(
@@ -134,6 +142,7 @@ export async function rawSocket(url: string, options: WebSocket.ClientOptions = 
     closed,
     send: (message) => ws.send(typeof message === 'string' ? message : JSON.stringify(message)),
     async next(type, timeoutMs = 5000, id) {
+      timeoutMs = Math.max(timeoutMs, WAIT_FLOOR_MS);
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const found = messages.find((m) => m.type === type && (id === undefined || m.id === id));
@@ -159,6 +168,7 @@ export async function rawConnection(url: string, token: string, options: WebSock
 
 /** Polls `read` until `accept` holds, or fails with the last value after `timeoutMs`. */
 export async function eventually<T>(read: () => T | Promise<T>, accept: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
+  timeoutMs = Math.max(timeoutMs, WAIT_FLOOR_MS);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

@@ -4,80 +4,122 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** What a person decided about a brief version. */
 export type ApprovalDecision =
+  /** Approved as it is. */
   | 'APPROVED'
+  /** Not approved: changes are asked for, in a new version. */
   | 'CHANGES_REQUESTED';
 
 /** uploading → ready */
 export type AssetStatus =
+  /** Uploaded and confirmed: readable. */
   | 'READY'
+  /** Its upload URL is handed out; the file is not confirmed yet. */
   | 'UPLOADING';
 
+/** What kind of file an asset is. */
 export type AssetType =
+  /** A sound file: a recording, a track. */
   | 'AUDIO'
+  /** A text or PDF document. */
   | 'DOCUMENT'
+  /** A picture: a photo, a scan, a render. */
   | 'IMAGE'
+  /** A 3D model. */
   | 'MODEL';
 
 /** uploading → ready → archived. ARCHIVED: past the tenant’s keepAssetVersions; still listed, its object moved to an archival storage class, no url unless asked with includeArchived. */
 export type AssetVersionStatus =
+  /** Let go by the tenant’s keepAssetVersions: url only with includeArchived. */
   | 'ARCHIVED'
+  /** Uploaded and confirmed: readable. */
   | 'READY'
+  /** Its upload URL is handed out; the file is not confirmed yet. */
   | 'UPLOADING';
 
 /** Transitions: pending → confirmed | rejected; confirmed (final); rejected (final). */
 export type AttributionStatus =
+  /** A person confirmed what was extracted. */
   | 'CONFIRMED'
+  /** Extracted by AI, not yet checked by a person. */
   | 'PENDING'
+  /** A person rejected what was extracted. */
   | 'REJECTED';
 
+/** A project's budget: an amount in a currency. */
 export type BudgetInput = {
+  /** The amount, in the currency below. */
   amount: number;
+  /** An ISO 4217 code such as EUR or USD. */
   currency: string;
 };
 
+/** An asset whose file is already in S3 under your tenant (to upload one, use requestAssetUpload). */
 export type CreateAssetInput = {
+  /** Alternative text for people who cannot see the image. */
   alt?: string | null | undefined;
+  /** The file's media type (image/png …). */
   contentType?: string | null | undefined;
+  /** The image's EXIF data, as JSON. */
   exif?: Record<string, unknown> | null | undefined;
   /** A log of the same project. */
   linkedLogId?: string | number | null | undefined;
+  /** Text recognized in the file. */
   ocr?: string | null | undefined;
   /** An object key under tenants/<tenantId>/; URLs and signed links are refused. */
   s3Key: string;
+  /** The file's size in bytes. */
   size?: number | null | undefined;
+  /** What kind of file it is. */
   type: AssetType;
 };
 
+/** The content of a new brief version; the server numbers it and adds the changelog entry. */
 export type CreateBriefVersionInput = {
   /** What changed in this version, for the changelog. */
   changelogEntry: string;
+  /** What will be delivered. */
   deliverables: Array<string>;
   /** The latest version you saw (0 for none); CONFLICT if another version was added since. */
   expectedLatestVersion?: number | null | undefined;
+  /** What the work must satisfy. */
   requirements: Array<string>;
 };
 
+/** A new piece of inspiration: text, or a file already in S3 under your tenant. */
 export type CreateInspirationInput = {
+  /** The project it inspires, if any. */
   linkedProjectId?: string | number | null | undefined;
+  /** The S3 key of its file, under tenants/<your tenant>/ (no URL). */
   s3Key?: string | null | undefined;
+  /** Tags to find it by (inspirations(tag:)). */
   tags?: Array<string> | null | undefined;
+  /** The inspiration itself, for the TEXT type; a note otherwise. */
   text?: string | null | undefined;
+  /** Text, image, audio or file. */
   type: InspirationType;
 };
 
+/** A pipeline run: its project, kind, inputs and (for a free-form plan) steps; idempotent. */
 export type CreateJobInput = {
+  /** Your own id for the run, echoed on the job (for tracing across your systems). */
   correlationId?: string | null | undefined;
   /** Retries with the same key within 48 hours return the first job. Derived from project, kind, inputs, seed and model version when omitted. */
   idempotencyKey?: string | null | undefined;
+  /** The pipeline's inputs: checked against the kind's declared fields when it is declared (see jobKinds). */
   inputs?: unknown;
   /** Work items of the kind's first fan-out stage, each its typed inputs (see jobKinds); at most 50 here, more with addWorkItems. */
   items?: Array<Record<string, unknown>> | null | undefined;
+  /** The pipeline: a declared kind (3D_CHARACTER, MUSIC_VIDEO, PHOTO_EDIT; see jobKinds) or free text with steps. */
   kind: string;
   /** Attempts per step before the job fails (default 3). */
   maxAttempts?: number | null | undefined;
+  /** The model version the run uses; part of the derived idempotency key. */
   modelVersion?: string | null | undefined;
+  /** The project the job works for. */
   projectId: string | number;
+  /** Who runs the pipeline (a provider name), for your records. */
   provider?: string | null | undefined;
   /** Seed and model version take part in the derived idempotency key. */
   seed?: string | null | undefined;
@@ -85,127 +127,211 @@ export type CreateJobInput = {
   steps?: Array<string> | null | undefined;
 };
 
+/** A new work log: what was said or written, and what was used for how long. */
 export type CreateLogInput = {
+  /** The extraction's confidence, as JSON. */
   confidence?: unknown;
+  /** What AI extracted from the text, as JSON. */
   extracted?: Record<string, unknown> | null | undefined;
+  /** Materials used; each becomes findable with materialUsage. */
   materials?: Array<string> | null | undefined;
+  /** S3 keys of recordings or photos under tenants/<your tenant>/ (no URLs). */
   mediaRefs?: Array<string> | null | undefined;
+  /** What was said or written (a voice transcription, say). */
   rawText?: string | null | undefined;
+  /** Tags of the log. */
   tags?: Array<string> | null | undefined;
+  /** Minutes spent on the work logged. */
   timeSpentMinutes?: number | null | undefined;
+  /** The transcription's metadata (engine, language, duration …), as JSON. */
   transcriptMeta?: Record<string, unknown> | null | undefined;
 };
 
+/** A new Milestone: its attributes; the server makes its id. */
 export type CreateMilestoneInput = {
   /** Success criteria. */
   criteria?: Array<string> | null | undefined;
+  /** The day it is due. */
   due?: string | null | undefined;
+  /** What the milestone is called. */
   name: string;
 };
 
+/** A new project; it starts in planning at version 1. */
 export type CreateProjectInput = {
+  /** The project's budget. */
   budget?: BudgetInput | null | undefined;
+  /** Who the work is for. */
   client?: string | null | undefined;
+  /** Any fields of your own, as a JSON object. */
   customFields?: Record<string, unknown> | null | undefined;
+  /** The day it is due. */
   deadline?: string | null | undefined;
+  /** The medium: oil, watercolour, 3D, music video … */
   medium?: string | null | undefined;
+  /** The project's title; projects(titlePrefix:) finds it. */
   title: string;
 };
 
+/** Settings of a new tenant (studio); it is the one your token names. */
 export type CreateTenantInput = {
+  /** The studio's name. */
   name: string;
   /** Only admins may choose a plan other than FREE. */
   plan?: Plan | null | undefined;
 };
 
+/** What a piece of inspiration is: text, or a file of a kind. */
 export type InspirationType =
+  /** An audio file. */
   | 'AUDIO'
+  /** Any other file. */
   | 'FILE'
+  /** An image file. */
   | 'IMAGE'
+  /** Text only: a quote, a note, an idea. */
   | 'TEXT';
 
+/** What a jobProgress or jobStatusChanges message says happened. */
 export type JobEventType =
+  /** Not stored: the resume position is older than the stored history; nothing is replayed: re-query, then read on from here. */
   | 'HISTORY_LOST'
+  /** Work items were added to a fan-out stage (the job's itemCounts say how many). */
   | 'ITEMS_ADDED'
+  /** A work item completed with its outputs; the stage completes when every item is done. */
   | 'ITEM_COMPLETED'
+  /** A work item failed past its attempts; the stage fails by its policy. */
   | 'ITEM_FAILED'
+  /** A worker reported a work item's progress. */
   | 'ITEM_PROGRESS'
+  /** A work item's holder stopped reporting past its lease: the item was taken over as a new attempt (error LEASE_EXPIRED). */
   | 'ITEM_RECLAIMED'
+  /** A failed work item was reopened as a new attempt (retryWorkItem), and its stage with it. */
   | 'ITEM_RETRIED'
+  /** A worker claimed a work item; the event’s item is its attempt. */
   | 'ITEM_STARTED'
+  /** The job was cancelled; its waiting steps were SKIPPED. */
   | 'JOB_CANCELLED'
+  /** The job was created, QUEUED with its plan. */
   | 'JOB_CREATED'
+  /** A FAILED job runs again, with a new attempt of the failed step. */
   | 'JOB_RETRIED'
+  /** Not stored: this slow subscriber missed events; resubscribe after this position. */
   | 'RESYNC'
+  /** A person approved the paused step; it completed. */
   | 'STEP_APPROVED'
+  /** A step attempt completed with its artifacts; the next step waits, or the job COMPLETED. */
   | 'STEP_COMPLETED'
+  /** A step attempt failed; another attempt waits, or the job FAILED (see the job's error). */
   | 'STEP_FAILED'
+  /** A step paused for a person's review; the job is PAUSED until approveStep or rejectStep. */
   | 'STEP_PAUSED'
+  /** A worker reported a step's progress (and metrics). */
   | 'STEP_PROGRESS'
+  /** A worker claimed a step whose holder stopped reporting: the old attempt failed with LEASE_EXPIRED; the event's step is the new attempt. */
   | 'STEP_RECLAIMED'
+  /** A person rejected the paused step; the job FAILED. */
   | 'STEP_REJECTED'
+  /** A worker started a step attempt; the job is RUNNING. */
   | 'STEP_STARTED'
+  /** Not stored: the first message of every subscription; its position is where it starts. */
   | 'SUBSCRIBED';
 
 /** QUEUED → RUNNING ⇄ PAUSED → COMPLETED | FAILED | CANCELLED; FAILED → RUNNING on retry. */
 export type JobStatus =
+  /** Cancelled by a person; its waiting steps were skipped. */
   | 'CANCELLED'
+  /** Every step completed. */
   | 'COMPLETED'
+  /** A step failed with no attempts left, or was rejected; retryJob runs it again. */
   | 'FAILED'
+  /** A step waits for a person’s review (approveStep or rejectStep). */
   | 'PAUSED'
+  /** Created; no step has started yet. */
   | 'QUEUED'
+  /** A step is running, or waits to be started or claimed. */
   | 'RUNNING';
 
 /** Transitions: pending → in_progress; in_progress → complete; complete (final). */
 export type MilestoneStatus =
+  /** Reached. */
   | 'COMPLETE'
+  /** Being worked on. */
   | 'IN_PROGRESS'
+  /** Not started. */
   | 'PENDING';
 
+/** The plan a studio is on. */
 export type Plan =
+  /** The plan for several studios of one organization. */
   | 'ENTERPRISE'
+  /** The free plan. */
   | 'FREE'
+  /** The plan for a studio. */
   | 'STUDIO';
 
 /** Transitions: planning → production; production → complete; complete (final). */
 export type ProjectStatus =
+  /** Finished. */
   | 'COMPLETE'
+  /** Being planned: brief and milestones. */
   | 'PLANNING'
+  /** The work is being made. */
   | 'PRODUCTION';
 
+/** The file you are about to upload: the upload URL binds its type and size. */
 export type RequestAssetUploadInput = {
+  /** Alternative text for people who cannot see the image. */
   alt?: string | null | undefined;
   /** The content type the upload will send, e.g. image/png. It is signed into the URL. */
   contentType: string;
   /** The original file name; the object key uses a sanitized copy. */
   fileName: string;
+  /** The log this asset documents, if any. */
   linkedLogId?: string | number | null | undefined;
   /** The exact size in bytes. It is signed into the URL and checked on confirm. */
   size: number;
+  /** What kind of file it is. */
   type: AssetType;
 };
 
+/** The file of the next version of an asset: the upload URL binds its type and size. */
 export type RequestAssetVersionInput = {
+  /** The file's media type: the upload must send exactly this. */
   contentType: string;
+  /** The file's name; it ends the object key. */
   fileName: string;
+  /** The file's size in bytes: the upload must be exactly this long (at most UPLOAD_MAX_BYTES). */
   size: number;
 };
 
+/** An inspiration file you are about to upload: the upload URL binds its type and size. */
 export type RequestInspirationUploadInput = {
+  /** The file's media type: the upload must send exactly this. */
   contentType: string;
+  /** The file's name; it ends the object key. */
   fileName: string;
+  /** The project it inspires, if any. */
   linkedProjectId?: string | number | null | undefined;
+  /** The file's size in bytes: the upload must be exactly this long. */
   size: number;
+  /** Tags to find it by. */
   tags?: Array<string> | null | undefined;
+  /** A note about it. */
   text?: string | null | undefined;
+  /** Image, audio or file. */
   type: InspirationType;
 };
 
 /** What a caller may do: viewer reads, editor writes, worker reports job progress, admin does everything. */
 export type Role =
+  /** May do everything, across tenants too. */
   | 'ADMIN'
+  /** Reads and writes the tenant’s data, and reviews jobs. */
   | 'EDITOR'
+  /** Reads the tenant’s data. */
   | 'VIEWER'
+  /** Claims pipeline work and reports its progress. */
   | 'WORKER';
 
 /** The kinds of entity that search(text) finds. */
@@ -221,62 +347,92 @@ export type SearchType =
 
 /** PENDING → RUNNING → COMPLETED | FAILED | PAUSED (awaiting review); PENDING → SKIPPED on cancel. */
 export type StepStatus =
+  /** Done, with its artifacts and outputs. */
   | 'COMPLETED'
+  /** This attempt failed (see error); another may follow. */
   | 'FAILED'
+  /** Waiting for a person’s review. */
   | 'PAUSED'
+  /** Waiting to be started or claimed. */
   | 'PENDING'
+  /** A worker holds it, under a lease its reports renew. */
   | 'RUNNING'
+  /** Never run: the job was cancelled first. */
   | 'SKIPPED';
 
 /** Fields to change; an omitted field is kept, a null clears it. */
 export type UpdateAssetInput = {
+  /** Alternative text for people who cannot see the image. */
   alt?: string | null | undefined;
+  /** The image's EXIF data, as JSON. */
   exif?: Record<string, unknown> | null | undefined;
   /** Link to another log of the project, or null to unlink. */
   linkedLogId?: string | number | null | undefined;
+  /** Text recognized in the file. */
   ocr?: string | null | undefined;
 };
 
 /** Fields to change; an omitted field is kept, a null clears it. */
 export type UpdateInspirationInput = {
+  /** The project it inspires. */
   linkedProjectId?: string | number | null | undefined;
+  /** The S3 key of its file, under tenants/<your tenant>/ (no URL). */
   s3Key?: string | null | undefined;
+  /** Tags to find it by (replaces the old ones). */
   tags?: Array<string> | null | undefined;
+  /** The text or note. */
   text?: string | null | undefined;
 };
 
 /** New extraction results; an omitted field is kept, a null clears it. */
 export type UpdateLogExtractionInput = {
+  /** The extraction's confidence, as JSON. */
   confidence?: unknown;
+  /** What AI extracted from the text, as JSON. */
   extracted?: Record<string, unknown> | null | undefined;
+  /** Materials used (replaces the old list). */
   materials?: Array<string> | null | undefined;
+  /** S3 keys of recordings or photos under tenants/<your tenant>/. */
   mediaRefs?: Array<string> | null | undefined;
+  /** Tags of the log (replaces the old ones). */
   tags?: Array<string> | null | undefined;
+  /** Minutes spent on the work logged. */
   timeSpentMinutes?: number | null | undefined;
 };
 
 /** Fields to change; an omitted field is kept, a null clears it. */
 export type UpdateMilestoneInput = {
+  /** Success criteria. */
   criteria?: Array<string> | null | undefined;
+  /** The day it is due. */
   due?: string | null | undefined;
+  /** What the milestone is called. */
   name?: string | null | undefined;
 };
 
 /** Fields to change; an omitted field is kept, a null clears it. */
 export type UpdateProjectInput = {
+  /** The project's budget. */
   budget?: BudgetInput | null | undefined;
+  /** Who the work is for. */
   client?: string | null | undefined;
+  /** Fields of your own, as a JSON object. */
   customFields?: Record<string, unknown> | null | undefined;
+  /** The day it is due. */
   deadline?: string | null | undefined;
+  /** The medium. */
   medium?: string | null | undefined;
+  /** The project's title. */
   title?: string | null | undefined;
 };
 
+/** The tenant's settings to change; an omitted field is kept. */
 export type UpdateTenantInput = {
   /** Days to keep activity events, 1 to 36500, or 0 to keep them forever; null: the server’s default. Applies to events written from now on. */
   activityRetentionDays?: number | null | undefined;
   /** 1 to 100; null keeps every version (up to 100). Applies from the next confirmed version. */
   keepAssetVersions?: number | null | undefined;
+  /** The studio's name. */
   name?: string | null | undefined;
   /** Admins only. */
   plan?: Plan | null | undefined;

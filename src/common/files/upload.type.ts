@@ -8,28 +8,35 @@ export const UploadStatus = enumObject(UPLOAD_STATES);
 export type UploadStatus = (typeof UploadStatus)[keyof typeof UploadStatus];
 // The GraphQL name stays `AssetStatus`, because assets introduced it and clients already use it;
 // the same type serves inspiration's `fileStatus`.
-registerEnumType(UploadStatus, { name: 'AssetStatus', description: 'uploading → ready' });
+registerEnumType(UploadStatus, {
+  name: 'AssetStatus',
+  description: 'uploading → ready',
+  valuesConfig: {
+    UPLOADING: { description: 'Its upload URL is handed out; the file is not confirmed yet.' },
+    READY: { description: 'Uploaded and confirmed: readable.' },
+  },
+});
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A header the upload request must send exactly as given.' })
 export class HttpHeader {
-  @Field()
+  @Field({ description: "The header's name." })
   name!: string;
 
-  @Field()
+  @Field({ description: "The header's value, to send exactly." })
   value!: string;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'Where and how to upload: send exactly these headers, before expiresAt.' })
 export class UploadTarget {
-  @Field()
+  @Field({ description: 'The presigned URL to send the file to.' })
   url!: string;
 
-  @Field()
+  @Field({ description: 'The HTTP method to use: PUT.' })
   method!: string;
 
-  @Field(() => [HttpHeader])
+  @Field(() => [HttpHeader], { description: 'Headers to send exactly as given (the content type, among them).' })
   headers!: HttpHeader[];
 
-  @Field(() => DateTime)
+  @Field(() => DateTime, { description: 'When the URL stops working (UPLOAD_URL_TTL_SECONDS after it was made).' })
   expiresAt!: string;
 }

@@ -1,0 +1,135 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/*
+ * How the development tools (`npm run token`, `npm run worker:demo`, the codegen example) find a
+ * running server without being told its port or data folder: while `npm start` runs, it writes
+ * `server.json` into its data folder, and a pointer to that folder into a per-user folder under
+ * the system's temporary directory, both removed when it stops. A server killed outright leaves
+ * them behind; they name its process id, so a reader tells a live server from a dead one.
+ *
+ * This module uses nothing but Node itself, so the codegen example can import it as it is.
+ */
+
+/** What a running development server says about itself. */
+export interface RunningServer {
+  /** The GraphQL URL, with the port it really listens on (PORT=0 included). */
+  url: string;
+  /** The absolute data folder: its `dev-jwt-secret` signs the server's development tokens. */
+  dataDir: string;
+  /** Where the signing secret comes from: the data folder's file, or AUTH_JWT_SECRET (which is never written down). */
+  secret: 'data-folder' | 'AUTH_JWT_SECRET';
+  pid: number;
+  /** The folder `npm start` ran in: tools run in the same checkout prefer its servers. */
+  cwd: string;
+}
+
+export const SERVER_FILE = 'server.json';
+const SECRET_FILE = 'dev-jwt-secret';
+
+const registryDir = () => join(tmpdir(), `artissist-${userInfo().uid}`);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return error instanceof Error && 'code' in error && error.code === 'EPERM';
+  }
+}
+
+function isRunningServer(value: unknown): value is RunningServer {
+  if (typeof value !== 'object' || value === null) return false;
+  const v: Record<string, unknown> = { ...value };
+  return typeof v.url === 'string' && typeof v.dataDir === 'string' && typeof v.pid === 'number' && typeof v.cwd === 'string';
+}
+
+function read(file: string): RunningServer | undefined {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return isRunningServer(parsed) && alive(parsed.pid) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Records this process as the server of `dataDir` at `url` (the data folder must exist already:
+ * nothing is created but the two small files). Returns the function that removes them again,
+ * which never throws.
+ */
+export function announceServer(server: Omit<RunningServer, 'pid' | 'cwd'>): () => void {
+  const me: RunningServer = { ...server, dataDir: resolve(server.dataDir), pid: process.pid, cwd: process.cwd() };
+  const own = join(me.dataDir, SERVER_FILE);
+  const pointer = join(registryDir(), `${process.pid}.json`);
+  const written: string[] = [];
+  try {
+    if (existsSync(me.dataDir)) {
+      writeFileSync(own, `${JSON.stringify(me, null, 2)}\n`);
+      written.push(own);
+    }
+    mkdirSync(registryDir(), { recursive: true, mode: 0o700 });
+    writeFileSync(pointer, `${JSON.stringify(me)}\n`);
+    written.push(pointer);
+  } catch {
+    // Only a convenience for the tools: a read-only folder must not stop the server.
+  }
+  return () => {
+    for (const file of written) rmSync(file, { force: true });
+  };
+}
+
+/**
+ * The running development server a tool should talk to, or undefined when none runs:
+ * the one of `DATA_DIR` when it is set (and no other); else the one of `./.data`; else the live
+ * server started in this folder (npm runs every script in the package's folder, so `npm start`
+ * and `npm run token` meet there). Throws when several were started here and nothing says which,
+ * naming their data folders.
+ */
+export function findRunningServer(env: NodeJS.ProcessEnv = process.env): RunningServer | undefined {
+  if (env.DATA_DIR) return read(join(resolve(env.DATA_DIR), SERVER_FILE));
+  const local = read(join(resolve('.data'), SERVER_FILE));
+  if (local) return local;
+  let names: string[] = [];
+  try {
+    names = readdirSync(registryDir());
+  } catch {
+    return undefined;
+  }
+  const live: RunningServer[] = [];
+  for (const name of names) {
+    const server = read(join(registryDir(), name));
+    if (server) live.push(server);
+    // A pointer left by a server that was killed outright.
+    else rmSync(join(registryDir(), name), { force: true });
+  }
+  const here = live.filter((s) => s.cwd === process.cwd());
+  if (here.length > 1) {
+    throw new Error(
+      `Several servers are running (data folders ${here.map((s) => s.dataDir).join(', ')}): set DATA_DIR to the one you mean.`,
+    );
+  }
+  return here[0];
+}
+
+/**
+ * The HS256 secret a tool signs development tokens with, read without creating anything:
+ * AUTH_JWT_SECRET when set; else the running server's data folder's; else the one in `DATA_DIR`
+ * (or `./.data`) that a server left there. Throws, saying what to do, when there is none: a
+ * missing secret is never generated here, so a tool leaves no stray data folder behind.
+ */
+export function signingSecret(server: RunningServer | undefined, env: NodeJS.ProcessEnv = process.env): Uint8Array {
+  if (env.AUTH_JWT_SECRET) return new TextEncoder().encode(env.AUTH_JWT_SECRET);
+  if (server?.secret === 'AUTH_JWT_SECRET')
+    throw new Error(`The server at ${server.url} signs with AUTH_JWT_SECRET: set the same AUTH_JWT_SECRET here.`);
+  const dataDir = server?.dataDir ?? resolve(env.DATA_DIR ?? '.data');
+  const file = join(dataDir, SECRET_FILE);
+  if (!existsSync(file)) {
+    throw new Error(
+      `No development signing secret in ${dataDir}: start the server first (npm start), set DATA_DIR to its data folder, or set AUTH_JWT_SECRET.`,
+    );
+  }
+  return new TextEncoder().encode(readFileSync(file, 'utf8').trim());
+}

@@ -1,0 +1,138 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { cleanEnv, exited, gql, MAIN, ROOT, startProcess, until, type Started } from '../support/processes';
+
+/*
+ * The development tools find a running server by themselves: `npm start` with PORT and DATA_DIR
+ * set (a free port, a data folder elsewhere), then `npm run token` and `npm run worker:demo` from
+ * another shell that has neither, as a newcomer runs them. None of them leaves a stray `.data`.
+ */
+const TOKEN = join(ROOT, 'dist/src/scripts/token.js');
+const WORKER = join(ROOT, 'dist/src/scripts/worker-demo.js');
+/** A shell without PORT or DATA_DIR. */
+const bareEnv = (extra: Record<string, string> = {}) => ({ PATH: process.env.PATH, HOME: process.env.HOME, ...extra });
+const pointer = (pid: number) => join(tmpdir(), `artissist-${userInfo().uid}`, `${pid}.json`);
+
+describe('npm run token and npm run worker:demo against a server started with PORT and DATA_DIR', () => {
+  let folder: string;
+  let dataDir: string;
+  let server: Started;
+
+  beforeAll(async () => {
+    if (!existsSync(MAIN)) throw new Error('dist/ is missing: run `npm run build` first (npm test does).');
+    folder = mkdtempSync(join(tmpdir(), 'artissist-tools-'));
+    dataDir = join(folder, 'elsewhere');
+    // PORT=0: a port no tool could guess.
+    server = await startProcess(process.execPath, [MAIN], cleanEnv({ DATA_DIR: dataDir, PORT: '0' }), false, folder);
+  }, 120_000);
+  afterAll(async () => {
+    if (server && server.child.exitCode === null) {
+      server.child.kill('SIGTERM');
+      await exited(server.child);
+    }
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('mints a token the server accepts, from the same folder with neither setting, and from anywhere with DATA_DIR', async () => {
+    const here = spawnSync(process.execPath, [TOKEN, '--tenant', 'acme', '--roles', 'viewer'], {
+      cwd: folder,
+      env: bareEnv(),
+      encoding: 'utf8',
+    });
+    expect({ status: here.status, stderr: here.stderr }).toEqual({ status: 0, stderr: '' });
+    const viewer = await gql(server.url, here.stdout.trim(), '{ viewer { tenantId roles } }');
+    expect(viewer.data.viewer).toEqual({ tenantId: 'acme', roles: ['VIEWER'] });
+
+    const elsewhere = mkdtempSync(join(tmpdir(), 'artissist-tools-other-'));
+    try {
+      const named = spawnSync(process.execPath, [TOKEN], { cwd: elsewhere, env: bareEnv({ DATA_DIR: dataDir }), encoding: 'utf8' });
+      expect(named.status).toBe(0);
+      expect((await gql(server.url, named.stdout.trim(), '{ viewer { tenantId } }')).data.viewer.tenantId).toBe('demo');
+      // Nothing was written where the tools ran.
+      expect(existsSync(join(elsewhere, '.data'))).toBe(false);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+    expect(existsSync(join(folder, '.data'))).toBe(false);
+  });
+
+  it('drives the server it finds with worker:demo', async () => {
+    const token = spawnSync(process.execPath, [TOKEN], { cwd: folder, env: bareEnv(), encoding: 'utf8' }).stdout.trim();
+    // The simulator starts its jobs in the tenant's first project.
+    await gql(server.url, token, 'mutation { createProject(input: { title: "Driven" }) { projectId } }');
+    const worker = spawn(process.execPath, [WORKER, '--tick-ms', '200'], {
+      cwd: folder,
+      env: bareEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    worker.stdout.on('data', (c) => (output += c));
+    worker.stderr.on('data', (c) => (output += c));
+    try {
+      expect(await until(() => output.includes('Stop with Ctrl-C'), 30_000)).toBe(true);
+      expect(output).toContain(`Driving the demo tenant's jobs at ${server.url} `);
+      // It works through the API: the demo tenant gets a job whose steps it moves.
+      let steps = 0;
+      const deadline = Date.now() + 60_000;
+      while (steps === 0 && Date.now() < deadline) {
+        const jobs = await gql(server.url, token, '{ jobsByStatus(status: RUNNING) { nodes { steps { status } } } }');
+        steps = (jobs.data?.jobsByStatus.nodes ?? []).flatMap((j: { steps: { status: string }[] }) => j.steps).length;
+        if (steps === 0) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(steps).toBeGreaterThan(0);
+    } finally {
+      worker.kill('SIGTERM');
+      await exited(worker);
+    }
+    expect(existsSync(join(folder, '.data'))).toBe(false);
+  }, 120_000);
+
+  it('generates typed operations with the codegen example from the server it finds (DATA_DIR names it; no GRAPHQL_URL)', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'artissist-tools-codegen-'));
+    try {
+      // Off this thread, as the example-codegen test runs it; from the checkout, where its operations are.
+      const child = spawn(join(ROOT, 'node_modules/.bin/graphql-codegen'), ['--config', 'examples/codegen/codegen.ts'], {
+        cwd: ROOT,
+        env: bareEnv({ DATA_DIR: dataDir, CODEGEN_OUT: `${out}/` }),
+      });
+      let output = '';
+      child.stdout.on('data', (c) => (output += c));
+      child.stderr.on('data', (c) => (output += c));
+      const code = await exited(child);
+      expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
+      expect(existsSync(join(out, 'graphql.ts'))).toBe(true);
+      // It was this server that answered the introspection (its request log says so).
+      expect(server.output()).toContain('"operationName":"IntrospectionQuery"');
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('says what to do, and creates nothing, when no server ran with that data folder', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'artissist-tools-none-'));
+    try {
+      const missing = join(empty, 'never-used');
+      const result = spawnSync(process.execPath, [TOKEN], { cwd: empty, env: bareEnv({ DATA_DIR: missing }), encoding: 'utf8' });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toMatch(/No development signing secret in .*never-used: start the server first/);
+      expect([existsSync(missing), existsSync(join(empty, '.data'))]).toEqual([false, false]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('takes back what it announced when it stops', async () => {
+    expect(existsSync(join(dataDir, 'server.json'))).toBe(true);
+    expect(existsSync(pointer(server.child.pid!))).toBe(true);
+    server.child.kill('SIGTERM');
+    expect(await exited(server.child)).toBe(0);
+    expect([existsSync(join(dataDir, 'server.json')), existsSync(pointer(server.child.pid!))]).toEqual([false, false]);
+    // A tool asked now finds no server, and still writes nothing.
+    mkdirSync(join(folder, 'after'));
+    const after = spawnSync(process.execPath, [WORKER], { cwd: join(folder, 'after'), env: bareEnv(), encoding: 'utf8', timeout: 30_000 });
+    expect(after.status).toBe(1);
+    expect(existsSync(join(folder, 'after', '.data'))).toBe(false);
+  }, 60_000);
+});
