@@ -346,10 +346,12 @@ export const BOARD_SELECTIONS: BoardSelections = { itemSelection: '', eventItemS
  * jobProgress and resuming each by position after a reconnect. It is a page, not an API: every
  * byte of data it shows comes through the public GraphQL API with the token it is given.
  */
-export function jobBoardRouter(hints: () => JobBoardHints, selections: BoardSelections): Router {
+export function jobBoardRouter(hints: () => Promise<JobBoardHints>, selections: BoardSelections): Router {
   const router = express.Router();
-  router.get('/jobs', (_req, res) => {
-    res.type('html').set('Cache-Control', 'no-store').send(page(hints(), selections));
+  router.get('/jobs', (_req, res, next) => {
+    hints()
+      .then((h) => void res.type('html').set('Cache-Control', 'no-store').send(page(h, selections)))
+      .catch(next);
   });
   router.get('/jobs/board.js', (_req, res) => {
     res.type('text/javascript').set('Cache-Control', 'no-store').send(BOARD_JS);

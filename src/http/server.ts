@@ -233,10 +233,10 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   if (deps.routers?.length) app.use(...deps.routers);
   else app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   if (config.graphiql) {
-    const hints: () => GraphiQLHints = deps.graphiqlHints ?? (() => ({}));
+    const hints: () => GraphiQLHints | Promise<GraphiQLHints> = deps.graphiqlHints ?? (() => ({}));
     app.use(graphiqlRouter(hints));
     // The live job board shares GraphiQL's switch, token and assets: both are development pages.
-    app.use(jobBoardRouter(() => ({ token: hints().token }), BOARD_SELECTIONS));
+    app.use(jobBoardRouter(async () => ({ token: (await hints()).token }), BOARD_SELECTIONS));
   }
   // Event-stream requests leave through this router to the SSE transport; every other request
   // leaves it at once (`next('router')`) for Apollo.
