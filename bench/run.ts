@@ -291,6 +291,47 @@ async function fanOutAndMemory(endpoint: string, dataDir: string) {
   figures.fanout = fanout;
 }
 
+async function subscribeBurst(endpoint: string, dataDir: string) {
+  const editor = await signDevToken(key, { sub: 'e', tenantId: 'bench', roles: [Role.EDITOR] });
+  const n = 5000;
+  log(`burst: ${n} subscribes to one job at once …`);
+  // The production default DynamoDB timeout (2 s): the burst must not need a longer one.
+  const server = await startChild('server', [], {
+    core: '0',
+    env: { ...serverEnv(endpoint, `bench_${randomUUID().slice(0, 8)}`, dataDir), DYNAMODB_TIMEOUT_MS: '2000', WS_KEEPALIVE_MS: '600000' },
+  });
+  const projectId = (await gql(server.ready.url, editor, 'mutation { createProject(input: { title: "Burst" }) { projectId } }'))
+    .createProject.projectId;
+  const jobId = (
+    await gql(
+      server.ready.url,
+      editor,
+      `mutation { createJob(input: { projectId: "${projectId}", kind: "BENCH", steps: ["render"] }) { jobId } }`,
+    )
+  ).createJob.jobId;
+  const clients = await startChild('fanout-client', ['burst', server.ready.url, String(n), '0', editor, '-', jobId], { core: '1' });
+  server.send('reset');
+  clients.send('go');
+  const run = await clients.result();
+  server.send('calls');
+  await new Promise((r) => setTimeout(r, 500));
+  const calls = server.collected('CALLS').at(-1) ?? {};
+  await clients.stop();
+  await server.stop();
+  const reads = Object.entries(calls)
+    .filter(([command]) => /Get|Query/.test(command))
+    .reduce((sum, [, count]) => sum + Number(count), 0);
+  figures.burst = { n, ...run, calls };
+  rows.push({
+    metric: `7. burst of ${n} subscribes to one job: all acknowledged (ms) / DynamoDB reads`,
+    ours: `${run.ms.toFixed(0)} ms / ${reads} reads, ${run.failures} failed (client CPU ${run.clientCpuMs.toFixed(0)} ms)`,
+    baseline: `${n} (one read per subscribe)`,
+    ratio: reads / n,
+    goal: '≤ 50 reads, none failed',
+    met: reads <= 50 && run.failures === 0,
+  });
+}
+
 async function startUp() {
   log('6/6 start-up …');
   const ours: number[] = [];
@@ -351,6 +392,7 @@ async function main() {
     if (wanted('db')) await databaseReads(dynamo.endpoint, token, dataDir);
     if (wanted('batching')) await batching(dynamo.endpoint, dataDir);
     if (wanted('fanout')) await fanOutAndMemory(dynamo.endpoint, dataDir);
+    if (wanted('burst')) await subscribeBurst(dynamo.endpoint, dataDir);
   } finally {
     await dynamo.stop();
   }

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { createInterface } from 'node:readline';
 import './support';
 import { startApp } from '../src/app';
 import { loadConfig } from '../src/config';
@@ -22,6 +23,11 @@ startApp(loadConfig())
           if (w.isEvent && w.item?.stream === 'job') process.stdout.write(`COMMIT ${JSON.stringify({ eventId: w.item.eventId, at })}\n`);
       };
     }
+    // "reset" and "calls" on stdin: zero the DynamoDB call counter, print `CALLS {…}` with it (the burst line).
+    createInterface({ input: process.stdin }).on('line', (line) => {
+      if (line === 'reset') app.calls.reset();
+      if (line === 'calls') process.stdout.write(`CALLS ${JSON.stringify(Object.fromEntries(app.calls.byCommand))}\n`);
+    });
     report('READY', { url: app.url, pid: process.pid });
     process.on('SIGTERM', () => void app.stop().then(() => process.exit(0)));
   })
