@@ -127,6 +127,9 @@ async function main() {
 
   const delays: number[] = [];
   const triggers: number[] = [];
+  // The client's own CPU over the rounds: a saturated client would make the figures its own.
+  let cpuBefore = process.cpuUsage();
+  let measuredFrom = performance.now();
   // Per round: when the last socket had the event (epoch ms), and which event it was.
   const lasts: Array<{ eventId?: string; at?: number; lastAt: number }> = [];
   for (let round = 0; round < rounds + 3; round++) {
@@ -137,6 +140,10 @@ async function main() {
     await all;
     const lastAt = performance.timeOrigin + performance.now();
     // The first rounds warm up both sides and are not counted.
+    if (round === 2) {
+      cpuBefore = process.cpuUsage();
+      measuredFrom = performance.now();
+    }
     if (round >= 3) {
       delays.push(performance.now() - started);
       triggers.push(triggerMs);
@@ -145,7 +152,9 @@ async function main() {
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  report('RESULT', { p50: median(delays), p95: quantile(delays, 0.95), triggerP50: median(triggers), lasts });
+  const cpu = process.cpuUsage(cpuBefore);
+  const clientCpu = (cpu.user + cpu.system) / 1000 / (performance.now() - measuredFrom);
+  report('RESULT', { p50: median(delays), p95: quantile(delays, 0.95), triggerP50: median(triggers), lasts, clientCpu });
   for (const ws of sockets) ws.terminate();
   process.exit(0);
 }
