@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { createInterface } from 'node:readline';
 import './support';
 import { startApp } from '../src/app';
 import { loadConfig } from '../src/config';
@@ -24,13 +25,14 @@ startApp(loadConfig())
           if (w.isEvent && w.item?.stream === 'job') process.stdout.write(`COMMIT ${JSON.stringify({ eventId: w.item.eventId, at })}\n`);
       };
     }
-    // The work-item bench asks for the group-commit counters (batches, intents, lost rounds) by a line on stdin.
-    if (process.env.BENCH_ITEM_STATS === '1') {
-      process.stdin.setEncoding('utf8');
-      process.stdin.on('data', (chunk: string) => {
-        if (chunk.includes('ITEMSTATS')) report('RESULT', { ...itemWriteStats });
-      });
-    }
+    // Commands on stdin, a line each: "reset" and "calls" zero and print (`CALLS {…}`) the DynamoDB
+    // call counter (the burst line); "ITEMSTATS" prints the group-commit counters (batches,
+    // intents, lost rounds) of the work-item line.
+    createInterface({ input: process.stdin }).on('line', (line) => {
+      if (line === 'reset') app.calls.reset();
+      if (line === 'calls') process.stdout.write(`CALLS ${JSON.stringify(Object.fromEntries(app.calls.byCommand))}\n`);
+      if (line.includes('ITEMSTATS')) report('RESULT', { ...itemWriteStats });
+    });
     report('READY', { url: app.url, pid: process.pid });
     process.on('SIGTERM', () => void app.stop().then(() => process.exit(0)));
   })

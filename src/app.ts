@@ -9,7 +9,8 @@ import { createDynamo, probeTable, type CallCounter } from './infra/dynamo/clien
 import { startDynamoDbLocal, type EmbeddedDynamo } from './infra/dynamo/embedded';
 import { ensureTable } from './infra/dynamo/ensure-table';
 import { verifyTable } from './infra/dynamo/verify-table';
-import { Store } from './infra/dynamo/store';
+import { Store, type Item } from './infra/dynamo/store';
+import { SharedItemReads } from './infra/shared-reads';
 import { Outbox, type OutboxOptions } from './events/outbox';
 import { OutboxStats } from './infra/dynamo/outbox-stats';
 import { requestBudget } from './infra/deadline';
@@ -246,6 +247,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     // Filled once the server listens (the lookup goes through its own URL); the demo replaces it.
     let exampleIds: () => Omit<GraphiQLHints, 'token'> | Promise<Omit<GraphiQLHints, 'token'>> = () => ({});
     const schema = buildAppSchema();
+    // Reads shared across requests: a burst of subscribes to one stream reads its head a few times, not once each.
+    const sharedReads = new SharedItemReads<Item>(store);
     // One operation pipeline for HTTP and WebSocket: limits, documents, context, errors, records.
     const pipeline = new OperationPipeline({
       config,
@@ -255,11 +258,13 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       bus,
       eventRetentionDays: config.eventRetentionDays,
       subscriptionBuffer: config.subscriptionBuffer,
+      replayMaxEvents: config.replayMaxEvents,
       jobLeaseSeconds: config.jobLeaseSeconds,
       fileStore: files,
       fileLimits: config.files,
       batchLoads: options.batchLoads,
       metrics,
+      sharedReads,
     });
     const verifier = new TokenVerifier(config.auth);
     const sse = serveGraphQLOverSse({ config, verifier, pipeline });

@@ -121,6 +121,8 @@ export interface Config {
   };
   /** Live events a subscription buffers for a slow client before it sends RESYNC. */
   subscriptionBuffer: number;
+  /** The most events a resume replays; a client further behind gets history lost (see events/replay.ts). */
+  replayMaxEvents: number;
   outbox: { sweepIntervalMs: number; graceMs: number };
   /**
    * How long start-up waits for an external DynamoDB that does not answer yet (retrying with
@@ -335,6 +337,7 @@ export function loadConfig(env: Env = process.env): Config {
       retryMs: int(env, 'SSE_RETRY_MS', 1_000),
     },
     subscriptionBuffer: int(env, 'SUBSCRIPTION_BUFFER', 1000),
+    replayMaxEvents: positive(env, 'REPLAY_MAX_EVENTS', 100_000),
     outbox: { sweepIntervalMs: int(env, 'OUTBOX_SWEEP_MS', 2_000), graceMs: int(env, 'OUTBOX_GRACE_MS', 3_000) },
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 5_000),
     startupDeadlineMs: positive(env, 'STARTUP_DEADLINE_MS', 60_000),

@@ -15,6 +15,7 @@ import { downloadEvent, hasTrailEvents, withTrailRetention } from './common/acti
 import { entities } from './common/entities';
 import type { Outbox } from './events/outbox';
 import { createEventBus, type EventBus } from './infra/pubsub';
+import { SharedItemReads } from './infra/shared-reads';
 
 /**
  * What the wiring needs to build each request's repositories. The app makes one for the operation
@@ -34,6 +35,8 @@ export interface ContextDeps {
   bus?: EventBus;
   /** How many live events a subscription buffers for a slow client before it sends RESYNC. */
   subscriptionBuffer?: number;
+  /** The most events a resume replays before it gets history lost instead (REPLAY_MAX_EVENTS). */
+  replayMaxEvents?: number;
   /** How long a worker's hold on a step lasts without a report (see Config.jobLeaseSeconds). */
   jobLeaseSeconds?: number;
   /** The bucket; without one, file operations fail with INTERNAL. */
@@ -43,6 +46,11 @@ export interface ContextDeps {
   metrics?: Metrics;
   /** Id maker for new entities (see Scope.newId); random ULIDs when omitted. */
   newId?: (prefix: IdPrefix) => string;
+  /**
+   * Item reads shared across requests (Scope.shared); a server makes one for all its requests.
+   * Without one, each context shares only its own reads.
+   */
+  sharedReads?: SharedItemReads<Item>;
 }
 
 /**
@@ -111,6 +119,7 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
     actor: principal.userId,
     store: deps.store,
     items,
+    shared: deps.sharedReads ?? new SharedItemReads<Item>(deps.store),
     page: (spec, request = {}) => pages.load({ spec, request }),
     eventRetentionDays: deps.eventRetentionDays,
     newId: deps.newId ?? newId,
@@ -124,6 +133,7 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
   const featureDeps = {
     bus: deps.bus ?? fallbackBus(),
     subscriptionBuffer: deps.subscriptionBuffer ?? 1000,
+    replayMaxEvents: deps.replayMaxEvents,
     jobLeaseSeconds: deps.jobLeaseSeconds ?? 60,
     metrics: deps.metrics,
   };

@@ -11,6 +11,8 @@ export interface FeatureDeps {
   bus: EventBus;
   /** How many live events a subscription buffers for a slow client before it sends RESYNC. */
   subscriptionBuffer: number;
+  /** The most events a resume replays (REPLAY_MAX_EVENTS); the replay's default when absent. */
+  replayMaxEvents?: number;
   /** How long a worker's hold on a step lasts without a report, in seconds. */
   jobLeaseSeconds: number;
   metrics?: Metrics;

@@ -1,6 +1,7 @@
 import type DataLoader from 'dataloader';
 import type { Item, Page, PageRequest, QuerySpec, Store } from '../infra/dynamo/store';
 import type { UnitWrite } from '../infra/dynamo/write';
+import type { SharedItemReads } from '../infra/shared-reads';
 import type { FilesService } from './files/files.service';
 import type { IdPrefix } from './ids';
 import type { Key } from './keys';
@@ -14,6 +15,12 @@ export interface Scope {
   actor: string;
   store: Store;
   items: DataLoader<Key, Item | null>;
+  /**
+   * A strongly consistent read of one item that starts after this call and is shared with every
+   * caller of the same key meanwhile, across requests (see SharedReads): for reads that bursts of
+   * callers make at once, such as the head a subscription reads when it starts. Not cached.
+   */
+  shared: Pick<SharedItemReads<Item>, 'get' | 'page'>;
   /**
    * Reads one page of a query of this tenant. Pages asked for together (a list field under each
    * of several parents) are read in parallel and handed back together, so the loads they cause

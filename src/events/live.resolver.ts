@@ -98,6 +98,12 @@ export class LiveResolver {
 export const liveFeature = feature({
   resolvers: [LiveResolver],
   repositories: (scope, { jobs, projects, activity }, deps) => ({
-    live: new Live(scope, { bus: deps.bus, maxBuffer: deps.subscriptionBuffer, metrics: deps.metrics }, jobs, projects, activity),
+    live: new Live(
+      scope,
+      { bus: deps.bus, maxBuffer: deps.subscriptionBuffer, maxReplay: deps.replayMaxEvents, metrics: deps.metrics },
+      jobs,
+      projects,
+      activity,
+    ),
   }),
 });

@@ -22,7 +22,7 @@ function checkPosition(position: number | null, argument: string): void {
 }
 
 /** What a subscription to one stream needs besides the bus (see Live.open). */
-type StreamSpec<E> = Omit<ReplayOptions<E>, 'live' | 'start' | 'maxBuffer' | 'observer'> & {
+type StreamSpec<E> = Omit<ReplayOptions<E>, 'live' | 'start' | 'maxBuffer' | 'maxReplay' | 'observer'> & {
   topic: string;
   /** The position the client resumes from (null: from now) and the argument it came in, for errors. */
   from: number | null;
@@ -43,17 +43,19 @@ type StreamSpec<E> = Omit<ReplayOptions<E>, 'live' | 'start' | 'maxBuffer' | 'ob
 export class Live {
   private readonly bus: EventBus;
   private readonly maxBuffer: number;
+  private readonly maxReplay?: number;
   private readonly observer?: ReplayObserver;
 
   constructor(
     private readonly scope: Scope,
-    options: { bus: EventBus; maxBuffer: number; metrics?: Metrics },
+    options: { bus: EventBus; maxBuffer: number; maxReplay?: number; metrics?: Metrics },
     private readonly jobs: JobRepository,
     private readonly projects: ProjectRepository,
     private readonly activity: ActivityRepository,
   ) {
     this.bus = options.bus;
     this.maxBuffer = options.maxBuffer;
+    this.maxReplay = options.maxReplay;
     const { metrics } = options;
     if (metrics) {
       this.observer = {
@@ -76,6 +78,7 @@ export class Live {
       live: (push) => this.bus.listen(spec.topic, push),
       start: new Promise((resolve) => (begin = resolve)),
       maxBuffer: this.maxBuffer,
+      maxReplay: this.maxReplay,
       observer: this.observer,
     });
     try {
@@ -95,9 +98,12 @@ export class Live {
   /** The head and the stored events of a positioned stream, as events of its type (`accept` says which items are). */
   private reader<E>(stream: PositionedStream, accept: (item: unknown) => item is E) {
     return {
-      head: async () => ({ head: Number((await this.scope.store.get(stream.head))?.[HEAD_POSITION] ?? 0) }),
-      readAfter: async (after: number, until?: number) =>
-        (await this.scope.store.queryAll(stream.after(after, until), 100_000)).filter((item): item is typeof item & E => accept(item)),
+      head: async () => ({ head: Number((await this.scope.shared.get(stream.head))?.[HEAD_POSITION] ?? 0) }),
+      readPage: async (after: number, limit: number, fresh: boolean) => {
+        const spec = stream.after(after);
+        const items = fresh ? await this.scope.store.queryFirst(spec, limit) : await this.scope.shared.page(spec, limit);
+        return items.filter((item): item is typeof item & E => accept(item));
+      },
       accept,
     };
   }
@@ -132,12 +138,12 @@ export class Live {
       // The job as read once the listener is in effect: an event committed after the read arrives
       // live, one committed before it is part of the job, so its seq is the head.
       head: async () => {
-        const job = await this.jobs.get(jobId);
+        const job = await this.jobs.head(jobId);
         if (!job) throw notFound('Job', jobId);
         projectId = job.projectId;
         return { head: job.seq, finished: FINAL.has(job.status) };
       },
-      readAfter: (after, until) => this.jobs.eventsAfter(jobId, after, until),
+      readPage: (after, limit, fresh) => this.jobs.eventsPage(jobId, after, limit, fresh),
       accept: isJobEvent,
       positionOf: (event) => event.seq,
       isFinal: (event) => event.job !== undefined && FINAL.has(event.job.status),
@@ -151,7 +157,7 @@ export class Live {
   async jobStatusChanges(projectId: string | null, after: number | null): Promise<AsyncIterable<JobEvent>> {
     if (projectId !== null) assertId(projectId, 'proj', 'projectId');
     checkPosition(after, 'after');
-    if (projectId && !(await this.projects.get(projectId))) throw notFound('Project', projectId);
+    if (projectId && !(await this.projects.exists(projectId))) throw notFound('Project', projectId);
     const { tenantId } = this.scope;
     const stream = projectId ? streams.projectJobStatus(tenantId, projectId) : streams.tenantJobStatus(tenantId);
     const control = (type: JobEventType, position: number): JobEvent => ({
@@ -184,7 +190,7 @@ export class Live {
   async projectActivity(projectId: string, after: number | null, afterEventId: string | null): Promise<AsyncIterable<ActivityEvent>> {
     assertId(projectId, 'proj', 'projectId');
     checkPosition(after, 'after');
-    if (!(await this.projects.get(projectId))) throw notFound('Project', projectId);
+    if (!(await this.projects.exists(projectId))) throw notFound('Project', projectId);
     if (afterEventId !== null) {
       assertId(afterEventId, 'evt', 'afterEventId');
       // An event no longer stored resumes from before the first position, which no stored event

@@ -11,8 +11,10 @@ import { CATCH_UP, type Listening } from '../infra/pubsub';
  * every event after the head arrives live and every event up to it is in the store. Then:
  * 1. the acknowledgement (`acknowledge`): the first message, with the position the subscription
  *    starts from;
- * 2. when the client named a position, the stored events after it; if the store no longer holds
- *    the event right after it (expired), one `historyLost` message instead, and nothing replayed;
+ * 2. when the client named a position, the stored events after it, read a page at a time as the
+ *    client takes them (so a subscription holds one page, whatever its gap); if the store no
+ *    longer holds the event right after it (expired), or the client is more than `maxReplay`
+ *    events behind, one `historyLost` message instead, and nothing replayed;
  * 3. the live events, strictly in order: a live event that skips ahead (publishes from several
  *    writers can arrive out of order, or one can be lost while the bus was down) makes the missing
  *    ones be read from the store first, and an event at or below the last position is a duplicate
@@ -34,8 +36,21 @@ export interface ReplayOptions<E> {
    * returned instead.
    */
   start: Promise<StreamStart>;
-  /** Stored events with a position in (after, until], in order. */
-  readAfter(after: number, until?: number): Promise<E[]>;
+  /**
+   * One page of the stored events: those with a position above `after`, in order, at most
+   * `limit`. Without `fresh` the page may come from a read of the same page that was already
+   * under way (concurrent resumes of one stream share their reads), so it may lack events
+   * committed since; with `fresh` the read starts after this call. A short page read without
+   * `fresh` is read again with it before the replay relies on its end.
+   */
+  readPage(after: number, limit: number, fresh: boolean): Promise<E[]>;
+  /** Events read from the store at a time (default REPLAY_PAGE): a replay holds at most one page. */
+  pageSize?: number;
+  /**
+   * The longest replay (default REPLAY_MAX_EVENTS): a client more events than this behind its
+   * stream's head gets history lost instead, and re-queries the state.
+   */
+  maxReplay?: number;
   positionOf(event: E): number;
   /** Keeps only the live payloads this subscription wants, and says they are events of its type. */
   accept(payload: unknown): payload is E;
@@ -66,6 +81,16 @@ export interface ReplayObserver {
   resync(): void;
   historyLost?(): void;
 }
+
+/** Stored events read at a time by a replay; a subscription holds at most this many of them. */
+export const REPLAY_PAGE = 100;
+/**
+ * The most events a resume replays. A client further behind its stream's head than this gets the
+ * history-lost message (re-query the state, then read on from its position), as if the history
+ * had expired: replaying more would keep it, and the store, busy for longer than re-reading the
+ * state takes. Configurable per server with REPLAY_MAX_EVENTS.
+ */
+export const REPLAY_MAX_EVENTS = 100_000;
 
 /** A replay-then-live stream; `ready` resolves once its live listener is in effect. */
 export type ReplayStream<E> = AsyncIterableIterator<E> & { ready: Promise<void> };
@@ -144,6 +169,8 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
   async function* deliver(): AsyncGenerator<E> {
     await live.ready;
     const start = await options.start;
+    const pageSize = options.pageSize ?? REPLAY_PAGE;
+    const maxReplay = options.maxReplay ?? REPLAY_MAX_EVENTS;
     let last = start.from ?? start.head;
     let lastEvent: E | undefined;
     let done = false;
@@ -165,10 +192,40 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
       }
     }
 
-    let stored: E[] = [];
-    if (start.from !== null && start.from < start.head) {
-      stored = await options.readAfter(start.from);
-      if (stored.length === 0 || positionOf(stored[0]) !== start.from + 1) {
+    /**
+     * A page of stored events after `last`. A short page from a shared read (which may have
+     * started before events up to `atLeast` were committed) is read again, fresh.
+     */
+    async function page(atLeast: number): Promise<E[]> {
+      const events = await options.readPage(last, pageSize, false);
+      const end = events.length ? positionOf(events[events.length - 1]) : last;
+      return events.length < pageSize && end < atLeast ? options.readPage(last, pageSize, true) : events;
+    }
+
+    /**
+     * Sends the stored events after `last`, a page at a time as the client takes them, up to
+     * `until` (or as far as the store goes). Stops at a gap (what follows arrives live), the final
+     * event or the end of the stored events.
+     */
+    async function* stored(until: number, atLeast: number): AsyncGenerator<E> {
+      while (!done && last < until) {
+        const events = await page(atLeast);
+        const before = last;
+        yield* inOrder(events, true);
+        if (last === before || events.length < pageSize) return;
+      }
+    }
+
+    const resumed = start.from !== null && start.from < start.head;
+    if (resumed && start.head - (start.from ?? 0) > maxReplay) {
+      // Too far behind to replay: the client re-queries the state instead (see REPLAY_MAX_EVENTS).
+      last = start.head;
+      yield positioned(options.acknowledge(last), last);
+      options.observer?.historyLost?.();
+      yield positioned(options.historyLost(last), last);
+    } else if (resumed) {
+      const first = await page(start.head);
+      if (first.length === 0 || positionOf(first[0]) !== last + 1) {
         // The event right after the client's position expired: a replay would have a hole.
         last = start.head;
         yield positioned(options.acknowledge(last), last);
@@ -176,17 +233,20 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
         yield positioned(options.historyLost(last), last);
       } else {
         yield positioned(options.acknowledge(last), last);
+        const before = last;
+        yield* inOrder(first, true);
+        if (last > before && first.length === pageSize) yield* stored(Number.POSITIVE_INFINITY, start.head);
       }
     } else {
       yield positioned(options.acknowledge(last), last);
     }
-    yield* inOrder(stored, true);
     if (done || (start.finished && last >= start.head)) return;
 
     for (;;) {
       if (catchUp) {
         catchUp = false;
-        yield* inOrder(await options.readAfter(last), true);
+        // What was published while the bus was down is newer than any read under way: read it fresh.
+        yield* stored(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
         if (done) return;
       }
       while (buffer.length > 0) {
@@ -195,7 +255,7 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
         if (position <= last) continue;
         // A live event ahead of the next expected one: what lies between is in the store, since
         // positions are taken in commit order.
-        if (position > last + 1) yield* inOrder(await options.readAfter(last, position - 1), true);
+        if (position > last + 1) yield* stored(position - 1, position - 1);
         if (done) return;
         yield* inOrder([event], false);
         if (done) return;

@@ -7,6 +7,7 @@ import {
   createSourceEventStream,
   execute,
   getOperationAST,
+  getVariableValues,
   GraphQLError,
   parse,
   specifiedRules,
@@ -24,6 +25,7 @@ import { checkVariables, jsonVariablesError } from '../common/json-limits';
 import type { Config } from '../config';
 import type { Context } from '../context';
 import { formatError } from '../errors';
+import { isRecord } from '../guards';
 import { TrustedDocuments } from './trusted-documents';
 import { runWithBudget } from '../infra/deadline';
 import type { Metrics } from '../infra/metrics';
@@ -192,6 +194,36 @@ export class OperationPipeline {
   checkVariables(variables: Record<string, unknown> | null | undefined): GraphQLError | undefined {
     const tooDeep = checkVariables(variables);
     return tooDeep ? jsonVariablesError(tooDeep.variable, tooDeep.violation) : undefined;
+  }
+
+  /**
+   * The variables step of a transport that runs operations itself (WebSocket, SSE), as Apollo runs
+   * it for HTTP: `variables` are first checked for absurd nesting (before anything walks them
+   * recursively), then coerced against the operation's variable definitions. A missing required
+   * variable, a value of the wrong type or an operation that is not in the document is the
+   * client's mistake: BAD_USER_INPUT errors naming it (an empty list when all is well), so
+   * no transport answers INTERNAL for it. Never throws.
+   */
+  variableErrors(document: DocumentNode, operationName: string | null | undefined, variables: unknown): GraphQLError[] {
+    if (variables != null && (!isRecord(variables) || Array.isArray(variables))) {
+      return [new GraphQLError('variables must be a JSON object.', { extensions: { code: 'BAD_USER_INPUT' } })];
+    }
+    const values = variables ?? {};
+    const tooDeep = this.checkVariables(values);
+    if (tooDeep) return [tooDeep];
+    const operation = getOperationAST(document, operationName);
+    if (!operation) {
+      return [
+        new GraphQLError(operationName ? `Unknown operation named "${operationName}".` : 'Name the operation to run with operationName.', {
+          extensions: { code: 'OPERATION_RESOLUTION_FAILURE' },
+        }),
+      ];
+    }
+    const coerced = getVariableValues(this.deps.schema, operation.variableDefinitions ?? [], values, { maxErrors: 50 });
+    if (!coerced.errors) return [];
+    return coerced.errors.map(
+      (e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } }),
+    );
   }
 
   /** The context of one request (or one subscription's source stream) for a verified principal. */

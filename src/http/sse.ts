@@ -295,8 +295,8 @@ export function serveGraphQLOverSse(deps: SseDeps): SseEndpoint {
       // GraphQL over HTTP: a GET must not change anything.
       return refuse(res, record, [badRequest('Send mutations with POST.')], 'POST');
     }
-    const tooDeep = pipeline.checkVariables(params.variables);
-    if (tooDeep) return refuse(res, record, [tooDeep]);
+    const variableErrors = pipeline.variableErrors(document, params.operationName, params.variables);
+    if (variableErrors.length) return refuse(res, record, variableErrors);
     if (lastEventId !== undefined) {
       const resumed =
         operation.operation === OperationTypeNode.SUBSCRIPTION ? resumeDocumentAt(pipeline.schema, document, lastEventId) : undefined;

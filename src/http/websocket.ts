@@ -137,9 +137,9 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
         const prepared = await pipeline.prepare(trusted.query ?? payload.query);
         if (!prepared.document) return refuse(prepared.errors);
         pipeline.note(record, prepared.document, payload.operationName);
-        // Checked before anything walks the variables recursively (coercion, the share key).
-        const tooDeep = pipeline.checkVariables(payload.variables);
-        if (tooDeep) return refuse([tooDeep]);
+        // Checked (depth first, then coercion) before anything else walks the variables (the share key, execution).
+        const variableErrors = pipeline.variableErrors(prepared.document, payload.operationName, payload.variables);
+        if (variableErrors.length) return refuse(variableErrors);
         // A query or mutation runs to its end once started; only a subscription stops on `complete`.
         operation.stoppable = record.operationType === 'subscription';
         operation.onEnd(() => pipeline.finish(record));

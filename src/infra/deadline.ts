@@ -36,13 +36,21 @@ export function requestBudget(ms: number): RequestHandler {
   return (_req, _res, next) => runWithBudget(ms, next);
 }
 
-/** Per-call SDK options for a call made now: the budget's signal and an attempt timeout within it. */
+/**
+ * Per-call SDK options for a call made now: a signal that aborts when the budget ends, and an
+ * attempt timeout within it. Each call gets a signal of its own that follows the budget's
+ * (AbortSignal.any, which holds its sources weakly and adds no listener to them): the SDK adds an
+ * `abort` listener to the signal of every call in flight, and a request whose loaders run dozens of
+ * calls at once would otherwise pile them on one shared signal (Node 20 warns past 10:
+ * MaxListenersExceededWarning).
+ */
 export function budgetOptions(perAttemptMs: number): { abortSignal?: AbortSignal; requestTimeout?: number } {
   const budget = storage.getStore();
   if (!budget) return {};
+  const abortSignal = AbortSignal.any([budget.signal]);
   const left = budget.endsAt - Date.now();
   // A timeout of 0 means "none" to the SDK; an exhausted budget has already aborted its signal.
-  return left > 0 ? { abortSignal: budget.signal, requestTimeout: Math.min(perAttemptMs, left) } : { abortSignal: budget.signal };
+  return left > 0 ? { abortSignal, requestTimeout: Math.min(perAttemptMs, left) } : { abortSignal };
 }
 
 /**

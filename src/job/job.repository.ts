@@ -24,6 +24,7 @@ import {
   OPS_SHARDS,
   opsJobsByStatus,
   stepsAwaitingReview,
+  jobKey,
 } from './job.keys';
 import {
   decide,
@@ -209,6 +210,16 @@ export class JobRepository {
     return { job, steps };
   }
 
+  /**
+   * Where the job's stream stands: its seq (version), status and project, read strongly
+   * consistently after this call and shared with concurrent callers (Scope.shared), so a burst of
+   * subscribes to one job reads it a few times, not once each. Null when this tenant has no such job.
+   */
+  async head(jobId: string): Promise<{ seq: number; status: JobItem['status']; projectId: string } | null> {
+    const item = await this.scope.shared.get(jobKey(this.scope.tenantId, assertId(jobId, 'job', 'jobId')));
+    return entities.Job.is(item) ? { seq: item.version, status: item.status, projectId: item.projectId } : null;
+  }
+
   /** The job with all its step attempts, or null when this tenant has no such job. */
   async get(jobId: string) {
     const found = await this.read(jobId);
@@ -261,9 +272,13 @@ export class JobRepository {
     return result.map((item) => toJob(item));
   }
 
-  /** A job's stored events with seq in (after, until], in order. */
-  async eventsAfter(jobId: string, after: number, until?: number): Promise<JobEvent[]> {
-    const items = await this.scope.store.queryAll(jobEventsAfter(this.scope.tenantId, jobId, after, until), 100_000);
+  /**
+   * Up to `limit` of a job's stored events with seq above `after`, in order: one page of a replay.
+   * Without `fresh` the read may be shared with one of the same page under way (Scope.shared.page).
+   */
+  async eventsPage(jobId: string, after: number, limit: number, fresh: boolean): Promise<JobEvent[]> {
+    const spec = jobEventsAfter(this.scope.tenantId, jobId, after);
+    const items = fresh ? await this.scope.store.queryFirst(spec, limit) : await this.scope.shared.page(spec, limit);
     return items.filter(isJobEvent);
   }
 

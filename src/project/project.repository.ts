@@ -35,6 +35,14 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
   }
 
   /**
+   * True when this tenant has the project, read with Scope.shared: a burst of subscribes to one
+   * project's streams checks it a few times, not once each.
+   */
+  async exists(projectId: string): Promise<boolean> {
+    return this.model.is(await this.scope.shared.get(this.model.keyOf(this.scope.tenantId, this.values(projectId))));
+  }
+
+  /**
    * Lists projects through the indexes, never through the projects' children: by status (newest
    * first) when a status is given, else by title (optionally by title prefix).
    */

@@ -294,6 +294,8 @@ describe('GraphQL over SSE', () => {
       ['a Last-Event-ID on a query', { body: { query: '{ viewer { tenantId } }' }, headers: { 'last-event-id': '1' } }, 400, 'BAD_REQUEST'],
       ['a mutation over GET', { search: { query: 'mutation { cancelJob(jobId: "x") { status } }' } }, 405, 'BAD_REQUEST'],
       ['variables that are not JSON', { search: { query: JOB_PROGRESS, variables: '{' } }, 400, 'BAD_REQUEST'],
+      ['a missing required variable', { body: { query: JOB_PROGRESS, variables: {} } }, 400, 'BAD_USER_INPUT'],
+      ['a variable of the wrong type', { body: { query: JOB_PROGRESS, variables: { jobId, afterSeq: 'x' } } }, 400, 'BAD_USER_INPUT'],
       ['a body that is not JSON', { body: 'query', headers: { 'content-type': 'text/plain' } }, 400, 'BAD_REQUEST'],
       ['no query', { search: {} }, 400, 'BAD_REQUEST'],
       ['a PUT', { method: 'PUT', body: follow }, 405, 'BAD_REQUEST'],

@@ -98,6 +98,30 @@ describe('the WebSocket endpoint', () => {
     socket.ws.close();
   });
 
+  it('answers bad or missing variables with BAD_USER_INPUT errors, as HTTP does, and keeps the socket', async () => {
+    const socket = await raw(server.url);
+    init(socket);
+    await socket.next('connection_ack');
+    const cases: Array<[string, string, Record<string, unknown>]> = [
+      ['missing', JOB_PROGRESS, {}],
+      ['mistyped', JOB_PROGRESS, { jobId, afterSeq: 'seven' }],
+      ['null for non-null', JOB_PROGRESS, { jobId: null }],
+      ['query', 'query($id: ID!) { node(id: $id) { id } }', { id: 5.5 }],
+    ];
+    const codes: Record<string, unknown> = {};
+    // One at a time: this server allows 3 operations per socket.
+    for (const [id, query, variables] of cases) {
+      socket.send({ type: 'subscribe', id, payload: { query, variables } });
+      const error = await socket.next('error', 5000, id);
+      codes[id] = error.payload.map((e: { extensions?: { code?: string } }) => e.extensions?.code);
+    }
+    expect(codes).toEqual(Object.fromEntries(cases.map(([id]) => [id, ['BAD_USER_INPUT']])));
+    const http = await server.raw({ query: 'query($id: ID!) { node(id: $id) { id } }', variables: { id: 5.5 } }, token);
+    expect(http.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(socket.ws.readyState).toBe(WebSocket.OPEN);
+    socket.ws.close();
+  });
+
   it('closes a socket that sends a frame over the size limit (1009) and stays up for others', async () => {
     // A client's oversized frame is the client's mistake: it must not print anything.
     const consoleError = jest.spyOn(console, 'error');

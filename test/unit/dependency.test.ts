@@ -3,7 +3,8 @@ import { Readable } from 'node:stream';
 import { ConditionalCheckFailedException, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { ErrorCode } from '../../src/errors';
 import { createDynamo } from '../../src/infra/dynamo/client';
-import { budgetOptions, runWithBudget } from '../../src/infra/deadline';
+import { getEventListeners } from 'node:events';
+import { budgetOptions, runWithBudget, sendWithinBudget } from '../../src/infra/deadline';
 import { classify, instrumentClient, isServiceUnavailable } from '../../src/infra/dependency';
 import { LabelCap, Metrics } from '../../src/infra/metrics';
 import { OutageLog } from '../../src/infra/outage';
@@ -169,6 +170,33 @@ describe('the request budget', () => {
       await new Promise((r) => setTimeout(r, 600));
       expect(budgetOptions(3000)).toEqual({ abortSignal: expect.objectContaining({ aborted: true }) });
     });
+  });
+  it('gives each call a signal of its own, so concurrent calls do not pile listeners on one shared signal', async () => {
+    // A stand-in for the SDK's HTTP handler, which is what adds the listener: it listens for
+    // `abort` on the signal of each call in flight and stops listening when the call ends.
+    const seen = new Set<AbortSignal>();
+    let most = 0;
+    const client = {
+      send: async (_command: unknown, options?: unknown) => {
+        const signal = (options as { abortSignal?: AbortSignal }).abortSignal!;
+        seen.add(signal);
+        const onAbort = () => {};
+        signal.addEventListener('abort', onAbort, { once: true });
+        most = Math.max(most, ...[...seen].map((s) => getEventListeners(s, 'abort').length));
+        await new Promise((r) => setTimeout(r, 20));
+        signal.removeEventListener('abort', onAbort);
+      },
+    };
+    sendWithinBudget(client, 1000);
+    const signals = await runWithBudget(100, async () => {
+      await Promise.all(Array.from({ length: 30 }, () => client.send({})));
+      return [...seen];
+    });
+    expect(signals).toHaveLength(30);
+    expect(most).toBe(1);
+    // Each still ends with the budget.
+    await new Promise((r) => setTimeout(r, 150));
+    expect(signals.every((s) => s.aborted)).toBe(true);
   });
 });
 

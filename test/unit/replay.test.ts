@@ -47,14 +47,20 @@ const shown = (events: E[]) => events.map((e) => (e.kind ? `${e.kind}@${e.seq}` 
 
 describe('replayThenLive', () => {
   let store: E[];
+  /** The position after which each page read started. */
+  let reads: number[];
   beforeEach(() => {
     store = Array.from({ length: 10 }, (_, i) => ({ seq: i + 1 }));
+    reads = [];
   });
   const stream = (source: ReturnType<typeof liveSource>, start: StreamStart, extra: Partial<ReplayOptions<E>> = {}) =>
     replayThenLive<E>({
       live: source.live,
       start: Promise.resolve(start),
-      readAfter: async (after, until = Infinity) => store.filter((e) => e.seq > after && e.seq <= until),
+      readPage: async (after, limit) => {
+        reads.push(after);
+        return store.filter((e) => e.seq > after).slice(0, limit);
+      },
       positionOf: (e) => e.seq,
       accept: (payload): payload is E => typeof payload === 'object' && payload !== null && 'seq' in payload,
       acknowledge: (seq) => ({ seq, kind: 'ack' }),
@@ -112,6 +118,50 @@ describe('replayThenLive', () => {
     const it = stream(source, { from: 2, head: 10 });
     source.push({ seq: 11 });
     expect(shown(await take(it, 3))).toEqual(['ack@10', 'lost@10', 11]);
+    await it.return!();
+  });
+
+  it('replays a page at a time as the client takes it, whatever the gap', async () => {
+    store = Array.from({ length: 1000 }, (_, i) => ({ seq: i + 1 }));
+    const source = liveSource();
+    const it = stream(source, { from: 0, head: 1000 }, { pageSize: 100 });
+    expect(shown(await take(it, 51))).toEqual(['ack@0', ...Array.from({ length: 50 }, (_, i) => i + 1)]);
+    // Half a page taken: one page read, nothing more held.
+    expect(reads).toEqual([0]);
+    const rest = await take(it, 950);
+    expect(rest.map((e) => e.seq)).toEqual(Array.from({ length: 950 }, (_, i) => i + 51));
+    expect(reads).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900]);
+    source.push({ seq: 1001 });
+    expect(shown(await take(it, 1))).toEqual([1001]);
+    await it.return!();
+  });
+
+  it('sends history lost, not a replay or an error, to a client further behind than the replay bound', async () => {
+    store = Array.from({ length: 1000 }, (_, i) => ({ seq: i + 1 }));
+    const source = liveSource();
+    const it = stream(source, { from: 10, head: 1000 }, { maxReplay: 500 });
+    source.push({ seq: 1001 });
+    expect(shown(await take(it, 3))).toEqual(['ack@1000', 'lost@1000', 1001]);
+    expect(reads).toEqual([]);
+    await it.return!();
+  });
+
+  it('reads a short shared page again, fresh, when it ends before the head', async () => {
+    const source = liveSource();
+    const fresh: boolean[] = [];
+    // The shared read started before 9 and 10 were committed; a fresh one sees them.
+    const it = stream(
+      source,
+      { from: 5, head: 10 },
+      {
+        readPage: async (after, limit, isFresh) => {
+          fresh.push(isFresh);
+          return store.filter((e) => e.seq > after && (isFresh || e.seq <= 8)).slice(0, limit);
+        },
+      },
+    );
+    expect(shown(await take(it, 6))).toEqual(['ack@5', 6, 7, 8, 9, 10]);
+    expect(fresh).toEqual([false, true]);
     await it.return!();
   });
 
