@@ -105,8 +105,15 @@ export const DEMO_JOBS = [
     key: 'demo-music-video',
     kind: 'MUSIC_VIDEO',
     project: 3,
-    steps: ['scene-1', 'scene-2', 'scene-3', 'scene-4', 'compose'],
-    inputs: { song: 'night-drive.mp3', scenes: 4 },
+    // The declared pipeline of seed 001 (no steps given): generate-scenes, then the scenes
+    // rendered in parallel as work items, then compose. Its inputs are typed S3 keys.
+    steps: undefined,
+    inputs: {
+      characterImage: 'tenants/demo/music/character.png',
+      productImage: 'tenants/demo/music/headphones.png',
+      audioBackingTrack: 'tenants/demo/music/night-drive.mp3',
+      prompt: 'a night drive through neon streets',
+    },
   },
   {
     n: 3,
@@ -116,6 +123,22 @@ export const DEMO_JOBS = [
     steps: ['analyze', 'edit', 'export'],
     inputs: { photo: 'harbour.jpg', preset: 'warm-dusk' },
   },
+];
+
+/** What the demo's music videos' scenes show: 6 to 12 of them, every third one lip-synced. */
+export const SCENE_PROMPTS = [
+  'the car pulls out of a rain-soaked garage',
+  'neon signs smear across the windshield',
+  'close-up: the singer mouths the first chorus',
+  'a tunnel of orange sodium lights',
+  'the headphones glow on the passenger seat',
+  'overhead shot of the empty motorway',
+  'the singer laughs at a red light',
+  'a pink sunrise over the harbour cranes',
+  'slow motion through a car wash',
+  'the city skyline in the rear-view mirror',
+  'the last chorus under a flickering bridge lamp',
+  'the car parks by the sea; the screen fades',
 ];
 
 /** The step of a 3D_CHARACTER job that waits for a person's approval. */

@@ -20,11 +20,15 @@ export interface Demo {
  * only: it needs the HS256 secret to mint the simulator's worker token.
  */
 export async function startDemo(app: App, config: Config, options: { tickMs?: number } = {}): Promise<Demo> {
-  if (!config.auth.secret || !app.devToken)
-    throw new Error('Demo mode needs the development auth setup (no AUTH_JWKS_URL, NODE_ENV not production).');
+  const secret = config.auth.secret;
+  if (!secret || !app.devToken) throw new Error('Demo mode needs the development auth setup (no AUTH_JWKS_URL, NODE_ENV not production).');
   const ids = await loadDemo(app, config);
-  const workerToken = await signDevToken(config.auth.secret, { sub: 'demo-worker', tenantId: DEV_TENANT, roles: [Role.WORKER] });
-  const simulator = startSimulator({ url: app.url, workerToken, editorToken: app.devToken, tickMs: options.tickMs });
+  const workerToken = await signDevToken(secret, { sub: 'demo-worker', tenantId: DEV_TENANT, roles: [Role.WORKER] });
+  // Four render workers, each with its own identity, so Step.worker and WorkItem.worker tell them apart.
+  const sceneWorkerTokens = await Promise.all(
+    [1, 2, 3, 4].map((n) => signDevToken(secret, { sub: `demo-render-${n}`, tenantId: DEV_TENANT, roles: [Role.WORKER] })),
+  );
+  const simulator = startSimulator({ url: app.url, workerToken, editorToken: app.devToken, sceneWorkerTokens, tickMs: options.tickMs });
   // The tabs name a running job and a paused one from the first page load on (see Simulator.ready).
   await simulator.ready;
   const devToken = app.devToken;

@@ -1,6 +1,6 @@
 import { SIMULATOR_REQUEST_ID_PREFIX } from '../graphql/record';
 import { logger } from '../logger';
-import { DEMO_JOBS, REVIEW_STEP } from './demo.data';
+import { DEMO_JOBS, REVIEW_STEP, SCENE_PROMPTS } from './demo.data';
 
 /** A GraphQL response as the simulator reads it: the fields its own queries asked for, or errors. */
 interface ResponseBody {
@@ -20,6 +20,11 @@ export interface SimulatorOptions {
   workerToken: string;
   /** An `editor` token: starts a new job when none is running, so there is always progress to watch. */
   editorToken: string;
+  /**
+   * One `worker` token per simulated render worker: they claim a music video's scenes
+   * (`claimWork`) and render them in parallel. Without it, two workers share `workerToken`.
+   */
+  sceneWorkerTokens?: string[];
   tickMs?: number;
 }
 
@@ -51,9 +56,26 @@ interface JobView {
   currentStep: string | null;
   plan: Array<{ name: string; order: number }>;
   steps: StepView[];
+  itemCounts: { total: number; completed: number };
 }
 
-const JOB_FIELDS = 'jobId projectId kind status currentStep plan { name order } steps { name attempt status progress }';
+const JOB_FIELDS =
+  'jobId projectId kind status currentStep plan { name order } steps { name attempt status progress } itemCounts { total completed }';
+
+/** The declared music-video pipeline's stages (seed 001): scenes are made, rendered in parallel, then composed. */
+const GENERATE = 'generate-scenes';
+const RENDER = 'render-scenes';
+/** Progress reports a render worker makes per scene (one a tick), and a guess of the stage's length in ticks. */
+const SCENE_REPORTS = 4;
+const RENDER_TICKS = 30;
+
+/** A simulated render worker: the scene it holds, if any, and whether it is down after a crash. */
+interface SceneWorker {
+  token: string;
+  held?: { jobId: string; sequence: number; attempt: number; progress: number; lipSync: boolean };
+  /** Ticks left before a crashed worker is back. */
+  down: number;
+}
 
 /**
  * Progress reports per step: a job someone may be watching reports every tick for about 20 s a
@@ -65,13 +87,23 @@ const reportsPerStep = (kind: string) => REPORTS_PER_STEP[kind] ?? WATCHED_REPOR
 /** How many ticks the featured job must have left, at least: 60 ticks are a minute at the default tick. */
 const WATCH_TICKS = 60;
 
-/** About how many ticks a job has left: each step takes a start, its reports and a completion. */
+/** True for a job of the declared music-video pipeline (its plan has the fan-out stage of scenes). */
+const isMusicVideo = (job: JobView) => job.plan.some((p) => p.name === RENDER);
+
+/** About how many ticks a job has left: each step takes a start, its reports and a completion; the scenes about RENDER_TICKS. */
 function ticksLeft(job: JobView): number {
   const reports = reportsPerStep(job.kind);
   const open = new Set(job.steps.filter((s) => s.status !== 'COMPLETED' && s.status !== 'SKIPPED').map((s) => s.name));
+  const cost = (name: string) => (name === RENDER ? RENDER_TICKS : reports + 2);
   const current = job.steps.filter((s) => s.name === job.currentStep).at(-1);
-  const done = current && current.status !== 'PENDING' ? 1 + Math.round(current.progress * reports) : 0;
-  return open.size * (reports + 2) - done;
+  const scenesDone = job.itemCounts.total ? job.itemCounts.completed / job.itemCounts.total : 0;
+  const done =
+    !current || current.status === 'PENDING'
+      ? 0
+      : current.name === RENDER
+        ? Math.round(scenesDone * RENDER_TICKS)
+        : 1 + Math.round(current.progress * reports);
+  return [...open].reduce((sum, name) => sum + cost(name), 0) - done;
 }
 
 /** True for a step that comes before the review step in the job's plan. */
@@ -94,6 +126,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
   let review: { jobId: string; stepName: string } | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
+  let created = 0;
 
   let requests = 0;
   const call = async (token: string, query: string, variables: Record<string, unknown> = {}) => {
@@ -124,6 +157,8 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     const step = attempts[attempts.length - 1];
     if (!step) return;
     const ref = { jobId: job.jobId, stepName: step.name };
+    // A music video's scenes are the render workers' (see renderScenes); the stage's step is the server's.
+    if (step.name === RENDER) return;
     if (step.status === 'PENDING') {
       await worker('mutation($jobId: ID!, $stepName: String!) { startStep(jobId: $jobId, stepName: $stepName) { seq } }', ref);
     } else if (step.status === 'RUNNING' && job.kind === '3D_CHARACTER' && beforeReview(job, step.name)) {
@@ -144,6 +179,34 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       );
     } else if (step.status === 'RUNNING' && job.kind === '3D_CHARACTER' && step.name === REVIEW_STEP) {
       await worker('mutation($jobId: ID!, $stepName: String!) { pauseStepForReview(jobId: $jobId, stepName: $stepName) { seq } }', ref);
+    } else if (step.status === 'RUNNING' && isMusicVideo(job) && step.name === GENERATE) {
+      // Seed 001: the scene generator decides on 6 to 12 scenes and hands each to the render
+      // stage as a work item, then completes with their count.
+      const count = 6 + Math.floor(Math.random() * 7);
+      const base = `tenants/demo/music/${job.jobId}`;
+      const items = SCENE_PROMPTS.slice(0, count).map((prompt, i) => ({
+        prompt,
+        durationSeconds: 4 + (i % 3) * 2,
+        audioClip: `${base}/audio/scene-${i + 1}.mp3`,
+        needsLipSync: i % 3 === 2,
+      }));
+      await worker(
+        'mutation($jobId: ID!, $stage: String!, $items: [JSONObject!]!) { addWorkItems(jobId: $jobId, stage: $stage, items: $items) { seq } }',
+        {
+          jobId: job.jobId,
+          stage: RENDER,
+          items,
+        },
+      );
+      await worker(
+        'mutation($jobId: ID!, $stepName: String!, $o: JSONObject, $n: Int) { completeStep(jobId: $jobId, stepName: $stepName, outputs: $o, attempt: $n) { seq } }',
+        { ...ref, o: { sceneCount: count }, n: step.attempt },
+      );
+    } else if (step.status === 'RUNNING' && isMusicVideo(job)) {
+      await worker(
+        'mutation($jobId: ID!, $stepName: String!, $o: JSONObject, $n: Int) { completeStep(jobId: $jobId, stepName: $stepName, outputs: $o, attempt: $n) { seq } }',
+        { ...ref, o: { video: `tenants/demo/music/${job.jobId}/video.mp4` }, n: step.attempt },
+      );
     } else if (step.status === 'RUNNING') {
       const artifact = `tenants/demo/jobs/${job.jobId}/${step.name}-v${step.attempt}.bin`;
       await worker(
@@ -153,10 +216,83 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     }
   }
 
+  // The render workers: each claims a scene, reports on it each tick and completes it with its
+  // clip (and a lip-synced clip where asked). Once per music video, a worker crashes half-way
+  // through a scene: it stops reporting and comes back a few ticks later with nothing, and the
+  // scene is claimed again as a new attempt once its lease runs out.
+  const sceneWorkers: SceneWorker[] = (options.sceneWorkerTokens ?? [options.workerToken, options.workerToken]).map((token) => ({
+    token,
+    down: 0,
+  }));
+  const crashedIn = new Set<string>();
+
+  async function renderScene(w: SceneWorker): Promise<void> {
+    if (w.down > 0) {
+      w.down--;
+      return;
+    }
+    if (!w.held) {
+      const data = await call(
+        w.token,
+        'mutation($kind: String, $stage: String) { claimWork(kind: $kind, stage: $stage) { job { jobId } item { sequence attempt inputs } } }',
+        { kind: 'MUSIC_VIDEO', stage: RENDER },
+      );
+      const claimed = data?.claimWork;
+      if (claimed?.item)
+        w.held = {
+          jobId: claimed.job.jobId,
+          sequence: claimed.item.sequence,
+          attempt: claimed.item.attempt,
+          progress: 0,
+          lipSync: claimed.item.inputs?.needsLipSync === true,
+        };
+      return;
+    }
+    const held = w.held;
+    held.progress = Math.round((held.progress + 1 / SCENE_REPORTS) * 1000) / 1000;
+    if (held.progress >= 0.5 && held.progress < 1 && !crashedIn.has(held.jobId)) {
+      crashedIn.add(held.jobId);
+      w.held = undefined;
+      w.down = 3;
+      logger.debug({ jobId: held.jobId, sequence: held.sequence }, 'demo render worker crashed mid-scene');
+      return;
+    }
+    const ref = { jobId: held.jobId, stage: RENDER, sequence: held.sequence, attempt: held.attempt };
+    const vars = 'mutation($jobId: ID!, $stage: String!, $sequence: Int!, $attempt: Int!';
+    if (held.progress < 1) {
+      await call(
+        w.token,
+        `${vars}, $p: Float!) { reportWorkItemProgress(jobId: $jobId, stage: $stage, sequence: $sequence, attempt: $attempt, progress: $p) { status } }`,
+        {
+          ...ref,
+          p: held.progress,
+        },
+      );
+      return;
+    }
+    w.held = undefined;
+    const base = `tenants/demo/music/${held.jobId}/scene-${held.sequence}`;
+    await call(
+      w.token,
+      `${vars}, $o: JSONObject!) { completeWorkItem(jobId: $jobId, stage: $stage, sequence: $sequence, attempt: $attempt, outputs: $o) { status } }`,
+      {
+        ...ref,
+        o: held.lipSync ? { videoClip: `${base}.mp4`, lipSyncedClip: `${base}-lipsync.mp4` } : { videoClip: `${base}.mp4` },
+      },
+    );
+  }
+
   const createJob = async (projectId: string, kind: string): Promise<string> => {
     const template = DEMO_JOBS.find((j) => j.kind === kind) ?? DEMO_JOBS[0];
+    // A key of its own makes each a new job (the same inputs would return the first one).
     const made = await call(options.editorToken, 'mutation($in: CreateJobInput!) { createJob(input: $in) { jobId } }', {
-      in: { projectId, kind: template.kind, steps: template.steps, inputs: { ...template.inputs, run: Date.now() } },
+      in: {
+        projectId,
+        kind: template.kind,
+        steps: template.steps,
+        inputs: template.inputs,
+        idempotencyKey: `demo-${kind}-${Date.now()}-${++created}`,
+      },
     });
     return made.createJob.jobId;
   };
@@ -204,7 +340,16 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       const projectId = await project();
       if (projectId) featured = await createJob(projectId, 'MUSIC_VIDEO');
     }
-    await Promise.all(jobs.map((job) => advance(job)));
+    await Promise.all([
+      ...jobs.map((job) => advance(job)),
+      ...sceneWorkers.map((w) =>
+        // One worker's refusal (its scene was taken over, say) is its own: it lets go and claims again.
+        renderScene(w).catch((err) => {
+          w.held = undefined;
+          logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'demo render worker lost its scene');
+        }),
+      ),
+    ]);
   }
 
   const round = () => {

@@ -174,7 +174,7 @@ function tabs(hints: GraphiQLHints) {
         ),
     jobId
       ? tab(
-          '# Live progress of a job: its events so far (afterSeq: 0 replays them), then the steps as they advance.\n# The subscription completes when the job does.\nsubscription WatchJob($jobId: ID!, $afterSeq: Int) {\n  jobProgress(jobId: $jobId, afterSeq: $afterSeq) {\n    seq\n    type\n    job { status currentStep progress }\n    step { name attempt status progress }\n  }\n}\n',
+          '# Live progress of a job: its events so far (afterSeq: 0 replays them), then the steps as they advance\n# (a music video\u2019s scenes render in parallel: ITEM_* events, each with its item).\n# The subscription completes when the job does. The job board (/jobs) draws the same streams.\nsubscription WatchJob($jobId: ID!, $afterSeq: Int) {\n  jobProgress(jobId: $jobId, afterSeq: $afterSeq) {\n    seq\n    type\n    job { status phase currentStep progress itemCounts { total running completed } }\n    step { name attempt status progress }\n    item { stage sequence attempt status progress }\n  }\n}\n',
           { jobId, afterSeq: 0 },
         )
       : tab(

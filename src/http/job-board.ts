@@ -65,7 +65,8 @@ const BOARD_JS = `
     var old = entry.units.get(key);
     if (!old || old.attempt <= item.attempt)
       entry.units.set(key, { key: key, label: item.stage + ' ' + item.sequence, order: 1000 + item.sequence, attempt: item.attempt,
-        status: item.status, progress: item.progress, error: item.error && item.error.message, lipSync: item.lipSync });
+        status: item.status, progress: item.progress, error: item.error && item.error.message,
+        lipSync: !!(item.inputs && item.inputs.needsLipSync) });
   }
   function putJob(job) {
     var entry = jobs.get(job.jobId);
@@ -75,7 +76,7 @@ const BOARD_JS = `
     }
     for (var k in job) if (job[k] !== undefined && k !== 'steps' && k !== 'items') entry.job[k] = job[k];
     (job.steps || []).forEach(function (s) { putStep(entry, s); });
-    (job.items || []).forEach(function (i) { putItem(entry, i); });
+    ((job.items && job.items.nodes) || []).forEach(function (i) { putItem(entry, i); });
     return entry;
   }
 
@@ -91,7 +92,9 @@ const BOARD_JS = `
         next: function (result) {
           var e = result.data && result.data.jobProgress;
           if (!e) return;
-          if (e.type === 'RESYNC' || e.type === 'HISTORY_LOST') { reread(entry); return; }
+          // ITEMS_ADDED names no item (it adds up to 80 at once): the job is read again with its
+          // items, and followed from the seq of that read, like after a gap.
+          if (e.type === 'RESYNC' || e.type === 'HISTORY_LOST' || e.type === 'ITEMS_ADDED') { reread(entry); return; }
           if (e.job) putJob(e.job);
           if (e.step) putStep(entry, e.step);
           if (e.item) putItem(entry, e.item);
@@ -130,21 +133,18 @@ const BOARD_JS = `
     });
   }
 
+  // The lists name the jobs (their first page of each status); each is then read whole, with its
+  // items, and followed from the seq of that read. (The lists leave the items out: a page of jobs
+  // with a hundred items each is past the server's query cost limit.)
   function loadLists() {
     var statuses = ['RUNNING', 'PAUSED', 'QUEUED', 'FAILED', 'COMPLETED'];
     return Promise.all(statuses.map(function (status) {
-      return gql('query($s: JobStatus!) { jobsByStatus(status: $s, first: 8) { nodes { ' + JOB_FIELDS + ' } } }', { s: status });
+      return gql('query($s: JobStatus!) { jobsByStatus(status: $s, first: 8) { nodes { jobId createdAt } } }', { s: status });
     })).then(function (lists) {
-      lists.forEach(function (data) {
-        data.jobsByStatus.nodes.forEach(function (job) {
-          if (jobs.has(job.jobId)) return;
-          var entry = putJob(job);
-          entry.seq = job.seq;
-        });
-      });
-      prune();
-      jobs.forEach(follow);
-      draw();
+      var listed = [];
+      lists.forEach(function (data) { listed = listed.concat(data.jobsByStatus.nodes); });
+      listed.sort(function (a, b) { return b.createdAt.localeCompare(a.createdAt); });
+      listed.slice(0, MAX_JOBS).forEach(adopt);
     });
   }
 
@@ -337,8 +337,11 @@ export interface BoardSelections {
   eventItemSelection: string;
 }
 
-/** What the board selects of fan-out items: nothing yet (jobs have steps only). */
-export const BOARD_SELECTIONS: BoardSelections = { itemSelection: '', eventItemSelection: '' };
+/** What the board selects of fan-out work items: a job's items when it is read, and the item an event changed. */
+export const BOARD_SELECTIONS: BoardSelections = {
+  itemSelection: 'items(first: 100) { nodes { stage sequence status attempt progress inputs error { code message } } }',
+  eventItemSelection: 'item { stage sequence status attempt progress inputs error { code message } }',
+};
 
 /**
  * The live job board, served at /jobs in development beside GraphiQL (whose assets it shares):

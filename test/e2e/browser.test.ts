@@ -47,7 +47,7 @@ async function watchJob(page: Page, enough = 3): Promise<Array<{ seq: number; te
   while (seen.size < enough && Date.now() < deadline) {
     const text = (await result.innerText().catch(() => '')).replace(/\s+/g, ' ');
     const match = /"seq": (\d+)/.exec(text);
-    if (match && /STEP_/.test(text) && !seen.has(Number(match[1]))) seen.set(Number(match[1]), text);
+    if (match && /STEP_|ITEM_/.test(text) && !seen.has(Number(match[1]))) seen.set(Number(match[1]), text);
     await page.waitForTimeout(100);
   }
   return [...seen].map(([seq, text]) => ({ seq, text }));

@@ -18,7 +18,7 @@ interface BoardUnit {
   progress: number;
 }
 interface BoardJob {
-  job: { jobId: string; status: string; progress: number; seq: number };
+  job: { jobId: string; kind: string; status: string; progress: number; seq: number };
   seq: number;
   live: boolean;
   units: BoardUnit[];
@@ -35,7 +35,8 @@ describe('the live job board in Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    // A short lease, so the scene of the demo's crashing render worker comes back within seconds.
+    server = await startTestServer({ env: { JOB_LEASE_SECONDS: '3' } });
     demo = await startDemo(server.app, server.config, { tickMs: 300 });
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -56,7 +57,7 @@ describe('the live job board in Chromium', () => {
     await server?.stop();
   });
 
-  it('draws jobs moving live, resumes every stream by position after a dropped socket, and lets go of everything on close', async () => {
+  it("draws jobs moving live (a music video's scenes in parallel, a crashed scene coming back), resumes every stream by position after a dropped socket, and lets go of everything on close", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
@@ -80,6 +81,23 @@ describe('the live job board in Chromium', () => {
     );
     expect(await page.locator(`section.job[data-job="${watched}"] .unit`).count()).toBeGreaterThan(0);
 
+    // A music video's scenes render on several workers at once: the board shows more than one
+    // RUNNING at the same moment, and the scene whose worker crashed comes back as attempt 2 and
+    // completes (after its lease, on another claim).
+    const scenes = (jobs: BoardJob[]) =>
+      jobs.filter((j) => j.job.kind === 'MUSIC_VIDEO').flatMap((j) => j.units.filter((u) => u.key.startsWith('item:')));
+    await eventually(
+      () => boardJobs(page),
+      (jobs) => scenes(jobs).filter((u) => u.status === 'RUNNING').length >= 2,
+      60_000,
+    );
+    await eventually(
+      () => boardJobs(page),
+      (jobs) => scenes(jobs).some((u) => u.attempt >= 2 && u.status === 'COMPLETED'),
+      90_000,
+    );
+    expect(await page.locator('section.job .unit[data-attempt="2"]').count()).toBeGreaterThan(0);
+
     // The network drops the socket while jobs move; the board reconnects by itself.
     await page.evaluate('window.jobBoard.dropConnection()');
     await new Promise((r) => setTimeout(r, 1500));
@@ -93,7 +111,8 @@ describe('the live job board in Chromium', () => {
     // Stop the simulator: from here the table stands still, and the board must catch up to it.
     await demo.stop();
     const editor = await server.token('demo', [Role.EDITOR]);
-    const JOB = 'query($id: ID!) { job(jobId: $id) { jobId status progress seq steps { name attempt status progress } } }';
+    const JOB =
+      'query($id: ID!) { job(jobId: $id) { jobId status progress seq steps { name attempt status progress } items(first: 100) { nodes { stage sequence attempt status progress } } } }';
     const followed = (await boardJobs(page)).filter((j) => j.live || j.job.status === 'RUNNING');
     expect(followed.length).toBeGreaterThan(0);
     for (const entry of followed) {
@@ -103,6 +122,7 @@ describe('the live job board in Chromium', () => {
           progress: number;
           seq: number;
           steps: Array<{ name: string; attempt: number; status: string; progress: number }>;
+          items: { nodes: Array<{ stage: string; sequence: number; attempt: number; status: string; progress: number }> };
         };
       };
       const shown = await eventually(
@@ -111,9 +131,10 @@ describe('the live job board in Chromium', () => {
         20_000,
       );
       expect({ status: shown.job.status, progress: shown.job.progress }).toEqual({ status: job.status, progress: job.progress });
-      // Each step as the board draws it: its latest attempt, as stored.
+      // Each step as the board draws it (its latest attempt), and each work item, as stored.
       const latest = new Map<string, { attempt: number; status: string; progress: number }>();
       for (const step of job.steps) if ((latest.get(step.name)?.attempt ?? 0) <= step.attempt) latest.set(step.name, step);
+      for (const item of job.items.nodes) latest.set(`${item.stage} ${item.sequence}`, item);
       const drawn = new Map(shown.units.map((u) => [u.label, { attempt: u.attempt, status: u.status, progress: u.progress }]));
       expect(drawn).toEqual(
         new Map([...latest].map(([name, s]) => [name, { attempt: s.attempt, status: s.status, progress: s.progress }])),
@@ -131,5 +152,5 @@ describe('the live job board in Chromium', () => {
       (c) => JSON.stringify(c) === JSON.stringify(IDLE),
       20_000,
     );
-  }, 150_000);
+  }, 300_000);
 });
