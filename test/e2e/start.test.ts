@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -45,6 +45,12 @@ describe('npm start (embedded default)', () => {
     const curl = spawnSync('bash', ['-c', pasted ?? 'false'], { encoding: 'utf8', timeout: 30_000 });
     expect(curl.status).toBe(0);
     expect(JSON.parse(curl.stdout)).toEqual({ data: { viewer: { tenantId: 'demo', roles: ['EDITOR'] } } });
+    // The README's sample banner shows the lines the server prints, in the order it prints them.
+    const labels = (text: string) => [...text.matchAll(/^([A-Z][\w ()]*?): {2,}\S/gm)].map((m) => m[1]);
+    const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+    const sample = /```\nStarting DynamoDB Local[\s\S]*?```/.exec(readme)?.[0] ?? '';
+    expect(labels(first.output()).length).toBeGreaterThan(5);
+    expect(labels(sample)).toEqual(labels(first.output()));
 
     first.child.kill('SIGTERM');
     expect(await exited(first.child)).toBe(0);
