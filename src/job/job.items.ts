@@ -10,7 +10,17 @@ import type { Store } from '../infra/dynamo/store';
 import type { UnitWrite, Write } from '../infra/dynamo/write';
 import { type FanOutDeclaration, fanOutOf } from './job.kinds';
 import { jobWithSteps } from './job.keys';
-import { decide, JobEventType, JobStatus, type JobError, type JobState, type StepState, StepStatus, TERMINAL } from './job.machine';
+import {
+  decide,
+  JobEventType,
+  JobStatus,
+  type JobError,
+  type JobState,
+  type StepState,
+  StepStatus,
+  TERMINAL,
+  stateOf,
+} from './job.machine';
 import type { JobRepository } from './job.repository';
 
 /*
@@ -742,23 +752,6 @@ function jobFields(next: JobState, at: string): Partial<JobItem> {
   };
 }
 
-function stateOf(item: JobItem): JobState {
-  const { status, plan, attempts, currentStep, progress, completedSteps, failedSteps, maxAttempts, error, startedAt, finishedAt } = item;
-  return {
-    status,
-    plan,
-    attempts,
-    currentStep: currentStep ?? null,
-    progress,
-    completedSteps,
-    failedSteps,
-    maxAttempts,
-    error,
-    startedAt,
-    finishedAt,
-  };
-}
-
 function actOnItem(state: BatchState, stage: string, sequence: number, action: ItemAction, actor: string): WorkItemItem {
   const { job } = state;
   const jobId = job.jobId;
@@ -783,6 +776,22 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
   const withCounts = (change: Partial<ItemCountsItem>) => {
     const itemCounts = { ...job.itemCounts, [stage]: { ...counts, ...change } };
     return { itemCounts, progress: progressOf(state.job, itemCounts) };
+  };
+  /** The running item fails past its attempts: counted, its event, and the stage settled by its policy. */
+  const failForGood = (error: JobError): WorkItemItem => {
+    const failed = state.putItem({
+      ...item,
+      status: ItemStatus.FAILED,
+      error,
+      finishedAt: state.at,
+      leaseExpiresAt: undefined,
+      version: item.version + 1,
+    });
+    state.change(withCounts({ running: counts.running - 1, failed: counts.failed + 1 }), JobEventType.ITEM_FAILED, actor, {
+      item: failed,
+    });
+    settleStage(state, stage, actor);
+    return failed;
   };
 
   switch (action.kind) {
@@ -835,19 +844,7 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
         state.change(withCounts({}), JobEventType.ITEM_RECLAIMED, actor, { item: again });
         return again;
       }
-      const failed = state.putItem({
-        ...item,
-        status: ItemStatus.FAILED,
-        error,
-        finishedAt: state.at,
-        leaseExpiresAt: undefined,
-        version: item.version + 1,
-      });
-      state.change(withCounts({ running: counts.running - 1, failed: counts.failed + 1 }), JobEventType.ITEM_FAILED, actor, {
-        item: failed,
-      });
-      settleStage(state, stage, actor);
-      return failed;
+      return failForGood(error);
     }
     case 'progress': {
       if (item.status !== ItemStatus.RUNNING || !stageLive) refuse(ItemStatus.RUNNING, [ItemStatus.RUNNING]);
@@ -891,19 +888,7 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
         state.change(withCounts({ running: counts.running - 1 }), JobEventType.ITEM_FAILED, actor, { item: again });
         return again;
       }
-      const failed = state.putItem({
-        ...item,
-        status: ItemStatus.FAILED,
-        error,
-        finishedAt: state.at,
-        leaseExpiresAt: undefined,
-        version: item.version + 1,
-      });
-      state.change(withCounts({ running: counts.running - 1, failed: counts.failed + 1 }), JobEventType.ITEM_FAILED, actor, {
-        item: failed,
-      });
-      settleStage(state, stage, actor);
-      return failed;
+      return failForGood(error);
     }
     case 'retry': {
       if (item.status !== ItemStatus.FAILED) refuse(ItemStatus.PENDING, [ItemStatus.FAILED]);

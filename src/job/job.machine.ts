@@ -1,4 +1,4 @@
-import { JOB_STATES, STEP_STATES } from '../common/entities';
+import { type EntityItem, JOB_STATES, STEP_STATES } from '../common/entities';
 import { badInput, invalidTransition } from '../errors';
 import { enumObject } from '../infra/dynamo/entity';
 
@@ -435,4 +435,22 @@ export function decide(
       return { job: next, steps: [retry], step: retry, type: JobEventType.JOB_RETRIED };
     }
   }
+}
+
+/** A stored job's state, as the machine decides on it. */
+export function stateOf(item: EntityItem<'Job'>): JobState {
+  const { status, plan, attempts, currentStep, progress, completedSteps, failedSteps, maxAttempts, error, startedAt, finishedAt } = item;
+  return {
+    status,
+    plan,
+    attempts,
+    currentStep: currentStep ?? null,
+    progress,
+    completedSteps,
+    failedSteps,
+    maxAttempts,
+    error,
+    startedAt,
+    finishedAt,
+  };
 }

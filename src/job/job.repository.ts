@@ -34,10 +34,10 @@ import {
   StepStatus,
   TERMINAL,
   type JobAction,
-  type JobState,
   type Outcome,
   type PlannedStep,
   type StepState,
+  stateOf,
 } from './job.machine';
 import { type CreateJobInput, isJobEvent, type JobEvent } from './job.type';
 
@@ -161,23 +161,6 @@ function claimability(job: StepJob, step: StepState, at: string): { claimable?: 
   if (step.status === StepStatus.PENDING) return { claimable: true, availableAt: at };
   if (step.status === StepStatus.RUNNING && step.leaseExpiresAt) return { claimable: true, availableAt: step.leaseExpiresAt };
   return {};
-}
-
-function stateOf(item: JobItem): JobState {
-  const { status, plan, attempts, currentStep, progress, completedSteps, failedSteps, maxAttempts, error, startedAt, finishedAt } = item;
-  return {
-    status,
-    plan,
-    attempts,
-    currentStep: currentStep ?? null,
-    progress,
-    completedSteps,
-    failedSteps,
-    maxAttempts,
-    error,
-    startedAt,
-    finishedAt,
-  };
 }
 
 const byOrder = (a: StepState, b: StepState) => a.order - b.order || a.attempt - b.attempt;
