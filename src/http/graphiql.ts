@@ -179,7 +179,9 @@ function tabs(hints: GraphiQLHints) {
         )
       : tab(
           `# Your tenant has no job yet, so there is no progress to watch. ${DEMO_TIP}\n` +
-            '# Or start one with the CreateJob tab, then reload the page. Meanwhile, the pipelines you can start:\n' +
+            (projectId
+              ? '# Or start one with the CreateJob tab, then reload the page. Meanwhile, the pipelines you can start:\n'
+              : '# Or create a project in the first tab and reload: a CreateJob tab then starts one. The pipelines you can start:\n') +
             'query JobKinds { jobKinds { name description stages { name phase review } } }\n',
         ),
     projectId

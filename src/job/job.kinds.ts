@@ -68,7 +68,8 @@ export interface JobKindDeclaration {
 export const JOB_KINDS: Record<string, JobKindDeclaration> = {
   /** Seed 000: the asset creator's pipeline, a 3D character from a prompt, reviewed before rigging. */
   '3D_CHARACTER': {
-    description: 'A rigged, animated 3D character from a prompt (seed 000).',
+    description:
+      'A rigged, animated 3D character from a prompt; a person reviews the refined concept, and the export becomes a model asset.',
     inputs: {
       prompt: attr.string({ required: true, max: 4000 }),
       referenceImage: attr.string({ s3Key: true }),
@@ -91,7 +92,8 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
   },
   /** Seed 001: the music-video pipeline. */
   MUSIC_VIDEO: {
-    description: 'A music video from a character, a product and a backing track (seed 001).',
+    description:
+      'A music video from a character, a product and a backing track: scenes are generated, rendered in parallel (some lip-synced), then composed.',
     inputs: {
       characterImage: attr.string({ required: true, s3Key: true }),
       productImage: attr.string({ s3Key: true }),
@@ -124,7 +126,7 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
   },
   /** Seed 004: the photo editor. */
   PHOTO_EDIT: {
-    description: 'An uploaded photo analysed, edited and finalized (seed 004).',
+    description: 'An uploaded photo analysed, edited and finalized; the final image becomes an asset.',
     inputs: {
       s3TempKey: attr.string({ required: true, s3Key: true }),
       fileSize: attr.int({ required: true }),

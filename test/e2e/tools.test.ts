@@ -58,6 +58,34 @@ describe('npm run token and npm run worker:demo against a server started with PO
     expect(existsSync(join(folder, '.data'))).toBe(false);
   });
 
+  it('worker:demo says what to do when it finds no running server (no retry loop), and explains itself with --help', () => {
+    // An empty temporary folder hides every running server's pointer, the test's own included.
+    const empty = mkdtempSync(join(tmpdir(), 'artissist-tools-none-'));
+    try {
+      const none = spawnSync(process.execPath, [WORKER], {
+        cwd: empty,
+        env: bareEnv({ TMPDIR: empty }),
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect({ status: none.status, stderr: none.stderr.trim() }).toEqual({
+        status: 1,
+        stderr: 'No running server found: start one with `npm start` (or `npm run demo`) first, or pass --url.',
+      });
+      const help = spawnSync(process.execPath, [WORKER, '--help'], {
+        cwd: empty,
+        env: bareEnv({ TMPDIR: empty }),
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(help.status).toBe(0);
+      expect(help.stdout).toContain('npm run worker:demo -- [--url');
+      expect(existsSync(join(empty, '.data'))).toBe(false);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
   it('drives the server it finds with worker:demo', async () => {
     const token = spawnSync(process.execPath, [TOKEN], { cwd: folder, env: bareEnv(), encoding: 'utf8' }).stdout.trim();
     // The simulator starts its jobs in the tenant's first project.
