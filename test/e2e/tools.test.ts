@@ -1,8 +1,25 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, exited, gql, MAIN, ROOT, startProcess, until, type Started } from '../support/processes';
+
+/**
+ * Runs a tool (node with `args`) to its end and collects its output, without blocking this
+ * process: spawnSync stopped the event loop, so the test's fetch sockets missed the server
+ * closing them after its keep-alive timeout, and the next request met "other side closed".
+ */
+function run(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeout?: number }) {
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, timeout: options.timeout ?? 60_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
 
 /*
  * The development tools find a running server by themselves: `npm start` with PORT and DATA_DIR
@@ -36,10 +53,9 @@ describe('npm run token and npm run worker:demo against a server started with PO
   });
 
   it('mints a token the server accepts, from the same folder with neither setting, and from anywhere with DATA_DIR', async () => {
-    const here = spawnSync(process.execPath, [TOKEN, '--tenant', 'acme', '--roles', 'viewer'], {
+    const here = await run([TOKEN, '--tenant', 'acme', '--roles', 'viewer'], {
       cwd: folder,
       env: bareEnv(),
-      encoding: 'utf8',
     });
     expect({ status: here.status, stderr: here.stderr }).toEqual({ status: 0, stderr: '' });
     const viewer = await gql(server.url, here.stdout.trim(), '{ viewer { tenantId roles } }');
@@ -47,7 +63,7 @@ describe('npm run token and npm run worker:demo against a server started with PO
 
     const elsewhere = mkdtempSync(join(tmpdir(), 'artissist-tools-other-'));
     try {
-      const named = spawnSync(process.execPath, [TOKEN], { cwd: elsewhere, env: bareEnv({ DATA_DIR: dataDir }), encoding: 'utf8' });
+      const named = await run([TOKEN], { cwd: elsewhere, env: bareEnv({ DATA_DIR: dataDir }) });
       expect(named.status).toBe(0);
       expect((await gql(server.url, named.stdout.trim(), '{ viewer { tenantId } }')).data.viewer.tenantId).toBe('demo');
       // Nothing was written where the tools ran.
@@ -58,24 +74,22 @@ describe('npm run token and npm run worker:demo against a server started with PO
     expect(existsSync(join(folder, '.data'))).toBe(false);
   });
 
-  it('worker:demo says what to do when it finds no running server (no retry loop), and explains itself with --help', () => {
+  it('worker:demo says what to do when it finds no running server (no retry loop), and explains itself with --help', async () => {
     // An empty temporary folder hides every running server's pointer, the test's own included.
     const empty = mkdtempSync(join(tmpdir(), 'artissist-tools-none-'));
     try {
-      const none = spawnSync(process.execPath, [WORKER], {
+      const none = await run([WORKER], {
         cwd: empty,
         env: bareEnv({ TMPDIR: empty }),
-        encoding: 'utf8',
         timeout: 30_000,
       });
       expect({ status: none.status, stderr: none.stderr.trim() }).toEqual({
         status: 1,
         stderr: 'No running server found: start one with `npm start` (or `npm run demo`) first, or pass --url.',
       });
-      const help = spawnSync(process.execPath, [WORKER, '--help'], {
+      const help = await run([WORKER, '--help'], {
         cwd: empty,
         env: bareEnv({ TMPDIR: empty }),
-        encoding: 'utf8',
         timeout: 30_000,
       });
       expect(help.status).toBe(0);
@@ -87,7 +101,7 @@ describe('npm run token and npm run worker:demo against a server started with PO
   });
 
   it('drives the server it finds with worker:demo', async () => {
-    const token = spawnSync(process.execPath, [TOKEN], { cwd: folder, env: bareEnv(), encoding: 'utf8' }).stdout.trim();
+    const token = (await run([TOKEN], { cwd: folder, env: bareEnv() })).stdout.trim();
     // The simulator starts its jobs in the tenant's first project.
     await gql(server.url, token, 'mutation { createProject(input: { title: "Driven" }) { projectId } }');
     const worker = spawn(process.execPath, [WORKER, '--tick-ms', '200'], {
@@ -138,11 +152,11 @@ describe('npm run token and npm run worker:demo against a server started with PO
     }
   }, 120_000);
 
-  it('says what to do, and creates nothing, when no server ran with that data folder', () => {
+  it('says what to do, and creates nothing, when no server ran with that data folder', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'artissist-tools-none-'));
     try {
       const missing = join(empty, 'never-used');
-      const result = spawnSync(process.execPath, [TOKEN], { cwd: empty, env: bareEnv({ DATA_DIR: missing }), encoding: 'utf8' });
+      const result = await run([TOKEN], { cwd: empty, env: bareEnv({ DATA_DIR: missing }) });
       expect(result.status).toBe(1);
       expect(result.stderr).toMatch(/No development signing secret in .*never-used: start the server first/);
       expect([existsSync(missing), existsSync(join(empty, '.data'))]).toEqual([false, false]);
@@ -159,7 +173,7 @@ describe('npm run token and npm run worker:demo against a server started with PO
     expect([existsSync(join(dataDir, 'server.json')), existsSync(pointer(server.child.pid!))]).toEqual([false, false]);
     // A tool asked now finds no server, and still writes nothing.
     mkdirSync(join(folder, 'after'));
-    const after = spawnSync(process.execPath, [WORKER], { cwd: join(folder, 'after'), env: bareEnv(), encoding: 'utf8', timeout: 30_000 });
+    const after = await run([WORKER], { cwd: join(folder, 'after'), env: bareEnv(), timeout: 30_000 });
     expect(after.status).toBe(1);
     expect(existsSync(join(folder, 'after', '.data'))).toBe(false);
   }, 60_000);
