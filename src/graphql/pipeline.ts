@@ -98,8 +98,12 @@ export class OperationPipeline {
   private readonly allRules: ValidationRule[];
   /** Results of executing one event for one share key (see `subscribe`). */
   private readonly sharedResults = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+  /** The `next` payload of each shared result without errors, serialized once (see `sharedPayload`). */
+  private readonly sharedPayloads = new WeakMap<ExecutionResult, string>();
   /** How many times an event was executed for subscribers (once per event and share key); tests read it. */
   sharedExecutions = 0;
+  /** How many times a shared result was serialized (once per event and share key); tests read it. */
+  sharedSerializations = 0;
 
   constructor(private readonly deps: PipelineDeps) {
     const { config } = deps;
@@ -344,6 +348,23 @@ export class OperationPipeline {
         lifetime.end();
       }
     })();
+  }
+
+  /**
+   * The JSON of a subscription result as graphql-transport-ws's `next` payload, serialized once
+   * per result: every subscriber of one share key is handed the same result object (see
+   * `stream`), so they all get the same string. Undefined for a result with errors, whose
+   * formatting carries each subscriber's own request id.
+   */
+  sharedPayload(result: ExecutionResult): string | undefined {
+    if (result.errors) return undefined;
+    let json = this.sharedPayloads.get(result);
+    if (json === undefined) {
+      this.sharedSerializations++;
+      json = JSON.stringify(result);
+      this.sharedPayloads.set(result, json);
+    }
+    return json;
   }
 
   private executeShared(args: ExecutionArgs, key: string, principal: Principal | null, event: unknown): Promise<ExecutionResult> {
