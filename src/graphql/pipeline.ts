@@ -325,29 +325,51 @@ export class OperationPipeline {
     ].join('\u0000');
     const key = `${documentKey(args.document)}\u0000${shareKey}`;
     const run = (event: unknown) => this.executeShared(args, key, shared, event);
-    return (async function* deliver() {
+    // A hand-written iterator rather than an async generator: each event of each subscriber passes
+    // through it, and a generator's suspension costs more than one awaited call.
+    const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
+    const finish = () => {
+      lifetime.end();
+      return done;
+    };
+    const next = async (): Promise<IteratorResult<Delivery, undefined>> => {
+      if (lifetime.ended) return finish();
+      let item: IteratorResult<unknown>;
       try {
-        while (!lifetime.ended) {
-          const next = await iterator.next();
-          if (next.done || lifetime.ended) return;
-          // With tracing on, delivering an event to this subscriber (executing it, sending it) is a
-          // span linked to the trace of the change that wrote the event; undefined otherwise.
-          const delivery = startLinkedSpan('subscription delivery', traceparentOfEvent(next.value), {
-            kind: SpanKind.CONSUMER,
-            attributes: spanAttributes,
-          });
-          try {
-            const result = await (delivery ? delivery.run(() => run(next.value)) : run(next.value));
-            if (lifetime.ended) return;
-            yield { result, event: next.value };
-          } finally {
-            delivery?.end();
-          }
-        }
-      } finally {
-        lifetime.end();
+        item = await iterator.next();
+      } catch (error) {
+        finish();
+        throw error;
       }
-    })();
+      if (item.done || lifetime.ended) return finish();
+      const event = item.value;
+      // With tracing on, delivering an event to this subscriber (executing it) is a span linked to
+      // the trace of the change that wrote the event; undefined otherwise.
+      const delivery = startLinkedSpan('subscription delivery', traceparentOfEvent(event), {
+        kind: SpanKind.CONSUMER,
+        attributes: spanAttributes,
+      });
+      try {
+        const result = await (delivery ? delivery.run(() => run(event)) : run(event));
+        if (lifetime.ended) return finish();
+        return { done: false, value: { result, event } };
+      } catch (error) {
+        finish();
+        throw error;
+      } finally {
+        delivery?.end();
+      }
+    };
+    const deliveries: AsyncGenerator<Delivery, undefined> = {
+      next,
+      return: async () => finish(),
+      throw: async (error?: unknown) => {
+        finish();
+        throw error;
+      },
+      [Symbol.asyncIterator]: () => deliveries,
+    };
+    return deliveries;
   }
 
   /**

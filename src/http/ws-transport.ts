@@ -199,7 +199,7 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       held: 0,
       state: options.newState(),
       write: (data, written) => {
-        if (writable()) socket.send(data, () => written());
+        if (writable()) socket.send(data, written);
         else written();
       },
     };
