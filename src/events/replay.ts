@@ -157,120 +157,125 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
     wake?.();
   });
 
+  // One generator with its cleanup, not one delegating to another: every event of every subscriber passes here.
   async function* run(): AsyncGenerator<E> {
     try {
-      yield* deliver();
-    } finally {
-      ended = true;
-      live.close();
-    }
-  }
+      await live.ready;
+      const start = await options.start;
+      const pageSize = options.pageSize ?? REPLAY_PAGE;
+      const maxReplay = options.maxReplay ?? REPLAY_MAX_EVENTS;
+      let last = start.from ?? start.head;
+      let lastEvent: E | undefined;
+      let done = false;
 
-  async function* deliver(): AsyncGenerator<E> {
-    await live.ready;
-    const start = await options.start;
-    const pageSize = options.pageSize ?? REPLAY_PAGE;
-    const maxReplay = options.maxReplay ?? REPLAY_MAX_EVENTS;
-    let last = start.from ?? start.head;
-    let lastEvent: E | undefined;
-    let done = false;
-
-    /** The events of `events` that follow `last` without a gap, each once; stops at a gap or the final event. */
-    function* inOrder(events: E[], replayed: boolean): Generator<E> {
-      for (const event of events) {
-        const position = positionOf(event);
-        if (position <= last) continue;
-        if (position > last + 1) return;
-        last = position;
-        lastEvent = event;
-        if (replayed) options.observer?.replayed();
-        yield positioned(event, position);
-        if (isFinal(event)) {
-          done = true;
-          return;
+      /** The events of `events` that follow `last` without a gap, each once; stops at a gap or the final event. */
+      function* inOrder(events: E[], replayed: boolean): Generator<E> {
+        for (const event of events) {
+          const position = positionOf(event);
+          if (position <= last) continue;
+          if (position > last + 1) return;
+          last = position;
+          lastEvent = event;
+          if (replayed) options.observer?.replayed();
+          yield positioned(event, position);
+          if (isFinal(event)) {
+            done = true;
+            return;
+          }
         }
       }
-    }
 
-    /**
-     * A page of stored events after `last`. A short page from a shared read (which may have
-     * started before events up to `atLeast` were committed) is read again, fresh.
-     */
-    async function page(atLeast: number): Promise<E[]> {
-      const events = await options.readPage(last, pageSize, false);
-      const end = events.length ? positionOf(events[events.length - 1]) : last;
-      return events.length < pageSize && end < atLeast ? options.readPage(last, pageSize, true) : events;
-    }
-
-    /**
-     * Sends the stored events after `last`, a page at a time as the client takes them, up to
-     * `until` (or as far as the store goes). Stops at a gap (what follows arrives live), the final
-     * event or the end of the stored events.
-     */
-    async function* stored(until: number, atLeast: number): AsyncGenerator<E> {
-      while (!done && last < until) {
-        const events = await page(atLeast);
-        const before = last;
-        yield* inOrder(events, true);
-        if (last === before || events.length < pageSize) return;
+      /**
+       * A page of stored events after `last`. A short page from a shared read (which may have
+       * started before events up to `atLeast` were committed) is read again, fresh.
+       */
+      async function page(atLeast: number): Promise<E[]> {
+        const events = await options.readPage(last, pageSize, false);
+        const end = events.length ? positionOf(events[events.length - 1]) : last;
+        return events.length < pageSize && end < atLeast ? options.readPage(last, pageSize, true) : events;
       }
-    }
 
-    const resumed = start.from !== null && start.from < start.head;
-    if (resumed && start.head - (start.from ?? 0) > maxReplay) {
-      // Too far behind to replay: the client re-queries the state instead (see REPLAY_MAX_EVENTS).
-      last = start.head;
-      yield positioned(options.acknowledge(last), last);
-      options.observer?.historyLost?.();
-      yield positioned(options.historyLost(last), last);
-    } else if (resumed) {
-      const first = await page(start.head);
-      if (first.length === 0 || positionOf(first[0]) !== last + 1) {
-        // The event right after the client's position expired: a replay would have a hole.
+      /**
+       * Sends the stored events after `last`, a page at a time as the client takes them, up to
+       * `until` (or as far as the store goes). Stops at a gap (what follows arrives live), the final
+       * event or the end of the stored events.
+       */
+      async function* stored(until: number, atLeast: number): AsyncGenerator<E> {
+        while (!done && last < until) {
+          const events = await page(atLeast);
+          const before = last;
+          yield* inOrder(events, true);
+          if (last === before || events.length < pageSize) return;
+        }
+      }
+
+      const resumed = start.from !== null && start.from < start.head;
+      if (resumed && start.head - (start.from ?? 0) > maxReplay) {
+        // Too far behind to replay: the client re-queries the state instead (see REPLAY_MAX_EVENTS).
         last = start.head;
         yield positioned(options.acknowledge(last), last);
         options.observer?.historyLost?.();
         yield positioned(options.historyLost(last), last);
+      } else if (resumed) {
+        const first = await page(start.head);
+        if (first.length === 0 || positionOf(first[0]) !== last + 1) {
+          // The event right after the client's position expired: a replay would have a hole.
+          last = start.head;
+          yield positioned(options.acknowledge(last), last);
+          options.observer?.historyLost?.();
+          yield positioned(options.historyLost(last), last);
+        } else {
+          yield positioned(options.acknowledge(last), last);
+          const before = last;
+          yield* inOrder(first, true);
+          if (last > before && first.length === pageSize) yield* stored(Number.POSITIVE_INFINITY, start.head);
+        }
       } else {
         yield positioned(options.acknowledge(last), last);
-        const before = last;
-        yield* inOrder(first, true);
-        if (last > before && first.length === pageSize) yield* stored(Number.POSITIVE_INFINITY, start.head);
       }
-    } else {
-      yield positioned(options.acknowledge(last), last);
-    }
-    if (done || (start.finished && last >= start.head)) return;
+      if (done || (start.finished && last >= start.head)) return;
 
-    for (;;) {
-      if (catchUp) {
-        catchUp = false;
-        // What was published while the bus was down is newer than any read under way: read it fresh.
-        yield* stored(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
-        if (done) return;
+      for (;;) {
+        if (catchUp) {
+          catchUp = false;
+          // What was published while the bus was down is newer than any read under way: read it fresh.
+          yield* stored(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+          if (done) return;
+        }
+        while (buffer.length > 0) {
+          const event = buffer.shift()!;
+          const position = positionOf(event);
+          if (position <= last) continue;
+          // A live event ahead of the next expected one: what lies between is in the store, since
+          // positions are taken in commit order.
+          if (position > last + 1) {
+            yield* stored(position - 1, position - 1);
+            if (done) return;
+            // The store had it already, or still lacks what comes before it (it arrives live then).
+            if (position !== last + 1) continue;
+          }
+          // The next event in order, yielded here rather than through inOrder: this is every live
+          // event of every subscriber, and a nested generator per event costs each of them.
+          last = position;
+          lastEvent = event;
+          yield positioned(event, position);
+          if (isFinal(event)) return;
+        }
+        if (overflowed) {
+          options.observer?.resync();
+          const resync = options.resync(last, lastEvent);
+          if (typeof resync === 'object' && resync !== null) resumeRequests.add(resync);
+          yield positioned(resync, last);
+          return;
+        }
+        if (ended) return;
+        if (catchUp) continue;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
       }
-      while (buffer.length > 0) {
-        const event = buffer.shift()!;
-        const position = positionOf(event);
-        if (position <= last) continue;
-        // A live event ahead of the next expected one: what lies between is in the store, since
-        // positions are taken in commit order.
-        if (position > last + 1) yield* stored(position - 1, position - 1);
-        if (done) return;
-        yield* inOrder([event], false);
-        if (done) return;
-      }
-      if (overflowed) {
-        options.observer?.resync();
-        const resync = options.resync(last, lastEvent);
-        if (typeof resync === 'object' && resync !== null) resumeRequests.add(resync);
-        yield positioned(resync, last);
-        return;
-      }
-      if (ended) return;
-      if (catchUp) continue;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
+    } finally {
+      ended = true;
+      live.close();
     }
   }
 

@@ -98,8 +98,12 @@ export class OperationPipeline {
   private readonly allRules: ValidationRule[];
   /** Results of executing one event for one share key (see `subscribe`). */
   private readonly sharedResults = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+  /** The `next` payload of each shared result without errors, serialized once (see `sharedPayload`). */
+  private readonly sharedPayloads = new WeakMap<ExecutionResult, string>();
   /** How many times an event was executed for subscribers (once per event and share key); tests read it. */
   sharedExecutions = 0;
+  /** How many times a shared result was serialized (once per event and share key); tests read it. */
+  sharedSerializations = 0;
 
   constructor(private readonly deps: PipelineDeps) {
     const { config } = deps;
@@ -321,29 +325,68 @@ export class OperationPipeline {
     ].join('\u0000');
     const key = `${documentKey(args.document)}\u0000${shareKey}`;
     const run = (event: unknown) => this.executeShared(args, key, shared, event);
-    return (async function* deliver() {
+    // A hand-written iterator rather than an async generator: each event of each subscriber passes
+    // through it, and a generator's suspension costs more than one awaited call.
+    const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
+    const finish = () => {
+      lifetime.end();
+      return done;
+    };
+    const next = async (): Promise<IteratorResult<Delivery, undefined>> => {
+      if (lifetime.ended) return finish();
+      let item: IteratorResult<unknown>;
       try {
-        while (!lifetime.ended) {
-          const next = await iterator.next();
-          if (next.done || lifetime.ended) return;
-          // With tracing on, delivering an event to this subscriber (executing it, sending it) is a
-          // span linked to the trace of the change that wrote the event; undefined otherwise.
-          const delivery = startLinkedSpan('subscription delivery', traceparentOfEvent(next.value), {
-            kind: SpanKind.CONSUMER,
-            attributes: spanAttributes,
-          });
-          try {
-            const result = await (delivery ? delivery.run(() => run(next.value)) : run(next.value));
-            if (lifetime.ended) return;
-            yield { result, event: next.value };
-          } finally {
-            delivery?.end();
-          }
-        }
-      } finally {
-        lifetime.end();
+        item = await iterator.next();
+      } catch (error) {
+        finish();
+        throw error;
       }
-    })();
+      if (item.done || lifetime.ended) return finish();
+      const event = item.value;
+      // With tracing on, delivering an event to this subscriber (executing it) is a span linked to
+      // the trace of the change that wrote the event; undefined otherwise.
+      const delivery = startLinkedSpan('subscription delivery', traceparentOfEvent(event), {
+        kind: SpanKind.CONSUMER,
+        attributes: spanAttributes,
+      });
+      try {
+        const result = await (delivery ? delivery.run(() => run(event)) : run(event));
+        if (lifetime.ended) return finish();
+        return { done: false, value: { result, event } };
+      } catch (error) {
+        finish();
+        throw error;
+      } finally {
+        delivery?.end();
+      }
+    };
+    const deliveries: AsyncGenerator<Delivery, undefined> = {
+      next,
+      return: async () => finish(),
+      throw: async (error?: unknown) => {
+        finish();
+        throw error;
+      },
+      [Symbol.asyncIterator]: () => deliveries,
+    };
+    return deliveries;
+  }
+
+  /**
+   * The JSON of a subscription result as graphql-transport-ws's `next` payload, serialized once
+   * per result: every subscriber of one share key is handed the same result object (see
+   * `stream`), so they all get the same string. Undefined for a result with errors, whose
+   * formatting carries each subscriber's own request id.
+   */
+  sharedPayload(result: ExecutionResult): string | undefined {
+    if (result.errors) return undefined;
+    let json = this.sharedPayloads.get(result);
+    if (json === undefined) {
+      this.sharedSerializations++;
+      json = JSON.stringify(result);
+      this.sharedPayloads.set(result, json);
+    }
+    return json;
   }
 
   private executeShared(args: ExecutionArgs, key: string, principal: Principal | null, event: unknown): Promise<ExecutionResult> {

@@ -8,7 +8,8 @@ import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import type { OperationPipeline } from '../graphql/pipeline';
 import type { RequestRecord } from '../graphql/record';
-import { serveGraphQLOverWebSocket, type Operation, type Transport } from './ws-transport';
+import { deliverDirectly } from './direct-delivery';
+import { serveGraphQLOverWebSocket, type Connection, type Operation, type Transport } from './ws-transport';
 
 export interface WebSocketDeps {
   config: Config;
@@ -23,11 +24,12 @@ interface SocketState {
   expiryTimer?: NodeJS.Timeout;
 }
 
-/** What an operation on a socket needs beyond its execution args: its lifetime, its record and its caller. */
+/** What an operation on a socket needs beyond its execution args: its lifetime, its record, its caller and its socket. */
 interface OperationState {
   operation: Operation;
   record: RequestRecord;
   principal: Principal | null;
+  connection: Connection<SocketState>;
 }
 
 /**
@@ -151,13 +153,23 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
           variableValues: payload.variables,
           contextValue: pipeline.context(principal),
         };
-        operationStates.set(args, { operation, record, principal });
+        operationStates.set(args, { operation, record, principal, connection: ctx.extra });
         return args;
       },
       execute: (args) => pipeline.execute(args),
-      subscribe: (args) => {
-        const { operation, principal } = stateOf(args);
-        return pipeline.subscribe({ ...args, lifetime: operation, principal });
+      // A subscription's results bypass graphql-ws's per-result loop: see direct-delivery.ts.
+      subscribe: async (args) => {
+        const { operation, principal, record, connection } = stateOf(args);
+        const stream = await pipeline.stream({ ...args, lifetime: operation, principal });
+        if (!(Symbol.asyncIterator in stream)) return stream;
+        return deliverDirectly(stream, {
+          id: operation.id,
+          write: connection.write,
+          lifetime: operation,
+          payload: (result) =>
+            pipeline.sharedPayload(result) ??
+            JSON.stringify({ ...result, errors: result.errors && pipeline.formatErrors(record, result.errors) }),
+        });
       },
       // Errors of an operation refused in onSubscribe: formatted like every other error, with its request id.
       onError: (ctx, id, _payload, errors) => {
@@ -167,6 +179,7 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
         if (!transport.operationOf(ctx.extra, id)) pipeline.finish(record);
         return formatted;
       },
+      // Only queries and mutations reach onNext; subscription results are formatted in `subscribe`.
       onNext: (_ctx, _id, _payload, args, result) =>
         result.errors ? { ...result, errors: pipeline.formatErrors(stateOf(args).record, result.errors) } : undefined,
     },

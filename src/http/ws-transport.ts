@@ -67,6 +67,13 @@ export interface Connection<S> {
   held: number;
   /** Whatever the GraphQL layer keeps per socket (the principal, timers). */
   state: S;
+  /**
+   * Writes a frame at once, without waiting for it (the live path's sends; see direct-delivery.ts).
+   * `written` is called once the frame has left, or failed to; a frame for a socket that is no
+   * longer open is dropped and `written` called at once. A peer that let more than
+   * MAX_BUFFERED_BYTES pile up unread is dropped, as for every other frame.
+   */
+  write(data: string, written: () => void): void;
 }
 
 export interface TransportOptions<S> {
@@ -174,7 +181,28 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       socket.terminate();
       return;
     }
-    const connection: Connection<S> = { socket, request, operations: new Map(), held: 0, state: options.newState() };
+    /** True when the frame may go out: the socket is open and its peer still reads. */
+    const writable = () => {
+      // A socket that closed meanwhile drops the frame: its operations are ending anyway.
+      if (socket.readyState !== socket.OPEN) return false;
+      if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+        logger.debug({ buffered: socket.bufferedAmount }, 'websocket peer stopped reading; dropping it');
+        socket.terminate();
+        return false;
+      }
+      return true;
+    };
+    const connection: Connection<S> = {
+      socket,
+      request,
+      operations: new Map(),
+      held: 0,
+      state: options.newState(),
+      write: (data, written) => {
+        if (writable()) socket.send(data, written);
+        else written();
+      },
+    };
     connections.add(connection);
     // graphql-ws's callback for each subscribe message resolves when that operation is over; a
     // reused id waits on it.
@@ -190,17 +218,7 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       connection.held--;
       operationCount--;
     };
-    const send = (data: string) =>
-      new Promise<void>((resolve) => {
-        // A socket that closed meanwhile drops the frame: its operations are ending anyway.
-        if (socket.readyState !== socket.OPEN) return resolve();
-        if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
-          logger.debug({ buffered: socket.bufferedAmount }, 'websocket peer stopped reading; dropping it');
-          socket.terminate();
-          return resolve();
-        }
-        socket.send(data, () => resolve());
-      });
+    const send = (data: string) => new Promise<void>((resolve) => connection.write(data, resolve));
 
     const closed = protocol.opened(
       {

@@ -1,4 +1,4 @@
-import { GraphQLInt, GraphQLObjectType, GraphQLSchema, GraphQLString, type ExecutionResult } from 'graphql';
+import { GraphQLError, GraphQLInt, GraphQLObjectType, GraphQLSchema, GraphQLString, type ExecutionResult } from 'graphql';
 import { Role, type Principal } from '../../src/auth/principal';
 import { loadConfig } from '../../src/config';
 import type { Context } from '../../src/context';
@@ -106,6 +106,13 @@ describe('the operation pipeline', () => {
     expect(pipeline.sharedExecutions - before).toBe(2);
     expect(results[0].value).toBe(results[1].value);
     expect(results[2].value).not.toBe(results[0].value);
+    // Its `next` payload is serialized once per share key too: Alice and Bob get the same string.
+    const serialized = pipeline.sharedSerializations;
+    const payloads = results.map((r) => pipeline.sharedPayload(r.value));
+    expect(pipeline.sharedSerializations - serialized).toBe(2);
+    expect(payloads[0]).toBe(payloads[1]);
+    expect(JSON.parse(payloads[0]!)).toEqual(results[0].value);
+    expect(pipeline.sharedPayload({ data: null, errors: [new GraphQLError('x')] })).toBeUndefined();
 
     alice.lifetime.end();
     expect(ticks.closed).toBe(1);
