@@ -133,7 +133,21 @@ const APP_JS = `
     }
     return first || 'query';
   }
+  // Right after a tab switch GraphiQL can still send the previous tab's operation name with this
+  // tab's document, which the server refuses ("Unknown operation named …"). A document with one
+  // operation is sent with that operation's own name instead.
+  function ownOperationName(params) {
+    var source = (params.query || '').replace(/#[^\\n]*/g, '');
+    var re = /\\b(query|mutation|subscription)\\b\\s*([_A-Za-z][_0-9A-Za-z]*)?/g, match, names = [];
+    while ((match = re.exec(source))) names.push(match[2] || null);
+    if (!params.operationName || names.length !== 1 || names[0] === params.operationName) return params;
+    var fixed = Object.assign({}, params);
+    if (names[0]) fixed.operationName = names[0];
+    else delete fixed.operationName;
+    return fixed;
+  }
   function fetcher(params, options) {
+    params = ownOperationName(params);
     if (operationType(params) !== 'subscription') return http(params, options);
     return socketFor(header(options && options.headers, 'authorization')).iterate(params);
   }
