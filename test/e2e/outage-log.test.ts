@@ -94,7 +94,9 @@ describe('logging a DynamoDB outage', () => {
       tenantId: 'outage-log',
       roles: [Role.EDITOR],
     });
+    let requests = 0;
     const gql = async (query: string, variables?: object) => {
+      requests++;
       const res = await fetch(server!.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -109,10 +111,12 @@ describe('logging a DynamoDB outage', () => {
     const before = server.output().length;
 
     dynamo.kill();
+    requests = 0;
     const started = Date.now();
     const statuses: number[] = [];
-    // Many requests, 10 at a time, for about three seconds; each carries the secret text.
-    while (Date.now() - started < 3000) {
+    // Many requests, 10 at a time, each carrying the secret text. A fixed count, not a fixed time: on
+    // a busy machine a few seconds hold few requests, and the bounds below compare lines to requests.
+    for (let round = 0; round < 20; round++) {
       const batch = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
           i % 2
@@ -150,7 +154,8 @@ describe('logging a DynamoDB outage', () => {
     // One line when it starts failing, then at most one per interval (plus one for timing slack).
     expect(warnings.length).toBeGreaterThanOrEqual(2);
     expect(warnings.length).toBeLessThanOrEqual(2 + Math.ceil((Date.now() - started) / INTERVAL_MS));
-    expect(warnings.length).toBeLessThan(statuses.length / 4);
+    // Far fewer lines than failed requests (those of the outage and the polls while DynamoDB restarts).
+    expect(warnings.length).toBeLessThan(requests / 2);
     expect(summaries.length).toBe(warnings.length);
     expect(failures).toBeGreaterThanOrEqual(statuses.length);
     expect(lines.some((l) => l.entry.level === 30 && l.entry.msg === 'dynamodb answers again')).toBe(true);
