@@ -60,6 +60,8 @@ export interface App {
    * and event-bus listeners.
    */
   counts(): ServerCounts;
+  /** Subscription results delivered so far, by path (see OperationPipeline.results); tests read it. */
+  liveResults(): { handedOver: number; pulled: number };
   /**
    * Lets the demo tell GraphiQL which project and job to show in its example tabs. Without it the
    * tabs name the development tenant's own data, looked up on every page load.
@@ -339,6 +341,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       metricsUrl: metricsServer?.url,
       devToken,
       counts: () => ({ ...ws.counts(), ...sse.counts(), event_bus_listeners: bus.listenerCount() }),
+      liveResults: () => ({ ...pipeline.results }),
       setGraphiQLHints(hints) {
         exampleIds = hints;
       },

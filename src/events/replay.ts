@@ -1,3 +1,4 @@
+import { type DirectConsumer, HAND_OVER, type HandsOver, PARKED, type Parked } from '../infra/handover';
 import { CATCH_UP, type Listening } from '../infra/pubsub';
 
 /**
@@ -92,8 +93,11 @@ export const REPLAY_PAGE = 100;
  */
 export const REPLAY_MAX_EVENTS = 100_000;
 
-/** A replay-then-live stream; `ready` resolves once its live listener is in effect. */
-export type ReplayStream<E> = AsyncIterableIterator<E> & { ready: Promise<void> };
+/**
+ * A replay-then-live stream; `ready` resolves once its live listener is in effect. Its live events
+ * can be handed over to a consumer once it is caught up (see infra/handover.ts).
+ */
+export type ReplayStream<E> = AsyncIterableIterator<E> & HandsOver<E> & { ready: Promise<void> };
 
 /**
  * The position of each event a replay-then-live stream handed out, so a transport can label what it
@@ -138,6 +142,19 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
   let catchUp = false;
   let wake: (() => void) | undefined;
   const isFinal = options.isFinal ?? (() => false);
+  /** The position of the last event handed on (pulled or taken), and that event. */
+  let last = 0;
+  let lastEvent: E | undefined;
+  /** The consumer live events are handed over to, once one asked (see infra/handover.ts). */
+  let direct: DirectConsumer<E> | undefined;
+  /** True while the generator is parked and live events go to `direct.take`. */
+  let handedOver = false;
+
+  /** Ends a hand-over: the consumer pulls again, and the generator goes on from its PARKED. */
+  const wakeConsumer = () => {
+    handedOver = false;
+    direct?.wake();
+  };
 
   // Listen from the start, so nothing published during the replay is lost.
   const live: Listening = options.live((payload) => {
@@ -146,6 +163,19 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
       catchUp = true;
     } else {
       if (!options.accept(payload)) return;
+      if (handedOver) {
+        // The steady state of a caught-up subscriber: the next event in order goes straight to
+        // the consumer. Anything else (a gap, the final event, a consumer that cannot take it)
+        // goes through the buffer and a pull, as before the hand-over.
+        const position = positionOf(payload);
+        if (position <= last) return;
+        if (position === last + 1 && !isFinal(payload) && direct?.canTake()) {
+          last = position;
+          lastEvent = payload;
+          direct.take(payload);
+          return;
+        }
+      }
       if (buffer.length >= options.maxBuffer) {
         // Stop listening at once: the client resumes from the store after the resync.
         overflowed = true;
@@ -154,18 +184,18 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
         buffer.push(payload);
       }
     }
-    wake?.();
+    if (handedOver) wakeConsumer();
+    else wake?.();
   });
 
   // One generator with its cleanup, not one delegating to another: every event of every subscriber passes here.
-  async function* run(): AsyncGenerator<E> {
+  async function* run(): AsyncGenerator<E | Parked> {
     try {
       await live.ready;
       const start = await options.start;
       const pageSize = options.pageSize ?? REPLAY_PAGE;
       const maxReplay = options.maxReplay ?? REPLAY_MAX_EVENTS;
-      let last = start.from ?? start.head;
-      let lastEvent: E | undefined;
+      last = start.from ?? start.head;
       let done = false;
 
       /** The events of `events` that follow `last` without a gap, each once; stops at a gap or the final event. */
@@ -270,11 +300,19 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
         }
         if (ended) return;
         if (catchUp) continue;
+        if (direct) {
+          // Caught up: hand the live events over until something needs a pull (see infra/handover.ts).
+          handedOver = true;
+          yield PARKED;
+          handedOver = false;
+          continue;
+        }
         await new Promise<void>((resolve) => (wake = resolve));
         wake = undefined;
       }
     } finally {
       ended = true;
+      handedOver = false;
       live.close();
     }
   }
@@ -282,19 +320,31 @@ export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
   const generator = run();
   const stop = async () => {
     ended = true;
+    handedOver = false;
     live.close();
     wake?.();
   };
+  /** The stream's items for a consumer that did not ask for the hand-over, which never sees PARKED. */
+  const narrow = (item: IteratorResult<E | Parked>): IteratorResult<E> => {
+    if (item.done) return { done: true, value: undefined };
+    if (item.value === PARKED) throw new Error('A replay stream parked without a consumer to hand over to.');
+    return { done: false, value: item.value };
+  };
+  const next = async (): Promise<IteratorResult<E>> => narrow(await generator.next());
   return {
     ready: live.ready,
-    next: () => generator.next(),
+    next,
+    [HAND_OVER](consumer: DirectConsumer<E>) {
+      direct = consumer;
+      return () => generator.next();
+    },
     async return(value?: unknown) {
       await stop();
-      return generator.return(value);
+      return narrow(await generator.return(value));
     },
     async throw(error?: unknown) {
       await stop();
-      return generator.throw(error);
+      return narrow(await generator.throw(error));
     },
     [Symbol.asyncIterator]() {
       return this;

@@ -26,8 +26,10 @@ import type { Config } from '../config';
 import type { Context } from '../context';
 import { formatError } from '../errors';
 import { isRecord } from '../guards';
+import { logger } from '../logger';
 import { TrustedDocuments } from './trusted-documents';
 import { runWithBudget } from '../infra/deadline';
+import { type DirectConsumer, HAND_OVER, handsOver, PARKED, type Parked } from '../infra/handover';
 import type { Metrics } from '../infra/metrics';
 import { inSpan, SpanKind, startLinkedSpan, traceparentOfEvent, tracingActive } from '../infra/tracing';
 import {
@@ -64,6 +66,42 @@ export interface Delivery {
   event: unknown;
 }
 
+/**
+ * Where a handed-over subscription's results go (see DeliveryStream.handOver): the transport's
+ * side, which writes each result as a frame.
+ */
+export interface DirectWriter {
+  /** True when the transport can take `pending` more results at once (besides the frames it has in flight). */
+  canTake(pending: number): boolean;
+  /** The subscription's next result, in order. */
+  deliver(result: ExecutionResult): void;
+  /** Executing an event failed: the subscription ends with `error`, as when a pull throws. */
+  fail(error: unknown): void;
+  /** Results now come from pulls again, until the next PARKED. */
+  wake(): void;
+}
+
+/**
+ * A subscription's results. When its source stream can hand its live events over (see
+ * infra/handover.ts), `handOver` gives a pull function to use instead of `next`: it gives PARKED
+ * once the subscriber is caught up, after which each live event's result, executed once per share
+ * key and event, is handed to the writer by a plain call, in order.
+ */
+export type DeliveryStream = AsyncGenerator<Delivery, undefined> & {
+  handOver?(writer: DirectWriter): () => Promise<IteratorResult<Delivery | Parked, undefined>>;
+};
+
+/**
+ * One event's result for the handed-over subscribers of one share key, and who waits for it.
+ * Results of one key are handed on in the order their events arrived (see `directBatch`).
+ */
+interface DirectBatch {
+  waiters: Array<(batch: DirectBatch) => void> | null;
+  result?: ExecutionResult;
+  error?: unknown;
+  failed: boolean;
+}
+
 /** Execution arguments of one subscription, plus what its shared per-event execution needs. */
 export interface SubscriptionArgs extends ExecutionArgs {
   lifetime: SubscriptionLifetime;
@@ -98,12 +136,22 @@ export class OperationPipeline {
   private readonly allRules: ValidationRule[];
   /** Results of executing one event for one share key (see `subscribe`). */
   private readonly sharedResults = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+  /** The same for handed-over subscribers, with who waits (see `directBatch`). */
+  private readonly directBatches = new WeakMap<object, Map<string, DirectBatch>>();
+  /** Per share key, the hand-on of its newest batch: a key's results are handed on in event order. */
+  private readonly directTails = new Map<string, Promise<void>>();
   /** The `next` payload of each shared result without errors, serialized once (see `sharedPayload`). */
   private readonly sharedPayloads = new WeakMap<ExecutionResult, string>();
   /** How many times an event was executed for subscribers (once per event and share key); tests read it. */
   sharedExecutions = 0;
   /** How many times a shared result was serialized (once per event and share key); tests read it. */
   sharedSerializations = 0;
+  /**
+   * Subscription results handed to a caught-up subscriber by the hand-over, and results pulled
+   * (acknowledgements, replays, gaps, and every result of a transport that does not hand over);
+   * tests read them to show which path delivered.
+   */
+  readonly results = { handedOver: 0, pulled: 0 };
 
   constructor(private readonly deps: PipelineDeps) {
     const { config } = deps;
@@ -304,7 +352,7 @@ export class OperationPipeline {
    * positionOfDelivered in events/replay.ts). Returns an ExecutionResult with errors, and starts
    * nothing, when the source stream cannot be created (the field's `subscribe` threw).
    */
-  async stream(args: SubscriptionArgs): Promise<AsyncGenerator<Delivery> | ExecutionResult> {
+  async stream(args: SubscriptionArgs): Promise<DeliveryStream | ExecutionResult> {
     const { lifetime, principal } = args;
     const operationName = tracingActive() ? (getOperationAST(args.document, args.operationName)?.name?.value ?? '') : '';
     const spanAttributes = { 'graphql.operation.type': 'subscription', 'graphql.operation.name': operationName };
@@ -324,7 +372,14 @@ export class OperationPipeline {
       // The document is compared by identity: the cache hands every subscriber of one query the same one.
     ].join('\u0000');
     const key = `${documentKey(args.document)}\u0000${shareKey}`;
-    const run = (event: unknown) => this.executeShared(args, key, shared, event);
+    // Only what executing an event needs is kept for the subscription's life, not the subscriber's context.
+    const shareArgs: ExecutionArgs = {
+      schema: args.schema,
+      document: args.document,
+      operationName: args.operationName,
+      variableValues: args.variableValues,
+    };
+    const run = (event: unknown) => this.executeShared(shareArgs, key, shared, event);
     // A hand-written iterator rather than an async generator: each event of each subscriber passes
     // through it, and a generator's suspension costs more than one awaited call.
     const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
@@ -332,15 +387,8 @@ export class OperationPipeline {
       lifetime.end();
       return done;
     };
-    const next = async (): Promise<IteratorResult<Delivery, undefined>> => {
-      if (lifetime.ended) return finish();
-      let item: IteratorResult<unknown>;
-      try {
-        item = await iterator.next();
-      } catch (error) {
-        finish();
-        throw error;
-      }
+    /** Executes a pulled event (or ends) for this subscriber. */
+    const deliver = async (item: IteratorResult<unknown>): Promise<IteratorResult<Delivery, undefined>> => {
       if (item.done || lifetime.ended) return finish();
       const event = item.value;
       // With tracing on, delivering an event to this subscriber (executing it) is a span linked to
@@ -352,6 +400,7 @@ export class OperationPipeline {
       try {
         const result = await (delivery ? delivery.run(() => run(event)) : run(event));
         if (lifetime.ended) return finish();
+        this.results.pulled++;
         return { done: false, value: { result, event } };
       } catch (error) {
         finish();
@@ -360,7 +409,21 @@ export class OperationPipeline {
         delivery?.end();
       }
     };
-    const deliveries: AsyncGenerator<Delivery, undefined> = {
+    /** Pulls the source's next item; a throw ends the subscription and is passed on. */
+    const pull = async <T>(from: () => Promise<IteratorResult<T>>): Promise<IteratorResult<T> | undefined> => {
+      if (lifetime.ended) return undefined;
+      try {
+        return await from();
+      } catch (error) {
+        finish();
+        throw error;
+      }
+    };
+    const next = async (): Promise<IteratorResult<Delivery, undefined>> => {
+      const item = await pull(() => iterator.next());
+      return item ? deliver(item) : finish();
+    };
+    const deliveries: DeliveryStream = {
       next,
       return: async () => finish(),
       throw: async (error?: unknown) => {
@@ -369,7 +432,107 @@ export class OperationPipeline {
       },
       [Symbol.asyncIterator]: () => deliveries,
     };
+    if (handsOver(iterator)) {
+      deliveries.handOver = (writer) => {
+        const pullSource = iterator[HAND_OVER](this.directConsumer(writer, lifetime, (event) => this.directBatch(shareArgs, key, shared, event, spanAttributes)));
+        return async () => {
+          const item = await pull(pullSource);
+          if (!item) return finish();
+          return !item.done && item.value === PARKED ? { done: false, value: PARKED } : deliver(item);
+        };
+      };
+    }
     return deliveries;
+  }
+
+  /**
+   * The consumer a handed-over subscription gives its source: each live event joins the batch of
+   * its event and share key, and its result is handed to the writer once the batch is executed
+   * and every earlier batch of the key was handed on. A wake-up waits until this subscriber's
+   * batches are all handed on, so that pulled results never overtake them.
+   */
+  private directConsumer(
+    writer: DirectWriter,
+    lifetime: SubscriptionLifetime,
+    batchOf: (event: unknown) => DirectBatch,
+  ): DirectConsumer<unknown> {
+    let pending = 0;
+    let wakeWanted = false;
+    const handedOn = (batch: DirectBatch) => {
+      pending--;
+      this.results.handedOver++;
+      if (!lifetime.ended) {
+        if (batch.failed) writer.fail(batch.error);
+        else if (batch.result) writer.deliver(batch.result);
+      }
+      if (pending === 0 && wakeWanted) {
+        wakeWanted = false;
+        writer.wake();
+      }
+    };
+    return {
+      canTake: () => !lifetime.ended && writer.canTake(pending),
+      take: (event) => {
+        pending++;
+        batchOf(event).waiters?.push(handedOn);
+      },
+      wake: () => {
+        if (pending === 0) writer.wake();
+        else wakeWanted = true;
+      },
+    };
+  }
+
+  /**
+   * The batch of handed-over subscribers for one event and share key, made (and its execution
+   * started) by the first of them. The batch is handed on after the key's previous batch, so that
+   * every subscriber of the key gets its results in the order the events arrived, whatever order
+   * their executions finish in. The bus calls every listener of an event in one synchronous loop,
+   * so all of an event's subscribers join its batch before it is handed on.
+   */
+  private directBatch(args: ExecutionArgs, key: string, principal: Principal | null, event: unknown, spanAttributes: Record<string, string>): DirectBatch {
+    const byKey = typeof event === 'object' && event !== null ? this.directBatches.get(event) : undefined;
+    const existing = byKey?.get(key);
+    if (existing?.waiters) return existing;
+    const batch: DirectBatch = { waiters: [], failed: false };
+    if (typeof event === 'object' && event !== null) {
+      if (byKey) byKey.set(key, batch);
+      else this.directBatches.set(event, new Map([[key, batch]]));
+    }
+    // With tracing on, executing an event for the handed-over subscribers of a key is one span
+    // linked to the trace of the change that wrote the event.
+    const span = startLinkedSpan('subscription delivery', traceparentOfEvent(event), { kind: SpanKind.CONSUMER, attributes: spanAttributes });
+    const run = () => this.executeShared(args, key, principal, event);
+    const result = span ? span.run(run) : run();
+    const handOn = () => {
+      span?.end();
+      const waiters = batch.waiters ?? [];
+      batch.waiters = null;
+      for (const waiter of waiters) {
+        try {
+          waiter(batch);
+        } catch (err) {
+          // One subscriber's transport failing must not keep the others' results back.
+          logger.warn({ err }, 'handing a subscription result on failed');
+        }
+      }
+    };
+    const previous = this.directTails.get(key);
+    const executed = result.then(
+      (value) => {
+        batch.result = value;
+      },
+      (error: unknown) => {
+        batch.failed = true;
+        batch.error = error;
+      },
+    );
+    const tail: Promise<void> = (previous ? Promise.all([previous, executed]) : executed).then(() => {
+      handOn();
+      if (this.directTails.get(key) === tail) this.directTails.delete(key);
+    });
+    this.directTails.set(key, tail);
+    return batch;
   }
 
   /**

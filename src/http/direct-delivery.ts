@@ -1,5 +1,6 @@
 import type { ExecutionResult } from 'graphql';
-import type { Delivery, SubscriptionLifetime } from '../graphql/pipeline';
+import type { Delivery, DeliveryStream, DirectWriter, SubscriptionLifetime } from '../graphql/pipeline';
+import { PARKED, type Parked } from '../infra/handover';
 
 /**
  * Frames a subscription may have written and not yet seen leave before it stops taking events
@@ -30,6 +31,11 @@ export interface DirectTarget {
  * the operation's id spliced in front, written at once; the subscriber waits only when
  * MAX_FRAMES_IN_FLIGHT of its frames have not left yet.
  *
+ * Results are pulled from the stream with callbacks rather than an async loop. Once the stream is
+ * caught up it parks (see infra/handover.ts): from then on each live event's result arrives through
+ * the writer by a plain call, and an idle subscription holds no pending promise of its own, only
+ * graphql-ws's wait on `next()`.
+ *
  * What this relies on in graphql-ws 6 (src/server.ts, `case MessageType.Subscribe`; tested in
  * test/unit/direct-delivery.test.ts and by the protocol tests in test/e2e):
  * - it awaits `next()` of the returned iterable once and sends `complete` when that resolves done
@@ -40,46 +46,90 @@ export interface DirectTarget {
  * - nothing else of the operation passes through graphql-ws, so its `onNext` hook is not called
  *   for subscription results (errors are formatted by `payload`).
  */
-export function deliverDirectly(stream: AsyncGenerator<Delivery>, target: DirectTarget): AsyncGenerator<never> {
+export function deliverDirectly(stream: DeliveryStream, target: DirectTarget): AsyncGenerator<never> {
   const { lifetime } = target;
   const prefix = `{"id":${JSON.stringify(target.id)},"type":"next","payload":`;
   let inFlight = 0;
-  let drained: (() => void) | undefined;
-  const wakeUp = () => {
-    const resume = drained;
-    drained = undefined;
-    resume?.();
-  };
-  const written = () => {
-    inFlight--;
-    if (inFlight < MAX_FRAMES_IN_FLIGHT) wakeUp();
-  };
-  // A subscription waiting for its frames to leave stops at once when it ends.
-  lifetime.onEnd(wakeUp);
-
-  async function pump(): Promise<void> {
-    try {
-      for (;;) {
-        if (inFlight >= MAX_FRAMES_IN_FLIGHT && !lifetime.ended) await new Promise<void>((resolve) => (drained = resolve));
-        if (lifetime.ended) return;
-        const next = await stream.next();
-        if (next.done || lifetime.ended) return;
-        inFlight++;
-        target.write(`${prefix}${target.payload(next.value.result)}}`, written);
-      }
-    } finally {
-      // The stream may be suspended at a result not written (the operation ended meanwhile): close it.
-      await stream.return(undefined);
-    }
-  }
+  /** A pull is under way (its result not yet handled). */
+  let pulling = false;
+  /** Waiting for frames to leave before the next pull. */
+  let draining = false;
+  /**
+   * The stream woke us while the pull that gives its PARKED was still on its way: that PARKED is
+   * then already over, and the pull after it must follow at once.
+   */
+  let wokenEarly = false;
+  let finished = false;
 
   const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
   let settle!: { resolve(result: IteratorResult<never>): void; reject(error: unknown): void };
   const over = new Promise<IteratorResult<never>>((resolve, reject) => (settle = { resolve, reject }));
-  pump().then(
-    () => settle.resolve(done),
-    (error: unknown) => settle.reject(error),
-  );
+
+  /** Ends the delivery once: the stream is closed (whatever it holds is released), then graphql-ws hears of the end. */
+  const finish = (failure?: { error: unknown }) => {
+    if (finished) return;
+    finished = true;
+    draining = false;
+    stream.return(undefined).then(
+      () => (failure ? settle.reject(failure.error) : settle.resolve(done)),
+      (error: unknown) => settle.reject(failure ? failure.error : error),
+    );
+  };
+  const send = (result: ExecutionResult) => {
+    if (lifetime.ended) return;
+    inFlight++;
+    target.write(`${prefix}${target.payload(result)}}`, written);
+  };
+  const written = () => {
+    inFlight--;
+    if (draining && inFlight < MAX_FRAMES_IN_FLIGHT) {
+      draining = false;
+      pull();
+    }
+  };
+  const writer: DirectWriter = {
+    canTake: (pending) => !lifetime.ended && inFlight + pending < MAX_FRAMES_IN_FLIGHT,
+    deliver: send,
+    fail: (error) => finish({ error }),
+    wake: () => {
+      if (pulling) wokenEarly = true;
+      else pull();
+    },
+  };
+  const next = stream.handOver?.(writer) ?? (() => stream.next());
+
+  /** Takes the stream's next item, unless the subscription ended or too many frames have not left yet. */
+  function pull(): void {
+    if (finished || pulling) return;
+    if (lifetime.ended) return finish();
+    if (inFlight >= MAX_FRAMES_IN_FLIGHT) {
+      draining = true;
+      return;
+    }
+    pulling = true;
+    next().then(taken, (error: unknown) => {
+      pulling = false;
+      finish({ error });
+    });
+  }
+  function taken(item: IteratorResult<Delivery | Parked, undefined>): void {
+    pulling = false;
+    if (item.done || lifetime.ended) return finish();
+    // Parked: the stream hands its live events to `writer` until it wakes us (or did already).
+    if (item.value === PARKED) {
+      if (!wokenEarly) return;
+      wokenEarly = false;
+    } else {
+      send(item.value.result);
+    }
+    pull();
+  }
+  // A subscription that ends while parked or waiting for its frames to leave stops at once; one
+  // that ends during a pull stops when the pull returns.
+  lifetime.onEnd(() => {
+    if (!pulling) finish();
+  });
+  pull();
 
   const parked: AsyncGenerator<never> = {
     next: () => over,

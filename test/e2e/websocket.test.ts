@@ -1,5 +1,11 @@
 import { signDevToken } from '../../src/auth/jwt';
-import { CreateJobDocument, CreateLogDocument, CreateProjectDocument, StartStepDocument } from '../../src/client/gql/graphql';
+import {
+  CreateJobDocument,
+  CreateLogDocument,
+  CreateProjectDocument,
+  ReportStepProgressDocument,
+  StartStepDocument,
+} from '../../src/client/gql/graphql';
 import WebSocket from 'ws';
 import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { eventually, JOB_PROGRESS, rawSocket as raw, type RawSocket as Raw, subscribe, wsClient } from '../support/ws';
@@ -207,6 +213,36 @@ describe('the WebSocket endpoint', () => {
     } finally {
       await theirs.dispose();
       await ours.dispose();
+    }
+  });
+  it('hands the live events of caught-up subscribers over, each once and in order', async () => {
+    const live = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, token)).createJob.jobId;
+    const clients = [wsClient(server.url, token), wsClient(server.url, token)];
+    try {
+      const subs = clients.map((client) => subscribe(client, JOB_PROGRESS, { jobId: live }));
+      const acks = await Promise.all(subs.map((sub) => sub.ack));
+      await eventually(
+        () => server.app.counts().event_bus_listeners,
+        (n) => n === 2,
+        10_000,
+      );
+      const before = server.app.liveResults();
+      const worker = await server.token('ws-a', [Role.WORKER]);
+      await server.request(StartStepDocument, { jobId: live, stepName: 'a' }, worker);
+      let head = 0;
+      for (let i = 1; i <= 5; i++)
+        head = dataOf(await server.request(ReportStepProgressDocument, { jobId: live, stepName: 'a', progress: i / 10 }, worker))
+          .reportStepProgress.seq;
+      const expected = Array.from({ length: head - acks[0].seq }, (_, i) => acks[0].seq + 1 + i);
+      expect(expected.length).toBeGreaterThanOrEqual(5);
+      for (const sub of subs) expect((await sub.waitFor(expected.length)).map((e) => e.seq)).toEqual(expected);
+      const after = server.app.liveResults();
+      // Each event reached each subscriber once. Most are handed over; one published out of order
+      // (publishes run after their commits, concurrently) is pulled, with what it skipped, from the store.
+      expect(after.handedOver - before.handedOver + (after.pulled - before.pulled)).toBe(2 * expected.length);
+      expect(after.handedOver - before.handedOver).toBeGreaterThan(0);
+    } finally {
+      for (const client of clients) await client.dispose();
     }
   });
 });

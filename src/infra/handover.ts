@@ -1,0 +1,42 @@
+/**
+ * The hand-over between a live stream and the consumer that delivers it, for the live path's
+ * steady state: a subscriber that is caught up is handed each next live event by a plain call
+ * from the bus listener, instead of pulling it through a chain of async iterators.
+ *
+ * A stream that supports it has a `[HAND_OVER]` method. A consumer that calls it gets a `pull`
+ * function to use instead of the stream's `next`. `pull` gives the stream's items in order, as
+ * `next` would, except that when the stream is caught up it gives PARKED: from then on the
+ * stream calls `take` with each live event that comes next in order, until something needs a pull
+ * (a gap to read from the store, the final event, a catch-up after a bus outage, an overflow, or
+ * `canTake` saying no), when it calls `wake` once. The consumer then pulls again, and nothing
+ * reaches `take` until the next PARKED.
+ *
+ * A parked subscriber holds no pending promise and no suspended async function between events:
+ * only the stream's generator, stopped at its `yield`.
+ */
+
+/** What `pull` gives while the stream hands its live events over through `take`. */
+export const PARKED: unique symbol = Symbol('parked');
+export type Parked = typeof PARKED;
+
+/** The consumer's side of the hand-over. */
+export interface DirectConsumer<E> {
+  /** False while the consumer cannot take another event at once (frames still in flight). */
+  canTake(): boolean;
+  /** The next event in order; called synchronously from the bus listener. */
+  take(event: E): void;
+  /** Something needs a pull: pull until the next PARKED. Called once per PARKED. */
+  wake(): void;
+}
+
+export const HAND_OVER: unique symbol = Symbol('hand over');
+
+/** A stream that can hand its live events over (see this module's comment). */
+export interface HandsOver<E> {
+  [HAND_OVER](consumer: DirectConsumer<E>): () => Promise<IteratorResult<E | Parked>>;
+}
+
+/** True when `value` is a stream that can hand its live events over. */
+export function handsOver(value: unknown): value is HandsOver<unknown> {
+  return typeof value === 'object' && value !== null && HAND_OVER in value;
+}
