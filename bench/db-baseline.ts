@@ -1,11 +1,14 @@
 import './support';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createDynamo } from '../src/infra/dynamo/client';
-import { report } from './support';
+import { cpuMsOf, median, quantile, report } from './support';
 
 /*
  * The database-bound baseline: the raw SDK Query that GetProjectLogs(first: 50) makes (same key
- * condition, filter, limit and consistency), in a loop at the same concurrency as the HTTP load.
+ * condition, filter, limit and consistency), measured as bench/run.ts measures our server:
+ *   1. one query at a time: the latency of each (p50, p95) and this process's CPU per query;
+ *   2. `concurrency` loops at once: queries per second and this process's CPU per query.
+ * CPU is read from /proc (cpuMsOf) before and after each measured window, as for the server.
  *   node dist/bench/db-baseline.js <endpoint> <table> <tenant> <projectId> <concurrency> <warmupMs> <measureMs>
  */
 const [endpoint, table, tenant, projectId, concurrencyText, warmupText, measureText] = process.argv.slice(2);
@@ -26,23 +29,37 @@ async function main() {
       }),
     );
   report('READY', { pid: process.pid });
-  const run = async (ms: number) => {
-    let done = 0;
+  /** Runs `concurrency` loops for `ms`; the latency of each query, and this process's CPU (ms) in the window. */
+  const run = async (ms: number, concurrency: number) => {
+    const latencies: number[] = [];
+    const cpuBefore = cpuMsOf(process.pid);
     const until = Date.now() + ms;
     await Promise.all(
-      Array.from({ length: Number(concurrencyText) }, async () => {
+      Array.from({ length: concurrency }, async () => {
         while (Date.now() < until) {
+          const started = performance.now();
           const out = await query();
+          latencies.push(performance.now() - started);
           if ((out.Items?.length ?? 0) !== 50) throw new Error(`expected 50 logs, got ${out.Items?.length}`);
-          done++;
         }
       }),
     );
-    return done;
+    return { latencies, cpuMsPerQuery: (cpuMsOf(process.pid) - cpuBefore) / latencies.length };
   };
-  await run(Number(warmupText));
-  const done = await run(Number(measureText));
-  report('RESULT', { rps: done / (Number(measureText) / 1000) });
+  const warmupMs = Number(warmupText);
+  const measureMs = Number(measureText);
+  const concurrency = Number(concurrencyText);
+  await run(warmupMs, 1);
+  const one = await run(measureMs, 1);
+  await run(warmupMs, concurrency);
+  const many = await run(measureMs, concurrency);
+  report('RESULT', {
+    p50: median(one.latencies),
+    p95: quantile(one.latencies, 0.95),
+    cpuMsPerQueryAt1: one.cpuMsPerQuery,
+    rps: many.latencies.length / (measureMs / 1000),
+    cpuMsPerQuery: many.cpuMsPerQuery,
+  });
   process.exit(0);
 }
 
