@@ -1,3 +1,4 @@
+import { createInterface } from 'node:readline';
 import './support';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createDynamo } from '../src/infra/dynamo/client';
@@ -5,13 +6,14 @@ import { cpuMsOf, median, quantile, report } from './support';
 
 /*
  * The database-bound baseline: the raw SDK Query that GetProjectLogs(first: 50) makes (same key
- * condition, filter, limit and consistency), measured as bench/run.ts measures our server:
- *   1. one query at a time: the latency of each (p50, p95) and this process's CPU per query;
- *   2. `concurrency` loops at once: queries per second and this process's CPU per query.
- * CPU is read from /proc (cpuMsOf) before and after each measured window, as for the server.
- *   node dist/bench/db-baseline.js <endpoint> <table> <tenant> <projectId> <concurrency> <warmupMs> <measureMs>
+ * condition, filter, limit and consistency), measured as bench/run.ts measures our server. It
+ * answers each stdin line `run <concurrency> <ms>` with `RESULT {…}`: that many query loops at
+ * once for that long, with the p50 and p95 latency, queries per second, and this process's CPU per
+ * query, read from /proc (cpuMsOf) before and after the window, as for the server. The bench
+ * alternates these windows with our server's, so both sides see the same moments of a busy machine.
+ *   node dist/bench/db-baseline.js <endpoint> <table> <tenant> <projectId>
  */
-const [endpoint, table, tenant, projectId, concurrencyText, warmupText, measureText] = process.argv.slice(2);
+const [endpoint, table, tenant, projectId] = process.argv.slice(2);
 
 async function main() {
   const { doc } = createDynamo({ endpoint, region: 'us-east-1', requestTimeoutMs: 10_000 });
@@ -28,9 +30,7 @@ async function main() {
         ScanIndexForward: true,
       }),
     );
-  report('READY', { pid: process.pid });
-  /** Runs `concurrency` loops for `ms`; the latency of each query, and this process's CPU (ms) in the window. */
-  const run = async (ms: number, concurrency: number) => {
+  const run = async (concurrency: number, ms: number) => {
     const latencies: number[] = [];
     const cpuBefore = cpuMsOf(process.pid);
     const until = Date.now() + ms;
@@ -44,23 +44,27 @@ async function main() {
         }
       }),
     );
-    return { latencies, cpuMsPerQuery: (cpuMsOf(process.pid) - cpuBefore) / latencies.length };
+    return {
+      p50: median(latencies),
+      p95: quantile(latencies, 0.95),
+      rps: latencies.length / (ms / 1000),
+      cpuMsPerQuery: (cpuMsOf(process.pid) - cpuBefore) / latencies.length,
+    };
   };
-  const warmupMs = Number(warmupText);
-  const measureMs = Number(measureText);
-  const concurrency = Number(concurrencyText);
-  await run(warmupMs, 1);
-  const one = await run(measureMs, 1);
-  await run(warmupMs, concurrency);
-  const many = await run(measureMs, concurrency);
-  report('RESULT', {
-    p50: median(one.latencies),
-    p95: quantile(one.latencies, 0.95),
-    cpuMsPerQueryAt1: one.cpuMsPerQuery,
-    rps: many.latencies.length / (measureMs / 1000),
-    cpuMsPerQuery: many.cpuMsPerQuery,
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    const [command, concurrency, ms] = line.split(' ');
+    if (command !== 'run') return;
+    run(Number(concurrency), Number(ms)).then(
+      (result) => report('RESULT', result),
+      (error) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
   });
-  process.exit(0);
+  // Exits on SIGTERM (the bench's stop) through process.exit, so that --cpu-prof writes its profile.
+  process.on('SIGTERM', () => process.exit(0));
+  report('READY', { pid: process.pid });
 }
 
 main().catch((error) => {
