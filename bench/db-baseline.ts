@@ -1,14 +1,19 @@
+import { createInterface } from 'node:readline';
 import './support';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createDynamo } from '../src/infra/dynamo/client';
-import { report } from './support';
+import { cpuMsOf, median, quantile, report } from './support';
 
 /*
  * The database-bound baseline: the raw SDK Query that GetProjectLogs(first: 50) makes (same key
- * condition, filter, limit and consistency), in a loop at the same concurrency as the HTTP load.
- *   node dist/bench/db-baseline.js <endpoint> <table> <tenant> <projectId> <concurrency> <warmupMs> <measureMs>
+ * condition, filter, limit and consistency), measured as bench/run.ts measures our server. It
+ * answers each stdin line `run <concurrency> <ms>` with `RESULT {…}`: that many query loops at
+ * once for that long, with the p50 and p95 latency, queries per second, and this process's CPU per
+ * query, read from /proc (cpuMsOf) before and after the window, as for the server. The bench
+ * alternates these windows with our server's, so both sides see the same moments of a busy machine.
+ *   node dist/bench/db-baseline.js <endpoint> <table> <tenant> <projectId>
  */
-const [endpoint, table, tenant, projectId, concurrencyText, warmupText, measureText] = process.argv.slice(2);
+const [endpoint, table, tenant, projectId] = process.argv.slice(2);
 
 async function main() {
   const { doc } = createDynamo({ endpoint, region: 'us-east-1', requestTimeoutMs: 10_000 });
@@ -25,25 +30,41 @@ async function main() {
         ScanIndexForward: true,
       }),
     );
-  report('READY', { pid: process.pid });
-  const run = async (ms: number) => {
-    let done = 0;
+  const run = async (concurrency: number, ms: number) => {
+    const latencies: number[] = [];
+    const cpuBefore = cpuMsOf(process.pid);
     const until = Date.now() + ms;
     await Promise.all(
-      Array.from({ length: Number(concurrencyText) }, async () => {
+      Array.from({ length: concurrency }, async () => {
         while (Date.now() < until) {
+          const started = performance.now();
           const out = await query();
+          latencies.push(performance.now() - started);
           if ((out.Items?.length ?? 0) !== 50) throw new Error(`expected 50 logs, got ${out.Items?.length}`);
-          done++;
         }
       }),
     );
-    return done;
+    return {
+      p50: median(latencies),
+      p95: quantile(latencies, 0.95),
+      rps: latencies.length / (ms / 1000),
+      cpuMsPerQuery: (cpuMsOf(process.pid) - cpuBefore) / latencies.length,
+    };
   };
-  await run(Number(warmupText));
-  const done = await run(Number(measureText));
-  report('RESULT', { rps: done / (Number(measureText) / 1000) });
-  process.exit(0);
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    const [command, concurrency, ms] = line.split(' ');
+    if (command !== 'run') return;
+    run(Number(concurrency), Number(ms)).then(
+      (result) => report('RESULT', result),
+      (error) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  });
+  // Exits on SIGTERM (the bench's stop) through process.exit, so that --cpu-prof writes its profile.
+  process.on('SIGTERM', () => process.exit(0));
+  report('READY', { pid: process.pid });
 }
 
 main().catch((error) => {

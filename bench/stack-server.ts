@@ -52,6 +52,9 @@ class BenchResolver {
   }
 }
 
+// Exits on SIGTERM (the bench's stop) through process.exit, so that --cpu-prof writes its profile.
+process.on('SIGTERM', () => process.exit(0));
+
 async function main() {
   const mode = process.argv[2];
   if (mode === 'ours') {

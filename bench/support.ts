@@ -117,6 +117,20 @@ export async function settledRssOf(pid: number): Promise<number> {
   return rssOf(pid);
 }
 
+/**
+ * CPU time (user + system, ms) a process has used so far, all its threads, from /proc; NaN where
+ * there is no /proc. Unlike latency, it depends little on how busy the rest of the machine is.
+ */
+export function cpuMsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 a second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** A child's way to report: one line the parent waits for. */
 export function report(kind: 'READY' | 'RESULT', data: unknown): void {
   process.stdout.write(`${kind} ${JSON.stringify(data)}\n`);

@@ -50,20 +50,64 @@ function rejectionReason(code: string | undefined): string {
   }
 }
 
+/** How long a verified token is served from the cache at most (see TokenVerifier). */
+export const VERIFIED_TOKEN_TTL_MS = 60_000;
+/** How many verified tokens the cache holds at most; past that, the oldest entry goes. */
+export const VERIFIED_TOKEN_CACHE_SIZE = 5_000;
+
 /**
  * Verifies bearer tokens: HS256 with a shared secret, or RS/ES signatures from a JWKS URL with the
  * configured issuer and audience. `verify` throws UNAUTHENTICATED for any token it does not accept.
+ *
+ * A client sends the same token with every request until it expires, and checking its signature
+ * was a measurable share of a cheap request's CPU. So a token that passed is remembered, by its
+ * exact text, for at most VERIFIED_TOKEN_TTL_MS and never past its `exp`. That is sound because
+ * every other check gives the same answer for the same text later: the signature and the issuer
+ * and audience do not change, `nbf` and the lifetime bound (measured from `iat`, or from now,
+ * which only shortens what is left) cannot turn a passed token into a refused one, and `exp` is
+ * honoured by the entry's end. Only a key removed from the JWKS could, and jose's JWKS cache
+ * already keeps a fetched key for minutes. Refused tokens are not remembered, so garbage cannot
+ * fill the cache, which is bounded (VERIFIED_TOKEN_CACHE_SIZE) and holds only tokens this server
+ * accepted.
  */
 export class TokenVerifier {
   private readonly key: Uint8Array | JWTVerifyGetKey;
+  private readonly verified = new Map<string, { principal: Principal; until: number }>();
 
-  constructor(private readonly settings: AuthSettings) {
+  /** `clock` (epoch ms) exists for tests of expiry; jose is given the same time. */
+  constructor(
+    private readonly settings: AuthSettings,
+    private readonly clock: () => number = Date.now,
+  ) {
     if (settings.jwksUrl) this.key = createRemoteJWKSet(new URL(settings.jwksUrl));
     else if (settings.secret) this.key = settings.secret;
     else throw new Error('Authentication needs AUTH_JWKS_URL or AUTH_JWT_SECRET.');
   }
 
+  /** How many verified tokens are remembered now (tests read it). */
+  get cachedTokens(): number {
+    return this.verified.size;
+  }
+
   async verify(token: string): Promise<Principal> {
+    const now = this.clock();
+    const hit = this.verified.get(token);
+    if (hit && hit.until > now) return hit.principal;
+    if (hit) this.verified.delete(token);
+    const principal = await this.verifyUncached(token, now);
+    // Requests with the same token get this one object: frozen, so that none can change another's.
+    Object.freeze(principal.roles);
+    Object.freeze(principal);
+    // jose refuses a token once the current second reaches `exp`, so it is good until exp × 1000.
+    const until = Math.min(now + VERIFIED_TOKEN_TTL_MS, (principal.expiresAt ?? 0) * 1000);
+    if (until > now) {
+      if (this.verified.size >= VERIFIED_TOKEN_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, { principal, until });
+    }
+    return principal;
+  }
+
+  private async verifyUncached(token: string, now: number): Promise<Principal> {
     let payload: JWTPayload;
     try {
       const options = {
@@ -72,6 +116,7 @@ export class TokenVerifier {
         algorithms: this.settings.jwksUrl ? ['RS256', 'ES256', 'PS256', 'EdDSA'] : ['HS256'],
         // A token that never expires cannot be taken back once leaked: `exp` is required.
         requiredClaims: ['exp'],
+        currentDate: new Date(now),
       };
       payload =
         this.key instanceof Uint8Array
@@ -85,8 +130,8 @@ export class TokenVerifier {
     }
     const max = this.settings.maxTokenLifetimeSeconds;
     if (max !== undefined && typeof payload.exp === 'number') {
-      const now = Math.floor(Date.now() / 1000);
-      const from = typeof payload.iat === 'number' ? Math.min(payload.iat, now) : now;
+      const seconds = Math.floor(now / 1000);
+      const from = typeof payload.iat === 'number' ? Math.min(payload.iat, seconds) : seconds;
       if (payload.exp - from > max) {
         throw unauthenticated(`The token is valid for longer than the ${max} s this server accepts (AUTH_MAX_TOKEN_LIFETIME_SECONDS).`);
       }

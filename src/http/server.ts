@@ -123,6 +123,9 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   const { config, pipeline } = deps;
   const app = express();
   app.disable('x-powered-by');
+  // Express would hash every response body for an ETag (a SHA-1 per GraphQL answer, a measurable
+  // share of a cheap request's CPU); no client revalidates a POST's answer with If-None-Match.
+  app.disable('etag');
   const server = createServer(
     {
       headersTimeout: config.http.headersTimeoutMs,

@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import { signDevToken, TokenVerifier } from '../../src/auth/jwt';
+import { signDevToken, TokenVerifier, VERIFIED_TOKEN_CACHE_SIZE, VERIFIED_TOKEN_TTL_MS } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
 
 const secret = new TextEncoder().encode('unit-secret-unit-secret-unit-secret');
@@ -51,5 +51,47 @@ describe('TokenVerifier', () => {
     await expect(verifier.fromHeader('Basic abc')).rejects.toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
     const token = await signDevToken(secret, { sub: 'u', tenantId: 'acme', roles: [Role.ADMIN] });
     await expect(verifier.fromHeader(`Bearer ${token}`)).resolves.toMatchObject({ roles: [Role.ADMIN] });
+  });
+});
+
+describe('TokenVerifier cache of verified tokens', () => {
+  it('serves a token it accepted again without changing the answer, and never past exp', async () => {
+    let now = Date.now();
+    const cached = new TokenVerifier({ secret }, () => now);
+    const token = await sign({ tenantId: 'acme' }, secret, Math.floor(now / 1000) + 30);
+    const first = await cached.verify(token);
+    expect(cached.cachedTokens).toBe(1);
+    await expect(cached.verify(token)).resolves.toBe(first);
+    // The principal is shared by every request with that token, so it cannot be changed.
+    expect(() => first.roles.push(Role.ADMIN)).toThrow(TypeError);
+    // Past exp the cached entry is not used: jose refuses the token again.
+    now += 31_000;
+    await expect(cached.verify(token)).rejects.toThrow('The token has expired.');
+    expect(cached.cachedTokens).toBe(0);
+  });
+
+  it('keeps an entry at most VERIFIED_TOKEN_TTL_MS, then verifies again', async () => {
+    let now = Date.now();
+    const cached = new TokenVerifier({ secret }, () => now);
+    const token = await sign({ tenantId: 'acme' }, secret, '1h');
+    const first = await cached.verify(token);
+    now += VERIFIED_TOKEN_TTL_MS + 1;
+    const second = await cached.verify(token);
+    expect(second).not.toBe(first);
+    expect(second).toEqual(first);
+  });
+
+  it('remembers no refused token, and at most VERIFIED_TOKEN_CACHE_SIZE accepted ones', async () => {
+    const cached = new TokenVerifier({ secret });
+    const other = new TextEncoder().encode('another-secret-another-secret-xx');
+    await expect(cached.verify(await sign({ tenantId: 'acme' }, other))).rejects.toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
+    await expect(cached.verify('not-a-token')).rejects.toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
+    expect(cached.cachedTokens).toBe(0);
+    // A token is its exact text: a tampered copy of an accepted one is checked, and refused.
+    const token = await sign({ tenantId: 'acme' });
+    await cached.verify(token);
+    await expect(cached.verify(`${token.slice(0, -2)}xx`)).rejects.toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
+    for (let i = 0; i < VERIFIED_TOKEN_CACHE_SIZE + 10; i++) await cached.verify(await sign({ tenantId: `t${i}` }));
+    expect(cached.cachedTokens).toBe(VERIFIED_TOKEN_CACHE_SIZE);
   });
 });

@@ -154,8 +154,10 @@ export class Store {
    */
   async queryPage(tenantId: string, spec: QuerySpec, page: PageRequest = {}): Promise<Page<Item>> {
     const { size, backward, cursor, cursorArgument } = pageShape(page);
-    const queryId = this.queryId(spec);
-    let startKey = cursor ? await this.cursors.decode(cursor, tenantId, queryId, cursorArgument) : undefined;
+    // The query's fingerprint (a SHA-256) only when a cursor is read or made: most pages make none.
+    let fingerprint: string | undefined;
+    const queryId = () => (fingerprint ??= this.queryId(spec));
+    let startKey = cursor ? await this.cursors.decode(cursor, tenantId, queryId(), cursorArgument) : undefined;
     // DynamoDB reads from an exclusive start key in either direction, so a backward page is the
     // same query with its direction flipped.
     const read = backward ? { ...spec, descending: !spec.descending } : spec;
@@ -173,7 +175,7 @@ export class Store {
     // place) on its other side.
     return new Page(
       nodes,
-      nodes.map((item) => lazyCursor(() => this.cursors.encode(tenantId, queryId, this.positionOf(spec, item)))),
+      nodes.map((item) => lazyCursor(() => this.cursors.encode(tenantId, queryId(), this.positionOf(spec, item)))),
       backward ? { hasNextPage: cursor !== null, hasPreviousPage: more } : { hasNextPage: more, hasPreviousPage: cursor !== null },
     );
   }
