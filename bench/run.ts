@@ -96,6 +96,9 @@ function serverEnv(endpoint: string, table: string, dataDir: string): Record<str
     CURSOR_SECRET: 'c',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
+    // The fan-out line holds up to 10,000 sockets at once, above the per-instance defaults.
+    WS_MAX_CONNECTIONS: '12000',
+    HTTP_MAX_CONNECTIONS: '14000',
   };
 }
 
