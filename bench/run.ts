@@ -428,6 +428,7 @@ async function subscribeBurst(endpoint: string, dataDir: string) {
   const server = await startChild('server', [], {
     core: '0',
     env: { ...serverEnv(endpoint, `bench_${randomUUID().slice(0, 8)}`, dataDir), DYNAMODB_TIMEOUT_MS: '2000', WS_KEEPALIVE_MS: '600000' },
+    nodeArgs: profileArgs,
   });
   const projectId = (await gql(server.ready.url, editor, 'mutation { createProject(input: { title: "Burst" }) { projectId } }'))
     .createProject.projectId;

@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type { Principal } from './auth/principal';
 import { newId, type IdPrefix } from './common/ids';
 import type { Key } from './common/keys';
+import type { FeatureDeps } from './common/feature';
 import type { Scope } from './common/scope';
 import type { Config } from './config';
 import { Context, type Repositories } from './context';
@@ -84,62 +85,129 @@ export function createPageLoader(store: Store, tenantId: string, batch = true): 
  */
 function createRepositories(deps: ContextDeps, principal: Principal): Repositories {
   const batch = deps.batchLoads ?? true;
-  const pages = createPageLoader(deps.store, principal.tenantId, batch);
-  const items = createItemLoader(deps.store, batch);
+  // The loaders, the file service and the commit hooks are made on first use: a subscription's
+  // scope lives as long as the subscription and needs none of them to stream events.
+  let pages: ReturnType<typeof createPageLoader> | undefined;
+  let items: ReturnType<typeof createItemLoader> | undefined;
+  let downloads: DataLoader<{ key: string; seconds: number }, boolean, string> | undefined;
+  let files: FilesService | undefined;
+  let retention: CommitHooks['context'] | undefined;
   // The tenant's activityRetentionDays, applied to the trail events of a unit at commit; the
   // tenant item is read in the same call as the unit's stream heads (see CommitHooks.context).
-  const retention: CommitHooks['context'] = {
-    key: entities.Tenant.keyOf(principal.tenantId, {}),
-    applies: hasTrailEvents,
-    adjust: (writes, tenant) => {
-      const days = entities.Tenant.is(tenant) ? tenant.activityRetentionDays : undefined;
-      return days == null ? writes : withTrailRetention(writes, days);
-    },
-  };
+  const retentionOf = (): CommitHooks['context'] =>
+    (retention ??= {
+      key: entities.Tenant.keyOf(principal.tenantId, {}),
+      applies: hasTrailEvents,
+      adjust: (writes, tenant) => {
+        const days = entities.Tenant.is(tenant) ? tenant.activityRetentionDays : undefined;
+        return days == null ? writes : withTrailRetention(writes, days);
+      },
+    });
   const hooks: CommitHooks = {
     invalidate: () => {
-      items.clearAll();
-      pages.clearAll();
+      items?.clearAll();
+      pages?.clearAll();
     },
     publisher: deps.outbox,
-    context: retention,
+    get context() {
+      return retentionOf();
+    },
   };
   // Download URLs asked for together (the url of every asset in a list) are recorded in one
   // transaction. Their events change no entity, so they drop none of the request's cached reads.
-  const downloads = new DataLoader<{ key: string; seconds: number }, boolean, string>(
-    async (entries) => {
-      const unit = entries.map((e) => downloadEvent(scope, e.key, e.seconds));
-      await commitUnit(deps.store, unit, { invalidate: () => {}, publisher: deps.outbox, context: retention });
-      return entries.map(() => true);
-    },
-    { cache: false, maxBatchSize: 50, batch },
-  );
+  const downloadLoader = () =>
+    (downloads ??= new DataLoader<{ key: string; seconds: number }, boolean, string>(
+      async (entries) => {
+        const unit = entries.map((e) => downloadEvent(scope, e.key, e.seconds));
+        await commitUnit(deps.store, unit, { invalidate: () => {}, publisher: deps.outbox, context: retentionOf() });
+        return entries.map(() => true);
+      },
+      { cache: false, maxBatchSize: 50, batch },
+    ));
   const scope: Scope = {
     tenantId: principal.tenantId,
     actor: principal.userId,
     store: deps.store,
-    items,
+    get items() {
+      return (items ??= createItemLoader(deps.store, batch));
+    },
     shared: deps.sharedReads ?? new SharedItemReads<Item>(deps.store),
-    page: (spec, request = {}) => pages.load({ spec, request }),
+    page: (spec, request = {}) => (pages ??= createPageLoader(deps.store, principal.tenantId, batch)).load({ spec, request }),
     eventRetentionDays: deps.eventRetentionDays,
     newId: deps.newId ?? newId,
-    files: new FilesService(deps.fileStore, principal.tenantId, deps.fileLimits ?? DEFAULT_FILE_LIMITS, async (key, seconds) => {
-      await downloads.load({ key, seconds });
-    }),
+    get files() {
+      return (files ??= new FilesService(
+        deps.fileStore,
+        principal.tenantId,
+        deps.fileLimits ?? DEFAULT_FILE_LIMITS,
+        async (key, seconds) => {
+          await downloadLoader().load({ key, seconds });
+        },
+      ));
+    },
     now: () => new Date(),
     commit: (writes) => commitUnit(deps.store, writes, hooks),
   };
-  const repos = { files: scope.files } as Repositories;
-  const featureDeps = {
+  const featureDeps: FeatureDeps = {
     bus: deps.bus ?? fallbackBus(),
     subscriptionBuffer: deps.subscriptionBuffer ?? 1000,
     replayMaxEvents: deps.replayMaxEvents,
     jobLeaseSeconds: deps.jobLeaseSeconds ?? 60,
     metrics: deps.metrics,
   };
-  // In the features' order, so each one finds the repositories it uses already made.
-  for (const f of features) Object.assign(repos, f.repositories(scope, repos, featureDeps));
+  if (lazyRepositories) {
+    const lazy: LazyState = { scope, deps: featureDeps, made: [] };
+    return Object.assign(Object.create(lazyRepositories), lazy);
+  }
+  // The first repositories this process builds are made at once, in the features' order (so each
+  // one finds the repositories it uses already made), noting which feature makes which.
+  const repos = { files: scope.files } as Repositories;
+  const makers = new Map<string, number>();
+  features.forEach((f, index) => {
+    const made = f.repositories(scope, repos, featureDeps);
+    for (const name of Object.keys(made)) makers.set(name, index);
+    Object.assign(repos, made);
+  });
+  lazyRepositories = lazyPrototype(makers);
   return repos;
+}
+
+/** What the repositories of one request are made from, and the features' repositories made so far, by the feature's index. */
+interface LazyState {
+  scope: Scope;
+  deps: FeatureDeps;
+  made: Array<Partial<Repositories> | undefined>;
+}
+
+/**
+ * The prototype of every later request's repositories: a getter per repository that makes its
+ * feature's repositories on first use. A request makes only what its resolvers read (a
+ * subscription to a job: the live streams and the jobs, projects and activity they use) rather
+ * than every feature's, which matters when thousands of clients subscribe at once. A feature reads
+ * the repositories it uses from the same object, so they are made first, as in the eager order;
+ * every feature returns the same names each time, so the names learned once hold for all.
+ */
+let lazyRepositories: object | undefined;
+
+function lazyPrototype(makers: Map<string, number>): object {
+  const prototype = {};
+  Object.defineProperty(prototype, 'files', {
+    enumerable: true,
+    get(this: LazyState) {
+      return this.scope.files;
+    },
+  });
+  for (const [name, index] of makers) {
+    Object.defineProperty(prototype, name, {
+      enumerable: true,
+      get(this: LazyState & Repositories) {
+        let made = this.made[index];
+        if (!made) this.made[index] = made = features[index].repositories(this.scope, this, this.deps);
+        return Reflect.get(made, name);
+      },
+    });
+  }
+  return prototype;
 }
 
 /** The repositories the features make, all together; the check below makes the compiler prove it is every one. */
