@@ -11,6 +11,7 @@ import { FilesService } from './common/files/files.service';
 import type { Metrics } from './infra/metrics';
 import type { FileStore } from './infra/s3/files';
 import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
+import type { UnitWrite } from './infra/dynamo/write';
 import { type CommitHooks, commitUnit } from './infra/dynamo/unit-of-work';
 import { downloadEvent, hasTrailEvents, withTrailRetention } from './common/activity-event';
 import { entities } from './common/entities';
@@ -80,81 +81,127 @@ export function createPageLoader(store: Store, tenantId: string, batch = true): 
 }
 
 /**
- * A request's repositories bound to the caller's tenant, and the loaders and scope they share.
- * The repositories come from the features (src/features.ts), which say how they depend on each other.
+ * A request's scope (see Scope). Its loaders, file service and commit context are made on first
+ * use: a subscription's scope lives as long as the subscription and needs none of them to stream
+ * events, and a class shares its methods and shape across the thousands of scopes a burst of
+ * subscribes makes, where an object literal would make closures for each.
  */
-function createRepositories(deps: ContextDeps, principal: Principal): Repositories {
-  const batch = deps.batchLoads ?? true;
-  // The loaders, the file service and the commit hooks are made on first use: a subscription's
-  // scope lives as long as the subscription and needs none of them to stream events.
-  let pages: ReturnType<typeof createPageLoader> | undefined;
-  let items: ReturnType<typeof createItemLoader> | undefined;
-  let downloads: DataLoader<{ key: string; seconds: number }, boolean, string> | undefined;
-  let files: FilesService | undefined;
-  let retention: CommitHooks['context'] | undefined;
-  // The tenant's activityRetentionDays, applied to the trail events of a unit at commit; the
-  // tenant item is read in the same call as the unit's stream heads (see CommitHooks.context).
-  const retentionOf = (): CommitHooks['context'] =>
-    (retention ??= {
-      key: entities.Tenant.keyOf(principal.tenantId, {}),
+class RequestScope implements Scope {
+  readonly tenantId: string;
+  readonly actor: string;
+  readonly store: Store;
+  readonly shared: Scope['shared'];
+  readonly eventRetentionDays: number;
+  readonly newId: (prefix: IdPrefix) => string;
+  readonly now = currentDate;
+  private itemLoader?: DataLoader<Key, Item | null, string>;
+  private pageLoader?: DataLoader<PageKey, Page<Item>, string>;
+  private downloadLoader?: DataLoader<{ key: string; seconds: number }, boolean, string>;
+  private fileService?: FilesService;
+  private retention?: CommitHooks['context'];
+  private hooks?: CommitHooks;
+
+  constructor(
+    private readonly deps: ContextDeps,
+    principal: Principal,
+  ) {
+    this.tenantId = principal.tenantId;
+    this.actor = principal.userId;
+    this.store = deps.store;
+    this.shared = deps.sharedReads ?? new SharedItemReads<Item>(deps.store);
+    this.eventRetentionDays = deps.eventRetentionDays;
+    this.newId = deps.newId ?? newId;
+  }
+
+  get items(): DataLoader<Key, Item | null, string> {
+    this.itemLoader ??= createItemLoader(this.deps.store, this.deps.batchLoads ?? true);
+    return this.itemLoader;
+  }
+
+  page(spec: QuerySpec, request: PageRequest = {}): Promise<Page<Item>> {
+    this.pageLoader ??= createPageLoader(this.deps.store, this.tenantId, this.deps.batchLoads ?? true);
+    return this.pageLoader.load({ spec, request });
+  }
+
+  get files(): FilesService {
+    this.fileService ??= new FilesService(
+      this.deps.fileStore,
+      this.tenantId,
+      this.deps.fileLimits ?? DEFAULT_FILE_LIMITS,
+      async (key, seconds) => {
+        await this.downloads().load({ key, seconds });
+      },
+    );
+    return this.fileService;
+  }
+
+  commit(writes: readonly UnitWrite[]): Promise<void> {
+    this.hooks ??= {
+      invalidate: () => {
+        this.itemLoader?.clearAll();
+        this.pageLoader?.clearAll();
+      },
+      publisher: this.deps.outbox,
+      context: this.retentionContext(),
+    };
+    return commitUnit(this.deps.store, writes, this.hooks);
+  }
+
+  /**
+   * The tenant's activityRetentionDays, applied to the trail events of a unit at commit; the
+   * tenant item is read in the same call as the unit's stream heads (see CommitHooks.context).
+   */
+  private retentionContext(): CommitHooks['context'] {
+    this.retention ??= {
+      key: entities.Tenant.keyOf(this.tenantId, {}),
       applies: hasTrailEvents,
       adjust: (writes, tenant) => {
         const days = entities.Tenant.is(tenant) ? tenant.activityRetentionDays : undefined;
         return days == null ? writes : withTrailRetention(writes, days);
       },
-    });
-  const hooks: CommitHooks = {
-    invalidate: () => {
-      items?.clearAll();
-      pages?.clearAll();
-    },
-    publisher: deps.outbox,
-    get context() {
-      return retentionOf();
-    },
-  };
-  // Download URLs asked for together (the url of every asset in a list) are recorded in one
-  // transaction. Their events change no entity, so they drop none of the request's cached reads.
-  const downloadLoader = () =>
-    (downloads ??= new DataLoader<{ key: string; seconds: number }, boolean, string>(
+    };
+    return this.retention;
+  }
+
+  /**
+   * Download URLs asked for together (the url of every asset in a list) are recorded in one
+   * transaction. Their events change no entity, so they drop none of the request's cached reads.
+   */
+  private downloads(): DataLoader<{ key: string; seconds: number }, boolean, string> {
+    this.downloadLoader ??= new DataLoader<{ key: string; seconds: number }, boolean, string>(
       async (entries) => {
-        const unit = entries.map((e) => downloadEvent(scope, e.key, e.seconds));
-        await commitUnit(deps.store, unit, { invalidate: () => {}, publisher: deps.outbox, context: retentionOf() });
+        const unit = entries.map((e) => downloadEvent(this, e.key, e.seconds));
+        await commitUnit(this.deps.store, unit, { invalidate: () => {}, publisher: this.deps.outbox, context: this.retentionContext() });
         return entries.map(() => true);
       },
-      { cache: false, maxBatchSize: 50, batch },
-    ));
-  const scope: Scope = {
-    tenantId: principal.tenantId,
-    actor: principal.userId,
-    store: deps.store,
-    get items() {
-      return (items ??= createItemLoader(deps.store, batch));
-    },
-    shared: deps.sharedReads ?? new SharedItemReads<Item>(deps.store),
-    page: (spec, request = {}) => (pages ??= createPageLoader(deps.store, principal.tenantId, batch)).load({ spec, request }),
-    eventRetentionDays: deps.eventRetentionDays,
-    newId: deps.newId ?? newId,
-    get files() {
-      return (files ??= new FilesService(
-        deps.fileStore,
-        principal.tenantId,
-        deps.fileLimits ?? DEFAULT_FILE_LIMITS,
-        async (key, seconds) => {
-          await downloadLoader().load({ key, seconds });
-        },
-      ));
-    },
-    now: () => new Date(),
-    commit: (writes) => commitUnit(deps.store, writes, hooks),
-  };
-  const featureDeps: FeatureDeps = {
-    bus: deps.bus ?? fallbackBus(),
-    subscriptionBuffer: deps.subscriptionBuffer ?? 1000,
-    replayMaxEvents: deps.replayMaxEvents,
-    jobLeaseSeconds: deps.jobLeaseSeconds ?? 60,
-    metrics: deps.metrics,
-  };
+      { cache: false, maxBatchSize: 50, batch: this.deps.batchLoads ?? true },
+    );
+    return this.downloadLoader;
+  }
+}
+
+const currentDate = () => new Date();
+
+/** What the features' repositories need besides the scope, made once per ContextDeps. */
+const featureDepsOf = new WeakMap<ContextDeps, FeatureDeps>();
+
+/**
+ * A request's repositories bound to the caller's tenant, and the loaders and scope they share.
+ * The repositories come from the features (src/features.ts), which say how they depend on each other.
+ */
+function createRepositories(deps: ContextDeps, principal: Principal): Repositories {
+  const scope = new RequestScope(deps, principal);
+  let featureDeps = featureDepsOf.get(deps);
+  if (!featureDeps) {
+    featureDeps = {
+      bus: deps.bus ?? fallbackBus(),
+      subscriptionBuffer: deps.subscriptionBuffer ?? 1000,
+      replayMaxEvents: deps.replayMaxEvents,
+      jobLeaseSeconds: deps.jobLeaseSeconds ?? 60,
+      metrics: deps.metrics,
+    };
+    featureDepsOf.set(deps, featureDeps);
+  }
   if (lazyRepositories) {
     const lazy: LazyState = { scope, deps: featureDeps, made: [] };
     return Object.assign(Object.create(lazyRepositories), lazy);
@@ -238,5 +285,10 @@ function fallbackBus(): EventBus {
  * calls it per request and WebSocket per operation; the repositories are built on first use.
  */
 export function createContext(deps: ContextDeps, principal: Principal | null): Context {
-  return new Context(principal, (caller) => createRepositories(deps, caller));
+  let build = builders.get(deps);
+  if (!build) builders.set(deps, (build = (caller) => createRepositories(deps, caller)));
+  return new Context(principal, build);
 }
+
+/** The repositories' builder of each ContextDeps, one for all its contexts rather than a closure per context. */
+const builders = new WeakMap<ContextDeps, (principal: Principal) => Repositories>();
