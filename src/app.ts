@@ -43,6 +43,8 @@ export interface App {
   files: FileStore;
   /** DynamoDB calls made by this app, by command. */
   calls: CallCounter;
+  /** The operation pipeline HTTP, WebSocket and SSE share; tests read its counters (sharedExecutions). */
+  pipeline: OperationPipeline;
   store: Store;
   outbox: Outbox;
   bus: EventBus;
@@ -333,6 +335,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       embeddedS3Endpoint: ownS3?.endpoint,
       files,
       calls: dynamo.calls,
+      pipeline,
       store,
       outbox,
       bus,

@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type { Principal } from './auth/principal';
 import { newId, type IdPrefix } from './common/ids';
 import type { Key } from './common/keys';
+import type { FeatureDeps } from './common/feature';
 import type { Scope } from './common/scope';
 import type { Config } from './config';
 import { Context, type Repositories } from './context';
@@ -10,6 +11,7 @@ import { FilesService } from './common/files/files.service';
 import type { Metrics } from './infra/metrics';
 import type { FileStore } from './infra/s3/files';
 import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
+import type { UnitWrite } from './infra/dynamo/write';
 import { type CommitHooks, commitUnit } from './infra/dynamo/unit-of-work';
 import { downloadEvent, hasTrailEvents, withTrailRetention } from './common/activity-event';
 import { entities } from './common/entities';
@@ -79,67 +81,180 @@ export function createPageLoader(store: Store, tenantId: string, batch = true): 
 }
 
 /**
+ * A request's scope (see Scope). Its loaders, file service and commit context are made on first
+ * use: a subscription's scope lives as long as the subscription and needs none of them to stream
+ * events, and a class shares its methods and shape across the thousands of scopes a burst of
+ * subscribes makes, where an object literal would make closures for each.
+ */
+class RequestScope implements Scope {
+  readonly tenantId: string;
+  readonly actor: string;
+  readonly store: Store;
+  readonly shared: Scope['shared'];
+  readonly eventRetentionDays: number;
+  readonly newId: (prefix: IdPrefix) => string;
+  readonly now = currentDate;
+  private itemLoader?: DataLoader<Key, Item | null, string>;
+  private pageLoader?: DataLoader<PageKey, Page<Item>, string>;
+  private downloadLoader?: DataLoader<{ key: string; seconds: number }, boolean, string>;
+  private fileService?: FilesService;
+  private retention?: CommitHooks['context'];
+  private hooks?: CommitHooks;
+
+  constructor(
+    private readonly deps: ContextDeps,
+    principal: Principal,
+  ) {
+    this.tenantId = principal.tenantId;
+    this.actor = principal.userId;
+    this.store = deps.store;
+    this.shared = deps.sharedReads ?? new SharedItemReads<Item>(deps.store);
+    this.eventRetentionDays = deps.eventRetentionDays;
+    this.newId = deps.newId ?? newId;
+  }
+
+  get items(): DataLoader<Key, Item | null, string> {
+    this.itemLoader ??= createItemLoader(this.deps.store, this.deps.batchLoads ?? true);
+    return this.itemLoader;
+  }
+
+  page(spec: QuerySpec, request: PageRequest = {}): Promise<Page<Item>> {
+    this.pageLoader ??= createPageLoader(this.deps.store, this.tenantId, this.deps.batchLoads ?? true);
+    return this.pageLoader.load({ spec, request });
+  }
+
+  get files(): FilesService {
+    this.fileService ??= new FilesService(
+      this.deps.fileStore,
+      this.tenantId,
+      this.deps.fileLimits ?? DEFAULT_FILE_LIMITS,
+      async (key, seconds) => {
+        await this.downloads().load({ key, seconds });
+      },
+    );
+    return this.fileService;
+  }
+
+  commit(writes: readonly UnitWrite[]): Promise<void> {
+    this.hooks ??= {
+      invalidate: () => {
+        this.itemLoader?.clearAll();
+        this.pageLoader?.clearAll();
+      },
+      publisher: this.deps.outbox,
+      context: this.retentionContext(),
+    };
+    return commitUnit(this.deps.store, writes, this.hooks);
+  }
+
+  /**
+   * The tenant's activityRetentionDays, applied to the trail events of a unit at commit; the
+   * tenant item is read in the same call as the unit's stream heads (see CommitHooks.context).
+   */
+  private retentionContext(): CommitHooks['context'] {
+    this.retention ??= {
+      key: entities.Tenant.keyOf(this.tenantId, {}),
+      applies: hasTrailEvents,
+      adjust: (writes, tenant) => {
+        const days = entities.Tenant.is(tenant) ? tenant.activityRetentionDays : undefined;
+        return days == null ? writes : withTrailRetention(writes, days);
+      },
+    };
+    return this.retention;
+  }
+
+  /**
+   * Download URLs asked for together (the url of every asset in a list) are recorded in one
+   * transaction. Their events change no entity, so they drop none of the request's cached reads.
+   */
+  private downloads(): DataLoader<{ key: string; seconds: number }, boolean, string> {
+    this.downloadLoader ??= new DataLoader<{ key: string; seconds: number }, boolean, string>(
+      async (entries) => {
+        const unit = entries.map((e) => downloadEvent(this, e.key, e.seconds));
+        await commitUnit(this.deps.store, unit, { invalidate: () => {}, publisher: this.deps.outbox, context: this.retentionContext() });
+        return entries.map(() => true);
+      },
+      { cache: false, maxBatchSize: 50, batch: this.deps.batchLoads ?? true },
+    );
+    return this.downloadLoader;
+  }
+}
+
+const currentDate = () => new Date();
+
+/** What the features' repositories need besides the scope, made once per ContextDeps. */
+const featureDepsOf = new WeakMap<ContextDeps, FeatureDeps>();
+
+/**
  * A request's repositories bound to the caller's tenant, and the loaders and scope they share.
  * The repositories come from the features (src/features.ts), which say how they depend on each other.
  */
 function createRepositories(deps: ContextDeps, principal: Principal): Repositories {
-  const batch = deps.batchLoads ?? true;
-  const pages = createPageLoader(deps.store, principal.tenantId, batch);
-  const items = createItemLoader(deps.store, batch);
-  // The tenant's activityRetentionDays, applied to the trail events of a unit at commit; the
-  // tenant item is read in the same call as the unit's stream heads (see CommitHooks.context).
-  const retention: CommitHooks['context'] = {
-    key: entities.Tenant.keyOf(principal.tenantId, {}),
-    applies: hasTrailEvents,
-    adjust: (writes, tenant) => {
-      const days = entities.Tenant.is(tenant) ? tenant.activityRetentionDays : undefined;
-      return days == null ? writes : withTrailRetention(writes, days);
-    },
-  };
-  const hooks: CommitHooks = {
-    invalidate: () => {
-      items.clearAll();
-      pages.clearAll();
-    },
-    publisher: deps.outbox,
-    context: retention,
-  };
-  // Download URLs asked for together (the url of every asset in a list) are recorded in one
-  // transaction. Their events change no entity, so they drop none of the request's cached reads.
-  const downloads = new DataLoader<{ key: string; seconds: number }, boolean, string>(
-    async (entries) => {
-      const unit = entries.map((e) => downloadEvent(scope, e.key, e.seconds));
-      await commitUnit(deps.store, unit, { invalidate: () => {}, publisher: deps.outbox, context: retention });
-      return entries.map(() => true);
-    },
-    { cache: false, maxBatchSize: 50, batch },
-  );
-  const scope: Scope = {
-    tenantId: principal.tenantId,
-    actor: principal.userId,
-    store: deps.store,
-    items,
-    shared: deps.sharedReads ?? new SharedItemReads<Item>(deps.store),
-    page: (spec, request = {}) => pages.load({ spec, request }),
-    eventRetentionDays: deps.eventRetentionDays,
-    newId: deps.newId ?? newId,
-    files: new FilesService(deps.fileStore, principal.tenantId, deps.fileLimits ?? DEFAULT_FILE_LIMITS, async (key, seconds) => {
-      await downloads.load({ key, seconds });
-    }),
-    now: () => new Date(),
-    commit: (writes) => commitUnit(deps.store, writes, hooks),
-  };
+  const scope = new RequestScope(deps, principal);
+  let featureDeps = featureDepsOf.get(deps);
+  if (!featureDeps) {
+    featureDeps = {
+      bus: deps.bus ?? fallbackBus(),
+      subscriptionBuffer: deps.subscriptionBuffer ?? 1000,
+      replayMaxEvents: deps.replayMaxEvents,
+      jobLeaseSeconds: deps.jobLeaseSeconds ?? 60,
+      metrics: deps.metrics,
+    };
+    featureDepsOf.set(deps, featureDeps);
+  }
+  if (lazyRepositories) {
+    const lazy: LazyState = { scope, deps: featureDeps, made: [] };
+    return Object.assign(Object.create(lazyRepositories), lazy);
+  }
+  // The first repositories this process builds are made at once, in the features' order (so each
+  // one finds the repositories it uses already made), noting which feature makes which.
   const repos = { files: scope.files } as Repositories;
-  const featureDeps = {
-    bus: deps.bus ?? fallbackBus(),
-    subscriptionBuffer: deps.subscriptionBuffer ?? 1000,
-    replayMaxEvents: deps.replayMaxEvents,
-    jobLeaseSeconds: deps.jobLeaseSeconds ?? 60,
-    metrics: deps.metrics,
-  };
-  // In the features' order, so each one finds the repositories it uses already made.
-  for (const f of features) Object.assign(repos, f.repositories(scope, repos, featureDeps));
+  const makers = new Map<string, number>();
+  features.forEach((f, index) => {
+    const made = f.repositories(scope, repos, featureDeps);
+    for (const name of Object.keys(made)) makers.set(name, index);
+    Object.assign(repos, made);
+  });
+  lazyRepositories = lazyPrototype(makers);
   return repos;
+}
+
+/** What the repositories of one request are made from, and the features' repositories made so far, by the feature's index. */
+interface LazyState {
+  scope: Scope;
+  deps: FeatureDeps;
+  made: Array<Partial<Repositories> | undefined>;
+}
+
+/**
+ * The prototype of every later request's repositories: a getter per repository that makes its
+ * feature's repositories on first use. A request makes only what its resolvers read (a
+ * subscription to a job: the live streams and the jobs, projects and activity they use) rather
+ * than every feature's, which matters when thousands of clients subscribe at once. A feature reads
+ * the repositories it uses from the same object, so they are made first, as in the eager order;
+ * every feature returns the same names each time, so the names learned once hold for all.
+ */
+let lazyRepositories: object | undefined;
+
+function lazyPrototype(makers: Map<string, number>): object {
+  const prototype = {};
+  Object.defineProperty(prototype, 'files', {
+    enumerable: true,
+    get(this: LazyState) {
+      return this.scope.files;
+    },
+  });
+  for (const [name, index] of makers) {
+    Object.defineProperty(prototype, name, {
+      enumerable: true,
+      get(this: LazyState & Repositories) {
+        let made = this.made[index];
+        if (!made) this.made[index] = made = features[index].repositories(this.scope, this, this.deps);
+        return Reflect.get(made, name);
+      },
+    });
+  }
+  return prototype;
 }
 
 /** The repositories the features make, all together; the check below makes the compiler prove it is every one. */
@@ -170,5 +285,10 @@ function fallbackBus(): EventBus {
  * calls it per request and WebSocket per operation; the repositories are built on first use.
  */
 export function createContext(deps: ContextDeps, principal: Principal | null): Context {
-  return new Context(principal, (caller) => createRepositories(deps, caller));
+  let build = builders.get(deps);
+  if (!build) builders.set(deps, (build = (caller) => createRepositories(deps, caller)));
+  return new Context(principal, build);
 }
+
+/** The repositories' builder of each ContextDeps, one for all its contexts rather than a closure per context. */
+const builders = new WeakMap<ContextDeps, (principal: Principal) => Repositories>();

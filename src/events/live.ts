@@ -21,6 +21,33 @@ function checkPosition(position: number | null, argument: string): void {
   }
 }
 
+/**
+ * Control messages (acknowledgement, history lost) made in the current turn of the event loop, by
+ * stream, type and position. A burst of subscribes to one stream shares its head read (see
+ * SharedItemReads), so its subscribers are acknowledged together, in the turn that read ends in, at
+ * one position. They then get one message object, as the subscribers of a live event do, and the
+ * pipeline executes and serializes it once per share key rather than once per subscriber. Nothing
+ * in these messages is particular to a subscriber: everything follows from the stream and the
+ * position, and their `at` is the moment the first of them was made, within the same turn.
+ */
+class SharedInTurn<V> {
+  private readonly values = new Map<string, V>();
+
+  get(key: string, make: () => V): V {
+    let value = this.values.get(key);
+    if (value === undefined) {
+      // Forgotten once the turn ends, so a later subscriber gets a message of its own moment.
+      if (this.values.size === 0) setImmediate(() => this.values.clear());
+      value = make();
+      this.values.set(key, value);
+    }
+    return value;
+  }
+}
+
+const jobControls = new SharedInTurn<JobEvent>();
+const activityControls = new SharedInTurn<ActivityEvent>();
+
 /** What a subscription to one stream needs besides the bus (see Live.open). */
 type StreamSpec<E> = Omit<ReplayOptions<E>, 'live' | 'start' | 'maxBuffer' | 'maxReplay' | 'observer'> & {
   topic: string;
@@ -131,8 +158,11 @@ export class Live {
       at: new Date().toISOString(),
       ...extra,
     });
+    const topic = topics.job(this.scope.tenantId, jobId);
+    const shared = (type: JobEventType, position: number) =>
+      jobControls.get(`${topic}\u0000${type}\u0000${position}`, () => control(type, position));
     return this.open<JobEvent>({
-      topic: topics.job(this.scope.tenantId, jobId),
+      topic,
       from: afterSeq,
       argument: 'afterSeq',
       // The job as read once the listener is in effect: an event committed after the read arrives
@@ -147,8 +177,8 @@ export class Live {
       accept: isJobEvent,
       positionOf: (event) => event.seq,
       isFinal: (event) => event.job !== undefined && FINAL.has(event.job.status),
-      acknowledge: (position) => control(JobEventType.SUBSCRIBED, position),
-      historyLost: (position) => control(JobEventType.HISTORY_LOST, position),
+      acknowledge: (position) => shared(JobEventType.SUBSCRIBED, position),
+      historyLost: (position) => shared(JobEventType.HISTORY_LOST, position),
       resync: (position) => control(JobEventType.RESYNC, position, { resumeAfterSeq: position }),
     });
   }
@@ -171,14 +201,17 @@ export class Live {
       actor: 'server',
       at: new Date().toISOString(),
     });
+    const topic = projectId ? topics.projectJobs(tenantId, projectId) : topics.tenantJobs(tenantId);
+    const shared = (type: JobEventType, position: number) =>
+      jobControls.get(`${topic}\u0000${type}\u0000${position}`, () => control(type, position));
     return this.open<JobEvent>({
-      topic: projectId ? topics.projectJobs(tenantId, projectId) : topics.tenantJobs(tenantId),
+      topic,
       from: after,
       argument: 'after',
       ...this.reader(stream, isJobEvent),
       positionOf: (event) => event.position,
-      acknowledge: (position) => control(JobEventType.SUBSCRIBED, position),
-      historyLost: (position) => control(JobEventType.HISTORY_LOST, position),
+      acknowledge: (position) => shared(JobEventType.SUBSCRIBED, position),
+      historyLost: (position) => shared(JobEventType.HISTORY_LOST, position),
       resync: (position) => ({ ...control(JobEventType.RESYNC, position), resumeAfterSeq: position }),
     });
   }
@@ -208,14 +241,17 @@ export class Live {
       position,
       ...extra,
     });
+    const topic = topics.projectActivity(this.scope.tenantId, projectId);
+    const shared = (action: string, position: number) =>
+      activityControls.get(`${topic}\u0000${action}\u0000${position}`, () => control(action, position));
     return this.open<ActivityEvent>({
-      topic: topics.projectActivity(this.scope.tenantId, projectId),
+      topic,
       from: after,
       argument: 'after',
       ...this.reader(streams.projectActivity(this.scope.tenantId, projectId), isActivityEvent),
       positionOf: (event) => event.position ?? 0,
-      acknowledge: (position) => control('subscription.started', position),
-      historyLost: (position) => control('subscription.history_lost', position),
+      acknowledge: (position) => shared('subscription.started', position),
+      historyLost: (position) => shared('subscription.history_lost', position),
       resync: (position, last) => control('subscription.resync', position, { resumeAfter: last?.eventId ?? afterEventId }),
     });
   }

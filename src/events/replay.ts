@@ -102,8 +102,9 @@ export type ReplayStream<E> = AsyncIterableIterator<E> & HandsOver<E> & { ready:
 /**
  * The position of each event a replay-then-live stream handed out, so a transport can label what it
  * sends with the position to resume from (the SSE `id`). Kept by identity and weakly: an event
- * published once belongs to exactly one stream, so it has exactly one position, and control events
- * (acknowledgement, history lost, resync) are fresh objects per subscriber.
+ * published once belongs to exactly one stream, so it has exactly one position; a control event is
+ * either fresh per subscriber (resync) or shared only by subscribers of one stream at one position
+ * (the acknowledgement and history lost of a burst, see Live), so it too has exactly one position.
  */
 const deliveredPositions = new WeakMap<object, number>();
 

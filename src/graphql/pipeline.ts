@@ -126,6 +126,14 @@ export interface SubscriptionArgs extends ExecutionArgs {
 export class OperationPipeline {
   /** Validated documents; Apollo's documentStore too. Bounded by approximate size (Apollo's default, 30 MiB). */
   readonly documents = new InMemoryLRUCache<DocumentNode>();
+  /**
+   * The last RECENT_DOCUMENTS valid documents prepared for WebSocket and SSE, by their text, in
+   * front of `documents`: a burst of subscribes sends one text thousands of times, and looking it
+   * up by the text itself saves hashing it for each. Only short texts are kept (RECENT_QUERY_MAX),
+   * so the texts held stay small whatever clients send; each document is the cache's own object,
+   * so subscribers of one text still share one document.
+   */
+  private readonly recentDocuments = new Map<string, DocumentNode>();
   /** The trusted documents manifest, when one is configured (see trusted-documents.ts); HTTP and WebSocket both ask it. */
   readonly trusted: TrustedDocuments;
   readonly parseOptions: ParseOptions;
@@ -219,9 +227,14 @@ export class OperationPipeline {
    * a syntax error is GRAPHQL_PARSE_FAILED, a rule's error GRAPHQL_VALIDATION_FAILED.
    */
   async prepare(query: string): Promise<Prepared> {
+    const recent = this.recentDocuments.get(query);
+    if (recent) return { document: recent };
     const key = `ws:${createHash('sha256').update(query).digest('hex')}`;
     const cached = await this.documents.get(key);
-    if (cached) return { document: cached };
+    if (cached) {
+      this.remember(query, cached);
+      return { document: cached };
+    }
     let document: DocumentNode;
     try {
       document = parse(query, this.parseOptions);
@@ -239,7 +252,16 @@ export class OperationPipeline {
       };
     // Only valid documents are kept, as Apollo does, so invalid ones cannot fill the cache.
     await this.documents.set(key, document);
+    this.remember(query, document);
     return { document };
+  }
+
+  /** Keeps `document` among the recent ones under its text, when the text is short enough (see recentDocuments). */
+  private remember(query: string, document: DocumentNode): void {
+    if (query.length > RECENT_QUERY_MAX) return;
+    this.recentDocuments.set(query, document);
+    // The oldest goes first: a document still in use comes back from the cache, which keeps it longer.
+    if (this.recentDocuments.size > RECENT_DOCUMENTS) this.recentDocuments.delete(this.recentDocuments.keys().next().value ?? '');
   }
 
   /** BAD_USER_INPUT naming the variable when `variables` nest absurdly deep; checked without recursion. */
@@ -271,7 +293,9 @@ export class OperationPipeline {
         }),
       ];
     }
-    const coerced = getVariableValues(this.deps.schema, operation.variableDefinitions ?? [], values, { maxErrors: 50 });
+    // Without variable definitions there is nothing to coerce (graphql-js ignores variables no definition names).
+    if (!operation.variableDefinitions?.length) return [];
+    const coerced = getVariableValues(this.deps.schema, operation.variableDefinitions, values, { maxErrors: 50 });
     if (!coerced.errors) return [];
     return coerced.errors.map(
       (e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } }),
@@ -566,6 +590,10 @@ export class OperationPipeline {
     return result;
   }
 }
+
+/** How many documents `prepare` keeps by their text, and the longest text it keeps (see recentDocuments). */
+const RECENT_DOCUMENTS = 64;
+const RECENT_QUERY_MAX = 4096;
 
 /** A short stable name per parsed document, for share keys (documents come from the cache, so they repeat). */
 const documentKeys = new WeakMap<DocumentNode, number>();

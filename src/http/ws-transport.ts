@@ -270,9 +270,14 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       }
       const start = () => (operation?.ended ? undefined : onMessage?.(data));
       const previous = running.get(id);
-      const handled: Promise<void> = (previous ? previous.then(start) : Promise.resolve(start())).catch(fault).finally(() => {
+      const over = () => {
         operation?.end();
         if (running.get(id) === handled) running.delete(id);
+      };
+      // One promise per operation for its whole life, rather than a chain of catch and finally.
+      const handled: Promise<void> = (previous ? previous.then(start) : Promise.resolve(start())).then(over, (err: unknown) => {
+        fault(err);
+        over();
       });
       running.set(id, handled);
     });

@@ -128,10 +128,12 @@ describe('bursts of subscribers on one stream', () => {
       sockets.push(...(await Promise.all(Array.from({ length: Math.min(200, N - i) }, () => initialised(server.url, editor)))));
     }
     server.app.calls.reset();
+    const executionsBefore = server.app.pipeline.sharedExecutions;
     const started = performance.now();
     const subscribers = await Promise.all(sockets.map((s) => s.subscribe(jobId)));
     const seconds = (performance.now() - started) / 1000;
     const calls = Object.fromEntries(server.app.calls.byCommand);
+    const executions = server.app.pipeline.sharedExecutions - executionsBefore;
     try {
       console.log(`burst: ${N} subscribes acknowledged in ${seconds.toFixed(2)} s with DynamoDB calls ${JSON.stringify(calls)}`);
       expect(subscribers.map((s) => s.received[0])).toEqual(subscribers.map(() => ({ seq: 2, type: 'SUBSCRIBED', job: null })));
@@ -139,6 +141,10 @@ describe('bursts of subscribers on one stream', () => {
       // than one per subscribe). The bound scales with the burst's length, not with its size.
       expect(Object.keys(calls)).toEqual(['GetItemCommand']);
       expect(calls.GetItemCommand).toBeLessThanOrEqual(Math.min(N / 10, Math.ceil((seconds * 1000) / 20) + 1));
+      // The subscribers of one head read are acknowledged together with one message, executed once
+      // for them all: at most one execution per read, not one per subscriber.
+      expect(executions).toBeGreaterThanOrEqual(1);
+      expect(executions).toBeLessThanOrEqual(calls.GetItemCommand);
       // No subscriber missed an event committed while the burst was served.
       dataOf(await server.request(ReportStepProgressDocument, { jobId, stepName: 'work', progress: 0.5 }, worker));
       await eventually(

@@ -29,8 +29,9 @@ type Formatters = Record<string, ((value: any) => string) | undefined>;
  */
 function fill(template: string, values: Record<string, unknown>, format: Formatters | undefined, upTo?: 'prefix', open = false): string {
   let out = '';
-  const parts = template.split(/\{([A-Za-z]+)\}/);
-  for (const [i, part] of parts.entries()) {
+  const parts = partsOf(template);
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
     if (i % 2 === 0) {
       const nextMissing = i + 1 < parts.length && values[parts[i + 1]] == null;
       if (upTo === 'prefix' && open && i > 0 && (i + 1 >= parts.length || nextMissing)) return out;
@@ -46,6 +47,18 @@ function fill(template: string, values: Record<string, unknown>, format: Formatt
     out += formatter ? formatter(value) : String(value);
   }
   return out;
+}
+
+/**
+ * A template split into its text (even indexes) and placeholder names (odd ones), once per
+ * template: keys are built on every read and write, from the few templates the entities declare.
+ */
+const templateParts = new Map<string, readonly string[]>();
+
+function partsOf(template: string): readonly string[] {
+  let parts = templateParts.get(template);
+  if (!parts) templateParts.set(template, (parts = template.split(/\{([A-Za-z]+)\}/)));
+  return parts;
 }
 
 /** The least string above every string that starts with `prefix`: `'STEP#'` → `'STEP$'`, for a range's upper end. */
