@@ -458,7 +458,9 @@ export class OperationPipeline {
     };
     if (handsOver(iterator)) {
       deliveries.handOver = (writer) => {
-        const pullSource = iterator[HAND_OVER](this.directConsumer(writer, lifetime, (event) => this.directBatch(shareArgs, key, shared, event, spanAttributes)));
+        const pullSource = iterator[HAND_OVER](
+          this.directConsumer(writer, lifetime, (event) => this.directBatch(shareArgs, key, shared, event, spanAttributes)),
+        );
         return async () => {
           const item = await pull(pullSource);
           if (!item) return finish();
@@ -514,7 +516,13 @@ export class OperationPipeline {
    * their executions finish in. The bus calls every listener of an event in one synchronous loop,
    * so all of an event's subscribers join its batch before it is handed on.
    */
-  private directBatch(args: ExecutionArgs, key: string, principal: Principal | null, event: unknown, spanAttributes: Record<string, string>): DirectBatch {
+  private directBatch(
+    args: ExecutionArgs,
+    key: string,
+    principal: Principal | null,
+    event: unknown,
+    spanAttributes: Record<string, string>,
+  ): DirectBatch {
     const byKey = typeof event === 'object' && event !== null ? this.directBatches.get(event) : undefined;
     const existing = byKey?.get(key);
     if (existing?.waiters) return existing;
@@ -525,7 +533,10 @@ export class OperationPipeline {
     }
     // With tracing on, executing an event for the handed-over subscribers of a key is one span
     // linked to the trace of the change that wrote the event.
-    const span = startLinkedSpan('subscription delivery', traceparentOfEvent(event), { kind: SpanKind.CONSUMER, attributes: spanAttributes });
+    const span = startLinkedSpan('subscription delivery', traceparentOfEvent(event), {
+      kind: SpanKind.CONSUMER,
+      attributes: spanAttributes,
+    });
     const run = () => this.executeShared(args, key, principal, event);
     const result = span ? span.run(run) : run();
     const handOn = () => {

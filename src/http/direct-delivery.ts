@@ -101,7 +101,10 @@ export function deliverDirectly(stream: DeliveryStream, target: DirectTarget): A
   /** Takes the stream's next item, unless the subscription ended or too many frames have not left yet. */
   function pull(): void {
     if (finished || pulling) return;
-    if (lifetime.ended) return finish();
+    if (lifetime.ended) {
+      finish();
+      return;
+    }
     if (inFlight >= MAX_FRAMES_IN_FLIGHT) {
       draining = true;
       return;
@@ -114,7 +117,10 @@ export function deliverDirectly(stream: DeliveryStream, target: DirectTarget): A
   }
   function taken(item: IteratorResult<Delivery | Parked, undefined>): void {
     pulling = false;
-    if (item.done || lifetime.ended) return finish();
+    if (item.done || lifetime.ended) {
+      finish();
+      return;
+    }
     // Parked: the stream hands its live events to `writer` until it wakes us (or did already).
     if (item.value === PARKED) {
       if (!wokenEarly) return;

@@ -209,7 +209,14 @@ describe('the hand-over of live events to caught-up subscribers', () => {
     expect(subs.map((s) => s.frames.length)).toEqual([1, 1]);
     held.get(1)!();
     await until(() => subs.every((s) => s.frames.length === 5));
-    for (const s of subs) expect(s.frames.map((f) => [f.n, f.late])).toEqual([[0, 0], [1, 1], [2, 2], [3, 3], [4, 4]]);
+    for (const s of subs)
+      expect(s.frames.map((f) => [f.n, f.late])).toEqual([
+        [0, 0],
+        [1, 1],
+        [2, 2],
+        [3, 3],
+        [4, 4],
+      ]);
     for (const s of subs) s.lifetime.end();
     await Promise.all(subs.map((s) => s.over));
   });
