@@ -1,4 +1,7 @@
-import { testEndpoint } from '../support/dynamo';
+import { randomUUID } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { createDynamo, type Dynamo } from '../../src/infra/dynamo/client';
+import { createTable, testEndpoint } from '../support/dynamo';
 import { codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
 import { startStallProxy, type StallProxy } from '../support/stall-proxy';
 import { CreateAssetDocument, CreateLogDocument, CreateProjectDocument } from '../../src/client/gql/graphql';
@@ -63,5 +66,32 @@ describe.each([
     // Every stalled call was given up by the client (its socket closed), none left waiting.
     for (let i = 0; i < 100 && proxy.stalled > 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect(proxy.stalled).toBe(0);
+  });
+});
+
+describe('a burst of reads larger than the connection pool, against a slow DynamoDB', () => {
+  const CALLS = 120;
+  let proxy: StallProxy;
+  let dynamo: Dynamo;
+  let tableName: string;
+
+  beforeAll(async () => {
+    tableName = `t_${randomUUID().slice(0, 8)}`;
+    await createTable(tableName);
+    // DynamoDB Local answering each call 1.5 s late, as it does on a busy machine: longer than
+    // the connect timeout (1 s), well within the per-attempt timeout.
+    proxy = await startStallProxy(testEndpoint(), [], 1500);
+    dynamo = createDynamo({ endpoint: proxy.url, region: 'us-east-1', requestTimeoutMs: 10_000, connectTimeoutMs: 1000 });
+  });
+  afterAll(async () => {
+    dynamo?.client.destroy();
+    await proxy?.stop();
+  });
+
+  it('reads every item: a call waiting for a free socket has not failed to connect', async () => {
+    const keys = Array.from({ length: CALLS }, (_, i) => ({ PK: `burst#${i}`, SK: 'item' }));
+    const results = await Promise.allSettled(keys.map((Key) => dynamo.doc.send(new GetCommand({ TableName: tableName, Key }))));
+    const failed = results.filter((r) => r.status === 'rejected');
+    expect(failed.map((r) => String(r.reason))).toEqual([]);
   });
 });
