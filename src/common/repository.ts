@@ -34,10 +34,14 @@ export class EntityRepository<M extends AnyModel> {
     return this.model.is(item) ? item : null;
   }
 
-  /** Many entities in one batched read, in the order asked; missing ones are left out. */
+  /**
+   * Many entities in one batched read, in the order asked; missing ones are left out. A failed
+   * read throws (DataLoader's own loadMany would hand back the error in the item's place, and
+   * leaving that out would make a timeout look like an empty list).
+   */
   protected async loadMany(values: KeyValues<M>[]): Promise<ItemOf<M>[]> {
-    const items = await this.scope.items.loadMany(values.map((v) => this.model.keyOf(this.scope.tenantId, v)));
-    return items.filter((item): item is ItemOf<M> => !(item instanceof Error) && this.model.is(item));
+    const items = await Promise.all(values.map((v) => this.scope.items.load(this.model.keyOf(this.scope.tenantId, v))));
+    return items.filter((item): item is ItemOf<M> => this.model.is(item));
   }
 
   /** One page of a query of the caller's tenant, as this entity's items. */

@@ -176,12 +176,22 @@ export function instrumentClient(stack: MiddlewareStackLike, options: Instrument
  *     `requestTimeout` (see deadline.ts) replaces it for that call.
  *   - `socketTimeout`: socket inactivity, which also bounds a response body that stops arriving
  *     after its headers (requestTimeout no longer runs then).
+ *   - the agent's `maxSockets` (50 by default): a request beyond it waits for a free socket, and
+ *     that wait counts against `connectionTimeout`. A burst of more calls than sockets to a
+ *     service answering in over a second then failed the queued calls as connect timeouts (and
+ *     drained the retry quota) though nothing was wrong with connecting: 36 of 120 concurrent
+ *     GetItems to a DynamoDB answering in 1.5 s (test/e2e/read-failures.test.ts). So the pool is
+ *     unbounded: calls are bounded by the requests and connections the server admits and each by
+ *     its budget, and idle keep-alive sockets are closed by the service.
  */
 export function transportOptions(requestTimeoutMs: number, connectTimeoutMs: number) {
+  const pool = { maxSockets: Number.POSITIVE_INFINITY };
   return {
     connectionTimeout: Math.min(connectTimeoutMs, requestTimeoutMs),
     requestTimeout: requestTimeoutMs,
     throwOnRequestTimeout: true,
     socketTimeout: requestTimeoutMs,
+    httpAgent: pool,
+    httpsAgent: pool,
   };
 }

@@ -94,11 +94,12 @@ export class SearchRepository {
       subjects.set(word.subjectId, { model, values: { projectId: word.projectId, [model.idField]: word.subjectId } });
     }
     const candidates = [...subjects.values()];
-    const items = await this.scope.items.loadMany(candidates.map(({ model, values }) => model.key.keyFrom(tenantId, values)));
+    // Promise.all of load, not loadMany: a failed read must fail the search, not drop its hits.
+    const items = await Promise.all(candidates.map(({ model, values }) => this.scope.items.load(model.key.keyFrom(tenantId, values))));
     const hits: SearchHitItem[] = [];
     for (const [i, item] of items.entries()) {
       const { model } = candidates[i];
-      if (item instanceof Error || !model.is(item) || !model.search) continue;
+      if (!model.is(item) || !model.search) continue;
       const fields = matchedFields(model.search, item, query);
       if (!fields) continue;
       const id = String(item[model.idField]);
