@@ -94,6 +94,9 @@ export function startChild(
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
+      // A process warning (MaxListenersExceededWarning and the like) is a finding of the run, not noise.
+      const warnings = errors.split('\n').filter((line) => /Warning/.test(line));
+      if (warnings.length) process.stderr.write(`${name} printed warnings:\n${warnings.join('\n')}\n`);
     },
   }));
 }
