@@ -777,22 +777,30 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
     const itemCounts = { ...job.itemCounts, [stage]: { ...counts, ...change } };
     return { itemCounts, progress: progressOf(state.job, itemCounts) };
   };
-  /** The running item fails past its attempts: counted, its event, and the stage settled by its policy. */
-  const failForGood = (error: JobError): WorkItemItem => {
-    const failed = state.putItem({
+  /**
+   * The running item finishes for good (COMPLETED or FAILED): its new state, counted, its event,
+   * and the stage settled by its policy.
+   */
+  const finish = (
+    status: typeof ItemStatus.COMPLETED | typeof ItemStatus.FAILED,
+    changes: Partial<WorkItemItem>,
+    event: JobEventType,
+  ): WorkItemItem => {
+    const finished = state.putItem({
       ...item,
-      status: ItemStatus.FAILED,
-      error,
+      ...changes,
+      status,
       finishedAt: state.at,
       leaseExpiresAt: undefined,
       version: item.version + 1,
     });
-    state.change(withCounts({ running: counts.running - 1, failed: counts.failed + 1 }), JobEventType.ITEM_FAILED, actor, {
-      item: failed,
-    });
+    const counted = status === ItemStatus.COMPLETED ? { completed: counts.completed + 1 } : { failed: counts.failed + 1 };
+    state.change(withCounts({ running: counts.running - 1, ...counted }), event, actor, { item: finished });
     settleStage(state, stage, actor);
-    return failed;
+    return finished;
   };
+  /** The running item fails past its attempts. */
+  const failForGood = (error: JobError): WorkItemItem => finish(ItemStatus.FAILED, { error }, JobEventType.ITEM_FAILED);
 
   switch (action.kind) {
     case 'claim': {
@@ -854,20 +862,7 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
     }
     case 'complete': {
       if (item.status !== ItemStatus.RUNNING || !stageLive) refuse(ItemStatus.COMPLETED, [ItemStatus.RUNNING]);
-      const done = state.putItem({
-        ...item,
-        status: ItemStatus.COMPLETED,
-        progress: 1,
-        outputs: action.outputs,
-        finishedAt: state.at,
-        leaseExpiresAt: undefined,
-        version: item.version + 1,
-      });
-      state.change(withCounts({ running: counts.running - 1, completed: counts.completed + 1 }), JobEventType.ITEM_COMPLETED, actor, {
-        item: done,
-      });
-      settleStage(state, stage, actor);
-      return done;
+      return finish(ItemStatus.COMPLETED, { progress: 1, outputs: action.outputs }, JobEventType.ITEM_COMPLETED);
     }
     case 'fail': {
       if (item.status !== ItemStatus.RUNNING || !stageLive) refuse(ItemStatus.FAILED, [ItemStatus.RUNNING]);
