@@ -9,7 +9,9 @@
  * stream calls `take` with each live event that comes next in order, until something needs a pull
  * (a gap to read from the store, the final event, a catch-up after a bus outage, an overflow, or
  * `canTake` saying no), when it calls `wake` once. The consumer then pulls again, and nothing
- * reaches `take` until the next PARKED.
+ * reaches `take` until the next PARKED. `take` and `wake` may come before the pull that gives
+ * PARKED has resolved: the stream parks when it yields, not when the consumer sees it, so a
+ * consumer must remember a wake that overtook its PARKED (see direct-delivery.ts).
  *
  * A parked subscriber holds no pending promise and no suspended async function between events:
  * only the stream's generator, stopped at its `yield`.
