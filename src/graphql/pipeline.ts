@@ -17,6 +17,7 @@ import {
   type ExecutionResult,
   type GraphQLFormattedError,
   type GraphQLSchema,
+  type OperationDefinitionNode,
   type ParseOptions,
   type ValidationRule,
 } from 'graphql';
@@ -27,7 +28,7 @@ import type { Context } from '../context';
 import { formatError } from '../errors';
 import { isRecord } from '../guards';
 import { logger } from '../logger';
-import { TrustedDocuments } from './trusted-documents';
+import { TrustedDocuments, type DocumentRequest } from './trusted-documents';
 import { runWithBudget } from '../infra/deadline';
 import { type DirectConsumer, HAND_OVER, handsOver, PARKED, type Parked } from '../infra/handover';
 import type { Metrics } from '../infra/metrics';
@@ -52,6 +53,17 @@ export interface PipelineDeps extends ContextDeps {
 
 /** A document ready to run, or the errors that keep it from running. */
 export type Prepared = { document: DocumentNode; errors?: undefined } | { document?: undefined; errors: readonly GraphQLError[] };
+
+/** What a client sends to run an operation, over any transport (graphql-ws's subscribe payload, an SSE request). */
+export interface OperationRequest extends DocumentRequest {
+  operationName?: unknown;
+  variables?: unknown;
+}
+
+/** An admitted operation's execution args and its operation, or the errors that refuse it (see `admit`). */
+export type Admission =
+  | { args: ExecutionArgs; operation: OperationDefinitionNode; errors?: undefined }
+  | { errors: readonly GraphQLError[]; args?: undefined; operation?: undefined };
 
 /** What a subscription needs from the transport that carries it: whether it ended, and a way to hear when it does. */
 export interface SubscriptionLifetime {
@@ -300,6 +312,44 @@ export class OperationPipeline {
     return coerced.errors.map(
       (e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } }),
     );
+  }
+
+  /**
+   * Admits one operation a transport that runs operations itself (WebSocket, SSE) received, in the
+   * order HTTP's Apollo runs the same steps, each defined once here: trusted documents (a hash
+   * becomes its document; with TRUSTED_DOCUMENTS_ONLY nothing else runs), parsing and validation
+   * (`prepare`), the record's operation (`note`), the variables (`variableErrors`), and the
+   * context for `principal`. Gives the execution args and the operation to run, or the errors
+   * that refuse it (client mistakes, each with a stable code). Never throws for a client's input.
+   */
+  async admit(request: OperationRequest, principal: Principal | null, record: RequestRecord): Promise<Admission> {
+    const trusted = this.trusted.resolve(request);
+    if (trusted.error) return { errors: [trusted.error] };
+    const query = trusted.query ?? request.query;
+    if (typeof query !== 'string') {
+      return { errors: [new GraphQLError('The request has no query.', { extensions: { code: 'BAD_REQUEST' } })] };
+    }
+    const prepared = await this.prepare(query);
+    if (!prepared.document) return { errors: prepared.errors };
+    const operationName = typeof request.operationName === 'string' ? request.operationName : undefined;
+    this.note(record, prepared.document, operationName);
+    // Checked (depth first, then coercion) before anything else walks the variables (the share key, execution).
+    const variableErrors = this.variableErrors(prepared.document, operationName, request.variables);
+    if (variableErrors.length) return { errors: variableErrors };
+    const operation = getOperationAST(prepared.document, operationName);
+    // variableErrors refuses a document without the named operation, so this is only for the types.
+    if (!operation) return { errors: [new GraphQLError('Unknown operation.', { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } })] };
+    const variableValues = isRecord(request.variables) ? request.variables : undefined;
+    return {
+      operation,
+      args: {
+        schema: this.deps.schema,
+        document: prepared.document,
+        operationName,
+        variableValues,
+        contextValue: this.context(principal),
+      },
+    };
   }
 
   /** The context of one request (or one subscription's source stream) for a verified principal. */

@@ -246,7 +246,8 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   const eventStreams = express.Router();
   eventStreams.use((req, _res, next) => next(deps.sse && wantsEventStream(req.headers.accept) ? undefined : 'router'));
   if (deps.sse) {
-    eventStreams.use(express.json({ limit: config.limits.bodyLimitBytes }), trustedDocuments(pipeline.trusted), requestScope(), deps.sse);
+    // SSE resolves trusted documents itself, with the rest of its admission (OperationPipeline.admit).
+    eventStreams.use(express.json({ limit: config.limits.bodyLimitBytes }), requestScope(), deps.sse);
   }
   app.use(
     '/graphql',

@@ -76,7 +76,7 @@ describe('the operation pipeline', () => {
 
   async function subscribe(principal: Principal) {
     const prepared = await pipeline.prepare('subscription { ticks { n viewer tenant } }');
-    const lifetime = new Operation(principal.userId, () => {});
+    const lifetime = new Operation(principal.userId, { write: (_data, written) => written() }, () => {});
     const stream = (await pipeline.subscribe({
       schema,
       document: prepared.document!,
