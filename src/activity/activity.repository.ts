@@ -28,8 +28,8 @@ export class ActivityRepository {
    * project of the caller's tenant has no such event stored (any more; or never: another
    * project's or another tenant's id is not found under these keys). For clients that still
    * resume with `afterEventId`. At most two bounded reads, never the whole stream: one keyed query
-   * of the project's events by id (the byEventId index), and, when that finds nothing, the newest
-   * page of the stream, read strongly consistent. The index is updated asynchronously, so an
+   * of the project's events by id (the byEventId index; concurrent lookups of one id share it),
+   * and, when that finds nothing, the newest page of the stream, read strongly consistent. The index is updated asynchronously, so an
    * event that committed a moment ago (a client resuming right after it was delivered) may not be
    * in it yet; and events stored before the index existed never are. Those are found among the
    * newest events; an older one not in the index is reported as history lost by the replay.
@@ -42,7 +42,10 @@ export class ActivityRepository {
       for (const item of items) if (model.is(item) && item.eventId === eventId && typeof item.position === 'number') return item.position;
       return null;
     };
-    const indexed = positionIn(await store.queryFirst(model.query(tenantId, 'byEventId', values), 1));
+    // Shared with concurrent resumes after the same event (a reconnecting fleet): an event's
+    // position never changes, and a read that started too early to see it only sends this one to
+    // the fresh read below.
+    const indexed = positionIn(await this.scope.shared.page(model.query(tenantId, 'byEventId', values), 1));
     if (indexed !== null) return indexed;
     const stream = streams.projectActivity(tenantId, values.projectId);
     return positionIn(await store.queryFirst({ ...stream.after(0), descending: true }, RECENT_EVENTS));

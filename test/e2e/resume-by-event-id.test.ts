@@ -1,3 +1,5 @@
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { CreateLogDocument, CreateProjectDocument } from '../../src/client/gql/graphql';
 import { entities } from '../../src/common/entities';
 import { streams } from '../../src/common/streams';
@@ -87,8 +89,7 @@ describe('resuming project activity after an event id', () => {
   });
 
   /** Subscribes as `token` after `eventId`, waits for the acknowledgement and `n` more messages, and ends the subscription. */
-  async function resume(token: string, project: string, eventId: string, n: number) {
-    const client = wsClient(server.url, token);
+  async function resume(token: string, project: string, eventId: string, n: number, client = wsClient(server.url, token)) {
     try {
       const sub = subscribe<Message>(client, ACTIVITY, { id: project, e: eventId });
       const ack = await Promise.race([sub.ack, sub.done.then(() => undefined)]);
@@ -128,6 +129,39 @@ describe('resuming project activity after an event id', () => {
     expect(tail.ack).toMatchObject({ action: 'subscription.started', position: near.position });
     expect(tail.received.map((m) => m.eventId)).toEqual(events.slice(-2).map((e) => e.eventId));
     expect(queryItems()).toBeLessThanOrEqual(3);
+  });
+
+  it('shares the lookup and the replay among clients resuming after the same event at once', async () => {
+    const events = await stored('resume-a', projectId);
+    const from = events[events.length - 3];
+    const CLIENTS = 20;
+    // Every socket connected first, so that the subscribes themselves come at once.
+    const clients = await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        const client = createClient({
+          url: server.url.replace(/^http/, 'ws'),
+          webSocketImpl: WebSocket,
+          connectionParams: { authorization: `Bearer ${editor}` },
+          retryAttempts: 0,
+          lazy: false,
+        });
+        await new Promise((resolve) => client.on('connected', resolve));
+        return client;
+      }),
+    );
+    server.app.calls.reset();
+    const resumed = await Promise.all(clients.map((client) => resume(editor, projectId, from.eventId, 2, client)));
+    const queries = server.app.calls.byCommand.get('QueryCommand') ?? 0;
+    console.log(
+      `${CLIENTS} clients resuming after one event id: DynamoDB calls ${JSON.stringify(Object.fromEntries(server.app.calls.byCommand))}`,
+    );
+    for (const { ack, received, errors } of resumed) {
+      expect(errors).toEqual([]);
+      expect(ack).toMatchObject({ action: 'subscription.started', position: from.position });
+      expect(received.map((m) => m.eventId)).toEqual(events.slice(-2).map((e) => e.eventId));
+    }
+    // The lookups alone, unshared, would be one query a client (the replay's pages are shared anyway).
+    expect(queries).toBeLessThan(CLIENTS);
   });
 
   it('reports history lost, never an error, for an id this project does not hold: unknown, another project’s, another tenant’s', async () => {
