@@ -27,12 +27,13 @@ export class ActivityRepository {
    * The position of the stored event `eventId` in its project's stream, or null when this
    * project of the caller's tenant has no such event stored (any more; or never: another
    * project's or another tenant's id is not found under these keys). For clients that still
-   * resume with `afterEventId`. At most two bounded reads, never the whole stream: one keyed query
-   * of the project's events by id (the byEventId index; concurrent lookups of one id share it),
-   * and, when that finds nothing, the newest page of the stream, read strongly consistent. The index is updated asynchronously, so an
-   * event that committed a moment ago (a client resuming right after it was delivered) may not be
-   * in it yet; and events stored before the index existed never are. Those are found among the
-   * newest events; an older one not in the index is reported as history lost by the replay.
+   * resume with `afterEventId`. At most two bounded reads, never the whole stream: one keyed
+   * query of the project's events by id (the byEventId index; concurrent lookups of one id share
+   * it), and, when that finds nothing, the newest page of the stream, read strongly consistent.
+   * The index is updated asynchronously, so an event that committed a moment ago (a client
+   * resuming right after it was delivered) may not be in it yet; and events stored before the
+   * index existed never are. Those are found among the newest events; an older one not in the
+   * index is reported as history lost by the replay. Throws BAD_USER_INPUT for a malformed id.
    */
   async positionOfEvent(projectId: string, eventId: string): Promise<number | null> {
     const { tenantId, store } = this.scope;

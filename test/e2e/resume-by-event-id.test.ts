@@ -164,7 +164,7 @@ describe('resuming project activity after an event id', () => {
     expect(queries).toBeLessThan(CLIENTS);
   });
 
-  it('reports history lost, never an error, for an id this project does not hold: unknown, another project’s, another tenant’s', async () => {
+  it('reports history lost, not an error, for an id this project does not hold (unknown, another project’s, another tenant’s); BAD_USER_INPUT for no id at all', async () => {
     const mine = await stored('resume-a', projectId);
     const head = mine[mine.length - 1].position;
     const [otherProjects] = await stored('resume-a', otherProjectId);
@@ -189,6 +189,10 @@ describe('resuming project activity after an event id', () => {
       ['subscription.started', theirs[theirs.length - 1].position],
       ['subscription.history_lost', theirs[theirs.length - 1].position],
     ]);
+    // An id of no event's shape (a key's `#` above all) is the client's mistake, said before any read.
+    const malformed = await resume(editor, projectId, 'evt_#PROJECT', 0);
+    expect(malformed.ack).toBeUndefined();
+    expect(malformed.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) })]);
     // And on A's project: the project is not B's (NOT_FOUND), nothing is replayed.
     const refused = await resume(intruder, projectId, mine[5].eventId, 0);
     expect(refused.ack).toBeUndefined();
