@@ -263,7 +263,7 @@ export function serveGraphQLOverSse(deps: SseDeps): SseEndpoint {
    * or the `allow`ed methods with 405 when the method was the mistake.
    */
   const refuse = (res: Response, record: RequestRecord, errors: readonly GraphQLError[], allow?: string) => {
-    const formatted: GraphQLFormattedError[] = pipeline.formatErrors(record, errors);
+    const formatted: GraphQLFormattedError[] = pipeline.records.formatErrors(record, errors);
     const code = formatted[0]?.extensions?.code;
     const status = allow ? 405 : ((typeof code === 'string' ? STATUS_OF_CODE[code] : undefined) ?? 400);
     if (res.headersSent || res.destroyed) return;
@@ -375,7 +375,7 @@ export function serveGraphQLOverSse(deps: SseDeps): SseEndpoint {
   };
 
   const format = (record: RequestRecord, result: ExecutionResult) =>
-    result.errors ? { ...result, errors: pipeline.formatErrors(record, result.errors) } : result;
+    result.errors ? { ...result, errors: pipeline.records.formatErrors(record, result.errors) } : result;
 
   const send = (res: Response, payload: unknown, position?: number) =>
     write(res, `${position === undefined ? '' : `id: ${position}\n`}event: next\ndata: ${JSON.stringify(payload)}\n\n`);

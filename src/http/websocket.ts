@@ -96,10 +96,10 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
       },
     },
     operate: async (connection, operation, payload) => {
-      const record = pipeline.begin(randomUUID());
+      const record = pipeline.records.begin(randomUUID());
       // The log line is written once the operation has ended, after its last frame was formatted.
-      operation.onEnd(() => pipeline.finish(record));
-      const refuse = (errors: readonly GraphQLError[]) => operation.error(pipeline.formatErrors(record, errors));
+      operation.onEnd(() => pipeline.records.finish(record));
+      const refuse = (errors: readonly GraphQLError[]) => operation.error(pipeline.records.formatErrors(record, errors));
       if (!operation.admitted) {
         return refuse([
           new GraphQLError(`At most ${config.ws.maxSubscriptions} operations may run on one connection; complete some first.`, {
@@ -113,7 +113,7 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
       // Completed by the client before it started: nothing runs.
       if (operation.ended) return;
       const result = (value: ExecutionResult) => {
-        operation.next(JSON.stringify(value.errors ? { ...value, errors: pipeline.formatErrors(record, value.errors) } : value));
+        operation.next(JSON.stringify(value.errors ? { ...value, errors: pipeline.records.formatErrors(record, value.errors) } : value));
         operation.complete();
       };
       if (admission.operation.operation !== OperationTypeNode.SUBSCRIPTION) {
@@ -128,7 +128,7 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
         target: operation,
         payload: (value) =>
           pipeline.sharedPayload(value) ??
-          JSON.stringify({ ...value, errors: value.errors && pipeline.formatErrors(record, value.errors) }),
+          JSON.stringify({ ...value, errors: value.errors && pipeline.records.formatErrors(record, value.errors) }),
         // A stream that fails midway ends with an `error` frame, formatted (masked) like every other error.
         finished: (failure) => (failure ? refuse([asGraphQLError(failure.error)]) : operation.complete()),
       });

@@ -103,7 +103,7 @@ async function subscriber(topic: string, principal: Principal, options: { from?:
     },
   };
   const lifetime = new Operation(principal.userId, socket, () => {});
-  const prepared = await pipeline.prepare(
+  const prepared = await pipeline.documents.prepare(
     `subscription($topic: String!, $from: Int) { ticks(topic: $topic, from: $from) { n kind ${options.fields ?? ''} } }`,
   );
   const stream = await pipeline.stream({
