@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
 import type { GraphQLFormattedError } from 'graphql';
 import {
   CloseCode,
@@ -127,7 +127,6 @@ function run(cleanup: () => void): void {
 /** What the transport keeps per socket; `extra` in graphql-ws's hooks. */
 export interface Connection<S> {
   socket: WebSocket;
-  request: IncomingMessage;
   /** The running operation of each client id the client has not completed. */
   operations: Map<string, Operation>;
   /** Operations holding a slot of the per-socket limit (some may be completed but still running). */
@@ -261,7 +260,7 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
   let closing = false;
 
   wss.on('error', (err) => logger.warn({ err }, 'websocket server error'));
-  wss.on('connection', (socket, request) => {
+  wss.on('connection', (socket) => {
     if (closing) {
       // An upgrade that slipped in while the server stops: nothing waits for its close handshake.
       socket.terminate();
@@ -280,7 +279,6 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
     };
     const connection: Connection<S> = {
       socket,
-      request,
       operations: new Map(),
       held: 0,
       state: options.newState(),
