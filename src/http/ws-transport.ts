@@ -258,6 +258,26 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
   });
   let operationCount = 0;
   let closing = false;
+  /**
+   * Keep-alive: one timer for every socket (as ws's documentation does it), not one per socket.
+   * Each round pings every open socket; a socket that has not answered the previous round's ping
+   * by the next round is gone and is terminated, which ends its operations.
+   */
+  const unanswered = new Set<WebSocket>();
+  const keepAlive =
+    options.keepAliveMs > 0
+      ? setInterval(() => {
+          for (const { socket } of connections) {
+            if (socket.readyState !== socket.OPEN) continue;
+            if (unanswered.has(socket)) {
+              socket.terminate();
+              continue;
+            }
+            unanswered.add(socket);
+            socket.ping();
+          }
+        }, options.keepAliveMs).unref()
+      : undefined;
 
   wss.on('error', (err) => logger.warn({ err }, 'websocket server error'));
   wss.on('connection', (socket) => {
@@ -381,24 +401,10 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       logger.debug({ code: errorCode(err) }, 'websocket closed on a client error');
     });
 
-    let pongWait: NodeJS.Timeout | undefined;
-    const ping =
-      options.keepAliveMs > 0
-        ? setInterval(() => {
-            if (socket.readyState !== socket.OPEN) return;
-            // A peer that does not answer within the interval is gone: terminate, which ends its operations.
-            pongWait ??= setTimeout(() => socket.terminate(), options.keepAliveMs);
-            socket.ping();
-          }, options.keepAliveMs)
-        : undefined;
-    socket.on('pong', () => {
-      clearTimeout(pongWait);
-      pongWait = undefined;
-    });
+    socket.on('pong', () => unanswered.delete(socket));
 
     socket.once('close', (code, reason) => {
-      clearInterval(ping);
-      clearTimeout(pongWait);
+      unanswered.delete(socket);
       for (const operation of [...connection.operations.values()]) operation.cancel();
       connections.delete(connection);
       options.onSocketClosed?.(connection);
@@ -411,6 +417,7 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
     operationCount: () => operationCount,
     async close(graceMs = 1000) {
       closing = true;
+      clearInterval(keepAlive);
       // ws calls back once every socket it accepted has closed, including ones accepted from now on.
       const closed = new Promise<void>((resolve) => wss.close(() => resolve()));
       for (const connection of [...connections]) {
