@@ -12,6 +12,7 @@ import {
 } from '../../src/client/gql/graphql';
 import type { ServerCounts } from '../../src/app';
 import { signDevToken } from '../../src/auth/jwt';
+import { MAX_FRAMES_IN_FLIGHT } from '../../src/http/direct-delivery';
 import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { captureLogs } from '../support/logs';
 import { eventually, JOB_PROGRESS, metricValue, rawConnection, rawSocket, subscribe, wsClient, type RawSocket } from '../support/ws';
@@ -389,14 +390,14 @@ describe('a subscription that ends on the server side', () => {
         await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, editor),
       ).createJob;
 
-      // RESYNC: five events published at once overflow a buffer of two; the stream says so and ends.
+      // RESYNC: events published at once overflow a buffer of two; the stream says so and ends. A
+      // subscriber that is caught up takes live events straight from the bus (the hand-over) until
+      // MAX_FRAMES_IN_FLIGHT of them wait, so enough are published to overflow either way.
       const client = wsClient(server.url, editor);
       const slow = subscribe(client, JOB_PROGRESS, { jobId, afterSeq: 1 });
-      await eventually(
-        () => server.app.counts(),
-        (c) => c.event_bus_listeners === 1,
-      );
-      for (let seq = 2; seq <= 6; seq++) {
+      // Caught up (its acknowledgement arrived), so the subscriber takes live events by the hand-over.
+      await slow.ack;
+      for (let seq = 2; seq <= MAX_FRAMES_IN_FLIGHT + 8; seq++) {
         server.app.bus.publish(`JOB:ends:${jobId}`, {
           eventId: `${jobId}:${seq}`,
           jobId,
