@@ -367,7 +367,7 @@ export class Live {
       if (from !== null && from > start.head) {
         throw badInput(`${argument} ${from} is ahead of the stream, whose last position is ${start.head}.`, argument);
       }
-      subscription.started({ from, ...start });
+      subscription.started({ from, head: start.head, finished: start.finished });
       return stream;
     } catch (error) {
       await stream.return?.();
