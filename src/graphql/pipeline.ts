@@ -400,6 +400,11 @@ export class OperationPipeline {
     return deliveries;
   }
 
+  /** The share groups held now (see `joinShareGroup`); tests count them to show that each is let go. */
+  shareGroupCount(): number {
+    return this.shareGroups.size;
+  }
+
   /**
    * The share group of a new subscriber: the subscribers with its share key — the document (by
    * identity: the cache hands every subscriber of one query the same one), variables, operation
