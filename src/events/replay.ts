@@ -144,7 +144,6 @@ function positioned<E>(event: E, position: number): E {
  * subscriber holds no generator, no promise and no closure besides its bus listener.
  */
 class ReplayThenLive<E> implements ReplayStream<E> {
-  readonly ready: Promise<void>;
   private readonly listening: Listening;
   private buffer: E[] = [];
   private overflowed = false;
@@ -169,7 +168,11 @@ class ReplayThenLive<E> implements ReplayStream<E> {
   constructor(private readonly options: ReplayOptions<E>) {
     // Listen from the start, so nothing published during the replay is lost.
     this.listening = options.live(this.onLive.bind(this));
-    this.ready = this.listening.ready;
+  }
+
+  /** Resolves once the live listener is in effect. */
+  get ready(): Promise<void> {
+    return this.listening.ready;
   }
 
   /** The bus listener: every live event of the topic, in the order the bus has them. */

@@ -396,7 +396,8 @@ export class OperationPipeline {
     const deliveries = handsOver(iterator)
       ? new HandedOverDeliveries(iterator, lifetime, group, this.results)
       : new SubscriptionDeliveries(iterator, lifetime, group, this.results);
-    lifetime.onEnd(() => deliveries.close());
+    // Bound rather than a closure: it is held for the subscription's life, and binding keeps no context.
+    lifetime.onEnd(deliveries.close.bind(deliveries));
     return deliveries;
   }
 
