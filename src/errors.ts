@@ -1,5 +1,5 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { isRecord } from './guards';
+import { errorMessage, isRecord } from './guards';
 
 /**
  * The stable error codes of the whole API. Clients switch on `extensions.code`; the message is
@@ -146,4 +146,13 @@ export function formatError(development: boolean) {
       extensions: { code: ErrorCode.INTERNAL },
     };
   };
+}
+
+/**
+ * `error` as a GraphQLError for formatting: a GraphQLError stands (its code decides what the
+ * client sees); anything else is wrapped, and formatError masks it as INTERNAL.
+ */
+export function asGraphQLError(error: unknown): GraphQLError {
+  if (error instanceof GraphQLError) return error;
+  return new GraphQLError(errorMessage(error), { originalError: error instanceof Error ? error : undefined });
 }

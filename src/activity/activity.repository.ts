@@ -4,11 +4,17 @@ import type { Scope } from '../common/scope';
 import { streams } from '../common/streams';
 import { maxItems, requireText } from '../common/validate';
 import { badInput } from '../errors';
-import type { Page, PageRequest } from '../infra/dynamo/store';
+import type { Item, Page, PageRequest } from '../infra/dynamo/store';
+import { projectActivity, tenantActivity } from './activity.keys';
 
 /** The most actions one timeline query may name (each costs one query per page). */
 export const MAX_TIMELINE_TYPES = 10;
-import { projectActivity, tenantActivity } from './activity.keys';
+
+/**
+ * The newest events of a stream that positionOfEvent reads when the index by id does not have an
+ * event (yet): one page of a replay, so the fallback costs what one page of a resume costs.
+ */
+const RECENT_EVENTS = 100;
 
 /** A stored activity event (a project's, or the tenant's own). */
 export type ActivityItem = EntityItem<'ProjectEvent'> & { position?: number };
@@ -17,21 +23,33 @@ export type ActivityItem = EntityItem<'ProjectEvent'> & { position?: number };
 export class ActivityRepository {
   constructor(private readonly scope: Scope) {}
 
-  /** A project's stored events with a position in (after, until], in position order. */
-  async eventsAfter(projectId: string, after: number, until?: number): Promise<ActivityItem[]> {
-    const stream = streams.projectActivity(this.scope.tenantId, assertId(projectId, 'proj', 'projectId'));
-    return (await this.scope.store.queryAll(stream.after(after, until), 100_000)).filter((item) => entities.ProjectEvent.is(item));
-  }
-
   /**
-   * The position of the stored event `eventId` in its project's stream, or null when it is not
-   * stored (any more). For clients that still resume with `afterEventId`: it reads the project's
-   * whole retained stream, which positions avoid.
+   * The position of the stored event `eventId` in its project's stream, or null when this
+   * project of the caller's tenant has no such event stored (any more; or never: another
+   * project's or another tenant's id is not found under these keys). For clients that still
+   * resume with `afterEventId`. At most two bounded reads, never the whole stream: one keyed
+   * query of the project's events by id (the byEventId index; concurrent lookups of one id share
+   * it), and, when that finds nothing, the newest page of the stream, read strongly consistent.
+   * The index is updated asynchronously, so an event that committed a moment ago (a client
+   * resuming right after it was delivered) may not be in it yet; and events stored before the
+   * index existed never are. Those are found among the newest events; an older one not in the
+   * index is reported as history lost by the replay. Throws BAD_USER_INPUT for a malformed id.
    */
   async positionOfEvent(projectId: string, eventId: string): Promise<number | null> {
-    const events = await this.eventsAfter(projectId, 0);
-    const found = events.find((event) => event.eventId === eventId);
-    return found?.position ?? null;
+    const { tenantId, store } = this.scope;
+    const model = entities.ProjectEvent;
+    const values = { projectId: assertId(projectId, 'proj', 'projectId'), eventId: assertId(eventId, 'evt', 'afterEventId') };
+    const positionIn = (items: Item[]): number | null => {
+      for (const item of items) if (model.is(item) && item.eventId === eventId && typeof item.position === 'number') return item.position;
+      return null;
+    };
+    // Shared with concurrent resumes after the same event (a reconnecting fleet): an event's
+    // position never changes, and a read that started too early to see it only sends this one to
+    // the fresh read below.
+    const indexed = positionIn(await this.scope.shared.page(model.query(tenantId, 'byEventId', values), 1));
+    if (indexed !== null) return indexed;
+    const stream = streams.projectActivity(tenantId, values.projectId);
+    return positionIn(await store.queryFirst({ ...stream.after(0), descending: true }, RECENT_EVENTS));
   }
 
   /**

@@ -354,7 +354,15 @@ export const entities = {
     parent: 'Project',
     key: keyShape({ pk: 'PROJECT#{projectId}#EVENTS', sk: 'EVENT#{position}', format: { position: positionLabel } }),
     attributes: eventAttributes,
-    indexes: eventIndexes,
+    indexes: {
+      ...eventIndexes,
+      /**
+       * The project's events by id, so a client that resumes with the (deprecated) `afterEventId`
+       * has its position found by one keyed read of the caller's tenant and project, not by reading
+       * the whole stream (see ActivityRepository.positionOfEvent).
+       */
+      byEventId: { index: 'GSI3', pk: 'PROJECT#{projectId}#EVENT_IDS', sk: '{eventId}' },
+    },
     ttl: true,
   }),
   /** The last position of a project's activity stream (no TTL: positions are never reused). */

@@ -1,48 +1,29 @@
-import { createHash } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import type { ApolloServerPlugin } from '@apollo/server';
-import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
-import { ApolloArmor } from '@escape.tech/graphql-armor';
 import {
   createSourceEventStream,
   execute,
   getOperationAST,
-  getVariableValues,
   GraphQLError,
-  parse,
-  specifiedRules,
-  validate,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
-  type GraphQLFormattedError,
   type GraphQLSchema,
-  type ParseOptions,
-  type ValidationRule,
+  type OperationDefinitionNode,
 } from 'graphql';
 import type { Principal } from '../auth/principal';
-import { checkVariables, jsonVariablesError } from '../common/json-limits';
 import type { Config } from '../config';
 import { Context } from '../context';
-import { formatError } from '../errors';
 import { isRecord } from '../guards';
-import { logger } from '../logger';
-import { TrustedDocuments } from './trusted-documents';
 import { runWithBudget } from '../infra/deadline';
 import { type DirectConsumer, HAND_OVER, type HandsOver, handsOver, PARKED, type Parked } from '../infra/handover';
 import type { Metrics } from '../infra/metrics';
 import { inSpan, SpanKind, startLinkedSpan, traceparentOfEvent, tracingActive } from '../infra/tracing';
-import {
-  beginRequest,
-  currentRequest,
-  logRequest,
-  noteOperation,
-  runInRequest,
-  SIMULATOR_REQUEST_ID_PREFIX,
-  withRequestId,
-  type RequestRecord,
-} from './record';
+import { logger } from '../logger';
 import { createContext, type ContextDeps } from '../wiring';
+import { Documents } from './documents';
+import { currentRequest, noteOperation, OperationRecords, type RequestRecord } from './record';
+import type { DocumentRequest } from './trusted-documents';
+import { tooDeepVariables, variableErrors } from './variables';
 
 export interface PipelineDeps extends ContextDeps {
   config: Config;
@@ -50,8 +31,16 @@ export interface PipelineDeps extends ContextDeps {
   metrics?: Metrics;
 }
 
-/** A document ready to run, or the errors that keep it from running. */
-export type Prepared = { document: DocumentNode; errors?: undefined } | { document?: undefined; errors: readonly GraphQLError[] };
+/** What a client sends to run an operation, over any transport (graphql-ws's subscribe payload, an SSE request). */
+export interface OperationRequest extends DocumentRequest {
+  operationName?: unknown;
+  variables?: unknown;
+}
+
+/** An admitted operation's execution args and its operation, or the errors that refuse it (see `admit`). */
+export type Admission =
+  | { args: ExecutionArgs; operation: OperationDefinitionNode; errors?: undefined }
+  | { errors: readonly GraphQLError[]; args?: undefined; operation?: undefined };
 
 /** What a subscription needs from the transport that carries it: whether it ended, and a way to hear when it does. */
 export interface SubscriptionLifetime {
@@ -110,38 +99,22 @@ export interface SubscriptionArgs extends ExecutionArgs {
 }
 
 /**
- * The GraphQL operation pipeline that HTTP (through Apollo) and WebSocket (through graphql-ws)
- * both run, so each concern is defined once:
- * - parsing and validation: the same parse options (token limit), the same rules (graphql-js's and
- *   graphql-armor's depth, cost, alias and directive limits) and one document cache, bounded by
- *   size, that Apollo uses as its documentStore and WebSocket under keys of its own;
- * - variables checked for absurd nesting before anything walks them recursively;
- * - the context from the verified principal;
- * - error formatting: known codes pass, anything else is masked as INTERNAL, every error carries
- *   its request's id, and no stack trace leaves;
- * - one record per operation: a log line and a metrics sample when it ends;
+ * The GraphQL operation pipeline that every transport runs: HTTP through Apollo's hooks,
+ * WebSocket and SSE through `admit`, `execute` and `stream`. Each concern is a part, defined once:
+ * - documents (documents.ts): trusted documents, the query limits, parsing and validation with one
+ *   document cache, which Apollo uses as its documentStore;
+ * - variables (variables.ts): checked for absurd nesting before anything walks them, then coerced;
+ * - the context from the verified principal (wiring.ts);
+ * - records and errors (record.ts): one record per operation with its log line and metrics
+ *   sample; known codes pass, anything else is masked as INTERNAL, every error carries its
+ *   request's id, and no stack trace leaves;
+ * - the request budget (infra/deadline.ts) around every query and mutation;
  * - subscriptions: each event is executed once per share key with a fresh context, shared by
- *   every subscriber of that key (see `subscribe`).
+ *   every subscriber of that key (see `stream`).
  */
 export class OperationPipeline {
-  /** Validated documents; Apollo's documentStore too. Bounded by approximate size (Apollo's default, 30 MiB). */
-  readonly documents = new InMemoryLRUCache<DocumentNode>();
-  /**
-   * The last RECENT_DOCUMENTS valid documents prepared for WebSocket and SSE, by their text, in
-   * front of `documents`: a burst of subscribes sends one text thousands of times, and looking it
-   * up by the text itself saves hashing it for each. Only short texts are kept (RECENT_QUERY_MAX),
-   * so the texts held stay small whatever clients send; each document is the cache's own object,
-   * so subscribers of one text still share one document.
-   */
-  private readonly recentDocuments = new Map<string, DocumentNode>();
-  /** The trusted documents manifest, when one is configured (see trusted-documents.ts); HTTP and WebSocket both ask it. */
-  readonly trusted: TrustedDocuments;
-  readonly parseOptions: ParseOptions;
-  /** The rules beyond graphql-js's own (Apollo adds those itself). */
-  readonly validationRules: ValidationRule[];
-  readonly formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
-  private readonly armorPlugins: ApolloServerPlugin[];
-  private readonly allRules: ValidationRule[];
+  readonly documents: Documents;
+  readonly records: OperationRecords;
   /** The share groups of the subscriptions running now, by share key (see `joinShareGroup`). */
   private readonly shareGroups = new Map<string, ShareGroup>();
   /** Results of executing one event for one share key (see `subscribe`). */
@@ -163,27 +136,10 @@ export class OperationPipeline {
    */
   readonly results = { handedOver: 0, pulled: 0 };
 
+  /** Throws, naming the file, when a configured trusted documents manifest cannot be read. */
   constructor(private readonly deps: PipelineDeps) {
-    const { config } = deps;
-    const { manifestPath, only } = config.trustedDocuments;
-    this.trusted = manifestPath ? TrustedDocuments.fromFile(manifestPath, only) : TrustedDocuments.none();
-    const armor = new ApolloArmor({
-      maxDepth: { n: config.limits.maxDepth },
-      costLimit: { maxCost: config.limits.maxCost },
-      // Every alias counts, `__typename` ones too: armor lets those through by default, and a
-      // thousand aliased __typename fields are as much work to answer as any others.
-      maxAliases: { n: config.limits.maxAliases, allowList: [] },
-      maxDirectives: { n: config.limits.maxDirectives },
-      // The token limit is graphql-js's own (parseOptions), not armor's: armor's Apollo plugin parses
-      // the document a second time inside Apollo's parsing hook, where a syntax error escapes as a 500.
-      maxTokens: { enabled: false },
-      blockFieldSuggestion: { enabled: config.env === 'production' },
-    }).protect();
-    this.parseOptions = { maxTokens: config.limits.maxTokens };
-    this.validationRules = armor.validationRules;
-    this.allRules = [...specifiedRules, ...armor.validationRules];
-    this.armorPlugins = armor.plugins;
-    this.formatError = withRequestId(formatError(config.env !== 'production'));
+    this.documents = new Documents(deps.schema, deps.config);
+    this.records = new OperationRecords(deps.config.env, deps.metrics);
   }
 
   /** The schema every operation runs against. */
@@ -191,11 +147,10 @@ export class OperationPipeline {
     return this.deps.schema;
   }
 
-  /** The Apollo plugins that apply this pipeline's limits and records to HTTP requests. */
+  /** The Apollo plugins that apply this pipeline's parts to HTTP requests: the limits, the variables check and the record. */
   apolloPlugins(): ApolloServerPlugin<Context>[] {
-    const pipeline = this;
     return [
-      ...this.armorPlugins,
+      ...this.documents.apolloPlugins,
       {
         async requestDidStart() {
           return {
@@ -204,7 +159,7 @@ export class OperationPipeline {
               // request-log.ts) is still logged with its operation; willSendResponse notes it again.
               const record = currentRequest();
               if (record && operation) noteOperation(record, operation.operation, operationName ?? operation.name?.value, true);
-              const error = pipeline.checkVariables(request.variables);
+              const error = tooDeepVariables(request.variables);
               if (!error) return;
               // A request error like Apollo's own variable errors: nothing ran. Apollo drops `http` from the response.
               error.extensions.http = { status: 400 };
@@ -225,127 +180,40 @@ export class OperationPipeline {
   }
 
   /**
-   * Parses and validates `query` with the same options, rules and cache as HTTP. Never throws:
-   * a syntax error is GRAPHQL_PARSE_FAILED, a rule's error GRAPHQL_VALIDATION_FAILED.
+   * Admits one operation a transport that runs operations itself (WebSocket, SSE) received, in the
+   * order Apollo runs the same parts for HTTP: its document (trusted documents, parsing and
+   * validation), the operation it names (noted in `record`), its variables, and the context for
+   * `principal`. Gives the execution args and the operation to run, or the errors that refuse it
+   * (client mistakes, each with a stable code). Never throws for a client's input.
    */
-  async prepare(query: string): Promise<Prepared> {
-    const recent = this.recentDocuments.get(query);
-    if (recent) return { document: recent };
-    const key = `ws:${createHash('sha256').update(query).digest('hex')}`;
-    const cached = await this.documents.get(key);
-    if (cached) {
-      this.remember(query, cached);
-      return { document: cached };
-    }
-    let document: DocumentNode;
-    try {
-      document = parse(query, this.parseOptions);
-    } catch (error) {
-      return {
-        errors: [
-          new GraphQLError(error instanceof GraphQLError ? error.message : String(error), { extensions: { code: 'GRAPHQL_PARSE_FAILED' } }),
-        ],
-      };
-    }
-    const errors = validate(this.deps.schema, document, this.allRules);
-    if (errors.length)
-      return {
-        errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })),
-      };
-    // Only valid documents are kept, as Apollo does, so invalid ones cannot fill the cache.
-    await this.documents.set(key, document);
-    this.remember(query, document);
-    return { document };
-  }
-
-  /** Keeps `document` among the recent ones under its text, when the text is short enough (see recentDocuments). */
-  private remember(query: string, document: DocumentNode): void {
-    if (query.length > RECENT_QUERY_MAX) return;
-    this.recentDocuments.set(query, document);
-    // The oldest goes first: a document still in use comes back from the cache, which keeps it longer.
-    if (this.recentDocuments.size > RECENT_DOCUMENTS) this.recentDocuments.delete(this.recentDocuments.keys().next().value ?? '');
-  }
-
-  /** BAD_USER_INPUT naming the variable when `variables` nest absurdly deep; checked without recursion. */
-  checkVariables(variables: Record<string, unknown> | null | undefined): GraphQLError | undefined {
-    const tooDeep = checkVariables(variables);
-    return tooDeep ? jsonVariablesError(tooDeep.variable, tooDeep.violation) : undefined;
-  }
-
-  /**
-   * The variables step of a transport that runs operations itself (WebSocket, SSE), as Apollo runs
-   * it for HTTP: `variables` are first checked for absurd nesting (before anything walks them
-   * recursively), then coerced against the operation's variable definitions. A missing required
-   * variable, a value of the wrong type or an operation that is not in the document is the
-   * client's mistake: BAD_USER_INPUT errors naming it (an empty list when all is well), so
-   * no transport answers INTERNAL for it. Never throws.
-   */
-  variableErrors(document: DocumentNode, operationName: string | null | undefined, variables: unknown): GraphQLError[] {
-    if (variables != null && (!isRecord(variables) || Array.isArray(variables))) {
-      return [new GraphQLError('variables must be a JSON object.', { extensions: { code: 'BAD_USER_INPUT' } })];
-    }
-    const values = variables ?? {};
-    const tooDeep = this.checkVariables(values);
-    if (tooDeep) return [tooDeep];
-    const operation = getOperationAST(document, operationName);
+  async admit(request: OperationRequest, principal: Principal | null, record: RequestRecord): Promise<Admission> {
+    const prepared = await this.documents.resolve(request);
+    if (!prepared.document) return { errors: prepared.errors };
+    const operationName = typeof request.operationName === 'string' ? request.operationName : undefined;
+    const operation = getOperationAST(prepared.document, operationName);
     if (!operation) {
-      return [
-        new GraphQLError(operationName ? `Unknown operation named "${operationName}".` : 'Name the operation to run with operationName.', {
-          extensions: { code: 'OPERATION_RESOLUTION_FAILURE' },
-        }),
-      ];
+      const message = operationName ? `Unknown operation named "${operationName}".` : 'Name the operation to run with operationName.';
+      return { errors: [new GraphQLError(message, { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } })] };
     }
-    // Without variable definitions there is nothing to coerce (graphql-js ignores variables no definition names).
-    if (!operation.variableDefinitions?.length) return [];
-    const coerced = getVariableValues(this.deps.schema, operation.variableDefinitions, values, { maxErrors: 50 });
-    if (!coerced.errors) return [];
-    return coerced.errors.map(
-      (e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } }),
-    );
+    this.records.note(record, operation);
+    // Checked (depth first, then coercion) before anything else walks the variables (the share key, execution).
+    const errors = variableErrors(this.deps.schema, operation, request.variables);
+    if (errors.length) return { errors };
+    return {
+      operation,
+      args: {
+        schema: this.deps.schema,
+        document: prepared.document,
+        operationName,
+        variableValues: isRecord(request.variables) ? request.variables : undefined,
+        contextValue: this.context(principal),
+      },
+    };
   }
 
   /** The context of one request (or one subscription's source stream) for a verified principal. */
   context(principal: Principal | null): Context {
     return createContext(this.deps, principal);
-  }
-
-  /** Starts the record of one operation; `requestId` as requestIdFrom gave it. */
-  begin(requestId: string): RequestRecord {
-    return beginRequest(requestId);
-  }
-
-  /** Notes which operation of `document` a record runs (its type and name, for the log and metrics). */
-  note(record: RequestRecord, document: DocumentNode, operationName: string | null | undefined): void {
-    const operation = getOperationAST(document, operationName);
-    noteOperation(record, operation?.operation, operation?.name?.value, true);
-  }
-
-  /**
-   * Ends an operation's record: one log line, and one metrics sample for queries and mutations
-   * (a subscription's length is not an operation's latency; the gauges count subscriptions).
-   */
-  finish(record: RequestRecord, status?: number): void {
-    const simulator = this.deps.config.env !== 'production' && record.requestId.startsWith(SIMULATOR_REQUEST_ID_PREFIX);
-    logRequest(record, status, simulator ? 'debug' : 'info');
-    if (record.operationType === 'subscription') return;
-    // Operations that did not validate are counted as `unknown`: their names are the caller's text.
-    const named = record.validated === true;
-    this.deps.metrics?.recordOperation({
-      type: named ? record.operationType : undefined,
-      name: named ? record.operationName : undefined,
-      code: record.outcome,
-      seconds: (performance.now() - record.startedAt) / 1000,
-    });
-  }
-
-  /** Formats errors leaving the server in `record`'s operation; HTTP status hints are dropped (a socket has none). */
-  formatErrors(record: RequestRecord, errors: readonly GraphQLError[]): GraphQLFormattedError[] {
-    return runInRequest(record, () => errors.map((e) => this.formatError(e.toJSON(), e))).map(
-      ({ extensions: { http: _http, ...extensions } = {}, ...error }) => ({
-        ...error,
-        extensions,
-      }),
-    );
   }
 
   /** Runs a query or mutation within the request budget (REQUEST_BUDGET_MS), as over HTTP. */
@@ -708,10 +576,6 @@ class HandedOverDeliveries extends SubscriptionDeliveries implements DirectConsu
     }
   }
 }
-
-/** How many documents `prepare` keeps by their text, and the longest text it keeps (see recentDocuments). */
-const RECENT_DOCUMENTS = 64;
-const RECENT_QUERY_MAX = 4096;
 
 /** A short stable name per parsed document, for share keys (documents come from the cache, so they repeat). */
 const documentKeys = new WeakMap<DocumentNode, number>();

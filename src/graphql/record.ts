@@ -1,7 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { GraphQLFormattedError, OperationTypeNode } from 'graphql';
+import type { GraphQLError, GraphQLFormattedError, OperationDefinitionNode, OperationTypeNode } from 'graphql';
+import { formatError } from '../errors';
+import type { Metrics } from '../infra/metrics';
 import { logger } from '../logger';
 
 /**
@@ -109,4 +111,60 @@ export function logRequest(record: RequestRecord, status?: number, level: 'info'
     },
     'graphql request',
   );
+}
+
+/**
+ * The records and errors part of the operation pipeline, used by every transport: one record per
+ * operation, ended by one log line and (for queries and mutations) one metrics sample, and every
+ * error leaving the server formatted once: known codes pass, anything else is masked as INTERNAL,
+ * each carries its request's id, and no stack trace leaves outside development.
+ */
+export class OperationRecords {
+  /** Apollo's formatError for HTTP; `formatErrors` for the transports that format errors themselves. */
+  readonly formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+
+  constructor(
+    private readonly env: string,
+    private readonly metrics?: Pick<Metrics, 'recordOperation'>,
+  ) {
+    this.formatError = withRequestId(formatError(env !== 'production'));
+  }
+
+  /** Starts the record of one operation; `requestId` as requestIdFrom gave it. */
+  begin(requestId: string): RequestRecord {
+    return beginRequest(requestId);
+  }
+
+  /** Notes which validated operation a record runs (its type and name, for the log and metrics). */
+  note(record: RequestRecord, operation: OperationDefinitionNode): void {
+    noteOperation(record, operation.operation, operation.name?.value, true);
+  }
+
+  /**
+   * Ends an operation's record: one log line, and one metrics sample for queries and mutations
+   * (a subscription's length is not an operation's latency; the gauges count subscriptions).
+   */
+  finish(record: RequestRecord, status?: number): void {
+    const simulator = this.env !== 'production' && record.requestId.startsWith(SIMULATOR_REQUEST_ID_PREFIX);
+    logRequest(record, status, simulator ? 'debug' : 'info');
+    if (record.operationType === 'subscription') return;
+    // Operations that did not validate are counted as `unknown`: their names are the caller's text.
+    const named = record.validated === true;
+    this.metrics?.recordOperation({
+      type: named ? record.operationType : undefined,
+      name: named ? record.operationName : undefined,
+      code: record.outcome,
+      seconds: (performance.now() - record.startedAt) / 1000,
+    });
+  }
+
+  /** Formats errors leaving the server in `record`'s operation; HTTP status hints are dropped (a socket has none). */
+  formatErrors(record: RequestRecord, errors: readonly GraphQLError[]): GraphQLFormattedError[] {
+    return runInRequest(record, () => errors.map((e) => this.formatError(e.toJSON(), e))).map(
+      ({ extensions: { http: _http, ...extensions } = {}, ...error }) => ({
+        ...error,
+        extensions,
+      }),
+    );
+  }
 }

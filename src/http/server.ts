@@ -153,10 +153,10 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     stopOnTerminationSignals: false,
     // Parsing, validation, the document cache, error formatting and the operation record are the
     // pipeline's, shared with WebSocket; only the HTTP status codes are this transport's own.
-    formatError: pipeline.formatError,
-    parseOptions: pipeline.parseOptions,
-    validationRules: pipeline.validationRules,
-    documentStore: pipeline.documents,
+    formatError: pipeline.records.formatError,
+    parseOptions: pipeline.documents.parseOptions,
+    validationRules: pipeline.documents.validationRules,
+    documentStore: pipeline.documents.cache,
     // GraphiQL is served by graphiqlRouter from installed packages; Apollo's landing page would load a CDN.
     // No cache-control hints are used, and Apollo's default cache-control plugin wraps every field.
     plugins: [
@@ -246,15 +246,16 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   const eventStreams = express.Router();
   eventStreams.use((req, _res, next) => next(deps.sse && wantsEventStream(req.headers.accept) ? undefined : 'router'));
   if (deps.sse) {
-    eventStreams.use(express.json({ limit: config.limits.bodyLimitBytes }), trustedDocuments(pipeline.trusted), requestScope(), deps.sse);
+    // SSE resolves trusted documents itself, with the rest of its admission (OperationPipeline.admit).
+    eventStreams.use(express.json({ limit: config.limits.bodyLimitBytes }), requestScope(), deps.sse);
   }
   app.use(
     '/graphql',
-    requestIdentity((record, status) => pipeline.finish(record, status)),
+    requestIdentity((record, status) => pipeline.records.finish(record, status)),
     eventStreams,
     ...(deps.beforeGraphQL ?? []),
     express.json({ limit: config.limits.bodyLimitBytes }),
-    trustedDocuments(pipeline.trusted),
+    trustedDocuments(pipeline.documents.trusted),
     requestScope(),
     expressMiddleware(apollo, {
       context: async ({ req }) => pipeline.context(await deps.verifier.fromHeader(req.headers.authorization)),

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import {
   GraphQLError,
-  getOperationAST,
   Kind,
   OperationTypeNode,
   TypeInfo,
@@ -134,8 +133,11 @@ function runCleanup(cleanup: () => void): void {
 }
 
 /** The GraphQL request carried by a GET's query string or a POST's JSON body. */
+/** An SSE request's operation; its document is the query's text or a trusted document's hash (see OperationPipeline.admit). */
 interface Params {
-  query: string;
+  query?: string;
+  documentId?: unknown;
+  extensions?: unknown;
   variables?: Record<string, unknown>;
   operationName?: string;
 }
@@ -154,21 +156,30 @@ function paramsOf(req: Request): Params {
     raw = req.body;
   } else {
     raw = { query: req.query.query, operationName: req.query.operationName };
-    const variables = req.query.variables;
-    if (variables !== undefined) {
-      if (typeof variables !== 'string') throw badRequest('The variables parameter must be one JSON object.');
+    for (const name of ['variables', 'extensions'] as const) {
+      const value = req.query[name];
+      if (value === undefined) continue;
+      if (typeof value !== 'string') throw badRequest(`The ${name} parameter must be one JSON object.`);
       try {
-        raw.variables = JSON.parse(variables);
+        raw[name] = JSON.parse(value);
       } catch {
-        throw badRequest('The variables parameter is not valid JSON.');
+        throw badRequest(`The ${name} parameter is not valid JSON.`);
       }
     }
   }
-  const { query, variables, operationName } = raw;
-  if (typeof query !== 'string' || query === '') throw badRequest('The request has no query.');
+  const { query, variables, operationName, documentId, extensions } = raw;
+  const byHash = documentId !== undefined || (isPlainObject(extensions) && extensions.persistedQuery !== undefined);
+  if ((typeof query !== 'string' || query === '') && !byHash) throw badRequest('The request has no query.');
+  if (query != null && typeof query !== 'string') throw badRequest('query must be a string.');
   if (variables != null && !isPlainObject(variables)) throw badRequest('variables must be a JSON object.');
   if (operationName != null && typeof operationName !== 'string') throw badRequest('operationName must be a string.');
-  return { query, variables: variables ?? undefined, operationName: operationName ?? undefined };
+  return {
+    query: query ?? undefined,
+    documentId,
+    extensions,
+    variables: variables ?? undefined,
+    operationName: operationName ?? undefined,
+  };
 }
 
 /** The position a Last-Event-ID header names, undefined when there is none; throws BAD_REQUEST when it names none. */
@@ -252,7 +263,7 @@ export function serveGraphQLOverSse(deps: SseDeps): SseEndpoint {
    * or the `allow`ed methods with 405 when the method was the mistake.
    */
   const refuse = (res: Response, record: RequestRecord, errors: readonly GraphQLError[], allow?: string) => {
-    const formatted: GraphQLFormattedError[] = pipeline.formatErrors(record, errors);
+    const formatted: GraphQLFormattedError[] = pipeline.records.formatErrors(record, errors);
     const code = formatted[0]?.extensions?.code;
     const status = allow ? 405 : ((typeof code === 'string' ? STATUS_OF_CODE[code] : undefined) ?? 400);
     if (res.headersSent || res.destroyed) return;
@@ -281,35 +292,19 @@ export function serveGraphQLOverSse(deps: SseDeps): SseEndpoint {
       if (error instanceof GraphQLError) return refuse(res, record, [error]);
       throw error;
     }
-    const prepared = await pipeline.prepare(params.query);
-    if (!prepared.document) return refuse(res, record, prepared.errors);
-    let document = prepared.document;
-    pipeline.note(record, document, params.operationName);
-    const operation = getOperationAST(document, params.operationName);
-    if (!operation) {
-      return refuse(res, record, [
-        new GraphQLError('Name the operation to run with operationName.', { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } }),
-      ]);
-    }
+    const admission = await pipeline.admit(params, principal, record);
+    if (admission.errors) return refuse(res, record, admission.errors);
+    const { operation, args } = admission;
     if (operation.operation === OperationTypeNode.MUTATION && req.method === 'GET') {
       // GraphQL over HTTP: a GET must not change anything.
       return refuse(res, record, [badRequest('Send mutations with POST.')], 'POST');
     }
-    const variableErrors = pipeline.variableErrors(document, params.operationName, params.variables);
-    if (variableErrors.length) return refuse(res, record, variableErrors);
     if (lastEventId !== undefined) {
       const resumed =
-        operation.operation === OperationTypeNode.SUBSCRIPTION ? resumeDocumentAt(pipeline.schema, document, lastEventId) : undefined;
+        operation.operation === OperationTypeNode.SUBSCRIPTION ? resumeDocumentAt(pipeline.schema, args.document, lastEventId) : undefined;
       if (!resumed) return refuse(res, record, [badRequest('Last-Event-ID resumes only a subscription to a positioned stream.')]);
-      document = resumed;
+      args.document = resumed;
     }
-    const args = {
-      schema: pipeline.schema,
-      document,
-      operationName: params.operationName,
-      variableValues: params.variables,
-      contextValue: pipeline.context(principal),
-    };
 
     const stream = new Stream(res);
     streams.add(stream);
@@ -380,7 +375,7 @@ export function serveGraphQLOverSse(deps: SseDeps): SseEndpoint {
   };
 
   const format = (record: RequestRecord, result: ExecutionResult) =>
-    result.errors ? { ...result, errors: pipeline.formatErrors(record, result.errors) } : result;
+    result.errors ? { ...result, errors: pipeline.records.formatErrors(record, result.errors) } : result;
 
   const send = (res: Response, payload: unknown, position?: number) =>
     write(res, `${position === undefined ? '' : `id: ${position}\n`}event: next\ndata: ${JSON.stringify(payload)}\n\n`);

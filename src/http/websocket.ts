@@ -1,15 +1,15 @@
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { GraphQLError, type ExecutionArgs } from 'graphql';
+import { GraphQLError, OperationTypeNode, type ExecutionResult } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import type { WebSocket } from 'ws';
 import type { TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import type { OperationPipeline } from '../graphql/pipeline';
-import type { RequestRecord } from '../graphql/record';
+import { asGraphQLError } from '../errors';
 import { deliverDirectly } from './direct-delivery';
-import { serveGraphQLOverWebSocket, type Connection, type Operation, type Transport } from './ws-transport';
+import { serveGraphQLOverWebSocket, type Transport } from './ws-transport';
 
 export interface WebSocketDeps {
   config: Config;
@@ -24,31 +24,7 @@ interface SocketState {
   expiryTimer?: NodeJS.Timeout;
 }
 
-/** What an operation on a socket needs beyond its execution args: its lifetime, its record, its caller and its socket. */
-interface OperationState {
-  operation: Operation;
-  record: RequestRecord;
-  principal: Principal | null;
-  connection: Connection<SocketState>;
-}
-
-/**
- * The state of each operation, by the execution args onSubscribe returned for it: graphql-ws hands
- * that same object to `subscribe` and `onNext`, whose types know only ExecutionArgs.
- */
-const operationStates = new WeakMap<ExecutionArgs, OperationState>();
-
-/** The state onSubscribe kept for `args`; every args graphql-ws runs came from onSubscribe. */
-function stateOf(args: ExecutionArgs): OperationState {
-  const state = operationStates.get(args);
-  if (!state) throw new Error('An operation reached execution without passing onSubscribe.');
-  return state;
-}
-
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** The record of each operation refused in onSubscribe, by its first error, for onError. */
-const refusals = new WeakMap<GraphQLError, RequestRecord>();
 
 /** Reads the token from connection_init's payload: `authorization: "Bearer …"` (any case) or `token`. */
 function tokenOf(params: Record<string, unknown> | undefined): string | undefined {
@@ -94,7 +70,7 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
     state.expiryTimer.unref();
   };
 
-  const transport: Transport<SocketState> = serveGraphQLOverWebSocket<SocketState>({
+  const transport: Transport = serveGraphQLOverWebSocket<SocketState>({
     server,
     path: '/graphql',
     maxPayloadBytes: config.ws.maxPayloadBytes,
@@ -118,70 +94,44 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
           return false;
         }
       },
-      onSubscribe: async (ctx, id, payload) => {
-        const record = pipeline.begin(randomUUID());
-        const operation = transport.operationOf(ctx.extra, id);
-        const refuse = (errors: readonly GraphQLError[]) => {
-          refusals.set(errors[0], record);
-          // Refused by the limit there is no operation to end, so the line is written once the error is formatted.
-          if (operation) operation.onEnd(() => pipeline.finish(record));
-          return [...errors];
-        };
-        if (!operation) {
-          return refuse([
-            new GraphQLError(`At most ${config.ws.maxSubscriptions} operations may run on one connection; complete some first.`, {
-              extensions: { code: 'BAD_USER_INPUT' },
-            }),
-          ]);
-        }
-        const trusted = pipeline.trusted.resolve(payload);
-        if (trusted.error) return refuse([trusted.error]);
-        const prepared = await pipeline.prepare(trusted.query ?? payload.query);
-        if (!prepared.document) return refuse(prepared.errors);
-        pipeline.note(record, prepared.document, payload.operationName);
-        // Checked (depth first, then coercion) before anything else walks the variables (the share key, execution).
-        const variableErrors = pipeline.variableErrors(prepared.document, payload.operationName, payload.variables);
-        if (variableErrors.length) return refuse(variableErrors);
-        // A query or mutation runs to its end once started; only a subscription stops on `complete`.
-        operation.stoppable = record.operationType === 'subscription';
-        operation.onEnd(() => pipeline.finish(record));
-        const principal = ctx.extra.state.principal ?? null;
-        const args: ExecutionArgs = {
-          schema: pipeline.schema,
-          document: prepared.document,
-          operationName: payload.operationName,
-          variableValues: payload.variables,
-          contextValue: pipeline.context(principal),
-        };
-        operationStates.set(args, { operation, record, principal, connection: ctx.extra });
-        return args;
-      },
-      execute: (args) => pipeline.execute(args),
-      // A subscription's results bypass graphql-ws's per-result loop: see direct-delivery.ts.
-      subscribe: async (args) => {
-        const { operation, principal, record, connection } = stateOf(args);
-        const stream = await pipeline.stream({ ...args, lifetime: operation, principal });
-        if (!(Symbol.asyncIterator in stream)) return stream;
-        return deliverDirectly(stream, {
-          id: operation.id,
-          write: connection.write,
-          lifetime: operation,
-          payload: (result) =>
-            pipeline.sharedPayload(result) ??
-            JSON.stringify({ ...result, errors: result.errors && pipeline.formatErrors(record, result.errors) }),
-        });
-      },
-      // Errors of an operation refused in onSubscribe: formatted like every other error, with its request id.
-      onError: (ctx, id, _payload, errors) => {
-        const record = refusals.get(errors[0]);
-        if (!record) return undefined;
-        const formatted = pipeline.formatErrors(record, errors);
-        if (!transport.operationOf(ctx.extra, id)) pipeline.finish(record);
-        return formatted;
-      },
-      // Only queries and mutations reach onNext; subscription results are formatted in `subscribe`.
-      onNext: (_ctx, _id, _payload, args, result) =>
-        result.errors ? { ...result, errors: pipeline.formatErrors(stateOf(args).record, result.errors) } : undefined,
+    },
+    operate: async (connection, operation, payload) => {
+      const record = pipeline.records.begin(randomUUID());
+      // The log line is written once the operation has ended, after its last frame was formatted.
+      operation.onEnd(() => pipeline.records.finish(record));
+      const refuse = (errors: readonly GraphQLError[]) => operation.error(pipeline.records.formatErrors(record, errors));
+      if (!operation.admitted) {
+        return refuse([
+          new GraphQLError(`At most ${config.ws.maxSubscriptions} operations may run on one connection; complete some first.`, {
+            extensions: { code: 'BAD_USER_INPUT' },
+          }),
+        ]);
+      }
+      const principal = connection.state.principal ?? null;
+      const admission = await pipeline.admit(payload, principal, record);
+      if (admission.errors) return refuse(admission.errors);
+      // Completed by the client before it started: nothing runs.
+      if (operation.ended) return;
+      const result = (value: ExecutionResult) => {
+        operation.next(JSON.stringify(value.errors ? { ...value, errors: pipeline.records.formatErrors(record, value.errors) } : value));
+        operation.complete();
+      };
+      if (admission.operation.operation !== OperationTypeNode.SUBSCRIPTION) {
+        // A query or mutation runs to its end once started; a `complete` only silences it.
+        operation.stoppable = false;
+        return result(await pipeline.execute(admission.args));
+      }
+      const stream = await pipeline.stream({ ...admission.args, lifetime: operation, principal });
+      // The source stream could not be created (the field's `subscribe` threw): one result with its errors.
+      if (!(Symbol.asyncIterator in stream)) return result(stream);
+      deliverDirectly(stream, {
+        target: operation,
+        payload: (value) =>
+          pipeline.sharedPayload(value) ??
+          JSON.stringify({ ...value, errors: value.errors && pipeline.records.formatErrors(record, value.errors) }),
+        // A stream that fails midway ends with an `error` frame, formatted (masked) like every other error.
+        finished: (failure) => (failure ? refuse([asGraphQLError(failure.error)]) : operation.complete()),
+      });
     },
   });
 

@@ -1,53 +1,120 @@
-import type { IncomingMessage, Server as HttpServer } from 'node:http';
-import { CloseCode, handleProtocols, makeServer, MessageType, type ServerOptions } from 'graphql-ws';
+import type { Server as HttpServer } from 'node:http';
+import type { GraphQLFormattedError } from 'graphql';
+import {
+  CloseCode,
+  handleProtocols,
+  makeServer,
+  MessageType,
+  validateMessage,
+  type Context,
+  type ServerOptions,
+  type SubscribePayload,
+} from 'graphql-ws';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { errorCode } from '../guards';
 import { logger } from '../logger';
 
 /**
  * One operation a client started with `subscribe`, from the moment its message arrives until it
- * ends. It ends exactly once, for whichever reason comes first: the client sends `complete`, the
- * socket closes (cleanly, abruptly, or because the server closed it), the source runs out, or the
- * server shuts down. Ending releases its slot in the per-socket limit at once and runs every
- * cleanup registered with `onEnd` (the bus listener, the replay buffer).
+ * ends, and the only way its frames reach the socket. It ends exactly once, for whichever reason
+ * comes first: the client sends `complete`, the socket closes (cleanly, abruptly, or because the
+ * server closed it), the operation finishes (`complete` or `error` from the server), or the server
+ * shuts down. Ending releases its slot in the per-socket limit at once and runs every cleanup
+ * registered with `onEnd` (the bus listener, the replay buffer, the log line).
  *
- * This is our contract, not graphql-ws's: graphql-ws ends only what passes its `isAsyncGenerator`
- * check, keeps an operation's `for await` running until the source yields again, and keys its
- * bookkeeping by the client's id, which a client may reuse after `complete`. So the transport
- * reads `complete` and `close` itself and ends the operation here.
+ * No frame of an operation goes out after it ended, nor after the client completed it: the client
+ * may reuse the id at once, and a frame of the old operation must not reach the new one.
  */
 export class Operation {
-  private readonly cleanups: Array<() => void> = [];
-  private done = false;
+  private cleanups: Array<() => void> | null = [];
+  /**
+   * No frame of the operation may go out any more: the client completed it, its socket closed or
+   * the server is closing, or its last frame (`complete` or `error`) went out.
+   */
+  private quiet = false;
   /**
    * False for a query or mutation: once started it runs to its end whatever the client says, so
    * a `complete` only silences it and its slot stays taken until it finishes.
    */
   stoppable = true;
+  /** The start of each `next` frame of this operation: its id is written once, not per frame. */
+  private readonly nextPrefix: string;
 
   constructor(
     readonly id: string,
-    private readonly release: (operation: Operation) => void,
-  ) {}
+    private readonly connection: { write(data: string, written: () => void): void },
+    /** Undefined when the operation is over the per-socket limit: it holds no slot and must be refused. */
+    private readonly release: ((operation: Operation) => void) | undefined,
+  ) {
+    this.nextPrefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+  }
+
+  /** False when the socket already runs as many operations as it may: this one must be refused (see `error`). */
+  get admitted(): boolean {
+    return this.release !== undefined;
+  }
 
   get ended(): boolean {
-    return this.done;
+    return this.cleanups === null;
   }
 
   /** Runs `cleanup` when the operation ends, or at once if it has ended already. */
   onEnd(cleanup: () => void): void {
-    if (this.done) run(cleanup);
-    else this.cleanups.push(cleanup);
+    if (this.cleanups) this.cleanups.push(cleanup);
+    else run(cleanup);
   }
 
-  /** Ends the operation; later calls do nothing. */
+  /**
+   * Writes a `next` frame whose payload is the JSON `payload`, without waiting for it; `written` is
+   * called once it has left, or at once when it is dropped (the operation ended or went quiet).
+   */
+  next(payload: string, written: () => void = noop): void {
+    if (this.cleanups === null || this.quiet) written();
+    else this.connection.write(`${this.nextPrefix}${payload}}`, written);
+  }
+
+  /** Ends the operation with an `error` frame carrying `errors` (already formatted), unless it went quiet. */
+  error(errors: readonly GraphQLFormattedError[]): void {
+    this.last({ id: this.id, type: MessageType.Error, payload: errors });
+  }
+
+  /**
+   * Ends the operation with a `complete` frame, unless it went quiet: it ran out. Its source may
+   * have ended it already (to release what it held); the frame still goes out then.
+   */
+  complete(): void {
+    this.last({ id: this.id, type: MessageType.Complete });
+  }
+
+  /** The client completed the operation: a subscription ends at once, a query or mutation only goes quiet. */
+  completedByClient(): void {
+    this.quiet = true;
+    if (this.stoppable) this.end();
+  }
+
+  /** Ends the operation with no further frame: its socket closed or the server is closing. */
+  cancel(): void {
+    this.quiet = true;
+    this.end();
+  }
+
+  /** Ends the operation (its source ran out or failed): its slot and everything registered with `onEnd` are released; later calls do nothing. */
   end(): void {
-    if (this.done) return;
-    this.done = true;
-    this.release(this);
-    for (const cleanup of this.cleanups.splice(0)) run(cleanup);
+    const cleanups = this.cleanups;
+    if (cleanups === null) return;
+    this.cleanups = null;
+    this.release?.(this);
+    for (const cleanup of cleanups) run(cleanup);
+  }
+
+  private last(message: object): void {
+    if (!this.quiet) this.connection.write(JSON.stringify(message), noop);
+    this.quiet = true;
+    this.end();
   }
 }
+
+const noop = () => {};
 
 function run(cleanup: () => void): void {
   try {
@@ -60,18 +127,18 @@ function run(cleanup: () => void): void {
 /** What the transport keeps per socket; `extra` in graphql-ws's hooks. */
 export interface Connection<S> {
   socket: WebSocket;
-  request: IncomingMessage;
   /** The running operation of each client id the client has not completed. */
   operations: Map<string, Operation>;
   /** Operations holding a slot of the per-socket limit (some may be completed but still running). */
   held: number;
   /** Whatever the GraphQL layer keeps per socket (the principal, timers). */
   state: S;
+  /** graphql-ws's context of the socket, once connection_init arrived: whether it was acknowledged. */
+  protocol?: Context<Record<string, unknown> | undefined, Connection<S>>;
   /**
-   * Writes a frame at once, without waiting for it (the live path's sends; see direct-delivery.ts).
-   * `written` is called once the frame has left, or failed to; a frame for a socket that is no
-   * longer open is dropped and `written` called at once. A peer that let more than
-   * MAX_BUFFERED_BYTES pile up unread is dropped, as for every other frame.
+   * Writes a frame at once, without waiting for it. `written` is called once the frame has left,
+   * or failed to; a frame for a socket that is no longer open is dropped and `written` called at
+   * once. A peer that let more than MAX_BUFFERED_BYTES pile up unread is dropped.
    */
   write(data: string, written: () => void): void;
 }
@@ -81,7 +148,7 @@ export interface TransportOptions<S> {
   path: string;
   maxPayloadBytes: number;
   keepAliveMs: number;
-  /** Operations that may run at once on one socket; further ones get `operationRefused`'s errors. */
+  /** Operations that may run at once on one socket; a further one reaches `operate` not admitted. */
   maxOperations: number;
   /**
    * Open sockets this server holds at most; a further handshake is refused with HTTP 503 and
@@ -92,17 +159,21 @@ export interface TransportOptions<S> {
   newState(): S;
   /** Called once a socket has closed and its operations have ended. */
   onSocketClosed?(connection: Connection<S>): void;
-  /** graphql-ws's protocol options; `extra` is the Connection. */
-  protocol: ServerOptions<Record<string, unknown> | undefined, Connection<S>>;
+  /**
+   * Runs one operation an acknowledged client subscribed to, writing its frames through
+   * `operation` (which it must end: `complete`, `error`, or by ending its source). A rejection is
+   * a fault of this server: the socket is closed with 4500 and it is logged.
+   */
+  operate(connection: Connection<S>, operation: Operation, payload: SubscribePayload): Promise<void>;
+  /** graphql-ws's protocol options for the connection itself (connection_init, ping, pong); `extra` is the Connection. */
+  protocol: Pick<ServerOptions<Record<string, unknown> | undefined, Connection<S>>, 'connectionInitWaitTimeout' | 'onConnect'>;
 }
 
-export interface Transport<S> {
+export interface Transport {
   /** Open sockets, exported as the gauge `artissist_graphql_ws_connections`. */
   connectionCount(): number;
   /** Live operations on every socket, exported as the gauge `artissist_graphql_ws_subscriptions`. */
   operationCount(): number;
-  /** The operation a client id names on a socket (for the protocol hooks); none when it was refused by the limit. */
-  operationOf(connection: Connection<S>, id: string): Operation | undefined;
   /**
    * Stops accepting sockets, ends every operation, closes every socket with 1001 and terminates
    * those whose peer has not finished the close handshake within `graceMs`. Resolves once every
@@ -117,9 +188,9 @@ export interface Transport<S> {
  */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
-/** Message types a client may send (graphql-transport-ws); anything else is a client mistake. */
 const PONG = JSON.stringify({ type: MessageType.Pong });
 
+/** Message types a client may send (graphql-transport-ws); anything else is a client mistake. */
 const CLIENT_MESSAGES = new Set<string>([
   MessageType.ConnectionInit,
   MessageType.Ping,
@@ -129,16 +200,23 @@ const CLIENT_MESSAGES = new Set<string>([
 ]);
 
 /**
- * Serves graphql-ws's protocol on `path` of the HTTP server, over graphql-ws's `makeServer` (its
- * documented transport-independent core) rather than its `useServer` adapter. What the adapter
- * left undefined is explicit here:
- * - every operation is an `Operation` ended by `complete`, by the socket's close, by the source's
- *   end or by `close()`, and only live operations count against `maxOperations`;
- * - a client id reused after `complete` starts a new operation only once graphql-ws has finished
- *   the old one (its message callback resolves then), so no frame of the old one goes out under
- *   the new one's id;
+ * Serves graphql-ws's protocol (graphql-transport-ws) on `path` of the HTTP server.
+ *
+ * The connection itself (connection_init and its timeout, the acknowledgement, ping and pong, the
+ * close) is graphql-ws's `makeServer`, its documented transport-independent core. Operations are
+ * not: each `subscribe` is run here, as an `Operation` handed to `operate`, rather than through
+ * graphql-ws's per-operation `for await` loop, its hooks and its bookkeeping. An idle subscription
+ * then holds no loop, promise or hook state of the transport's, only its Operation; and what the
+ * protocol says of operations is explicit here, where graphql-ws leaves it undefined or does
+ * otherwise:
+ * - a `subscribe` is checked as graphql-ws checks it, in its order: a malformed message closes
+ *   with 4400 (graphql-ws's `validateMessage`), one before the acknowledgement with 4401, an id
+ *   that still runs with 4409;
+ * - every operation ends exactly once (see Operation), and only live operations count against
+ *   `maxOperations`;
  * - a `complete` ends a subscription at once; a query or mutation cannot be stopped once it
- *   runs, so it keeps its slot until it finishes and only its result is dropped;
+ *   runs, so it keeps its slot until it finishes and only its result is dropped; either way the
+ *   client may reuse the id at once, and no frame of the old operation goes out under it;
  * - client mistakes (a message type a client may not send, unparseable JSON) close with 4400, a
  *   frame over `maxPayloadBytes` closes with 1009 (by ws), and neither prints anything but one
  *   debug line; 4500 is left for faults of this server, which are logged;
@@ -146,8 +224,15 @@ const CLIENT_MESSAGES = new Set<string>([
  *   a client make the server serialize whatever it sent (deep enough, that overflows the stack);
  * - a peer that lets more than MAX_BUFFERED_BYTES pile up unread is dropped.
  */
-export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Transport<S> {
-  const protocol = makeServer<Record<string, unknown> | undefined, Connection<S>>(options.protocol);
+export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Transport {
+  const protocol = makeServer<Record<string, unknown> | undefined, Connection<S>>({
+    connectionInitWaitTimeout: options.protocol.connectionInitWaitTimeout,
+    // The socket's context is kept, so that a `subscribe` can be checked against its acknowledgement.
+    onConnect: (ctx) => {
+      ctx.extra.protocol = ctx;
+      return options.protocol.onConnect?.(ctx);
+    },
+  });
   const connections = new Set<Connection<S>>();
   const { maxConnections } = options;
   const wss = new WebSocketServer({
@@ -173,9 +258,29 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
   });
   let operationCount = 0;
   let closing = false;
+  /**
+   * Keep-alive: one timer for every socket (as ws's documentation does it), not one per socket.
+   * Each round pings every open socket; a socket that has not answered the previous round's ping
+   * by the next round is gone and is terminated, which ends its operations.
+   */
+  const unanswered = new Set<WebSocket>();
+  const keepAlive =
+    options.keepAliveMs > 0
+      ? setInterval(() => {
+          for (const { socket } of connections) {
+            if (socket.readyState !== socket.OPEN) continue;
+            if (unanswered.has(socket)) {
+              socket.terminate();
+              continue;
+            }
+            unanswered.add(socket);
+            socket.ping();
+          }
+        }, options.keepAliveMs).unref()
+      : undefined;
 
   wss.on('error', (err) => logger.warn({ err }, 'websocket server error'));
-  wss.on('connection', (socket, request) => {
+  wss.on('connection', (socket) => {
     if (closing) {
       // An upgrade that slipped in while the server stops: nothing waits for its close handshake.
       socket.terminate();
@@ -194,7 +299,6 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
     };
     const connection: Connection<S> = {
       socket,
-      request,
       operations: new Map(),
       held: 0,
       state: options.newState(),
@@ -204,9 +308,6 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       },
     };
     connections.add(connection);
-    // graphql-ws's callback for each subscribe message resolves when that operation is over; a
-    // reused id waits on it.
-    const running = new Map<string, Promise<void>>();
     let onMessage: ((data: string) => Promise<void>) | undefined;
 
     const fault = (err: unknown) => {
@@ -231,6 +332,40 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       connection,
     );
 
+    /** Starts the operation a `subscribe` message asks for, checked as graphql-ws checks it. */
+    const subscribe = (message: unknown) => {
+      let payload: SubscribePayload;
+      let id: string;
+      try {
+        const valid = validateMessage(message);
+        if (valid.type !== MessageType.Subscribe) throw new Error('not a subscribe message');
+        ({ id, payload } = valid);
+      } catch {
+        socket.close(CloseCode.BadRequest, 'Invalid message received');
+        return;
+      }
+      if (!connection.protocol?.acknowledged) {
+        socket.close(CloseCode.Unauthorized, 'Unauthorized');
+        return;
+      }
+      if (connection.operations.has(id)) {
+        socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id.slice(0, 40)} already exists`);
+        return;
+      }
+      // Within the limit the operation exists from now on, so a `complete` that overtakes its start ends it.
+      const admitted = connection.held < options.maxOperations;
+      const operation = new Operation(id, connection, admitted ? release : undefined);
+      if (admitted) {
+        connection.operations.set(id, operation);
+        connection.held++;
+        operationCount++;
+      }
+      options.operate(connection, operation, payload).catch((err: unknown) => {
+        fault(err);
+        operation.cancel();
+      });
+    };
+
     socket.on('message', (raw: RawData, isBinary: boolean) => {
       const data = isBinary ? '' : raw.toString();
       let message: { type?: unknown; id?: unknown } | null = null;
@@ -245,41 +380,20 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
         socket.close(CloseCode.BadRequest, `Invalid message received: a client may not send "${type.slice(0, 40)}"`);
         return;
       }
-      const id = typeof message?.id === 'string' ? message.id : undefined;
-      if (type === MessageType.Complete && id !== undefined) {
-        const operation = connection.operations.get(id);
-        if (operation?.stoppable) operation.end();
-        // A running query or mutation lets go of its id (the client may reuse it) but not of its slot.
-        else if (operation) connection.operations.delete(id);
-      }
-      if (type !== MessageType.Subscribe || id === undefined) {
-        onMessage?.(data).catch(fault);
+      if (type === MessageType.Subscribe) {
+        subscribe(message);
         return;
       }
-      if (connection.operations.has(id)) {
-        socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id.slice(0, 40)} already exists`);
-        return;
+      if (type === MessageType.Complete && typeof message?.id === 'string') {
+        const operation = connection.operations.get(message.id);
+        if (operation) {
+          // The client may reuse the id at once, whether or not the operation could stop.
+          connection.operations.delete(message.id);
+          operation.completedByClient();
+        }
       }
-      // Within the limit the operation exists from now on, so a `complete` that overtakes its start ends it.
-      let operation: Operation | undefined;
-      if (connection.held < options.maxOperations) {
-        operation = new Operation(id, release);
-        connection.operations.set(id, operation);
-        connection.held++;
-        operationCount++;
-      }
-      const start = () => (operation?.ended ? undefined : onMessage?.(data));
-      const previous = running.get(id);
-      const over = () => {
-        operation?.end();
-        if (running.get(id) === handled) running.delete(id);
-      };
-      // One promise per operation for its whole life, rather than a chain of catch and finally.
-      const handled: Promise<void> = (previous ? previous.then(start) : Promise.resolve(start())).then(over, (err: unknown) => {
-        fault(err);
-        over();
-      });
-      running.set(id, handled);
+      // The rest of the protocol (connection_init, ping, pong, and checking a `complete`) is graphql-ws's.
+      onMessage?.(data).catch(fault);
     });
 
     socket.on('error', (err) => {
@@ -287,25 +401,11 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       logger.debug({ code: errorCode(err) }, 'websocket closed on a client error');
     });
 
-    let pongWait: NodeJS.Timeout | undefined;
-    const ping =
-      options.keepAliveMs > 0
-        ? setInterval(() => {
-            if (socket.readyState !== socket.OPEN) return;
-            // A peer that does not answer within the interval is gone: terminate, which ends its operations.
-            pongWait ??= setTimeout(() => socket.terminate(), options.keepAliveMs);
-            socket.ping();
-          }, options.keepAliveMs)
-        : undefined;
-    socket.on('pong', () => {
-      clearTimeout(pongWait);
-      pongWait = undefined;
-    });
+    socket.on('pong', () => unanswered.delete(socket));
 
     socket.once('close', (code, reason) => {
-      clearInterval(ping);
-      clearTimeout(pongWait);
-      for (const operation of [...connection.operations.values()]) operation.end();
+      unanswered.delete(socket);
+      for (const operation of [...connection.operations.values()]) operation.cancel();
       connections.delete(connection);
       options.onSocketClosed?.(connection);
       closed(code, reason.toString()).catch((err) => logger.warn({ err }, 'websocket close handling failed'));
@@ -315,13 +415,13 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
   return {
     connectionCount: () => connections.size,
     operationCount: () => operationCount,
-    operationOf: (connection, id) => connection.operations.get(id),
     async close(graceMs = 1000) {
       closing = true;
+      clearInterval(keepAlive);
       // ws calls back once every socket it accepted has closed, including ones accepted from now on.
       const closed = new Promise<void>((resolve) => wss.close(() => resolve()));
       for (const connection of [...connections]) {
-        for (const operation of [...connection.operations.values()]) operation.end();
+        for (const operation of [...connection.operations.values()]) operation.cancel();
         connection.socket.close(1001, 'Going away');
       }
       // A peer that never answers the close handshake must not hold up shutdown.

@@ -73,4 +73,36 @@ describe('trusted documents only', () => {
       socket.ws.close();
     }
   });
+
+  it('runs a manifest subscription over SSE by its hash, with GET as an EventSource sends it, and refuses other text', async () => {
+    const project = await server.raw({ documentId: entry('mutation CreateProject').id, variables: { input: { title: 'SSE' } } }, token);
+    const projectId = project.body.data.createProject.projectId;
+    const created = await server.raw(
+      { documentId: entry('mutation CreateJob').id, variables: { input: { projectId, kind: 'K', steps: ['a'] } } },
+      token,
+    );
+    const jobId = created.body.data.createJob.jobId;
+    const watch = entry('subscription');
+    const url = new URL(server.url);
+    url.searchParams.set('extensions', JSON.stringify({ persistedQuery: { version: 1, sha256Hash: watch.hash } }));
+    url.searchParams.set('variables', JSON.stringify({ jobId, afterSeq: 0 }));
+    const abort = new AbortController();
+    const headers = { accept: 'text/event-stream', authorization: `Bearer ${token}` };
+    const response = await fetch(url, { headers, signal: abort.signal });
+    try {
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      let text = '';
+      while (!text.includes('event: next')) text += new TextDecoder().decode((await reader.read()).value);
+      expect(text).toMatch(/"type":"SUBSCRIBED"/);
+    } finally {
+      abort.abort();
+    }
+    const other = new URL(server.url);
+    other.searchParams.set('query', `subscription { jobProgress(jobId: "${jobId}") { seq } }`);
+    const refused = await fetch(other, { headers });
+    expect(refused.status).toBe(400);
+    const body = (await refused.json()) as { errors: Array<{ extensions: { code: string } }> };
+    expect(body.errors[0].extensions.code).toBe('TRUSTED_DOCUMENT_REQUIRED');
+  });
 });

@@ -93,8 +93,17 @@ const everyone: Operation[] = [];
 async function subscriber(topic: string, principal: Principal, options: { from?: number; hold?: boolean; fields?: string } = {}) {
   const frames: Array<{ n: number; kind: string | null; late?: number | null }> = [];
   const inFlight: Array<() => void> = [];
-  const lifetime = new Operation(principal.userId, () => {});
-  const prepared = await pipeline.prepare(
+  const socket = {
+    write: (data: string, written: () => void) => {
+      const frame = JSON.parse(data);
+      expect(frame.id).toBe(principal.userId);
+      if (frame.type === 'next') frames.push(frame.payload.data.ticks);
+      if (options.hold) inFlight.push(written);
+      else written();
+    },
+  };
+  const lifetime = new Operation(principal.userId, socket, () => {});
+  const prepared = await pipeline.documents.prepare(
     `subscription($topic: String!, $from: Int) { ticks(topic: $topic, from: $from) { n kind ${options.fields ?? ''} } }`,
   );
   const stream = await pipeline.stream({
@@ -106,20 +115,18 @@ async function subscriber(topic: string, principal: Principal, options: { from?:
     principal,
   });
   if (!(Symbol.asyncIterator in stream)) throw new Error(JSON.stringify(stream));
-  const delivery = deliverDirectly(stream, {
-    id: principal.userId,
-    lifetime,
-    write: (data, written) => {
-      const frame = JSON.parse(data);
-      expect(frame.id).toBe(principal.userId);
-      frames.push(frame.payload.data.ticks);
-      if (options.hold) inFlight.push(written);
-      else written();
-    },
-    payload: (result) => pipeline.sharedPayload(result) ?? JSON.stringify(result),
-  });
   let completed = false;
-  const over = delivery.next().then(() => (completed = true));
+  let finished!: () => void;
+  const over = new Promise<void>((resolve) => (finished = resolve));
+  deliverDirectly(stream, {
+    target: lifetime,
+    payload: (result) => pipeline.sharedPayload(result) ?? JSON.stringify(result),
+    finished: () => {
+      completed = true;
+      lifetime.complete();
+      finished();
+    },
+  });
   everyone.push(lifetime);
   return {
     frames,
@@ -297,7 +304,18 @@ describe('the hand-over of live events to caught-up subscribers', () => {
     // consumer, wakes it (as a gap right after parking does); its third pull gives an event.
     let writer!: DirectWriter;
     let pulls = 0;
-    const lifetime = new Operation('w', () => {});
+    const frames: unknown[] = [];
+    const lifetime = new Operation(
+      'w',
+      {
+        write: (data, written) => {
+          const frame = JSON.parse(data);
+          if (frame.type === 'next') frames.push(frame.payload.data.n);
+          written();
+        },
+      },
+      () => {},
+    );
     const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
     const stream: DeliveryStream = {
       next: async () => done,
@@ -316,16 +334,7 @@ describe('the hand-over of live events to caught-up subscribers', () => {
         };
       },
     };
-    const frames: unknown[] = [];
-    deliverDirectly(stream, {
-      id: 'w',
-      lifetime,
-      write: (data, written) => {
-        frames.push(JSON.parse(data).payload.data.n);
-        written();
-      },
-      payload: (result) => JSON.stringify(result),
-    });
+    deliverDirectly(stream, { target: lifetime, payload: (result) => JSON.stringify(result), finished: () => {} });
     await until(() => frames.length === 2);
     expect(frames).toEqual([1, 3]);
     lifetime.end();

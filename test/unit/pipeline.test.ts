@@ -75,8 +75,8 @@ describe('the operation pipeline', () => {
   const pipeline = new OperationPipeline({ config, schema, store: {} as Store, eventRetentionDays: 1 });
 
   async function subscribe(principal: Principal) {
-    const prepared = await pipeline.prepare('subscription { ticks { n viewer tenant } }');
-    const lifetime = new Operation(principal.userId, () => {});
+    const prepared = await pipeline.documents.prepare('subscription { ticks { n viewer tenant } }');
+    const lifetime = new Operation(principal.userId, { write: (_data, written) => written() }, () => {});
     const stream = (await pipeline.subscribe({
       schema,
       document: prepared.document!,
@@ -122,10 +122,10 @@ describe('the operation pipeline', () => {
   });
 
   it('caches only valid documents and reports parse and validation failures with their codes', async () => {
-    expect((await pipeline.prepare('subscription {')).errors?.[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
-    expect((await pipeline.prepare('{ nope }')).errors?.[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
-    const first = await pipeline.prepare('{ ok }');
-    expect((await pipeline.prepare('{ ok }')).document).toBe(first.document);
-    expect((await pipeline.prepare('{ nope }')).document).toBeUndefined();
+    expect((await pipeline.documents.prepare('subscription {')).errors?.[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+    expect((await pipeline.documents.prepare('{ nope }')).errors?.[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const first = await pipeline.documents.prepare('{ ok }');
+    expect((await pipeline.documents.prepare('{ ok }')).document).toBe(first.document);
+    expect((await pipeline.documents.prepare('{ nope }')).document).toBeUndefined();
   });
 });

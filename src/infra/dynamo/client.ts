@@ -41,12 +41,38 @@ export interface DynamoOptions {
   outage?: OutageLog;
 }
 
-/** Counts the DynamoDB calls a client makes, by command name; tests and benchmarks read it. */
+/**
+ * The items a call read: a Query's or Scan's scanned items (what it is charged for, before any
+ * filter), a GetItem's item, a BatchGetItem's items; 0 for anything else.
+ */
+function itemsRead(output: unknown): number {
+  if (typeof output !== 'object' || output === null) return 0;
+  if ('ScannedCount' in output && typeof output.ScannedCount === 'number') return output.ScannedCount;
+  if ('Item' in output) return output.Item ? 1 : 0;
+  if ('Responses' in output && typeof output.Responses === 'object' && output.Responses !== null) {
+    let sum = 0;
+    for (const items of Object.values(output.Responses)) if (Array.isArray(items)) sum += items.length;
+    return sum;
+  }
+  return 0;
+}
+
+/**
+ * Counts the DynamoDB calls a client makes, by command name, and the items they read (so a test
+ * can tell a keyed read from one that reads a whole partition in one call); tests and benchmarks
+ * read it.
+ */
 export class CallCounter {
   readonly byCommand = new Map<string, number>();
+  readonly itemsByCommand = new Map<string, number>();
 
   record(command: string): void {
     this.byCommand.set(command, (this.byCommand.get(command) ?? 0) + 1);
+  }
+
+  /** Notes the items one answered call of `command` read (see itemsRead). */
+  recordItems(command: string, output: unknown): void {
+    this.itemsByCommand.set(command, (this.itemsByCommand.get(command) ?? 0) + itemsRead(output));
   }
 
   get total(): number {
@@ -57,6 +83,7 @@ export class CallCounter {
 
   reset(): void {
     this.byCommand.clear();
+    this.itemsByCommand.clear();
   }
 }
 
@@ -89,8 +116,11 @@ export function createDynamo(options: DynamoOptions): Dynamo {
   const calls = new CallCounter();
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      calls.record(String(context.commandName ?? 'unknown'));
-      return next(args);
+      const command = String(context.commandName ?? 'unknown');
+      calls.record(command);
+      const result = await next(args);
+      calls.recordItems(command, result.output);
+      return result;
     },
     { step: 'initialize', name: 'callCounter' },
   );

@@ -30,7 +30,8 @@ export const keySchemas: Record<'TABLE' | IndexName, KeySchema> = {
   GSI2: { pk: 'GSI2PK', sk: 'GSI2SK' },
   /**
    * Operations across tenants: `<ENTITY>_STATUS#<status>#<shard>` / timestamp (admins only); and,
-   * under the tenant's prefix, browsing by kind and time: `TENANT#t#ASSET_TYPE#<type>` / creation time.
+   * under the tenant's prefix, browsing by kind and time: `TENANT#t#ASSET_TYPE#<type>` / creation time,
+   * and a project's activity events by id: `TENANT#t#PROJECT#p#EVENT_IDS` / event id.
    */
   GSI3: { pk: 'GSI3PK', sk: 'GSI3SK' },
   /** By owner: `TENANT#t#USER#u#<ENTITY>` / creation time, e.g. a user's job history. */
