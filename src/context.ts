@@ -36,4 +36,13 @@ export class Context {
     this.built ??= this.build(this.principal);
     return this.built;
   }
+
+  /**
+   * Lets go of the repositories built so far; reading `repos` again builds them anew. A
+   * subscription's context serves only the creation of its source stream, which keeps what it
+   * needs itself, while the transport may hold the context for as long as the subscription lives.
+   */
+  release(): void {
+    this.built = undefined;
+  }
 }

@@ -1,9 +1,9 @@
 import { Arg, Authorized, Extensions, ID, Int, Resolver, Root, Subscription } from 'type-graphql';
 import { ActivityEvent } from '../activity/activity.type';
-import { feature } from '../common/feature';
+import { feature, type FeatureDeps } from '../common/feature';
 import { Context } from '../context';
 import { JobEvent } from '../job/job.type';
-import { Live } from './live';
+import { Live, type LiveOptions } from './live';
 
 // The live streams add themselves to ctx.repos here, so that the context imports nothing from events.
 declare module '../context' {
@@ -94,16 +94,22 @@ export class LiveResolver {
   }
 }
 
+/** The live streams' options of each server (its FeatureDeps), one object for all its callers (see Live). */
+const liveOptions = new WeakMap<FeatureDeps, LiveOptions>();
+
+function liveOptionsOf(deps: FeatureDeps): LiveOptions {
+  let options = liveOptions.get(deps);
+  if (!options) {
+    options = { bus: deps.bus, maxBuffer: deps.subscriptionBuffer, maxReplay: deps.replayMaxEvents, metrics: deps.metrics };
+    liveOptions.set(deps, options);
+  }
+  return options;
+}
+
 /** The subscriptions and the live streams behind them (see src/features.ts); they use the job, project and activity repositories. */
 export const liveFeature = feature({
   resolvers: [LiveResolver],
   repositories: (scope, { jobs, projects, activity }, deps) => ({
-    live: new Live(
-      scope,
-      { bus: deps.bus, maxBuffer: deps.subscriptionBuffer, maxReplay: deps.replayMaxEvents, metrics: deps.metrics },
-      jobs,
-      projects,
-      activity,
-    ),
+    live: new Live(scope, liveOptionsOf(deps), jobs, projects, activity),
   }),
 });

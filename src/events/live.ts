@@ -5,9 +5,11 @@ import type { Scope } from '../common/scope';
 import { streams, type PositionedStream } from '../common/streams';
 import { badInput, notFound } from '../errors';
 import type { Metrics } from '../infra/metrics';
+import type { Item, QuerySpec } from '../infra/dynamo/store';
 import type { EventBus } from '../infra/pubsub';
 import { HEAD_POSITION } from '../infra/dynamo/write';
 import { FINAL, JobEventType } from '../job/job.machine';
+import { jobEventsAfter } from '../job/job.keys';
 import type { JobRepository } from '../job/job.repository';
 import { isJobEvent, type JobEvent } from '../job/job.type';
 import type { ProjectRepository } from '../project/project.repository';
@@ -48,15 +50,284 @@ class SharedInTurn<V> {
 const jobControls = new SharedInTurn<JobEvent>();
 const activityControls = new SharedInTurn<ActivityEvent>();
 
-/** What a subscription to one stream needs besides the bus (see Live.open). */
-type StreamSpec<E> = Omit<ReplayOptions<E>, 'live' | 'start' | 'maxBuffer' | 'maxReplay' | 'observer'> & {
-  topic: string;
-  /** The position the client resumes from (null: from now) and the argument it came in, for errors. */
-  from: number | null;
-  argument: string;
-  /** The stream's head, read once the listener is in effect; throws NOT_FOUND for a missing subject. */
-  head(): Promise<Omit<StreamStart, 'from'>>;
-};
+/** What every subscription of one server shares: the bus and the replay's limits and metrics (see Live). */
+export interface LiveOptions {
+  bus: EventBus;
+  maxBuffer: number;
+  maxReplay?: number;
+  metrics?: Metrics;
+}
+
+/** The same for the subscriptions themselves, made once per LiveOptions rather than per caller. */
+interface LiveShared {
+  bus: EventBus;
+  maxBuffer: number;
+  maxReplay?: number;
+  observer?: ReplayObserver;
+}
+
+const sharedOf = new WeakMap<LiveOptions, LiveShared>();
+
+function liveShared(options: LiveOptions): LiveShared {
+  let shared = sharedOf.get(options);
+  if (!shared) {
+    const { metrics } = options;
+    shared = {
+      bus: options.bus,
+      maxBuffer: options.maxBuffer,
+      maxReplay: options.maxReplay,
+      observer: metrics && {
+        replayed: () => metrics.eventsReplayed.inc(),
+        resync: () => metrics.resyncsSent.inc(),
+        historyLost: () => metrics.historyLostSent.inc(),
+      },
+    };
+    sharedOf.set(options, shared);
+  }
+  return shared;
+}
+
+/**
+ * One subscription to one stream, as its replay-then-live stream sees it (ReplayOptions): what it
+ * reads, how its events are told apart and what its control messages say. It is one object with
+ * its methods on the prototype, holding only what it needs for its whole life (the store, its
+ * tenant and subject), not the caller's context or repositories: an idle subscriber holds it as
+ * long as it is subscribed, and thousands of them wait on a busy topic.
+ */
+abstract class StreamSubscription<E> implements ReplayOptions<E> {
+  /** Where the stream stands, given by `started` once the head is read (see Live.open). */
+  readonly start: Promise<StreamStart>;
+  private begin: ((start: StreamStart) => void) | undefined;
+  protected readonly store: Scope['store'];
+  protected readonly reads: Scope['shared'];
+  protected readonly tenantId: string;
+
+  constructor(
+    private readonly env: LiveShared,
+    scope: Scope,
+    readonly topic: string,
+    /** The position the client resumes from (null: from now) and the argument it came in, for errors. */
+    readonly from: number | null,
+    readonly argument: string,
+  ) {
+    this.store = scope.store;
+    this.reads = scope.shared;
+    this.tenantId = scope.tenantId;
+    this.start = new Promise((resolve) => {
+      this.begin = resolve;
+    });
+  }
+
+  get maxBuffer(): number {
+    return this.env.maxBuffer;
+  }
+
+  get maxReplay(): number | undefined {
+    return this.env.maxReplay;
+  }
+
+  get observer(): ReplayObserver | undefined {
+    return this.env.observer;
+  }
+
+  live(push: (payload: object) => void) {
+    return this.env.bus.listen(this.topic, push);
+  }
+
+  /** Settles `start`: the stream goes on from there. */
+  started(start: StreamStart): void {
+    this.begin?.(start);
+    this.begin = undefined;
+  }
+
+  /** A page of the stored events of `spec`, as events of this stream's type. */
+  protected async eventsOf(spec: QuerySpec, limit: number, fresh: boolean): Promise<E[]> {
+    const items = fresh ? await this.store.queryFirst(spec, limit) : await this.reads.page(spec, limit);
+    return items.filter((item): item is Item & E => this.accept(item));
+  }
+
+  abstract readPage(after: number, limit: number, fresh: boolean): Promise<E[]>;
+  abstract accept(payload: unknown): payload is E;
+  abstract positionOf(event: E): number;
+  abstract acknowledge(position: number): E;
+  abstract historyLost(position: number): E;
+  abstract resync(position: number, lastEvent: E | undefined): E;
+}
+
+/** A job's events (see Live.jobProgress). */
+class JobProgressSubscription extends StreamSubscription<JobEvent> {
+  /** Only this is kept for the subscription's life, not the job and its steps; known once the head is read. */
+  projectId = '';
+
+  constructor(
+    shared: LiveShared,
+    scope: Scope,
+    private readonly jobId: string,
+    from: number | null,
+  ) {
+    super(shared, scope, topics.job(scope.tenantId, jobId), from, 'afterSeq');
+  }
+
+  readPage(after: number, limit: number, fresh: boolean): Promise<JobEvent[]> {
+    return this.eventsOf(jobEventsAfter(this.tenantId, this.jobId, after), limit, fresh);
+  }
+
+  accept(payload: unknown): payload is JobEvent {
+    return isJobEvent(payload);
+  }
+
+  positionOf(event: JobEvent): number {
+    return event.seq;
+  }
+
+  isFinal(event: JobEvent): boolean {
+    return event.job !== undefined && FINAL.has(event.job.status);
+  }
+
+  acknowledge(position: number): JobEvent {
+    return this.sharedControl(JobEventType.SUBSCRIBED, position);
+  }
+
+  historyLost(position: number): JobEvent {
+    return this.sharedControl(JobEventType.HISTORY_LOST, position);
+  }
+
+  resync(position: number): JobEvent {
+    return this.control(JobEventType.RESYNC, position, { resumeAfterSeq: position });
+  }
+
+  private sharedControl(type: JobEventType, position: number): JobEvent {
+    return jobControls.get(`${this.topic}\u0000${type}\u0000${position}`, () => this.control(type, position));
+  }
+
+  private control(type: JobEventType, position: number, extra: Partial<JobEvent> = {}): JobEvent {
+    return {
+      eventId: `${this.jobId}:${type.toLowerCase()}:${position}`,
+      jobId: this.jobId,
+      projectId: this.projectId,
+      seq: position,
+      prevSeq: position,
+      position,
+      type,
+      actor: 'server',
+      at: new Date().toISOString(),
+      ...extra,
+    };
+  }
+}
+
+/** Status changes of the jobs of one project, or of the whole tenant (see Live.jobStatusChanges). */
+class JobStatusSubscription extends StreamSubscription<JobEvent> {
+  constructor(
+    shared: LiveShared,
+    scope: Scope,
+    private readonly stream: PositionedStream,
+    private readonly projectId: string | null,
+    from: number | null,
+  ) {
+    super(shared, scope, projectId ? topics.projectJobs(scope.tenantId, projectId) : topics.tenantJobs(scope.tenantId), from, 'after');
+  }
+
+  readPage(after: number, limit: number, fresh: boolean): Promise<JobEvent[]> {
+    return this.eventsOf(this.stream.after(after), limit, fresh);
+  }
+
+  accept(payload: unknown): payload is JobEvent {
+    return isJobEvent(payload);
+  }
+
+  positionOf(event: JobEvent): number {
+    return event.position;
+  }
+
+  acknowledge(position: number): JobEvent {
+    return this.sharedControl(JobEventType.SUBSCRIBED, position);
+  }
+
+  historyLost(position: number): JobEvent {
+    return this.sharedControl(JobEventType.HISTORY_LOST, position);
+  }
+
+  resync(position: number): JobEvent {
+    return { ...this.control(JobEventType.RESYNC, position), resumeAfterSeq: position };
+  }
+
+  private sharedControl(type: JobEventType, position: number): JobEvent {
+    return jobControls.get(`${this.topic}\u0000${type}\u0000${position}`, () => this.control(type, position));
+  }
+
+  private control(type: JobEventType, position: number): JobEvent {
+    return {
+      eventId: `${this.projectId ?? 'tenant'}:jobs:${type.toLowerCase()}:${position}`,
+      jobId: '',
+      projectId: this.projectId ?? '',
+      seq: 0,
+      prevSeq: 0,
+      position,
+      type,
+      actor: 'server',
+      at: new Date().toISOString(),
+    };
+  }
+}
+
+/** A project's activity (see Live.projectActivity). */
+class ActivitySubscription extends StreamSubscription<ActivityEvent> {
+  private readonly stream: PositionedStream;
+
+  constructor(
+    shared: LiveShared,
+    scope: Scope,
+    private readonly projectId: string,
+    from: number | null,
+    private readonly afterEventId: string | null,
+  ) {
+    super(shared, scope, topics.projectActivity(scope.tenantId, projectId), from, 'after');
+    this.stream = streams.projectActivity(scope.tenantId, projectId);
+  }
+
+  readPage(after: number, limit: number, fresh: boolean): Promise<ActivityEvent[]> {
+    return this.eventsOf(this.stream.after(after), limit, fresh);
+  }
+
+  accept(payload: unknown): payload is ActivityEvent {
+    return isActivityEvent(payload);
+  }
+
+  positionOf(event: ActivityEvent): number {
+    return event.position ?? 0;
+  }
+
+  acknowledge(position: number): ActivityEvent {
+    return this.sharedControl('subscription.started', position);
+  }
+
+  historyLost(position: number): ActivityEvent {
+    return this.sharedControl('subscription.history_lost', position);
+  }
+
+  resync(position: number, lastEvent: ActivityEvent | undefined): ActivityEvent {
+    return this.control('subscription.resync', position, { resumeAfter: lastEvent?.eventId ?? this.afterEventId });
+  }
+
+  private sharedControl(action: string, position: number): ActivityEvent {
+    return activityControls.get(`${this.topic}\u0000${action}\u0000${position}`, () => this.control(action, position));
+  }
+
+  private control(action: string, position: number, extra: Partial<ActivityEvent> = {}): ActivityEvent {
+    return {
+      eventId: `${this.projectId}:${action}:${position}`,
+      action,
+      subjectType: 'Subscription',
+      subjectId: this.projectId,
+      projectId: this.projectId,
+      actor: 'server',
+      at: new Date().toISOString(),
+      position,
+      ...extra,
+    };
+  }
+}
 
 /**
  * The subscriptions of one caller. Topics are built from the caller's tenant (from the token),
@@ -68,53 +339,35 @@ type StreamSpec<E> = Omit<ReplayOptions<E>, 'live' | 'start' | 'maxBuffer' | 'ma
  * stored history gets one history-lost message instead of a partial replay.
  */
 export class Live {
-  private readonly bus: EventBus;
-  private readonly maxBuffer: number;
-  private readonly maxReplay?: number;
-  private readonly observer?: ReplayObserver;
+  private readonly shared: LiveShared;
 
+  /** `options` is best one object for all callers of a server: what follows from it is made once per object. */
   constructor(
     private readonly scope: Scope,
-    options: { bus: EventBus; maxBuffer: number; maxReplay?: number; metrics?: Metrics },
+    options: LiveOptions,
     private readonly jobs: JobRepository,
     private readonly projects: ProjectRepository,
     private readonly activity: ActivityRepository,
   ) {
-    this.bus = options.bus;
-    this.maxBuffer = options.maxBuffer;
-    this.maxReplay = options.maxReplay;
-    const { metrics } = options;
-    if (metrics) {
-      this.observer = {
-        replayed: () => metrics.eventsReplayed.inc(),
-        resync: () => metrics.resyncsSent.inc(),
-        historyLost: () => metrics.historyLostSent.inc(),
-      };
-    }
+    this.shared = liveShared(options);
   }
 
   /**
-   * Opens one stream: listens first, then reads the head, so that no event falls between the
-   * two; a position ahead of the head is the client's mistake (BAD_USER_INPUT), since a position
-   * is only ever handed out for an event that committed.
+   * Opens one stream: listens first, then reads the head (`head`, which throws NOT_FOUND for a
+   * missing subject), so that no event falls between the two; a position ahead of the head is the
+   * client's mistake (BAD_USER_INPUT), since a position is only ever handed out for an event that
+   * committed.
    */
-  private async open<E>(spec: StreamSpec<E>): Promise<AsyncIterable<E>> {
-    let begin!: (start: StreamStart) => void;
-    const stream = replayThenLive<E>({
-      ...spec,
-      live: (push) => this.bus.listen(spec.topic, push),
-      start: new Promise((resolve) => (begin = resolve)),
-      maxBuffer: this.maxBuffer,
-      maxReplay: this.maxReplay,
-      observer: this.observer,
-    });
+  private async open<E>(subscription: StreamSubscription<E>, head: () => Promise<Omit<StreamStart, 'from'>>): Promise<AsyncIterable<E>> {
+    const stream = replayThenLive<E>(subscription);
     try {
       await stream.ready;
-      const head = await spec.head();
-      if (spec.from !== null && spec.from > head.head) {
-        throw badInput(`${spec.argument} ${spec.from} is ahead of the stream, whose last position is ${head.head}.`, spec.argument);
+      const start = await head();
+      const { from, argument } = subscription;
+      if (from !== null && from > start.head) {
+        throw badInput(`${argument} ${from} is ahead of the stream, whose last position is ${start.head}.`, argument);
       }
-      begin({ from: spec.from, ...head });
+      subscription.started({ from, head: start.head, finished: start.finished });
       return stream;
     } catch (error) {
       await stream.return?.();
@@ -122,17 +375,9 @@ export class Live {
     }
   }
 
-  /** The head and the stored events of a positioned stream, as events of its type (`accept` says which items are). */
-  private reader<E>(stream: PositionedStream, accept: (item: unknown) => item is E) {
-    return {
-      head: async () => ({ head: Number((await this.scope.shared.get(stream.head))?.[HEAD_POSITION] ?? 0) }),
-      readPage: async (after: number, limit: number, fresh: boolean) => {
-        const spec = stream.after(after);
-        const items = fresh ? await this.scope.store.queryFirst(spec, limit) : await this.scope.shared.page(spec, limit);
-        return items.filter((item): item is typeof item & E => accept(item));
-      },
-      accept,
-    };
+  /** The head of a positioned stream. */
+  private async positionedHead(stream: PositionedStream): Promise<{ head: number }> {
+    return { head: Number((await this.scope.shared.get(stream.head))?.[HEAD_POSITION] ?? 0) };
   }
 
   /**
@@ -144,42 +389,14 @@ export class Live {
   async jobProgress(jobId: string, afterSeq: number | null): Promise<AsyncIterable<JobEvent>> {
     assertId(jobId, 'job', 'jobId');
     checkPosition(afterSeq, 'afterSeq');
-    // Only this is kept for the subscription's life, not the job and its steps.
-    let projectId = '';
-    const control = (type: JobEventType, position: number, extra: Partial<JobEvent> = {}): JobEvent => ({
-      eventId: `${jobId}:${type.toLowerCase()}:${position}`,
-      jobId,
-      projectId,
-      seq: position,
-      prevSeq: position,
-      position,
-      type,
-      actor: 'server',
-      at: new Date().toISOString(),
-      ...extra,
-    });
-    const topic = topics.job(this.scope.tenantId, jobId);
-    const shared = (type: JobEventType, position: number) =>
-      jobControls.get(`${topic}\u0000${type}\u0000${position}`, () => control(type, position));
-    return this.open<JobEvent>({
-      topic,
-      from: afterSeq,
-      argument: 'afterSeq',
-      // The job as read once the listener is in effect: an event committed after the read arrives
-      // live, one committed before it is part of the job, so its seq is the head.
-      head: async () => {
-        const job = await this.jobs.head(jobId);
-        if (!job) throw notFound('Job', jobId);
-        projectId = job.projectId;
-        return { head: job.seq, finished: FINAL.has(job.status) };
-      },
-      readPage: (after, limit, fresh) => this.jobs.eventsPage(jobId, after, limit, fresh),
-      accept: isJobEvent,
-      positionOf: (event) => event.seq,
-      isFinal: (event) => event.job !== undefined && FINAL.has(event.job.status),
-      acknowledge: (position) => shared(JobEventType.SUBSCRIBED, position),
-      historyLost: (position) => shared(JobEventType.HISTORY_LOST, position),
-      resync: (position) => control(JobEventType.RESYNC, position, { resumeAfterSeq: position }),
+    const subscription = new JobProgressSubscription(this.shared, this.scope, jobId, afterSeq);
+    // The job as read once the listener is in effect: an event committed after the read arrives
+    // live, one committed before it is part of the job, so its seq is the head.
+    return this.open(subscription, async () => {
+      const job = await this.jobs.head(jobId);
+      if (!job) throw notFound('Job', jobId);
+      subscription.projectId = job.projectId;
+      return { head: job.seq, finished: FINAL.has(job.status) };
     });
   }
 
@@ -190,30 +407,7 @@ export class Live {
     if (projectId && !(await this.projects.exists(projectId))) throw notFound('Project', projectId);
     const { tenantId } = this.scope;
     const stream = projectId ? streams.projectJobStatus(tenantId, projectId) : streams.tenantJobStatus(tenantId);
-    const control = (type: JobEventType, position: number): JobEvent => ({
-      eventId: `${projectId ?? 'tenant'}:jobs:${type.toLowerCase()}:${position}`,
-      jobId: '',
-      projectId: projectId ?? '',
-      seq: 0,
-      prevSeq: 0,
-      position,
-      type,
-      actor: 'server',
-      at: new Date().toISOString(),
-    });
-    const topic = projectId ? topics.projectJobs(tenantId, projectId) : topics.tenantJobs(tenantId);
-    const shared = (type: JobEventType, position: number) =>
-      jobControls.get(`${topic}\u0000${type}\u0000${position}`, () => control(type, position));
-    return this.open<JobEvent>({
-      topic,
-      from: after,
-      argument: 'after',
-      ...this.reader(stream, isJobEvent),
-      positionOf: (event) => event.position,
-      acknowledge: (position) => shared(JobEventType.SUBSCRIBED, position),
-      historyLost: (position) => shared(JobEventType.HISTORY_LOST, position),
-      resync: (position) => ({ ...control(JobEventType.RESYNC, position), resumeAfterSeq: position }),
-    });
+    return this.open(new JobStatusSubscription(this.shared, this.scope, stream, projectId, after), () => this.positionedHead(stream));
   }
 
   /**
@@ -230,29 +424,7 @@ export class Live {
       // follows without a gap: the replay reports history lost instead of replaying the rest.
       if (after === null) after = (await this.activity.positionOfEvent(projectId, afterEventId)) ?? -1;
     }
-    const control = (action: string, position: number, extra: Partial<ActivityEvent> = {}): ActivityEvent => ({
-      eventId: `${projectId}:${action}:${position}`,
-      action,
-      subjectType: 'Subscription',
-      subjectId: projectId,
-      projectId,
-      actor: 'server',
-      at: new Date().toISOString(),
-      position,
-      ...extra,
-    });
-    const topic = topics.projectActivity(this.scope.tenantId, projectId);
-    const shared = (action: string, position: number) =>
-      activityControls.get(`${topic}\u0000${action}\u0000${position}`, () => control(action, position));
-    return this.open<ActivityEvent>({
-      topic,
-      from: after,
-      argument: 'after',
-      ...this.reader(streams.projectActivity(this.scope.tenantId, projectId), isActivityEvent),
-      positionOf: (event) => event.position ?? 0,
-      acknowledge: (position) => shared('subscription.started', position),
-      historyLost: (position) => shared('subscription.history_lost', position),
-      resync: (position, last) => control('subscription.resync', position, { resumeAfter: last?.eventId ?? afterEventId }),
-    });
+    const subscription = new ActivitySubscription(this.shared, this.scope, projectId, after, afterEventId);
+    return this.open(subscription, () => this.positionedHead(streams.projectActivity(this.scope.tenantId, projectId)));
   }
 }

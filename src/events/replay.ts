@@ -135,220 +135,307 @@ function positioned<E>(event: E, position: number): E {
   return event;
 }
 
-export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
-  const { positionOf } = options;
-  const buffer: E[] = [];
-  let overflowed = false;
-  let ended = false;
-  let catchUp = false;
-  let wake: (() => void) | undefined;
-  const isFinal = options.isFinal ?? (() => false);
+/**
+ * A replay-then-live stream (see ReplayOptions). Its state is this one object, with its methods on
+ * the prototype, because an idle subscriber holds it for as long as it is subscribed: thousands of
+ * them wait on a busy topic. Its items come from an async generator while it replays, fills a gap
+ * or drains its buffer; once caught up with a consumer to hand over to, the generator ends with
+ * PARKED rather than suspending, and a new one starts at the next pull (see `pull`), so a parked
+ * subscriber holds no generator, no promise and no closure besides its bus listener.
+ */
+class ReplayThenLive<E> implements ReplayStream<E> {
+  private readonly listening: Listening;
+  private buffer: E[] = [];
+  private overflowed = false;
+  private ended = false;
+  private catchUp = false;
+  /** The final event was handed on (or the stream must end once caught up): nothing follows. */
+  private finished = false;
+  /** Resolves the wait of a generator with no consumer to hand over to (see `steady`). */
+  private wake: (() => void) | undefined;
   /** The position of the last event handed on (pulled or taken), and that event. */
-  let last = 0;
-  let lastEvent: E | undefined;
+  private last = 0;
+  private lastEvent: E | undefined;
   /** The consumer live events are handed over to, once one asked (see infra/handover.ts). */
-  let direct: DirectConsumer<E> | undefined;
-  /** True while the generator is parked and live events go to `direct.take`. */
-  let handedOver = false;
+  private direct: DirectConsumer<E> | undefined;
+  /** True while the stream is parked and live events go to `direct.take`. */
+  private handedOver = false;
+  /** The generator of the items now, if any; none before the first pull and while parked. */
+  private generator: AsyncGenerator<E | Parked, Parked | undefined> | undefined;
+  /** The first pull has started the generator: later generators start at the steady loop. */
+  private begun = false;
 
-  /** Ends a hand-over: the consumer pulls again, and the generator goes on from its PARKED. */
-  const wakeConsumer = () => {
-    handedOver = false;
-    direct?.wake();
-  };
+  constructor(private readonly options: ReplayOptions<E>) {
+    // Listen from the start, so nothing published during the replay is lost.
+    this.listening = options.live(this.onLive.bind(this));
+  }
 
-  // Listen from the start, so nothing published during the replay is lost.
-  const live: Listening = options.live((payload) => {
-    if (overflowed || ended) return;
+  /** Resolves once the live listener is in effect. */
+  get ready(): Promise<void> {
+    return this.listening.ready;
+  }
+
+  /** The bus listener: every live event of the topic, in the order the bus has them. */
+  private onLive(payload: object): void {
+    const { options } = this;
+    if (this.overflowed || this.ended) return;
     if (payload === CATCH_UP) {
-      catchUp = true;
+      this.catchUp = true;
     } else {
       if (!options.accept(payload)) return;
-      if (handedOver) {
+      if (this.handedOver) {
         // The steady state of a caught-up subscriber: the next event in order goes straight to
         // the consumer. Anything else (a gap, the final event, a consumer that cannot take it)
         // goes through the buffer and a pull, as before the hand-over.
-        const position = positionOf(payload);
-        if (position <= last) return;
-        if (position === last + 1 && !isFinal(payload) && direct?.canTake()) {
-          last = position;
-          lastEvent = payload;
+        const position = options.positionOf(payload);
+        if (position <= this.last) return;
+        const direct = this.direct;
+        if (position === this.last + 1 && !this.isFinal(payload) && direct?.canTake()) {
+          this.last = position;
+          this.lastEvent = payload;
           direct.take(payload);
           return;
         }
       }
-      if (buffer.length >= options.maxBuffer) {
+      if (this.buffer.length >= options.maxBuffer) {
         // Stop listening at once: the client resumes from the store after the resync.
-        overflowed = true;
-        live.close();
+        this.overflowed = true;
+        this.listening.close();
       } else {
-        buffer.push(payload);
+        this.buffer.push(payload);
       }
     }
-    if (handedOver) wakeConsumer();
-    else wake?.();
-  });
-
-  // One generator with its cleanup, not one delegating to another: every event of every subscriber passes here.
-  async function* run(): AsyncGenerator<E | Parked> {
-    try {
-      await live.ready;
-      const start = await options.start;
-      const pageSize = options.pageSize ?? REPLAY_PAGE;
-      const maxReplay = options.maxReplay ?? REPLAY_MAX_EVENTS;
-      last = start.from ?? start.head;
-      let done = false;
-
-      /** The events of `events` that follow `last` without a gap, each once; stops at a gap or the final event. */
-      function* inOrder(events: E[], replayed: boolean): Generator<E> {
-        for (const event of events) {
-          const position = positionOf(event);
-          if (position <= last) continue;
-          if (position > last + 1) return;
-          last = position;
-          lastEvent = event;
-          if (replayed) options.observer?.replayed();
-          yield positioned(event, position);
-          if (isFinal(event)) {
-            done = true;
-            return;
-          }
-        }
-      }
-
-      /**
-       * A page of stored events after `last`. A short page from a shared read (which may have
-       * started before events up to `atLeast` were committed) is read again, fresh.
-       */
-      async function page(atLeast: number): Promise<E[]> {
-        const events = await options.readPage(last, pageSize, false);
-        const end = events.length ? positionOf(events[events.length - 1]) : last;
-        return events.length < pageSize && end < atLeast ? options.readPage(last, pageSize, true) : events;
-      }
-
-      /**
-       * Sends the stored events after `last`, a page at a time as the client takes them, up to
-       * `until` (or as far as the store goes). Stops at a gap (what follows arrives live), the final
-       * event or the end of the stored events.
-       */
-      async function* stored(until: number, atLeast: number): AsyncGenerator<E> {
-        while (!done && last < until) {
-          const events = await page(atLeast);
-          const before = last;
-          yield* inOrder(events, true);
-          if (last === before || events.length < pageSize) return;
-        }
-      }
-
-      const resumed = start.from !== null && start.from < start.head;
-      if (resumed && start.head - (start.from ?? 0) > maxReplay) {
-        // Too far behind to replay: the client re-queries the state instead (see REPLAY_MAX_EVENTS).
-        last = start.head;
-        yield positioned(options.acknowledge(last), last);
-        options.observer?.historyLost?.();
-        yield positioned(options.historyLost(last), last);
-      } else if (resumed) {
-        const first = await page(start.head);
-        if (first.length === 0 || positionOf(first[0]) !== last + 1) {
-          // The event right after the client's position expired: a replay would have a hole.
-          last = start.head;
-          yield positioned(options.acknowledge(last), last);
-          options.observer?.historyLost?.();
-          yield positioned(options.historyLost(last), last);
-        } else {
-          yield positioned(options.acknowledge(last), last);
-          const before = last;
-          yield* inOrder(first, true);
-          if (last > before && first.length === pageSize) yield* stored(Number.POSITIVE_INFINITY, start.head);
-        }
-      } else {
-        yield positioned(options.acknowledge(last), last);
-      }
-      if (done || (start.finished && last >= start.head)) return;
-
-      for (;;) {
-        if (catchUp) {
-          catchUp = false;
-          // What was published while the bus was down is newer than any read under way: read it fresh.
-          yield* stored(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
-          if (done) return;
-        }
-        while (buffer.length > 0) {
-          const event = buffer.shift()!;
-          const position = positionOf(event);
-          if (position <= last) continue;
-          // A live event ahead of the next expected one: what lies between is in the store, since
-          // positions are taken in commit order.
-          if (position > last + 1) {
-            yield* stored(position - 1, position - 1);
-            if (done) return;
-            // The store had it already, or still lacks what comes before it (it arrives live then).
-            if (position !== last + 1) continue;
-          }
-          // The next event in order, yielded here rather than through inOrder: this is every live
-          // event of every subscriber, and a nested generator per event costs each of them.
-          last = position;
-          lastEvent = event;
-          yield positioned(event, position);
-          if (isFinal(event)) return;
-        }
-        if (overflowed) {
-          options.observer?.resync();
-          const resync = options.resync(last, lastEvent);
-          if (typeof resync === 'object' && resync !== null) resumeRequests.add(resync);
-          yield positioned(resync, last);
-          return;
-        }
-        if (ended) return;
-        if (catchUp) continue;
-        if (direct) {
-          // Caught up: hand the live events over until something needs a pull (see infra/handover.ts).
-          handedOver = true;
-          yield PARKED;
-          handedOver = false;
-          continue;
-        }
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-      }
-    } finally {
-      ended = true;
-      handedOver = false;
-      live.close();
+    if (this.handedOver) {
+      // Ends a hand-over: the consumer pulls again, and a new generator goes on from the PARKED.
+      this.handedOver = false;
+      this.direct?.wake();
+    } else {
+      this.wake?.();
     }
   }
 
-  const generator = run();
-  const stop = async () => {
-    ended = true;
-    handedOver = false;
-    live.close();
-    wake?.();
-  };
+  private isFinal(event: E): boolean {
+    return this.options.isFinal?.(event) ?? false;
+  }
+
+  /** The next item: from the generator under way, or a new one (the first, or one after a PARKED). */
+  private async pull(): Promise<IteratorResult<E | Parked>> {
+    if (!this.generator) {
+      // Ended while parked (or after its last item): nothing more comes.
+      if (this.ended) return { done: true, value: undefined };
+      this.handedOver = false;
+      this.generator = this.run(!this.begun);
+      this.begun = true;
+    }
+    const generator = this.generator;
+    const item = await generator.next();
+    if (!item.done) return item;
+    if (this.generator === generator) this.generator = undefined;
+    return item.value === PARKED ? { done: false, value: PARKED } : { done: true, value: undefined };
+  }
+
+  /**
+   * The stream's items from where it stands: from the start (`first`: the acknowledgement and the
+   * replay), or at the steady loop. Returns PARKED, without closing anything, when it hands its live
+   * events over; any other end (done, thrown, returned) closes the stream.
+   */
+  private async *run(first: boolean): AsyncGenerator<E | Parked, Parked | undefined> {
+    let parked = false;
+    try {
+      if (first) {
+        yield* this.begin();
+        if (this.finished) return undefined;
+      }
+      const result = yield* this.steady();
+      parked = result === PARKED;
+      return result;
+    } finally {
+      if (!parked) this.close();
+    }
+  }
+
+  /** The acknowledgement and, for a resume, the stored events after the client's position. */
+  private async *begin(): AsyncGenerator<E> {
+    const { options } = this;
+    await this.listening.ready;
+    const start = await options.start;
+    const pageSize = options.pageSize ?? REPLAY_PAGE;
+    const maxReplay = options.maxReplay ?? REPLAY_MAX_EVENTS;
+    this.last = start.from ?? start.head;
+    const resumed = start.from !== null && start.from < start.head;
+    if (resumed && start.head - (start.from ?? 0) > maxReplay) {
+      // Too far behind to replay: the client re-queries the state instead (see REPLAY_MAX_EVENTS).
+      this.last = start.head;
+      yield positioned(options.acknowledge(this.last), this.last);
+      options.observer?.historyLost?.();
+      yield positioned(options.historyLost(this.last), this.last);
+    } else if (resumed) {
+      const first = await this.page(start.head);
+      if (first.length === 0 || options.positionOf(first[0]) !== this.last + 1) {
+        // The event right after the client's position expired: a replay would have a hole.
+        this.last = start.head;
+        yield positioned(options.acknowledge(this.last), this.last);
+        options.observer?.historyLost?.();
+        yield positioned(options.historyLost(this.last), this.last);
+      } else {
+        yield positioned(options.acknowledge(this.last), this.last);
+        const before = this.last;
+        yield* this.inOrder(first, true);
+        if (this.last > before && first.length === pageSize) yield* this.stored(Number.POSITIVE_INFINITY, start.head);
+      }
+    } else {
+      yield positioned(options.acknowledge(this.last), this.last);
+    }
+    if (start.finished && this.last >= start.head) this.finished = true;
+  }
+
+  /**
+   * The live events, strictly in order, from the buffer: a live event that skips ahead (publishes
+   * from several writers can arrive out of order, or one can be lost while the bus was down) makes
+   * the missing ones be read from the store first, and an event at or below the last position is a
+   * duplicate and dropped. After the bus reconnected (CATCH_UP), the store is read for what was
+   * missed. Returns PARKED once caught up with a consumer to hand over to, undefined when the
+   * stream ends.
+   */
+  private async *steady(): AsyncGenerator<E, Parked | undefined> {
+    const { options } = this;
+    for (;;) {
+      if (this.catchUp) {
+        this.catchUp = false;
+        // What was published while the bus was down is newer than any read under way: read it fresh.
+        yield* this.stored(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+        if (this.finished) return undefined;
+      }
+      while (this.buffer.length > 0) {
+        const event = this.buffer.shift()!;
+        const position = options.positionOf(event);
+        if (position <= this.last) continue;
+        // A live event ahead of the next expected one: what lies between is in the store, since
+        // positions are taken in commit order.
+        if (position > this.last + 1) {
+          yield* this.stored(position - 1, position - 1);
+          if (this.finished) return undefined;
+          // The store had it already, or still lacks what comes before it (it arrives live then).
+          if (position !== this.last + 1) continue;
+        }
+        // The next event in order, yielded here rather than through inOrder: this is every live
+        // event of every subscriber, and a nested generator per event costs each of them.
+        this.last = position;
+        this.lastEvent = event;
+        yield positioned(event, position);
+        if (this.isFinal(event)) return undefined;
+      }
+      if (this.overflowed) {
+        options.observer?.resync();
+        const resync = options.resync(this.last, this.lastEvent);
+        if (typeof resync === 'object' && resync !== null) resumeRequests.add(resync);
+        yield positioned(resync, this.last);
+        return undefined;
+      }
+      if (this.ended) return undefined;
+      if (this.catchUp) continue;
+      if (this.direct) {
+        // Caught up: hand the live events over until something needs a pull (see infra/handover.ts).
+        this.handedOver = true;
+        return PARKED;
+      }
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = undefined;
+    }
+  }
+
+  /** The events of `events` that follow `last` without a gap, each once; stops at a gap or the final event. */
+  private *inOrder(events: E[], replayed: boolean): Generator<E> {
+    const { options } = this;
+    for (const event of events) {
+      const position = options.positionOf(event);
+      if (position <= this.last) continue;
+      if (position > this.last + 1) return;
+      this.last = position;
+      this.lastEvent = event;
+      if (replayed) options.observer?.replayed();
+      yield positioned(event, position);
+      if (this.isFinal(event)) {
+        this.finished = true;
+        return;
+      }
+    }
+  }
+
+  /**
+   * A page of stored events after `last`. A short page from a shared read (which may have
+   * started before events up to `atLeast` were committed) is read again, fresh.
+   */
+  private async page(atLeast: number): Promise<E[]> {
+    const { options } = this;
+    const pageSize = options.pageSize ?? REPLAY_PAGE;
+    const events = await options.readPage(this.last, pageSize, false);
+    const end = events.length ? options.positionOf(events[events.length - 1]) : this.last;
+    return events.length < pageSize && end < atLeast ? options.readPage(this.last, pageSize, true) : events;
+  }
+
+  /**
+   * Sends the stored events after `last`, a page at a time as the client takes them, up to
+   * `until` (or as far as the store goes). Stops at a gap (what follows arrives live), the final
+   * event or the end of the stored events.
+   */
+  private async *stored(until: number, atLeast: number): AsyncGenerator<E> {
+    const pageSize = this.options.pageSize ?? REPLAY_PAGE;
+    while (!this.finished && this.last < until) {
+      const events = await this.page(atLeast);
+      const before = this.last;
+      yield* this.inOrder(events, true);
+      if (this.last === before || events.length < pageSize) return;
+    }
+  }
+
+  /** Ends the stream: no live event is taken from now on, and the listener and the buffer are let go. */
+  private close(): void {
+    this.ended = true;
+    this.handedOver = false;
+    this.buffer = [];
+    this.listening.close();
+  }
+
   /** The stream's items for a consumer that did not ask for the hand-over, which never sees PARKED. */
-  const narrow = (item: IteratorResult<E | Parked>): IteratorResult<E> => {
+  private narrow(item: IteratorResult<E | Parked>): IteratorResult<E> {
     if (item.done) return { done: true, value: undefined };
     if (item.value === PARKED) throw new Error('A replay stream parked without a consumer to hand over to.');
     return { done: false, value: item.value };
-  };
-  const next = async (): Promise<IteratorResult<E>> => narrow(await generator.next());
-  return {
-    ready: live.ready,
-    next,
-    [HAND_OVER](consumer: DirectConsumer<E>) {
-      direct = consumer;
-      return () => generator.next();
-    },
-    async return(value?: unknown) {
-      await stop();
-      return narrow(await generator.return(value));
-    },
-    async throw(error?: unknown) {
-      await stop();
-      return narrow(await generator.throw(error));
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
+  }
+
+  async next(): Promise<IteratorResult<E>> {
+    return this.narrow(await this.pull());
+  }
+
+  [HAND_OVER](consumer: DirectConsumer<E>): () => Promise<IteratorResult<E | Parked>> {
+    this.direct = consumer;
+    return this.pull.bind(this);
+  }
+
+  async return(): Promise<IteratorResult<E>> {
+    this.close();
+    this.wake?.();
+    const generator = this.generator;
+    if (!generator) return { done: true, value: undefined };
+    const item = await generator.return(undefined);
+    return item.done ? { done: true, value: undefined } : this.narrow(item);
+  }
+
+  async throw(error?: unknown): Promise<IteratorResult<E>> {
+    this.close();
+    this.wake?.();
+    const generator = this.generator;
+    if (!generator) throw error;
+    const item = await generator.throw(error);
+    return item.done ? { done: true, value: undefined } : this.narrow(item);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
+
+export function replayThenLive<E>(options: ReplayOptions<E>): ReplayStream<E> {
+  return new ReplayThenLive(options);
 }

@@ -12,10 +12,10 @@ import {
 } from 'graphql';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
-import type { Context } from '../context';
+import { Context } from '../context';
 import { isRecord } from '../guards';
 import { runWithBudget } from '../infra/deadline';
-import { type DirectConsumer, HAND_OVER, handsOver, PARKED, type Parked } from '../infra/handover';
+import { type DirectConsumer, HAND_OVER, type HandsOver, handsOver, PARKED, type Parked } from '../infra/handover';
 import type { Metrics } from '../infra/metrics';
 import { inSpan, SpanKind, startLinkedSpan, traceparentOfEvent, tracingActive } from '../infra/tracing';
 import { logger } from '../logger';
@@ -115,6 +115,8 @@ export interface SubscriptionArgs extends ExecutionArgs {
 export class OperationPipeline {
   readonly documents: Documents;
   readonly records: OperationRecords;
+  /** The share groups of the subscriptions running now, by share key (see `joinShareGroup`). */
+  private readonly shareGroups = new Map<string, ShareGroup>();
   /** Results of executing one event for one share key (see `subscribe`). */
   private readonly sharedResults = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
   /** The same for handed-over subscribers, with who waits (see `directBatch`). */
@@ -253,128 +255,66 @@ export class OperationPipeline {
     const source = await inSpan('subscription start', { kind: SpanKind.SERVER, attributes: spanAttributes }, async () =>
       createSourceEventStream(args),
     );
+    // The subscriber's repositories served the source stream, which keeps what it needs: events
+    // are executed with a fresh context each (see executeShared).
+    if (args.contextValue instanceof Context) args.contextValue.release();
     if (!isAsyncIterable(source)) return source;
     const iterator = source[Symbol.asyncIterator]();
-    lifetime.onEnd(() => void iterator.return?.());
-    const shared: Principal | null = principal && { userId: '', tenantId: principal.tenantId, roles: [...principal.roles].sort() };
-    const shareKey = [
-      JSON.stringify(args.variableValues ?? null),
-      args.operationName ?? '',
-      shared ? `${shared.tenantId}\u0000${shared.roles.join(',')}` : '',
-      // The document is compared by identity: the cache hands every subscriber of one query the same one.
-    ].join('\u0000');
-    const key = `${documentKey(args.document)}\u0000${shareKey}`;
-    // Only what executing an event needs is kept for the subscription's life, not the subscriber's context.
-    const shareArgs: ExecutionArgs = {
-      schema: args.schema,
-      document: args.document,
-      operationName: args.operationName,
-      variableValues: args.variableValues,
-    };
-    const run = (event: unknown) => this.executeShared(shareArgs, key, shared, event);
-    // A hand-written iterator rather than an async generator: each event of each subscriber passes
-    // through it, and a generator's suspension costs more than one awaited call.
-    const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
-    const finish = () => {
-      lifetime.end();
-      return done;
-    };
-    /** Executes a pulled event (or ends) for this subscriber. */
-    const deliver = async (item: IteratorResult<unknown>): Promise<IteratorResult<Delivery, undefined>> => {
-      if (item.done || lifetime.ended) return finish();
-      const event = item.value;
-      // With tracing on, delivering an event to this subscriber (executing it) is a span linked to
-      // the trace of the change that wrote the event; undefined otherwise.
-      const delivery = startLinkedSpan('subscription delivery', traceparentOfEvent(event), {
-        kind: SpanKind.CONSUMER,
-        attributes: spanAttributes,
-      });
-      try {
-        const result = await (delivery ? delivery.run(() => run(event)) : run(event));
-        if (lifetime.ended) return finish();
-        this.results.pulled++;
-        return { done: false, value: { result, event } };
-      } catch (error) {
-        finish();
-        throw error;
-      } finally {
-        delivery?.end();
-      }
-    };
-    /** Pulls the source's next item; a throw ends the subscription and is passed on. */
-    const pull = async <T>(from: () => Promise<IteratorResult<T>>): Promise<IteratorResult<T> | undefined> => {
-      if (lifetime.ended) return undefined;
-      try {
-        return await from();
-      } catch (error) {
-        finish();
-        throw error;
-      }
-    };
-    const next = async (): Promise<IteratorResult<Delivery, undefined>> => {
-      const item = await pull(() => iterator.next());
-      return item ? deliver(item) : finish();
-    };
-    const deliveries: DeliveryStream = {
-      next,
-      return: async () => finish(),
-      throw: async (error?: unknown) => {
-        finish();
-        throw error;
-      },
-      [Symbol.asyncIterator]: () => deliveries,
-    };
-    if (handsOver(iterator)) {
-      deliveries.handOver = (writer) => {
-        const pullSource = iterator[HAND_OVER](
-          this.directConsumer(writer, lifetime, (event) => this.directBatch(shareArgs, key, shared, event, spanAttributes)),
-        );
-        return async () => {
-          const item = await pull(pullSource);
-          if (!item) return finish();
-          return !item.done && item.value === PARKED ? { done: false, value: PARKED } : deliver(item);
-        };
-      };
-    }
+    const group = this.joinShareGroup(args, principal, spanAttributes);
+    const deliveries = handsOver(iterator)
+      ? new HandedOverDeliveries(iterator, lifetime, group, this.results)
+      : new SubscriptionDeliveries(iterator, lifetime, group, this.results);
+    // Bound rather than a closure: it is held for the subscription's life, and binding keeps no context.
+    lifetime.onEnd(deliveries.close.bind(deliveries));
     return deliveries;
   }
 
+  /** The share groups held now (see `joinShareGroup`); tests count them to show that each is let go. */
+  shareGroupCount(): number {
+    return this.shareGroups.size;
+  }
+
   /**
-   * The consumer a handed-over subscription gives its source: each live event joins the batch of
-   * its event and share key, and its result is handed to the writer once the batch is executed
-   * and every earlier batch of the key was handed on. A wake-up waits until this subscriber's
-   * batches are all handed on, so that pulled results never overtake them.
+   * The share group of a new subscriber: the subscribers with its share key — the document (by
+   * identity: the cache hands every subscriber of one query the same one), variables, operation
+   * name, tenant and roles — hold one group with what executing an event for them needs, rather
+   * than each a copy. Only that is kept for the subscription's life, not the subscriber's context.
+   * The group goes once its last subscriber has ended (see SubscriptionDeliveries.close).
    */
-  private directConsumer(
-    writer: DirectWriter,
-    lifetime: SubscriptionLifetime,
-    batchOf: (event: unknown) => DirectBatch,
-  ): DirectConsumer<unknown> {
-    let pending = 0;
-    let wakeWanted = false;
-    const handedOn = (batch: DirectBatch) => {
-      pending--;
-      this.results.handedOver++;
-      if (!lifetime.ended) {
-        if (batch.failed) writer.fail(batch.error);
-        else if (batch.result) writer.deliver(batch.result);
-      }
-      if (pending === 0 && wakeWanted) {
-        wakeWanted = false;
-        writer.wake();
-      }
-    };
-    return {
-      canTake: () => !lifetime.ended && writer.canTake(pending),
-      take: (event) => {
-        pending++;
-        batchOf(event).waiters?.push(handedOn);
-      },
-      wake: () => {
-        if (pending === 0) writer.wake();
-        else wakeWanted = true;
-      },
-    };
+  private joinShareGroup(args: SubscriptionArgs, principal: Principal | null, spanAttributes: Record<string, string>): ShareGroup {
+    const roles = principal ? [...principal.roles].sort() : [];
+    const shareKey = [
+      JSON.stringify(args.variableValues ?? null),
+      args.operationName ?? '',
+      principal ? `${principal.tenantId}\u0000${roles.join(',')}` : '',
+    ].join('\u0000');
+    const key = `${documentKey(args.document)}\u0000${shareKey}`;
+    // Spans name the operation only while tracing is on, so subscribers from before and after it started differ.
+    const groupKey = `${key}\u0000${spanAttributes['graphql.operation.name']}`;
+    let group = this.shareGroups.get(groupKey);
+    if (!group) {
+      const shared: Principal | null = principal && { userId: '', tenantId: principal.tenantId, roles };
+      const shareArgs: ExecutionArgs = {
+        schema: args.schema,
+        document: args.document,
+        operationName: args.operationName,
+        variableValues: args.variableValues,
+      };
+      const groups = this.shareGroups;
+      const made: ShareGroup = {
+        spanAttributes,
+        subscribers: 0,
+        run: (event) => this.executeShared(shareArgs, key, shared, event),
+        batch: (event) => this.directBatch(shareArgs, key, shared, event, spanAttributes),
+        leave() {
+          if (--made.subscribers === 0 && groups.get(groupKey) === made) groups.delete(groupKey);
+        },
+      };
+      group = made;
+      groups.set(groupKey, group);
+    }
+    group.subscribers++;
+    return group;
   }
 
   /**
@@ -467,6 +407,173 @@ export class OperationPipeline {
     let result = byKey.get(key);
     if (!result) byKey.set(key, (result = executeOnce()));
     return result;
+  }
+}
+
+/**
+ * The subscribers of one share key (see OperationPipeline.joinShareGroup): how an event is executed
+ * for them, pulled (`run`) or for the handed-over ones (`batch`), shared by all of them.
+ */
+interface ShareGroup {
+  spanAttributes: Record<string, string>;
+  subscribers: number;
+  run(event: unknown): Promise<ExecutionResult>;
+  batch(event: unknown): DirectBatch;
+  /** One subscriber has ended; the last one takes the group away. */
+  leave(): void;
+}
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+const PARKED_ITEM: IteratorYieldResult<Parked> = Object.freeze({ done: false, value: PARKED });
+
+/**
+ * One subscription's results (see OperationPipeline.stream): each event its source gives is
+ * executed for its share group and handed on with the event. A class rather than closures, and no
+ * async generator: an idle subscriber holds this object for its whole life, and each event of each
+ * subscriber passes through it, where a generator's suspension costs more than one awaited call.
+ */
+class SubscriptionDeliveries implements DeliveryStream {
+  constructor(
+    protected readonly iterator: AsyncIterator<unknown>,
+    protected readonly lifetime: SubscriptionLifetime,
+    protected readonly group: ShareGroup,
+    protected readonly results: { handedOver: number; pulled: number },
+  ) {}
+
+  /** The lifetime ended: the source is returned at once and the share group left. */
+  close(): void {
+    void this.iterator.return?.();
+    this.group.leave();
+  }
+
+  /** Ends the subscription (which closes it, see OperationPipeline.stream). */
+  protected finish(): IteratorReturnResult<undefined> {
+    this.lifetime.end();
+    return DONE;
+  }
+
+  /** Executes a pulled event (or ends) for this subscriber. */
+  protected async deliver(item: IteratorResult<unknown>): Promise<IteratorResult<Delivery, undefined>> {
+    if (item.done || this.lifetime.ended) return this.finish();
+    const event = item.value;
+    const { group } = this;
+    // With tracing on, delivering an event to this subscriber (executing it) is a span linked to
+    // the trace of the change that wrote the event; undefined otherwise.
+    const delivery = startLinkedSpan('subscription delivery', traceparentOfEvent(event), {
+      kind: SpanKind.CONSUMER,
+      attributes: group.spanAttributes,
+    });
+    try {
+      const result = await (delivery ? delivery.run(() => group.run(event)) : group.run(event));
+      if (this.lifetime.ended) return this.finish();
+      this.results.pulled++;
+      return { done: false, value: { result, event } };
+    } catch (error) {
+      this.finish();
+      throw error;
+    } finally {
+      delivery?.end();
+    }
+  }
+
+  /** Pulls the source's next item; a throw ends the subscription and is passed on. */
+  async next(): Promise<IteratorResult<Delivery, undefined>> {
+    if (this.lifetime.ended) return this.finish();
+    let item: IteratorResult<unknown>;
+    try {
+      item = await this.iterator.next();
+    } catch (error) {
+      this.finish();
+      throw error;
+    }
+    return this.deliver(item);
+  }
+
+  async return(): Promise<IteratorResult<Delivery, undefined>> {
+    return this.finish();
+  }
+
+  async throw(error?: unknown): Promise<IteratorResult<Delivery, undefined>> {
+    this.finish();
+    throw error;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
+
+/**
+ * The results of a subscription whose source can hand its live events over (see
+ * infra/handover.ts). It is also the consumer it gives its source: each live event joins the batch
+ * of its event and share key, and its result is handed to the writer once the batch is executed
+ * and every earlier batch of the key was handed on. A wake-up waits until this subscriber's batches
+ * are all handed on, so that pulled results never overtake them.
+ */
+class HandedOverDeliveries extends SubscriptionDeliveries implements DirectConsumer<unknown> {
+  private writer: DirectWriter | undefined;
+  private pullSource: (() => Promise<IteratorResult<unknown>>) | undefined;
+  /** Handed to each batch this subscriber joins, to be called back when the batch is handed on. */
+  private handedOnThis: ((batch: DirectBatch) => void) | undefined;
+  private pending = 0;
+  private wakeWanted = false;
+
+  constructor(
+    private readonly source: AsyncIterator<unknown> & HandsOver<unknown>,
+    lifetime: SubscriptionLifetime,
+    group: ShareGroup,
+    results: { handedOver: number; pulled: number },
+  ) {
+    super(source, lifetime, group, results);
+  }
+
+  handOver(writer: DirectWriter): () => Promise<IteratorResult<Delivery | Parked, undefined>> {
+    this.writer = writer;
+    this.handedOnThis = this.handedOn.bind(this);
+    this.pullSource = this.source[HAND_OVER](this);
+    return this.pullHandedOver.bind(this);
+  }
+
+  /** The pull function of the hand-over: the source's next item, PARKED passed on as it is. */
+  private async pullHandedOver(): Promise<IteratorResult<Delivery | Parked, undefined>> {
+    const pullSource = this.pullSource;
+    if (this.lifetime.ended || !pullSource) return this.finish();
+    let item: IteratorResult<unknown>;
+    try {
+      item = await pullSource();
+    } catch (error) {
+      this.finish();
+      throw error;
+    }
+    return !item.done && item.value === PARKED ? PARKED_ITEM : this.deliver(item);
+  }
+
+  canTake(): boolean {
+    return !this.lifetime.ended && (this.writer?.canTake(this.pending) ?? false);
+  }
+
+  take(event: unknown): void {
+    this.pending++;
+    if (this.handedOnThis) this.group.batch(event).waiters?.push(this.handedOnThis);
+  }
+
+  wake(): void {
+    if (this.pending === 0) this.writer?.wake();
+    else this.wakeWanted = true;
+  }
+
+  private handedOn(batch: DirectBatch): void {
+    this.pending--;
+    this.results.handedOver++;
+    const { writer } = this;
+    if (!this.lifetime.ended) {
+      if (batch.failed) writer?.fail(batch.error);
+      else if (batch.result) writer?.deliver(batch.result);
+    }
+    if (this.pending === 0 && this.wakeWanted) {
+      this.wakeWanted = false;
+      writer?.wake();
+    }
   }
 }
 

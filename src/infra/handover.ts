@@ -14,7 +14,8 @@
  * consumer must remember a wake that overtook its PARKED (see direct-delivery.ts).
  *
  * A parked subscriber holds no pending promise and no suspended async function between events:
- * only the stream's generator, stopped at its `yield`.
+ * the replay stream's generator ends when it gives PARKED, and a new one starts at the pull after
+ * the wake (see events/replay.ts), so what is left is the stream's state object and its listener.
  */
 
 /** What `pull` gives while the stream hands its live events over through `take`. */

@@ -93,6 +93,29 @@ class Listeners {
   }
 }
 
+/** The `ready` of every in-process listener: it is in effect at once. */
+const IN_EFFECT: Promise<void> = Promise.resolve();
+
+/**
+ * One in-process listener: an object with its method on the prototype rather than a closure, since
+ * every idle subscription holds one for as long as it is subscribed.
+ */
+class InProcessListening implements Listening {
+  constructor(
+    private readonly listeners: Listeners,
+    private readonly topic: string,
+    private readonly listener: (payload: object) => void,
+  ) {}
+
+  get ready(): Promise<void> {
+    return IN_EFFECT;
+  }
+
+  close(): void {
+    this.listeners.remove(this.topic, this.listener);
+  }
+}
+
 /**
  * Routes a Redis client's connection errors to the outage log: one line when Redis starts failing,
  * then a summary per interval and one when it answers again, like DynamoDB's. Without an `error`
@@ -110,7 +133,7 @@ export function createEventBus(options: { redisUrl?: string; outage?: OutageLog 
       publish: async (topic, payload) => listeners.deliver(topic, payload),
       listen(topic, listener) {
         listeners.add(topic, listener);
-        return { ready: Promise.resolve(), close: () => void listeners.remove(topic, listener) };
+        return new InProcessListening(listeners, topic, listener);
       },
       ping: async () => {},
       listenerCount: () => listeners.count,

@@ -177,6 +177,8 @@ afterEach(async () => {
   for (const lifetime of everyone.splice(0)) lifetime.end();
   await settle();
   expect(bus.listenerCount()).toBe(0);
+  // Every share group was let go with its last subscriber.
+  expect(pipeline.shareGroupCount()).toBe(0);
 });
 
 describe('the hand-over of live events to caught-up subscribers', () => {
@@ -184,6 +186,8 @@ describe('the hand-over of live events to caught-up subscribers', () => {
     const topic = freshTopic(3);
     const subs = [await subscriber(topic, alice), await subscriber(topic, bob), await subscriber(topic, carol, { from: 1 })];
     await until(() => subs.every((s) => s.frames.length >= 1 && s.frames.at(-1)?.n === 3));
+    // Alice and Bob hold one share group (same document, variables, tenant and roles), Carol another.
+    expect(pipeline.shareGroupCount()).toBe(2);
     const before = { ...pipeline.results };
     const executions = pipeline.sharedExecutions;
     for (const n of range(4, 43)) await commit(topic, { n });
