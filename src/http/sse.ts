@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import {
   GraphQLError,
@@ -20,7 +19,7 @@ import type { Config } from '../config';
 import { RESUME_ARGUMENT } from '../events/live.resolver';
 import { asksToResume, positionOfDelivered } from '../events/replay';
 import type { Delivery, OperationPipeline, SubscriptionLifetime } from '../graphql/pipeline';
-import { beginRequest, runInRequest, type RequestRecord } from '../graphql/record';
+import { beginRequest, newRequestId, runInRequest, type RequestRecord } from '../graphql/record';
 import { logger } from '../logger';
 
 /** The media type of a Server-Sent Events stream. */
@@ -394,7 +393,7 @@ export function serveGraphQLOverSse(deps: SseDeps): SseEndpoint {
   return {
     handler: (req, res) => {
       const known: RequestRecord | undefined = res.locals.request;
-      const record = known ?? beginRequest(randomUUID());
+      const record = known ?? beginRequest(newRequestId());
       runInRequest(record, () => serve(req, res, record)).catch((err: unknown) => {
         logger.error({ err }, 'SSE request failed');
         if (!res.headersSent) refuse(res, record, [new GraphQLError('Internal server error.', { extensions: { code: 'INTERNAL' } })]);

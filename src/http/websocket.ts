@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import { GraphQLError, OperationTypeNode, type ExecutionResult } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import type { WebSocket } from 'ws';
@@ -8,6 +7,7 @@ import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import type { OperationPipeline } from '../graphql/pipeline';
 import { asGraphQLError } from '../errors';
+import { newRequestId } from '../graphql/record';
 import { deliverDirectly } from './direct-delivery';
 import { serveGraphQLOverWebSocket, type Transport } from './ws-transport';
 
@@ -96,7 +96,7 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
       },
     },
     operate: async (connection, operation, payload) => {
-      const record = pipeline.records.begin(randomUUID());
+      const record = pipeline.records.begin(newRequestId());
       // The log line is written once the operation has ended, after its last frame was formatted.
       operation.onEnd(() => pipeline.records.finish(record));
       const refuse = (errors: readonly GraphQLError[]) => operation.error(pipeline.records.formatErrors(record, errors));
