@@ -344,7 +344,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       metricsUrl: metricsServer?.url,
       devToken,
       counts: () => ({ ...ws.counts(), ...sse.counts(), event_bus_listeners: bus.listenerCount() }),
-      liveResults: () => ({ ...pipeline.results }),
+      liveResults: () => ({ ...pipeline.subscriptions.results }),
       setGraphiQLHints(hints) {
         exampleIds = hints;
       },

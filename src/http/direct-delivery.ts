@@ -1,5 +1,5 @@
 import type { ExecutionResult } from 'graphql';
-import type { Delivery, DeliveryStream, DirectWriter, SubscriptionLifetime } from '../graphql/pipeline';
+import type { Delivery, DeliveryStream, DirectWriter, SubscriptionLifetime } from '../graphql/shared-subscriptions';
 import { PARKED, type Parked } from '../infra/handover';
 
 /**

@@ -18,7 +18,8 @@ import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import { RESUME_ARGUMENT } from '../events/live.resolver';
 import { asksToResume, positionOfDelivered } from '../events/replay';
-import type { Delivery, OperationPipeline, SubscriptionLifetime } from '../graphql/pipeline';
+import type { OperationPipeline } from '../graphql/pipeline';
+import type { Delivery, SubscriptionLifetime } from '../graphql/shared-subscriptions';
 import { beginRequest, newRequestId, runInRequest, type RequestRecord } from '../graphql/record';
 import { logger } from '../logger';
 

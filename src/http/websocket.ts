@@ -127,7 +127,7 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
       deliverDirectly(stream, {
         target: operation,
         payload: (value) =>
-          pipeline.sharedPayload(value) ??
+          pipeline.subscriptions.sharedPayload(value) ??
           JSON.stringify({ ...value, errors: value.errors && pipeline.records.formatErrors(record, value.errors) }),
         // A stream that fails midway ends with an `error` frame, formatted (masked) like every other error.
         finished: (failure) => (failure ? refuse([asGraphQLError(failure.error)]) : operation.complete()),

@@ -128,12 +128,12 @@ describe('bursts of subscribers on one stream', () => {
       sockets.push(...(await Promise.all(Array.from({ length: Math.min(200, N - i) }, () => initialised(server.url, editor)))));
     }
     server.app.calls.reset();
-    const executionsBefore = server.app.pipeline.sharedExecutions;
+    const executionsBefore = server.app.pipeline.subscriptions.sharedExecutions;
     const started = performance.now();
     const subscribers = await Promise.all(sockets.map((s) => s.subscribe(jobId)));
     const seconds = (performance.now() - started) / 1000;
     const calls = Object.fromEntries(server.app.calls.byCommand);
-    const executions = server.app.pipeline.sharedExecutions - executionsBefore;
+    const executions = server.app.pipeline.subscriptions.sharedExecutions - executionsBefore;
     try {
       console.log(`burst: ${N} subscribes acknowledged in ${seconds.toFixed(2)} s with DynamoDB calls ${JSON.stringify(calls)}`);
       expect(subscribers.map((s) => s.received[0])).toEqual(subscribers.map(() => ({ seq: 2, type: 'SUBSCRIBED', job: null })));

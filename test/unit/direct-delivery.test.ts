@@ -1,6 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import { MessageType } from 'graphql-ws';
-import type { Delivery } from '../../src/graphql/pipeline';
+import type { Delivery } from '../../src/graphql/shared-subscriptions';
 import { deliverDirectly, MAX_FRAMES_IN_FLIGHT } from '../../src/http/direct-delivery';
 import { Operation } from '../../src/http/ws-transport';
 

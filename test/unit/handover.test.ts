@@ -2,7 +2,8 @@ import { GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLSt
 import { Role, type Principal } from '../../src/auth/principal';
 import { loadConfig } from '../../src/config';
 import { replayThenLive } from '../../src/events/replay';
-import { OperationPipeline, type DeliveryStream, type DirectWriter } from '../../src/graphql/pipeline';
+import { OperationPipeline } from '../../src/graphql/pipeline';
+import type { DeliveryStream, DirectWriter } from '../../src/graphql/shared-subscriptions';
 import { deliverDirectly, MAX_FRAMES_IN_FLIGHT } from '../../src/http/direct-delivery';
 import { Operation } from '../../src/http/ws-transport';
 import type { Store } from '../../src/infra/dynamo/store';
@@ -120,7 +121,7 @@ async function subscriber(topic: string, principal: Principal, options: { from?:
   const over = new Promise<void>((resolve) => (finished = resolve));
   deliverDirectly(stream, {
     target: lifetime,
-    payload: (result) => pipeline.sharedPayload(result) ?? JSON.stringify(result),
+    payload: (result) => pipeline.subscriptions.sharedPayload(result) ?? JSON.stringify(result),
     finished: () => {
       completed = true;
       lifetime.complete();
@@ -178,7 +179,7 @@ afterEach(async () => {
   await settle();
   expect(bus.listenerCount()).toBe(0);
   // Every share group was let go with its last subscriber.
-  expect(pipeline.shareGroupCount()).toBe(0);
+  expect(pipeline.subscriptions.shareGroupCount()).toBe(0);
 });
 
 describe('the hand-over of live events to caught-up subscribers', () => {
@@ -187,9 +188,9 @@ describe('the hand-over of live events to caught-up subscribers', () => {
     const subs = [await subscriber(topic, alice), await subscriber(topic, bob), await subscriber(topic, carol, { from: 1 })];
     await until(() => subs.every((s) => s.frames.length >= 1 && s.frames.at(-1)?.n === 3));
     // Alice and Bob hold one share group (same document, variables, tenant and roles), Carol another.
-    expect(pipeline.shareGroupCount()).toBe(2);
-    const before = { ...pipeline.results };
-    const executions = pipeline.sharedExecutions;
+    expect(pipeline.subscriptions.shareGroupCount()).toBe(2);
+    const before = { ...pipeline.subscriptions.results };
+    const executions = pipeline.subscriptions.sharedExecutions;
     for (const n of range(4, 43)) await commit(topic, { n });
     await until(() => subs.every((s) => s.frames.at(-1)?.n === 43));
     expect(subs[0].shown()).toEqual(['ack@3', ...range(4, 43)]);
@@ -197,10 +198,10 @@ describe('the hand-over of live events to caught-up subscribers', () => {
     // Carol resumed from 1: the stored 2 and 3 were replayed (pulled) before the live events.
     expect(subs[2].shown()).toEqual(['ack@1', 2, 3, ...range(4, 43)]);
     // Every live event reached every subscriber by the hand-over, none by a pull.
-    expect(pipeline.results.handedOver - before.handedOver).toBe(3 * 40);
-    expect(pipeline.results.pulled - before.pulled).toBe(0);
+    expect(pipeline.subscriptions.results.handedOver - before.handedOver).toBe(3 * 40);
+    expect(pipeline.subscriptions.results.pulled - before.pulled).toBe(0);
     // Alice and Bob share a key; Carol's roles differ: two executions per event.
-    expect(pipeline.sharedExecutions - executions).toBe(2 * 40);
+    expect(pipeline.subscriptions.sharedExecutions - executions).toBe(2 * 40);
     for (const s of subs) s.lifetime.end();
     await Promise.all(subs.map((s) => s.over));
   });
@@ -242,11 +243,11 @@ describe('the hand-over of live events to caught-up subscribers', () => {
     await commit(topic, { n: 5 });
     await until(() => sub.frames.length === 4);
     expect(reads).toEqual([2]);
-    const before = { ...pipeline.results };
+    const before = { ...pipeline.subscriptions.results };
     await commit(topic, { n: 6 }, { n: 7 });
     await until(() => sub.frames.length === 6);
     expect(sub.shown()).toEqual(['ack@2', 3, 4, 5, 6, 7]);
-    expect(pipeline.results.handedOver - before.handedOver).toBe(2);
+    expect(pipeline.subscriptions.results.handedOver - before.handedOver).toBe(2);
     sub.lifetime.end();
     await sub.over;
   });

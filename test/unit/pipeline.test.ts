@@ -77,13 +77,18 @@ describe('the operation pipeline', () => {
   async function subscribe(principal: Principal) {
     const prepared = await pipeline.documents.prepare('subscription { ticks { n viewer tenant } }');
     const lifetime = new Operation(principal.userId, { write: (_data, written) => written() }, () => {});
-    const stream = (await pipeline.subscribe({
+    const deliveries = await pipeline.stream({
       schema,
       document: prepared.document!,
       contextValue: pipeline.context(principal),
       lifetime,
       principal,
-    })) as AsyncGenerator<ExecutionResult>;
+    });
+    if (!(Symbol.asyncIterator in deliveries)) throw new Error(JSON.stringify(deliveries));
+    // Each result, as a transport that does not label messages with positions takes them.
+    const stream = (async function* results(): AsyncGenerator<ExecutionResult> {
+      for await (const { result } of deliveries) yield result;
+    })();
     return { lifetime, stream };
   }
 
@@ -94,7 +99,7 @@ describe('the operation pipeline', () => {
     const nexts = [alice, bob, carol].map(({ stream }) => stream.next());
     // The sources start listening on their first pull.
     while (ticks.listeners < 3) await new Promise((r) => setTimeout(r, 1));
-    const before = pipeline.sharedExecutions;
+    const before = pipeline.subscriptions.sharedExecutions;
     ticks.publish({ n: 1 });
     const results = await Promise.all(nexts);
     expect(results.map((r) => r.value.data.ticks)).toEqual([
@@ -103,16 +108,16 @@ describe('the operation pipeline', () => {
       { n: 1, viewer: null, tenant: 't1' },
     ]);
     // Alice and Bob share one execution; Carol's roles differ, so hers is another.
-    expect(pipeline.sharedExecutions - before).toBe(2);
+    expect(pipeline.subscriptions.sharedExecutions - before).toBe(2);
     expect(results[0].value).toBe(results[1].value);
     expect(results[2].value).not.toBe(results[0].value);
     // Its `next` payload is serialized once per share key too: Alice and Bob get the same string.
-    const serialized = pipeline.sharedSerializations;
-    const payloads = results.map((r) => pipeline.sharedPayload(r.value));
-    expect(pipeline.sharedSerializations - serialized).toBe(2);
+    const serialized = pipeline.subscriptions.sharedSerializations;
+    const payloads = results.map((r) => pipeline.subscriptions.sharedPayload(r.value));
+    expect(pipeline.subscriptions.sharedSerializations - serialized).toBe(2);
     expect(payloads[0]).toBe(payloads[1]);
     expect(JSON.parse(payloads[0]!)).toEqual(results[0].value);
-    expect(pipeline.sharedPayload({ data: null, errors: [new GraphQLError('x')] })).toBeUndefined();
+    expect(pipeline.subscriptions.sharedPayload({ data: null, errors: [new GraphQLError('x')] })).toBeUndefined();
 
     alice.lifetime.end();
     expect(ticks.closed).toBe(1);
