@@ -78,7 +78,7 @@ export class SharedSubscriptions {
   /** Per share key, the hand-on of its newest batch: a key's results are handed on in event order. */
   private readonly directTails = new Map<string, Promise<void>>();
   /** The `next` payload of each shared result without errors, serialized once (see `sharedPayload`). */
-  private readonly sharedPayloads = new WeakMap<ExecutionResult, string>();
+  private readonly sharedPayloads = new WeakMap<ExecutionResult, Buffer>();
   /** How many times an event was executed for subscribers (once per event and share key); tests read it. */
   sharedExecutions = 0;
   /** How many times a shared result was serialized (once per event and share key); tests read it. */
@@ -248,17 +248,18 @@ export class SharedSubscriptions {
   }
 
   /**
-   * The JSON of a subscription result as graphql-transport-ws's `next` payload, serialized once
-   * per result: every subscriber of one share key is handed the same result object (see
-   * `stream`), so they all get the same string. Undefined for a result with errors, whose
+   * The JSON of a subscription result as graphql-transport-ws's `next` payload, in UTF-8,
+   * serialized and encoded once per result: every subscriber of one share key is handed the same
+   * result object (see `stream`), so they all get the same bytes, which each subscriber's frame
+   * copies rather than encoding the text again. Undefined for a result with errors, whose
    * formatting carries each subscriber's own request id.
    */
-  sharedPayload(result: ExecutionResult): string | undefined {
+  sharedPayload(result: ExecutionResult): Buffer | undefined {
     if (result.errors) return undefined;
     let json = this.sharedPayloads.get(result);
     if (json === undefined) {
       this.sharedSerializations++;
-      json = JSON.stringify(result);
+      json = Buffer.from(JSON.stringify(result));
       this.sharedPayloads.set(result, json);
     }
     return json;

@@ -11,15 +11,15 @@ export const MAX_FRAMES_IN_FLIGHT = 64;
 
 /** Where one subscription's frames go (see deliverDirectly): its Operation in ws-transport.ts. */
 export interface DirectTarget extends SubscriptionLifetime {
-  /** Writes a `next` frame with the JSON `payload` without waiting; `written` is called once it has left or was dropped. */
-  next(payload: string, written: () => void): void;
+  /** Writes a `next` frame with `payload` (JSON in UTF-8) without waiting; `written` is called once it has left or was dropped. */
+  next(payload: Uint8Array, written: () => void): void;
 }
 
 export interface DirectDelivery {
   /** The operation the frames belong to; no frame is written once it has ended. */
   target: DirectTarget;
-  /** The `next` payload's JSON for a result: the bytes shared by its share key, or the subscriber's own. */
-  payload(result: ExecutionResult): string;
+  /** The `next` payload's JSON for a result, in UTF-8: the bytes shared by its share key, or the subscriber's own. */
+  payload(result: ExecutionResult): Uint8Array;
   /**
    * The stream is over and released: it ran out or the operation ended (`failure` undefined), or
    * pulling from it or executing an event threw (`failure.error`). Called exactly once.

@@ -112,8 +112,11 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
       if (admission.errors) return refuse(admission.errors);
       // Completed by the client before it started: nothing runs.
       if (operation.ended) return;
+      /** The JSON of a result of this operation's own, its errors formatted with its request id, in UTF-8. */
+      const own = (value: ExecutionResult) =>
+        Buffer.from(JSON.stringify(value.errors ? { ...value, errors: pipeline.records.formatErrors(record, value.errors) } : value));
       const result = (value: ExecutionResult) => {
-        operation.next(JSON.stringify(value.errors ? { ...value, errors: pipeline.records.formatErrors(record, value.errors) } : value));
+        operation.next(own(value));
         operation.complete();
       };
       if (admission.operation.operation !== OperationTypeNode.SUBSCRIPTION) {
@@ -126,9 +129,7 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
       if (!(Symbol.asyncIterator in stream)) return result(stream);
       deliverDirectly(stream, {
         target: operation,
-        payload: (value) =>
-          pipeline.subscriptions.sharedPayload(value) ??
-          JSON.stringify({ ...value, errors: value.errors && pipeline.records.formatErrors(record, value.errors) }),
+        payload: (value) => pipeline.subscriptions.sharedPayload(value) ?? own(value),
         // A stream that fails midway ends with an `error` frame, formatted (masked) like every other error.
         finished: (failure) => (failure ? refuse([asGraphQLError(failure.error)]) : operation.complete()),
       });

@@ -37,16 +37,18 @@ export class Operation {
    * a `complete` only silences it and its slot stays taken until it finishes.
    */
   stoppable = true;
-  /** The start of each `next` frame of this operation: its id is written once, not per frame. */
+  /** The start of each `next` frame of this operation, and its length in UTF-8. */
   private readonly nextPrefix: string;
+  private readonly nextPrefixBytes: number;
 
   constructor(
     readonly id: string,
-    private readonly connection: { write(data: string, written: () => void): void },
+    private readonly connection: Pick<Connection<unknown>, 'write'>,
     /** Undefined when the operation is over the per-socket limit: it holds no slot and must be refused. */
     private readonly release: ((operation: Operation) => void) | undefined,
   ) {
     this.nextPrefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+    this.nextPrefixBytes = Buffer.byteLength(this.nextPrefix);
   }
 
   /** False when the socket already runs as many operations as it may: this one must be refused (see `error`). */
@@ -65,12 +67,21 @@ export class Operation {
   }
 
   /**
-   * Writes a `next` frame whose payload is the JSON `payload`, without waiting for it; `written` is
-   * called once it has left, or at once when it is dropped (the operation ended or went quiet).
+   * Writes a `next` frame whose payload is `payload`, JSON in UTF-8, without waiting for it;
+   * `written` is called once it has left, or at once when it is dropped (the operation ended or
+   * went quiet). The frame is built by copying: the id's bytes, then the payload's, which a share
+   * key's subscribers all hand in as one buffer (see SharedSubscriptions.sharedPayload).
    */
-  next(payload: string, written: () => void = noop): void {
-    if (this.cleanups === null || this.quiet) written();
-    else this.connection.write(`${this.nextPrefix}${payload}}`, written);
+  next(payload: Uint8Array, written: () => void = noop): void {
+    if (this.cleanups === null || this.quiet) {
+      written();
+      return;
+    }
+    const frame = Buffer.allocUnsafe(this.nextPrefixBytes + payload.length + 1);
+    frame.write(this.nextPrefix, 0);
+    frame.set(payload, this.nextPrefixBytes);
+    frame[frame.length - 1] = CLOSING_BRACE;
+    this.connection.write(frame, written);
   }
 
   /** Ends the operation with an `error` frame carrying `errors` (already formatted), unless it went quiet. */
@@ -115,6 +126,7 @@ export class Operation {
 }
 
 const noop = () => {};
+const CLOSING_BRACE = '}'.charCodeAt(0);
 
 function run(cleanup: () => void): void {
   try {
@@ -136,11 +148,12 @@ export interface Connection<S> {
   /** graphql-ws's context of the socket, once connection_init arrived: whether it was acknowledged. */
   protocol?: Context<Record<string, unknown> | undefined, Connection<S>>;
   /**
-   * Writes a frame at once, without waiting for it. `written` is called once the frame has left,
-   * or failed to; a frame for a socket that is no longer open is dropped and `written` called at
-   * once. A peer that let more than MAX_BUFFERED_BYTES pile up unread is dropped.
+   * Writes a text frame at once, without waiting for it: a string, or its UTF-8 bytes. `written`
+   * is called once the frame has left, or failed to; a frame for a socket that is no longer open
+   * is dropped and `written` called at once. A peer that let more than MAX_BUFFERED_BYTES pile up
+   * unread is dropped.
    */
-  write(data: string, written: () => void): void;
+  write(data: string | Uint8Array, written: () => void): void;
 }
 
 export interface TransportOptions<S> {
@@ -189,6 +202,9 @@ export interface Transport {
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 const PONG = JSON.stringify({ type: MessageType.Pong });
+
+/** ws's send options for a text frame (its `binary` option, documented; bytes would otherwise go as binary). */
+const TEXT = { binary: false } as const;
 
 /** Message types a client may send (graphql-transport-ws); anything else is a client mistake. */
 const CLIENT_MESSAGES = new Set<string>([
@@ -303,7 +319,8 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       held: 0,
       state: options.newState(),
       write: (data, written) => {
-        if (writable()) socket.send(data, written);
+        // ws sends bytes as a binary frame unless told otherwise; every graphql-ws message is text.
+        if (writable()) socket.send(data, TEXT, written);
         else written();
       },
     };

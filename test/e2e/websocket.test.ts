@@ -8,7 +8,7 @@ import {
 } from '../../src/client/gql/graphql';
 import WebSocket from 'ws';
 import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
-import { eventually, JOB_PROGRESS, rawSocket as raw, type RawSocket as Raw, subscribe, wsClient } from '../support/ws';
+import { eventually, JOB_PROGRESS, rawConnection, rawSocket as raw, type RawSocket as Raw, subscribe, wsClient } from '../support/ws';
 
 describe('the WebSocket endpoint', () => {
   let server: TestServer;
@@ -218,14 +218,19 @@ describe('the WebSocket endpoint', () => {
   it('hands the live events of caught-up subscribers over, each once and in order', async () => {
     const live = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, token)).createJob.jobId;
     const clients = [wsClient(server.url, token), wsClient(server.url, token)];
+    // And one raw socket, to see the frames themselves.
+    const watcher = await rawConnection(server.url, token);
     try {
       const subs = clients.map((client) => subscribe(client, JOB_PROGRESS, { jobId: live }));
       const acks = await Promise.all(subs.map((sub) => sub.ack));
+      watcher.send({ type: 'subscribe', id: 'raw', payload: { query: JOB_PROGRESS, variables: { jobId: live } } });
       await eventually(
         () => server.app.counts().event_bus_listeners,
-        (n) => n === 2,
+        (n) => n === 3,
         10_000,
       );
+      // Its acknowledgement, pulled, is in before the counts are taken.
+      await watcher.next('next', 10_000, 'raw');
       const before = server.app.liveResults();
       const worker = await server.token('ws-a', [Role.WORKER]);
       await server.request(StartStepDocument, { jobId: live, stepName: 'a' }, worker);
@@ -236,12 +241,27 @@ describe('the WebSocket endpoint', () => {
       const expected = Array.from({ length: head - acks[0].seq }, (_, i) => acks[0].seq + 1 + i);
       expect(expected.length).toBeGreaterThanOrEqual(5);
       for (const sub of subs) expect((await sub.waitFor(expected.length)).map((e) => e.seq)).toEqual(expected);
-      const after = server.app.liveResults();
       // Each event reached each subscriber once. Most are handed over; one published out of order
       // (publishes run after their commits, concurrently) is pulled, with what it skipped, from the store.
-      expect(after.handedOver - before.handedOver + (after.pulled - before.pulled)).toBe(2 * expected.length);
+      // The raw socket got the same events, every frame as text (frames are built from bytes).
+      const rawSeqs = () =>
+        watcher.log.filter(({ message }) => message.id === 'raw' && message.type === 'next').map(({ message }) => message);
+      await eventually(
+        () => rawSeqs().length,
+        (n) => n >= expected.length,
+        10_000,
+      );
+      expect(
+        rawSeqs()
+          .slice(-expected.length)
+          .map((m) => m.payload.data.jobProgress.seq),
+      ).toEqual(expected);
+      expect(watcher.log.filter(({ binary }) => binary)).toEqual([]);
+      const after = server.app.liveResults();
+      expect(after.handedOver - before.handedOver + (after.pulled - before.pulled)).toBe(3 * expected.length);
       expect(after.handedOver - before.handedOver).toBeGreaterThan(0);
     } finally {
+      watcher.ws.close();
       for (const client of clients) await client.dispose();
     }
   });

@@ -110,7 +110,7 @@ export interface RawSocket {
   /** Messages received and not yet taken by `next`. */
   messages: any[];
   /** Every message received, in order, with the time it arrived. */
-  log: Array<{ at: number; message: any }>;
+  log: Array<{ at: number; message: any; binary: boolean }>;
   closed: Promise<{ code: number; reason: string }>;
   send(message: object | string): void;
   /** Takes the first unread message of `type` (and `id`, when given), waiting up to `timeoutMs`. */
@@ -121,14 +121,16 @@ export interface RawSocket {
 export async function rawSocket(url: string, options: WebSocket.ClientOptions = {}): Promise<RawSocket> {
   const ws = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws', options);
   const messages: any[] = [];
-  const log: Array<{ at: number; message: any }> = [];
+  const log: Array<{ at: number; message: any; binary: boolean }> = [];
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
     ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
   );
-  ws.on('message', (data) => {
+  // Whether each frame came as binary is kept: every graphql-transport-ws message must be text
+  // (a browser hands a binary frame to graphql-ws as a Blob, which it cannot parse).
+  ws.on('message', (data, isBinary) => {
     const message = JSON.parse(data.toString());
     messages.push(message);
-    log.push({ at: Date.now(), message });
+    log.push({ at: Date.now(), message, binary: isBinary });
   });
   ws.on('error', () => {});
   await new Promise((resolve, reject) => {

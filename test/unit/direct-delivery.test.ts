@@ -48,8 +48,8 @@ function connection(options: { hold?: boolean } = {}) {
   const frames: Array<{ id?: string; type: string; payload?: unknown }> = [];
   const held: Array<() => void> = [];
   const socket = {
-    write: (data: string, written: () => void) => {
-      frames.push(JSON.parse(data));
+    write: (data: string | Uint8Array, written: () => void) => {
+      frames.push(JSON.parse(Buffer.from(data).toString()));
       if (options.hold) held.push(written);
       else written();
     },
@@ -60,7 +60,7 @@ function connection(options: { hold?: boolean } = {}) {
     const src = source();
     deliverDirectly(src.stream, {
       target: operation,
-      payload: (result) => JSON.stringify(result),
+      payload: (result) => Buffer.from(JSON.stringify(result)),
       finished: (failure) => (failure ? operation.error([{ message: String((failure.error as Error).message) }]) : operation.complete()),
     });
     return { operation, src };
@@ -140,8 +140,8 @@ describe('direct delivery on an Operation', () => {
     const frames: unknown[] = [];
     let released = 0;
     const socket = {
-      write: (data: string, written: () => void) => {
-        frames.push(JSON.parse(data));
+      write: (data: string | Uint8Array, written: () => void) => {
+        frames.push(JSON.parse(Buffer.from(data).toString()));
         written();
       },
     };
@@ -150,7 +150,7 @@ describe('direct delivery on an Operation', () => {
     operation.completedByClient();
     expect(operation.ended).toBe(false);
     expect(released).toBe(0);
-    operation.next('{"data":{}}');
+    operation.next(Buffer.from('{"data":{}}'));
     operation.complete();
     expect(operation.ended).toBe(true);
     expect(released).toBe(1);

@@ -95,8 +95,8 @@ async function subscriber(topic: string, principal: Principal, options: { from?:
   const frames: Array<{ n: number; kind: string | null; late?: number | null }> = [];
   const inFlight: Array<() => void> = [];
   const socket = {
-    write: (data: string, written: () => void) => {
-      const frame = JSON.parse(data);
+    write: (data: string | Uint8Array, written: () => void) => {
+      const frame = JSON.parse(Buffer.from(data).toString());
       expect(frame.id).toBe(principal.userId);
       if (frame.type === 'next') frames.push(frame.payload.data.ticks);
       if (options.hold) inFlight.push(written);
@@ -121,7 +121,7 @@ async function subscriber(topic: string, principal: Principal, options: { from?:
   const over = new Promise<void>((resolve) => (finished = resolve));
   deliverDirectly(stream, {
     target: lifetime,
-    payload: (result) => pipeline.subscriptions.sharedPayload(result) ?? JSON.stringify(result),
+    payload: (result) => pipeline.subscriptions.sharedPayload(result) ?? Buffer.from(JSON.stringify(result)),
     finished: () => {
       completed = true;
       lifetime.complete();
@@ -310,7 +310,7 @@ describe('the hand-over of live events to caught-up subscribers', () => {
       'w',
       {
         write: (data, written) => {
-          const frame = JSON.parse(data);
+          const frame = JSON.parse(Buffer.from(data).toString());
           if (frame.type === 'next') frames.push(frame.payload.data.n);
           written();
         },
@@ -335,7 +335,7 @@ describe('the hand-over of live events to caught-up subscribers', () => {
         };
       },
     };
-    deliverDirectly(stream, { target: lifetime, payload: (result) => JSON.stringify(result), finished: () => {} });
+    deliverDirectly(stream, { target: lifetime, payload: (result) => Buffer.from(JSON.stringify(result)), finished: () => {} });
     await until(() => frames.length === 2);
     expect(frames).toEqual([1, 3]);
     lifetime.end();

@@ -111,12 +111,12 @@ describe('the operation pipeline', () => {
     expect(pipeline.subscriptions.sharedExecutions - before).toBe(2);
     expect(results[0].value).toBe(results[1].value);
     expect(results[2].value).not.toBe(results[0].value);
-    // Its `next` payload is serialized once per share key too: Alice and Bob get the same string.
+    // Its `next` payload is serialized once per share key too: Alice and Bob get the same bytes.
     const serialized = pipeline.subscriptions.sharedSerializations;
     const payloads = results.map((r) => pipeline.subscriptions.sharedPayload(r.value));
     expect(pipeline.subscriptions.sharedSerializations - serialized).toBe(2);
     expect(payloads[0]).toBe(payloads[1]);
-    expect(JSON.parse(payloads[0]!)).toEqual(results[0].value);
+    expect(JSON.parse(payloads[0]!.toString())).toEqual(results[0].value);
     expect(pipeline.subscriptions.sharedPayload({ data: null, errors: [new GraphQLError('x')] })).toBeUndefined();
 
     alice.lifetime.end();
