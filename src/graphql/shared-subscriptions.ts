@@ -143,6 +143,11 @@ export class SharedSubscriptions {
     return this.shareGroups.size;
   }
 
+  /** Share keys whose newest batch is not yet handed on (see `directBatch`); tests count them to show that each is let go. */
+  batchTailCount(): number {
+    return this.directTails.size;
+  }
+
   /**
    * The share group of a new subscriber: the subscribers with its share key — the document (by
    * identity: the cache hands every subscriber of one query the same one), variables, operation

@@ -218,8 +218,17 @@ describe('bursts of subscribers on one stream', () => {
       expect(new Set(subscribers.map((s) => JSON.stringify(s.received.map((e) => e.seq))))).toEqual(new Set(['[2,3,4,5]']));
       expect(subscribers.flatMap((s) => s.errors)).toEqual([]);
       expect(warnings.map((w) => `${w.name}: ${w.message}`)).toEqual([]);
+      // Every batch was handed on, and its share key's tail let go.
+      const { subscriptions } = server.app.pipeline;
+      expect(subscriptions.results.handedOver).toBeGreaterThan(0);
+      await eventually(
+        () => subscriptions.batchTailCount(),
+        (n) => n === 0,
+      );
     } finally {
       await closeAll(subscribers);
     }
+    // The subscribers' share group goes with the last of them.
+    expect(server.app.pipeline.subscriptions.shareGroupCount()).toBe(0);
   });
 });
