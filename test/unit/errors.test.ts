@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
-import { ErrorCode, formatError, notFound } from '../../src/errors';
+import { asGraphQLError, ErrorCode, formatError, notFound } from '../../src/errors';
+import { OperationRecords } from '../../src/graphql/record';
 
 describe('formatError', () => {
   const unknownError = {
@@ -30,5 +31,22 @@ describe('formatError', () => {
     expect(formatError(false)({ message: validation.message, extensions: validation.extensions }, validation).message).toBe(
       'Cannot query field',
     );
+  });
+});
+
+describe('a subscription that fails midway (asGraphQLError, then OperationRecords.formatErrors)', () => {
+  const records = new OperationRecords('production');
+  const record = records.begin('req-1');
+
+  it('masks a raw error as INTERNAL, with the request id and no detail', () => {
+    const [formatted] = records.formatErrors(record, [asGraphQLError(new Error('ECONNRESET dynamodb secret-table'))]);
+    expect(formatted).toEqual({ message: 'Internal server error.', extensions: { code: 'INTERNAL', requestId: 'req-1' } });
+  });
+
+  it('keeps a coded error as it is, with the request id', () => {
+    const unavailable = new GraphQLError('The database is not answering; retry.', { extensions: { code: 'SERVICE_UNAVAILABLE' } });
+    expect(asGraphQLError(unavailable)).toBe(unavailable);
+    const [formatted] = records.formatErrors(record, [asGraphQLError(unavailable)]);
+    expect(formatted).toMatchObject({ message: unavailable.message, extensions: { code: 'SERVICE_UNAVAILABLE', requestId: 'req-1' } });
   });
 });
