@@ -13,7 +13,7 @@ import { Role } from '../src/auth/principal';
 import { loadConfig } from '../src/config';
 import { startDynamoDbLocal } from '../src/infra/dynamo/embedded';
 import { freePort } from '../src/infra/free-port';
-import { cpuMsOf, hasTaskset, median, pinSelf, quantile, saveResult, settledRssOf, startChild } from './support';
+import { cpuMsOf, gql, hasTaskset, median, pinSelf, quantile, saveResult, SECRET, serverEnv, settledRssOf, startChild } from './support';
 
 /*
  * npm run bench [-- --full]
@@ -32,7 +32,6 @@ const plan = full
   ? { warmupMs: 5_000, measureMs: 30_000, rounds: 50, sizes: [1000, 5000, 10000], startups: 5, batchRuns: 50 }
   : { warmupMs: 3_000, measureMs: 8_000, rounds: 15, sizes: [1000, 5000, 10000], startups: 3, batchRuns: 20 };
 const CONNECTIONS = 10;
-const SECRET = 'bench-secret-bench-secret-bench-secret';
 const key = new TextEncoder().encode(SECRET);
 
 interface Row {
@@ -69,37 +68,6 @@ async function loadWindow(url: string, body: string, token: string | undefined, 
   const requests = result.requests.total;
   const cpuMsPerRequest = serverPid ? (cpuMsOf(serverPid) - serverBefore) / requests : Number.NaN;
   return { rps: requests / (ms / 1000), p50: result.latency.p50, requests, cpuMsPerRequest, loadCpu };
-}
-
-async function gql(url: string, token: string, query: string, variables: Record<string, unknown> = {}) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = (await res.json()) as { data?: any; errors?: unknown };
-  if (body.errors) throw new Error(JSON.stringify(body.errors));
-  return body.data;
-}
-
-function serverEnv(endpoint: string, table: string, dataDir: string): Record<string, string> {
-  return {
-    NODE_ENV: 'development',
-    PORT: '0',
-    // The fan-out bench opens subscriptions 250 at a time; DynamoDB Local pinned beside the server
-    // answers such a burst slower than the 2 s production default, which would fail subscribes
-    // the bench then waits for. It measures delivery, not overload.
-    DYNAMODB_TIMEOUT_MS: '10000',
-    DYNAMODB_ENDPOINT: endpoint,
-    TABLE_NAME: table,
-    AUTH_JWT_SECRET: SECRET,
-    CURSOR_SECRET: 'c',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    // The fan-out line holds up to 10,000 sockets at once, above the per-instance defaults.
-    WS_MAX_CONNECTIONS: '12000',
-    HTTP_MAX_CONNECTIONS: '14000',
-  };
 }
 
 /**

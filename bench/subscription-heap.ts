@@ -9,7 +9,7 @@ import { signDevToken } from '../src/auth/jwt';
 import { Role } from '../src/auth/principal';
 import { startDynamoDbLocal } from '../src/infra/dynamo/embedded';
 import { diffHeaps, diffTable, loadHeap } from './heap-diff';
-import { type Child, pinSelf, settledRssOf, startChild } from './support';
+import { type Child, gql, pinSelf, SECRET, serverEnv, settledRssOf, startChild } from './support';
 
 /*
  * Where an idle subscription's memory goes (npm run bench:build && node dist/bench/subscription-heap.js [n] [dir]):
@@ -20,7 +20,6 @@ import { type Child, pinSelf, settledRssOf, startChild } from './support';
  * constructor, closure and closure context, with retained sizes and retainers. Prints markdown and
  * writes it, with the snapshots, to <dir> (bench/results/heap-<time> by default).
  */
-const SECRET = 'bench-secret-bench-secret-bench-secret';
 const n = Number(process.argv[2] ?? 2000);
 const dir = process.argv[3] ?? join(__dirname, '../../bench/results', `heap-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -56,41 +55,19 @@ async function main() {
   const editor = await signDevToken(key, { sub: 'e', tenantId: 'bench', roles: [Role.EDITOR] });
   const worker = await signDevToken(key, { sub: 'w', tenantId: 'bench', roles: [Role.WORKER] });
   const nodeArgs = ['--require', join(__dirname, 'heap-on-demand.js')];
-  // As the fan-out line's server (bench/run.ts serverEnv and fanOutAndMemory).
+  // As the fan-out line's server (serverEnv in bench/support.ts, fanOutAndMemory in bench/run.ts).
   const server = await startChild('server', [], {
     core: '0',
     nodeArgs,
-    env: {
-      NODE_ENV: 'development',
-      PORT: '0',
-      DYNAMODB_TIMEOUT_MS: '10000',
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      TABLE_NAME: `heap_${randomUUID().slice(0, 8)}`,
-      AUTH_JWT_SECRET: SECRET,
-      CURSOR_SECRET: 'c',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      WS_MAX_CONNECTIONS: '12000',
-      HTTP_MAX_CONNECTIONS: '14000',
-      WS_KEEPALIVE_MS: '600000',
-    },
+    env: { ...serverEnv(dynamo.endpoint, `heap_${randomUUID().slice(0, 8)}`, dataDir), WS_KEEPALIVE_MS: '600000' },
   });
   const url: string = server.ready.url;
-  const gql = async (token: string, query: string) => {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query }),
-    });
-    const body = (await res.json()) as { data?: any; errors?: unknown };
-    if (body.errors) throw new Error(JSON.stringify(body.errors));
-    return body.data;
-  };
-  const projectId = (await gql(editor, 'mutation { createProject(input: { title: "heap" }) { projectId } }')).createProject.projectId;
+
+  const projectId = (await gql(url, editor, 'mutation { createProject(input: { title: "heap" }) { projectId } }')).createProject.projectId;
   const jobId = (
-    await gql(editor, `mutation { createJob(input: { projectId: "${projectId}", kind: "BENCH", steps: ["render"] }) { jobId } }`)
+    await gql(url, editor, `mutation { createJob(input: { projectId: "${projectId}", kind: "BENCH", steps: ["render"] }) { jobId } }`)
   ).createJob.jobId;
-  await gql(worker, `mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
+  await gql(url, worker, `mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
   await sleep(1000);
   const empty = await snapshot(server, 'ours-0-empty');
 

@@ -138,3 +138,39 @@ export function cpuMsOf(pid: number): number {
 export function report(kind: 'READY' | 'RESULT', data: unknown): void {
   process.stdout.write(`${kind} ${JSON.stringify(data)}\n`);
 }
+
+/** The JWT secret of every bench server and the tokens signed for it. */
+export const SECRET = 'bench-secret-bench-secret-bench-secret';
+
+/** One GraphQL request to a bench server; throws on any error in the answer. */
+export async function gql(url: string, token: string, query: string, variables: Record<string, unknown> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await res.json()) as { data?: any; errors?: unknown };
+  if (body.errors) throw new Error(JSON.stringify(body.errors));
+  return body.data;
+}
+
+/** The environment of a bench server (see bench/server.ts), on `endpoint`'s DynamoDB Local and its own table. */
+export function serverEnv(endpoint: string, table: string, dataDir: string): Record<string, string> {
+  return {
+    NODE_ENV: 'development',
+    PORT: '0',
+    // The fan-out bench opens subscriptions 250 at a time; DynamoDB Local pinned beside the server
+    // answers such a burst slower than the 2 s production default, which would fail subscribes
+    // the bench then waits for. It measures delivery, not overload.
+    DYNAMODB_TIMEOUT_MS: '10000',
+    DYNAMODB_ENDPOINT: endpoint,
+    TABLE_NAME: table,
+    AUTH_JWT_SECRET: SECRET,
+    CURSOR_SECRET: 'c',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    // The fan-out line holds up to 10,000 sockets at once, above the per-instance defaults.
+    WS_MAX_CONNECTIONS: '12000',
+    HTTP_MAX_CONNECTIONS: '14000',
+  };
+}

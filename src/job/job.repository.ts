@@ -16,7 +16,6 @@ import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.
 import { JobItems, type WorkItemItem } from './job.items';
 import type { ProjectRepository } from '../project/project.repository';
 import {
-  jobEventsAfter,
   jobsByStatus,
   jobsOfProject,
   jobsOfUser,
@@ -39,7 +38,7 @@ import {
   type StepState,
   stateOf,
 } from './job.machine';
-import { type CreateJobInput, isJobEvent, type JobEvent } from './job.type';
+import type { CreateJobInput } from './job.type';
 
 /** A finished job is kept this long, then expires. */
 const FINISHED_JOB_TTL_DAYS = 90;
@@ -253,16 +252,6 @@ export class JobRepository {
     );
     const result = entities.Job.pageOf(merged);
     return result.map((item) => toJob(item));
-  }
-
-  /**
-   * Up to `limit` of a job's stored events with seq above `after`, in order: one page of a replay.
-   * Without `fresh` the read may be shared with one of the same page under way (Scope.shared.page).
-   */
-  async eventsPage(jobId: string, after: number, limit: number, fresh: boolean): Promise<JobEvent[]> {
-    const spec = jobEventsAfter(this.scope.tenantId, jobId, after);
-    const items = fresh ? await this.scope.store.queryFirst(spec, limit) : await this.scope.shared.page(spec, limit);
-    return items.filter(isJobEvent);
   }
 
   /**

@@ -26,6 +26,17 @@ describe('trusted documents only', () => {
   });
   afterAll(() => server.stop());
 
+  /** A new job in a new project, both created by their manifest mutations' hashes. */
+  async function jobByHash(title: string): Promise<string> {
+    const project = await server.raw({ documentId: entry('mutation CreateProject').id, variables: { input: { title } } }, token);
+    const projectId = project.body.data.createProject.projectId;
+    const job = await server.raw(
+      { documentId: entry('mutation CreateJob').id, variables: { input: { projectId, kind: 'K', steps: ['a'] } } },
+      token,
+    );
+    return job.body.data.createJob.jobId;
+  }
+
   it('runs a manifest operation over HTTP by its hash, its document id or its exact text', async () => {
     const list = entry('query ListProjects');
     const byHash = await server.raw({ extensions: { persistedQuery: { version: 1, sha256Hash: list.hash } }, variables: {} }, token);
@@ -48,13 +59,7 @@ describe('trusted documents only', () => {
   });
 
   it('runs a manifest subscription over WebSocket by hash and refuses any other', async () => {
-    const project = await server.raw({ documentId: entry('mutation CreateProject').id, variables: { input: { title: 'T' } } }, token);
-    const projectId = project.body.data.createProject.projectId;
-    const job = await server.raw(
-      { documentId: entry('mutation CreateJob').id, variables: { input: { projectId, kind: 'K', steps: ['a'] } } },
-      token,
-    );
-    const jobId = job.body.data.createJob.jobId;
+    const jobId = await jobByHash('T');
     const socket = await rawConnection(server.url, token);
     try {
       const watch = entry('subscription');
@@ -75,13 +80,7 @@ describe('trusted documents only', () => {
   });
 
   it('runs a manifest subscription over SSE by its hash, with GET as an EventSource sends it, and refuses other text', async () => {
-    const project = await server.raw({ documentId: entry('mutation CreateProject').id, variables: { input: { title: 'SSE' } } }, token);
-    const projectId = project.body.data.createProject.projectId;
-    const created = await server.raw(
-      { documentId: entry('mutation CreateJob').id, variables: { input: { projectId, kind: 'K', steps: ['a'] } } },
-      token,
-    );
-    const jobId = created.body.data.createJob.jobId;
+    const jobId = await jobByHash('SSE');
     const watch = entry('subscription');
     const url = new URL(server.url);
     url.searchParams.set('extensions', JSON.stringify({ persistedQuery: { version: 1, sha256Hash: watch.hash } }));
