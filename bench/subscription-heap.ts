@@ -62,7 +62,6 @@ async function main() {
     env: { ...serverEnv(dynamo.endpoint, `heap_${randomUUID().slice(0, 8)}`, dataDir), WS_KEEPALIVE_MS: '600000' },
   });
   const url: string = server.ready.url;
-
   const projectId = (await gql(url, editor, 'mutation { createProject(input: { title: "heap" }) { projectId } }')).createProject.projectId;
   const jobId = (
     await gql(url, editor, `mutation { createJob(input: { projectId: "${projectId}", kind: "BENCH", steps: ["render"] }) { jobId } }`)
