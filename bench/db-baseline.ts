@@ -1,16 +1,23 @@
+import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
 import './support';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { buildSchema as buildSdlSchema, type DocumentNode, execute, parse, validate } from 'graphql';
 import { createDynamo } from '../src/infra/dynamo/client';
 import { cpuMsOf, median, quantile, report } from './support';
 
 /*
- * The database-bound baseline: the raw SDK Query that GetProjectLogs(first: 50) makes (same key
- * condition, filter, limit and consistency), measured as bench/run.ts measures our server. It
- * answers each stdin line `run <concurrency> <ms>` with `RESULT {…}`: that many query loops at
- * once for that long, with the p50 and p95 latency, queries per second, and this process's CPU per
- * query, read from /proc (cpuMsOf) before and after the window, as for the server. The bench
- * alternates these windows with our server's, so both sides see the same moments of a busy machine.
+ * The database-bound baselines: the raw SDK Query that GetProjectLogs(first: 50) makes (same key
+ * condition, filter, limit and consistency), measured as bench/run.ts measures our server, and the
+ * GraphQL-over-HTTP floor: the least a server answering GetProjectLogs over HTTP must do around
+ * that Query. Commands on stdin, a line each, answered with `RESULT {…}`:
+ * - `run <concurrency> <ms>`: that many query loops at once for that long, with the p50 and p95
+ *   latency, queries per second, and this process's CPU per query, read from /proc (cpuMsOf)
+ *   before and after the window, as for the server;
+ * - `one`: a single Query, and how long it took (`ms`), for the bench's turns one at a time.
+ * The floor is a `node:http` server (its URL in the READY line) that runs graphql-js over a
+ * three-field schema, with each distinct document parsed and validated once (as any server's
+ * document cache does), its resolver the same Query on the same client.
  *   node dist/bench/db-baseline.js <endpoint> <table> <tenant> <projectId>
  */
 const [endpoint, table, tenant, projectId] = process.argv.slice(2);
@@ -53,6 +60,17 @@ async function main() {
   };
   createInterface({ input: process.stdin }).on('line', (line) => {
     const [command, concurrency, ms] = line.split(' ');
+    if (command === 'one') {
+      const started = performance.now();
+      query().then(
+        (out) => report('RESULT', { ms: performance.now() - started, items: out.Items?.length }),
+        (error) => {
+          console.error(error);
+          process.exit(1);
+        },
+      );
+      return;
+    }
     if (command !== 'run') return;
     run(Number(concurrency), Number(ms)).then(
       (result) => report('RESULT', result),
@@ -64,7 +82,37 @@ async function main() {
   });
   // Exits on SIGTERM (the bench's stop) through process.exit, so that --cpu-prof writes its profile.
   process.on('SIGTERM', () => process.exit(0));
-  report('READY', { pid: process.pid });
+  const url = await serveFloor(async () => (await query()).Items ?? []);
+  report('READY', { pid: process.pid, url });
+}
+
+/** Starts the GraphQL-over-HTTP floor on a free port of 127.0.0.1 and returns its URL. */
+async function serveFloor(logs: () => Promise<Record<string, unknown>[]>): Promise<string> {
+  const schema = buildSdlSchema(`
+    type Log { logId: ID! materials: [String!]! timeSpentMinutes: Int }
+    type Query { logs(projectId: ID!, first: Int): [Log!]! }
+  `);
+  const documents = new Map<string, DocumentNode>();
+  const rootValue = { logs };
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', async () => {
+      const { query, variables } = JSON.parse(body);
+      let document = documents.get(query);
+      if (!document) {
+        document = parse(query);
+        const errors = validate(schema, document);
+        if (errors.length) throw new Error(`floor: ${errors[0].message}`);
+        documents.set(query, document);
+      }
+      const result = await execute({ schema, document, variableValues: variables, rootValue });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}/graphql`;
 }
 
 main().catch((error) => {

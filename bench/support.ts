@@ -72,17 +72,38 @@ export function startChild(
   waiters.push((line) => {
     if (/^[A-Z]+ \{/.test(line)) seen.push(line);
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // One exit listener for the child's life: a listener per awaited line would pass Node's limit of
+  // ten (MaxListenersExceededWarning) when the bench asks a child for hundreds of results.
+  const exitFailures = new Set<(error: Error) => void>();
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code) => {
+      for (const fail of exitFailures) fail(new Error(`${name} exited with ${code}\n${errors}`));
+      resolve();
+    }),
+  );
   const nextLine = (prefix: string, timeoutMs: number) =>
     new Promise<Record<string, any>>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name}: no ${prefix} line within ${timeoutMs} ms\n${errors}`)), timeoutMs);
-      child.once('exit', (code) => reject(new Error(`${name} exited with ${code}\n${errors}`)));
+      const settle = () => {
+        clearTimeout(timer);
+        exitFailures.delete(fail);
+        const at = waiters.indexOf(waiter);
+        if (at >= 0) waiters.splice(at, 1);
+      };
+      const fail = (error: Error) => {
+        settle();
+        reject(error);
+      };
+      const timer = setTimeout(() => fail(new Error(`${name}: no ${prefix} line within ${timeoutMs} ms\n${errors}`)), timeoutMs);
       const waiter = (line: string) => {
         if (!line.startsWith(`${prefix} `)) return;
-        clearTimeout(timer);
-        waiters.splice(waiters.indexOf(waiter), 1);
+        settle();
         resolve(JSON.parse(line.slice(prefix.length + 1)));
       };
+      if (child.exitCode !== null || child.signalCode !== null) {
+        fail(new Error(`${name} exited with ${child.exitCode}\n${errors}`));
+        return;
+      }
+      exitFailures.add(fail);
       waiters.push(waiter);
     });
   return nextLine('READY', 120_000).then((ready) => ({
