@@ -58,27 +58,15 @@ async function main() {
       cpuMsPerQuery: (cpuMsOf(process.pid) - cpuBefore) / latencies.length,
     };
   };
+  const one = async () => {
+    const started = performance.now();
+    const out = await query();
+    return { ms: performance.now() - started, items: out.Items?.length };
+  };
   createInterface({ input: process.stdin }).on('line', (line) => {
     const [command, concurrency, ms] = line.split(' ');
-    if (command === 'one') {
-      const started = performance.now();
-      query().then(
-        (out) => report('RESULT', { ms: performance.now() - started, items: out.Items?.length }),
-        (error) => {
-          console.error(error);
-          process.exit(1);
-        },
-      );
-      return;
-    }
-    if (command !== 'run') return;
-    run(Number(concurrency), Number(ms)).then(
-      (result) => report('RESULT', result),
-      (error) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
+    if (command === 'one') one().then((result) => report('RESULT', result), fail);
+    else if (command === 'run') run(Number(concurrency), Number(ms)).then((result) => report('RESULT', result), fail);
   });
   // Exits on SIGTERM (the bench's stop) through process.exit, so that --cpu-prof writes its profile.
   process.on('SIGTERM', () => process.exit(0));
@@ -98,24 +86,31 @@ async function serveFloor(logs: () => Promise<Record<string, unknown>[]>): Promi
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', async () => {
-      const { query, variables } = JSON.parse(body);
-      let document = documents.get(query);
-      if (!document) {
-        document = parse(query);
-        const errors = validate(schema, document);
-        if (errors.length) throw new Error(`floor: ${errors[0].message}`);
-        documents.set(query, document);
-      }
-      const result = await execute({ schema, document, variableValues: variables, rootValue });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
+    req.on('end', () => {
+      const answer = async () => {
+        const { query, variables } = JSON.parse(body);
+        let document = documents.get(query);
+        if (!document) {
+          document = parse(query);
+          const errors = validate(schema, document);
+          if (errors.length) throw new Error(`floor: ${errors[0].message}`);
+          documents.set(query, document);
+        }
+        const result = await execute({ schema, document, variableValues: variables, rootValue });
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
+      };
+      // The floor serves only the bench's own request: anything else is a fault of the bench.
+      answer().catch(fail);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as { port: number }).port}/graphql`;
 }
 
-main().catch((error) => {
+/** A fault of the baseline ends it, printed: the bench then fails with this child's output. */
+function fail(error: unknown): never {
   console.error(error);
   process.exit(1);
-});
+}
+
+main().catch(fail);

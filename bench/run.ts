@@ -377,7 +377,7 @@ async function databaseReads(endpoint: string, token: string, dataDir: string) {
   figures.databaseReads = { ours, floor, raw, windows, perRound, latencyRatio, oursToRaw, floorToRaw };
   rows.push({
     metric: '2a. GetProjectLogs, 50 logs, DynamoDB Local: p50 latency, one request at a time, taking turns (ms)',
-    ours: `${ours.p50.toFixed(2)} (p95 ${ours.p95.toFixed(2)}; ${(oursToRaw).toFixed(2)}× the raw SDK Query's ${raw.p50.toFixed(2)})`,
+    ours: `${ours.p50.toFixed(2)} (p95 ${ours.p95.toFixed(2)}; ${oursToRaw.toFixed(2)}× the raw SDK Query's ${raw.p50.toFixed(2)})`,
     baseline: `${floor.p50.toFixed(2)} (p95 ${floor.p95.toFixed(2)}; graphql-js on node:http around the same Query, ${floorToRaw.toFixed(2)}× the raw Query)`,
     ratio: latencyRatio,
     goal: `≤ 1.25× (rounds ${perRound.map((r) => r.latency.toFixed(2)).join(', ')}; ${windows.map((w) => w.oneAtATime.turns).join(', ')} turns)`,
