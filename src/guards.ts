@@ -13,6 +13,19 @@ export function isRecord(value: unknown): value is Readonly<Record<string, unkno
   return typeof value === 'object' && value !== null;
 }
 
+/**
+ * True for an object that is not null and not an array: a JSON object, such as a GraphQL request
+ * body, whose properties the caller may read and change.
+ */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The parsed body a body parser left on a request (`req.body`), if any. */
+export function parsedBody(req: object): unknown {
+  return 'body' in req ? req.body : undefined;
+}
+
 /** The `message` of a thrown value when it has one, or the value itself as text. */
 export function errorMessage(error: unknown): string {
   return isRecord(error) && typeof error.message === 'string' ? error.message : String(error);

@@ -12,7 +12,7 @@ import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import type { Context } from '../context';
 import { isRecord } from '../guards';
-import { runWithBudget } from '../infra/deadline';
+import { inBudget, runWithBudget } from '../infra/deadline';
 import type { Metrics } from '../infra/metrics';
 import { createContext, type ContextDeps } from '../wiring';
 import { Documents } from './documents';
@@ -137,8 +137,12 @@ export class OperationPipeline {
     return createContext(this.deps, principal);
   }
 
-  /** Runs a query or mutation within the request budget (REQUEST_BUDGET_MS), as over HTTP. */
+  /**
+   * Runs a query or mutation within the request budget (REQUEST_BUDGET_MS), as over HTTP: the
+   * caller's own budget when it runs in one (the HTTP route's), else a new one.
+   */
   execute(args: ExecutionArgs): Promise<ExecutionResult> {
+    if (inBudget()) return (async () => execute(args))();
     return runWithBudget(this.deps.config.requestBudgetMs, async () => execute(args));
   }
 

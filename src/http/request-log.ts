@@ -1,14 +1,14 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { beginRequest, REQUEST_ID_HEADER, requestIdFrom, runInRequest, type RequestRecord } from '../graphql/record';
 
 /**
  * The record of each response's request, kept by requestIdentity. A map of its own rather than
  * `res.locals`, whose values Express types as `any`, so the record is read back with its type.
  */
-const records = new WeakMap<Response, RequestRecord>();
+const records = new WeakMap<ServerResponse, RequestRecord>();
 
 /** The record requestIdentity made for the request `res` answers, if it ran. */
-export function requestRecordOf(res: Response): RequestRecord | undefined {
+export function requestRecordOf(res: ServerResponse): RequestRecord | undefined {
   return records.get(res);
 }
 
@@ -24,14 +24,14 @@ export function noteCutAtShutdown(socket: object): void {
 }
 
 /**
- * Express middleware that goes first on the GraphQL route: it picks the request id, returns it in
+ * Middleware (Express's, or the POST route's part) that goes first on the GraphQL route: it picks the request id, returns it in
  * the `x-request-id` response header, keeps the record for the response (the error handler reads
  * it with requestRecordOf), and hands the record to `finish` (its log line and metrics) when the
  * response is done, or never will be: the connection closed first (outcome CONNECTION_CLOSED: the client went away, or its request timed out) or the
  * shutdown drain cut it off (outcome CUT_AT_SHUTDOWN).
  */
 export function requestIdentity(finish: (record: RequestRecord, status: number | undefined) => void) {
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req: IncomingMessage, res: ServerResponse, next: () => void) => {
     const record = beginRequest(requestIdFrom(req.headers[REQUEST_ID_HEADER]));
     records.set(res, record);
     res.setHeader(REQUEST_ID_HEADER, record.requestId);
@@ -47,12 +47,12 @@ export function requestIdentity(finish: (record: RequestRecord, status: number |
 }
 
 /**
- * Express middleware that makes the request's record current for what follows (Apollo). It goes
+ * Middleware that makes the request's record current for what follows (Apollo). It goes
  * after body parsing, because a body parser resumes in the socket's async context and would lose
  * a record made current before it.
  */
 export function requestScope() {
-  return (_req: Request, res: Response, next: NextFunction) => {
+  return (_req: IncomingMessage, res: ServerResponse, next: () => void) => {
     const record = requestRecordOf(res);
     if (record) runInRequest(record, next);
     else next();

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { ApolloServer } from '@apollo/server';
@@ -12,6 +12,7 @@ import type { TokenVerifier } from '../auth/jwt';
 import type { Config } from '../config';
 import type { Context } from '../context';
 import type { OperationPipeline } from '../graphql/pipeline';
+import { isJsonObject, isRecord, parsedBody } from '../guards';
 import { boundPort } from '../infra/free-port';
 import type { Metrics } from '../infra/metrics';
 import { logger } from '../logger';
@@ -21,6 +22,7 @@ import { REQUEST_ID_HEADER } from '../graphql/record';
 import { noteCutAtShutdown, requestIdentity, requestRecordOf, requestScope } from './request-log';
 import { wantsEventStream } from './sse';
 import { graphqlOverHttpStatus } from './status';
+import { graphqlPostRoute, takesPostRoute, type Part } from './graphql-post';
 
 export interface HttpDeps {
   config: Config;
@@ -32,8 +34,8 @@ export interface HttpDeps {
   graphiqlHints?: () => GraphiQLHints | Promise<GraphiQLHints>;
   /** Routes served before GraphQL: /healthz, /readyz, /metrics (see app.ts). */
   routers?: express.RequestHandler[];
-  /** Runs first for each GraphQL HTTP request (the request budget, see infra/deadline.ts). */
-  beforeGraphQL?: express.RequestHandler[];
+  /** Runs for each GraphQL HTTP request before its document is read (the request budget, see infra/deadline.ts). */
+  beforeGraphQL?: Part[];
   /**
    * GraphQL over SSE (see sse.ts): serves the requests whose Accept header asks for an event
    * stream. They skip `beforeGraphQL`: a stream outlives any request budget, and each query
@@ -58,8 +60,8 @@ export interface HttpServer {
 }
 
 /** What the error handler answers for each failure of reading a request body. */
-function bodyError(error: Error & { status?: number; type?: string }, bodyLimitBytes: number): { status: number; message: string } {
-  switch (error.type) {
+function bodyError(error: unknown, bodyLimitBytes: number): { status: number; message: string } {
+  switch (isRecord(error) ? error.type : undefined) {
     case 'entity.too.large':
       return { status: 413, message: `The request body is larger than ${bodyLimitBytes} bytes.` };
     case 'entity.parse.failed':
@@ -68,10 +70,26 @@ function bodyError(error: Error & { status?: number; type?: string }, bodyLimitB
     case 'encoding.unsupported':
       return { status: 415, message: 'The request body must be JSON in UTF-8, without a content encoding.' };
     default: {
-      const status = error.status && error.status >= 400 && error.status < 600 ? error.status : 500;
+      const given = isRecord(error) && typeof error.status === 'number' ? error.status : 0;
+      const status = given >= 400 && given < 600 ? given : 500;
       return { status, message: status >= 500 ? 'Internal server error.' : 'The request body could not be read.' };
     }
   }
+}
+
+/** The path of a request's URL, without its query string (Express's `req.path`). */
+function pathOf(url = '/'): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** Answers with `payload` as JSON, as Express's `res.status(status).json(payload)` does. */
+function sendJson(res: ServerResponse, status: number, payload: unknown): void {
+  const bytes = Buffer.from(JSON.stringify(payload));
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', bytes.length);
+  res.end(bytes);
 }
 
 /**
@@ -79,34 +97,41 @@ function bodyError(error: Error & { status?: number; type?: string }, bodyLimitB
  * TrustedDocuments): a hash becomes its document, and when only trusted documents may run,
  * anything else is answered with a 400 and its code here, as Apollo answers its own request errors.
  */
-function trustedDocuments(trusted: TrustedDocuments): express.RequestHandler {
+function trustedDocuments(trusted: TrustedDocuments): Part {
   return (req, res, next) => {
-    const body = req.method === 'POST' && req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : undefined;
+    const parsed = parsedBody(req);
+    const body = req.method === 'POST' && isJsonObject(parsed) ? parsed : undefined;
     let extensions: unknown = body?.extensions;
-    if (!body && typeof req.query.extensions === 'string') {
+    const search = body ? undefined : new URL(req.url ?? '/', 'http://localhost').searchParams;
+    const searchExtensions = search?.get('extensions');
+    if (typeof searchExtensions === 'string') {
       try {
-        extensions = JSON.parse(req.query.extensions);
+        extensions = JSON.parse(searchExtensions);
       } catch {
         // Apollo answers a malformed GET extension itself.
       }
     }
-    const resolved = trusted.resolve({ query: body ? body.query : req.query.query, documentId: body?.documentId, extensions });
+    const resolved = trusted.resolve({
+      query: body ? body.query : (search?.get('query') ?? undefined),
+      documentId: body?.documentId,
+      extensions,
+    });
     if (resolved.error) {
       const requestId = res.getHeader(REQUEST_ID_HEADER);
-      res
-        .status(400)
-        .json({ errors: [{ message: resolved.error.message, extensions: { code: resolved.error.extensions.code, requestId } }] });
+      sendJson(res, 400, {
+        errors: [{ message: resolved.error.message, extensions: { code: resolved.error.extensions.code, requestId } }],
+      });
       return;
     }
     if (resolved.query !== undefined) {
       if (!body) {
         // A GET by hash has no body to put the document in; it is refused as a client error.
-        res.status(400).json({ errors: [{ message: 'Send a trusted document by hash with POST.', extensions: { code: 'BAD_REQUEST' } }] });
+        sendJson(res, 400, { errors: [{ message: 'Send a trusted document by hash with POST.', extensions: { code: 'BAD_REQUEST' } }] });
         return;
       }
       // The manifest's document runs; Apollo's own persisted-query handling is not asked.
       body.query = resolved.query;
-      if (body.extensions && typeof body.extensions === 'object') delete body.extensions.persistedQuery;
+      if (isJsonObject(body.extensions)) delete body.extensions.persistedQuery;
       delete body.documentId;
     }
     next();
@@ -126,6 +151,9 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   // Express would hash every response body for an ETag (a SHA-1 per GraphQL answer, a measurable
   // share of a cheap request's CPU); no client revalidates a POST's answer with If-None-Match.
   app.disable('etag');
+  // GraphQL POSTs take their own route (graphql-post.ts), made once Apollo has started; every
+  // other request is Express's.
+  let postRoute: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const server = createServer(
     {
       headersTimeout: config.http.headersTimeoutMs,
@@ -135,7 +163,7 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
       // could hold a connection half a minute beyond them; once a second keeps the bound tight.
       connectionsCheckingInterval: 1000,
     },
-    app,
+    (req, res) => (postRoute && takesPostRoute(req) ? postRoute(req, res) : app(req, res)),
   );
   // Past the cap, new connections are closed as soon as they are accepted.
   server.maxConnections = config.http.maxConnections;
@@ -212,27 +240,27 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
 
   // First of all, so every request counts, whatever answers it: a CORS preflight, a probe, a 404.
   const { metrics } = deps;
-  if (metrics) {
-    app.use((req, res, next) => {
-      const startedAt = performance.now();
-      // Read now: a mounted router (app.use('/graphql', …)) strips its prefix from the URL while it runs.
-      const path = req.path;
-      res.once('close', () =>
-        metrics.recordHttpRequest({
-          method: req.method,
-          path,
-          status: res.writableFinished ? res.statusCode : undefined,
-          seconds: (performance.now() - startedAt) / 1000,
-        }),
-      );
-      next();
-    });
-  }
+  const timed: Part = (req, res, next) => {
+    const startedAt = performance.now();
+    // Read now: a mounted router (app.use('/graphql', …)) strips its prefix from the URL while it runs.
+    const path = pathOf(req.url);
+    res.once('close', () =>
+      metrics?.recordHttpRequest({
+        method: req.method,
+        path,
+        status: res.writableFinished ? res.statusCode : undefined,
+        seconds: (performance.now() - startedAt) / 1000,
+      }),
+    );
+    next();
+  };
+  if (metrics) app.use(timed);
 
   // CORS before any route of /graphql: a browser's preflight is answered here and is not a
   // GraphQL request to log. (After the GraphiQL router, Express itself answered the OPTIONS
   // request for its GET route, without CORS headers, so no browser preflight ever passed.)
-  app.use('/graphql', cors({ origin: config.corsOrigins, credentials: false, exposedHeaders: [REQUEST_ID_HEADER] }));
+  const corsPart: Part = cors({ origin: config.corsOrigins, credentials: false, exposedHeaders: [REQUEST_ID_HEADER] });
+  app.use('/graphql', corsPart);
   if (deps.routers?.length) app.use(...deps.routers);
   else app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   if (config.graphiql) {
@@ -249,30 +277,48 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     // SSE resolves trusted documents itself, with the rest of its admission (OperationPipeline.admit).
     eventStreams.use(express.json({ limit: config.limits.bodyLimitBytes }), requestScope(), deps.sse);
   }
+  const identity = requestIdentity((record, status) => pipeline.records.finish(record, status));
+  const json: Part = express.json({ limit: config.limits.bodyLimitBytes });
+  const trusted = trustedDocuments(pipeline.documents.trusted);
+  const scope = requestScope();
   app.use(
     '/graphql',
-    requestIdentity((record, status) => pipeline.records.finish(record, status)),
+    identity,
     eventStreams,
     ...(deps.beforeGraphQL ?? []),
-    express.json({ limit: config.limits.bodyLimitBytes }),
-    trustedDocuments(pipeline.documents.trusted),
-    requestScope(),
+    json,
+    trusted,
+    scope,
     expressMiddleware(apollo, {
       context: async ({ req }) => pipeline.context(await deps.verifier.fromHeader(req.headers.authorization)),
     }),
   );
   // A malformed or oversized body gets a JSON error (with the request id) rather than Express's
   // HTML page; a client's mistake is a 4xx, and only a fault of ours is logged, as a 500.
-  app.use(
-    (error: Error & { status?: number; type?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-      const { status, message } = bodyError(error, config.limits.bodyLimitBytes);
-      const code = status >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
-      if (status >= 500) logger.error({ err: error }, 'request failed');
-      const record = requestRecordOf(res);
-      if (record) record.outcome = code;
-      res.status(status).json({ errors: [{ message, extensions: { code, ...(record ? { requestId: record.requestId } : {}) } }] });
-    },
-  );
+  const answerError = (error: unknown, res: ServerResponse) => {
+    const { status, message } = bodyError(error, config.limits.bodyLimitBytes);
+    const code = status >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
+    if (status >= 500) logger.error({ err: error }, 'request failed');
+    const record = requestRecordOf(res);
+    if (record) record.outcome = code;
+    if (res.headersSent) {
+      // Part of the answer is out: it cannot become an error any more, so the connection ends it.
+      res.destroy();
+      return;
+    }
+    sendJson(res, status, { errors: [{ message, extensions: { code, ...(record ? { requestId: record.requestId } : {}) } }] });
+  };
+  app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => answerError(error, res));
+  // The same parts as the Express route above, in the same order, less the event-stream branch
+  // (takesPostRoute leaves event streams to Express).
+  postRoute = graphqlPostRoute({
+    apollo,
+    pipeline,
+    verifier: deps.verifier,
+    introspection: config.introspection,
+    parts: [...(metrics ? [timed] : []), corsPart, identity, ...(deps.beforeGraphQL ?? []), json, trusted, scope],
+    onError: (error, _req, res) => answerError(error, res),
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { RequestHandler } from 'express';
 import { isRecord } from '../guards';
 
 /**
@@ -31,9 +30,14 @@ export function runWithBudget<T>(ms: number, fn: () => T): T {
   return storage.run({ endsAt: Date.now() + ms, signal: AbortSignal.timeout(ms) }, fn);
 }
 
-/** Express middleware: the rest of the request runs within a budget of `ms`. */
-export function requestBudget(ms: number): RequestHandler {
+/** Middleware (Express's, or the POST route's part): the rest of the request runs within a budget of `ms`. */
+export function requestBudget(ms: number): (req: unknown, res: unknown, next: () => void) => void {
   return (_req, _res, next) => runWithBudget(ms, next);
+}
+
+/** True when the caller runs within a request budget (runWithBudget). */
+export function inBudget(): boolean {
+  return storage.getStore() !== undefined;
 }
 
 /**

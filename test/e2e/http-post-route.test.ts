@@ -1,0 +1,168 @@
+import { ApolloServer } from '@apollo/server';
+import { startTestServer, type TestServer } from '../support/server';
+
+/*
+ * GraphQL POSTs to exactly /graphql take their own route (src/http/graphql-post.ts): a request
+ * that will certainly run is executed through the operation pipeline and written the way Apollo
+ * Server writes a result; anything else is handed to Apollo. Every other request (a query string,
+ * a trailing slash) goes through Express and Apollo as before. Here each request is sent both
+ * ways, to the same server, and the two answers must be the same: status, every header but Date,
+ * and the body byte for byte. The request id is fixed by the caller so that bodies can be
+ * compared. Apollo's own entry point is spied on (not replaced) to show which requests the route
+ * answered itself.
+ */
+
+const APOLLO_WAY = '?via=apollo';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+async function send(url: string, body: string, headers: Record<string, string>): Promise<Answer> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const answer: Answer = { status: res.status, headers: {}, body: await res.text() };
+  res.headers.forEach((value, name) => {
+    if (name !== 'date') answer.headers[name] = value;
+  });
+  return answer;
+}
+
+/** Ids a mutation makes are new each time; they are replaced so two runs of one mutation compare. */
+const withoutNewIds = (answer: Answer): Answer => ({
+  ...answer,
+  body: answer.body.replace(/proj_[0-9A-HJKMNP-TV-Z]{26}/g, 'proj_…'),
+  headers: { ...answer.headers, 'content-length': 'compared as the body' },
+});
+
+describe.each([
+  ['development', { NODE_ENV: 'test' }],
+  ['production', { NODE_ENV: 'production', S3_BUCKET: 'unused', S3_ENDPOINT: 'http://127.0.0.1:9' }],
+])('GraphQL POSTs on their own route answer as Apollo Server does (%s)', (_mode, env) => {
+  let server: TestServer;
+  let token: string;
+  let projectId: string;
+  const apolloCalls = jest.spyOn(ApolloServer.prototype, 'executeHTTPGraphQLRequest');
+
+  beforeAll(async () => {
+    server = await startTestServer({ env });
+    token = await server.token('post-route');
+    const created = await server.raw({ query: 'mutation { createProject(input: { title: "Route" }) { projectId } }' }, token);
+    projectId = created.body.data.createProject.projectId;
+    await server.raw(
+      { query: `mutation { createLog(projectId: "${projectId}", input: { materials: ["oil"], timeSpentMinutes: 5 }) { logId } }` },
+      token,
+    );
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+  afterEach(() => apolloCalls.mockClear());
+
+  /** Sends `body` both ways and returns the two answers and how many times each way reached Apollo's entry point. */
+  async function bothWays(body: unknown, headers: Record<string, string> = {}) {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    const fixed = { 'x-request-id': 'same-request-id', ...headers };
+    apolloCalls.mockClear();
+    const route = await send(server.url, text, fixed);
+    const routeReachedApollo = apolloCalls.mock.calls.length;
+    const apollo = await send(server.url + APOLLO_WAY, text, fixed);
+    return { route, apollo, routeReachedApollo, apolloWayReachedApollo: apolloCalls.mock.calls.length - routeReachedApollo };
+  }
+
+  const logsQuery = 'query GetProjectLogs($projectId: ID!) { logs(projectId: $projectId) { logId materials timeSpentMinutes } }';
+
+  it('answers a query that runs itself, as Apollo does, under every media type Apollo offers', async () => {
+    for (const accept of [
+      undefined,
+      '*/*',
+      'application/json',
+      'application/graphql-response+json',
+      'application/graphql-response+json, application/json;q=0.9',
+    ]) {
+      const { route, apollo, routeReachedApollo } = await bothWays(
+        { query: logsQuery, variables: { projectId } },
+        { authorization: `Bearer ${token}`, ...(accept ? { accept } : {}) },
+      );
+      expect(routeReachedApollo).toBe(0);
+      expect(route).toEqual(apollo);
+      expect(JSON.parse(route.body).data.logs).toHaveLength(1);
+    }
+  });
+
+  it('answers errors raised while running (with their codes, the 401 of UNAUTHENTICATED, masking) as Apollo does', async () => {
+    const cases: [string, Record<string, unknown>, string | undefined][] = [
+      ['no token', { query: logsQuery, variables: { projectId } }, undefined],
+      ['a malformed id', { query: logsQuery, variables: { projectId: 'not-an-id' } }, token],
+      [
+        'another tenant’s id',
+        { query: 'query { log(projectId: "proj_00000000000000000000000000", logId: "log_00000000000000000000000000") { logId } }' },
+        token,
+      ],
+    ];
+    for (const [what, body, bearer] of cases) {
+      const { route, apollo, routeReachedApollo } = await bothWays(body, bearer ? { authorization: `Bearer ${bearer}` } : {});
+      expect({ what, routeReachedApollo }).toEqual({ what, routeReachedApollo: 0 });
+      expect({ what, route }).toEqual({ what, route: apollo });
+    }
+  });
+
+  it('runs a mutation once and answers it as Apollo does', async () => {
+    const body = {
+      query: 'mutation Make($t: String!) { createProject(input: { title: $t }) { projectId title } }',
+      variables: { t: 'Twice' },
+    };
+    const { route, apollo, routeReachedApollo } = await bothWays(body, { authorization: `Bearer ${token}` });
+    expect(routeReachedApollo).toBe(0);
+    expect(withoutNewIds(route)).toEqual(withoutNewIds(apollo));
+    // Two projects, one for each way: the route ran the mutation exactly once.
+    const listed = await server.raw({ query: '{ projects(first: 100) { nodes { title } } }' }, token);
+    expect(listed.body.data.projects.nodes.filter((p: { title: string }) => p.title === 'Twice')).toHaveLength(2);
+  });
+
+  it('leaves every request it does not run itself to Apollo, which answers it as before', async () => {
+    const cases: [string, unknown, Record<string, string>][] = [
+      ['a syntax error', { query: '{ logs(' }, {}],
+      ['an unknown field', { query: '{ nope }' }, {}],
+      ['an unknown operation name', { query: logsQuery, operationName: 'Other', variables: { projectId } }, {}],
+      ['a missing variable', { query: logsQuery }, {}],
+      ['variables as a string', { query: logsQuery, variables: JSON.stringify({ projectId }) }, {}],
+      ['variables as an array', { query: logsQuery, variables: [projectId] }, {}],
+      ['extensions as an array', { query: '{ __typename }', extensions: [] }, {}],
+      ['no query', { variables: {} }, {}],
+      ['a batch', [{ query: '{ __typename }' }], {}],
+      ['a persisted query hash', { extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } }, {}],
+      ['a subscription', { query: 'subscription { jobProgress(jobId: "job_00000000000000000000000000") { actor } }' }, {}],
+      ['an Accept it cannot meet', { query: '{ __typename }' }, { accept: 'text/plain' }],
+      ['a malformed token', { query: '{ __typename }' }, { authorization: 'Bearer not.a.token' }],
+    ];
+    for (const [what, body, headers] of cases) {
+      const { route, apollo, routeReachedApollo } = await bothWays(body, { authorization: `Bearer ${token}`, ...headers });
+      expect({ what, routeReachedApollo }).toEqual({ what, routeReachedApollo: 1 });
+      expect({ what, route }).toEqual({ what, route: apollo });
+    }
+  });
+
+  it('answers an introspection query as Apollo does: run where introspection is on, refused by Apollo where it is off', async () => {
+    const { route, apollo, routeReachedApollo } = await bothWays(
+      { query: '{ __schema { queryType { name } } }' },
+      { authorization: `Bearer ${token}` },
+    );
+    expect(route).toEqual(apollo);
+    expect(routeReachedApollo).toBe(server.config.introspection ? 0 : 1);
+    const { data, errors } = JSON.parse(route.body);
+    if (server.config.introspection) expect(data.__schema.queryType.name).toBe('Query');
+    else expect(errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+  });
+
+  it('answers a body it cannot read as the Express route does', async () => {
+    for (const body of ['{"query": ', 'x'.repeat(server.config.limits.bodyLimitBytes + 1)]) {
+      const { route, apollo, routeReachedApollo, apolloWayReachedApollo } = await bothWays(body);
+      expect([routeReachedApollo, apolloWayReachedApollo]).toEqual([0, 0]);
+      expect(route).toEqual(apollo);
+      expect(route.status).toBeGreaterThanOrEqual(400);
+      expect(route.status).toBeLessThan(500);
+    }
+  });
+});
