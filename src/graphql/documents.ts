@@ -4,6 +4,7 @@ import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import {
   GraphQLError,
+  NoSchemaIntrospectionCustomRule,
   parse,
   specifiedRules,
   validate,
@@ -66,7 +67,9 @@ export class Documents {
     }).protect();
     this.parseOptions = { maxTokens: config.limits.maxTokens };
     this.validationRules = armor.validationRules;
-    this.allRules = [...specifiedRules, ...armor.validationRules];
+    // Apollo refuses introspection itself when it is off (its `introspection` option); every
+    // document this part prepares for the other transports gets the same refusal from this rule.
+    this.allRules = [...specifiedRules, ...armor.validationRules, ...(config.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
     this.apolloPlugins = armor.plugins;
   }
 

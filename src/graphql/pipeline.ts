@@ -101,7 +101,8 @@ export class OperationPipeline {
   }
 
   /**
-   * Admits one operation a transport that runs operations itself (WebSocket, SSE) received, in the
+   * Admits one operation a transport that runs operations itself (WebSocket, SSE, the HTTP POST
+   * route of graphql-post.ts) received, in the
    * order Apollo runs the same parts for HTTP: its document (trusted documents, parsing and
    * validation), the operation it names (noted in `record`), its variables, and the context for
    * `principal`. Gives the execution args and the operation to run, or the errors that refuse it

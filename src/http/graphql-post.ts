@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap, type ApolloServer, type HTTPGraphQLResponse } from '@apollo/server';
-import { NoSchemaIntrospectionCustomRule, validate, type DocumentNode, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
+import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import Negotiator from 'negotiator';
 import type { TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
@@ -30,8 +30,6 @@ export interface PostRouteDeps {
   apollo: ApolloServer<Context>;
   pipeline: OperationPipeline;
   verifier: TokenVerifier;
-  /** Whether introspection may run (Config.introspection); when not, an introspection query is left to Apollo, which refuses it. */
-  introspection: boolean;
   /** The parts before the answer, in order: the timer, CORS, the request's identity, its budget, the body, trusted documents, the scope. */
   parts: Part[];
   /** Answers a part's error (a body that could not be read): the route's error handler. */
@@ -44,8 +42,8 @@ export interface PostRouteDeps {
  * - a plain query or mutation whose document, operation, variables and token all pass runs
  *   through the operation pipeline that WebSocket and SSE use (`admit`, `execute`), and its result
  *   is written as Apollo Server writes one (answerAsApollo);
- * - everything else (a request error, a bad token, automatic persisted queries, a subscription,
- *   a refused introspection query) is handed to Apollo Server itself, which answers it as it
+ * - everything else (a request error, among them introspection where it is off; a bad token,
+ *   automatic persisted queries, a subscription) is handed to Apollo Server itself, which answers it as it
  *   always has. Only a request that will certainly run is answered here, so nothing is executed
  *   twice.
  * Taking Express's router and Apollo's request pipeline off this route cut the server's CPU per
@@ -54,17 +52,6 @@ export interface PostRouteDeps {
  */
 export function graphqlPostRoute(deps: PostRouteDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const { apollo, pipeline, verifier, parts, onError } = deps;
-  const introspectionFree = new WeakMap<DocumentNode, boolean>();
-  const mayRun = (document: DocumentNode) => {
-    if (deps.introspection) return true;
-    let free = introspectionFree.get(document);
-    if (free === undefined) {
-      free = validate(pipeline.schema, document, [NoSchemaIntrospectionCustomRule]).length === 0;
-      introspectionFree.set(document, free);
-    }
-    return free;
-  };
-
   const viaApollo = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers))
@@ -89,7 +76,7 @@ export function graphqlPostRoute(deps: PostRouteDeps): (req: IncomingMessage, re
       return viaApollo(req, res, body);
     }
     const admission = await pipeline.admit(body, principal, record);
-    if (admission.errors || admission.operation.operation === 'subscription' || !mayRun(admission.args.document)) {
+    if (admission.errors || admission.operation.operation === 'subscription') {
       return viaApollo(req, res, body);
     }
     const result = await pipeline.execute(admission.args);

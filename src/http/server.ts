@@ -315,7 +315,6 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     apollo,
     pipeline,
     verifier: deps.verifier,
-    introspection: config.introspection,
     parts: [...(metrics ? [timed] : []), corsPart, identity, ...(deps.beforeGraphQL ?? []), json, trusted, scope],
     onError: (error, _req, res) => answerError(error, res),
   });

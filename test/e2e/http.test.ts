@@ -7,6 +7,7 @@ import {
 } from '../../src/client/gql/graphql';
 import { testEndpoint } from '../support/dynamo';
 import { codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
+import { subscribe, wsClient } from '../support/ws';
 
 // The seed's query, character for character.
 const SEED_QUERY = 'query GetProjectLogs($projectId: ID!) { logs(projectId: $projectId) { logId materials timeSpentMinutes } }';
@@ -176,6 +177,29 @@ describe('in production mode', () => {
   it('turns introspection off by default', async () => {
     const res = await server.raw({ query: '{ __schema { types { name } } }' }, await server.token('prod'));
     expect(res.body.errors[0].message).toMatch(/introspection/i);
+  });
+
+  it('turns introspection off over WebSocket and SSE too, not only over HTTP', async () => {
+    const token = await server.token('prod');
+    const query = '{ __schema { queryType { name } } }';
+    const client = wsClient(server.url, token);
+    try {
+      const overSocket = subscribe(client, query);
+      await overSocket.done;
+      expect(overSocket.received).toEqual([]);
+      expect(JSON.stringify(overSocket.errors)).toContain('GRAPHQL_VALIDATION_FAILED');
+      expect(JSON.stringify(overSocket.errors)).not.toContain('"queryType"');
+    } finally {
+      await client.dispose();
+    }
+    const overSse = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query }),
+    });
+    const text = await overSse.text();
+    expect(text).toContain('GRAPHQL_VALIDATION_FAILED');
+    expect(text).not.toContain('"queryType"');
   });
 
   it('masks an internal failure as INTERNAL with no detail or stack, and keeps serving', async () => {
