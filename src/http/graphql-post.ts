@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap, type ApolloServer, type HTTPGraphQLResponse } from '@apollo/server';
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
-import Negotiator from 'negotiator';
 import type { TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import type { Context } from '../context';
@@ -9,6 +8,7 @@ import { isJsonObject, isRecord, parsedBody } from '../guards';
 import type { OperationPipeline } from '../graphql/pipeline';
 import { requestRecordOf } from './request-log';
 import { wantsEventStream } from './sse';
+import { GRAPHQL_RESPONSE_TYPE, JSON_TYPE, responseMediaType } from './status';
 
 /**
  * A part of a route in the shape Connect and Express middleware share: it works on Node's own
@@ -30,6 +30,8 @@ export interface PostRouteDeps {
   apollo: ApolloServer<Context>;
   pipeline: OperationPipeline;
   verifier: TokenVerifier;
+  /** The context of a request Apollo runs, as the Express route gives it (server.ts). */
+  contextOf: (req: IncomingMessage) => Promise<Context>;
   /** The parts before the answer, in order: the timer, CORS, the request's identity, its budget, the body, trusted documents, the scope. */
   parts: Part[];
   /** Answers a part's error (a body that could not be read): the route's error handler. */
@@ -51,14 +53,14 @@ export interface PostRouteDeps {
  * GraphQL-over-HTTP server around the same DynamoDB call (docs/benchmarks.md, line 2b).
  */
 export function graphqlPostRoute(deps: PostRouteDeps): (req: IncomingMessage, res: ServerResponse) => void {
-  const { apollo, pipeline, verifier, parts, onError } = deps;
+  const { apollo, pipeline, verifier, contextOf, parts, onError } = deps;
   const viaApollo = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers))
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: 'POST', headers, search: '', body },
-      context: async () => pipeline.context(await verifier.fromHeader(req.headers.authorization)),
+      context: () => contextOf(req),
     });
     await writeApolloResponse(res, response);
   };
@@ -66,8 +68,11 @@ export function graphqlPostRoute(deps: PostRouteDeps): (req: IncomingMessage, re
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const body = parsedBody(req);
     const record = requestRecordOf(res);
-    const mediaType = jsonMediaType(req.headers.accept);
-    if (!record || !mediaType || !isPlainRequest(body)) return viaApollo(req, res, body);
+    // A single result's media type, negotiated as Apollo does; anything else (none: 406; the
+    // callback protocol) is Apollo's to answer.
+    const mediaType = responseMediaType(req.headers.accept);
+    if (!record || (mediaType !== JSON_TYPE && mediaType !== GRAPHQL_RESPONSE_TYPE) || !isPlainRequest(body))
+      return viaApollo(req, res, body);
     let principal: Principal | null;
     try {
       principal = await verifier.fromHeader(req.headers.authorization);
@@ -121,19 +126,6 @@ function isPlainRequest(body: unknown): body is { query: string; variables?: unk
   if (operationName != null && typeof operationName !== 'string') return false;
   if (extensions != null && (!isJsonObject(extensions) || 'persistedQuery' in extensions)) return false;
   return true;
-}
-
-/** Apollo Server's media types of a single result, as it writes them. */
-const APPLICATION_JSON = 'application/json; charset=utf-8';
-const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json; charset=utf-8';
-
-/**
- * The media type of a single result for this Accept header, negotiated as Apollo Server does
- * (application/json without one), or undefined when the client accepts neither (Apollo answers 406).
- */
-function jsonMediaType(accept: string | undefined): string | undefined {
-  if (!accept) return APPLICATION_JSON;
-  return new Negotiator({ headers: { accept } }).mediaType([APPLICATION_JSON, GRAPHQL_RESPONSE_JSON]);
 }
 
 /**

@@ -24,11 +24,12 @@ export function noteCutAtShutdown(socket: object): void {
 }
 
 /**
- * Middleware (Express's, or the POST route's part) that goes first on the GraphQL route: it picks the request id, returns it in
- * the `x-request-id` response header, keeps the record for the response (the error handler reads
- * it with requestRecordOf), and hands the record to `finish` (its log line and metrics) when the
- * response is done, or never will be: the connection closed first (outcome CONNECTION_CLOSED: the client went away, or its request timed out) or the
- * shutdown drain cut it off (outcome CUT_AT_SHUTDOWN).
+ * Middleware (Express's, or a part of the POST route) that goes first on the GraphQL route: it
+ * picks the request id, returns it in the `x-request-id` response header, keeps the record for
+ * the response (the error handler reads it with requestRecordOf), and hands the record to
+ * `finish` (its log line and metrics) when the response is done, or never will be: the
+ * connection closed first (outcome CONNECTION_CLOSED: the client went away, or its request timed
+ * out) or the shutdown drain cut it off (outcome CUT_AT_SHUTDOWN).
  */
 export function requestIdentity(finish: (record: RequestRecord, status: number | undefined) => void) {
   return (req: IncomingMessage, res: ServerResponse, next: () => void) => {

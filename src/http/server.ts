@@ -277,6 +277,8 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     // SSE resolves trusted documents itself, with the rest of its admission (OperationPipeline.admit).
     eventStreams.use(express.json({ limit: config.limits.bodyLimitBytes }), requestScope(), deps.sse);
   }
+  // The context of each request Apollo runs: the pipeline's, for the verified token's principal.
+  const contextOf = async (req: IncomingMessage) => pipeline.context(await deps.verifier.fromHeader(req.headers.authorization));
   const identity = requestIdentity((record, status) => pipeline.records.finish(record, status));
   const json: Part = express.json({ limit: config.limits.bodyLimitBytes });
   const trusted = trustedDocuments(pipeline.documents.trusted);
@@ -289,9 +291,7 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     json,
     trusted,
     scope,
-    expressMiddleware(apollo, {
-      context: async ({ req }) => pipeline.context(await deps.verifier.fromHeader(req.headers.authorization)),
-    }),
+    expressMiddleware(apollo, { context: ({ req }) => contextOf(req) }),
   );
   // A malformed or oversized body gets a JSON error (with the request id) rather than Express's
   // HTML page; a client's mistake is a 4xx, and only a fault of ours is logged, as a 500.
@@ -315,6 +315,7 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     apollo,
     pipeline,
     verifier: deps.verifier,
+    contextOf,
     parts: [...(metrics ? [timed] : []), corsPart, identity, ...(deps.beforeGraphQL ?? []), json, trusted, scope],
     onError: (error, _req, res) => answerError(error, res),
   });

@@ -2,8 +2,8 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import Negotiator from 'negotiator';
 
 /** The media types of a single GraphQL response, in the order Apollo Server prefers them. */
-const JSON_TYPE = 'application/json; charset=utf-8';
-const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
 const CALLBACK_TYPE = 'application/json; callbackSpec=1.0; charset=utf-8';
 
 /**
