@@ -18,6 +18,12 @@ export enum ErrorCode {
    */
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   /**
+   * A write to a busy stream (a project's activity, the tenant's job status changes) could not
+   * get its position within the retry bound because writers on other instances kept taking it.
+   * Nothing was written (`extensions.mayHaveCommitted` is false); the same request may be sent again.
+   */
+  CONTENDED = 'CONTENDED',
+  /**
    * A dependency (DynamoDB, S3) did not answer in time or could not be reached. Retryable: the
    * HTTP response is 503 with Retry-After (see src/infra/dependency.ts `serviceUnavailable`).
    */

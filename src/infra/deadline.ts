@@ -40,6 +40,12 @@ export function inBudget(): boolean {
   return storage.getStore() !== undefined;
 }
 
+/** Milliseconds left of the current request budget (never below 0); undefined outside any budget. */
+export function budgetLeft(): number | undefined {
+  const budget = storage.getStore();
+  return budget ? Math.max(0, budget.endsAt - Date.now()) : undefined;
+}
+
 /**
  * Per-call SDK options for a call made now: a signal that aborts when the budget ends, and an
  * attempt timeout within it. Each call gets a signal of its own that follows the budget's

@@ -55,6 +55,11 @@ export class Write {
     return new Write({ PK: key.PK, SK: key.SK }, operation);
   }
 
+  /** True when the write holds only under a condition (so a transaction can fail on it). */
+  get conditional(): boolean {
+    return this.conditions.length > 0;
+  }
+
   /** The item a put writes; undefined for other writes. */
   get item(): Item | undefined {
     return this.operation.op === 'Put' ? this.operation.item : undefined;
@@ -304,27 +309,54 @@ export const headKeyString = (key: Key) => `${key.PK}\u0000${key.SK}`;
  * condition of the change itself is the one a cancelled transaction reports first. Pure.
  */
 export function placeStreamEvents(writes: readonly UnitWrite[], heads: ReadonlyMap<string, number>): Write[] {
+  return placeGroup([writes], heads).writes;
+}
+
+/** Several units of work placed for one transaction (see placeGroup). */
+export interface PlacedGroup {
+  /** Every write of the transaction: the units' plain writes in unit order, then their events, then the heads moved. */
+  writes: Write[];
+  /** For each unit, in the order given, its event items as placed (what it publishes once committed). */
+  events: Item[][];
+}
+
+/**
+ * Places the stream events of several units in one transaction: each unit's events take the
+ * positions after those of the units before it, so the group commits as if the units had
+ * committed one after another in the order given, and each head is moved once, from where it was
+ * read to its last position. The caller keeps the units' plain writes apart (no item written
+ * twice in one transaction). Pure; placeStreamEvents is the group of one.
+ */
+export function placeGroup(units: readonly (readonly UnitWrite[])[], heads: ReadonlyMap<string, number>): PlacedGroup {
   const plain: Write[] = [];
   const events: Write[] = [];
+  const eventsOf: Item[][] = [];
   const moved = new Map<string, { key: Key; from: number; to: number }>();
-  for (const write of writes) {
-    if (write instanceof Write) {
-      plain.push(write);
-      continue;
+  for (const writes of units) {
+    const own: Item[] = [];
+    for (const write of writes) {
+      if (write instanceof Write) {
+        plain.push(write);
+        if (write.isEvent && write.item) own.push(write.item);
+        continue;
+      }
+      const id = headKeyString(write.head);
+      const at = moved.get(id) ?? { key: write.head, from: heads.get(id) ?? 0, to: heads.get(id) ?? 0 };
+      at.to += 1;
+      moved.set(id, at);
+      // The event's own key is taken too when another writer placed its event there first.
+      const placed = event({ ...write.make(at.to), [HEAD_POSITION]: at.to }).orFail(() => new HeadMoved());
+      events.push(placed);
+      if (placed.item) own.push(placed.item);
     }
-    const id = headKeyString(write.head);
-    const at = moved.get(id) ?? { key: write.head, from: heads.get(id) ?? 0, to: heads.get(id) ?? 0 };
-    at.to += 1;
-    moved.set(id, at);
-    // The event's own key is taken too when another writer placed its event there first.
-    events.push(event({ ...write.make(at.to), [HEAD_POSITION]: at.to }).orFail(() => new HeadMoved()));
+    eventsOf.push(own);
   }
   const headWrites = [...moved.values()].map(({ key, from, to }) => {
     const head = put({ ...key, entityType: 'StreamHead', [HEAD_POSITION]: to });
     const onMoved = () => new HeadMoved();
     return from === 0 ? head.ifNew(onMoved) : head.where({ [HEAD_POSITION]: from }, onMoved);
   });
-  return [...plain, ...events, ...headWrites];
+  return { writes: [...plain, ...events, ...headWrites], events: eventsOf };
 }
 
 /** The TransactWriteItems request for `writes` on `tableName`, in their order. Pure. */
