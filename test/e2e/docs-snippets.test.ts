@@ -364,22 +364,25 @@ async function projectFills(text: string, ctx: Context): Promise<Record<string, 
   return fills;
 }
 
-function runBash(script: string, cwd: string, env: NodeJS.ProcessEnv): { running: Running; done: Promise<Run> } {
+function runBash(script: string, cwd: string, env: NodeJS.ProcessEnv): { running: Running; done: Promise<Run>; stop(): void } {
   // A group of its own, so that a block that overruns is stopped with everything it started.
   const child = spawn('bash', ['-c', script], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));
   child.stderr.on('data', (c) => (stderr += c));
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
+  const stop = () => {
     try {
       process.kill(-child.pid!, 'SIGKILL');
     } catch (error) {
-      // The group ended on its own between the deadline and the kill: nothing is left to stop.
+      // The group ended on its own in the meantime: nothing is left to stop.
       if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
     }
+  };
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stop();
   }, SHELL_LIMIT_MS);
   const done = new Promise<Run>((resolve) =>
     child.once('close', (status) => {
@@ -387,7 +390,7 @@ function runBash(script: string, cwd: string, env: NodeJS.ProcessEnv): { running
       resolve({ status, stdout, stderr, timedOut });
     }),
   );
-  return { running: { stdout: () => stdout, stderr: () => stderr }, done };
+  return { running: { stdout: () => stdout, stderr: () => stderr }, done, stop };
 }
 
 /**
@@ -470,6 +473,8 @@ describe('the snippets of README.md and docs/*.md', () => {
         `${where(b)}: holds "${NEVER_RUN.exec(b.text)![0]}", which a test must not run: put <!-- not run: why --> on the line before it`,
     );
     expect([...neither, ...unsafe]).toEqual([]);
+    // The other pages' shell blocks say they run in the shell of the README's First queries.
+    expect(prelude).toMatch(/^URL=.*\nTOKEN=.*\ngql\(\) \{/);
     // Each case of this test names one block that runs, so that a case never outlives its block.
     const unmatched = SHELL_CASES.filter(
       (c) => BLOCKS.filter((b) => b.file === c.file && runnable(b) && SHELL.has(b.lang) && b.text.includes(c.marker)).length !== 1,
@@ -532,15 +537,21 @@ describe('the snippets of README.md and docs/*.md', () => {
         ].join('\n');
         // AUTH_JWT_SECRET is the test server's secret, which `npm run token` signs with as the README
         // says; DATA_DIR is its data folder, so no other server started from this checkout is found.
-        const { running, done } = runBash(script, ROOT, {
+        const { running, done, stop } = runBash(script, ROOT, {
           PATH: process.env.PATH,
           HOME: process.env.HOME,
           AUTH_JWT_SECRET: TEST_SECRET,
           DATA_DIR: server.config.dataDir,
         });
-        const during = found?.during?.(ctx, fills, running);
+        try {
+          await found?.during?.(ctx, fills, running);
+        } catch (error) {
+          // What the reader does failed: the block would wait for it until its limit, so it ends now.
+          stop();
+          await done;
+          throw error;
+        }
         const run = await done;
-        await during;
         const unexpectedStderr = run.stderr
           .split('\n')
           .filter((line) => line !== '')
