@@ -12,6 +12,7 @@ import { verifyTable } from './infra/dynamo/verify-table';
 import { Store, type Item } from './infra/dynamo/store';
 import { SharedItemReads } from './infra/shared-reads';
 import { Outbox, type OutboxOptions } from './events/outbox';
+import { JobSettler } from './job/job.settle';
 import { OutboxStats } from './infra/dynamo/outbox-stats';
 import { requestBudget } from './infra/deadline';
 import { GAUGES, Metrics } from './infra/metrics';
@@ -47,6 +48,8 @@ export interface App {
   pipeline: OperationPipeline;
   store: Store;
   outbox: Outbox;
+  /** Settles finished jobs' work items (their expiry; a cancelled job's unfinished ones cancelled). */
+  settler: JobSettler;
   bus: EventBus;
   /** This app's Prometheus metrics (served at /metrics unless METRICS=off). */
   metrics: Metrics;
@@ -217,6 +220,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     metrics.registerGauge(GAUGES.busListeners, 'Event bus listeners in this process (one per live subscription topic listener).', () =>
       bus.listenerCount(),
     );
+    const settler = new JobSettler(store, { intervalMs: config.jobSettleSweepMs });
     const outboxStats = new OutboxStats(dynamo.doc, config.tableName);
     metrics.registerAsyncGauge(
       'outbox_backlog',
@@ -323,6 +327,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     }
     starting = false;
     outbox.start();
+    settler.start();
     if (devToken) exampleIds = () => exampleIdsFromApi(http.url, devToken);
     logger.debug({ url: http.url }, 'listening');
     const ownEmbedded = embedded;
@@ -338,6 +343,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       pipeline,
       store,
       outbox,
+      settler,
       bus,
       metrics,
       readiness,
@@ -373,6 +379,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           // Every operation ends at once; peers that do not finish the close handshake in time are cut off.
           await step('websockets', () => ws.close(WS_CLOSE_GRACE_MS));
           await step('outbox', () => outbox.stop());
+          await step('job settle sweep', () => settler.stop());
           await step('event bus', () => bus.close());
           await step('metrics server', () => metricsServer?.close());
           outage.stop();

@@ -124,6 +124,8 @@ export interface Config {
   /** The most events a resume replays; a client further behind gets history lost (see events/replay.ts). */
   replayMaxEvents: number;
   outbox: { sweepIntervalMs: number; graceMs: number };
+  /** How often the settle sweep looks for finished jobs whose items are not yet settled (src/job/job.settle.ts). */
+  jobSettleSweepMs: number;
   /**
    * How long start-up waits for an external DynamoDB that does not answer yet (retrying with
    * backoff, readiness 503 meanwhile) before it gives up with a message naming it.
@@ -339,6 +341,7 @@ export function loadConfig(env: Env = process.env): Config {
     subscriptionBuffer: int(env, 'SUBSCRIPTION_BUFFER', 1000),
     replayMaxEvents: positive(env, 'REPLAY_MAX_EVENTS', 100_000),
     outbox: { sweepIntervalMs: int(env, 'OUTBOX_SWEEP_MS', 2_000), graceMs: int(env, 'OUTBOX_GRACE_MS', 3_000) },
+    jobSettleSweepMs: int(env, 'JOB_SETTLE_SWEEP_MS', 10_000),
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 5_000),
     startupDeadlineMs: positive(env, 'STARTUP_DEADLINE_MS', 60_000),
     http: httpLimits(env),

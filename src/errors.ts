@@ -18,6 +18,11 @@ export enum ErrorCode {
    */
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   /**
+   * The job was cancelled: a claim, progress report or completion on any of its steps or items
+   * is refused. The worker should stop and drop the work; retrying cannot succeed.
+   */
+  JOB_CANCELLED = 'JOB_CANCELLED',
+  /**
    * A write to a busy stream (a project's activity, the tenant's job status changes) could not
    * get its position within the retry bound because writers on other instances kept taking it.
    * Nothing was written (`extensions.mayHaveCommitted` is false); the same request may be sent again.

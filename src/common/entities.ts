@@ -540,25 +540,87 @@ export const entities = {
     status: {
       attribute: 'status',
       initial: 'PENDING',
-      // RUNNING → PENDING: an attempt failed or its lease lapsed and attempts remain; FAILED → PENDING: retryWorkItem.
-      transitions: { PENDING: ['RUNNING'], RUNNING: ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED'], COMPLETED: [], FAILED: ['PENDING'] },
+      // RUNNING → PENDING: an attempt failed or its lease lapsed and attempts remain; FAILED → PENDING: retryWorkItem;
+      // → CANCELLED: its job was cancelled before it finished (the settle sweep, src/job/job.settle.ts).
+      transitions: {
+        PENDING: ['RUNNING', 'CANCELLED'],
+        RUNNING: ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'],
+        COMPLETED: [],
+        FAILED: ['PENDING'],
+        CANCELLED: [],
+      },
     },
     indexes: {
-      claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{stage}#{sequence}', when: { claimable: [true] } },
-      claimableOfKind: {
-        index: 'GSI2',
-        pk: 'WORK#CLAIMABLE#{kind}',
-        sk: '{availableAt}#{jobId}#{stage}#{sequence}',
-        when: { claimable: [true] },
-      },
+      /**
+       * The job's items a worker may take, by when they can be taken (sparse): from when they wait
+       * (PENDING, after any backoff) or from when their lease runs out (RUNNING). It follows the
+       * item's own state only, so it is right after every write of the item; whether the job is
+       * at the item's stage is the job's JobWork entry (below), written with the job.
+       */
+      claimableInJob: { index: 'GSI4', pk: 'JOB#{jobId}#WORK', sk: '{availableAt}#{stage}#{sequence}', when: { claimable: [true] } },
+    },
+    ttl: true,
+  }),
+  /**
+   * A job whose current stage is a fan-out stage with unfinished items, while it runs (or waits
+   * to): the entry claimWork finds (in the steps' claimable partitions, so one query finds both),
+   * then it takes the job's claimable items (WorkItem.claimableInJob). Derived from the job and
+   * written in the job's own transactions, so it leaves in the transaction that pauses, cancels,
+   * fails or moves the job on: a worker never meets the items of a job that stopped.
+   */
+  JobWork: entity({
+    type: 'JobWork',
+    idPrefix: undefined,
+    parent: 'Job',
+    key: keyShape({ pk: 'JOB#{jobId}', sk: 'WORK' }),
+    attributes: {
+      kind: attr.string({ required: true }),
+      /** The fan-out stage, named as a step is (so the steps' index keys apply). */
+      name: attr.string({ required: true }),
+      claimable: attr.boolean({ internal: true }),
+      /** When the job reached the stage (the entry's place among claimable work, oldest first). */
+      availableAt: attr.dateTime({ internal: true }),
+    },
+    indexes: {
+      claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
+      claimableOfKind: { index: 'GSI2', pk: 'WORK#CLAIMABLE#{kind}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
       claimableOfStage: {
         index: 'GSI3',
-        pk: 'WORK#CLAIMABLE#{kind}#{stage}',
-        sk: '{availableAt}#{jobId}#{stage}#{sequence}',
+        pk: 'WORK#CLAIMABLE#{kind}#{name}',
+        sk: '{availableAt}#{jobId}#{name}',
         when: { claimable: [true] },
       },
     },
-    ttl: true,
+  }),
+  /**
+   * A finished job whose work items have not yet taken its expiry (and, when it was cancelled,
+   * left its claimable items): written in the transaction that finishes the job, removed by the
+   * settle sweep (src/job/job.settle.ts) once every item is done, so the sweep resumes after any
+   * crash and is shown to finish by this entry's absence.
+   */
+  JobSettle: entity({
+    type: 'JobSettle',
+    idPrefix: undefined,
+    parent: 'Job',
+    key: keyShape({ pk: 'JOB#{jobId}', sk: 'SETTLE' }),
+    attributes: {
+      /** The job's expiry, which its items take. */
+      jobExpiresAt: attr.int({ required: true }),
+      /** True when the job was cancelled: its unfinished items are cancelled too. */
+      cancelled: attr.boolean(),
+      /** The sort key of the last item settled: the sweep resumes after it. */
+      after: attr.string(),
+    },
+    indexes: {
+      /** Every job waiting to be settled, across tenants (the sweep's work list), write-sharded. */
+      pending: {
+        index: 'GSI3',
+        crossTenant: true,
+        pk: 'SETTLE#{shard}',
+        sk: '{updatedAt}#{tenantId}#{jobId}',
+        derive: { shard: (settle: { jobId: string }) => opsShardOf(settle.jobId) },
+      },
+    },
   }),
   /** A job event's `seq` is the job's version after the change, so the stream is gapless. */
   JobEvent: entity({

@@ -1,4 +1,5 @@
 import { AppError, conflict, ErrorCode, notFound } from '../errors';
+import { Stale } from '../infra/dynamo/aggregate';
 import type { AnyModel, ItemOf } from '../infra/dynamo/entity';
 import { check, del, type ConditionFailure, type Item, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { activityEvent, subjectOf, type EventSpec } from './activity-event';
@@ -9,8 +10,8 @@ import { searchChange } from './search';
 
 const MAX_RETRIES = 5;
 
-/** Marks a lost race that is safe to retry: the next attempt reads again and decides again. */
-export class Stale extends Error {}
+/** Marks a lost race that is safe to retry: the next attempt reads again and decides again (one class for every committer). */
+export { Stale };
 
 /**
  * Runs `attempt` until it neither succeeds nor throws anything but Stale, at most MAX_RETRIES

@@ -1,71 +1,65 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { entities, type EntityItem, type ItemCountsItem, MAX_STAGE_ITEMS } from '../common/entities';
 import { checkFields } from '../common/fields';
 import { assertId } from '../common/ids';
-import { Stale } from '../common/mutate';
 import type { Scope } from '../common/scope';
 import { requireText } from '../common/validate';
-import { AppError, badInput, ErrorCode, invalidTransition, notFound } from '../errors';
+import { AppError, badInput, invalidTransition, notFound } from '../errors';
+import { type AggregateIO, AggregateCommitter, type AggregateStats, changingTooFast, Stale } from '../infra/dynamo/aggregate';
 import type { Store } from '../infra/dynamo/store';
-import type { UnitWrite, Write } from '../infra/dynamo/write';
+import type { UnitWrite } from '../infra/dynamo/write';
 import { type FanOutDeclaration, fanOutOf } from './job.kinds';
 import { jobWithSteps } from './job.keys';
 import {
+  cancelledJob,
   decide,
+  ItemStatus,
   JobEventType,
   JobStatus,
   type JobError,
-  type JobState,
   type StepState,
   StepStatus,
   TERMINAL,
   stateOf,
 } from './job.machine';
-import type { JobRepository } from './job.repository';
+import {
+  countsOf,
+  eventWrites,
+  expiringSteps,
+  itemClaimability,
+  jobFields,
+  jobSettleWrites,
+  jobWorkWrites,
+  stepStateOf,
+  stepWrite,
+  type StepLike,
+} from './job.writes';
 
 /*
- * Work items of fan-out stages, and the write path that lets many workers finish them at once.
+ * Work items of fan-out stages, and the decisions on the job aggregate's shared state.
  *
  * A job's version is the serialization point of its event stream (every change is one event with
- * seq = the new version), so every item change must move the job's version. Done naively, N
- * workers finishing N items of one job at the same moment each read version v, one commits and
- * N − 1 lose and retry: O(N²) transactions, and the unlucky ones starve. Instead, changes to one
- * job's items are **group-committed** in this process: a change is an intent queued per job; one
- * caller at a time (the batch's leader) reads the job, its steps and the batch's items once,
- * applies the queued intents in order on that state (each its own event, seq v+1, v+2, …), and
- * commits them all in one transaction conditioned on the job's version and each item's version.
- * While a batch commits the next one gathers, so a job's item throughput is about
- * (intents per batch) / (one read + one transaction), not 1 / (transaction × contenders).
- * Writers on other instances (or a step's own mutation) still race on the job's version: the
- * loser's whole batch re-reads and re-decides, with jittered backoff, at most MAX_ROUNDS times.
+ * seq = the new version), so every change of the job, its steps or its items moves the job's
+ * version. Every such change is a command queued on the job's aggregate committer
+ * (infra/dynamo/aggregate.ts): a group of commands is decided on one read of the job, its steps
+ * and the items they name, and committed in one transaction conditioned on the job's version and
+ * each item's version. What a change writes besides the job (steps, events, the JobWork entry
+ * that makes the job's items claimable, the JobSettle entry of a finished job) is derived in
+ * job.writes.ts from the state the change left, in the same transaction.
  */
 
 type JobItem = EntityItem<'Job'>;
 export type WorkItemItem = EntityItem<'WorkItem'>;
 type StepItem = EntityItem<'Step'>;
 
-/** A work item's statuses (declared with the entity). */
-export const ItemStatus = { PENDING: 'PENDING', RUNNING: 'RUNNING', COMPLETED: 'COMPLETED', FAILED: 'FAILED' } as const;
-export type ItemStatus = (typeof ItemStatus)[keyof typeof ItemStatus];
+export { countsOf, ItemStatus };
 
 /** Items one addWorkItems (or createJob) may add: they are written in one transaction with the job. */
 export const MAX_ITEMS_PER_ADD = 80;
-/** Intents one batch takes; more wait for the next batch. */
-const MAX_INTENTS = 40;
-/** Writes one batch's transaction may hold (DynamoDB allows 100; stream heads and events are added at commit). */
-const MAX_WRITES = 90;
-/** Rounds a batch retries after another writer moved the job's version (or an item) first. */
-const MAX_ROUNDS = 30;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
 
-/** The counts of a stage's items (zeros before it has any). */
-export const countsOf = (job: { itemCounts?: Record<string, ItemCountsItem> }, stage: string): ItemCountsItem =>
-  job.itemCounts?.[stage] ?? { total: 0, running: 0, completed: 0, failed: 0 };
-
-/** What the write path measured since start (the bench reads it): batches, intents, lost rounds. */
-export const itemWriteStats = { batches: 0, intents: 0, conflicts: 0, committed: 0 };
+/** What the job's committer did since start (the bench reads it): groups, commands, lost rounds, committed commands. */
+export const itemWriteStats: AggregateStats = { batches: 0, intents: 0, conflicts: 0, committed: 0 };
 
 /** One event a batch writes: the job as the change left it, and what the change was about. */
 interface BatchEvent {
@@ -78,34 +72,40 @@ interface BatchEvent {
 }
 
 /**
- * The state a batch decides on: the job, the current attempt of each step, the items read, and
- * what the intents applied so far changed. `fork` gives an intent a copy to change, adopted only
- * when the intent does not throw, so a refused intent changes nothing.
+ * The state a group of commands decides on: the job as read, the current attempt of each step,
+ * the items read, and what the commands applied so far changed. `fork` gives a command a copy to
+ * change, adopted only when the command does not throw, so a refused command changes nothing.
  */
-class BatchState {
+export class BatchState {
   constructor(
+    /** The job as read: the commit is conditioned on its version. */
+    readonly read: JobItem,
+    /** The versions of the items as read, by itemId: each item's write is conditioned on its own. */
+    readonly readVersions: ReadonlyMap<string, number>,
     public job: JobItem,
-    public steps: Map<string, StepState & { jobId: string }>,
+    public steps: Map<string, StepLike>,
     readonly storedSteps: StepItem[],
     public items: Map<string, WorkItemItem>,
+    readonly at: string,
     public changedItems = new Map<string, WorkItemItem>(),
-    public changedSteps: StepState[] = [],
+    public changedSteps: StepLike[] = [],
     public events: BatchEvent[] = [],
     public extra: UnitWrite[] = [],
-    readonly at: string,
   ) {}
 
   fork(): BatchState {
     return new BatchState(
+      this.read,
+      this.readVersions,
       this.job,
       new Map(this.steps),
       this.storedSteps,
       new Map(this.items),
+      this.at,
       new Map(this.changedItems),
       [...this.changedSteps],
       [...this.events],
       [...this.extra],
-      this.at,
     );
   }
 
@@ -121,7 +121,7 @@ class BatchState {
 
   /** The writes this state would commit (job, items, steps, events, extras), roughly counted. */
   get size(): number {
-    return 1 + this.changedItems.size + this.changedSteps.length + this.events.length * 3 + this.extra.length * 2;
+    return 3 + this.changedItems.size + this.changedSteps.length + this.events.length * 3 + this.extra.length * 2;
   }
 
   /** Records a change of the job: its version moves by one and the event takes that seq. */
@@ -142,38 +142,52 @@ class BatchState {
     return written;
   }
 
-  putStep(step: StepState & { jobId: string }): void {
+  /** Writes an item again as it is (its version moves), so its index attributes are derived anew. */
+  rewriteItem(stage: string, sequence: number): void {
+    const item = this.items.get(itemId(stage, sequence));
+    if (item) this.putItem({ ...item, version: item.version + 1 });
+  }
+
+  putStep(step: StepLike): void {
     this.changedSteps = this.changedSteps.filter((s) => !(s.name === step.name && s.attempt === step.attempt));
     this.changedSteps.push(step);
     this.steps.set(step.name, step);
   }
+
+  /** Every stored step attempt with the changes made so far, in plan order. */
+  allSteps(): StepLike[] {
+    const id = (s: StepState) => `${s.order}:${s.name}:${s.attempt}`;
+    const written = new Map(this.changedSteps.map((s) => [id(s), s]));
+    const merged: StepLike[] = this.storedSteps.map((s) => written.get(id(s)) ?? { ...stepStateOf(s), jobId: s.jobId });
+    for (const [key, s] of written) if (!this.storedSteps.some((old) => id(old) === key)) merged.push(s);
+    return merged.sort((a, b) => a.order - b.order || a.attempt - b.attempt);
+  }
 }
 
 const itemId = (stage: string, sequence: number) => `${stage}#${sequence}`;
+const refOf = (id: string) => ({ stage: id.slice(0, id.lastIndexOf('#')), sequence: Number(id.slice(id.lastIndexOf('#') + 1)) });
 
-/** One queued change: which items it reads, and how it decides on the batch's state. */
-interface Intent {
-  /** The request that queued it: a batch reads and commits through its first intent's request. */
-  owner: JobItems;
-  /** Runs a function in the asynchronous context of that request (its time budget, its trace). */
-  inContext: <R>(fn: () => R) => R;
-  items: { stage: string; sequence: number }[];
-  apply(state: BatchState): unknown;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
+/** The job committers of this process, per store (a test process may hold several). */
+const committers = new WeakMap<Store, AggregateCommitter<BatchState>>();
+
+function committerOf(store: Store): AggregateCommitter<BatchState> {
+  let committer = committers.get(store);
+  if (!committer) {
+    // 40 commands a group; 90 writes leave room for the stream heads and events added at commit;
+    // 30 rounds against writers on other instances.
+    committer = new AggregateCommitter<BatchState>(
+      { maxCommands: 40, maxWrites: 90, maxRounds: 30 },
+      changingTooFast('Job'),
+      itemWriteStats,
+    );
+    committers.set(store, committer);
+  }
+  return committer;
 }
 
-interface Queue {
-  pending: Intent[];
-  running: boolean;
-}
-
-/** The queues of this process, per store (a test process may hold several) and per job. */
-const queues = new WeakMap<Store, Map<string, Queue>>();
-
-/** How many jobs of `store` have a group-commit queue now (zero when no item change is under way). */
+/** How many jobs of `store` have a queue on their committer now (zero when no change is under way). */
 export function openQueues(store: Store): number {
-  return queues.get(store)?.size ?? 0;
+  return committers.get(store)?.openQueues ?? 0;
 }
 
 /** A worker's action on an item. `attempt` is the attempt the worker holds (a late one is refused). */
@@ -193,14 +207,14 @@ const VERBS: Record<ItemAction['kind'], string> = {
 };
 
 /**
- * The work items of a job's fan-out stages: adding them, the workers' actions on them, and the
- * stage's opening, completion and failure that follow from them. Every change goes through the
- * job's group-commit queue (see the top of this file).
+ * The job aggregate's commands: the work items of its fan-out stages (adding them, the workers'
+ * actions on them, the stage's opening, completion and failure that follow from them), and the
+ * step actions that JobRepository decides with `decide`. Every change goes through the job's
+ * committer (see the top of this file).
  */
 export class JobItems {
   constructor(
     private readonly scope: Scope,
-    private readonly jobs: JobRepository,
     private readonly leaseSeconds: number,
   ) {}
 
@@ -208,144 +222,68 @@ export class JobItems {
     return new Date(this.scope.now().getTime() + this.leaseSeconds * 1000).toISOString();
   }
 
-  /** Queues `apply` on the job's batch and resolves with what it returned once its batch committed. */
-  private submit<T>(jobId: string, items: Intent['items'], apply: (state: BatchState) => T): Promise<T> {
-    let byJob = queues.get(this.scope.store);
-    if (!byJob) {
-      byJob = new Map();
-      queues.set(this.scope.store, byJob);
-    }
-    const id = `${this.scope.tenantId}\u0000${jobId}`;
-    let queue = byJob.get(id);
-    if (!queue) {
-      queue = { pending: [], running: false };
-      byJob.set(id, queue);
-    }
-    const promise = new Promise<T>((resolve, reject) => {
-      queue.pending.push({ owner: this, inContext: AsyncLocalStorage.snapshot(), items, apply, resolve: (v) => resolve(v as T), reject });
-    });
-    if (!queue.running) {
-      queue.running = true;
-      const q = queue;
-      const drain = async () => {
-        try {
-          while (q.pending.length > 0) {
-            const batch = q.pending.splice(0, MAX_INTENTS);
-            // A batch runs for the requests whose intents it holds, within the first one's budget:
-            // never within the budget of a request that started this loop and has since ended.
-            const deferred = await batch[0].inContext(() => batch[0].owner.runBatch(jobId, batch));
-            q.pending.unshift(...deferred);
-          }
-        } finally {
-          q.running = false;
-          if (byJob.get(id) === q && q.pending.length === 0) byJob.delete(id);
-        }
-      };
-      void drain();
-    }
-    return promise;
-  }
-
   /**
-   * Reads the job, its steps and the batch's items, applies the intents in order and commits what
-   * they changed in one transaction. Returns the intents that did not fit (they go first in the
-   * next batch). Every intent of the batch is settled (resolved or rejected) otherwise.
+   * Queues `apply` on the job's committer and resolves with what it returned once its group
+   * committed. `items` are the items `apply` reads (read with the job, by key). Rejects with what
+   * `apply` threw (nothing of it written), NOT_FOUND for an unknown job, or CONFLICT when other
+   * instances kept changing the job past the retry bound.
    */
-  private async runBatch(jobId: string, batch: Intent[]): Promise<Intent[]> {
-    itemWriteStats.batches++;
-    itemWriteStats.intents += batch.length;
-    for (let round = 1; ; round++) {
-      let outcome: { done: [Intent, unknown][]; refused: [Intent, unknown][]; deferred: Intent[]; writes: UnitWrite[] };
-      try {
-        outcome = await this.decideBatch(jobId, batch);
-      } catch (error) {
-        // A failed read (the job is gone, DynamoDB is out, the first request's budget ran out)
-        // fails the first intent, in whose request it ran; the others are tried again on their own.
-        batch[0].reject(error);
-        return batch.slice(1);
-      }
-      const { done, refused, deferred, writes } = outcome;
-      try {
+  submit<T>(jobId: string, items: readonly { stage: string; sequence: number }[], apply: (state: BatchState) => T): Promise<T> {
+    const io: AggregateIO<BatchState> = {
+      load: (refs) => this.load(jobId, refs),
+      commit: async (state) => {
+        const writes = this.writesOf(state);
         if (writes.length > 0) await this.scope.commit(writes);
-        itemWriteStats.committed += done.length;
-      } catch (error) {
-        if (error instanceof Stale && round < MAX_ROUNDS) {
-          itemWriteStats.conflicts++;
-          await sleep(Math.min(200, 2 * 2 ** round) * (0.5 + Math.random()));
-          continue;
-        }
-        if (!(error instanceof Stale)) {
-          // As for a failed read: the first intent fails with the error, the others are tried again.
-          batch[0].reject(error);
-          return batch.slice(1);
-        }
-        const failure = new AppError(ErrorCode.CONFLICT, `Job ${jobId} is being changed by others right now; try again.`);
-        for (const [intent] of [...done, ...refused]) intent.reject(failure);
-        return deferred;
-      }
-      for (const [intent, value] of done) intent.resolve(value);
-      for (const [intent, error] of refused) intent.reject(error);
-      return deferred;
-    }
+      },
+    };
+    return committerOf(this.scope.store).submit(
+      `${this.scope.tenantId}\u0000${jobId}`,
+      io,
+      items.map((r) => itemId(r.stage, r.sequence)),
+      apply,
+    );
   }
 
-  private async decideBatch(jobId: string, batch: Intent[]) {
+  /** Reads the job, its step attempts and the items `refs` name, strongly consistently, as a group's state. */
+  private async load(jobId: string, refs: readonly string[]): Promise<BatchState> {
     const tenantId = this.scope.tenantId;
-    const wanted = new Map<string, { stage: string; sequence: number }>();
-    for (const intent of batch) for (const ref of intent.items) wanted.set(itemId(ref.stage, ref.sequence), ref);
-    const refs = [...wanted.values()];
+    const wanted = refs.map(refOf);
     const [rows, itemRows] = await Promise.all([
       this.scope.store.queryAll(jobWithSteps(tenantId, jobId), 1000),
-      refs.length ? this.scope.store.batchGet(refs.map((r) => entities.WorkItem.keyOf(tenantId, { jobId, ...r }))) : Promise.resolve([]),
+      wanted.length
+        ? this.scope.store.batchGet(wanted.map((r) => entities.WorkItem.keyOf(tenantId, { jobId, ...r })))
+        : Promise.resolve([]),
     ]);
     const job = rows.find((row) => entities.Job.is(row));
     if (!entities.Job.is(job)) throw notFound('Job', jobId);
     const storedSteps = rows.filter((row) => entities.Step.is(row));
-    const steps = new Map<string, StepState & { jobId: string }>();
-    for (const step of storedSteps) if (job.attempts[step.name] === step.attempt) steps.set(step.name, { ...step });
+    const steps = new Map<string, StepLike>();
+    for (const step of storedSteps) if (job.attempts[step.name] === step.attempt) steps.set(step.name, { ...stepStateOf(step), jobId });
     const items = new Map<string, WorkItemItem>();
     for (const row of itemRows) if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
     const readVersions = new Map([...items].map(([key, item]) => [key, item.version]));
-    const state = new BatchState(job, steps, storedSteps, items, new Map(), [], [], [], this.scope.now().toISOString());
-
-    const done: [Intent, unknown][] = [];
-    const refused: [Intent, unknown][] = [];
-    const deferred: Intent[] = [];
-    for (const intent of batch) {
-      const fork = state.fork();
-      try {
-        const value = intent.apply(fork);
-        if (fork.size > MAX_WRITES && done.length > 0) {
-          deferred.push(intent);
-          continue;
-        }
-        state.adopt(fork);
-        done.push([intent, value]);
-      } catch (error) {
-        refused.push([intent, error]);
-      }
-    }
-    return { done, refused, deferred, writes: this.writesOf(job, state, readVersions) };
+    return new BatchState(job, readVersions, job, steps, storedSteps, items, this.scope.now().toISOString());
   }
 
-  /** The unit of work of a decided batch (empty when nothing changed). */
-  private writesOf(read: JobItem, state: BatchState, readVersions: Map<string, number>): UnitWrite[] {
+  /** The unit of work of a decided group (empty when nothing changed). */
+  private writesOf(state: BatchState): UnitWrite[] {
     if (state.events.length === 0 && state.changedItems.size === 0) return [];
-    const tenantId = this.scope.tenantId;
-    const job = state.job;
-    const at = state.at;
+    const { scope } = this;
+    const tenantId = scope.tenantId;
+    const { job, read, at } = state;
     const expiresAt = TERMINAL.has(job.status) ? job.expiresAt : undefined;
     const stale = () => new Stale();
     const writes: UnitWrite[] = [entities.Job.put(tenantId, { ...job }).ifVersion(read.version, stale)];
     for (const [key, item] of state.changedItems) {
-      const before = readVersions.get(key);
-      const stored = entities.WorkItem.put(tenantId, { ...item, ...itemClaimability(job, item, at), expiresAt });
+      const before = state.readVersions.get(key);
+      const stored = entities.WorkItem.put(tenantId, { ...item, ...itemClaimability(item), expiresAt });
       writes.push(before === undefined ? stored.ifNew(stale) : stored.ifVersion(before, stale));
     }
-    for (const step of state.changedSteps) writes.push(this.jobs.stepWrite(job, step, at, expiresAt));
-    writes.push(...this.jobs.expiringSteps(job, state.storedSteps, state.changedSteps, expiresAt, at));
+    for (const step of state.changedSteps) writes.push(stepWrite(scope, job, step, at, expiresAt));
+    writes.push(...expiringSteps(scope, job, state.storedSteps, state.changedSteps, expiresAt, at));
     for (const e of state.events)
-      writes.push(...this.jobs.eventWrites(e.job, e.previous, { type: e.type, step: e.step, item: e.item }, at, e.actor));
+      writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item }, at, e.actor));
+    writes.push(...jobWorkWrites(scope, read, job, at), ...jobSettleWrites(scope, read, job, at));
     writes.push(...state.extra);
     return writes;
   }
@@ -385,7 +323,7 @@ export class JobItems {
   /**
    * Adds items to a fan-out stage that has not finished (it may be running: the new items are
    * claimable at once). At most MAX_ITEMS_PER_ADD a call and MAX_STAGE_ITEMS a stage. One event
-   * (ITEMS_ADDED) with the job's new counters.
+   * (ITEMS_ADDED) with the job's new counters; a stage the job has reached opens with them.
    */
   async add(jobId: string, stage: string, inputs: unknown[]) {
     assertId(jobId, 'job', 'jobId');
@@ -396,9 +334,9 @@ export class JobItems {
     const actor = this.scope.actor;
     const job = await this.submit(jobId, [], (state) => {
       addItems(state, stage, checked, actor);
+      openStage(state, stage, actor);
       return state.job;
     });
-    await this.openIfReady(jobId, job);
     return { ...job, seq: job.version };
   }
 
@@ -427,45 +365,37 @@ export class JobItems {
     }
     if (action.kind === 'fail') checked = { ...action, code: action.code.slice(0, 100), message: action.message.slice(0, 2000) };
     const actor = this.scope.actor;
-    const result = await this.submit(jobId, [{ stage, sequence }], (state) => {
-      const reopens = state.job.status === JobStatus.FAILED;
+    return this.submit(jobId, [{ stage, sequence }], (state) => {
       const item = actOnItem(state, stage, sequence, checked, actor);
-      return { job: state.job, step: state.steps.get(stage), item, reopened: reopens && state.job.status === JobStatus.RUNNING };
+      return { job: state.job, step: state.steps.get(stage), item };
     });
-    // A stage reopened after it failed puts its other unfinished items back in the claimable index.
-    if (result.reopened) await this.release(result.job, stage).catch(() => undefined);
-    // Only a change that moved the job off this stage (or stopped it) has anything to open or settle:
-    // most item changes leave it running the stage, and pay no extra read.
-    if (result.job.currentStep !== stage || result.job.status !== JobStatus.RUNNING) await this.afterChange(jobId, result.job);
-    return result;
   }
 
   /**
-   * A claim for claimWork of any one of `candidates` (items of one job, as the claimable index
-   * listed them, in the order to try): decided in the job's batch on its current state, so workers
-   * asking at once are handed different items in one transaction instead of racing for the same
-   * one and losing a round each. An item whose lease ran out past its attempts fails on the way
-   * (and is nobody's work). Null when none of them can be claimed now.
+   * A claim for claimWork of any one of `candidates` (items of one job, as its claimable index
+   * listed them, in the order to try): decided in the job's group on its current state, so
+   * workers asking at once are handed different items in one transaction instead of racing for
+   * the same one and losing a round each. An item whose lease ran out past its attempts fails on
+   * the way (and is nobody's work). No item when none of them can be claimed now.
    */
   async claimAny(jobId: string, candidates: { stage: string; sequence: number }[]) {
     const leaseUntil = this.leaseUntil();
     const actor = this.scope.actor;
-    const result = await this.submit(jobId, candidates, (state) => {
+    return this.submit(jobId, candidates, (state) => {
       for (const ref of candidates) {
         const fork = state.fork();
         try {
           const item = actOnItem(fork, ref.stage, ref.sequence, { kind: 'claim', leaseUntil }, actor);
           state.adopt(fork);
           if (item.status === ItemStatus.RUNNING) return { job: state.job, step: state.steps.get(ref.stage), item };
-        } catch {
-          // Taken by an earlier claim, or its stage is not running: try the next one.
+        } catch (error) {
+          // Taken by an earlier claim, or its stage is not running: try the next one. Anything
+          // else (a fault) is the claimer's error.
+          if (!(error instanceof AppError)) throw error;
         }
       }
       return { job: state.job, step: undefined, item: undefined };
     });
-    const stage = result.item?.stage ?? candidates[0]?.stage;
-    if (result.job.currentStep !== stage || result.job.status !== JobStatus.RUNNING) await this.afterChange(jobId, result.job);
-    return result;
   }
 
   progress(jobId: string, stage: string, sequence: number, attempt: number, progress: number) {
@@ -473,107 +403,16 @@ export class JobItems {
   }
 
   /**
-   * Opens the fan-out stage `stage` of a job that has reached it: its items become claimable and
-   * its step runs (STEP_STARTED); a stage without items completes at once. Safe to repeat, and
-   * safe to run from several places (the change that reached the stage, and claimWork finding the
-   * stage's step still waiting after a crash in between).
+   * Opens the fan-out stage `stage` of a job that has reached it: its step runs (STEP_STARTED);
+   * a stage without items completes at once. Safe to repeat: a stage already open, or one the job
+   * has not reached, is left as it is.
    */
   async open(jobId: string, stage: string) {
-    const head = await this.scope.store.get(entities.Job.keyOf(this.scope.tenantId, { jobId }));
-    if (!entities.Job.is(head)) throw notFound('Job', jobId);
-    await this.release(head, stage);
     const actor = this.scope.actor;
-    const job = await this.submit(jobId, [], (state) => {
+    return this.submit(jobId, [], (state) => {
       openStage(state, stage, actor);
       return state.job;
     });
-    await this.afterChange(jobId, job);
-    return job;
-  }
-
-  /**
-   * Puts the stage's unfinished items in the claimable index as the job now stands: items added
-   * before the stage was reached were written unclaimable, and a stage reopened after it failed
-   * (retryWorkItem) had its items taken out. A write that loses to a concurrent change of the item
-   * is left to that change, which computed the item's claimability itself.
-   */
-  async release(job: JobItem, stage: string) {
-    const tenantId = this.scope.tenantId;
-    const at = this.scope.now().toISOString();
-    const stored = await this.all(job.jobId, stage);
-    const stale = stored.filter((row) => {
-      const wanted = itemClaimability(job, row, at);
-      return (row.status === ItemStatus.PENDING || row.status === ItemStatus.RUNNING) && wanted.claimable && !row.claimable;
-    });
-    for (let i = 0; i < stale.length; i += 25) {
-      await Promise.all(
-        stale.slice(i, i + 25).map(async (row) => {
-          const write: Write = entities.WorkItem.put(tenantId, {
-            ...row,
-            ...itemClaimability(job, row, at),
-            expiresAt: undefined,
-            version: row.version + 1,
-          }).ifVersion(row.version, () => new Stale());
-          await this.scope.store.transact([write]).catch(() => undefined);
-        }),
-      );
-    }
-  }
-
-  /** After a change: open the next stage when it is a fan-out stage just reached, or settle the items of a job that stopped. */
-  async afterChange(jobId: string, job: JobItem) {
-    try {
-      await this.openIfReady(jobId, job);
-      if (TERMINAL.has(job.status) || job.status === JobStatus.PAUSED) await this.settle(jobId, job);
-    } catch {
-      // Best effort: claimWork opens a stage whose step still waits, and clears stale claimable items it meets.
-    }
-  }
-
-  private async openIfReady(jobId: string, job: JobItem) {
-    const current = job.currentStep;
-    if (!current || !fanOutOf(job, current) || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING)) return;
-    const steps = await this.scope.store.queryAll(jobWithSteps(this.scope.tenantId, jobId), 1000);
-    const step = steps.find((s) => entities.Step.is(s) && s.name === current && s.attempt === job.attempts[current]);
-    if (entities.Step.is(step) && step.status === StepStatus.PENDING) await this.open(jobId, current);
-  }
-
-  /**
-   * A job that stopped (finished, failed, cancelled, paused): its items leave the claimable index,
-   * and when it finished they take its expiry, so they go with it. Best effort and bounded by the
-   * stage's item limit; claimWork clears any it meets later.
-   */
-  async settle(jobId: string, job: JobItem) {
-    const tenantId = this.scope.tenantId;
-    const rows = await this.scope.store.queryAll({ pk: entities.Job.key.pkOf(tenantId, { jobId }), skPrefix: 'ITEM#' }, 100_000);
-    const expiresAt = TERMINAL.has(job.status) ? job.expiresAt : undefined;
-    const stale = rows.filter((row) => entities.WorkItem.is(row) && (row.claimable || (expiresAt && row.expiresAt !== expiresAt)));
-    for (let i = 0; i < stale.length; i += 25) {
-      await Promise.all(
-        stale.slice(i, i + 25).map(async (row) => {
-          if (!entities.WorkItem.is(row)) return;
-          const write = entities.WorkItem.put(tenantId, {
-            ...row,
-            claimable: undefined,
-            availableAt: undefined,
-            expiresAt,
-            version: row.version + 1,
-          }).ifVersion(row.version, () => new Stale());
-          await this.scope.store.transact([write]).catch(() => undefined);
-        }),
-      );
-    }
-  }
-
-  /** Takes a stale item out of the claimable index (its job is no longer at its stage). */
-  async unclaimable(item: WorkItemItem) {
-    const write = entities.WorkItem.put(this.scope.tenantId, {
-      ...item,
-      claimable: undefined,
-      availableAt: undefined,
-      version: item.version + 1,
-    }).ifVersion(item.version, () => new Stale());
-    await this.scope.store.transact([write]).catch(() => undefined);
   }
 
   /** Items of a job (optionally of one stage), in stage and sequence order, a page at a time. */
@@ -597,15 +436,6 @@ export class JobItems {
 /* ----------------------------------------------------------------------------------------------
  * The decisions, on a batch's state. Each throws INVALID_TRANSITION or BAD_USER_INPUT to refuse.
  */
-
-/** Whether an item may be claimed now or later, and from when (see the Step's claimability). */
-export function itemClaimability(job: JobItem, item: WorkItemItem, at: string): { claimable?: true; availableAt?: string } {
-  const live = (job.status === JobStatus.QUEUED || job.status === JobStatus.RUNNING) && job.currentStep === item.stage;
-  if (!live) return { claimable: undefined, availableAt: undefined };
-  if (item.status === ItemStatus.PENDING) return { claimable: true, availableAt: item.availableAt ?? at };
-  if (item.status === ItemStatus.RUNNING && item.leaseExpiresAt) return { claimable: true, availableAt: item.leaseExpiresAt };
-  return { claimable: undefined, availableAt: undefined };
-}
 
 function stageOrder(job: JobItem, stage: string): number {
   return job.plan.find((p) => p.name === stage)?.order ?? 0;
@@ -688,6 +518,17 @@ function finishStage(state: BatchState, stage: string, actor: string): void {
   );
   for (const step of outcome.steps) state.putStep({ ...step, jobId: job.jobId });
   state.change(jobFields(outcome.job, state.at), outcome.type, actor, { step: outcome.step });
+  openReached(state, actor);
+}
+
+/**
+ * When the job has just moved on to a fan-out stage, that stage opens in the same group (its
+ * step runs, STEP_STARTED), so no later write is needed to start it; a stage without items
+ * completes at once and the job moves on again.
+ */
+export function openReached(state: BatchState, actor: string): void {
+  const next = state.job.currentStep;
+  if (next && fanOutOf(state.job, next)) openStage(state, next, actor);
 }
 
 /** True when the stage's failed items are past its failure policy. */
@@ -727,7 +568,7 @@ function settleStage(state: BatchState, stage: string, actor: string): void {
         failedSteps: job.failedSteps + 1,
         error,
         finishedAt: state.at,
-        expiresAt: Math.floor(Date.parse(state.at) / 1000) + FINISHED_JOB_TTL_DAYS * 86_400,
+        expiresAt: jobFields({ ...stateOf(job), status: JobStatus.FAILED }, state.at).expiresAt,
       },
       JobEventType.STEP_FAILED,
       actor,
@@ -738,26 +579,15 @@ function settleStage(state: BatchState, stage: string, actor: string): void {
   if (counts.completed + counts.failed === counts.total) finishStage(state, stage, actor);
 }
 
-const FINISHED_JOB_TTL_DAYS = 90;
-
-/** The machine's job fields as the stored item holds them (a cleared field is left out; a finished job expires). */
-function jobFields(next: JobState, at: string): Partial<JobItem> {
-  return {
-    ...next,
-    currentStep: next.currentStep ?? undefined,
-    error: next.error ?? undefined,
-    startedAt: next.startedAt ?? undefined,
-    finishedAt: next.finishedAt ?? undefined,
-    expiresAt: TERMINAL.has(next.status) ? Math.floor(Date.parse(at) / 1000) + FINISHED_JOB_TTL_DAYS * 86_400 : undefined,
-  };
-}
-
 function actOnItem(state: BatchState, stage: string, sequence: number, action: ItemAction, actor: string): WorkItemItem {
   const { job } = state;
   const jobId = job.jobId;
   JobItems.fanOutOrThrow(job, stage);
   const item = state.items.get(itemId(stage, sequence));
   if (!item) throw notFound('WorkItem', `${jobId}/${stage}/${sequence}`);
+  // Once a cancellation committed, nothing a worker sends about the job succeeds, and it is told
+  // so with a code of its own, so it can drop the work instead of reading a transition error.
+  if (job.status === JobStatus.CANCELLED) throw cancelledJob(jobId, job.finishedAt);
   const what = `Item ${sequence} of stage ${stage} of job`;
   const refuse = (to: string, allowed: string[], hint?: string): never => {
     throw invalidTransition(what, jobId, item.status, to, { action: VERBS[action.kind], allowed, hint });

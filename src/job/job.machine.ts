@@ -1,5 +1,5 @@
 import { type EntityItem, JOB_STATES, STEP_STATES } from '../common/entities';
-import { badInput, invalidTransition } from '../errors';
+import { AppError, badInput, ErrorCode, invalidTransition } from '../errors';
 import { enumObject } from '../infra/dynamo/entity';
 
 /** A job's statuses, from the declaration (entities.ts); which moves are allowed is decided below. */
@@ -9,6 +9,28 @@ export type JobStatus = (typeof JobStatus)[keyof typeof JobStatus];
 /** A step attempt's statuses, from the declaration (entities.ts); PAUSED awaits a person's review. */
 export const StepStatus = enumObject(STEP_STATES);
 export type StepStatus = (typeof StepStatus)[keyof typeof StepStatus];
+
+/** A work item's statuses (declared with the entity, entities.ts). CANCELLED: its job was cancelled before it finished. */
+export const ItemStatus = {
+  PENDING: 'PENDING',
+  RUNNING: 'RUNNING',
+  COMPLETED: 'COMPLETED',
+  FAILED: 'FAILED',
+  CANCELLED: 'CANCELLED',
+} as const;
+export type ItemStatus = (typeof ItemStatus)[keyof typeof ItemStatus];
+
+/**
+ * JOB_CANCELLED: what any claim, report or completion on a cancelled job's steps or items gets, so
+ * a worker can tell "stop, the job is gone" from a transition it got wrong.
+ */
+export function cancelledJob(jobId: string, at?: string | null): AppError {
+  return new AppError(
+    ErrorCode.JOB_CANCELLED,
+    `Job ${jobId} was cancelled${at ? ` at ${at}` : ''}; stop working on it and drop its work.`,
+    { jobId, cancelledAt: at ?? null },
+  );
+}
 
 export enum JobEventType {
   JOB_CREATED = 'JOB_CREATED',
@@ -173,6 +195,9 @@ const VERBS: Record<JobAction['kind'], string> = {
   retry: 'retry',
 };
 
+/** The actions a worker takes on a step: on a cancelled job each gets JOB_CANCELLED. */
+const WORKER_ACTIONS = new Set<JobAction['kind']>(['start', 'claim', 'progress', 'complete', 'fail', 'pause']);
+
 /** What a caller can do with a job in each status, for INVALID_TRANSITION messages. */
 const JOB_HINTS: Partial<Record<JobStatus, string>> = {
   [JobStatus.QUEUED]: 'Its first step has not started: start it with startStep.',
@@ -210,6 +235,7 @@ export function decide(
   const total = job.plan.length;
   const next: JobState = { ...job };
   const requireJob = (allowed: JobStatus[], to: string) => {
+    if (job.status === JobStatus.CANCELLED && WORKER_ACTIONS.has(action.kind)) throw cancelledJob(ctx.jobId, job.finishedAt);
     if (!allowed.includes(job.status)) {
       throw invalidTransition('Job', ctx.jobId, job.status, to, { action: VERBS[action.kind], allowed, hint: JOB_HINTS[job.status] });
     }

@@ -5,15 +5,14 @@ import { retryWhileStale, Stale } from '../common/mutate';
 import { entities, type EntityItem } from '../common/entities';
 import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
-import { streams } from '../common/streams';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } from '../errors';
 import type { PageRequest } from '../infra/dynamo/store';
-import { type ConditionFailure, del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
+import { type ConditionFailure, del, type UnitWrite } from '../infra/dynamo/write';
 import { checkFields } from '../common/fields';
 import { canonicalJson, checkClientKey } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.kinds';
-import { JobItems, type WorkItemItem } from './job.items';
+import { JobItems, openReached } from './job.items';
 import type { ProjectRepository } from '../project/project.repository';
 import {
   jobsByStatus,
@@ -25,6 +24,7 @@ import {
   stepsAwaitingReview,
   jobKey,
 } from './job.keys';
+import { eventWrites, itemClaimability, jobFields, jobWorkWrites, type StepLike, stepWrite } from './job.writes';
 import {
   decide,
   initialSteps,
@@ -40,18 +40,14 @@ import {
 } from './job.machine';
 import type { CreateJobInput } from './job.type';
 
-/** A finished job is kept this long, then expires. */
-const FINISHED_JOB_TTL_DAYS = 90;
 /** The most items createJob takes (more: addWorkItems after it). */
 const MAX_ITEMS_AT_CREATE = 50;
 /** How many claimable steps one claimWork reads and tries, oldest first. */
 const CLAIM_CANDIDATES = 20;
 /** What losing a claim to another worker looks like: the step moved on, or the job changed too fast. */
-const CLAIM_RACES = new Set<string>([ErrorCode.INVALID_TRANSITION, ErrorCode.CONFLICT, ErrorCode.NOT_FOUND]);
+const CLAIM_RACES = new Set<string>([ErrorCode.INVALID_TRANSITION, ErrorCode.CONFLICT, ErrorCode.NOT_FOUND, ErrorCode.JOB_CANCELLED]);
 /** Items per transaction when a job's partition is deleted (DynamoDB allows 100). */
 const DELETE_BATCH = 90;
-/** The most step attempts that take their finished job's expiry in its last transaction (see expiringSteps). */
-const MAX_EXPIRING_STEPS = 60;
 /** Idempotency records expire after this long (the seeds ask for 24–72 hours). */
 const IDEMPOTENCY_TTL_HOURS = 48;
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
@@ -85,82 +81,10 @@ export function deriveIdempotencyKey(
   return `derived:${createHash('sha256').update(material).digest('base64url')}`;
 }
 
-/**
- * The job as an event carries it: every field of the Job type as this change left it, so a
- * client's cache can take the whole object (`inputs`, which can be large, is left out and read
- * when a client asks for it, see JobResolver.inputs).
- */
-function snapshotOf(job: JobItem): Record<string, unknown> {
-  const { entityType, jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts } = job;
-  const { provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version, declared, itemCounts } = job;
-  return {
-    ...{ entityType, jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts, itemCounts },
-    ...{ provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version, declared, seq: version },
-    inputsLeftOut: true,
-  };
-}
-
 type JobItem = EntityItem<'Job'>;
-
-/** A work item as an event carries it: its fields without key and index attributes. */
-function itemSnapshot(item: WorkItemItem): Record<string, unknown> {
-  const { jobId, stage, sequence, status, attempt, maxAttempt, progress, inputs, outputs, error, worker, leaseExpiresAt } = item;
-  const { startedAt, finishedAt, version, createdAt, updatedAt } = item;
-  return {
-    ...{ entityType: 'WorkItem', jobId, stage, sequence, status, attempt, maxAttempt, progress, inputs, outputs, error, worker },
-    ...{ leaseExpiresAt, startedAt, finishedAt, version, createdAt, updatedAt },
-  };
-}
-/** A step attempt as stored, or as just decided (before it has a key). */
-type StepLike = StepState & { jobId: string };
 
 const toStep = <S extends StepLike>(item: S) => ({ ...item, artifacts: item.artifacts ?? [] });
 const toJob = (item: JobItem, steps?: StepLike[]) => ({ ...item, seq: item.version, steps: steps?.map(toStep) });
-
-/** The step fields of a stored step attempt, without its key and index attributes. */
-function stepStateOf(item: StepState): StepState {
-  const { name, order, attempt, status, progress, artifacts, metrics, outputs, error, approvedBy, decidedAt, startedAt, finishedAt } = item;
-  const { worker, leaseExpiresAt } = item;
-  return {
-    name,
-    order,
-    attempt,
-    status,
-    progress,
-    artifacts,
-    metrics,
-    outputs,
-    error,
-    approvedBy,
-    decidedAt,
-    startedAt,
-    finishedAt,
-    worker,
-    leaseExpiresAt,
-  };
-}
-
-/** What a step's write needs to know of its job (to say whether the step can be claimed). */
-interface StepJob {
-  jobId: string;
-  kind: string;
-  status: JobStatus;
-  currentStep?: string | null;
-  attempts: Record<string, number>;
-}
-
-/**
- * Whether a worker may claim the step now or later, and from when: its job's current attempt of
- * its current step, while the job runs (or waits to), either waiting (from now) or held by a
- * worker (from when the lease runs out). Every other step leaves the claimable index.
- */
-function claimability(job: StepJob, step: StepState, at: string): { claimable?: true; availableAt?: string } {
-  const current = (job.status === JobStatus.QUEUED || job.status === JobStatus.RUNNING) && job.currentStep === step.name;
-  if (!current || job.attempts[step.name] !== step.attempt) return {};
-  if (step.status === StepStatus.PENDING) return { claimable: true, availableAt: at };
-  if (step.status === StepStatus.RUNNING && step.leaseExpiresAt) return { claimable: true, availableAt: step.leaseExpiresAt };
-  return {};
-}
 
 const byOrder = (a: StepState, b: StepState) => a.order - b.order || a.attempt - b.attempt;
 
@@ -179,7 +103,7 @@ export class JobRepository {
     /** How long a worker holds a step without reporting (see Config.jobLeaseSeconds). */
     private readonly leaseSeconds = 60,
   ) {
-    this.items = new JobItems(scope, this, leaseSeconds);
+    this.items = new JobItems(scope, leaseSeconds);
   }
 
   /** The job item and its step attempts, read together (one query, strongly consistent). */
@@ -254,81 +178,6 @@ export class JobRepository {
     return result.map((item) => toJob(item));
   }
 
-  /**
-   * The events of one change: the job's own (seq = the job's new version, which is also its
-   * position in the job's stream) and, when the status changed, one each in the project's and the
-   * tenant's job status streams, placed at commit after their heads (see streams.ts).
-   */
-  eventWrites(
-    job: JobItem,
-    previous: JobItem | null,
-    outcome: Pick<Outcome, 'type' | 'step'> & { item?: WorkItemItem },
-    at: string,
-    actor = this.scope.actor,
-  ): UnitWrite[] {
-    const seq = job.version;
-    const { status } = job;
-    const statusChanged = !previous || previous.status !== status;
-    const attributes = {
-      eventId: `${job.jobId}:${seq}`,
-      tenantId: this.scope.tenantId,
-      jobId: job.jobId,
-      projectId: job.projectId,
-      seq,
-      prevSeq: seq - 1,
-      type: outcome.type,
-      actor,
-      at,
-      job: snapshotOf(job),
-      step: outcome.step ? { ...outcome.step, jobId: job.jobId } : undefined,
-      item: outcome.item ? itemSnapshot(outcome.item) : undefined,
-      statusChanged,
-      expiresAt: Math.floor(Date.parse(at) / 1000) + this.scope.eventRetentionDays * 86_400,
-    };
-    const writes: UnitWrite[] = [
-      event({ ...entities.JobEvent.toItem(this.scope.tenantId, { ...attributes, stream: 'job', position: seq }), ...attributes }),
-    ];
-    if (statusChanged) {
-      writes.push(
-        streams.projectJobStatus(this.scope.tenantId, job.projectId).append(() => ({ ...attributes, stream: 'projectJobs' })),
-        streams.tenantJobStatus(this.scope.tenantId).append(() => ({ ...attributes, stream: 'tenantJobs' })),
-      );
-    }
-    return writes;
-  }
-
-  /** @internal A step attempt's put (job.items.ts writes steps in its batches too). */
-  stepWrite(job: StepJob, step: StepState, at: string, expiresAt?: number): Write {
-    // Built from the step's own fields only; the model derives its key and index attributes.
-    return entities.Step.put(this.scope.tenantId, {
-      ...stepStateOf(step),
-      ...claimability(job, step, at),
-      jobId: job.jobId,
-      kind: job.kind,
-      updatedAt: at,
-      expiresAt,
-    });
-  }
-
-  /**
-   * When a job finishes, its other step attempts take its expiry, so they go with it. A job has at
-   * most 20 steps, but retries can multiply the attempts: past MAX_EXPIRING_STEPS the rest are
-   * left (they are only ever read through their job, which is gone).
-   */
-  /** @internal */
-  expiringSteps(job: StepJob, stored: StepState[], written: StepState[], expiresAt: number | undefined, at: string): Write[] {
-    const same = (a: StepState, b: StepState) => a.name === b.name && a.attempt === b.attempt;
-    const untouched = stored.filter((step) => !written.some((w) => same(w, step)));
-    // A step that was claimable is written again whatever happened, so that it leaves the
-    // claimable index when its job stops (cancelled, paused, failed) or moves on.
-    // A step that becomes claimable now (the job moved on to it) is written too, so that it enters the index.
-    const wasClaimable = untouched.filter(
-      (step) => ('claimable' in step && step.claimable === true) || claimability(job, step, at).claimable,
-    );
-    if (expiresAt === undefined) return wasClaimable.map((step) => this.stepWrite(job, step, step.updatedAt ?? at));
-    return untouched.slice(0, MAX_EXPIRING_STEPS).map((step) => this.stepWrite(job, step, step.updatedAt ?? at, expiresAt));
-  }
-
   /** Starting, claiming and reporting on a step take (or renew) the worker's lease until `at` + the lease time. */
   private leased(action: JobAction, at: string): JobAction {
     if (action.kind !== 'start' && action.kind !== 'claim' && action.kind !== 'progress') return action;
@@ -354,7 +203,8 @@ export class JobRepository {
     for (let pass = 0; pass < 3; pass++) {
       const now = this.scope.now().toISOString();
       // Sort keys start with the time the work became claimable: those up to now (`#` < `$`).
-      // Steps and work items share the index's partitions, so one query finds both.
+      // Steps and the JobWork entries of jobs at fan-out stages share the index's partitions, so one
+      // query finds both.
       const spec = { ...entities.Step.query(this.scope.tenantId, index, values), skBefore: `${now}$` };
       const candidates = await this.scope.store.queryFirst(spec, CLAIM_CANDIDATES);
       // Workers asking at once read the same oldest candidates; each tries them from a random place
@@ -362,16 +212,18 @@ export class JobRepository {
       const start = Math.floor(Math.random() * candidates.length);
       let opened = false;
       const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];
-      const triedJobs = new Set<string>();
       for (const candidate of ordered) {
         try {
-          if (entities.WorkItem.is(candidate)) {
-            // A job's candidate items are offered to its batch together, in this worker's order.
-            if (triedJobs.has(candidate.jobId)) continue;
-            triedJobs.add(candidate.jobId);
-            const ofJob = ordered.filter((c): c is WorkItemItem => entities.WorkItem.is(c) && c.jobId === candidate.jobId);
-            const claimed = await this.claimItem(candidate.jobId, ofJob);
+          if (entities.JobWork.is(candidate)) {
+            // A job at a fan-out stage: its claimable items, oldest first, are offered to its group.
+            const claimed = await this.claimItem(candidate.jobId, now);
             if (claimed) return claimed;
+            continue;
+          }
+          if (entities.WorkItem.is(candidate)) {
+            // An item written before items were claimed through their job's JobWork entry: written
+            // again as it is, it leaves this index for its job's own.
+            await this.items.submit(candidate.jobId, [candidate], (state) => state.rewriteItem(candidate.stage, candidate.sequence));
             continue;
           }
           if (!entities.Step.is(candidate)) continue;
@@ -386,7 +238,7 @@ export class JobRepository {
           const step = job.steps?.find((s) => s.name === candidate.name && s.attempt === job.attempts[s.name]);
           if (step) return { job, step, item: null };
         } catch (error) {
-          // Another worker took it first, or its job moved on: try the next one.
+          // Another worker took it first, or its job moved on or was cancelled: try the next one.
           if (error instanceof AppError && CLAIM_RACES.has(error.code)) continue;
           throw error;
         }
@@ -397,26 +249,19 @@ export class JobRepository {
   }
 
   /**
-   * Claims one of a job's candidate work items for claimWork: null when other workers took them
-   * all first, or their leases ran out past their attempts (they failed). Items whose job is no
-   * longer at their stage (the stage failed, the job was cancelled) leave the claimable index
-   * here, so each is met once.
+   * Claims one of a job's claimable work items for claimWork: the oldest few its index lists
+   * (waiting, or held past their lease) are offered to the job's group. Null when other workers
+   * took them all first, or their leases ran out past their attempts (they failed).
    */
-  private async claimItem(jobId: string, candidates: WorkItemItem[]) {
-    try {
-      const claimed = await this.items.claimAny(jobId, candidates);
-      if (claimed.item && claimed.step) {
-        return { job: toJob(claimed.job), step: toStep({ ...claimed.step, jobId }), item: claimed.item };
-      }
-      const live = claimed.job.status === JobStatus.RUNNING || claimed.job.status === JobStatus.QUEUED;
-      for (const candidate of candidates) {
-        if (!live || claimed.job.currentStep !== candidate.stage) await this.items.unclaimable(candidate);
-      }
-      return null;
-    } catch (error) {
-      if (error instanceof AppError && CLAIM_RACES.has(error.code)) return null;
-      throw error;
-    }
+  private async claimItem(jobId: string, now: string) {
+    const spec = { ...entities.WorkItem.query(this.scope.tenantId, 'claimableInJob', { jobId }), skBefore: `${now}$` };
+    const candidates = (await this.scope.store.queryFirst(spec, CLAIM_CANDIDATES)).filter((c) => entities.WorkItem.is(c));
+    if (candidates.length === 0) return null;
+    // Workers asking at once read the same oldest items; each offers them from a random place.
+    const start = Math.floor(Math.random() * candidates.length);
+    const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];
+    const claimed = await this.items.claimAny(jobId, ordered);
+    return claimed.item && claimed.step ? { job: toJob(claimed.job), step: toStep({ ...claimed.step, jobId }), item: claimed.item } : null;
   }
 
   /**
@@ -537,7 +382,7 @@ export class JobRepository {
         // concurrent duplicates one creates the new job and the others get it.
         takeOver ? record.where({ jobId: takeOver }, duplicate) : record.ifNewOrExpired(nowSeconds, duplicate),
         entities.Job.put(this.scope.tenantId, job).ifNew(),
-        ...steps.map((step) => this.stepWrite(job, step, at)),
+        ...steps.map((step) => stepWrite(this.scope, job, step, at)),
         ...items.map((itemInputs, i) =>
           entities.WorkItem.put(this.scope.tenantId, {
             jobId,
@@ -553,17 +398,20 @@ export class JobRepository {
             createdAt: at,
             updatedAt: at,
             createdBy: this.scope.actor,
-            availableAt: at,
+            ...itemClaimability({ status: 'PENDING', availableAt: at, createdAt: at }),
           }).ifNew(),
         ),
         this.projects.activeProjectCheck(projectId),
-        ...this.eventWrites(job, null, { type: JobEventType.JOB_CREATED }, at),
+        ...eventWrites(this.scope, job, null, { type: JobEventType.JOB_CREATED }, at, this.scope.actor),
+        ...jobWorkWrites(this.scope, null, job, at),
       ]);
     } catch (error) {
       if (error instanceof Duplicate) return this.existing(error.jobId);
       throw error;
     }
-    if (fanOutOf(job, job.currentStep ?? '')) await this.items.afterChange(jobId, job);
+    // A first stage that fans out opens at once (STEP_STARTED; without items it completes). Should
+    // this fail, the job stands and its items are claimable anyway: the first claim opens it.
+    if (fanOutOf(job, job.currentStep ?? '')) await this.items.open(jobId, job.currentStep ?? '');
     return toJob(
       job,
       steps.map((s) => ({ ...s, jobId })),
@@ -698,59 +546,28 @@ export class JobRepository {
   }
 
   /**
-   * Applies a worker's or a person's action. Judged on the job as read; written only if the job
-   * is still at that version. Losing a race re-reads and re-judges, so of N identical actions one
-   * succeeds and the others get INVALID_TRANSITION. Throws NOT_FOUND for an unknown job.
+   * Applies a worker's or a person's action: a command on the job's committer (job.items.ts),
+   * decided by `decide` on the job as read and committed only if the job is still at that version;
+   * a lost race re-reads and re-decides, so of N identical actions one succeeds and the others get
+   * INVALID_TRANSITION. A job that reaches a fan-out stage opens it in the same transaction.
+   * Throws NOT_FOUND for an unknown job, JOB_CANCELLED for a worker's action on a cancelled one.
    */
   async act(jobId: string, action: JobAction, review: { comment?: string | null } = {}) {
+    assertId(jobId, 'job', 'jobId');
     if ('artifacts' in action) {
       maxItems(action.artifacts, 'artifacts', 50);
       for (const key of action.artifacts) validateS3Key(key, this.scope.tenantId, 'artifacts');
     }
     if ('metrics' in action) boundedJson(action.metrics, 'metrics');
-    return retryWhileStale(async (mayRetry) => {
-      const found = await this.read(jobId);
-      if (!found) throw notFound('Job', jobId);
-      const { job, steps } = found;
-      const current = new Map<string, StepState>();
-      for (const step of steps) if (job.attempts[step.name] === step.attempt) current.set(step.name, stepStateOf(step));
-      const at = this.scope.now().toISOString();
-      const leased = this.leased(this.declaredAction(job, action), at);
-      const outcome = decide(stateOf(job), current, leased, { now: at, actor: this.scope.actor, jobId });
-      const next = {
-        ...job,
-        ...outcome.job,
-        // The machine clears with null; the item leaves a cleared attribute out.
-        currentStep: outcome.job.currentStep ?? undefined,
-        error: outcome.job.error ?? undefined,
-        startedAt: outcome.job.startedAt ?? undefined,
-        finishedAt: outcome.job.finishedAt ?? undefined,
-        version: job.version + 1,
-        updatedAt: at,
-        expiresAt: TERMINAL.has(outcome.job.status) ? Math.floor(Date.parse(at) / 1000) + FINISHED_JOB_TTL_DAYS * 86_400 : undefined,
-      };
-      // A lost race re-reads and re-judges: the worker's action is decided on fresh state.
-      await this.scope.commit([
-        entities.Job.put(this.scope.tenantId, next).ifVersion(job.version, (now) =>
-          !now
-            ? notFound('Job', jobId)
-            : mayRetry
-              ? new Stale()
-              : new AppError(ErrorCode.CONFLICT, `Job ${jobId} is changing too fast; try again.`),
-        ),
-        ...outcome.steps.map((step) => this.stepWrite(next, step, at, next.expiresAt)),
-        ...this.expiringSteps(next, steps, outcome.steps, next.expiresAt, at),
-        ...this.eventWrites(next, job, outcome, at),
-        ...this.reviewEvents(next, action, review.comment),
-        ...this.assetWrites(next, outcome, at),
-      ]);
-      const id = (s: StepState) => `${s.order}:${s.name}:${s.attempt}`;
-      const written = new Map(outcome.steps.map((s) => [id(s), { ...s, jobId }]));
-      const merged: StepLike[] = steps.map((s) => written.get(id(s)) ?? s);
-      for (const [key, s] of written) if (!steps.some((old) => id(old) === key)) merged.push(s);
-      // A fan-out stage just reached opens; the items of a job that stopped leave the claimable index.
-      if (next.itemCounts || fanOutOf(next, next.currentStep ?? '')) await this.items.afterChange(jobId, next);
-      return toJob(next, merged.sort(byOrder));
+    const actor = this.scope.actor;
+    return this.items.submit(jobId, [], (state) => {
+      const leased = this.leased(this.declaredAction(state.job, action), state.at);
+      const outcome = decide(stateOf(state.job), state.steps, leased, { now: state.at, actor, jobId });
+      for (const step of outcome.steps) state.putStep({ ...step, jobId });
+      state.change(jobFields(outcome.job, state.at), outcome.type, actor, { step: outcome.step });
+      state.extra.push(...this.reviewEvents(state.job, action, review.comment), ...this.assetWrites(state.job, outcome, state.at));
+      openReached(state, actor);
+      return toJob(state.job, state.allSteps());
     });
   }
 }

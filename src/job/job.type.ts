@@ -4,7 +4,7 @@ import { Connection, ForwardPageArgs, PageArgs } from '../common/pagination';
 import { DateTime, JSONObject, JSONValue } from '../common/scalars';
 import { Versioned } from '../common/versioned.type';
 import { JobEventType, JobStatus, StepStatus } from './job.machine';
-import { ItemStatus } from './job.items';
+import { ItemStatus } from './job.machine';
 import { entities } from '../common/entities';
 
 registerEnumType(JobStatus, {
@@ -74,6 +74,7 @@ registerEnumType(ItemStatus, {
     RUNNING: { description: 'Held by a worker under a lease that its progress reports renew.' },
     COMPLETED: { description: 'Done, with its outputs (final).' },
     FAILED: { description: 'Failed past its attempts; retryWorkItem reopens it.' },
+    CANCELLED: { description: 'Its job was cancelled before it finished (final).' },
   },
 });
 
@@ -268,7 +269,7 @@ export class WorkItem {
   @Field(() => Int, { description: 'Its place in the stage, from 1.' })
   sequence!: number;
 
-  @Field(() => ItemStatus, { description: 'Where it stands: PENDING, RUNNING, COMPLETED or FAILED.' })
+  @Field(() => ItemStatus, { description: 'Where it stands: PENDING, RUNNING, COMPLETED, FAILED or CANCELLED.' })
   status!: ItemStatus;
 
   @Field(() => Int, { description: 'The current attempt, from 1; report on the item with it.' })

@@ -151,10 +151,11 @@ describe('jobs, steps and live progress', () => {
     const cancelled = dataOf(await server.request(CancelJobDocument, { jobId: job.jobId }, editor)).cancelJob;
     expect(cancelled.status).toBe('CANCELLED');
     expect(cancelled.steps.map((s) => s.status)).toEqual(['RUNNING', 'SKIPPED', 'SKIPPED']);
+    // A worker still on the cancelled job is told so with a code of its own, so it can drop the work.
     expect((await server.request(CompleteStepDocument, { jobId: job.jobId, stepName: 'a' }, worker)).errors?.[0].extensions).toMatchObject({
-      code: 'INVALID_TRANSITION',
-      from: 'CANCELLED',
-      to: 'RUNNING',
+      code: 'JOB_CANCELLED',
+      jobId: job.jobId,
+      cancelledAt: expect.any(String),
     });
     expect((await server.request(CancelJobDocument, { jobId: job.jobId }, editor)).errors?.[0].extensions).toMatchObject({
       code: 'INVALID_TRANSITION',

@@ -257,7 +257,7 @@ describe('every stream resumable across three instances, Redis and instance fail
 
   /**
    * Runs a mutation on a random live instance, moving to another one when an instance does not
-   * answer or answers with a transient error (CONFLICT under contention, SERVICE_UNAVAILABLE), as
+   * answer or answers with a transient error (CONFLICT, CONTENDED under contention, SERVICE_UNAVAILABLE), as
    * a worker behind a load balancer would. Returns the data, or null after 8 tries.
    */
   async function write(query: string): Promise<Record<string, any> | null> {
@@ -270,7 +270,7 @@ describe('every stream resumable across three instances, Redis and instance fail
         // A step change whose answer was lost with a dying instance may have committed: its retry
         // then finds the step moved on. The table, not this writer, says what happened.
         if (code === 'INVALID_TRANSITION' && unanswered) return null;
-        if (code !== 'CONFLICT' && code !== 'SERVICE_UNAVAILABLE') throw new Error(JSON.stringify(result.errors));
+        if (!['CONFLICT', 'CONTENDED', 'SERVICE_UNAVAILABLE'].includes(code ?? '')) throw new Error(JSON.stringify(result.errors));
       } catch (error) {
         // (By name: fetch's errors come from outside jest's realm, so instanceof TypeError fails.)
         if (!['TypeError', 'TimeoutError'].includes((error as Error).name)) throw error;

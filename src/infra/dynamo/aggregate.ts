@@ -1,0 +1,197 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { AppError, ErrorCode } from '../../errors';
+
+/*
+ * The committer of aggregates: an aggregate (a job with its steps and items) is one thing that
+ * changes as a whole, each change moving its version by one, so two writers of one aggregate
+ * serialize on it. Done naively, N callers changing one aggregate at the same moment each read
+ * version v, one commits and N − 1 lose and retry: O(N²) transactions, and the unlucky starve.
+ * Instead the commands for one aggregate queue in this process; one group at a time is decided
+ * and committed: the aggregate is read once, the commands are applied in order to that state
+ * (each a pure decision on it), and all that they changed is committed in one transaction
+ * conditioned on the versions read. While a group commits the next one gathers, so an
+ * aggregate's throughput is about (commands per group) / (one read + one transaction). Writers
+ * on other instances still race on the version: the losing group is read and decided again, with
+ * jittered backoff, a bounded number of times.
+ */
+
+/**
+ * Thrown by a commit (a write's failed condition maps to it) when the aggregate changed since it
+ * was read: the group is read and decided again. Never reaches a client.
+ */
+export class Stale extends Error {}
+
+/** The state a group is decided on. */
+export interface DecisionState<Self> {
+  /** A copy a command may change; the group adopts it only when the command did not throw, so a refused command changes nothing. */
+  fork(): Self;
+  adopt(other: Self): void;
+  /** How many writes committing this state would take (roughly), to keep a group within one transaction. */
+  readonly size: number;
+}
+
+/** How a group reads and commits its aggregate: the leading command's request supplies it (its scope, its budget). */
+export interface AggregateIO<S> {
+  /** Reads the aggregate as it is now, for the group's commands (`refs`: what the commands name, e.g. items). */
+  load(refs: readonly string[]): Promise<S>;
+  /** Commits what the decided state changed (nothing to do when nothing changed); throws Stale when the aggregate moved. */
+  commit(state: S): Promise<void>;
+}
+
+interface Command<S> {
+  io: AggregateIO<S>;
+  /** Runs a function in the asynchronous context of the request that sent the command (its budget, its trace). */
+  inContext: <R>(fn: () => R) => R;
+  refs: readonly string[];
+  apply(state: S): unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+export interface AggregateLimits {
+  /** Commands one group takes; more wait for the next group. */
+  maxCommands: number;
+  /** Writes one group's transaction may hold (DynamoDB allows 100; stream heads and events are added at commit). */
+  maxWrites: number;
+  /** Rounds a group is read and decided again after another writer moved the aggregate first. */
+  maxRounds: number;
+}
+
+/** What the committer did since start (the bench reads it): groups, commands, lost rounds, committed commands. */
+export interface AggregateStats {
+  batches: number;
+  intents: number;
+  conflicts: number;
+  committed: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Commits commands on aggregates of one type, in groups per aggregate (see the top of this file).
+ * One instance per store and aggregate type; its queues go as soon as they are drained.
+ */
+export class AggregateCommitter<S extends DecisionState<S>> {
+  private readonly queues = new Map<string, { pending: Command<S>[]; running: boolean }>();
+
+  constructor(
+    private readonly limits: AggregateLimits,
+    /** The error a command gets when its group lost to other writers `maxRounds` times. */
+    private readonly tooBusy: (aggregateId: string) => Error,
+    /** Where it counts what it did (shared by the committers of one aggregate type). */
+    readonly stats: AggregateStats = { batches: 0, intents: 0, conflicts: 0, committed: 0 },
+  ) {}
+
+  /** How many aggregates have a queue now (zero when no change is under way). */
+  get openQueues(): number {
+    return this.queues.size;
+  }
+
+  /**
+   * Queues `apply` for aggregate `id` and resolves with what it returned once its group
+   * committed; rejects with what it threw (nothing of it is written), with the error the read or
+   * the commit failed with, or with `tooBusy` past the retry bound.
+   */
+  submit<T>(id: string, io: AggregateIO<S>, refs: readonly string[], apply: (state: S) => T): Promise<T> {
+    let queue = this.queues.get(id);
+    if (!queue) {
+      queue = { pending: [], running: false };
+      this.queues.set(id, queue);
+    }
+    const promise = new Promise<T>((resolve, reject) => {
+      queue.pending.push({ io, inContext: AsyncLocalStorage.snapshot(), refs, apply, resolve: (v) => resolve(v as T), reject });
+    });
+    if (!queue.running) {
+      queue.running = true;
+      void this.drain(id, queue);
+    }
+    return promise;
+  }
+
+  private async drain(id: string, queue: { pending: Command<S>[]; running: boolean }): Promise<void> {
+    try {
+      while (queue.pending.length > 0) {
+        const group = queue.pending.splice(0, this.limits.maxCommands);
+        // A group runs for the requests whose commands it holds, within the first one's budget:
+        // never within the budget of a request that started this loop and has since ended.
+        let deferred: Command<S>[];
+        try {
+          deferred = await group[0].inContext(() => this.run(id, group));
+        } catch (error) {
+          // run settles its commands itself; a throw here is a fault of this code, and the
+          // commands get it rather than waiting forever (settling twice is a no-op).
+          for (const command of group) command.reject(error);
+          deferred = [];
+        }
+        queue.pending.unshift(...deferred);
+      }
+    } finally {
+      queue.running = false;
+      if (this.queues.get(id) === queue) this.queues.delete(id);
+    }
+  }
+
+  /**
+   * Decides and commits one group. Returns the commands that did not fit (they go first in the
+   * next group); every other command of the group is settled.
+   */
+  private async run(id: string, group: Command<S>[]): Promise<Command<S>[]> {
+    this.stats.batches++;
+    this.stats.intents += group.length;
+    const io = group[0].io;
+    const refs = [...new Set(group.flatMap((c) => c.refs))];
+    for (let round = 1; ; round++) {
+      let state: S;
+      try {
+        state = await io.load(refs);
+      } catch (error) {
+        // A failed read (the aggregate is gone, DynamoDB is out, the first request's budget ran
+        // out) fails the first command, in whose request it ran; the others are tried again.
+        group[0].reject(error);
+        return group.slice(1);
+      }
+      const done: [Command<S>, unknown][] = [];
+      const refused: [Command<S>, unknown][] = [];
+      const deferred: Command<S>[] = [];
+      for (const command of group) {
+        const fork = state.fork();
+        try {
+          const value = command.apply(fork);
+          if (fork.size > this.limits.maxWrites && done.length > 0) {
+            deferred.push(command);
+            continue;
+          }
+          state.adopt(fork);
+          done.push([command, value]);
+        } catch (error) {
+          refused.push([command, error]);
+        }
+      }
+      try {
+        if (done.length > 0) await io.commit(state);
+        this.stats.committed += done.length;
+      } catch (error) {
+        if (error instanceof Stale && round < this.limits.maxRounds) {
+          this.stats.conflicts++;
+          await sleep(Math.min(200, 2 * 2 ** round) * (0.5 + Math.random()));
+          continue;
+        }
+        if (!(error instanceof Stale)) {
+          // As for a failed read: the first command fails with the error, the others are tried again.
+          group[0].reject(error);
+          return group.slice(1);
+        }
+        const failure = this.tooBusy(id);
+        for (const [command] of [...done, ...refused]) command.reject(failure);
+        return deferred;
+      }
+      for (const [command, value] of done) command.resolve(value);
+      for (const [command, error] of refused) command.reject(error);
+      return deferred;
+    }
+  }
+}
+
+/** The error a job's command gets when other instances kept changing the job past the retry bound. */
+export const changingTooFast = (entity: string) => (id: string) =>
+  new AppError(ErrorCode.CONFLICT, `${entity} ${id} is being changed by others right now; try again.`);

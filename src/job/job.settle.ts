@@ -1,0 +1,172 @@
+import { entities, OPS_SHARDS } from '../common/entities';
+import type { Item, Store } from '../infra/dynamo/store';
+import { Stale } from '../infra/dynamo/aggregate';
+import { isServiceUnavailable } from '../infra/dependency';
+import { del } from '../infra/dynamo/write';
+import { logger } from '../logger';
+import { ItemStatus } from './job.machine';
+import { itemClaimability } from './job.writes';
+
+/*
+ * The settle sweep: a finished job's work items take its expiry (so they go with it), and the
+ * unfinished items of a cancelled job are cancelled (so they leave the job's claimable index).
+ * A job has up to MAX_STAGE_ITEMS items a stage, far more than one transaction holds, so this
+ * cannot happen in the transaction that finishes the job; that transaction writes the job's
+ * JobSettle entry instead (job.writes.ts), and this sweep works through the entries: a page of
+ * items at a time, each item written on condition of its version, the entry's checkpoint (the
+ * last item settled) moved after each page, the entry removed when the last page is done. A crash
+ * resumes from the checkpoint; a failure is logged and retried at the next sweep; the entry's
+ * absence shows the job settled.
+ */
+
+/** Items settled per page (each its own conditional write, 25 at a time). */
+const PAGE = 100;
+const PARALLEL = 25;
+/** Entries one sweep takes from each shard. */
+const ENTRIES_PER_SHARD = 25;
+/** Times an item write is retried after the item changed under it (a retried job's group wrote it). */
+const ITEM_ATTEMPTS = 3;
+
+export interface SettleOptions {
+  /** How often the sweep looks for jobs to settle. */
+  intervalMs: number;
+}
+
+/** What one sweep did: the jobs it finished settling and the items it wrote. */
+export interface SettleResult {
+  jobs: number;
+  items: number;
+}
+
+/** The tenant and job of a JobSettle entry, read from its key (`TENANT#<t>#JOB#<j>`). */
+function ownerOf(entry: Item): { tenantId: string; jobId: string } {
+  const match = /^TENANT#(.+)#JOB#([^#]+)$/.exec(String(entry.PK));
+  if (!match) throw new Error(`A JobSettle entry with an unexpected key: ${entry.PK}`);
+  return { tenantId: match[1], jobId: match[2] };
+}
+
+export class JobSettler {
+  private timer?: NodeJS.Timeout;
+  private sweeping?: Promise<SettleResult>;
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: SettleOptions,
+  ) {}
+
+  /** How many jobs wait to be settled (all shards; for tests and metrics). */
+  async pending(): Promise<number> {
+    let count = 0;
+    for (let shard = 0; shard < OPS_SHARDS; shard++) {
+      count += (await this.store.queryAll({ ...entities.JobSettle.query('', 'pending', { shard }) }, 100_000)).length;
+    }
+    return count;
+  }
+
+  /**
+   * Settles the jobs whose entries it finds (each to the end, page by page); resolves with what it
+   * did. Rejects with the first failure after trying every entry it read (the others' progress is
+   * kept in their checkpoints). One sweep at a time: a call during a sweep shares it.
+   */
+  sweep(): Promise<SettleResult> {
+    this.sweeping ??= (async () => {
+      const result: SettleResult = { jobs: 0, items: 0 };
+      let failure: unknown;
+      for (let shard = 0; shard < OPS_SHARDS; shard++) {
+        const entries = await this.store.queryFirst(entities.JobSettle.query('', 'pending', { shard }), ENTRIES_PER_SHARD);
+        for (const entry of entries) {
+          try {
+            result.items += await this.settle(entry);
+            result.jobs++;
+          } catch (error) {
+            failure ??= error;
+          }
+        }
+      }
+      if (failure) throw failure;
+      return result;
+    })().finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  /** Settles one job from its entry's checkpoint to its last item, then removes the entry; returns the items written. */
+  private async settle(entry: Item): Promise<number> {
+    if (!entities.JobSettle.is(entry)) return 0;
+    const { tenantId, jobId } = ownerOf(entry);
+    let checkpoint = entry;
+    let written = 0;
+    let after = entry.after;
+    for (;;) {
+      // The items after the checkpoint: a space sorts below every character of a key, and `$`
+      // above the `#` that follows ITEM, so the range holds exactly the item keys after it.
+      const pk = entities.Job.key.pkOf(tenantId, { jobId });
+      const rest: [string, string] = [`${after} `, 'ITEM$'];
+      const spec = after ? { pk, skBetween: rest } : { pk, skPrefix: 'ITEM#' };
+      const page = await this.store.queryFirst(spec, PAGE);
+      for (let i = 0; i < page.length; i += PARALLEL) {
+        const counts = await Promise.all(page.slice(i, i + PARALLEL).map((item) => this.settleItem(tenantId, item, checkpoint)));
+        written += counts.reduce((a, b) => a + b, 0);
+      }
+      if (page.length < PAGE) break;
+      after = String(page[page.length - 1].SK);
+      // The checkpoint moves only if the entry is still the one read: a job retried out of FAILED
+      // removed it, and then there is nothing left to settle.
+      const next = { ...checkpoint, after, version: checkpoint.version + 1 };
+      await this.store.transact([entities.JobSettle.put(tenantId, next).ifVersion(checkpoint.version, () => new Stale())]);
+      checkpoint = next;
+    }
+    await this.store.transact([del({ PK: entry.PK, SK: entry.SK }).ifVersion(checkpoint.version, () => new Stale())]);
+    return written;
+  }
+
+  /** Gives one item its job's expiry (and cancels it if unfinished in a cancelled job); 1 when it wrote. */
+  private async settleItem(tenantId: string, first: Item, entry: { jobExpiresAt: number; cancelled?: boolean }): Promise<number> {
+    let item = first;
+    for (let attempt = 1; ; attempt++) {
+      if (!entities.WorkItem.is(item)) return 0;
+      const unfinished = item.status === ItemStatus.PENDING || item.status === ItemStatus.RUNNING;
+      const cancel = entry.cancelled === true && unfinished;
+      if (!cancel && item.expiresAt === entry.jobExpiresAt) return 0;
+      const status = cancel ? ItemStatus.CANCELLED : item.status;
+      if (status !== item.status) entities.WorkItem.assertTransition(`${item.stage}#${item.sequence}`, item.status, status);
+      const settled = {
+        ...item,
+        status,
+        ...(cancel ? { leaseExpiresAt: undefined } : {}),
+        expiresAt: entry.jobExpiresAt,
+        version: item.version + 1,
+      };
+      try {
+        await this.store.transact([
+          entities.WorkItem.put(tenantId, { ...settled, ...itemClaimability(settled) }).ifVersion(item.version, () => new Stale()),
+        ]);
+        return 1;
+      } catch (error) {
+        if (!(error instanceof Stale) || attempt >= ITEM_ATTEMPTS) throw error;
+        const again = await this.store.get({ PK: item.PK, SK: item.SK });
+        if (!again) return 0;
+        item = again;
+      }
+    }
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.sweep().catch((err) => {
+        // An outage is summarized by the OutageLog; anything else is worth a line. Either way the
+        // entries stay, and the next sweep resumes them from their checkpoints.
+        if (!isServiceUnavailable(err)) logger.warn({ err }, 'job settle sweep failed; the next sweep resumes it');
+      });
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the timer and waits for a sweep under way (whose failure its starter logs or reports). */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sweeping?.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+}

@@ -1,0 +1,265 @@
+import { entities, type EntityItem, type ItemCountsItem } from '../common/entities';
+import type { Scope } from '../common/scope';
+import { streams } from '../common/streams';
+import { del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
+import { fanOutOf } from './job.kinds';
+import { ItemStatus, type JobEventType, type JobState, JobStatus, type StepState, StepStatus, TERMINAL } from './job.machine';
+
+/*
+ * What a change of the job aggregate writes besides the job itself: its step attempts, its events
+ * (the job's own stream, and the status streams), its JobWork entry and its JobSettle entry. All
+ * of it is derived from the job, its steps and its items as the change left them, and written in
+ * the change's own transaction: nothing here is repaired afterwards.
+ */
+
+export type JobItem = EntityItem<'Job'>;
+export type WorkItemItem = EntityItem<'WorkItem'>;
+
+/** A finished job is kept this long, then expires (and its steps and items with it). */
+export const FINISHED_JOB_TTL_DAYS = 90;
+/** The most step attempts that take their finished job's expiry in its last transaction (see expiringSteps). */
+const MAX_EXPIRING_STEPS = 60;
+
+/**
+ * Whether an item may be claimed now or later, and from when, by its own state only: a waiting
+ * item from when it became available (after any backoff), a running one from when its lease runs
+ * out. Whether its job is at its stage is the job's JobWork entry (jobWorkOf).
+ */
+export function itemClaimability(item: Pick<WorkItemItem, 'status' | 'availableAt' | 'leaseExpiresAt' | 'createdAt'>): {
+  claimable?: true;
+  availableAt?: string;
+} {
+  if (item.status === ItemStatus.PENDING) return { claimable: true, availableAt: item.availableAt ?? item.createdAt };
+  if (item.status === ItemStatus.RUNNING && item.leaseExpiresAt) return { claimable: true, availableAt: item.leaseExpiresAt };
+  return { claimable: undefined, availableAt: undefined };
+}
+
+/** The counts of a stage's items (zeros before it has any). */
+export const countsOf = (job: { itemCounts?: Record<string, ItemCountsItem> }, stage: string): ItemCountsItem =>
+  job.itemCounts?.[stage] ?? { total: 0, running: 0, completed: 0, failed: 0 };
+
+/**
+ * The job as an event carries it: every field of the Job type as this change left it, so a
+ * client's cache can take the whole object (`inputs`, which can be large, is left out and read
+ * when a client asks for it, see JobResolver.inputs).
+ */
+function snapshotOf(job: JobItem): Record<string, unknown> {
+  const { entityType, jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts } = job;
+  const { provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version, declared, itemCounts } = job;
+  return {
+    ...{ entityType, jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts, itemCounts },
+    ...{ provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version, declared, seq: version },
+    inputsLeftOut: true,
+  };
+}
+
+/** A work item as an event carries it: its fields without key and index attributes. */
+function itemSnapshot(item: WorkItemItem): Record<string, unknown> {
+  const { jobId, stage, sequence, status, attempt, maxAttempt, progress, inputs, outputs, error, worker, leaseExpiresAt } = item;
+  const { startedAt, finishedAt, version, createdAt, updatedAt } = item;
+  return {
+    ...{ entityType: 'WorkItem', jobId, stage, sequence, status, attempt, maxAttempt, progress, inputs, outputs, error, worker },
+    ...{ leaseExpiresAt, startedAt, finishedAt, version, createdAt, updatedAt },
+  };
+}
+
+/** The step fields of a stored step attempt, without its key and index attributes. */
+export function stepStateOf(item: StepState): StepState {
+  const { name, order, attempt, status, progress, artifacts, metrics, outputs, error, approvedBy, decidedAt, startedAt, finishedAt } = item;
+  const { worker, leaseExpiresAt } = item;
+  return {
+    name,
+    order,
+    attempt,
+    status,
+    progress,
+    artifacts,
+    metrics,
+    outputs,
+    error,
+    approvedBy,
+    decidedAt,
+    startedAt,
+    finishedAt,
+    worker,
+    leaseExpiresAt,
+  };
+}
+
+/** What a step's write needs to know of its job (to say whether the step can be claimed). */
+export interface StepJob {
+  jobId: string;
+  kind: string;
+  status: JobStatus;
+  currentStep?: string | null;
+  attempts: Record<string, number>;
+}
+
+/**
+ * Whether a worker may claim the step now or later, and from when: its job's current attempt of
+ * its current step, while the job runs (or waits to), either waiting (from now) or held by a
+ * worker (from when the lease runs out). Every other step leaves the claimable index.
+ */
+function claimability(job: StepJob, step: StepState, at: string): { claimable?: true; availableAt?: string } {
+  const current = (job.status === JobStatus.QUEUED || job.status === JobStatus.RUNNING) && job.currentStep === step.name;
+  if (!current || job.attempts[step.name] !== step.attempt) return {};
+  if (step.status === StepStatus.PENDING) return { claimable: true, availableAt: at };
+  if (step.status === StepStatus.RUNNING && step.leaseExpiresAt) return { claimable: true, availableAt: step.leaseExpiresAt };
+  return {};
+}
+
+/** A step attempt's put: built from the step's own fields; the model derives its key and index attributes. */
+export function stepWrite(scope: Pick<Scope, 'tenantId'>, job: StepJob, step: StepState, at: string, expiresAt?: number): Write {
+  return entities.Step.put(scope.tenantId, {
+    ...stepStateOf(step),
+    ...claimability(job, step, at),
+    jobId: job.jobId,
+    kind: job.kind,
+    updatedAt: at,
+    expiresAt,
+  });
+}
+
+/**
+ * When a job finishes, its other step attempts take its expiry, so they go with it. A job has at
+ * most 20 steps, but retries can multiply the attempts: past MAX_EXPIRING_STEPS the rest are
+ * left (they are only ever read through their job, which is gone). Before that, a step that was
+ * claimable is written again whatever happened, so that it leaves the claimable index when its
+ * job stops or moves on, and one that becomes claimable (the job moved on to it) enters it.
+ */
+export function expiringSteps(
+  scope: Pick<Scope, 'tenantId'>,
+  job: StepJob,
+  stored: StepState[],
+  written: StepState[],
+  expiresAt: number | undefined,
+  at: string,
+): Write[] {
+  const same = (a: StepState, b: StepState) => a.name === b.name && a.attempt === b.attempt;
+  const untouched = stored.filter((step) => !written.some((w) => same(w, step)));
+  const wasClaimable = untouched.filter(
+    (step) => ('claimable' in step && step.claimable === true) || claimability(job, step, at).claimable,
+  );
+  if (expiresAt === undefined) return wasClaimable.map((step) => stepWrite(scope, job, step, step.updatedAt ?? at));
+  return untouched.slice(0, MAX_EXPIRING_STEPS).map((step) => stepWrite(scope, job, step, step.updatedAt ?? at, expiresAt));
+}
+
+/**
+ * The events of one change: the job's own (seq = the job's new version, which is also its
+ * position in the job's stream) and, when the status changed, one each in the project's and the
+ * tenant's job status streams, placed at commit after their heads (see streams.ts).
+ */
+export function eventWrites(
+  scope: Pick<Scope, 'tenantId' | 'eventRetentionDays'>,
+  job: JobItem,
+  previous: JobItem | null,
+  outcome: { type: JobEventType; step?: StepState; item?: WorkItemItem },
+  at: string,
+  actor: string,
+): UnitWrite[] {
+  const seq = job.version;
+  const { status } = job;
+  const statusChanged = !previous || previous.status !== status;
+  const attributes = {
+    eventId: `${job.jobId}:${seq}`,
+    tenantId: scope.tenantId,
+    jobId: job.jobId,
+    projectId: job.projectId,
+    seq,
+    prevSeq: seq - 1,
+    type: outcome.type,
+    actor,
+    at,
+    job: snapshotOf(job),
+    step: outcome.step ? { ...stepStateOf(outcome.step), jobId: job.jobId } : undefined,
+    item: outcome.item ? itemSnapshot(outcome.item) : undefined,
+    statusChanged,
+    expiresAt: Math.floor(Date.parse(at) / 1000) + scope.eventRetentionDays * 86_400,
+  };
+  const writes: UnitWrite[] = [
+    event({ ...entities.JobEvent.toItem(scope.tenantId, { ...attributes, stream: 'job', position: seq }), ...attributes }),
+  ];
+  if (statusChanged) {
+    writes.push(
+      streams.projectJobStatus(scope.tenantId, job.projectId).append(() => ({ ...attributes, stream: 'projectJobs' })),
+      streams.tenantJobStatus(scope.tenantId).append(() => ({ ...attributes, stream: 'tenantJobs' })),
+    );
+  }
+  return writes;
+}
+
+/** The machine's job fields as the stored item holds them (a cleared field is left out; a finished job expires). */
+export function jobFields(next: JobState, at: string): Partial<JobItem> {
+  return {
+    ...next,
+    currentStep: next.currentStep ?? undefined,
+    error: next.error ?? undefined,
+    startedAt: next.startedAt ?? undefined,
+    finishedAt: next.finishedAt ?? undefined,
+    expiresAt: TERMINAL.has(next.status) ? Math.floor(Date.parse(at) / 1000) + FINISHED_JOB_TTL_DAYS * 86_400 : undefined,
+  };
+}
+
+/**
+ * The JobWork entry the job should have: while it runs (or waits to) at a fan-out stage that has
+ * unfinished items, the stage, claimable from when the job reached it (`since`); else none.
+ */
+export function jobWorkOf(job: JobItem): { name: string } | null {
+  const stage = job.currentStep;
+  if (!stage || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING) || !fanOutOf(job, stage)) return null;
+  const counts = countsOf(job, stage);
+  return counts.completed + counts.failed < counts.total ? { name: stage } : null;
+}
+
+/**
+ * The write that keeps the job's JobWork entry what `jobWorkOf` says of the job as the change
+ * left it (`next`), given what it said before (`previous`; null for a new job): a put when the
+ * job reached such a stage, a delete when it left it or stopped, nothing otherwise.
+ */
+export function jobWorkWrites(scope: Pick<Scope, 'tenantId'>, previous: JobItem | null, next: JobItem, at: string): UnitWrite[] {
+  const before = previous ? jobWorkOf(previous) : null;
+  const after = jobWorkOf(next);
+  if (before?.name === after?.name) return [];
+  const key = entities.JobWork.keyOf(scope.tenantId, { jobId: next.jobId });
+  if (!after) return [del(key)];
+  return [
+    entities.JobWork.put(scope.tenantId, {
+      jobId: next.jobId,
+      kind: next.kind,
+      name: after.name,
+      claimable: true,
+      availableAt: at,
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+    }),
+  ];
+}
+
+/**
+ * A job that has just finished (completed, failed or cancelled) and has work items gets its
+ * JobSettle entry in the same transaction, so the settle sweep gives its items its expiry (and
+ * cancels the unfinished ones of a cancelled job); a job retried out of FAILED drops the entry.
+ */
+export function jobSettleWrites(scope: Pick<Scope, 'tenantId'>, previous: JobItem, next: JobItem, at: string): UnitWrite[] {
+  const hasItems = Object.values(next.itemCounts ?? {}).some((c) => c.total > 0);
+  const key = entities.JobSettle.keyOf(scope.tenantId, { jobId: next.jobId });
+  const expiresAt = TERMINAL.has(next.status) ? next.expiresAt : undefined;
+  if (expiresAt !== undefined && hasItems && (!TERMINAL.has(previous.status) || previous.expiresAt !== expiresAt)) {
+    return [
+      entities.JobSettle.put(scope.tenantId, {
+        jobId: next.jobId,
+        jobExpiresAt: expiresAt,
+        cancelled: next.status === JobStatus.CANCELLED ? true : undefined,
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+      }),
+    ];
+  }
+  if (!TERMINAL.has(next.status) && TERMINAL.has(previous.status) && hasItems) return [del(key)];
+  return [];
+}
+
+/** The planned step's outcome as a step attempt of `jobId`. */
+export type StepLike = StepState & { jobId: string };
