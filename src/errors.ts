@@ -104,6 +104,22 @@ export const subscriptionNeedsStream = () =>
     'A subscription cannot run as a plain HTTP request, which answers once: send it over WebSocket (graphql-ws, protocol graphql-transport-ws, to ws://<host>/graphql) or as GraphQL over SSE (GET or POST to /graphql with the header Accept: text/event-stream). Queries and mutations run over plain HTTP.',
   );
 
+/**
+ * INVALID_TRANSITION for a worker that names an attempt other than the one a step or item is at
+ * (`what` is e.g. "Step render of job", `unit` "step"): an earlier attempt is over, so the
+ * worker's work is stale; a later one (or one below 1) never existed, so the worker is confused.
+ * The message says which, and which attempt is current. The extensions are those of
+ * invalidTransition: `from` "at attempt <current>", `to` "attempt <named>", `allowed`.
+ */
+export const wrongAttempt = (what: string, id: string, action: string, unit: 'step' | 'item', current: number, named: number) =>
+  new AppError(
+    ErrorCode.INVALID_TRANSITION,
+    named >= 1 && named < current
+      ? `Cannot ${action} ${what} ${id} as attempt ${named}: that attempt is over (it failed or its lease ran out, and the ${unit} was tried again), and the ${unit} is at attempt ${current} now. Drop the work of attempt ${named}.`
+      : `Cannot ${action} ${what} ${id} as attempt ${named}: the ${unit} never had an attempt ${named}; it is at attempt ${current}. Name the attempt that claimWork or startStep gave you.`,
+    { entity: what, id, from: `at attempt ${current}`, to: `attempt ${named}`, allowed: [`attempt ${current}`] },
+  );
+
 /** Codes that graphql-js and Apollo put on request errors (parse, validation, variables). */
 const passThroughCodes = new Set([
   'GRAPHQL_PARSE_FAILED',

@@ -198,6 +198,8 @@ export type JobEventType =
   | 'HISTORY_LOST'
   /** Work items were added to a fan-out stage (the job's itemCounts say how many). */
   | 'ITEMS_ADDED'
+  /** A work item's attempt failed with attempts left: the item is PENDING for its next attempt (the event's item; its error says why). Not counted as failed. */
+  | 'ITEM_ATTEMPT_FAILED'
   /** A work item completed with its outputs; the stage completes when every item is done. */
   | 'ITEM_COMPLETED'
   /** A work item failed past its attempts; the stage fails by its policy. */
