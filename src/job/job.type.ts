@@ -449,7 +449,7 @@ export class CreateJobInput {
   @Field(() => String, {
     nullable: true,
     description:
-      'Retries with the same key within 48 hours return the first job. Derived from project, kind, inputs, seed and model version when omitted.',
+      'Retries with the same key and the same arguments within 48 hours return the first job; the key with other arguments is refused with IDEMPOTENCY_KEY_REUSED. Derived from project, kind, inputs, seed and model version when omitted.',
   })
   idempotencyKey?: string | null;
 
