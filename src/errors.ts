@@ -33,6 +33,11 @@ export enum ErrorCode {
    * HTTP response is 503 with Retry-After (see src/infra/dependency.ts `serviceUnavailable`).
    */
   SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
+  /**
+   * A subscription was sent as a plain HTTP request, which answers once and cannot carry its
+   * events: it runs over WebSocket (graphql-ws) or as GraphQL over SSE. Nothing ran.
+   */
+  SUBSCRIPTION_NEEDS_STREAM = 'SUBSCRIPTION_NEEDS_STREAM',
   INTERNAL = 'INTERNAL',
 }
 
@@ -41,6 +46,9 @@ const errorCodes: ReadonlySet<string> = new Set(Object.values(ErrorCode));
 
 const httpStatus: Partial<Record<ErrorCode, number>> = {
   [ErrorCode.UNAUTHENTICATED]: 401,
+  // A request error (nothing ran): 400, which status.ts's graphqlOverHttpStatus turns into 200
+  // under application/json as it does for every request error.
+  [ErrorCode.SUBSCRIPTION_NEEDS_STREAM]: 400,
 };
 
 /**
@@ -95,6 +103,32 @@ export const invalidTransition = (
       ? `Cannot ${detail.action} ${entity} ${id}: it is ${from}, and that needs it ${detail.allowed.join(' or ')}.${detail.hint ? ` ${detail.hint}` : ''}`
       : `${entity} ${id} cannot go from ${from} to ${to}.`,
     { entity, id, from, to, ...(detail ? { allowed: [...detail.allowed] } : {}) },
+  );
+
+/**
+ * SUBSCRIPTION_NEEDS_STREAM: a subscription reached a transport that answers once (an HTTP request
+ * without `Accept: text/event-stream`). The message names the two ways that carry its events.
+ */
+export const subscriptionNeedsStream = () =>
+  new AppError(
+    ErrorCode.SUBSCRIPTION_NEEDS_STREAM,
+    'A subscription cannot run as a plain HTTP request, which answers once: send it over WebSocket (graphql-ws, protocol graphql-transport-ws, to ws://<host>/graphql) or as GraphQL over SSE (GET or POST to /graphql with the header Accept: text/event-stream). Queries and mutations run over plain HTTP.',
+  );
+
+/**
+ * INVALID_TRANSITION for a worker that names an attempt other than the one a step or item is at
+ * (`what` is e.g. "Step render of job", `unit` "step"): an earlier attempt is over, so the
+ * worker's work is stale; a later one (or one below 1) never existed, so the worker is confused.
+ * The message says which, and which attempt is current. The extensions are those of
+ * invalidTransition: `from` "at attempt <current>", `to` "attempt <named>", `allowed`.
+ */
+export const wrongAttempt = (what: string, id: string, action: string, unit: 'step' | 'item', current: number, named: number) =>
+  new AppError(
+    ErrorCode.INVALID_TRANSITION,
+    named >= 1 && named < current
+      ? `Cannot ${action} ${what} ${id} as attempt ${named}: that attempt is over (it failed or its lease ran out, and the ${unit} was tried again), and the ${unit} is at attempt ${current} now. Drop the work of attempt ${named}.`
+      : `Cannot ${action} ${what} ${id} as attempt ${named}: the ${unit} never had an attempt ${named}; it is at attempt ${current}. Name the attempt that claimWork or startStep gave you.`,
+    { entity: what, id, from: `at attempt ${current}`, to: `attempt ${named}`, allowed: [`attempt ${current}`] },
   );
 
 /** Codes that graphql-js and Apollo put on request errors (parse, validation, variables). */

@@ -634,7 +634,12 @@ export const entities = {
     type: 'Idempotency',
     idPrefix: undefined,
     key: keyShape({ pk: 'IDEMPOTENCY#{key}', sk: 'IDEMPOTENCY' }),
-    attributes: { jobId: attr.id({ required: true }) },
+    attributes: {
+      jobId: attr.id({ required: true }),
+      // With a client's key, a hash of the request (common/idempotency.ts requestFingerprint): a
+      // repeat with other arguments is refused. Records written before it was kept have none.
+      fingerprint: attr.string(),
+    },
     ttl: true,
   }),
   /**

@@ -11,7 +11,8 @@ import type { Scope } from './scope';
  * event. The key's record (entities.CreateRequest) is put in the create's own transaction, only
  * if no live record has that key, so of many concurrent duplicates exactly one commits and the
  * others read what it made. createJob keeps its own record (entities.Idempotency), which also
- * derives a key from the job's inputs when the client gives none.
+ * derives a key from the job's inputs when the client gives none; a client's key there is held to
+ * the same rule (requestFingerprint, keyReused).
  */
 
 /** How long a key is remembered: a retry within this window returns the first result; after it, the key is new again. */
@@ -51,6 +52,20 @@ export function canonicalJson(value: unknown): string {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
 
+/** A hash of a create request (its operation and the client's arguments), which a retry must match. */
+export function requestFingerprint(operation: string, input: unknown): string {
+  return sha256(canonicalJson({ operation, input }));
+}
+
+/** IDEMPOTENCY_KEY_REUSED: the key was used within the window for a request with other arguments (or another operation). */
+export function keyReused(key: string | null | undefined): AppError {
+  return new AppError(
+    ErrorCode.IDEMPOTENCY_KEY_REUSED,
+    `idempotencyKey "${key}" was used for another request in the last ${IDEMPOTENCY_WINDOW_HOURS} hours; use a new key for a new request.`,
+    { field: 'idempotencyKey' },
+  );
+}
+
 /** Thrown by the record's condition when another request with the key committed first. */
 class Duplicate extends Error {
   constructor(readonly record: Item) {
@@ -72,17 +87,11 @@ export async function idempotent<M extends AnyModel>(
 ): Promise<ItemOf<M>> {
   if (request?.key == null) return run(null);
   const values = { key: sha256(`${scope.actor}\u0000${checkClientKey(request.key)}`) };
-  const fingerprint = sha256(canonicalJson({ operation: request.operation, input: request.input }));
+  const fingerprint = requestFingerprint(request.operation, request.input);
 
   const replay = async (record: Item): Promise<ItemOf<M>> => {
     if (!entities.CreateRequest.is(record)) throw new Error('An idempotency record of another type was read.');
-    if (record.fingerprint !== fingerprint) {
-      throw new AppError(
-        ErrorCode.IDEMPOTENCY_KEY_REUSED,
-        `idempotencyKey "${request.key}" was used for another request in the last ${IDEMPOTENCY_WINDOW_HOURS} hours; use a new key for a new request.`,
-        { field: 'idempotencyKey' },
-      );
-    }
+    if (record.fingerprint !== fingerprint) throw keyReused(request.key);
     const item = await scope.store.get(record.target);
     if (!model.is(item)) throw notFound(model.type, `created with idempotencyKey "${request.key}"`);
     return item;

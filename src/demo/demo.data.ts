@@ -1,4 +1,5 @@
 import type { IdPrefix } from '../common/ids';
+import { reviewStages } from '../job/job.kinds';
 
 /** A fixed, valid id (`<prefix>_01J0DEM0…<n>`), so loading the demo twice finds what exists. */
 export const demoId = (prefix: IdPrefix, n: number) => `${prefix}_01J0DEM0${String(n).padStart(18, '0')}`;
@@ -90,14 +91,17 @@ export const DEMO_INSPIRATION = [
   { n: 3, text: 'Neon on wet asphalt.', tags: ['night', 'light'], project: undefined },
 ];
 
-/** Jobs of the three seed kinds. The simulator drives them; 3D_CHARACTER pauses at `rig` for review. */
+/**
+ * Jobs of the three seed kinds. The simulator drives them; 3D_CHARACTER runs its declared
+ * pipeline (no steps given), so it pauses for review where job.kinds.ts declares (REVIEW_STEP).
+ */
 export const DEMO_JOBS = [
   {
     n: 1,
     key: 'demo-3d-character',
     kind: '3D_CHARACTER',
     project: 2,
-    steps: ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'],
+    steps: undefined,
     inputs: { prompt: 'a friendly tin robot mascot' },
   },
   {
@@ -141,8 +145,17 @@ export const SCENE_PROMPTS = [
   'the car parks by the sea; the screen fades',
 ];
 
-/** The step of a 3D_CHARACTER job that waits for a person's approval. */
-export const REVIEW_STEP = 'rig';
+/**
+ * The step of a 3D_CHARACTER job that waits for a person's approval: the stage its declaration
+ * (job.kinds.ts) marks for review, read from there so that the demo cannot say otherwise.
+ */
+export const REVIEW_STEP: string = onlyReviewStage('3D_CHARACTER');
+
+function onlyReviewStage(kind: string): string {
+  const stages = reviewStages(kind);
+  if (stages.length !== 1) throw new Error(`The demo expects ${kind} to declare one review stage; it declares ${stages.length}.`);
+  return stages[0];
+}
 
 /** A tiny SVG to stand in for an uploaded file. */
 export const demoSvg = (label: string) =>

@@ -65,6 +65,8 @@ const JOB_FIELDS =
 /** The declared music-video pipeline's stages (seed 001): scenes are made, rendered in parallel, then composed. */
 const GENERATE = 'generate-scenes';
 const RENDER = 'render-scenes';
+/** The 3D character's last stage (seed 000), which must give its model file (job.kinds.ts). */
+const EXPORT = 'export';
 /** Progress reports a render worker makes per scene (one a tick), and a guess of the stage's length in ticks. */
 const SCENE_REPORTS = 4;
 const RENDER_TICKS = 30;
@@ -114,8 +116,9 @@ function beforeReview(job: JobView, stepName: string): boolean {
 
 /**
  * A pipeline worker for the demo: every tick it moves each queued or running job of the token's
- * tenant one step on (start, a progress report, complete with an artifact), pausing a
- * 3D_CHARACTER job at `rig` until a person approves it in GraphiQL. When no 3D job is paused for
+ * tenant one step on (start, a progress report, complete with an artifact). A 3D_CHARACTER job
+ * runs its declared pipeline, so completing its review stage (REVIEW_STEP, as job.kinds.ts
+ * declares) pauses it until a person approves it in GraphiQL. When no 3D job is paused for
  * review, it drives one there at once (making one if there is none), so a person can nearly
  * always approve one; when no running job has a minute or more to go, it starts a MUSIC_VIDEO job,
  * so a watcher always has one that moves. The first round runs at once (see `ready`).
@@ -177,8 +180,12 @@ export function startSimulator(options: SimulatorOptions): Simulator {
           m: { gpuSeconds: Math.round(progress * 40) },
         },
       );
-    } else if (step.status === 'RUNNING' && job.kind === '3D_CHARACTER' && step.name === REVIEW_STEP) {
-      await worker('mutation($jobId: ID!, $stepName: String!) { pauseStepForReview(jobId: $jobId, stepName: $stepName) { seq } }', ref);
+    } else if (step.status === 'RUNNING' && job.kind === '3D_CHARACTER' && step.name === EXPORT) {
+      // The declared export stage gives the model file, which becomes a model asset of the project.
+      await worker(
+        'mutation($jobId: ID!, $stepName: String!, $o: JSONObject, $n: Int) { completeStep(jobId: $jobId, stepName: $stepName, outputs: $o, attempt: $n) { seq } }',
+        { ...ref, o: { model: `tenants/demo/jobs/${job.jobId}/character.glb`, format: 'glb' }, n: step.attempt },
+      );
     } else if (step.status === 'RUNNING' && isMusicVideo(job) && step.name === GENERATE) {
       // Seed 001: the scene generator decides on 6 to 12 scenes and hands each to the render
       // stage as a work item, then completes with their count.

@@ -3,17 +3,24 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import {
+  getEnterLeaveForKind,
   GraphQLError,
+  Kind,
   NoSchemaIntrospectionCustomRule,
   parse,
   specifiedRules,
+  TypeInfo,
   validate,
+  visit,
+  visitWithTypeInfo,
   type DocumentNode,
   type GraphQLSchema,
   type ParseOptions,
+  type ValidationContext,
   type ValidationRule,
 } from 'graphql';
 import type { Config } from '../config';
+import { MAX_PAGE_SIZE } from '../infra/dynamo/page';
 import { TrustedDocuments, type DocumentRequest } from './trusted-documents';
 
 /** A document ready to run, or the errors that keep it from running. */
@@ -53,23 +60,34 @@ export class Documents {
   ) {
     const { manifestPath, only } = config.trustedDocuments;
     this.trusted = manifestPath ? TrustedDocuments.fromFile(manifestPath, only) : TrustedDocuments.none();
+    const { maxDepth, maxCost, maxAliases, maxDirectives } = config.limits;
     const armor = new ApolloArmor({
-      maxDepth: { n: config.limits.maxDepth },
-      costLimit: { maxCost: config.limits.maxCost },
+      maxDepth: { n: maxDepth, ...reportedAs('depth', LIMIT_HINTS.depth) },
+      // The cost rule is made apart (below), so that it runs only on documents whose page sizes are in range.
+      costLimit: { enabled: false },
       // Every alias counts, `__typename` ones too: armor lets those through by default, and a
       // thousand aliased __typename fields are as much work to answer as any others.
-      maxAliases: { n: config.limits.maxAliases, allowList: [] },
-      maxDirectives: { n: config.limits.maxDirectives },
+      maxAliases: { n: maxAliases, allowList: [], ...reportedAs('aliases', LIMIT_HINTS.aliases) },
+      maxDirectives: { n: maxDirectives, ...reportedAs('directives', LIMIT_HINTS.directives) },
       // The token limit is graphql-js's own (parseOptions), not armor's: armor's Apollo plugin parses
       // the document a second time inside Apollo's parsing hook, where a syntax error escapes as a 500.
       maxTokens: { enabled: false },
       blockFieldSuggestion: { enabled: config.env === 'production' },
     }).protect();
+    // Armor with its cost rule alone, which gives that rule and nothing else.
+    const costRules = new ApolloArmor({
+      costLimit: { maxCost, ...reportedAs('cost', LIMIT_HINTS.cost) },
+      maxDepth: { enabled: false },
+      maxAliases: { enabled: false },
+      maxDirectives: { enabled: false },
+      maxTokens: { enabled: false },
+      blockFieldSuggestion: { enabled: false },
+    }).protect().validationRules;
     this.parseOptions = { maxTokens: config.limits.maxTokens };
-    this.validationRules = armor.validationRules;
+    this.validationRules = [...armor.validationRules, ...costRules.map(pageSizesBeforeCost)];
     // Apollo refuses introspection itself when it is off (its `introspection` option); every
     // document this part prepares for the other transports gets the same refusal from this rule.
-    this.allRules = [...specifiedRules, ...armor.validationRules, ...(config.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+    this.allRules = [...specifiedRules, ...this.validationRules, ...(config.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
     this.apolloPlugins = armor.plugins;
   }
 
@@ -113,7 +131,10 @@ export class Documents {
     const errors = validate(this.schema, document, this.allRules);
     if (errors.length)
       return {
-        errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })),
+        // A rule's own extensions (a limit's numbers, a page size's field) stay, as Apollo keeps them.
+        errors: errors.map(
+          (e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } }),
+        ),
       };
     // Only valid documents are kept, as Apollo does, so invalid ones cannot fill the cache.
     await this.cache.set(key, document);
@@ -129,6 +150,83 @@ export class Documents {
     if (this.recentDocuments.size > RECENT_DOCUMENTS) this.recentDocuments.delete(this.recentDocuments.keys().next().value ?? '');
   }
 }
+
+type Limit = 'cost' | 'depth' | 'aliases' | 'directives';
+
+/** What a client can do about each limit, after armor's own "… limit of N exceeded, found M." */
+const LIMIT_HINTS: Record<Limit, string> = {
+  cost: 'A list field multiplies the cost of what it selects by its first or last when the query writes the number out: ask for smaller pages, fewer nested lists or fewer fields.',
+  depth: 'Nest fewer selections, or read the deeper part with a query of its own.',
+  aliases: 'Every alias counts, __typename ones too: send fewer, or split the query.',
+  directives: 'Use fewer directives, or split the query.',
+};
+
+/**
+ * How a limit of armor's refuses a document: armor reports its limits as "Syntax Error: Query Cost
+ * limit of 5000 exceeded, found 725000." with code BAD_USER_INPUT, though the document parsed.
+ * Here the message is armor's without that prefix, with what the client can do, and the error
+ * carries `limit`, `max` and `found` (the code is GRAPHQL_VALIDATION_FAILED, as for every rule).
+ */
+function reportedAs(limit: Limit, hint: string) {
+  return {
+    propagateOnRejection: false,
+    onReject: [
+      (context: ValidationContext | null, error: GraphQLError) => {
+        const text = error.message.replace(/^Syntax Error: /, '');
+        const numbers = /limit of (\d+) exceeded, found ([\d.]+)/.exec(text);
+        const extensions = numbers ? { limit, max: Number(numbers[1]), found: Number(numbers[2]) } : { limit };
+        context?.reportError(new GraphQLError(`${text} ${hint}`, { extensions }));
+      },
+    ],
+  };
+}
+
+/**
+ * Checks every `first` and `last` that a document writes out as a number against the page bound
+ * (1 to MAX_PAGE_SIZE), with the message a variable of the same value gets from the list itself
+ * (infra/dynamo/page.ts), and runs the cost rule `cost` only when all are in range: a page size of
+ * 100000 is the mistake to name, not the cost it would have. Every `first` and `last` of the
+ * schema is a page size (test/unit/schema-lint.test.ts holds that).
+ */
+function pageSizesBeforeCost(cost: ValidationRule): ValidationRule {
+  return (context) => {
+    // Armor's cost rule works on each operation as it enters it, and on nothing else.
+    const costVisitor = cost(context);
+    const costOfOperation = getEnterLeaveForKind(costVisitor, Kind.OPERATION_DEFINITION).enter;
+    let outOfRange = false;
+    return {
+      Document(document) {
+        const typeInfo = new TypeInfo(context.getSchema());
+        visit(
+          document,
+          visitWithTypeInfo(typeInfo, {
+            Argument(node) {
+              const argument = typeInfo.getArgument();
+              if (!argument || !PAGE_SIZE_ARGUMENTS.has(argument.name) || node.value.kind !== Kind.INT) return;
+              const size = Number.parseInt(node.value.value, 10);
+              if (size >= 1 && size <= MAX_PAGE_SIZE) return;
+              outOfRange = true;
+              context.reportError(
+                new GraphQLError(`${argument.name} must be between 1 and ${MAX_PAGE_SIZE}, got ${node.value.value}.`, {
+                  nodes: node,
+                  extensions: { field: argument.name },
+                }),
+              );
+            },
+          }),
+        );
+      },
+      OperationDefinition: {
+        enter(...args) {
+          if (!outOfRange) costOfOperation?.apply(costVisitor, args);
+        },
+      },
+    };
+  };
+}
+
+/** The arguments that size a page of a list, everywhere in the schema. */
+export const PAGE_SIZE_ARGUMENTS: ReadonlySet<string> = new Set(['first', 'last']);
 
 /** How many documents `prepare` keeps by their text, and the longest text it keeps (see recentDocuments). */
 const RECENT_DOCUMENTS = 64;

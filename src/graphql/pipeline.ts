@@ -11,6 +11,7 @@ import {
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import type { Context } from '../context';
+import { subscriptionNeedsStream } from '../errors';
 import { isRecord } from '../guards';
 import { inBudget, runWithBudget } from '../infra/deadline';
 import type { Metrics } from '../infra/metrics';
@@ -80,6 +81,11 @@ export class OperationPipeline {
               // request-log.ts) is still logged with its operation; willSendResponse notes it again.
               const record = currentRequest();
               if (record && operation) noteOperation(record, operation.operation, operationName ?? operation.name?.value, true);
+              // Every subscription that reaches Apollo came as a plain HTTP request (an event stream
+              // is SSE's, a socket graphql-ws's), which answers once: it is refused before it runs,
+              // naming the transports that carry it. Apollo would execute it as a query, and its
+              // field would resolve to null (an INTERNAL "Cannot return null" error).
+              if (operation?.operation === 'subscription') throw subscriptionNeedsStream();
               const error = tooDeepVariables(request.variables);
               if (!error) return;
               // A request error like Apollo's own variable errors: nothing ran. Apollo drops `http` from the response.

@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
 import express, { type Router } from 'express';
+import { reviewStages } from '../job/job.kinds';
 
 /**
  * What the page shows beyond the schema: the token to prefill and ids for the example tabs. A tab
@@ -200,12 +201,12 @@ function tabs(hints: GraphiQLHints) {
         ),
     projectId
       ? tab(
-          '# Start a pipeline job (idempotent: the same inputs return the same job).\nmutation CreateJob($input: CreateJobInput!) {\n  createJob(input: $input) { jobId status seq plan { name order } }\n}\n',
+          // No steps: a declared kind plans itself from its stages (see jobKinds), its review stage included.
+          '# Start a pipeline job (idempotent: the same inputs return the same job). 3D_CHARACTER is a declared kind:\n# its stages, and the one that pauses for review, come from its declaration (the JobKinds query lists them).\nmutation CreateJob($input: CreateJobInput!) {\n  createJob(input: $input) { jobId status seq plan { name order } }\n}\n',
           {
             input: {
               projectId,
               kind: '3D_CHARACTER',
-              steps: ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'],
               inputs: { prompt: 'a friendly robot' },
             },
           },
@@ -222,7 +223,7 @@ function tabs(hints: GraphiQLHints) {
         )
       : tab(
           '# No step was paused for review when this page loaded, so there is nothing to approve yet.\n' +
-            '# In the demo a new 3D_CHARACTER job pauses at `rig` a few seconds after each approval. Run this (or the\n' +
+            `# In the demo a new 3D_CHARACTER job pauses at \`${reviewStages('3D_CHARACTER').join('`, `')}\` a few seconds after each approval. Run this (or the\n` +
             '# AwaitingReview tab) to see when one is paused, then reload the page: this tab then approves it with\n' +
             '#   mutation Approve($jobId: ID!, $stepName: String!) { approveStep(jobId: $jobId, stepName: $stepName) { jobId status } }\n' +
             'query PausedNow { stepsAwaitingReview(first: 1) { nodes { jobId name attempt } } }\n',

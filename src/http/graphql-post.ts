@@ -45,9 +45,9 @@ export interface PostRouteDeps {
  *   through the operation pipeline that WebSocket and SSE use (`admit`, `execute`), and its result
  *   is written as Apollo Server writes one (answerAsApollo);
  * - everything else (a request error, among them introspection where it is off; a bad token,
- *   automatic persisted queries, a subscription) is handed to Apollo Server itself, which answers it as it
- *   always has. Only a request that will certainly run is answered here, so nothing is executed
- *   twice.
+ *   automatic persisted queries, a subscription, which the pipeline's Apollo plugin refuses with
+ *   SUBSCRIPTION_NEEDS_STREAM) is handed to Apollo Server itself, which answers it as it always
+ *   has. Only a request that will certainly run is answered here, so nothing is executed twice.
  * Taking Express's router and Apollo's request pipeline off this route cut the server's CPU per
  * request for a 50-item read by 5–10 %, about half of what it spent beyond a bare
  * GraphQL-over-HTTP server around the same DynamoDB call (docs/benchmarks.md, line 2b).

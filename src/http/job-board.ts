@@ -24,10 +24,13 @@ const BOARD_JS = `
   var wsUrl = httpUrl.replace(/^http/, 'ws');
   var auth = config.token ? 'Bearer ' + config.token : '';
   var MAX_JOBS = 24;
-  var JOB_FIELDS = 'jobId kind status phase progress seq createdAt maxAttempts ' +
+  // A fan-out stage's own step reports no progress while its items run: its bar is drawn from
+  // the stage's item counters (stageItemCounts), which every read and event of the job carries.
+  var STAGE_COUNTS = 'stageItemCounts { stage total completed failed } ';
+  var JOB_FIELDS = 'jobId kind status phase progress seq createdAt maxAttempts ' + STAGE_COUNTS +
     'steps { name order attempt status progress worker error { code message } } ' +
     config.itemSelection;
-  var EVENT_FIELDS = 'seq position type resumeAfterSeq job { jobId kind status phase progress seq } ' +
+  var EVENT_FIELDS = 'seq position type resumeAfterSeq job { jobId kind status phase progress seq ' + STAGE_COUNTS + '} ' +
     'step { name order attempt status progress worker error { code message } } ' + config.eventItemSelection;
 
   var jobs = new Map();       // jobId → { job, units: Map(key → unit), seq, live }
@@ -81,6 +84,19 @@ const BOARD_JS = `
   }
 
   function finished(status) { return status === 'COMPLETED' || status === 'CANCELLED'; }
+
+  // The counters of the fan-out stage a step unit is, or null for a single step (or an item).
+  function stageCounts(entry, unit) {
+    if (unit.key !== unitKey('step', unit.label)) return null;
+    var counts = (entry.job.stageItemCounts || []).filter(function (c) { return c.stage === unit.label; })[0];
+    return counts && counts.total > 0 ? counts : null;
+  }
+  // What a unit's bar shows: a fan-out stage's completed share of its items, else the unit's own progress.
+  function shownProgress(entry, unit) {
+    var counts = stageCounts(entry, unit);
+    if (!counts) return unit.progress;
+    return unit.status === 'COMPLETED' ? 1 : counts.completed / counts.total;
+  }
 
   function follow(entry) {
     if (entry.live || !client || finished(entry.job.status) && entry.seq >= entry.job.seq) return;
@@ -244,7 +260,8 @@ const BOARD_JS = `
         card.dataset.status = job.status;
         var head = document.createElement('header');
         head.appendChild(text('strong', job.kind));
-        head.appendChild(text('span', job.phase || String(job.status).toLowerCase(), 'phase'));
+        var phase = job.phase || String(job.status).toLowerCase();
+        head.appendChild(text('span', phase, 'phase')).title = phase;
         head.appendChild(text('span', Math.round((job.progress || 0) * 100) + '%', 'pct'));
         head.appendChild(text('code', job.jobId));
         card.appendChild(head);
@@ -258,9 +275,11 @@ const BOARD_JS = `
           row.dataset.unit = unit.key;
           row.dataset.status = unit.status;
           row.dataset.attempt = String(unit.attempt);
+          var counts = stageCounts(entry, unit);
           row.appendChild(text('span', unit.label + (unit.lipSync ? ' ♪' : ''), 'name'));
-          row.appendChild(bar(unit.progress, unit.status));
-          row.appendChild(text('span', unit.status.toLowerCase() + (unit.attempt > 1 ? ' · attempt ' + unit.attempt : ''), 'state'));
+          row.appendChild(bar(shownProgress(entry, unit), unit.status));
+          row.appendChild(text('span', unit.status.toLowerCase() + (counts ? ' · ' + counts.completed + '/' + counts.total : '') +
+            (unit.attempt > 1 ? ' · attempt ' + unit.attempt : ''), 'state'));
           if (unit.error) row.title = unit.error;
           grid.appendChild(row);
         });
@@ -276,7 +295,9 @@ const BOARD_JS = `
   window.jobBoard = {
     jobs: function () {
       return Array.from(jobs.values()).map(function (entry) {
-        return { job: entry.job, seq: entry.seq, live: !!entry.live, units: Array.from(entry.units.values()) };
+        return { job: entry.job, seq: entry.seq, live: !!entry.live, units: Array.from(entry.units.values()).map(function (unit) {
+          return Object.assign({ shown: shownProgress(entry, unit) }, unit);
+        }) };
       });
     },
     connections: function () { return connections; },
@@ -294,9 +315,11 @@ header.top a { color: #e8b04a; }
 #connection.up { color: #7bc47f; } #connection.down { color: #e8b04a; }
 #jobs { display: grid; grid-template-columns: repeat(auto-fill, minmax(360px, 1fr)); gap: 12px; padding: 16px 20px; }
 .job { background: #fff; border-radius: 8px; padding: 10px 12px; box-shadow: 0 1px 2px rgba(0,0,0,.08); }
-.job header { display: flex; gap: .6em; align-items: baseline; margin-bottom: 6px; }
-.job header code { margin-left: auto; color: #889; font-size: 11px; }
-.phase { color: #3fa7d6; } .pct { color: #556; }
+.job header { display: flex; flex-wrap: wrap; gap: .2em .6em; align-items: baseline; margin-bottom: 6px; }
+/* The id is never squeezed or cut: it keeps its width and, when the line is full, takes the next one. */
+.job header code { margin-left: auto; color: #889; font-size: 11px; flex-shrink: 0; white-space: nowrap; }
+/* A long phase (a free-form step's name) breaks where it must instead of pushing the id out of the card. */
+.phase { color: #3fa7d6; min-width: 0; overflow-wrap: anywhere; } .pct { color: #556; }
 .bar { height: 8px; background: #e6e8ee; border-radius: 4px; overflow: hidden; }
 .bar > div { height: 100%; background: #3fa7d6; transition: width .3s; }
 .bar.completed > div { background: #7bc47f; } .bar.failed > div { background: #d9534f; width: 100% !important; }

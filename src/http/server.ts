@@ -189,7 +189,7 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     // No cache-control hints are used, and Apollo's default cache-control plugin wraps every field.
     plugins: [
       ...pipeline.apolloPlugins(),
-      graphqlOverHttpStatus(),
+      graphqlOverHttpStatus(pipeline.records.formatError),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
     ],

@@ -3,7 +3,7 @@ import { checkFields } from '../common/fields';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import { requireText } from '../common/validate';
-import { AppError, badInput, invalidTransition, notFound } from '../errors';
+import { AppError, badInput, invalidTransition, notFound, wrongAttempt } from '../errors';
 import { type AggregateIO, AggregateCommitter, type AggregateStats, changingTooFast, Stale } from '../infra/dynamo/aggregate';
 import type { Store } from '../infra/dynamo/store';
 import type { UnitWrite } from '../infra/dynamo/write';
@@ -595,11 +595,7 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
   // A worker names the attempt it holds: one whose lease was taken over is refused, naming the
   // attempt that runs now, and changes nothing.
   if ('attempt' in action && action.attempt !== item.attempt) {
-    throw invalidTransition(what, jobId, `at attempt ${item.attempt}`, `attempt ${action.attempt}`, {
-      action: VERBS[action.kind],
-      allowed: [`attempt ${item.attempt}`],
-      hint: `Attempt ${action.attempt} is over (its lease ran out and the item was claimed again); drop its work.`,
-    });
+    throw wrongAttempt(what, jobId, VERBS[action.kind], 'item', item.attempt, action.attempt);
   }
   const stageLive = job.currentStep === stage && (job.status === JobStatus.RUNNING || job.status === JobStatus.QUEUED);
   const counts = countsOf(job, stage);
@@ -710,7 +706,7 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
           availableAt: state.at,
           version: item.version + 1,
         });
-        state.change(withCounts({ running: counts.running - 1 }), JobEventType.ITEM_FAILED, actor, { item: again });
+        state.change(withCounts({ running: counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, actor, { item: again });
         return again;
       }
       return failForGood(error);

@@ -66,10 +66,14 @@ export interface JobKindDeclaration {
 }
 
 export const JOB_KINDS: Record<string, JobKindDeclaration> = {
-  /** Seed 000: the asset creator's pipeline, a 3D character from a prompt, reviewed before rigging. */
+  /**
+   * Seed 000: the asset creator's pipeline, a 3D character from a prompt, its rig reviewed by a
+   * person before it is animated. This is the one place that says which stage is reviewed: the
+   * demo (src/demo) and GraphiQL's CreateJob tab create the kind without steps, so it applies.
+   */
   '3D_CHARACTER': {
     description:
-      'A rigged, animated 3D character from a prompt; a person reviews the refined concept, and the export becomes a model asset.',
+      'A rigged, animated 3D character from a prompt; a person reviews the rig before it is animated, and the export becomes a model asset.',
     inputs: {
       prompt: attr.string({ required: true, max: 4000 }),
       referenceImage: attr.string({ s3Key: true }),
@@ -77,10 +81,10 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
     },
     stages: [
       { name: 'text-to-image', phase: 'concept' },
-      { name: 'refine', phase: 'concept', review: true },
+      { name: 'refine', phase: 'concept' },
       { name: '3d', phase: 'modeling' },
       { name: 'retopo', phase: 'modeling' },
-      { name: 'rig', phase: 'rigging' },
+      { name: 'rig', phase: 'rigging', review: true },
       { name: 'anim', phase: 'animating' },
       {
         name: 'export',
@@ -171,6 +175,11 @@ export function fanOutOf(job: { kind: string; declared?: boolean }, stage: strin
 /** The stage declaration named `stage` of a declared job. */
 export function stageOf(job: { kind: string; declared?: boolean }, stage: string): StageDeclaration | undefined {
   return job.declared ? declaredKind(job.kind)?.stages.find((s) => s.name === stage) : undefined;
+}
+
+/** The names of the stages of declared kind `kind` that pause for a person's review, in order (none for a free-form kind). */
+export function reviewStages(kind: string): string[] {
+  return (declaredKind(kind)?.stages ?? []).filter((stage) => stage.review).map((stage) => stage.name);
 }
 
 /** The declared kind of that name, or undefined for a free-form kind. */

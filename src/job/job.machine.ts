@@ -1,5 +1,5 @@
 import { type EntityItem, JOB_STATES, STEP_STATES } from '../common/entities';
-import { AppError, badInput, ErrorCode, invalidTransition } from '../errors';
+import { AppError, badInput, ErrorCode, invalidTransition, wrongAttempt } from '../errors';
 import { enumObject } from '../infra/dynamo/entity';
 
 /** A job's statuses, from the declaration (entities.ts); which moves are allowed is decided below. */
@@ -54,8 +54,14 @@ export enum JobEventType {
   ITEM_STARTED = 'ITEM_STARTED',
   ITEM_PROGRESS = 'ITEM_PROGRESS',
   ITEM_COMPLETED = 'ITEM_COMPLETED',
-  /** An item's attempt failed: the item waits for its next attempt (PENDING) or, past its attempts, FAILED. */
+  /** An item failed past its attempts (FAILED); the stage fails by its policy. */
   ITEM_FAILED = 'ITEM_FAILED',
+  /**
+   * An item's attempt failed with attempts left: the item waits for its next attempt (PENDING;
+   * the event's item is that attempt, its error says why the last one failed). Not a failure of
+   * the item: ITEM_FAILED is.
+   */
+  ITEM_ATTEMPT_FAILED = 'ITEM_ATTEMPT_FAILED',
   /** A worker claimed an item whose holder stopped reporting: the event's item is the new attempt, its error says why. */
   ITEM_RECLAIMED = 'ITEM_RECLAIMED',
   /** A failed item was reopened (retryWorkItem), and with it its stage when the stage had failed. */
@@ -259,11 +265,7 @@ export function decide(
   // another worker is refused, naming the attempt that runs now, and changes nothing.
   const requireAttempt = (step: StepState) => {
     if ('attempt' in action && action.attempt != null && action.attempt !== step.attempt) {
-      throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `at attempt ${step.attempt}`, `attempt ${action.attempt}`, {
-        action: VERBS[action.kind],
-        allowed: [`attempt ${step.attempt}`],
-        hint: `Attempt ${action.attempt} is over (its lease ran out and the step was claimed again); drop its work.`,
-      });
+      throw wrongAttempt(`Step ${step.name} of job`, ctx.jobId, VERBS[action.kind], 'step', step.attempt, action.attempt);
     }
   };
   const lease = (leaseUntil: string | undefined) => (leaseUntil ? { worker: ctx.actor, leaseExpiresAt: leaseUntil } : {});

@@ -10,7 +10,7 @@ import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } 
 import type { PageRequest } from '../infra/dynamo/store';
 import { type ConditionFailure, del, type UnitWrite } from '../infra/dynamo/write';
 import { checkFields } from '../common/fields';
-import { canonicalJson, checkClientKey } from '../common/idempotency';
+import { canonicalJson, checkClientKey, keyReused, requestFingerprint } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.kinds';
 import { JobItems, openReached } from './job.items';
 import type { ProjectRepository } from '../project/project.repository';
@@ -58,11 +58,26 @@ const RETRYABLE = new Set<JobStatus>([JobStatus.FAILED, JobStatus.CANCELLED]);
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Thrown when the idempotency record exists: the request duplicates an earlier one. */
+/** Thrown when the idempotency record exists: the request duplicates an earlier one (or reuses its key). */
 class Duplicate extends Error {
-  constructor(readonly jobId: string) {
+  constructor(
+    readonly jobId: string,
+    readonly fingerprint: string | undefined,
+  ) {
     super('duplicate');
   }
+}
+
+/**
+ * The fingerprint of a createJob request with a client's key: every argument but the key, with
+ * absent and null alike, so a retry that spells an omitted field as null is the same request.
+ * A derived key has none: it is itself made of the arguments that make two jobs the same.
+ */
+function createFingerprint(input: CreateJobInput): string | undefined {
+  if (input.idempotencyKey == null) return undefined;
+  const { idempotencyKey: _key, ...rest } = input;
+  const given = Object.fromEntries(Object.entries(rest).filter(([, value]) => value != null));
+  return requestFingerprint('createJob', given);
 }
 
 /** The idempotency key of a creation: the client's, or one derived from what makes jobs equal. */
@@ -329,12 +344,21 @@ export class JobRepository {
     const items = input.items != null && itemStage?.fanOut ? this.items.checkInputs(itemStage.fanOut, input.items) : [];
     const idempotency = { key: deriveIdempotencyKey(input) };
     const key = entities.Idempotency.keyOf(this.scope.tenantId, idempotency);
+    const fingerprint = createFingerprint(input);
+    // A client's key names one request, as for every other create: a repeat with other arguments
+    // is refused rather than answered with a job it did not ask for.
+    const sameRequest = (recorded: string | undefined) => {
+      if (recorded !== undefined && recorded !== fingerprint) throw keyReused(input.idempotencyKey);
+    };
 
     // An earlier job with this key is the answer, unless it failed or was cancelled (seed 003
     // matches only queued, running and completed jobs): then a new job takes the key over.
     const earlier = await this.scope.store.get(key);
     const earlierJob = entities.Idempotency.is(earlier) ? await this.get(earlier.jobId) : null;
-    if (earlierJob && !RETRYABLE.has(earlierJob.status)) return earlierJob;
+    if (earlierJob && !RETRYABLE.has(earlierJob.status)) {
+      sameRequest(entities.Idempotency.is(earlier) ? earlier.fingerprint : undefined);
+      return earlierJob;
+    }
     // A record whose job failed, was cancelled or was deleted is taken over.
     const takeOver = entities.Idempotency.is(earlier) ? earlier.jobId : undefined;
 
@@ -371,11 +395,14 @@ export class JobRepository {
     const record = entities.Idempotency.put(this.scope.tenantId, {
       ...idempotency,
       jobId,
+      fingerprint,
       createdAt: at,
       expiresAt: nowSeconds + IDEMPOTENCY_TTL_HOURS * 3600,
     });
     const duplicate: ConditionFailure = (current) =>
-      current ? new Duplicate(current.jobId) : new AppError(ErrorCode.CONFLICT, 'A duplicate request is being processed; try again.');
+      current
+        ? new Duplicate(current.jobId, typeof current.fingerprint === 'string' ? current.fingerprint : undefined)
+        : new AppError(ErrorCode.CONFLICT, 'A duplicate request is being processed; try again.');
     try {
       await this.scope.commit([
         // Taking over a failed job's key holds only while the record still names that job, so of
@@ -406,7 +433,10 @@ export class JobRepository {
         ...jobWorkWrites(this.scope, null, job, at),
       ]);
     } catch (error) {
-      if (error instanceof Duplicate) return this.existing(error.jobId);
+      if (error instanceof Duplicate) {
+        sameRequest(error.fingerprint);
+        return this.existing(error.jobId);
+      }
       throw error;
     }
     // A first stage that fans out opens at once (STEP_STARTED; without items it completes). Should

@@ -54,6 +54,10 @@ registerEnumType(JobEventType, {
     ITEM_PROGRESS: { description: "A worker reported a work item's progress." },
     ITEM_COMPLETED: { description: 'A work item completed with its outputs; the stage completes when every item is done.' },
     ITEM_FAILED: { description: 'A work item failed past its attempts; the stage fails by its policy.' },
+    ITEM_ATTEMPT_FAILED: {
+      description:
+        "A work item's attempt failed with attempts left: the item is PENDING for its next attempt (the event's item; its error says why). Not counted as failed.",
+    },
     ITEM_RECLAIMED: {
       description: "A work item's holder stopped reporting past its lease: the item was taken over as a new attempt (error LEASE_EXPIRED).",
     },
@@ -446,7 +450,7 @@ export class CreateJobInput {
   @Field(() => String, {
     nullable: true,
     description:
-      'Retries with the same key within 48 hours return the first job. Derived from project, kind, inputs, seed and model version when omitted.',
+      'Retries with the same key and the same arguments within 48 hours return the first job; the key with other arguments is refused with IDEMPOTENCY_KEY_REUSED. Derived from project, kind, inputs, seed and model version when omitted.',
   })
   idempotencyKey?: string | null;
 

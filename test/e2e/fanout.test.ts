@@ -207,6 +207,54 @@ describe('fan-out stages of work items', () => {
     expect(events).toBe(after.seq);
   }, 60_000);
 
+  it('tells a worker naming a past attempt that it is over, and one naming an attempt that never was that it never was; a retried failure is ITEM_ATTEMPT_FAILED, ITEM_FAILED only past the attempts', async () => {
+    const t = await tenant(longLease);
+    const { jobId } = await t.createJob({ kind: 'BATCH', items: [{ source: t.key('a.png') }] });
+    const token = await t.worker(1);
+    expect((await t.claim(token, 'BATCH')).item).toMatchObject({ sequence: 1, attempt: 1 });
+    // Attempt 1 fails; BATCH items have 2 attempts, so the item waits for attempt 2.
+    expect((await t.fail(token, jobId, 'process', 1, 1)).data.failWorkItem).toMatchObject({ status: 'PENDING', attempt: 2 });
+    expect((await t.claim(token, 'BATCH')).item).toMatchObject({ sequence: 1, attempt: 2, status: 'RUNNING' });
+
+    const what = `Item 1 of stage process of job ${jobId}`;
+    const late = await t.complete(token, jobId, 'process', 1, 1, { result: t.key('late.png') });
+    expect(late.errors[0].message).toBe(
+      `Cannot complete ${what} as attempt 1: that attempt is over (it failed or its lease ran out, and the item was tried again), and the item is at attempt 2 now. Drop the work of attempt 1.`,
+    );
+    expect(late.errors[0].extensions).toMatchObject({ code: 'INVALID_TRANSITION', from: 'at attempt 2', to: 'attempt 1' });
+    const never = await t.complete(token, jobId, 'process', 1, 7, { result: t.key('never.png') });
+    expect(never.errors[0].message).toBe(
+      `Cannot complete ${what} as attempt 7: the item never had an attempt 7; it is at attempt 2. Name the attempt that claimWork or startStep gave you.`,
+    );
+    expect(never.errors[0].extensions).toMatchObject({ code: 'INVALID_TRANSITION', from: 'at attempt 2', to: 'attempt 7' });
+
+    // Attempt 2, the last, fails: now the item has failed, and the job with it (one of one is past 25 %).
+    expect((await t.fail(token, jobId, 'process', 1, 2)).data.failWorkItem).toMatchObject({ status: 'FAILED', attempt: 2 });
+    const after = await t.job(jobId);
+    expect(after).toMatchObject({ status: 'FAILED', itemCounts: { failed: 1 } });
+    const client = wsClient(longLease.url, t.editor);
+    try {
+      const replay = subscribe(
+        client,
+        'subscription($j: ID!) { jobProgress(jobId: $j, afterSeq: 0) { seq type item { attempt status } } }',
+        {
+          j: jobId,
+        },
+      );
+      await replay.ack;
+      const events: Array<{ type: string; item: { attempt: number; status: string } | null }> = await replay.waitFor(after.seq);
+      const itemEvents = events.filter((e) => e.type.startsWith('ITEM_')).map((e) => [e.type, e.item?.attempt, e.item?.status]);
+      expect(itemEvents).toEqual([
+        ['ITEM_STARTED', 1, 'RUNNING'],
+        ['ITEM_ATTEMPT_FAILED', 2, 'PENDING'],
+        ['ITEM_STARTED', 2, 'RUNNING'],
+        ['ITEM_FAILED', 2, 'FAILED'],
+      ]);
+    } finally {
+      await client.dispose();
+    }
+  }, 60_000);
+
   it('fails a strict stage at its first failed item; retryWorkItem reopens it; the scenes read as seed 001 with presigned URLs', async () => {
     const t = await tenant(longLease);
     const job = await t.createJob({

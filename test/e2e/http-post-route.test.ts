@@ -146,6 +146,14 @@ describe.each([
       const { route, apollo, routeReachedApollo } = await bothWays(body, { authorization: `Bearer ${token}`, ...headers });
       expect({ what, routeReachedApollo }).toEqual({ what, routeReachedApollo: 1 });
       expect({ what, route }).toEqual({ what, route: apollo });
+      // A subscription is refused before it runs, both ways alike (not executed into a null field).
+      if (what === 'a subscription') {
+        const { data, errors } = JSON.parse(route.body);
+        expect({ data, codes: errors.map((e: { extensions: { code: string } }) => e.extensions.code) }).toEqual({
+          data: undefined,
+          codes: ['SUBSCRIPTION_NEEDS_STREAM'],
+        });
+      }
     }
   });
 

@@ -1,5 +1,6 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startDemo, type Demo } from '../../src/demo/demo';
+import { demoId } from '../../src/demo/demo.data';
 import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
 import { eventually } from '../support/ws';
 
@@ -28,6 +29,47 @@ const IDLE = { graphql_ws_connections: 0, graphql_ws_subscriptions: 0, graphql_s
 
 // (Scripts as text: this file is compiled without the DOM's types.)
 const boardJobs = (page: Page): Promise<BoardJob[]> => page.evaluate('window.jobBoard.jobs()');
+
+/** A fan-out stage's own row as drawn: its job, stage, status, bar width and state text. */
+interface StageRow {
+  jobId: string;
+  stage: string;
+  status: string;
+  width: string;
+  state: string;
+}
+/** Every step row of a fan-out stage on the page (the stages of the demo's music videos and batches). */
+const STAGE_ROWS = `Array.from(document.querySelectorAll('section.job .unit')).filter(function (row) {
+  return row.dataset.unit === 'step:render-scenes' || row.dataset.unit === 'step:process';
+}).map(function (row) {
+  return { jobId: row.closest('section.job').dataset.job, stage: row.dataset.unit.slice(5), status: row.dataset.status,
+    width: row.querySelector('.bar > div').style.width, state: row.querySelector('.state').textContent };
+})`;
+
+interface Box {
+  left: number;
+  right: number;
+}
+interface HeaderLayout {
+  id: string;
+  phase: string;
+  idBox: Box;
+  cardBox: Box;
+  idScrollWidth: number;
+  idClientWidth: number;
+  overlapsPhase: boolean;
+}
+/** Where a job card's id and phase are drawn, or null while the card is not there. */
+const headerLayout = (jobId: string) => `(function () {
+  var card = document.querySelector('section.job[data-job="${jobId}"]');
+  if (!card) return null;
+  var code = card.querySelector('header code');
+  var phase = card.querySelector('header .phase');
+  var c = card.getBoundingClientRect(), k = code.getBoundingClientRect(), p = phase.getBoundingClientRect();
+  return { id: code.textContent, phase: phase.textContent, idBox: { left: k.left, right: k.right }, cardBox: { left: c.left, right: c.right },
+    idScrollWidth: code.scrollWidth, idClientWidth: code.clientWidth,
+    overlapsPhase: !(k.left >= p.right || k.right <= p.left || k.top >= p.bottom || k.bottom <= p.top) };
+})()`;
 
 describe('the live job board in Chromium', () => {
   let server: TestServer;
@@ -98,6 +140,17 @@ describe('the live job board in Chromium', () => {
     );
     expect(await page.locator('section.job .unit[data-attempt="2"]').count()).toBeGreaterThan(0);
 
+    // The render stage's own row is drawn from its scenes: while it runs, its bar shows the share
+    // of scenes completed (its step reports no progress of its own), and says how many.
+    const stageRows = await eventually(
+      () => page.evaluate(STAGE_ROWS) as Promise<StageRow[]>,
+      (rows) => rows.some((r) => r.status === 'RUNNING' && r.width !== '0%' && r.width !== '100%'),
+      90_000,
+    );
+    const midway = stageRows.find((r) => r.status === 'RUNNING' && r.width !== '0%')!;
+    const [done, total] = /(\d+)\/(\d+)/.exec(midway.state)!.slice(1).map(Number);
+    expect(midway.width).toBe(`${Math.round((done / total) * 100)}%`);
+
     // The network drops the socket while jobs move; the board reconnects by itself.
     await page.evaluate('window.jobBoard.dropConnection()');
     await new Promise((r) => setTimeout(r, 1500));
@@ -112,7 +165,7 @@ describe('the live job board in Chromium', () => {
     await demo.stop();
     const editor = await server.token('demo', [Role.EDITOR]);
     const JOB =
-      'query($id: ID!) { job(jobId: $id) { jobId status progress seq steps { name attempt status progress } items(first: 100) { nodes { stage sequence attempt status progress } } } }';
+      'query($id: ID!) { job(jobId: $id) { jobId status progress seq stageItemCounts { stage total completed } steps { name attempt status progress } items(first: 100) { nodes { stage sequence attempt status progress } } } }';
     const followed = (await boardJobs(page)).filter((j) => j.live || j.job.status === 'RUNNING');
     expect(followed.length).toBeGreaterThan(0);
     for (const entry of followed) {
@@ -121,6 +174,7 @@ describe('the live job board in Chromium', () => {
           status: string;
           progress: number;
           seq: number;
+          stageItemCounts: Array<{ stage: string; total: number; completed: number }>;
           steps: Array<{ name: string; attempt: number; status: string; progress: number }>;
           items: { nodes: Array<{ stage: string; sequence: number; attempt: number; status: string; progress: number }> };
         };
@@ -139,7 +193,49 @@ describe('the live job board in Chromium', () => {
       expect(drawn).toEqual(
         new Map([...latest].map(([name, s]) => [name, { attempt: s.attempt, status: s.status, progress: s.progress }])),
       );
+      // Each fan-out stage's row shows its completed share of the stored counters (all of it once completed).
+      for (const counts of job.stageItemCounts) {
+        const stage = latest.get(counts.stage);
+        const share = stage?.status === 'COMPLETED' ? 1 : counts.completed / counts.total;
+        const width = `${Math.round(share * 100)}%`;
+        await eventually(
+          async () =>
+            (await (page.evaluate(STAGE_ROWS) as Promise<StageRow[]>)).find((r) => r.jobId === entry.job.jobId && r.stage === counts.stage),
+          (row) => row?.width === width,
+          10_000,
+        );
+      }
     }
+
+    // A long phase (a free-form step's name, up to 48 characters) never pushes the job's id out of
+    // its card, over the phase, or cuts it.
+    const longStep = 'render_the_final_composite_with_all_its_layers';
+    const worker = await server.token('demo', [Role.WORKER], 'board-worker');
+    const created = dataOf(
+      (
+        await server.raw(
+          {
+            query: 'mutation($in: CreateJobInput!) { createJob(input: $in) { jobId } }',
+            variables: { in: { projectId: demoId('proj', 1), kind: 'LONG_PHASE', steps: [longStep] } },
+          },
+          editor,
+        )
+      ).body,
+    ) as { createJob: { jobId: string } };
+    const longJob = created.createJob.jobId;
+    await server.raw(
+      { query: 'mutation($j: ID!, $s: String!) { startStep(jobId: $j, stepName: $s) { seq } }', variables: { j: longJob, s: longStep } },
+      worker,
+    );
+    const layout = await eventually(
+      () => page.evaluate(headerLayout(longJob)) as Promise<HeaderLayout | null>,
+      (l) => l?.phase === longStep,
+      20_000,
+    );
+    expect(layout).toMatchObject({ id: longJob, overlapsPhase: false });
+    expect(layout!.idBox.left).toBeGreaterThanOrEqual(layout!.cardBox.left);
+    expect(layout!.idBox.right).toBeLessThanOrEqual(layout!.cardBox.right);
+    expect(layout!.idScrollWidth).toBeLessThanOrEqual(layout!.idClientWidth);
 
     expect(errors).toEqual([]);
     // Everything came from this server: no CDN.

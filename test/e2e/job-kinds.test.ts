@@ -1,4 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { REVIEW_STEP } from '../../src/demo/demo.data';
+import { loadDemo } from '../../src/demo/demo.loader';
 import { Role, startTestServer, type TestServer } from '../support/server';
 
 /** Declared pipelines (src/job/job.kinds.ts): stages, typed inputs and outputs, review, phases, and the job's lifecycle. */
@@ -94,15 +96,61 @@ describe('declared job kinds', () => {
 
   it('pauses a stage declared for review when it completes, until a person approves it', async () => {
     const { jobId } = (await create({ kind: '3D_CHARACTER', inputs: { prompt: 'a knight' } })).data.createJob;
-    await act('startStep', jobId, 'text-to-image');
-    await act('completeStep', jobId, 'text-to-image');
-    await act('startStep', jobId, 'refine');
-    const paused = (await act('completeStep', jobId, 'refine')).data.completeStep;
-    expect(paused).toMatchObject({ status: 'PAUSED', phase: 'concept' });
-    const approved = await gql(editor, 'mutation($j: ID!) { approveStep(jobId: $j, stepName: "refine") { status currentStep } }', {
+    for (const stage of ['text-to-image', 'refine', '3d', 'retopo']) {
+      await act('startStep', jobId, stage);
+      expect((await act('completeStep', jobId, stage)).data.completeStep.status).toBe('RUNNING');
+    }
+    await act('startStep', jobId, 'rig');
+    const paused = (await act('completeStep', jobId, 'rig')).data.completeStep;
+    expect(paused).toMatchObject({ status: 'PAUSED', phase: 'rigging' });
+    const approved = await gql(editor, 'mutation($j: ID!) { approveStep(jobId: $j, stepName: "rig") { status currentStep } }', {
       j: jobId,
     });
-    expect(approved.data.approveStep).toEqual({ status: 'RUNNING', currentStep: '3d' });
+    expect(approved.data.approveStep).toEqual({ status: 'RUNNING', currentStep: 'anim' });
+  });
+
+  it("has one review stage for 3D_CHARACTER, which the declaration, the demo and GraphiQL's CreateJob tab agree on", async () => {
+    const kinds = (await gql(editor, '{ jobKinds { name stages { name review } } }')).data.jobKinds;
+    const declared = kinds
+      .find((k: { name: string }) => k.name === '3D_CHARACTER')
+      .stages.filter((s: { review: boolean }) => s.review)
+      .map((s: { name: string }) => s.name);
+    expect(declared).toHaveLength(1);
+    // The stage the demo's simulator and README wait at.
+    expect(REVIEW_STEP).toBe(declared[0]);
+
+    /** Runs a job's stages in order with a worker of its tenant, and returns the stage it paused at (or its status). */
+    const pausedAt = async (token: string, jobId: string): Promise<string> => {
+      for (let guard = 0; guard < 10; guard++) {
+        const now = (await gql(token, 'query($j: ID!) { job(jobId: $j) { status currentStep } }', { j: jobId })).data.job;
+        if (now.status !== 'QUEUED' && now.status !== 'RUNNING') return now.status === 'PAUSED' ? now.currentStep : now.status;
+        await gql(token, 'mutation($j: ID!, $s: String!) { startStep(jobId: $j, stepName: $s) { seq } }', { j: jobId, s: now.currentStep });
+        const done = await gql(token, 'mutation($j: ID!, $s: String!) { completeStep(jobId: $j, stepName: $s) { seq } }', {
+          j: jobId,
+          s: now.currentStep,
+        });
+        expect(done.errors).toBeUndefined();
+      }
+      throw new Error(`job ${jobId} did not pause within its stages`);
+    };
+
+    // The demo's 3D job, as the demo loads it.
+    await loadDemo(server.app, server.config);
+    const demoEditor = await server.token('demo', [Role.EDITOR], 'person');
+    const demoWorker = await server.token('demo', [Role.WORKER], 'demo-worker');
+    const queued = (await gql(demoEditor, '{ jobsByStatus(status: QUEUED, first: 20) { nodes { jobId kind } } }')).data.jobsByStatus.nodes;
+    const demoRobot = queued.find((j: { kind: string }) => j.kind === '3D_CHARACTER');
+    expect(await pausedAt(demoWorker, demoRobot.jobId)).toBe(declared[0]);
+
+    // GraphiQL's CreateJob tab, run as the page gives it (on the demo tenant, the page's token's).
+    const html = await (await fetch(server.url, { headers: { accept: 'text/html' } })).text();
+    const config = JSON.parse(/<script id="graphiql-config" type="application\/json">(.*?)<\/script>/s.exec(html)![1]);
+    const tab = config.tabs.find((t: { query: string }) => t.query.includes('mutation CreateJob'));
+    const variables = JSON.parse(tab.variables);
+    expect(variables.input.kind).toBe('3D_CHARACTER');
+    const made = await gql(demoEditor, tab.query, variables);
+    expect(made.errors).toBeUndefined();
+    expect(await pausedAt(demoWorker, made.data.createJob.jobId)).toBe(declared[0]);
   });
 
   it('lets a new request take over the idempotency key of a cancelled job, and deletes finished jobs with everything under them', async () => {

@@ -218,7 +218,7 @@ describe('jobs, steps and live progress', () => {
     }
   });
 
-  it('creates one job for 100 concurrent duplicate createJob calls, and returns it to all of them', async () => {
+  it('creates one job for 100 concurrent duplicate createJob calls, returns it to all of them, and refuses a client key used again with other arguments', async () => {
     const input = {
       projectId,
       kind: 'MUSIC_VIDEO',
@@ -234,13 +234,30 @@ describe('jobs, steps and live progress', () => {
       async (after) => dataOf(await server.request(ProjectJobsDocument, { projectId, first: 100, after }, editor)).jobs,
     );
     expect(listed.nodes.filter((j) => j.kind === 'MUSIC_VIDEO')).toHaveLength(1);
-    // Another seed is another job; the same client key is the same job.
+    // Another seed is another job; the same client key with the same arguments is the same job
+    // (a null where a field was omitted is the same request).
     const other = dataOf(await server.request(CreateJobDocument, { input: { ...input, seed: '43' } }, editor)).createJob.jobId;
     expect(ids.has(other)).toBe(false);
-    const keyed = await Promise.all(
-      [1, 2].map((n) => server.request(CreateJobDocument, { input: { ...input, inputs: { n }, idempotencyKey: 'order-77' } }, editor)),
-    );
+    const keyed = await Promise.all([
+      server.request(CreateJobDocument, { input: { ...input, inputs: { n: 1 }, idempotencyKey: 'order-77' } }, editor),
+      server.request(CreateJobDocument, { input: { ...input, inputs: { n: 1 }, idempotencyKey: 'order-77', provider: null } }, editor),
+    ]);
     expect(dataOf(keyed[0]).createJob.jobId).toBe(dataOf(keyed[1]).createJob.jobId);
+    // The key with other arguments is refused, as every other create refuses it, and makes nothing.
+    const reused = await server.request(CreateJobDocument, { input: { ...input, inputs: { n: 2 }, idempotencyKey: 'order-77' } }, editor);
+    expect(reused.errors?.[0]).toMatchObject({
+      message: expect.stringContaining('idempotencyKey "order-77" was used for another request'),
+      extensions: { code: 'IDEMPOTENCY_KEY_REUSED', field: 'idempotencyKey' },
+    });
+    // Two requests with one key and other arguments at once: one makes its job, the other is refused.
+    const racing = await Promise.all(
+      [3, 4].map((n) => server.request(CreateJobDocument, { input: { ...input, inputs: { n }, idempotencyKey: 'order-78' } }, editor)),
+    );
+    expect(racing.map((r) => (r.errors ? codeOf(r) : 'created')).sort()).toEqual(['IDEMPOTENCY_KEY_REUSED', 'created']);
+    const jobs = await allPages(
+      async (after) => dataOf(await server.request(ProjectJobsDocument, { projectId, first: 100, after }, editor)).jobs,
+    );
+    expect(jobs.nodes.filter((j) => j.kind === 'MUSIC_VIDEO')).toHaveLength(4);
   });
 
   it('lets exactly one of 20 concurrent completeStep calls on one step succeed', async () => {

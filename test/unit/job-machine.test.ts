@@ -106,6 +106,37 @@ describe('job decisions', () => {
     expect(twice.job).toMatchObject({ status: JobStatus.FAILED, failedSteps: 1, error: { message: 'm2', retryCount: 1 } });
   });
 
+  it('refuses a worker that names another attempt, saying whether it is over or never existed, and which attempt is current', () => {
+    const retried = run(
+      ['a'],
+      [
+        { kind: 'start', step: 'a' },
+        { kind: 'fail', step: 'a', code: 'E', message: 'm' },
+        { kind: 'start', step: 'a' },
+      ],
+    );
+    const refusal = (attempt: number) => {
+      try {
+        decide(retried.job, retried.steps, { kind: 'complete', step: 'a', artifacts: [], attempt }, ctx);
+      } catch (error) {
+        return error as { message: string; extensions: Record<string, unknown> };
+      }
+      throw new Error(`attempt ${attempt} was not refused`);
+    };
+    const late = refusal(1);
+    expect(late.message).toBe(
+      'Cannot complete Step a of job job_1 as attempt 1: that attempt is over (it failed or its lease ran out, and the step was tried again), and the step is at attempt 2 now. Drop the work of attempt 1.',
+    );
+    expect(late.extensions).toMatchObject({ code: 'INVALID_TRANSITION', from: 'at attempt 2', to: 'attempt 1', allowed: ['attempt 2'] });
+    for (const never of [7, 0]) {
+      expect(refusal(never).message).toBe(
+        `Cannot complete Step a of job job_1 as attempt ${never}: the step never had an attempt ${never}; it is at attempt 2. Name the attempt that claimWork or startStep gave you.`,
+      );
+    }
+    // The current attempt is not refused.
+    expect(decide(retried.job, retried.steps, { kind: 'complete', step: 'a', artifacts: [], attempt: 2 }, ctx).type).toBe('STEP_COMPLETED');
+  });
+
   it('pauses for review; approval continues, rejection fails; retry starts a new attempt', () => {
     const paused = run(
       ['a', 'b'],

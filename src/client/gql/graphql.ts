@@ -105,7 +105,7 @@ export type CreateInspirationInput = {
 export type CreateJobInput = {
   /** Your own id for the run, echoed on the job (for tracing across your systems). */
   correlationId?: string | null | undefined;
-  /** Retries with the same key within 48 hours return the first job. Derived from project, kind, inputs, seed and model version when omitted. */
+  /** Retries with the same key and the same arguments within 48 hours return the first job; the key with other arguments is refused with IDEMPOTENCY_KEY_REUSED. Derived from project, kind, inputs, seed and model version when omitted. */
   idempotencyKey?: string | null | undefined;
   /** The pipeline's inputs: checked against the kind's declared fields when it is declared (see jobKinds). */
   inputs?: unknown;
@@ -198,6 +198,8 @@ export type JobEventType =
   | 'HISTORY_LOST'
   /** Work items were added to a fan-out stage (the job's itemCounts say how many). */
   | 'ITEMS_ADDED'
+  /** A work item's attempt failed with attempts left: the item is PENDING for its next attempt (the event's item; its error says why). Not counted as failed. */
+  | 'ITEM_ATTEMPT_FAILED'
   /** A work item completed with its outputs; the stage completes when every item is done. */
   | 'ITEM_COMPLETED'
   /** A work item failed past its attempts; the stage fails by its policy. */

@@ -1,0 +1,90 @@
+import { startTestServer, type TestServer } from '../support/server';
+
+/*
+ * Client mistakes over HTTP (issue 32) get a 4xx under application/graphql-response+json (200
+ * under application/json, as every request error does by the GraphQL-over-HTTP spec), a stable
+ * code that is not INTERNAL, and a message that says what was wrong and what is allowed.
+ */
+
+const RESPONSE_JSON = 'application/graphql-response+json';
+const JOB_PROGRESS = 'subscription Watch { jobProgress(jobId: "job_00000000000000000000000000") { seq type } }';
+
+describe('client mistakes over HTTP', () => {
+  let server: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    token = await server.token('mistakes');
+  });
+  afterAll(() => server.stop());
+
+  /** A GET of /graphql with `params` in its query string. */
+  async function get(params: Record<string, string>, accept?: string) {
+    const url = new URL(server.url);
+    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, ...(accept ? { accept } : {}) } });
+    const body: any = await res.json();
+    return { status: res.status, contentType: res.headers.get('content-type'), allow: res.headers.get('allow'), body };
+  }
+
+  it('refuses a subscription sent as a plain HTTP request, by POST or GET, before it runs, naming WebSocket and SSE', async () => {
+    const expectRefused = (body: { data?: unknown; errors: Array<{ message: string; extensions: Record<string, unknown> }> }) => {
+      // Nothing ran: no data at all, not a null field.
+      expect(body.data).toBeUndefined();
+      expect(body.errors).toHaveLength(1);
+      expect(body.errors[0].extensions.code).toBe('SUBSCRIPTION_NEEDS_STREAM');
+      expect(body.errors[0].message).toMatch(/WebSocket \(graphql-ws/);
+      expect(body.errors[0].message).toMatch(/SSE .*Accept: text\/event-stream/);
+    };
+    const posted = await server.raw({ query: JOB_PROGRESS }, token, { accept: RESPONSE_JSON });
+    expect(posted.status).toBe(400);
+    expectRefused(posted.body);
+    // Under application/json a request error is a 200, as for a query that does not validate.
+    const plain = await server.raw({ query: JOB_PROGRESS }, token);
+    expect(plain.status).toBe(200);
+    expectRefused(plain.body);
+
+    const got = await get({ query: JOB_PROGRESS }, RESPONSE_JSON);
+    expect(got).toMatchObject({ status: 400, allow: null });
+    expect(got.contentType).toMatch(/^application\/graphql-response\+json/);
+    expectRefused(got.body);
+    // A mutation by GET keeps Apollo's 405 with Allow: POST, which is the way to send it.
+    const mutation = await get({ query: 'mutation { createProject(input: { title: "x" }) { projectId } }' }, RESPONSE_JSON);
+    expect(mutation).toMatchObject({ status: 405, allow: 'POST' });
+  });
+
+  it('answers a query over the cost limit as a validation error, without "Syntax Error", with the limit and the cost', async () => {
+    // Within the page bound of 100, but 100 projects with 100 logs each is far over the cost limit.
+    const query = '{ projects(first: 100) { nodes { logs(first: 100) { logId materials } } } }';
+    const res = await server.raw({ query }, token, { accept: RESPONSE_JSON });
+    expect(res.status).toBe(400);
+    const [error] = res.body.errors;
+    expect(error.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED', limit: 'cost', max: server.config.limits.maxCost });
+    expect(error.extensions.found).toBeGreaterThan(server.config.limits.maxCost);
+    expect(error.message).not.toMatch(/Syntax Error/);
+    expect(error.message).toMatch(new RegExp(`cost limit of ${server.config.limits.maxCost} exceeded`, 'i'));
+    expect(error.message).toMatch(/first/);
+  });
+
+  it('answers a page size out of 1–100 written in the query as the same value in a variable is answered, before the cost limit', async () => {
+    const byVariable = await server.raw(
+      { query: 'query($n: Int) { projects(first: $n) { nodes { projectId } } }', variables: { n: 100000 } },
+      token,
+    );
+    const variableMessage = byVariable.body.errors[0].message;
+    expect(variableMessage).toBe('first must be between 1 and 100, got 100000.');
+
+    const inline = await server.raw({ query: '{ projects(first: 100000) { nodes { projectId title } } }' }, token, {
+      accept: RESPONSE_JSON,
+    });
+    expect(inline.status).toBe(400);
+    // One error, the page size's: the cost it would have had is beside the point.
+    expect(inline.body.errors).toHaveLength(1);
+    expect(inline.body.errors[0]).toMatchObject({
+      message: variableMessage,
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED', field: 'first' },
+    });
+    const backward = await server.raw({ query: '{ projects(last: 0) { nodes { projectId } } }' }, token);
+    expect(backward.body.errors[0].message).toBe('last must be between 1 and 100, got 0.');
+  });
+});
