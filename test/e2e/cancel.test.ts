@@ -1,0 +1,168 @@
+import { entities } from '../../src/common/entities';
+import { openQueues } from '../../src/job/job.items';
+import { Role, startTestServer, type TestServer } from '../support/server';
+
+/**
+ * Cancellation that reaches every worker: a 500-item stage with 20 workers mid-flight is
+ * cancelled; from the commit on no claim or report succeeds, each worker learns it within one call
+ * (JOB_CANCELLED, or no work), the counters stay as the cancellation left them, and the settle
+ * sweep cancels the unfinished items and empties the job's claimable index, shown by its entry's
+ * absence. Real DynamoDB Local, a real server, concurrent workers over HTTP.
+ */
+describe('cancelling a job while 20 workers are mid-flight', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { JOB_LEASE_SECONDS: '600', JOB_SETTLE_SWEEP_MS: '100' } });
+  });
+  afterAll(() => server.stop());
+
+  it('refuses every call after the commit, tells each worker within one call, keeps the counters and sweeps the items', async () => {
+    const tenantId = `cancel-${Date.now()}`;
+    const editor = await server.token(tenantId, [Role.EDITOR, Role.WORKER], 'artist');
+    const gql = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
+      (await server.raw({ query, variables }, token)).body;
+    const key = (name: string) => `tenants/${tenantId}/${name}`;
+    const projectId = (await gql(editor, 'mutation { createProject(input: { title: "Cancel" }) { projectId } }')).data.createProject
+      .projectId;
+    const batch = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ source: key(`in/${from + i}.png`) }));
+    const created = await gql(editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+      i: { projectId, kind: 'BATCH', items: batch(1, 50) },
+    });
+    const jobId: string = created.data.createJob.jobId;
+    for (let from = 51; from <= 500; from += 75) {
+      const n = Math.min(75, 501 - from);
+      const added = await gql(
+        editor,
+        'mutation($j: ID!, $i: [JSONObject!]!) { addWorkItems(jobId: $j, stage: "process", items: $i) { jobId } }',
+        {
+          j: jobId,
+          i: batch(from, n),
+        },
+      );
+      expect(added.errors).toBeUndefined();
+    }
+
+    // Each worker claims, reports progress and completes, and writes down every call: when it
+    // started, and what it got.
+    type Call = { worker: number; kind: string; startedAt: number; ok: boolean; empty?: boolean; code?: string };
+    const calls: Call[] = [];
+    let cancelledAt = Number.POSITIVE_INFINITY;
+    let completed = 0;
+    const cancelled = new Promise<void>((resolve, reject) => {
+      const watch = setInterval(async () => {
+        if (completed < 60) return;
+        clearInterval(watch);
+        try {
+          const out = await gql(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
+          if (out.errors) throw new Error(JSON.stringify(out.errors));
+          cancelledAt = performance.now();
+          resolve();
+        } catch (error) {
+          reject(error);
+        }
+      }, 10);
+    });
+    const call = async (worker: number, kind: string, token: string, query: string, variables: Record<string, unknown>) => {
+      const startedAt = performance.now();
+      const out = await gql(token, query, variables);
+      const entry: Call = {
+        worker,
+        kind,
+        startedAt,
+        ok: !out.errors,
+        empty: kind === 'claim' && !out.errors && !out.data.claimWork,
+        code: out.errors?.[0]?.extensions?.code,
+      };
+      calls.push(entry);
+      return { out, entry };
+    };
+    const ITEM = 'item { sequence attempt }';
+    const workers = await Promise.all(Array.from({ length: 20 }, (_, n) => server.token(tenantId, [Role.WORKER], `worker-${n}`)));
+    await Promise.all(
+      workers.map(async (token, w) => {
+        for (let guard = 0; guard < 200; guard++) {
+          const claimed = await call(w, 'claim', token, `mutation { claimWork(kind: "BATCH") { ${ITEM} } }`, {});
+          if (claimed.out.errors) throw new Error(JSON.stringify(claimed.out.errors));
+          const item = claimed.out.data.claimWork?.item;
+          // No work: the job is cancelled (or every item is taken); this worker stops.
+          if (!item) return;
+          const args = { j: jobId, n: item.sequence, a: item.attempt };
+          const progress = await call(
+            w,
+            'progress',
+            token,
+            'mutation($j: ID!, $n: Int!, $a: Int!) { reportWorkItemProgress(jobId: $j, stage: "process", sequence: $n, attempt: $a, progress: 0.5) { status } }',
+            args,
+          );
+          if (progress.entry.code === 'JOB_CANCELLED') return;
+          const done = await call(
+            w,
+            'complete',
+            token,
+            'mutation($j: ID!, $n: Int!, $a: Int!, $o: JSONObject!) { completeWorkItem(jobId: $j, stage: "process", sequence: $n, attempt: $a, outputs: $o) { status } }',
+            { ...args, o: { result: key(`out/${item.sequence}.png`) } },
+          );
+          if (done.entry.code === 'JOB_CANCELLED') return;
+          if (!done.entry.ok) throw new Error(`complete failed: ${done.entry.code}`);
+          completed++;
+        }
+      }),
+    );
+    await cancelled;
+
+    // Nothing a worker started after the cancellation committed succeeded: a claim found no work,
+    // a report or completion got JOB_CANCELLED.
+    for (const c of calls.filter((c) => c.startedAt > cancelledAt)) {
+      if (c.kind === 'claim') expect(c).toMatchObject({ ok: true, empty: true });
+      else expect(c).toMatchObject({ ok: false, code: 'JOB_CANCELLED' });
+    }
+    // Each worker learnt it within one call: its calls are successes up to one that told it
+    // (JOB_CANCELLED on the item it held, or a claim with no work), and that one is its last.
+    let toldMidFlight = 0;
+    for (let w = 0; w < workers.length; w++) {
+      const own = calls.filter((c) => c.worker === w);
+      const told = own.findIndex((c) => !c.ok || c.empty);
+      expect(told).toBe(own.length - 1);
+      if (own[told].code === 'JOB_CANCELLED') toldMidFlight++;
+    }
+    // Workers were holding items when the cancellation came (20 workers, each most of its time on a held item).
+    expect(toldMidFlight).toBeGreaterThan(0);
+    // The job's stream agrees: no item finished after the cancellation's event.
+    const events = await server.app.store.queryAll({ pk: entities.Job.key.pkOf(tenantId, { jobId }), skPrefix: 'EVENT#' });
+    const cancelSeq = events.find((e) => e.type === 'JOB_CANCELLED')?.seq;
+    expect(cancelSeq).toEqual(expect.any(Number));
+    const finished = events.filter((e) => e.type === 'ITEM_COMPLETED');
+    expect(finished).toHaveLength(completed);
+    expect(events.filter((e) => e.seq > cancelSeq)).toEqual([]);
+
+    const read = async () =>
+      (
+        await gql(editor, 'query($j: ID!) { job(jobId: $j) { status version itemCounts { total running completed failed } } }', {
+          j: jobId,
+        })
+      ).data.job;
+    const atCancel = await read();
+    expect(atCancel).toMatchObject({ status: 'CANCELLED', itemCounts: { total: 500, completed } });
+
+    // The settle sweep cancels the unfinished items and empties the job's claimable index; its
+    // entry's absence shows it finished.
+    const settleKey = entities.JobSettle.keyOf(tenantId, { jobId });
+    const deadline = Date.now() + 30_000;
+    while ((await server.app.store.get(settleKey)) !== null) {
+      if (Date.now() > deadline) throw new Error('the settle sweep did not finish in 30 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const claimable = await server.app.store.queryAll(entities.WorkItem.query(tenantId, 'claimableInJob', { jobId }));
+    expect(claimable).toEqual([]);
+    const items = await server.app.store.queryAll(entities.WorkItem.key.prefixOf(tenantId, { jobId, stage: 'process' }));
+    expect(items).toHaveLength(500);
+    const byStatus = new Map<string, number>();
+    for (const item of items) byStatus.set(item.status, (byStatus.get(item.status) ?? 0) + 1);
+    expect(Object.fromEntries(byStatus)).toEqual({ COMPLETED: completed, CANCELLED: 500 - completed });
+    for (const item of items) expect(item.expiresAt).toEqual(expect.any(Number));
+    // The counters are final: the sweep changed no job field, and no report moved them.
+    expect(await read()).toEqual(atCancel);
+    expect(openQueues(server.app.store)).toBe(0);
+  }, 180_000);
+});
