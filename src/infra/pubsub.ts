@@ -296,10 +296,20 @@ export function createEventBus(options: { redisUrl?: string; outage?: OutageLog;
     ...bus,
     async close() {
       listeners.clear();
-      // QUIT on a connection that is down would be refused (no offline queue) and leave ioredis
-      // reconnecting: such a connection is simply dropped. One already ended has nothing to close.
-      const open = clients.filter((client) => client.status !== 'end');
-      await Promise.allSettled(open.map((client) => (client.status === 'ready' ? client.quit() : client.disconnect())));
+      await Promise.allSettled(
+        clients.map(async (client) => {
+          try {
+            // QUIT lets the answers under way arrive first.
+            if (client.status === 'ready') await client.quit();
+          } finally {
+            // A QUIT that failed (the connection was down, or dying while its status still said
+            // `ready`: refused without an offline queue, or queued behind a command that never went
+            // out) or that was never sent leaves ioredis reconnecting for good: drop the connection.
+            // One already ended has nothing to drop.
+            if (client.status !== 'end') client.disconnect();
+          }
+        }),
+      );
       if (!options.outage) outage.stop();
     },
   };
