@@ -211,7 +211,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     bucketReady?.catch(() => {});
     let starting = true;
     const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
-    const bus = createEventBus({ redisUrl: config.redisUrl, outage });
+    const bus = createEventBus({ redisUrl: config.redisUrl, outage, metrics });
     const outbox = new Outbox(store, bus, {
       ...config.outbox,
       failPublish: options.failPublish,
