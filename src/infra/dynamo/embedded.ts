@@ -217,6 +217,8 @@ export async function startDynamoDbLocal(options: {
    * it on purpose (an outage test) turns this off, so no restart races its own.
    */
   supervise?: boolean;
+  /** Calls off the start: java is stopped and the promise rejects soon (main.ts aborts it on a signal). */
+  signal?: AbortSignal;
 }): Promise<EmbeddedDynamo> {
   checkJava();
   const folder = jarFolder();
@@ -231,7 +233,7 @@ export async function startDynamoDbLocal(options: {
     // Chosen once: restarts reuse it, so the SDK clients' endpoint stays valid. If another
     // program takes the port while java is down, the restarts fail and the supervisor gives up.
     const port = await freePort();
-    let current = await launch(folder, port, dataPath, timeoutMs, { onSpawn: options.onSpawn });
+    let current = await launch(folder, port, dataPath, timeoutMs, { onSpawn: options.onSpawn, signal: options.signal });
     lock?.setChild(current.pid);
     const endpoint = `http://127.0.0.1:${port}`;
     let state: PartState = 'up';
