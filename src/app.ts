@@ -166,6 +166,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       stillWanted();
       endpoint = embedded.endpoint;
       progress(`DynamoDB Local is up at ${endpoint}.`);
+      // It listens on 127.0.0.1 only unless its launcher could not make it (embedded.ts says why).
+      if (embedded.exposed)
+        progress(
+          `Warning: DynamoDB Local listens on every network interface, not only 127.0.0.1: ${embedded.exposed}. ` +
+            `Anyone who can reach port ${new URL(endpoint).port} of this machine can read and write its data (docs/operations.md).`,
+        );
     }
     s3 = await s3Starting;
     stillWanted();
