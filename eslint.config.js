@@ -47,6 +47,7 @@ module.exports = [
               'Budget',
               'ChangelogEntry',
               'JobError',
+              'PoolShare',
               'PlannedStep',
               'JobKind',
               'JobField',

@@ -13,6 +13,7 @@ import { Store, type Item } from './infra/dynamo/store';
 import { SharedItemReads } from './infra/shared-reads';
 import { Outbox, type OutboxOptions } from './events/outbox';
 import { JobSettler } from './job/job.settle';
+import { LeaseCodec } from './auth/lease';
 import { OutboxStats } from './infra/dynamo/outbox-stats';
 import { requestBudget } from './infra/deadline';
 import { GAUGES, Metrics } from './infra/metrics';
@@ -290,6 +291,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       batchLoads: options.batchLoads,
       metrics,
       sharedReads,
+      leases: new LeaseCodec(config.cursorSecret),
     });
     const verifier = new TokenVerifier(config.auth);
     const sse = serveGraphQLOverSse({ config, verifier, pipeline });

@@ -13,6 +13,7 @@ import type { FileStore } from './infra/s3/files';
 import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
 import type { UnitWrite } from './infra/dynamo/write';
 import { type CommitHooks, commitUnit } from './infra/dynamo/unit-of-work';
+import type { LeaseCodec } from './auth/lease';
 import { downloadEvent, hasTrailEvents, withTrailRetention } from './common/activity-event';
 import { entities } from './common/entities';
 import type { Outbox } from './events/outbox';
@@ -53,6 +54,8 @@ export interface ContextDeps {
    * Without one, each context shares only its own reads.
    */
   sharedReads?: SharedItemReads<Item>;
+  /** Seals and opens pool workers' leases (see src/auth/lease.ts); without one, pool workers cannot report. */
+  leases?: LeaseCodec;
 }
 
 /**
@@ -287,7 +290,7 @@ function fallbackBus(): EventBus {
 export function createContext(deps: ContextDeps, principal: Principal | null): Context {
   let build = builders.get(deps);
   if (!build) builders.set(deps, (build = (caller) => createRepositories(deps, caller)));
-  return new Context(principal, build);
+  return new Context(principal, build, deps.leases);
 }
 
 /** The repositories' builder of each ContextDeps, one for all its contexts rather than a closure per context. */

@@ -415,6 +415,8 @@ export const entities = {
     attributes: {
       projectId: attr.id({ required: true }),
       kind: attr.string({ required: true }),
+      /** 0 (lowest) to 9; a pool hands out a tenant's higher-priority jobs' work first (default 5). */
+      priority: attr.int(),
       status: attr.enum(JOB_STATES)({ required: true }),
       plan: attr.json<{ name: string; order: number }[]>()({ required: true }),
       /** The current attempt of each planned step. */
@@ -580,8 +582,23 @@ export const entities = {
       claimable: attr.boolean({ internal: true }),
       /** When the job reached the stage (the entry's place among claimable work, oldest first). */
       availableAt: attr.dateTime({ internal: true }),
+      /** The job's priority (0–9), for the pool's order within a tenant. */
+      priority: attr.int({ required: true }),
     },
     indexes: {
+      /**
+       * Shared worker pools (src/job/job.pool.ts): every tenant's jobs with claimable items of one
+       * kind and stage, grouped by tenant, then by priority (highest first) and age. Across tenants:
+       * read only by the pool claimer, which hands out work under leases.
+       */
+      pool: {
+        index: 'GSI1',
+        crossTenant: true,
+        pk: 'POOL#{kind}#{name}',
+        sk: '{tenantId}#{rank}#{availableAt}#{jobId}',
+        when: { claimable: [true] },
+        derive: { rank: (work: { priority: number }) => String(9 - work.priority) },
+      },
       claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
       claimableOfKind: { index: 'GSI2', pk: 'WORK#CLAIMABLE#{kind}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
       claimableOfStage: {
@@ -590,6 +607,20 @@ export const entities = {
         sk: '{availableAt}#{jobId}#{name}',
         when: { claimable: [true] },
       },
+    },
+  }),
+  /**
+   * A tenant's share of the shared worker pools: its weight (claims are handed out by weight among
+   * the tenants with work; 1 when unset) and the most items it may have running through pools at
+   * once (unlimited when unset). Set by admins only (setPoolShare).
+   */
+  PoolShare: entity({
+    type: 'PoolShare',
+    idPrefix: undefined,
+    key: keyShape({ pk: '', sk: 'POOLSHARE' }),
+    attributes: {
+      weight: attr.int({ required: true }),
+      maxRunning: attr.int(),
     },
   }),
   /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { activityEvent } from '../common/activity-event';
-import { assertId } from '../common/ids';
+import { assertId, isValidTenantId } from '../common/ids';
 import { retryWhileStale, Stale } from '../common/mutate';
 import { entities, type EntityItem } from '../common/entities';
 import { validateS3Key } from '../common/s3-key';
@@ -13,6 +13,7 @@ import { checkFields } from '../common/fields';
 import { canonicalJson, checkClientKey, keyReused, requestFingerprint } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.kinds';
 import { JobItems, openReached } from './job.items';
+import { type PoolScheduler, poolSchedulerOf } from './job.pool';
 import type { ProjectRepository } from '../project/project.repository';
 import {
   jobsByStatus,
@@ -42,6 +43,8 @@ import type { CreateJobInput } from './job.type';
 
 /** The most items createJob takes (more: addWorkItems after it). */
 const MAX_ITEMS_AT_CREATE = 50;
+/** Times claimWork reads a job's claimable items again after others took every one it offered. */
+const CLAIM_ROUNDS = 3;
 /** How many claimable steps one claimWork reads and tries, oldest first. */
 const CLAIM_CANDIDATES = 20;
 /** What losing a claim to another worker looks like: the step moved on, or the job changed too fast. */
@@ -264,19 +267,58 @@ export class JobRepository {
   }
 
   /**
+   * Sets a tenant's share of the pools (admins only; the resolver checks the role): its weight and
+   * running limit. This process uses it at once, others within a few seconds (PoolScheduler).
+   */
+  async setPoolShare(tenantId: string, weight: number, maxRunning: number | null) {
+    if (!isValidTenantId(tenantId)) throw badInput('tenantId is not a valid tenant id.', 'tenantId');
+    if (!Number.isInteger(weight) || weight < 1 || weight > 1000)
+      throw badInput('weight must be a whole number from 1 to 1,000.', 'weight');
+    if (maxRunning != null && !(Number.isInteger(maxRunning) && maxRunning >= 1))
+      throw badInput('maxRunning must be a whole number from 1, or null for no limit.', 'maxRunning');
+    const at = this.scope.now().toISOString();
+    await this.scope.store.transact([
+      entities.PoolShare.put(tenantId, { weight, maxRunning: maxRunning ?? undefined, version: 1, createdAt: at, updatedAt: at }),
+    ]);
+    this.poolScheduler().forgetShare(tenantId);
+    return { tenantId, weight, maxRunning };
+  }
+
+  /** The pool scheduler of this process and table (job.pool.ts). */
+  poolScheduler(): PoolScheduler {
+    return poolSchedulerOf(this.scope.store);
+  }
+
+  /**
+   * For the pool claimer (job.pool.ts): claims one of the job's claimable items of `stage`, as
+   * claimWork would for a worker of this tenant; null when it has none claimable now.
+   */
+  claimPooledItem(jobId: string) {
+    return this.claimItem(assertId(jobId, 'job', 'jobId'), this.scope.now().toISOString());
+  }
+
+  /**
    * Claims one of a job's claimable work items for claimWork: the oldest few its index lists
    * (waiting, or held past their lease) are offered to the job's group. Null when other workers
    * took them all first, or their leases ran out past their attempts (they failed).
    */
   private async claimItem(jobId: string, now: string) {
-    const spec = { ...entities.WorkItem.query(this.scope.tenantId, 'claimableInJob', { jobId }), skBefore: `${now}$` };
-    const candidates = (await this.scope.store.queryFirst(spec, CLAIM_CANDIDATES)).filter((c) => entities.WorkItem.is(c));
-    if (candidates.length === 0) return null;
-    // Workers asking at once read the same oldest items; each offers them from a random place.
-    const start = Math.floor(Math.random() * candidates.length);
-    const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];
-    const claimed = await this.items.claimAny(jobId, ordered);
-    return claimed.item && claimed.step ? { job: toJob(claimed.job), step: toStep({ ...claimed.step, jobId }), item: claimed.item } : null;
+    // Workers asking at once read the same oldest items, and a group may hand all of one worker's
+    // candidates to others: the job still has work, so it reads again (a few times) rather than
+    // reporting none.
+    for (let round = 0; round < CLAIM_ROUNDS; round++) {
+      const spec = { ...entities.WorkItem.query(this.scope.tenantId, 'claimableInJob', { jobId }), skBefore: `${now}$` };
+      const candidates = (await this.scope.store.queryFirst(spec, CLAIM_CANDIDATES)).filter((c) => entities.WorkItem.is(c));
+      if (candidates.length === 0) return null;
+      // Each worker offers them from a random place in the list, so they spread over the work.
+      const start = Math.floor(Math.random() * candidates.length);
+      const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];
+      const claimed = await this.items.claimAny(jobId, ordered);
+      if (claimed.item && claimed.step) return { job: toJob(claimed.job), step: toStep({ ...claimed.step, jobId }), item: claimed.item };
+      // The job stopped or moved on: none of its items is work any more.
+      if (claimed.job.status !== JobStatus.RUNNING && claimed.job.status !== JobStatus.QUEUED) return null;
+    }
+    return null;
   }
 
   /**
@@ -332,6 +374,8 @@ export class JobRepository {
       throw badInput(`${kind} is not a declared kind (see jobKinds), so the job needs its steps.`, 'steps');
     }
     const stepNames = declared ? declared.stages.map((stage) => stage.name) : this.freeSteps(input.steps);
+    if (input.priority != null && !(Number.isInteger(input.priority) && input.priority >= 0 && input.priority <= 9))
+      throw badInput('priority must be a whole number from 0 (lowest) to 9 (highest).', 'priority');
     const maxAttempts = input.maxAttempts ?? declared?.maxAttempts ?? 3;
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 10)
       throw badInput('maxAttempts must be between 1 and 10.', 'maxAttempts');
@@ -374,6 +418,7 @@ export class JobRepository {
       updatedAt: at,
       createdBy: this.scope.actor,
       kind,
+      priority: input.priority ?? undefined,
       plan,
       attempts: Object.fromEntries(plan.map((p) => [p.name, 1])),
       currentStep: plan[0].name,

@@ -12,6 +12,7 @@ import {
   JobConnection,
   JobEvent,
   ClaimedWork,
+  PoolShare,
   JobKind,
   JobsAcrossTenantsArgs,
   JobItemsArgs,
@@ -29,6 +30,7 @@ import {
 import { JobRepository } from './job.repository';
 import { JOB_KINDS, phaseOf } from './job.kinds';
 import { countsOf } from './job.items';
+import { claimPooledWork, itemReportRepos } from './job.pool';
 import type { Attribute } from '../infra/dynamo/entity';
 
 /** Declared fields as clients see them (JobField). */
@@ -214,19 +216,35 @@ export class JobResolver {
     return ctx.repos.jobs.act(jobId, { kind: 'retry' });
   }
 
-  @Authorized(Role.WORKER)
+  @Authorized(Role.ADMIN)
+  @Mutation(() => PoolShare, {
+    description:
+      "Admin: sets a tenant's share of the shared worker pools: its weight (claims are handed out in proportion among the tenants with work) and the most items it may have running through pools at once.",
+  })
+  setPoolShare(
+    @Arg('tenantId', () => ID, { description: 'The tenant.' }) tenantId: string,
+    @Arg('weight', () => Int, { description: 'From 1 to 1,000; 1 is every tenant’s default.' }) weight: number,
+    @Arg('maxRunning', () => Int, { nullable: true, description: 'The running limit; null for none.' }) maxRunning: number | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.jobs.setPoolShare(tenantId, weight, maxRunning);
+  }
+
+  @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => ClaimedWork, {
     nullable: true,
     description:
-      'Worker: takes the next step or work item of your tenant that is waiting (optionally of one job kind, and one stage of it), or whose worker stopped reporting (a new attempt), and starts it with a lease that your progress reports renew (JOB_LEASE_SECONDS). Each goes to one worker however many ask at once. Null when there is no work.',
+      'Worker: takes the next step or work item of your tenant that is waiting (optionally of one job kind, and one stage of it), or whose worker stopped reporting (a new attempt), and starts it with a lease that your progress reports renew (JOB_LEASE_SECONDS). Each goes to one worker however many ask at once. A pool worker (role pool) takes the next work item of its kinds of any tenant, by the tenants’ fair shares, and gets a lease to report with. Null when there is no work.',
   })
-  claimWork(
+  async claimWork(
     @Arg('kind', () => String, { nullable: true, description: 'Only work of this job kind; any kind when omitted.' }) kind: string | null,
     @Arg('stage', () => String, { nullable: true, description: 'Only work of this stage (a step name or a fan-out stage); needs kind.' })
     stage: string | null,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.claimWork(kind, stage);
+    if (ctx.principal?.pool) return claimPooledWork(ctx, kind, stage);
+    const claimed = await ctx.repos.jobs.claimWork(kind, stage);
+    return claimed && { ...claimed, tenantId: ctx.principal?.tenantId, lease: null };
   }
 
   @Authorized(Role.WORKER)
@@ -244,42 +262,45 @@ export class JobResolver {
     return ctx.repos.jobs.items.add(jobId, stage, items);
   }
 
-  @Authorized(Role.WORKER)
+  @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => WorkItem, { description: 'Worker: reports a running item’s progress (0 to 1), renewing its lease.' })
   async reportWorkItemProgress(
-    @Args() { jobId, stage, sequence, attempt }: WorkItemRef,
+    @Args() ref: WorkItemRef,
     @Arg('progress', () => Float, { description: '0 to 1.' }) progress: number,
     @Ctx() ctx: Context,
   ) {
-    return (await ctx.repos.jobs.items.progress(jobId, stage, sequence, attempt, progress)).item;
+    const { jobId, stage, sequence, attempt } = ref;
+    return (await (await itemReportRepos(ctx, ref)).jobs.items.progress(jobId, stage, sequence, attempt, progress)).item;
   }
 
-  @Authorized(Role.WORKER)
+  @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => WorkItem, {
     description:
       'Worker: completes a running item with its outputs (checked against the stage’s item outputs); the stage completes when every item is done.',
   })
   async completeWorkItem(
-    @Args() { jobId, stage, sequence, attempt }: WorkItemRef,
+    @Args() ref: WorkItemRef,
     @Arg('outputs', () => JSONObject, { description: "What it produced, as the stage's item outputs (see jobKinds)." })
     outputs: Record<string, unknown>,
     @Ctx() ctx: Context,
   ) {
-    return (await ctx.repos.jobs.items.act(jobId, stage, sequence, { kind: 'complete', attempt, outputs })).item;
+    const { jobId, stage, sequence, attempt } = ref;
+    return (await (await itemReportRepos(ctx, ref)).jobs.items.act(jobId, stage, sequence, { kind: 'complete', attempt, outputs })).item;
   }
 
-  @Authorized(Role.WORKER)
+  @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => WorkItem, {
     description:
       'Worker: fails a running item; it waits for its next attempt while attempts remain, else it fails (and the stage by its policy).',
   })
   async failWorkItem(
-    @Args() { jobId, stage, sequence, attempt }: WorkItemRef,
+    @Args() ref: WorkItemRef,
     @Arg('code', { description: 'A stable error code of yours, e.g. RENDER_TIMEOUT (at most 100 characters).' }) code: string,
     @Arg('message', { description: 'What went wrong (at most 2,000 characters).' }) message: string,
     @Ctx() ctx: Context,
   ) {
-    return (await ctx.repos.jobs.items.act(jobId, stage, sequence, { kind: 'fail', attempt, code, message })).item;
+    const { jobId, stage, sequence, attempt } = ref;
+    return (await (await itemReportRepos(ctx, ref)).jobs.items.act(jobId, stage, sequence, { kind: 'fail', attempt, code, message })).item;
   }
 
   @Authorized(Role.EDITOR)

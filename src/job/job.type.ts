@@ -173,6 +173,9 @@ export class Job extends Versioned {
   @Field(() => ID, { description: 'The project it works for.' })
   projectId!: string;
 
+  @Field(() => Int, { nullable: true, description: 'From 0 (lowest) to 9 (highest); null: the default, 5.' })
+  priority?: number;
+
   @Field({ description: 'Free text, e.g. 3D_CHARACTER, MUSIC_VIDEO, PHOTO_EDIT.' })
   kind!: string;
 
@@ -447,6 +450,12 @@ export class CreateJobInput {
   @Field(() => String, { nullable: true, description: 'The model version the run uses; part of the derived idempotency key.' })
   modelVersion?: string | null;
 
+  @Field(() => Int, {
+    nullable: true,
+    description: 'From 0 (lowest) to 9 (highest), default 5: a shared worker pool hands out your higher-priority jobs’ work first.',
+  })
+  priority?: number | null;
+
   @Field(() => String, {
     nullable: true,
     description:
@@ -610,6 +619,16 @@ export class ClaimedWork {
 
   @Field(() => WorkItem, { nullable: true, description: 'The work item you now hold, with its attempt; null when you hold a step.' })
   item?: WorkItem | null;
+
+  @Field(() => ID, { description: 'The tenant whose work this is (a pool worker serves many; a tenant-bound worker, its own).' })
+  tenantId!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Pool workers only: the lease on this item. Pass it unchanged with every report on it (reportWorkItemProgress, completeWorkItem, failWorkItem); it is the only thing that lets a pool worker touch the tenant’s data. Null for a tenant-bound worker.',
+  })
+  lease?: string | null;
 }
 
 @ArgsType()
@@ -625,10 +644,29 @@ export class WorkItemRef {
 
   @Field(() => Int, { description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.' })
   attempt!: number;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Pool workers: the lease claimWork handed out with this item, unchanged (required for them; ignored for tenant-bound workers).',
+  })
+  lease?: string | null;
 }
 
 @ArgsType()
 export class JobItemsArgs extends PageArgs {
   @Field(() => String, { nullable: true, description: 'Only this stage’s items.' })
   stage?: string | null;
+}
+
+@ObjectType({ simpleResolvers: true, description: "A tenant's share of the shared worker pools (setPoolShare)." })
+export class PoolShare {
+  @Field(() => ID, { description: 'The tenant.' })
+  tenantId!: string;
+
+  @Field(() => Int, { description: 'Its weight among the tenants with pooled work: claims are handed out in proportion (1 by default).' })
+  weight!: number;
+
+  @Field(() => Int, { nullable: true, description: 'The most items it may have running through pools at once; null: no limit.' })
+  maxRunning?: number | null;
 }

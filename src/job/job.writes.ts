@@ -15,6 +15,9 @@ import { ItemStatus, type JobEventType, type JobState, JobStatus, type StepState
 export type JobItem = EntityItem<'Job'>;
 export type WorkItemItem = EntityItem<'WorkItem'>;
 
+/** A job's priority when createJob names none (0 lowest, 9 highest). */
+export const DEFAULT_PRIORITY = 5;
+
 /** A finished job is kept this long, then expires (and its steps and items with it). */
 export const FINISHED_JOB_TTL_DAYS = 90;
 /** The most step attempts that take their finished job's expiry in its last transaction (see expiringSteps). */
@@ -229,6 +232,7 @@ export function jobWorkWrites(scope: Pick<Scope, 'tenantId'>, previous: JobItem 
       name: after.name,
       claimable: true,
       availableAt: at,
+      priority: next.priority ?? DEFAULT_PRIORITY,
       version: 1,
       createdAt: at,
       updatedAt: at,

@@ -9,7 +9,8 @@ import {
 } from '../../src/client/gql/graphql';
 import { globalIdOf, isNodeType } from '../../src/common/global-id';
 import { buildAppSchema } from '../../src/schema';
-import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
+import { signDevToken } from '../../src/auth/jwt';
+import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { listArguments, sampleInput, standardChildren } from '../support/standard';
 
 const MARK = 'SECRET-OF-A';
@@ -129,6 +130,8 @@ const cases: Record<string, Case> = {
     query: `mutation { failWorkItem(jobId: "${i.batchJobId}", stage: "process", sequence: 1, attempt: 1, code: "x", message: "y") { inputs } }`,
   }),
   retryWorkItem: (i) => ({ query: `mutation { retryWorkItem(jobId: "${i.batchJobId}", stage: "process", sequence: 1) { inputs } }` }),
+  // Admins only: a tenant cannot give itself (or take from A) a larger share of the pools.
+  setPoolShare: () => ({ query: 'mutation { setPoolShare(tenantId: "tenant-a", weight: 1000) { weight } }' }),
   jobKinds: () => ({ query: '{ jobKinds { name stages { name phase } } }' }),
   createTenant: () => ({ query: 'mutation { createTenant(input: { name: "B" }) { tenantId name } }' }),
   updateTenant: () => ({ query: 'mutation { updateTenant(expectedVersion: 1, input: { name: "B2" }) { tenantId name } }' }),
@@ -414,9 +417,26 @@ describe('tenant isolation', () => {
       }
       // Every request that named A's things either found nothing or failed with a client code.
       for (const error of res.body.errors ?? []) {
-        const allowed = field.endsWith('AcrossTenants') ? /^FORBIDDEN$/ : /^(NOT_FOUND|BAD_USER_INPUT|CONFLICT)$/;
+        const adminOnly = field.endsWith('AcrossTenants') || field === 'setPoolShare';
+        const allowed = adminOnly ? /^FORBIDDEN$/ : /^(NOT_FOUND|BAD_USER_INPUT|CONFLICT)$/;
         expect({ field, code: error.extensions.code }).toEqual({ field, code: expect.stringMatching(allowed) });
       }
+    }
+    expect(await itemsOf('tenant-a')).toEqual(before);
+  });
+
+  it("gives a pool worker without a lease nothing of A's, for every field but claiming", async () => {
+    const before = await itemsOf('tenant-a');
+    const pool = await signDevToken(new TextEncoder().encode(TEST_SECRET), { sub: 'gpu', pool: { kinds: ['BATCH', 'x'] } });
+    for (const [field, make] of Object.entries(cases)) {
+      // Claiming is what a pool worker is for: it is handed any tenant's work with a lease (test/e2e/pools.test.ts).
+      if (field === 'claimWork') continue;
+      const { query, variables } = make(ids);
+      const res = await server.raw({ query, variables }, pool);
+      const codes = (res.body.errors ?? []).map((e: { extensions: { code: string } }) => e.extensions.code);
+      // Every field is refused outright; none answers data.
+      expect({ field, codes: [...new Set(codes)] }).toEqual({ field, codes: ['FORBIDDEN'] });
+      expect({ field, data: JSON.stringify(res.body.data ?? null) }).toEqual({ field, data: expect.not.stringContaining(MARK) });
     }
     expect(await itemsOf('tenant-a')).toEqual(before);
   });

@@ -117,6 +117,8 @@ export type CreateJobInput = {
   maxAttempts?: number | null | undefined;
   /** The model version the run uses; part of the derived idempotency key. */
   modelVersion?: string | null | undefined;
+  /** From 0 (lowest) to 9 (highest), default 5: a shared worker pool hands out your higher-priority jobs’ work first. */
+  priority?: number | null | undefined;
   /** The project the job works for. */
   projectId: string | number;
   /** Who runs the pipeline (a provider name), for your records. */
@@ -331,6 +333,8 @@ export type Role =
   | 'ADMIN'
   /** Reads and writes the tenant’s data, and reviews jobs. */
   | 'EDITOR'
+  /** A shared worker pool bound to no tenant: claims work of its job kinds across tenants (claimWork), and reports on it with the lease each claim hands out; it can read nothing else. */
+  | 'POOL'
   /** Reads the tenant’s data. */
   | 'VIEWER'
   /** Claims pipeline work and reports its progress. */
