@@ -183,8 +183,8 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
           },
           // A scene renders in minutes; one still running after half an hour is stuck on its GPU.
           attemptTimeoutSeconds: 1800,
-          // A render fails mostly on a busy or lost GPU node: wait 30 s, then 1, 2, 4 … up to 10 minutes.
-          retryBackoff: { initialSeconds: 30, factor: 2, maxSeconds: 600, jitter: 0.2 },
+          // A render fails mostly on a busy or lost GPU node: wait 5 s, then 15 s, 45 s … up to 5 minutes.
+          retryBackoff: { initialSeconds: 5, factor: 3, maxSeconds: 300, jitter: 0.2 },
         },
       },
       { name: 'compose', phase: 'composing', outputs: { video: attr.string({ required: true, s3Key: true }) } },

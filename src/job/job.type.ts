@@ -56,12 +56,16 @@ registerEnumType(JobEventType, {
     ITEM_FAILED: { description: 'A work item failed past its attempts; the stage fails by its policy.' },
     ITEM_ATTEMPT_FAILED: {
       description:
-        "A work item's attempt failed with attempts left: the item is PENDING for its next attempt (the event's item; its error says why). Not counted as failed.",
+        "A work item's attempt failed with attempts left (its worker failed it, or, in a stage with a retry backoff, its lease or its time ran out): the item is PENDING for its next attempt, claimable from its availableAt (the event's item; its error says why). Not counted as failed.",
     },
     ITEM_RECLAIMED: {
-      description: "A work item's holder stopped reporting past its lease: the item was taken over as a new attempt (error LEASE_EXPIRED).",
+      description:
+        "A work item's holder stopped reporting past its lease (error LEASE_EXPIRED) or its attempt's time ran out (ATTEMPT_TIMED_OUT): in a stage without a retry backoff, the claimer took it over at once as a new attempt.",
     },
-    ITEM_RETRIED: { description: 'A failed work item was reopened as a new attempt (retryWorkItem), and its stage with it.' },
+    ITEM_RETRIED: {
+      description:
+        'A failed work item was reopened as a new attempt (retryWorkItem, replayDeadLetters), and its stage with it when it had failed.',
+    },
     RESYNC: { description: 'Not stored: this slow subscriber missed events; resubscribe after this position.' },
     SUBSCRIBED: { description: 'Not stored: the first message of every subscription; its position is where it starts.' },
     HISTORY_LOST: {
