@@ -33,9 +33,10 @@ module.exports = [
       // own: pages of a list and where a page ends (the Connection types, PageInfo); values inside
       // their parent (Approval, Budget, ChangelogEntry, JobError, PlannedStep, AssetVersion, the
       // fields and stages of a job kind); answers that are not stored (uploads, headers, claimed
-      // work, material usage, the viewer); the edges of a page (a cursor and its node); a job's
-      // counters, which are values of the job; and a search hit, which wraps an entity (the
-      // entity has its id) with how well it matched.
+      // work, material usage, the viewer, what a dead-letter replay did); the edges of a page (a
+      // cursor and its node); a job's counters, which are values of the job; a stage's retry
+      // backoff, a value of its declaration; and a search hit, which wraps an entity (the entity
+      // has its id) with how well it matched.
       '@graphql-eslint/strict-id-in-types': [
         'error',
         {
@@ -62,6 +63,8 @@ module.exports = [
               'ItemCounts',
               'SearchHit',
               'FanOutStage',
+              'RetryBackoff',
+              'DeadLetterReplay',
             ],
           },
         },

@@ -26,6 +26,15 @@ export function opsShardOf(jobId: string): number {
   return Math.abs(hash) % OPS_SHARDS;
 }
 
+/**
+ * An error code as the dead-letter index keys it: `#` and `%` escaped, so a code is one whole
+ * segment of the sort key and one code's prefix never matches another's (codes are the workers'
+ * own, at most 100 characters of anything). An item without a code is UNKNOWN.
+ */
+export function deadLetterCode(code: string | undefined): string {
+  return (code || 'UNKNOWN').replace(/[#%]/g, (c) => (c === '#' ? '%23' : '%25'));
+}
+
 /** The first letter of a word (a whole code point): the partition of the word index it is in. */
 export const initialOf = (word: string): string => String.fromCodePoint(word.codePointAt(0) ?? 0x5f);
 
@@ -533,6 +542,8 @@ export const entities = {
       error: attr.json<JobErrorItem>()(),
       worker: attr.string(),
       leaseExpiresAt: attr.dateTime(),
+      /** When the running attempt's time is up (its stage's attemptTimeoutSeconds after its claim), whatever its renewals. */
+      timesOutAt: attr.dateTime(),
       startedAt: attr.dateTime(),
       finishedAt: attr.dateTime(),
       kind: attr.string({ required: true }),
@@ -560,6 +571,19 @@ export const entities = {
        * at the item's stage is the job's JobWork entry (below), written with the job.
        */
       claimableInJob: { index: 'GSI4', pk: 'JOB#{jobId}#WORK', sk: '{availableAt}#{stage}#{sequence}', when: { claimable: [true] } },
+      /**
+       * The tenant's dead letters (sparse): items FAILED past their attempts, by kind and stage,
+       * then by the code of their last error and when they failed, so one error code of one stage
+       * is one prefix, newest last (src/job/job.dead-letters.ts reads it both ways).
+       */
+      deadLetters: {
+        index: 'GSI1',
+        pk: 'DEAD#{kind}#{stage}',
+        sk: '{errorCode}#{finishedAt}#{jobId}#{sequence}',
+        when: { status: ['FAILED'] },
+        format: { sequence: (n: number) => pad(n, 5) },
+        derive: { errorCode: (item: { error?: { code?: string } }) => deadLetterCode(item.error?.code) },
+      },
     },
     ttl: true,
   }),

@@ -3,11 +3,11 @@ import { checkFields } from '../common/fields';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import { requireText } from '../common/validate';
-import { AppError, badInput, invalidTransition, notFound, wrongAttempt } from '../errors';
+import { AppError, attemptTimedOut, badInput, invalidTransition, notFound, wrongAttempt } from '../errors';
 import { type AggregateIO, AggregateCommitter, type AggregateStats, changingTooFast, Stale } from '../infra/dynamo/aggregate';
 import type { Store } from '../infra/dynamo/store';
 import type { UnitWrite } from '../infra/dynamo/write';
-import { type FanOutDeclaration, fanOutOf } from './job.kinds';
+import { backoffSeconds, type FanOutDeclaration, fanOutOf } from './job.kinds';
 import { jobWithSteps } from './job.keys';
 import {
   cancelledJob,
@@ -22,6 +22,7 @@ import {
   stateOf,
 } from './job.machine';
 import {
+  attemptEndsAt,
   countsOf,
   eventWrites,
   expiringSteps,
@@ -165,6 +166,9 @@ export class BatchState {
 }
 
 const itemId = (stage: string, sequence: number) => `${stage}#${sequence}`;
+
+/** The ISO time `seconds` after `at`, to the millisecond. */
+const later = (at: string, seconds: number) => new Date(Date.parse(at) + Math.round(seconds * 1000)).toISOString();
 const refOf = (id: string) => ({ stage: id.slice(0, id.lastIndexOf('#')), sequence: Number(id.slice(id.lastIndexOf('#') + 1)) });
 
 /** The job committers of this process, per store (a test process may hold several). */
@@ -196,7 +200,8 @@ export type ItemAction =
   | { kind: 'progress'; attempt: number; progress: number; leaseUntil: string }
   | { kind: 'complete'; attempt: number; outputs: Record<string, unknown> }
   | { kind: 'fail'; attempt: number; code: string; message: string }
-  | { kind: 'retry' };
+  /** With `errorCode`, only an item whose last error has that code (a replay's filter, judged on the item as it is now). */
+  | { kind: 'retry'; errorCode?: string };
 
 const VERBS: Record<ItemAction['kind'], string> = {
   claim: 'claim',
@@ -582,7 +587,7 @@ function settleStage(state: BatchState, stage: string, actor: string): void {
 function actOnItem(state: BatchState, stage: string, sequence: number, action: ItemAction, actor: string): WorkItemItem {
   const { job } = state;
   const jobId = job.jobId;
-  JobItems.fanOutOrThrow(job, stage);
+  const fanOut = JobItems.fanOutOrThrow(job, stage);
   const item = state.items.get(itemId(stage, sequence));
   if (!item) throw notFound('WorkItem', `${jobId}/${stage}/${sequence}`);
   // Once a cancellation committed, nothing a worker sends about the job succeeds, and it is told
@@ -598,6 +603,14 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
     throw wrongAttempt(what, jobId, VERBS[action.kind], 'item', item.attempt, action.attempt);
   }
   const stageLive = job.currentStep === stage && (job.status === JobStatus.RUNNING || job.status === JobStatus.QUEUED);
+  const { attemptTimeoutSeconds: limit } = fanOut;
+  /** When an attempt starting now runs out of time (none without a declared attempt timeout). */
+  const deadline = limit ? later(state.at, limit) : undefined;
+  /** A lease never outlasts its attempt's time: a report past it renews nothing. */
+  const leaseWithin = (leaseUntil: string, timesOutAt: string | undefined) =>
+    timesOutAt !== undefined && timesOutAt < leaseUntil ? timesOutAt : leaseUntil;
+  /** When the item may be claimed again after its attempt `attempt` failed: now plus the stage's backoff. */
+  const retryAt = (attempt: number) => later(state.at, backoffSeconds(fanOut.retryBackoff, { jobId, stage, sequence, attempt }));
   const counts = countsOf(job, stage);
   const withCounts = (change: Partial<ItemCountsItem>) => {
     const itemCounts = { ...job.itemCounts, [stage]: { ...counts, ...change } };
@@ -618,6 +631,7 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
       status,
       finishedAt: state.at,
       leaseExpiresAt: undefined,
+      timesOutAt: undefined,
       version: item.version + 1,
     });
     const counted = status === ItemStatus.COMPLETED ? { completed: counts.completed + 1 } : { failed: counts.failed + 1 };
@@ -638,7 +652,12 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
         });
       // A stage whose items are claimed before it was opened (a crash in between) opens now.
       if (state.steps.get(stage)?.status === StepStatus.PENDING) openStage(state, stage, actor);
-      const lease = { worker: actor, leaseExpiresAt: action.leaseUntil };
+      const lease = { worker: actor, leaseExpiresAt: leaseWithin(action.leaseUntil, deadline), timesOutAt: deadline };
+      // A waiting item comes back only when its backoff is over, whatever an index read lagging
+      // behind said.
+      const waitsUntil = item.availableAt ?? item.createdAt;
+      if (item.status === ItemStatus.PENDING && waitsUntil > state.at)
+        return refuse('claimed', [`${ItemStatus.PENDING} past its backoff`], `It waits for its retry backoff until ${waitsUntil}.`);
       if (item.status === ItemStatus.PENDING) {
         const started = state.putItem({
           ...item,
@@ -651,20 +670,48 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
         state.change(withCounts({ running: counts.running + 1 }), JobEventType.ITEM_STARTED, actor, { item: started });
         return started;
       }
-      if (item.status !== ItemStatus.RUNNING || !item.leaseExpiresAt || item.leaseExpiresAt > state.at) {
+      const ends = attemptEndsAt(item);
+      if (item.status !== ItemStatus.RUNNING || !ends || ends > state.at) {
         return refuse(
           'claimed',
-          [ItemStatus.PENDING, 'RUNNING with its lease run out'],
-          item.leaseExpiresAt ? `Its lease runs until ${item.leaseExpiresAt}.` : undefined,
+          [ItemStatus.PENDING, 'RUNNING with its lease or its time run out'],
+          ends ? (ends === item.timesOutAt ? `Its attempt runs until ${ends}.` : `Its lease runs until ${ends}.`) : undefined,
         );
       }
-      const error: JobError = {
-        code: 'LEASE_EXPIRED',
-        message: `Worker ${item.worker ?? 'unknown'} stopped reporting; its lease ran out at ${item.leaseExpiresAt}.`,
-        retryCount: item.attempt - 1,
-      };
+      // Whichever came first ended the attempt: the holder's silence, or its time (the lease
+      // never outlasts the time, so when both ended at once it was the time).
+      const error: JobError =
+        ends === item.timesOutAt
+          ? {
+              code: 'ATTEMPT_TIMED_OUT',
+              message: `Attempt ${item.attempt} of worker ${item.worker ?? 'unknown'} ran out of time at ${ends}: its stage allows ${limit ?? '?'} s an attempt, whatever its reports.`,
+              retryCount: item.attempt - 1,
+            }
+          : {
+              code: 'LEASE_EXPIRED',
+              message: `Worker ${item.worker ?? 'unknown'} stopped reporting; its lease ran out at ${item.leaseExpiresAt}.`,
+              retryCount: item.attempt - 1,
+            };
+      if (item.attempt < item.maxAttempt && fanOut.retryBackoff) {
+        // The next attempt waits for its backoff like one failed by its worker: the claimer
+        // takes none of it (claimAny goes on to the next candidate).
+        const waiting = state.putItem({
+          ...item,
+          status: ItemStatus.PENDING,
+          attempt: item.attempt + 1,
+          progress: 0,
+          error,
+          worker: undefined,
+          leaseExpiresAt: undefined,
+          timesOutAt: undefined,
+          availableAt: retryAt(item.attempt),
+          version: item.version + 1,
+        });
+        state.change(withCounts({ running: counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, actor, { item: waiting });
+        return waiting;
+      }
       if (item.attempt < item.maxAttempt) {
-        // The claimer holds the next attempt at once.
+        // Without a backoff the claimer holds the next attempt at once.
         const again = state.putItem({
           ...item,
           attempt: item.attempt + 1,
@@ -682,7 +729,16 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
     }
     case 'progress': {
       if (item.status !== ItemStatus.RUNNING || !stageLive) refuse(ItemStatus.RUNNING, [ItemStatus.RUNNING]);
-      const updated = state.putItem({ ...item, progress: action.progress, leaseExpiresAt: action.leaseUntil, version: item.version + 1 });
+      // An attempt whose time is up is not renewed: its holder is told to stop, and the item
+      // stays claimable, so the next claim takes it over.
+      if (item.timesOutAt !== undefined && item.timesOutAt <= state.at)
+        throw attemptTimedOut(what, jobId, item.attempt, item.timesOutAt, limit);
+      const updated = state.putItem({
+        ...item,
+        progress: action.progress,
+        leaseExpiresAt: leaseWithin(action.leaseUntil, item.timesOutAt),
+        version: item.version + 1,
+      });
       state.change({}, JobEventType.ITEM_PROGRESS, actor, { item: updated });
       return updated;
     }
@@ -694,7 +750,7 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
       if (item.status !== ItemStatus.RUNNING || !stageLive) refuse(ItemStatus.FAILED, [ItemStatus.RUNNING]);
       const error: JobError = { code: action.code, message: action.message, retryCount: item.attempt - 1 };
       if (item.attempt < item.maxAttempt) {
-        // Attempts remain: the item waits for its next attempt (claimable at once).
+        // Attempts remain: the item waits for its next attempt, claimable after the stage's backoff (at once without one).
         const again = state.putItem({
           ...item,
           status: ItemStatus.PENDING,
@@ -703,7 +759,8 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
           error,
           worker: undefined,
           leaseExpiresAt: undefined,
-          availableAt: state.at,
+          timesOutAt: undefined,
+          availableAt: retryAt(item.attempt),
           version: item.version + 1,
         });
         state.change(withCounts({ running: counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, actor, { item: again });
@@ -713,6 +770,8 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
     }
     case 'retry': {
       if (item.status !== ItemStatus.FAILED) refuse(ItemStatus.PENDING, [ItemStatus.FAILED]);
+      if (action.errorCode !== undefined && item.error?.code !== action.errorCode)
+        refuse(ItemStatus.PENDING, [`${ItemStatus.FAILED} with ${action.errorCode}`], `Its last error is ${item.error?.code ?? 'none'}.`);
       const step = state.steps.get(stage);
       const stageFailed = job.status === JobStatus.FAILED && job.currentStep === stage && step?.status === StepStatus.FAILED;
       if (!stageFailed && !(stageLive && step?.status === StepStatus.RUNNING)) {
@@ -731,6 +790,7 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
         progress: 0,
         worker: undefined,
         leaseExpiresAt: undefined,
+        timesOutAt: undefined,
         finishedAt: undefined,
         availableAt: state.at,
         version: item.version + 1,

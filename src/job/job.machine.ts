@@ -62,9 +62,12 @@ export enum JobEventType {
    * the item: ITEM_FAILED is.
    */
   ITEM_ATTEMPT_FAILED = 'ITEM_ATTEMPT_FAILED',
-  /** A worker claimed an item whose holder stopped reporting: the event's item is the new attempt, its error says why. */
+  /**
+   * A worker claimed an item whose holder stopped reporting or whose attempt's time ran out, in a
+   * stage without a retry backoff: the event's item is the new attempt, its error says why.
+   */
   ITEM_RECLAIMED = 'ITEM_RECLAIMED',
-  /** A failed item was reopened (retryWorkItem), and with it its stage when the stage had failed. */
+  /** A failed item was reopened (retryWorkItem, replayDeadLetters), and with it its stage when the stage had failed. */
   ITEM_RETRIED = 'ITEM_RETRIED',
   /** Not stored: sent when a slow subscriber's buffer overflowed; resubscribe after `resumeAfterSeq`. */
   RESYNC = 'RESYNC',

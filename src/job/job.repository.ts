@@ -14,6 +14,7 @@ import { canonicalJson, checkClientKey, keyReused, requestFingerprint } from '..
 import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.kinds';
 import { JobItems, openReached } from './job.items';
 import { type PoolScheduler, poolSchedulerOf } from './job.pool';
+import { DeadLetters } from './job.dead-letters';
 import type { ProjectRepository } from '../project/project.repository';
 import {
   jobsByStatus,
@@ -114,6 +115,8 @@ const byOrder = (a: StepState, b: StepState) => a.order - b.order || a.attempt -
 export class JobRepository {
   /** The work items of fan-out stages (job.items.ts). */
   readonly items: JobItems;
+  /** Work items failed past their attempts: listed and replayed (job.dead-letters.ts). */
+  readonly deadLetters: DeadLetters;
 
   constructor(
     private readonly scope: Scope,
@@ -122,6 +125,7 @@ export class JobRepository {
     private readonly leaseSeconds = 60,
   ) {
     this.items = new JobItems(scope, leaseSeconds);
+    this.deadLetters = new DeadLetters(scope, this.items);
   }
 
   /** The job item and its step attempts, read together (one query, strongly consistent). */

@@ -1,7 +1,7 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { PageArgs, pageRequest } from '../common/pagination';
-import { JSONObject, JSONValue } from '../common/scalars';
+import { DateTime, JSONObject, JSONValue } from '../common/scalars';
 import { feature } from '../common/feature';
 import { objectIdOf } from '../common/global-id';
 import { optionalText } from '../common/validate';
@@ -13,6 +13,9 @@ import {
   JobEvent,
   ClaimedWork,
   PoolShare,
+  DeadLetterFilter,
+  DeadLetterReplay,
+  DeadLettersArgs,
   JobKind,
   JobsAcrossTenantsArgs,
   JobItemsArgs,
@@ -31,6 +34,7 @@ import { JobRepository } from './job.repository';
 import { JOB_KINDS, phaseOf } from './job.kinds';
 import { countsOf } from './job.items';
 import { claimPooledWork, itemReportRepos } from './job.pool';
+import { ItemStatus } from './job.machine';
 import type { Attribute } from '../infra/dynamo/entity';
 
 /** Declared fields as clients see them (JobField). */
@@ -316,6 +320,33 @@ export class JobResolver {
     return (await ctx.repos.jobs.items.act(jobId, stage, sequence, { kind: 'retry' })).item;
   }
 
+  @Authorized()
+  @Query(() => WorkItemConnection, {
+    description:
+      "Your tenant's dead letters of one fan-out stage: work items FAILED past their attempts, newest first within an error code (by error code, descending, without one). They stay until their job expires, or until retryWorkItem or replayDeadLetters reopens them.",
+  })
+  deadLetters(@Args() { kind, stage, errorCode, ...page }: DeadLettersArgs, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.deadLetters.list(kind, stage, errorCode, pageRequest(page));
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => DeadLetterReplay, {
+    description:
+      'Reopens the dead letters matching the filter as new attempts, oldest first, like retryWorkItem (each with its ITEM_RETRIED event; a stage that failed by its policy reopens with its job). At most `max` a call (default 100, at most 500): when `remaining`, call again with `after: cursor`.',
+  })
+  replayDeadLetters(
+    @Arg('filter', () => DeadLetterFilter, { description: 'Which dead letters: a kind, and optionally a stage, error code and job.' })
+    filter: DeadLetterFilter,
+    @Arg('max', () => Int, { nullable: true, description: 'The most to reopen in this call (default 100, at most 500).' }) max:
+      | number
+      | null,
+    @Arg('after', () => String, { nullable: true, description: 'The cursor an earlier call returned, to go on after it.' })
+    after: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.jobs.deadLetters.replay(filter, max, after);
+  }
+
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, {
     description:
@@ -352,6 +383,8 @@ export class JobResolver {
               maxFailed: stage.fanOut.failurePolicy?.maxFailed ?? null,
               maxFailedPercent: stage.fanOut.failurePolicy?.maxFailedPercent ?? null,
               strict: stage.fanOut.failurePolicy?.maxFailed === undefined && stage.fanOut.failurePolicy?.maxFailedPercent === undefined,
+              attemptTimeoutSeconds: stage.fanOut.attemptTimeoutSeconds ?? null,
+              retryBackoff: stage.fanOut.retryBackoff ?? null,
             }
           : null,
       })),
@@ -453,6 +486,15 @@ export class WorkItemResolver {
   })
   id(@Root() item: WorkItem): string {
     return objectIdOf('WorkItem', item.jobId, item.stage, item.sequence);
+  }
+
+  @FieldResolver(() => DateTime, {
+    nullable: true,
+    description:
+      'When a waiting (PENDING) item may be claimed: when it was added, or after the retry backoff of its failed attempt; null unless PENDING.',
+  })
+  availableAt(@Root() item: WorkItem): string | null {
+    return item.status === ItemStatus.PENDING ? (item.availableAt ?? item.createdAt ?? null) : null;
   }
 }
 

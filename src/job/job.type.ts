@@ -56,12 +56,16 @@ registerEnumType(JobEventType, {
     ITEM_FAILED: { description: 'A work item failed past its attempts; the stage fails by its policy.' },
     ITEM_ATTEMPT_FAILED: {
       description:
-        "A work item's attempt failed with attempts left: the item is PENDING for its next attempt (the event's item; its error says why). Not counted as failed.",
+        "A work item's attempt failed with attempts left (its worker failed it, or, in a stage with a retry backoff, its lease or its time ran out): the item is PENDING for its next attempt, claimable from its availableAt (the event's item; its error says why). Not counted as failed.",
     },
     ITEM_RECLAIMED: {
-      description: "A work item's holder stopped reporting past its lease: the item was taken over as a new attempt (error LEASE_EXPIRED).",
+      description:
+        "A work item's holder stopped reporting past its lease (error LEASE_EXPIRED) or its attempt's time ran out (ATTEMPT_TIMED_OUT): in a stage without a retry backoff, the claimer took it over at once as a new attempt.",
     },
-    ITEM_RETRIED: { description: 'A failed work item was reopened as a new attempt (retryWorkItem), and its stage with it.' },
+    ITEM_RETRIED: {
+      description:
+        'A failed work item was reopened as a new attempt (retryWorkItem, replayDeadLetters), and its stage with it when it had failed.',
+    },
     RESYNC: { description: 'Not stored: this slow subscriber missed events; resubscribe after this position.' },
     SUBSCRIBED: { description: 'Not stored: the first message of every subscription; its position is where it starts.' },
     HISTORY_LOST: {
@@ -309,8 +313,19 @@ export class WorkItem {
   @Field(() => DateTime, { nullable: true, description: 'When it COMPLETED or FAILED for good.' })
   finishedAt?: string;
 
+  @Field(() => DateTime, {
+    nullable: true,
+    description:
+      "When its running attempt's time is up (the stage's attemptTimeoutSeconds after the claim), whatever its progress reports renew; null without an attempt timeout or while not running.",
+  })
+  timesOutAt?: string;
+
   @Field(() => Int, { description: 'Increments on every change of the item.' })
   version!: number;
+
+  /** When a waiting item may be claimed (WorkItemResolver.availableAt says it only for PENDING). */
+  availableAt?: string;
+  createdAt?: string;
 }
 
 @ObjectType({ simpleResolvers: true, description: "A page of a job's work items, with the cursors to read on." })
@@ -582,6 +597,38 @@ export class FanOutStage {
 
   @Field({ description: 'True when the first failed item fails the stage (no maxFailed nor maxFailedPercent).' })
   strict!: boolean;
+
+  @Field(() => Float, {
+    nullable: true,
+    description:
+      'Seconds one attempt of an item may run, whatever its progress reports renew; past it the next claim takes the item over (ATTEMPT_TIMED_OUT). Null: only the lease limits an attempt.',
+  })
+  attemptTimeoutSeconds?: number | null;
+
+  @Field(() => RetryBackoff, {
+    nullable: true,
+    description: 'How long a failed attempt waits before its item is claimable again; null: at once.',
+  })
+  retryBackoff?: RetryBackoff | null;
+}
+
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    'A retry backoff: after attempt n fails, the item waits min(maxSeconds, initialSeconds × factor^(n−1)) seconds, less up to `jitter` of that (a share fixed by the job, stage, sequence and attempt).',
+})
+export class RetryBackoff {
+  @Field(() => Float, { description: 'The wait after the first failed attempt (before jitter).' })
+  initialSeconds!: number;
+
+  @Field(() => Float, { description: 'Each further failed attempt waits this many times longer.' })
+  factor!: number;
+
+  @Field(() => Float, { description: 'The longest wait (before jitter).' })
+  maxSeconds!: number;
+
+  @Field(() => Float, { description: 'The largest share (0 to 1) taken off a wait, so items that failed together come back spread out.' })
+  jitter!: number;
 }
 
 @ObjectType({
@@ -651,6 +698,54 @@ export class WorkItemRef {
       'Pool workers: the lease claimWork handed out with this item, unchanged (required for them; ignored for tenant-bound workers).',
   })
   lease?: string | null;
+}
+
+@ArgsType()
+export class DeadLettersArgs extends PageArgs {
+  @Field({ description: 'The declared job kind.' })
+  kind!: string;
+
+  @Field({ description: 'Its fan-out stage.' })
+  stage!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Only items whose last error has this code (e.g. ATTEMPT_TIMED_OUT); newest first then.',
+  })
+  errorCode?: string | null;
+}
+
+@InputType({ description: 'Which dead letters (work items FAILED past their attempts) replayDeadLetters reopens.' })
+export class DeadLetterFilter {
+  @Field({ description: 'The declared job kind.' })
+  kind!: string;
+
+  @Field(() => String, { nullable: true, description: 'Only this fan-out stage of it; every fan-out stage of the kind when omitted.' })
+  stage?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Only items whose last error has this code.' })
+  errorCode?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'Only items of this job.' })
+  jobId?: string | null;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'What one replayDeadLetters call did.' })
+export class DeadLetterReplay {
+  @Field(() => Int, { description: 'Dead letters reopened as new attempts (each with its ITEM_RETRIED event).' })
+  reopened!: number;
+
+  @Field(() => Int, {
+    description:
+      'Matching dead letters left as they are: their job moved on past the stage, completed, was cancelled or deleted, or another call reopened them first.',
+  })
+  skipped!: number;
+
+  @Field({ description: 'True when this call stopped at its bound (max, or the rows one call reads): call again with `after: cursor`.' })
+  remaining!: boolean;
+
+  @Field(() => String, { nullable: true, description: 'Where the next call goes on (its `after`); null when nothing remains.' })
+  cursor?: string | null;
 }
 
 @ArgsType()

@@ -26,15 +26,25 @@ const MAX_EXPIRING_STEPS = 60;
 /**
  * Whether an item may be claimed now or later, and from when, by its own state only: a waiting
  * item from when it became available (after any backoff), a running one from when its lease runs
- * out. Whether its job is at its stage is the job's JobWork entry (jobWorkOf).
+ * out or its attempt's time is up, whichever comes first. Whether its job is at its stage is the
+ * job's JobWork entry (jobWorkOf).
  */
-export function itemClaimability(item: Pick<WorkItemItem, 'status' | 'availableAt' | 'leaseExpiresAt' | 'createdAt'>): {
+export function itemClaimability(item: Pick<WorkItemItem, 'status' | 'availableAt' | 'leaseExpiresAt' | 'timesOutAt' | 'createdAt'>): {
   claimable?: true;
   availableAt?: string;
 } {
   if (item.status === ItemStatus.PENDING) return { claimable: true, availableAt: item.availableAt ?? item.createdAt };
-  if (item.status === ItemStatus.RUNNING && item.leaseExpiresAt) return { claimable: true, availableAt: item.leaseExpiresAt };
+  const ends = attemptEndsAt(item);
+  if (item.status === ItemStatus.RUNNING && ends) return { claimable: true, availableAt: ends };
   return { claimable: undefined, availableAt: undefined };
+}
+
+/**
+ * When a running attempt can be taken over: its lease's end or its timeout, whichever comes
+ * first (ISO times of one format compare as strings).
+ */
+export function attemptEndsAt(item: Pick<WorkItemItem, 'leaseExpiresAt' | 'timesOutAt'>): string | undefined {
+  return [item.leaseExpiresAt, item.timesOutAt].filter((at): at is string => at !== undefined).sort()[0];
 }
 
 /** The counts of a stage's items (zeros before it has any). */
@@ -59,10 +69,12 @@ function snapshotOf(job: JobItem): Record<string, unknown> {
 /** A work item as an event carries it: its fields without key and index attributes. */
 function itemSnapshot(item: WorkItemItem): Record<string, unknown> {
   const { jobId, stage, sequence, status, attempt, maxAttempt, progress, inputs, outputs, error, worker, leaseExpiresAt } = item;
-  const { startedAt, finishedAt, version, createdAt, updatedAt } = item;
+  const { startedAt, finishedAt, version, createdAt, updatedAt, timesOutAt, availableAt } = item;
   return {
     ...{ entityType: 'WorkItem', jobId, stage, sequence, status, attempt, maxAttempt, progress, inputs, outputs, error, worker },
-    ...{ leaseExpiresAt, startedAt, finishedAt, version, createdAt, updatedAt },
+    ...{ leaseExpiresAt, startedAt, finishedAt, version, createdAt, updatedAt, timesOutAt },
+    // When a waiting item may be claimed (after its backoff); the index's value for others is not the item's.
+    availableAt: status === ItemStatus.PENDING ? availableAt : undefined,
   };
 }
 

@@ -19,6 +19,8 @@ interface Ids {
   jobId: string;
   /** A's BATCH job, whose work items wait to be claimed. */
   batchJobId: string;
+  /** A's BATCH job whose one item failed past its attempts: a dead letter. */
+  deadJobId: string;
   projectId: string;
   logId: string;
   /** A's standard project children by type: one id of each, and A's cursors for its lists. */
@@ -132,6 +134,14 @@ const cases: Record<string, Case> = {
   retryWorkItem: (i) => ({ query: `mutation { retryWorkItem(jobId: "${i.batchJobId}", stage: "process", sequence: 1) { inputs } }` }),
   // Admins only: a tenant cannot give itself (or take from A) a larger share of the pools.
   setPoolShare: () => ({ query: 'mutation { setPoolShare(tenantId: "tenant-a", weight: 1000) { weight } }' }),
+  deadLetters: (i) => ({
+    query: 'query($a: String) { deadLetters(kind: "BATCH", stage: "process", after: $a) { nodes { jobId inputs error { message } } } }',
+    variables: { a: i.cursors.deadLetters },
+  }),
+  // Aimed at A's job with a dead letter: B's replay reads only B's dead letters, so it finds none.
+  replayDeadLetters: (i) => ({
+    query: `mutation { replayDeadLetters(filter: { kind: "BATCH", stage: "process", jobId: "${i.deadJobId}" }) { reopened skipped remaining } }`,
+  }),
   jobKinds: () => ({ query: '{ jobKinds { name stages { name phase } } }' }),
   createTenant: () => ({ query: 'mutation { createTenant(input: { name: "B" }) { tenantId name } }' }),
   updateTenant: () => ({ query: 'mutation { updateTenant(expectedVersion: 1, input: { name: "B2" }) { tenantId name } }' }),
@@ -330,6 +340,33 @@ describe('tenant isolation', () => {
       a,
     );
 
+    // A dead letter of A's: a BATCH job whose one item fails both its attempts (the second after
+    // the stage's retry backoff), made before any other of A's items can be claimed.
+    const dead = await server.raw(
+      {
+        query: `mutation { createJob(input: { projectId: "${projectId}", kind: "BATCH", inputs: { label: "${MARK}" }, items: [{ source: "tenants/tenant-a/${MARK}-dead.png" }] }) { jobId } }`,
+      },
+      a,
+    );
+    const deadJobId = dead.body.data.createJob.jobId as string;
+    for (const attempt of [1, 2]) {
+      const deadline = Date.now() + 15_000;
+      let claimed = null;
+      while (!claimed && Date.now() < deadline) {
+        claimed = (await server.raw({ query: 'mutation { claimWork(kind: "BATCH") { job { jobId } item { attempt } } }' }, worker)).body
+          .data.claimWork;
+        if (!claimed) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(claimed).toEqual({ job: { jobId: deadJobId }, item: { attempt } });
+      const failed = await server.raw(
+        {
+          query: `mutation { failWorkItem(jobId: "${deadJobId}", stage: "process", sequence: 1, attempt: ${attempt}, code: "${MARK}", message: "${MARK}") { status } }`,
+        },
+        worker,
+      );
+      expect(failed.body.data.failWorkItem.status).toBe(attempt === 1 ? 'PENDING' : 'FAILED');
+    }
+
     // A BATCH job of A's whose two work items wait to be claimed.
     const batch = await server.raw(
       {
@@ -349,6 +386,7 @@ describe('tenant isolation', () => {
     ids = {
       jobId: jobIds[0],
       batchJobId,
+      deadJobId,
       projectId,
       logId,
       standard,
@@ -370,6 +408,7 @@ describe('tenant isolation', () => {
         jobsByStatus: await cursor('{ jobsByStatus(status: PAUSED, first: 1) { pageInfo { endCursor } } }'),
         myJobs: await cursor('{ myJobs(first: 1) { pageInfo { endCursor } } }'),
         stepsAwaitingReview: await cursor('{ stepsAwaitingReview(first: 1) { pageInfo { endCursor } } }'),
+        deadLetters: await cursor('{ deadLetters(kind: "BATCH", stage: "process", first: 1) { pageInfo { endCursor } } }'),
         // A finds its own items by these words: B's search for them below is not empty by accident.
         search: await cursor(`{ search(text: "${MARK}", first: 1) { pageInfo { endCursor } } }`),
       },
@@ -398,6 +437,7 @@ describe('tenant isolation', () => {
       MARK.toLowerCase(),
       ids.jobId,
       ids.batchJobId,
+      ids.deadJobId,
       ids.projectId,
       ids.logId,
       ...Object.values(ids.standard).map((s) => s.id),

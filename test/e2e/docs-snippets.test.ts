@@ -310,6 +310,11 @@ const OPERATION_CASES: Record<string, OperationCase> = {
     variables: (state) => ({ j: state.jobId }),
     check: (data) => expect(data.completeStep.currentStep).toBe('render-scenes'),
   },
+  // A tenant without dead letters lists none and replays none: the operations run as written.
+  'docs/pipelines.md#DeadLetters': { check: (data) => expect(data.deadLetters.nodes).toEqual([]) },
+  'docs/pipelines.md#ReplayTimedOut': {
+    check: (data) => expect(data.replayDeadLetters).toEqual({ reopened: 0, skipped: 0, remaining: false, cursor: null }),
+  },
   'docs/search.md#Search': {
     // It finds what the README's first queries wrote: a log with ultramarine.
     setup: async (ctx) => {

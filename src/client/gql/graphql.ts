@@ -200,7 +200,7 @@ export type JobEventType =
   | 'HISTORY_LOST'
   /** Work items were added to a fan-out stage (the job's itemCounts say how many). */
   | 'ITEMS_ADDED'
-  /** A work item's attempt failed with attempts left: the item is PENDING for its next attempt (the event's item; its error says why). Not counted as failed. */
+  /** A work item's attempt failed with attempts left (its worker failed it, or, in a stage with a retry backoff, its lease or its time ran out): the item is PENDING for its next attempt, claimable from its availableAt (the event's item; its error says why). Not counted as failed. */
   | 'ITEM_ATTEMPT_FAILED'
   /** A work item completed with its outputs; the stage completes when every item is done. */
   | 'ITEM_COMPLETED'
@@ -208,9 +208,9 @@ export type JobEventType =
   | 'ITEM_FAILED'
   /** A worker reported a work item's progress. */
   | 'ITEM_PROGRESS'
-  /** A work item's holder stopped reporting past its lease: the item was taken over as a new attempt (error LEASE_EXPIRED). */
+  /** A work item's holder stopped reporting past its lease (error LEASE_EXPIRED) or its attempt's time ran out (ATTEMPT_TIMED_OUT): in a stage without a retry backoff, the claimer took it over at once as a new attempt. */
   | 'ITEM_RECLAIMED'
-  /** A failed work item was reopened as a new attempt (retryWorkItem), and its stage with it. */
+  /** A failed work item was reopened as a new attempt (retryWorkItem, replayDeadLetters), and its stage with it when it had failed. */
   | 'ITEM_RETRIED'
   /** A worker claimed a work item; the event’s item is its attempt. */
   | 'ITEM_STARTED'
