@@ -114,6 +114,8 @@ export interface StartOptions {
   onEmbeddedFailure?: (error: Error) => void;
   /** Calls off a start-up still waiting for DynamoDB (main.ts aborts it on a signal). */
   signal?: AbortSignal;
+  /** Test hook: the requests' clock (see ContextDeps.now); the wall clock when omitted. */
+  now?: () => Date;
 }
 
 /**
@@ -273,6 +275,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       batchLoads: options.batchLoads,
       metrics,
       sharedReads,
+      now: options.now,
     });
     const verifier = new TokenVerifier(config.auth);
     const sse = serveGraphQLOverSse({ config, verifier, pipeline });
