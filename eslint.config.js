@@ -34,8 +34,9 @@ module.exports = [
       // their parent (Approval, Budget, ChangelogEntry, JobError, PlannedStep, AssetVersion, the
       // fields and stages of a job kind); answers that are not stored (uploads, headers, claimed
       // work, material usage, the viewer); the edges of a page (a cursor and its node); a job's
-      // counters, which are values of the job; and a search hit, which wraps an entity (the
-      // entity has its id) with how well it matched.
+      // counters, which are values of the job; a search hit, which wraps an entity (the
+      // entity has its id) with how well it matched; and where a reused step's or item's outputs
+      // came from (ReuseSource, ReusedWork), values of the step, item or event that carries them.
       '@graphql-eslint/strict-id-in-types': [
         'error',
         {
@@ -61,6 +62,8 @@ module.exports = [
               'ItemCounts',
               'SearchHit',
               'FanOutStage',
+              'ReuseSource',
+              'ReusedWork',
             ],
           },
         },
