@@ -35,8 +35,9 @@ module.exports = [
       // fields and stages of a job kind); answers that are not stored (uploads, headers, claimed
       // work, material usage, the viewer, what a dead-letter replay did); the edges of a page (a
       // cursor and its node); a job's counters, which are values of the job; a stage's retry
-      // backoff, a value of its declaration; and a search hit, which wraps an entity (the entity
-      // has its id) with how well it matched.
+      // backoff, a value of its declaration; a search hit, which wraps an entity (the entity has
+      // its id) with how well it matched; and where a reused step's or item's outputs came from
+      // (ReuseSource, ReusedWork), values of the step, item or event that carries them.
       '@graphql-eslint/strict-id-in-types': [
         'error',
         {
@@ -65,6 +66,8 @@ module.exports = [
               'FanOutStage',
               'RetryBackoff',
               'DeadLetterReplay',
+              'ReuseSource',
+              'ReusedWork',
             ],
           },
         },

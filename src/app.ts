@@ -119,6 +119,8 @@ export interface StartOptions {
    * embedded parts stop last, and startApp rejects with StartupCancelled.
    */
   signal?: AbortSignal;
+  /** Test hook: the requests' clock (see ContextDeps.now); the wall clock when omitted. */
+  now?: () => Date;
 }
 
 /**
@@ -292,6 +294,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       metrics,
       sharedReads,
       leases: new LeaseCodec(config.cursorSecret),
+      now: options.now,
     });
     const verifier = new TokenVerifier(config.auth);
     const sse = serveGraphQLOverSse({ config, verifier, pipeline });

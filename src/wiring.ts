@@ -56,6 +56,8 @@ export interface ContextDeps {
   sharedReads?: SharedItemReads<Item>;
   /** Seals and opens pool workers' leases (see src/auth/lease.ts); without one, pool workers cannot report. */
   leases?: LeaseCodec;
+  /** The requests' clock (Scope.now); the wall clock when omitted. Tests move it to see time-bound rules (a reuse record's TTL) run out. */
+  now?: () => Date;
 }
 
 /**
@@ -96,7 +98,7 @@ class RequestScope implements Scope {
   readonly shared: Scope['shared'];
   readonly eventRetentionDays: number;
   readonly newId: (prefix: IdPrefix) => string;
-  readonly now = currentDate;
+  readonly now: () => Date;
   private itemLoader?: DataLoader<Key, Item | null, string>;
   private pageLoader?: DataLoader<PageKey, Page<Item>, string>;
   private downloadLoader?: DataLoader<{ key: string; seconds: number }, boolean, string>;
@@ -114,6 +116,7 @@ class RequestScope implements Scope {
     this.shared = deps.sharedReads ?? new SharedItemReads<Item>(deps.store);
     this.eventRetentionDays = deps.eventRetentionDays;
     this.newId = deps.newId ?? newId;
+    this.now = deps.now ?? currentDate;
   }
 
   get items(): DataLoader<Key, Item | null, string> {

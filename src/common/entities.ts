@@ -446,6 +446,11 @@ export const entities = {
       error: attr.json<JobErrorItem>()(),
       startedAt: attr.dateTime(),
       finishedAt: attr.dateTime(),
+      /** The seed and model version the run uses: with the inputs, what makes its work reusable (src/job/job.reuse.ts). */
+      seed: attr.string(),
+      modelVersion: attr.string(),
+      /** False when the job asked not to take stored outputs (createJob reuse: false); absent means it does. */
+      reuse: attr.boolean(),
     },
     indexes: {
       /** The tenant's jobs by status, latest change first. */
@@ -496,6 +501,8 @@ export const entities = {
       claimable: attr.boolean({ internal: true }),
       /** When it can be claimed: when it became its job's current step, or when its lease runs out. */
       availableAt: attr.dateTime({ internal: true }),
+      /** The completed step whose stored outputs this attempt took instead of running (src/job/job.reuse.ts). */
+      reusedFrom: attr.json<ReuseSourceItem>()(),
     },
     indexes: {
       /** Steps paused for a person's review (sparse: only while paused), most recent first. */
@@ -549,14 +556,17 @@ export const entities = {
       kind: attr.string({ required: true }),
       claimable: attr.boolean({ internal: true }),
       availableAt: attr.dateTime({ internal: true }),
+      /** The completed item whose stored outputs this one took instead of running (src/job/job.reuse.ts). */
+      reusedFrom: attr.json<ReuseSourceItem>()(),
     },
     status: {
       attribute: 'status',
       initial: 'PENDING',
       // RUNNING → PENDING: an attempt failed or its lease lapsed and attempts remain; FAILED → PENDING: retryWorkItem;
-      // → CANCELLED: its job was cancelled before it finished (the settle sweep, src/job/job.settle.ts).
+      // → CANCELLED: its job was cancelled before it finished (the settle sweep, src/job/job.settle.ts);
+      // PENDING → COMPLETED: it took the stored outputs of a completed item with its key (src/job/job.reuse.ts).
       transitions: {
-        PENDING: ['RUNNING', 'CANCELLED'],
+        PENDING: ['RUNNING', 'COMPLETED', 'CANCELLED'],
         RUNNING: ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'],
         COMPLETED: [],
         FAILED: ['PENDING'],
@@ -685,6 +695,30 @@ export const entities = {
     key: keyShape({ pk: 'JOB#{jobId}', sk: 'EVENT#{seq}', format: { seq: (n: number) => pad(n, 10) } }),
     ttl: true,
   }),
+  /**
+   * The outputs of a completed step or item of a stage declared reusable (src/job/job.reuse.ts),
+   * under the hash of what made it (its key fields, the job's seed and model version, the kind and
+   * the stage): a later step or item of the tenant with the same key takes them instead of running
+   * until `expiresAt`. Written in the completion's own transaction; a later completion with the
+   * same key replaces it.
+   */
+  ReuseRecord: entity({
+    type: 'ReuseRecord',
+    idPrefix: undefined,
+    key: keyShape({ pk: 'REUSE#{contentKey}', sk: 'REUSE' }),
+    attributes: {
+      jobId: attr.id({ required: true }),
+      kind: attr.string({ required: true }),
+      stage: attr.string({ required: true }),
+      /** The item's sequence; absent for a step. */
+      sequence: attr.int(),
+      outputs: attr.json()(),
+      artifacts: attr.strings(),
+      metrics: attr.json()(),
+      completedAt: attr.dateTime({ required: true }),
+    },
+    ttl: true,
+  }),
   Idempotency: entity({
     type: 'Idempotency',
     idPrefix: undefined,
@@ -715,6 +749,14 @@ export const entities = {
     ttl: true,
   }),
 };
+
+/** Where a reused step's or item's outputs came from: the completed step (no sequence) or item. */
+export interface ReuseSourceItem {
+  jobId: string;
+  stage: string;
+  sequence?: number;
+  completedAt: string;
+}
 
 /** Why a job or step failed. */
 export interface JobErrorItem {

@@ -10,6 +10,18 @@ import type { UnitWrite } from '../infra/dynamo/write';
 import { backoffSeconds, type FanOutDeclaration, fanOutOf } from './job.kinds';
 import { jobWithSteps } from './job.keys';
 import {
+  contentKey,
+  liveRecord,
+  readRecords,
+  recordWrites,
+  type ReusedWork,
+  type ReuseRecordItem,
+  reuseOf,
+  sourceOf,
+  takesReuse,
+  waitingStepKeys,
+} from './job.reuse';
+import {
   cancelledJob,
   decide,
   ItemStatus,
@@ -69,6 +81,7 @@ interface BatchEvent {
   type: JobEventType;
   step?: StepState;
   item?: WorkItemItem;
+  reused?: ReusedWork[];
   actor: string;
 }
 
@@ -94,8 +107,15 @@ export class BatchState {
     public extra: UnitWrite[] = [],
   ) {}
 
+  /**
+   * The reuse records the group read, by content key (see job.reuse.ts): those of the job's
+   * waiting reusable steps, or those of the items a command adds. Read-only: records are only
+   * ever added, so what was read before the decision still holds inside it.
+   */
+  reuseRecords: ReadonlyMap<string, ReuseRecordItem> = new Map();
+
   fork(): BatchState {
-    return new BatchState(
+    const copy = new BatchState(
       this.read,
       this.readVersions,
       this.job,
@@ -108,6 +128,8 @@ export class BatchState {
       [...this.events],
       [...this.extra],
     );
+    copy.reuseRecords = this.reuseRecords;
+    return copy;
   }
 
   adopt(other: BatchState): void {
@@ -126,7 +148,12 @@ export class BatchState {
   }
 
   /** Records a change of the job: its version moves by one and the event takes that seq. */
-  change(next: Partial<JobItem>, type: JobEventType, actor: string, about: { step?: StepState; item?: WorkItemItem } = {}): void {
+  change(
+    next: Partial<JobItem>,
+    type: JobEventType,
+    actor: string,
+    about: { step?: StepState; item?: WorkItemItem; reused?: ReusedWork[] } = {},
+  ): void {
     const previous = this.job;
     this.job = { ...previous, ...next, version: previous.version + 1, updatedAt: this.at };
     this.events.push({ job: this.job, previous, type, actor, ...about });
@@ -267,7 +294,11 @@ export class JobItems {
     const items = new Map<string, WorkItemItem>();
     for (const row of itemRows) if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
     const readVersions = new Map([...items].map(([key, item]) => [key, item.version]));
-    return new BatchState(job, readVersions, job, steps, storedSteps, items, this.scope.now().toISOString());
+    const state = new BatchState(job, readVersions, job, steps, storedSteps, items, this.scope.now().toISOString());
+    // The records of the job's reusable steps still waiting, so a step this group moves the job on
+    // to can complete from them in the same decision (openReached). Only while such a step is ahead.
+    if (!TERMINAL.has(job.status)) state.reuseRecords = await readRecords(this.scope.store, tenantId, waitingStepKeys(job, steps));
+    return state;
   }
 
   /** The unit of work of a decided group (empty when nothing changed). */
@@ -287,10 +318,75 @@ export class JobItems {
     for (const step of state.changedSteps) writes.push(stepWrite(scope, job, step, at, expiresAt));
     writes.push(...expiringSteps(scope, job, state.storedSteps, state.changedSteps, expiresAt, at));
     for (const e of state.events)
-      writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item }, at, e.actor));
+      writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item, reused: e.reused }, at, e.actor));
     writes.push(...jobWorkWrites(scope, read, job, at), ...jobSettleWrites(scope, read, job, at));
     writes.push(...state.extra);
     return writes;
+  }
+
+  /**
+   * A new job's writes (createJob): the job, its first step attempts and the items given with it
+   * (`items`, for `stage`), its JOB_CREATED event and its JobWork entry, and, when it takes reuse,
+   * what the reuse records read for it (`records`, see job.reuse.ts) complete at once in the same
+   * transaction: the given items with a live record (ITEMS_REUSED), then its first step and those
+   * after it while each has one (STEP_REUSED), so none of them is ever claimable. The job is
+   * written only if new; returns it and its steps as the writes leave them.
+   */
+  created(
+    job: JobItem,
+    steps: StepState[],
+    stage: string | undefined,
+    items: Record<string, unknown>[],
+    records: ReadonlyMap<string, ReuseRecordItem>,
+  ): { job: JobItem; steps: StepLike[]; writes: UnitWrite[] } {
+    const { scope } = this;
+    const actor = scope.actor;
+    const at = job.updatedAt;
+    const stepMap = new Map<string, StepLike>(steps.map((step) => [step.name, { ...step, jobId: job.jobId }]));
+    const state = new BatchState(job, new Map(), job, stepMap, [], new Map(), at);
+    state.reuseRecords = records;
+    items.forEach((inputs, i) => {
+      state.putItem({
+        PK: '',
+        SK: '',
+        entityType: entities.WorkItem.type,
+        jobId: job.jobId,
+        stage: stage ?? '',
+        sequence: i + 1,
+        kind: job.kind,
+        status: ItemStatus.PENDING,
+        attempt: 1,
+        maxAttempt: (stage ? fanOutOf(job, stage)?.attempts : undefined) ?? job.maxAttempts,
+        progress: 0,
+        inputs,
+        availableAt: at,
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+        createdBy: actor,
+      });
+    });
+    if (stage) reuseAdded(state, stage, 1, actor);
+    // The first step, and each one after it, that completes from a record; a fan-out stage the
+    // job reaches that way opens (a first stage that fans out opens after the commit, as before).
+    if (job.currentStep && !fanOutOf(job, job.currentStep)) reuseStep(state, job.currentStep, actor);
+    const final = state.job;
+    const expiresAt = TERMINAL.has(final.status) ? final.expiresAt : undefined;
+    const stepsNow = [...state.steps.values()];
+    const changed = new Set(state.changedSteps.map((s) => `${s.name}#${s.attempt}`));
+    const writes: UnitWrite[] = [
+      entities.Job.put(scope.tenantId, { ...final }).ifNew(),
+      ...steps.filter((s) => !changed.has(`${s.name}#${s.attempt}`)).map((s) => stepWrite(scope, final, s, at, expiresAt)),
+      ...state.changedSteps.map((s) => stepWrite(scope, final, s, at, expiresAt)),
+      ...[...state.changedItems.values()].map((item) =>
+        entities.WorkItem.put(scope.tenantId, { ...item, ...itemClaimability(item), expiresAt }).ifNew(),
+      ),
+      ...eventWrites(scope, job, null, { type: JobEventType.JOB_CREATED }, at, actor),
+    ];
+    for (const e of state.events)
+      writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item, reused: e.reused }, at, e.actor));
+    writes.push(...jobWorkWrites(scope, null, final, at), ...jobSettleWrites(scope, job, final, at));
+    return { job: final, steps: stepsNow, writes };
   }
 
   /* --------------------------------------------------------------------------------------------
@@ -336,13 +432,31 @@ export class JobItems {
     const head = await this.scope.store.get(entities.Job.keyOf(this.scope.tenantId, { jobId }));
     if (!entities.Job.is(head)) throw notFound('Job', jobId);
     const checked = this.checkInputs(JobItems.fanOutOrThrow(head, stage), inputs);
+    const records = await this.recordsOfItems(head, stage, checked);
     const actor = this.scope.actor;
     const job = await this.submit(jobId, [], (state) => {
+      const first = countsOf(state.job, stage).total + 1;
       addItems(state, stage, checked, actor);
+      state.reuseRecords = new Map([...state.reuseRecords, ...records]);
+      reuseAdded(state, stage, first, actor);
       openStage(state, stage, actor);
       return state.job;
     });
     return { ...job, seq: job.version };
+  }
+
+  /**
+   * The reuse records of items with `inputs` of a reusable `stage` of `job`, by content key (none
+   * when the stage is not reusable or the job asked not to reuse). Read before the group decides:
+   * safe, as a record is never taken back (see job.reuse.ts).
+   */
+  recordsOfItems(job: JobItem, stage: string, inputs: Record<string, unknown>[]): Promise<Map<string, ReuseRecordItem>> {
+    if (!reuseOf(job, stage) || !takesReuse(job)) return Promise.resolve(new Map());
+    return readRecords(
+      this.scope.store,
+      this.scope.tenantId,
+      inputs.map((input) => contentKey(job, stage, input)),
+    );
   }
 
   /** A worker's action on item `sequence` of `stage`; returns the item, its job and its stage's step as they are now. */
@@ -372,6 +486,9 @@ export class JobItems {
     const actor = this.scope.actor;
     return this.submit(jobId, [{ stage, sequence }], (state) => {
       const item = actOnItem(state, stage, sequence, checked, actor);
+      // A worker's completion of an item of a reusable stage records its outputs, in its own transaction.
+      if (checked.kind === 'complete' && item.status === ItemStatus.COMPLETED)
+        state.extra.push(...recordWrites(this.scope.tenantId, state.job, stage, { outputs: item.outputs }, state.at, item));
       return { job: state.job, step: state.steps.get(stage), item };
     });
   }
@@ -507,7 +624,10 @@ function openStage(state: BatchState, stage: string, actor: string): void {
   const started = { ...step, status: StepStatus.RUNNING, startedAt: state.at, progress: 0 };
   state.putStep(started);
   state.change({ status: JobStatus.RUNNING, startedAt: job.startedAt ?? state.at }, JobEventType.STEP_STARTED, actor, { step: started });
-  if (countsOf(state.job, stage).total === 0) finishStage(state, stage, actor);
+  // A stage without items, or whose items were all done before it opened (reused when added),
+  // completes at once.
+  const counts = countsOf(state.job, stage);
+  if (counts.completed + counts.failed === counts.total) settleStage(state, stage, actor);
 }
 
 /** A stage all of whose items are done (and not failed past its policy) completes, and the job goes on. */
@@ -533,7 +653,60 @@ function finishStage(state: BatchState, stage: string, actor: string): void {
  */
 export function openReached(state: BatchState, actor: string): void {
   const next = state.job.currentStep;
-  if (next && fanOutOf(state.job, next)) openStage(state, next, actor);
+  if (!next) return;
+  if (fanOutOf(state.job, next)) openStage(state, next, actor);
+  else reuseStep(state, next, actor);
+}
+
+/**
+ * The job's current step, when its stage is reusable, it waits, and a live record with its
+ * content key was read with the group (BatchState.reuseRecords), completes at once from the
+ * record's outputs (STEP_REUSED, naming the source): started and completed by the job's machine,
+ * in one event, so it is never claimable. The job then goes on as after any completion.
+ */
+function reuseStep(state: BatchState, stage: string, actor: string): void {
+  const { job } = state;
+  if (!reuseOf(job, stage) || !takesReuse(job) || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING)) return;
+  const step = state.steps.get(stage);
+  if (!step || step.status !== StepStatus.PENDING) return;
+  const record = state.reuseRecords.get(contentKey(job, stage));
+  if (!liveRecord(record, state.at)) return;
+  const ctx = { now: state.at, actor, jobId: job.jobId };
+  const started = decide(stateOf(job), state.steps, { kind: 'start', step: stage }, ctx);
+  const steps = new Map<string, StepState>(state.steps);
+  for (const s of started.steps) steps.set(s.name, s);
+  const produced = { artifacts: record.artifacts ?? [], metrics: record.metrics, outputs: record.outputs };
+  const done = decide(started.job, steps, { kind: 'complete', step: stage, ...produced }, ctx);
+  const from = sourceOf(record);
+  for (const s of done.steps) state.putStep({ ...s, reusedFrom: from, jobId: job.jobId });
+  const reusedStep = done.step ? { ...done.step, reusedFrom: from } : undefined;
+  state.change(jobFields(done.job, state.at), JobEventType.STEP_REUSED, actor, { step: reusedStep, reused: [{ stage, from }] });
+  openReached(state, actor);
+}
+
+/**
+ * The items of `stage` from sequence `first` on, just added in this group, that have a live
+ * record among the group's reuse records complete at once from its outputs: counted as completed,
+ * one ITEMS_REUSED event naming each item's source, never claimable. A stage that is running
+ * then settles (it completes when these were its last items).
+ */
+function reuseAdded(state: BatchState, stage: string, first: number, actor: string): void {
+  const { job } = state;
+  if (!reuseOf(job, stage) || !takesReuse(job) || state.reuseRecords.size === 0) return;
+  const counts = countsOf(job, stage);
+  const reused: ReusedWork[] = [];
+  for (let sequence = first; sequence <= counts.total; sequence++) {
+    const item = state.items.get(itemId(stage, sequence));
+    const record = item ? state.reuseRecords.get(contentKey(job, stage, item.inputs)) : undefined;
+    if (!item || item.status !== ItemStatus.PENDING || !liveRecord(record, state.at)) continue;
+    const from = sourceOf(record);
+    state.putItem({ ...item, status: ItemStatus.COMPLETED, progress: 1, outputs: record.outputs, reusedFrom: from, finishedAt: state.at });
+    reused.push({ stage, sequence, from });
+  }
+  if (reused.length === 0) return;
+  const itemCounts = { ...job.itemCounts, [stage]: { ...counts, completed: counts.completed + reused.length } };
+  state.change({ itemCounts, progress: progressOf(job, itemCounts) }, JobEventType.ITEMS_REUSED, actor, { reused });
+  settleStage(state, stage, actor);
 }
 
 /** True when the stage's failed items are past its failure policy. */

@@ -31,6 +31,30 @@ export interface StageDeclaration {
    * transaction: `file` names the S3-key output that is the asset's file.
    */
   asset?: { type: 'image' | 'audio' | 'document' | 'model'; file: string };
+  /**
+   * The stage's work is reusable (seed 000's pipeline idempotency, see src/job/job.reuse.ts): a
+   * step (or, for a fan-out stage, an item) whose key fields match one of the tenant's completed
+   * ones within `ttlHours` completes at once from its stored outputs, and no worker sees it. Not
+   * applied to a stage that pauses for review or makes an asset: those are a person's decision
+   * and a new deliverable each time.
+   */
+  reuse?: ReuseDeclaration;
+}
+
+/** What makes two pieces of a stage's work the same, and for how long a completed one may stand in. */
+export interface ReuseDeclaration {
+  /** How long a completed step's or item's outputs may be reused, in hours (the seed's TTL: 24–72 h). */
+  ttlHours: number;
+  /**
+   * The input fields that make the key: of the job's inputs for a step, of each item's inputs for
+   * a fan-out stage. All of them when omitted.
+   */
+  keyFields?: string[];
+  /**
+   * Fan-out stages only: the job's input fields that also shape each item's work (the character a
+   * scene shows). All of them when omitted; [] for none.
+   */
+  jobKeyFields?: string[];
 }
 
 /** The items of a fan-out stage: their typed fields, attempts and failure policy. */
@@ -137,11 +161,13 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
       referenceImage: attr.string({ s3Key: true }),
       style: attr.string({ max: 200 }),
     },
+    // The steps before the review follow from the prompt, the seed and the model version alone,
+    // so the same ones are not paid for twice within the seed's 72 hours.
     stages: [
-      { name: 'text-to-image', phase: 'concept' },
-      { name: 'refine', phase: 'concept' },
-      { name: '3d', phase: 'modeling' },
-      { name: 'retopo', phase: 'modeling' },
+      { name: 'text-to-image', phase: 'concept', reuse: { ttlHours: 72 } },
+      { name: 'refine', phase: 'concept', reuse: { ttlHours: 72 } },
+      { name: '3d', phase: 'modeling', reuse: { ttlHours: 72 } },
+      { name: 'retopo', phase: 'modeling', reuse: { ttlHours: 72 } },
       { name: 'rig', phase: 'rigging', review: true },
       { name: 'anim', phase: 'animating' },
       {
@@ -167,6 +193,12 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
       {
         name: 'render-scenes',
         phase: 'processing',
+        // A scene rendered for the same character, product and track from the same scene fields
+        // is the same clip, whichever project's Scene it is linked to (sceneId is not part of it).
+        reuse: {
+          ttlHours: 72,
+          keyFields: ['prompt', 'negativePrompt', 'durationSeconds', 'referenceImages', 'audioClip', 'needsLipSync'],
+        },
         fanOut: {
           inputs: {
             sceneId: attr.id({ description: "The project's Scene this item renders (optional)." }),

@@ -15,6 +15,7 @@ import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.
 import { JobItems, openReached } from './job.items';
 import { type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
+import { readRecords, recordWrites, takesReuse, waitingStepKeys } from './job.reuse';
 import type { ProjectRepository } from '../project/project.repository';
 import {
   jobsByStatus,
@@ -26,7 +27,7 @@ import {
   stepsAwaitingReview,
   jobKey,
 } from './job.keys';
-import { eventWrites, itemClaimability, jobFields, jobWorkWrites, type StepLike, stepWrite } from './job.writes';
+import { jobFields, type StepLike } from './job.writes';
 import {
   decide,
   initialSteps,
@@ -86,7 +87,7 @@ function createFingerprint(input: CreateJobInput): string | undefined {
 
 /** The idempotency key of a creation: the client's, or one derived from what makes jobs equal. */
 export function deriveIdempotencyKey(
-  input: Pick<CreateJobInput, 'projectId' | 'kind' | 'inputs' | 'seed' | 'modelVersion' | 'idempotencyKey'>,
+  input: Pick<CreateJobInput, 'projectId' | 'kind' | 'inputs' | 'seed' | 'modelVersion' | 'idempotencyKey' | 'reuse'>,
 ): string {
   if (input.idempotencyKey != null) return `client:${checkClientKey(input.idempotencyKey)}`;
   // The fields are given as null when absent, so a derived key is the same with or without them.
@@ -96,6 +97,9 @@ export function deriveIdempotencyKey(
     inputs: input.inputs ?? null,
     seed: input.seed ?? null,
     modelVersion: input.modelVersion ?? null,
+    // A job that asks not to reuse asks for a new run: it does not get an earlier job back
+    // either. Left out otherwise, so the keys of earlier requests stay what they were.
+    ...(input.reuse === false ? { reuse: false } : {}),
   });
   return `derived:${createHash('sha256').update(material).digest('base64url')}`;
 }
@@ -437,10 +441,24 @@ export class JobRepository {
       provider: optionalText(input.provider, 'provider', 100) ?? undefined,
       correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
       idempotencyKey: key.PK,
+      seed: optionalText(input.seed, 'seed', 200) ?? undefined,
+      modelVersion: optionalText(input.modelVersion, 'modelVersion', 200) ?? undefined,
+      reuse: input.reuse === false ? false : undefined,
       version: 1,
     });
     if (!entities.Job.is(job)) throw new Error('A job item was made as another type.');
-    const steps = initialSteps(plan);
+    const initial = initialSteps(plan);
+    // The reuse records that could complete its given items or its first steps at once (see
+    // job.reuse.ts), read before the transaction: a record is never taken back, so one read now
+    // still stands when the job commits.
+    const [stepRecords, itemRecords] = takesReuse(job)
+      ? await Promise.all([
+          readRecords(this.scope.store, this.scope.tenantId, waitingStepKeys(job, new Map(initial.map((step) => [step.name, step])))),
+          itemStage ? this.items.recordsOfItems(job, itemStage.name, items) : new Map(),
+        ])
+      : [new Map(), new Map()];
+    const records = new Map([...stepRecords, ...itemRecords]);
+    const created = this.items.created(job, initial, itemStage?.name, items, records);
     const record = entities.Idempotency.put(this.scope.tenantId, {
       ...idempotency,
       jobId,
@@ -457,29 +475,8 @@ export class JobRepository {
         // Taking over a failed job's key holds only while the record still names that job, so of
         // concurrent duplicates one creates the new job and the others get it.
         takeOver ? record.where({ jobId: takeOver }, duplicate) : record.ifNewOrExpired(nowSeconds, duplicate),
-        entities.Job.put(this.scope.tenantId, job).ifNew(),
-        ...steps.map((step) => stepWrite(this.scope, job, step, at)),
-        ...items.map((itemInputs, i) =>
-          entities.WorkItem.put(this.scope.tenantId, {
-            jobId,
-            stage: itemStage?.name,
-            sequence: i + 1,
-            kind,
-            status: 'PENDING',
-            attempt: 1,
-            maxAttempt: itemStage?.fanOut?.attempts ?? maxAttempts,
-            progress: 0,
-            inputs: itemInputs,
-            version: 1,
-            createdAt: at,
-            updatedAt: at,
-            createdBy: this.scope.actor,
-            ...itemClaimability({ status: 'PENDING', availableAt: at, createdAt: at }),
-          }).ifNew(),
-        ),
+        ...created.writes,
         this.projects.activeProjectCheck(projectId),
-        ...eventWrites(this.scope, job, null, { type: JobEventType.JOB_CREATED }, at, this.scope.actor),
-        ...jobWorkWrites(this.scope, null, job, at),
       ]);
     } catch (error) {
       if (error instanceof Duplicate) {
@@ -491,10 +488,7 @@ export class JobRepository {
     // A first stage that fans out opens at once (STEP_STARTED; without items it completes). Should
     // this fail, the job stands and its items are claimable anyway: the first claim opens it.
     if (fanOutOf(job, job.currentStep ?? '')) await this.items.open(jobId, job.currentStep ?? '');
-    return toJob(
-      job,
-      steps.map((s) => ({ ...s, jobId })),
-    );
+    return toJob(created.job, created.steps);
   }
 
   /** A free-form kind's steps, as the client names them. */
@@ -645,6 +639,9 @@ export class JobRepository {
       for (const step of outcome.steps) state.putStep({ ...step, jobId });
       state.change(jobFields(outcome.job, state.at), outcome.type, actor, { step: outcome.step });
       state.extra.push(...this.reviewEvents(state.job, action, review.comment), ...this.assetWrites(state.job, outcome, state.at));
+      // A worker's completion of a reusable stage's step records its outputs, in its own transaction.
+      if (outcome.type === JobEventType.STEP_COMPLETED && outcome.step)
+        state.extra.push(...recordWrites(this.scope.tenantId, state.job, outcome.step.name, outcome.step, state.at));
       openReached(state, actor);
       return toJob(state.job, state.allSteps());
     });

@@ -32,6 +32,7 @@ import {
 } from './job.type';
 import { JobRepository } from './job.repository';
 import { JOB_KINDS, phaseOf } from './job.kinds';
+import { reuseOf, takesReuse } from './job.reuse';
 import { countsOf } from './job.items';
 import { claimPooledWork, itemReportRepos } from './job.pool';
 import { ItemStatus } from './job.machine';
@@ -375,6 +376,8 @@ export class JobResolver {
         outputs: fieldsOf(stage.outputs ?? {}),
         assetType: stage.asset?.type ?? null,
         assetFile: stage.asset?.file ?? null,
+        reuseTtlHours: reuseOf({ kind: name, declared: true }, stage.name)?.ttlHours ?? null,
+        reuseKeyFields: reuseOf({ kind: name, declared: true }, stage.name)?.keyFields ?? null,
         fanOut: stage.fanOut
           ? {
               itemInputs: fieldsOf(stage.fanOut.inputs),
@@ -397,6 +400,13 @@ export class JobResolver {
   })
   phase(@Root() job: Job) {
     return phaseOf(job);
+  }
+
+  @FieldResolver(() => Boolean, {
+    description: 'False when it asked not to take stored outputs of reusable stages (createJob reuse: false); true otherwise.',
+  })
+  reuse(@Root() job: Job) {
+    return takesReuse(job);
   }
 
   @FieldResolver(() => ItemCounts, { description: "Exact counters of the job's work items, over all its fan-out stages." })

@@ -66,6 +66,14 @@ registerEnumType(JobEventType, {
       description:
         'A failed work item was reopened as a new attempt (retryWorkItem, replayDeadLetters), and its stage with it when it had failed.',
     },
+    ITEMS_REUSED: {
+      description:
+        "Work items just added completed at once from the stored outputs of the tenant's completed items with the same content key (a stage declared reusable, see jobKinds); `reused` names each item and its source. No worker sees them.",
+    },
+    STEP_REUSED: {
+      description:
+        "The job's current step completed at once from the stored outputs of the tenant's completed step with the same content key (a stage declared reusable, see jobKinds); `reused` names the source. No worker sees it.",
+    },
     RESYNC: { description: 'Not stored: this slow subscriber missed events; resubscribe after this position.' },
     SUBSCRIBED: { description: 'Not stored: the first message of every subscription; its position is where it starts.' },
     HISTORY_LOST: {
@@ -96,6 +104,36 @@ export class JobError {
 
   @Field(() => Int, { description: 'Retries made before this error.' })
   retryCount!: number;
+}
+
+@ObjectType({
+  simpleResolvers: true,
+  description: 'The completed step or work item whose stored outputs were reused (a stage declared reusable, see jobKinds).',
+})
+export class ReuseSource {
+  @Field(() => ID, { description: 'The job that ran it.' })
+  jobId!: string;
+
+  @Field({ description: 'Its stage.' })
+  stage!: string;
+
+  @Field(() => Int, { nullable: true, description: "The item's sequence; null for a step." })
+  sequence?: number;
+
+  @Field(() => DateTime, { description: 'When it completed (its outputs are reusable for the stage’s declared hours from then).' })
+  completedAt!: string;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'A step or work item that completed from stored outputs, and where they came from.' })
+export class ReusedWork {
+  @Field({ description: 'The stage of the step or item that completed.' })
+  stage!: string;
+
+  @Field(() => Int, { nullable: true, description: "The item's sequence; null for a step." })
+  sequence?: number;
+
+  @Field(() => ReuseSource, { description: 'Whose outputs it took.' })
+  from!: ReuseSource;
 }
 
 @ObjectType({ simpleResolvers: true, description: "One step of a job's plan, in the order the steps run." })
@@ -163,6 +201,12 @@ export class Step {
 
   @Field(() => DateTime, { nullable: true, description: 'When this attempt completed or failed.' })
   finishedAt?: string;
+
+  @Field(() => ReuseSource, {
+    nullable: true,
+    description: 'Set when this attempt took the stored outputs of a completed step instead of running.',
+  })
+  reusedFrom?: ReuseSource;
 }
 
 @ObjectType({
@@ -212,6 +256,15 @@ export class Job extends Versioned {
 
   @Field(() => String, { nullable: true, description: 'Your own id for the run, as given to createJob.' })
   correlationId?: string;
+
+  @Field(() => String, { nullable: true, description: 'The seed the run uses, as given to createJob.' })
+  seed?: string;
+
+  @Field(() => String, { nullable: true, description: 'The model version the run uses, as given to createJob.' })
+  modelVersion?: string;
+
+  /** False when it asked not to reuse stored outputs (see JobResolver.reuse). */
+  reuse?: boolean;
 
   @Field(() => JobError, { nullable: true, description: 'Why the job failed; null unless it is FAILED.' })
   error?: JobError | null;
@@ -319,6 +372,8 @@ export class WorkItem {
       "When its running attempt's time is up (the stage's attemptTimeoutSeconds after the claim), whatever its progress reports renew; null without an attempt timeout or while not running.",
   })
   timesOutAt?: string;
+  @Field(() => ReuseSource, { nullable: true, description: 'Set when it took the stored outputs of a completed item instead of running.' })
+  reusedFrom?: ReuseSource;
 
   @Field(() => Int, { description: 'Increments on every change of the item.' })
   version!: number;
@@ -422,6 +477,12 @@ export class JobEvent {
   @Field(() => WorkItem, { nullable: true, description: 'The work item the event changed (ITEM_* events), as the change left it.' })
   item?: WorkItem;
 
+  @Field(() => [ReusedWork], {
+    nullable: true,
+    description: 'ITEMS_REUSED and STEP_REUSED: what completed from stored outputs, and whose outputs each took.',
+  })
+  reused?: ReusedWork[];
+
   @Field(() => Int, {
     description:
       'Where this message stands in the stream that delivered it: the seq in jobProgress, the stream’s own position (1, 2, 3 … in commit order, without gaps) in jobStatusChanges. Resubscribe with afterSeq (jobProgress) or after (jobStatusChanges) set to the position of the last message you received, of any type, to get every event you have not seen.',
@@ -470,6 +531,12 @@ export class CreateJobInput {
     description: 'From 0 (lowest) to 9 (highest), default 5: a shared worker pool hands out your higher-priority jobs’ work first.',
   })
   priority?: number | null;
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'False: run every step and item, even those whose stage is declared reusable and whose stored outputs match (see jobKinds); its own completions are still recorded. Default true. A job that asks not to reuse does not get an earlier job with the same derived idempotency key back either.',
+  })
+  reuse?: boolean | null;
 
   @Field(() => String, {
     nullable: true,
@@ -576,6 +643,20 @@ export class JobStage {
 
   @Field(() => String, { nullable: true, description: 'The S3-key output that becomes the asset’s file (with assetType).' })
   assetFile?: string | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'Set when its work is reusable: a step (or, for a fan-out stage, an item) whose key fields, seed and model version match a completed one of your tenant within this many hours completes at once from its outputs.',
+  })
+  reuseTtlHours?: number | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      "The input fields whose values make a reusable stage's key (the job's for a step, each item's for a fan-out stage); null: all of them.",
+  })
+  reuseKeyFields?: string[] | null;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'The work items of a fan-out stage: their fields, attempts and failure policy.' })

@@ -3,6 +3,7 @@ import type { Scope } from '../common/scope';
 import { streams } from '../common/streams';
 import { del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { fanOutOf } from './job.kinds';
+import type { ReusedWork } from './job.reuse';
 import { ItemStatus, type JobEventType, type JobState, JobStatus, type StepState, StepStatus, TERMINAL } from './job.machine';
 
 /*
@@ -69,10 +70,10 @@ function snapshotOf(job: JobItem): Record<string, unknown> {
 /** A work item as an event carries it: its fields without key and index attributes. */
 function itemSnapshot(item: WorkItemItem): Record<string, unknown> {
   const { jobId, stage, sequence, status, attempt, maxAttempt, progress, inputs, outputs, error, worker, leaseExpiresAt } = item;
-  const { startedAt, finishedAt, version, createdAt, updatedAt, timesOutAt, availableAt } = item;
+  const { startedAt, finishedAt, version, createdAt, updatedAt, timesOutAt, availableAt, reusedFrom } = item;
   return {
     ...{ entityType: 'WorkItem', jobId, stage, sequence, status, attempt, maxAttempt, progress, inputs, outputs, error, worker },
-    ...{ leaseExpiresAt, startedAt, finishedAt, version, createdAt, updatedAt, timesOutAt },
+    ...{ leaseExpiresAt, startedAt, finishedAt, version, createdAt, updatedAt, timesOutAt, reusedFrom },
     // When a waiting item may be claimed (after its backoff); the index's value for others is not the item's.
     availableAt: status === ItemStatus.PENDING ? availableAt : undefined,
   };
@@ -81,7 +82,7 @@ function itemSnapshot(item: WorkItemItem): Record<string, unknown> {
 /** The step fields of a stored step attempt, without its key and index attributes. */
 export function stepStateOf(item: StepState): StepState {
   const { name, order, attempt, status, progress, artifacts, metrics, outputs, error, approvedBy, decidedAt, startedAt, finishedAt } = item;
-  const { worker, leaseExpiresAt } = item;
+  const { worker, leaseExpiresAt, reusedFrom } = item;
   return {
     name,
     order,
@@ -98,6 +99,7 @@ export function stepStateOf(item: StepState): StepState {
     finishedAt,
     worker,
     leaseExpiresAt,
+    reusedFrom,
   };
 }
 
@@ -168,7 +170,7 @@ export function eventWrites(
   scope: Pick<Scope, 'tenantId' | 'eventRetentionDays'>,
   job: JobItem,
   previous: JobItem | null,
-  outcome: { type: JobEventType; step?: StepState; item?: WorkItemItem },
+  outcome: { type: JobEventType; step?: StepState; item?: WorkItemItem; reused?: ReusedWork[] },
   at: string,
   actor: string,
 ): UnitWrite[] {
@@ -188,6 +190,7 @@ export function eventWrites(
     job: snapshotOf(job),
     step: outcome.step ? { ...stepStateOf(outcome.step), jobId: job.jobId } : undefined,
     item: outcome.item ? itemSnapshot(outcome.item) : undefined,
+    reused: outcome.reused,
     statusChanged,
     expiresAt: Math.floor(Date.parse(at) / 1000) + scope.eventRetentionDays * 86_400,
   };

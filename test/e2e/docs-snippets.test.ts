@@ -315,6 +315,18 @@ const OPERATION_CASES: Record<string, OperationCase> = {
   'docs/pipelines.md#ReplayTimedOut': {
     check: (data) => expect(data.replayDeadLetters).toEqual({ reopened: 0, skipped: 0, remaining: false, cursor: null }),
   },
+  'docs/pipelines.md#ReusableStages': {
+    check: (data) => {
+      const stage = (kind: string, name: string) =>
+        data.jobKinds.find((k: { name: string }) => k.name === kind).stages.find((st: { name: string }) => st.name === name);
+      expect(stage('3D_CHARACTER', 'text-to-image')).toEqual({ name: 'text-to-image', reuseTtlHours: 72, reuseKeyFields: null });
+      expect(stage('3D_CHARACTER', 'rig').reuseTtlHours).toBeNull();
+      expect(stage('MUSIC_VIDEO', 'render-scenes').reuseKeyFields).not.toContain('sceneId');
+    },
+  },
+  'docs/pipelines.md#RunAfresh': {
+    check: (data) => expect(data.createJob).toMatchObject({ reuse: false, currentStep: 'text-to-image' }),
+  },
   'docs/search.md#Search': {
     // It finds what the README's first queries wrote: a log with ultramarine.
     setup: async (ctx) => {

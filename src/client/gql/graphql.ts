@@ -123,6 +123,8 @@ export type CreateJobInput = {
   projectId: string | number;
   /** Who runs the pipeline (a provider name), for your records. */
   provider?: string | null | undefined;
+  /** False: run every step and item, even those whose stage is declared reusable and whose stored outputs match (see jobKinds); its own completions are still recorded. Default true. A job that asks not to reuse does not get an earlier job with the same derived idempotency key back either. */
+  reuse?: boolean | null | undefined;
   /** Seed and model version take part in the derived idempotency key. */
   seed?: string | null | undefined;
   /** The ordered step names, e.g. ["text-to-image", "refine", "3d", "retopo", "rig", "anim", "export"]. A declared kind (see jobKinds) has its own stages: omit them. */
@@ -200,6 +202,8 @@ export type JobEventType =
   | 'HISTORY_LOST'
   /** Work items were added to a fan-out stage (the job's itemCounts say how many). */
   | 'ITEMS_ADDED'
+  /** Work items just added completed at once from the stored outputs of the tenant's completed items with the same content key (a stage declared reusable, see jobKinds); `reused` names each item and its source. No worker sees them. */
+  | 'ITEMS_REUSED'
   /** A work item's attempt failed with attempts left (its worker failed it, or, in a stage with a retry backoff, its lease or its time ran out): the item is PENDING for its next attempt, claimable from its availableAt (the event's item; its error says why). Not counted as failed. */
   | 'ITEM_ATTEMPT_FAILED'
   /** A work item completed with its outputs; the stage completes when every item is done. */
@@ -236,6 +240,8 @@ export type JobEventType =
   | 'STEP_RECLAIMED'
   /** A person rejected the paused step; the job FAILED. */
   | 'STEP_REJECTED'
+  /** The job's current step completed at once from the stored outputs of the tenant's completed step with the same content key (a stage declared reusable, see jobKinds); `reused` names the source. No worker sees it. */
+  | 'STEP_REUSED'
   /** A worker started a step attempt; the job is RUNNING. */
   | 'STEP_STARTED'
   /** Not stored: the first message of every subscription; its position is where it starts. */
