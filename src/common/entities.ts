@@ -645,8 +645,7 @@ export const entities = {
   }),
   /**
    * A tenant's share of the shared worker pools: its weight (claims are handed out by weight among
-   * the tenants with work; 1 when unset) and the most items it may have running through pools at
-   * once (unlimited when unset). Set by admins only (setPoolShare).
+   * the tenants with work; 1 when unset). Set by admins only (setPoolShare).
    */
   PoolShare: entity({
     type: 'PoolShare',
@@ -654,7 +653,6 @@ export const entities = {
     key: keyShape({ pk: '', sk: 'POOLSHARE' }),
     attributes: {
       weight: attr.int({ required: true }),
-      maxRunning: attr.int(),
     },
   }),
   /**

@@ -35,7 +35,6 @@ export interface PoolEntry {
 
 interface Share {
   weight: number;
-  maxRunning?: number;
   readAt: number;
 }
 
@@ -119,9 +118,7 @@ export class PoolScheduler {
       const item = items[i];
       this.shares.set(
         tenantId,
-        entities.PoolShare.is(item)
-          ? { weight: Math.max(1, item.weight), maxRunning: item.maxRunning ?? undefined, readAt: Date.now() }
-          : { weight: 1, readAt: Date.now() },
+        entities.PoolShare.is(item) ? { weight: Math.max(1, item.weight), readAt: Date.now() } : { weight: 1, readAt: Date.now() },
       );
     });
   }

@@ -275,21 +275,17 @@ export class JobRepository {
   }
 
   /**
-   * Sets a tenant's share of the pools (admins only; the resolver checks the role): its weight and
-   * running limit. This process uses it at once, others within a few seconds (PoolScheduler).
+   * Sets a tenant's share of the pools (admins only; the resolver checks the role): its weight.
+   * This process uses it at once, others within a few seconds (PoolScheduler).
    */
-  async setPoolShare(tenantId: string, weight: number, maxRunning: number | null) {
+  async setPoolShare(tenantId: string, weight: number) {
     if (!isValidTenantId(tenantId)) throw badInput('tenantId is not a valid tenant id.', 'tenantId');
     if (!Number.isInteger(weight) || weight < 1 || weight > 1000)
       throw badInput('weight must be a whole number from 1 to 1,000.', 'weight');
-    if (maxRunning != null && !(Number.isInteger(maxRunning) && maxRunning >= 1))
-      throw badInput('maxRunning must be a whole number from 1, or null for no limit.', 'maxRunning');
     const at = this.scope.now().toISOString();
-    await this.scope.store.transact([
-      entities.PoolShare.put(tenantId, { weight, maxRunning: maxRunning ?? undefined, version: 1, createdAt: at, updatedAt: at }),
-    ]);
+    await this.scope.store.transact([entities.PoolShare.put(tenantId, { weight, version: 1, createdAt: at, updatedAt: at })]);
     this.poolScheduler().forgetShare(tenantId);
-    return { tenantId, weight, maxRunning };
+    return { tenantId, weight };
   }
 
   /** The pool scheduler of this process and table (job.pool.ts). */

@@ -224,15 +224,14 @@ export class JobResolver {
   @Authorized(Role.ADMIN)
   @Mutation(() => PoolShare, {
     description:
-      "Admin: sets a tenant's share of the shared worker pools: its weight (claims are handed out in proportion among the tenants with work) and the most items it may have running through pools at once.",
+      "Admin: sets a tenant's share of the shared worker pools: its weight (claims are handed out in proportion among the tenants with work).",
   })
   setPoolShare(
     @Arg('tenantId', () => ID, { description: 'The tenant.' }) tenantId: string,
     @Arg('weight', () => Int, { description: 'From 1 to 1,000; 1 is every tenant’s default.' }) weight: number,
-    @Arg('maxRunning', () => Int, { nullable: true, description: 'The running limit; null for none.' }) maxRunning: number | null,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.setPoolShare(tenantId, weight, maxRunning);
+    return ctx.repos.jobs.setPoolShare(tenantId, weight);
   }
 
   @Authorized(Role.WORKER, Role.POOL)

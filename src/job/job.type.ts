@@ -842,7 +842,4 @@ export class PoolShare {
 
   @Field(() => Int, { description: 'Its weight among the tenants with pooled work: claims are handed out in proportion (1 by default).' })
   weight!: number;
-
-  @Field(() => Int, { nullable: true, description: 'The most items it may have running through pools at once; null: no limit.' })
-  maxRunning?: number | null;
 }
