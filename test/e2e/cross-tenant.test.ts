@@ -431,6 +431,9 @@ describe('tenant isolation', () => {
   });
 
   it("gives tenant B none of A's data and changes nothing of A's, for every field", async () => {
+    // A's finished jobs are settled first (their items take their expiry: the server's own sweep,
+    // which would otherwise change A's items while B's requests run).
+    await server.app.settler.sweep();
     const before = await itemsOf('tenant-a');
     expect(before.length).toBeGreaterThan(20);
     const secrets = [
@@ -466,6 +469,9 @@ describe('tenant isolation', () => {
   });
 
   it("gives a pool worker without a lease nothing of A's, for every field but claiming", async () => {
+    // A's finished jobs are settled first (their items take their expiry: the server's own sweep,
+    // which would otherwise change A's items while B's requests run).
+    await server.app.settler.sweep();
     const before = await itemsOf('tenant-a');
     const pool = await signDevToken(new TextEncoder().encode(TEST_SECRET), { sub: 'gpu', pool: { kinds: ['BATCH', 'x'] } });
     for (const [field, make] of Object.entries(cases)) {
