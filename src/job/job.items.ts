@@ -814,6 +814,23 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
   };
   /** The running item fails past its attempts. */
   const failForGood = (error: JobError): WorkItemItem => finish(ItemStatus.FAILED, { error }, JobEventType.ITEM_FAILED);
+  /** The running item's attempt ended with attempts left: it waits, PENDING, for the next one, claimable after the stage's backoff. */
+  const waitForNext = (error: JobError): WorkItemItem => {
+    const waiting = state.putItem({
+      ...item,
+      status: ItemStatus.PENDING,
+      attempt: item.attempt + 1,
+      progress: 0,
+      error,
+      worker: undefined,
+      leaseExpiresAt: undefined,
+      timesOutAt: undefined,
+      availableAt: retryAt(item.attempt),
+      version: item.version + 1,
+    });
+    state.change(withCounts({ running: counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, actor, { item: waiting });
+    return waiting;
+  };
 
   switch (action.kind) {
     case 'claim': {
@@ -865,24 +882,9 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
               message: `Worker ${item.worker ?? 'unknown'} stopped reporting; its lease ran out at ${item.leaseExpiresAt}.`,
               retryCount: item.attempt - 1,
             };
-      if (item.attempt < item.maxAttempt && fanOut.retryBackoff) {
-        // The next attempt waits for its backoff like one failed by its worker: the claimer
-        // takes none of it (claimAny goes on to the next candidate).
-        const waiting = state.putItem({
-          ...item,
-          status: ItemStatus.PENDING,
-          attempt: item.attempt + 1,
-          progress: 0,
-          error,
-          worker: undefined,
-          leaseExpiresAt: undefined,
-          timesOutAt: undefined,
-          availableAt: retryAt(item.attempt),
-          version: item.version + 1,
-        });
-        state.change(withCounts({ running: counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, actor, { item: waiting });
-        return waiting;
-      }
+      // The next attempt waits for its backoff like one failed by its worker: the claimer takes
+      // none of it (claimAny goes on to the next candidate).
+      if (item.attempt < item.maxAttempt && fanOut.retryBackoff) return waitForNext(error);
       if (item.attempt < item.maxAttempt) {
         // Without a backoff the claimer holds the next attempt at once.
         const again = state.putItem({
@@ -922,24 +924,8 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
     case 'fail': {
       if (item.status !== ItemStatus.RUNNING || !stageLive) refuse(ItemStatus.FAILED, [ItemStatus.RUNNING]);
       const error: JobError = { code: action.code, message: action.message, retryCount: item.attempt - 1 };
-      if (item.attempt < item.maxAttempt) {
-        // Attempts remain: the item waits for its next attempt, claimable after the stage's backoff (at once without one).
-        const again = state.putItem({
-          ...item,
-          status: ItemStatus.PENDING,
-          attempt: item.attempt + 1,
-          progress: 0,
-          error,
-          worker: undefined,
-          leaseExpiresAt: undefined,
-          timesOutAt: undefined,
-          availableAt: retryAt(item.attempt),
-          version: item.version + 1,
-        });
-        state.change(withCounts({ running: counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, actor, { item: again });
-        return again;
-      }
-      return failForGood(error);
+      // Attempts remain: the item waits for its next attempt, claimable after the stage's backoff (at once without one).
+      return item.attempt < item.maxAttempt ? waitForNext(error) : failForGood(error);
     }
     case 'retry': {
       if (item.status !== ItemStatus.FAILED) refuse(ItemStatus.PENDING, [ItemStatus.FAILED]);
