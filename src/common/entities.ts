@@ -558,6 +558,8 @@ export const entities = {
       availableAt: attr.dateTime({ internal: true }),
       /** The completed item whose stored outputs this one took instead of running (src/job/job.reuse.ts). */
       reusedFrom: attr.json<ReuseSourceItem>()(),
+      /** Its running attempt was claimed by a pool worker (it counts in the tenant's PoolLoad). */
+      pooled: attr.boolean({ internal: true }),
     },
     status: {
       attribute: 'status',
@@ -645,7 +647,8 @@ export const entities = {
   }),
   /**
    * A tenant's share of the shared worker pools: its weight (claims are handed out by weight among
-   * the tenants with work; 1 when unset). Set by admins only (setPoolShare).
+   * the tenants with work; 1 when unset) and the most items it may have running through pools at
+   * once (none when unset). Set by admins only (setPoolShare).
    */
   PoolShare: entity({
     type: 'PoolShare',
@@ -653,6 +656,20 @@ export const entities = {
     key: keyShape({ pk: '', sk: 'POOLSHARE' }),
     attributes: {
       weight: attr.int({ required: true }),
+      maxRunning: attr.int(),
+    },
+  }),
+  /**
+   * How many of a tenant's work items are running under a pool worker's claim, exactly: every job
+   * transaction that starts or ends such an attempt adds to it, and one that would take it past
+   * the tenant's maxRunning is refused by its condition (src/job/job.items.ts).
+   */
+  PoolLoad: entity({
+    type: 'PoolLoad',
+    idPrefix: undefined,
+    key: keyShape({ pk: '', sk: 'POOLLOAD' }),
+    attributes: {
+      running: attr.int({ required: true }),
     },
   }),
   /**

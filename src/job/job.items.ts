@@ -6,7 +6,7 @@ import { requireText } from '../common/validate';
 import { AppError, attemptTimedOut, badInput, invalidTransition, notFound, wrongAttempt } from '../errors';
 import { type AggregateIO, AggregateCommitter, type AggregateStats, changingTooFast, Stale } from '../infra/dynamo/aggregate';
 import type { Store } from '../infra/dynamo/store';
-import type { UnitWrite } from '../infra/dynamo/write';
+import { type UnitWrite, update } from '../infra/dynamo/write';
 import { backoffSeconds, type FanOutDeclaration, fanOutOf } from './job.kinds';
 import { jobWithSteps } from './job.keys';
 import {
@@ -114,6 +114,27 @@ export class BatchState {
    */
   reuseRecords: ReadonlyMap<string, ReuseRecordItem> = new Map();
 
+  /** The tenant's pool load as read (only for a group with a pool claim; see POOL_REF). */
+  pool?: { running: number; limit?: number };
+
+  /**
+   * How many items this group's changes start (+) or end (-) running under a pool worker's claim:
+   * derived from the items as read and as changed, so every way an attempt ends counts.
+   */
+  poolDelta(): number {
+    let delta = 0;
+    for (const [key, item] of this.changedItems) {
+      const read = this.readItems.get(key);
+      const before = read?.status === ItemStatus.RUNNING && read.pooled === true ? 1 : 0;
+      const after = item.status === ItemStatus.RUNNING && item.pooled === true ? 1 : 0;
+      delta += after - before;
+    }
+    return delta;
+  }
+
+  /** The items as read (before any change of the group); set by load, and a fork shares its group's. */
+  readItems: ReadonlyMap<string, WorkItemItem> = new Map();
+
   fork(): BatchState {
     const copy = new BatchState(
       this.read,
@@ -129,6 +150,8 @@ export class BatchState {
       [...this.extra],
     );
     copy.reuseRecords = this.reuseRecords;
+    copy.readItems = this.readItems;
+    copy.pool = this.pool;
     return copy;
   }
 
@@ -193,6 +216,8 @@ export class BatchState {
 }
 
 const itemId = (stage: string, sequence: number) => `${stage}#${sequence}`;
+/** A ref a pool claim adds to its command: its group reads the tenant's pool share and load too. */
+const POOL_REF = '\u0000pool';
 
 /** The ISO time `seconds` after `at`, to the millisecond. */
 const later = (at: string, seconds: number) => new Date(Date.parse(at) + Math.round(seconds * 1000)).toISOString();
@@ -261,25 +286,30 @@ export class JobItems {
    * instances kept changing the job past the retry bound.
    */
   submit<T>(jobId: string, items: readonly { stage: string; sequence: number }[], apply: (state: BatchState) => T): Promise<T> {
-    const io: AggregateIO<BatchState> = {
-      load: (refs) => this.load(jobId, refs),
-      commit: async (state) => {
-        const writes = this.writesOf(state);
-        if (writes.length > 0) await this.scope.commit(writes);
-      },
-    };
-    return committerOf(this.scope.store).submit(
-      `${this.scope.tenantId}\u0000${jobId}`,
-      io,
+    return this.submitRefs(
+      jobId,
       items.map((r) => itemId(r.stage, r.sequence)),
       apply,
     );
   }
 
+  /** submit, with the group's reads named as refs (itemId, or POOL_REF for the tenant's pool load). */
+  private submitRefs<T>(jobId: string, refs: readonly string[], apply: (state: BatchState) => T): Promise<T> {
+    const io: AggregateIO<BatchState> = {
+      load: (all) => this.load(jobId, all),
+      commit: async (state) => {
+        const writes = this.writesOf(state);
+        if (writes.length > 0) await this.scope.commit(writes);
+      },
+    };
+    return committerOf(this.scope.store).submit(`${this.scope.tenantId}\u0000${jobId}`, io, refs, apply);
+  }
+
   /** Reads the job, its step attempts and the items `refs` name, strongly consistently, as a group's state. */
   private async load(jobId: string, refs: readonly string[]): Promise<BatchState> {
     const tenantId = this.scope.tenantId;
-    const wanted = refs.map(refOf);
+    const withPool = refs.includes(POOL_REF);
+    const wanted = refs.filter((r) => r !== POOL_REF).map(refOf);
     const [rows, itemRows] = await Promise.all([
       this.scope.store.queryAll(jobWithSteps(tenantId, jobId), 1000),
       wanted.length
@@ -295,6 +325,19 @@ export class JobItems {
     for (const row of itemRows) if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
     const readVersions = new Map([...items].map(([key, item]) => [key, item.version]));
     const state = new BatchState(job, readVersions, job, steps, storedSteps, items, this.scope.now().toISOString());
+    state.readItems = new Map(items);
+    if (withPool) {
+      const [share, load] = await this.scope.store.batchGet([
+        entities.PoolShare.keyOf(tenantId, {}),
+        entities.PoolLoad.keyOf(tenantId, {}),
+      ]);
+      // The load item is kept by ADD alone (job.items writesOf, job.settle), so it carries no
+      // entity type: its count is read as it is.
+      state.pool = {
+        running: typeof load?.running === 'number' ? load.running : 0,
+        limit: entities.PoolShare.is(share) ? (share.maxRunning ?? undefined) : undefined,
+      };
+    }
     // The records of the job's reusable steps still waiting, so a step this group moves the job on
     // to can complete from them in the same decision (openReached). Only while such a step is ahead.
     if (!TERMINAL.has(job.status)) state.reuseRecords = await readRecords(this.scope.store, tenantId, waitingStepKeys(job, steps));
@@ -320,6 +363,15 @@ export class JobItems {
     for (const e of state.events)
       writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item, reused: e.reused }, at, e.actor));
     writes.push(...jobWorkWrites(scope, read, job, at), ...jobSettleWrites(scope, read, job, at));
+    const delta = state.poolDelta();
+    if (delta !== 0) {
+      // The tenant's count of items running under pool claims moves with the items, exactly; an
+      // increase is conditioned on the tenant's limit (the decision read the count, another job's
+      // group may have moved it since: then this group reads and decides again).
+      const load = update(entities.PoolLoad.keyOf(tenantId, {})).addNumber('running', delta);
+      const limit = state.pool?.limit;
+      writes.push(delta > 0 && limit !== undefined ? load.ifAtMost('running', limit - delta, stale) : load);
+    }
     writes.push(...state.extra);
     return writes;
   }
@@ -500,23 +552,32 @@ export class JobItems {
    * the same one and losing a round each. An item whose lease ran out past its attempts fails on
    * the way (and is nobody's work). No item when none of them can be claimed now.
    */
-  async claimAny(jobId: string, candidates: { stage: string; sequence: number }[]) {
+  async claimAny(jobId: string, candidates: { stage: string; sequence: number }[], options: { pooled?: boolean } = {}) {
     const leaseUntil = this.leaseUntil();
     const actor = this.scope.actor;
-    return this.submit(jobId, candidates, (state) => {
+    const pooled = options.pooled === true;
+    const refs = candidates.map((c) => itemId(c.stage, c.sequence));
+    return this.submitRefs(jobId, pooled ? [...refs, POOL_REF] : refs, (state) => {
+      // A pool claim for a tenant at its running limit takes nothing (the limit holds at every
+      // commit: see the PoolLoad write in writesOf).
+      const limit = state.pool?.limit;
+      if (pooled && limit !== undefined && (state.pool?.running ?? 0) + state.poolDelta() >= limit)
+        return { job: state.job, step: undefined, item: undefined, atLimit: true };
       for (const ref of candidates) {
         const fork = state.fork();
         try {
-          const item = actOnItem(fork, ref.stage, ref.sequence, { kind: 'claim', leaseUntil }, actor);
+          const claimed = actOnItem(fork, ref.stage, ref.sequence, { kind: 'claim', leaseUntil }, actor);
+          // Who holds the attempt: a pool worker's claim counts in the tenant's pool load.
+          const item = claimed.status === ItemStatus.RUNNING ? fork.putItem({ ...claimed, pooled: pooled || undefined }) : claimed;
           state.adopt(fork);
-          if (item.status === ItemStatus.RUNNING) return { job: state.job, step: state.steps.get(ref.stage), item };
+          if (item.status === ItemStatus.RUNNING) return { job: state.job, step: state.steps.get(ref.stage), item, atLimit: false };
         } catch (error) {
           // Taken by an earlier claim, or its stage is not running: try the next one. Anything
           // else (a fault) is the claimer's error.
           if (!(error instanceof AppError)) throw error;
         }
       }
-      return { job: state.job, step: undefined, item: undefined };
+      return { job: state.job, step: undefined, item: undefined, atLimit: false };
     });
   }
 

@@ -13,7 +13,8 @@ import { declaredKind } from './job.kinds';
  * deficit round robin (DRR): each tenant, in turn, earns its weight in claims (PoolShare.weight, 1
  * by default), so over time each tenant's share of claims is its weight's share of the weights of
  * the tenants with work, whatever the size of each tenant's backlog. Within a tenant, the job of
- * highest priority, then the oldest, goes first.
+ * highest priority, then the oldest, goes first. A tenant at its running limit (PoolShare.maxRunning,
+ * held exactly by the claims' transactions, see PoolLoad) is passed over until it has room.
  *
  * The scheduler's state (deficits, the turn, a short-lived view of the index) is per process; a
  * pool served by several instances is fair per instance, and so fair overall.
@@ -51,8 +52,11 @@ interface PoolState {
   deficit: Map<string, number>;
 }
 
-/** A claim made for one tenant: what the caller's claim function returned, or null when the tenant had nothing to claim. */
-export type TenantClaim<T> = (entry: PoolEntry) => Promise<T | null>;
+/**
+ * A claim made for one tenant: what the caller's claim function returned, null when the job had
+ * nothing to claim, or 'AT_LIMIT' when the tenant is at its running limit (nothing claimable for it now).
+ */
+export type TenantClaim<T> = (entry: PoolEntry) => Promise<T | null | 'AT_LIMIT'>;
 
 /** The tenant of a pool entry, from its key (`TENANT#<t>#JOB#<j>`). */
 function tenantOf(entry: Item): string | undefined {
@@ -163,6 +167,13 @@ export class PoolScheduler {
       }
       const tenantId = this.pick(pool);
       const claimed = await this.claimFor(pool, tenantId, claim);
+      if (claimed === 'AT_LIMIT') {
+        // At its running limit: the claim's credit is refunded and its turn passes; it keeps its
+        // place, and its work is handed out again once its running items finish.
+        pool.deficit.set(tenantId, Math.min((pool.deficit.get(tenantId) ?? 0) + 1, this.shares.get(tenantId)?.weight ?? 1));
+        if (pool.ring[pool.turn] === tenantId) pool.turn++;
+        continue;
+      }
       if (claimed) {
         this.claimsByTenant.set(tenantId, (this.claimsByTenant.get(tenantId) ?? 0) + 1);
         return { ...claimed, tenantId };
@@ -187,7 +198,7 @@ export class PoolScheduler {
    * Tries the tenant's jobs in order; a job with nothing claimable now leaves the view (the one
    * tried, by identity: concurrent claims for the tenant share the list).
    */
-  private async claimFor<T>(pool: PoolState, tenantId: string, claim: TenantClaim<T>): Promise<T | null> {
+  private async claimFor<T>(pool: PoolState, tenantId: string, claim: TenantClaim<T>): Promise<T | null | 'AT_LIMIT'> {
     const jobs = pool.view.get(tenantId) ?? [];
     for (let entry = jobs[0]; entry; entry = jobs[0]) {
       const claimed = await claim(entry);

@@ -45,6 +45,8 @@ import type { CreateJobInput } from './job.type';
 
 /** The most items createJob takes (more: addWorkItems after it). */
 const MAX_ITEMS_AT_CREATE = 50;
+/** What a pool claim gets for a tenant at its running limit (PoolShare.maxRunning): nothing now. */
+export const AT_LIMIT = 'AT_LIMIT';
 /** Times claimWork reads a job's claimable items again after others took every one it offered. */
 const CLAIM_ROUNDS = 3;
 /** How many claimable steps one claimWork reads and tries, oldest first. */
@@ -243,7 +245,7 @@ export class JobRepository {
           if (entities.JobWork.is(candidate)) {
             // A job at a fan-out stage: its claimable items, oldest first, are offered to its group.
             const claimed = await this.claimItem(candidate.jobId, now);
-            if (claimed) return claimed;
+            if (claimed && claimed !== AT_LIMIT) return claimed;
             continue;
           }
           if (entities.WorkItem.is(candidate)) {
@@ -275,17 +277,22 @@ export class JobRepository {
   }
 
   /**
-   * Sets a tenant's share of the pools (admins only; the resolver checks the role): its weight.
-   * This process uses it at once, others within a few seconds (PoolScheduler).
+   * Sets a tenant's share of the pools (admins only; the resolver checks the role): its weight and
+   * running limit. The limit holds at once (every claim's transaction checks it); the weight is
+   * used by this process at once, by others within a few seconds (PoolScheduler).
    */
-  async setPoolShare(tenantId: string, weight: number) {
+  async setPoolShare(tenantId: string, weight: number, maxRunning: number | null) {
     if (!isValidTenantId(tenantId)) throw badInput('tenantId is not a valid tenant id.', 'tenantId');
     if (!Number.isInteger(weight) || weight < 1 || weight > 1000)
       throw badInput('weight must be a whole number from 1 to 1,000.', 'weight');
+    if (maxRunning != null && !(Number.isInteger(maxRunning) && maxRunning >= 1))
+      throw badInput('maxRunning must be a whole number from 1, or null for no limit.', 'maxRunning');
     const at = this.scope.now().toISOString();
-    await this.scope.store.transact([entities.PoolShare.put(tenantId, { weight, version: 1, createdAt: at, updatedAt: at })]);
+    await this.scope.store.transact([
+      entities.PoolShare.put(tenantId, { weight, maxRunning: maxRunning ?? undefined, version: 1, createdAt: at, updatedAt: at }),
+    ]);
     this.poolScheduler().forgetShare(tenantId);
-    return { tenantId, weight };
+    return { tenantId, weight, maxRunning };
   }
 
   /** The pool scheduler of this process and table (job.pool.ts). */
@@ -298,7 +305,7 @@ export class JobRepository {
    * claimWork would for a worker of this tenant; null when it has none claimable now.
    */
   claimPooledItem(jobId: string) {
-    return this.claimItem(assertId(jobId, 'job', 'jobId'), this.scope.now().toISOString());
+    return this.claimItem(assertId(jobId, 'job', 'jobId'), this.scope.now().toISOString(), { pooled: true });
   }
 
   /**
@@ -306,7 +313,7 @@ export class JobRepository {
    * (waiting, or held past their lease) are offered to the job's group. Null when other workers
    * took them all first, or their leases ran out past their attempts (they failed).
    */
-  private async claimItem(jobId: string, now: string) {
+  private async claimItem(jobId: string, now: string, options: { pooled?: boolean } = {}) {
     // Workers asking at once read the same oldest items, and a group may hand all of one worker's
     // candidates to others: the job still has work, so it reads again (a few times) rather than
     // reporting none.
@@ -317,7 +324,8 @@ export class JobRepository {
       // Each worker offers them from a random place in the list, so they spread over the work.
       const start = Math.floor(Math.random() * candidates.length);
       const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];
-      const claimed = await this.items.claimAny(jobId, ordered);
+      const claimed = await this.items.claimAny(jobId, ordered, options);
+      if (claimed.atLimit) return AT_LIMIT;
       if (claimed.item && claimed.step) return { job: toJob(claimed.job), step: toStep({ ...claimed.step, jobId }), item: claimed.item };
       // The job stopped or moved on: none of its items is work any more.
       if (claimed.job.status !== JobStatus.RUNNING && claimed.job.status !== JobStatus.QUEUED) return null;

@@ -224,14 +224,15 @@ export class JobResolver {
   @Authorized(Role.ADMIN)
   @Mutation(() => PoolShare, {
     description:
-      "Admin: sets a tenant's share of the shared worker pools: its weight (claims are handed out in proportion among the tenants with work).",
+      "Admin: sets a tenant's share of the shared worker pools: its weight (claims are handed out in proportion among the tenants with work) and the most items it may have running through pools at once.",
   })
   setPoolShare(
     @Arg('tenantId', () => ID, { description: 'The tenant.' }) tenantId: string,
     @Arg('weight', () => Int, { description: 'From 1 to 1,000; 1 is every tenant’s default.' }) weight: number,
+    @Arg('maxRunning', () => Int, { nullable: true, description: 'The running limit; null for none.' }) maxRunning: number | null,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.setPoolShare(tenantId, weight);
+    return ctx.repos.jobs.setPoolShare(tenantId, weight, maxRunning);
   }
 
   @Authorized(Role.WORKER, Role.POOL)

@@ -2,7 +2,7 @@ import { entities, OPS_SHARDS } from '../common/entities';
 import type { Item, Store } from '../infra/dynamo/store';
 import { Stale } from '../infra/dynamo/aggregate';
 import { isServiceUnavailable } from '../infra/dependency';
-import { del } from '../infra/dynamo/write';
+import { del, update } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { ItemStatus } from './job.machine';
 import { itemClaimability } from './job.writes';
@@ -137,8 +137,14 @@ export class JobSettler {
         version: item.version + 1,
       };
       try {
+        // A running attempt a pool worker held leaves the tenant's pool load with it.
+        const unload = cancel && item.status === ItemStatus.RUNNING && item.pooled === true;
         await this.store.transact([
-          entities.WorkItem.put(tenantId, { ...settled, ...itemClaimability(settled) }).ifVersion(item.version, () => new Stale()),
+          entities.WorkItem.put(tenantId, { ...settled, ...itemClaimability(settled), pooled: undefined }).ifVersion(
+            item.version,
+            () => new Stale(),
+          ),
+          ...(unload ? [update(entities.PoolLoad.keyOf(tenantId, {})).addNumber('running', -1)] : []),
         ]);
         return 1;
       } catch (error) {

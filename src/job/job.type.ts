@@ -842,4 +842,10 @@ export class PoolShare {
 
   @Field(() => Int, { description: 'Its weight among the tenants with pooled work: claims are handed out in proportion (1 by default).' })
   weight!: number;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'The most of its items that may be running through pools at once (checked in every claim’s transaction); null: no limit.',
+  })
+  maxRunning?: number | null;
 }

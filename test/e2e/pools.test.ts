@@ -144,6 +144,56 @@ describe('shared worker pools', () => {
     expect(firstLow).toBe(200);
   }, 600_000);
 
+  it("holds a tenant's running limit at every instant, while the other tenants' work goes on", async () => {
+    const admin = await server.token(`ops-${run}`, [Role.ADMIN], 'ops');
+    const [limited, free] = await Promise.all([tenant('limited'), tenant('free')]);
+    await ok(admin, 'mutation($t: ID!) { setPoolShare(tenantId: $t, weight: 1, maxRunning: 3) { maxRunning } }', { t: limited.tenantId });
+    const limitedJob = await limited.job(60);
+    await free.job(60);
+    const workers = await Promise.all(Array.from({ length: 10 }, (_, i) => poolToken(`gpu-limit-${i}`)));
+    const left = new Map([
+      [limited.tenantId, 60],
+      [free.tenantId, 60],
+    ]);
+    await Promise.all(
+      workers.map(async (token) => {
+        while ((left.get(limited.tenantId) ?? 0) > 0 || (left.get(free.tenantId) ?? 0) > 0) {
+          const claimed = (await ok(token, CLAIM)).claimWork;
+          if (!claimed) {
+            // The limited tenant's running items are all held: wait for one to finish.
+            await new Promise((r) => setTimeout(r, 20));
+            continue;
+          }
+          // Hold the item a moment, so that several are running at once.
+          await new Promise((r) => setTimeout(r, 30));
+          const { sequence, attempt } = claimed.item;
+          await ok(token, COMPLETE, {
+            j: claimed.job.jobId,
+            n: sequence,
+            a: attempt,
+            l: claimed.lease,
+            o: { result: `tenants/${claimed.tenantId}/out/${sequence}.png` },
+          });
+          left.set(claimed.tenantId, (left.get(claimed.tenantId) ?? 0) - 1);
+        }
+      }),
+    );
+    // The limited job's stream, in commit order: never more than 3 of its items running, and 3 reached.
+    const events = await server.app.store.queryAll({ pk: `TENANT#${limited.tenantId}#JOB#${limitedJob}`, skPrefix: 'EVENT#' });
+    let running = 0;
+    let most = 0;
+    for (const e of events) {
+      if (e.type === 'ITEM_STARTED') running++;
+      if (e.type === 'ITEM_COMPLETED') running--;
+      most = Math.max(most, running);
+    }
+    expect(most).toBe(3);
+    expect(running).toBe(0);
+    // The tenant's pool load is back to 0 with nothing running.
+    const load = await server.app.store.get({ PK: `TENANT#${limited.tenantId}`, SK: 'POOLLOAD' });
+    expect(load?.running).toBe(0);
+  }, 300_000);
+
   it('reaches exactly the work it holds a lease on, and nothing without one', async () => {
     const t = await tenant('leased');
     const other = await tenant('other');

@@ -194,4 +194,5 @@ export class AggregateCommitter<S extends DecisionState<S>> {
 
 /** The error a job's command gets when other instances kept changing the job past the retry bound. */
 export const changingTooFast = (entity: string) => (id: string) =>
-  new AppError(ErrorCode.CONFLICT, `${entity} ${id} is being changed by others right now; try again.`);
+  // A queue's id may carry the tenant before a NUL; the message names the aggregate's own id only.
+  new AppError(ErrorCode.CONFLICT, `${entity} ${id.slice(id.lastIndexOf('\u0000') + 1)} is being changed by others right now; try again.`);

@@ -25,13 +25,15 @@ type ConditionPart =
   | { kind: 'exists' }
   | { kind: 'absent' }
   | { kind: 'absentOrExpired'; nowSeconds: number }
-  | { kind: 'equals'; attribute: string; value: unknown };
+  | { kind: 'equals'; attribute: string; value: unknown }
+  | { kind: 'absentOrAtMost'; attribute: string; max: number };
 
 /** One action of an update expression. */
 type UpdateAction =
   | { kind: 'addToSet'; attribute: string; values: Set<string> }
   | { kind: 'deleteFromSet'; attribute: string; values: Set<string> }
-  | { kind: 'appendToList'; attribute: string; values: unknown[] };
+  | { kind: 'appendToList'; attribute: string; values: unknown[] }
+  | { kind: 'addNumber'; attribute: string; value: number };
 
 type Operation = { op: 'Put'; item: Item } | { op: 'Delete' } | { op: 'ConditionCheck' } | { op: 'Update'; actions: UpdateAction[] };
 
@@ -94,6 +96,11 @@ export class Write {
     return this.with({ kind: 'equals', attribute: 'status', value: status }, onFailed);
   }
 
+  /** Only if the number `attribute` is absent or at most `max` (a counter kept under a limit). */
+  ifAtMost(attribute: string, max: number, onFailed?: ConditionFailure): Write {
+    return this.with({ kind: 'absentOrAtMost', attribute, max }, onFailed);
+  }
+
   /** Only if each named attribute has the given value (e.g. `{ archived: false }`). */
   where(values: Record<string, string | number | boolean>, onFailed?: ConditionFailure): Write {
     let write: Write = this;
@@ -141,6 +148,11 @@ export class Write {
     return this.withAction({ kind: 'deleteFromSet', attribute, values: new Set(values) });
   }
 
+  /** Adds `value` (which may be negative) to the number `attribute` (from 0 when absent). Update writes only. */
+  addNumber(attribute: string, value: number): Write {
+    return this.withAction({ kind: 'addNumber', attribute, value });
+  }
+
   /** Appends `values` to the list `attribute`, which must exist. Update writes only. */
   appendToList(attribute: string, values: unknown[]): Write {
     return this.withAction({ kind: 'appendToList', attribute, values });
@@ -174,6 +186,10 @@ export class Write {
             return `(attribute_not_exists(${name('PK')}) OR ${name(TTL_ATTRIBUTE)} <= ${value(part.nowSeconds)})`;
           case 'equals':
             return `${name(part.attribute)} = ${value(part.value)}`;
+          case 'absentOrAtMost': {
+            const n = name(part.attribute);
+            return `(attribute_not_exists(${n}) OR ${n} <= ${value(part.max)})`;
+          }
         }
       })
       .join(' AND ');
@@ -185,6 +201,7 @@ export class Write {
       for (const action of this.operation.actions) {
         const n = name(action.attribute);
         if (action.kind === 'addToSet') add.push(`${n} ${value(action.values)}`);
+        else if (action.kind === 'addNumber') add.push(`${n} ${value(action.value)}`);
         else if (action.kind === 'deleteFromSet') del.push(`${n} ${value(action.values)}`);
         else set.push(`${n} = list_append(${n}, ${value(action.values)})`);
       }
