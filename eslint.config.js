@@ -33,9 +33,11 @@ module.exports = [
       // own: pages of a list and where a page ends (the Connection types, PageInfo); values inside
       // their parent (Approval, Budget, ChangelogEntry, JobError, PlannedStep, AssetVersion, the
       // fields and stages of a job kind); answers that are not stored (uploads, headers, claimed
-      // work, material usage, the viewer); the edges of a page (a cursor and its node); a job's
-      // counters, which are values of the job; and a search hit, which wraps an entity (the
-      // entity has its id) with how well it matched.
+      // work, material usage, the viewer, what a dead-letter replay did); the edges of a page (a
+      // cursor and its node); a job's counters, which are values of the job; a stage's retry
+      // backoff, a value of its declaration; a search hit, which wraps an entity (the entity has
+      // its id) with how well it matched; and where a reused step's or item's outputs came from
+      // (ReuseSource, ReusedWork), values of the step, item or event that carries them.
       '@graphql-eslint/strict-id-in-types': [
         'error',
         {
@@ -47,6 +49,7 @@ module.exports = [
               'Budget',
               'ChangelogEntry',
               'JobError',
+              'PoolShare',
               'PlannedStep',
               'JobKind',
               'JobField',
@@ -61,6 +64,10 @@ module.exports = [
               'ItemCounts',
               'SearchHit',
               'FanOutStage',
+              'RetryBackoff',
+              'DeadLetterReplay',
+              'ReuseSource',
+              'ReusedWork',
             ],
           },
         },

@@ -13,11 +13,12 @@ import { Store, type Item } from './infra/dynamo/store';
 import { SharedItemReads } from './infra/shared-reads';
 import { Outbox, type OutboxOptions } from './events/outbox';
 import { JobSettler } from './job/job.settle';
+import { LeaseCodec } from './auth/lease';
 import { OutboxStats } from './infra/dynamo/outbox-stats';
 import { requestBudget } from './infra/deadline';
 import { GAUGES, Metrics } from './infra/metrics';
 import { OutageLog } from './infra/outage';
-import { untilAnswering } from './infra/startup';
+import { StartupCancelled, untilAnswering } from './infra/startup';
 import { healthRouter, Readiness } from './http/health';
 import { metricsRouter, startMetricsServer } from './http/metrics';
 import { OperationPipeline } from './graphql/pipeline';
@@ -112,8 +113,14 @@ export interface StartOptions {
    * non-zero). Without it, the failure is only logged and the part stays `down`.
    */
   onEmbeddedFailure?: (error: Error) => void;
-  /** Calls off a start-up still waiting for DynamoDB (main.ts aborts it on a signal). */
+  /**
+   * Calls off the start-up (main.ts aborts it on a signal): the HTTP listener, if already open,
+   * closes at once, the table and bucket checks are cancelled, what was opened is closed, the
+   * embedded parts stop last, and startApp rejects with StartupCancelled.
+   */
   signal?: AbortSignal;
+  /** Test hook: the requests' clock (see ContextDeps.now); the wall clock when omitted. */
+  now?: () => Date;
 }
 
 /**
@@ -146,6 +153,10 @@ function embeddedS3(): typeof import('./infra/s3/embedded') {
  */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<App> {
   const progress = options.progress ?? (() => {});
+  // Checked between the steps of the start-up that do not watch the signal themselves.
+  const stillWanted = () => {
+    if (options.signal?.aborted) throw new StartupCancelled('The start-up was stopped.');
+  };
   let embedded: EmbeddedDynamo | undefined;
   let s3: EmbeddedS3 | undefined;
   // The local S3 starts while DynamoDB Local boots, and its bucket is made while the table is.
@@ -156,11 +167,20 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     let endpoint = config.dynamo.endpoint;
     if (config.dynamo.embedded) {
       if (!options.embeddedDynamo) progress(`Starting DynamoDB Local (data in ${join(config.dataDir, 'dynamodb')}) …`);
-      embedded = await (options.embeddedDynamo ?? startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb') }));
+      embedded = await (options.embeddedDynamo ??
+        startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb'), signal: options.signal }));
+      stillWanted();
       endpoint = embedded.endpoint;
       progress(`DynamoDB Local is up at ${endpoint}.`);
+      // It listens on 127.0.0.1 only unless its launcher could not make it (embedded.ts says why).
+      if (embedded.exposed)
+        progress(
+          `Warning: DynamoDB Local listens on every network interface, not only 127.0.0.1: ${embedded.exposed}. ` +
+            `Anyone who can reach port ${new URL(endpoint).port} of this machine can read and write its data (docs/operations.md).`,
+        );
     }
     s3 = await s3Starting;
+    stillWanted();
     // Deaths and restarts of the embedded parts are told to the person watching the start-up.
     for (const part of [embedded, s3]) part?.report({ say: options.progress, giveUp: options.onEmbeddedFailure });
     const metrics = new Metrics();
@@ -187,7 +207,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     // Outside development the table is only checked: a missing table or index stops the start-up, naming it.
     const checkTable = () =>
       config.dynamo.createTable
-        ? ensureTable(dynamo.client, config.tableName)
+        ? ensureTable(dynamo.client, config.tableName, options.signal)
         : verifyTable(dynamo.client, config.tableName).then(() => 'verified' as const);
     // An external DynamoDB that does not answer yet is waited for, up to STARTUP_DEADLINE_MS, while
     // the HTTP server below already answers readiness probes with 503 (see `starting`). The wait
@@ -211,7 +231,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     bucketReady?.catch(() => {});
     let starting = true;
     const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
-    const bus = createEventBus({ redisUrl: config.redisUrl, outage });
+    const bus = createEventBus({ redisUrl: config.redisUrl, outage, metrics });
     const outbox = new Outbox(store, bus, {
       ...config.outbox,
       failPublish: options.failPublish,
@@ -273,6 +293,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       batchLoads: options.batchLoads,
       metrics,
       sharedReads,
+      leases: new LeaseCodec(config.cursorSecret),
+      now: options.now,
     });
     const verifier = new TokenVerifier(config.auth);
     const sse = serveGraphQLOverSse({ config, verifier, pipeline });
@@ -291,6 +313,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       await metricsServer?.close();
       throw error;
     });
+    // A stop during the rest of the start-up closes the listener at once, as a stop after it does:
+    // the port already answers (readiness says 503 meanwhile), and new connections must be refused.
+    const closeListener = () => http.stopListening();
+    options.signal?.addEventListener('abort', closeListener, { once: true });
     const ws = attachWebSocket(http.server, deps);
     metrics.registerGauge(GAUGES.wsConnections, 'Open WebSocket connections.', () => ws.counts().graphql_ws_connections);
     metrics.registerGauge(
@@ -304,7 +330,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       () => sse.counts().graphql_sse_streams,
     );
     try {
+      stillWanted();
       const [created, bucket] = await Promise.all([tableReady, bucketReady]);
+      stillWanted();
       progress(
         {
           created: `Created table ${config.tableName} with its indexes.`,
@@ -316,14 +344,20 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       if (s3) progress(`Local S3 is up at ${s3.endpoint}${bucket === 'created' ? `; created bucket ${config.s3.bucket}` : ''}.`);
     } catch (error) {
       // What this start-up opened is closed before the failure goes on to the catch below.
+      http.stopListening();
       await ws.close(0).catch(() => {});
       await http.stop(0).catch(() => {});
       await bus.close().catch(() => {});
       await metricsServer?.close();
+      // The table and bucket checks end before the embedded parts stop (in the catch below), so no
+      // call reaches a DynamoDB Local that is gone; a cancelled start-up cancelled them already.
+      await Promise.allSettled([tableReady, bucketReady]);
       outage.stop();
       dynamo.client.destroy();
       files.destroy();
       throw error;
+    } finally {
+      options.signal?.removeEventListener('abort', closeListener);
     }
     starting = false;
     outbox.start();

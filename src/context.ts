@@ -1,5 +1,6 @@
-import type { Principal } from './auth/principal';
-import { unauthenticated } from './errors';
+import type { LeaseCodec, OpenedLease } from './auth/lease';
+import { type Principal, Role } from './auth/principal';
+import { forbidden, unauthenticated } from './errors';
 import type { FilesService } from './common/files/files.service';
 
 /**
@@ -24,17 +25,54 @@ export interface Repositories {
  */
 export class Context {
   private built?: Repositories;
+  private leased?: Map<string, Repositories>;
 
   constructor(
     readonly principal: Principal | null,
     private readonly build: (principal: Principal) => Repositories,
+    /** Seals and opens pool workers' leases (see src/auth/lease.ts); none in offline tools. */
+    readonly leases?: LeaseCodec,
   ) {}
 
-  /** The caller's repositories; reading it without a verified caller throws UNAUTHENTICATED. */
+  /**
+   * The caller's repositories; reading it without a verified caller throws UNAUTHENTICATED, and a
+   * pool worker (bound to no tenant) gets FORBIDDEN: it reaches a tenant only through a lease.
+   */
   get repos(): Repositories {
     if (!this.principal) throw unauthenticated();
+    if (this.principal.pool) throw forbidden('A pool worker reads nothing of a tenant but the work it holds a lease on.');
     this.built ??= this.build(this.principal);
     return this.built;
+  }
+
+  /**
+   * For a pool worker: repositories bound to `tenantId` as a worker of it, for the pool claimer
+   * (src/job/job.pool.ts) to claim that tenant's work, which it found in the pool's index under
+   * the pool worker's kinds. Nothing else may call it; FORBIDDEN for any other caller.
+   */
+  reposForPoolClaim(tenantId: string): Repositories {
+    return this.workerReposOf(tenantId);
+  }
+
+  /**
+   * For a pool worker: repositories bound to the tenant of a lease it holds (opened, so sealed by
+   * this server for this worker), for reporting on the leased work. FORBIDDEN for any other caller.
+   */
+  reposUnderLease(lease: OpenedLease): Repositories {
+    if (lease.worker !== this.principal?.userId) throw forbidden('The lease was handed to another worker.');
+    return this.workerReposOf(lease.tenantId);
+  }
+
+  private workerReposOf(tenantId: string): Repositories {
+    const principal = this.principal;
+    if (!principal?.pool) throw forbidden('Only a pool worker acts for a tenant it is not bound to.');
+    this.leased ??= new Map();
+    let repos = this.leased.get(tenantId);
+    if (!repos) {
+      repos = this.build({ userId: principal.userId, tenantId, roles: [Role.WORKER], expiresAt: principal.expiresAt });
+      this.leased.set(tenantId, repos);
+    }
+    return repos;
   }
 
   /**
@@ -44,5 +82,6 @@ export class Context {
    */
   release(): void {
     this.built = undefined;
+    this.leased = undefined;
   }
 }

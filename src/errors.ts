@@ -23,6 +23,12 @@ export enum ErrorCode {
    */
   JOB_CANCELLED = 'JOB_CANCELLED',
   /**
+   * A worker reported on a work item whose attempt ran past its stage's attempt timeout: its time
+   * is up whatever it renewed, the next claim takes the item over as a new attempt, and the
+   * report changed nothing. The worker should stop; retrying cannot succeed.
+   */
+  ATTEMPT_TIMED_OUT = 'ATTEMPT_TIMED_OUT',
+  /**
    * A write to a busy stream (a project's activity, the tenant's job status changes) could not
    * get its position within the retry bound because writers on other instances kept taking it.
    * Nothing was written (`extensions.mayHaveCommitted` is false); the same request may be sent again.
@@ -129,6 +135,17 @@ export const wrongAttempt = (what: string, id: string, action: string, unit: 'st
       ? `Cannot ${action} ${what} ${id} as attempt ${named}: that attempt is over (it failed or its lease ran out, and the ${unit} was tried again), and the ${unit} is at attempt ${current} now. Drop the work of attempt ${named}.`
       : `Cannot ${action} ${what} ${id} as attempt ${named}: the ${unit} never had an attempt ${named}; it is at attempt ${current}. Name the attempt that claimWork or startStep gave you.`,
     { entity: what, id, from: `at attempt ${current}`, to: `attempt ${named}`, allowed: [`attempt ${current}`] },
+  );
+
+/**
+ * ATTEMPT_TIMED_OUT for a worker reporting on an item whose attempt's time is up (its stage's
+ * attemptTimeoutSeconds): the report changed nothing, and the next claim takes the item over.
+ */
+export const attemptTimedOut = (what: string, id: string, attempt: number, timedOutAt: string, limitSeconds: number | undefined) =>
+  new AppError(
+    ErrorCode.ATTEMPT_TIMED_OUT,
+    `Cannot report on ${what} ${id} as attempt ${attempt}: the attempt's time ran out at ${timedOutAt}${limitSeconds ? ` (its stage allows ${limitSeconds} s an attempt, whatever its reports)` : ''}, and the next claim takes the item over as a new attempt. Stop and drop the work of attempt ${attempt}.`,
+    { entity: what, id, attempt, timedOutAt },
   );
 
 /** Codes that graphql-js and Apollo put on request errors (parse, validation, variables). */

@@ -62,14 +62,21 @@ async function main(): Promise<void> {
       process.exit(1);
     }, limitMs).unref();
     if (!app) {
-      // Still starting: stopping DynamoDB Local, or calling off the wait for an external DynamoDB,
-      // makes the start fail fast; then stop what came up.
+      /*
+       * Still starting. The abort makes startApp close its listener at once (it opens it before the
+       * table is ready, for readiness probes), cancel its DynamoDB calls, close what it opened and
+       * stop the embedded parts last, then fail; before startApp was called, it stops DynamoDB
+       * Local's start. DynamoDB Local must not be stopped from here first: the start-up was still
+       * using it (creating the table), and the SDK's wait for a new table retries a dead endpoint
+       * for a minute, so such a stop hung with the port open until the limit above.
+       */
       startup.abort();
-      await embedded?.then(
-        (e) => e.stop(),
-        () => {},
-      );
-      app = await starting?.catch(() => undefined);
+      if (starting) app = await starting.catch(() => undefined);
+      else
+        await embedded?.then(
+          (e) => e.stop(),
+          () => {},
+        );
     }
     // The demo's simulator is told to stop first, so it sends nothing new while the server drains.
     unannounce();
@@ -88,7 +95,7 @@ async function main(): Promise<void> {
     say(`Starting DynamoDB Local (data in ${join(config.dataDir, 'dynamodb')}) …`);
     let spawned!: () => void;
     const launched = new Promise<void>((resolve) => (spawned = resolve));
-    embedded = startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb'), onSpawn: spawned });
+    embedded = startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb'), onSpawn: spawned, signal: startup.signal });
     // Loading the server blocks this thread for a moment, so it waits until java is on its way.
     await Promise.race([
       launched,
@@ -98,6 +105,8 @@ async function main(): Promise<void> {
       ),
     ]);
   }
+  // A signal while java was starting: stop() stops it, and nothing else is started.
+  if (stopping) return;
   // Kept assertions: require() returns `any`, and TypeScript has no typed synchronous load (a static import would load the
   // server before java starts, and import() would go through the ES module loader), so each gets its module's own type.
   const { DEV_TENANT, startApp } = require('./app') as typeof import('./app');
@@ -124,6 +133,11 @@ async function main(): Promise<void> {
     say('Loading the demo tenant "demo" …');
     try {
       demo = await startDemo(app, config);
+      // A signal while the demo loaded: stop() found no simulator to stop, so it is stopped here.
+      if (stopping) {
+        await demo.stop();
+        return;
+      }
       say('Demo loaded; the pipeline simulator advances its jobs every second.');
     } catch (error) {
       if (stopping) return;

@@ -13,6 +13,7 @@ import type { FileStore } from './infra/s3/files';
 import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
 import type { UnitWrite } from './infra/dynamo/write';
 import { type CommitHooks, commitUnit } from './infra/dynamo/unit-of-work';
+import type { LeaseCodec } from './auth/lease';
 import { downloadEvent, hasTrailEvents, withTrailRetention } from './common/activity-event';
 import { entities } from './common/entities';
 import type { Outbox } from './events/outbox';
@@ -53,6 +54,10 @@ export interface ContextDeps {
    * Without one, each context shares only its own reads.
    */
   sharedReads?: SharedItemReads<Item>;
+  /** Seals and opens pool workers' leases (see src/auth/lease.ts); without one, pool workers cannot report. */
+  leases?: LeaseCodec;
+  /** The requests' clock (Scope.now); the wall clock when omitted. Tests move it to see time-bound rules (a reuse record's TTL) run out. */
+  now?: () => Date;
 }
 
 /**
@@ -93,7 +98,7 @@ class RequestScope implements Scope {
   readonly shared: Scope['shared'];
   readonly eventRetentionDays: number;
   readonly newId: (prefix: IdPrefix) => string;
-  readonly now = currentDate;
+  readonly now: () => Date;
   private itemLoader?: DataLoader<Key, Item | null, string>;
   private pageLoader?: DataLoader<PageKey, Page<Item>, string>;
   private downloadLoader?: DataLoader<{ key: string; seconds: number }, boolean, string>;
@@ -111,6 +116,7 @@ class RequestScope implements Scope {
     this.shared = deps.sharedReads ?? new SharedItemReads<Item>(deps.store);
     this.eventRetentionDays = deps.eventRetentionDays;
     this.newId = deps.newId ?? newId;
+    this.now = deps.now ?? currentDate;
   }
 
   get items(): DataLoader<Key, Item | null, string> {
@@ -287,7 +293,7 @@ function fallbackBus(): EventBus {
 export function createContext(deps: ContextDeps, principal: Principal | null): Context {
   let build = builders.get(deps);
   if (!build) builders.set(deps, (build = (caller) => createRepositories(deps, caller)));
-  return new Context(principal, build);
+  return new Context(principal, build, deps.leases);
 }
 
 /** The repositories' builder of each ContextDeps, one for all its contexts rather than a closure per context. */

@@ -11,6 +11,11 @@ import { Role } from './principal';
 export const authChecker: AuthChecker<Context, Role> = ({ context, info }, roles) => {
   const principal = context.principal;
   if (!principal) throw unauthenticated();
+  // A pool worker reaches only the fields that name its role (claiming, and reporting under a lease).
+  if (principal.pool && !roles.includes(Role.POOL))
+    throw forbidden(
+      `${info.parentType.name}.${info.fieldName} is not open to a pool worker; it claims work and reports on it with its leases.`,
+    );
   if (roles.length === 0 || principal.roles.includes(Role.ADMIN)) return true;
   if (roles.some((role) => principal.roles.includes(role))) return true;
   throw forbidden(

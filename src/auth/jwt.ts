@@ -2,7 +2,7 @@ import { createRemoteJWKSet, errors, jwtVerify, SignJWT, type JWTPayload, type J
 import { isValidTenantId } from '../common/ids';
 import { unauthenticated } from '../errors';
 import { errorCode } from '../guards';
-import { isRole, Role, type Principal } from './principal';
+import { isRole, POOL_TENANT, Role, type Principal } from './principal';
 
 export interface AuthSettings {
   secret?: Uint8Array;
@@ -20,6 +20,7 @@ export interface AuthSettings {
 export function principalFromClaims(claims: JWTPayload): Principal {
   const tenantId = claims.tenantId ?? claims['custom:tenantId'];
   if (typeof claims.sub !== 'string' || claims.sub === '') throw unauthenticated('The token has no sub claim.');
+  if (claims.pool !== undefined) return poolPrincipal(claims.sub, claims);
   if (!isValidTenantId(tenantId)) {
     throw unauthenticated('The token has no valid tenantId claim (letters, digits, _ and -, at most 64).');
   }
@@ -29,7 +30,32 @@ export function principalFromClaims(claims: JWTPayload): Principal {
   if (!list || list.length === 0 || roles.length !== list.length) {
     throw unauthenticated(`The token's roles claim must list some of ${Object.values(Role).join(', ')}.`);
   }
+  if (roles.includes(Role.POOL))
+    throw unauthenticated("The role pool belongs to a pool worker's token, which names no tenant (claim pool).");
   return { userId: claims.sub, tenantId, roles: [...new Set(roles)], expiresAt: claims.exp };
+}
+
+const KIND_OR_STAGE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
+
+/**
+ * A pool worker's principal: claim `pool` is `{ kinds: [...], stages?: [...] }` (the job kinds and
+ * stages it serves), the roles claim is exactly `["pool"]`, and the token names no tenant.
+ */
+function poolPrincipal(sub: string, claims: JWTPayload): Principal {
+  const pool = claims.pool;
+  const list = (value: unknown) =>
+    Array.isArray(value) && value.length > 0 && value.length <= 50 && value.every((v) => typeof v === 'string' && KIND_OR_STAGE.test(v))
+      ? value.filter((v): v is string => typeof v === 'string')
+      : null;
+  const kinds = typeof pool === 'object' && pool !== null && 'kinds' in pool ? list(pool.kinds) : null;
+  const stages = typeof pool === 'object' && pool !== null && 'stages' in pool ? list(pool.stages) : undefined;
+  if (!kinds || stages === null) throw unauthenticated("The token's pool claim must be { kinds: [kind, …], stages?: [stage, …] }.");
+  const roles = claims.roles;
+  if (!Array.isArray(roles) || roles.length !== 1 || roles[0] !== Role.POOL)
+    throw unauthenticated('A pool worker\'s token has the roles claim ["pool"] and nothing else.');
+  if (claims.tenantId !== undefined || claims['custom:tenantId'] !== undefined)
+    throw unauthenticated("A pool worker's token names no tenant: it reaches a tenant only through the leases it is handed.");
+  return { userId: sub, tenantId: POOL_TENANT, roles: [Role.POOL], expiresAt: claims.exp, pool: { kinds, ...(stages ? { stages } : {}) } };
 }
 
 /** Says why jose refused a token, without echoing the token. */
@@ -151,10 +177,12 @@ export class TokenVerifier {
 /** Signs a development token (HS256). Used by `npm run token`, the start banner and tests. */
 export async function signDevToken(
   secret: Uint8Array,
-  claims: { sub: string; tenantId: string; roles?: Role[] },
+  claims: { sub: string; tenantId: string; roles?: Role[] } | { sub: string; pool: { kinds: string[]; stages?: string[] } },
   options: { expiresIn?: string | number; issuer?: string; audience?: string } = {},
 ): Promise<string> {
-  let jwt = new SignJWT({ tenantId: claims.tenantId, roles: claims.roles ?? [Role.EDITOR] })
+  const body =
+    'pool' in claims ? { pool: claims.pool, roles: [Role.POOL] } : { tenantId: claims.tenantId, roles: claims.roles ?? [Role.EDITOR] };
+  let jwt = new SignJWT(body)
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(claims.sub)
     .setIssuedAt()

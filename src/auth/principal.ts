@@ -5,6 +5,7 @@ export enum Role {
   EDITOR = 'editor',
   WORKER = 'worker',
   ADMIN = 'admin',
+  POOL = 'pool',
 }
 registerEnumType(Role, {
   name: 'Role',
@@ -14,6 +15,10 @@ registerEnumType(Role, {
     EDITOR: { description: 'Reads and writes the tenant’s data, and reviews jobs.' },
     WORKER: { description: 'Claims pipeline work and reports its progress.' },
     ADMIN: { description: 'May do everything, across tenants too.' },
+    POOL: {
+      description:
+        'A shared worker pool bound to no tenant: claims work of its job kinds across tenants (claimWork), and reports on it with the lease each claim hands out; it can read nothing else.',
+    },
   },
 });
 
@@ -25,8 +30,17 @@ export function isRole(value: unknown): value is Role {
 /** The verified caller of a request: always from a verified token, never from an argument. */
 export interface Principal {
   userId: string;
+  /** The caller's tenant; for a pool worker, POOL_TENANT (no tenant's keys begin with it). */
   tenantId: string;
   roles: Role[];
   /** Token expiry, epoch seconds. */
   expiresAt?: number;
+  /** A pool worker (role pool, no tenant): the job kinds (and optionally stages) it may claim. */
+  pool?: { kinds: string[]; stages?: string[] };
 }
+
+/**
+ * The tenant id a pool worker's principal carries: not a valid tenant id (tenant ids have no `!`),
+ * so no key it could make names a tenant's data; a pool worker reaches a tenant only through a lease.
+ */
+export const POOL_TENANT = '!pool';

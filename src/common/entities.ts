@@ -26,6 +26,15 @@ export function opsShardOf(jobId: string): number {
   return Math.abs(hash) % OPS_SHARDS;
 }
 
+/**
+ * An error code as the dead-letter index keys it: `#` and `%` escaped, so a code is one whole
+ * segment of the sort key and one code's prefix never matches another's (codes are the workers'
+ * own, at most 100 characters of anything). An item without a code is UNKNOWN.
+ */
+export function deadLetterCode(code: string | undefined): string {
+  return (code || 'UNKNOWN').replace(/[#%]/g, (c) => (c === '#' ? '%23' : '%25'));
+}
+
 /** The first letter of a word (a whole code point): the partition of the word index it is in. */
 export const initialOf = (word: string): string => String.fromCodePoint(word.codePointAt(0) ?? 0x5f);
 
@@ -415,6 +424,8 @@ export const entities = {
     attributes: {
       projectId: attr.id({ required: true }),
       kind: attr.string({ required: true }),
+      /** 0 (lowest) to 9; a pool hands out a tenant's higher-priority jobs' work first (default 5). */
+      priority: attr.int(),
       status: attr.enum(JOB_STATES)({ required: true }),
       plan: attr.json<{ name: string; order: number }[]>()({ required: true }),
       /** The current attempt of each planned step. */
@@ -435,6 +446,11 @@ export const entities = {
       error: attr.json<JobErrorItem>()(),
       startedAt: attr.dateTime(),
       finishedAt: attr.dateTime(),
+      /** The seed and model version the run uses: with the inputs, what makes its work reusable (src/job/job.reuse.ts). */
+      seed: attr.string(),
+      modelVersion: attr.string(),
+      /** False when the job asked not to take stored outputs (createJob reuse: false); absent means it does. */
+      reuse: attr.boolean(),
     },
     indexes: {
       /** The tenant's jobs by status, latest change first. */
@@ -485,6 +501,8 @@ export const entities = {
       claimable: attr.boolean({ internal: true }),
       /** When it can be claimed: when it became its job's current step, or when its lease runs out. */
       availableAt: attr.dateTime({ internal: true }),
+      /** The completed step whose stored outputs this attempt took instead of running (src/job/job.reuse.ts). */
+      reusedFrom: attr.json<ReuseSourceItem>()(),
     },
     indexes: {
       /** Steps paused for a person's review (sparse: only while paused), most recent first. */
@@ -531,19 +549,24 @@ export const entities = {
       error: attr.json<JobErrorItem>()(),
       worker: attr.string(),
       leaseExpiresAt: attr.dateTime(),
+      /** When the running attempt's time is up (its stage's attemptTimeoutSeconds after its claim), whatever its renewals. */
+      timesOutAt: attr.dateTime(),
       startedAt: attr.dateTime(),
       finishedAt: attr.dateTime(),
       kind: attr.string({ required: true }),
       claimable: attr.boolean({ internal: true }),
       availableAt: attr.dateTime({ internal: true }),
+      /** The completed item whose stored outputs this one took instead of running (src/job/job.reuse.ts). */
+      reusedFrom: attr.json<ReuseSourceItem>()(),
     },
     status: {
       attribute: 'status',
       initial: 'PENDING',
       // RUNNING → PENDING: an attempt failed or its lease lapsed and attempts remain; FAILED → PENDING: retryWorkItem;
-      // → CANCELLED: its job was cancelled before it finished (the settle sweep, src/job/job.settle.ts).
+      // → CANCELLED: its job was cancelled before it finished (the settle sweep, src/job/job.settle.ts);
+      // PENDING → COMPLETED: it took the stored outputs of a completed item with its key (src/job/job.reuse.ts).
       transitions: {
-        PENDING: ['RUNNING', 'CANCELLED'],
+        PENDING: ['RUNNING', 'COMPLETED', 'CANCELLED'],
         RUNNING: ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'],
         COMPLETED: [],
         FAILED: ['PENDING'],
@@ -558,6 +581,19 @@ export const entities = {
        * at the item's stage is the job's JobWork entry (below), written with the job.
        */
       claimableInJob: { index: 'GSI4', pk: 'JOB#{jobId}#WORK', sk: '{availableAt}#{stage}#{sequence}', when: { claimable: [true] } },
+      /**
+       * The tenant's dead letters (sparse): items FAILED past their attempts, by kind and stage,
+       * then by the code of their last error and when they failed, so one error code of one stage
+       * is one prefix, newest last (src/job/job.dead-letters.ts reads it both ways).
+       */
+      deadLetters: {
+        index: 'GSI1',
+        pk: 'DEAD#{kind}#{stage}',
+        sk: '{errorCode}#{finishedAt}#{jobId}#{sequence}',
+        when: { status: ['FAILED'] },
+        format: { sequence: (n: number) => pad(n, 5) },
+        derive: { errorCode: (item: { error?: { code?: string } }) => deadLetterCode(item.error?.code) },
+      },
     },
     ttl: true,
   }),
@@ -580,8 +616,23 @@ export const entities = {
       claimable: attr.boolean({ internal: true }),
       /** When the job reached the stage (the entry's place among claimable work, oldest first). */
       availableAt: attr.dateTime({ internal: true }),
+      /** The job's priority (0–9), for the pool's order within a tenant. */
+      priority: attr.int({ required: true }),
     },
     indexes: {
+      /**
+       * Shared worker pools (src/job/job.pool.ts): every tenant's jobs with claimable items of one
+       * kind and stage, grouped by tenant, then by priority (highest first) and age. Across tenants:
+       * read only by the pool claimer, which hands out work under leases.
+       */
+      pool: {
+        index: 'GSI1',
+        crossTenant: true,
+        pk: 'POOL#{kind}#{name}',
+        sk: '{tenantId}#{rank}#{availableAt}#{jobId}',
+        when: { claimable: [true] },
+        derive: { rank: (work: { priority: number }) => String(9 - work.priority) },
+      },
       claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
       claimableOfKind: { index: 'GSI2', pk: 'WORK#CLAIMABLE#{kind}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
       claimableOfStage: {
@@ -590,6 +641,18 @@ export const entities = {
         sk: '{availableAt}#{jobId}#{name}',
         when: { claimable: [true] },
       },
+    },
+  }),
+  /**
+   * A tenant's share of the shared worker pools: its weight (claims are handed out by weight among
+   * the tenants with work; 1 when unset). Set by admins only (setPoolShare).
+   */
+  PoolShare: entity({
+    type: 'PoolShare',
+    idPrefix: undefined,
+    key: keyShape({ pk: '', sk: 'POOLSHARE' }),
+    attributes: {
+      weight: attr.int({ required: true }),
     },
   }),
   /**
@@ -636,6 +699,30 @@ export const entities = {
     key: keyShape({ pk: 'JOB#{jobId}', sk: 'EVENT#{seq}', format: { seq: (n: number) => pad(n, 10) } }),
     ttl: true,
   }),
+  /**
+   * The outputs of a completed step or item of a stage declared reusable (src/job/job.reuse.ts),
+   * under the hash of what made it (its key fields, the job's seed and model version, the kind and
+   * the stage): a later step or item of the tenant with the same key takes them instead of running
+   * until `expiresAt`. Written in the completion's own transaction; a later completion with the
+   * same key replaces it.
+   */
+  ReuseRecord: entity({
+    type: 'ReuseRecord',
+    idPrefix: undefined,
+    key: keyShape({ pk: 'REUSE#{contentKey}', sk: 'REUSE' }),
+    attributes: {
+      jobId: attr.id({ required: true }),
+      kind: attr.string({ required: true }),
+      stage: attr.string({ required: true }),
+      /** The item's sequence; absent for a step. */
+      sequence: attr.int(),
+      outputs: attr.json()(),
+      artifacts: attr.strings(),
+      metrics: attr.json()(),
+      completedAt: attr.dateTime({ required: true }),
+    },
+    ttl: true,
+  }),
   Idempotency: entity({
     type: 'Idempotency',
     idPrefix: undefined,
@@ -666,6 +753,14 @@ export const entities = {
     ttl: true,
   }),
 };
+
+/** Where a reused step's or item's outputs came from: the completed step (no sequence) or item. */
+export interface ReuseSourceItem {
+  jobId: string;
+  stage: string;
+  sequence?: number;
+  completedAt: string;
+}
 
 /** Why a job or step failed. */
 export interface JobErrorItem {

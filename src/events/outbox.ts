@@ -21,7 +21,11 @@ export interface OutboxOptions {
   onPublished?: () => void;
 }
 
-/** A DynamoDB outage is already summarized by the OutageLog; anything else is worth a line. */
+/**
+ * A DynamoDB or Redis outage is already counted and summarized where the call failed (see
+ * dependency.ts and pubsub.ts: the OutageLog and artissist_*_calls_total); anything else is worth a
+ * line. The event stays in the outbox either way, for the sweeper.
+ */
 const logUnlessOutage = (message: string, fields: object) => (err: unknown) => {
   if (!isServiceUnavailable(err)) logger.warn({ err, ...fields }, message);
 };
@@ -43,7 +47,8 @@ export class Outbox {
 
   /**
    * Hands the event to the bus and, only once the bus has taken it, takes it out of the outbox. A
-   * bus that refuses (Redis unreachable) leaves the event in the outbox for the sweeper.
+   * bus that refuses (Redis unreachable: SERVICE_UNAVAILABLE) leaves the event in the outbox for
+   * the sweeper.
    */
   private async publish(event: Item): Promise<void> {
     await Promise.all(topicsFor(event).map((topic) => this.bus.publish(topic, payloadOf(event))));

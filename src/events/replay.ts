@@ -9,7 +9,10 @@ import { CATCH_UP, type Listening } from '../infra/pubsub';
  * it has not seen, once, in order.
  *
  * The live listener is made first; once it is in effect the stream's head is read (`start`), so
- * every event after the head arrives live and every event up to it is in the store. Then:
+ * every event after the head arrives live and every event up to it is in the store. (While the bus
+ * has no connection the listener counts as in effect at once: the CATCH_UP it gets once the bus is
+ * back and its subscription confirmed reads from the store whatever was committed meanwhile, see
+ * EventBus.listen.) Then:
  * 1. the acknowledgement (`acknowledge`): the first message, with the position the subscription
  *    starts from;
  * 2. when the client named a position, the stored events after it, read a page at a time as the

@@ -22,7 +22,7 @@ export class LabelCap {
   }
 }
 
-/** The outcome of a DynamoDB or S3 call (see dependency.ts `classify`): a fixed set of values. */
+/** The outcome of a DynamoDB, S3 or Redis call (see dependency.ts `classify`, pubsub.ts): a fixed set of values. */
 export type CallOutcome =
   | 'ok'
   | 'conditional_failed'
@@ -33,7 +33,7 @@ export type CallOutcome =
   | 'unreachable'
   | 'server_error'
   | 'error';
-export type Dependency = 'dynamodb' | 's3';
+export type Dependency = 'dynamodb' | 's3' | 'redis';
 
 /**
  * The prefix of every metric the server defines itself, so its series are told apart from other
@@ -95,8 +95,11 @@ export class Metrics {
   });
 
   private readonly calls = {
-    dynamodb: this.callMetrics('dynamodb', 'DynamoDB'),
-    s3: this.callMetrics('s3', 'S3'),
+    dynamodb: this.callMetrics('dynamodb', 'DynamoDB', 'calls (retries included)'),
+    s3: this.callMetrics('s3', 'S3', 'calls (retries included)'),
+    // The event bus's PUBLISHes, which ioredis does not retry (see pubsub.ts), and Redis has no
+    // throttling to count.
+    redis: this.callMetrics('redis', 'Redis', 'commands of the event bus'),
   };
 
   /** Events handed to the bus, by the writer after a commit or by the outbox sweeper. */
@@ -134,27 +137,30 @@ export class Metrics {
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
-  private callMetrics(prefix: Dependency, label: string) {
+  private callMetrics(prefix: Dependency, label: string, what: string) {
+    const throttled = prefix !== 'redis';
     return {
       total: new Counter({
         name: `${METRIC_PREFIX}${prefix}_calls_total`,
-        help: `${label} calls (retries included) by command and outcome.`,
+        help: `${label} ${what} by command and outcome.`,
         labelNames: ['command', 'outcome'] as const,
         registers: [this.registry],
       }),
       duration: new Histogram({
         name: `${METRIC_PREFIX}${prefix}_call_duration_seconds`,
-        help: `${label} call latency, retries included, by command.`,
+        help: `${label} latency of ${what}, by command.`,
         labelNames: ['command'] as const,
         buckets: CALL_SECONDS,
         registers: [this.registry],
       }),
-      throttles: new Counter({
-        name: `${METRIC_PREFIX}${prefix}_throttles_total`,
-        help: `${label} attempts refused by throttling (the SDK retries them), by command.`,
-        labelNames: ['command'] as const,
-        registers: [this.registry],
-      }),
+      throttles: throttled
+        ? new Counter({
+            name: `${METRIC_PREFIX}${prefix}_throttles_total`,
+            help: `${label} attempts refused by throttling (the SDK retries them), by command.`,
+            labelNames: ['command'] as const,
+            registers: [this.registry],
+          })
+        : undefined,
     };
   }
 
@@ -182,7 +188,7 @@ export class Metrics {
     );
   }
 
-  /** Records one SDK call (its retries included). */
+  /** Records one SDK call (its retries included), or one Redis command of the event bus. */
   recordCall(dependency: Dependency, command: string, seconds: number, outcome: CallOutcome): void {
     const label = this.commands.value(command);
     this.calls[dependency].total.inc({ command: label, outcome });
@@ -191,7 +197,7 @@ export class Metrics {
 
   /** Records one throttled attempt. */
   recordThrottle(dependency: Dependency, command: string): void {
-    this.calls[dependency].throttles.inc({ command: this.commands.value(command) });
+    this.calls[dependency].throttles?.inc({ command: this.commands.value(command) });
   }
 
   /**

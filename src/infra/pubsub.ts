@@ -1,7 +1,7 @@
-import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import Redis from 'ioredis';
+import Redis, { ReplyError } from 'ioredis';
 import { logger } from '../logger';
-import { classify } from './dependency';
+import { classify, isOutage, serviceUnavailable } from './dependency';
+import type { CallOutcome, Metrics } from './metrics';
 import { OutageLog } from './outage';
 
 /** A live subscription to one topic: `ready` once it is in effect everywhere; `close` ends it. */
@@ -24,11 +24,13 @@ export interface EventBus {
   publish(topic: string, payload: object): Promise<void>;
   /**
    * Calls `listener` with each event published to `topic` from now on, in order, with the same
-   * event object for every listener of the topic in this process. `ready` resolves once the
-   * subscription is in effect everywhere (with Redis: once the server has confirmed it), so a
-   * reader can then look at the store without a gap. After the bus lost its connection and got
-   * it back, every listener is called once with CATCH_UP: events published meanwhile may never
-   * arrive, so a stream reads what it missed from the store.
+   * event object for every listener of the topic in this process. `ready` resolves once a reader
+   * can look at the store without a gap: once the subscription is in effect everywhere (with
+   * Redis: once the server has confirmed it), or at once while the bus has no connection. After
+   * the bus (re)connected, every listener is called once with CATCH_UP, once its subscription is
+   * in effect: events published before may never arrive, so a stream reads what it missed from
+   * the store. A listener made while the bus was down gets that CATCH_UP too, which covers what
+   * was published between its start and the bus's return.
    */
   listen(topic: string, listener: (payload: object) => void): Listening;
   /** Resolves when the bus can carry events (with Redis: both connections answer PING); for readiness. */
@@ -39,7 +41,7 @@ export interface EventBus {
   close(): Promise<void>;
 }
 
-/** Handed to every listener after the bus reconnected: "read the store for what you may have missed". */
+/** Handed to every listener after the bus (re)connected: "read the store for what you may have missed". */
 export const CATCH_UP: object = Object.freeze({ catchUp: true });
 
 /**
@@ -69,6 +71,11 @@ class Listeners {
     if (set.size > 0) return false;
     this.byTopic.delete(topic);
     return true;
+  }
+
+  /** The topics with listeners here. */
+  topics(): string[] {
+    return [...this.byTopic.keys()];
   }
 
   /** Drops every listener: a closed bus holds nothing, even for subscriptions still starting. */
@@ -126,7 +133,149 @@ function reportConnection(client: Redis, outage: OutageLog): void {
   client.on('ready', () => outage.connected('redis'));
 }
 
-export function createEventBus(options: { redisUrl?: string; outage?: OutageLog } = {}): EventBus {
+/**
+ * What a failed Redis command means, as a call outcome. An error Redis answered with (ReplyError:
+ * a wrong command, an ACL refusal) is the server's verdict on the command, not an outage: `error`,
+ * logged in full where it happens. Anything else is ioredis giving up on a command it could not
+ * send or whose answer never came because the connection was lost (`maxRetriesPerRequest` below):
+ * a socket error's own code where it has one (see dependency.ts `classify`), else `unreachable`.
+ */
+export function redisOutcome(error: unknown): CallOutcome {
+  if (error instanceof ReplyError) return 'error';
+  const outcome = classify(error);
+  return outcome === 'error' ? 'unreachable' : outcome;
+}
+
+/**
+ * The event bus through Redis: one connection publishes, one subscribes (a subscribed connection
+ * takes no other command but PING). What happens while Redis is unreachable is decided here, not
+ * left to ioredis's defaults (ioredis 5, read from its source):
+ *
+ *   - Neither connection keeps a command for a later connection (`maxRetriesPerRequest: 0`): a
+ *     command sent or queued while the connection is down fails at the next failed reconnection
+ *     attempt (within ioredis's retry delay, at most 2 s) instead of after 20 of them.
+ *   - A failed PUBLISH rejects `publish`, so the event stays in the outbox; it is counted
+ *     (artissist_redis_calls_total{command="PUBLISH",outcome}) and summarized by the outage log
+ *     with the connection's own failures, not logged one line per event.
+ *   - The subscribing connection neither queues commands while it is down (`enableOfflineQueue:
+ *     false`) nor resubscribes by itself (`autoResubscribe: false`): this bus knows which topics
+ *     it wants (those with listeners here), and on every connection, the first and each one after
+ *     an outage, it subscribes to all of them, then PINGs, and once that PING is answered hands
+ *     every listener CATCH_UP. A listener that starts while the connection is down is therefore
+ *     `ready` at once: whatever is published before its SUBSCRIBE is in effect was committed, so
+ *     in the store, before that PING was answered, and the store read that CATCH_UP asks for finds
+ *     it. So a subscription started during an outage is acknowledged and replayed from the store
+ *     at once, and its live events follow once Redis is back.
+ */
+function createRedisBus(
+  url: string,
+  listeners: Listeners,
+  outage: OutageLog,
+  metrics: Metrics | undefined,
+): Omit<EventBus, 'close'> & {
+  clients: Redis[];
+} {
+  const publishClient = new Redis(url, { maxRetriesPerRequest: 0 });
+  const subscribeClient = new Redis(url, { maxRetriesPerRequest: 0, enableOfflineQueue: false, autoResubscribe: false });
+  for (const client of [publishClient, subscribeClient]) reportConnection(client, outage);
+
+  /**
+   * Whether a failed SUBSCRIBE, UNSUBSCRIBE or PING was refused by Redis (a ReplyError), rather than
+   * lost with the connection; a refusal is logged here. ioredis fails these commands itself only
+   * when the connection is closing or closed: "Stream isn't writeable" (its status can still say
+   * `ready` while the socket closes), MaxRetriesPerRequestError (closed with the command in
+   * flight), "Connection is closed" (the bus was closed). A lost command is the outage itself,
+   * which the `error` listener already counts, and the next connection subscribes and catches up:
+   * nothing to add.
+   */
+  const refused = (error: unknown, what: string, topic?: string): boolean => {
+    if (!(error instanceof ReplyError)) return false;
+    logger.warn({ err: error, topic }, `redis refused ${what}`);
+    return true;
+  };
+
+  // Payloads are the JSON of an object (see `publish`); anything else on a channel is no event of
+  // ours and is dropped, with a line, since it means another client publishes on our channels.
+  subscribeClient.on('message', (topic: string, message: string) => {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(message);
+    } catch (error) {
+      logger.warn({ err: error, topic }, 'a message on an event channel is not JSON; dropped');
+      return;
+    }
+    if (typeof payload === 'object' && payload !== null) listeners.deliver(topic, payload);
+  });
+
+  subscribeClient.on('ready', () => {
+    const topics = listeners.topics();
+    // Sent in this order on one connection, so once the PING is answered every SUBSCRIBE before it
+    // is in effect, and every event published before that is in the store.
+    const subscribed = topics.length > 0 ? subscribeClient.subscribe(...topics) : Promise.resolve();
+    Promise.all([subscribed, subscribeClient.ping()]).then(
+      () => listeners.deliverAll(CATCH_UP),
+      (error) => {
+        // Lost again before the answer: the next connection does all of this again. Refused (an
+        // ACL that forbids a channel): no live event comes, and the line says so; the streams
+        // still read from the store what they missed so far.
+        if (refused(error, 'the subscriptions of a new connection')) listeners.deliverAll(CATCH_UP);
+      },
+    );
+  });
+
+  return {
+    clients: [publishClient, subscribeClient],
+    async publish(topic, payload) {
+      const message = JSON.stringify(payload);
+      const started = performance.now();
+      try {
+        // Only ioredis's own failures come here: a lost connection, or Redis's answer.
+        await publishClient.publish(topic, message);
+      } catch (error) {
+        const outcome = redisOutcome(error);
+        metrics?.recordCall('redis', 'PUBLISH', (performance.now() - started) / 1000, outcome);
+        if (!isOutage(outcome)) {
+          outage.success('redis');
+          throw error;
+        }
+        outage.failure('redis', outcome);
+        throw serviceUnavailable('redis', outcome, error);
+      }
+      metrics?.recordCall('redis', 'PUBLISH', (performance.now() - started) / 1000, 'ok');
+      outage.success('redis');
+    },
+    listen(topic, listener) {
+      const first = listeners.add(topic, listener);
+      const unlisten = () => {
+        if (!listeners.remove(topic, listener) || subscribeClient.status !== 'ready') return;
+        subscribeClient.unsubscribe(topic).catch((error) => refused(error, 'an UNSUBSCRIBE', topic));
+      };
+      // Down (or not yet up): the next connection subscribes to this topic and hands it CATCH_UP.
+      if (subscribeClient.status !== 'ready') return { ready: IN_EFFECT, close: unlisten };
+      // Redis answers a connection's commands in order, so once this PING is answered the
+      // SUBSCRIBE sent before it (by this listener, or by the topic's first) is in effect.
+      const subscribed = first ? subscribeClient.subscribe(topic) : Promise.resolve();
+      const ready = Promise.all([subscribed, subscribeClient.ping()]).then(
+        () => {},
+        (error) => {
+          // Lost before the answer: as above, the next connection subscribes and catches up.
+          if (refused(error, 'a SUBSCRIBE', topic)) throw error;
+        },
+      );
+      return { ready, close: unlisten };
+    },
+    async ping() {
+      // A lost connection fails at once instead of waiting for a reconnection.
+      for (const client of [publishClient, subscribeClient]) {
+        if (client.status !== 'ready') throw new Error(`redis connection is ${client.status}`);
+      }
+      await Promise.all([publishClient.ping(), subscribeClient.ping()]);
+    },
+    listenerCount: () => listeners.count,
+  };
+}
+
+export function createEventBus(options: { redisUrl?: string; outage?: OutageLog; metrics?: Metrics } = {}): EventBus {
   const listeners = new Listeners();
   if (!options.redisUrl) {
     return {
@@ -140,62 +289,27 @@ export function createEventBus(options: { redisUrl?: string; outage?: OutageLog 
       close: async () => listeners.clear(),
     };
   }
-  // A PUBLISH fails at the first failed reconnection while Redis is unreachable, instead of
-  // waiting for it in memory: the event stays in the outbox until Redis has taken it.
-  const publishClient = new Redis(options.redisUrl, { maxRetriesPerRequest: 0 });
-  const subscribeClient = new Redis(options.redisUrl);
   // A bus made without the app's outage log (tests, tools) still keeps Redis errors off stderr.
   const outage = options.outage ?? new OutageLog(10_000);
-  for (const client of [publishClient, subscribeClient]) reportConnection(client, outage);
-  // One Redis subscription per topic with listeners here; Redis hands each message over once.
-  // Its events carry what the message's JSON parsed to: nothing is assumed about it here.
-  const redis = createRedisEventTarget<CustomEvent<unknown>>({ publishClient, subscribeClient });
-  // `publish` only ever sends an object's JSON; anything else on the channel is no event of ours.
-  const onMessage = (event: CustomEvent<unknown>) => {
-    if (typeof event.detail === 'object' && event.detail !== null) listeners.deliver(event.type, event.detail);
-  };
-  // ioredis subscribes again by itself after a reconnect (autoResubscribe); once the PING sent
-  // after those SUBSCRIBEs is answered they are in effect, and every stream catches up from the
-  // store on what was published while the connection was down.
-  let connectedBefore = false;
-  subscribeClient.on('ready', () => {
-    if (!connectedBefore) {
-      connectedBefore = true;
-      return;
-    }
-    subscribeClient
-      .ping()
-      .then(() => listeners.deliverAll(CATCH_UP))
-      .catch(() => {});
-  });
+  const { clients, ...bus } = createRedisBus(options.redisUrl, listeners, outage, options.metrics);
   return {
-    // The same JSON on the same channel as the event target's dispatchEvent, which would not say
-    // whether Redis took the message.
-    publish: async (topic, payload) => {
-      await publishClient.publish(topic, JSON.stringify(payload));
-    },
-    listen(topic, listener) {
-      if (listeners.add(topic, listener)) redis.addEventListener(topic, onMessage);
-      return {
-        // Redis answers a connection's commands in order, so once this PING is answered the
-        // SUBSCRIBE sent before it on the same connection is in effect.
-        ready: subscribeClient.ping().then(() => {}),
-        close: () => {
-          if (listeners.remove(topic, listener)) redis.removeEventListener(topic, onMessage);
-        },
-      };
-    },
-    async ping() {
-      // A lost connection fails at once instead of queueing the PING until it reconnects.
-      for (const client of [publishClient, subscribeClient]) {
-        if (['reconnecting', 'close', 'end'].includes(client.status)) throw new Error(`redis connection is ${client.status}`);
-      }
-      await Promise.all([publishClient.ping(), subscribeClient.ping()]);
-    },
-    listenerCount: () => listeners.count,
+    ...bus,
     async close() {
       listeners.clear();
-      await Promise.allSettled([publishClient.quit(), subscribeClient.quit()]);
+      await Promise.allSettled(
+        clients.map(async (client) => {
+          try {
+            // QUIT lets the answers under way arrive first.
+            if (client.status === 'ready') await client.quit();
+          } finally {
+            // A QUIT that failed (the connection was down, or dying while its status still said
+            // `ready`: refused without an offline queue, or queued behind a command that never went
+            // out) or that was never sent leaves ioredis reconnecting for good: drop the connection.
+            // One already ended has nothing to drop.
+            if (client.status !== 'end') client.disconnect();
+          }
+        }),
+      );
       if (!options.outage) outage.stop();
     },
   };

@@ -3,12 +3,24 @@ import { checkFields } from '../common/fields';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import { requireText } from '../common/validate';
-import { AppError, badInput, invalidTransition, notFound, wrongAttempt } from '../errors';
+import { AppError, attemptTimedOut, badInput, invalidTransition, notFound, wrongAttempt } from '../errors';
 import { type AggregateIO, AggregateCommitter, type AggregateStats, changingTooFast, Stale } from '../infra/dynamo/aggregate';
 import type { Store } from '../infra/dynamo/store';
 import type { UnitWrite } from '../infra/dynamo/write';
-import { type FanOutDeclaration, fanOutOf } from './job.kinds';
+import { backoffSeconds, type FanOutDeclaration, fanOutOf } from './job.kinds';
 import { jobWithSteps } from './job.keys';
+import {
+  contentKey,
+  liveRecord,
+  readRecords,
+  recordWrites,
+  type ReusedWork,
+  type ReuseRecordItem,
+  reuseOf,
+  sourceOf,
+  takesReuse,
+  waitingStepKeys,
+} from './job.reuse';
 import {
   cancelledJob,
   decide,
@@ -22,6 +34,7 @@ import {
   stateOf,
 } from './job.machine';
 import {
+  attemptEndsAt,
   countsOf,
   eventWrites,
   expiringSteps,
@@ -71,6 +84,7 @@ interface BatchEvent {
   type: JobEventType;
   step?: StepState;
   item?: WorkItemItem;
+  reused?: ReusedWork[];
   actor: string;
 }
 
@@ -96,8 +110,15 @@ export class BatchState {
     public extra: UnitWrite[] = [],
   ) {}
 
+  /**
+   * The reuse records the group read, by content key (see job.reuse.ts): those of the job's
+   * waiting reusable steps, or those of the items a command adds. Read-only: records are only
+   * ever added, so what was read before the decision still holds inside it.
+   */
+  reuseRecords: ReadonlyMap<string, ReuseRecordItem> = new Map();
+
   fork(): BatchState {
-    return new BatchState(
+    const copy = new BatchState(
       this.read,
       this.readVersions,
       this.job,
@@ -110,6 +131,8 @@ export class BatchState {
       [...this.events],
       [...this.extra],
     );
+    copy.reuseRecords = this.reuseRecords;
+    return copy;
   }
 
   adopt(other: BatchState): void {
@@ -136,7 +159,12 @@ export class BatchState {
   }
 
   /** Records a change of the job: its version moves by one and the event takes that seq. */
-  change(next: Partial<JobItem>, type: JobEventType, actor: string, about: { step?: StepState; item?: WorkItemItem } = {}): void {
+  change(
+    next: Partial<JobItem>,
+    type: JobEventType,
+    actor: string,
+    about: { step?: StepState; item?: WorkItemItem; reused?: ReusedWork[] } = {},
+  ): void {
     const previous = this.job;
     this.job = { ...previous, ...next, version: previous.version + 1, updatedAt: this.at };
     this.events.push({ job: this.job, previous, type, actor, ...about });
@@ -176,6 +204,9 @@ export class BatchState {
 }
 
 const itemId = (stage: string, sequence: number) => `${stage}#${sequence}`;
+
+/** The ISO time `seconds` after `at`, to the millisecond. */
+const later = (at: string, seconds: number) => new Date(Date.parse(at) + Math.round(seconds * 1000)).toISOString();
 const refOf = (id: string) => ({ stage: id.slice(0, id.lastIndexOf('#')), sequence: Number(id.slice(id.lastIndexOf('#') + 1)) });
 
 /** The job committers of this process, per store (a test process may hold several). */
@@ -222,7 +253,8 @@ export type ItemAction =
   | { kind: 'progress'; attempt: number; progress: number; leaseUntil: string }
   | { kind: 'complete'; attempt: number; outputs: Record<string, unknown> }
   | { kind: 'fail'; attempt: number; code: string; message: string }
-  | { kind: 'retry' };
+  /** With `errorCode`, only an item whose last error has that code (a replay's filter, judged on the item as it is now). */
+  | { kind: 'retry'; errorCode?: string };
 
 const VERBS: Record<ItemAction['kind'], string> = {
   claim: 'claim',
@@ -296,7 +328,11 @@ export class JobItems {
     const items = new Map<string, WorkItemItem>();
     for (const row of itemRows) if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
     const readVersions = new Map([...items].map(([key, item]) => [key, item.version]));
-    return new BatchState(job, readVersions, job, steps, storedSteps, items, this.scope.now().toISOString());
+    const state = new BatchState(job, readVersions, job, steps, storedSteps, items, this.scope.now().toISOString());
+    // The records of the job's reusable steps still waiting, so a step this group moves the job on
+    // to can complete from them in the same decision (openReached). Only while such a step is ahead.
+    if (!TERMINAL.has(job.status)) state.reuseRecords = await readRecords(this.scope.store, tenantId, waitingStepKeys(job, steps));
+    return state;
   }
 
   /** The carried state, with the items of `refs` it lacks read (strongly consistently). */
@@ -309,7 +345,12 @@ export class JobItems {
       : [];
     for (const row of rows) if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
     const readVersions = new Map([...items].map(([key, item]) => [key, item.version]));
-    return new BatchState(job, readVersions, job, new Map(carried.steps), carried.storedSteps, items, this.scope.now().toISOString());
+    const steps = new Map(carried.steps);
+    const state = new BatchState(job, readVersions, job, steps, carried.storedSteps, items, this.scope.now().toISOString());
+    // Reuse records are read anew as load reads them: another job may have recorded one since.
+    if (!TERMINAL.has(job.status))
+      state.reuseRecords = await readRecords(this.scope.store, this.scope.tenantId, waitingStepKeys(job, steps));
+    return state;
   }
 
   /** The unit of work of a decided group (empty when nothing changed). */
@@ -329,10 +370,75 @@ export class JobItems {
     for (const step of state.changedSteps) writes.push(stepWrite(scope, job, step, at, expiresAt));
     writes.push(...expiringSteps(scope, job, state.storedSteps, state.changedSteps, expiresAt, at));
     for (const e of state.events)
-      writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item }, at, e.actor));
+      writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item, reused: e.reused }, at, e.actor));
     writes.push(...jobWorkWrites(scope, read, job, at), ...jobSettleWrites(scope, read, job, at));
     writes.push(...state.extra);
     return writes;
+  }
+
+  /**
+   * A new job's writes (createJob): the job, its first step attempts and the items given with it
+   * (`items`, for `stage`), its JOB_CREATED event and its JobWork entry, and, when it takes reuse,
+   * what the reuse records read for it (`records`, see job.reuse.ts) complete at once in the same
+   * transaction: the given items with a live record (ITEMS_REUSED), then its first step and those
+   * after it while each has one (STEP_REUSED), so none of them is ever claimable. The job is
+   * written only if new; returns it and its steps as the writes leave them.
+   */
+  created(
+    job: JobItem,
+    steps: StepState[],
+    stage: string | undefined,
+    items: Record<string, unknown>[],
+    records: ReadonlyMap<string, ReuseRecordItem>,
+  ): { job: JobItem; steps: StepLike[]; writes: UnitWrite[] } {
+    const { scope } = this;
+    const actor = scope.actor;
+    const at = job.updatedAt;
+    const stepMap = new Map<string, StepLike>(steps.map((step) => [step.name, { ...step, jobId: job.jobId }]));
+    const state = new BatchState(job, new Map(), job, stepMap, [], new Map(), at);
+    state.reuseRecords = records;
+    items.forEach((inputs, i) => {
+      state.putItem({
+        PK: '',
+        SK: '',
+        entityType: entities.WorkItem.type,
+        jobId: job.jobId,
+        stage: stage ?? '',
+        sequence: i + 1,
+        kind: job.kind,
+        status: ItemStatus.PENDING,
+        attempt: 1,
+        maxAttempt: (stage ? fanOutOf(job, stage)?.attempts : undefined) ?? job.maxAttempts,
+        progress: 0,
+        inputs,
+        availableAt: at,
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+        createdBy: actor,
+      });
+    });
+    if (stage) reuseAdded(state, stage, 1, actor);
+    // The first step, and each one after it, that completes from a record; a fan-out stage the
+    // job reaches that way opens (a first stage that fans out opens after the commit, as before).
+    if (job.currentStep && !fanOutOf(job, job.currentStep)) reuseStep(state, job.currentStep, actor);
+    const final = state.job;
+    const expiresAt = TERMINAL.has(final.status) ? final.expiresAt : undefined;
+    const stepsNow = [...state.steps.values()];
+    const changed = new Set(state.changedSteps.map((s) => `${s.name}#${s.attempt}`));
+    const writes: UnitWrite[] = [
+      entities.Job.put(scope.tenantId, { ...final }).ifNew(),
+      ...steps.filter((s) => !changed.has(`${s.name}#${s.attempt}`)).map((s) => stepWrite(scope, final, s, at, expiresAt)),
+      ...state.changedSteps.map((s) => stepWrite(scope, final, s, at, expiresAt)),
+      ...[...state.changedItems.values()].map((item) =>
+        entities.WorkItem.put(scope.tenantId, { ...item, ...itemClaimability(item), expiresAt }).ifNew(),
+      ),
+      ...eventWrites(scope, job, null, { type: JobEventType.JOB_CREATED }, at, actor),
+    ];
+    for (const e of state.events)
+      writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item, reused: e.reused }, at, e.actor));
+    writes.push(...jobWorkWrites(scope, null, final, at), ...jobSettleWrites(scope, job, final, at));
+    return { job: final, steps: stepsNow, writes };
   }
 
   /* --------------------------------------------------------------------------------------------
@@ -378,13 +484,31 @@ export class JobItems {
     const head = await this.scope.store.get(entities.Job.keyOf(this.scope.tenantId, { jobId }));
     if (!entities.Job.is(head)) throw notFound('Job', jobId);
     const checked = this.checkInputs(JobItems.fanOutOrThrow(head, stage), inputs);
+    const records = await this.recordsOfItems(head, stage, checked);
     const actor = this.scope.actor;
     const job = await this.submit(jobId, [], (state) => {
+      const first = countsOf(state.job, stage).total + 1;
       addItems(state, stage, checked, actor);
+      state.reuseRecords = new Map([...state.reuseRecords, ...records]);
+      reuseAdded(state, stage, first, actor);
       openStage(state, stage, actor);
       return state.job;
     });
     return { ...job, seq: job.version };
+  }
+
+  /**
+   * The reuse records of items with `inputs` of a reusable `stage` of `job`, by content key (none
+   * when the stage is not reusable or the job asked not to reuse). Read before the group decides:
+   * safe, as a record is never taken back (see job.reuse.ts).
+   */
+  recordsOfItems(job: JobItem, stage: string, inputs: Record<string, unknown>[]): Promise<Map<string, ReuseRecordItem>> {
+    if (!reuseOf(job, stage) || !takesReuse(job)) return Promise.resolve(new Map());
+    return readRecords(
+      this.scope.store,
+      this.scope.tenantId,
+      inputs.map((input) => contentKey(job, stage, input)),
+    );
   }
 
   /** A worker's action on item `sequence` of `stage`; returns the item, its job and its stage's step as they are now. */
@@ -403,6 +527,9 @@ export class JobItems {
       // A completion's outputs are checked against the stage's declaration in the job the group
       // read, so a completion costs no read of its own.
       const item = actOnItem(state, stage, sequence, this.withCheckedOutputs(state.job, stage, checked), actor);
+      // A worker's completion of an item of a reusable stage records its outputs, in its own transaction.
+      if (checked.kind === 'complete' && item.status === ItemStatus.COMPLETED)
+        state.extra.push(...recordWrites(this.scope.tenantId, state.job, stage, { outputs: item.outputs }, state.at, item));
       return { job: state.job, step: state.steps.get(stage), item };
     });
   }
@@ -559,7 +686,10 @@ function openStage(state: BatchState, stage: string, actor: string): void {
   const started = { ...step, status: StepStatus.RUNNING, startedAt: state.at, progress: 0 };
   state.putStep(started);
   state.change({ status: JobStatus.RUNNING, startedAt: job.startedAt ?? state.at }, JobEventType.STEP_STARTED, actor, { step: started });
-  if (countsOf(state.job, stage).total === 0) finishStage(state, stage, actor);
+  // A stage without items, or whose items were all done before it opened (reused when added),
+  // completes at once.
+  const counts = countsOf(state.job, stage);
+  if (counts.completed + counts.failed === counts.total) settleStage(state, stage, actor);
 }
 
 /** A stage all of whose items are done (and not failed past its policy) completes, and the job goes on. */
@@ -585,7 +715,60 @@ function finishStage(state: BatchState, stage: string, actor: string): void {
  */
 export function openReached(state: BatchState, actor: string): void {
   const next = state.job.currentStep;
-  if (next && fanOutOf(state.job, next)) openStage(state, next, actor);
+  if (!next) return;
+  if (fanOutOf(state.job, next)) openStage(state, next, actor);
+  else reuseStep(state, next, actor);
+}
+
+/**
+ * The job's current step, when its stage is reusable, it waits, and a live record with its
+ * content key was read with the group (BatchState.reuseRecords), completes at once from the
+ * record's outputs (STEP_REUSED, naming the source): started and completed by the job's machine,
+ * in one event, so it is never claimable. The job then goes on as after any completion.
+ */
+function reuseStep(state: BatchState, stage: string, actor: string): void {
+  const { job } = state;
+  if (!reuseOf(job, stage) || !takesReuse(job) || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING)) return;
+  const step = state.steps.get(stage);
+  if (!step || step.status !== StepStatus.PENDING) return;
+  const record = state.reuseRecords.get(contentKey(job, stage));
+  if (!liveRecord(record, state.at)) return;
+  const ctx = { now: state.at, actor, jobId: job.jobId };
+  const started = decide(stateOf(job), state.steps, { kind: 'start', step: stage }, ctx);
+  const steps = new Map<string, StepState>(state.steps);
+  for (const s of started.steps) steps.set(s.name, s);
+  const produced = { artifacts: record.artifacts ?? [], metrics: record.metrics, outputs: record.outputs };
+  const done = decide(started.job, steps, { kind: 'complete', step: stage, ...produced }, ctx);
+  const from = sourceOf(record);
+  for (const s of done.steps) state.putStep({ ...s, reusedFrom: from, jobId: job.jobId });
+  const reusedStep = done.step ? { ...done.step, reusedFrom: from } : undefined;
+  state.change(jobFields(done.job, state.at), JobEventType.STEP_REUSED, actor, { step: reusedStep, reused: [{ stage, from }] });
+  openReached(state, actor);
+}
+
+/**
+ * The items of `stage` from sequence `first` on, just added in this group, that have a live
+ * record among the group's reuse records complete at once from its outputs: counted as completed,
+ * one ITEMS_REUSED event naming each item's source, never claimable. A stage that is running
+ * then settles (it completes when these were its last items).
+ */
+function reuseAdded(state: BatchState, stage: string, first: number, actor: string): void {
+  const { job } = state;
+  if (!reuseOf(job, stage) || !takesReuse(job) || state.reuseRecords.size === 0) return;
+  const counts = countsOf(job, stage);
+  const reused: ReusedWork[] = [];
+  for (let sequence = first; sequence <= counts.total; sequence++) {
+    const item = state.items.get(itemId(stage, sequence));
+    const record = item ? state.reuseRecords.get(contentKey(job, stage, item.inputs)) : undefined;
+    if (!item || item.status !== ItemStatus.PENDING || !liveRecord(record, state.at)) continue;
+    const from = sourceOf(record);
+    state.putItem({ ...item, status: ItemStatus.COMPLETED, progress: 1, outputs: record.outputs, reusedFrom: from, finishedAt: state.at });
+    reused.push({ stage, sequence, from });
+  }
+  if (reused.length === 0) return;
+  const itemCounts = { ...job.itemCounts, [stage]: { ...counts, completed: counts.completed + reused.length } };
+  state.change({ itemCounts, progress: progressOf(job, itemCounts) }, JobEventType.ITEMS_REUSED, actor, { reused });
+  settleStage(state, stage, actor);
 }
 
 /** True when the stage's failed items are past its failure policy. */
@@ -639,7 +822,7 @@ function settleStage(state: BatchState, stage: string, actor: string): void {
 function actOnItem(state: BatchState, stage: string, sequence: number, action: ItemAction, actor: string): WorkItemItem {
   const { job } = state;
   const jobId = job.jobId;
-  JobItems.fanOutOrThrow(job, stage);
+  const fanOut = JobItems.fanOutOrThrow(job, stage);
   const item = state.items.get(itemId(stage, sequence));
   if (!item) throw notFound('WorkItem', `${jobId}/${stage}/${sequence}`);
   // Once a cancellation committed, nothing a worker sends about the job succeeds, and it is told
@@ -655,6 +838,14 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
     throw wrongAttempt(what, jobId, VERBS[action.kind], 'item', item.attempt, action.attempt);
   }
   const stageLive = job.currentStep === stage && (job.status === JobStatus.RUNNING || job.status === JobStatus.QUEUED);
+  const { attemptTimeoutSeconds: limit } = fanOut;
+  /** When an attempt starting now runs out of time (none without a declared attempt timeout). */
+  const deadline = limit ? later(state.at, limit) : undefined;
+  /** A lease never outlasts its attempt's time: a report past it renews nothing. */
+  const leaseWithin = (leaseUntil: string, timesOutAt: string | undefined) =>
+    timesOutAt !== undefined && timesOutAt < leaseUntil ? timesOutAt : leaseUntil;
+  /** When the item may be claimed again after its attempt `attempt` failed: now plus the stage's backoff. */
+  const retryAt = (attempt: number) => later(state.at, backoffSeconds(fanOut.retryBackoff, { jobId, stage, sequence, attempt }));
   const counts = countsOf(job, stage);
   const withCounts = (change: Partial<ItemCountsItem>) => {
     const itemCounts = { ...job.itemCounts, [stage]: { ...counts, ...change } };
@@ -675,6 +866,7 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
       status,
       finishedAt: state.at,
       leaseExpiresAt: undefined,
+      timesOutAt: undefined,
       version: item.version + 1,
     });
     const counted = status === ItemStatus.COMPLETED ? { completed: counts.completed + 1 } : { failed: counts.failed + 1 };
@@ -684,6 +876,23 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
   };
   /** The running item fails past its attempts. */
   const failForGood = (error: JobError): WorkItemItem => finish(ItemStatus.FAILED, { error }, JobEventType.ITEM_FAILED);
+  /** The running item's attempt ended with attempts left: it waits, PENDING, for the next one, claimable after the stage's backoff. */
+  const waitForNext = (error: JobError): WorkItemItem => {
+    const waiting = state.putItem({
+      ...item,
+      status: ItemStatus.PENDING,
+      attempt: item.attempt + 1,
+      progress: 0,
+      error,
+      worker: undefined,
+      leaseExpiresAt: undefined,
+      timesOutAt: undefined,
+      availableAt: retryAt(item.attempt),
+      version: item.version + 1,
+    });
+    state.change(withCounts({ running: counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, actor, { item: waiting });
+    return waiting;
+  };
 
   switch (action.kind) {
     case 'claim': {
@@ -695,7 +904,12 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
         });
       // A stage whose items are claimed before it was opened (a crash in between) opens now.
       if (state.steps.get(stage)?.status === StepStatus.PENDING) openStage(state, stage, actor);
-      const lease = { worker: actor, leaseExpiresAt: action.leaseUntil };
+      const lease = { worker: actor, leaseExpiresAt: leaseWithin(action.leaseUntil, deadline), timesOutAt: deadline };
+      // A waiting item comes back only when its backoff is over, whatever an index read lagging
+      // behind said.
+      const waitsUntil = item.availableAt ?? item.createdAt;
+      if (item.status === ItemStatus.PENDING && waitsUntil > state.at)
+        return refuse('claimed', [`${ItemStatus.PENDING} past its backoff`], `It waits for its retry backoff until ${waitsUntil}.`);
       if (item.status === ItemStatus.PENDING) {
         const started = state.putItem({
           ...item,
@@ -708,20 +922,33 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
         state.change(withCounts({ running: counts.running + 1 }), JobEventType.ITEM_STARTED, actor, { item: started });
         return started;
       }
-      if (item.status !== ItemStatus.RUNNING || !item.leaseExpiresAt || item.leaseExpiresAt > state.at) {
+      const ends = attemptEndsAt(item);
+      if (item.status !== ItemStatus.RUNNING || !ends || ends > state.at) {
         return refuse(
           'claimed',
-          [ItemStatus.PENDING, 'RUNNING with its lease run out'],
-          item.leaseExpiresAt ? `Its lease runs until ${item.leaseExpiresAt}.` : undefined,
+          [ItemStatus.PENDING, 'RUNNING with its lease or its time run out'],
+          ends ? (ends === item.timesOutAt ? `Its attempt runs until ${ends}.` : `Its lease runs until ${ends}.`) : undefined,
         );
       }
-      const error: JobError = {
-        code: 'LEASE_EXPIRED',
-        message: `Worker ${item.worker ?? 'unknown'} stopped reporting; its lease ran out at ${item.leaseExpiresAt}.`,
-        retryCount: item.attempt - 1,
-      };
+      // Whichever came first ended the attempt: the holder's silence, or its time (the lease
+      // never outlasts the time, so when both ended at once it was the time).
+      const error: JobError =
+        ends === item.timesOutAt
+          ? {
+              code: 'ATTEMPT_TIMED_OUT',
+              message: `Attempt ${item.attempt} of worker ${item.worker ?? 'unknown'} ran out of time at ${ends}: its stage allows ${limit ?? '?'} s an attempt, whatever its reports.`,
+              retryCount: item.attempt - 1,
+            }
+          : {
+              code: 'LEASE_EXPIRED',
+              message: `Worker ${item.worker ?? 'unknown'} stopped reporting; its lease ran out at ${item.leaseExpiresAt}.`,
+              retryCount: item.attempt - 1,
+            };
+      // The next attempt waits for its backoff like one failed by its worker: the claimer takes
+      // none of it (claimAny goes on to the next candidate).
+      if (item.attempt < item.maxAttempt && fanOut.retryBackoff) return waitForNext(error);
       if (item.attempt < item.maxAttempt) {
-        // The claimer holds the next attempt at once.
+        // Without a backoff the claimer holds the next attempt at once.
         const again = state.putItem({
           ...item,
           attempt: item.attempt + 1,
@@ -739,7 +966,16 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
     }
     case 'progress': {
       if (item.status !== ItemStatus.RUNNING || !stageLive) refuse(ItemStatus.RUNNING, [ItemStatus.RUNNING]);
-      const updated = state.putItem({ ...item, progress: action.progress, leaseExpiresAt: action.leaseUntil, version: item.version + 1 });
+      // An attempt whose time is up is not renewed: its holder is told to stop, and the item
+      // stays claimable, so the next claim takes it over.
+      if (item.timesOutAt !== undefined && item.timesOutAt <= state.at)
+        throw attemptTimedOut(what, jobId, item.attempt, item.timesOutAt, limit);
+      const updated = state.putItem({
+        ...item,
+        progress: action.progress,
+        leaseExpiresAt: leaseWithin(action.leaseUntil, item.timesOutAt),
+        version: item.version + 1,
+      });
       state.change({}, JobEventType.ITEM_PROGRESS, actor, { item: updated });
       return updated;
     }
@@ -750,26 +986,13 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
     case 'fail': {
       if (item.status !== ItemStatus.RUNNING || !stageLive) refuse(ItemStatus.FAILED, [ItemStatus.RUNNING]);
       const error: JobError = { code: action.code, message: action.message, retryCount: item.attempt - 1 };
-      if (item.attempt < item.maxAttempt) {
-        // Attempts remain: the item waits for its next attempt (claimable at once).
-        const again = state.putItem({
-          ...item,
-          status: ItemStatus.PENDING,
-          attempt: item.attempt + 1,
-          progress: 0,
-          error,
-          worker: undefined,
-          leaseExpiresAt: undefined,
-          availableAt: state.at,
-          version: item.version + 1,
-        });
-        state.change(withCounts({ running: counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, actor, { item: again });
-        return again;
-      }
-      return failForGood(error);
+      // Attempts remain: the item waits for its next attempt, claimable after the stage's backoff (at once without one).
+      return item.attempt < item.maxAttempt ? waitForNext(error) : failForGood(error);
     }
     case 'retry': {
       if (item.status !== ItemStatus.FAILED) refuse(ItemStatus.PENDING, [ItemStatus.FAILED]);
+      if (action.errorCode !== undefined && item.error?.code !== action.errorCode)
+        refuse(ItemStatus.PENDING, [`${ItemStatus.FAILED} with ${action.errorCode}`], `Its last error is ${item.error?.code ?? 'none'}.`);
       const step = state.steps.get(stage);
       const stageFailed = job.status === JobStatus.FAILED && job.currentStep === stage && step?.status === StepStatus.FAILED;
       if (!stageFailed && !(stageLive && step?.status === StepStatus.RUNNING)) {
@@ -788,6 +1011,7 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
         progress: 0,
         worker: undefined,
         leaseExpiresAt: undefined,
+        timesOutAt: undefined,
         finishedAt: undefined,
         availableAt: state.at,
         version: item.version + 1,

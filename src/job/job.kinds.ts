@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { entities } from '../common/entities';
 import { type Attribute, attr } from '../infra/dynamo/entity';
 
@@ -30,6 +31,30 @@ export interface StageDeclaration {
    * transaction: `file` names the S3-key output that is the asset's file.
    */
   asset?: { type: 'image' | 'audio' | 'document' | 'model'; file: string };
+  /**
+   * The stage's work is reusable (seed 000's pipeline idempotency, see src/job/job.reuse.ts): a
+   * step (or, for a fan-out stage, an item) whose key fields match one of the tenant's completed
+   * ones within `ttlHours` completes at once from its stored outputs, and no worker sees it. Not
+   * applied to a stage that pauses for review or makes an asset: those are a person's decision
+   * and a new deliverable each time.
+   */
+  reuse?: ReuseDeclaration;
+}
+
+/** What makes two pieces of a stage's work the same, and for how long a completed one may stand in. */
+export interface ReuseDeclaration {
+  /** How long a completed step's or item's outputs may be reused, in hours (the seed's TTL: 24–72 h). */
+  ttlHours: number;
+  /**
+   * The input fields that make the key: of the job's inputs for a step, of each item's inputs for
+   * a fan-out stage. All of them when omitted.
+   */
+  keyFields?: string[];
+  /**
+   * Fan-out stages only: the job's input fields that also shape each item's work (the character a
+   * scene shows). All of them when omitted; [] for none.
+   */
+  jobKeyFields?: string[];
 }
 
 /** The items of a fan-out stage: their typed fields, attempts and failure policy. */
@@ -46,6 +71,63 @@ export interface FanOutDeclaration {
    * that share of the stage's items. A stage that does not fail completes when every item is done.
    */
   failurePolicy?: { maxFailed?: number; maxFailedPercent?: number };
+  /**
+   * How long one attempt of an item may run, in seconds, from its claim, whatever its progress
+   * reports renew: past it the item is claimable again, and the claim that takes it over fails
+   * the attempt with ATTEMPT_TIMED_OUT (a new attempt, or FAILED past its attempts). Without
+   * one, only the lease (JOB_LEASE_SECONDS without a report) limits an attempt.
+   */
+  attemptTimeoutSeconds?: number;
+  /**
+   * How long a failed attempt (failWorkItem, a lease that ran out, a timeout) waits before its
+   * item is claimable again: exponential, capped, with jitter (see backoffSeconds). Without one,
+   * the item is claimable again at once.
+   */
+  retryBackoff?: RetryBackoff;
+}
+
+/**
+ * A retry backoff: after attempt n fails, the item waits initialSeconds × factor^(n−1) seconds,
+ * at most maxSeconds, less a random share of up to `jitter` (0 to 1) of that, so items that
+ * failed together do not all come back at the same moment.
+ */
+export interface RetryBackoff {
+  initialSeconds: number;
+  factor: number;
+  maxSeconds: number;
+  jitter: number;
+}
+
+/** What names one attempt of one item: the seed of its jitter. */
+export interface AttemptRef {
+  jobId: string;
+  stage: string;
+  sequence: number;
+  /** The attempt that failed. */
+  attempt: number;
+}
+
+/**
+ * The share of the jitter that attempt `ref` takes, in [0, 1): a hash of the job, stage, sequence
+ * and attempt rather than a random draw, so that a decision stays a function of its state and
+ * command (deciding it again after a lost round gives the same delay) and a test can compute the
+ * exact delay.
+ */
+export function jitterShare(ref: AttemptRef): number {
+  const digest = createHash('sha256').update(`${ref.jobId}#${ref.stage}#${ref.sequence}#${ref.attempt}`).digest();
+  return digest.readUInt32BE(0) / 2 ** 32;
+}
+
+/**
+ * The seconds attempt `ref.attempt` of an item waits after it failed, by `backoff` (0 without
+ * one): min(maxSeconds, initialSeconds × factor^(attempt−1)) × (1 − jitter × jitterShare(ref)).
+ * Attempts are counted over the item's whole life (a retryWorkItem or a replay goes on counting),
+ * so an item that keeps failing waits the longest, capped, delay.
+ */
+export function backoffSeconds(backoff: RetryBackoff | undefined, ref: AttemptRef): number {
+  if (!backoff) return 0;
+  const base = Math.min(backoff.maxSeconds, backoff.initialSeconds * backoff.factor ** Math.max(0, ref.attempt - 1));
+  return base * (1 - backoff.jitter * jitterShare(ref));
 }
 
 /*
@@ -79,11 +161,13 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
       referenceImage: attr.string({ s3Key: true }),
       style: attr.string({ max: 200 }),
     },
+    // The steps before the review follow from the prompt, the seed and the model version alone,
+    // so the same ones are not paid for twice within the seed's 72 hours.
     stages: [
-      { name: 'text-to-image', phase: 'concept' },
-      { name: 'refine', phase: 'concept' },
-      { name: '3d', phase: 'modeling' },
-      { name: 'retopo', phase: 'modeling' },
+      { name: 'text-to-image', phase: 'concept', reuse: { ttlHours: 72 } },
+      { name: 'refine', phase: 'concept', reuse: { ttlHours: 72 } },
+      { name: '3d', phase: 'modeling', reuse: { ttlHours: 72 } },
+      { name: 'retopo', phase: 'modeling', reuse: { ttlHours: 72 } },
       { name: 'rig', phase: 'rigging', review: true },
       { name: 'anim', phase: 'animating' },
       {
@@ -109,6 +193,12 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
       {
         name: 'render-scenes',
         phase: 'processing',
+        // A scene rendered for the same character, product and track from the same scene fields
+        // is the same clip, whichever project's Scene it is linked to (sceneId is not part of it).
+        reuse: {
+          ttlHours: 72,
+          keyFields: ['prompt', 'negativePrompt', 'durationSeconds', 'referenceImages', 'audioClip', 'needsLipSync'],
+        },
         fanOut: {
           inputs: {
             sceneId: attr.id({ description: "The project's Scene this item renders (optional)." }),
@@ -123,6 +213,10 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
             videoClip: attr.string({ required: true, s3Key: true }),
             lipSyncedClip: scene.lipSyncedClip,
           },
+          // A scene renders in minutes; one still running after half an hour is stuck on its GPU.
+          attemptTimeoutSeconds: 1800,
+          // A render fails mostly on a busy or lost GPU node: wait 5 s, then 15 s, 45 s … up to 5 minutes.
+          retryBackoff: { initialSeconds: 5, factor: 3, maxSeconds: 300, jitter: 0.2 },
         },
       },
       { name: 'compose', phase: 'composing', outputs: { video: attr.string({ required: true, s3Key: true }) } },
@@ -161,6 +255,10 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
           outputs: { result: attr.string({ required: true, s3Key: true }), metrics: attr.json()() },
           attempts: 2,
           failurePolicy: { maxFailedPercent: 25 },
+          // A file is processed in seconds to minutes; one still running after 15 minutes is stuck.
+          attemptTimeoutSeconds: 900,
+          // A file fails mostly on a passing fault (a throttled read, a restarted worker): a second later, then longer.
+          retryBackoff: { initialSeconds: 1, factor: 2, maxSeconds: 60, jitter: 0.2 },
         },
       },
     ],

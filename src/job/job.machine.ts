@@ -1,4 +1,4 @@
-import { type EntityItem, JOB_STATES, STEP_STATES } from '../common/entities';
+import { type EntityItem, JOB_STATES, type ReuseSourceItem, STEP_STATES } from '../common/entities';
 import { AppError, badInput, ErrorCode, invalidTransition, wrongAttempt } from '../errors';
 import { enumObject } from '../infra/dynamo/entity';
 
@@ -62,10 +62,24 @@ export enum JobEventType {
    * the item: ITEM_FAILED is.
    */
   ITEM_ATTEMPT_FAILED = 'ITEM_ATTEMPT_FAILED',
-  /** A worker claimed an item whose holder stopped reporting: the event's item is the new attempt, its error says why. */
+  /**
+   * A worker claimed an item whose holder stopped reporting or whose attempt's time ran out, in a
+   * stage without a retry backoff: the event's item is the new attempt, its error says why.
+   */
   ITEM_RECLAIMED = 'ITEM_RECLAIMED',
-  /** A failed item was reopened (retryWorkItem), and with it its stage when the stage had failed. */
+  /** A failed item was reopened (retryWorkItem, replayDeadLetters), and with it its stage when the stage had failed. */
   ITEM_RETRIED = 'ITEM_RETRIED',
+  /**
+   * Items just added (by createJob or addWorkItems) completed at once from the stored outputs of
+   * completed items with the same content key (job.reuse.ts); the event's `reused` names each
+   * item and its source. No worker ever sees them.
+   */
+  ITEMS_REUSED = 'ITEMS_REUSED',
+  /**
+   * The job's current step completed at once from the stored outputs of a completed step with the
+   * same content key (job.reuse.ts), instead of being claimable; `reused` names the source.
+   */
+  STEP_REUSED = 'STEP_REUSED',
   /** Not stored: sent when a slow subscriber's buffer overflowed; resubscribe after `resumeAfterSeq`. */
   RESYNC = 'RESYNC',
   /**
@@ -135,6 +149,8 @@ export interface StepState {
   /** Who holds the attempt, and until when without a report (its lease). */
   worker?: string;
   leaseExpiresAt?: string;
+  /** The completed step whose stored outputs this attempt took (job.reuse.ts). */
+  reusedFrom?: ReuseSourceItem;
 }
 
 /**

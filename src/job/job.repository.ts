@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { activityEvent } from '../common/activity-event';
-import { assertId } from '../common/ids';
+import { assertId, isValidTenantId } from '../common/ids';
 import { retryWhileStale, Stale } from '../common/mutate';
 import { entities, type EntityItem } from '../common/entities';
 import { validateS3Key } from '../common/s3-key';
@@ -13,6 +13,9 @@ import { checkFields } from '../common/fields';
 import { canonicalJson, checkClientKey, keyReused, requestFingerprint } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.kinds';
 import { JobItems, openReached } from './job.items';
+import { type PoolScheduler, poolSchedulerOf } from './job.pool';
+import { DeadLetters } from './job.dead-letters';
+import { readRecords, recordWrites, takesReuse, waitingStepKeys } from './job.reuse';
 import type { ProjectRepository } from '../project/project.repository';
 import {
   jobsByStatus,
@@ -24,7 +27,7 @@ import {
   stepsAwaitingReview,
   jobKey,
 } from './job.keys';
-import { eventWrites, itemClaimability, jobFields, jobWorkWrites, type StepLike, stepWrite } from './job.writes';
+import { jobFields, type StepLike } from './job.writes';
 import {
   decide,
   initialSteps,
@@ -42,6 +45,8 @@ import type { CreateJobInput } from './job.type';
 
 /** The most items createJob takes (more: addWorkItems after it). */
 const MAX_ITEMS_AT_CREATE = 50;
+/** Times claimWork reads a job's claimable items again after others took every one it offered. */
+const CLAIM_ROUNDS = 3;
 /** How many claimable steps one claimWork reads and tries, oldest first. */
 const CLAIM_CANDIDATES = 20;
 /** What losing a claim to another worker looks like: the step moved on, or the job changed too fast. */
@@ -85,7 +90,7 @@ function createFingerprint(input: CreateJobInput): string | undefined {
 
 /** The idempotency key of a creation: the client's, or one derived from what makes jobs equal. */
 export function deriveIdempotencyKey(
-  input: Pick<CreateJobInput, 'projectId' | 'kind' | 'inputs' | 'seed' | 'modelVersion' | 'idempotencyKey'>,
+  input: Pick<CreateJobInput, 'projectId' | 'kind' | 'inputs' | 'seed' | 'modelVersion' | 'idempotencyKey' | 'reuse'>,
 ): string {
   if (input.idempotencyKey != null) return `client:${checkClientKey(input.idempotencyKey)}`;
   // The fields are given as null when absent, so a derived key is the same with or without them.
@@ -95,6 +100,9 @@ export function deriveIdempotencyKey(
     inputs: input.inputs ?? null,
     seed: input.seed ?? null,
     modelVersion: input.modelVersion ?? null,
+    // A job that asks not to reuse asks for a new run: it does not get an earlier job back
+    // either. Left out otherwise, so the keys of earlier requests stay what they were.
+    ...(input.reuse === false ? { reuse: false } : {}),
   });
   return `derived:${createHash('sha256').update(material).digest('base64url')}`;
 }
@@ -114,6 +122,8 @@ const byOrder = (a: StepState, b: StepState) => a.order - b.order || a.attempt -
 export class JobRepository {
   /** The work items of fan-out stages (job.items.ts). */
   readonly items: JobItems;
+  /** Work items failed past their attempts: listed and replayed (job.dead-letters.ts). */
+  readonly deadLetters: DeadLetters;
 
   constructor(
     private readonly scope: Scope,
@@ -122,6 +132,7 @@ export class JobRepository {
     private readonly leaseSeconds = 60,
   ) {
     this.items = new JobItems(scope, leaseSeconds);
+    this.deadLetters = new DeadLetters(scope, this.items);
   }
 
   /** The job item and its step attempts, read together (one query, strongly consistent). */
@@ -267,19 +278,54 @@ export class JobRepository {
   }
 
   /**
+   * Sets a tenant's share of the pools (admins only; the resolver checks the role): its weight.
+   * This process uses it at once, others within a few seconds (PoolScheduler).
+   */
+  async setPoolShare(tenantId: string, weight: number) {
+    if (!isValidTenantId(tenantId)) throw badInput('tenantId is not a valid tenant id.', 'tenantId');
+    if (!Number.isInteger(weight) || weight < 1 || weight > 1000)
+      throw badInput('weight must be a whole number from 1 to 1,000.', 'weight');
+    const at = this.scope.now().toISOString();
+    await this.scope.store.transact([entities.PoolShare.put(tenantId, { weight, version: 1, createdAt: at, updatedAt: at })]);
+    this.poolScheduler().forgetShare(tenantId);
+    return { tenantId, weight };
+  }
+
+  /** The pool scheduler of this process and table (job.pool.ts). */
+  poolScheduler(): PoolScheduler {
+    return poolSchedulerOf(this.scope.store);
+  }
+
+  /**
+   * For the pool claimer (job.pool.ts): claims one of the job's claimable items of `stage`, as
+   * claimWork would for a worker of this tenant; null when it has none claimable now.
+   */
+  claimPooledItem(jobId: string) {
+    return this.claimItem(assertId(jobId, 'job', 'jobId'), this.scope.now().toISOString());
+  }
+
+  /**
    * Claims one of a job's claimable work items for claimWork: the oldest few its index lists
    * (waiting, or held past their lease) are offered to the job's group. Null when other workers
    * took them all first, or their leases ran out past their attempts (they failed).
    */
   private async claimItem(jobId: string, now: string) {
-    const spec = { ...entities.WorkItem.query(this.scope.tenantId, 'claimableInJob', { jobId }), skBefore: `${now}$` };
-    const candidates = (await this.scope.store.queryFirst(spec, CLAIM_CANDIDATES)).filter((c) => entities.WorkItem.is(c));
-    if (candidates.length === 0) return null;
-    // Workers asking at once read the same oldest items; each offers them from a random place.
-    const start = Math.floor(Math.random() * candidates.length);
-    const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];
-    const claimed = await this.items.claimAny(jobId, ordered);
-    return claimed.item && claimed.step ? { job: toJob(claimed.job), step: toStep({ ...claimed.step, jobId }), item: claimed.item } : null;
+    // Workers asking at once read the same oldest items, and a group may hand all of one worker's
+    // candidates to others: the job still has work, so it reads again (a few times) rather than
+    // reporting none.
+    for (let round = 0; round < CLAIM_ROUNDS; round++) {
+      const spec = { ...entities.WorkItem.query(this.scope.tenantId, 'claimableInJob', { jobId }), skBefore: `${now}$` };
+      const candidates = (await this.scope.store.queryFirst(spec, CLAIM_CANDIDATES)).filter((c) => entities.WorkItem.is(c));
+      if (candidates.length === 0) return null;
+      // Each worker offers them from a random place in the list, so they spread over the work.
+      const start = Math.floor(Math.random() * candidates.length);
+      const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];
+      const claimed = await this.items.claimAny(jobId, ordered);
+      if (claimed.item && claimed.step) return { job: toJob(claimed.job), step: toStep({ ...claimed.step, jobId }), item: claimed.item };
+      // The job stopped or moved on: none of its items is work any more.
+      if (claimed.job.status !== JobStatus.RUNNING && claimed.job.status !== JobStatus.QUEUED) return null;
+    }
+    return null;
   }
 
   /**
@@ -335,6 +381,8 @@ export class JobRepository {
       throw badInput(`${kind} is not a declared kind (see jobKinds), so the job needs its steps.`, 'steps');
     }
     const stepNames = declared ? declared.stages.map((stage) => stage.name) : this.freeSteps(input.steps);
+    if (input.priority != null && !(Number.isInteger(input.priority) && input.priority >= 0 && input.priority <= 9))
+      throw badInput('priority must be a whole number from 0 (lowest) to 9 (highest).', 'priority');
     const maxAttempts = input.maxAttempts ?? declared?.maxAttempts ?? 3;
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 10)
       throw badInput('maxAttempts must be between 1 and 10.', 'maxAttempts');
@@ -377,6 +425,7 @@ export class JobRepository {
       updatedAt: at,
       createdBy: this.scope.actor,
       kind,
+      priority: input.priority ?? undefined,
       plan,
       attempts: Object.fromEntries(plan.map((p) => [p.name, 1])),
       currentStep: plan[0].name,
@@ -391,10 +440,24 @@ export class JobRepository {
       provider: optionalText(input.provider, 'provider', 100) ?? undefined,
       correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
       idempotencyKey: key.PK,
+      seed: optionalText(input.seed, 'seed', 200) ?? undefined,
+      modelVersion: optionalText(input.modelVersion, 'modelVersion', 200) ?? undefined,
+      reuse: input.reuse === false ? false : undefined,
       version: 1,
     });
     if (!entities.Job.is(job)) throw new Error('A job item was made as another type.');
-    const steps = initialSteps(plan);
+    const initial = initialSteps(plan);
+    // The reuse records that could complete its given items or its first steps at once (see
+    // job.reuse.ts), read before the transaction: a record is never taken back, so one read now
+    // still stands when the job commits.
+    const [stepRecords, itemRecords] = takesReuse(job)
+      ? await Promise.all([
+          readRecords(this.scope.store, this.scope.tenantId, waitingStepKeys(job, new Map(initial.map((step) => [step.name, step])))),
+          itemStage ? this.items.recordsOfItems(job, itemStage.name, items) : new Map(),
+        ])
+      : [new Map(), new Map()];
+    const records = new Map([...stepRecords, ...itemRecords]);
+    const created = this.items.created(job, initial, itemStage?.name, items, records);
     const record = entities.Idempotency.put(this.scope.tenantId, {
       ...idempotency,
       jobId,
@@ -411,29 +474,8 @@ export class JobRepository {
         // Taking over a failed job's key holds only while the record still names that job, so of
         // concurrent duplicates one creates the new job and the others get it.
         takeOver ? record.where({ jobId: takeOver }, duplicate) : record.ifNewOrExpired(nowSeconds, duplicate),
-        entities.Job.put(this.scope.tenantId, job).ifNew(),
-        ...steps.map((step) => stepWrite(this.scope, job, step, at)),
-        ...items.map((itemInputs, i) =>
-          entities.WorkItem.put(this.scope.tenantId, {
-            jobId,
-            stage: itemStage?.name,
-            sequence: i + 1,
-            kind,
-            status: 'PENDING',
-            attempt: 1,
-            maxAttempt: itemStage?.fanOut?.attempts ?? maxAttempts,
-            progress: 0,
-            inputs: itemInputs,
-            version: 1,
-            createdAt: at,
-            updatedAt: at,
-            createdBy: this.scope.actor,
-            ...itemClaimability({ status: 'PENDING', availableAt: at, createdAt: at }),
-          }).ifNew(),
-        ),
+        ...created.writes,
         this.projects.activeProjectCheck(projectId),
-        ...eventWrites(this.scope, job, null, { type: JobEventType.JOB_CREATED }, at, this.scope.actor),
-        ...jobWorkWrites(this.scope, null, job, at),
       ]);
     } catch (error) {
       if (error instanceof Duplicate) {
@@ -445,10 +487,7 @@ export class JobRepository {
     // A first stage that fans out opens at once (STEP_STARTED; without items it completes). Should
     // this fail, the job stands and its items are claimable anyway: the first claim opens it.
     if (fanOutOf(job, job.currentStep ?? '')) await this.items.open(jobId, job.currentStep ?? '');
-    return toJob(
-      job,
-      steps.map((s) => ({ ...s, jobId })),
-    );
+    return toJob(created.job, created.steps);
   }
 
   /** A free-form kind's steps, as the client names them. */
@@ -624,6 +663,9 @@ export class JobRepository {
       for (const step of outcome.steps) state.putStep({ ...step, jobId });
       state.change(jobFields(outcome.job, state.at), outcome.type, actor, { step: outcome.step });
       state.extra.push(...this.reviewEvents(state.job, action, review.comment), ...this.assetWrites(state.job, outcome, state.at));
+      // A worker's completion of a reusable stage's step records its outputs, in its own transaction.
+      if (outcome.type === JobEventType.STEP_COMPLETED && outcome.step)
+        state.extra.push(...recordWrites(this.scope.tenantId, state.job, outcome.step.name, outcome.step, state.at));
       openReached(state, actor);
       return toJob(state.job, state.allSteps());
     });

@@ -1,7 +1,7 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { PageArgs, pageRequest } from '../common/pagination';
-import { JSONObject, JSONValue } from '../common/scalars';
+import { DateTime, JSONObject, JSONValue } from '../common/scalars';
 import { feature } from '../common/feature';
 import { objectIdOf } from '../common/global-id';
 import { optionalText } from '../common/validate';
@@ -12,6 +12,10 @@ import {
   JobConnection,
   JobEvent,
   ClaimedWork,
+  PoolShare,
+  DeadLetterFilter,
+  DeadLetterReplay,
+  DeadLettersArgs,
   JobKind,
   JobsAcrossTenantsArgs,
   JobItemsArgs,
@@ -28,7 +32,10 @@ import {
 } from './job.type';
 import { JobRepository } from './job.repository';
 import { JOB_KINDS, phaseOf } from './job.kinds';
+import { reuseOf, takesReuse } from './job.reuse';
 import { countsOf, MAX_SCENES_PAGE } from './job.items';
+import { claimPooledWork, itemReportRepos } from './job.pool';
+import { ItemStatus } from './job.machine';
 import type { Attribute } from '../infra/dynamo/entity';
 
 /** Declared fields as clients see them (JobField). */
@@ -214,19 +221,34 @@ export class JobResolver {
     return ctx.repos.jobs.act(jobId, { kind: 'retry' });
   }
 
-  @Authorized(Role.WORKER)
+  @Authorized(Role.ADMIN)
+  @Mutation(() => PoolShare, {
+    description:
+      "Admin: sets a tenant's share of the shared worker pools: its weight (claims are handed out in proportion among the tenants with work).",
+  })
+  setPoolShare(
+    @Arg('tenantId', () => ID, { description: 'The tenant.' }) tenantId: string,
+    @Arg('weight', () => Int, { description: 'From 1 to 1,000; 1 is every tenant’s default.' }) weight: number,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.jobs.setPoolShare(tenantId, weight);
+  }
+
+  @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => ClaimedWork, {
     nullable: true,
     description:
-      'Worker: takes the next step or work item of your tenant that is waiting (optionally of one job kind, and one stage of it), or whose worker stopped reporting (a new attempt), and starts it with a lease that your progress reports renew (JOB_LEASE_SECONDS). Each goes to one worker however many ask at once. Null when there is no work.',
+      'Worker: takes the next step or work item of your tenant that is waiting (optionally of one job kind, and one stage of it), or whose worker stopped reporting (a new attempt), and starts it with a lease that your progress reports renew (JOB_LEASE_SECONDS). Each goes to one worker however many ask at once. A pool worker (role pool) takes the next work item of its kinds of any tenant, by the tenants’ fair shares, and gets a lease to report with. Null when there is no work.',
   })
-  claimWork(
+  async claimWork(
     @Arg('kind', () => String, { nullable: true, description: 'Only work of this job kind; any kind when omitted.' }) kind: string | null,
     @Arg('stage', () => String, { nullable: true, description: 'Only work of this stage (a step name or a fan-out stage); needs kind.' })
     stage: string | null,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.claimWork(kind, stage);
+    if (ctx.principal?.pool) return claimPooledWork(ctx, kind, stage);
+    const claimed = await ctx.repos.jobs.claimWork(kind, stage);
+    return claimed && { ...claimed, tenantId: ctx.principal?.tenantId, lease: null };
   }
 
   @Authorized(Role.WORKER)
@@ -244,42 +266,45 @@ export class JobResolver {
     return ctx.repos.jobs.items.add(jobId, stage, items);
   }
 
-  @Authorized(Role.WORKER)
+  @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => WorkItem, { description: 'Worker: reports a running item’s progress (0 to 1), renewing its lease.' })
   async reportWorkItemProgress(
-    @Args() { jobId, stage, sequence, attempt }: WorkItemRef,
+    @Args() ref: WorkItemRef,
     @Arg('progress', () => Float, { description: '0 to 1.' }) progress: number,
     @Ctx() ctx: Context,
   ) {
-    return (await ctx.repos.jobs.items.progress(jobId, stage, sequence, attempt, progress)).item;
+    const { jobId, stage, sequence, attempt } = ref;
+    return (await (await itemReportRepos(ctx, ref)).jobs.items.progress(jobId, stage, sequence, attempt, progress)).item;
   }
 
-  @Authorized(Role.WORKER)
+  @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => WorkItem, {
     description:
       'Worker: completes a running item with its outputs (checked against the stage’s item outputs); the stage completes when every item is done.',
   })
   async completeWorkItem(
-    @Args() { jobId, stage, sequence, attempt }: WorkItemRef,
+    @Args() ref: WorkItemRef,
     @Arg('outputs', () => JSONObject, { description: "What it produced, as the stage's item outputs (see jobKinds)." })
     outputs: Record<string, unknown>,
     @Ctx() ctx: Context,
   ) {
-    return (await ctx.repos.jobs.items.act(jobId, stage, sequence, { kind: 'complete', attempt, outputs })).item;
+    const { jobId, stage, sequence, attempt } = ref;
+    return (await (await itemReportRepos(ctx, ref)).jobs.items.act(jobId, stage, sequence, { kind: 'complete', attempt, outputs })).item;
   }
 
-  @Authorized(Role.WORKER)
+  @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => WorkItem, {
     description:
       'Worker: fails a running item; it waits for its next attempt while attempts remain, else it fails (and the stage by its policy).',
   })
   async failWorkItem(
-    @Args() { jobId, stage, sequence, attempt }: WorkItemRef,
+    @Args() ref: WorkItemRef,
     @Arg('code', { description: 'A stable error code of yours, e.g. RENDER_TIMEOUT (at most 100 characters).' }) code: string,
     @Arg('message', { description: 'What went wrong (at most 2,000 characters).' }) message: string,
     @Ctx() ctx: Context,
   ) {
-    return (await ctx.repos.jobs.items.act(jobId, stage, sequence, { kind: 'fail', attempt, code, message })).item;
+    const { jobId, stage, sequence, attempt } = ref;
+    return (await (await itemReportRepos(ctx, ref)).jobs.items.act(jobId, stage, sequence, { kind: 'fail', attempt, code, message })).item;
   }
 
   @Authorized(Role.EDITOR)
@@ -293,6 +318,33 @@ export class JobResolver {
     @Ctx() ctx: Context,
   ) {
     return (await ctx.repos.jobs.items.act(jobId, stage, sequence, { kind: 'retry' })).item;
+  }
+
+  @Authorized()
+  @Query(() => WorkItemConnection, {
+    description:
+      "Your tenant's dead letters of one fan-out stage: work items FAILED past their attempts, newest first within an error code (by error code, descending, without one). They stay until their job expires, or until retryWorkItem or replayDeadLetters reopens them.",
+  })
+  deadLetters(@Args() { kind, stage, errorCode, ...page }: DeadLettersArgs, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.deadLetters.list(kind, stage, errorCode, pageRequest(page));
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => DeadLetterReplay, {
+    description:
+      'Reopens the dead letters matching the filter as new attempts, oldest first, like retryWorkItem (each with its ITEM_RETRIED event; a stage that failed by its policy reopens with its job). At most `max` a call (default 100, at most 500): when `remaining`, call again with `after: cursor`.',
+  })
+  replayDeadLetters(
+    @Arg('filter', () => DeadLetterFilter, { description: 'Which dead letters: a kind, and optionally a stage, error code and job.' })
+    filter: DeadLetterFilter,
+    @Arg('max', () => Int, { nullable: true, description: 'The most to reopen in this call (default 100, at most 500).' }) max:
+      | number
+      | null,
+    @Arg('after', () => String, { nullable: true, description: 'The cursor an earlier call returned, to go on after it.' })
+    after: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.repos.jobs.deadLetters.replay(filter, max, after);
   }
 
   @Authorized(Role.EDITOR)
@@ -323,6 +375,8 @@ export class JobResolver {
         outputs: fieldsOf(stage.outputs ?? {}),
         assetType: stage.asset?.type ?? null,
         assetFile: stage.asset?.file ?? null,
+        reuseTtlHours: reuseOf({ kind: name, declared: true }, stage.name)?.ttlHours ?? null,
+        reuseKeyFields: reuseOf({ kind: name, declared: true }, stage.name)?.keyFields ?? null,
         fanOut: stage.fanOut
           ? {
               itemInputs: fieldsOf(stage.fanOut.inputs),
@@ -331,6 +385,8 @@ export class JobResolver {
               maxFailed: stage.fanOut.failurePolicy?.maxFailed ?? null,
               maxFailedPercent: stage.fanOut.failurePolicy?.maxFailedPercent ?? null,
               strict: stage.fanOut.failurePolicy?.maxFailed === undefined && stage.fanOut.failurePolicy?.maxFailedPercent === undefined,
+              attemptTimeoutSeconds: stage.fanOut.attemptTimeoutSeconds ?? null,
+              retryBackoff: stage.fanOut.retryBackoff ?? null,
             }
           : null,
       })),
@@ -343,6 +399,13 @@ export class JobResolver {
   })
   phase(@Root() job: Job) {
     return phaseOf(job);
+  }
+
+  @FieldResolver(() => Boolean, {
+    description: 'False when it asked not to take stored outputs of reusable stages (createJob reuse: false); true otherwise.',
+  })
+  reuse(@Root() job: Job) {
+    return takesReuse(job);
   }
 
   @FieldResolver(() => ItemCounts, { description: "Exact counters of the job's work items, over all its fan-out stages." })
@@ -445,6 +508,15 @@ export class WorkItemResolver {
   })
   id(@Root() item: WorkItem): string {
     return objectIdOf('WorkItem', item.jobId, item.stage, item.sequence);
+  }
+
+  @FieldResolver(() => DateTime, {
+    nullable: true,
+    description:
+      'When a waiting (PENDING) item may be claimed: when it was added, or after the retry backoff of its failed attempt; null unless PENDING.',
+  })
+  availableAt(@Root() item: WorkItem): string | null {
+    return item.status === ItemStatus.PENDING ? (item.availableAt ?? item.createdAt ?? null) : null;
   }
 }
 

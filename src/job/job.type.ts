@@ -56,12 +56,24 @@ registerEnumType(JobEventType, {
     ITEM_FAILED: { description: 'A work item failed past its attempts; the stage fails by its policy.' },
     ITEM_ATTEMPT_FAILED: {
       description:
-        "A work item's attempt failed with attempts left: the item is PENDING for its next attempt (the event's item; its error says why). Not counted as failed.",
+        "A work item's attempt failed with attempts left (its worker failed it, or, in a stage with a retry backoff, its lease or its time ran out): the item is PENDING for its next attempt, claimable from its availableAt (the event's item; its error says why). Not counted as failed.",
     },
     ITEM_RECLAIMED: {
-      description: "A work item's holder stopped reporting past its lease: the item was taken over as a new attempt (error LEASE_EXPIRED).",
+      description:
+        "A work item's holder stopped reporting past its lease (error LEASE_EXPIRED) or its attempt's time ran out (ATTEMPT_TIMED_OUT): in a stage without a retry backoff, the claimer took it over at once as a new attempt.",
     },
-    ITEM_RETRIED: { description: 'A failed work item was reopened as a new attempt (retryWorkItem), and its stage with it.' },
+    ITEM_RETRIED: {
+      description:
+        'A failed work item was reopened as a new attempt (retryWorkItem, replayDeadLetters), and its stage with it when it had failed.',
+    },
+    ITEMS_REUSED: {
+      description:
+        "Work items just added completed at once from the stored outputs of the tenant's completed items with the same content key (a stage declared reusable, see jobKinds); `reused` names each item and its source. No worker sees them.",
+    },
+    STEP_REUSED: {
+      description:
+        "The job's current step completed at once from the stored outputs of the tenant's completed step with the same content key (a stage declared reusable, see jobKinds); `reused` names the source. No worker sees it.",
+    },
     RESYNC: { description: 'Not stored: this slow subscriber missed events; resubscribe after this position.' },
     SUBSCRIBED: { description: 'Not stored: the first message of every subscription; its position is where it starts.' },
     HISTORY_LOST: {
@@ -92,6 +104,36 @@ export class JobError {
 
   @Field(() => Int, { description: 'Retries made before this error.' })
   retryCount!: number;
+}
+
+@ObjectType({
+  simpleResolvers: true,
+  description: 'The completed step or work item whose stored outputs were reused (a stage declared reusable, see jobKinds).',
+})
+export class ReuseSource {
+  @Field(() => ID, { description: 'The job that ran it.' })
+  jobId!: string;
+
+  @Field({ description: 'Its stage.' })
+  stage!: string;
+
+  @Field(() => Int, { nullable: true, description: "The item's sequence; null for a step." })
+  sequence?: number;
+
+  @Field(() => DateTime, { description: 'When it completed (its outputs are reusable for the stage’s declared hours from then).' })
+  completedAt!: string;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'A step or work item that completed from stored outputs, and where they came from.' })
+export class ReusedWork {
+  @Field({ description: 'The stage of the step or item that completed.' })
+  stage!: string;
+
+  @Field(() => Int, { nullable: true, description: "The item's sequence; null for a step." })
+  sequence?: number;
+
+  @Field(() => ReuseSource, { description: 'Whose outputs it took.' })
+  from!: ReuseSource;
 }
 
 @ObjectType({ simpleResolvers: true, description: "One step of a job's plan, in the order the steps run." })
@@ -159,6 +201,12 @@ export class Step {
 
   @Field(() => DateTime, { nullable: true, description: 'When this attempt completed or failed.' })
   finishedAt?: string;
+
+  @Field(() => ReuseSource, {
+    nullable: true,
+    description: 'Set when this attempt took the stored outputs of a completed step instead of running.',
+  })
+  reusedFrom?: ReuseSource;
 }
 
 @ObjectType({
@@ -172,6 +220,9 @@ export class Job extends Versioned {
 
   @Field(() => ID, { description: 'The project it works for.' })
   projectId!: string;
+
+  @Field(() => Int, { nullable: true, description: 'From 0 (lowest) to 9 (highest); null: the default, 5.' })
+  priority?: number;
 
   @Field({ description: 'Free text, e.g. 3D_CHARACTER, MUSIC_VIDEO, PHOTO_EDIT.' })
   kind!: string;
@@ -205,6 +256,15 @@ export class Job extends Versioned {
 
   @Field(() => String, { nullable: true, description: 'Your own id for the run, as given to createJob.' })
   correlationId?: string;
+
+  @Field(() => String, { nullable: true, description: 'The seed the run uses, as given to createJob.' })
+  seed?: string;
+
+  @Field(() => String, { nullable: true, description: 'The model version the run uses, as given to createJob.' })
+  modelVersion?: string;
+
+  /** False when it asked not to reuse stored outputs (see JobResolver.reuse). */
+  reuse?: boolean;
 
   @Field(() => JobError, { nullable: true, description: 'Why the job failed; null unless it is FAILED.' })
   error?: JobError | null;
@@ -306,8 +366,21 @@ export class WorkItem {
   @Field(() => DateTime, { nullable: true, description: 'When it COMPLETED or FAILED for good.' })
   finishedAt?: string;
 
+  @Field(() => DateTime, {
+    nullable: true,
+    description:
+      "When its running attempt's time is up (the stage's attemptTimeoutSeconds after the claim), whatever its progress reports renew; null without an attempt timeout or while not running.",
+  })
+  timesOutAt?: string;
+  @Field(() => ReuseSource, { nullable: true, description: 'Set when it took the stored outputs of a completed item instead of running.' })
+  reusedFrom?: ReuseSource;
+
   @Field(() => Int, { description: 'Increments on every change of the item.' })
   version!: number;
+
+  /** When a waiting item may be claimed (WorkItemResolver.availableAt says it only for PENDING). */
+  availableAt?: string;
+  createdAt?: string;
 }
 
 @ObjectType({ simpleResolvers: true, description: "A page of a job's work items, with the cursors to read on." })
@@ -404,6 +477,12 @@ export class JobEvent {
   @Field(() => WorkItem, { nullable: true, description: 'The work item the event changed (ITEM_* events), as the change left it.' })
   item?: WorkItem;
 
+  @Field(() => [ReusedWork], {
+    nullable: true,
+    description: 'ITEMS_REUSED and STEP_REUSED: what completed from stored outputs, and whose outputs each took.',
+  })
+  reused?: ReusedWork[];
+
   @Field(() => Int, {
     description:
       'Where this message stands in the stream that delivered it: the seq in jobProgress, the stream’s own position (1, 2, 3 … in commit order, without gaps) in jobStatusChanges. Resubscribe with afterSeq (jobProgress) or after (jobStatusChanges) set to the position of the last message you received, of any type, to get every event you have not seen.',
@@ -446,6 +525,18 @@ export class CreateJobInput {
 
   @Field(() => String, { nullable: true, description: 'The model version the run uses; part of the derived idempotency key.' })
   modelVersion?: string | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'From 0 (lowest) to 9 (highest), default 5: a shared worker pool hands out your higher-priority jobs’ work first.',
+  })
+  priority?: number | null;
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'False: run every step and item, even those whose stage is declared reusable and whose stored outputs match (see jobKinds); its own completions are still recorded. Default true. A job that asks not to reuse does not get an earlier job with the same derived idempotency key back either.',
+  })
+  reuse?: boolean | null;
 
   @Field(() => String, {
     nullable: true,
@@ -552,6 +643,20 @@ export class JobStage {
 
   @Field(() => String, { nullable: true, description: 'The S3-key output that becomes the asset’s file (with assetType).' })
   assetFile?: string | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'Set when its work is reusable: a step (or, for a fan-out stage, an item) whose key fields, seed and model version match a completed one of your tenant within this many hours completes at once from its outputs.',
+  })
+  reuseTtlHours?: number | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      "The input fields whose values make a reusable stage's key (the job's for a step, each item's for a fan-out stage); null: all of them.",
+  })
+  reuseKeyFields?: string[] | null;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'The work items of a fan-out stage: their fields, attempts and failure policy.' })
@@ -573,6 +678,38 @@ export class FanOutStage {
 
   @Field({ description: 'True when the first failed item fails the stage (no maxFailed nor maxFailedPercent).' })
   strict!: boolean;
+
+  @Field(() => Float, {
+    nullable: true,
+    description:
+      'Seconds one attempt of an item may run, whatever its progress reports renew; past it the next claim takes the item over (ATTEMPT_TIMED_OUT). Null: only the lease limits an attempt.',
+  })
+  attemptTimeoutSeconds?: number | null;
+
+  @Field(() => RetryBackoff, {
+    nullable: true,
+    description: 'How long a failed attempt waits before its item is claimable again; null: at once.',
+  })
+  retryBackoff?: RetryBackoff | null;
+}
+
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    'A retry backoff: after attempt n fails, the item waits min(maxSeconds, initialSeconds × factor^(n−1)) seconds, less up to `jitter` of that (a share fixed by the job, stage, sequence and attempt).',
+})
+export class RetryBackoff {
+  @Field(() => Float, { description: 'The wait after the first failed attempt (before jitter).' })
+  initialSeconds!: number;
+
+  @Field(() => Float, { description: 'Each further failed attempt waits this many times longer.' })
+  factor!: number;
+
+  @Field(() => Float, { description: 'The longest wait (before jitter).' })
+  maxSeconds!: number;
+
+  @Field(() => Float, { description: 'The largest share (0 to 1) taken off a wait, so items that failed together come back spread out.' })
+  jitter!: number;
 }
 
 @ObjectType({
@@ -610,6 +747,16 @@ export class ClaimedWork {
 
   @Field(() => WorkItem, { nullable: true, description: 'The work item you now hold, with its attempt; null when you hold a step.' })
   item?: WorkItem | null;
+
+  @Field(() => ID, { description: 'The tenant whose work this is (a pool worker serves many; a tenant-bound worker, its own).' })
+  tenantId!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Pool workers only: the lease on this item. Pass it unchanged with every report on it (reportWorkItemProgress, completeWorkItem, failWorkItem); it is the only thing that lets a pool worker touch the tenant’s data. Null for a tenant-bound worker.',
+  })
+  lease?: string | null;
 }
 
 @ArgsType()
@@ -625,10 +772,74 @@ export class WorkItemRef {
 
   @Field(() => Int, { description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.' })
   attempt!: number;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Pool workers: the lease claimWork handed out with this item, unchanged (required for them; ignored for tenant-bound workers).',
+  })
+  lease?: string | null;
+}
+
+@ArgsType()
+export class DeadLettersArgs extends PageArgs {
+  @Field({ description: 'The declared job kind.' })
+  kind!: string;
+
+  @Field({ description: 'Its fan-out stage.' })
+  stage!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Only items whose last error has this code (e.g. ATTEMPT_TIMED_OUT); newest first then.',
+  })
+  errorCode?: string | null;
+}
+
+@InputType({ description: 'Which dead letters (work items FAILED past their attempts) replayDeadLetters reopens.' })
+export class DeadLetterFilter {
+  @Field({ description: 'The declared job kind.' })
+  kind!: string;
+
+  @Field(() => String, { nullable: true, description: 'Only this fan-out stage of it; every fan-out stage of the kind when omitted.' })
+  stage?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Only items whose last error has this code.' })
+  errorCode?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'Only items of this job.' })
+  jobId?: string | null;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'What one replayDeadLetters call did.' })
+export class DeadLetterReplay {
+  @Field(() => Int, { description: 'Dead letters reopened as new attempts (each with its ITEM_RETRIED event).' })
+  reopened!: number;
+
+  @Field(() => Int, {
+    description:
+      'Matching dead letters left as they are: their job moved on past the stage, completed, was cancelled or deleted, or another call reopened them first.',
+  })
+  skipped!: number;
+
+  @Field({ description: 'True when this call stopped at its bound (max, or the rows one call reads): call again with `after: cursor`.' })
+  remaining!: boolean;
+
+  @Field(() => String, { nullable: true, description: 'Where the next call goes on (its `after`); null when nothing remains.' })
+  cursor?: string | null;
 }
 
 @ArgsType()
 export class JobItemsArgs extends PageArgs {
   @Field(() => String, { nullable: true, description: 'Only this stage’s items.' })
   stage?: string | null;
+}
+
+@ObjectType({ simpleResolvers: true, description: "A tenant's share of the shared worker pools (setPoolShare)." })
+export class PoolShare {
+  @Field(() => ID, { description: 'The tenant.' })
+  tenantId!: string;
+
+  @Field(() => Int, { description: 'Its weight among the tenants with pooled work: claims are handed out in proportion (1 by default).' })
+  weight!: number;
 }

@@ -3,6 +3,7 @@ import type { Scope } from '../common/scope';
 import { streams } from '../common/streams';
 import { del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { fanOutOf } from './job.kinds';
+import type { ReusedWork } from './job.reuse';
 import { ItemStatus, type JobEventType, type JobState, JobStatus, type StepState, StepStatus, TERMINAL } from './job.machine';
 
 /*
@@ -15,6 +16,9 @@ import { ItemStatus, type JobEventType, type JobState, JobStatus, type StepState
 export type JobItem = EntityItem<'Job'>;
 export type WorkItemItem = EntityItem<'WorkItem'>;
 
+/** A job's priority when createJob names none (0 lowest, 9 highest). */
+export const DEFAULT_PRIORITY = 5;
+
 /** A finished job is kept this long, then expires (and its steps and items with it). */
 export const FINISHED_JOB_TTL_DAYS = 90;
 /** The most step attempts that take their finished job's expiry in its last transaction (see expiringSteps). */
@@ -23,15 +27,25 @@ const MAX_EXPIRING_STEPS = 60;
 /**
  * Whether an item may be claimed now or later, and from when, by its own state only: a waiting
  * item from when it became available (after any backoff), a running one from when its lease runs
- * out. Whether its job is at its stage is the job's JobWork entry (jobWorkOf).
+ * out or its attempt's time is up, whichever comes first. Whether its job is at its stage is the
+ * job's JobWork entry (jobWorkOf).
  */
-export function itemClaimability(item: Pick<WorkItemItem, 'status' | 'availableAt' | 'leaseExpiresAt' | 'createdAt'>): {
+export function itemClaimability(item: Pick<WorkItemItem, 'status' | 'availableAt' | 'leaseExpiresAt' | 'timesOutAt' | 'createdAt'>): {
   claimable?: true;
   availableAt?: string;
 } {
   if (item.status === ItemStatus.PENDING) return { claimable: true, availableAt: item.availableAt ?? item.createdAt };
-  if (item.status === ItemStatus.RUNNING && item.leaseExpiresAt) return { claimable: true, availableAt: item.leaseExpiresAt };
+  const ends = attemptEndsAt(item);
+  if (item.status === ItemStatus.RUNNING && ends) return { claimable: true, availableAt: ends };
   return { claimable: undefined, availableAt: undefined };
+}
+
+/**
+ * When a running attempt can be taken over: its lease's end or its timeout, whichever comes
+ * first (ISO times of one format compare as strings).
+ */
+export function attemptEndsAt(item: Pick<WorkItemItem, 'leaseExpiresAt' | 'timesOutAt'>): string | undefined {
+  return [item.leaseExpiresAt, item.timesOutAt].filter((at): at is string => at !== undefined).sort()[0];
 }
 
 /** The counts of a stage's items (zeros before it has any). */
@@ -56,17 +70,19 @@ function snapshotOf(job: JobItem): Record<string, unknown> {
 /** A work item as an event carries it: its fields without key and index attributes. */
 function itemSnapshot(item: WorkItemItem): Record<string, unknown> {
   const { jobId, stage, sequence, status, attempt, maxAttempt, progress, inputs, outputs, error, worker, leaseExpiresAt } = item;
-  const { startedAt, finishedAt, version, createdAt, updatedAt } = item;
+  const { startedAt, finishedAt, version, createdAt, updatedAt, timesOutAt, availableAt, reusedFrom } = item;
   return {
     ...{ entityType: 'WorkItem', jobId, stage, sequence, status, attempt, maxAttempt, progress, inputs, outputs, error, worker },
-    ...{ leaseExpiresAt, startedAt, finishedAt, version, createdAt, updatedAt },
+    ...{ leaseExpiresAt, startedAt, finishedAt, version, createdAt, updatedAt, timesOutAt, reusedFrom },
+    // When a waiting item may be claimed (after its backoff); the index's value for others is not the item's.
+    availableAt: status === ItemStatus.PENDING ? availableAt : undefined,
   };
 }
 
 /** The step fields of a stored step attempt, without its key and index attributes. */
 export function stepStateOf(item: StepState): StepState {
   const { name, order, attempt, status, progress, artifacts, metrics, outputs, error, approvedBy, decidedAt, startedAt, finishedAt } = item;
-  const { worker, leaseExpiresAt } = item;
+  const { worker, leaseExpiresAt, reusedFrom } = item;
   return {
     name,
     order,
@@ -83,6 +99,7 @@ export function stepStateOf(item: StepState): StepState {
     finishedAt,
     worker,
     leaseExpiresAt,
+    reusedFrom,
   };
 }
 
@@ -153,7 +170,7 @@ export function eventWrites(
   scope: Pick<Scope, 'tenantId' | 'eventRetentionDays'>,
   job: JobItem,
   previous: JobItem | null,
-  outcome: { type: JobEventType; step?: StepState; item?: WorkItemItem },
+  outcome: { type: JobEventType; step?: StepState; item?: WorkItemItem; reused?: ReusedWork[] },
   at: string,
   actor: string,
 ): UnitWrite[] {
@@ -173,6 +190,7 @@ export function eventWrites(
     job: snapshotOf(job),
     step: outcome.step ? { ...stepStateOf(outcome.step), jobId: job.jobId } : undefined,
     item: outcome.item ? itemSnapshot(outcome.item) : undefined,
+    reused: outcome.reused,
     statusChanged,
     expiresAt: Math.floor(Date.parse(at) / 1000) + scope.eventRetentionDays * 86_400,
   };
@@ -229,6 +247,7 @@ export function jobWorkWrites(scope: Pick<Scope, 'tenantId'>, previous: JobItem 
       name: after.name,
       claimable: true,
       availableAt: at,
+      priority: next.priority ?? DEFAULT_PRIORITY,
       version: 1,
       createdAt: at,
       updatedAt: at,

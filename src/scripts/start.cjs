@@ -7,5 +7,7 @@
 // server running, orphaned. So the scripts say `exec node src/scripts/start.cjs`: the shell
 // becomes this process (Debian's dash does not do that by itself, bash would), so npm's signal
 // reaches the server, and a Ctrl-C to the process group finds no shell to kill either.
+// First of all: on an unsupported Node, one line that says so and how to get Node 26, then exit 1.
+require('./check-node.cjs');
 require('./ensure-built.cjs');
 require('../../dist/src/main.js');

@@ -9,7 +9,8 @@ import {
 } from '../../src/client/gql/graphql';
 import { globalIdOf, isNodeType } from '../../src/common/global-id';
 import { buildAppSchema } from '../../src/schema';
-import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
+import { signDevToken } from '../../src/auth/jwt';
+import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { listArguments, sampleInput, standardChildren } from '../support/standard';
 
 const MARK = 'SECRET-OF-A';
@@ -18,6 +19,8 @@ interface Ids {
   jobId: string;
   /** A's BATCH job, whose work items wait to be claimed. */
   batchJobId: string;
+  /** A's BATCH job whose one item failed past its attempts: a dead letter. */
+  deadJobId: string;
   projectId: string;
   logId: string;
   /** A's standard project children by type: one id of each, and A's cursors for its lists. */
@@ -129,6 +132,16 @@ const cases: Record<string, Case> = {
     query: `mutation { failWorkItem(jobId: "${i.batchJobId}", stage: "process", sequence: 1, attempt: 1, code: "x", message: "y") { inputs } }`,
   }),
   retryWorkItem: (i) => ({ query: `mutation { retryWorkItem(jobId: "${i.batchJobId}", stage: "process", sequence: 1) { inputs } }` }),
+  // Admins only: a tenant cannot give itself (or take from A) a larger share of the pools.
+  setPoolShare: () => ({ query: 'mutation { setPoolShare(tenantId: "tenant-a", weight: 1000) { weight } }' }),
+  deadLetters: (i) => ({
+    query: 'query($a: String) { deadLetters(kind: "BATCH", stage: "process", after: $a) { nodes { jobId inputs error { message } } } }',
+    variables: { a: i.cursors.deadLetters },
+  }),
+  // Aimed at A's job with a dead letter: B's replay reads only B's dead letters, so it finds none.
+  replayDeadLetters: (i) => ({
+    query: `mutation { replayDeadLetters(filter: { kind: "BATCH", stage: "process", jobId: "${i.deadJobId}" }) { reopened skipped remaining } }`,
+  }),
   jobKinds: () => ({ query: '{ jobKinds { name stages { name phase } } }' }),
   createTenant: () => ({ query: 'mutation { createTenant(input: { name: "B" }) { tenantId name } }' }),
   updateTenant: () => ({ query: 'mutation { updateTenant(expectedVersion: 1, input: { name: "B2" }) { tenantId name } }' }),
@@ -327,6 +340,33 @@ describe('tenant isolation', () => {
       a,
     );
 
+    // A dead letter of A's: a BATCH job whose one item fails both its attempts (the second after
+    // the stage's retry backoff), made before any other of A's items can be claimed.
+    const dead = await server.raw(
+      {
+        query: `mutation { createJob(input: { projectId: "${projectId}", kind: "BATCH", inputs: { label: "${MARK}" }, items: [{ source: "tenants/tenant-a/${MARK}-dead.png" }] }) { jobId } }`,
+      },
+      a,
+    );
+    const deadJobId = dead.body.data.createJob.jobId as string;
+    for (const attempt of [1, 2]) {
+      const deadline = Date.now() + 15_000;
+      let claimed = null;
+      while (!claimed && Date.now() < deadline) {
+        claimed = (await server.raw({ query: 'mutation { claimWork(kind: "BATCH") { job { jobId } item { attempt } } }' }, worker)).body
+          .data.claimWork;
+        if (!claimed) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(claimed).toEqual({ job: { jobId: deadJobId }, item: { attempt } });
+      const failed = await server.raw(
+        {
+          query: `mutation { failWorkItem(jobId: "${deadJobId}", stage: "process", sequence: 1, attempt: ${attempt}, code: "${MARK}", message: "${MARK}") { status } }`,
+        },
+        worker,
+      );
+      expect(failed.body.data.failWorkItem.status).toBe(attempt === 1 ? 'PENDING' : 'FAILED');
+    }
+
     // A BATCH job of A's whose two work items wait to be claimed.
     const batch = await server.raw(
       {
@@ -346,6 +386,7 @@ describe('tenant isolation', () => {
     ids = {
       jobId: jobIds[0],
       batchJobId,
+      deadJobId,
       projectId,
       logId,
       standard,
@@ -367,6 +408,7 @@ describe('tenant isolation', () => {
         jobsByStatus: await cursor('{ jobsByStatus(status: PAUSED, first: 1) { pageInfo { endCursor } } }'),
         myJobs: await cursor('{ myJobs(first: 1) { pageInfo { endCursor } } }'),
         stepsAwaitingReview: await cursor('{ stepsAwaitingReview(first: 1) { pageInfo { endCursor } } }'),
+        deadLetters: await cursor('{ deadLetters(kind: "BATCH", stage: "process", first: 1) { pageInfo { endCursor } } }'),
         // A finds its own items by these words: B's search for them below is not empty by accident.
         search: await cursor(`{ search(text: "${MARK}", first: 1) { pageInfo { endCursor } } }`),
       },
@@ -389,12 +431,16 @@ describe('tenant isolation', () => {
   });
 
   it("gives tenant B none of A's data and changes nothing of A's, for every field", async () => {
+    // A's finished jobs are settled first (their items take their expiry: the server's own sweep,
+    // which would otherwise change A's items while B's requests run).
+    await server.app.settler.sweep();
     const before = await itemsOf('tenant-a');
     expect(before.length).toBeGreaterThan(20);
     const secrets = [
       MARK.toLowerCase(),
       ids.jobId,
       ids.batchJobId,
+      ids.deadJobId,
       ids.projectId,
       ids.logId,
       ...Object.values(ids.standard).map((s) => s.id),
@@ -414,9 +460,29 @@ describe('tenant isolation', () => {
       }
       // Every request that named A's things either found nothing or failed with a client code.
       for (const error of res.body.errors ?? []) {
-        const allowed = field.endsWith('AcrossTenants') ? /^FORBIDDEN$/ : /^(NOT_FOUND|BAD_USER_INPUT|CONFLICT)$/;
+        const adminOnly = field.endsWith('AcrossTenants') || field === 'setPoolShare';
+        const allowed = adminOnly ? /^FORBIDDEN$/ : /^(NOT_FOUND|BAD_USER_INPUT|CONFLICT)$/;
         expect({ field, code: error.extensions.code }).toEqual({ field, code: expect.stringMatching(allowed) });
       }
+    }
+    expect(await itemsOf('tenant-a')).toEqual(before);
+  });
+
+  it("gives a pool worker without a lease nothing of A's, for every field but claiming", async () => {
+    // A's finished jobs are settled first (their items take their expiry: the server's own sweep,
+    // which would otherwise change A's items while B's requests run).
+    await server.app.settler.sweep();
+    const before = await itemsOf('tenant-a');
+    const pool = await signDevToken(new TextEncoder().encode(TEST_SECRET), { sub: 'gpu', pool: { kinds: ['BATCH', 'x'] } });
+    for (const [field, make] of Object.entries(cases)) {
+      // Claiming is what a pool worker is for: it is handed any tenant's work with a lease (test/e2e/pools.test.ts).
+      if (field === 'claimWork') continue;
+      const { query, variables } = make(ids);
+      const res = await server.raw({ query, variables }, pool);
+      const codes = (res.body.errors ?? []).map((e: { extensions: { code: string } }) => e.extensions.code);
+      // Every field is refused outright; none answers data.
+      expect({ field, codes: [...new Set(codes)] }).toEqual({ field, codes: ['FORBIDDEN'] });
+      expect({ field, data: JSON.stringify(res.body.data ?? null) }).toEqual({ field, data: expect.not.stringContaining(MARK) });
     }
     expect(await itemsOf('tenant-a')).toEqual(before);
   });

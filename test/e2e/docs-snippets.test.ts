@@ -310,6 +310,23 @@ const OPERATION_CASES: Record<string, OperationCase> = {
     variables: (state) => ({ j: state.jobId }),
     check: (data) => expect(data.completeStep.currentStep).toBe('render-scenes'),
   },
+  // A tenant without dead letters lists none and replays none: the operations run as written.
+  'docs/pipelines.md#DeadLetters': { check: (data) => expect(data.deadLetters.nodes).toEqual([]) },
+  'docs/pipelines.md#ReplayTimedOut': {
+    check: (data) => expect(data.replayDeadLetters).toEqual({ reopened: 0, skipped: 0, remaining: false, cursor: null }),
+  },
+  'docs/pipelines.md#ReusableStages': {
+    check: (data) => {
+      const stage = (kind: string, name: string) =>
+        data.jobKinds.find((k: { name: string }) => k.name === kind).stages.find((st: { name: string }) => st.name === name);
+      expect(stage('3D_CHARACTER', 'text-to-image')).toEqual({ name: 'text-to-image', reuseTtlHours: 72, reuseKeyFields: null });
+      expect(stage('3D_CHARACTER', 'rig').reuseTtlHours).toBeNull();
+      expect(stage('MUSIC_VIDEO', 'render-scenes').reuseKeyFields).not.toContain('sceneId');
+    },
+  },
+  'docs/pipelines.md#RunAfresh': {
+    check: (data) => expect(data.createJob).toMatchObject({ reuse: false, currentStep: 'text-to-image' }),
+  },
   'docs/search.md#Search': {
     // It finds what the README's first queries wrote: a log with ultramarine.
     setup: async (ctx) => {

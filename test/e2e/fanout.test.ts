@@ -51,6 +51,16 @@ describe('fan-out stages of work items', () => {
       if (out.errors) throw new Error(JSON.stringify(out.errors));
       return out.data.claimWork;
     };
+    /** Claims until something is handed out: a failed BATCH attempt waits for its retry backoff (about a second) first. */
+    const claimWhenReady = async (token: string, kind?: string, stage?: string) => {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const claimed = await claim(token, kind, stage);
+        if (claimed) return claimed;
+        if (Date.now() > deadline) throw new Error('nothing to claim within 15 s');
+        await sleep(50);
+      }
+    };
     const complete = (token: string, jobId: string, stage: string, sequence: number, attempt: number, outputs: unknown) =>
       gql(
         token,
@@ -79,7 +89,7 @@ describe('fan-out stages of work items', () => {
           },
         )
       ).data.job;
-    return { tenantId, editor, gql, projectId, worker, key, createJob, claim, complete, fail, addItems, job };
+    return { tenantId, editor, gql, projectId, worker, key, createJob, claim, claimWhenReady, complete, fail, addItems, job };
   }
 
   it('20 workers complete a 100-item stage through claimWork: each item once, exact counters, one stage completion, a gapless stream replayable from 0', async () => {
@@ -188,8 +198,10 @@ describe('fan-out stages of work items', () => {
     expect(first.item).toMatchObject({ sequence: 1, attempt: 1, worker: 'worker-1' });
     await sleep(LEASE_SECONDS * 1000 + 300);
 
+    // The rescuer's first claim ends attempt 1 (LEASE_EXPIRED); attempt 2 waits for BATCH's retry
+    // backoff, then the rescuer holds it.
     const rescuer = await t.worker(2);
-    const second = await t.claim(rescuer, 'BATCH');
+    const second = await t.claimWhenReady(rescuer, 'BATCH');
     expect(second.item).toMatchObject({ sequence: 1, attempt: 2, status: 'RUNNING', worker: 'worker-2', error: { code: 'LEASE_EXPIRED' } });
     const before = await t.job(jobId);
     const late = await t.complete(crashed, jobId, 'process', 1, 1, { result: t.key('late.png') });
@@ -212,9 +224,9 @@ describe('fan-out stages of work items', () => {
     const { jobId } = await t.createJob({ kind: 'BATCH', items: [{ source: t.key('a.png') }] });
     const token = await t.worker(1);
     expect((await t.claim(token, 'BATCH')).item).toMatchObject({ sequence: 1, attempt: 1 });
-    // Attempt 1 fails; BATCH items have 2 attempts, so the item waits for attempt 2.
+    // Attempt 1 fails; BATCH items have 2 attempts, so the item waits for attempt 2 (after its backoff).
     expect((await t.fail(token, jobId, 'process', 1, 1)).data.failWorkItem).toMatchObject({ status: 'PENDING', attempt: 2 });
-    expect((await t.claim(token, 'BATCH')).item).toMatchObject({ sequence: 1, attempt: 2, status: 'RUNNING' });
+    expect((await t.claimWhenReady(token, 'BATCH')).item).toMatchObject({ sequence: 1, attempt: 2, status: 'RUNNING' });
 
     const what = `Item 1 of stage process of job ${jobId}`;
     const late = await t.complete(token, jobId, 'process', 1, 1, { result: t.key('late.png') });
@@ -338,9 +350,9 @@ describe('fan-out stages of work items', () => {
     // BATCH: 2 attempts an item, and the stage fails when more than 25 % of its items fail (2 of 8 may).
     const { jobId } = await t.createJob({ kind: 'BATCH', items: Array.from({ length: 8 }, (_, i) => ({ source: t.key(`${i}.png`) })) });
     const w = await t.worker(1);
-    // Fails whichever item claimWork hands out (a failed attempt waits for its next one).
+    // Fails whichever item claimWork hands out (a failed attempt waits for its next one, after its backoff).
     const failOne = async () => {
-      const c = await t.claim(w, 'BATCH', 'process');
+      const c = await t.claimWhenReady(w, 'BATCH', 'process');
       expect((await t.fail(w, jobId, 'process', c.item.sequence, c.item.attempt)).errors).toBeUndefined();
     };
     // Fail attempts until two items have failed past their attempts: 2 of 8 is 25 %, not past it.
@@ -361,9 +373,9 @@ describe('fan-out stages of work items', () => {
     );
     expect(retried.data.retryWorkItem.status).toBe('PENDING');
     expect(await t.job(jobId)).toMatchObject({ status: 'RUNNING', itemCounts: { failed: 2 } });
-    for (;;) {
-      const c = await t.claim(w, 'BATCH', 'process');
-      if (!c) break;
+    // The rest complete, those waiting for their backoff once it ends.
+    while ((await t.job(jobId)).status === 'RUNNING') {
+      const c = await t.claimWhenReady(w, 'BATCH', 'process');
       expect((await t.complete(w, jobId, 'process', c.item.sequence, c.item.attempt, { result: t.key('r.png') })).errors).toBeUndefined();
     }
     expect(await t.job(jobId)).toMatchObject({ status: 'COMPLETED', itemCounts: { total: 8, completed: 6, failed: 2, pending: 0 } });

@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { lockFolder, processStartTime } from '../../src/infra/folder-lock';
+import { freePort } from '../../src/infra/free-port';
 import {
   childPids,
   cleanEnv,
@@ -18,6 +19,7 @@ import {
   until,
   type Started,
 } from '../support/processes';
+import { subscribe, wsClient } from '../support/ws';
 
 /*
  * Start and stop as a person at a terminal and a process manager do it, with the real `npm start`
@@ -59,6 +61,81 @@ async function stopWith(started: Started, dataDir: string, send: () => void): Pr
   const code = await exited(started.child);
   await until(() => processesOf(pgid, dataDir).length === 0, Math.max(0, STOP_LIMIT_MS - (Date.now() - t0)));
   return { code, ms: Date.now() - t0, left: processesOf(pgid, dataDir) };
+}
+
+/** How a TCP connection to `port` on 127.0.0.1 ends: 'connected', or the error's code. */
+function connectOutcome(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
+/** Waits until a connection to `port` succeeds. */
+async function connectsNow(port: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while ((await connectOutcome(port)) !== 'connected') {
+    if (Date.now() > deadline) throw new Error(`port ${port} did not answer within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * Starts what is going on at `moment` and resolves once it is under way; `end()` waits for it to
+ * finish (its requests fail or are cut by the stop, which is expected). Nothing for the start-up
+ * and idle moments.
+ */
+async function activity(moment: string, server: Started): Promise<{ end(): Promise<void> }> {
+  const none = { end: async () => {} };
+  if (moment === 'start-up' || moment === 'idle') return none;
+  const { url, token } = server;
+  const project = await gql(url, token, 'mutation { createProject(input: { title: "Stops" }) { projectId } }');
+  const projectId: string = project.data.createProject.projectId;
+  const createLog = () =>
+    gql(
+      url,
+      token,
+      `mutation { createLog(projectId: "${projectId}", input: { materials: ["clay"], timeSpentMinutes: 1 }) { logId } }`,
+    ).catch(() => undefined);
+  if (moment === 'mid-query') {
+    // Queries in flight when the signal comes: they finish within the drain, or are cut.
+    let going = true;
+    const loops = Array.from({ length: 4 }, async () => {
+      while (going) await gql(url, token, `{ logs(projectId: "${projectId}") { logId } }`).catch(() => (going = false));
+    });
+    return {
+      end: async () => {
+        going = false;
+        await Promise.all(loops);
+      },
+    };
+  }
+  if (moment === 'mid-subscription') {
+    // A live subscription receiving events when the signal comes.
+    const client = wsClient(url, token);
+    const live = subscribe(client, `subscription { projectActivity(projectId: "${projectId}") { position } }`);
+    await live.ack;
+    let going = true;
+    const writer = (async () => {
+      while (going) if ((await createLog()) === undefined) going = false;
+    })();
+    await live.waitFor(1);
+    return {
+      end: async () => {
+        going = false;
+        await writer;
+        live.stop();
+        await client.dispose();
+      },
+    };
+  }
+  // mid-outbox-flush: a burst of writes whose events the outbox is still publishing.
+  const burst = Promise.all(Array.from({ length: 8 }, createLog));
+  return { end: async () => void (await burst) };
 }
 
 /** Whether a process is running (signal 0 only asks). */
@@ -186,6 +263,72 @@ describe('npm start: every way of stopping stops everything', () => {
     const stopped = await stopWith(server, dataDir, () => process.kill(node, 'SIGTERM'));
     expect(stopped).toEqual({ code: 0, ms: expect.any(Number), left: [] });
     expect(stopped.ms).toBeLessThan(STOP_LIMIT_MS);
+  });
+
+  it('12 stops at random moments, by SIGINT and SIGTERM to node, npm and the group, each close the listener at once and end cleanly', async () => {
+    /*
+     * Each stop starts its own `npm start`, reaches a moment, waits a random 0–300 ms and sends the
+     * signal; about 5 s per stop. The start-up moment is the one that hung: the port already
+     * answers, but the table is still being created. A fresh data folder there makes the start
+     * create it; the other moments share one folder, whose table exists, which starts faster.
+     */
+    const moments = ['start-up', 'idle', 'mid-query', 'mid-subscription', 'mid-outbox-flush'] as const;
+    const shared = newDataDir();
+    const results: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const moment = moments[i % moments.length];
+      const signal = i % 2 ? 'SIGINT' : 'SIGTERM';
+      const target = (['node', 'npm', 'group'] as const)[Math.floor(i / 2) % 3];
+      const dataDir = moment === 'start-up' ? newDataDir() : shared;
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}/graphql`;
+      let server: Started;
+      if (moment === 'start-up') {
+        // As soon as the port answers: the banner, printed once the start-up is over, is not waited for.
+        const child = spawn('npm', ['start'], { cwd: ROOT, env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port) }), detached: true });
+        let output = '';
+        child.stdout.on('data', (c) => (output += c));
+        child.stderr.on('data', (c) => (output += c));
+        server = { child, output: () => output, url, token: '' };
+        servers.push(server);
+        await connectsNow(port, 90_000);
+      } else {
+        server = await start(dataDir, ['start'], { PORT: String(port) });
+      }
+      const traffic = await activity(moment, server);
+      await new Promise((r) => setTimeout(r, Math.random() * 300));
+      const node = serverPid(server);
+      const send = () =>
+        target === 'node' ? process.kill(node, signal) : process.kill(target === 'npm' ? server.child.pid! : -server.child.pid!, signal);
+      const t0 = Date.now();
+      let refusedAfterMs: number | undefined;
+      const refusal = (async () => {
+        while (Date.now() - t0 < STOP_LIMIT_MS) {
+          if ((await connectOutcome(port)) === 'ECONNREFUSED') return (refusedAfterMs = Date.now() - t0);
+        }
+      })();
+      const stopped = await stopWith(server, dataDir, send);
+      await refusal;
+      await traffic.end();
+      const label = `stop ${i + 1}: ${signal} to ${target} ${moment}`;
+      results.push(`${label}: ${stopped.ms} ms, listener closed after ${refusedAfterMs} ms`);
+      const after = server.output().split(`${signal}: stopping`)[1] ?? '';
+      expect({ label, ...stopped, stoppedLine: after.includes('Stopped.') }).toEqual({
+        label,
+        code: 0,
+        ms: expect.any(Number),
+        left: [],
+        stoppedLine: true,
+      });
+      expect(stopped.ms).toBeLessThan(STOP_LIMIT_MS);
+      // "At once": the listener closes before anything else of the stop, whatever is in flight.
+      expect({ label, refusedAfterMs }).toEqual({ label, refusedAfterMs: expect.any(Number) });
+      expect(refusedAfterMs).toBeLessThan(2000);
+      // The embedded parts stop last: nothing of the server found DynamoDB gone (a request that ran
+      // out of its own budget on a busy machine is logged as `deadline`, which is no such sign).
+      expect({ label, after }).toEqual({ label, after: expect.not.stringMatching(/is failing \(unreachable\)|took longer|"level":50/) });
+    }
+    console.log(results.join('\n'));
   });
 
   it('restarts a killed DynamoDB Local on the same port and data, and queries succeed again', async () => {

@@ -25,7 +25,7 @@ interface Conn {
 }
 
 /** The variable definitions a query with `args` needs: $c only where the arguments use it. */
-const defs = (args: string) => `$p: ID!${args.includes('$c') ? ', $c: String' : ''}`;
+const defs = (args: string) => `$p: ID!${args.includes('$c') ? ', $c: String' : ''}${args.includes('$n') ? ', $n: Int' : ''}`;
 
 const PAGE = 'edges { cursor node { id } } nodes { id } pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
 
@@ -156,8 +156,11 @@ describe('Cursor Connections: edges, PageInfo and last/before', () => {
     expect(await code('first: 2, last: 2')).toEqual(['BAD_USER_INPUT', 'last']);
     const { endCursor } = (await logsPage('first: 1')).pageInfo;
     expect(await code('first: 2, before: $c', { c: endCursor })).toEqual(['BAD_USER_INPUT', 'before']);
-    expect(await code('last: 0')).toEqual(['BAD_USER_INPUT', 'last']);
-    expect(await code('last: 101')).toEqual(['BAD_USER_INPUT', 'last']);
+    // A page size written into the document out of 1-100 is refused before anything runs, as a
+    // document error (naming the argument, with the message its variable form gets).
+    expect(await code('last: 0')).toEqual(['GRAPHQL_VALIDATION_FAILED', 'last']);
+    expect(await code('last: 101')).toEqual(['GRAPHQL_VALIDATION_FAILED', 'last']);
+    expect(await code('last: $n', { n: 101 })).toEqual(['BAD_USER_INPUT', 'last']);
     expect(await code('last: 1, before: "not-a-cursor"')).toEqual(['BAD_USER_INPUT', 'before']);
     // A cursor of another list (A's jobs) is refused as `before` of this one.
     const jobCursor = (await data('query($p: ID!) { jobs(projectId: $p, first: 1) { pageInfo { endCursor } } }', { p: projectId })).jobs

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { cleanEnv, exited, gql, javaPids, MAIN, startProcess, until } from '../support/processes';
 
@@ -10,6 +10,22 @@ import { cleanEnv, exited, gql, javaPids, MAIN, startProcess, until } from '../s
  * `npm start` runs after building) with no DynamoDB configured, so it starts its own DynamoDB Local.
  * test/e2e/lifecycle.test.ts runs the real `npm start` and stops it every way there is.
  */
+/** How a TCP connection to `host`:`port` ends: 'connected', or the error's code. */
+function connectOutcome(host: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host, port, timeout: 5000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve('timeout');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
 const start = (dataDir: string) => startProcess(process.execPath, [MAIN], cleanEnv({ DATA_DIR: dataDir }));
 
 describe('npm start (embedded default)', () => {
@@ -21,7 +37,7 @@ describe('npm start (embedded default)', () => {
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('starts DynamoDB Local, serves the seed query with the printed token, and leaves no java behind on SIGTERM', async () => {
+  it('starts DynamoDB Local, serves the seed query with the printed token, listens on loopback only with no CORS for other origins, and leaves no java behind on SIGTERM', async () => {
     const first = await start(dataDir);
     expect(first.output()).toContain('Created table Artissist');
     expect(javaPids(dataDir)).toHaveLength(1);
@@ -51,6 +67,46 @@ describe('npm start (embedded default)', () => {
     const sample = /```\nStarting DynamoDB Local[\s\S]*?```/.exec(readme)?.[0] ?? '';
     expect(labels(first.output()).length).toBeGreaterThan(5);
     expect(labels(sample)).toEqual(labels(first.output()));
+
+    // The development parts listen on 127.0.0.1 only and give pages of other origins nothing.
+    const dynamoPort = Number(/DynamoDB Local is up at http:\/\/127\.0\.0\.1:(\d+)/.exec(first.output())?.[1]);
+    const s3Port = Number(/Local S3 is up at http:\/\/127\.0\.0\.1:(\d+)/.exec(first.output())?.[1]);
+    const serverPort = Number(new URL(first.url).port);
+    expect(first.output()).not.toContain('listens on every network interface');
+    // Every address of this machine that another machine could reach (a machine without one has nothing to expose).
+    const outside = Object.values(networkInterfaces())
+      .flat()
+      .filter((a) => a && !a.internal && a.family === 'IPv4')
+      .map((a) => a!.address);
+    expect(outside.length).toBeGreaterThan(0);
+    for (const host of outside)
+      for (const port of [dynamoPort, s3Port, serverPort])
+        expect({ host, port, outcome: await connectOutcome(host, port) }).toEqual({ host, port, outcome: 'ECONNREFUSED' });
+    const evil = { origin: 'http://evil.example' };
+    // DynamoDB Local answers the request (it accepts any credentials), but without a header that lets the page read it.
+    const listTables = await fetch(`http://127.0.0.1:${dynamoPort}/`, {
+      method: 'POST',
+      headers: {
+        ...evil,
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': 'DynamoDB_20120810.ListTables',
+        authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+      },
+      body: '{}',
+    });
+    expect(listTables.status).toBe(200);
+    expect(listTables.headers.get('access-control-allow-origin')).toBeNull();
+    const preflight = {
+      ...evil,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type,x-amz-target,authorization',
+    };
+    for (const port of [dynamoPort, s3Port]) {
+      const answer = await fetch(`http://127.0.0.1:${port}/`, { method: 'OPTIONS', headers: preflight });
+      expect({ port, allowOrigin: answer.headers.get('access-control-allow-origin') }).toEqual({ port, allowOrigin: null });
+    }
+    const bucket = await fetch(`http://127.0.0.1:${s3Port}/artissist`, { headers: evil });
+    expect(bucket.headers.get('access-control-allow-origin')).toBeNull();
 
     first.child.kill('SIGTERM');
     expect(await exited(first.child)).toBe(0);

@@ -35,7 +35,13 @@ export interface TestServer {
  * Local and a new table. The test that starts it stops it.
  */
 export async function startTestServer(
-  options: { env?: Record<string, string>; batchLoads?: boolean; failPublish?: (event: Record<string, any>) => boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    batchLoads?: boolean;
+    failPublish?: (event: Record<string, any>) => boolean;
+    /** The requests' clock (Scope.now), for tests of rules bound in time; the wall clock when omitted. */
+    now?: () => Date;
+  } = {},
 ): Promise<TestServer> {
   // The embedded S3 keeps its files here; the folder goes when the server stops.
   const dataDir = mkdtempSync(join(tmpdir(), 'artissist-test-'));
@@ -60,7 +66,7 @@ export async function startTestServer(
   });
   // A production server only checks its table: here the test makes it, as the deploy template would.
   if (!config.dynamo.createTable) await createTable(config.tableName);
-  const app = await startApp(config, { batchLoads: options.batchLoads, failPublish: options.failPublish });
+  const app = await startApp(config, { batchLoads: options.batchLoads, failPublish: options.failPublish, now: options.now });
   const secret = new TextEncoder().encode(TEST_SECRET);
   const raw = async (body: unknown, token?: string | null, headers: Record<string, string> = {}) => {
     const res = await fetch(app.url, {

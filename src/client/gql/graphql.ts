@@ -117,10 +117,14 @@ export type CreateJobInput = {
   maxAttempts?: number | null | undefined;
   /** The model version the run uses; part of the derived idempotency key. */
   modelVersion?: string | null | undefined;
+  /** From 0 (lowest) to 9 (highest), default 5: a shared worker pool hands out your higher-priority jobs’ work first. */
+  priority?: number | null | undefined;
   /** The project the job works for. */
   projectId: string | number;
   /** Who runs the pipeline (a provider name), for your records. */
   provider?: string | null | undefined;
+  /** False: run every step and item, even those whose stage is declared reusable and whose stored outputs match (see jobKinds); its own completions are still recorded. Default true. A job that asks not to reuse does not get an earlier job with the same derived idempotency key back either. */
+  reuse?: boolean | null | undefined;
   /** Seed and model version take part in the derived idempotency key. */
   seed?: string | null | undefined;
   /** The ordered step names, e.g. ["text-to-image", "refine", "3d", "retopo", "rig", "anim", "export"]. A declared kind (see jobKinds) has its own stages: omit them. */
@@ -198,7 +202,9 @@ export type JobEventType =
   | 'HISTORY_LOST'
   /** Work items were added to a fan-out stage (the job's itemCounts say how many). */
   | 'ITEMS_ADDED'
-  /** A work item's attempt failed with attempts left: the item is PENDING for its next attempt (the event's item; its error says why). Not counted as failed. */
+  /** Work items just added completed at once from the stored outputs of the tenant's completed items with the same content key (a stage declared reusable, see jobKinds); `reused` names each item and its source. No worker sees them. */
+  | 'ITEMS_REUSED'
+  /** A work item's attempt failed with attempts left (its worker failed it, or, in a stage with a retry backoff, its lease or its time ran out): the item is PENDING for its next attempt, claimable from its availableAt (the event's item; its error says why). Not counted as failed. */
   | 'ITEM_ATTEMPT_FAILED'
   /** A work item completed with its outputs; the stage completes when every item is done. */
   | 'ITEM_COMPLETED'
@@ -206,9 +212,9 @@ export type JobEventType =
   | 'ITEM_FAILED'
   /** A worker reported a work item's progress. */
   | 'ITEM_PROGRESS'
-  /** A work item's holder stopped reporting past its lease: the item was taken over as a new attempt (error LEASE_EXPIRED). */
+  /** A work item's holder stopped reporting past its lease (error LEASE_EXPIRED) or its attempt's time ran out (ATTEMPT_TIMED_OUT): in a stage without a retry backoff, the claimer took it over at once as a new attempt. */
   | 'ITEM_RECLAIMED'
-  /** A failed work item was reopened as a new attempt (retryWorkItem), and its stage with it. */
+  /** A failed work item was reopened as a new attempt (retryWorkItem, replayDeadLetters), and its stage with it when it had failed. */
   | 'ITEM_RETRIED'
   /** A worker claimed a work item; the event’s item is its attempt. */
   | 'ITEM_STARTED'
@@ -234,6 +240,8 @@ export type JobEventType =
   | 'STEP_RECLAIMED'
   /** A person rejected the paused step; the job FAILED. */
   | 'STEP_REJECTED'
+  /** The job's current step completed at once from the stored outputs of the tenant's completed step with the same content key (a stage declared reusable, see jobKinds); `reused` names the source. No worker sees it. */
+  | 'STEP_REUSED'
   /** A worker started a step attempt; the job is RUNNING. */
   | 'STEP_STARTED'
   /** Not stored: the first message of every subscription; its position is where it starts. */
@@ -331,6 +339,8 @@ export type Role =
   | 'ADMIN'
   /** Reads and writes the tenant’s data, and reviews jobs. */
   | 'EDITOR'
+  /** A shared worker pool bound to no tenant: claims work of its job kinds across tenants (claimWork), and reports on it with the lease each claim hands out; it can read nothing else. */
+  | 'POOL'
   /** Reads the tenant’s data. */
   | 'VIEWER'
   /** Claims pipeline work and reports its progress. */

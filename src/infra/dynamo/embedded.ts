@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, delimiter, dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { lockFolder, type FolderLock } from '../folder-lock';
 import { freePort } from '../free-port';
@@ -13,6 +14,11 @@ export interface EmbeddedDynamo {
   readonly pid: number;
   /** `up`, `restarting` (it died and a new one is starting) or `down`; readiness reports it. */
   readonly state: PartState;
+  /**
+   * Why DynamoDB Local listens on every network interface, when it does (see LAUNCHER_SOURCE);
+   * undefined when it listens on 127.0.0.1 only. The server prints it at start.
+   */
+  readonly exposed: string | undefined;
   /** Where deaths, restarts and a final failure are reported (main.ts prints them). */
   report(report: SupervisorReport): void;
   /** Stops DynamoDB Local (no restart follows) and resolves once its java process has exited. */
@@ -82,11 +88,116 @@ const WATCHDOG = [
   'kill -0 "$1" 2>/dev/null && kill -KILL "$1" 2>/dev/null',
 ].join('\n');
 
+/*
+ * DynamoDB Local has no option for its address: its Jetty server listens on every network
+ * interface, so on a shared network anyone could read and write the development database (it
+ * accepts any credentials). This small Java program runs it instead of its jar's own main: it
+ * builds the server from the same command-line options (ServerRunner's own parsing), sets the
+ * address of Jetty's connector to 127.0.0.1 before the server starts, and starts it. The
+ * connector is reached through a private field, which a future DynamoDB Local may rename: then
+ * it starts on every interface as before and prints a line that says so (EXPOSED_MARK), which
+ * the server repeats at start.
+ *
+ * It is Java source, not a compiled class, so the repository holds no binary: `java` runs a
+ * source file directly (source-file mode, Java 11+, which needs the jdk.compiler module that
+ * Debian's JRE packages and every JDK ship). Compiling takes a second or two of each start, so
+ * on its first run it also compiles itself into a cache folder, in the background once the
+ * server is up, and later starts run the compiled class. A Java without jdk.compiler runs the
+ * jar as before, and the server says that DynamoDB Local listens on every interface, and why.
+ */
+const LAUNCHER_CLASS = 'LoopbackDynamoDBLocal';
+const EXPOSED_MARK = 'LISTENING ON EVERY INTERFACE:';
+const LAUNCHER_SOURCE = `import java.lang.reflect.Field;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import javax.tools.ToolProvider;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import software.amazon.dynamodb.services.local.main.ServerRunner;
+import software.amazon.dynamodb.services.local.server.DynamoDBProxyServer;
+
+public class ${LAUNCHER_CLASS} {
+  public static void main(String[] args) throws Exception {
+    DynamoDBProxyServer proxy = ServerRunner.createServerFromCommandLineArgs(args);
+    try {
+      Field field = DynamoDBProxyServer.class.getDeclaredField("server");
+      field.setAccessible(true);
+      Connector[] connectors = ((Server) field.get(proxy)).getConnectors();
+      if (connectors.length == 0) throw new IllegalStateException("no connector to bind");
+      for (Connector connector : connectors) ((ServerConnector) connector).setHost("127.0.0.1");
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      System.out.println("${EXPOSED_MARK} this DynamoDB Local's server could not be bound to 127.0.0.1 (" + e + ")");
+    }
+    proxy.start();
+    String cache = System.getProperty("artissist.compileTo");
+    if (cache != null) compileInBackground(Path.of(cache));
+  }
+
+  /** Compiles this file into cache/classes for the next start; a failure only means the next start compiles again. */
+  private static void compileInBackground(Path cache) {
+    Thread thread = new Thread(() -> {
+      Path target = null;
+      try {
+        target = Files.createTempDirectory(cache, "compiling-");
+        int status = ToolProvider.getSystemJavaCompiler().run(null, null, null, "--release", "17", "-nowarn",
+            "-cp", System.getProperty("java.class.path"), "-d", target.toString(), cache.resolve("${LAUNCHER_CLASS}.java").toString());
+        if (status == 0) Files.move(target, cache.resolve("classes"), StandardCopyOption.ATOMIC_MOVE);
+      } catch (Exception e) {
+        System.err.println("Compiling ${LAUNCHER_CLASS} failed: " + e);
+      }
+      if (target != null && Files.exists(target)) {
+        try (var paths = Files.walk(target)) {
+          paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (Exception e) {
+          System.err.println("Removing " + target + " failed: " + e);
+        }
+      }
+    });
+    thread.setDaemon(true);
+    thread.setPriority(Thread.MIN_PRIORITY);
+    thread.start();
+  }
+}
+`;
+
+/** How java is told to run DynamoDB Local: the JVM's class path and main, before DynamoDB Local's own options. */
+interface Launcher {
+  main: string[];
+  /** Set when it runs DynamoDB Local's own jar, which listens on every interface: why. */
+  exposed?: string;
+}
+
+/**
+ * The launcher for this jar folder: the compiled class when an earlier start compiled it, or the
+ * source file (which compiles itself for the next start). The cache lives next to the installed
+ * packages (node_modules/.cache, where build tools keep theirs), keyed by the source and the jar's
+ * version; a folder that cannot be written leaves the jar's own main.
+ */
+function launcher(folder: string): Launcher {
+  const jar = join(folder, 'DynamoDBLocal.jar');
+  const key = createHash('sha256').update(LAUNCHER_SOURCE).update(basename(folder)).digest('hex').slice(0, 16);
+  const cache = join(folder, '../../../.cache/artissist-dynamodb-local', key);
+  const classes = join(cache, 'classes');
+  if (existsSync(join(classes, `${LAUNCHER_CLASS}.class`))) return { main: ['-cp', `${jar}${delimiter}${classes}`, LAUNCHER_CLASS] };
+  const source = join(cache, `${LAUNCHER_CLASS}.java`);
+  try {
+    mkdirSync(cache, { recursive: true });
+    writeFileSync(source, LAUNCHER_SOURCE);
+  } catch (error) {
+    return { main: ['-jar', jar], exposed: `its launcher could not be written to ${cache} (${(error as Error).message})` };
+  }
+  return { main: ['-cp', jar, `-Dartissist.compileTo=${cache}`, source] };
+}
+
 /** How long java gets to stop on SIGTERM before it is killed. */
 const STOP_GRACE_MS = 5000;
 
 interface JavaCopy extends Running {
   pid: number;
+  /** Why it listens on every interface, when it does. */
+  exposed?: string;
 }
 
 /** Sends `signal` to a process group, ignoring one that is already gone. */
@@ -112,6 +223,7 @@ function javaReason(output: string): string {
  */
 async function launch(
   folder: string,
+  via: Launcher,
   port: number,
   dataPath: string | null,
   timeoutMs: number,
@@ -122,10 +234,13 @@ async function launch(
     // A small heap start and serial GC keep a 2-core machine responsive while it warms up.
     '-XX:+UseSerialGC',
     '-Xshare:auto',
-    '-jar',
-    join(folder, 'DynamoDBLocal.jar'),
+    ...via.main,
     '-port',
     String(port),
+    // Its default lets pages of any origin read its answers; only its own origin (which serves no
+    // page) is allowed, so a browser refuses every cross-origin page its answers.
+    '-cors',
+    `http://127.0.0.1:${port}`,
     '-disableTelemetry',
     '-sharedDb',
     ...(dataPath ? ['-dbPath', dataPath] : ['-inMemory']),
@@ -179,7 +294,10 @@ async function launch(
   try {
     for (;;) {
       if (options.signal?.aborted) throw new Error('DynamoDB Local was stopped during start-up.');
-      if (how !== undefined) throw new Error(`DynamoDB Local exited during start-up (${how}${javaReason(output)}):\n${output.trim()}`);
+      if (how !== undefined) {
+        if (via.main[0] !== '-jar' && /jdk\.compiler/.test(output)) throw new NoSourceMode(output);
+        throw new Error(`DynamoDB Local exited during start-up (${how}${javaReason(output)}):\n${output.trim()}`);
+      }
       try {
         await probe.send(new ListTablesCommand({ Limit: 1 }));
         break;
@@ -195,8 +313,36 @@ async function launch(
   } finally {
     probe.destroy();
   }
+  const exposed =
+    via.exposed ??
+    output
+      .split('\n')
+      .find((line) => line.startsWith(EXPOSED_MARK))
+      ?.slice(EXPOSED_MARK.length)
+      .trim();
   output = '';
-  return { pid: java.pid!, exited, stop };
+  return { pid: java.pid!, exited, stop, exposed };
+}
+
+/** This Java cannot run a source file (it lacks the jdk.compiler module): only the jar's own main is left. */
+class NoSourceMode extends Error {}
+
+/** Launches with `via`, or with the jar's own main when this Java cannot run the launcher's source. */
+async function launchAny(
+  folder: string,
+  via: Launcher,
+  ...rest: Parameters<typeof launch> extends [string, Launcher, ...infer R] ? R : never
+): Promise<JavaCopy> {
+  try {
+    return await launch(folder, via, ...rest);
+  } catch (error) {
+    if (!(error instanceof NoSourceMode)) throw error;
+    const jarOnly = {
+      main: ['-jar', join(folder, 'DynamoDBLocal.jar')],
+      exposed: 'this Java cannot run the Java source that binds it to 127.0.0.1 (it lacks the jdk.compiler module; a full JDK has it)',
+    };
+    return launch(folder, jarOnly, ...rest);
+  }
 }
 
 /**
@@ -217,6 +363,8 @@ export async function startDynamoDbLocal(options: {
    * it on purpose (an outage test) turns this off, so no restart races its own.
    */
   supervise?: boolean;
+  /** Calls off the start: java is stopped and the promise rejects soon (main.ts aborts it on a signal). */
+  signal?: AbortSignal;
 }): Promise<EmbeddedDynamo> {
   checkJava();
   const folder = jarFolder();
@@ -231,7 +379,8 @@ export async function startDynamoDbLocal(options: {
     // Chosen once: restarts reuse it, so the SDK clients' endpoint stays valid. If another
     // program takes the port while java is down, the restarts fail and the supervisor gives up.
     const port = await freePort();
-    let current = await launch(folder, port, dataPath, timeoutMs, { onSpawn: options.onSpawn });
+    const via = launcher(folder);
+    let current = await launchAny(folder, via, port, dataPath, timeoutMs, { onSpawn: options.onSpawn, signal: options.signal });
     lock?.setChild(current.pid);
     const endpoint = `http://127.0.0.1:${port}`;
     let state: PartState = 'up';
@@ -240,7 +389,7 @@ export async function startDynamoDbLocal(options: {
         ? new Supervisor(current, {
             name: 'DynamoDB Local',
             restart: async (signal) => {
-              current = await launch(folder, port, dataPath, timeoutMs, { signal });
+              current = await launchAny(folder, via, port, dataPath, timeoutMs, { signal });
               lock?.setChild(current.pid);
               return current;
             },
@@ -255,6 +404,9 @@ export async function startDynamoDbLocal(options: {
       },
       get state() {
         return supervisor?.state ?? state;
+      },
+      get exposed() {
+        return current.exposed;
       },
       report(report) {
         supervisor?.report(report);

@@ -4,13 +4,24 @@ import {
   ResourceNotFoundException,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
-  waitUntilTableExists,
   type DynamoDBClient,
+  type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { errorName, isRecord } from '../../guards';
 import { TTL_ATTRIBUTE, tableDefinition } from './table';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits `ms`, or less when `signal` aborts (the caller then sees the abort before its next call). */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 /**
  * DescribeTable as the question "does the table exist?". The SDK's logger middleware reports every
@@ -43,15 +54,26 @@ function describeExisting(tableName: string): DescribeTableCommand {
   return command;
 }
 
-/** Waits until the table and all its indexes are ACTIVE (DynamoDB builds a new index in the background). */
-async function waitActive(client: DynamoDBClient, tableName: string, timeoutMs = 120_000): Promise<void> {
+/**
+ * Waits until the table and all its indexes are ACTIVE (DynamoDB builds a new index in the
+ * background). Just after CreateTable, DynamoDB may still say the table does not exist: that is
+ * waited out too. Any other failure ends the wait at once. (The SDK's waitUntilTableExists, used
+ * before, retried every failure, a dead endpoint included, for a minute.)
+ */
+async function waitActive(client: DynamoDBClient, tableName: string, signal?: AbortSignal, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    signal?.throwIfAborted();
+    let Table: TableDescription | undefined;
+    try {
+      ({ Table } = await client.send(describeExisting(tableName)));
+    } catch (error) {
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+    }
     const indexes = Table?.GlobalSecondaryIndexes ?? [];
     if (Table?.TableStatus === 'ACTIVE' && indexes.every((i) => i.IndexStatus === 'ACTIVE')) return;
     if (Date.now() > deadline) throw new Error(`Table ${tableName} did not become ACTIVE in time.`);
-    await sleep(500);
+    await sleep(500, signal);
   }
 }
 
@@ -59,8 +81,18 @@ async function waitActive(client: DynamoDBClient, tableName: string, timeoutMs =
  * Makes the table match the one definition: creates it with its indexes and TTL when missing, and
  * adds any index an existing table lacks (one at a time, as DynamoDB requires). Resolves when
  * everything is ACTIVE. Existing data and indexes are never changed.
+ *
+ * When `signal` aborts (the server is told to stop while it starts), no further call is made and
+ * the promise rejects with the abort's reason once the call in flight, if any, has ended (each is
+ * bounded by the client's timeouts). Calls are not cancelled mid-flight: the caller stops
+ * DynamoDB Local after this settles, so none is left to fail against a stopped one.
  */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'exists' | 'updated'> {
+export async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+  signal?: AbortSignal,
+): Promise<'created' | 'exists' | 'updated'> {
+  signal?.throwIfAborted();
   const definition = tableDefinition(tableName);
   let existing: string[] | null = null;
   let active = false;
@@ -73,25 +105,27 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   }
 
   if (existing === null) {
+    signal?.throwIfAborted();
     try {
       await client.send(new CreateTableCommand(definition));
     } catch (error) {
       // Another instance created it first: that is what we wanted.
       if (errorName(error) !== 'ResourceInUseException') throw error;
     }
-    await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1 }, { TableName: tableName });
+    await waitActive(client, tableName, signal);
+    signal?.throwIfAborted();
     await client
       .send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }))
       .catch(() => {
         // TTL is an optimisation (reads hide expired items anyway); a refusal must not stop start-up.
       });
-    await waitActive(client, tableName);
     return 'created';
   }
 
   const missing = (definition.GlobalSecondaryIndexes ?? []).filter((index) => !existing!.includes(index.IndexName!));
   for (const index of missing) {
-    await waitActive(client, tableName);
+    await waitActive(client, tableName, signal);
+    signal?.throwIfAborted();
     await client.send(
       new UpdateTableCommand({
         TableName: tableName,
@@ -101,6 +135,6 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     );
   }
   // Also covers a table another instance is still creating; a table seen ACTIVE needs no second look.
-  if (missing.length || !active) await waitActive(client, tableName);
+  if (missing.length || !active) await waitActive(client, tableName, signal);
   return missing.length ? 'updated' : 'exists';
 }

@@ -1,0 +1,203 @@
+import { deadLetterCode, entities, type EntityItem } from '../common/entities';
+import { assertId } from '../common/ids';
+import type { Scope } from '../common/scope';
+import { optionalText, requireText } from '../common/validate';
+import { AppError, badInput } from '../errors';
+import { prefixEnd } from '../infra/dynamo/entity';
+import type { PageRequest } from '../infra/dynamo/store';
+import type { JobItems } from './job.items';
+import { declaredKind } from './job.kinds';
+
+/*
+ * Dead letters: work items FAILED past their attempts (seed 004's dead-letter queue, "manual
+ * replay or investigation required"). They are listed from WorkItem's sparse `deadLetters` index
+ * (GSI1, `DEAD#{kind}#{stage}` → `{errorCode}#{finishedAt}#{jobId}#{sequence}`), which every write
+ * of an item keeps right: an item enters it when it fails for good and leaves it when it is
+ * reopened. A replay reopens them through their jobs' own committers, as retryWorkItem does.
+ */
+
+type WorkItemItem = EntityItem<'WorkItem'>;
+
+/** The most dead letters one replayDeadLetters call reopens (and its default). */
+export const MAX_REPLAY = 500;
+const DEFAULT_REPLAY = 100;
+/** Index rows one call reads at most, matching or not (a jobId filter is applied to what it reads). */
+const MAX_SCANNED = 2000;
+const SCAN_PAGE = 100;
+/** Jobs whose dead letters are reopened at once (each job's items go through its own committer). */
+const JOBS_AT_ONCE = 4;
+
+export interface DeadLetterFilter {
+  kind: string;
+  stage?: string | null;
+  errorCode?: string | null;
+  jobId?: string | null;
+}
+
+export interface ReplayOutcome {
+  reopened: number;
+  skipped: number;
+  remaining: boolean;
+  cursor: string | null;
+}
+
+/** Where a replay goes on: a stage and the last sort key read in it. */
+interface Position {
+  stage: string;
+  after: string;
+}
+
+export class DeadLetters {
+  constructor(
+    private readonly scope: Scope,
+    private readonly items: JobItems,
+  ) {}
+
+  /** The fan-out stages of declared kind `kind` (BAD_USER_INPUT naming `field` for a kind without any). */
+  private stagesOf(kind: string, field: string): string[] {
+    const stages = (declaredKind(kind)?.stages ?? []).filter((s) => s.fanOut).map((s) => s.name);
+    if (stages.length === 0) throw badInput(`Kind "${kind}" has no fan-out stage (see jobKinds): it has no work items.`, field);
+    return stages;
+  }
+
+  private checkStage(stages: string[], kind: string, stage: string, field: string): string {
+    if (!stages.includes(stage))
+      throw badInput(`Stage "${stage}" is not a fan-out stage of kind ${kind}; its fan-out stages: ${stages.join(', ')}.`, field);
+    return stage;
+  }
+
+  /**
+   * The tenant's dead letters of one stage of a kind: with an error code, that code's, newest
+   * first; without one, by error code (descending), each code's newest first.
+   */
+  async list(kindName: string, stageName: string, errorCode: string | null | undefined, page: PageRequest) {
+    const kind = requireText(kindName, 'kind', 100);
+    const stage = this.checkStage(this.stagesOf(kind, 'kind'), kind, requireText(stageName, 'stage', 48), 'stage');
+    const code = optionalText(errorCode, 'errorCode', 100);
+    const spec = entities.WorkItem.query(
+      this.scope.tenantId,
+      'deadLetters',
+      { kind, stage, ...(code != null ? { errorCode: deadLetterCode(code) } : {}) },
+      { descending: true },
+    );
+    return entities.WorkItem.pageOf(await this.scope.page(spec, page));
+  }
+
+  /**
+   * Reopens the dead letters matching `filter` as new attempts (retryWorkItem's decision, so each
+   * gets its ITEM_RETRIED event and a stage that had failed by its policy reopens with its job),
+   * oldest first, at most `max` (MAX_REPLAY) of them and MAX_SCANNED index rows a call. A call that
+   * stopped at its bound says so (`remaining`) and where the next goes on (`cursor`).
+   */
+  async replay(filter: DeadLetterFilter, max: number | null | undefined, after: string | null | undefined): Promise<ReplayOutcome> {
+    const kind = requireText(filter.kind, 'filter.kind', 100);
+    const all = this.stagesOf(kind, 'filter.kind');
+    const stages = filter.stage != null ? [this.checkStage(all, kind, requireText(filter.stage, 'filter.stage', 48), 'filter.stage')] : all;
+    const code = optionalText(filter.errorCode, 'filter.errorCode', 100);
+    const jobId = filter.jobId != null ? assertId(filter.jobId, 'job', 'filter.jobId') : undefined;
+    const limit = max ?? DEFAULT_REPLAY;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_REPLAY)
+      throw badInput(`max must be a whole number from 1 to ${MAX_REPLAY}.`, 'max');
+    const from = after != null ? decodePosition(after, stages) : undefined;
+
+    const { matches, last, bounded } = await this.find(kind, stages.slice(from ? stages.indexOf(from.stage) : 0), code, jobId, limit, from);
+    const outcomes = await this.reopen(matches, code);
+    return {
+      reopened: outcomes.filter(Boolean).length,
+      skipped: outcomes.filter((ok) => !ok).length,
+      remaining: bounded,
+      cursor: bounded && last ? encodePosition(last) : null,
+    };
+  }
+
+  /** The matching dead letters from `from` on, in index order, until `limit` match or MAX_SCANNED rows were read. */
+  private async find(
+    kind: string,
+    stages: string[],
+    code: string | null | undefined,
+    jobId: string | undefined,
+    limit: number,
+    from: Position | undefined,
+  ): Promise<{ matches: WorkItemItem[]; last?: Position; bounded: boolean }> {
+    const matches: WorkItemItem[] = [];
+    const sortKey = entities.WorkItem.sortAttributeOf('deadLetters');
+    let scanned = 0;
+    let last: Position | undefined;
+    for (const stage of stages) {
+      const {
+        index,
+        pk,
+        skPrefix = '',
+      } = entities.WorkItem.query(this.scope.tenantId, 'deadLetters', {
+        kind,
+        stage,
+        ...(code != null ? { errorCode: deadLetterCode(code) } : {}),
+      });
+      const upper = skPrefix ? prefixEnd(skPrefix) : '\uffff';
+      // After the position's key (the least key above it is the key with a NUL appended), within the prefix.
+      let lower = from && from.stage === stage && `${from.after}\u0000` > skPrefix ? `${from.after}\u0000` : skPrefix || '\u0000';
+      while (lower < upper) {
+        const rows = await this.scope.store.queryFirst({ index, pk, skBetween: [lower, upper] }, SCAN_PAGE);
+        for (const row of rows) {
+          scanned++;
+          last = { stage, after: String(row[sortKey]) };
+          if (entities.WorkItem.is(row) && (jobId === undefined || row.jobId === jobId)) matches.push(row);
+          if (matches.length >= limit || scanned >= MAX_SCANNED) return { matches, last, bounded: true };
+        }
+        if (rows.length < SCAN_PAGE || !last) break;
+        lower = `${last.after}\u0000`;
+      }
+    }
+    return { matches, last, bounded: false };
+  }
+
+  /**
+   * Reopens each item through its job's committer (a few jobs at a time): true when it reopened,
+   * false when its job's state refused it (the job moved on, finished, was cancelled or deleted,
+   * or the item is no longer a dead letter of this code). A fault is thrown.
+   */
+  private async reopen(matches: WorkItemItem[], code: string | null | undefined): Promise<boolean[]> {
+    const byJob = new Map<string, WorkItemItem[]>();
+    for (const item of matches) byJob.set(item.jobId, [...(byJob.get(item.jobId) ?? []), item]);
+    const jobs = [...byJob.values()];
+    const outcomes: boolean[] = [];
+    for (let i = 0; i < jobs.length; i += JOBS_AT_ONCE) {
+      const settled = await Promise.all(
+        jobs.slice(i, i + JOBS_AT_ONCE).flatMap((items) =>
+          items.map(async (item) => {
+            try {
+              await this.items.act(item.jobId, item.stage, item.sequence, { kind: 'retry', errorCode: code ?? undefined });
+              return true;
+            } catch (error) {
+              if (error instanceof AppError) return false;
+              throw error;
+            }
+          }),
+        ),
+      );
+      outcomes.push(...settled);
+    }
+    return outcomes;
+  }
+}
+
+function encodePosition(position: Position): string {
+  return Buffer.from(JSON.stringify([position.stage, position.after])).toString('base64url');
+}
+
+/** A replay's `after`: BAD_USER_INPUT unless it is a cursor a replay of these stages returned. */
+function decodePosition(cursor: string, stages: string[]): Position {
+  const text = Buffer.from(requireText(cursor, 'after', 2000), 'base64url').toString('utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON: not a cursor of ours (a client's mistake, told as such).
+    throw badInput('after is not a cursor that replayDeadLetters returned.', 'after');
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2) throw badInput('after is not a cursor that replayDeadLetters returned.', 'after');
+  const [stage, after] = parsed;
+  if (typeof stage !== 'string' || typeof after !== 'string' || !stages.includes(stage))
+    throw badInput('after is not a cursor of a replay of this filter.', 'after');
+  return { stage, after };
+}

@@ -1,0 +1,280 @@
+import type { OpenedLease } from '../auth/lease';
+import { entities } from '../common/entities';
+import type { Context, Repositories } from '../context';
+import { badInput, forbidden } from '../errors';
+import type { Item, Store } from '../infra/dynamo/store';
+import { declaredKind } from './job.kinds';
+
+/*
+ * Shared worker pools: one pool of workers (a GPU farm) serves every tenant's work of its job
+ * kinds and stages. The work is found through the pool index (JobWork.pool: every job of any
+ * tenant whose fan-out stage has claimable items, by kind and stage, grouped by tenant, then by
+ * priority and age), never by a scan. Claims are handed out over the tenants that have work by
+ * deficit round robin (DRR): each tenant, in turn, earns its weight in claims (PoolShare.weight, 1
+ * by default), so over time each tenant's share of claims is its weight's share of the weights of
+ * the tenants with work, whatever the size of each tenant's backlog. Within a tenant, the job of
+ * highest priority, then the oldest, goes first.
+ *
+ * The scheduler's state (deficits, the turn, a short-lived view of the index) is per process; a
+ * pool served by several instances is fair per instance, and so fair overall.
+ */
+
+/** How long a view of one pool's index is used before it is read again (a claim that finds nothing reads it at once). */
+const VIEW_MS = 250;
+/** How long a tenant's share (weight, limit) is used before it is read again. */
+const SHARE_MS = 5_000;
+/** Entries one view reads (jobs with claimable work across tenants). */
+const VIEW_ENTRIES = 2_000;
+
+export interface PoolEntry {
+  tenantId: string;
+  jobId: string;
+  stage: string;
+  kind: string;
+}
+
+interface Share {
+  weight: number;
+  readAt: number;
+}
+
+/** The scheduler's state for one pool (a kind and stage). */
+interface PoolState {
+  /** Tenants with work, each with its jobs in the order to try, as last read. */
+  view: Map<string, PoolEntry[]>;
+  readAt: number;
+  reading?: Promise<void>;
+  /** The tenants in turn order, and whose turn it is. */
+  ring: string[];
+  turn: number;
+  /** Claims each tenant may still take in its current turn. */
+  deficit: Map<string, number>;
+}
+
+/** A claim made for one tenant: what the caller's claim function returned, or null when the tenant had nothing to claim. */
+export type TenantClaim<T> = (entry: PoolEntry) => Promise<T | null>;
+
+/** The tenant of a pool entry, from its key (`TENANT#<t>#JOB#<j>`). */
+function tenantOf(entry: Item): string | undefined {
+  return /^TENANT#(.+)#JOB#[^#]+$/.exec(String(entry.PK))?.[1];
+}
+
+/**
+ * Hands out claims of pooled work over tenants by deficit round robin (see the top of this file).
+ * One per store (per process and table).
+ */
+export class PoolScheduler {
+  private readonly pools = new Map<string, PoolState>();
+  private readonly shares = new Map<string, Share>();
+  /** Claims handed out per tenant, for tests and metrics. */
+  readonly claimsByTenant = new Map<string, number>();
+
+  constructor(private readonly store: Store) {}
+
+  private poolOf(kind: string, stage: string): PoolState {
+    const id = `${kind}\u0000${stage}`;
+    let pool = this.pools.get(id);
+    if (!pool) {
+      pool = { view: new Map(), readAt: 0, ring: [], turn: 0, deficit: new Map() };
+      this.pools.set(id, pool);
+    }
+    return pool;
+  }
+
+  /** Reads the pool's index again: the tenants with work and their jobs in order. */
+  private refresh(pool: PoolState, kind: string, stage: string): Promise<void> {
+    pool.reading ??= (async () => {
+      // The whole partition: its sort keys begin with each tenant's id, which is what is read here.
+      const { skPrefix: _none, ...partition } = entities.JobWork.query('', 'pool', { kind, name: stage });
+      const rows = await this.store.queryFirst(partition, VIEW_ENTRIES);
+      const view = new Map<string, PoolEntry[]>();
+      for (const row of rows) {
+        const tenantId = tenantOf(row);
+        if (!tenantId || !entities.JobWork.is(row)) continue;
+        const list = view.get(tenantId) ?? [];
+        list.push({ tenantId, jobId: row.jobId, stage: row.name, kind: row.kind });
+        view.set(tenantId, list);
+      }
+      pool.view = view;
+      pool.readAt = Date.now();
+      // Tenants keep their place in the ring; new ones join at its end, gone ones leave it.
+      pool.ring = [...pool.ring.filter((t) => view.has(t)), ...[...view.keys()].filter((t) => !pool.ring.includes(t))];
+      for (const t of pool.deficit.keys()) if (!view.has(t)) pool.deficit.delete(t);
+      if (pool.turn >= pool.ring.length) pool.turn = 0;
+      await this.readShares([...view.keys()]);
+    })().finally(() => (pool.reading = undefined));
+    return pool.reading;
+  }
+
+  /** Reads the shares of the tenants in `tenants` whose cached share is older than SHARE_MS, in one call. */
+  private async readShares(tenants: readonly string[]): Promise<void> {
+    const stale = tenants.filter((t) => {
+      const known = this.shares.get(t);
+      return !known || Date.now() - known.readAt >= SHARE_MS;
+    });
+    if (stale.length === 0) return;
+    const items = await this.store.batchGet(stale.map((t) => entities.PoolShare.keyOf(t, {})));
+    stale.forEach((tenantId, i) => {
+      const item = items[i];
+      this.shares.set(
+        tenantId,
+        entities.PoolShare.is(item) ? { weight: Math.max(1, item.weight), readAt: Date.now() } : { weight: 1, readAt: Date.now() },
+      );
+    });
+  }
+
+  /**
+   * Whose claim the next one is, taken from its credit at once: synchronous, so claims running
+   * concurrently each see the turn and the credit the one before left (no claim spends a credit twice).
+   */
+  private pick(pool: PoolState): string {
+    if (pool.turn >= pool.ring.length) pool.turn = 0;
+    const tenantId = pool.ring[pool.turn];
+    let credit = pool.deficit.get(tenantId) ?? 0;
+    // Its turn begins: it earns its weight in claims.
+    if (credit < 1) credit += this.shares.get(tenantId)?.weight ?? 1;
+    pool.deficit.set(tenantId, credit - 1);
+    if (credit - 1 < 1) pool.turn++;
+    return tenantId;
+  }
+
+  /** Forgets a tenant's cached share, so its next claim reads the new one (after setPoolShare). */
+  forgetShare(tenantId: string): void {
+    this.shares.delete(tenantId);
+  }
+
+  /**
+   * The next claim of pool (kind, stage): the tenant whose turn it is (deficit round robin by
+   * weight) tries its jobs in order with `claim`. A tenant with nothing claimable leaves the ring
+   * (and its credit goes) until the index shows it again. Null when no tenant has claimable work
+   * (after one fresh read of the index).
+   */
+  async next<T>(kind: string, stage: string, claim: TenantClaim<T>): Promise<(T & { tenantId: string }) | null> {
+    const pool = this.poolOf(kind, stage);
+    if (Date.now() - pool.readAt > VIEW_MS || pool.ring.length === 0) await this.refresh(pool, kind, stage);
+    let reread = false;
+    // Each pass over the ring gives every tenant its turn once; a few passes are enough for a claim.
+    for (let step = 0; step < 4 * Math.max(1, pool.ring.length) + 4; step++) {
+      if (pool.ring.length === 0) {
+        if (reread) return null;
+        reread = true;
+        await this.refresh(pool, kind, stage);
+        continue;
+      }
+      const tenantId = this.pick(pool);
+      const claimed = await this.claimFor(pool, tenantId, claim);
+      if (claimed) {
+        this.claimsByTenant.set(tenantId, (this.claimsByTenant.get(tenantId) ?? 0) + 1);
+        return { ...claimed, tenantId };
+      }
+      // The claim's credit is refunded; a tenant that still has jobs to try keeps its place.
+      pool.deficit.set(tenantId, (pool.deficit.get(tenantId) ?? 0) + 1);
+      if ((pool.view.get(tenantId)?.length ?? 0) > 0) continue;
+      // Nothing claimable now: it leaves the ring until the index shows it again, and its credit goes
+      // (deficit round robin resets the deficit of a tenant whose queue is empty).
+      pool.deficit.delete(tenantId);
+      pool.view.delete(tenantId);
+      const at = pool.ring.indexOf(tenantId);
+      if (at >= 0) {
+        pool.ring.splice(at, 1);
+        if (at < pool.turn) pool.turn--;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Tries the tenant's jobs in order; a job with nothing claimable now leaves the view (the one
+   * tried, by identity: concurrent claims for the tenant share the list).
+   */
+  private async claimFor<T>(pool: PoolState, tenantId: string, claim: TenantClaim<T>): Promise<T | null> {
+    const jobs = pool.view.get(tenantId) ?? [];
+    for (let entry = jobs[0]; entry; entry = jobs[0]) {
+      const claimed = await claim(entry);
+      if (claimed) return claimed;
+      const at = jobs.indexOf(entry);
+      if (at >= 0) jobs.splice(at, 1);
+    }
+    return null;
+  }
+}
+
+const schedulers = new WeakMap<Store, PoolScheduler>();
+
+/** The pool scheduler of `store` (one per process and table). */
+export function poolSchedulerOf(store: Store): PoolScheduler {
+  let scheduler = schedulers.get(store);
+  if (!scheduler) {
+    scheduler = new PoolScheduler(store);
+    schedulers.set(store, scheduler);
+  }
+  return scheduler;
+}
+
+/** The pools a pool worker's claim may draw from: its token's kinds (and stages), narrowed by the claim's arguments. */
+function poolsOf(
+  scope: { kinds: string[]; stages?: string[] },
+  kind: string | null,
+  stage: string | null,
+): { kind: string; stage: string }[] {
+  if (kind != null && !scope.kinds.includes(kind)) throw forbidden(`This pool serves the kinds ${scope.kinds.join(', ')}, not ${kind}.`);
+  if (stage != null && kind == null) throw badInput('claimWork needs the kind of the stage it names.', 'kind');
+  if (stage != null && scope.stages && !scope.stages.includes(stage))
+    throw forbidden(`This pool serves the stages ${scope.stages.join(', ')}, not ${stage}.`);
+  const pools: { kind: string; stage: string }[] = [];
+  for (const k of kind != null ? [kind] : scope.kinds) {
+    for (const s of declaredKind(k)?.stages ?? []) {
+      if (!s.fanOut || (stage != null && s.name !== stage) || (scope.stages && !scope.stages.includes(s.name))) continue;
+      pools.push({ kind: k, stage: s.name });
+    }
+  }
+  return pools;
+}
+
+/**
+ * A pool worker's claimWork: the next item of any tenant, by the pools' fair shares (see
+ * PoolScheduler), with a lease naming exactly that item and attempt, sealed for this worker. Only
+ * fan-out stages' items are pooled. Null when no tenant has claimable work in its pools.
+ */
+export async function claimPooledWork(ctx: Context, kind: string | null, stage: string | null) {
+  const principal = ctx.principal;
+  if (!principal?.pool || !ctx.leases) throw forbidden('Only a pool worker claims from the pools.');
+  const leases = ctx.leases;
+  const jobsOf = (tenantId: string): Repositories['jobs'] => ctx.reposForPoolClaim(tenantId).jobs;
+  // The pool's own pseudo-tenant owns no data: its repositories only reach the process's scheduler.
+  const scheduler = jobsOf(principal.tenantId).poolScheduler();
+  for (const pool of poolsOf(principal.pool, kind, stage)) {
+    const claimed = await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimPooledItem(entry.jobId));
+    if (!claimed?.item) continue;
+    const lease = await leases.seal({
+      tenantId: claimed.tenantId,
+      jobId: claimed.job.jobId,
+      stage: claimed.item.stage,
+      sequence: claimed.item.sequence,
+      attempt: claimed.item.attempt,
+      worker: principal.userId,
+    });
+    return { ...claimed, lease };
+  }
+  return null;
+}
+
+/**
+ * The repositories a report on a work item runs with: the caller's own, or, for a pool worker,
+ * those of the tenant of the lease it sends, which must name exactly this item and attempt.
+ */
+export async function itemReportRepos(
+  ctx: Context,
+  ref: { jobId: string; stage: string; sequence: number; attempt: number; lease?: string | null },
+): Promise<Repositories> {
+  const principal = ctx.principal;
+  if (!principal?.pool) return ctx.repos;
+  if (!ref.lease || !ctx.leases) throw forbidden('A pool worker reports on an item with the lease claimWork handed it (argument lease).');
+  const lease: OpenedLease = await ctx.leases.open(ref.lease, principal.userId);
+  if (lease.jobId !== ref.jobId || lease.stage !== ref.stage || lease.sequence !== ref.sequence || lease.attempt !== ref.attempt) {
+    throw forbidden(
+      `The lease is for item ${lease.sequence} of stage ${lease.stage} of job ${lease.jobId}, attempt ${lease.attempt}: report on that one.`,
+    );
+  }
+  return ctx.reposUnderLease(lease);
+}

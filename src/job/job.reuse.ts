@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import { entities, type EntityItem, type ReuseSourceItem } from '../common/entities';
+import { canonicalJson } from '../common/idempotency';
+import type { Store } from '../infra/dynamo/store';
+import type { Write } from '../infra/dynamo/write';
+import { type ReuseDeclaration, stageOf } from './job.kinds';
+import { StepStatus, type StepState } from './job.machine';
+
+/*
+ * Reuse by content hash (seed 000's pipeline idempotency: `hash(project_id, asset_type,
+ * step_name, inputs, seed, model_version)` with a TTL). A stage declared reusable (job.kinds.ts
+ * `reuse`) records the outputs of each of its completed steps or items under a content key, in
+ * the completion's own transaction; a later step or item of the same tenant with the same key,
+ * within the declared time, completes at once from those outputs, in its job's group, with an
+ * event that names the source, and is never claimable.
+ *
+ * The key hashes the kind, the stage, the declared key fields (a step: the job's inputs; an item:
+ * its inputs and the job's), the job's seed and its model version. The record lives under the
+ * tenant's partition key, so reuse is per tenant and across its projects: the seed's project_id
+ * is left out on purpose, since the same prompt, seed and model give the same result in any of a
+ * studio's projects, and the outputs (S3 keys under the tenant's prefix) are readable from all of
+ * them. Another tenant never meets the record.
+ *
+ * The decisions that use records are pure: the records a group needs are read before the decision
+ * and handed to it (see BatchState.reuseRecords and JobItems.add). Reading before the group is
+ * safe because a record is only ever added or replaced by a newer completion, never taken back,
+ * and whether it is still live is judged inside the decision against the group's own time.
+ */
+
+export type ReuseRecordItem = EntityItem<'ReuseRecord'>;
+export type ReuseSource = ReuseSourceItem;
+
+/** What one reuse completed and where its outputs came from, as the event carries it. */
+export interface ReusedWork {
+  stage: string;
+  /** The item's sequence; absent for a step. */
+  sequence?: number;
+  from: ReuseSource;
+}
+
+/** What a reuse decision reads of the job. */
+export interface ReuseJob {
+  jobId: string;
+  kind: string;
+  declared?: boolean;
+  inputs?: unknown;
+  seed?: string;
+  modelVersion?: string;
+  reuse?: boolean;
+}
+
+/**
+ * The reuse declaration of stage `stage` of a declared job, or undefined when its work is not
+ * reusable (not declared so, or a stage that pauses for review or makes an asset: see job.kinds.ts).
+ */
+export function reuseOf(job: Pick<ReuseJob, 'kind' | 'declared'>, stage: string): ReuseDeclaration | undefined {
+  const declared = stageOf(job, stage);
+  if (!declared?.reuse || declared.review || declared.asset) return undefined;
+  return declared.reuse;
+}
+
+/** False when the job asked not to take stored outputs (createJob reuse: false). */
+export const takesReuse = (job: Pick<ReuseJob, 'reuse'>): boolean => job.reuse !== false;
+
+const picked = (values: unknown, fields: string[] | undefined): Record<string, unknown> => {
+  const all = typeof values === 'object' && values !== null && !Array.isArray(values) ? Object.entries(values) : [];
+  return Object.fromEntries(fields ? all.filter(([name]) => fields.includes(name)) : all);
+};
+
+/**
+ * The content key of a step of `stage` (no `itemInputs`) or of an item with `itemInputs`: a hash
+ * of the kind, the stage, the declared key fields, the seed and the model version. Absent fields
+ * hash as absent, so an omitted optional field and one never declared are the same.
+ */
+export function contentKey(job: ReuseJob, stage: string, itemInputs?: Record<string, unknown>): string {
+  const declared = reuseOf(job, stage);
+  const material = canonicalJson({
+    kind: job.kind,
+    stage,
+    inputs: picked(itemInputs ?? job.inputs, declared?.keyFields),
+    jobInputs: itemInputs ? picked(job.inputs, declared?.jobKeyFields) : undefined,
+    seed: job.seed ?? null,
+    modelVersion: job.modelVersion ?? null,
+  });
+  return createHash('sha256').update(material).digest('base64url');
+}
+
+/** True when `record` exists and may still stand in at `at` (its declared time has not run out). */
+export function liveRecord(record: ReuseRecordItem | undefined, at: string): record is ReuseRecordItem {
+  return record !== undefined && record.expiresAt !== undefined && record.expiresAt * 1000 > Date.parse(at);
+}
+
+/** Where a record's outputs came from. */
+export function sourceOf(record: ReuseRecordItem): ReuseSource {
+  return { jobId: record.jobId, stage: record.stage, sequence: record.sequence, completedAt: record.completedAt };
+}
+
+/**
+ * The record of a step (no `item`) or item of a reusable stage that completed by a worker at
+ * `at`: a put (a later completion with the same key replaces the record, and with it its time).
+ * Nothing for a stage that is not reusable. Work that was itself reused records nothing, so a
+ * record's time is never extended by reusing it.
+ */
+export function recordWrites(
+  tenantId: string,
+  job: ReuseJob,
+  stage: string,
+  produced: { outputs?: Record<string, unknown> | null; artifacts?: string[]; metrics?: Record<string, unknown> | null },
+  at: string,
+  item?: { sequence: number; inputs: Record<string, unknown> },
+): Write[] {
+  const declared = reuseOf(job, stage);
+  if (!declared) return [];
+  return [
+    entities.ReuseRecord.put(tenantId, {
+      contentKey: contentKey(job, stage, item?.inputs),
+      jobId: job.jobId,
+      kind: job.kind,
+      stage,
+      sequence: item?.sequence,
+      outputs: produced.outputs ?? undefined,
+      artifacts: produced.artifacts?.length ? produced.artifacts : undefined,
+      metrics: produced.metrics ?? undefined,
+      completedAt: at,
+      expiresAt: Math.floor(Date.parse(at) / 1000) + Math.round(declared.ttlHours * 3600),
+    }),
+  ];
+}
+
+/**
+ * The content keys of the job's reusable steps that may still become current: those whose
+ * current attempt waits. A group reads their records with the job (see JobItems' load), so a step
+ * the group moves the job on to can be reused in the same decision. None when the job does not
+ * take reuse.
+ */
+export function waitingStepKeys(job: ReuseJob & { plan: { name: string }[] }, steps: ReadonlyMap<string, StepState>): string[] {
+  if (!job.declared || !takesReuse(job)) return [];
+  return job.plan
+    .filter((p) => reuseOf(job, p.name) && steps.get(p.name)?.status === StepStatus.PENDING)
+    .map((p) => contentKey(job, p.name));
+}
+
+/** The records of `keys` of the tenant, by content key (absent ones left out). */
+export async function readRecords(store: Store, tenantId: string, keys: readonly string[]): Promise<Map<string, ReuseRecordItem>> {
+  const unique = [...new Set(keys)];
+  if (unique.length === 0) return new Map();
+  const rows = await store.batchGet(unique.map((key) => entities.ReuseRecord.keyOf(tenantId, { contentKey: key })));
+  const records = new Map<string, ReuseRecordItem>();
+  for (const row of rows) if (entities.ReuseRecord.is(row)) records.set(row.contentKey, row);
+  return records;
+}

@@ -1,0 +1,91 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { ROOT } from '../support/processes';
+
+/*
+ * A newcomer's machine often has an older Node (a fresh Debian has Node 20). On it, `npm ci` and
+ * `npm install` must stop at once, before downloading anything, and `npm start`, `npm run demo`
+ * and `npm test` must say in one line which Node is needed and how to run npm on Node 26, rather
+ * than fail later with TS2307 errors from a build without the optional OpenTelemetry packages.
+ * Each runs as a real process under a real older Node: OLD_NODE, or the first `node` older than
+ * 24 on PATH or in /usr/bin or /usr/local/bin (CI's machine has Debian's).
+ */
+const major = (node: string) => Number(spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.split('.')[0]);
+
+function olderNode(): string {
+  const candidates = [
+    process.env.OLD_NODE,
+    ...(process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'node')),
+    '/usr/bin/node',
+    '/usr/local/bin/node',
+  ].filter((path): path is string => !!path && existsSync(path));
+  const found = candidates.find((node) => major(node) < 24);
+  if (!found) throw new Error('No Node older than 24 found on PATH, in /usr/bin or /usr/local/bin: set OLD_NODE to one to run this test.');
+  return found;
+}
+
+const CHECK = join(ROOT, 'src/scripts/check-node.cjs');
+const REFUSAL =
+  /^Node (\d+\.\d+\.\d+) is not supported: this project needs Node 24 or newer \(26 recommended\); without installing it, run npm on Node 26: npx -y node@26 "\$\(command -v npm\)" (\S.*)\n$/;
+
+describe('an unsupported Node', () => {
+  let old: string;
+  /** The environment of a shell whose `node` and `npm` are the older Node's (npm ships with it). */
+  let oldShell: NodeJS.ProcessEnv;
+  beforeAll(() => {
+    old = olderNode();
+    oldShell = { PATH: [dirname(old), '/usr/bin', '/bin'].join(delimiter), HOME: process.env.HOME };
+  });
+
+  it('is refused by the check in one line that names the Node needed and how to get it, with exit code 1; this Node passes it', () => {
+    const refused = spawnSync(old, [CHECK], { encoding: 'utf8', timeout: 30_000 });
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(REFUSAL);
+    expect(REFUSAL.exec(refused.stderr)?.[1]).toBe(spawnSync(old, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim());
+
+    const passed = spawnSync(process.execPath, [CHECK], { encoding: 'utf8', timeout: 30_000 });
+    expect({ status: passed.status, stdout: passed.stdout, stderr: passed.stderr }).toEqual({ status: 0, stdout: '', stderr: '' });
+  });
+
+  it('npm start, npm run demo and npm test refuse at once with that line, naming the command to run again', () => {
+    if (!existsSync(join(dirname(old), 'npm'))) throw new Error(`No npm next to ${old}: the older Node's npm runs these.`);
+    for (const [args, again] of [
+      [['start'], 'start'],
+      [['run', 'demo'], 'run demo'],
+      [['test'], 'test'],
+    ] as const) {
+      const started = Date.now();
+      const run = spawnSync('npm', [...args], { cwd: ROOT, env: oldShell, encoding: 'utf8', timeout: 60_000 });
+      expect({ args, status: run.status }).toEqual({ args, status: 1 });
+      const lines = run.stderr.split('\n').filter((line) => line && !line.startsWith('npm error'));
+      expect({ args, lines }).toEqual({ args, lines: [expect.stringMatching(/^Node \S+ is not supported/)] });
+      expect(REFUSAL.exec(`${lines[0]}\n`)?.[2]).toBe(again);
+      // Nothing was built or started first: no TypeScript errors, no DynamoDB Local.
+      expect(run.stdout).not.toMatch(/TS\d{4}|DynamoDB Local/);
+      expect(Date.now() - started).toBeLessThan(20_000);
+    }
+  });
+
+  it('npm ci and npm install stop before installing anything, saying that Node 24 or newer is required', () => {
+    // In a copy of the project's manifest, lock and .npmrc: a real `npm ci` here would first empty node_modules.
+    const dir = mkdtempSync(join(tmpdir(), 'artissist-old-node-'));
+    try {
+      for (const file of ['package.json', 'package-lock.json', '.npmrc']) cpSync(join(ROOT, file), join(dir, file));
+      for (const command of ['ci', 'install']) {
+        const started = Date.now();
+        const run = spawnSync('npm', [command, '--no-audit', '--no-fund'], { cwd: dir, env: oldShell, encoding: 'utf8', timeout: 120_000 });
+        expect({ command, status: run.status }).toEqual({ command, status: 1 });
+        expect(run.stderr).toContain('npm error code EBADENGINE');
+        expect(run.stderr).toContain('Required: {"node":">=24"}');
+        // At once: before a single package is fetched or unpacked.
+        expect(Date.now() - started).toBeLessThan(20_000);
+        expect(readdirSync(dir).sort()).toEqual(['.npmrc', 'package-lock.json', 'package.json']);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

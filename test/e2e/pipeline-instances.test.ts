@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { Role } from '../../src/auth/principal';
+import { signDevToken } from '../../src/auth/jwt';
+import { entities } from '../../src/common/entities';
+import { freshTable, testEndpoint, type TestTable } from '../support/dynamo';
+import { gqlAt, startInstance, type Instance } from '../support/instances';
+import { TEST_SECRET } from '../support/server';
+
+/**
+ * One job's fan-out stage worked through three instances, one of which is SIGKILLed mid-stage (as
+ * a crashed machine): the job's committer groups of the survivors and the lost answers of the dead
+ * one must leave no item lost and none completed twice. Workers move to another instance when
+ * theirs does not answer, and an item whose claim or completion died with it comes back when its
+ * lease runs out. Real processes, a real signal, DynamoDB Local.
+ */
+describe('a fan-out stage through three instances, one killed mid-stage', () => {
+  let table: TestTable;
+  let instances: Instance[] = [];
+
+  beforeAll(async () => {
+    table = await freshTable();
+    const env = { DYNAMODB_ENDPOINT: testEndpoint(), TABLE_NAME: table.tableName, JOB_LEASE_SECONDS: '3' };
+    instances = await Promise.all([startInstance(env), startInstance(env), startInstance(env)]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(instances.map((i) => i.stop()));
+    await table?.drop();
+  });
+
+  it('completes every item exactly once, with exact counters and a gapless stream', async () => {
+    const tenantId = `kill-${randomUUID().slice(0, 8)}`;
+    const secret = new TextEncoder().encode(TEST_SECRET);
+    const editor = await signDevToken(secret, { sub: 'artist', tenantId, roles: [Role.EDITOR, Role.WORKER] });
+    const alive = () => instances.filter((i) => i.child.exitCode === null && i.child.signalCode === null);
+    const key = (file: string) => `tenants/${tenantId}/${file}`;
+    const ok = async (url: string, token: string, query: string, variables: Record<string, unknown> = {}) => {
+      const out = await gqlAt(url, token, query, variables);
+      if (out.errors) throw new Error(JSON.stringify(out.errors));
+      return out.data;
+    };
+    const projectId = (await ok(instances[0].url, editor, 'mutation { createProject(input: { title: "Kill" }) { projectId } }'))
+      .createProject.projectId;
+    const items = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ source: key(`in/${from + i}.png`) }));
+    const jobId = (
+      await ok(instances[0].url, editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+        i: { projectId, kind: 'BATCH', items: items(1, 50) },
+      })
+    ).createJob.jobId;
+    for (let from = 51; from <= 200; from += 75) {
+      await ok(
+        instances[1].url,
+        editor,
+        'mutation($j: ID!, $i: [JSONObject!]!) { addWorkItems(jobId: $j, stage: "process", items: $i) { jobId } }',
+        {
+          j: jobId,
+          i: items(from, Math.min(75, 201 - from)),
+        },
+      );
+    }
+
+    /**
+     * A worker's call on instance `n`, moving to another live one when that one does not answer:
+     * a network error (it died, its answer is lost) is not an answer, and the call is not repeated.
+     */
+    const call = async (n: number, token: string, query: string, variables: Record<string, unknown>) => {
+      const live = alive();
+      const target = live[n % live.length];
+      try {
+        return { answered: true, body: await gqlAt(target.url, token, query, variables) };
+      } catch (error) {
+        if (!['TypeError', 'TimeoutError'].includes((error as Error).name)) throw error;
+        return { answered: false, body: undefined };
+      }
+    };
+    const completedByWorkers = new Map<number, number>();
+    let claims = 0;
+    const workers = await Promise.all(
+      Array.from({ length: 12 }, (_, n) => signDevToken(secret, { sub: `w${n}`, tenantId, roles: [Role.WORKER] })),
+    );
+    let killed = false;
+    const done = async () =>
+      (await ok(alive()[0].url, editor, 'query($j: ID!) { job(jobId: $j) { status } }', { j: jobId })).job.status === 'COMPLETED';
+    await Promise.all(
+      workers.map(async (token, n) => {
+        for (let guard = 0; guard < 400; guard++) {
+          const claim = await call(n, token, 'mutation { claimWork(kind: "BATCH") { item { sequence attempt } } }', {});
+          if (!claim.answered) continue;
+          if (claim.body?.errors) throw new Error(JSON.stringify(claim.body.errors));
+          const item = claim.body?.data.claimWork?.item;
+          if (!item) {
+            if (await done()) return;
+            // Items whose holder died come back when their lease runs out: ask again shortly.
+            await new Promise((r) => setTimeout(r, 100));
+            continue;
+          }
+          claims++;
+          // Mid-stage, once: the first instance dies as a crashed machine would.
+          if (claims === 60 && !killed) {
+            killed = true;
+            await instances[0].kill();
+          }
+          const completion = await call(
+            n,
+            token,
+            'mutation($j: ID!, $n: Int!, $a: Int!, $o: JSONObject!) { completeWorkItem(jobId: $j, stage: "process", sequence: $n, attempt: $a, outputs: $o) { status } }',
+            { j: jobId, n: item.sequence, a: item.attempt, o: { result: key(`out/${item.sequence}.png`) } },
+          );
+          if (completion.answered && !completion.body?.errors)
+            completedByWorkers.set(item.sequence, (completedByWorkers.get(item.sequence) ?? 0) + 1);
+        }
+      }),
+    );
+    expect(killed).toBe(true);
+    // No answer said "completed" twice for one item.
+    for (const [, count] of completedByWorkers) expect(count).toBe(1);
+
+    // The table agrees: every item completed once, counters exact, the job's stream gapless.
+    const stored = await table.store.queryAll(entities.WorkItem.key.prefixOf(tenantId, { jobId, stage: 'process' }));
+    expect(stored).toHaveLength(200);
+    for (const item of stored) expect(item.status).toBe('COMPLETED');
+    const job = await table.store.get(entities.Job.keyOf(tenantId, { jobId }));
+    expect(job?.itemCounts?.process).toEqual({ total: 200, running: 0, completed: 200, failed: 0 });
+    const events = await table.store.queryAll({ pk: entities.Job.key.pkOf(tenantId, { jobId }), skPrefix: 'EVENT#' });
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
+    expect(events[events.length - 1].seq).toBe(job?.version);
+    const completions = events.filter((e) => e.type === 'ITEM_COMPLETED').map((e) => e.item.sequence);
+    expect(completions.sort((x, y) => x - y)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+  }, 240_000);
+});

@@ -1,0 +1,198 @@
+import { signDevToken } from '../../src/auth/jwt';
+import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+
+/**
+ * Shared worker pools: pool workers bound to no tenant claim every tenant's work of their kinds,
+ * by the tenants' weights (deficit round robin), a tenant's higher-priority jobs first, and report
+ * on it with the lease each claim hands out, which is all they can reach. Real DynamoDB Local, a
+ * real server, concurrent pool workers over HTTP.
+ */
+describe('shared worker pools', () => {
+  let server: TestServer;
+  const secret = new TextEncoder().encode(TEST_SECRET);
+  const run = Date.now();
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { JOB_LEASE_SECONDS: '600' } });
+  });
+  afterAll(() => server.stop());
+
+  const gql = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
+    (await server.raw({ query, variables }, token)).body;
+  const ok = async (token: string, query: string, variables: Record<string, unknown> = {}) => {
+    const out = await gql(token, query, variables);
+    if (out.errors) throw new Error(JSON.stringify(out.errors));
+    return out.data;
+  };
+  const poolToken = (sub: string, kinds = ['BATCH']) => signDevToken(secret, { sub, pool: { kinds } });
+  const CLAIM = 'mutation { claimWork(kind: "BATCH") { tenantId lease job { jobId } item { stage sequence attempt startedAt } } }';
+  const COMPLETE =
+    'mutation($j: ID!, $n: Int!, $a: Int!, $l: String, $o: JSONObject!) { completeWorkItem(jobId: $j, stage: "process", sequence: $n, attempt: $a, lease: $l, outputs: $o) { status } }';
+
+  /** A tenant with a project, an editor (also a worker, to add items) and a way to make BATCH jobs of n items. */
+  async function tenant(name: string) {
+    const tenantId = `${name}-${run}`;
+    const editor = await server.token(tenantId, [Role.EDITOR, Role.WORKER], 'artist');
+    const projectId = (await ok(editor, 'mutation { createProject(input: { title: "Pool" }) { projectId } }')).createProject.projectId;
+    const key = (file: string) => `tenants/${tenantId}/${file}`;
+    let jobs = 0;
+    const job = async (n: number, priority?: number) => {
+      // Each job's inputs differ, or createJob would answer with the first job (its derived idempotency key).
+      const batch = ++jobs;
+      const items = (from: number, count: number) =>
+        Array.from({ length: count }, (_, i) => ({ source: key(`in/${batch}/${from + i}.png`) }));
+      const first = Math.min(n, 50);
+      const jobId = (
+        await ok(editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+          i: {
+            projectId,
+            kind: 'BATCH',
+            inputs: { label: `job ${batch}` },
+            items: items(1, first),
+            ...(priority !== undefined ? { priority } : {}),
+          },
+        })
+      ).createJob.jobId;
+      for (let from = first + 1; from <= n; from += 80) {
+        await ok(editor, 'mutation($j: ID!, $i: [JSONObject!]!) { addWorkItems(jobId: $j, stage: "process", items: $i) { jobId } }', {
+          j: jobId,
+          i: items(from, Math.min(80, n - from + 1)),
+        });
+      }
+      return jobId;
+    };
+    return { tenantId, editor, key, job };
+  }
+
+  it('shares claims 1 : 1 : 2 while three tenants have work, the small one finishing early, priority first within a tenant', async () => {
+    const admin = await server.token(`ops-${run}`, [Role.ADMIN], 'ops');
+    const [a, b, c] = await Promise.all([tenant('big'), tenant('small'), tenant('double')]);
+    for (const [t, weight] of [
+      [a, 1],
+      [b, 1],
+      [c, 2],
+    ] as const) {
+      await ok(admin, 'mutation($t: ID!, $w: Int!) { setPoolShare(tenantId: $t, weight: $w) { weight } }', { t: t.tenantId, w: weight });
+    }
+    // 2,000, 60 and 400 claimable items (a stage holds at most 1,000, so the big tenant has two jobs);
+    // the double-weight tenant's high-priority job is made last, and must still be served first.
+    await a.job(1000);
+    await a.job(1000);
+    await b.job(60);
+    const low = await c.job(200, 1);
+    const high = await c.job(200, 9);
+
+    type Claim = { n: number; tenantId: string; jobId: string; at: number; startedAt: string };
+    const claims: Claim[] = [];
+    const finishedAt = new Map<string, number>();
+    const remaining = new Map([
+      [a.tenantId, 2000],
+      [b.tenantId, 60],
+      [c.tenantId, 400],
+    ]);
+    const workers = await Promise.all(Array.from({ length: 20 }, (_, i) => poolToken(`gpu-${i}`)));
+    await Promise.all(
+      workers.map(async (token) => {
+        for (;;) {
+          const claimed = (await ok(token, CLAIM)).claimWork;
+          if (!claimed) return;
+          claims.push({
+            n: claims.length,
+            tenantId: claimed.tenantId,
+            jobId: claimed.job.jobId,
+            at: performance.now(),
+            startedAt: claimed.item.startedAt,
+          });
+          const { sequence, attempt } = claimed.item;
+          await ok(token, COMPLETE, {
+            j: claimed.job.jobId,
+            n: sequence,
+            a: attempt,
+            l: claimed.lease,
+            o: { result: `tenants/${claimed.tenantId}/out/${sequence}.png` },
+          });
+          const left = (remaining.get(claimed.tenantId) ?? 0) - 1;
+          remaining.set(claimed.tenantId, left);
+          if (left === 0) finishedAt.set(claimed.tenantId, performance.now());
+        }
+      }),
+    );
+
+    // Every item of every tenant was handed out once.
+    expect(Object.fromEntries(remaining)).toEqual({ [a.tenantId]: 0, [b.tenantId]: 0, [c.tenantId]: 0 });
+    expect(claims).toHaveLength(2460);
+    // While all three had work (up to the small tenant's last claim), each got its weight's share,
+    // ±10 %. Claims are taken in the order the server decided them (each item's startedAt), not in
+    // the order their answers came back to 20 concurrent workers.
+    const decided = [...claims].sort((x, y) => x.startedAt.localeCompare(y.startedAt) || x.n - y.n);
+    const lastOfSmall = decided.map((x) => x.tenantId).lastIndexOf(b.tenantId);
+    const window = decided.slice(0, lastOfSmall + 1);
+    const share = (t: string) => window.filter((x) => x.tenantId === t).length / window.length;
+    expect(share(a.tenantId)).toBeGreaterThan(0.25 * 0.9);
+    expect(share(a.tenantId)).toBeLessThan(0.25 * 1.1);
+    expect(share(b.tenantId)).toBeGreaterThan(0.25 * 0.9);
+    expect(share(b.tenantId)).toBeLessThan(0.25 * 1.1);
+    expect(share(c.tenantId)).toBeGreaterThan(0.5 * 0.9);
+    expect(share(c.tenantId)).toBeLessThan(0.5 * 1.1);
+    // The small tenant finished long before the big one: before a fifth of the big one's work was done.
+    const bigDoneWhenSmallFinished = claims.filter((x) => x.tenantId === a.tenantId && x.at <= (finishedAt.get(b.tenantId) ?? 0)).length;
+    expect(bigDoneWhenSmallFinished).toBeLessThan(2000 / 5);
+    // Within the double tenant, every item of the high-priority job was claimed before any of the low one's.
+    const ofC = decided.filter((x) => x.tenantId === c.tenantId);
+    const firstLow = ofC.findIndex((x) => x.jobId === low);
+    expect(ofC.slice(0, firstLow).every((x) => x.jobId === high)).toBe(true);
+    expect(firstLow).toBe(200);
+  }, 600_000);
+
+  it('reaches exactly the work it holds a lease on, and nothing without one', async () => {
+    const t = await tenant('leased');
+    const other = await tenant('other');
+    const jobId = await t.job(3);
+    const otherJob = await other.job(1);
+    const worker = await poolToken('gpu-lease');
+    const thief = await poolToken('gpu-thief');
+    const claimed = (await ok(worker, CLAIM)).claimWork;
+    expect(claimed.tenantId).toEqual(expect.any(String));
+    expect(claimed.lease).toEqual(expect.any(String));
+    const mine = claimed.tenantId === t.tenantId ? jobId : otherJob;
+    expect(claimed.job.jobId).toBe(mine);
+    const { sequence, attempt } = claimed.item;
+    const report = (token: string, vars: Record<string, unknown>) =>
+      gql(token, COMPLETE, {
+        j: mine,
+        n: sequence,
+        a: attempt,
+        l: claimed.lease,
+        o: { result: `tenants/${claimed.tenantId}/x.png` },
+        ...vars,
+      });
+    const codeOf = (out: { errors?: Array<{ extensions?: { code?: string } }> }) => out.errors?.[0]?.extensions?.code;
+    // No lease, a forged or altered lease, another worker's lease, or a lease for another item: refused.
+    expect(codeOf(await report(worker, { l: null }))).toBe('FORBIDDEN');
+    expect(codeOf(await report(worker, { l: `${claimed.lease}x` }))).toBe('FORBIDDEN');
+    expect(codeOf(await report(thief, {}))).toBe('FORBIDDEN');
+    expect(codeOf(await report(worker, { n: sequence === 1 ? 2 : 1 }))).toBe('FORBIDDEN');
+    expect(codeOf(await report(worker, { j: mine === jobId ? otherJob : jobId }))).toBe('FORBIDDEN');
+    // A pool worker reads nothing of any tenant: not its jobs, projects or activity, not even the leased job.
+    for (const query of [
+      '{ projects { nodes { projectId } } }',
+      `{ job(jobId: "${mine}") { jobId } }`,
+      '{ activity { nodes { action } } }',
+      '{ viewer { tenantId } }',
+    ]) {
+      expect(codeOf(await gql(worker, query))).toBe('FORBIDDEN');
+    }
+    // With its lease, exactly that item: completed once.
+    expect((await report(worker, {})).data.completeWorkItem.status).toBe('COMPLETED');
+    expect(codeOf(await report(worker, {}))).toBe('INVALID_TRANSITION');
+  });
+
+  it('refuses pool tokens that name a tenant or other roles, and tenant tokens that claim the pool role', async () => {
+    const pool = await signDevToken(secret, { sub: 'gpu', pool: { kinds: ['BATCH'] } });
+    expect((await gql(pool, CLAIM)).errors).toBeUndefined();
+    const sneaky = await signDevToken(secret, { sub: 'gpu', tenantId: 'acme', roles: [Role.POOL] });
+    expect((await server.raw({ query: CLAIM }, sneaky)).status).toBe(401);
+    const wrongKind = await gql(pool, 'mutation { claimWork(kind: "MUSIC_VIDEO") { tenantId } }');
+    expect(wrongKind.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+});

@@ -1,0 +1,357 @@
+import { attr } from '../../src/infra/dynamo/entity';
+import { backoffSeconds, JOB_KINDS, type RetryBackoff } from '../../src/job/job.kinds';
+import { Role, startTestServer, type TestServer } from '../support/server';
+import { subscribe, wsClient } from '../support/ws';
+
+/**
+ * Attempt timeouts, retry backoff and dead letters of work items (job.items.ts, job.dead-letters.ts):
+ * a worker that keeps renewing loses its item when its attempt's time is up, failed attempts come
+ * back after a growing backoff, and a filtered replay reopens exactly the matching dead letters.
+ * Real DynamoDB Local and a real server. The server runs in this process, so the test declares
+ * kinds of its own, with timeouts and backoffs of a second or two, beside the seeds' kinds.
+ */
+
+const BACKOFF: RetryBackoff = { initialSeconds: 1, factor: 2, maxSeconds: 3, jitter: 0.25 };
+const TIMEOUT_SECONDS = 2;
+const item = { inputs: { n: attr.int() }, outputs: { ok: attr.boolean() } };
+
+JOB_KINDS.TEST_TIMEOUT = {
+  description: 'One fan-out stage whose attempts may run 2 s, without backoff.',
+  inputs: {},
+  stages: [{ name: 'slow', phase: 'processing', fanOut: { ...item, attempts: 3, attemptTimeoutSeconds: TIMEOUT_SECONDS } }],
+};
+JOB_KINDS.TEST_BACKOFF = {
+  description: 'One fan-out stage whose failed attempts wait 1, 2, then 3 s (less up to a quarter).',
+  inputs: {},
+  stages: [
+    { name: 'flaky', phase: 'processing', fanOut: { ...item, attempts: 4, retryBackoff: BACKOFF, failurePolicy: { maxFailed: 10 } } },
+  ],
+};
+// Two kinds to make dead letters of: one tolerant stage, one strict (its first failed item fails the job).
+JOB_KINDS.TEST_DEAD_A = {
+  description: 'A tolerant stage of one attempt an item.',
+  inputs: {},
+  stages: [{ name: 'one', phase: 'processing', fanOut: { ...item, attempts: 1, failurePolicy: { maxFailed: 10 } } }],
+};
+JOB_KINDS.TEST_DEAD_B = {
+  description: 'A strict stage of one attempt an item.',
+  inputs: {},
+  stages: [{ name: 'two', phase: 'processing', fanOut: { ...item, attempts: 1 } }],
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const ITEM = 'jobId stage sequence status attempt worker error { code } leaseExpiresAt timesOutAt availableAt startedAt';
+
+describe('attempt timeouts, retry backoff and dead letters', () => {
+  let server: TestServer;
+  let tenantCounter = 0;
+
+  beforeAll(async () => {
+    // A long lease, so only the attempt timeout can end an attempt whose worker reports.
+    server = await startTestServer({ env: { JOB_LEASE_SECONDS: '600' } });
+  });
+  afterAll(() => server.stop());
+
+  async function tenant() {
+    const tenantId = `timeouts-${Date.now()}-${++tenantCounter}`;
+    const editor = await server.token(tenantId, [Role.EDITOR], 'operator');
+    const gql = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
+      (await server.raw({ query, variables }, token)).body;
+    const data = async (token: string, query: string, variables: Record<string, unknown> = {}) => {
+      const out = await gql(token, query, variables);
+      if (out.errors) throw new Error(JSON.stringify(out.errors));
+      return out.data;
+    };
+    const { projectId } = (await data(editor, 'mutation { createProject(input: { title: "Timeouts" }) { projectId } }')).createProject;
+    const worker = (n: number) => server.token(tenantId, [Role.WORKER], `worker-${n}`);
+    const createJob = async (kind: string, items: number) =>
+      (
+        await data(editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+          i: { projectId, kind, items: Array.from({ length: items }, (_, n) => ({ n: n + 1 })) },
+        })
+      ).createJob.jobId as string;
+    const claim = async (token: string, kind: string) =>
+      (await data(token, `mutation($k: String) { claimWork(kind: $k) { item { ${ITEM} } } }`, { k: kind })).claimWork?.item ?? null;
+    /** Claims until an item is handed out (a backoff or a lease may hold it a while), at most 15 s. */
+    const claimWhenReady = async (token: string, kind: string) => {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const claimed = await claim(token, kind);
+        if (claimed) return claimed;
+        if (Date.now() > deadline) throw new Error(`nothing of ${kind} to claim within 15 s`);
+        await sleep(50);
+      }
+    };
+    const ref = (i: { jobId: string; stage: string; sequence: number; attempt: number }) => ({
+      j: i.jobId,
+      s: i.stage,
+      n: i.sequence,
+      a: i.attempt,
+    });
+    const report = (token: string, i: Parameters<typeof ref>[0]) =>
+      gql(
+        token,
+        `mutation($j: ID!, $s: String!, $n: Int!, $a: Int!) { reportWorkItemProgress(jobId: $j, stage: $s, sequence: $n, attempt: $a, progress: 0.5) { ${ITEM} } }`,
+        ref(i),
+      );
+    const fail = async (token: string, i: Parameters<typeof ref>[0], code: string) =>
+      (
+        await data(
+          token,
+          `mutation($j: ID!, $s: String!, $n: Int!, $a: Int!, $c: String!) { failWorkItem(jobId: $j, stage: $s, sequence: $n, attempt: $a, code: $c, message: "It broke.") { ${ITEM} } }`,
+          { ...ref(i), c: code },
+        )
+      ).failWorkItem;
+    const job = async (jobId: string) =>
+      (
+        await data(
+          editor,
+          `query($j: ID!) { job(jobId: $j) { status seq updatedAt currentStep itemCounts { total pending running completed failed } items(first: 10) { nodes { ${ITEM} } } } }`,
+          { j: jobId },
+        )
+      ).job;
+    /** The job's stream replayed from its start: every event's type and item. */
+    const events = async (jobId: string) => {
+      const { seq } = await job(jobId);
+      const client = wsClient(server.url, editor);
+      try {
+        const replay = subscribe(
+          client,
+          'subscription($j: ID!) { jobProgress(jobId: $j, afterSeq: 0) { seq type item { sequence attempt status } } }',
+          {
+            j: jobId,
+          },
+        );
+        await replay.ack;
+        return (await replay.waitFor(seq)) as Array<{
+          seq: number;
+          type: string;
+          item: { sequence: number; attempt: number; status: string } | null;
+        }>;
+      } finally {
+        await client.dispose();
+      }
+    };
+    return { tenantId, editor, gql, data, worker, createJob, claim, claimWhenReady, report, fail, job, events };
+  }
+
+  it('ends an attempt at its timeout although its worker keeps renewing: the next claim holds attempt 2 (ATTEMPT_TIMED_OUT), and the old worker is refused', async () => {
+    const t = await tenant();
+    const jobId = await t.createJob('TEST_TIMEOUT', 1);
+    const slow = await t.worker(1);
+    const first = await t.claim(slow, 'TEST_TIMEOUT');
+    expect(first).toMatchObject({ jobId, sequence: 1, attempt: 1, status: 'RUNNING', worker: 'worker-1' });
+    const timesOutAt = Date.parse(first.timesOutAt);
+    expect(timesOutAt - Date.parse(first.startedAt)).toBe(TIMEOUT_SECONDS * 1000);
+    // The lease (600 s) never outlasts the attempt's time.
+    expect(first.leaseExpiresAt).toBe(first.timesOutAt);
+
+    // The worker reports every 200 ms. Each report before the timeout is taken and renews the
+    // lease only up to the timeout; meanwhile nobody else can claim the item. The first report
+    // past the timeout is refused with ATTEMPT_TIMED_OUT.
+    const rescuer = await t.worker(2);
+    let accepted = 0;
+    let refused: { extensions: Record<string, unknown> } | undefined;
+    for (let n = 0; n < 50 && !refused; n++) {
+      const out = await t.report(slow, first);
+      if (out.errors) {
+        refused = out.errors[0];
+        break;
+      }
+      accepted++;
+      expect(out.data.reportWorkItemProgress.leaseExpiresAt).toBe(first.timesOutAt);
+      if (Date.now() < timesOutAt - 300) expect(await t.claim(rescuer, 'TEST_TIMEOUT')).toBeNull();
+      await sleep(200);
+    }
+    expect(accepted).toBeGreaterThanOrEqual(3);
+    expect(refused?.extensions).toMatchObject({ code: 'ATTEMPT_TIMED_OUT', attempt: 1, timedOutAt: first.timesOutAt });
+    expect(Date.now()).toBeGreaterThanOrEqual(timesOutAt);
+
+    // The next claim takes the item over as attempt 2, the timeout named as attempt 1's error.
+    const second = await t.claim(rescuer, 'TEST_TIMEOUT');
+    expect(second).toMatchObject({
+      jobId,
+      sequence: 1,
+      attempt: 2,
+      status: 'RUNNING',
+      worker: 'worker-2',
+      error: { code: 'ATTEMPT_TIMED_OUT' },
+    });
+    expect(Date.parse(second.timesOutAt) - Date.parse(second.startedAt)).toBe(TIMEOUT_SECONDS * 1000);
+
+    // The old worker's next report (and its completion) are refused: its attempt is over.
+    const before = await t.job(jobId);
+    const late = await t.report(slow, first);
+    expect(late.errors[0].extensions).toMatchObject({ code: 'INVALID_TRANSITION', from: 'at attempt 2', to: 'attempt 1' });
+    const lateDone = await t.gql(
+      slow,
+      'mutation($j: ID!) { completeWorkItem(jobId: $j, stage: "slow", sequence: 1, attempt: 1, outputs: { ok: true }) { status } }',
+      { j: jobId },
+    );
+    expect(lateDone.errors[0].extensions).toMatchObject({ code: 'INVALID_TRANSITION', from: 'at attempt 2' });
+    expect((await t.job(jobId)).seq).toBe(before.seq);
+    const types = (await t.events(jobId)).filter((e) => e.type.startsWith('ITEM_')).map((e) => [e.type, e.item?.attempt]);
+    expect(types).toEqual([['ITEM_STARTED', 1], ...Array.from({ length: accepted }, () => ['ITEM_PROGRESS', 1]), ['ITEM_RECLAIMED', 2]]);
+  }, 60_000);
+
+  it('holds a failed item back for its backoff, which grows per the declared schedule within its jitter; a claim before it ends gets nothing', async () => {
+    const t = await tenant();
+    const jobId = await t.createJob('TEST_BACKOFF', 1);
+    const w = await t.worker(1);
+    const delays: number[] = [];
+    let current = await t.claim(w, 'TEST_BACKOFF');
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      expect(current).toMatchObject({ sequence: 1, attempt, status: 'RUNNING' });
+      const waiting = await t.fail(w, current, 'FLAKY');
+      const failedAt = (await t.job(jobId)).updatedAt;
+      expect(waiting).toMatchObject({ status: 'PENDING', attempt: attempt + 1, error: { code: 'FLAKY' }, availableAt: expect.any(String) });
+      const delay = Date.parse(waiting.availableAt) - Date.parse(failedAt);
+      // The exact delay: the schedule's, less the share of the jitter that this job, stage,
+      // sequence and attempt take (a hash, so the test can compute it).
+      expect(delay).toBe(Math.round(backoffSeconds(BACKOFF, { jobId, stage: 'flaky', sequence: 1, attempt }) * 1000));
+      const base = Math.min(BACKOFF.maxSeconds, BACKOFF.initialSeconds * BACKOFF.factor ** (attempt - 1)) * 1000;
+      expect(delay).toBeGreaterThanOrEqual(base * (1 - BACKOFF.jitter));
+      expect(delay).toBeLessThanOrEqual(base);
+      delays.push(delay);
+
+      // Before the backoff ends nothing is handed out (only a claim answered in time says so).
+      const early = await t.claim(w, 'TEST_BACKOFF');
+      if (Date.now() < Date.parse(waiting.availableAt)) expect(early).toBeNull();
+      current = early ?? (await t.claimWhenReady(w, 'TEST_BACKOFF'));
+      expect(current).toMatchObject({ attempt: attempt + 1, status: 'RUNNING' });
+      expect(Date.parse(current.startedAt)).toBeGreaterThanOrEqual(Date.parse(waiting.availableAt));
+    }
+    expect(delays[1]).toBeGreaterThan(delays[0]);
+    expect(delays[2]).toBeGreaterThan(delays[1]);
+
+    // The last attempt fails: the item is a dead letter (no backoff), listed by its code.
+    const dead = await t.fail(w, current, 'FLAKY');
+    expect(dead).toMatchObject({ status: 'FAILED', attempt: 4, availableAt: null });
+    const listed = await t.data(
+      t.editor,
+      `query { deadLetters(kind: "TEST_BACKOFF", stage: "flaky", errorCode: "FLAKY") { nodes { ${ITEM} } } }`,
+    );
+    expect(listed.deadLetters.nodes).toEqual([expect.objectContaining({ jobId, sequence: 1, status: 'FAILED', error: { code: 'FLAKY' } })]);
+  }, 60_000);
+
+  it('replays exactly the dead letters a filter matches, in bounded batches, each with its ITEM_RETRIED event, and leaves the others', async () => {
+    const t = await tenant();
+    const w = await t.worker(1);
+    // A (tolerant): four of its five items are claimed (claimWork hands them out in no fixed
+    // order); the two lowest fail with DECODE, the other two with OOM, in sequence order; the
+    // fifth waits, so the stage still runs.
+    const a = await t.createJob('TEST_DEAD_A', 5);
+    const claimed: Array<{ jobId: string; stage: string; sequence: number; attempt: number }> = [];
+    for (let n = 0; n < 4; n++) claimed.push(await t.claim(w, 'TEST_DEAD_A'));
+    claimed.sort((x, y) => x.sequence - y.sequence);
+    const [d1, d2, o1, o2] = claimed.map((c) => c.sequence);
+    for (const [i, c] of claimed.entries()) expect(await t.fail(w, c, i < 2 ? 'DECODE' : 'OOM')).toMatchObject({ status: 'FAILED' });
+    const waiting = [1, 2, 3, 4, 5].find((n) => !claimed.some((c) => c.sequence === n));
+    // B1 and B2 (strict): one item each fails, with DECODE and OOM, and fails its job.
+    const b1 = await t.createJob('TEST_DEAD_B', 2);
+    const b1Item = await t.claim(w, 'TEST_DEAD_B');
+    expect(await t.fail(w, b1Item, 'DECODE')).toMatchObject({ jobId: b1, status: 'FAILED' });
+    const b2 = await t.createJob('TEST_DEAD_B', 2);
+    const b2Item = await t.claim(w, 'TEST_DEAD_B');
+    expect(await t.fail(w, b2Item, 'OOM')).toMatchObject({ jobId: b2, status: 'FAILED' });
+    expect(await t.job(b1)).toMatchObject({ status: 'FAILED' });
+    expect(await t.job(b2)).toMatchObject({ status: 'FAILED' });
+
+    const letters = async (kind: string, stage: string, code?: string) =>
+      (
+        await t.data(
+          t.editor,
+          'query($k: String!, $s: String!, $c: String) { deadLetters(kind: $k, stage: $s, errorCode: $c) { nodes { jobId sequence error { code } } } }',
+          {
+            k: kind,
+            s: stage,
+            c: code,
+          },
+        )
+      ).deadLetters.nodes.map(
+        (n: { jobId: string; sequence: number; error: { code: string } }) => `${n.jobId}/${n.sequence}/${n.error.code}`,
+      );
+    // By code, newest first; without a code, by code (descending), newest first in each.
+    expect(await letters('TEST_DEAD_A', 'one', 'DECODE')).toEqual([`${a}/${d2}/DECODE`, `${a}/${d1}/DECODE`]);
+    expect(await letters('TEST_DEAD_A', 'one')).toEqual([`${a}/${o2}/OOM`, `${a}/${o1}/OOM`, `${a}/${d2}/DECODE`, `${a}/${d1}/DECODE`]);
+    expect(await letters('TEST_DEAD_B', 'two')).toEqual([`${b2}/${b2Item.sequence}/OOM`, `${b1}/${b1Item.sequence}/DECODE`]);
+
+    const replay = (filter: Record<string, unknown>, max?: number, after?: string) =>
+      t.data(
+        t.editor,
+        'mutation($f: DeadLetterFilter!, $m: Int, $a: String) { replayDeadLetters(filter: $f, max: $m, after: $a) { reopened skipped remaining cursor } }',
+        {
+          f: filter,
+          m: max,
+          a: after,
+        },
+      );
+
+    // A worker may not replay; an unknown stage is the client's mistake.
+    const denied = await t.gql(w, 'mutation { replayDeadLetters(filter: { kind: "TEST_DEAD_A" }) { reopened } }');
+    expect(denied.errors[0].extensions.code).toBe('FORBIDDEN');
+    const unknown = await t.gql(t.editor, 'mutation { replayDeadLetters(filter: { kind: "TEST_DEAD_A", stage: "nope" }) { reopened } }');
+    expect(unknown.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'filter.stage' });
+
+    const seqBefore = { a: (await t.job(a)).seq, b1: (await t.job(b1)).seq, b2: (await t.job(b2)).seq };
+    // Kind A's DECODE letters: exactly items 1 and 2 reopen, as attempt 2 each.
+    expect((await replay({ kind: 'TEST_DEAD_A', errorCode: 'DECODE' })).replayDeadLetters).toEqual({
+      reopened: 2,
+      skipped: 0,
+      remaining: false,
+      cursor: null,
+    });
+    const afterA = await t.job(a);
+    const status = (j: { items: { nodes: Array<{ sequence: number; status: string; attempt: number }> } }) =>
+      j.items.nodes.map((i) => [i.sequence, i.status, i.attempt]);
+    const expected: Record<number, [string, number]> = {
+      [d1]: ['PENDING', 2],
+      [d2]: ['PENDING', 2],
+      [o1]: ['FAILED', 1],
+      [o2]: ['FAILED', 1],
+      [waiting ?? 0]: ['PENDING', 1],
+    };
+    expect(status(afterA)).toEqual([1, 2, 3, 4, 5].map((n) => [n, ...expected[n]]));
+    expect(afterA).toMatchObject({ status: 'RUNNING', itemCounts: { failed: 2, pending: 3 } });
+    const retried = (await t.events(a)).filter((e) => e.seq > seqBefore.a);
+    expect(retried.map((e) => [e.type, e.item?.sequence, e.item?.attempt])).toEqual([
+      ['ITEM_RETRIED', d1, 2],
+      ['ITEM_RETRIED', d2, 2],
+    ]);
+    // Kind B's DECODE letter (same code, another kind) is untouched, and so are both B jobs.
+    expect((await t.job(b1)).seq).toBe(seqBefore.b1);
+    expect((await t.job(b2)).seq).toBe(seqBefore.b2);
+    expect(await letters('TEST_DEAD_A', 'one')).toEqual([`${a}/${o2}/OOM`, `${a}/${o1}/OOM`]);
+
+    // One job's OOM letter of kind B: it reopens, and its strict stage and its job with it.
+    expect((await replay({ kind: 'TEST_DEAD_B', stage: 'two', errorCode: 'OOM', jobId: b2 })).replayDeadLetters).toMatchObject({
+      reopened: 1,
+      skipped: 0,
+    });
+    expect(await t.job(b2)).toMatchObject({ status: 'RUNNING', itemCounts: { failed: 0 } });
+    expect(await t.job(b1)).toMatchObject({ status: 'FAILED', seq: seqBefore.b1 });
+    expect(await letters('TEST_DEAD_B', 'two')).toEqual([`${b1}/${b1Item.sequence}/DECODE`]);
+
+    // Kind A's remaining letters one a call: the cursor goes on, and the last call says nothing remains.
+    const one = (await replay({ kind: 'TEST_DEAD_A' }, 1)).replayDeadLetters;
+    expect(one).toMatchObject({ reopened: 1, skipped: 0, remaining: true, cursor: expect.any(String) });
+    const two = (await replay({ kind: 'TEST_DEAD_A' }, 1, one.cursor)).replayDeadLetters;
+    expect(two).toMatchObject({ reopened: 1, skipped: 0, remaining: true });
+    expect((await replay({ kind: 'TEST_DEAD_A' }, 1, two.cursor)).replayDeadLetters).toEqual({
+      reopened: 0,
+      skipped: 0,
+      remaining: false,
+      cursor: null,
+    });
+    expect(status(await t.job(a)).map(([n, s]) => [n, s])).toEqual([
+      [1, 'PENDING'],
+      [2, 'PENDING'],
+      [3, 'PENDING'],
+      [4, 'PENDING'],
+      [5, 'PENDING'],
+    ]);
+    expect(await letters('TEST_DEAD_A', 'one')).toEqual([]);
+    const bad = await t.gql(t.editor, 'mutation { replayDeadLetters(filter: { kind: "TEST_DEAD_A" }, max: 501) { reopened } }');
+    expect(bad.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'max' });
+  }, 90_000);
+});

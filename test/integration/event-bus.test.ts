@@ -1,0 +1,143 @@
+import Redis from 'ioredis';
+import { isServiceUnavailable } from '../../src/infra/dependency';
+import { Metrics } from '../../src/infra/metrics';
+import { OutageLog } from '../../src/infra/outage';
+import { CATCH_UP, createEventBus, type EventBus } from '../../src/infra/pubsub';
+import { startRedis, type RedisServer } from '../support/redis';
+import { eventually } from '../support/ws';
+
+/*
+ * The Redis event bus against a real redis-server that is killed (SIGKILL) and brought back on the
+ * same port: what a listener and a publish see while Redis is down, and once it is back.
+ */
+
+const counter = async (metrics: Metrics, name: string, labels: Record<string, string>) => {
+  const values = (await metrics.registry.getSingleMetric(name)!.get()).values;
+  return values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
+};
+
+describe('the Redis event bus while Redis is down', () => {
+  let redis: RedisServer;
+  let bus: EventBus;
+  let metrics: Metrics;
+  let outage: OutageLog;
+  let logged: string[] = [];
+
+  beforeEach(async () => {
+    redis = await startRedis();
+    logged = [];
+    metrics = new Metrics({ processMetrics: false });
+    outage = new OutageLog(60_000, {
+      warn: (_: object, m: string) => logged.push(m),
+      info: (_: object, m: string) => logged.push(m),
+    } as never);
+    bus = createEventBus({ redisUrl: redis.url, outage, metrics });
+    await eventually(
+      () =>
+        bus.ping().then(
+          () => true,
+          () => false,
+        ),
+      (up) => up,
+    );
+  });
+  afterEach(async () => {
+    await bus.close();
+    outage.stop();
+    await redis.stop();
+  });
+
+  it('makes a listener ready at once, and hands it CATCH_UP once its subscription is in effect after Redis is back', async () => {
+    await redis.kill();
+    await eventually(
+      () =>
+        bus.ping().then(
+          () => true,
+          () => false,
+        ),
+      (up) => !up,
+    );
+    const received: object[] = [];
+    const listening = bus.listen('topic-a', (payload) => received.push(payload));
+    // Ready while Redis is down: a stream may read the store at once (it catches up later).
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('not ready after 1 s'), 1000)));
+    try {
+      expect(await Promise.race([listening.ready.then(() => 'ready'), late])).toBe('ready');
+    } finally {
+      clearTimeout(timer);
+    }
+    redis = await startRedis(redis.port);
+    await eventually(
+      () => received.length,
+      (n) => n > 0,
+    );
+    expect(received).toEqual([CATCH_UP]);
+    // CATCH_UP comes once the SUBSCRIBE is in effect: a message published now by another client
+    // reaches the listener, with no wait for anything else.
+    const other = new Redis(redis.url);
+    try {
+      expect(await other.publish('topic-a', JSON.stringify({ n: 1 }))).toBe(1);
+    } finally {
+      other.disconnect();
+    }
+    await eventually(
+      () => received.length,
+      (n) => n === 2,
+    );
+    expect(received[1]).toEqual({ n: 1 });
+    listening.close();
+  });
+
+  it('rejects a PUBLISH while Redis is down as SERVICE_UNAVAILABLE, counts it and summarizes it, without a line of its own', async () => {
+    await redis.kill();
+    const failures: unknown[] = [];
+    for (let i = 0; i < 5; i++) await bus.publish('topic-b', { i }).catch((error) => failures.push(error));
+    expect(failures).toHaveLength(5);
+    for (const failure of failures) expect(isServiceUnavailable(failure)).toBe(true);
+    expect(await counter(metrics, 'artissist_redis_calls_total', { command: 'PUBLISH', outcome: 'unreachable' })).toBe(5);
+    expect(outage.failing()).toEqual(['redis']);
+    // One line when Redis started failing; the rest waits for the interval's summary.
+    expect(logged.filter((m) => m.startsWith('redis is failing'))).toHaveLength(1);
+    expect(logged).toHaveLength(1);
+    redis = await startRedis(redis.port);
+    await eventually(
+      () =>
+        bus.publish('topic-b', { i: 5 }).then(
+          () => true,
+          () => false,
+        ),
+      (ok) => ok,
+    );
+    expect(await counter(metrics, 'artissist_redis_calls_total', { command: 'PUBLISH', outcome: 'ok' })).toBe(1);
+  });
+
+  it('closed while Redis is down, ends at once and leaves no connection behind once Redis is back', async () => {
+    await redis.kill();
+    await eventually(
+      () =>
+        bus.ping().then(
+          () => true,
+          () => false,
+        ),
+      (up) => !up,
+    );
+    const started = Date.now();
+    await bus.close();
+    expect(Date.now() - started).toBeLessThan(1000);
+    redis = await startRedis(redis.port);
+    // A bus that kept reconnecting would be back within its retry delay (a few hundred ms after
+    // so few attempts); nothing can be awaited for a connection that must never come, so this waits
+    // well past that delay and then looks.
+    await new Promise((r) => setTimeout(r, 1500));
+    const probe = new Redis(redis.url);
+    try {
+      const clients = String(await probe.client('LIST'))
+        .trim()
+        .split('\n');
+      expect(clients).toHaveLength(1);
+    } finally {
+      probe.disconnect();
+    }
+  });
+});
