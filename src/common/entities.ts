@@ -66,7 +66,7 @@ export const JOB_STATES = ['QUEUED', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED',
 export const STEP_STATES = ['PENDING', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'SKIPPED'] as const;
 
 /** A fan-out stage holds at most this many work items (see docs/pipelines.md). */
-export const MAX_STAGE_ITEMS = 1000;
+export const MAX_STAGE_ITEMS = 10_000;
 
 const eventAttributes = {
   position: attr.int(),
@@ -676,7 +676,8 @@ export const entities = {
    * A finished job whose work items have not yet taken its expiry (and, when it was cancelled,
    * left its claimable items): written in the transaction that finishes the job, removed by the
    * settle sweep (src/job/job.settle.ts) once every item is done, so the sweep resumes after any
-   * crash and is shown to finish by this entry's absence.
+   * crash and is shown to finish by this entry's absence. A deleted job whose partition did not fit
+   * in the deleting transaction gets one too (`deleting`), written in that transaction.
    */
   JobSettle: entity({
     type: 'JobSettle',
@@ -690,6 +691,11 @@ export const entities = {
       cancelled: attr.boolean(),
       /** The sort key of the last item settled: the sweep resumes after it. */
       after: attr.string(),
+      /**
+       * True when the job was deleted: the sweep deletes what is left of its partition (its items,
+       * events and steps, more than one transaction holds), page by page, then this entry.
+       */
+      deleting: attr.boolean(),
     },
     indexes: {
       /** Every job waiting to be settled, across tenants (the sweep's work list), write-sharded. */

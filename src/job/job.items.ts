@@ -69,6 +69,9 @@ export { countsOf, ItemStatus };
 /** Items one addWorkItems (or createJob) may add: they are written in one transaction with the job. */
 export const MAX_ITEMS_PER_ADD = 80;
 
+/** The most items one read of a stage's items in sequence order takes (a MUSIC_VIDEO's `scenes`). */
+export const MAX_SCENES_PAGE = 1000;
+
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
 
 /** What the job's committer did since start (the bench reads it): groups, commands, lost rounds, committed commands. */
@@ -165,9 +168,17 @@ export class BatchState {
     this.extra = other.extra;
   }
 
-  /** The writes this state would commit (job, items, steps, events, extras), roughly counted. */
+  /**
+   * The writes this state would commit, counted from above: the job, its JobWork and JobSettle
+   * entries, items, steps, one event a change (five when its status changed: the event and an
+   * event and a head in each status stream), extras (two each: an activity event has a head), and
+   * the step attempts that take a finished job's expiry.
+   */
   get size(): number {
-    return 3 + this.changedItems.size + this.changedSteps.length + this.events.length * 3 + this.extra.length * 2;
+    let events = 0;
+    for (const e of this.events) events += e.previous.status === e.job.status ? 1 : 5;
+    const expiring = TERMINAL.has(this.job.status) ? this.storedSteps.length : 0;
+    return 3 + this.changedItems.size + this.changedSteps.length + events + this.extra.length * 2 + expiring;
   }
 
   /** Records a change of the job: its version moves by one and the event takes that seq. */
@@ -229,16 +240,31 @@ const committers = new WeakMap<Store, AggregateCommitter<BatchState>>();
 function committerOf(store: Store): AggregateCommitter<BatchState> {
   let committer = committers.get(store);
   if (!committer) {
-    // 40 commands a group; 90 writes leave room for the stream heads and events added at commit;
-    // 30 rounds against writers on other instances.
+    // 48 commands a group (a claim or a completion writes its item and its event, so about 43 fit
+    // in 90 writes); 90 writes leave room for the stream heads added at commit; 30 rounds against
+    // writers on other instances.
     committer = new AggregateCommitter<BatchState>(
-      { maxCommands: 40, maxWrites: 90, maxRounds: 30 },
+      { maxCommands: 48, maxWrites: 90, maxRounds: 30 },
       changingTooFast('Job'),
       itemWriteStats,
     );
     committers.set(store, committer);
   }
   return committer;
+}
+
+/**
+ * What the next group of a busy job decides on without reading the job again: the job and its
+ * steps as the commit left them, and the items it wrote (a claimed item is completed next). Only
+ * when no step changed: a step's stored row holds what its index entries were, which the state
+ * does not keep, so the next group reads the steps anew.
+ */
+function carryOf(committed: BatchState): BatchState | undefined {
+  if (committed.changedSteps.length > 0 || committed.extra.length > 0) return undefined;
+  const { job } = committed;
+  const items = new Map(committed.changedItems);
+  const versions = new Map([...items].map(([key, item]) => [key, item.version]));
+  return new BatchState(job, versions, job, new Map(committed.steps), committed.storedSteps, items, committed.at);
 }
 
 /** How many jobs of `store` have a queue on their committer now (zero when no change is under way). */
@@ -296,17 +322,26 @@ export class JobItems {
   /** submit, with the group's reads named as refs (itemId, or POOL_REF for the tenant's pool load). */
   private submitRefs<T>(jobId: string, refs: readonly string[], apply: (state: BatchState) => T): Promise<T> {
     const io: AggregateIO<BatchState> = {
-      load: (all) => this.load(jobId, all),
+      load: (all, carried) => this.load(jobId, all, carried),
       commit: async (state) => {
         const writes = this.writesOf(state);
-        if (writes.length > 0) await this.scope.commit(writes);
+        if (writes.length === 0) return false;
+        await this.scope.commit(writes);
+        return true;
       },
+      carry: carryOf,
     };
     return committerOf(this.scope.store).submit(`${this.scope.tenantId}\u0000${jobId}`, io, refs, apply);
   }
 
-  /** Reads the job, its step attempts and the items `refs` name, strongly consistently, as a group's state. */
-  private async load(jobId: string, refs: readonly string[]): Promise<BatchState> {
+  /**
+   * Reads the job, its step attempts and the items `refs` name, strongly consistently, as a group's
+   * state; given the state the job's last commit in this process left (`carried`, see carryOf),
+   * only the items it lacks. A group with a pool claim (POOL_REF) is read afresh: the tenant's pool
+   * load is shared with its other jobs, so no state carried from this job's commits knows it.
+   */
+  private async load(jobId: string, refs: readonly string[], carried?: BatchState): Promise<BatchState> {
+    if (carried && !refs.includes(POOL_REF)) return this.topUp(carried, refs);
     const tenantId = this.scope.tenantId;
     const withPool = refs.includes(POOL_REF);
     const wanted = refs.filter((r) => r !== POOL_REF).map(refOf);
@@ -341,6 +376,25 @@ export class JobItems {
     // The records of the job's reusable steps still waiting, so a step this group moves the job on
     // to can complete from them in the same decision (openReached). Only while such a step is ahead.
     if (!TERMINAL.has(job.status)) state.reuseRecords = await readRecords(this.scope.store, tenantId, waitingStepKeys(job, steps));
+    return state;
+  }
+
+  /** The carried state, with the items of `refs` it lacks read (strongly consistently). */
+  private async topUp(carried: BatchState, refs: readonly string[]): Promise<BatchState> {
+    const { job } = carried;
+    const items = new Map(carried.items);
+    const missing = refs.filter((ref) => ref !== POOL_REF && !items.has(ref)).map(refOf);
+    const rows = missing.length
+      ? await this.scope.store.batchGet(missing.map((r) => entities.WorkItem.keyOf(this.scope.tenantId, { jobId: job.jobId, ...r })))
+      : [];
+    for (const row of rows) if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
+    const readVersions = new Map([...items].map(([key, item]) => [key, item.version]));
+    const steps = new Map(carried.steps);
+    const state = new BatchState(job, readVersions, job, steps, carried.storedSteps, items, this.scope.now().toISOString());
+    state.readItems = new Map(items);
+    // Reuse records are read anew as load reads them: another job may have recorded one since.
+    if (!TERMINAL.has(job.status))
+      state.reuseRecords = await readRecords(this.scope.store, this.scope.tenantId, waitingStepKeys(job, steps));
     return state;
   }
 
@@ -518,31 +572,34 @@ export class JobItems {
     if (!Number.isInteger(sequence) || sequence < 1) throw badInput('sequence must be a whole number from 1.', 'sequence');
     if (action.kind === 'progress' && !(action.progress >= 0 && action.progress <= 1))
       throw badInput('progress must be between 0 and 1.', 'progress');
-    let checked = action;
-    if (action.kind === 'complete') {
-      const head = await this.scope.store.get(entities.Job.keyOf(this.scope.tenantId, { jobId }));
-      if (!entities.Job.is(head)) throw notFound('Job', jobId);
-      const fanOut = JobItems.fanOutOrThrow(head, stage);
-      if (typeof action.outputs !== 'object' || action.outputs === null || Array.isArray(action.outputs))
-        throw badInput('outputs must be an object.', 'outputs');
-      const outputs = checkFields(fanOut.outputs, action.outputs, {
-        mode: 'create',
-        tenantId: this.scope.tenantId,
-        prefix: 'outputs.',
-        typed: true,
-        closed: true,
-      });
-      checked = { ...action, outputs: Object.fromEntries(Object.entries(outputs).filter(([, v]) => v !== undefined)) };
-    }
-    if (action.kind === 'fail') checked = { ...action, code: action.code.slice(0, 100), message: action.message.slice(0, 2000) };
+    if (action.kind === 'complete' && (typeof action.outputs !== 'object' || action.outputs === null || Array.isArray(action.outputs)))
+      throw badInput('outputs must be an object.', 'outputs');
+    const checked =
+      action.kind === 'fail' ? { ...action, code: action.code.slice(0, 100), message: action.message.slice(0, 2000) } : action;
     const actor = this.scope.actor;
     return this.submit(jobId, [{ stage, sequence }], (state) => {
-      const item = actOnItem(state, stage, sequence, checked, actor);
+      // A completion's outputs are checked against the stage's declaration in the job the group
+      // read, so a completion costs no read of its own.
+      const item = actOnItem(state, stage, sequence, this.withCheckedOutputs(state.job, stage, checked), actor);
       // A worker's completion of an item of a reusable stage records its outputs, in its own transaction.
       if (checked.kind === 'complete' && item.status === ItemStatus.COMPLETED)
         state.extra.push(...recordWrites(this.scope.tenantId, state.job, stage, { outputs: item.outputs }, state.at, item));
       return { job: state.job, step: state.steps.get(stage), item };
     });
+  }
+
+  /** A completion's outputs checked against the stage's declared outputs (type, required, S3 keys under the tenant); other actions as they are. */
+  private withCheckedOutputs(job: JobItem, stage: string, action: ItemAction): ItemAction {
+    if (action.kind !== 'complete') return action;
+    const fanOut = JobItems.fanOutOrThrow(job, stage);
+    const outputs = checkFields(fanOut.outputs, action.outputs, {
+      mode: 'create',
+      tenantId: this.scope.tenantId,
+      prefix: 'outputs.',
+      typed: true,
+      closed: true,
+    });
+    return { ...action, outputs: Object.fromEntries(Object.entries(outputs).filter(([, v]) => v !== undefined)) };
   }
 
   /**
@@ -606,12 +663,19 @@ export class JobItems {
     return this.scope.page(spec, page).then((p) => entities.WorkItem.pageOf(p));
   }
 
-  /** Every item of one stage, in sequence order (at most MAX_STAGE_ITEMS). */
-  async all(jobId: string, stage: string): Promise<WorkItemItem[]> {
-    const rows = await this.scope.store.queryAll(
-      entities.WorkItem.key.prefixOf(this.scope.tenantId, { jobId, stage }),
-      MAX_STAGE_ITEMS + 10,
-    );
+  /**
+   * Items of one stage in sequence order, from the one after `afterSequence`, at most `limit`
+   * (MAX_SCENES_PAGE): one bounded read, however many items the stage holds.
+   */
+  async range(jobId: string, stage: string, afterSequence: number, limit: number): Promise<WorkItemItem[]> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SCENES_PAGE)
+      throw badInput(`limit must be between 1 and ${MAX_SCENES_PAGE}.`, 'limit');
+    if (!Number.isInteger(afterSequence) || afterSequence < 0 || afterSequence > MAX_STAGE_ITEMS)
+      throw badInput(`afterSequence must be between 0 and ${MAX_STAGE_ITEMS}.`, 'afterSequence');
+    const tenantId = this.scope.tenantId;
+    const { pk, skPrefix } = entities.WorkItem.key.prefixOf(tenantId, { jobId, stage });
+    const from = entities.WorkItem.keyOf(tenantId, { jobId, stage, sequence: afterSequence + 1 }).SK;
+    const rows = await this.scope.store.queryFirst({ pk, skBetween: [from, `${skPrefix ?? ''}\uffff`] }, limit);
     return rows.filter((row) => entities.WorkItem.is(row));
   }
 }

@@ -53,8 +53,11 @@ const CLAIM_ROUNDS = 3;
 const CLAIM_CANDIDATES = 20;
 /** What losing a claim to another worker looks like: the step moved on, or the job changed too fast. */
 const CLAIM_RACES = new Set<string>([ErrorCode.INVALID_TRANSITION, ErrorCode.CONFLICT, ErrorCode.NOT_FOUND, ErrorCode.JOB_CANCELLED]);
-/** Items per transaction when a job's partition is deleted (DynamoDB allows 100). */
-const DELETE_BATCH = 90;
+/**
+ * Rows of a job's partition deleted in the transaction that deletes the job (with the job, its
+ * activity event and its JobSettle entry; DynamoDB allows 100 writes); the rest go by the sweep.
+ */
+const DELETE_FIRST = 87;
 /** Idempotency records expire after this long (the seeds ask for 24–72 hours). */
 const IDEMPOTENCY_TTL_HOURS = 48;
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
@@ -520,18 +523,21 @@ export class JobRepository {
   }
 
   /**
-   * Deletes a finished job and everything in its partition (steps, events). The job's item goes
-   * first, conditioned on the version read and with its activity event, in one transaction with as
-   * many of its other items as fit: once it is gone the job is gone for every reader (steps and
-   * events are only ever read through it). What did not fit follows in further transactions.
+   * Deletes a finished job and everything in its partition (steps, items, events). The job's item
+   * goes first, conditioned on the version read and with its activity event, in one transaction
+   * with the first page of its other rows: once it is gone the job is gone for every reader (steps,
+   * items and events are only ever read through it). A partition that does not fit in that
+   * transaction (a 10,000-item stage leaves over 30,000 rows) gets a JobSettle entry marked
+   * `deleting` in the same transaction, and the settle sweep deletes the rest page by page
+   * (job.settle.ts), resuming after any crash; nothing here reads the partition whole.
    * INVALID_TRANSITION while the job can still change; CONFLICT for a stale `expectedVersion`.
    */
   async delete(jobId: string, expectedVersion?: number | null) {
     assertId(jobId, 'job', 'jobId');
     return retryWhileStale(async (mayRetry) => {
-      const items = await this.scope.store.queryAll({ pk: entities.Job.key.pkOf(this.scope.tenantId, { jobId }) }, 100_000);
-      const job = items.find((item) => entities.Job.is(item));
-      if (!entities.Job.is(job)) throw notFound('Job', jobId);
+      const found = await this.read(jobId);
+      if (!found) throw notFound('Job', jobId);
+      const { job, steps } = found;
       if (expectedVersion != null && job.version !== expectedVersion) throw conflict('Job', jobId, expectedVersion, job.version);
       if (!TERMINAL.has(job.status)) {
         throw invalidTransition('Job', jobId, job.status, 'deleted', {
@@ -540,8 +546,30 @@ export class JobRepository {
           hint: 'Cancel it first (cancelJob), or let it finish.',
         });
       }
-      const others = items.filter((item) => !entities.Job.is(item)).map((item) => del({ PK: item.PK, SK: item.SK }));
-      const first = others.slice(0, DELETE_BATCH - 2);
+      // The first page of the partition: rows other than the job's own and its JobSettle entry
+      // (written apart: a transaction names each key once) go with the job when all of them fit.
+      const pk = entities.Job.key.pkOf(this.scope.tenantId, { jobId });
+      const settleKey = entities.JobSettle.keyOf(this.scope.tenantId, { jobId });
+      const [page, settle] = await Promise.all([this.scope.store.queryFirst({ pk }, DELETE_FIRST + 2), this.scope.store.get(settleKey)]);
+      const others = page.filter((row) => row.SK !== settleKey.SK && !entities.Job.is(row));
+      const fits = page.length < DELETE_FIRST + 2 && others.length <= DELETE_FIRST;
+      const current = entities.JobSettle.is(settle) ? settle : undefined;
+      // A settle sweep may move the entry meanwhile: the deletion is then read and decided again.
+      const moved = () => new Stale();
+      const entry: UnitWrite[] = [];
+      if (fits && current) entry.push(del(settleKey).ifVersion(current.version, moved));
+      if (!fits) {
+        const at = this.scope.now().toISOString();
+        const deleting = entities.JobSettle.put(this.scope.tenantId, {
+          jobId,
+          jobExpiresAt: job.expiresAt ?? Math.floor(Date.parse(at) / 1000),
+          deleting: true,
+          version: (current?.version ?? 0) + 1,
+          createdAt: current?.createdAt ?? at,
+          updatedAt: at,
+        });
+        entry.push(current ? deleting.ifVersion(current.version, moved) : deleting.ifNew(moved));
+      }
       await this.scope.commit([
         entities.Job.delete(this.scope.tenantId, { jobId }).ifVersion(job.version, (now) =>
           !now
@@ -555,10 +583,10 @@ export class JobRepository {
           subject: { type: entities.Job.type, id: jobId, projectId: job.projectId },
           data: { kind: job.kind, status: job.status },
         }),
-        ...first,
+        ...entry,
+        ...others.slice(0, DELETE_FIRST).map((row) => del({ PK: row.PK, SK: row.SK })),
       ]);
-      for (let i = first.length; i < others.length; i += DELETE_BATCH) await this.scope.commit(others.slice(i, i + DELETE_BATCH));
-      return toJob(job, items.filter((item) => entities.Step.is(item)).sort(byOrder));
+      return toJob(job, steps);
     });
   }
 

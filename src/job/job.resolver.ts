@@ -33,7 +33,7 @@ import {
 import { JobRepository } from './job.repository';
 import { JOB_KINDS, phaseOf } from './job.kinds';
 import { reuseOf, takesReuse } from './job.reuse';
-import { countsOf } from './job.items';
+import { countsOf, MAX_SCENES_PAGE } from './job.items';
 import { claimPooledWork, itemReportRepos } from './job.pool';
 import { ItemStatus } from './job.machine';
 import type { Attribute } from '../infra/dynamo/entity';
@@ -439,9 +439,22 @@ export class JobResolver {
     nullable: true,
     description: "A MUSIC_VIDEO job's scenes (its render-scenes items) as seed 001 describes them; null for other kinds.",
   })
-  async scenes(@Root() job: Job, @Ctx() ctx: Context) {
+  async scenes(
+    @Root() job: Job,
+    @Ctx() ctx: Context,
+    @Arg('limit', () => Int, {
+      nullable: true,
+      description: `How many scenes, in sequence order (1–${MAX_SCENES_PAGE}; ${MAX_SCENES_PAGE} when left out).`,
+    })
+    limit?: number | null,
+    @Arg('afterSequence', () => Int, {
+      nullable: true,
+      description: 'Only the scenes after this sequence (the last one of the previous page): a stage holds up to 10,000.',
+    })
+    afterSequence?: number | null,
+  ) {
     if (job.kind !== 'MUSIC_VIDEO' || !job.declared) return null;
-    const items = await ctx.repos.jobs.items.all(job.jobId, 'render-scenes');
+    const items = await ctx.repos.jobs.items.range(job.jobId, 'render-scenes', afterSequence ?? 0, limit ?? MAX_SCENES_PAGE);
     const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
     const status: Record<string, string> = { PENDING: 'pending', RUNNING: 'processing', COMPLETED: 'completed', FAILED: 'failed' };
     return items.map((item) => {

@@ -2,7 +2,7 @@ import { entities, OPS_SHARDS } from '../common/entities';
 import type { Item, Store } from '../infra/dynamo/store';
 import { Stale } from '../infra/dynamo/aggregate';
 import { isServiceUnavailable } from '../infra/dependency';
-import { del, update } from '../infra/dynamo/write';
+import { del, update, type Write } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { ItemStatus } from './job.machine';
 import { itemClaimability } from './job.writes';
@@ -16,12 +16,17 @@ import { itemClaimability } from './job.writes';
  * items at a time, each item written on condition of its version, the entry's checkpoint (the
  * last item settled) moved after each page, the entry removed when the last page is done. A crash
  * resumes from the checkpoint; a failure is logged and retried at the next sweep; the entry's
- * absence shows the job settled.
+ * absence shows the job settled. A deleted job's entry (`deleting`, written by JobRepository.delete
+ * when its partition did not fit in the deleting transaction) has the rest of its partition
+ * deleted the same way, page by page, then the entry.
  */
 
 /** Items settled per page (each its own conditional write, 25 at a time). */
 const PAGE = 100;
 const PARALLEL = 25;
+/** Rows of a deleted job's partition read at a time, and deleted per transaction (DynamoDB allows 100). */
+const PURGE_PAGE = 400;
+const PURGE_BATCH = 100;
 /** Entries one sweep takes from each shard. */
 const ENTRIES_PER_SHARD = 25;
 /** Times an item write is retried after the item changed under it (a retried job's group wrote it). */
@@ -93,6 +98,7 @@ export class JobSettler {
   private async settle(entry: Item): Promise<number> {
     if (!entities.JobSettle.is(entry)) return 0;
     const { tenantId, jobId } = ownerOf(entry);
+    if (entry.deleting) return this.purge(entry);
     let checkpoint = entry;
     let written = 0;
     let after = entry.after;
@@ -112,11 +118,47 @@ export class JobSettler {
       // The checkpoint moves only if the entry is still the one read: a job retried out of FAILED
       // removed it, and then there is nothing left to settle.
       const next = { ...checkpoint, after, version: checkpoint.version + 1 };
-      await this.store.transact([entities.JobSettle.put(tenantId, next).ifVersion(checkpoint.version, () => new Stale())]);
+      if (!(await this.moveEntry([entities.JobSettle.put(tenantId, next).ifVersion(checkpoint.version, () => new Stale())])))
+        return written;
       checkpoint = next;
     }
-    await this.store.transact([del({ PK: entry.PK, SK: entry.SK }).ifVersion(checkpoint.version, () => new Stale())]);
+    await this.moveEntry([del({ PK: entry.PK, SK: entry.SK }).ifVersion(checkpoint.version, () => new Stale())]);
     return written;
+  }
+
+  /**
+   * Writes the entry on condition of the version this sweep holds; false when someone else moved
+   * it first: a job retried out of FAILED removed it (nothing is left to settle), or the job was
+   * deleted and the entry now says so (the next sweep deletes what is left). Either way this
+   * sweep's work on the job is over.
+   */
+  private async moveEntry(writes: Write[]): Promise<boolean> {
+    try {
+      await this.store.transact(writes);
+      return true;
+    } catch (error) {
+      if (error instanceof Stale) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes what is left of a deleted job's partition, a page at a time (each page in bounded
+   * transactions), then its entry; returns the rows deleted. The rows are found anew for each page
+   * (those deleted are gone), so a crash resumes where it stopped.
+   */
+  private async purge(entry: Item & { version: number }): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const page = (await this.store.queryFirst({ pk: String(entry.PK) }, PURGE_PAGE)).filter((row) => row.SK !== entry.SK);
+      if (page.length === 0) break;
+      const chunks: Item[][] = [];
+      for (let i = 0; i < page.length; i += PURGE_BATCH) chunks.push(page.slice(i, i + PURGE_BATCH));
+      await Promise.all(chunks.map((chunk) => this.store.transact(chunk.map((row) => del({ PK: row.PK, SK: row.SK })))));
+      deleted += page.length;
+    }
+    await this.store.transact([del({ PK: entry.PK, SK: entry.SK }).ifVersion(entry.version, () => new Stale())]);
+    return deleted;
   }
 
   /** Gives one item its job's expiry (and cancels it if unfinished in a cancelled job); 1 when it wrote. */

@@ -331,6 +331,18 @@ describe('fan-out stages of work items', () => {
     });
     expect(lips.videoClipUrl).toMatch(/X-Amz-Signature=/);
     expect(lips.lipSyncedClipUrl).toMatch(/X-Amz-Signature=/);
+
+    // A stage holds up to 10,000 scenes: they are read a page at a time, after the last one seen.
+    const page = async (limit: number | null, afterSequence: number | null) =>
+      t.gql(t.editor, 'query($j: ID!, $l: Int, $a: Int) { job(jobId: $j) { scenes(limit: $l, afterSequence: $a) { sequence } } }', {
+        j: job.jobId,
+        l: limit,
+        a: afterSequence,
+      });
+    expect((await page(2, null)).data.job.scenes).toEqual([{ sequence: 1 }, { sequence: 2 }]);
+    expect((await page(2, 2)).data.job.scenes).toEqual([{ sequence: 3 }]);
+    expect((await page(null, 3)).data.job.scenes).toEqual([]);
+    expect((await page(1001, null)).errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'limit' });
   }, 60_000);
 
   it('fails a threshold stage only past its threshold, and a retried item reopens it', async () => {

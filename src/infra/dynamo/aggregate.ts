@@ -13,6 +13,13 @@ import { AppError, ErrorCode } from '../../errors';
  * aggregate's throughput is about (commands per group) / (one read + one transaction). Writers
  * on other instances still race on the version: the losing group is read and decided again, with
  * jittered backoff, a bounded number of times.
+ *
+ * An aggregate whose IO can `carry` the state its commit left decides the next group on that state
+ * without reading it again (only what the state lacks is read), so a busy aggregate costs one
+ * transaction per group. Such a state is as good as the commit that checks it: every write is
+ * conditioned on the versions the state holds, so a group whose commit succeeds was decided on
+ * the aggregate as it was. A group that commits nothing, or that refused a command, proved
+ * nothing, and is decided again on a fresh read; so is one whose commit failed.
  */
 
 /**
@@ -32,10 +39,26 @@ export interface DecisionState<Self> {
 
 /** How a group reads and commits its aggregate: the leading command's request supplies it (its scope, its budget). */
 export interface AggregateIO<S> {
-  /** Reads the aggregate as it is now, for the group's commands (`refs`: what the commands name, e.g. items). */
-  load(refs: readonly string[]): Promise<S>;
-  /** Commits what the decided state changed (nothing to do when nothing changed); throws Stale when the aggregate moved. */
-  commit(state: S): Promise<void>;
+  /**
+   * Reads the aggregate as it is now, for the group's commands (`refs`: what the commands name,
+   * e.g. items). With `carried` (what `carry` kept of the last commit) it reads only what that
+   * state lacks of `refs`.
+   */
+  load(refs: readonly string[], carried?: S): Promise<S>;
+  /**
+   * Commits what the decided state changed; throws Stale when the aggregate moved. Resolves false
+   * when there was nothing to write (with `carry`, that tells the committer the state was not checked).
+   */
+  commit(state: S): Promise<unknown>;
+  /** Optional: the state a successful commit left, to decide the next group on (undefined: read afresh). */
+  carry?(committed: S): S | undefined;
+}
+
+interface Queue<S> {
+  pending: Command<S>[];
+  running: boolean;
+  /** The state the last group's commit left, while more commands wait (see `carry`). */
+  carried?: S;
 }
 
 interface Command<S> {
@@ -72,7 +95,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * One instance per store and aggregate type; its queues go as soon as they are drained.
  */
 export class AggregateCommitter<S extends DecisionState<S>> {
-  private readonly queues = new Map<string, { pending: Command<S>[]; running: boolean }>();
+  private readonly queues = new Map<string, Queue<S>>();
 
   constructor(
     private readonly limits: AggregateLimits,
@@ -108,7 +131,7 @@ export class AggregateCommitter<S extends DecisionState<S>> {
     return promise;
   }
 
-  private async drain(id: string, queue: { pending: Command<S>[]; running: boolean }): Promise<void> {
+  private async drain(id: string, queue: Queue<S>): Promise<void> {
     try {
       while (queue.pending.length > 0) {
         const group = queue.pending.splice(0, this.limits.maxCommands);
@@ -116,7 +139,7 @@ export class AggregateCommitter<S extends DecisionState<S>> {
         // never within the budget of a request that started this loop and has since ended.
         let deferred: Command<S>[];
         try {
-          deferred = await group[0].inContext(() => this.run(id, group));
+          deferred = await group[0].inContext(() => this.run(id, group, queue));
         } catch (error) {
           // run settles its commands itself; a throw here is a fault of this code, and the
           // commands get it rather than waiting forever (settling twice is a no-op).
@@ -135,15 +158,17 @@ export class AggregateCommitter<S extends DecisionState<S>> {
    * Decides and commits one group. Returns the commands that did not fit (they go first in the
    * next group); every other command of the group is settled.
    */
-  private async run(id: string, group: Command<S>[]): Promise<Command<S>[]> {
+  private async run(id: string, group: Command<S>[], queue: Queue<S>): Promise<Command<S>[]> {
     this.stats.batches++;
     this.stats.intents += group.length;
     const io = group[0].io;
     const refs = [...new Set(group.flatMap((c) => c.refs))];
+    let carried = queue.carried;
+    queue.carried = undefined;
     for (let round = 1; ; round++) {
       let state: S;
       try {
-        state = await io.load(refs);
+        state = await io.load(refs, carried);
       } catch (error) {
         // A failed read (the aggregate is gone, DynamoDB is out, the first request's budget ran
         // out) fails the first command, in whose request it ran; the others are tried again.
@@ -167,10 +192,24 @@ export class AggregateCommitter<S extends DecisionState<S>> {
           refused.push([command, error]);
         }
       }
+      // A refusal on a carried state may be the state's, not the aggregate's: decide again on a read.
+      if (carried && refused.length > 0) {
+        carried = undefined;
+        round--;
+        continue;
+      }
       try {
-        if (done.length > 0) await io.commit(state);
+        const wrote = done.length > 0 ? await io.commit(state) : false;
+        if (carried && wrote === false) {
+          // Nothing written, so nothing checked the carried state the answers came from.
+          carried = undefined;
+          round--;
+          continue;
+        }
         this.stats.committed += done.length;
+        if (wrote !== false) queue.carried = io.carry?.(state);
       } catch (error) {
+        carried = undefined;
         if (error instanceof Stale && round < this.limits.maxRounds) {
           this.stats.conflicts++;
           await sleep(Math.min(200, 2 * 2 ** round) * (0.5 + Math.random()));
