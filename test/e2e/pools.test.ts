@@ -29,6 +29,19 @@ describe('shared worker pools', () => {
   const COMPLETE =
     'mutation($j: ID!, $n: Int!, $a: Int!, $l: String, $o: JSONObject!) { completeWorkItem(jobId: $j, stage: "process", sequence: $n, attempt: $a, lease: $l, outputs: $o) { status } }';
 
+  /** Completes what a pool worker claimed, with its lease, its output under the work's tenant. */
+  const completeWithLease = (
+    token: string,
+    claimed: { tenantId: string; lease: string; job: { jobId: string }; item: { sequence: number; attempt: number } },
+  ) =>
+    ok(token, COMPLETE, {
+      j: claimed.job.jobId,
+      n: claimed.item.sequence,
+      a: claimed.item.attempt,
+      l: claimed.lease,
+      o: { result: `tenants/${claimed.tenantId}/out/${claimed.item.sequence}.png` },
+    });
+
   /** A tenant with a project, an editor (also a worker, to add items) and a way to make BATCH jobs of n items. */
   async function tenant(name: string) {
     const tenantId = `${name}-${run}`;
@@ -103,14 +116,7 @@ describe('shared worker pools', () => {
             at: performance.now(),
             startedAt: claimed.item.startedAt,
           });
-          const { sequence, attempt } = claimed.item;
-          await ok(token, COMPLETE, {
-            j: claimed.job.jobId,
-            n: sequence,
-            a: attempt,
-            l: claimed.lease,
-            o: { result: `tenants/${claimed.tenantId}/out/${sequence}.png` },
-          });
+          await completeWithLease(token, claimed);
           const left = (remaining.get(claimed.tenantId) ?? 0) - 1;
           remaining.set(claimed.tenantId, left);
           if (left === 0) finishedAt.set(claimed.tenantId, performance.now());
@@ -166,14 +172,7 @@ describe('shared worker pools', () => {
           }
           // Hold the item a moment, so that several are running at once.
           await new Promise((r) => setTimeout(r, 30));
-          const { sequence, attempt } = claimed.item;
-          await ok(token, COMPLETE, {
-            j: claimed.job.jobId,
-            n: sequence,
-            a: attempt,
-            l: claimed.lease,
-            o: { result: `tenants/${claimed.tenantId}/out/${sequence}.png` },
-          });
+          await completeWithLease(token, claimed);
           left.set(claimed.tenantId, (left.get(claimed.tenantId) ?? 0) - 1);
         }
       }),
