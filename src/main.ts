@@ -6,6 +6,7 @@ import type { App } from './app';
 import { loadConfig } from './config';
 import { errorCode, errorMessage } from './guards';
 import type { Demo } from './demo/demo';
+import { StartupCancelled } from './infra/startup';
 import { JavaMissingError, startDynamoDbLocal } from './infra/dynamo/embedded';
 import { announceServer } from './scripts/running-server';
 
@@ -71,7 +72,12 @@ async function main(): Promise<void> {
        * for a minute, so such a stop hung with the port open until the limit above.
        */
       startup.abort();
-      if (starting) app = await starting.catch(() => undefined);
+      if (starting)
+        app = await starting.catch((error) => {
+          // The abort's own rejection is the expected end; any other failure of the start is said.
+          if (!(error instanceof StartupCancelled)) say(`The start-up failed while stopping: ${errorMessage(error)}`);
+          return undefined;
+        });
       else
         await embedded?.then(
           (e) => e.stop(),

@@ -12,6 +12,16 @@ export { OPS_SHARDS };
  */
 export const jobKey = (tenantId: string, jobId: string): Key => entities.Job.keyOf(tenantId, { jobId });
 
+/**
+ * The tenant and job of an item in a job's partition (`TENANT#<t>#JOB#<j>`), read from its key, for
+ * the server's own readers across tenants (the settle sweep, the pool claimer); undefined for any
+ * other key.
+ */
+export function jobOwnerOf(item: { PK?: unknown }): { tenantId: string; jobId: string } | undefined {
+  const match = /^TENANT#(.+)#JOB#([^#]+)$/.exec(String(item.PK));
+  return match ? { tenantId: match[1], jobId: match[2] } : undefined;
+}
+
 /** A job's event `seq` is the job's version after the change, so the stream is gapless. */
 export const jobEventKey = (tenantId: string, jobId: string, seq: number): Key => entities.JobEvent.keyOf(tenantId, { jobId, seq });
 

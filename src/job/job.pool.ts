@@ -2,8 +2,9 @@ import type { OpenedLease } from '../auth/lease';
 import { entities } from '../common/entities';
 import type { Context, Repositories } from '../context';
 import { badInput, forbidden } from '../errors';
-import type { Item, Store } from '../infra/dynamo/store';
+import type { Store } from '../infra/dynamo/store';
 import { declaredKind } from './job.kinds';
+import { jobOwnerOf } from './job.keys';
 
 /*
  * Shared worker pools: one pool of workers (a GPU farm) serves every tenant's work of its job
@@ -58,11 +59,6 @@ interface PoolState {
  */
 export type TenantClaim<T> = (entry: PoolEntry) => Promise<T | null | 'AT_LIMIT'>;
 
-/** The tenant of a pool entry, from its key (`TENANT#<t>#JOB#<j>`). */
-function tenantOf(entry: Item): string | undefined {
-  return /^TENANT#(.+)#JOB#[^#]+$/.exec(String(entry.PK))?.[1];
-}
-
 /**
  * Hands out claims of pooled work over tenants by deficit round robin (see the top of this file).
  * One per store (per process and table).
@@ -70,8 +66,6 @@ function tenantOf(entry: Item): string | undefined {
 export class PoolScheduler {
   private readonly pools = new Map<string, PoolState>();
   private readonly shares = new Map<string, Share>();
-  /** Claims handed out per tenant, for tests and metrics. */
-  readonly claimsByTenant = new Map<string, number>();
 
   constructor(private readonly store: Store) {}
 
@@ -93,7 +87,7 @@ export class PoolScheduler {
       const rows = await this.store.queryFirst(partition, VIEW_ENTRIES);
       const view = new Map<string, PoolEntry[]>();
       for (const row of rows) {
-        const tenantId = tenantOf(row);
+        const tenantId = jobOwnerOf(row)?.tenantId;
         if (!tenantId || !entities.JobWork.is(row)) continue;
         const list = view.get(tenantId) ?? [];
         list.push({ tenantId, jobId: row.jobId, stage: row.name, kind: row.kind });
@@ -105,6 +99,10 @@ export class PoolScheduler {
       pool.ring = [...pool.ring.filter((t) => view.has(t)), ...[...view.keys()].filter((t) => !pool.ring.includes(t))];
       for (const t of pool.deficit.keys()) if (!view.has(t)) pool.deficit.delete(t);
       if (pool.turn >= pool.ring.length) pool.turn = 0;
+      // Shares are kept only for tenants some pool has work of, so the cache does not grow with
+      // every tenant that ever had work.
+      const withWork = new Set([...this.pools.values()].flatMap((p) => [...p.view.keys()]));
+      for (const t of this.shares.keys()) if (!withWork.has(t)) this.shares.delete(t);
       await this.readShares([...view.keys()]);
     })().finally(() => (pool.reading = undefined));
     return pool.reading;
@@ -142,6 +140,12 @@ export class PoolScheduler {
     return tenantId;
   }
 
+  /** What it holds now, for tests: tenants in the pools' views, and tenants whose share is cached. */
+  held(): { tenantsWithWork: number; shares: number } {
+    const withWork = new Set([...this.pools.values()].flatMap((p) => [...p.view.keys()]));
+    return { tenantsWithWork: withWork.size, shares: this.shares.size };
+  }
+
   /** Forgets a tenant's cached share, so its next claim reads the new one (after setPoolShare). */
   forgetShare(tenantId: string): void {
     this.shares.delete(tenantId);
@@ -175,7 +179,6 @@ export class PoolScheduler {
         continue;
       }
       if (claimed) {
-        this.claimsByTenant.set(tenantId, (this.claimsByTenant.get(tenantId) ?? 0) + 1);
         return { ...claimed, tenantId };
       }
       // The claim's credit is refunded; a tenant that still has jobs to try keeps its place.

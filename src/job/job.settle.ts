@@ -4,6 +4,7 @@ import { Stale } from '../infra/dynamo/aggregate';
 import { isServiceUnavailable } from '../infra/dependency';
 import { del, update, type Write } from '../infra/dynamo/write';
 import { logger } from '../logger';
+import { jobOwnerOf } from './job.keys';
 import { ItemStatus } from './job.machine';
 import { itemClaimability } from './job.writes';
 
@@ -43,11 +44,11 @@ export interface SettleResult {
   items: number;
 }
 
-/** The tenant and job of a JobSettle entry, read from its key (`TENANT#<t>#JOB#<j>`). */
+/** The tenant and job of a JobSettle entry; a throw names an entry of another shape (a fault, surfaced by the sweep). */
 function ownerOf(entry: Item): { tenantId: string; jobId: string } {
-  const match = /^TENANT#(.+)#JOB#([^#]+)$/.exec(String(entry.PK));
-  if (!match) throw new Error(`A JobSettle entry with an unexpected key: ${entry.PK}`);
-  return { tenantId: match[1], jobId: match[2] };
+  const owner = jobOwnerOf(entry);
+  if (!owner) throw new Error(`A JobSettle entry with an unexpected key: ${entry.PK}`);
+  return owner;
 }
 
 export class JobSettler {

@@ -100,12 +100,16 @@ async function activity(moment: string, server: Started): Promise<{ end(): Promi
       url,
       token,
       `mutation { createLog(projectId: "${projectId}", input: { materials: ["clay"], timeSpentMinutes: 1 }) { logId } }`,
-    ).catch(() => undefined);
+    ).catch(cutByStop);
   if (moment === 'mid-query') {
     // Queries in flight when the signal comes: they finish within the drain, or are cut.
     let going = true;
     const loops = Array.from({ length: 4 }, async () => {
-      while (going) await gql(url, token, `{ logs(projectId: "${projectId}") { logId } }`).catch(() => (going = false));
+      while (going)
+        await gql(url, token, `{ logs(projectId: "${projectId}") { logId } }`).catch((error) => {
+          cutByStop(error);
+          going = false;
+        });
     });
     return {
       end: async () => {
@@ -136,6 +140,18 @@ async function activity(moment: string, server: Started): Promise<{ end(): Promi
   // mid-outbox-flush: a burst of writes whose events the outbox is still publishing.
   const burst = Promise.all(Array.from({ length: 8 }, createLog));
   return { end: async () => void (await burst) };
+}
+
+/**
+ * A request the stop cut off is expected: its connection refused or reset (fetch's TypeError, by
+ * name: it comes from outside jest's realm) or its answer cut short (SyntaxError reading the body).
+ * Anything else is the test's failure, so it is thrown on.
+ */
+function cutByStop(error: unknown): undefined {
+  // Not `instanceof`: an error from outside jest's realm is no instance of this realm's Object.
+  const name = typeof error === 'object' && error !== null && 'name' in error ? error.name : undefined;
+  if (name === 'TypeError' || name === 'SyntaxError') return undefined;
+  throw error;
 }
 
 /** Whether a process is running (signal 0 only asks). */

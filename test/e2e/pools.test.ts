@@ -1,4 +1,5 @@
 import { signDevToken } from '../../src/auth/jwt';
+import { poolSchedulerOf } from '../../src/job/job.pool';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 
 /**
@@ -124,6 +125,8 @@ describe('shared worker pools', () => {
       }),
     );
 
+    // Once no tenant has work, the scheduler holds nothing of them (views and cached shares go).
+    expect(poolSchedulerOf(server.app.store).held()).toEqual({ tenantsWithWork: 0, shares: 0 });
     // Every item of every tenant was handed out once.
     expect(Object.fromEntries(remaining)).toEqual({ [a.tenantId]: 0, [b.tenantId]: 0, [c.tenantId]: 0 });
     expect(claims).toHaveLength(2460);
