@@ -44,3 +44,10 @@ export interface Principal {
  * so no key it could make names a tenant's data; a pool worker reaches a tenant only through a lease.
  */
 export const POOL_TENANT = '!pool';
+
+/**
+ * The partition that holds the server's own jobs (migrations, backfills, archiving), which belong
+ * to no tenant: not a valid tenant id (tenant ids have no `!`), so no token can name it and no
+ * tenant's request can reach it; only admins read these jobs, through admin fields.
+ */
+export const SYSTEM_TENANT = '!system';
