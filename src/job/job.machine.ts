@@ -217,6 +217,39 @@ const VERBS: Record<JobAction['kind'], string> = {
   retry: 'retry',
 };
 
+/** Where a command may run and where it moves the job and the step it names. */
+export interface CommandDeclaration {
+  /** The job statuses it is accepted in. */
+  job: readonly JobStatus[];
+  /** The job status it moves to (named in INVALID_TRANSITION; a completion may finish the job instead). */
+  to: JobStatus;
+  /** The statuses of the named step's current attempt it is accepted in (a claim decides by the lease). */
+  step?: readonly StepStatus[];
+  /** The status it moves that attempt to. */
+  stepTo?: StepStatus;
+}
+
+/**
+ * The commands on a job and its steps, declared as data: in which job status and step status each
+ * is accepted and where it moves them. decide refuses a command outside them with
+ * INVALID_TRANSITION (from, to and the statuses allowed); what a command does beyond the move is
+ * its effect in decide. test/unit/job-machine.test.ts holds every move here to the machines
+ * declared with the entities (src/common/entities.ts), and every write is held to those machines
+ * again at commit.
+ */
+export const JOB_COMMANDS: Record<JobAction['kind'], CommandDeclaration> = {
+  start: { job: [JobStatus.QUEUED, JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.PENDING], stepTo: StepStatus.RUNNING },
+  claim: { job: [JobStatus.QUEUED, JobStatus.RUNNING], to: JobStatus.RUNNING, stepTo: StepStatus.RUNNING },
+  progress: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.RUNNING },
+  complete: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.COMPLETED },
+  fail: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.FAILED },
+  pause: { job: [JobStatus.RUNNING], to: JobStatus.PAUSED, step: [StepStatus.RUNNING], stepTo: StepStatus.PAUSED },
+  approve: { job: [JobStatus.PAUSED], to: JobStatus.RUNNING, step: [StepStatus.PAUSED], stepTo: StepStatus.COMPLETED },
+  reject: { job: [JobStatus.PAUSED], to: JobStatus.FAILED, step: [StepStatus.PAUSED], stepTo: StepStatus.FAILED },
+  cancel: { job: [JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.PAUSED], to: JobStatus.CANCELLED },
+  retry: { job: [JobStatus.FAILED], to: JobStatus.RUNNING },
+};
+
 /** The actions a worker takes on a step: on a cancelled job each gets JOB_CANCELLED. */
 const WORKER_ACTIONS = new Set<JobAction['kind']>(['start', 'claim', 'progress', 'complete', 'fail', 'pause']);
 
@@ -256,10 +289,15 @@ export function decide(
 ): Outcome {
   const total = job.plan.length;
   const next: JobState = { ...job };
-  const requireJob = (allowed: JobStatus[], to: string) => {
+  const command = JOB_COMMANDS[action.kind];
+  const requireJob = () => {
     if (job.status === JobStatus.CANCELLED && WORKER_ACTIONS.has(action.kind)) throw cancelledJob(ctx.jobId, job.finishedAt);
-    if (!allowed.includes(job.status)) {
-      throw invalidTransition('Job', ctx.jobId, job.status, to, { action: VERBS[action.kind], allowed, hint: JOB_HINTS[job.status] });
+    if (!command.job.includes(job.status)) {
+      throw invalidTransition('Job', ctx.jobId, job.status, command.to, {
+        action: VERBS[action.kind],
+        allowed: [...command.job],
+        hint: JOB_HINTS[job.status],
+      });
     }
   };
   const stepOf = (name: string): StepState => {
@@ -268,11 +306,12 @@ export function decide(
       throw badInput(`Job ${ctx.jobId} has no step named "${name}"; its steps are ${job.plan.map((p) => p.name).join(', ')}.`, 'stepName');
     return step;
   };
-  const requireStep = (step: StepState, allowed: StepStatus[], to: StepStatus) => {
+  const requireStep = (step: StepState) => {
+    const allowed = command.step ?? [];
     if (!allowed.includes(step.status)) {
-      throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, step.status, to, {
+      throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, step.status, command.stepTo ?? step.status, {
         action: VERBS[action.kind],
-        allowed,
+        allowed: [...allowed],
         hint: STEP_HINTS[step.status],
       });
     }
@@ -333,9 +372,9 @@ export function decide(
 
   switch (action.kind) {
     case 'start': {
-      requireJob([JobStatus.QUEUED, JobStatus.RUNNING], JobStatus.RUNNING);
+      requireJob();
       const step = stepOf(action.step);
-      requireStep(step, [StepStatus.PENDING], StepStatus.RUNNING);
+      requireStep(step);
       const expected = job.currentStep ?? job.plan[0]?.name;
       if (step.name !== expected) {
         throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `waiting for ${expected}`, StepStatus.RUNNING);
@@ -350,7 +389,7 @@ export function decide(
       // A waiting current step is started for the claimer; a running one whose lease ran out is
       // taken over as a new attempt (the old one failed with LEASE_EXPIRED), or fails the job
       // when it has no attempts left. Anything else is not claimable.
-      requireJob([JobStatus.QUEUED, JobStatus.RUNNING], JobStatus.RUNNING);
+      requireJob();
       const step = stepOf(action.step);
       const current = job.currentStep ?? job.plan[0]?.name;
       if (step.name !== current) throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `waiting for ${current}`, 'claimed');
@@ -377,10 +416,10 @@ export function decide(
     }
     case 'progress': {
       if (!(action.progress >= 0 && action.progress <= 1)) throw badInput('progress must be between 0 and 1.', 'progress');
-      requireJob([JobStatus.RUNNING], JobStatus.RUNNING);
+      requireJob();
       const step = stepOf(action.step);
       requireAttempt(step);
-      requireStep(step, [StepStatus.RUNNING], StepStatus.RUNNING);
+      requireStep(step);
       // A report renews the reporter's lease.
       const updated: StepState = {
         ...step,
@@ -392,10 +431,10 @@ export function decide(
       return { job: next, steps: [updated], step: updated, type: JobEventType.STEP_PROGRESS };
     }
     case 'complete': {
-      requireJob([JobStatus.RUNNING], JobStatus.RUNNING);
+      requireJob();
       const step = stepOf(action.step);
       requireAttempt(step);
-      requireStep(step, [StepStatus.RUNNING], StepStatus.COMPLETED);
+      requireStep(step);
       const produced = { artifacts: action.artifacts, metrics: action.metrics ?? step.metrics, outputs: action.outputs ?? step.outputs };
       if (action.review) {
         // A stage declared for review keeps what it produced and waits for a person's decision.
@@ -408,26 +447,26 @@ export function decide(
       return { job: next, steps: [done], step: done, type: JobEventType.STEP_COMPLETED };
     }
     case 'fail': {
-      requireJob([JobStatus.RUNNING], JobStatus.RUNNING);
+      requireJob();
       const step = stepOf(action.step);
       requireAttempt(step);
-      requireStep(step, [StepStatus.RUNNING], StepStatus.FAILED);
+      requireStep(step);
       const error = { code: action.code, message: action.message, retryCount: step.attempt - 1 };
       return failAttempt(step, error);
     }
     case 'pause': {
-      requireJob([JobStatus.RUNNING], JobStatus.PAUSED);
+      requireJob();
       const step = stepOf(action.step);
       requireAttempt(step);
-      requireStep(step, [StepStatus.RUNNING], StepStatus.PAUSED);
+      requireStep(step);
       const paused: StepState = { ...step, status: StepStatus.PAUSED };
       next.status = JobStatus.PAUSED;
       return { job: next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
     }
     case 'approve': {
-      requireJob([JobStatus.PAUSED], JobStatus.RUNNING);
+      requireJob();
       const step = stepOf(action.step);
-      requireStep(step, [StepStatus.PAUSED], StepStatus.COMPLETED);
+      requireStep(step);
       const approved: StepState = {
         ...step,
         status: StepStatus.COMPLETED,
@@ -440,9 +479,9 @@ export function decide(
       return { job: next, steps: [approved], step: approved, type: JobEventType.STEP_APPROVED };
     }
     case 'reject': {
-      requireJob([JobStatus.PAUSED], JobStatus.FAILED);
+      requireJob();
       const step = stepOf(action.step);
-      requireStep(step, [StepStatus.PAUSED], StepStatus.FAILED);
+      requireStep(step);
       const error = { code: 'REJECTED', message: action.reason, retryCount: step.attempt - 1 };
       const rejected: StepState = {
         ...step,
@@ -459,14 +498,14 @@ export function decide(
       return { job: next, steps: [rejected], step: rejected, type: JobEventType.STEP_REJECTED };
     }
     case 'cancel': {
-      requireJob([JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.PAUSED], JobStatus.CANCELLED);
+      requireJob();
       next.status = JobStatus.CANCELLED;
       next.finishedAt = ctx.now;
       const skipped = [...steps.values()].filter((s) => s.status === StepStatus.PENDING).map((s) => ({ ...s, status: StepStatus.SKIPPED }));
       return { job: next, steps: skipped, type: JobEventType.JOB_CANCELLED };
     }
     case 'retry': {
-      requireJob([JobStatus.FAILED], JobStatus.RUNNING);
+      requireJob();
       const failedName = job.currentStep ?? job.plan[0].name;
       const failed = stepOf(failedName);
       const attempt = failed.attempt + 1;

@@ -6,31 +6,11 @@ import { Versioned } from '../common/versioned.type';
 import { JobEventType, JobStatus, StepStatus } from './job.machine';
 import { ItemStatus } from './job.machine';
 import { entities } from '../common/entities';
+import { registerEnumOf } from '../common/model-types';
 
-registerEnumType(JobStatus, {
-  name: 'JobStatus',
-  description: 'QUEUED → RUNNING ⇄ PAUSED → COMPLETED | FAILED | CANCELLED; FAILED → RUNNING on retry.',
-  valuesConfig: {
-    QUEUED: { description: 'Created; no step has started yet.' },
-    RUNNING: { description: 'A step is running, or waits to be started or claimed.' },
-    PAUSED: { description: 'A step waits for a person’s review (approveStep or rejectStep).' },
-    COMPLETED: { description: 'Every step completed.' },
-    FAILED: { description: 'A step failed with no attempts left, or was rejected; retryJob runs it again.' },
-    CANCELLED: { description: 'Cancelled by a person; its waiting steps were skipped.' },
-  },
-});
-registerEnumType(StepStatus, {
-  name: 'StepStatus',
-  description: 'PENDING → RUNNING → COMPLETED | FAILED | PAUSED (awaiting review); PENDING → SKIPPED on cancel.',
-  valuesConfig: {
-    PENDING: { description: 'Waiting to be started or claimed.' },
-    RUNNING: { description: 'A worker holds it, under a lease its reports renew.' },
-    PAUSED: { description: 'Waiting for a person’s review.' },
-    COMPLETED: { description: 'Done, with its artifacts and outputs.' },
-    FAILED: { description: 'This attempt failed (see error); another may follow.' },
-    SKIPPED: { description: 'Never run: the job was cancelled first.' },
-  },
-});
+// The statuses and their transitions come from the declared machines (src/common/entities.ts).
+registerEnumOf(entities.Job, 'status', JobStatus, 'JobStatus');
+registerEnumOf(entities.Step, 'status', StepStatus, 'StepStatus');
 registerEnumType(JobEventType, {
   name: 'JobEventType',
   description: 'What a jobProgress or jobStatusChanges message says happened.',

@@ -3,11 +3,14 @@ import {
   initialSteps,
   JobEventType,
   JobStatus,
+  JOB_COMMANDS,
   StepStatus,
   type JobAction,
   type JobState,
   type StepState,
 } from '../../src/job/job.machine';
+
+import { entities } from '../../src/common/entities';
 
 const ctx = { now: '2026-01-01T00:00:00.000Z', actor: 'u', jobId: 'job_1' };
 
@@ -199,5 +202,73 @@ describe('job decisions', () => {
     expect(() => decide(paused.job, paused.steps, { kind: 'complete', step: 'a', artifacts: [], metrics: null }, ctx)).toThrow(
       /approve it with approveStep or reject it with rejectStep/,
     );
+  });
+});
+
+describe('the job machine is the declared one', () => {
+  const allowed = (model: typeof entities.Job | typeof entities.Step, from: string, to: string) =>
+    from === to || model.targets(from).includes(to);
+
+  it('declares every command inside the machines of src/common/entities.ts', () => {
+    for (const [kind, command] of Object.entries(JOB_COMMANDS)) {
+      for (const from of command.job)
+        expect(`${kind}: ${from} → ${command.to} ${allowed(entities.Job, from, command.to)}`).toMatch(/true$/);
+      for (const from of command.step ?? []) {
+        const to = command.stepTo ?? from;
+        expect(`${kind}: step ${from} → ${to} ${allowed(entities.Step, from, to)}`).toMatch(/true$/);
+      }
+    }
+  });
+
+  it('decides only moves the declared machines allow, from every state a two-step job can reach', () => {
+    // Every action on every step, from every state reached so far (breadth first): each outcome's
+    // job move and each step attempt's move must be one the declaration allows, and every declared
+    // move of the job must be reached by some decision (so the declaration has no dead entries).
+    const actions = (step: string): JobAction[] => [
+      { kind: 'start', step },
+      { kind: 'claim', step, leaseUntil: '2025-12-31T00:00:00.000Z' },
+      { kind: 'progress', step, progress: 0.5 },
+      { kind: 'complete', step, artifacts: [] },
+      { kind: 'complete', step, artifacts: [], review: true },
+      { kind: 'fail', step, code: 'E', message: 'e' },
+      { kind: 'pause', step },
+      { kind: 'approve', step },
+      { kind: 'reject', step, reason: 'r' },
+    ];
+    const all: JobAction[] = [...actions('a'), ...actions('b'), { kind: 'cancel' }, { kind: 'retry' }];
+    const seen = new Set<string>();
+    const jobMoves = new Set<string>();
+    let frontier = [fresh(['a', 'b'], 2)];
+    // retryJob grants attempts without end, so the walk stops at a depth that reaches every status twice.
+    for (let depth = 0; depth < 10 && frontier.length; depth++) {
+      const next: typeof frontier = [];
+      for (const { job, steps } of frontier) {
+        for (const action of all) {
+          let outcome: ReturnType<typeof decide>;
+          try {
+            outcome = decide(job, steps, action, ctx);
+          } catch {
+            continue;
+          }
+          expect(`job ${job.status} → ${outcome.job.status}: ${allowed(entities.Job, job.status, outcome.job.status)}`).toMatch(/true$/);
+          jobMoves.add(`${job.status}>${outcome.job.status}`);
+          const after = new Map(steps);
+          for (const s of outcome.steps) {
+            const before = steps.get(s.name);
+            const from = before?.attempt === s.attempt ? before.status : StepStatus.PENDING;
+            expect(`step ${from} → ${s.status}: ${allowed(entities.Step, from, s.status)}`).toMatch(/true$/);
+            if (outcome.job.attempts[s.name] === s.attempt) after.set(s.name, s);
+          }
+          const id = JSON.stringify([outcome.job, [...after.values()]]);
+          if (!seen.has(id)) next.push({ job: outcome.job, steps: after });
+          seen.add(id);
+        }
+      }
+      frontier = next;
+    }
+    // QUEUED → COMPLETED is made by reuse at creation (src/job/job.items.ts), not by one command.
+    const declared = entities.Job.states.flatMap((from) => entities.Job.targets(from).map((to) => `${from}>${to}`));
+    expect(declared.filter((move) => !jobMoves.has(move))).toEqual(['QUEUED>COMPLETED']);
+    expect(seen.size).toBeGreaterThan(20);
   });
 });
