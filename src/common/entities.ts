@@ -652,6 +652,22 @@ export const entities = {
         format: { sequence: (n: number) => pad(n, 5) },
         derive: { errorCode: (item: { error?: { code?: string } }) => deadLetterCode(item.error?.code) },
       },
+      /**
+       * The same dead letters across tenants, for admins: write-sharded by job like the jobs'
+       * status index, merged on read, newest first within an error code.
+       */
+      deadLettersAcrossTenants: {
+        index: 'GSI3',
+        crossTenant: true,
+        pk: 'DEAD#{kind}#{stage}#{shard}',
+        sk: '{errorCode}#{finishedAt}#{tenantId}#{jobId}#{sequence}',
+        when: { status: ['FAILED'] },
+        format: { sequence: (n: number) => pad(n, 5) },
+        derive: {
+          errorCode: (item: { error?: { code?: string } }) => deadLetterCode(item.error?.code),
+          shard: (item: { jobId: string }) => opsShardOf(item.jobId),
+        },
+      },
     },
     ttl: true,
   }),

@@ -18,6 +18,7 @@ import {
   DeadLettersArgs,
   JobKind,
   JobsAcrossTenantsArgs,
+  DeadLettersAcrossTenantsArgs,
   JobItemsArgs,
   JobScene,
   JobsByStatusArgs,
@@ -328,6 +329,15 @@ export class JobResolver {
   })
   deadLetters(@Args() { kind, stage, errorCode, ...page }: DeadLettersArgs, @Ctx() ctx: Context) {
     return ctx.repos.jobs.deadLetters.list(kind, stage, errorCode, pageRequest(page));
+  }
+
+  @Authorized(Role.ADMIN)
+  @Query(() => WorkItemConnection, {
+    description:
+      "Admins only: every tenant's dead letters of one fan-out stage, each with its tenantId, ordered as deadLetters orders one tenant's. Pages forward only.",
+  })
+  deadLettersAcrossTenants(@Args() { kind, stage, errorCode, first, after }: DeadLettersAcrossTenantsArgs, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.deadLetters.acrossTenants(kind, stage, errorCode, { first, after });
   }
 
   @Authorized(Role.EDITOR)

@@ -358,6 +358,12 @@ export class WorkItem {
   @Field(() => Int, { description: 'Increments on every change of the item.' })
   version!: number;
 
+  @Field(() => ID, {
+    nullable: true,
+    description: 'Its tenant: set on deadLettersAcrossTenants (admins); null elsewhere, where it is yours.',
+  })
+  tenantId?: string;
+
   /** When a waiting item may be claimed (WorkItemResolver.availableAt says it only for PENDING). */
   availableAt?: string;
   createdAt?: string;
@@ -773,6 +779,18 @@ export class DeadLettersArgs extends PageArgs {
     nullable: true,
     description: 'Only items whose last error has this code (e.g. ATTEMPT_TIMED_OUT); newest first then.',
   })
+  errorCode?: string | null;
+}
+
+@ArgsType()
+export class DeadLettersAcrossTenantsArgs extends ForwardPageArgs {
+  @Field({ description: 'The declared job kind.' })
+  kind!: string;
+
+  @Field({ description: 'Its fan-out stage.' })
+  stage!: string;
+
+  @Field(() => String, { nullable: true, description: 'Only items whose last error has this code; newest first then.' })
   errorCode?: string | null;
 }
 

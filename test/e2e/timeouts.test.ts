@@ -38,6 +38,11 @@ JOB_KINDS.TEST_DEAD_B = {
   inputs: {},
   stages: [{ name: 'two', phase: 'processing', fanOut: { ...item, attempts: 1 } }],
 };
+JOB_KINDS.TEST_DEAD_C = {
+  description: 'A strict stage of one attempt an item, for the admins’ list across tenants.',
+  inputs: {},
+  stages: [{ name: 'three', phase: 'processing', fanOut: { ...item, attempts: 1 } }],
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ITEM = 'jobId stage sequence status attempt worker error { code } leaseExpiresAt timesOutAt availableAt startedAt';
@@ -354,4 +359,49 @@ describe('attempt timeouts, retry backoff and dead letters', () => {
     const bad = await t.gql(t.editor, 'mutation { replayDeadLetters(filter: { kind: "TEST_DEAD_A" }, max: 501) { reopened } }');
     expect(bad.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'max' });
   }, 90_000);
+
+  it('lists every tenant’s dead letters to admins only, each with its tenant, by code, paged across shards; a replay takes them out', async () => {
+    // Two tenants, each with dead letters of its own codes, in a kind no other test uses.
+    const [t1, t2] = [await tenant(), await tenant()];
+    const letter = async (t: Awaited<ReturnType<typeof tenant>>, code: string) => {
+      const jobId = await t.createJob('TEST_DEAD_C', 1);
+      await t.fail(await t.worker(1), await t.claim(await t.worker(1), 'TEST_DEAD_C'), code);
+      return jobId;
+    };
+    const gpu = await letter(t1, 'GPU');
+    const disk = await letter(t2, 'DISK');
+    const oom = await letter(t2, 'OOM');
+    const admin = await server.token(t1.tenantId, [Role.ADMIN], 'ops');
+    const across = async (variables: Record<string, unknown>) =>
+      (
+        await t1.data(
+          admin,
+          'query($c: String, $f: Int, $a: String) { deadLettersAcrossTenants(kind: "TEST_DEAD_C", stage: "three", errorCode: $c, first: $f, after: $a) { nodes { tenantId jobId sequence error { code } } pageInfo { hasNextPage endCursor } } }',
+          variables,
+        )
+      ).deadLettersAcrossTenants;
+    const rows = (page: { nodes: Array<{ tenantId: string; jobId: string; error: { code: string } }> }) =>
+      page.nodes.map((n) => `${n.tenantId}/${n.jobId}/${n.error.code}`);
+    // By code, descending (OOM, GPU, DISK), whichever of the index's shards each job is in.
+    expect(rows(await across({}))).toEqual([`${t2.tenantId}/${oom}/OOM`, `${t1.tenantId}/${gpu}/GPU`, `${t2.tenantId}/${disk}/DISK`]);
+    expect(rows(await across({ c: 'GPU' }))).toEqual([`${t1.tenantId}/${gpu}/GPU`]);
+    // Paged one at a time, the same three, each once.
+    const paged: string[] = [];
+    let after: string | undefined;
+    for (let n = 0; n < 4; n++) {
+      const page = await across({ f: 1, a: after });
+      paged.push(...rows(page));
+      if (!page.pageInfo.hasNextPage) break;
+      after = page.pageInfo.endCursor;
+    }
+    expect(paged).toEqual([`${t2.tenantId}/${oom}/OOM`, `${t1.tenantId}/${gpu}/GPU`, `${t2.tenantId}/${disk}/DISK`]);
+    // Not for a tenant's editor; a tenant's own list still shows only its own.
+    const denied = await t1.gql(t1.editor, '{ deadLettersAcrossTenants(kind: "TEST_DEAD_C", stage: "three") { nodes { jobId } } }');
+    expect(denied.errors[0].extensions.code).toBe('FORBIDDEN');
+    const own = await t1.data(t1.editor, '{ deadLetters(kind: "TEST_DEAD_C", stage: "three") { nodes { jobId tenantId } } }');
+    expect(own.deadLetters.nodes).toEqual([{ jobId: gpu, tenantId: null }]);
+    // A replay of tenant 1's letters takes them out of the admins' list too.
+    await t1.data(t1.editor, 'mutation { replayDeadLetters(filter: { kind: "TEST_DEAD_C" }) { reopened } }');
+    expect(rows(await across({}))).toEqual([`${t2.tenantId}/${oom}/OOM`, `${t2.tenantId}/${disk}/DISK`]);
+  }, 60_000);
 });
