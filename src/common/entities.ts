@@ -558,6 +558,10 @@ export const entities = {
       availableAt: attr.dateTime({ internal: true }),
       /** The completed step whose stored outputs this attempt took instead of running (src/job/job.reuse.ts). */
       reusedFrom: attr.json<ReuseSourceItem>()(),
+      /** When the running attempt's time is up (its stage's attemptTimeoutSeconds after its start), whatever its renewals. */
+      timesOutAt: attr.dateTime(),
+      /** When a waiting attempt may start: after its stage's retry backoff; absent when it may start at once. */
+      waitsUntil: attr.dateTime(),
     },
     status: STEP_MACHINE,
     indexes: {

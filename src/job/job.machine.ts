@@ -1,6 +1,7 @@
 import { type EntityItem, JOB_STATES, type ReuseSourceItem, STEP_STATES } from '../common/entities';
-import { AppError, badInput, ErrorCode, invalidTransition, wrongAttempt } from '../errors';
+import { AppError, attemptTimedOut, badInput, ErrorCode, invalidTransition, wrongAttempt } from '../errors';
 import { enumObject } from '../infra/dynamo/entity';
+import { backoffSeconds, type StepPolicy } from './job.kinds';
 
 /** A job's statuses, from the declaration (entities.ts); which moves are allowed is decided below. */
 export const JobStatus = enumObject(JOB_STATES);
@@ -151,6 +152,10 @@ export interface StepState {
   leaseExpiresAt?: string;
   /** The completed step whose stored outputs this attempt took (job.reuse.ts). */
   reusedFrom?: ReuseSourceItem;
+  /** When a running attempt's time is up (its stage's attempt timeout), whatever its renewals. */
+  timesOutAt?: string;
+  /** When a waiting attempt may start, after its stage's retry backoff. */
+  waitsUntil?: string;
 }
 
 /**
@@ -285,7 +290,7 @@ export function decide(
   job: JobState,
   steps: Map<string, StepState>,
   action: JobAction,
-  ctx: { now: string; actor: string; jobId: string },
+  ctx: { now: string; actor: string; jobId: string; policy?: StepPolicy },
 ): Outcome {
   const total = job.plan.length;
   const next: JobState = { ...job };
@@ -323,7 +328,37 @@ export function decide(
       throw wrongAttempt(`Step ${step.name} of job`, ctx.jobId, VERBS[action.kind], 'step', step.attempt, action.attempt);
     }
   };
-  const lease = (leaseUntil: string | undefined) => (leaseUntil ? { worker: ctx.actor, leaseExpiresAt: leaseUntil } : {});
+  const later = (seconds: number) => new Date(Date.parse(ctx.now) + Math.round(seconds * 1000)).toISOString();
+  const limit = ctx.policy?.attemptTimeoutSeconds;
+  /** When an attempt starting now runs out of time: its stage's attempt timeout from now (none without one). */
+  const deadline = limit ? later(limit) : undefined;
+  /** A lease never outlasts its attempt's time: a report past it renews nothing. */
+  const lease = (leaseUntil: string | undefined, timesOutAt: string | undefined) =>
+    leaseUntil ? { worker: ctx.actor, leaseExpiresAt: timesOutAt !== undefined && timesOutAt < leaseUntil ? timesOutAt : leaseUntil } : {};
+  /** A waiting attempt starts only once its retry backoff is over. */
+  const requireReady = (step: StepState) => {
+    if (step.waitsUntil && step.waitsUntil > ctx.now) {
+      throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `${step.status} until ${step.waitsUntil}`, StepStatus.RUNNING, {
+        action: VERBS[action.kind],
+        allowed: [`${StepStatus.PENDING} once its backoff is over`],
+        hint: `Attempt ${step.attempt} waits for its stage's retry backoff: it can start at ${step.waitsUntil}.`,
+      });
+    }
+  };
+  /** What an attempt starting now (started or claimed) is: running, its lease, and its time from now. */
+  const begin = (leaseUntil: string | undefined) => ({
+    status: StepStatus.RUNNING,
+    progress: 0,
+    startedAt: ctx.now,
+    waitsUntil: undefined,
+    timesOutAt: deadline,
+    ...lease(leaseUntil, deadline),
+  });
+  /** What the attempt after failed attempt `attempt` waits for: its stage's backoff (nothing without one). */
+  const backoffAfter = (name: string, attempt: number): Partial<StepState> => {
+    const seconds = backoffSeconds(ctx.policy?.retryBackoff, { jobId: ctx.jobId, stage: name, sequence: 0, attempt });
+    return seconds > 0 ? { waitsUntil: later(seconds) } : {};
+  };
   /**
    * An attempt failed with `error`. While attempts remain a new attempt follows and the job keeps
    * running: waiting to be started, or, with `takenOver`, already held by the worker that claimed
@@ -340,7 +375,7 @@ export function decide(
         attempt: step.attempt + 1,
         status: StepStatus.PENDING,
         progress: 0,
-        ...takenOver,
+        ...(takenOver ?? backoffAfter(step.name, step.attempt)),
       };
       next.progress = round(job.completedSteps / total);
       return takenOver
@@ -379,7 +414,8 @@ export function decide(
       if (step.name !== expected) {
         throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `waiting for ${expected}`, StepStatus.RUNNING);
       }
-      const started: StepState = { ...step, status: StepStatus.RUNNING, progress: 0, startedAt: ctx.now, ...lease(action.leaseUntil) };
+      requireReady(step);
+      const started: StepState = { ...step, ...begin(action.leaseUntil) };
       next.status = JobStatus.RUNNING;
       next.currentStep = step.name;
       next.startedAt = job.startedAt ?? ctx.now;
@@ -394,25 +430,37 @@ export function decide(
       const current = job.currentStep ?? job.plan[0]?.name;
       if (step.name !== current) throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `waiting for ${current}`, 'claimed');
       if (step.status === StepStatus.PENDING) {
-        const started: StepState = { ...step, status: StepStatus.RUNNING, progress: 0, startedAt: ctx.now, ...lease(action.leaseUntil) };
+        requireReady(step);
+        const started: StepState = { ...step, ...begin(action.leaseUntil) };
         next.status = JobStatus.RUNNING;
         next.startedAt = job.startedAt ?? ctx.now;
         return { job: next, steps: [started], step: started, type: JobEventType.STEP_STARTED };
       }
-      if (step.status !== StepStatus.RUNNING || !step.leaseExpiresAt || step.leaseExpiresAt > ctx.now) {
+      // A running attempt can be taken over once its lease or its time runs out, whichever is first.
+      const ends = [step.leaseExpiresAt, step.timesOutAt].filter((at): at is string => at !== undefined).sort()[0];
+      if (step.status !== StepStatus.RUNNING || !ends || ends > ctx.now) {
         throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, step.status, 'claimed', {
           action: 'claim',
-          allowed: [StepStatus.PENDING, 'RUNNING with its lease run out'],
-          hint: step.leaseExpiresAt ? `Its lease runs until ${step.leaseExpiresAt}.` : undefined,
+          allowed: [StepStatus.PENDING, 'RUNNING with its lease or its time run out'],
+          hint: ends ? `${ends === step.timesOutAt ? 'Its attempt' : 'Its lease'} runs until ${ends}.` : undefined,
         });
       }
-      const error = {
-        code: 'LEASE_EXPIRED',
-        message: `Worker ${step.worker ?? 'unknown'} stopped reporting; its lease ran out at ${step.leaseExpiresAt}.`,
-        retryCount: step.attempt - 1,
-      };
-      // The claimer holds the new attempt at once.
-      return failAttempt(step, error, { status: StepStatus.RUNNING, startedAt: ctx.now, ...lease(action.leaseUntil) });
+      const error =
+        ends === step.timesOutAt
+          ? {
+              code: 'ATTEMPT_TIMED_OUT',
+              message: `Attempt ${step.attempt} of worker ${step.worker ?? 'unknown'} ran out of time at ${ends}: its stage allows ${limit ?? '?'} s an attempt, whatever its reports.`,
+              retryCount: step.attempt - 1,
+            }
+          : {
+              code: 'LEASE_EXPIRED',
+              message: `Worker ${step.worker ?? 'unknown'} stopped reporting; its lease ran out at ${step.leaseExpiresAt}.`,
+              retryCount: step.attempt - 1,
+            };
+      // With a retry backoff the next attempt waits for it, like one its worker failed: the
+      // claimer holds none of it. Without one the claimer holds the new attempt at once.
+      if (ctx.policy?.retryBackoff && step.attempt < job.maxAttempts) return failAttempt(step, error);
+      return failAttempt(step, error, begin(action.leaseUntil));
     }
     case 'progress': {
       if (!(action.progress >= 0 && action.progress <= 1)) throw badInput('progress must be between 0 and 1.', 'progress');
@@ -420,12 +468,15 @@ export function decide(
       const step = stepOf(action.step);
       requireAttempt(step);
       requireStep(step);
-      // A report renews the reporter's lease.
+      // An attempt whose time is up is not renewed: its holder is told to stop, and the next claim takes it over.
+      if (step.timesOutAt && step.timesOutAt <= ctx.now)
+        throw attemptTimedOut(`Step ${step.name} of job`, ctx.jobId, step.attempt, step.timesOutAt, limit);
+      // A report renews the reporter's lease, up to the attempt's time.
       const updated: StepState = {
         ...step,
         progress: action.progress,
         metrics: action.metrics ?? step.metrics,
-        ...lease(action.leaseUntil),
+        ...lease(action.leaseUntil, step.timesOutAt),
       };
       next.progress = round((job.completedSteps + action.progress) / total);
       return { job: next, steps: [updated], step: updated, type: JobEventType.STEP_PROGRESS };

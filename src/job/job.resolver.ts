@@ -388,6 +388,8 @@ export class JobResolver {
         assetFile: stage.asset?.file ?? null,
         reuseTtlHours: reuseOf({ kind: name, declared: true }, stage.name)?.ttlHours ?? null,
         reuseKeyFields: reuseOf({ kind: name, declared: true }, stage.name)?.keyFields ?? null,
+        attemptTimeoutSeconds: stage.fanOut ? null : (stage.attemptTimeoutSeconds ?? null),
+        retryBackoff: stage.fanOut ? null : (stage.retryBackoff ?? null),
         fanOut: stage.fanOut
           ? {
               itemInputs: fieldsOf(stage.fanOut.inputs),

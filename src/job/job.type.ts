@@ -170,6 +170,19 @@ export class Step {
   })
   leaseExpiresAt?: string;
 
+  @Field(() => DateTime, {
+    nullable: true,
+    description:
+      "When this running attempt's time is up (its stage's attemptTimeoutSeconds after it started), whatever its progress reports renew; null without an attempt timeout.",
+  })
+  timesOutAt?: string;
+
+  @Field(() => DateTime, {
+    nullable: true,
+    description: "When this waiting attempt may start: after its stage's retry backoff; null when it may start at once.",
+  })
+  waitsUntil?: string;
+
   @Field(() => ID, { nullable: true, description: 'Who approved or rejected the step after review.' })
   approvedBy?: string;
 
@@ -643,6 +656,19 @@ export class JobStage {
       "The input fields whose values make a reusable stage's key (the job's for a step, each item's for a fan-out stage); null: all of them.",
   })
   reuseKeyFields?: string[] | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: "A single-step stage's attempt timeout in seconds (a fan-out stage's is its fanOut's); null: none.",
+  })
+  attemptTimeoutSeconds?: number | null;
+
+  @Field(() => RetryBackoff, {
+    nullable: true,
+    description:
+      "A single-step stage's retry backoff (a fan-out stage's is its fanOut's); null: a failed attempt's successor may start at once.",
+  })
+  retryBackoff?: RetryBackoff | null;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'The work items of a fan-out stage: their fields, attempts and failure policy.' })

@@ -272,3 +272,80 @@ describe('the job machine is the declared one', () => {
     expect(seen.size).toBeGreaterThan(20);
   });
 });
+
+describe('a step stage’s attempt timeout and retry backoff', () => {
+  const at = (seconds: number) => new Date(Date.parse(ctx.now) + seconds * 1000).toISOString();
+  const policy = { attemptTimeoutSeconds: 60, retryBackoff: { initialSeconds: 10, factor: 3, maxSeconds: 60, jitter: 0 } };
+  const lease = at(30);
+
+  it('gives an attempt its time from its start; reports renew its lease only up to it and are refused past it', () => {
+    const { job, steps } = fresh(['a'], 3);
+    const started = decide(job, steps, { kind: 'claim', step: 'a', leaseUntil: at(600) }, { ...ctx, policy });
+    expect(started.step).toMatchObject({ status: StepStatus.RUNNING, timesOutAt: at(60), leaseExpiresAt: at(60) });
+    const running = new Map([['a', started.step as StepState]]);
+    const renewed = decide(
+      started.job,
+      running,
+      { kind: 'progress', step: 'a', progress: 0.5, leaseUntil: at(90) },
+      { ...ctx, now: at(50), policy },
+    );
+    expect(renewed.step).toMatchObject({ leaseExpiresAt: at(60), timesOutAt: at(60) });
+    expect(() =>
+      decide(started.job, running, { kind: 'progress', step: 'a', progress: 0.6, leaseUntil: at(120) }, { ...ctx, now: at(60), policy }),
+    ).toThrow(expect.objectContaining({ code: 'ATTEMPT_TIMED_OUT' }));
+  });
+
+  it('lets a claim take over an attempt whose time is up although its lease runs on: at once without a backoff, after it with one', () => {
+    const { job, steps } = fresh(['a'], 3);
+    const noBackoff = { attemptTimeoutSeconds: 60 };
+    const started = decide(job, steps, { kind: 'claim', step: 'a', leaseUntil: lease }, { ...ctx, policy: noBackoff });
+    const running = new Map([['a', { ...(started.step as StepState), leaseExpiresAt: at(600) }]]);
+    // Before its time: not claimable.
+    expect(() =>
+      decide(started.job, running, { kind: 'claim', step: 'a', leaseUntil: at(100) }, { ...ctx, now: at(59), policy: noBackoff }),
+    ).toThrow(/Its attempt runs until/);
+    const taken = decide(
+      started.job,
+      running,
+      { kind: 'claim', step: 'a', leaseUntil: at(100) },
+      { ...ctx, now: at(61), policy: noBackoff },
+    );
+    expect(taken.type).toBe(JobEventType.STEP_RECLAIMED);
+    expect(taken.steps.map((s) => [s.attempt, s.status, s.error?.code])).toEqual([
+      [1, StepStatus.FAILED, 'ATTEMPT_TIMED_OUT'],
+      [2, StepStatus.RUNNING, undefined],
+    ]);
+    expect(taken.step).toMatchObject({ timesOutAt: at(121), leaseExpiresAt: at(100) });
+    // With a backoff the claim ends the attempt and the next one waits; the claimer holds nothing.
+    const waiting = decide(started.job, running, { kind: 'claim', step: 'a', leaseUntil: at(100) }, { ...ctx, now: at(61), policy });
+    expect(waiting.type).toBe(JobEventType.STEP_FAILED);
+    expect(waiting.steps.map((s) => [s.attempt, s.status, s.waitsUntil])).toEqual([
+      [1, StepStatus.FAILED, undefined],
+      [2, StepStatus.PENDING, at(71)],
+    ]);
+  });
+
+  it('makes a failed attempt’s successor wait a growing backoff before it can start', () => {
+    let { job, steps } = fresh(['a'], 4);
+    const waits: number[] = [];
+    let now = 0;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const c = { ...ctx, now: at(now), policy };
+      const started = decide(job, steps, { kind: 'start', step: 'a', leaseUntil: at(now + 30) }, c);
+      const failed = decide(
+        started.job,
+        new Map([['a', started.step as StepState]]),
+        { kind: 'fail', step: 'a', code: 'E', message: 'e' },
+        c,
+      );
+      const next = failed.steps.find((s) => s.attempt === attempt + 1) as StepState;
+      waits.push((Date.parse(next.waitsUntil ?? '') - Date.parse(at(now))) / 1000);
+      job = failed.job;
+      steps = new Map([['a', next]]);
+      // Started before its wait is over: refused, naming when it can start; at that time it starts.
+      expect(() => decide(job, steps, { kind: 'start', step: 'a' }, { ...ctx, now: at(now + 1), policy })).toThrow(/it can start at/);
+      now = (Date.parse(next.waitsUntil ?? '') - Date.parse(ctx.now)) / 1000;
+    }
+    expect(waits).toEqual([10, 30, 60]);
+  });
+});
