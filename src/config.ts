@@ -170,7 +170,8 @@ export type PlanName = 'free' | 'studio' | 'enterprise';
 /**
  * What a plan allows one tenant. Rates are per second, held across every instance (in Redis when
  * REDIS_URL is set); the rest are quotas, each checked in the transaction of the write that would
- * pass it (src/common/quota.ts). docs/operations.md says how to size them.
+ * pass it (src/common/quota.ts). docs/operations.md says how to size them. (Running jobs and items
+ * per job are bounded per job kind and by pool shares, not yet by the plan.)
  */
 export interface PlanLimits {
   /** Operations a second of the whole tenant (queries, mutations, subscription starts; not workers'). */
@@ -183,10 +184,8 @@ export interface PlanLimits {
   workerRequestsPerSecond: number;
   /** Projects the tenant may hold. */
   projects: number;
-  /** Bytes of confirmed files (asset versions) the tenant may store. */
+  /** Bytes of confirmed files (asset versions, inspiration files) the tenant may store. */
   storedBytes: number;
-  /** Work items one job may be created with. */
-  itemsPerJob: number;
 }
 
 /** The limits of each plan, unless PLAN_LIMITS says otherwise. */
@@ -198,7 +197,6 @@ export const PLAN_DEFAULTS: Record<PlanName, PlanLimits> = {
     workerRequestsPerSecond: 1_000,
     projects: 1_000,
     storedBytes: 10 * 1024 ** 3,
-    itemsPerJob: 10_000,
   },
   studio: {
     requestsPerSecond: 1_000,
@@ -207,7 +205,6 @@ export const PLAN_DEFAULTS: Record<PlanName, PlanLimits> = {
     workerRequestsPerSecond: 3_000,
     projects: 10_000,
     storedBytes: 1024 ** 4,
-    itemsPerJob: 10_000,
   },
   enterprise: {
     requestsPerSecond: 5_000,
@@ -216,7 +213,6 @@ export const PLAN_DEFAULTS: Record<PlanName, PlanLimits> = {
     workerRequestsPerSecond: 10_000,
     projects: 100_000,
     storedBytes: 20 * 1024 ** 4,
-    itemsPerJob: 10_000,
   },
 };
 

@@ -141,14 +141,8 @@ export class OperationPipeline {
     // Checked (depth first, then coercion) before anything else walks the variables (the share key, execution).
     const errors = variableErrors(this.deps.schema, operation, request.variables);
     if (errors.length) return { errors };
-    try {
-      const refused = await this.budgets?.check(principal, operation, costOf(operation));
-      if (refused) return { errors: [refused] };
-    } catch (error) {
-      // Reading the tenant's plan failed: SERVICE_UNAVAILABLE (a GraphQLError with its code) refuses the operation like any other.
-      if (error instanceof GraphQLError) return { errors: [error] };
-      throw error;
-    }
+    const refused = await this.budgets?.check(principal, operation, costOf(operation));
+    if (refused) return { errors: [refused] };
     return {
       operation,
       args: {

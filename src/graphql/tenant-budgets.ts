@@ -64,8 +64,9 @@ export class TenantBudgets {
   constructor(private readonly deps: { config: Config; store: Store; budgets: RateBudgets; metrics?: Metrics }) {}
 
   /**
-   * The refusal of `operation` by `principal`'s budgets, or null when it may run. Throws only
-   * what reading the tenant's plan throws (SERVICE_UNAVAILABLE when DynamoDB does not answer).
+   * The refusal of `operation` by `principal`'s budgets, or null when it may run. A plan that
+   * cannot be read does not fail the operation (see planOf); a throw is a fault of the budgets'
+   * library or of this code.
    */
   async check(principal: Principal | null, operation: OperationDefinitionNode, cost: number): Promise<AppError | null> {
     if (!principal || !this.deps.config.tenantRateLimits) return null;
@@ -88,27 +89,43 @@ export class TenantBudgets {
     return rateLimited(refusal.budget, refusal.points, Math.max(1, Math.ceil(refusal.retryAfterMs / 1000)));
   }
 
-  /** The tenant's plan and limits, read at most every PLAN_TTL_MS by this instance (one read at a time per tenant). */
-  private planOf(tenantId: string): Promise<KnownPlan> | KnownPlan {
+  /**
+   * The tenant's plan and limits, read at most every PLAN_TTL_MS by this instance, one read at a
+   * time per tenant. A plan known but older than that is used while it is read again, so no request
+   * waits on the read but a tenant's first. When the read fails (DynamoDB down; the store's outage
+   * log counts and reports it), the budgets still hold: the plan last known stays in use, and a
+   * tenant never read gets the free plan's limits for a second, then the read is tried again.
+   */
+  private async planOf(tenantId: string): Promise<KnownPlan> {
     let entry = this.plans.get(tenantId);
-    if (entry?.known && Date.now() - entry.known.readAt < PLAN_TTL_MS) return entry.known;
-    if (entry?.reading) return entry.reading;
     if (!entry) {
       if (this.plans.size >= PLAN_CACHE_SIZE) this.plans.delete(this.plans.keys().next().value ?? '');
       entry = {};
       this.plans.set(tenantId, entry);
     }
-    const held = entry;
-    // A failed read is the waiting requests' error (it is not kept), and the next request reads again.
-    held.reading = this.deps.store
-      .get(entities.Tenant.keyOf(tenantId, {}))
-      .then((tenant) => {
-        held.known = { plan: planOf(tenant), limits: limitsOf(this.deps.config.plans, tenant), readAt: Date.now() };
-        return held.known;
-      })
-      .finally(() => {
-        held.reading = undefined;
-      });
-    return held.reading;
+    const { known } = entry;
+    if (known && Date.now() - known.readAt < PLAN_TTL_MS) return known;
+    const reading = entry.reading ?? this.read(tenantId, entry);
+    return known ?? reading;
+  }
+
+  /** Reads the tenant's plan into `entry` (see planOf); never rejects. */
+  private read(tenantId: string, entry: { known?: KnownPlan; reading?: Promise<KnownPlan> }): Promise<KnownPlan> {
+    const reading = this.deps.store.get(entities.Tenant.keyOf(tenantId, {})).then(
+      (tenant): KnownPlan => ({ plan: planOf(tenant), limits: limitsOf(this.deps.config.plans, tenant), readAt: Date.now() }),
+      (): KnownPlan =>
+        entry.known ?? {
+          plan: 'free',
+          limits: this.deps.config.plans.free,
+          // Tried again after a second rather than after PLAN_TTL_MS.
+          readAt: Date.now() - PLAN_TTL_MS + 1_000,
+        },
+    );
+    entry.reading = reading.then((plan) => {
+      entry.known = plan;
+      entry.reading = undefined;
+      return plan;
+    });
+    return entry.reading;
   }
 }

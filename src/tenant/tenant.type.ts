@@ -99,9 +99,6 @@ export class PlanLimits {
 
   @Field(() => Float, { description: 'Bytes of confirmed files the tenant may store.' })
   storedBytes!: number;
-
-  @Field(() => Int, { description: 'Work items one job may be created with.' })
-  itemsPerJob!: number;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'How much of one quota a tenant uses.' })
@@ -150,7 +147,4 @@ export class PlanLimitsInput {
 
   @Field(() => Float, { nullable: true, description: 'Bytes of stored files.' })
   storedBytes?: number | null;
-
-  @Field(() => Int, { nullable: true, description: 'Work items one job may be created with.' })
-  itemsPerJob?: number | null;
 }

@@ -1,4 +1,5 @@
 import { dataOf, Role, startTestServer, type GraphQLResult, type TestServer } from '../support/server';
+import { metricValue } from '../support/ws';
 
 type Target = { url: string; method: string; headers: Array<{ name: string; value: string }> };
 
@@ -52,6 +53,8 @@ describe("a tenant's plan quotas, checked in the write's own transaction", () =>
     // A refused write changed nothing: one more is still refused, and the counter stays.
     expect((await gql(token, CREATE_PROJECT, { title: 'One too many' })).errors?.[0]?.extensions?.code).toBe('QUOTA_EXCEEDED');
     expect(await usedOf('quota-projects', 'projects')).toBe(5);
+    // Counted by the plan (a bounded label), never by the tenant's id.
+    expect(await metricValue(server.url, 'artissist_tenant_quota_refusals_total{plan="studio",quota="projects"}')).toBe(50);
 
     // Archiving a project frees its slot (the quota bounds the projects a tenant works on).
     dataOf(await gql(token, 'mutation($p: ID!) { archiveProject(projectId: $p) { projectId } }', { p: listed[0].projectId }));

@@ -8,7 +8,7 @@ import { testEndpoint } from '../support/dynamo';
 import { gqlAt, startInstance, type Instance } from '../support/instances';
 import { startRedis, type RedisServer } from '../support/redis';
 import { TEST_SECRET } from '../support/server';
-import { subscribe } from '../support/ws';
+import { metricValue, subscribe } from '../support/ws';
 
 /*
  * Per-tenant rate budgets held across instances: two server processes share DynamoDB and Redis,
@@ -194,6 +194,9 @@ describe('per-tenant rate budgets across two instances and Redis', () => {
     expect(rate).toBeLessThanOrEqual(A_RATE * (1 + RATE_TOLERANCE));
     // Both instances admitted some of it: the budget is one count across them, not one each.
     expect(new Set(admitted.map((a) => a.url)).size).toBe(2);
+    // Counted by plan and budget (bounded labels), never by tenant id, on the instances that refused.
+    const counted = await Promise.all(urls.map((url) => metricValue(url, 'artissist_tenant_throttled_total{plan="free",budget="tenant"}')));
+    expect(counted[0] + counted[1]).toBe(limited.length);
 
     // B: no error, and its median latency within the tolerance of its quiet run.
     expect(busy.filter((a) => a.status !== 200 || a.code)).toEqual([]);
