@@ -44,6 +44,17 @@ export enum ErrorCode {
    * events: it runs over WebSocket (graphql-ws) or as GraphQL over SSE. Nothing ran.
    */
   SUBSCRIPTION_NEEDS_STREAM = 'SUBSCRIPTION_NEEDS_STREAM',
+  /**
+   * The tenant (or the user, or its workers) used up a rate budget of its plan for this second:
+   * nothing ran. HTTP 429 with Retry-After; `extensions.budget` names the budget and
+   * `extensions.retryAfterSeconds` says when to send again.
+   */
+  RATE_LIMITED = 'RATE_LIMITED',
+  /**
+   * The write would take the tenant past a quota of its plan (projects, stored bytes, items per
+   * job): nothing was written. `extensions.quota` names it, with `limit` and `requested`.
+   */
+  QUOTA_EXCEEDED = 'QUOTA_EXCEEDED',
   INTERNAL = 'INTERNAL',
 }
 
@@ -109,6 +120,34 @@ export const invalidTransition = (
       ? `Cannot ${detail.action} ${entity} ${id}: it is ${from}, and that needs it ${detail.allowed.join(' or ')}.${detail.hint ? ` ${detail.hint}` : ''}`
       : `${entity} ${id} cannot go from ${from} to ${to}.`,
     { entity, id, from, to, ...(detail ? { allowed: [...detail.allowed] } : {}) },
+  );
+
+/**
+ * RATE_LIMITED for a request refused by the rate budget `budget` (`points` a second), to be sent
+ * again after `retryAfterSeconds`: HTTP 429 with that Retry-After on every transport that has a
+ * status (WebSocket gets the error message, and the socket stays open).
+ */
+export const rateLimited = (budget: string, points: number, retryAfterSeconds: number) =>
+  new AppError(
+    ErrorCode.RATE_LIMITED,
+    `Too many requests: the ${budget} budget of your plan allows ${points} a second. Send again in ${retryAfterSeconds} s.`,
+    {
+      budget,
+      limit: points,
+      retryAfterSeconds,
+      http: { status: 429, headers: new Map([['retry-after', String(retryAfterSeconds)]]) },
+    },
+  );
+
+/**
+ * QUOTA_EXCEEDED: the write would take the tenant past its plan's `quota` (`limit`), asking for
+ * `requested` more. Nothing was written.
+ */
+export const quotaExceeded = (quota: string, limit: number, requested: number) =>
+  new AppError(
+    ErrorCode.QUOTA_EXCEEDED,
+    `This would pass your plan's ${quota} quota of ${limit}; nothing was written. Free some (delete what you no longer need) or ask an admin for a larger plan.`,
+    { quota, limit, requested },
   );
 
 /**

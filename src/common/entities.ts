@@ -38,6 +38,13 @@ export function deadLetterCode(code: string | undefined): string {
 /** The first letter of a word (a whole code point): the partition of the word index it is in. */
 export const initialOf = (word: string): string => String.fromCodePoint(word.codePointAt(0) ?? 0x5f);
 
+/** The bytes of an asset's versions whose status `counted` says count. */
+function versionBytes(versions: readonly AssetVersionItem[], counted: (status: AssetVersionItem['status']) => boolean): number {
+  let bytes = 0;
+  for (const v of versions) if (counted(v.status)) bytes += v.size ?? 0;
+  return bytes;
+}
+
 const archivedPartition = (archived: unknown) => (archived ? 'ARCHIVED_PROJECT' : 'PROJECT');
 
 /** The upload states of a stored file (an asset's version, an inspiration's file). */
@@ -161,6 +168,23 @@ export const entities = {
       keepAssetVersions: attr.int(),
       /** Days activity events are kept; unset: the server's EVENT_RETENTION_DAYS; 0: forever. */
       activityRetentionDays: attr.int(),
+      /** An admin's overrides of the plan's limits for this tenant alone (setTenantPlan); unset: the plan's. */
+      limits: attr.json<Partial<Record<string, number>>>()({ internal: true }),
+    },
+  }),
+  /**
+   * How much of each quota of its plan a tenant uses, exactly: every write that changes what an
+   * item counts (an entity's `quota` declaration) adds the difference in its own transaction,
+   * conditioned on the plan's limit (src/common/quota.ts). Kept by ADD alone, so it carries no
+   * entity type; each quota is an attribute named as the quota.
+   */
+  TenantUsage: entity({
+    type: 'TenantUsage',
+    idPrefix: undefined,
+    key: keyShape({ pk: '', sk: 'USAGE' }),
+    attributes: {
+      projects: attr.int(),
+      storedBytes: attr.int(),
     },
   }),
   Project: entity({
@@ -203,6 +227,8 @@ export const entities = {
       },
     },
     search: { fields: ['title'], maxWords: 32 },
+    // Archiving frees the slot: the quota bounds the projects a tenant works on.
+    quota: { name: 'projects', counts: (project) => (project.archived ? 0 : 1) },
   }),
   Brief: entity({
     type: 'Brief',
@@ -350,6 +376,12 @@ export const entities = {
     },
     search: { fields: ['alt', 'ocr'], maxWords: 40 },
     ttl: true,
+    // Confirmed versions count (archived ones are still stored); an upload requested is checked against what is left.
+    quota: {
+      name: 'storedBytes',
+      counts: (asset) => versionBytes(asset.versions, (status) => status !== 'uploading'),
+      pending: (asset) => versionBytes(asset.versions, (status) => status === 'uploading'),
+    },
   }),
   Inspiration: entity({
     type: 'Inspiration',
@@ -375,6 +407,11 @@ export const entities = {
     },
     // 30, not 40: an update may also replace all 30 tag items (60 writes).
     search: { fields: ['tags', 'text'], maxWords: 30 },
+    quota: {
+      name: 'storedBytes',
+      counts: (inspiration) => (inspiration.fileStatus === 'ready' ? (inspiration.size ?? 0) : 0),
+      pending: (inspiration) => (inspiration.fileStatus === 'uploading' ? (inspiration.size ?? 0) : 0),
+    },
   }),
   /** Written in its inspiration's transaction, so listing by tag is one query. */
   InspirationTag: entity({

@@ -6,6 +6,7 @@ import { activityEvent, subjectOf, type EventSpec } from './activity-event';
 import { idempotent, type IdempotentRequest } from './idempotency';
 import type { Key } from './keys';
 import type { Scope } from './scope';
+import { quotaWrites } from './quota';
 import { searchChange } from './search';
 
 const MAX_RETRIES = 5;
@@ -123,6 +124,8 @@ export function mutate<M extends AnyModel>(
       model.put(scope.tenantId, next).ifVersion(lock.version, lock.onConditionFailed),
       ...derived,
       ...search.writes,
+      // The tenant's usage moves with what the item counts against its plan, within the limit (quota.ts).
+      ...quotaWrites(scope.tenantId, model, current, next),
       activityEvent(scope, { subject: subjectOf(model, next), ...event, data: { version: next.version, ...event.data } }),
     ]);
     // commit() dropped the request's cached reads; the written item is known, so it is primed.
@@ -187,6 +190,7 @@ export function creationWrites<M extends AnyModel>(
       model.put(scope.tenantId, item).ifNew(() => new AppError(ErrorCode.CONFLICT, `${subject.type} ${subject.id} already exists.`)),
       ...derived,
       ...search.writes,
+      ...quotaWrites(scope.tenantId, model, null, item),
       activityEvent(scope, { subject, ...event, data: { version: 1, ...event.data } }),
     ],
   };
@@ -208,6 +212,7 @@ export function remove<M extends AnyModel>(
       del(keyOf(scope, target)).ifVersion(lock.version, lock.onConditionFailed),
       ...derived,
       ...searchChange(scope.tenantId, target.model, current, null).writes,
+      ...quotaWrites(scope.tenantId, target.model, current, null),
       activityEvent(scope, { subject: subjectOf(target.model, current), ...event }),
     ]);
     return current;
