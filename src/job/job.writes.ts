@@ -185,6 +185,10 @@ export function eventWrites(
     seq,
     prevSeq: seq - 1,
     type: outcome.type,
+    // The fields every downstream event carries (src/infra/dynamo/downstream.ts): what happened, to what.
+    action: `job.${outcome.type.toLowerCase()}`,
+    subjectType: entities.Job.type,
+    subjectId: job.jobId,
     actor,
     at,
     job: snapshotOf(job),
