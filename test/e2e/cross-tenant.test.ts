@@ -134,6 +134,12 @@ const cases: Record<string, Case> = {
   retryWorkItem: (i) => ({ query: `mutation { retryWorkItem(jobId: "${i.batchJobId}", stage: "process", sequence: 1) { inputs } }` }),
   // Admins only: a tenant cannot give itself (or take from A) a larger share of the pools.
   setPoolShare: () => ({ query: 'mutation { setPoolShare(tenantId: "tenant-a", weight: 1000) { weight } }' }),
+  // Cold storage is read under the caller's own prefix: A's job id names nothing of B's (the archive
+  // test reads an archived job of A's as B too, test/e2e/archive.test.ts).
+  archivedJob: (i) => ({ query: `{ archivedJob(jobId: "${i.jobId}") { jobId job steps events } }` }),
+  restoreProject: (i) => ({ query: `mutation { restoreProject(projectId: "${i.projectId}") { projectId title } }` }),
+  // Admins only: a tenant cannot start the server's archive run.
+  runArchive: () => ({ query: 'mutation { runArchive { jobs projects } }' }),
   deadLetters: (i) => ({
     query: 'query($a: String) { deadLetters(kind: "BATCH", stage: "process", after: $a) { nodes { jobId inputs error { message } } } }',
     variables: { a: i.cursors.deadLetters },
@@ -460,7 +466,7 @@ describe('tenant isolation', () => {
       }
       // Every request that named A's things either found nothing or failed with a client code.
       for (const error of res.body.errors ?? []) {
-        const adminOnly = field.endsWith('AcrossTenants') || field === 'setPoolShare';
+        const adminOnly = field.endsWith('AcrossTenants') || field === 'setPoolShare' || field === 'runArchive';
         const allowed = adminOnly ? /^FORBIDDEN$/ : /^(NOT_FOUND|BAD_USER_INPUT|CONFLICT)$/;
         expect({ field, code: error.extensions.code }).toEqual({ field, code: expect.stringMatching(allowed) });
       }
