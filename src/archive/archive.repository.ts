@@ -59,8 +59,8 @@ export class ArchiveRepository {
   /**
    * Puts an archived project of this tenant back in the table, every row as it was exported (the
    * project itself last, so it shows only once all its children are back), having marked its
-   * archive restored so that the schedule does not move it out again until it changes (unarchived
-   * and archived again, it is exported anew over the same names). NOT_FOUND when it
+   * archive restored so that the schedule does not move it out again until it changes (then it is
+   * exported anew over the same names). NOT_FOUND when it
    * is not in cold storage; CONFLICT when the project is in the table already.
    */
   async restoreProject(projectId: string) {

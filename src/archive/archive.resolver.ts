@@ -30,7 +30,7 @@ export class ArchiveResolver {
   @Authorized(Role.EDITOR)
   @Mutation(() => Project, {
     description:
-      'Puts an archived project of your tenant that the archive moved to cold storage back in the table, exactly as it was (still archived: unarchive it to work on it). NOT_FOUND when it is not in cold storage; CONFLICT when it is in the table.',
+      'Puts an archived project of your tenant that the archive moved to cold storage back in the table, exactly as it was (still archived, readable and listed with archived: true); the archive leaves it there until it changes. NOT_FOUND when it is not in cold storage; CONFLICT when it is in the table.',
   })
   restoreProject(@Arg('projectId', () => ID, { description: "The project's id." }) projectId: string, @Ctx() ctx: Context) {
     return ctx.repos.archive.restoreProject(projectId);
