@@ -2,6 +2,8 @@ import { gunzipSync } from 'node:zlib';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ArchiveManifest } from '../../src/archive/archive.format';
+import { ArchiveSchedule } from '../../src/archive/archive.schedule';
+import { Archiver } from '../../src/archive/archive.service';
 import type { Item } from '../../src/infra/dynamo/store';
 import { Role, startTestServer, type TestServer } from '../support/server';
 
@@ -201,5 +203,16 @@ describe('cold storage', () => {
     // Restored on purpose, it stays at the next run (until it changes).
     expect(await runArchive()).toMatchObject({ projects: 0, failed: 0 });
     expect(await projectRows()).toEqual(projectBefore);
+  });
+
+  it('runs on one instance at a time: of two schedules asking at once, one takes the lease, and the next run takes it again', async () => {
+    const clock = () => new Date(Date.now() + ahead);
+    const archiver = new Archiver(server.app.store, server.app.files, { afterDays: 90, fileLimits: server.config.files, now: clock });
+    const [one, two] = [1, 2].map(() => new ArchiveSchedule(server.app.store, archiver, { intervalMs: 0, leaseSeconds: 60, now: clock }));
+    const results = await Promise.all([one.runNow(), two.runNow()]);
+    expect(results.filter((r) => r === null)).toHaveLength(1);
+    expect(results.filter((r) => r !== null)).toHaveLength(1);
+    // The lease is freed at the end of the run.
+    expect(await two.runNow()).toMatchObject({ failed: 0 });
   });
 });
