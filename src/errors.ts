@@ -144,7 +144,7 @@ export const wrongAttempt = (what: string, id: string, action: string, unit: 'st
 export const attemptTimedOut = (what: string, id: string, attempt: number, timedOutAt: string, limitSeconds: number | undefined) =>
   new AppError(
     ErrorCode.ATTEMPT_TIMED_OUT,
-    `Cannot report on ${what} ${id} as attempt ${attempt}: the attempt's time ran out at ${timedOutAt}${limitSeconds ? ` (its stage allows ${limitSeconds} s an attempt, whatever its reports)` : ''}, and the next claim takes the item over as a new attempt. Stop and drop the work of attempt ${attempt}.`,
+    `Cannot report on ${what} ${id} as attempt ${attempt}: the attempt's time ran out at ${timedOutAt}${limitSeconds ? ` (its stage allows ${limitSeconds} s an attempt, whatever its reports)` : ''}, and the next claim takes it over as a new attempt. Stop and drop the work of attempt ${attempt}.`,
     { entity: what, id, attempt, timedOutAt },
   );
 

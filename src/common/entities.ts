@@ -61,9 +61,65 @@ export const MAX_STORED_ASSET_VERSIONS = 500;
 /** The most days a tenant may keep its activity trail for (besides forever). */
 export const MAX_ACTIVITY_RETENTION_DAYS = 36_500;
 
-/** The statuses of a job and of a step attempt (their transitions are decided in job.machine.ts). */
+/** The statuses of a job and of a step attempt; their machines follow. */
 export const JOB_STATES = ['QUEUED', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export const STEP_STATES = ['PENDING', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'SKIPPED'] as const;
+type JobStatusValue = (typeof JOB_STATES)[number];
+type StepStatusValue = (typeof STEP_STATES)[number];
+
+/**
+ * The status machine of a job: where each status may go. Every change of a job is held to it at
+ * commit (src/job/job.items.ts, BatchState.change); which command may run in which status is the
+ * command table in src/job/job.machine.ts, checked against this machine by test/unit/job-machine.test.ts.
+ */
+const JOB_MACHINE = {
+  attribute: 'status',
+  initial: 'QUEUED',
+  // QUEUED → COMPLETED: every step took stored outputs at creation (src/job/job.reuse.ts).
+  transitions: {
+    QUEUED: ['RUNNING', 'COMPLETED', 'CANCELLED'],
+    RUNNING: ['PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'],
+    PAUSED: ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'],
+    COMPLETED: [],
+    FAILED: ['RUNNING'],
+    CANCELLED: [],
+  } satisfies Record<JobStatusValue, readonly JobStatusValue[]>,
+  descriptions: {
+    QUEUED: 'Created; no step has started yet.',
+    RUNNING: 'A step is running, or waits to be started or claimed.',
+    PAUSED: 'A step waits for a person’s review (approveStep or rejectStep).',
+    COMPLETED: 'Every step completed.',
+    FAILED: 'A step failed with no attempts left, or was rejected; retryJob runs it again.',
+    CANCELLED: 'Cancelled by a person; its waiting steps were skipped.',
+  },
+} as const;
+
+/**
+ * The status machine of one step attempt. A failed attempt never runs again: the next attempt is
+ * a new step item, which starts PENDING (or RUNNING, held by the worker whose claim took it over).
+ */
+const STEP_MACHINE = {
+  attribute: 'status',
+  initial: 'PENDING',
+  // PENDING → COMPLETED: the attempt took the stored outputs of a completed step (src/job/job.reuse.ts);
+  // PENDING → SKIPPED: its job was cancelled before it ran; PAUSED → COMPLETED | FAILED: a person's review.
+  transitions: {
+    PENDING: ['RUNNING', 'COMPLETED', 'SKIPPED'],
+    RUNNING: ['PAUSED', 'COMPLETED', 'FAILED'],
+    PAUSED: ['COMPLETED', 'FAILED'],
+    COMPLETED: [],
+    FAILED: [],
+    SKIPPED: [],
+  } satisfies Record<StepStatusValue, readonly StepStatusValue[]>,
+  descriptions: {
+    PENDING: 'Waiting to be started or claimed.',
+    RUNNING: 'A worker holds it, under a lease its reports renew.',
+    PAUSED: 'Waiting for a person’s review.',
+    COMPLETED: 'Done, with its artifacts and outputs.',
+    FAILED: 'This attempt failed (see error); another may follow.',
+    SKIPPED: 'Never run: the job was cancelled first.',
+  },
+} as const;
 
 /** A fan-out stage holds at most this many work items (see docs/pipelines.md). */
 export const MAX_STAGE_ITEMS = 10_000;
@@ -426,7 +482,6 @@ export const entities = {
       kind: attr.string({ required: true }),
       /** 0 (lowest) to 9; a pool hands out a tenant's higher-priority jobs' work first (default 5). */
       priority: attr.int(),
-      status: attr.enum(JOB_STATES)({ required: true }),
       plan: attr.json<{ name: string; order: number }[]>()({ required: true }),
       /** The current attempt of each planned step. */
       attempts: attr.json<Record<string, number>>()({ required: true }),
@@ -452,6 +507,7 @@ export const entities = {
       /** False when the job asked not to take stored outputs (createJob reuse: false); absent means it does. */
       reuse: attr.boolean(),
     },
+    status: JOB_MACHINE,
     indexes: {
       /** The tenant's jobs by status, latest change first. */
       byStatus: { index: 'GSI1', pk: 'JOB_STATUS#{status}', sk: '{updatedAt}#{jobId}' },
@@ -482,7 +538,6 @@ export const entities = {
     attributes: {
       order: attr.int({ required: true }),
       attempt: attr.int({ required: true }),
-      status: attr.enum(STEP_STATES)({ required: true }),
       progress: attr.float({ required: true }),
       artifacts: attr.strings(),
       metrics: attr.json()(),
@@ -503,7 +558,12 @@ export const entities = {
       availableAt: attr.dateTime({ internal: true }),
       /** The completed step whose stored outputs this attempt took instead of running (src/job/job.reuse.ts). */
       reusedFrom: attr.json<ReuseSourceItem>()(),
+      /** When the running attempt's time is up (its stage's attemptTimeoutSeconds after its start), whatever its renewals. */
+      timesOutAt: attr.dateTime(),
+      /** When a waiting attempt may start: after its stage's retry backoff; absent when it may start at once. */
+      waitsUntil: attr.dateTime(),
     },
+    status: STEP_MACHINE,
     indexes: {
       /** Steps paused for a person's review (sparse: only while paused), most recent first. */
       awaitingReview: { index: 'GSI1', pk: 'STEP_STATUS#{status}', sk: '{updatedAt}#{jobId}#{name}', when: { status: ['PAUSED'] } },
@@ -595,6 +655,22 @@ export const entities = {
         when: { status: ['FAILED'] },
         format: { sequence: (n: number) => pad(n, 5) },
         derive: { errorCode: (item: { error?: { code?: string } }) => deadLetterCode(item.error?.code) },
+      },
+      /**
+       * The same dead letters across tenants, for admins: write-sharded by job like the jobs'
+       * status index, merged on read, newest first within an error code.
+       */
+      deadLettersAcrossTenants: {
+        index: 'GSI3',
+        crossTenant: true,
+        pk: 'DEAD#{kind}#{stage}#{shard}',
+        sk: '{errorCode}#{finishedAt}#{tenantId}#{jobId}#{sequence}',
+        when: { status: ['FAILED'] },
+        format: { sequence: (n: number) => pad(n, 5) },
+        derive: {
+          errorCode: (item: { error?: { code?: string } }) => deadLetterCode(item.error?.code),
+          shard: (item: { jobId: string }) => opsShardOf(item.jobId),
+        },
       },
     },
     ttl: true,

@@ -190,6 +190,8 @@ export class BatchState {
   ): void {
     const previous = this.job;
     this.job = { ...previous, ...next, version: previous.version + 1, updatedAt: this.at };
+    // Every decision on a job is held to the machine declared with the entity, here where it commits.
+    if (this.job.status !== previous.status) entities.Job.assertTransition(previous.jobId, previous.status, this.job.status);
     this.events.push({ job: this.job, previous, type, actor, ...about });
   }
 
@@ -211,6 +213,10 @@ export class BatchState {
   }
 
   putStep(step: StepLike): void {
+    // The step's move is held to its declared machine too: a new attempt moves from the first status.
+    const before = this.steps.get(step.name);
+    const from = before?.attempt === step.attempt ? before.status : StepStatus.PENDING;
+    if (from !== step.status) entities.Step.assertTransition(`${step.name}#${step.attempt}`, from, step.status);
     this.changedSteps = this.changedSteps.filter((s) => !(s.name === step.name && s.attempt === step.attempt));
     this.changedSteps.push(step);
     this.steps.set(step.name, step);

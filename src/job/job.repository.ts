@@ -11,7 +11,7 @@ import type { PageRequest } from '../infra/dynamo/store';
 import { type ConditionFailure, del, type UnitWrite } from '../infra/dynamo/write';
 import { checkFields } from '../common/fields';
 import { canonicalJson, checkClientKey, keyReused, requestFingerprint } from '../common/idempotency';
-import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.kinds';
+import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf, stepPolicyOf } from './job.kinds';
 import { JobItems, openReached } from './job.items';
 import { type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
@@ -267,7 +267,8 @@ export class JobRepository {
           // A lease that ran out past the step's attempts failed the job: that step is nobody's work.
           if (job.status === JobStatus.FAILED) continue;
           const step = job.steps?.find((s) => s.name === candidate.name && s.attempt === job.attempts[s.name]);
-          if (step) return { job, step, item: null };
+          // A takeover in a stage with a retry backoff leaves the next attempt waiting: nothing to hold.
+          if (step?.status === StepStatus.RUNNING) return { job, step, item: null };
         } catch (error) {
           // Another worker took it first, or its job moved on or was cancelled: try the next one.
           if (error instanceof AppError && CLAIM_RACES.has(error.code)) continue;
@@ -667,7 +668,14 @@ export class JobRepository {
     const actor = this.scope.actor;
     return this.items.submit(jobId, [], (state) => {
       const leased = this.leased(this.declaredAction(state.job, action), state.at);
-      const outcome = decide(stateOf(state.job), state.steps, leased, { now: state.at, actor, jobId });
+      // The named step's stage declares how long its attempts run and how long a failed one waits.
+      const stage = 'step' in leased ? leased.step : (state.job.currentStep ?? '');
+      const outcome = decide(stateOf(state.job), state.steps, leased, {
+        now: state.at,
+        actor,
+        jobId,
+        policy: stepPolicyOf(state.job, stage),
+      });
       for (const step of outcome.steps) state.putStep({ ...step, jobId });
       state.change(jobFields(outcome.job, state.at), outcome.type, actor, { step: outcome.step });
       state.extra.push(...this.reviewEvents(state.job, action, review.comment), ...this.assetWrites(state.job, outcome, state.at));

@@ -18,6 +18,7 @@ import {
   DeadLettersArgs,
   JobKind,
   JobsAcrossTenantsArgs,
+  DeadLettersAcrossTenantsArgs,
   JobItemsArgs,
   JobScene,
   JobsByStatusArgs,
@@ -330,6 +331,15 @@ export class JobResolver {
     return ctx.repos.jobs.deadLetters.list(kind, stage, errorCode, pageRequest(page));
   }
 
+  @Authorized(Role.ADMIN)
+  @Query(() => WorkItemConnection, {
+    description:
+      "Admins only: every tenant's dead letters of one fan-out stage, each with its tenantId, ordered as deadLetters orders one tenant's. Pages forward only.",
+  })
+  deadLettersAcrossTenants(@Args() { kind, stage, errorCode, first, after }: DeadLettersAcrossTenantsArgs, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.deadLetters.acrossTenants(kind, stage, errorCode, { first, after });
+  }
+
   @Authorized(Role.EDITOR)
   @Mutation(() => DeadLetterReplay, {
     description:
@@ -378,6 +388,8 @@ export class JobResolver {
         assetFile: stage.asset?.file ?? null,
         reuseTtlHours: reuseOf({ kind: name, declared: true }, stage.name)?.ttlHours ?? null,
         reuseKeyFields: reuseOf({ kind: name, declared: true }, stage.name)?.keyFields ?? null,
+        attemptTimeoutSeconds: stage.fanOut ? null : (stage.attemptTimeoutSeconds ?? null),
+        retryBackoff: stage.fanOut ? null : (stage.retryBackoff ?? null),
         fanOut: stage.fanOut
           ? {
               itemInputs: fieldsOf(stage.fanOut.inputs),

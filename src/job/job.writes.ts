@@ -83,7 +83,7 @@ function itemSnapshot(item: WorkItemItem): Record<string, unknown> {
 /** The step fields of a stored step attempt, without its key and index attributes. */
 export function stepStateOf(item: StepState): StepState {
   const { name, order, attempt, status, progress, artifacts, metrics, outputs, error, approvedBy, decidedAt, startedAt, finishedAt } = item;
-  const { worker, leaseExpiresAt, reusedFrom } = item;
+  const { worker, leaseExpiresAt, reusedFrom, timesOutAt, waitsUntil } = item;
   return {
     name,
     order,
@@ -101,6 +101,8 @@ export function stepStateOf(item: StepState): StepState {
     worker,
     leaseExpiresAt,
     reusedFrom,
+    timesOutAt,
+    waitsUntil,
   };
 }
 
@@ -116,13 +118,15 @@ export interface StepJob {
 /**
  * Whether a worker may claim the step now or later, and from when: its job's current attempt of
  * its current step, while the job runs (or waits to), either waiting (from now) or held by a
- * worker (from when the lease runs out). Every other step leaves the claimable index.
+ * worker (from when the lease or the attempt's time runs out). Every other step leaves the claimable index.
  */
 function claimability(job: StepJob, step: StepState, at: string): { claimable?: true; availableAt?: string } {
   const current = (job.status === JobStatus.QUEUED || job.status === JobStatus.RUNNING) && job.currentStep === step.name;
   if (!current || job.attempts[step.name] !== step.attempt) return {};
-  if (step.status === StepStatus.PENDING) return { claimable: true, availableAt: at };
-  if (step.status === StepStatus.RUNNING && step.leaseExpiresAt) return { claimable: true, availableAt: step.leaseExpiresAt };
+  // A waiting attempt from when its backoff is over; a running one from when its lease or its time runs out.
+  if (step.status === StepStatus.PENDING) return { claimable: true, availableAt: step.waitsUntil ?? at };
+  const ends = attemptEndsAt(step);
+  if (step.status === StepStatus.RUNNING && ends) return { claimable: true, availableAt: ends };
   return {};
 }
 

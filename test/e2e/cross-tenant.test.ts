@@ -100,6 +100,9 @@ const cases: Record<string, Case> = {
   }),
   jobsAcrossTenants: () => ({ query: '{ jobsAcrossTenants(status: PAUSED) { nodes { jobId kind } } }' }),
   projectsAcrossTenants: () => ({ query: '{ projectsAcrossTenants(status: PLANNING) { nodes { projectId title tenantId } } }' }),
+  deadLettersAcrossTenants: () => ({
+    query: '{ deadLettersAcrossTenants(kind: "BATCH", stage: "process") { nodes { jobId tenantId inputs } } }',
+  }),
   // Mutations
   createJob: (i) => ({ query: `mutation { createJob(input: { projectId: "${i.projectId}", kind: "x", steps: ["a"] }) { jobId } }` }),
   startStep: (i) => ({ query: `mutation { startStep(jobId: "${i.jobId}", stepName: "render") { status } }` }),
