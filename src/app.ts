@@ -358,7 +358,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       progress(
         {
           created: `Created table ${config.tableName} with its indexes.`,
-          updated: `Added missing indexes to table ${config.tableName}.`,
+          updated: `Brought table ${config.tableName} up to its definition (added the indexes or the stream it lacked).`,
           exists: `Using table ${config.tableName}.`,
           verified: `Using table ${config.tableName} (its keys and indexes checked).`,
         }[created],
