@@ -549,6 +549,8 @@ export const entities = {
       finishedAt: attr.dateTime(),
       /** Its job's kind, so that claimable work can be listed by kind. */
       kind: attr.string(),
+      /** This running attempt was claimed by a pool worker (it counts in the tenant's PoolLoad). */
+      pooled: attr.boolean({ internal: true }),
       /** Who started or claimed this attempt, and until when it holds it without a report. */
       worker: attr.string(),
       leaseExpiresAt: attr.dateTime(),
@@ -680,7 +682,9 @@ export const entities = {
    * to): the entry claimWork finds (in the steps' claimable partitions, so one query finds both),
    * then it takes the job's claimable items (WorkItem.claimableInJob). Derived from the job and
    * written in the job's own transactions, so it leaves in the transaction that pauses, cancels,
-   * fails or moves the job on: a worker never meets the items of a job that stopped.
+   * fails or moves the job on: a worker never meets the items of a job that stopped. A declared
+   * job at a single-step stage has one too, in the pools' index only, while its step can be
+   * claimed (from when: its availableAt), so pool workers find steps as they find items.
    */
   JobWork: entity({
     type: 'JobWork',
@@ -689,9 +693,12 @@ export const entities = {
     key: keyShape({ pk: 'JOB#{jobId}', sk: 'WORK' }),
     attributes: {
       kind: attr.string({ required: true }),
-      /** The fan-out stage, named as a step is (so the steps' index keys apply). */
+      /** The stage (fan-out or single step), named as a step is (so the steps' index keys apply). */
       name: attr.string({ required: true }),
+      /** In the tenant's claimable indexes: a fan-out stage's entry (a single step is there itself). */
       claimable: attr.boolean({ internal: true }),
+      /** In the pools' index: every entry. */
+      inPool: attr.boolean({ internal: true }),
       /** When the job reached the stage (the entry's place among claimable work, oldest first). */
       availableAt: attr.dateTime({ internal: true }),
       /** The job's priority (0–9), for the pool's order within a tenant. */
@@ -708,7 +715,7 @@ export const entities = {
         crossTenant: true,
         pk: 'POOL#{kind}#{name}',
         sk: '{tenantId}#{rank}#{availableAt}#{jobId}',
-        when: { claimable: [true] },
+        when: { inPool: [true] },
         derive: { rank: (work: { priority: number }) => String(9 - work.priority) },
       },
       claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },

@@ -148,28 +148,48 @@ export function create<M extends AnyModel>(
   request?: IdempotentRequest,
 ): Promise<ItemOf<M>> {
   return idempotent(scope, model, request, async (remember) => {
-    const now = scope.now().toISOString();
-    const search = searchChange(scope.tenantId, model, null, attributes);
-    const item = model.toItem(scope.tenantId, {
-      ...attributes,
-      ...search.attributes,
-      version: 1,
-      createdAt: now,
-      updatedAt: now,
-      createdBy: scope.actor,
-    });
-    const subject = subjectOf(model, item);
-    await scope.commit([
-      // First, so that when a duplicate request committed first, its failure is the one reported.
-      ...(remember ? [remember(item)] : []),
+    const { item, writes } = creationWrites(scope, model, attributes, event, derived, scope.now().toISOString());
+    // The record first, so that when a duplicate request committed first, its failure is the one reported.
+    await scope.commit([...(remember ? [remember(item)] : []), ...writes]);
+    scope.items.prime({ PK: item.PK, SK: item.SK }, item);
+    return written(model, item);
+  });
+}
+
+/**
+ * What creating an entity writes, for `create` and for a caller that creates one inside a
+ * transaction of its own (a job's completed stage makes an asset): the item as stored (key, type,
+ * index attributes and search words derived; version 1, times at `now`, the scope's author), put
+ * only if its key is new (CONFLICT otherwise), the derived writes, its search words and its
+ * created event. Pure: nothing is written.
+ */
+export function creationWrites<M extends AnyModel>(
+  scope: Scope,
+  model: M,
+  attributes: Record<string, unknown>,
+  event: EventSpec,
+  derived: Write[],
+  now: string,
+): { item: Item; writes: UnitWrite[] } {
+  const search = searchChange(scope.tenantId, model, null, attributes);
+  const item = model.toItem(scope.tenantId, {
+    ...attributes,
+    ...search.attributes,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+    createdBy: scope.actor,
+  });
+  const subject = subjectOf(model, item);
+  return {
+    item,
+    writes: [
       model.put(scope.tenantId, item).ifNew(() => new AppError(ErrorCode.CONFLICT, `${subject.type} ${subject.id} already exists.`)),
       ...derived,
       ...search.writes,
       activityEvent(scope, { subject, ...event, data: { version: 1, ...event.data } }),
-    ]);
-    scope.items.prime({ PK: item.PK, SK: item.SK }, item);
-    return written(model, item);
-  });
+    ],
+  };
 }
 
 /**

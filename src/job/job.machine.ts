@@ -156,6 +156,8 @@ export interface StepState {
   timesOutAt?: string;
   /** When a waiting attempt may start, after its stage's retry backoff. */
   waitsUntil?: string;
+  /** The running attempt was claimed by a pool worker (it counts in its tenant's pool load). */
+  pooled?: boolean;
 }
 
 /**
