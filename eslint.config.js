@@ -50,6 +50,8 @@ module.exports = [
               'ChangelogEntry',
               'JobError',
               'PoolShare',
+              'ArchivedJob',
+              'ArchiveRun',
               'PlannedStep',
               'JobKind',
               'JobField',

@@ -1,10 +1,14 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as pipes from 'aws-cdk-lib/aws-pipes';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { DOWNSTREAM_DETAIL_TYPE, DOWNSTREAM_FILTER, DOWNSTREAM_SOURCE, envelopeTemplate } from '../src/infra/dynamo/downstream';
 import { indexNames, TTL_ATTRIBUTE, tableDefinition } from '../src/infra/dynamo/table';
-import { ARCHIVED_TAG } from '../src/infra/s3/archive-tag';
+import { ARCHIVE_PREFIX, ARCHIVED_TAG } from '../src/infra/s3/archive-tag';
 
 export interface StorageStackProps extends StackProps {
   /** The table's name; the server's TABLE_NAME must say the same. */
@@ -48,8 +52,19 @@ export const OBJECT_ACTIONS = ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'
 /** HeadBucket, which readiness calls, is authorized as ListBucket on the bucket. */
 export const BUCKET_ACTIONS = ['s3:ListBucket'];
 
-/** Every object key the server writes starts with this prefix (`tenants/<tenant>/…`, see src/common/s3-key.ts). */
+/**
+ * Every object key the server writes starts with one of these prefixes: a tenant's files
+ * (`tenants/<tenant>/…`, see src/common/s3-key.ts) and the cold storage of finished jobs and
+ * archived projects (`archive/tenants/<tenant>/…`, see src/archive).
+ */
 export const OBJECT_PREFIX = 'tenants/';
+export { ARCHIVE_PREFIX };
+
+/** What the Pipe may do with the table's stream: read it, and nothing else of the table. */
+export const STREAM_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'];
+
+/** Attempts the Pipe makes to put a batch on the bus before its records go to the dead-letter queue. */
+const PIPE_RETRY_ATTEMPTS = 10;
 
 /**
  * The server's state: the one DynamoDB table, built from the same definition the server creates
@@ -60,6 +75,9 @@ export class StorageStack extends Stack {
   readonly table: dynamodb.CfnTable;
   readonly bucket: s3.Bucket;
   readonly runtimePolicy: iam.ManagedPolicy;
+  readonly eventBus: events.EventBus;
+  readonly deadLetters: sqs.Queue;
+  readonly pipe: pipes.CfnPipe;
 
   constructor(scope: Construct, id: string, props: StorageStackProps) {
     super(scope, id, props);
@@ -84,6 +102,8 @@ export class StorageStack extends Stack {
       // Encrypted with the AWS managed KMS key (aws/dynamodb), whose use shows in CloudTrail.
       sseSpecification: { sseEnabled: true, sseType: 'KMS' },
       timeToLiveSpecification: { attributeName: TTL_ATTRIBUTE, enabled: true },
+      // Every committed item as it is after the write, for the Pipe below.
+      streamSpecification: { streamViewType: definition.StreamSpecification?.StreamViewType ?? 'NEW_IMAGE' },
       deletionProtectionEnabled: true,
     });
     this.table.applyRemovalPolicy(RemovalPolicy.RETAIN);
@@ -101,6 +121,15 @@ export class StorageStack extends Stack {
           tagFilters: { [ARCHIVED_TAG.key]: ARCHIVED_TAG.value },
           // Instant Retrieval keeps presigned GETs working on archived versions; the deeper
           // classes would need a restore before every download.
+          transitions: [
+            { storageClass: s3.StorageClass.GLACIER_INSTANT_RETRIEVAL, transitionAfter: Duration.days(props.archiveAfterDays) },
+          ],
+        },
+        {
+          id: 'archive-prefix-to-cold-storage',
+          prefix: ARCHIVE_PREFIX,
+          // The cold storage of finished jobs and archived projects: rarely read, never changed.
+          // Instant Retrieval keeps archivedJob and restoreProject answering at once.
           transitions: [
             { storageClass: s3.StorageClass.GLACIER_INSTANT_RETRIEVAL, transitionAfter: Duration.days(props.archiveAfterDays) },
           ],
@@ -131,13 +160,64 @@ export class StorageStack extends Stack {
           actions: INDEX_ACTIONS,
           resources: indexNames.map((name) => `${tableArn}/index/${name}`),
         }),
-        new iam.PolicyStatement({ sid: 'Objects', actions: OBJECT_ACTIONS, resources: [this.bucket.arnForObjects(`${OBJECT_PREFIX}*`)] }),
+        new iam.PolicyStatement({
+          sid: 'Objects',
+          actions: OBJECT_ACTIONS,
+          resources: [this.bucket.arnForObjects(`${OBJECT_PREFIX}*`), this.bucket.arnForObjects(`${ARCHIVE_PREFIX}*`)],
+        }),
         new iam.PolicyStatement({ sid: 'Bucket', actions: BUCKET_ACTIONS, resources: [this.bucket.bucketArn] }),
       ],
     });
 
+    // Downstream: every committed event item, from the table's stream through an EventBridge Pipe
+    // (filtered to event items, mapped to the versioned envelope of src/infra/dynamo/downstream.ts)
+    // to an event bus. What the bus refuses past the retries goes to the dead-letter queue.
+    this.eventBus = new events.EventBus(this, 'Events', { description: 'Artissist events for downstream consumers (docs/operations.md).' });
+    this.deadLetters = new sqs.Queue(this, 'EventDeadLetters', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    const streamArn = this.table.attrStreamArn;
+    const pipeRole = new iam.Role(this, 'EventPipeRole', {
+      assumedBy: new iam.ServicePrincipal('pipes.amazonaws.com'),
+      description: 'The event Pipe: reads the table stream, puts events on the bus, parks failures in the dead-letter queue.',
+      inlinePolicies: {
+        pipe: new iam.PolicyDocument({
+          statements: [
+            new iam.PolicyStatement({ sid: 'ReadStream', actions: STREAM_ACTIONS, resources: [streamArn] }),
+            new iam.PolicyStatement({ sid: 'PutEvents', actions: ['events:PutEvents'], resources: [this.eventBus.eventBusArn] }),
+            new iam.PolicyStatement({ sid: 'DeadLetters', actions: ['sqs:SendMessage'], resources: [this.deadLetters.queueArn] }),
+          ],
+        }),
+      },
+    });
+    this.pipe = new pipes.CfnPipe(this, 'EventPipe', {
+      description: 'Event items of the table stream, as the versioned downstream envelope, to the event bus.',
+      roleArn: pipeRole.roleArn,
+      source: streamArn,
+      sourceParameters: {
+        dynamoDbStreamParameters: {
+          startingPosition: 'TRIM_HORIZON',
+          batchSize: 10,
+          maximumRetryAttempts: PIPE_RETRY_ATTEMPTS,
+          deadLetterConfig: { arn: this.deadLetters.queueArn },
+        },
+        filterCriteria: { filters: [{ pattern: JSON.stringify(DOWNSTREAM_FILTER) }] },
+      },
+      target: this.eventBus.eventBusArn,
+      targetParameters: {
+        inputTemplate: envelopeTemplate(),
+        eventBridgeEventBusParameters: { source: DOWNSTREAM_SOURCE, detailType: DOWNSTREAM_DETAIL_TYPE },
+      },
+    });
+    // The role's policy must exist before the Pipe starts reading with it.
+    this.pipe.node.addDependency(pipeRole);
+
     new CfnOutput(this, 'TableName', { value: this.table.ref, description: 'TABLE_NAME for the server' });
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName, description: 'S3_BUCKET for the server' });
+    new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName, description: 'The bus downstream consumers subscribe to' });
+    new CfnOutput(this, 'EventDeadLetterQueueUrl', { value: this.deadLetters.queueUrl, description: 'Events the Pipe could not deliver' });
     new CfnOutput(this, 'RuntimePolicyArn', { value: this.runtimePolicy.managedPolicyArn, description: "Attach to the server's role" });
   }
 }

@@ -29,11 +29,18 @@ import { createEventBus, type EventBus } from './infra/pubsub';
 import { RateBudgets } from './infra/rate-limits';
 import type { EmbeddedS3 } from './infra/s3/embedded';
 import { FileStore } from './infra/s3/files';
+import { ArchiveSchedule } from './archive/archive.schedule';
+import type { ArchiveManifest } from './archive/archive.format';
+import { Archiver } from './archive/archive.service';
 import type { PartState } from './infra/supervisor';
 import { logger } from './logger';
 import { buildAppSchema } from './schema';
 
+/** How long an archive run's lease lasts: far longer than a run, short enough that a dead holder's run is taken up soon. */
+const ARCHIVE_LEASE_SECONDS = 15 * 60;
+
 /** The tenant of the development token and of the demo data. */
+
 export const DEV_TENANT = 'demo';
 
 export interface App {
@@ -109,6 +116,8 @@ export interface StartOptions {
   embeddedDynamo?: Promise<EmbeddedDynamo>;
   /** Test hook: events for which this returns true are not published by the writer (see Outbox). */
   failPublish?: OutboxOptions['failPublish'];
+  /** Test hook: called between an archive's export and its removal; a throw there is a crash at that point (see Archiver). */
+  afterArchiveExport?: (manifest: ArchiveManifest) => void | Promise<void>;
   /**
    * Called when an embedded part died and could not be restarted (main.ts stops and exits
    * non-zero). Without it, the failure is only logged and the part stays `down`.
@@ -244,6 +253,18 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       bus.listenerCount(),
     );
     const settler = new JobSettler(store, { intervalMs: config.jobSettleSweepMs });
+    // Cold storage: finished jobs and archived projects past the retention, moved to S3 under one lease (src/archive).
+    const archiver = new Archiver(store, files, {
+      afterDays: config.coldStorage.afterDays,
+      now: options.now,
+      fileLimits: config.files,
+      afterExport: options.afterArchiveExport,
+    });
+    const archive = new ArchiveSchedule(store, archiver, {
+      intervalMs: config.coldStorage.intervalMs,
+      leaseSeconds: ARCHIVE_LEASE_SECONDS,
+      now: options.now,
+    });
     const outboxStats = new OutboxStats(dynamo.doc, config.tableName);
     metrics.registerAsyncGauge(
       'outbox_backlog',
@@ -300,6 +321,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       sharedReads,
       leases: new LeaseCodec(config.cursorSecret),
       now: options.now,
+      archive,
     });
     const verifier = new TokenVerifier(config.auth);
     const sse = serveGraphQLOverSse({ config, verifier, pipeline });
@@ -341,7 +363,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       progress(
         {
           created: `Created table ${config.tableName} with its indexes.`,
-          updated: `Added missing indexes to table ${config.tableName}.`,
+          updated: `Brought table ${config.tableName} up to its definition (added the indexes or the stream it lacked).`,
           exists: `Using table ${config.tableName}.`,
           verified: `Using table ${config.tableName} (its keys and indexes checked).`,
         }[created],
@@ -368,6 +390,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     starting = false;
     outbox.start();
     settler.start();
+    archive.start();
     if (devToken) exampleIds = () => exampleIdsFromApi(http.url, devToken);
     logger.debug({ url: http.url }, 'listening');
     const ownEmbedded = embedded;
@@ -420,6 +443,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           await step('websockets', () => ws.close(WS_CLOSE_GRACE_MS));
           await step('outbox', () => outbox.stop());
           await step('job settle sweep', () => settler.stop());
+          await step('archive', () => archive.stop());
           await step('event bus', () => bus.close());
           await step('rate budgets', () => budgets.close());
           await step('metrics server', () => metricsServer?.close());

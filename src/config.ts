@@ -134,6 +134,13 @@ export interface Config {
   /** How often the settle sweep looks for finished jobs whose items are not yet settled (src/job/job.settle.ts). */
   jobSettleSweepMs: number;
   /**
+   * Cold storage (src/archive): finished jobs, and projects archived, this many days ago go to S3
+   * (COLD_STORAGE_AFTER_DAYS, default 90, the seed's; at most FINISHED_JOB_TTL_DAYS − 14, so a run
+   * that fails has two weeks before the TTL backstop); each instance tries to take the run's lease
+   * every ARCHIVE_INTERVAL_MS (default an hour; 0: only the admin mutation runArchive).
+   */
+  coldStorage: { afterDays: number; intervalMs: number };
+  /**
    * How long start-up waits for an external DynamoDB that does not answer yet (retrying with
    * backoff, readiness 503 meanwhile) before it gives up with a message naming it.
    */
@@ -267,6 +274,32 @@ function positive(env: Env, name: string, fallback: number): number {
   const value = int(env, name, fallback);
   if (value === 0) throw new Error(`${name} must be above 0.`);
   return value;
+}
+
+/**
+ * A finished job's TTL (its steps and items take it too): a backstop only. The archive moves a
+ * finished job to cold storage after COLD_STORAGE_AFTER_DAYS (90 by default), well before this;
+ * the TTL removes what a broken archive left, as the TTL alone did before cold storage existed.
+ */
+export const FINISHED_JOB_TTL_DAYS = 120;
+
+/**
+ * A job's own events expire this long after they are written, so that they are still there when
+ * their job is archived (a job that finishes within 245 days of an event keeps it; the project
+ * and tenant copies of job status events keep EVENT_RETENTION_DAYS).
+ */
+export const JOB_EVENT_TTL_DAYS = 365;
+
+/**
+ * COLD_STORAGE_AFTER_DAYS: from 1 to FINISHED_JOB_TTL_DAYS − 14, so the archive always runs before
+ * the TTL backstop removes a finished job, with two weeks for failed runs to be noticed and repeated.
+ */
+function coldStorageDays(env: Env): number {
+  const days = positive(env, 'COLD_STORAGE_AFTER_DAYS', 90);
+  const most = FINISHED_JOB_TTL_DAYS - 14;
+  if (days > most)
+    throw new Error(`COLD_STORAGE_AFTER_DAYS must be at most ${most} (the finished jobs' TTL backstop, less two weeks), got ${days}.`);
+  return days;
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -439,6 +472,7 @@ export function loadConfig(env: Env = process.env): Config {
     replayMaxEvents: positive(env, 'REPLAY_MAX_EVENTS', 100_000),
     outbox: { sweepIntervalMs: int(env, 'OUTBOX_SWEEP_MS', 2_000), graceMs: int(env, 'OUTBOX_GRACE_MS', 3_000) },
     jobSettleSweepMs: int(env, 'JOB_SETTLE_SWEEP_MS', 10_000),
+    coldStorage: { afterDays: coldStorageDays(env), intervalMs: int(env, 'ARCHIVE_INTERVAL_MS', 3_600_000) },
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 5_000),
     startupDeadlineMs: positive(env, 'STARTUP_DEADLINE_MS', 60_000),
     http: httpLimits(env),

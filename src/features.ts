@@ -1,4 +1,5 @@
 import { activityFeature } from './activity/activity.resolver';
+import { archiveFeature } from './archive/archive.resolver';
 import { assetFeature } from './asset/asset.resolver';
 import { briefFeature } from './brief/brief.resolver';
 import { liveFeature } from './events/live.resolver';
@@ -31,6 +32,7 @@ const entityFeatures = [
   searchFeature,
   activityFeature,
   jobFeature,
+  archiveFeature,
   liveFeature,
 ] as const;
 

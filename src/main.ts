@@ -185,6 +185,8 @@ async function main(): Promise<void> {
       url: app.url,
       dataDir: config.dataDir,
       secret: config.auth.secretGenerated ? 'data-folder' : 'AUTH_JWT_SECRET',
+      dynamoEndpoint: app.dynamoEndpoint,
+      tableName: config.tableName,
     });
 }
 

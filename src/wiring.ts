@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { Principal } from './auth/principal';
 import { newId, type IdPrefix } from './common/ids';
 import type { Key } from './common/keys';
-import type { FeatureDeps } from './common/feature';
+import type { ArchiveRuns, FeatureDeps } from './common/feature';
 import type { Scope } from './common/scope';
 import type { Config } from './config';
 import { Context, type Repositories } from './context';
@@ -59,6 +59,8 @@ export interface ContextDeps {
   sharedReads?: SharedItemReads<Item>;
   /** Seals and opens pool workers' leases (see src/auth/lease.ts); without one, pool workers cannot report. */
   leases?: LeaseCodec;
+  /** The server's archive runs, for the admin mutation runArchive; none in offline tools. */
+  archive?: ArchiveRuns;
   /** The requests' clock (Scope.now); the wall clock when omitted. Tests move it to see time-bound rules (a reuse record's TTL) run out. */
   now?: () => Date;
 }
@@ -215,6 +217,7 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
       jobLeaseSeconds: deps.jobLeaseSeconds ?? 60,
       metrics: deps.metrics,
       plans: deps.plans,
+      archive: deps.archive,
     };
     featureDepsOf.set(deps, featureDeps);
   }

@@ -770,6 +770,23 @@ export const entities = {
    * the tenants with work; 1 when unset) and the most items it may have running through pools at
    * once (none when unset). Set by admins only (setPoolShare).
    */
+  /**
+   * A lease on one of the server's own scheduled runs (the archive), in the system partition
+   * (SYSTEM_TENANT): of the instances whose timers fire, the one whose conditional put succeeds
+   * runs; the lease ends at `expiresAt`, so a holder that died frees it by itself.
+   */
+  SystemLease: entity({
+    type: 'SystemLease',
+    idPrefix: undefined,
+    key: keyShape({ pk: '', sk: 'LEASE#{name}' }),
+    attributes: {
+      name: attr.string({ required: true }),
+      holder: attr.string({ required: true }),
+      /** What the last run that ended did (ArchiveRunResult), for operators. */
+      lastRun: attr.json()(),
+    },
+    ttl: true,
+  }),
   PoolShare: entity({
     type: 'PoolShare',
     idPrefix: undefined,

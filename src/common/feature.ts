@@ -19,6 +19,28 @@ export interface FeatureDeps {
   metrics?: Metrics;
   /** What each plan allows (Config.plans); the defaults when absent. */
   plans?: Record<PlanName, PlanLimits>;
+  /** The server's cold-storage runs (src/archive), for an operator's command; none in offline tools. */
+  archive?: ArchiveRuns;
+}
+
+/** What one archive run did (src/archive/archive.service.ts). */
+export interface ArchiveRunResult {
+  /** Finished jobs and archived projects moved to cold storage (exported, then removed). */
+  jobs: number;
+  projects: number;
+  /** Of those, how many an earlier run had exported and not removed (finished without a second object). */
+  resumed: number;
+  /** Table rows removed, and bytes written to cold storage (gzip). */
+  rows: number;
+  bytes: number;
+  /** Jobs and projects that failed; each stays in the table whole, and the next run tries it again. */
+  failed: number;
+}
+
+/** Starts an archive run now, under the same lease as the schedule's. */
+export interface ArchiveRuns {
+  /** The run's result; null when another instance holds the lease (its run is under way). */
+  runNow(): Promise<ArchiveRunResult | null>;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { entities, type EntityItem, type ItemCountsItem } from '../common/entities';
+import { FINISHED_JOB_TTL_DAYS, JOB_EVENT_TTL_DAYS } from '../config';
 import type { Scope } from '../common/scope';
 import { streams } from '../common/streams';
 import { del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
@@ -19,8 +20,8 @@ export type WorkItemItem = EntityItem<'WorkItem'>;
 /** A job's priority when createJob names none (0 lowest, 9 highest). */
 export const DEFAULT_PRIORITY = 5;
 
-/** A finished job is kept this long, then expires (and its steps and items with it). */
-export const FINISHED_JOB_TTL_DAYS = 90;
+/** A finished job's TTL, a backstop behind the archive (see config.ts). */
+export { FINISHED_JOB_TTL_DAYS };
 /** The most step attempts that take their finished job's expiry in its last transaction (see expiringSteps). */
 const MAX_EXPIRING_STEPS = 60;
 
@@ -190,6 +191,10 @@ export function eventWrites(
     seq,
     prevSeq: seq - 1,
     type: outcome.type,
+    // The fields every downstream event carries (src/infra/dynamo/downstream.ts): what happened, to what.
+    action: `job.${outcome.type.toLowerCase()}`,
+    subjectType: entities.Job.type,
+    subjectId: job.jobId,
     actor,
     at,
     job: snapshotOf(job),
@@ -199,9 +204,12 @@ export function eventWrites(
     statusChanged,
     expiresAt: Math.floor(Date.parse(at) / 1000) + scope.eventRetentionDays * 86_400,
   };
-  const writes: UnitWrite[] = [
-    event({ ...entities.JobEvent.toItem(scope.tenantId, { ...attributes, stream: 'job', position: seq }), ...attributes }),
-  ];
+  // The job's own stream lives as long as the job may, so the archive exports it whole.
+  const own = {
+    ...attributes,
+    expiresAt: Math.floor(Date.parse(at) / 1000) + Math.max(scope.eventRetentionDays, JOB_EVENT_TTL_DAYS) * 86_400,
+  };
+  const writes: UnitWrite[] = [event({ ...entities.JobEvent.toItem(scope.tenantId, { ...own, stream: 'job', position: seq }), ...own })];
   if (statusChanged) {
     writes.push(
       streams.projectJobStatus(scope.tenantId, job.projectId).append(() => ({ ...attributes, stream: 'projectJobs' })),

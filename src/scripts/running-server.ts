@@ -23,6 +23,10 @@ export interface RunningServer {
   pid: number;
   /** The folder `npm start` ran in: tools run in the same checkout prefer its servers. */
   cwd: string;
+  /** The DynamoDB endpoint it uses (DynamoDB Local's when embedded; absent for AWS), for `npm run events:tail`. */
+  dynamoEndpoint?: string;
+  /** Its table. */
+  tableName?: string;
 }
 
 export const SERVER_FILE = 'server.json';

@@ -140,6 +140,12 @@ const cases: Record<string, Case> = {
   // Admins only: a tenant can neither read A's usage nor raise its own (or A's) plan.
   tenantUsage: () => ({ query: '{ tenantUsage(tenantId: "tenant-a") { plan quotas { quota used limit } } }' }),
   setTenantPlan: () => ({ query: 'mutation { setTenantPlan(tenantId: "tenant-a", plan: ENTERPRISE) { plan } }' }),
+  // Cold storage is read under the caller's own prefix: A's job id names nothing of B's (the archive
+  // test reads an archived job of A's as B too, test/e2e/archive.test.ts).
+  archivedJob: (i) => ({ query: `{ archivedJob(jobId: "${i.jobId}") { jobId job steps events } }` }),
+  restoreProject: (i) => ({ query: `mutation { restoreProject(projectId: "${i.projectId}") { projectId title } }` }),
+  // Admins only: a tenant cannot start the server's archive run.
+  runArchive: () => ({ query: 'mutation { runArchive { jobs projects } }' }),
   deadLetters: (i) => ({
     query: 'query($a: String) { deadLetters(kind: "BATCH", stage: "process", after: $a) { nodes { jobId inputs error { message } } } }',
     variables: { a: i.cursors.deadLetters },
@@ -466,7 +472,7 @@ describe('tenant isolation', () => {
       }
       // Every request that named A's things either found nothing or failed with a client code.
       for (const error of res.body.errors ?? []) {
-        const adminOnly = field.endsWith('AcrossTenants') || ['setPoolShare', 'tenantUsage', 'setTenantPlan'].includes(field);
+        const adminOnly = field.endsWith('AcrossTenants') || ['setPoolShare', 'tenantUsage', 'setTenantPlan', 'runArchive'].includes(field);
         const allowed = adminOnly ? /^FORBIDDEN$/ : /^(NOT_FOUND|BAD_USER_INPUT|CONFLICT)$/;
         expect({ field, code: error.extensions.code }).toEqual({ field, code: expect.stringMatching(allowed) });
       }

@@ -28,6 +28,8 @@ function run(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; tim
  */
 const TOKEN = join(ROOT, 'dist/src/scripts/token.js');
 const WORKER = join(ROOT, 'dist/src/scripts/worker-demo.js');
+const ARCHIVE = join(ROOT, 'dist/src/scripts/archive.js');
+const EVENTS_TAIL = join(ROOT, 'dist/src/scripts/events-tail.js');
 /** A shell without PORT or DATA_DIR. */
 const bareEnv = (extra: Record<string, string> = {}) => ({ PATH: process.env.PATH, HOME: process.env.HOME, ...extra });
 const pointer = (pid: number) => join(tmpdir(), `artissist-${userInfo().uid}`, `${pid}.json`);
@@ -129,6 +131,36 @@ describe('npm run token and npm run worker:demo against a server started with PO
       await exited(worker);
     }
     expect(existsSync(join(folder, '.data'))).toBe(false);
+  }, 120_000);
+
+  it('runs the archive on the server it finds (npm run archive) and tails its table stream (npm run events:tail)', async () => {
+    const archived = await run([ARCHIVE], { cwd: folder, env: bareEnv() });
+    expect({ status: archived.status, stderr: archived.stderr }).toEqual({ status: 0, stderr: '' });
+    // Nothing of this server is 90 days old.
+    expect(JSON.parse(archived.stdout)).toEqual({ runArchive: { jobs: 0, projects: 0, resumed: 0, rows: 0, bytes: 0, failed: 0 } });
+
+    const token = (await run([TOKEN], { cwd: folder, env: bareEnv() })).stdout.trim();
+    const made = await gql(server.url, token, 'mutation { createProject(input: { title: "Tailed" }) { projectId } }');
+    const projectId = made.data.createProject.projectId;
+    // The stream of the server's embedded DynamoDB Local, found through its server.json: the project's creation is there.
+    const tailed = async () => {
+      const tail = await run([EVENTS_TAIL, '--from-start', '--once'], { cwd: folder, env: bareEnv() });
+      expect({ status: tail.status, stderr: tail.stderr }).toEqual({ status: 0, stderr: '' });
+      const printed: { detail: { action: string; subject: { id: string } } }[] = tail.stdout
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
+      return printed.some((e) => e.detail.action === 'project.created' && e.detail.subject.id === projectId);
+    };
+    // DynamoDB Local puts a commit on its stream a moment after it.
+    const deadline = Date.now() + 30_000;
+    let found = await tailed();
+    while (!found && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      found = await tailed();
+    }
+    expect(found).toBe(true);
   }, 120_000);
 
   it('generates typed operations with the codegen example from the server it finds (DATA_DIR names it; no GRAPHQL_URL)', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
+import { tableDefinition } from '../../src/infra/dynamo/table';
 import { testEndpoint } from '../support/dynamo';
 
 /*
@@ -37,5 +38,20 @@ describe('ensureTable and the SDK error log', () => {
     // A one-letter name is invalid: DynamoDB answers ValidationException, a real error.
     await expect(ensureTable(client, 'x')).rejects.toThrow();
     expect(logged.map((entry) => [entry.commandName, entry.error?.name])).toEqual([['DescribeTableCommand', 'ValidationException']]);
+  });
+
+  it('turns the stream on for a table made before the stream was part of the definition, and leaves it on after', async () => {
+    const tableName = `t_${randomUUID().slice(0, 8)}`;
+    const { StreamSpecification: _stream, ...withoutStream } = tableDefinition(tableName);
+    const stream = async () => (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.StreamSpecification;
+    try {
+      await client.send(new CreateTableCommand(withoutStream));
+      expect(await stream()).toBeUndefined();
+      expect(await ensureTable(client, tableName)).toBe('updated');
+      expect(await stream()).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
+      expect(await ensureTable(client, tableName)).toBe('exists');
+    } finally {
+      await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => {});
+    }
   });
 });

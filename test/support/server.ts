@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { print } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { startApp, type App } from '../../src/app';
+import type { ArchiveManifest } from '../../src/archive/archive.format';
 import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
 import { loadConfig, type Config } from '../../src/config';
@@ -41,6 +42,8 @@ export async function startTestServer(
     failPublish?: (event: Record<string, any>) => boolean;
     /** The requests' clock (Scope.now), for tests of rules bound in time; the wall clock when omitted. */
     now?: () => Date;
+    /** Called between an archive's export and its removal (a throw: a crash there). */
+    afterArchiveExport?: (manifest: ArchiveManifest) => void | Promise<void>;
   } = {},
 ): Promise<TestServer> {
   // The embedded S3 keeps its files here; the folder goes when the server stops.
@@ -66,7 +69,12 @@ export async function startTestServer(
   });
   // A production server only checks its table: here the test makes it, as the deploy template would.
   if (!config.dynamo.createTable) await createTable(config.tableName);
-  const app = await startApp(config, { batchLoads: options.batchLoads, failPublish: options.failPublish, now: options.now });
+  const app = await startApp(config, {
+    batchLoads: options.batchLoads,
+    failPublish: options.failPublish,
+    now: options.now,
+    afterArchiveExport: options.afterArchiveExport,
+  });
   const secret = new TextEncoder().encode(TEST_SECRET);
   const raw = async (body: unknown, token?: string | null, headers: Record<string, string> = {}) => {
     const res = await fetch(app.url, {

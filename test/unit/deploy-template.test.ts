@@ -5,9 +5,10 @@ import { CfnElement, type Stack } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { buildApp, deploySettings } from '../../deploy/app';
-import { TABLE_ACTIONS } from '../../deploy/storage-stack';
+import { STREAM_ACTIONS, TABLE_ACTIONS } from '../../deploy/storage-stack';
+import { DOWNSTREAM_DETAIL_TYPE, DOWNSTREAM_FILTER, DOWNSTREAM_SOURCE, envelopeTemplate } from '../../src/infra/dynamo/downstream';
 import { indexNames, TTL_ATTRIBUTE, tableDefinition } from '../../src/infra/dynamo/table';
-import { ARCHIVED_TAG } from '../../src/infra/s3/archive-tag';
+import { ARCHIVE_PREFIX, ARCHIVED_TAG } from '../../src/infra/s3/archive-tag';
 import { ROOT } from '../support/processes';
 
 /** The synthesized storage stack, as a deployer with these settings would get it. */
@@ -80,6 +81,64 @@ describe('deploy template (npm run synth)', () => {
     });
   });
 
+  it('moves the archive prefix to a colder storage class', () => {
+    const { template, bucketId } = synth({ ARCHIVE_AFTER_DAYS: '0' });
+    const rules = template.findResources('AWS::S3::Bucket')[bucketId].Properties.LifecycleConfiguration.Rules;
+    expect(rules).toContainEqual(
+      expect.objectContaining({
+        Status: 'Enabled',
+        Prefix: ARCHIVE_PREFIX,
+        Transitions: [{ StorageClass: 'GLACIER_IR', TransitionInDays: 0 }],
+      }),
+    );
+  });
+
+  it('turns on the table stream and sends its event items through a filtered Pipe with a dead-letter queue to an event bus', () => {
+    const { template, tableId } = synth();
+    const table = template.findResources('AWS::DynamoDB::Table')[tableId];
+    expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    expect(tableDefinition('x').StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
+
+    template.resourceCountIs('AWS::Events::EventBus', 1);
+    template.resourceCountIs('AWS::SQS::Queue', 1);
+    const pipes = Object.values(template.findResources('AWS::Pipes::Pipe'));
+    expect(pipes).toHaveLength(1);
+    const pipe = pipes[0].Properties;
+    const streamArn = { 'Fn::GetAtt': [tableId, 'StreamArn'] };
+    expect(pipe.Source).toEqual(streamArn);
+    const queueId = Object.keys(template.findResources('AWS::SQS::Queue'))[0];
+    const busId = Object.keys(template.findResources('AWS::Events::EventBus'))[0];
+    expect(pipe.SourceParameters.DynamoDBStreamParameters).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      DeadLetterConfig: { Arn: { 'Fn::GetAtt': [queueId, 'Arn'] } },
+    });
+    expect(pipe.SourceParameters.DynamoDBStreamParameters.MaximumRetryAttempts).toBeGreaterThan(0);
+    expect(pipe.SourceParameters.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
+      DOWNSTREAM_FILTER,
+    ]);
+    expect(pipe.Target).toEqual({ 'Fn::GetAtt': [busId, 'Arn'] });
+    expect(pipe.TargetParameters).toEqual({
+      InputTemplate: envelopeTemplate(),
+      EventBridgeEventBusParameters: { Source: DOWNSTREAM_SOURCE, DetailType: DOWNSTREAM_DETAIL_TYPE },
+    });
+
+    // The Pipe's role: the stream read, PutEvents on this bus, SendMessage to this queue; nothing else.
+    const roles = template.findResources('AWS::IAM::Role', { Properties: { AssumeRolePolicyDocument: Match.objectLike({}) } });
+    const pipeRoles = Object.entries(roles).filter(([, role]) =>
+      JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('pipes.amazonaws.com'),
+    );
+    expect(pipeRoles).toHaveLength(1);
+    const [roleId, role] = pipeRoles[0];
+    expect(pipe.RoleArn).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+    expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    const statements = role.Properties.Policies.flatMap((p: { PolicyDocument: { Statement: unknown[] } }) => p.PolicyDocument.Statement);
+    expect(statements).toEqual([
+      { Sid: 'ReadStream', Effect: 'Allow', Action: [...STREAM_ACTIONS], Resource: streamArn },
+      { Sid: 'PutEvents', Effect: 'Allow', Action: 'events:PutEvents', Resource: { 'Fn::GetAtt': [busId, 'Arn'] } },
+      { Sid: 'DeadLetters', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } },
+    ]);
+  });
+
   it('leaves CORS out when no origin is configured', () => {
     const bucket = Object.values(synth({ CORS_ORIGINS: '' }).template.findResources('AWS::S3::Bucket'))[0];
     expect(bucket.Properties.CorsConfiguration).toBeUndefined();
@@ -112,12 +171,14 @@ describe('deploy template (npm run synth)', () => {
       expect(byResource({ 'Fn::Join': ['', [tableArn, `/index/${name}`]] })).toEqual(['dynamodb:Query']);
     }
     expect(byResource(bucketArn)).toEqual(['s3:ListBucket']);
-    expect(byResource({ 'Fn::Join': ['', [bucketArn, '/tenants/*']] }).sort()).toEqual(
-      ['s3:DeleteObject', 's3:GetObject', 's3:GetObjectTagging', 's3:PutObject', 's3:PutObjectTagging'].sort(),
-    );
+    for (const prefix of ['/tenants/*', '/archive/*']) {
+      expect(byResource({ 'Fn::Join': ['', [bucketArn, prefix]] }).sort()).toEqual(
+        ['s3:DeleteObject', 's3:GetObject', 's3:GetObjectTagging', 's3:PutObject', 's3:PutObjectTagging'].sort(),
+      );
+    }
     // Every resource of the policy is one of those: the table, an index of it, the bucket or its objects.
     const known = [tableArn, bucketArn, ...indexNames.map((n) => ({ 'Fn::Join': ['', [tableArn, `/index/${n}`]] }))];
-    known.push({ 'Fn::Join': ['', [bucketArn, '/tenants/*']] });
+    known.push({ 'Fn::Join': ['', [bucketArn, '/tenants/*']] }, { 'Fn::Join': ['', [bucketArn, '/archive/*']] });
     for (const resource of statements.flatMap((s) => list(s.Resource))) {
       expect(known.map((k) => JSON.stringify(k))).toContain(JSON.stringify(resource));
     }
@@ -138,7 +199,20 @@ describe('deploy template (npm run synth)', () => {
         Object.values(template.Resources)
           .map((r) => (r as { Type: string }).Type)
           .sort(),
-      ).toEqual(['AWS::DynamoDB::Table', 'AWS::IAM::ManagedPolicy', 'AWS::S3::Bucket', 'AWS::S3::BucketPolicy'].sort());
+      ).toEqual(
+        [
+          'AWS::DynamoDB::Table',
+          'AWS::IAM::ManagedPolicy',
+          'AWS::S3::Bucket',
+          'AWS::S3::BucketPolicy',
+          // Downstream: the Pipe, its role, the bus and the dead-letter queue (with its TLS-only policy).
+          'AWS::Pipes::Pipe',
+          'AWS::IAM::Role',
+          'AWS::Events::EventBus',
+          'AWS::SQS::Queue',
+          'AWS::SQS::QueuePolicy',
+        ].sort(),
+      );
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }

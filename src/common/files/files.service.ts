@@ -1,7 +1,7 @@
 import { tenantS3Prefix } from '../s3-key';
 import type { Config } from '../../config';
 import { AppError, badInput, ErrorCode } from '../../errors';
-import { ARCHIVED_TAG } from '../../infra/s3/archive-tag';
+import { ARCHIVE_PREFIX, ARCHIVED_TAG } from '../../infra/s3/archive-tag';
 import type { FileStore, UploadTarget } from '../../infra/s3/files';
 
 const uploadError = (reason: 'UPLOAD_MISSING' | 'UPLOAD_MISMATCH' | 'UPLOAD_EXPIRED', message: string) =>
@@ -32,6 +32,26 @@ export class FilesService {
     if (!key.startsWith(tenantS3Prefix(this.tenantId)))
       throw new AppError(ErrorCode.INTERNAL, 'Refusing to sign a key outside the tenant prefix.');
     return key;
+  }
+
+  /** The key of `name` in this tenant's cold storage: `archive/tenants/<t>/<name>`. */
+  coldKey(name: string): string {
+    return `${ARCHIVE_PREFIX}${tenantS3Prefix(this.tenantId)}${name}`;
+  }
+
+  /** Writes an object of this tenant's cold storage (src/archive); it is never signed for anyone. */
+  writeCold(name: string, body: Uint8Array, options: { contentType: string; contentEncoding?: string; metadata?: Record<string, string> }) {
+    return this.files().write(this.coldKey(name), body, options);
+  }
+
+  /** Reads an object of this tenant's cold storage, or null when there is none. */
+  readCold(name: string) {
+    return this.files().read(this.coldKey(name));
+  }
+
+  /** Deletes objects of this tenant's cold storage (missing ones are no error). */
+  deleteCold(names: string[]) {
+    return this.files().deleteMany(names.map((name) => this.coldKey(name)));
   }
 
   /** Checks a declared upload: size within the limit, a `type/subtype` content type. */

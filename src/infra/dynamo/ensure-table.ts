@@ -78,8 +78,9 @@ async function waitActive(client: DynamoDBClient, tableName: string, signal?: Ab
 }
 
 /**
- * Makes the table match the one definition: creates it with its indexes and TTL when missing, and
- * adds any index an existing table lacks (one at a time, as DynamoDB requires). Resolves when
+ * Makes the table match the one definition: creates it with its indexes, stream and TTL when
+ * missing, adds any index an existing table lacks (one at a time, as DynamoDB requires) and turns
+ * its stream on when it is off. Resolves when
  * everything is ACTIVE. Existing data and indexes are never changed.
  *
  * When `signal` aborts (the server is told to stop while it starts), no further call is made and
@@ -96,9 +97,11 @@ export async function ensureTable(
   const definition = tableDefinition(tableName);
   let existing: string[] | null = null;
   let active = false;
+  let streaming = false;
   try {
     const { Table } = await client.send(describeExisting(tableName));
     existing = (Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName!);
+    streaming = Table?.StreamSpecification?.StreamEnabled === true;
     active = Table?.TableStatus === 'ACTIVE' && (Table.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE');
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
@@ -134,7 +137,15 @@ export async function ensureTable(
       }),
     );
   }
+  // A table made before the stream was part of the definition gets it, so `npm run events:tail`
+  // sees what the deploy template's pipe would (a stream, once on, keeps its view type).
+  if (!streaming) {
+    await waitActive(client, tableName, signal);
+    signal?.throwIfAborted();
+    await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: definition.StreamSpecification }));
+  }
+  const changed = missing.length > 0 || !streaming;
   // Also covers a table another instance is still creating; a table seen ACTIVE needs no second look.
-  if (missing.length || !active) await waitActive(client, tableName, signal);
-  return missing.length ? 'updated' : 'exists';
+  if (changed || !active) await waitActive(client, tableName, signal);
+  return changed ? 'updated' : 'exists';
 }

@@ -1,4 +1,4 @@
-import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import type { CreateTableCommandInput, StreamSpecification } from '@aws-sdk/client-dynamodb';
 
 /**
  * The one table definition. It creates the local table, is printed as the deployment template
@@ -48,12 +48,22 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 
 export const indexNames: IndexName[] = ['GSI1', 'GSI2', 'GSI3', 'GSI4', 'OUTBOX'];
 
-/** The CreateTable request for the table named `tableName`: on-demand billing, every index ALL-projected. */
+/**
+ * The table's change stream: every committed item as it is after the write (NEW_IMAGE), which the
+ * deploy template's EventBridge Pipe reads to send event items downstream (downstream.ts).
+ */
+export const STREAM_SPECIFICATION: StreamSpecification = { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' };
+
+/**
+ * The CreateTable request for the table named `tableName`: on-demand billing, every index
+ * ALL-projected, the change stream on.
+ */
 export function tableDefinition(tableName: string): CreateTableCommandInput {
   const attributes = Object.values(keySchemas).flatMap(({ pk, sk }) => [pk, sk]);
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
+    StreamSpecification: { ...STREAM_SPECIFICATION },
     AttributeDefinitions: attributes.map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
     KeySchema: [
       { AttributeName: keySchemas.TABLE.pk, KeyType: 'HASH' },

@@ -108,6 +108,39 @@ export class FileStore {
     }
   }
 
+  /**
+   * Writes `body` at `key` with its content type and encoding, and `metadata` (S3's user metadata:
+   * small strings, read back by `read`). Throws what S3 threw.
+   */
+  async write(
+    key: string,
+    body: Uint8Array,
+    options: { contentType: string; contentEncoding?: string; metadata?: Record<string, string> },
+  ) {
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.options.bucket,
+        Key: key,
+        Body: body,
+        ContentType: options.contentType,
+        ContentEncoding: options.contentEncoding,
+        Metadata: options.metadata,
+      }),
+    );
+  }
+
+  /** The object's bytes and user metadata, or null when there is no object at `key`. */
+  async read(key: string): Promise<{ body: Uint8Array; metadata: Record<string, string>; lastModified?: Date } | null> {
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: key }));
+      const body = await out.Body?.transformToByteArray();
+      return { body: body ?? new Uint8Array(), metadata: out.Metadata ?? {}, lastModified: out.LastModified };
+    } catch (error) {
+      if (httpStatusCodeOf(error) === 404 || errorName(error) === 'NoSuchKey') return null;
+      throw error;
+    }
+  }
+
   /** Adds `tag` to the object's tags (keeping the others), e.g. the archive tag the lifecycle rule acts on. */
   async addTag(key: string, tag: { key: string; value: string }): Promise<void> {
     const current = await this.tags(key);

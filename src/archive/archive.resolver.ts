@@ -1,0 +1,57 @@
+import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Role } from '../auth/principal';
+import { type ArchiveRuns, feature } from '../common/feature';
+import type { Context } from '../context';
+import { AppError, ErrorCode } from '../errors';
+import { Project } from '../project/project.type';
+import { ArchiveRepository } from './archive.repository';
+import { ArchivedJob, ArchiveRun } from './archive.type';
+
+declare module '../context' {
+  interface Repositories {
+    archive: ArchiveRepository;
+    /** The server's archive runs; absent in offline tools. */
+    archiveRuns?: ArchiveRuns;
+  }
+}
+
+@Resolver()
+export class ArchiveResolver {
+  @Authorized()
+  @Query(() => ArchivedJob, {
+    nullable: true,
+    description:
+      'A finished job of your tenant that the archive moved to cold storage (90 days after it finished, by default), read back with its steps, items and events; null when it is not there.',
+  })
+  archivedJob(@Arg('jobId', () => ID, { description: "The job's id." }) jobId: string, @Ctx() ctx: Context) {
+    return ctx.repos.archive.job(jobId);
+  }
+
+  @Authorized(Role.EDITOR)
+  @Mutation(() => Project, {
+    description:
+      'Puts an archived project of your tenant that the archive moved to cold storage back in the table, exactly as it was (still archived, readable and listed with archived: true); the archive leaves it there until it changes. NOT_FOUND when it is not in cold storage; CONFLICT when it is in the table.',
+  })
+  restoreProject(@Arg('projectId', () => ID, { description: "The project's id." }) projectId: string, @Ctx() ctx: Context) {
+    return ctx.repos.archive.restoreProject(projectId);
+  }
+
+  @Authorized(Role.ADMIN)
+  @Mutation(() => ArchiveRun, {
+    description:
+      "Admins only: runs the archive now (finished jobs and archived projects past the retention go to cold storage), under the schedule's lease. CONFLICT when a run is under way on some instance.",
+  })
+  async runArchive(@Ctx() ctx: Context) {
+    const runs = ctx.repos.archiveRuns;
+    if (!runs) throw new AppError(ErrorCode.INTERNAL, 'This server has no archive runner.');
+    const result = await runs.runNow();
+    if (!result) throw new AppError(ErrorCode.CONFLICT, 'An archive run is under way; try again when it has finished.');
+    return result;
+  }
+}
+
+/** This feature's resolvers and repositories (see src/features.ts). */
+export const archiveFeature = feature({
+  resolvers: [ArchiveResolver],
+  repositories: (scope, _repos, deps) => ({ archive: new ArchiveRepository(scope), archiveRuns: deps.archive }),
+});

@@ -1,0 +1,261 @@
+import { projectEventsPk } from '../common/activity-event';
+import { entities, OPS_SHARDS } from '../common/entities';
+import type { ArchiveRunResult } from '../common/feature';
+import { FilesService } from '../common/files/files.service';
+import type { Config } from '../config';
+import { tenantOfPk } from '../infra/dynamo/entity';
+import type { Item, Store } from '../infra/dynamo/store';
+import { del, type Write } from '../infra/dynamo/write';
+import type { FileStore } from '../infra/s3/files';
+import { jobOwnerOf, opsJobsByStatus } from '../job/job.keys';
+import { JobStatus, TERMINAL } from '../job/job.machine';
+import { logger } from '../logger';
+import {
+  type ArchiveKind,
+  type ArchiveManifest,
+  ARCHIVE_FORMAT,
+  archiveNames,
+  encodeRows,
+  parseManifest,
+  restoredVersion,
+} from './archive.format';
+
+/*
+ * Cold storage (issue 34, part 2). A run moves finished jobs older than the retention, and
+ * projects archived longer than it, out of the table: each is exported as one gzip JSON Lines
+ * object with its manifest under the tenant's cold-storage prefix, then removed.
+ *
+ * Crash safety rests on two things. The objects' names are fixed by what they hold (the tenant,
+ * the kind and the id), and the manifest is written after the data: so a run that finds the
+ * manifest of the version the table still holds knows the export is whole, writes nothing, and
+ * only removes. And removal comes last and is conditioned on the version exported: a job retried
+ * or a project changed meanwhile stays, and is exported again (over the same names) later. A crash
+ * at any point leaves the item in the table, whole or with part of its rows removed after a
+ * complete export; nothing is lost and nothing is written twice.
+ */
+
+/** Rows per removal transaction (DynamoDB's limit). */
+const TX_ROWS = 100;
+/** Candidates read per status and shard in one run; the next run takes the rest. */
+const CANDIDATES_PER_SHARD = 200;
+/** The most rows one job's or project's export holds (a 10,000-item stage is about 30,000 rows). */
+const MAX_ROWS = 100_000;
+
+export interface ArchiverOptions {
+  /** Finished jobs, and projects archived, this many days ago or more go to cold storage. */
+  afterDays: number;
+  /** The run's clock; the wall clock when omitted (tests move it). */
+  now?: () => Date;
+  fileLimits: Config['files'];
+  /**
+   * Called after a manifest is written and before the removal starts. Tests inject a crash here
+   * (a throw), which real parts cannot produce at that exact point; the server passes none.
+   */
+  afterExport?: (manifest: ArchiveManifest) => void | Promise<void>;
+}
+
+/** One job or project to move: whose, which, and the rows and version to export. */
+interface Subject {
+  kind: ArchiveKind;
+  tenantId: string;
+  id: string;
+  version: number;
+  /** Every row to export; `head` is the job's or project's own item, removed last. */
+  rows: Item[];
+  head: Item;
+}
+
+const emptyResult = (): ArchiveRunResult => ({ jobs: 0, projects: 0, resumed: 0, rows: 0, bytes: 0, failed: 0 });
+
+export class Archiver {
+  constructor(
+    private readonly store: Store,
+    private readonly fileStore: FileStore | undefined,
+    private readonly options: ArchiverOptions,
+  ) {}
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+
+  /** The cold storage of one tenant (its objects under `archive/tenants/<t>/`). */
+  private coldOf(tenantId: string): FilesService {
+    return new FilesService(this.fileStore, tenantId, this.options.fileLimits);
+  }
+
+  /**
+   * One run: every finished job and archived project past the retention, each exported and then
+   * removed. A failure of one is logged, counted and left for the next run (its rows stay); the
+   * run goes on with the others. Throws only when the candidates cannot be read.
+   */
+  async run(): Promise<ArchiveRunResult> {
+    const result = emptyResult();
+    const cutoff = new Date(this.now().getTime() - this.options.afterDays * 86_400_000).toISOString();
+    for (const { tenantId, jobId } of await this.oldJobs(cutoff)) {
+      await this.settle(result, 'job', jobId, () => this.jobSubject(tenantId, jobId));
+    }
+    for (const { tenantId, projectId } of await this.oldArchivedProjects(cutoff)) {
+      await this.settle(result, 'project', projectId, () => this.projectSubject(tenantId, projectId));
+    }
+    return result;
+  }
+
+  private async settle(result: ArchiveRunResult, kind: ArchiveKind, id: string, read: () => Promise<Subject | null>) {
+    try {
+      const subject = await read();
+      if (!subject) return;
+      const moved = await this.move(subject);
+      if (!moved) return;
+      result[kind === 'job' ? 'jobs' : 'projects']++;
+      if (moved.resumed) result.resumed++;
+      result.rows += moved.rows;
+      result.bytes += moved.bytes;
+    } catch (error) {
+      result.failed++;
+      logger.warn({ err: error, kind, id }, 'could not move to cold storage; it stays in the table and the next run tries again');
+    }
+  }
+
+  /** Finished jobs whose last change is older than `cutoff`, across tenants, from the operations index. */
+  private async oldJobs(cutoff: string): Promise<{ tenantId: string; jobId: string }[]> {
+    const found: { tenantId: string; jobId: string }[] = [];
+    for (const status of [JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED]) {
+      for (let shard = 0; shard < OPS_SHARDS; shard++) {
+        const items = await this.store.queryFirst(opsJobsByStatus(status, shard, cutoff), CANDIDATES_PER_SHARD);
+        for (const item of items) {
+          const owner = jobOwnerOf(item);
+          if (owner) found.push(owner);
+        }
+      }
+    }
+    return found;
+  }
+
+  /** Projects archived, and unchanged since, before `cutoff`, across tenants. */
+  private async oldArchivedProjects(cutoff: string): Promise<{ tenantId: string; projectId: string }[]> {
+    const found: { tenantId: string; projectId: string }[] = [];
+    for (const status of ['planning', 'production', 'complete']) {
+      for (let shard = 0; shard < OPS_SHARDS; shard++) {
+        const spec = entities.Project.query(
+          '',
+          'acrossTenants',
+          { archived: true, status, shard },
+          { descending: true, range: { below: cutoff } },
+        );
+        for (const item of await this.store.queryFirst(spec, CANDIDATES_PER_SHARD)) {
+          if (!entities.Project.is(item) || !item.archived) continue;
+          found.push({ tenantId: tenantOfPk(item.PK), projectId: item.projectId });
+        }
+      }
+    }
+    return found;
+  }
+
+  /** A finished job's partition (the job, its steps, items and events), or null when it is gone, not finished or still settling. */
+  private async jobSubject(tenantId: string, jobId: string): Promise<Subject | null> {
+    const pk = entities.Job.key.pkOf(tenantId, { jobId });
+    const rows = await this.store.queryAll({ pk }, MAX_ROWS);
+    const head = rows.find((row) => entities.Job.is(row));
+    if (!entities.Job.is(head) || !TERMINAL.has(head.status)) return null;
+    // A job whose items are still being settled (or whose deletion is under way) waits for the sweep.
+    if (rows.some((row) => entities.JobSettle.is(row))) return null;
+    return { kind: 'job', tenantId, id: jobId, version: head.version, rows, head };
+  }
+
+  /**
+   * An archived project and everything that belongs to it: its children (briefs, milestones, logs,
+   * assets, …), the material uses of its logs, and its activity and job status streams.
+   */
+  private async projectSubject(tenantId: string, projectId: string): Promise<Subject | null> {
+    const key = entities.Project.keyOf(tenantId, { projectId });
+    const own = await this.store.queryAll({ pk: key.PK, skPrefix: key.SK }, MAX_ROWS);
+    // The prefix also matches a longer id that begins with this one; only the project and its `#` children are its own.
+    const rows = own.filter((row) => row.SK === key.SK || String(row.SK).startsWith(`${key.SK}#`));
+    const head = rows.find((row) => row.SK === key.SK);
+    if (!entities.Project.is(head) || !head.archived) return null;
+    const materialKeys = rows.flatMap((row) =>
+      entities.Log.is(row)
+        ? (row.materials ?? []).map((material) => entities.MaterialUse.keyOf(tenantId, { material, logId: row.logId }))
+        : [],
+    );
+    const materials = (await this.store.batchGet(materialKeys)).filter((row): row is Item => row !== null);
+    const streams = await Promise.all(
+      [projectEventsPk(tenantId, projectId), entities.ProjectJobStatusHead.key.pkOf(tenantId, { projectId })].map((pk) =>
+        this.store.queryAll({ pk }, MAX_ROWS),
+      ),
+    );
+    return { kind: 'project', tenantId, id: projectId, version: head.version, rows: [...rows, ...materials, ...streams.flat()], head };
+  }
+
+  /**
+   * Exports `subject` unless its manifest for this version is there already, then removes its
+   * rows, its own item last and only while it is still at the version exported. Null when it
+   * changed meanwhile (it stays; the next run exports it again).
+   */
+  private async move(subject: Subject): Promise<{ resumed: boolean; rows: number; bytes: number } | null> {
+    const cold = this.coldOf(subject.tenantId);
+    const names = archiveNames(subject.kind, subject.id);
+    if (subject.kind === 'project') {
+      // A project restored on purpose stays until it changes.
+      const mark = await cold.readCold(names.restored);
+      if (mark && restoredVersion(mark.body) === subject.version) return null;
+    }
+    const found = await cold.readCold(names.manifest);
+    let manifest = found ? parseManifest(found.body) : null;
+    const resumed = manifest !== null && manifest.version === subject.version;
+    if (!manifest || !resumed) {
+      const encoded = encodeRows(subject.rows);
+      await cold.writeCold(names.data, encoded.body, {
+        contentType: 'application/x-ndjson',
+        contentEncoding: 'gzip',
+        metadata: { sha256: encoded.sha256 },
+      });
+      manifest = {
+        format: ARCHIVE_FORMAT,
+        kind: subject.kind,
+        tenantId: subject.tenantId,
+        id: subject.id,
+        data: names.data,
+        sha256: encoded.sha256,
+        bytes: encoded.body.byteLength,
+        rawBytes: encoded.rawBytes,
+        rows: subject.rows.length,
+        rowsByType: encoded.rowsByType,
+        version: subject.version,
+        exportedAt: this.now().toISOString(),
+      };
+      // Written last: its presence says the data object above is whole.
+      await cold.writeCold(names.manifest, Buffer.from(JSON.stringify(manifest, null, 2)), { contentType: 'application/json' });
+    }
+    await this.options.afterExport?.(manifest);
+    const removed = await this.remove(subject);
+    return removed ? { resumed, rows: subject.rows.length, bytes: resumed ? 0 : manifest.bytes } : null;
+  }
+
+  /** Deletes the subject's rows, its own item last on condition of its version; false when it changed. */
+  private async remove(subject: Subject): Promise<boolean> {
+    const others = subject.rows.filter((row) => row.PK !== subject.head.PK || row.SK !== subject.head.SK);
+    const changed = () => new Changed();
+    const last: Write = del({ PK: subject.head.PK, SK: subject.head.SK }).ifVersion(subject.version, changed);
+    // Most jobs fit in one transaction with their own item: then they leave at once for every reader.
+    const firstOthers = others.length <= TX_ROWS - 1 ? others : [];
+    const rest = others.length <= TX_ROWS - 1 ? [] : others;
+    for (let i = 0; i < rest.length; i += TX_ROWS) {
+      await this.store.transact(rest.slice(i, i + TX_ROWS).map((row) => del({ PK: row.PK, SK: row.SK })));
+    }
+    try {
+      await this.store.transact([last, ...firstOthers.map((row) => del({ PK: row.PK, SK: row.SK }))]);
+      return true;
+    } catch (error) {
+      if (error instanceof Changed) return false;
+      throw error;
+    }
+  }
+}
+
+/** The job or project moved on after it was read for export: it stays in the table. */
+class Changed extends Error {
+  constructor() {
+    super('changed since it was exported');
+  }
+}
