@@ -13,7 +13,21 @@ import { Role } from '../src/auth/principal';
 import { loadConfig } from '../src/config';
 import { startDynamoDbLocal } from '../src/infra/dynamo/embedded';
 import { freePort } from '../src/infra/free-port';
-import { cpuMsOf, gql, hasTaskset, median, pinSelf, quantile, saveResult, SECRET, serverEnv, settledRssOf, startChild } from './support';
+import { GET_PROJECT_LOGS } from './logs-query';
+import {
+  type Child,
+  cpuMsOf,
+  gql,
+  hasTaskset,
+  median,
+  pinSelf,
+  quantile,
+  saveResult,
+  SECRET,
+  serverEnv,
+  settledRssOf,
+  startChild,
+} from './support';
 
 /*
  * npm run bench [-- --full]
@@ -366,25 +380,11 @@ function keepAliveClient(url: string, body: string, token: string) {
 }
 
 /**
- * Line 2, database-bound reads: GetProjectLogs (50 logs) through our server, as two figures that a
- * shared machine disturbs little.
- *
- * 2a, the p50 latency one request at a time, against the GraphQL-over-HTTP floor (a bare
- * `node:http` server running graphql-js around the same SDK Query, bench/db-baseline.ts), with the
- * raw SDK Query alone beside it. The three take turns request by request (ours, the floor, a raw
- * Query, and again) for the whole window: DynamoDB Local's own latency drifts by tens of percent
- * within seconds, and turns this short give all three the same drift. Each round's p50s make a
- * ratio, and the figure is the median of the rounds'.
- *
- * 2b, the CPU the server spends per request at CONNECTIONS concurrent requests against the CPU the
- * raw loop spends per query (each read from /proc around its own window, so the figure does not
- * depend on how DynamoDB Local and the server share the cores). Windows of ours and of the raw loop
- * alternate, `rounds` times; each side's figure is the median of its windows, and the ratio the
- * median of the rounds' ratios. The req/s ratio and the floor's own CPU per request (a window of
- * its own, its process otherwise idle) are kept as information.
+ * The setup of the database-bound lines (2, 2c): a table of its own holding one project with 50
+ * logs, made by a development server, and our production server on it (as deployed: no table
+ * creation, graphql-js without its development-only checks, errors masked), on core 0.
  */
-async function databaseReads(endpoint: string, token: string, dataDir: string) {
-  log('2/6 database-bound reads …');
+async function logsServer(endpoint: string, token: string, dataDir: string) {
   const table = `bench_${randomUUID().slice(0, 8)}`;
   // A development server makes the table and the data; then a production one (as deployed: no
   // table creation, graphql-js without its development-only checks, errors masked) is measured.
@@ -404,11 +404,121 @@ async function databaseReads(endpoint: string, token: string, dataDir: string) {
     env: { ...serverEnv(endpoint, table, dataDir), NODE_ENV: 'production', S3_BUCKET: 'bench-unused', S3_ENDPOINT: 'http://127.0.0.1:9' },
     nodeArgs: profileArgs,
   });
+  return { table, projectId: projectId as string, server };
+}
+
+/**
+ * Line 2c, the servers a user would pick instead (bench/peer-server.ts): stock Apollo Server 5 on
+ * Express, GraphQL Yoga 5 with its defaults, and Mercurius on Fastify with graphql-jit, each
+ * serving GetProjectLogs (50 logs) with the same SDK Query on the same table as ours, all on
+ * core 0. Each answer is first checked to be ours byte for byte (but for the trailing newline
+ * Apollo's writers add). Then `rounds` rounds of one window each at CONNECTIONS concurrent, the
+ * order rotated by one each round (so that no server always follows the same one); per server the
+ * median of its windows' CPU per request (read from /proc around the window) and req/s, and for
+ * each peer the median of the rounds' ratios ours ÷ it.
+ */
+async function peers(endpoint: string, token: string, dataDir: string) {
+  log('2c peers …');
+  const { table, projectId, server } = await logsServer(endpoint, token, dataDir);
+  const names = ['ours', 'apollo', 'yoga', 'mercurius'] as const;
+  type Name = (typeof names)[number];
+  const labels: Record<Name, string> = {
+    ours: 'ours',
+    apollo: 'Apollo Server 5, stock Express setup',
+    yoga: 'GraphQL Yoga 5, defaults',
+    mercurius: 'Mercurius on Fastify, jit: 1',
+  };
+  const servers: Record<Name, Child> = { ours: server } as Record<Name, Child>;
+  for (const name of names.slice(1))
+    servers[name] = await startChild('peer-server', [name, endpoint, table, 'bench'], {
+      core: '0',
+      env: { NODE_ENV: 'production' },
+      nodeArgs: profileArgs,
+    });
+  const body = JSON.stringify({ query: GET_PROJECT_LOGS, variables: { projectId } });
+  const answers = new Map<Name, string>();
+  for (const name of names) {
+    const res = await fetch(servers[name].ready.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body,
+    });
+    const text = (await res.text()).replace(/\n$/, '');
+    if (res.status !== 200) throw new Error(`peers: ${name} answered ${res.status}: ${text}`);
+    answers.set(name, text);
+  }
+  const expected = answers.get('ours')!;
+  if ((JSON.parse(expected).data?.logs?.length ?? 0) !== 50)
+    throw new Error(`peers: ours did not answer 50 logs: ${expected.slice(0, 200)}`);
+  for (const [name, text] of answers)
+    if (text !== expected)
+      throw new Error(`peers: ${name} answered other bytes than ours:\n${text.slice(0, 300)}\n${expected.slice(0, 300)}`);
+  for (const name of names) await loadWindow(servers[name].ready.url, body, token, plan.warmupMs);
+  const rounds = full ? 5 : 3;
+  const windowMs = full ? 10_000 : 4_000;
+  const windows = Object.fromEntries(names.map((n) => [n, [] as Awaited<ReturnType<typeof loadWindow>>[]])) as Record<
+    Name,
+    Awaited<ReturnType<typeof loadWindow>>[]
+  >;
+  for (let round = 0; round < rounds; round++) {
+    for (let turn = 0; turn < names.length; turn++) {
+      const name = names[(round + turn) % names.length];
+      windows[name].push(await loadWindow(servers[name].ready.url, body, token, windowMs, servers[name].ready.pid));
+    }
+  }
+  for (const name of names) await servers[name].stop();
+  const summary = Object.fromEntries(
+    names.map((n) => [
+      n,
+      {
+        cpuMsPerRequest: median(windows[n].map((w) => w.cpuMsPerRequest)),
+        rps: median(windows[n].map((w) => w.rps)),
+        loadCpu: median(windows[n].map((w) => w.loadCpu)),
+      },
+    ]),
+  ) as Record<Name, { cpuMsPerRequest: number; rps: number; loadCpu: number }>;
+  const ours = summary.ours;
+  const byPeer: Record<string, unknown> = {};
+  for (const name of names.slice(1)) {
+    const cpu = windows.ours.map((w, i) => w.cpuMsPerRequest / windows[name][i].cpuMsPerRequest);
+    const rps = windows.ours.map((w, i) => w.rps / windows[name][i].rps);
+    const peer = summary[name];
+    byPeer[name] = { ...peer, cpuRatios: cpu, rpsRatios: rps };
+    rows.push({
+      metric: `2c. GetProjectLogs, 50 logs, ${CONNECTIONS} concurrent: server CPU per request (ms), ours ÷ ${labels[name]}`,
+      ours: `${ours.cpuMsPerRequest.toFixed(3)}; ${ours.rps.toFixed(0)} req/s`,
+      baseline: `${peer.cpuMsPerRequest.toFixed(3)}; ${peer.rps.toFixed(0)} req/s`,
+      ratio: median(cpu),
+      goal: `≤ 1 and req/s ratio ≥ 1 (CPU rounds ${cpu.map((r) => r.toFixed(2)).join(', ')}; req/s ratio ${median(rps).toFixed(2)}, rounds ${rps.map((r) => r.toFixed(2)).join(', ')})`,
+      met: median(cpu) <= 1 && median(rps) >= 1,
+    });
+  }
+  figures.peers = { summary, byPeer, windows, rounds, windowMs };
+}
+
+/**
+ * Line 2, database-bound reads: GetProjectLogs (50 logs) through our server, as two figures that a
+ * shared machine disturbs little.
+ *
+ * 2a, the p50 latency one request at a time, against the GraphQL-over-HTTP floor (a bare
+ * `node:http` server running graphql-js around the same SDK Query, bench/db-baseline.ts), with the
+ * raw SDK Query alone beside it. The three take turns request by request (ours, the floor, a raw
+ * Query, and again) for the whole window: DynamoDB Local's own latency drifts by tens of percent
+ * within seconds, and turns this short give all three the same drift. Each round's p50s make a
+ * ratio, and the figure is the median of the rounds'.
+ *
+ * 2b, the CPU the server spends per request at CONNECTIONS concurrent requests against the CPU the
+ * raw loop spends per query (each read from /proc around its own window, so the figure does not
+ * depend on how DynamoDB Local and the server share the cores). Windows of ours and of the raw loop
+ * alternate, `rounds` times; each side's figure is the median of its windows, and the ratio the
+ * median of the rounds' ratios. The req/s ratio and the floor's own CPU per request (a window of
+ * its own, its process otherwise idle) are kept as information.
+ */
+async function databaseReads(endpoint: string, token: string, dataDir: string) {
+  log('2/6 database-bound reads …');
+  const { table, projectId, server } = await logsServer(endpoint, token, dataDir);
   const { url, pid } = server.ready;
-  const query = JSON.stringify({
-    query: 'query GetProjectLogs($projectId: ID!) { logs(projectId: $projectId, first: 50) { logId materials timeSpentMinutes } }',
-    variables: { projectId },
-  });
+  const query = JSON.stringify({ query: GET_PROJECT_LOGS, variables: { projectId } });
   const baseline = await startChild('db-baseline', [endpoint, table, 'bench', projectId], { core: '0', nodeArgs: profileArgs });
   const rawRun = async (concurrency: number, ms: number) => {
     const result = baseline.result();
@@ -782,6 +892,7 @@ async function main() {
   try {
     if (wanted('stack')) await stackOverhead(token);
     if (wanted('db')) await databaseReads(dynamo.endpoint, token, dataDir);
+    if (wanted('peers')) await peers(dynamo.endpoint, token, dataDir);
     if (wanted('batching')) await batching(dynamo.endpoint, dataDir);
     if (wanted('fanout')) await fanOutAndMemory(dynamo.endpoint, dataDir);
     if (wanted('items')) await workItems(dynamo.endpoint, dataDir);
