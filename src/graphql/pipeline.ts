@@ -1,6 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import {
-  execute,
   getOperationAST,
   GraphQLError,
   type ExecutionArgs,
@@ -16,6 +15,7 @@ import { isRecord } from '../guards';
 import { inBudget, runWithBudget } from '../infra/deadline';
 import type { Metrics } from '../infra/metrics';
 import { createContext, type ContextDeps } from '../wiring';
+import { CompiledQueries } from './compiled-queries';
 import { Documents } from './documents';
 import { currentRequest, noteOperation, OperationRecords, type RequestRecord } from './record';
 import { SharedSubscriptions, type DeliveryStream, type SubscriptionArgs } from './shared-subscriptions';
@@ -50,6 +50,8 @@ export type Admission =
  *   sample; known codes pass, anything else is masked as INTERNAL, every error carries its
  *   request's id, and no stack trace leaves;
  * - the request budget (infra/deadline.ts) around every query and mutation;
+ * - execution (compiled-queries.ts): a query that ran before runs compiled by graphql-jit, the
+ *   rest on graphql-js, with the same results and errors;
  * - subscriptions (shared-subscriptions.ts): each event is executed once per share key with a
  *   fresh context, shared by every subscriber of that key, its payload serialized once.
  */
@@ -57,10 +59,12 @@ export class OperationPipeline {
   readonly documents: Documents;
   readonly records: OperationRecords;
   readonly subscriptions: SharedSubscriptions;
+  readonly queries: CompiledQueries;
   /** Throws, naming the file, when a configured trusted documents manifest cannot be read. */
   constructor(private readonly deps: PipelineDeps) {
     this.documents = new Documents(deps.schema, deps.config);
     this.records = new OperationRecords(deps.config.env, deps.metrics);
+    this.queries = new CompiledQueries(deps.schema);
     this.subscriptions = new SharedSubscriptions((principal) => this.context(principal), deps.config.requestBudgetMs);
   }
 
@@ -149,8 +153,8 @@ export class OperationPipeline {
    * caller's own budget when it runs in one (the HTTP route's), else a new one.
    */
   execute(args: ExecutionArgs): Promise<ExecutionResult> {
-    if (inBudget()) return (async () => execute(args))();
-    return runWithBudget(this.deps.config.requestBudgetMs, async () => execute(args));
+    if (inBudget()) return (async () => this.queries.execute(args))();
+    return runWithBudget(this.deps.config.requestBudgetMs, async () => this.queries.execute(args));
   }
 
   /**
