@@ -36,7 +36,9 @@ import {
  * taskset exists; DynamoDB Local may use both.
  */
 const full = process.argv.includes('--full');
-const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1].split(',') : null;
+/** The value after `name` on the command line, if it is there. */
+const option = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const only = option('--only')?.split(',') ?? null;
 const wanted = (name: string) => !only || only.includes(name);
 // --profile writes V8 CPU profiles of the server processes to bench/results/profiles.
 const profileArgs = process.argv.includes('--profile')
@@ -384,7 +386,7 @@ function keepAliveClient(url: string, body: string, token: string) {
  * logs, made by a development server, and our production server on it (as deployed: no table
  * creation, graphql-js without its development-only checks, errors masked), on core 0.
  */
-async function logsServer(endpoint: string, token: string, dataDir: string) {
+async function logsServer(endpoint: string, token: string, dataDir: string, servedFrom = endpoint) {
   const table = `bench_${randomUUID().slice(0, 8)}`;
   // A development server makes the table and the data; then a production one (as deployed: no
   // table creation, graphql-js without its development-only checks, errors masked) is measured.
@@ -401,7 +403,7 @@ async function logsServer(endpoint: string, token: string, dataDir: string) {
   const server = await startChild('server', [], {
     core: '0',
     // The production server needs a bucket's name; this read never reaches S3.
-    env: { ...serverEnv(endpoint, table, dataDir), NODE_ENV: 'production', S3_BUCKET: 'bench-unused', S3_ENDPOINT: 'http://127.0.0.1:9' },
+    env: { ...serverEnv(servedFrom, table, dataDir), NODE_ENV: 'production', S3_BUCKET: 'bench-unused', S3_ENDPOINT: 'http://127.0.0.1:9' },
     nodeArgs: profileArgs,
   });
   return { table, projectId: projectId as string, server };
@@ -416,12 +418,21 @@ async function logsServer(endpoint: string, token: string, dataDir: string) {
  * order rotated by one each round (so that no server always follows the same one); per server the
  * median of its windows' CPU per request (read from /proc around the window) and req/s, and for
  * each peer the median of the rounds' ratios ours ÷ it.
+ *
+ * A probe, not the line: with --cache-reads the servers read through bench/caching-proxy.ts
+ * (on core 1), which answers their Queries from memory after the first, so that DynamoDB Local
+ * does not share core 0 with them; `--peers ours,mercurius` picks the servers and `--rounds n`
+ * the rounds.
  */
 async function peers(endpoint: string, token: string, dataDir: string) {
   log('2c peers …');
-  const { table, projectId, server } = await logsServer(endpoint, token, dataDir);
-  const names = ['ours', 'apollo', 'yoga', 'mercurius'] as const;
-  type Name = (typeof names)[number];
+  const proxy = process.argv.includes('--cache-reads') ? await startChild('caching-proxy', [endpoint], { core: '1' }) : undefined;
+  const servedFrom = proxy?.ready.url ?? endpoint;
+  const { table, projectId, server } = await logsServer(endpoint, token, dataDir, servedFrom);
+  const all = ['ours', 'apollo', 'yoga', 'mercurius'] as const;
+  type Name = (typeof all)[number];
+  const picked = option('--peers')?.split(',');
+  const names = all.filter((n) => n === 'ours' || !picked || picked.includes(n));
   const labels: Record<Name, string> = {
     ours: 'ours',
     apollo: 'Apollo Server 5, stock Express setup',
@@ -430,7 +441,7 @@ async function peers(endpoint: string, token: string, dataDir: string) {
   };
   const servers: Record<Name, Child> = { ours: server } as Record<Name, Child>;
   for (const name of names.slice(1))
-    servers[name] = await startChild('peer-server', [name, endpoint, table, 'bench'], {
+    servers[name] = await startChild('peer-server', [name, servedFrom, table, 'bench'], {
       core: '0',
       env: { NODE_ENV: 'production' },
       nodeArgs: profileArgs,
@@ -454,7 +465,7 @@ async function peers(endpoint: string, token: string, dataDir: string) {
     if (text !== expected)
       throw new Error(`peers: ${name} answered other bytes than ours:\n${text.slice(0, 300)}\n${expected.slice(0, 300)}`);
   for (const name of names) await loadWindow(servers[name].ready.url, body, token, plan.warmupMs);
-  const rounds = full ? 5 : 3;
+  const rounds = Number(option('--rounds') ?? (full ? 5 : 3));
   const windowMs = full ? 10_000 : 4_000;
   const windows = Object.fromEntries(names.map((n) => [n, [] as Awaited<ReturnType<typeof loadWindow>>[]])) as Record<
     Name,
@@ -467,6 +478,7 @@ async function peers(endpoint: string, token: string, dataDir: string) {
     }
   }
   for (const name of names) await servers[name].stop();
+  await proxy?.stop();
   const summary = Object.fromEntries(
     names.map((n) => [
       n,
@@ -493,7 +505,7 @@ async function peers(endpoint: string, token: string, dataDir: string) {
       met: median(cpu) <= 1 && median(rps) >= 1,
     });
   }
-  figures.peers = { summary, byPeer, windows, rounds, windowMs };
+  figures.peers = { summary, byPeer, windows, rounds, windowMs, cachedReads: proxy !== undefined };
 }
 
 /**
