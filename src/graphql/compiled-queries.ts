@@ -77,7 +77,9 @@ export class CompiledQueries {
    * no original error) are worded differently by it and lack graphql-js's original error, so a
    * result with one of those is answered by graphql-js instead, which runs the query again. Such
    * errors come from a resolver's bug or a client's variables (which the pipeline refuses before
-   * executing), and a query's resolvers only read, so the second run costs time and nothing else.
+   * executing, so no resolver has run). A query's resolvers read, but for one write: the audit
+   * record of each download URL handed out, which a second run records again for the URLs it
+   * makes; the first run's URLs are then recorded though never sent.
    */
   private checked(result: ExecutionResult, args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult {
     if (!result.errors?.length) return result;
