@@ -14,8 +14,9 @@ import { subscriptionNeedsStream } from '../errors';
 import { isRecord } from '../guards';
 import { inBudget, runWithBudget } from '../infra/deadline';
 import type { Metrics } from '../infra/metrics';
+import { tracingActive } from '../infra/tracing';
 import { createContext, type ContextDeps } from '../wiring';
-import { CompiledQueries } from './compiled-queries';
+import { COMPILE_AFTER, CompiledQueries } from './compiled-queries';
 import { Documents } from './documents';
 import { currentRequest, noteOperation, OperationRecords, type RequestRecord } from './record';
 import { SharedSubscriptions, type DeliveryStream, type SubscriptionArgs } from './shared-subscriptions';
@@ -64,7 +65,10 @@ export class OperationPipeline {
   constructor(private readonly deps: PipelineDeps) {
     this.documents = new Documents(deps.schema, deps.config);
     this.records = new OperationRecords(deps.config.env, deps.metrics);
-    this.queries = new CompiledQueries(deps.schema);
+    // OpenTelemetry's GraphQL instrumentation makes each operation's span by wrapping graphql-js's
+    // execute, which a compiled query does not call: with tracing on, every query runs on
+    // graphql-js and keeps its span (test/e2e/tracing.test.ts).
+    this.queries = new CompiledQueries(deps.schema, tracingActive() ? Number.POSITIVE_INFINITY : COMPILE_AFTER);
     this.subscriptions = new SharedSubscriptions((principal) => this.context(principal), deps.config.requestBudgetMs);
   }
 
