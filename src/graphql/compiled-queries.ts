@@ -12,7 +12,10 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 /** What the part knows of one operation of one document: how often it ran, and its compiled query once it has one. */
 interface Entry {
   runs: number;
-  /** The compiled query; null when graphql-jit could not compile it (graphql-js runs it then). */
+  /**
+   * The compiled query; null when graphql-jit could not compile it, or once one of its results
+   * had to be answered by graphql-js (see CompiledQueries.checked): graphql-js runs it then.
+   */
   compiled?: CompiledQuery | null;
 }
 
@@ -51,57 +54,63 @@ export class CompiledQueries {
    * it can (see the class). Throws only where graphql-js's `execute` throws (args it refuses).
    */
   execute(args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult {
-    const compiled = this.compiledFor(args);
-    if (!compiled) return execute(args);
+    const entry = this.entryFor(args);
+    const compiled = entry?.compiled;
+    if (!entry || !compiled) return execute(args);
     this.counts.runs++;
     let result: Promise<ExecutionResult> | ExecutionResult;
     try {
       result = compiled.query(args.rootValue, args.contextValue, args.variableValues ?? {});
     } catch {
       // graphql-jit throws where graphql-js answers with an error (an abstract type no type claims).
-      return this.again(args);
+      return this.again(args, entry);
     }
     return isPromise(result)
       ? result.then(
-          (r) => this.checked(r, args),
-          () => this.again(args),
+          (r) => this.checked(r, args, entry),
+          () => this.again(args, entry),
         )
-      : this.checked(result, args);
+      : this.checked(result, args, entry);
   }
 
   /**
    * A compiled query's result as graphql-js would have given it. Errors a resolver threw are the
    * same in both (the same message, path, locations, original error and extensions), made
-   * graphql-js GraphQLErrors. Errors graphql-jit makes itself (null for a non-null field, a value
-   * a scalar or enum refuses, no list where one is due, variables that fail coercion: those with
-   * no original error) are worded differently by it and lack graphql-js's original error, so a
-   * result with one of those is answered by graphql-js instead, which runs the query again. Such
-   * errors come from a resolver's bug or a client's variables (which the pipeline refuses before
-   * executing, so no resolver has run). A query's resolvers read, but for one write: the audit
-   * record of each download URL handed out, which a second run records again for the URLs it
-   * makes; the first run's URLs are then recorded though never sent.
+   * graphql-js GraphQLErrors. Errors graphql-jit makes itself (those with no original error) are
+   * worded differently by it, lack graphql-js's original error, or are not errors in graphql-js:
+   * null for a non-null field, a value a scalar or enum refuses, no list where one is due,
+   * variables that fail coercion, and a plain property that holds a promise (graphql-js awaits
+   * it; graphql-jit awaits only what a resolver returns: our pages' cursors, search's entities).
+   * A result with one of those is answered by graphql-js instead, which runs the query again, and
+   * that operation runs on graphql-js from then on, so the second run happens once per document.
+   * A query's resolvers read, but for one write: the audit record of each download URL handed
+   * out, which the second run records again for the URLs it makes; the first run's URLs are
+   * then recorded though never sent.
    */
-  private checked(result: ExecutionResult, args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult {
+  private checked(result: ExecutionResult, args: ExecutionArgs, entry: Entry): Promise<ExecutionResult> | ExecutionResult {
     if (!result.errors?.length) return result;
-    if (result.errors.some((e) => !e.originalError)) return this.again(args);
+    if (result.errors.some((e) => !e.originalError)) return this.again(args, entry);
     return { ...result, errors: result.errors.map(asGraphqlJsError) };
   }
 
-  /** Runs `args` on graphql-js after its compiled query could not answer as graphql-js would. */
-  private again(args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult {
+  /** Runs `args` on graphql-js after its compiled query could not answer as graphql-js would, and from then on. */
+  private again(args: ExecutionArgs, entry: Entry): Promise<ExecutionResult> | ExecutionResult {
     this.counts.rerun++;
+    entry.compiled = null;
     return execute(args);
   }
 
-  /** The compiled query to run `args` with, compiling it on its COMPILE_AFTER+1-th run; undefined to run it on graphql-js. */
-  private compiledFor(args: ExecutionArgs): CompiledQuery | undefined {
+  /**
+   * What the part knows of the operation `args` runs, with its compiled query once it has one
+   * (compiled on its COMPILE_AFTER+1-th run); undefined for what always runs on graphql-js.
+   */
+  private entryFor(args: ExecutionArgs): Entry | undefined {
     if (args.schema !== this.schema || args.fieldResolver || args.typeResolver || args.subscribeFieldResolver) return undefined;
     const operationName = args.operationName ?? undefined;
     let byName = this.entries.get(args.document);
     const key = operationName ?? '';
     const known = byName?.get(key);
-    if (known?.compiled) return known.compiled;
-    if (known?.compiled === null) return undefined;
+    if (known && known.compiled !== undefined) return known;
     const operation = getOperationAST(args.document, operationName);
     if (operation?.operation !== 'query') return undefined;
     if (!byName) {
@@ -110,11 +119,11 @@ export class CompiledQueries {
     }
     const entry = known ?? { runs: 0 };
     byName.set(key, entry);
-    if (entry.runs++ < this.compileAfter) return undefined;
+    if (entry.runs++ < this.compileAfter) return entry;
     entry.compiled = compile(this.schema, args.document, operationName);
     if (!entry.compiled) this.counts.uncompilable++;
     else this.counts.compiled++;
-    return entry.compiled ?? undefined;
+    return entry;
   }
 }
 
