@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
 import './support';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { buildSchema as buildSdlSchema, type DocumentNode, execute, parse, validate } from 'graphql';
 import { createDynamo } from '../src/infra/dynamo/client';
+import { LOGS_SDL, logsQuery } from './logs-query';
 import { cpuMsOf, median, quantile, report } from './support';
 
 /*
@@ -24,19 +24,7 @@ const [endpoint, table, tenant, projectId] = process.argv.slice(2);
 
 async function main() {
   const { doc } = createDynamo({ endpoint, region: 'us-east-1', requestTimeoutMs: 10_000 });
-  const query = () =>
-    doc.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :a)',
-        FilterExpression: 'attribute_not_exists(#exp) OR #exp > :now',
-        ExpressionAttributeNames: { '#pk': 'PK', '#sk': 'SK', '#exp': 'expiresAt' },
-        ExpressionAttributeValues: { ':pk': `TENANT#${tenant}`, ':a': `PROJECT#${projectId}#LOG#`, ':now': Math.floor(Date.now() / 1000) },
-        Limit: 51,
-        ConsistentRead: true,
-        ScanIndexForward: true,
-      }),
-    );
+  const query = () => logsQuery(doc, table, tenant, projectId);
   const run = async (concurrency: number, ms: number) => {
     const latencies: number[] = [];
     const cpuBefore = cpuMsOf(process.pid);
@@ -76,10 +64,7 @@ async function main() {
 
 /** Starts the GraphQL-over-HTTP floor on a free port of 127.0.0.1 and returns its URL. */
 async function serveFloor(logs: () => Promise<Record<string, unknown>[]>): Promise<string> {
-  const schema = buildSdlSchema(`
-    type Log { logId: ID! materials: [String!]! timeSpentMinutes: Int }
-    type Query { logs(projectId: ID!, first: Int): [Log!]! }
-  `);
+  const schema = buildSdlSchema(LOGS_SDL);
   const documents = new Map<string, DocumentNode>();
   const rootValue = { logs };
   const server = createServer((req, res) => {

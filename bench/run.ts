@@ -13,7 +13,21 @@ import { Role } from '../src/auth/principal';
 import { loadConfig } from '../src/config';
 import { startDynamoDbLocal } from '../src/infra/dynamo/embedded';
 import { freePort } from '../src/infra/free-port';
-import { cpuMsOf, gql, hasTaskset, median, pinSelf, quantile, saveResult, SECRET, serverEnv, settledRssOf, startChild } from './support';
+import { GET_PROJECT_LOGS } from './logs-query';
+import {
+  type Child,
+  cpuMsOf,
+  gql,
+  hasTaskset,
+  median,
+  pinSelf,
+  quantile,
+  saveResult,
+  SECRET,
+  serverEnv,
+  settledRssOf,
+  startChild,
+} from './support';
 
 /*
  * npm run bench [-- --full]
@@ -22,7 +36,9 @@ import { cpuMsOf, gql, hasTaskset, median, pinSelf, quantile, saveResult, SECRET
  * taskset exists; DynamoDB Local may use both.
  */
 const full = process.argv.includes('--full');
-const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1].split(',') : null;
+/** The value after `name` on the command line, if it is there. */
+const option = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const only = option('--only')?.split(',') ?? null;
 const wanted = (name: string) => !only || only.includes(name);
 // --profile writes V8 CPU profiles of the server processes to bench/results/profiles.
 const profileArgs = process.argv.includes('--profile')
@@ -366,6 +382,133 @@ function keepAliveClient(url: string, body: string, token: string) {
 }
 
 /**
+ * The setup of the database-bound lines (2, 2c): a table of its own holding one project with 50
+ * logs, made by a development server, and our production server on it (as deployed: no table
+ * creation, graphql-js without its development-only checks, errors masked), on core 0.
+ */
+async function logsServer(endpoint: string, token: string, dataDir: string, servedFrom = endpoint) {
+  const table = `bench_${randomUUID().slice(0, 8)}`;
+  // A development server makes the table and the data; then a production one (as deployed: no
+  // table creation, graphql-js without its development-only checks, errors masked) is measured.
+  const seeder = await startChild('server', [], { core: '0', env: serverEnv(endpoint, table, dataDir) });
+  const projectId = (await gql(seeder.ready.url, token, 'mutation { createProject(input: { title: "Bench" }) { projectId } }'))
+    .createProject.projectId;
+  for (let i = 0; i < 50; i++)
+    await gql(
+      seeder.ready.url,
+      token,
+      `mutation { createLog(projectId: "${projectId}", input: { materials: ["oil", "canvas"], timeSpentMinutes: ${i} }) { logId } }`,
+    );
+  await seeder.stop();
+  const server = await startChild('server', [], {
+    core: '0',
+    // The production server needs a bucket's name; this read never reaches S3.
+    env: { ...serverEnv(servedFrom, table, dataDir), NODE_ENV: 'production', S3_BUCKET: 'bench-unused', S3_ENDPOINT: 'http://127.0.0.1:9' },
+    nodeArgs: profileArgs,
+  });
+  return { table, projectId: projectId as string, server };
+}
+
+/**
+ * Line 2c, the servers a user would pick instead (bench/peer-server.ts): stock Apollo Server 5 on
+ * Express, GraphQL Yoga 5 with its defaults, and Mercurius on Fastify with graphql-jit, each
+ * serving GetProjectLogs (50 logs) with the same SDK Query on the same table as ours, all on
+ * core 0. Each answer is first checked to be ours byte for byte (but for the trailing newline
+ * Apollo's writers add). Then `rounds` rounds of one window each at CONNECTIONS concurrent, the
+ * order rotated by one each round (so that no server always follows the same one); per server the
+ * median of its windows' CPU per request (read from /proc around the window) and req/s, and for
+ * each peer the median of the rounds' ratios ours ÷ it.
+ *
+ * A probe, not the line: with --cache-reads the servers read through bench/caching-proxy.ts
+ * (on core 1), which answers their Queries from memory after the first, so that DynamoDB Local
+ * does not share core 0 with them; `--peers ours,mercurius` picks the servers and `--rounds n`
+ * the rounds.
+ */
+async function peers(endpoint: string, token: string, dataDir: string) {
+  log('2c peers …');
+  const proxy = process.argv.includes('--cache-reads') ? await startChild('caching-proxy', [endpoint], { core: '1' }) : undefined;
+  const servedFrom = proxy?.ready.url ?? endpoint;
+  const { table, projectId, server } = await logsServer(endpoint, token, dataDir, servedFrom);
+  const all = ['ours', 'apollo', 'yoga', 'mercurius'] as const;
+  type Name = (typeof all)[number];
+  const picked = option('--peers')?.split(',');
+  const names = all.filter((n) => n === 'ours' || !picked || picked.includes(n));
+  const labels: Record<Name, string> = {
+    ours: 'ours',
+    apollo: 'Apollo Server 5, stock Express setup',
+    yoga: 'GraphQL Yoga 5, defaults',
+    mercurius: 'Mercurius on Fastify, jit: 1',
+  };
+  const servers: Record<Name, Child> = { ours: server } as Record<Name, Child>;
+  for (const name of names.slice(1))
+    servers[name] = await startChild('peer-server', [name, servedFrom, table, 'bench'], {
+      core: '0',
+      env: { NODE_ENV: 'production' },
+      nodeArgs: profileArgs,
+    });
+  const body = JSON.stringify({ query: GET_PROJECT_LOGS, variables: { projectId } });
+  const answers = new Map<Name, string>();
+  for (const name of names) {
+    const res = await fetch(servers[name].ready.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body,
+    });
+    const text = (await res.text()).replace(/\n$/, '');
+    if (res.status !== 200) throw new Error(`peers: ${name} answered ${res.status}: ${text}`);
+    answers.set(name, text);
+  }
+  const expected = answers.get('ours')!;
+  if ((JSON.parse(expected).data?.logs?.length ?? 0) !== 50)
+    throw new Error(`peers: ours did not answer 50 logs: ${expected.slice(0, 200)}`);
+  for (const [name, text] of answers)
+    if (text !== expected)
+      throw new Error(`peers: ${name} answered other bytes than ours:\n${text.slice(0, 300)}\n${expected.slice(0, 300)}`);
+  for (const name of names) await loadWindow(servers[name].ready.url, body, token, plan.warmupMs);
+  const rounds = Number(option('--rounds') ?? (full ? 5 : 3));
+  const windowMs = full ? 10_000 : 4_000;
+  const windows = Object.fromEntries(names.map((n) => [n, [] as Awaited<ReturnType<typeof loadWindow>>[]])) as Record<
+    Name,
+    Awaited<ReturnType<typeof loadWindow>>[]
+  >;
+  for (let round = 0; round < rounds; round++) {
+    for (let turn = 0; turn < names.length; turn++) {
+      const name = names[(round + turn) % names.length];
+      windows[name].push(await loadWindow(servers[name].ready.url, body, token, windowMs, servers[name].ready.pid));
+    }
+  }
+  for (const name of names) await servers[name].stop();
+  await proxy?.stop();
+  const summary = Object.fromEntries(
+    names.map((n) => [
+      n,
+      {
+        cpuMsPerRequest: median(windows[n].map((w) => w.cpuMsPerRequest)),
+        rps: median(windows[n].map((w) => w.rps)),
+        loadCpu: median(windows[n].map((w) => w.loadCpu)),
+      },
+    ]),
+  ) as Record<Name, { cpuMsPerRequest: number; rps: number; loadCpu: number }>;
+  const ours = summary.ours;
+  const byPeer: Record<string, unknown> = {};
+  for (const name of names.slice(1)) {
+    const cpu = windows.ours.map((w, i) => w.cpuMsPerRequest / windows[name][i].cpuMsPerRequest);
+    const rps = windows.ours.map((w, i) => w.rps / windows[name][i].rps);
+    const peer = summary[name];
+    byPeer[name] = { ...peer, cpuRatios: cpu, rpsRatios: rps };
+    rows.push({
+      metric: `2c. GetProjectLogs, 50 logs, ${CONNECTIONS} concurrent: server CPU per request (ms), ours ÷ ${labels[name]}`,
+      ours: `${ours.cpuMsPerRequest.toFixed(3)}; ${ours.rps.toFixed(0)} req/s`,
+      baseline: `${peer.cpuMsPerRequest.toFixed(3)}; ${peer.rps.toFixed(0)} req/s`,
+      ratio: median(cpu),
+      goal: `≤ 1 and req/s ratio ≥ 1 (CPU rounds ${cpu.map((r) => r.toFixed(2)).join(', ')}; req/s ratio ${median(rps).toFixed(2)}, rounds ${rps.map((r) => r.toFixed(2)).join(', ')})`,
+      met: median(cpu) <= 1 && median(rps) >= 1,
+    });
+  }
+  figures.peers = { summary, byPeer, windows, rounds, windowMs, cachedReads: proxy !== undefined };
+}
+
+/**
  * Line 2, database-bound reads: GetProjectLogs (50 logs) through our server, as two figures that a
  * shared machine disturbs little.
  *
@@ -385,30 +528,9 @@ function keepAliveClient(url: string, body: string, token: string) {
  */
 async function databaseReads(endpoint: string, token: string, dataDir: string) {
   log('2/6 database-bound reads …');
-  const table = `bench_${randomUUID().slice(0, 8)}`;
-  // A development server makes the table and the data; then a production one (as deployed: no
-  // table creation, graphql-js without its development-only checks, errors masked) is measured.
-  const seeder = await startChild('server', [], { core: '0', env: serverEnv(endpoint, table, dataDir) });
-  const projectId = (await gql(seeder.ready.url, token, 'mutation { createProject(input: { title: "Bench" }) { projectId } }'))
-    .createProject.projectId;
-  for (let i = 0; i < 50; i++)
-    await gql(
-      seeder.ready.url,
-      token,
-      `mutation { createLog(projectId: "${projectId}", input: { materials: ["oil", "canvas"], timeSpentMinutes: ${i} }) { logId } }`,
-    );
-  await seeder.stop();
-  const server = await startChild('server', [], {
-    core: '0',
-    // The production server needs a bucket's name; this read never reaches S3.
-    env: { ...serverEnv(endpoint, table, dataDir), NODE_ENV: 'production', S3_BUCKET: 'bench-unused', S3_ENDPOINT: 'http://127.0.0.1:9' },
-    nodeArgs: profileArgs,
-  });
+  const { table, projectId, server } = await logsServer(endpoint, token, dataDir);
   const { url, pid } = server.ready;
-  const query = JSON.stringify({
-    query: 'query GetProjectLogs($projectId: ID!) { logs(projectId: $projectId, first: 50) { logId materials timeSpentMinutes } }',
-    variables: { projectId },
-  });
+  const query = JSON.stringify({ query: GET_PROJECT_LOGS, variables: { projectId } });
   const baseline = await startChild('db-baseline', [endpoint, table, 'bench', projectId], { core: '0', nodeArgs: profileArgs });
   const rawRun = async (concurrency: number, ms: number) => {
     const result = baseline.result();
@@ -782,6 +904,7 @@ async function main() {
   try {
     if (wanted('stack')) await stackOverhead(token);
     if (wanted('db')) await databaseReads(dynamo.endpoint, token, dataDir);
+    if (wanted('peers')) await peers(dynamo.endpoint, token, dataDir);
     if (wanted('batching')) await batching(dynamo.endpoint, dataDir);
     if (wanted('fanout')) await fanOutAndMemory(dynamo.endpoint, dataDir);
     if (wanted('items')) await workItems(dynamo.endpoint, dataDir);

@@ -1,6 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import {
-  execute,
   getOperationAST,
   GraphQLError,
   type ExecutionArgs,
@@ -16,7 +15,9 @@ import { isRecord } from '../guards';
 import { inBudget, runWithBudget } from '../infra/deadline';
 import type { Metrics } from '../infra/metrics';
 import type { RateBudgets } from '../infra/rate-limits';
+import { tracingActive } from '../infra/tracing';
 import { createContext, type ContextDeps } from '../wiring';
+import { COMPILE_AFTER, CompiledQueries } from './compiled-queries';
 import { costOf, Documents } from './documents';
 import { currentRequest, noteOperation, OperationRecords, type RequestRecord } from './record';
 import { SharedSubscriptions, type DeliveryStream, type SubscriptionArgs } from './shared-subscriptions';
@@ -56,6 +57,8 @@ export type Admission =
  * - the tenants' rate budgets (tenant-budgets.ts): each operation of a verified caller draws on
  *   its tenant's plan before it runs, and is refused with RATE_LIMITED (429) past it;
  * - the request budget (infra/deadline.ts) around every query and mutation;
+ * - execution (compiled-queries.ts): a query that ran before runs compiled by graphql-jit, the
+ *   rest on graphql-js, with the same results and errors;
  * - subscriptions (shared-subscriptions.ts): each event is executed once per share key with a
  *   fresh context, shared by every subscriber of that key, its payload serialized once.
  */
@@ -64,12 +67,17 @@ export class OperationPipeline {
   readonly records: OperationRecords;
   readonly subscriptions: SharedSubscriptions;
   readonly budgets?: TenantBudgets;
+  readonly queries: CompiledQueries;
   /** Throws, naming the file, when a configured trusted documents manifest cannot be read. */
   constructor(private readonly deps: PipelineDeps) {
     this.documents = new Documents(deps.schema, deps.config);
     if (deps.budgets)
       this.budgets = new TenantBudgets({ config: deps.config, store: deps.store, budgets: deps.budgets, metrics: deps.metrics });
     this.records = new OperationRecords(deps.config.env, deps.metrics);
+    // OpenTelemetry's GraphQL instrumentation makes each operation's span by wrapping graphql-js's
+    // execute, which a compiled query does not call: with tracing on, every query runs on
+    // graphql-js and keeps its span (test/e2e/tracing.test.ts).
+    this.queries = new CompiledQueries(deps.schema, tracingActive() ? Number.POSITIVE_INFINITY : COMPILE_AFTER);
     this.subscriptions = new SharedSubscriptions((principal) => this.context(principal), deps.config.requestBudgetMs);
   }
 
@@ -165,8 +173,8 @@ export class OperationPipeline {
    * caller's own budget when it runs in one (the HTTP route's), else a new one.
    */
   execute(args: ExecutionArgs): Promise<ExecutionResult> {
-    if (inBudget()) return (async () => execute(args))();
-    return runWithBudget(this.deps.config.requestBudgetMs, async () => execute(args));
+    if (inBudget()) return (async () => this.queries.execute(args))();
+    return runWithBudget(this.deps.config.requestBudgetMs, async () => this.queries.execute(args));
   }
 
   /**

@@ -2,6 +2,7 @@ import { entities, OPS_SHARDS } from '../common/entities';
 import type { Item, Store } from '../infra/dynamo/store';
 import { Stale } from '../infra/dynamo/aggregate';
 import { isServiceUnavailable } from '../infra/dependency';
+import { untraced } from '../infra/tracing';
 import { del, update, type Write } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { jobOwnerOf } from './job.keys';
@@ -201,7 +202,9 @@ export class JobSettler {
 
   start(): void {
     this.timer = setInterval(() => {
-      this.sweep().catch((err) => {
+      // A sweep is not traced, as the outbox's is not: one that finds nothing, nearly every one,
+      // would otherwise start a trace of a Query per shard every interval on every instance.
+      untraced(() => this.sweep()).catch((err) => {
         // An outage is summarized by the OutageLog; anything else is worth a line. Either way the
         // entries stay, and the next sweep resumes them from their checkpoints.
         if (!isServiceUnavailable(err)) logger.warn({ err }, 'job settle sweep failed; the next sweep resumes it');

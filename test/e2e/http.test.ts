@@ -113,8 +113,10 @@ describe('batched reads (DataLoader) on a nested query', () => {
   let token: string;
 
   beforeAll(async () => {
-    // The outbox sweeper shares the DynamoDB client; keep it out of the measured requests.
-    const quiet = { OUTBOX_SWEEP_MS: '3600000' };
+    // The outbox sweeper and the job settler's sweep (a Query per shard every 10 s) share the
+    // DynamoDB client; keep them out of the measured requests, which a busy machine can stretch
+    // past a sweep.
+    const quiet = { OUTBOX_SWEEP_MS: '3600000', JOB_SETTLE_SWEEP_MS: '3600000' };
     batched = await startTestServer({ env: quiet });
     // The same table, served with loaders that read one item per call and cache nothing.
     unbatched = await startTestServer({ env: { ...quiet, TABLE_NAME: batched.config.tableName }, batchLoads: false });

@@ -64,6 +64,9 @@ describe('OpenTelemetry tracing (OTEL_* variables, an OTLP/HTTP receiver, two in
 
   it('traces a query: its operation span, its DynamoDB calls as descendants, and its log lines carry the trace id', async () => {
     const { traceId, traceparent } = newTraceparent();
+    // The query ran once before: without tracing it would now run compiled (compiled-queries.ts),
+    // past the GraphQL instrumentation's hook; with tracing it keeps its operation span.
+    await gqlTraced(one.url, editor, newTraceparent().traceparent, 'query ListProjects { projects { nodes { projectId } } }');
     const { requestId, body } = await gqlTraced(one.url, editor, traceparent, 'query ListProjects { projects { nodes { projectId } } }');
     expect(body.errors).toBeUndefined();
     const operation = (

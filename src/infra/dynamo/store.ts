@@ -1,14 +1,7 @@
 import { createHash } from 'node:crypto';
-import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { type AttributeValue, QueryCommand as QueryItemsCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall, type marshallOptions } from '@aws-sdk/util-dynamodb';
 import { AppError, ErrorCode } from '../../errors';
 import type { CursorCodec } from '../cursor';
 import { lazyCursor, Page, type PageRequest, pageShape } from './page';
@@ -33,6 +26,8 @@ export interface QuerySpec {
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, type PageRequest } from './page';
 
 const BATCH_GET_LIMIT = 100;
+/** The document client's marshalling options (client.ts), for the values a Query sends. */
+const MARSHALL: marshallOptions = { removeUndefinedValues: true, convertClassInstanceToMap: false };
 const MAX_TX_ATTEMPTS = 8;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -115,6 +110,27 @@ export class Store {
     };
   }
 
+  /**
+   * One Query call: its items and the key to read on from. It is sent as DynamoDB's own command,
+   * its values marshalled and its items unmarshalled here by util-dynamodb with the document
+   * client's options, which is all the document client does for it; the document client also
+   * walks every input and output object once more to find what to convert (lib-dynamodb's
+   * processKeysInObj), which for a page of 50 items was about 4 % of a read's CPU.
+   */
+  private async query(input: ReturnType<Store['queryInput']>): Promise<{ items: Item[]; lastKey?: Record<string, unknown> }> {
+    const out = await this.doc.send(
+      new QueryItemsCommand({
+        ...input,
+        ExpressionAttributeValues: marshall(input.ExpressionAttributeValues, MARSHALL),
+        ExclusiveStartKey: input.ExclusiveStartKey ? marshall(input.ExclusiveStartKey, MARSHALL) : undefined,
+      }),
+    );
+    return {
+      items: out.Items?.map((item) => unmarshall(item)) ?? [],
+      lastKey: out.LastEvaluatedKey ? unmarshall(out.LastEvaluatedKey) : undefined,
+    };
+  }
+
   /** The position of `item` in a query over `spec`: its table key plus the index key. */
   private positionOf(spec: QuerySpec, item: Item): Record<string, unknown> {
     const position: Record<string, unknown> = { PK: item.PK, SK: item.SK };
@@ -164,9 +180,9 @@ export class Store {
     const items: Item[] = [];
     // Read one more than asked, so a full page knows whether another follows.
     do {
-      const out = await this.doc.send(new QueryCommand(this.queryInput(read, size + 1 - items.length, startKey)));
-      items.push(...(out.Items ?? []));
-      startKey = out.LastEvaluatedKey;
+      const out = await this.query(this.queryInput(read, size + 1 - items.length, startKey));
+      items.push(...out.items);
+      startKey = out.lastKey;
     } while (items.length <= size && startKey);
     const nodes = items.slice(0, size);
     if (backward) nodes.reverse();
@@ -242,9 +258,9 @@ export class Store {
     const items: Item[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const out = await this.doc.send(new QueryCommand(this.queryInput(spec, n - items.length, startKey)));
-      items.push(...(out.Items ?? []));
-      startKey = out.LastEvaluatedKey;
+      const out = await this.query(this.queryInput(spec, n - items.length, startKey));
+      items.push(...out.items);
+      startKey = out.lastKey;
     } while (items.length < n && startKey);
     return items;
   }
@@ -272,9 +288,9 @@ export class Store {
     const items: Item[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const out = await this.doc.send(new QueryCommand(this.queryInput(spec, 1000, startKey)));
-      items.push(...(out.Items ?? []));
-      startKey = out.LastEvaluatedKey;
+      const out = await this.query(this.queryInput(spec, 1000, startKey));
+      items.push(...out.items);
+      startKey = out.lastKey;
       if (items.length > max) throw new AppError(ErrorCode.BAD_USER_INPUT, `More than ${max} items match; narrow the request.`);
     } while (startKey);
     return items;
