@@ -193,6 +193,8 @@ export interface PlanLimits {
   projects: number;
   /** Bytes of confirmed files (asset versions, inspiration files) the tenant may store. */
   storedBytes: number;
+  /** Jobs not yet finished (queued, running or paused) the tenant may hold. */
+  runningJobs: number;
 }
 
 /** The limits of each plan, unless PLAN_LIMITS says otherwise. */
@@ -204,6 +206,7 @@ export const PLAN_DEFAULTS: Record<PlanName, PlanLimits> = {
     workerRequestsPerSecond: 1_000,
     projects: 1_000,
     storedBytes: 10 * 1024 ** 3,
+    runningJobs: 100,
   },
   studio: {
     requestsPerSecond: 1_000,
@@ -212,6 +215,7 @@ export const PLAN_DEFAULTS: Record<PlanName, PlanLimits> = {
     workerRequestsPerSecond: 3_000,
     projects: 10_000,
     storedBytes: 1024 ** 4,
+    runningJobs: 1_000,
   },
   enterprise: {
     requestsPerSecond: 5_000,
@@ -220,6 +224,7 @@ export const PLAN_DEFAULTS: Record<PlanName, PlanLimits> = {
     workerRequestsPerSecond: 10_000,
     projects: 100_000,
     storedBytes: 20 * 1024 ** 4,
+    runningJobs: 10_000,
   },
 };
 

@@ -185,6 +185,7 @@ export const entities = {
     attributes: {
       projects: attr.int(),
       storedBytes: attr.int(),
+      runningJobs: attr.int(),
     },
   }),
   Project: entity({
@@ -545,6 +546,13 @@ export const entities = {
       reuse: attr.boolean(),
     },
     status: JOB_MACHINE,
+    // A job counts against the plan's running jobs until it finishes (src/common/quota.ts), so
+    // deleting or archiving a finished job leaves the count alone; retryJob (FAILED → RUNNING)
+    // counts it again, and is refused at the limit like a create.
+    quota: {
+      name: 'runningJobs',
+      counts: (job) => (job.status === 'COMPLETED' || job.status === 'FAILED' || job.status === 'CANCELLED' ? 0 : 1),
+    },
     indexes: {
       /** The tenant's jobs by status, latest change first. */
       byStatus: { index: 'GSI1', pk: 'JOB_STATUS#{status}', sk: '{updatedAt}#{jobId}' },

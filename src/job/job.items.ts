@@ -1,3 +1,4 @@
+import { quotaWrites } from '../common/quota';
 import { entities, type EntityItem, type ItemCountsItem, MAX_STAGE_ITEMS } from '../common/entities';
 import { checkFields } from '../common/fields';
 import { assertId } from '../common/ids';
@@ -427,7 +428,11 @@ export class JobItems {
     const { job, read, at } = state;
     const expiresAt = TERMINAL.has(job.status) ? job.expiresAt : undefined;
     const stale = () => new Stale();
-    const writes: UnitWrite[] = [entities.Job.put(tenantId, { ...job }).ifVersion(read.version, stale)];
+    // The job's move in and out of the plan's running jobs is counted in the same transaction (src/common/quota.ts).
+    const writes: UnitWrite[] = [
+      entities.Job.put(tenantId, { ...job }).ifVersion(read.version, stale),
+      ...quotaWrites(tenantId, entities.Job, read, job),
+    ];
     for (const [key, item] of state.changedItems) {
       const before = state.readVersions.get(key);
       const stored = entities.WorkItem.put(tenantId, { ...item, ...itemClaimability(item), expiresAt });
@@ -507,6 +512,7 @@ export class JobItems {
     const changed = new Set(state.changedSteps.map((s) => `${s.name}#${s.attempt}`));
     const writes: UnitWrite[] = [
       entities.Job.put(scope.tenantId, { ...final }).ifNew(),
+      ...quotaWrites(scope.tenantId, entities.Job, null, final),
       ...steps.filter((s) => !changed.has(`${s.name}#${s.attempt}`)).map((s) => stepWrite(scope, final, s, at, expiresAt)),
       ...state.changedSteps.map((s) => stepWrite(scope, final, s, at, expiresAt)),
       ...[...state.changedItems.values()].map((item) =>

@@ -10,7 +10,7 @@ import { PLAN_LIMIT_NAMES, type PlanLimits, type PlanName } from '../config';
 import { Plan, type CreateTenantInput, type PlanLimitsInput, type TenantUsage, type UpdateTenantInput } from './tenant.type';
 
 /** The quotas a tenant's usage counters hold (TenantUsage's attributes). */
-const QUOTAS = ['projects', 'storedBytes'] as const;
+const QUOTAS = ['projects', 'storedBytes', 'runningJobs'] as const;
 
 /** The caller's own tenant record. */
 export class TenantRepository extends EntityRepository<typeof entities.Tenant> {

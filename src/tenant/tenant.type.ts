@@ -99,11 +99,14 @@ export class PlanLimits {
 
   @Field(() => Float, { description: 'Bytes of confirmed files the tenant may store.' })
   storedBytes!: number;
+
+  @Field(() => Int, { description: 'Jobs not yet finished (queued, running or paused) the tenant may hold.' })
+  runningJobs!: number;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'How much of one quota a tenant uses.' })
 export class QuotaUsage {
-  @Field({ description: 'The quota: projects or storedBytes.' })
+  @Field({ description: 'The quota: projects, storedBytes or runningJobs.' })
   quota!: string;
 
   @Field(() => Float, { description: 'What the tenant uses now, as its counter holds it exactly.' })
@@ -147,4 +150,7 @@ export class PlanLimitsInput {
 
   @Field(() => Float, { nullable: true, description: 'Bytes of stored files.' })
   storedBytes?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Jobs not yet finished.' })
+  runningJobs?: number | null;
 }

@@ -12,7 +12,8 @@ const put = (target: Target, body: Buffer) =>
   });
 
 const CREATE_PROJECT = 'mutation($title: String!) { createProject(input: { title: $title }) { projectId } }';
-const USAGE = 'query($t: ID!) { tenantUsage(tenantId: $t) { plan limits { projects storedBytes } quotas { quota used limit } } }';
+const USAGE =
+  'query($t: ID!) { tenantUsage(tenantId: $t) { plan limits { projects storedBytes runningJobs } quotas { quota used limit } } }';
 const SET_PLAN = 'mutation($t: ID!, $limits: PlanLimitsInput) { setTenantPlan(tenantId: $t, plan: STUDIO, limits: $limits) { plan } }';
 
 describe("a tenant's plan quotas, checked in the write's own transaction", () => {
@@ -61,6 +62,29 @@ describe("a tenant's plan quotas, checked in the write's own transaction", () =>
     expect(await usedOf('quota-projects', 'projects')).toBe(4);
     dataOf(await gql(token, CREATE_PROJECT, { title: 'In the freed slot' }));
     expect(await usedOf('quota-projects', 'projects')).toBe(5);
+  });
+
+  it('holds running jobs to the plan: of 20 concurrent createJob with one slot left exactly 1 starts; a finished job frees its slot', async () => {
+    const token = await server.token('quota-jobs');
+    await setLimits('quota-jobs', { runningJobs: 3 });
+    const projectId = dataOf(await gql(token, CREATE_PROJECT, { title: 'Jobs' })).createProject.projectId;
+    // Free-form jobs of one step; their inputs differ, so none is another's idempotent repeat.
+    const createJob = (n: string) =>
+      gql(token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+        i: { projectId, kind: 'quota', steps: ['render'], inputs: { n } },
+      });
+    const first = [dataOf(await createJob('a')).createJob.jobId, dataOf(await createJob('b')).createJob.jobId];
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => createJob(`race-${i}`)));
+    expect(results.filter((r) => r.data?.createJob)).toHaveLength(1);
+    const refused = results.filter((r) => r.errors?.[0]?.extensions?.code === 'QUOTA_EXCEEDED');
+    expect(refused).toHaveLength(19);
+    expect(refused[0].errors![0].extensions).toMatchObject({ quota: 'runningJobs', limit: 3, requested: 1 });
+    expect(await usedOf('quota-jobs', 'runningJobs')).toBe(3);
+    // A cancelled job no longer counts; its slot takes a new job.
+    dataOf(await gql(token, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: first[0] }));
+    expect(await usedOf('quota-jobs', 'runningJobs')).toBe(2);
+    dataOf(await createJob('c'));
+    expect(await usedOf('quota-jobs', 'runningJobs')).toBe(3);
   });
 
   it('refuses an upload that would pass the stored-bytes quota at request, and at confirmation', async () => {

@@ -309,7 +309,7 @@ export interface EntityDeclaration<
   /** Its searchable text attributes, whose word items are written with it (see SearchDeclaration). */
   search?: SearchDeclaration<Extract<keyof As, string>>;
   /** The quota of the tenant's plan its items count against (see QuotaDeclaration). */
-  quota?: QuotaDeclaration<AttributeValues<As>>;
+  quota?: QuotaDeclaration<AttributeValues<As> & StatusValues<M>>;
 }
 
 /**
