@@ -174,6 +174,9 @@ export class TokenVerifier {
   }
 }
 
+/** How long a development token lasts unless the caller says otherwise: 30 days. */
+const DEV_TOKEN_SECONDS = 30 * 24 * 3600;
+
 /** Signs a development token (HS256). Used by `npm run token`, the start banner and tests. */
 export async function signDevToken(
   secret: Uint8Array,
@@ -182,11 +185,15 @@ export async function signDevToken(
 ): Promise<string> {
   const body =
     'pool' in claims ? { pool: claims.pool, roles: [Role.POOL] } : { tenantId: claims.tenantId, roles: claims.roles ?? [Role.EDITOR] };
+  // One reading of the clock for both claims: jose reads it again for a relative expiry, and a
+  // second boundary between the two readings made a 30-day token one second too long for a server
+  // that accepts 30 days (AUTH_MAX_TOKEN_LIFETIME_SECONDS).
+  const issuedAt = Math.floor(Date.now() / 1000);
   let jwt = new SignJWT(body)
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(claims.sub)
-    .setIssuedAt()
-    .setExpirationTime(options.expiresIn ?? '30d');
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(options.expiresIn ?? issuedAt + DEV_TOKEN_SECONDS);
   if (options.issuer) jwt = jwt.setIssuer(options.issuer);
   if (options.audience) jwt = jwt.setAudience(options.audience);
   return jwt.sign(secret);
