@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DescribeTableCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   GetCommand,
   QueryCommand,
+  ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
@@ -247,6 +248,42 @@ export class Store {
       startKey = out.LastEvaluatedKey;
     } while (items.length < n && startKey);
     return items;
+  }
+
+  /**
+   * One page of segment `segment` of a parallel scan of the whole table in `segments` segments
+   * (DynamoDB's Segment and TotalSegments), strongly consistent, from `startKey` (the `next` of
+   * the page before; none for the segment's start). `next` is undefined at the segment's end.
+   * Expired items are left out of `items`, but counted in `read`. For operators' whole-table
+   * jobs (migrations, the drift check), never for a request.
+   */
+  async scanPage(
+    segment: number,
+    segments: number,
+    limit: number,
+    startKey?: Record<string, unknown>,
+  ): Promise<{ items: Item[]; read: number; next?: Record<string, unknown> }> {
+    const out = await this.doc.send(
+      new ScanCommand({
+        TableName: this.tableName,
+        Segment: segment,
+        TotalSegments: segments,
+        Limit: limit,
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    const read = out.Items ?? [];
+    return { items: read.flatMap((item) => this.live(item) ?? []), read: read.length, next: out.LastEvaluatedKey };
+  }
+
+  /**
+   * The table's item count as DynamoDB last counted it (it recounts about every six hours, so an
+   * estimate: what a whole-table job shows its progress against).
+   */
+  async approximateItemCount(): Promise<number> {
+    const out = await this.doc.send(new DescribeTableCommand({ TableName: this.tableName }));
+    return out.Table?.ItemCount ?? 0;
   }
 
   /** Removes attributes from an item if it still exists (a vanished item is not recreated). */
