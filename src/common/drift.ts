@@ -24,10 +24,41 @@ for (const name of entityNames) {
 /** The declared entity types, for a report that names every type it checked. */
 export const declaredTypes = (): string[] => [...modelsByType.keys()];
 
-/** The key an item's own attributes give under `model`, or null when the template names an attribute it lacks. */
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A key template as a pattern whose groups are its placeholders (`PROJECT#{projectId}` → `^PROJECT#(.+?)$`). */
+function patternOf(template: string): { pattern: RegExp; names: string[] } {
+  const parts = template.split(/\{(\w+)\}/);
+  const names = parts.filter((_, i) => i % 2 === 1);
+  return { pattern: new RegExp(`^${parts.map((part, i) => (i % 2 === 0 ? escapeRegExp(part) : '(.+?)')).join('')}$`), names };
+}
+
+/**
+ * The key values `item`'s own key holds under `model`'s key template, or null when its key is not
+ * of that shape. Some items keep their key values only in their key (a stream's head holds its
+ * position and nothing of its project), so these fill what the attributes lack.
+ */
+function keyValuesOf(model: AnyModel, item: Item): Record<string, string> | null {
+  const { pk, sk } = model.key.shape;
+  const values: Record<string, string> = {};
+  const tenantPart = patternOf(pk ? `TENANT#{tenant}#${pk}` : 'TENANT#{tenant}');
+  for (const [{ pattern, names }, key] of [
+    [tenantPart, item.PK],
+    [patternOf(sk), item.SK],
+  ] as const) {
+    const match = pattern.exec(String(key));
+    if (!match) return null;
+    names.forEach((name, i) => {
+      values[name] = match[i + 1];
+    });
+  }
+  return values;
+}
+
+/** The key an item's attributes (and what its own key holds) give under `model`, or null when the template names a value it lacks. */
 function derivedKey(model: AnyModel, tenantId: string, item: Item): { PK: string; SK: string } | null {
   try {
-    return model.key.keyFrom(tenantId, item);
+    return model.key.keyFrom(tenantId, { ...keyValuesOf(model, item), ...item });
   } catch {
     // keyFrom throws only for a missing key value: this item cannot be keyed by this declaration.
     return null;

@@ -15,7 +15,7 @@ import { toolTarget } from './system-tool';
  * the migration's segments, beside any server instances; with the embedded default it asks the
  * running server (see system-tool.ts). Killed, it leaves each segment at its last checkpoint: the
  * next run (or a server) takes the segments over once their leases run out (JOB_LEASE_SECONDS).
- *   npm run migrate -- [--items-per-second N] [--status]
+ *   npm run migrate -- [--items-per-second N] [--status] [--url http://…/graphql]
  * Exits 0 when every migration is applied, 1 when one failed (run it again to take it up).
  */
 
@@ -57,13 +57,14 @@ async function main() {
   const { values } = parseArgs({
     options: {
       help: { type: 'boolean', short: 'h', default: false },
+      url: { type: 'string' },
       status: { type: 'boolean', default: false },
       'items-per-second': { type: 'string' },
     },
   });
   if (values.help) {
     process.stdout.write(
-      'Usage: npm run migrate -- [--items-per-second N] [--status]\n' +
+      'Usage: npm run migrate -- [--items-per-second N] [--status] [--url http://…/graphql]\n' +
         'Runs the pending migrations of the table (src/migrations), each once, and waits until they are applied.\n' +
         '--status only prints where each migration stands. See docs/operations.md.\n',
     );
@@ -73,7 +74,7 @@ async function main() {
   const itemsPerSecond = budget === undefined ? null : Number(budget);
   if (itemsPerSecond !== null && !(Number.isInteger(itemsPerSecond) && itemsPerSecond >= 1))
     throw new Error('--items-per-second takes a whole number from 1.');
-  const target = await toolTarget();
+  const target = await toolTarget(values.url);
   let runner: SystemJobRunner | undefined;
   const stop = () => {
     void (runner?.stop() ?? Promise.resolve()).finally(() => process.exit(130));

@@ -12,9 +12,9 @@ import { findRunningServer, signingSecret } from './running-server';
  * Where the operators' tools for the server's own jobs (`npm run migrate`, `npm run verify-model`)
  * do their work. With a table of their own to reach (DYNAMODB_ENDPOINT, or AWS with TABLE_NAME)
  * they work on it directly, as one more instance of the server's system-job runner. With the
- * embedded default, whose DynamoDB Local belongs to the running development server, they ask that
- * server through its admin API (runMigrations, migrations, modelDrift), with an admin development
- * token signed like `npm run token`'s.
+ * embedded default, whose DynamoDB Local belongs to the running development server (or with
+ * `--url` of a server), they ask that server through its admin API (runMigrations, migrations,
+ * modelDrift), with an admin development token signed like `npm run token`'s.
  */
 
 /** The table, reached directly. */
@@ -37,10 +37,14 @@ export interface ServerTarget {
 /** The tenant an admin's development token names (an admin reaches the system partition whatever its tenant). */
 const OPERATOR_TENANT = 'operations';
 
-/** The target of this run (see the top of this file); throws, saying what to do, when there is none. */
-export async function toolTarget(): Promise<TableTarget | ServerTarget> {
+/**
+ * The target of this run (see the top of this file): the server at `url` when given, else the
+ * table when one is configured, else the running development server. Throws, saying what to do,
+ * when there is none.
+ */
+export async function toolTarget(url?: string): Promise<TableTarget | ServerTarget> {
   const config = loadConfig();
-  if (!config.dynamo.embedded) {
+  if (!url && !config.dynamo.embedded) {
     const dynamo = createDynamo({
       endpoint: config.dynamo.endpoint,
       region: config.dynamo.region,
@@ -52,9 +56,12 @@ export async function toolTarget(): Promise<TableTarget | ServerTarget> {
     const deps: ContextDeps = { store, eventRetentionDays: config.eventRetentionDays, jobLeaseSeconds: config.jobLeaseSeconds };
     return { kind: 'table', config, deps, migrations: new Migrations(systemJobsEnv(deps)), close: () => dynamo.client.destroy() };
   }
-  const server = findRunningServer();
-  if (!server)
-    throw new Error('No table to reach: start the server (npm start), or set DYNAMODB_ENDPOINT (or TABLE_NAME with AWS credentials).');
+  const server = url ? undefined : findRunningServer();
+  const endpoint = url ?? server?.url;
+  if (!endpoint)
+    throw new Error(
+      'No table to reach: start the server (npm start), pass --url of a running one, or set DYNAMODB_ENDPOINT (or TABLE_NAME with AWS credentials).',
+    );
   const token = await signDevToken(
     signingSecret(server),
     { sub: 'operator', tenantId: OPERATOR_TENANT, roles: [Role.ADMIN] },
@@ -62,9 +69,9 @@ export async function toolTarget(): Promise<TableTarget | ServerTarget> {
   );
   return {
     kind: 'server',
-    url: server.url,
+    url: endpoint,
     async request<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-      const response = await fetch(server.url, {
+      const response = await fetch(endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: JSON.stringify({ query, variables }),

@@ -9,7 +9,7 @@ import { toolTarget } from './system-tool';
  * stored items whose key, index attributes or search words differ from what today's declaration
  * derives (src/common/drift.ts), with samples. Exits 1 when any item drifted (a migration is
  * due: npm run migrate), 0 when every item is as declared.
- *   npm run verify-model -- [--samples 5] [--json]
+ *   npm run verify-model -- [--samples 5] [--json] [--url http://…/graphql]
  */
 
 interface TypeLine {
@@ -31,18 +31,21 @@ async function main() {
   const { values } = parseArgs({
     options: {
       help: { type: 'boolean', short: 'h', default: false },
+      url: { type: 'string' },
       samples: { type: 'string', default: '5' },
       json: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
-    process.stdout.write('Usage: npm run verify-model -- [--samples 5] [--json]\nThe drift check: see docs/operations.md.\n');
+    process.stdout.write(
+      'Usage: npm run verify-model -- [--samples 5] [--json] [--url http://…/graphql]\nThe drift check: see docs/operations.md.\n',
+    );
     return;
   }
   const maxSamples = Number(values.samples);
   if (!(Number.isInteger(maxSamples) && maxSamples >= 0 && maxSamples <= 50))
     throw new Error('--samples takes a whole number from 0 to 50.');
-  const target = await toolTarget();
+  const target = await toolTarget(values.url);
   let report: Report;
   if (target.kind === 'table') {
     const found = await target.migrations.drift({ maxSamples });

@@ -39,13 +39,11 @@ describe('drift', () => {
   });
 
   it('tells the declarations of a shared type apart by their key', () => {
-    const head = {
-      PK: 'TENANT#acme#PROJECT#proj_01J00000000000000000000000#EVENTS',
-      SK: 'HEAD',
-      entityType: 'StreamHead',
-      projectId: 'proj_01J00000000000000000000000',
-    };
-    expect(modelOf(head)).toBe(entities.ProjectEventsHead);
+    // A stream's head keeps its project only in its key: the key is read back through each template.
+    const head = { PK: 'TENANT#acme#PROJECT#proj_01J00000000000000000000000#JOBSTATUS', SK: 'HEAD', entityType: 'StreamHead', position: 3 };
+    expect(modelOf(head)).toBe(entities.ProjectJobStatusHead);
+    expect(driftOf(entities.ProjectJobStatusHead, head)).toEqual([]);
+    expect(modelOf({ ...head, PK: 'TENANT#acme#JOBSTATUS' })).toBe(entities.TenantJobStatusHead);
     expect(modelOf({ PK: 'TENANT#acme', SK: 'X', entityType: 'NoSuchType' })).toBeUndefined();
   });
 
