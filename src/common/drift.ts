@@ -21,9 +21,6 @@ for (const name of entityNames) {
   modelsByType.set(model.type, [...(modelsByType.get(model.type) ?? []), model]);
 }
 
-/** The declared entity types, for a report that names every type it checked. */
-export const declaredTypes = (): string[] => [...modelsByType.keys()];
-
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A key template as a pattern whose groups are its placeholders (`PROJECT#{projectId}` → `^PROJECT#(.+?)$`). */

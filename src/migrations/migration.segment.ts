@@ -47,6 +47,12 @@ export interface SegmentEnv {
   scopeOf(tenantId: string, actor: string): Scope;
 }
 
+/** What a segment reads of its claimed work item: its job's inputs (the budget), its own (which segment), its checkpoint, how to report. */
+export type SegmentWork = Pick<SystemWork, 'checkpoint' | 'report' | 'signal'> & {
+  job: { inputs?: Record<string, unknown> };
+  item: { inputs: Record<string, unknown> };
+};
+
 const ZERO: SegmentCounts = { scanned: 0, rewritten: 0, unchanged: 0, skipped: 0, conflicts: 0 };
 
 /** The most rows one page reads. */
@@ -167,7 +173,7 @@ async function migrateRow(
  * this file); resolves with the segment's counts. Rejects with a write's error (the item's
  * attempt fails and is retried from the checkpoint), or when the runner stops.
  */
-export async function migrateSegment(env: SegmentEnv, migration: MigrationDeclaration, work: SystemWork): Promise<SegmentCounts> {
+export async function migrateSegment(env: SegmentEnv, migration: MigrationDeclaration, work: SegmentWork): Promise<SegmentCounts> {
   const inputs = work.item.inputs;
   const segment = count(inputs.segment);
   const segments = Math.max(1, count(inputs.segments));

@@ -305,6 +305,14 @@ describe('a migration run by the server itself', () => {
     const editor = await server.token(TENANTS[0], [Role.EDITOR]);
     const refused = await server.raw({ query: 'mutation { runMigrations { id } }' }, editor);
     expect(refused.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    // A tenant cannot make a job of the server's own kind, nor sees the kind offered.
+    const made = await server.raw(
+      { query: 'mutation { createJob(input: { projectId: "proj_01J00000000000000000000000", kind: "MIGRATION" }) { jobId } }' },
+      editor,
+    );
+    expect(made.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'kind' });
+    const kinds = (await gql(server, editor, '{ jobKinds { name } }')).jobKinds.map((k: { name: string }) => k.name);
+    expect(kinds).not.toContain('MIGRATION');
 
     const started = (await gql(server, admin, 'mutation { runMigrations(itemsPerSecond: 400) { id state jobId itemsPerSecond } }'))
       .runMigrations;
