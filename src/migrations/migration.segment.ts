@@ -34,7 +34,7 @@ export interface SegmentCounts {
 export interface SegmentCheckpoint {
   /** Where the scan goes on (DynamoDB's LastEvaluatedKey); absent at the start and once done. */
   next?: Record<string, unknown>;
-  /** Rows of any type read so far (for progress). */
+  /** Rows of any type read so far. */
   read: number;
   counts: SegmentCounts;
   done: boolean;
@@ -180,8 +180,6 @@ export async function migrateSegment(env: SegmentEnv, migration: MigrationDeclar
   const jobInputs = work.job.inputs ?? {};
   const budget = count(jobInputs.itemsPerSecond) || migration.itemsPerSecond;
   const perSegment = budget / segments;
-  // What a segment shows its progress against: its share of the table as DynamoDB last counted it.
-  const estimate = Math.max(1, (await env.store.approximateItemCount()) / segments);
   const pageSize = Math.max(1, Math.min(MAX_PAGE, Math.round(perSegment * PAGE_SECONDS)));
   const pace = new Pace(perSegment);
   const checkpoint = checkpointOf(work.checkpoint);
@@ -198,7 +196,11 @@ export async function migrateSegment(env: SegmentEnv, migration: MigrationDeclar
     read += page.read;
     next = page.next;
     const done = next === undefined;
-    await work.report(done ? 1 : Math.min(0.99, read / estimate), { next, read, counts, done });
+    // A scan segment's size is not known before it ends (the table's item count would need
+    // DescribeTable, which the runtime is not granted): its progress is 0 until done, and its
+    // counts are in the checkpoint (the migrations query shows them); the job's progress is the
+    // share of its segments done.
+    await work.report(done ? 1 : 0, { next, read, counts, done });
   } while (next);
   return counts;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type AttributeValue, DescribeTableCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   GetCommand,
@@ -275,15 +275,6 @@ export class Store {
     );
     const read = out.Items ?? [];
     return { items: read.flatMap((item) => this.live(item) ?? []), read: read.length, next: out.LastEvaluatedKey };
-  }
-
-  /**
-   * The table's item count as DynamoDB last counted it (it recounts about every six hours, so an
-   * estimate: what a whole-table job shows its progress against).
-   */
-  async approximateItemCount(): Promise<number> {
-    const out = await this.doc.send(new DescribeTableCommand({ TableName: this.tableName }));
-    return out.Table?.ItemCount ?? 0;
   }
 
   /** Removes attributes from an item if it still exists (a vanished item is not recreated). */
