@@ -300,6 +300,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       sharedReads,
       leases: new LeaseCodec(config.cursorSecret),
       now: options.now,
+      // An admin's runMigrations wakes this instance's runner (made below) to start at once.
+      wakeSystemJobs: () => systemJobs.wake(),
     };
     const pipeline = new OperationPipeline(pipelineDeps);
     // The server's own jobs (migrations) are run by this process too, each item by one holder at a time.

@@ -60,6 +60,8 @@ export interface ContextDeps {
   leases?: LeaseCodec;
   /** The requests' clock (Scope.now); the wall clock when omitted. Tests move it to see time-bound rules (a reuse record's TTL) run out. */
   now?: () => Date;
+  /** Wakes this process's system-job runner when a request started a system job (runMigrations); none in tools without one. */
+  wakeSystemJobs?: () => void;
 }
 
 /**
@@ -323,6 +325,7 @@ export function systemJobsEnv(deps: ContextDeps): MigrationEnv {
     now: deps.now ?? currentDate,
     scopeOf: (tenantId, actor) => createScope(deps, tenantId, actor),
     systemJobs: () => createRepositories(deps, systemWorker).jobs,
+    wake: () => deps.wakeSystemJobs?.(),
   };
 }
 

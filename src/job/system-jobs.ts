@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { SYSTEM_TENANT } from '../auth/principal';
 import { AppError } from '../errors';
 import { isServiceUnavailable } from '../infra/dependency';
@@ -46,7 +45,7 @@ export interface SystemJobHandler {
 }
 
 export interface SystemJobOptions {
-  /** How long a slot waits before it looks for work again after finding none. */
+  /** How long the runner waits before it looks for work again after finding none (unless woken). */
   idleMs: number;
   /** Items this process works on at once. */
   slots: number;
@@ -60,10 +59,19 @@ export interface SystemJobOptions {
 /** The error code an attempt fails with when its handler threw something that is not an AppError. */
 const HANDLER_FAILED = 'SYSTEM_JOB_FAILED';
 
-/** Runs the server's own jobs' work items in this process (see the top of this file). */
+/**
+ * Runs the server's own jobs' work items in this process (see the top of this file). One loop
+ * looks for work: at once when woken (a job was started in this process, or a slot came free),
+ * else every `idleMs`, so an idle server costs the table one Query per handler a period; it fills
+ * every free slot while work is there.
+ */
 export class SystemJobRunner {
   private readonly stopping = new AbortController();
-  private loops: Promise<void>[] = [];
+  private looping?: Promise<void>;
+  private readonly running = new Set<Promise<void>>();
+  /** Ends the loop's wait early (wake). */
+  private nudge?: () => void;
+  private nudged = false;
   /** Items this runner completed since it started. */
   completed = 0;
 
@@ -74,10 +82,16 @@ export class SystemJobRunner {
     private readonly options: SystemJobOptions,
   ) {}
 
-  /** Starts the slots; each looks for work, runs it, and looks again, until stop. */
+  /** Starts looking for work (nothing when it has no slots). */
   start(): void {
-    if (this.loops.length > 0) return;
-    for (let slot = 0; slot < this.options.slots; slot++) this.loops.push(this.loop());
+    if (this.looping || this.options.slots < 1) return;
+    this.looping = this.loop();
+  }
+
+  /** Looks for work now rather than at the end of the idle wait: a job was just started or retried. */
+  wake(): void {
+    this.nudged = true;
+    this.nudge?.();
   }
 
   /**
@@ -86,39 +100,61 @@ export class SystemJobRunner {
    */
   async stop(): Promise<void> {
     this.stopping.abort();
-    await Promise.all(this.loops);
-    this.loops = [];
+    this.nudge?.();
+    await this.looping;
+    await Promise.all(this.running);
+    this.looping = undefined;
   }
 
   private async loop(): Promise<void> {
     const signal = this.stopping.signal;
     while (!signal.aborted) {
-      let worked = false;
+      this.nudged = false;
       try {
-        worked = await this.runOne();
+        await this.fill();
       } catch (err) {
-        // An outage is summarized by the OutageLog; anything else is worth a line. The item keeps
-        // its lease and checkpoint, and is taken over when the lease runs out.
-        if (!isServiceUnavailable(err)) logger.warn({ err }, 'a system job slot failed; it looks for work again');
+        // An outage is summarized by the OutageLog; anything else is worth a line. Nothing was
+        // claimed by the failed call; the next look tries again.
+        if (!isServiceUnavailable(err)) logger.warn({ err }, 'looking for system job work failed; the runner looks again');
       }
-      if (!worked && !signal.aborted) await sleep(this.options.idleMs, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted || this.nudged) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.idleMs);
+        this.nudge = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.nudge = undefined;
     }
   }
 
-  /**
-   * Claims one item of any handler's kind and stage and runs it to its end (completed, failed or
-   * given up at stop). False when there was nothing to claim.
-   */
-  async runOne(): Promise<boolean> {
-    for (const handler of this.handlers) {
-      if (this.stopping.signal.aborted) return false;
-      const jobs = this.jobs();
-      const claimed = await jobs.claimWork(handler.kind, handler.stage);
-      if (!claimed?.item) continue;
-      await this.run(handler, claimed.job, claimed.item);
-      return true;
+  /** Claims items into every free slot while there are any; each runs on its own and frees its slot when done. */
+  private async fill(): Promise<void> {
+    while (this.running.size < this.options.slots && !this.stopping.signal.aborted) {
+      const claimed = await this.claim();
+      if (!claimed) return;
+      const run: Promise<void> = this.run(claimed.handler, claimed.job, claimed.item)
+        .catch((err) => {
+          // The item keeps its lease and checkpoint, and is taken over when the lease runs out.
+          if (!isServiceUnavailable(err)) logger.warn({ err }, 'a system job item’s run failed; it is taken over once its lease runs out');
+        })
+        .finally(() => {
+          this.running.delete(run);
+          // A slot came free: there may be more work (the job's other items, the next migration).
+          this.wake();
+        });
+      this.running.add(run);
     }
-    return false;
+  }
+
+  /** Claims one item of any handler's kind and stage; undefined when there is none to claim now. */
+  private async claim(): Promise<{ handler: SystemJobHandler; job: JobItem; item: WorkItemItem } | undefined> {
+    for (const handler of this.handlers) {
+      const claimed = await this.jobs().claimWork(handler.kind, handler.stage);
+      if (claimed?.item) return { handler, job: claimed.job, item: claimed.item };
+    }
+    return undefined;
   }
 
   private async run(handler: SystemJobHandler, job: JobItem, item: WorkItemItem): Promise<void> {

@@ -26,6 +26,8 @@ export interface MigrationEnv extends SegmentEnv {
   /** A job repository bound to SYSTEM_TENANT, made afresh for each use. */
   systemJobs(): JobRepository;
   now(): Date;
+  /** Tells this process's system-job runner that work was just started (it looks at once rather than at its next look). */
+  wake?(): void;
 }
 
 /** Where a migration stands. */
@@ -150,6 +152,7 @@ export class Migrations {
       if (status.state === 'APPLIED') continue;
       if (status.state === 'PENDING') await this.start(status.migration, options.itemsPerSecond ?? status.migration.itemsPerSecond);
       if (status.state === 'FAILED' && status.jobId) await this.retryFailed(status.jobId);
+      this.env.wake?.();
       break;
     }
     return this.status();
