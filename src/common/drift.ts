@@ -179,3 +179,31 @@ export class DriftReport {
     return this.byType().reduce((sum, t) => sum + t.drifted, 0);
   }
 }
+
+/** A drift report as the API and the tools show it: per type, the fields as a list, the samples' keys in lower case. */
+export interface DriftView {
+  drifted: number;
+  undeclared: number;
+  types: {
+    entityType: string;
+    checked: number;
+    drifted: number;
+    fields: { field: DriftField; items: number }[];
+    samples: { pk: string; sk: string; fields: DriftField[] }[];
+  }[];
+}
+
+/** The view of `report` (see DriftView): what modelDrift answers and npm run verify-model prints. */
+export function driftView(report: DriftReport): DriftView {
+  return {
+    drifted: report.drifted,
+    undeclared: report.undeclared,
+    types: report.byType().map((t) => ({
+      entityType: t.entityType,
+      checked: t.checked,
+      drifted: t.drifted,
+      fields: Object.entries(t.fields).map(([field, items]) => ({ field, items })),
+      samples: t.samples.map((s) => ({ pk: s.PK, sk: s.SK, fields: s.fields })),
+    })),
+  };
+}

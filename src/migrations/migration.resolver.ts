@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
+import { driftView } from '../common/drift';
 import { feature } from '../common/feature';
 import type { Context } from '../context';
 import { badInput } from '../errors';
@@ -77,18 +78,7 @@ export class MigrationResolver {
   ): Promise<ModelDrift> {
     if (maxSamples != null && !(Number.isInteger(maxSamples) && maxSamples >= 0 && maxSamples <= MAX_SAMPLES))
       throw badInput(`maxSamples must be a whole number from 0 to ${MAX_SAMPLES}.`, 'maxSamples');
-    const report = await ctx.system().migrations.drift({ maxSamples: maxSamples ?? 5 });
-    return {
-      drifted: report.drifted,
-      undeclared: report.undeclared,
-      types: report.byType().map((t) => ({
-        entityType: t.entityType,
-        checked: t.checked,
-        drifted: t.drifted,
-        fields: Object.entries(t.fields).map(([field, items]) => ({ field, items })),
-        samples: t.samples.map((s) => ({ pk: s.PK, sk: s.SK, fields: s.fields })),
-      })),
-    };
+    return driftView(await ctx.system().migrations.drift({ maxSamples: maxSamples ?? 5 }));
   }
 }
 

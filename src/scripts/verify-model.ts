@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+import { type DriftView, driftView } from '../common/drift';
 import { errorMessage } from '../guards';
 import { toolTarget } from './system-tool';
 
@@ -11,19 +12,6 @@ import { toolTarget } from './system-tool';
  * due: npm run migrate), 0 when every item is as declared.
  *   npm run verify-model -- [--samples 5] [--json] [--url http://…/graphql]
  */
-
-interface TypeLine {
-  entityType: string;
-  checked: number;
-  drifted: number;
-  fields: { field: string; items: number }[];
-  samples: { pk: string; sk: string; fields: string[] }[];
-}
-interface Report {
-  drifted: number;
-  undeclared: number;
-  types: TypeLine[];
-}
 
 const QUERY = `query($n: Int) { modelDrift(maxSamples: $n) { drifted undeclared types { entityType checked drifted fields { field items } samples { pk sk fields } } } }`;
 
@@ -46,21 +34,13 @@ async function main() {
   if (!(Number.isInteger(maxSamples) && maxSamples >= 0 && maxSamples <= 50))
     throw new Error('--samples takes a whole number from 0 to 50.');
   const target = await toolTarget(values.url);
-  let report: Report;
+  let report: DriftView;
   if (target.kind === 'table') {
     const found = await target.migrations.drift({ maxSamples });
     target.close();
-    report = {
-      drifted: found.drifted,
-      undeclared: found.undeclared,
-      types: found.byType().map((t) => ({
-        ...t,
-        fields: Object.entries(t.fields).map(([field, items]) => ({ field, items })),
-        samples: t.samples.map((s) => ({ pk: s.PK, sk: s.SK, fields: s.fields })),
-      })),
-    };
+    report = driftView(found);
   } else {
-    report = (await target.request<{ modelDrift: Report }>(QUERY, { n: maxSamples })).modelDrift;
+    report = (await target.request<{ modelDrift: DriftView }>(QUERY, { n: maxSamples })).modelDrift;
   }
   if (values.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
