@@ -84,12 +84,14 @@ export class Migrations {
   }
 
   private async statusOf(migration: MigrationDeclaration, entry: MigrationItem): Promise<MigrationStatus> {
-    const job = await this.env.systemJobs().get(entry.jobId);
     const base = { migration, jobId: entry.jobId };
+    // Applied is for good: the job itself expires 90 days after it finished (FINISHED_JOB_TTL_DAYS).
+    if (entry.appliedAt) return { ...base, state: 'APPLIED', appliedAt: entry.appliedAt };
+    const job = await this.env.systemJobs().get(entry.jobId);
     if (!job) return { ...base, state: 'FAILED' };
     if (job.status === JobStatus.COMPLETED) {
       // The entry learns it was applied when it is first seen so (the job's completion is what counts).
-      const appliedAt = entry.appliedAt ?? (await this.markApplied(entry, job.finishedAt ?? this.env.now().toISOString()));
+      const appliedAt = await this.markApplied(entry, job.finishedAt ?? this.env.now().toISOString());
       return { ...base, state: 'APPLIED', appliedAt };
     }
     if (job.status === JobStatus.FAILED || job.status === JobStatus.CANCELLED) return { ...base, state: 'FAILED' };
