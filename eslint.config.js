@@ -45,6 +45,11 @@ module.exports = [
             suffixes: ['Connection', 'Edge'],
             types: [
               'PageInfo',
+              'MigrationCounts',
+              'ModelDrift',
+              'EntityDrift',
+              'DriftCount',
+              'DriftSample',
               'Approval',
               'Budget',
               'ChangelogEntry',

@@ -13,6 +13,8 @@ export interface DeploySettings {
   corsOrigins: string[];
   archiveAfterDays: number;
   abortMultipartAfterDays: number;
+  /** REPLICA_REGIONS: regions the table is replicated to (a global table); see docs/scaling.md. */
+  replicaRegions: string[];
   account?: string;
   region?: string;
   /** The optional service stack (DEPLOY_SERVICE=true): the server on Fargate, its load balancer and Redis. */
@@ -77,6 +79,19 @@ function serviceSettings(env: Env): ServiceSettings | undefined {
   };
 }
 
+/** REPLICA_REGIONS, a comma-separated list of region names; a global table needs the stack's own region fixed (AWS_REGION). */
+function replicaRegions(env: Env): string[] {
+  const regions = (env.REPLICA_REGIONS ?? '')
+    .split(',')
+    .map((region) => region.trim())
+    .filter(Boolean);
+  const malformed = regions.find((region) => !/^[a-z]{2}(-[a-z]+)+-\d$/.test(region));
+  if (malformed) throw new Error(`REPLICA_REGIONS takes region names such as eu-west-1, got "${malformed}".`);
+  if (regions.length && !(env.AWS_REGION || env.CDK_DEFAULT_REGION))
+    throw new Error('REPLICA_REGIONS needs the stack’s own region (AWS_REGION): a global table lists every region it is in.');
+  return regions;
+}
+
 export function deploySettings(env: Env = process.env): DeploySettings {
   return {
     stackName: env.STACK_NAME || 'ArtissistStorage',
@@ -88,6 +103,7 @@ export function deploySettings(env: Env = process.env): DeploySettings {
       .filter(Boolean),
     archiveAfterDays: days(env, 'ARCHIVE_AFTER_DAYS', 0),
     abortMultipartAfterDays: days(env, 'ABORT_MULTIPART_AFTER_DAYS', 1),
+    replicaRegions: replicaRegions(env),
     account: env.CDK_DEFAULT_ACCOUNT || undefined,
     region: env.AWS_REGION || env.CDK_DEFAULT_REGION || undefined,
     service: serviceSettings(env),

@@ -21,18 +21,27 @@ export interface StorageStackProps extends StackProps {
   archiveAfterDays: number;
   /** Days after which an incomplete multipart upload is aborted (its parts cost storage until then). */
   abortMultipartAfterDays: number;
+  /**
+   * Regions the table is replicated to besides the stack's own (REPLICA_REGIONS): with any, the
+   * table is a DynamoDB global table (eventually consistent across regions). What holds across
+   * regions, and where a tenant's writes must go, is in docs/scaling.md. Empty: one region.
+   */
+  replicaRegions?: string[];
 }
 
 /**
- * Item-level DynamoDB actions the server uses: reads (GetItem, BatchGetItem, Query) and writes
- * (PutItem, UpdateItem, DeleteItem and ConditionCheckItem: the server writes only through
- * TransactWriteItems and UpdateItem, and IAM authorizes a transaction item by item). No action that creates, changes,
- * describes or deletes the table itself is granted: the template owns the table.
+ * Item-level DynamoDB actions the server uses: reads (GetItem, BatchGetItem, Query, and Scan, which
+ * only the server's own jobs use: a migration's segments and the drift check read the whole
+ * table; no request scans) and writes (PutItem, UpdateItem, DeleteItem and ConditionCheckItem: the
+ * server writes only through TransactWriteItems and UpdateItem, and IAM authorizes a transaction
+ * item by item). No action that creates, changes, describes or deletes the table itself is
+ * granted: the template owns the table.
  */
 export const TABLE_ACTIONS = [
   'dynamodb:GetItem',
   'dynamodb:BatchGetItem',
   'dynamodb:Query',
+  'dynamodb:Scan',
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
@@ -72,7 +81,8 @@ const PIPE_RETRY_ATTEMPTS = 10;
  * the server's runtime role. Both data resources are retained when the stack is deleted.
  */
 export class StorageStack extends Stack {
-  readonly table: dynamodb.CfnTable;
+  /** The table: a regional table, or a global table with replicas when replicaRegions are given. */
+  readonly table: dynamodb.CfnTable | dynamodb.CfnGlobalTable;
   readonly bucket: s3.Bucket;
   readonly runtimePolicy: iam.ManagedPolicy;
   readonly eventBus: events.EventBus;
@@ -85,7 +95,7 @@ export class StorageStack extends Stack {
     // The level-1 construct takes the CreateTable definition attribute for attribute, so the
     // template's keys and indexes are the server's and cannot drift from them.
     const definition = tableDefinition(props.tableName);
-    this.table = new dynamodb.CfnTable(this, 'Table', {
+    const shape = {
       tableName: definition.TableName,
       billingMode: definition.BillingMode,
       attributeDefinitions: (definition.AttributeDefinitions ?? []).map((a) => ({
@@ -98,14 +108,33 @@ export class StorageStack extends Stack {
         keySchema: keySchema(index.KeySchema),
         projection: { projectionType: index.Projection?.ProjectionType },
       })),
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      // Encrypted with the AWS managed KMS key (aws/dynamodb), whose use shows in CloudTrail.
-      sseSpecification: { sseEnabled: true, sseType: 'KMS' },
       timeToLiveSpecification: { attributeName: TTL_ATTRIBUTE, enabled: true },
-      // Every committed item as it is after the write, for the Pipe below.
-      streamSpecification: { streamViewType: definition.StreamSpecification?.StreamViewType ?? 'NEW_IMAGE' },
-      deletionProtectionEnabled: true,
-    });
+    };
+    const replicaRegions = [...new Set(props.replicaRegions ?? [])].filter((region) => region !== this.region);
+    this.table = replicaRegions.length
+      ? new dynamodb.CfnGlobalTable(this, 'Table', {
+          ...shape,
+          // Replication needs the table's stream (new and old images, which the Pipe below reads
+          // too); each replica is its own regional table with the same keys, indexes, recovery,
+          // encryption and protection.
+          streamSpecification: { streamViewType: 'NEW_AND_OLD_IMAGES' },
+          sseSpecification: { sseEnabled: true, sseType: 'KMS' },
+          replicas: [this.region, ...replicaRegions].map((region) => ({
+            region,
+            pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+            sseSpecification: { kmsMasterKeyId: 'alias/aws/dynamodb' },
+            deletionProtectionEnabled: true,
+          })),
+        })
+      : new dynamodb.CfnTable(this, 'Table', {
+          ...shape,
+          // Every committed item as it is after the write, for the Pipe below.
+          streamSpecification: { streamViewType: definition.StreamSpecification?.StreamViewType ?? 'NEW_IMAGE' },
+          pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+          // Encrypted with the AWS managed KMS key (aws/dynamodb), whose use shows in CloudTrail.
+          sseSpecification: { sseEnabled: true, sseType: 'KMS' },
+          deletionProtectionEnabled: true,
+        });
     this.table.applyRemovalPolicy(RemovalPolicy.RETAIN);
 
     this.bucket = new s3.Bucket(this, 'Files', {
@@ -149,16 +178,22 @@ export class StorageStack extends Stack {
         : undefined,
     });
 
-    const tableArn = this.table.attrArn;
+    // A server in a replica's region uses that region's replica: the policy names each one.
+    const tableArns = [
+      this.table.attrArn,
+      ...replicaRegions.map((region) =>
+        this.formatArn({ service: 'dynamodb', region, resource: 'table', resourceName: definition.TableName }),
+      ),
+    ];
     this.runtimePolicy = new iam.ManagedPolicy(this, 'RuntimePolicy', {
       description: 'What the Artissist server needs at run time: items of its table and indexes, objects of its bucket.',
       statements: [
-        new iam.PolicyStatement({ sid: 'TableItems', actions: TABLE_ACTIONS, resources: [tableArn] }),
+        new iam.PolicyStatement({ sid: 'TableItems', actions: TABLE_ACTIONS, resources: tableArns }),
         // Each index by name rather than `index/*`, so an index added by hand grants nothing.
         new iam.PolicyStatement({
           sid: 'IndexQueries',
           actions: INDEX_ACTIONS,
-          resources: indexNames.map((name) => `${tableArn}/index/${name}`),
+          resources: tableArns.flatMap((arn) => indexNames.map((name) => `${arn}/index/${name}`)),
         }),
         new iam.PolicyStatement({
           sid: 'Objects',

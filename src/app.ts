@@ -13,6 +13,9 @@ import { Store, type Item } from './infra/dynamo/store';
 import { SharedItemReads } from './infra/shared-reads';
 import { Outbox, type OutboxOptions } from './events/outbox';
 import { JobSettler } from './job/job.settle';
+import { SystemJobRunner } from './job/system-jobs';
+import { Migrations } from './migrations/migration.service';
+import { systemJobsEnv } from './wiring';
 import { LeaseCodec } from './auth/lease';
 import { OutboxStats } from './infra/dynamo/outbox-stats';
 import { requestBudget } from './infra/deadline';
@@ -59,6 +62,8 @@ export interface App {
   outbox: Outbox;
   /** Settles finished jobs' work items (their expiry; a cancelled job's unfinished ones cancelled). */
   settler: JobSettler;
+  /** Runs the server's own jobs' work items (a migration's segments) in this process. */
+  systemJobs: SystemJobRunner;
   bus: EventBus;
   /** This app's Prometheus metrics (served at /metrics unless METRICS=off). */
   metrics: Metrics;
@@ -302,7 +307,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     // Reads shared across requests: a burst of subscribes to one stream reads its head a few times, not once each.
     const sharedReads = new SharedItemReads<Item>(store);
     // One operation pipeline for HTTP and WebSocket: limits, documents, context, errors, records.
-    const pipeline = new OperationPipeline({
+    const pipelineDeps = {
       config,
       schema,
       store,
@@ -322,6 +327,15 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       leases: new LeaseCodec(config.cursorSecret),
       now: options.now,
       archive,
+      // An admin's runMigrations wakes this instance's runner (made below) to start at once.
+      wakeSystemJobs: () => systemJobs.wake(),
+    };
+    const pipeline = new OperationPipeline(pipelineDeps);
+    // The server's own jobs (migrations) are run by this process too, each item by one holder at a time.
+    const systemEnv = systemJobsEnv(pipelineDeps);
+    const systemJobs = new SystemJobRunner(systemEnv.systemJobs, [new Migrations(systemEnv).handler()], {
+      ...config.systemJobs,
+      leaseSeconds: config.jobLeaseSeconds,
     });
     const verifier = new TokenVerifier(config.auth);
     const sse = serveGraphQLOverSse({ config, verifier, pipeline });
@@ -391,6 +405,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     outbox.start();
     settler.start();
     archive.start();
+    systemJobs.start();
     if (devToken) exampleIds = () => exampleIdsFromApi(http.url, devToken);
     logger.debug({ url: http.url }, 'listening');
     const ownEmbedded = embedded;
@@ -407,6 +422,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       store,
       outbox,
       settler,
+      systemJobs,
       bus,
       metrics,
       readiness,
@@ -441,6 +457,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           await step('http', () => http.stop(config.shutdownDrainMs));
           // Every operation ends at once; peers that do not finish the close handshake in time are cut off.
           await step('websockets', () => ws.close(WS_CLOSE_GRACE_MS));
+          // The system jobs stop before the outbox, so the events of their last writes are flushed.
+          await step('system jobs', () => systemJobs.stop());
           await step('outbox', () => outbox.stop());
           await step('job settle sweep', () => settler.stop());
           await step('archive', () => archive.stop());

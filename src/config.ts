@@ -141,6 +141,12 @@ export interface Config {
    */
   coldStorage: { afterDays: number; intervalMs: number };
   /**
+   * The server's own jobs (migrations, src/job/system-jobs.ts): how many of their work items this
+   * process runs at once (0: none, this instance leaves them to others), and how long an idle
+   * runner waits before it looks for work again (a job started on this instance wakes it at once).
+   */
+  systemJobs: { slots: number; idleMs: number };
+  /**
    * How long start-up waits for an external DynamoDB that does not answer yet (retrying with
    * backoff, readiness 503 meanwhile) before it gives up with a message naming it.
    */
@@ -478,6 +484,7 @@ export function loadConfig(env: Env = process.env): Config {
     outbox: { sweepIntervalMs: int(env, 'OUTBOX_SWEEP_MS', 2_000), graceMs: int(env, 'OUTBOX_GRACE_MS', 3_000) },
     jobSettleSweepMs: int(env, 'JOB_SETTLE_SWEEP_MS', 10_000),
     coldStorage: { afterDays: coldStorageDays(env), intervalMs: int(env, 'ARCHIVE_INTERVAL_MS', 3_600_000) },
+    systemJobs: { slots: int(env, 'SYSTEM_JOB_SLOTS', 4), idleMs: positive(env, 'SYSTEM_JOB_IDLE_MS', 30_000) },
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 5_000),
     startupDeadlineMs: positive(env, 'STARTUP_DEADLINE_MS', 60_000),
     http: httpLimits(env),

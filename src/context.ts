@@ -16,6 +16,16 @@ export interface Repositories {
 }
 
 /**
+ * What admins reach of the server's own work (its jobs in the system partition, migrations, the
+ * drift check). Features that provide a part add it here with declaration merging, as they do
+ * to Repositories; the wiring builds it.
+ */
+export interface SystemServices {
+  /** Repositories bound to the system partition (SYSTEM_TENANT), acting as the admin. */
+  repos: Repositories;
+}
+
+/**
  * A request's context: the verified caller and, built on first use, repositories bound to the
  * caller's tenant. It is a class because Apollo copies the context's own properties for each
  * operation; the `repos` getter lives on the prototype, so copying never triggers it.
@@ -25,6 +35,7 @@ export interface Repositories {
  */
 export class Context {
   private built?: Repositories;
+  private systemBuilt?: SystemServices;
   private leased?: Map<string, Repositories>;
 
   constructor(
@@ -32,7 +43,20 @@ export class Context {
     private readonly build: (principal: Principal) => Repositories,
     /** Seals and opens pool workers' leases (see src/auth/lease.ts); none in offline tools. */
     readonly leases?: LeaseCodec,
+    private readonly buildSystem?: (principal: Principal) => SystemServices,
   ) {}
+
+  /**
+   * For admins: the server's own services and its jobs (see SystemServices). UNAUTHENTICATED
+   * without a caller, FORBIDDEN for anyone but an admin (and in tools that build no such services).
+   */
+  system(): SystemServices {
+    if (!this.principal) throw unauthenticated();
+    if (!this.principal.roles.includes(Role.ADMIN) || this.principal.pool) throw forbidden('Only admins reach the server’s own jobs.');
+    if (!this.buildSystem) throw forbidden('This context reaches no system services.');
+    this.systemBuilt ??= this.buildSystem(this.principal);
+    return this.systemBuilt;
+  }
 
   /**
    * The caller's repositories; reading it without a verified caller throws UNAUTHENTICATED, and a
@@ -83,5 +107,6 @@ export class Context {
   release(): void {
     this.built = undefined;
     this.leased = undefined;
+    this.systemBuilt = undefined;
   }
 }

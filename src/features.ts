@@ -6,6 +6,7 @@ import { liveFeature } from './events/live.resolver';
 import { inspirationFeature } from './inspiration/inspiration.resolver';
 import { jobFeature } from './job/job.resolver';
 import { logFeature } from './log/log.resolver';
+import { migrationFeature } from './migrations/migration.resolver';
 import { nodeFeatureOf } from './node/node.resolver';
 import { projectChildFeature } from './project/project-child.feature';
 import { entities } from './common/entities';
@@ -34,6 +35,7 @@ const entityFeatures = [
   jobFeature,
   archiveFeature,
   liveFeature,
+  migrationFeature,
 ] as const;
 
 /** Every feature, and last global object identification over all of them (node, nodes, each type's id). */

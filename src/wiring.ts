@@ -1,11 +1,13 @@
 import DataLoader from 'dataloader';
-import type { Principal } from './auth/principal';
+import { type Principal, Role, SYSTEM_TENANT } from './auth/principal';
 import { newId, type IdPrefix } from './common/ids';
 import type { Key } from './common/keys';
 import type { ArchiveRuns, FeatureDeps } from './common/feature';
 import type { Scope } from './common/scope';
 import type { Config } from './config';
-import { Context, type Repositories } from './context';
+import { Context, type Repositories, type SystemServices } from './context';
+import { SYSTEM_WORKER } from './job/system-jobs';
+import { type MigrationEnv, Migrations } from './migrations/migration.service';
 import { features } from './features';
 import { FilesService } from './common/files/files.service';
 import type { Metrics } from './infra/metrics';
@@ -63,6 +65,8 @@ export interface ContextDeps {
   archive?: ArchiveRuns;
   /** The requests' clock (Scope.now); the wall clock when omitted. Tests move it to see time-bound rules (a reuse record's TTL) run out. */
   now?: () => Date;
+  /** Wakes this process's system-job runner when a request started a system job (runMigrations); none in tools without one. */
+  wakeSystemJobs?: () => void;
 }
 
 /**
@@ -306,7 +310,44 @@ function fallbackBus(): EventBus {
 export function createContext(deps: ContextDeps, principal: Principal | null): Context {
   let build = builders.get(deps);
   if (!build) builders.set(deps, (build = (caller) => createRepositories(deps, caller)));
-  return new Context(principal, build, deps.leases);
+  let system = systemBuilders.get(deps);
+  if (!system) systemBuilders.set(deps, (system = (caller) => systemServices(deps, caller)));
+  return new Context(principal, build, deps.leases, system);
+}
+
+/** The system services' builder of each ContextDeps (see createContext). */
+const systemBuilders = new WeakMap<ContextDeps, (principal: Principal) => SystemServices>();
+
+/**
+ * A scope of `tenantId` acting as `actor` outside any request: for the server's own jobs, which
+ * write each tenant's entities through the standard write path (a migration's rewrites). One per
+ * unit of work, like a request's: its reads are cached.
+ */
+export function createScope(deps: ContextDeps, tenantId: string, actor: string): Scope {
+  return new RequestScope(deps, { userId: actor, tenantId, roles: [Role.EDITOR] });
+}
+
+/**
+ * What the server's own jobs run with (src/job/system-jobs.ts, src/migrations): the store, scopes
+ * of any tenant, and the job repository of the system partition.
+ */
+export function systemJobsEnv(deps: ContextDeps): MigrationEnv {
+  const systemWorker: Principal = { ...SYSTEM_WORKER, roles: [Role.ADMIN, Role.WORKER] };
+  return {
+    store: deps.store,
+    now: deps.now ?? currentDate,
+    scopeOf: (tenantId, actor) => createScope(deps, tenantId, actor),
+    systemJobs: () => createRepositories(deps, systemWorker).jobs,
+    wake: () => deps.wakeSystemJobs?.(),
+  };
+}
+
+/** The services an admin reaches through Context.system: the system partition's repositories, as the admin, and the migrations. */
+function systemServices(deps: ContextDeps, admin: Principal): SystemServices {
+  return {
+    repos: createRepositories(deps, { userId: admin.userId, tenantId: SYSTEM_TENANT, roles: [Role.ADMIN], expiresAt: admin.expiresAt }),
+    migrations: new Migrations(systemJobsEnv(deps)),
+  };
 }
 
 /** The repositories' builder of each ContextDeps, one for all its contexts rather than a closure per context. */

@@ -667,6 +667,11 @@ export const entities = {
       reusedFrom: attr.json<ReuseSourceItem>()(),
       /** Its running attempt was claimed by a pool worker (it counts in the tenant's PoolLoad). */
       pooled: attr.boolean({ internal: true }),
+      /**
+       * Where the work stands, as its holder last reported it with its progress (a system job's
+       * scan position and counts, src/job/system-jobs.ts): a later attempt resumes from it.
+       */
+      checkpoint: attr.json()({ internal: true }),
     },
     status: {
       attribute: 'status',
@@ -815,6 +820,21 @@ export const entities = {
     key: keyShape({ pk: '', sk: 'POOLLOAD' }),
     attributes: {
       running: attr.int({ required: true }),
+    },
+  }),
+  /**
+   * One migration of the table (src/migrations), in the system partition (SYSTEM_TENANT): the job
+   * that runs it, named once (the first run to write this entry wins, so a migration has one job),
+   * and when that job completed. Never expires: it is how a migration is known to have run.
+   */
+  Migration: entity({
+    type: 'Migration',
+    idPrefix: undefined,
+    key: keyShape({ pk: '', sk: 'MIGRATION#{migrationId}' }),
+    attributes: {
+      name: attr.string({ required: true }),
+      jobId: attr.id({ required: true }),
+      appliedAt: attr.dateTime(),
     },
   }),
   /**

@@ -26,9 +26,10 @@ export const RESUME_ARGUMENT = 'resumeArgument';
  * the stream (replay, then live from the EventBus) already made it.
  */
 /** The caller's live streams from a subscription's context, which type-graphql hands over untyped. */
-function liveOf(context: unknown): Live {
+function liveOf(context: unknown, system = false): Live {
   if (!(context instanceof Context)) throw new Error('A subscription ran without the request context.');
-  return context.repos.live;
+  // The server's own jobs are in the system partition, which only admins reach (Context.system).
+  return system ? context.system().repos.live : context.repos.live;
 }
 
 @Resolver()
@@ -40,7 +41,7 @@ export class LiveResolver {
       'A job’s events (steps and status), in seq order. The first message is SUBSCRIBED with the seq the subscription starts from. Pass afterSeq (e.g. the seq of the job query, or the position of the last message you received) to receive every event after it first. ' +
       'The subscription completes after the job’s final event (COMPLETED or CANCELLED); a job that has finished already gets the events after afterSeq, then completes. ' +
       'FAILED does not complete it, because retryJob can run the job again: complete it yourself when you stop watching.',
-    subscribe: ({ args, context }) => liveOf(context).jobProgress(args.jobId, args.afterSeq ?? null),
+    subscribe: ({ args, context }) => liveOf(context, args.system === true).jobProgress(args.jobId, args.afterSeq ?? null),
   })
   jobProgress(
     @Root() event: JobEvent,
@@ -51,6 +52,11 @@ export class LiveResolver {
         "The seq of the last event you received: every later one is sent, none missed or repeated. Omitted: from the job's current seq.",
     })
     _afterSeq: number | null,
+    @Arg('system', () => Boolean, {
+      nullable: true,
+      description: 'True for one of the server’s own jobs (a migration’s, see the migrations query): admins only, FORBIDDEN otherwise.',
+    })
+    _system: boolean | null,
   ): JobEvent {
     return event;
   }

@@ -287,7 +287,8 @@ export function openQueues(store: Store): number {
 /** A worker's action on an item. `attempt` is the attempt the worker holds (a late one is refused). */
 export type ItemAction =
   | { kind: 'claim'; leaseUntil: string }
-  | { kind: 'progress'; attempt: number; progress: number; leaseUntil: string }
+  /** With `checkpoint`, where the work stands (kept on the item, so a later attempt resumes from it). */
+  | { kind: 'progress'; attempt: number; progress: number; leaseUntil: string; checkpoint?: Record<string, unknown> }
   | { kind: 'complete'; attempt: number; outputs: Record<string, unknown> }
   | { kind: 'fail'; attempt: number; code: string; message: string }
   /** With `errorCode`, only an item whose last error has that code (a replay's filter, judged on the item as it is now). */
@@ -670,8 +671,13 @@ export class JobItems {
     });
   }
 
-  progress(jobId: string, stage: string, sequence: number, attempt: number, progress: number) {
-    return this.act(jobId, stage, sequence, { kind: 'progress', attempt, progress, leaseUntil: this.leaseUntil() });
+  /**
+   * Reports an attempt's progress (0 to 1) and renews its lease; with `checkpoint`, also where its
+   * work stands, kept on the item for whichever attempt comes next. Refused for an attempt the
+   * caller no longer holds.
+   */
+  progress(jobId: string, stage: string, sequence: number, attempt: number, progress: number, checkpoint?: Record<string, unknown>) {
+    return this.act(jobId, stage, sequence, { kind: 'progress', attempt, progress, leaseUntil: this.leaseUntil(), checkpoint });
   }
 
   /**
@@ -1068,6 +1074,7 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
       const updated = state.putItem({
         ...item,
         progress: action.progress,
+        ...(action.checkpoint !== undefined ? { checkpoint: action.checkpoint } : {}),
         leaseExpiresAt: leaseWithin(action.leaseUntil, item.timesOutAt),
         version: item.version + 1,
       });

@@ -158,7 +158,15 @@ export interface JobKindDeclaration {
   stages: StageDeclaration[];
   /** Attempts per stage before the job fails, unless the request names its own. */
   maxAttempts?: number;
+  /**
+   * A job the server runs itself, in the system partition (SYSTEM_TENANT), through its in-process
+   * runner (src/job/system-jobs.ts): no tenant may create one.
+   */
+  system?: boolean;
 }
+
+/** The kind of a migration's job (src/migrations): one work item per parallel scan segment. */
+export const MIGRATION_KIND = 'MIGRATION';
 
 export const JOB_KINDS: Record<string, JobKindDeclaration> = {
   /**
@@ -252,6 +260,43 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
         phase: 'editing',
         outputs: { s3FinalKey: attr.string({ required: true, s3Key: true }) },
         asset: { type: 'image', file: 's3FinalKey' },
+      },
+    ],
+  },
+  /**
+   * A migration of the table (src/migrations), run by the server itself: each item is one segment
+   * of a parallel scan, whose holder re-derives (or transforms) the migration's entities through
+   * the standard write path and reports its scan position as the item's checkpoint, so a killed
+   * run resumes where it stopped.
+   */
+  [MIGRATION_KIND]: {
+    description:
+      'A migration of the table, run by the server itself: one item per parallel scan segment, each resumable from its checkpoint.',
+    system: true,
+    inputs: {
+      migrationId: attr.string({ required: true, max: 100 }),
+      name: attr.string({ required: true, max: 200 }),
+      /** The write budget of the whole job, in entities rewritten per second (shared evenly by its segments). */
+      itemsPerSecond: attr.int({ required: true }),
+    },
+    stages: [
+      {
+        name: 'scan',
+        phase: 'migrating',
+        fanOut: {
+          inputs: { segment: attr.int({ required: true }), segments: attr.int({ required: true }) },
+          outputs: {
+            scanned: attr.int({ required: true }),
+            rewritten: attr.int({ required: true }),
+            unchanged: attr.int({ required: true }),
+            skipped: attr.int({ required: true }),
+            conflicts: attr.int({ required: true }),
+          },
+          // A segment's holder that dies is replaced once its lease runs out, from the checkpoint:
+          // attempts are many because a killed run costs one, and no work is lost by it.
+          attempts: 20,
+          retryBackoff: { initialSeconds: 1, factor: 2, maxSeconds: 60, jitter: 0.2 },
+        },
       },
     ],
   },

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { SYSTEM_TENANT } from '../auth/principal';
 import { activityEvent } from '../common/activity-event';
 import { assertId, isValidTenantId } from '../common/ids';
 import { creationWrites, retryWhileStale, Stale } from '../common/mutate';
@@ -389,6 +390,8 @@ export class JobRepository {
     if (input.steps == null && !declared) {
       throw badInput(`${kind} is not a declared kind (see jobKinds), so the job needs its steps.`, 'steps');
     }
+    const system = this.scope.tenantId === SYSTEM_TENANT;
+    if (declaredKind(kind)?.system && !system) throw badInput(`${kind} jobs are run by the server itself; no tenant creates one.`, 'kind');
     const stepNames = declared ? declared.stages.map((stage) => stage.name) : this.freeSteps(input.steps);
     if (input.priority != null && !(Number.isInteger(input.priority) && input.priority >= 0 && input.priority <= 9))
       throw badInput('priority must be a whole number from 0 (lowest) to 9 (highest).', 'priority');
@@ -484,7 +487,8 @@ export class JobRepository {
         // concurrent duplicates one creates the new job and the others get it.
         takeOver ? record.where({ jobId: takeOver }, duplicate) : record.ifNewOrExpired(nowSeconds, duplicate),
         ...created.writes,
-        this.projects.activeProjectCheck(projectId),
+        // The server's own jobs belong to no project (their projectId only names the system's).
+        ...(system ? [] : [this.projects.activeProjectCheck(projectId)]),
       ]);
     } catch (error) {
       if (error instanceof Duplicate) {

@@ -385,35 +385,38 @@ export class JobResolver {
   @Authorized()
   @Query(() => [JobKind], { description: 'The declared pipelines: their stages, phases, inputs and outputs.' })
   jobKinds() {
-    return Object.entries(JOB_KINDS).map(([name, kind]) => ({
-      name,
-      description: kind.description,
-      inputs: fieldsOf(kind.inputs),
-      stages: kind.stages.map((stage) => ({
-        name: stage.name,
-        phase: stage.phase,
-        review: Boolean(stage.review),
-        outputs: fieldsOf(stage.outputs ?? {}),
-        assetType: stage.asset?.type ?? null,
-        assetFile: stage.asset?.file ?? null,
-        reuseTtlHours: reuseOf({ kind: name, declared: true }, stage.name)?.ttlHours ?? null,
-        reuseKeyFields: reuseOf({ kind: name, declared: true }, stage.name)?.keyFields ?? null,
-        attemptTimeoutSeconds: stage.fanOut ? null : (stage.attemptTimeoutSeconds ?? null),
-        retryBackoff: stage.fanOut ? null : (stage.retryBackoff ?? null),
-        fanOut: stage.fanOut
-          ? {
-              itemInputs: fieldsOf(stage.fanOut.inputs),
-              itemOutputs: fieldsOf(stage.fanOut.outputs),
-              attempts: stage.fanOut.attempts ?? null,
-              maxFailed: stage.fanOut.failurePolicy?.maxFailed ?? null,
-              maxFailedPercent: stage.fanOut.failurePolicy?.maxFailedPercent ?? null,
-              strict: stage.fanOut.failurePolicy?.maxFailed === undefined && stage.fanOut.failurePolicy?.maxFailedPercent === undefined,
-              attemptTimeoutSeconds: stage.fanOut.attemptTimeoutSeconds ?? null,
-              retryBackoff: stage.fanOut.retryBackoff ?? null,
-            }
-          : null,
-      })),
-    }));
+    // The server's own kinds (a migration) are nobody's to create, so they are not offered.
+    return Object.entries(JOB_KINDS)
+      .flatMap(([name, kind]) => (kind.system ? [] : [{ name, kind }]))
+      .map(({ name, kind }) => ({
+        name,
+        description: kind.description,
+        inputs: fieldsOf(kind.inputs),
+        stages: kind.stages.map((stage) => ({
+          name: stage.name,
+          phase: stage.phase,
+          review: Boolean(stage.review),
+          outputs: fieldsOf(stage.outputs ?? {}),
+          assetType: stage.asset?.type ?? null,
+          assetFile: stage.asset?.file ?? null,
+          reuseTtlHours: reuseOf({ kind: name, declared: true }, stage.name)?.ttlHours ?? null,
+          reuseKeyFields: reuseOf({ kind: name, declared: true }, stage.name)?.keyFields ?? null,
+          attemptTimeoutSeconds: stage.fanOut ? null : (stage.attemptTimeoutSeconds ?? null),
+          retryBackoff: stage.fanOut ? null : (stage.retryBackoff ?? null),
+          fanOut: stage.fanOut
+            ? {
+                itemInputs: fieldsOf(stage.fanOut.inputs),
+                itemOutputs: fieldsOf(stage.fanOut.outputs),
+                attempts: stage.fanOut.attempts ?? null,
+                maxFailed: stage.fanOut.failurePolicy?.maxFailed ?? null,
+                maxFailedPercent: stage.fanOut.failurePolicy?.maxFailedPercent ?? null,
+                strict: stage.fanOut.failurePolicy?.maxFailed === undefined && stage.fanOut.failurePolicy?.maxFailedPercent === undefined,
+                attemptTimeoutSeconds: stage.fanOut.attemptTimeoutSeconds ?? null,
+                retryBackoff: stage.fanOut.retryBackoff ?? null,
+              }
+            : null,
+        })),
+      }));
   }
 
   @FieldResolver(() => String, {

@@ -165,6 +165,15 @@ const musicVideoAtGenerateScenes = async (ctx: Context) => {
 
 const SHELL_CASES: ShellCase[] = [
   {
+    file: 'docs/operations.md',
+    marker: 'npm run migrate -- --url "$URL"',
+    check: ({ stdout }) => {
+      // The drift check finds nothing (every item was written by today's code), the migration is applied once.
+      expect(stdout.match(/0 drifted items/g)).toHaveLength(2);
+      expect(stdout).toMatch(/001-search-backfill: APPLIED/);
+    },
+  },
+  {
     file: 'README.md',
     marker: 'npm run token -- --help',
     check: ({ stdout }) => {
@@ -271,6 +280,13 @@ const SHELL_CASES: ShellCase[] = [
 
 /** Keyed by `file#OperationName`. */
 const OPERATION_CASES: Record<string, OperationCase> = {
+  // The server's own migrations and the drift check are admins' (docs/operations.md).
+  'docs/operations.md#RunMigrations': {
+    roles: [Role.ADMIN],
+    check: (data) => expect(data.runMigrations[0]).toMatchObject({ id: '001', name: 'search-backfill' }),
+  },
+  'docs/operations.md#Migrations': { roles: [Role.ADMIN], check: (data) => expect(data.migrations[0].id).toBe('001') },
+  'docs/operations.md#ModelDrift': { roles: [Role.ADMIN], check: (data) => expect(data.modelDrift.drifted).toBe(0) },
   'docs/pipelines.md#Claim': {
     roles: [Role.WORKER],
     // The stage before added a scene and completed: render-scenes is open with one item to claim.

@@ -331,7 +331,9 @@ export interface QuotaDeclaration<Item> {
 }
 
 /** The index attribute names the models own (the outbox's belong to the unit of work). */
-const MODEL_INDEX_ATTRIBUTES = indexNames.filter((name) => name !== 'OUTBOX').flatMap((name) => [keySchemas[name].pk, keySchemas[name].sk]);
+export const MODEL_INDEX_ATTRIBUTES = indexNames
+  .filter((name) => name !== 'OUTBOX')
+  .flatMap((name) => [keySchemas[name].pk, keySchemas[name].sk]);
 
 /**
  * The attribute in which a searchable entity keeps its indexed words, one per word item (slot),

@@ -1,0 +1,233 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { driftOf, modelOf } from '../common/drift';
+import { entities } from '../common/entities';
+import { mutate } from '../common/mutate';
+import type { Scope } from '../common/scope';
+import { ErrorCode, AppError } from '../errors';
+import { type AnyModel, tenantOfPk } from '../infra/dynamo/entity';
+import type { Store } from '../infra/dynamo/store';
+import type { Item } from '../infra/dynamo/write';
+import type { SystemWork } from '../job/system-jobs';
+import type { MigrationDeclaration } from './migration';
+
+/*
+ * One segment of a migration's parallel scan: the work of one item of its job. The segment is
+ * read a page at a time from its checkpoint; each item of the migration's entities that needs a
+ * change is rewritten through the standard write path (mutate: read strongly consistently,
+ * decided, committed on condition of the version read with its event; a lost race reads it
+ * again and decides again, so a user's edit that came first is kept and the rewrite applies to
+ * it). After each page the segment reports its scan position and counts as the item's
+ * checkpoint. A holder killed mid-page leaves the page to the next holder, which finds the items
+ * it had done already as declared and leaves them: each item is rewritten once.
+ */
+
+/** What a segment counts: items of the migration's entities read, rewritten, found as wanted, skipped (a key that changed), and races lost to other writers. */
+export interface SegmentCounts {
+  scanned: number;
+  rewritten: number;
+  unchanged: number;
+  skipped: number;
+  conflicts: number;
+}
+
+/** A segment's checkpoint, as its item keeps it. */
+export interface SegmentCheckpoint {
+  /** Where the scan goes on (DynamoDB's LastEvaluatedKey); absent at the start and once done. */
+  next?: Record<string, unknown>;
+  /** Rows of any type read so far. */
+  read: number;
+  counts: SegmentCounts;
+  done: boolean;
+}
+
+/** What a segment needs of the server. */
+export interface SegmentEnv {
+  store: Store;
+  /** A scope of `tenantId` acting as `actor`, made afresh for each write (its reads are cached per request). */
+  scopeOf(tenantId: string, actor: string): Scope;
+}
+
+/** What a segment reads of its claimed work item: its job's inputs (the budget), its own (which segment), its checkpoint, how to report. */
+export type SegmentWork = Pick<SystemWork, 'checkpoint' | 'report' | 'signal'> & {
+  job: { inputs?: Record<string, unknown> };
+  item: { inputs: Record<string, unknown> };
+};
+
+const ZERO: SegmentCounts = { scanned: 0, rewritten: 0, unchanged: 0, skipped: 0, conflicts: 0 };
+
+/** The most rows one page reads. */
+const MAX_PAGE = 100;
+/** A page takes about this long at the segment's budget, so reports renew the lease well within it. */
+const PAGE_SECONDS = 5;
+
+/**
+ * Rewrites of one page in flight at once: each is a read and a transaction whose round trips
+ * would otherwise leave the segment's budget unused; the pace still spaces their starts.
+ */
+const ROWS_IN_FLIGHT = 4;
+
+/**
+ * Runs `fn` on every entry, at most `width` at a time; rejects with the first failure once the
+ * runs under way have ended (no new one starts after it).
+ */
+async function eachOf<T>(entries: readonly T[], width: number, fn: (entry: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const lane = async () => {
+    while (next < entries.length && !failure) {
+      const entry = entries[next++];
+      try {
+        await fn(entry);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, entries.length) }, lane));
+  if (failure) throw failure.error;
+}
+
+/** Thrown by a change that finds the item as wanted already: nothing is written. */
+class Unchanged extends Error {}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
+/** The checkpoint an item holds, or the start of the segment for none (or one of another shape). */
+export function checkpointOf(stored: Record<string, unknown> | undefined): SegmentCheckpoint {
+  if (!stored) return { read: 0, counts: { ...ZERO }, done: false };
+  const counts = isObject(stored.counts) ? stored.counts : {};
+  return {
+    next: isObject(stored.next) ? stored.next : undefined,
+    read: count(stored.read),
+    counts: {
+      scanned: count(counts.scanned),
+      rewritten: count(counts.rewritten),
+      unchanged: count(counts.unchanged),
+      skipped: count(counts.skipped),
+      conflicts: count(counts.conflicts),
+    },
+    done: stored.done === true,
+  };
+}
+
+/**
+ * A write budget: at most `perSecond` takes a second, evenly spaced (no burst), so a segment's
+ * writes never run ahead of its share of the migration's declared budget.
+ */
+export class Pace {
+  private next = 0;
+  private readonly gapMs: number;
+
+  constructor(perSecond: number) {
+    this.gapMs = 1000 / perSecond;
+  }
+
+  /** Waits for the next write's turn; rejects when `signal` aborts meanwhile. */
+  async take(signal: AbortSignal): Promise<void> {
+    const now = performance.now();
+    const at = Math.max(this.next, now);
+    this.next = at + this.gapMs;
+    if (at > now) await sleep(at - now, undefined, { signal });
+  }
+}
+
+/** True when `model` is one of the migration's entities. */
+const covers = (migration: MigrationDeclaration, model: AnyModel) => migration.entities.some((name) => entities[name] === model);
+
+/**
+ * The attributes `item` should have after the migration, or null when it needs nothing: for a
+ * re-derive, the item itself when it drifted (mutate recomputes index attributes and words),
+ * else the transform's answer.
+ */
+function changeOf(migration: MigrationDeclaration, model: AnyModel, item: Item): Record<string, unknown> | null {
+  if (migration.change === 'rederive') return driftOf(model, item).length > 0 ? item : null;
+  const changed = migration.change(item);
+  return changed ? { ...item, ...changed } : null;
+}
+
+/** True when the item's own key is not the one its declaration gives: a migration never moves an item. */
+const keyDrifted = (model: AnyModel, item: Item) => driftOf(model, item).some((field) => field === 'PK' || field === 'SK');
+
+/** Rewrites one scanned row if the migration applies to it; counts what happened. */
+async function migrateRow(
+  env: SegmentEnv,
+  migration: MigrationDeclaration,
+  pace: Pace,
+  row: Item,
+  counts: SegmentCounts,
+  signal: AbortSignal,
+): Promise<void> {
+  const model = modelOf(row);
+  if (!model || !covers(migration, model)) return;
+  counts.scanned++;
+  if (keyDrifted(model, row)) {
+    counts.skipped++;
+    return;
+  }
+  // As scanned, most rows of a resumed page need nothing: they cost no write and no budget.
+  if (!changeOf(migration, model, row)) {
+    counts.unchanged++;
+    return;
+  }
+  await pace.take(signal);
+  const scope = env.scopeOf(tenantOfPk(String(row.PK)), `system:migration-${migration.id}`);
+  let decisions = 0;
+  try {
+    await mutate(scope, { model, values: row }, null, (current) => {
+      // A second decision means the first lost its race to another writer, whose change is kept.
+      if (decisions++ > 0) counts.conflicts++;
+      const next = changeOf(migration, model, current);
+      if (!next) throw new Unchanged();
+      return {
+        item: next,
+        event: { action: model.events.updated, data: { migration: `${migration.id}-${migration.name}`, fields: driftOf(model, current) } },
+      };
+    });
+    counts.rewritten++;
+  } catch (error) {
+    // Found as wanted on a fresh read (another writer wrote it first), or deleted meanwhile.
+    if (error instanceof Unchanged || (error instanceof AppError && error.code === ErrorCode.NOT_FOUND)) {
+      counts.unchanged++;
+      return;
+    }
+    throw error;
+  }
+}
+
+/**
+ * Runs one segment of `migration` from the work item's checkpoint to its end (see the top of
+ * this file); resolves with the segment's counts. Rejects with a write's error (the item's
+ * attempt fails and is retried from the checkpoint), or when the runner stops.
+ */
+export async function migrateSegment(env: SegmentEnv, migration: MigrationDeclaration, work: SegmentWork): Promise<SegmentCounts> {
+  const inputs = work.item.inputs;
+  const segment = count(inputs.segment);
+  const segments = Math.max(1, count(inputs.segments));
+  const jobInputs = work.job.inputs ?? {};
+  const budget = count(jobInputs.itemsPerSecond) || migration.itemsPerSecond;
+  const perSegment = budget / segments;
+  const pageSize = Math.max(1, Math.min(MAX_PAGE, Math.round(perSegment * PAGE_SECONDS)));
+  const pace = new Pace(perSegment);
+  const checkpoint = checkpointOf(work.checkpoint);
+  const counts = { ...checkpoint.counts };
+  let { next, read } = checkpoint;
+  if (checkpoint.done) return counts;
+  do {
+    work.signal.throwIfAborted();
+    const page = await env.store.scanPage(segment, segments, pageSize, next);
+    await eachOf(page.items, ROWS_IN_FLIGHT, (row) => {
+      work.signal.throwIfAborted();
+      return migrateRow(env, migration, pace, row, counts, work.signal);
+    });
+    read += page.read;
+    next = page.next;
+    const done = next === undefined;
+    // A scan segment's size is not known before it ends (the table's item count would need
+    // DescribeTable, which the runtime is not granted): its progress is 0 until done, and its
+    // counts are in the checkpoint (the migrations query shows them); the job's progress is the
+    // share of its segments done.
+    await work.report(done ? 1 : 0, { next, read, counts, done });
+  } while (next);
+  return counts;
+}

@@ -1,0 +1,52 @@
+import type { EntityName } from '../common/entities';
+import type { Item } from '../infra/dynamo/write';
+
+/*
+ * A migration of the table, as code in this repository: numbered, named, the entities whose
+ * stored items it rewrites, and what it does to each one. Every migration listed in
+ * migrations.ts runs exactly once, in number order, as a system job (src/migrations/migration.service.ts):
+ * a parallel scan, a checkpoint per segment, each rewrite through the standard write path with
+ * optimistic locking, within the declared write budget. docs/operations.md says how to add one.
+ */
+
+/**
+ * What a migration does to each stored item of its entities, given the item as it is now (read
+ * afresh, strongly consistent, before every write):
+ * - `'rederive'`: recompute its index attributes and search words from today's declaration
+ *   (src/common/entities.ts); items already as declared are left alone;
+ * - a transform: the item's new attributes, or null when it needs nothing. It is run again on the
+ *   items a killed run had done after its last checkpoint, and again after losing a race to a
+ *   user's edit, so it must recognise its own output and return null for it.
+ * A key that changed is never moved by a migration (the item's children and references name it):
+ * such items are counted as skipped and listed by the drift check.
+ */
+export type MigrationChange = 'rederive' | ((item: Item) => Record<string, unknown> | null);
+
+export interface MigrationDeclaration {
+  /** Its number, three digits (`001`): migrations run in this order, each once. */
+  id: string;
+  /** A short name in kebab case (`search-backfill`); the file is `<id>-<name>.ts`. */
+  name: string;
+  description: string;
+  /** The declared entities whose items it rewrites. */
+  entities: readonly EntityName[];
+  change: MigrationChange;
+  /**
+   * The write budget of the whole run: entities rewritten per second, shared evenly by its
+   * segments, however many instances run them (each segment runs in one place at a time). Each
+   * rewrite is one transaction: the entity, the word items that change and its event.
+   */
+  itemsPerSecond: number;
+  /** The parallel scan's segments: the work items of its job, run side by side. */
+  segments: number;
+}
+
+/** Declares a migration (see MigrationDeclaration); throws (a programming error) on a malformed one. */
+export function migration(declaration: MigrationDeclaration): MigrationDeclaration {
+  if (!/^\d{3}$/.test(declaration.id)) throw new Error(`Migration id ${declaration.id} must be three digits.`);
+  if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(declaration.name)) throw new Error(`Migration name ${declaration.name} must be kebab case.`);
+  if (!(declaration.itemsPerSecond >= 1)) throw new Error(`Migration ${declaration.id} needs a budget of at least 1 item a second.`);
+  if (!(Number.isInteger(declaration.segments) && declaration.segments >= 1 && declaration.segments <= 50))
+    throw new Error(`Migration ${declaration.id} needs 1 to 50 segments.`);
+  return declaration;
+}

@@ -1,0 +1,11 @@
+import { searchBackfill } from './001-search-backfill';
+import type { MigrationDeclaration } from './migration';
+
+/**
+ * Every migration of the table, in number order. A new one is appended here (never inserted or
+ * renumbered: a migration that ran is known by its id).
+ */
+export const MIGRATIONS: readonly MigrationDeclaration[] = [searchBackfill];
+
+/** The migration with this id, or undefined. */
+export const migrationById = (id: string): MigrationDeclaration | undefined => MIGRATIONS.find((m) => m.id === id);

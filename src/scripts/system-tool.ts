@@ -1,0 +1,87 @@
+import { signDevToken } from '../auth/jwt';
+import { Role } from '../auth/principal';
+import { loadConfig, type Config } from '../config';
+import { CursorCodec } from '../infra/cursor';
+import { createDynamo } from '../infra/dynamo/client';
+import { Store } from '../infra/dynamo/store';
+import { Migrations } from '../migrations/migration.service';
+import { systemJobsEnv, type ContextDeps } from '../wiring';
+import { findRunningServer, signingSecret } from './running-server';
+
+/*
+ * Where the operators' tools for the server's own jobs (`npm run migrate`, `npm run verify-model`)
+ * do their work. With a table of their own to reach (DYNAMODB_ENDPOINT, or AWS with TABLE_NAME)
+ * they work on it directly, as one more instance of the server's system-job runner. With the
+ * embedded default, whose DynamoDB Local belongs to the running development server (or with
+ * `--url` of a server), they ask that server through its admin API (runMigrations, migrations,
+ * modelDrift), with an admin development token signed like `npm run token`'s.
+ */
+
+/** The table, reached directly. */
+export interface TableTarget {
+  kind: 'table';
+  config: Config;
+  deps: ContextDeps;
+  migrations: Migrations;
+  close(): void;
+}
+
+/** The running development server, reached through its API. */
+export interface ServerTarget {
+  kind: 'server';
+  url: string;
+  /** Runs one GraphQL operation as an admin; throws with the first error's message and code. */
+  request<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
+}
+
+/** The tenant an admin's development token names (an admin reaches the system partition whatever its tenant). */
+const OPERATOR_TENANT = 'operations';
+
+/**
+ * The target of this run (see the top of this file): the server at `url` when given, else the
+ * table when one is configured, else the running development server. Throws, saying what to do,
+ * when there is none.
+ */
+export async function toolTarget(url?: string): Promise<TableTarget | ServerTarget> {
+  const config = loadConfig();
+  if (!url && !config.dynamo.embedded) {
+    const dynamo = createDynamo({
+      endpoint: config.dynamo.endpoint,
+      region: config.dynamo.region,
+      requestTimeoutMs: config.dynamo.requestTimeoutMs,
+      connectTimeoutMs: config.connectTimeoutMs,
+    });
+    const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
+    // No outbox here: the events of its writes wait in the outbox index for a server's sweeper.
+    const deps: ContextDeps = { store, eventRetentionDays: config.eventRetentionDays, jobLeaseSeconds: config.jobLeaseSeconds };
+    return { kind: 'table', config, deps, migrations: new Migrations(systemJobsEnv(deps)), close: () => dynamo.client.destroy() };
+  }
+  const server = url ? undefined : findRunningServer();
+  const endpoint = url ?? server?.url;
+  if (!endpoint)
+    throw new Error(
+      'No table to reach: start the server (npm start), pass --url of a running one, or set DYNAMODB_ENDPOINT (or TABLE_NAME with AWS credentials).',
+    );
+  const token = await signDevToken(
+    signingSecret(server),
+    { sub: 'operator', tenantId: OPERATOR_TENANT, roles: [Role.ADMIN] },
+    { expiresIn: '1h' },
+  );
+  return {
+    kind: 'server',
+    url: endpoint,
+    async request<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query, variables }),
+      });
+      // The server's answer, as its schema says (JSON.parse types nothing; the schema is the contract).
+      const body: { data?: T; errors?: { message: string; extensions?: { code?: string } }[] } = JSON.parse(await response.text());
+      const error = body.errors?.[0];
+      if (error) throw new Error(`${error.message} (${error.extensions?.code ?? response.status})`);
+      if (!body.data) throw new Error(`The server answered ${response.status} without data.`);
+      return body.data;
+    },
+  };
+}

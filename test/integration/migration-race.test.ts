@@ -1,0 +1,84 @@
+import { entities } from '../../src/common/entities';
+import type { Scope } from '../../src/common/scope';
+import { searchBackfill } from '../../src/migrations/001-search-backfill';
+import { migrateSegment } from '../../src/migrations/migration.segment';
+import type { UnitWrite } from '../../src/infra/dynamo/write';
+import { createScope, type ContextDeps } from '../../src/wiring';
+import { freshTable, type TestTable } from '../support/dynamo';
+
+/*
+ * A migration's rewrite that loses its race to a user's edit (against DynamoDB Local), made by an
+ * instance still on the old code during a rolling deploy (so in the old shape): the rewrite is
+ * conditioned on the version it read, so it fails, reads the entity again and re-derives it from
+ * the user's change; the user's edit stays, and its words are indexed. (An edit through today's
+ * write path derives the words itself, and the migration then finds nothing to do: the e2e test.)
+ */
+
+const LOG = { projectId: 'proj_01J00000000000000000000000', logId: 'log_01J00000000000000000000000' };
+
+describe('a migration racing a user', () => {
+  let table: TestTable;
+  let deps: ContextDeps;
+
+  beforeAll(async () => {
+    table = await freshTable();
+    deps = { store: table.store, eventRetentionDays: 30 };
+    const at = new Date().toISOString();
+    // The log as it was written before logs were searchable: no word items, no search slots.
+    await table.store.transact([
+      entities.Log.put('acme', {
+        ...LOG,
+        rawText: 'old sketch',
+        mediaRefs: [],
+        materials: [],
+        tags: [],
+        attributionStatus: 'pending',
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+        createdBy: 'legacy',
+      }),
+    ]);
+  });
+
+  afterAll(() => table.drop());
+
+  it('re-derives the entity on the user’s change, which it keeps', async () => {
+    let raced = false;
+    const scopeOf = (tenantId: string, actor: string): Scope => {
+      const scope = createScope(deps, tenantId, actor);
+      // The user's edit commits between the migration's read and its commit: the one moment a race
+      // can hit, which two real processes cannot be timed to meet on every run. The edit itself is
+      // a real write through the standard path.
+      const hooked: Scope = Object.create(scope);
+      hooked.commit = async (writes: readonly UnitWrite[]) => {
+        if (!raced) {
+          raced = true;
+          // An instance still on the old code (a rolling deploy) writes the edit in the old shape,
+          // on condition of the version it read, as every write does.
+          const current = await table.store.get(entities.Log.keyOf('acme', LOG));
+          await table.store.transact([entities.Log.put('acme', { ...current, rawText: 'fresh charcoal study', version: 2 }).ifVersion(1)]);
+        }
+        return scope.commit(writes);
+      };
+      return hooked;
+    };
+    const reports: Record<string, unknown>[] = [];
+    const counts = await migrateSegment({ store: table.store, scopeOf }, searchBackfill, {
+      job: { inputs: { itemsPerSecond: 1000 } },
+      item: { inputs: { segment: 0, segments: 1 } },
+      checkpoint: undefined,
+      report: async (_progress, checkpoint) => {
+        if (checkpoint) reports.push(checkpoint);
+      },
+      signal: new AbortController().signal,
+    });
+    expect(raced).toBe(true);
+    expect(counts).toEqual({ scanned: 1, rewritten: 1, unchanged: 0, skipped: 0, conflicts: 1 });
+    expect(reports.at(-1)).toMatchObject({ done: true, counts });
+    const stored = await table.store.get(entities.Log.keyOf('acme', LOG));
+    // The user's edit (version 2) stands; the migration's rewrite of it is version 3.
+    expect(stored).toMatchObject({ rawText: 'fresh charcoal study', version: 3 });
+    expect([...(stored?.searchSlots ?? [])].sort()).toEqual(['charcoal', 'fresh', 'study']);
+  });
+});
