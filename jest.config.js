@@ -10,6 +10,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/env.ts'],
+  // The fixture registry's disposal after each file (test/support/fixtures.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/support/after-file.ts'],
   testTimeout: 60_000,
   maxWorkers: 2,
 };

@@ -8,7 +8,8 @@ import { startApp, type App } from '../../src/app';
 import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
 import { loadConfig, type Config } from '../../src/config';
-import { createTable, testEndpoint } from './dynamo';
+import { createTable, dropTable, testEndpoint } from './dynamo';
+import { registerFixture } from './fixtures';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789';
 
@@ -27,12 +28,17 @@ export interface TestServer {
   request<T, V>(document: TypedDocumentNode<T, V>, variables: V, token?: string | null): Promise<GraphQLResult<T>>;
   /** Sends raw text as the query. */
   raw(body: unknown, token?: string | null, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  /**
+   * Stops the server now, for a test of what stopping does. The fixture registry stops it after
+   * the file anyway: no test calls this to clean up.
+   */
   stop(): Promise<void>;
 }
 
 /**
  * Starts the real server in this process on a free 127.0.0.1 port, against the run's DynamoDB
- * Local and a new table. The test that starts it stops it.
+ * Local and a new table. It is registered with the fixture registry (test/support/fixtures.ts),
+ * which stops it and drops its table after the test file.
  */
 export async function startTestServer(
   options: {
@@ -45,6 +51,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   // The embedded S3 keeps its files here; the folder goes when the server stops.
   const dataDir = mkdtempSync(join(tmpdir(), 'artissist-test-'));
+  registerFixture(`data folder ${dataDir}`, () => rmSync(dataDir, { recursive: true, force: true }));
   const config = loadConfig({
     NODE_ENV: 'test',
     DATA_DIR: dataDir,
@@ -66,7 +73,10 @@ export async function startTestServer(
   });
   // A production server only checks its table: here the test makes it, as the deploy template would.
   if (!config.dynamo.createTable) await createTable(config.tableName);
+  // Registered before the app starts, so a table made for a server that then fails to start is dropped too.
+  registerFixture(`table ${config.tableName}`, () => (config.dynamo.endpoint === testEndpoint() ? dropTable(config.tableName) : undefined));
   const app = await startApp(config, { batchLoads: options.batchLoads, failPublish: options.failPublish, now: options.now });
+  const stop = registerFixture(`test server ${app.url}`, () => app.stop());
   const secret = new TextEncoder().encode(TEST_SECRET);
   const raw = async (body: unknown, token?: string | null, headers: Record<string, string> = {}) => {
     const res = await fetch(app.url, {
@@ -92,10 +102,7 @@ export async function startTestServer(
       return (await raw({ query: print(document), variables }, token)).body as GraphQLResult<any>;
     },
     raw,
-    async stop() {
-      await app.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    stop,
   };
 }
 

@@ -1,5 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { boundPort } from '../../src/infra/free-port';
+import { registerFixture } from './fixtures';
 
 export interface TcpProxy {
   url: string;
@@ -8,7 +9,10 @@ export interface TcpProxy {
   stop(): Promise<void>;
 }
 
-/** A TCP proxy on 127.0.0.1 (`port`, or a free one) to the service at `target` (an http:// URL). */
+/**
+ * A TCP proxy on 127.0.0.1 (`port`, or a free one) to the service at `target` (an http:// URL),
+ * closed by the fixture registry after the test file.
+ */
 export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy> {
   const { hostname, port: targetPort } = new URL(target);
   const sockets = new Set<Socket>();
@@ -26,15 +30,20 @@ export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy>
     upstream.pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${boundPort(server)}`,
-    hold: () => {
-      held = true;
-    },
-    stop: () =>
+  const url = `http://127.0.0.1:${boundPort(server)}`;
+  const stop = registerFixture(
+    `tcp proxy ${url}`,
+    () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
+  );
+  return {
+    url,
+    hold: () => {
+      held = true;
+    },
+    stop,
   };
 }

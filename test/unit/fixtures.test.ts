@@ -1,0 +1,40 @@
+import { disposeFixtures, pendingFixtures, registerFixture } from '../support/fixtures';
+
+describe('the test fixture registry', () => {
+  it('disposes every fixture once, the last registered first, and leaves none behind', async () => {
+    const order: string[] = [];
+    registerFixture('server', () => void order.push('server'));
+    const stopClient = registerFixture('client', () => void order.push('client'));
+    // A test that ends a fixture on purpose: the registry's own call after it does nothing more.
+    await stopClient();
+    await disposeFixtures();
+    expect(order).toEqual(['client', 'server']);
+    expect(pendingFixtures()).toEqual([]);
+  });
+
+  it('disposes the rest when one disposal fails, then rejects naming the one that failed', async () => {
+    const disposed: string[] = [];
+    registerFixture('redis-server', () => void disposed.push('redis-server'));
+    registerFixture('browser', () => {
+      throw new Error('would not close');
+    });
+    registerFixture('socket', () => void disposed.push('socket'));
+    await expect(disposeFixtures()).rejects.toThrow('browser: would not close');
+    expect(disposed).toEqual(['socket', 'redis-server']);
+    expect(pendingFixtures()).toEqual([]);
+  });
+
+  it('shares one disposal between an early stop and the registry, even while it is still running', async () => {
+    let runs = 0;
+    let finish!: () => void;
+    const stop = registerFixture('slow server', () => {
+      runs++;
+      return new Promise<void>((resolve) => (finish = resolve));
+    });
+    const early = stop();
+    const after = disposeFixtures();
+    finish();
+    await Promise.all([early, after]);
+    expect(runs).toBe(1);
+  });
+});
