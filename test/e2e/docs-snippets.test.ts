@@ -479,7 +479,6 @@ describe('the snippets of README.md and docs/*.md', () => {
     const firstQueries = BLOCKS.find((b) => b.file === 'README.md' && b.text.includes('GetProjectLogs'))!.text;
     prelude = firstQueries.split('\n\n')[0];
   });
-  afterAll(() => server?.stop());
 
   it('every block is run, or says in the markdown why not', () => {
     const neither = BLOCKS.filter((b) => !runnable(b) && !b.excuse).map(

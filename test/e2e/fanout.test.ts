@@ -20,7 +20,6 @@ describe('fan-out stages of work items', () => {
       startTestServer({ env: { JOB_LEASE_SECONDS: String(LEASE_SECONDS) } }),
     ]);
   });
-  afterAll(() => Promise.all([longLease.stop(), shortLease.stop()]));
 
   const ITEM = 'stage sequence status attempt maxAttempt worker error { code message } outputs';
   const JOB = 'jobId status version seq currentStep progress phase error { code } itemCounts { total pending running completed failed }';

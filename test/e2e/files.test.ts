@@ -33,7 +33,6 @@ describe('files in S3 (embedded s3rver)', () => {
     token = await server.token('files');
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Files' } }, token)).createProject.projectId;
   });
-  afterAll(() => server.stop());
 
   const request = async (fileName: string, body: Buffer, contentType = 'image/png') =>
     dataOf(
@@ -195,22 +194,16 @@ describe('files in S3 (embedded s3rver)', () => {
 
   it('lets an unconfirmed upload expire', async () => {
     const quick = await startTestServer({ env: { UPLOAD_EXPIRY_HOURS: '0' } });
-    try {
-      const t = await quick.token('files');
-      const p = dataOf(await quick.request(CreateProjectDocument, { input: { title: 'x' } }, t)).createProject.projectId;
-      const started = dataOf(
-        await quick.request(
-          RequestAssetUploadDocument,
-          { projectId: p, input: { type: 'IMAGE', fileName: 'e.png', contentType: 'image/png', size: 1 } },
-          t,
-        ),
-      ).requestAssetUpload;
-      expect(dataOf(await quick.request(AssetFilesDocument, { projectId: p, assetId: started.asset.assetId }, t)).asset).toBeNull();
-      expect(codeOf(await quick.request(ConfirmAssetUploadDocument, { projectId: p, assetId: started.asset.assetId }, t))).toBe(
-        'NOT_FOUND',
-      );
-    } finally {
-      await quick.stop();
-    }
+    const t = await quick.token('files');
+    const p = dataOf(await quick.request(CreateProjectDocument, { input: { title: 'x' } }, t)).createProject.projectId;
+    const started = dataOf(
+      await quick.request(
+        RequestAssetUploadDocument,
+        { projectId: p, input: { type: 'IMAGE', fileName: 'e.png', contentType: 'image/png', size: 1 } },
+        t,
+      ),
+    ).requestAssetUpload;
+    expect(dataOf(await quick.request(AssetFilesDocument, { projectId: p, assetId: started.asset.assetId }, t)).asset).toBeNull();
+    expect(codeOf(await quick.request(ConfirmAssetUploadDocument, { projectId: p, assetId: started.asset.assetId }, t))).toBe('NOT_FOUND');
   });
 });

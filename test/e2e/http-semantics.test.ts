@@ -66,7 +66,6 @@ describe('GraphQL over HTTP', () => {
     server = await startTestServer();
     token = await server.token('semantics');
   });
-  afterAll(() => server.stop());
 
   it('passes graphql-http’s audit of the spec with no MUST or SHOULD failure', async () => {
     // The audit is a well-behaved client: it sends a valid token, as every real client does.
@@ -221,7 +220,6 @@ describe('JSON-scalar input limits', () => {
     server = await startTestServer();
     token = await server.token('json-limits');
   });
-  afterAll(() => server.stop());
 
   it(`keeps a value nested ${JSON_INPUT_LIMITS.maxDepth} levels deep`, async () => {
     const customFields = JSON.parse(nestedJson(JSON_INPUT_LIMITS.maxDepth));
@@ -328,7 +326,6 @@ describe('request ids and the request log line', () => {
     server = await startTestServer();
     token = await server.token('logging');
   });
-  afterAll(() => server.stop());
 
   it('returns the caller’s x-request-id in the header and in every error', async () => {
     const res = await post(
@@ -453,7 +450,6 @@ describe('error responses in production', () => {
     server = await startTestServer({ env: { NODE_ENV: 'production', S3_BUCKET: 'unused', S3_ENDPOINT: 'http://127.0.0.1:9' } });
     token = await server.token('prod-errors');
   });
-  afterAll(() => server.stop());
 
   it('carries no stack trace for any class of error', async () => {
     const answers = [

@@ -20,7 +20,6 @@ describe('the HTTP endpoint', () => {
     server = await startTestServer();
     token = await server.token('gallery');
   });
-  afterAll(() => server.stop());
 
   it('answers the seed GetProjectLogs query verbatim with the project’s logs', async () => {
     const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Seed' } }, token)).createProject.projectId;
@@ -172,7 +171,6 @@ describe('in production mode', () => {
     // Production refuses the embedded S3; these tests touch no file, so a bucket that is never reached will do.
     server = await startTestServer({ env: { NODE_ENV: 'production', S3_BUCKET: 'unused', S3_ENDPOINT: 'http://127.0.0.1:9' } });
   });
-  afterAll(() => server.stop());
 
   it('turns introspection off by default', async () => {
     const res = await server.raw({ query: '{ __schema { types { name } } }' }, await server.token('prod'));

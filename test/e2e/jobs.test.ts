@@ -36,7 +36,6 @@ describe('jobs, steps and live progress', () => {
     worker = await server.token('studio', [Role.WORKER], 'gpu-worker');
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Robot' } }, editor)).createProject.projectId;
   });
-  afterAll(() => server.stop());
 
   const createJob = async (steps: string[], extra: Record<string, unknown> = {}) =>
     dataOf(

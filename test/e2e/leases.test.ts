@@ -40,7 +40,6 @@ describe('claiming work with leases', () => {
       startTestServer({ env: { JOB_LEASE_SECONDS: String(LEASE_SECONDS) } }),
     ]);
   });
-  afterAll(() => Promise.all([longLease.stop(), shortLease.stop()]));
 
   it('hands each of 10 waiting steps to exactly one of 50 workers asking at once, and nothing to the rest', async () => {
     await use(longLease);

@@ -12,7 +12,6 @@ describe('/metrics', () => {
     server = await startTestServer();
     token = await server.token('metrics');
   });
-  afterAll(() => server.stop());
 
   it('is Prometheus text (every line checked, then parsed) with process defaults and every metric the server defines', async () => {
     const { status, contentType, exposition } = await scrape(metricsUrl(server));

@@ -77,7 +77,6 @@ describe('resuming project activity after an event id', () => {
     await logs(editor, otherProjectId, 2);
     await logs(intruder, intruderProjectId, 2);
   }, 300_000);
-  afterAll(() => server.stop());
 
   afterEach(async () => {
     // Every subscription of a test is gone with its client: no listener is left behind.

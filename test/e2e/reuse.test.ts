@@ -17,7 +17,6 @@ describe('reuse of completed work by content hash', () => {
   beforeAll(async () => {
     server = await startTestServer({ env: { JOB_LEASE_SECONDS: '600' }, now: () => new Date(Date.now() + clockAhead) });
   });
-  afterAll(() => server.stop());
   afterEach(() => {
     clockAhead = 0;
   });

@@ -48,7 +48,6 @@ describe('subscriptions end when they should', () => {
     worker = await server.token('life', [Role.WORKER]);
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Lifecycle' } }, editor)).createProject.projectId;
   });
-  afterAll(() => server.stop());
   afterEach(() => settled());
 
   /** A job with one step started (seq 2), ready to report progress events. */

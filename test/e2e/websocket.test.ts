@@ -22,7 +22,6 @@ describe('the WebSocket endpoint', () => {
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Live' } }, token)).createProject.projectId;
     jobId = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, token)).createJob.jobId;
   });
-  afterAll(() => server.stop());
 
   const init = (socket: Raw, bearer = token) => socket.send({ type: 'connection_init', payload: { authorization: `Bearer ${bearer}` } });
   const subscribeMessage = (id: string, query = `subscription { jobProgress(jobId: "${jobId}") { seq } }`) => ({

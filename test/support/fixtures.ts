@@ -1,9 +1,16 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 /**
  * The one fixture registry of the test suite, after graphql-ws's `tests/utils/tservers.ts`
- * (`leftovers`): every server, table, Redis, DynamoDB Local, proxy, browser, client and child
- * process a test starts through test/support registers its disposal here, and
- * test/support/after-file.ts (jest `setupFilesAfterEnv`) disposes them all after the test file,
- * whether its tests passed or failed. A test never writes its own teardown.
+ * (`leftovers`): every server, table, Redis, DynamoDB Local, proxy, browser, client, child
+ * process and temporary folder a test starts through test/support registers its disposal here,
+ * and test/support/after-file.ts (jest `setupFilesAfterEnv`) disposes them whether the tests
+ * passed or failed. A test never writes its own teardown.
+ *
+ * What a test starts inside `it` (or its `beforeEach`) is disposed right after that test, as
+ * graphql-ws does; what a `beforeAll` starts serves the whole file and is disposed after it.
  */
 
 type Dispose = () => unknown;
@@ -11,9 +18,12 @@ type Dispose = () => unknown;
 interface Leftover {
   what: string;
   dispose: () => Promise<void>;
+  /** Registered while a test ran (disposed after it), or outside one (after the file). */
+  scope: 'test' | 'file';
 }
 
 const leftovers: Leftover[] = [];
+let scope: Leftover['scope'] = 'file';
 
 /**
  * Runs `dispose` once, however many times it is called: a test may end a fixture on purpose (a
@@ -37,7 +47,7 @@ export function once(dispose: Dispose): () => Promise<void> {
  * the fixture's own `stop` so an early stop and the registry's share one run.
  */
 export function registerFixture(what: string, dispose: Dispose): () => Promise<void> {
-  const leftover = { what, dispose: once(dispose) };
+  const leftover: Leftover = { what, dispose: once(dispose), scope };
   leftovers.push(leftover);
   return leftover.dispose;
 }
@@ -51,15 +61,29 @@ export function fixture<T extends object>(what: string, resource: T, dispose: (r
   return resource;
 }
 
+/** From here until `endTest`, what registers is disposed after the test (after-file.ts's `beforeEach`). */
+export function beginTest(): void {
+  scope = 'test';
+}
+
+/** Disposes what the test that just ran registered (after-file.ts's `afterEach`); see disposeFixtures. */
+export function endTest(): Promise<void> {
+  scope = 'file';
+  return disposeFixtures('test');
+}
+
 /**
- * Disposes every registered fixture, last registered first, each even when an earlier one
- * failed. Rejects with every failure named by its fixture, so a teardown that breaks fails the file
- * instead of leaving a process behind unnoticed.
+ * Disposes the registered fixtures (only those a test registered, with `only: 'test'`), last
+ * registered first, each even when an earlier one failed. Rejects with every failure named by
+ * its fixture, so a teardown that breaks fails the file instead of leaving a process behind
+ * unnoticed.
  */
-export async function disposeFixtures(): Promise<void> {
+export async function disposeFixtures(only?: Leftover['scope']): Promise<void> {
   const failures: string[] = [];
-  while (leftovers.length > 0) {
-    const leftover = leftovers.pop()!;
+  for (let i = leftovers.length - 1; i >= 0; i--) {
+    const leftover = leftovers[i];
+    if (only && leftover.scope !== only) continue;
+    leftovers.splice(i, 1);
     try {
       await leftover.dispose();
     } catch (error) {
@@ -72,4 +96,11 @@ export async function disposeFixtures(): Promise<void> {
 /** How many fixtures are registered and not yet disposed (for the registry's own test). */
 export function pendingFixtures(): string[] {
   return leftovers.map((l) => l.what);
+}
+
+/** A new folder under the system's temporary folder, removed with everything in it after the test file. */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  registerFixture(`folder ${dir}`, () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }

@@ -38,3 +38,20 @@ describe('the test fixture registry', () => {
     expect(runs).toBe(1);
   });
 });
+
+describe('the registry between tests', () => {
+  const disposed: string[] = [];
+  beforeAll(() => {
+    registerFixture('file server', () => void disposed.push('file server'));
+  });
+
+  it('starts a fixture inside a test', () => {
+    registerFixture('test client', () => void disposed.push('test client'));
+    expect(disposed).toEqual([]);
+  });
+
+  it("has disposed the previous test's fixture after it, and keeps the file's until the file ends", () => {
+    expect(disposed).toEqual(['test client']);
+    expect(pendingFixtures()).toEqual(['file server']);
+  });
+});
