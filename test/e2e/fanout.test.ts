@@ -244,26 +244,18 @@ describe('fan-out stages of work items', () => {
     const after = await t.job(jobId);
     expect(after).toMatchObject({ status: 'FAILED', itemCounts: { failed: 1 } });
     const client = wsClient(longLease.url, t.editor);
-    try {
-      const replay = subscribe(
-        client,
-        'subscription($j: ID!) { jobProgress(jobId: $j, afterSeq: 0) { seq type item { attempt status } } }',
-        {
-          j: jobId,
-        },
-      );
-      await replay.ack;
-      const events: Array<{ type: string; item: { attempt: number; status: string } | null }> = await replay.waitFor(after.seq);
-      const itemEvents = events.filter((e) => e.type.startsWith('ITEM_')).map((e) => [e.type, e.item?.attempt, e.item?.status]);
-      expect(itemEvents).toEqual([
-        ['ITEM_STARTED', 1, 'RUNNING'],
-        ['ITEM_ATTEMPT_FAILED', 2, 'PENDING'],
-        ['ITEM_STARTED', 2, 'RUNNING'],
-        ['ITEM_FAILED', 2, 'FAILED'],
-      ]);
-    } finally {
-      await client.dispose();
-    }
+    const replay = subscribe(client, 'subscription($j: ID!) { jobProgress(jobId: $j, afterSeq: 0) { seq type item { attempt status } } }', {
+      j: jobId,
+    });
+    await replay.ack;
+    const events: Array<{ type: string; item: { attempt: number; status: string } | null }> = await replay.waitFor(after.seq);
+    const itemEvents = events.filter((e) => e.type.startsWith('ITEM_')).map((e) => [e.type, e.item?.attempt, e.item?.status]);
+    expect(itemEvents).toEqual([
+      ['ITEM_STARTED', 1, 'RUNNING'],
+      ['ITEM_ATTEMPT_FAILED', 2, 'PENDING'],
+      ['ITEM_STARTED', 2, 'RUNNING'],
+      ['ITEM_FAILED', 2, 'FAILED'],
+    ]);
   }, 60_000);
 
   it('fails a strict stage at its first failed item; retryWorkItem reopens it; the scenes read as seed 001 with presigned URLs', async () => {

@@ -124,43 +124,32 @@ describe('the strict Prometheus reader used here', () => {
 describe('metrics settings', () => {
   it('METRICS=off serves no /metrics', async () => {
     const server = await startTestServer({ env: { METRICS: 'off' } });
-    try {
-      expect((await fetch(new URL('/metrics', server.url))).status).toBe(404);
-      expect((await fetch(new URL('/healthz', server.url))).status).toBe(200);
-    } finally {
-      await server.stop();
-    }
+    expect((await fetch(new URL('/metrics', server.url))).status).toBe(404);
+    expect((await fetch(new URL('/healthz', server.url))).status).toBe(200);
   });
 
   it('METRICS_PORT serves them on a port of their own, not on the API port', async () => {
     const port = await freePort();
     const server = await startTestServer({ env: { METRICS_PORT: String(port) } });
-    try {
-      expect(server.app.metricsUrl).toBe(`http://127.0.0.1:${port}/metrics`);
-      expect((await fetch(new URL('/metrics', server.url))).status).toBe(404);
-      const own = await scrape(server.app.metricsUrl!);
-      expect(own.status).toBe(200);
-      expect(own.exposition.types.get('artissist_graphql_operations_total')).toBe('counter');
-    } finally {
-      await server.stop();
-    }
+    expect(server.app.metricsUrl).toBe(`http://127.0.0.1:${port}/metrics`);
+    expect((await fetch(new URL('/metrics', server.url))).status).toBe(404);
+    const own = await scrape(server.app.metricsUrl!);
+    expect(own.status).toBe(200);
+    expect(own.exposition.types.get('artissist_graphql_operations_total')).toBe('counter');
     // Stopping the app closes that port too.
+    await server.stop();
     await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
   });
 
   it('shows the outbox backlog and the age of its oldest event', async () => {
     // Every publish "fails" and the sweeper waits ten minutes: the event stays in the outbox.
     const server = await startTestServer({ env: { OUTBOX_SWEEP_MS: '600000' }, failPublish: () => true });
-    try {
-      const token = await server.token('backlog');
-      await server.raw({ query: 'mutation { createProject(input: { title: "Waiting" }) { projectId } }' }, token);
-      await new Promise((r) => setTimeout(r, 1100));
-      const { exposition } = await scrape(new URL('/metrics', server.url).toString());
-      expect(sample(exposition, 'artissist_outbox_backlog')).toBeGreaterThanOrEqual(1);
-      expect(sample(exposition, 'artissist_outbox_oldest_event_age_seconds')).toBeGreaterThanOrEqual(1);
-      expect(sample(exposition, 'artissist_events_published_total')).toBe(0);
-    } finally {
-      await server.stop();
-    }
+    const token = await server.token('backlog');
+    await server.raw({ query: 'mutation { createProject(input: { title: "Waiting" }) { projectId } }' }, token);
+    await new Promise((r) => setTimeout(r, 1100));
+    const { exposition } = await scrape(new URL('/metrics', server.url).toString());
+    expect(sample(exposition, 'artissist_outbox_backlog')).toBeGreaterThanOrEqual(1);
+    expect(sample(exposition, 'artissist_outbox_oldest_event_age_seconds')).toBeGreaterThanOrEqual(1);
+    expect(sample(exposition, 'artissist_events_published_total')).toBe(0);
   });
 });

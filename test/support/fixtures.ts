@@ -6,24 +6,27 @@ import { join } from 'node:path';
  * The one fixture registry of the test suite, after graphql-ws's `tests/utils/tservers.ts`
  * (`leftovers`): every server, table, Redis, DynamoDB Local, proxy, browser, client, child
  * process and temporary folder a test starts through test/support registers its disposal here,
- * and test/support/after-file.ts (jest `setupFilesAfterEnv`) disposes them whether the tests
- * passed or failed. A test never writes its own teardown.
+ * and they are disposed whether the tests passed or failed. A test never writes its own teardown.
  *
  * What a test starts inside `it` (or its `beforeEach`) is disposed right after that test, as
- * graphql-ws does; what a `beforeAll` starts serves the whole file and is disposed after it.
+ * graphql-ws does; what a describe block's `beforeAll` starts is disposed when that block is done;
+ * what is left when the file is done, then. test/support/environment.ts (jest `testEnvironment`,
+ * installed once for every file) marks those boundaries and asks for the disposals.
  */
+import type { FixtureBridge } from './environment';
 
 type Dispose = () => unknown;
 
 interface Leftover {
   what: string;
   dispose: () => Promise<void>;
-  /** Registered while a test ran (disposed after it), or outside one (after the file). */
-  scope: 'test' | 'file';
+  /** The test, describe block or file it was registered in, as the environment named it. */
+  scope: string;
 }
 
 const leftovers: Leftover[] = [];
-let scope: Leftover['scope'] = 'file';
+const bridge = globalThis as FixtureBridge;
+bridge.__disposeFixtures = (scope) => disposeFixtures(scope);
 
 /**
  * Runs `dispose` once, however many times it is called: a test may end a fixture on purpose (a
@@ -47,7 +50,7 @@ export function once(dispose: Dispose): () => Promise<void> {
  * the fixture's own `stop` so an early stop and the registry's share one run.
  */
 export function registerFixture(what: string, dispose: Dispose): () => Promise<void> {
-  const leftover: Leftover = { what, dispose: once(dispose), scope };
+  const leftover: Leftover = { what, dispose: once(dispose), scope: bridge.__fixtureScope ?? 'file' };
   leftovers.push(leftover);
   return leftover.dispose;
 }
@@ -61,24 +64,13 @@ export function fixture<T extends object>(what: string, resource: T, dispose: (r
   return resource;
 }
 
-/** From here until `endTest`, what registers is disposed after the test (after-file.ts's `beforeEach`). */
-export function beginTest(): void {
-  scope = 'test';
-}
-
-/** Disposes what the test that just ran registered (after-file.ts's `afterEach`); see disposeFixtures. */
-export function endTest(): Promise<void> {
-  scope = 'file';
-  return disposeFixtures('test');
-}
-
 /**
- * Disposes the registered fixtures (only those a test registered, with `only: 'test'`), last
- * registered first, each even when an earlier one failed. Rejects with every failure named by
+ * Disposes the registered fixtures (only those of scope `only`, when given), last registered
+ * first, each even when an earlier one failed. Rejects with every failure named by
  * its fixture, so a teardown that breaks fails the file instead of leaving a process behind
  * unnoticed.
  */
-export async function disposeFixtures(only?: Leftover['scope']): Promise<void> {
+export async function disposeFixtures(only?: string): Promise<void> {
   const failures: string[] = [];
   for (let i = leftovers.length - 1; i >= 0; i--) {
     const leftover = leftovers[i];

@@ -1,5 +1,34 @@
 import { disposeFixtures, pendingFixtures, registerFixture } from '../support/fixtures';
 
+// The scopes come from test/support/environment.ts: these tests run in order and read what the
+// ones before them left.
+const disposed: string[] = [];
+registerFixture('registered at load', () => void disposed.push('registered at load'));
+
+describe('the registry between tests and blocks', () => {
+  beforeAll(() => {
+    registerFixture("the block's server", () => void disposed.push("the block's server"));
+  });
+
+  it('starts a fixture inside a test', () => {
+    registerFixture("the test's client", () => void disposed.push("the test's client"));
+    expect(disposed).toEqual([]);
+  });
+
+  it("has disposed the previous test's fixture after it, and keeps the block's and the file's", () => {
+    expect(disposed).toEqual(["the test's client"]);
+    expect(pendingFixtures()).toEqual(['registered at load', "the block's server"]);
+  });
+});
+
+describe('after a block', () => {
+  it("has disposed the block's fixtures, and keeps the file's until the file is done", () => {
+    expect(disposed).toEqual(["the test's client", "the block's server"]);
+    expect(pendingFixtures()).toEqual(['registered at load']);
+  });
+});
+
+// These dispose everything registered, so they come after the tests of scopes.
 describe('the test fixture registry', () => {
   it('disposes every fixture once, the last registered first, and leaves none behind', async () => {
     const order: string[] = [];
@@ -36,22 +65,5 @@ describe('the test fixture registry', () => {
     finish();
     await Promise.all([early, after]);
     expect(runs).toBe(1);
-  });
-});
-
-describe('the registry between tests', () => {
-  const disposed: string[] = [];
-  beforeAll(() => {
-    registerFixture('file server', () => void disposed.push('file server'));
-  });
-
-  it('starts a fixture inside a test', () => {
-    registerFixture('test client', () => void disposed.push('test client'));
-    expect(disposed).toEqual([]);
-  });
-
-  it("has disposed the previous test's fixture after it, and keeps the file's until the file ends", () => {
-    expect(disposed).toEqual(['test client']);
-    expect(pendingFixtures()).toEqual(['file server']);
   });
 });
