@@ -78,18 +78,14 @@ describe('the HTTP endpoint', () => {
 
     // A deployment whose browsers send cookies turns it on.
     const guarded = await startTestServer({ env: { CSRF_PREVENTION: 'true' } });
-    try {
-      const refused = await get(guarded.url, '{ viewer { tenantId } }');
-      expect(refused.status).toBe(400);
-      expect(await refused.text()).toMatch(/CSRF/i);
-      // What docs/clients.md tells a GET client to send then: a header that forces a preflight.
-      const preflighted = await fetch(`${guarded.url}?query=${encodeURIComponent('{ viewer { tenantId } }')}`, {
-        headers: { authorization: `Bearer ${token}`, 'apollo-require-preflight': 'true' },
-      });
-      expect(preflighted.status).toBe(200);
-    } finally {
-      await guarded.stop();
-    }
+    const refused = await get(guarded.url, '{ viewer { tenantId } }');
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toMatch(/CSRF/i);
+    // What docs/clients.md tells a GET client to send then: a header that forces a preflight.
+    const preflighted = await fetch(`${guarded.url}?query=${encodeURIComponent('{ viewer { tenantId } }')}`, {
+      headers: { authorization: `Bearer ${token}`, 'apollo-require-preflight': 'true' },
+    });
+    expect(preflighted.status).toBe(200);
   });
 
   it('answers an oversized or malformed body with a JSON error and stays up', async () => {
@@ -135,10 +131,6 @@ describe('batched reads (DataLoader) on a nested query', () => {
       }
     }
   });
-  afterAll(async () => {
-    await unbatched.stop();
-    await batched.stop();
-  });
 
   async function run(server: TestServer) {
     server.app.calls.reset();
@@ -181,15 +173,11 @@ describe('in production mode', () => {
     const token = await server.token('prod');
     const query = '{ __schema { queryType { name } } }';
     const client = wsClient(server.url, token);
-    try {
-      const overSocket = subscribe(client, query);
-      await overSocket.done;
-      expect(overSocket.received).toEqual([]);
-      expect(JSON.stringify(overSocket.errors)).toContain('GRAPHQL_VALIDATION_FAILED');
-      expect(JSON.stringify(overSocket.errors)).not.toContain('"queryType"');
-    } finally {
-      await client.dispose();
-    }
+    const overSocket = subscribe(client, query);
+    await overSocket.done;
+    expect(overSocket.received).toEqual([]);
+    expect(JSON.stringify(overSocket.errors)).toContain('GRAPHQL_VALIDATION_FAILED');
+    expect(JSON.stringify(overSocket.errors)).not.toContain('"queryType"');
     const overSse = await fetch(server.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${token}` },

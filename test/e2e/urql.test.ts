@@ -8,7 +8,7 @@ import {
   StartStepDocument,
 } from '../../src/client/gql/graphql';
 import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
-import { fixture } from '../support/fixtures';
+import { restoredAfter } from '../support/fixtures';
 
 /*
  * urql as a frontend developer gets it: `new Client` with its default exchanges, which send
@@ -76,13 +76,10 @@ describe('urql with its defaults', () => {
 
   it('runs it with Graphcache and no configuration: every entity normalized, a cache-only re-read hits', async () => {
     const warnings: string[] = [];
-    // Restored by the fixture registry after this test.
-    fixture(
-      'console.warn spy',
+    restoredAfter(
       jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
         warnings.push(args.map(String).join(' '));
       }),
-      (spy) => spy.mockRestore(),
     );
     const urql = client([graphcacheExchange(), fetchExchange]);
     const result = await urql.query(ProjectScreenDocument, { projectId }).toPromise();

@@ -96,3 +96,8 @@ export function tempDir(prefix: string): string {
   registerFixture(`folder ${dir}`, () => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
+
+/** A jest spy, restored by the registry once the test (or block) that made it is done. */
+export function restoredAfter<S extends { mockRestore(): void }>(spy: S): S {
+  return fixture('jest spy', spy, (s) => s.mockRestore());
+}
