@@ -20,8 +20,12 @@ export interface TestTable {
   drop(): Promise<void>;
 }
 
-/** Makes `tableName` in the run's DynamoDB Local from the one table definition, as a deployment does before a production server starts. */
+/**
+ * Makes `tableName` in the run's DynamoDB Local from the one table definition, as a deployment does
+ * before a production server starts; the fixture registry drops it after the test (or block, or file).
+ */
 export async function createTable(tableName: string): Promise<void> {
+  registerFixture(`table ${tableName}`, () => dropTable(tableName));
   const dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
   try {
     await ensureTable(dynamo.client, tableName);

@@ -73,8 +73,8 @@ export async function startTestServer(
   });
   // A production server only checks its table: here the test makes it, as the deploy template would.
   if (!config.dynamo.createTable) await createTable(config.tableName);
-  // Registered before the app starts, so a table made for a server that then fails to start is dropped too.
-  registerFixture(`table ${config.tableName}`, () => (config.dynamo.endpoint === testEndpoint() ? dropTable(config.tableName) : undefined));
+  // A table the app makes itself in the run's DynamoDB Local goes too (createTable registers its own).
+  else if (config.dynamo.endpoint === testEndpoint()) registerFixture(`table ${config.tableName}`, () => dropTable(config.tableName));
   const app = await startApp(config, { batchLoads: options.batchLoads, failPublish: options.failPublish, now: options.now });
   const stop = registerFixture(`test server ${app.url}`, () => app.stop());
   const secret = new TextEncoder().encode(TEST_SECRET);
