@@ -13,6 +13,7 @@ import { gqlAt, startInstance, type Instance } from '../support/instances';
 import { startRedis, type RedisServer } from '../support/redis';
 import { TEST_SECRET } from '../support/server';
 import { eventually } from '../support/ws';
+import { fixture } from '../support/fixtures';
 
 /*
  * Every stream resumable with no gap and no duplicate, across instances: three server processes
@@ -97,12 +98,11 @@ function storedSpec(stream: StreamName, subject: Subject): QuerySpec {
 }
 
 /** Sockets opened by the followers, so a follower can cut its own connection abruptly. */
-const sockets = new Set<WebSocket>();
+/** A follower's socket, terminated by the fixture registry after its test should it still be open. */
 class TrackedWebSocket extends WebSocket {
   constructor(...args: ConstructorParameters<typeof WebSocket>) {
     super(...args);
-    sockets.add(this);
-    this.on('close', () => sockets.delete(this));
+    fixture('follower socket', this, (socket) => socket.terminate());
   }
 }
 
@@ -248,13 +248,6 @@ describe('every stream resumable across three instances, Redis and instance fail
     subject = { tenantId, projectId, jobId };
   }, 120_000);
 
-  afterAll(async () => {
-    for (const socket of sockets) socket.terminate();
-    await Promise.all(instances.map((i) => i.stop()));
-    await redis?.stop();
-    await table?.drop();
-  });
-
   /**
    * Runs a mutation on a random live instance, moving to another one when an instance does not
    * answer or answers with a transient error (CONFLICT, CONTENDED under contention, SERVICE_UNAVAILABLE), as
@@ -383,12 +376,16 @@ describe('every stream resumable across three instances, Redis and instance fail
       expect(fresh.subscriptions).toBe(1);
       // A position ahead of the stream is the client's mistake.
       const ahead = operation(stream, subject, ids.length + 1000);
-      const client = createClient({
-        url: instances[1].url.replace(/^http/, 'ws'),
-        webSocketImpl: WebSocket,
-        connectionParams: { authorization: `Bearer ${editor}` },
-        retryAttempts: 0,
-      });
+      const client = fixture(
+        'graphql-ws client',
+        createClient({
+          url: instances[1].url.replace(/^http/, 'ws'),
+          webSocketImpl: WebSocket,
+          connectionParams: { authorization: `Bearer ${editor}` },
+          retryAttempts: 0,
+        }),
+        (c) => c.dispose(),
+      );
       const refused = await new Promise<unknown[]>((resolve) =>
         client.subscribe(ahead, {
           next: ({ errors }) => errors && resolve([...errors]),
@@ -409,12 +406,16 @@ describe('every stream resumable across three instances, Redis and instance fail
     const third = stored[2];
     const messages = (variables: Record<string, unknown>, n: number) =>
       new Promise<Array<{ position: number; action: string; eventId: string }>>((resolve, reject) => {
-        const client = createClient({
-          url: instances[0].url.replace(/^http/, 'ws'),
-          webSocketImpl: WebSocket,
-          connectionParams: { authorization: `Bearer ${editor}` },
-          retryAttempts: 0,
-        });
+        const client = fixture(
+          'graphql-ws client',
+          createClient({
+            url: instances[0].url.replace(/^http/, 'ws'),
+            webSocketImpl: WebSocket,
+            connectionParams: { authorization: `Bearer ${editor}` },
+            retryAttempts: 0,
+          }),
+          (c) => c.dispose(),
+        );
         const got: Array<{ position: number; action: string; eventId: string }> = [];
         const timer = setTimeout(() => reject(new Error(`got ${got.length} of ${n} messages: ${JSON.stringify(got)}`)), 15_000);
         client.subscribe<{ projectActivity: { position: number; action: string; eventId: string } }>(
