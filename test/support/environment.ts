@@ -9,6 +9,8 @@ import { TestEnvironment } from 'jest-environment-node';
 export interface FixtureBridge {
   /** The scope fixtures registered now belong to: a test, a describe block, or the file. */
   __fixtureScope?: string;
+  /** The describe block the running test is in (for a fixture that must outlive the test). */
+  __fixtureBlockScope?: string;
   /** Disposes the fixtures of `scope` (every one left, when omitted); rejects naming each failure. */
   __disposeFixtures?: (scope?: string) => Promise<void>;
 }
@@ -45,6 +47,7 @@ export default class FixtureEnvironment extends TestEnvironment {
         this.bridge.__fixtureScope = this.describes.at(-1);
         break;
       case 'test_start':
+        this.bridge.__fixtureBlockScope = this.describes.at(-1);
         this.bridge.__fixtureScope = `test ${this.next++} ${event.test.name}`;
         break;
       case 'test_done': {

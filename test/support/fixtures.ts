@@ -90,6 +90,21 @@ export function pendingFixtures(): string[] {
   return leftovers.map((l) => l.what);
 }
 
+/**
+ * Runs `start` with what it registers belonging to the describe block of the running test, not
+ * the test: for a fixture that takes the place of one of the block's own (a Redis brought back on
+ * its port after an outage), which the tests after this one go on using.
+ */
+export async function outlivingTheTest<T>(start: () => Promise<T>): Promise<T> {
+  const testScope = bridge.__fixtureScope;
+  bridge.__fixtureScope = bridge.__fixtureBlockScope ?? testScope;
+  try {
+    return await start();
+  } finally {
+    bridge.__fixtureScope = testScope;
+  }
+}
+
 /** A new folder under the system's temporary folder, removed with everything in it after the test file. */
 export function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import Redis from 'ioredis';
 import { freePort } from '../../src/infra/free-port';
-import { registerFixture } from './fixtures';
+import { outlivingTheTest, registerFixture } from './fixtures';
 
 export interface RedisServer {
   url: string;
@@ -14,10 +14,14 @@ export interface RedisServer {
 /**
  * Starts a throwaway redis-server on a free 127.0.0.1 port (no persistence), or on `port` to
  * bring one back where clients expect it. Registered with the fixture registry, which stops it
- * after the test file; `stop` and `kill` are for tests of an outage.
+ * after the test (or block, or file) that started it; one brought back on its port belongs to the
+ * block of the Redis it replaces. `stop` and `kill` are for tests of an outage.
  */
-export async function startRedis(port?: number): Promise<RedisServer> {
-  port ??= await freePort();
+export function startRedis(port?: number): Promise<RedisServer> {
+  return port === undefined ? freePort().then(startOn) : outlivingTheTest(() => startOn(port));
+}
+
+async function startOn(port: number): Promise<RedisServer> {
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: 'ignore',
   });

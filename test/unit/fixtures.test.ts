@@ -1,4 +1,4 @@
-import { disposeFixtures, pendingFixtures, registerFixture } from '../support/fixtures';
+import { disposeFixtures, outlivingTheTest, pendingFixtures, registerFixture } from '../support/fixtures';
 
 // The scopes come from test/support/environment.ts: these tests run in order and read what the
 // ones before them left.
@@ -10,20 +10,21 @@ describe('the registry between tests and blocks', () => {
     registerFixture("the block's server", () => void disposed.push("the block's server"));
   });
 
-  it('starts a fixture inside a test', () => {
+  it('starts a fixture inside a test, and one that replaces a fixture of the block', async () => {
     registerFixture("the test's client", () => void disposed.push("the test's client"));
+    await outlivingTheTest(async () => registerFixture('the replacement', () => void disposed.push('the replacement')));
     expect(disposed).toEqual([]);
   });
 
   it("has disposed the previous test's fixture after it, and keeps the block's and the file's", () => {
     expect(disposed).toEqual(["the test's client"]);
-    expect(pendingFixtures()).toEqual(['registered at load', "the block's server"]);
+    expect(pendingFixtures()).toEqual(['registered at load', "the block's server", 'the replacement']);
   });
 });
 
 describe('after a block', () => {
   it("has disposed the block's fixtures, and keeps the file's until the file is done", () => {
-    expect(disposed).toEqual(["the test's client", "the block's server"]);
+    expect(disposed).toEqual(["the test's client", 'the replacement', "the block's server"]);
     expect(pendingFixtures()).toEqual(['registered at load']);
   });
 });
