@@ -14,9 +14,6 @@ describe('examples/follow-stream.mjs', () => {
   beforeAll(async () => {
     server = await startTestServer();
   });
-  afterAll(async () => {
-    await server.stop();
-  });
 
   it('prints every event once, in order, across the connections it drops', async () => {
     const token = await server.token('example');

@@ -318,7 +318,6 @@ describe('subscriptions end when they should', () => {
     expect(await metricValue(server.url, 'artissist_graphql_operations_total{type="query",name="WhoAmI",code="OK"}')).toBe(
       (okBefore || 0) + 1,
     );
-    logs.stop();
     socket.ws.close();
   });
 
