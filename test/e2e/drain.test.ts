@@ -26,7 +26,7 @@ describe('the shutdown drain', () => {
       () => 'reset',
     );
     // The mutation waits on DynamoDB when the stop begins.
-    await new Promise((r) => setTimeout(r, 300));
+    await proxy.stalled();
     const stopping = server.app.stop();
     expect(await response).toBe('reset');
     // DynamoDB answers again (refusing), so the stop's last steps (the outbox sweep) do not wait on it.

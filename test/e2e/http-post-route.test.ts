@@ -202,7 +202,7 @@ describe('the GraphQL POST route, when its client goes away mid-request', () => 
       signal: abort.signal,
     }).catch(() => 'aborted');
     // The query waits on the stalled DynamoDB when the client leaves.
-    await new Promise((r) => setTimeout(r, 300));
+    await proxy.stalled();
     abort.abort();
     expect(await request).toBe('aborted');
     const requestLines = () => logs.entries().filter((l) => l.msg === 'graphql request');

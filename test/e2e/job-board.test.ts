@@ -139,7 +139,6 @@ describe('the live job board in Chromium', () => {
 
     // The network drops the socket while jobs move; the board reconnects by itself.
     await page.evaluate('window.jobBoard.dropConnection()');
-    await new Promise((r) => setTimeout(r, 1500));
     await eventually(
       () => page.evaluate('window.jobBoard.connections()'),
       (n) => Number(n) >= 2,

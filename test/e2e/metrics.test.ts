@@ -1,6 +1,7 @@
 import { freePort } from '../../src/infra/free-port';
 import { labelSets, parseExposition, sample, scrape } from '../support/prometheus';
 import { startTestServer, type TestServer } from '../support/server';
+import { eventually } from '../support/ws';
 
 const metricsUrl = (server: TestServer) => new URL('/metrics', server.url).toString();
 
@@ -52,9 +53,12 @@ describe('/metrics', () => {
     await server.raw({ query: 'query WhoAmI { viewer { tenantId } }' }, null); // UNAUTHENTICATED
     await server.raw({ query: '{ viewer { noSuchField } }' }, token); // does not validate
     await fetch(new URL('/readyz', server.url)); // HeadBucket on S3, GetItem on DynamoDB
-    // The writer publishes after the commit, without the client waiting for it.
-    await new Promise((r) => setTimeout(r, 300));
-    const after = (await scrape(metricsUrl(server))).exposition;
+    // The writer publishes after the commit, without the client waiting for it: the scrape is
+    // repeated until the event is counted.
+    const after = await eventually(
+      async () => (await scrape(metricsUrl(server))).exposition,
+      (exposition) => sample(exposition, 'artissist_events_published_total') > sample(before, 'artissist_events_published_total'),
+    );
 
     const delta = (name: string, labels: Record<string, string>) => sample(after, name, labels) - sample(before, name, labels);
     expect(delta('artissist_graphql_operations_total', { type: 'query', name: 'WhoAmI', code: 'OK' })).toBe(3);
@@ -146,8 +150,11 @@ describe('metrics settings', () => {
     const server = await startTestServer({ env: { OUTBOX_SWEEP_MS: '600000' }, failPublish: () => true });
     const token = await server.token('backlog');
     await server.raw({ query: 'mutation { createProject(input: { title: "Waiting" }) { projectId } }' }, token);
-    await new Promise((r) => setTimeout(r, 1100));
-    const { exposition } = await scrape(new URL('/metrics', server.url).toString());
+    // Scraped until the oldest event is a second old (an age in whole seconds); then it stays counted.
+    const exposition = await eventually(
+      async () => (await scrape(new URL('/metrics', server.url).toString())).exposition,
+      (e) => sample(e, 'artissist_outbox_oldest_event_age_seconds') >= 1,
+    );
     expect(sample(exposition, 'artissist_outbox_backlog')).toBeGreaterThanOrEqual(1);
     expect(sample(exposition, 'artissist_outbox_oldest_event_age_seconds')).toBeGreaterThanOrEqual(1);
     expect(sample(exposition, 'artissist_events_published_total')).toBe(0);

@@ -125,7 +125,7 @@ describe('a production install (npm ci --omit=dev), started as the Dockerfile st
     let ready = 0;
     for (const deadline = Date.now() + 15_000; ready !== 200 && Date.now() < deadline; ) {
       ready = (await fetch(`${base}/readyz`)).status;
-      if (ready !== 200) await new Promise((r) => setTimeout(r, 250));
+      if (ready !== 200) await new Promise((r) => setTimeout(r, 100));
     }
     expect(ready).toBe(200);
 

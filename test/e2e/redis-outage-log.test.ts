@@ -105,15 +105,20 @@ describe('a Redis outage', () => {
   it('is a few rate-limited JSON summaries, with no plain-text stack trace on stderr', async () => {
     const before = instance.output().length;
     await redis.kill();
-    // The outage itself: how long Redis stays away.
-    await sleep(5000);
+    const downAt = Date.now();
+    // The outage itself: Redis stays away until the instance has said so and summed up one interval.
+    await eventually(
+      () => redisLines(before).length,
+      (n) => n >= 2,
+      20_000,
+    );
     // The instance reconnects by itself; a summary interval without failures says Redis answers again.
     await restart(before);
     const entries = redisLines(before).map((line) => JSON.parse(line));
     expect(entries[0]).toMatchObject({ level: 40, dependency: 'redis', msg: expect.stringContaining('redis is failing') });
     expect(entries.at(-1)).toMatchObject({ level: 30, dependency: 'redis', msg: 'redis answers again' });
     // One line when it starts failing, one summary per 2 s interval, one when it is back.
-    process.stdout.write(`redis outage of 5 s: ${entries.length} log lines\n`);
+    process.stdout.write(`redis outage of ${Date.now() - downAt} ms: ${entries.length} log lines\n`);
     expect(entries.length).toBeLessThanOrEqual(8);
     expect(stderr).not.toContain('Unhandled error event');
     expect(stderr).not.toMatch(/\n\s+at /);
@@ -141,8 +146,13 @@ describe('a Redis outage', () => {
     );
     await redis.kill();
     const writtenBeforeOutage = written;
-    // The outage itself: how long Redis stays away while the writer goes on.
-    await sleep(5000);
+    // The outage itself: Redis stays away while the writer goes on, until the instance has summed
+    // up one interval of failures and 20 more events are committed.
+    await eventually(
+      () => redisLines(before).length >= 2 && written >= writtenBeforeOutage + 20,
+      (enough) => enough,
+      30_000,
+    );
     const writtenDuringOutage = written - writtenBeforeOutage;
     await restart(before);
     // A few more once Redis is back, then the writer stops.

@@ -6,7 +6,7 @@ import { fixture } from '../support/fixtures';
  * A connection that trickles its request, one small piece a second, as a slowloris client does:
  * `headers` never finishes its header block; otherwise the headers are complete and the body trickles.
  */
-function slowClient(port: number, kind: 'headers' | 'body'): { socket: Socket; closedAfterMs: Promise<number> } {
+function slowClient(port: number, kind: 'headers' | 'body'): { socket: Socket; closedAfterMs: Promise<number>; trickling: Promise<void> } {
   const opened = Date.now();
   const socket = fixture('slow client socket', connect(port, '127.0.0.1'), (s) => s.destroy());
   socket.on('error', () => {});
@@ -18,8 +18,11 @@ function slowClient(port: number, kind: 'headers' | 'body'): { socket: Socket; c
         : 'POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{',
     );
   });
+  let trickled!: () => void;
+  const trickling = new Promise<void>((resolve) => (trickled = resolve));
   const timer = setInterval(() => {
     if (!socket.destroyed && socket.writable) socket.write(kind === 'headers' ? 'x-slow: 1\r\n' : ' ');
+    trickled();
   }, 1000);
   const closedAfterMs = new Promise<number>((resolve) =>
     socket.once('close', () => {
@@ -27,7 +30,7 @@ function slowClient(port: number, kind: 'headers' | 'body'): { socket: Socket; c
       resolve(Date.now() - opened);
     }),
   );
-  return { socket, closedAfterMs };
+  return { socket, closedAfterMs, trickling };
 }
 
 describe('slow clients (HTTP header, request and keep-alive timeouts, with the default settings)', () => {
@@ -42,8 +45,8 @@ describe('slow clients (HTTP header, request and keep-alive timeouts, with the d
       ...Array.from({ length: 50 }, () => slowClient(port, 'headers')),
       ...Array.from({ length: 50 }, () => slowClient(port, 'body')),
     ];
-    // While they trickle, a normal client gets its answer.
-    await new Promise((r) => setTimeout(r, 2000));
+    // While they trickle (each has sent a piece after its first), a normal client gets its answer.
+    await Promise.all(clients.map((c) => c.trickling));
     const started = performance.now();
     const res = await server.raw({ query: '{ viewer { tenantId } }' }, await server.token('acme'));
     const answerMs = performance.now() - started;

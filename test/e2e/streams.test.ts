@@ -496,16 +496,18 @@ describe('every stream resumable across three instances, Redis and instance fail
     await sleep(500);
     const counts = { logs: 0, milestones: 0, progress: 0, jobs: 0 };
     const writing = settled(Array.from({ length: 4 }, () => writer(Date.now() + 9000, counts)));
-    await sleep(1500);
+    const writes = () => counts.logs + counts.milestones + counts.progress + counts.jobs;
+    // Redis goes once the writers are well under way, and stays away while ten more writes commit.
+    await eventually(writes, (n) => n >= 10, 20_000);
     await redis.stop();
-    const downAt = Date.now();
+    const writesAtOutage = writes();
     // Readiness says so meanwhile.
     await eventually(
       async () => (await fetch(`${instances[0].url.replace(/\/graphql$/, '')}/readyz`)).status,
       (status) => status === 503,
       5000,
     );
-    await sleep(5000 - (Date.now() - downAt));
+    await eventually(writes, (n) => n >= writesAtOutage + 10, 20_000);
     // What was committed meanwhile is still in the outbox: nothing leaves it before Redis takes it.
     const heldBack = await waiting();
     expect(heldBack).toBeGreaterThan(0);
@@ -551,7 +553,12 @@ describe('every stream resumable across three instances, Redis and instance fail
       while (Date.now() < until) await follower.follow(random(alive()).url, 1000, false);
     });
     const writing = settled(Array.from({ length: 6 }, () => writer(until, counts)));
-    await sleep(3000);
+    // The victim dies once every follower is on it and the writers are under way.
+    await eventually(
+      () => followers.every((f) => f.subscriptions >= 1) && counts.logs + counts.milestones + counts.progress + counts.jobs >= 10,
+      (ready) => ready,
+      20_000,
+    );
     await victim.kill();
     const inOutbox = await waiting();
     await settled([writing, ...following]);

@@ -109,7 +109,7 @@ describe('npm run token and npm run worker:demo against a server started with PO
     while (steps === 0 && Date.now() < deadline) {
       const jobs = await gql(server.url, token, '{ jobsByStatus(status: RUNNING) { nodes { steps { status } } } }');
       steps = (jobs.data?.jobsByStatus.nodes ?? []).flatMap((j: { steps: { status: string }[] }) => j.steps).length;
-      if (steps === 0) await new Promise((r) => setTimeout(r, 250));
+      if (steps === 0) await new Promise((r) => setTimeout(r, 100));
     }
     expect(steps).toBeGreaterThan(0);
     worker.kill('SIGTERM');

@@ -6,6 +6,8 @@ export interface TcpProxy {
   url: string;
   /** Stops passing what clients send (it is kept): calls through the proxy hang, as on a stalled network. */
   hold(): void;
+  /** Resolves once a client has sent something while held: a call is now hanging on the proxy. */
+  stalled(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -17,6 +19,8 @@ export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy>
   const { hostname, port: targetPort } = new URL(target);
   const sockets = new Set<Socket>();
   let held = false;
+  let stalledCall: (() => void) | undefined;
+  const stalled = new Promise<void>((resolve) => (stalledCall = resolve));
   const server: Server = createServer((client) => {
     const upstream = connect(Number(targetPort), hostname);
     for (const s of [client, upstream]) {
@@ -26,6 +30,7 @@ export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy>
     }
     client.on('data', (chunk) => {
       if (!held) upstream.write(chunk);
+      else stalledCall?.();
     });
     upstream.pipe(client);
   });
@@ -44,6 +49,7 @@ export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy>
     hold: () => {
       held = true;
     },
+    stalled: () => stalled,
     stop,
   };
 }
