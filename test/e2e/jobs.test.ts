@@ -18,7 +18,7 @@ import {
   StepsAwaitingReviewDocument,
 } from '../../src/client/gql/graphql';
 import { allPages, codeOf, dataOf, Role, startTestServer, type TestServer } from '../support/server';
-import { JOB_PROGRESS, subscribe, wsClient } from '../support/ws';
+import { JOB_PROGRESS, subscribe, wsClient, metricValue, eventually } from '../support/ws';
 
 const SEVEN = ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'];
 
@@ -200,8 +200,12 @@ describe('jobs, steps and live progress', () => {
     // The sweeper (every 200 ms, for events older than 300 ms) publishes it.
     const [event] = await sub.waitFor(1, 5_000);
     expect(event).toMatchObject({ seq: 2, type: 'STEP_STARTED' });
-    // Nothing is left for a sweep to publish again, and the next event of the stream comes after
-    // the swept one with no second copy of it between them.
+    // Once the sweep has taken it out of the outbox, nothing is left for a sweep to publish again,
+    // and the next event of the stream comes after the swept one with no second copy between them.
+    await eventually(
+      () => metricValue(server.url, 'artissist_outbox_backlog'),
+      (n) => n === 0,
+    );
     expect(await server.app.outbox.sweep()).toBe(0);
     await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: 'crashy', progress: 0.5 }, worker);
     await sub.waitFor(2, 5_000);

@@ -147,9 +147,9 @@ describe('a Redis outage', () => {
     await redis.kill();
     const writtenBeforeOutage = written;
     // The outage itself: Redis stays away while the writer goes on, until the instance has summed
-    // up one interval of failures and 20 more events are committed.
+    // up one interval of failures and more than 20 events are committed.
     await eventually(
-      () => redisLines(before).length >= 2 && written >= writtenBeforeOutage + 20,
+      () => redisLines(before).length >= 2 && written > writtenBeforeOutage + 20,
       (enough) => enough,
       30_000,
     );
@@ -174,7 +174,7 @@ describe('a Redis outage', () => {
 
     const lines = redisLines(before);
     process.stdout.write(
-      `redis outage of 5 s under ${writtenDuringOutage} commits: ${lines.length} log lines about Redis or publishing, ${lines.join('\n').length} bytes\n`,
+      `redis outage under ${writtenDuringOutage} commits: ${lines.length} log lines about Redis or publishing, ${lines.join('\n').length} bytes\n`,
     );
     expect(writtenDuringOutage).toBeGreaterThan(20);
     // No line per event: only the outage log's lines, and no stack trace anywhere.
