@@ -1,11 +1,11 @@
 import { ApolloClient, ApolloLink, gql, HttpLink, InMemoryCache } from '@apollo/client';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { Role } from '../../src/auth/principal';
 import { ProjectScreenDocument } from '../../src/client/gql/graphql';
 import { startTestServer, type TestServer } from '../support/server';
 import { fixture } from '../support/fixtures';
+import { wsClient } from '../support/ws';
 
 /*
  * The server as a frontend uses it: Apollo Client 4 with its default InMemoryCache and no
@@ -22,15 +22,8 @@ describe('Apollo Client with its default cache', () => {
   beforeAll(async () => {
     server = await startTestServer();
     token = await server.token('apollo', [Role.EDITOR, Role.WORKER]);
-    ws = fixture(
-      'graphql-ws client',
-      createClient({
-        url: server.url.replace(/^http/, 'ws'),
-        webSocketImpl: WebSocket,
-        connectionParams: { authorization: `Bearer ${token}` },
-      }),
-      (c) => c.dispose(),
-    );
+    // graphql-ws's own retries, as an app using it has them.
+    ws = wsClient(server.url, token, { retryAttempts: 5 });
     const isSubscription = ({ query }: ApolloLink.Operation) =>
       query.definitions.some((d) => d.kind === 'OperationDefinition' && d.operation === 'subscription');
     client = new ApolloClient({

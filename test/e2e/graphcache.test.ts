@@ -1,10 +1,9 @@
 import { Client, fetchExchange, subscriptionExchange } from '@urql/core';
 import { cacheExchange as graphcacheExchange } from '@urql/exchange-graphcache';
-import { createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { ProjectScreenDocument } from '../../src/client/gql/graphql';
 import { Role, startTestServer, type TestServer } from '../support/server';
-import { fixture, restoredAfter } from '../support/fixtures';
+import { restoredAfter } from '../support/fixtures';
+import { wsClient } from '../support/ws';
 
 /*
  * A frontend's project screen with urql as it comes: `new Client` with its default fetch (queries
@@ -92,15 +91,8 @@ describe('urql with its defaults and Graphcache with no configuration', () => {
   });
 
   it('runs the project screen and a jobProgress subscription: no warning, cache-only re-reads hit, the cached job follows the events', async () => {
-    const ws = fixture(
-      'graphql-ws client',
-      createClient({
-        url: server.url.replace(/^http/, 'ws'),
-        webSocketImpl: WebSocket,
-        connectionParams: { authorization: `Bearer ${token}` },
-      }),
-      (c) => c.dispose(),
-    );
+    // graphql-ws's own retries, as an app using it has them.
+    const ws = wsClient(server.url, token, { retryAttempts: 5 });
     const urql = new Client({
       url: server.url,
       exchanges: [

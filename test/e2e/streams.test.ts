@@ -12,7 +12,7 @@ import { freshTable, testEndpoint, type TestTable } from '../support/dynamo';
 import { gqlAt, startInstance, type Instance } from '../support/instances';
 import { startRedis, type RedisServer } from '../support/redis';
 import { TEST_SECRET } from '../support/server';
-import { eventually } from '../support/ws';
+import { eventually, wsClient } from '../support/ws';
 import { fixture } from '../support/fixtures';
 
 /*
@@ -376,16 +376,7 @@ describe('every stream resumable across three instances, Redis and instance fail
       expect(fresh.subscriptions).toBe(1);
       // A position ahead of the stream is the client's mistake.
       const ahead = operation(stream, subject, ids.length + 1000);
-      const client = fixture(
-        'graphql-ws client',
-        createClient({
-          url: instances[1].url.replace(/^http/, 'ws'),
-          webSocketImpl: WebSocket,
-          connectionParams: { authorization: `Bearer ${editor}` },
-          retryAttempts: 0,
-        }),
-        (c) => c.dispose(),
-      );
+      const client = wsClient(instances[1].url, editor);
       const refused = await new Promise<unknown[]>((resolve) =>
         client.subscribe(ahead, {
           next: ({ errors }) => errors && resolve([...errors]),
@@ -406,16 +397,7 @@ describe('every stream resumable across three instances, Redis and instance fail
     const third = stored[2];
     const messages = (variables: Record<string, unknown>, n: number) =>
       new Promise<Array<{ position: number; action: string; eventId: string }>>((resolve, reject) => {
-        const client = fixture(
-          'graphql-ws client',
-          createClient({
-            url: instances[0].url.replace(/^http/, 'ws'),
-            webSocketImpl: WebSocket,
-            connectionParams: { authorization: `Bearer ${editor}` },
-            retryAttempts: 0,
-          }),
-          (c) => c.dispose(),
-        );
+        const client = wsClient(instances[0].url, editor);
         const got: Array<{ position: number; action: string; eventId: string }> = [];
         const timer = setTimeout(() => reject(new Error(`got ${got.length} of ${n} messages: ${JSON.stringify(got)}`)), 15_000);
         client.subscribe<{ projectActivity: { position: number; action: string; eventId: string } }>(

@@ -1,4 +1,4 @@
-import { createClient, type Client } from 'graphql-ws';
+import { createClient, type Client, type ClientOptions } from 'graphql-ws';
 import WebSocket from 'ws';
 import { fixture } from './fixtures';
 
@@ -10,16 +10,18 @@ import { fixture } from './fixtures';
 export const WAIT_FLOOR_MS = 20_000;
 
 /**
- * A graphql-ws client authenticated with `token` in connection_init, disposed by the fixture
- * registry after the test file (a test may dispose it earlier to see what closing does).
+ * A graphql-ws client authenticated with `token` in connection_init (no retries unless `options`
+ * say otherwise), disposed by the fixture registry after the test that made it (a test may dispose
+ * it earlier to see what closing does).
  */
-export function wsClient(httpUrl: string, token: string): Client {
+export function wsClient(httpUrl: string, token: string, options: Partial<ClientOptions> = {}): Client {
   const client = createClient({
     url: httpUrl.replace(/^http/, 'ws'),
     webSocketImpl: WebSocket,
     connectionParams: { authorization: `Bearer ${token}` },
     retryAttempts: 0,
     lazy: true,
+    ...options,
   });
   return fixture(`graphql-ws client of ${httpUrl}`, client, (c) => c.dispose());
 }
