@@ -10,7 +10,7 @@ import { Role } from '../src/auth/principal';
 import { loadConfig } from '../src/config';
 import { startDynamoDbLocal } from '../src/infra/dynamo/embedded';
 import { freePort } from '../src/infra/free-port';
-import { median, saveResult } from './support';
+import { BENCH_PLANS, median, saveResult } from './support';
 
 /*
  * The figures behind docs/scaling.md, measured on this machine: DynamoDB capacity units and calls
@@ -65,6 +65,7 @@ async function main() {
       OUTBOX_SWEEP_MS: '3600000',
       DYNAMODB_TIMEOUT_MS: '10000',
       REQUEST_BUDGET_MS: '30000',
+      ...BENCH_PLANS,
     }),
   );
 

@@ -8,7 +8,7 @@ import { Role } from '../src/auth/principal';
 import { loadConfig } from '../src/config';
 import { startDynamoDbLocal } from '../src/infra/dynamo/embedded';
 import type { Write } from '../src/infra/dynamo/write';
-import { quantile, saveResult } from './support';
+import { BENCH_PLANS, quantile, saveResult } from './support';
 
 /*
  * Commit-to-receipt delay of job events: the time from the moment DynamoDB acknowledged a step
@@ -20,7 +20,14 @@ async function main() {
   const dynamo = await startDynamoDbLocal({ dataPath: null });
   const secret = 'bench-secret-bench-secret-bench-secret';
   const app = await startApp(
-    loadConfig({ NODE_ENV: 'test', PORT: '0', DYNAMODB_ENDPOINT: dynamo.endpoint, AUTH_JWT_SECRET: secret, CURSOR_SECRET: 'c' }),
+    loadConfig({
+      NODE_ENV: 'test',
+      PORT: '0',
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      AUTH_JWT_SECRET: secret,
+      CURSOR_SECRET: 'c',
+      ...BENCH_PLANS,
+    }),
   );
   const committedAt = new Map<string, number>();
   const transact = app.store.transact.bind(app.store);

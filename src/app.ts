@@ -26,6 +26,7 @@ import { startHttpServer } from './http/server';
 import { serveGraphQLOverSse, type SseCounts } from './http/sse';
 import { attachWebSocket, type WebSocketCounts } from './http/websocket';
 import { createEventBus, type EventBus } from './infra/pubsub';
+import { RateBudgets } from './infra/rate-limits';
 import type { EmbeddedS3 } from './infra/s3/embedded';
 import { FileStore } from './infra/s3/files';
 import type { PartState } from './infra/supervisor';
@@ -232,6 +233,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     let starting = true;
     const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
     const bus = createEventBus({ redisUrl: config.redisUrl, outage, metrics });
+    // The tenants' rate budgets, counted in Redis when it is configured so that every instance draws on one count.
+    const budgets = new RateBudgets({ redisUrl: config.redisUrl, outage });
     const outbox = new Outbox(store, bus, {
       ...config.outbox,
       failPublish: options.failPublish,
@@ -285,6 +288,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       outbox,
       bus,
       eventRetentionDays: config.eventRetentionDays,
+      plans: config.plans,
+      budgets,
       subscriptionBuffer: config.subscriptionBuffer,
       replayMaxEvents: config.replayMaxEvents,
       jobLeaseSeconds: config.jobLeaseSeconds,
@@ -348,6 +353,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       await ws.close(0).catch(() => {});
       await http.stop(0).catch(() => {});
       await bus.close().catch(() => {});
+      await budgets.close();
       await metricsServer?.close();
       // The table and bucket checks end before the embedded parts stop (in the catch below), so no
       // call reaches a DynamoDB Local that is gone; a cancelled start-up cancelled them already.
@@ -415,6 +421,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           await step('outbox', () => outbox.stop());
           await step('job settle sweep', () => settler.stop());
           await step('event bus', () => bus.close());
+          await step('rate budgets', () => budgets.close());
           await step('metrics server', () => metricsServer?.close());
           outage.stop();
           dynamo.client.destroy();

@@ -102,8 +102,15 @@ export interface Config {
     /** Uploads not confirmed within this many hours expire. */
     uploadExpiryHours: number;
   };
-  /** Redis for events between instances; in-process when unset. */
+  /** Redis for events between instances, and for the tenants' rate budgets; in-process when unset. */
   redisUrl?: string;
+  /**
+   * What each plan allows a tenant (PLAN_LIMITS overrides the defaults, see PLAN_DEFAULTS); a
+   * tenant's own overrides, set by an admin (setTenantPlan), go over its plan's.
+   */
+  plans: Record<PlanName, PlanLimits>;
+  /** Enforce the plans' request-rate and cost budgets (TENANT_RATE_LIMITS, on by default). */
+  tenantRateLimits: boolean;
   ws: {
     /** Open WebSockets per instance; further handshakes are refused with 503 (WS_MAX_CONNECTIONS). */
     maxConnections: number;
@@ -155,6 +162,94 @@ export interface Config {
     maxDirectives: number;
     bodyLimitBytes: number;
   };
+}
+
+/** The plans a tenant can be on (the Tenant entity's `plan`). */
+export type PlanName = 'free' | 'studio' | 'enterprise';
+
+/**
+ * What a plan allows one tenant. Rates are per second, held across every instance (in Redis when
+ * REDIS_URL is set); the rest are quotas, each checked in the transaction of the write that would
+ * pass it (src/common/quota.ts). docs/operations.md says how to size them. (Running jobs and items
+ * per job are bounded per job kind and by pool shares, not yet by the plan.)
+ */
+export interface PlanLimits {
+  /** Operations a second of the whole tenant (queries, mutations, subscription starts; not workers'). */
+  requestsPerSecond: number;
+  /** Operations a second of one user of the tenant. */
+  userRequestsPerSecond: number;
+  /** Query cost a second of the whole tenant (the cost MAX_QUERY_COST bounds per operation). */
+  costPerSecond: number;
+  /** Workers' claims and reports a second: a budget of their own, so frontend traffic never stalls a pipeline. */
+  workerRequestsPerSecond: number;
+  /** Projects the tenant may hold. */
+  projects: number;
+  /** Bytes of confirmed files (asset versions, inspiration files) the tenant may store. */
+  storedBytes: number;
+}
+
+/** The limits of each plan, unless PLAN_LIMITS says otherwise. */
+export const PLAN_DEFAULTS: Record<PlanName, PlanLimits> = {
+  free: {
+    requestsPerSecond: 300,
+    userRequestsPerSecond: 300,
+    costPerSecond: 200_000,
+    workerRequestsPerSecond: 1_000,
+    projects: 1_000,
+    storedBytes: 10 * 1024 ** 3,
+  },
+  studio: {
+    requestsPerSecond: 1_000,
+    userRequestsPerSecond: 500,
+    costPerSecond: 1_000_000,
+    workerRequestsPerSecond: 3_000,
+    projects: 10_000,
+    storedBytes: 1024 ** 4,
+  },
+  enterprise: {
+    requestsPerSecond: 5_000,
+    userRequestsPerSecond: 1_000,
+    costPerSecond: 5_000_000,
+    workerRequestsPerSecond: 10_000,
+    projects: 100_000,
+    storedBytes: 20 * 1024 ** 4,
+  },
+};
+
+/** The names of a plan's limits, to check a PLAN_LIMITS entry or an admin's override against. */
+export const PLAN_LIMIT_NAMES = Object.keys(PLAN_DEFAULTS.free).filter((name): name is keyof PlanLimits => name in PLAN_DEFAULTS.free);
+
+/**
+ * PLAN_LIMITS: JSON such as `{"free":{"projects":50}}`, each named limit a whole number from 0;
+ * the limits it does not name keep their defaults. Throws, naming the entry, on anything else.
+ */
+function planLimits(raw: string | undefined): Record<PlanName, PlanLimits> {
+  const plans: Record<PlanName, PlanLimits> = {
+    free: { ...PLAN_DEFAULTS.free },
+    studio: { ...PLAN_DEFAULTS.studio },
+    enterprise: { ...PLAN_DEFAULTS.enterprise },
+  };
+  if (!raw) return plans;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error('PLAN_LIMITS must be JSON, e.g. {"free":{"projects":50}}.');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error('PLAN_LIMITS must be a JSON object of plans.');
+  for (const [plan, limits] of Object.entries(parsed)) {
+    if (plan !== 'free' && plan !== 'studio' && plan !== 'enterprise') throw new Error(`PLAN_LIMITS names no plan "${plan}".`);
+    if (typeof limits !== 'object' || limits === null) throw new Error(`PLAN_LIMITS.${plan} must be an object of limits.`);
+    for (const [name, value] of Object.entries(limits)) {
+      const known = PLAN_LIMIT_NAMES.find((n) => n === name);
+      if (!known) throw new Error(`PLAN_LIMITS.${plan} names no limit "${name}"; the limits are ${PLAN_LIMIT_NAMES.join(', ')}.`);
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+        throw new Error(`PLAN_LIMITS.${plan}.${name} must be a whole number from 0.`);
+      plans[plan][known] = value;
+    }
+  }
+  return plans;
 }
 
 type Env = Record<string, string | undefined>;
@@ -327,6 +422,8 @@ export function loadConfig(env: Env = process.env): Config {
       uploadExpiryHours: int(env, 'UPLOAD_EXPIRY_HOURS', 24),
     },
     redisUrl: env.REDIS_URL || undefined,
+    plans: planLimits(env.PLAN_LIMITS),
+    tenantRateLimits: onOff(env, 'TENANT_RATE_LIMITS', true),
     ws: {
       maxConnections: positive(env, 'WS_MAX_CONNECTIONS', 5_000),
       maxSubscriptions: int(env, 'WS_MAX_SUBSCRIPTIONS', 100),

@@ -44,6 +44,17 @@ export enum ErrorCode {
    * events: it runs over WebSocket (graphql-ws) or as GraphQL over SSE. Nothing ran.
    */
   SUBSCRIPTION_NEEDS_STREAM = 'SUBSCRIPTION_NEEDS_STREAM',
+  /**
+   * The tenant (or the user, or its workers) used up a rate budget of its plan for this second:
+   * nothing ran. HTTP 429 with Retry-After; `extensions.budget` names the budget and
+   * `extensions.retryAfterSeconds` says when to send again.
+   */
+  RATE_LIMITED = 'RATE_LIMITED',
+  /**
+   * The write would take the tenant past a quota of its plan (projects, stored bytes, items per
+   * job): nothing was written. `extensions.quota` names it, with `limit` and `requested`.
+   */
+  QUOTA_EXCEEDED = 'QUOTA_EXCEEDED',
   INTERNAL = 'INTERNAL',
 }
 
@@ -112,6 +123,34 @@ export const invalidTransition = (
   );
 
 /**
+ * RATE_LIMITED for a request refused by the rate budget `budget` (`points` a second), to be sent
+ * again after `retryAfterSeconds`: HTTP 429 with that Retry-After on every transport that has a
+ * status (WebSocket gets the error message, and the socket stays open).
+ */
+export const rateLimited = (budget: string, points: number, retryAfterSeconds: number) =>
+  new AppError(
+    ErrorCode.RATE_LIMITED,
+    `Too many requests: the ${budget} budget of your plan allows ${points} a second. Send again in ${retryAfterSeconds} s.`,
+    {
+      budget,
+      limit: points,
+      retryAfterSeconds,
+      http: { status: 429, headers: new Map([['retry-after', String(retryAfterSeconds)]]) },
+    },
+  );
+
+/**
+ * QUOTA_EXCEEDED: the write would take the tenant past its plan's `quota` (`limit`), asking for
+ * `requested` more. Nothing was written.
+ */
+export const quotaExceeded = (quota: string, limit: number, requested: number) =>
+  new AppError(
+    ErrorCode.QUOTA_EXCEEDED,
+    `This would pass your plan's ${quota} quota of ${limit}; nothing was written. Free some (delete what you no longer need) or ask an admin for a larger plan.`,
+    { quota, limit, requested },
+  );
+
+/**
  * SUBSCRIPTION_NEEDS_STREAM: a subscription reached a transport that answers once (an HTTP request
  * without `Accept: text/event-stream`). The message names the two ways that carry its events.
  */
@@ -144,7 +183,7 @@ export const wrongAttempt = (what: string, id: string, action: string, unit: 'st
 export const attemptTimedOut = (what: string, id: string, attempt: number, timedOutAt: string, limitSeconds: number | undefined) =>
   new AppError(
     ErrorCode.ATTEMPT_TIMED_OUT,
-    `Cannot report on ${what} ${id} as attempt ${attempt}: the attempt's time ran out at ${timedOutAt}${limitSeconds ? ` (its stage allows ${limitSeconds} s an attempt, whatever its reports)` : ''}, and the next claim takes the item over as a new attempt. Stop and drop the work of attempt ${attempt}.`,
+    `Cannot report on ${what} ${id} as attempt ${attempt}: the attempt's time ran out at ${timedOutAt}${limitSeconds ? ` (its stage allows ${limitSeconds} s an attempt, whatever its reports)` : ''}, and the next claim takes it over as a new attempt. Stop and drop the work of attempt ${attempt}.`,
     { entity: what, id, attempt, timedOutAt },
   );
 

@@ -16,6 +16,7 @@ import { type CommitHooks, commitUnit } from './infra/dynamo/unit-of-work';
 import type { LeaseCodec } from './auth/lease';
 import { downloadEvent, hasTrailEvents, withTrailRetention } from './common/activity-event';
 import { entities } from './common/entities';
+import { hasQuotaWrites, limitsOf, planOf, withQuotaLimits } from './common/quota';
 import type { Outbox } from './events/outbox';
 import { createEventBus, type EventBus } from './infra/pubsub';
 import { SharedItemReads } from './infra/shared-reads';
@@ -27,6 +28,8 @@ import { SharedItemReads } from './infra/shared-reads';
 export interface ContextDeps {
   store: Store;
   eventRetentionDays: number;
+  /** What each plan allows (Config.plans); the defaults when omitted. */
+  plans?: Config['plans'];
   /**
    * When false, loaders read one item per call and cache nothing. That exists only to measure
    * what batching saves (tests and benchmarks); the server always batches.
@@ -154,16 +157,22 @@ class RequestScope implements Scope {
   }
 
   /**
-   * The tenant's activityRetentionDays, applied to the trail events of a unit at commit; the
-   * tenant item is read in the same call as the unit's stream heads (see CommitHooks.context).
+   * What a unit takes from the tenant's settings at commit: its activityRetentionDays for the trail
+   * events, and its plan's limits for the quota writes (common/quota.ts). The tenant item is read
+   * in the same call as the unit's stream heads (see CommitHooks.context), so a quota costs a
+   * unit that appends to a stream no read of its own.
    */
   private retentionContext(): CommitHooks['context'] {
     this.retention ??= {
       key: entities.Tenant.keyOf(this.tenantId, {}),
-      applies: hasTrailEvents,
+      applies: (writes) => hasTrailEvents(writes) || hasQuotaWrites(writes),
       adjust: (writes, tenant) => {
         const days = entities.Tenant.is(tenant) ? tenant.activityRetentionDays : undefined;
-        return days == null ? writes : withTrailRetention(writes, days);
+        const retained = days == null ? writes : withTrailRetention(writes, days);
+        if (!hasQuotaWrites(retained)) return retained;
+        return withQuotaLimits(retained, limitsOf(this.deps.plans, tenant), (quota) =>
+          this.deps.metrics?.quotaRefused.inc({ plan: planOf(tenant), quota }),
+        );
       },
     };
     return this.retention;
@@ -205,6 +214,7 @@ function createRepositories(deps: ContextDeps, principal: Principal): Repositori
       replayMaxEvents: deps.replayMaxEvents,
       jobLeaseSeconds: deps.jobLeaseSeconds ?? 60,
       metrics: deps.metrics,
+      plans: deps.plans,
     };
     featureDepsOf.set(deps, featureDeps);
   }

@@ -38,6 +38,13 @@ export function deadLetterCode(code: string | undefined): string {
 /** The first letter of a word (a whole code point): the partition of the word index it is in. */
 export const initialOf = (word: string): string => String.fromCodePoint(word.codePointAt(0) ?? 0x5f);
 
+/** The bytes of an asset's versions whose status `counted` says count. */
+function versionBytes(versions: readonly AssetVersionItem[], counted: (status: AssetVersionItem['status']) => boolean): number {
+  let bytes = 0;
+  for (const v of versions) if (counted(v.status)) bytes += v.size ?? 0;
+  return bytes;
+}
+
 const archivedPartition = (archived: unknown) => (archived ? 'ARCHIVED_PROJECT' : 'PROJECT');
 
 /** The upload states of a stored file (an asset's version, an inspiration's file). */
@@ -61,9 +68,65 @@ export const MAX_STORED_ASSET_VERSIONS = 500;
 /** The most days a tenant may keep its activity trail for (besides forever). */
 export const MAX_ACTIVITY_RETENTION_DAYS = 36_500;
 
-/** The statuses of a job and of a step attempt (their transitions are decided in job.machine.ts). */
+/** The statuses of a job and of a step attempt; their machines follow. */
 export const JOB_STATES = ['QUEUED', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export const STEP_STATES = ['PENDING', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'SKIPPED'] as const;
+type JobStatusValue = (typeof JOB_STATES)[number];
+type StepStatusValue = (typeof STEP_STATES)[number];
+
+/**
+ * The status machine of a job: where each status may go. Every change of a job is held to it at
+ * commit (src/job/job.items.ts, BatchState.change); which command may run in which status is the
+ * command table in src/job/job.machine.ts, checked against this machine by test/unit/job-machine.test.ts.
+ */
+const JOB_MACHINE = {
+  attribute: 'status',
+  initial: 'QUEUED',
+  // QUEUED → COMPLETED: every step took stored outputs at creation (src/job/job.reuse.ts).
+  transitions: {
+    QUEUED: ['RUNNING', 'COMPLETED', 'CANCELLED'],
+    RUNNING: ['PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'],
+    PAUSED: ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'],
+    COMPLETED: [],
+    FAILED: ['RUNNING'],
+    CANCELLED: [],
+  } satisfies Record<JobStatusValue, readonly JobStatusValue[]>,
+  descriptions: {
+    QUEUED: 'Created; no step has started yet.',
+    RUNNING: 'A step is running, or waits to be started or claimed.',
+    PAUSED: 'A step waits for a person’s review (approveStep or rejectStep).',
+    COMPLETED: 'Every step completed.',
+    FAILED: 'A step failed with no attempts left, or was rejected; retryJob runs it again.',
+    CANCELLED: 'Cancelled by a person; its waiting steps were skipped.',
+  },
+} as const;
+
+/**
+ * The status machine of one step attempt. A failed attempt never runs again: the next attempt is
+ * a new step item, which starts PENDING (or RUNNING, held by the worker whose claim took it over).
+ */
+const STEP_MACHINE = {
+  attribute: 'status',
+  initial: 'PENDING',
+  // PENDING → COMPLETED: the attempt took the stored outputs of a completed step (src/job/job.reuse.ts);
+  // PENDING → SKIPPED: its job was cancelled before it ran; PAUSED → COMPLETED | FAILED: a person's review.
+  transitions: {
+    PENDING: ['RUNNING', 'COMPLETED', 'SKIPPED'],
+    RUNNING: ['PAUSED', 'COMPLETED', 'FAILED'],
+    PAUSED: ['COMPLETED', 'FAILED'],
+    COMPLETED: [],
+    FAILED: [],
+    SKIPPED: [],
+  } satisfies Record<StepStatusValue, readonly StepStatusValue[]>,
+  descriptions: {
+    PENDING: 'Waiting to be started or claimed.',
+    RUNNING: 'A worker holds it, under a lease its reports renew.',
+    PAUSED: 'Waiting for a person’s review.',
+    COMPLETED: 'Done, with its artifacts and outputs.',
+    FAILED: 'This attempt failed (see error); another may follow.',
+    SKIPPED: 'Never run: the job was cancelled first.',
+  },
+} as const;
 
 /** A fan-out stage holds at most this many work items (see docs/pipelines.md). */
 export const MAX_STAGE_ITEMS = 10_000;
@@ -105,6 +168,23 @@ export const entities = {
       keepAssetVersions: attr.int(),
       /** Days activity events are kept; unset: the server's EVENT_RETENTION_DAYS; 0: forever. */
       activityRetentionDays: attr.int(),
+      /** An admin's overrides of the plan's limits for this tenant alone (setTenantPlan); unset: the plan's. */
+      limits: attr.json<Partial<Record<string, number>>>()({ internal: true }),
+    },
+  }),
+  /**
+   * How much of each quota of its plan a tenant uses, exactly: every write that changes what an
+   * item counts (an entity's `quota` declaration) adds the difference in its own transaction,
+   * conditioned on the plan's limit (src/common/quota.ts). Kept by ADD alone, so it carries no
+   * entity type; each quota is an attribute named as the quota.
+   */
+  TenantUsage: entity({
+    type: 'TenantUsage',
+    idPrefix: undefined,
+    key: keyShape({ pk: '', sk: 'USAGE' }),
+    attributes: {
+      projects: attr.int(),
+      storedBytes: attr.int(),
     },
   }),
   Project: entity({
@@ -147,6 +227,8 @@ export const entities = {
       },
     },
     search: { fields: ['title'], maxWords: 32 },
+    // Archiving frees the slot: the quota bounds the projects a tenant works on.
+    quota: { name: 'projects', counts: (project) => (project.archived ? 0 : 1) },
   }),
   Brief: entity({
     type: 'Brief',
@@ -294,6 +376,12 @@ export const entities = {
     },
     search: { fields: ['alt', 'ocr'], maxWords: 40 },
     ttl: true,
+    // Confirmed versions count (archived ones are still stored); an upload requested is checked against what is left.
+    quota: {
+      name: 'storedBytes',
+      counts: (asset) => versionBytes(asset.versions, (status) => status !== 'uploading'),
+      pending: (asset) => versionBytes(asset.versions, (status) => status === 'uploading'),
+    },
   }),
   Inspiration: entity({
     type: 'Inspiration',
@@ -319,6 +407,11 @@ export const entities = {
     },
     // 30, not 40: an update may also replace all 30 tag items (60 writes).
     search: { fields: ['tags', 'text'], maxWords: 30 },
+    quota: {
+      name: 'storedBytes',
+      counts: (inspiration) => (inspiration.fileStatus === 'ready' ? (inspiration.size ?? 0) : 0),
+      pending: (inspiration) => (inspiration.fileStatus === 'uploading' ? (inspiration.size ?? 0) : 0),
+    },
   }),
   /** Written in its inspiration's transaction, so listing by tag is one query. */
   InspirationTag: entity({
@@ -426,7 +519,6 @@ export const entities = {
       kind: attr.string({ required: true }),
       /** 0 (lowest) to 9; a pool hands out a tenant's higher-priority jobs' work first (default 5). */
       priority: attr.int(),
-      status: attr.enum(JOB_STATES)({ required: true }),
       plan: attr.json<{ name: string; order: number }[]>()({ required: true }),
       /** The current attempt of each planned step. */
       attempts: attr.json<Record<string, number>>()({ required: true }),
@@ -452,6 +544,7 @@ export const entities = {
       /** False when the job asked not to take stored outputs (createJob reuse: false); absent means it does. */
       reuse: attr.boolean(),
     },
+    status: JOB_MACHINE,
     indexes: {
       /** The tenant's jobs by status, latest change first. */
       byStatus: { index: 'GSI1', pk: 'JOB_STATUS#{status}', sk: '{updatedAt}#{jobId}' },
@@ -482,7 +575,6 @@ export const entities = {
     attributes: {
       order: attr.int({ required: true }),
       attempt: attr.int({ required: true }),
-      status: attr.enum(STEP_STATES)({ required: true }),
       progress: attr.float({ required: true }),
       artifacts: attr.strings(),
       metrics: attr.json()(),
@@ -494,6 +586,8 @@ export const entities = {
       finishedAt: attr.dateTime(),
       /** Its job's kind, so that claimable work can be listed by kind. */
       kind: attr.string(),
+      /** This running attempt was claimed by a pool worker (it counts in the tenant's PoolLoad). */
+      pooled: attr.boolean({ internal: true }),
       /** Who started or claimed this attempt, and until when it holds it without a report. */
       worker: attr.string(),
       leaseExpiresAt: attr.dateTime(),
@@ -503,7 +597,12 @@ export const entities = {
       availableAt: attr.dateTime({ internal: true }),
       /** The completed step whose stored outputs this attempt took instead of running (src/job/job.reuse.ts). */
       reusedFrom: attr.json<ReuseSourceItem>()(),
+      /** When the running attempt's time is up (its stage's attemptTimeoutSeconds after its start), whatever its renewals. */
+      timesOutAt: attr.dateTime(),
+      /** When a waiting attempt may start: after its stage's retry backoff; absent when it may start at once. */
+      waitsUntil: attr.dateTime(),
     },
+    status: STEP_MACHINE,
     indexes: {
       /** Steps paused for a person's review (sparse: only while paused), most recent first. */
       awaitingReview: { index: 'GSI1', pk: 'STEP_STATUS#{status}', sk: '{updatedAt}#{jobId}#{name}', when: { status: ['PAUSED'] } },
@@ -596,6 +695,22 @@ export const entities = {
         format: { sequence: (n: number) => pad(n, 5) },
         derive: { errorCode: (item: { error?: { code?: string } }) => deadLetterCode(item.error?.code) },
       },
+      /**
+       * The same dead letters across tenants, for admins: write-sharded by job like the jobs'
+       * status index, merged on read, newest first within an error code.
+       */
+      deadLettersAcrossTenants: {
+        index: 'GSI3',
+        crossTenant: true,
+        pk: 'DEAD#{kind}#{stage}#{shard}',
+        sk: '{errorCode}#{finishedAt}#{tenantId}#{jobId}#{sequence}',
+        when: { status: ['FAILED'] },
+        format: { sequence: (n: number) => pad(n, 5) },
+        derive: {
+          errorCode: (item: { error?: { code?: string } }) => deadLetterCode(item.error?.code),
+          shard: (item: { jobId: string }) => opsShardOf(item.jobId),
+        },
+      },
     },
     ttl: true,
   }),
@@ -604,7 +719,9 @@ export const entities = {
    * to): the entry claimWork finds (in the steps' claimable partitions, so one query finds both),
    * then it takes the job's claimable items (WorkItem.claimableInJob). Derived from the job and
    * written in the job's own transactions, so it leaves in the transaction that pauses, cancels,
-   * fails or moves the job on: a worker never meets the items of a job that stopped.
+   * fails or moves the job on: a worker never meets the items of a job that stopped. A declared
+   * job at a single-step stage has one too, in the pools' index only, while its step can be
+   * claimed (from when: its availableAt), so pool workers find steps as they find items.
    */
   JobWork: entity({
     type: 'JobWork',
@@ -613,9 +730,12 @@ export const entities = {
     key: keyShape({ pk: 'JOB#{jobId}', sk: 'WORK' }),
     attributes: {
       kind: attr.string({ required: true }),
-      /** The fan-out stage, named as a step is (so the steps' index keys apply). */
+      /** The stage (fan-out or single step), named as a step is (so the steps' index keys apply). */
       name: attr.string({ required: true }),
+      /** In the tenant's claimable indexes: a fan-out stage's entry (a single step is there itself). */
       claimable: attr.boolean({ internal: true }),
+      /** In the pools' index: every entry. */
+      inPool: attr.boolean({ internal: true }),
       /** When the job reached the stage (the entry's place among claimable work, oldest first). */
       availableAt: attr.dateTime({ internal: true }),
       /** The job's priority (0–9), for the pool's order within a tenant. */
@@ -632,7 +752,7 @@ export const entities = {
         crossTenant: true,
         pk: 'POOL#{kind}#{name}',
         sk: '{tenantId}#{rank}#{availableAt}#{jobId}',
-        when: { claimable: [true] },
+        when: { inPool: [true] },
         derive: { rank: (work: { priority: number }) => String(9 - work.priority) },
       },
       claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },

@@ -1,3 +1,4 @@
+import type { PlanLimits, PlanName } from '../config';
 import type { Repositories } from '../context';
 import type { AnyModel } from '../infra/dynamo/entity';
 import type { Metrics } from '../infra/metrics';
@@ -16,6 +17,8 @@ export interface FeatureDeps {
   /** How long a worker's hold on a step lasts without a report, in seconds. */
   jobLeaseSeconds: number;
   metrics?: Metrics;
+  /** What each plan allows (Config.plans); the defaults when absent. */
+  plans?: Record<PlanName, PlanLimits>;
 }
 
 /**

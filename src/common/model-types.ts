@@ -31,9 +31,25 @@ export function enumOf<const V extends string>(
   name = enumName(model, attribute),
   valueDescriptions: Partial<Record<V, string>> = {},
 ): EnumObject<V> {
+  const made = enumObject(values);
+  registerEnumOf(model, attribute, made, name, valueDescriptions);
+  return made;
+}
+
+/**
+ * Registers `made`, the enum object of a model's enum attribute that its code already holds, as
+ * the GraphQL enum `name`, described from the declaration as enumOf does: call it once per enum.
+ */
+export function registerEnumOf(
+  model: AnyModel,
+  attribute: string,
+  made: Record<string, string>,
+  name: string,
+  valueDescriptions: Partial<Record<string, string>> = {},
+): void {
   if (registered.has(name)) throw new Error(`The enum ${name} is registered twice.`);
   registered.add(name);
-  const made = enumObject(values);
+  const values = Object.values(made);
   const isStatus = model.status?.attribute === attribute;
   // A status enum describes its machine; any other enum says what its attribute holds.
   const description = isStatus ? `Transitions: ${model.describeTransitions()}.` : model.attributes[attribute]?.description;
@@ -41,9 +57,7 @@ export function enumOf<const V extends string>(
   const meanings: Partial<Record<string, string>> = isStatus ? { ...model.status?.descriptions, ...valueDescriptions } : valueDescriptions;
   const valuesConfig = Object.fromEntries(values.map((value) => [value.toUpperCase(), { description: meanings[value] }]));
   // The same object, seen by its string keys, so the values' configuration can be built from them.
-  const byKey: Record<string, string> = made;
-  registerEnumType(byKey, { name, description, valuesConfig });
-  return made;
+  registerEnumType(made, { name, description, valuesConfig });
 }
 
 /** The GraphQL type of one attribute; `enums` holds the enum objects made for this model so far. */

@@ -6,6 +6,7 @@ import { activityEvent, subjectOf, type EventSpec } from './activity-event';
 import { idempotent, type IdempotentRequest } from './idempotency';
 import type { Key } from './keys';
 import type { Scope } from './scope';
+import { quotaWrites } from './quota';
 import { searchChange } from './search';
 
 const MAX_RETRIES = 5;
@@ -123,6 +124,8 @@ export function mutate<M extends AnyModel>(
       model.put(scope.tenantId, next).ifVersion(lock.version, lock.onConditionFailed),
       ...derived,
       ...search.writes,
+      // The tenant's usage moves with what the item counts against its plan, within the limit (quota.ts).
+      ...quotaWrites(scope.tenantId, model, current, next),
       activityEvent(scope, { subject: subjectOf(model, next), ...event, data: { version: next.version, ...event.data } }),
     ]);
     // commit() dropped the request's cached reads; the written item is known, so it is primed.
@@ -148,28 +151,49 @@ export function create<M extends AnyModel>(
   request?: IdempotentRequest,
 ): Promise<ItemOf<M>> {
   return idempotent(scope, model, request, async (remember) => {
-    const now = scope.now().toISOString();
-    const search = searchChange(scope.tenantId, model, null, attributes);
-    const item = model.toItem(scope.tenantId, {
-      ...attributes,
-      ...search.attributes,
-      version: 1,
-      createdAt: now,
-      updatedAt: now,
-      createdBy: scope.actor,
-    });
-    const subject = subjectOf(model, item);
-    await scope.commit([
-      // First, so that when a duplicate request committed first, its failure is the one reported.
-      ...(remember ? [remember(item)] : []),
-      model.put(scope.tenantId, item).ifNew(() => new AppError(ErrorCode.CONFLICT, `${subject.type} ${subject.id} already exists.`)),
-      ...derived,
-      ...search.writes,
-      activityEvent(scope, { subject, ...event, data: { version: 1, ...event.data } }),
-    ]);
+    const { item, writes } = creationWrites(scope, model, attributes, event, derived, scope.now().toISOString());
+    // The record first, so that when a duplicate request committed first, its failure is the one reported.
+    await scope.commit([...(remember ? [remember(item)] : []), ...writes]);
     scope.items.prime({ PK: item.PK, SK: item.SK }, item);
     return written(model, item);
   });
+}
+
+/**
+ * What creating an entity writes, for `create` and for a caller that creates one inside a
+ * transaction of its own (a job's completed stage makes an asset): the item as stored (key, type,
+ * index attributes and search words derived; version 1, times at `now`, the scope's author), put
+ * only if its key is new (CONFLICT otherwise), the derived writes, its search words and its
+ * created event. Pure: nothing is written.
+ */
+export function creationWrites<M extends AnyModel>(
+  scope: Scope,
+  model: M,
+  attributes: Record<string, unknown>,
+  event: EventSpec,
+  derived: Write[],
+  now: string,
+): { item: Item; writes: UnitWrite[] } {
+  const search = searchChange(scope.tenantId, model, null, attributes);
+  const item = model.toItem(scope.tenantId, {
+    ...attributes,
+    ...search.attributes,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+    createdBy: scope.actor,
+  });
+  const subject = subjectOf(model, item);
+  return {
+    item,
+    writes: [
+      model.put(scope.tenantId, item).ifNew(() => new AppError(ErrorCode.CONFLICT, `${subject.type} ${subject.id} already exists.`)),
+      ...derived,
+      ...search.writes,
+      ...quotaWrites(scope.tenantId, model, null, item),
+      activityEvent(scope, { subject, ...event, data: { version: 1, ...event.data } }),
+    ],
+  };
 }
 
 /**
@@ -188,6 +212,7 @@ export function remove<M extends AnyModel>(
       del(keyOf(scope, target)).ifVersion(lock.version, lock.onConditionFailed),
       ...derived,
       ...searchChange(scope.tenantId, target.model, current, null).writes,
+      ...quotaWrites(scope.tenantId, target.model, current, null),
       activityEvent(scope, { subject: subjectOf(target.model, current), ...event }),
     ]);
     return current;

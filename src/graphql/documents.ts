@@ -14,6 +14,7 @@ import {
   visit,
   visitWithTypeInfo,
   type DocumentNode,
+  type OperationDefinitionNode,
   type GraphQLSchema,
   type ParseOptions,
   type ValidationContext,
@@ -76,7 +77,7 @@ export class Documents {
     }).protect();
     // Armor with its cost rule alone, which gives that rule and nothing else.
     const costRules = new ApolloArmor({
-      costLimit: { maxCost, ...reportedAs('cost', LIMIT_HINTS.cost) },
+      costLimit: { maxCost, ...reportedAs('cost', LIMIT_HINTS.cost), onAccept: [noteCost] },
       maxDepth: { enabled: false },
       maxAliases: { enabled: false },
       maxDirectives: { enabled: false },
@@ -218,11 +219,38 @@ function pageSizesBeforeCost(cost: ValidationRule): ValidationRule {
       },
       OperationDefinition: {
         enter(...args) {
-          if (!outOfRange) costOfOperation?.apply(costVisitor, args);
+          if (outOfRange) return;
+          // Armor tells its cost to noteCost, synchronously, while this operation is the one costed.
+          costing = args[0];
+          try {
+            costOfOperation?.apply(costVisitor, args);
+          } finally {
+            costing = undefined;
+          }
         },
       },
     };
   };
+}
+
+/** Each validated operation's cost as armor's cost rule computed it (the tenants' cost budgets draw it). */
+const operationCosts = new WeakMap<OperationDefinitionNode, number>();
+
+/** The operation armor's cost rule is computing right now (see pageSizesBeforeCost). */
+let costing: OperationDefinitionNode | undefined;
+
+/** Armor's onAccept: the cost of the operation being validated, kept with it. */
+function noteCost(_context: ValidationContext | null, details: { n: number }): void {
+  if (costing) operationCosts.set(costing, details.n);
+}
+
+/**
+ * The cost of a validated operation, as the cost limit computed it when its document was
+ * validated (documents are validated once and kept, so this is the same object); 1 for one the
+ * cost rule did not see.
+ */
+export function costOf(operation: OperationDefinitionNode): number {
+  return operationCosts.get(operation) ?? 1;
 }
 
 /** The arguments that size a page of a list, everywhere in the schema. */

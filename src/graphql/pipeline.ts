@@ -15,10 +15,12 @@ import { subscriptionNeedsStream } from '../errors';
 import { isRecord } from '../guards';
 import { inBudget, runWithBudget } from '../infra/deadline';
 import type { Metrics } from '../infra/metrics';
+import type { RateBudgets } from '../infra/rate-limits';
 import { createContext, type ContextDeps } from '../wiring';
-import { Documents } from './documents';
+import { costOf, Documents } from './documents';
 import { currentRequest, noteOperation, OperationRecords, type RequestRecord } from './record';
 import { SharedSubscriptions, type DeliveryStream, type SubscriptionArgs } from './shared-subscriptions';
+import { TenantBudgets } from './tenant-budgets';
 import type { DocumentRequest } from './trusted-documents';
 import { tooDeepVariables, variableErrors } from './variables';
 
@@ -26,6 +28,8 @@ export interface PipelineDeps extends ContextDeps {
   config: Config;
   schema: GraphQLSchema;
   metrics?: Metrics;
+  /** The tenants' rate budgets (in Redis or in this process); without them nothing is rate limited. */
+  budgets?: RateBudgets;
 }
 
 /** What a client sends to run an operation, over any transport (graphql-ws's subscribe payload, an SSE request). */
@@ -49,6 +53,8 @@ export type Admission =
  * - records and errors (record.ts): one record per operation with its log line and metrics
  *   sample; known codes pass, anything else is masked as INTERNAL, every error carries its
  *   request's id, and no stack trace leaves;
+ * - the tenants' rate budgets (tenant-budgets.ts): each operation of a verified caller draws on
+ *   its tenant's plan before it runs, and is refused with RATE_LIMITED (429) past it;
  * - the request budget (infra/deadline.ts) around every query and mutation;
  * - subscriptions (shared-subscriptions.ts): each event is executed once per share key with a
  *   fresh context, shared by every subscriber of that key, its payload serialized once.
@@ -57,9 +63,12 @@ export class OperationPipeline {
   readonly documents: Documents;
   readonly records: OperationRecords;
   readonly subscriptions: SharedSubscriptions;
+  readonly budgets?: TenantBudgets;
   /** Throws, naming the file, when a configured trusted documents manifest cannot be read. */
   constructor(private readonly deps: PipelineDeps) {
     this.documents = new Documents(deps.schema, deps.config);
+    if (deps.budgets)
+      this.budgets = new TenantBudgets({ config: deps.config, store: deps.store, budgets: deps.budgets, metrics: deps.metrics });
     this.records = new OperationRecords(deps.config.env, deps.metrics);
     this.subscriptions = new SharedSubscriptions((principal) => this.context(principal), deps.config.requestBudgetMs);
   }
@@ -71,12 +80,13 @@ export class OperationPipeline {
 
   /** The Apollo plugins that apply this pipeline's parts to HTTP requests: the limits, the variables check and the record. */
   apolloPlugins(): ApolloServerPlugin<Context>[] {
+    const budgets = this.budgets;
     return [
       ...this.documents.apolloPlugins,
       {
         async requestDidStart() {
           return {
-            async didResolveOperation({ request, operation, operationName }) {
+            async didResolveOperation({ request, operation, operationName, contextValue }) {
               // Noted as soon as it is known, so that a request cut off before its response (see
               // request-log.ts) is still logged with its operation; willSendResponse notes it again.
               const record = currentRequest();
@@ -87,10 +97,14 @@ export class OperationPipeline {
               // field would resolve to null (an INTERNAL "Cannot return null" error).
               if (operation?.operation === 'subscription') throw subscriptionNeedsStream();
               const error = tooDeepVariables(request.variables);
-              if (!error) return;
-              // A request error like Apollo's own variable errors: nothing ran. Apollo drops `http` from the response.
-              error.extensions.http = { status: 400 };
-              throw error;
+              if (error) {
+                // A request error like Apollo's own variable errors: nothing ran. Apollo drops `http` from the response.
+                error.extensions.http = { status: 400 };
+                throw error;
+              }
+              // Apollo sends the refusal's `http` (429 and Retry-After) as the response's status and headers.
+              const refused = operation && (await budgets?.check(contextValue.principal ?? null, operation, costOf(operation)));
+              if (refused) throw refused;
             },
             async willSendResponse({ document, operation, operationName, request }) {
               const record = currentRequest();
@@ -127,6 +141,8 @@ export class OperationPipeline {
     // Checked (depth first, then coercion) before anything else walks the variables (the share key, execution).
     const errors = variableErrors(this.deps.schema, operation, request.variables);
     if (errors.length) return { errors };
+    const refused = await this.budgets?.check(principal, operation, costOf(operation));
+    if (refused) return { errors: [refused] };
     return {
       operation,
       args: {

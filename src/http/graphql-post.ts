@@ -4,6 +4,7 @@ import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import type { TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import type { Context } from '../context';
+import { ErrorCode } from '../errors';
 import { isJsonObject, isRecord, parsedBody } from '../guards';
 import type { OperationPipeline } from '../graphql/pipeline';
 import { requestRecordOf } from './request-log';
@@ -81,6 +82,9 @@ export function graphqlPostRoute(deps: PostRouteDeps): (req: IncomingMessage, re
       return viaApollo(req, res, body);
     }
     const admission = await pipeline.admit(body, principal, record);
+    // Refused by a rate budget: answered here (429, Retry-After), not drawn for a second time by Apollo's pass.
+    if (admission.errors?.[0]?.extensions.code === ErrorCode.RATE_LIMITED)
+      return answerAsApollo(res, mediaType, { errors: admission.errors }, pipeline.records.formatError);
     if (admission.errors || admission.operation.operation === 'subscription') {
       return viaApollo(req, res, body);
     }

@@ -78,6 +78,7 @@ const STATUS_OF_CODE: Record<string, number> = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   SERVICE_UNAVAILABLE: 503,
+  RATE_LIMITED: 429,
   INTERNAL: 500,
 };
 
@@ -268,6 +269,9 @@ export function serveGraphQLOverSse(deps: SseDeps): SseEndpoint {
     const status = allow ? 405 : ((typeof code === 'string' ? STATUS_OF_CODE[code] : undefined) ?? 400);
     if (res.headersSent || res.destroyed) return;
     if (status === 503) res.setHeader('retry-after', '2');
+    // A rate budget's refusal says when its window opens again (errors.ts rateLimited).
+    const wait = formatted[0]?.extensions?.retryAfterSeconds;
+    if (status === 429 && typeof wait === 'number') res.setHeader('retry-after', String(wait));
     if (allow) res.setHeader('allow', allow);
     res.status(status).json({ errors: formatted });
   };

@@ -103,6 +103,22 @@ export class Metrics {
   };
 
   /** Events handed to the bus, by the writer after a commit or by the outbox sweeper. */
+  /** Bounded labels: the plan (a fixed set), never the tenant id, and the budget (tenant, user, cost, worker). */
+  readonly tenantThrottled = new Counter({
+    name: `${METRIC_PREFIX}tenant_throttled_total`,
+    help: "Operations refused with RATE_LIMITED, by the tenant's plan and the budget that ran out.",
+    labelNames: ['plan', 'budget'] as const,
+    registers: [this.registry],
+  });
+
+  /** Bounded labels: the plan and the quota (projects, storedBytes), never the tenant id. */
+  readonly quotaRefused = new Counter({
+    name: `${METRIC_PREFIX}tenant_quota_refusals_total`,
+    help: "Writes refused with QUOTA_EXCEEDED, by the tenant's plan and the quota.",
+    labelNames: ['plan', 'quota'] as const,
+    registers: [this.registry],
+  });
+
   readonly eventsPublished = new Counter({
     name: `${METRIC_PREFIX}events_published_total`,
     help: 'Committed events published to subscribers (by the writer or the outbox sweeper).',

@@ -1,9 +1,9 @@
-import { deadLetterCode, entities, type EntityItem } from '../common/entities';
+import { deadLetterCode, entities, type EntityItem, OPS_SHARDS } from '../common/entities';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import { optionalText, requireText } from '../common/validate';
 import { AppError, badInput } from '../errors';
-import { prefixEnd } from '../infra/dynamo/entity';
+import { prefixEnd, tenantOfPk } from '../infra/dynamo/entity';
 import type { PageRequest } from '../infra/dynamo/store';
 import type { JobItems } from './job.items';
 import { declaredKind } from './job.kinds';
@@ -81,6 +81,30 @@ export class DeadLetters {
       { descending: true },
     );
     return entities.WorkItem.pageOf(await this.scope.page(spec, page));
+  }
+
+  /**
+   * Every tenant's dead letters of one stage of a kind (admins only; the resolver checks the
+   * role), each with its tenant, in the order `list` gives one tenant's: one query per shard of
+   * the cross-tenant index, merged. Pages forward only.
+   */
+  async acrossTenants(kindName: string, stageName: string, errorCode: string | null | undefined, page: PageRequest) {
+    const kind = requireText(kindName, 'kind', 100);
+    const stage = this.checkStage(this.stagesOf(kind, 'kind'), kind, requireText(stageName, 'stage', 48), 'stage');
+    const code = optionalText(errorCode, 'errorCode', 100);
+    const model = entities.WorkItem;
+    const values = { kind, stage, ...(code != null ? { errorCode: deadLetterCode(code) } : {}) };
+    const merged = await this.scope.store.queryMerged(
+      this.scope.tenantId,
+      `ops:dead:${kind}:${stage}:${code ?? ''}`,
+      (below) =>
+        Array.from({ length: OPS_SHARDS }, (_, shard) =>
+          model.query('', 'deadLettersAcrossTenants', { ...values, shard }, { descending: true, range: { below } }),
+        ),
+      model.sortAttributeOf('deadLettersAcrossTenants'),
+      page,
+    );
+    return model.pageOf(merged).map((item) => ({ ...item, tenantId: tenantOfPk(item.PK) }));
   }
 
   /**

@@ -121,22 +121,26 @@ export class BatchState {
   pool?: { running: number; limit?: number };
 
   /**
-   * How many items this group's changes start (+) or end (-) running under a pool worker's claim:
+   * How many items and steps this group's changes start (+) or end (-) running under a pool worker's claim:
    * derived from the items as read and as changed, so every way an attempt ends counts.
    */
   poolDelta(): number {
+    const held = (unit: { status: string; pooled?: boolean } | undefined) =>
+      unit?.status === ItemStatus.RUNNING && unit.pooled === true ? 1 : 0;
     let delta = 0;
-    for (const [key, item] of this.changedItems) {
-      const read = this.readItems.get(key);
-      const before = read?.status === ItemStatus.RUNNING && read.pooled === true ? 1 : 0;
-      const after = item.status === ItemStatus.RUNNING && item.pooled === true ? 1 : 0;
-      delta += after - before;
+    for (const [key, item] of this.changedItems) delta += held(item) - held(this.readItems.get(key));
+    // A step attempt counts likewise: the one as read is the step's current attempt, if it is this one.
+    for (const step of this.changedSteps) {
+      const read = this.readSteps.get(step.name);
+      delta += held(step) - held(read?.attempt === step.attempt ? read : undefined);
     }
     return delta;
   }
 
   /** The items as read (before any change of the group); set by load, and a fork shares its group's. */
   readItems: ReadonlyMap<string, WorkItemItem> = new Map();
+  /** The current step attempts as read (before any change of the group), likewise. */
+  readSteps: ReadonlyMap<string, StepLike> = new Map();
 
   fork(): BatchState {
     const copy = new BatchState(
@@ -154,6 +158,7 @@ export class BatchState {
     );
     copy.reuseRecords = this.reuseRecords;
     copy.readItems = this.readItems;
+    copy.readSteps = this.readSteps;
     copy.pool = this.pool;
     return copy;
   }
@@ -190,6 +195,8 @@ export class BatchState {
   ): void {
     const previous = this.job;
     this.job = { ...previous, ...next, version: previous.version + 1, updatedAt: this.at };
+    // Every decision on a job is held to the machine declared with the entity, here where it commits.
+    if (this.job.status !== previous.status) entities.Job.assertTransition(previous.jobId, previous.status, this.job.status);
     this.events.push({ job: this.job, previous, type, actor, ...about });
   }
 
@@ -211,6 +218,10 @@ export class BatchState {
   }
 
   putStep(step: StepLike): void {
+    // The step's move is held to its declared machine too: a new attempt moves from the first status.
+    const before = this.steps.get(step.name);
+    const from = before?.attempt === step.attempt ? before.status : StepStatus.PENDING;
+    if (from !== step.status) entities.Step.assertTransition(`${step.name}#${step.attempt}`, from, step.status);
     this.changedSteps = this.changedSteps.filter((s) => !(s.name === step.name && s.attempt === step.attempt));
     this.changedSteps.push(step);
     this.steps.set(step.name, step);
@@ -319,6 +330,14 @@ export class JobItems {
     );
   }
 
+  /**
+   * submit for a pool worker's claim of a step: the group reads the tenant's pool share and load
+   * too (BatchState.pool), so `apply` can hold the tenant's running limit.
+   */
+  submitPooled<T>(jobId: string, apply: (state: BatchState) => T): Promise<T> {
+    return this.submitRefs(jobId, [POOL_REF], apply);
+  }
+
   /** submit, with the group's reads named as refs (itemId, or POOL_REF for the tenant's pool load). */
   private submitRefs<T>(jobId: string, refs: readonly string[], apply: (state: BatchState) => T): Promise<T> {
     const io: AggregateIO<BatchState> = {
@@ -361,6 +380,7 @@ export class JobItems {
     const readVersions = new Map([...items].map(([key, item]) => [key, item.version]));
     const state = new BatchState(job, readVersions, job, steps, storedSteps, items, this.scope.now().toISOString());
     state.readItems = new Map(items);
+    state.readSteps = new Map(steps);
     if (withPool) {
       const [share, load] = await this.scope.store.batchGet([
         entities.PoolShare.keyOf(tenantId, {}),
@@ -392,6 +412,7 @@ export class JobItems {
     const steps = new Map(carried.steps);
     const state = new BatchState(job, readVersions, job, steps, carried.storedSteps, items, this.scope.now().toISOString());
     state.readItems = new Map(items);
+    state.readSteps = new Map(steps);
     // Reuse records are read anew as load reads them: another job may have recorded one since.
     if (!TERMINAL.has(job.status))
       state.reuseRecords = await readRecords(this.scope.store, this.scope.tenantId, waitingStepKeys(job, steps));
@@ -416,7 +437,11 @@ export class JobItems {
     writes.push(...expiringSteps(scope, job, state.storedSteps, state.changedSteps, expiresAt, at));
     for (const e of state.events)
       writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item, reused: e.reused }, at, e.actor));
-    writes.push(...jobWorkWrites(scope, read, job, at), ...jobSettleWrites(scope, read, job, at));
+    const stepOf = (j: JobItem, steps: ReadonlyMap<string, StepLike>) => (j.currentStep ? steps.get(j.currentStep) : undefined);
+    writes.push(
+      ...jobWorkWrites(scope, { job: read, step: stepOf(read, state.readSteps) }, { job, step: stepOf(job, state.steps) }, at),
+      ...jobSettleWrites(scope, read, job, at),
+    );
     const delta = state.poolDelta();
     if (delta !== 0) {
       // The tenant's count of items running under pool claims moves with the items, exactly; an
@@ -491,7 +516,8 @@ export class JobItems {
     ];
     for (const e of state.events)
       writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item, reused: e.reused }, at, e.actor));
-    writes.push(...jobWorkWrites(scope, null, final, at), ...jobSettleWrites(scope, job, final, at));
+    const current = final.currentStep ? state.steps.get(final.currentStep) : undefined;
+    writes.push(...jobWorkWrites(scope, null, { job: final, step: current }, at), ...jobSettleWrites(scope, job, final, at));
     return { job: final, steps: stepsNow, writes };
   }
 

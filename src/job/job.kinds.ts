@@ -27,6 +27,19 @@ export interface StageDeclaration {
    */
   fanOut?: FanOutDeclaration;
   /**
+   * A single-step stage: how long one attempt of its step may run, in seconds, from its start or
+   * claim, whatever its progress reports renew; past it the next claim takes the step over (a new
+   * attempt, the old one failed with ATTEMPT_TIMED_OUT). A fan-out stage declares it for its items,
+   * in `fanOut`.
+   */
+  attemptTimeoutSeconds?: number;
+  /**
+   * A single-step stage: how long the next attempt waits after one failed (failStep, a lease or an
+   * attempt's time that ran out) before it can be started or claimed. A fan-out stage declares it
+   * for its items, in `fanOut`.
+   */
+  retryBackoff?: RetryBackoff;
+  /**
    * Completing the stage creates a new asset version in the job's project, in the same
    * transaction: `file` names the S3-key output that is the asset's file.
    */
@@ -273,6 +286,18 @@ export function fanOutOf(job: { kind: string; declared?: boolean }, stage: strin
 /** The stage declaration named `stage` of a declared job. */
 export function stageOf(job: { kind: string; declared?: boolean }, stage: string): StageDeclaration | undefined {
   return job.declared ? declaredKind(job.kind)?.stages.find((s) => s.name === stage) : undefined;
+}
+
+/** The attempt timeout and retry backoff of a declared job's single-step stage `stage` (none for a free-form job). */
+export function stepPolicyOf(job: { kind: string; declared?: boolean }, stage: string): StepPolicy {
+  const declared = stageOf(job, stage);
+  return declared && !declared.fanOut ? { attemptTimeoutSeconds: declared.attemptTimeoutSeconds, retryBackoff: declared.retryBackoff } : {};
+}
+
+/** What a step's stage declares for the life of its attempts (see StageDeclaration). */
+export interface StepPolicy {
+  attemptTimeoutSeconds?: number;
+  retryBackoff?: RetryBackoff;
 }
 
 /** The names of the stages of declared kind `kind` that pause for a person's review, in order (none for a free-form kind). */

@@ -1,6 +1,7 @@
 import { type EntityItem, JOB_STATES, type ReuseSourceItem, STEP_STATES } from '../common/entities';
-import { AppError, badInput, ErrorCode, invalidTransition, wrongAttempt } from '../errors';
+import { AppError, attemptTimedOut, badInput, ErrorCode, invalidTransition, wrongAttempt } from '../errors';
 import { enumObject } from '../infra/dynamo/entity';
+import { backoffSeconds, type StepPolicy } from './job.kinds';
 
 /** A job's statuses, from the declaration (entities.ts); which moves are allowed is decided below. */
 export const JobStatus = enumObject(JOB_STATES);
@@ -151,6 +152,12 @@ export interface StepState {
   leaseExpiresAt?: string;
   /** The completed step whose stored outputs this attempt took (job.reuse.ts). */
   reusedFrom?: ReuseSourceItem;
+  /** When a running attempt's time is up (its stage's attempt timeout), whatever its renewals. */
+  timesOutAt?: string;
+  /** When a waiting attempt may start, after its stage's retry backoff. */
+  waitsUntil?: string;
+  /** The running attempt was claimed by a pool worker (it counts in its tenant's pool load). */
+  pooled?: boolean;
 }
 
 /**
@@ -217,6 +224,39 @@ const VERBS: Record<JobAction['kind'], string> = {
   retry: 'retry',
 };
 
+/** Where a command may run and where it moves the job and the step it names. */
+export interface CommandDeclaration {
+  /** The job statuses it is accepted in. */
+  job: readonly JobStatus[];
+  /** The job status it moves to (named in INVALID_TRANSITION; a completion may finish the job instead). */
+  to: JobStatus;
+  /** The statuses of the named step's current attempt it is accepted in (a claim decides by the lease). */
+  step?: readonly StepStatus[];
+  /** The status it moves that attempt to. */
+  stepTo?: StepStatus;
+}
+
+/**
+ * The commands on a job and its steps, declared as data: in which job status and step status each
+ * is accepted and where it moves them. decide refuses a command outside them with
+ * INVALID_TRANSITION (from, to and the statuses allowed); what a command does beyond the move is
+ * its effect in decide. test/unit/job-machine.test.ts holds every move here to the machines
+ * declared with the entities (src/common/entities.ts), and every write is held to those machines
+ * again at commit.
+ */
+export const JOB_COMMANDS: Record<JobAction['kind'], CommandDeclaration> = {
+  start: { job: [JobStatus.QUEUED, JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.PENDING], stepTo: StepStatus.RUNNING },
+  claim: { job: [JobStatus.QUEUED, JobStatus.RUNNING], to: JobStatus.RUNNING, stepTo: StepStatus.RUNNING },
+  progress: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.RUNNING },
+  complete: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.COMPLETED },
+  fail: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.FAILED },
+  pause: { job: [JobStatus.RUNNING], to: JobStatus.PAUSED, step: [StepStatus.RUNNING], stepTo: StepStatus.PAUSED },
+  approve: { job: [JobStatus.PAUSED], to: JobStatus.RUNNING, step: [StepStatus.PAUSED], stepTo: StepStatus.COMPLETED },
+  reject: { job: [JobStatus.PAUSED], to: JobStatus.FAILED, step: [StepStatus.PAUSED], stepTo: StepStatus.FAILED },
+  cancel: { job: [JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.PAUSED], to: JobStatus.CANCELLED },
+  retry: { job: [JobStatus.FAILED], to: JobStatus.RUNNING },
+};
+
 /** The actions a worker takes on a step: on a cancelled job each gets JOB_CANCELLED. */
 const WORKER_ACTIONS = new Set<JobAction['kind']>(['start', 'claim', 'progress', 'complete', 'fail', 'pause']);
 
@@ -252,14 +292,19 @@ export function decide(
   job: JobState,
   steps: Map<string, StepState>,
   action: JobAction,
-  ctx: { now: string; actor: string; jobId: string },
+  ctx: { now: string; actor: string; jobId: string; policy?: StepPolicy },
 ): Outcome {
   const total = job.plan.length;
   const next: JobState = { ...job };
-  const requireJob = (allowed: JobStatus[], to: string) => {
+  const command = JOB_COMMANDS[action.kind];
+  const requireJob = () => {
     if (job.status === JobStatus.CANCELLED && WORKER_ACTIONS.has(action.kind)) throw cancelledJob(ctx.jobId, job.finishedAt);
-    if (!allowed.includes(job.status)) {
-      throw invalidTransition('Job', ctx.jobId, job.status, to, { action: VERBS[action.kind], allowed, hint: JOB_HINTS[job.status] });
+    if (!command.job.includes(job.status)) {
+      throw invalidTransition('Job', ctx.jobId, job.status, command.to, {
+        action: VERBS[action.kind],
+        allowed: [...command.job],
+        hint: JOB_HINTS[job.status],
+      });
     }
   };
   const stepOf = (name: string): StepState => {
@@ -268,11 +313,12 @@ export function decide(
       throw badInput(`Job ${ctx.jobId} has no step named "${name}"; its steps are ${job.plan.map((p) => p.name).join(', ')}.`, 'stepName');
     return step;
   };
-  const requireStep = (step: StepState, allowed: StepStatus[], to: StepStatus) => {
+  const requireStep = (step: StepState) => {
+    const allowed = command.step ?? [];
     if (!allowed.includes(step.status)) {
-      throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, step.status, to, {
+      throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, step.status, command.stepTo ?? step.status, {
         action: VERBS[action.kind],
-        allowed,
+        allowed: [...allowed],
         hint: STEP_HINTS[step.status],
       });
     }
@@ -284,7 +330,37 @@ export function decide(
       throw wrongAttempt(`Step ${step.name} of job`, ctx.jobId, VERBS[action.kind], 'step', step.attempt, action.attempt);
     }
   };
-  const lease = (leaseUntil: string | undefined) => (leaseUntil ? { worker: ctx.actor, leaseExpiresAt: leaseUntil } : {});
+  const later = (seconds: number) => new Date(Date.parse(ctx.now) + Math.round(seconds * 1000)).toISOString();
+  const limit = ctx.policy?.attemptTimeoutSeconds;
+  /** When an attempt starting now runs out of time: its stage's attempt timeout from now (none without one). */
+  const deadline = limit ? later(limit) : undefined;
+  /** A lease never outlasts its attempt's time: a report past it renews nothing. */
+  const lease = (leaseUntil: string | undefined, timesOutAt: string | undefined) =>
+    leaseUntil ? { worker: ctx.actor, leaseExpiresAt: timesOutAt !== undefined && timesOutAt < leaseUntil ? timesOutAt : leaseUntil } : {};
+  /** A waiting attempt starts only once its retry backoff is over. */
+  const requireReady = (step: StepState) => {
+    if (step.waitsUntil && step.waitsUntil > ctx.now) {
+      throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `${step.status} until ${step.waitsUntil}`, StepStatus.RUNNING, {
+        action: VERBS[action.kind],
+        allowed: [`${StepStatus.PENDING} once its backoff is over`],
+        hint: `Attempt ${step.attempt} waits for its stage's retry backoff: it can start at ${step.waitsUntil}.`,
+      });
+    }
+  };
+  /** What an attempt starting now (started or claimed) is: running, its lease, and its time from now. */
+  const begin = (leaseUntil: string | undefined) => ({
+    status: StepStatus.RUNNING,
+    progress: 0,
+    startedAt: ctx.now,
+    waitsUntil: undefined,
+    timesOutAt: deadline,
+    ...lease(leaseUntil, deadline),
+  });
+  /** What the attempt after failed attempt `attempt` waits for: its stage's backoff (nothing without one). */
+  const backoffAfter = (name: string, attempt: number): Partial<StepState> => {
+    const seconds = backoffSeconds(ctx.policy?.retryBackoff, { jobId: ctx.jobId, stage: name, sequence: 0, attempt });
+    return seconds > 0 ? { waitsUntil: later(seconds) } : {};
+  };
   /**
    * An attempt failed with `error`. While attempts remain a new attempt follows and the job keeps
    * running: waiting to be started, or, with `takenOver`, already held by the worker that claimed
@@ -301,7 +377,7 @@ export function decide(
         attempt: step.attempt + 1,
         status: StepStatus.PENDING,
         progress: 0,
-        ...takenOver,
+        ...(takenOver ?? backoffAfter(step.name, step.attempt)),
       };
       next.progress = round(job.completedSteps / total);
       return takenOver
@@ -333,14 +409,15 @@ export function decide(
 
   switch (action.kind) {
     case 'start': {
-      requireJob([JobStatus.QUEUED, JobStatus.RUNNING], JobStatus.RUNNING);
+      requireJob();
       const step = stepOf(action.step);
-      requireStep(step, [StepStatus.PENDING], StepStatus.RUNNING);
+      requireStep(step);
       const expected = job.currentStep ?? job.plan[0]?.name;
       if (step.name !== expected) {
         throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `waiting for ${expected}`, StepStatus.RUNNING);
       }
-      const started: StepState = { ...step, status: StepStatus.RUNNING, progress: 0, startedAt: ctx.now, ...lease(action.leaseUntil) };
+      requireReady(step);
+      const started: StepState = { ...step, ...begin(action.leaseUntil) };
       next.status = JobStatus.RUNNING;
       next.currentStep = step.name;
       next.startedAt = job.startedAt ?? ctx.now;
@@ -350,52 +427,67 @@ export function decide(
       // A waiting current step is started for the claimer; a running one whose lease ran out is
       // taken over as a new attempt (the old one failed with LEASE_EXPIRED), or fails the job
       // when it has no attempts left. Anything else is not claimable.
-      requireJob([JobStatus.QUEUED, JobStatus.RUNNING], JobStatus.RUNNING);
+      requireJob();
       const step = stepOf(action.step);
       const current = job.currentStep ?? job.plan[0]?.name;
       if (step.name !== current) throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `waiting for ${current}`, 'claimed');
       if (step.status === StepStatus.PENDING) {
-        const started: StepState = { ...step, status: StepStatus.RUNNING, progress: 0, startedAt: ctx.now, ...lease(action.leaseUntil) };
+        requireReady(step);
+        const started: StepState = { ...step, ...begin(action.leaseUntil) };
         next.status = JobStatus.RUNNING;
         next.startedAt = job.startedAt ?? ctx.now;
         return { job: next, steps: [started], step: started, type: JobEventType.STEP_STARTED };
       }
-      if (step.status !== StepStatus.RUNNING || !step.leaseExpiresAt || step.leaseExpiresAt > ctx.now) {
+      // A running attempt can be taken over once its lease or its time runs out, whichever is first.
+      const ends = [step.leaseExpiresAt, step.timesOutAt].filter((at): at is string => at !== undefined).sort()[0];
+      if (step.status !== StepStatus.RUNNING || !ends || ends > ctx.now) {
         throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, step.status, 'claimed', {
           action: 'claim',
-          allowed: [StepStatus.PENDING, 'RUNNING with its lease run out'],
-          hint: step.leaseExpiresAt ? `Its lease runs until ${step.leaseExpiresAt}.` : undefined,
+          allowed: [StepStatus.PENDING, 'RUNNING with its lease or its time run out'],
+          hint: ends ? `${ends === step.timesOutAt ? 'Its attempt' : 'Its lease'} runs until ${ends}.` : undefined,
         });
       }
-      const error = {
-        code: 'LEASE_EXPIRED',
-        message: `Worker ${step.worker ?? 'unknown'} stopped reporting; its lease ran out at ${step.leaseExpiresAt}.`,
-        retryCount: step.attempt - 1,
-      };
-      // The claimer holds the new attempt at once.
-      return failAttempt(step, error, { status: StepStatus.RUNNING, startedAt: ctx.now, ...lease(action.leaseUntil) });
+      const error =
+        ends === step.timesOutAt
+          ? {
+              code: 'ATTEMPT_TIMED_OUT',
+              message: `Attempt ${step.attempt} of worker ${step.worker ?? 'unknown'} ran out of time at ${ends}: its stage allows ${limit ?? '?'} s an attempt, whatever its reports.`,
+              retryCount: step.attempt - 1,
+            }
+          : {
+              code: 'LEASE_EXPIRED',
+              message: `Worker ${step.worker ?? 'unknown'} stopped reporting; its lease ran out at ${step.leaseExpiresAt}.`,
+              retryCount: step.attempt - 1,
+            };
+      // With a retry backoff the next attempt waits for it, like one its worker failed: the
+      // claimer holds none of it. Without one the claimer holds the new attempt at once.
+      if (ctx.policy?.retryBackoff && step.attempt < job.maxAttempts) return failAttempt(step, error);
+      return failAttempt(step, error, begin(action.leaseUntil));
     }
     case 'progress': {
       if (!(action.progress >= 0 && action.progress <= 1)) throw badInput('progress must be between 0 and 1.', 'progress');
-      requireJob([JobStatus.RUNNING], JobStatus.RUNNING);
+      requireJob();
       const step = stepOf(action.step);
       requireAttempt(step);
-      requireStep(step, [StepStatus.RUNNING], StepStatus.RUNNING);
-      // A report renews the reporter's lease.
+      requireStep(step);
+      // An attempt whose time is up is not renewed: its holder is told to stop, and the next claim takes it over.
+      if (step.timesOutAt && step.timesOutAt <= ctx.now)
+        throw attemptTimedOut(`Step ${step.name} of job`, ctx.jobId, step.attempt, step.timesOutAt, limit);
+      // A report renews the reporter's lease, up to the attempt's time.
       const updated: StepState = {
         ...step,
         progress: action.progress,
         metrics: action.metrics ?? step.metrics,
-        ...lease(action.leaseUntil),
+        ...lease(action.leaseUntil, step.timesOutAt),
       };
       next.progress = round((job.completedSteps + action.progress) / total);
       return { job: next, steps: [updated], step: updated, type: JobEventType.STEP_PROGRESS };
     }
     case 'complete': {
-      requireJob([JobStatus.RUNNING], JobStatus.RUNNING);
+      requireJob();
       const step = stepOf(action.step);
       requireAttempt(step);
-      requireStep(step, [StepStatus.RUNNING], StepStatus.COMPLETED);
+      requireStep(step);
       const produced = { artifacts: action.artifacts, metrics: action.metrics ?? step.metrics, outputs: action.outputs ?? step.outputs };
       if (action.review) {
         // A stage declared for review keeps what it produced and waits for a person's decision.
@@ -408,26 +500,26 @@ export function decide(
       return { job: next, steps: [done], step: done, type: JobEventType.STEP_COMPLETED };
     }
     case 'fail': {
-      requireJob([JobStatus.RUNNING], JobStatus.RUNNING);
+      requireJob();
       const step = stepOf(action.step);
       requireAttempt(step);
-      requireStep(step, [StepStatus.RUNNING], StepStatus.FAILED);
+      requireStep(step);
       const error = { code: action.code, message: action.message, retryCount: step.attempt - 1 };
       return failAttempt(step, error);
     }
     case 'pause': {
-      requireJob([JobStatus.RUNNING], JobStatus.PAUSED);
+      requireJob();
       const step = stepOf(action.step);
       requireAttempt(step);
-      requireStep(step, [StepStatus.RUNNING], StepStatus.PAUSED);
+      requireStep(step);
       const paused: StepState = { ...step, status: StepStatus.PAUSED };
       next.status = JobStatus.PAUSED;
       return { job: next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
     }
     case 'approve': {
-      requireJob([JobStatus.PAUSED], JobStatus.RUNNING);
+      requireJob();
       const step = stepOf(action.step);
-      requireStep(step, [StepStatus.PAUSED], StepStatus.COMPLETED);
+      requireStep(step);
       const approved: StepState = {
         ...step,
         status: StepStatus.COMPLETED,
@@ -440,9 +532,9 @@ export function decide(
       return { job: next, steps: [approved], step: approved, type: JobEventType.STEP_APPROVED };
     }
     case 'reject': {
-      requireJob([JobStatus.PAUSED], JobStatus.FAILED);
+      requireJob();
       const step = stepOf(action.step);
-      requireStep(step, [StepStatus.PAUSED], StepStatus.FAILED);
+      requireStep(step);
       const error = { code: 'REJECTED', message: action.reason, retryCount: step.attempt - 1 };
       const rejected: StepState = {
         ...step,
@@ -459,14 +551,14 @@ export function decide(
       return { job: next, steps: [rejected], step: rejected, type: JobEventType.STEP_REJECTED };
     }
     case 'cancel': {
-      requireJob([JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.PAUSED], JobStatus.CANCELLED);
+      requireJob();
       next.status = JobStatus.CANCELLED;
       next.finishedAt = ctx.now;
       const skipped = [...steps.values()].filter((s) => s.status === StepStatus.PENDING).map((s) => ({ ...s, status: StepStatus.SKIPPED }));
       return { job: next, steps: skipped, type: JobEventType.JOB_CANCELLED };
     }
     case 'retry': {
-      requireJob([JobStatus.FAILED], JobStatus.RUNNING);
+      requireJob();
       const failedName = job.currentStep ?? job.plan[0].name;
       const failed = stepOf(failedName);
       const attempt = failed.attempt + 1;

@@ -86,9 +86,11 @@ export class PoolScheduler {
       const { skPrefix: _none, ...partition } = entities.JobWork.query('', 'pool', { kind, name: stage });
       const rows = await this.store.queryFirst(partition, VIEW_ENTRIES);
       const view = new Map<string, PoolEntry[]>();
+      const now = new Date().toISOString();
       for (const row of rows) {
         const tenantId = jobOwnerOf(row)?.tenantId;
-        if (!tenantId || !entities.JobWork.is(row)) continue;
+        // A single step held under a live lease is claimable only from its availableAt: not yet work.
+        if (!tenantId || !entities.JobWork.is(row) || (row.availableAt ?? '') > now) continue;
         const list = view.get(tenantId) ?? [];
         list.push({ tenantId, jobId: row.jobId, stage: row.name, kind: row.kind });
         view.set(tenantId, list);
@@ -238,7 +240,7 @@ function poolsOf(
   const pools: { kind: string; stage: string }[] = [];
   for (const k of kind != null ? [kind] : scope.kinds) {
     for (const s of declaredKind(k)?.stages ?? []) {
-      if (!s.fanOut || (stage != null && s.name !== stage) || (scope.stages && !scope.stages.includes(s.name))) continue;
+      if ((stage != null && s.name !== stage) || (scope.stages && !scope.stages.includes(s.name))) continue;
       pools.push({ kind: k, stage: s.name });
     }
   }
@@ -246,9 +248,9 @@ function poolsOf(
 }
 
 /**
- * A pool worker's claimWork: the next item of any tenant, by the pools' fair shares (see
- * PoolScheduler), with a lease naming exactly that item and attempt, sealed for this worker. Only
- * fan-out stages' items are pooled. Null when no tenant has claimable work in its pools.
+ * A pool worker's claimWork: the next step or item of any tenant, by the pools' fair shares (see
+ * PoolScheduler), with a lease naming exactly that step or item and its attempt, sealed for this
+ * worker (a step's lease has sequence 0). Null when no tenant has claimable work in its pools.
  */
 export async function claimPooledWork(ctx: Context, kind: string | null, stage: string | null) {
   const principal = ctx.principal;
@@ -258,19 +260,49 @@ export async function claimPooledWork(ctx: Context, kind: string | null, stage: 
   // The pool's own pseudo-tenant owns no data: its repositories only reach the process's scheduler.
   const scheduler = jobsOf(principal.tenantId).poolScheduler();
   for (const pool of poolsOf(principal.pool, kind, stage)) {
-    const claimed = await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimPooledItem(entry.jobId));
-    if (!claimed?.item) continue;
+    const fanOut = declaredKind(pool.kind)?.stages.find((s) => s.name === pool.stage)?.fanOut !== undefined;
+    const claimed = fanOut
+      ? await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimPooledItem(entry.jobId))
+      : await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimPooledStep(entry.jobId, entry.stage));
+    const held =
+      claimed?.item ?? (claimed?.step ? { stage: claimed.step.name, sequence: STEP_SEQUENCE, attempt: claimed.step.attempt } : null);
+    if (!claimed || !held) continue;
     const lease = await leases.seal({
       tenantId: claimed.tenantId,
       jobId: claimed.job.jobId,
-      stage: claimed.item.stage,
-      sequence: claimed.item.sequence,
-      attempt: claimed.item.attempt,
+      stage: held.stage,
+      sequence: held.sequence,
+      attempt: held.attempt,
       worker: principal.userId,
     });
     return { ...claimed, lease };
   }
   return null;
+}
+
+/** The sequence a lease on a single step names: items' sequences start at 1. */
+const STEP_SEQUENCE = 0;
+
+/**
+ * The repositories and attempt a report on a step runs with: the caller's own and the attempt it
+ * named, or, for a pool worker, those of the tenant of the lease it sends, which must name this
+ * step (and the attempt, when the call names one); the lease's attempt is the one reported on.
+ */
+export async function stepReportRepos(
+  ctx: Context,
+  ref: { jobId: string; stepName: string; attempt?: number | null; lease?: string | null },
+): Promise<{ repos: Repositories; attempt: number | null }> {
+  const principal = ctx.principal;
+  if (!principal?.pool) return { repos: ctx.repos, attempt: ref.attempt ?? null };
+  if (!ref.lease || !ctx.leases) throw forbidden('A pool worker reports on a step with the lease claimWork handed it (argument lease).');
+  const lease: OpenedLease = await ctx.leases.open(ref.lease, principal.userId);
+  const named = ref.attempt ?? lease.attempt;
+  if (lease.jobId !== ref.jobId || lease.sequence !== STEP_SEQUENCE || lease.stage !== ref.stepName || lease.attempt !== named) {
+    throw forbidden(
+      `The lease is for ${lease.sequence === STEP_SEQUENCE ? 'step' : `item ${lease.sequence} of stage`} ${lease.stage} of job ${lease.jobId}, attempt ${lease.attempt}: report on that one.`,
+    );
+  }
+  return { repos: ctx.reposUnderLease(lease), attempt: lease.attempt };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { activityEvent } from '../common/activity-event';
 import { assertId, isValidTenantId } from '../common/ids';
-import { retryWhileStale, Stale } from '../common/mutate';
+import { creationWrites, retryWhileStale, Stale } from '../common/mutate';
 import { entities, type EntityItem } from '../common/entities';
 import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
@@ -11,8 +11,8 @@ import type { PageRequest } from '../infra/dynamo/store';
 import { type ConditionFailure, del, type UnitWrite } from '../infra/dynamo/write';
 import { checkFields } from '../common/fields';
 import { canonicalJson, checkClientKey, keyReused, requestFingerprint } from '../common/idempotency';
-import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.kinds';
-import { JobItems, openReached } from './job.items';
+import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf, stepPolicyOf } from './job.kinds';
+import { type BatchState, JobItems, openReached } from './job.items';
 import { type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
 import { readRecords, recordWrites, takesReuse, waitingStepKeys } from './job.reuse';
@@ -267,7 +267,8 @@ export class JobRepository {
           // A lease that ran out past the step's attempts failed the job: that step is nobody's work.
           if (job.status === JobStatus.FAILED) continue;
           const step = job.steps?.find((s) => s.name === candidate.name && s.attempt === job.attempts[s.name]);
-          if (step) return { job, step, item: null };
+          // A takeover in a stage with a retry backoff leaves the next attempt waiting: nothing to hold.
+          if (step?.status === StepStatus.RUNNING) return { job, step, item: null };
         } catch (error) {
           // Another worker took it first, or its job moved on or was cancelled: try the next one.
           if (error instanceof AppError && CLAIM_RACES.has(error.code)) continue;
@@ -608,9 +609,10 @@ export class JobRepository {
     const declared = stageOf(job, step.name)?.asset;
     const s3Key = declared ? step.outputs?.[declared.file] : undefined;
     if (!declared || typeof s3Key !== 'string') return [];
-    const assetId = this.scope.newId('asset');
-    const asset = {
-      assetId,
+    // Made as createAsset makes one (src/common/mutate.ts): its derived attributes, search words
+    // and created event, in this decision's transaction.
+    const attributes = {
+      assetId: this.scope.newId('asset'),
       projectId: job.projectId,
       type: declared.type,
       s3Key,
@@ -619,19 +621,9 @@ export class JobRepository {
       versions: [{ version: 1, s3Key, status: 'ready', createdAt: at, confirmedAt: at }],
       metadata: { ...step.outputs, step: step.name, kind: job.kind },
       jobId: job.jobId,
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
-      createdBy: this.scope.actor,
     };
-    return [
-      entities.Asset.put(this.scope.tenantId, asset).ifNew(),
-      activityEvent(this.scope, {
-        action: entities.Asset.events.created,
-        subject: { type: entities.Asset.type, id: assetId, projectId: job.projectId },
-        data: { type: declared.type, s3Key, jobId: job.jobId, step: step.name },
-      }),
-    ];
+    const event = { action: entities.Asset.events.created, data: { type: declared.type, s3Key, jobId: job.jobId, step: step.name } };
+    return creationWrites(this.scope, entities.Asset, attributes, event, [], at).writes;
   }
 
   /**
@@ -664,18 +656,60 @@ export class JobRepository {
       for (const key of action.artifacts) validateS3Key(key, this.scope.tenantId, 'artifacts');
     }
     if ('metrics' in action) boundedJson(action.metrics, 'metrics');
+    return this.items.submit(jobId, [], (state) => this.decideOn(state, action, review));
+  }
+
+  /**
+   * A pool worker's claim of the job's step of `stage` (job.pool.ts), as claimWork would claim it
+   * for a worker of this tenant, with the attempt marked as the pool's (it counts in the tenant's
+   * pool load, whose limit holds at the claim's commit). 'AT_LIMIT' when the tenant is at its
+   * running limit; null when the step is not claimable now (another worker took it first, it waits
+   * for its backoff, or the job moved on).
+   */
+  async claimPooledStep(jobId: string, stage: string) {
+    assertId(jobId, 'job', 'jobId');
+    try {
+      return await this.items.submitPooled(jobId, (state) => {
+        const limit = state.pool?.limit;
+        if (limit !== undefined && (state.pool?.running ?? 0) + state.poolDelta() >= limit) return AT_LIMIT;
+        const job = this.decideOn(state, { kind: 'claim', step: stage }, {}, { pooled: true });
+        const step = job.steps?.find((s) => s.name === stage && s.attempt === job.attempts[s.name]);
+        return step?.status === StepStatus.RUNNING ? { job, step, item: null } : null;
+      });
+    } catch (error) {
+      if (error instanceof AppError && CLAIM_RACES.has(error.code)) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Decides `action` on the group's state and records its outcome (the step attempts, the job's
+   * change, review events, an asset, reuse records, and any fan-out stage it reaches); returns the
+   * job as it leaves it. Throws what `decide` throws, changing nothing.
+   */
+  private decideOn(state: BatchState, action: JobAction, review: { comment?: string | null }, options: { pooled?: boolean } = {}) {
     const actor = this.scope.actor;
-    return this.items.submit(jobId, [], (state) => {
-      const leased = this.leased(this.declaredAction(state.job, action), state.at);
-      const outcome = decide(stateOf(state.job), state.steps, leased, { now: state.at, actor, jobId });
-      for (const step of outcome.steps) state.putStep({ ...step, jobId });
-      state.change(jobFields(outcome.job, state.at), outcome.type, actor, { step: outcome.step });
-      state.extra.push(...this.reviewEvents(state.job, action, review.comment), ...this.assetWrites(state.job, outcome, state.at));
-      // A worker's completion of a reusable stage's step records its outputs, in its own transaction.
-      if (outcome.type === JobEventType.STEP_COMPLETED && outcome.step)
-        state.extra.push(...recordWrites(this.scope.tenantId, state.job, outcome.step.name, outcome.step, state.at));
-      openReached(state, actor);
-      return toJob(state.job, state.allSteps());
+    const jobId = state.job.jobId;
+    const leased = this.leased(this.declaredAction(state.job, action), state.at);
+    // The named step's stage declares how long its attempts run and how long a failed one waits.
+    const stage = 'step' in leased ? leased.step : (state.job.currentStep ?? '');
+    const outcome = decide(stateOf(state.job), state.steps, leased, {
+      now: state.at,
+      actor,
+      jobId,
+      policy: stepPolicyOf(state.job, stage),
     });
+    for (const step of outcome.steps) {
+      // A pool worker's claim marks the attempt it holds as the pool's; every later write of it keeps the mark.
+      const held = options.pooled === true && step.status === StepStatus.RUNNING && step.startedAt === state.at;
+      state.putStep({ ...step, ...(held ? { pooled: true } : {}), jobId });
+    }
+    state.change(jobFields(outcome.job, state.at), outcome.type, actor, { step: outcome.step });
+    state.extra.push(...this.reviewEvents(state.job, action, review.comment), ...this.assetWrites(state.job, outcome, state.at));
+    // A worker's completion of a reusable stage's step records its outputs, in its own transaction.
+    if (outcome.type === JobEventType.STEP_COMPLETED && outcome.step)
+      state.extra.push(...recordWrites(this.scope.tenantId, state.job, outcome.step.name, outcome.step, state.at));
+    openReached(state, actor);
+    return toJob(state.job, state.allSteps());
   }
 }

@@ -18,6 +18,7 @@ import {
   DeadLettersArgs,
   JobKind,
   JobsAcrossTenantsArgs,
+  DeadLettersAcrossTenantsArgs,
   JobItemsArgs,
   JobScene,
   JobsByStatusArgs,
@@ -34,7 +35,7 @@ import { JobRepository } from './job.repository';
 import { JOB_KINDS, phaseOf } from './job.kinds';
 import { reuseOf, takesReuse } from './job.reuse';
 import { countsOf, MAX_SCENES_PAGE } from './job.items';
-import { claimPooledWork, itemReportRepos } from './job.pool';
+import { claimPooledWork, itemReportRepos, stepReportRepos } from './job.pool';
 import { ItemStatus } from './job.machine';
 import type { Attribute } from '../infra/dynamo/entity';
 
@@ -121,9 +122,9 @@ export class JobResolver {
     return ctx.repos.jobs.act(jobId, { kind: 'start', step: stepName });
   }
 
-  @Authorized(Role.WORKER)
+  @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => Job, { description: 'Worker: reports a running step’s progress (0 to 1).' })
-  reportStepProgress(
+  async reportStepProgress(
     @Args() { jobId, stepName }: StepRef,
     @Arg('progress', () => Float, { description: 'From 0 to 1.' }) progress: number,
     @Arg('metrics', () => JSONObject, { nullable: true, description: 'What was measured (GPU seconds …), as a JSON object.' })
@@ -133,17 +134,20 @@ export class JobResolver {
       description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
     })
     attempt: number | null,
+    @Arg('lease', () => String, { nullable: true, description: 'A pool worker: the lease claimWork handed it for this step.' })
+    lease: string | null,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.act(jobId, { kind: 'progress', step: stepName, progress, metrics, attempt });
+    const held = await stepReportRepos(ctx, { jobId, stepName, attempt, lease });
+    return held.repos.jobs.act(jobId, { kind: 'progress', step: stepName, progress, metrics, attempt: held.attempt });
   }
 
-  @Authorized(Role.WORKER)
+  @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => Job, {
     description:
       'Worker: completes a running step with its artifacts (S3 keys), metrics and outputs (checked against the stage of a declared kind; a stage declared for review pauses instead).',
   })
-  completeStep(
+  async completeStep(
     @Args() { jobId, stepName }: StepRef,
     @Arg('artifacts', () => [String], {
       defaultValue: [],
@@ -162,14 +166,17 @@ export class JobResolver {
       description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
     })
     attempt: number | null,
+    @Arg('lease', () => String, { nullable: true, description: 'A pool worker: the lease claimWork handed it for this step.' })
+    lease: string | null,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.act(jobId, { kind: 'complete', step: stepName, artifacts, metrics, outputs, attempt });
+    const held = await stepReportRepos(ctx, { jobId, stepName, attempt, lease });
+    return held.repos.jobs.act(jobId, { kind: 'complete', step: stepName, artifacts, metrics, outputs, attempt: held.attempt });
   }
 
-  @Authorized(Role.WORKER)
+  @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => Job, { description: 'Worker: fails a running step; a new attempt follows while attempts remain, else the job fails.' })
-  failStep(
+  async failStep(
     @Args() { jobId, stepName }: StepRef,
     @Arg('code', { description: 'A stable code of your own for the failure, such as OUT_OF_MEMORY.' }) code: string,
     @Arg('message', { description: 'What went wrong, in words.' }) message: string,
@@ -178,9 +185,13 @@ export class JobResolver {
       description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
     })
     attempt: number | null,
+    @Arg('lease', () => String, { nullable: true, description: 'A pool worker: the lease claimWork handed it for this step.' })
+    lease: string | null,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.act(jobId, { kind: 'fail', step: stepName, code: code.slice(0, 100), message: message.slice(0, 2000), attempt });
+    const held = await stepReportRepos(ctx, { jobId, stepName, attempt, lease });
+    const failure = { code: code.slice(0, 100), message: message.slice(0, 2000) };
+    return held.repos.jobs.act(jobId, { kind: 'fail', step: stepName, ...failure, attempt: held.attempt });
   }
 
   @Authorized(Role.WORKER)
@@ -239,7 +250,7 @@ export class JobResolver {
   @Mutation(() => ClaimedWork, {
     nullable: true,
     description:
-      'Worker: takes the next step or work item of your tenant that is waiting (optionally of one job kind, and one stage of it), or whose worker stopped reporting (a new attempt), and starts it with a lease that your progress reports renew (JOB_LEASE_SECONDS). Each goes to one worker however many ask at once. A pool worker (role pool) takes the next work item of its kinds of any tenant, by the tenants’ fair shares, and gets a lease to report with. Null when there is no work.',
+      'Worker: takes the next step or work item of your tenant that is waiting (optionally of one job kind, and one stage of it), or whose worker stopped reporting (a new attempt), and starts it with a lease that your progress reports renew (JOB_LEASE_SECONDS). Each goes to one worker however many ask at once. A pool worker (role pool) takes the next step or work item of its kinds of any tenant, by the tenants’ fair shares, and gets a lease to report with. Null when there is no work.',
   })
   async claimWork(
     @Arg('kind', () => String, { nullable: true, description: 'Only work of this job kind; any kind when omitted.' }) kind: string | null,
@@ -330,6 +341,15 @@ export class JobResolver {
     return ctx.repos.jobs.deadLetters.list(kind, stage, errorCode, pageRequest(page));
   }
 
+  @Authorized(Role.ADMIN)
+  @Query(() => WorkItemConnection, {
+    description:
+      "Admins only: every tenant's dead letters of one fan-out stage, each with its tenantId, ordered as deadLetters orders one tenant's. Pages forward only.",
+  })
+  deadLettersAcrossTenants(@Args() { kind, stage, errorCode, first, after }: DeadLettersAcrossTenantsArgs, @Ctx() ctx: Context) {
+    return ctx.repos.jobs.deadLetters.acrossTenants(kind, stage, errorCode, { first, after });
+  }
+
   @Authorized(Role.EDITOR)
   @Mutation(() => DeadLetterReplay, {
     description:
@@ -378,6 +398,8 @@ export class JobResolver {
         assetFile: stage.asset?.file ?? null,
         reuseTtlHours: reuseOf({ kind: name, declared: true }, stage.name)?.ttlHours ?? null,
         reuseKeyFields: reuseOf({ kind: name, declared: true }, stage.name)?.keyFields ?? null,
+        attemptTimeoutSeconds: stage.fanOut ? null : (stage.attemptTimeoutSeconds ?? null),
+        retryBackoff: stage.fanOut ? null : (stage.retryBackoff ?? null),
         fanOut: stage.fanOut
           ? {
               itemInputs: fieldsOf(stage.fanOut.inputs),

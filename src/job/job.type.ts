@@ -6,31 +6,11 @@ import { Versioned } from '../common/versioned.type';
 import { JobEventType, JobStatus, StepStatus } from './job.machine';
 import { ItemStatus } from './job.machine';
 import { entities } from '../common/entities';
+import { registerEnumOf } from '../common/model-types';
 
-registerEnumType(JobStatus, {
-  name: 'JobStatus',
-  description: 'QUEUED → RUNNING ⇄ PAUSED → COMPLETED | FAILED | CANCELLED; FAILED → RUNNING on retry.',
-  valuesConfig: {
-    QUEUED: { description: 'Created; no step has started yet.' },
-    RUNNING: { description: 'A step is running, or waits to be started or claimed.' },
-    PAUSED: { description: 'A step waits for a person’s review (approveStep or rejectStep).' },
-    COMPLETED: { description: 'Every step completed.' },
-    FAILED: { description: 'A step failed with no attempts left, or was rejected; retryJob runs it again.' },
-    CANCELLED: { description: 'Cancelled by a person; its waiting steps were skipped.' },
-  },
-});
-registerEnumType(StepStatus, {
-  name: 'StepStatus',
-  description: 'PENDING → RUNNING → COMPLETED | FAILED | PAUSED (awaiting review); PENDING → SKIPPED on cancel.',
-  valuesConfig: {
-    PENDING: { description: 'Waiting to be started or claimed.' },
-    RUNNING: { description: 'A worker holds it, under a lease its reports renew.' },
-    PAUSED: { description: 'Waiting for a person’s review.' },
-    COMPLETED: { description: 'Done, with its artifacts and outputs.' },
-    FAILED: { description: 'This attempt failed (see error); another may follow.' },
-    SKIPPED: { description: 'Never run: the job was cancelled first.' },
-  },
-});
+// The statuses and their transitions come from the declared machines (src/common/entities.ts).
+registerEnumOf(entities.Job, 'status', JobStatus, 'JobStatus');
+registerEnumOf(entities.Step, 'status', StepStatus, 'StepStatus');
 registerEnumType(JobEventType, {
   name: 'JobEventType',
   description: 'What a jobProgress or jobStatusChanges message says happened.',
@@ -189,6 +169,19 @@ export class Step {
     description: 'Until when the worker holds this attempt without reporting; after it, claimWork hands the step to another worker.',
   })
   leaseExpiresAt?: string;
+
+  @Field(() => DateTime, {
+    nullable: true,
+    description:
+      "When this running attempt's time is up (its stage's attemptTimeoutSeconds after it started), whatever its progress reports renew; null without an attempt timeout.",
+  })
+  timesOutAt?: string;
+
+  @Field(() => DateTime, {
+    nullable: true,
+    description: "When this waiting attempt may start: after its stage's retry backoff; null when it may start at once.",
+  })
+  waitsUntil?: string;
 
   @Field(() => ID, { nullable: true, description: 'Who approved or rejected the step after review.' })
   approvedBy?: string;
@@ -377,6 +370,12 @@ export class WorkItem {
 
   @Field(() => Int, { description: 'Increments on every change of the item.' })
   version!: number;
+
+  @Field(() => ID, {
+    nullable: true,
+    description: 'Its tenant: set on deadLettersAcrossTenants (admins); null elsewhere, where it is yours.',
+  })
+  tenantId?: string;
 
   /** When a waiting item may be claimed (WorkItemResolver.availableAt says it only for PENDING). */
   availableAt?: string;
@@ -657,6 +656,19 @@ export class JobStage {
       "The input fields whose values make a reusable stage's key (the job's for a step, each item's for a fan-out stage); null: all of them.",
   })
   reuseKeyFields?: string[] | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: "A single-step stage's attempt timeout in seconds (a fan-out stage's is its fanOut's); null: none.",
+  })
+  attemptTimeoutSeconds?: number | null;
+
+  @Field(() => RetryBackoff, {
+    nullable: true,
+    description:
+      "A single-step stage's retry backoff (a fan-out stage's is its fanOut's); null: a failed attempt's successor may start at once.",
+  })
+  retryBackoff?: RetryBackoff | null;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'The work items of a fan-out stage: their fields, attempts and failure policy.' })
@@ -793,6 +805,18 @@ export class DeadLettersArgs extends PageArgs {
     nullable: true,
     description: 'Only items whose last error has this code (e.g. ATTEMPT_TIMED_OUT); newest first then.',
   })
+  errorCode?: string | null;
+}
+
+@ArgsType()
+export class DeadLettersAcrossTenantsArgs extends ForwardPageArgs {
+  @Field({ description: 'The declared job kind.' })
+  kind!: string;
+
+  @Field({ description: 'Its fan-out stage.' })
+  stage!: string;
+
+  @Field(() => String, { nullable: true, description: 'Only items whose last error has this code; newest first then.' })
   errorCode?: string | null;
 }
 

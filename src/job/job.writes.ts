@@ -2,7 +2,7 @@ import { entities, type EntityItem, type ItemCountsItem } from '../common/entiti
 import type { Scope } from '../common/scope';
 import { streams } from '../common/streams';
 import { del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
-import { fanOutOf } from './job.kinds';
+import { fanOutOf, stageOf } from './job.kinds';
 import type { ReusedWork } from './job.reuse';
 import { ItemStatus, type JobEventType, type JobState, JobStatus, type StepState, StepStatus, TERMINAL } from './job.machine';
 
@@ -82,7 +82,7 @@ function itemSnapshot(item: WorkItemItem): Record<string, unknown> {
 /** The step fields of a stored step attempt, without its key and index attributes. */
 export function stepStateOf(item: StepState): StepState {
   const { name, order, attempt, status, progress, artifacts, metrics, outputs, error, approvedBy, decidedAt, startedAt, finishedAt } = item;
-  const { worker, leaseExpiresAt, reusedFrom } = item;
+  const { worker, leaseExpiresAt, reusedFrom, timesOutAt, waitsUntil, pooled } = item;
   return {
     name,
     order,
@@ -100,6 +100,9 @@ export function stepStateOf(item: StepState): StepState {
     worker,
     leaseExpiresAt,
     reusedFrom,
+    timesOutAt,
+    waitsUntil,
+    pooled,
   };
 }
 
@@ -115,13 +118,15 @@ export interface StepJob {
 /**
  * Whether a worker may claim the step now or later, and from when: its job's current attempt of
  * its current step, while the job runs (or waits to), either waiting (from now) or held by a
- * worker (from when the lease runs out). Every other step leaves the claimable index.
+ * worker (from when the lease or the attempt's time runs out). Every other step leaves the claimable index.
  */
 function claimability(job: StepJob, step: StepState, at: string): { claimable?: true; availableAt?: string } {
   const current = (job.status === JobStatus.QUEUED || job.status === JobStatus.RUNNING) && job.currentStep === step.name;
   if (!current || job.attempts[step.name] !== step.attempt) return {};
-  if (step.status === StepStatus.PENDING) return { claimable: true, availableAt: at };
-  if (step.status === StepStatus.RUNNING && step.leaseExpiresAt) return { claimable: true, availableAt: step.leaseExpiresAt };
+  // A waiting attempt from when its backoff is over; a running one from when its lease or its time runs out.
+  if (step.status === StepStatus.PENDING) return { claimable: true, availableAt: step.waitsUntil ?? at };
+  const ends = attemptEndsAt(step);
+  if (step.status === StepStatus.RUNNING && ends) return { claimable: true, availableAt: ends };
   return {};
 }
 
@@ -219,35 +224,54 @@ export function jobFields(next: JobState, at: string): Partial<JobItem> {
 }
 
 /**
- * The JobWork entry the job should have: while it runs (or waits to) at a fan-out stage that has
- * unfinished items, the stage, claimable from when the job reached it (`since`); else none.
+ * What the job's JobWork entry says of the job (and the current attempt of its current stage's
+ * step, `step`) at `at`: a fan-out stage with unfinished items while the job runs or waits to, or
+ * a declared single-step stage whose step can be claimed (now or from its availableAt); null
+ * otherwise.
  */
-export function jobWorkOf(job: JobItem): { name: string } | null {
+export function jobWorkOf(
+  job: JobItem,
+  step: StepState | undefined,
+  at: string,
+): { name: string; fanOut: boolean; availableAt?: string } | null {
   const stage = job.currentStep;
-  if (!stage || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING) || !fanOutOf(job, stage)) return null;
-  const counts = countsOf(job, stage);
-  return counts.completed + counts.failed < counts.total ? { name: stage } : null;
+  if (!stage || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING)) return null;
+  if (fanOutOf(job, stage)) {
+    const counts = countsOf(job, stage);
+    return counts.completed + counts.failed < counts.total ? { name: stage, fanOut: true } : null;
+  }
+  if (!stageOf(job, stage) || !step || step.name !== stage) return null;
+  const { claimable, availableAt } = claimability(job, step, at);
+  return claimable ? { name: stage, fanOut: false, availableAt } : null;
 }
 
 /**
  * The write that keeps the job's JobWork entry what `jobWorkOf` says of the job as the change
- * left it (`next`), given what it said before (`previous`; null for a new job): a put when the
- * job reached such a stage, a delete when it left it or stopped, nothing otherwise.
+ * left it (`next`, with its current step), given what it said before (`previous`; null for a new
+ * job): a put when the job reached such a stage or its step's availability moved, a delete when
+ * it left it or stopped, nothing otherwise.
  */
-export function jobWorkWrites(scope: Pick<Scope, 'tenantId'>, previous: JobItem | null, next: JobItem, at: string): UnitWrite[] {
-  const before = previous ? jobWorkOf(previous) : null;
-  const after = jobWorkOf(next);
-  if (before?.name === after?.name) return [];
-  const key = entities.JobWork.keyOf(scope.tenantId, { jobId: next.jobId });
+export function jobWorkWrites(
+  scope: Pick<Scope, 'tenantId'>,
+  previous: { job: JobItem; step?: StepState } | null,
+  next: { job: JobItem; step?: StepState },
+  at: string,
+): UnitWrite[] {
+  const before = previous ? jobWorkOf(previous.job, previous.step, at) : null;
+  const after = jobWorkOf(next.job, next.step, at);
+  if (before?.name === after?.name && before?.availableAt === after?.availableAt) return [];
+  const key = entities.JobWork.keyOf(scope.tenantId, { jobId: next.job.jobId });
   if (!after) return [del(key)];
   return [
     entities.JobWork.put(scope.tenantId, {
-      jobId: next.jobId,
-      kind: next.kind,
+      jobId: next.job.jobId,
+      kind: next.job.kind,
       name: after.name,
-      claimable: true,
-      availableAt: at,
-      priority: next.priority ?? DEFAULT_PRIORITY,
+      // A fan-out stage's entry is how a tenant's claimWork finds its items; a single step is in those indexes itself.
+      claimable: after.fanOut || undefined,
+      inPool: true,
+      availableAt: after.availableAt ?? at,
+      priority: next.job.priority ?? DEFAULT_PRIORITY,
       version: 1,
       createdAt: at,
       updatedAt: at,

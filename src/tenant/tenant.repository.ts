@@ -3,13 +3,67 @@ import { mutate } from '../common/mutate';
 import { EntityRepository } from '../common/repository';
 import type { Scope } from '../common/scope';
 import { applyPatch, requireText } from '../common/validate';
-import { AppError, badInput, ErrorCode } from '../errors';
-import { Plan, type CreateTenantInput, type UpdateTenantInput } from './tenant.type';
+import { AppError, badInput, conflict, ErrorCode } from '../errors';
+import { isValidTenantId } from '../common/ids';
+import { limitsOf, planOf, usageKey } from '../common/quota';
+import { PLAN_LIMIT_NAMES, type PlanLimits, type PlanName } from '../config';
+import { Plan, type CreateTenantInput, type PlanLimitsInput, type TenantUsage, type UpdateTenantInput } from './tenant.type';
+
+/** The quotas a tenant's usage counters hold (TenantUsage's attributes). */
+const QUOTAS = ['projects', 'storedBytes'] as const;
 
 /** The caller's own tenant record. */
 export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
-  constructor(scope: Scope) {
+  constructor(
+    scope: Scope,
+    private readonly plans?: Record<PlanName, PlanLimits>,
+  ) {
     super(scope, entities.Tenant);
+  }
+
+  /**
+   * Any tenant's plan, limits and usage of each quota (admins only; the resolver checks the role).
+   * BAD_USER_INPUT for an id no token could name.
+   */
+  async usage(tenantId: string): Promise<TenantUsage> {
+    if (!isValidTenantId(tenantId)) throw badInput('tenantId is not a valid tenant id.', 'tenantId');
+    const [tenant, usage] = await this.scope.store.batchGet([this.model.keyOf(tenantId, {}), usageKey(tenantId)]);
+    const limits = limitsOf(this.plans, tenant);
+    return {
+      tenantId,
+      plan: planOf(tenant),
+      limits,
+      // The counters are kept by ADD alone (quota.ts), so the item carries no entity type: read as it is.
+      quotas: QUOTAS.map((quota) => ({ quota, used: typeof usage?.[quota] === 'number' ? usage[quota] : 0, limit: limits[quota] })),
+    };
+  }
+
+  /**
+   * Puts a tenant on `plan`, with `overrides` of its limits for this tenant alone (admins only; the
+   * resolver checks the role). Creates the tenant's record when it has none. The quotas hold from
+   * the next write on; the rate budgets within a few seconds on every instance (TenantBudgets).
+   */
+  async setPlan(tenantId: string, plan: PlanName, overrides: PlanLimitsInput | null | undefined): Promise<TenantUsage> {
+    if (!isValidTenantId(tenantId)) throw badInput('tenantId is not a valid tenant id.', 'tenantId');
+    const limits: Partial<Record<string, number>> = {};
+    for (const name of PLAN_LIMIT_NAMES) {
+      const value = overrides?.[name];
+      if (value == null) continue;
+      if (!Number.isSafeInteger(value) || value < 0) throw badInput(`${name} must be a whole number from 0, or null for the plan's.`, name);
+      limits[name] = value;
+    }
+    const key = this.model.keyOf(tenantId, {});
+    const at = this.scope.now().toISOString();
+    const current = await this.scope.store.get(key);
+    const write = this.model.is(current)
+      ? this.model
+          .put(tenantId, { ...current, plan, limits, version: current.version + 1, updatedAt: at })
+          .ifVersion(current.version, () => conflict('Tenant', tenantId, current.version, undefined))
+      : this.model
+          .put(tenantId, { tenantId, name: tenantId, plan, limits, version: 1, createdAt: at, updatedAt: at, createdBy: this.scope.actor })
+          .ifNew(() => conflict('Tenant', tenantId, undefined, undefined));
+    await this.scope.store.transact([write]);
+    return this.usage(tenantId);
   }
 
   private createTenant(name: string, plan: Plan) {

@@ -1,8 +1,8 @@
-import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
 import type { Context } from '../context';
-import { CreateTenantInput, Tenant, UpdateTenantInput, Viewer } from './tenant.type';
+import { CreateTenantInput, Plan, PlanLimitsInput, Tenant, TenantUsage, UpdateTenantInput, Viewer } from './tenant.type';
 import { TenantRepository } from './tenant.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
@@ -50,12 +50,33 @@ export class TenantResolver {
   ): Promise<Tenant> {
     return ctx.repos.tenant.update(expectedVersion, input, isAdmin(ctx));
   }
+
+  @Authorized(Role.ADMIN)
+  @Query(() => TenantUsage, { description: "Admin: a tenant's plan, its limits, and its usage of each quota against them." })
+  tenantUsage(@Arg('tenantId', () => ID, { description: 'The tenant.' }) tenantId: string, @Ctx() ctx: Context): Promise<TenantUsage> {
+    return ctx.repos.tenant.usage(tenantId);
+  }
+
+  @Authorized(Role.ADMIN)
+  @Mutation(() => TenantUsage, {
+    description:
+      "Admin: puts a tenant on a plan, with overrides of the plan's limits for it alone. Quotas hold from the next write; rate budgets within 5 s on every instance.",
+  })
+  setTenantPlan(
+    @Arg('tenantId', () => ID, { description: 'The tenant.' }) tenantId: string,
+    @Arg('plan', () => Plan, { description: 'The plan.' }) plan: Plan,
+    @Arg('limits', () => PlanLimitsInput, { nullable: true, description: "This tenant's own limits; the plan's where omitted." })
+    limits: PlanLimitsInput | null,
+    @Ctx() ctx: Context,
+  ): Promise<TenantUsage> {
+    return ctx.repos.tenant.setPlan(tenantId, plan, limits);
+  }
 }
 
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const tenantFeature = feature({
   resolvers: [TenantResolver],
-  repositories: (scope) => ({ tenant: new TenantRepository(scope) }),
+  repositories: (scope, _repos, deps) => ({ tenant: new TenantRepository(scope, deps.plans) }),
   nodes: {
     Tenant: { type: Tenant, load: (repos, v, tenantId) => (v.tenantId === tenantId ? repos.tenant.getOrCreate() : Promise.resolve(null)) },
   },

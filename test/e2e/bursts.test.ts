@@ -92,7 +92,16 @@ describe('bursts of subscribers on one stream', () => {
   beforeAll(async () => {
     // No outbox sweeps: the burst test counts every DynamoDB call the server makes.
     // A replay bound of 150 events, so that the test can go past it.
-    server = await startTestServer({ env: { WS_KEEPALIVE_MS: '600000', OUTBOX_SWEEP_MS: '3600000', REPLAY_MAX_EVENTS: '150' } });
+    server = await startTestServer({
+      env: {
+        WS_KEEPALIVE_MS: '600000',
+        OUTBOX_SWEEP_MS: '3600000',
+        REPLAY_MAX_EVENTS: '150',
+        // A thousand subscribes of one tenant (and one user) in well under a second: a plan that
+        // allows that many, since the free plan's 300 a second would refuse most of the burst.
+        PLAN_LIMITS: JSON.stringify({ free: { requestsPerSecond: 100_000, userRequestsPerSecond: 100_000 } }),
+      },
+    });
     editor = await server.token('burst', [Role.EDITOR]);
     worker = await server.token('burst', [Role.WORKER]);
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Burst' } }, editor)).createProject.projectId;

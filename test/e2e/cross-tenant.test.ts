@@ -100,6 +100,9 @@ const cases: Record<string, Case> = {
   }),
   jobsAcrossTenants: () => ({ query: '{ jobsAcrossTenants(status: PAUSED) { nodes { jobId kind } } }' }),
   projectsAcrossTenants: () => ({ query: '{ projectsAcrossTenants(status: PLANNING) { nodes { projectId title tenantId } } }' }),
+  deadLettersAcrossTenants: () => ({
+    query: '{ deadLettersAcrossTenants(kind: "BATCH", stage: "process") { nodes { jobId tenantId inputs } } }',
+  }),
   // Mutations
   createJob: (i) => ({ query: `mutation { createJob(input: { projectId: "${i.projectId}", kind: "x", steps: ["a"] }) { jobId } }` }),
   startStep: (i) => ({ query: `mutation { startStep(jobId: "${i.jobId}", stepName: "render") { status } }` }),
@@ -134,6 +137,9 @@ const cases: Record<string, Case> = {
   retryWorkItem: (i) => ({ query: `mutation { retryWorkItem(jobId: "${i.batchJobId}", stage: "process", sequence: 1) { inputs } }` }),
   // Admins only: a tenant cannot give itself (or take from A) a larger share of the pools.
   setPoolShare: () => ({ query: 'mutation { setPoolShare(tenantId: "tenant-a", weight: 1000) { weight } }' }),
+  // Admins only: a tenant can neither read A's usage nor raise its own (or A's) plan.
+  tenantUsage: () => ({ query: '{ tenantUsage(tenantId: "tenant-a") { plan quotas { quota used limit } } }' }),
+  setTenantPlan: () => ({ query: 'mutation { setTenantPlan(tenantId: "tenant-a", plan: ENTERPRISE) { plan } }' }),
   deadLetters: (i) => ({
     query: 'query($a: String) { deadLetters(kind: "BATCH", stage: "process", after: $a) { nodes { jobId inputs error { message } } } }',
     variables: { a: i.cursors.deadLetters },
@@ -459,7 +465,7 @@ describe('tenant isolation', () => {
       }
       // Every request that named A's things either found nothing or failed with a client code.
       for (const error of res.body.errors ?? []) {
-        const adminOnly = field.endsWith('AcrossTenants') || field === 'setPoolShare';
+        const adminOnly = field.endsWith('AcrossTenants') || ['setPoolShare', 'tenantUsage', 'setTenantPlan'].includes(field);
         const allowed = adminOnly ? /^FORBIDDEN$/ : /^(NOT_FOUND|BAD_USER_INPUT|CONFLICT)$/;
         expect({ field, code: error.extensions.code }).toEqual({ field, code: expect.stringMatching(allowed) });
       }

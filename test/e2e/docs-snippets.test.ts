@@ -292,6 +292,12 @@ const OPERATION_CASES: Record<string, OperationCase> = {
   },
   // "$j, $n and $a: the claim's job.jobId, item.sequence and item.attempt"
   'docs/pipelines.md#Report': { roles: [Role.WORKER], variables: (state) => claimed(state.Claim) },
+  // Plans are an admin's to set and read.
+  'docs/operations.md#SetTenantPlan': { roles: [Role.ADMIN], check: (data) => expect(data.setTenantPlan.plan).toBe('STUDIO') },
+  'docs/operations.md#TenantUsage': {
+    roles: [Role.ADMIN],
+    check: (data) => expect(data.tenantUsage).toMatchObject({ plan: 'STUDIO', limits: { projects: 20000 } }),
+  },
   'docs/pipelines.md#Complete': {
     roles: [Role.WORKER],
     variables: (state) => claimed(state.Claim),

@@ -1,6 +1,17 @@
 import { signDevToken } from '../../src/auth/jwt';
+import { JOB_KINDS } from '../../src/job/job.kinds';
 import { poolSchedulerOf } from '../../src/job/job.pool';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+
+// Two single-step stages, for pool workers that claim steps (the server runs in this process).
+JOB_KINDS.TEST_POOL_STEPS = {
+  description: 'Two single steps.',
+  inputs: { label: { kind: 'string', required: true } },
+  stages: [
+    { name: 'render', phase: 'processing' },
+    { name: 'encode', phase: 'processing' },
+  ],
+};
 
 /**
  * Shared worker pools: pool workers bound to no tenant claim every tenant's work of their kinds,
@@ -237,6 +248,65 @@ describe('shared worker pools', () => {
     expect((await report(worker, {})).data.completeWorkItem.status).toBe('COMPLETED');
     expect(codeOf(await report(worker, {}))).toBe('INVALID_TRANSITION');
   });
+
+  it("hands out single steps too: by lease only, within the tenant's running limit, each step once", async () => {
+    const admin = await server.token(`ops-${run}`, [Role.ADMIN], 'ops');
+    const [a, b] = await Promise.all([tenant('steps-a'), tenant('steps-b')]);
+    await ok(admin, 'mutation($t: ID!) { setPoolShare(tenantId: $t, weight: 1, maxRunning: 1) { maxRunning } }', { t: a.tenantId });
+    const projectOf = async (editor: string) => (await ok(editor, '{ projects { nodes { projectId } } }')).projects.nodes[0].projectId;
+    const stepJob = async (t: typeof a, label: string) =>
+      (
+        await ok(t.editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+          i: { projectId: await projectOf(t.editor), kind: 'TEST_POOL_STEPS', inputs: { label } },
+        })
+      ).createJob.jobId as string;
+    const aJobs = [await stepJob(a, 'one'), await stepJob(a, 'two')];
+    const [w1, w2, w3, thief] = await Promise.all(
+      ['gpu-s1', 'gpu-s2', 'gpu-s3', 'gpu-s4'].map((sub) => poolToken(sub, ['TEST_POOL_STEPS'])),
+    );
+    const CLAIM_STEP =
+      'mutation { claimWork(kind: "TEST_POOL_STEPS") { tenantId lease job { jobId } step { name attempt status } item { sequence } } }';
+    const PROGRESS =
+      'mutation($j: ID!, $s: String!, $l: String) { reportStepProgress(jobId: $j, stepName: $s, progress: 0.5, lease: $l) { jobId } }';
+    const DONE = 'mutation($j: ID!, $s: String!, $l: String) { completeStep(jobId: $j, stepName: $s, lease: $l) { status currentStep } }';
+    const codeOf = (out: { errors?: Array<{ extensions?: { code?: string } }> }) => out.errors?.[0]?.extensions?.code;
+
+    // A's first step goes to w1, with a lease naming it; A is then at its limit of 1, and has nothing else for w2.
+    const first = (await ok(w1, CLAIM_STEP)).claimWork;
+    expect(first).toMatchObject({ tenantId: a.tenantId, step: { name: 'render', attempt: 1, status: 'RUNNING' }, item: null });
+    expect(aJobs).toContain(first.job.jobId);
+    expect((await ok(w2, CLAIM_STEP)).claimWork).toBeNull();
+    // Another tenant's step is handed out meanwhile.
+    const bJob = await stepJob(b, 'three');
+    const other = (await ok(w3, CLAIM_STEP)).claimWork;
+    expect(other).toMatchObject({ tenantId: b.tenantId, job: { jobId: bJob }, step: { name: 'render' } });
+
+    // Reports need the lease, for exactly that step, from the worker it was handed to.
+    const vars = { j: first.job.jobId, s: 'render', l: first.lease };
+    expect(codeOf(await gql(w1, PROGRESS, { ...vars, l: null }))).toBe('FORBIDDEN');
+    expect(codeOf(await gql(thief, PROGRESS, vars))).toBe('FORBIDDEN');
+    expect(codeOf(await gql(w1, PROGRESS, { ...vars, s: 'encode' }))).toBe('FORBIDDEN');
+    expect(codeOf(await gql(w1, PROGRESS, { ...vars, j: other.job.jobId }))).toBe('FORBIDDEN');
+    expect(codeOf(await gql(w1, PROGRESS, vars))).toBeUndefined();
+    expect((await ok(w1, DONE, vars)).completeStep).toEqual({ status: 'RUNNING', currentStep: 'encode' });
+    expect(codeOf(await gql(w1, DONE, vars))).toBe('INVALID_TRANSITION');
+
+    // With room again, A's steps go out one at a time until both of its jobs complete; each step once.
+    const done: string[] = [`${first.job.jobId}/render`];
+    for (let n = 0; n < 20 && done.length < 4; n++) {
+      const claimed = (await ok(w2, CLAIM_STEP)).claimWork;
+      if (!claimed) continue;
+      expect(claimed.tenantId).toBe(a.tenantId);
+      expect((await ok(w1, CLAIM_STEP)).claimWork).toBeNull();
+      await ok(w2, DONE, { j: claimed.job.jobId, s: claimed.step.name, l: claimed.lease });
+      done.push(`${claimed.job.jobId}/${claimed.step.name}`);
+    }
+    expect(done.sort()).toEqual(aJobs.flatMap((j) => [`${j}/encode`, `${j}/render`]).sort());
+    for (const jobId of aJobs) expect((await ok(a.editor, `{ job(jobId: "${jobId}") { status } }`)).job.status).toBe('COMPLETED');
+    // Nothing of A's is running through the pool any more.
+    expect((await server.app.store.get({ PK: `TENANT#${a.tenantId}`, SK: 'POOLLOAD' }))?.running).toBe(0);
+    await ok(w3, DONE, { j: other.job.jobId, s: 'render', l: other.lease });
+  }, 120_000);
 
   it('refuses pool tokens that name a tenant or other roles, and tenant tokens that claim the pool role', async () => {
     const pool = await signDevToken(secret, { sub: 'gpu', pool: { kinds: ['BATCH'] } });

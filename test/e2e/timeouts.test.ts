@@ -38,6 +38,22 @@ JOB_KINDS.TEST_DEAD_B = {
   inputs: {},
   stages: [{ name: 'two', phase: 'processing', fanOut: { ...item, attempts: 1 } }],
 };
+// Single-step stages: one whose attempts may run 2 s, one whose failed attempts wait 1, 2, then 3 s (no jitter).
+JOB_KINDS.TEST_STEP_TIMEOUT = {
+  description: 'One step whose attempts may run 2 s.',
+  inputs: {},
+  stages: [{ name: 'render', phase: 'processing', attemptTimeoutSeconds: TIMEOUT_SECONDS }],
+};
+JOB_KINDS.TEST_STEP_BACKOFF = {
+  description: 'One step whose failed attempts wait before the next.',
+  inputs: {},
+  stages: [{ name: 'render', phase: 'processing', retryBackoff: { ...BACKOFF, jitter: 0 } }],
+};
+JOB_KINDS.TEST_DEAD_C = {
+  description: 'A strict stage of one attempt an item, for the admins’ list across tenants.',
+  inputs: {},
+  stages: [{ name: 'three', phase: 'processing', fanOut: { ...item, attempts: 1 } }],
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ITEM = 'jobId stage sequence status attempt worker error { code } leaseExpiresAt timesOutAt availableAt startedAt';
@@ -127,7 +143,7 @@ describe('attempt timeouts, retry backoff and dead letters', () => {
         item: { sequence: number; attempt: number; status: string } | null;
       }>;
     };
-    return { tenantId, editor, gql, data, worker, createJob, claim, claimWhenReady, report, fail, job, events };
+    return { tenantId, projectId, editor, gql, data, worker, createJob, claim, claimWhenReady, report, fail, job, events };
   }
 
   it('ends an attempt at its timeout although its worker keeps renewing: the next claim holds attempt 2 (ATTEMPT_TIMED_OUT), and the old worker is refused', async () => {
@@ -349,4 +365,130 @@ describe('attempt timeouts, retry backoff and dead letters', () => {
     const bad = await t.gql(t.editor, 'mutation { replayDeadLetters(filter: { kind: "TEST_DEAD_A" }, max: 501) { reopened } }');
     expect(bad.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'max' });
   }, 90_000);
+
+  it('holds a single step to its stage’s attempt timeout (renewals or not) and retry backoff', async () => {
+    const t = await tenant();
+    const STEP = 'name attempt status worker error { code } leaseExpiresAt timesOutAt waitsUntil startedAt finishedAt';
+    const createStepJob = async (kind: string) =>
+      (
+        await t.data(t.editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+          i: { projectId: t.projectId, kind, maxAttempts: 4 },
+        })
+      ).createJob.jobId as string;
+    const claimStep = async (token: string, kind: string) =>
+      (await t.data(token, `mutation($k: String) { claimWork(kind: $k) { step { ${STEP} } } }`, { k: kind })).claimWork?.step ?? null;
+    const claimStepWhenReady = async (token: string, kind: string) => {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const claimed = await claimStep(token, kind);
+        if (claimed) return claimed;
+        if (Date.now() > deadline) throw new Error(`no step of ${kind} to claim within 15 s`);
+        await sleep(50);
+      }
+    };
+    const attempts = async (jobId: string) =>
+      (await t.data(t.editor, `query($j: ID!) { job(jobId: $j) { steps { ${STEP} } } }`, { j: jobId })).job.steps;
+
+    // The timeout: the holder reports every 200 ms; each report before its time renews the lease
+    // only up to it, the first one after it is refused, and the next claim holds attempt 2.
+    const timed = await createStepJob('TEST_STEP_TIMEOUT');
+    const slow = await t.worker(1);
+    const first = await claimStep(slow, 'TEST_STEP_TIMEOUT');
+    expect(first).toMatchObject({ name: 'render', attempt: 1, status: 'RUNNING', worker: 'worker-1' });
+    expect(Date.parse(first.timesOutAt) - Date.parse(first.startedAt)).toBe(TIMEOUT_SECONDS * 1000);
+    expect(first.leaseExpiresAt).toBe(first.timesOutAt);
+    let refused: { extensions: { code: string } } | undefined;
+    for (let n = 0; n < 50 && !refused; n++) {
+      const out = await t.gql(
+        slow,
+        `mutation($j: ID!) { reportStepProgress(jobId: $j, stepName: "render", progress: 0.5, attempt: 1) { steps { ${STEP} } } }`,
+        { j: timed },
+      );
+      refused = out.errors?.[0];
+      if (!refused) {
+        expect(out.data.reportStepProgress.steps[0].leaseExpiresAt).toBe(first.timesOutAt);
+        await sleep(200);
+      }
+    }
+    expect(refused?.extensions.code).toBe('ATTEMPT_TIMED_OUT');
+    const second = await claimStepWhenReady(await t.worker(2), 'TEST_STEP_TIMEOUT');
+    expect(second).toMatchObject({ attempt: 2, status: 'RUNNING', worker: 'worker-2' });
+    expect((await attempts(timed))[0]).toMatchObject({ attempt: 1, status: 'FAILED', error: { code: 'ATTEMPT_TIMED_OUT' } });
+    const late = await t.gql(slow, 'mutation($j: ID!) { completeStep(jobId: $j, stepName: "render", attempt: 1) { status } }', {
+      j: timed,
+    });
+    expect(late.errors[0].extensions.code).toBe('INVALID_TRANSITION');
+
+    // The backoff: each failed attempt's successor waits 1 s, then 2 s, then 3 s from the failure,
+    // and no claim hands it out before.
+    const backed = await createStepJob('TEST_STEP_BACKOFF');
+    const w = await t.worker(3);
+    const waits: number[] = [];
+    let held = await claimStep(w, 'TEST_STEP_BACKOFF');
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      expect(held).toMatchObject({ attempt, status: 'RUNNING' });
+      await t.data(
+        w,
+        'mutation($j: ID!, $a: Int) { failStep(jobId: $j, stepName: "render", code: "FLAKY", message: "no", attempt: $a) { status } }',
+        {
+          j: backed,
+          a: attempt,
+        },
+      );
+      const steps = await attempts(backed);
+      const failed = steps.find((s: { attempt: number }) => s.attempt === attempt);
+      const next = steps.find((s: { attempt: number }) => s.attempt === attempt + 1);
+      expect(next).toMatchObject({ status: 'PENDING' });
+      waits.push(Date.parse(next.waitsUntil) - Date.parse(failed.finishedAt));
+      expect(await claimStep(w, 'TEST_STEP_BACKOFF')).toBeNull();
+      held = await claimStepWhenReady(w, 'TEST_STEP_BACKOFF');
+      expect(Date.parse(held.startedAt)).toBeGreaterThanOrEqual(Date.parse(next.waitsUntil));
+    }
+    expect(waits).toEqual([1000, 2000, 3000]);
+  }, 60_000);
+
+  it('lists every tenant’s dead letters to admins only, each with its tenant, by code, paged across shards; a replay takes them out', async () => {
+    // Two tenants, each with dead letters of its own codes, in a kind no other test uses.
+    const [t1, t2] = [await tenant(), await tenant()];
+    const letter = async (t: Awaited<ReturnType<typeof tenant>>, code: string) => {
+      const jobId = await t.createJob('TEST_DEAD_C', 1);
+      await t.fail(await t.worker(1), await t.claim(await t.worker(1), 'TEST_DEAD_C'), code);
+      return jobId;
+    };
+    const gpu = await letter(t1, 'GPU');
+    const disk = await letter(t2, 'DISK');
+    const oom = await letter(t2, 'OOM');
+    const admin = await server.token(t1.tenantId, [Role.ADMIN], 'ops');
+    const across = async (variables: Record<string, unknown>) =>
+      (
+        await t1.data(
+          admin,
+          'query($c: String, $f: Int, $a: String) { deadLettersAcrossTenants(kind: "TEST_DEAD_C", stage: "three", errorCode: $c, first: $f, after: $a) { nodes { tenantId jobId sequence error { code } } pageInfo { hasNextPage endCursor } } }',
+          variables,
+        )
+      ).deadLettersAcrossTenants;
+    const rows = (page: { nodes: Array<{ tenantId: string; jobId: string; error: { code: string } }> }) =>
+      page.nodes.map((n) => `${n.tenantId}/${n.jobId}/${n.error.code}`);
+    // By code, descending (OOM, GPU, DISK), whichever of the index's shards each job is in.
+    expect(rows(await across({}))).toEqual([`${t2.tenantId}/${oom}/OOM`, `${t1.tenantId}/${gpu}/GPU`, `${t2.tenantId}/${disk}/DISK`]);
+    expect(rows(await across({ c: 'GPU' }))).toEqual([`${t1.tenantId}/${gpu}/GPU`]);
+    // Paged one at a time, the same three, each once.
+    const paged: string[] = [];
+    let after: string | undefined;
+    for (let n = 0; n < 4; n++) {
+      const page = await across({ f: 1, a: after });
+      paged.push(...rows(page));
+      if (!page.pageInfo.hasNextPage) break;
+      after = page.pageInfo.endCursor;
+    }
+    expect(paged).toEqual([`${t2.tenantId}/${oom}/OOM`, `${t1.tenantId}/${gpu}/GPU`, `${t2.tenantId}/${disk}/DISK`]);
+    // Not for a tenant's editor; a tenant's own list still shows only its own.
+    const denied = await t1.gql(t1.editor, '{ deadLettersAcrossTenants(kind: "TEST_DEAD_C", stage: "three") { nodes { jobId } } }');
+    expect(denied.errors[0].extensions.code).toBe('FORBIDDEN');
+    const own = await t1.data(t1.editor, '{ deadLetters(kind: "TEST_DEAD_C", stage: "three") { nodes { jobId tenantId } } }');
+    expect(own.deadLetters.nodes).toEqual([{ jobId: gpu, tenantId: null }]);
+    // A replay of tenant 1's letters takes them out of the admins' list too.
+    await t1.data(t1.editor, 'mutation { replayDeadLetters(filter: { kind: "TEST_DEAD_C" }) { reopened } }');
+    expect(rows(await across({}))).toEqual([`${t2.tenantId}/${oom}/OOM`, `${t2.tenantId}/${disk}/DISK`]);
+  }, 60_000);
 });

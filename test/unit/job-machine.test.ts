@@ -3,11 +3,14 @@ import {
   initialSteps,
   JobEventType,
   JobStatus,
+  JOB_COMMANDS,
   StepStatus,
   type JobAction,
   type JobState,
   type StepState,
 } from '../../src/job/job.machine';
+
+import { entities } from '../../src/common/entities';
 
 const ctx = { now: '2026-01-01T00:00:00.000Z', actor: 'u', jobId: 'job_1' };
 
@@ -199,5 +202,150 @@ describe('job decisions', () => {
     expect(() => decide(paused.job, paused.steps, { kind: 'complete', step: 'a', artifacts: [], metrics: null }, ctx)).toThrow(
       /approve it with approveStep or reject it with rejectStep/,
     );
+  });
+});
+
+describe('the job machine is the declared one', () => {
+  const allowed = (model: typeof entities.Job | typeof entities.Step, from: string, to: string) =>
+    from === to || model.targets(from).includes(to);
+
+  it('declares every command inside the machines of src/common/entities.ts', () => {
+    for (const [kind, command] of Object.entries(JOB_COMMANDS)) {
+      for (const from of command.job)
+        expect(`${kind}: ${from} → ${command.to} ${allowed(entities.Job, from, command.to)}`).toMatch(/true$/);
+      for (const from of command.step ?? []) {
+        const to = command.stepTo ?? from;
+        expect(`${kind}: step ${from} → ${to} ${allowed(entities.Step, from, to)}`).toMatch(/true$/);
+      }
+    }
+  });
+
+  it('decides only moves the declared machines allow, from every state a two-step job can reach', () => {
+    // Every action on every step, from every state reached so far (breadth first): each outcome's
+    // job move and each step attempt's move must be one the declaration allows, and every declared
+    // move of the job must be reached by some decision (so the declaration has no dead entries).
+    const actions = (step: string): JobAction[] => [
+      { kind: 'start', step },
+      { kind: 'claim', step, leaseUntil: '2025-12-31T00:00:00.000Z' },
+      { kind: 'progress', step, progress: 0.5 },
+      { kind: 'complete', step, artifacts: [] },
+      { kind: 'complete', step, artifacts: [], review: true },
+      { kind: 'fail', step, code: 'E', message: 'e' },
+      { kind: 'pause', step },
+      { kind: 'approve', step },
+      { kind: 'reject', step, reason: 'r' },
+    ];
+    const all: JobAction[] = [...actions('a'), ...actions('b'), { kind: 'cancel' }, { kind: 'retry' }];
+    const seen = new Set<string>();
+    const jobMoves = new Set<string>();
+    let frontier = [fresh(['a', 'b'], 2)];
+    // retryJob grants attempts without end, so the walk stops at a depth that reaches every status twice.
+    for (let depth = 0; depth < 10 && frontier.length; depth++) {
+      const next: typeof frontier = [];
+      for (const { job, steps } of frontier) {
+        for (const action of all) {
+          let outcome: ReturnType<typeof decide>;
+          try {
+            outcome = decide(job, steps, action, ctx);
+          } catch {
+            continue;
+          }
+          expect(`job ${job.status} → ${outcome.job.status}: ${allowed(entities.Job, job.status, outcome.job.status)}`).toMatch(/true$/);
+          jobMoves.add(`${job.status}>${outcome.job.status}`);
+          const after = new Map(steps);
+          for (const s of outcome.steps) {
+            const before = steps.get(s.name);
+            const from = before?.attempt === s.attempt ? before.status : StepStatus.PENDING;
+            expect(`step ${from} → ${s.status}: ${allowed(entities.Step, from, s.status)}`).toMatch(/true$/);
+            if (outcome.job.attempts[s.name] === s.attempt) after.set(s.name, s);
+          }
+          const id = JSON.stringify([outcome.job, [...after.values()]]);
+          if (!seen.has(id)) next.push({ job: outcome.job, steps: after });
+          seen.add(id);
+        }
+      }
+      frontier = next;
+    }
+    // QUEUED → COMPLETED is made by reuse at creation (src/job/job.items.ts), not by one command.
+    const declared = entities.Job.states.flatMap((from) => entities.Job.targets(from).map((to) => `${from}>${to}`));
+    expect(declared.filter((move) => !jobMoves.has(move))).toEqual(['QUEUED>COMPLETED']);
+    expect(seen.size).toBeGreaterThan(20);
+  });
+});
+
+describe('a step stage’s attempt timeout and retry backoff', () => {
+  const at = (seconds: number) => new Date(Date.parse(ctx.now) + seconds * 1000).toISOString();
+  const policy = { attemptTimeoutSeconds: 60, retryBackoff: { initialSeconds: 10, factor: 3, maxSeconds: 60, jitter: 0 } };
+  const lease = at(30);
+
+  it('gives an attempt its time from its start; reports renew its lease only up to it and are refused past it', () => {
+    const { job, steps } = fresh(['a'], 3);
+    const started = decide(job, steps, { kind: 'claim', step: 'a', leaseUntil: at(600) }, { ...ctx, policy });
+    expect(started.step).toMatchObject({ status: StepStatus.RUNNING, timesOutAt: at(60), leaseExpiresAt: at(60) });
+    const running = new Map([['a', started.step as StepState]]);
+    const renewed = decide(
+      started.job,
+      running,
+      { kind: 'progress', step: 'a', progress: 0.5, leaseUntil: at(90) },
+      { ...ctx, now: at(50), policy },
+    );
+    expect(renewed.step).toMatchObject({ leaseExpiresAt: at(60), timesOutAt: at(60) });
+    expect(() =>
+      decide(started.job, running, { kind: 'progress', step: 'a', progress: 0.6, leaseUntil: at(120) }, { ...ctx, now: at(60), policy }),
+    ).toThrow(expect.objectContaining({ code: 'ATTEMPT_TIMED_OUT' }));
+  });
+
+  it('lets a claim take over an attempt whose time is up although its lease runs on: at once without a backoff, after it with one', () => {
+    const { job, steps } = fresh(['a'], 3);
+    const noBackoff = { attemptTimeoutSeconds: 60 };
+    const started = decide(job, steps, { kind: 'claim', step: 'a', leaseUntil: lease }, { ...ctx, policy: noBackoff });
+    const running = new Map([['a', { ...(started.step as StepState), leaseExpiresAt: at(600) }]]);
+    // Before its time: not claimable.
+    expect(() =>
+      decide(started.job, running, { kind: 'claim', step: 'a', leaseUntil: at(100) }, { ...ctx, now: at(59), policy: noBackoff }),
+    ).toThrow(/Its attempt runs until/);
+    const taken = decide(
+      started.job,
+      running,
+      { kind: 'claim', step: 'a', leaseUntil: at(100) },
+      { ...ctx, now: at(61), policy: noBackoff },
+    );
+    expect(taken.type).toBe(JobEventType.STEP_RECLAIMED);
+    expect(taken.steps.map((s) => [s.attempt, s.status, s.error?.code])).toEqual([
+      [1, StepStatus.FAILED, 'ATTEMPT_TIMED_OUT'],
+      [2, StepStatus.RUNNING, undefined],
+    ]);
+    expect(taken.step).toMatchObject({ timesOutAt: at(121), leaseExpiresAt: at(100) });
+    // With a backoff the claim ends the attempt and the next one waits; the claimer holds nothing.
+    const waiting = decide(started.job, running, { kind: 'claim', step: 'a', leaseUntil: at(100) }, { ...ctx, now: at(61), policy });
+    expect(waiting.type).toBe(JobEventType.STEP_FAILED);
+    expect(waiting.steps.map((s) => [s.attempt, s.status, s.waitsUntil])).toEqual([
+      [1, StepStatus.FAILED, undefined],
+      [2, StepStatus.PENDING, at(71)],
+    ]);
+  });
+
+  it('makes a failed attempt’s successor wait a growing backoff before it can start', () => {
+    let { job, steps } = fresh(['a'], 4);
+    const waits: number[] = [];
+    let now = 0;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const c = { ...ctx, now: at(now), policy };
+      const started = decide(job, steps, { kind: 'start', step: 'a', leaseUntil: at(now + 30) }, c);
+      const failed = decide(
+        started.job,
+        new Map([['a', started.step as StepState]]),
+        { kind: 'fail', step: 'a', code: 'E', message: 'e' },
+        c,
+      );
+      const next = failed.steps.find((s) => s.attempt === attempt + 1) as StepState;
+      waits.push((Date.parse(next.waitsUntil ?? '') - Date.parse(at(now))) / 1000);
+      job = failed.job;
+      steps = new Map([['a', next]]);
+      // Started before its wait is over: refused, naming when it can start; at that time it starts.
+      expect(() => decide(job, steps, { kind: 'start', step: 'a' }, { ...ctx, now: at(now + 1), policy })).toThrow(/it can start at/);
+      now = (Date.parse(next.waitsUntil ?? '') - Date.parse(ctx.now)) / 1000;
+    }
+    expect(waits).toEqual([10, 30, 60]);
   });
 });

@@ -64,7 +64,13 @@ describe('keys', () => {
     // Only the operators' views across tenants (admins only) and the settle sweep's work list (the
     // server's own, read by no request) are outside a tenant's partitions.
     // The pools' index (read only by the pool claimer, which hands work out under leases) too.
-    expect(crossTenant).toEqual(['Project.acrossTenants', 'Job.acrossTenants', 'JobWork.pool', 'JobSettle.pending']);
+    expect(crossTenant).toEqual([
+      'Project.acrossTenants',
+      'Job.acrossTenants',
+      'WorkItem.deadLettersAcrossTenants',
+      'JobWork.pool',
+      'JobSettle.pending',
+    ]);
   });
 
   it('keeps an item out of a sparse index while its condition does not hold', () => {

@@ -247,7 +247,7 @@ export type JobEventType =
   /** Not stored: the first message of every subscription; its position is where it starts. */
   | 'SUBSCRIBED';
 
-/** QUEUED → RUNNING ⇄ PAUSED → COMPLETED | FAILED | CANCELLED; FAILED → RUNNING on retry. */
+/** Transitions: QUEUED → RUNNING | COMPLETED | CANCELLED; RUNNING → PAUSED | COMPLETED | FAILED | CANCELLED; PAUSED → RUNNING | COMPLETED | FAILED | CANCELLED; COMPLETED (final); FAILED → RUNNING; CANCELLED (final). */
 export type JobStatus =
   /** Cancelled by a person; its waiting steps were skipped. */
   | 'CANCELLED'
@@ -357,7 +357,7 @@ export type SearchType =
   /** Its words: title. */
   | 'PROJECT';
 
-/** PENDING → RUNNING → COMPLETED | FAILED | PAUSED (awaiting review); PENDING → SKIPPED on cancel. */
+/** Transitions: PENDING → RUNNING | COMPLETED | SKIPPED; RUNNING → PAUSED | COMPLETED | FAILED; PAUSED → COMPLETED | FAILED; COMPLETED (final); FAILED (final); SKIPPED (final). */
 export type StepStatus =
   /** Done, with its artifacts and outputs. */
   | 'COMPLETED'

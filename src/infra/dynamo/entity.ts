@@ -308,6 +308,26 @@ export interface EntityDeclaration<
   events?: Partial<EventNames>;
   /** Its searchable text attributes, whose word items are written with it (see SearchDeclaration). */
   search?: SearchDeclaration<Extract<keyof As, string>>;
+  /** The quota of the tenant's plan its items count against (see QuotaDeclaration). */
+  quota?: QuotaDeclaration<AttributeValues<As>>;
+}
+
+/**
+ * How an entity's items count against one quota of the tenant's plan (projects, stored bytes). The
+ * writer of every create, change and delete (src/common/mutate.ts) moves the tenant's usage
+ * counter by the difference `counts` makes, in the same transaction, conditioned on the plan's
+ * limit; so a write that would pass it commits nothing.
+ */
+export interface QuotaDeclaration<Item> {
+  /** The quota's name: a limit of the plan and the usage counter's attribute. */
+  name: string;
+  /** What an item uses of it (1 a project, 0 once archived; the bytes of an asset's stored versions). */
+  counts(item: Item): number;
+  /**
+   * What an item is about to use (an upload requested, not yet confirmed): not counted, but a
+   * write that raises it is refused unless the usage plus the raise is within the limit.
+   */
+  pending?(item: Item): number;
 }
 
 /** The index attribute names the models own (the outbox's belong to the unit of work). */
@@ -346,6 +366,7 @@ export class EntityModel<
   readonly ttl: boolean;
   readonly events: EventNames;
   readonly search?: SearchDeclaration;
+  readonly quota?: QuotaDeclaration<AttributeValues<As>>;
   /** The attribute that holds the entity's own id: the last placeholder of its sort key. */
   readonly idField: string;
 
@@ -361,6 +382,7 @@ export class EntityModel<
     this.status = declaration.status;
     this.ttl = declaration.ttl ?? false;
     this.search = declaration.search;
+    this.quota = declaration.quota;
     const verb = lowerFirst(this.type);
     this.events = {
       created: `${verb}.created`,

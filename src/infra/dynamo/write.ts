@@ -245,8 +245,15 @@ export function del(key: Key): Write {
 }
 
 /** A condition on another item that must hold for the transaction to commit; writes nothing. */
-export function check(key: Key): { exists(onFailed?: ConditionFailure): Write } {
-  return { exists: (onFailed) => Write.make(key, { op: 'ConditionCheck' }).ifExists(onFailed) };
+export function check(key: Key): {
+  exists(onFailed?: ConditionFailure): Write;
+  /** The item's number `attribute` is absent (as is a missing item's) or at most `max`. */
+  atMost(attribute: string, max: number, onFailed?: ConditionFailure): Write;
+} {
+  return {
+    exists: (onFailed) => Write.make(key, { op: 'ConditionCheck' }).ifExists(onFailed),
+    atMost: (attribute, max, onFailed) => Write.make(key, { op: 'ConditionCheck' }).ifAtMost(attribute, max, onFailed),
+  };
 }
 
 /** Changes attributes of the item at `key` in place (see addToSet, deleteFromSet, appendToList). */

@@ -1,0 +1,112 @@
+import { PLAN_DEFAULTS, PLAN_LIMIT_NAMES, type PlanLimits, type PlanName } from '../config';
+import { quotaExceeded } from '../errors';
+import type { AnyModel } from '../infra/dynamo/entity';
+import { check, update, type Item, type UnitWrite, Write } from '../infra/dynamo/write';
+import { entities } from './entities';
+
+/*
+ * The quotas of a tenant's plan, checked in the transaction of the write that would pass them.
+ * An entity declares how its items count (QuotaDeclaration in src/infra/dynamo/entity.ts); the
+ * writer (mutate.ts) adds `quotaWrites` for the difference a create, change or delete makes: an
+ * ADD to the tenant's usage counter (TenantUsage), or for an upload requested a check that what is
+ * left covers it. The limit is the plan's, read with the tenant's item at commit (the item the
+ * unit of work already reads with the stream heads, see CommitHooks.context), and `withQuotaLimits`
+ * puts it into the writes' conditions. So 50 concurrent creates at the limit let exactly the
+ * allowed number through, and a refused write commits nothing.
+ */
+
+/** What a quota write of a unit asks for, found again at commit to put the plan's limit in. */
+interface Charge {
+  quota: string;
+  amount: number;
+  /** The write without its limit: an ADD to the counter, or a check of it. */
+  unlimited: Write;
+}
+
+/**
+ * The quota writes of a unit, to their charges. A quota write is a valid write on its own (an ADD
+ * without a limit, a check that always holds), so a unit committed without the tenant's item
+ * (offline tools) still keeps the counters exact; withQuotaLimits puts the limit in at commit.
+ */
+const charges = new WeakMap<Write, Charge>();
+
+/** The key of a tenant's usage counters. */
+export const usageKey = (tenantId: string) => entities.TenantUsage.keyOf(tenantId, {});
+
+/**
+ * The writes that keep the tenant's usage of `model`'s quota exact when an item goes from
+ * `before` to `after` (null: it does not exist): an ADD of the difference (its increase is limited
+ * at commit), or, when only what the item is about to use grows, a check that the quota has room
+ * for it. None when the model declares no quota or nothing changes.
+ */
+export function quotaWrites(tenantId: string, model: AnyModel, before: Item | null, after: Item | null): Write[] {
+  const quota = model.quota;
+  if (!quota) return [];
+  const counted = (item: Item | null) => (item ? quota.counts(item) : 0);
+  const pending = (item: Item | null) => (item && quota.pending ? quota.pending(item) : 0);
+  const delta = counted(after) - counted(before);
+  const key = usageKey(tenantId);
+  if (delta !== 0) {
+    const add = update(key).addNumber(quota.name, delta);
+    if (delta > 0) charges.set(add, { quota: quota.name, amount: delta, unlimited: add });
+    return [add];
+  }
+  const raise = pending(after) - pending(before);
+  if (raise <= 0) return [];
+  const probe = check(key).atMost(quota.name, Number.MAX_SAFE_INTEGER);
+  charges.set(probe, { quota: quota.name, amount: raise, unlimited: probe });
+  return [probe];
+}
+
+/** True when a unit holds a quota write (so its commit reads the tenant's plan). */
+export function hasQuotaWrites(writes: readonly UnitWrite[]): boolean {
+  return writes.some((w) => w instanceof Write && charges.has(w));
+}
+
+/**
+ * The unit's writes with each quota write conditioned on `limits`: the counter may grow only while
+ * it stays within its limit, else the transaction fails with QUOTA_EXCEEDED naming the quota
+ * (`onRefused` is told which, for the metrics). A
+ * write asking for more than the whole limit is given a condition that cannot hold (a counter
+ * that does not exist yet would pass `at most a negative number`).
+ */
+export function withQuotaLimits(writes: readonly UnitWrite[], limits: PlanLimits, onRefused?: (quota: string) => void): UnitWrite[] {
+  return writes.map((w) => {
+    const charge = w instanceof Write ? charges.get(w) : undefined;
+    if (!charge) return w;
+    const limit = limitOf(limits, charge.quota);
+    if (limit === undefined) return w;
+    const refuse = () => {
+      onRefused?.(charge.quota);
+      return quotaExceeded(charge.quota, limit, charge.amount);
+    };
+    return charge.amount > limit
+      ? charge.unlimited.where({ [charge.quota]: -1 }, refuse)
+      : charge.unlimited.ifAtMost(charge.quota, limit - charge.amount, refuse);
+  });
+}
+
+function limitOf(limits: PlanLimits, quota: string): number | undefined {
+  const name = PLAN_LIMIT_NAMES.find((n) => n === quota);
+  return name ? limits[name] : undefined;
+}
+
+/** The plan a tenant's item names (free without an item, as a tenant is created). */
+export function planOf(tenant: Item | null | undefined): PlanName {
+  return entities.Tenant.is(tenant) ? tenant.plan : 'free';
+}
+
+/**
+ * The limits that hold for a tenant: its plan's (from `plans`, the configured table) with an
+ * admin's overrides for this tenant on top.
+ */
+export function limitsOf(plans: Record<PlanName, PlanLimits> | undefined, tenant: Item | null | undefined): PlanLimits {
+  const table = plans ?? PLAN_DEFAULTS;
+  const limits = { ...table[planOf(tenant)] };
+  const overrides = entities.Tenant.is(tenant) ? tenant.limits : undefined;
+  for (const name of PLAN_LIMIT_NAMES) {
+    const value = overrides?.[name];
+    if (typeof value === 'number') limits[name] = value;
+  }
+  return limits;
+}

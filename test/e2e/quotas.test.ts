@@ -1,0 +1,146 @@
+import { dataOf, Role, startTestServer, type GraphQLResult, type TestServer } from '../support/server';
+import { metricValue } from '../support/ws';
+
+type Target = { url: string; method: string; headers: Array<{ name: string; value: string }> };
+
+/** Uploads `body` exactly as the target says (method and headers), as a browser would. */
+const put = (target: Target, body: Buffer) =>
+  fetch(target.url, {
+    method: target.method,
+    body,
+    headers: Object.fromEntries(target.headers.filter((h) => h.name !== 'Content-Length').map((h) => [h.name, h.value])),
+  });
+
+const CREATE_PROJECT = 'mutation($title: String!) { createProject(input: { title: $title }) { projectId } }';
+const USAGE = 'query($t: ID!) { tenantUsage(tenantId: $t) { plan limits { projects storedBytes } quotas { quota used limit } } }';
+const SET_PLAN = 'mutation($t: ID!, $limits: PlanLimitsInput) { setTenantPlan(tenantId: $t, plan: STUDIO, limits: $limits) { plan } }';
+
+describe("a tenant's plan quotas, checked in the write's own transaction", () => {
+  let server: TestServer;
+  let admin: string;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    admin = await server.token('ops', [Role.ADMIN]);
+  });
+  afterAll(() => server.stop());
+
+  const gql = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
+    (await server.raw({ query, variables }, token)).body as GraphQLResult<any>;
+  const usedOf = async (tenantId: string, quota: string): Promise<number> => {
+    const usage = dataOf(await gql(admin, USAGE, { t: tenantId })).tenantUsage;
+    return usage.quotas.find((q: { quota: string }) => q.quota === quota).used;
+  };
+  const setLimits = async (tenantId: string, limits: Record<string, number>) => dataOf(await gql(admin, SET_PLAN, { t: tenantId, limits }));
+
+  it('lets exactly one of 50 concurrent createProject through when one slot is left; the counter equals the projects; archiving frees the slot', async () => {
+    const token = await server.token('quota-projects');
+    await setLimits('quota-projects', { projects: 5 });
+    for (let i = 0; i < 4; i++) dataOf(await gql(token, CREATE_PROJECT, { title: `P${i}` }));
+
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => gql(token, CREATE_PROJECT, { title: `Race ${i}` })));
+    const won = results.filter((r) => r.data?.createProject);
+    const refused = results.filter((r) => r.errors?.[0]?.extensions?.code === 'QUOTA_EXCEEDED');
+    expect(won).toHaveLength(1);
+    expect(refused).toHaveLength(49);
+    // The refusal names the quota and its limit.
+    expect(refused[0].errors![0].extensions).toMatchObject({ quota: 'projects', limit: 5, requested: 1 });
+
+    const listed = dataOf(await gql(token, '{ projects(first: 100) { nodes { projectId } } }')).projects.nodes;
+    expect(listed).toHaveLength(5);
+    expect(await usedOf('quota-projects', 'projects')).toBe(5);
+
+    // A refused write changed nothing: one more is still refused, and the counter stays.
+    expect((await gql(token, CREATE_PROJECT, { title: 'One too many' })).errors?.[0]?.extensions?.code).toBe('QUOTA_EXCEEDED');
+    expect(await usedOf('quota-projects', 'projects')).toBe(5);
+    // Counted by the plan (a bounded label), never by the tenant's id.
+    expect(await metricValue(server.url, 'artissist_tenant_quota_refusals_total{plan="studio",quota="projects"}')).toBe(50);
+
+    // Archiving a project frees its slot (the quota bounds the projects a tenant works on).
+    dataOf(await gql(token, 'mutation($p: ID!) { archiveProject(projectId: $p) { projectId } }', { p: listed[0].projectId }));
+    expect(await usedOf('quota-projects', 'projects')).toBe(4);
+    dataOf(await gql(token, CREATE_PROJECT, { title: 'In the freed slot' }));
+    expect(await usedOf('quota-projects', 'projects')).toBe(5);
+  });
+
+  it('refuses an upload that would pass the stored-bytes quota at request, and at confirmation', async () => {
+    const tenantId = 'quota-bytes';
+    const token = await server.token(tenantId);
+    await setLimits(tenantId, { storedBytes: 1000 });
+    const projectId = dataOf(await gql(token, CREATE_PROJECT, { title: 'Files' })).createProject.projectId;
+    const request = (size: number) =>
+      gql(
+        token,
+        'mutation($p: ID!, $size: Int!) { requestAssetUpload(projectId: $p, input: { type: IMAGE, fileName: "f.png", contentType: "image/png", size: $size }) { asset { assetId } upload { url method headers { name value } } } }',
+        { p: projectId, size },
+      );
+    const confirm = (assetId: string) =>
+      gql(token, 'mutation($p: ID!, $a: ID!) { confirmAssetUpload(projectId: $p, assetId: $a) { status size } }', {
+        p: projectId,
+        a: assetId,
+      });
+
+    // At request: more than the whole quota is refused before any upload.
+    const tooBig = await request(1001);
+    expect(tooBig.errors?.[0]?.extensions).toMatchObject({ code: 'QUOTA_EXCEEDED', quota: 'storedBytes', limit: 1000, requested: 1001 });
+
+    // Two uploads that each fit what is left are both started...
+    const first = dataOf(await request(400)).requestAssetUpload;
+    const second = dataOf(await request(700)).requestAssetUpload;
+    expect((await put(first.upload, Buffer.alloc(400, 1))).status).toBe(200);
+    expect((await put(second.upload, Buffer.alloc(700, 2))).status).toBe(200);
+    expect(dataOf(await confirm(first.asset.assetId)).confirmAssetUpload).toMatchObject({ status: 'READY', size: 400 });
+    expect(await usedOf(tenantId, 'storedBytes')).toBe(400);
+
+    // ...but at confirmation the second would take the tenant to 1,100 bytes: refused, nothing changed.
+    const refused = await confirm(second.asset.assetId);
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'QUOTA_EXCEEDED', quota: 'storedBytes', requested: 700 });
+    expect(await usedOf(tenantId, 'storedBytes')).toBe(400);
+    const still = dataOf(
+      await gql(token, 'query($p: ID!, $a: ID!) { asset(projectId: $p, assetId: $a) { status } }', {
+        p: projectId,
+        a: second.asset.assetId,
+      }),
+    );
+    expect(still.asset.status).toBe('UPLOADING');
+
+    // Now that 400 are stored, a request for 700 more is refused at request.
+    expect((await request(700)).errors?.[0]?.extensions).toMatchObject({ code: 'QUOTA_EXCEEDED', quota: 'storedBytes' });
+
+    // Deleting the stored asset frees its bytes, and the waiting upload confirms.
+    dataOf(
+      await gql(token, 'mutation($p: ID!, $a: ID!) { deleteAsset(projectId: $p, assetId: $a) { assetId } }', {
+        p: projectId,
+        a: first.asset.assetId,
+      }),
+    );
+    expect(await usedOf(tenantId, 'storedBytes')).toBe(0);
+    expect(dataOf(await confirm(second.asset.assetId)).confirmAssetUpload).toMatchObject({ status: 'READY', size: 700 });
+    expect(await usedOf(tenantId, 'storedBytes')).toBe(700);
+  });
+
+  it("shows an admin a tenant's usage against its plan, and lets only admins change the plan", async () => {
+    const editor = await server.token('quota-plan');
+    dataOf(await gql(editor, CREATE_PROJECT, { title: 'One' }));
+    const usage = dataOf(await gql(admin, USAGE, { t: 'quota-plan' })).tenantUsage;
+    expect(usage).toMatchObject({
+      plan: 'FREE',
+      quotas: expect.arrayContaining([{ quota: 'projects', used: 1, limit: usage.limits.projects }]),
+    });
+    // An editor can neither read it nor change its own plan, by setTenantPlan or updateTenant.
+    expect((await gql(editor, USAGE, { t: 'quota-plan' })).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect((await gql(editor, SET_PLAN, { t: 'quota-plan', limits: { projects: 1_000_000 } })).errors?.[0]?.extensions?.code).toBe(
+      'FORBIDDEN',
+    );
+    const tenant = dataOf(await gql(editor, '{ tenant { version } }')).tenant;
+    const upgrade = await gql(editor, 'mutation($v: Int!) { updateTenant(expectedVersion: $v, input: { plan: ENTERPRISE }) { plan } }', {
+      v: tenant.version,
+    });
+    expect(upgrade.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    // A limit must be a whole number from 0.
+    expect((await gql(admin, SET_PLAN, { t: 'quota-plan', limits: { projects: -1 } })).errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'projects',
+    });
+  });
+});

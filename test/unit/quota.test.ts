@@ -1,0 +1,69 @@
+import { entities } from '../../src/common/entities';
+import { limitsOf, quotaWrites, withQuotaLimits } from '../../src/common/quota';
+import { loadConfig, PLAN_DEFAULTS } from '../../src/config';
+import type { Write } from '../../src/infra/dynamo/write';
+
+const condition = (w: Write) => {
+  const request = w.toRequest('T');
+  const part = request.Update ?? request.ConditionCheck;
+  return { expression: part?.ConditionExpression, names: part?.ExpressionAttributeNames, values: part?.ExpressionAttributeValues };
+};
+
+describe('quota writes (pure: what a change adds to the tenant usage counter, and the limit put in at commit)', () => {
+  const project = (archived: boolean) => ({ projectId: 'proj_1', title: 'P', archived });
+
+  it('charges one project on create, frees it on archive and on delete, and writes nothing when the count is unchanged', () => {
+    const [create] = quotaWrites('t', entities.Project, null, project(false));
+    expect(create.toRequest('T').Update).toMatchObject({ Key: { PK: 'TENANT#t', SK: 'USAGE' }, UpdateExpression: 'ADD #n0 :v0' });
+    expect(create.toRequest('T').Update?.ExpressionAttributeValues).toEqual({ ':v0': 1 });
+    // Unlimited until the commit puts the plan in: a unit committed without the tenant's item still counts exactly.
+    expect(create.conditional).toBe(false);
+    expect(quotaWrites('t', entities.Project, project(false), project(true))[0].toRequest('T').Update?.ExpressionAttributeValues).toEqual({
+      ':v0': -1,
+    });
+    expect(quotaWrites('t', entities.Project, project(false), null)[0].toRequest('T').Update?.ExpressionAttributeValues).toEqual({
+      ':v0': -1,
+    });
+    expect(quotaWrites('t', entities.Project, project(false), { ...project(false), title: 'Q' })).toEqual([]);
+    expect(quotaWrites('t', entities.Milestone, null, { milestoneId: 'ms_1' })).toEqual([]);
+  });
+
+  it('conditions a charge on the limit minus the charge, and refuses one larger than the whole limit with a condition that cannot hold', () => {
+    const limits = { ...PLAN_DEFAULTS.free, projects: 5 };
+    const [charged] = withQuotaLimits(quotaWrites('t', entities.Project, null, project(false)), limits) as Write[];
+    expect(condition(charged)).toEqual({
+      expression: '(attribute_not_exists(#n0) OR #n0 <= :v0)',
+      names: { '#n0': 'projects', '#n1': 'projects' },
+      values: { ':v0': 4, ':v1': 1 },
+    });
+    const error = charged.onConditionFailed?.({ projects: 5 });
+    expect(error).toMatchObject({ extensions: { code: 'QUOTA_EXCEEDED', quota: 'projects', limit: 5, requested: 1 } });
+
+    const asset = (status: 'uploading' | 'ready', size: number) => ({
+      versions: [{ version: 1, s3Key: 'k', size, status, createdAt: '' }],
+    });
+    const [tooBig] = withQuotaLimits(quotaWrites('t', entities.Asset, null, asset('uploading', 2000)), {
+      ...limits,
+      storedBytes: 1000,
+    }) as Write[];
+    // An upload requested is a check of the counter, not a charge; 2,000 bytes can never fit 1,000.
+    expect(tooBig.toRequest('T').ConditionCheck).toBeDefined();
+    expect(condition(tooBig).expression).toContain(' = ');
+    const [confirmed] = withQuotaLimits(quotaWrites('t', entities.Asset, asset('uploading', 400), asset('ready', 400)), {
+      ...limits,
+      storedBytes: 1000,
+    }) as Write[];
+    expect(condition(confirmed).values).toEqual({ ':v0': 600, ':v1': 400 });
+  });
+
+  it("takes a tenant's limits from its plan, with an admin's overrides on top, and PLAN_LIMITS over the defaults", () => {
+    expect(limitsOf(undefined, null)).toEqual(PLAN_DEFAULTS.free);
+    const tenant = entities.Tenant.toItem('t', { tenantId: 't', name: 'T', plan: 'studio', limits: { projects: 7 }, version: 1 });
+    expect(limitsOf(undefined, tenant)).toEqual({ ...PLAN_DEFAULTS.studio, projects: 7 });
+    const config = loadConfig({ NODE_ENV: 'test', AUTH_JWT_SECRET: 's'.repeat(32), PLAN_LIMITS: '{"free":{"projects":50}}' });
+    expect(config.plans.free).toEqual({ ...PLAN_DEFAULTS.free, projects: 50 });
+    expect(() => loadConfig({ NODE_ENV: 'test', AUTH_JWT_SECRET: 's'.repeat(32), PLAN_LIMITS: '{"free":{"rooms":1}}' })).toThrow(
+      /names no limit "rooms"/,
+    );
+  });
+});
