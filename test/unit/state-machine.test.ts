@@ -18,7 +18,7 @@ const moves = (table: Record<string, string[]>): Moves =>
     .sort();
 
 /** Every move an entity's machine allows, found by asking it about every pair of the states given. */
-function allowedMoves(name: 'Project' | 'Milestone' | 'Log' | 'Scene' | 'WorkItem', states: string[]): Moves {
+function allowedMoves(name: 'Project' | 'Milestone' | 'Log' | 'Scene' | 'WorkItem' | 'Job' | 'Step', states: string[]): Moves {
   const model = entities[name];
   return states
     .flatMap((from) =>
@@ -181,6 +181,25 @@ describe('the job machine against the seeds', () => {
     PAUSED: ['COMPLETED', 'FAILED', 'CANCELLED'],
     FAILED: ['RUNNING'],
   };
+
+  it("declares every move of seeds 004 and 000, plus only docs/api.md's own and reuse's", () => {
+    // docs/pipelines.md: a job whose every step took stored outputs completes at creation.
+    const reuse = { QUEUED: ['COMPLETED'] };
+    const states = ['QUEUED', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'];
+    expect(allowedMoves('Job', states)).toEqual(
+      [...new Set([...moves(SEED_004), ...moves(SEED_000), ...moves(DOCUMENTED), ...moves(reuse)])].sort(),
+    );
+  });
+
+  it("declares a step attempt's moves: seed 004's run, seed 000's review, and only docs/pipelines.md's reuse and cancelling", () => {
+    // Seed 004's work (PROCESSING, EDITING) is a running step that completes or fails; seed 000's
+    // paused step is approved (COMPLETED) or rejected (FAILED) by a person.
+    const seeds = { PENDING: ['RUNNING'], RUNNING: ['PAUSED', 'COMPLETED', 'FAILED'], PAUSED: ['COMPLETED', 'FAILED'] };
+    // A step takes the stored outputs of a completed one (reuse), or is skipped when its job is cancelled first.
+    const documented = { PENDING: ['COMPLETED', 'SKIPPED'] };
+    const states = ['PENDING', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'SKIPPED'];
+    expect(allowedMoves('Step', states)).toEqual([...moves(seeds), ...moves(documented)].sort());
+  });
 
   it("makes every move of seeds 004 and 000, plus only docs/api.md's own", () => {
     const found = jobMoves();
