@@ -3,7 +3,8 @@
 // than `engines` allows (Node 24 and 26, which CI runs, have none to quiet).
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 module.exports = {
-  testEnvironment: 'node',
+  // jest's node environment, with the fixture registry's test and describe scopes (test/support/fixtures.ts).
+  testEnvironment: '<rootDir>/test/support/environment.ts',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }] },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // One DynamoDB Local for the whole run; each test file makes its own table in it.

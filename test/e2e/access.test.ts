@@ -68,7 +68,6 @@ describe('assets by type and time, and inspiration by project', () => {
       ),
     );
   });
-  afterAll(() => server.stop());
 
   it('pages through the ready images of every project, newest first, with one Query a page and no other read', async () => {
     const calls: Record<string, number>[] = [];
@@ -178,7 +177,6 @@ describe('the timeline: a tenant’s activity across its projects', () => {
     await server.request(CreateProjectDocument, { input: { title: 'Not yours' } }, other);
     made = 3 + 12 + 6 + 1;
   });
-  afterAll(() => server.stop());
 
   it('pages through every event of every project, newest first, with one Query a page', async () => {
     const calls: Record<string, number>[] = [];
@@ -260,7 +258,6 @@ describe('projects across tenants, for admins', () => {
       await server.raw({ query: `mutation { setProjectStatus(projectId: "${moving.projectId}", status: PRODUCTION) { status } }` }, token);
     }
   });
-  afterAll(() => server.stop());
 
   it('pages through one status of every tenant, most recently changed first, one Query per shard a page', async () => {
     const calls: number[] = [];

@@ -1,10 +1,11 @@
 import { ApolloClient, ApolloLink, gql, HttpLink, InMemoryCache } from '@apollo/client';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { Role } from '../../src/auth/principal';
 import { ProjectScreenDocument } from '../../src/client/gql/graphql';
 import { startTestServer, type TestServer } from '../support/server';
+import { fixture } from '../support/fixtures';
+import { wsClient } from '../support/ws';
 
 /*
  * The server as a frontend uses it: Apollo Client 4 with its default InMemoryCache and no
@@ -21,11 +22,8 @@ describe('Apollo Client with its default cache', () => {
   beforeAll(async () => {
     server = await startTestServer();
     token = await server.token('apollo', [Role.EDITOR, Role.WORKER]);
-    ws = createClient({
-      url: server.url.replace(/^http/, 'ws'),
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${token}` },
-    });
+    // graphql-ws's own retries, as an app using it has them.
+    ws = wsClient(server.url, token, { retryAttempts: 5 });
     const isSubscription = ({ query }: ApolloLink.Operation) =>
       query.definitions.some((d) => d.kind === 'OperationDefinition' && d.operation === 'subscription');
     client = new ApolloClient({
@@ -36,11 +34,7 @@ describe('Apollo Client with its default cache', () => {
       ),
       cache: new InMemoryCache(),
     });
-  });
-  afterAll(async () => {
-    client?.stop();
-    await ws?.dispose();
-    await server?.stop();
+    fixture('Apollo client', client, (c) => c.stop());
   });
 
   const mutate = async (mutation: string, variables: Record<string, unknown> = {}) =>
@@ -106,18 +100,15 @@ describe('Apollo Client with its default cache', () => {
         variables: { jobId: createJob.jobId },
       })
       .subscribe({ next: (result) => events.push((result.data as { jobProgress: { type: string } }).jobProgress.type) });
-    try {
-      // The acknowledgement says the subscription is in effect: what is written now will arrive.
-      const deadline = Date.now() + 10_000;
-      while (!events.includes('SUBSCRIBED') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      expect(events).toContain('SUBSCRIBED');
-      await mutate(`mutation { startStep(jobId: "${createJob.jobId}", stepName: "render") { seq } }`);
-      while (!events.includes('STEP_STARTED') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      // The event's job carried the same id: the cached job query now says RUNNING, without a refetch.
-      const cachedJob = client.readQuery<{ job: { status: string } }>({ query: jobQuery, variables: { jobId: createJob.jobId } });
-      expect(cachedJob?.job.status).toBe('RUNNING');
-    } finally {
-      subscription.unsubscribe();
-    }
+    fixture('Apollo subscription', subscription, (s) => s.unsubscribe());
+    // The acknowledgement says the subscription is in effect: what is written now will arrive.
+    const deadline = Date.now() + 10_000;
+    while (!events.includes('SUBSCRIBED') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(events).toContain('SUBSCRIBED');
+    await mutate(`mutation { startStep(jobId: "${createJob.jobId}", stepName: "render") { seq } }`);
+    while (!events.includes('STEP_STARTED') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // The event's job carried the same id: the cached job query now says RUNNING, without a refetch.
+    const cachedJob = client.readQuery<{ job: { status: string } }>({ query: jobQuery, variables: { jobId: createJob.jobId } });
+    expect(cachedJob?.job.status).toBe('RUNNING');
   });
 });

@@ -43,7 +43,6 @@ describe('the audit trail', () => {
     worker = await server.token('audit', [Role.WORKER], 'worker-1');
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Audited' } }, editor)).createProject.projectId;
   });
-  afterAll(() => server.stop());
 
   it('records every download URL handed out: who, which object, for how long, in one write for a list', async () => {
     for (let n = 0; n < 5; n++) {

@@ -1,9 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { startDemo, type Demo } from '../../src/demo/demo';
 import { StepsAwaitingReviewDocument } from '../../src/client/gql/graphql';
 import { dataOf, startTestServer, type TestServer } from '../support/server';
+import { launchBrowser } from '../support/browser';
+import { fixture } from '../support/fixtures';
 
 /*
  * GraphiQL in a real browser: Debian's Chromium driven by playwright-core (never a downloaded
@@ -53,34 +55,14 @@ async function watchJob(page: Page, enough = 3): Promise<Array<{ seq: number; te
   return [...seen].map(([seq, text]) => ({ seq, text }));
 }
 
-/** Chromium from the machine (never a downloaded browser), with its own background traffic off. */
-const launch = () =>
-  chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-dev-shm-usage',
-    ],
-  });
-
 describe('GraphiQL in Chromium, plain start (no demo data)', () => {
   let server: TestServer;
   let browser: Browser;
 
   beforeAll(async () => {
     server = await startTestServer();
-    browser = await launch();
+    browser = await launchBrowser();
   }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
 
   it("runs every tab without an error: first on an empty tenant, then on the tenant's own new data", async () => {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -125,14 +107,9 @@ describe('GraphiQL in Chromium, demo', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    demo = await startDemo(server.app, server.config, { tickMs: 300 });
-    browser = await launch();
+    demo = fixture('demo', await startDemo(server.app, server.config, { tickMs: 300 }), (d) => d.stop());
+    browser = await launchBrowser();
   }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.stop();
-    await server?.stop();
-  });
 
   it('on the first load: serves GraphiQL offline, runs GetProjectLogs, shows a running job advancing, and approves the paused job as prefilled', async () => {
     // startDemo returned, so the banner would be out: from now on the page names a paused job.

@@ -2,6 +2,7 @@ import WebSocket from 'ws';
 import { CreateJobDocument, CreateProjectDocument, ReportStepProgressDocument, StartStepDocument } from '../../src/client/gql/graphql';
 import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
 import { eventually } from '../support/ws';
+import { registerFixture } from '../support/fixtures';
 
 /*
  * Many subscribers at once on one stream, each on its own socket with one jobProgress
@@ -105,10 +106,7 @@ describe('bursts of subscribers on one stream', () => {
     worker = await server.token('burst', [Role.WORKER]);
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Burst' } }, editor)).createProject.projectId;
     process.on('warning', onWarning);
-  });
-  afterAll(async () => {
-    process.off('warning', onWarning);
-    await server.stop();
+    registerFixture('process warning listener', () => process.off('warning', onWarning));
   });
 
   async function runningJob(): Promise<string> {
@@ -143,28 +141,25 @@ describe('bursts of subscribers on one stream', () => {
     const seconds = (performance.now() - started) / 1000;
     const calls = Object.fromEntries(server.app.calls.byCommand);
     const executions = server.app.pipeline.subscriptions.sharedExecutions - executionsBefore;
-    try {
-      console.log(`burst: ${N} subscribes acknowledged in ${seconds.toFixed(2)} s with DynamoDB calls ${JSON.stringify(calls)}`);
-      expect(subscribers.map((s) => s.received[0])).toEqual(subscribers.map(() => ({ seq: 2, type: 'SUBSCRIBED', job: null })));
-      // Only the job's head is read, shared: at most one read per 20 ms of the burst (and far fewer
-      // than one per subscribe). The bound scales with the burst's length, not with its size.
-      expect(Object.keys(calls)).toEqual(['GetItemCommand']);
-      expect(calls.GetItemCommand).toBeLessThanOrEqual(Math.min(N / 10, Math.ceil((seconds * 1000) / 20) + 1));
-      // The subscribers of one head read are acknowledged together with one message, executed once
-      // for them all: at most one execution per read, not one per subscriber.
-      expect(executions).toBeGreaterThanOrEqual(1);
-      expect(executions).toBeLessThanOrEqual(calls.GetItemCommand);
-      // No subscriber missed an event committed while the burst was served.
-      dataOf(await server.request(ReportStepProgressDocument, { jobId, stepName: 'work', progress: 0.5 }, worker));
-      await eventually(
-        () => subscribers.filter((s) => s.received.length === 2).length,
-        (n) => n === N,
-        30_000,
-      );
-      expect(new Set(subscribers.map((s) => s.received[1].seq))).toEqual(new Set([3]));
-    } finally {
-      await closeAll(subscribers);
-    }
+    console.log(`burst: ${N} subscribes acknowledged in ${seconds.toFixed(2)} s with DynamoDB calls ${JSON.stringify(calls)}`);
+    expect(subscribers.map((s) => s.received[0])).toEqual(subscribers.map(() => ({ seq: 2, type: 'SUBSCRIBED', job: null })));
+    // Only the job's head is read, shared: at most one read per 20 ms of the burst (and far fewer
+    // than one per subscribe). The bound scales with the burst's length, not with its size.
+    expect(Object.keys(calls)).toEqual(['GetItemCommand']);
+    expect(calls.GetItemCommand).toBeLessThanOrEqual(Math.min(N / 10, Math.ceil((seconds * 1000) / 20) + 1));
+    // The subscribers of one head read are acknowledged together with one message, executed once
+    // for them all: at most one execution per read, not one per subscriber.
+    expect(executions).toBeGreaterThanOrEqual(1);
+    expect(executions).toBeLessThanOrEqual(calls.GetItemCommand);
+    // No subscriber missed an event committed while the burst was served.
+    dataOf(await server.request(ReportStepProgressDocument, { jobId, stepName: 'work', progress: 0.5 }, worker));
+    await eventually(
+      () => subscribers.filter((s) => s.received.length === 2).length,
+      (n) => n === N,
+      30_000,
+    );
+    expect(new Set(subscribers.map((s) => s.received[1].seq))).toEqual(new Set([3]));
+    await closeAll(subscribers);
   });
 
   it('replays to many clients resuming one job at once a page at a time, sharing the reads; past the replay bound, history lost', async () => {
@@ -214,29 +209,26 @@ describe('bursts of subscribers on one stream', () => {
     for (let i = 0; i < N; i += 200) {
       subscribers.push(...(await Promise.all(Array.from({ length: Math.min(200, N - i) }, () => subscriber(server.url, editor, jobId)))));
     }
-    try {
-      for (let round = 1; round <= 3; round++) {
-        dataOf(await server.request(ReportStepProgressDocument, { jobId, stepName: 'work', progress: round / 10 }, worker));
-        await eventually(
-          () => subscribers.filter((s) => s.received.length === round + 1).length,
-          (n) => n === N,
-          30_000,
-        );
-      }
-      // Every subscriber: the acknowledgement at seq 2, then seq 3, 4, 5 in order.
-      expect(new Set(subscribers.map((s) => JSON.stringify(s.received.map((e) => e.seq))))).toEqual(new Set(['[2,3,4,5]']));
-      expect(subscribers.flatMap((s) => s.errors)).toEqual([]);
-      expect(warnings.map((w) => `${w.name}: ${w.message}`)).toEqual([]);
-      // Every batch was handed on, and its share key's tail let go.
-      const { subscriptions } = server.app.pipeline;
-      expect(subscriptions.results.handedOver).toBeGreaterThan(0);
+    for (let round = 1; round <= 3; round++) {
+      dataOf(await server.request(ReportStepProgressDocument, { jobId, stepName: 'work', progress: round / 10 }, worker));
       await eventually(
-        () => subscriptions.batchTailCount(),
-        (n) => n === 0,
+        () => subscribers.filter((s) => s.received.length === round + 1).length,
+        (n) => n === N,
+        30_000,
       );
-    } finally {
-      await closeAll(subscribers);
     }
+    // Every subscriber: the acknowledgement at seq 2, then seq 3, 4, 5 in order.
+    expect(new Set(subscribers.map((s) => JSON.stringify(s.received.map((e) => e.seq))))).toEqual(new Set(['[2,3,4,5]']));
+    expect(subscribers.flatMap((s) => s.errors)).toEqual([]);
+    expect(warnings.map((w) => `${w.name}: ${w.message}`)).toEqual([]);
+    // Every batch was handed on, and its share key's tail let go.
+    const { subscriptions } = server.app.pipeline;
+    expect(subscriptions.results.handedOver).toBeGreaterThan(0);
+    await eventually(
+      () => subscriptions.batchTailCount(),
+      (n) => n === 0,
+    );
+    await closeAll(subscribers);
     // The subscribers' share group goes with the last of them.
     expect(server.app.pipeline.subscriptions.shareGroupCount()).toBe(0);
   });

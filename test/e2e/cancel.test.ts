@@ -15,7 +15,6 @@ describe('cancelling a job while 20 workers are mid-flight', () => {
   beforeAll(async () => {
     server = await startTestServer({ env: { JOB_LEASE_SECONDS: '600', JOB_SETTLE_SWEEP_MS: '100' } });
   });
-  afterAll(() => server.stop());
 
   it('refuses every call after the commit, tells each worker within one call, keeps the counters and sweeps the items', async () => {
     const tenantId = `cancel-${Date.now()}`;

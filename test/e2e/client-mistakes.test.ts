@@ -16,7 +16,6 @@ describe('client mistakes over HTTP', () => {
     server = await startTestServer();
     token = await server.token('mistakes');
   });
-  afterAll(() => server.stop());
 
   /** A GET of /graphql with `params` in its query string. */
   async function get(params: Record<string, string>, accept?: string) {

@@ -16,7 +16,6 @@ describe('concurrent writes', () => {
     server = await startTestServer();
     token = await server.token('race');
   });
-  afterAll(() => server.stop());
 
   it('gives 50 concurrent updates with the same expectedVersion exactly one success and 49 CONFLICTs', async () => {
     const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Contested' } }, token)).createProject.projectId;

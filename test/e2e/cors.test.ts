@@ -27,10 +27,6 @@ describe('CORS', () => {
     // What production does when CORS_ORIGINS names the app's origin.
     named = await startTestServer({ env: { CORS_ORIGINS: 'https://app.example' } });
   });
-  afterAll(async () => {
-    await dev?.stop();
-    await named?.stop();
-  });
 
   it('lets a frontend on a localhost dev server call the API in development', async () => {
     for (const origin of ['http://localhost:5173', 'http://127.0.0.1:3000', 'http://localhost']) {

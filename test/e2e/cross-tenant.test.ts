@@ -440,7 +440,6 @@ describe('tenant isolation', () => {
       }
     }
   });
-  afterAll(() => server.stop());
 
   it('has a case for every query and mutation in the schema', () => {
     const schema = buildAppSchema();

@@ -6,6 +6,7 @@ import { demoId, REVIEW_STEP } from '../../src/demo/demo.data';
 import { loadDemo } from '../../src/demo/demo.loader';
 import { startSimulator } from '../../src/demo/simulator';
 import { dataOf, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { fixture } from '../support/fixtures';
 
 describe('the demo', () => {
   let server: TestServer;
@@ -13,7 +14,6 @@ describe('the demo', () => {
   beforeAll(async () => {
     server = await startTestServer();
   });
-  afterAll(() => server.stop());
 
   const demoItems = async () => {
     const out = await server.app.store['doc'].send(new ScanCommand({ TableName: server.config.tableName }));
@@ -57,45 +57,41 @@ describe('the demo', () => {
     const secret = new TextEncoder().encode(TEST_SECRET);
     const editor = await signDevToken(secret, { sub: 'person', tenantId: 'demo', roles: [Role.EDITOR] });
     const worker = await signDevToken(secret, { sub: 'demo-worker', tenantId: 'demo', roles: [Role.WORKER] });
-    const simulator = startSimulator({ url: server.url, workerToken: worker, editorToken: editor, tickMs: 40 });
-    try {
-      const photo = dataOf(
-        await server.request(
-          CreateJobDocument,
-          { input: { projectId: demoId('proj', 1), kind: 'PHOTO_EDIT', steps: ['analyze', 'edit', 'export'], inputs: { n: 'sim' } } },
-          editor,
-        ),
-      ).createJob.jobId;
-      // Generous: each round of the simulator is a few requests, which a busy machine slows down.
-      const waitFor = async (check: () => Promise<boolean>, what: string) => {
-        const deadline = Date.now() + 150_000;
-        while (!(await check())) {
-          if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      };
-      const statusOf = async (jobId: string) => dataOf(await server.request(GetJobDocument, { jobId }, editor)).job!;
-      await waitFor(async () => (await statusOf(photo)).status === 'COMPLETED', 'the photo edit to complete');
-      const done = await statusOf(photo);
-      expect(done.steps.map((s) => [s.name, s.status, s.artifacts.length])).toEqual([
-        ['analyze', 'COMPLETED', 1],
-        ['edit', 'COMPLETED', 1],
-        ['export', 'COMPLETED', 1],
-      ]);
+    fixture('demo simulator', startSimulator({ url: server.url, workerToken: worker, editorToken: editor, tickMs: 40 }), (s) => s.stop());
+    const photo = dataOf(
+      await server.request(
+        CreateJobDocument,
+        { input: { projectId: demoId('proj', 1), kind: 'PHOTO_EDIT', steps: ['analyze', 'edit', 'export'], inputs: { n: 'sim' } } },
+        editor,
+      ),
+    ).createJob.jobId;
+    // Generous: each round of the simulator is a few requests, which a busy machine slows down.
+    const waitFor = async (check: () => Promise<boolean>, what: string) => {
+      const deadline = Date.now() + 150_000;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const statusOf = async (jobId: string) => dataOf(await server.request(GetJobDocument, { jobId }, editor)).job!;
+    await waitFor(async () => (await statusOf(photo)).status === 'COMPLETED', 'the photo edit to complete');
+    const done = await statusOf(photo);
+    expect(done.steps.map((s) => [s.name, s.status, s.artifacts.length])).toEqual([
+      ['analyze', 'COMPLETED', 1],
+      ['edit', 'COMPLETED', 1],
+      ['export', 'COMPLETED', 1],
+    ]);
 
-      const robot = demoId('job', 1);
-      await waitFor(async () => (await statusOf(robot)).status === 'PAUSED', 'the 3D job to pause for review');
-      const review = dataOf(await server.request(StepsAwaitingReviewDocument, {}, editor)).stepsAwaitingReview.nodes;
-      expect(review).toContainEqual(expect.objectContaining({ jobId: robot, name: REVIEW_STEP }));
-      await server.request(ApproveStepDocument, { jobId: robot, stepName: REVIEW_STEP }, editor);
-      await waitFor(async () => (await statusOf(robot)).status === 'COMPLETED', 'the 3D job to complete after approval');
-      expect((await statusOf(robot)).steps.find((s) => s.name === REVIEW_STEP)).toMatchObject({
-        status: 'COMPLETED',
-        approvedBy: 'person',
-      });
-    } finally {
-      await simulator.stop();
-    }
+    const robot = demoId('job', 1);
+    await waitFor(async () => (await statusOf(robot)).status === 'PAUSED', 'the 3D job to pause for review');
+    const review = dataOf(await server.request(StepsAwaitingReviewDocument, {}, editor)).stepsAwaitingReview.nodes;
+    expect(review).toContainEqual(expect.objectContaining({ jobId: robot, name: REVIEW_STEP }));
+    await server.request(ApproveStepDocument, { jobId: robot, stepName: REVIEW_STEP }, editor);
+    await waitFor(async () => (await statusOf(robot)).status === 'COMPLETED', 'the 3D job to complete after approval');
+    expect((await statusOf(robot)).steps.find((s) => s.name === REVIEW_STEP)).toMatchObject({
+      status: 'COMPLETED',
+      approvedBy: 'person',
+    });
   }, 400_000);
 
   it('is ready with a job paused for review and a running job with a minute or more to go as soon as its first round is done', async () => {
@@ -104,19 +100,17 @@ describe('the demo', () => {
     const editor = await signDevToken(secret, { sub: 'person', tenantId: 'demo', roles: [Role.EDITOR] });
     const worker = await signDevToken(secret, { sub: 'demo-worker', tenantId: 'demo', roles: [Role.WORKER] });
     // The default tick, one a second: "a minute" is 60 of them.
-    const simulator = startSimulator({ url: server.url, workerToken: worker, editorToken: editor });
-    try {
-      await simulator.ready;
-      const review = simulator.reviewJob();
-      expect(review).toBeDefined();
-      expect(dataOf(await server.request(GetJobDocument, { jobId: review!.jobId }, editor)).job!.status).toBe('PAUSED');
-      const featured = dataOf(await server.request(GetJobDocument, { jobId: simulator.featuredJobId()! }, editor)).job!;
-      expect(['QUEUED', 'RUNNING']).toContain(featured.status);
-      // Each step of a watched job takes about 22 ticks (a start, 20 reports, a completion): three open steps are over a minute.
-      const open = new Set(featured.steps.filter((s) => s.status !== 'COMPLETED').map((s) => s.name));
-      expect(open.size).toBeGreaterThanOrEqual(3);
-    } finally {
-      await simulator.stop();
-    }
+    const simulator = fixture('demo simulator', startSimulator({ url: server.url, workerToken: worker, editorToken: editor }), (s) =>
+      s.stop(),
+    );
+    await simulator.ready;
+    const review = simulator.reviewJob();
+    expect(review).toBeDefined();
+    expect(dataOf(await server.request(GetJobDocument, { jobId: review!.jobId }, editor)).job!.status).toBe('PAUSED');
+    const featured = dataOf(await server.request(GetJobDocument, { jobId: simulator.featuredJobId()! }, editor)).job!;
+    expect(['QUEUED', 'RUNNING']).toContain(featured.status);
+    // Each step of a watched job takes about 22 ticks (a start, 20 reports, a completion): three open steps are over a minute.
+    const open = new Set(featured.steps.filter((s) => s.status !== 'COMPLETED').map((s) => s.name));
+    expect(open.size).toBeGreaterThanOrEqual(3);
   }, 120_000);
 });

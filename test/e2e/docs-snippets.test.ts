@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   buildSchema,
@@ -17,8 +16,9 @@ import {
   specifiedRules,
   validate,
 } from 'graphql';
-import { ROOT } from '../support/processes';
+import { ROOT, processFixture } from '../support/processes';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { tempDir } from '../support/fixtures';
 
 /*
  * Every fenced block of README.md and docs/*.md, as a reader meets it. A ```sh block runs in bash
@@ -405,7 +405,9 @@ async function projectFills(text: string, ctx: Context): Promise<Record<string, 
 
 function runBash(script: string, cwd: string, env: NodeJS.ProcessEnv): { running: Running; done: Promise<Run>; stop(): void } {
   // A group of its own, so that a block that overruns is stopped with everything it started.
-  const child = spawn('bash', ['-c', script], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = processFixture(spawn('bash', ['-c', script], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }), {
+    detached: true,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));
@@ -501,7 +503,6 @@ describe('the snippets of README.md and docs/*.md', () => {
     const firstQueries = BLOCKS.find((b) => b.file === 'README.md' && b.text.includes('GetProjectLogs'))!.text;
     prelude = firstQueries.split('\n\n')[0];
   });
-  afterAll(() => server?.stop());
 
   it('every block is run, or says in the markdown why not', () => {
     const neither = BLOCKS.filter((b) => !runnable(b) && !b.excuse).map(
@@ -563,53 +564,43 @@ describe('the snippets of README.md and docs/*.md', () => {
       let text = fillIn(block.text, fills, new URL(server.url).origin);
       expect(leftOver(text)).toEqual([]);
       if (found?.afterwards) text = found.afterwards(text);
-      const folder = mkdtempSync(join(tmpdir(), 'artissist-docs-'));
-      try {
-        for (const [name, content] of Object.entries(found?.files ?? {})) writeFileSync(join(folder, name), content);
-        // The README's own blocks stand alone; another page's run in the README's shell (URL, TOKEN, gql).
-        const script = [
-          'set -e',
-          `cd ${JSON.stringify(ROOT)}`,
-          ...(block.file === 'README.md' ? [] : [fillIn(prelude, {}, new URL(server.url).origin)]),
-          ...(found?.files ? [`cd ${JSON.stringify(folder)}`] : []),
-          text,
-        ].join('\n');
-        // AUTH_JWT_SECRET is the test server's secret, which `npm run token` signs with as the README
-        // says; DATA_DIR is its data folder, so no other server started from this checkout is found.
-        const { running, done, stop } = runBash(script, ROOT, {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          AUTH_JWT_SECRET: TEST_SECRET,
-          DATA_DIR: server.config.dataDir,
-        });
-        try {
-          await found?.during?.(ctx, fills, running);
-        } catch (error) {
-          // What the reader does failed: the block would wait for it until its limit, so it ends now.
-          stop();
-          await done;
-          throw error;
-        }
-        const run = await done;
-        const unexpectedStderr = run.stderr
-          .split('\n')
-          .filter((line) => line !== '')
-          .filter((line) => !found?.stderr?.test(line));
-        expect({ status: run.status, timedOut: run.timedOut, stderr: unexpectedStderr }).toEqual({
-          status: 0,
-          timedOut: false,
-          stderr: [],
-        });
-        const answers = run.stdout
-          .split('\n')
-          .filter((line) => line.startsWith('{'))
-          .map((line) => JSON.parse(line));
-        const codes = answers.filter((a) => a.errors).map((a) => a.errors[0].extensions?.code ?? a.errors[0].message);
-        expect(codes).toEqual(found?.errors ?? []);
-        await found?.check({ ...run, answers, folder }, ctx, fills);
-      } finally {
-        rmSync(folder, { recursive: true, force: true });
-      }
+      const folder = tempDir('artissist-docs-');
+      for (const [name, content] of Object.entries(found?.files ?? {})) writeFileSync(join(folder, name), content);
+      // The README's own blocks stand alone; another page's run in the README's shell (URL, TOKEN, gql).
+      const script = [
+        'set -e',
+        `cd ${JSON.stringify(ROOT)}`,
+        ...(block.file === 'README.md' ? [] : [fillIn(prelude, {}, new URL(server.url).origin)]),
+        ...(found?.files ? [`cd ${JSON.stringify(folder)}`] : []),
+        text,
+      ].join('\n');
+      // AUTH_JWT_SECRET is the test server's secret, which `npm run token` signs with as the README
+      // says; DATA_DIR is its data folder, so no other server started from this checkout is found.
+      const { running, done } = runBash(script, ROOT, {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        AUTH_JWT_SECRET: TEST_SECRET,
+        DATA_DIR: server.config.dataDir,
+      });
+      // Should what the reader does fail, the fixture registry ends the block's process group.
+      await found?.during?.(ctx, fills, running);
+      const run = await done;
+      const unexpectedStderr = run.stderr
+        .split('\n')
+        .filter((line) => line !== '')
+        .filter((line) => !found?.stderr?.test(line));
+      expect({ status: run.status, timedOut: run.timedOut, stderr: unexpectedStderr }).toEqual({
+        status: 0,
+        timedOut: false,
+        stderr: [],
+      });
+      const answers = run.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line));
+      const codes = answers.filter((a) => a.errors).map((a) => a.errors[0].extensions?.code ?? a.errors[0].message);
+      expect(codes).toEqual(found?.errors ?? []);
+      await found?.check({ ...run, answers, folder }, ctx, fills);
     });
   }
 

@@ -12,44 +12,36 @@ describe('the shutdown drain', () => {
     proxy = await startTcpProxy(testEndpoint());
     server = await startTestServer({ env: { SHUTDOWN_DRAIN_MS: '500', DYNAMODB_ENDPOINT: proxy.url } });
   });
-  afterAll(async () => {
-    await server.stop();
-    await proxy.stop();
-  });
 
   it('logs a mutation it cuts off as CUT_AT_SHUTDOWN, not as answered OK 200', async () => {
     const token = await server.token('drain');
     const logs = captureLogs();
-    try {
-      proxy.hold();
-      const response = fetch(server.app.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ query: 'mutation Slow { createProject(input: { title: "cut" }) { projectId } }' }),
-      }).then(
-        (res) => `answered ${res.status}`,
-        () => 'reset',
-      );
-      // The mutation waits on DynamoDB when the stop begins.
-      await new Promise((r) => setTimeout(r, 300));
-      const stopping = server.app.stop();
-      expect(await response).toBe('reset');
-      // DynamoDB answers again (refusing), so the stop's last steps (the outbox sweep) do not wait on it.
-      await proxy.stop();
-      await stopping;
-      // The line is written when the cut response closes, just after the stop destroyed its socket.
-      const lines = await eventually(
-        () => logs.entries().filter((l) => l.msg === 'graphql request'),
-        (found) => found.length > 0,
-        5000,
-      );
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatchObject({ operationType: 'mutation', operationName: 'Slow', outcome: 'CUT_AT_SHUTDOWN' });
-      // No status was sent before the cut, so none is logged.
-      expect(lines[0]).not.toHaveProperty('status');
-      expect(logs.entries().some((l) => l.msg === 'requests still running at the end of the drain time were cut off')).toBe(true);
-    } finally {
-      logs.stop();
-    }
+    proxy.hold();
+    const response = fetch(server.app.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: 'mutation Slow { createProject(input: { title: "cut" }) { projectId } }' }),
+    }).then(
+      (res) => `answered ${res.status}`,
+      () => 'reset',
+    );
+    // The mutation waits on DynamoDB when the stop begins.
+    await proxy.stalled();
+    const stopping = server.app.stop();
+    expect(await response).toBe('reset');
+    // DynamoDB answers again (refusing), so the stop's last steps (the outbox sweep) do not wait on it.
+    await proxy.stop();
+    await stopping;
+    // The line is written when the cut response closes, just after the stop destroyed its socket.
+    const lines = await eventually(
+      () => logs.entries().filter((l) => l.msg === 'graphql request'),
+      (found) => found.length > 0,
+      5000,
+    );
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ operationType: 'mutation', operationName: 'Slow', outcome: 'CUT_AT_SHUTDOWN' });
+    // No status was sent before the cut, so none is logged.
+    expect(lines[0]).not.toHaveProperty('status');
+    expect(logs.entries().some((l) => l.msg === 'requests still running at the end of the drain time were cut off')).toBe(true);
   });
 });

@@ -56,7 +56,6 @@ describe('entities over HTTP against DynamoDB Local', () => {
       ),
     ).createProject.projectId;
   });
-  afterAll(() => server.stop());
 
   describe('tenant', () => {
     it('is created on first use, then CONFLICTs on explicit creation, and updates with a version', async () => {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Role } from '../../src/auth/principal';
 import { startTestServer, type TestServer } from '../support/server';
+import { processFixture } from '../support/processes';
 
 /*
  * The Apollo Client example (examples/apollo-client/watch-job.mjs), run as a frontend developer
@@ -14,7 +15,6 @@ describe('examples/apollo-client/watch-job.mjs', () => {
   beforeAll(async () => {
     server = await startTestServer();
   });
-  afterAll(() => server.stop());
 
   it('follows a job across a dropped connection with every event once, and leaves the finished job in the cache', async () => {
     const token = await server.token('example-apollo', [Role.EDITOR, Role.WORKER]);
@@ -27,25 +27,22 @@ describe('examples/apollo-client/watch-job.mjs', () => {
       [join(__dirname, '../../examples/apollo-client/watch-job.mjs'), server.url, token, jobId, '--drop-after', '3'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    processFixture(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    try {
-      // It renders the job first, then follows from that snapshot's seq.
-      const deadline = Date.now() + 20_000;
-      while (!stdout.includes('"snapshot"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      await gql(`mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
-      for (let i = 1; i <= 5; i++) {
-        await gql(`mutation { reportStepProgress(jobId: "${jobId}", stepName: "render", progress: ${i / 10}) { seq } }`);
-        await new Promise((r) => setTimeout(r, 150));
-      }
-      await gql(`mutation { completeStep(jobId: "${jobId}", stepName: "render") { seq } }`);
-      expect({ code: await exited, stderr }).toEqual({ code: 0, stderr: '' });
-    } finally {
-      child.kill();
+    // It renders the job first, then follows from that snapshot's seq.
+    const deadline = Date.now() + 20_000;
+    while (!stdout.includes('"snapshot"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await gql(`mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
+    for (let i = 1; i <= 5; i++) {
+      await gql(`mutation { reportStepProgress(jobId: "${jobId}", stepName: "render", progress: ${i / 10}) { seq } }`);
+      await new Promise((r) => setTimeout(r, 150));
     }
+    await gql(`mutation { completeStep(jobId: "${jobId}", stepName: "render") { seq } }`);
+    expect({ code: await exited, stderr }).toEqual({ code: 0, stderr: '' });
     const lines = stdout
       .trim()
       .split('\n')

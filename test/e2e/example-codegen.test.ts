@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../support/server';
+import { tempDir } from '../support/fixtures';
+import { processFixture } from '../support/processes';
 
 /*
  * examples/codegen/codegen.ts, run as a frontend developer runs it: against a running server's
@@ -13,11 +14,7 @@ describe('examples/codegen/codegen.ts', () => {
   let out: string;
   beforeAll(async () => {
     server = await startTestServer();
-    out = mkdtempSync(join(tmpdir(), 'codegen-'));
-  });
-  afterAll(async () => {
-    rmSync(out, { recursive: true, force: true });
-    await server.stop();
+    out = tempDir('codegen-');
   });
 
   it('generates typed operations and their manifest from the running server', async () => {
@@ -27,6 +24,7 @@ describe('examples/codegen/codegen.ts', () => {
       cwd: root,
       env: { ...process.env, GRAPHQL_URL: server.url, CODEGEN_OUT: `${out}/` },
     });
+    processFixture(child);
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { CreateLogDocument, CreateProjectDocument } from '../../src/client/gql/graphql';
-import { until } from '../support/processes';
+import { until, processFixture } from '../support/processes';
 import { dataOf, startTestServer, type TestServer } from '../support/server';
 
 /*
@@ -14,9 +14,6 @@ describe('examples/follow-stream.mjs', () => {
   beforeAll(async () => {
     server = await startTestServer();
   });
-  afterAll(async () => {
-    await server.stop();
-  });
 
   it('prints every event once, in order, across the connections it drops', async () => {
     const token = await server.token('example');
@@ -26,21 +23,18 @@ describe('examples/follow-stream.mjs', () => {
       [join(__dirname, '../../examples/follow-stream.mjs'), server.url, token, projectId, '--drop-every', '3', '--stop-after', '10'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    processFixture(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    try {
-      expect(await until(() => stderr.includes('subscribed'), 15_000)).toBe(true);
-      for (let i = 0; i < 10; i++) {
-        dataOf(await server.request(CreateLogDocument, { projectId, input: { rawText: `entry ${i}` } }, token));
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(await exited).toBe(0);
-    } finally {
-      child.kill();
+    expect(await until(() => stderr.includes('subscribed'), 15_000)).toBe(true);
+    for (let i = 0; i < 10; i++) {
+      dataOf(await server.request(CreateLogDocument, { projectId, input: { rawText: `entry ${i}` } }, token));
+      await new Promise((r) => setTimeout(r, 50));
     }
+    expect(await exited).toBe(0);
     const events = stdout
       .trim()
       .split('\n')

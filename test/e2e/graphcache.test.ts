@@ -1,9 +1,9 @@
 import { Client, fetchExchange, subscriptionExchange } from '@urql/core';
 import { cacheExchange as graphcacheExchange } from '@urql/exchange-graphcache';
-import { createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { ProjectScreenDocument } from '../../src/client/gql/graphql';
 import { Role, startTestServer, type TestServer } from '../support/server';
+import { restoredAfter } from '../support/fixtures';
+import { wsClient } from '../support/ws';
 
 /*
  * A frontend's project screen with urql as it comes: `new Client` with its default fetch (queries
@@ -58,7 +58,6 @@ describe('urql with its defaults and Graphcache with no configuration', () => {
   let jobId: string;
   const methods: string[] = [];
   const warnings: string[] = [];
-  let warn: jest.SpyInstance;
 
   const gql = async (query: string, variables: Record<string, unknown>, as = token) => {
     const { body } = await server.raw({ query, variables }, as);
@@ -67,7 +66,7 @@ describe('urql with its defaults and Graphcache with no configuration', () => {
   };
 
   beforeAll(async () => {
-    warn = jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
+    restoredAfter(jest.spyOn(console, 'warn')).mockImplementation((...args: unknown[]) => {
       warnings.push(args.map(String).join(' '));
     });
     server = await startTestServer();
@@ -90,17 +89,10 @@ describe('urql with its defaults and Graphcache with no configuration', () => {
       await gql('mutation($projectId: ID!) { createJob(input: { projectId: $projectId, kind: "K", steps: ["a", "b"] }) { jobId } }', p)
     ).createJob.jobId;
   });
-  afterAll(async () => {
-    warn?.mockRestore();
-    await server?.stop();
-  });
 
   it('runs the project screen and a jobProgress subscription: no warning, cache-only re-reads hit, the cached job follows the events', async () => {
-    const ws = createClient({
-      url: server.url.replace(/^http/, 'ws'),
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${token}` },
-    });
+    // graphql-ws's own retries, as an app using it has them.
+    const ws = wsClient(server.url, token, { retryAttempts: 5 });
     const urql = new Client({
       url: server.url,
       exchanges: [
@@ -118,73 +110,69 @@ describe('urql with its defaults and Graphcache with no configuration', () => {
         return fetch(input, init);
       },
     });
-    try {
-      const first = await urql.query(SCREEN, { projectId }).toPromise();
-      expect(first.error).toBeUndefined();
-      expect(methods).toEqual(['GET']);
-      const screen: Screen = first.data;
-      expect(screen.project.milestones.map((m) => m.name)).toEqual(['Sketch']);
-      expect(screen.project.logs.map((l) => l.rawText)).toEqual(['first', 'second', 'third']);
-      expect(screen.project.assets).toHaveLength(1);
-      expect(screen.logsConnection.edges.map((e) => e.cursor)).toEqual([expect.any(String), expect.any(String), expect.any(String)]);
-      expect(screen.logsConnection.pageInfo).toMatchObject({ hasNextPage: false, startCursor: screen.logsConnection.edges[0].cursor });
-      expect(screen.jobs.edges[0].node.steps.map((s) => [s.name, s.status])).toEqual([
-        ['a', 'PENDING'],
-        ['b', 'PENDING'],
-      ]);
-      expect(screen.activity.edges.map((e) => e.node.action)).toEqual(expect.arrayContaining(['log.created', 'milestone.created']));
+    const first = await urql.query(SCREEN, { projectId }).toPromise();
+    expect(first.error).toBeUndefined();
+    expect(methods).toEqual(['GET']);
+    const screen: Screen = first.data;
+    expect(screen.project.milestones.map((m) => m.name)).toEqual(['Sketch']);
+    expect(screen.project.logs.map((l) => l.rawText)).toEqual(['first', 'second', 'third']);
+    expect(screen.project.assets).toHaveLength(1);
+    expect(screen.logsConnection.edges.map((e) => e.cursor)).toEqual([expect.any(String), expect.any(String), expect.any(String)]);
+    expect(screen.logsConnection.pageInfo).toMatchObject({ hasNextPage: false, startCursor: screen.logsConnection.edges[0].cursor });
+    expect(screen.jobs.edges[0].node.steps.map((s) => [s.name, s.status])).toEqual([
+      ['a', 'PENDING'],
+      ['b', 'PENDING'],
+    ]);
+    expect(screen.activity.edges.map((e) => e.node.action)).toEqual(expect.arrayContaining(['log.created', 'milestone.created']));
 
-      // The example screen of src/client/operations shares the cache without a warning.
-      expect((await urql.query(ProjectScreenDocument, { projectId }).toPromise()).error).toBeUndefined();
+    // The example screen of src/client/operations shares the cache without a warning.
+    expect((await urql.query(ProjectScreenDocument, { projectId }).toPromise()).error).toBeUndefined();
 
-      const again = await urql.query(SCREEN, { projectId }, { requestPolicy: 'cache-only' }).toPromise();
-      expect(again.operation.context.meta?.cacheOutcome).toBe('hit');
-      expect(again.data).toEqual(first.data);
-      expect(methods).toEqual(['GET', 'GET']);
+    const again = await urql.query(SCREEN, { projectId }, { requestPolicy: 'cache-only' }).toPromise();
+    expect(again.operation.context.meta?.cacheOutcome).toBe('hit');
+    expect(again.data).toEqual(first.data);
+    expect(methods).toEqual(['GET', 'GET']);
 
-      // Follow the job while a worker runs it; every event's job and step update the cached ones.
-      const types: string[] = [];
-      const finished = new Promise<void>((resolve, reject) => {
-        const { unsubscribe } = urql.subscription(WATCH, { jobId }).subscribe((result) => {
-          if (result.error) reject(result.error);
-          const event = result.data?.jobProgress;
-          if (!event) return;
-          types.push(event.type);
-          if (event.job?.status === 'COMPLETED') {
-            unsubscribe();
-            resolve();
-          }
-        });
+    // Follow the job while a worker runs it; every event's job and step update the cached ones.
+    const types: string[] = [];
+    const finished = new Promise<void>((resolve, reject) => {
+      const { unsubscribe } = urql.subscription(WATCH, { jobId }).subscribe((result) => {
+        if (result.error) reject(result.error);
+        const event = result.data?.jobProgress;
+        if (!event) return;
+        types.push(event.type);
+        if (event.job?.status === 'COMPLETED') {
+          unsubscribe();
+          resolve();
+        }
       });
-      // The first message (SUBSCRIBED) says the subscription is in effect; wait for it before the worker starts.
-      while (!types.includes('SUBSCRIBED')) await new Promise((r) => setTimeout(r, 20));
-      const step = (name: string, op: string, extra = '') =>
-        gql(`mutation($jobId: ID!) { ${op}(jobId: $jobId, stepName: "${name}"${extra}) { id } }`, { jobId }, worker);
-      await step('a', 'startStep');
-      await step('a', 'reportStepProgress', ', progress: 0.5');
-      await step('a', 'completeStep');
-      await step('b', 'startStep');
-      await step('b', 'completeStep');
-      await finished;
-      expect(types).toEqual(['SUBSCRIBED', 'STEP_STARTED', 'STEP_PROGRESS', 'STEP_COMPLETED', 'STEP_STARTED', 'STEP_COMPLETED']);
+    });
+    // The first message (SUBSCRIBED) says the subscription is in effect; wait for it before the worker starts.
+    while (!types.includes('SUBSCRIBED')) await new Promise((r) => setTimeout(r, 20));
+    const step = (name: string, op: string, extra = '') =>
+      gql(`mutation($jobId: ID!) { ${op}(jobId: $jobId, stepName: "${name}"${extra}) { id } }`, { jobId }, worker);
+    await step('a', 'startStep');
+    await step('a', 'reportStepProgress', ', progress: 0.5');
+    await step('a', 'completeStep');
+    await step('b', 'startStep');
+    await step('b', 'completeStep');
+    await finished;
+    expect(types).toEqual(['SUBSCRIBED', 'STEP_STARTED', 'STEP_PROGRESS', 'STEP_COMPLETED', 'STEP_STARTED', 'STEP_COMPLETED']);
 
-      // The screen read from the cache alone now shows the job as the events left it.
-      const after = await urql.query(SCREEN, { projectId }, { requestPolicy: 'cache-only' }).toPromise();
-      expect(after.operation.context.meta?.cacheOutcome).toBe('hit');
-      const job = (after.data as Screen).jobs.edges[0].node;
-      expect(job).toMatchObject({ status: 'COMPLETED', progress: 1 });
-      expect(job.steps.map((s) => [s.name, s.status])).toEqual([
-        ['a', 'COMPLETED'],
-        ['b', 'COMPLETED'],
-      ]);
-      expect(methods).toEqual(['GET', 'GET']);
-      expect(warnings).toEqual([]);
+    // The screen read from the cache alone now shows the job as the events left it.
+    const after = await urql.query(SCREEN, { projectId }, { requestPolicy: 'cache-only' }).toPromise();
+    expect(after.operation.context.meta?.cacheOutcome).toBe('hit');
+    const job = (after.data as Screen).jobs.edges[0].node;
+    expect(job).toMatchObject({ status: 'COMPLETED', progress: 1 });
+    expect(job.steps.map((s) => [s.name, s.status])).toEqual([
+      ['a', 'COMPLETED'],
+      ['b', 'COMPLETED'],
+    ]);
+    expect(methods).toEqual(['GET', 'GET']);
+    expect(warnings).toEqual([]);
 
-      // The control: Graphcache does warn about an object selected without its id, so the silence means something.
-      await urql.query('query Unkeyed($jobId: ID!) { job(jobId: $jobId) { status } }', { jobId }).toPromise();
-      expect(warnings.join('\n')).toMatch(/Invalid key/);
-    } finally {
-      await ws.dispose();
-    }
+    // The control: Graphcache does warn about an object selected without its id, so the silence means something.
+    await urql.query('query Unkeyed($jobId: ID!) { job(jobId: $jobId) { status } }', { jobId }).toPromise();
+    expect(warnings.join('\n')).toMatch(/Invalid key/);
   });
 });

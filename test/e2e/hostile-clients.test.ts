@@ -17,7 +17,6 @@ describe('tokens and aliases from a hostile client', () => {
   beforeAll(async () => {
     server = await startTestServer({ env: { AUTH_MAX_TOKEN_LIFETIME_SECONDS: '3600' } });
   });
-  afterAll(() => server.stop());
 
   const viewer = { query: '{ viewer { tenantId } }' };
 
@@ -93,34 +92,29 @@ describe('the WebSocket connection cap (WS_MAX_CONNECTIONS)', () => {
   beforeAll(async () => {
     server = await startTestServer({ env: { WS_MAX_CONNECTIONS: '5' } });
   });
-  afterAll(() => server.stop());
 
   it('refuses handshakes past the cap with 503 and Retry-After, serves HTTP meanwhile, and accepts again once a socket closed', async () => {
     const tokenOk = await token(3600);
     const held: RawSocket[] = [];
-    try {
-      for (let i = 0; i < 5; i++) held.push(await rawConnection(server.url, tokenOk));
-      expect(server.app.counts().graphql_ws_connections).toBe(5);
-      // Twenty more at once: every one is refused before a socket exists.
-      const refused = await Promise.all(Array.from({ length: 20 }, () => handshake(server.url)));
-      expect(refused).toEqual(Array.from({ length: 20 }, () => ({ status: 503, retryAfter: '5' })));
-      expect(server.app.counts().graphql_ws_connections).toBe(5);
-      // The held sockets still work, and so does HTTP.
-      held[0].send({ type: 'subscribe', id: '1', payload: { query: '{ viewer { tenantId } }' } });
-      expect((await held[0].next('next', 5000, '1')).payload.data.viewer.tenantId).toBe('acme');
-      expect((await server.raw({ query: '{ viewer { tenantId } }' }, tokenOk)).status).toBe(200);
-      // One closes: its place is free again.
-      held.shift()!.ws.close();
-      await eventually(
-        () => server.app.counts().graphql_ws_connections,
-        (n) => n === 4,
-        10_000,
-      );
-      const again = await handshake(server.url);
-      expect('opened' in again).toBe(true);
-      if ('opened' in again) again.opened.close();
-    } finally {
-      for (const socket of held) socket.ws.close();
-    }
+    for (let i = 0; i < 5; i++) held.push(await rawConnection(server.url, tokenOk));
+    expect(server.app.counts().graphql_ws_connections).toBe(5);
+    // Twenty more at once: every one is refused before a socket exists.
+    const refused = await Promise.all(Array.from({ length: 20 }, () => handshake(server.url)));
+    expect(refused).toEqual(Array.from({ length: 20 }, () => ({ status: 503, retryAfter: '5' })));
+    expect(server.app.counts().graphql_ws_connections).toBe(5);
+    // The held sockets still work, and so does HTTP.
+    held[0].send({ type: 'subscribe', id: '1', payload: { query: '{ viewer { tenantId } }' } });
+    expect((await held[0].next('next', 5000, '1')).payload.data.viewer.tenantId).toBe('acme');
+    expect((await server.raw({ query: '{ viewer { tenantId } }' }, tokenOk)).status).toBe(200);
+    // One closes: its place is free again.
+    held.shift()!.ws.close();
+    await eventually(
+      () => server.app.counts().graphql_ws_connections,
+      (n) => n === 4,
+      10_000,
+    );
+    const again = await handshake(server.url);
+    expect('opened' in again).toBe(true);
+    if ('opened' in again) again.opened.close();
   });
 });

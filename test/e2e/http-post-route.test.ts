@@ -60,9 +60,6 @@ describe.each([
       token,
     );
   });
-  afterAll(async () => {
-    await server.stop();
-  });
   afterEach(() => apolloCalls.mockClear());
 
   /** Sends `body` both ways and returns the two answers and how many times each way reached Apollo's entry point. */
@@ -189,10 +186,6 @@ describe('the GraphQL POST route, when its client goes away mid-request', () => 
     proxy = await startTcpProxy(testEndpoint());
     server = await startTestServer({ env: { DYNAMODB_ENDPOINT: proxy.url, REQUEST_BUDGET_MS: '1500', DYNAMODB_TIMEOUT_MS: '1000' } });
   });
-  afterAll(async () => {
-    await server.stop();
-    await proxy.stop();
-  });
 
   it('logs and counts it once as cut, fails nothing after, and keeps serving', async () => {
     const token = await server.token('post-route-cut');
@@ -200,34 +193,30 @@ describe('the GraphQL POST route, when its client goes away mid-request', () => 
     const cut = { http_request_method: 'POST', http_route: '/graphql', http_response_status_code: 'cut' };
     const before = sample((await scrape(metricsUrl)).exposition, 'artissist_http_server_request_duration_seconds_count', cut);
     const logs = captureLogs();
-    try {
-      proxy.hold();
-      const abort = new AbortController();
-      const request = fetch(server.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ query: 'query Left { projects { nodes { title } } }' }),
-        signal: abort.signal,
-      }).catch(() => 'aborted');
-      // The query waits on the stalled DynamoDB when the client leaves.
-      await new Promise((r) => setTimeout(r, 300));
-      abort.abort();
-      expect(await request).toBe('aborted');
-      const requestLines = () => logs.entries().filter((l) => l.msg === 'graphql request');
-      const lines = await eventually(requestLines, (found) => found.length > 0, 5000);
-      expect(lines[0]).toMatchObject({ operationName: 'Left', outcome: 'CONNECTION_CLOSED' });
-      expect(lines[0]).not.toHaveProperty('status');
-      // The query itself ends within its budget, long after the client left: still one line (the
-      // record is finished once), and nothing on the route failed meanwhile.
-      await new Promise((r) => setTimeout(r, 2500));
-      expect(requestLines()).toHaveLength(1);
-      expect(logs.entries().filter((l) => l.msg === 'request failed')).toEqual([]);
-      const after = sample((await scrape(metricsUrl)).exposition, 'artissist_http_server_request_duration_seconds_count', cut);
-      expect(after - before).toBe(1);
-      // The process and the route carry on.
-      expect((await server.raw({ query: '{ __typename }' }, token)).body).toEqual({ data: { __typename: 'Query' } });
-    } finally {
-      logs.stop();
-    }
+    proxy.hold();
+    const abort = new AbortController();
+    const request = fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: 'query Left { projects { nodes { title } } }' }),
+      signal: abort.signal,
+    }).catch(() => 'aborted');
+    // The query waits on the stalled DynamoDB when the client leaves.
+    await proxy.stalled();
+    abort.abort();
+    expect(await request).toBe('aborted');
+    const requestLines = () => logs.entries().filter((l) => l.msg === 'graphql request');
+    const lines = await eventually(requestLines, (found) => found.length > 0, 5000);
+    expect(lines[0]).toMatchObject({ operationName: 'Left', outcome: 'CONNECTION_CLOSED' });
+    expect(lines[0]).not.toHaveProperty('status');
+    // The query itself ends within its budget, long after the client left: still one line (the
+    // record is finished once), and nothing on the route failed meanwhile.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(requestLines()).toHaveLength(1);
+    expect(logs.entries().filter((l) => l.msg === 'request failed')).toEqual([]);
+    const after = sample((await scrape(metricsUrl)).exposition, 'artissist_http_server_request_duration_seconds_count', cut);
+    expect(after - before).toBe(1);
+    // The process and the route carry on.
+    expect((await server.raw({ query: '{ __typename }' }, token)).body).toEqual({ data: { __typename: 'Query' } });
   });
 });

@@ -66,7 +66,6 @@ describe('GraphQL over HTTP', () => {
     server = await startTestServer();
     token = await server.token('semantics');
   });
-  afterAll(() => server.stop());
 
   it('passes graphql-http’s audit of the spec with no MUST or SHOULD failure', async () => {
     // The audit is a well-behaved client: it sends a valid token, as every real client does.
@@ -221,7 +220,6 @@ describe('JSON-scalar input limits', () => {
     server = await startTestServer();
     token = await server.token('json-limits');
   });
-  afterAll(() => server.stop());
 
   it(`keeps a value nested ${JSON_INPUT_LIMITS.maxDepth} levels deep`, async () => {
     const customFields = JSON.parse(nestedJson(JSON_INPUT_LIMITS.maxDepth));
@@ -293,28 +291,24 @@ describe('JSON-scalar input limits', () => {
 
   it('refuses variables nested 10,000 levels deep without a stack overflow, a stack trace or an error line, and keeps serving', async () => {
     const logs = captureLogs();
-    try {
-      const res = await post(server, `{"query":"${createProject}","variables":{"i":${nestedJson(10_000)}}}`, { token });
-      expect(res.status).toBe(200);
-      expect(res.body.errors).toEqual([
-        {
-          message: `Variable "$i" is nested more than ${VARIABLES_MAX_DEPTH} levels deep; at most ${VARIABLES_MAX_DEPTH} levels are allowed.`,
-          extensions: {
-            code: 'BAD_USER_INPUT',
-            variable: 'i',
-            reason: 'JSON_TOO_DEEP',
-            limit: VARIABLES_MAX_DEPTH,
-            requestId: res.headers.get('x-request-id'),
-          },
+    const res = await post(server, `{"query":"${createProject}","variables":{"i":${nestedJson(10_000)}}}`, { token });
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toEqual([
+      {
+        message: `Variable "$i" is nested more than ${VARIABLES_MAX_DEPTH} levels deep; at most ${VARIABLES_MAX_DEPTH} levels are allowed.`,
+        extensions: {
+          code: 'BAD_USER_INPUT',
+          variable: 'i',
+          reason: 'JSON_TOO_DEEP',
+          limit: VARIABLES_MAX_DEPTH,
+          requestId: res.headers.get('x-request-id'),
         },
-      ]);
-      const line = await eventually(() => logs.entries().find((e) => e.requestId === res.headers.get('x-request-id')));
-      expect(line).toMatchObject({ level: 30, outcome: 'BAD_USER_INPUT', status: 200 });
-      expect(logs.entries().filter((e) => Number(e.level) >= 40)).toEqual([]);
-      expect(logs.lines.join('')).not.toMatch(/stack|deep secret|\n\s+at /);
-    } finally {
-      logs.stop();
-    }
+      },
+    ]);
+    const line = await eventually(() => logs.entries().find((e) => e.requestId === res.headers.get('x-request-id')));
+    expect(line).toMatchObject({ level: 30, outcome: 'BAD_USER_INPUT', status: 200 });
+    expect(logs.entries().filter((e) => Number(e.level) >= 40)).toEqual([]);
+    expect(logs.lines.join('')).not.toMatch(/stack|deep secret|\n\s+at /);
     const still = await post(server, { query: '{ viewer { tenantId } }' }, { token });
     expect(still.body).toEqual({ data: { viewer: { tenantId: 'json-limits' } } });
   });
@@ -328,7 +322,6 @@ describe('request ids and the request log line', () => {
     server = await startTestServer();
     token = await server.token('logging');
   });
-  afterAll(() => server.stop());
 
   it('returns the caller’s x-request-id in the header and in every error', async () => {
     const res = await post(
@@ -375,72 +368,64 @@ describe('request ids and the request log line', () => {
 
   it('logs one line per request at info with id, operation, duration, outcome and status, and no variables or query text', async () => {
     const logs = captureLogs();
-    try {
-      const longName = `Create${'Very'.repeat(30)}LongName`;
-      const query = `mutation ${longName}($i: CreateProjectInput!) { createProject(input: $i) { projectId } }`;
-      const ok = await post(
-        server,
-        { query, variables: { i: { title: 'TOP-SECRET-TITLE', medium: 'private medium' } } },
-        { token, headers: { 'x-request-id': 'log-ok' } },
-      );
-      expect(ok.body.errors).toBeUndefined();
-      const failed = await post(
-        server,
-        { query: 'query Broken { viewer { nope } }', variables: { secret: 'TOP-SECRET-VARIABLE' } },
-        { token, headers: { 'x-request-id': 'log-failed', accept: GRAPHQL_RESPONSE_TYPE } },
-      );
-      expect(failed.status).toBe(400);
+    const longName = `Create${'Very'.repeat(30)}LongName`;
+    const query = `mutation ${longName}($i: CreateProjectInput!) { createProject(input: $i) { projectId } }`;
+    const ok = await post(
+      server,
+      { query, variables: { i: { title: 'TOP-SECRET-TITLE', medium: 'private medium' } } },
+      { token, headers: { 'x-request-id': 'log-ok' } },
+    );
+    expect(ok.body.errors).toBeUndefined();
+    const failed = await post(
+      server,
+      { query: 'query Broken { viewer { nope } }', variables: { secret: 'TOP-SECRET-VARIABLE' } },
+      { token, headers: { 'x-request-id': 'log-failed', accept: GRAPHQL_RESPONSE_TYPE } },
+    );
+    expect(failed.status).toBe(400);
 
-      const line = await eventually(() => logs.entries().find((e) => e.requestId === 'log-ok'));
-      expect(Object.keys(line).sort()).toEqual([
-        'durationMs',
-        'level',
-        'msg',
-        'operationName',
-        'operationType',
-        'outcome',
-        'requestId',
-        'status',
-        'time',
-      ]);
-      expect(line).toMatchObject({
-        level: 30,
-        msg: 'graphql request',
-        operationType: 'mutation',
-        operationName: longName.slice(0, 64),
-        outcome: 'OK',
-        status: 200,
-      });
-      expect(typeof line.durationMs).toBe('number');
-      expect(line.durationMs as number).toBeGreaterThanOrEqual(0);
+    const line = await eventually(() => logs.entries().find((e) => e.requestId === 'log-ok'));
+    expect(Object.keys(line).sort()).toEqual([
+      'durationMs',
+      'level',
+      'msg',
+      'operationName',
+      'operationType',
+      'outcome',
+      'requestId',
+      'status',
+      'time',
+    ]);
+    expect(line).toMatchObject({
+      level: 30,
+      msg: 'graphql request',
+      operationType: 'mutation',
+      operationName: longName.slice(0, 64),
+      outcome: 'OK',
+      status: 200,
+    });
+    expect(typeof line.durationMs).toBe('number');
+    expect(line.durationMs as number).toBeGreaterThanOrEqual(0);
 
-      const failedLine = await eventually(() => logs.entries().find((e) => e.requestId === 'log-failed'));
-      expect(failedLine).toMatchObject({
-        operationType: 'query',
-        operationName: 'Broken',
-        outcome: 'GRAPHQL_VALIDATION_FAILED',
-        status: 400,
-      });
+    const failedLine = await eventually(() => logs.entries().find((e) => e.requestId === 'log-failed'));
+    expect(failedLine).toMatchObject({
+      operationType: 'query',
+      operationName: 'Broken',
+      outcome: 'GRAPHQL_VALIDATION_FAILED',
+      status: 400,
+    });
 
-      // Exactly one line each, and nothing the caller wrote (variables, query text) in any line.
-      expect(logs.entries().filter((e) => e.requestId === 'log-ok')).toHaveLength(1);
-      expect(logs.entries().filter((e) => e.requestId === 'log-failed')).toHaveLength(1);
-      expect(logs.lines.join('')).not.toMatch(/TOP-SECRET|private medium|createProject|nope/);
-    } finally {
-      logs.stop();
-    }
+    // Exactly one line each, and nothing the caller wrote (variables, query text) in any line.
+    expect(logs.entries().filter((e) => e.requestId === 'log-ok')).toHaveLength(1);
+    expect(logs.entries().filter((e) => e.requestId === 'log-failed')).toHaveLength(1);
+    expect(logs.lines.join('')).not.toMatch(/TOP-SECRET|private medium|createProject|nope/);
   });
 
   it('logs a request whose body could not be read, with its status', async () => {
     const logs = captureLogs();
-    try {
-      const res = await post(server, '{"query": ', { token, headers: { 'x-request-id': 'log-bad-body' } });
-      expect(res.status).toBe(400);
-      const line = await eventually(() => logs.entries().find((e) => e.requestId === 'log-bad-body'));
-      expect(line).toMatchObject({ operationType: null, operationName: null, outcome: 'BAD_REQUEST', status: 400 });
-    } finally {
-      logs.stop();
-    }
+    const res = await post(server, '{"query": ', { token, headers: { 'x-request-id': 'log-bad-body' } });
+    expect(res.status).toBe(400);
+    const line = await eventually(() => logs.entries().find((e) => e.requestId === 'log-bad-body'));
+    expect(line).toMatchObject({ operationType: null, operationName: null, outcome: 'BAD_REQUEST', status: 400 });
   });
 });
 
@@ -453,7 +438,6 @@ describe('error responses in production', () => {
     server = await startTestServer({ env: { NODE_ENV: 'production', S3_BUCKET: 'unused', S3_ENDPOINT: 'http://127.0.0.1:9' } });
     token = await server.token('prod-errors');
   });
-  afterAll(() => server.stop());
 
   it('carries no stack trace for any class of error', async () => {
     const answers = [

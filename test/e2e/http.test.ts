@@ -20,7 +20,6 @@ describe('the HTTP endpoint', () => {
     server = await startTestServer();
     token = await server.token('gallery');
   });
-  afterAll(() => server.stop());
 
   it('answers the seed GetProjectLogs query verbatim with the project’s logs', async () => {
     const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Seed' } }, token)).createProject.projectId;
@@ -79,18 +78,14 @@ describe('the HTTP endpoint', () => {
 
     // A deployment whose browsers send cookies turns it on.
     const guarded = await startTestServer({ env: { CSRF_PREVENTION: 'true' } });
-    try {
-      const refused = await get(guarded.url, '{ viewer { tenantId } }');
-      expect(refused.status).toBe(400);
-      expect(await refused.text()).toMatch(/CSRF/i);
-      // What docs/clients.md tells a GET client to send then: a header that forces a preflight.
-      const preflighted = await fetch(`${guarded.url}?query=${encodeURIComponent('{ viewer { tenantId } }')}`, {
-        headers: { authorization: `Bearer ${token}`, 'apollo-require-preflight': 'true' },
-      });
-      expect(preflighted.status).toBe(200);
-    } finally {
-      await guarded.stop();
-    }
+    const refused = await get(guarded.url, '{ viewer { tenantId } }');
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toMatch(/CSRF/i);
+    // What docs/clients.md tells a GET client to send then: a header that forces a preflight.
+    const preflighted = await fetch(`${guarded.url}?query=${encodeURIComponent('{ viewer { tenantId } }')}`, {
+      headers: { authorization: `Bearer ${token}`, 'apollo-require-preflight': 'true' },
+    });
+    expect(preflighted.status).toBe(200);
   });
 
   it('answers an oversized or malformed body with a JSON error and stays up', async () => {
@@ -139,10 +134,6 @@ describe('batched reads (DataLoader) on a nested query', () => {
       }
     }
   });
-  afterAll(async () => {
-    await unbatched.stop();
-    await batched.stop();
-  });
 
   async function run(server: TestServer) {
     server.app.calls.reset();
@@ -175,7 +166,6 @@ describe('in production mode', () => {
     // Production refuses the embedded S3; these tests touch no file, so a bucket that is never reached will do.
     server = await startTestServer({ env: { NODE_ENV: 'production', S3_BUCKET: 'unused', S3_ENDPOINT: 'http://127.0.0.1:9' } });
   });
-  afterAll(() => server.stop());
 
   it('turns introspection off by default', async () => {
     const res = await server.raw({ query: '{ __schema { types { name } } }' }, await server.token('prod'));
@@ -186,15 +176,11 @@ describe('in production mode', () => {
     const token = await server.token('prod');
     const query = '{ __schema { queryType { name } } }';
     const client = wsClient(server.url, token);
-    try {
-      const overSocket = subscribe(client, query);
-      await overSocket.done;
-      expect(overSocket.received).toEqual([]);
-      expect(JSON.stringify(overSocket.errors)).toContain('GRAPHQL_VALIDATION_FAILED');
-      expect(JSON.stringify(overSocket.errors)).not.toContain('"queryType"');
-    } finally {
-      await client.dispose();
-    }
+    const overSocket = subscribe(client, query);
+    await overSocket.done;
+    expect(overSocket.received).toEqual([]);
+    expect(JSON.stringify(overSocket.errors)).toContain('GRAPHQL_VALIDATION_FAILED');
+    expect(JSON.stringify(overSocket.errors)).not.toContain('"queryType"');
     const overSse = await fetch(server.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${token}` },

@@ -41,7 +41,6 @@ describe('idempotent creates', () => {
     token = await server.token('idem');
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Idempotency' } }, token)).createProject.projectId;
   });
-  afterAll(() => server.stop());
 
   it('makes one log and one event for 50 concurrent createLog with one key, and returns it to all of them', async () => {
     const query = `mutation { createLog(projectId: "${projectId}", input: { rawText: "once", materials: ["clay"] }, idempotencyKey: "log-50") { logId rawText } }`;

@@ -1,8 +1,10 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { startDemo, type Demo } from '../../src/demo/demo';
 import { demoId } from '../../src/demo/demo.data';
 import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
 import { eventually } from '../support/ws';
+import { launchBrowser } from '../support/browser';
+import { fixture } from '../support/fixtures';
 
 /*
  * The live job board (/jobs, development only) in Debian's Chromium, driven by playwright-core,
@@ -79,25 +81,9 @@ describe('the live job board in Chromium', () => {
   beforeAll(async () => {
     // A short lease, so the scene of the demo's crashing render worker comes back within seconds.
     server = await startTestServer({ env: { JOB_LEASE_SECONDS: '3' } });
-    demo = await startDemo(server.app, server.config, { tickMs: 300 });
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--disable-dev-shm-usage',
-      ],
-    });
+    demo = fixture('demo', await startDemo(server.app, server.config, { tickMs: 300 }), (d) => d.stop());
+    browser = await launchBrowser();
   }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.stop();
-    await server?.stop();
-  });
 
   it("draws jobs moving live (a music video's scenes in parallel, a crashed scene coming back), resumes every stream by position after a dropped socket, and lets go of everything on close", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -153,7 +139,6 @@ describe('the live job board in Chromium', () => {
 
     // The network drops the socket while jobs move; the board reconnects by itself.
     await page.evaluate('window.jobBoard.dropConnection()');
-    await new Promise((r) => setTimeout(r, 1500));
     await eventually(
       () => page.evaluate('window.jobBoard.connections()'),
       (n) => Number(n) >= 2,

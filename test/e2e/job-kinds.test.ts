@@ -28,7 +28,6 @@ describe('declared job kinds', () => {
     worker = await server.token('studio-k', [Role.WORKER], 'gpu');
     projectId = (await gql(editor, 'mutation { createProject(input: { title: "Kinds" }) { projectId } }')).data.createProject.projectId;
   });
-  afterAll(() => server.stop());
 
   it('lists the three seed pipelines with their stages, phases and fields', async () => {
     const kinds = (

@@ -18,7 +18,7 @@ import {
   StepsAwaitingReviewDocument,
 } from '../../src/client/gql/graphql';
 import { allPages, codeOf, dataOf, Role, startTestServer, type TestServer } from '../support/server';
-import { JOB_PROGRESS, subscribe, wsClient } from '../support/ws';
+import { JOB_PROGRESS, subscribe, wsClient, metricValue, eventually } from '../support/ws';
 
 const SEVEN = ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'];
 
@@ -36,7 +36,6 @@ describe('jobs, steps and live progress', () => {
     worker = await server.token('studio', [Role.WORKER], 'gpu-worker');
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Robot' } }, editor)).createProject.projectId;
   });
-  afterAll(() => server.stop());
 
   const createJob = async (steps: string[], extra: Record<string, unknown> = {}) =>
     dataOf(
@@ -51,32 +50,28 @@ describe('jobs, steps and live progress', () => {
     const job = await createJob(SEVEN);
     expect(job).toMatchObject({ status: 'QUEUED', seq: 1, currentStep: 'text-to-image' });
     const client = wsClient(server.url, editor);
-    try {
-      const sub = subscribe(client, JOB_PROGRESS, { jobId: job.jobId, afterSeq: 0 });
-      for (const name of SEVEN) {
-        await server.request(StartStepDocument, { jobId: job.jobId, stepName: name }, worker);
-        await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: name, progress: 0.5 }, worker);
-        await server.request(
-          CompleteStepDocument,
-          { jobId: job.jobId, stepName: name, artifacts: [`tenants/studio/jobs/${job.jobId}/${name}.bin`], metrics: { ms: 10 } },
-          worker,
-        );
-      }
-      const events = await sub.waitFor(1 + 3 * SEVEN.length);
-      expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
-      expect(events.every((e) => e.prevSeq === e.seq - 1)).toBe(true);
-      expect(events[0].type).toBe('JOB_CREATED');
-      expect(events.slice(1, 4).map((e) => e.type)).toEqual(['STEP_STARTED', 'STEP_PROGRESS', 'STEP_COMPLETED']);
-      expect(events[events.length - 1].job).toMatchObject({ status: 'COMPLETED', progress: 1, completedSteps: 7, currentStep: null });
-      expect(events.filter((e) => e.type === 'STEP_COMPLETED').map((e) => e.step.name)).toEqual(SEVEN);
-      expect(events.find((e) => e.type === 'STEP_PROGRESS' && e.step.name === 'rig')!.job.progress).toBeCloseTo(4.5 / 7, 3);
-      const final = dataOf(await server.request(GetJobDocument, { jobId: job.jobId }, editor)).job!;
-      expect(final).toMatchObject({ status: 'COMPLETED', seq: 22, version: 22, completedSteps: 7 });
-      expect(final.steps.map((s) => s.artifacts[0])).toEqual(SEVEN.map((n) => `tenants/studio/jobs/${job.jobId}/${n}.bin`));
-      expect(final.finishedAt).toEqual(expect.any(String));
-    } finally {
-      await client.dispose();
+    const sub = subscribe(client, JOB_PROGRESS, { jobId: job.jobId, afterSeq: 0 });
+    for (const name of SEVEN) {
+      await server.request(StartStepDocument, { jobId: job.jobId, stepName: name }, worker);
+      await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: name, progress: 0.5 }, worker);
+      await server.request(
+        CompleteStepDocument,
+        { jobId: job.jobId, stepName: name, artifacts: [`tenants/studio/jobs/${job.jobId}/${name}.bin`], metrics: { ms: 10 } },
+        worker,
+      );
     }
+    const events = await sub.waitFor(1 + 3 * SEVEN.length);
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
+    expect(events.every((e) => e.prevSeq === e.seq - 1)).toBe(true);
+    expect(events[0].type).toBe('JOB_CREATED');
+    expect(events.slice(1, 4).map((e) => e.type)).toEqual(['STEP_STARTED', 'STEP_PROGRESS', 'STEP_COMPLETED']);
+    expect(events[events.length - 1].job).toMatchObject({ status: 'COMPLETED', progress: 1, completedSteps: 7, currentStep: null });
+    expect(events.filter((e) => e.type === 'STEP_COMPLETED').map((e) => e.step.name)).toEqual(SEVEN);
+    expect(events.find((e) => e.type === 'STEP_PROGRESS' && e.step.name === 'rig')!.job.progress).toBeCloseTo(4.5 / 7, 3);
+    const final = dataOf(await server.request(GetJobDocument, { jobId: job.jobId }, editor)).job!;
+    expect(final).toMatchObject({ status: 'COMPLETED', seq: 22, version: 22, completedSteps: 7 });
+    expect(final.steps.map((s) => s.artifacts[0])).toEqual(SEVEN.map((n) => `tenants/studio/jobs/${job.jobId}/${n}.bin`));
+    expect(final.finishedAt).toEqual(expect.any(String));
   });
 
   it('lets a person approve a paused step, and reject one, which fails the job until retried', async () => {
@@ -185,37 +180,36 @@ describe('jobs, steps and live progress', () => {
       await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: 'long-render', progress: i / 101 }, worker);
     }
     const second = wsClient(server.url, editor);
-    try {
-      const after = subscribe(second, JOB_PROGRESS, { jobId: job.jobId, afterSeq: seen.seq });
-      const events = await after.waitFor(100);
-      // A few more live events after the replay: no duplicates, no gaps.
-      for (let i = 0; i < 3; i++)
-        await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: 'long-render', progress: 0.995 }, worker);
-      await after.waitFor(103);
-      expect(after.received.map((e) => e.seq)).toEqual(Array.from({ length: 103 }, (_, i) => seen.seq + 1 + i));
-      expect(events.slice(0, 100).map((e) => e.step.progress)).toEqual(Array.from({ length: 100 }, (_, i) => (i + 1) / 101));
-    } finally {
-      await second.dispose();
-    }
+    const after = subscribe(second, JOB_PROGRESS, { jobId: job.jobId, afterSeq: seen.seq });
+    const events = await after.waitFor(100);
+    // A few more live events after the replay: no duplicates, no gaps.
+    for (let i = 0; i < 3; i++)
+      await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: 'long-render', progress: 0.995 }, worker);
+    await after.waitFor(103);
+    expect(after.received.map((e) => e.seq)).toEqual(Array.from({ length: 103 }, (_, i) => seen.seq + 1 + i));
+    expect(events.slice(0, 100).map((e) => e.step.progress)).toEqual(Array.from({ length: 100 }, (_, i) => (i + 1) / 101));
   });
 
   it('delivers an event whose publish failed after commit through the sweeper, once', async () => {
     const job = await createJob(['crashy']);
     const client = wsClient(server.url, editor);
-    try {
-      const sub = subscribe(client, JOB_PROGRESS, { jobId: job.jobId, afterSeq: 1 });
-      await new Promise((r) => setTimeout(r, 100));
-      lostEvents.add(`${job.jobId}:2`);
-      await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'crashy' }, worker);
-      // The sweeper (every 200 ms, for events older than 300 ms) publishes it.
-      const [event] = await sub.waitFor(1, 5_000);
-      expect(event).toMatchObject({ seq: 2, type: 'STEP_STARTED' });
-      await new Promise((r) => setTimeout(r, 800));
-      expect(sub.received.map((e) => e.seq)).toEqual([2]);
-      expect(await server.app.outbox.sweep()).toBe(0);
-    } finally {
-      await client.dispose();
-    }
+    const sub = subscribe(client, JOB_PROGRESS, { jobId: job.jobId, afterSeq: 1 });
+    await new Promise((r) => setTimeout(r, 100));
+    lostEvents.add(`${job.jobId}:2`);
+    await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'crashy' }, worker);
+    // The sweeper (every 200 ms, for events older than 300 ms) publishes it.
+    const [event] = await sub.waitFor(1, 5_000);
+    expect(event).toMatchObject({ seq: 2, type: 'STEP_STARTED' });
+    // Once the sweep has taken it out of the outbox, nothing is left for a sweep to publish again,
+    // and the next event of the stream comes after the swept one with no second copy between them.
+    await eventually(
+      () => metricValue(server.url, 'artissist_outbox_backlog'),
+      (n) => n === 0,
+    );
+    expect(await server.app.outbox.sweep()).toBe(0);
+    await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: 'crashy', progress: 0.5 }, worker);
+    await sub.waitFor(2, 5_000);
+    expect(sub.received.map((e) => e.seq)).toEqual([2, 3]);
   });
 
   it('creates one job for 100 concurrent duplicate createJob calls, returns it to all of them, and refuses a client key used again with other arguments', async () => {

@@ -1,7 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { lockFolder, processStartTime } from '../../src/infra/folder-lock';
@@ -18,8 +17,10 @@ import {
   startProcess,
   until,
   type Started,
+  processFixture,
 } from '../support/processes';
 import { subscribe, wsClient } from '../support/ws';
+import { tempDir, fixture } from '../support/fixtures';
 
 /*
  * Start and stop as a person at a terminal and a process manager do it, with the real `npm start`
@@ -165,16 +166,9 @@ function running(pid: number): boolean {
 }
 
 describe('npm start: every way of stopping stops everything', () => {
-  const dirs: string[] = [];
-  const servers: Started[] = [];
-  const newDataDir = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'artissist-life-'));
-    dirs.push(dir);
-    return dir;
-  };
+  const newDataDir = () => tempDir('artissist-life-');
   const start = async (dataDir: string, args = ['start'], extra: Record<string, string> = {}) => {
     const started = await npm(dataDir, args, extra);
-    servers.push(started);
     return started;
   };
 
@@ -188,15 +182,6 @@ describe('npm start: every way of stopping stops everything', () => {
       timeout: 120_000,
     });
     expect(built.status).toBe(0);
-  });
-
-  afterAll(async () => {
-    // A failed test may leave its server running: stop its whole group, then its folders.
-    for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) process.kill(-s.child.pid!, 'SIGKILL');
-    for (const dir of dirs) {
-      await until(() => javaPids(dir).length === 0, 10_000);
-      rmSync(dir, { recursive: true, force: true });
-    }
   });
 
   it('Ctrl-C (SIGINT to the process group) after a fresh start that printed no error', async () => {
@@ -301,12 +286,14 @@ describe('npm start: every way of stopping stops everything', () => {
       let server: Started;
       if (moment === 'start-up') {
         // As soon as the port answers: the banner, printed once the start-up is over, is not waited for.
-        const child = spawn('npm', ['start'], { cwd: ROOT, env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port) }), detached: true });
+        const child = processFixture(
+          spawn('npm', ['start'], { cwd: ROOT, env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port) }), detached: true }),
+          { detached: true },
+        );
         let output = '';
         child.stdout.on('data', (c) => (output += c));
         child.stderr.on('data', (c) => (output += c));
         server = { child, output: () => output, url, token: '' };
-        servers.push(server);
         await connectsNow(port, 90_000);
       } else {
         server = await start(dataDir, ['start'], { PORT: String(port) });
@@ -379,32 +366,27 @@ describe('npm start: every way of stopping stops everything', () => {
     for (let i = 0; i < 50 && !blocker; i++) {
       blocker = await new Promise<Server | undefined>((resolve) => {
         const s = createServer().once('error', () => resolve(undefined));
-        s.listen(port, '127.0.0.1', () => resolve(s));
+        s.listen(port, '127.0.0.1', () => resolve(fixture('port blocker', s, (b) => b.close())));
       });
       if (!blocker) await new Promise((r) => setTimeout(r, 20));
     }
     expect(blocker).toBeDefined();
-    try {
-      const code = await exited(server.child);
-      expect(code).toBe(1);
-      expect(server.output()).toContain('DynamoDB Local could not be restarted: 3 restarts in a row failed');
-      expect(server.output()).toContain('Address already in use');
-      expect(await until(() => processesOf(server.child.pid!, dataDir).length === 0, STOP_LIMIT_MS)).toBe(true);
-    } finally {
-      blocker!.close();
-    }
+    const code = await exited(server.child);
+    expect(code).toBe(1);
+    expect(server.output()).toContain('DynamoDB Local could not be restarted: 3 restarts in a row failed');
+    expect(server.output()).toContain('Address already in use');
+    expect(await until(() => processesOf(server.child.pid!, dataDir).length === 0, STOP_LIMIT_MS)).toBe(true);
   });
 });
 
 describe('the data folder lock', () => {
   let dir: string;
-  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'artissist-lock-'))));
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  beforeEach(() => (dir = tempDir('artissist-lock-')));
 
   /** A real other process that takes the lock on `dir`, says "locked", and holds it until killed. */
   async function holder(): Promise<{ pid: number; kill(): Promise<void> }> {
     const script = `require(${JSON.stringify(join(ROOT, 'dist/src/infra/folder-lock.js'))}).lockFolder(${JSON.stringify(dir)}, 'x').then(() => { console.log('locked'); setInterval(() => {}, 1000); })`;
-    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = processFixture(spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] }));
     await new Promise((resolve) => child.stdout.once('data', resolve));
     return {
       pid: child.pid!,
@@ -417,11 +399,8 @@ describe('the data folder lock', () => {
 
   it('refuses while a live process holds it, naming the pid, and takes it over once that process died without releasing it', async () => {
     const other = await holder();
-    try {
-      await expect(lockFolder(dir, 'The folder')).rejects.toThrow(`is in use by process ${other.pid}`);
-    } finally {
-      await other.kill();
-    }
+    await expect(lockFolder(dir, 'The folder')).rejects.toThrow(`is in use by process ${other.pid}`);
+    await other.kill();
     const lock = await lockFolder(dir, 'The folder');
     lock.release();
   });

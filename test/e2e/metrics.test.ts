@@ -1,6 +1,7 @@
 import { freePort } from '../../src/infra/free-port';
 import { labelSets, parseExposition, sample, scrape } from '../support/prometheus';
 import { startTestServer, type TestServer } from '../support/server';
+import { eventually } from '../support/ws';
 
 const metricsUrl = (server: TestServer) => new URL('/metrics', server.url).toString();
 
@@ -12,7 +13,6 @@ describe('/metrics', () => {
     server = await startTestServer();
     token = await server.token('metrics');
   });
-  afterAll(() => server.stop());
 
   it('is Prometheus text (every line checked, then parsed) with process defaults and every metric the server defines', async () => {
     const { status, contentType, exposition } = await scrape(metricsUrl(server));
@@ -53,9 +53,12 @@ describe('/metrics', () => {
     await server.raw({ query: 'query WhoAmI { viewer { tenantId } }' }, null); // UNAUTHENTICATED
     await server.raw({ query: '{ viewer { noSuchField } }' }, token); // does not validate
     await fetch(new URL('/readyz', server.url)); // HeadBucket on S3, GetItem on DynamoDB
-    // The writer publishes after the commit, without the client waiting for it.
-    await new Promise((r) => setTimeout(r, 300));
-    const after = (await scrape(metricsUrl(server))).exposition;
+    // The writer publishes after the commit, without the client waiting for it: the scrape is
+    // repeated until the event is counted.
+    const after = await eventually(
+      async () => (await scrape(metricsUrl(server))).exposition,
+      (exposition) => sample(exposition, 'artissist_events_published_total') > sample(before, 'artissist_events_published_total'),
+    );
 
     const delta = (name: string, labels: Record<string, string>) => sample(after, name, labels) - sample(before, name, labels);
     expect(delta('artissist_graphql_operations_total', { type: 'query', name: 'WhoAmI', code: 'OK' })).toBe(3);
@@ -125,43 +128,35 @@ describe('the strict Prometheus reader used here', () => {
 describe('metrics settings', () => {
   it('METRICS=off serves no /metrics', async () => {
     const server = await startTestServer({ env: { METRICS: 'off' } });
-    try {
-      expect((await fetch(new URL('/metrics', server.url))).status).toBe(404);
-      expect((await fetch(new URL('/healthz', server.url))).status).toBe(200);
-    } finally {
-      await server.stop();
-    }
+    expect((await fetch(new URL('/metrics', server.url))).status).toBe(404);
+    expect((await fetch(new URL('/healthz', server.url))).status).toBe(200);
   });
 
   it('METRICS_PORT serves them on a port of their own, not on the API port', async () => {
     const port = await freePort();
     const server = await startTestServer({ env: { METRICS_PORT: String(port) } });
-    try {
-      expect(server.app.metricsUrl).toBe(`http://127.0.0.1:${port}/metrics`);
-      expect((await fetch(new URL('/metrics', server.url))).status).toBe(404);
-      const own = await scrape(server.app.metricsUrl!);
-      expect(own.status).toBe(200);
-      expect(own.exposition.types.get('artissist_graphql_operations_total')).toBe('counter');
-    } finally {
-      await server.stop();
-    }
+    expect(server.app.metricsUrl).toBe(`http://127.0.0.1:${port}/metrics`);
+    expect((await fetch(new URL('/metrics', server.url))).status).toBe(404);
+    const own = await scrape(server.app.metricsUrl!);
+    expect(own.status).toBe(200);
+    expect(own.exposition.types.get('artissist_graphql_operations_total')).toBe('counter');
     // Stopping the app closes that port too.
+    await server.stop();
     await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
   });
 
   it('shows the outbox backlog and the age of its oldest event', async () => {
     // Every publish "fails" and the sweeper waits ten minutes: the event stays in the outbox.
     const server = await startTestServer({ env: { OUTBOX_SWEEP_MS: '600000' }, failPublish: () => true });
-    try {
-      const token = await server.token('backlog');
-      await server.raw({ query: 'mutation { createProject(input: { title: "Waiting" }) { projectId } }' }, token);
-      await new Promise((r) => setTimeout(r, 1100));
-      const { exposition } = await scrape(new URL('/metrics', server.url).toString());
-      expect(sample(exposition, 'artissist_outbox_backlog')).toBeGreaterThanOrEqual(1);
-      expect(sample(exposition, 'artissist_outbox_oldest_event_age_seconds')).toBeGreaterThanOrEqual(1);
-      expect(sample(exposition, 'artissist_events_published_total')).toBe(0);
-    } finally {
-      await server.stop();
-    }
+    const token = await server.token('backlog');
+    await server.raw({ query: 'mutation { createProject(input: { title: "Waiting" }) { projectId } }' }, token);
+    // Scraped until the oldest event is a second old (an age in whole seconds); then it stays counted.
+    const exposition = await eventually(
+      async () => (await scrape(new URL('/metrics', server.url).toString())).exposition,
+      (e) => sample(e, 'artissist_outbox_oldest_event_age_seconds') >= 1,
+    );
+    expect(sample(exposition, 'artissist_outbox_backlog')).toBeGreaterThanOrEqual(1);
+    expect(sample(exposition, 'artissist_outbox_oldest_event_age_seconds')).toBeGreaterThanOrEqual(1);
+    expect(sample(exposition, 'artissist_events_published_total')).toBe(0);
   });
 });

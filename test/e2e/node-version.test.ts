@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readdirSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { ROOT } from '../support/processes';
+import { tempDir } from '../support/fixtures';
 
 /*
  * A newcomer's machine often has an older Node (a fresh Debian has Node 20). On it, `npm ci` and
@@ -71,21 +71,17 @@ describe('an unsupported Node', () => {
 
   it('npm ci and npm install stop before installing anything, saying that Node 24 or newer is required', () => {
     // In a copy of the project's manifest, lock and .npmrc: a real `npm ci` here would first empty node_modules.
-    const dir = mkdtempSync(join(tmpdir(), 'artissist-old-node-'));
-    try {
-      for (const file of ['package.json', 'package-lock.json', '.npmrc']) cpSync(join(ROOT, file), join(dir, file));
-      for (const command of ['ci', 'install']) {
-        const started = Date.now();
-        const run = spawnSync('npm', [command, '--no-audit', '--no-fund'], { cwd: dir, env: oldShell, encoding: 'utf8', timeout: 120_000 });
-        expect({ command, status: run.status }).toEqual({ command, status: 1 });
-        expect(run.stderr).toContain('npm error code EBADENGINE');
-        expect(run.stderr).toContain('Required: {"node":">=24"}');
-        // At once: before a single package is fetched or unpacked.
-        expect(Date.now() - started).toBeLessThan(20_000);
-        expect(readdirSync(dir).sort()).toEqual(['.npmrc', 'package-lock.json', 'package.json']);
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+    const dir = tempDir('artissist-old-node-');
+    for (const file of ['package.json', 'package-lock.json', '.npmrc']) cpSync(join(ROOT, file), join(dir, file));
+    for (const command of ['ci', 'install']) {
+      const started = Date.now();
+      const run = spawnSync('npm', [command, '--no-audit', '--no-fund'], { cwd: dir, env: oldShell, encoding: 'utf8', timeout: 120_000 });
+      expect({ command, status: run.status }).toEqual({ command, status: 1 });
+      expect(run.stderr).toContain('npm error code EBADENGINE');
+      expect(run.stderr).toContain('Required: {"node":">=24"}');
+      // At once: before a single package is fetched or unpacked.
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(readdirSync(dir).sort()).toEqual(['.npmrc', 'package-lock.json', 'package.json']);
     }
   });
 });

@@ -55,7 +55,6 @@ describe('node and nodes', () => {
       { type: 'Step', id: job.steps[0].id, key: job.steps[0].name },
     ];
   });
-  afterAll(() => server.stop());
 
   const KEY_FIELDS = `
     ... on Tenant { tenantId } ... on Project { projectId } ... on Brief { version } ... on Milestone { milestoneId }
@@ -95,23 +94,19 @@ describe('node and nodes', () => {
     const worker = await server.token('node-a', [Role.WORKER]);
     await gql(`mutation { startStep(jobId: "${job.key}", stepName: "render") { seq } }`, worker);
     const client = wsClient(server.url, a);
-    try {
-      const events = subscribe(
-        client,
-        'subscription($id: ID!) { jobProgress(jobId: $id, afterSeq: 0) { type job { id jobId kind status seq inputs } step { id name attempt } } }',
-        { id: job.key },
-      );
-      const [created, started] = await events.waitFor(2);
-      expect(created.job).toEqual({ id: job.id, jobId: job.key, kind: 'K', status: 'QUEUED', seq: 1, inputs: null });
-      expect(started.job).toMatchObject({ id: job.id, status: 'RUNNING', seq: 2 });
-      expect(started.step).toEqual({
-        id: globalIdOf('Step', { jobId: job.key, order: 1, name: 'render', attempt: 1 }),
-        name: 'render',
-        attempt: 1,
-      });
-    } finally {
-      await client.dispose();
-    }
+    const events = subscribe(
+      client,
+      'subscription($id: ID!) { jobProgress(jobId: $id, afterSeq: 0) { type job { id jobId kind status seq inputs } step { id name attempt } } }',
+      { id: job.key },
+    );
+    const [created, started] = await events.waitFor(2);
+    expect(created.job).toEqual({ id: job.id, jobId: job.key, kind: 'K', status: 'QUEUED', seq: 1, inputs: null });
+    expect(started.job).toMatchObject({ id: job.id, status: 'RUNNING', seq: 2 });
+    expect(started.step).toEqual({
+      id: globalIdOf('Step', { jobId: job.key, order: 1, name: 'render', attempt: 1 }),
+      name: 'render',
+      attempt: 1,
+    });
   });
 
   it("gives every activity event its subject's global id", async () => {

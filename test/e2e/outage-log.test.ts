@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
 import { msUntil, startOwnDynamo, type OwnDynamo } from '../support/outage';
 import { TEST_SECRET } from '../support/server';
+import { tempDir } from '../support/fixtures';
+import { processFixture } from '../support/processes';
 
 /*
  * What the log shows during a DynamoDB outage, read the way an operator reads it: the built
@@ -28,6 +29,7 @@ function startServer(env: Record<string, string>): Promise<Child> {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'development', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  processFixture(child);
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
@@ -68,12 +70,7 @@ describe('logging a DynamoDB outage', () => {
 
   beforeAll(() => {
     if (!existsSync(MAIN)) throw new Error('dist/ is missing: run `npm run build` first (npm test does).');
-    dataDir = mkdtempSync(join(tmpdir(), 'artissist-outage-log-'));
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await dynamo?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    dataDir = tempDir('artissist-outage-log-');
   });
 
   it('summarizes it once per interval with a count, never a line per request, never user text', async () => {

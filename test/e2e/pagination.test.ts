@@ -78,7 +78,6 @@ describe('Cursor Connections: edges, PageInfo and last/before', () => {
     }
     jobs = made.reverse();
   });
-  afterAll(() => server?.stop());
 
   it('gives every edge a cursor and PageInfo its four fields on a forward page', async () => {
     const page = await logsPage('first: 3');

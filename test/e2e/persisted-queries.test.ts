@@ -13,7 +13,6 @@ describe('automatic persisted queries', () => {
     server = await startTestServer();
     token = await server.token('apq');
   });
-  afterAll(() => server.stop());
 
   const query = '{ viewer { tenantId } }';
   const sha = createHash('sha256').update(query).digest('hex');

@@ -23,11 +23,6 @@ describe('a fan-out stage through three instances, one killed mid-stage', () => 
     instances = await Promise.all([startInstance(env), startInstance(env), startInstance(env)]);
   }, 120_000);
 
-  afterAll(async () => {
-    await Promise.all(instances.map((i) => i.stop()));
-    await table?.drop();
-  });
-
   it('completes every item exactly once, with exact counters and a gapless stream', async () => {
     const tenantId = `kill-${randomUUID().slice(0, 8)}`;
     const secret = new TextEncoder().encode(TEST_SECRET);

@@ -27,7 +27,6 @@ describe('shared worker pools', () => {
   beforeAll(async () => {
     server = await startTestServer({ env: { JOB_LEASE_SECONDS: '600' } });
   });
-  afterAll(() => server.stop());
 
   const gql = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
     (await server.raw({ query, variables }, token)).body;

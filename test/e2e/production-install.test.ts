@@ -1,17 +1,16 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { signDevToken } from '../../src/auth/jwt';
 import { createDynamo } from '../../src/infra/dynamo/client';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { TRACING_PACKAGES } from '../../src/infra/tracing';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../src/infra/s3/embedded';
-import { testEndpoint } from '../support/dynamo';
-import { ROOT, exited, until } from '../support/processes';
+import { testEndpoint, dropTable } from '../support/dynamo';
+import { ROOT, exited, until, processFixture } from '../support/processes';
+import { tempDir, fixture, registerFixture } from '../support/fixtures';
 
 /**
  * The runtime stage of the Dockerfile, read from the file itself so that this test runs exactly
@@ -50,25 +49,22 @@ describe('a production install (npm ci --omit=dev), started as the Dockerfile st
   let s3: EmbeddedS3;
   let s3Dir: string;
   const tableName = `t_${randomUUID().slice(0, 8)}`;
-  const dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
+  const dynamo = fixture(
+    'DynamoDB client',
+    createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 }),
+    (d) => d.client.destroy(),
+  );
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'artissist-prod-'));
-    s3Dir = mkdtempSync(join(tmpdir(), 'artissist-prod-s3-'));
+    dir = tempDir('artissist-prod-');
+    s3Dir = tempDir('artissist-prod-s3-');
     // What the deploy template provides: the table and the bucket, made before the server starts.
+    registerFixture(`table ${tableName}`, () => dropTable(tableName));
     await ensureTable(dynamo.client, tableName);
-    s3 = await startEmbeddedS3(s3Dir);
+    s3 = fixture('local S3', await startEmbeddedS3(s3Dir), (s) => s.stop());
     const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: s3.credentials });
     await client.send(new CreateBucketCommand({ Bucket: 'artissist-prod' }));
     client.destroy();
-  });
-
-  afterAll(async () => {
-    await dynamo.client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => {});
-    dynamo.client.destroy();
-    await s3?.stop();
-    rmSync(dir, { recursive: true, force: true });
-    rmSync(s3Dir, { recursive: true, force: true });
   });
 
   it('installs without the development parts and serves /readyz and a query against a given DynamoDB and S3', async () => {
@@ -116,41 +112,38 @@ describe('a production install (npm ci --omit=dev), started as the Dockerfile st
       CURSOR_SECRET: 'production-cursor-secret',
       DYNAMODB_TIMEOUT_MS: '10000',
     };
-    const child = spawn(command, args, { cwd: dir, env: shellEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = processFixture(spawn(command, args, { cwd: dir, env: shellEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
-    try {
-      expect(await until(() => /GraphQL \(HTTP\):\s+\S+/.test(output) || child.exitCode !== null, 60_000)).toBe(true);
-      const url = /GraphQL \(HTTP\):\s+(\S+)/.exec(output)?.[1];
-      if (!url) throw new Error(`The server did not start:\n${output}`);
-      expect(output).not.toContain('Development token');
-      const base = new URL(url).origin;
+    expect(await until(() => /GraphQL \(HTTP\):\s+\S+/.test(output) || child.exitCode !== null, 60_000)).toBe(true);
+    const url = /GraphQL \(HTTP\):\s+(\S+)/.exec(output)?.[1];
+    if (!url) throw new Error(`The server did not start:\n${output}`);
+    expect(output).not.toContain('Development token');
+    const base = new URL(url).origin;
 
-      let ready = 0;
-      for (const deadline = Date.now() + 15_000; ready !== 200 && Date.now() < deadline; ) {
-        ready = (await fetch(`${base}/readyz`)).status;
-        if (ready !== 200) await new Promise((r) => setTimeout(r, 250));
-      }
-      expect(ready).toBe(200);
-
-      const token = await signDevToken(new TextEncoder().encode(SECRET), { sub: 'ops', tenantId: 'acme' });
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ query: 'mutation { createProject(input: { title: "Lean" }) { projectId title } }' }),
-      });
-      const body: any = await res.json();
-      expect(body.errors).toBeUndefined();
-      expect(body.data.createProject.title).toBe('Lean');
-
-      // GraphiQL is off in production, and its packages are not there to serve it anyway.
-      const page = await fetch(url, { headers: { accept: 'text/html' } });
-      expect(await page.text()).not.toContain('graphiql.min.js');
-    } finally {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      expect(await exited(child)).toBe(0);
+    let ready = 0;
+    for (const deadline = Date.now() + 15_000; ready !== 200 && Date.now() < deadline; ) {
+      ready = (await fetch(`${base}/readyz`)).status;
+      if (ready !== 200) await new Promise((r) => setTimeout(r, 100));
     }
+    expect(ready).toBe(200);
+
+    const token = await signDevToken(new TextEncoder().encode(SECRET), { sub: 'ops', tenantId: 'acme' });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: 'mutation { createProject(input: { title: "Lean" }) { projectId title } }' }),
+    });
+    const body: any = await res.json();
+    expect(body.errors).toBeUndefined();
+    expect(body.data.createProject.title).toBe('Lean');
+
+    // GraphiQL is off in production, and its packages are not there to serve it anyway.
+    const page = await fetch(url, { headers: { accept: 'text/html' } });
+    expect(await page.text()).not.toContain('graphiql.min.js');
+    if (child.exitCode === null) child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
 
     // Tracing switched on in this lean install: a start-up error naming the missing SDK and the
     // two ways out, not a stack trace and not a server running untraced.

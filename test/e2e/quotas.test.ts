@@ -24,7 +24,6 @@ describe("a tenant's plan quotas, checked in the write's own transaction", () =>
     server = await startTestServer();
     admin = await server.token('ops', [Role.ADMIN]);
   });
-  afterAll(() => server.stop());
 
   const gql = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
     (await server.raw({ query, variables }, token)).body as GraphQLResult<any>;

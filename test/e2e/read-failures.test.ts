@@ -5,6 +5,7 @@ import { createTable, testEndpoint } from '../support/dynamo';
 import { codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
 import { startStallProxy, type StallProxy } from '../support/stall-proxy';
 import { CreateAssetDocument, CreateLogDocument, CreateProjectDocument } from '../../src/client/gql/graphql';
+import { fixture } from '../support/fixtures';
 
 /*
  * A read that fails must fail the request, never pass for an empty result. Log.assets reads its
@@ -43,11 +44,6 @@ describe.each([
       batchLoads,
     });
   });
-  afterAll(async () => {
-    await reader?.stop();
-    await proxy?.stop();
-    await writer?.stop();
-  });
 
   it('the writer itself sees the log with its assets', async () => {
     const res = await writer.raw({ query: LOGS_WITH_ASSETS, variables: { projectId } }, token);
@@ -81,11 +77,11 @@ describe('a burst of reads larger than the connection pool, against a slow Dynam
     // DynamoDB Local answering each call 1.5 s late, as it does on a busy machine: longer than
     // the connect timeout (1 s), well within the per-attempt timeout.
     proxy = await startStallProxy(testEndpoint(), [], 1500);
-    dynamo = createDynamo({ endpoint: proxy.url, region: 'us-east-1', requestTimeoutMs: 10_000, connectTimeoutMs: 1000 });
-  });
-  afterAll(async () => {
-    dynamo?.client.destroy();
-    await proxy?.stop();
+    dynamo = fixture(
+      'DynamoDB client',
+      createDynamo({ endpoint: proxy.url, region: 'us-east-1', requestTimeoutMs: 10_000, connectTimeoutMs: 1000 }),
+      (d) => d.client.destroy(),
+    );
   });
 
   it('reads every item: a call waiting for a free socket has not failed to connect', async () => {

@@ -59,10 +59,6 @@ describe('readiness and dependency outages', () => {
     });
     token = await server.token('outage');
   }, 90_000);
-  afterAll(async () => {
-    await server?.stop();
-    await dynamo?.stop();
-  });
 
   it('reports each check with its state and latency, and /healthz is plain liveness', async () => {
     // Right after the start a check slower than READINESS_TIMEOUT_MS (a busy machine) counts as down.
@@ -99,36 +95,33 @@ describe('readiness and dependency outages', () => {
   it('with DynamoDB frozen: 503, queries fail within the request budget with SERVICE_UNAVAILABLE and 503 + Retry-After, and 200 again after thawing', async () => {
     const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Before the freeze' } }, token)).createProject
       .projectId;
-    try {
-      dynamo.freeze();
-      const toDown = await msUntil(async () => (await readyz(server)).status === 503, READINESS_WITHIN_MS, 'readiness 503 after SIGSTOP');
-      const down = await readyz(server);
-      expect(down.body.status).toBe('unavailable');
-      expect(down.body.checks.dynamodb).toEqual({ status: 'down', latencyMs: expect.any(Number), error: 'timeout' });
-      expect(await healthz(server)).toBe(200);
+    dynamo.freeze();
+    const toDown = await msUntil(async () => (await readyz(server)).status === 503, READINESS_WITHIN_MS, 'readiness 503 after SIGSTOP');
+    const down = await readyz(server);
+    expect(down.body.status).toBe('unavailable');
+    expect(down.body.checks.dynamodb).toEqual({ status: 'down', latencyMs: expect.any(Number), error: 'timeout' });
+    expect(await healthz(server)).toBe(200);
 
-      const started = Date.now();
-      const res = await fetch(server.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ query: 'query Frozen($p: ID!) { project(projectId: $p) { title } }', variables: { p: projectId } }),
-      });
-      const text = await res.text();
-      const elapsed = Date.now() - started;
-      console.log(`frozen DynamoDB: readiness 503 after ${toDown} ms; a query failed after ${elapsed} ms (budget ${BUDGET_MS} ms)`);
-      expect(res.status).toBe(503);
-      expect(res.headers.get('retry-after')).toBe('5');
-      const body = JSON.parse(text);
-      expect(body.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
-      expect(body.errors[0].extensions.retryAfterSeconds).toBe(5);
-      expect(elapsed).toBeLessThan(BUDGET_MS + 5000);
-      // Nothing about where DynamoDB is or what the SDK said.
-      const port = new URL(dynamo.endpoint).port;
-      expect(text).not.toContain(port);
-      expect(text).not.toMatch(/127\.0\.0\.1|ECONN|Timeout|socket|aws|dynamo/i);
-    } finally {
-      dynamo.thaw();
-    }
+    const started = Date.now();
+    const res = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: 'query Frozen($p: ID!) { project(projectId: $p) { title } }', variables: { p: projectId } }),
+    });
+    const text = await res.text();
+    const elapsed = Date.now() - started;
+    console.log(`frozen DynamoDB: readiness 503 after ${toDown} ms; a query failed after ${elapsed} ms (budget ${BUDGET_MS} ms)`);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    const body = JSON.parse(text);
+    expect(body.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+    expect(body.errors[0].extensions.retryAfterSeconds).toBe(5);
+    expect(elapsed).toBeLessThan(BUDGET_MS + 5000);
+    // Nothing about where DynamoDB is or what the SDK said.
+    const port = new URL(dynamo.endpoint).port;
+    expect(text).not.toContain(port);
+    expect(text).not.toMatch(/127\.0\.0\.1|ECONN|Timeout|socket|aws|dynamo/i);
+    dynamo.thaw();
     const toUp = await msUntil(async () => (await readyz(server)).status === 200, READINESS_WITHIN_MS, 'readiness 200 after SIGCONT');
     console.log(`frozen DynamoDB: readiness 200 ${toUp} ms after SIGCONT`);
     await writesResume(server, token, 'After the thaw');
@@ -160,18 +153,13 @@ describe('readiness with Redis', () => {
   it('checks Redis when REDIS_URL is set, and is 503 while it is gone', async () => {
     const redis = await startRedis();
     let server: TestServer | undefined;
-    try {
-      server = await startTestServer({ env: { REDIS_URL: redis.url, READINESS_CACHE_MS: '0' } });
-      const up = await readyz(server);
-      expect(up.status).toBe(200);
-      expect(up.body.checks.redis).toEqual({ status: 'ok', latencyMs: expect.any(Number) });
-      await redis.stop();
-      const ms = await msUntil(async () => (await readyz(server!)).status === 503, READINESS_WITHIN_MS, 'readiness 503 without Redis');
-      expect((await readyz(server)).body.checks.redis.status).toBe('down');
-      console.log(`Redis stopped: readiness 503 after ${ms} ms`);
-    } finally {
-      await server?.stop();
-      await redis.stop();
-    }
+    server = await startTestServer({ env: { REDIS_URL: redis.url, READINESS_CACHE_MS: '0' } });
+    const up = await readyz(server);
+    expect(up.status).toBe(200);
+    expect(up.body.checks.redis).toEqual({ status: 'ok', latencyMs: expect.any(Number) });
+    await redis.stop();
+    const ms = await msUntil(async () => (await readyz(server!)).status === 503, READINESS_WITHIN_MS, 'readiness 503 without Redis');
+    expect((await readyz(server)).body.checks.redis.status).toBe('down');
+    console.log(`Redis stopped: readiness 503 after ${ms} ms`);
   });
 });

@@ -18,10 +18,6 @@ describe('several instances sharing DynamoDB and Redis', () => {
     one = await startInstance(env);
     two = await startInstance(env);
   });
-  afterAll(async () => {
-    await Promise.all([one?.stop(), two?.stop()]);
-    await redis?.stop();
-  });
 
   it('delivers a change committed through one instance to a subscriber on the other', async () => {
     const secret = new TextEncoder().encode(TEST_SECRET);
@@ -35,31 +31,27 @@ describe('several instances sharing DynamoDB and Redis', () => {
     ).data.createJob.jobId;
 
     const client = wsClient(two.url, editor);
-    try {
-      const progress = subscribe(client, JOB_PROGRESS, { jobId, afterSeq: 1 });
-      const activity = subscribe(client, `subscription { projectActivity(projectId: "${projectId}") { action } }`);
-      // Both listen on instance two before anything is written (a fixed pause could lose that race).
-      await eventually(
-        () => metricValue(two.url, 'artissist_event_bus_listeners'),
-        (n) => n === 2,
-        10_000,
-      );
-      for (const step of ['a', 'b']) {
-        await gql(one.url, worker, `mutation { startStep(jobId: "${jobId}", stepName: "${step}") { seq } }`);
-        await gql(one.url, worker, `mutation { completeStep(jobId: "${jobId}", stepName: "${step}") { seq } }`);
-      }
-      await gql(one.url, editor, `mutation { createLog(projectId: "${projectId}", input: { rawText: "x" }) { logId } }`);
-      const events = await progress.waitFor(4);
-      expect(events.map((e) => [e.seq, e.type])).toEqual([
-        [2, 'STEP_STARTED'],
-        [3, 'STEP_COMPLETED'],
-        [4, 'STEP_STARTED'],
-        [5, 'STEP_COMPLETED'],
-      ]);
-      expect(events[3].job.status).toBe('COMPLETED');
-      expect((await activity.waitFor(1))[0].action).toBe('log.created');
-    } finally {
-      await client.dispose();
+    const progress = subscribe(client, JOB_PROGRESS, { jobId, afterSeq: 1 });
+    const activity = subscribe(client, `subscription { projectActivity(projectId: "${projectId}") { action } }`);
+    // Both listen on instance two before anything is written (a fixed pause could lose that race).
+    await eventually(
+      () => metricValue(two.url, 'artissist_event_bus_listeners'),
+      (n) => n === 2,
+      10_000,
+    );
+    for (const step of ['a', 'b']) {
+      await gql(one.url, worker, `mutation { startStep(jobId: "${jobId}", stepName: "${step}") { seq } }`);
+      await gql(one.url, worker, `mutation { completeStep(jobId: "${jobId}", stepName: "${step}") { seq } }`);
     }
+    await gql(one.url, editor, `mutation { createLog(projectId: "${projectId}", input: { rawText: "x" }) { logId } }`);
+    const events = await progress.waitFor(4);
+    expect(events.map((e) => [e.seq, e.type])).toEqual([
+      [2, 'STEP_STARTED'],
+      [3, 'STEP_COMPLETED'],
+      [4, 'STEP_STARTED'],
+      [5, 'STEP_COMPLETED'],
+    ]);
+    expect(events[3].job.status).toBe('COMPLETED');
+    expect((await activity.waitFor(1))[0].action).toBe('log.created');
   });
 });

@@ -6,7 +6,6 @@ describe('reads and writes in one request', () => {
   beforeAll(async () => {
     server = await startTestServer();
   });
-  afterAll(() => server.stop());
 
   it('sees its own writes: two brief versions and a read-after-write in one operation', async () => {
     const token = await server.token('cache');

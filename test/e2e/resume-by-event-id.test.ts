@@ -77,7 +77,6 @@ describe('resuming project activity after an event id', () => {
     await logs(editor, otherProjectId, 2);
     await logs(intruder, intruderProjectId, 2);
   }, 300_000);
-  afterAll(() => server.stop());
 
   afterEach(async () => {
     // Every subscription of a test is gone with its client: no listener is left behind.
@@ -90,14 +89,11 @@ describe('resuming project activity after an event id', () => {
 
   /** Subscribes as `token` after `eventId`, waits for the acknowledgement and `n` more messages, and ends the subscription. */
   async function resume(token: string, project: string, eventId: string, n: number, client = wsClient(server.url, token)) {
-    try {
-      const sub = subscribe<Message>(client, ACTIVITY, { id: project, e: eventId });
-      const ack = await Promise.race([sub.ack, sub.done.then(() => undefined)]);
-      if (n > 0) await sub.waitFor(n);
-      return { ack, received: sub.received.slice(0, n), errors: sub.errors };
-    } finally {
-      await client.dispose();
-    }
+    const sub = subscribe<Message>(client, ACTIVITY, { id: project, e: eventId });
+    const ack = await Promise.race([sub.ack, sub.done.then(() => undefined)]);
+    if (n > 0) await sub.waitFor(n);
+    await client.dispose();
+    return { ack, received: sub.received.slice(0, n), errors: sub.errors };
   }
 
   it('starts right after the event, with no gap and no duplicate, reading the event by its id and then only what follows it', async () => {

@@ -73,7 +73,6 @@ describe('asset version retention', () => {
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Retention' } }, token)).createProject.projectId;
     await server.raw({ query: '{ tenant { version } }' }, token);
   });
-  afterAll(() => server.stop());
 
   it('refuses a keepAssetVersions outside 1–100', async () => {
     for (const keep of [0, 101]) {

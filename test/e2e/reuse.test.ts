@@ -17,7 +17,6 @@ describe('reuse of completed work by content hash', () => {
   beforeAll(async () => {
     server = await startTestServer({ env: { JOB_LEASE_SECONDS: '600' }, now: () => new Date(Date.now() + clockAhead) });
   });
-  afterAll(() => server.stop());
   afterEach(() => {
     clockAhead = 0;
   });
@@ -80,13 +79,11 @@ describe('reuse of completed work by content hash', () => {
     const events = async (jobId: string) => {
       const { seq } = await job(jobId);
       const client = wsClient(server.url, editor);
-      try {
-        const replay = subscribe(client, `subscription($j: ID!) { jobProgress(jobId: $j, afterSeq: 0) { ${EVENT} } }`, { j: jobId });
-        await replay.ack;
-        return await replay.waitFor(seq, 30_000);
-      } finally {
-        await client.dispose();
-      }
+      const replay = subscribe(client, `subscription($j: ID!) { jobProgress(jobId: $j, afterSeq: 0) { ${EVENT} } }`, { j: jobId });
+      await replay.ack;
+      const received = await replay.waitFor(seq, 30_000);
+      await client.dispose();
+      return received;
     };
     return { first, second, key, createJob, job, claim, startStep, completeStep, completeItem, addItems, events };
   }

@@ -20,7 +20,6 @@ describe('a 10,000-item stage', () => {
   beforeAll(async () => {
     server = await startTestServer({ env: { JOB_LEASE_SECONDS: '600' } });
   });
-  afterAll(() => server.stop());
 
   const JOB = 'jobId status seq version itemCounts { total pending running completed failed }';
 
@@ -117,7 +116,6 @@ describe('a 10,000-item stage', () => {
     await replay.ack;
     const events: { seq: number; type: string; item?: { sequence: number } }[] = await replay.waitFor(total, 120_000);
     await replay.done;
-    await client.dispose();
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
     const sequences = (type: string) =>
       events

@@ -13,7 +13,6 @@ describe('scenes', () => {
     token = await server.token('scene-tenant');
     projectId = (await gql('mutation { createProject(input: { title: "Video" }) { projectId } }')).data.createProject.projectId;
   });
-  afterAll(() => server.stop());
 
   const create = (input: Record<string, unknown>) =>
     gql(`mutation($p: ID!, $input: CreateSceneInput!) { createScene(projectId: $p, input: $input) { ${FIELDS} } }`, {

@@ -18,6 +18,7 @@ import { createDynamo, type Dynamo } from '../../src/infra/dynamo/client';
 import { keySchemas } from '../../src/infra/dynamo/table';
 import { testEndpoint } from '../support/dynamo';
 import { allPages, codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
+import { fixture } from '../support/fixtures';
 
 /*
  * Full-text search (issue 19) against DynamoDB Local through the real HTTP API: word order,
@@ -82,7 +83,9 @@ describe('search', () => {
 
   beforeAll(async () => {
     server = await startTestServer({ env: { OUTBOX_SWEEP_MS: '3600000' } });
-    dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
+    dynamo = fixture('DynamoDB client', createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 }), (d) =>
+      d.client.destroy(),
+    );
     a = await server.token('search-a');
     b = await server.token('search-b');
     const project = async (title: string, token = a) =>
@@ -134,11 +137,6 @@ describe('search', () => {
       await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: 'sunset café', tags: ['sunset'] } }, b),
     ).createInspiration.inspirationId;
   }, 120_000);
-
-  afterAll(async () => {
-    dynamo?.client.destroy();
-    await server?.stop();
-  });
 
   it('finds words in any order, by prefix, ignoring case and accents', async () => {
     const forward = (await search('watercolor sunset')).map(idOf);

@@ -14,6 +14,7 @@ import { dataOf, Role, startTestServer, type TestServer } from '../support/serve
 import { lastEventIdFetch, readStream, startProxy, type CuttableProxy } from '../support/sse';
 import { eventually, metricValue } from '../support/ws';
 import { METRIC_PREFIX } from '../../src/infra/metrics';
+import { fixture } from '../support/fixtures';
 
 /*
  * GraphQL over Server-Sent Events (graphql-sse's distinct connections mode) on /graphql. Two real
@@ -49,10 +50,6 @@ describe('GraphQL over SSE', () => {
     editor = await server.token(TENANT, [Role.EDITOR]);
     worker = await server.token(TENANT, [Role.WORKER]);
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Streams' } }, editor)).createProject.projectId;
-  });
-  afterAll(async () => {
-    await proxy.stop();
-    await server.stop();
   });
 
   /** A job with one step started (seq 2). */
@@ -97,15 +94,19 @@ describe('GraphQL over SSE', () => {
   it('resumes a job with the graphql-sse client across abrupt drops: every event once, as the table holds it', async () => {
     const jobId = await runningJob();
     const { fetchFn } = lastEventIdFetch();
-    const client = createClient({
-      url: proxy.url,
-      headers: { authorization: `Bearer ${editor}` },
-      fetchFn,
-      retryAttempts: 1000,
-      retry: async () => {
-        await sleep(100);
-      },
-    });
+    const client = fixture(
+      'graphql-sse client',
+      createClient({
+        url: proxy.url,
+        headers: { authorization: `Bearer ${editor}` },
+        fetchFn,
+        retryAttempts: 1000,
+        retry: async () => {
+          await sleep(100);
+        },
+      }),
+      (c) => c.dispose(),
+    );
     const messages: Array<{ seq: number; type: string; job: { status: string } | null }> = [];
     const errors: unknown[] = [];
     const finished = new Promise<void>((resolve, reject) => {
@@ -122,43 +123,39 @@ describe('GraphQL over SSE', () => {
       );
     });
     const events = () => messages.filter((m) => m.type !== 'SUBSCRIBED');
-    try {
-      await eventually(counts, (c) => c.graphql_sse_streams === 1 && c.event_bus_listeners === 1, 10_000);
-      expect(await metricValue(server.url, `${METRIC_PREFIX}graphql_sse_streams`)).toBe(1);
-      let expected = 0;
-      for (let drop = 0; drop < 3; drop++) {
-        await progress(jobId, 4);
-        expected += 4;
-        await eventually(
-          () => events().length,
-          (n) => n === expected,
-          15_000,
-        );
-        await dropAndResume(() => progress(jobId, 3));
-        expected += 3;
-        await eventually(
-          () => events().length,
-          (n) => n === expected,
-          15_000,
-        );
-      }
-      dataOf(await server.request(CompleteStepDocument, { jobId, stepName: 'work' }, worker));
-      // The job's final event completes the stream, and the client with it.
-      await finished;
-
-      const stored = (await server.app.store.queryAll(jobEventsAfter(TENANT, jobId, 2), 10_000)).map((item) => Number(item.seq));
-      expect(stored.length).toBe(expected + 1);
-      expect(events().map((e) => e.seq)).toEqual(stored);
-      expect(events().at(-1)?.job?.status).toBe('COMPLETED');
-      // One acknowledgement per connection, each of exactly the seq the client had last received.
-      const acks = messages.flatMap((m, i) => (m.type === 'SUBSCRIBED' ? [[m.seq, i === 0 ? 2 : messages[i - 1].seq]] : []));
-      expect(acks.length).toBe(4);
-      for (const [ack, previous] of acks) expect(ack).toBe(previous);
-      expect(errors).toEqual([]);
-      expect(await idle()).toEqual(IDLE);
-    } finally {
-      client.dispose();
+    await eventually(counts, (c) => c.graphql_sse_streams === 1 && c.event_bus_listeners === 1, 10_000);
+    expect(await metricValue(server.url, `${METRIC_PREFIX}graphql_sse_streams`)).toBe(1);
+    let expected = 0;
+    for (let drop = 0; drop < 3; drop++) {
+      await progress(jobId, 4);
+      expected += 4;
+      await eventually(
+        () => events().length,
+        (n) => n === expected,
+        15_000,
+      );
+      await dropAndResume(() => progress(jobId, 3));
+      expected += 3;
+      await eventually(
+        () => events().length,
+        (n) => n === expected,
+        15_000,
+      );
     }
+    dataOf(await server.request(CompleteStepDocument, { jobId, stepName: 'work' }, worker));
+    // The job's final event completes the stream, and the client with it.
+    await finished;
+
+    const stored = (await server.app.store.queryAll(jobEventsAfter(TENANT, jobId, 2), 10_000)).map((item) => Number(item.seq));
+    expect(stored.length).toBe(expected + 1);
+    expect(events().map((e) => e.seq)).toEqual(stored);
+    expect(events().at(-1)?.job?.status).toBe('COMPLETED');
+    // One acknowledgement per connection, each of exactly the seq the client had last received.
+    const acks = messages.flatMap((m, i) => (m.type === 'SUBSCRIBED' ? [[m.seq, i === 0 ? 2 : messages[i - 1].seq]] : []));
+    expect(acks.length).toBe(4);
+    for (const [ack, previous] of acks) expect(ack).toBe(previous);
+    expect(errors).toEqual([]);
+    expect(await idle()).toEqual(IDLE);
   }, 120_000);
 
   it('resumes a project’s activity with a plain EventSource over GET across abrupt drops: every event once, each id its position', async () => {
@@ -168,13 +165,17 @@ describe('GraphQL over SSE', () => {
     const received: Array<{ id: string; eventId: string; position: number; action: string }> = [];
     let completed = 0;
     let errors = 0;
-    const source = new EventSource(url, {
-      fetch: (input, init) => {
-        const headers = new Headers(init?.headers);
-        headers.set('authorization', `Bearer ${editor}`);
-        return fetch(input, { ...init, headers });
-      },
-    });
+    const source = fixture(
+      'EventSource',
+      new EventSource(url, {
+        fetch: (input, init) => {
+          const headers = new Headers(init?.headers);
+          headers.set('authorization', `Bearer ${editor}`);
+          return fetch(input, { ...init, headers });
+        },
+      }),
+      (s) => s.close(),
+    );
     source.addEventListener('next', (event) => {
       const { data } = JSON.parse(event.data);
       received.push({ id: event.lastEventId, ...data.projectActivity });
@@ -182,46 +183,41 @@ describe('GraphQL over SSE', () => {
     source.addEventListener('complete', () => completed++);
     source.addEventListener('error', () => errors++);
     const events = () => received.filter((m) => !m.action.startsWith('subscription.'));
-    try {
+    await eventually(
+      () => received.length,
+      (n) => n === 1,
+      10_000,
+    );
+    const start = received[0];
+    expect(start).toMatchObject({ action: 'subscription.started', id: String(start.position) });
+    let expected = 0;
+    for (let drop = 0; drop < 3; drop++) {
+      await milestones(3);
+      expected += 3;
       await eventually(
-        () => received.length,
-        (n) => n === 1,
-        10_000,
+        () => events().length,
+        (n) => n === expected,
+        15_000,
       );
-      const start = received[0];
-      expect(start).toMatchObject({ action: 'subscription.started', id: String(start.position) });
-      let expected = 0;
-      for (let drop = 0; drop < 3; drop++) {
-        await milestones(3);
-        expected += 3;
-        await eventually(
-          () => events().length,
-          (n) => n === expected,
-          15_000,
-        );
-        await dropAndResume(() => milestones(2));
-        expected += 2;
-        await eventually(
-          () => events().length,
-          (n) => n === expected,
-          15_000,
-        );
-      }
-      const stored = await server.app.store.queryAll(streams.projectActivity(TENANT, projectId).after(start.position), 10_000);
-      expect(stored.length).toBe(expected);
-      expect(events().map((e) => [e.eventId, e.position])).toEqual(stored.map((item) => [item.eventId, Number(item.position)]));
-      // Every message's SSE id is its position, which is what EventSource sent back as Last-Event-ID.
-      for (const message of received) expect(message.id).toBe(String(message.position));
-      const acks = received.flatMap((m, i) =>
-        m.action === 'subscription.started' && i > 0 ? [[m.position, received[i - 1].position]] : [],
+      await dropAndResume(() => milestones(2));
+      expected += 2;
+      await eventually(
+        () => events().length,
+        (n) => n === expected,
+        15_000,
       );
-      expect(acks.length).toBe(3);
-      for (const [ack, previous] of acks) expect(ack).toBe(previous);
-      expect(completed).toBe(0);
-      expect(errors).toBeGreaterThanOrEqual(3);
-    } finally {
-      source.close();
     }
+    const stored = await server.app.store.queryAll(streams.projectActivity(TENANT, projectId).after(start.position), 10_000);
+    expect(stored.length).toBe(expected);
+    expect(events().map((e) => [e.eventId, e.position])).toEqual(stored.map((item) => [item.eventId, Number(item.position)]));
+    // Every message's SSE id is its position, which is what EventSource sent back as Last-Event-ID.
+    for (const message of received) expect(message.id).toBe(String(message.position));
+    const acks = received.flatMap((m, i) => (m.action === 'subscription.started' && i > 0 ? [[m.position, received[i - 1].position]] : []));
+    expect(acks.length).toBe(3);
+    for (const [ack, previous] of acks) expect(ack).toBe(previous);
+    expect(completed).toBe(0);
+    expect(errors).toBeGreaterThanOrEqual(3);
+    source.close();
     expect(await idle()).toEqual(IDLE);
   }, 120_000);
 
@@ -322,65 +318,57 @@ describe('GraphQL over SSE', () => {
 describe('SSE streams the server ends', () => {
   it('end without complete on RESYNC and on shutdown (so clients resume), hold up no drain, and leave nothing held', async () => {
     const server = await startTestServer({ env: { SHUTDOWN_DRAIN_MS: '30000', SUBSCRIPTION_BUFFER: '2' } });
-    let stopped = false;
-    try {
-      const editor = await server.token(TENANT, [Role.EDITOR]);
-      const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Down' } }, editor)).createProject.projectId;
+    const editor = await server.token(TENANT, [Role.EDITOR]);
+    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Down' } }, editor)).createProject.projectId;
 
-      // RESYNC: five events published at once overflow a buffer of two; the stream says where to
-      // resume (its id) and ends without complete, so an EventSource reconnects from there.
-      const { jobId } = dataOf(
-        await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, editor),
-      ).createJob;
-      const slow = await fetch(server.url, {
-        method: 'POST',
-        headers: { accept: 'text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${editor}` },
-        body: JSON.stringify({ query: JOB_PROGRESS, variables: { jobId, afterSeq: 1 } }),
+    // RESYNC: five events published at once overflow a buffer of two; the stream says where to
+    // resume (its id) and ends without complete, so an EventSource reconnects from there.
+    const { jobId } = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, editor)).createJob;
+    const slow = await fetch(server.url, {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${editor}` },
+      body: JSON.stringify({ query: JOB_PROGRESS, variables: { jobId, afterSeq: 1 } }),
+    });
+    const slowMessages = readStream(slow);
+    await eventually(server.app.counts, (c) => c.event_bus_listeners === 1, 10_000);
+    for (let seq = 2; seq <= 6; seq++) {
+      server.app.bus.publish(`JOB:${TENANT}:${jobId}`, {
+        eventId: `${jobId}:${seq}`,
+        jobId,
+        projectId,
+        seq,
+        prevSeq: seq - 1,
+        type: 'STEP_PROGRESS',
+        actor: 'test',
+        at: new Date().toISOString(),
+        job: { status: 'RUNNING', progress: 0, completedSteps: 0, failedSteps: 0 },
       });
-      const slowMessages = readStream(slow);
-      await eventually(server.app.counts, (c) => c.event_bus_listeners === 1, 10_000);
-      for (let seq = 2; seq <= 6; seq++) {
-        server.app.bus.publish(`JOB:${TENANT}:${jobId}`, {
-          eventId: `${jobId}:${seq}`,
-          jobId,
-          projectId,
-          seq,
-          prevSeq: seq - 1,
-          type: 'STEP_PROGRESS',
-          actor: 'test',
-          at: new Date().toISOString(),
-          job: { status: 'RUNNING', progress: 0, completedSteps: 0, failedSteps: 0 },
-        });
-      }
-      const resynced = await slowMessages;
-      const last = resynced.filter((m) => m.event === 'next').at(-1);
-      expect(JSON.parse(last?.data ?? '').data.jobProgress).toMatchObject({ type: 'RESYNC' });
-      expect(last?.id).toBe(String(JSON.parse(last?.data ?? '').data.jobProgress.seq));
-      expect(resynced.some((m) => m.event === 'complete')).toBe(false);
-      await eventually(server.app.counts, (c) => JSON.stringify(c) === JSON.stringify(IDLE), 10_000);
-      const open = await Promise.all(
-        Array.from({ length: 5 }, () =>
-          fetch(server.url, {
-            method: 'POST',
-            headers: { accept: 'text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${editor}` },
-            body: JSON.stringify({ query: ACTIVITY, variables: { projectId } }),
-          }),
-        ),
-      );
-      const reading = open.map((res) => readStream(res));
-      await eventually(server.app.counts, (c) => c.graphql_sse_streams === 5 && c.event_bus_listeners === 5, 10_000);
-      const stopping = Date.now();
-      await server.stop();
-      stopped = true;
-      // The drain allows 30 s; streams are cut first, so none of it is spent waiting on them.
-      expect(Date.now() - stopping).toBeLessThan(20_000);
-      for (const messages of await Promise.all(reading)) {
-        expect(messages.filter((m) => m.event === 'next')).toHaveLength(1);
-        expect(messages.some((m) => m.event === 'complete')).toBe(false);
-      }
-      expect(server.app.counts()).toEqual(IDLE);
-    } finally {
-      if (!stopped) await server.stop();
     }
+    const resynced = await slowMessages;
+    const last = resynced.filter((m) => m.event === 'next').at(-1);
+    expect(JSON.parse(last?.data ?? '').data.jobProgress).toMatchObject({ type: 'RESYNC' });
+    expect(last?.id).toBe(String(JSON.parse(last?.data ?? '').data.jobProgress.seq));
+    expect(resynced.some((m) => m.event === 'complete')).toBe(false);
+    await eventually(server.app.counts, (c) => JSON.stringify(c) === JSON.stringify(IDLE), 10_000);
+    const open = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        fetch(server.url, {
+          method: 'POST',
+          headers: { accept: 'text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${editor}` },
+          body: JSON.stringify({ query: ACTIVITY, variables: { projectId } }),
+        }),
+      ),
+    );
+    const reading = open.map((res) => readStream(res));
+    await eventually(server.app.counts, (c) => c.graphql_sse_streams === 5 && c.event_bus_listeners === 5, 10_000);
+    const stopping = Date.now();
+    await server.stop();
+    // The drain allows 30 s; streams are cut first, so none of it is spent waiting on them.
+    expect(Date.now() - stopping).toBeLessThan(20_000);
+    for (const messages of await Promise.all(reading)) {
+      expect(messages.filter((m) => m.event === 'next')).toHaveLength(1);
+      expect(messages.some((m) => m.event === 'complete')).toBe(false);
+    }
+    expect(server.app.counts()).toEqual(IDLE);
   });
 });

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { cleanEnv, exited, gql, javaPids, MAIN, startProcess, until } from '../support/processes';
+import { tempDir, fixture } from '../support/fixtures';
 
 /*
  * The embedded default as a newcomer runs it: the built server (`node dist/src/main.js`, what
@@ -33,9 +34,8 @@ describe('npm start (embedded default)', () => {
 
   beforeAll(() => {
     if (!existsSync(MAIN)) throw new Error('dist/ is missing: run `npm run build` first (npm test does).');
-    dataDir = mkdtempSync(join(tmpdir(), 'artissist-start-'));
+    dataDir = tempDir('artissist-start-');
   });
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('starts DynamoDB Local, serves the seed query with the printed token, listens on loopback only with no CORS for other origins, and leaves no java behind on SIGTERM', async () => {
     const first = await start(dataDir);
@@ -135,20 +135,16 @@ describe('npm start (embedded default)', () => {
   });
 
   it('reports a taken port clearly and exits non-zero', async () => {
-    const blocker = createServer().listen(0, '127.0.0.1');
+    const blocker = fixture('port blocker', createServer().listen(0, '127.0.0.1'), (s) => s.close());
     await new Promise((r) => blocker.once('listening', r));
     const port = (blocker.address() as { port: number }).port;
-    try {
-      const result = spawnSync(process.execPath, [MAIN], {
-        env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port) }),
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
-      expect(result.status).toBe(1);
-      expect(result.stdout).toContain(`port ${port} on 127.0.0.1 is in use`);
-      expect(javaPids(dataDir)).toEqual([]);
-    } finally {
-      blocker.close();
-    }
+    const result = spawnSync(process.execPath, [MAIN], {
+      env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port) }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain(`port ${port} on 127.0.0.1 is in use`);
+    expect(javaPids(dataDir)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { freePort } from '../../src/infra/free-port';
 import { testEndpoint } from '../support/dynamo';
-import { startInstance, type Instance } from '../support/instances';
+import { startInstance } from '../support/instances';
 import { startTcpProxy } from '../support/tcp-proxy';
 import { eventually } from '../support/ws';
 
@@ -24,36 +24,29 @@ describe('start-up against an external DynamoDB that does not answer', () => {
       PORT: String(port),
     });
     starting.catch(() => {});
-    let proxy: { stop(): Promise<void> } | undefined;
-    let instance: Instance | undefined;
-    try {
-      // Nothing listens on the DynamoDB port: the server is up, and not ready.
-      const waiting = await eventually(
-        () => readiness(readyz),
-        (r) => r !== 'refused',
-        30_000,
-      );
-      expect(waiting).toEqual({
-        status: 503,
-        body: expect.objectContaining({ status: 'unavailable', checks: { startup: { status: 'starting' } } }),
-      });
-      await new Promise((r) => setTimeout(r, 1500));
-      expect(await readiness(readyz)).toMatchObject({ status: 503 });
-      // DynamoDB comes up: the start-up finishes (the table is made), and readiness turns 200.
-      proxy = await startTcpProxy(testEndpoint(), dynamoPort);
-      instance = await starting;
-      const output = instance.output();
-      expect(output).toMatch(/DynamoDB does not answer yet \(unreachable\); retrying for up to \d+ s/);
-      expect(output).toContain('Created table');
-      await eventually(
-        () => readiness(readyz),
-        (r) => r !== 'refused' && r.status === 200,
-        10_000,
-      );
-    } finally {
-      await (instance ?? (await starting.catch(() => undefined)))?.stop();
-      await proxy?.stop();
-    }
+    // Nothing listens on the DynamoDB port: the server is up, and not ready.
+    const waiting = await eventually(
+      () => readiness(readyz),
+      (r) => r !== 'refused',
+      30_000,
+    );
+    expect(waiting).toEqual({
+      status: 503,
+      body: expect.objectContaining({ status: 'unavailable', checks: { startup: { status: 'starting' } } }),
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await readiness(readyz)).toMatchObject({ status: 503 });
+    // DynamoDB comes up: the start-up finishes (the table is made), and readiness turns 200.
+    await startTcpProxy(testEndpoint(), dynamoPort);
+    const instance = await starting;
+    const output = instance.output();
+    expect(output).toMatch(/DynamoDB does not answer yet \(unreachable\); retrying for up to \d+ s/);
+    expect(output).toContain('Created table');
+    await eventually(
+      () => readiness(readyz),
+      (r) => r !== 'refused' && r.status === 200,
+      10_000,
+    );
   });
 
   it('gives up at STARTUP_DEADLINE_MS with a message naming DynamoDB, and exits 1', async () => {
@@ -63,10 +56,7 @@ describe('start-up against an external DynamoDB that does not answer', () => {
       TABLE_NAME: `t_${randomUUID().slice(0, 8)}`,
       STARTUP_DEADLINE_MS: '3000',
     }).then(
-      async (instance) => {
-        await instance.stop();
-        return 'started';
-      },
+      () => 'started',
       (error: Error) => error.message,
     );
     expect(failure).toMatch(/^instance exited with 1:/);

@@ -34,11 +34,6 @@ describe('one project written by many at once, through two instances', () => {
     });
   }, 120_000);
 
-  afterAll(async () => {
-    await Promise.all(instances.map((i) => i.stop()));
-    await table?.drop();
-  });
-
   const createProject = async (title: string): Promise<string> =>
     (await gqlAt(instances[0].url, token, `mutation($t: String!) { createProject(input: { title: $t }) { projectId } }`, { t: title })).data
       .createProject.projectId;

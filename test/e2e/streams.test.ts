@@ -12,7 +12,8 @@ import { freshTable, testEndpoint, type TestTable } from '../support/dynamo';
 import { gqlAt, startInstance, type Instance } from '../support/instances';
 import { startRedis, type RedisServer } from '../support/redis';
 import { TEST_SECRET } from '../support/server';
-import { eventually } from '../support/ws';
+import { eventually, wsClient } from '../support/ws';
+import { fixture } from '../support/fixtures';
 
 /*
  * Every stream resumable with no gap and no duplicate, across instances: three server processes
@@ -97,12 +98,11 @@ function storedSpec(stream: StreamName, subject: Subject): QuerySpec {
 }
 
 /** Sockets opened by the followers, so a follower can cut its own connection abruptly. */
-const sockets = new Set<WebSocket>();
+/** A follower's socket, terminated by the fixture registry after its test should it still be open. */
 class TrackedWebSocket extends WebSocket {
   constructor(...args: ConstructorParameters<typeof WebSocket>) {
     super(...args);
-    sockets.add(this);
-    this.on('close', () => sockets.delete(this));
+    fixture('follower socket', this, (socket) => socket.terminate());
   }
 }
 
@@ -248,13 +248,6 @@ describe('every stream resumable across three instances, Redis and instance fail
     subject = { tenantId, projectId, jobId };
   }, 120_000);
 
-  afterAll(async () => {
-    for (const socket of sockets) socket.terminate();
-    await Promise.all(instances.map((i) => i.stop()));
-    await redis?.stop();
-    await table?.drop();
-  });
-
   /**
    * Runs a mutation on a random live instance, moving to another one when an instance does not
    * answer or answers with a transient error (CONFLICT, CONTENDED under contention, SERVICE_UNAVAILABLE), as
@@ -383,12 +376,7 @@ describe('every stream resumable across three instances, Redis and instance fail
       expect(fresh.subscriptions).toBe(1);
       // A position ahead of the stream is the client's mistake.
       const ahead = operation(stream, subject, ids.length + 1000);
-      const client = createClient({
-        url: instances[1].url.replace(/^http/, 'ws'),
-        webSocketImpl: WebSocket,
-        connectionParams: { authorization: `Bearer ${editor}` },
-        retryAttempts: 0,
-      });
+      const client = wsClient(instances[1].url, editor);
       const refused = await new Promise<unknown[]>((resolve) =>
         client.subscribe(ahead, {
           next: ({ errors }) => errors && resolve([...errors]),
@@ -409,12 +397,7 @@ describe('every stream resumable across three instances, Redis and instance fail
     const third = stored[2];
     const messages = (variables: Record<string, unknown>, n: number) =>
       new Promise<Array<{ position: number; action: string; eventId: string }>>((resolve, reject) => {
-        const client = createClient({
-          url: instances[0].url.replace(/^http/, 'ws'),
-          webSocketImpl: WebSocket,
-          connectionParams: { authorization: `Bearer ${editor}` },
-          retryAttempts: 0,
-        });
+        const client = wsClient(instances[0].url, editor);
         const got: Array<{ position: number; action: string; eventId: string }> = [];
         const timer = setTimeout(() => reject(new Error(`got ${got.length} of ${n} messages: ${JSON.stringify(got)}`)), 15_000);
         client.subscribe<{ projectActivity: { position: number; action: string; eventId: string } }>(
@@ -495,16 +478,18 @@ describe('every stream resumable across three instances, Redis and instance fail
     await sleep(500);
     const counts = { logs: 0, milestones: 0, progress: 0, jobs: 0 };
     const writing = settled(Array.from({ length: 4 }, () => writer(Date.now() + 9000, counts)));
-    await sleep(1500);
+    const writes = () => counts.logs + counts.milestones + counts.progress + counts.jobs;
+    // Redis goes once the writers are well under way, and stays away while ten more writes commit.
+    await eventually(writes, (n) => n >= 10, 20_000);
     await redis.stop();
-    const downAt = Date.now();
+    const writesAtOutage = writes();
     // Readiness says so meanwhile.
     await eventually(
       async () => (await fetch(`${instances[0].url.replace(/\/graphql$/, '')}/readyz`)).status,
       (status) => status === 503,
       5000,
     );
-    await sleep(5000 - (Date.now() - downAt));
+    await eventually(writes, (n) => n >= writesAtOutage + 10, 20_000);
     // What was committed meanwhile is still in the outbox: nothing leaves it before Redis takes it.
     const heldBack = await waiting();
     expect(heldBack).toBeGreaterThan(0);
@@ -550,7 +535,12 @@ describe('every stream resumable across three instances, Redis and instance fail
       while (Date.now() < until) await follower.follow(random(alive()).url, 1000, false);
     });
     const writing = settled(Array.from({ length: 6 }, () => writer(until, counts)));
-    await sleep(3000);
+    // The victim dies once every follower is on it and the writers are under way.
+    await eventually(
+      () => followers.every((f) => f.subscriptions >= 1) && counts.logs + counts.milestones + counts.progress + counts.jobs >= 10,
+      (ready) => ready,
+      20_000,
+    );
     await victim.kill();
     const inOutbox = await waiting();
     await settled([writing, ...following]);

@@ -16,6 +16,7 @@ import { MAX_FRAMES_IN_FLIGHT } from '../../src/http/direct-delivery';
 import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { captureLogs } from '../support/logs';
 import { eventually, JOB_PROGRESS, metricValue, rawConnection, rawSocket, subscribe, wsClient, type RawSocket } from '../support/ws';
+import { restoredAfter } from '../support/fixtures';
 
 /*
  * What happens after a subscription ends. Every test reads what the server holds (open sockets,
@@ -48,7 +49,6 @@ describe('subscriptions end when they should', () => {
     worker = await server.token('life', [Role.WORKER]);
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Lifecycle' } }, editor)).createProject.projectId;
   });
-  afterAll(() => server.stop());
   afterEach(() => settled());
 
   /** A job with one step started (seq 2), ready to report progress events. */
@@ -78,91 +78,82 @@ describe('subscriptions end when they should', () => {
   it('sends nothing for an id after the client completes it, and releases it at once', async () => {
     const jobId = await runningJob();
     const socket = await rawConnection(server.url, editor);
-    try {
-      socket.send(subscribeFrame('a', jobId, 2));
-      // The acknowledgement comes first, with the seq the subscription starts from.
-      expect((await socket.next('next', 5000, 'a')).payload.data.jobProgress).toEqual({ seq: 2, type: 'SUBSCRIBED', job: null });
-      await progress(jobId, 1);
-      expect((await socket.next('next', 5000, 'a')).payload.data.jobProgress.seq).toBe(3);
-      expect(counts()).toEqual({ graphql_ws_connections: 1, graphql_ws_subscriptions: 1, graphql_sse_streams: 0, event_bus_listeners: 1 });
-      // The same counts are the Prometheus gauges (named with the server's prefix).
-      for (const [name, value] of Object.entries(counts())) expect(await metricValue(server.url, `artissist_${name}`)).toBe(value);
+    socket.send(subscribeFrame('a', jobId, 2));
+    // The acknowledgement comes first, with the seq the subscription starts from.
+    expect((await socket.next('next', 5000, 'a')).payload.data.jobProgress).toEqual({ seq: 2, type: 'SUBSCRIBED', job: null });
+    await progress(jobId, 1);
+    expect((await socket.next('next', 5000, 'a')).payload.data.jobProgress.seq).toBe(3);
+    expect(counts()).toEqual({ graphql_ws_connections: 1, graphql_ws_subscriptions: 1, graphql_sse_streams: 0, event_bus_listeners: 1 });
+    // The same counts are the Prometheus gauges (named with the server's prefix).
+    for (const [name, value] of Object.entries(counts())) expect(await metricValue(server.url, `artissist_${name}`)).toBe(value);
 
-      socket.send({ type: 'complete', id: 'a' });
-      const completedAt = Date.now();
-      await eventually(counts, (c) => c.graphql_ws_subscriptions === 0 && c.event_bus_listeners === 0, 1000);
-      expect(await metricValue(server.url, 'artissist_graphql_ws_subscriptions')).toBe(0);
-      expect(await metricValue(server.url, 'artissist_event_bus_listeners')).toBe(0);
-      // A second socket follows the same job, so we know when the next 20 events have all been published.
-      const witness = await rawConnection(server.url, editor);
-      witness.send(subscribeFrame('w', jobId, 3));
-      await progress(jobId, 20);
-      await eventually(
-        () => nextsFor(witness, 'w').length,
-        (n) => n === 21,
-        5000,
-      );
-      witness.ws.close();
+    socket.send({ type: 'complete', id: 'a' });
+    const completedAt = Date.now();
+    await eventually(counts, (c) => c.graphql_ws_subscriptions === 0 && c.event_bus_listeners === 0, 1000);
+    expect(await metricValue(server.url, 'artissist_graphql_ws_subscriptions')).toBe(0);
+    expect(await metricValue(server.url, 'artissist_event_bus_listeners')).toBe(0);
+    // A second socket follows the same job, so we know when the next 20 events have all been published.
+    const witness = await rawConnection(server.url, editor);
+    witness.send(subscribeFrame('w', jobId, 3));
+    await progress(jobId, 20);
+    await eventually(
+      () => nextsFor(witness, 'w').length,
+      (n) => n === 21,
+      5000,
+    );
+    witness.ws.close();
 
-      expect(socket.log.filter(({ at, message }) => message.id === 'a' && at >= completedAt)).toEqual([]);
-      expect(nextsFor(socket, 'a')).toHaveLength(2);
-      expect(socket.ws.readyState).toBe(socket.ws.OPEN);
-    } finally {
-      socket.ws.close();
-    }
+    expect(socket.log.filter(({ at, message }) => message.id === 'a' && at >= completedAt)).toEqual([]);
+    expect(nextsFor(socket, 'a')).toHaveLength(2);
+    expect(socket.ws.readyState).toBe(socket.ws.OPEN);
+    socket.ws.close();
   });
 
   it('delivers each event exactly once to an id reused after complete', async () => {
     const jobId = await runningJob();
     const socket = await rawConnection(server.url, editor);
-    try {
-      socket.send(subscribeFrame('same', jobId, 2));
-      await progress(jobId, 1);
-      await socket.next('next', 5000, 'same');
-      await socket.next('next', 5000, 'same');
-      socket.send({ type: 'complete', id: 'same' });
-      socket.send(subscribeFrame('same', jobId, 3));
-      await progress(jobId, 20);
-      const frames = () =>
-        nextsFor(socket, 'same').map(({ message }) => [message.payload.data.jobProgress.type, message.payload.data.jobProgress.seq]);
-      const seqs = await eventually(
-        () => frames().flatMap(([type, seq]) => (type === 'SUBSCRIBED' ? [] : [seq as number])),
-        (s) => s.length >= 21,
-        5000,
-      );
-      // Anything late would arrive now.
-      await sleep(300);
-      // Each subscription under the id was acknowledged once, at the seq it started from.
-      expect(frames().filter(([type]) => type === 'SUBSCRIBED')).toEqual([
-        ['SUBSCRIBED', 2],
-        ['SUBSCRIBED', 3],
-      ]);
-      expect(frames().flatMap(([type, seq]) => (type === 'SUBSCRIBED' ? [] : [seq]))).toEqual(seqs);
-      expect(seqs).toEqual(Array.from({ length: 21 }, (_, i) => i + 3));
-      expect(counts()).toMatchObject({ graphql_ws_subscriptions: 1, event_bus_listeners: 1 });
-    } finally {
-      socket.ws.close();
-    }
+    socket.send(subscribeFrame('same', jobId, 2));
+    await progress(jobId, 1);
+    await socket.next('next', 5000, 'same');
+    await socket.next('next', 5000, 'same');
+    socket.send({ type: 'complete', id: 'same' });
+    socket.send(subscribeFrame('same', jobId, 3));
+    await progress(jobId, 20);
+    const frames = () =>
+      nextsFor(socket, 'same').map(({ message }) => [message.payload.data.jobProgress.type, message.payload.data.jobProgress.seq]);
+    const seqs = await eventually(
+      () => frames().flatMap(([type, seq]) => (type === 'SUBSCRIBED' ? [] : [seq as number])),
+      (s) => s.length >= 21,
+      5000,
+    );
+    // Anything late would arrive now.
+    await sleep(300);
+    // Each subscription under the id was acknowledged once, at the seq it started from.
+    expect(frames().filter(([type]) => type === 'SUBSCRIBED')).toEqual([
+      ['SUBSCRIBED', 2],
+      ['SUBSCRIBED', 3],
+    ]);
+    expect(frames().flatMap(([type, seq]) => (type === 'SUBSCRIBED' ? [] : [seq]))).toEqual(seqs);
+    expect(seqs).toEqual(Array.from({ length: 21 }, (_, i) => i + 3));
+    expect(counts()).toMatchObject({ graphql_ws_subscriptions: 1, event_bus_listeners: 1 });
+    socket.ws.close();
   });
 
   it('counts only live operations against the per-socket limit', async () => {
     const jobId = await runningJob();
     const socket = await rawConnection(server.url, editor);
-    try {
-      for (let i = 1; i <= 10; i++) socket.send(subscribeFrame(`s${i}`, jobId, null));
-      await eventually(counts, (c) => c.event_bus_listeners === 10);
-      for (let i = 1; i <= 4; i++) socket.send({ type: 'complete', id: `s${i}` });
-      await eventually(counts, (c) => c.graphql_ws_subscriptions === 6 && c.event_bus_listeners === 6);
-      for (let i = 11; i <= 14; i++) socket.send(subscribeFrame(`s${i}`, jobId, null));
-      await eventually(counts, (c) => c.event_bus_listeners === 10);
-      socket.send(subscribeFrame('s15', jobId, null));
-      const refused = await socket.next('error', 5000, 's15');
-      expect(refused.payload[0].message).toMatch(/At most 10 operations/);
-      expect(socket.messages.filter((m) => m.type === 'error')).toEqual([]);
-      expect(counts()).toMatchObject({ graphql_ws_subscriptions: 10, event_bus_listeners: 10 });
-    } finally {
-      socket.ws.close();
-    }
+    for (let i = 1; i <= 10; i++) socket.send(subscribeFrame(`s${i}`, jobId, null));
+    await eventually(counts, (c) => c.event_bus_listeners === 10);
+    for (let i = 1; i <= 4; i++) socket.send({ type: 'complete', id: `s${i}` });
+    await eventually(counts, (c) => c.graphql_ws_subscriptions === 6 && c.event_bus_listeners === 6);
+    for (let i = 11; i <= 14; i++) socket.send(subscribeFrame(`s${i}`, jobId, null));
+    await eventually(counts, (c) => c.event_bus_listeners === 10);
+    socket.send(subscribeFrame('s15', jobId, null));
+    const refused = await socket.next('error', 5000, 's15');
+    expect(refused.payload[0].message).toMatch(/At most 10 operations/);
+    expect(socket.messages.filter((m) => m.type === 'error')).toEqual([]);
+    expect(counts()).toMatchObject({ graphql_ws_subscriptions: 10, event_bus_listeners: 10 });
+    socket.ws.close();
   });
 
   it('ends every operation of a socket that closes cleanly, is terminated, or is closed by the server', async () => {
@@ -242,201 +233,181 @@ describe('subscriptions end when they should', () => {
 
   it('completes jobProgress after a COMPLETED or CANCELLED job’s final event, and keeps it open on FAILED', async () => {
     const client = wsClient(server.url, editor);
-    try {
-      const completed = await runningJob(['only']);
-      const toCompletion = subscribe(client, JOB_PROGRESS, { jobId: completed, afterSeq: 2 });
-      await progress(completed, 1, 'only');
-      await server.request(CompleteStepDocument, { jobId: completed, stepName: 'only' }, worker);
-      await toCompletion.done;
-      expect(toCompletion.received.map((e) => [e.seq, e.job.status])).toEqual([
-        [3, 'RUNNING'],
-        [4, 'COMPLETED'],
-      ]);
+    const completed = await runningJob(['only']);
+    const toCompletion = subscribe(client, JOB_PROGRESS, { jobId: completed, afterSeq: 2 });
+    await progress(completed, 1, 'only');
+    await server.request(CompleteStepDocument, { jobId: completed, stepName: 'only' }, worker);
+    await toCompletion.done;
+    expect(toCompletion.received.map((e) => [e.seq, e.job.status])).toEqual([
+      [3, 'RUNNING'],
+      [4, 'COMPLETED'],
+    ]);
 
-      const cancelled = await runningJob();
-      const toCancel = subscribe(client, JOB_PROGRESS, { jobId: cancelled, afterSeq: 2 });
-      await server.request(CancelJobDocument, { jobId: cancelled }, editor);
-      await toCancel.done;
-      expect(toCancel.received.map((e) => [e.type, e.job.status])).toEqual([['JOB_CANCELLED', 'CANCELLED']]);
+    const cancelled = await runningJob();
+    const toCancel = subscribe(client, JOB_PROGRESS, { jobId: cancelled, afterSeq: 2 });
+    await server.request(CancelJobDocument, { jobId: cancelled }, editor);
+    await toCancel.done;
+    expect(toCancel.received.map((e) => [e.type, e.job.status])).toEqual([['JOB_CANCELLED', 'CANCELLED']]);
 
-      // FAILED is not the end: retryJob runs the job again, and the same subscription sees it.
-      const failing = dataOf(
-        await server.request(
-          CreateJobDocument,
-          { input: { projectId, kind: 'K', steps: ['flaky'], maxAttempts: 1, inputs: { n: Math.random() } } },
-          editor,
-        ),
-      ).createJob.jobId;
-      await server.request(StartStepDocument, { jobId: failing, stepName: 'flaky' }, worker);
-      const throughFailure = subscribe(client, JOB_PROGRESS, { jobId: failing, afterSeq: 2 });
-      await server.request(FailStepDocument, { jobId: failing, stepName: 'flaky', code: 'OOM', message: 'out of memory' }, worker);
-      await throughFailure.waitFor(1);
-      expect(throughFailure.received[0].job.status).toBe('FAILED');
-      await sleep(200);
-      expect(counts().graphql_ws_subscriptions).toBe(1);
-      await server.request(RetryJobDocument, { jobId: failing }, editor);
-      await server.request(StartStepDocument, { jobId: failing, stepName: 'flaky' }, worker);
-      await server.request(CompleteStepDocument, { jobId: failing, stepName: 'flaky' }, worker);
-      await throughFailure.done;
-      expect(throughFailure.received.map((e) => e.job.status)).toEqual(['FAILED', 'RUNNING', 'RUNNING', 'COMPLETED']);
-      expect(throughFailure.errors).toEqual([]);
+    // FAILED is not the end: retryJob runs the job again, and the same subscription sees it.
+    const failing = dataOf(
+      await server.request(
+        CreateJobDocument,
+        { input: { projectId, kind: 'K', steps: ['flaky'], maxAttempts: 1, inputs: { n: Math.random() } } },
+        editor,
+      ),
+    ).createJob.jobId;
+    await server.request(StartStepDocument, { jobId: failing, stepName: 'flaky' }, worker);
+    const throughFailure = subscribe(client, JOB_PROGRESS, { jobId: failing, afterSeq: 2 });
+    await server.request(FailStepDocument, { jobId: failing, stepName: 'flaky', code: 'OOM', message: 'out of memory' }, worker);
+    await throughFailure.waitFor(1);
+    expect(throughFailure.received[0].job.status).toBe('FAILED');
+    await sleep(200);
+    expect(counts().graphql_ws_subscriptions).toBe(1);
+    await server.request(RetryJobDocument, { jobId: failing }, editor);
+    await server.request(StartStepDocument, { jobId: failing, stepName: 'flaky' }, worker);
+    await server.request(CompleteStepDocument, { jobId: failing, stepName: 'flaky' }, worker);
+    await throughFailure.done;
+    expect(throughFailure.received.map((e) => e.job.status)).toEqual(['FAILED', 'RUNNING', 'RUNNING', 'COMPLETED']);
+    expect(throughFailure.errors).toEqual([]);
 
-      // A finished job: afterSeq 0 replays its whole history and completes; without a position it completes at once.
-      const replayedBefore = await metricValue(server.url, 'artissist_events_replayed_total');
-      const replay = subscribe(client, JOB_PROGRESS, { jobId: completed, afterSeq: 0 });
-      await replay.done;
-      expect(replay.received.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
-      expect(await metricValue(server.url, 'artissist_events_replayed_total')).toBe(replayedBefore + 4);
-      const nothingLeft = subscribe(client, JOB_PROGRESS, { jobId: completed });
-      await nothingLeft.done;
-      expect(nothingLeft.received).toEqual([]);
-    } finally {
-      await client.dispose();
-    }
+    // A finished job: afterSeq 0 replays its whole history and completes; without a position it completes at once.
+    const replayedBefore = await metricValue(server.url, 'artissist_events_replayed_total');
+    const replay = subscribe(client, JOB_PROGRESS, { jobId: completed, afterSeq: 0 });
+    await replay.done;
+    expect(replay.received.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect(await metricValue(server.url, 'artissist_events_replayed_total')).toBe(replayedBefore + 4);
+    const nothingLeft = subscribe(client, JOB_PROGRESS, { jobId: completed });
+    await nothingLeft.done;
+    expect(nothingLeft.received).toEqual([]);
+    await client.dispose();
   });
 
   it('logs one line per WebSocket operation when it ends, with a request id on its errors and a metrics sample', async () => {
     const logs = captureLogs();
     const socket = await rawConnection(server.url, editor);
-    try {
-      const okBefore = await metricValue(server.url, 'artissist_graphql_operations_total{type="query",name="WhoAmI",code="OK"}');
-      socket.send({ type: 'subscribe', id: 'q', payload: { query: 'query WhoAmI { viewer { tenantId } }' } });
-      expect((await socket.next('next', 5000, 'q')).payload.data.viewer.tenantId).toBe('life');
-      socket.send({
-        type: 'subscribe',
-        id: 'missing',
-        payload: {
-          query: 'mutation Cancel($jobId: ID!) { cancelJob(jobId: $jobId) { status } }',
-          variables: { jobId: 'job_01ARZ3NDEKTSV4RRFFQ69G5FAV' },
-        },
-      });
-      const failed = (await socket.next('next', 5000, 'missing')).payload.errors[0];
-      expect(failed.extensions).toEqual(expect.objectContaining({ code: 'NOT_FOUND', requestId: expect.any(String) }));
-      expect(failed.extensions.http).toBeUndefined();
-      await socket.next('complete', 5000, 'missing');
-      socket.send({ type: 'subscribe', id: 'invalid', payload: { query: 'query Broken { nope }' } });
-      const invalid = (await socket.next('error', 5000, 'invalid')).payload[0];
-      expect(invalid.extensions).toEqual(expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED', requestId: expect.any(String) }));
-      const lines = await eventually(
-        () => logs.entries().filter((e) => e.msg === 'graphql request'),
-        (l) => l.length >= 3,
-      );
-      expect(lines.map(({ operationType, operationName, outcome }) => [operationType, operationName, outcome])).toEqual([
-        ['query', 'WhoAmI', 'OK'],
-        ['mutation', 'Cancel', 'NOT_FOUND'],
-        [null, null, 'GRAPHQL_VALIDATION_FAILED'],
-      ]);
-      expect(lines[1].requestId).toBe(failed.extensions.requestId);
-      expect(JSON.stringify(lines)).not.toContain('job_01ARZ3NDEKTSV4RRFFQ69G5FAV');
-      expect(await metricValue(server.url, 'artissist_graphql_operations_total{type="query",name="WhoAmI",code="OK"}')).toBe(
-        (okBefore || 0) + 1,
-      );
-    } finally {
-      logs.stop();
-      socket.ws.close();
-    }
+    const okBefore = await metricValue(server.url, 'artissist_graphql_operations_total{type="query",name="WhoAmI",code="OK"}');
+    socket.send({ type: 'subscribe', id: 'q', payload: { query: 'query WhoAmI { viewer { tenantId } }' } });
+    expect((await socket.next('next', 5000, 'q')).payload.data.viewer.tenantId).toBe('life');
+    socket.send({
+      type: 'subscribe',
+      id: 'missing',
+      payload: {
+        query: 'mutation Cancel($jobId: ID!) { cancelJob(jobId: $jobId) { status } }',
+        variables: { jobId: 'job_01ARZ3NDEKTSV4RRFFQ69G5FAV' },
+      },
+    });
+    const failed = (await socket.next('next', 5000, 'missing')).payload.errors[0];
+    expect(failed.extensions).toEqual(expect.objectContaining({ code: 'NOT_FOUND', requestId: expect.any(String) }));
+    expect(failed.extensions.http).toBeUndefined();
+    await socket.next('complete', 5000, 'missing');
+    socket.send({ type: 'subscribe', id: 'invalid', payload: { query: 'query Broken { nope }' } });
+    const invalid = (await socket.next('error', 5000, 'invalid')).payload[0];
+    expect(invalid.extensions).toEqual(expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED', requestId: expect.any(String) }));
+    const lines = await eventually(
+      () => logs.entries().filter((e) => e.msg === 'graphql request'),
+      (l) => l.length >= 3,
+    );
+    expect(lines.map(({ operationType, operationName, outcome }) => [operationType, operationName, outcome])).toEqual([
+      ['query', 'WhoAmI', 'OK'],
+      ['mutation', 'Cancel', 'NOT_FOUND'],
+      [null, null, 'GRAPHQL_VALIDATION_FAILED'],
+    ]);
+    expect(lines[1].requestId).toBe(failed.extensions.requestId);
+    expect(JSON.stringify(lines)).not.toContain('job_01ARZ3NDEKTSV4RRFFQ69G5FAV');
+    expect(await metricValue(server.url, 'artissist_graphql_operations_total{type="query",name="WhoAmI",code="OK"}')).toBe(
+      (okBefore || 0) + 1,
+    );
+    socket.ws.close();
   });
 
   it('closes protocol mistakes with 4400, answers over-deep variables with an error, and prints nothing', async () => {
-    const consoleError = jest.spyOn(console, 'error');
-    const stderr = jest.spyOn(process.stderr, 'write');
-    try {
-      for (const mistake of [{ type: 'connection_ack' }, { type: 'next', id: '1', payload: {} }, { type: 'whatever' }, 'not json']) {
-        const socket = await rawConnection(server.url, editor);
-        socket.send(mistake);
-        expect((await socket.closed).code).toBe(4400);
-      }
-      const beforeInit = await rawSocket(server.url);
-      beforeInit.send({ type: 'connection_ack' });
-      expect((await beforeInit.closed).code).toBe(4400);
-
-      // A pong may be sent at any time (the protocol allows unsolicited pongs as a heartbeat).
+    const consoleError = restoredAfter(jest.spyOn(console, 'error'));
+    const stderr = restoredAfter(jest.spyOn(process.stderr, 'write'));
+    for (const mistake of [{ type: 'connection_ack' }, { type: 'next', id: '1', payload: {} }, { type: 'whatever' }, 'not json']) {
       const socket = await rawConnection(server.url, editor);
-      socket.send({ type: 'pong' });
-      socket.send({ type: 'pong', payload: { at: 1 } });
-      // A ping is answered with a bare pong: its payload is not echoed, so no payload can overflow the server.
-      socket.send(`{"type":"ping","payload":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`);
-      expect(await socket.next('pong')).toEqual({ type: 'pong' });
-      // Variables nested far too deep for any argument: an error for that operation, the socket stays.
-      // (Written as text: JSON.stringify itself would overflow on it.)
-      const deep = `${'['.repeat(5000)}"bottom"${']'.repeat(5000)}`;
-      const jobId = await runningJob();
-      socket.send(
-        `{"type":"subscribe","id":"deep","payload":{"query":"subscription($jobId: ID!) { jobProgress(jobId: $jobId) { seq } }","variables":{"jobId":"${jobId}","deep":${deep}}}}`,
-      );
-      const error = await socket.next('error', 5000, 'deep');
-      expect(error.payload[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', variable: 'deep', limit: 64 } });
-      socket.send(subscribeFrame('fine', jobId, 0));
-      expect((await socket.next('next', 5000, 'fine')).payload.data.jobProgress).toMatchObject({ seq: 0, type: 'SUBSCRIBED' });
-      expect((await socket.next('next', 5000, 'fine')).payload.data.jobProgress.seq).toBe(1);
-      socket.ws.close();
-      expect(consoleError).not.toHaveBeenCalled();
-      expect(stderr).not.toHaveBeenCalled();
-    } finally {
-      consoleError.mockRestore();
-      stderr.mockRestore();
+      socket.send(mistake);
+      expect((await socket.closed).code).toBe(4400);
     }
+    const beforeInit = await rawSocket(server.url);
+    beforeInit.send({ type: 'connection_ack' });
+    expect((await beforeInit.closed).code).toBe(4400);
+
+    // A pong may be sent at any time (the protocol allows unsolicited pongs as a heartbeat).
+    const socket = await rawConnection(server.url, editor);
+    socket.send({ type: 'pong' });
+    socket.send({ type: 'pong', payload: { at: 1 } });
+    // A ping is answered with a bare pong: its payload is not echoed, so no payload can overflow the server.
+    socket.send(`{"type":"ping","payload":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`);
+    expect(await socket.next('pong')).toEqual({ type: 'pong' });
+    // Variables nested far too deep for any argument: an error for that operation, the socket stays.
+    // (Written as text: JSON.stringify itself would overflow on it.)
+    const deep = `${'['.repeat(5000)}"bottom"${']'.repeat(5000)}`;
+    const jobId = await runningJob();
+    socket.send(
+      `{"type":"subscribe","id":"deep","payload":{"query":"subscription($jobId: ID!) { jobProgress(jobId: $jobId) { seq } }","variables":{"jobId":"${jobId}","deep":${deep}}}}`,
+    );
+    const error = await socket.next('error', 5000, 'deep');
+    expect(error.payload[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', variable: 'deep', limit: 64 } });
+    socket.send(subscribeFrame('fine', jobId, 0));
+    expect((await socket.next('next', 5000, 'fine')).payload.data.jobProgress).toMatchObject({ seq: 0, type: 'SUBSCRIBED' });
+    expect((await socket.next('next', 5000, 'fine')).payload.data.jobProgress.seq).toBe(1);
+    socket.ws.close();
+    expect(consoleError).not.toHaveBeenCalled();
+    expect(stderr).not.toHaveBeenCalled();
   });
 });
 
 describe('a subscription that ends on the server side', () => {
   it('ends and releases everything on RESYNC and on shutdown with 50 subscriptions open', async () => {
     const server = await startTestServer({ env: { SUBSCRIPTION_BUFFER: '2' } });
-    let stopped = false;
-    try {
-      const editor = await server.token('ends', [Role.EDITOR]);
-      const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Ends' } }, editor)).createProject.projectId;
-      const { jobId } = dataOf(
-        await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, editor),
-      ).createJob;
+    const editor = await server.token('ends', [Role.EDITOR]);
+    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Ends' } }, editor)).createProject.projectId;
+    const { jobId } = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, editor)).createJob;
 
-      // RESYNC: events published at once overflow a buffer of two; the stream says so and ends. A
-      // subscriber that is caught up takes live events straight from the bus (the hand-over) until
-      // MAX_FRAMES_IN_FLIGHT of them wait, so enough are published to overflow either way.
-      const client = wsClient(server.url, editor);
-      const slow = subscribe(client, JOB_PROGRESS, { jobId, afterSeq: 1 });
-      // Caught up (its acknowledgement arrived), so the subscriber takes live events by the hand-over.
-      await slow.ack;
-      for (let seq = 2; seq <= MAX_FRAMES_IN_FLIGHT + 8; seq++) {
-        server.app.bus.publish(`JOB:ends:${jobId}`, {
-          eventId: `${jobId}:${seq}`,
-          jobId,
-          projectId,
-          seq,
-          prevSeq: seq - 1,
-          type: 'STEP_PROGRESS',
-          actor: 'test',
-          at: new Date().toISOString(),
-          job: { status: 'RUNNING', progress: 0, completedSteps: 0, failedSteps: 0 },
-        });
-      }
-      await slow.done;
-      expect(slow.received.at(-1)).toMatchObject({ type: 'RESYNC' });
-      expect(await metricValue(server.url, 'artissist_subscription_resyncs_total')).toBe(1);
-      // (The lazy client may close its idle socket meanwhile, so only the operation counts are fixed here.)
-      expect(server.app.counts()).toMatchObject({ graphql_ws_subscriptions: 0, event_bus_listeners: 0 });
-
-      // Shutdown: 50 subscriptions over 5 sockets.
-      const sockets = await Promise.all(Array.from({ length: 5 }, () => rawConnection(server.url, editor)));
-      sockets.forEach((socket, s) => {
-        for (let i = 0; i < 10; i++)
-          socket.send({
-            type: 'subscribe',
-            id: `${s}-${i}`,
-            payload: { query: `subscription { jobProgress(jobId: "${jobId}") { seq } }` },
-          });
+    // RESYNC: events published at once overflow a buffer of two; the stream says so and ends. A
+    // subscriber that is caught up takes live events straight from the bus (the hand-over) until
+    // MAX_FRAMES_IN_FLIGHT of them wait, so enough are published to overflow either way.
+    const client = wsClient(server.url, editor);
+    const slow = subscribe(client, JOB_PROGRESS, { jobId, afterSeq: 1 });
+    // Caught up (its acknowledgement arrived), so the subscriber takes live events by the hand-over.
+    await slow.ack;
+    for (let seq = 2; seq <= MAX_FRAMES_IN_FLIGHT + 8; seq++) {
+      server.app.bus.publish(`JOB:ends:${jobId}`, {
+        eventId: `${jobId}:${seq}`,
+        jobId,
+        projectId,
+        seq,
+        prevSeq: seq - 1,
+        type: 'STEP_PROGRESS',
+        actor: 'test',
+        at: new Date().toISOString(),
+        job: { status: 'RUNNING', progress: 0, completedSteps: 0, failedSteps: 0 },
       });
-      await eventually(
-        () => server.app.counts(),
-        (c) => c.graphql_ws_subscriptions === 50 && c.event_bus_listeners === 50,
-      );
-      await client.dispose();
-      await server.stop();
-      stopped = true;
-      expect(server.app.counts()).toEqual(ZERO);
-      expect((await Promise.all(sockets.map((s) => s.closed))).map((c) => c.code)).toEqual([1001, 1001, 1001, 1001, 1001]);
-    } finally {
-      if (!stopped) await server.stop();
     }
+    await slow.done;
+    expect(slow.received.at(-1)).toMatchObject({ type: 'RESYNC' });
+    expect(await metricValue(server.url, 'artissist_subscription_resyncs_total')).toBe(1);
+    // (The lazy client may close its idle socket meanwhile, so only the operation counts are fixed here.)
+    expect(server.app.counts()).toMatchObject({ graphql_ws_subscriptions: 0, event_bus_listeners: 0 });
+
+    // Shutdown: 50 subscriptions over 5 sockets.
+    const sockets = await Promise.all(Array.from({ length: 5 }, () => rawConnection(server.url, editor)));
+    sockets.forEach((socket, s) => {
+      for (let i = 0; i < 10; i++)
+        socket.send({
+          type: 'subscribe',
+          id: `${s}-${i}`,
+          payload: { query: `subscription { jobProgress(jobId: "${jobId}") { seq } }` },
+        });
+    });
+    await eventually(
+      () => server.app.counts(),
+      (c) => c.graphql_ws_subscriptions === 50 && c.event_bus_listeners === 50,
+    );
+    await client.dispose();
+    await server.stop();
+    expect(server.app.counts()).toEqual(ZERO);
+    expect((await Promise.all(sockets.map((s) => s.closed))).map((c) => c.code)).toEqual([1001, 1001, 1001, 1001, 1001]);
   });
 });

@@ -1,14 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
 import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
 import { testEndpoint } from '../support/dynamo';
 import { gqlAt, startInstance, type Instance } from '../support/instances';
 import { startRedis, type RedisServer } from '../support/redis';
 import { TEST_SECRET } from '../support/server';
-import { metricValue, subscribe } from '../support/ws';
+import { metricValue, subscribe, wsClient } from '../support/ws';
 
 /*
  * Per-tenant rate budgets held across instances: two server processes share DynamoDB and Redis,
@@ -151,10 +149,6 @@ describe('per-tenant rate budgets across two instances and Redis', () => {
       expect((await gqlAt(one.url, admin, setPlan, { t: tenantId, l: limits })).errors).toBeUndefined();
     }
   }, 120_000);
-  afterAll(async () => {
-    await Promise.all([one?.stop(), two?.stop()]);
-    await redis?.stop();
-  });
 
   it("holds A's flood at A's budget across both instances with 429 and Retry-After, while B sees no error and no slowdown", async () => {
     const b = await token('rate-b', 'b-user');
@@ -211,36 +205,26 @@ describe('per-tenant rate budgets across two instances and Redis', () => {
   it('refuses a WebSocket operation past the budget with an error message and keeps the socket open; SSE answers 429 with Retry-After', async () => {
     const c = await token('rate-c', 'c-user');
     // Not lazy: the connection is opened once and kept, so a second connection would show as a close.
-    const client: Client = createClient({
-      url: one.url.replace(/^http/, 'ws'),
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${c}` },
-      retryAttempts: 0,
-      lazy: false,
-    });
+    const client = wsClient(one.url, c, { lazy: false });
     let closed = 0;
     client.on('closed', () => closed++);
-    try {
-      // Three at once against a budget of one a second: at least one is refused.
-      const burst = [1, 2, 3].map(() => subscribe(client, '{ viewer { tenantId } }'));
-      await Promise.all(burst.map((s) => s.done));
-      // graphql-ws hands an `error` message's errors to the sink as one array.
-      const refused = burst.flatMap((s) => s.errors).flat() as Array<{ message: string; extensions?: Record<string, unknown> }>;
-      expect(refused.length).toBeGreaterThanOrEqual(1);
-      for (const error of refused) expect(error.extensions).toMatchObject({ code: 'RATE_LIMITED', budget: 'tenant', limit: 1 });
-      const wait = Number(refused[0].extensions?.retryAfterSeconds);
-      expect(wait).toBeGreaterThanOrEqual(1);
+    // Three at once against a budget of one a second: at least one is refused.
+    const burst = [1, 2, 3].map(() => subscribe(client, '{ viewer { tenantId } }'));
+    await Promise.all(burst.map((s) => s.done));
+    // graphql-ws hands an `error` message's errors to the sink as one array.
+    const refused = burst.flatMap((s) => s.errors).flat() as Array<{ message: string; extensions?: Record<string, unknown> }>;
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    for (const error of refused) expect(error.extensions).toMatchObject({ code: 'RATE_LIMITED', budget: 'tenant', limit: 1 });
+    const wait = Number(refused[0].extensions?.retryAfterSeconds);
+    expect(wait).toBeGreaterThanOrEqual(1);
 
-      // The socket stayed open: after Retry-After, the next operation runs on the same connection.
-      await new Promise((r) => setTimeout(r, wait * 1000));
-      const next = subscribe(client, '{ viewer { tenantId } }');
-      await next.done;
-      expect(next.errors).toEqual([]);
-      expect(next.received).toEqual([{ tenantId: 'rate-c' }]);
-      expect(closed).toBe(0);
-    } finally {
-      await client.dispose();
-    }
+    // The socket stayed open: after Retry-After, the next operation runs on the same connection.
+    await new Promise((r) => setTimeout(r, wait * 1000));
+    const next = subscribe(client, '{ viewer { tenantId } }');
+    await next.done;
+    expect(next.errors).toEqual([]);
+    expect(next.received).toEqual([{ tenantId: 'rate-c' }]);
+    expect(closed).toBe(0);
 
     // GraphQL over SSE, three at once: at least one 429 with Retry-After and the code.
     const sse = await Promise.all(

@@ -66,7 +66,6 @@ describe('attempt timeouts, retry backoff and dead letters', () => {
     // A long lease, so only the attempt timeout can end an attempt whose worker reports.
     server = await startTestServer({ env: { JOB_LEASE_SECONDS: '600' } });
   });
-  afterAll(() => server.stop());
 
   async function tenant() {
     const tenantId = `timeouts-${Date.now()}-${++tenantCounter}`;
@@ -130,23 +129,19 @@ describe('attempt timeouts, retry backoff and dead letters', () => {
     const events = async (jobId: string) => {
       const { seq } = await job(jobId);
       const client = wsClient(server.url, editor);
-      try {
-        const replay = subscribe(
-          client,
-          'subscription($j: ID!) { jobProgress(jobId: $j, afterSeq: 0) { seq type item { sequence attempt status } } }',
-          {
-            j: jobId,
-          },
-        );
-        await replay.ack;
-        return (await replay.waitFor(seq)) as Array<{
-          seq: number;
-          type: string;
-          item: { sequence: number; attempt: number; status: string } | null;
-        }>;
-      } finally {
-        await client.dispose();
-      }
+      const replay = subscribe(
+        client,
+        'subscription($j: ID!) { jobProgress(jobId: $j, afterSeq: 0) { seq type item { sequence attempt status } } }',
+        {
+          j: jobId,
+        },
+      );
+      await replay.ack;
+      return (await replay.waitFor(seq)) as Array<{
+        seq: number;
+        type: string;
+        item: { sequence: number; attempt: number; status: string } | null;
+      }>;
     };
     return { tenantId, projectId, editor, gql, data, worker, createJob, claim, claimWhenReady, report, fail, job, events };
   }

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { cleanEnv, exited, gql, MAIN, ROOT, startProcess, until, type Started } from '../support/processes';
+import { cleanEnv, exited, gql, MAIN, ROOT, startProcess, until, type Started, processFixture } from '../support/processes';
+import { tempDir } from '../support/fixtures';
 
 /**
  * Runs a tool (node with `args`) to its end and collects its output, without blocking this
@@ -12,6 +13,7 @@ import { cleanEnv, exited, gql, MAIN, ROOT, startProcess, until, type Started } 
 function run(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeout?: number }) {
   return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, timeout: options.timeout ?? 60_000 });
+    processFixture(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -41,18 +43,11 @@ describe('npm run token and npm run worker:demo against a server started with PO
 
   beforeAll(async () => {
     if (!existsSync(MAIN)) throw new Error('dist/ is missing: run `npm run build` first (npm test does).');
-    folder = mkdtempSync(join(tmpdir(), 'artissist-tools-'));
+    folder = tempDir('artissist-tools-');
     dataDir = join(folder, 'elsewhere');
     // PORT=0: a port no tool could guess.
     server = await startProcess(process.execPath, [MAIN], cleanEnv({ DATA_DIR: dataDir, PORT: '0' }), false, folder);
   }, 120_000);
-  afterAll(async () => {
-    if (server && server.child.exitCode === null) {
-      server.child.kill('SIGTERM');
-      await exited(server.child);
-    }
-    rmSync(folder, { recursive: true, force: true });
-  });
 
   it('mints a token the server accepts, from the same folder with neither setting, and from anywhere with DATA_DIR', async () => {
     const here = await run([TOKEN, '--tenant', 'acme', '--roles', 'viewer'], {
@@ -63,73 +58,64 @@ describe('npm run token and npm run worker:demo against a server started with PO
     const viewer = await gql(server.url, here.stdout.trim(), '{ viewer { tenantId roles } }');
     expect(viewer.data.viewer).toEqual({ tenantId: 'acme', roles: ['VIEWER'] });
 
-    const elsewhere = mkdtempSync(join(tmpdir(), 'artissist-tools-other-'));
-    try {
-      const named = await run([TOKEN], { cwd: elsewhere, env: bareEnv({ DATA_DIR: dataDir }) });
-      expect(named.status).toBe(0);
-      expect((await gql(server.url, named.stdout.trim(), '{ viewer { tenantId } }')).data.viewer.tenantId).toBe('demo');
-      // Nothing was written where the tools ran.
-      expect(existsSync(join(elsewhere, '.data'))).toBe(false);
-    } finally {
-      rmSync(elsewhere, { recursive: true, force: true });
-    }
+    const elsewhere = tempDir('artissist-tools-other-');
+    const named = await run([TOKEN], { cwd: elsewhere, env: bareEnv({ DATA_DIR: dataDir }) });
+    expect(named.status).toBe(0);
+    expect((await gql(server.url, named.stdout.trim(), '{ viewer { tenantId } }')).data.viewer.tenantId).toBe('demo');
+    // Nothing was written where the tools ran.
+    expect(existsSync(join(elsewhere, '.data'))).toBe(false);
     expect(existsSync(join(folder, '.data'))).toBe(false);
   });
 
   it('worker:demo says what to do when it finds no running server (no retry loop), and explains itself with --help', async () => {
     // An empty temporary folder hides every running server's pointer, the test's own included.
-    const empty = mkdtempSync(join(tmpdir(), 'artissist-tools-none-'));
-    try {
-      const none = await run([WORKER], {
-        cwd: empty,
-        env: bareEnv({ TMPDIR: empty }),
-        timeout: 30_000,
-      });
-      expect({ status: none.status, stderr: none.stderr.trim() }).toEqual({
-        status: 1,
-        stderr: 'No running server found: start one with `npm start` (or `npm run demo`) first, or pass --url.',
-      });
-      const help = await run([WORKER, '--help'], {
-        cwd: empty,
-        env: bareEnv({ TMPDIR: empty }),
-        timeout: 30_000,
-      });
-      expect(help.status).toBe(0);
-      expect(help.stdout).toContain('npm run worker:demo -- [--url');
-      expect(existsSync(join(empty, '.data'))).toBe(false);
-    } finally {
-      rmSync(empty, { recursive: true, force: true });
-    }
+    const empty = tempDir('artissist-tools-none-');
+    const none = await run([WORKER], {
+      cwd: empty,
+      env: bareEnv({ TMPDIR: empty }),
+      timeout: 30_000,
+    });
+    expect({ status: none.status, stderr: none.stderr.trim() }).toEqual({
+      status: 1,
+      stderr: 'No running server found: start one with `npm start` (or `npm run demo`) first, or pass --url.',
+    });
+    const help = await run([WORKER, '--help'], {
+      cwd: empty,
+      env: bareEnv({ TMPDIR: empty }),
+      timeout: 30_000,
+    });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('npm run worker:demo -- [--url');
+    expect(existsSync(join(empty, '.data'))).toBe(false);
   });
 
   it('drives the server it finds with worker:demo', async () => {
     const token = (await run([TOKEN], { cwd: folder, env: bareEnv() })).stdout.trim();
     // The simulator starts its jobs in the tenant's first project.
     await gql(server.url, token, 'mutation { createProject(input: { title: "Driven" }) { projectId } }');
-    const worker = spawn(process.execPath, [WORKER, '--tick-ms', '200'], {
-      cwd: folder,
-      env: bareEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const worker = processFixture(
+      spawn(process.execPath, [WORKER, '--tick-ms', '200'], {
+        cwd: folder,
+        env: bareEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     let output = '';
     worker.stdout.on('data', (c) => (output += c));
     worker.stderr.on('data', (c) => (output += c));
-    try {
-      expect(await until(() => output.includes('Stop with Ctrl-C'), 30_000)).toBe(true);
-      expect(output).toContain(`Driving the demo tenant's jobs at ${server.url} `);
-      // It works through the API: the demo tenant gets a job whose steps it moves.
-      let steps = 0;
-      const deadline = Date.now() + 60_000;
-      while (steps === 0 && Date.now() < deadline) {
-        const jobs = await gql(server.url, token, '{ jobsByStatus(status: RUNNING) { nodes { steps { status } } } }');
-        steps = (jobs.data?.jobsByStatus.nodes ?? []).flatMap((j: { steps: { status: string }[] }) => j.steps).length;
-        if (steps === 0) await new Promise((r) => setTimeout(r, 250));
-      }
-      expect(steps).toBeGreaterThan(0);
-    } finally {
-      worker.kill('SIGTERM');
-      await exited(worker);
+    expect(await until(() => output.includes('Stop with Ctrl-C'), 30_000)).toBe(true);
+    expect(output).toContain(`Driving the demo tenant's jobs at ${server.url} `);
+    // It works through the API: the demo tenant gets a job whose steps it moves.
+    let steps = 0;
+    const deadline = Date.now() + 60_000;
+    while (steps === 0 && Date.now() < deadline) {
+      const jobs = await gql(server.url, token, '{ jobsByStatus(status: RUNNING) { nodes { steps { status } } } }');
+      steps = (jobs.data?.jobsByStatus.nodes ?? []).flatMap((j: { steps: { status: string }[] }) => j.steps).length;
+      if (steps === 0) await new Promise((r) => setTimeout(r, 100));
     }
+    expect(steps).toBeGreaterThan(0);
+    worker.kill('SIGTERM');
+    await exited(worker);
     expect(existsSync(join(folder, '.data'))).toBe(false);
   }, 120_000);
 
@@ -164,37 +150,30 @@ describe('npm run token and npm run worker:demo against a server started with PO
   }, 120_000);
 
   it('generates typed operations with the codegen example from the server it finds (DATA_DIR names it; no GRAPHQL_URL)', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'artissist-tools-codegen-'));
-    try {
-      // Off this thread, as the example-codegen test runs it; from the checkout, where its operations are.
-      const child = spawn(join(ROOT, 'node_modules/.bin/graphql-codegen'), ['--config', 'examples/codegen/codegen.ts'], {
-        cwd: ROOT,
-        env: bareEnv({ DATA_DIR: dataDir, CODEGEN_OUT: `${out}/` }),
-      });
-      let output = '';
-      child.stdout.on('data', (c) => (output += c));
-      child.stderr.on('data', (c) => (output += c));
-      const code = await exited(child);
-      expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
-      expect(existsSync(join(out, 'graphql.ts'))).toBe(true);
-      // It was this server that answered the introspection (its request log says so).
-      expect(server.output()).toContain('"operationName":"IntrospectionQuery"');
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
+    const out = tempDir('artissist-tools-codegen-');
+    // Off this thread, as the example-codegen test runs it; from the checkout, where its operations are.
+    const child = spawn(join(ROOT, 'node_modules/.bin/graphql-codegen'), ['--config', 'examples/codegen/codegen.ts'], {
+      cwd: ROOT,
+      env: bareEnv({ DATA_DIR: dataDir, CODEGEN_OUT: `${out}/` }),
+    });
+    processFixture(child);
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    const code = await exited(child);
+    expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
+    expect(existsSync(join(out, 'graphql.ts'))).toBe(true);
+    // It was this server that answered the introspection (its request log says so).
+    expect(server.output()).toContain('"operationName":"IntrospectionQuery"');
   }, 120_000);
 
   it('says what to do, and creates nothing, when no server ran with that data folder', async () => {
-    const empty = mkdtempSync(join(tmpdir(), 'artissist-tools-none-'));
-    try {
-      const missing = join(empty, 'never-used');
-      const result = await run([TOKEN], { cwd: empty, env: bareEnv({ DATA_DIR: missing }) });
-      expect(result.status).toBe(1);
-      expect(result.stderr).toMatch(/No development signing secret in .*never-used: start the server first/);
-      expect([existsSync(missing), existsSync(join(empty, '.data'))]).toEqual([false, false]);
-    } finally {
-      rmSync(empty, { recursive: true, force: true });
-    }
+    const empty = tempDir('artissist-tools-none-');
+    const missing = join(empty, 'never-used');
+    const result = await run([TOKEN], { cwd: empty, env: bareEnv({ DATA_DIR: missing }) });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/No development signing secret in .*never-used: start the server first/);
+    expect([existsSync(missing), existsSync(join(empty, '.data'))]).toEqual([false, false]);
   });
 
   it('takes back what it announced when it stops', async () => {

@@ -50,11 +50,6 @@ describe('OpenTelemetry tracing (OTEL_* variables, an OTLP/HTTP receiver, two in
     two = await startInstance({ ...env, OTEL_SERVICE_NAME: 'instance-two' });
     editor = await signDevToken(new TextEncoder().encode(TEST_SECRET), { sub: 'e', tenantId: 'traced', roles: [Role.EDITOR] });
   });
-  afterAll(async () => {
-    await Promise.all([one?.stop(), two?.stop()]);
-    await redis?.stop();
-    await receiver?.stop();
-  });
 
   const inTrace = (traceId: string) => receiver.spans.filter((s) => s.traceId === traceId);
   const waitForSpans = (what: string, find: () => ReceivedSpan[]) =>
@@ -138,39 +133,35 @@ describe('OpenTelemetry tracing (OTEL_* variables, an OTLP/HTTP receiver, two in
     );
     const projectId = created.body.data.createProject.projectId;
     const client = wsClient(two.url, editor);
-    try {
-      const activity = subscribe(client, `subscription Follow { projectActivity(projectId: "${projectId}") { action } }`);
-      await activity.ack;
-      await eventually(
-        () => metricValue(two.url, 'artissist_event_bus_listeners'),
-        (n) => n === 1,
-        10_000,
-      );
-      const { traceId, traceparent } = newTraceparent();
-      await gqlTraced(
-        one.url,
-        editor,
-        traceparent,
-        `mutation AddLog { createLog(projectId: "${projectId}", input: { rawText: "x" }) { logId } }`,
-      );
-      expect((await activity.waitFor(1))[0].action).toBe('log.created');
-      const delivery = await waitForSpans('delivery span', () =>
-        receiver.spans.filter((s) => s.service === 'instance-two' && s.links.some((l) => l.traceId === traceId)),
-      );
-      expect(delivery[0].name).toBe('subscription delivery');
-      expect(delivery[0].attributes['graphql.operation.name']).toBe('Follow');
-      // The link names a span of the mutation's trace on instance one.
-      const linkedTo = delivery[0].links.find((l) => l.traceId === traceId)!;
-      const mutationSpans = await waitForSpans('mutation spans', () => inTrace(traceId));
-      expect(mutationSpans.every((s) => s.service === 'instance-one')).toBe(true);
-      await eventually(
-        () => inTrace(traceId).some((s) => s.spanId === linkedTo.spanId),
-        (found) => found,
-        20_000,
-      );
-    } finally {
-      await client.dispose();
-    }
+    const activity = subscribe(client, `subscription Follow { projectActivity(projectId: "${projectId}") { action } }`);
+    await activity.ack;
+    await eventually(
+      () => metricValue(two.url, 'artissist_event_bus_listeners'),
+      (n) => n === 1,
+      10_000,
+    );
+    const { traceId, traceparent } = newTraceparent();
+    await gqlTraced(
+      one.url,
+      editor,
+      traceparent,
+      `mutation AddLog { createLog(projectId: "${projectId}", input: { rawText: "x" }) { logId } }`,
+    );
+    expect((await activity.waitFor(1))[0].action).toBe('log.created');
+    const delivery = await waitForSpans('delivery span', () =>
+      receiver.spans.filter((s) => s.service === 'instance-two' && s.links.some((l) => l.traceId === traceId)),
+    );
+    expect(delivery[0].name).toBe('subscription delivery');
+    expect(delivery[0].attributes['graphql.operation.name']).toBe('Follow');
+    // The link names a span of the mutation's trace on instance one.
+    const linkedTo = delivery[0].links.find((l) => l.traceId === traceId)!;
+    const mutationSpans = await waitForSpans('mutation spans', () => inTrace(traceId));
+    expect(mutationSpans.every((s) => s.service === 'instance-one')).toBe(true);
+    await eventually(
+      () => inTrace(traceId).some((s) => s.spanId === linkedTo.spanId),
+      (found) => found,
+      20_000,
+    );
   });
 
   it('starts no trace for idle outbox sweeps', async () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Role } from '../../src/auth/principal';
 import { startTestServer, type TestServer } from '../support/server';
 import { rawConnection } from '../support/ws';
+import { fixture } from '../support/fixtures';
 
 /*
  * Trusted documents: the server locked to the manifest `npm run codegen` writes
@@ -24,7 +25,6 @@ describe('trusted documents only', () => {
     server = await startTestServer({ env: { PERSISTED_DOCUMENTS: MANIFEST, TRUSTED_DOCUMENTS_ONLY: 'true' } });
     token = await server.token('trusted', [Role.EDITOR, Role.WORKER]);
   });
-  afterAll(() => server.stop());
 
   /** A new job in a new project, both created by their manifest mutations' hashes. */
   async function jobByHash(title: string): Promise<string> {
@@ -61,22 +61,18 @@ describe('trusted documents only', () => {
   it('runs a manifest subscription over WebSocket by hash and refuses any other', async () => {
     const jobId = await jobByHash('T');
     const socket = await rawConnection(server.url, token);
-    try {
-      const watch = entry('subscription');
-      // graphql-ws requires a query string: a client sending by hash sends an empty one.
-      socket.send({
-        type: 'subscribe',
-        id: 'ok',
-        payload: { query: '', variables: { jobId, afterSeq: 0 }, extensions: { persistedQuery: { version: 1, sha256Hash: watch.hash } } },
-      });
-      const first = await socket.next('next', 5000, 'ok');
-      expect(first.payload.data.jobProgress.type).toBe('SUBSCRIBED');
-      socket.send({ type: 'subscribe', id: 'no', payload: { query: `subscription { jobProgress(jobId: "${jobId}") { seq } }` } });
-      const refused = await socket.next('error', 5000, 'no');
-      expect(refused.payload[0].extensions.code).toBe('TRUSTED_DOCUMENT_REQUIRED');
-    } finally {
-      socket.ws.close();
-    }
+    const watch = entry('subscription');
+    // graphql-ws requires a query string: a client sending by hash sends an empty one.
+    socket.send({
+      type: 'subscribe',
+      id: 'ok',
+      payload: { query: '', variables: { jobId, afterSeq: 0 }, extensions: { persistedQuery: { version: 1, sha256Hash: watch.hash } } },
+    });
+    const first = await socket.next('next', 5000, 'ok');
+    expect(first.payload.data.jobProgress.type).toBe('SUBSCRIBED');
+    socket.send({ type: 'subscribe', id: 'no', payload: { query: `subscription { jobProgress(jobId: "${jobId}") { seq } }` } });
+    const refused = await socket.next('error', 5000, 'no');
+    expect(refused.payload[0].extensions.code).toBe('TRUSTED_DOCUMENT_REQUIRED');
   });
 
   it('runs a manifest subscription over SSE by its hash, with GET as an EventSource sends it, and refuses other text', async () => {
@@ -85,18 +81,14 @@ describe('trusted documents only', () => {
     const url = new URL(server.url);
     url.searchParams.set('extensions', JSON.stringify({ persistedQuery: { version: 1, sha256Hash: watch.hash } }));
     url.searchParams.set('variables', JSON.stringify({ jobId, afterSeq: 0 }));
-    const abort = new AbortController();
+    const abort = fixture('SSE stream', new AbortController(), (a) => a.abort());
     const headers = { accept: 'text/event-stream', authorization: `Bearer ${token}` };
     const response = await fetch(url, { headers, signal: abort.signal });
-    try {
-      expect(response.status).toBe(200);
-      const reader = response.body!.getReader();
-      let text = '';
-      while (!text.includes('event: next')) text += new TextDecoder().decode((await reader.read()).value);
-      expect(text).toMatch(/"type":"SUBSCRIBED"/);
-    } finally {
-      abort.abort();
-    }
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes('event: next')) text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).toMatch(/"type":"SUBSCRIBED"/);
     const other = new URL(server.url);
     other.searchParams.set('query', `subscription { jobProgress(jobId: "${jobId}") { seq } }`);
     const refused = await fetch(other, { headers });

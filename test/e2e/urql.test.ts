@@ -8,6 +8,7 @@ import {
   StartStepDocument,
 } from '../../src/client/gql/graphql';
 import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
+import { restoredAfter } from '../support/fixtures';
 
 /*
  * urql as a frontend developer gets it: `new Client` with its default exchanges, which send
@@ -52,7 +53,6 @@ describe('urql with its defaults', () => {
     ).createJob;
     dataOf(await server.request(StartStepDocument, { jobId, stepName: 'a' }, worker));
   });
-  afterAll(() => server.stop());
   beforeEach(() => methods.splice(0));
 
   it('runs the project screen with the default client, its query sent by GET', async () => {
@@ -76,32 +76,30 @@ describe('urql with its defaults', () => {
 
   it('runs it with Graphcache and no configuration: every entity normalized, a cache-only re-read hits', async () => {
     const warnings: string[] = [];
-    const warn = jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
-      warnings.push(args.map(String).join(' '));
-    });
-    try {
-      const urql = client([graphcacheExchange(), fetchExchange]);
-      const result = await urql.query(ProjectScreenDocument, { projectId }).toPromise();
-      expect(result.error).toBeUndefined();
-      expect(methods).toEqual(['GET']);
-      const again = await urql.query(ProjectScreenDocument, { projectId }, { requestPolicy: 'cache-only' }).toPromise();
-      expect(again.operation.context.meta?.cacheOutcome).toBe('hit');
-      expect(again.data).toEqual(result.data);
-      expect(methods).toEqual(['GET']);
-      // Graphcache warns (outside production) about any entity it cannot key and any field it misses.
-      expect(warnings).toEqual([]);
-      // The control: a selection without the id is warned about, so the silence above means something.
-      const unkeyed = await urql
-        .query(
-          'query Unkeyed($projectId: ID!) { project(projectId: $projectId) { title } }',
-          { projectId },
-          { requestPolicy: 'network-only' },
-        )
-        .toPromise();
-      expect(unkeyed.error).toBeUndefined();
-      expect(warnings.join('\n')).toMatch(/Invalid key/);
-    } finally {
-      warn.mockRestore();
-    }
+    restoredAfter(
+      jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
+        warnings.push(args.map(String).join(' '));
+      }),
+    );
+    const urql = client([graphcacheExchange(), fetchExchange]);
+    const result = await urql.query(ProjectScreenDocument, { projectId }).toPromise();
+    expect(result.error).toBeUndefined();
+    expect(methods).toEqual(['GET']);
+    const again = await urql.query(ProjectScreenDocument, { projectId }, { requestPolicy: 'cache-only' }).toPromise();
+    expect(again.operation.context.meta?.cacheOutcome).toBe('hit');
+    expect(again.data).toEqual(result.data);
+    expect(methods).toEqual(['GET']);
+    // Graphcache warns (outside production) about any entity it cannot key and any field it misses.
+    expect(warnings).toEqual([]);
+    // The control: a selection without the id is warned about, so the silence above means something.
+    const unkeyed = await urql
+      .query(
+        'query Unkeyed($projectId: ID!) { project(projectId: $projectId) { title } }',
+        { projectId },
+        { requestPolicy: 'network-only' },
+      )
+      .toPromise();
+    expect(unkeyed.error).toBeUndefined();
+    expect(warnings.join('\n')).toMatch(/Invalid key/);
   });
 });

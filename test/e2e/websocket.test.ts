@@ -9,6 +9,7 @@ import {
 import WebSocket from 'ws';
 import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { eventually, JOB_PROGRESS, rawConnection, rawSocket as raw, type RawSocket as Raw, subscribe, wsClient } from '../support/ws';
+import { restoredAfter } from '../support/fixtures';
 
 describe('the WebSocket endpoint', () => {
   let server: TestServer;
@@ -22,7 +23,6 @@ describe('the WebSocket endpoint', () => {
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Live' } }, token)).createProject.projectId;
     jobId = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, token)).createJob.jobId;
   });
-  afterAll(() => server.stop());
 
   const init = (socket: Raw, bearer = token) => socket.send({ type: 'connection_init', payload: { authorization: `Bearer ${bearer}` } });
   const subscribeMessage = (id: string, query = `subscription { jobProgress(jobId: "${jobId}") { seq } }`) => ({
@@ -130,8 +130,8 @@ describe('the WebSocket endpoint', () => {
 
   it('closes a socket that sends a frame over the size limit (1009) and stays up for others', async () => {
     // A client's oversized frame is the client's mistake: it must not print anything.
-    const consoleError = jest.spyOn(console, 'error');
-    const stderr = jest.spyOn(process.stderr, 'write');
+    const consoleError = restoredAfter(jest.spyOn(console, 'error'));
+    const stderr = restoredAfter(jest.spyOn(process.stderr, 'write'));
     const socket = await raw(server.url);
     init(socket);
     await socket.next('connection_ack');
@@ -139,15 +139,9 @@ describe('the WebSocket endpoint', () => {
     expect((await socket.closed).code).toBe(1009);
     expect(consoleError).not.toHaveBeenCalled();
     expect(stderr).not.toHaveBeenCalled();
-    consoleError.mockRestore();
-    stderr.mockRestore();
     const client = wsClient(server.url, token);
-    try {
-      const viewer = subscribe(client, '{ viewer { tenantId } }');
-      expect(await viewer.waitFor(1)).toEqual([{ tenantId: 'ws-a' }]);
-    } finally {
-      await client.dispose();
-    }
+    const viewer = subscribe(client, '{ viewer { tenantId } }');
+    expect(await viewer.waitFor(1)).toEqual([{ tenantId: 'ws-a' }]);
     const res = await server.raw({ query: '{ viewer { tenantId } }' }, token);
     expect(res.body.data.viewer.tenantId).toBe('ws-a');
   });
@@ -170,100 +164,87 @@ describe('the WebSocket endpoint', () => {
     const intruder = await server.token('ws-b', [Role.EDITOR, Role.WORKER]);
     const theirs = wsClient(server.url, intruder);
     const ours = wsClient(server.url, token);
-    try {
-      // B aims at A's job and at all of its own tenant's job changes.
-      const foreign = subscribe(theirs, JOB_PROGRESS, { jobId, afterSeq: 0 });
-      // A's project streams, from their very first position: refused, nothing replayed.
-      const foreignStatus = subscribe(theirs, `subscription { jobStatusChanges(projectId: "${projectId}", after: 0) { jobId position } }`);
-      const foreignActivity = subscribe(
-        theirs,
-        `subscription { projectActivity(projectId: "${projectId}", after: 0) { action position } }`,
-      );
-      for (const refused of [foreign, foreignStatus, foreignActivity]) {
-        await refused.done;
-        expect(refused.received).toEqual([]);
-        expect(refused.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'NOT_FOUND' }) })]);
-      }
-      // B's tenant-wide stream from position 0 replays B's tenant only: nothing, although A's has events.
-      // (Subscribed once the refused ones ended: this server allows 3 operations per socket.)
-      const tenantWide = subscribe(theirs, 'subscription { jobStatusChanges(after: 0) { jobId seq position type } }');
-      const own = subscribe(ours, JOB_PROGRESS, { jobId, afterSeq: 1 });
-      expect(await tenantWide.ack).toMatchObject({ type: 'SUBSCRIBED', position: 0 });
-      // Both live subscriptions listen before anything is written (a fixed pause lost this race on a busy machine).
-      await eventually(
-        () => server.app.counts().event_bus_listeners,
-        (n) => n === 2,
-        10_000,
-      );
-      const worker = await server.token('ws-a', [Role.WORKER]);
-      await server.request(StartStepDocument, { jobId, stepName: 'a' }, worker);
-      expect((await own.waitFor(1))[0]).toMatchObject({ seq: 2, type: 'STEP_STARTED' });
-      await new Promise((r) => setTimeout(r, 300));
-      expect(tenantWide.received).toEqual([]);
-      // B's own project activity arrives; A's does not.
-      const bProject = dataOf(await server.request(CreateProjectDocument, { input: { title: 'B' } }, intruder)).createProject.projectId;
-      const activity = subscribe(theirs, `subscription { projectActivity(projectId: "${bProject}") { action subjectId } }`);
-      await eventually(
-        () => server.app.counts().event_bus_listeners,
-        (n) => n === 3,
-        10_000,
-      );
-      await server.request(CreateLogDocument, { projectId: bProject, input: { rawText: 'b' } }, intruder);
-      expect((await activity.waitFor(1))[0].action).toBe('log.created');
-    } finally {
-      await theirs.dispose();
-      await ours.dispose();
+    // B aims at A's job and at all of its own tenant's job changes.
+    const foreign = subscribe(theirs, JOB_PROGRESS, { jobId, afterSeq: 0 });
+    // A's project streams, from their very first position: refused, nothing replayed.
+    const foreignStatus = subscribe(theirs, `subscription { jobStatusChanges(projectId: "${projectId}", after: 0) { jobId position } }`);
+    const foreignActivity = subscribe(theirs, `subscription { projectActivity(projectId: "${projectId}", after: 0) { action position } }`);
+    for (const refused of [foreign, foreignStatus, foreignActivity]) {
+      await refused.done;
+      expect(refused.received).toEqual([]);
+      expect(refused.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'NOT_FOUND' }) })]);
     }
+    // B's tenant-wide stream from position 0 replays B's tenant only: nothing, although A's has events.
+    // (Subscribed once the refused ones ended: this server allows 3 operations per socket.)
+    const tenantWide = subscribe(theirs, 'subscription { jobStatusChanges(after: 0) { jobId seq position type } }');
+    const own = subscribe(ours, JOB_PROGRESS, { jobId, afterSeq: 1 });
+    expect(await tenantWide.ack).toMatchObject({ type: 'SUBSCRIBED', position: 0 });
+    // Both live subscriptions listen before anything is written (a fixed pause lost this race on a busy machine).
+    await eventually(
+      () => server.app.counts().event_bus_listeners,
+      (n) => n === 2,
+      10_000,
+    );
+    const worker = await server.token('ws-a', [Role.WORKER]);
+    await server.request(StartStepDocument, { jobId, stepName: 'a' }, worker);
+    expect((await own.waitFor(1))[0]).toMatchObject({ seq: 2, type: 'STEP_STARTED' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(tenantWide.received).toEqual([]);
+    // B's own project activity arrives; A's does not.
+    const bProject = dataOf(await server.request(CreateProjectDocument, { input: { title: 'B' } }, intruder)).createProject.projectId;
+    const activity = subscribe(theirs, `subscription { projectActivity(projectId: "${bProject}") { action subjectId } }`);
+    await eventually(
+      () => server.app.counts().event_bus_listeners,
+      (n) => n === 3,
+      10_000,
+    );
+    await server.request(CreateLogDocument, { projectId: bProject, input: { rawText: 'b' } }, intruder);
+    expect((await activity.waitFor(1))[0].action).toBe('log.created');
   });
   it('hands the live events of caught-up subscribers over, each once and in order', async () => {
     const live = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, token)).createJob.jobId;
     const clients = [wsClient(server.url, token), wsClient(server.url, token)];
     // And one raw socket, to see the frames themselves.
     const watcher = await rawConnection(server.url, token);
-    try {
-      const subs = clients.map((client) => subscribe(client, JOB_PROGRESS, { jobId: live }));
-      const acks = await Promise.all(subs.map((sub) => sub.ack));
-      watcher.send({ type: 'subscribe', id: 'raw', payload: { query: JOB_PROGRESS, variables: { jobId: live } } });
-      await eventually(
-        () => server.app.counts().event_bus_listeners,
-        (n) => n === 3,
-        10_000,
-      );
-      // Its acknowledgement, pulled, is in before the counts are taken.
-      await watcher.next('next', 10_000, 'raw');
-      const before = server.app.liveResults();
-      const worker = await server.token('ws-a', [Role.WORKER]);
-      await server.request(StartStepDocument, { jobId: live, stepName: 'a' }, worker);
-      let head = 0;
-      for (let i = 1; i <= 5; i++)
-        head = dataOf(await server.request(ReportStepProgressDocument, { jobId: live, stepName: 'a', progress: i / 10 }, worker))
-          .reportStepProgress.seq;
-      const expected = Array.from({ length: head - acks[0].seq }, (_, i) => acks[0].seq + 1 + i);
-      expect(expected.length).toBeGreaterThanOrEqual(5);
-      for (const sub of subs) expect((await sub.waitFor(expected.length)).map((e) => e.seq)).toEqual(expected);
-      // Each event reached each subscriber once. Most are handed over; one published out of order
-      // (publishes run after their commits, concurrently) is pulled, with what it skipped, from the store.
-      // The raw socket got the same events, every frame as text (frames are built from bytes). Its
-      // acknowledgement (SUBSCRIBED, at the head the subscription started from) is not one of them:
-      // counting it, the wait ended one event early whenever the last had not yet arrived.
-      const rawSeqs = () =>
-        watcher.log
-          .filter(({ message }) => message.id === 'raw' && message.type === 'next')
-          .map(({ message }) => message.payload.data.jobProgress.seq)
-          .filter((seq: number) => seq > acks[0].seq);
-      await eventually(
-        () => rawSeqs().length,
-        (n) => n >= expected.length,
-        10_000,
-      );
-      expect(rawSeqs()).toEqual(expected);
-      expect(watcher.log.filter(({ binary }) => binary)).toEqual([]);
-      const after = server.app.liveResults();
-      expect(after.handedOver - before.handedOver + (after.pulled - before.pulled)).toBe(3 * expected.length);
-      expect(after.handedOver - before.handedOver).toBeGreaterThan(0);
-    } finally {
-      watcher.ws.close();
-      for (const client of clients) await client.dispose();
-    }
+    const subs = clients.map((client) => subscribe(client, JOB_PROGRESS, { jobId: live }));
+    const acks = await Promise.all(subs.map((sub) => sub.ack));
+    watcher.send({ type: 'subscribe', id: 'raw', payload: { query: JOB_PROGRESS, variables: { jobId: live } } });
+    await eventually(
+      () => server.app.counts().event_bus_listeners,
+      (n) => n === 3,
+      10_000,
+    );
+    // Its acknowledgement, pulled, is in before the counts are taken.
+    await watcher.next('next', 10_000, 'raw');
+    const before = server.app.liveResults();
+    const worker = await server.token('ws-a', [Role.WORKER]);
+    await server.request(StartStepDocument, { jobId: live, stepName: 'a' }, worker);
+    let head = 0;
+    for (let i = 1; i <= 5; i++)
+      head = dataOf(await server.request(ReportStepProgressDocument, { jobId: live, stepName: 'a', progress: i / 10 }, worker))
+        .reportStepProgress.seq;
+    const expected = Array.from({ length: head - acks[0].seq }, (_, i) => acks[0].seq + 1 + i);
+    expect(expected.length).toBeGreaterThanOrEqual(5);
+    for (const sub of subs) expect((await sub.waitFor(expected.length)).map((e) => e.seq)).toEqual(expected);
+    // Each event reached each subscriber once. Most are handed over; one published out of order
+    // (publishes run after their commits, concurrently) is pulled, with what it skipped, from the store.
+    // The raw socket got the same events, every frame as text (frames are built from bytes). Its
+    // acknowledgement (SUBSCRIBED, at the head the subscription started from) is not one of them:
+    // counting it, the wait ended one event early whenever the last had not yet arrived.
+    const rawSeqs = () =>
+      watcher.log
+        .filter(({ message }) => message.id === 'raw' && message.type === 'next')
+        .map(({ message }) => message.payload.data.jobProgress.seq)
+        .filter((seq: number) => seq > acks[0].seq);
+    await eventually(
+      () => rawSeqs().length,
+      (n) => n >= expected.length,
+      10_000,
+    );
+    expect(rawSeqs()).toEqual(expected);
+    expect(watcher.log.filter(({ binary }) => binary)).toEqual([]);
+    const after = server.app.liveResults();
+    expect(after.handedOver - before.handedOver + (after.pulled - before.pulled)).toBe(3 * expected.length);
+    expect(after.handedOver - before.handedOver).toBeGreaterThan(0);
   });
 });

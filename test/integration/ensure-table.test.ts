@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { tableDefinition } from '../../src/infra/dynamo/table';
-import { testEndpoint } from '../support/dynamo';
+import { testEndpoint, dropTable } from '../support/dynamo';
+import { fixture, registerFixture } from '../support/fixtures';
 
 /*
  * The existence check of ensureTable expects "no such table" on every first start: that answer
@@ -14,24 +15,24 @@ describe('ensureTable and the SDK error log', () => {
   let client: DynamoDBClient;
 
   beforeAll(() => {
-    client = new DynamoDBClient({
-      endpoint: testEndpoint(),
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      logger: { debug: () => {}, info: () => {}, warn: () => {}, error: (entry: any) => logged.push(entry) },
-    });
+    client = fixture(
+      'DynamoDB client',
+      new DynamoDBClient({
+        endpoint: testEndpoint(),
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        logger: { debug: () => {}, info: () => {}, warn: () => {}, error: (entry: any) => logged.push(entry) },
+      }),
+      (c) => c.destroy(),
+    );
   });
-  afterAll(() => client.destroy());
   beforeEach(() => (logged.length = 0));
 
   it('creates a missing table without logging an error', async () => {
     const tableName = `t_${randomUUID().slice(0, 8)}`;
-    try {
-      expect(await ensureTable(client, tableName)).toBe('created');
-      expect(logged).toEqual([]);
-    } finally {
-      await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => {});
-    }
+    registerFixture(`table ${tableName}`, () => dropTable(tableName));
+    expect(await ensureTable(client, tableName)).toBe('created');
+    expect(logged).toEqual([]);
   });
 
   it('still logs and throws any other failure of the existence check', async () => {

@@ -5,6 +5,7 @@ import { OutageLog } from '../../src/infra/outage';
 import { CATCH_UP, createEventBus, type EventBus } from '../../src/infra/pubsub';
 import { startRedis, type RedisServer } from '../support/redis';
 import { eventually } from '../support/ws';
+import { fixture } from '../support/fixtures';
 
 /*
  * The Redis event bus against a real redis-server that is killed (SIGKILL) and brought back on the
@@ -27,11 +28,15 @@ describe('the Redis event bus while Redis is down', () => {
     redis = await startRedis();
     logged = [];
     metrics = new Metrics({ processMetrics: false });
-    outage = new OutageLog(60_000, {
-      warn: (_: object, m: string) => logged.push(m),
-      info: (_: object, m: string) => logged.push(m),
-    } as never);
-    bus = createEventBus({ redisUrl: redis.url, outage, metrics });
+    outage = fixture(
+      'outage log',
+      new OutageLog(60_000, {
+        warn: (_: object, m: string) => logged.push(m),
+        info: (_: object, m: string) => logged.push(m),
+      } as never),
+      (o) => o.stop(),
+    );
+    bus = fixture('event bus', createEventBus({ redisUrl: redis.url, outage, metrics }), (b) => b.close());
     await eventually(
       () =>
         bus.ping().then(
@@ -40,11 +45,6 @@ describe('the Redis event bus while Redis is down', () => {
         ),
       (up) => up,
     );
-  });
-  afterEach(async () => {
-    await bus.close();
-    outage.stop();
-    await redis.stop();
   });
 
   /** Kills redis-server and waits until the bus sees it gone (its PING fails). */
@@ -67,11 +67,8 @@ describe('the Redis event bus while Redis is down', () => {
     // Ready while Redis is down: a stream may read the store at once (it catches up later).
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('not ready after 1 s'), 1000)));
-    try {
-      expect(await Promise.race([listening.ready.then(() => 'ready'), late])).toBe('ready');
-    } finally {
-      clearTimeout(timer);
-    }
+    expect(await Promise.race([listening.ready.then(() => 'ready'), late])).toBe('ready');
+    clearTimeout(timer);
     redis = await startRedis(redis.port);
     await eventually(
       () => received.length,
@@ -80,12 +77,8 @@ describe('the Redis event bus while Redis is down', () => {
     expect(received).toEqual([CATCH_UP]);
     // CATCH_UP comes once the SUBSCRIBE is in effect: a message published now by another client
     // reaches the listener, with no wait for anything else.
-    const other = new Redis(redis.url);
-    try {
-      expect(await other.publish('topic-a', JSON.stringify({ n: 1 }))).toBe(1);
-    } finally {
-      other.disconnect();
-    }
+    const other = fixture('Redis client', new Redis(redis.url), (r) => r.disconnect());
+    expect(await other.publish('topic-a', JSON.stringify({ n: 1 }))).toBe(1);
     await eventually(
       () => received.length,
       (n) => n === 2,
@@ -127,14 +120,10 @@ describe('the Redis event bus while Redis is down', () => {
     // so few attempts); nothing can be awaited for a connection that must never come, so this waits
     // well past that delay and then looks.
     await new Promise((r) => setTimeout(r, 1500));
-    const probe = new Redis(redis.url);
-    try {
-      const clients = String(await probe.client('LIST'))
-        .trim()
-        .split('\n');
-      expect(clients).toHaveLength(1);
-    } finally {
-      probe.disconnect();
-    }
+    const probe = fixture('Redis client', new Redis(redis.url), (r) => r.disconnect());
+    const clients = String(await probe.client('LIST'))
+      .trim()
+      .split('\n');
+    expect(clients).toHaveLength(1);
   });
 });

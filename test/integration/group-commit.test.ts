@@ -10,7 +10,6 @@ describe('the group committer of stream writes', () => {
   beforeAll(async () => {
     table = await freshTable();
   });
-  afterAll(() => table.drop());
 
   const head = { PK: 'TENANT#g#STREAM', SK: 'HEAD' };
   const eventAt = (n: number) => (position: number) => ({

@@ -44,7 +44,6 @@ describe('index keys follow every change of the attributes they are made of', ()
   beforeAll(async () => {
     table = await freshTable();
   });
-  afterAll(() => table.drop());
 
   /** Where the item is listed in each of its indexes now: index name → the item's key there, or absent. */
   async function placesOf(name: EntityName, item: Record<string, unknown>): Promise<Map<string, boolean>> {

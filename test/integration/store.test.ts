@@ -8,7 +8,6 @@ describe('Store against DynamoDB Local', () => {
   beforeAll(async () => {
     table = await freshTable({ now: () => clock });
   });
-  afterAll(() => table.drop());
 
   const put = (items: Record<string, unknown>[]) => Promise.all(items.map((item) => table.store.transact([putItem(item)])));
 

@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { tableDefinition } from '../../src/infra/dynamo/table';
-import { testEndpoint } from '../support/dynamo';
+import { testEndpoint, dropTable } from '../support/dynamo';
 import { TEST_SECRET } from '../support/server';
+import { fixture, tempDir, registerFixture } from '../support/fixtures';
+import { processFixture } from '../support/processes';
 
 const MAIN = join(__dirname, '../../dist/src/main.js');
 
@@ -34,10 +34,9 @@ function productionEnv(tableName: string, dataDir: string): Record<string, strin
 describe('the table at start-up outside development', () => {
   let client: DynamoDBClient;
   let dataDir: string;
-  const tables: string[] = [];
   const newName = () => {
     const name = `t_${randomUUID().slice(0, 8)}`;
-    tables.push(name);
+    registerFixture(`table ${name}`, () => dropTable(name));
     return name;
   };
   const exists = (name: string) =>
@@ -47,13 +46,12 @@ describe('the table at start-up outside development', () => {
     );
 
   beforeAll(() => {
-    client = new DynamoDBClient({ endpoint: testEndpoint(), region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
-    dataDir = mkdtempSync(join(tmpdir(), 'artissist-verify-'));
-  });
-  afterAll(async () => {
-    for (const name of tables) await client.send(new DeleteTableCommand({ TableName: name })).catch(() => {});
-    client.destroy();
-    rmSync(dataDir, { recursive: true, force: true });
+    client = fixture(
+      'DynamoDB client',
+      new DynamoDBClient({ endpoint: testEndpoint(), region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } }),
+      (c) => c.destroy(),
+    );
+    dataDir = tempDir('artissist-verify-');
   });
 
   it('creates tables only against a local DynamoDB outside production', () => {
@@ -72,6 +70,7 @@ describe('the table at start-up outside development', () => {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...productionEnv(tableName, dataDir) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    processFixture(child);
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
@@ -102,17 +101,15 @@ describe('the table at start-up outside development', () => {
     const tableName = newName();
     await ensureTable(client, tableName);
     const said: string[] = [];
-    const app = await startApp(loadConfig(productionEnv(tableName, dataDir)), { progress: (m) => said.push(m) });
-    try {
-      expect(said).toContain(`Using table ${tableName} (its keys and indexes checked).`);
-      const res = await fetch(app.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: '{ __typename }' }),
-      });
-      expect(res.status).toBe(200);
-    } finally {
-      await app.stop();
-    }
+    const app = fixture('app', await startApp(loadConfig(productionEnv(tableName, dataDir)), { progress: (m) => said.push(m) }), (a) =>
+      a.stop(),
+    );
+    expect(said).toContain(`Using table ${tableName} (its keys and indexes checked).`);
+    const res = await fetch(app.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(res.status).toBe(200);
   });
 });

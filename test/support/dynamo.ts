@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { CursorCodec } from '../../src/infra/cursor';
 import { createDynamo, type Dynamo } from '../../src/infra/dynamo/client';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { Store } from '../../src/infra/dynamo/store';
+import { registerFixture } from './fixtures';
 
 export function testEndpoint(): string {
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
@@ -15,12 +16,16 @@ export interface TestTable {
   tableName: string;
   dynamo: Dynamo;
   store: Store;
-  /** Deletes the table and closes the client. */
+  /** Deletes the table and closes the client; the fixture registry does it after the file. */
   drop(): Promise<void>;
 }
 
-/** Makes `tableName` in the run's DynamoDB Local from the one table definition, as a deployment does before a production server starts. */
+/**
+ * Makes `tableName` in the run's DynamoDB Local from the one table definition, as a deployment does
+ * before a production server starts; the fixture registry drops it after the test (or block, or file).
+ */
 export async function createTable(tableName: string): Promise<void> {
+  registerFixture(`table ${tableName}`, () => dropTable(tableName));
   const dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
   try {
     await ensureTable(dynamo.client, tableName);
@@ -29,19 +34,36 @@ export async function createTable(tableName: string): Promise<void> {
   }
 }
 
-/** A new, empty table in the run's DynamoDB Local, made from the one table definition. */
+/**
+ * Deletes `tableName` from the run's DynamoDB Local; a table already gone is fine (a test may
+ * drop its own), any other failure rejects.
+ */
+export async function dropTable(tableName: string): Promise<void> {
+  const dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
+  try {
+    await dynamo.client.send(new DeleteTableCommand({ TableName: tableName }));
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  } finally {
+    dynamo.client.destroy();
+  }
+}
+
+/**
+ * A new, empty table in the run's DynamoDB Local, made from the one table definition, registered
+ * with the fixture registry: the table is dropped and its client closed after the test file.
+ */
 export async function freshTable(options: { now?: () => number } = {}): Promise<TestTable> {
   const tableName = `t_${randomUUID().slice(0, 8)}`;
   const dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
+  const drop = registerFixture(`table ${tableName}`, async () => {
+    try {
+      await dropTable(tableName);
+    } finally {
+      dynamo.client.destroy();
+    }
+  });
   await ensureTable(dynamo.client, tableName);
   const store = new Store(dynamo.doc, tableName, new CursorCodec('test-cursor-secret'), options.now);
-  return {
-    tableName,
-    dynamo,
-    store,
-    async drop() {
-      await dynamo.client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => {});
-      dynamo.client.destroy();
-    },
-  };
+  return { tableName, dynamo, store, drop };
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { registerFixture } from './fixtures';
 import { TEST_SECRET } from './server';
 
 const MAIN = join(__dirname, '../../dist/src/main.js');
@@ -10,7 +11,7 @@ export interface Instance {
   child: ChildProcess;
   url: string;
   output(): string;
-  /** SIGTERM, then waits for the exit. */
+  /** SIGTERM, then waits for the exit: for tests of stopping; the fixture registry does it after the file. */
   stop(): Promise<void>;
   /** SIGKILL: the instance dies as a crashed machine would, without closing anything. */
   kill(): Promise<void>;
@@ -18,7 +19,8 @@ export interface Instance {
 
 /**
  * One server process, as a deployment runs it: DynamoDB (and Redis, when given) configured,
- * nothing embedded. Resolves once it prints its URL; the test that starts it stops it.
+ * nothing embedded. Resolves once it prints its URL. Registered with the fixture registry, which
+ * stops it after the test file, also when it never started.
  */
 export function startInstance(env: Record<string, string>): Promise<Instance> {
   // Each instance keeps its embedded S3 files in a folder of its own, as separate machines would.
@@ -43,12 +45,18 @@ export function startInstance(env: Record<string, string>): Promise<Instance> {
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
-  const exited = new Promise<void>((resolve) =>
+  const exited = new Promise<void>((resolve) => {
     child.once('exit', () => {
       rmSync(dataDir, { recursive: true, force: true });
       resolve();
-    }),
-  );
+    });
+    child.once('error', () => resolve());
+  });
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const stop = registerFixture(`instance pid ${child.pid}`, async () => {
+    if (running()) child.kill('SIGTERM');
+    await exited;
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`instance did not start:\n${output}`)), 60_000);
     const early = (code: number | null) => {
@@ -67,12 +75,9 @@ export function startInstance(env: Record<string, string>): Promise<Instance> {
         child,
         url,
         output: () => output,
-        async stop() {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-          await exited;
-        },
+        stop,
         async kill() {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+          if (running()) child.kill('SIGKILL');
           await exited;
         },
       });

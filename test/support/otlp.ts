@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { boundPort } from '../../src/infra/free-port';
+import { registerFixture } from './fixtures';
 
 /** One span as an OTLP/JSON exporter sent it, flattened with its service's name. */
 export interface ReceivedSpan {
@@ -74,13 +75,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    endpoint: `http://127.0.0.1:${boundPort(server)}`,
-    spans,
-    stop: () =>
+  const endpoint = `http://127.0.0.1:${boundPort(server)}`;
+  const stop = registerFixture(
+    `OTLP receiver ${endpoint}`,
+    () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
-  };
+  );
+  return { endpoint, spans, stop };
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { startDynamoDbLocal, type EmbeddedDynamo } from '../../src/infra/dynamo/embedded';
+import { registerFixture } from './fixtures';
 
 /** The java process of a DynamoDB Local started by startDynamoDbLocal: `pid` itself, or its java child. */
 export function javaPidOf(pid: number): number {
@@ -27,7 +28,8 @@ export function javaPidOf(pid: number): number {
 /**
  * A DynamoDB Local of the test's own, on its own port, with its data in a temporary folder (so a
  * restart after SIGKILL finds the table again), that the test can kill, restart on the same port,
- * freeze and thaw. `stop` ends whatever of it is still running.
+ * freeze and thaw. `stop` ends whatever of it is still running; the fixture registry calls it
+ * after the test file.
  */
 export interface OwnDynamo {
   endpoint: string;
@@ -56,6 +58,16 @@ export async function startOwnDynamo(): Promise<OwnDynamo> {
       // Already gone.
     }
   };
+  const stop = registerFixture(`own DynamoDB Local ${embedded.endpoint}`, async () => {
+    signal('SIGCONT');
+    if (restarted && restarted.exitCode === null && restarted.signalCode === null) {
+      const exited = new Promise((resolve) => restarted!.once('exit', resolve));
+      restarted.kill('SIGKILL');
+      await exited;
+    }
+    await embedded.stop();
+    rmSync(dataPath, { recursive: true, force: true });
+  });
   return {
     endpoint: embedded.endpoint,
     javaPid: () => java,
@@ -67,16 +79,7 @@ export async function startOwnDynamo(): Promise<OwnDynamo> {
       java = restarted.pid!;
       await waitUntilAnswers(embedded.endpoint, 60_000);
     },
-    async stop() {
-      signal('SIGCONT');
-      if (restarted && restarted.exitCode === null && restarted.signalCode === null) {
-        const exited = new Promise((resolve) => restarted!.once('exit', resolve));
-        restarted.kill('SIGKILL');
-        await exited;
-      }
-      await embedded.stop();
-      rmSync(dataPath, { recursive: true, force: true });
-    },
+    stop,
   };
 }
 

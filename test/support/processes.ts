@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { registerFixture } from './fixtures';
 
 /** The repository root: where `npm start` runs. */
 export const ROOT = join(__dirname, '../..');
@@ -9,6 +10,45 @@ export const MAIN = join(ROOT, 'dist/src/main.js');
 /** The environment of a newcomer's shell: no AWS, no DynamoDB configured, a free port. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', NODE_ENV: 'development', ...extra };
+}
+
+/** How long a child asked to stop (SIGTERM) after its test gets before it is killed. */
+const STOP_GRACE_MS = 20_000;
+
+/**
+ * Registers a spawned child with the fixture registry and returns it: after its test (or file), a
+ * child still running gets SIGTERM (its whole process group when `detached`, as a terminal's
+ * Ctrl-C reaches a foreground job), then SIGKILL if it has not exited within 20 s. A test that
+ * ends the child itself, to see how it stops, leaves the registry nothing to do.
+ */
+export function processFixture<C extends ChildProcess>(child: C, options: { detached?: boolean } = {}): C {
+  const gone = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
+  registerFixture(`process ${child.pid} (${child.spawnargs.join(' ').slice(0, 160)})`, async () => {
+    const signal = (sig: NodeJS.Signals) => {
+      try {
+        if (options.detached && child.pid) process.kill(-child.pid, sig);
+        else if (child.exitCode === null && child.signalCode === null) child.kill(sig);
+      } catch {
+        // The process (group) is gone already: nothing to end.
+      }
+    };
+    // A detached group may outlive its leader (npm's node, DynamoDB Local's java), so it is
+    // signalled even when the leader has exited.
+    if (options.detached || (child.exitCode === null && child.signalCode === null)) signal('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), STOP_GRACE_MS)));
+    const exitedInTime = await Promise.race([gone.then(() => true), graceOver]);
+    clearTimeout(timer);
+    if (!exitedInTime) {
+      signal('SIGKILL');
+      await gone;
+    }
+  });
+  return child;
 }
 
 export interface Started {
@@ -22,10 +62,11 @@ export interface Started {
  * Spawns `command args` and resolves once the start-up banner is out, with the URL and the token
  * it printed. Rejects with the output when it exits first or prints no banner within 90 s.
  * `detached` puts it in a process group of its own, as a terminal does with a foreground job;
- * `cwd` is the folder it runs in (the repository root unless told).
+ * `cwd` is the folder it runs in (the repository root unless told). The child is a fixture
+ * (`processFixture`): whatever of it still runs after the test file is stopped.
  */
 export function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv, detached = false, cwd = ROOT): Promise<Started> {
-  const child = spawn(command, args, { cwd, env, detached, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = processFixture(spawn(command, args, { cwd, env, detached, stdio: ['ignore', 'pipe', 'pipe'] }), { detached });
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));

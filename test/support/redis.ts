@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import Redis from 'ioredis';
 import { freePort } from '../../src/infra/free-port';
+import { outlivingTheTest, registerFixture } from './fixtures';
 
 export interface RedisServer {
   url: string;
@@ -12,15 +13,27 @@ export interface RedisServer {
 
 /**
  * Starts a throwaway redis-server on a free 127.0.0.1 port (no persistence), or on `port` to
- * bring one back where clients expect it.
+ * bring one back where clients expect it. Registered with the fixture registry, which stops it
+ * after the test (or block, or file) that started it; one brought back on its port belongs to the
+ * block of the Redis it replaces. `stop` and `kill` are for tests of an outage.
  */
-export async function startRedis(port?: number): Promise<RedisServer> {
-  port ??= await freePort();
+export function startRedis(port?: number): Promise<RedisServer> {
+  return port === undefined ? freePort().then(startOn) : outlivingTheTest(() => startOn(port));
+}
+
+async function startOn(port: number): Promise<RedisServer> {
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: 'ignore',
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.once('error', () => {});
+  // A spawn that fails (no redis-server installed) emits 'error' and never 'exit'.
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
+  const stop = registerFixture(`redis-server :${port}`, async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  });
   const url = `redis://127.0.0.1:${port}`;
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   const deadline = Date.now() + 10_000;
@@ -39,12 +52,9 @@ export async function startRedis(port?: number): Promise<RedisServer> {
   return {
     url,
     port,
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop,
     async kill() {
-      child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     },
   };

@@ -9,7 +9,8 @@ import type { ArchiveManifest } from '../../src/archive/archive.format';
 import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
 import { loadConfig, type Config } from '../../src/config';
-import { createTable, testEndpoint } from './dynamo';
+import { createTable, dropTable, testEndpoint } from './dynamo';
+import { registerFixture } from './fixtures';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789';
 
@@ -28,12 +29,17 @@ export interface TestServer {
   request<T, V>(document: TypedDocumentNode<T, V>, variables: V, token?: string | null): Promise<GraphQLResult<T>>;
   /** Sends raw text as the query. */
   raw(body: unknown, token?: string | null, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  /**
+   * Stops the server now, for a test of what stopping does. The fixture registry stops it after
+   * the file anyway: no test calls this to clean up.
+   */
   stop(): Promise<void>;
 }
 
 /**
  * Starts the real server in this process on a free 127.0.0.1 port, against the run's DynamoDB
- * Local and a new table. The test that starts it stops it.
+ * Local and a new table. It is registered with the fixture registry (test/support/fixtures.ts),
+ * which stops it and drops its table after the test file.
  */
 export async function startTestServer(
   options: {
@@ -48,6 +54,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   // The embedded S3 keeps its files here; the folder goes when the server stops.
   const dataDir = mkdtempSync(join(tmpdir(), 'artissist-test-'));
+  registerFixture(`data folder ${dataDir}`, () => rmSync(dataDir, { recursive: true, force: true }));
   const config = loadConfig({
     NODE_ENV: 'test',
     DATA_DIR: dataDir,
@@ -69,12 +76,15 @@ export async function startTestServer(
   });
   // A production server only checks its table: here the test makes it, as the deploy template would.
   if (!config.dynamo.createTable) await createTable(config.tableName);
+  // A table the app makes itself in the run's DynamoDB Local goes too (createTable registers its own).
+  else if (config.dynamo.endpoint === testEndpoint()) registerFixture(`table ${config.tableName}`, () => dropTable(config.tableName));
   const app = await startApp(config, {
     batchLoads: options.batchLoads,
     failPublish: options.failPublish,
     now: options.now,
     afterArchiveExport: options.afterArchiveExport,
   });
+  const stop = registerFixture(`test server ${app.url}`, () => app.stop());
   const secret = new TextEncoder().encode(TEST_SECRET);
   const raw = async (body: unknown, token?: string | null, headers: Record<string, string> = {}) => {
     const res = await fetch(app.url, {
@@ -100,10 +110,7 @@ export async function startTestServer(
       return (await raw({ query: print(document), variables }, token)).body as GraphQLResult<any>;
     },
     raw,
-    async stop() {
-      await app.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    stop,
   };
 }
 

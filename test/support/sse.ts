@@ -1,4 +1,5 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { registerFixture } from './fixtures';
 
 /**
  * A TCP proxy in front of a server, on a free 127.0.0.1 port, that a test can cut: `drop()`
@@ -46,6 +47,10 @@ export async function startProxy(targetUrl: string): Promise<CuttableProxy> {
     down = true;
     for (const socket of [...open]) socket.resetAndDestroy();
   };
+  const stop = registerFixture(`cuttable proxy ${url}`, async () => {
+    drop();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
   return {
     url: url.toString(),
     drop,
@@ -55,10 +60,7 @@ export async function startProxy(targetUrl: string): Promise<CuttableProxy> {
     get connections() {
       return connections;
     },
-    async stop() {
-      drop();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    stop,
   };
 }
 

@@ -1,5 +1,6 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { boundPort } from '../../src/infra/free-port';
+import { registerFixture } from './fixtures';
 
 export interface StallProxy {
   url: string;
@@ -15,7 +16,8 @@ export interface StallProxy {
  * `stall` (by their X-Amz-Target, e.g. 'BatchGetItem') and passes every other call through: the
  * reads it names time out as on a stalled network, while the rest of the table works. It injects a
  * fault the real DynamoDB Local cannot be made to produce for one kind of call only. With
- * `delayMs`, every call passed through is sent on that much later: a slow DynamoDB.
+ * `delayMs`, every call passed through is sent on that much later: a slow DynamoDB. The fixture
+ * registry closes it after the test file.
  */
 export async function startStallProxy(target: string, stall: string[], delayMs = 0): Promise<StallProxy> {
   const { hostname, port } = new URL(target);
@@ -48,19 +50,24 @@ export async function startStallProxy(target: string, stall: string[], delayMs =
     } else forward();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${boundPort(server)}`;
+  const stop = registerFixture(
+    `stall proxy ${url}`,
+    () =>
+      new Promise<void>((resolve) => {
+        for (const res of open) res.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return {
-    url: `http://127.0.0.1:${boundPort(server)}`,
+    url,
     get stalled() {
       return open.size;
     },
     get held() {
       return held;
     },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        for (const res of open) res.destroy();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    stop,
   };
 }

@@ -1,18 +1,26 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { boundPort } from '../../src/infra/free-port';
+import { registerFixture } from './fixtures';
 
 export interface TcpProxy {
   url: string;
   /** Stops passing what clients send (it is kept): calls through the proxy hang, as on a stalled network. */
   hold(): void;
+  /** Resolves once a client has sent something while held: a call is now hanging on the proxy. */
+  stalled(): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** A TCP proxy on 127.0.0.1 (`port`, or a free one) to the service at `target` (an http:// URL). */
+/**
+ * A TCP proxy on 127.0.0.1 (`port`, or a free one) to the service at `target` (an http:// URL),
+ * closed by the fixture registry after the test file.
+ */
 export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy> {
   const { hostname, port: targetPort } = new URL(target);
   const sockets = new Set<Socket>();
   let held = false;
+  let stalledCall: (() => void) | undefined;
+  const stalled = new Promise<void>((resolve) => (stalledCall = resolve));
   const server: Server = createServer((client) => {
     const upstream = connect(Number(targetPort), hostname);
     for (const s of [client, upstream]) {
@@ -22,19 +30,26 @@ export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy>
     }
     client.on('data', (chunk) => {
       if (!held) upstream.write(chunk);
+      else stalledCall?.();
     });
     upstream.pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${boundPort(server)}`,
-    hold: () => {
-      held = true;
-    },
-    stop: () =>
+  const url = `http://127.0.0.1:${boundPort(server)}`;
+  const stop = registerFixture(
+    `tcp proxy ${url}`,
+    () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
+  );
+  return {
+    url,
+    hold: () => {
+      held = true;
+    },
+    stalled: () => stalled,
+    stop,
   };
 }

@@ -1,5 +1,6 @@
-import { createClient, type Client } from 'graphql-ws';
+import { createClient, type Client, type ClientOptions } from 'graphql-ws';
 import WebSocket from 'ws';
+import { fixture } from './fixtures';
 
 /**
  * The least any wait below allows, whatever a test asks: waits are upper bounds that return as soon
@@ -8,15 +9,21 @@ import WebSocket from 'ws';
  */
 export const WAIT_FLOOR_MS = 20_000;
 
-/** A graphql-ws client authenticated with `token` in connection_init. Dispose it in the test. */
-export function wsClient(httpUrl: string, token: string): Client {
-  return createClient({
+/**
+ * A graphql-ws client authenticated with `token` in connection_init (no retries unless `options`
+ * say otherwise), disposed by the fixture registry after the test that made it (a test may dispose
+ * it earlier to see what closing does).
+ */
+export function wsClient(httpUrl: string, token: string, options: Partial<ClientOptions> = {}): Client {
+  const client = createClient({
     url: httpUrl.replace(/^http/, 'ws'),
     webSocketImpl: WebSocket,
     connectionParams: { authorization: `Bearer ${token}` },
     retryAttempts: 0,
     lazy: true,
+    ...options,
   });
+  return fixture(`graphql-ws client of ${httpUrl}`, client, (c) => c.dispose());
 }
 
 export interface Subscription<T> {
@@ -133,6 +140,9 @@ export async function rawSocket(url: string, options: WebSocket.ClientOptions = 
     log.push({ at: Date.now(), message, binary: isBinary });
   });
   ws.on('error', () => {});
+  // Closed by the fixture registry after the file; terminated, since a test that closes it on
+  // purpose has had its close handshake already.
+  fixture(`raw socket to ${url}`, ws, (socket) => socket.terminate());
   await new Promise((resolve, reject) => {
     ws.once('open', resolve);
     ws.once('error', reject);

@@ -9,6 +9,7 @@ import { classify, instrumentClient, isServiceUnavailable } from '../../src/infr
 import { LabelCap, Metrics } from '../../src/infra/metrics';
 import { OutageLog } from '../../src/infra/outage';
 import { Readiness } from '../../src/http/health';
+import { fixture, registerFixture } from '../support/fixtures';
 
 const counter = async (metrics: Metrics, name: string, labels: Record<string, string>) => {
   const metric = metrics.registry.getSingleMetric(name);
@@ -116,11 +117,11 @@ describe('timeouts against a server that accepts connections and never answers',
       socket.resume(); // reads the request, never writes a byte: like a frozen DynamoDB
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    registerFixture('never-answering server', async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    });
     endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  });
-  afterAll(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => server.close(resolve));
   });
 
   it('ends each attempt at DYNAMODB_TIMEOUT_MS (throwOnRequestTimeout) and gives up after the attempts', async () => {
@@ -167,7 +168,9 @@ describe('the request budget', () => {
       expect(options.requestTimeout).toBeGreaterThan(400);
       expect(options.requestTimeout).toBeLessThanOrEqual(500);
       expect(budgetOptions(100).requestTimeout).toBe(100);
-      await new Promise((r) => setTimeout(r, 600));
+      // A call's signal aborts when the budget runs out: that is what this waits for.
+      const call = budgetOptions(3000).abortSignal!;
+      if (!call.aborted) await new Promise((r) => call.addEventListener('abort', r, { once: true }));
       expect(budgetOptions(3000)).toEqual({ abortSignal: expect.objectContaining({ aborted: true }) });
     });
   });
@@ -217,26 +220,22 @@ describe('OutageLog', () => {
       warn: (fields: object, msg: string) => lines.push({ level: 'warn', fields, msg }),
       info: (fields: object, msg: string) => lines.push({ level: 'info', fields, msg }),
     };
-    const outage = new OutageLog(10_000, log as never);
-    try {
-      for (let i = 0; i < 500; i++) outage.failure('dynamodb', i % 5 ? 'timeout' : 'unreachable');
-      expect(lines).toHaveLength(1);
-      outage.summarize();
-      expect(lines).toHaveLength(2);
-      expect(lines[1].fields).toMatchObject({ dependency: 'dynamodb', failures: 500, byKind: { timeout: 400, unreachable: 100 } });
-      outage.success('dynamodb');
-      outage.failure('dynamodb', 'timeout'); // flapping: still failing in this interval
-      outage.summarize();
-      expect(lines[2].fields).toMatchObject({ failures: 1 });
-      outage.success('dynamodb');
-      outage.summarize();
-      expect(lines[3]).toMatchObject({ level: 'info', msg: 'dynamodb answers again', fields: { totalFailures: 501 } });
-      outage.summarize();
-      expect(lines).toHaveLength(4);
-      expect(outage.failing()).toEqual([]);
-    } finally {
-      outage.stop();
-    }
+    const outage = fixture('outage log', new OutageLog(10_000, log as never), (o) => o.stop());
+    for (let i = 0; i < 500; i++) outage.failure('dynamodb', i % 5 ? 'timeout' : 'unreachable');
+    expect(lines).toHaveLength(1);
+    outage.summarize();
+    expect(lines).toHaveLength(2);
+    expect(lines[1].fields).toMatchObject({ dependency: 'dynamodb', failures: 500, byKind: { timeout: 400, unreachable: 100 } });
+    outage.success('dynamodb');
+    outage.failure('dynamodb', 'timeout'); // flapping: still failing in this interval
+    outage.summarize();
+    expect(lines[2].fields).toMatchObject({ failures: 1 });
+    outage.success('dynamodb');
+    outage.summarize();
+    expect(lines[3]).toMatchObject({ level: 'info', msg: 'dynamodb answers again', fields: { totalFailures: 501 } });
+    outage.summarize();
+    expect(lines).toHaveLength(4);
+    expect(outage.failing()).toEqual([]);
   });
 });
 

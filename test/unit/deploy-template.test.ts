@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CfnElement, type Stack } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
@@ -10,6 +9,7 @@ import { DOWNSTREAM_DETAIL_TYPE, DOWNSTREAM_FILTER, DOWNSTREAM_SOURCE, envelopeT
 import { indexNames, TTL_ATTRIBUTE, tableDefinition } from '../../src/infra/dynamo/table';
 import { ARCHIVE_PREFIX, ARCHIVED_TAG } from '../../src/infra/s3/archive-tag';
 import { ROOT } from '../support/processes';
+import { tempDir } from '../support/fixtures';
 
 /** The synthesized storage stack, as a deployer with these settings would get it. */
 function synth(env: Record<string, string> = {}) {
@@ -185,37 +185,33 @@ describe('deploy template (npm run synth)', () => {
   });
 
   it('synthesizes offline into a folder of CloudFormation templates', () => {
-    const outdir = mkdtempSync(join(tmpdir(), 'artissist-cdk-'));
-    try {
-      const assembly = buildApp(deploySettings({ STACK_NAME: 'ArtissistTest' }), outdir).app.synth();
-      expect(assembly.stacks.map((s) => s.stackName)).toEqual(['ArtissistTest']);
-      const file = join(outdir, 'ArtissistTest.template.json');
-      expect(existsSync(file)).toBe(true);
-      const template = JSON.parse(readFileSync(file, 'utf8'));
-      // Deployable with plain `aws cloudformation deploy`: no bootstrap rule or parameter, no CDK metadata.
-      expect(template.Rules).toBeUndefined();
-      expect(template.Parameters).toBeUndefined();
-      expect(
-        Object.values(template.Resources)
-          .map((r) => (r as { Type: string }).Type)
-          .sort(),
-      ).toEqual(
-        [
-          'AWS::DynamoDB::Table',
-          'AWS::IAM::ManagedPolicy',
-          'AWS::S3::Bucket',
-          'AWS::S3::BucketPolicy',
-          // Downstream: the Pipe, its role, the bus and the dead-letter queue (with its TLS-only policy).
-          'AWS::Pipes::Pipe',
-          'AWS::IAM::Role',
-          'AWS::Events::EventBus',
-          'AWS::SQS::Queue',
-          'AWS::SQS::QueuePolicy',
-        ].sort(),
-      );
-    } finally {
-      rmSync(outdir, { recursive: true, force: true });
-    }
+    const outdir = tempDir('artissist-cdk-');
+    const assembly = buildApp(deploySettings({ STACK_NAME: 'ArtissistTest' }), outdir).app.synth();
+    expect(assembly.stacks.map((s) => s.stackName)).toEqual(['ArtissistTest']);
+    const file = join(outdir, 'ArtissistTest.template.json');
+    expect(existsSync(file)).toBe(true);
+    const template = JSON.parse(readFileSync(file, 'utf8'));
+    // Deployable with plain `aws cloudformation deploy`: no bootstrap rule or parameter, no CDK metadata.
+    expect(template.Rules).toBeUndefined();
+    expect(template.Parameters).toBeUndefined();
+    expect(
+      Object.values(template.Resources)
+        .map((r) => (r as { Type: string }).Type)
+        .sort(),
+    ).toEqual(
+      [
+        'AWS::DynamoDB::Table',
+        'AWS::IAM::ManagedPolicy',
+        'AWS::S3::Bucket',
+        'AWS::S3::BucketPolicy',
+        // Downstream: the Pipe, its role, the bus and the dead-letter queue (with its TLS-only policy).
+        'AWS::Pipes::Pipe',
+        'AWS::IAM::Role',
+        'AWS::Events::EventBus',
+        'AWS::SQS::Queue',
+        'AWS::SQS::QueuePolicy',
+      ].sort(),
+    );
   });
 });
 
@@ -227,7 +223,7 @@ type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: unk
  * the image is only staged, and built when the asset is published at deploy time.
  */
 function synthService(env: Record<string, string> = {}) {
-  const outdir = mkdtempSync(join(tmpdir(), 'artissist-cdk-service-'));
+  const outdir = tempDir('artissist-cdk-service-');
   const docker = process.env.CDK_DOCKER;
   process.env.CDK_DOCKER = join(outdir, 'no-docker-here');
   try {
@@ -279,7 +275,6 @@ describe('the optional service stack (DEPLOY_SERVICE=true npm run synth)', () =>
   beforeAll(() => {
     synth = synthService();
   });
-  afterAll(() => rmSync(synth.outdir, { recursive: true, force: true }));
 
   const container = () => synth.container();
   const environment = (): Record<string, unknown> =>
@@ -432,43 +427,35 @@ describe('the service stack with its settings', () => {
       CERTIFICATE_ARN: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
       LB_IDLE_TIMEOUT_SECONDS: '300',
     });
-    try {
-      expect(synth.assets.dockerImages ?? {}).toEqual({});
-      expect(JSON.stringify(synth.container())).toContain('/artissist:1.4.0');
-      // No custom resource or function: nothing that would need the CDK's bootstrap bucket.
-      expect(Object.values(synth.resources).filter((r) => /^Custom::|Lambda/.test(r.Type))).toEqual([]);
-      const env = Object.fromEntries(synth.container().Environment.map((e: { Name: string; Value: unknown }) => [e.Name, e.Value]));
-      expect(env).toMatchObject({
-        AUTH_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json',
-        AUTH_ISSUER: 'https://idp.example.com/',
-        AUTH_AUDIENCE: 'artissist',
-        HTTP_KEEPALIVE_TIMEOUT_MS: '305000',
-      });
-      expect(synth.container().Secrets.map((s: { Name: string }) => s.Name)).toEqual(['CURSOR_SECRET']);
-      // HTTPS on 443 with the certificate; port 80 only redirects.
-      const listeners = synth.ofType('AWS::ElasticLoadBalancingV2::Listener').map(([, l]) => l.Properties);
-      expect(listeners).toContainEqual(
-        expect.objectContaining({
-          Port: 443,
-          Protocol: 'HTTPS',
-          Certificates: [{ CertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc' }],
-        }),
-      );
-      expect(listeners).toContainEqual(
-        expect.objectContaining({ Port: 80, DefaultActions: [expect.objectContaining({ Type: 'redirect' })] }),
-      );
-    } finally {
-      rmSync(synth.outdir, { recursive: true, force: true });
-    }
+    expect(synth.assets.dockerImages ?? {}).toEqual({});
+    expect(JSON.stringify(synth.container())).toContain('/artissist:1.4.0');
+    // No custom resource or function: nothing that would need the CDK's bootstrap bucket.
+    expect(Object.values(synth.resources).filter((r) => /^Custom::|Lambda/.test(r.Type))).toEqual([]);
+    const env = Object.fromEntries(synth.container().Environment.map((e: { Name: string; Value: unknown }) => [e.Name, e.Value]));
+    expect(env).toMatchObject({
+      AUTH_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json',
+      AUTH_ISSUER: 'https://idp.example.com/',
+      AUTH_AUDIENCE: 'artissist',
+      HTTP_KEEPALIVE_TIMEOUT_MS: '305000',
+    });
+    expect(synth.container().Secrets.map((s: { Name: string }) => s.Name)).toEqual(['CURSOR_SECRET']);
+    // HTTPS on 443 with the certificate; port 80 only redirects.
+    const listeners = synth.ofType('AWS::ElasticLoadBalancingV2::Listener').map(([, l]) => l.Properties);
+    expect(listeners).toContainEqual(
+      expect.objectContaining({
+        Port: 443,
+        Protocol: 'HTTPS',
+        Certificates: [{ CertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc' }],
+      }),
+    );
+    expect(listeners).toContainEqual(
+      expect.objectContaining({ Port: 80, DefaultActions: [expect.objectContaining({ Type: 'redirect' })] }),
+    );
   });
 
   it('builds the image with the tracing SDK when an OTLP endpoint is given', () => {
     const synth = synthService({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.internal:4318' });
-    try {
-      expect(Object.values<any>(synth.assets.dockerImages)[0].source.dockerBuildArgs).toEqual({ TRACING: 'true' });
-      expect(JSON.stringify(synth.container().Environment)).toContain('http://collector.internal:4318');
-    } finally {
-      rmSync(synth.outdir, { recursive: true, force: true });
-    }
+    expect(Object.values<any>(synth.assets.dockerImages)[0].source.dockerBuildArgs).toEqual({ TRACING: 'true' });
+    expect(JSON.stringify(synth.container().Environment)).toContain('http://collector.internal:4318');
   });
 });

@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkLayers, LAYERS } from '../../src/scripts/layers';
+import { tempDir } from '../support/fixtures';
 
 const src = join(__dirname, '../../src');
 
@@ -36,23 +36,19 @@ describe('the layers of src/', () => {
   });
 
   it('counts a type-only import of a higher layer, and a require, as upward', () => {
-    const root = mkdtempSync(join(tmpdir(), 'layers-'));
-    try {
-      mkdirSync(join(root, 'infra'));
-      mkdirSync(join(root, 'common'));
-      writeFileSync(join(root, 'infra/a.ts'), "import type { B } from '../common/b';\nimport { logger } from '../logger';\n");
-      writeFileSync(join(root, 'common/b.ts'), "export type B = string;\nconst a = require('../infra/a');\n");
-      writeFileSync(join(root, 'errors.ts'), "const c = require('./context');\n");
-      writeFileSync(join(root, 'stray.ts'), '');
-      expect(checkLayers(root)).toEqual({
-        upward: [
-          { from: 'errors.ts', fromLayer: 'base', to: 'context.ts', toLayer: 'common' },
-          { from: 'infra/a.ts', fromLayer: 'infra', to: 'common/b.ts', toLayer: 'common' },
-        ],
-        unassigned: ['stray.ts'],
-      });
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
+    const root = tempDir('layers-');
+    mkdirSync(join(root, 'infra'));
+    mkdirSync(join(root, 'common'));
+    writeFileSync(join(root, 'infra/a.ts'), "import type { B } from '../common/b';\nimport { logger } from '../logger';\n");
+    writeFileSync(join(root, 'common/b.ts'), "export type B = string;\nconst a = require('../infra/a');\n");
+    writeFileSync(join(root, 'errors.ts'), "const c = require('./context');\n");
+    writeFileSync(join(root, 'stray.ts'), '');
+    expect(checkLayers(root)).toEqual({
+      upward: [
+        { from: 'errors.ts', fromLayer: 'base', to: 'context.ts', toLayer: 'common' },
+        { from: 'infra/a.ts', fromLayer: 'infra', to: 'common/b.ts', toLayer: 'common' },
+      ],
+      unassigned: ['stray.ts'],
+    });
   });
 });

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchema, getNamedType, type GraphQLObjectType, isLeafType, isNonNullType, isObjectType } from 'graphql';
+import { tempDir } from '../support/fixtures';
 
 /*
  * Relay is the strictest of the client caches: its compiler refuses a schema whose connections do
@@ -46,14 +46,12 @@ describe('relay-compiler', () => {
   let dir: string;
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'relay-app-'));
+    dir = tempDir('relay-app-');
     cpSync(join(root, 'test/fixtures/relay/src'), join(dir, 'src'), { recursive: true });
     writeFileSync(join(dir, 'schema.graphql'), schemaText);
     writeFileSync(join(dir, 'relay.config.json'), JSON.stringify({ src: './src', schema: './schema.graphql', language: 'typescript' }));
     for (const type of nodeTypes) writeFileSync(join(dir, 'src', `Refetch${type.name}.ts`), refetchableFragment(type));
   });
-
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('compiles @connection over projects, logsConnection and jobs, a subscription and a @refetchable fragment on every Node type', () => {
     expect(nodeTypes.map((t) => t.name)).toEqual(expect.arrayContaining(['Project', 'Log', 'Job', 'Step', 'Asset', 'Tenant']));

@@ -1,0 +1,68 @@
+import type { Circus } from '@jest/types';
+import { TestEnvironment } from 'jest-environment-node';
+
+/**
+ * The bridge between this environment and test/support/fixtures.ts, which runs inside the test
+ * file's sandbox and keeps the registered fixtures: the environment says which scope is current
+ * and asks for a scope's fixtures to be disposed when it ends.
+ */
+export interface FixtureBridge {
+  /** The scope fixtures registered now belong to: a test, a describe block, or the file. */
+  __fixtureScope?: string;
+  /** The describe block the running test is in (for a fixture that must outlive the test). */
+  __fixtureBlockScope?: string;
+  /** Disposes the fixtures of `scope` (every one left, when omitted); rejects naming each failure. */
+  __disposeFixtures?: (scope?: string) => Promise<void>;
+}
+
+/**
+ * jest's node environment with the fixture registry's scopes (jest config `testEnvironment`): what
+ * a test starts (in `it`, `beforeEach` or `afterEach`) is disposed once that test is done, after its
+ * own hooks; what a describe block's `beforeAll` starts, once that block is done, after its own
+ * `afterAll`; what the file starts at load, after the file. A disposal that fails fails the test,
+ * or the file. jest's event hooks give the exact boundaries that hooks installed by a setup file
+ * cannot: such an `afterEach` runs before a nested block's own, and an `afterAll` cannot end with
+ * each describe block.
+ */
+export default class FixtureEnvironment extends TestEnvironment {
+  private readonly describes: string[] = [];
+  private next = 0;
+
+  private get bridge(): FixtureBridge {
+    return this.global as unknown as FixtureBridge;
+  }
+
+  private async dispose(scope: string | undefined, errors: unknown[]): Promise<void> {
+    try {
+      await this.bridge.__disposeFixtures?.(scope);
+    } catch (error) {
+      errors.push(error);
+    }
+  }
+
+  async handleTestEvent(event: Circus.AsyncEvent, state: Circus.State): Promise<void> {
+    switch (event.name) {
+      case 'run_describe_start':
+        this.describes.push(`describe ${this.next++} ${event.describeBlock.name}`);
+        this.bridge.__fixtureScope = this.describes.at(-1);
+        break;
+      case 'test_start':
+        this.bridge.__fixtureBlockScope = this.describes.at(-1);
+        this.bridge.__fixtureScope = `test ${this.next++} ${event.test.name}`;
+        break;
+      case 'test_done': {
+        const scope = this.bridge.__fixtureScope;
+        this.bridge.__fixtureScope = this.describes.at(-1);
+        await this.dispose(scope, event.test.errors);
+        break;
+      }
+      case 'run_describe_finish': {
+        const scope = this.describes.pop();
+        this.bridge.__fixtureScope = this.describes.at(-1);
+        // The file's own block is the last to finish: whatever is left goes with it.
+        await this.dispose(this.describes.length === 0 ? undefined : scope, state.unhandledErrors);
+        break;
+      }
+    }
+  }
+}
