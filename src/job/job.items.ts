@@ -23,6 +23,7 @@ import {
   waitingStepKeys,
 } from './job.reuse';
 import {
+  attemptEndedError,
   cancelledJob,
   decide,
   ItemStatus,
@@ -1031,20 +1032,8 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
           ends ? (ends === item.timesOutAt ? `Its attempt runs until ${ends}.` : `Its lease runs until ${ends}.`) : undefined,
         );
       }
-      // Whichever came first ended the attempt: the holder's silence, or its time (the lease
-      // never outlasts the time, so when both ended at once it was the time).
-      const error: JobError =
-        ends === item.timesOutAt
-          ? {
-              code: 'ATTEMPT_TIMED_OUT',
-              message: `Attempt ${item.attempt} of worker ${item.worker ?? 'unknown'} ran out of time at ${ends}: its stage allows ${limit ?? '?'} s an attempt, whatever its reports.`,
-              retryCount: item.attempt - 1,
-            }
-          : {
-              code: 'LEASE_EXPIRED',
-              message: `Worker ${item.worker ?? 'unknown'} stopped reporting; its lease ran out at ${item.leaseExpiresAt}.`,
-              retryCount: item.attempt - 1,
-            };
+      // Whichever came first ended the attempt: the holder's silence, or its time.
+      const error = attemptEndedError(item, ends, limit);
       // The next attempt waits for its backoff like one failed by its worker: the claimer takes
       // none of it (claimAny goes on to the next candidate).
       if (item.attempt < item.maxAttempt && fanOut.retryBackoff) return waitForNext(error);

@@ -447,18 +447,7 @@ export function decide(
           hint: ends ? `${ends === step.timesOutAt ? 'Its attempt' : 'Its lease'} runs until ${ends}.` : undefined,
         });
       }
-      const error =
-        ends === step.timesOutAt
-          ? {
-              code: 'ATTEMPT_TIMED_OUT',
-              message: `Attempt ${step.attempt} of worker ${step.worker ?? 'unknown'} ran out of time at ${ends}: its stage allows ${limit ?? '?'} s an attempt, whatever its reports.`,
-              retryCount: step.attempt - 1,
-            }
-          : {
-              code: 'LEASE_EXPIRED',
-              message: `Worker ${step.worker ?? 'unknown'} stopped reporting; its lease ran out at ${step.leaseExpiresAt}.`,
-              retryCount: step.attempt - 1,
-            };
+      const error = attemptEndedError(step, ends, limit);
       // With a retry backoff the next attempt waits for it, like one its worker failed: the
       // claimer holds none of it. Without one the claimer holds the new attempt at once.
       if (ctx.policy?.retryBackoff && step.attempt < job.maxAttempts) return failAttempt(step, error);
@@ -571,6 +560,31 @@ export function decide(
       return { job: next, steps: [retry], step: retry, type: JobEventType.JOB_RETRIED };
     }
   }
+}
+
+/**
+ * Why a running attempt (a step's or an item's) that ended at `ends`, the earlier of its lease's
+ * end and its time's, is over: its time ran out (ATTEMPT_TIMED_OUT; a lease never outlasts the
+ * time, so when both ended at once it was the time), or its holder stopped reporting
+ * (LEASE_EXPIRED). `limitSeconds` is its stage's attempt timeout, for the message.
+ */
+export function attemptEndedError(
+  held: { attempt: number; worker?: string; leaseExpiresAt?: string; timesOutAt?: string },
+  ends: string,
+  limitSeconds: number | undefined,
+): JobError {
+  const worker = held.worker ?? 'unknown';
+  return ends === held.timesOutAt
+    ? {
+        code: 'ATTEMPT_TIMED_OUT',
+        message: `Attempt ${held.attempt} of worker ${worker} ran out of time at ${ends}: its stage allows ${limitSeconds ?? '?'} s an attempt, whatever its reports.`,
+        retryCount: held.attempt - 1,
+      }
+    : {
+        code: 'LEASE_EXPIRED',
+        message: `Worker ${worker} stopped reporting; its lease ran out at ${held.leaseExpiresAt}.`,
+        retryCount: held.attempt - 1,
+      };
 }
 
 /** A stored job's state, as the machine decides on it. */
