@@ -201,6 +201,8 @@ export interface PlanLimits {
   storedBytes: number;
   /** Jobs not yet finished (queued, running or paused) the tenant may hold. */
   runningJobs: number;
+  /** Work items one job may hold over all its fan-out stages (each stage holds at most 10,000). */
+  itemsPerJob: number;
 }
 
 /** The limits of each plan, unless PLAN_LIMITS says otherwise. */
@@ -213,6 +215,7 @@ export const PLAN_DEFAULTS: Record<PlanName, PlanLimits> = {
     projects: 1_000,
     storedBytes: 10 * 1024 ** 3,
     runningJobs: 100,
+    itemsPerJob: 10_000,
   },
   studio: {
     requestsPerSecond: 1_000,
@@ -222,6 +225,7 @@ export const PLAN_DEFAULTS: Record<PlanName, PlanLimits> = {
     projects: 10_000,
     storedBytes: 1024 ** 4,
     runningJobs: 1_000,
+    itemsPerJob: 50_000,
   },
   enterprise: {
     requestsPerSecond: 5_000,
@@ -231,6 +235,7 @@ export const PLAN_DEFAULTS: Record<PlanName, PlanLimits> = {
     projects: 100_000,
     storedBytes: 20 * 1024 ** 4,
     runningJobs: 10_000,
+    itemsPerJob: 200_000,
   },
 };
 

@@ -1,4 +1,6 @@
-import { quotaWrites } from '../common/quota';
+import { limitsOf, quotaWrites } from '../common/quota';
+import type { PlanLimits, PlanName } from '../config';
+import { quotaExceeded } from '../errors';
 import { entities, type EntityItem, type ItemCountsItem, MAX_STAGE_ITEMS } from '../common/entities';
 import { checkFields } from '../common/fields';
 import { assertId } from '../common/ids';
@@ -240,6 +242,13 @@ export class BatchState {
 }
 
 const itemId = (stage: string, sequence: number) => `${stage}#${sequence}`;
+/** QUOTA_EXCEEDED (itemsPerJob) when `adding` items to the `holding` a job has would pass `limit`. */
+function refuseOverItems(holding: number, adding: number, limit: number): void {
+  if (adding > 0 && holding + adding > limit) throw quotaExceeded('itemsPerJob', limit, adding);
+}
+
+/** The work items a job holds over all its fan-out stages. */
+const itemTotal = (job: Pick<JobItem, 'itemCounts'>) => Object.values(job.itemCounts ?? {}).reduce((sum, c) => sum + c.total, 0);
 /** A ref a pool claim adds to its command: its group reads the tenant's pool share and load too. */
 const POOL_REF = '\u0000pool';
 
@@ -313,7 +322,20 @@ export class JobItems {
   constructor(
     private readonly scope: Scope,
     private readonly leaseSeconds: number,
+    private readonly plans?: Record<PlanName, PlanLimits>,
   ) {}
+
+  /**
+   * Refuses (QUOTA_EXCEEDED, itemsPerJob) adding `adding` items to a job that holds `holding`,
+   * when that passes the tenant's plan. The plan is read now; the job's count is the one its
+   * committer decides on, so concurrent adders to one job are held to it exactly.
+   */
+  async checkItemsPerJob(holding: number, adding: number): Promise<number> {
+    const tenant = await this.scope.store.get(entities.Tenant.keyOf(this.scope.tenantId, {}));
+    const allowed = limitsOf(this.plans, tenant).itemsPerJob;
+    refuseOverItems(holding, adding, allowed);
+    return allowed;
+  }
 
   private leaseUntil(): string {
     return new Date(this.scope.now().getTime() + this.leaseSeconds * 1000).toISOString();
@@ -574,7 +596,10 @@ export class JobItems {
     const checked = this.checkInputs(JobItems.fanOutOrThrow(head, stage), inputs);
     const records = await this.recordsOfItems(head, stage, checked);
     const actor = this.scope.actor;
+    const limit = await this.checkItemsPerJob(itemTotal(head), checked.length);
     const job = await this.submit(jobId, [], (state) => {
+      // Held again on the job as its committer reads it: another adder may have added since.
+      refuseOverItems(itemTotal(state.job), checked.length, limit);
       const first = countsOf(state.job, stage).total + 1;
       addItems(state, stage, checked, actor);
       state.reuseRecords = new Map([...state.reuseRecords, ...records]);

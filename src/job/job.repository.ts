@@ -9,6 +9,7 @@ import type { Scope } from '../common/scope';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } from '../errors';
 import type { PageRequest } from '../infra/dynamo/store';
+import type { PlanLimits, PlanName } from '../config';
 import { type ConditionFailure, del, type UnitWrite } from '../infra/dynamo/write';
 import { checkFields } from '../common/fields';
 import { canonicalJson, checkClientKey, keyReused, requestFingerprint } from '../common/idempotency';
@@ -133,8 +134,10 @@ export class JobRepository {
     private readonly projects: ProjectRepository,
     /** How long a worker holds a step without reporting (see Config.jobLeaseSeconds). */
     private readonly leaseSeconds = 60,
+    /** What each plan allows (Config.plans): the items a job may hold. */
+    plans?: Record<PlanName, PlanLimits>,
   ) {
-    this.items = new JobItems(scope, leaseSeconds);
+    this.items = new JobItems(scope, leaseSeconds, plans);
     this.deadLetters = new DeadLetters(scope, this.items);
   }
 
@@ -469,6 +472,7 @@ export class JobRepository {
         ])
       : [new Map(), new Map()];
     const records = new Map([...stepRecords, ...itemRecords]);
+    await this.items.checkItemsPerJob(0, items.length);
     const created = this.items.created(job, initial, itemStage?.name, items, records);
     const record = entities.Idempotency.put(this.scope.tenantId, {
       ...idempotency,

@@ -605,7 +605,7 @@ export class JobEventResolver {
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const jobFeature = feature({
   resolvers: [JobResolver, StepResolver, JobEventResolver, WorkItemResolver, JobSceneResolver],
-  repositories: (scope, { projects }, deps) => ({ jobs: new JobRepository(scope, projects, deps.jobLeaseSeconds) }),
+  repositories: (scope, { projects }, deps) => ({ jobs: new JobRepository(scope, projects, deps.jobLeaseSeconds, deps.plans) }),
   nodes: {
     Job: { type: Job, load: (repos, v) => repos.jobs.get(v.jobId) },
     Step: {

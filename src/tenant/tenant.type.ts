@@ -102,6 +102,8 @@ export class PlanLimits {
 
   @Field(() => Int, { description: 'Jobs not yet finished (queued, running or paused) the tenant may hold.' })
   runningJobs!: number;
+  @Field(() => Int, { description: 'Work items one job may hold over all its fan-out stages.' })
+  itemsPerJob!: number;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'How much of one quota a tenant uses.' })
@@ -153,4 +155,6 @@ export class PlanLimitsInput {
 
   @Field(() => Int, { nullable: true, description: 'Jobs not yet finished.' })
   runningJobs?: number | null;
+  @Field(() => Int, { nullable: true, description: 'Work items per job.' })
+  itemsPerJob?: number | null;
 }

@@ -86,6 +86,35 @@ describe("a tenant's plan quotas, checked in the write's own transaction", () =>
     expect(await usedOf('quota-jobs', 'runningJobs')).toBe(3);
   });
 
+  it('holds a job to the plan’s items per job, at createJob and for concurrent addWorkItems', async () => {
+    const tenantId = 'quota-items';
+    const token = await server.token(tenantId, [Role.EDITOR, Role.WORKER]);
+    await setLimits(tenantId, { itemsPerJob: 5 });
+    const projectId = dataOf(await gql(token, CREATE_PROJECT, { title: 'Items' })).createProject.projectId;
+    const items = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ source: `tenants/${tenantId}/in/${from + i}.png` }));
+    const createJob = (n: number, label: string) =>
+      gql(token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+        i: { projectId, kind: 'BATCH', inputs: { label }, items: items(1, n) },
+      });
+    // Six items at creation are one too many, and make no job.
+    const tooMany = await createJob(6, 'six');
+    expect(tooMany.errors?.[0]?.extensions).toMatchObject({ code: 'QUOTA_EXCEEDED', quota: 'itemsPerJob', limit: 5, requested: 6 });
+    const jobId = dataOf(await createJob(3, 'three')).createJob.jobId;
+    // Ten workers add one item each at once: exactly the two that fit are added.
+    const added = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        gql(token, 'mutation($j: ID!, $i: [JSONObject!]!) { addWorkItems(jobId: $j, stage: "process", items: $i) { jobId } }', {
+          j: jobId,
+          i: items(10 + i, 1),
+        }),
+      ),
+    );
+    expect(added.filter((r) => r.data?.addWorkItems)).toHaveLength(2);
+    expect(added.filter((r) => r.errors?.[0]?.extensions?.code === 'QUOTA_EXCEEDED')).toHaveLength(8);
+    const job = dataOf(await gql(token, 'query($j: ID!) { job(jobId: $j) { itemCounts { total } } }', { j: jobId })).job;
+    expect(job.itemCounts).toEqual({ total: 5 });
+  });
+
   it('refuses an upload that would pass the stored-bytes quota at request, and at confirmation', async () => {
     const tenantId = 'quota-bytes';
     const token = await server.token(tenantId);
