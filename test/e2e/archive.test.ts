@@ -98,7 +98,6 @@ describe('cold storage', () => {
     workerB = await server.token(B, [Role.WORKER], 'worker-b');
     admin = await server.token('ops', [Role.ADMIN], 'operator');
   });
-  afterAll(() => server?.stop());
 
   it('exports old finished jobs and removes them; a crash between the two repeats nothing and loses nothing; an archived project restores equal', async () => {
     const projectId = await newProject('Cold jobs', editorA);

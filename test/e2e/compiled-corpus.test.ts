@@ -108,8 +108,6 @@ describe('compiled queries answer as graphql-js does, over the whole example cor
     ).createJob.jobId;
   });
 
-  afterAll(() => server?.stop());
-
   /** A value for each variable `operation` declares: the seeded id it names, else a plain value of its type. */
   function variablesOf(operation: OperationDefinitionNode): Record<string, unknown> {
     const variables: Record<string, unknown> = {};

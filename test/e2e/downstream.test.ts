@@ -6,6 +6,7 @@ import { createDynamo, type Dynamo } from '../../src/infra/dynamo/client';
 import { DOWNSTREAM_STREAMS, envelopeOf, type Envelope } from '../../src/infra/dynamo/downstream';
 import { StreamReader } from '../../src/infra/dynamo/stream-reader';
 import { testEndpoint } from '../support/dynamo';
+import { fixture } from '../support/fixtures';
 import { ROOT } from '../support/processes';
 import { Role, startTestServer, type TestServer } from '../support/server';
 
@@ -52,13 +53,11 @@ describe('events downstream from the table stream', () => {
     server = await startTestServer();
     editor = await server.token(TENANT, [Role.EDITOR], 'editor-1');
     worker = await server.token(TENANT, [Role.WORKER], 'worker-1');
-    dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
-    reader = await StreamReader.open(dynamo.client, server.config.tableName, 'TRIM_HORIZON', testEndpoint());
-  });
-  afterAll(async () => {
-    reader?.close();
-    dynamo?.client.destroy();
-    await server?.stop();
+    dynamo = fixture('DynamoDB client', createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 }), (d) =>
+      d.client.destroy(),
+    );
+    const opened = await StreamReader.open(dynamo.client, server.config.tableName, 'TRIM_HORIZON', testEndpoint());
+    reader = fixture('stream reader', opened, (r) => r.close());
   });
 
   it('holds every event a burst of mixed mutations committed, once each, in the documented envelope', async () => {

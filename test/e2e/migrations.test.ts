@@ -1,6 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BatchWriteCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { entities } from '../../src/common/entities';
@@ -9,6 +7,7 @@ import { createDynamo } from '../../src/infra/dynamo/client';
 import { SEARCH_SLOTS_ATTRIBUTE } from '../../src/infra/dynamo/entity';
 import type { Item } from '../../src/infra/dynamo/write';
 import { testEndpoint } from '../support/dynamo';
+import { tempDir } from '../support/fixtures';
 import { exited, ROOT } from '../support/processes';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { subscribe, wsClient } from '../support/ws';
@@ -140,7 +139,7 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, w
     const value = await read();
     if (done(value)) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -155,14 +154,9 @@ describe('migrations as system jobs', () => {
     // script's kill is what the test sees; the second describe has the server run one itself.
     server = await startTestServer({ env: { SYSTEM_JOB_SLOTS: '0' } });
     admin = await server.token('ops', [Role.ADMIN]);
-    dataDir = mkdtempSync(join(tmpdir(), 'artissist-migrate-'));
+    dataDir = tempDir('artissist-migrate-');
     written = await writeOldShape(server, ENTITIES);
   }, 120_000);
-
-  afterAll(async () => {
-    await server?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
 
   it('reports the drift of every old entity, runs the backfill once each through a kill and concurrent edits, and leaves no drift', async () => {
     const before = (await gql(server, admin, DRIFT)).modelDrift;
@@ -297,8 +291,6 @@ describe('a migration run by the server itself', () => {
     server = await startTestServer({ env: { SYSTEM_JOB_SLOTS: '4', SYSTEM_JOB_IDLE_MS: '200' } });
     await writeOldShape(server, 200, 4);
   }, 60_000);
-
-  afterAll(() => server?.stop());
 
   it('is started by the admin mutation, runs on the server, and is followed over jobProgress by admins only', async () => {
     const admin = await server.token('ops', [Role.ADMIN]);

@@ -41,8 +41,6 @@ describe('a migration racing a user', () => {
     ]);
   });
 
-  afterAll(() => table.drop());
-
   it('re-derives the entity on the user’s change, which it keeps', async () => {
     let raced = false;
     const scopeOf = (tenantId: string, actor: string): Scope => {
