@@ -13,14 +13,19 @@ import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
     'Where a page stands in its list (GraphQL Cursor Connections). Pass endCursor as `after` with `first` for the next page, startCursor as `before` with `last` for the previous one.',
 })
 export class PageInfo {
+  // The cursors are promises (made when read, src/infra/dynamo/page.ts): a field with a resolver
+  // of its own (simple: false) is awaited by compiled queries too (graphql-jit does not await a
+  // plain property), so a query that reads them runs compiled instead of twice.
   @Field(() => String, {
     nullable: true,
+    simple: false,
     description: 'The cursor of the first edge; null for an empty page. Opaque; valid only for the same list and tenant.',
   })
   startCursor!: string | null;
 
   @Field(() => String, {
     nullable: true,
+    simple: false,
     description: 'The cursor of the last edge; null for an empty page. Opaque; valid only for the same list and tenant.',
   })
   endCursor!: string | null;
@@ -73,7 +78,8 @@ export function pageRequest({ first, after, last, before }: PageArgs): PageArgs 
 export function Connection<T extends object>(node: ClassType<T>, name: string = node.name) {
   @ObjectType(`${name}Edge`, { simpleResolvers: true, description: `One ${name} of a list, with its cursor.` })
   class EdgeClass {
-    @Field(() => String, { description: 'Opaque: pass it as `after` or `before` to page on from this item.' })
+    // A promise, made when read: resolved by a resolver of its own, as PageInfo's cursors are.
+    @Field(() => String, { simple: false, description: 'Opaque: pass it as `after` or `before` to page on from this item.' })
     cursor!: string;
 
     @Field(() => node, { description: 'The item.' })

@@ -18,7 +18,11 @@ registerEnumType(SearchType, {
 
 @ObjectType({ simpleResolvers: true, description: 'One entity that search(text) found, and how well it matched.' })
 export class SearchHit {
-  @Field(() => Node, { description: 'The entity found: a Project, Log, Asset or Inspiration (ask with `... on Log { … }`).' })
+  // Read when asked for, as a promise: resolved by a resolver of its own so compiled queries await it.
+  @Field(() => Node, {
+    simple: false,
+    description: 'The entity found: a Project, Log, Asset or Inspiration (ask with `... on Log { … }`).',
+  })
   entity!: object;
 
   @Field(() => SearchType, { description: 'Which kind of entity it is.' })

@@ -156,7 +156,8 @@ describe('migrations as system jobs', () => {
     admin = await server.token('ops', [Role.ADMIN]);
     dataDir = tempDir('artissist-migrate-');
     written = await writeOldShape(server, ENTITIES);
-  }, 120_000);
+    // Writing 2,000 entities took 60–190 s on two busy cores.
+  }, 300_000);
 
   it('reports the drift of every old entity, runs the backfill once each through a kill and concurrent edits, and leaves no drift', async () => {
     const before = (await gql(server, admin, DRIFT)).modelDrift;
