@@ -12,5 +12,9 @@ module.exports = {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/env.ts'],
   testTimeout: 60_000,
-  maxWorkers: 2,
+  // One file at a time: the end-to-end files start servers, instances, Redis, Chromium and child
+  // processes against one shared DynamoDB Local, and two of them at once on two cores overloaded it
+  // (DynamoDB calls past their deadline, sweeps and latency bounds missed). Within a file, tests
+  // still run their concurrent requests.
+  maxWorkers: 1,
 };
