@@ -13,10 +13,11 @@ describe('the Node baseline', () => {
     expect(JSON.parse(read('package.json')).engines).toEqual({ node: '>=24' });
   });
 
-  it('CI runs the suite on Node 26 first, then again on Node 24, and on no older Node', () => {
+  it('CI runs the suite on Node 26 first, then the quick tests again on Node 24, and on no older Node', () => {
     const ci = read('.ci/run');
     expect(ci).toMatch(/^BASELINE=26$/m);
     expect(ci).toMatch(/^ALSO=24$/m);
+    expect(ci).toMatch(/^PATH="\$also_dir:\$PATH" npm run test:quick$/m);
     expect(ci).not.toMatch(/node@?(20|22)\b|BASELINE=2[02]|ALSO=2[02]/);
   });
 
