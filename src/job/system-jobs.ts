@@ -183,7 +183,11 @@ export class SystemJobRunner {
     // The lease is renewed well within its time even while a handler waits on its budget or a slow page.
     const heartbeat = setInterval(
       () => {
-        report(last.progress, last.checkpoint).catch(() => undefined);
+        // A refused renewal has already aborted this holder's work (report); it is said here too,
+        // so an attempt lost to another holder or to an outage is seen, not only its silence.
+        report(last.progress, last.checkpoint).catch((err) =>
+          logger.warn({ err, jobId, stage, sequence, attempt }, 'a system job lost its lease; its item is left to the next holder'),
+        );
       },
       (this.options.leaseSeconds * 1000) / 3,
     );

@@ -55,9 +55,11 @@ describe('cold storage', () => {
   };
   /** Waits until the outbox has published every event of these rows (it then clears their OUTBOX attributes). */
   const settled = async (read: () => Promise<Item[]>): Promise<Item[]> => {
+    const deadline = Date.now() + 30_000;
     for (;;) {
       const rows = await read();
       if (!rows.some((row) => row.OUTBOXPK !== undefined)) return rows;
+      if (Date.now() > deadline) throw new Error('the outbox did not publish these events within 30 s');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };

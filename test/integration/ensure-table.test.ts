@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { tableDefinition } from '../../src/infra/dynamo/table';
 import { testEndpoint, dropTable } from '../support/dynamo';
@@ -45,14 +45,12 @@ describe('ensureTable and the SDK error log', () => {
     const tableName = `t_${randomUUID().slice(0, 8)}`;
     const { StreamSpecification: _stream, ...withoutStream } = tableDefinition(tableName);
     const stream = async () => (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.StreamSpecification;
-    try {
-      await client.send(new CreateTableCommand(withoutStream));
-      expect(await stream()).toBeUndefined();
-      expect(await ensureTable(client, tableName)).toBe('updated');
-      expect(await stream()).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
-      expect(await ensureTable(client, tableName)).toBe('exists');
-    } finally {
-      await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => {});
-    }
+    // Dropped by the fixture registry after the test; a failure to drop it fails the test.
+    registerFixture(`table ${tableName}`, () => dropTable(tableName));
+    await client.send(new CreateTableCommand(withoutStream));
+    expect(await stream()).toBeUndefined();
+    expect(await ensureTable(client, tableName)).toBe('updated');
+    expect(await stream()).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
+    expect(await ensureTable(client, tableName)).toBe('exists');
   });
 });
