@@ -222,7 +222,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     // Outside development the table is only checked: a missing table or index stops the start-up, naming it.
     const checkTable = () =>
       config.dynamo.createTable
-        ? ensureTable(dynamo.client, config.tableName, options.signal)
+        ? ensureTable(dynamo.client, config.tableName, { signal: options.signal, stream: config.dynamo.stream })
         : verifyTable(dynamo.client, config.tableName).then(() => 'verified' as const);
     // An external DynamoDB that does not answer yet is waited for, up to STARTUP_DEADLINE_MS, while
     // the HTTP server below already answers readiness probes with 503 (see `starting`). The wait

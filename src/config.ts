@@ -23,6 +23,11 @@ export interface Config {
      * has no table-management rights.
      */
     createTable: boolean;
+    /**
+     * Whether a table the server makes gets its change stream (TABLE_STREAM, on by default), which
+     * the deploy template's Pipe and `npm run events:tail` read. Off, an existing stream is left as it is.
+     */
+    stream: boolean;
     endpoint?: string;
     region: string;
     /** Timeout of one attempt of a DynamoDB call (connect included); the SDK retries within the request budget. */
@@ -421,6 +426,7 @@ export function loadConfig(env: Env = process.env): Config {
     dynamo: {
       embedded,
       createTable,
+      stream: onOff(env, 'TABLE_STREAM', true),
       endpoint,
       region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
       requestTimeoutMs: positive(env, 'DYNAMODB_TIMEOUT_MS', 2000),

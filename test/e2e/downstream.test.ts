@@ -50,7 +50,8 @@ describe('events downstream from the table stream', () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer();
+    // This file reads the change stream, which test tables otherwise go without.
+    server = await startTestServer({ env: { TABLE_STREAM: 'on' } });
     editor = await server.token(TENANT, [Role.EDITOR], 'editor-1');
     worker = await server.token(TENANT, [Role.WORKER], 'worker-1');
     dynamo = fixture('DynamoDB client', createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 }), (d) =>

@@ -8,7 +8,7 @@ import { createDynamo } from '../../src/infra/dynamo/client';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { TRACING_PACKAGES } from '../../src/infra/tracing';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../src/infra/s3/embedded';
-import { testEndpoint, dropTable } from '../support/dynamo';
+import { dropTable, testEndpoint, testTableStream } from '../support/dynamo';
 import { ROOT, exited, until, processFixture } from '../support/processes';
 import { tempDir, fixture, registerFixture } from '../support/fixtures';
 
@@ -60,7 +60,7 @@ describe('a production install (npm ci --omit=dev), started as the Dockerfile st
     s3Dir = tempDir('artissist-prod-s3-');
     // What the deploy template provides: the table and the bucket, made before the server starts.
     registerFixture(`table ${tableName}`, () => dropTable(tableName));
-    await ensureTable(dynamo.client, tableName);
+    await ensureTable(dynamo.client, tableName, { stream: testTableStream() });
     s3 = fixture('local S3', await startEmbeddedS3(s3Dir), (s) => s.stop());
     const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: s3.credentials });
     await client.send(new CreateBucketCommand({ Bucket: 'artissist-prod' }));

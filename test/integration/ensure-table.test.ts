@@ -41,6 +41,31 @@ describe('ensureTable and the SDK error log', () => {
     expect(logged.map((entry) => [entry.commandName, entry.error?.name])).toEqual([['DescribeTableCommand', 'ValidationException']]);
   });
 
+  it('with stream off (TABLE_STREAM=off) makes no stream and leaves an existing one on', async () => {
+    const stream = async (tableName: string) =>
+      (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.StreamSpecification;
+    const plain = `t_${randomUUID().slice(0, 8)}`;
+    registerFixture(`table ${plain}`, () => dropTable(plain));
+    expect(await ensureTable(client, plain, { stream: false })).toBe('created');
+    expect(await stream(plain)).toBeUndefined();
+    expect(await ensureTable(client, plain, { stream: false })).toBe('exists');
+    const streaming = `t_${randomUUID().slice(0, 8)}`;
+    registerFixture(`table ${streaming}`, () => dropTable(streaming));
+    expect(await ensureTable(client, streaming)).toBe('created');
+    expect(await ensureTable(client, streaming, { stream: false })).toBe('exists');
+    expect(await stream(streaming)).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
+  });
+
+  it("lets instances starting at once all turn on an older table's stream (one does, the others see it on)", async () => {
+    const tableName = `t_${randomUUID().slice(0, 8)}`;
+    registerFixture(`table ${tableName}`, () => dropTable(tableName));
+    await client.send(new CreateTableCommand(tableDefinition(tableName, { stream: false })));
+    const results = await Promise.all([1, 2, 3].map(() => ensureTable(client, tableName)));
+    expect(results).toEqual(['updated', 'updated', 'updated']);
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
+  });
+
   it('turns the stream on for a table made before the stream was part of the definition, and leaves it on after', async () => {
     const tableName = `t_${randomUUID().slice(0, 8)}`;
     const { StreamSpecification: _stream, ...withoutStream } = tableDefinition(tableName);

@@ -20,15 +20,21 @@ export interface TestTable {
   drop(): Promise<void>;
 }
 
+/** Whether test tables get the change stream: only where a test turned TABLE_STREAM on (test/support/env.ts). */
+export function testTableStream(): boolean {
+  return process.env.TABLE_STREAM !== 'off';
+}
+
 /**
  * Makes `tableName` in the run's DynamoDB Local from the one table definition, as a deployment does
  * before a production server starts; the fixture registry drops it after the test (or block, or file).
+ * It has the change stream when `stream` is true (by default, when TABLE_STREAM is not off).
  */
-export async function createTable(tableName: string): Promise<void> {
+export async function createTable(tableName: string, options: { stream?: boolean } = {}): Promise<void> {
   registerFixture(`table ${tableName}`, () => dropTable(tableName));
   const dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
   try {
-    await ensureTable(dynamo.client, tableName);
+    await ensureTable(dynamo.client, tableName, { stream: options.stream ?? testTableStream() });
   } finally {
     dynamo.client.destroy();
   }
@@ -53,7 +59,7 @@ export async function dropTable(tableName: string): Promise<void> {
  * A new, empty table in the run's DynamoDB Local, made from the one table definition, registered
  * with the fixture registry: the table is dropped and its client closed after the test file.
  */
-export async function freshTable(options: { now?: () => number } = {}): Promise<TestTable> {
+export async function freshTable(options: { now?: () => number; stream?: boolean } = {}): Promise<TestTable> {
   const tableName = `t_${randomUUID().slice(0, 8)}`;
   const dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
   const drop = registerFixture(`table ${tableName}`, async () => {
@@ -63,7 +69,7 @@ export async function freshTable(options: { now?: () => number } = {}): Promise<
       dynamo.client.destroy();
     }
   });
-  await ensureTable(dynamo.client, tableName);
+  await ensureTable(dynamo.client, tableName, { stream: options.stream ?? testTableStream() });
   const store = new Store(dynamo.doc, tableName, new CursorCodec('test-cursor-secret'), options.now);
   return { tableName, dynamo, store, drop };
 }

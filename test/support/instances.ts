@@ -38,6 +38,8 @@ export function startInstance(env: Record<string, string>): Promise<Instance> {
       DYNAMODB_TIMEOUT_MS: '10000',
       REQUEST_BUDGET_MS: '30000',
       DATA_DIR: dataDir,
+      // No change stream unless the test asks for one (see test/support/env.ts).
+      TABLE_STREAM: process.env.TABLE_STREAM ?? 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

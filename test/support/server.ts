@@ -72,10 +72,12 @@ export async function startTestServer(
     // that are not about timeouts. Tests of timeouts and outages set their own values.
     DYNAMODB_TIMEOUT_MS: '10000',
     REQUEST_BUDGET_MS: '30000',
+    // No change stream unless the test asks for one (see test/support/env.ts).
+    TABLE_STREAM: process.env.TABLE_STREAM ?? 'off',
     ...options.env,
   });
   // A production server only checks its table: here the test makes it, as the deploy template would.
-  if (!config.dynamo.createTable) await createTable(config.tableName);
+  if (!config.dynamo.createTable) await createTable(config.tableName, { stream: config.dynamo.stream });
   // A table the app makes itself in the run's DynamoDB Local goes too (createTable registers its own).
   else if (config.dynamo.endpoint === testEndpoint()) registerFixture(`table ${config.tableName}`, () => dropTable(config.tableName));
   const app = await startApp(config, {

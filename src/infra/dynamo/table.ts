@@ -56,14 +56,14 @@ export const STREAM_SPECIFICATION: StreamSpecification = { StreamEnabled: true, 
 
 /**
  * The CreateTable request for the table named `tableName`: on-demand billing, every index
- * ALL-projected, the change stream on.
+ * ALL-projected, and the change stream on unless `stream` is false (TABLE_STREAM=off).
  */
-export function tableDefinition(tableName: string): CreateTableCommandInput {
+export function tableDefinition(tableName: string, options: { stream?: boolean } = {}): CreateTableCommandInput {
   const attributes = Object.values(keySchemas).flatMap(({ pk, sk }) => [pk, sk]);
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
-    StreamSpecification: { ...STREAM_SPECIFICATION },
+    ...(options.stream === false ? {} : { StreamSpecification: { ...STREAM_SPECIFICATION } }),
     AttributeDefinitions: attributes.map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
     KeySchema: [
       { AttributeName: keySchemas.TABLE.pk, KeyType: 'HASH' },
