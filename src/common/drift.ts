@@ -1,4 +1,5 @@
-import { type AnyModel, MODEL_INDEX_ATTRIBUTES, SEARCH_SLOTS_ATTRIBUTE, tenantOfPk } from '../infra/dynamo/entity';
+import { type AnyModel, MODEL_INDEX_ATTRIBUTES, QUOTA_COUNTED_ATTRIBUTE, SEARCH_SLOTS_ATTRIBUTE, tenantOfPk } from '../infra/dynamo/entity';
+import { recordedOf } from './quota';
 import type { Item } from '../infra/dynamo/write';
 import { entities, entityNames } from './entities';
 import { indexedWords } from './search';
@@ -11,7 +12,7 @@ import { indexedWords } from './search';
  * items and a migration (src/migrations) rewrites them. Pure: nothing here reads the table.
  */
 
-/** What of an item differs from its declaration: `PK`/`SK` (its key), an index attribute's name, or `searchWords`. */
+/** What of an item differs from its declaration: `PK`/`SK` (its key), an index attribute's name, `searchWords` or `quotaCounted`. */
 export type DriftField = string;
 
 /** The declared models of each `entityType` (several declarations share `Event` and `StreamHead`). */
@@ -86,8 +87,9 @@ function storedWords(item: Item): string[] {
 
 /**
  * What of `item` differs from what `model` derives from its attributes: its key, each index
- * attribute that is missing, extra or different, and `searchWords` when the words its search
- * slots hold are not the words its searchable attributes give. Empty when it is as declared.
+ * attribute that is missing, extra or different, `quotaCounted` when what it has counted against
+ * its quota is not what it uses, and `searchWords` when the words its search slots hold are not
+ * the words its searchable attributes give. Empty when it is as declared.
  */
 export function driftOf(model: AnyModel, item: Item): DriftField[] {
   const tenantId = tenantOfPk(String(item.PK));
@@ -98,6 +100,8 @@ export function driftOf(model: AnyModel, item: Item): DriftField[] {
   if (key.SK !== item.SK) drift.push('SK');
   const derived = model.indexAttributes(tenantId, item);
   for (const name of MODEL_INDEX_ATTRIBUTES) if ((derived[name] ?? undefined) !== (item[name] ?? undefined)) drift.push(name);
+  // An item that has not counted what it uses against its quota (written before quotas were kept).
+  if (model.quota && recordedOf(item) !== model.quota.counts(item)) drift.push(QUOTA_COUNTED_ATTRIBUTE);
   if (model.search) {
     const words = [...indexedWords(model.search, item).keys()].sort();
     const stored = storedWords(item);

@@ -1,6 +1,6 @@
 import { PLAN_DEFAULTS, PLAN_LIMIT_NAMES, type PlanLimits, type PlanName } from '../config';
 import { quotaExceeded } from '../errors';
-import type { AnyModel } from '../infra/dynamo/entity';
+import { type AnyModel, QUOTA_COUNTED_ATTRIBUTE } from '../infra/dynamo/entity';
 import { check, update, type Item, type UnitWrite, Write } from '../infra/dynamo/write';
 import { entities } from './entities';
 
@@ -44,11 +44,16 @@ export function quotaWrites(tenantId: string, model: AnyModel, before: Item | nu
   if (!quota) return [];
   const counted = (item: Item | null) => (item ? quota.counts(item) : 0);
   const pending = (item: Item | null) => (item && quota.pending ? quota.pending(item) : 0);
-  const delta = counted(after) - counted(before);
+  // The counter moves by the difference from what `before` had counted (recordedOf), so it stays
+  // the sum of what the items say they counted. Only the item's own growth is held to the limit:
+  // an item written before quotas were kept is counted in when it is next written (or by the
+  // recount migration), and an edit of it is never refused for usage it already had.
+  const delta = counted(after) - recordedOf(before);
+  const growth = counted(after) - counted(before);
   const key = usageKey(tenantId);
   if (delta !== 0) {
     const add = update(key).addNumber(quota.name, delta);
-    if (delta > 0) charges.set(add, { quota: quota.name, amount: delta, unlimited: add });
+    if (growth > 0) charges.set(add, { quota: quota.name, amount: growth, unlimited: add });
     return [add];
   }
   const raise = pending(after) - pending(before);
@@ -56,6 +61,12 @@ export function quotaWrites(tenantId: string, model: AnyModel, before: Item | nu
   const probe = check(key).atMost(quota.name, Number.MAX_SAFE_INTEGER);
   charges.set(probe, { quota: quota.name, amount: raise, unlimited: probe });
   return [probe];
+}
+
+/** What a stored item has counted against its quota: 0 for none yet (see QUOTA_COUNTED_ATTRIBUTE). */
+export function recordedOf(item: Item | null): number {
+  const recorded = item?.[QUOTA_COUNTED_ATTRIBUTE];
+  return typeof recorded === 'number' ? recorded : 0;
 }
 
 /** True when a unit holds a quota write (so its commit reads the tenant's plan). */

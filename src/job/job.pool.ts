@@ -161,16 +161,21 @@ export class PoolScheduler {
    */
   async next<T>(kind: string, stage: string, claim: TenantClaim<T>): Promise<(T & { tenantId: string }) | null> {
     const pool = this.poolOf(kind, stage);
-    if (Date.now() - pool.readAt > VIEW_MS || pool.ring.length === 0) await this.refresh(pool, kind, stage);
-    let reread = false;
+    const reread = Date.now() - pool.readAt > VIEW_MS || pool.ring.length === 0;
+    if (reread) await this.refresh(pool, kind, stage);
+    const claimed = await this.fromView(pool, claim);
+    if (claimed || reread) return claimed;
+    // Nothing in a view read before this claim: the work may be new (another tenant's job created
+    // since, while the tenants in view are at their limits), so the index is read once more.
+    await this.refresh(pool, kind, stage);
+    return this.fromView(pool, claim);
+  }
+
+  /** A claim from the pool's view as it stands (see next); null when no tenant in it has claimable work. */
+  private async fromView<T>(pool: PoolState, claim: TenantClaim<T>): Promise<(T & { tenantId: string }) | null> {
     // Each pass over the ring gives every tenant its turn once; a few passes are enough for a claim.
     for (let step = 0; step < 4 * Math.max(1, pool.ring.length) + 4; step++) {
-      if (pool.ring.length === 0) {
-        if (reread) return null;
-        reread = true;
-        await this.refresh(pool, kind, stage);
-        continue;
-      }
+      if (pool.ring.length === 0) return null;
       const tenantId = this.pick(pool);
       const claimed = await this.claimFor(pool, tenantId, claim);
       if (claimed === 'AT_LIMIT') {

@@ -1,5 +1,9 @@
+import { entities } from '../../src/common/entities';
+import { usageKey } from '../../src/common/quota';
+import { QUOTA_COUNTED_ATTRIBUTE } from '../../src/infra/dynamo/entity';
+import { del, put as putItem } from '../../src/infra/dynamo/write';
 import { dataOf, Role, startTestServer, type GraphQLResult, type TestServer } from '../support/server';
-import { metricValue } from '../support/ws';
+import { eventually, metricValue } from '../support/ws';
 
 type Target = { url: string; method: string; headers: Array<{ name: string; value: string }> };
 
@@ -195,4 +199,52 @@ describe("a tenant's plan quotas, checked in the write's own transaction", () =>
       field: 'projects',
     });
   });
+
+  it('counts in what was written before quotas were kept: the recount migration, beside concurrent creates, leaves the counter exact and refuses no usage already had', async () => {
+    const tenantId = 'quota-legacy';
+    const token = await server.token(tenantId);
+    await setLimits(tenantId, { projects: 100 });
+    const legacy: string[] = [];
+    for (let i = 0; i < 12; i++) legacy.push(dataOf(await gql(token, CREATE_PROJECT, { title: `Old ${i}` })).createProject.projectId);
+    // As an older release wrote them: no record of what each counted, and no counter.
+    const store = server.app.store;
+    for (const projectId of legacy) {
+      const item = await store.get(entities.Project.keyOf(tenantId, { projectId }));
+      const { [QUOTA_COUNTED_ATTRIBUTE]: _counted, ...older } = item!;
+      await store.transact([putItem(older)]);
+    }
+    await store.transact([del(usageKey(tenantId))]);
+    expect(await usedOf(tenantId, 'projects')).toBe(0);
+    const drift = dataOf(await gql(admin, '{ modelDrift { types { entityType fields { field items } } } }')).modelDrift;
+    const projectDrift = drift.types.find((t: { entityType: string }) => t.entityType === 'Project');
+    expect(projectDrift.fields).toContainEqual({ field: QUOTA_COUNTED_ATTRIBUTE, items: 12 });
+
+    // Editing an uncounted project counts it in, and is not refused even at a limit it is already past.
+    await setLimits(tenantId, { projects: 0 });
+    const edited = await gql(token, 'mutation($p: ID!) { updateProject(projectId: $p, input: { title: "Edited" }) { projectId } }', {
+      p: legacy[0],
+    });
+    expect(edited.errors).toBeUndefined();
+    expect(await usedOf(tenantId, 'projects')).toBe(1);
+    await setLimits(tenantId, { projects: 100 });
+
+    // The recount runs while 10 projects are created at once; the counter ends equal to the projects.
+    const started = dataOf(await gql(admin, 'mutation { runMigrations { id state } }')).runMigrations;
+    expect(started.map((m: { id: string }) => m.id)).toEqual(['001', '002']);
+    const created = await Promise.all(Array.from({ length: 10 }, (_, i) => gql(token, CREATE_PROJECT, { title: `New ${i}` })));
+    expect(created.filter((r) => r.errors)).toEqual([]);
+    await eventually(
+      async () => dataOf(await gql(admin, '{ migrations { id state } }')).migrations as Array<{ state: string }>,
+      (all) => all.every((m) => m.state === 'APPLIED'),
+      120_000,
+    );
+    expect(await usedOf(tenantId, 'projects')).toBe(22);
+    const listed = dataOf(await gql(token, '{ projects(first: 100) { nodes { projectId } } }')).projects.nodes;
+    expect(listed).toHaveLength(22);
+    const after = dataOf(await gql(admin, '{ modelDrift { drifted } }')).modelDrift;
+    expect(after.drifted).toBe(0);
+    // Counted once: the migration run again changes nothing.
+    dataOf(await gql(admin, 'mutation { runMigrations { id } }'));
+    expect(await usedOf(tenantId, 'projects')).toBe(22);
+  }, 180_000);
 });

@@ -1,6 +1,7 @@
 import { entities } from '../../src/common/entities';
 import { limitsOf, quotaWrites, withQuotaLimits } from '../../src/common/quota';
 import { loadConfig, PLAN_DEFAULTS } from '../../src/config';
+import type { AnyModel } from '../../src/infra/dynamo/entity';
 import type { Write } from '../../src/infra/dynamo/write';
 
 const condition = (w: Write) => {
@@ -11,6 +12,8 @@ const condition = (w: Write) => {
 
 describe('quota writes (pure: what a change adds to the tenant usage counter, and the limit put in at commit)', () => {
   const project = (archived: boolean) => ({ projectId: 'proj_1', title: 'P', archived });
+  /** An item as a write stored it: with what it counted against its quota (QUOTA_COUNTED_ATTRIBUTE). */
+  const stored = <T extends Record<string, unknown>>(model: AnyModel, item: T) => ({ ...item, quotaCounted: model.quota!.counts(item) });
 
   it('charges one project on create, frees it on archive and on delete, and writes nothing when the count is unchanged', () => {
     const [create] = quotaWrites('t', entities.Project, null, project(false));
@@ -18,13 +21,19 @@ describe('quota writes (pure: what a change adds to the tenant usage counter, an
     expect(create.toRequest('T').Update?.ExpressionAttributeValues).toEqual({ ':v0': 1 });
     // Unlimited until the commit puts the plan in: a unit committed without the tenant's item still counts exactly.
     expect(create.conditional).toBe(false);
-    expect(quotaWrites('t', entities.Project, project(false), project(true))[0].toRequest('T').Update?.ExpressionAttributeValues).toEqual({
+    expect(
+      quotaWrites('t', entities.Project, stored(entities.Project, project(false)), project(true))[0].toRequest('T').Update
+        ?.ExpressionAttributeValues,
+    ).toEqual({
       ':v0': -1,
     });
-    expect(quotaWrites('t', entities.Project, project(false), null)[0].toRequest('T').Update?.ExpressionAttributeValues).toEqual({
+    expect(
+      quotaWrites('t', entities.Project, stored(entities.Project, project(false)), null)[0].toRequest('T').Update
+        ?.ExpressionAttributeValues,
+    ).toEqual({
       ':v0': -1,
     });
-    expect(quotaWrites('t', entities.Project, project(false), { ...project(false), title: 'Q' })).toEqual([]);
+    expect(quotaWrites('t', entities.Project, stored(entities.Project, project(false)), { ...project(false), title: 'Q' })).toEqual([]);
     expect(quotaWrites('t', entities.Milestone, null, { milestoneId: 'ms_1' })).toEqual([]);
   });
 
@@ -49,11 +58,41 @@ describe('quota writes (pure: what a change adds to the tenant usage counter, an
     // An upload requested is a check of the counter, not a charge; 2,000 bytes can never fit 1,000.
     expect(tooBig.toRequest('T').ConditionCheck).toBeDefined();
     expect(condition(tooBig).expression).toContain(' = ');
-    const [confirmed] = withQuotaLimits(quotaWrites('t', entities.Asset, asset('uploading', 400), asset('ready', 400)), {
-      ...limits,
+    const [confirmed] = withQuotaLimits(
+      quotaWrites('t', entities.Asset, stored(entities.Asset, asset('uploading', 400)), asset('ready', 400)),
+      {
+        ...limits,
+        storedBytes: 1000,
+      },
+    ) as Write[];
+    expect(condition(confirmed).values).toEqual({ ':v0': 600, ':v1': 400 });
+  });
+
+  it('counts in an item written before quotas were kept, holding only its growth to the limit', () => {
+    const legacy = project(false);
+    // Edited: it counts its one project in, and nothing of it is held to the limit (it had it already).
+    const [edit] = withQuotaLimits(quotaWrites('t', entities.Project, legacy, { ...legacy, title: 'Q' }), {
+      ...PLAN_DEFAULTS.free,
+      projects: 0,
+    }) as Write[];
+    expect(edit.toRequest('T').Update?.ExpressionAttributeValues).toEqual({ ':v0': 1 });
+    expect(edit.conditional).toBe(false);
+    // Deleted or archived: it had counted nothing, so nothing is taken off.
+    expect(quotaWrites('t', entities.Project, legacy, null)).toEqual([]);
+    expect(quotaWrites('t', entities.Project, legacy, project(true))).toEqual([]);
+    // An uncounted 400-byte version confirmed with a new 300-byte one: 700 counted in, 300 of it growth.
+    const asset = (sizes: number[]) => ({
+      versions: sizes.map((size, i) => ({ version: i + 1, s3Key: 'k', size, status: 'ready', createdAt: '' })),
+    });
+    const [grown] = withQuotaLimits(quotaWrites('t', entities.Asset, asset([400]), asset([400, 300])), {
+      ...PLAN_DEFAULTS.free,
       storedBytes: 1000,
     }) as Write[];
-    expect(condition(confirmed).values).toEqual({ ':v0': 600, ':v1': 400 });
+    expect(condition(grown).values).toEqual({ ':v0': 700, ':v1': 700 });
+    // The stored item records what it counted, derived like an index attribute.
+    expect(entities.Project.toItem('t', legacy).quotaCounted).toBe(1);
+    expect(entities.Project.toItem('t', project(true)).quotaCounted).toBe(0);
+    expect(entities.Milestone.toItem('t', { projectId: 'proj_1', milestoneId: 'ms_1' })).not.toHaveProperty('quotaCounted');
   });
 
   it("takes a tenant's limits from its plan, with an admin's overrides on top, and PLAN_LIMITS over the defaults", () => {

@@ -341,6 +341,14 @@ export const MODEL_INDEX_ATTRIBUTES = indexNames
  */
 export const SEARCH_SLOTS_ATTRIBUTE = 'searchSlots';
 
+/**
+ * The attribute in which an item of an entity with a quota keeps what it has counted against it
+ * (QuotaDeclaration.counts as of its last write). The tenant's usage counter is the sum of these
+ * over the tenant's items, kept so by every write (src/common/quota.ts); an item without it, written
+ * before quotas were kept, has counted nothing yet, and the usage recount migration counts it in.
+ */
+export const QUOTA_COUNTED_ATTRIBUTE = 'quotaCounted';
+
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 
 /**
@@ -438,7 +446,10 @@ export class EntityModel<
       if (name !== 'PK' && name !== 'SK' && !MODEL_INDEX_ATTRIBUTES.includes(name)) item[name] = value;
     }
     const key = this.key.keyFrom(tenantId, item);
-    return { ...key, entityType: this.type, ...item, ...this.indexAttributes(tenantId, item) };
+    const stored: Item = { ...key, entityType: this.type, ...item, ...this.indexAttributes(tenantId, item) };
+    // What it counts against its quota, derived like the index attributes (see QUOTA_COUNTED_ATTRIBUTE).
+    const counted = this.quota && this.is(stored) ? this.quota.counts(stored) : undefined;
+    return counted === undefined ? stored : { ...stored, [QUOTA_COUNTED_ATTRIBUTE]: counted };
   }
 
   /** A put of the item (see toItem); conditions are added by the caller (`ifNew`, `ifVersion`). */
