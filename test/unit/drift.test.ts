@@ -36,6 +36,10 @@ describe('drift', () => {
     const { searchSlots: _slots, ...unsearchable } = project();
     expect(driftOf(entities.Project, unsearchable)).toEqual(['searchWords']);
     expect(driftOf(entities.Project, { ...project(), SK: 'PROJECT#elsewhere' })).toEqual(['SK']);
+    // Written before quotas were kept (it counted nothing), or counted as it was before archiving.
+    const { quotaCounted: _counted, ...uncounted } = project();
+    expect(driftOf(entities.Project, uncounted)).toEqual(['quotaCounted']);
+    expect(driftOf(entities.Project, { ...project(), quotaCounted: 0 })).toEqual(['quotaCounted']);
   });
 
   it('tells the declarations of a shared type apart by their key', () => {
