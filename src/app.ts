@@ -32,15 +32,12 @@ import { createEventBus, type EventBus } from './infra/pubsub';
 import { RateBudgets } from './infra/rate-limits';
 import type { EmbeddedS3 } from './infra/s3/embedded';
 import { FileStore } from './infra/s3/files';
-import { ArchiveSchedule } from './archive/archive.schedule';
+import { ArchiveJobs } from './archive/archive.jobs';
 import type { ArchiveManifest } from './archive/archive.format';
 import { Archiver } from './archive/archive.service';
 import type { PartState } from './infra/supervisor';
 import { logger } from './logger';
 import { buildAppSchema } from './schema';
-
-/** How long an archive run's lease lasts: far longer than a run, short enough that a dead holder's run is taken up soon. */
-const ARCHIVE_LEASE_SECONDS = 15 * 60;
 
 /** The tenant of the development token and of the demo data. */
 
@@ -62,8 +59,10 @@ export interface App {
   outbox: Outbox;
   /** Settles finished jobs' work items (their expiry; a cancelled job's unfinished ones cancelled). */
   settler: JobSettler;
-  /** Runs the server's own jobs' work items (a migration's segments) in this process. */
+  /** Runs the server's own jobs' work items (a migration's segments, the archive's run) in this process. */
   systemJobs: SystemJobRunner;
+  /** Starts the archive's system job once a period, and an operator's runs (runArchive). */
+  archive: ArchiveJobs;
   bus: EventBus;
   /** This app's Prometheus metrics (served at /metrics unless METRICS=off). */
   metrics: Metrics;
@@ -258,18 +257,25 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       bus.listenerCount(),
     );
     const settler = new JobSettler(store, { intervalMs: config.jobSettleSweepMs });
-    // Cold storage: finished jobs and archived projects past the retention, moved to S3 under one lease (src/archive).
+    // Cold storage: finished jobs and archived projects past the retention, moved to S3 by a system
+    // job that this instance's schedule starts once a period and any instance's runner runs (src/archive).
     const archiver = new Archiver(store, files, {
       afterDays: config.coldStorage.afterDays,
       now: options.now,
       fileLimits: config.files,
       afterExport: options.afterArchiveExport,
     });
-    const archive = new ArchiveSchedule(store, archiver, {
-      intervalMs: config.coldStorage.intervalMs,
-      leaseSeconds: ARCHIVE_LEASE_SECONDS,
-      now: options.now,
-    });
+    const archive = new ArchiveJobs(
+      {
+        store,
+        now: () => options.now?.() ?? new Date(),
+        // Made below, with the requests' dependencies; called only once the server runs.
+        systemJobs: () => systemEnv.systemJobs(),
+        wake: () => systemJobs.wake(),
+      },
+      archiver,
+      { intervalMs: config.coldStorage.intervalMs },
+    );
     const outboxStats = new OutboxStats(dynamo.doc, config.tableName);
     metrics.registerAsyncGauge(
       'outbox_backlog',
@@ -331,9 +337,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       wakeSystemJobs: () => systemJobs.wake(),
     };
     const pipeline = new OperationPipeline(pipelineDeps);
-    // The server's own jobs (migrations) are run by this process too, each item by one holder at a time.
+    // The server's own jobs (migrations, the archive) are run by this process too, each item by one holder at a time.
     const systemEnv = systemJobsEnv(pipelineDeps);
-    const systemJobs = new SystemJobRunner(systemEnv.systemJobs, [new Migrations(systemEnv).handler()], {
+    const systemJobs = new SystemJobRunner(systemEnv.systemJobs, [new Migrations(systemEnv).handler(), archive.handler()], {
       ...config.systemJobs,
       leaseSeconds: config.jobLeaseSeconds,
     });
@@ -404,7 +410,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     starting = false;
     outbox.start();
     settler.start();
-    archive.start();
+    archive.startSchedule();
     systemJobs.start();
     if (devToken) exampleIds = () => exampleIdsFromApi(http.url, devToken);
     logger.debug({ url: http.url }, 'listening');
@@ -423,6 +429,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       outbox,
       settler,
       systemJobs,
+      archive,
       bus,
       metrics,
       readiness,
@@ -457,11 +464,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           await step('http', () => http.stop(config.shutdownDrainMs));
           // Every operation ends at once; peers that do not finish the close handshake in time are cut off.
           await step('websockets', () => ws.close(WS_CLOSE_GRACE_MS));
-          // The system jobs stop before the outbox, so the events of their last writes are flushed.
+          // The archive's schedule stops first (it starts system jobs), then the system jobs, before
+          // the outbox, so the events of their last writes are flushed.
+          await step('archive', () => archive.stop());
           await step('system jobs', () => systemJobs.stop());
           await step('outbox', () => outbox.stop());
           await step('job settle sweep', () => settler.stop());
-          await step('archive', () => archive.stop());
           await step('event bus', () => bus.close());
           await step('rate budgets', () => budgets.close());
           await step('metrics server', () => metricsServer?.close());

@@ -141,8 +141,9 @@ export interface Config {
   /**
    * Cold storage (src/archive): finished jobs, and projects archived, this many days ago go to S3
    * (COLD_STORAGE_AFTER_DAYS, default 90, the seed's; at most FINISHED_JOB_TTL_DAYS − 14, so a run
-   * that fails has two weeks before the TTL backstop); each instance tries to take the run's lease
-   * every ARCHIVE_INTERVAL_MS (default an hour; 0: only the admin mutation runArchive).
+   * that fails has two weeks before the TTL backstop); each instance tries to start the period's
+   * run (a system job, one per period across instances) every ARCHIVE_INTERVAL_MS (default an
+   * hour; 0: only the admin mutation runArchive starts one).
    */
   coldStorage: { afterDays: number; intervalMs: number };
   /**

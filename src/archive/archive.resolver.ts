@@ -39,14 +39,21 @@ export class ArchiveResolver {
   @Authorized(Role.ADMIN)
   @Mutation(() => ArchiveRun, {
     description:
-      "Admins only: runs the archive now (finished jobs and archived projects past the retention go to cold storage), under the schedule's lease. CONFLICT when a run is under way on some instance.",
+      "Admins only: runs the archive now (finished jobs and archived projects past the retention go to cold storage) as a system job of kind ARCHIVE, run by any instance's system-job runner; joins the run under way instead when there is one (whoever started it), so concurrent calls get one run. Waits for it within the request's budget and answers its result; when the budget ends first, its status and counts so far (call again with its jobId to go on waiting, or follow jobProgress(jobId, system: true)). NOT_FOUND when jobId names no archive job.",
   })
-  async runArchive(@Ctx() ctx: Context) {
+  async runArchive(
+    @Ctx() ctx: Context,
+    @Arg('jobId', () => ID, {
+      nullable: true,
+      description: 'An archive run to wait for (as an earlier runArchive answered it) instead of starting or joining one.',
+    })
+    jobId?: string | null,
+  ) {
     const runs = ctx.repos.archiveRuns;
     if (!runs) throw new AppError(ErrorCode.INTERNAL, 'This server has no archive runner.');
-    const result = await runs.runNow();
-    if (!result) throw new AppError(ErrorCode.CONFLICT, 'An archive run is under way; try again when it has finished.');
-    return result;
+    const outcome = await runs.runNow(jobId ?? undefined);
+    if (!outcome) throw new AppError(ErrorCode.NOT_FOUND, `No archive run ${jobId}.`);
+    return outcome;
   }
 }
 

@@ -1,3 +1,4 @@
+import { SYSTEM_TENANT } from '../auth/principal';
 import { projectEventsPk } from '../common/activity-event';
 import { entities, OPS_SHARDS } from '../common/entities';
 import type { ArchiveRunResult } from '../common/feature';
@@ -67,6 +68,28 @@ interface Subject {
 
 const emptyResult = (): ArchiveRunResult => ({ jobs: 0, projects: 0, resumed: 0, rows: 0, bytes: 0, failed: 0 });
 
+/** What a run goes through, in order: the finished jobs, then the archived projects. */
+export type ArchivePhase = 'jobs' | 'projects';
+
+/** Where a run stands (its system job item's checkpoint): the next holder goes on from it. */
+export interface ArchiveCheckpoint {
+  /** Finished jobs and archived projects last changed before this time are the run's. */
+  cutoff: string;
+  /** The phase of the last job or project it settled. */
+  phase: ArchivePhase;
+  /** What it did so far. */
+  result: ArchiveRunResult;
+}
+
+export interface ArchiveRunOptions {
+  /** Where an earlier holder of this run left it. */
+  from?: ArchiveCheckpoint;
+  /** Called after each job or project with the share of the run done (0 to 1) and where it stands. */
+  report?: (progress: number, checkpoint: ArchiveCheckpoint) => Promise<void>;
+  /** Ends the run between two jobs or projects (the run rejects with the signal's reason). */
+  signal?: AbortSignal;
+}
+
 export class Archiver {
   constructor(
     private readonly store: Store,
@@ -86,16 +109,35 @@ export class Archiver {
   /**
    * One run: every finished job and archived project past the retention, each exported and then
    * removed. A failure of one is logged, counted and left for the next run (its rows stay); the
-   * run goes on with the others. Throws only when the candidates cannot be read.
+   * run goes on with the others. Throws only when the candidates cannot be read, or (with the
+   * signal's reason) when `signal` aborts it between two of them.
+   *
+   * `from` is where an earlier holder of the same run left it (its last `report`): the run keeps
+   * its cutoff and counts, and skips the jobs when it had reached the projects. `report` is called
+   * after each job or project with the share done and where the run stands; a throw from it (the
+   * run was taken over) ends the run with that throw.
    */
-  async run(): Promise<ArchiveRunResult> {
-    const result = emptyResult();
-    const cutoff = new Date(this.now().getTime() - this.options.afterDays * 86_400_000).toISOString();
-    for (const { tenantId, jobId } of await this.oldJobs(cutoff)) {
+  async run(options: ArchiveRunOptions = {}): Promise<ArchiveRunResult> {
+    const from = options.from;
+    const cutoff = from?.cutoff ?? new Date(this.now().getTime() - this.options.afterDays * 86_400_000).toISOString();
+    const result = { ...(from?.result ?? emptyResult()) };
+    const jobs = from?.phase === 'projects' ? [] : await this.oldJobs(cutoff);
+    const projects = await this.oldArchivedProjects(cutoff);
+    const total = jobs.length + projects.length;
+    let done = 0;
+    const step = async (phase: ArchivePhase) => {
+      done++;
+      await options.report?.(total === 0 ? 1 : done / total, { cutoff, phase, result: { ...result } });
+    };
+    for (const { tenantId, jobId } of jobs) {
+      options.signal?.throwIfAborted();
       await this.settle(result, 'job', jobId, () => this.jobSubject(tenantId, jobId));
+      await step('jobs');
     }
-    for (const { tenantId, projectId } of await this.oldArchivedProjects(cutoff)) {
+    for (const { tenantId, projectId } of projects) {
+      options.signal?.throwIfAborted();
       await this.settle(result, 'project', projectId, () => this.projectSubject(tenantId, projectId));
+      await step('projects');
     }
     return result;
   }
@@ -124,7 +166,9 @@ export class Archiver {
         const items = await this.store.queryFirst(opsJobsByStatus(status, shard, cutoff), CANDIDATES_PER_SHARD);
         for (const item of items) {
           const owner = jobOwnerOf(item);
-          if (owner) found.push(owner);
+          // The server's own jobs (migrations, these runs) are no tenant's: they have no tenant's
+          // cold-storage prefix, and leave by their TTL (FINISHED_JOB_TTL_DAYS).
+          if (owner && owner.tenantId !== SYSTEM_TENANT) found.push(owner);
         }
       }
     }

@@ -1,5 +1,6 @@
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { DateTime, JSONObject } from '../common/scalars';
+import { JobStatus } from '../job/job.machine';
 
 @ObjectType({
   description: 'A finished job as cold storage holds it: read back from its gzip JSON Lines object, checked against its manifest.',
@@ -33,8 +34,20 @@ export class ArchivedJob {
   events!: Record<string, unknown>[];
 }
 
-@ObjectType({ description: 'What one archive run did: jobs and projects moved to cold storage, rows removed, bytes written.' })
+@ObjectType({
+  description:
+    'What one archive run did: jobs and projects moved to cold storage, rows removed, bytes written. The run is a system job of kind ARCHIVE (follow it with jobProgress(jobId, system: true)); the counts are final once its status is COMPLETED, and so far before.',
+})
 export class ArchiveRun {
+  @Field(() => ID, { description: "The run's system job (kind ARCHIVE, in the system partition)." })
+  jobId!: string;
+
+  @Field(() => JobStatus, { description: "The run's job status: COMPLETED once it finished; RUNNING or QUEUED when the wait ended first." })
+  status!: JobStatus;
+
+  @Field(() => Float, { description: 'The share of the run done, 0 to 1.' })
+  progress!: number;
+
   @Field(() => Int, { description: 'Finished jobs past the retention, exported and removed.' })
   jobs!: number;
 

@@ -784,9 +784,11 @@ export const entities = {
    * once (none when unset). Set by admins only (setPoolShare).
    */
   /**
-   * A lease on one of the server's own scheduled runs (the archive), in the system partition
-   * (SYSTEM_TENANT): of the instances whose timers fire, the one whose conditional put succeeds
-   * runs; the lease ends at `expiresAt`, so a holder that died frees it by itself.
+   * A named item of the server's own scheduled work in the system partition (SYSTEM_TENANT):
+   * `LEASE#archive` names the archive's last system job in `holder` (src/archive/archive.jobs.ts),
+   * moved on to the next job only on condition that it still names the one its mover read, so
+   * starters on every instance agree on one run. Before the archive ran as a job, this item was its
+   * runner's lease (a holder instance until `expiresAt`, and the last run's result in `lastRun`).
    */
   SystemLease: entity({
     type: 'SystemLease',
@@ -795,7 +797,7 @@ export const entities = {
     attributes: {
       name: attr.string({ required: true }),
       holder: attr.string({ required: true }),
-      /** What the last run that ended did (ArchiveRunResult), for operators. */
+      /** Written by versions before the archive ran as a job (the last run's ArchiveRunResult); read by none now. */
       lastRun: attr.json()(),
     },
     ttl: true,

@@ -37,10 +37,22 @@ export interface ArchiveRunResult {
   failed: number;
 }
 
-/** Starts an archive run now, under the same lease as the schedule's. */
+/** Where an archive run's system job stands, with its result: final once COMPLETED, else so far. */
+export interface ArchiveRunOutcome extends ArchiveRunResult {
+  jobId: string;
+  /** The job's status (a JobStatus). */
+  status: string;
+  /** The share of the run done, 0 to 1. */
+  progress: number;
+}
+
+/** An operator's archive run: the archive's system job, started or joined (src/archive/archive.jobs.ts). */
 export interface ArchiveRuns {
-  /** The run's result; null when another instance holds the lease (its run is under way). */
-  runNow(): Promise<ArchiveRunResult | null>;
+  /**
+   * Starts a run, or joins the one running (or follows `jobId`), and waits for it within the
+   * request's budget; null when `jobId` names no archive job.
+   */
+  runNow(jobId?: string): Promise<ArchiveRunOutcome | null>;
 }
 
 /**

@@ -168,6 +168,9 @@ export interface JobKindDeclaration {
 /** The kind of a migration's job (src/migrations): one work item per parallel scan segment. */
 export const MIGRATION_KIND = 'MIGRATION';
 
+/** The kind of a cold-storage run's job (src/archive): one work item, the run. */
+export const ARCHIVE_KIND = 'ARCHIVE';
+
 export const JOB_KINDS: Record<string, JobKindDeclaration> = {
   /**
    * Seed 000: the asset creator's pipeline, a 3D character from a prompt, its rig reviewed by a
@@ -295,6 +298,41 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
           // A segment's holder that dies is replaced once its lease runs out, from the checkpoint:
           // attempts are many because a killed run costs one, and no work is lost by it.
           attempts: 20,
+          retryBackoff: { initialSeconds: 1, factor: 2, maxSeconds: 60, jitter: 0.2 },
+        },
+      },
+    ],
+  },
+  /**
+   * A cold-storage run (src/archive), run by the server itself: its one item moves every finished
+   * job and archived project past the retention to S3, reporting after each one how many it moved
+   * (its checkpoint), so a holder that dies is taken over without losing the run's counts. The
+   * item's outputs are the run's result. One item rather than many: the run's unit of safety is
+   * each job or project (export, then remove), which a repeat finds done, so there is nothing to
+   * gain from splitting it but a second scan of the candidates.
+   */
+  [ARCHIVE_KIND]: {
+    description:
+      'Cold storage, run by the server itself: finished jobs and archived projects past the retention exported to S3, then removed; one item, resumable from its checkpoint.',
+    system: true,
+    inputs: {},
+    stages: [
+      {
+        name: 'move',
+        phase: 'archiving',
+        fanOut: {
+          inputs: {},
+          outputs: {
+            jobs: attr.int({ required: true }),
+            projects: attr.int({ required: true }),
+            resumed: attr.int({ required: true }),
+            rows: attr.int({ required: true }),
+            bytes: attr.int({ required: true }),
+            failed: attr.int({ required: true }),
+          },
+          // A holder that dies costs an attempt and loses nothing (the next resumes from the
+          // checkpoint); a run that cannot read its candidates (an outage) waits longer each time.
+          attempts: 10,
           retryBackoff: { initialSeconds: 1, factor: 2, maxSeconds: 60, jitter: 0.2 },
         },
       },

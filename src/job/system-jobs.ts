@@ -82,6 +82,11 @@ export class SystemJobRunner {
     private readonly options: SystemJobOptions,
   ) {}
 
+  /** True when the runner holds nothing: no loop looking for work and no item running (before start, and after stop). */
+  get idle(): boolean {
+    return this.looping === undefined && this.running.size === 0;
+  }
+
   /** Starts looking for work (nothing when it has no slots). */
   start(): void {
     if (this.looping || this.options.slots < 1) return;
@@ -214,6 +219,12 @@ export class SystemJobRunner {
     if (done.job.status === JobStatus.COMPLETED) await handler.finished?.(done.job);
   }
 }
+
+/**
+ * The project every system job names: jobs belong to a project, and the server's own belong to
+ * none (a fixed id, in the system partition, where no tenant's project can be).
+ */
+export const SYSTEM_PROJECT_ID = 'proj_00000000000000000000000000';
 
 /** The principal the server's own jobs run as: the system partition, as its own worker. */
 export const SYSTEM_WORKER = { userId: 'system', tenantId: SYSTEM_TENANT } as const;

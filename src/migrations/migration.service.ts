@@ -5,7 +5,7 @@ import { AppError, ErrorCode } from '../errors';
 import { MIGRATION_KIND } from '../job/job.kinds';
 import { JobStatus } from '../job/job.machine';
 import type { JobRepository } from '../job/job.repository';
-import type { SystemJobHandler } from '../job/system-jobs';
+import { SYSTEM_PROJECT_ID, type SystemJobHandler } from '../job/system-jobs';
 import { Stale } from '../infra/dynamo/aggregate';
 import type { MigrationDeclaration } from './migration';
 import { MIGRATIONS } from './migrations';
@@ -51,12 +51,6 @@ export interface MigrationOverview extends MigrationStatus {
   /** The budget its run was started with (the declared one, unless the start replaced it). */
   itemsPerSecond: number;
 }
-
-/**
- * The project every system job names: jobs belong to a project, and the server's own belong to
- * none (a fixed id, in the system partition, where no tenant's project can be).
- */
-export const SYSTEM_PROJECT_ID = 'proj_00000000000000000000000000';
 
 /** The work items a system job is made with at most (createJob's own limit). */
 const MAX_SEGMENTS = 50;
