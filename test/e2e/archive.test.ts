@@ -242,7 +242,9 @@ describe('cold storage', () => {
     const items = (await jobs.items.page(jobId, 'move', { first: 10 })).nodes;
     expect(items.map((i) => [i.status, i.attempt])).toEqual([['COMPLETED', 1]]);
     expect(items[0].outputs).toEqual({ jobs: 1, projects: 0, resumed: 0, rows: 8, bytes: answers[0].bytes, failed: 0 });
-    // No tenant reads it as its own.
+    // An admin reads it among the system's jobs; no tenant reads it as its own.
+    const systemJob = `query($j: ID!) { job(jobId: $j, system: true) { kind status progress } }`;
+    expect((await run(systemJob, { j: jobId }, admin)).job).toEqual({ kind: 'ARCHIVE', status: 'COMPLETED', progress: 1 });
     expect((await server.raw({ query: `{ job(jobId: "${jobId}") { jobId } }` }, editorA)).body.data.job).toBeNull();
 
     // Its stream, replayed from the start by an admin: the item's progress and completion, once, then the job's.
