@@ -38,10 +38,17 @@ export function deadLetterCode(code: string | undefined): string {
 /** The first letter of a word (a whole code point): the partition of the word index it is in. */
 export const initialOf = (word: string): string => String.fromCodePoint(word.codePointAt(0) ?? 0x5f);
 
-/** The bytes of an asset's versions whose status `counted` says count. */
-function versionBytes(versions: readonly AssetVersionItem[], counted: (status: AssetVersionItem['status']) => boolean): number {
+/**
+ * The bytes of an asset's versions whose status `counted` says count. Every stored item is
+ * counted (toItem records it), so a partial one, put by a caller that names only some of its
+ * attributes, counts what it holds: none without versions.
+ */
+function versionBytes(
+  versions: readonly AssetVersionItem[] | undefined,
+  counted: (status: AssetVersionItem['status']) => boolean,
+): number {
   let bytes = 0;
-  for (const v of versions) if (counted(v.status)) bytes += v.size ?? 0;
+  for (const v of versions ?? []) if (counted(v.status)) bytes += v.size ?? 0;
   return bytes;
 }
 
