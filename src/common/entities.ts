@@ -531,7 +531,6 @@ export const entities = {
       inputs: attr.json()(),
       provider: attr.string(),
       correlationId: attr.string(),
-      idempotencyKey: attr.string(),
       /** True when its plan came from its declared kind (see src/job/job.kinds.ts), not from the request. */
       declared: attr.boolean({ internal: true }),
       /** Exact counters of the work items of each fan-out stage, kept in the transaction of every item change. */
@@ -902,18 +901,6 @@ export const entities = {
       artifacts: attr.strings(),
       metrics: attr.json()(),
       completedAt: attr.dateTime({ required: true }),
-    },
-    ttl: true,
-  }),
-  Idempotency: entity({
-    type: 'Idempotency',
-    idPrefix: undefined,
-    key: keyShape({ pk: 'IDEMPOTENCY#{key}', sk: 'IDEMPOTENCY' }),
-    attributes: {
-      jobId: attr.id({ required: true }),
-      // With a client's key, a hash of the request (common/idempotency.ts requestFingerprint): a
-      // repeat with other arguments is refused. Records written before it was kept have none.
-      fingerprint: attr.string(),
     },
     ttl: true,
   }),
