@@ -748,7 +748,11 @@ export const entities = {
       claimable: attr.boolean({ internal: true }),
       /** In the pools' index: every entry. */
       inPool: attr.boolean({ internal: true }),
-      /** When the job reached the stage (the entry's place among claimable work, oldest first). */
+      /**
+       * When the job reached the stage (the entry's place among claimable work, oldest first); for
+       * a single step under a lease, when a claim may take it over, on a grid that progress reports
+       * move only once per half a lease (src/job/job.writes.ts offeredFrom).
+       */
       availableAt: attr.dateTime({ internal: true }),
       /** The job's priority (0–9), for the pool's order within a tenant. */
       priority: attr.int({ required: true }),

@@ -89,7 +89,9 @@ export class PoolScheduler {
       const now = new Date().toISOString();
       for (const row of rows) {
         const tenantId = jobOwnerOf(row)?.tenantId;
-        // A single step held under a live lease is claimable only from its availableAt: not yet work.
+        // A single step held under a live lease is listed from its availableAt (job.writes.ts
+        // offeredFrom): never after its lease's end, possibly a little before it, when the claim's
+        // own decision refuses it (claimPooledStep answers null) until the lease runs out.
         if (!tenantId || !entities.JobWork.is(row) || (row.availableAt ?? '') > now) continue;
         const list = view.get(tenantId) ?? [];
         list.push({ tenantId, jobId: row.jobId, stage: row.name, kind: row.kind });
