@@ -14,7 +14,7 @@ import { checkFields } from '../common/fields';
 import { idempotent, type IdempotentRequest } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf, stepPolicyOf } from './job.kinds';
 import { type BatchState, JobItems, openReached } from './job.items';
-import { type PoolScheduler, poolSchedulerOf } from './job.pool';
+import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
 import { readRecords, recordWrites, takesReuse, waitingStepKeys } from './job.reuse';
 import type { ProjectRepository } from '../project/project.repository';
@@ -28,7 +28,7 @@ import {
   stepsAwaitingReview,
   jobKey,
 } from './job.keys';
-import { jobFields, type StepLike } from './job.writes';
+import { attemptEndsAt, jobFields, type StepLike } from './job.writes';
 import {
   decide,
   initialSteps,
@@ -647,8 +647,9 @@ export class JobRepository {
    * A pool worker's claim of the job's step of `stage` (job.pool.ts), as claimWork would claim it
    * for a worker of this tenant, with the attempt marked as the pool's (it counts in the tenant's
    * pool load, whose limit holds at the claim's commit). 'AT_LIMIT' when the tenant is at its
-   * running limit; null when the step is not claimable now (another worker took it first, it waits
-   * for its backoff, or the job moved on).
+   * running limit; HeldUntil (its end) when its attempt's lease or time still runs (the pools'
+   * index may list it a little early, see job.writes.ts offeredFrom); null when the step is not
+   * claimable now otherwise (another worker took it first, it waits for its backoff, or the job moved on).
    */
   async claimPooledStep(jobId: string, stage: string) {
     assertId(jobId, 'job', 'jobId');
@@ -656,7 +657,18 @@ export class JobRepository {
       return await this.items.submitPooled(jobId, (state) => {
         const limit = state.pool?.limit;
         if (limit !== undefined && (state.pool?.running ?? 0) + state.poolDelta() >= limit) return AT_LIMIT;
-        const job = this.decideOn(state, { kind: 'claim', step: stage }, {}, { pooled: true });
+        const held = state.steps.get(stage);
+        let job: ReturnType<JobRepository['decideOn']>;
+        try {
+          job = this.decideOn(state, { kind: 'claim', step: stage }, {}, { pooled: true });
+        } catch (error) {
+          // The pools' index lists a running step a little before its lease's end (job.writes.ts
+          // offeredFrom): the decision refused it, and the scheduler tries it again once it ends.
+          const ends = held?.status === StepStatus.RUNNING ? attemptEndsAt(held) : undefined;
+          if (error instanceof AppError && error.code === ErrorCode.INVALID_TRANSITION && ends && ends > state.at)
+            return new HeldUntil(ends);
+          throw error;
+        }
         const step = job.steps?.find((s) => s.name === stage && s.attempt === job.attempts[s.name]);
         return step?.status === StepStatus.RUNNING ? { job, step, item: null } : null;
       });

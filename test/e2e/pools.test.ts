@@ -370,6 +370,49 @@ describe('shared worker pools', () => {
     });
   });
 
+  it("tries a quiet worker's pooled step once before its lease ends, and hands it out as a new attempt once it has", async () => {
+    // A 2 s lease: the pool entry of a running step is on a 1 s grid, so it lists the step up to 1 s before its lease ends.
+    const short = await startTestServer({ env: { JOB_LEASE_SECONDS: '2' } });
+    const call = async (token: string, query: string, variables: Record<string, unknown> = {}) => {
+      const out = (await short.raw({ query, variables }, token)).body;
+      if (out.errors) throw new Error(JSON.stringify(out.errors));
+      return out.data;
+    };
+    const tenantId = `quiet-${run}`;
+    const editor = await short.token(tenantId, [Role.EDITOR], 'artist');
+    const projectId = (await call(editor, 'mutation { createProject(input: { title: "Quiet" }) { projectId } }')).createProject.projectId;
+    const jobId = (
+      await call(editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+        i: { projectId, kind: 'TEST_POOL_REPORTS', inputs: { label: 'quiet' } },
+      })
+    ).createJob.jobId;
+    const [quiet, other] = await Promise.all(['gpu-quiet', 'gpu-other'].map((sub) => poolToken(sub, ['TEST_POOL_REPORTS'])));
+    const CLAIM_STEP = 'mutation { claimWork(kind: "TEST_POOL_REPORTS") { job { jobId } step { attempt startedAt leaseExpiresAt } } }';
+    const first = (await call(quiet, CLAIM_STEP)).claimWork;
+    expect(first).toMatchObject({ job: { jobId }, step: { attempt: 1 } });
+    // The claims' reads of the job (its partition), counted from the server's own DynamoDB client (read only).
+    let jobReads = 0;
+    const doc = short.app.store['doc'];
+    doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        const values = (args.input as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues ?? {};
+        if (context.commandName === 'QueryCommand' && Object.values(values).some((v) => String(v).endsWith(`#JOB#${jobId}`))) jobReads++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'quietReadProbe' },
+    );
+    // Another pool worker asks until it gets the step: never before the quiet worker's lease ends.
+    let taken: { step: { attempt: number; startedAt: string } } | null = null;
+    const deadline = Date.now() + 15_000;
+    while (!taken && Date.now() < deadline) taken = (await call(other, CLAIM_STEP)).claimWork;
+    doc.middlewareStack.remove('quietReadProbe');
+    expect(taken).toMatchObject({ job: { jobId }, step: { attempt: 2 } });
+    expect(String(taken?.step.startedAt) >= first.step.leaseExpiresAt).toBe(true);
+    // Listed early, the step was tried at most once before its lease ended (then left out until its end), and once to take it.
+    expect(jobReads).toBeLessThanOrEqual(2);
+    console.log(`quiet pooled step: ${jobReads} reads of the job by claims until it was taken over`);
+  }, 60_000);
+
   it('refuses pool tokens that name a tenant or other roles, and tenant tokens that claim the pool role', async () => {
     const pool = await signDevToken(secret, { sub: 'gpu', pool: { kinds: ['BATCH'] } });
     expect((await gql(pool, CLAIM)).errors).toBeUndefined();
