@@ -71,7 +71,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * What makes two createJob requests the same when the client gives no key: project, kind, inputs,
  * seed and model version (absent and null alike), and `reuse: false`, which asks for a new run.
  */
-export function derivedRequestOf(input: Pick<CreateJobInput, 'projectId' | 'kind' | 'inputs' | 'seed' | 'modelVersion' | 'reuse'>) {
+function derivedRequestOf(input: Pick<CreateJobInput, 'projectId' | 'kind' | 'inputs' | 'seed' | 'modelVersion' | 'reuse'>) {
   return {
     projectId: input.projectId,
     kind: input.kind,
