@@ -66,7 +66,7 @@ export class LiveResolver {
   @Subscription(() => JobEvent, {
     description:
       'Status changes of the jobs of one project, or of all the tenant’s jobs when projectId is omitted. The first message is SUBSCRIBED with the position the subscription starts from; pass after (the position of the last message you received) to receive every change after it first.',
-    subscribe: ({ args, context }) => liveOf(context).jobStatusChanges(args.projectId ?? null, args.after ?? null),
+    subscribe: ({ args, context }) => liveOf(context, args.system === true).jobStatusChanges(args.projectId ?? null, args.after ?? null),
   })
   jobStatusChanges(
     @Root() event: JobEvent,
@@ -74,6 +74,11 @@ export class LiveResolver {
       | string
       | null,
     @Arg('after', () => Int, { nullable: true, description: 'A position this stream gave you: resume after it.' }) _after: number | null,
+    @Arg('system', () => Boolean, {
+      nullable: true,
+      description: 'True for the status changes of the server’s own jobs (migrations, archiving): admins only, FORBIDDEN otherwise.',
+    })
+    _system: boolean | null,
   ): JobEvent {
     return event;
   }

@@ -22,7 +22,14 @@ const BOARD_JS = `
   var config = JSON.parse(document.getElementById('board-config').textContent);
   var httpUrl = new URL(config.path, location.href).href;
   var wsUrl = httpUrl.replace(/^http/, 'ws');
-  var auth = config.token ? 'Bearer ' + config.token : '';
+  // /jobs?system=1 shows the server's own jobs (migrations, archiving), which only an admin may
+  // read: the admin token is given in the fragment (#token=…), which the browser never sends to
+  // the server, so it stays out of request logs. Without one, the page's development token is used.
+  var system = new URLSearchParams(location.search).get('system') === '1';
+  var given = new URLSearchParams(location.hash.slice(1)).get('token');
+  var token = given || config.token;
+  var auth = token ? 'Bearer ' + token : '';
+  var SYSTEM_ARG = system ? ', system: true' : '';
   var MAX_JOBS = 24;
   // A fan-out stage's own step reports no progress while its items run: its bar is drawn from
   // the stage's item counters (stageItemCounts), which every read and event of the job carries.
@@ -39,7 +46,15 @@ const BOARD_JS = `
   var connections = 0;
   var backoff = 500;
   var board = document.getElementById('jobs');
+  if (system) document.getElementById('title').textContent = 'System jobs';
   var banner = document.getElementById('connection');
+
+  // A refusal (e.g. FORBIDDEN: the system jobs without an admin token) is said on the page, not dropped.
+  function refused(error) {
+    var first = Array.isArray(error) ? error[0] : error;
+    banner.textContent = 'refused: ' + ((first && first.message) || String(error));
+    banner.className = 'down refused';
+  }
 
   function gql(query, variables) {
     return fetch(httpUrl, {
@@ -102,7 +117,7 @@ const BOARD_JS = `
     if (entry.live || !client || finished(entry.job.status) && entry.seq >= entry.job.seq) return;
     var jobId = entry.job.jobId;
     entry.live = client.subscribe(
-      { query: 'subscription Board($jobId: ID!, $afterSeq: Int) { jobProgress(jobId: $jobId, afterSeq: $afterSeq) { ' + EVENT_FIELDS + ' } }',
+      { query: 'subscription Board($jobId: ID!, $afterSeq: Int) { jobProgress(jobId: $jobId, afterSeq: $afterSeq' + SYSTEM_ARG + ') { ' + EVENT_FIELDS + ' } }',
         variables: { jobId: jobId, afterSeq: entry.seq } },
       {
         next: function (result) {
@@ -126,7 +141,7 @@ const BOARD_JS = `
   function reread(entry) {
     if (entry.live) entry.live();
     entry.live = null;
-    gql('query($id: ID!) { job(jobId: $id) { ' + JOB_FIELDS + ' } }', { id: entry.job.jobId }).then(function (data) {
+    gql('query($id: ID!) { job(jobId: $id' + SYSTEM_ARG + ') { ' + JOB_FIELDS + ' } }', { id: entry.job.jobId }).then(function (data) {
       if (!data.job) return;
       putJob(data.job);
       entry.seq = data.job.seq;
@@ -139,7 +154,7 @@ const BOARD_JS = `
     var entry = jobs.get(job.jobId);
     if (entry) { putJob(job); return; }
     // A job the board has not seen: read it whole, then follow it from the seq of that read.
-    gql('query($id: ID!) { job(jobId: $id) { ' + JOB_FIELDS + ' } }', { id: job.jobId }).then(function (data) {
+    gql('query($id: ID!) { job(jobId: $id' + SYSTEM_ARG + ') { ' + JOB_FIELDS + ' } }', { id: job.jobId }).then(function (data) {
       if (!data.job || jobs.has(job.jobId)) return;
       var added = putJob(data.job);
       added.seq = data.job.seq;
@@ -155,13 +170,13 @@ const BOARD_JS = `
   function loadLists() {
     var statuses = ['RUNNING', 'PAUSED', 'QUEUED', 'FAILED', 'COMPLETED'];
     return Promise.all(statuses.map(function (status) {
-      return gql('query($s: JobStatus!) { jobsByStatus(status: $s, first: 8) { nodes { jobId createdAt } } }', { s: status });
+      return gql('query($s: JobStatus!) { jobsByStatus(status: $s, first: 8' + SYSTEM_ARG + ') { nodes { jobId createdAt } } }', { s: status });
     })).then(function (lists) {
       var listed = [];
       lists.forEach(function (data) { listed = listed.concat(data.jobsByStatus.nodes); });
       listed.sort(function (a, b) { return b.createdAt.localeCompare(a.createdAt); });
       listed.slice(0, MAX_JOBS).forEach(adopt);
-    });
+    }).catch(refused);
   }
 
   function connect() {
@@ -195,10 +210,12 @@ const BOARD_JS = `
     });
     var listed = statusPosition !== null;
     client.subscribe(
-      { query: 'subscription BoardStatus($after: Int) { jobStatusChanges(after: $after) { position type job { jobId kind status phase progress seq } } }',
+      { query: 'subscription BoardStatus($after: Int) { jobStatusChanges(after: $after' + SYSTEM_ARG + ') { position type job { jobId kind status phase progress seq } } }',
         variables: { after: statusPosition } },
       {
         next: function (result) {
+          // A refused subscription (FORBIDDEN) comes as a result with errors, then completes.
+          if (result.errors) { refused(result.errors); return; }
           var e = result.data && result.data.jobStatusChanges;
           if (!e) return;
           statusPosition = Math.max(statusPosition || 0, e.position);
@@ -212,7 +229,7 @@ const BOARD_JS = `
           if (entry) follow(entry);
           draw();
         },
-        error: function () {},
+        error: refused,
         complete: function () {},
       });
   }
@@ -344,7 +361,7 @@ function page(hints: JobBoardHints, selections: BoardSelections): string {
 <style>${BOARD_CSS}</style>
 </head>
 <body>
-<header class="top"><strong>Jobs</strong><span id="connection" class="down">connecting…</span><a href="/graphql">GraphiQL</a></header>
+<header class="top"><strong id="title">Jobs</strong><span id="connection" class="down">connecting…</span><a href="/graphql">GraphiQL</a></header>
 <main id="jobs"></main>
 <script id="board-config" type="application/json">${json}</script>
 <script src="/graphiql/assets/graphql-ws.min.js"></script>
@@ -369,8 +386,10 @@ export const BOARD_SELECTIONS: BoardSelections = {
 /**
  * The live job board, served at /jobs in development beside GraphiQL (whose assets it shares):
  * the tenant's jobs with a progress bar per job and per step or item, fed by jobStatusChanges and
- * jobProgress and resuming each by position after a reconnect. It is a page, not an API: every
- * byte of data it shows comes through the public GraphQL API with the token it is given.
+ * jobProgress and resuming each by position after a reconnect. At /jobs?system=1, with an admin
+ * token in the URL's fragment, it shows the server's own jobs (migrations, archiving) the same way.
+ * It is a page, not an API: every byte of data it shows comes through the public GraphQL API with
+ * the token it is given.
  */
 export function jobBoardRouter(hints: () => Promise<JobBoardHints>, selections: BoardSelections): Router {
   const router = express.Router();

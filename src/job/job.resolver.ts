@@ -1,5 +1,5 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { Role } from '../auth/principal';
+import { Role, SYSTEM_TENANT } from '../auth/principal';
 import { PageArgs, pageRequest } from '../common/pagination';
 import { DateTime, JSONObject, JSONValue } from '../common/scalars';
 import { feature } from '../common/feature';
@@ -32,6 +32,7 @@ import {
   StepRef,
 } from './job.type';
 import { JobRepository } from './job.repository';
+import { jobOwnerOf } from './job.keys';
 import { JOB_KINDS, phaseOf } from './job.kinds';
 import { reuseOf, takesReuse } from './job.reuse';
 import { countsOf, MAX_SCENES_PAGE } from './job.items';
@@ -72,12 +73,34 @@ export class StepResolver {
   }
 }
 
+/** The description of the `system` argument of the job reads and streams the job board uses. */
+const SYSTEM_ARGUMENT = 'True for the server’s own jobs (migrations, archiving: the system partition): admins only, FORBIDDEN otherwise.';
+
+/** The caller's repositories, or with `system` the system partition's (admins only: Context.system throws FORBIDDEN). */
+function reposOf(ctx: Context, system: boolean | null | undefined) {
+  return system ? ctx.system().repos : ctx.repos;
+}
+
+/**
+ * The job repository of the partition `job` was read from: the system partition's for one of the
+ * server's own jobs (reached only by admins, see Context.system), else the caller's. A job's
+ * fields read its steps and items from where the job itself lives.
+ */
+function jobsOf(ctx: Context, job: object): JobRepository {
+  const owner = 'PK' in job ? jobOwnerOf({ PK: job.PK }) : undefined;
+  return reposOf(ctx, owner?.tenantId === SYSTEM_TENANT).jobs;
+}
+
 @Resolver(() => Job)
 export class JobResolver {
   @Authorized()
   @Query(() => Job, { nullable: true, description: 'A job with all its step attempts; seq is where to subscribe from.' })
-  job(@Arg('jobId', () => ID, { description: "The job's id." }) jobId: string, @Ctx() ctx: Context) {
-    return ctx.repos.jobs.get(jobId);
+  job(
+    @Arg('jobId', () => ID, { description: "The job's id." }) jobId: string,
+    @Arg('system', () => Boolean, { nullable: true, description: SYSTEM_ARGUMENT }) system: boolean | null,
+    @Ctx() ctx: Context,
+  ) {
+    return reposOf(ctx, system).jobs.get(jobId);
   }
 
   @Authorized()
@@ -89,7 +112,7 @@ export class JobResolver {
   @Authorized()
   @Query(() => JobConnection, { description: "The tenant's jobs in one status, most recently changed first." })
   jobsByStatus(@Args() args: JobsByStatusArgs, @Ctx() ctx: Context) {
-    return ctx.repos.jobs.byStatus(args.status, pageRequest(args));
+    return reposOf(ctx, args.system).jobs.byStatus(args.status, pageRequest(args));
   }
 
   @Authorized()
@@ -457,7 +480,7 @@ export class JobResolver {
 
   @FieldResolver(() => WorkItemConnection, { description: 'The work items of its fan-out stages, in stage and sequence order.' })
   async items(@Root() job: Job, @Args() { stage, first, after }: JobItemsArgs, @Ctx() ctx: Context) {
-    return ctx.repos.jobs.items.page(job.jobId, stage, { first, after });
+    return jobsOf(ctx, job).items.page(job.jobId, stage, { first, after });
   }
 
   @FieldResolver(() => [JobScene], {
@@ -509,14 +532,14 @@ export class JobResolver {
 
   @FieldResolver(() => [Step], { description: 'Every attempt of every step, in order.' })
   steps(@Root() job: Job, @Ctx() ctx: Context) {
-    return job.steps ?? ctx.repos.jobs.steps(job.jobId);
+    return job.steps ?? jobsOf(ctx, job).steps(job.jobId);
   }
 
   @FieldResolver(() => JSONValue, { nullable: true })
   async inputs(@Root() job: Job & { inputsLeftOut?: boolean }, @Ctx() ctx: Context) {
     // An event's copy of the job leaves the inputs out (they never change): read them from the job.
     if (!job.inputsLeftOut) return job.inputs ?? null;
-    return (await ctx.repos.jobs.get(job.jobId))?.inputs ?? null;
+    return (await jobsOf(ctx, job).get(job.jobId))?.inputs ?? null;
   }
 }
 

@@ -574,6 +574,12 @@ export class ProjectJobsArgs extends PageArgs {
 export class JobsByStatusArgs extends PageArgs {
   @Field(() => JobStatus, { description: 'The status to list.' })
   status!: JobStatus;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'True to list the server’s own jobs (migrations, archiving: the system partition): admins only, FORBIDDEN otherwise.',
+  })
+  system?: boolean | null;
 }
 
 /** Across tenants the list is merged from the shards of an index, so it pages forward only. */

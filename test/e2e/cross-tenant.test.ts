@@ -12,6 +12,7 @@ import { buildAppSchema } from '../../src/schema';
 import { signDevToken } from '../../src/auth/jwt';
 import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { listArguments, sampleInput, standardChildren } from '../support/standard';
+import { subscribe, wsClient } from '../support/ws';
 
 const MARK = 'SECRET-OF-A';
 
@@ -543,5 +544,31 @@ describe('tenant isolation', () => {
       b,
     );
     expect(search.body).toEqual({ data: { search: { nodes: [] } } });
+  });
+
+  it("refuses the system partition (the server's own jobs) to a tenant, on every field that takes `system`", async () => {
+    const schema = buildAppSchema();
+    // Every root field with a `system` argument, found from the schema, so a new one is covered too.
+    const withSystem = [schema.getQueryType(), schema.getSubscriptionType()].flatMap((type) =>
+      Object.values(type!.getFields())
+        .filter((f) => f.args.some((arg) => arg.name === 'system'))
+        .map((f) => `${type!.name}.${f.name}`),
+    );
+    expect(withSystem.sort()).toEqual(['Query.job', 'Query.jobsByStatus', 'Subscription.jobProgress', 'Subscription.jobStatusChanges']);
+    for (const query of [
+      '{ job(jobId: "job_01J00000000000000000000000", system: true) { jobId } }',
+      '{ jobsByStatus(status: RUNNING, system: true) { nodes { jobId } } }',
+    ]) {
+      expect((await server.raw({ query }, b)).body.errors[0].extensions.code).toBe('FORBIDDEN');
+    }
+    for (const query of [
+      'subscription { jobProgress(jobId: "job_01J00000000000000000000000", system: true) { type } }',
+      'subscription { jobStatusChanges(system: true) { type } }',
+    ]) {
+      const refused = subscribe(wsClient(server.url, b), query);
+      await refused.done;
+      const errors = refused.errors;
+      expect(JSON.stringify(errors)).toContain('FORBIDDEN');
+    }
   });
 });

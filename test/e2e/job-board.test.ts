@@ -235,3 +235,68 @@ describe('the live job board in Chromium', () => {
     );
   }, 300_000);
 });
+
+describe("the job board's view of the server's own jobs", () => {
+  let server: TestServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    // A quick look for system work, so the migrations start as soon as they are asked for.
+    server = await startTestServer({ env: { SYSTEM_JOB_IDLE_MS: '200' } });
+    browser = await launchBrowser();
+  }, 120_000);
+
+  it('shows an admin the migrations as jobs with their segments, live to completion, and refuses the system view to anyone else', async () => {
+    const admin = await server.token('ops', [Role.ADMIN], 'operator');
+    const origin = new URL(server.url).origin;
+    // Without an admin token (the page's development token is an editor's), the system view is refused on the page.
+    const refusedPage = await browser.newPage();
+    await refusedPage.goto(`${origin}/jobs?system=1`, { waitUntil: 'load' });
+    await refusedPage.locator('#connection.refused').waitFor({ timeout: 20_000 });
+    expect(await refusedPage.locator('#connection').textContent()).toContain('Only admins');
+    await refusedPage.close();
+
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${origin}/jobs?system=1#token=${admin}`, { waitUntil: 'load' });
+    await page.locator('#connection.up').waitFor({ timeout: 20_000 });
+    expect(await page.locator('#title').textContent()).toBe('System jobs');
+
+    // The board is live before the jobs exist: it sees them start through the system jobs' status stream.
+    const started = dataOf((await server.raw({ query: 'mutation { runMigrations { id jobId } }' }, admin)).body) as {
+      runMigrations: Array<{ id: string; jobId: string | null }>;
+    };
+    const migrations = dataOf((await server.raw({ query: '{ migrations { id jobId state } }' }, admin)).body) as {
+      migrations: Array<{ id: string; jobId: string | null; state: string }>;
+    };
+    expect(started.runMigrations[0].jobId).toBeTruthy();
+    const done = await eventually(
+      () => boardJobs(page),
+      (jobs) => jobs.filter((j) => j.job.kind === 'MIGRATION' && j.job.status === 'COMPLETED').length === migrations.migrations.length,
+      60_000,
+    );
+    for (const entry of done) {
+      // Each scan segment is a work item, drawn completed.
+      const segments = entry.units.filter((u) => u.key.startsWith('item:'));
+      expect(segments.length).toBeGreaterThan(0);
+      expect(segments.every((u) => u.status === 'COMPLETED')).toBe(true);
+    }
+    expect(done.map((j) => j.job.jobId)).toContain(started.runMigrations[0].jobId);
+    expect(errors).toEqual([]);
+
+    // A tenant's own board never shows them.
+    const tenantPage = await browser.newPage();
+    await tenantPage.goto(`${origin}/jobs`, { waitUntil: 'load' });
+    await tenantPage.locator('#connection.up').waitFor({ timeout: 20_000 });
+    expect((await boardJobs(tenantPage)).filter((j) => j.job.kind === 'MIGRATION')).toEqual([]);
+
+    await page.close();
+    await tenantPage.close();
+    await eventually(
+      () => server.app.counts(),
+      (c) => JSON.stringify(c) === JSON.stringify(IDLE),
+      20_000,
+    );
+  }, 180_000);
+});

@@ -221,9 +221,11 @@ describe("a tenant's plan quotas, checked in the write's own transaction", () =>
 
     // Editing an uncounted project counts it in, and is not refused even at a limit it is already past.
     await setLimits(tenantId, { projects: 0 });
-    const edited = await gql(token, 'mutation($p: ID!) { updateProject(projectId: $p, input: { title: "Edited" }) { projectId } }', {
-      p: legacy[0],
-    });
+    const edited = await gql(
+      token,
+      'mutation($p: ID!) { updateProject(projectId: $p, expectedVersion: 1, input: { title: "Edited" }) { projectId } }',
+      { p: legacy[0] },
+    );
     expect(edited.errors).toBeUndefined();
     expect(await usedOf(tenantId, 'projects')).toBe(1);
     await setLimits(tenantId, { projects: 100 });

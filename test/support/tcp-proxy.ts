@@ -6,8 +6,12 @@ export interface TcpProxy {
   url: string;
   /** Stops passing what clients send (it is kept): calls through the proxy hang, as on a stalled network. */
   hold(): void;
-  /** Resolves once a client has sent something while held: a call is now hanging on the proxy. */
-  stalled(): Promise<void>;
+  /**
+   * Resolves once a client has sent something while held (with `containing`, something that holds
+   * that text, e.g. a DynamoDB operation's name): that call is now hanging on the proxy. Other
+   * calls (a server's background sweeps) may hang on it first.
+   */
+  stalled(containing?: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -19,8 +23,7 @@ export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy>
   const { hostname, port: targetPort } = new URL(target);
   const sockets = new Set<Socket>();
   let held = false;
-  let stalledCall: (() => void) | undefined;
-  const stalled = new Promise<void>((resolve) => (stalledCall = resolve));
+  const waiters = new Set<{ containing?: string; resolve: () => void }>();
   const server: Server = createServer((client) => {
     const upstream = connect(Number(targetPort), hostname);
     for (const s of [client, upstream]) {
@@ -30,7 +33,12 @@ export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy>
     }
     client.on('data', (chunk) => {
       if (!held) upstream.write(chunk);
-      else stalledCall?.();
+      else
+        for (const waiter of waiters) {
+          if (waiter.containing !== undefined && !chunk.toString('latin1').includes(waiter.containing)) continue;
+          waiters.delete(waiter);
+          waiter.resolve();
+        }
     });
     upstream.pipe(client);
   });
@@ -49,7 +57,7 @@ export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy>
     hold: () => {
       held = true;
     },
-    stalled: () => stalled,
+    stalled: (containing?: string) => new Promise<void>((resolve) => waiters.add({ containing, resolve })),
     stop,
   };
 }
