@@ -43,10 +43,7 @@ export const initialOf = (word: string): string => String.fromCodePoint(word.cod
  * counted (toItem records it), so a partial one, put by a caller that names only some of its
  * attributes, counts what it holds: none without versions.
  */
-function versionBytes(
-  versions: readonly AssetVersionItem[] | undefined,
-  counted: (status: AssetVersionItem['status']) => boolean,
-): number {
+function versionBytes(versions: readonly AssetVersionItem[] | undefined, counted: (status: AssetVersionItem['status']) => boolean): number {
   let bytes = 0;
   for (const v of versions ?? []) if (counted(v.status)) bytes += v.size ?? 0;
   return bytes;
