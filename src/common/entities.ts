@@ -38,10 +38,14 @@ export function deadLetterCode(code: string | undefined): string {
 /** The first letter of a word (a whole code point): the partition of the word index it is in. */
 export const initialOf = (word: string): string => String.fromCodePoint(word.codePointAt(0) ?? 0x5f);
 
-/** The bytes of an asset's versions whose status `counted` says count. */
-function versionBytes(versions: readonly AssetVersionItem[], counted: (status: AssetVersionItem['status']) => boolean): number {
+/**
+ * The bytes of an asset's versions whose status `counted` says count. Every stored item is
+ * counted (toItem records it), so a partial one, put by a caller that names only some of its
+ * attributes, counts what it holds: none without versions.
+ */
+function versionBytes(versions: readonly AssetVersionItem[] | undefined, counted: (status: AssetVersionItem['status']) => boolean): number {
   let bytes = 0;
-  for (const v of versions) if (counted(v.status)) bytes += v.size ?? 0;
+  for (const v of versions ?? []) if (counted(v.status)) bytes += v.size ?? 0;
   return bytes;
 }
 
@@ -531,7 +535,6 @@ export const entities = {
       inputs: attr.json()(),
       provider: attr.string(),
       correlationId: attr.string(),
-      idempotencyKey: attr.string(),
       /** True when its plan came from its declared kind (see src/job/job.kinds.ts), not from the request. */
       declared: attr.boolean({ internal: true }),
       /** Exact counters of the work items of each fan-out stage, kept in the transaction of every item change. */
@@ -749,7 +752,11 @@ export const entities = {
       claimable: attr.boolean({ internal: true }),
       /** In the pools' index: every entry. */
       inPool: attr.boolean({ internal: true }),
-      /** When the job reached the stage (the entry's place among claimable work, oldest first). */
+      /**
+       * When the job reached the stage (the entry's place among claimable work, oldest first); for
+       * a single step under a lease, when a claim may take it over, on a grid that progress reports
+       * move only once per half a lease (src/job/job.writes.ts offeredFrom).
+       */
       availableAt: attr.dateTime({ internal: true }),
       /** The job's priority (0–9), for the pool's order within a tenant. */
       priority: attr.int({ required: true }),
@@ -904,18 +911,6 @@ export const entities = {
       artifacts: attr.strings(),
       metrics: attr.json()(),
       completedAt: attr.dateTime({ required: true }),
-    },
-    ttl: true,
-  }),
-  Idempotency: entity({
-    type: 'Idempotency',
-    idPrefix: undefined,
-    key: keyShape({ pk: 'IDEMPOTENCY#{key}', sk: 'IDEMPOTENCY' }),
-    attributes: {
-      jobId: attr.id({ required: true }),
-      // With a client's key, a hash of the request (common/idempotency.ts requestFingerprint): a
-      // repeat with other arguments is refused. Records written before it was kept have none.
-      fingerprint: attr.string(),
     },
     ttl: true,
   }),

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { AppError, badInput, ErrorCode, notFound } from '../errors';
 import type { AnyModel, ItemOf } from '../infra/dynamo/entity';
-import type { Item, Write } from '../infra/dynamo/write';
-import { entities } from './entities';
+import type { ConditionFailure, Item, Write } from '../infra/dynamo/write';
+import { entities, type EntityItem } from './entities';
 import type { Scope } from './scope';
 
 /*
@@ -10,9 +10,10 @@ import type { Scope } from './scope';
  * `idempotencyKey` and gets the entity the first call made, with no second item and no second
  * event. The key's record (entities.CreateRequest) is put in the create's own transaction, only
  * if no live record has that key, so of many concurrent duplicates exactly one commits and the
- * others read what it made. createJob keeps its own record (entities.Idempotency), which also
- * derives a key from the job's inputs when the client gives none; a client's key there is held to
- * the same rule (requestFingerprint, keyReused).
+ * others read what it made. Every create goes through here, createJob too: when the client gives
+ * no key, a create may derive one from what makes two requests the same (createJob: project,
+ * kind, inputs, seed, model version), and a create's entity may give its key up (a failed or
+ * cancelled job: the next request makes a new one).
  */
 
 /** How long a key is remembered: a retry within this window returns the first result; after it, the key is new again. */
@@ -34,7 +35,21 @@ export interface IdempotentRequest {
   operation: string;
   /** The client's arguments (the parent's id, the input), compared by a hash. */
   input: unknown;
+  /**
+   * Without a client's key: what makes two requests the same (createJob: project, kind, inputs,
+   * seed, model version), whose hash is the key. Such a key is the tenant's, not the user's: equal
+   * requests ask for the same entity whoever sends them. Absent: without a client's key the create
+   * is not idempotent.
+   */
+  derivedFrom?: unknown;
 }
+
+/**
+ * Whether the entity a key's record names has given the key up (or was deleted, `null`), so that
+ * the next request with the key makes a new entity instead of getting it back. Without one a key
+ * is held for its whole window (a deleted entity answers NOT_FOUND).
+ */
+export type KeyReleased<M extends AnyModel> = (entity: ItemOf<M> | null) => boolean;
 
 /** JSON with keys sorted at every level and undefined left out, so equal requests hash equally. */
 export function canonicalJson(value: unknown): string {
@@ -73,51 +88,87 @@ class Duplicate extends Error {
   }
 }
 
+/** The record's key values and the fingerprint a repeat must match, or null when the request is not idempotent. */
+function recordOf(scope: Scope, request: IdempotentRequest | undefined): { values: { key: string }; fingerprint: string } | null {
+  if (request?.key != null) {
+    // A client's key is its user's: one user's keys never meet another's.
+    const key = sha256(`${scope.actor}\u0000${checkClientKey(request.key)}`);
+    return { values: { key }, fingerprint: requestFingerprint(request.operation, request.input) };
+  }
+  if (request?.derivedFrom === undefined) return null;
+  // A derived key is the hash of what it is derived from, so its fingerprint always matches it; the
+  // `derived.` prefix (no base64url hash has a dot) keeps it apart from every client's key.
+  const fingerprint = requestFingerprint(request.operation, request.derivedFrom);
+  return { values: { key: `derived.${fingerprint}` }, fingerprint };
+}
+
 /**
- * Runs the create `run` once per key: `run` gets the write that records the key (or null without
- * a key) and must commit it in the same transaction as the entity. A request whose key has a live
- * record gets the entity that record names (NOT_FOUND when it was deleted since), or
- * IDEMPOTENCY_KEY_REUSED when its operation or arguments differ from the first request's.
+ * Runs the create `run` once per key: `run` gets the write that records the key (or null when the
+ * request is not idempotent) and must commit it in the same transaction as the entity. A request
+ * whose key has a live record gets the entity that record names (NOT_FOUND when it was deleted
+ * since), or IDEMPOTENCY_KEY_REUSED when its operation or arguments differ from the first
+ * request's. With `released`, an entity that gave its key up (see KeyReleased) is not returned:
+ * the request takes the record over for a new entity, only while the record still names the old
+ * one, so of concurrent requests one makes the new entity and the others get it.
  */
 export async function idempotent<M extends AnyModel>(
   scope: Scope,
   model: M,
   request: IdempotentRequest | undefined,
   run: (remember: ((created: Item) => Write) | null) => Promise<ItemOf<M>>,
+  released?: KeyReleased<M>,
 ): Promise<ItemOf<M>> {
-  if (request?.key == null) return run(null);
-  const values = { key: sha256(`${scope.actor}\u0000${checkClientKey(request.key)}`) };
-  const fingerprint = requestFingerprint(request.operation, request.input);
+  const recorded = recordOf(scope, request);
+  if (!request || !recorded) return run(null);
+  const { values, fingerprint } = recorded;
 
-  const replay = async (record: Item): Promise<ItemOf<M>> => {
-    if (!entities.CreateRequest.is(record)) throw new Error('An idempotency record of another type was read.');
-    if (record.fingerprint !== fingerprint) throw keyReused(request.key);
+  const targetOf = async (record: EntityItem<'CreateRequest'>): Promise<ItemOf<M> | null> => {
     const item = await scope.store.get(record.target);
-    if (!model.is(item)) throw notFound(model.type, `created with idempotencyKey "${request.key}"`);
+    return model.is(item) ? item : null;
+  };
+  const recordOfKey = (item: Item): EntityItem<'CreateRequest'> => {
+    if (!entities.CreateRequest.is(item)) throw new Error('An idempotency record of another type was read.');
     return item;
   };
+  const answer = (record: EntityItem<'CreateRequest'>, target: ItemOf<M> | null): ItemOf<M> => {
+    if (record.fingerprint !== fingerprint) throw keyReused(request.key);
+    if (!target)
+      throw notFound(model.type, request.key != null ? `created with idempotencyKey "${request.key}"` : 'created by this request');
+    return target;
+  };
 
-  const earlier = await scope.store.get(entities.CreateRequest.keyOf(scope.tenantId, values));
-  if (earlier) return replay(earlier);
+  const stored = await scope.store.get(entities.CreateRequest.keyOf(scope.tenantId, values));
+  let takeOver: string | undefined;
+  if (stored) {
+    const earlier = recordOfKey(stored);
+    const target = await targetOf(earlier);
+    if (!released?.(target)) return answer(earlier, target);
+    takeOver = earlier.target.PK;
+  }
   const now = scope.now();
   const nowSeconds = Math.floor(now.getTime() / 1000);
+  const duplicate: ConditionFailure = (current) =>
+    current
+      ? new Duplicate(current)
+      : new AppError(ErrorCode.CONFLICT, 'A request with this idempotencyKey is being processed; try again.');
   try {
-    return await run((created) =>
-      entities.CreateRequest.put(scope.tenantId, {
+    return await run((created) => {
+      const record = entities.CreateRequest.put(scope.tenantId, {
         ...values,
         fingerprint,
         entity: model.type,
         target: { PK: created.PK, SK: created.SK },
         createdAt: now.toISOString(),
         expiresAt: nowSeconds + IDEMPOTENCY_WINDOW_HOURS * 3600,
-      }).ifNewOrExpired(nowSeconds, (current) =>
-        current
-          ? new Duplicate(current)
-          : new AppError(ErrorCode.CONFLICT, 'A request with this idempotencyKey is being processed; try again.'),
-      ),
-    );
+      });
+      return takeOver ? record.whereAt(['target', 'PK'], takeOver, duplicate) : record.ifNewOrExpired(nowSeconds, duplicate);
+    });
   } catch (error) {
-    if (error instanceof Duplicate) return replay(error.record);
+    // A duplicate that committed first is the answer, whatever became of its entity since.
+    if (error instanceof Duplicate) {
+      const first = recordOfKey(error.record);
+      return answer(first, await targetOf(first));
+    }
     throw error;
   }
 }

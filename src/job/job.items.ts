@@ -468,7 +468,13 @@ export class JobItems {
       writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item, reused: e.reused }, at, e.actor));
     const stepOf = (j: JobItem, steps: ReadonlyMap<string, StepLike>) => (j.currentStep ? steps.get(j.currentStep) : undefined);
     writes.push(
-      ...jobWorkWrites(scope, { job: read, step: stepOf(read, state.readSteps) }, { job, step: stepOf(job, state.steps) }, at),
+      ...jobWorkWrites(
+        scope,
+        { job: read, step: stepOf(read, state.readSteps) },
+        { job, step: stepOf(job, state.steps) },
+        at,
+        this.leaseSeconds,
+      ),
       ...jobSettleWrites(scope, read, job, at),
     );
     const delta = state.poolDelta();
@@ -547,7 +553,10 @@ export class JobItems {
     for (const e of state.events)
       writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item, reused: e.reused }, at, e.actor));
     const current = final.currentStep ? state.steps.get(final.currentStep) : undefined;
-    writes.push(...jobWorkWrites(scope, null, { job: final, step: current }, at), ...jobSettleWrites(scope, job, final, at));
+    writes.push(
+      ...jobWorkWrites(scope, null, { job: final, step: current }, at, this.leaseSeconds),
+      ...jobSettleWrites(scope, job, final, at),
+    );
     return { job: final, steps: stepsNow, writes };
   }
 

@@ -40,8 +40,20 @@ interface Share {
   readAt: number;
 }
 
+/**
+ * What a claim of a single step answers when the pools' index listed it before its lease's end
+ * (job.writes.ts offeredFrom) and the claim's decision refused it: the step is work again from
+ * `until`. The scheduler leaves the job out of its view until then, so the step is tried once, not
+ * on every read of the index.
+ */
+export class HeldUntil {
+  constructor(readonly until: string) {}
+}
+
 /** The scheduler's state for one pool (a kind and stage). */
 interface PoolState {
+  /** Jobs whose step a claim found held under a lease listed early, with the lease's end (see HeldUntil). */
+  held: Map<string, string>;
   /** Tenants with work, each with its jobs in the order to try, as last read. */
   view: Map<string, PoolEntry[]>;
   readAt: number;
@@ -55,9 +67,10 @@ interface PoolState {
 
 /**
  * A claim made for one tenant: what the caller's claim function returned, null when the job had
- * nothing to claim, or 'AT_LIMIT' when the tenant is at its running limit (nothing claimable for it now).
+ * nothing to claim, 'AT_LIMIT' when the tenant is at its running limit (nothing claimable for it
+ * now), or HeldUntil when the job's step is still under a lease the index listed early.
  */
-export type TenantClaim<T> = (entry: PoolEntry) => Promise<T | null | 'AT_LIMIT'>;
+export type TenantClaim<T> = (entry: PoolEntry) => Promise<T | null | 'AT_LIMIT' | HeldUntil>;
 
 /**
  * Hands out claims of pooled work over tenants by deficit round robin (see the top of this file).
@@ -73,7 +86,7 @@ export class PoolScheduler {
     const id = `${kind}\u0000${stage}`;
     let pool = this.pools.get(id);
     if (!pool) {
-      pool = { view: new Map(), readAt: 0, ring: [], turn: 0, deficit: new Map() };
+      pool = { view: new Map(), readAt: 0, ring: [], turn: 0, deficit: new Map(), held: new Map() };
       this.pools.set(id, pool);
     }
     return pool;
@@ -87,10 +100,13 @@ export class PoolScheduler {
       const rows = await this.store.queryFirst(partition, VIEW_ENTRIES);
       const view = new Map<string, PoolEntry[]>();
       const now = new Date().toISOString();
+      for (const [jobId, until] of pool.held) if (until <= now) pool.held.delete(jobId);
       for (const row of rows) {
         const tenantId = jobOwnerOf(row)?.tenantId;
-        // A single step held under a live lease is claimable only from its availableAt: not yet work.
-        if (!tenantId || !entities.JobWork.is(row) || (row.availableAt ?? '') > now) continue;
+        // A single step held under a live lease is listed from its availableAt (job.writes.ts
+        // offeredFrom): never after its lease's end, possibly a little before it, when the claim's
+        // own decision refuses it and it is left out until the lease's end (HeldUntil).
+        if (!tenantId || !entities.JobWork.is(row) || (row.availableAt ?? '') > now || pool.held.has(row.jobId)) continue;
         const list = view.get(tenantId) ?? [];
         list.push({ tenantId, jobId: row.jobId, stage: row.name, kind: row.kind });
         view.set(tenantId, list);
@@ -212,7 +228,8 @@ export class PoolScheduler {
     const jobs = pool.view.get(tenantId) ?? [];
     for (let entry = jobs[0]; entry; entry = jobs[0]) {
       const claimed = await claim(entry);
-      if (claimed) return claimed;
+      if (claimed instanceof HeldUntil) pool.held.set(entry.jobId, claimed.until);
+      else if (claimed) return claimed;
       const at = jobs.indexOf(entry);
       if (at >= 0) jobs.splice(at, 1);
     }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { SYSTEM_TENANT } from '../auth/principal';
 import { activityEvent } from '../common/activity-event';
 import { assertId, isValidTenantId } from '../common/ids';
@@ -10,12 +9,12 @@ import { boundedJson, maxItems, optionalText, requireText } from '../common/vali
 import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } from '../errors';
 import type { PageRequest } from '../infra/dynamo/store';
 import type { PlanLimits, PlanName } from '../config';
-import { type ConditionFailure, del, type UnitWrite } from '../infra/dynamo/write';
+import { del, type Item, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { checkFields } from '../common/fields';
-import { canonicalJson, checkClientKey, keyReused, requestFingerprint } from '../common/idempotency';
+import { idempotent, type IdempotentRequest } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf, stepPolicyOf } from './job.kinds';
 import { type BatchState, JobItems, openReached } from './job.items';
-import { type PoolScheduler, poolSchedulerOf } from './job.pool';
+import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
 import { readRecords, recordWrites, takesReuse, waitingStepKeys } from './job.reuse';
 import type { ProjectRepository } from '../project/project.repository';
@@ -29,7 +28,7 @@ import {
   stepsAwaitingReview,
   jobKey,
 } from './job.keys';
-import { jobFields, type StepLike } from './job.writes';
+import { attemptEndsAt, jobFields, type StepLike } from './job.writes';
 import {
   decide,
   initialSteps,
@@ -60,8 +59,6 @@ const CLAIM_RACES = new Set<string>([ErrorCode.INVALID_TRANSITION, ErrorCode.CON
  * activity event and its JobSettle entry; DynamoDB allows 100 writes); the rest go by the sweep.
  */
 const DELETE_FIRST = 87;
-/** Idempotency records expire after this long (the seeds ask for 24–72 hours). */
-const IDEMPOTENCY_TTL_HOURS = 48;
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
 
 /** The statuses whose job no longer holds its idempotency key: a new request makes a new job. */
@@ -70,46 +67,35 @@ const RETRYABLE = new Set<JobStatus>([JobStatus.FAILED, JobStatus.CANCELLED]);
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Thrown when the idempotency record exists: the request duplicates an earlier one (or reuses its key). */
-class Duplicate extends Error {
-  constructor(
-    readonly jobId: string,
-    readonly fingerprint: string | undefined,
-  ) {
-    super('duplicate');
-  }
-}
-
 /**
- * The fingerprint of a createJob request with a client's key: every argument but the key, with
- * absent and null alike, so a retry that spells an omitted field as null is the same request.
- * A derived key has none: it is itself made of the arguments that make two jobs the same.
+ * What makes two createJob requests the same when the client gives no key: project, kind, inputs,
+ * seed and model version (absent and null alike), and `reuse: false`, which asks for a new run.
  */
-function createFingerprint(input: CreateJobInput): string | undefined {
-  if (input.idempotencyKey == null) return undefined;
-  const { idempotencyKey: _key, ...rest } = input;
-  const given = Object.fromEntries(Object.entries(rest).filter(([, value]) => value != null));
-  return requestFingerprint('createJob', given);
-}
-
-/** The idempotency key of a creation: the client's, or one derived from what makes jobs equal. */
-export function deriveIdempotencyKey(
-  input: Pick<CreateJobInput, 'projectId' | 'kind' | 'inputs' | 'seed' | 'modelVersion' | 'idempotencyKey' | 'reuse'>,
-): string {
-  if (input.idempotencyKey != null) return `client:${checkClientKey(input.idempotencyKey)}`;
-  // The fields are given as null when absent, so a derived key is the same with or without them.
-  const material = canonicalJson({
+function derivedRequestOf(input: Pick<CreateJobInput, 'projectId' | 'kind' | 'inputs' | 'seed' | 'modelVersion' | 'reuse'>) {
+  return {
     projectId: input.projectId,
     kind: input.kind,
     inputs: input.inputs ?? null,
     seed: input.seed ?? null,
     modelVersion: input.modelVersion ?? null,
-    // A job that asks not to reuse asks for a new run: it does not get an earlier job back
-    // either. Left out otherwise, so the keys of earlier requests stay what they were.
+    // A job that asks not to reuse does not get an earlier job back either.
     ...(input.reuse === false ? { reuse: false } : {}),
-  });
-  return `derived:${createHash('sha256').update(material).digest('base64url')}`;
+  };
 }
+
+/**
+ * A createJob request as the idempotent creates take it (common/idempotency.ts): with a client's
+ * key, every argument but the key, absent and null alike, so a retry that spells an omitted field
+ * as null is the same request; without one, a key derived from what makes two jobs the same.
+ */
+function createRequestOf(input: CreateJobInput): IdempotentRequest {
+  const { idempotencyKey, ...rest } = input;
+  const given = Object.fromEntries(Object.entries(rest).filter(([, value]) => value != null));
+  return { key: idempotencyKey, operation: 'createJob', input: given, derivedFrom: derivedRequestOf(input) };
+}
+
+/** A job that failed or was cancelled (or was deleted) gives its key up: the next request makes a new job. */
+const keyReleased = (job: JobItem | null) => job === null || RETRYABLE.has(job.status);
 
 type JobItem = EntityItem<'Job'>;
 
@@ -380,9 +366,11 @@ export class JobRepository {
   }
 
   /**
-   * Creates a job with its planned steps, or returns the job an earlier identical request made:
-   * the idempotency record is written with the job, only if absent (or expired), so concurrent
-   * duplicates create exactly one job and all of them get it.
+   * Creates a job with its planned steps, or returns the job an earlier identical request made,
+   * through the idempotent creates' one path (common/idempotency.ts): the client's key, or one
+   * derived from project, kind, inputs, seed and model version, is recorded in the job's own
+   * transaction, so concurrent duplicates create exactly one job and all of them get it. A job
+   * that failed or was cancelled (or was deleted) gives its key up: the next request makes a new one.
    */
   async create(input: CreateJobInput) {
     const projectId = assertId(input.projectId, 'proj', 'projectId');
@@ -408,30 +396,48 @@ export class JobRepository {
     if (input.items != null && input.items.length > MAX_ITEMS_AT_CREATE)
       throw badInput(`createJob takes at most ${MAX_ITEMS_AT_CREATE} items; add more with addWorkItems.`, 'items');
     const items = input.items != null && itemStage?.fanOut ? this.items.checkInputs(itemStage.fanOut, input.items) : [];
-    const idempotency = { key: deriveIdempotencyKey(input) };
-    const key = entities.Idempotency.keyOf(this.scope.tenantId, idempotency);
-    const fingerprint = createFingerprint(input);
-    // A client's key names one request, as for every other create: a repeat with other arguments
-    // is refused rather than answered with a job it did not ask for.
-    const sameRequest = (recorded: string | undefined) => {
-      if (recorded !== undefined && recorded !== fingerprint) throw keyReused(input.idempotencyKey);
-    };
+    let made: { job: JobItem; steps: StepLike[] } | undefined;
+    const job = await idempotent(
+      this.scope,
+      entities.Job,
+      createRequestOf(input),
+      async (remember) => {
+        made = await this.commitNew(
+          { input, projectId, kind, plan: stepNames, maxAttempts, inputs, declared, itemStage, items, system },
+          remember,
+        );
+        return made.job;
+      },
+      keyReleased,
+    );
+    // An earlier request's job is returned as it is now; a new one as this request made it, and a
+    // first stage that fans out opens at once (STEP_STARTED; without items it completes). Should
+    // that fail, the job stands and its items are claimable anyway: the first claim opens it.
+    if (!made) return toJob(job);
+    if (fanOutOf(job, job.currentStep ?? '')) await this.items.open(job.jobId, job.currentStep ?? '');
+    return toJob(made.job, made.steps);
+  }
 
-    // An earlier job with this key is the answer, unless it failed or was cancelled (seed 003
-    // matches only queued, running and completed jobs): then a new job takes the key over.
-    const earlier = await this.scope.store.get(key);
-    const earlierJob = entities.Idempotency.is(earlier) ? await this.get(earlier.jobId) : null;
-    if (earlierJob && !RETRYABLE.has(earlierJob.status)) {
-      sameRequest(entities.Idempotency.is(earlier) ? earlier.fingerprint : undefined);
-      return earlierJob;
-    }
-    // A record whose job failed, was cancelled or was deleted is taken over.
-    const takeOver = entities.Idempotency.is(earlier) ? earlier.jobId : undefined;
-
+  /** createJob's new job: made and committed with the key's record (`remember`, see idempotent). */
+  private async commitNew(
+    request: {
+      input: CreateJobInput;
+      projectId: string;
+      kind: string;
+      plan: string[];
+      maxAttempts: number;
+      inputs: unknown;
+      declared: JobKindDeclaration | undefined;
+      itemStage: { name: string } | undefined;
+      items: Record<string, unknown>[];
+      system: boolean;
+    },
+    remember: ((created: Item) => Write) | null,
+  ): Promise<{ job: JobItem; steps: StepLike[] }> {
+    const { input, projectId, kind, maxAttempts, inputs, declared, itemStage, items, system } = request;
     const jobId = this.scope.newId('job');
     const at = this.scope.now().toISOString();
-    const nowSeconds = Math.floor(Date.parse(at) / 1000);
-    const plan: PlannedStep[] = stepNames.map((name, i) => ({ name, order: i + 1 }));
+    const plan: PlannedStep[] = request.plan.map((name, i) => ({ name, order: i + 1 }));
     const job = entities.Job.toItem(this.scope.tenantId, {
       jobId,
       projectId,
@@ -454,7 +460,6 @@ export class JobRepository {
         itemStage && items.length ? { [itemStage.name]: { total: items.length, running: 0, completed: 0, failed: 0 } } : undefined,
       provider: optionalText(input.provider, 'provider', 100) ?? undefined,
       correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
-      idempotencyKey: key.PK,
       seed: optionalText(input.seed, 'seed', 200) ?? undefined,
       modelVersion: optionalText(input.modelVersion, 'modelVersion', 200) ?? undefined,
       reuse: input.reuse === false ? false : undefined,
@@ -474,37 +479,14 @@ export class JobRepository {
     const records = new Map([...stepRecords, ...itemRecords]);
     await this.items.checkItemsPerJob(0, items.length);
     const created = this.items.created(job, initial, itemStage?.name, items, records);
-    const record = entities.Idempotency.put(this.scope.tenantId, {
-      ...idempotency,
-      jobId,
-      fingerprint,
-      createdAt: at,
-      expiresAt: nowSeconds + IDEMPOTENCY_TTL_HOURS * 3600,
-    });
-    const duplicate: ConditionFailure = (current) =>
-      current
-        ? new Duplicate(current.jobId, typeof current.fingerprint === 'string' ? current.fingerprint : undefined)
-        : new AppError(ErrorCode.CONFLICT, 'A duplicate request is being processed; try again.');
-    try {
-      await this.scope.commit([
-        // Taking over a failed job's key holds only while the record still names that job, so of
-        // concurrent duplicates one creates the new job and the others get it.
-        takeOver ? record.where({ jobId: takeOver }, duplicate) : record.ifNewOrExpired(nowSeconds, duplicate),
-        ...created.writes,
-        // The server's own jobs belong to no project (their projectId only names the system's).
-        ...(system ? [] : [this.projects.activeProjectCheck(projectId)]),
-      ]);
-    } catch (error) {
-      if (error instanceof Duplicate) {
-        sameRequest(error.fingerprint);
-        return this.existing(error.jobId);
-      }
-      throw error;
-    }
-    // A first stage that fans out opens at once (STEP_STARTED; without items it completes). Should
-    // this fail, the job stands and its items are claimable anyway: the first claim opens it.
-    if (fanOutOf(job, job.currentStep ?? '')) await this.items.open(jobId, job.currentStep ?? '');
-    return toJob(created.job, created.steps);
+    await this.scope.commit([
+      // The key's record first, so that when a duplicate request committed first, its failure is the one reported.
+      ...(remember ? [remember(created.job)] : []),
+      ...created.writes,
+      // The server's own jobs belong to no project (their projectId only names the system's).
+      ...(system ? [] : [this.projects.activeProjectCheck(projectId)]),
+    ]);
+    return { job: created.job, steps: created.steps };
   }
 
   /** A free-form kind's steps, as the client names them. */
@@ -599,12 +581,6 @@ export class JobRepository {
     });
   }
 
-  private async existing(jobId: string) {
-    const job = await this.get(jobId);
-    if (!job) throw notFound('Job', jobId);
-    return job;
-  }
-
   /**
    * A stage declared to make an asset (job.kinds.ts `asset`) that completes creates a new asset
    * in the job's project, in the completion's own transaction, with its activity event: version 1,
@@ -671,8 +647,9 @@ export class JobRepository {
    * A pool worker's claim of the job's step of `stage` (job.pool.ts), as claimWork would claim it
    * for a worker of this tenant, with the attempt marked as the pool's (it counts in the tenant's
    * pool load, whose limit holds at the claim's commit). 'AT_LIMIT' when the tenant is at its
-   * running limit; null when the step is not claimable now (another worker took it first, it waits
-   * for its backoff, or the job moved on).
+   * running limit; HeldUntil (its end) when its attempt's lease or time still runs (the pools'
+   * index may list it a little early, see job.writes.ts offeredFrom); null when the step is not
+   * claimable now otherwise (another worker took it first, it waits for its backoff, or the job moved on).
    */
   async claimPooledStep(jobId: string, stage: string) {
     assertId(jobId, 'job', 'jobId');
@@ -680,7 +657,18 @@ export class JobRepository {
       return await this.items.submitPooled(jobId, (state) => {
         const limit = state.pool?.limit;
         if (limit !== undefined && (state.pool?.running ?? 0) + state.poolDelta() >= limit) return AT_LIMIT;
-        const job = this.decideOn(state, { kind: 'claim', step: stage }, {}, { pooled: true });
+        const held = state.steps.get(stage);
+        let job: ReturnType<JobRepository['decideOn']>;
+        try {
+          job = this.decideOn(state, { kind: 'claim', step: stage }, {}, { pooled: true });
+        } catch (error) {
+          // The pools' index lists a running step a little before its lease's end (job.writes.ts
+          // offeredFrom): the decision refused it, and the scheduler tries it again once it ends.
+          const ends = held?.status === StepStatus.RUNNING ? attemptEndsAt(held) : undefined;
+          if (error instanceof AppError && error.code === ErrorCode.INVALID_TRANSITION && ends && ends > state.at)
+            return new HeldUntil(ends);
+          throw error;
+        }
         const step = job.steps?.find((s) => s.name === stage && s.attempt === job.attempts[s.name]);
         return step?.status === StepStatus.RUNNING ? { job, step, item: null } : null;
       });

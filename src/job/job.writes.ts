@@ -232,15 +232,36 @@ export function jobFields(next: JobState, at: string): Partial<JobItem> {
 }
 
 /**
+ * From when the pools' index offers a running single step: its attempt's end, as `claimability`
+ * says, but with the lease's end taken down to a multiple of `leaseGridMs`. Every progress report
+ * renews the lease and so moves its end; taken down to a grid of half a lease, the offer moves once
+ * per half a lease instead of with every report, and the JobWork entry is written that seldom. It
+ * is never later than the attempt's end, so a step whose worker went quiet is offered as soon as
+ * its lease runs out; it may be earlier (by less than the grid, and only once its worker has not
+ * reported for longer than a lease less the grid), and then the claim's own decision refuses the
+ * step while its lease runs (`decide`'s claim, see JobRepository.claimPooledStep): no worker is
+ * handed a step under a live lease. Its attempt's time (`timesOutAt`) is fixed, so it is kept as it is.
+ */
+export function offeredFrom(step: Pick<StepState, 'leaseExpiresAt' | 'timesOutAt'>, leaseGridMs: number): string | undefined {
+  const { leaseExpiresAt, timesOutAt } = step;
+  // A lease that reaches the attempt's time ends with it (leases are never renewed past it).
+  if (leaseExpiresAt === undefined || leaseGridMs <= 0 || (timesOutAt !== undefined && leaseExpiresAt >= timesOutAt))
+    return attemptEndsAt(step);
+  const lease = new Date(Math.floor(Date.parse(leaseExpiresAt) / leaseGridMs) * leaseGridMs).toISOString();
+  return attemptEndsAt({ leaseExpiresAt: lease, timesOutAt });
+}
+
+/**
  * What the job's JobWork entry says of the job (and the current attempt of its current stage's
  * step, `step`) at `at`: a fan-out stage with unfinished items while the job runs or waits to, or
- * a declared single-step stage whose step can be claimed (now or from its availableAt); null
- * otherwise.
+ * a declared single-step stage whose step can be claimed (now or from its availableAt: a running
+ * one's is `offeredFrom` on the grid `leaseGridMs`); null otherwise.
  */
 export function jobWorkOf(
   job: JobItem,
   step: StepState | undefined,
   at: string,
+  leaseGridMs = 0,
 ): { name: string; fanOut: boolean; availableAt?: string } | null {
   const stage = job.currentStep;
   if (!stage || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING)) return null;
@@ -250,23 +271,31 @@ export function jobWorkOf(
   }
   if (!stageOf(job, stage) || !step || step.name !== stage) return null;
   const { claimable, availableAt } = claimability(job, step, at);
-  return claimable ? { name: stage, fanOut: false, availableAt } : null;
+  if (!claimable) return null;
+  return { name: stage, fanOut: false, availableAt: step.status === StepStatus.RUNNING ? offeredFrom(step, leaseGridMs) : availableAt };
 }
+
+/** The grid a running step's lease end is listed on in the pools' index (see offeredFrom): half a lease. */
+export const leaseGridOf = (leaseSeconds: number): number => Math.round((leaseSeconds * 1000) / 2);
 
 /**
  * The write that keeps the job's JobWork entry what `jobWorkOf` says of the job as the change
  * left it (`next`, with its current step), given what it said before (`previous`; null for a new
- * job): a put when the job reached such a stage or its step's availability moved, a delete when
- * it left it or stopped, nothing otherwise.
+ * job): a put when the job reached such a stage or its step's offer moved, a delete when it left
+ * it or stopped, nothing otherwise. `leaseSeconds` is the workers' lease (Config.jobLeaseSeconds):
+ * a running step's offer follows its renewals on a grid of half of it (offeredFrom), so a progress
+ * report writes the entry about once per half a lease, not once per report.
  */
 export function jobWorkWrites(
   scope: Pick<Scope, 'tenantId'>,
   previous: { job: JobItem; step?: StepState } | null,
   next: { job: JobItem; step?: StepState },
   at: string,
+  leaseSeconds: number,
 ): UnitWrite[] {
-  const before = previous ? jobWorkOf(previous.job, previous.step, at) : null;
-  const after = jobWorkOf(next.job, next.step, at);
+  const grid = leaseGridOf(leaseSeconds);
+  const before = previous ? jobWorkOf(previous.job, previous.step, at, grid) : null;
+  const after = jobWorkOf(next.job, next.step, at, grid);
   if (before?.name === after?.name && before?.availableAt === after?.availableAt) return [];
   const key = entities.JobWork.keyOf(scope.tenantId, { jobId: next.job.jobId });
   if (!after) return [del(key)];

@@ -8,7 +8,7 @@ import { dataOf, startTestServer, type TestServer } from '../support/server';
  * with IDEMPOTENCY_KEY_REUSED, and concurrent duplicates make one entity and one event.
  */
 
-/** Every create mutation but createJob (which has its own key in its input) and createTenant (one per tenant). */
+/** Every create mutation but createJob (which takes its key in its input; its own test below) and createTenant (one per tenant). */
 const creates = (projectId: string) => ({
   createProject: { args: 'input: { title: "Idem" }', id: 'projectId' },
   createLog: { args: `projectId: "${projectId}", input: { rawText: "idem" }`, id: 'logId' },
@@ -95,6 +95,32 @@ describe('idempotent creates', () => {
     expect(count('asset.created')).toBe(1);
     expect(count('brief.version_created')).toBe(1);
     expect(count('inspiration.created')).toBe(1);
+  });
+
+  it('makes one job for 20 concurrent createJob with one key, through the same key record as every other create', async () => {
+    const input = `{ projectId: "${projectId}", kind: "IDEM_JOB", steps: ["a", "b"], inputs: { n: 1 }, idempotencyKey: "job-20" }`;
+    const query = `mutation { createJob(input: ${input}) { jobId } }`;
+    const results = await Promise.all(Array.from({ length: 20 }, () => run(query)));
+    expect(results.flatMap((r) => r.errors ?? [])).toEqual([]);
+    const ids = new Set(results.map((r) => r.data.createJob.jobId));
+    expect(ids.size).toBe(1);
+    const [jobId] = ids;
+    const jobs = (await run(`{ jobs(projectId: "${projectId}", first: 100) { nodes { jobId kind } } }`)).data.jobs.nodes;
+    expect(jobs.filter((j: { kind: string }) => j.kind === 'IDEM_JOB')).toEqual([{ jobId, kind: 'IDEM_JOB' }]);
+    // The key is recorded by a CreateRequest naming the job, as every create's is; no record of another kind exists.
+    const doc = server.app.store['doc'];
+    const items = (await doc.send(new ScanCommand({ TableName: server.config.tableName }))).Items ?? [];
+    expect(items.filter((i) => i.entityType === 'CreateRequest' && i.entity === 'Job')).toEqual([
+      expect.objectContaining({ target: { PK: expect.stringContaining(`#JOB#${jobId}`), SK: 'JOB' } }),
+    ]);
+    expect(items.filter((i) => i.entityType === 'Idempotency')).toEqual([]);
+    // A client's key is its user's, as for every other create; a derived key (no key given) is the tenant's.
+    const other = await server.token('idem', undefined, 'someone-else');
+    expect((await run(query, other)).data.createJob.jobId).not.toBe(jobId);
+    const unkeyed = `mutation { createJob(input: { projectId: "${projectId}", kind: "IDEM_JOB", steps: ["a"] }) { jobId } }`;
+    const mine = (await run(unkeyed)).data.createJob.jobId;
+    expect((await run(unkeyed, other)).data.createJob.jobId).toBe(mine);
+    console.log(`idempotency: 20 concurrent createJob with one key → ${ids.size} job`);
   });
 
   it('makes the upload requests that create an asset or an inspiration idempotent too, with a fresh URL for the same object', async () => {

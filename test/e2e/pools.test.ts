@@ -12,6 +12,12 @@ JOB_KINDS.TEST_POOL_STEPS = {
     { name: 'encode', phase: 'processing' },
   ],
 };
+// One single step, for the write count of a pooled step's progress reports (no other test claims it).
+JOB_KINDS.TEST_POOL_REPORTS = {
+  description: 'One single step.',
+  inputs: { label: { kind: 'string', required: true } },
+  stages: [{ name: 'render', phase: 'processing' }],
+};
 
 /**
  * Shared worker pools: pool workers bound to no tenant claim every tenant's work of their kinds,
@@ -307,6 +313,120 @@ describe('shared worker pools', () => {
     expect((await server.app.store.get({ PK: `TENANT#${a.tenantId}`, SK: 'POOLLOAD' }))?.running).toBe(0);
     await ok(w3, DONE, { j: other.job.jobId, s: 'render', l: other.lease });
   }, 120_000);
+
+  it("writes a pooled step's pool entry once per half a lease, not with every progress report", async () => {
+    const t = await tenant('reports');
+    const projectId = (await ok(t.editor, '{ projects { nodes { projectId } } }')).projects.nodes[0].projectId;
+    const jobId = (
+      await ok(t.editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+        i: { projectId, kind: 'TEST_POOL_REPORTS', inputs: { label: 'reports' } },
+      })
+    ).createJob.jobId;
+    const worker = await poolToken('gpu-reports', ['TEST_POOL_REPORTS']);
+    const claimed = (await ok(worker, 'mutation { claimWork(kind: "TEST_POOL_REPORTS") { tenantId lease job { jobId } step { name } } }'))
+      .claimWork;
+    expect(claimed).toMatchObject({ tenantId: t.tenantId, job: { jobId }, step: { name: 'render' } });
+    // The transactions the server sends, captured from its own DynamoDB client (read only).
+    const sent: { TransactItems?: { Put?: { Item: Record<string, unknown> } }[] }[] = [];
+    const doc = server.app.store['doc'];
+    doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand') sent.push(structuredClone(args.input) as (typeof sent)[number]);
+        return next(args);
+      },
+      { step: 'initialize', name: 'reportCostProbe' },
+    );
+    const perReport: { items: number; entries: number }[] = [];
+    try {
+      for (let i = 1; i <= 20; i++) {
+        sent.length = 0;
+        await ok(
+          worker,
+          'mutation($j: ID!, $p: Float!, $l: String) { reportStepProgress(jobId: $j, stepName: "render", progress: $p, lease: $l) { jobId } }',
+          { j: jobId, p: i / 21, l: claimed.lease },
+        );
+        const items = sent.flatMap((tx) => tx.TransactItems ?? []);
+        perReport.push({ items: items.length, entries: items.filter((w) => w.Put?.Item.entityType === 'JobWork').length });
+      }
+    } finally {
+      doc.middlewareStack.remove('reportCostProbe');
+    }
+    // Each report writes the job, the step and the event; the pool entry follows the lease on a
+    // grid of half a lease (300 s here), so 20 reports in a few seconds cross it at most once.
+    const entries = perReport.reduce((n, r) => n + r.entries, 0);
+    expect(entries).toBeLessThanOrEqual(1);
+    expect(perReport.filter((r) => r.entries === 0).every((r) => r.items === 3)).toBe(true);
+    // The entry still offers the step no later than its lease's end, and ahead of now: no claim is tried on it.
+    const entry = await server.app.store.get({ PK: `TENANT#${t.tenantId}#JOB#${jobId}`, SK: 'WORK' });
+    const step = (await ok(t.editor, `{ job(jobId: "${jobId}") { steps { leaseExpiresAt } } }`)).job.steps[0];
+    expect(String(entry?.availableAt) <= step.leaseExpiresAt).toBe(true);
+    expect(String(entry?.availableAt) > new Date().toISOString()).toBe(true);
+    console.log(
+      `pooled step progress: ${perReport.map((r) => r.items).join(', ')} items a report; pool entry written ${entries} times in 20 reports`,
+    );
+    await ok(worker, 'mutation($j: ID!, $l: String) { completeStep(jobId: $j, stepName: "render", lease: $l) { status } }', {
+      j: jobId,
+      l: claimed.lease,
+    });
+  });
+
+  it("tries a quiet worker's pooled step once before its lease ends, and hands it out as a new attempt once it has", async () => {
+    // A 4 s lease: the pool entry of a running step is on a 2 s grid, so it lists the step up to 2 s before its lease ends.
+    const short = await startTestServer({ env: { JOB_LEASE_SECONDS: '4' } });
+    const call = async (token: string, query: string, variables: Record<string, unknown> = {}) => {
+      const out = (await short.raw({ query, variables }, token)).body;
+      if (out.errors) throw new Error(JSON.stringify(out.errors));
+      return out.data;
+    };
+    const tenantId = `quiet-${run}`;
+    const editor = await short.token(tenantId, [Role.EDITOR], 'artist');
+    const projectId = (await call(editor, 'mutation { createProject(input: { title: "Quiet" }) { projectId } }')).createProject.projectId;
+    const jobId = (
+      await call(editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+        i: { projectId, kind: 'TEST_POOL_REPORTS', inputs: { label: 'quiet' } },
+      })
+    ).createJob.jobId;
+    const [quiet, other] = await Promise.all(['gpu-quiet', 'gpu-other'].map((sub) => poolToken(sub, ['TEST_POOL_REPORTS'])));
+    const CLAIM_STEP = 'mutation { claimWork(kind: "TEST_POOL_REPORTS") { lease job { jobId } step { attempt startedAt } } }';
+    const first = (await call(quiet, CLAIM_STEP)).claimWork;
+    expect(first).toMatchObject({ job: { jobId }, step: { attempt: 1 } });
+    // Its one report is sent when the wall clock is 1 s into a 2 s grid cell, so the lease ends about
+    // that far past a grid line and the entry lists the step that much early; then the worker goes quiet.
+    await new Promise((resolve) => setTimeout(resolve, (3000 - (Date.now() % 2000)) % 2000));
+    await call(
+      quiet,
+      'mutation($j: ID!, $l: String) { reportStepProgress(jobId: $j, stepName: "render", progress: 0.1, lease: $l) { jobId } }',
+      {
+        j: jobId,
+        l: first.lease,
+      },
+    );
+    const leaseEnd: string = (await call(editor, `{ job(jobId: "${jobId}") { steps { leaseExpiresAt } } }`)).job.steps[0].leaseExpiresAt;
+    const entry = await short.app.store.get({ PK: `TENANT#${tenantId}#JOB#${jobId}`, SK: 'WORK' });
+    expect(String(entry?.availableAt) < leaseEnd).toBe(true);
+    // The claims' reads of the job (its partition), counted from the server's own DynamoDB client (read only).
+    let jobReads = 0;
+    const doc = short.app.store['doc'];
+    doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        // The store sends its queries' values marshalled ({ S: … }): the job's partition key is among them.
+        const values = JSON.stringify((args.input as { ExpressionAttributeValues?: unknown }).ExpressionAttributeValues ?? {});
+        if (context.commandName === 'QueryCommand' && values.includes(`#JOB#${jobId}"`)) jobReads++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'quietReadProbe' },
+    );
+    // Another pool worker asks until it gets the step: never before the quiet worker's lease ends.
+    let taken: { step: { attempt: number; startedAt: string } } | null = null;
+    const deadline = Date.now() + 15_000;
+    while (!taken && Date.now() < deadline) taken = (await call(other, CLAIM_STEP)).claimWork;
+    doc.middlewareStack.remove('quietReadProbe');
+    expect(taken).toMatchObject({ job: { jobId }, step: { attempt: 2 } });
+    expect(String(taken?.step.startedAt) >= leaseEnd).toBe(true);
+    // Listed early, the step was tried at most once before its lease ended (then left out until its end), and once to take it.
+    expect(jobReads).toBeLessThanOrEqual(2);
+    console.log(`quiet pooled step: ${jobReads} reads of the job by claims until it was taken over`);
+  }, 60_000);
 
   it('refuses pool tokens that name a tenant or other roles, and tenant tokens that claim the pool role', async () => {
     const pool = await signDevToken(secret, { sub: 'gpu', pool: { kinds: ['BATCH'] } });

@@ -11,6 +11,8 @@ import {
 } from '../../src/job/job.machine';
 
 import { entities } from '../../src/common/entities';
+import { jobWorkWrites, offeredFrom } from '../../src/job/job.writes';
+import { type UnitWrite, Write } from '../../src/infra/dynamo/write';
 
 const ctx = { now: '2026-01-01T00:00:00.000Z', actor: 'u', jobId: 'job_1' };
 
@@ -347,5 +349,108 @@ describe('a step stage’s attempt timeout and retry backoff', () => {
       now = (Date.parse(next.waitsUntil ?? '') - Date.parse(ctx.now)) / 1000;
     }
     expect(waits).toEqual([10, 30, 60]);
+  });
+});
+
+describe("the pools' index of a running step (JobWork), while its worker reports", () => {
+  const LEASE = 60;
+  const at = (seconds: number) => new Date(Date.parse(ctx.now) + seconds * 1000).toISOString();
+  /** A declared 3D_CHARACTER job at its first (single-step) stage, as stored, from the machine's state. */
+  const stored = (state: JobState, version: number) => {
+    const item = entities.Job.toItem('t', {
+      ...state,
+      currentStep: state.currentStep ?? undefined,
+      error: state.error ?? undefined,
+      startedAt: state.startedAt ?? undefined,
+      finishedAt: state.finishedAt ?? undefined,
+      jobId: 'job_1',
+      projectId: 'proj_1',
+      kind: '3D_CHARACTER',
+      declared: true,
+      version,
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    });
+    if (!entities.Job.is(item)) throw new Error('The job was made as another type.');
+    return item;
+  };
+
+  /** What the JobWork entry a write puts offers (its availableAt). */
+  const offerOf = (writes: UnitWrite[]) => String(writes[0] instanceof Write ? writes[0].item?.availableAt : undefined);
+
+  /**
+   * Claims the step at 0 and reports every `every` seconds until `until`, as JobItems commits each
+   * change: the JobWork writes of each report (jobWorkWrites with the workers' lease), and what
+   * the entry offers after each one.
+   */
+  function reports(every: number, until: number, leaseSeconds: number) {
+    const { job, steps } = fresh(['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export']);
+    const claim = decide(job, steps, { kind: 'claim', step: 'text-to-image', leaseUntil: at(LEASE) }, ctx);
+    let state = { job: claim.job, step: claim.step as StepState, version: 2 };
+    let offered = offerOf(jobWorkWrites({ tenantId: 't' }, null, { job: stored(state.job, 2), step: state.step }, ctx.now, leaseSeconds));
+    const perReport: { at: string; writes: number; offered: string; leaseEnd: string }[] = [];
+    for (let t = every; t <= until; t += every) {
+      const now = at(t);
+      const outcome = decide(
+        state.job,
+        new Map([[state.step.name, state.step]]),
+        { kind: 'progress', step: state.step.name, progress: t / (until + 1), leaseUntil: at(t + LEASE) },
+        { ...ctx, now },
+      );
+      const next = { job: outcome.job, step: outcome.step as StepState, version: state.version + 1 };
+      const writes = jobWorkWrites(
+        { tenantId: 't' },
+        { job: stored(state.job, state.version), step: state.step },
+        { job: stored(next.job, next.version), step: next.step },
+        now,
+        leaseSeconds,
+      );
+      if (writes.length) offered = offerOf(writes);
+      perReport.push({ at: now, writes: writes.length, offered, leaseEnd: String(next.step.leaseExpiresAt) });
+      state = next;
+    }
+    return perReport;
+  }
+
+  it('is written about once per half a lease, not once per report, and never offers the step after its lease ends', () => {
+    // A worker reporting every 2 s for 10 minutes: 300 reports.
+    const listed = reports(2, 600, LEASE);
+    const writes = listed.reduce((n, r) => n + r.writes, 0);
+    // What following every renewal wrote (an exact offer moves with each report): one write a report.
+    const exact = reports(2, 600, 0).reduce((n, r) => n + r.writes, 0);
+    expect(exact).toBe(300);
+    expect(writes).toBeLessThanOrEqual(600 / (LEASE / 2) + 1);
+    for (const r of listed) {
+      // Never after the lease's end (a quiet worker's step is offered as soon as the lease runs out),
+      // and, while the worker reports, still ahead: no pool claim is tried on it.
+      expect(r.offered <= r.leaseEnd).toBe(true);
+      expect(r.offered > r.at).toBe(true);
+    }
+    console.log(
+      `JobWork writes for 300 progress reports (every 2 s, ${LEASE} s lease): ${exact} following each renewal, ${writes} on the half-lease grid`,
+    );
+  });
+
+  it('keeps an attempt timeout as it is: once the lease passes it the entry is not written again', () => {
+    const { job, steps } = fresh(['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export']);
+    const policy = { attemptTimeoutSeconds: 45 };
+    const claim = decide(job, steps, { kind: 'claim', step: 'text-to-image', leaseUntil: at(LEASE) }, { ...ctx, policy });
+    const step = claim.step as StepState;
+    expect(offeredFrom(step, (LEASE * 1000) / 2)).toBe(at(45));
+    const report = decide(
+      claim.job,
+      new Map([[step.name, step]]),
+      { kind: 'progress', step: step.name, progress: 0.5, leaseUntil: at(10 + LEASE) },
+      { ...ctx, now: at(10), policy },
+    );
+    expect(
+      jobWorkWrites(
+        { tenantId: 't' },
+        { job: stored(claim.job, 2), step },
+        { job: stored(report.job, 3), step: report.step as StepState },
+        at(10),
+        LEASE,
+      ),
+    ).toEqual([]);
   });
 });

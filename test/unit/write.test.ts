@@ -61,6 +61,14 @@ describe('write builders', () => {
     });
   });
 
+  it('conditions a write on a nested attribute through its path', () => {
+    expect(put(key).whereAt(['target', 'PK'], 'TENANT#t#JOB#j').toRequest('T').Put).toMatchObject({
+      ConditionExpression: '#n0.#n1 = :v0',
+      ExpressionAttributeNames: { '#n0': 'target', '#n1': 'PK' },
+      ExpressionAttributeValues: { ':v0': 'TENANT#t#JOB#j' },
+    });
+  });
+
   it('accepts an expired idempotency record as absent', () => {
     expect(put(key).ifNewOrExpired(100).toRequest('T').Put?.ConditionExpression).toBe('(attribute_not_exists(#n0) OR #n1 <= :v0)');
   });

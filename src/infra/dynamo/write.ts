@@ -25,7 +25,8 @@ type ConditionPart =
   | { kind: 'exists' }
   | { kind: 'absent' }
   | { kind: 'absentOrExpired'; nowSeconds: number }
-  | { kind: 'equals'; attribute: string; value: unknown }
+  /** `attribute` is a top-level name, or the path to a nested one (`['target', 'PK']`). */
+  | { kind: 'equals'; attribute: string | readonly string[]; value: unknown }
   | { kind: 'absentOrAtMost'; attribute: string; max: number };
 
 /** One action of an update expression. */
@@ -108,6 +109,11 @@ export class Write {
     return write;
   }
 
+  /** Only if the nested attribute at `path` (e.g. `['target', 'PK']`) has the value `value`; a missing item fails too. */
+  whereAt(path: readonly [string, ...string[]], value: string | number | boolean, onFailed?: ConditionFailure): Write {
+    return this.with({ kind: 'equals', attribute: path, value }, onFailed);
+  }
+
   /** Names what a failed condition of this write means. */
   orFail(onFailed: ConditionFailure): Write {
     return new Write(this.key, this.operation, this.conditions, onFailed, this.isEvent);
@@ -184,8 +190,10 @@ export class Write {
             return `attribute_not_exists(${name('PK')})`;
           case 'absentOrExpired':
             return `(attribute_not_exists(${name('PK')}) OR ${name(TTL_ATTRIBUTE)} <= ${value(part.nowSeconds)})`;
-          case 'equals':
-            return `${name(part.attribute)} = ${value(part.value)}`;
+          case 'equals': {
+            const path = typeof part.attribute === 'string' ? [part.attribute] : part.attribute;
+            return `${path.map(name).join('.')} = ${value(part.value)}`;
+          }
           case 'absentOrAtMost': {
             const n = name(part.attribute);
             return `(attribute_not_exists(${n}) OR ${n} <= ${value(part.max)})`;
