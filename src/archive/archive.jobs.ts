@@ -21,7 +21,8 @@ import type { ArchiveCheckpoint, Archiver } from './archive.service';
  * Starting one is a conditional write. The pointer item `LEASE#archive` of the system partition
  * names the last archive job. A starter reads it: while that job runs, the starter joins it; else
  * it creates the next job under the idempotency key `archive-after-<that job>`, so every starter
- * that read the same pointer (two instances' timers, two operators) gets the one same job, then
+ * that read the same pointer (two instances' timers, two operators: all create as the system
+ * worker, whose keys they share) gets the one same job, then
  * moves the pointer to it on condition that it still names the job read. A starter that died
  * between the two leaves the pointer behind; the next one derives the same key and gets the same
  * job back. The schedule starts a job only when the last one was created in an earlier period
