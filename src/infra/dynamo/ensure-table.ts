@@ -155,7 +155,9 @@ export async function ensureTable(
     } catch (error) {
       // Another instance starting at the same time turned it on first: that is what we wanted.
       // DynamoDB says so only in the message of a ValidationException.
-      if (!(errorName(error) === 'ValidationException' && /already has an enabled stream/i.test((error as Error).message))) throw error;
+      const alreadyOn =
+        error instanceof Error && error.name === 'ValidationException' && /already has an enabled stream/i.test(error.message);
+      if (!alreadyOn) throw error;
     }
   }
   const changed = missing.length > 0 || addStream;
