@@ -60,7 +60,9 @@ export class ArchiveRun {
   @Field(() => Int, { description: 'Table rows removed.' })
   rows!: number;
 
-  @Field(() => Int, { description: 'Bytes written to cold storage (gzip).' })
+  // A Float, as the quotas' byte counts are: a run over a large backlog can write more than a
+  // 32-bit Int holds (2 GiB), and a whole number of bytes is exact in a Float up to 2^53.
+  @Field(() => Float, { description: 'Bytes written to cold storage (gzip), a whole number.' })
   bytes!: number;
 
   @Field(() => Int, { description: 'Jobs and projects that failed: each stays in the table whole, for the next run.' })
