@@ -70,6 +70,15 @@ export class Context {
   }
 
   /**
+   * The repositories of the caller's partition, or with `system` the system partition's (the
+   * server's own jobs): what a field with a `system` argument reads. Throws as `repos` and
+   * `system()` do (FORBIDDEN for the system partition unless the caller is an admin).
+   */
+  reposOf(system: boolean | null | undefined): Repositories {
+    return system ? this.system().repos : this.repos;
+  }
+
+  /**
    * For a pool worker: repositories bound to `tenantId` as a worker of it, for the pool claimer
    * (src/job/job.pool.ts) to claim that tenant's work, which it found in the pool's index under
    * the pool worker's kinds. Nothing else may call it; FORBIDDEN for any other caller.

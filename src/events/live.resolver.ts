@@ -28,8 +28,8 @@ export const RESUME_ARGUMENT = 'resumeArgument';
 /** The caller's live streams from a subscription's context, which type-graphql hands over untyped. */
 function liveOf(context: unknown, system = false): Live {
   if (!(context instanceof Context)) throw new Error('A subscription ran without the request context.');
-  // The server's own jobs are in the system partition, which only admins reach (Context.system).
-  return system ? context.system().repos.live : context.repos.live;
+  // The server's own jobs are in the system partition, which only admins reach (Context.reposOf).
+  return context.reposOf(system).live;
 }
 
 @Resolver()

@@ -76,11 +76,6 @@ export class StepResolver {
 /** The description of the `system` argument of the job reads and streams the job board uses. */
 const SYSTEM_ARGUMENT = 'True for the server’s own jobs (migrations, archiving: the system partition): admins only, FORBIDDEN otherwise.';
 
-/** The caller's repositories, or with `system` the system partition's (admins only: Context.system throws FORBIDDEN). */
-function reposOf(ctx: Context, system: boolean | null | undefined) {
-  return system ? ctx.system().repos : ctx.repos;
-}
-
 /**
  * The job repository of the partition `job` was read from: the system partition's for one of the
  * server's own jobs (reached only by admins, see Context.system), else the caller's. A job's
@@ -88,7 +83,7 @@ function reposOf(ctx: Context, system: boolean | null | undefined) {
  */
 function jobsOf(ctx: Context, job: object): JobRepository {
   const owner = 'PK' in job ? jobOwnerOf({ PK: job.PK }) : undefined;
-  return reposOf(ctx, owner?.tenantId === SYSTEM_TENANT).jobs;
+  return ctx.reposOf(owner?.tenantId === SYSTEM_TENANT).jobs;
 }
 
 @Resolver(() => Job)
@@ -100,7 +95,7 @@ export class JobResolver {
     @Arg('system', () => Boolean, { nullable: true, description: SYSTEM_ARGUMENT }) system: boolean | null,
     @Ctx() ctx: Context,
   ) {
-    return reposOf(ctx, system).jobs.get(jobId);
+    return ctx.reposOf(system).jobs.get(jobId);
   }
 
   @Authorized()
@@ -112,7 +107,7 @@ export class JobResolver {
   @Authorized()
   @Query(() => JobConnection, { description: "The tenant's jobs in one status, most recently changed first." })
   jobsByStatus(@Args() args: JobsByStatusArgs, @Ctx() ctx: Context) {
-    return reposOf(ctx, args.system).jobs.byStatus(args.status, pageRequest(args));
+    return ctx.reposOf(args.system).jobs.byStatus(args.status, pageRequest(args));
   }
 
   @Authorized()
