@@ -11,7 +11,7 @@ import { type AggregateIO, AggregateCommitter, type AggregateStats, changingTooF
 import type { Store } from '../infra/dynamo/store';
 import { type UnitWrite, update } from '../infra/dynamo/write';
 import { backoffSeconds, type FanOutDeclaration, fanOutOf } from './job.kinds';
-import { jobWithSteps } from './job.keys';
+import { currentStepKeys, jobKey } from './job.keys';
 import {
   contentKey,
   liveRecord,
@@ -57,8 +57,8 @@ import {
  * A job's version is the serialization point of its event stream (every change is one event with
  * seq = the new version), so every change of the job, its steps or its items moves the job's
  * version. Every such change is a command queued on the job's aggregate committer
- * (infra/dynamo/aggregate.ts): a group of commands is decided on one read of the job, its steps
- * and the items they name, and committed in one transaction conditioned on the job's version and
+ * (infra/dynamo/aggregate.ts): a group of commands is decided on one read of the job, the
+ * current attempt of each of its steps (never the earlier attempts, see load) and the items they name, and committed in one transaction conditioned on the job's version and
  * each item's version. What a change writes besides the job (steps, events, the JobWork entry
  * that makes the job's items claimable, the JobSettle entry of a finished job) is derived in
  * job.writes.ts from the state the change left, in the same transaction.
@@ -105,6 +105,7 @@ export class BatchState {
     readonly readVersions: ReadonlyMap<string, number>,
     public job: JobItem,
     public steps: Map<string, StepLike>,
+    /** The stored rows of the steps' current attempts as read (one a planned step; earlier attempts are not read). */
     readonly storedSteps: StepItem[],
     public items: Map<string, WorkItemItem>,
     readonly at: string,
@@ -181,7 +182,8 @@ export class BatchState {
    * The writes this state would commit, counted from above: the job, its JobWork and JobSettle
    * entries, items, steps, one event a change (five when its status changed: the event and an
    * event and a head in each status stream), extras (two each: an activity event has a head), and
-   * the step attempts that take a finished job's expiry.
+   * the current step attempts that take a finished job's expiry (the earlier ones take it from the
+   * settle sweep, job.settle.ts).
    */
   get size(): number {
     let events = 0;
@@ -229,15 +231,6 @@ export class BatchState {
     this.changedSteps = this.changedSteps.filter((s) => !(s.name === step.name && s.attempt === step.attempt));
     this.changedSteps.push(step);
     this.steps.set(step.name, step);
-  }
-
-  /** Every stored step attempt with the changes made so far, in plan order. */
-  allSteps(): StepLike[] {
-    const id = (s: StepState) => `${s.order}:${s.name}:${s.attempt}`;
-    const written = new Map(this.changedSteps.map((s) => [id(s), s]));
-    const merged: StepLike[] = this.storedSteps.map((s) => written.get(id(s)) ?? { ...stepStateOf(s), jobId: s.jobId });
-    for (const [key, s] of written) if (!this.storedSteps.some((old) => id(old) === key)) merged.push(s);
-    return merged.sort((a, b) => a.order - b.order || a.attempt - b.attempt);
   }
 }
 
@@ -379,38 +372,45 @@ export class JobItems {
   }
 
   /**
-   * Reads the job, its step attempts and the items `refs` name, strongly consistently, as a group's
-   * state; given the state the job's last commit in this process left (`carried`, see carryOf),
-   * only the items it lacks. A group with a pool claim (POOL_REF) is read afresh: the tenant's pool
-   * load is shared with its other jobs, so no state carried from this job's commits knows it.
+   * Reads the job, the current attempt of each of its steps and the items `refs` name, strongly
+   * consistently, as a group's state; given the state the job's last commit in this process left
+   * (`carried`, see carryOf), only the items it lacks. A group with a pool claim (POOL_REF) is read
+   * afresh: the tenant's pool load is shared with its other jobs, so no state carried from this
+   * job's commits knows it.
+   *
+   * The job is read first, on its own (a GetItem), with the items and the pool load beside it; then
+   * its steps' current attempts, by the keys its `attempts` name (one BatchGetItem). A decision so
+   * reads at most one row a planned step, however many attempts were made before (a retried step
+   * leaves a row per attempt; only the step history, JobRepository.steps, reads them all). The
+   * steps are read after the job, never before: a change commits the job and its steps together,
+   * so steps read later are at least as new as the job, and a change that committed between the
+   * two reads moved the job's version, on which this group's commit is conditioned.
    */
   private async load(jobId: string, refs: readonly string[], carried?: BatchState): Promise<BatchState> {
     if (carried && !refs.includes(POOL_REF)) return this.topUp(carried, refs);
     const tenantId = this.scope.tenantId;
     const withPool = refs.includes(POOL_REF);
     const wanted = refs.filter((r) => r !== POOL_REF).map(refOf);
-    const [rows, itemRows] = await Promise.all([
-      this.scope.store.queryAll(jobWithSteps(tenantId, jobId), 1000),
-      wanted.length
-        ? this.scope.store.batchGet(wanted.map((r) => entities.WorkItem.keyOf(tenantId, { jobId, ...r })))
-        : Promise.resolve([]),
+    // Items are conditioned on their own versions and the pool load on its limit, so they may be read beside the job.
+    const poolKeys = withPool ? [entities.PoolShare.keyOf(tenantId, {}), entities.PoolLoad.keyOf(tenantId, {})] : [];
+    const itemKeys = wanted.map((r) => entities.WorkItem.keyOf(tenantId, { jobId, ...r }));
+    const [job, beside] = await Promise.all([
+      this.scope.store.get(jobKey(tenantId, jobId)),
+      itemKeys.length + poolKeys.length ? this.scope.store.batchGet([...itemKeys, ...poolKeys]) : Promise.resolve([]),
     ]);
-    const job = rows.find((row) => entities.Job.is(row));
     if (!entities.Job.is(job)) throw notFound('Job', jobId);
-    const storedSteps = rows.filter((row) => entities.Step.is(row));
+    const stepRows = await this.scope.store.batchGet(currentStepKeys(tenantId, job));
+    const storedSteps = stepRows.filter((row) => entities.Step.is(row));
     const steps = new Map<string, StepLike>();
-    for (const step of storedSteps) if (job.attempts[step.name] === step.attempt) steps.set(step.name, { ...stepStateOf(step), jobId });
+    for (const step of storedSteps) steps.set(step.name, { ...stepStateOf(step), jobId });
     const items = new Map<string, WorkItemItem>();
-    for (const row of itemRows) if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
+    for (const row of beside.slice(0, itemKeys.length)) if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
     const readVersions = new Map([...items].map(([key, item]) => [key, item.version]));
     const state = new BatchState(job, readVersions, job, steps, storedSteps, items, this.scope.now().toISOString());
     state.readItems = new Map(items);
     state.readSteps = new Map(steps);
     if (withPool) {
-      const [share, load] = await this.scope.store.batchGet([
-        entities.PoolShare.keyOf(tenantId, {}),
-        entities.PoolLoad.keyOf(tenantId, {}),
-      ]);
+      const [share, load] = beside.slice(itemKeys.length);
       // The load item is kept by ADD alone (job.items writesOf, job.settle), so it carries no
       // entity type: its count is read as it is.
       state.pool = {

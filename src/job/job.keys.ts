@@ -25,11 +25,32 @@ export function jobOwnerOf(item: { PK?: unknown }): { tenantId: string; jobId: s
 /** A job's event `seq` is the job's version after the change, so the stream is gapless. */
 export const jobEventKey = (tenantId: string, jobId: string, seq: number): Key => entities.JobEvent.keyOf(tenantId, { jobId, seq });
 
-/** The job item and all its step attempts, in one query ('JOB' < 'STEP#…' < 'STEP$'; events sort before). */
+/**
+ * The keys of the current attempt of each of a job's planned steps: the attempt `job.attempts`
+ * names (a step's attempts are numbered from 1 without gaps). What a decision on the job reads of
+ * its steps: one row a planned step, however many attempts were made before.
+ */
+export function currentStepKeys(
+  tenantId: string,
+  job: { jobId: string; plan: readonly { name: string; order: number }[]; attempts: Record<string, number> },
+): Key[] {
+  return job.plan.map(({ name, order }) =>
+    entities.Step.keyOf(tenantId, { jobId: job.jobId, order, name, attempt: job.attempts[name] ?? 1 }),
+  );
+}
+
+/**
+ * The job item and all its step attempts, in one query ('JOB' < 'STEP#…' < 'STEP$'; events sort
+ * before): the `job` query's read, which answers with the whole step history. No decision reads it
+ * (see currentStepKeys).
+ */
 export const jobWithSteps = (tenantId: string, jobId: string): QuerySpec => ({
   pk: jobKey(tenantId, jobId).PK,
   skBetween: [jobKey(tenantId, jobId).SK, prefixEnd(entities.Step.key.prefixOf(tenantId, { jobId }).skPrefix ?? '')],
 });
+
+/** Every attempt of every step of a job, in plan order then attempt order: the step history, read page by page. */
+export const stepHistory = (tenantId: string, jobId: string): QuerySpec => entities.Step.key.prefixOf(tenantId, { jobId });
 
 /** A job's events with seq in (after, until]. */
 export const jobEventsAfter = (tenantId: string, jobId: string, after: number, until = 9_999_999_999): QuerySpec => ({

@@ -23,6 +23,7 @@ import {
   jobsOfProject,
   jobsOfUser,
   jobWithSteps,
+  stepHistory,
   OPS_SHARDS,
   opsJobsByStatus,
   stepsAwaitingReview,
@@ -59,6 +60,11 @@ const CLAIM_RACES = new Set<string>([ErrorCode.INVALID_TRANSITION, ErrorCode.CON
  * activity event and its JobSettle entry; DynamoDB allows 100 writes); the rest go by the sweep.
  */
 const DELETE_FIRST = 87;
+/**
+ * The most step attempts the step history reads (20 steps of up to 10 attempts, retried jobs
+ * adding more); past it the read is refused rather than cut.
+ */
+const MAX_STEP_HISTORY = 1000;
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
 
 /** The statuses whose job no longer holds its idempotency key: a new request makes a new job. */
@@ -127,10 +133,13 @@ export class JobRepository {
     this.deadLetters = new DeadLetters(scope, this.items);
   }
 
-  /** The job item and its step attempts, read together (one query, strongly consistent). */
+  /**
+   * The job item and its whole step history, read together (one query, strongly consistent): the
+   * `job` query answers with every attempt of every step. No decision reads it (see JobItems.load).
+   */
   private async read(jobId: string) {
     assertId(jobId, 'job', 'jobId');
-    const items = await this.scope.store.queryAll(jobWithSteps(this.scope.tenantId, jobId), 1000);
+    const items = await this.scope.store.queryAll(jobWithSteps(this.scope.tenantId, jobId), MAX_STEP_HISTORY + 1);
     const job = items.find((item) => entities.Job.is(item));
     if (!entities.Job.is(job)) return null;
     const steps = items.filter((item) => entities.Step.is(item)).sort(byOrder);
@@ -153,8 +162,27 @@ export class JobRepository {
     return found ? toJob(found.job, found.steps) : null;
   }
 
+  /**
+   * Every attempt of every step of the job, in plan order (the `steps` field): the one read that
+   * needs the whole history, so it pages through the step rows alone (strongly consistent). Empty
+   * when this tenant has no such job.
+   */
   async steps(jobId: string) {
-    return (await this.read(jobId))?.steps.map(toStep) ?? [];
+    assertId(jobId, 'job', 'jobId');
+    const rows = await this.scope.store.queryAll(stepHistory(this.scope.tenantId, jobId), MAX_STEP_HISTORY);
+    return rows
+      .filter((row) => entities.Step.is(row))
+      .sort(byOrder)
+      .map(toStep);
+  }
+
+  /**
+   * The job as a decision left it, for the caller's answer: its `steps` field (every attempt) is
+   * read only when asked for, by this repository, so a pool worker's answer reads the tenant of
+   * its lease.
+   */
+  private decided(job: JobItem) {
+    return { ...toJob(job), readSteps: () => this.steps(job.jobId) };
   }
 
   private async list(spec: ReturnType<typeof jobsByStatus>, page: PageRequest) {
@@ -253,12 +281,14 @@ export class JobRepository {
             opened ||= job.currentStep === candidate.name;
             continue;
           }
-          const job = await this.act(candidate.jobId, { kind: 'claim', step: candidate.name });
+          const { job, step } = await this.items.submit(candidate.jobId, [], (state) => ({
+            job: this.decideOn(state, { kind: 'claim', step: candidate.name }, {}),
+            step: state.steps.get(candidate.name),
+          }));
           // A lease that ran out past the step's attempts failed the job: that step is nobody's work.
           if (job.status === JobStatus.FAILED) continue;
-          const step = job.steps?.find((s) => s.name === candidate.name && s.attempt === job.attempts[s.name]);
           // A takeover in a stage with a retry backoff leaves the next attempt waiting: nothing to hold.
-          if (step?.status === StepStatus.RUNNING) return { job, step, item: null };
+          if (step?.status === StepStatus.RUNNING) return { job, step: toStep(step), item: null };
         } catch (error) {
           // Another worker took it first, or its job moved on or was cancelled: try the next one.
           if (error instanceof AppError && CLAIM_RACES.has(error.code)) continue;
@@ -526,9 +556,10 @@ export class JobRepository {
   async delete(jobId: string, expectedVersion?: number | null) {
     assertId(jobId, 'job', 'jobId');
     return retryWhileStale(async (mayRetry) => {
-      const found = await this.read(jobId);
-      if (!found) throw notFound('Job', jobId);
-      const { job, steps } = found;
+      // The decision needs the job alone; its step history is read beside it for the answer, which
+      // returns the job as it was (its rows are gone once the deletion commits).
+      const [job, steps] = await Promise.all([this.scope.store.get(jobKey(this.scope.tenantId, jobId)), this.steps(jobId)]);
+      if (!entities.Job.is(job)) throw notFound('Job', jobId);
       if (expectedVersion != null && job.version !== expectedVersion) throw conflict('Job', jobId, expectedVersion, job.version);
       if (!TERMINAL.has(job.status)) {
         throw invalidTransition('Job', jobId, job.status, 'deleted', {
@@ -669,8 +700,8 @@ export class JobRepository {
             return new HeldUntil(ends);
           throw error;
         }
-        const step = job.steps?.find((s) => s.name === stage && s.attempt === job.attempts[s.name]);
-        return step?.status === StepStatus.RUNNING ? { job, step, item: null } : null;
+        const step = state.steps.get(stage);
+        return step?.status === StepStatus.RUNNING ? { job, step: toStep(step), item: null } : null;
       });
     } catch (error) {
       if (error instanceof AppError && CLAIM_RACES.has(error.code)) return null;
@@ -706,6 +737,6 @@ export class JobRepository {
     if (outcome.type === JobEventType.STEP_COMPLETED && outcome.step)
       state.extra.push(...recordWrites(this.scope.tenantId, state.job, outcome.step.name, outcome.step, state.at));
     openReached(state, actor);
-    return toJob(state.job, state.allSteps());
+    return this.decided(state.job);
   }
 }

@@ -527,7 +527,7 @@ export class JobResolver {
 
   @FieldResolver(() => [Step], { description: 'Every attempt of every step, in order.' })
   steps(@Root() job: Job, @Ctx() ctx: Context) {
-    return job.steps ?? jobsOf(ctx, job).steps(job.jobId);
+    return job.steps ?? job.readSteps?.() ?? jobsOf(ctx, job).steps(job.jobId);
   }
 
   @FieldResolver(() => JSONValue, { nullable: true })

@@ -3,15 +3,16 @@ import type { Item, Store } from '../infra/dynamo/store';
 import { Stale } from '../infra/dynamo/aggregate';
 import { isServiceUnavailable } from '../infra/dependency';
 import { untraced } from '../infra/tracing';
-import { del, update, type Write } from '../infra/dynamo/write';
+import { del, put, update, type Write } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { jobOwnerOf } from './job.keys';
 import { ItemStatus } from './job.machine';
 import { itemClaimability } from './job.writes';
 
 /*
- * The settle sweep: a finished job's work items take its expiry (so they go with it), and the
- * unfinished items of a cancelled job are cancelled (so they leave the job's claimable index).
+ * The settle sweep: a finished job's work items and earlier step attempts take its expiry (so they
+ * go with it), and the unfinished items of a cancelled job are cancelled (so they leave the job's
+ * claimable index).
  * A job has up to MAX_STAGE_ITEMS items a stage, far more than one transaction holds, so this
  * cannot happen in the transaction that finishes the job; that transaction writes the job's
  * JobSettle entry instead (job.writes.ts), and this sweep works through the entries: a page of
@@ -105,14 +106,17 @@ export class JobSettler {
     let written = 0;
     let after = entry.after;
     for (;;) {
-      // The items after the checkpoint: a space sorts below every character of a key, and `$`
-      // above the `#` that follows ITEM, so the range holds exactly the item keys after it.
+      // The items, then the step attempts, after the checkpoint: a space sorts below every
+      // character of a key, and `$` above the `#` that follows STEP, so the range holds the item
+      // keys, then the job's own rows (JOB, SETTLE: passed over), then the step keys after it.
       const pk = entities.Job.key.pkOf(tenantId, { jobId });
-      const rest: [string, string] = [`${after} `, 'ITEM$'];
-      const spec = after ? { pk, skBetween: rest } : { pk, skPrefix: 'ITEM#' };
-      const page = await this.store.queryFirst(spec, PAGE);
+      const page = await this.store.queryFirst({ pk, skBetween: [after ? `${after} ` : 'ITEM#', 'STEP$'] }, PAGE);
       for (let i = 0; i < page.length; i += PARALLEL) {
-        const counts = await Promise.all(page.slice(i, i + PARALLEL).map((item) => this.settleItem(tenantId, item, checkpoint)));
+        const counts = await Promise.all(
+          page
+            .slice(i, i + PARALLEL)
+            .map((row) => (entities.Step.is(row) ? this.settleStep(row, checkpoint) : this.settleItem(tenantId, row, checkpoint))),
+        );
         written += counts.reduce((a, b) => a + b, 0);
       }
       if (page.length < PAGE) break;
@@ -161,6 +165,23 @@ export class JobSettler {
     }
     await this.store.transact([del({ PK: entry.PK, SK: entry.SK }).ifVersion(entry.version, () => new Stale())]);
     return deleted;
+  }
+
+  /**
+   * Gives one step attempt its job's expiry; 1 when it wrote. Only earlier attempts lack it (the
+   * finishing transaction gave it to the current ones), and an earlier attempt is never written
+   * again, so the write is conditioned on the attempt being as read and passes it over otherwise.
+   */
+  private async settleStep(step: Item, entry: { jobExpiresAt: number }): Promise<number> {
+    if (step.expiresAt === entry.jobExpiresAt) return 0;
+    const asRead = { status: String(step.status), updatedAt: String(step.updatedAt) };
+    try {
+      await this.store.transact([put({ ...step, expiresAt: entry.jobExpiresAt }).where(asRead, () => new Stale())]);
+      return 1;
+    } catch (error) {
+      if (error instanceof Stale) return 0;
+      throw error;
+    }
   }
 
   /** Gives one item its job's expiry (and cancels it if unfinished in a cancelled job); 1 when it wrote. */

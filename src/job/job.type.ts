@@ -285,6 +285,12 @@ export class Job extends Versioned {
 
   /** The step attempts, when read with the job. */
   steps?: Step[];
+
+  /**
+   * Reads the step attempts from the partition the job was decided in, when they were not read
+   * with it (a mutation's answer): the `steps` field calls it only when a client asks for them.
+   */
+  readSteps?: () => Promise<Step[]>;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'A page of jobs, with the cursor to the next page.' })

@@ -22,8 +22,6 @@ export const DEFAULT_PRIORITY = 5;
 
 /** A finished job's TTL, a backstop behind the archive (see config.ts). */
 export { FINISHED_JOB_TTL_DAYS };
-/** The most step attempts that take their finished job's expiry in its last transaction (see expiringSteps). */
-const MAX_EXPIRING_STEPS = 60;
 
 /**
  * Whether an item may be claimed now or later, and from when, by its own state only: a waiting
@@ -144,10 +142,10 @@ export function stepWrite(scope: Pick<Scope, 'tenantId'>, job: StepJob, step: St
 }
 
 /**
- * When a job finishes, its other step attempts take its expiry, so they go with it. A job has at
- * most 20 steps, but retries can multiply the attempts: past MAX_EXPIRING_STEPS the rest are
- * left (they are only ever read through their job, which is gone). Before that, a step that was
- * claimable is written again whatever happened, so that it leaves the claimable index when its
+ * When a job finishes, the current attempts of its steps (`stored`, as its last decision read them,
+ * one a planned step) take its expiry, so they go with it; its earlier attempts, which no decision
+ * reads, take it from the settle sweep (jobSettleWrites, job.settle.ts). Before that, a step that
+ * was claimable is written again whatever happened, so that it leaves the claimable index when its
  * job stops or moves on, and one that becomes claimable (the job moved on to it) enters it.
  */
 export function expiringSteps(
@@ -164,7 +162,7 @@ export function expiringSteps(
     (step) => ('claimable' in step && step.claimable === true) || claimability(job, step, at).claimable,
   );
   if (expiresAt === undefined) return wasClaimable.map((step) => stepWrite(scope, job, step, step.updatedAt ?? at));
-  return untouched.slice(0, MAX_EXPIRING_STEPS).map((step) => stepWrite(scope, job, step, step.updatedAt ?? at, expiresAt));
+  return untouched.map((step) => stepWrite(scope, job, step, step.updatedAt ?? at, expiresAt));
 }
 
 /**
@@ -317,15 +315,17 @@ export function jobWorkWrites(
 }
 
 /**
- * A job that has just finished (completed, failed or cancelled) and has work items gets its
- * JobSettle entry in the same transaction, so the settle sweep gives its items its expiry (and
- * cancels the unfinished ones of a cancelled job); a job retried out of FAILED drops the entry.
+ * A job that has just finished (completed, failed or cancelled) and has work items or earlier
+ * step attempts (a step was retried) gets its JobSettle entry in the same transaction, so the
+ * settle sweep gives those rows its expiry (and cancels the unfinished items of a cancelled job);
+ * a job retried out of FAILED drops the entry.
  */
 export function jobSettleWrites(scope: Pick<Scope, 'tenantId'>, previous: JobItem, next: JobItem, at: string): UnitWrite[] {
-  const hasItems = Object.values(next.itemCounts ?? {}).some((c) => c.total > 0);
+  const toSettle =
+    Object.values(next.itemCounts ?? {}).some((c) => c.total > 0) || Object.values(next.attempts ?? {}).some((attempt) => attempt > 1);
   const key = entities.JobSettle.keyOf(scope.tenantId, { jobId: next.jobId });
   const expiresAt = TERMINAL.has(next.status) ? next.expiresAt : undefined;
-  if (expiresAt !== undefined && hasItems && (!TERMINAL.has(previous.status) || previous.expiresAt !== expiresAt)) {
+  if (expiresAt !== undefined && toSettle && (!TERMINAL.has(previous.status) || previous.expiresAt !== expiresAt)) {
     return [
       entities.JobSettle.put(scope.tenantId, {
         jobId: next.jobId,
@@ -337,7 +337,7 @@ export function jobSettleWrites(scope: Pick<Scope, 'tenantId'>, previous: JobIte
       }),
     ];
   }
-  if (!TERMINAL.has(next.status) && TERMINAL.has(previous.status) && hasItems) return [del(key)];
+  if (!TERMINAL.has(next.status) && TERMINAL.has(previous.status) && toSettle) return [del(key)];
   return [];
 }
 
