@@ -30,6 +30,7 @@ import {
   Step,
   StepConnection,
   StepRef,
+  HeldStepRef,
 } from './job.type';
 import { JobRepository } from './job.repository';
 import { jobOwnerOf } from './job.keys';
@@ -143,17 +144,10 @@ export class JobResolver {
   @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => Job, { description: 'Worker: reports a running step’s progress (0 to 1).' })
   async reportStepProgress(
-    @Args() { jobId, stepName }: StepRef,
+    @Args() { jobId, stepName, attempt, lease }: HeldStepRef,
     @Arg('progress', () => Float, { description: 'From 0 to 1.' }) progress: number,
     @Arg('metrics', () => JSONObject, { nullable: true, description: 'What was measured (GPU seconds …), as a JSON object.' })
     metrics: Record<string, unknown> | null,
-    @Arg('attempt', () => Int, {
-      nullable: true,
-      description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
-    })
-    attempt: number | null,
-    @Arg('lease', () => String, { nullable: true, description: 'A pool worker: the lease claimWork handed it for this step.' })
-    lease: string | null,
     @Ctx() ctx: Context,
   ) {
     const held = await stepReportRepos(ctx, { jobId, stepName, attempt, lease });
@@ -166,7 +160,7 @@ export class JobResolver {
       'Worker: completes a running step with its artifacts (S3 keys), metrics and outputs (checked against the stage of a declared kind; a stage declared for review pauses instead).',
   })
   async completeStep(
-    @Args() { jobId, stepName }: StepRef,
+    @Args() { jobId, stepName, attempt, lease }: HeldStepRef,
     @Arg('artifacts', () => [String], {
       defaultValue: [],
       description: 'S3 keys of what the step produced, under tenants/<your tenant>/ (no URLs).',
@@ -179,13 +173,6 @@ export class JobResolver {
       description: "The stage's outputs, checked against its declared fields like createJob's inputs.",
     })
     outputs: Record<string, unknown> | null,
-    @Arg('attempt', () => Int, {
-      nullable: true,
-      description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
-    })
-    attempt: number | null,
-    @Arg('lease', () => String, { nullable: true, description: 'A pool worker: the lease claimWork handed it for this step.' })
-    lease: string | null,
     @Ctx() ctx: Context,
   ) {
     const held = await stepReportRepos(ctx, { jobId, stepName, attempt, lease });
@@ -195,16 +182,9 @@ export class JobResolver {
   @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => Job, { description: 'Worker: fails a running step; a new attempt follows while attempts remain, else the job fails.' })
   async failStep(
-    @Args() { jobId, stepName }: StepRef,
+    @Args() { jobId, stepName, attempt, lease }: HeldStepRef,
     @Arg('code', { description: 'A stable code of your own for the failure, such as OUT_OF_MEMORY.' }) code: string,
     @Arg('message', { description: 'What went wrong, in words.' }) message: string,
-    @Arg('attempt', () => Int, {
-      nullable: true,
-      description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
-    })
-    attempt: number | null,
-    @Arg('lease', () => String, { nullable: true, description: 'A pool worker: the lease claimWork handed it for this step.' })
-    lease: string | null,
     @Ctx() ctx: Context,
   ) {
     const held = await stepReportRepos(ctx, { jobId, stepName, attempt, lease });
@@ -212,10 +192,11 @@ export class JobResolver {
     return held.repos.jobs.act(jobId, { kind: 'fail', step: stepName, ...failure, attempt: held.attempt });
   }
 
-  @Authorized(Role.WORKER)
+  @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => Job, { description: 'Worker: pauses a running step for a person’s review.' })
-  pauseStepForReview(@Args() { jobId, stepName }: StepRef, @Ctx() ctx: Context) {
-    return ctx.repos.jobs.act(jobId, { kind: 'pause', step: stepName });
+  async pauseStepForReview(@Args() { jobId, stepName, attempt, lease }: HeldStepRef, @Ctx() ctx: Context) {
+    const held = await stepReportRepos(ctx, { jobId, stepName, attempt, lease });
+    return held.repos.jobs.act(jobId, { kind: 'pause', step: stepName, attempt: held.attempt });
   }
 
   @Authorized(Role.EDITOR)

@@ -570,6 +570,19 @@ export class StepRef {
   stepName!: string;
 }
 
+/** A worker's report on a step it holds: the step, the attempt it holds, and a pool worker's lease on it. */
+@ArgsType()
+export class HeldStepRef extends StepRef {
+  @Field(() => Int, {
+    nullable: true,
+    description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
+  })
+  attempt?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'A pool worker: the lease claimWork handed it for this step.' })
+  lease?: string | null;
+}
+
 @ArgsType()
 export class ProjectJobsArgs extends PageArgs {
   @Field(() => ID, { description: "The project's id." })

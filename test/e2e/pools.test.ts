@@ -3,6 +3,12 @@ import { JOB_KINDS } from '../../src/job/job.kinds';
 import { poolSchedulerOf } from '../../src/job/job.pool';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 
+// One single step that pool workers pause for review (no other test claims it).
+JOB_KINDS.TEST_POOL_REVIEW = {
+  description: 'One single step, paused for review by its worker.',
+  inputs: { label: { kind: 'string', required: true } },
+  stages: [{ name: 'render', phase: 'processing' }],
+};
 // Two single-step stages, for pool workers that claim steps (the server runs in this process).
 JOB_KINDS.TEST_POOL_STEPS = {
   description: 'Two single steps.',
@@ -313,6 +319,51 @@ describe('shared worker pools', () => {
     expect((await server.app.store.get({ PK: `TENANT#${a.tenantId}`, SK: 'POOLLOAD' }))?.running).toBe(0);
     await ok(w3, DONE, { j: other.job.jobId, s: 'render', l: other.lease });
   }, 120_000);
+
+  it('lets a pool worker pause its step for review with its lease, for an editor of the tenant to approve', async () => {
+    const t = await tenant('review');
+    const projectId = (await ok(t.editor, '{ projects { nodes { projectId } } }')).projects.nodes[0].projectId;
+    const reviewJob = async (label: string) =>
+      (
+        await ok(t.editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+          i: { projectId, kind: 'TEST_POOL_REVIEW', inputs: { label } },
+        })
+      ).createJob.jobId as string;
+    const jobs = [await reviewJob('one'), await reviewJob('two')];
+    const [worker, second, thief] = await Promise.all(['gpu-r1', 'gpu-r2', 'gpu-r3'].map((sub) => poolToken(sub, ['TEST_POOL_REVIEW'])));
+    const CLAIM_STEP = 'mutation { claimWork(kind: "TEST_POOL_REVIEW") { tenantId lease job { jobId } step { name attempt } } }';
+    const mine = (await ok(worker, CLAIM_STEP)).claimWork;
+    const theirs = (await ok(second, CLAIM_STEP)).claimWork;
+    expect(mine).toMatchObject({ tenantId: t.tenantId, step: { name: 'render', attempt: 1 } });
+    expect([mine.job.jobId, theirs.job.jobId].sort()).toEqual([...jobs].sort());
+    const PAUSE =
+      'mutation($j: ID!, $a: Int, $l: String) { pauseStepForReview(jobId: $j, stepName: "render", attempt: $a, lease: $l) { status steps { name attempt status } } }';
+    const vars = { j: mine.job.jobId, a: 1, l: mine.lease };
+    const codeOf = (out: { errors?: Array<{ extensions?: { code?: string } }> }) => out.errors?.[0]?.extensions?.code;
+    // Without its lease, with another worker's lease, or with a lease for other work: refused, nothing paused.
+    expect(codeOf(await gql(worker, PAUSE, { ...vars, l: null }))).toBe('FORBIDDEN');
+    expect(codeOf(await gql(thief, PAUSE, vars))).toBe('FORBIDDEN');
+    expect(codeOf(await gql(worker, PAUSE, { ...vars, l: theirs.lease }))).toBe('FORBIDDEN');
+    expect(codeOf(await gql(worker, PAUSE, { ...vars, j: theirs.job.jobId }))).toBe('FORBIDDEN');
+    expect(codeOf(await gql(worker, PAUSE, { ...vars, a: 2 }))).toBe('FORBIDDEN');
+    const STATUS = 'query($j: ID!) { job(jobId: $j) { status steps { status } } }';
+    expect((await ok(t.editor, STATUS, { j: mine.job.jobId })).job).toEqual({ status: 'RUNNING', steps: [{ status: 'RUNNING' }] });
+    // With it: the job waits for a person, and the answer's steps are the tenant's, read under the lease.
+    const paused = (await ok(worker, PAUSE, vars)).pauseStepForReview;
+    expect(paused).toEqual({ status: 'PAUSED', steps: [{ name: 'render', attempt: 1, status: 'PAUSED' }] });
+    expect(codeOf(await gql(worker, PAUSE, vars))).toBe('INVALID_TRANSITION');
+    // A paused step no longer runs under the pool: only the other worker's step counts in the tenant's load.
+    expect((await server.app.store.get({ PK: `TENANT#${t.tenantId}`, SK: 'POOLLOAD' }))?.running).toBe(1);
+    const review = await ok(t.editor, '{ stepsAwaitingReview { nodes { jobId name } } }');
+    expect(review.stepsAwaitingReview.nodes).toEqual([{ jobId: mine.job.jobId, name: 'render' }]);
+    // Approving is an editor's: the pool worker cannot, the editor can, and the job completes.
+    const APPROVE = 'mutation($j: ID!) { approveStep(jobId: $j, stepName: "render", comment: "fine") { status } }';
+    expect(codeOf(await gql(worker, APPROVE, { j: mine.job.jobId }))).toBe('FORBIDDEN');
+    expect((await ok(t.editor, APPROVE, { j: mine.job.jobId })).approveStep.status).toBe('COMPLETED');
+    const DONE = 'mutation($j: ID!, $l: String) { completeStep(jobId: $j, stepName: "render", lease: $l) { status } }';
+    await ok(second, DONE, { j: theirs.job.jobId, l: theirs.lease });
+    expect((await server.app.store.get({ PK: `TENANT#${t.tenantId}`, SK: 'POOLLOAD' }))?.running).toBe(0);
+  });
 
   it("writes a pooled step's pool entry once per half a lease, not with every progress report", async () => {
     const t = await tenant('reports');
