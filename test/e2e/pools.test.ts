@@ -212,6 +212,64 @@ describe('shared worker pools', () => {
     expect(load?.running).toBe(0);
   }, 300_000);
 
+  it("holds a running limit set while a busy job's items are being claimed, from the next claim sent", async () => {
+    // A server of its own, so that no other test's work is in its pool. Ten pool workers claim a
+    // 50-item job's items and hold them; once 10 are held, an admin sets the tenant's limit to 3.
+    // The job's groups decide on the state their last commit left (they read no pool load while
+    // the tenant has no limit), so this shows that a commit checks no limit was set since.
+    const own = await startTestServer({ env: { JOB_LEASE_SECONDS: '600' } });
+    const call = async (token: string, query: string, variables: Record<string, unknown> = {}) => {
+      const out = (await own.raw({ query, variables }, token)).body;
+      if (out.errors) throw new Error(JSON.stringify(out.errors));
+      return out.data;
+    };
+    const tenantId = `late-limit-${run}`;
+    const editor = await own.token(tenantId, [Role.EDITOR], 'artist');
+    const admin = await own.token(`ops-${run}`, [Role.ADMIN], 'ops');
+    const projectId = (await call(editor, 'mutation { createProject(input: { title: "Late" }) { projectId } }')).createProject.projectId;
+    const jobId = (
+      await call(editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+        i: {
+          projectId,
+          kind: 'BATCH',
+          inputs: { label: 'late limit' },
+          items: Array.from({ length: 50 }, (_, i) => ({ source: `tenants/${tenantId}/in/${i}.png` })),
+        },
+      })
+    ).createJob.jobId;
+    const workers = await Promise.all(Array.from({ length: 10 }, (_, i) => poolToken(`gpu-late-${i}`)));
+    let held = 0;
+    let limitSet = false;
+    let setting: Promise<void> | undefined;
+    const afterLimit: boolean[] = [];
+    await Promise.all(
+      workers.map(async (token) => {
+        while (afterLimit.length < 40) {
+          const sentAfterLimit = limitSet;
+          const claimed = (await call(token, CLAIM)).claimWork;
+          if (sentAfterLimit) {
+            afterLimit.push(claimed !== null);
+            continue;
+          }
+          if (claimed) held++;
+          if (held >= 10 && !setting)
+            setting = call(admin, 'mutation($t: ID!) { setPoolShare(tenantId: $t, weight: 1, maxRunning: 3) { maxRunning } }', {
+              t: tenantId,
+            }).then(() => {
+              limitSet = true;
+            });
+          if (!claimed) await setting;
+        }
+      }),
+    );
+    // More than 3 were held when the limit came, and work was left: every claim sent after it got nothing.
+    const job = (await call(editor, `{ job(jobId: "${jobId}") { itemCounts { running pending } } }`)).job;
+    expect(job.itemCounts.running).toBeGreaterThan(3);
+    expect(job.itemCounts.pending).toBeGreaterThan(0);
+    expect(afterLimit).toEqual(Array(afterLimit.length).fill(false));
+    expect(afterLimit.length).toBeGreaterThanOrEqual(40);
+  }, 120_000);
+
   it('reaches exactly the work it holds a lease on, and nothing without one', async () => {
     const t = await tenant('leased');
     const other = await tenant('other');
