@@ -141,7 +141,35 @@ export interface AttributeOptions<T> {
   max?: number;
   /** A text (or each text of a list) is an S3 object key, which must lie under the caller's tenant prefix. */
   s3Key?: boolean;
+  /** What the API says it holds (its field's description in the object type and the inputs). */
   description?: string;
+  /** Kept for the server's own use and never shown in the API (an upload's deadline). */
+  hidden?: boolean;
+  /** What the create input says of it, when that differs from `description`. */
+  createDescription?: string;
+  /** What the update input says of it, when that differs from `description`. */
+  updateDescription?: string;
+}
+
+/**
+ * The API's enum of an enum attribute, where its standard one (`<Entity><Attribute>`, described
+ * by the attribute) does not fit: its name (an enum shared by several attributes names the same
+ * one), what the enum is, and what each value means.
+ */
+export interface EnumDeclaration<V extends string = string> {
+  name?: string;
+  description?: string;
+  values?: Partial<Record<V, string>>;
+}
+
+/**
+ * The API's object type of a JSON attribute whose entries have a declared shape (a brief's
+ * approvals): its name, what it is, and the attributes of each entry.
+ */
+export interface ShapeDeclaration<F extends AttributeMap = AttributeMap> {
+  name: string;
+  description: string;
+  fields: F;
 }
 
 /** One declared attribute. `T` is the type of its value; `R` whether every item carries it. */
@@ -150,6 +178,10 @@ export interface Attribute<T = unknown, R extends boolean = boolean> extends Att
   required?: R;
   /** The values an enum attribute may take. */
   values?: readonly string[];
+  /** An enum attribute's API enum, where the standard one does not fit (see EnumDeclaration). */
+  enumType?: EnumDeclaration;
+  /** A JSON attribute holding a list of entries of this shape (see ShapeDeclaration). */
+  listOf?: ShapeDeclaration;
   /** Never set: carries the value's type for the item type. */
   readonly valueType?: T;
 }
@@ -176,9 +208,14 @@ export const attr = {
   strings: builder<string[]>('strings'),
   /** A JSON value; `T` types it for the code that reads it. */
   json: <T = Record<string, unknown>>() => builder<T>('json'),
-  enum: <const V extends string>(values: readonly V[]) => {
+  enum: <const V extends string>(values: readonly V[], enumType?: EnumDeclaration<NoInfer<V>>) => {
     const make = builder<V>('enum');
-    return <const O extends AttributeOptions<V>>(options?: O) => ({ ...make(options), values });
+    return <const O extends AttributeOptions<V>>(options?: O) => ({ ...make(options), values, enumType });
+  },
+  /** A list of entries of a declared shape, stored as JSON; the API shows it as a list of its object type. */
+  listOf: <const F extends AttributeMap>(shape: ShapeDeclaration<F>) => {
+    const make = builder<AttributeValues<F>[]>('json');
+    return <const O extends AttributeOptions<AttributeValues<F>[]>>(options?: O) => ({ ...make(options), listOf: shape });
   },
 };
 
@@ -281,6 +318,9 @@ export type System = {
   expiresAt?: number;
 };
 
+/** The API types made from a declaration besides its object type, which `describe` may describe. */
+export type ApiTypeName = 'connection' | 'createInput' | 'updateInput';
+
 /** One entity's declaration (see EntityModel). */
 export interface EntityDeclaration<
   PK extends string,
@@ -310,6 +350,11 @@ export interface EntityDeclaration<
   search?: SearchDeclaration<Extract<keyof As, string>>;
   /** The quota of the tenant's plan its items count against (see QuotaDeclaration). */
   quota?: QuotaDeclaration<AttributeValues<As> & StatusValues<M>>;
+  /**
+   * What the API says of its key values and of what the server adds, where the standard wording
+   * (`The project's id.`, `When it was created.`) does not fit.
+   */
+  describe?: Partial<Record<Placeholders<PK> | Placeholders<SK> | keyof System | ApiTypeName, string>>;
 }
 
 /**
@@ -377,6 +422,8 @@ export class EntityModel<
   readonly events: EventNames;
   readonly search?: SearchDeclaration;
   readonly quota?: QuotaDeclaration<AttributeValues<As>>;
+  /** What the API says of its key values and the server's attributes (see EntityDeclaration.describe). */
+  readonly describe: Partial<Record<string, string>>;
   /** The attribute that holds the entity's own id: the last placeholder of its sort key. */
   readonly idField: string;
 
@@ -393,6 +440,7 @@ export class EntityModel<
     this.ttl = declaration.ttl ?? false;
     this.search = declaration.search;
     this.quota = declaration.quota;
+    this.describe = declaration.describe ?? {};
     const verb = lowerFirst(this.type);
     this.events = {
       created: `${verb}.created`,
