@@ -240,13 +240,50 @@ export const entities = {
     idPrefix: undefined,
     parent: 'Project',
     key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#BRIEF#{version}', format: { version: briefVersionLabel } }),
+    description: "One immutable version of a project's planning brief; only approvals are added later.",
+    describe: {
+      projectId: 'The project the brief is for.',
+      createdAt: 'When this version was written.',
+      createdBy: 'Who wrote this version.',
+      connection: 'A page of brief versions, with the cursor to the next page.',
+    },
+    // A version is written whole by createBriefVersion, whose input is its own (src/brief).
     attributes: {
-      version: attr.int({ required: true }),
-      label: attr.string({ required: true }),
-      requirements: attr.strings({ required: true }),
-      deliverables: attr.strings({ required: true }),
-      approvals: attr.json<{ by: string; decision: string; comment?: string; at: string }[]>()({ required: true }),
-      changelog: attr.json<{ version: number; summary: string; by: string; at: string }[]>()({ required: true }),
+      version: attr.int({
+        required: true,
+        internal: true,
+        description: 'The version number, from 1; versions are immutable but for their approvals.',
+      }),
+      label: attr.string({ required: true, internal: true, description: 'The version as stored, e.g. v000002.' }),
+      requirements: attr.strings({ required: true, description: 'What the work must satisfy.' }),
+      deliverables: attr.strings({ required: true, description: 'What will be delivered.' }),
+      approvals: attr.listOf({
+        name: 'Approval',
+        description: "One person's decision on a brief version: who, approve or reject, when, and why.",
+        fields: {
+          by: attr.id({ required: true, description: 'Who decided: the user id from their token.' }),
+          decision: attr.enum(['approved', 'changes_requested'], {
+            name: 'ApprovalDecision',
+            description: 'What a person decided about a brief version.',
+            values: {
+              approved: 'Approved as it is.',
+              changes_requested: 'Not approved: changes are asked for, in a new version.',
+            },
+          })({ required: true, description: 'Approved, or changes requested.' }),
+          comment: attr.string({ description: 'Why, in their words; null when they gave none.' }),
+          at: attr.dateTime({ required: true, description: 'When the decision was made.' }),
+        },
+      })({ required: true, internal: true, description: 'The decisions on this version, oldest first.' }),
+      changelog: attr.listOf({
+        name: 'ChangelogEntry',
+        description: 'What changed from the previous brief version to this one, and who made the change.',
+        fields: {
+          version: attr.int({ required: true, description: 'The version the entry describes.' }),
+          summary: attr.string({ required: true, description: 'What changed, in a line.' }),
+          by: attr.id({ required: true, description: 'Who made it.' }),
+          at: attr.dateTime({ required: true, description: 'When the version was made.' }),
+        },
+      })({ required: true, internal: true, description: 'Every version up to this one, oldest first.' }),
     },
     events: { created: 'brief.version_created' },
   }),

@@ -1,9 +1,9 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
-import { Brief } from '../brief/brief.type';
 import { feature } from '../common/feature';
 import { idempotencyKeyArg } from '../common/idempotency';
+import { modelTypes } from '../common/model-types';
 import type { Context } from '../context';
 import { Log } from '../log/log.type';
 import { CreateProjectInput, ProjectsAcrossTenantsArgs, ProjectsArgs, ProjectVersionArgs, UpdateProjectInput } from './project.input';
@@ -103,7 +103,7 @@ export class ProjectResolver {
     return (await ctx.repos.assets.list(project.projectId, { first })).nodes;
   }
 
-  @FieldResolver(() => Brief, { nullable: true, description: 'The latest brief version.' })
+  @FieldResolver(() => modelTypes(entities.Brief).type, { nullable: true, description: 'The latest brief version.' })
   brief(@Root() project: Project, @Ctx() ctx: Context) {
     return ctx.repos.briefs.latest(project.projectId);
   }
