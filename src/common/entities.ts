@@ -54,6 +54,19 @@ const archivedPartition = (archived: unknown) => (archived ? 'ARCHIVED_PROJECT' 
 /** The upload states of a stored file (an asset's version, an inspiration's file). */
 export const UPLOAD_STATES = ['uploading', 'ready'] as const;
 
+/**
+ * The API's enum of an upload's state, shared by an asset's status and an inspiration's file. Its
+ * name stays `AssetStatus`, because assets introduced it and clients already use it.
+ */
+export const UPLOAD_STATUS = {
+  name: 'AssetStatus',
+  description: 'uploading → ready',
+  values: {
+    uploading: 'Its upload URL is handed out; the file is not confirmed yet.',
+    ready: 'Uploaded and confirmed: readable.',
+  },
+} as const;
+
 /** An asset version's states: an upload's, and archived once the tenant's retention has let it go. */
 export const VERSION_STATES = [...UPLOAD_STATES, 'archived'] as const;
 
@@ -429,19 +442,46 @@ export const entities = {
     type: 'Inspiration',
     idPrefix: 'insp',
     key: keyShape({ pk: '', sk: 'INSPIRATION#{inspirationId}' }),
+    description: 'Something that inspired the artist: a note, or a file in S3.',
+    describe: {
+      inspirationId: "The inspiration's id (insp_…).",
+      connection: 'A page of pieces of inspiration, with the cursor to the next page.',
+      createInput: 'A new piece of inspiration: text, or a file already in S3 under your tenant.',
+    },
     attributes: {
-      type: attr.enum(['text', 'image', 'audio', 'file'])({
-        required: true,
+      type: attr.enum(['text', 'image', 'audio', 'file'], {
         description: 'What a piece of inspiration is: text, or a file of a kind.',
+        values: { text: 'Text only: a quote, a note, an idea.', image: 'An image file.', audio: 'An audio file.', file: 'Any other file.' },
+      })({ required: true, readOnly: true, description: 'Text, image, audio or file.' }),
+      text: attr.string({
+        description: 'The inspiration itself, for the TEXT type; a note otherwise.',
+        updateDescription: 'The text or note.',
       }),
-      text: attr.string(),
-      s3Key: attr.string(),
-      fileStatus: attr.enum(UPLOAD_STATES)(),
-      size: attr.int(),
-      contentType: attr.string(),
-      uploadExpiresAt: attr.int({ internal: true }),
-      tags: attr.strings({ required: true }),
-      linkedProjectId: attr.id(),
+      s3Key: attr.string({
+        description: 'S3 object key, when the inspiration is a file.',
+        createDescription: 'The S3 key of its file, under tenants/<your tenant>/ (no URL).',
+        updateDescription: 'The S3 key of its file, under tenants/<your tenant>/ (no URL).',
+      }),
+      // The file's state and what the upload bound are the server's (requestInspirationUpload).
+      fileStatus: attr.enum(
+        UPLOAD_STATES,
+        UPLOAD_STATUS,
+      )({
+        internal: true,
+        description: 'For an uploaded file: UPLOADING until confirmed, then READY.',
+      }),
+      size: attr.int({ internal: true, description: "Its file's size in bytes, when it has a file." }),
+      contentType: attr.string({ internal: true, description: "Its file's media type, when it has a file." }),
+      /** Epoch seconds after which an unconfirmed upload can no longer be confirmed. */
+      uploadExpiresAt: attr.int({ internal: true, hidden: true }),
+      tags: attr.strings({
+        required: true,
+        default: [],
+        description: 'Tags to find it by.',
+        createDescription: 'Tags to find it by (inspirations(tag:)).',
+        updateDescription: 'Tags to find it by (replaces the old ones).',
+      }),
+      linkedProjectId: attr.id({ description: 'The project it inspires, if any.', updateDescription: 'The project it inspires.' }),
     },
     indexes: {
       /** A project's inspiration, newest first (sparse: only inspiration linked to a project is in it). */

@@ -56,9 +56,6 @@ export function registerEnumOf(
   valueDescriptions: Partial<Record<string, string>> = {},
   enumDescription?: string,
 ): void {
-  if (registered.has(name)) throw new Error(`The enum ${name} is registered twice.`);
-  const values = Object.values(made);
-  registered.set(name, { made, values });
   const isStatus = model.status?.attribute === attribute;
   // A status enum describes its machine; any other enum says what its attribute holds.
   const description = isStatus
@@ -66,6 +63,23 @@ export function registerEnumOf(
     : (enumDescription ?? model.attributes[attribute]?.description);
   // What each value means: a status machine's declared descriptions, else the caller's.
   const meanings: Partial<Record<string, string>> = isStatus ? { ...model.status?.descriptions, ...valueDescriptions } : valueDescriptions;
+  registerEnum(made, { name, description, values: meanings });
+}
+
+/**
+ * Registers `made` as the GraphQL enum its declaration names, for every attribute that names it
+ * (see attributeEnum): call it once, from a module the features that use the enum import, so it is
+ * registered before their declarations are made into types (else it is registered twice, and this throws).
+ */
+export function registerDeclaredEnum(made: Record<string, string>, declaration: EnumDeclaration & { name: string }): void {
+  registerEnum(made, declaration);
+}
+
+function registerEnum(made: Record<string, string>, declaration: EnumDeclaration & { name: string }): void {
+  const { name, description, values: meanings = {} } = declaration;
+  if (registered.has(name)) throw new Error(`The enum ${name} is registered twice.`);
+  const values = Object.values(made);
+  registered.set(name, { made, values });
   const valuesConfig = Object.fromEntries(values.map((value) => [value.toUpperCase(), { description: meanings[value] }]));
   // The same object, seen by its string keys, so the values' configuration can be built from them.
   registerEnumType(made, { name, description, valuesConfig });

@@ -4,7 +4,6 @@ import { Role } from '../auth/principal';
 import type { Config } from '../config';
 import { AppError, ErrorCode } from '../errors';
 import { AssetType } from '../asset/asset.type';
-import { InspirationType } from '../inspiration/inspiration.type';
 import { AttributionStatus } from '../log/log.type';
 import { entities } from '../common/entities';
 
@@ -140,7 +139,7 @@ export async function loadDemo(app: App, config: Config): Promise<DemoIds> {
       () => repos.inspirations.get(id),
       () =>
         repos.inspirations.create({
-          type: InspirationType.TEXT,
+          type: 'text',
           text: i.text,
           tags: i.tags,
           linkedProjectId: i.project ? demoId('proj', i.project) : undefined,

@@ -229,6 +229,22 @@ export type AttributeValues<As> = { [K in RequiredKeys<As>]: ValueOf<As[K]> } & 
   [K in Exclude<keyof As, RequiredKeys<As>>]?: ValueOf<As[K]>;
 };
 
+/** The attributes a client's input may give: neither internal nor hidden. */
+type InputKeys<As> = { [K in keyof As]: As[K] extends { internal: true } | { hidden: true } ? never : K }[keyof As];
+/** Of those, the ones a create must give: required, without a default. */
+type MandatoryKeys<As> = {
+  [K in keyof As]: As[K] extends { required: true } ? (As[K] extends { default: unknown } ? never : K) : never;
+}[keyof As];
+type ReadOnlyKeys<As> = { [K in keyof As]: As[K] extends { readOnly: true } ? K : never }[keyof As];
+
+/** A create input of declared attributes, as the API's derived input gives it (null for an omitted optional value). */
+export type CreateInputOf<As> = { [K in Extract<InputKeys<As>, MandatoryKeys<As>>]: ValueOf<As[K]> } & {
+  [K in Exclude<InputKeys<As>, MandatoryKeys<As>>]?: ValueOf<As[K]> | null;
+};
+
+/** An update input of declared attributes: each one omitted (kept) or null (cleared); read-only ones are not in it. */
+export type UpdateInputOf<As> = { [K in Exclude<InputKeys<As>, ReadOnlyKeys<As>>]?: ValueOf<As[K]> | null };
+
 /* ----------------------------------------------------------------------------------------------
  * Indexes and status machines
  */
@@ -410,6 +426,10 @@ export class EntityModel<
 > {
   /** Never set: the type of the entity's stored items. */
   declare readonly item: AttributeValues<As> & KeyValuesOf<PK, SK, As> & StatusValues<M> & System;
+  /** Never set: the type of its derived create input (see CreateInputOf). */
+  declare readonly createInput: CreateInputOf<As>;
+  /** Never set: the type of its derived update input (see UpdateInputOf). */
+  declare readonly updateInput: UpdateInputOf<As>;
   readonly type: string;
   readonly idPrefix: Prefix;
   readonly parent?: Parent;
