@@ -177,16 +177,46 @@ export const entities = {
     type: 'Tenant',
     idPrefix: undefined,
     key: keyShape({ pk: '', sk: 'TENANT' }),
+    description: 'A studio: everything it owns lives in its own partition.',
+    describe: {
+      createInput: 'Settings of a new tenant (studio); it is the one your token names.',
+      updateInput: "The tenant's settings to change; an omitted field is kept.",
+    },
     attributes: {
-      tenantId: attr.string({ required: true, readOnly: true }),
-      name: attr.string({ required: true, max: 120 }),
-      plan: attr.enum(['free', 'studio', 'enterprise'])({ required: true, description: 'The plan a studio is on.' }),
-      /** Readable versions an asset keeps; older ones are archived. Unset: every version, up to MAX_ASSET_VERSIONS. */
-      keepAssetVersions: attr.int(),
-      /** Days activity events are kept; unset: the server's EVENT_RETENTION_DAYS; 0: forever. */
-      activityRetentionDays: attr.int(),
+      // Set from the verified token, never from an input.
+      tenantId: attr.id({ required: true, readOnly: true, internal: true, description: "The tenant's id, as tokens name it." }),
+      name: attr.string({ required: true, max: 120, description: "The studio's name." }),
+      plan: attr.enum(['free', 'studio', 'enterprise'], {
+        name: 'Plan',
+        description: 'The plan a studio is on.',
+        values: {
+          free: 'The free plan.',
+          studio: 'The plan for a studio.',
+          enterprise: 'The plan for several studios of one organization.',
+        },
+      })({
+        required: true,
+        default: 'free',
+        description: 'The plan the studio is on.',
+        createDescription: 'Only admins may choose a plan other than FREE.',
+        updateDescription: 'Admins only.',
+      }),
+      /** Unset: every version, up to MAX_ASSET_VERSIONS. */
+      keepAssetVersions: attr.int({
+        updateOnly: true,
+        description:
+          'Readable versions each asset keeps; adding one past it archives the oldest. Null: every version, up to the limit of 100.',
+        updateDescription: '1 to 100; null keeps every version (up to 100). Applies from the next confirmed version.',
+      }),
+      /** Unset: the server's EVENT_RETENTION_DAYS. */
+      activityRetentionDays: attr.int({
+        updateOnly: true,
+        description: 'Days the activity trail is kept. Null: the server’s default (EVENT_RETENTION_DAYS); 0: forever.',
+        updateDescription:
+          'Days to keep activity events, 1 to 36500, or 0 to keep them forever; null: the server’s default. Applies to events written from now on.',
+      }),
       /** An admin's overrides of the plan's limits for this tenant alone (setTenantPlan); unset: the plan's. */
-      limits: attr.json<Partial<Record<string, number>>>()({ internal: true }),
+      limits: attr.json<Partial<Record<string, number>>>()({ internal: true, hidden: true }),
     },
   }),
   /**

@@ -189,7 +189,7 @@ const systemTypes = { version: () => Int, createdAt: () => DateTime, updatedAt: 
 /**
  * The GraphQL types of `model` (see ModelTypes), made on the first call and the same ones after.
  * Attributes the declaration hides are left out of every type, internal ones and key values out of
- * the inputs, read-only ones out of the update input. Throws (a programming error) when two
+ * the inputs, update-only ones out of the create input and read-only ones out of the update input. Throws (a programming error) when two
  * declarations name one enum with different values.
  */
 export function modelTypes(model: AnyModel): ModelTypes {
@@ -232,7 +232,7 @@ export function modelTypes(model: AnyModel): ModelTypes {
     const optional = !attribute.required || attribute.default !== undefined;
     const fieldType = typeOf(model, name, attribute);
     const create = attribute.createDescription ?? attribute.description;
-    Field(fieldType, { nullable: optional, description: create })(createInput.prototype, name);
+    if (!attribute.updateOnly) Field(fieldType, { nullable: optional, description: create })(createInput.prototype, name);
     const update = attribute.updateDescription ?? attribute.description;
     if (!attribute.readOnly) Field(fieldType, { nullable: true, description: update })(updateInput.prototype, name);
   }

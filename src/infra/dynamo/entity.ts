@@ -145,6 +145,8 @@ export interface AttributeOptions<T> {
   description?: string;
   /** Kept for the server's own use and never shown in the API (an upload's deadline). */
   hidden?: boolean;
+  /** Not in the create input: a setting changed later, whose absence means the server's default. */
+  updateOnly?: boolean;
   /** What the create input says of it, when that differs from `description`. */
   createDescription?: string;
   /** What the update input says of it, when that differs from `description`. */
@@ -237,9 +239,12 @@ type MandatoryKeys<As> = {
 }[keyof As];
 type ReadOnlyKeys<As> = { [K in keyof As]: As[K] extends { readOnly: true } ? K : never }[keyof As];
 
+type UpdateOnlyKeys<As> = { [K in keyof As]: As[K] extends { updateOnly: true } ? K : never }[keyof As];
+type CreateKeys<As> = Exclude<InputKeys<As>, UpdateOnlyKeys<As>>;
+
 /** A create input of declared attributes, as the API's derived input gives it (null for an omitted optional value). */
-export type CreateInputOf<As> = { [K in Extract<InputKeys<As>, MandatoryKeys<As>>]: ValueOf<As[K]> } & {
-  [K in Exclude<InputKeys<As>, MandatoryKeys<As>>]?: ValueOf<As[K]> | null;
+export type CreateInputOf<As> = { [K in Extract<CreateKeys<As>, MandatoryKeys<As>>]: ValueOf<As[K]> } & {
+  [K in Exclude<CreateKeys<As>, MandatoryKeys<As>>]?: ValueOf<As[K]> | null;
 };
 
 /** An update input of declared attributes: each one omitted (kept) or null (cleared); read-only ones are not in it. */
