@@ -239,21 +239,58 @@ export const entities = {
     type: 'Project',
     idPrefix: 'proj',
     key: keyShape({ pk: '', sk: 'PROJECT#{projectId}' }),
+    description: "An artist's project: the parent of its brief, milestones, logs and assets.",
+    describe: {
+      projectId: "The project's id (proj_…).",
+      createdBy: 'Who created it.',
+      connection: 'A page of projects, with the cursor to the next page.',
+      createInput: 'A new project; it starts in planning at version 1.',
+    },
     attributes: {
-      title: attr.string({ required: true }),
-      medium: attr.string({ max: 100 }),
-      client: attr.string({ max: 200 }),
-      deadline: attr.date(),
-      budget: attr.json<{ amount: number; currency: string }>()(),
-      customFields: attr.json()(),
-      archived: attr.boolean({ required: true, default: false }),
-      archivedAt: attr.dateTime({ internal: true }),
+      title: attr.string({
+        required: true,
+        description: "The project's title.",
+        createDescription: "The project's title; projects(titlePrefix:) finds it.",
+      }),
+      medium: attr.string({
+        max: 100,
+        description: 'Art medium: oil, digital, …',
+        createDescription: 'The medium: oil, watercolour, 3D, music video …',
+        updateDescription: 'The medium.',
+      }),
+      client: attr.string({ max: 200, description: 'Who the work is for.' }),
+      deadline: attr.date({ description: 'The day it is due.' }),
+      budget: attr.objectOf({
+        name: 'Budget',
+        description: "A project's budget: an amount in a currency.",
+        fields: {
+          amount: attr.float({ required: true, description: 'The amount, in the currency below.' }),
+          currency: attr.string({
+            required: true,
+            description: 'ISO 4217 code, e.g. EUR.',
+            createDescription: 'An ISO 4217 code such as EUR or USD.',
+          }),
+        },
+      })({ description: "The project's budget." }),
+      customFields: attr.jsonObject()({
+        description: 'Fields of your own, as a JSON object.',
+        createDescription: 'Any fields of your own, as a JSON object.',
+      }),
+      // Archiving is its own mutation (archiveProject), never an input.
+      archived: attr.boolean({
+        required: true,
+        default: false,
+        internal: true,
+        description: 'True once archived: it is then listed only with projects(archived: true).',
+      }),
+      archivedAt: attr.dateTime({ internal: true, description: 'When it was archived.' }),
     },
     status: {
       attribute: 'status',
       initial: 'planning',
       transitions: { planning: ['production'], production: ['complete'], complete: [] },
       descriptions: { planning: 'Being planned: brief and milestones.', production: 'The work is being made.', complete: 'Finished.' },
+      description: 'Planning, production or complete: see ProjectStatus for the transitions.',
     },
     // Archived projects move to partitions of their own, so default lists never filter.
     indexes: {

@@ -10,7 +10,7 @@ import {
 } from '../infra/dynamo/entity';
 import { Node } from './node.type';
 import { Connection } from './pagination';
-import { DateTime, JSONValue, LocalDate } from './scalars';
+import { DateTime, JSONObject, JSONValue, LocalDate } from './scalars';
 import { Versioned } from './versioned.type';
 
 /*
@@ -107,25 +107,28 @@ export function attributeEnum(
   return made;
 }
 
-/** The object type of a list attribute's entries (see ShapeDeclaration), made once per name. */
+/** The object and input types of declared shapes (see ShapeDeclaration), made once per name. */
 const shapes = new Map<string, ClassType>();
 
-function shapeType(model: AnyModel, shape: ShapeDeclaration): ClassType {
-  const existing = shapes.get(shape.name);
+function shapeType(model: AnyModel, shape: ShapeDeclaration, input: boolean): ClassType {
+  const typeName = input ? `${shape.name}Input` : shape.name;
+  const existing = shapes.get(typeName);
   if (existing) return existing;
-  const type = named(class {}, shape.name);
+  const type = named(class {}, typeName);
   for (const [name, attribute] of Object.entries<Attribute>(shape.fields)) {
-    Field(typeOf(model, name, attribute), { nullable: !attribute.required, description: attribute.description })(type.prototype, name);
+    const description = input ? (attribute.createDescription ?? attribute.description) : attribute.description;
+    Field(typeOf(model, name, attribute, input), { nullable: !attribute.required, description })(type.prototype, name);
   }
-  ObjectType(shape.name, { simpleResolvers: true, description: shape.description })(type);
-  shapes.set(shape.name, type);
+  if (input) InputType(typeName, { description: shape.inputDescription ?? shape.description })(type);
+  else ObjectType(typeName, { simpleResolvers: true, description: shape.description })(type);
+  shapes.set(typeName, type);
   return type;
 }
 
 type FieldType = () => GraphQLScalarType | object | [GraphQLScalarType] | [object];
 
-/** The GraphQL type of one attribute. */
-function typeOf(model: AnyModel, name: string, attribute: Attribute): FieldType {
+/** The GraphQL type of one attribute, as an object type shows it or (with `input`) an input takes it. */
+function typeOf(model: AnyModel, name: string, attribute: Attribute, input = false): FieldType {
   switch (attribute.kind) {
     case 'id':
       return () => ID;
@@ -140,9 +143,15 @@ function typeOf(model: AnyModel, name: string, attribute: Attribute): FieldType 
     case 'dateTime':
       return () => DateTime;
     case 'json': {
-      if (!attribute.listOf) return () => JSONValue;
-      const entry = shapeType(model, attribute.listOf);
-      return () => [entry];
+      if (attribute.objectOf) {
+        const value = shapeType(model, attribute.objectOf, input);
+        return () => value;
+      }
+      if (attribute.listOf) {
+        const entry = shapeType(model, attribute.listOf, input);
+        return () => [entry];
+      }
+      return attribute.jsonObject ? () => JSONObject : () => JSONValue;
     }
     case 'strings':
       return () => [String];
@@ -159,7 +168,7 @@ function typeOf(model: AnyModel, name: string, attribute: Attribute): FieldType 
 function attributesOf(model: AnyModel): [string, Attribute][] {
   const declared: [string, Attribute][] = Object.entries(model.attributes);
   const status = model.status;
-  const description = `Where it is: see ${model.type}${upperFirst(status?.attribute ?? '')} for the transitions.`;
+  const description = status?.description ?? `Where it is: see ${model.type}${upperFirst(status?.attribute ?? '')} for the transitions.`;
   return status ? [...declared, [status.attribute, { kind: 'enum', required: true, values: model.states, description }]] : declared;
 }
 
@@ -230,7 +239,7 @@ export function modelTypes(model: AnyModel): ModelTypes {
   for (const [name, attribute] of Object.entries<Attribute>(model.attributes)) {
     if (attribute.internal || attribute.hidden || model.keyFields.includes(name)) continue;
     const optional = !attribute.required || attribute.default !== undefined;
-    const fieldType = typeOf(model, name, attribute);
+    const fieldType = typeOf(model, name, attribute, true);
     const create = attribute.createDescription ?? attribute.description;
     if (!attribute.updateOnly) Field(fieldType, { nullable: optional, description: create })(createInput.prototype, name);
     const update = attribute.updateDescription ?? attribute.description;

@@ -172,6 +172,8 @@ export interface ShapeDeclaration<F extends AttributeMap = AttributeMap> {
   name: string;
   description: string;
   fields: F;
+  /** What its input type (`<name>Input`) is, when that differs from `description`. */
+  inputDescription?: string;
 }
 
 /** One declared attribute. `T` is the type of its value; `R` whether every item carries it. */
@@ -184,6 +186,10 @@ export interface Attribute<T = unknown, R extends boolean = boolean> extends Att
   enumType?: EnumDeclaration;
   /** A JSON attribute holding a list of entries of this shape (see ShapeDeclaration). */
   listOf?: ShapeDeclaration;
+  /** A JSON attribute holding one value of this shape (see ShapeDeclaration). */
+  objectOf?: ShapeDeclaration;
+  /** A JSON attribute that holds an object (the API's JSONObject), not any JSON value. */
+  jsonObject?: boolean;
   /** Never set: carries the value's type for the item type. */
   readonly valueType?: T;
 }
@@ -213,6 +219,16 @@ export const attr = {
   enum: <const V extends string>(values: readonly V[], enumType?: EnumDeclaration<NoInfer<V>>) => {
     const make = builder<V>('enum');
     return <const O extends AttributeOptions<V>>(options?: O) => ({ ...make(options), values, enumType });
+  },
+  /** A JSON object of the client's own fields, stored as it is; the API shows it as a JSONObject. */
+  jsonObject: <T = Record<string, unknown>>() => {
+    const make = builder<T>('json');
+    return <const O extends AttributeOptions<T>>(options?: O) => ({ ...make(options), jsonObject: true });
+  },
+  /** One value of a declared shape, stored as JSON; the API shows it as its object type, and takes its input type. */
+  objectOf: <const F extends AttributeMap>(shape: ShapeDeclaration<F>) => {
+    const make = builder<AttributeValues<F>>('json');
+    return <const O extends AttributeOptions<AttributeValues<F>>>(options?: O) => ({ ...make(options), objectOf: shape });
   },
   /** A list of entries of a declared shape, stored as JSON; the API shows it as a list of its object type. */
   listOf: <const F extends AttributeMap>(shape: ShapeDeclaration<F>) => {
@@ -296,6 +312,8 @@ export interface StatusDeclaration<S extends string = string> {
   attribute: string;
   initial: S;
   transitions: Record<S, readonly S[]>;
+  /** What the API says of the status field, when the standard wording (`Where it is: see …`) does not fit. */
+  description?: string;
   /** What each status means, for the GraphQL enum. */
   descriptions?: Partial<Record<S, string>>;
 }
