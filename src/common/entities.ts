@@ -390,17 +390,59 @@ export const entities = {
     idPrefix: 'log',
     parent: 'Project',
     key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#LOG#{logId}' }),
+    description: 'A work log: a transcription and what AI extracted from it (materials, time, tags).',
+    describe: {
+      logId: "The log's id (log_…).",
+      projectId: 'The project it belongs to.',
+      connection: 'A page of logs, with the cursor to the next page.',
+      createInput: 'A new work log: what was said or written, and what was used for how long.',
+    },
+    // What was said is kept as it was said; an update replaces what was extracted from it.
     attributes: {
-      rawText: attr.string({ max: 100_000 }),
-      transcriptMeta: attr.json()(),
-      extracted: attr.json()(),
-      confidence: attr.json<unknown>()(),
-      mediaRefs: attr.strings({ required: true }),
-      materials: attr.strings({ required: true }),
-      timeSpentMinutes: attr.int(),
-      tags: attr.strings({ required: true }),
+      rawText: attr.string({
+        max: 100_000,
+        readOnly: true,
+        description: 'The original transcription.',
+        createDescription: 'What was said or written (a voice transcription, say).',
+      }),
+      transcriptMeta: attr.jsonObject()({
+        readOnly: true,
+        description: 'Audio metadata of the transcription.',
+        createDescription: "The transcription's metadata (engine, language, duration …), as JSON.",
+      }),
+      extracted: attr.jsonObject()({
+        description: 'Structured AI extraction results.',
+        createDescription: 'What AI extracted from the text, as JSON.',
+        updateDescription: 'What AI extracted from the text, as JSON.',
+      }),
+      confidence: attr.json<unknown>()({
+        description: 'AI confidence scores.',
+        createDescription: "The extraction's confidence, as JSON.",
+        updateDescription: "The extraction's confidence, as JSON.",
+      }),
+      mediaRefs: attr.strings({
+        required: true,
+        default: [],
+        description: 'S3 object keys of linked media.',
+        createDescription: 'S3 keys of recordings or photos under tenants/<your tenant>/ (no URLs).',
+        updateDescription: 'S3 keys of recordings or photos under tenants/<your tenant>/.',
+      }),
+      materials: attr.strings({
+        required: true,
+        default: [],
+        description: 'Materials used, as extracted.',
+        createDescription: 'Materials used; each becomes findable with materialUsage.',
+        updateDescription: 'Materials used (replaces the old list).',
+      }),
+      timeSpentMinutes: attr.int({ description: 'Minutes spent on the work logged.' }),
+      tags: attr.strings({
+        required: true,
+        default: [],
+        description: 'Tags of the log.',
+        updateDescription: 'Tags of the log (replaces the old ones).',
+      }),
       /** The ids of the assets linked to the log, kept by the assets' own transactions. */
-      assetIds: attr.json<Set<string>>()({ internal: true }),
+      assetIds: attr.json<Set<string>>()({ internal: true, hidden: true }),
     },
     status: {
       attribute: 'attributionStatus',
@@ -411,6 +453,8 @@ export const entities = {
         confirmed: 'A person confirmed what was extracted.',
         rejected: 'A person rejected what was extracted.',
       },
+      description: 'Whether a person confirmed the extraction: PENDING, CONFIRMED or REJECTED.',
+      enumName: 'AttributionStatus',
     },
     indexes: { byAttribution: { index: 'GSI1', pk: 'LOG_STATUS#{attributionStatus}', sk: '{createdAt}#{logId}' } },
     // Materials first: they are short and what a log is looked up by, so a long text's words are the ones cut.

@@ -164,12 +164,20 @@ function typeOf(model: AnyModel, name: string, attribute: Attribute, input = fal
   }
 }
 
+/** The status attribute of a model with a machine, as an enum attribute of its states. */
+function statusAttribute(model: AnyModel): [string, Attribute] | undefined {
+  const status = model.status;
+  if (!status) return undefined;
+  const description = status.description ?? `Where it is: see ${model.type}${upperFirst(status.attribute)} for the transitions.`;
+  const enumType = status.enumName ? { name: status.enumName } : undefined;
+  return [status.attribute, { kind: 'enum', required: true, values: model.states, description, enumType }];
+}
+
 /** The attributes of a model with the status attribute among them, in declaration order. */
 function attributesOf(model: AnyModel): [string, Attribute][] {
   const declared: [string, Attribute][] = Object.entries(model.attributes);
-  const status = model.status;
-  const description = status?.description ?? `Where it is: see ${model.type}${upperFirst(status?.attribute ?? '')} for the transitions.`;
-  return status ? [...declared, [status.attribute, { kind: 'enum', required: true, values: model.states, description }]] : declared;
+  const status = statusAttribute(model);
+  return status ? [...declared, status] : declared;
 }
 
 /** Names a class made at run time, so type-graphql's errors and the schema name it. */
@@ -252,7 +260,8 @@ export function modelTypes(model: AnyModel): ModelTypes {
     description: describe.updateInput ?? 'Fields to change; an omitted field is kept, a null clears it.',
   })(updateInput);
 
-  const status = model.status ? attributeEnum(model, model.status.attribute, { values: model.states }) : undefined;
+  const statusDeclared = statusAttribute(model);
+  const status = statusDeclared ? attributeEnum(model, ...statusDeclared) : undefined;
   const types = { type, connection, createInput, updateInput, status, attributeTypes };
   made.set(model, types);
   return types;

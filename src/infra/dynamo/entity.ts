@@ -314,6 +314,8 @@ export interface StatusDeclaration<S extends string = string> {
   transitions: Record<S, readonly S[]>;
   /** What the API says of the status field, when the standard wording (`Where it is: see …`) does not fit. */
   description?: string;
+  /** The name of its API enum, when the standard one (`<Entity><Attribute>`) does not fit. */
+  enumName?: string;
   /** What each status means, for the GraphQL enum. */
   descriptions?: Partial<Record<S, string>>;
 }
