@@ -516,22 +516,78 @@ export const entities = {
     idPrefix: 'asset',
     parent: 'Project',
     key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#ASSET#{assetId}' }),
+    description: 'A file of a project in S3. Only its object key is stored, never a URL.',
+    describe: {
+      assetId: "The asset's id within its project (asset_…).",
+      projectId: 'The project it belongs to.',
+      connection: 'A page of assets, with the cursor to the next page.',
+      createInput: 'An asset whose file is already in S3 under your tenant (to upload one, use requestAssetUpload).',
+    },
+    // Its file is fixed once created (a new file is a new version); the descriptive fields change.
     attributes: {
-      type: attr.enum(['image', 'audio', 'document', 'model'])({ required: true, description: 'What kind of file an asset is.' }),
-      s3Key: attr.string({ required: true }),
-      status: attr.enum(UPLOAD_STATES)({ required: true }),
-      latestVersion: attr.int(),
-      versions: attr.json<AssetVersionItem[]>()({ required: true }),
-      size: attr.int(),
-      contentType: attr.string(),
-      exif: attr.json()(),
-      ocr: attr.string(),
-      alt: attr.string(),
-      linkedLogId: attr.id(),
+      type: attr.enum(['image', 'audio', 'document', 'model'], {
+        description: 'What kind of file an asset is.',
+        values: {
+          image: 'A picture: a photo, a scan, a render.',
+          audio: 'A sound file: a recording, a track.',
+          document: 'A text or PDF document.',
+          model: 'A 3D model.',
+        },
+      })({
+        required: true,
+        readOnly: true,
+        description: 'What kind of file it is: image, audio, document or 3D model.',
+        createDescription: 'What kind of file it is.',
+      }),
+      s3Key: attr.string({
+        required: true,
+        readOnly: true,
+        description: 'The object key of the latest version (the one being uploaded while status is UPLOADING), under tenants/<tenantId>/.',
+        createDescription: 'An object key under tenants/<tenantId>/; URLs and signed links are refused.',
+      }),
+      status: attr.enum(
+        UPLOAD_STATES,
+        UPLOAD_STATUS,
+      )({
+        required: true,
+        internal: true,
+        description: 'UPLOADING until the upload is confirmed, then READY.',
+      }),
+      latestVersion: attr.int({
+        internal: true,
+        description: 'The latest confirmed version; null until the first upload is confirmed.',
+      }),
+      /** Every version, oldest first (pending uploads included); shown by the `versions` field resolver. */
+      versions: attr.json<AssetVersionItem[]>()({ required: true, internal: true, hidden: true }),
+      size: attr.int({ readOnly: true, description: 'Size in bytes.', createDescription: "The file's size in bytes." }),
+      contentType: attr.string({
+        readOnly: true,
+        description: "The file's media type (image/png …), as confirmed from S3.",
+        createDescription: "The file's media type (image/png …).",
+      }),
+      exif: attr.jsonObject()({
+        description: 'Image metadata.',
+        createDescription: "The image's EXIF data, as JSON.",
+        updateDescription: "The image's EXIF data, as JSON.",
+      }),
+      ocr: attr.string({ description: 'Text recognized in the file.' }),
+      alt: attr.string({
+        description: 'Accessibility description.',
+        createDescription: 'Alternative text for people who cannot see the image.',
+        updateDescription: 'Alternative text for people who cannot see the image.',
+      }),
+      linkedLogId: attr.id({
+        description: 'The id of the log this asset documents, when linked.',
+        createDescription: 'A log of the same project.',
+        updateDescription: 'Link to another log of the project, or null to unlink.',
+      }),
       /** The job whose stage produced it (a stage whose outputs are assets, see src/job/job.kinds.ts). */
-      jobId: attr.id(),
+      jobId: attr.id({
+        internal: true,
+        description: 'The job whose stage produced this asset (a stage whose outputs are assets).',
+      }),
       /** What the producing stage reported with it (its outputs). */
-      metadata: attr.json()(),
+      metadata: attr.jsonObject()({ internal: true, description: 'What the producing stage reported with it (its outputs).' }),
     },
     indexes: {
       /**
