@@ -145,8 +145,15 @@ async function workItems(endpoint: string, dataDir: string) {
     }
     return jobId;
   };
-  const tenantOfToken = new Map<string, string>();
-  /** `n` workers claim and complete until `total` items are done, each asking `tokens` in turn; items/s. */
+  // A shared pool's worker (role pool, kind BATCH): it claims across tenants and reports with the lease it is handed.
+  const poolWorker = await signDevToken(key, { sub: 'bench-pool', pool: { kinds: ['BATCH'] } });
+  const CLAIM = 'mutation { claimWork(kind: "BATCH", stage: "process") { tenantId lease job { jobId } item { sequence attempt } } }';
+  const COMPLETE =
+    'mutation($j: ID!, $n: Int!, $a: Int!, $l: String, $o: JSONObject!) { completeWorkItem(jobId: $j, stage: "process", sequence: $n, attempt: $a, lease: $l, outputs: $o) { status } }';
+  /**
+   * `n` workers claim and complete until `total` items are done, each asking `tokens` in turn (a
+   * tenant-bound worker's tokens, or the pool worker's one token); items/s.
+   */
   const drain = async (n: number, tokens: string[], total: number) => {
     let completed = 0;
     const started = performance.now();
@@ -156,9 +163,7 @@ async function workItems(endpoint: string, dataDir: string) {
         let empty = 0;
         while (completed < total) {
           const token = tokens[turn % tokens.length];
-          const claimed = (
-            await gql(url, token, 'mutation { claimWork(kind: "BATCH", stage: "process") { job { jobId } item { sequence attempt } } }')
-          ).claimWork;
+          const claimed = (await gql(url, token, CLAIM)).claimWork;
           if (!claimed) {
             // This tenant has nothing claimable now: the next one; once every tenant had nothing, a pause.
             turn++;
@@ -170,12 +175,13 @@ async function workItems(endpoint: string, dataDir: string) {
           }
           empty = 0;
           const { sequence, attempt } = claimed.item;
-          await gql(
-            url,
-            token,
-            'mutation($j: ID!, $n: Int!, $a: Int!, $o: JSONObject!) { completeWorkItem(jobId: $j, stage: "process", sequence: $n, attempt: $a, outputs: $o) { status } }',
-            { j: claimed.job.jobId, n: sequence, a: attempt, o: { result: `tenants/${tenantOfToken.get(token)}/out/${sequence}.png` } },
-          );
+          await gql(url, token, COMPLETE, {
+            j: claimed.job.jobId,
+            n: sequence,
+            a: attempt,
+            l: claimed.lease,
+            o: { result: `tenants/${claimed.tenantId}/out/${sequence}.png` },
+          });
           completed++;
         }
       }),
@@ -204,16 +210,15 @@ async function workItems(endpoint: string, dataDir: string) {
   };
 
   // The first run (one job, 10 workers) warms DynamoDB Local and the server up and is not reported.
-  const runs: ['one job' | '100 jobs', number][] = [
-    ['one job', 10],
-    ...[1, 10, 50].map((n): ['one job', number] => ['one job', n]),
-    ...[1, 10, 50].map((n): ['100 jobs', number] => ['100 jobs', n]),
-  ];
-  for (const [run, [shape, n]] of runs.entries()) {
+  // Each shape and worker count by tenant-bound workers, then by the shared pool's workers.
+  type Run = ['one job' | '100 jobs', number, 'tenant' | 'pool'];
+  const runs: Run[] = [['one job', 10, 'tenant']];
+  for (const workers of ['tenant', 'pool'] as const)
+    for (const shape of ['one job', '100 jobs'] as const) for (const n of [1, 10, 50]) runs.push([shape, n, workers]);
+  for (const [run, [shape, n, workers]] of runs.entries()) {
     const tenants = await Promise.all(
       Array.from({ length: shape === 'one job' ? 1 : TENANTS }, (_, i) => tenant(`items-${run}-${n}-${i}`)),
     );
-    for (const t of tenants) tenantOfToken.set(t.token, t.tenantId);
     const jobIds = new Map<string, string[]>();
     if (shape === 'one job') jobIds.set(tenants[0].token, [await job(tenants[0], ITEMS, 'one')]);
     else
@@ -226,11 +231,7 @@ async function workItems(endpoint: string, dataDir: string) {
       );
     const total = shape === 'one job' ? ITEMS : JOBS * PER_JOB;
     const before = await stats();
-    const rate = await drain(
-      n,
-      tenants.map((t) => t.token),
-      total,
-    );
+    const rate = await drain(n, workers === 'pool' ? [poolWorker] : tenants.map((t) => t.token), total);
     const after = await stats();
     for (const t of tenants) await check(t.token, jobIds.get(t.token) ?? [], shape === 'one job' ? ITEMS : PER_JOB);
     if (run === 0) continue;
@@ -239,6 +240,7 @@ async function workItems(endpoint: string, dataDir: string) {
     const intents = after.intents - before.intents;
     const row = {
       shape,
+      by: workers,
       workers: n,
       items: total,
       itemsPerSecond: rate,
@@ -250,7 +252,7 @@ async function workItems(endpoint: string, dataDir: string) {
     results.push(row);
     const goal = shape === 'one job' && n === 50;
     rows.push({
-      metric: `7. work items completed/s, ${n} worker${n > 1 ? 's' : ''}, ${shape === 'one job' ? `one job of ${ITEMS} items` : `${JOBS} jobs of ${TENANTS} tenants, ${PER_JOB} items each`}`,
+      metric: `7. work items completed/s, ${n} ${workers === 'pool' ? 'pool' : 'tenant-bound'} worker${n > 1 ? 's' : ''}, ${shape === 'one job' ? `one job of ${ITEMS} items` : `${JOBS} jobs of ${TENANTS} tenants, ${PER_JOB} items each`}`,
       ours: `${rate.toFixed(0)} (${row.conflictsPerCompletion.toFixed(2)} lost rounds/completion, ${row.intentsPerBatch.toFixed(1)} changes/transaction)`,
       baseline: `${baseline.rate.toFixed(0)} conditional UpdateItem/s on one item by ${n} caller${n > 1 ? 's' : ''} (${baseline.lostPerUpdate.toFixed(2)} lost/update)`,
       ratio: rate / baseline.rate,
@@ -269,14 +271,10 @@ async function workItems(endpoint: string, dataDir: string) {
   await Promise.all(poolTenants.map((t) => job(t, Math.ceil(SAMPLES / POOL_TENANTS) + 2, 'pool')));
   const bound = poolTenants[0];
   await job(bound, SAMPLES + 2, 'bound');
-  const pool = await signDevToken(key, { sub: 'bench-gpu', pool: { kinds: ['BATCH'] } });
-  const CLAIM = 'mutation { claimWork(kind: "BATCH", stage: "process") { tenantId lease job { jobId } item { sequence attempt } } }';
-  const COMPLETE =
-    'mutation($j: ID!, $n: Int!, $a: Int!, $l: String, $o: JSONObject!) { completeWorkItem(jobId: $j, stage: "process", sequence: $n, attempt: $a, lease: $l, outputs: $o) { status } }';
   const latencies: Record<'pool' | 'bound', number[]> = { pool: [], bound: [] };
   for (let i = 0; i < SAMPLES; i++) {
     for (const kind of ['pool', 'bound'] as const) {
-      const token = kind === 'pool' ? pool : bound.token;
+      const token = kind === 'pool' ? poolWorker : bound.token;
       const started = performance.now();
       const claimed = (await gql(url, token, CLAIM)).claimWork;
       latencies[kind].push(performance.now() - started);

@@ -84,8 +84,8 @@ export class CompiledQueries {
    * A result with one of those is answered by graphql-js instead, which runs the query again, and
    * that operation runs on graphql-js from then on, so the second run happens once per document.
    * A query's resolvers read, but for one write: the audit record of each download URL handed
-   * out, which the second run records again for the URLs it makes; the first run's URLs are
-   * then recorded though never sent.
+   * out. The request's FilesService hands the second run the URLs the first one made, so each is
+   * recorded once (test/e2e/audit.test.ts).
    */
   private checked(result: ExecutionResult, args: ExecutionArgs, entry: Entry): Promise<ExecutionResult> | ExecutionResult {
     if (!result.errors?.length) return result;

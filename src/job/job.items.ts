@@ -9,7 +9,7 @@ import { requireText } from '../common/validate';
 import { AppError, attemptTimedOut, badInput, invalidTransition, notFound, wrongAttempt } from '../errors';
 import { type AggregateIO, AggregateCommitter, type AggregateStats, changingTooFast, Stale } from '../infra/dynamo/aggregate';
 import type { Store } from '../infra/dynamo/store';
-import { type UnitWrite, update } from '../infra/dynamo/write';
+import { check, type UnitWrite, update } from '../infra/dynamo/write';
 import { backoffSeconds, type FanOutDeclaration, fanOutOf } from './job.kinds';
 import { jobWithSteps } from './job.keys';
 import {
@@ -286,7 +286,10 @@ function carryOf(committed: BatchState): BatchState | undefined {
   const { job } = committed;
   const items = new Map(committed.changedItems);
   const versions = new Map([...items].map(([key, item]) => [key, item.version]));
-  return new BatchState(job, versions, job, new Map(committed.steps), committed.storedSteps, items, committed.at);
+  const carried = new BatchState(job, versions, job, new Map(committed.steps), committed.storedSteps, items, committed.at);
+  // The tenant's pool load is kept only where it decides nothing (no running limit; see load).
+  if (committed.pool && committed.pool.limit === undefined) carried.pool = { running: committed.pool.running + committed.poolDelta() };
+  return carried;
 }
 
 /** How many jobs of `store` have a queue on their committer now (zero when no change is under way). */
@@ -385,7 +388,10 @@ export class JobItems {
    * load is shared with its other jobs, so no state carried from this job's commits knows it.
    */
   private async load(jobId: string, refs: readonly string[], carried?: BatchState): Promise<BatchState> {
-    if (carried && !refs.includes(POOL_REF)) return this.topUp(carried, refs);
+    // A pool claim decides on a carried state only when the tenant had no running limit: its count
+    // then decides nothing, and the commit checks that no limit was set since (see writesOf).
+    const carriedPool = carried?.pool !== undefined && carried.pool.limit === undefined;
+    if (carried && (!refs.includes(POOL_REF) || carriedPool)) return this.topUp(carried, refs);
     const tenantId = this.scope.tenantId;
     const withPool = refs.includes(POOL_REF);
     const wanted = refs.filter((r) => r !== POOL_REF).map(refOf);
@@ -438,6 +444,7 @@ export class JobItems {
     const state = new BatchState(job, readVersions, job, steps, carried.storedSteps, items, this.scope.now().toISOString());
     state.readItems = new Map(items);
     state.readSteps = new Map(steps);
+    state.pool = carried.pool;
     // Reuse records are read anew as load reads them: another job may have recorded one since.
     if (!TERMINAL.has(job.status))
       state.reuseRecords = await readRecords(this.scope.store, this.scope.tenantId, waitingStepKeys(job, steps));
@@ -485,6 +492,10 @@ export class JobItems {
       const load = update(entities.PoolLoad.keyOf(tenantId, {})).addNumber('running', delta);
       const limit = state.pool?.limit;
       writes.push(delta > 0 && limit !== undefined ? load.ifAtMost('running', limit - delta, stale) : load);
+      // Decided without a limit: none may have been set since (setPoolShare), or this group reads
+      // and decides again. That is what lets a busy job's pool claims decide on the state its last
+      // commit left (carryOf) rather than read the job afresh for each group.
+      if (delta > 0 && limit === undefined) writes.push(check(entities.PoolShare.keyOf(tenantId, {})).atMost('maxRunning', 0, stale));
     }
     writes.push(...state.extra);
     return writes;

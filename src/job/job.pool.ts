@@ -80,7 +80,14 @@ export class PoolScheduler {
   private readonly pools = new Map<string, PoolState>();
   private readonly shares = new Map<string, Share>();
 
-  constructor(private readonly store: Store) {}
+  /**
+   * @param now The requests' clock (Scope.now): the times the index lists (availableAt, a lease's
+   *   end) were written on it, so they are compared on it too; how old a view is stays on the process's own timer.
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => Date,
+  ) {}
 
   private poolOf(kind: string, stage: string): PoolState {
     const id = `${kind}\u0000${stage}`;
@@ -99,7 +106,7 @@ export class PoolScheduler {
       const { skPrefix: _none, ...partition } = entities.JobWork.query('', 'pool', { kind, name: stage });
       const rows = await this.store.queryFirst(partition, VIEW_ENTRIES);
       const view = new Map<string, PoolEntry[]>();
-      const now = new Date().toISOString();
+      const now = this.now().toISOString();
       for (const [jobId, until] of pool.held) if (until <= now) pool.held.delete(jobId);
       for (const row of rows) {
         const tenantId = jobOwnerOf(row)?.tenantId;
@@ -239,11 +246,11 @@ export class PoolScheduler {
 
 const schedulers = new WeakMap<Store, PoolScheduler>();
 
-/** The pool scheduler of `store` (one per process and table). */
-export function poolSchedulerOf(store: Store): PoolScheduler {
+/** The pool scheduler of `store` (one per process and table), on the requests' clock `now`. */
+export function poolSchedulerOf(store: Store, now: () => Date): PoolScheduler {
   let scheduler = schedulers.get(store);
   if (!scheduler) {
-    scheduler = new PoolScheduler(store);
+    scheduler = new PoolScheduler(store, now);
     schedulers.set(store, scheduler);
   }
   return scheduler;

@@ -291,7 +291,7 @@ export class JobRepository {
 
   /** The pool scheduler of this process and table (job.pool.ts). */
   poolScheduler(): PoolScheduler {
-    return poolSchedulerOf(this.scope.store);
+    return poolSchedulerOf(this.scope.store, this.scope.now);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { CreateAssetDocument, CreateProjectDocument } from '../../src/client/gql/graphql';
 import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
 
@@ -70,6 +70,38 @@ describe('the audit trail', () => {
     expect((await trail(projectId)).map((e) => e.action)).not.toContain('file.download_url_issued');
     const timeline = await run('{ timeline(types: ["file.download_url_issued"]) { nodes { data } } }');
     expect(timeline.timeline.nodes).toHaveLength(5);
+  });
+
+  it('records each download URL once when graphql-js answers a compiled query again', async () => {
+    const other = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Rerun' } }, editor)).createProject.projectId;
+    const assetIds: string[] = [];
+    for (let n = 0; n < 2; n++) {
+      const created = await server.request(
+        CreateAssetDocument,
+        { projectId: other, input: { type: 'IMAGE', s3Key: `tenants/audit/projects/${other}/${n}.png` } },
+        editor,
+      );
+      assetIds.push(dataOf(created).createAsset.assetId);
+    }
+    // A stored date no DateTimeISO can serialize (an item written by an older release, say):
+    // graphql-jit words that error itself, so the compiled run of the query below is answered by
+    // graphql-js again (src/graphql/compiled-queries.ts), which resolves every field a second time.
+    const doc = server.app.store['doc'];
+    const stored = ((await doc.send(new ScanCommand({ TableName: server.config.tableName }))).Items ?? []).find(
+      (item) => item.entityType === 'Asset' && item.assetId === assetIds[0],
+    );
+    expect(stored).toBeDefined();
+    await doc.send(new PutCommand({ TableName: server.config.tableName, Item: { ...stored, createdAt: 'not a date' } }));
+    const before = (await trail(null)).filter((e) => e.action === 'file.download_url_issued').length;
+    const query = `{ assets(projectId: "${other}") { nodes { assetId url(expiresIn: 900) createdAt } } }`;
+    const reruns = server.app.pipeline.queries.counts.rerun;
+    const answers: { errors?: unknown[] }[] = [];
+    for (let n = 0; n < 3; n++) answers.push((await server.raw({ query }, editor)).body);
+    expect(server.app.pipeline.queries.counts.rerun).toBe(reruns + 1);
+    expect(answers.map((a) => a.errors?.length)).toEqual([1, 1, 1]);
+    // Three requests of two URLs each: six records, not eight.
+    const downloads = (await trail(null)).filter((e) => e.action === 'file.download_url_issued');
+    expect(downloads.length - before).toBe(6);
   });
 
   it('records review decisions with who decided and the comment', async () => {

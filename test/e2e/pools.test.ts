@@ -142,7 +142,7 @@ describe('shared worker pools', () => {
     );
 
     // Once no tenant has work, the scheduler holds nothing of them (views and cached shares go).
-    expect(poolSchedulerOf(server.app.store).held()).toEqual({ tenantsWithWork: 0, shares: 0 });
+    expect(poolSchedulerOf(server.app.store, () => new Date()).held()).toEqual({ tenantsWithWork: 0, shares: 0 });
     // Every item of every tenant was handed out once.
     expect(Object.fromEntries(remaining)).toEqual({ [a.tenantId]: 0, [b.tenantId]: 0, [c.tenantId]: 0 });
     expect(claims).toHaveLength(2460);
@@ -211,6 +211,64 @@ describe('shared worker pools', () => {
     const load = await server.app.store.get({ PK: `TENANT#${limited.tenantId}`, SK: 'POOLLOAD' });
     expect(load?.running).toBe(0);
   }, 300_000);
+
+  it("holds a running limit set while a busy job's items are being claimed, from the next claim sent", async () => {
+    // A server of its own, so that no other test's work is in its pool. Ten pool workers claim a
+    // 50-item job's items and hold them; once 10 are held, an admin sets the tenant's limit to 3.
+    // The job's groups decide on the state their last commit left (they read no pool load while
+    // the tenant has no limit), so this shows that a commit checks no limit was set since.
+    const own = await startTestServer({ env: { JOB_LEASE_SECONDS: '600' } });
+    const call = async (token: string, query: string, variables: Record<string, unknown> = {}) => {
+      const out = (await own.raw({ query, variables }, token)).body;
+      if (out.errors) throw new Error(JSON.stringify(out.errors));
+      return out.data;
+    };
+    const tenantId = `late-limit-${run}`;
+    const editor = await own.token(tenantId, [Role.EDITOR], 'artist');
+    const admin = await own.token(`ops-${run}`, [Role.ADMIN], 'ops');
+    const projectId = (await call(editor, 'mutation { createProject(input: { title: "Late" }) { projectId } }')).createProject.projectId;
+    const jobId = (
+      await call(editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+        i: {
+          projectId,
+          kind: 'BATCH',
+          inputs: { label: 'late limit' },
+          items: Array.from({ length: 50 }, (_, i) => ({ source: `tenants/${tenantId}/in/${i}.png` })),
+        },
+      })
+    ).createJob.jobId;
+    const workers = await Promise.all(Array.from({ length: 10 }, (_, i) => poolToken(`gpu-late-${i}`)));
+    let held = 0;
+    let limitSet = false;
+    let setting: Promise<void> | undefined;
+    const afterLimit: boolean[] = [];
+    await Promise.all(
+      workers.map(async (token) => {
+        while (afterLimit.length < 40) {
+          const sentAfterLimit = limitSet;
+          const claimed = (await call(token, CLAIM)).claimWork;
+          if (sentAfterLimit) {
+            afterLimit.push(claimed !== null);
+            continue;
+          }
+          if (claimed) held++;
+          if (held >= 10 && !setting)
+            setting = call(admin, 'mutation($t: ID!) { setPoolShare(tenantId: $t, weight: 1, maxRunning: 3) { maxRunning } }', {
+              t: tenantId,
+            }).then(() => {
+              limitSet = true;
+            });
+          if (!claimed) await setting;
+        }
+      }),
+    );
+    // More than 3 were held when the limit came, and work was left: every claim sent after it got nothing.
+    const job = (await call(editor, `{ job(jobId: "${jobId}") { itemCounts { running pending } } }`)).job;
+    expect(job.itemCounts.running).toBeGreaterThan(3);
+    expect(job.itemCounts.pending).toBeGreaterThan(0);
+    expect(afterLimit).toEqual(Array(afterLimit.length).fill(false));
+    expect(afterLimit.length).toBeGreaterThanOrEqual(40);
+  }, 120_000);
 
   it('reaches exactly the work it holds a lease on, and nothing without one', async () => {
     const t = await tenant('leased');
@@ -371,8 +429,12 @@ describe('shared worker pools', () => {
   });
 
   it("tries a quiet worker's pooled step once before its lease ends, and hands it out as a new attempt once it has", async () => {
-    // A 4 s lease: the pool entry of a running step is on a 2 s grid, so it lists the step up to 2 s before its lease ends.
-    const short = await startTestServer({ env: { JOB_LEASE_SECONDS: '4' } });
+    // A 4 s lease: the pool entry of a running step is on a 2 s grid, so it lists the step up to 2 s
+    // before its lease ends. The server runs on a clock the test moves (Scope.now, which the pool
+    // scheduler compares the index's times on too), so no wait is needed for a lease to end.
+    let shift = 0;
+    const clock = () => new Date(Date.now() + shift);
+    const short = await startTestServer({ env: { JOB_LEASE_SECONDS: '4' }, now: clock });
     const call = async (token: string, query: string, variables: Record<string, unknown> = {}) => {
       const out = (await short.raw({ query, variables }, token)).body;
       if (out.errors) throw new Error(JSON.stringify(out.errors));
@@ -390,9 +452,9 @@ describe('shared worker pools', () => {
     const CLAIM_STEP = 'mutation { claimWork(kind: "TEST_POOL_REPORTS") { lease job { jobId } step { attempt startedAt } } }';
     const first = (await call(quiet, CLAIM_STEP)).claimWork;
     expect(first).toMatchObject({ job: { jobId }, step: { attempt: 1 } });
-    // Its one report is sent when the wall clock is 1 s into a 2 s grid cell, so the lease ends about
-    // that far past a grid line and the entry lists the step that much early; then the worker goes quiet.
-    await new Promise((resolve) => setTimeout(resolve, (3000 - (Date.now() % 2000)) % 2000));
+    // Its one report is sent when the server's clock is 1 s into a 2 s grid cell, so the lease ends
+    // about that far past a grid line and the entry lists the step that much early; then the worker goes quiet.
+    shift += (3000 - (clock().getTime() % 2000)) % 2000;
     await call(
       quiet,
       'mutation($j: ID!, $l: String) { reportStepProgress(jobId: $j, stepName: "render", progress: 0.1, lease: $l) { jobId } }',
@@ -403,7 +465,8 @@ describe('shared worker pools', () => {
     );
     const leaseEnd: string = (await call(editor, `{ job(jobId: "${jobId}") { steps { leaseExpiresAt } } }`)).job.steps[0].leaseExpiresAt;
     const entry = await short.app.store.get({ PK: `TENANT#${tenantId}#JOB#${jobId}`, SK: 'WORK' });
-    expect(String(entry?.availableAt) < leaseEnd).toBe(true);
+    const listedFrom = String(entry?.availableAt);
+    expect(listedFrom < leaseEnd).toBe(true);
     // The claims' reads of the job (its partition), counted from the server's own DynamoDB client (read only).
     let jobReads = 0;
     const doc = short.app.store['doc'];
@@ -416,14 +479,20 @@ describe('shared worker pools', () => {
       },
       { step: 'initialize', name: 'quietReadProbe' },
     );
-    // Another pool worker asks until it gets the step: never before the quiet worker's lease ends.
-    let taken: { step: { attempt: number; startedAt: string } } | null = null;
-    const deadline = Date.now() + 15_000;
-    while (!taken && Date.now() < deadline) taken = (await call(other, CLAIM_STEP)).claimWork;
+    // Listed, but before the lease's end: another pool worker gets nothing, twice.
+    shift += Date.parse(listedFrom) + 100 - clock().getTime();
+    expect(clock().toISOString() < leaseEnd).toBe(true);
+    expect((await call(other, CLAIM_STEP)).claimWork).toBeNull();
+    expect((await call(other, CLAIM_STEP)).claimWork).toBeNull();
+    const refused = jobReads;
+    // Once the lease has ended, the next claim takes the step over as a new attempt.
+    shift += Date.parse(leaseEnd) + 10 - clock().getTime();
+    const taken = (await call(other, CLAIM_STEP)).claimWork;
     doc.middlewareStack.remove('quietReadProbe');
     expect(taken).toMatchObject({ job: { jobId }, step: { attempt: 2 } });
     expect(String(taken?.step.startedAt) >= leaseEnd).toBe(true);
     // Listed early, the step was tried at most once before its lease ended (then left out until its end), and once to take it.
+    expect(refused).toBeLessThanOrEqual(1);
     expect(jobReads).toBeLessThanOrEqual(2);
     console.log(`quiet pooled step: ${jobReads} reads of the job by claims until it was taken over`);
   }, 60_000);

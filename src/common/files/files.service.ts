@@ -12,6 +12,14 @@ const uploadError = (reason: 'UPLOAD_MISSING' | 'UPLOAD_MISMATCH' | 'UPLOAD_EXPI
  * only, so even a key that slipped into an item could never be signed for another tenant.
  */
 export class FilesService {
+  /**
+   * The download URLs this caller (one request) was handed, by key and lifetime. A query that
+   * graphql-js answers again after its compiled run (src/graphql/compiled-queries.ts) resolves its
+   * fields a second time; with this, the second run hands out the same URL, and the audit trail
+   * records it once, the URL it records being the one sent.
+   */
+  private readonly handedOut = new Map<string, Promise<string>>();
+
   constructor(
     private readonly store: FileStore | undefined,
     private readonly tenantId: string,
@@ -70,17 +78,26 @@ export class FilesService {
 
   /**
    * A presigned GET made now, valid `expiresIn` seconds (the default when omitted), recorded in
-   * the audit trail before it is returned. Throws BAD_USER_INPUT when more than the configured
-   * maximum is asked for.
+   * the audit trail before it is returned; the same key and lifetime asked again by this caller
+   * get the same URL and record (see handedOut). Throws BAD_USER_INPUT when more than the
+   * configured maximum is asked for.
    */
   async downloadUrl(key: string, expiresIn?: number | null): Promise<string> {
     const seconds = expiresIn ?? this.limits.downloadUrlTtlSeconds;
     if (!Number.isInteger(seconds) || seconds < 1 || seconds > this.limits.downloadUrlMaxTtlSeconds) {
       throw badInput(`expiresIn must be between 1 and ${this.limits.downloadUrlMaxTtlSeconds} seconds, got ${seconds}.`, 'expiresIn');
     }
-    const url = await this.files().presignDownload(this.own(key), seconds);
-    await this.recordDownload?.(key, seconds);
-    return url;
+    const id = `${seconds}\u0000${key}`;
+    let handed = this.handedOut.get(id);
+    if (!handed) {
+      handed = (async () => {
+        const url = await this.files().presignDownload(this.own(key), seconds);
+        await this.recordDownload?.(key, seconds);
+        return url;
+      })();
+      this.handedOut.set(id, handed);
+    }
+    return handed;
   }
 
   /**
