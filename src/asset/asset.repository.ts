@@ -12,7 +12,10 @@ import { ProjectChildRepository } from '../project/project-child.repository';
 import { assetObjectKey } from './asset.keys';
 import { Uploads } from '../common/files/upload';
 import { UploadStatus } from '../common/files/upload.type';
-import type { AssetType, CreateAssetInput, RequestAssetUploadInput, RequestAssetVersionInput, UpdateAssetInput } from './asset.type';
+import type { AssetType, RequestAssetUploadInput, RequestAssetVersionInput } from './asset.type';
+
+type CreateAssetInput = typeof entities.Asset.createInput;
+type UpdateAssetInput = typeof entities.Asset.updateInput;
 
 export { MAX_ASSET_VERSIONS };
 

@@ -56,7 +56,7 @@ export class AssetResolver {
   @Mutation(() => Asset, { description: 'Registers an object already in S3 (the upload flow creates assets too).' })
   createAsset(
     @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
-    @Arg('input', { description: 'What the new one is made of.' }) input: CreateAssetInput,
+    @Arg('input', () => CreateAssetInput, { description: 'What the new one is made of.' }) input: typeof entities.Asset.createInput,
     @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ) {
@@ -71,7 +71,8 @@ export class AssetResolver {
       description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
     })
     expectedVersion: number,
-    @Arg('input', { description: 'The fields to change; an omitted field is kept.' }) input: UpdateAssetInput,
+    @Arg('input', () => UpdateAssetInput, { description: 'The fields to change; an omitted field is kept.' })
+    input: typeof entities.Asset.updateInput,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.assets.update(projectId, assetId, expectedVersion, input);

@@ -1,21 +1,14 @@
-import { Node } from '../common/node.type';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { entities, VERSION_STATES } from '../common/entities';
+import { entities, type EntityItem, VERSION_STATES } from '../common/entities';
 import { enumObject } from '../infra/dynamo/entity';
-import { enumOf } from '../common/model-types';
-import { Versioned } from '../common/versioned.type';
-import { Connection, PageArgs } from '../common/pagination';
-import { DateTime, JSONObject } from '../common/scalars';
-import { UploadStatus, UploadTarget } from '../common/files/upload.type';
+import { attributeEnum, modelTypes } from '../common/model-types';
+import { PageArgs } from '../common/pagination';
+import { DateTime } from '../common/scalars';
+import { UploadTarget } from '../common/files/upload.type';
 
 /** The kinds of asset and their GraphQL enum, from the declaration. */
-export const AssetType = enumOf(entities.Asset, 'type', entities.Asset.attributes.type.values, 'AssetType', {
-  image: 'A picture: a photo, a scan, a render.',
-  audio: 'A sound file: a recording, a track.',
-  document: 'A text or PDF document.',
-  model: 'A 3D model.',
-});
-export type AssetType = (typeof AssetType)[keyof typeof AssetType];
+export const AssetType = attributeEnum(entities.Asset, 'type', entities.Asset.attributes.type);
+export type AssetType = EntityItem<'Asset'>['type'];
 
 /** Where a version stands: its upload's states, and archived once the tenant's retention let it go. */
 export const AssetVersionStatus = enumObject(VERSION_STATES);
@@ -64,104 +57,17 @@ export class AssetVersion {
   uploadExpiresAt?: number;
 }
 
-@ObjectType({
-  simpleResolvers: true,
-  implements: Node,
-  description: 'A file of a project in S3. Only its object key is stored, never a URL.',
-})
-export class Asset extends Versioned {
-  @Field(() => ID, { description: "The asset's id within its project (asset_…)." })
-  assetId!: string;
-
-  @Field(() => ID, { description: 'The project it belongs to.' })
-  projectId!: string;
-
-  @Field(() => AssetType, { description: 'What kind of file it is: image, audio, document or 3D model.' })
-  type!: AssetType;
-
-  @Field({
-    description: 'The object key of the latest version (the one being uploaded while status is UPLOADING), under tenants/<tenantId>/.',
-  })
-  s3Key!: string;
-
-  @Field(() => Int, { nullable: true, description: 'The latest confirmed version; null until the first upload is confirmed.' })
-  latestVersion?: number | null;
-
-  /** Every version, oldest first (pending uploads included). */
-  versions?: AssetVersion[];
-
-  @Field(() => UploadStatus, { description: 'UPLOADING until the upload is confirmed, then READY.' })
-  status!: UploadStatus;
-
-  @Field(() => Int, { nullable: true, description: 'Size in bytes.' })
-  size?: number;
-
-  @Field(() => String, { nullable: true, description: "The file's media type (image/png …), as confirmed from S3." })
-  contentType?: string;
-
-  @Field(() => JSONObject, { nullable: true, description: 'Image metadata.' })
-  exif?: Record<string, unknown>;
-
-  @Field(() => String, { nullable: true, description: 'Text recognized in the file.' })
-  ocr?: string;
-
-  @Field(() => String, { nullable: true, description: 'Accessibility description.' })
-  alt?: string;
-
-  @Field(() => ID, { nullable: true, description: 'The id of the log this asset documents, when linked.' })
-  linkedLogId?: string;
-
-  @Field(() => ID, { nullable: true, description: 'The job whose stage produced this asset (a stage whose outputs are assets).' })
-  jobId?: string;
-
-  @Field(() => JSONObject, { nullable: true, description: 'What the producing stage reported with it (its outputs).' })
-  metadata?: Record<string, unknown>;
-}
-
-@ObjectType({ simpleResolvers: true, description: 'A page of assets, with the cursor to the next page.' })
-export class AssetConnection extends Connection(Asset) {}
-
-@InputType({ description: 'An asset whose file is already in S3 under your tenant (to upload one, use requestAssetUpload).' })
-export class CreateAssetInput {
-  @Field(() => AssetType, { description: 'What kind of file it is.' })
-  type!: AssetType;
-
-  @Field({ description: 'An object key under tenants/<tenantId>/; URLs and signed links are refused.' })
-  s3Key!: string;
-
-  @Field(() => Int, { nullable: true, description: "The file's size in bytes." })
-  size?: number | null;
-
-  @Field(() => String, { nullable: true, description: "The file's media type (image/png …)." })
-  contentType?: string | null;
-
-  @Field(() => JSONObject, { nullable: true, description: "The image's EXIF data, as JSON." })
-  exif?: Record<string, unknown> | null;
-
-  @Field(() => String, { nullable: true, description: 'Text recognized in the file.' })
-  ocr?: string | null;
-
-  @Field(() => String, { nullable: true, description: 'Alternative text for people who cannot see the image.' })
-  alt?: string | null;
-
-  @Field(() => ID, { nullable: true, description: 'A log of the same project.' })
-  linkedLogId?: string | null;
-}
-
-@InputType({ description: 'Fields to change; an omitted field is kept, a null clears it.' })
-export class UpdateAssetInput {
-  @Field(() => JSONObject, { nullable: true, description: "The image's EXIF data, as JSON." })
-  exif?: Record<string, unknown> | null;
-
-  @Field(() => String, { nullable: true, description: 'Text recognized in the file.' })
-  ocr?: string | null;
-
-  @Field(() => String, { nullable: true, description: 'Alternative text for people who cannot see the image.' })
-  alt?: string | null;
-
-  @Field(() => ID, { nullable: true, description: 'Link to another log of the project, or null to unlink.' })
-  linkedLogId?: string | null;
-}
+/**
+ * An asset's GraphQL types, from its declaration (src/common/entities.ts); its versions, url and
+ * linked log are field resolvers in asset.resolver.ts.
+ */
+export const {
+  type: Asset,
+  connection: AssetConnection,
+  createInput: CreateAssetInput,
+  updateInput: UpdateAssetInput,
+} = modelTypes(entities.Asset);
+export type Asset = EntityItem<'Asset'>;
 
 @ArgsType()
 export class AssetRef {

@@ -9,9 +9,12 @@ import { put, type Item, type Write } from '../infra/dynamo/write';
 import { entities, type EntityItem } from '../common/entities';
 import type { ProjectRepository } from '../project/project.repository';
 import { briefKey, briefVersionLabel, briefVersions, MAX_BRIEF_VERSION } from './brief.keys';
-import type { ApprovalDecision, CreateBriefVersionInput } from './brief.type';
+import type { CreateBriefVersionInput } from './brief.resolver';
 
 type BriefItem = EntityItem<'Brief'>;
+
+/** What a person decided about a brief version (the declared ApprovalDecision). */
+export type ApprovalDecision = BriefItem['approvals'][number]['decision'];
 
 /**
  * A project's planning brief. Each version is its own immutable item (`…#BRIEF#v000002`); a new

@@ -1,11 +1,43 @@
-import { Arg, Args, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, ID, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
+import { entities } from '../common/entities';
 import { feature } from '../common/feature';
-import { pageRequest } from '../common/pagination';
+import { attributeEnum, modelTypes } from '../common/model-types';
+import { PageArgs, pageRequest } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
-import { ApprovalDecision, Brief, BriefConnection, BriefVersionsArgs, CreateBriefVersionInput } from './brief.type';
-import { BriefRepository } from './brief.repository';
+import { type ApprovalDecision, BriefRepository } from './brief.repository';
+
+/*
+ * A brief's types come from its declaration (src/common/entities.ts); what is particular to it is
+ * how a version is made: its content with a changelog entry, numbered by the server.
+ */
+const { type: Brief, connection: BriefConnection, createInput } = modelTypes(entities.Brief);
+const decision = attributeEnum(entities.Brief, 'decision', entities.Brief.attributes.approvals.listOf.fields.decision);
+
+@InputType('CreateBriefVersionInput', {
+  description: 'The content of a new brief version; the server numbers it and adds the changelog entry.',
+})
+export class CreateBriefVersionInput extends createInput {
+  // Declared attributes of the brief (requirements, deliverables), typed here for the repository.
+  declare requirements: string[];
+  declare deliverables: string[];
+
+  @Field({ description: 'What changed in this version, for the changelog.' })
+  changelogEntry!: string;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'The latest version you saw (0 for none); CONFLICT if another version was added since.',
+  })
+  expectedLatestVersion?: number | null;
+}
+
+@ArgsType()
+class BriefVersionsArgs extends PageArgs {
+  @Field(() => ID, { description: "The project's id." })
+  projectId!: string;
+}
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -48,7 +80,7 @@ export class BriefResolver {
   approveBriefVersion(
     @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
     @Arg('version', () => Int, { description: 'The version number.' }) version: number,
-    @Arg('decision', () => ApprovalDecision, { description: 'Approve, or ask for changes.' }) decision: ApprovalDecision,
+    @Arg('decision', () => decision, { description: 'Approve, or ask for changes.' }) decision: ApprovalDecision,
     @Arg('comment', () => String, { nullable: true, description: 'Why, in your words; recorded in the audit trail.' }) comment:
       | string
       | null,

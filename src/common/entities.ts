@@ -54,6 +54,19 @@ const archivedPartition = (archived: unknown) => (archived ? 'ARCHIVED_PROJECT' 
 /** The upload states of a stored file (an asset's version, an inspiration's file). */
 export const UPLOAD_STATES = ['uploading', 'ready'] as const;
 
+/**
+ * The API's enum of an upload's state, shared by an asset's status and an inspiration's file. Its
+ * name stays `AssetStatus`, because assets introduced it and clients already use it.
+ */
+export const UPLOAD_STATUS = {
+  name: 'AssetStatus',
+  description: 'uploading → ready',
+  values: {
+    uploading: 'Its upload URL is handed out; the file is not confirmed yet.',
+    ready: 'Uploaded and confirmed: readable.',
+  },
+} as const;
+
 /** An asset version's states: an upload's, and archived once the tenant's retention has let it go. */
 export const VERSION_STATES = [...UPLOAD_STATES, 'archived'] as const;
 
@@ -164,16 +177,46 @@ export const entities = {
     type: 'Tenant',
     idPrefix: undefined,
     key: keyShape({ pk: '', sk: 'TENANT' }),
+    description: 'A studio: everything it owns lives in its own partition.',
+    describe: {
+      createInput: 'Settings of a new tenant (studio); it is the one your token names.',
+      updateInput: "The tenant's settings to change; an omitted field is kept.",
+    },
     attributes: {
-      tenantId: attr.string({ required: true, readOnly: true }),
-      name: attr.string({ required: true, max: 120 }),
-      plan: attr.enum(['free', 'studio', 'enterprise'])({ required: true, description: 'The plan a studio is on.' }),
-      /** Readable versions an asset keeps; older ones are archived. Unset: every version, up to MAX_ASSET_VERSIONS. */
-      keepAssetVersions: attr.int(),
-      /** Days activity events are kept; unset: the server's EVENT_RETENTION_DAYS; 0: forever. */
-      activityRetentionDays: attr.int(),
+      // Set from the verified token, never from an input.
+      tenantId: attr.id({ required: true, readOnly: true, internal: true, description: "The tenant's id, as tokens name it." }),
+      name: attr.string({ required: true, max: 120, description: "The studio's name." }),
+      plan: attr.enum(['free', 'studio', 'enterprise'], {
+        name: 'Plan',
+        description: 'The plan a studio is on.',
+        values: {
+          free: 'The free plan.',
+          studio: 'The plan for a studio.',
+          enterprise: 'The plan for several studios of one organization.',
+        },
+      })({
+        required: true,
+        default: 'free',
+        description: 'The plan the studio is on.',
+        createDescription: 'Only admins may choose a plan other than FREE.',
+        updateDescription: 'Admins only.',
+      }),
+      /** Unset: every version, up to MAX_ASSET_VERSIONS. */
+      keepAssetVersions: attr.int({
+        updateOnly: true,
+        description:
+          'Readable versions each asset keeps; adding one past it archives the oldest. Null: every version, up to the limit of 100.',
+        updateDescription: '1 to 100; null keeps every version (up to 100). Applies from the next confirmed version.',
+      }),
+      /** Unset: the server's EVENT_RETENTION_DAYS. */
+      activityRetentionDays: attr.int({
+        updateOnly: true,
+        description: 'Days the activity trail is kept. Null: the server’s default (EVENT_RETENTION_DAYS); 0: forever.',
+        updateDescription:
+          'Days to keep activity events, 1 to 36500, or 0 to keep them forever; null: the server’s default. Applies to events written from now on.',
+      }),
       /** An admin's overrides of the plan's limits for this tenant alone (setTenantPlan); unset: the plan's. */
-      limits: attr.json<Partial<Record<string, number>>>()({ internal: true }),
+      limits: attr.json<Partial<Record<string, number>>>()({ internal: true, hidden: true }),
     },
   }),
   /**
@@ -196,21 +239,58 @@ export const entities = {
     type: 'Project',
     idPrefix: 'proj',
     key: keyShape({ pk: '', sk: 'PROJECT#{projectId}' }),
+    description: "An artist's project: the parent of its brief, milestones, logs and assets.",
+    describe: {
+      projectId: "The project's id (proj_…).",
+      createdBy: 'Who created it.',
+      connection: 'A page of projects, with the cursor to the next page.',
+      createInput: 'A new project; it starts in planning at version 1.',
+    },
     attributes: {
-      title: attr.string({ required: true }),
-      medium: attr.string({ max: 100 }),
-      client: attr.string({ max: 200 }),
-      deadline: attr.date(),
-      budget: attr.json<{ amount: number; currency: string }>()(),
-      customFields: attr.json()(),
-      archived: attr.boolean({ required: true, default: false }),
-      archivedAt: attr.dateTime({ internal: true }),
+      title: attr.string({
+        required: true,
+        description: "The project's title.",
+        createDescription: "The project's title; projects(titlePrefix:) finds it.",
+      }),
+      medium: attr.string({
+        max: 100,
+        description: 'Art medium: oil, digital, …',
+        createDescription: 'The medium: oil, watercolour, 3D, music video …',
+        updateDescription: 'The medium.',
+      }),
+      client: attr.string({ max: 200, description: 'Who the work is for.' }),
+      deadline: attr.date({ description: 'The day it is due.' }),
+      budget: attr.objectOf({
+        name: 'Budget',
+        description: "A project's budget: an amount in a currency.",
+        fields: {
+          amount: attr.float({ required: true, description: 'The amount, in the currency below.' }),
+          currency: attr.string({
+            required: true,
+            description: 'ISO 4217 code, e.g. EUR.',
+            createDescription: 'An ISO 4217 code such as EUR or USD.',
+          }),
+        },
+      })({ description: "The project's budget." }),
+      customFields: attr.jsonObject()({
+        description: 'Fields of your own, as a JSON object.',
+        createDescription: 'Any fields of your own, as a JSON object.',
+      }),
+      // Archiving is its own mutation (archiveProject), never an input.
+      archived: attr.boolean({
+        required: true,
+        default: false,
+        internal: true,
+        description: 'True once archived: it is then listed only with projects(archived: true).',
+      }),
+      archivedAt: attr.dateTime({ internal: true, description: 'When it was archived.' }),
     },
     status: {
       attribute: 'status',
       initial: 'planning',
       transitions: { planning: ['production'], production: ['complete'], complete: [] },
       descriptions: { planning: 'Being planned: brief and milestones.', production: 'The work is being made.', complete: 'Finished.' },
+      description: 'Planning, production or complete: see ProjectStatus for the transitions.',
     },
     // Archived projects move to partitions of their own, so default lists never filter.
     indexes: {
@@ -240,13 +320,50 @@ export const entities = {
     idPrefix: undefined,
     parent: 'Project',
     key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#BRIEF#{version}', format: { version: briefVersionLabel } }),
+    description: "One immutable version of a project's planning brief; only approvals are added later.",
+    describe: {
+      projectId: 'The project the brief is for.',
+      createdAt: 'When this version was written.',
+      createdBy: 'Who wrote this version.',
+      connection: 'A page of brief versions, with the cursor to the next page.',
+    },
+    // A version is written whole by createBriefVersion, whose input is its own (src/brief).
     attributes: {
-      version: attr.int({ required: true }),
-      label: attr.string({ required: true }),
-      requirements: attr.strings({ required: true }),
-      deliverables: attr.strings({ required: true }),
-      approvals: attr.json<{ by: string; decision: string; comment?: string; at: string }[]>()({ required: true }),
-      changelog: attr.json<{ version: number; summary: string; by: string; at: string }[]>()({ required: true }),
+      version: attr.int({
+        required: true,
+        internal: true,
+        description: 'The version number, from 1; versions are immutable but for their approvals.',
+      }),
+      label: attr.string({ required: true, internal: true, description: 'The version as stored, e.g. v000002.' }),
+      requirements: attr.strings({ required: true, description: 'What the work must satisfy.' }),
+      deliverables: attr.strings({ required: true, description: 'What will be delivered.' }),
+      approvals: attr.listOf({
+        name: 'Approval',
+        description: "One person's decision on a brief version: who, approve or reject, when, and why.",
+        fields: {
+          by: attr.id({ required: true, description: 'Who decided: the user id from their token.' }),
+          decision: attr.enum(['approved', 'changes_requested'], {
+            name: 'ApprovalDecision',
+            description: 'What a person decided about a brief version.',
+            values: {
+              approved: 'Approved as it is.',
+              changes_requested: 'Not approved: changes are asked for, in a new version.',
+            },
+          })({ required: true, description: 'Approved, or changes requested.' }),
+          comment: attr.string({ description: 'Why, in their words; null when they gave none.' }),
+          at: attr.dateTime({ required: true, description: 'When the decision was made.' }),
+        },
+      })({ required: true, internal: true, description: 'The decisions on this version, oldest first.' }),
+      changelog: attr.listOf({
+        name: 'ChangelogEntry',
+        description: 'What changed from the previous brief version to this one, and who made the change.',
+        fields: {
+          version: attr.int({ required: true, description: 'The version the entry describes.' }),
+          summary: attr.string({ required: true, description: 'What changed, in a line.' }),
+          by: attr.id({ required: true, description: 'Who made it.' }),
+          at: attr.dateTime({ required: true, description: 'When the version was made.' }),
+        },
+      })({ required: true, internal: true, description: 'Every version up to this one, oldest first.' }),
     },
     events: { created: 'brief.version_created' },
   }),
@@ -273,17 +390,59 @@ export const entities = {
     idPrefix: 'log',
     parent: 'Project',
     key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#LOG#{logId}' }),
+    description: 'A work log: a transcription and what AI extracted from it (materials, time, tags).',
+    describe: {
+      logId: "The log's id (log_…).",
+      projectId: 'The project it belongs to.',
+      connection: 'A page of logs, with the cursor to the next page.',
+      createInput: 'A new work log: what was said or written, and what was used for how long.',
+    },
+    // What was said is kept as it was said; an update replaces what was extracted from it.
     attributes: {
-      rawText: attr.string({ max: 100_000 }),
-      transcriptMeta: attr.json()(),
-      extracted: attr.json()(),
-      confidence: attr.json<unknown>()(),
-      mediaRefs: attr.strings({ required: true }),
-      materials: attr.strings({ required: true }),
-      timeSpentMinutes: attr.int(),
-      tags: attr.strings({ required: true }),
+      rawText: attr.string({
+        max: 100_000,
+        readOnly: true,
+        description: 'The original transcription.',
+        createDescription: 'What was said or written (a voice transcription, say).',
+      }),
+      transcriptMeta: attr.jsonObject()({
+        readOnly: true,
+        description: 'Audio metadata of the transcription.',
+        createDescription: "The transcription's metadata (engine, language, duration …), as JSON.",
+      }),
+      extracted: attr.jsonObject()({
+        description: 'Structured AI extraction results.',
+        createDescription: 'What AI extracted from the text, as JSON.',
+        updateDescription: 'What AI extracted from the text, as JSON.',
+      }),
+      confidence: attr.json<unknown>()({
+        description: 'AI confidence scores.',
+        createDescription: "The extraction's confidence, as JSON.",
+        updateDescription: "The extraction's confidence, as JSON.",
+      }),
+      mediaRefs: attr.strings({
+        required: true,
+        default: [],
+        description: 'S3 object keys of linked media.',
+        createDescription: 'S3 keys of recordings or photos under tenants/<your tenant>/ (no URLs).',
+        updateDescription: 'S3 keys of recordings or photos under tenants/<your tenant>/.',
+      }),
+      materials: attr.strings({
+        required: true,
+        default: [],
+        description: 'Materials used, as extracted.',
+        createDescription: 'Materials used; each becomes findable with materialUsage.',
+        updateDescription: 'Materials used (replaces the old list).',
+      }),
+      timeSpentMinutes: attr.int({ description: 'Minutes spent on the work logged.' }),
+      tags: attr.strings({
+        required: true,
+        default: [],
+        description: 'Tags of the log.',
+        updateDescription: 'Tags of the log (replaces the old ones).',
+      }),
       /** The ids of the assets linked to the log, kept by the assets' own transactions. */
-      assetIds: attr.json<Set<string>>()({ internal: true }),
+      assetIds: attr.json<Set<string>>()({ internal: true, hidden: true }),
     },
     status: {
       attribute: 'attributionStatus',
@@ -294,6 +453,8 @@ export const entities = {
         confirmed: 'A person confirmed what was extracted.',
         rejected: 'A person rejected what was extracted.',
       },
+      description: 'Whether a person confirmed the extraction: PENDING, CONFIRMED or REJECTED.',
+      enumName: 'AttributionStatus',
     },
     indexes: { byAttribution: { index: 'GSI1', pk: 'LOG_STATUS#{attributionStatus}', sk: '{createdAt}#{logId}' } },
     // Materials first: they are short and what a log is looked up by, so a long text's words are the ones cut.
@@ -355,22 +516,78 @@ export const entities = {
     idPrefix: 'asset',
     parent: 'Project',
     key: keyShape({ pk: '', sk: 'PROJECT#{projectId}#ASSET#{assetId}' }),
+    description: 'A file of a project in S3. Only its object key is stored, never a URL.',
+    describe: {
+      assetId: "The asset's id within its project (asset_…).",
+      projectId: 'The project it belongs to.',
+      connection: 'A page of assets, with the cursor to the next page.',
+      createInput: 'An asset whose file is already in S3 under your tenant (to upload one, use requestAssetUpload).',
+    },
+    // Its file is fixed once created (a new file is a new version); the descriptive fields change.
     attributes: {
-      type: attr.enum(['image', 'audio', 'document', 'model'])({ required: true, description: 'What kind of file an asset is.' }),
-      s3Key: attr.string({ required: true }),
-      status: attr.enum(UPLOAD_STATES)({ required: true }),
-      latestVersion: attr.int(),
-      versions: attr.json<AssetVersionItem[]>()({ required: true }),
-      size: attr.int(),
-      contentType: attr.string(),
-      exif: attr.json()(),
-      ocr: attr.string(),
-      alt: attr.string(),
-      linkedLogId: attr.id(),
+      type: attr.enum(['image', 'audio', 'document', 'model'], {
+        description: 'What kind of file an asset is.',
+        values: {
+          image: 'A picture: a photo, a scan, a render.',
+          audio: 'A sound file: a recording, a track.',
+          document: 'A text or PDF document.',
+          model: 'A 3D model.',
+        },
+      })({
+        required: true,
+        readOnly: true,
+        description: 'What kind of file it is: image, audio, document or 3D model.',
+        createDescription: 'What kind of file it is.',
+      }),
+      s3Key: attr.string({
+        required: true,
+        readOnly: true,
+        description: 'The object key of the latest version (the one being uploaded while status is UPLOADING), under tenants/<tenantId>/.',
+        createDescription: 'An object key under tenants/<tenantId>/; URLs and signed links are refused.',
+      }),
+      status: attr.enum(
+        UPLOAD_STATES,
+        UPLOAD_STATUS,
+      )({
+        required: true,
+        internal: true,
+        description: 'UPLOADING until the upload is confirmed, then READY.',
+      }),
+      latestVersion: attr.int({
+        internal: true,
+        description: 'The latest confirmed version; null until the first upload is confirmed.',
+      }),
+      /** Every version, oldest first (pending uploads included); shown by the `versions` field resolver. */
+      versions: attr.json<AssetVersionItem[]>()({ required: true, internal: true, hidden: true }),
+      size: attr.int({ readOnly: true, description: 'Size in bytes.', createDescription: "The file's size in bytes." }),
+      contentType: attr.string({
+        readOnly: true,
+        description: "The file's media type (image/png …), as confirmed from S3.",
+        createDescription: "The file's media type (image/png …).",
+      }),
+      exif: attr.jsonObject()({
+        description: 'Image metadata.',
+        createDescription: "The image's EXIF data, as JSON.",
+        updateDescription: "The image's EXIF data, as JSON.",
+      }),
+      ocr: attr.string({ description: 'Text recognized in the file.' }),
+      alt: attr.string({
+        description: 'Accessibility description.',
+        createDescription: 'Alternative text for people who cannot see the image.',
+        updateDescription: 'Alternative text for people who cannot see the image.',
+      }),
+      linkedLogId: attr.id({
+        description: 'The id of the log this asset documents, when linked.',
+        createDescription: 'A log of the same project.',
+        updateDescription: 'Link to another log of the project, or null to unlink.',
+      }),
       /** The job whose stage produced it (a stage whose outputs are assets, see src/job/job.kinds.ts). */
-      jobId: attr.id(),
+      jobId: attr.id({
+        internal: true,
+        description: 'The job whose stage produced this asset (a stage whose outputs are assets).',
+      }),
       /** What the producing stage reported with it (its outputs). */
-      metadata: attr.json()(),
+      metadata: attr.jsonObject()({ internal: true, description: 'What the producing stage reported with it (its outputs).' }),
     },
     indexes: {
       /**
@@ -392,19 +609,46 @@ export const entities = {
     type: 'Inspiration',
     idPrefix: 'insp',
     key: keyShape({ pk: '', sk: 'INSPIRATION#{inspirationId}' }),
+    description: 'Something that inspired the artist: a note, or a file in S3.',
+    describe: {
+      inspirationId: "The inspiration's id (insp_…).",
+      connection: 'A page of pieces of inspiration, with the cursor to the next page.',
+      createInput: 'A new piece of inspiration: text, or a file already in S3 under your tenant.',
+    },
     attributes: {
-      type: attr.enum(['text', 'image', 'audio', 'file'])({
-        required: true,
+      type: attr.enum(['text', 'image', 'audio', 'file'], {
         description: 'What a piece of inspiration is: text, or a file of a kind.',
+        values: { text: 'Text only: a quote, a note, an idea.', image: 'An image file.', audio: 'An audio file.', file: 'Any other file.' },
+      })({ required: true, readOnly: true, description: 'Text, image, audio or file.' }),
+      text: attr.string({
+        description: 'The inspiration itself, for the TEXT type; a note otherwise.',
+        updateDescription: 'The text or note.',
       }),
-      text: attr.string(),
-      s3Key: attr.string(),
-      fileStatus: attr.enum(UPLOAD_STATES)(),
-      size: attr.int(),
-      contentType: attr.string(),
-      uploadExpiresAt: attr.int({ internal: true }),
-      tags: attr.strings({ required: true }),
-      linkedProjectId: attr.id(),
+      s3Key: attr.string({
+        description: 'S3 object key, when the inspiration is a file.',
+        createDescription: 'The S3 key of its file, under tenants/<your tenant>/ (no URL).',
+        updateDescription: 'The S3 key of its file, under tenants/<your tenant>/ (no URL).',
+      }),
+      // The file's state and what the upload bound are the server's (requestInspirationUpload).
+      fileStatus: attr.enum(
+        UPLOAD_STATES,
+        UPLOAD_STATUS,
+      )({
+        internal: true,
+        description: 'For an uploaded file: UPLOADING until confirmed, then READY.',
+      }),
+      size: attr.int({ internal: true, description: "Its file's size in bytes, when it has a file." }),
+      contentType: attr.string({ internal: true, description: "Its file's media type, when it has a file." }),
+      /** Epoch seconds after which an unconfirmed upload can no longer be confirmed. */
+      uploadExpiresAt: attr.int({ internal: true, hidden: true }),
+      tags: attr.strings({
+        required: true,
+        default: [],
+        description: 'Tags to find it by.',
+        createDescription: 'Tags to find it by (inspirations(tag:)).',
+        updateDescription: 'Tags to find it by (replaces the old ones).',
+      }),
+      linkedProjectId: attr.id({ description: 'The project it inspires, if any.', updateDescription: 'The project it inspires.' }),
     },
     indexes: {
       /** A project's inspiration, newest first (sparse: only inspiration linked to a project is in it). */

@@ -1,9 +1,16 @@
 import type { GraphQLScalarType } from 'graphql';
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType, type ClassType } from 'type-graphql';
-import { type AnyModel, type Attribute, type EnumObject, enumObject } from '../infra/dynamo/entity';
+import {
+  type AnyModel,
+  type Attribute,
+  type EnumDeclaration,
+  type EnumObject,
+  enumObject,
+  type ShapeDeclaration,
+} from '../infra/dynamo/entity';
 import { Node } from './node.type';
 import { Connection } from './pagination';
-import { DateTime, JSONValue, LocalDate } from './scalars';
+import { DateTime, JSONObject, JSONValue, LocalDate } from './scalars';
 import { Versioned } from './versioned.type';
 
 /*
@@ -18,7 +25,8 @@ const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 /** The GraphQL name of an enum attribute's type: `MilestoneStatus` for Milestone's `status`. */
 const enumName = (model: AnyModel, attribute: string) => `${model.type}${upperFirst(attribute)}`;
 
-const registered = new Set<string>();
+/** Every enum registered here, by GraphQL name with its values, so that an enum shared by several attributes is one type. */
+const registered = new Map<string, { made: object; values: readonly string[] }>();
 
 /**
  * Registers the GraphQL enum of an enum attribute (the status attribute's description gives the
@@ -46,27 +54,81 @@ export function registerEnumOf(
   made: Record<string, string>,
   name: string,
   valueDescriptions: Partial<Record<string, string>> = {},
+  enumDescription?: string,
 ): void {
-  if (registered.has(name)) throw new Error(`The enum ${name} is registered twice.`);
-  registered.add(name);
-  const values = Object.values(made);
   const isStatus = model.status?.attribute === attribute;
   // A status enum describes its machine; any other enum says what its attribute holds.
-  const description = isStatus ? `Transitions: ${model.describeTransitions()}.` : model.attributes[attribute]?.description;
+  const description = isStatus
+    ? `Transitions: ${model.describeTransitions()}.`
+    : (enumDescription ?? model.attributes[attribute]?.description);
   // What each value means: a status machine's declared descriptions, else the caller's.
   const meanings: Partial<Record<string, string>> = isStatus ? { ...model.status?.descriptions, ...valueDescriptions } : valueDescriptions;
+  registerEnum(made, { name, description, values: meanings });
+}
+
+/**
+ * Registers `made` as the GraphQL enum its declaration names, for every attribute that names it
+ * (see attributeEnum): call it once, from a module the features that use the enum import, so it is
+ * registered before their declarations are made into types (else it is registered twice, and this throws).
+ */
+export function registerDeclaredEnum(made: Record<string, string>, declaration: EnumDeclaration & { name: string }): void {
+  registerEnum(made, declaration);
+}
+
+function registerEnum(made: Record<string, string>, declaration: EnumDeclaration & { name: string }): void {
+  const { name, description, values: meanings = {} } = declaration;
+  if (registered.has(name)) throw new Error(`The enum ${name} is registered twice.`);
+  const values = Object.values(made);
+  registered.set(name, { made, values });
   const valuesConfig = Object.fromEntries(values.map((value) => [value.toUpperCase(), { description: meanings[value] }]));
   // The same object, seen by its string keys, so the values' configuration can be built from them.
   registerEnumType(made, { name, description, valuesConfig });
 }
 
-/** The GraphQL type of one attribute; `enums` holds the enum objects made for this model so far. */
-function typeOf(
+/**
+ * The GraphQL enum of a model's enum attribute `name`: the one its EnumDeclaration names (shared
+ * with every other attribute that names it), else `<Entity><Attribute>`; registered on first use.
+ * Throws (a programming error) when two attributes name one enum with different values.
+ */
+export function attributeEnum(
   model: AnyModel,
   name: string,
-  attribute: Attribute,
-  enums: Map<string, object>,
-): () => GraphQLScalarType | object | [GraphQLScalarType] {
+  attribute: { values?: readonly string[]; enumType?: EnumDeclaration },
+): object {
+  const typeName = attribute.enumType?.name ?? enumName(model, name);
+  const values = attribute.values ?? [];
+  const existing = registered.get(typeName);
+  if (existing) {
+    if (existing.values.join() !== values.join()) throw new Error(`The enum ${typeName} is declared with different values.`);
+    return existing.made;
+  }
+  const made = enumObject(values);
+  registerEnumOf(model, name, made, typeName, attribute.enumType?.values, attribute.enumType?.description);
+  return made;
+}
+
+/** The object and input types of declared shapes (see ShapeDeclaration), made once per name. */
+const shapes = new Map<string, ClassType>();
+
+function shapeType(model: AnyModel, shape: ShapeDeclaration, input: boolean): ClassType {
+  const typeName = input ? `${shape.name}Input` : shape.name;
+  const existing = shapes.get(typeName);
+  if (existing) return existing;
+  const type = named(class {}, typeName);
+  for (const [name, attribute] of Object.entries<Attribute>(shape.fields)) {
+    const description = input ? (attribute.createDescription ?? attribute.description) : attribute.description;
+    Field(typeOf(model, name, attribute, input), { nullable: !attribute.required, description })(type.prototype, name);
+  }
+  if (input) InputType(typeName, { description: shape.inputDescription ?? shape.description })(type);
+  else ObjectType(typeName, { simpleResolvers: true, description: shape.description })(type);
+  shapes.set(typeName, type);
+  return type;
+}
+
+type FieldType = () => GraphQLScalarType | object | [GraphQLScalarType] | [object];
+
+/** The GraphQL type of one attribute, as an object type shows it or (with `input`) an input takes it. */
+function typeOf(model: AnyModel, name: string, attribute: Attribute, input = false): FieldType {
   switch (attribute.kind) {
     case 'id':
       return () => ID;
@@ -80,13 +142,21 @@ function typeOf(
       return () => LocalDate;
     case 'dateTime':
       return () => DateTime;
-    case 'json':
-      return () => JSONValue;
+    case 'json': {
+      if (attribute.objectOf) {
+        const value = shapeType(model, attribute.objectOf, input);
+        return () => value;
+      }
+      if (attribute.listOf) {
+        const entry = shapeType(model, attribute.listOf, input);
+        return () => [entry];
+      }
+      return attribute.jsonObject ? () => JSONObject : () => JSONValue;
+    }
     case 'strings':
       return () => [String];
     case 'enum': {
-      let type = enums.get(name);
-      if (!type) enums.set(name, (type = enumOf(model, name, attribute.values ?? [])));
+      const type = attributeEnum(model, name, attribute);
       return () => type;
     }
     default:
@@ -94,12 +164,20 @@ function typeOf(
   }
 }
 
+/** The status attribute of a model with a machine, as an enum attribute of its states. */
+function statusAttribute(model: AnyModel): [string, Attribute] | undefined {
+  const status = model.status;
+  if (!status) return undefined;
+  const description = status.description ?? `Where it is: see ${model.type}${upperFirst(status.attribute)} for the transitions.`;
+  const enumType = status.enumName ? { name: status.enumName } : undefined;
+  return [status.attribute, { kind: 'enum', required: true, values: model.states, description, enumType }];
+}
+
 /** The attributes of a model with the status attribute among them, in declaration order. */
 function attributesOf(model: AnyModel): [string, Attribute][] {
   const declared: [string, Attribute][] = Object.entries(model.attributes);
-  const status = model.status;
-  const description = `Where it is: see ${model.type}${upperFirst(status?.attribute ?? '')} for the transitions.`;
-  return status ? [...declared, [status.attribute, { kind: 'enum', required: true, values: model.states, description }]] : declared;
+  const status = statusAttribute(model);
+  return status ? [...declared, status] : declared;
 }
 
 /** Names a class made at run time, so type-graphql's errors and the schema name it. */
@@ -117,51 +195,73 @@ export interface ModelTypes {
   /** The status enum, when the model has a machine. */
   status?: object;
   /** The GraphQL type of each attribute (the status included), for arguments. */
-  attributeTypes: ReadonlyMap<string, () => GraphQLScalarType | object | [GraphQLScalarType]>;
+  attributeTypes: ReadonlyMap<string, FieldType>;
 }
 
 const made = new Map<AnyModel, ModelTypes>();
 
+/** What the server adds to every item, as the API shows it, for a declaration that describes one otherwise. */
+const systemTypes = { version: () => Int, createdAt: () => DateTime, updatedAt: () => DateTime };
+
+/**
+ * The GraphQL types of `model` (see ModelTypes), made on the first call and the same ones after.
+ * Attributes the declaration hides are left out of every type, internal ones and key values out of
+ * the inputs, update-only ones out of the create input and read-only ones out of the update input. Throws (a programming error) when two
+ * declarations name one enum with different values.
+ */
 export function modelTypes(model: AnyModel): ModelTypes {
   const existing = made.get(model);
   if (existing) return existing;
-  const enums = new Map<string, object>();
+  const describe = model.describe;
   const type = named(class extends Versioned {}, model.type);
-  // The entity's own id first, then the other values of its key, then its attributes.
-  const keyFields = [model.idField, ...model.keyFields.filter((f) => f !== model.idField)];
+  // The entity's own id first, then the other values of its key, then its attributes; a key value
+  // that is also an attribute (a brief's version) is typed and described as the attribute.
+  const keyFields = [model.idField, ...model.keyFields.filter((f) => f !== model.idField)].filter((f) => !(f in model.attributes));
   for (const field of keyFields) {
     const whose =
       field === model.idField ? `The ${model.type.toLowerCase()}'s id.` : `The id of the ${field.replace(/Id$/, '')} it belongs to.`;
-    Field(() => ID, { description: whose })(type.prototype, field);
+    Field(() => ID, { description: describe[field] ?? whose })(type.prototype, field);
   }
-  const attributeTypes = new Map<string, () => GraphQLScalarType | object | [GraphQLScalarType]>();
+  const attributeTypes = new Map<string, FieldType>();
   for (const [name, attribute] of attributesOf(model)) {
-    const fieldType = typeOf(model, name, attribute, enums);
+    const fieldType = typeOf(model, name, attribute);
     attributeTypes.set(name, fieldType);
-    Field(fieldType, { nullable: !attribute.required, description: attribute.description })(type.prototype, name);
+    if (!attribute.hidden) Field(fieldType, { nullable: !attribute.required, description: attribute.description })(type.prototype, name);
   }
-  Field(() => String, { description: 'The user who created it.' })(type.prototype, 'createdBy');
+  // Versioned describes the server's attributes for most entities; a declaration may say it otherwise.
+  for (const [name, fieldType] of Object.entries(systemTypes)) {
+    const description = describe[name];
+    if (description && !(name in model.attributes)) Field(fieldType, { description })(type.prototype, name);
+  }
+  Field(() => String, { description: describe.createdBy ?? 'The user who created it.' })(type.prototype, 'createdBy');
   ObjectType(model.type, { simpleResolvers: true, implements: Node, description: model.description })(type);
 
   const connection = named(class extends Connection(type) {}, `${model.type}Connection`);
   ObjectType(`${model.type}Connection`, {
     simpleResolvers: true,
-    description: `A page of ${model.type} items, with the cursor to the next page.`,
+    description: describe.connection ?? `A page of ${model.type} items, with the cursor to the next page.`,
   })(connection);
 
   const createInput = named(class {}, `Create${model.type}Input`);
   const updateInput = named(class {}, `Update${model.type}Input`);
   for (const [name, attribute] of Object.entries<Attribute>(model.attributes)) {
-    if (attribute.internal) continue;
+    if (attribute.internal || attribute.hidden || model.keyFields.includes(name)) continue;
     const optional = !attribute.required || attribute.default !== undefined;
-    Field(typeOf(model, name, attribute, enums), { nullable: optional, description: attribute.description })(createInput.prototype, name);
-    if (!attribute.readOnly)
-      Field(typeOf(model, name, attribute, enums), { nullable: true, description: attribute.description })(updateInput.prototype, name);
+    const fieldType = typeOf(model, name, attribute, true);
+    const create = attribute.createDescription ?? attribute.description;
+    if (!attribute.updateOnly) Field(fieldType, { nullable: optional, description: create })(createInput.prototype, name);
+    const update = attribute.updateDescription ?? attribute.description;
+    if (!attribute.readOnly) Field(fieldType, { nullable: true, description: update })(updateInput.prototype, name);
   }
-  InputType(`Create${model.type}Input`, { description: `A new ${model.type}: its attributes; the server makes its id.` })(createInput);
-  InputType(`Update${model.type}Input`, { description: 'Fields to change; an omitted field is kept, a null clears it.' })(updateInput);
+  InputType(`Create${model.type}Input`, {
+    description: describe.createInput ?? `A new ${model.type}: its attributes; the server makes its id.`,
+  })(createInput);
+  InputType(`Update${model.type}Input`, {
+    description: describe.updateInput ?? 'Fields to change; an omitted field is kept, a null clears it.',
+  })(updateInput);
 
-  const status = model.status ? enums.get(model.status.attribute) : undefined;
+  const statusDeclared = statusAttribute(model);
+  const status = statusDeclared ? attributeEnum(model, ...statusDeclared) : undefined;
   const types = { type, connection, createInput, updateInput, status, attributeTypes };
   made.set(model, types);
   return types;

@@ -3,8 +3,6 @@ import { DEV_TENANT } from '../app';
 import { Role } from '../auth/principal';
 import type { Config } from '../config';
 import { AppError, ErrorCode } from '../errors';
-import { AssetType } from '../asset/asset.type';
-import { InspirationType } from '../inspiration/inspiration.type';
 import { AttributionStatus } from '../log/log.type';
 import { entities } from '../common/entities';
 
@@ -118,7 +116,7 @@ export async function loadDemo(app: App, config: Config): Promise<DemoIds> {
       if (!existing) {
         nextId = id;
         await repos.assets.requestUpload(projectId, {
-          type: AssetType.IMAGE,
+          type: 'image',
           fileName: a.fileName,
           contentType: 'image/svg+xml',
           size: body.length,
@@ -140,7 +138,7 @@ export async function loadDemo(app: App, config: Config): Promise<DemoIds> {
       () => repos.inspirations.get(id),
       () =>
         repos.inspirations.create({
-          type: InspirationType.TEXT,
+          type: 'text',
           text: i.text,
           tags: i.tags,
           linkedProjectId: i.project ? demoId('proj', i.project) : undefined,

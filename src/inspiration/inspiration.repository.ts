@@ -15,7 +15,10 @@ import { Uploads } from '../common/files/upload';
 import { UploadStatus } from '../common/files/upload.type';
 import { invalidTransition } from '../errors';
 import { allInspirations, inspirationObjectKey, inspirationsByTag } from './inspiration.keys';
-import type { CreateInspirationInput, RequestInspirationUploadInput, UpdateInspirationInput } from './inspiration.type';
+import type { RequestInspirationUploadInput } from './inspiration.resolver';
+
+type CreateInspirationInput = typeof entities.Inspiration.createInput;
+type UpdateInspirationInput = typeof entities.Inspiration.updateInput;
 
 function cleanTags(tags: string[] | null | undefined): string[] | undefined {
   const list = maxItems(tags, 'tags', 30)?.map((t) => normalizeText(requireText(t, 'tags', 100)));

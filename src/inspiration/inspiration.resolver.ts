@@ -1,20 +1,82 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Authorized,
+  Ctx,
+  Field,
+  FieldResolver,
+  ID,
+  InputType,
+  Int,
+  Mutation,
+  ObjectType,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import { Role } from '../auth/principal';
+import { entities, type EntityItem } from '../common/entities';
 import { feature } from '../common/feature';
-import { pageRequest } from '../common/pagination';
+import { UploadTarget } from '../common/files/upload.type';
+import { attributeEnum, modelTypes } from '../common/model-types';
+import { PageArgs, pageRequest } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
 import { badInput } from '../errors';
 import type { Context } from '../context';
-import {
-  CreateInspirationInput,
-  Inspiration,
-  InspirationConnection,
-  InspirationsArgs,
-  InspirationUpload,
-  RequestInspirationUploadInput,
-  UpdateInspirationInput,
-} from './inspiration.type';
 import { InspirationRepository } from './inspiration.repository';
+
+/*
+ * Inspiration's types come from its declaration (src/common/entities.ts); what is particular to it
+ * is its file: the upload that creates one, and the `url` computed from its key.
+ */
+const { type: Inspiration, connection: InspirationConnection, createInput, updateInput } = modelTypes(entities.Inspiration);
+const InspirationType = attributeEnum(entities.Inspiration, 'type', entities.Inspiration.attributes.type);
+
+@ArgsType()
+class InspirationsArgs extends PageArgs {
+  @Field(() => String, { nullable: true, description: 'Only inspiration with this tag (case-insensitive).' })
+  tag?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'Only the inspiration linked to this project (not with tag).' })
+  projectId?: string | null;
+}
+
+@InputType({ description: 'An inspiration file you are about to upload: the upload URL binds its type and size.' })
+export class RequestInspirationUploadInput {
+  @Field(() => InspirationType, { description: 'Image, audio or file.' })
+  type!: EntityItem<'Inspiration'>['type'];
+
+  @Field({ description: "The file's name; it ends the object key." })
+  fileName!: string;
+
+  @Field({ description: "The file's media type: the upload must send exactly this." })
+  contentType!: string;
+
+  @Field(() => Int, { description: "The file's size in bytes: the upload must be exactly this long." })
+  size!: number;
+
+  @Field(() => String, { nullable: true, description: 'A note about it.' })
+  text?: string | null;
+
+  @Field(() => [String], { nullable: true, description: 'Tags to find it by.' })
+  tags?: string[] | null;
+
+  @Field(() => ID, { nullable: true, description: 'The project it inspires, if any.' })
+  linkedProjectId?: string | null;
+}
+
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A new inspiration waiting for its file, and where to PUT it; confirmInspirationUpload finishes it.',
+})
+class InspirationUpload {
+  @Field(() => Inspiration, { description: 'The new inspiration, waiting for its file.' })
+  inspiration!: EntityItem<'Inspiration'>;
+
+  @Field(() => UploadTarget, { description: 'Where and how to send the file.' })
+  upload!: UploadTarget;
+}
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -44,7 +106,7 @@ export class InspirationResolver {
   @Authorized(Role.EDITOR)
   @Mutation(() => Inspiration, { description: 'Adds a piece of inspiration (text, or a file already in S3).' })
   createInspiration(
-    @Arg('input', { description: 'What the new one is made of.' }) input: CreateInspirationInput,
+    @Arg('input', () => createInput, { description: 'What the new one is made of.' }) input: typeof entities.Inspiration.createInput,
     @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ) {
@@ -59,7 +121,8 @@ export class InspirationResolver {
       description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
     })
     expectedVersion: number,
-    @Arg('input', { description: 'The fields to change; an omitted field is kept.' }) input: UpdateInspirationInput,
+    @Arg('input', () => updateInput, { description: 'The fields to change; an omitted field is kept.' })
+    input: typeof entities.Inspiration.updateInput,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.inspirations.update(inspirationId, expectedVersion, input);
@@ -105,7 +168,7 @@ export class InspirationResolver {
     description: 'A presigned GET of the file, made now (default 1 hour); null for text or an unconfirmed upload.',
   })
   url(
-    @Root() inspiration: Inspiration,
+    @Root() inspiration: EntityItem<'Inspiration'>,
     @Arg('expiresIn', () => Int, {
       nullable: true,
       description: 'Seconds the URL stays valid: DOWNLOAD_URL_TTL_SECONDS when omitted, at most DOWNLOAD_URL_MAX_TTL_SECONDS.',

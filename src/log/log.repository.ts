@@ -7,7 +7,10 @@ import type { PageRequest } from '../infra/dynamo/store';
 import type { Write } from '../infra/dynamo/write';
 import { ProjectChildRepository } from '../project/project-child.repository';
 import { logsByAttribution, materialUses } from './log.keys';
-import type { AttributionStatus, CreateLogInput, UpdateLogExtractionInput } from './log.type';
+import type { AttributionStatus } from './log.type';
+
+type CreateLogInput = typeof entities.Log.createInput;
+type UpdateLogExtractionInput = typeof entities.Log.updateInput;
 
 /** At most this many materials per log, which keeps a log's transaction well under DynamoDB's 100 items. */
 export const MAX_MATERIALS = 25;

@@ -67,7 +67,7 @@ export class LogResolver {
   @Mutation(() => Log, { description: 'Logs work on a project; its materials become findable with materialUsage.' })
   createLog(
     @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
-    @Arg('input', { description: 'What the new one is made of.' }) input: CreateLogInput,
+    @Arg('input', () => CreateLogInput, { description: 'What the new one is made of.' }) input: typeof entities.Log.createInput,
     @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ) {
@@ -82,7 +82,8 @@ export class LogResolver {
       description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
     })
     expectedVersion: number,
-    @Arg('input', { description: 'The fields to change; an omitted field is kept.' }) input: UpdateLogExtractionInput,
+    @Arg('input', () => UpdateLogExtractionInput, { description: 'The fields to change; an omitted field is kept.' })
+    input: typeof entities.Log.updateInput,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.logs.updateExtraction(projectId, logId, expectedVersion, input);

@@ -6,11 +6,13 @@ import { EntityRepository } from '../common/repository';
 import { applyPatch, boundedJson, optionalText, requireText } from '../common/validate';
 import { badInput, invalidTransition } from '../errors';
 import type { PageRequest, Write } from '../infra/dynamo/store';
-import type { BudgetInput, CreateProjectInput, UpdateProjectInput } from './project.input';
 import { projectKey, projectsByStatus, projectsByTitle } from './project.keys';
 import type { ProjectStatus } from './project.type';
 
-function checkBudget(budget: BudgetInput | null | undefined) {
+type CreateProjectInput = typeof entities.Project.createInput;
+type UpdateProjectInput = typeof entities.Project.updateInput;
+
+function checkBudget(budget: CreateProjectInput['budget']) {
   if (budget && (!Number.isFinite(budget.amount) || budget.amount < 0)) throw badInput('budget.amount must be 0 or more.', 'budget');
   if (budget && !/^[A-Z]{3}$/.test(budget.currency))
     throw badInput('budget.currency must be a 3-letter ISO 4217 code such as EUR.', 'budget');

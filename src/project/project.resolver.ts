@@ -1,13 +1,13 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
-import { Brief } from '../brief/brief.type';
 import { feature } from '../common/feature';
 import { idempotencyKeyArg } from '../common/idempotency';
+import { modelTypes } from '../common/model-types';
 import type { Context } from '../context';
 import { Log } from '../log/log.type';
-import { CreateProjectInput, ProjectsAcrossTenantsArgs, ProjectsArgs, ProjectVersionArgs, UpdateProjectInput } from './project.input';
-import { Project, ProjectConnection, ProjectStatus } from './project.type';
+import { ProjectsAcrossTenantsArgs, ProjectsArgs, ProjectVersionArgs } from './project.input';
+import { CreateProjectInput, Project, ProjectConnection, ProjectStatus, UpdateProjectInput } from './project.type';
 import { ProjectRepository } from './project.repository';
 import { ChildRepositories } from './project-child.repository';
 import { entities } from '../common/entities';
@@ -40,7 +40,7 @@ export class ProjectResolver {
   @Authorized(Role.EDITOR)
   @Mutation(() => Project, { description: 'Creates a project in planning, at version 1.' })
   createProject(
-    @Arg('input', { description: 'What the new one is made of.' }) input: CreateProjectInput,
+    @Arg('input', () => CreateProjectInput, { description: 'What the new one is made of.' }) input: typeof entities.Project.createInput,
     @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ) {
@@ -55,7 +55,8 @@ export class ProjectResolver {
       description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
     })
     expectedVersion: number,
-    @Arg('input', { description: 'The fields to change; an omitted field is kept.' }) input: UpdateProjectInput,
+    @Arg('input', () => UpdateProjectInput, { description: 'The fields to change; an omitted field is kept.' })
+    input: typeof entities.Project.updateInput,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.projects.update(projectId, expectedVersion, input);
@@ -103,7 +104,7 @@ export class ProjectResolver {
     return (await ctx.repos.assets.list(project.projectId, { first })).nodes;
   }
 
-  @FieldResolver(() => Brief, { nullable: true, description: 'The latest brief version.' })
+  @FieldResolver(() => modelTypes(entities.Brief).type, { nullable: true, description: 'The latest brief version.' })
   brief(@Root() project: Project, @Ctx() ctx: Context) {
     return ctx.repos.briefs.latest(project.projectId);
   }

@@ -7,7 +7,10 @@ import { AppError, badInput, conflict, ErrorCode } from '../errors';
 import { isValidTenantId } from '../common/ids';
 import { limitsOf, planOf, usageKey } from '../common/quota';
 import { PLAN_LIMIT_NAMES, type PlanLimits, type PlanName } from '../config';
-import { Plan, type CreateTenantInput, type PlanLimitsInput, type TenantUsage, type UpdateTenantInput } from './tenant.type';
+import type { Plan, PlanLimitsInput, TenantUsage } from './tenant.type';
+
+type CreateTenantInput = typeof entities.Tenant.createInput;
+type UpdateTenantInput = typeof entities.Tenant.updateInput;
 
 /** The quotas a tenant's usage counters hold (TenantUsage's attributes). */
 const QUOTAS = ['projects', 'storedBytes', 'runningJobs'] as const;
@@ -78,7 +81,7 @@ export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
     const existing = await this.load({});
     if (existing) return existing;
     try {
-      return await this.createTenant(this.scope.tenantId, Plan.FREE);
+      return await this.createTenant(this.scope.tenantId, 'free');
     } catch (error) {
       if (!(error instanceof AppError && error.code === ErrorCode.CONFLICT)) throw error;
       const winner = await this.scope.store.get(this.model.keyOf(this.scope.tenantId, {}));
@@ -89,9 +92,8 @@ export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
 
   /** Creates the tenant explicitly; CONFLICT when it exists already. */
   create(input: CreateTenantInput, mayChoosePlan: boolean) {
-    if (input.plan && input.plan !== Plan.FREE && !mayChoosePlan)
-      throw badInput('Only an admin may choose a plan other than FREE.', 'plan');
-    return this.createTenant(requireText(input.name, 'name', 120), input.plan ?? Plan.FREE);
+    if (input.plan && input.plan !== 'free' && !mayChoosePlan) throw badInput('Only an admin may choose a plan other than FREE.', 'plan');
+    return this.createTenant(requireText(input.name, 'name', 120), input.plan ?? 'free');
   }
 
   update(expectedVersion: number, input: UpdateTenantInput, mayChoosePlan: boolean) {

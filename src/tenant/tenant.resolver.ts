@@ -1,8 +1,10 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
+import { entities, type EntityItem } from '../common/entities';
 import { feature } from '../common/feature';
+import { modelTypes } from '../common/model-types';
 import type { Context } from '../context';
-import { CreateTenantInput, Plan, PlanLimitsInput, Tenant, TenantUsage, UpdateTenantInput, Viewer } from './tenant.type';
+import { Plan, PlanLimitsInput, TenantUsage, Viewer } from './tenant.type';
 import { TenantRepository } from './tenant.repository';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
@@ -11,6 +13,9 @@ declare module '../context' {
     tenant: TenantRepository;
   }
 }
+
+const { type: Tenant, createInput, updateInput } = modelTypes(entities.Tenant);
+type Tenant = EntityItem<'Tenant'>;
 
 const isAdmin = (ctx: Context) => Boolean(ctx.principal?.roles.includes(Role.ADMIN));
 
@@ -32,7 +37,7 @@ export class TenantResolver {
   @Authorized(Role.EDITOR)
   @Mutation(() => Tenant, { description: "Creates the caller's tenant; CONFLICT when it exists." })
   createTenant(
-    @Arg('input', { description: 'What the new one is made of.' }) input: CreateTenantInput,
+    @Arg('input', () => createInput, { description: 'What the new one is made of.' }) input: typeof entities.Tenant.createInput,
     @Ctx() ctx: Context,
   ): Promise<Tenant> {
     return ctx.repos.tenant.create(input, isAdmin(ctx));
@@ -45,7 +50,8 @@ export class TenantResolver {
       description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
     })
     expectedVersion: number,
-    @Arg('input', { description: 'The fields to change; an omitted field is kept.' }) input: UpdateTenantInput,
+    @Arg('input', () => updateInput, { description: 'The fields to change; an omitted field is kept.' })
+    input: typeof entities.Tenant.updateInput,
     @Ctx() ctx: Context,
   ): Promise<Tenant> {
     return ctx.repos.tenant.update(expectedVersion, input, isAdmin(ctx));

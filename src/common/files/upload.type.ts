@@ -1,21 +1,14 @@
-import { Field, ObjectType, registerEnumType } from 'type-graphql';
-import { UPLOAD_STATES } from '../entities';
+import { Field, ObjectType } from 'type-graphql';
+import { UPLOAD_STATES, UPLOAD_STATUS } from '../entities';
+import { registerDeclaredEnum } from '../model-types';
 import { DateTime } from '../scalars';
 import { enumObject } from '../../infra/dynamo/entity';
 
 /** Where an upload stands: requested (a presigned PUT handed out) until confirmed by HeadObject. */
 export const UploadStatus = enumObject(UPLOAD_STATES);
 export type UploadStatus = (typeof UploadStatus)[keyof typeof UploadStatus];
-// The GraphQL name stays `AssetStatus`, because assets introduced it and clients already use it;
-// the same type serves inspiration's `fileStatus`.
-registerEnumType(UploadStatus, {
-  name: 'AssetStatus',
-  description: 'uploading → ready',
-  valuesConfig: {
-    UPLOADING: { description: 'Its upload URL is handed out; the file is not confirmed yet.' },
-    READY: { description: 'Uploaded and confirmed: readable.' },
-  },
-});
+// Registered here, before the declarations that name it (an inspiration's file) are made into types.
+registerDeclaredEnum(UploadStatus, UPLOAD_STATUS);
 
 @ObjectType({ simpleResolvers: true, description: 'A header the upload request must send exactly as given.' })
 export class HttpHeader {

@@ -141,7 +141,39 @@ export interface AttributeOptions<T> {
   max?: number;
   /** A text (or each text of a list) is an S3 object key, which must lie under the caller's tenant prefix. */
   s3Key?: boolean;
+  /** What the API says it holds (its field's description in the object type and the inputs). */
   description?: string;
+  /** Kept for the server's own use and never shown in the API (an upload's deadline). */
+  hidden?: boolean;
+  /** Not in the create input: a setting changed later, whose absence means the server's default. */
+  updateOnly?: boolean;
+  /** What the create input says of it, when that differs from `description`. */
+  createDescription?: string;
+  /** What the update input says of it, when that differs from `description`. */
+  updateDescription?: string;
+}
+
+/**
+ * The API's enum of an enum attribute, where its standard one (`<Entity><Attribute>`, described
+ * by the attribute) does not fit: its name (an enum shared by several attributes names the same
+ * one), what the enum is, and what each value means.
+ */
+export interface EnumDeclaration<V extends string = string> {
+  name?: string;
+  description?: string;
+  values?: Partial<Record<V, string>>;
+}
+
+/**
+ * The API's object type of a JSON attribute whose entries have a declared shape (a brief's
+ * approvals): its name, what it is, and the attributes of each entry.
+ */
+export interface ShapeDeclaration<F extends AttributeMap = AttributeMap> {
+  name: string;
+  description: string;
+  fields: F;
+  /** What its input type (`<name>Input`) is, when that differs from `description`. */
+  inputDescription?: string;
 }
 
 /** One declared attribute. `T` is the type of its value; `R` whether every item carries it. */
@@ -150,6 +182,14 @@ export interface Attribute<T = unknown, R extends boolean = boolean> extends Att
   required?: R;
   /** The values an enum attribute may take. */
   values?: readonly string[];
+  /** An enum attribute's API enum, where the standard one does not fit (see EnumDeclaration). */
+  enumType?: EnumDeclaration;
+  /** A JSON attribute holding a list of entries of this shape (see ShapeDeclaration). */
+  listOf?: ShapeDeclaration;
+  /** A JSON attribute holding one value of this shape (see ShapeDeclaration). */
+  objectOf?: ShapeDeclaration;
+  /** A JSON attribute that holds an object (the API's JSONObject), not any JSON value. */
+  jsonObject?: boolean;
   /** Never set: carries the value's type for the item type. */
   readonly valueType?: T;
 }
@@ -176,9 +216,24 @@ export const attr = {
   strings: builder<string[]>('strings'),
   /** A JSON value; `T` types it for the code that reads it. */
   json: <T = Record<string, unknown>>() => builder<T>('json'),
-  enum: <const V extends string>(values: readonly V[]) => {
+  enum: <const V extends string>(values: readonly V[], enumType?: EnumDeclaration<NoInfer<V>>) => {
     const make = builder<V>('enum');
-    return <const O extends AttributeOptions<V>>(options?: O) => ({ ...make(options), values });
+    return <const O extends AttributeOptions<V>>(options?: O) => ({ ...make(options), values, enumType });
+  },
+  /** A JSON object of the client's own fields, stored as it is; the API shows it as a JSONObject. */
+  jsonObject: <T = Record<string, unknown>>() => {
+    const make = builder<T>('json');
+    return <const O extends AttributeOptions<T>>(options?: O) => ({ ...make(options), jsonObject: true });
+  },
+  /** One value of a declared shape, stored as JSON; the API shows it as its object type, and takes its input type. */
+  objectOf: <const F extends AttributeMap>(shape: ShapeDeclaration<F>) => {
+    const make = builder<AttributeValues<F>>('json');
+    return <const O extends AttributeOptions<AttributeValues<F>>>(options?: O) => ({ ...make(options), objectOf: shape });
+  },
+  /** A list of entries of a declared shape, stored as JSON; the API shows it as a list of its object type. */
+  listOf: <const F extends AttributeMap>(shape: ShapeDeclaration<F>) => {
+    const make = builder<AttributeValues<F>[]>('json');
+    return <const O extends AttributeOptions<AttributeValues<F>[]>>(options?: O) => ({ ...make(options), listOf: shape });
   },
 };
 
@@ -191,6 +246,25 @@ type RequiredKeys<As> = { [K in keyof As]: As[K] extends { required: true } ? K 
 export type AttributeValues<As> = { [K in RequiredKeys<As>]: ValueOf<As[K]> } & {
   [K in Exclude<keyof As, RequiredKeys<As>>]?: ValueOf<As[K]>;
 };
+
+/** The attributes a client's input may give: neither internal nor hidden. */
+type InputKeys<As> = { [K in keyof As]: As[K] extends { internal: true } | { hidden: true } ? never : K }[keyof As];
+/** Of those, the ones a create must give: required, without a default. */
+type MandatoryKeys<As> = {
+  [K in keyof As]: As[K] extends { required: true } ? (As[K] extends { default: unknown } ? never : K) : never;
+}[keyof As];
+type ReadOnlyKeys<As> = { [K in keyof As]: As[K] extends { readOnly: true } ? K : never }[keyof As];
+
+type UpdateOnlyKeys<As> = { [K in keyof As]: As[K] extends { updateOnly: true } ? K : never }[keyof As];
+type CreateKeys<As> = Exclude<InputKeys<As>, UpdateOnlyKeys<As>>;
+
+/** A create input of declared attributes, as the API's derived input gives it (null for an omitted optional value). */
+export type CreateInputOf<As> = { [K in Extract<CreateKeys<As>, MandatoryKeys<As>>]: ValueOf<As[K]> } & {
+  [K in Exclude<CreateKeys<As>, MandatoryKeys<As>>]?: ValueOf<As[K]> | null;
+};
+
+/** An update input of declared attributes: each one omitted (kept) or null (cleared); read-only ones are not in it. */
+export type UpdateInputOf<As> = { [K in Exclude<InputKeys<As>, ReadOnlyKeys<As>>]?: ValueOf<As[K]> | null };
 
 /* ----------------------------------------------------------------------------------------------
  * Indexes and status machines
@@ -238,6 +312,10 @@ export interface StatusDeclaration<S extends string = string> {
   attribute: string;
   initial: S;
   transitions: Record<S, readonly S[]>;
+  /** What the API says of the status field, when the standard wording (`Where it is: see …`) does not fit. */
+  description?: string;
+  /** The name of its API enum, when the standard one (`<Entity><Attribute>`) does not fit. */
+  enumName?: string;
   /** What each status means, for the GraphQL enum. */
   descriptions?: Partial<Record<S, string>>;
 }
@@ -281,6 +359,9 @@ export type System = {
   expiresAt?: number;
 };
 
+/** The API types made from a declaration besides its object type, which `describe` may describe. */
+export type ApiTypeName = 'connection' | 'createInput' | 'updateInput';
+
 /** One entity's declaration (see EntityModel). */
 export interface EntityDeclaration<
   PK extends string,
@@ -310,6 +391,11 @@ export interface EntityDeclaration<
   search?: SearchDeclaration<Extract<keyof As, string>>;
   /** The quota of the tenant's plan its items count against (see QuotaDeclaration). */
   quota?: QuotaDeclaration<AttributeValues<As> & StatusValues<M>>;
+  /**
+   * What the API says of its key values and of what the server adds, where the standard wording
+   * (`The project's id.`, `When it was created.`) does not fit.
+   */
+  describe?: Partial<Record<Placeholders<PK> | Placeholders<SK> | keyof System | ApiTypeName, string>>;
 }
 
 /**
@@ -365,6 +451,10 @@ export class EntityModel<
 > {
   /** Never set: the type of the entity's stored items. */
   declare readonly item: AttributeValues<As> & KeyValuesOf<PK, SK, As> & StatusValues<M> & System;
+  /** Never set: the type of its derived create input (see CreateInputOf). */
+  declare readonly createInput: CreateInputOf<As>;
+  /** Never set: the type of its derived update input (see UpdateInputOf). */
+  declare readonly updateInput: UpdateInputOf<As>;
   readonly type: string;
   readonly idPrefix: Prefix;
   readonly parent?: Parent;
@@ -377,6 +467,8 @@ export class EntityModel<
   readonly events: EventNames;
   readonly search?: SearchDeclaration;
   readonly quota?: QuotaDeclaration<AttributeValues<As>>;
+  /** What the API says of its key values and the server's attributes (see EntityDeclaration.describe). */
+  readonly describe: Partial<Record<string, string>>;
   /** The attribute that holds the entity's own id: the last placeholder of its sort key. */
   readonly idField: string;
 
@@ -393,6 +485,7 @@ export class EntityModel<
     this.ttl = declaration.ttl ?? false;
     this.search = declaration.search;
     this.quota = declaration.quota;
+    this.describe = declaration.describe ?? {};
     const verb = lowerFirst(this.type);
     this.events = {
       created: `${verb}.created`,
