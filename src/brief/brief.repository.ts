@@ -9,12 +9,21 @@ import { put, type Item, type Write } from '../infra/dynamo/write';
 import { entities, type EntityItem } from '../common/entities';
 import type { ProjectRepository } from '../project/project.repository';
 import { briefKey, briefVersionLabel, briefVersions, MAX_BRIEF_VERSION } from './brief.keys';
-import type { CreateBriefVersionInput } from './brief.resolver';
 
 type BriefItem = EntityItem<'Brief'>;
 
 /** What a person decided about a brief version (the declared ApprovalDecision). */
 export type ApprovalDecision = BriefItem['approvals'][number]['decision'];
+
+/** What a new brief version is made of (the API's CreateBriefVersionInput, brief.resolver.ts). */
+export interface BriefVersionContent {
+  requirements: string[];
+  deliverables: string[];
+  /** What changed in this version, for the changelog. */
+  changelogEntry: string;
+  /** The latest version the writer saw (0 for none); CONFLICT if another was added since. */
+  expectedLatestVersion?: number | null;
+}
 
 /**
  * A project's planning brief. Each version is its own immutable item (`…#BRIEF#v000002`); a new
@@ -53,12 +62,12 @@ export class BriefRepository {
    * gets CONFLICT naming the version that now exists. With an idempotency key, a repeat of the
    * request returns the version the first one added (see idempotency.ts).
    */
-  createVersion(projectId: string, input: CreateBriefVersionInput, idempotencyKey?: string | null): Promise<BriefItem> {
+  createVersion(projectId: string, input: BriefVersionContent, idempotencyKey?: string | null): Promise<BriefItem> {
     const request = { key: idempotencyKey, operation: 'createBriefVersion', input: { projectId, input } };
     return idempotent(this.scope, entities.Brief, request, (remember) => this.addVersion(projectId, input, remember));
   }
 
-  private async addVersion(projectId: string, input: CreateBriefVersionInput, remember: ((created: Item) => Write) | null) {
+  private async addVersion(projectId: string, input: BriefVersionContent, remember: ((created: Item) => Write) | null) {
     maxItems(input.requirements, 'requirements', 200);
     maxItems(input.deliverables, 'deliverables', 200);
     const summary = requireText(input.changelogEntry, 'changelogEntry', 1000);

@@ -6,7 +6,7 @@ import { attributeEnum, modelTypes } from '../common/model-types';
 import { PageArgs, pageRequest } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
-import { type ApprovalDecision, BriefRepository } from './brief.repository';
+import { type ApprovalDecision, type BriefVersionContent, BriefRepository } from './brief.repository';
 
 /*
  * A brief's types come from its declaration (src/common/entities.ts); what is particular to it is
@@ -18,7 +18,7 @@ const decision = attributeEnum(entities.Brief, 'decision', entities.Brief.attrib
 @InputType('CreateBriefVersionInput', {
   description: 'The content of a new brief version; the server numbers it and adds the changelog entry.',
 })
-export class CreateBriefVersionInput extends createInput {
+export class CreateBriefVersionInput extends createInput implements BriefVersionContent {
   // Declared attributes of the brief (requirements, deliverables), typed here for the repository.
   declare requirements: string[];
   declare deliverables: string[];

@@ -2,7 +2,7 @@ import { assertId } from '../common/ids';
 import { normalizeText } from '../common/keys';
 import { mutate, remove } from '../common/mutate';
 import { EntityRepository } from '../common/repository';
-import { entities } from '../common/entities';
+import { entities, type EntityItem } from '../common/entities';
 import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
 import { applyPatch, maxItems, optionalText, requireText } from '../common/validate';
@@ -15,7 +15,6 @@ import { Uploads } from '../common/files/upload';
 import { UploadStatus } from '../common/files/upload.type';
 import { invalidTransition } from '../errors';
 import { allInspirations, inspirationObjectKey, inspirationsByTag } from './inspiration.keys';
-import type { RequestInspirationUploadInput } from './inspiration.resolver';
 
 type CreateInspirationInput = typeof entities.Inspiration.createInput;
 type UpdateInspirationInput = typeof entities.Inspiration.updateInput;
@@ -23,6 +22,17 @@ type UpdateInspirationInput = typeof entities.Inspiration.updateInput;
 function cleanTags(tags: string[] | null | undefined): string[] | undefined {
   const list = maxItems(tags, 'tags', 30)?.map((t) => normalizeText(requireText(t, 'tags', 100)));
   return list ? [...new Set(list)] : undefined;
+}
+
+/** An inspiration file about to be uploaded (the API's RequestInspirationUploadInput, inspiration.resolver.ts). */
+export interface InspirationUploadRequest {
+  type: EntityItem<'Inspiration'>['type'];
+  fileName: string;
+  contentType: string;
+  size: number;
+  text?: string | null;
+  tags?: string[] | null;
+  linkedProjectId?: string | null;
 }
 
 /** Inspiration of a tenant, with one tag item per tag written in the same transaction. */
@@ -93,7 +103,7 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
    * Creates an inspiration whose file is uploaded with the returned presigned PUT (type and size
    * bound). Its `url` stays null until `confirmUpload` has checked the object.
    */
-  async requestUpload(input: RequestInspirationUploadInput, idempotencyKey?: string | null) {
+  async requestUpload(input: InspirationUploadRequest, idempotencyKey?: string | null) {
     this.uploads.check(input);
     const inspirationId = this.scope.newId('insp');
     const pending = this.uploads.start(

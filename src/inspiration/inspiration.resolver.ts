@@ -24,7 +24,7 @@ import { PageArgs, pageRequest } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
 import { badInput } from '../errors';
 import type { Context } from '../context';
-import { InspirationRepository } from './inspiration.repository';
+import { type InspirationUploadRequest, InspirationRepository } from './inspiration.repository';
 
 /*
  * Inspiration's types come from its declaration (src/common/entities.ts); what is particular to it
@@ -43,7 +43,7 @@ class InspirationsArgs extends PageArgs {
 }
 
 @InputType({ description: 'An inspiration file you are about to upload: the upload URL binds its type and size.' })
-export class RequestInspirationUploadInput {
+export class RequestInspirationUploadInput implements InspirationUploadRequest {
   @Field(() => InspirationType, { description: 'Image, audio or file.' })
   type!: EntityItem<'Inspiration'>['type'];
 
