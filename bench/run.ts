@@ -150,6 +150,18 @@ async function workItems(endpoint: string, dataDir: string) {
   const CLAIM = 'mutation { claimWork(kind: "BATCH", stage: "process") { tenantId lease job { jobId } item { sequence attempt } } }';
   const COMPLETE =
     'mutation($j: ID!, $n: Int!, $a: Int!, $l: String, $o: JSONObject!) { completeWorkItem(jobId: $j, stage: "process", sequence: $n, attempt: $a, lease: $l, outputs: $o) { status } }';
+  /** Completes what a claim handed out, with its lease (a pool worker's; none for a tenant-bound one). */
+  const complete = (
+    token: string,
+    claimed: { tenantId: string; lease: string | null; job: { jobId: string }; item: { sequence: number; attempt: number } },
+  ) =>
+    gql(url, token, COMPLETE, {
+      j: claimed.job.jobId,
+      n: claimed.item.sequence,
+      a: claimed.item.attempt,
+      l: claimed.lease,
+      o: { result: `tenants/${claimed.tenantId}/out/${claimed.item.sequence}.png` },
+    });
   /**
    * `n` workers claim and complete until `total` items are done, each asking `tokens` in turn (a
    * tenant-bound worker's tokens, or the pool worker's one token); items/s.
@@ -174,14 +186,7 @@ async function workItems(endpoint: string, dataDir: string) {
             continue;
           }
           empty = 0;
-          const { sequence, attempt } = claimed.item;
-          await gql(url, token, COMPLETE, {
-            j: claimed.job.jobId,
-            n: sequence,
-            a: attempt,
-            l: claimed.lease,
-            o: { result: `tenants/${claimed.tenantId}/out/${sequence}.png` },
-          });
+          await complete(token, claimed);
           completed++;
         }
       }),
@@ -279,14 +284,7 @@ async function workItems(endpoint: string, dataDir: string) {
       const claimed = (await gql(url, token, CLAIM)).claimWork;
       latencies[kind].push(performance.now() - started);
       if (!claimed) throw new Error(`${kind} claim found no work`);
-      const { sequence, attempt } = claimed.item;
-      await gql(url, token, COMPLETE, {
-        j: claimed.job.jobId,
-        n: sequence,
-        a: attempt,
-        l: claimed.lease,
-        o: { result: `tenants/${claimed.tenantId}/out/${sequence}.png` },
-      });
+      await complete(token, claimed);
     }
   }
   const poolP50 = median(latencies.pool);
