@@ -133,7 +133,7 @@ export interface StartOptions {
    * embedded parts stop last, and startApp rejects with StartupCancelled.
    */
   signal?: AbortSignal;
-  /** Test hook: the requests' clock (see ContextDeps.now); the wall clock when omitted. */
+  /** Test hook: the requests' clock (see ContextDeps.now), also readiness's cache clock; the wall clock when omitted. */
   now?: () => Date;
 }
 
@@ -299,6 +299,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         cacheMs: config.readiness.cacheMs,
         isDraining: () => draining,
         isStarting: () => starting,
+        // The test hook's clock, when given, also ages the cached result (tests move it past cacheMs).
+        now: () => (options.now?.() ?? new Date()).getTime(),
       },
     );
     const metricsOwnPort = config.metrics.enabled && config.metrics.port !== undefined;

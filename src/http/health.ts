@@ -27,6 +27,11 @@ export interface ReadinessOptions {
   isDraining: () => boolean;
   /** True while the server is still starting (waiting for its table): readiness is 503 meanwhile, without checking. */
   isStarting?: () => boolean;
+  /**
+   * The clock `cacheMs` is measured on, in ms since the epoch; `Date.now` when omitted. A test
+   * moves it to let a cached result expire without waiting for the wall clock.
+   */
+  now?: () => number;
 }
 
 const DRAINING_TEXT = 'draining';
@@ -53,9 +58,13 @@ export class Readiness {
     if (this.options.isStarting?.()) {
       return { status: 'unavailable', checks: { startup: { status: 'starting' } }, checkedAt: new Date().toISOString() };
     }
-    if (this.last && Date.now() - this.last.at < this.options.cacheMs) return this.last.report;
+    if (this.last && this.now() - this.last.at < this.options.cacheMs) return this.last.report;
     this.running ??= this.run().finally(() => (this.running = undefined));
     return this.running;
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
   }
 
   private async run(): Promise<ReadinessReport> {
@@ -67,7 +76,7 @@ export class Readiness {
       checks,
       checkedAt: new Date().toISOString(),
     };
-    this.last = { at: Date.now(), report };
+    this.last = { at: this.now(), report };
     return report;
   }
 

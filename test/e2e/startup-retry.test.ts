@@ -3,6 +3,7 @@ import { freePort } from '../../src/infra/free-port';
 import { testEndpoint } from '../support/dynamo';
 import { startInstance } from '../support/instances';
 import { startTcpProxy } from '../support/tcp-proxy';
+import { sample, scrape } from '../support/prometheus';
 import { eventually } from '../support/ws';
 
 async function readiness(url: string): Promise<{ status: number; body: any } | 'refused'> {
@@ -34,7 +35,14 @@ describe('start-up against an external DynamoDB that does not answer', () => {
       status: 503,
       body: expect.objectContaining({ status: 'unavailable', checks: { startup: { status: 'starting' } } }),
     });
-    await new Promise((r) => setTimeout(r, 1500));
+    // It keeps trying, with backoff, and stays unready meanwhile: each try of the start-up is one
+    // DescribeTable call, counted as unreachable on /metrics (served while it starts). Three tries,
+    // two of them after it first answered 503, are two waits of the backoff survived.
+    const metrics = `http://127.0.0.1:${port}/metrics`;
+    const unreachable = { command: 'DescribeTable', outcome: 'unreachable' };
+    const tries = async () => sample((await scrape(metrics)).exposition, 'artissist_dynamodb_calls_total', unreachable);
+    const triesAt503 = await tries();
+    await eventually(tries, (n) => n >= Math.max(3, triesAt503 + 2), 30_000);
     expect(await readiness(readyz)).toMatchObject({ status: 503 });
     // DynamoDB comes up: the start-up finishes (the table is made), and readiness turns 200.
     await startTcpProxy(testEndpoint(), dynamoPort);

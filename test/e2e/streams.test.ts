@@ -117,6 +117,8 @@ class Follower {
   /** Anything a correct stream never does: a wrong acknowledgement, a gap, a repeat, an error. */
   readonly anomalies: string[] = [];
   subscriptions = 0;
+  /** Subscriptions whose first message (the acknowledgement, sent once the live listener is in effect) arrived. */
+  acknowledged = 0;
   lost = 0;
   private client?: Client;
   private socket?: WebSocket;
@@ -163,6 +165,7 @@ class Follower {
           const message: Message = { eventId: raw.eventId, position: raw.position, control: CONTROL[raw.type ?? raw.action ?? ''] };
           if (first) {
             first = false;
+            this.acknowledged++;
             if (message.control !== 'ack') this.anomalies.push(`first message is not an acknowledgement: ${JSON.stringify(raw)}`);
             // It names the position resumed from; only when history was lost, the head the stream
             // goes on from, and then the next message says so.
@@ -470,12 +473,12 @@ describe('every stream resumable across three instances, Redis and instance fail
     for (const follower of followers) follower.last = await headOf(table, follower.stream, subject);
     // One long subscription each, one set per instance; none of them reconnects.
     const following = followers.map((follower, i) => follower.follow(instances[Math.floor(i / streamsHere.length)].url, 30_000, false));
+    // Each is live (its listener in effect) once its acknowledgement has arrived.
     await eventually(
-      () => followers.every((f) => f.subscriptions === 1),
+      () => followers.every((f) => f.subscriptions === 1 && f.acknowledged === 1),
       (ok) => ok,
-      5000,
+      20_000,
     );
-    await sleep(500);
     const counts = { logs: 0, milestones: 0, progress: 0, jobs: 0 };
     const writing = settled(Array.from({ length: 4 }, () => writer(Date.now() + 9000, counts)));
     const writes = () => counts.logs + counts.milestones + counts.progress + counts.jobs;

@@ -139,11 +139,11 @@ describe('npm run token and npm run worker:demo against a server started with PO
         .map((line) => JSON.parse(line));
       return printed.some((e) => e.detail.action === 'project.created' && e.detail.subject.id === projectId);
     };
-    // DynamoDB Local puts a commit on its stream a moment after it.
+    // DynamoDB Local puts a commit on its stream a moment after it: polled until it is there.
     const deadline = Date.now() + 30_000;
     let found = await tailed();
     while (!found && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await new Promise((resolve) => setTimeout(resolve, 100));
       found = await tailed();
     }
     expect(found).toBe(true);

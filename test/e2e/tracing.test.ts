@@ -4,6 +4,7 @@ import { Role } from '../../src/auth/principal';
 import { testEndpoint } from '../support/dynamo';
 import { startInstance, type Instance } from '../support/instances';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp';
+import { sample, scrape } from '../support/prometheus';
 import { startRedis, type RedisServer } from '../support/redis';
 import { TEST_SECRET } from '../support/server';
 import { eventually, metricValue, subscribe, wsClient } from '../support/ws';
@@ -165,21 +166,45 @@ describe('OpenTelemetry tracing (OTEL_* variables, an OTLP/HTTP receiver, two in
   });
 
   it('starts no trace for idle outbox sweeps', async () => {
-    // Both instances sweep every 200 ms and nothing else happens: once the spans of the tests
-    // before have arrived, no new span may arrive, and no span at all ever queried the outbox index.
-    const settled = await eventually(
-      async () => {
-        const before = receiver.spans.length;
-        await new Promise((r) => setTimeout(r, 1000));
-        return receiver.spans.length - before;
-      },
-      (arrived) => arrived === 0,
-      20_000,
-    );
-    expect(settled).toBe(0);
+    // Both instances sweep every 200 ms and nothing else happens. A traced request to each
+    // instance marks a point in its export: its spans end after those of everything before it, and
+    // an instance exports its spans in the order they end, within OTEL_BSP_SCHEDULE_DELAY (100 ms).
+    const markers = new Set<string>();
+    const mark = async () => {
+      const traces = await Promise.all(
+        [one, two].map(async (instance) => {
+          const { traceId, traceparent } = newTraceparent();
+          markers.add(traceId);
+          await gqlTraced(instance.url, editor, traceparent, 'query Marker { __typename }');
+          return traceId;
+        }),
+      );
+      for (const traceId of traces) await waitForSpans('marker span', () => inTrace(traceId));
+    };
+    // The idle instances' DynamoDB queries: their sweeps (nothing else queries meanwhile).
+    const queries = () =>
+      Promise.all(
+        [one, two].map(async (instance) =>
+          sample((await scrape(instance.url.replace(/\/graphql$/, '/metrics'))).exposition, 'artissist_dynamodb_calls_total', {
+            command: 'Query',
+            outcome: 'ok',
+          }),
+        ),
+      );
+    // The spans of the tests before have arrived once the first markers have.
+    await mark();
     const before = receiver.spans.length;
-    await new Promise((r) => setTimeout(r, 2000));
-    expect(receiver.spans.slice(before).map((s) => [s.service, s.name])).toEqual([]);
+    // Five more sweep queries on each instance, then the second markers: a span any of those
+    // sweeps had started ended before the markers' spans, so it would have arrived before them.
+    const swept = await queries();
+    await eventually(queries, (now) => now.every((n, i) => n >= swept[i] + 5), 20_000);
+    await mark();
+    expect(
+      receiver.spans
+        .slice(before)
+        .filter((s) => !markers.has(s.traceId))
+        .map((s) => [s.service, s.name]),
+    ).toEqual([]);
     expect(receiver.spans.filter((s) => s.attributes['aws.dynamodb.index_name'] === 'OUTBOX')).toEqual([]);
   });
 });

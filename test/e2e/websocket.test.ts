@@ -188,10 +188,14 @@ describe('the WebSocket endpoint', () => {
     const worker = await server.token('ws-a', [Role.WORKER]);
     await server.request(StartStepDocument, { jobId, stepName: 'a' }, worker);
     expect((await own.waitFor(1))[0]).toMatchObject({ seq: 2, type: 'STEP_STARTED' });
-    await new Promise((r) => setTimeout(r, 300));
-    expect(tenantWide.received).toEqual([]);
-    // B's own project activity arrives; A's does not.
+    // B then makes a job of its own. Its event is published after A's, and a stream delivers in
+    // order, so had A's event reached B's tenant-wide stream it would have arrived before B's.
     const bProject = dataOf(await server.request(CreateProjectDocument, { input: { title: 'B' } }, intruder)).createProject.projectId;
+    const bJob = dataOf(await server.request(CreateJobDocument, { input: { projectId: bProject, kind: 'K', steps: ['b'] } }, intruder))
+      .createJob.jobId;
+    await tenantWide.waitFor(1);
+    expect(tenantWide.received).toEqual([expect.objectContaining({ jobId: bJob, type: 'JOB_CREATED' })]);
+    // B's own project activity arrives; A's does not.
     const activity = subscribe(theirs, `subscription { projectActivity(projectId: "${bProject}") { action subjectId } }`);
     await eventually(
       () => server.app.counts().event_bus_listeners,

@@ -244,6 +244,7 @@ describe('Readiness', () => {
     let runs = 0;
     let hang = false;
     let draining = false;
+    let clock = Date.now();
     const readiness = new Readiness(
       {
         dynamodb: async () => {
@@ -252,14 +253,18 @@ describe('Readiness', () => {
           await new Promise((r) => setTimeout(r, 20));
         },
       },
-      { timeoutMs: 200, cacheMs: 300, isDraining: () => draining },
+      { timeoutMs: 200, cacheMs: 300, isDraining: () => draining, now: () => clock },
     );
     const reports = await Promise.all(Array.from({ length: 50 }, () => readiness.report()));
     expect(runs).toBe(1);
     expect(reports.every((r) => r.status === 'ok')).toBe(true);
     await readiness.report();
     expect(runs).toBe(1);
-    await new Promise((r) => setTimeout(r, 320));
+    // Just inside cacheMs the result is still reused; at cacheMs it is checked again.
+    clock += 299;
+    await readiness.report();
+    expect(runs).toBe(1);
+    clock += 1;
     hang = true;
     const started = Date.now();
     const down = await readiness.report();
