@@ -121,7 +121,13 @@ describe('npm run token and npm run worker:demo against a server started with PO
 
   it('runs the archive on the server it finds (npm run archive) and tails its table stream (npm run events:tail)', async () => {
     const archived = await run([ARCHIVE], { cwd: folder, env: bareEnv() });
-    expect({ status: archived.status, stderr: archived.stderr }).toEqual({ status: 0, stderr: '' });
+    // A run not finished within one request's wait is asked for again, with a progress line on
+    // stderr each time (a busy machine); nothing else may be there.
+    const progress = archived.stderr.split('\n').filter((line) => line !== '');
+    expect(
+      progress.filter((line) => !/^archive run job_\w+: (QUEUED|RUNNING) \d+%, \d+ jobs and \d+ projects moved so far$/.test(line)),
+    ).toEqual([]);
+    expect(archived.status).toBe(0);
     // Nothing of this server is 90 days old.
     expect(JSON.parse(archived.stdout)).toEqual({ runArchive: { jobs: 0, projects: 0, resumed: 0, rows: 0, bytes: 0, failed: 0 } });
 
