@@ -43,8 +43,19 @@ export interface Child {
 }
 
 /**
+ * The children startChild started that have not exited. A run that fails between a child's start
+ * and its stop (a thrown error ends the bench) would leave it running, serving and profiling
+ * after the bench is gone; they are killed when this process exits.
+ */
+const liveChildren = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of liveChildren) child.kill('SIGKILL');
+});
+
+/**
  * Runs a compiled bench script (`dist/bench/<name>.js`) in a child process, pinned to `core`
- * where taskset exists, and waits for its `READY {json}` line.
+ * where taskset exists, and waits for its `READY {json}` line. It is killed when the bench exits,
+ * if it is still running then.
  */
 export function startChild(
   name: string,
@@ -55,6 +66,8 @@ export function startChild(
   const node = [process.execPath, '--max-old-space-size=4096', '--expose-gc', ...(options.nodeArgs ?? []), script, ...args];
   const command = hasTaskset && options.core ? ['taskset', '-c', options.core, ...node] : node;
   const child = spawn(command[0], command.slice(1), { env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  liveChildren.add(child);
+  child.once('exit', () => liveChildren.delete(child));
   let output = '';
   const waiters: Array<(line: string) => void> = [];
   child.stdout!.on('data', (chunk) => {
