@@ -7,7 +7,7 @@ import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } from '../errors';
-import type { PageRequest, QuerySpec, Store } from '../infra/dynamo/store';
+import type { PageRequest } from '../infra/dynamo/store';
 import type { PlanLimits, PlanName } from '../config';
 import { del, type Item, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { checkFields } from '../common/fields';
@@ -53,15 +53,6 @@ export const AT_LIMIT = 'AT_LIMIT';
 const CLAIM_ROUNDS = 3;
 /** How many claimable steps one claimWork reads and tries, oldest first. */
 const CLAIM_CANDIDATES = 20;
-/**
- * How long a tenant-bound claim may try the claimable index as a claim of this process last read
- * it, rather than read it again: a busy tenant's workers then share one read of it per interval. A
- * claim that gets nothing from that view reads the index afresh, so null still means a fresh read
- * found nothing; a candidate the view lists that is no longer work is refused by its decision.
- */
-const CLAIM_VIEW_MS = 250;
-/** The claimable index as last read, by store and query (tenant, index, kind, stage). */
-const claimViews = new WeakMap<Store, Map<string, { rows: Item[]; readAt: number }>>();
 /** What losing a claim to another worker looks like: the step moved on, or the job changed too fast. */
 const CLAIM_RACES = new Set<string>([ErrorCode.INVALID_TRANSITION, ErrorCode.CONFLICT, ErrorCode.NOT_FOUND, ErrorCode.JOB_CANCELLED]);
 /**
@@ -258,16 +249,13 @@ export class JobRepository {
     };
     // A fan-out stage's waiting step is opened rather than handed out (its items are the work);
     // the items it made claimable are then looked for again.
-    let useView = true;
     for (let pass = 0; pass < 3; pass++) {
       const now = this.scope.now().toISOString();
       // Sort keys start with the time the work became claimable: those up to now (`#` < `$`).
       // Steps and the JobWork entries of jobs at fan-out stages share the index's partitions, so one
       // query finds both.
       const spec = { ...entities.Step.query(this.scope.tenantId, index, values), skBefore: `${now}$` };
-      const viewed = useView;
-      useView = false;
-      const candidates = await this.claimable(spec, viewed);
+      const candidates = await this.scope.store.queryFirst(spec, CLAIM_CANDIDATES);
       // Workers asking at once read the same oldest candidates; each tries them from a random place
       // in the list, so they spread over the work instead of all racing for the first one.
       const start = Math.floor(Math.random() * candidates.length);
@@ -307,27 +295,9 @@ export class JobRepository {
           throw error;
         }
       }
-      // Nothing from a view of the index: it is read afresh before the answer is null.
-      if (!opened && !viewed) break;
+      if (!opened) break;
     }
     return null;
-  }
-
-  /**
-   * The first CLAIM_CANDIDATES entries of the claimable index `spec` reads: with `view`, as a claim
-   * of this process read them within CLAIM_VIEW_MS, else read now (and kept as the view).
-   */
-  private async claimable(spec: QuerySpec, view: boolean): Promise<Item[]> {
-    let views = claimViews.get(this.scope.store);
-    if (!views) claimViews.set(this.scope.store, (views = new Map()));
-    const id = JSON.stringify({ ...spec, skBefore: undefined });
-    const known = views.get(id);
-    if (view && known && performance.now() - known.readAt < CLAIM_VIEW_MS) return known.rows;
-    const rows = await this.scope.store.queryFirst(spec, CLAIM_CANDIDATES);
-    // Views older than their interval are dropped as others are kept, so the map holds only busy tenants'.
-    for (const [key, old] of views) if (performance.now() - old.readAt >= CLAIM_VIEW_MS) views.delete(key);
-    views.set(id, { rows, readAt: performance.now() });
-    return rows;
   }
 
   /**
