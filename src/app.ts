@@ -257,6 +257,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       bus.listenerCount(),
     );
     const settler = new JobSettler(store, { intervalMs: config.jobSettleSweepMs });
+    // The requests' clock (the test hook's, when given), for the parts that compare times with what requests wrote.
+    const clock = options.now ?? (() => new Date());
     // Cold storage: finished jobs and archived projects past the retention, moved to S3 by a system
     // job that this instance's schedule starts once a period and any instance's runner runs (src/archive).
     const archiver = new Archiver(store, files, {
@@ -268,7 +270,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const archive = new ArchiveJobs(
       {
         store,
-        now: () => options.now?.() ?? new Date(),
+        now: clock,
         // Made below, with the requests' dependencies; called only once the server runs.
         systemJobs: () => systemEnv.systemJobs(),
         wake: () => systemJobs.wake(),
@@ -300,7 +302,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         isDraining: () => draining,
         isStarting: () => starting,
         // The test hook's clock, when given, also ages the cached result (tests move it past cacheMs).
-        now: () => (options.now?.() ?? new Date()).getTime(),
+        now: () => clock().getTime(),
       },
     );
     const metricsOwnPort = config.metrics.enabled && config.metrics.port !== undefined;

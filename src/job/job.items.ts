@@ -390,10 +390,10 @@ export class JobItems {
    * two reads moved the job's version, on which this group's commit is conditioned.
    */
   private async load(jobId: string, refs: readonly string[], carried?: BatchState): Promise<BatchState> {
-    // A pool claim decides on a carried state only when the tenant had no running limit: its count
-    // then decides nothing, and the commit checks that no limit was set since (see writesOf).
-    const carriedPool = carried?.pool !== undefined && carried.pool.limit === undefined;
-    if (carried && (!refs.includes(POOL_REF) || carriedPool)) return this.topUp(carried, refs);
+    // A pool claim decides on a carried state only when the tenant had no running limit (carryOf
+    // keeps the pool load only then): its count then decides nothing, and the commit checks that
+    // no limit was set since (see writesOf).
+    if (carried && (!refs.includes(POOL_REF) || carried.pool !== undefined)) return this.topUp(carried, refs);
     const tenantId = this.scope.tenantId;
     const withPool = refs.includes(POOL_REF);
     const wanted = refs.filter((r) => r !== POOL_REF).map(refOf);

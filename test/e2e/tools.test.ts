@@ -149,7 +149,7 @@ describe('npm run token and npm run worker:demo against a server started with PO
     const deadline = Date.now() + 30_000;
     let found = await tailed();
     while (!found && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Each try is a run of the command (its own process, hundreds of ms): no pause between them.
       found = await tailed();
     }
     expect(found).toBe(true);
