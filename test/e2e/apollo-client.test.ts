@@ -4,7 +4,7 @@ import { createClient } from 'graphql-ws';
 import { Role } from '../../src/auth/principal';
 import { ProjectScreenDocument } from '../../src/client/gql/graphql';
 import { startTestServer, type TestServer } from '../support/server';
-import { fixture } from '../support/fixtures';
+import { fixture, stoppedAfter } from '../support/fixtures';
 import { wsClient } from '../support/ws';
 
 /*
@@ -34,7 +34,7 @@ describe('Apollo Client with its default cache', () => {
       ),
       cache: new InMemoryCache(),
     });
-    fixture('Apollo client', client, (c) => c.stop());
+    stoppedAfter('Apollo client', client);
   });
 
   const mutate = async (mutation: string, variables: Record<string, unknown> = {}) =>

@@ -9,7 +9,7 @@ import { entities } from '../../src/common/entities';
 import type { Item } from '../../src/infra/dynamo/store';
 import { SystemJobRunner } from '../../src/job/system-jobs';
 import { type ContextDeps, systemJobsEnv } from '../../src/wiring';
-import { fixture } from '../support/fixtures';
+import { stoppedAfter, stopOnPurpose } from '../support/fixtures';
 import { Role, startTestServer, type TestServer } from '../support/server';
 import { subscribe, wsClient } from '../support/ws';
 
@@ -289,7 +289,7 @@ describe('cold storage', () => {
       if (Date.now() > deadline) throw new Error('no schedule started a run within 30 s');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await Promise.all([one.archive.stop(), two.archive.stop()]);
+    await Promise.all([stopOnPurpose(one.archive), stopOnPurpose(two.archive)]);
     expect([one.archive.idle, two.archive.idle]).toEqual([true, true]);
     // The run a tick started completes on the instances' runners.
     const started = String(await pointer());
@@ -300,11 +300,11 @@ describe('cold storage', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect((await jobs.get(started))?.kind).toBe('ARCHIVE');
-    await Promise.all([one.runner.stop(), two.runner.stop()]);
+    await Promise.all([stopOnPurpose(one.runner), stopOnPurpose(two.runner)]);
     expect([one.runner.idle, two.runner.idle]).toEqual([true, true]);
     // The server's own runner (it ran this file's other runs) and archive are released by its stop.
     expect(server.app.systemJobs.idle).toBe(false);
-    await server.stop();
+    await stopOnPurpose(server);
     expect(server.app.systemJobs.idle).toBe(true);
     expect(server.app.archive.idle).toBe(true);
   });
@@ -368,7 +368,7 @@ describe('a cold-storage run whose holder is killed', () => {
     const jobId = await first.archive.start('operator');
     firstRunner.start();
     await atSecond;
-    const stopping = firstRunner.stop();
+    const stopping = stopOnPurpose(firstRunner);
     release();
     await stopping;
     expect(firstRunner.idle).toBe(true);
@@ -406,10 +406,10 @@ describe('a cold-storage run whose holder is killed', () => {
       expect((await objectsOf(server, `archive/tenants/cold-k/jobs/${id}`)).length).toBe(2);
       expect(await server.app.store.get({ PK: `TENANT#cold-k#JOB#${id}`, SK: 'JOB' })).toBeNull();
     }
-    await secondRunner.stop();
+    await stopOnPurpose(secondRunner);
     expect(secondRunner.idle).toBe(true);
     // The server's archive, which waited for the run, holds nothing once stopped.
-    await server.stop();
+    await stopOnPurpose(server);
     expect(server.app.archive.idle).toBe(true);
   }, 120_000);
 });
@@ -439,11 +439,10 @@ function secondInstance(
   };
   const env = systemJobsEnv(deps);
   const archiver = new Archiver(server.app.store, server.app.files, { afterDays: 90, fileLimits: server.config.files, now, afterExport });
-  const archive = fixture('second archive instance', new ArchiveJobs(env, archiver, { intervalMs: options.intervalMs }), (a) => a.stop());
-  const runner = fixture(
+  const archive = stoppedAfter('second archive instance', new ArchiveJobs(env, archiver, { intervalMs: options.intervalMs }));
+  const runner = stoppedAfter(
     'second system-job runner',
     new SystemJobRunner(env.systemJobs, [archive.handler()], { slots: 1, idleMs: 100, leaseSeconds: jobLeaseSeconds }),
-    (r) => r.stop(),
   );
   return { deps, archive, runner };
 }

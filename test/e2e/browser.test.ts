@@ -5,7 +5,7 @@ import { startDemo, type Demo } from '../../src/demo/demo';
 import { StepsAwaitingReviewDocument } from '../../src/client/gql/graphql';
 import { dataOf, startTestServer, type TestServer } from '../support/server';
 import { launchBrowser } from '../support/browser';
-import { fixture } from '../support/fixtures';
+import { stoppedAfter } from '../support/fixtures';
 
 /*
  * GraphiQL in a real browser: Debian's Chromium driven by playwright-core (never a downloaded
@@ -107,7 +107,7 @@ describe('GraphiQL in Chromium, demo', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    demo = fixture('demo', await startDemo(server.app, server.config, { tickMs: 300 }), (d) => d.stop());
+    demo = stoppedAfter('demo', await startDemo(server.app, server.config, { tickMs: 300 }));
     browser = await launchBrowser();
   }, 120_000);
 

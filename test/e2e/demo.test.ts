@@ -6,7 +6,7 @@ import { demoId, REVIEW_STEP } from '../../src/demo/demo.data';
 import { loadDemo } from '../../src/demo/demo.loader';
 import { startSimulator } from '../../src/demo/simulator';
 import { dataOf, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
-import { fixture } from '../support/fixtures';
+import { stoppedAfter } from '../support/fixtures';
 
 describe('the demo', () => {
   let server: TestServer;
@@ -57,7 +57,7 @@ describe('the demo', () => {
     const secret = new TextEncoder().encode(TEST_SECRET);
     const editor = await signDevToken(secret, { sub: 'person', tenantId: 'demo', roles: [Role.EDITOR] });
     const worker = await signDevToken(secret, { sub: 'demo-worker', tenantId: 'demo', roles: [Role.WORKER] });
-    fixture('demo simulator', startSimulator({ url: server.url, workerToken: worker, editorToken: editor, tickMs: 40 }), (s) => s.stop());
+    stoppedAfter('demo simulator', startSimulator({ url: server.url, workerToken: worker, editorToken: editor, tickMs: 40 }));
     const photo = dataOf(
       await server.request(
         CreateJobDocument,
@@ -100,9 +100,7 @@ describe('the demo', () => {
     const editor = await signDevToken(secret, { sub: 'person', tenantId: 'demo', roles: [Role.EDITOR] });
     const worker = await signDevToken(secret, { sub: 'demo-worker', tenantId: 'demo', roles: [Role.WORKER] });
     // The default tick, one a second: "a minute" is 60 of them.
-    const simulator = fixture('demo simulator', startSimulator({ url: server.url, workerToken: worker, editorToken: editor }), (s) =>
-      s.stop(),
-    );
+    const simulator = stoppedAfter('demo simulator', startSimulator({ url: server.url, workerToken: worker, editorToken: editor }));
     await simulator.ready;
     const review = simulator.reviewJob();
     expect(review).toBeDefined();

@@ -3,6 +3,7 @@ import { captureLogs } from '../support/logs';
 import { startTestServer, type TestServer } from '../support/server';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { eventually } from '../support/ws';
+import { stopOnPurpose } from '../support/fixtures';
 
 describe('the shutdown drain', () => {
   let proxy: TcpProxy;
@@ -29,10 +30,10 @@ describe('the shutdown drain', () => {
     // proxy before it does (a CI run stopped the server before the mutation had arrived), so the
     // wait is for a call about the mutation's tenant.
     await proxy.stalled('TENANT#drain');
-    const stopping = server.app.stop();
+    const stopping = stopOnPurpose(server.app);
     expect(await response).toBe('reset');
     // DynamoDB answers again (refusing), so the stop's last steps (the outbox sweep) do not wait on it.
-    await proxy.stop();
+    await stopOnPurpose(proxy);
     await stopping;
     // The line is written when the cut response closes, just after the stop destroyed its socket.
     const lines = await eventually(

@@ -4,7 +4,7 @@ import { demoId } from '../../src/demo/demo.data';
 import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
 import { eventually } from '../support/ws';
 import { launchBrowser } from '../support/browser';
-import { fixture } from '../support/fixtures';
+import { stoppedAfter, stopOnPurpose } from '../support/fixtures';
 
 /*
  * The live job board (/jobs, development only) in Debian's Chromium, driven by playwright-core,
@@ -81,7 +81,7 @@ describe('the live job board in Chromium', () => {
   beforeAll(async () => {
     // A short lease, so the scene of the demo's crashing render worker comes back within seconds.
     server = await startTestServer({ env: { JOB_LEASE_SECONDS: '3' } });
-    demo = fixture('demo', await startDemo(server.app, server.config, { tickMs: 300 }), (d) => d.stop());
+    demo = stoppedAfter('demo', await startDemo(server.app, server.config, { tickMs: 300 }));
     browser = await launchBrowser();
   }, 120_000);
 
@@ -147,7 +147,7 @@ describe('the live job board in Chromium', () => {
     await page.locator('#connection.up').waitFor({ timeout: 20_000 });
 
     // Stop the simulator: from here the table stands still, and the board must catch up to it.
-    await demo.stop();
+    await stopOnPurpose(demo);
     const editor = await server.token('demo', [Role.EDITOR]);
     const JOB =
       'query($id: ID!) { job(jobId: $id) { jobId status progress seq stageItemCounts { stage total completed } steps { name attempt status progress } items(first: 100) { nodes { stage sequence attempt status progress } } } }';

@@ -2,6 +2,7 @@ import { freePort } from '../../src/infra/free-port';
 import { labelSets, parseExposition, sample, scrape } from '../support/prometheus';
 import { startTestServer, type TestServer } from '../support/server';
 import { eventually } from '../support/ws';
+import { stopOnPurpose } from '../support/fixtures';
 
 const metricsUrl = (server: TestServer) => new URL('/metrics', server.url).toString();
 
@@ -141,7 +142,7 @@ describe('metrics settings', () => {
     expect(own.status).toBe(200);
     expect(own.exposition.types.get('artissist_graphql_operations_total')).toBe('counter');
     // Stopping the app closes that port too.
-    await server.stop();
+    await stopOnPurpose(server);
     await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
   });
 

@@ -6,7 +6,7 @@ import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
 import { msUntil, startOwnDynamo, type OwnDynamo } from '../support/outage';
 import { TEST_SECRET } from '../support/server';
-import { tempDir } from '../support/fixtures';
+import { stopOnPurpose, tempDir } from '../support/fixtures';
 import { processFixture } from '../support/processes';
 
 /*
@@ -157,6 +157,6 @@ describe('logging a DynamoDB outage', () => {
     expect(failures).toBeGreaterThanOrEqual(statuses.length);
     expect(lines.some((l) => l.entry.level === 30 && l.entry.msg === 'dynamodb answers again')).toBe(true);
 
-    expect(await server.stop()).toBe(0);
+    expect(await stopOnPurpose(server)).toBe(0);
   }, 120_000);
 });

@@ -2,6 +2,7 @@ import { signDevToken } from '../../src/auth/jwt';
 import { JOB_KINDS } from '../../src/job/job.kinds';
 import { poolSchedulerOf } from '../../src/job/job.pool';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { registerFixture } from '../support/fixtures';
 
 // One single step that pool workers pause for review (no other test claims it).
 JOB_KINDS.TEST_POOL_REVIEW = {
@@ -445,22 +446,20 @@ describe('shared worker pools', () => {
       },
       { step: 'initialize', name: 'reportCostProbe' },
     );
+    // The server outlives this test: the probe goes once the test is done, also when it fails.
+    registerFixture('reportCostProbe middleware', () => doc.middlewareStack.remove('reportCostProbe'));
     const perReport: { items: number; entries: number }[] = [];
-    try {
-      for (let i = 1; i <= 20; i++) {
-        sent.length = 0;
-        await ok(
-          worker,
-          'mutation($j: ID!, $p: Float!, $l: String) { reportStepProgress(jobId: $j, stepName: "render", progress: $p, lease: $l) { jobId } }',
-          { j: jobId, p: i / 21, l: claimed.lease },
-        );
-        // The report's own transaction: the one that writes this job (the settle sweep of an earlier
-        // test's jobs may commit meanwhile).
-        const items = sent.filter((tx) => JSON.stringify(tx).includes(`#JOB#${jobId}"`)).flatMap((tx) => tx.TransactItems ?? []);
-        perReport.push({ items: items.length, entries: items.filter((w) => w.Put?.Item.entityType === 'JobWork').length });
-      }
-    } finally {
-      doc.middlewareStack.remove('reportCostProbe');
+    for (let i = 1; i <= 20; i++) {
+      sent.length = 0;
+      await ok(
+        worker,
+        'mutation($j: ID!, $p: Float!, $l: String) { reportStepProgress(jobId: $j, stepName: "render", progress: $p, lease: $l) { jobId } }',
+        { j: jobId, p: i / 21, l: claimed.lease },
+      );
+      // The report's own transaction: the one that writes this job (the settle sweep of an earlier
+      // test's jobs may commit meanwhile).
+      const items = sent.filter((tx) => JSON.stringify(tx).includes(`#JOB#${jobId}"`)).flatMap((tx) => tx.TransactItems ?? []);
+      perReport.push({ items: items.length, entries: items.filter((w) => w.Put?.Item.entityType === 'JobWork').length });
     }
     // Each report writes the job, the step and the event; the pool entry follows the lease on a
     // grid of half a lease (300 s here), so 20 reports in a few seconds cross it at most once.

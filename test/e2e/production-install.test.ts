@@ -10,7 +10,7 @@ import { TRACING_PACKAGES } from '../../src/infra/tracing';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../src/infra/s3/embedded';
 import { dropTable, testEndpoint, testTableStream } from '../support/dynamo';
 import { ROOT, exited, until, processFixture } from '../support/processes';
-import { tempDir, fixture, registerFixture } from '../support/fixtures';
+import { fixture, registerFixture, tempDir, stoppedAfter } from '../support/fixtures';
 
 /**
  * The runtime stage of the Dockerfile, read from the file itself so that this test runs exactly
@@ -61,7 +61,7 @@ describe('a production install (npm ci --omit=dev), started as the Dockerfile st
     // What the deploy template provides: the table and the bucket, made before the server starts.
     registerFixture(`table ${tableName}`, () => dropTable(tableName));
     await ensureTable(dynamo.client, tableName, { stream: testTableStream() });
-    s3 = fixture('local S3', await startEmbeddedS3(s3Dir), (s) => s.stop());
+    s3 = stoppedAfter('local S3', await startEmbeddedS3(s3Dir));
     const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: s3.credentials });
     await client.send(new CreateBucketCommand({ Bucket: 'artissist-prod' }));
     client.destroy();

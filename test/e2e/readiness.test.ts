@@ -2,6 +2,7 @@ import { CreateProjectDocument } from '../../src/client/gql/graphql';
 import { startRedis } from '../support/redis';
 import { msUntil, startOwnDynamo, type OwnDynamo } from '../support/outage';
 import { dataOf, startTestServer, type TestServer } from '../support/server';
+import { stopOnPurpose } from '../support/fixtures';
 
 /*
  * Readiness and outages against real parts: a DynamoDB Local of this file's own (own port, own
@@ -160,7 +161,7 @@ describe('readiness with Redis', () => {
     const up = await readyz(server);
     expect(up.status).toBe(200);
     expect(up.body.checks.redis).toEqual({ status: 'ok', latencyMs: expect.any(Number) });
-    await redis.stop();
+    await stopOnPurpose(redis);
     const ms = await msUntil(async () => (await readyz(server!)).status === 503, READINESS_WITHIN_MS, 'readiness 503 without Redis');
     expect((await readyz(server)).body.checks.redis.status).toBe('down');
     console.log(`Redis stopped: readiness 503 after ${ms} ms`);

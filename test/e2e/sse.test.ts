@@ -14,7 +14,7 @@ import { dataOf, Role, startTestServer, type TestServer } from '../support/serve
 import { lastEventIdFetch, readStream, startProxy, type CuttableProxy } from '../support/sse';
 import { eventually, metricValue } from '../support/ws';
 import { METRIC_PREFIX } from '../../src/infra/metrics';
-import { fixture } from '../support/fixtures';
+import { fixture, stopOnPurpose } from '../support/fixtures';
 
 /*
  * GraphQL over Server-Sent Events (graphql-sse's distinct connections mode) on /graphql. Two real
@@ -362,7 +362,7 @@ describe('SSE streams the server ends', () => {
     const reading = open.map((res) => readStream(res));
     await eventually(server.app.counts, (c) => c.graphql_sse_streams === 5 && c.event_bus_listeners === 5, 10_000);
     const stopping = Date.now();
-    await server.stop();
+    await stopOnPurpose(server);
     // The drain allows 30 s; streams are cut first, so none of it is spent waiting on them.
     expect(Date.now() - stopping).toBeLessThan(20_000);
     for (const messages of await Promise.all(reading)) {

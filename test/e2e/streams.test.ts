@@ -12,8 +12,8 @@ import { freshTable, testEndpoint, type TestTable } from '../support/dynamo';
 import { gqlAt, startInstance, type Instance } from '../support/instances';
 import { startRedis, type RedisServer } from '../support/redis';
 import { TEST_SECRET } from '../support/server';
-import { eventually, wsClient } from '../support/ws';
-import { fixture } from '../support/fixtures';
+import { eventually, settledOf, wsClient } from '../support/ws';
+import { fixture, stopOnPurpose } from '../support/fixtures';
 
 /*
  * Every stream resumable with no gap and no duplicate, across instances: three server processes
@@ -441,17 +441,14 @@ describe('every stream resumable across three instances, Redis and instance fail
     const followers = STREAMS.flatMap((stream) => [0, 1, 2].map(() => new Follower(stream, subject, editor)));
     // The subscribers reconnect for as long as anyone writes: 20 s, or longer on a busy machine
     // until every stream has more than 20 events (a job's status changes at least three times).
-    let writing = true;
-    const following = followers.map(async (follower) => {
-      while (writing) await follower.follow(random(alive()).url, 100 + Math.random() * 400, Math.random() < 0.5);
-    });
+    // They stop once the writers are done, also when one of them failed.
     const enough = (c: Record<string, number>) => c.progress > 20 && c.logs + c.milestones > 20 && c.jobs >= 8;
-    try {
-      await settled(Array.from({ length: 8 }, () => writer(until, counts, enough)));
-    } finally {
-      writing = false;
-    }
-    await settled(following);
+    const writing = settled(Array.from({ length: 8 }, () => writer(until, counts, enough)));
+    const written = settledOf(writing);
+    const following = followers.map(async (follower) => {
+      while (!written()) await follower.follow(random(alive()).url, 100 + Math.random() * 400, Math.random() < 0.5);
+    });
+    await settled([writing, ...following]);
     const expected = await catchUp(followers);
     const figures = Object.fromEntries(
       STREAMS.map((s) => [
@@ -484,7 +481,7 @@ describe('every stream resumable across three instances, Redis and instance fail
     const writes = () => counts.logs + counts.milestones + counts.progress + counts.jobs;
     // Redis goes once the writers are well under way, and stays away while ten more writes commit.
     await eventually(writes, (n) => n >= 10, 20_000);
-    await redis.stop();
+    await stopOnPurpose(redis);
     const writesAtOutage = writes();
     // Readiness says so meanwhile.
     await eventually(

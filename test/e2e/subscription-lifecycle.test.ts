@@ -16,7 +16,7 @@ import { MAX_FRAMES_IN_FLIGHT } from '../../src/http/direct-delivery';
 import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { captureLogs } from '../support/logs';
 import { eventually, JOB_PROGRESS, metricValue, rawConnection, rawSocket, subscribe, wsClient, type RawSocket } from '../support/ws';
-import { restoredAfter } from '../support/fixtures';
+import { restoredAfter, stopOnPurpose } from '../support/fixtures';
 
 /*
  * What happens after a subscription ends. Every test reads what the server holds (open sockets,
@@ -412,7 +412,7 @@ describe('a subscription that ends on the server side', () => {
       (c) => c.graphql_ws_subscriptions === 50 && c.event_bus_listeners === 50,
     );
     await client.dispose();
-    await server.stop();
+    await stopOnPurpose(server);
     expect(server.app.counts()).toEqual(ZERO);
     expect((await Promise.all(sockets.map((s) => s.closed))).map((c) => c.code)).toEqual([1001, 1001, 1001, 1001, 1001]);
   });

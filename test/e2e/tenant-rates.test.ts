@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
 import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
 import { testEndpoint } from '../support/dynamo';
 import { gqlAt, startInstance, type Instance } from '../support/instances';
 import { startRedis, type RedisServer } from '../support/redis';
+import { fixture } from '../support/fixtures';
 import { TEST_SECRET } from '../support/server';
-import { metricValue, subscribe, wsClient } from '../support/ws';
+import { eventually, metricValue, settledOf, subscribe, wsClient } from '../support/ws';
 
 /*
  * Per-tenant rate budgets held across instances: two server processes share DynamoDB and Redis,
@@ -131,9 +133,24 @@ describe('per-tenant rate budgets across two instances and Redis', () => {
   let one: Instance;
   let two: Instance;
   let urls: string[];
+  /** A client of the instances' Redis, to see when a budget's window has ended. */
+  let counts: Redis;
+
+  /**
+   * Resolves once the window of `budget` for `key` has ended: its count (rate-limiter-flexible's
+   * key, `artissist:rate:<budget>:<key>`) has expired from Redis. This is what Retry-After tells a
+   * client to wait for, awaited as a condition instead of slept for.
+   */
+  const windowEnded = (budget: string, key: string) =>
+    eventually(
+      () => counts.exists(`artissist:rate:${budget}:${key}`),
+      (n) => n === 0,
+      5_000,
+    );
 
   beforeAll(async () => {
     redis = await startRedis();
+    counts = fixture('Redis client', new Redis(redis.url), (r) => r.disconnect());
     const env = { DYNAMODB_ENDPOINT: testEndpoint(), TABLE_NAME: `t_${randomUUID().slice(0, 8)}`, REDIS_URL: redis.url };
     one = await startInstance(env);
     two = await startInstance(env);
@@ -162,11 +179,8 @@ describe('per-tenant rate budgets across two instances and Redis', () => {
       return paced(urls, b, READ, 50, () => performance.now() > ends);
     };
     const before = await quietFor(2_000);
-    let flooding = true;
-    const [floodAnswers, busy] = await Promise.all([
-      flood(urls, aUsers, READ, 10 * A_RATE, FLOOD_SECONDS).finally(() => (flooding = false)),
-      paced(urls, b, READ, 50, () => !flooding),
-    ]);
+    const flooded = flood(urls, aUsers, READ, 10 * A_RATE, FLOOD_SECONDS);
+    const [floodAnswers, busy] = await Promise.all([flooded, paced(urls, b, READ, 50, settledOf(flooded))]);
     const after = await quietFor(2_000);
 
     // A: everything past its budget is 429 with Retry-After and its own code; nothing else fails.
@@ -226,8 +240,9 @@ describe('per-tenant rate budgets across two instances and Redis', () => {
     const wait = Number(refused[0].extensions?.retryAfterSeconds);
     expect(wait).toBeGreaterThanOrEqual(1);
 
-    // The socket stayed open: after Retry-After, the next operation runs on the same connection.
-    await new Promise((r) => setTimeout(r, wait * 1000));
+    // The socket stayed open: once the window Retry-After points to has ended, the next operation
+    // runs on the same connection.
+    await windowEnded('tenant', 'rate-c');
     const next = subscribe(client, '{ viewer { tenantId } }');
     await next.done;
     expect(next.errors).toEqual([]);
@@ -261,24 +276,18 @@ describe('per-tenant rate budgets across two instances and Redis', () => {
     const workers = await Promise.all([1, 2].map((n) => token('rate-w', `w-worker-${n}`, [Role.WORKER])));
     const CLAIM = 'mutation { claimWork { job { jobId } } }';
 
-    let flooding = true;
-    const [workerFlood, reads] = await Promise.all([
-      flood(urls, workers, CLAIM, 200, 3).finally(() => (flooding = false)),
-      paced(urls, editor, READ, 200, () => !flooding),
-    ]);
+    const workersFlooded = flood(urls, workers, CLAIM, 200, 3);
+    const [workerFlood, reads] = await Promise.all([workersFlooded, paced(urls, editor, READ, 200, settledOf(workersFlooded))]);
     expect(workerFlood.filter((a) => a.status === 429).length).toBeGreaterThan(0);
     expect(workerFlood.filter((a) => a.status !== 429 && (a.status !== 200 || a.code))).toEqual([]);
     expect(reads.filter((a) => a.status !== 200 || a.code)).toEqual([]);
 
-    // The worker budget's window that the flood exhausted ends first (its Retry-After), so the
-    // claims below start on a budget of their own that nothing else draws on.
-    const wait = Math.max(...workerFlood.filter((a) => a.status === 429).map((a) => Number(a.retryAfter)));
-    await new Promise((r) => setTimeout(r, wait * 1000));
-    flooding = true;
-    const [readFlood, claims] = await Promise.all([
-      flood(urls, [editor], READ, 200, 3).finally(() => (flooding = false)),
-      paced(urls, workers[0], CLAIM, 200, () => !flooding),
-    ]);
+    // The worker budget's window that the flood exhausted ends first (what its Retry-After points
+    // to), so the claims below start on a budget of their own that nothing else draws on.
+    expect(workerFlood.filter((a) => a.status === 429).every((a) => Number(a.retryAfter) >= 1)).toBe(true);
+    await windowEnded('worker', 'rate-w');
+    const readsFlooded = flood(urls, [editor], READ, 200, 3);
+    const [readFlood, claims] = await Promise.all([readsFlooded, paced(urls, workers[0], CLAIM, 200, settledOf(readsFlooded))]);
     expect(readFlood.filter((a) => a.status === 429).length).toBeGreaterThan(0);
     expect(claims.filter((a) => a.status !== 200 || a.code)).toEqual([]);
     expect(claims.length).toBeGreaterThan(5);

@@ -5,7 +5,7 @@ import { OutageLog } from '../../src/infra/outage';
 import { CATCH_UP, createEventBus, type EventBus } from '../../src/infra/pubsub';
 import { startRedis, type RedisServer } from '../support/redis';
 import { eventually } from '../support/ws';
-import { fixture, registerFixture, restoredAfter } from '../support/fixtures';
+import { fixture, registerFixture, restoredAfter, stoppedAfter } from '../support/fixtures';
 
 /*
  * The Redis event bus against a real redis-server that is killed (SIGKILL) and brought back on the
@@ -28,13 +28,12 @@ describe('the Redis event bus while Redis is down', () => {
     redis = await startRedis();
     logged = [];
     metrics = new Metrics({ processMetrics: false });
-    outage = fixture(
+    outage = stoppedAfter(
       'outage log',
       new OutageLog(60_000, {
         warn: (_: object, m: string) => logged.push(m),
         info: (_: object, m: string) => logged.push(m),
       } as never),
-      (o) => o.stop(),
     );
     bus = fixture('event bus', createEventBus({ redisUrl: redis.url, outage, metrics }), (b) => b.close());
     await eventually(

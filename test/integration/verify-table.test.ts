@@ -8,7 +8,7 @@ import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { tableDefinition } from '../../src/infra/dynamo/table';
 import { testEndpoint, dropTable } from '../support/dynamo';
 import { TEST_SECRET } from '../support/server';
-import { fixture, tempDir, registerFixture } from '../support/fixtures';
+import { fixture, registerFixture, tempDir, stoppedAfter } from '../support/fixtures';
 import { processFixture } from '../support/processes';
 
 const MAIN = join(__dirname, '../../dist/src/main.js');
@@ -101,9 +101,7 @@ describe('the table at start-up outside development', () => {
     const tableName = newName();
     await ensureTable(client, tableName);
     const said: string[] = [];
-    const app = fixture('app', await startApp(loadConfig(productionEnv(tableName, dataDir)), { progress: (m) => said.push(m) }), (a) =>
-      a.stop(),
-    );
+    const app = stoppedAfter('app', await startApp(loadConfig(productionEnv(tableName, dataDir)), { progress: (m) => said.push(m) }));
     expect(said).toContain(`Using table ${tableName} (its keys and indexes checked).`);
     const res = await fetch(app.url, {
       method: 'POST',

@@ -65,6 +65,25 @@ export function fixture<T extends object>(what: string, resource: T, dispose: (r
 }
 
 /**
+ * Registers a resource that its `stop()` disposes (a demo, a simulator, a runner, a local S3), and
+ * returns it: the registry stops it after the test, block or file that started it.
+ */
+export function stoppedAfter<T extends { stop(): unknown }>(what: string, resource: T): T {
+  return fixture(what, resource, (r) => r.stop());
+}
+
+/**
+ * Stops `resource` because stopping it is what the test is about (an outage of Redis, what a
+ * stopped server or runner leaves behind, a simulator halted so the table stands still), never to
+ * clean up: the registry disposes whatever a test started anyway, and a stop it already saw is not
+ * repeated (see `once`). Tests say this instead of `.stop()`, so that a count of `.stop()` in
+ * test/e2e counts hand-written teardown alone (there is none).
+ */
+export function stopOnPurpose<R>(resource: { stop(): R }): R {
+  return resource.stop();
+}
+
+/**
  * Disposes the registered fixtures (only those of scope `only`, when given), last registered
  * first, each even when an earlier one failed. Rejects with every failure named by
  * its fixture, so a teardown that breaks fails the file instead of leaving a process behind

@@ -190,6 +190,19 @@ export async function eventually<T>(read: () => T | Promise<T>, accept: (value: 
   }
 }
 
+/**
+ * A condition that holds once `work` has settled (fulfilled or rejected): for a loop that runs
+ * beside `work` for as long as it does, whatever its outcome, so that the loop never outlives it.
+ */
+export function settledOf(work: Promise<unknown>): () => boolean {
+  let settled = false;
+  const done = () => {
+    settled = true;
+  };
+  work.then(done, done);
+  return () => settled;
+}
+
 /** The value of one series (a name, with its labels as Prometheus prints them) on the server's /metrics page; NaN when it is missing. */
 export async function metricValue(httpUrl: string, name: string): Promise<number> {
   const text = await (await fetch(httpUrl.replace(/\/graphql$/, '/metrics'))).text();

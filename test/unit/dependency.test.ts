@@ -9,7 +9,7 @@ import { classify, instrumentClient, isServiceUnavailable } from '../../src/infr
 import { LabelCap, Metrics } from '../../src/infra/metrics';
 import { OutageLog } from '../../src/infra/outage';
 import { Readiness } from '../../src/http/health';
-import { fixture, registerFixture } from '../support/fixtures';
+import { registerFixture, stoppedAfter } from '../support/fixtures';
 
 const counter = async (metrics: Metrics, name: string, labels: Record<string, string>) => {
   const metric = metrics.registry.getSingleMetric(name);
@@ -48,10 +48,13 @@ function clientAnswering(answers: Array<{ status: number; type?: string }>, maxA
   });
   const metrics = new Metrics({ processMetrics: false });
   const logged: Array<[string, object, string]> = [];
-  const outage = new OutageLog(60_000, {
-    warn: (o: object, m: string) => logged.push(['warn', o, m]),
-    info: (o: object, m: string) => logged.push(['info', o, m]),
-  } as never);
+  const outage = stoppedAfter(
+    'outage log',
+    new OutageLog(60_000, {
+      warn: (o: object, m: string) => logged.push(['warn', o, m]),
+      info: (o: object, m: string) => logged.push(['info', o, m]),
+    } as never),
+  );
   instrumentClient(client.middlewareStack, { dependency: 'dynamodb', metrics, outage });
   return { client, metrics, outage, logged, sent: () => sent };
 }
@@ -69,7 +72,6 @@ describe('SDK instrumentation (fake transport: faults DynamoDB Local cannot prod
     expect(await counter(metrics, 'artissist_dynamodb_throttles_total', { command: 'GetItem' })).toBe(2);
     expect(await counter(metrics, 'artissist_dynamodb_calls_total', { command: 'GetItem', outcome: 'ok' })).toBe(1);
     expect(outage.failing()).toEqual([]);
-    outage.stop();
   });
 
   it('turns throttling the retries did not outlast, and 5xx, into SERVICE_UNAVAILABLE, logged once', async () => {
@@ -82,14 +84,12 @@ describe('SDK instrumentation (fake transport: faults DynamoDB Local cannot prod
     expect(classify(error)).toBe('throttled');
     expect(await counter(throttled.metrics, 'artissist_dynamodb_calls_total', { command: 'GetItem', outcome: 'throttled' })).toBe(1);
     expect(throttled.outage.failing()).toEqual(['dynamodb']);
-    throttled.outage.stop();
 
     const failing = clientAnswering([{ status: 500, type: 'InternalServerError' }], 2);
     const again = await failing.client.send(get).catch((e) => e);
     expect(again.extensions.code).toBe(ErrorCode.SERVICE_UNAVAILABLE);
     expect(failing.sent()).toBe(2);
     expect(await counter(failing.metrics, 'artissist_dynamodb_calls_total', { command: 'GetItem', outcome: 'server_error' })).toBe(1);
-    failing.outage.stop();
   });
 
   it('passes a failed condition through as the SDK error it is: the dependency answered', async () => {
@@ -220,7 +220,7 @@ describe('OutageLog', () => {
       warn: (fields: object, msg: string) => lines.push({ level: 'warn', fields, msg }),
       info: (fields: object, msg: string) => lines.push({ level: 'info', fields, msg }),
     };
-    const outage = fixture('outage log', new OutageLog(10_000, log as never), (o) => o.stop());
+    const outage = stoppedAfter('outage log', new OutageLog(10_000, log as never));
     for (let i = 0; i < 500; i++) outage.failure('dynamodb', i % 5 ? 'timeout' : 'unreachable');
     expect(lines).toHaveLength(1);
     outage.summarize();

@@ -9,7 +9,7 @@ import { DOWNSTREAM_DETAIL_TYPE, DOWNSTREAM_FILTER, DOWNSTREAM_SOURCE, envelopeT
 import { indexNames, TTL_ATTRIBUTE, tableDefinition } from '../../src/infra/dynamo/table';
 import { ARCHIVE_PREFIX, ARCHIVED_TAG } from '../../src/infra/s3/archive-tag';
 import { ROOT } from '../support/processes';
-import { tempDir } from '../support/fixtures';
+import { registerFixture, tempDir } from '../support/fixtures';
 
 /** The synthesized storage stack, as a deployer with these settings would get it. */
 function synth(env: Record<string, string> = {}) {
@@ -224,40 +224,40 @@ type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: unk
  */
 function synthService(env: Record<string, string> = {}) {
   const outdir = tempDir('artissist-cdk-service-');
+  // The registry puts the docker command back once the test (or block) that synthesized is done.
   const docker = process.env.CDK_DOCKER;
-  process.env.CDK_DOCKER = join(outdir, 'no-docker-here');
-  try {
-    const { app, storage, service } = buildApp(
-      deploySettings({ DEPLOY_SERVICE: 'true', CORS_ORIGINS: 'https://app.example.com', ...env }),
-      outdir,
-    );
-    if (!service) throw new Error('DEPLOY_SERVICE=true made no service stack.');
-    const assembly = app.synth();
-    const template = assembly.getStackByName(service.stackName).template;
-    const storageTemplate = assembly.getStackByName(storage.stackName).template;
-    const resources: Record<string, Resource> = template.Resources;
-    const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
-    const one = (type: string): [string, Resource] => {
-      const found = ofType(type);
-      expect(found.map(([id]) => id)).toHaveLength(1);
-      return found[0];
-    };
-    /** The storage stack's value behind an `Fn::ImportValue` of the service stack. */
-    const imported = (value: unknown) => {
-      const name = (value as { 'Fn::ImportValue'?: string })['Fn::ImportValue'];
-      const output = Object.values<{ Value: unknown; Export?: { Name: string } }>(storageTemplate.Outputs).find(
-        (o) => o.Export?.Name === name,
-      );
-      return output?.Value;
-    };
-    const assets = JSON.parse(readFileSync(join(outdir, `${service.stackName}.assets.json`), 'utf8'));
-    const container = () => one('AWS::ECS::TaskDefinition')[1].Properties.ContainerDefinitions[0];
-    const assertions = Template.fromJSON(template);
-    return { outdir, storage, service, template, assertions, resources, ofType, one, imported, assets, storageTemplate, container };
-  } finally {
+  registerFixture('CDK_DOCKER', () => {
     if (docker === undefined) delete process.env.CDK_DOCKER;
     else process.env.CDK_DOCKER = docker;
-  }
+  });
+  process.env.CDK_DOCKER = join(outdir, 'no-docker-here');
+  const { app, storage, service } = buildApp(
+    deploySettings({ DEPLOY_SERVICE: 'true', CORS_ORIGINS: 'https://app.example.com', ...env }),
+    outdir,
+  );
+  if (!service) throw new Error('DEPLOY_SERVICE=true made no service stack.');
+  const assembly = app.synth();
+  const template = assembly.getStackByName(service.stackName).template;
+  const storageTemplate = assembly.getStackByName(storage.stackName).template;
+  const resources: Record<string, Resource> = template.Resources;
+  const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+  const one = (type: string): [string, Resource] => {
+    const found = ofType(type);
+    expect(found.map(([id]) => id)).toHaveLength(1);
+    return found[0];
+  };
+  /** The storage stack's value behind an `Fn::ImportValue` of the service stack. */
+  const imported = (value: unknown) => {
+    const name = (value as { 'Fn::ImportValue'?: string })['Fn::ImportValue'];
+    const output = Object.values<{ Value: unknown; Export?: { Name: string } }>(storageTemplate.Outputs).find(
+      (o) => o.Export?.Name === name,
+    );
+    return output?.Value;
+  };
+  const assets = JSON.parse(readFileSync(join(outdir, `${service.stackName}.assets.json`), 'utf8'));
+  const container = () => one('AWS::ECS::TaskDefinition')[1].Properties.ContainerDefinitions[0];
+  const assertions = Template.fromJSON(template);
+  return { outdir, storage, service, template, assertions, resources, ofType, one, imported, assets, storageTemplate, container };
 }
 
 const ref = (id: string) => ({ Ref: id });
