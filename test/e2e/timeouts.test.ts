@@ -8,7 +8,9 @@ import { subscribe, wsClient } from '../support/ws';
  * a worker that keeps renewing loses its item when its attempt's time is up, failed attempts come
  * back after a growing backoff, and a filtered replay reopens exactly the matching dead letters.
  * Real DynamoDB Local and a real server. The server runs in this process, so the test declares
- * kinds of its own, with timeouts and backoffs of a second or two, beside the seeds' kinds.
+ * kinds of its own, with timeouts and backoffs of a second or two, beside the seeds' kinds. The
+ * server's clock (the requests' Scope.now) is the test's: it moves the clock on to a timeout or to
+ * the end of a backoff instead of waiting for it.
  */
 
 const BACKOFF: RetryBackoff = { initialSeconds: 1, factor: 2, maxSeconds: 3, jitter: 0.25 };
@@ -56,6 +58,15 @@ JOB_KINDS.TEST_DEAD_C = {
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** How far the server's clock is ahead of the wall clock: the tests move it on instead of waiting. */
+let ahead = 0;
+const clock = () => new Date(Date.now() + ahead);
+/** Moves the server's clock on by `ms` (a worker's pause between two reports, say). */
+const pass = (ms: number) => {
+  ahead += ms;
+};
+/** Moves the server's clock on to `iso`, if it is not there yet (the end of a backoff). */
+const passUntil = (iso: string) => pass(Math.max(0, Date.parse(iso) - clock().getTime()));
 const ITEM = 'jobId stage sequence status attempt worker error { code } leaseExpiresAt timesOutAt availableAt startedAt';
 
 describe('attempt timeouts, retry backoff and dead letters', () => {
@@ -64,7 +75,7 @@ describe('attempt timeouts, retry backoff and dead letters', () => {
 
   beforeAll(async () => {
     // A long lease, so only the attempt timeout can end an attempt whose worker reports.
-    server = await startTestServer({ env: { JOB_LEASE_SECONDS: '600' } });
+    server = await startTestServer({ env: { JOB_LEASE_SECONDS: '600' }, now: clock });
   });
 
   async function tenant() {
@@ -157,9 +168,9 @@ describe('attempt timeouts, retry backoff and dead letters', () => {
     // The lease (600 s) never outlasts the attempt's time.
     expect(first.leaseExpiresAt).toBe(first.timesOutAt);
 
-    // The worker reports every 200 ms. Each report before the timeout is taken and renews the
-    // lease only up to the timeout; meanwhile nobody else can claim the item. The first report
-    // past the timeout is refused with ATTEMPT_TIMED_OUT.
+    // The worker reports every 200 ms (of the server's clock). Each report before the timeout is
+    // taken and renews the lease only up to the timeout; meanwhile nobody else can claim the item.
+    // The first report past the timeout is refused with ATTEMPT_TIMED_OUT.
     const rescuer = await t.worker(2);
     let accepted = 0;
     let refused: { extensions: Record<string, unknown> } | undefined;
@@ -171,12 +182,12 @@ describe('attempt timeouts, retry backoff and dead letters', () => {
       }
       accepted++;
       expect(out.data.reportWorkItemProgress.leaseExpiresAt).toBe(first.timesOutAt);
-      if (Date.now() < timesOutAt - 300) expect(await t.claim(rescuer, 'TEST_TIMEOUT')).toBeNull();
-      await sleep(200);
+      if (clock().getTime() < timesOutAt - 300) expect(await t.claim(rescuer, 'TEST_TIMEOUT')).toBeNull();
+      pass(200);
     }
     expect(accepted).toBeGreaterThanOrEqual(3);
     expect(refused?.extensions).toMatchObject({ code: 'ATTEMPT_TIMED_OUT', attempt: 1, timedOutAt: first.timesOutAt });
-    expect(Date.now()).toBeGreaterThanOrEqual(timesOutAt);
+    expect(clock().getTime()).toBeGreaterThanOrEqual(timesOutAt);
 
     // The next claim takes the item over as attempt 2, the timeout named as attempt 1's error.
     const second = await t.claim(rescuer, 'TEST_TIMEOUT');
@@ -225,9 +236,11 @@ describe('attempt timeouts, retry backoff and dead letters', () => {
       expect(delay).toBeLessThanOrEqual(base);
       delays.push(delay);
 
-      // Before the backoff ends nothing is handed out (only a claim answered in time says so).
+      // Before the backoff ends nothing is handed out (only a claim answered in time says so);
+      // once the clock has passed its end, the next claim hands the item out.
       const early = await t.claim(w, 'TEST_BACKOFF');
-      if (Date.now() < Date.parse(waiting.availableAt)) expect(early).toBeNull();
+      if (clock().getTime() < Date.parse(waiting.availableAt)) expect(early).toBeNull();
+      passUntil(waiting.availableAt);
       current = early ?? (await t.claimWhenReady(w, 'TEST_BACKOFF'));
       expect(current).toMatchObject({ attempt: attempt + 1, status: 'RUNNING' });
       expect(Date.parse(current.startedAt)).toBeGreaterThanOrEqual(Date.parse(waiting.availableAt));
@@ -407,7 +420,7 @@ describe('attempt timeouts, retry backoff and dead letters', () => {
       refused = out.errors?.[0];
       if (!refused) {
         expect(out.data.reportStepProgress.steps[0].leaseExpiresAt).toBe(first.timesOutAt);
-        await sleep(200);
+        pass(200);
       }
     }
     expect(refused?.extensions.code).toBe('ATTEMPT_TIMED_OUT');
@@ -441,6 +454,7 @@ describe('attempt timeouts, retry backoff and dead letters', () => {
       expect(next).toMatchObject({ status: 'PENDING' });
       waits.push(Date.parse(next.waitsUntil) - Date.parse(failed.finishedAt));
       expect(await claimStep(w, 'TEST_STEP_BACKOFF')).toBeNull();
+      passUntil(next.waitsUntil);
       held = await claimStepWhenReady(w, 'TEST_STEP_BACKOFF');
       expect(Date.parse(held.startedAt)).toBeGreaterThanOrEqual(Date.parse(next.waitsUntil));
     }
