@@ -1,8 +1,14 @@
+import type { Config } from '@jest/types';
 import { startDynamoDbLocal } from '../../src/infra/dynamo/embedded';
 
-/** Starts one in-memory DynamoDB Local on a free port for the run; test files read its endpoint. */
-export default async function globalSetup(): Promise<void> {
-  const dynamo = await startDynamoDbLocal({ dataPath: null });
-  process.env.TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;
-  (globalThis as { __dynamo__?: typeof dynamo }).__dynamo__ = dynamo;
+/**
+ * Starts one in-memory DynamoDB Local on a free port for each jest worker the run may use, at
+ * once: each worker's test files use their own (test/support/env.ts picks it by JEST_WORKER_ID),
+ * so two files that run at the same time never share one. A run of one worker starts one.
+ */
+export default async function globalSetup(globalConfig: Config.GlobalConfig): Promise<void> {
+  const workers = Math.max(1, globalConfig.maxWorkers);
+  const dynamos = await Promise.all(Array.from({ length: workers }, () => startDynamoDbLocal({ dataPath: null })));
+  process.env.TEST_DYNAMODB_ENDPOINTS = dynamos.map((d) => d.endpoint).join(' ');
+  (globalThis as { __dynamos__?: typeof dynamos }).__dynamos__ = dynamos;
 }

@@ -1,5 +1,6 @@
 import type { EmbeddedDynamo } from '../../src/infra/dynamo/embedded';
 
+/** Stops the DynamoDB Locals globalSetup started. */
 export default async function globalTeardown(): Promise<void> {
-  await (globalThis as { __dynamo__?: EmbeddedDynamo }).__dynamo__?.stop();
+  await Promise.all(((globalThis as { __dynamos__?: EmbeddedDynamo[] }).__dynamos__ ?? []).map((d) => d.stop()));
 }
