@@ -133,8 +133,6 @@ async function activity(moment: string, server: Started): Promise<{ end(): Promi
       end: async () => {
         going = false;
         await writer;
-        live.stop();
-        await client.dispose();
       },
     };
   }
@@ -211,16 +209,14 @@ describe('npm start: every way of stopping stops everything', () => {
     (peer as unknown as { _socket: { pause(): void } })._socket.pause();
     const node = serverPid(server);
 
+    // A request sent once the server has said it is stopping: the stop closes the listener in the
+    // same turn as it says so, before anything else, so the request is refused.
     let refused: unknown;
-    const late = new Promise<void>((resolve) =>
-      setTimeout(() => {
-        fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' })
-          .then(
-            (res) => (refused = `served with ${res.status}`),
-            (error: Error & { cause?: { code?: string } }) => (refused = error.cause?.code),
-          )
-          .finally(resolve);
-      }, 300),
+    const late = until(() => server.output().includes('SIGTERM: stopping'), STOP_LIMIT_MS).then(() =>
+      fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' }).then(
+        (res) => (refused = `served with ${res.status}`),
+        (error: Error & { cause?: { code?: string } }) => (refused = error.cause?.code),
+      ),
     );
     const stopped = await stopWith(server, dataDir, () => process.kill(-server.child.pid!, 'SIGTERM'));
     await late;

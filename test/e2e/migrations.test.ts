@@ -4,11 +4,10 @@ import { BatchWriteCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dy
 import { entities } from '../../src/common/entities';
 import { newId } from '../../src/common/ids';
 import { createDynamo } from '../../src/infra/dynamo/client';
-import { startDynamoDbLocal } from '../../src/infra/dynamo/embedded';
 import { SEARCH_SLOTS_ATTRIBUTE } from '../../src/infra/dynamo/entity';
 import type { Item } from '../../src/infra/dynamo/write';
-import { testEndpoint } from '../support/dynamo';
-import { registerFixture, tempDir } from '../support/fixtures';
+import { testEndpoint, useOwnDynamoDbLocal } from '../support/dynamo';
+import { tempDir } from '../support/fixtures';
 import { exited, ROOT } from '../support/processes';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { subscribe, wsClient } from '../support/ws';
@@ -150,15 +149,7 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, w
 // DynamoDB Local serves far slower while the run's shared instance also serves the other test
 // files (a CI run measured 6.6 rewrites/s there, against 34–38 alone). Every endpoint this file and
 // test/support read (testEndpoint) points at it until the file ends.
-beforeAll(async () => {
-  const own = await startDynamoDbLocal({ dataPath: null });
-  const shared = process.env.TEST_DYNAMODB_ENDPOINT;
-  registerFixture(`DynamoDB Local ${own.endpoint}`, async () => {
-    process.env.TEST_DYNAMODB_ENDPOINT = shared;
-    await own.stop();
-  });
-  process.env.TEST_DYNAMODB_ENDPOINT = own.endpoint;
-}, 120_000);
+beforeAll(() => useOwnDynamoDbLocal(), 120_000);
 
 describe('migrations as system jobs', () => {
   let server: TestServer;
@@ -254,12 +245,17 @@ describe('migrations as system jobs', () => {
     );
 
     // Exactly once: an entity no user touched moved from version 1 to 2; an edited one keeps its edit.
-    const store = server.app.store;
+    // Read in batches of 100 (strongly consistent, like a get): 2,000 gets one after another took seconds.
     const editedIds = new Set(edited.map((w) => w.logId));
-    for (const w of written) {
-      const item = w.logId
-        ? await store.get(entities.Log.keyOf(w.tenantId, { projectId: w.projectId, logId: w.logId }))
-        : await store.get(entities.Project.keyOf(w.tenantId, { projectId: w.projectId }));
+    const items = await server.app.store.batchGet(
+      written.map((w) =>
+        w.logId
+          ? entities.Log.keyOf(w.tenantId, { projectId: w.projectId, logId: w.logId })
+          : entities.Project.keyOf(w.tenantId, { projectId: w.projectId }),
+      ),
+    );
+    for (const [i, w] of written.entries()) {
+      const item = items[i];
       if (!item) throw new Error(`${w.logId ?? w.projectId} is gone`);
       if (w.logId && editedIds.has(w.logId)) {
         expect(item.materials).toEqual([`ochre${edited.findIndex((e) => e.logId === w.logId)}z`]);

@@ -15,8 +15,8 @@ describe('several instances sharing DynamoDB and Redis', () => {
   beforeAll(async () => {
     redis = await startRedis();
     const env = { DYNAMODB_ENDPOINT: testEndpoint(), TABLE_NAME: `t_${randomUUID().slice(0, 8)}`, REDIS_URL: redis.url };
-    one = await startInstance(env);
-    two = await startInstance(env);
+    // Started at once: each makes the shared table if it is missing, and a second CreateTable is answered as done.
+    [one, two] = await Promise.all([startInstance(env), startInstance(env)]);
   });
 
   it('delivers a change committed through one instance to a subscriber on the other', async () => {

@@ -152,8 +152,8 @@ describe('per-tenant rate budgets across two instances and Redis', () => {
     redis = await startRedis();
     counts = fixture('Redis client', new Redis(redis.url), (r) => r.disconnect());
     const env = { DYNAMODB_ENDPOINT: testEndpoint(), TABLE_NAME: `t_${randomUUID().slice(0, 8)}`, REDIS_URL: redis.url };
-    one = await startInstance(env);
-    two = await startInstance(env);
+    // Started at once: each makes the shared table if it is missing, and a second CreateTable is answered as done.
+    [one, two] = await Promise.all([startInstance(env), startInstance(env)]);
     urls = [one.url, two.url];
     // The plans are set before any of these tenants sends anything, so no instance holds an older one.
     const admin = await token('ops', 'admin', [Role.ADMIN]);
