@@ -253,9 +253,10 @@ export class JobRepository {
       // Steps and the JobWork entries of jobs at fan-out stages share the index's partitions, so one
       // query finds both.
       const spec = { ...entities.Step.query(this.scope.tenantId, index, values), skBefore: `${now}$` };
-      const candidates = await this.scope.store.queryFirst(spec, CLAIM_CANDIDATES);
-      // Workers asking at once read the same oldest candidates; each tries them from a random place
-      // in the list, so they spread over the work instead of all racing for the first one.
+      // Workers of the tenant asking at once share one read of the index (one that started after
+      // each asked), and each tries its candidates from a random place in the list, so they spread
+      // over the work instead of all racing for the first one.
+      const candidates = await this.scope.shared.query(spec, CLAIM_CANDIDATES);
       const start = Math.floor(Math.random() * candidates.length);
       let opened = false;
       const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];

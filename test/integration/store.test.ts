@@ -1,4 +1,4 @@
-import { put as putItem } from '../../src/infra/dynamo/write';
+import { put as putItem, update as updateItem } from '../../src/infra/dynamo/write';
 import { freshTable, type TestTable } from '../support/dynamo';
 
 describe('Store against DynamoDB Local', () => {
@@ -152,5 +152,23 @@ describe('Store against DynamoDB Local', () => {
     );
     expect(Object.fromEntries(table.dynamo.calls.byCommand)).toEqual({ UpdateItemCommand: 1 });
     expect(await table.store.get({ PK: 'TENANT#r', SK: 'ONE' })).toEqual({ PK: 'TENANT#r', SK: 'ONE' });
+  });
+
+  it('commits 60 units in two transactions, leaving out those whose condition failed and splitting units that share a key', async () => {
+    await put([0, 1, 2].map((i) => ({ PK: 'TENANT#u', SK: `NEW#${i}`, taken: true })));
+    // 60 units of one conditional put each (3 of them taken already), then 2 units that add to one counter.
+    const units = [
+      ...Array.from({ length: 60 }, (_, i) => [putItem({ PK: 'TENANT#u', SK: `NEW#${i}`, n: i }).ifNew()]),
+      [updateItem({ PK: 'TENANT#u', SK: 'COUNTER' }).addNumber('n', 1)],
+      [updateItem({ PK: 'TENANT#u', SK: 'COUNTER' }).addNumber('n', 1)],
+    ];
+    table.dynamo.calls.reset();
+    const committed = await table.store.transactEach(units);
+    expect(committed).toEqual([false, false, false, ...Array(59).fill(true)]);
+    // The first transaction (57 puts that could commit, 3 that could not, and the first counter unit) is sent again without the 3.
+    expect(Object.fromEntries(table.dynamo.calls.byCommand)).toEqual({ TransactWriteItemsCommand: 3 });
+    const rows = await table.store.batchGet(Array.from({ length: 60 }, (_, i) => ({ PK: 'TENANT#u', SK: `NEW#${i}` })));
+    expect(rows.map((row) => row?.n ?? row?.taken)).toEqual([true, true, true, ...Array.from({ length: 57 }, (_, i) => i + 3)]);
+    expect((await table.store.get({ PK: 'TENANT#u', SK: 'COUNTER' }))?.n).toBe(2);
   });
 });
