@@ -31,7 +31,9 @@ async function main() {
     ...serverEnv(dynamo.endpoint, `stress_${randomUUID().slice(0, 8)}`, dataDir),
     DYNAMODB_TIMEOUT_MS: '2000',
   };
+  // The server's log level (silent by default) and keep-alive interval (the production 12 s by default) can be set for a run.
   if (process.env.LOG_LEVEL_SERVER) env.LOG_LEVEL = process.env.LOG_LEVEL_SERVER;
+  if (process.env.WS_KEEPALIVE_MS) env.WS_KEEPALIVE_MS = process.env.WS_KEEPALIVE_MS;
   const server = await startChild('server', [], { core: '0', env });
   try {
     const url = server.ready.url as string;

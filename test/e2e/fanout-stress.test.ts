@@ -1,4 +1,6 @@
+import WebSocket from 'ws';
 import { stressSubscribers } from '../../bench/stress-subscribers';
+import { fixture } from '../support/fixtures';
 import { Role, startTestServer } from '../support/server';
 
 /**
@@ -58,4 +60,40 @@ describe('fan-out of one job to 2,000 sockets', () => {
     expect(result.rounds).toHaveLength(20);
     expect(result.paused.caughtUp + result.paused.resynced + Object.values(result.paused.closed).reduce((a, b) => a + b, 0)).toBe(200);
   }, 60_000);
+
+  it('keeps a peer that answered its ping while the server was busy past a keep-alive round', async () => {
+    const keepAliveMs = 500;
+    const server = await startTestServer({ env: { WS_KEEPALIVE_MS: String(keepAliveMs) } });
+    const token = await server.token('stress', [Role.EDITOR], 'editor');
+    const ws = fixture('keep-alive socket', new WebSocket(server.url.replace(/^http/, 'ws'), 'graphql-transport-ws'), (s) => s.terminate());
+    let closeCode: number | undefined;
+    ws.on('close', (code) => (closeCode = code));
+    await new Promise((resolve) => ws.once('open', resolve));
+    ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } }));
+    await new Promise((resolve) => ws.once('message', resolve));
+    let pings = 0;
+    let pingsAfterBusy = 0;
+    let busy = false;
+    const enough = new Promise<void>((resolve) =>
+      ws.on('ping', () => {
+        pings++;
+        if (busy && ++pingsAfterBusy === 3) resolve();
+        if (busy || pings < 2) return;
+        busy = true;
+        // The fault: this process (the server's too) is busy past the next round's time, right after
+        // ws answered the ping (it writes the pong before it emits 'ping'). A blocked event loop
+        // cannot be awaited as a condition; this is the one place the test holds it on purpose.
+        const until = performance.now() + keepAliveMs * 1.5;
+        while (performance.now() < until) {
+          // Busy, as a server fanning an event out to thousands of sockets is.
+        }
+      }),
+    );
+    const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
+    // Three more pings: the server kept the peer through three rounds after the busy one; a peer it
+    // dropped gets no ping and closes (1006) instead.
+    await Promise.race([enough, closed]);
+    expect(closeCode).toBeUndefined();
+    expect(pingsAfterBusy).toBe(3);
+  });
 });
