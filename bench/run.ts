@@ -118,6 +118,13 @@ async function workItems(endpoint: string, dataDir: string) {
     server.send('ITEMSTATS');
     return next;
   };
+  /** The server's DynamoDB calls by command since the last `reset` (bench/server.ts prints them on `calls`). */
+  const calls = async (): Promise<Record<string, number>> => {
+    const seen = server.collected('CALLS').length;
+    server.send('calls');
+    while (server.collected('CALLS').length === seen) await new Promise((r) => setTimeout(r, 10));
+    return server.collected('CALLS')[seen];
+  };
   const results: Record<string, unknown>[] = [];
 
   /** A tenant with a project, and a token for it (editor and worker). */
@@ -218,8 +225,15 @@ async function workItems(endpoint: string, dataDir: string) {
   // Each shape and worker count by tenant-bound workers, then by the shared pool's workers.
   type Run = ['one job' | '100 jobs', number, 'tenant' | 'pool'];
   const runs: Run[] = [['one job', 10, 'tenant']];
+  // `--runs one:50:tenant,many:10:pool` measures only those rows (the warm-up still runs first).
+  const picked = option('--runs')
+    ?.split(',')
+    .map((r) => r.split(':'));
   for (const workers of ['tenant', 'pool'] as const)
-    for (const shape of ['one job', '100 jobs'] as const) for (const n of [1, 10, 50]) runs.push([shape, n, workers]);
+    for (const shape of ['one job', '100 jobs'] as const)
+      for (const n of [1, 10, 50])
+        if (!picked || picked.some(([s, count, by]) => (s === 'one') === (shape === 'one job') && Number(count) === n && by === workers))
+          runs.push([shape, n, workers]);
   for (const [run, [shape, n, workers]] of runs.entries()) {
     const tenants = await Promise.all(
       Array.from({ length: shape === 'one job' ? 1 : TENANTS }, (_, i) => tenant(`items-${run}-${n}-${i}`)),
@@ -236,7 +250,13 @@ async function workItems(endpoint: string, dataDir: string) {
       );
     const total = shape === 'one job' ? ITEMS : JOBS * PER_JOB;
     const before = await stats();
+    server.send('reset');
+    const cpuBefore = cpuMsOf(server.ready.pid);
     const rate = await drain(n, workers === 'pool' ? [poolWorker] : tenants.map((t) => t.token), total);
+    // The server's CPU and DynamoDB calls per item do not depend on what else the machine runs, as
+    // items/s does: they show what a change to the write path saved, on a busy machine too.
+    const cpuMsPerItem = (cpuMsOf(server.ready.pid) - cpuBefore) / total;
+    const byCommand = await calls();
     const after = await stats();
     for (const t of tenants) await check(t.token, jobIds.get(t.token) ?? [], shape === 'one job' ? ITEMS : PER_JOB);
     if (run === 0) continue;
@@ -253,12 +273,17 @@ async function workItems(endpoint: string, dataDir: string) {
       rawLostPerUpdate: baseline.lostPerUpdate,
       conflictsPerCompletion: (after.conflicts - before.conflicts) / total,
       intentsPerBatch: intents / Math.max(1, batches),
+      cpuMsPerItem,
+      callsPerItem: Object.fromEntries(Object.entries(byCommand).map(([command, count]) => [command, count / total])),
     };
+    const perItem = Object.entries(row.callsPerItem)
+      .map(([command, count]) => `${command.replace(/Command$/, '')} ${count.toFixed(2)}`)
+      .join(', ');
     results.push(row);
     const goal = shape === 'one job' && n === 50;
     rows.push({
       metric: `7. work items completed/s, ${n} ${workers === 'pool' ? 'pool' : 'tenant-bound'} worker${n > 1 ? 's' : ''}, ${shape === 'one job' ? `one job of ${ITEMS} items` : `${JOBS} jobs of ${TENANTS} tenants, ${PER_JOB} items each`}`,
-      ours: `${rate.toFixed(0)} (${row.conflictsPerCompletion.toFixed(2)} lost rounds/completion, ${row.intentsPerBatch.toFixed(1)} changes/transaction)`,
+      ours: `${rate.toFixed(0)} (${row.conflictsPerCompletion.toFixed(2)} lost rounds/completion, ${row.intentsPerBatch.toFixed(1)} changes/transaction; per item: ${cpuMsPerItem.toFixed(1)} ms server CPU, DynamoDB ${perItem})`,
       baseline: `${baseline.rate.toFixed(0)} conditional UpdateItem/s on one item by ${n} caller${n > 1 ? 's' : ''} (${baseline.lostPerUpdate.toFixed(2)} lost/update)`,
       ratio: rate / baseline.rate,
       goal: goal ? '≥ 5 (one job, 50 workers ÷ the raw loop at 50)' : 'report',
@@ -266,6 +291,10 @@ async function workItems(endpoint: string, dataDir: string) {
     });
   }
   figures.workItems = results;
+  if (picked) {
+    await server.stop();
+    return;
+  }
 
   // A pool claim with 100 tenants holding work, beside a tenant-bound claim: one worker asks, one
   // claim at a time (the latency of a claim, not throughput), alternating the two kinds, each

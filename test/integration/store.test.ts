@@ -121,4 +121,36 @@ describe('Store against DynamoDB Local', () => {
     expect((await table.store.queryPage('e', { pk: 'TENANT#e' })).nodes).toEqual([]);
     expect(await table.store.get({ PK: 'TENANT#e', SK: 'EV#01' })).toBeNull();
   });
+
+  it('removes attributes from 150 items in TransactWriteItems of 100, skipping vanished items without recreating them', async () => {
+    const items = Array.from({ length: 150 }, (_, i) => ({
+      PK: 'TENANT#r',
+      SK: `EV#${String(i).padStart(3, '0')}`,
+      x: 'a',
+      y: 'b',
+      keep: i,
+    }));
+    for (let i = 0; i < items.length; i += 25) await put(items.slice(i, i + 25));
+    const vanished = Array.from({ length: 5 }, (_, i) => ({ PK: 'TENANT#r', SK: `GONE#${i}` }));
+    // The vanished keys come first, so the first transaction is cancelled by their conditions and sent again without them.
+    const keys = [...vanished, ...items.map(({ PK, SK }) => ({ PK, SK }))];
+    table.dynamo.calls.reset();
+    await table.store.removeAttributesOfEach(keys, ['x', 'y']);
+    expect(Object.fromEntries(table.dynamo.calls.byCommand)).toEqual({ TransactWriteItemsCommand: 3 });
+    const after = await table.store.batchGet(keys);
+    expect(after.slice(0, 5)).toEqual(Array(5).fill(null));
+    expect(after.slice(5).map((item) => [item?.keep, item?.x, item?.y])).toEqual(items.map((i) => [i.keep, undefined, undefined]));
+    // One key is one UpdateItem, as the transaction's extra cost buys nothing then.
+    await put([{ PK: 'TENANT#r', SK: 'ONE', x: 'a' }]);
+    table.dynamo.calls.reset();
+    await table.store.removeAttributesOfEach(
+      [
+        { PK: 'TENANT#r', SK: 'ONE' },
+        { PK: 'TENANT#r', SK: 'ONE' },
+      ],
+      ['x'],
+    );
+    expect(Object.fromEntries(table.dynamo.calls.byCommand)).toEqual({ UpdateItemCommand: 1 });
+    expect(await table.store.get({ PK: 'TENANT#r', SK: 'ONE' })).toEqual({ PK: 'TENANT#r', SK: 'ONE' });
+  });
 });

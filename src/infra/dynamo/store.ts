@@ -13,7 +13,7 @@ import { AppError, ErrorCode } from '../../errors';
 import type { CursorCodec } from '../cursor';
 import { lazyCursor, Page, type PageRequest, pageShape } from './page';
 import { keySchemas, TTL_ATTRIBUTE, type IndexName, type Key } from './table';
-import { transactRequest, type Item, type Write } from './write';
+import { transactRequest, update, type Item, type Write } from './write';
 
 export type { Item, Write };
 
@@ -36,6 +36,8 @@ const BATCH_GET_LIMIT = 100;
 /** The document client's marshalling options (client.ts), for the values a Query sends. */
 const MARSHALL: marshallOptions = { removeUndefinedValues: true, convertClassInstanceToMap: false };
 const MAX_TX_ATTEMPTS = 8;
+/** DynamoDB's limit of actions in one TransactWriteItems. */
+const MAX_TRANSACT_ITEMS = 100;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const backoff = (attempt: number) => Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random());
@@ -314,6 +316,40 @@ export class Store {
       );
     } catch (error) {
       if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+    }
+  }
+
+  /**
+   * Removes `attributes` from each item of `keys` that still exists (a vanished item is not
+   * recreated): one UpdateItem for one key, TransactWriteItems of up to 100 for more, so many
+   * removals cost one call instead of one each. A transaction is all or nothing, so the keys whose
+   * item has vanished (their condition failed) are dropped and the rest sent again; a conflict
+   * with another transaction is retried with backoff, as `transact` does. Throws what the calls
+   * throw past those bounds (then some of the removals may have been made).
+   */
+  async removeAttributesOfEach(keys: readonly Key[], attributes: string[]): Promise<void> {
+    const distinct = [...new Map(keys.map((key) => [`${key.PK}\u0000${key.SK}`, key])).values()];
+    for (let from = 0; from < distinct.length; from += MAX_TRANSACT_ITEMS) {
+      let chunk = distinct.slice(from, from + MAX_TRANSACT_ITEMS);
+      for (let attempt = 0; chunk.length > 0; attempt++) {
+        if (chunk.length === 1) {
+          await this.removeAttributes(chunk[0], attributes);
+          break;
+        }
+        const writes = chunk.map((key) => attributes.reduce((write, attribute) => write.remove(attribute), update(key)).ifExists());
+        try {
+          await this.doc.send(new TransactWriteCommand(transactRequest(this.tableName, writes)));
+          chunk = [];
+        } catch (error) {
+          if (!(error instanceof TransactionCanceledException) || attempt + 1 >= MAX_TX_ATTEMPTS) throw error;
+          const reasons = error.CancellationReasons ?? [];
+          const conflicted = reasons.some((r) => r.Code === 'TransactionConflict');
+          const vanished = new Set(reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : [])));
+          if (vanished.size === 0 && !conflicted) throw error;
+          chunk = chunk.filter((_, i) => !vanished.has(i));
+          if (conflicted) await sleep(backoff(attempt));
+        }
+      }
     }
   }
 
