@@ -70,7 +70,7 @@ export class StepResolver {
     expiresIn: number | null,
     @Ctx() ctx: Context,
   ) {
-    return Promise.all(step.artifacts.map((key) => ctx.repos.files.downloadUrl(key, expiresIn)));
+    return Promise.all((step.artifacts ?? []).map((key) => ctx.repos.files.downloadUrl(key, expiresIn)));
   }
 }
 
@@ -418,6 +418,13 @@ export class JobResolver {
       }));
   }
 
+  @FieldResolver(() => Int, {
+    description: 'The seq of the latest event: subscribe to jobProgress with afterSeq set to it to miss nothing.',
+  })
+  seq(@Root() job: Job): number {
+    return job.seq;
+  }
+
   @FieldResolver(() => String, {
     description:
       "What a client shows: the current stage's phase of a declared kind while it runs (e.g. generating_scenes), else the status in lower case.",
@@ -533,6 +540,14 @@ export class WorkItemResolver {
   })
   id(@Root() item: WorkItem): string {
     return objectIdOf('WorkItem', item.jobId, item.stage, item.sequence);
+  }
+
+  @FieldResolver(() => ID, {
+    nullable: true,
+    description: 'Its tenant: set on deadLettersAcrossTenants (admins); null elsewhere, where it is yours.',
+  })
+  tenantId(@Root() item: WorkItem): string | null {
+    return item.tenantId ?? null;
   }
 
   @FieldResolver(() => DateTime, {
