@@ -1,9 +1,12 @@
-import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { attr } from '../infra/dynamo/entity';
+import { ArgsType, Field, ID, InputType, Int } from 'type-graphql';
 import { ASSET_VERSION, type AssetVersionItem, entities, type EntityItem } from '../common/entities';
 import { attributeEnum, modelTypes, shapeObjectType } from '../common/model-types';
 import { PageArgs } from '../common/pagination';
 import { DateTime } from '../common/scalars';
-import { UploadTarget } from '../common/files/upload.type';
+// Its upload status enum (AssetStatus) is registered there, before this declaration is made into types.
+import type { UploadTarget } from '../common/files/upload.type';
+import '../common/files/upload.type';
 
 /** The kinds of asset and their GraphQL enum, from the declaration. */
 export const AssetType = attributeEnum(entities.Asset, 'type', entities.Asset.attributes.type);
@@ -86,17 +89,17 @@ export class RequestAssetVersionInput {
   size!: number;
 }
 
-@ObjectType({
-  simpleResolvers: true,
+export const AssetUpload = shapeObjectType({
+  name: 'AssetUpload',
   description: 'A new asset in UPLOADING and where to PUT its file; confirmAssetUpload makes it READY.',
-})
-export class AssetUpload {
-  @Field(() => Asset, { description: 'The new asset, in UPLOADING.' })
-  asset!: Asset;
-
-  @Field(() => Int, { description: 'The version being uploaded.' })
-  version!: number;
-
-  @Field(() => UploadTarget, { description: 'Where and how to send the file.' })
-  upload!: UploadTarget;
-}
+  fields: {
+    asset: attr.json()({ required: true, apiType: 'Asset', description: 'The new asset, in UPLOADING.' }),
+    version: attr.int({ required: true, description: 'The version being uploaded.' }),
+    upload: attr.json()({ required: true, apiType: 'UploadTarget', description: 'Where and how to send the file.' }),
+  },
+});
+export type AssetUpload = {
+  asset: Asset;
+  version: number;
+  upload: UploadTarget;
+};

@@ -115,17 +115,21 @@ export function attributeEnum(
  * The API's types by GraphQL name, for attributes that name one (Attribute.apiType): every type
  * made here, and those a feature registers (registerApiType).
  */
-const apiTypes = new Map<string, ClassType>();
+const apiTypes = new Map<string, object>();
 
 /**
- * Makes `type`, a hand-written object type, the one attributes naming `name` (Attribute.apiType)
- * take. Throws (a programming error) when another type has the name.
+ * Makes `type`, a hand-written object type or an enum registered with type-graphql, the one
+ * attributes naming `name` (Attribute.apiType) take. Throws (a programming error) when another
+ * type has the name.
  */
-export function registerApiType(name: string, type: ClassType): void {
+export function registerApiType(name: string, type: object): void {
   const existing = apiTypes.get(name);
   if (existing && existing !== type) throw new Error(`The API type ${name} is registered twice.`);
   apiTypes.set(name, type);
 }
+
+// The JSON scalars, for attributes that hold lists of JSON objects (an archived job's rows).
+registerApiType('JSONObject', JSONObject);
 
 /** The API type or enum named `name`, when the schema is built. Throws (a programming error) when none has the name. */
 function apiTypeNamed(name: string): () => object {
@@ -176,8 +180,10 @@ type FieldType = () => GraphQLScalarType | object | [GraphQLScalarType] | [objec
 /** The GraphQL type of one attribute, as an object type shows it or (with `input`) an input takes it. */
 function typeOf(model: AnyModel | undefined, name: string, attribute: Attribute, input = false): FieldType {
   if (attribute.apiType) {
-    const found = apiTypeNamed(attribute.apiType);
-    return attribute.listOf || attribute.kind === 'strings' ? () => [found()] : found;
+    // `[Name]` is a list of the type named Name.
+    const list = /^\[(\w+)\]$/.exec(attribute.apiType);
+    const found = apiTypeNamed(list ? list[1] : attribute.apiType);
+    return list ? () => [found()] : found;
   }
   switch (attribute.kind) {
     case 'id':

@@ -1,3 +1,5 @@
+import { shapeObjectType } from '../common/model-types';
+import { attr } from '../infra/dynamo/entity';
 import {
   Arg,
   Args,
@@ -10,7 +12,6 @@ import {
   InputType,
   Int,
   Mutation,
-  ObjectType,
   Query,
   Resolver,
   Root,
@@ -18,7 +19,8 @@ import {
 import { Role } from '../auth/principal';
 import { entities, type EntityItem } from '../common/entities';
 import { feature } from '../common/feature';
-import { UploadTarget } from '../common/files/upload.type';
+// Its upload status enum (AssetStatus) is registered there, before this declaration is made into types.
+import '../common/files/upload.type';
 import { attributeEnum, modelTypes } from '../common/model-types';
 import { PageArgs, pageRequest } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
@@ -66,17 +68,14 @@ export class RequestInspirationUploadInput implements InspirationUploadRequest {
   linkedProjectId?: string | null;
 }
 
-@ObjectType({
-  simpleResolvers: true,
+const InspirationUpload = shapeObjectType({
+  name: 'InspirationUpload',
   description: 'A new inspiration waiting for its file, and where to PUT it; confirmInspirationUpload finishes it.',
-})
-class InspirationUpload {
-  @Field(() => Inspiration, { description: 'The new inspiration, waiting for its file.' })
-  inspiration!: EntityItem<'Inspiration'>;
-
-  @Field(() => UploadTarget, { description: 'Where and how to send the file.' })
-  upload!: UploadTarget;
-}
+  fields: {
+    inspiration: attr.json()({ required: true, apiType: 'Inspiration', description: 'The new inspiration, waiting for its file.' }),
+    upload: attr.json()({ required: true, apiType: 'UploadTarget', description: 'Where and how to send the file.' }),
+  },
+});
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {

@@ -160,7 +160,8 @@ export interface AttributeOptions<T> {
   deprecationReason?: string;
   /**
    * The API's type of a JSON value that is another of its types (a job as an event left it, an
-   * upload's target), by its GraphQL name; the type must be made by the time the schema is built.
+   * upload's target), by its GraphQL name, `[Name]` for a list of them; the type must be made
+   * (or registered) by the time the schema is built.
    */
   apiType?: string;
 }
