@@ -27,6 +27,7 @@ import { idempotencyKeyArg } from '../common/idempotency';
 import { badInput } from '../errors';
 import type { Context } from '../context';
 import { type InspirationUploadRequest, InspirationRepository } from './inspiration.repository';
+import { expectedVersionArg, optionalExpectedVersionArg } from '../common/args';
 
 /*
  * Inspiration's types come from its declaration (src/common/entities.ts); what is particular to it
@@ -116,10 +117,7 @@ export class InspirationResolver {
   @Mutation(() => Inspiration, { description: 'Changes a piece of inspiration.' })
   updateInspiration(
     @Arg('inspirationId', () => ID, { description: "The inspiration's id." }) inspirationId: string,
-    @Arg('expectedVersion', () => Int, {
-      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
-    })
-    expectedVersion: number,
+    @Arg('expectedVersion', () => Int, expectedVersionArg) expectedVersion: number,
     @Arg('input', () => updateInput, { description: 'The fields to change; an omitted field is kept.' })
     input: typeof entities.Inspiration.updateInput,
     @Ctx() ctx: Context,
@@ -131,11 +129,7 @@ export class InspirationResolver {
   @Mutation(() => Inspiration, { description: 'Deletes it and returns it as it was.' })
   deleteInspiration(
     @Arg('inspirationId', () => ID, { description: "The inspiration's id." }) inspirationId: string,
-    @Arg('expectedVersion', () => Int, {
-      nullable: true,
-      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
-    })
-    expectedVersion: number | null,
+    @Arg('expectedVersion', () => Int, optionalExpectedVersionArg) expectedVersion: number | null,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.inspirations.delete(inspirationId, expectedVersion);

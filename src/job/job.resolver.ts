@@ -3,7 +3,7 @@ import { Role, SYSTEM_TENANT } from '../auth/principal';
 import { PageArgs, pageRequest } from '../common/pagination';
 import { DateTime, JSONObject, JSONValue } from '../common/scalars';
 import { feature } from '../common/feature';
-import { objectIdOf } from '../common/global-id';
+import { ObjectIdResolver } from '../common/global-id';
 import { optionalText } from '../common/validate';
 import type { Context } from '../context';
 import {
@@ -533,15 +533,11 @@ const EXPIRES_IN = {
 };
 
 @Resolver(() => WorkItem)
-export class WorkItemResolver {
-  @FieldResolver(() => ID, {
-    description:
-      'Unique across all types and stable, so a client cache keys the item by it (its job, stage and sequence). No Node: read items through their job.',
-  })
-  id(@Root() item: WorkItem): string {
-    return objectIdOf('WorkItem', item.jobId, item.stage, item.sequence);
-  }
-
+export class WorkItemResolver extends ObjectIdResolver(
+  WorkItem,
+  'Unique across all types and stable, so a client cache keys the item by it (its job, stage and sequence). No Node: read items through their job.',
+  (item) => [item.jobId, item.stage, item.sequence],
+) {
   @FieldResolver(() => ID, {
     nullable: true,
     description: 'Its tenant: set on deadLettersAcrossTenants (admins); null elsewhere, where it is yours.',
@@ -561,14 +557,11 @@ export class WorkItemResolver {
 }
 
 @Resolver(() => JobScene)
-export class JobSceneResolver {
-  @FieldResolver(() => ID, {
-    description: 'Unique across all types and stable, so a client cache keys the scene by it (its job and sequence).',
-  })
-  id(@Root() scene: JobScene): string {
-    return objectIdOf('JobScene', scene.jobId, scene.sequence);
-  }
-
+export class JobSceneResolver extends ObjectIdResolver(
+  JobScene,
+  'Unique across all types and stable, so a client cache keys the scene by it (its job and sequence).',
+  (scene) => [scene.jobId, scene.sequence],
+) {
   @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the audio clip, made now (default 1 hour).' })
   audioClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, EXPIRES_IN) expiresIn: number | null, @Ctx() ctx: Context) {
     return scene.audioClip ? ctx.repos.files.downloadUrl(scene.audioClip, expiresIn) : null;
@@ -591,15 +584,11 @@ export class JobSceneResolver {
 }
 
 @Resolver(() => JobEvent)
-export class JobEventResolver {
-  @FieldResolver(() => ID, {
-    description:
-      'Unique across all types and stable, so a client cache keys the message by it: made from eventId and position, because one event reaches the job’s stream and the status streams at different positions. No Node, so node(id:) does not read it.',
-  })
-  id(@Root() event: JobEvent): string {
-    return objectIdOf('JobEvent', event.eventId, event.position);
-  }
-
+export class JobEventResolver extends ObjectIdResolver(
+  JobEvent,
+  'Unique across all types and stable, so a client cache keys the message by it: made from eventId and position, because one event reaches the job’s stream and the status streams at different positions. No Node, so node(id:) does not read it.',
+  (event) => [event.eventId, event.position],
+) {
   @FieldResolver(() => Job, {
     nullable: true,
     description:

@@ -18,6 +18,7 @@ import {
   UpdateLogExtractionInput,
 } from './log.type';
 import { LogRepository } from './log.repository';
+import { expectedVersionArg } from '../common/args';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -78,10 +79,7 @@ export class LogResolver {
   @Mutation(() => Log, { description: 'Replaces extraction results; material usage follows in the same write.' })
   updateLogExtraction(
     @Args() { projectId, logId }: LogRef,
-    @Arg('expectedVersion', () => Int, {
-      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
-    })
-    expectedVersion: number,
+    @Arg('expectedVersion', () => Int, expectedVersionArg) expectedVersion: number,
     @Arg('input', () => UpdateLogExtractionInput, { description: 'The fields to change; an omitted field is kept.' })
     input: typeof entities.Log.updateInput,
     @Ctx() ctx: Context,

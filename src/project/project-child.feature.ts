@@ -8,6 +8,7 @@ import { PageArgs, pageRequest } from '../common/pagination';
 import type { Context, Repositories } from '../context';
 import type { ChildModel } from './project-child.repository';
 import { Project } from './project.type';
+import { expectedVersionArg } from '../common/args';
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 const optionalVersion = (type: string) => ({ nullable: true, description: `When given, CONFLICT unless the ${type} is at this version.` });
@@ -121,10 +122,7 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
     })
     update(
       @Args(() => Ref) ref: Ref,
-      @Arg('expectedVersion', () => Int, {
-        description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
-      })
-      expectedVersion: number,
+      @Arg('expectedVersion', () => Int, expectedVersionArg) expectedVersion: number,
       @Arg('input', () => updateInput, { description: 'The fields to change; an omitted field is kept.' }) input: object,
       @Ctx() ctx: Context,
     ) {

@@ -1,0 +1,11 @@
+/*
+ * The wording of arguments many resolvers take, said once: a change's expected version.
+ */
+
+const VERSION_YOU_READ = 'The version you last read: if it has moved on since, CONFLICT names the current one.';
+
+/** The `expectedVersion` argument of an update, which must name the version the client read. */
+export const expectedVersionArg = { description: VERSION_YOU_READ };
+
+/** The `expectedVersion` argument of a change that may go without one (a delete): given, it is checked as an update's is. */
+export const optionalExpectedVersionArg = { nullable: true, description: VERSION_YOU_READ };
