@@ -3,13 +3,13 @@ import { entities } from '../common/entities';
 import { connectionOf, shapeObjectType } from '../common/model-types';
 import { ForwardPageArgs, PageArgs } from '../common/pagination';
 import { DateTime } from '../common/scalars';
-import { attr, type AttributeValues } from '../infra/dynamo/entity';
+import { attr } from '../infra/dynamo/entity';
 
 /**
  * An activity event as the API shows it: the attributes a project's and the tenant's own events
  * are declared with (src/common/entities.ts), and the id a resync names for older clients.
  */
-const ACTIVITY_EVENT = {
+export const ActivityEvent = shapeObjectType({
   name: 'ActivityEvent',
   description: 'A committed change: who did what to which entity, and when.',
   fields: {
@@ -20,9 +20,8 @@ const ACTIVITY_EVENT = {
         'Only on action "subscription.resync": the eventId of the last event delivered, for clients that resume with afterEventId.',
     }),
   },
-} as const;
-export const ActivityEvent = shapeObjectType(ACTIVITY_EVENT);
-export type ActivityEvent = AttributeValues<(typeof ACTIVITY_EVENT)['fields']>;
+});
+export type ActivityEvent = InstanceType<typeof ActivityEvent>;
 
 export const ActivityConnection = connectionOf(
   ActivityEvent,

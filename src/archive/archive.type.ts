@@ -16,22 +16,16 @@ export const ArchivedJob = shapeObjectType({
     bytes: attr.int({ required: true, description: 'The archived object’s size (gzip), in bytes.' }),
     rows: attr.int({ required: true, description: 'Table rows the archive holds (the job, its steps, items and events).' }),
     job: attr.jsonObject()({ required: true, description: 'The job as it was stored, without its keys.' }),
-    steps: attr.json()({ required: true, apiType: '[JSONObject]', description: 'Its step attempts as stored.' }),
-    items: attr.json()({ required: true, apiType: '[JSONObject]', description: 'Its work items as stored.' }),
-    events: attr.json()({ required: true, apiType: '[JSONObject]', description: 'Its events (its own stream), in order.' }),
+    steps: attr.json<Record<string, unknown>[]>()({ required: true, apiType: '[JSONObject]', description: 'Its step attempts as stored.' }),
+    items: attr.json<Record<string, unknown>[]>()({ required: true, apiType: '[JSONObject]', description: 'Its work items as stored.' }),
+    events: attr.json<Record<string, unknown>[]>()({
+      required: true,
+      apiType: '[JSONObject]',
+      description: 'Its events (its own stream), in order.',
+    }),
   },
 });
-export type ArchivedJob = {
-  jobId: string;
-  archivedAt: string;
-  sha256: string;
-  bytes: number;
-  rows: number;
-  job: Record<string, unknown>;
-  steps: Record<string, unknown>[];
-  items: Record<string, unknown>[];
-  events: Record<string, unknown>[];
-};
+export type ArchivedJob = InstanceType<typeof ArchivedJob>;
 
 export const ArchiveRun = shapeObjectType({
   name: 'ArchiveRun',

@@ -93,13 +93,9 @@ export const AssetUpload = shapeObjectType({
   name: 'AssetUpload',
   description: 'A new asset in UPLOADING and where to PUT its file; confirmAssetUpload makes it READY.',
   fields: {
-    asset: attr.json()({ required: true, apiType: 'Asset', description: 'The new asset, in UPLOADING.' }),
+    asset: attr.json<Asset>()({ required: true, apiType: 'Asset', description: 'The new asset, in UPLOADING.' }),
     version: attr.int({ required: true, description: 'The version being uploaded.' }),
-    upload: attr.json()({ required: true, apiType: 'UploadTarget', description: 'Where and how to send the file.' }),
+    upload: attr.json<UploadTarget>()({ required: true, apiType: 'UploadTarget', description: 'Where and how to send the file.' }),
   },
 });
-export type AssetUpload = {
-  asset: Asset;
-  version: number;
-  upload: UploadTarget;
-};
+export type AssetUpload = InstanceType<typeof AssetUpload>;

@@ -2,11 +2,13 @@ import type { GraphQLScalarType } from 'graphql';
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType, type ClassType } from 'type-graphql';
 import {
   type AnyModel,
+  type ItemOf,
   type Attribute,
   type EnumDeclaration,
   type EnumObject,
   enumObject,
   type ShapeDeclaration,
+  type ShapeValues,
   type SystemField,
 } from '../infra/dynamo/entity';
 import { Node } from './node.type';
@@ -169,8 +171,11 @@ const fieldOptions = (attribute: Attribute) => ({
 /**
  * The object type of a declared shape that no attribute holds: a view or a payload the API
  * answers with (a claim's work, a replay's result). Its attributes may name other API types
- * (Attribute.apiType). Made once per name.
+ * (Attribute.apiType). Made once per name; its instances are typed as the shape's values, so
+ * `type X = InstanceType<typeof X>` is the TypeScript type of what a resolver answers with.
  */
+export function shapeObjectType<const S extends ShapeDeclaration>(shape: S, model?: AnyModel): ClassType<ShapeValues<S>>;
+// The class made at run time holds no values itself: its instance type only says what resolvers answer with.
 export function shapeObjectType(shape: ShapeDeclaration, model?: AnyModel): ClassType {
   return shapeType(model, shape, false);
 }
@@ -243,8 +248,9 @@ function named<T extends ClassType>(cls: T, name: string): T {
 }
 
 /** The object type, connection and inputs of a model (see above); made once per model. */
-export interface ModelTypes {
-  type: ClassType;
+export interface ModelTypes<Item extends object = object> {
+  /** The object type; its instances are typed as the entity's stored items. */
+  type: ClassType<Item>;
   connection: ClassType;
   createInput: ClassType;
   updateInput: ClassType;
@@ -282,6 +288,8 @@ export function connectionOf(type: ClassType, description: string, name = `${typ
  * Its object type is a Node with every system field unless its declaration's `api` says otherwise.
  * Throws (a programming error) when two declarations name one enum with different values.
  */
+export function modelTypes<M extends AnyModel>(model: M): ModelTypes<ItemOf<M>>;
+// The classes made at run time hold no values themselves: the item type only says what resolvers answer with.
 export function modelTypes(model: AnyModel): ModelTypes {
   const existing = made.get(model);
   if (existing) return existing;

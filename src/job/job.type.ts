@@ -5,7 +5,7 @@ import { JobEventType, JobStatus, StepStatus } from './job.machine';
 import { ItemStatus } from './job.machine';
 import { entities, type EntityItem, REUSE_SOURCE } from '../common/entities';
 import { modelTypes, registerDeclaredEnum, registerEnumOf, shapeObjectType } from '../common/model-types';
-import { attr, type AttributeValues } from '../infra/dynamo/entity';
+import { attr } from '../infra/dynamo/entity';
 
 /*
  * The job feature's GraphQL types. Job, Step, WorkItem and PoolShare (with their connections, and
@@ -102,7 +102,7 @@ export const ItemCounts = shapeObjectType({
   },
 });
 
-const JOB_SCENE = {
+export const JobScene = shapeObjectType({
   name: 'JobScene',
   description:
     "A scene of a MUSIC_VIDEO job as seed 001 describes it: one item of its render-scenes stage, typed, with presigned URLs for its files. sceneId links it to the project's Scene when the item names one.",
@@ -123,9 +123,8 @@ const JOB_SCENE = {
     retryCount: attr.int({ required: true, description: 'Attempts made before the current one.' }),
     errorMessage: attr.string({ description: 'Why its last attempt failed.' }),
   },
-} as const;
-export const JobScene = shapeObjectType(JOB_SCENE);
-export type JobScene = AttributeValues<(typeof JOB_SCENE)['fields']>;
+});
+export type JobScene = InstanceType<typeof JobScene>;
 
 const REUSED_WORK = {
   name: 'ReusedWork',
@@ -137,7 +136,7 @@ const REUSED_WORK = {
   },
 } as const;
 
-const JOB_EVENT = {
+export const JobEvent = shapeObjectType({
   name: 'JobEvent',
   description: 'One change of a job. seq is gapless per job: 1, 2, 3 …; prevSeq = seq − 1.',
   fields: {
@@ -169,9 +168,8 @@ const JOB_EVENT = {
     }),
     resumeAfterSeq: attr.int({ description: 'RESYNC only: resubscribe with afterSeq set to this (the same as position).' }),
   },
-} as const;
-export const JobEvent = shapeObjectType(JOB_EVENT);
-export type JobEvent = AttributeValues<(typeof JOB_EVENT)['fields']>;
+});
+export type JobEvent = InstanceType<typeof JobEvent>;
 
 const JOB_FIELD = {
   name: 'JobField',

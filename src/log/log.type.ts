@@ -27,15 +27,10 @@ export const MaterialUsage = shapeObjectType({
     material: attr.string({ required: true, description: 'The material asked for, normalized (lower case, single spaces).' }),
     logCount: attr.int({ required: true, description: 'How many logs used it.' }),
     totalMinutes: attr.int({ required: true, description: 'The minutes of those logs, added up.' }),
-    logs: attr.json()({ required: true, apiType: '[Log]', description: 'The logs that used it, oldest first.' }),
+    logs: attr.json<Log[]>()({ required: true, apiType: '[Log]', description: 'The logs that used it, oldest first.' }),
   },
 });
-export type MaterialUsage = {
-  material: string;
-  logCount: number;
-  totalMinutes: number;
-  logs: Log[];
-};
+export type MaterialUsage = InstanceType<typeof MaterialUsage>;
 
 @ArgsType()
 export class LogRef {

@@ -1,25 +1,20 @@
-import { registerApiType, shapeObjectType } from '../common/model-types';
-import { attr } from '../infra/dynamo/entity';
-import { registerEnumType } from 'type-graphql';
+import { registerDeclaredEnum, shapeObjectType } from '../common/model-types';
+import { attr, enumObject } from '../infra/dynamo/entity';
 import { JobStatus } from '../job/job.machine';
 
-export enum MigrationState {
-  PENDING = 'PENDING',
-  RUNNING = 'RUNNING',
-  APPLIED = 'APPLIED',
-  FAILED = 'FAILED',
-}
-registerEnumType(MigrationState, {
+/** Where a migration stands. */
+export const MigrationState = enumObject(['PENDING', 'RUNNING', 'APPLIED', 'FAILED']);
+export type MigrationState = (typeof MigrationState)[keyof typeof MigrationState];
+registerDeclaredEnum(MigrationState, {
   name: 'MigrationState',
   description: 'Where a migration stands.',
-  valuesConfig: {
-    PENDING: { description: 'Not started: runMigrations (or npm run migrate) starts it once the ones before it are applied.' },
-    RUNNING: { description: 'Its job runs: the server works through its segments.' },
-    APPLIED: { description: 'Its job completed: it never runs again.' },
-    FAILED: { description: 'A segment failed past its attempts: runMigrations takes it up again from its checkpoint.' },
+  values: {
+    PENDING: 'Not started: runMigrations (or npm run migrate) starts it once the ones before it are applied.',
+    RUNNING: 'Its job runs: the server works through its segments.',
+    APPLIED: 'Its job completed: it never runs again.',
+    FAILED: 'A segment failed past its attempts: runMigrations takes it up again from its checkpoint.',
   },
 });
-registerApiType('MigrationState', MigrationState);
 
 export const MigrationCounts = shapeObjectType({
   name: 'MigrationCounts',
@@ -38,13 +33,7 @@ export const MigrationCounts = shapeObjectType({
     }),
   },
 });
-export type MigrationCounts = {
-  scanned: number;
-  rewritten: number;
-  unchanged: number;
-  skipped: number;
-  conflicts: number;
-};
+export type MigrationCounts = InstanceType<typeof MigrationCounts>;
 
 export const Migration = shapeObjectType({
   name: 'Migration',
@@ -54,7 +43,7 @@ export const Migration = shapeObjectType({
     name: attr.string({ required: true, description: 'Its name, e.g. search-backfill.' }),
     description: attr.string({ required: true, description: 'What it does.' }),
     entities: attr.strings({ required: true, description: 'The entity types whose items it rewrites.' }),
-    state: attr.json()({ required: true, apiType: 'MigrationState', description: 'Where it stands.' }),
+    state: attr.json<MigrationState>()({ required: true, apiType: 'MigrationState', description: 'Where it stands.' }),
     itemsPerSecond: attr.int({
       required: true,
       description:
@@ -62,28 +51,17 @@ export const Migration = shapeObjectType({
     }),
     segments: attr.int({ required: true, description: 'Parallel scan segments: the work items of its job.' }),
     jobId: attr.id({ description: 'Its job in the system partition: follow it with jobProgress(jobId, system: true).' }),
-    jobStatus: attr.json()({ apiType: 'JobStatus', description: 'Its job’s status.' }),
+    jobStatus: attr.json<JobStatus | null>()({ apiType: 'JobStatus', description: 'Its job’s status.' }),
     progress: attr.float({ description: 'Its job’s progress, 0 to 1.' }),
-    counts: attr.json()({ apiType: 'MigrationCounts', description: 'What its segments counted, as of their last checkpoints.' }),
+    counts: attr.json<MigrationCounts | null>()({
+      apiType: 'MigrationCounts',
+      description: 'What its segments counted, as of their last checkpoints.',
+    }),
     rewriteRate: attr.float({ description: 'Entities rewritten per second since its job started (until it finished).' }),
     appliedAt: attr.dateTime({ description: 'When its job completed.' }),
   },
 });
-export type Migration = {
-  id: string;
-  name: string;
-  description: string;
-  entities: string[];
-  state: MigrationState;
-  itemsPerSecond: number;
-  segments: number;
-  jobId?: string | null;
-  jobStatus?: JobStatus | null;
-  progress?: number | null;
-  counts?: MigrationCounts | null;
-  rewriteRate?: number | null;
-  appliedAt?: string | null;
-};
+export type Migration = InstanceType<typeof Migration>;
 
 export const DriftCount = shapeObjectType({
   name: 'DriftCount',
@@ -93,10 +71,7 @@ export const DriftCount = shapeObjectType({
     items: attr.int({ required: true, description: 'How many of its drifted items differ in it.' }),
   },
 });
-export type DriftCount = {
-  field: string;
-  items: number;
-};
+export type DriftCount = InstanceType<typeof DriftCount>;
 
 export const DriftSample = shapeObjectType({
   name: 'DriftSample',
@@ -107,11 +82,7 @@ export const DriftSample = shapeObjectType({
     fields: attr.strings({ required: true, description: 'What differs: PK, SK, index attributes, searchWords.' }),
   },
 });
-export type DriftSample = {
-  pk: string;
-  sk: string;
-  fields: string[];
-};
+export type DriftSample = InstanceType<typeof DriftSample>;
 
 export const EntityDrift = shapeObjectType({
   name: 'EntityDrift',
@@ -123,17 +94,19 @@ export const EntityDrift = shapeObjectType({
       required: true,
       description: 'Its items whose key, index attributes or search words differ from what the declaration derives.',
     }),
-    fields: attr.json()({ required: true, apiType: '[DriftCount]', description: 'How many drifted items differ in each field.' }),
-    samples: attr.json()({ required: true, apiType: '[DriftSample]', description: 'The first drifted items found, up to maxSamples.' }),
+    fields: attr.json<DriftCount[]>()({
+      required: true,
+      apiType: '[DriftCount]',
+      description: 'How many drifted items differ in each field.',
+    }),
+    samples: attr.json<DriftSample[]>()({
+      required: true,
+      apiType: '[DriftSample]',
+      description: 'The first drifted items found, up to maxSamples.',
+    }),
   },
 });
-export type EntityDrift = {
-  entityType: string;
-  checked: number;
-  drifted: number;
-  fields: DriftCount[];
-  samples: DriftSample[];
-};
+export type EntityDrift = InstanceType<typeof EntityDrift>;
 
 export const ModelDrift = shapeObjectType({
   name: 'ModelDrift',
@@ -141,11 +114,11 @@ export const ModelDrift = shapeObjectType({
   fields: {
     drifted: attr.int({ required: true, description: 'Drifted items over every type.' }),
     undeclared: attr.int({ required: true, description: 'Items of no declared entity type.' }),
-    types: attr.json()({ required: true, apiType: '[EntityDrift]', description: 'Every entity type found in the table, by name.' }),
+    types: attr.json<EntityDrift[]>()({
+      required: true,
+      apiType: '[EntityDrift]',
+      description: 'Every entity type found in the table, by name.',
+    }),
   },
 });
-export type ModelDrift = {
-  drifted: number;
-  undeclared: number;
-  types: EntityDrift[];
-};
+export type ModelDrift = InstanceType<typeof ModelDrift>;

@@ -22,14 +22,10 @@ export const Viewer = shapeObjectType({
   fields: {
     userId: attr.id({ required: true, description: "The token's subject." }),
     tenantId: attr.id({ required: true, description: "The token's tenant: every read and write is in it." }),
-    roles: attr.json()({ required: true, apiType: '[Role]', description: "The token's roles." }),
+    roles: attr.json<Role[]>()({ required: true, apiType: '[Role]', description: "The token's roles." }),
   },
 });
-export type Viewer = {
-  userId: string;
-  tenantId: string;
-  roles: Role[];
-};
+export type Viewer = InstanceType<typeof Viewer>;
 
 export const PlanLimits = shapeObjectType({
   name: 'PlanLimits',
@@ -57,28 +53,23 @@ export const QuotaUsage = shapeObjectType({
     limit: attr.float({ required: true, description: 'What its plan allows.' }),
   },
 });
-export type QuotaUsage = {
-  quota: string;
-  used: number;
-  limit: number;
-};
+export type QuotaUsage = InstanceType<typeof QuotaUsage>;
 
 export const TenantUsage = shapeObjectType({
   name: 'TenantUsage',
   description: "A tenant's plan, its limits, and its usage of each quota (admins only).",
   fields: {
     tenantId: attr.id({ required: true, description: 'The tenant.' }),
-    plan: attr.json()({ required: true, apiType: 'Plan', description: 'The plan it is on.' }),
-    limits: attr.json()({ required: true, apiType: 'PlanLimits', description: 'What the plan allows it, with its own overrides.' }),
-    quotas: attr.json()({ required: true, apiType: '[QuotaUsage]', description: 'Each quota: used against the limit.' }),
+    plan: attr.json<Plan>()({ required: true, apiType: 'Plan', description: 'The plan it is on.' }),
+    limits: attr.json<PlanLimits>()({
+      required: true,
+      apiType: 'PlanLimits',
+      description: 'What the plan allows it, with its own overrides.',
+    }),
+    quotas: attr.json<QuotaUsage[]>()({ required: true, apiType: '[QuotaUsage]', description: 'Each quota: used against the limit.' }),
   },
 });
-export type TenantUsage = {
-  tenantId: string;
-  plan: Plan;
-  limits: PlanLimits;
-  quotas: QuotaUsage[];
-};
+export type TenantUsage = InstanceType<typeof TenantUsage>;
 
 @InputType({ description: "Overrides of a plan's limits for one tenant; an omitted or null limit is the plan's." })
 export class PlanLimitsInput {

@@ -18,10 +18,7 @@ export const HttpHeader = shapeObjectType({
     value: attr.string({ required: true, description: "The header's value, to send exactly." }),
   },
 });
-export type HttpHeader = {
-  name: string;
-  value: string;
-};
+export type HttpHeader = InstanceType<typeof HttpHeader>;
 
 export const UploadTarget = shapeObjectType({
   name: 'UploadTarget',
@@ -29,7 +26,7 @@ export const UploadTarget = shapeObjectType({
   fields: {
     url: attr.string({ required: true, description: 'The presigned URL to send the file to.' }),
     method: attr.string({ required: true, description: 'The HTTP method to use: PUT.' }),
-    headers: attr.json()({
+    headers: attr.json<HttpHeader[]>()({
       required: true,
       apiType: '[HttpHeader]',
       description: 'Headers to send exactly as given (the content type, among them).',
@@ -37,9 +34,4 @@ export const UploadTarget = shapeObjectType({
     expiresAt: attr.dateTime({ required: true, description: 'When the URL stops working (UPLOAD_URL_TTL_SECONDS after it was made).' }),
   },
 });
-export type UploadTarget = {
-  url: string;
-  method: string;
-  headers: HttpHeader[];
-  expiresAt: string;
-};
+export type UploadTarget = InstanceType<typeof UploadTarget>;

@@ -189,6 +189,9 @@ export interface ShapeDeclaration<F extends AttributeMap = AttributeMap> {
   inputDescription?: string;
 }
 
+/** The values of a declared shape's fields (see AttributeValues). */
+export type ShapeValues<S extends ShapeDeclaration> = AttributeValues<S['fields']>;
+
 /** One declared attribute. `T` is the type of its value; `R` whether every item carries it. */
 export interface Attribute<T = unknown, R extends boolean = boolean> extends AttributeOptions<T> {
   kind: AttributeKind;
