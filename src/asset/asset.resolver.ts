@@ -21,7 +21,7 @@ import {
   UpdateAssetInput,
 } from './asset.type';
 import { AssetRepository } from './asset.repository';
-import { expectedVersionArg, optionalExpectedVersionArg } from '../common/args';
+import { expectedVersionArg, expiresInArg, optionalExpectedVersionArg } from '../common/args';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -152,11 +152,7 @@ export class AssetVersionResolver extends ObjectIdResolver(
   })
   url(
     @Root() version: AssetVersion,
-    @Arg('expiresIn', () => Int, {
-      nullable: true,
-      description: 'Seconds the URL stays valid: DOWNLOAD_URL_TTL_SECONDS when omitted, at most DOWNLOAD_URL_MAX_TTL_SECONDS.',
-    })
-    expiresIn: number | null,
+    @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null,
     @Arg('includeArchived', () => Boolean, {
       defaultValue: false,
       description: 'Sign an archived version too (its object is in an archival storage class, which may cost more to read).',

@@ -27,7 +27,7 @@ import { idempotencyKeyArg } from '../common/idempotency';
 import { badInput } from '../errors';
 import type { Context } from '../context';
 import { type InspirationUploadRequest, InspirationRepository } from './inspiration.repository';
-import { expectedVersionArg, optionalExpectedVersionArg } from '../common/args';
+import { expectedVersionArg, expiresInArg, optionalExpectedVersionArg } from '../common/args';
 
 /*
  * Inspiration's types come from its declaration (src/common/entities.ts); what is particular to it
@@ -162,11 +162,7 @@ export class InspirationResolver {
   })
   url(
     @Root() inspiration: EntityItem<'Inspiration'>,
-    @Arg('expiresIn', () => Int, {
-      nullable: true,
-      description: 'Seconds the URL stays valid: DOWNLOAD_URL_TTL_SECONDS when omitted, at most DOWNLOAD_URL_MAX_TTL_SECONDS.',
-    })
-    expiresIn: number | null,
+    @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null,
     @Ctx() ctx: Context,
   ) {
     return inspiration.s3Key && inspiration.fileStatus !== 'uploading' ? ctx.repos.files.downloadUrl(inspiration.s3Key, expiresIn) : null;

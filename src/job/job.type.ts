@@ -400,12 +400,6 @@ export class HeldStepRef extends StepRef {
 }
 
 @ArgsType()
-export class ProjectJobsArgs extends PageArgs {
-  @Field(() => ID, { description: "The project's id." })
-  projectId!: string;
-}
-
-@ArgsType()
 export class JobsByStatusArgs extends PageArgs {
   @Field(() => JobStatus, { description: 'The status to list.' })
   status!: JobStatus;

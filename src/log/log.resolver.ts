@@ -3,7 +3,7 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Re
 import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
-import { pageRequest } from '../common/pagination';
+import { pageRequest, ProjectPageArgs } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
 import {
@@ -12,7 +12,6 @@ import {
   Log,
   LogConnection,
   LogRef,
-  LogsArgs,
   LogsByAttributionArgs,
   MaterialUsage,
   UpdateLogExtractionInput,
@@ -39,13 +38,13 @@ export class LogResolver {
 
   @Authorized()
   @Query(() => [Log], { description: "A project's logs, oldest first: one page (first 20 by default). logsConnection pages on." })
-  async logs(@Args() args: LogsArgs, @Ctx() ctx: Context) {
+  async logs(@Args() args: ProjectPageArgs, @Ctx() ctx: Context) {
     return (await ctx.repos.logs.list(args.projectId, pageRequest(args))).nodes;
   }
 
   @Authorized()
   @Query(() => LogConnection, { description: "A project's logs, oldest first, with a cursor for the next page." })
-  logsConnection(@Args() args: LogsArgs, @Ctx() ctx: Context) {
+  logsConnection(@Args() args: ProjectPageArgs, @Ctx() ctx: Context) {
     return ctx.repos.logs.list(args.projectId, pageRequest(args));
   }
 

@@ -42,12 +42,6 @@ export class LogRef {
 }
 
 @ArgsType()
-export class LogsArgs extends PageArgs {
-  @Field(() => ID, { description: "The project's id." })
-  projectId!: string;
-}
-
-@ArgsType()
 export class LogsByAttributionArgs extends PageArgs {
   @Field(() => AttributionStatus, { description: 'The status to list.' })
   status!: AttributionStatus;

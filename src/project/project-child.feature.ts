@@ -4,7 +4,7 @@ import { feature, type Feature, type StandardNames } from '../common/feature';
 import { idempotencyKeyArg } from '../common/idempotency';
 import { type ModelTypes, modelTypes } from '../common/model-types';
 import { placeholdersOf } from '../infra/dynamo/entity';
-import { PageArgs, pageRequest } from '../common/pagination';
+import { PageArgs, pageRequest, ProjectPageArgs } from '../common/pagination';
 import type { Context, Repositories } from '../context';
 import type { ChildModel } from './project-child.repository';
 import { Project } from './project.type';
@@ -77,13 +77,6 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
   Field(() => ID, { description: `The ${single}'s id.` })(Ref.prototype, idField);
   Object.defineProperty(Ref, 'name', { value: `${name}Ref` });
 
-  @ArgsType()
-  class ListArgs extends PageArgs {
-    @Field(() => ID, { description: "The project's id." })
-    projectId!: string;
-  }
-  Object.defineProperty(ListArgs, 'name', { value: `${name}sArgs` });
-
   const idOf = (ref: Ref): string => String(Reflect.get(ref, idField));
 
   @Resolver(() => type)
@@ -100,7 +93,7 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
 
     @Authorized()
     @Query(() => connection, { name: plural, description: `A project's ${plural}, oldest first.` })
-    list(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+    list(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context) {
       return repository(ctx).list(args.projectId, pageRequest(args));
     }
 
