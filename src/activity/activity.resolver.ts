@@ -1,5 +1,5 @@
 import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
-import { globalIdOf, isNodeType, NODE_TYPES, objectIdOf } from '../common/global-id';
+import { globalIdOf, isNodeType, NODE_TYPES, ObjectIdResolver } from '../common/global-id';
 import { feature } from '../common/feature';
 import { pageRequest } from '../common/pagination';
 import type { Context } from '../context';
@@ -49,15 +49,11 @@ export function subjectNodeId(event: ActivityEvent): string | null {
 }
 
 @Resolver(() => ActivityEvent)
-export class ActivityEventResolver {
-  @FieldResolver(() => ID, {
-    description:
-      'Unique across all types and stable (made from eventId), so a client cache keys the event by it; no Node, so node(id:) does not read it.',
-  })
-  id(@Root() event: ActivityEvent): string {
-    return objectIdOf('ActivityEvent', event.eventId);
-  }
-
+export class ActivityEventResolver extends ObjectIdResolver(
+  ActivityEvent,
+  'Unique across all types and stable (made from eventId), so a client cache keys the event by it; no Node, so node(id:) does not read it.',
+  (event) => [event.eventId],
+) {
   @FieldResolver(() => ID, {
     nullable: true,
     description:

@@ -1,54 +1,33 @@
-import { ArgsType, Field, ID, Int, ObjectType } from 'type-graphql';
-import { Connection, ForwardPageArgs, PageArgs } from '../common/pagination';
-import { DateTime, JSONObject } from '../common/scalars';
+import { ArgsType, Field, ID } from 'type-graphql';
+import { entities } from '../common/entities';
+import { connectionOf, shapeObjectType } from '../common/model-types';
+import { ForwardPageArgs, PageArgs } from '../common/pagination';
+import { DateTime } from '../common/scalars';
+import { attr } from '../infra/dynamo/entity';
 
-@ObjectType({ simpleResolvers: true, description: 'A committed change: who did what to which entity, and when.' })
-export class ActivityEvent {
-  @Field(() => ID, { description: "The event's own id (a ULID); resume subscriptions by position instead." })
-  eventId!: string;
+/**
+ * An activity event as the API shows it: the attributes a project's and the tenant's own events
+ * are declared with (src/common/entities.ts), and the id a resync names for older clients.
+ */
+export const ActivityEvent = shapeObjectType({
+  name: 'ActivityEvent',
+  description: 'A committed change: who did what to which entity, and when.',
+  fields: {
+    ...entities.ProjectEvent.attributes,
+    resumeAfter: attr.id({
+      deprecationReason: 'Resubscribe with after set to position instead.',
+      description:
+        'Only on action "subscription.resync": the eventId of the last event delivered, for clients that resume with afterEventId.',
+    }),
+  },
+});
+export type ActivityEvent = InstanceType<typeof ActivityEvent>;
 
-  @Field({
-    description:
-      '<entity>.<verb>, e.g. log.created. A subscription also sends subscription.started (always its first message), subscription.history_lost and subscription.resync.',
-  })
-  action!: string;
-
-  @Field({ description: 'The type of what changed: Project, Log, Asset, Milestone, Brief …' })
-  subjectType!: string;
-
-  @Field(() => ID, { description: 'The id of what changed (projectId, logId, assetId …), as its own id field holds it.' })
-  subjectId!: string;
-
-  @Field(() => ID, { nullable: true, description: 'The project it happened in; null for the tenant’s own events.' })
-  projectId?: string;
-
-  @Field(() => ID, { description: 'Who made the change: the user id from their token.' })
-  actor!: string;
-
-  @Field(() => DateTime, { description: 'When the change was committed.' })
-  at!: string;
-
-  @Field(() => JSONObject, { nullable: true, description: 'Details of the change, as JSON.' })
-  data?: Record<string, unknown>;
-
-  @Field(() => Int, {
-    nullable: true,
-    description:
-      'Where this event stands in its project’s activity stream (1, 2, 3 … in commit order, without gaps): resubscribe to projectActivity with after set to the position of the last message you received, of any action, to get every event you have not seen. Null for the tenant’s own events, which no subscription follows.',
-  })
-  position?: number | null;
-
-  @Field(() => ID, {
-    nullable: true,
-    deprecationReason: 'Resubscribe with after set to position instead.',
-    description:
-      'Only on action "subscription.resync": the eventId of the last event delivered, for clients that resume with afterEventId.',
-  })
-  resumeAfter?: string | null;
-}
-
-@ObjectType({ simpleResolvers: true, description: 'A page of activity events, with the cursor to the next page.' })
-export class ActivityConnection extends Connection(ActivityEvent) {}
+export const ActivityConnection = connectionOf(
+  ActivityEvent,
+  'A page of activity events, with the cursor to the next page.',
+  'ActivityConnection',
+);
 
 @ArgsType()
 export class ActivityArgs extends PageArgs {

@@ -2,7 +2,7 @@ import { entities } from '../common/entities';
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
-import { objectIdOf } from '../common/global-id';
+import { ObjectIdResolver } from '../common/global-id';
 import { pageRequest } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
@@ -21,6 +21,7 @@ import {
   UpdateAssetInput,
 } from './asset.type';
 import { AssetRepository } from './asset.repository';
+import { expectedVersionArg, expiresInArg, optionalExpectedVersionArg } from '../common/args';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -67,10 +68,7 @@ export class AssetResolver {
   @Mutation(() => Asset, { description: "Changes an asset's descriptive fields (alt text, OCR, EXIF)." })
   updateAsset(
     @Args() { projectId, assetId }: AssetRef,
-    @Arg('expectedVersion', () => Int, {
-      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
-    })
-    expectedVersion: number,
+    @Arg('expectedVersion', () => Int, expectedVersionArg) expectedVersion: number,
     @Arg('input', () => UpdateAssetInput, { description: 'The fields to change; an omitted field is kept.' })
     input: typeof entities.Asset.updateInput,
     @Ctx() ctx: Context,
@@ -82,11 +80,7 @@ export class AssetResolver {
   @Mutation(() => Asset, { description: 'Deletes the asset and returns it as it was.' })
   deleteAsset(
     @Args() { projectId, assetId }: AssetRef,
-    @Arg('expectedVersion', () => Int, {
-      nullable: true,
-      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
-    })
-    expectedVersion: number | null,
+    @Arg('expectedVersion', () => Int, optionalExpectedVersionArg) expectedVersion: number | null,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.assets.delete(projectId, assetId, expectedVersion);
@@ -110,11 +104,7 @@ export class AssetResolver {
   requestAssetVersionUpload(
     @Args() { projectId, assetId }: AssetRef,
     @Arg('input', { description: 'The file you are about to upload.' }) input: RequestAssetVersionInput,
-    @Arg('expectedVersion', () => Int, {
-      nullable: true,
-      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
-    })
-    expectedVersion: number | null,
+    @Arg('expectedVersion', () => Int, optionalExpectedVersionArg) expectedVersion: number | null,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.assets.requestVersionUpload(projectId, assetId, input, expectedVersion);
@@ -150,15 +140,11 @@ export class AssetResolver {
 }
 
 @Resolver(() => AssetVersion)
-export class AssetVersionResolver {
-  @FieldResolver(() => ID, {
-    description:
-      'Unique across all types and stable (made from its object key, which no other version shares), so a client cache keys the version by it.',
-  })
-  id(@Root() version: AssetVersion): string {
-    return objectIdOf('AssetVersion', version.s3Key);
-  }
-
+export class AssetVersionResolver extends ObjectIdResolver(
+  AssetVersion,
+  'Unique across all types and stable (made from its object key, which no other version shares), so a client cache keys the version by it.',
+  (version) => [version.s3Key],
+) {
   @FieldResolver(() => String, {
     nullable: true,
     description:
@@ -166,11 +152,7 @@ export class AssetVersionResolver {
   })
   url(
     @Root() version: AssetVersion,
-    @Arg('expiresIn', () => Int, {
-      nullable: true,
-      description: 'Seconds the URL stays valid: DOWNLOAD_URL_TTL_SECONDS when omitted, at most DOWNLOAD_URL_MAX_TTL_SECONDS.',
-    })
-    expiresIn: number | null,
+    @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null,
     @Arg('includeArchived', () => Boolean, {
       defaultValue: false,
       description: 'Sign an archived version too (its object is in an archival storage class, which may cost more to read).',

@@ -1,61 +1,20 @@
-import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { entities, type EntityItem, VERSION_STATES } from '../common/entities';
-import { enumObject } from '../infra/dynamo/entity';
-import { attributeEnum, modelTypes } from '../common/model-types';
+import { attr } from '../infra/dynamo/entity';
+import { ArgsType, Field, ID, InputType, Int } from 'type-graphql';
+import { ASSET_VERSION, type AssetVersionItem, entities, type EntityItem } from '../common/entities';
+import { attributeEnum, modelTypes, shapeObjectType } from '../common/model-types';
 import { PageArgs } from '../common/pagination';
 import { DateTime } from '../common/scalars';
-import { UploadTarget } from '../common/files/upload.type';
+// Its upload status enum (AssetStatus) is registered there, before this declaration is made into types.
+import type { UploadTarget } from '../common/files/upload.type';
+import '../common/files/upload.type';
 
 /** The kinds of asset and their GraphQL enum, from the declaration. */
 export const AssetType = attributeEnum(entities.Asset, 'type', entities.Asset.attributes.type);
 export type AssetType = EntityItem<'Asset'>['type'];
 
-/** Where a version stands: its upload's states, and archived once the tenant's retention let it go. */
-export const AssetVersionStatus = enumObject(VERSION_STATES);
-export type AssetVersionStatus = (typeof AssetVersionStatus)[keyof typeof AssetVersionStatus];
-registerEnumType(AssetVersionStatus, {
-  name: 'AssetVersionStatus',
-  description:
-    'uploading → ready → archived. ARCHIVED: past the tenant’s keepAssetVersions; still listed, its object moved to an archival storage class, no url unless asked with includeArchived.',
-  valuesConfig: {
-    UPLOADING: { description: 'Its upload URL is handed out; the file is not confirmed yet.' },
-    READY: { description: 'Uploaded and confirmed: readable.' },
-    ARCHIVED: { description: 'Let go by the tenant’s keepAssetVersions: url only with includeArchived.' },
-  },
-});
-
-@ObjectType({ simpleResolvers: true, description: 'One version of an asset’s file, under its own object key.' })
-export class AssetVersion {
-  @Field(() => Int, { description: 'The version number, from 1.' })
-  version!: number;
-
-  @Field({ description: "The S3 object key of this version's file (never a URL)." })
-  s3Key!: string;
-
-  @Field(() => String, { nullable: true, description: 'The file name given at upload.' })
-  fileName?: string;
-
-  @Field(() => Int, { nullable: true, description: "The file's size in bytes." })
-  size?: number;
-
-  @Field(() => String, { nullable: true, description: "The file's media type." })
-  contentType?: string;
-
-  @Field(() => AssetVersionStatus, { description: 'UPLOADING, READY, or ARCHIVED once the tenant’s retention let it go.' })
-  status!: AssetVersionStatus;
-
-  @Field(() => DateTime, { description: 'When this version was requested.' })
-  createdAt!: string;
-
-  @Field(() => DateTime, { nullable: true, description: 'When its upload was confirmed; null while uploading.' })
-  confirmedAt?: string;
-
-  @Field(() => DateTime, { nullable: true, description: 'When retention archived it.' })
-  archivedAt?: string;
-
-  /** Epoch seconds after which an unconfirmed upload of this version is void. */
-  uploadExpiresAt?: number;
-}
+/** One version of an asset's file, from its declaration (src/common/entities.ts); its id and url are field resolvers in asset.resolver.ts. */
+export const AssetVersion = shapeObjectType(ASSET_VERSION, entities.Asset);
+export type AssetVersion = AssetVersionItem;
 
 /**
  * An asset's GraphQL types, from its declaration (src/common/entities.ts); its versions, url and
@@ -130,17 +89,13 @@ export class RequestAssetVersionInput {
   size!: number;
 }
 
-@ObjectType({
-  simpleResolvers: true,
+export const AssetUpload = shapeObjectType({
+  name: 'AssetUpload',
   description: 'A new asset in UPLOADING and where to PUT its file; confirmAssetUpload makes it READY.',
-})
-export class AssetUpload {
-  @Field(() => Asset, { description: 'The new asset, in UPLOADING.' })
-  asset!: Asset;
-
-  @Field(() => Int, { description: 'The version being uploaded.' })
-  version!: number;
-
-  @Field(() => UploadTarget, { description: 'Where and how to send the file.' })
-  upload!: UploadTarget;
-}
+  fields: {
+    asset: attr.json<Asset>()({ required: true, apiType: 'Asset', description: 'The new asset, in UPLOADING.' }),
+    version: attr.int({ required: true, description: 'The version being uploaded.' }),
+    upload: attr.json<UploadTarget>()({ required: true, apiType: 'UploadTarget', description: 'Where and how to send the file.' }),
+  },
+});
+export type AssetUpload = InstanceType<typeof AssetUpload>;

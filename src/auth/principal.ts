@@ -1,12 +1,9 @@
 import { registerEnumType } from 'type-graphql';
+import { enumObject } from '../infra/dynamo/entity';
 
-export enum Role {
-  VIEWER = 'viewer',
-  EDITOR = 'editor',
-  WORKER = 'worker',
-  ADMIN = 'admin',
-  POOL = 'pool',
-}
+/** What a caller may do, as a token's roles claim names it. */
+export const Role = enumObject(['viewer', 'editor', 'worker', 'admin', 'pool']);
+export type Role = (typeof Role)[keyof typeof Role];
 registerEnumType(Role, {
   name: 'Role',
   description: 'What a caller may do: viewer reads, editor writes, worker reports job progress, admin does everything.',

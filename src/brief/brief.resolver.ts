@@ -1,9 +1,9 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, ID, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Field, ID, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { entities } from '../common/entities';
 import { feature } from '../common/feature';
 import { attributeEnum, modelTypes } from '../common/model-types';
-import { PageArgs, pageRequest } from '../common/pagination';
+import { pageRequest, ProjectPageArgs } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
 import { type ApprovalDecision, type BriefVersionContent, BriefRepository } from './brief.repository';
@@ -33,12 +33,6 @@ export class CreateBriefVersionInput extends createInput implements BriefVersion
   expectedLatestVersion?: number | null;
 }
 
-@ArgsType()
-class BriefVersionsArgs extends PageArgs {
-  @Field(() => ID, { description: "The project's id." })
-  projectId!: string;
-}
-
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
   interface Repositories {
@@ -60,7 +54,7 @@ export class BriefResolver {
 
   @Authorized()
   @Query(() => BriefConnection, { description: 'All versions, newest first.' })
-  briefVersions(@Args() args: BriefVersionsArgs, @Ctx() ctx: Context) {
+  briefVersions(@Args() args: ProjectPageArgs, @Ctx() ctx: Context) {
     return ctx.repos.briefs.list(args.projectId, pageRequest(args));
   }
 

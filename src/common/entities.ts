@@ -1,4 +1,4 @@
-import { attr, entity, type IndexDeclaration } from '../infra/dynamo/entity';
+import { attr, type AttributeValues, entity, type IndexDeclaration } from '../infra/dynamo/entity';
 import { keyShape } from '../infra/dynamo/entity';
 import { normalizeText, pad } from './keys';
 
@@ -69,6 +69,34 @@ export const UPLOAD_STATUS = {
 
 /** An asset version's states: an upload's, and archived once the tenant's retention has let it go. */
 export const VERSION_STATES = [...UPLOAD_STATES, 'archived'] as const;
+
+/** One version of an asset's file, as an asset stores it and the API's AssetVersion shows it. */
+export const ASSET_VERSION = {
+  name: 'AssetVersion',
+  description: 'One version of an asset’s file, under its own object key.',
+  fields: {
+    version: attr.int({ required: true, description: 'The version number, from 1.' }),
+    s3Key: attr.string({ required: true, description: "The S3 object key of this version's file (never a URL)." }),
+    fileName: attr.string({ description: 'The file name given at upload.' }),
+    size: attr.int({ description: "The file's size in bytes." }),
+    contentType: attr.string({ description: "The file's media type." }),
+    status: attr.enum(VERSION_STATES, {
+      name: 'AssetVersionStatus',
+      description:
+        'uploading → ready → archived. ARCHIVED: past the tenant’s keepAssetVersions; still listed, its object moved to an archival storage class, no url unless asked with includeArchived.',
+      values: {
+        uploading: 'Its upload URL is handed out; the file is not confirmed yet.',
+        ready: 'Uploaded and confirmed: readable.',
+        archived: 'Let go by the tenant’s keepAssetVersions: url only with includeArchived.',
+      },
+    })({ required: true, description: 'UPLOADING, READY, or ARCHIVED once the tenant’s retention let it go.' }),
+    createdAt: attr.dateTime({ required: true, description: 'When this version was requested.' }),
+    confirmedAt: attr.dateTime({ description: 'When its upload was confirmed; null while uploading.' }),
+    archivedAt: attr.dateTime({ description: 'When retention archived it.' }),
+    /** Epoch seconds after which an unconfirmed upload of this version is void. */
+    uploadExpiresAt: attr.int({ hidden: true }),
+  },
+} as const;
 
 /**
  * An asset keeps at most this many readable (ready) versions: a documented hard limit, which a
@@ -148,18 +176,59 @@ const STEP_MACHINE = {
 /** A fan-out stage holds at most this many work items (see docs/pipelines.md). */
 export const MAX_STAGE_ITEMS = 10_000;
 
+/** Why a job, a step attempt or a work item failed (the API's JobError). */
+export const JOB_ERROR = {
+  name: 'JobError',
+  description: 'Why a job or step failed: a stable code, a message and how many attempts were made.',
+  fields: {
+    code: attr.string({ required: true, description: 'A stable code, such as LEASE_EXPIRED or the one a worker reported.' }),
+    message: attr.string({ required: true, description: 'What went wrong, in words.' }),
+    retryCount: attr.int({ required: true, description: 'Retries made before this error.' }),
+  },
+} as const;
+
+/** Where a reused step's or item's outputs came from: the completed step (no sequence) or item (the API's ReuseSource). */
+export const REUSE_SOURCE = {
+  name: 'ReuseSource',
+  description: 'The completed step or work item whose stored outputs were reused (a stage declared reusable, see jobKinds).',
+  fields: {
+    jobId: attr.id({ required: true, description: 'The job that ran it.' }),
+    stage: attr.string({ required: true, description: 'Its stage.' }),
+    sequence: attr.int({ description: "The item's sequence; null for a step." }),
+    completedAt: attr.dateTime({
+      required: true,
+      description: 'When it completed (its outputs are reusable for the stage’s declared hours from then).',
+    }),
+  },
+} as const;
+
+/**
+ * What an activity event (a project's or the tenant's own) holds, and what the API's ActivityEvent
+ * says of it (src/activity/activity.type.ts).
+ */
 const eventAttributes = {
-  position: attr.int(),
-  eventId: attr.string({ required: true }),
-  at: attr.dateTime({ required: true }),
-  stream: attr.string(),
-  tenantId: attr.string(),
-  projectId: attr.id(),
-  actor: attr.string(),
-  action: attr.string(),
-  subjectType: attr.string(),
-  subjectId: attr.string(),
-  data: attr.json()(),
+  position: attr.int({
+    description:
+      'Where this event stands in its project’s activity stream (1, 2, 3 … in commit order, without gaps): resubscribe to projectActivity with after set to the position of the last message you received, of any action, to get every event you have not seen. Null for the tenant’s own events, which no subscription follows.',
+  }),
+  eventId: attr.id({ required: true, description: "The event's own id (a ULID); resume subscriptions by position instead." }),
+  at: attr.dateTime({ required: true, description: 'When the change was committed.' }),
+  /** Which trail it is in: `activity`, or `audit` for what only the tenant's audit trail shows. */
+  stream: attr.string({ hidden: true }),
+  tenantId: attr.string({ hidden: true }),
+  projectId: attr.id({ description: 'The project it happened in; null for the tenant’s own events.' }),
+  actor: attr.id({ required: true, description: 'Who made the change: the user id from their token.' }),
+  action: attr.string({
+    required: true,
+    description:
+      '<entity>.<verb>, e.g. log.created. A subscription also sends subscription.started (always its first message), subscription.history_lost and subscription.resync.',
+  }),
+  subjectType: attr.string({ required: true, description: 'The type of what changed: Project, Log, Asset, Milestone, Brief …' }),
+  subjectId: attr.id({
+    required: true,
+    description: 'The id of what changed (projectId, logId, assetId …), as its own id field holds it.',
+  }),
+  data: attr.jsonObject()({ description: 'Details of the change, as JSON.' }),
 };
 
 /**
@@ -558,7 +627,7 @@ export const entities = {
         description: 'The latest confirmed version; null until the first upload is confirmed.',
       }),
       /** Every version, oldest first (pending uploads included); shown by the `versions` field resolver. */
-      versions: attr.json<AssetVersionItem[]>()({ required: true, internal: true, hidden: true }),
+      versions: attr.listOf(ASSET_VERSION)({ required: true, internal: true, hidden: true }),
       size: attr.int({ readOnly: true, description: 'Size in bytes.', createDescription: "The file's size in bytes." }),
       contentType: attr.string({
         readOnly: true,
@@ -763,36 +832,49 @@ export const entities = {
     type: 'Job',
     idPrefix: 'job',
     key: keyShape({ pk: 'JOB#{jobId}', sk: 'JOB' }),
-    attributes: {
-      projectId: attr.id({ required: true }),
-      kind: attr.string({ required: true }),
-      /** 0 (lowest) to 9; a pool hands out a tenant's higher-priority jobs' work first (default 5). */
-      priority: attr.int(),
-      plan: attr.json<{ name: string; order: number }[]>()({ required: true }),
-      /** The current attempt of each planned step. */
-      attempts: attr.json<Record<string, number>>()({ required: true }),
-      currentStep: attr.string(),
-      progress: attr.float({ required: true }),
-      completedSteps: attr.int({ required: true }),
-      failedSteps: attr.int({ required: true }),
-      maxAttempts: attr.int({ required: true }),
-      inputs: attr.json()(),
-      provider: attr.string(),
-      correlationId: attr.string(),
-      /** True when its plan came from its declared kind (see src/job/job.kinds.ts), not from the request. */
-      declared: attr.boolean({ internal: true }),
-      /** Exact counters of the work items of each fan-out stage, kept in the transaction of every item change. */
-      itemCounts: attr.json<Record<string, ItemCountsItem>>()(),
-      error: attr.json<JobErrorItem>()(),
-      startedAt: attr.dateTime(),
-      finishedAt: attr.dateTime(),
-      /** The seed and model version the run uses: with the inputs, what makes its work reusable (src/job/job.reuse.ts). */
-      seed: attr.string(),
-      modelVersion: attr.string(),
-      /** False when the job asked not to take stored outputs (createJob reuse: false); absent means it does. */
-      reuse: attr.boolean(),
+    description: 'A pipeline job: ordered steps, status, progress and its own event stream.',
+    describe: {
+      jobId: "The job's id (job_…).",
+      createdBy: 'Who created it.',
+      connection: 'A page of jobs, with the cursor to the next page.',
     },
-    status: JOB_MACHINE,
+    attributes: {
+      projectId: attr.id({ required: true, description: 'The project it works for.' }),
+      kind: attr.string({ required: true, description: 'Free text, e.g. 3D_CHARACTER, MUSIC_VIDEO, PHOTO_EDIT.' }),
+      /** A pool hands out a tenant's higher-priority jobs' work first. */
+      priority: attr.int({ description: 'From 0 (lowest) to 9 (highest); null: the default, 5.' }),
+      plan: attr.listOf({
+        name: 'PlannedStep',
+        description: "One step of a job's plan, in the order the steps run.",
+        fields: {
+          name: attr.string({ required: true, description: "The step's name." }),
+          order: attr.int({ required: true, description: 'Its place in the plan, from 1.' }),
+        },
+      })({ required: true, description: 'Its steps in order.' }),
+      /** The current attempt of each planned step. */
+      attempts: attr.json<Record<string, number>>()({ required: true, hidden: true }),
+      currentStep: attr.string({ description: 'The step running or waiting now; null once the job has finished.' }),
+      progress: attr.float({ required: true, description: '0 to 1.' }),
+      completedSteps: attr.int({ required: true, description: 'How many steps have completed.' }),
+      failedSteps: attr.int({ required: true, description: 'How many step attempts have failed.' }),
+      maxAttempts: attr.int({ required: true, description: 'How many attempts each step gets before the job fails.' }),
+      inputs: attr.json()({ description: 'The inputs it was created with.' }),
+      provider: attr.string({ description: 'Who runs the pipeline, as given to createJob.' }),
+      correlationId: attr.string({ description: 'Your own id for the run, as given to createJob.' }),
+      /** True when its plan came from its declared kind (see src/job/job.kinds.ts), not from the request. */
+      declared: attr.boolean({ internal: true, hidden: true }),
+      /** Exact counters of the work items of each fan-out stage, kept in the transaction of every item change; the API's itemCounts and stageItemCounts show them. */
+      itemCounts: attr.json<Record<string, ItemCountsItem>>()({ hidden: true }),
+      error: attr.objectOf(JOB_ERROR)({ description: 'Why the job failed; null unless it is FAILED.' }),
+      startedAt: attr.dateTime({ description: 'When its first step started.' }),
+      finishedAt: attr.dateTime({ description: 'When it COMPLETED, FAILED or was CANCELLED.' }),
+      /** With the inputs, what makes its work reusable (src/job/job.reuse.ts). */
+      seed: attr.string({ description: 'The seed the run uses, as given to createJob.' }),
+      modelVersion: attr.string({ description: 'The model version the run uses, as given to createJob.' }),
+      /** False when the job asked not to take stored outputs (createJob reuse: false); absent means it does (the API's reuse says so). */
+      reuse: attr.boolean({ hidden: true }),
+    },
+    status: { ...JOB_MACHINE, description: 'Where the job is: see JobStatus for the transitions.' },
     // A job counts against the plan's running jobs until it finishes (src/common/quota.ts), so
     // deleting or archiving a finished job leaves the count alone; retryJob (FAILED → RUNNING)
     // counts it again, and is refused at the limit like a create.
@@ -827,37 +909,54 @@ export const entities = {
       sk: 'STEP#{order}#{name}#{attempt}',
       format: { order: (n: number) => pad(n, 2), attempt: (n: number) => pad(n, 2) },
     }),
-    attributes: {
-      order: attr.int({ required: true }),
-      attempt: attr.int({ required: true }),
-      progress: attr.float({ required: true }),
-      artifacts: attr.strings(),
-      metrics: attr.json()(),
-      outputs: attr.json()(),
-      error: attr.json<JobErrorItem>()(),
-      approvedBy: attr.string(),
-      decidedAt: attr.dateTime(),
-      startedAt: attr.dateTime(),
-      finishedAt: attr.dateTime(),
-      /** Its job's kind, so that claimable work can be listed by kind. */
-      kind: attr.string(),
-      /** This running attempt was claimed by a pool worker (it counts in the tenant's PoolLoad). */
-      pooled: attr.boolean({ internal: true }),
-      /** Who started or claimed this attempt, and until when it holds it without a report. */
-      worker: attr.string(),
-      leaseExpiresAt: attr.dateTime(),
-      /** True while a worker may claim it (its job's current step, waiting or held); see availableAt. */
-      claimable: attr.boolean({ internal: true }),
-      /** When it can be claimed: when it became its job's current step, or when its lease runs out. */
-      availableAt: attr.dateTime({ internal: true }),
-      /** The completed step whose stored outputs this attempt took instead of running (src/job/job.reuse.ts). */
-      reusedFrom: attr.json<ReuseSourceItem>()(),
-      /** When the running attempt's time is up (its stage's attemptTimeoutSeconds after its start), whatever its renewals. */
-      timesOutAt: attr.dateTime(),
-      /** When a waiting attempt may start: after its stage's retry backoff; absent when it may start at once. */
-      waitsUntil: attr.dateTime(),
+    description: 'One attempt of one pipeline step. A retry is a new attempt; earlier ones stay readable.',
+    describe: {
+      jobId: 'The job it belongs to.',
+      connection: 'A page of step attempts, with the cursor to the next page.',
     },
-    status: STEP_MACHINE,
+    // A step attempt's API shows no version, times or author: its own times say what happened when.
+    api: { system: [] },
+    attributes: {
+      name: attr.string({ required: true, description: "The step's name, as in the job's plan." }),
+      order: attr.int({ required: true, description: "Its place in the job's plan, from 1." }),
+      attempt: attr.int({ required: true, description: 'Which attempt of the step this is, from 1.' }),
+      progress: attr.float({ required: true, description: 'From 0 to 1, as the worker reports it.' }),
+      // Every step is written with its artifacts (none at first).
+      artifacts: attr.strings({ shownRequired: true, description: 'S3 object keys of what the step produced.' }),
+      metrics: attr.jsonObject()({ description: 'What the worker measured (GPU seconds …), as JSON.' }),
+      outputs: attr.jsonObject()({ description: "What the step produced, as its stage's declared outputs (see jobKinds)." }),
+      error: attr.objectOf(JOB_ERROR)({ description: 'Why this attempt failed; null unless it FAILED.' }),
+      approvedBy: attr.id({ description: 'Who approved or rejected the step after review.' }),
+      decidedAt: attr.dateTime({ description: 'When a person approved or rejected it.' }),
+      startedAt: attr.dateTime({ description: 'When this attempt started.' }),
+      finishedAt: attr.dateTime({ description: 'When this attempt completed or failed.' }),
+      /** Its job's kind, so that claimable work can be listed by kind. */
+      kind: attr.string({ hidden: true }),
+      /** This running attempt was claimed by a pool worker (it counts in the tenant's PoolLoad). */
+      pooled: attr.boolean({ internal: true, hidden: true }),
+      /** Who started or claimed this attempt, and until when it holds it without a report. */
+      worker: attr.string({ description: 'The worker that started or claimed this attempt.' }),
+      leaseExpiresAt: attr.dateTime({
+        description: 'Until when the worker holds this attempt without reporting; after it, claimWork hands the step to another worker.',
+      }),
+      /** True while a worker may claim it (its job's current step, waiting or held); see availableAt. */
+      claimable: attr.boolean({ internal: true, hidden: true }),
+      /** When it can be claimed: when it became its job's current step, or when its lease runs out. */
+      availableAt: attr.dateTime({ internal: true, hidden: true }),
+      /** The completed step whose stored outputs this attempt took instead of running (src/job/job.reuse.ts). */
+      reusedFrom: attr.objectOf(REUSE_SOURCE)({
+        description: 'Set when this attempt took the stored outputs of a completed step instead of running.',
+      }),
+      /** Whatever its renewals. */
+      timesOutAt: attr.dateTime({
+        description:
+          "When this running attempt's time is up (its stage's attemptTimeoutSeconds after it started), whatever its progress reports renew; null without an attempt timeout.",
+      }),
+      waitsUntil: attr.dateTime({
+        description: "When this waiting attempt may start: after its stage's retry backoff; null when it may start at once.",
+      }),
+    },
+    status: { ...STEP_MACHINE, description: 'Where this attempt is: see StepStatus for the transitions.' },
     indexes: {
       /** Steps paused for a person's review (sparse: only while paused), most recent first. */
       awaitingReview: { index: 'GSI1', pk: 'STEP_STATUS#{status}', sk: '{updatedAt}#{jobId}#{name}', when: { status: ['PAUSED'] } },
@@ -890,38 +989,54 @@ export const entities = {
       sk: 'ITEM#{stage}#{sequence}',
       format: { sequence: (n: number) => pad(n, 5) },
     }),
-    description: 'One work item of a fan-out stage of a job.',
+    description:
+      'One work item of a fan-out stage: typed inputs (see jobKinds), outputs, status, current attempt, lease and error. Items run in parallel on any number of workers.',
+    describe: {
+      jobId: 'The job it belongs to.',
+      version: 'Increments on every change of the item.',
+      connection: "A page of a job's work items, with the cursors to read on.",
+    },
+    // Items are read through their job (no Node); the API shows only their version of what the server adds.
+    api: { node: false, system: ['version'] },
     attributes: {
-      stage: attr.string({ required: true }),
-      sequence: attr.int({ required: true }),
-      attempt: attr.int({ required: true }),
-      /** The last attempt it may make; retryWorkItem grants a new series. */
-      maxAttempt: attr.int({ required: true }),
-      progress: attr.float({ required: true }),
-      inputs: attr.json()({ required: true }),
-      outputs: attr.json()(),
-      error: attr.json<JobErrorItem>()(),
-      worker: attr.string(),
-      leaseExpiresAt: attr.dateTime(),
-      /** When the running attempt's time is up (its stage's attemptTimeoutSeconds after its claim), whatever its renewals. */
-      timesOutAt: attr.dateTime(),
-      startedAt: attr.dateTime(),
-      finishedAt: attr.dateTime(),
-      kind: attr.string({ required: true }),
-      claimable: attr.boolean({ internal: true }),
-      availableAt: attr.dateTime({ internal: true }),
+      stage: attr.string({ required: true, description: 'The fan-out stage it belongs to (a stage name of the job kind).' }),
+      sequence: attr.int({ required: true, description: 'Its place in the stage, from 1.' }),
+      attempt: attr.int({ required: true, description: 'The current attempt, from 1; report on the item with it.' }),
+      /** Its last attempt; retryWorkItem grants a new series. */
+      maxAttempt: attr.int({ required: true, description: 'The last attempt it may make before it fails.' }),
+      progress: attr.float({ required: true, description: 'Its current attempt’s progress, 0 to 1.' }),
+      inputs: attr.jsonObject()({ required: true, description: "Its typed inputs (the stage's item inputs, see jobKinds)." }),
+      outputs: attr.jsonObject()({ description: "What it produced, as the stage's item outputs; null until it completes." }),
+      error: attr.objectOf(JOB_ERROR)({ description: 'Why its last attempt failed (LEASE_EXPIRED when its worker stopped reporting).' }),
+      worker: attr.string({ description: 'The worker that holds (or last held) it.' }),
+      leaseExpiresAt: attr.dateTime({ description: 'Until when its worker holds it without reporting.' }),
+      /** Whatever its renewals. */
+      timesOutAt: attr.dateTime({
+        description:
+          "When its running attempt's time is up (the stage's attemptTimeoutSeconds after the claim), whatever its progress reports renew; null without an attempt timeout or while not running.",
+      }),
+      startedAt: attr.dateTime({ description: 'When its current attempt started.' }),
+      finishedAt: attr.dateTime({ description: 'When it COMPLETED or FAILED for good.' }),
+      kind: attr.string({ required: true, hidden: true }),
+      claimable: attr.boolean({ internal: true, hidden: true }),
+      /** The API's availableAt shows it only for a PENDING item. */
+      availableAt: attr.dateTime({ internal: true, hidden: true }),
       /** The completed item whose stored outputs this one took instead of running (src/job/job.reuse.ts). */
-      reusedFrom: attr.json<ReuseSourceItem>()(),
+      reusedFrom: attr.objectOf(REUSE_SOURCE)({
+        description: 'Set when it took the stored outputs of a completed item instead of running.',
+      }),
       /** Its running attempt was claimed by a pool worker (it counts in the tenant's PoolLoad). */
-      pooled: attr.boolean({ internal: true }),
+      pooled: attr.boolean({ internal: true, hidden: true }),
       /**
        * Where the work stands, as its holder last reported it with its progress (a system job's
        * scan position and counts, src/job/system-jobs.ts): a later attempt resumes from it.
        */
-      checkpoint: attr.json()({ internal: true }),
+      checkpoint: attr.json()({ internal: true, hidden: true }),
     },
     status: {
       attribute: 'status',
+      enumName: 'WorkItemStatus',
+      description: 'Where it stands: PENDING, RUNNING, COMPLETED, FAILED or CANCELLED.',
       initial: 'PENDING',
       // RUNNING → PENDING: an attempt failed or its lease lapsed and attempts remain; FAILED → PENDING: retryWorkItem;
       // → CANCELLED: its job was cancelled before it finished (the settle sweep, src/job/job.settle.ts);
@@ -1057,9 +1172,18 @@ export const entities = {
     type: 'PoolShare',
     idPrefix: undefined,
     key: keyShape({ pk: '', sk: 'POOLSHARE' }),
+    description: "A tenant's share of the shared worker pools (setPoolShare).",
+    describe: { tenantId: 'The tenant.' },
+    api: { node: false, system: [] },
     attributes: {
-      weight: attr.int({ required: true }),
-      maxRunning: attr.int(),
+      weight: attr.int({
+        required: true,
+        description: 'Its weight among the tenants with pooled work: claims are handed out in proportion (1 by default).',
+      }),
+      maxRunning: attr.int({
+        description:
+          'The most of its items that may be running through pools at once (checked in every claim’s transaction); null: no limit.',
+      }),
     },
   }),
   /**
@@ -1178,19 +1302,10 @@ export const entities = {
 };
 
 /** Where a reused step's or item's outputs came from: the completed step (no sequence) or item. */
-export interface ReuseSourceItem {
-  jobId: string;
-  stage: string;
-  sequence?: number;
-  completedAt: string;
-}
+export type ReuseSourceItem = AttributeValues<(typeof REUSE_SOURCE)['fields']>;
 
 /** Why a job or step failed. */
-export interface JobErrorItem {
-  code: string;
-  message: string;
-  retryCount: number;
-}
+export type JobErrorItem = AttributeValues<(typeof JOB_ERROR)['fields']>;
 
 /** The counters of one fan-out stage's items (pending = total − running − completed − failed). */
 export interface ItemCountsItem {
@@ -1201,18 +1316,7 @@ export interface ItemCountsItem {
 }
 
 /** One stored version of an asset's file. */
-export interface AssetVersionItem {
-  version: number;
-  s3Key: string;
-  fileName?: string;
-  size?: number;
-  contentType?: string;
-  status: (typeof VERSION_STATES)[number];
-  createdAt: string;
-  confirmedAt?: string;
-  archivedAt?: string;
-  uploadExpiresAt?: number;
-}
+export type AssetVersionItem = AttributeValues<(typeof ASSET_VERSION)['fields']>;
 
 export type EntityName = keyof typeof entities;
 

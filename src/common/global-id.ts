@@ -1,3 +1,4 @@
+import { type ClassType, FieldResolver, ID, Resolver, Root } from 'type-graphql';
 import { badInput } from '../errors';
 import { entities, NODE_ENTITIES } from './entities';
 
@@ -39,6 +40,23 @@ export function globalIdOf(type: NodeType, item: Record<string, unknown>): strin
  */
 export function objectIdOf(typename: string, ...values: (string | number)[]): string {
   return Buffer.from([typename, ...values].join(':'), 'utf8').toString('base64url');
+}
+
+/**
+ * The base of the resolver of an object type that is no Node but has identity (see objectIdOf):
+ * its `id` field, described by `description`, is the object id of the type's name and the `values`
+ * of the object. Extend it with `@Resolver(() => Type)` and add the type's other field resolvers.
+ */
+export function ObjectIdResolver<T extends object>(type: ClassType<T>, description: string, values: (value: T) => (string | number)[]) {
+  const typename = type.name;
+  @Resolver(() => type)
+  abstract class ObjectIdBase {
+    @FieldResolver(() => ID, { description })
+    id(@Root() value: T): string {
+      return objectIdOf(typename, ...values(value));
+    }
+  }
+  return ObjectIdBase;
 }
 
 /**

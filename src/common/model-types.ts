@@ -2,16 +2,18 @@ import type { GraphQLScalarType } from 'graphql';
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType, type ClassType } from 'type-graphql';
 import {
   type AnyModel,
+  type ItemOf,
   type Attribute,
   type EnumDeclaration,
   type EnumObject,
   enumObject,
   type ShapeDeclaration,
+  type ShapeValues,
+  type SystemField,
 } from '../infra/dynamo/entity';
 import { Node } from './node.type';
 import { Connection } from './pagination';
 import { DateTime, JSONObject, JSONValue, LocalDate } from './scalars';
-import { Versioned } from './versioned.type';
 
 /*
  * The GraphQL types of a declared entity, made from its declaration the way type-graphql's
@@ -88,14 +90,16 @@ function registerEnum(made: Record<string, string>, declaration: EnumDeclaration
 /**
  * The GraphQL enum of a model's enum attribute `name`: the one its EnumDeclaration names (shared
  * with every other attribute that names it), else `<Entity><Attribute>`; registered on first use.
- * Throws (a programming error) when two attributes name one enum with different values.
+ * Throws (a programming error) when two attributes name one enum with different values, or when an
+ * attribute of a shape that belongs to no model names no enum.
  */
 export function attributeEnum(
-  model: AnyModel,
+  model: AnyModel | undefined,
   name: string,
-  attribute: { values?: readonly string[]; enumType?: EnumDeclaration },
+  attribute: { values?: readonly string[]; enumType?: EnumDeclaration; description?: string },
 ): object {
-  const typeName = attribute.enumType?.name ?? enumName(model, name);
+  const typeName = attribute.enumType?.name ?? (model ? enumName(model, name) : undefined);
+  if (!typeName) throw new Error(`The enum attribute ${name} of a shape without an entity names no enum.`);
   const values = attribute.values ?? [];
   const existing = registered.get(typeName);
   if (existing) {
@@ -103,32 +107,89 @@ export function attributeEnum(
     return existing.made;
   }
   const made = enumObject(values);
-  registerEnumOf(model, name, made, typeName, attribute.enumType?.values, attribute.enumType?.description);
+  const { values: meanings, description } = attribute.enumType ?? {};
+  if (model) registerEnumOf(model, name, made, typeName, meanings, description);
+  else registerEnum(made, { name: typeName, description: description ?? attribute.description, values: meanings });
   return made;
+}
+
+/**
+ * The API's types by GraphQL name, for attributes that name one (Attribute.apiType): every type
+ * made here, and those a feature registers (registerApiType).
+ */
+const apiTypes = new Map<string, object>();
+
+/**
+ * Makes `type`, a hand-written object type or an enum registered with type-graphql, the one
+ * attributes naming `name` (Attribute.apiType) take. Throws (a programming error) when another
+ * type has the name.
+ */
+export function registerApiType(name: string, type: object): void {
+  const existing = apiTypes.get(name);
+  if (existing && existing !== type) throw new Error(`The API type ${name} is registered twice.`);
+  apiTypes.set(name, type);
+}
+
+// The JSON scalars, for attributes that hold lists of JSON objects (an archived job's rows).
+registerApiType('JSONObject', JSONObject);
+
+/** The API type or enum named `name`, when the schema is built. Throws (a programming error) when none has the name. */
+function apiTypeNamed(name: string): () => object {
+  return () => {
+    const found = apiTypes.get(name) ?? registered.get(name)?.made;
+    if (!found) throw new Error(`No API type or enum is named ${name}.`);
+    return found;
+  };
 }
 
 /** The object and input types of declared shapes (see ShapeDeclaration), made once per name. */
 const shapes = new Map<string, ClassType>();
 
-function shapeType(model: AnyModel, shape: ShapeDeclaration, input: boolean): ClassType {
+function shapeType(model: AnyModel | undefined, shape: ShapeDeclaration, input: boolean): ClassType {
   const typeName = input ? `${shape.name}Input` : shape.name;
   const existing = shapes.get(typeName);
   if (existing) return existing;
   const type = named(class {}, typeName);
   for (const [name, attribute] of Object.entries<Attribute>(shape.fields)) {
+    if (attribute.hidden) continue;
     const description = input ? (attribute.createDescription ?? attribute.description) : attribute.description;
-    Field(typeOf(model, name, attribute, input), { nullable: !attribute.required, description })(type.prototype, name);
+    Field(typeOf(model, name, attribute, input), { ...fieldOptions(attribute), description })(type.prototype, name);
   }
   if (input) InputType(typeName, { description: shape.inputDescription ?? shape.description })(type);
   else ObjectType(typeName, { simpleResolvers: true, description: shape.description })(type);
   shapes.set(typeName, type);
+  if (!input) registerApiType(typeName, type);
   return type;
+}
+
+/** A field's nullability and deprecation in an object type, from its attribute. */
+const fieldOptions = (attribute: Attribute) => ({
+  nullable: !(attribute.required || attribute.shownRequired),
+  deprecationReason: attribute.deprecationReason,
+});
+
+/**
+ * The object type of a declared shape that no attribute holds: a view or a payload the API
+ * answers with (a claim's work, a replay's result). Its attributes may name other API types
+ * (Attribute.apiType). Made once per name; its instances are typed as the shape's values, so
+ * `type X = InstanceType<typeof X>` is the TypeScript type of what a resolver answers with.
+ */
+export function shapeObjectType<const S extends ShapeDeclaration>(shape: S, model?: AnyModel): ClassType<ShapeValues<S>>;
+// The class made at run time holds no values itself: its instance type only says what resolvers answer with.
+export function shapeObjectType(shape: ShapeDeclaration, model?: AnyModel): ClassType {
+  return shapeType(model, shape, false);
 }
 
 type FieldType = () => GraphQLScalarType | object | [GraphQLScalarType] | [object];
 
 /** The GraphQL type of one attribute, as an object type shows it or (with `input`) an input takes it. */
-function typeOf(model: AnyModel, name: string, attribute: Attribute, input = false): FieldType {
+function typeOf(model: AnyModel | undefined, name: string, attribute: Attribute, input = false): FieldType {
+  if (attribute.apiType) {
+    // `[Name]` is a list of the type named Name.
+    const list = /^\[(\w+)\]$/.exec(attribute.apiType);
+    const found = apiTypeNamed(list ? list[1] : attribute.apiType);
+    return list ? () => [found()] : found;
+  }
   switch (attribute.kind) {
     case 'id':
       return () => ID;
@@ -187,8 +248,9 @@ function named<T extends ClassType>(cls: T, name: string): T {
 }
 
 /** The object type, connection and inputs of a model (see above); made once per model. */
-export interface ModelTypes {
-  type: ClassType;
+export interface ModelTypes<Item extends object = object> {
+  /** The object type; its instances are typed as the entity's stored items. */
+  type: ClassType<Item>;
   connection: ClassType;
   createInput: ClassType;
   updateInput: ClassType;
@@ -200,20 +262,39 @@ export interface ModelTypes {
 
 const made = new Map<AnyModel, ModelTypes>();
 
-/** What the server adds to every item, as the API shows it, for a declaration that describes one otherwise. */
-const systemTypes = { version: () => Int, createdAt: () => DateTime, updatedAt: () => DateTime };
+/** What the server adds to every item, as the API shows it, and what it says of it by default. */
+const SYSTEM_FIELDS = ['version', 'createdAt', 'updatedAt', 'createdBy'] as const satisfies readonly SystemField[];
+const systemFields: Record<SystemField, { type: FieldType; description: string }> = {
+  version: { type: () => Int, description: 'Increments on every change; pass it as expectedVersion to update.' },
+  createdAt: { type: () => DateTime, description: 'When it was created.' },
+  updatedAt: { type: () => DateTime, description: 'When it last changed.' },
+  createdBy: { type: () => String, description: 'The user who created it.' },
+};
+
+/**
+ * The connection type of `type` (see Connection), described by `description` and named `name`
+ * (`<Type>Connection` by default): what every list of a declared type or shape answers with.
+ */
+export function connectionOf(type: ClassType, description: string, name = `${type.name}Connection`): ClassType {
+  const connection = named(class extends Connection(type) {}, name);
+  ObjectType(name, { simpleResolvers: true, description })(connection);
+  return connection;
+}
 
 /**
  * The GraphQL types of `model` (see ModelTypes), made on the first call and the same ones after.
  * Attributes the declaration hides are left out of every type, internal ones and key values out of
- * the inputs, update-only ones out of the create input and read-only ones out of the update input. Throws (a programming error) when two
- * declarations name one enum with different values.
+ * the inputs, update-only ones out of the create input and read-only ones out of the update input.
+ * Its object type is a Node with every system field unless its declaration's `api` says otherwise.
+ * Throws (a programming error) when two declarations name one enum with different values.
  */
+export function modelTypes<M extends AnyModel>(model: M): ModelTypes<ItemOf<M>>;
+// The classes made at run time hold no values themselves: the item type only says what resolvers answer with.
 export function modelTypes(model: AnyModel): ModelTypes {
   const existing = made.get(model);
   if (existing) return existing;
   const describe = model.describe;
-  const type = named(class extends Versioned {}, model.type);
+  const type = named(class {}, model.type);
   // The entity's own id first, then the other values of its key, then its attributes; a key value
   // that is also an attribute (a brief's version) is typed and described as the attribute.
   const keyFields = [model.idField, ...model.keyFields.filter((f) => f !== model.idField)].filter((f) => !(f in model.attributes));
@@ -226,21 +307,18 @@ export function modelTypes(model: AnyModel): ModelTypes {
   for (const [name, attribute] of attributesOf(model)) {
     const fieldType = typeOf(model, name, attribute);
     attributeTypes.set(name, fieldType);
-    if (!attribute.hidden) Field(fieldType, { nullable: !attribute.required, description: attribute.description })(type.prototype, name);
+    if (!attribute.hidden) Field(fieldType, { ...fieldOptions(attribute), description: attribute.description })(type.prototype, name);
   }
-  // Versioned describes the server's attributes for most entities; a declaration may say it otherwise.
-  for (const [name, fieldType] of Object.entries(systemTypes)) {
-    const description = describe[name];
-    if (description && !(name in model.attributes)) Field(fieldType, { description })(type.prototype, name);
+  for (const name of model.api.system ?? SYSTEM_FIELDS) {
+    if (name in model.attributes) continue;
+    const { type: fieldType, description } = systemFields[name];
+    Field(fieldType, { description: describe[name] ?? description })(type.prototype, name);
   }
-  Field(() => String, { description: describe.createdBy ?? 'The user who created it.' })(type.prototype, 'createdBy');
-  ObjectType(model.type, { simpleResolvers: true, implements: Node, description: model.description })(type);
+  const node = model.api.node ?? true;
+  ObjectType(model.type, { simpleResolvers: true, ...(node ? { implements: Node } : {}), description: model.description })(type);
+  registerApiType(model.type, type);
 
-  const connection = named(class extends Connection(type) {}, `${model.type}Connection`);
-  ObjectType(`${model.type}Connection`, {
-    simpleResolvers: true,
-    description: describe.connection ?? `A page of ${model.type} items, with the cursor to the next page.`,
-  })(connection);
+  const connection = connectionOf(type, describe.connection ?? `A page of ${model.type} items, with the cursor to the next page.`);
 
   const createInput = named(class {}, `Create${model.type}Input`);
   const updateInput = named(class {}, `Update${model.type}Input`);

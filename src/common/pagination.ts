@@ -1,4 +1,4 @@
-import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { ArgsType, Field, ID, Int, ObjectType, type ClassType } from 'type-graphql';
 
 /*
  * The GraphQL Cursor Connections spec (what Relay's @connection, urql's Graphcache and Apollo
@@ -60,6 +60,13 @@ export class PageArgs extends ForwardPageArgs {
 
   @Field(() => String, { nullable: true, description: 'The startCursor of a page, or any edge cursor: the items before it.' })
   before?: string | null;
+}
+
+/** The page arguments of a list of one project's items (its logs, jobs, brief versions, milestones …). */
+@ArgsType()
+export class ProjectPageArgs extends PageArgs {
+  @Field(() => ID, { description: "The project's id." })
+  projectId!: string;
 }
 
 /**

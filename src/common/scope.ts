@@ -20,7 +20,7 @@ export interface Scope {
    * caller of the same key meanwhile, across requests (see SharedReads): for reads that bursts of
    * callers make at once, such as the head a subscription reads when it starts. Not cached.
    */
-  shared: Pick<SharedItemReads<Item>, 'get' | 'page'>;
+  shared: Pick<SharedItemReads<Item>, 'get' | 'page' | 'query'>;
   /**
    * Reads one page of a query of this tenant. Pages asked for together (a list field under each
    * of several parents) are read in parallel and handed back together, so the loads they cause

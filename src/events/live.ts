@@ -307,7 +307,7 @@ class ActivitySubscription extends StreamSubscription<ActivityEvent> {
   }
 
   resync(position: number, lastEvent: ActivityEvent | undefined): ActivityEvent {
-    return this.control('subscription.resync', position, { resumeAfter: lastEvent?.eventId ?? this.afterEventId });
+    return this.control('subscription.resync', position, { resumeAfter: lastEvent?.eventId ?? this.afterEventId ?? undefined });
   }
 
   private sharedControl(action: string, position: number): ActivityEvent {

@@ -1,4 +1,4 @@
-import { keySchemas } from '../infra/dynamo/table';
+import { keySchemas, type Key } from '../infra/dynamo/table';
 import type { Item, Store } from '../infra/dynamo/store';
 import { isServiceUnavailable } from '../infra/dependency';
 import type { EventBus } from '../infra/pubsub';
@@ -6,6 +6,9 @@ import { OUTBOX_SHARDS, outboxPartition } from '../infra/dynamo/write';
 import { inLinkedSpan, SpanKind, untraced } from '../infra/tracing';
 import { logger } from '../logger';
 import { payloadOf, topicsFor } from './topics';
+
+/** At most this many events leave the outbox in one call (DynamoDB's limit of a transaction). */
+const REMOVALS_PER_CALL = 100;
 
 export interface OutboxOptions {
   /** How often the sweeper looks for events left unpublished. */
@@ -38,6 +41,11 @@ const logUnlessOutage = (message: string, fields: object) => (err: unknown) => {
 export class Outbox {
   private timer?: NodeJS.Timeout;
   private sweeping?: Promise<number>;
+  /** Published events waiting to leave the outbox, and the removal under way (see leaveOutbox). */
+  private readonly waiting: { key: Key; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private removing?: Promise<void>;
+  /** The writers' publications under way (afterCommit), which stop() waits for. */
+  private readonly publishing = new Set<Promise<void>>();
 
   constructor(
     private readonly store: Store,
@@ -53,14 +61,48 @@ export class Outbox {
   private async publish(event: Item): Promise<void> {
     await Promise.all(topicsFor(event).map((topic) => this.bus.publish(topic, payloadOf(event))));
     this.options.onPublished?.();
-    await this.store.removeAttributes({ PK: event.PK, SK: event.SK }, [keySchemas.OUTBOX.pk, keySchemas.OUTBOX.sk]);
+    await this.leaveOutbox({ PK: event.PK, SK: event.SK });
+  }
+
+  /**
+   * Takes a published event out of the outbox index; settles when that removal is made (or
+   * rejects with what it failed with: the sweeper publishes the event again later). A removal
+   * asked for while another is under way waits for it and then goes with every other one asked
+   * for meanwhile, in one call (Store.removeAttributesOfEach): a quiet process removes each event
+   * at once with one UpdateItem, a busy one (a group commit publishes its events together) makes
+   * one call for many instead of one for each.
+   */
+  private leaveOutbox(key: Key): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ key, resolve, reject });
+      this.removing ??= this.removeWaiting();
+    });
+  }
+
+  private async removeWaiting(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, REMOVALS_PER_CALL);
+      try {
+        await this.store.removeAttributesOfEach(
+          batch.map((removal) => removal.key),
+          [keySchemas.OUTBOX.pk, keySchemas.OUTBOX.sk],
+        );
+        for (const removal of batch) removal.resolve();
+      } catch (error) {
+        for (const removal of batch) removal.reject(error);
+      }
+    }
+    this.removing = undefined;
   }
 
   /** Publishes events just committed. Never throws: what fails here, the sweeper delivers. */
   afterCommit(events: Item[]): void {
     for (const event of events) {
       if (this.options.failPublish?.(event)) continue;
-      this.publish(event).catch(logUnlessOutage('publish failed; the sweeper will retry', { eventId: event.eventId }));
+      const publishing = this.publish(event)
+        .catch(logUnlessOutage('publish failed; the sweeper will retry', { eventId: event.eventId }))
+        .finally(() => this.publishing.delete(publishing));
+      this.publishing.add(publishing);
     }
   }
 
@@ -105,5 +147,8 @@ export class Outbox {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.sweeping?.catch(() => 0);
+    // Each publication's failure is logged where it happens (afterCommit); here only their ends are awaited.
+    await Promise.all(this.publishing);
+    await this.removing;
   }
 }

@@ -36,91 +36,126 @@ export interface DirectDelivery {
  * Results are pulled from the stream with callbacks rather than an async loop. Once the stream is
  * caught up it parks (see infra/handover.ts): from then on each live event's result arrives through
  * the writer by a plain call, and an idle subscription holds no pending promise at all, only this
- * closure's state, the stream and the listener that feeds it.
+ * delivery's state (see DirectDeliveryRun), the stream and the listener that feeds it.
  */
 export function deliverDirectly(stream: DeliveryStream, delivery: DirectDelivery): void {
-  const { target } = delivery;
-  let inFlight = 0;
+  new DirectDeliveryRun(stream, delivery).start();
+}
+
+/**
+ * One subscription's direct delivery, and the writer its stream hands live results to. One object
+ * with its methods on the prototype rather than a closure per step, since every idle subscriber
+ * holds it for as long as it is subscribed: thousands of them wait on a busy topic.
+ */
+class DirectDeliveryRun implements DirectWriter {
+  private inFlight = 0;
   /** A pull is under way (its result not yet handled). */
-  let pulling = false;
+  private pulling = false;
   /** Waiting for frames to leave before the next pull. */
-  let draining = false;
+  private draining = false;
   /**
    * The stream woke us while the pull that gives its PARKED was still on its way: that PARKED is
    * then already over, and the pull after it must follow at once.
    */
-  let wokenEarly = false;
-  let finished = false;
+  private wokenEarly = false;
+  private finished = false;
+  /** Called back by the transport once a frame has left; made once, not per frame. */
+  private readonly written: () => void;
+  private readonly next: () => Promise<IteratorResult<Delivery | Parked, undefined>>;
+
+  constructor(
+    private readonly stream: DeliveryStream,
+    private readonly delivery: DirectDelivery,
+  ) {
+    this.written = this.frameLeft.bind(this);
+    this.next = stream.handOver?.(this) ?? (() => stream.next());
+  }
+
+  start(): void {
+    // A subscription that ends while parked or waiting for its frames to leave stops at once; one
+    // that ends during a pull stops when the pull returns.
+    this.delivery.target.onEnd(this.ended.bind(this));
+    this.pull();
+  }
+
+  canTake(pending: number): boolean {
+    return !this.delivery.target.ended && this.inFlight + pending < MAX_FRAMES_IN_FLIGHT;
+  }
+
+  deliver(result: ExecutionResult): void {
+    const { target } = this.delivery;
+    if (target.ended) return;
+    this.inFlight++;
+    target.next(this.delivery.payload(result), this.written);
+  }
+
+  fail(error: unknown): void {
+    this.finish({ error });
+  }
+
+  wake(): void {
+    if (this.pulling) this.wokenEarly = true;
+    else this.pull();
+  }
+
+  private ended(): void {
+    if (!this.pulling) this.finish();
+  }
+
+  private frameLeft(): void {
+    this.inFlight--;
+    if (this.draining && this.inFlight < MAX_FRAMES_IN_FLIGHT) {
+      this.draining = false;
+      this.pull();
+    }
+  }
 
   /** Ends the delivery once: the stream is closed (whatever it holds is released), then the operation hears of the end. */
-  const finish = (failure?: { error: unknown }) => {
-    if (finished) return;
-    finished = true;
-    draining = false;
-    stream.return(undefined).then(
+  private finish(failure?: { error: unknown }): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.draining = false;
+    const { delivery } = this;
+    this.stream.return(undefined).then(
       () => delivery.finished(failure),
       (error: unknown) => delivery.finished(failure ?? { error }),
     );
-  };
-  const send = (result: ExecutionResult) => {
-    if (target.ended) return;
-    inFlight++;
-    target.next(delivery.payload(result), written);
-  };
-  const written = () => {
-    inFlight--;
-    if (draining && inFlight < MAX_FRAMES_IN_FLIGHT) {
-      draining = false;
-      pull();
-    }
-  };
-  const writer: DirectWriter = {
-    canTake: (pending) => !target.ended && inFlight + pending < MAX_FRAMES_IN_FLIGHT,
-    deliver: send,
-    fail: (error) => finish({ error }),
-    wake: () => {
-      if (pulling) wokenEarly = true;
-      else pull();
-    },
-  };
-  const next = stream.handOver?.(writer) ?? (() => stream.next());
+  }
 
   /** Takes the stream's next item, unless the subscription ended or too many frames have not left yet. */
-  function pull(): void {
-    if (finished || pulling) return;
-    if (target.ended) {
-      finish();
+  private pull(): void {
+    if (this.finished || this.pulling) return;
+    if (this.delivery.target.ended) {
+      this.finish();
       return;
     }
-    if (inFlight >= MAX_FRAMES_IN_FLIGHT) {
-      draining = true;
+    if (this.inFlight >= MAX_FRAMES_IN_FLIGHT) {
+      this.draining = true;
       return;
     }
-    pulling = true;
-    next().then(taken, (error: unknown) => {
-      pulling = false;
-      finish({ error });
-    });
+    this.pulling = true;
+    this.next().then(
+      (item) => this.taken(item),
+      (error: unknown) => {
+        this.pulling = false;
+        this.finish({ error });
+      },
+    );
   }
-  function taken(item: IteratorResult<Delivery | Parked, undefined>): void {
-    pulling = false;
-    if (item.done || target.ended) {
-      finish();
+
+  private taken(item: IteratorResult<Delivery | Parked, undefined>): void {
+    this.pulling = false;
+    if (item.done || this.delivery.target.ended) {
+      this.finish();
       return;
     }
-    // Parked: the stream hands its live events to `writer` until it wakes us (or did already).
+    // Parked: the stream hands its live events to this writer until it wakes us (or did already).
     if (item.value === PARKED) {
-      if (!wokenEarly) return;
-      wokenEarly = false;
+      if (!this.wokenEarly) return;
+      this.wokenEarly = false;
     } else {
-      send(item.value.result);
+      this.deliver(item.value.result);
     }
-    pull();
+    this.pull();
   }
-  // A subscription that ends while parked or waiting for its frames to leave stops at once; one
-  // that ends during a pull stops when the pull returns.
-  target.onEnd(() => {
-    if (!pulling) finish();
-  });
-  pull();
 }

@@ -211,9 +211,14 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
    */
   const requestsPerSocket = new Map<Socket, number>();
   let draining = false;
+  // One listener for every socket (Node calls it with the socket as `this`), not a closure each:
+  // an upgraded WebSocket keeps its listeners for its whole life.
+  function forget(this: Socket): void {
+    requestsPerSocket.delete(this);
+  }
   server.on('connection', (socket: Socket) => {
     requestsPerSocket.set(socket, 0);
-    socket.once('close', () => requestsPerSocket.delete(socket));
+    socket.on('close', forget);
   });
   server.on('upgrade', (_req, socket: Socket) => requestsPerSocket.delete(socket));
   server.on('request', (req, res) => {

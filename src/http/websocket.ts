@@ -7,9 +7,9 @@ import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import type { OperationPipeline } from '../graphql/pipeline';
 import { asGraphQLError } from '../errors';
-import { newRequestId } from '../graphql/record';
-import { deliverDirectly } from './direct-delivery';
-import { serveGraphQLOverWebSocket, type Transport } from './ws-transport';
+import { newRequestId, type RequestRecord } from '../graphql/record';
+import { deliverDirectly, type DirectDelivery } from './direct-delivery';
+import { type Operation, serveGraphQLOverWebSocket, type Transport } from './ws-transport';
 
 export interface WebSocketDeps {
   config: Config;
@@ -96,43 +96,30 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
       },
     },
     operate: async (connection, operation, payload) => {
-      const record = pipeline.records.begin(newRequestId());
+      const frames = new OperationFrames(operation, pipeline, pipeline.records.begin(newRequestId()));
       // The log line is written once the operation has ended, after its last frame was formatted.
-      operation.onEnd(() => pipeline.records.finish(record));
-      const refuse = (errors: readonly GraphQLError[]) => operation.error(pipeline.records.formatErrors(record, errors));
+      operation.onEnd(frames.logEnd.bind(frames));
       if (!operation.admitted) {
-        return refuse([
+        return frames.refuse([
           new GraphQLError(`At most ${config.ws.maxSubscriptions} operations may run on one connection; complete some first.`, {
             extensions: { code: 'BAD_USER_INPUT' },
           }),
         ]);
       }
       const principal = connection.state.principal ?? null;
-      const admission = await pipeline.admit(payload, principal, record);
-      if (admission.errors) return refuse(admission.errors);
+      const admission = await pipeline.admit(payload, principal, frames.record);
+      if (admission.errors) return frames.refuse(admission.errors);
       // Completed by the client before it started: nothing runs.
       if (operation.ended) return;
-      /** The JSON of a result of this operation's own, its errors formatted with its request id, in UTF-8. */
-      const own = (value: ExecutionResult) =>
-        Buffer.from(JSON.stringify(value.errors ? { ...value, errors: pipeline.records.formatErrors(record, value.errors) } : value));
-      const result = (value: ExecutionResult) => {
-        operation.next(own(value));
-        operation.complete();
-      };
       if (admission.operation.operation !== OperationTypeNode.SUBSCRIPTION) {
         // A query or mutation runs to its end once started; a `complete` only silences it.
         operation.stoppable = false;
-        return result(await pipeline.execute(admission.args));
+        return frames.result(await pipeline.execute(admission.args));
       }
       const stream = await pipeline.stream({ ...admission.args, lifetime: operation, principal });
       // The source stream could not be created (the field's `subscribe` threw): one result with its errors.
-      if (!(Symbol.asyncIterator in stream)) return result(stream);
-      deliverDirectly(stream, {
-        target: operation,
-        payload: (value) => pipeline.subscriptions.sharedPayload(value) ?? own(value),
-        // A stream that fails midway ends with an `error` frame, formatted (masked) like every other error.
-        finished: (failure) => (failure ? refuse([asGraphQLError(failure.error)]) : operation.complete()),
-      });
+      if (!(Symbol.asyncIterator in stream)) return frames.result(stream);
+      deliverDirectly(stream, frames);
     },
   });
 
@@ -140,4 +127,51 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
     counts: () => ({ graphql_ws_connections: transport.connectionCount(), graphql_ws_subscriptions: transport.operationCount() }),
     close: (graceMs) => transport.close(graceMs),
   };
+}
+
+/**
+ * The frames of one operation over WebSocket, with its request record: results, errors formatted
+ * with its request id, and its log line. It is also the direct delivery of a subscription's
+ * results (see deliverDirectly). One object with its methods on the prototype, not closures over
+ * the operation's start, since an idle subscription holds it for as long as it is subscribed.
+ */
+class OperationFrames implements DirectDelivery {
+  constructor(
+    readonly target: Operation,
+    private readonly pipeline: OperationPipeline,
+    readonly record: RequestRecord,
+  ) {}
+
+  /** Writes the operation's log line; called once it has ended. */
+  logEnd(): void {
+    this.pipeline.records.finish(this.record);
+  }
+
+  /** Ends the operation with an `error` frame carrying `errors`, formatted (masked) with its request id. */
+  refuse(errors: readonly GraphQLError[]): void {
+    this.target.error(this.pipeline.records.formatErrors(this.record, errors));
+  }
+
+  /** The JSON of a result of this operation's own, its errors formatted with its request id, in UTF-8. */
+  private own(value: ExecutionResult): Buffer {
+    return Buffer.from(
+      JSON.stringify(value.errors ? { ...value, errors: this.pipeline.records.formatErrors(this.record, value.errors) } : value),
+    );
+  }
+
+  /** The one result of a query, a mutation or a subscription that could not start, then `complete`. */
+  result(value: ExecutionResult): void {
+    this.target.next(this.own(value));
+    this.target.complete();
+  }
+
+  payload(value: ExecutionResult): Uint8Array {
+    return this.pipeline.subscriptions.sharedPayload(value) ?? this.own(value);
+  }
+
+  /** A stream that fails midway ends with an `error` frame, formatted (masked) like every other error. */
+  finished(failure?: { error: unknown }): void {
+    if (failure) this.refuse([asGraphQLError(failure.error)]);
+    else this.target.complete();
+  }
 }

@@ -206,6 +206,23 @@ const PONG = JSON.stringify({ type: MessageType.Pong });
 /** ws's send options for a text frame (its `binary` option, documented; bytes would otherwise go as binary). */
 const TEXT = { binary: false } as const;
 
+/** True when a frame may go out on `socket`: it is open and its peer still reads (else it is dropped). */
+function writable(socket: WebSocket): boolean {
+  // A socket that closed meanwhile drops the frame: its operations are ending anyway.
+  if (socket.readyState !== socket.OPEN) return false;
+  if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+    logger.debug({ buffered: socket.bufferedAmount }, 'websocket peer stopped reading; dropping it');
+    socket.terminate();
+    return false;
+  }
+  return true;
+}
+
+function onSocketError(err: Error): void {
+  // ws closes the socket itself (1009 for an oversized frame, 1002 for a broken frame).
+  logger.debug({ code: errorCode(err) }, 'websocket closed on a client error');
+}
+
 /** Message types a client may send (graphql-transport-ws); anything else is a client mistake. */
 const CLIENT_MESSAGES = new Set<string>([
   MessageType.ConnectionInit,
@@ -244,9 +261,16 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
   const protocol = makeServer<Record<string, unknown> | undefined, Connection<S>>({
     connectionInitWaitTimeout: options.protocol.connectionInitWaitTimeout,
     // The socket's context is kept, so that a `subscribe` can be checked against its acknowledgement.
-    onConnect: (ctx) => {
+    onConnect: async (ctx) => {
       ctx.extra.protocol = ctx;
-      return options.protocol.onConnect?.(ctx);
+      try {
+        return await options.protocol.onConnect?.(ctx);
+      } finally {
+        // The payload (the bearer token) has served its purpose once checked: nothing reads it
+        // later, and every socket would hold its copy of it for its whole life. graphql-ws
+        // declares the field readonly, for hooks; this transport owns the context.
+        Reflect.set(ctx, 'connectionParams', undefined);
+      }
     },
   });
   const connections = new Set<Connection<S>>();
@@ -278,22 +302,34 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
    * Keep-alive: one timer for every socket (as ws's documentation does it), not one per socket.
    * Each round pings every open socket; a socket that has not answered the previous round's ping
    * by the next round is gone and is terminated, which ends its operations.
+   *
+   * A round runs in the check phase after the timer, not in the timer itself. Node runs due
+   * timers before it reads the sockets: after the process was busy past a round's time (fanning
+   * an event out to 10,000 sockets on a loaded machine takes seconds), the timer came first and
+   * found the pongs that had arrived meanwhile still unread, and dropped live peers in the
+   * thousands without a line (bench/fanout-stress.ts, at a 2 s interval: 3,738 of 10,000 reading
+   * sockets in one run). From the check phase, every pong that arrived before the round is read.
    */
   const unanswered = new Set<WebSocket>();
-  const keepAlive =
-    options.keepAliveMs > 0
-      ? setInterval(() => {
-          for (const { socket } of connections) {
-            if (socket.readyState !== socket.OPEN) continue;
-            if (unanswered.has(socket)) {
-              socket.terminate();
-              continue;
-            }
-            unanswered.add(socket);
-            socket.ping();
-          }
-        }, options.keepAliveMs).unref()
-      : undefined;
+  function answered(this: WebSocket): void {
+    unanswered.delete(this);
+  }
+  const pingRound = () => {
+    let dropped = 0;
+    for (const { socket } of connections) {
+      if (socket.readyState !== socket.OPEN) continue;
+      if (unanswered.has(socket)) {
+        socket.terminate();
+        dropped++;
+        continue;
+      }
+      unanswered.add(socket);
+      socket.ping();
+    }
+    // A drop is the peer's doing, but thousands at once say something about the network or this process.
+    if (dropped > 0) logger.info({ dropped, keepAliveMs: options.keepAliveMs }, 'dropped websocket peers that did not answer a ping');
+  };
+  const keepAlive = options.keepAliveMs > 0 ? setInterval(() => setImmediate(pingRound), options.keepAliveMs).unref() : undefined;
 
   wss.on('error', (err) => logger.warn({ err }, 'websocket server error'));
   wss.on('connection', (socket) => {
@@ -302,17 +338,6 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       socket.terminate();
       return;
     }
-    /** True when the frame may go out: the socket is open and its peer still reads. */
-    const writable = () => {
-      // A socket that closed meanwhile drops the frame: its operations are ending anyway.
-      if (socket.readyState !== socket.OPEN) return false;
-      if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
-        logger.debug({ buffered: socket.bufferedAmount }, 'websocket peer stopped reading; dropping it');
-        socket.terminate();
-        return false;
-      }
-      return true;
-    };
     const connection: Connection<S> = {
       socket,
       operations: new Map(),
@@ -320,7 +345,7 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       state: options.newState(),
       write: (data, written) => {
         // ws sends bytes as a binary frame unless told otherwise; every graphql-ws message is text.
-        if (writable()) socket.send(data, TEXT, written);
+        if (writable(socket)) socket.send(data, TEXT, written);
         else written();
       },
     };
@@ -413,14 +438,13 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       onMessage?.(data).catch(fault);
     });
 
-    socket.on('error', (err) => {
-      // ws closes the socket itself (1009 for an oversized frame, 1002 for a broken frame).
-      logger.debug({ code: errorCode(err) }, 'websocket closed on a client error');
-    });
+    // The listeners that need nothing of this socket's but the socket are shared by every socket
+    // (ws calls them with the socket as `this`): an idle socket holds no closure of its own for them.
+    socket.on('error', onSocketError);
+    socket.on('pong', answered);
 
-    socket.on('pong', () => unanswered.delete(socket));
-
-    socket.once('close', (code, reason) => {
+    // ws emits `close` once.
+    socket.on('close', (code, reason) => {
       unanswered.delete(socket);
       for (const operation of [...connection.operations.values()]) operation.cancel();
       connections.delete(connection);

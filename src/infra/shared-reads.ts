@@ -114,6 +114,8 @@ interface ItemKey {
  */
 export class SharedItemReads<I> {
   private readonly shared: SharedReads<I | null>;
+  /** Queries read afresh for whoever asks (see `query`): back to back, with no interval between them. */
+  private readonly queries = new SharedReads<I[]>(0);
   /** Page reads under way, by query and size (see `page`). */
   private readonly pages = new Map<string, Promise<I[]>>();
 
@@ -141,18 +143,28 @@ export class SharedItemReads<I> {
     return read;
   }
 
+  /**
+   * The first `n` live items of the query `spec`, from a read that starts after this call (as
+   * `get`), shared with every caller asking for the same page meanwhile: workers asking a
+   * tenant's claimable index at once (claimWork) share one Query of it, and an empty answer still
+   * means the index had nothing after the caller asked. The query's key names the tenant.
+   */
+  query(spec: PageSpec, n: number): Promise<I[]> {
+    return this.queries.read(`${JSON.stringify(spec)}\u0000${n}`, () => this.store.queryFirst(spec, n));
+  }
+
   /** The item under `key` (null when missing or expired), read after this call; see SharedReads. */
   get(key: ItemKey): Promise<I | null> {
     return this.shared.read(`${key.PK}\u0000${key.SK}`, () => this.store.get(key));
   }
 
-  /** Reads sent to the store so far. */
+  /** Item reads (`get`) sent to the store so far. */
   get reads(): number {
     return this.shared.reads;
   }
 
-  /** Keys and pages with a read waiting or in flight. */
+  /** Keys, queries and pages with a read waiting or in flight. */
   get pending(): number {
-    return this.shared.pending + this.pages.size;
+    return this.shared.pending + this.queries.pending + this.pages.size;
   }
 }

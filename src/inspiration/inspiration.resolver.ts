@@ -1,3 +1,5 @@
+import { shapeObjectType } from '../common/model-types';
+import { attr } from '../infra/dynamo/entity';
 import {
   Arg,
   Args,
@@ -10,7 +12,6 @@ import {
   InputType,
   Int,
   Mutation,
-  ObjectType,
   Query,
   Resolver,
   Root,
@@ -18,13 +19,15 @@ import {
 import { Role } from '../auth/principal';
 import { entities, type EntityItem } from '../common/entities';
 import { feature } from '../common/feature';
-import { UploadTarget } from '../common/files/upload.type';
+// Its upload status enum (AssetStatus) is registered there, before this declaration is made into types.
+import '../common/files/upload.type';
 import { attributeEnum, modelTypes } from '../common/model-types';
 import { PageArgs, pageRequest } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
 import { badInput } from '../errors';
 import type { Context } from '../context';
 import { type InspirationUploadRequest, InspirationRepository } from './inspiration.repository';
+import { expectedVersionArg, expiresInArg, optionalExpectedVersionArg } from '../common/args';
 
 /*
  * Inspiration's types come from its declaration (src/common/entities.ts); what is particular to it
@@ -66,17 +69,14 @@ export class RequestInspirationUploadInput implements InspirationUploadRequest {
   linkedProjectId?: string | null;
 }
 
-@ObjectType({
-  simpleResolvers: true,
+const InspirationUpload = shapeObjectType({
+  name: 'InspirationUpload',
   description: 'A new inspiration waiting for its file, and where to PUT it; confirmInspirationUpload finishes it.',
-})
-class InspirationUpload {
-  @Field(() => Inspiration, { description: 'The new inspiration, waiting for its file.' })
-  inspiration!: EntityItem<'Inspiration'>;
-
-  @Field(() => UploadTarget, { description: 'Where and how to send the file.' })
-  upload!: UploadTarget;
-}
+  fields: {
+    inspiration: attr.json()({ required: true, apiType: 'Inspiration', description: 'The new inspiration, waiting for its file.' }),
+    upload: attr.json()({ required: true, apiType: 'UploadTarget', description: 'Where and how to send the file.' }),
+  },
+});
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -117,10 +117,7 @@ export class InspirationResolver {
   @Mutation(() => Inspiration, { description: 'Changes a piece of inspiration.' })
   updateInspiration(
     @Arg('inspirationId', () => ID, { description: "The inspiration's id." }) inspirationId: string,
-    @Arg('expectedVersion', () => Int, {
-      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
-    })
-    expectedVersion: number,
+    @Arg('expectedVersion', () => Int, expectedVersionArg) expectedVersion: number,
     @Arg('input', () => updateInput, { description: 'The fields to change; an omitted field is kept.' })
     input: typeof entities.Inspiration.updateInput,
     @Ctx() ctx: Context,
@@ -132,11 +129,7 @@ export class InspirationResolver {
   @Mutation(() => Inspiration, { description: 'Deletes it and returns it as it was.' })
   deleteInspiration(
     @Arg('inspirationId', () => ID, { description: "The inspiration's id." }) inspirationId: string,
-    @Arg('expectedVersion', () => Int, {
-      nullable: true,
-      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
-    })
-    expectedVersion: number | null,
+    @Arg('expectedVersion', () => Int, optionalExpectedVersionArg) expectedVersion: number | null,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.inspirations.delete(inspirationId, expectedVersion);
@@ -169,11 +162,7 @@ export class InspirationResolver {
   })
   url(
     @Root() inspiration: EntityItem<'Inspiration'>,
-    @Arg('expiresIn', () => Int, {
-      nullable: true,
-      description: 'Seconds the URL stays valid: DOWNLOAD_URL_TTL_SECONDS when omitted, at most DOWNLOAD_URL_MAX_TTL_SECONDS.',
-    })
-    expiresIn: number | null,
+    @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null,
     @Ctx() ctx: Context,
   ) {
     return inspiration.s3Key && inspiration.fileStatus !== 'uploading' ? ctx.repos.files.downloadUrl(inspiration.s3Key, expiresIn) : null;

@@ -126,6 +126,12 @@ export class BatchState {
   pool?: { running: number; limit?: number };
 
   /**
+   * The job's claimable items as the group read them for its claims (itemIds, oldest first; see
+   * CLAIM_REF), each also read by key into `items`. Empty for a group without claims.
+   */
+  claimable: readonly string[] = [];
+
+  /**
    * How many items and steps this group's changes start (+) or end (-) running under a pool worker's claim:
    * derived from the items as read and as changed, so every way an attempt ends counts.
    */
@@ -165,6 +171,7 @@ export class BatchState {
     copy.readItems = this.readItems;
     copy.readSteps = this.readSteps;
     copy.pool = this.pool;
+    copy.claimable = this.claimable;
     return copy;
   }
 
@@ -242,8 +249,19 @@ function refuseOverItems(holding: number, adding: number, limit: number): void {
 
 /** The work items a job holds over all its fan-out stages. */
 const itemTotal = (job: Pick<JobItem, 'itemCounts'>) => Object.values(job.itemCounts ?? {}).reduce((sum, c) => sum + c.total, 0);
+/** The most candidates one group's claims read from the claimable index (BatchGetItem's limit a call). */
+const MAX_CLAIM_CANDIDATES = 100;
 /** A ref a pool claim adds to its command: its group reads the tenant's pool share and load too. */
 const POOL_REF = '\u0000pool';
+/**
+ * The ref of a claim (one per command, numbered, so a group can count its claims): the group reads
+ * the job's oldest claimable items once for all its claims (claimableIds), instead of each worker
+ * reading them on its own before it queues.
+ */
+const CLAIM_REF = '\u0000claim#';
+let claims = 0;
+const isItemRef = (ref: string) => ref !== POOL_REF && !ref.startsWith(CLAIM_REF);
+const claimsIn = (refs: readonly string[]) => refs.filter((ref) => ref.startsWith(CLAIM_REF)).length;
 
 /** The ISO time `seconds` after `at`, to the millisecond. */
 const later = (at: string, seconds: number) => new Date(Date.parse(at) + Math.round(seconds * 1000)).toISOString();
@@ -396,25 +414,30 @@ export class JobItems {
     if (carried && (!refs.includes(POOL_REF) || carried.pool !== undefined)) return this.topUp(carried, refs);
     const tenantId = this.scope.tenantId;
     const withPool = refs.includes(POOL_REF);
-    const wanted = refs.filter((r) => r !== POOL_REF).map(refOf);
+    const wanted = refs.filter(isItemRef);
     // Items are conditioned on their own versions and the pool load on its limit, so they may be read beside the job.
     const poolKeys = withPool ? [entities.PoolShare.keyOf(tenantId, {}), entities.PoolLoad.keyOf(tenantId, {})] : [];
-    const itemKeys = wanted.map((r) => entities.WorkItem.keyOf(tenantId, { jobId, ...r }));
-    const [job, beside] = await Promise.all([
+    const itemKeys = wanted.map((r) => this.itemKey(jobId, r));
+    const [job, beside, claimable] = await Promise.all([
       this.scope.store.get(jobKey(tenantId, jobId)),
       itemKeys.length + poolKeys.length ? this.scope.store.batchGet([...itemKeys, ...poolKeys]) : Promise.resolve([]),
+      this.claimableIds(jobId, claimsIn(refs)),
     ]);
     if (!entities.Job.is(job)) throw notFound('Job', jobId);
-    const stepRows = await this.scope.store.batchGet(currentStepKeys(tenantId, job));
-    const storedSteps = stepRows.filter((row) => entities.Step.is(row));
+    // The claims' candidates are read by key (strongly) with the steps: the index is read eventually consistently.
+    const candidates = claimable.filter((id) => !wanted.includes(id)).map((id) => this.itemKey(jobId, id));
+    const rows = await this.scope.store.batchGet([...currentStepKeys(tenantId, job), ...candidates]);
+    const storedSteps = rows.filter((row) => entities.Step.is(row));
     const steps = new Map<string, StepLike>();
     for (const step of storedSteps) steps.set(step.name, { ...stepStateOf(step), jobId });
     const items = new Map<string, WorkItemItem>();
-    for (const row of beside.slice(0, itemKeys.length)) if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
+    for (const row of [...beside.slice(0, itemKeys.length), ...rows])
+      if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
     const readVersions = new Map([...items].map(([key, item]) => [key, item.version]));
     const state = new BatchState(job, readVersions, job, steps, storedSteps, items, this.scope.now().toISOString());
     state.readItems = new Map(items);
     state.readSteps = new Map(steps);
+    state.claimable = claimable;
     if (withPool) {
       const [share, load] = beside.slice(itemKeys.length);
       // The load item is kept by ADD alone (job.items writesOf, job.settle), so it carries no
@@ -430,25 +453,43 @@ export class JobItems {
     return state;
   }
 
-  /** The carried state, with the items of `refs` it lacks read (strongly consistently). */
+  /** The carried state, with the items of `refs` and the claims' candidates it lacks read (strongly consistently). */
   private async topUp(carried: BatchState, refs: readonly string[]): Promise<BatchState> {
     const { job } = carried;
     const items = new Map(carried.items);
-    const missing = refs.filter((ref) => ref !== POOL_REF && !items.has(ref)).map(refOf);
-    const rows = missing.length
-      ? await this.scope.store.batchGet(missing.map((r) => entities.WorkItem.keyOf(this.scope.tenantId, { jobId: job.jobId, ...r })))
-      : [];
+    const claimable = await this.claimableIds(job.jobId, claimsIn(refs));
+    const missing = [...new Set([...refs.filter(isItemRef), ...claimable])].filter((id) => !items.has(id));
+    const rows = missing.length ? await this.scope.store.batchGet(missing.map((id) => this.itemKey(job.jobId, id))) : [];
     for (const row of rows) if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
     const readVersions = new Map([...items].map(([key, item]) => [key, item.version]));
     const steps = new Map(carried.steps);
     const state = new BatchState(job, readVersions, job, steps, carried.storedSteps, items, this.scope.now().toISOString());
     state.readItems = new Map(items);
     state.readSteps = new Map(steps);
+    state.claimable = claimable;
     state.pool = carried.pool;
     // Reuse records are read anew as load reads them: another job may have recorded one since.
     if (!TERMINAL.has(job.status))
       state.reuseRecords = await readRecords(this.scope.store, this.scope.tenantId, waitingStepKeys(job, steps));
     return state;
+  }
+
+  private itemKey(jobId: string, id: string) {
+    return entities.WorkItem.keyOf(this.scope.tenantId, { jobId, ...refOf(id) });
+  }
+
+  /**
+   * The itemIds of the job's oldest claimable items (waiting, or held past their lease) for a
+   * group's `claims`, from its claimable index: twice as many as the claims and a few more, since
+   * the index may still list items an earlier group took (it is read eventually consistently).
+   * One Query for the whole group; none without claims.
+   */
+  private async claimableIds(jobId: string, claims: number): Promise<string[]> {
+    if (claims === 0) return [];
+    const now = this.scope.now().toISOString();
+    const spec = { ...entities.WorkItem.query(this.scope.tenantId, 'claimableInJob', { jobId }), skBefore: `${now}$` };
+    const rows = await this.scope.store.queryFirst(spec, Math.min(MAX_CLAIM_CANDIDATES, 2 * claims + 8));
+    return rows.filter((row) => entities.WorkItem.is(row)).map((row) => itemId(row.stage, row.sequence));
   }
 
   /** The unit of work of a decided group (empty when nothing changed). */
@@ -682,24 +723,27 @@ export class JobItems {
   }
 
   /**
-   * A claim for claimWork of any one of `candidates` (items of one job, as its claimable index
-   * listed them, in the order to try): decided in the job's group on its current state, so
+   * A claim for claimWork of the job's oldest claimable item: decided in the job's group, which
+   * reads the claimable index once for all its claims and hands them the candidates in turn, so
    * workers asking at once are handed different items in one transaction instead of racing for
    * the same one and losing a round each. An item whose lease ran out past its attempts fails on
-   * the way (and is nobody's work). No item when none of them can be claimed now.
+   * the way (and is nobody's work). No item when none can be claimed now.
    */
-  async claimAny(jobId: string, candidates: { stage: string; sequence: number }[], options: { pooled?: boolean } = {}) {
+  async claimNext(jobId: string, options: { pooled?: boolean } = {}) {
     const leaseUntil = this.leaseUntil();
     const actor = this.scope.actor;
     const pooled = options.pooled === true;
-    const refs = candidates.map((c) => itemId(c.stage, c.sequence));
-    return this.submitRefs(jobId, pooled ? [...refs, POOL_REF] : refs, (state) => {
+    const claim = `${CLAIM_REF}${++claims}`;
+    return this.submitRefs(jobId, pooled ? [claim, POOL_REF] : [claim], (state) => {
       // A pool claim for a tenant at its running limit takes nothing (the limit holds at every
       // commit: see the PoolLoad write in writesOf).
       const limit = state.pool?.limit;
       if (pooled && limit !== undefined && (state.pool?.running ?? 0) + state.poolDelta() >= limit)
         return { job: state.job, step: undefined, item: undefined, atLimit: true };
-      for (const ref of candidates) {
+      for (const id of state.claimable) {
+        // Taken (or failed past its attempts) by an earlier claim of this group.
+        if (state.changedItems.has(id)) continue;
+        const ref = refOf(id);
         const fork = state.fork();
         try {
           const claimed = actOnItem(fork, ref.stage, ref.sequence, { kind: 'claim', leaseUntil }, actor);
@@ -1080,7 +1124,7 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
       // Whichever came first ended the attempt: the holder's silence, or its time.
       const error = attemptEndedError(item, ends, limit);
       // The next attempt waits for its backoff like one failed by its worker: the claimer takes
-      // none of it (claimAny goes on to the next candidate).
+      // none of it (claimNext goes on to the next candidate).
       if (item.attempt < item.maxAttempt && fanOut.retryBackoff) return waitForNext(error);
       if (item.attempt < item.maxAttempt) {
         // Without a backoff the claimer holds the next attempt at once.

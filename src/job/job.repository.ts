@@ -49,8 +49,6 @@ import type { CreateJobInput } from './job.type';
 const MAX_ITEMS_AT_CREATE = 50;
 /** What a pool claim gets for a tenant at its running limit (PoolShare.maxRunning): nothing now. */
 export const AT_LIMIT = 'AT_LIMIT';
-/** Times claimWork reads a job's claimable items again after others took every one it offered. */
-const CLAIM_ROUNDS = 3;
 /** How many claimable steps one claimWork reads and tries, oldest first. */
 const CLAIM_CANDIDATES = 20;
 /** What losing a claim to another worker looks like: the step moved on, or the job changed too fast. */
@@ -255,9 +253,10 @@ export class JobRepository {
       // Steps and the JobWork entries of jobs at fan-out stages share the index's partitions, so one
       // query finds both.
       const spec = { ...entities.Step.query(this.scope.tenantId, index, values), skBefore: `${now}$` };
-      const candidates = await this.scope.store.queryFirst(spec, CLAIM_CANDIDATES);
-      // Workers asking at once read the same oldest candidates; each tries them from a random place
-      // in the list, so they spread over the work instead of all racing for the first one.
+      // Workers of the tenant asking at once share one read of the index (one that started after
+      // each asked), and each tries its candidates from a random place in the list, so they spread
+      // over the work instead of all racing for the first one.
+      const candidates = await this.scope.shared.query(spec, CLAIM_CANDIDATES);
       const start = Math.floor(Math.random() * candidates.length);
       let opened = false;
       const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];
@@ -265,7 +264,7 @@ export class JobRepository {
         try {
           if (entities.JobWork.is(candidate)) {
             // A job at a fan-out stage: its claimable items, oldest first, are offered to its group.
-            const claimed = await this.claimItem(candidate.jobId, now);
+            const claimed = await this.claimItem(candidate.jobId);
             if (claimed && claimed !== AT_LIMIT) return claimed;
             continue;
           }
@@ -329,31 +328,18 @@ export class JobRepository {
    * claimWork would for a worker of this tenant; null when it has none claimable now.
    */
   claimPooledItem(jobId: string) {
-    return this.claimItem(assertId(jobId, 'job', 'jobId'), this.scope.now().toISOString(), { pooled: true });
+    return this.claimItem(assertId(jobId, 'job', 'jobId'), { pooled: true });
   }
 
   /**
-   * Claims one of a job's claimable work items for claimWork: the oldest few its index lists
-   * (waiting, or held past their lease) are offered to the job's group. Null when other workers
-   * took them all first, or their leases ran out past their attempts (they failed).
+   * Claims the oldest claimable work item of a job (waiting, or held past its lease) for
+   * claimWork, through the job's group (JobItems.claimNext). Null when it has none claimable now,
+   * or when their leases ran out past their attempts (they failed).
    */
-  private async claimItem(jobId: string, now: string, options: { pooled?: boolean } = {}) {
-    // Workers asking at once read the same oldest items, and a group may hand all of one worker's
-    // candidates to others: the job still has work, so it reads again (a few times) rather than
-    // reporting none.
-    for (let round = 0; round < CLAIM_ROUNDS; round++) {
-      const spec = { ...entities.WorkItem.query(this.scope.tenantId, 'claimableInJob', { jobId }), skBefore: `${now}$` };
-      const candidates = (await this.scope.store.queryFirst(spec, CLAIM_CANDIDATES)).filter((c) => entities.WorkItem.is(c));
-      if (candidates.length === 0) return null;
-      // Each worker offers them from a random place in the list, so they spread over the work.
-      const start = Math.floor(Math.random() * candidates.length);
-      const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];
-      const claimed = await this.items.claimAny(jobId, ordered, options);
-      if (claimed.atLimit) return AT_LIMIT;
-      if (claimed.item && claimed.step) return { job: toJob(claimed.job), step: toStep({ ...claimed.step, jobId }), item: claimed.item };
-      // The job stopped or moved on: none of its items is work any more.
-      if (claimed.job.status !== JobStatus.RUNNING && claimed.job.status !== JobStatus.QUEUED) return null;
-    }
+  private async claimItem(jobId: string, options: { pooled?: boolean } = {}) {
+    const claimed = await this.items.claimNext(jobId, options);
+    if (claimed.atLimit) return AT_LIMIT;
+    if (claimed.item && claimed.step) return { job: toJob(claimed.job), step: toStep({ ...claimed.step, jobId }), item: claimed.item };
     return null;
   }
 

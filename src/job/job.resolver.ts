@@ -1,9 +1,9 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role, SYSTEM_TENANT } from '../auth/principal';
-import { PageArgs, pageRequest } from '../common/pagination';
+import { PageArgs, pageRequest, ProjectPageArgs } from '../common/pagination';
 import { DateTime, JSONObject, JSONValue } from '../common/scalars';
 import { feature } from '../common/feature';
-import { objectIdOf } from '../common/global-id';
+import { ObjectIdResolver } from '../common/global-id';
 import { optionalText } from '../common/validate';
 import type { Context } from '../context';
 import {
@@ -26,7 +26,6 @@ import {
   WorkItem,
   WorkItemConnection,
   WorkItemRef,
-  ProjectJobsArgs,
   Step,
   StepConnection,
   StepRef,
@@ -40,6 +39,7 @@ import { countsOf, MAX_SCENES_PAGE } from './job.items';
 import { claimPooledWork, itemReportRepos, stepReportRepos } from './job.pool';
 import { ItemStatus } from './job.machine';
 import type { Attribute } from '../infra/dynamo/entity';
+import { expiresInArg } from '../common/args';
 
 /** Declared fields as clients see them (JobField). */
 const fieldsOf = (attributes: Record<string, Attribute>) =>
@@ -61,16 +61,8 @@ declare module '../context' {
 @Resolver(() => Step)
 export class StepResolver {
   @FieldResolver(() => [String], { description: 'Presigned GETs of the artifacts, in order, made now (default 1 hour).' })
-  artifactUrls(
-    @Root() step: Step,
-    @Arg('expiresIn', () => Int, {
-      nullable: true,
-      description: 'Seconds the URL stays valid: DOWNLOAD_URL_TTL_SECONDS when omitted, at most DOWNLOAD_URL_MAX_TTL_SECONDS.',
-    })
-    expiresIn: number | null,
-    @Ctx() ctx: Context,
-  ) {
-    return Promise.all(step.artifacts.map((key) => ctx.repos.files.downloadUrl(key, expiresIn)));
+  artifactUrls(@Root() step: Step, @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null, @Ctx() ctx: Context) {
+    return Promise.all((step.artifacts ?? []).map((key) => ctx.repos.files.downloadUrl(key, expiresIn)));
   }
 }
 
@@ -101,7 +93,7 @@ export class JobResolver {
 
   @Authorized()
   @Query(() => JobConnection, { description: "A project's jobs, newest first." })
-  jobs(@Args() args: ProjectJobsArgs, @Ctx() ctx: Context) {
+  jobs(@Args() args: ProjectPageArgs, @Ctx() ctx: Context) {
     return ctx.repos.jobs.ofProject(args.projectId, pageRequest(args));
   }
 
@@ -418,6 +410,13 @@ export class JobResolver {
       }));
   }
 
+  @FieldResolver(() => Int, {
+    description: 'The seq of the latest event: subscribe to jobProgress with afterSeq set to it to miss nothing.',
+  })
+  seq(@Root() job: Job): number {
+    return job.seq;
+  }
+
   @FieldResolver(() => String, {
     description:
       "What a client shows: the current stage's phase of a declared kind while it runs (e.g. generating_scenes), else the status in lower case.",
@@ -519,20 +518,18 @@ export class JobResolver {
   }
 }
 
-/** The expiresIn argument of the scenes' presigned URLs, as the other download URLs take it. */
-const EXPIRES_IN = {
-  nullable: true,
-  description: 'Seconds the URL stays valid: DOWNLOAD_URL_TTL_SECONDS when omitted, at most DOWNLOAD_URL_MAX_TTL_SECONDS.',
-};
-
 @Resolver(() => WorkItem)
-export class WorkItemResolver {
+export class WorkItemResolver extends ObjectIdResolver(
+  WorkItem,
+  'Unique across all types and stable, so a client cache keys the item by it (its job, stage and sequence). No Node: read items through their job.',
+  (item) => [item.jobId, item.stage, item.sequence],
+) {
   @FieldResolver(() => ID, {
-    description:
-      'Unique across all types and stable, so a client cache keys the item by it (its job, stage and sequence). No Node: read items through their job.',
+    nullable: true,
+    description: 'Its tenant: set on deadLettersAcrossTenants (admins); null elsewhere, where it is yours.',
   })
-  id(@Root() item: WorkItem): string {
-    return objectIdOf('WorkItem', item.jobId, item.stage, item.sequence);
+  tenantId(@Root() item: WorkItem): string | null {
+    return item.tenantId ?? null;
   }
 
   @FieldResolver(() => DateTime, {
@@ -546,45 +543,38 @@ export class WorkItemResolver {
 }
 
 @Resolver(() => JobScene)
-export class JobSceneResolver {
-  @FieldResolver(() => ID, {
-    description: 'Unique across all types and stable, so a client cache keys the scene by it (its job and sequence).',
-  })
-  id(@Root() scene: JobScene): string {
-    return objectIdOf('JobScene', scene.jobId, scene.sequence);
-  }
-
+export class JobSceneResolver extends ObjectIdResolver(
+  JobScene,
+  'Unique across all types and stable, so a client cache keys the scene by it (its job and sequence).',
+  (scene) => [scene.jobId, scene.sequence],
+) {
   @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the audio clip, made now (default 1 hour).' })
-  audioClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, EXPIRES_IN) expiresIn: number | null, @Ctx() ctx: Context) {
+  audioClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null, @Ctx() ctx: Context) {
     return scene.audioClip ? ctx.repos.files.downloadUrl(scene.audioClip, expiresIn) : null;
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the video clip, made now (default 1 hour).' })
-  videoClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, EXPIRES_IN) expiresIn: number | null, @Ctx() ctx: Context) {
+  videoClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null, @Ctx() ctx: Context) {
     return scene.videoClip ? ctx.repos.files.downloadUrl(scene.videoClip, expiresIn) : null;
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the lip-synced clip, made now (default 1 hour).' })
-  lipSyncedClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, EXPIRES_IN) expiresIn: number | null, @Ctx() ctx: Context) {
+  lipSyncedClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null, @Ctx() ctx: Context) {
     return scene.lipSyncedClip ? ctx.repos.files.downloadUrl(scene.lipSyncedClip, expiresIn) : null;
   }
 
   @FieldResolver(() => [String], { description: 'Presigned GETs of the reference images, in order.' })
-  referenceImageUrls(@Root() scene: JobScene, @Arg('expiresIn', () => Int, EXPIRES_IN) expiresIn: number | null, @Ctx() ctx: Context) {
+  referenceImageUrls(@Root() scene: JobScene, @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null, @Ctx() ctx: Context) {
     return Promise.all(scene.referenceImages.map((key) => ctx.repos.files.downloadUrl(key, expiresIn)));
   }
 }
 
 @Resolver(() => JobEvent)
-export class JobEventResolver {
-  @FieldResolver(() => ID, {
-    description:
-      'Unique across all types and stable, so a client cache keys the message by it: made from eventId and position, because one event reaches the job’s stream and the status streams at different positions. No Node, so node(id:) does not read it.',
-  })
-  id(@Root() event: JobEvent): string {
-    return objectIdOf('JobEvent', event.eventId, event.position);
-  }
-
+export class JobEventResolver extends ObjectIdResolver(
+  JobEvent,
+  'Unique across all types and stable, so a client cache keys the message by it: made from eventId and position, because one event reaches the job’s stream and the status streams at different positions. No Node, so node(id:) does not read it.',
+  (event) => [event.eventId, event.position],
+) {
   @FieldResolver(() => Job, {
     nullable: true,
     description:

@@ -24,9 +24,8 @@ import { itemClaimability } from './job.writes';
  * deleted the same way, page by page, then the entry.
  */
 
-/** Items settled per page (each its own conditional write, 25 at a time). */
+/** Items settled per page (each its own conditional write, the page's together in a few transactions). */
 const PAGE = 100;
-const PARALLEL = 25;
 /** Rows of a deleted job's partition read at a time, and deleted per transaction (DynamoDB allows 100). */
 const PURGE_PAGE = 400;
 const PURGE_BATCH = 100;
@@ -111,14 +110,7 @@ export class JobSettler {
       // keys, then the job's own rows (JOB, SETTLE: passed over), then the step keys after it.
       const pk = entities.Job.key.pkOf(tenantId, { jobId });
       const page = await this.store.queryFirst({ pk, skBetween: [after ? `${after} ` : 'ITEM#', 'STEP$'] }, PAGE);
-      for (let i = 0; i < page.length; i += PARALLEL) {
-        const counts = await Promise.all(
-          page
-            .slice(i, i + PARALLEL)
-            .map((row) => (entities.Step.is(row) ? this.settleStep(row, checkpoint) : this.settleItem(tenantId, row, checkpoint))),
-        );
-        written += counts.reduce((a, b) => a + b, 0);
-      }
+      written += await this.settlePage(tenantId, page, checkpoint);
       if (page.length < PAGE) break;
       after = String(page[page.length - 1].SK);
       // The checkpoint moves only if the entry is still the one read: a job retried out of FAILED
@@ -168,56 +160,27 @@ export class JobSettler {
   }
 
   /**
-   * Gives one step attempt its job's expiry; 1 when it wrote. Only earlier attempts lack it (the
-   * finishing transaction gave it to the current ones), and an earlier attempt is never written
-   * again, so the write is conditioned on the attempt being as read and passes it over otherwise.
+   * Settles one page of a job's rows: its items and earlier step attempts, each written on
+   * condition of being as read, together in a few transactions (Store.transactEach) rather than
+   * one each; returns the rows written. An item that changed since it was read (a retried job's
+   * group wrote it) is read again and settled as it is now, up to ITEM_ATTEMPTS times (past them
+   * the sweep fails, and the next one resumes from the checkpoint); a step attempt that changed is
+   * passed over (see stepWrite).
    */
-  private async settleStep(step: Item, entry: { jobExpiresAt: number }): Promise<number> {
-    if (step.expiresAt === entry.jobExpiresAt) return 0;
-    const asRead = { status: String(step.status), updatedAt: String(step.updatedAt) };
-    try {
-      await this.store.transact([put({ ...step, expiresAt: entry.jobExpiresAt }).where(asRead, () => new Stale())]);
-      return 1;
-    } catch (error) {
-      if (error instanceof Stale) return 0;
-      throw error;
-    }
-  }
-
-  /** Gives one item its job's expiry (and cancels it if unfinished in a cancelled job); 1 when it wrote. */
-  private async settleItem(tenantId: string, first: Item, entry: { jobExpiresAt: number; cancelled?: boolean }): Promise<number> {
-    let item = first;
+  private async settlePage(tenantId: string, page: Item[], entry: { jobExpiresAt: number; cancelled?: boolean }): Promise<number> {
+    let rows = page;
+    let written = 0;
     for (let attempt = 1; ; attempt++) {
-      if (!entities.WorkItem.is(item)) return 0;
-      const unfinished = item.status === ItemStatus.PENDING || item.status === ItemStatus.RUNNING;
-      const cancel = entry.cancelled === true && unfinished;
-      if (!cancel && item.expiresAt === entry.jobExpiresAt) return 0;
-      const status = cancel ? ItemStatus.CANCELLED : item.status;
-      if (status !== item.status) entities.WorkItem.assertTransition(`${item.stage}#${item.sequence}`, item.status, status);
-      const settled = {
-        ...item,
-        status,
-        ...(cancel ? { leaseExpiresAt: undefined } : {}),
-        expiresAt: entry.jobExpiresAt,
-        version: item.version + 1,
-      };
-      try {
-        // A running attempt a pool worker held leaves the tenant's pool load with it.
-        const unload = cancel && item.status === ItemStatus.RUNNING && item.pooled === true;
-        await this.store.transact([
-          entities.WorkItem.put(tenantId, { ...settled, ...itemClaimability(settled), pooled: undefined }).ifVersion(
-            item.version,
-            () => new Stale(),
-          ),
-          ...(unload ? [update(entities.PoolLoad.keyOf(tenantId, {})).addNumber('running', -1)] : []),
-        ]);
-        return 1;
-      } catch (error) {
-        if (!(error instanceof Stale) || attempt >= ITEM_ATTEMPTS) throw error;
-        const again = await this.store.get({ PK: item.PK, SK: item.SK });
-        if (!again) return 0;
-        item = again;
-      }
+      const planned = rows.flatMap((row) => {
+        const writes = entities.Step.is(row) ? stepWrite(row, entry) : itemWrites(tenantId, row, entry);
+        return writes ? [{ row, writes }] : [];
+      });
+      const committed = await this.store.transactEach(planned.map((p) => p.writes));
+      written += committed.filter(Boolean).length;
+      const changed = planned.filter((p, i) => !committed[i] && entities.WorkItem.is(p.row)).map((p) => p.row);
+      if (changed.length === 0) return written;
+      if (attempt >= ITEM_ATTEMPTS) throw new Error(`${changed.length} items of a job kept changing while it was settled`);
+      rows = (await this.store.batchGet(changed.map((row) => ({ PK: row.PK, SK: row.SK })))).filter((row) => row !== null);
     }
   }
 
@@ -242,4 +205,42 @@ export class JobSettler {
       () => undefined,
     );
   }
+}
+
+/**
+ * The write that gives one step attempt its job's expiry; none when it has it. Only earlier
+ * attempts lack it (the finishing transaction gave it to the current ones), and an earlier
+ * attempt is never written again, so the write is conditioned on the attempt being as read, and
+ * one that fails is passed over.
+ */
+function stepWrite(step: Item, entry: { jobExpiresAt: number }): Write[] | null {
+  if (step.expiresAt === entry.jobExpiresAt) return null;
+  const asRead = { status: String(step.status), updatedAt: String(step.updatedAt) };
+  return [put({ ...step, expiresAt: entry.jobExpiresAt }).where(asRead)];
+}
+
+/**
+ * The writes that give one item its job's expiry (and cancel it if unfinished in a cancelled job),
+ * on condition of its version; none when there is nothing to do.
+ */
+function itemWrites(tenantId: string, item: Item, entry: { jobExpiresAt: number; cancelled?: boolean }): Write[] | null {
+  if (!entities.WorkItem.is(item)) return null;
+  const unfinished = item.status === ItemStatus.PENDING || item.status === ItemStatus.RUNNING;
+  const cancel = entry.cancelled === true && unfinished;
+  if (!cancel && item.expiresAt === entry.jobExpiresAt) return null;
+  const status = cancel ? ItemStatus.CANCELLED : item.status;
+  if (status !== item.status) entities.WorkItem.assertTransition(`${item.stage}#${item.sequence}`, item.status, status);
+  const settled = {
+    ...item,
+    status,
+    ...(cancel ? { leaseExpiresAt: undefined } : {}),
+    expiresAt: entry.jobExpiresAt,
+    version: item.version + 1,
+  };
+  // A running attempt a pool worker held leaves the tenant's pool load with it.
+  const unload = cancel && item.status === ItemStatus.RUNNING && item.pooled === true;
+  return [
+    entities.WorkItem.put(tenantId, { ...settled, ...itemClaimability(settled), pooled: undefined }).ifVersion(item.version),
+    ...(unload ? [update(entities.PoolLoad.keyOf(tenantId, {})).addNumber('running', -1)] : []),
+  ];
 }

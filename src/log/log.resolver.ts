@@ -3,7 +3,7 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Re
 import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
-import { pageRequest } from '../common/pagination';
+import { pageRequest, ProjectPageArgs } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
 import {
@@ -12,12 +12,12 @@ import {
   Log,
   LogConnection,
   LogRef,
-  LogsArgs,
   LogsByAttributionArgs,
   MaterialUsage,
   UpdateLogExtractionInput,
 } from './log.type';
 import { LogRepository } from './log.repository';
+import { expectedVersionArg } from '../common/args';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -38,13 +38,13 @@ export class LogResolver {
 
   @Authorized()
   @Query(() => [Log], { description: "A project's logs, oldest first: one page (first 20 by default). logsConnection pages on." })
-  async logs(@Args() args: LogsArgs, @Ctx() ctx: Context) {
+  async logs(@Args() args: ProjectPageArgs, @Ctx() ctx: Context) {
     return (await ctx.repos.logs.list(args.projectId, pageRequest(args))).nodes;
   }
 
   @Authorized()
   @Query(() => LogConnection, { description: "A project's logs, oldest first, with a cursor for the next page." })
-  logsConnection(@Args() args: LogsArgs, @Ctx() ctx: Context) {
+  logsConnection(@Args() args: ProjectPageArgs, @Ctx() ctx: Context) {
     return ctx.repos.logs.list(args.projectId, pageRequest(args));
   }
 
@@ -78,10 +78,7 @@ export class LogResolver {
   @Mutation(() => Log, { description: 'Replaces extraction results; material usage follows in the same write.' })
   updateLogExtraction(
     @Args() { projectId, logId }: LogRef,
-    @Arg('expectedVersion', () => Int, {
-      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
-    })
-    expectedVersion: number,
+    @Arg('expectedVersion', () => Int, expectedVersionArg) expectedVersion: number,
     @Arg('input', () => UpdateLogExtractionInput, { description: 'The fields to change; an omitted field is kept.' })
     input: typeof entities.Log.updateInput,
     @Ctx() ctx: Context,

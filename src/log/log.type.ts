@@ -1,4 +1,6 @@
-import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { shapeObjectType } from '../common/model-types';
+import { attr } from '../infra/dynamo/entity';
+import { ArgsType, Field, ID, InputType } from 'type-graphql';
 import { entities, type EntityItem } from '../common/entities';
 import { enumOf, modelTypes } from '../common/model-types';
 import { PageArgs } from '../common/pagination';
@@ -18,20 +20,17 @@ export type Log = EntityItem<'Log'>;
 @InputType('UpdateLogExtractionInput', { description: 'New extraction results; an omitted field is kept, a null clears it.' })
 export class UpdateLogExtractionInput extends updateInput {}
 
-@ObjectType({ simpleResolvers: true, description: 'Where a material was used: the logs and the minutes they add up to.' })
-export class MaterialUsage {
-  @Field({ description: 'The material asked for, normalized (lower case, single spaces).' })
-  material!: string;
-
-  @Field(() => Int, { description: 'How many logs used it.' })
-  logCount!: number;
-
-  @Field(() => Int, { description: 'The minutes of those logs, added up.' })
-  totalMinutes!: number;
-
-  @Field(() => [Log], { description: 'The logs that used it, oldest first.' })
-  logs!: Log[];
-}
+export const MaterialUsage = shapeObjectType({
+  name: 'MaterialUsage',
+  description: 'Where a material was used: the logs and the minutes they add up to.',
+  fields: {
+    material: attr.string({ required: true, description: 'The material asked for, normalized (lower case, single spaces).' }),
+    logCount: attr.int({ required: true, description: 'How many logs used it.' }),
+    totalMinutes: attr.int({ required: true, description: 'The minutes of those logs, added up.' }),
+    logs: attr.json<Log[]>()({ required: true, apiType: '[Log]', description: 'The logs that used it, oldest first.' }),
+  },
+});
+export type MaterialUsage = InstanceType<typeof MaterialUsage>;
 
 @ArgsType()
 export class LogRef {
@@ -40,12 +39,6 @@ export class LogRef {
 
   @Field(() => ID, { description: "The log's id." })
   logId!: string;
-}
-
-@ArgsType()
-export class LogsArgs extends PageArgs {
-  @Field(() => ID, { description: "The project's id." })
-  projectId!: string;
 }
 
 @ArgsType()

@@ -1,109 +1,124 @@
-import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { DateTime } from '../common/scalars';
+import { registerDeclaredEnum, shapeObjectType } from '../common/model-types';
+import { attr, enumObject } from '../infra/dynamo/entity';
 import { JobStatus } from '../job/job.machine';
 
-export enum MigrationState {
-  PENDING = 'PENDING',
-  RUNNING = 'RUNNING',
-  APPLIED = 'APPLIED',
-  FAILED = 'FAILED',
-}
-registerEnumType(MigrationState, {
+/** Where a migration stands. */
+export const MigrationState = enumObject(['PENDING', 'RUNNING', 'APPLIED', 'FAILED']);
+export type MigrationState = (typeof MigrationState)[keyof typeof MigrationState];
+registerDeclaredEnum(MigrationState, {
   name: 'MigrationState',
   description: 'Where a migration stands.',
-  valuesConfig: {
-    PENDING: { description: 'Not started: runMigrations (or npm run migrate) starts it once the ones before it are applied.' },
-    RUNNING: { description: 'Its job runs: the server works through its segments.' },
-    APPLIED: { description: 'Its job completed: it never runs again.' },
-    FAILED: { description: 'A segment failed past its attempts: runMigrations takes it up again from its checkpoint.' },
+  values: {
+    PENDING: 'Not started: runMigrations (or npm run migrate) starts it once the ones before it are applied.',
+    RUNNING: 'Its job runs: the server works through its segments.',
+    APPLIED: 'Its job completed: it never runs again.',
+    FAILED: 'A segment failed past its attempts: runMigrations takes it up again from its checkpoint.',
   },
 });
 
-@ObjectType({ description: 'What a migration’s segments counted so far (from their checkpoints).' })
-export class MigrationCounts {
-  @Field(() => Int, { description: 'Items of its entities read.' })
-  scanned!: number;
-  @Field(() => Int, { description: 'Items rewritten through the standard write path.' })
-  rewritten!: number;
-  @Field(() => Int, { description: 'Items found as wanted already (left alone).' })
-  unchanged!: number;
-  @Field(() => Int, { description: 'Items whose key is not the one their declaration gives: never moved by a migration; see modelDrift.' })
-  skipped!: number;
-  @Field(() => Int, { description: 'Rewrites that lost a race to another writer and were decided again on its change.' })
-  conflicts!: number;
-}
+export const MigrationCounts = shapeObjectType({
+  name: 'MigrationCounts',
+  description: 'What a migration’s segments counted so far (from their checkpoints).',
+  fields: {
+    scanned: attr.int({ required: true, description: 'Items of its entities read.' }),
+    rewritten: attr.int({ required: true, description: 'Items rewritten through the standard write path.' }),
+    unchanged: attr.int({ required: true, description: 'Items found as wanted already (left alone).' }),
+    skipped: attr.int({
+      required: true,
+      description: 'Items whose key is not the one their declaration gives: never moved by a migration; see modelDrift.',
+    }),
+    conflicts: attr.int({
+      required: true,
+      description: 'Rewrites that lost a race to another writer and were decided again on its change.',
+    }),
+  },
+});
+export type MigrationCounts = InstanceType<typeof MigrationCounts>;
 
-@ObjectType({ description: 'A migration of the table (src/migrations): numbered, run once, as a system job.' })
-export class Migration {
-  @Field(() => ID, { description: 'Its number, e.g. 001.' })
-  id!: string;
-  @Field({ description: 'Its name, e.g. search-backfill.' })
-  name!: string;
-  @Field({ description: 'What it does.' })
-  description!: string;
-  @Field(() => [String], { description: 'The entity types whose items it rewrites.' })
-  entities!: string[];
-  @Field(() => MigrationState, { description: 'Where it stands.' })
-  state!: MigrationState;
-  @Field(() => Int, {
-    description:
-      'Its write budget: entities rewritten per second over the whole run (the declared one, or what runMigrations gave its run).',
-  })
-  itemsPerSecond!: number;
-  @Field(() => Int, { description: 'Parallel scan segments: the work items of its job.' })
-  segments!: number;
-  @Field(() => ID, { nullable: true, description: 'Its job in the system partition: follow it with jobProgress(jobId, system: true).' })
-  jobId?: string | null;
-  @Field(() => JobStatus, { nullable: true, description: 'Its job’s status.' })
-  jobStatus?: JobStatus | null;
-  @Field(() => Float, { nullable: true, description: 'Its job’s progress, 0 to 1.' })
-  progress?: number | null;
-  @Field(() => MigrationCounts, { nullable: true, description: 'What its segments counted, as of their last checkpoints.' })
-  counts?: MigrationCounts | null;
-  @Field(() => Float, { nullable: true, description: 'Entities rewritten per second since its job started (until it finished).' })
-  rewriteRate?: number | null;
-  @Field(() => DateTime, { nullable: true, description: 'When its job completed.' })
-  appliedAt?: string | null;
-}
+export const Migration = shapeObjectType({
+  name: 'Migration',
+  description: 'A migration of the table (src/migrations): numbered, run once, as a system job.',
+  fields: {
+    id: attr.id({ required: true, description: 'Its number, e.g. 001.' }),
+    name: attr.string({ required: true, description: 'Its name, e.g. search-backfill.' }),
+    description: attr.string({ required: true, description: 'What it does.' }),
+    entities: attr.strings({ required: true, description: 'The entity types whose items it rewrites.' }),
+    state: attr.json<MigrationState>()({ required: true, apiType: 'MigrationState', description: 'Where it stands.' }),
+    itemsPerSecond: attr.int({
+      required: true,
+      description:
+        'Its write budget: entities rewritten per second over the whole run (the declared one, or what runMigrations gave its run).',
+    }),
+    segments: attr.int({ required: true, description: 'Parallel scan segments: the work items of its job.' }),
+    jobId: attr.id({ description: 'Its job in the system partition: follow it with jobProgress(jobId, system: true).' }),
+    jobStatus: attr.json<JobStatus | null>()({ apiType: 'JobStatus', description: 'Its job’s status.' }),
+    progress: attr.float({ description: 'Its job’s progress, 0 to 1.' }),
+    counts: attr.json<MigrationCounts | null>()({
+      apiType: 'MigrationCounts',
+      description: 'What its segments counted, as of their last checkpoints.',
+    }),
+    rewriteRate: attr.float({ description: 'Entities rewritten per second since its job started (until it finished).' }),
+    appliedAt: attr.dateTime({ description: 'When its job completed.' }),
+  },
+});
+export type Migration = InstanceType<typeof Migration>;
 
-@ObjectType({ description: 'How many drifted items of a type differ in one field.' })
-export class DriftCount {
-  @Field({ description: 'PK or SK (its key), an index attribute (GSI1PK …), or searchWords.' })
-  field!: string;
-  @Field(() => Int, { description: 'How many of its drifted items differ in it.' })
-  items!: number;
-}
+export const DriftCount = shapeObjectType({
+  name: 'DriftCount',
+  description: 'How many drifted items of a type differ in one field.',
+  fields: {
+    field: attr.string({ required: true, description: 'PK or SK (its key), an index attribute (GSI1PK …), or searchWords.' }),
+    items: attr.int({ required: true, description: 'How many of its drifted items differ in it.' }),
+  },
+});
+export type DriftCount = InstanceType<typeof DriftCount>;
 
-@ObjectType({ description: 'One drifted item: its key and what differs.' })
-export class DriftSample {
-  @Field({ description: 'Its partition key as stored.' })
-  pk!: string;
-  @Field({ description: 'Its sort key as stored.' })
-  sk!: string;
-  @Field(() => [String], { description: 'What differs: PK, SK, index attributes, searchWords.' })
-  fields!: string[];
-}
+export const DriftSample = shapeObjectType({
+  name: 'DriftSample',
+  description: 'One drifted item: its key and what differs.',
+  fields: {
+    pk: attr.string({ required: true, description: 'Its partition key as stored.' }),
+    sk: attr.string({ required: true, description: 'Its sort key as stored.' }),
+    fields: attr.strings({ required: true, description: 'What differs: PK, SK, index attributes, searchWords.' }),
+  },
+});
+export type DriftSample = InstanceType<typeof DriftSample>;
 
-@ObjectType({ description: 'The drift of one entity type.' })
-export class EntityDrift {
-  @Field({ description: 'The entityType of its items (Log, Project …).' })
-  entityType!: string;
-  @Field(() => Int, { description: 'Its items read.' })
-  checked!: number;
-  @Field(() => Int, { description: 'Its items whose key, index attributes or search words differ from what the declaration derives.' })
-  drifted!: number;
-  @Field(() => [DriftCount], { description: 'How many drifted items differ in each field.' })
-  fields!: DriftCount[];
-  @Field(() => [DriftSample], { description: 'The first drifted items found, up to maxSamples.' })
-  samples!: DriftSample[];
-}
+export const EntityDrift = shapeObjectType({
+  name: 'EntityDrift',
+  description: 'The drift of one entity type.',
+  fields: {
+    entityType: attr.string({ required: true, description: 'The entityType of its items (Log, Project …).' }),
+    checked: attr.int({ required: true, description: 'Its items read.' }),
+    drifted: attr.int({
+      required: true,
+      description: 'Its items whose key, index attributes or search words differ from what the declaration derives.',
+    }),
+    fields: attr.json<DriftCount[]>()({
+      required: true,
+      apiType: '[DriftCount]',
+      description: 'How many drifted items differ in each field.',
+    }),
+    samples: attr.json<DriftSample[]>()({
+      required: true,
+      apiType: '[DriftSample]',
+      description: 'The first drifted items found, up to maxSamples.',
+    }),
+  },
+});
+export type EntityDrift = InstanceType<typeof EntityDrift>;
 
-@ObjectType({ description: 'The drift check over the whole table: stored items against their declarations.' })
-export class ModelDrift {
-  @Field(() => Int, { description: 'Drifted items over every type.' })
-  drifted!: number;
-  @Field(() => Int, { description: 'Items of no declared entity type.' })
-  undeclared!: number;
-  @Field(() => [EntityDrift], { description: 'Every entity type found in the table, by name.' })
-  types!: EntityDrift[];
-}
+export const ModelDrift = shapeObjectType({
+  name: 'ModelDrift',
+  description: 'The drift check over the whole table: stored items against their declarations.',
+  fields: {
+    drifted: attr.int({ required: true, description: 'Drifted items over every type.' }),
+    undeclared: attr.int({ required: true, description: 'Items of no declared entity type.' }),
+    types: attr.json<EntityDrift[]>()({
+      required: true,
+      apiType: '[EntityDrift]',
+      description: 'Every entity type found in the table, by name.',
+    }),
+  },
+});
+export type ModelDrift = InstanceType<typeof ModelDrift>;

@@ -4,10 +4,11 @@ import { feature, type Feature, type StandardNames } from '../common/feature';
 import { idempotencyKeyArg } from '../common/idempotency';
 import { type ModelTypes, modelTypes } from '../common/model-types';
 import { placeholdersOf } from '../infra/dynamo/entity';
-import { PageArgs, pageRequest } from '../common/pagination';
+import { PageArgs, pageRequest, ProjectPageArgs } from '../common/pagination';
 import type { Context, Repositories } from '../context';
 import type { ChildModel } from './project-child.repository';
 import { Project } from './project.type';
+import { expectedVersionArg } from '../common/args';
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 const optionalVersion = (type: string) => ({ nullable: true, description: `When given, CONFLICT unless the ${type} is at this version.` });
@@ -76,13 +77,6 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
   Field(() => ID, { description: `The ${single}'s id.` })(Ref.prototype, idField);
   Object.defineProperty(Ref, 'name', { value: `${name}Ref` });
 
-  @ArgsType()
-  class ListArgs extends PageArgs {
-    @Field(() => ID, { description: "The project's id." })
-    projectId!: string;
-  }
-  Object.defineProperty(ListArgs, 'name', { value: `${name}sArgs` });
-
   const idOf = (ref: Ref): string => String(Reflect.get(ref, idField));
 
   @Resolver(() => type)
@@ -99,7 +93,7 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
 
     @Authorized()
     @Query(() => connection, { name: plural, description: `A project's ${plural}, oldest first.` })
-    list(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+    list(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context) {
       return repository(ctx).list(args.projectId, pageRequest(args));
     }
 
@@ -121,10 +115,7 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
     })
     update(
       @Args(() => Ref) ref: Ref,
-      @Arg('expectedVersion', () => Int, {
-        description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
-      })
-      expectedVersion: number,
+      @Arg('expectedVersion', () => Int, expectedVersionArg) expectedVersion: number,
       @Arg('input', () => updateInput, { description: 'The fields to change; an omitted field is kept.' }) input: object,
       @Ctx() ctx: Context,
     ) {

@@ -11,6 +11,7 @@ import { CreateProjectInput, Project, ProjectConnection, ProjectStatus, UpdatePr
 import { ProjectRepository } from './project.repository';
 import { ChildRepositories } from './project-child.repository';
 import { entities } from '../common/entities';
+import { expectedVersionArg } from '../common/args';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -51,10 +52,7 @@ export class ProjectResolver {
   @Mutation(() => Project, { description: 'Changes a project, if it is still at expectedVersion (else CONFLICT naming the current one).' })
   updateProject(
     @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
-    @Arg('expectedVersion', () => Int, {
-      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
-    })
-    expectedVersion: number,
+    @Arg('expectedVersion', () => Int, expectedVersionArg) expectedVersion: number,
     @Arg('input', () => UpdateProjectInput, { description: 'The fields to change; an omitted field is kept.' })
     input: typeof entities.Project.updateInput,
     @Ctx() ctx: Context,

@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { DEV_TENANT } from '../app';
 import { signDevToken } from '../auth/jwt';
 import { Role } from '../auth/principal';
 import type { ArchiveRunOutcome } from '../common/feature';
 import { errorMessage } from '../guards';
+import { commandLine } from './cli';
 import { findRunningServer, signingSecret } from './running-server';
 
 /*
@@ -16,22 +16,17 @@ import { findRunningServer, signingSecret } from './running-server';
  *   npm run archive -- --url https://api.example.com/graphql --token "$ADMIN_TOKEN"
  */
 async function main() {
-  const { values } = parseArgs({
-    options: {
-      help: { type: 'boolean', short: 'h', default: false },
+  const values = commandLine(
+    {
       url: { type: 'string' },
       token: { type: 'string' },
     },
-  });
-  if (values.help) {
-    process.stdout.write(
-      'Usage: npm run archive -- [--url URL] [--token ADMIN_TOKEN]\n' +
-        'Runs the archive now (finished jobs and archived projects past COLD_STORAGE_AFTER_DAYS go to cold storage)\n' +
-        'and prints what it did, as JSON. Without --url it uses the running server (npm start), signing an admin\n' +
-        'token with its development secret; elsewhere pass an admin token.\n',
-    );
-    return;
-  }
+    'Usage: npm run archive -- [--url URL] [--token ADMIN_TOKEN]\n' +
+      'Runs the archive now (finished jobs and archived projects past COLD_STORAGE_AFTER_DAYS go to cold storage)\n' +
+      'and prints what it did, as JSON. Without --url it uses the running server (npm start), signing an admin\n' +
+      'token with its development secret; elsewhere pass an admin token.\n',
+  );
+  if (!values) return;
   const server = values.url ? undefined : findRunningServer();
   if (!values.url && !server) throw new Error('No running server found: start one with `npm start` first, or pass --url and --token.');
   const url = values.url ?? server?.url ?? '';

@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { createDynamo } from '../infra/dynamo/client';
 import { envelopeOf } from '../infra/dynamo/downstream';
 import { StreamReader } from '../infra/dynamo/stream-reader';
 import { errorMessage } from '../guards';
+import { commandLine } from './cli';
 import { findRunningServer } from './running-server';
 
 /*
@@ -17,24 +17,19 @@ import { findRunningServer } from './running-server';
 const POLL_MS = 1000;
 
 async function main() {
-  const { values } = parseArgs({
-    options: {
-      help: { type: 'boolean', short: 'h', default: false },
+  const values = commandLine(
+    {
       'from-start': { type: 'boolean', default: false },
       once: { type: 'boolean', default: false },
       endpoint: { type: 'string' },
       table: { type: 'string' },
     },
-  });
-  if (values.help) {
-    process.stdout.write(
-      'Usage: npm run events:tail -- [--from-start] [--once] [--endpoint URL] [--table NAME]\n' +
-        'Prints the downstream envelope of every event item the table stream carries, one JSON line each:\n' +
-        'from now on (or from the oldest record with --from-start), until Ctrl-C (or once caught up with --once).\n' +
-        'The endpoint and table are the running server’s (npm start), or DYNAMODB_ENDPOINT and TABLE_NAME.\n',
-    );
-    return;
-  }
+    'Usage: npm run events:tail -- [--from-start] [--once] [--endpoint URL] [--table NAME]\n' +
+      'Prints the downstream envelope of every event item the table stream carries, one JSON line each:\n' +
+      'from now on (or from the oldest record with --from-start), until Ctrl-C (or once caught up with --once).\n' +
+      'The endpoint and table are the running server’s (npm start), or DYNAMODB_ENDPOINT and TABLE_NAME.\n',
+  );
+  if (!values) return;
   const server = values.endpoint && values.table ? undefined : findRunningServer();
   const endpoint = values.endpoint ?? process.env.DYNAMODB_ENDPOINT ?? server?.dynamoEndpoint;
   const tableName = values.table ?? process.env.TABLE_NAME ?? server?.tableName;

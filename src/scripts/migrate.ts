@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { errorMessage } from '../guards';
@@ -7,6 +6,7 @@ import { SystemJobRunner } from '../job/system-jobs';
 import type { MigrationOverview } from '../migrations/migration.service';
 import { systemJobsEnv } from '../wiring';
 import { toolTarget } from './system-tool';
+import { commandLine } from './cli';
 
 /*
  * `npm run migrate`: runs the pending migrations (src/migrations), each once, in number order, and
@@ -54,22 +54,17 @@ function describe(line: Line): string {
 }
 
 async function main() {
-  const { values } = parseArgs({
-    options: {
-      help: { type: 'boolean', short: 'h', default: false },
+  const values = commandLine(
+    {
       url: { type: 'string' },
       status: { type: 'boolean', default: false },
       'items-per-second': { type: 'string' },
     },
-  });
-  if (values.help) {
-    process.stdout.write(
-      'Usage: npm run migrate -- [--items-per-second N] [--status] [--url http://…/graphql]\n' +
-        'Runs the pending migrations of the table (src/migrations), each once, and waits until they are applied.\n' +
-        '--status only prints where each migration stands. See docs/operations.md.\n',
-    );
-    return;
-  }
+    'Usage: npm run migrate -- [--items-per-second N] [--status] [--url http://…/graphql]\n' +
+      'Runs the pending migrations of the table (src/migrations), each once, and waits until they are applied.\n' +
+      '--status only prints where each migration stands. See docs/operations.md.\n',
+  );
+  if (!values) return;
   const budget = values['items-per-second'];
   const itemsPerSecond = budget === undefined ? null : Number(budget);
   if (itemsPerSecond !== null && !(Number.isInteger(itemsPerSecond) && itemsPerSecond >= 1))

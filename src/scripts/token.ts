@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { signDevToken } from '../auth/jwt';
 import { isRole, Role } from '../auth/principal';
 import { isValidTenantId } from '../common/ids';
 import { errorMessage } from '../guards';
+import { commandLine } from './cli';
 import { findRunningServer, signingSecret } from './running-server';
 
 /*
@@ -13,9 +13,8 @@ import { findRunningServer, signingSecret } from './running-server';
  *   npm run token -- --tenant acme --roles editor,worker --sub alice --expires 7d
  */
 async function main() {
-  const { values } = parseArgs({
-    options: {
-      help: { type: 'boolean', short: 'h', default: false },
+  const values = commandLine(
+    {
       tenant: { type: 'string', default: 'demo' },
       roles: { type: 'string', default: 'editor' },
       sub: { type: 'string', default: 'dev-user' },
@@ -23,17 +22,13 @@ async function main() {
       pool: { type: 'string' },
       stages: { type: 'string' },
     },
-  });
-  if (values.help) {
-    process.stdout.write(
-      'Usage: npm run token -- [--tenant demo] [--roles editor[,worker…]] [--sub dev-user] [--expires 30d]\n' +
-        '       npm run token -- --pool KIND[,KIND…] [--stages STAGE[,STAGE…]] [--sub gpu-1]   (a pool worker: no tenant)\n' +
-        'Prints a development JWT signed with AUTH_JWT_SECRET, or with the secret of the running server\n' +
-        '(found by itself; set DATA_DIR to its data folder when several run).\n' +
-        `Roles: ${Object.values(Role).join(', ')}.\n`,
-    );
-    return;
-  }
+    'Usage: npm run token -- [--tenant demo] [--roles editor[,worker…]] [--sub dev-user] [--expires 30d]\n' +
+      '       npm run token -- --pool KIND[,KIND…] [--stages STAGE[,STAGE…]] [--sub gpu-1]   (a pool worker: no tenant)\n' +
+      'Prints a development JWT signed with AUTH_JWT_SECRET, or with the secret of the running server\n' +
+      '(found by itself; set DATA_DIR to its data folder when several run).\n' +
+      `Roles: ${Object.values(Role).join(', ')}.\n`,
+  );
+  if (!values) return;
   if (process.env.AUTH_JWKS_URL)
     throw new Error('Tokens can only be made here with an HS256 secret; with AUTH_JWKS_URL your identity provider issues them.');
   const list = (text: string) =>

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
-import { parseArgs } from 'node:util';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { type DriftView, driftView } from '../common/drift';
 import { errorMessage } from '../guards';
 import { toolTarget } from './system-tool';
+import { commandLine } from './cli';
 
 /*
  * `npm run verify-model`: the drift check. Reads the whole table and prints, per entity type, the
@@ -16,20 +16,15 @@ import { toolTarget } from './system-tool';
 const QUERY = `query($n: Int) { modelDrift(maxSamples: $n) { drifted undeclared types { entityType checked drifted fields { field items } samples { pk sk fields } } } }`;
 
 async function main() {
-  const { values } = parseArgs({
-    options: {
-      help: { type: 'boolean', short: 'h', default: false },
+  const values = commandLine(
+    {
       url: { type: 'string' },
       samples: { type: 'string', default: '5' },
       json: { type: 'boolean', default: false },
     },
-  });
-  if (values.help) {
-    process.stdout.write(
-      'Usage: npm run verify-model -- [--samples 5] [--json] [--url http://…/graphql]\nThe drift check: see docs/operations.md.\n',
-    );
-    return;
-  }
+    'Usage: npm run verify-model -- [--samples 5] [--json] [--url http://…/graphql]\nThe drift check: see docs/operations.md.\n',
+  );
+  if (!values) return;
   const maxSamples = Number(values.samples);
   if (!(Number.isInteger(maxSamples) && maxSamples >= 0 && maxSamples <= 50))
     throw new Error('--samples takes a whole number from 0 to 50.');

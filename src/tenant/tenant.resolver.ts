@@ -6,6 +6,7 @@ import { modelTypes } from '../common/model-types';
 import type { Context } from '../context';
 import { Plan, PlanLimitsInput, TenantUsage, Viewer } from './tenant.type';
 import { TenantRepository } from './tenant.repository';
+import { expectedVersionArg } from '../common/args';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -46,10 +47,7 @@ export class TenantResolver {
   @Authorized(Role.EDITOR)
   @Mutation(() => Tenant, { description: "Changes your tenant's settings." })
   updateTenant(
-    @Arg('expectedVersion', () => Int, {
-      description: 'The version you last read: if it has moved on since, CONFLICT names the current one.',
-    })
-    expectedVersion: number,
+    @Arg('expectedVersion', () => Int, expectedVersionArg) expectedVersion: number,
     @Arg('input', () => updateInput, { description: 'The fields to change; an omitted field is kept.' })
     input: typeof entities.Tenant.updateInput,
     @Ctx() ctx: Context,

@@ -1,6 +1,8 @@
-import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import type { PlanLimits as ConfiguredPlanLimits } from '../config';
+import { attr } from '../infra/dynamo/entity';
+import { Field, Float, InputType, Int } from 'type-graphql';
 import { entities, type EntityItem } from '../common/entities';
-import { attributeEnum } from '../common/model-types';
+import { attributeEnum, registerApiType, shapeObjectType } from '../common/model-types';
 import { Role } from '../auth/principal';
 
 /*
@@ -11,71 +13,63 @@ import { Role } from '../auth/principal';
 /** A tenant's plan and its GraphQL enum, from the declaration. */
 export const Plan = attributeEnum(entities.Tenant, 'plan', entities.Tenant.attributes.plan);
 export type Plan = EntityItem<'Tenant'>['plan'];
+// The caller's roles are the auth layer's enum.
+registerApiType('Role', Role);
 
-@ObjectType({ simpleResolvers: true, description: 'The caller, as the verified token says.' })
-export class Viewer {
-  @Field(() => ID, { description: "The token's subject." })
-  userId!: string;
+export const Viewer = shapeObjectType({
+  name: 'Viewer',
+  description: 'The caller, as the verified token says.',
+  fields: {
+    userId: attr.id({ required: true, description: "The token's subject." }),
+    tenantId: attr.id({ required: true, description: "The token's tenant: every read and write is in it." }),
+    roles: attr.json<Role[]>()({ required: true, apiType: '[Role]', description: "The token's roles." }),
+  },
+});
+export type Viewer = InstanceType<typeof Viewer>;
 
-  @Field(() => ID, { description: "The token's tenant: every read and write is in it." })
-  tenantId!: string;
+export const PlanLimits = shapeObjectType({
+  name: 'PlanLimits',
+  description: "What a tenant's plan allows, with an admin's overrides for the tenant applied.",
+  fields: {
+    requestsPerSecond: attr.int({ required: true, description: 'Operations a second of the whole tenant (not its workers’).' }),
+    userRequestsPerSecond: attr.int({ required: true, description: 'Operations a second of one user.' }),
+    costPerSecond: attr.int({ required: true, description: 'Query cost a second of the whole tenant.' }),
+    workerRequestsPerSecond: attr.int({ required: true, description: 'Workers’ claims and reports a second.' }),
+    projects: attr.int({ required: true, description: 'Projects the tenant may work on (archived ones do not count).' }),
+    storedBytes: attr.float({ required: true, description: 'Bytes of confirmed files the tenant may store.' }),
+    runningJobs: attr.int({ required: true, description: 'Jobs not yet finished (queued, running or paused) the tenant may hold.' }),
+    itemsPerJob: attr.int({ required: true, description: 'Work items one job may hold over all its fan-out stages.' }),
+  },
+});
+/** A plan's limits, as the server's configuration holds them. */
+export type PlanLimits = ConfiguredPlanLimits;
 
-  @Field(() => [Role], { description: "The token's roles." })
-  roles!: Role[];
-}
+export const QuotaUsage = shapeObjectType({
+  name: 'QuotaUsage',
+  description: 'How much of one quota a tenant uses.',
+  fields: {
+    quota: attr.string({ required: true, description: 'The quota: projects, storedBytes or runningJobs.' }),
+    used: attr.float({ required: true, description: 'What the tenant uses now, as its counter holds it exactly.' }),
+    limit: attr.float({ required: true, description: 'What its plan allows.' }),
+  },
+});
+export type QuotaUsage = InstanceType<typeof QuotaUsage>;
 
-@ObjectType({ simpleResolvers: true, description: "What a tenant's plan allows, with an admin's overrides for the tenant applied." })
-export class PlanLimits {
-  @Field(() => Int, { description: 'Operations a second of the whole tenant (not its workers’).' })
-  requestsPerSecond!: number;
-
-  @Field(() => Int, { description: 'Operations a second of one user.' })
-  userRequestsPerSecond!: number;
-
-  @Field(() => Int, { description: 'Query cost a second of the whole tenant.' })
-  costPerSecond!: number;
-
-  @Field(() => Int, { description: 'Workers’ claims and reports a second.' })
-  workerRequestsPerSecond!: number;
-
-  @Field(() => Int, { description: 'Projects the tenant may work on (archived ones do not count).' })
-  projects!: number;
-
-  @Field(() => Float, { description: 'Bytes of confirmed files the tenant may store.' })
-  storedBytes!: number;
-
-  @Field(() => Int, { description: 'Jobs not yet finished (queued, running or paused) the tenant may hold.' })
-  runningJobs!: number;
-  @Field(() => Int, { description: 'Work items one job may hold over all its fan-out stages.' })
-  itemsPerJob!: number;
-}
-
-@ObjectType({ simpleResolvers: true, description: 'How much of one quota a tenant uses.' })
-export class QuotaUsage {
-  @Field({ description: 'The quota: projects, storedBytes or runningJobs.' })
-  quota!: string;
-
-  @Field(() => Float, { description: 'What the tenant uses now, as its counter holds it exactly.' })
-  used!: number;
-
-  @Field(() => Float, { description: 'What its plan allows.' })
-  limit!: number;
-}
-
-@ObjectType({ simpleResolvers: true, description: "A tenant's plan, its limits, and its usage of each quota (admins only)." })
-export class TenantUsage {
-  @Field(() => ID, { description: 'The tenant.' })
-  tenantId!: string;
-
-  @Field(() => Plan, { description: 'The plan it is on.' })
-  plan!: Plan;
-
-  @Field(() => PlanLimits, { description: 'What the plan allows it, with its own overrides.' })
-  limits!: PlanLimits;
-
-  @Field(() => [QuotaUsage], { description: 'Each quota: used against the limit.' })
-  quotas!: QuotaUsage[];
-}
+export const TenantUsage = shapeObjectType({
+  name: 'TenantUsage',
+  description: "A tenant's plan, its limits, and its usage of each quota (admins only).",
+  fields: {
+    tenantId: attr.id({ required: true, description: 'The tenant.' }),
+    plan: attr.json<Plan>()({ required: true, apiType: 'Plan', description: 'The plan it is on.' }),
+    limits: attr.json<PlanLimits>()({
+      required: true,
+      apiType: 'PlanLimits',
+      description: 'What the plan allows it, with its own overrides.',
+    }),
+    quotas: attr.json<QuotaUsage[]>()({ required: true, apiType: '[QuotaUsage]', description: 'Each quota: used against the limit.' }),
+  },
+});
+export type TenantUsage = InstanceType<typeof TenantUsage>;
 
 @InputType({ description: "Overrides of a plan's limits for one tenant; an omitted or null limit is the plan's." })
 export class PlanLimitsInput {

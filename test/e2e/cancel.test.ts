@@ -42,6 +42,9 @@ describe('cancelling a job while 20 workers are mid-flight', () => {
       expect(added.errors).toBeUndefined();
     }
 
+    // Watches (and passes on) the store's batched writes, to see how the settle sweep writes the items.
+    const batched = jest.spyOn(server.app.store, 'transactEach');
+
     // Each worker claims, reports progress and completes, and writes down every call: when it
     // started, and what it got.
     type Call = { worker: number; kind: string; startedAt: number; ok: boolean; empty?: boolean; code?: string };
@@ -152,6 +155,14 @@ describe('cancelling a job while 20 workers are mid-flight', () => {
       if (Date.now() > deadline) throw new Error('the settle sweep did not finish in 30 s');
       await new Promise((r) => setTimeout(r, 50));
     }
+    // The sweep wrote the items a page at a time, each page in one or two transactions, not one transaction an item.
+    const jobPk = entities.Job.key.pkOf(tenantId, { jobId });
+    const settling = batched.mock.calls.filter(([units]) =>
+      units.some((unit) => unit.some((w) => w.key.PK === jobPk && w.key.SK.startsWith('ITEM#'))),
+    );
+    batched.mockRestore();
+    expect(settling.flatMap(([units]) => units).length).toBeGreaterThanOrEqual(500 - completed);
+    expect(settling.length).toBeLessThanOrEqual(10);
     const claimable = await server.app.store.queryAll(entities.WorkItem.query(tenantId, 'claimableInJob', { jobId }));
     expect(claimable).toEqual([]);
     const items = await server.app.store.queryAll(entities.WorkItem.key.prefixOf(tenantId, { jobId, stage: 'process' }));

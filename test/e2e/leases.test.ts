@@ -1,4 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { entities } from '../../src/common/entities';
+import { itemWriteStats } from '../../src/job/job.items';
 import { Role, startTestServer, type TestServer } from '../support/server';
 
 /** Worker leases and claiming (claimWork): exactly-once hand-out, renewal, take-over after a lease runs out, attempts. */
@@ -57,6 +59,41 @@ describe('claiming work with leases', () => {
     // Each job was claimed once: created at version 1, claimed at version 2.
     for (const jobId of jobIds) expect((await jobOf(jobId)).version).toBe(2);
     expect(await claim(tokens[0], kind)).toBeNull();
+  }, 180_000);
+
+  it("hands 40 workers asking at once 40 different items of one job, its group reading the job's claimable items once for all its claims", async () => {
+    await use(longLease);
+    const jobId = (
+      await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+        input: {
+          projectId,
+          kind: 'BATCH',
+          inputs: { label: String(Math.random()) },
+          items: Array.from({ length: 50 }, (_, i) => ({ source: `tenants/lease-co/in/${i}.png` })),
+        },
+      })
+    ).data.createJob.jobId;
+    const tokens = await Promise.all(Array.from({ length: 40 }, (_, n) => workerToken(100 + n)));
+    const groupsBefore = itemWriteStats.batches;
+    // Watches (and passes on) the store's Queries, to count those of this job's claimable items.
+    const index = entities.WorkItem.query('lease-co', 'claimableInJob', { jobId });
+    const queries = jest.spyOn(server.app.store, 'queryFirst');
+    const claims = await Promise.all(
+      tokens.map(
+        async (token) =>
+          (await gql(token, 'mutation { claimWork(kind: "BATCH", stage: "process") { job { jobId } item { sequence } } }')).data.claimWork,
+      ),
+    );
+    expect(claims.map((c) => c.job.jobId)).toEqual(Array(40).fill(jobId));
+    expect(new Set(claims.map((c) => c.item.sequence)).size).toBe(40);
+    // Each claimWork reads its tenant's claimable index once (which names the job); the job's own
+    // claimable items are read once a group, however many claims the group holds.
+    const groups = itemWriteStats.batches - groupsBefore;
+    const ofJob = queries.mock.calls.filter(([spec]) => spec.index === index.index && spec.pk === index.pk).length;
+    expect(groups).toBeLessThan(40);
+    expect(ofJob).toBeGreaterThan(0);
+    expect(ofJob).toBeLessThanOrEqual(groups);
+    queries.mockRestore();
   }, 180_000);
 
   it('hands out work created right after a claim found none', async () => {

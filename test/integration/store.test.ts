@@ -1,4 +1,4 @@
-import { put as putItem } from '../../src/infra/dynamo/write';
+import { put as putItem, update as updateItem } from '../../src/infra/dynamo/write';
 import { freshTable, type TestTable } from '../support/dynamo';
 
 describe('Store against DynamoDB Local', () => {
@@ -120,5 +120,55 @@ describe('Store against DynamoDB Local', () => {
     clock += 2 * 3600 * 1000;
     expect((await table.store.queryPage('e', { pk: 'TENANT#e' })).nodes).toEqual([]);
     expect(await table.store.get({ PK: 'TENANT#e', SK: 'EV#01' })).toBeNull();
+  });
+
+  it('removes attributes from 150 items in TransactWriteItems of 100, skipping vanished items without recreating them', async () => {
+    const items = Array.from({ length: 150 }, (_, i) => ({
+      PK: 'TENANT#r',
+      SK: `EV#${String(i).padStart(3, '0')}`,
+      x: 'a',
+      y: 'b',
+      keep: i,
+    }));
+    for (let i = 0; i < items.length; i += 25) await put(items.slice(i, i + 25));
+    const vanished = Array.from({ length: 5 }, (_, i) => ({ PK: 'TENANT#r', SK: `GONE#${i}` }));
+    // The vanished keys come first, so the first transaction is cancelled by their conditions and sent again without them.
+    const keys = [...vanished, ...items.map(({ PK, SK }) => ({ PK, SK }))];
+    table.dynamo.calls.reset();
+    await table.store.removeAttributesOfEach(keys, ['x', 'y']);
+    expect(Object.fromEntries(table.dynamo.calls.byCommand)).toEqual({ TransactWriteItemsCommand: 3 });
+    const after = await table.store.batchGet(keys);
+    expect(after.slice(0, 5)).toEqual(Array(5).fill(null));
+    expect(after.slice(5).map((item) => [item?.keep, item?.x, item?.y])).toEqual(items.map((i) => [i.keep, undefined, undefined]));
+    // One key is one UpdateItem, as the transaction's extra cost buys nothing then.
+    await put([{ PK: 'TENANT#r', SK: 'ONE', x: 'a' }]);
+    table.dynamo.calls.reset();
+    await table.store.removeAttributesOfEach(
+      [
+        { PK: 'TENANT#r', SK: 'ONE' },
+        { PK: 'TENANT#r', SK: 'ONE' },
+      ],
+      ['x'],
+    );
+    expect(Object.fromEntries(table.dynamo.calls.byCommand)).toEqual({ UpdateItemCommand: 1 });
+    expect(await table.store.get({ PK: 'TENANT#r', SK: 'ONE' })).toEqual({ PK: 'TENANT#r', SK: 'ONE' });
+  });
+
+  it('commits 60 units in two transactions, leaving out those whose condition failed and splitting units that share a key', async () => {
+    await put([0, 1, 2].map((i) => ({ PK: 'TENANT#u', SK: `NEW#${i}`, taken: true })));
+    // 60 units of one conditional put each (3 of them taken already), then 2 units that add to one counter.
+    const units = [
+      ...Array.from({ length: 60 }, (_, i) => [putItem({ PK: 'TENANT#u', SK: `NEW#${i}`, n: i }).ifNew()]),
+      [updateItem({ PK: 'TENANT#u', SK: 'COUNTER' }).addNumber('n', 1)],
+      [updateItem({ PK: 'TENANT#u', SK: 'COUNTER' }).addNumber('n', 1)],
+    ];
+    table.dynamo.calls.reset();
+    const committed = await table.store.transactEach(units);
+    expect(committed).toEqual([false, false, false, ...Array(59).fill(true)]);
+    // The first transaction (57 puts that could commit, 3 that could not, and the first counter unit) is sent again without the 3.
+    expect(Object.fromEntries(table.dynamo.calls.byCommand)).toEqual({ TransactWriteItemsCommand: 3 });
+    const rows = await table.store.batchGet(Array.from({ length: 60 }, (_, i) => ({ PK: 'TENANT#u', SK: `NEW#${i}` })));
+    expect(rows.map((row) => row?.n ?? row?.taken)).toEqual([true, true, true, ...Array.from({ length: 57 }, (_, i) => i + 3)]);
+    expect((await table.store.get({ PK: 'TENANT#u', SK: 'COUNTER' }))?.n).toBe(2);
   });
 });

@@ -1,4 +1,4 @@
-import { SharedReads } from '../../src/infra/shared-reads';
+import { SharedItemReads, SharedReads } from '../../src/infra/shared-reads';
 
 /** A store whose reads the test finishes by hand: each read returns the value current when it started. */
 function manualStore() {
@@ -78,5 +78,27 @@ describe('SharedReads', () => {
     expect(results.length).toBeGreaterThan(20);
     // At most one read per 50 ms of the burst, plus the first.
     expect(shared.reads).toBeLessThanOrEqual(Math.ceil(elapsed / 50) + 1);
+  });
+
+  it("shares a query among the callers asking for it at once (claimWork's read of a claimable index), each query apart", async () => {
+    const asked: string[] = [];
+    const store = {
+      get: async () => null,
+      queryFirst: async (spec: object, n: number) => {
+        asked.push(JSON.stringify(spec));
+        return [{ spec, n }];
+      },
+    };
+    const reads = new SharedItemReads<object>(store);
+    const ofA = { index: 'claimable', pk: 'TENANT#a' };
+    const ofB = { index: 'claimable', pk: 'TENANT#b' };
+    const answers = await Promise.all([...Array.from({ length: 30 }, () => reads.query(ofA, 20)), reads.query(ofB, 20)]);
+    expect(asked).toEqual([JSON.stringify(ofA), JSON.stringify(ofB)]);
+    expect(answers.at(-1)).toEqual([{ spec: ofB, n: 20 }]);
+    expect(new Set(answers.slice(0, 30).map((a) => JSON.stringify(a)))).toEqual(new Set([JSON.stringify([{ spec: ofA, n: 20 }])]));
+    // A caller after those reads ended gets a read of its own.
+    await reads.query(ofA, 20);
+    expect(asked).toHaveLength(3);
+    expect(reads.pending).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
-import { Field, ObjectType } from 'type-graphql';
+import { shapeObjectType } from '../model-types';
+import { attr } from '../../infra/dynamo/entity';
 import { UPLOAD_STATES, UPLOAD_STATUS } from '../entities';
 import { registerDeclaredEnum } from '../model-types';
-import { DateTime } from '../scalars';
 import { enumObject } from '../../infra/dynamo/entity';
 
 /** Where an upload stands: requested (a presigned PUT handed out) until confirmed by HeadObject. */
@@ -10,26 +10,28 @@ export type UploadStatus = (typeof UploadStatus)[keyof typeof UploadStatus];
 // Registered here, before the declarations that name it (an inspiration's file) are made into types.
 registerDeclaredEnum(UploadStatus, UPLOAD_STATUS);
 
-@ObjectType({ simpleResolvers: true, description: 'A header the upload request must send exactly as given.' })
-export class HttpHeader {
-  @Field({ description: "The header's name." })
-  name!: string;
+export const HttpHeader = shapeObjectType({
+  name: 'HttpHeader',
+  description: 'A header the upload request must send exactly as given.',
+  fields: {
+    name: attr.string({ required: true, description: "The header's name." }),
+    value: attr.string({ required: true, description: "The header's value, to send exactly." }),
+  },
+});
+export type HttpHeader = InstanceType<typeof HttpHeader>;
 
-  @Field({ description: "The header's value, to send exactly." })
-  value!: string;
-}
-
-@ObjectType({ simpleResolvers: true, description: 'Where and how to upload: send exactly these headers, before expiresAt.' })
-export class UploadTarget {
-  @Field({ description: 'The presigned URL to send the file to.' })
-  url!: string;
-
-  @Field({ description: 'The HTTP method to use: PUT.' })
-  method!: string;
-
-  @Field(() => [HttpHeader], { description: 'Headers to send exactly as given (the content type, among them).' })
-  headers!: HttpHeader[];
-
-  @Field(() => DateTime, { description: 'When the URL stops working (UPLOAD_URL_TTL_SECONDS after it was made).' })
-  expiresAt!: string;
-}
+export const UploadTarget = shapeObjectType({
+  name: 'UploadTarget',
+  description: 'Where and how to upload: send exactly these headers, before expiresAt.',
+  fields: {
+    url: attr.string({ required: true, description: 'The presigned URL to send the file to.' }),
+    method: attr.string({ required: true, description: 'The HTTP method to use: PUT.' }),
+    headers: attr.json<HttpHeader[]>()({
+      required: true,
+      apiType: '[HttpHeader]',
+      description: 'Headers to send exactly as given (the content type, among them).',
+    }),
+    expiresAt: attr.dateTime({ required: true, description: 'When the URL stops working (UPLOAD_URL_TTL_SECONDS after it was made).' }),
+  },
+});
+export type UploadTarget = InstanceType<typeof UploadTarget>;

@@ -151,6 +151,19 @@ export interface AttributeOptions<T> {
   createDescription?: string;
   /** What the update input says of it, when that differs from `description`. */
   updateDescription?: string;
+  /**
+   * Shown non-null by the API although an item may be written without it: every item the API
+   * shows has it (a default that every write sets, a value every read fills in).
+   */
+  shownRequired?: boolean;
+  /** Why the API's field is deprecated, and what to use instead. */
+  deprecationReason?: string;
+  /**
+   * The API's type of a JSON value that is another of its types (a job as an event left it, an
+   * upload's target), by its GraphQL name, `[Name]` for a list of them; the type must be made
+   * (or registered) by the time the schema is built.
+   */
+  apiType?: string;
 }
 
 /**
@@ -175,6 +188,9 @@ export interface ShapeDeclaration<F extends AttributeMap = AttributeMap> {
   /** What its input type (`<name>Input`) is, when that differs from `description`. */
   inputDescription?: string;
 }
+
+/** The values of a declared shape's fields (see AttributeValues). */
+export type ShapeValues<S extends ShapeDeclaration> = AttributeValues<S['fields']>;
 
 /** One declared attribute. `T` is the type of its value; `R` whether every item carries it. */
 export interface Attribute<T = unknown, R extends boolean = boolean> extends AttributeOptions<T> {
@@ -362,6 +378,17 @@ export type System = {
 /** The API types made from a declaration besides its object type, which `describe` may describe. */
 export type ApiTypeName = 'connection' | 'createInput' | 'updateInput';
 
+/** What the server adds to every item that the API may show. */
+export type SystemField = 'version' | 'createdAt' | 'updatedAt' | 'createdBy';
+
+/** How the API shows an entity, where the standard (a Node with every system field) does not fit. */
+export interface ApiDeclaration {
+  /** False for an entity clients never refetch by a global id (its type then has no Node interface). */
+  node?: boolean;
+  /** The system fields its object type shows (all of them by default). */
+  system?: readonly SystemField[];
+}
+
 /** One entity's declaration (see EntityModel). */
 export interface EntityDeclaration<
   PK extends string,
@@ -393,9 +420,12 @@ export interface EntityDeclaration<
   quota?: QuotaDeclaration<AttributeValues<As> & StatusValues<M>>;
   /**
    * What the API says of its key values and of what the server adds, where the standard wording
-   * (`The project's id.`, `When it was created.`) does not fit.
+   * (`The project's id.`, `When it was created.`) does not fit; `tenantId` is the id of an entity
+   * keyed by its tenant alone (one item a tenant).
    */
-  describe?: Partial<Record<Placeholders<PK> | Placeholders<SK> | keyof System | ApiTypeName, string>>;
+  describe?: Partial<Record<Placeholders<PK> | Placeholders<SK> | keyof System | ApiTypeName | 'tenantId', string>>;
+  /** How the API shows it, where the standard does not fit (see ApiDeclaration). */
+  api?: ApiDeclaration;
 }
 
 /**
@@ -469,6 +499,8 @@ export class EntityModel<
   readonly quota?: QuotaDeclaration<AttributeValues<As>>;
   /** What the API says of its key values and the server's attributes (see EntityDeclaration.describe). */
   readonly describe: Partial<Record<string, string>>;
+  /** How the API shows it (see ApiDeclaration). */
+  readonly api: ApiDeclaration;
   /** The attribute that holds the entity's own id: the last placeholder of its sort key. */
   readonly idField: string;
 
@@ -486,6 +518,7 @@ export class EntityModel<
     this.search = declaration.search;
     this.quota = declaration.quota;
     this.describe = declaration.describe ?? {};
+    this.api = declaration.api ?? {};
     const verb = lowerFirst(this.type);
     this.events = {
       created: `${verb}.created`,

@@ -13,7 +13,7 @@ import { AppError, ErrorCode } from '../../errors';
 import type { CursorCodec } from '../cursor';
 import { lazyCursor, Page, type PageRequest, pageShape } from './page';
 import { keySchemas, TTL_ATTRIBUTE, type IndexName, type Key } from './table';
-import { transactRequest, type Item, type Write } from './write';
+import { transactRequest, update, type Item, type Write } from './write';
 
 export type { Item, Write };
 
@@ -36,6 +36,8 @@ const BATCH_GET_LIMIT = 100;
 /** The document client's marshalling options (client.ts), for the values a Query sends. */
 const MARSHALL: marshallOptions = { removeUndefinedValues: true, convertClassInstanceToMap: false };
 const MAX_TX_ATTEMPTS = 8;
+/** DynamoDB's limit of actions in one TransactWriteItems. */
+const MAX_TRANSACT_ITEMS = 100;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const backoff = (attempt: number) => Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random());
@@ -315,6 +317,77 @@ export class Store {
     } catch (error) {
       if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
     }
+  }
+
+  /**
+   * Removes `attributes` from each item of `keys` that still exists (a vanished item is not
+   * recreated): one UpdateItem for one key, transactions of many for more (transactEach), so many
+   * removals cost one call instead of one each. Throws what the calls throw past transactEach's
+   * bounds (then some of the removals may have been made).
+   */
+  async removeAttributesOfEach(keys: readonly Key[], attributes: string[]): Promise<void> {
+    const distinct = [...new Map(keys.map((key) => [`${key.PK}\u0000${key.SK}`, key])).values()];
+    if (distinct.length === 1) return this.removeAttributes(distinct[0], attributes);
+    await this.transactEach(
+      distinct.map((key) => [attributes.reduce((write, attribute) => write.remove(attribute), update(key)).ifExists()]),
+    );
+  }
+
+  /**
+   * Commits each of `units` (the writes of each go together, all or none) and tells, for each,
+   * whether it committed (false: one of its conditions failed). Units are packed into
+   * TransactWriteItems of up to 100 writes, a key at most once in each, so many small units cost a
+   * few calls instead of one each. A transaction is all or nothing, so when some of its units'
+   * conditions fail those are left out and the rest sent again; a conflict with another
+   * transaction is retried with backoff, as `transact` does. Throws what the calls throw past
+   * those bounds (then the units of other transactions may have committed).
+   */
+  async transactEach(units: readonly (readonly Write[])[]): Promise<boolean[]> {
+    const committed = units.map(() => false);
+    // Packs the units, in order, into transactions within DynamoDB's limits.
+    const packs: number[][] = [];
+    let pack: number[] = [];
+    let writes = 0;
+    let keys = new Set<string>();
+    units.forEach((unit, u) => {
+      const unitKeys = unit.map((w) => `${w.key.PK}\u0000${w.key.SK}`);
+      if (pack.length > 0 && (writes + unit.length > MAX_TRANSACT_ITEMS || unitKeys.some((k) => keys.has(k)))) {
+        packs.push(pack);
+        pack = [];
+        writes = 0;
+        keys = new Set();
+      }
+      pack.push(u);
+      writes += unit.length;
+      for (const k of unitKeys) keys.add(k);
+    });
+    if (pack.length > 0) packs.push(pack);
+    for (let remaining of packs) {
+      for (let attempt = 0; remaining.length > 0; attempt++) {
+        const sent = remaining.flatMap((u) => units[u].map(() => u));
+        try {
+          await this.doc.send(
+            new TransactWriteCommand(
+              transactRequest(
+                this.tableName,
+                remaining.flatMap((u) => units[u]),
+              ),
+            ),
+          );
+          for (const u of remaining) committed[u] = true;
+          remaining = [];
+        } catch (error) {
+          if (!(error instanceof TransactionCanceledException) || attempt + 1 >= MAX_TX_ATTEMPTS) throw error;
+          const reasons = error.CancellationReasons ?? [];
+          const conflicted = reasons.some((r) => r.Code === 'TransactionConflict');
+          const failed = new Set(reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [sent[i]] : [])));
+          if (failed.size === 0 && !conflicted) throw error;
+          remaining = remaining.filter((u) => !failed.has(u));
+          if (conflicted) await sleep(backoff(attempt));
+        }
+      }
+    }
+    return committed;
   }
 
   /** Reads every live item of `spec`, up to `max`; throws when more exist, so nothing is silently cut. */

@@ -34,7 +34,8 @@ type UpdateAction =
   | { kind: 'addToSet'; attribute: string; values: Set<string> }
   | { kind: 'deleteFromSet'; attribute: string; values: Set<string> }
   | { kind: 'appendToList'; attribute: string; values: unknown[] }
-  | { kind: 'addNumber'; attribute: string; value: number };
+  | { kind: 'addNumber'; attribute: string; value: number }
+  | { kind: 'remove'; attribute: string };
 
 type Operation = { op: 'Put'; item: Item } | { op: 'Delete' } | { op: 'ConditionCheck' } | { op: 'Update'; actions: UpdateAction[] };
 
@@ -159,6 +160,11 @@ export class Write {
     return this.withAction({ kind: 'addNumber', attribute, value });
   }
 
+  /** Removes `attribute` from the item (nothing when it has none). Update writes only. */
+  remove(attribute: string): Write {
+    return this.withAction({ kind: 'remove', attribute });
+  }
+
   /** Appends `values` to the list `attribute`, which must exist. Update writes only. */
   appendToList(attribute: string, values: unknown[]): Write {
     return this.withAction({ kind: 'appendToList', attribute, values });
@@ -206,9 +212,11 @@ export class Write {
       const add: string[] = [];
       const del: string[] = [];
       const set: string[] = [];
+      const remove: string[] = [];
       for (const action of this.operation.actions) {
         const n = name(action.attribute);
-        if (action.kind === 'addToSet') add.push(`${n} ${value(action.values)}`);
+        if (action.kind === 'remove') remove.push(n);
+        else if (action.kind === 'addToSet') add.push(`${n} ${value(action.values)}`);
         else if (action.kind === 'addNumber') add.push(`${n} ${value(action.value)}`);
         else if (action.kind === 'deleteFromSet') del.push(`${n} ${value(action.values)}`);
         else set.push(`${n} = list_append(${n}, ${value(action.values)})`);
@@ -217,6 +225,7 @@ export class Write {
         set.length ? `SET ${set.join(', ')}` : '',
         add.length ? `ADD ${add.join(', ')}` : '',
         del.length ? `DELETE ${del.join(', ')}` : '',
+        remove.length ? `REMOVE ${remove.join(', ')}` : '',
       ]
         .filter(Boolean)
         .join(' ');
