@@ -75,9 +75,11 @@ export function stoppedAfter<T extends { stop(): unknown }>(what: string, resour
 /**
  * Stops `resource` because stopping it is what the test is about (an outage of Redis, what a
  * stopped server or runner leaves behind, a simulator halted so the table stands still), never to
- * clean up: the registry disposes whatever a test started anyway, and a stop it already saw is not
- * repeated (see `once`). Tests say this instead of `.stop()`, so that a count of `.stop()` in
- * test/e2e counts hand-written teardown alone (there is none).
+ * clean up: the registry disposes whatever a test started anyway. A test server's, an instance's
+ * and a Redis's `stop` is the registry's own disposal, which then runs once (see `once`); what
+ * stoppedAfter registers is stopped again by the registry, so its `stop` must allow a second call.
+ * Tests say this instead of `.stop()`, so that a count of `.stop()` in the tests counts
+ * hand-written teardown alone (there is none).
  */
 export function stopOnPurpose<R>(resource: { stop(): R }): R {
   return resource.stop();
