@@ -3,6 +3,7 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Re
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
 import { ObjectIdResolver } from '../common/global-id';
+import { standardResolver } from '../common/standard-resolver';
 import { pageRequest } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
@@ -15,13 +16,11 @@ import {
   AssetsArgs,
   AssetUpload,
   AssetVersion,
-  CreateAssetInput,
   RequestAssetUploadInput,
   RequestAssetVersionInput,
-  UpdateAssetInput,
 } from './asset.type';
 import { AssetRepository } from './asset.repository';
-import { expectedVersionArg, expiresInArg, optionalExpectedVersionArg } from '../common/args';
+import { expiresInArg, optionalExpectedVersionArg } from '../common/args';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -30,14 +29,16 @@ declare module '../context' {
   }
 }
 
+/** Asset's query of one, create, update and delete (see standard-resolver.ts); the upload flow creates assets too. */
+const AssetStandard = standardResolver(entities.Asset, {
+  one: (ctx, [projectId, assetId]) => ctx.repos.assets.get(projectId, assetId),
+  create: (ctx, [projectId], input, key) => ctx.repos.assets.create(projectId, input, key),
+  update: (ctx, [projectId, assetId], version, input) => ctx.repos.assets.update(projectId, assetId, version, input),
+  delete: (ctx, [projectId, assetId], version) => ctx.repos.assets.delete(projectId, assetId, version),
+});
+
 @Resolver(() => Asset)
 export class AssetResolver {
-  @Authorized()
-  @Query(() => Asset, { nullable: true, description: 'One asset of a project; null when your tenant has none by that id.' })
-  asset(@Args() { projectId, assetId }: AssetRef, @Ctx() ctx: Context) {
-    return ctx.repos.assets.get(projectId, assetId);
-  }
-
   @Authorized()
   @Query(() => AssetConnection, {
     description:
@@ -51,39 +52,6 @@ export class AssetResolver {
     }
     if (!type) throw badInput('Give projectId (one project) or type (across your projects).', 'type');
     return ctx.repos.assets.listByType(type, { from, to }, pageRequest(page));
-  }
-
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Asset, { description: 'Registers an object already in S3 (the upload flow creates assets too).' })
-  createAsset(
-    @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
-    @Arg('input', () => CreateAssetInput, { description: 'What the new one is made of.' }) input: typeof entities.Asset.createInput,
-    @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
-    @Ctx() ctx: Context,
-  ) {
-    return ctx.repos.assets.create(projectId, input, idempotencyKey);
-  }
-
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Asset, { description: "Changes an asset's descriptive fields (alt text, OCR, EXIF)." })
-  updateAsset(
-    @Args() { projectId, assetId }: AssetRef,
-    @Arg('expectedVersion', () => Int, expectedVersionArg) expectedVersion: number,
-    @Arg('input', () => UpdateAssetInput, { description: 'The fields to change; an omitted field is kept.' })
-    input: typeof entities.Asset.updateInput,
-    @Ctx() ctx: Context,
-  ) {
-    return ctx.repos.assets.update(projectId, assetId, expectedVersion, input);
-  }
-
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Asset, { description: 'Deletes the asset and returns it as it was.' })
-  deleteAsset(
-    @Args() { projectId, assetId }: AssetRef,
-    @Arg('expectedVersion', () => Int, optionalExpectedVersionArg) expectedVersion: number | null,
-    @Ctx() ctx: Context,
-  ) {
-    return ctx.repos.assets.delete(projectId, assetId, expectedVersion);
   }
 
   @Authorized(Role.EDITOR)
@@ -167,7 +135,7 @@ export class AssetVersionResolver extends ObjectIdResolver(
 
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const assetFeature = feature({
-  resolvers: [AssetResolver, AssetVersionResolver],
+  resolvers: [AssetStandard, AssetResolver, AssetVersionResolver],
   repositories: (scope, { projects }) => ({ assets: new AssetRepository(scope, projects, entities.Asset) }),
   nodes: { Asset: { type: Asset, load: (repos, v) => repos.assets.get(v.projectId, v.assetId) } },
 });

@@ -2,9 +2,9 @@ import { Arg, Args, Authorized, Ctx, Field, ID, InputType, Int, Mutation, Query,
 import { Role } from '../auth/principal';
 import { entities } from '../common/entities';
 import { feature } from '../common/feature';
+import { standardResolver } from '../common/standard-resolver';
 import { attributeEnum, modelTypes } from '../common/model-types';
 import { pageRequest, ProjectPageArgs } from '../common/pagination';
-import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
 import { type ApprovalDecision, type BriefVersionContent, BriefRepository } from './brief.repository';
 
@@ -40,6 +40,13 @@ declare module '../context' {
   }
 }
 
+/** A brief's create, which adds a version (see standard-resolver.ts); a version is never changed or deleted. */
+const BriefStandard = standardResolver(entities.Brief, {
+  create: (ctx, [projectId], input: CreateBriefVersionInput, key) => ctx.repos.briefs.createVersion(projectId, input, key),
+  names: { create: 'createBriefVersion' },
+  inputs: { create: CreateBriefVersionInput },
+});
+
 @Resolver(() => Brief)
 export class BriefResolver {
   @Authorized()
@@ -59,17 +66,6 @@ export class BriefResolver {
   }
 
   @Authorized(Role.EDITOR)
-  @Mutation(() => Brief, { description: 'Adds the next version, with its changelog entry.' })
-  createBriefVersion(
-    @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
-    @Arg('input', { description: 'What the new one is made of.' }) input: CreateBriefVersionInput,
-    @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
-    @Ctx() ctx: Context,
-  ) {
-    return ctx.repos.briefs.createVersion(projectId, input, idempotencyKey);
-  }
-
-  @Authorized(Role.EDITOR)
   @Mutation(() => Brief, { description: 'Records an approval decision on one version.' })
   approveBriefVersion(
     @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
@@ -86,7 +82,7 @@ export class BriefResolver {
 
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const briefFeature = feature({
-  resolvers: [BriefResolver],
+  resolvers: [BriefStandard, BriefResolver],
   repositories: (scope, { projects }) => ({ briefs: new BriefRepository(scope, projects) }),
   nodes: {
     Brief: {

@@ -250,6 +250,8 @@ export const entities = {
     describe: {
       createInput: 'Settings of a new tenant (studio); it is the one your token names.',
       updateInput: "The tenant's settings to change; an omitted field is kept.",
+      create: "Creates the caller's tenant; CONFLICT when it exists.",
+      update: "Changes your tenant's settings.",
     },
     attributes: {
       // Set from the verified token, never from an input.
@@ -314,6 +316,9 @@ export const entities = {
       createdBy: 'Who created it.',
       connection: 'A page of projects, with the cursor to the next page.',
       createInput: 'A new project; it starts in planning at version 1.',
+      one: 'One project; null when your tenant has none by that id.',
+      create: 'Creates a project in planning, at version 1.',
+      update: 'Changes a project, if it is still at expectedVersion (else CONFLICT naming the current one).',
     },
     attributes: {
       title: attr.string({
@@ -395,6 +400,7 @@ export const entities = {
       createdAt: 'When this version was written.',
       createdBy: 'Who wrote this version.',
       connection: 'A page of brief versions, with the cursor to the next page.',
+      create: 'Adds the next version, with its changelog entry.',
     },
     // A version is written whole by createBriefVersion, whose input is its own (src/brief).
     attributes: {
@@ -465,6 +471,9 @@ export const entities = {
       projectId: 'The project it belongs to.',
       connection: 'A page of logs, with the cursor to the next page.',
       createInput: 'A new work log: what was said or written, and what was used for how long.',
+      one: 'One log of a project; null when your tenant has none by that id.',
+      create: 'Logs work on a project; its materials become findable with materialUsage.',
+      update: 'Replaces extraction results; material usage follows in the same write.',
     },
     // What was said is kept as it was said; an update replaces what was extracted from it.
     attributes: {
@@ -591,6 +600,10 @@ export const entities = {
       projectId: 'The project it belongs to.',
       connection: 'A page of assets, with the cursor to the next page.',
       createInput: 'An asset whose file is already in S3 under your tenant (to upload one, use requestAssetUpload).',
+      one: 'One asset of a project; null when your tenant has none by that id.',
+      create: 'Registers an object already in S3 (the upload flow creates assets too).',
+      update: "Changes an asset's descriptive fields (alt text, OCR, EXIF).",
+      delete: 'Deletes the asset and returns it as it was.',
     },
     // Its file is fixed once created (a new file is a new version); the descriptive fields change.
     attributes: {
@@ -683,6 +696,10 @@ export const entities = {
       inspirationId: "The inspiration's id (insp_…).",
       connection: 'A page of pieces of inspiration, with the cursor to the next page.',
       createInput: 'A new piece of inspiration: text, or a file already in S3 under your tenant.',
+      one: 'One piece of inspiration; null when your tenant has none by that id.',
+      create: 'Adds a piece of inspiration (text, or a file already in S3).',
+      update: 'Changes a piece of inspiration.',
+      delete: 'Deletes it and returns it as it was.',
     },
     attributes: {
       type: attr.enum(['text', 'image', 'audio', 'file'], {

@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
 import express, { type Router } from 'express';
+import { htmlPage } from './html-page';
 import { reviewStages } from '../job/job.kinds';
 
 /**
@@ -239,29 +240,16 @@ function page(hints: GraphiQLHints): string {
     examplesKey: JSON.stringify([hints.token ?? '', hints.projectId ?? '', hints.jobId ?? '', hints.reviewJobId ?? '']),
     headers: hints.token ? JSON.stringify({ Authorization: `Bearer ${hints.token}` }, null, 2) : undefined,
   };
-  // `<` is escaped so that no value can close the script element.
-  const json = JSON.stringify(config).replace(/</g, '\\u003c');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Artissist GraphQL</title>
-<link rel="icon" href="/favicon.ico" type="image/svg+xml">
-<link rel="stylesheet" href="/graphiql/assets/graphiql.min.css">
-<style>html, body, #graphiql { height: 100%; margin: 0; }</style>
-</head>
-<body>
-<div id="graphiql">Loading GraphiQL…</div>
-<script id="graphiql-config" type="application/json">${json}</script>
-<script src="/graphiql/assets/react.production.min.js"></script>
-<script src="/graphiql/assets/react-dom.production.min.js"></script>
-<script src="/graphiql/assets/graphiql.min.js"></script>
-<script src="/graphiql/assets/graphql-ws.min.js"></script>
-<script src="/graphiql/assets/app.js"></script>
-</body>
-</html>
-`;
+  return htmlPage({
+    title: 'Artissist GraphQL',
+    head: '<link rel="stylesheet" href="/graphiql/assets/graphiql.min.css">\n<style>html, body, #graphiql { height: 100%; margin: 0; }</style>',
+    body: '<div id="graphiql">Loading GraphiQL…</div>',
+    configId: 'graphiql-config',
+    config,
+    scripts: ['react.production.min.js', 'react-dom.production.min.js', 'graphiql.min.js', 'graphql-ws.min.js', 'app.js'].map(
+      (name) => `/graphiql/assets/${name}`,
+    ),
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import express, { type Router } from 'express';
+import { htmlPage } from './html-page';
 
 /** What the board needs from the server: the development token it authenticates with. */
 export interface JobBoardHints {
@@ -349,26 +350,16 @@ header.top a { color: #e8b04a; }
 
 function page(hints: JobBoardHints, selections: BoardSelections): string {
   const config = { path: '/graphql', token: hints.token ?? null, ...selections };
-  // `<` is escaped so that no value can close the script element.
-  const json = JSON.stringify(config).replace(/</g, '\\u003c');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Jobs · Artissist</title>
-<link rel="icon" href="/favicon.ico" type="image/svg+xml">
-<style>${BOARD_CSS}</style>
-</head>
-<body>
-<header class="top"><strong id="title">Jobs</strong><span id="connection" class="down">connecting…</span><a href="/graphql">GraphiQL</a></header>
-<main id="jobs"></main>
-<script id="board-config" type="application/json">${json}</script>
-<script src="/graphiql/assets/graphql-ws.min.js"></script>
-<script src="/jobs/board.js"></script>
-</body>
-</html>
-`;
+  return htmlPage({
+    title: 'Jobs · Artissist',
+    head: `<style>${BOARD_CSS}</style>`,
+    body:
+      '<header class="top"><strong id="title">Jobs</strong><span id="connection" class="down">connecting…</span><a href="/graphql">GraphiQL</a></header>\n' +
+      '<main id="jobs"></main>',
+    configId: 'board-config',
+    config,
+    scripts: ['/graphiql/assets/graphql-ws.min.js', '/jobs/board.js'],
+  });
 }
 
 /** The selections of fan-out items the board adds to its job reads and events (none when jobs have no items). */

@@ -67,12 +67,11 @@ const CALL_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 export class Metrics {
   readonly registry = new Registry();
 
-  readonly graphqlOperations = new Counter({
-    name: `${METRIC_PREFIX}graphql_operations_total`,
-    help: "GraphQL operations by type, name and outcome code (OK, or the first error's extensions.code).",
-    labelNames: ['type', 'name', 'code'] as const,
-    registers: [this.registry],
-  });
+  readonly graphqlOperations = this.counter(
+    'graphql_operations_total',
+    "GraphQL operations by type, name and outcome code (OK, or the first error's extensions.code).",
+    ['type', 'name', 'code'],
+  );
   readonly graphqlDuration = new Histogram({
     name: `${METRIC_PREFIX}graphql_operation_duration_seconds`,
     help: 'Time from receiving a GraphQL operation to sending its response, by type and name.',
@@ -102,47 +101,43 @@ export class Metrics {
     redis: this.callMetrics('redis', 'Redis', 'commands of the event bus'),
   };
 
-  /** Events handed to the bus, by the writer after a commit or by the outbox sweeper. */
   /** Bounded labels: the plan (a fixed set), never the tenant id, and the budget (tenant, user, cost, worker). */
-  readonly tenantThrottled = new Counter({
-    name: `${METRIC_PREFIX}tenant_throttled_total`,
-    help: "Operations refused with RATE_LIMITED, by the tenant's plan and the budget that ran out.",
-    labelNames: ['plan', 'budget'] as const,
-    registers: [this.registry],
-  });
+  readonly tenantThrottled = this.counter(
+    'tenant_throttled_total',
+    "Operations refused with RATE_LIMITED, by the tenant's plan and the budget that ran out.",
+    ['plan', 'budget'],
+  );
 
   /** Bounded labels: the plan and the quota (projects, storedBytes), never the tenant id. */
-  readonly quotaRefused = new Counter({
-    name: `${METRIC_PREFIX}tenant_quota_refusals_total`,
-    help: "Writes refused with QUOTA_EXCEEDED, by the tenant's plan and the quota.",
-    labelNames: ['plan', 'quota'] as const,
-    registers: [this.registry],
-  });
+  readonly quotaRefused = this.counter(
+    'tenant_quota_refusals_total',
+    "Writes refused with QUOTA_EXCEEDED, by the tenant's plan and the quota.",
+    ['plan', 'quota'],
+  );
 
-  readonly eventsPublished = new Counter({
-    name: `${METRIC_PREFIX}events_published_total`,
-    help: 'Committed events published to subscribers (by the writer or the outbox sweeper).',
-    registers: [this.registry],
-  });
+  /** Events handed to the bus, by the writer after a commit or by the outbox sweeper. */
+  readonly eventsPublished = this.counter(
+    'events_published_total',
+    'Committed events published to subscribers (by the writer or the outbox sweeper).',
+  );
   /** Stored events sent to a subscriber that resumed from an earlier position (replay.ts increments it). */
-  readonly eventsReplayed = new Counter({
-    name: `${METRIC_PREFIX}events_replayed_total`,
-    help: 'Stored events replayed to subscriptions that resumed from an earlier position.',
-    registers: [this.registry],
-  });
+  readonly eventsReplayed = this.counter(
+    'events_replayed_total',
+    'Stored events replayed to subscriptions that resumed from an earlier position.',
+  );
   /** RESYNC events sent to subscribers that read too slowly (live.ts increments it). */
-  readonly resyncsSent = new Counter({
-    name: `${METRIC_PREFIX}subscription_resyncs_total`,
-    help: 'RESYNC events sent to subscriptions whose client read too slowly.',
-    registers: [this.registry],
-  });
+  readonly resyncsSent = this.counter('subscription_resyncs_total', 'RESYNC events sent to subscriptions whose client read too slowly.');
 
   /** History-lost messages sent to subscriptions that resumed from a position older than the stored events. */
-  readonly historyLostSent = new Counter({
-    name: `${METRIC_PREFIX}subscription_history_lost_total`,
-    help: 'History-lost messages sent to subscriptions that resumed from a position older than the stored events.',
-    registers: [this.registry],
-  });
+  readonly historyLostSent = this.counter(
+    'subscription_history_lost_total',
+    'History-lost messages sent to subscriptions that resumed from a position older than the stored events.',
+  );
+
+  /** A counter of this registry named METRIC_PREFIX + `name` (which ends in `_total`), with those labels. */
+  private counter<L extends string = never>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+    return new Counter({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers: [this.registry] });
+  }
 
   private readonly names = new LabelCap(100);
   private readonly codes = new LabelCap(50);
@@ -156,12 +151,7 @@ export class Metrics {
   private callMetrics(prefix: Dependency, label: string, what: string) {
     const throttled = prefix !== 'redis';
     return {
-      total: new Counter({
-        name: `${METRIC_PREFIX}${prefix}_calls_total`,
-        help: `${label} ${what} by command and outcome.`,
-        labelNames: ['command', 'outcome'] as const,
-        registers: [this.registry],
-      }),
+      total: this.counter(`${prefix}_calls_total`, `${label} ${what} by command and outcome.`, ['command', 'outcome']),
       duration: new Histogram({
         name: `${METRIC_PREFIX}${prefix}_call_duration_seconds`,
         help: `${label} latency of ${what}, by command.`,
@@ -170,12 +160,9 @@ export class Metrics {
         registers: [this.registry],
       }),
       throttles: throttled
-        ? new Counter({
-            name: `${METRIC_PREFIX}${prefix}_throttles_total`,
-            help: `${label} attempts refused by throttling (the SDK retries them), by command.`,
-            labelNames: ['command'] as const,
-            registers: [this.registry],
-          })
+        ? this.counter(`${prefix}_throttles_total`, `${label} attempts refused by throttling (the SDK retries them), by command.`, [
+            'command',
+          ])
         : undefined,
     };
   }

@@ -35,6 +35,9 @@ export interface InspirationUploadRequest {
   linkedProjectId?: string | null;
 }
 
+/** What every new inspiration is made of, however its file comes (a create's input or an upload request). */
+type NewInspiration = Pick<InspirationUploadRequest, 'type' | 'text' | 'tags' | 'linkedProjectId'>;
+
 /** Inspiration of a tenant, with one tag item per tag written in the same transaction. */
 export class InspirationRepository extends EntityRepository<typeof entities.Inspiration> {
   private readonly uploads: Uploads;
@@ -49,6 +52,22 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
 
   private values(inspirationId: string) {
     return { inspirationId: assertId(inspirationId, 'insp', 'inspirationId') };
+  }
+
+  /**
+   * A new inspiration's attributes from what the client sent (type, text, tags, the linked
+   * project) and `file`, what the caller knows of its file, with the writes that go with it: its
+   * tag items and, when it is linked, the check that the project is active. Throws BAD_USER_INPUT
+   * for a text, tag or project id that is not valid.
+   */
+  private newItem<F extends object>(inspirationId: string, input: NewInspiration, file: F) {
+    const tags = cleanTags(input.tags) ?? [];
+    const linkedProjectId = input.linkedProjectId ? assertId(input.linkedProjectId, 'proj', 'linkedProjectId') : undefined;
+    const text = optionalText(input.text, 'text', 20_000) ?? undefined;
+    const item = { inspirationId, type: input.type, text, ...file, tags, linkedProjectId };
+    const derived = this.tagWrites([], tags, inspirationId);
+    if (linkedProjectId) derived.push(this.projects.activeProjectCheck(linkedProjectId));
+    return { item, derived };
   }
 
   private tagWrites(before: string[], after: string[], inspirationId: string): Write[] {
@@ -84,19 +103,9 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
 
   create(input: CreateInspirationInput, idempotencyKey?: string | null) {
     const inspirationId = this.scope.newId('insp');
-    const tags = cleanTags(input.tags) ?? [];
-    const linkedProjectId = input.linkedProjectId ? assertId(input.linkedProjectId, 'proj', 'linkedProjectId') : undefined;
-    const item = {
-      inspirationId,
-      type: input.type,
-      text: optionalText(input.text, 'text', 20_000) ?? undefined,
-      s3Key: input.s3Key == null ? undefined : validateS3Key(input.s3Key, this.scope.tenantId, 's3Key'),
-      tags,
-      linkedProjectId,
-    };
-    const derived = this.tagWrites([], tags, inspirationId);
-    if (linkedProjectId) derived.push(this.projects.activeProjectCheck(linkedProjectId));
-    return this.createItem(item, derived, { data: { type: item.type, tags } }, this.createRequest(idempotencyKey, { input }));
+    const s3Key = input.s3Key == null ? undefined : validateS3Key(input.s3Key, this.scope.tenantId, 's3Key');
+    const { item, derived } = this.newItem(inspirationId, input, { s3Key });
+    return this.createItem(item, derived, { data: { type: item.type, tags: item.tags } }, this.createRequest(idempotencyKey, { input }));
   }
 
   /**
@@ -110,22 +119,13 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
       inspirationObjectKey(this.scope.tenantId, inspirationId, requireText(input.fileName, 'fileName', 255)),
       input,
     );
-    const tags = cleanTags(input.tags) ?? [];
-    const linkedProjectId = input.linkedProjectId ? assertId(input.linkedProjectId, 'proj', 'linkedProjectId') : undefined;
-    const item = {
-      inspirationId,
-      type: input.type,
-      text: optionalText(input.text, 'text', 20_000) ?? undefined,
+    const { item, derived } = this.newItem(inspirationId, input, {
       s3Key: pending.s3Key,
       fileStatus: pending.status,
       size: pending.size,
       contentType: pending.contentType,
       uploadExpiresAt: pending.uploadExpiresAt,
-      tags,
-      linkedProjectId,
-    };
-    const derived = this.tagWrites([], tags, inspirationId);
-    if (linkedProjectId) derived.push(this.projects.activeProjectCheck(linkedProjectId));
+    });
     const inspiration = await this.createItem(
       item,
       derived,

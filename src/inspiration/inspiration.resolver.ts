@@ -19,6 +19,7 @@ import {
 import { Role } from '../auth/principal';
 import { entities, type EntityItem } from '../common/entities';
 import { feature } from '../common/feature';
+import { standardResolver } from '../common/standard-resolver';
 // Its upload status enum (AssetStatus) is registered there, before this declaration is made into types.
 import '../common/files/upload.type';
 import { attributeEnum, modelTypes } from '../common/model-types';
@@ -27,13 +28,13 @@ import { idempotencyKeyArg } from '../common/idempotency';
 import { badInput } from '../errors';
 import type { Context } from '../context';
 import { type InspirationUploadRequest, InspirationRepository } from './inspiration.repository';
-import { expectedVersionArg, expiresInArg, optionalExpectedVersionArg } from '../common/args';
+import { expiresInArg } from '../common/args';
 
 /*
  * Inspiration's types come from its declaration (src/common/entities.ts); what is particular to it
  * is its file: the upload that creates one, and the `url` computed from its key.
  */
-const { type: Inspiration, connection: InspirationConnection, createInput, updateInput } = modelTypes(entities.Inspiration);
+const { type: Inspiration, connection: InspirationConnection } = modelTypes(entities.Inspiration);
 const InspirationType = attributeEnum(entities.Inspiration, 'type', entities.Inspiration.attributes.type);
 
 @ArgsType()
@@ -85,14 +86,16 @@ declare module '../context' {
   }
 }
 
+/** Inspiration's query of one, create, update and delete (see standard-resolver.ts); requestInspirationUpload creates one with a file. */
+const InspirationStandard = standardResolver(entities.Inspiration, {
+  one: (ctx, [inspirationId]) => ctx.repos.inspirations.get(inspirationId),
+  create: (ctx, _parent, input, key) => ctx.repos.inspirations.create(input, key),
+  update: (ctx, [inspirationId], version, input) => ctx.repos.inspirations.update(inspirationId, version, input),
+  delete: (ctx, [inspirationId], version) => ctx.repos.inspirations.delete(inspirationId, version),
+});
+
 @Resolver(() => Inspiration)
 export class InspirationResolver {
-  @Authorized()
-  @Query(() => Inspiration, { nullable: true, description: 'One piece of inspiration; null when your tenant has none by that id.' })
-  inspiration(@Arg('inspirationId', () => ID, { description: "The inspiration's id." }) inspirationId: string, @Ctx() ctx: Context) {
-    return ctx.repos.inspirations.get(inspirationId);
-  }
-
   @Authorized()
   @Query(() => InspirationConnection, { description: 'Newest first, optionally by tag or by the project it is linked to.' })
   inspirations(@Args() { tag, projectId, ...page }: InspirationsArgs, @Ctx() ctx: Context) {
@@ -101,38 +104,6 @@ export class InspirationResolver {
       return ctx.repos.inspirations.ofProject(projectId, pageRequest(page));
     }
     return ctx.repos.inspirations.list(tag, pageRequest(page));
-  }
-
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Inspiration, { description: 'Adds a piece of inspiration (text, or a file already in S3).' })
-  createInspiration(
-    @Arg('input', () => createInput, { description: 'What the new one is made of.' }) input: typeof entities.Inspiration.createInput,
-    @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
-    @Ctx() ctx: Context,
-  ) {
-    return ctx.repos.inspirations.create(input, idempotencyKey);
-  }
-
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Inspiration, { description: 'Changes a piece of inspiration.' })
-  updateInspiration(
-    @Arg('inspirationId', () => ID, { description: "The inspiration's id." }) inspirationId: string,
-    @Arg('expectedVersion', () => Int, expectedVersionArg) expectedVersion: number,
-    @Arg('input', () => updateInput, { description: 'The fields to change; an omitted field is kept.' })
-    input: typeof entities.Inspiration.updateInput,
-    @Ctx() ctx: Context,
-  ) {
-    return ctx.repos.inspirations.update(inspirationId, expectedVersion, input);
-  }
-
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Inspiration, { description: 'Deletes it and returns it as it was.' })
-  deleteInspiration(
-    @Arg('inspirationId', () => ID, { description: "The inspiration's id." }) inspirationId: string,
-    @Arg('expectedVersion', () => Int, optionalExpectedVersionArg) expectedVersion: number | null,
-    @Ctx() ctx: Context,
-  ) {
-    return ctx.repos.inspirations.delete(inspirationId, expectedVersion);
   }
 
   @Authorized(Role.EDITOR)
@@ -171,7 +142,7 @@ export class InspirationResolver {
 
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const inspirationFeature = feature({
-  resolvers: [InspirationResolver],
+  resolvers: [InspirationStandard, InspirationResolver],
   repositories: (scope, { projects }) => ({ inspirations: new InspirationRepository(scope, projects) }),
   nodes: { Inspiration: { type: Inspiration, load: (repos, v) => repos.inspirations.get(v.inspirationId) } },
 });

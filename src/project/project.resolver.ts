@@ -2,16 +2,15 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Re
 import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
-import { idempotencyKeyArg } from '../common/idempotency';
+import { standardResolver } from '../common/standard-resolver';
 import { modelTypes } from '../common/model-types';
 import type { Context } from '../context';
 import { Log } from '../log/log.type';
 import { ProjectsAcrossTenantsArgs, ProjectsArgs, ProjectVersionArgs } from './project.input';
-import { CreateProjectInput, Project, ProjectConnection, ProjectStatus, UpdateProjectInput } from './project.type';
+import { Project, ProjectConnection, ProjectStatus } from './project.type';
 import { ProjectRepository } from './project.repository';
 import { ChildRepositories } from './project-child.repository';
 import { entities } from '../common/entities';
-import { expectedVersionArg } from '../common/args';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -24,40 +23,19 @@ declare module '../context' {
 
 const firstArg = { nullable: true, description: 'How many, 20 when omitted, at most 100.' };
 
+/** Project's query of one, create and update (see standard-resolver.ts); its status moves by setProjectStatus below. */
+const ProjectStandard = standardResolver(entities.Project, {
+  one: (ctx, [projectId]) => ctx.repos.projects.get(projectId),
+  create: (ctx, _parent, input, key) => ctx.repos.projects.create(input, key),
+  update: (ctx, [projectId], version, input) => ctx.repos.projects.update(projectId, version, input),
+});
+
 @Resolver(() => Project)
 export class ProjectResolver {
-  @Authorized()
-  @Query(() => Project, { nullable: true, description: 'One project; null when your tenant has none by that id.' })
-  project(@Arg('projectId', () => ID, { description: "The project's id." }) projectId: string, @Ctx() ctx: Context) {
-    return ctx.repos.projects.get(projectId);
-  }
-
   @Authorized()
   @Query(() => ProjectConnection, { description: 'By title (or title prefix), or by status newest first.' })
   projects(@Args() { first, after, last, before, ...filter }: ProjectsArgs, @Ctx() ctx: Context) {
     return ctx.repos.projects.list(filter, { first, after, last, before });
-  }
-
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Project, { description: 'Creates a project in planning, at version 1.' })
-  createProject(
-    @Arg('input', () => CreateProjectInput, { description: 'What the new one is made of.' }) input: typeof entities.Project.createInput,
-    @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
-    @Ctx() ctx: Context,
-  ) {
-    return ctx.repos.projects.create(input, idempotencyKey);
-  }
-
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Project, { description: 'Changes a project, if it is still at expectedVersion (else CONFLICT naming the current one).' })
-  updateProject(
-    @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
-    @Arg('expectedVersion', () => Int, expectedVersionArg) expectedVersion: number,
-    @Arg('input', () => UpdateProjectInput, { description: 'The fields to change; an omitted field is kept.' })
-    input: typeof entities.Project.updateInput,
-    @Ctx() ctx: Context,
-  ) {
-    return ctx.repos.projects.update(projectId, expectedVersion, input);
   }
 
   @Authorized(Role.EDITOR)
@@ -110,7 +88,7 @@ export class ProjectResolver {
 
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const projectFeature = feature({
-  resolvers: [ProjectResolver],
+  resolvers: [ProjectStandard, ProjectResolver],
   repositories: (scope) => {
     const projects = new ProjectRepository(scope, entities.Project);
     return { projects, children: new ChildRepositories(scope, projects) };

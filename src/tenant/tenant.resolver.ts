@@ -1,12 +1,12 @@
-import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { entities, type EntityItem } from '../common/entities';
 import { feature } from '../common/feature';
+import { standardResolver } from '../common/standard-resolver';
 import { modelTypes } from '../common/model-types';
 import type { Context } from '../context';
 import { Plan, PlanLimitsInput, TenantUsage, Viewer } from './tenant.type';
 import { TenantRepository } from './tenant.repository';
-import { expectedVersionArg } from '../common/args';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -15,10 +15,17 @@ declare module '../context' {
   }
 }
 
-const { type: Tenant, createInput, updateInput } = modelTypes(entities.Tenant);
+const { type: Tenant } = modelTypes(entities.Tenant);
 type Tenant = EntityItem<'Tenant'>;
 
 const isAdmin = (ctx: Context) => Boolean(ctx.principal?.roles.includes(Role.ADMIN));
+
+/** The tenant's create and update (see standard-resolver.ts): only an admin may choose a plan, and the token names the tenant. */
+const TenantStandard = standardResolver(entities.Tenant, {
+  create: (ctx, _parent, input) => ctx.repos.tenant.create(input, isAdmin(ctx)),
+  update: (ctx, _keys, version, input) => ctx.repos.tenant.update(version, input, isAdmin(ctx)),
+  idempotent: false,
+});
 
 @Resolver()
 export class TenantResolver {
@@ -33,26 +40,6 @@ export class TenantResolver {
   @Query(() => Tenant, { description: "The caller's tenant; created with defaults on first use." })
   tenant(@Ctx() ctx: Context): Promise<Tenant> {
     return ctx.repos.tenant.getOrCreate();
-  }
-
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Tenant, { description: "Creates the caller's tenant; CONFLICT when it exists." })
-  createTenant(
-    @Arg('input', () => createInput, { description: 'What the new one is made of.' }) input: typeof entities.Tenant.createInput,
-    @Ctx() ctx: Context,
-  ): Promise<Tenant> {
-    return ctx.repos.tenant.create(input, isAdmin(ctx));
-  }
-
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Tenant, { description: "Changes your tenant's settings." })
-  updateTenant(
-    @Arg('expectedVersion', () => Int, expectedVersionArg) expectedVersion: number,
-    @Arg('input', () => updateInput, { description: 'The fields to change; an omitted field is kept.' })
-    input: typeof entities.Tenant.updateInput,
-    @Ctx() ctx: Context,
-  ): Promise<Tenant> {
-    return ctx.repos.tenant.update(expectedVersion, input, isAdmin(ctx));
   }
 
   @Authorized(Role.ADMIN)
@@ -79,7 +66,7 @@ export class TenantResolver {
 
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const tenantFeature = feature({
-  resolvers: [TenantResolver],
+  resolvers: [TenantStandard, TenantResolver],
   repositories: (scope, _repos, deps) => ({ tenant: new TenantRepository(scope, deps.plans) }),
   nodes: {
     Tenant: { type: Tenant, load: (repos, v, tenantId) => (v.tenantId === tenantId ? repos.tenant.getOrCreate() : Promise.resolve(null)) },

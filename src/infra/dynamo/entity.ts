@@ -377,6 +377,8 @@ export type System = {
 
 /** The API types made from a declaration besides its object type, which `describe` may describe. */
 export type ApiTypeName = 'connection' | 'createInput' | 'updateInput';
+/** The query of one entity and the mutations a feature derives from its declaration (src/common/standard-resolver.ts). */
+export type StandardOperationName = 'one' | 'create' | 'update' | 'delete';
 
 /** What the server adds to every item that the API may show. */
 export type SystemField = 'version' | 'createdAt' | 'updatedAt' | 'createdBy';
@@ -421,9 +423,10 @@ export interface EntityDeclaration<
   /**
    * What the API says of its key values and of what the server adds, where the standard wording
    * (`The project's id.`, `When it was created.`) does not fit; `tenantId` is the id of an entity
-   * keyed by its tenant alone (one item a tenant).
+   * keyed by its tenant alone (one item a tenant). `one`, `create`, `update` and `delete` describe
+   * its standard query and mutations, those its feature has.
    */
-  describe?: Partial<Record<Placeholders<PK> | Placeholders<SK> | keyof System | ApiTypeName | 'tenantId', string>>;
+  describe?: Partial<Record<Placeholders<PK> | Placeholders<SK> | keyof System | ApiTypeName | StandardOperationName | 'tenantId', string>>;
   /** How the API shows it, where the standard does not fit (see ApiDeclaration). */
   api?: ApiDeclaration;
 }
