@@ -259,7 +259,7 @@ const POOL_REF = '\u0000pool';
  * reading them on its own before it queues.
  */
 const CLAIM_REF = '\u0000claim#';
-let claims = 0;
+let claimsSent = 0;
 const isItemRef = (ref: string) => ref !== POOL_REF && !ref.startsWith(CLAIM_REF);
 const claimsIn = (refs: readonly string[]) => refs.filter((ref) => ref.startsWith(CLAIM_REF)).length;
 
@@ -733,7 +733,7 @@ export class JobItems {
     const leaseUntil = this.leaseUntil();
     const actor = this.scope.actor;
     const pooled = options.pooled === true;
-    const claim = `${CLAIM_REF}${++claims}`;
+    const claim = `${CLAIM_REF}${++claimsSent}`;
     return this.submitRefs(jobId, pooled ? [claim, POOL_REF] : [claim], (state) => {
       // A pool claim for a tenant at its running limit takes nothing (the limit holds at every
       // commit: see the PoolLoad write in writesOf).
