@@ -147,10 +147,12 @@ export class SharedItemReads<I> {
    * The first `n` live items of the query `spec`, from a read that starts after this call (as
    * `get`), shared with every caller asking for the same page meanwhile: workers asking a
    * tenant's claimable index at once (claimWork) share one Query of it, and an empty answer still
-   * means the index had nothing after the caller asked. The query's key names the tenant.
+   * means the index had nothing after the caller asked. The query's key names the tenant. `atStart`,
+   * when given, makes the query sent from `spec` when the read starts (a bound by the time then,
+   * which callers asking a millisecond apart would otherwise each put in `spec`, and so not share).
    */
-  query(spec: PageSpec, n: number): Promise<I[]> {
-    return this.queries.read(`${JSON.stringify(spec)}\u0000${n}`, () => this.store.queryFirst(spec, n));
+  query(spec: PageSpec, n: number, atStart: () => PageSpec = () => spec): Promise<I[]> {
+    return this.queries.read(`${JSON.stringify(spec)}\u0000${n}`, () => this.store.queryFirst(atStart(), n));
   }
 
   /** The item under `key` (null when missing or expired), read after this call; see SharedReads. */

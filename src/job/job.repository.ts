@@ -247,16 +247,19 @@ export class JobRepository {
     };
     // A fan-out stage's waiting step is opened rather than handed out (its items are the work);
     // the items it made claimable are then looked for again.
+    // Steps and the JobWork entries of jobs at fan-out stages share the index's partitions, so one
+    // query finds both.
+    const spec = entities.Step.query(this.scope.tenantId, index, values);
     for (let pass = 0; pass < 3; pass++) {
-      const now = this.scope.now().toISOString();
-      // Sort keys start with the time the work became claimable: those up to now (`#` < `$`).
-      // Steps and the JobWork entries of jobs at fan-out stages share the index's partitions, so one
-      // query finds both.
-      const spec = { ...entities.Step.query(this.scope.tenantId, index, values), skBefore: `${now}$` };
       // Workers of the tenant asking at once share one read of the index (one that started after
       // each asked), and each tries its candidates from a random place in the list, so they spread
-      // over the work instead of all racing for the first one.
-      const candidates = await this.scope.shared.query(spec, CLAIM_CANDIDATES);
+      // over the work instead of all racing for the first one. Sort keys start with the time the
+      // work became claimable: the read takes those up to when it starts (`#` < `$`), which is
+      // after every caller it serves asked, so the workers' clocks do not split the read.
+      const candidates = await this.scope.shared.query(spec, CLAIM_CANDIDATES, () => ({
+        ...spec,
+        skBefore: `${this.scope.now().toISOString()}$`,
+      }));
       const start = Math.floor(Math.random() * candidates.length);
       let opened = false;
       const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];

@@ -100,5 +100,9 @@ describe('SharedReads', () => {
     await reads.query(ofA, 20);
     expect(asked).toHaveLength(3);
     expect(reads.pending).toBe(0);
+    // Callers whose bound by time would differ share one read of `spec`, sent as `atStart` makes it when the read starts.
+    const bounded = (at: string) => () => ({ ...ofA, skBefore: at });
+    await Promise.all([reads.query(ofA, 20, bounded('first')), reads.query(ofA, 20, bounded('second'))]);
+    expect(asked.slice(3)).toEqual([JSON.stringify({ ...ofA, skBefore: 'first' })]);
   });
 });
