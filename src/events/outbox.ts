@@ -135,6 +135,11 @@ export class Outbox {
     return this.sweeping;
   }
 
+  /** Publications, removals waiting and removals under way this outbox holds (zero once all have ended; tests count it). */
+  get held(): number {
+    return this.publishing.size + this.waiting.length + (this.removing ? 1 : 0);
+  }
+
   start(): void {
     this.timer = setInterval(() => {
       // A poll is not traced: one that finds nothing, which is nearly every one, would otherwise

@@ -38,8 +38,10 @@ describe('Outbox against DynamoDB Local', () => {
     table.dynamo.calls.reset();
     // As a group commit's writer does: every event of the transaction at once.
     outbox.afterCommit(events);
+    expect(outbox.held).toBeGreaterThan(0);
     // stop() returns once the removals under way have ended.
     await stopOnPurpose(outbox);
+    expect(outbox.held).toBe(0);
     expect(delivered).toHaveLength(40);
     // The first removal goes at once on its own; the 39 asked for while it was under way go together.
     expect(Object.fromEntries(table.dynamo.calls.byCommand)).toEqual({ UpdateItemCommand: 1, TransactWriteItemsCommand: 1 });
