@@ -60,7 +60,19 @@ JOB_KINDS.TEST_DEAD_C = {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** How far the server's clock is ahead of the wall clock: the tests move it on instead of waiting. */
 let ahead = 0;
-const clock = () => new Date(Date.now() + ahead);
+/** While set, the wall-clock time the server's clock stopped at (see freeze). */
+let frozen: number | undefined;
+const clock = () => new Date((frozen ?? Date.now()) + ahead);
+/** Stops the server's clock until thaw: it then moves only by pass, so a slow machine's steps take none of a test's time. */
+const freeze = () => {
+  frozen = Date.now();
+};
+/** Lets the server's clock run on from where it stood. */
+const thaw = () => {
+  if (frozen === undefined) return;
+  ahead -= Date.now() - frozen;
+  frozen = undefined;
+};
 /** Moves the server's clock on by `ms` (a worker's pause between two reports, say). */
 const pass = (ms: number) => {
   ahead += ms;
@@ -70,6 +82,8 @@ const passUntil = (iso: string) => pass(Math.max(0, Date.parse(iso) - clock().ge
 const ITEM = 'jobId stage sequence status attempt worker error { code } leaseExpiresAt timesOutAt availableAt startedAt';
 
 describe('attempt timeouts, retry backoff and dead letters', () => {
+  afterEach(thaw);
+
   let server: TestServer;
   let tenantCounter = 0;
 
@@ -161,6 +175,8 @@ describe('attempt timeouts, retry backoff and dead letters', () => {
     const t = await tenant();
     const jobId = await t.createJob('TEST_TIMEOUT', 1);
     const slow = await t.worker(1);
+    // The reports below count the server's time only as the test moves it, however slowly each is answered.
+    freeze();
     const first = await t.claim(slow, 'TEST_TIMEOUT');
     expect(first).toMatchObject({ jobId, sequence: 1, attempt: 1, status: 'RUNNING', worker: 'worker-1' });
     const timesOutAt = Date.parse(first.timesOutAt);
