@@ -2,7 +2,7 @@ import { keySchemas, type Key } from '../infra/dynamo/table';
 import type { Item, Store } from '../infra/dynamo/store';
 import { isServiceUnavailable } from '../infra/dependency';
 import type { EventBus } from '../infra/pubsub';
-import { OUTBOX_SHARDS, outboxPartition } from '../infra/dynamo/write';
+import { del, OUTBOX_ENTRY, OUTBOX_SHARDS, outboxPartition } from '../infra/dynamo/write';
 import { inLinkedSpan, SpanKind, untraced } from '../infra/tracing';
 import { logger } from '../logger';
 import { payloadOf, topicsFor } from './topics';
@@ -33,6 +33,16 @@ const logUnlessOutage = (message: string, fields: object) => (err: unknown) => {
   if (!isServiceUnavailable(err)) logger.warn({ err, ...fields }, message);
 };
 
+/** True for a value that is an item's key (an outbox entry names its events by key). */
+function isKey(value: unknown): value is Key {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof Reflect.get(value, 'PK') === 'string' &&
+    typeof Reflect.get(value, 'SK') === 'string'
+  );
+}
+
 /**
  * Publishes committed events. The writer calls `afterCommit`; the sweeper publishes whatever a
  * crash between commit and publish left behind. Delivery is at least once: subscribers drop
@@ -41,8 +51,8 @@ const logUnlessOutage = (message: string, fields: object) => (err: unknown) => {
 export class Outbox {
   private timer?: NodeJS.Timeout;
   private sweeping?: Promise<number>;
-  /** Published events waiting to leave the outbox, and the removal under way (see leaveOutbox). */
-  private readonly waiting: { key: Key; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  /** Published events (or a commit's one entry) waiting to leave the outbox, and the removal under way (see leaveOutbox). */
+  private readonly waiting: { key: Key; entry: boolean; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private removing?: Promise<void>;
   /** The writers' publications under way (afterCommit), which stop() waits for. */
   private readonly publishing = new Set<Promise<void>>();
@@ -53,28 +63,33 @@ export class Outbox {
     private readonly options: OutboxOptions,
   ) {}
 
+  /** Hands the event to the bus, on every topic it belongs to; rejects when the bus refuses it. */
+  private async deliver(event: Item): Promise<void> {
+    await Promise.all(topicsFor(event).map((topic) => this.bus.publish(topic, payloadOf(event))));
+    this.options.onPublished?.();
+  }
+
   /**
    * Hands the event to the bus and, only once the bus has taken it, takes it out of the outbox. A
    * bus that refuses (Redis unreachable: SERVICE_UNAVAILABLE) leaves the event in the outbox for
    * the sweeper.
    */
   private async publish(event: Item): Promise<void> {
-    await Promise.all(topicsFor(event).map((topic) => this.bus.publish(topic, payloadOf(event))));
-    this.options.onPublished?.();
-    await this.leaveOutbox({ PK: event.PK, SK: event.SK });
+    await this.deliver(event);
+    await this.leaveOutbox({ PK: event.PK, SK: event.SK }, false);
   }
 
   /**
-   * Takes a published event out of the outbox index; settles when that removal is made (or
-   * rejects with what it failed with: the sweeper publishes the event again later). A removal
-   * asked for while another is under way waits for it and then goes with every other one asked
-   * for meanwhile, in one call (Store.removeAttributesOfEach): a quiet process removes each event
-   * at once with one UpdateItem, a busy one (a group commit publishes its events together) makes
-   * one call for many instead of one for each.
+   * Takes a published event (or, with `entry`, a commit's one outbox entry: see withOneOutboxEntry)
+   * out of the outbox; settles when that removal is made (or rejects with what it failed with: the
+   * sweeper publishes the events again later). A removal asked for while another is under way
+   * waits for it and then goes with every other one asked for meanwhile, in one call
+   * (Store.removeAttributesOfEach; an entry is deleted): a quiet process removes each at once
+   * with one call, a busy one makes one call for many instead of one for each.
    */
-  private leaveOutbox(key: Key): Promise<void> {
+  private leaveOutbox(key: Key, entry: boolean): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ key, resolve, reject });
+      this.waiting.push({ key, entry, resolve, reject });
       this.removing ??= this.removeWaiting();
     });
   }
@@ -82,11 +97,13 @@ export class Outbox {
   private async removeWaiting(): Promise<void> {
     while (this.waiting.length > 0) {
       const batch = this.waiting.splice(0, REMOVALS_PER_CALL);
+      const events = batch.filter((removal) => !removal.entry).map((removal) => removal.key);
+      const entries = batch.filter((removal) => removal.entry).map((removal) => [del(removal.key)]);
       try {
-        await this.store.removeAttributesOfEach(
-          batch.map((removal) => removal.key),
-          [keySchemas.OUTBOX.pk, keySchemas.OUTBOX.sk],
-        );
+        await Promise.all([
+          events.length > 0 ? this.store.removeAttributesOfEach(events, [keySchemas.OUTBOX.pk, keySchemas.OUTBOX.sk]) : undefined,
+          entries.length > 0 ? this.store.transactEach(entries) : undefined,
+        ]);
         for (const removal of batch) removal.resolve();
       } catch (error) {
         for (const removal of batch) removal.reject(error);
@@ -95,38 +112,86 @@ export class Outbox {
     this.removing = undefined;
   }
 
-  /** Publishes events just committed. Never throws: what fails here, the sweeper delivers. */
-  afterCommit(events: Item[]): void {
-    for (const event of events) {
-      if (this.options.failPublish?.(event)) continue;
-      const publishing = this.publish(event)
-        .catch(logUnlessOutage('publish failed; the sweeper will retry', { eventId: event.eventId }))
-        .finally(() => this.publishing.delete(publishing));
-      this.publishing.add(publishing);
+  private track(publishing: Promise<void>): void {
+    const tracked = publishing.finally(() => this.publishing.delete(tracked));
+    this.publishing.add(tracked);
+  }
+
+  /**
+   * Publishes events just committed; with `entry` (the one outbox entry that stands for all of
+   * them), takes that entry out once every one of them was published. Never throws: what fails
+   * here, the sweeper delivers (all the entry's events, when one of them failed).
+   */
+  afterCommit(events: Item[], entry?: Key): void {
+    if (!entry) {
+      for (const event of events) {
+        if (this.options.failPublish?.(event)) continue;
+        this.track(this.publish(event).catch(logUnlessOutage('publish failed; the sweeper will retry', { eventId: event.eventId })));
+      }
+      return;
     }
+    const delivered = events.map((event) =>
+      this.options.failPublish?.(event)
+        ? Promise.resolve(false)
+        : this.deliver(event).then(
+            () => true,
+            (error: unknown) => {
+              logUnlessOutage('publish failed; the sweeper will retry', { eventId: event.eventId })(error);
+              return false;
+            },
+          ),
+    );
+    this.track(
+      Promise.all(delivered)
+        .then(async (published) => {
+          if (published.every(Boolean)) await this.leaveOutbox(entry, true);
+        })
+        .catch(
+          logUnlessOutage('taking published events out of the outbox failed; the sweeper will publish them again', { entry: entry.SK }),
+        ),
+    );
   }
 
   /**
    * Publishes every event older than the grace period that is still in the outbox, each stream's
-   * in position order; returns how many. It stops at the first event the bus refuses, so that a
+   * in position order; returns how many. An entry that stands for a commit's events (see
+   * withOneOutboxEntry) is taken out once the last of them was published; events it names that are
+   * gone (archived) are passed over. It stops at the first event the bus refuses, so that a
    * stream's later events do not overtake it: they all wait for the next sweep.
    */
   sweep(): Promise<number> {
     this.sweeping ??= (async () => {
       const cutoff = new Date(Date.now() - this.options.graceMs).toISOString();
-      const stale: Item[] = [];
+      const rows: Item[] = [];
       for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
-        stale.push(...(await this.store.queryFirst({ index: 'OUTBOX', pk: outboxPartition(shard), skBefore: cutoff }, 500)));
+        rows.push(...(await this.store.queryFirst({ index: 'OUTBOX', pk: outboxPartition(shard), skBefore: cutoff }, 500)));
+      }
+      const stale = rows.filter((row) => row.entityType !== OUTBOX_ENTRY);
+      // The events each entry stands for, read by key; each remembers its entry and how many of the entry's events are left.
+      const owners = new Map<string, { key: Key; left: number }>();
+      const entries = rows.filter((row) => row.entityType === OUTBOX_ENTRY);
+      for (const entry of entries) {
+        const named: Key[] = Array.isArray(entry.outboxEvents) ? entry.outboxEvents.filter(isKey) : [];
+        const found = (await this.store.batchGet(named)).filter((event): event is Item => event !== null);
+        const owner = { key: { PK: entry.PK, SK: entry.SK }, left: found.length };
+        if (found.length === 0) await this.leaveOutbox(owner.key, true);
+        for (const event of found) owners.set(`${event.PK}\u0000${event.SK}`, owner);
+        stale.push(...found);
       }
       stale.sort((a, b) => (a.PK < b.PK ? -1 : a.PK > b.PK ? 1 : (a.position ?? 0) - (b.position ?? 0)));
       let count = 0;
       for (const event of stale) {
+        const owner = owners.get(`${event.PK}\u0000${event.SK}`);
         // A late publication belongs to the change that wrote the event: its span links to that trace.
         await inLinkedSpan(
           'outbox publish',
           event.traceparent,
           { kind: SpanKind.PRODUCER, attributes: { 'event.id': event.eventId } },
-          () => this.publish(event),
+          async () => {
+            if (!owner) return this.publish(event);
+            await this.deliver(event);
+            if (--owner.left === 0) await this.leaveOutbox(owner.key, true);
+          },
         );
         count++;
       }

@@ -1,5 +1,5 @@
 import { Outbox } from '../../src/events/outbox';
-import { event } from '../../src/infra/dynamo/write';
+import { del, event, withOneOutboxEntry } from '../../src/infra/dynamo/write';
 import { createEventBus } from '../../src/infra/pubsub';
 import { freshTable, type TestTable } from '../support/dynamo';
 import { fixture, stopOnPurpose, stoppedAfter } from '../support/fixtures';
@@ -89,5 +89,62 @@ describe('Outbox against DynamoDB Local', () => {
     await stopOnPurpose(sweeper);
     expect(await outboxed()).toEqual([]);
     for (const row of left) expect(delivered.filter((d) => d.eventId === row.eventId).length).toBe(2);
+  });
+
+  it("takes a commit's events out of the outbox with one removal of the entry that stands for them, and a sweep after a crash delivers them in order", async () => {
+    const bus = fixture('event bus', createEventBus(), (b) => b.close());
+    const at = new Date(Date.now() - 1000).toISOString();
+    const commit = async (jobId: string) => {
+      const events = Array.from({ length: 20 }, (_, i) => ({
+        PK: `TENANT#o#JOB#${jobId}`,
+        SK: `EVENT#${String(i).padStart(4, '0')}`,
+        eventId: `${jobId}-e${i}`,
+        at,
+        stream: 'job',
+        tenantId: 'o',
+        jobId,
+        position: i + 1,
+      }));
+      const { writes, entry } = withOneOutboxEntry(events.map((e) => event(e)));
+      await table.store.transact(writes);
+      const outboxed = async () =>
+        (await table.store.queryFirst({ index: 'OUTBOX', pk: writes.at(-1)?.item?.OUTBOXPK }, 100)).filter(
+          (row) => row.PK === events[0].PK,
+        );
+      // One row in the outbox for the 20 events.
+      expect((await outboxed()).map((row) => row.SK)).toEqual([entry?.SK]);
+      return { events, entry, outboxed };
+    };
+    const heard = (jobId: string) => {
+      const delivered: number[] = [];
+      fixture(
+        'bus listener',
+        bus.listen(`JOB:o:${jobId}`, (payload) => delivered.push(Number((payload as { position?: number }).position))),
+        (l) => l.close(),
+      );
+      return delivered;
+    };
+
+    // The writer publishes them all, then removes the one entry: one call.
+    const first = await commit('j3');
+    const firstHeard = heard('j3');
+    const outbox = stoppedAfter('outbox', new Outbox(table.store, bus, { sweepIntervalMs: 60_000, graceMs: 0 }));
+    table.dynamo.calls.reset();
+    outbox.afterCommit(first.events, first.entry);
+    await stopOnPurpose(outbox);
+    expect(firstHeard).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(Object.fromEntries(table.dynamo.calls.byCommand)).toEqual({ TransactWriteItemsCommand: 1 });
+    expect(await first.outboxed()).toEqual([]);
+
+    // A crash between commit and publish: the sweeper reads the entry's events, publishes them in
+    // position order (passing over one that is gone since) and then takes the entry out.
+    const second = await commit('j4');
+    await table.store.transact([del({ PK: second.events[5].PK, SK: second.events[5].SK })]);
+    const secondHeard = heard('j4');
+    const sweeper = stoppedAfter('sweeper', new Outbox(table.store, bus, { sweepIntervalMs: 60_000, graceMs: 0 }));
+    expect(await sweeper.sweep()).toBeGreaterThanOrEqual(19);
+    await stopOnPurpose(sweeper);
+    expect(secondHeard).toEqual(Array.from({ length: 20 }, (_, i) => i + 1).filter((p) => p !== 6));
+    expect(await second.outboxed()).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import {
   streamEvent,
   transactRequest,
   update,
+  withOneOutboxEntry,
 } from '../../src/infra/dynamo/write';
 
 /* Building a unit of work is pure: these tests read the request without a database. */
@@ -96,6 +97,31 @@ describe('write builders', () => {
       OUTBOXSK: '2026-01-01T00:00:00.000Z#evt_1',
     });
     expect(write.toRequest('T').Put?.ConditionExpression).toBe('attribute_not_exists(#n0)');
+  });
+
+  it("puts one outbox entry for a unit's several events, naming them, in the first event's partition; a single event stays its own", () => {
+    const at = '2026-01-01T00:00:00.000Z';
+    const events = [1, 2, 3].map((n) => event({ PK: 'TENANT#t#JOB#j', SK: `EVENT#${n}`, eventId: `e${n}`, at, expiresAt: 99 }));
+    const change = put(key).ifNew();
+    const { writes, entry } = withOneOutboxEntry([change, ...events]);
+    expect(entry).toEqual({ PK: 'TENANT#t#JOB#j', SK: 'OUTBOX#EVENT#1' });
+    expect(writes).toHaveLength(5);
+    for (const w of writes.slice(1, 4)) {
+      expect(w.isEvent).toBe(true);
+      expect(w.item?.OUTBOXPK).toBeUndefined();
+      expect(w.toRequest('T').Put?.ConditionExpression).toBe('attribute_not_exists(#n0)');
+    }
+    expect(writes[4].item).toMatchObject({
+      ...entry,
+      entityType: 'OutboxEntry',
+      outboxEvents: [1, 2, 3].map((n) => ({ PK: 'TENANT#t#JOB#j', SK: `EVENT#${n}` })),
+      expiresAt: 99,
+      OUTBOXPK: events[0].item?.OUTBOXPK,
+      OUTBOXSK: `${at}#e1`,
+    });
+    const single = withOneOutboxEntry([change, events[0]]);
+    expect(single.entry).toBeUndefined();
+    expect(single.writes).toEqual([change, events[0]]);
   });
 });
 

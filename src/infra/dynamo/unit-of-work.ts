@@ -4,11 +4,22 @@ import { budgetLeft, runWithBudget } from '../deadline';
 import { classify, isServiceUnavailable } from '../dependency';
 import type { Store } from './store';
 import type { Key } from './table';
-import { HEAD_POSITION, HeadMoved, headKeyString, placeGroup, StreamEvent, Write, type Item, type UnitWrite } from './write';
+import {
+  HEAD_POSITION,
+  HeadMoved,
+  headKeyString,
+  placeGroup,
+  StreamEvent,
+  withOneOutboxEntry,
+  Write,
+  type Item,
+  type UnitWrite,
+} from './write';
 
 /** Hands committed events to their subscribers (the Outbox); it must never throw. */
 export interface Publisher {
-  afterCommit(events: Item[]): void;
+  /** `entry`: the one outbox entry that stands for all of `events` (withOneOutboxEntry); without it each event is its own. */
+  afterCommit(events: Item[], entry?: Key): void;
 }
 
 /** What happens around a commit for one request. */
@@ -346,11 +357,16 @@ export async function commitUnit(store: Store, writes: readonly UnitWrite[], hoo
   const adjusted = context ? context.adjust(writes, (await readHeads(store, [], context.key)).context) : writes;
   // A unit without stream events holds plain writes only.
   const plain = adjusted.filter((w): w is Write => w instanceof Write);
+  // A unit of several events (a busy job's group) puts one outbox entry for them all.
+  const { writes: sent, entry } = withOneOutboxEntry(plain);
   try {
-    await store.transact(plain);
+    await store.transact(sent);
   } catch (error) {
     throw withCommitOutcome(error);
   }
   hooks.invalidate();
-  hooks.publisher?.afterCommit(plain.flatMap((w) => (w.isEvent && w.item ? [w.item] : [])));
+  hooks.publisher?.afterCommit(
+    sent.flatMap((w) => (w.isEvent && w.item ? [w.item] : [])),
+    entry,
+  );
 }

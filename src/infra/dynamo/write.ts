@@ -295,6 +295,37 @@ export function outboxAttributes(partition: string, eventId: string, at: string)
   return { OUTBOXPK: outboxPartition(Math.abs(hash) % OUTBOX_SHARDS), OUTBOXSK: `${at}#${eventId}` };
 }
 
+/** The entity type of a unit's one outbox entry (see withOneOutboxEntry). */
+export const OUTBOX_ENTRY = 'OutboxEntry';
+
+/**
+ * A unit's writes with the outbox entries of its events made one, when it has two events or more:
+ * the events are written without outbox attributes, and one more item, in the first event's
+ * partition (so its key begins with the event's tenant), stands in the outbox for them all and
+ * names them (`outboxEvents`). Publishing the unit's events then takes one removal from the
+ * outbox instead of one an event. The entry expires with the first event. Pure; `entry` is the
+ * entry's key (undefined when the writes are returned as they are).
+ */
+export function withOneOutboxEntry(writes: readonly Write[]): { writes: Write[]; entry?: Key } {
+  const events = writes.filter((w) => w.isEvent && w.item !== undefined);
+  if (events.length < 2) return { writes: [...writes] };
+  const first = events[0].item;
+  if (!first) return { writes: [...writes] };
+  const { PK, SK } = first;
+  const eventId = String(first.eventId);
+  const at = String(first.at);
+  const entry = put({
+    PK,
+    SK: `OUTBOX#${SK}`,
+    entityType: OUTBOX_ENTRY,
+    outboxEvents: events.map((w) => ({ PK: w.key.PK, SK: w.key.SK })),
+    ...(first.expiresAt !== undefined ? { expiresAt: first.expiresAt } : {}),
+    ...outboxAttributes(PK, eventId, at),
+  }).ifNew();
+  const stripped = writes.map((w) => (w.isEvent && w.item ? w.mapItem(({ OUTBOXPK: _pk, OUTBOXSK: _sk, ...item }) => item) : w));
+  return { writes: [...stripped, entry], entry: entry.key };
+}
+
 /**
  * An event item, put only if new, placed in the outbox (so a crash after the commit cannot lose
  * it) and marked so that the commit publishes it. `item` needs `eventId` and `at` (ISO time).
