@@ -23,6 +23,7 @@ import { noteCutAtShutdown, requestIdentity, requestRecordOf, requestScope } fro
 import { wantsEventStream } from './sse';
 import { graphqlOverHttpStatus } from './status';
 import { graphqlPostRoute, takesPostRoute, type Part } from './graphql-post';
+import { jsonBody } from './json-body';
 
 export interface HttpDeps {
   config: Config;
@@ -315,13 +316,22 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   };
   app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => answerError(error, res));
   // The same parts as the Express route above, in the same order, less the event-stream branch
-  // (takesPostRoute leaves event streams to Express).
+  // (takesPostRoute leaves event streams to Express); a plain JSON body is read by jsonBody,
+  // which leaves every other body to the same body-parser.
   postRoute = graphqlPostRoute({
     apollo,
     pipeline,
     verifier: deps.verifier,
     contextOf,
-    parts: [...(metrics ? [timed] : []), corsPart, identity, ...(deps.beforeGraphQL ?? []), json, trusted, scope],
+    parts: [
+      ...(metrics ? [timed] : []),
+      corsPart,
+      identity,
+      ...(deps.beforeGraphQL ?? []),
+      jsonBody(config.limits.bodyLimitBytes),
+      trusted,
+      scope,
+    ],
     onError: (error, _req, res) => answerError(error, res),
   });
 
