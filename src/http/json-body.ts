@@ -83,7 +83,8 @@ function isPlain(req: IncomingMessage, limitBytes: number): boolean {
 function parseStrict(text: string): unknown {
   if (text.length === 0) return {};
   if (text[0] !== '{' && text[0] !== '[') {
-    const first = /^[\x20\x09\x0a\x0d]*(.)/s.exec(text)?.[1];
+    // JSON's whitespace: space, tab, line feed, carriage return.
+    const first = /^[ \t\n\r]*(.)/s.exec(text)?.[1];
     if (first !== '{' && first !== '[') throw new SyntaxError(`Unexpected token ${first ?? 'end of input'}`);
   }
   return JSON.parse(text);
