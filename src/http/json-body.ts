@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
 import type { Part } from './graphql-post';
@@ -24,42 +23,56 @@ export function jsonBody(limitBytes: number): Part {
   const bodyParser: Part = express.json({ limit: limitBytes });
   return (req, res, next) => {
     if (!isPlain(req, limitBytes)) return bodyParser(req, res, next);
-    const resume = AsyncLocalStorage.snapshot();
+    // A promise's handlers run in the async context `then` was called in: the request's.
+    readPlain(req).then(
+      (body) => {
+        Object.assign(req, { body });
+        next();
+      },
+      (error: unknown) => next(error),
+    );
+  };
+}
+
+/** Reads and parses a plain request's body (see jsonBody); rejects with body-parser's error. */
+function readPlain(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
-    const done = (error: Error | undefined, body?: unknown) => {
+    const stop = () => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
       req.off('close', onClose);
-      if (error) return resume(next, error);
-      Object.assign(req, { body });
-      resume(next);
     };
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       received += chunk.length;
     };
     const onEnd = () => {
+      stop();
       const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received)).toString('utf8');
-      let body: unknown;
       try {
-        body = parseStrict(text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text);
+        resolve(parseStrict(text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text));
       } catch (error) {
-        return done(bodyError(`The body is not a JSON object or array: ${String(error)}`, 'entity.parse.failed'));
+        reject(bodyError(`The body is not a JSON object or array: ${String(error)}`, 'entity.parse.failed'));
       }
-      done(undefined, body);
     };
-    const onError = (error: Error) => done(bodyError(`The body could not be read: ${error.message}`, 'request.aborted'));
+    const onError = (error: Error) => {
+      stop();
+      reject(bodyError(`The body could not be read: ${error.message}`, 'request.aborted'));
+    };
     // A request that closes before its end: its client went away (raw-body's `request.aborted`).
     const onClose = () => {
-      if (!req.complete) done(bodyError('The request was aborted.', 'request.aborted'));
+      if (req.complete) return;
+      stop();
+      reject(bodyError('The request was aborted.', 'request.aborted'));
     };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
     req.on('close', onClose);
-  };
+  });
 }
 
 const BYTE_ORDER_MARK = 0xfeff;
