@@ -418,6 +418,11 @@ function keepAliveClient(url: string, body: string, token: string) {
  * logs, made by a development server, and our production server on it (as deployed: no table
  * creation, graphql-js without its development-only checks, errors masked), on core 0.
  */
+/** The environment of a production server on the bench's table; it needs a bucket's name, which a read never reaches. */
+function productionEnv(endpoint: string, table: string, dataDir: string): Record<string, string> {
+  return { ...serverEnv(endpoint, table, dataDir), NODE_ENV: 'production', S3_BUCKET: 'bench-unused', S3_ENDPOINT: 'http://127.0.0.1:9' };
+}
+
 async function logsServer(endpoint: string, token: string, dataDir: string, servedFrom = endpoint) {
   const table = `bench_${randomUUID().slice(0, 8)}`;
   // A development server makes the table and the data; then a production one (as deployed: no
@@ -434,8 +439,7 @@ async function logsServer(endpoint: string, token: string, dataDir: string, serv
   await seeder.stop();
   const server = await startChild('server', [], {
     core: '0',
-    // The production server needs a bucket's name; this read never reaches S3.
-    env: { ...serverEnv(servedFrom, table, dataDir), NODE_ENV: 'production', S3_BUCKET: 'bench-unused', S3_ENDPOINT: 'http://127.0.0.1:9' },
+    env: productionEnv(servedFrom, table, dataDir),
     nodeArgs: profileArgs,
   });
   return { table, projectId: projectId as string, server };
@@ -454,30 +458,42 @@ async function logsServer(endpoint: string, token: string, dataDir: string, serv
  * A probe, not the line: with --cache-reads the servers read through bench/caching-proxy.ts
  * (on core 1), which answers their Queries from memory after the first, so that DynamoDB Local
  * does not share core 0 with them; `--peers ours,mercurius` picks the servers and `--rounds n`
- * the rounds.
+ * the rounds. `--base <dir>` adds, as a server of its own named `base`, ours built in another
+ * checkout (its `dist/bench/server.js`, say main's), on the same table in the same rotation: a
+ * before-and-after of a change that the machine's drift between two runs would hide.
  */
 async function peers(endpoint: string, token: string, dataDir: string) {
   log('2c peers …');
   const proxy = process.argv.includes('--cache-reads') ? await startChild('caching-proxy', [endpoint], { core: '1' }) : undefined;
   const servedFrom = proxy?.ready.url ?? endpoint;
   const { table, projectId, server } = await logsServer(endpoint, token, dataDir, servedFrom);
-  const all = ['ours', 'apollo', 'yoga', 'mercurius'] as const;
+  const all = ['ours', 'apollo', 'yoga', 'mercurius', 'base'] as const;
   type Name = (typeof all)[number];
   const picked = option('--peers')?.split(',');
-  const names = all.filter((n) => n === 'ours' || !picked || picked.includes(n));
+  const base = option('--base');
+  const names = all.filter((n) => n === 'ours' || (n === 'base' ? base !== undefined : !picked || picked.includes(n)));
   const labels: Record<Name, string> = {
     ours: 'ours',
     apollo: 'Apollo Server 5, stock Express setup',
     yoga: 'GraphQL Yoga 5, defaults',
     mercurius: 'Mercurius on Fastify, jit: 1',
+    base: `ours as built in ${base}`,
   };
   const servers: Record<Name, Child> = { ours: server } as Record<Name, Child>;
   for (const name of names.slice(1))
-    servers[name] = await startChild('peer-server', [name, servedFrom, table, 'bench'], {
-      core: '0',
-      env: { NODE_ENV: 'production' },
-      nodeArgs: profileArgs,
-    });
+    servers[name] =
+      name === 'base'
+        ? await startChild('server', [], {
+            core: '0',
+            script: join(base ?? '', 'dist/bench/server.js'),
+            env: productionEnv(servedFrom, table, dataDir),
+            nodeArgs: profileArgs,
+          })
+        : await startChild('peer-server', [name, servedFrom, table, 'bench'], {
+            core: '0',
+            env: { NODE_ENV: 'production' },
+            nodeArgs: profileArgs,
+          });
   const body = JSON.stringify({ query: GET_PROJECT_LOGS, variables: { projectId } });
   const answers = new Map<Name, string>();
   for (const name of names) {

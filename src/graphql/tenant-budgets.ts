@@ -43,10 +43,21 @@ function rootFields(selections: SelectionSetNode): string[] {
   );
 }
 
+/**
+ * Whether each operation is a worker's, by its node: a cached document's operation is the same
+ * node on every request, so its root fields are walked once, not on every request.
+ */
+const workerOperations = new WeakMap<OperationDefinitionNode, boolean>();
+
 /** True when every root field of `operation` is a worker's (see isWorkerField). */
 export function isWorkerOperation(operation: OperationDefinitionNode): boolean {
-  const fields = rootFields(operation.selectionSet).filter((f) => f !== '__typename');
-  return fields.length > 0 && fields.every(isWorkerField);
+  let worker = workerOperations.get(operation);
+  if (worker === undefined) {
+    const fields = rootFields(operation.selectionSet).filter((f) => f !== '__typename');
+    worker = fields.length > 0 && fields.every(isWorkerField);
+    workerOperations.set(operation, worker);
+  }
+  return worker;
 }
 
 /**

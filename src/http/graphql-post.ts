@@ -33,7 +33,7 @@ export interface PostRouteDeps {
   verifier: TokenVerifier;
   /** The context of a request Apollo runs, as the Express route gives it (server.ts). */
   contextOf: (req: IncomingMessage) => Promise<Context>;
-  /** The parts before the answer, in order: the timer, CORS, the request's identity, its budget, the body, trusted documents, the scope. */
+  /** The parts before the answer, in order: CORS, the request's identity, its budget, the body, trusted documents, the scope (the server times every request itself). */
   parts: Part[];
   /** Answers a part's error (a body that could not be read): the route's error handler. */
   onError: (error: unknown, req: IncomingMessage, res: ServerResponse) => void;

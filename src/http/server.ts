@@ -23,6 +23,7 @@ import { noteCutAtShutdown, requestIdentity, requestRecordOf, requestScope } fro
 import { wantsEventStream } from './sse';
 import { graphqlOverHttpStatus } from './status';
 import { graphqlPostRoute, takesPostRoute, type Part } from './graphql-post';
+import { jsonBody } from './json-body';
 
 export interface HttpDeps {
   config: Config;
@@ -221,16 +222,29 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     socket.on('close', forget);
   });
   server.on('upgrade', (_req, socket: Socket) => requestsPerSocket.delete(socket));
-  server.on('request', (req, res) => {
+  // Before the request handler, so that every request is counted and timed from its start,
+  // whatever answers it: a CORS preflight, a probe, a 404. One 'close' listener does both.
+  const { metrics } = deps;
+  server.prependListener('request', (req, res) => {
     const socket = req.socket;
     requestsPerSocket.set(socket, (requestsPerSocket.get(socket) ?? 0) + 1);
+    const startedAt = performance.now();
+    // Read now: a mounted router (app.use('/graphql', …)) strips its prefix from the URL while it runs.
+    const path = pathOf(req.url);
     // 'close' comes when the response was sent or the request was aborted.
     res.once('close', () => {
-      if (!requestsPerSocket.has(socket)) return;
-      const left = requestsPerSocket.get(socket)! - 1;
-      requestsPerSocket.set(socket, left);
-      // While draining, a connection is closed as soon as its last response is out.
-      if (draining && left === 0) socket.end();
+      const count = requestsPerSocket.get(socket);
+      if (count !== undefined) {
+        requestsPerSocket.set(socket, count - 1);
+        // While draining, a connection is closed as soon as its last response is out.
+        if (draining && count === 1) socket.end();
+      }
+      metrics?.recordHttpRequest({
+        method: req.method,
+        path,
+        status: res.writableFinished ? res.statusCode : undefined,
+        seconds: (performance.now() - startedAt) / 1000,
+      });
     });
   });
   const inFlight = () => {
@@ -242,24 +256,6 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     // Node's close() also closes idle keep-alive connections (Node 19+).
     if (server.listening) server.close();
   };
-
-  // First of all, so every request counts, whatever answers it: a CORS preflight, a probe, a 404.
-  const { metrics } = deps;
-  const timed: Part = (req, res, next) => {
-    const startedAt = performance.now();
-    // Read now: a mounted router (app.use('/graphql', …)) strips its prefix from the URL while it runs.
-    const path = pathOf(req.url);
-    res.once('close', () =>
-      metrics?.recordHttpRequest({
-        method: req.method,
-        path,
-        status: res.writableFinished ? res.statusCode : undefined,
-        seconds: (performance.now() - startedAt) / 1000,
-      }),
-    );
-    next();
-  };
-  if (metrics) app.use(timed);
 
   // CORS before any route of /graphql: a browser's preflight is answered here and is not a
   // GraphQL request to log. (After the GraphiQL router, Express itself answered the OPTIONS
@@ -315,13 +311,14 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   };
   app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => answerError(error, res));
   // The same parts as the Express route above, in the same order, less the event-stream branch
-  // (takesPostRoute leaves event streams to Express).
+  // (takesPostRoute leaves event streams to Express); a plain JSON body is read by jsonBody,
+  // which leaves every other body to the same body-parser.
   postRoute = graphqlPostRoute({
     apollo,
     pipeline,
     verifier: deps.verifier,
     contextOf,
-    parts: [...(metrics ? [timed] : []), corsPart, identity, ...(deps.beforeGraphQL ?? []), json, trusted, scope],
+    parts: [corsPart, identity, ...(deps.beforeGraphQL ?? []), jsonBody(config.limits.bodyLimitBytes), trusted, scope],
     onError: (error, _req, res) => answerError(error, res),
   });
 

@@ -167,12 +167,35 @@ describe.each([
   });
 
   it('answers a body it cannot read as the Express route does', async () => {
-    for (const body of ['{"query": ', 'x'.repeat(server.config.limits.bodyLimitBytes + 1)]) {
+    // The route reads a plain JSON body itself (src/http/json-body.ts), the Express route with
+    // body-parser: text that is not a JSON object or array, and a body past the limit.
+    for (const body of ['{"query": ', 'x'.repeat(server.config.limits.bodyLimitBytes + 1), ' 5', 'null', '"text"']) {
       const { route, apollo, routeReachedApollo, apolloWayReachedApollo } = await bothWays(body);
       expect([routeReachedApollo, apolloWayReachedApollo]).toEqual([0, 0]);
       expect(route).toEqual(apollo);
       expect(route.status).toBeGreaterThanOrEqual(400);
       expect(route.status).toBeLessThan(500);
+    }
+  });
+
+  it('reads a JSON body as body-parser does: empty, after whitespace or a byte order mark, an array, each charset and encoding', async () => {
+    const query = JSON.stringify({ query: '{ __typename }' });
+    const cases: Array<[string, Record<string, string>]> = [
+      ['', {}],
+      ['\uFEFF', {}],
+      ['[]', {}],
+      [` \r\n\t${query}`, {}],
+      [`\uFEFF${query}`, {}],
+      [query, { 'content-type': 'application/json; charset=utf-8' }],
+      [query, { 'content-type': 'APPLICATION/JSON' }],
+      [query, { 'content-type': 'application/json; charset=latin1' }],
+      [query, { 'content-type': 'text/plain' }],
+      [query, { 'content-encoding': 'gzip' }],
+      [query, { 'content-encoding': 'identity' }],
+    ];
+    for (const [body, headers] of cases) {
+      const { route, apollo } = await bothWays(body, headers);
+      expect({ body, headers, answer: route }).toEqual({ body, headers, answer: apollo });
     }
   });
 });

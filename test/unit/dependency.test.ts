@@ -182,30 +182,49 @@ describe('the request budget', () => {
   });
   it('gives each call a signal of its own, so concurrent calls do not pile listeners on one shared signal', async () => {
     // A stand-in for the SDK's HTTP handler, which is what adds the listener: it listens for
-    // `abort` on the signal of each call in flight and stops listening when the call ends.
+    // `abort` on the signal of each call in flight and stops listening when the call ends. Each
+    // call here runs until its signal aborts, so every one is still in flight when the budget ends.
     const seen = new Set<AbortSignal>();
     let most = 0;
     const client = {
       send: async (_command: unknown, options?: unknown) => {
         const signal = (options as { abortSignal?: AbortSignal }).abortSignal!;
         seen.add(signal);
-        const onAbort = () => {};
-        signal.addEventListener('abort', onAbort, { once: true });
+        const aborted = new Promise((r) => signal.addEventListener('abort', r, { once: true }));
         most = Math.max(most, ...[...seen].map((s) => getEventListeners(s, 'abort').length));
-        await new Promise((r) => setTimeout(r, 20));
-        signal.removeEventListener('abort', onAbort);
+        await aborted;
+        return signal.reason;
       },
     };
     sendWithinBudget(client, 1000);
-    const signals = await runWithBudget(100, async () => {
-      await Promise.all(Array.from({ length: 30 }, () => client.send({})));
-      return [...seen];
-    });
-    expect(signals).toHaveLength(30);
+    const started = Date.now();
+    const reasons = await runWithBudget(100, () => Promise.all(Array.from({ length: 30 }, () => client.send({}))));
+    expect(seen.size).toBe(30);
     expect(most).toBe(1);
-    // Each still ends with the budget.
-    await new Promise((r) => setTimeout(r, 150));
-    expect(signals.every((s) => s.aborted)).toBe(true);
+    // Each ended with the budget, as a timeout.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(95);
+    expect(reasons.every((r) => r instanceof DOMException && r.name === 'TimeoutError')).toBe(true);
+  });
+  it('stops the budget timer of each call once the call is over, in the promise and the callback form', async () => {
+    const signals: AbortSignal[] = [];
+    const client = {
+      send: (_command: unknown, options?: unknown, callback?: unknown) => {
+        signals.push((options as { abortSignal: AbortSignal }).abortSignal);
+        if (typeof callback === 'function') return void setImmediate(() => callback(null, 'done'));
+        return Promise.resolve('done');
+      },
+    };
+    sendWithinBudget(client, 1000);
+    await runWithBudget(50, async () => {
+      await client.send({});
+      await new Promise((resolve) => client.send({}, {}, resolve));
+      await new Promise((resolve) => client.send({}, resolve));
+    });
+    // Past the budget's end, the signals of calls that were over before it have not aborted: their
+    // timers were stopped when the calls ended, rather than each running out the whole budget.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(signals).toHaveLength(3);
+    expect(signals.filter((s) => s.aborted)).toHaveLength(0);
   });
 });
 
