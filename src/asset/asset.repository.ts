@@ -190,7 +190,7 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
    */
   async confirmUpload(projectId: string, assetId: string) {
     const target = this.target(this.valuesOf(projectId, assetId));
-    const read = await this.scope.store.get(this.scope.tenant.of(entities.Asset).keyOf(target.values));
+    const read = await this.scope.store.get(this.keys.keyOf(target.values));
     if (!entities.Asset.is(read)) throw notFound('Asset', assetId);
     const pending = read.versions.find((v) => v.status === UploadStatus.UPLOADING);
     if (!pending) throw invalidTransition('Asset', assetId, 'ready', 'ready');
