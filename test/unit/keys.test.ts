@@ -40,6 +40,24 @@ describe('keys', () => {
     }
   });
 
+  it("builds through a scope's bound tenant the keys, index attributes and items the model builds for that tenant, and no other", () => {
+    const other = new BoundTenant('other');
+    for (const name of entityNames) {
+      const model = entities[name];
+      const values = sampleItem(name);
+      const keys = bound.of(model);
+      expect({ name, key: keys.keyFrom(values) }).toEqual({ name, key: model.key.keyFrom(t, values) });
+      expect({ name, attributes: keys.indexAttributes(values) }).toEqual({ name, attributes: model.indexAttributes(t, values) });
+      expect(keys.toItem(values)).toEqual(model.toItem(t, values));
+      expect(other.of(model).keyFrom(values).PK.startsWith('TENANT#other')).toBe(true);
+    }
+    expect(bound.partition).toBe('TENANT#acme');
+    // S3 keys are checked against the bound tenant's prefix: another tenant's object is refused.
+    expect(bound.objectKey('tenants/acme/a.png', 'mediaRefs')).toBe('tenants/acme/a.png');
+    expect(() => bound.objectKey('tenants/other/a.png', 'mediaRefs')).toThrow(/tenant's prefix "tenants\/acme\/"/);
+    expect(bound.objectPath('inspiration/i/a.png')).toBe('tenants/acme/inspiration/i/a.png');
+  });
+
   it('puts every index key of every entity under TENANT#<tenant>, except the one declared cross-tenant', () => {
     const crossTenant: string[] = [];
     let indexKeys = 0;
