@@ -10,6 +10,7 @@ import { SYSTEM_WORKER } from './job/system-jobs';
 import { type MigrationEnv, Migrations } from './migrations/migration.service';
 import { features } from './features';
 import { FilesService } from './common/files/files.service';
+import { BoundTenant } from './common/bound-tenant';
 import type { Metrics } from './infra/metrics';
 import type { FileStore } from './infra/s3/files';
 import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
@@ -101,7 +102,7 @@ export function createPageLoader(store: Store, tenantId: string, batch = true): 
  * subscribes makes, where an object literal would make closures for each.
  */
 class RequestScope implements Scope {
-  readonly tenantId: string;
+  readonly tenant: BoundTenant;
   readonly actor: string;
   readonly store: Store;
   readonly shared: Scope['shared'];
@@ -119,7 +120,9 @@ class RequestScope implements Scope {
     private readonly deps: ContextDeps,
     principal: Principal,
   ) {
-    this.tenantId = principal.tenantId;
+    // The one place a request's tenant is bound: from the verified token, or from the lease a pool
+    // worker holds (Context.reposUnderLease), never from an argument.
+    this.tenant = new BoundTenant(principal.tenantId);
     this.actor = principal.userId;
     this.store = deps.store;
     this.shared = deps.sharedReads ?? new SharedItemReads<Item>(deps.store);
@@ -134,14 +137,33 @@ class RequestScope implements Scope {
   }
 
   page(spec: QuerySpec, request: PageRequest = {}): Promise<Page<Item>> {
-    this.pageLoader ??= createPageLoader(this.deps.store, this.tenantId, this.deps.batchLoads ?? true);
+    this.pageLoader ??= createPageLoader(this.deps.store, this.tenant.id, this.deps.batchLoads ?? true);
     return this.pageLoader.load({ spec, request });
+  }
+
+  pageMerged(
+    listId: string,
+    shards: (before?: string) => QuerySpec[],
+    sortAttribute: string,
+    request: PageRequest = {},
+  ): Promise<Page<Item>> {
+    return this.deps.store.queryMerged(this.tenant.id, listId, shards, sortAttribute, request);
+  }
+
+  pageOfList<T>(
+    listId: string,
+    list: readonly T[],
+    positionOf: (node: T) => Record<string, unknown>,
+    compare: (a: Record<string, unknown>, b: Record<string, unknown>) => number,
+    request: PageRequest = {},
+  ): Promise<Page<T>> {
+    return this.deps.store.listPage(this.tenant.id, listId, list, positionOf, compare, request);
   }
 
   get files(): FilesService {
     this.fileService ??= new FilesService(
       this.deps.fileStore,
-      this.tenantId,
+      this.tenant.id,
       this.deps.fileLimits ?? DEFAULT_FILE_LIMITS,
       async (key, seconds) => {
         await this.downloads().load({ key, seconds });
@@ -170,7 +192,7 @@ class RequestScope implements Scope {
    */
   private retentionContext(): CommitHooks['context'] {
     this.retention ??= {
-      key: entities.Tenant.keyOf(this.tenantId, {}),
+      key: this.tenant.of(entities.Tenant).keyOf({}),
       applies: (writes) => hasTrailEvents(writes) || hasQuotaWrites(writes),
       adjust: (writes, tenant) => {
         const days = entities.Tenant.is(tenant) ? tenant.activityRetentionDays : undefined;

@@ -1,11 +1,10 @@
+import type { BoundTenant } from '../common/bound-tenant';
 import { entities } from '../common/entities';
 import type { QuerySpec } from '../infra/dynamo/store';
 
-export { projectEventsPk, tenantEventsPk } from '../common/activity-event';
-
 /** A project's activity, newest first. */
-export const projectActivity = (tenantId: string, projectId: string): QuerySpec =>
-  entities.ProjectEvent.key.prefixOf(tenantId, { projectId }, true);
+export const projectActivity = (tenant: BoundTenant, projectId: string): QuerySpec =>
+  tenant.of(entities.ProjectEvent).prefixOf({ projectId }, true);
 
 /** The tenant's own activity (changes of no project), newest first. */
-export const tenantActivity = (tenantId: string): QuerySpec => entities.TenantEvent.key.prefixOf(tenantId, {}, true);
+export const tenantActivity = (tenant: BoundTenant): QuerySpec => tenant.of(entities.TenantEvent).prefixOf({}, true);

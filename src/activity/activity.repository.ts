@@ -1,7 +1,6 @@
 import { entities, type EntityItem } from '../common/entities';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
-import { streams } from '../common/streams';
 import { maxItems, requireText } from '../common/validate';
 import { badInput } from '../errors';
 import type { Item, Page, PageRequest } from '../infra/dynamo/store';
@@ -36,7 +35,7 @@ export class ActivityRepository {
    * index is reported as history lost by the replay. Throws BAD_USER_INPUT for a malformed id.
    */
   async positionOfEvent(projectId: string, eventId: string): Promise<number | null> {
-    const { tenantId, store } = this.scope;
+    const { tenant, store } = this.scope;
     const model = entities.ProjectEvent;
     const values = { projectId: assertId(projectId, 'proj', 'projectId'), eventId: assertId(eventId, 'evt', 'afterEventId') };
     const positionIn = (items: Item[]): number | null => {
@@ -46,9 +45,9 @@ export class ActivityRepository {
     // Shared with concurrent resumes after the same event (a reconnecting fleet): an event's
     // position never changes, and a read that started too early to see it only sends this one to
     // the fresh read below.
-    const indexed = positionIn(await this.scope.shared.page(model.query(tenantId, 'byEventId', values), 1));
+    const indexed = positionIn(await this.scope.shared.page(tenant.of(model).query('byEventId', values), 1));
     if (indexed !== null) return indexed;
-    const stream = streams.projectActivity(tenantId, values.projectId);
+    const stream = tenant.projectActivity(values.projectId);
     return positionIn(await store.queryFirst({ ...stream.after(0), descending: true }, RECENT_EVENTS));
   }
 
@@ -61,23 +60,21 @@ export class ActivityRepository {
     filter: { from?: Date | null; to?: Date | null; types?: string[] | null },
     page: PageRequest,
   ): Promise<Page<ActivityItem>> {
-    const { tenantId } = this.scope;
     const from = filter.from?.toISOString();
     const to = filter.to?.toISOString();
     if (from && to && from >= to) throw badInput('from must be before to.', 'from');
     const types = [...new Set(maxItems(filter.types, 'types', MAX_TIMELINE_TYPES) ?? [])].map((t) => requireText(t, 'types', 100));
     const model = entities.ProjectEvent;
+    const events = this.scope.tenant.of(model);
     if (types.length <= 1) {
       const spec = types.length
-        ? model.query(tenantId, 'timelineByAction', { action: types[0] }, { descending: true, range: { from, to } })
-        : model.query(tenantId, 'timeline', {}, { descending: true, range: { from, to } });
+        ? events.query('timelineByAction', { action: types[0] }, { descending: true, range: { from, to } })
+        : events.query('timeline', {}, { descending: true, range: { from, to } });
       return model.pageOf(await this.scope.page(spec, page));
     }
-    const merged = await this.scope.store.queryMerged(
-      tenantId,
+    const merged = await this.scope.pageMerged(
       `timeline:${JSON.stringify([types.sort(), from ?? '', to ?? ''])}`,
-      (below) =>
-        types.map((action) => model.query(tenantId, 'timelineByAction', { action }, { descending: true, range: { from, to, below } })),
+      (below) => types.map((action) => events.query('timelineByAction', { action }, { descending: true, range: { from, to, below } })),
       model.sortAttributeOf('timelineByAction'),
       page,
     );
@@ -86,8 +83,8 @@ export class ActivityRepository {
 
   /** Newest first. Events past the retention window are never returned. */
   async list(projectId: string | null | undefined, page: PageRequest): Promise<Page<ActivityItem>> {
-    const { tenantId } = this.scope;
-    const spec = projectId ? projectActivity(tenantId, assertId(projectId, 'proj', 'projectId')) : tenantActivity(tenantId);
+    const { tenant } = this.scope;
+    const spec = projectId ? projectActivity(tenant, assertId(projectId, 'proj', 'projectId')) : tenantActivity(tenant);
     return entities.ProjectEvent.pageOf(await this.scope.page(spec, page));
   }
 }

@@ -67,11 +67,11 @@ export class ArchiveRepository {
     assertId(projectId, 'proj', 'projectId');
     const archived = await this.read('project', projectId);
     if (!archived) throw notFound('ArchivedProject', projectId);
-    const key = entities.Project.keyOf(this.scope.tenantId, { projectId });
+    const key = this.scope.tenant.of(entities.Project).keyOf({ projectId });
     const current = await this.scope.store.get(key);
     if (current) throw conflict('Project', projectId, archived.manifest.version, Number(current.version));
     // Every row must be this tenant's: the archive was written under its prefix, and is checked again here.
-    const own = `TENANT#${this.scope.tenantId}`;
+    const own = this.scope.tenant.partition;
     if (archived.rows.some((row) => String(row.PK) !== own && !String(row.PK).startsWith(`${own}#`)))
       throw new Error(`The archive of project ${projectId} holds rows of another tenant.`);
     const project = archived.rows.find((row) => row.PK === key.PK && row.SK === key.SK);

@@ -1,5 +1,4 @@
 import { SYSTEM_TENANT } from '../auth/principal';
-import { projectEventsPk } from '../common/activity-event';
 import { entities, OPS_SHARDS } from '../common/entities';
 import type { ArchiveRunResult } from '../common/feature';
 import { FilesService } from '../common/files/files.service';
@@ -224,7 +223,7 @@ export class Archiver {
     );
     const materials = (await this.store.batchGet(materialKeys)).filter((row): row is Item => row !== null);
     const streams = await Promise.all(
-      [projectEventsPk(tenantId, projectId), entities.ProjectJobStatusHead.key.pkOf(tenantId, { projectId })].map((pk) =>
+      [entities.ProjectEvent.key.pkOf(tenantId, { projectId }), entities.ProjectJobStatusHead.key.pkOf(tenantId, { projectId })].map((pk) =>
         this.store.queryAll({ pk }, MAX_ROWS),
       ),
     );

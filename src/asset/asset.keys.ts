@@ -1,10 +1,6 @@
-import { entities } from '../common/entities';
-import type { Key } from '../common/keys';
+import type { BoundTenant } from '../common/bound-tenant';
 import { sanitizeFileName } from '../common/s3-key';
 
-export const assetKey = (tenantId: string, projectId: string, assetId: string): Key =>
-  entities.Asset.key.keyOf(tenantId, { projectId, assetId });
-
 /** Where version `version` of an asset is stored: `tenants/<t>/projects/<p>/assets/<a>/v<n>/<name>`. */
-export const assetObjectKey = (tenantId: string, projectId: string, assetId: string, version: number, fileName: string) =>
-  `tenants/${tenantId}/projects/${projectId}/assets/${assetId}/v${version}/${sanitizeFileName(fileName)}`;
+export const assetObjectKey = (tenant: BoundTenant, projectId: string, assetId: string, version: number, fileName: string) =>
+  tenant.objectPath(`projects/${projectId}/assets/${assetId}/v${version}/${sanitizeFileName(fileName)}`);

@@ -2,7 +2,6 @@ import { activityEvent } from '../common/activity-event';
 import { entities, MAX_ASSET_VERSIONS, MAX_STORED_ASSET_VERSIONS, type AssetVersionItem } from '../common/entities';
 import { assertId } from '../common/ids';
 import { mutate, remove } from '../common/mutate';
-import { validateS3Key } from '../common/s3-key';
 import { applyPatch, boundedJson, nonNegativeInt, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, ErrorCode, invalidTransition, notFound } from '../errors';
 import type { PageRequest } from '../infra/dynamo/store';
@@ -31,7 +30,7 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
   /** Adds or removes `assetId` in the log's set; a missing log fails the transaction with NOT_FOUND. */
   private linkWrite(projectId: string, logId: string, assetId: string, op: 'ADD' | 'DELETE'): Write {
     assertId(logId, 'log', 'linkedLogId');
-    const log = entities.Log.update(this.scope.tenantId, { projectId, logId }, ['assetIds']);
+    const log = this.scope.tenant.of(entities.Log).update({ projectId, logId }, ['assetIds']);
     return (op === 'ADD' ? log.addToSet('assetIds', [assetId]) : log.deleteFromSet('assetIds', [assetId])).ifExists(() =>
       notFound('Log', logId),
     );
@@ -57,14 +56,14 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
     const from = range.from?.toISOString();
     const to = range.to?.toISOString();
     if (from && to && from >= to) throw badInput('from must be before to.', 'from');
-    return this.page(this.model.query(this.scope.tenantId, 'byType', { type }, { descending: true, range: { from, to } }), page);
+    return this.page(this.keys.query('byType', { type }, { descending: true, range: { from, to } }), page);
   }
 
   /** Registers an object that is already in S3 (its key validated) as a ready asset. */
   override create(projectId: string, input: CreateAssetInput, idempotencyKey?: string | null) {
     const assetId = this.scope.newId('asset');
     this.valuesOf(projectId, assetId);
-    const s3Key = validateS3Key(input.s3Key, this.scope.tenantId, 's3Key');
+    const s3Key = this.scope.tenant.objectKey(input.s3Key, 's3Key');
     const now = this.scope.now().toISOString();
     const size = nonNegativeInt(input.size, 'size') ?? undefined;
     const contentType = optionalText(input.contentType, 'contentType', 200) ?? undefined;
@@ -100,7 +99,7 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
     const fileName = requireText(input.fileName, 'fileName', 255);
     const assetId = this.scope.newId('asset');
     this.valuesOf(projectId, assetId);
-    const s3Key = assetObjectKey(this.scope.tenantId, projectId, assetId, 1, fileName);
+    const s3Key = assetObjectKey(this.scope.tenant, projectId, assetId, 1, fileName);
     const pending = this.uploads.start(s3Key, input);
     const version = { version: 1, fileName, createdAt: this.scope.now().toISOString(), ...pending };
     const item = {
@@ -150,7 +149,7 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
       if (kept.length >= MAX_STORED_ASSET_VERSIONS)
         throw new AppError(ErrorCode.BAD_USER_INPUT, `An asset's history holds at most ${MAX_STORED_ASSET_VERSIONS} versions.`);
       const number = Math.max(...kept.map((v) => v.version)) + 1;
-      const s3Key = assetObjectKey(this.scope.tenantId, projectId, assetId, number, fileName);
+      const s3Key = assetObjectKey(this.scope.tenant, projectId, assetId, number, fileName);
       const started: AssetVersionItem = {
         version: number,
         fileName,
@@ -175,7 +174,7 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
 
   /** The tenant's `keepAssetVersions`: how many readable versions an asset keeps (undefined: all, up to the cap). */
   private async keepVersions(): Promise<number | undefined> {
-    const tenant = await this.scope.items.load(entities.Tenant.keyOf(this.scope.tenantId, {}));
+    const tenant = await this.scope.items.load(this.scope.tenant.of(entities.Tenant).keyOf({}));
     return entities.Tenant.is(tenant) ? tenant.keepAssetVersions : undefined;
   }
 
@@ -191,7 +190,7 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
    */
   async confirmUpload(projectId: string, assetId: string) {
     const target = this.target(this.valuesOf(projectId, assetId));
-    const read = await this.scope.store.get(entities.Asset.keyOf(this.scope.tenantId, target.values));
+    const read = await this.scope.store.get(this.keys.keyOf(target.values));
     if (!entities.Asset.is(read)) throw notFound('Asset', assetId);
     const pending = read.versions.find((v) => v.status === UploadStatus.UPLOADING);
     if (!pending) throw invalidTransition('Asset', assetId, 'ready', 'ready');

@@ -1,3 +1,4 @@
+import type { BoundTenant } from '../common/bound-tenant';
 import { briefVersionLabel, entities } from '../common/entities';
 import type { Key } from '../common/keys';
 import type { QuerySpec } from '../infra/dynamo/store';
@@ -6,9 +7,9 @@ export { briefVersionLabel };
 
 export const MAX_BRIEF_VERSION = 999_999;
 
-export const briefKey = (tenantId: string, projectId: string, version: number): Key =>
-  entities.Brief.key.keyOf(tenantId, { projectId, version });
+export const briefKey = (tenant: BoundTenant, projectId: string, version: number): Key =>
+  tenant.of(entities.Brief).keyOf({ projectId, version });
 
 /** A project's brief versions; descending puts the latest first. */
-export const briefVersions = (tenantId: string, projectId: string, descending: boolean): QuerySpec =>
-  entities.Brief.key.prefixOf(tenantId, { projectId }, descending);
+export const briefVersions = (tenant: BoundTenant, projectId: string, descending: boolean): QuerySpec =>
+  tenant.of(entities.Brief).prefixOf({ projectId }, descending);

@@ -38,7 +38,7 @@ export class BriefRepository {
   /** The latest version (one query, newest first, limit 1), or null when there is none. */
   async latest(projectId: string): Promise<BriefItem | null> {
     assertId(projectId, 'proj', 'projectId');
-    const page = await this.scope.page(briefVersions(this.scope.tenantId, projectId, true), { first: 1 });
+    const page = await this.scope.page(briefVersions(this.scope.tenant, projectId, true), { first: 1 });
     return entities.Brief.pageOf(page).nodes[0] ?? null;
   }
 
@@ -47,14 +47,14 @@ export class BriefRepository {
     assertId(projectId, 'proj', 'projectId');
     if (version == null) return this.latest(projectId);
     if (!Number.isInteger(version) || version < 1 || version > MAX_BRIEF_VERSION) return null;
-    const item = await this.scope.items.load(briefKey(this.scope.tenantId, projectId, version));
+    const item = await this.scope.items.load(briefKey(this.scope.tenant, projectId, version));
     return entities.Brief.is(item) ? item : null;
   }
 
   /** All versions, newest first. */
   async list(projectId: string, page: PageRequest): Promise<Page<BriefItem>> {
     assertId(projectId, 'proj', 'projectId');
-    return entities.Brief.pageOf(await this.scope.page(briefVersions(this.scope.tenantId, projectId, true), page));
+    return entities.Brief.pageOf(await this.scope.page(briefVersions(this.scope.tenant, projectId, true), page));
   }
 
   /**
@@ -82,7 +82,7 @@ export class BriefRepository {
     if (version > MAX_BRIEF_VERSION) throw badInput(`A brief has at most ${MAX_BRIEF_VERSION} versions.`);
     const at = this.scope.now().toISOString();
     const label = briefVersionLabel(version);
-    const item = entities.Brief.toItem(this.scope.tenantId, {
+    const item = this.scope.tenant.of(entities.Brief).toItem({
       projectId,
       version,
       label,
@@ -105,7 +105,7 @@ export class BriefRepository {
         data: { version, summary },
       }),
     ]);
-    this.scope.items.prime(briefKey(this.scope.tenantId, projectId, version), item);
+    this.scope.items.prime(briefKey(this.scope.tenant, projectId, version), item);
     return item;
   }
 
@@ -113,12 +113,14 @@ export class BriefRepository {
   async approve(projectId: string, version: number, decision: ApprovalDecision, comment?: string | null): Promise<BriefItem> {
     assertId(projectId, 'proj', 'projectId');
     optionalText(comment, 'comment', 2000);
-    const key = briefKey(this.scope.tenantId, projectId, version);
+    const key = briefKey(this.scope.tenant, projectId, version);
     const id = `${projectId}/${briefVersionLabel(version)}`;
     if (!Number.isInteger(version) || version < 1 || version > MAX_BRIEF_VERSION) throw notFound('Brief', id);
     const approval = { by: this.scope.actor, decision, comment: comment ?? undefined, at: this.scope.now().toISOString() };
     await this.scope.commit([
-      entities.Brief.update(this.scope.tenantId, { projectId, version }, ['approvals'])
+      this.scope.tenant
+        .of(entities.Brief)
+        .update({ projectId, version }, ['approvals'])
         .appendToList('approvals', [approval])
         .ifExists(() => notFound('Brief', id)),
       activityEvent(this.scope, {

@@ -3,19 +3,12 @@ import { event, StreamEvent, type Item, type UnitWrite } from '../infra/dynamo/w
 import { entities } from './entities';
 import { newUlid } from './ids';
 import type { Scope } from './scope';
-import { streams } from './streams';
 
 /*
  * Activity events: the audit trail of every change, written in the change's own unit of work.
  * They live here, below the features, because the generic write path (mutate.ts) records one for
  * every change it commits.
  */
-
-/** A project's activity stream, newest last in key order. */
-export const projectEventsPk = (tenantId: string, projectId: string) => entities.ProjectEvent.key.pkOf(tenantId, { projectId });
-
-/** The tenant's own activity stream, for changes that belong to no project (tenant, inspiration). */
-export const tenantEventsPk = (tenantId: string) => entities.TenantEvent.key.pkOf(tenantId, {});
 
 /** What an event is about: an entity's type and id, and the project whose stream it goes to. */
 export interface EventSubject {
@@ -69,7 +62,7 @@ export function activityEvent(scope: Scope, spec: EventSpec): UnitWrite {
   const attributes = {
     stream: spec.audit ? 'audit' : 'activity',
     eventId: `evt_${ulid}`,
-    tenantId: scope.tenantId,
+    tenantId: scope.tenant.id,
     projectId: subject.projectId,
     actor: scope.actor,
     action: spec.action,
@@ -80,9 +73,8 @@ export function activityEvent(scope: Scope, spec: EventSpec): UnitWrite {
     expiresAt: Math.floor(at.getTime() / 1000) + scope.eventRetentionDays * 86_400,
   };
   const { projectId } = subject;
-  if (projectId && !spec.audit)
-    return streams.projectActivity(scope.tenantId, projectId).append((position) => ({ ...attributes, position }));
-  return event({ ...entities.TenantEvent.toItem(scope.tenantId, { ...attributes, ulid }), ...attributes });
+  if (projectId && !spec.audit) return scope.tenant.projectActivity(projectId).append((position) => ({ ...attributes, position }));
+  return event({ ...scope.tenant.of(entities.TenantEvent).toItem({ ...attributes, ulid }), ...attributes });
 }
 
 /** The streams whose events make the tenant's audit trail, which the tenant's retention governs. */

@@ -69,7 +69,7 @@ export interface NodeSource {
    * The entity with the key values of its global id (strings, as they come out of the id), or
    * null when the caller's tenant has none. Throws BAD_USER_INPUT for values that are no ids.
    */
-  load(repos: Repositories, values: Record<string, string>, tenantId: string): Promise<object | null>;
+  load(repos: Repositories, values: Record<string, string>): Promise<object | null>;
 }
 
 export interface Feature<R extends Partial<Repositories> = Partial<Repositories>> {

@@ -1,13 +1,13 @@
 import { badInput } from '../errors';
 import type { Attribute } from '../infra/dynamo/entity';
-import { validateS3Key } from './s3-key';
+import type { BoundTenant } from './bound-tenant';
 import { boundedJson, maxItems, nonNegativeInt, requireText } from './validate';
 
 /** How a client's values are checked against declared attributes (see checkFields). */
 export interface FieldCheck {
   mode: 'create' | 'update';
-  /** S3-key fields must lie under this tenant's prefix. */
-  tenantId: string;
+  /** The caller's tenant: S3-key fields must lie under its prefix. */
+  tenant: BoundTenant;
   /** Put before each field's name in errors, e.g. `inputs.` for a job's inputs. */
   prefix?: string;
   /**
@@ -68,7 +68,7 @@ function checked(attribute: Attribute, field: string, value: unknown, check: Fie
   }
   const text = (entry: unknown, max: number) => {
     if (typeof entry !== 'string') return entry;
-    return attribute.s3Key ? validateS3Key(entry, check.tenantId, field) : requireText(entry, field, max);
+    return attribute.s3Key ? check.tenant.objectKey(entry, field) : requireText(entry, field, max);
   };
   switch (attribute.kind) {
     case 'string':

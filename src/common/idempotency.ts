@@ -137,7 +137,7 @@ export async function idempotent<M extends AnyModel>(
     return target;
   };
 
-  const stored = await scope.store.get(entities.CreateRequest.keyOf(scope.tenantId, values));
+  const stored = await scope.store.get(scope.tenant.of(entities.CreateRequest).keyOf(values));
   let takeOver: string | undefined;
   if (stored) {
     const earlier = recordOfKey(stored);
@@ -153,7 +153,7 @@ export async function idempotent<M extends AnyModel>(
       : new AppError(ErrorCode.CONFLICT, 'A request with this idempotencyKey is being processed; try again.');
   try {
     return await run((created) => {
-      const record = entities.CreateRequest.put(scope.tenantId, {
+      const record = scope.tenant.of(entities.CreateRequest).put({
         ...values,
         fingerprint,
         entity: model.type,

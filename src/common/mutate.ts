@@ -57,7 +57,7 @@ interface Lock {
   onConditionFailed: ConditionFailure;
 }
 
-const keyOf = <M extends AnyModel>(scope: Scope, target: Target<M>): Key => target.model.keyOf(scope.tenantId, target.values);
+const keyOf = <M extends AnyModel>(scope: Scope, target: Target<M>): Key => scope.tenant.of(target.model).keyOf(target.values);
 const idOf = <M extends AnyModel>(target: Target<M>): string => String(target.values[target.model.idField] ?? '');
 
 /**
@@ -113,19 +113,20 @@ export function mutate<M extends AnyModel>(
   return withLock(scope, target, expectedVersion, async (current, lock) => {
     const { item, derived = [], event } = change(current);
     // The word items follow the entity's searchable text in the same transaction (search.ts).
-    const search = searchChange(scope.tenantId, model, current, item);
-    const next = model.toItem(scope.tenantId, {
+    const keys = scope.tenant.of(model);
+    const search = searchChange(scope.tenant, model, current, item);
+    const next = keys.toItem({
       ...item,
       ...search.attributes,
       version: current.version + 1,
       updatedAt: scope.now().toISOString(),
     });
     await scope.commit([
-      model.put(scope.tenantId, next).ifVersion(lock.version, lock.onConditionFailed),
+      keys.put(next).ifVersion(lock.version, lock.onConditionFailed),
       ...derived,
       ...search.writes,
       // The tenant's usage moves with what the item counts against its plan, within the limit (quota.ts).
-      ...quotaWrites(scope.tenantId, model, current, next),
+      ...quotaWrites(scope.tenant, model, current, next),
       activityEvent(scope, { subject: subjectOf(model, next), ...event, data: { version: next.version, ...event.data } }),
     ]);
     // commit() dropped the request's cached reads; the written item is known, so it is primed.
@@ -174,8 +175,9 @@ export function creationWrites<M extends AnyModel>(
   derived: Write[],
   now: string,
 ): { item: Item; writes: UnitWrite[] } {
-  const search = searchChange(scope.tenantId, model, null, attributes);
-  const item = model.toItem(scope.tenantId, {
+  const keys = scope.tenant.of(model);
+  const search = searchChange(scope.tenant, model, null, attributes);
+  const item = keys.toItem({
     ...attributes,
     ...search.attributes,
     version: 1,
@@ -187,10 +189,10 @@ export function creationWrites<M extends AnyModel>(
   return {
     item,
     writes: [
-      model.put(scope.tenantId, item).ifNew(() => new AppError(ErrorCode.CONFLICT, `${subject.type} ${subject.id} already exists.`)),
+      keys.put(item).ifNew(() => new AppError(ErrorCode.CONFLICT, `${subject.type} ${subject.id} already exists.`)),
       ...derived,
       ...search.writes,
-      ...quotaWrites(scope.tenantId, model, null, item),
+      ...quotaWrites(scope.tenant, model, null, item),
       activityEvent(scope, { subject, ...event, data: { version: 1, ...event.data } }),
     ],
   };
@@ -211,8 +213,8 @@ export function remove<M extends AnyModel>(
     await scope.commit([
       del(keyOf(scope, target)).ifVersion(lock.version, lock.onConditionFailed),
       ...derived,
-      ...searchChange(scope.tenantId, target.model, current, null).writes,
-      ...quotaWrites(scope.tenantId, target.model, current, null),
+      ...searchChange(scope.tenant, target.model, current, null).writes,
+      ...quotaWrites(scope.tenant, target.model, current, null),
       activityEvent(scope, { subject: subjectOf(target.model, current), ...event }),
     ]);
     return current;

@@ -2,6 +2,7 @@ import { PLAN_DEFAULTS, PLAN_LIMIT_NAMES, type PlanLimits, type PlanName } from 
 import { quotaExceeded } from '../errors';
 import { type AnyModel, QUOTA_COUNTED_ATTRIBUTE } from '../infra/dynamo/entity';
 import { check, update, type Item, type UnitWrite, Write } from '../infra/dynamo/write';
+import type { BoundTenant } from './bound-tenant';
 import { entities } from './entities';
 
 /*
@@ -30,7 +31,7 @@ interface Charge {
  */
 const charges = new WeakMap<Write, Charge>();
 
-/** The key of a tenant's usage counters. */
+/** The key of a tenant's usage counters, for an admin's read of any tenant's (the writes below take the caller's bound tenant). */
 export const usageKey = (tenantId: string) => entities.TenantUsage.keyOf(tenantId, {});
 
 /**
@@ -39,7 +40,7 @@ export const usageKey = (tenantId: string) => entities.TenantUsage.keyOf(tenantI
  * at commit), or, when only what the item is about to use grows, a check that the quota has room
  * for it. None when the model declares no quota or nothing changes.
  */
-export function quotaWrites(tenantId: string, model: AnyModel, before: Item | null, after: Item | null): Write[] {
+export function quotaWrites(tenant: BoundTenant, model: AnyModel, before: Item | null, after: Item | null): Write[] {
   const quota = model.quota;
   if (!quota) return [];
   const counted = (item: Item | null) => (item ? quota.counts(item) : 0);
@@ -50,7 +51,7 @@ export function quotaWrites(tenantId: string, model: AnyModel, before: Item | nu
   // recount migration), and an edit of it is never refused for usage it already had.
   const delta = counted(after) - recordedOf(before);
   const growth = counted(after) - counted(before);
-  const key = usageKey(tenantId);
+  const key = tenant.of(entities.TenantUsage).keyOf({});
   if (delta !== 0) {
     const add = update(key).addNumber(quota.name, delta);
     if (growth > 0) charges.set(add, { quota: quota.name, amount: growth, unlimited: add });

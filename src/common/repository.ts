@@ -1,15 +1,16 @@
-import type { AnyModel, ItemOf } from '../infra/dynamo/entity';
+import type { AnyModel, ItemOf, TenantModel } from '../infra/dynamo/entity';
 import type { Page, PageRequest, QuerySpec } from '../infra/dynamo/store';
 import type { Write } from '../infra/dynamo/write';
 import type { IdempotentRequest } from './idempotency';
 import { create, type KeyValues, mutate, remove, type Target } from './mutate';
+import type { BoundTenant } from './bound-tenant';
 import type { Scope } from './scope';
 import { checkFields } from './fields';
 import { applyPatch } from './validate';
 
 /** The attributes a client's `input` gives an entity, checked against its declaration (see checkFields). */
-export function inputAttributes(model: AnyModel, input: object, mode: 'create' | 'update', tenantId: string): Record<string, unknown> {
-  return checkFields(model.attributes, input, { mode, tenantId });
+export function inputAttributes(model: AnyModel, input: object, mode: 'create' | 'update', tenant: BoundTenant): Record<string, unknown> {
+  return checkFields(model.attributes, input, { mode, tenant });
 }
 
 /**
@@ -19,10 +20,15 @@ export function inputAttributes(model: AnyModel, input: object, mode: 'create' |
  * feature's repository extends it where its entity needs more.
  */
 export class EntityRepository<M extends AnyModel> {
+  /** The entity's keys, queries and writes in the caller's tenant. */
+  protected readonly keys: TenantModel<M>;
+
   constructor(
     protected readonly scope: Scope,
     readonly model: M,
-  ) {}
+  ) {
+    this.keys = scope.tenant.of(model);
+  }
 
   protected target(values: KeyValues<M>): Target<M> {
     return { model: this.model, values };
@@ -30,7 +36,7 @@ export class EntityRepository<M extends AnyModel> {
 
   /** The entity, or null when the caller's tenant has none with these key values. */
   protected async load(values: KeyValues<M>): Promise<ItemOf<M> | null> {
-    const item = await this.scope.items.load(this.model.keyOf(this.scope.tenantId, values));
+    const item = await this.scope.items.load(this.keys.keyOf(values));
     return this.model.is(item) ? item : null;
   }
 
@@ -40,7 +46,7 @@ export class EntityRepository<M extends AnyModel> {
    * leaving that out would make a timeout look like an empty list).
    */
   protected async loadMany(values: KeyValues<M>[]): Promise<ItemOf<M>[]> {
-    const items = await Promise.all(values.map((v) => this.scope.items.load(this.model.keyOf(this.scope.tenantId, v))));
+    const items = await Promise.all(values.map((v) => this.scope.items.load(this.keys.keyOf(v))));
     return items.filter((item): item is ItemOf<M> => this.model.is(item));
   }
 
@@ -71,7 +77,7 @@ export class EntityRepository<M extends AnyModel> {
 
   /** Applies a client's patch (see inputAttributes) with optimistic locking; the event names the fields changed. */
   protected updateItem(values: KeyValues<M>, expectedVersion: number | null | undefined, input: object, derived: Write[] = []) {
-    const patch = inputAttributes(this.model, input, 'update', this.scope.tenantId);
+    const patch = inputAttributes(this.model, input, 'update', this.scope.tenant);
     return mutate(this.scope, this.target(values), expectedVersion, (current) => ({
       item: applyPatch(current, patch),
       derived,

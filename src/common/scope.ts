@@ -1,6 +1,7 @@
 import type DataLoader from 'dataloader';
 import type { Item, Page, PageRequest, QuerySpec, Store } from '../infra/dynamo/store';
 import type { UnitWrite } from '../infra/dynamo/write';
+import type { BoundTenant } from './bound-tenant';
 import type { SharedItemReads } from '../infra/shared-reads';
 import type { FilesService } from './files/files.service';
 import type { IdPrefix } from './ids';
@@ -11,7 +12,11 @@ import type { Key } from './keys';
  * token), the store, and the request's item loader. One scope per request, never shared.
  */
 export interface Scope {
-  tenantId: string;
+  /**
+   * The caller's tenant, bound when the scope was made (from the verified token, or the lease a
+   * pool worker holds): every key, object key and stream of the request is built through it.
+   */
+  tenant: BoundTenant;
   actor: string;
   store: Store;
   items: DataLoader<Key, Item | null>;
@@ -27,6 +32,22 @@ export interface Scope {
    * next fall into one batch.
    */
   page(spec: QuerySpec, request?: PageRequest): Promise<Page<Item>>;
+  /**
+   * One page of several queries merged newest first by `sortAttribute` (Store.queryMerged: the
+   * shards of a write-sharded index), its cursors bound to this tenant and `listId`.
+   */
+  pageMerged(listId: string, shards: (before?: string) => QuerySpec[], sortAttribute: string, request?: PageRequest): Promise<Page<Item>>;
+  /**
+   * One page of a list computed whole and ordered (Store.listPage: ranked search results), its
+   * cursors bound to this tenant and `listId`.
+   */
+  pageOfList<T>(
+    listId: string,
+    list: readonly T[],
+    positionOf: (node: T) => Record<string, unknown>,
+    compare: (a: Record<string, unknown>, b: Record<string, unknown>) => number,
+    request?: PageRequest,
+  ): Promise<Page<T>>;
   eventRetentionDays: number;
   /** Makes the id of a new entity (`<prefix>_<ULID>`); the demo loader supplies fixed ones. */
   newId(prefix: IdPrefix): string;

@@ -1,5 +1,6 @@
 import { type AnyModel, SEARCH_SLOTS_ATTRIBUTE, type SearchDeclaration } from '../infra/dynamo/entity';
 import type { Write } from '../infra/dynamo/write';
+import type { BoundTenant } from './bound-tenant';
 import { entities, entityNames, initialOf } from './entities';
 
 /*
@@ -99,7 +100,7 @@ export interface SearchChange {
  * an entity that declares no search, or a change that leaves its words as they were.
  */
 export function searchChange(
-  tenantId: string,
+  tenant: BoundTenant,
   model: AnyModel,
   before: Record<string, unknown> | null,
   after: Record<string, unknown> | null,
@@ -112,14 +113,11 @@ export function searchChange(
   const subjectId = String(subject[model.idField]);
   const projectId = typeof subject.projectId === 'string' ? subject.projectId : undefined;
   const writes: Write[] = [];
+  const words = tenant.of(entities.SearchWord);
   for (let slot = 0; slot < Math.max(old.length, next.length); slot++) {
     const word = next[slot] ?? '';
     if ((old[slot] ?? '') === word) continue;
-    writes.push(
-      word
-        ? entities.SearchWord.put(tenantId, { subjectId, slot, word, subjectType: model.type, projectId })
-        : entities.SearchWord.delete(tenantId, { subjectId, slot }),
-    );
+    writes.push(word ? words.put({ subjectId, slot, word, subjectType: model.type, projectId }) : words.delete({ subjectId, slot }));
   }
   return { attributes: after ? { [SEARCH_SLOTS_ATTRIBUTE]: next } : {}, writes };
 }
@@ -130,6 +128,6 @@ export const searchableModels: ReadonlyMap<string, AnyModel> = new Map(
 );
 
 /** The query partition and prefix of the words that start with `word` (one of a query's words). */
-export function wordQuery(tenantId: string, word: string) {
-  return entities.SearchWord.query(tenantId, 'byWord', { initial: initialOf(word), word }, { open: true });
+export function wordQuery(tenant: BoundTenant, word: string) {
+  return tenant.of(entities.SearchWord).query('byWord', { initial: initialOf(word), word }, { open: true });
 }

@@ -2,7 +2,8 @@ import type { ActivityRepository } from '../activity/activity.repository';
 import { type ActivityEvent, isActivityEvent } from '../activity/activity.type';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
-import { streams, type PositionedStream } from '../common/streams';
+import type { BoundTenant } from '../common/bound-tenant';
+import type { PositionedStream } from '../common/streams';
 import { badInput, notFound } from '../errors';
 import type { Metrics } from '../infra/metrics';
 import type { Item, QuerySpec } from '../infra/dynamo/store';
@@ -100,7 +101,7 @@ abstract class StreamSubscription<E> implements ReplayOptions<E> {
   private begin: ((start: StreamStart) => void) | undefined;
   protected readonly store: Scope['store'];
   protected readonly reads: Scope['shared'];
-  protected readonly tenantId: string;
+  protected readonly tenant: BoundTenant;
 
   constructor(
     private readonly env: LiveShared,
@@ -112,7 +113,7 @@ abstract class StreamSubscription<E> implements ReplayOptions<E> {
   ) {
     this.store = scope.store;
     this.reads = scope.shared;
-    this.tenantId = scope.tenantId;
+    this.tenant = scope.tenant;
     this.start = new Promise((resolve) => {
       this.begin = resolve;
     });
@@ -165,11 +166,11 @@ class JobProgressSubscription extends StreamSubscription<JobEvent> {
     private readonly jobId: string,
     from: number | null,
   ) {
-    super(shared, scope, topics.job(scope.tenantId, jobId), from, 'afterSeq');
+    super(shared, scope, topics.job(scope.tenant, jobId), from, 'afterSeq');
   }
 
   readPage(after: number, limit: number, fresh: boolean): Promise<JobEvent[]> {
-    return this.eventsOf(jobEventsAfter(this.tenantId, this.jobId, after), limit, fresh);
+    return this.eventsOf(jobEventsAfter(this.tenant, this.jobId, after), limit, fresh);
   }
 
   accept(payload: unknown): payload is JobEvent {
@@ -225,7 +226,7 @@ class JobStatusSubscription extends StreamSubscription<JobEvent> {
     private readonly projectId: string | null,
     from: number | null,
   ) {
-    super(shared, scope, projectId ? topics.projectJobs(scope.tenantId, projectId) : topics.tenantJobs(scope.tenantId), from, 'after');
+    super(shared, scope, projectId ? topics.projectJobs(scope.tenant, projectId) : topics.tenantJobs(scope.tenant), from, 'after');
   }
 
   readPage(after: number, limit: number, fresh: boolean): Promise<JobEvent[]> {
@@ -282,8 +283,8 @@ class ActivitySubscription extends StreamSubscription<ActivityEvent> {
     from: number | null,
     private readonly afterEventId: string | null,
   ) {
-    super(shared, scope, topics.projectActivity(scope.tenantId, projectId), from, 'after');
-    this.stream = streams.projectActivity(scope.tenantId, projectId);
+    super(shared, scope, topics.projectActivity(scope.tenant, projectId), from, 'after');
+    this.stream = scope.tenant.projectActivity(projectId);
   }
 
   readPage(after: number, limit: number, fresh: boolean): Promise<ActivityEvent[]> {
@@ -405,8 +406,8 @@ export class Live {
     if (projectId !== null) assertId(projectId, 'proj', 'projectId');
     checkPosition(after, 'after');
     if (projectId && !(await this.projects.exists(projectId))) throw notFound('Project', projectId);
-    const { tenantId } = this.scope;
-    const stream = projectId ? streams.projectJobStatus(tenantId, projectId) : streams.tenantJobStatus(tenantId);
+    const { tenant } = this.scope;
+    const stream = projectId ? tenant.projectJobStatus(projectId) : tenant.jobStatus();
     return this.open(new JobStatusSubscription(this.shared, this.scope, stream, projectId, after), () => this.positionedHead(stream));
   }
 
@@ -425,6 +426,6 @@ export class Live {
       if (after === null) after = (await this.activity.positionOfEvent(projectId, afterEventId)) ?? -1;
     }
     const subscription = new ActivitySubscription(this.shared, this.scope, projectId, after, afterEventId);
-    return this.open(subscription, () => this.positionedHead(streams.projectActivity(this.scope.tenantId, projectId)));
+    return this.open(subscription, () => this.positionedHead(this.scope.tenant.projectActivity(projectId)));
   }
 }

@@ -1,15 +1,25 @@
+import type { BoundTenant } from '../common/bound-tenant';
 import type { Item } from '../infra/dynamo/store';
 import { KEY_ATTRIBUTES } from '../infra/dynamo/table';
 
-/**
- * Topic names. Every name carries the tenant, and subscriptions derive it from the verified
- * token, so an event of one tenant can never reach another tenant's subscriber.
- */
-export const topics = {
+/** Topic names by the tenant's id: what a stored event names (topicsFor) and what a subscription's bound tenant names (topics). */
+const names = {
   job: (tenantId: string, jobId: string) => `JOB:${tenantId}:${jobId}`,
   projectJobs: (tenantId: string, projectId: string) => `PROJECT_JOBS:${tenantId}:${projectId}`,
   tenantJobs: (tenantId: string) => `TENANT_JOBS:${tenantId}`,
   projectActivity: (tenantId: string, projectId: string) => `PROJECT_ACTIVITY:${tenantId}:${projectId}`,
+};
+
+/**
+ * The topics a subscription listens to. Every name carries the tenant, taken from the
+ * subscription's scope (bound to the verified token's tenant), so an event of one tenant can never
+ * reach another tenant's subscriber.
+ */
+export const topics = {
+  job: (tenant: BoundTenant, jobId: string) => names.job(tenant.id, jobId),
+  projectJobs: (tenant: BoundTenant, projectId: string) => names.projectJobs(tenant.id, projectId),
+  tenantJobs: (tenant: BoundTenant) => names.tenantJobs(tenant.id),
+  projectActivity: (tenant: BoundTenant, projectId: string) => names.projectActivity(tenant.id, projectId),
 };
 
 /**
@@ -20,16 +30,16 @@ export const topics = {
 export function topicsFor(event: Item): string[] {
   switch (event.stream) {
     case 'job':
-      return [topics.job(event.tenantId, event.jobId)];
+      return [names.job(event.tenantId, event.jobId)];
     case 'projectJobs':
-      return [topics.projectJobs(event.tenantId, event.projectId)];
+      return [names.projectJobs(event.tenantId, event.projectId)];
     case 'tenantJobs':
-      return [topics.tenantJobs(event.tenantId)];
+      return [names.tenantJobs(event.tenantId)];
     case 'audit':
       // Records of reads (download URLs handed out): in the trail and the timeline, never live.
       return [];
     default:
-      return event.projectId ? [topics.projectActivity(event.tenantId, event.projectId)] : [];
+      return event.projectId ? [names.projectActivity(event.tenantId, event.projectId)] : [];
   }
 }
 

@@ -3,7 +3,6 @@ import { normalizeText } from '../common/keys';
 import { mutate, remove } from '../common/mutate';
 import { EntityRepository } from '../common/repository';
 import { entities, type EntityItem } from '../common/entities';
-import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
 import { applyPatch, maxItems, optionalText, requireText } from '../common/validate';
 import { notFound } from '../errors';
@@ -71,11 +70,10 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
   }
 
   private tagWrites(before: string[], after: string[], inspirationId: string): Write[] {
-    const { tenantId } = this.scope;
-    const tag = entities.InspirationTag;
+    const tag = this.scope.tenant.of(entities.InspirationTag);
     return [
-      ...before.filter((t) => !after.includes(t)).map((t) => tag.delete(tenantId, { tag: t, inspirationId })),
-      ...after.filter((t) => !before.includes(t)).map((t) => tag.put(tenantId, { tag: t, inspirationId })),
+      ...before.filter((t) => !after.includes(t)).map((t) => tag.delete({ tag: t, inspirationId })),
+      ...after.filter((t) => !before.includes(t)).map((t) => tag.put({ tag: t, inspirationId })),
     ];
   }
 
@@ -85,9 +83,9 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
 
   /** Newest first; with a tag, through that tag's items and one batched read of the inspiration. */
   async list(tag: string | null | undefined, page: PageRequest) {
-    const { tenantId } = this.scope;
-    if (!tag) return this.page(allInspirations(tenantId), page);
-    const tags = entities.InspirationTag.pageOf(await this.scope.page(inspirationsByTag(tenantId, requireText(tag, 'tag', 100)), page));
+    const { tenant } = this.scope;
+    if (!tag) return this.page(allInspirations(tenant), page);
+    const tags = entities.InspirationTag.pageOf(await this.scope.page(inspirationsByTag(tenant, requireText(tag, 'tag', 100)), page));
     return tags.mapMany(async (found) => {
       const loaded = await this.loadMany(found.map((t) => ({ inspirationId: t.inspirationId })));
       const byId = new Map(loaded.map((item) => [item.inspirationId, item]));
@@ -98,12 +96,12 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
   /** The inspiration linked to one project, newest first: one query of the sparse project index per page. */
   ofProject(projectId: string, page: PageRequest) {
     const linkedProjectId = assertId(projectId, 'proj', 'projectId');
-    return this.page(this.model.query(this.scope.tenantId, 'byProject', { linkedProjectId }, { descending: true }), page);
+    return this.page(this.keys.query('byProject', { linkedProjectId }, { descending: true }), page);
   }
 
   create(input: CreateInspirationInput, idempotencyKey?: string | null) {
     const inspirationId = this.scope.newId('insp');
-    const s3Key = input.s3Key == null ? undefined : validateS3Key(input.s3Key, this.scope.tenantId, 's3Key');
+    const s3Key = input.s3Key == null ? undefined : this.scope.tenant.objectKey(input.s3Key, 's3Key');
     const { item, derived } = this.newItem(inspirationId, input, { s3Key });
     return this.createItem(item, derived, { data: { type: item.type, tags: item.tags } }, this.createRequest(idempotencyKey, { input }));
   }
@@ -116,7 +114,7 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
     this.uploads.check(input);
     const inspirationId = this.scope.newId('insp');
     const pending = this.uploads.start(
-      inspirationObjectKey(this.scope.tenantId, inspirationId, requireText(input.fileName, 'fileName', 255)),
+      inspirationObjectKey(this.scope.tenant, inspirationId, requireText(input.fileName, 'fileName', 255)),
       input,
     );
     const { item, derived } = this.newItem(inspirationId, input, {
@@ -149,7 +147,7 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
   /** Checks the uploaded object (see Uploads.confirm) and marks the file READY. */
   async confirmUpload(inspirationId: string) {
     const target = this.target(this.values(inspirationId));
-    const read = await this.scope.store.get(this.model.keyOf(this.scope.tenantId, target.values));
+    const read = await this.scope.store.get(this.keys.keyOf(target.values));
     if (!this.model.is(read)) throw notFound('Inspiration', inspirationId);
     if (read.fileStatus !== UploadStatus.UPLOADING)
       throw invalidTransition('Inspiration', inspirationId, read.fileStatus ?? 'no file', UploadStatus.READY);
@@ -169,7 +167,7 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
   update(inspirationId: string, expectedVersion: number, input: UpdateInspirationInput) {
     const patch = {
       text: optionalText(input.text, 'text', 20_000),
-      s3Key: input.s3Key == null ? input.s3Key : validateS3Key(input.s3Key, this.scope.tenantId, 's3Key'),
+      s3Key: input.s3Key == null ? input.s3Key : this.scope.tenant.objectKey(input.s3Key, 's3Key'),
       tags: input.tags === null ? [] : cleanTags(input.tags),
       linkedProjectId: input.linkedProjectId == null ? input.linkedProjectId : assertId(input.linkedProjectId, 'proj', 'linkedProjectId'),
     };
@@ -195,7 +193,7 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
       derived: this.tagWrites(current.tags, [], inspirationId),
       event: { action: this.model.events.deleted },
     }));
-    if (deleted.s3Key?.startsWith(inspirationObjectKey(this.scope.tenantId, inspirationId, 'x').slice(0, -1))) {
+    if (deleted.s3Key?.startsWith(inspirationObjectKey(this.scope.tenant, inspirationId, 'x').slice(0, -1))) {
       await this.scope.files
         .deleteMany([deleted.s3Key])
         .catch((err) => logger.warn({ err, inspirationId }, 'could not delete the inspiration file'));

@@ -74,12 +74,9 @@ export class DeadLetters {
     const kind = requireText(kindName, 'kind', 100);
     const stage = this.checkStage(this.stagesOf(kind, 'kind'), kind, requireText(stageName, 'stage', 48), 'stage');
     const code = optionalText(errorCode, 'errorCode', 100);
-    const spec = entities.WorkItem.query(
-      this.scope.tenantId,
-      'deadLetters',
-      { kind, stage, ...(code != null ? { errorCode: deadLetterCode(code) } : {}) },
-      { descending: true },
-    );
+    const spec = this.scope.tenant
+      .of(entities.WorkItem)
+      .query('deadLetters', { kind, stage, ...(code != null ? { errorCode: deadLetterCode(code) } : {}) }, { descending: true });
     return entities.WorkItem.pageOf(await this.scope.page(spec, page));
   }
 
@@ -94,8 +91,7 @@ export class DeadLetters {
     const code = optionalText(errorCode, 'errorCode', 100);
     const model = entities.WorkItem;
     const values = { kind, stage, ...(code != null ? { errorCode: deadLetterCode(code) } : {}) };
-    const merged = await this.scope.store.queryMerged(
-      this.scope.tenantId,
+    const merged = await this.scope.pageMerged(
       `ops:dead:${kind}:${stage}:${code ?? ''}`,
       (below) =>
         Array.from({ length: OPS_SHARDS }, (_, shard) =>
@@ -152,7 +148,7 @@ export class DeadLetters {
         index,
         pk,
         skPrefix = '',
-      } = entities.WorkItem.query(this.scope.tenantId, 'deadLetters', {
+      } = this.scope.tenant.of(entities.WorkItem).query('deadLetters', {
         kind,
         stage,
         ...(code != null ? { errorCode: deadLetterCode(code) } : {}),

@@ -375,7 +375,7 @@ export class JobItems {
    * committer decides on, so concurrent adders to one job are held to it exactly.
    */
   async checkItemsPerJob(holding: number, adding: number): Promise<number> {
-    const tenant = await this.scope.store.get(entities.Tenant.keyOf(this.scope.tenantId, {}));
+    const tenant = await this.scope.store.get(this.scope.tenant.of(entities.Tenant).keyOf({}));
     const allowed = limitsOf(this.plans, tenant).itemsPerJob;
     refuseOverItems(holding, adding, allowed);
     return allowed;
@@ -419,7 +419,7 @@ export class JobItems {
       },
       carry: carryOf,
     };
-    return committerOf(this.scope.store).submit(`${this.scope.tenantId}\u0000${jobId}`, io, refs, apply);
+    return committerOf(this.scope.store).submit(jobKey(this.scope.tenant, jobId).PK, io, refs, apply);
   }
 
   /**
@@ -443,21 +443,21 @@ export class JobItems {
     // no limit was set since (see writesOf).
     if (carried && (!refs.includes(POOL_REF) || carried.pool !== undefined)) return this.topUp(carried, refs);
     if (claimsIn(refs) > 0) claimReadStats.groupsWithClaims++;
-    const tenantId = this.scope.tenantId;
+    const { tenant } = this.scope;
     const withPool = refs.includes(POOL_REF);
     const wanted = refs.filter(isItemRef);
     // Items are conditioned on their own versions and the pool load on its limit, so they may be read beside the job.
-    const poolKeys = withPool ? [entities.PoolShare.keyOf(tenantId, {}), entities.PoolLoad.keyOf(tenantId, {})] : [];
+    const poolKeys = withPool ? [tenant.of(entities.PoolShare).keyOf({}), tenant.of(entities.PoolLoad).keyOf({})] : [];
     const itemKeys = wanted.map((r) => this.itemKey(jobId, r));
     const [job, beside, claimable] = await Promise.all([
-      this.scope.store.get(jobKey(tenantId, jobId)),
+      this.scope.store.get(jobKey(tenant, jobId)),
       itemKeys.length + poolKeys.length ? this.scope.store.batchGet([...itemKeys, ...poolKeys]) : Promise.resolve([]),
       this.claimableIds(jobId, claimsIn(refs)),
     ]);
     if (!entities.Job.is(job)) throw notFound('Job', jobId);
     // The claims' candidates are read by key (strongly) with the steps: the index is read eventually consistently.
     const candidates = claimable.filter((id) => !wanted.includes(id)).map((id) => this.itemKey(jobId, id));
-    const rows = await this.scope.store.batchGet([...currentStepKeys(tenantId, job), ...candidates]);
+    const rows = await this.scope.store.batchGet([...currentStepKeys(tenant, job), ...candidates]);
     const storedSteps = rows.filter((row) => entities.Step.is(row));
     const steps = new Map<string, StepLike>();
     for (const step of storedSteps) steps.set(step.name, { ...stepStateOf(step), jobId });
@@ -480,7 +480,7 @@ export class JobItems {
     }
     // The records of the job's reusable steps still waiting, so a step this group moves the job on
     // to can complete from them in the same decision (openReached). Only while such a step is ahead.
-    if (!TERMINAL.has(job.status)) state.reuseRecords = await readRecords(this.scope.store, tenantId, waitingStepKeys(job, steps));
+    if (!TERMINAL.has(job.status)) state.reuseRecords = await readRecords(this.scope.store, tenant, waitingStepKeys(job, steps));
     return state;
   }
 
@@ -504,13 +504,12 @@ export class JobItems {
     state.claimable = claimable;
     state.pool = carried.pool;
     // Reuse records are read anew as load reads them: another job may have recorded one since.
-    if (!TERMINAL.has(job.status))
-      state.reuseRecords = await readRecords(this.scope.store, this.scope.tenantId, waitingStepKeys(job, steps));
+    if (!TERMINAL.has(job.status)) state.reuseRecords = await readRecords(this.scope.store, this.scope.tenant, waitingStepKeys(job, steps));
     return state;
   }
 
   private itemKey(jobId: string, id: string) {
-    return entities.WorkItem.keyOf(this.scope.tenantId, { jobId, ...refOf(id) });
+    return this.scope.tenant.of(entities.WorkItem).keyOf({ jobId, ...refOf(id) });
   }
 
   /**
@@ -523,7 +522,7 @@ export class JobItems {
     if (claims === 0) return [];
     claimReadStats.indexReads++;
     const now = this.scope.now().toISOString();
-    const spec = { ...entities.WorkItem.query(this.scope.tenantId, 'claimableInJob', { jobId }), skBefore: `${now}$` };
+    const spec = { ...this.scope.tenant.of(entities.WorkItem).query('claimableInJob', { jobId }), skBefore: `${now}$` };
     const rows = await this.scope.store.queryFirst(spec, Math.min(MAX_CLAIM_CANDIDATES, Math.max(2 * claims + 8, MIN_CLAIM_CANDIDATES)));
     return rows.filter((row) => entities.WorkItem.is(row)).map((row) => itemId(row.stage, row.sequence));
   }
@@ -532,18 +531,21 @@ export class JobItems {
   private writesOf(state: BatchState): UnitWrite[] {
     if (state.events.length === 0 && state.changedItems.size === 0) return [];
     const { scope } = this;
-    const tenantId = scope.tenantId;
+    const { tenant } = scope;
     const { job, read, at } = state;
     const expiresAt = TERMINAL.has(job.status) ? job.expiresAt : undefined;
     const stale = () => new Stale();
     // The job's move in and out of the plan's running jobs is counted in the same transaction (src/common/quota.ts).
     const writes: UnitWrite[] = [
-      entities.Job.put(tenantId, { ...job }).ifVersion(read.version, stale),
-      ...quotaWrites(tenantId, entities.Job, read, job),
+      tenant
+        .of(entities.Job)
+        .put({ ...job })
+        .ifVersion(read.version, stale),
+      ...quotaWrites(tenant, entities.Job, read, job),
     ];
     for (const [key, item] of state.changedItems) {
       const before = state.readVersions.get(key);
-      const stored = entities.WorkItem.put(tenantId, { ...item, ...itemClaimability(item), expiresAt });
+      const stored = tenant.of(entities.WorkItem).put({ ...item, ...itemClaimability(item), expiresAt });
       writes.push(before === undefined ? stored.ifNew(stale) : stored.ifVersion(before, stale));
     }
     for (const step of state.changedSteps) writes.push(stepWrite(scope, job, step, at, expiresAt));
@@ -566,13 +568,13 @@ export class JobItems {
       // The tenant's count of items running under pool claims moves with the items, exactly; an
       // increase is conditioned on the tenant's limit (the decision read the count, another job's
       // group may have moved it since: then this group reads and decides again).
-      const load = update(entities.PoolLoad.keyOf(tenantId, {})).addNumber('running', delta);
+      const load = update(tenant.of(entities.PoolLoad).keyOf({})).addNumber('running', delta);
       const limit = state.pool?.limit;
       writes.push(delta > 0 && limit !== undefined ? load.ifAtMost('running', limit - delta, stale) : load);
       // Decided without a limit: none may have been set since (setPoolShare), or this group reads
       // and decides again. That is what lets a busy job's pool claims decide on the state its last
       // commit left (carryOf) rather than read the job afresh for each group.
-      if (delta > 0 && limit === undefined) writes.push(check(entities.PoolShare.keyOf(tenantId, {})).atMost('maxRunning', 0, stale));
+      if (delta > 0 && limit === undefined) writes.push(check(tenant.of(entities.PoolShare).keyOf({})).atMost('maxRunning', 0, stale));
     }
     writes.push(...state.extra);
     return writes;
@@ -629,12 +631,18 @@ export class JobItems {
     const stepsNow = [...state.steps.values()];
     const changed = new Set(state.changedSteps.map((s) => `${s.name}#${s.attempt}`));
     const writes: UnitWrite[] = [
-      entities.Job.put(scope.tenantId, { ...final }).ifNew(),
-      ...quotaWrites(scope.tenantId, entities.Job, null, final),
+      scope.tenant
+        .of(entities.Job)
+        .put({ ...final })
+        .ifNew(),
+      ...quotaWrites(scope.tenant, entities.Job, null, final),
       ...steps.filter((s) => !changed.has(`${s.name}#${s.attempt}`)).map((s) => stepWrite(scope, final, s, at, expiresAt)),
       ...state.changedSteps.map((s) => stepWrite(scope, final, s, at, expiresAt)),
       ...[...state.changedItems.values()].map((item) =>
-        entities.WorkItem.put(scope.tenantId, { ...item, ...itemClaimability(item), expiresAt }).ifNew(),
+        scope.tenant
+          .of(entities.WorkItem)
+          .put({ ...item, ...itemClaimability(item), expiresAt })
+          .ifNew(),
       ),
       ...eventWrites(scope, job, null, { type: JobEventType.JOB_CREATED }, at, actor),
     ];
@@ -664,7 +672,7 @@ export class JobItems {
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badInput(`items[${i}] must be an object.`, `items[${i}]`);
       const checked = checkFields(fanOut.inputs, raw, {
         mode: 'create',
-        tenantId: this.scope.tenantId,
+        tenant: this.scope.tenant,
         prefix: `items[${i}].`,
         typed: true,
         closed: true,
@@ -688,7 +696,7 @@ export class JobItems {
   async add(jobId: string, stage: string, inputs: unknown[]) {
     assertId(jobId, 'job', 'jobId');
     requireText(stage, 'stage', 48);
-    const head = await this.scope.store.get(entities.Job.keyOf(this.scope.tenantId, { jobId }));
+    const head = await this.scope.store.get(jobKey(this.scope.tenant, jobId));
     if (!entities.Job.is(head)) throw notFound('Job', jobId);
     const checked = this.checkInputs(JobItems.fanOutOrThrow(head, stage), inputs);
     const records = await this.recordsOfItems(head, stage, checked);
@@ -716,7 +724,7 @@ export class JobItems {
     if (!reuseOf(job, stage) || !takesReuse(job)) return Promise.resolve(new Map());
     return readRecords(
       this.scope.store,
-      this.scope.tenantId,
+      this.scope.tenant,
       inputs.map((input) => contentKey(job, stage, input)),
     );
   }
@@ -739,7 +747,7 @@ export class JobItems {
       const item = actOnItem(state, stage, sequence, this.withCheckedOutputs(state.job, stage, checked), actor);
       // A worker's completion of an item of a reusable stage records its outputs, in its own transaction.
       if (checked.kind === 'complete' && item.status === ItemStatus.COMPLETED)
-        state.extra.push(...recordWrites(this.scope.tenantId, state.job, stage, { outputs: item.outputs }, state.at, item));
+        state.extra.push(...recordWrites(this.scope.tenant, state.job, stage, { outputs: item.outputs }, state.at, item));
       return { job: state.job, step: state.steps.get(stage), item };
     });
   }
@@ -750,7 +758,7 @@ export class JobItems {
     const fanOut = JobItems.fanOutOrThrow(job, stage);
     const outputs = checkFields(fanOut.outputs, action.outputs, {
       mode: 'create',
-      tenantId: this.scope.tenantId,
+      tenant: this.scope.tenant,
       prefix: 'outputs.',
       typed: true,
       closed: true,
@@ -822,8 +830,8 @@ export class JobItems {
   /** Items of a job (optionally of one stage), in stage and sequence order, a page at a time. */
   page(jobId: string, stage: string | null | undefined, page: { first?: number | null; after?: string | null }) {
     const spec = stage
-      ? entities.WorkItem.key.prefixOf(this.scope.tenantId, { jobId, stage })
-      : { pk: entities.Job.key.pkOf(this.scope.tenantId, { jobId }), skPrefix: 'ITEM#' };
+      ? this.scope.tenant.of(entities.WorkItem).prefixOf({ jobId, stage })
+      : { pk: this.scope.tenant.of(entities.Job).pkOf({ jobId }), skPrefix: 'ITEM#' };
     return this.scope.page(spec, page).then((p) => entities.WorkItem.pageOf(p));
   }
 
@@ -836,9 +844,9 @@ export class JobItems {
       throw badInput(`limit must be between 1 and ${MAX_SCENES_PAGE}.`, 'limit');
     if (!Number.isInteger(afterSequence) || afterSequence < 0 || afterSequence > MAX_STAGE_ITEMS)
       throw badInput(`afterSequence must be between 0 and ${MAX_STAGE_ITEMS}.`, 'afterSequence');
-    const tenantId = this.scope.tenantId;
-    const { pk, skPrefix } = entities.WorkItem.key.prefixOf(tenantId, { jobId, stage });
-    const from = entities.WorkItem.keyOf(tenantId, { jobId, stage, sequence: afterSequence + 1 }).SK;
+    const items = this.scope.tenant.of(entities.WorkItem);
+    const { pk, skPrefix } = items.prefixOf({ jobId, stage });
+    const from = items.keyOf({ jobId, stage, sequence: afterSequence + 1 }).SK;
     const rows = await this.scope.store.queryFirst({ pk, skBetween: [from, `${skPrefix ?? ''}\uffff`] }, limit);
     return rows.filter((row) => entities.WorkItem.is(row));
   }

@@ -1,3 +1,4 @@
+import type { BoundTenant } from '../common/bound-tenant';
 import { entities, OPS_SHARDS } from '../common/entities';
 import type { Key } from '../common/keys';
 import { prefixEnd } from '../infra/dynamo/entity';
@@ -10,7 +11,7 @@ export { OPS_SHARDS };
  * A job lives in its own partition (`TENANT#t#JOB#j`): the job item, its step attempts and its
  * event stream, so a busy tenant's step updates spread over many partitions.
  */
-export const jobKey = (tenantId: string, jobId: string): Key => entities.Job.keyOf(tenantId, { jobId });
+export const jobKey = (tenant: BoundTenant, jobId: string): Key => tenant.of(entities.Job).keyOf({ jobId });
 
 /**
  * The tenant and job of an item in a job's partition (`TENANT#<t>#JOB#<j>`), read from its key, for
@@ -23,7 +24,7 @@ export function jobOwnerOf(item: { PK?: unknown }): { tenantId: string; jobId: s
 }
 
 /** A job's event `seq` is the job's version after the change, so the stream is gapless. */
-export const jobEventKey = (tenantId: string, jobId: string, seq: number): Key => entities.JobEvent.keyOf(tenantId, { jobId, seq });
+export const jobEventKey = (tenant: BoundTenant, jobId: string, seq: number): Key => tenant.of(entities.JobEvent).keyOf({ jobId, seq });
 
 /**
  * The keys of the current attempt of each of a job's planned steps: the attempt `job.attempts`
@@ -31,12 +32,11 @@ export const jobEventKey = (tenantId: string, jobId: string, seq: number): Key =
  * its steps: one row a planned step, however many attempts were made before.
  */
 export function currentStepKeys(
-  tenantId: string,
+  tenant: BoundTenant,
   job: { jobId: string; plan: readonly { name: string; order: number }[]; attempts: Record<string, number> },
 ): Key[] {
-  return job.plan.map(({ name, order }) =>
-    entities.Step.keyOf(tenantId, { jobId: job.jobId, order, name, attempt: job.attempts[name] ?? 1 }),
-  );
+  const steps = tenant.of(entities.Step);
+  return job.plan.map(({ name, order }) => steps.keyOf({ jobId: job.jobId, order, name, attempt: job.attempts[name] ?? 1 }));
 }
 
 /**
@@ -44,28 +44,28 @@ export function currentStepKeys(
  * before): the `job` query's read, which answers with the whole step history. No decision reads it
  * (see currentStepKeys).
  */
-export const jobWithSteps = (tenantId: string, jobId: string): QuerySpec => ({
-  pk: jobKey(tenantId, jobId).PK,
-  skBetween: [jobKey(tenantId, jobId).SK, prefixEnd(entities.Step.key.prefixOf(tenantId, { jobId }).skPrefix ?? '')],
+export const jobWithSteps = (tenant: BoundTenant, jobId: string): QuerySpec => ({
+  pk: jobKey(tenant, jobId).PK,
+  skBetween: [jobKey(tenant, jobId).SK, prefixEnd(stepHistory(tenant, jobId).skPrefix ?? '')],
 });
 
 /** Every attempt of every step of a job, in plan order then attempt order: the step history, read page by page. */
-export const stepHistory = (tenantId: string, jobId: string): QuerySpec => entities.Step.key.prefixOf(tenantId, { jobId });
+export const stepHistory = (tenant: BoundTenant, jobId: string): QuerySpec => tenant.of(entities.Step).prefixOf({ jobId });
 
 /** A job's events with seq in (after, until]. */
-export const jobEventsAfter = (tenantId: string, jobId: string, after: number, until = 9_999_999_999): QuerySpec => ({
-  pk: jobKey(tenantId, jobId).PK,
-  skBetween: [jobEventKey(tenantId, jobId, after + 1).SK, jobEventKey(tenantId, jobId, until).SK],
+export const jobEventsAfter = (tenant: BoundTenant, jobId: string, after: number, until = 9_999_999_999): QuerySpec => ({
+  pk: jobKey(tenant, jobId).PK,
+  skBetween: [jobEventKey(tenant, jobId, after + 1).SK, jobEventKey(tenant, jobId, until).SK],
 });
 
-export const jobsByStatus = (tenantId: string, status: JobStatus): QuerySpec =>
-  entities.Job.query(tenantId, 'byStatus', { status }, { descending: true });
-export const jobsOfProject = (tenantId: string, projectId: string): QuerySpec =>
-  entities.Job.query(tenantId, 'byProject', { projectId }, { descending: true });
-export const jobsOfUser = (tenantId: string, userId: string): QuerySpec =>
-  entities.Job.query(tenantId, 'byCreator', { createdBy: userId }, { descending: true });
-export const stepsAwaitingReview = (tenantId: string): QuerySpec =>
-  entities.Step.query(tenantId, 'awaitingReview', { status: 'PAUSED' }, { descending: true });
+export const jobsByStatus = (tenant: BoundTenant, status: JobStatus): QuerySpec =>
+  tenant.of(entities.Job).query('byStatus', { status }, { descending: true });
+export const jobsOfProject = (tenant: BoundTenant, projectId: string): QuerySpec =>
+  tenant.of(entities.Job).query('byProject', { projectId }, { descending: true });
+export const jobsOfUser = (tenant: BoundTenant, userId: string): QuerySpec =>
+  tenant.of(entities.Job).query('byCreator', { createdBy: userId }, { descending: true });
+export const stepsAwaitingReview = (tenant: BoundTenant): QuerySpec =>
+  tenant.of(entities.Step).query('awaitingReview', { status: 'PAUSED' }, { descending: true });
 
 /** One shard of the cross-tenant status index, newest first, optionally before a position. */
 export const opsJobsByStatus = (status: JobStatus, shard: number, before?: string): QuerySpec => ({

@@ -3,7 +3,6 @@ import { activityEvent } from '../common/activity-event';
 import { assertId, isValidTenantId } from '../common/ids';
 import { creationWrites, retryWhileStale, Stale } from '../common/mutate';
 import { entities, type EntityItem } from '../common/entities';
-import { validateS3Key } from '../common/s3-key';
 import type { Scope } from '../common/scope';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } from '../errors';
@@ -137,7 +136,7 @@ export class JobRepository {
    */
   private async read(jobId: string) {
     assertId(jobId, 'job', 'jobId');
-    const items = await this.scope.store.queryAll(jobWithSteps(this.scope.tenantId, jobId), MAX_STEP_HISTORY + 1);
+    const items = await this.scope.store.queryAll(jobWithSteps(this.scope.tenant, jobId), MAX_STEP_HISTORY + 1);
     const job = items.find((item) => entities.Job.is(item));
     if (!entities.Job.is(job)) return null;
     const steps = items.filter((item) => entities.Step.is(item)).sort(byOrder);
@@ -150,7 +149,7 @@ export class JobRepository {
    * subscribes to one job reads it a few times, not once each. Null when this tenant has no such job.
    */
   async head(jobId: string): Promise<{ seq: number; status: JobItem['status']; projectId: string } | null> {
-    const item = await this.scope.shared.get(jobKey(this.scope.tenantId, assertId(jobId, 'job', 'jobId')));
+    const item = await this.scope.shared.get(jobKey(this.scope.tenant, assertId(jobId, 'job', 'jobId')));
     return entities.Job.is(item) ? { seq: item.version, status: item.status, projectId: item.projectId } : null;
   }
 
@@ -167,7 +166,7 @@ export class JobRepository {
    */
   async steps(jobId: string) {
     assertId(jobId, 'job', 'jobId');
-    const rows = await this.scope.store.queryAll(stepHistory(this.scope.tenantId, jobId), MAX_STEP_HISTORY);
+    const rows = await this.scope.store.queryAll(stepHistory(this.scope.tenant, jobId), MAX_STEP_HISTORY);
     return rows
       .filter((row) => entities.Step.is(row))
       .sort(byOrder)
@@ -190,22 +189,22 @@ export class JobRepository {
 
   /** A project's jobs, newest first. */
   ofProject(projectId: string, page: PageRequest) {
-    return this.list(jobsOfProject(this.scope.tenantId, assertId(projectId, 'proj', 'projectId')), page);
+    return this.list(jobsOfProject(this.scope.tenant, assertId(projectId, 'proj', 'projectId')), page);
   }
 
   /** The tenant's jobs in one status, most recently changed first. */
   byStatus(status: JobStatus, page: PageRequest) {
-    return this.list(jobsByStatus(this.scope.tenantId, status), page);
+    return this.list(jobsByStatus(this.scope.tenant, status), page);
   }
 
   /** The caller's own jobs, newest first. */
   mine(page: PageRequest) {
-    return this.list(jobsOfUser(this.scope.tenantId, this.scope.actor), page);
+    return this.list(jobsOfUser(this.scope.tenant, this.scope.actor), page);
   }
 
   /** Step attempts paused for a person's review, most recent first. */
   async awaitingReview(page: PageRequest) {
-    const result = entities.Step.pageOf(await this.scope.page(stepsAwaitingReview(this.scope.tenantId), page));
+    const result = entities.Step.pageOf(await this.scope.page(stepsAwaitingReview(this.scope.tenant), page));
     return result.map(toStep);
   }
 
@@ -214,8 +213,7 @@ export class JobRepository {
    * per shard of GSI3, merged newest first.
    */
   async acrossTenants(status: JobStatus, page: PageRequest) {
-    const merged = await this.scope.store.queryMerged(
-      this.scope.tenantId,
+    const merged = await this.scope.pageMerged(
       `ops:${status}`,
       (before) => Array.from({ length: OPS_SHARDS }, (_, shard) => opsJobsByStatus(status, shard, before)),
       entities.Job.sortAttributeOf('acrossTenants'),
@@ -249,7 +247,7 @@ export class JobRepository {
     // the items it made claimable are then looked for again.
     // Steps and the JobWork entries of jobs at fan-out stages share the index's partitions, so one
     // query finds both.
-    const spec = entities.Step.query(this.scope.tenantId, index, values);
+    const spec = this.scope.tenant.of(entities.Step).query(index, values);
     for (let pass = 0; pass < 3; pass++) {
       // Workers of the tenant asking at once share one read of the index (one that started after
       // each asked), and each tries its candidates from a random place in the list, so they spread
@@ -374,7 +372,7 @@ export class JobRepository {
     const outputs = stage.outputs
       ? checkFields(stage.outputs, action.outputs ?? {}, {
           mode: 'create',
-          tenantId: this.scope.tenantId,
+          tenant: this.scope.tenant,
           prefix: 'outputs.',
           typed: true,
           closed: true,
@@ -400,7 +398,7 @@ export class JobRepository {
     if (input.steps == null && !declared) {
       throw badInput(`${kind} is not a declared kind (see jobKinds), so the job needs its steps.`, 'steps');
     }
-    const system = this.scope.tenantId === SYSTEM_TENANT;
+    const system = this.scope.tenant.id === SYSTEM_TENANT;
     if (declaredKind(kind)?.system && !system) throw badInput(`${kind} jobs are run by the server itself; no tenant creates one.`, 'kind');
     const stepNames = declared ? declared.stages.map((stage) => stage.name) : this.freeSteps(input.steps);
     if (input.priority != null && !(Number.isInteger(input.priority) && input.priority >= 0 && input.priority <= 9))
@@ -457,7 +455,7 @@ export class JobRepository {
     const jobId = this.scope.newId('job');
     const at = this.scope.now().toISOString();
     const plan: PlannedStep[] = request.plan.map((name, i) => ({ name, order: i + 1 }));
-    const job = entities.Job.toItem(this.scope.tenantId, {
+    const job = this.scope.tenant.of(entities.Job).toItem({
       jobId,
       projectId,
       status: JobStatus.QUEUED,
@@ -491,7 +489,7 @@ export class JobRepository {
     // still stands when the job commits.
     const [stepRecords, itemRecords] = takesReuse(job)
       ? await Promise.all([
-          readRecords(this.scope.store, this.scope.tenantId, waitingStepKeys(job, new Map(initial.map((step) => [step.name, step])))),
+          readRecords(this.scope.store, this.scope.tenant, waitingStepKeys(job, new Map(initial.map((step) => [step.name, step])))),
           itemStage ? this.items.recordsOfItems(job, itemStage.name, items) : new Map(),
         ])
       : [new Map(), new Map()];
@@ -524,7 +522,7 @@ export class JobRepository {
     if (inputs != null && !isPlainObject(inputs)) throw badInput(`A ${kind} job's inputs must be an object.`, 'inputs');
     const checked = checkFields(declared.inputs, inputs ?? {}, {
       mode: 'create',
-      tenantId: this.scope.tenantId,
+      tenant: this.scope.tenant,
       prefix: 'inputs.',
       typed: true,
       closed: true,
@@ -547,7 +545,7 @@ export class JobRepository {
     return retryWhileStale(async (mayRetry) => {
       // The decision needs the job alone; its step history is read beside it for the answer, which
       // returns the job as it was (its rows are gone once the deletion commits).
-      const [job, steps] = await Promise.all([this.scope.store.get(jobKey(this.scope.tenantId, jobId)), this.steps(jobId)]);
+      const [job, steps] = await Promise.all([this.scope.store.get(jobKey(this.scope.tenant, jobId)), this.steps(jobId)]);
       if (!entities.Job.is(job)) throw notFound('Job', jobId);
       if (expectedVersion != null && job.version !== expectedVersion) throw conflict('Job', jobId, expectedVersion, job.version);
       if (!TERMINAL.has(job.status)) {
@@ -559,8 +557,8 @@ export class JobRepository {
       }
       // The first page of the partition: rows other than the job's own and its JobSettle entry
       // (written apart: a transaction names each key once) go with the job when all of them fit.
-      const pk = entities.Job.key.pkOf(this.scope.tenantId, { jobId });
-      const settleKey = entities.JobSettle.keyOf(this.scope.tenantId, { jobId });
+      const pk = this.scope.tenant.of(entities.Job).pkOf({ jobId });
+      const settleKey = this.scope.tenant.of(entities.JobSettle).keyOf({ jobId });
       const [page, settle] = await Promise.all([this.scope.store.queryFirst({ pk }, DELETE_FIRST + 2), this.scope.store.get(settleKey)]);
       const others = page.filter((row) => row.SK !== settleKey.SK && !entities.Job.is(row));
       const fits = page.length < DELETE_FIRST + 2 && others.length <= DELETE_FIRST;
@@ -571,7 +569,7 @@ export class JobRepository {
       if (fits && current) entry.push(del(settleKey).ifVersion(current.version, moved));
       if (!fits) {
         const at = this.scope.now().toISOString();
-        const deleting = entities.JobSettle.put(this.scope.tenantId, {
+        const deleting = this.scope.tenant.of(entities.JobSettle).put({
           jobId,
           jobExpiresAt: job.expiresAt ?? Math.floor(Date.parse(at) / 1000),
           deleting: true,
@@ -582,13 +580,16 @@ export class JobRepository {
         entry.push(current ? deleting.ifVersion(current.version, moved) : deleting.ifNew(moved));
       }
       await this.scope.commit([
-        entities.Job.delete(this.scope.tenantId, { jobId }).ifVersion(job.version, (now) =>
-          !now
-            ? notFound('Job', jobId)
-            : mayRetry && expectedVersion == null
-              ? new Stale()
-              : conflict('Job', jobId, job.version, now.version),
-        ),
+        this.scope.tenant
+          .of(entities.Job)
+          .delete({ jobId })
+          .ifVersion(job.version, (now) =>
+            !now
+              ? notFound('Job', jobId)
+              : mayRetry && expectedVersion == null
+                ? new Stale()
+                : conflict('Job', jobId, job.version, now.version),
+          ),
         activityEvent(this.scope, {
           action: 'job.deleted',
           subject: { type: entities.Job.type, id: jobId, projectId: job.projectId },
@@ -657,7 +658,7 @@ export class JobRepository {
     assertId(jobId, 'job', 'jobId');
     if ('artifacts' in action) {
       maxItems(action.artifacts, 'artifacts', 50);
-      for (const key of action.artifacts) validateS3Key(key, this.scope.tenantId, 'artifacts');
+      for (const key of action.artifacts) this.scope.tenant.objectKey(key, 'artifacts');
     }
     if ('metrics' in action) boundedJson(action.metrics, 'metrics');
     return this.items.submit(jobId, [], (state) => this.decideOn(state, action, review));
@@ -724,7 +725,7 @@ export class JobRepository {
     state.extra.push(...this.reviewEvents(state.job, action, review.comment), ...this.assetWrites(state.job, outcome, state.at));
     // A worker's completion of a reusable stage's step records its outputs, in its own transaction.
     if (outcome.type === JobEventType.STEP_COMPLETED && outcome.step)
-      state.extra.push(...recordWrites(this.scope.tenantId, state.job, outcome.step.name, outcome.step, state.at));
+      state.extra.push(...recordWrites(this.scope.tenant, state.job, outcome.step.name, outcome.step, state.at));
     openReached(state, actor);
     return this.decided(state.job);
   }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { BoundTenant } from '../common/bound-tenant';
 import { entities, type EntityItem, type ReuseSourceItem } from '../common/entities';
 import { canonicalJson } from '../common/idempotency';
 import type { Store } from '../infra/dynamo/store';
@@ -102,7 +103,7 @@ export function sourceOf(record: ReuseRecordItem): ReuseSource {
  * record's time is never extended by reusing it.
  */
 export function recordWrites(
-  tenantId: string,
+  tenant: BoundTenant,
   job: ReuseJob,
   stage: string,
   produced: { outputs?: Record<string, unknown> | null; artifacts?: string[]; metrics?: Record<string, unknown> | null },
@@ -112,7 +113,7 @@ export function recordWrites(
   const declared = reuseOf(job, stage);
   if (!declared) return [];
   return [
-    entities.ReuseRecord.put(tenantId, {
+    tenant.of(entities.ReuseRecord).put({
       contentKey: contentKey(job, stage, item?.inputs),
       jobId: job.jobId,
       kind: job.kind,
@@ -141,10 +142,11 @@ export function waitingStepKeys(job: ReuseJob & { plan: { name: string }[] }, st
 }
 
 /** The records of `keys` of the tenant, by content key (absent ones left out). */
-export async function readRecords(store: Store, tenantId: string, keys: readonly string[]): Promise<Map<string, ReuseRecordItem>> {
+export async function readRecords(store: Store, tenant: BoundTenant, keys: readonly string[]): Promise<Map<string, ReuseRecordItem>> {
   const unique = [...new Set(keys)];
   if (unique.length === 0) return new Map();
-  const rows = await store.batchGet(unique.map((key) => entities.ReuseRecord.keyOf(tenantId, { contentKey: key })));
+  const model = tenant.of(entities.ReuseRecord);
+  const rows = await store.batchGet(unique.map((contentKey) => model.keyOf({ contentKey })));
   const records = new Map<string, ReuseRecordItem>();
   for (const row of rows) if (entities.ReuseRecord.is(row)) records.set(row.contentKey, row);
   return records;

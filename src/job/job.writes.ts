@@ -1,7 +1,6 @@
 import { entities, type EntityItem, type ItemCountsItem } from '../common/entities';
 import { FINISHED_JOB_TTL_DAYS, JOB_EVENT_TTL_DAYS } from '../config';
 import type { Scope } from '../common/scope';
-import { streams } from '../common/streams';
 import { del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { fanOutOf, stageOf } from './job.kinds';
 import type { ReusedWork } from './job.reuse';
@@ -130,8 +129,8 @@ function claimability(job: StepJob, step: StepState, at: string): { claimable?: 
 }
 
 /** A step attempt's put: built from the step's own fields; the model derives its key and index attributes. */
-export function stepWrite(scope: Pick<Scope, 'tenantId'>, job: StepJob, step: StepState, at: string, expiresAt?: number): Write {
-  return entities.Step.put(scope.tenantId, {
+export function stepWrite(scope: Pick<Scope, 'tenant'>, job: StepJob, step: StepState, at: string, expiresAt?: number): Write {
+  return scope.tenant.of(entities.Step).put({
     ...stepStateOf(step),
     ...claimability(job, step, at),
     jobId: job.jobId,
@@ -149,7 +148,7 @@ export function stepWrite(scope: Pick<Scope, 'tenantId'>, job: StepJob, step: St
  * job stops or moves on, and one that becomes claimable (the job moved on to it) enters it.
  */
 export function expiringSteps(
-  scope: Pick<Scope, 'tenantId'>,
+  scope: Pick<Scope, 'tenant'>,
   job: StepJob,
   stored: StepState[],
   written: StepState[],
@@ -171,7 +170,7 @@ export function expiringSteps(
  * tenant's job status streams, placed at commit after their heads (see streams.ts).
  */
 export function eventWrites(
-  scope: Pick<Scope, 'tenantId' | 'eventRetentionDays'>,
+  scope: Pick<Scope, 'tenant' | 'eventRetentionDays'>,
   job: JobItem,
   previous: JobItem | null,
   outcome: { type: JobEventType; step?: StepState; item?: WorkItemItem; reused?: ReusedWork[] },
@@ -183,7 +182,7 @@ export function eventWrites(
   const statusChanged = !previous || previous.status !== status;
   const attributes = {
     eventId: `${job.jobId}:${seq}`,
-    tenantId: scope.tenantId,
+    tenantId: scope.tenant.id,
     jobId: job.jobId,
     projectId: job.projectId,
     seq,
@@ -207,11 +206,11 @@ export function eventWrites(
     ...attributes,
     expiresAt: Math.floor(Date.parse(at) / 1000) + Math.max(scope.eventRetentionDays, JOB_EVENT_TTL_DAYS) * 86_400,
   };
-  const writes: UnitWrite[] = [event({ ...entities.JobEvent.toItem(scope.tenantId, { ...own, stream: 'job', position: seq }), ...own })];
+  const writes: UnitWrite[] = [event({ ...scope.tenant.of(entities.JobEvent).toItem({ ...own, stream: 'job', position: seq }), ...own })];
   if (statusChanged) {
     writes.push(
-      streams.projectJobStatus(scope.tenantId, job.projectId).append(() => ({ ...attributes, stream: 'projectJobs' })),
-      streams.tenantJobStatus(scope.tenantId).append(() => ({ ...attributes, stream: 'tenantJobs' })),
+      scope.tenant.projectJobStatus(job.projectId).append(() => ({ ...attributes, stream: 'projectJobs' })),
+      scope.tenant.jobStatus().append(() => ({ ...attributes, stream: 'tenantJobs' })),
     );
   }
   return writes;
@@ -285,7 +284,7 @@ export const leaseGridOf = (leaseSeconds: number): number => Math.round((leaseSe
  * report writes the entry about once per half a lease, not once per report.
  */
 export function jobWorkWrites(
-  scope: Pick<Scope, 'tenantId'>,
+  scope: Pick<Scope, 'tenant'>,
   previous: { job: JobItem; step?: StepState } | null,
   next: { job: JobItem; step?: StepState },
   at: string,
@@ -295,10 +294,10 @@ export function jobWorkWrites(
   const before = previous ? jobWorkOf(previous.job, previous.step, at, grid) : null;
   const after = jobWorkOf(next.job, next.step, at, grid);
   if (before?.name === after?.name && before?.availableAt === after?.availableAt) return [];
-  const key = entities.JobWork.keyOf(scope.tenantId, { jobId: next.job.jobId });
+  const key = scope.tenant.of(entities.JobWork).keyOf({ jobId: next.job.jobId });
   if (!after) return [del(key)];
   return [
-    entities.JobWork.put(scope.tenantId, {
+    scope.tenant.of(entities.JobWork).put({
       jobId: next.job.jobId,
       kind: next.job.kind,
       name: after.name,
@@ -320,14 +319,14 @@ export function jobWorkWrites(
  * settle sweep gives those rows its expiry (and cancels the unfinished items of a cancelled job);
  * a job retried out of FAILED drops the entry.
  */
-export function jobSettleWrites(scope: Pick<Scope, 'tenantId'>, previous: JobItem, next: JobItem, at: string): UnitWrite[] {
+export function jobSettleWrites(scope: Pick<Scope, 'tenant'>, previous: JobItem, next: JobItem, at: string): UnitWrite[] {
   const toSettle =
     Object.values(next.itemCounts ?? {}).some((c) => c.total > 0) || Object.values(next.attempts ?? {}).some((attempt) => attempt > 1);
-  const key = entities.JobSettle.keyOf(scope.tenantId, { jobId: next.jobId });
+  const key = scope.tenant.of(entities.JobSettle).keyOf({ jobId: next.jobId });
   const expiresAt = TERMINAL.has(next.status) ? next.expiresAt : undefined;
   if (expiresAt !== undefined && toSettle && (!TERMINAL.has(previous.status) || previous.expiresAt !== expiresAt)) {
     return [
-      entities.JobSettle.put(scope.tenantId, {
+      scope.tenant.of(entities.JobSettle).put({
         jobId: next.jobId,
         jobExpiresAt: expiresAt,
         cancelled: next.status === JobStatus.CANCELLED ? true : undefined,

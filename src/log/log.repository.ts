@@ -1,7 +1,6 @@
 import { entities, type EntityItem } from '../common/entities';
 import { normalizeText } from '../common/keys';
 import { mutate } from '../common/mutate';
-import { validateS3Key } from '../common/s3-key';
 import { applyPatch, boundedJson, maxItems, nonNegativeInt, optionalText, requireText } from '../common/validate';
 import type { PageRequest } from '../infra/dynamo/store';
 import type { Write } from '../infra/dynamo/write';
@@ -27,7 +26,7 @@ type LogItem = EntityItem<'Log'>;
  */
 export class LogRepository extends ProjectChildRepository<typeof entities.Log> {
   private mediaRefs(list: string[] | null | undefined): string[] | undefined {
-    return maxItems(list, 'mediaRefs', 50)?.map((key) => validateS3Key(key, this.scope.tenantId, 'mediaRefs'));
+    return maxItems(list, 'mediaRefs', 50)?.map((key) => this.scope.tenant.objectKey(key, 'mediaRefs'));
   }
 
   /** One material-use item's attributes per distinct normalized material of `log`, by sort key. */
@@ -36,7 +35,7 @@ export class LogRepository extends ProjectChildRepository<typeof entities.Log> {
     for (const material of log.materials) {
       const values = { material: normalizeText(material), logId: log.logId };
       if (values.material === '') continue;
-      const { SK } = entities.MaterialUse.keyOf(this.scope.tenantId, values);
+      const { SK } = this.scope.tenant.of(entities.MaterialUse).keyOf(values);
       uses.set(SK, { ...values, projectId: log.projectId, minutes: log.timeSpentMinutes ?? 0 });
     }
     return uses;
@@ -44,16 +43,16 @@ export class LogRepository extends ProjectChildRepository<typeof entities.Log> {
 
   /** The writes that make the material-use items of `before` those of `after`. */
   private materialWrites(before: Map<string, Record<string, unknown>>, after: Map<string, Record<string, unknown>>): Write[] {
-    const { tenantId } = this.scope;
+    const uses = this.scope.tenant.of(entities.MaterialUse);
     return [
-      ...[...before].filter(([sk]) => !after.has(sk)).map(([, use]) => entities.MaterialUse.delete(tenantId, use)),
-      ...[...after.values()].map((use) => entities.MaterialUse.put(tenantId, use)),
+      ...[...before].filter(([sk]) => !after.has(sk)).map(([, use]) => uses.delete(use)),
+      ...[...after.values()].map((use) => uses.put(use)),
     ];
   }
 
   /** Logs by attribution status across the tenant's projects, newest first. */
   listByAttribution(status: AttributionStatus, page: PageRequest) {
-    return this.page(logsByAttribution(this.scope.tenantId, status), page);
+    return this.page(logsByAttribution(this.scope.tenant, status), page);
   }
 
   override create(projectId: string, input: CreateLogInput, idempotencyKey?: string | null) {
@@ -111,7 +110,7 @@ export class LogRepository extends ProjectChildRepository<typeof entities.Log> {
    */
   async materialUsage(material: string) {
     const name = normalizeText(requireText(material, 'material', 200));
-    const uses = (await this.scope.store.queryAll(materialUses(this.scope.tenantId, name))).filter((item) => entities.MaterialUse.is(item));
+    const uses = (await this.scope.store.queryAll(materialUses(this.scope.tenant, name))).filter((item) => entities.MaterialUse.is(item));
     const logs = await this.loadMany(uses.map((use) => ({ projectId: use.projectId, logId: use.logId })));
     return {
       material: name,

@@ -39,7 +39,7 @@ export function nodeFeatureOf(features: readonly Feature[]): Feature {
   const lookUp = (ctx: Context, id: string): Promise<object | null> => {
     const { type, values } = parseGlobalId(id);
     const source = sources.get(type);
-    return source ? source.load(ctx.repos, values, ctx.principal!.tenantId) : Promise.resolve(null);
+    return source ? source.load(ctx.repos, values) : Promise.resolve(null);
   };
 
   @Resolver()

@@ -49,12 +49,12 @@ export class ProjectChildRepository<M extends ChildModel> extends EntityReposito
   /** A project's children of this kind, oldest first (ids are time-ordered). */
   list(projectId: string, page: PageRequest) {
     assertId(projectId, 'proj', 'projectId');
-    return this.page(this.model.key.prefixOf(this.scope.tenantId, { projectId }), page);
+    return this.page(this.keys.prefixOf({ projectId }), page);
   }
 
   /** One page of a declared index of this child (`values` fill its partition key), newest first. */
   listIndex(indexName: string, values: Record<string, unknown>, page: PageRequest) {
-    return this.page(this.model.query(this.scope.tenantId, indexName, values, { descending: true }), page);
+    return this.page(this.keys.query(indexName, values, { descending: true }), page);
   }
 
   /**
@@ -65,7 +65,7 @@ export class ProjectChildRepository<M extends ChildModel> extends EntityReposito
     const id = this.scope.newId(this.prefix);
     const values = this.valuesOf(projectId, id);
     return this.createItem(
-      { ...inputAttributes(this.model, input, 'create', this.scope.tenantId), ...values },
+      { ...inputAttributes(this.model, input, 'create', this.scope.tenant), ...values },
       [this.projects.activeProjectCheck(projectId)],
       undefined,
       this.createRequest(idempotencyKey, { projectId, input }),

@@ -41,7 +41,7 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
    * project's streams checks it a few times, not once each.
    */
   async exists(projectId: string): Promise<boolean> {
-    return this.model.is(await this.scope.shared.get(this.model.keyOf(this.scope.tenantId, this.values(projectId))));
+    return this.model.is(await this.scope.shared.get(this.keys.keyOf(this.values(projectId))));
   }
 
   /**
@@ -49,11 +49,11 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
    * first) when a status is given, else by title (optionally by title prefix).
    */
   list(args: { status?: ProjectStatus | null; titlePrefix?: string | null; archived: boolean }, page: PageRequest) {
-    const { tenantId } = this.scope;
+    const { tenant } = this.scope;
     if (args.status && args.titlePrefix) throw badInput('Filter by status or by titlePrefix, not both.', 'titlePrefix');
     const spec = args.status
-      ? projectsByStatus(tenantId, args.status, args.archived)
-      : projectsByTitle(tenantId, args.titlePrefix ?? undefined, args.archived);
+      ? projectsByStatus(tenant, args.status, args.archived)
+      : projectsByTitle(tenant, args.titlePrefix ?? undefined, args.archived);
     return this.page(spec, page);
   }
 
@@ -63,8 +63,7 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
    */
   async acrossTenants(status: ProjectStatus, archived: boolean, page: PageRequest) {
     const model = this.model;
-    const merged = await this.scope.store.queryMerged(
-      this.scope.tenantId,
+    const merged = await this.scope.pageMerged(
       `ops:projects:${status}:${archived}`,
       (below) =>
         Array.from({ length: OPS_SHARDS }, (_, shard) =>
@@ -135,6 +134,6 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
    */
   activeProjectCheck(projectId: string): Write {
     assertId(projectId, 'proj', 'projectId');
-    return mustExist(projectKey(this.scope.tenantId, projectId), 'Project', projectId, { archived: false });
+    return mustExist(projectKey(this.scope.tenant, projectId), 'Project', projectId, { archived: false });
   }
 }

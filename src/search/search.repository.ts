@@ -72,14 +72,14 @@ export class SearchRepository {
    * that matches more than MAX_SEARCH_CANDIDATES words, or a cursor of another search or tenant.
    */
   async search(text: string, types: readonly string[] | null | undefined, page: PageRequest): Promise<Page<SearchHitItem>> {
-    const { tenantId, store } = this.scope;
+    const { tenant, store } = this.scope;
     const query = [...new Set(wordsOf(requireText(text, 'text', 500)))].sort();
     if (query.length === 0) throw badInput('text has no word to search for: give it letters or digits.', 'text');
     if (query.length > MAX_QUERY_WORDS) throw badInput(`text may hold at most ${MAX_QUERY_WORDS} words, got ${query.length}.`, 'text');
     const wanted = new Set(types?.length ? types : searchableModels.keys());
     // The longest word is the likeliest to start the fewest words.
     const leading = query.reduce((a, b) => (Array.from(b).length > Array.from(a).length ? b : a));
-    const found = await store.queryAll(wordQuery(tenantId, leading), MAX_SEARCH_CANDIDATES).catch((error: unknown) => {
+    const found = await store.queryAll(wordQuery(tenant, leading), MAX_SEARCH_CANDIDATES).catch((error: unknown) => {
       // queryAll refuses more than the bound with BAD_USER_INPUT: say which word and what to do.
       if (error instanceof AppError && error.code === ErrorCode.BAD_USER_INPUT) {
         throw badInput(`"${leading}" starts more than ${MAX_SEARCH_CANDIDATES} words of your tenant: search with a longer word.`, 'text');
@@ -95,7 +95,7 @@ export class SearchRepository {
     }
     const candidates = [...subjects.values()];
     // Promise.all of load, not loadMany: a failed read must fail the search, not drop its hits.
-    const items = await Promise.all(candidates.map(({ model, values }) => this.scope.items.load(model.key.keyFrom(tenantId, values))));
+    const items = await Promise.all(candidates.map(({ model, values }) => this.scope.items.load(tenant.of(model).keyFrom(values))));
     const hits: SearchHitItem[] = [];
     for (const [i, item] of items.entries()) {
       const { model } = candidates[i];
@@ -112,6 +112,6 @@ export class SearchRepository {
       });
     }
     hits.sort((a, b) => rank(positionOf(a), positionOf(b)));
-    return store.listPage(tenantId, `search:${JSON.stringify([query, [...wanted].sort()])}`, hits, positionOf, rank, page);
+    return this.scope.pageOfList(`search:${JSON.stringify([query, [...wanted].sort()])}`, hits, positionOf, rank, page);
   }
 }

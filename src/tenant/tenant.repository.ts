@@ -29,6 +29,8 @@ export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
    * BAD_USER_INPUT for an id no token could name.
    */
   async usage(tenantId: string): Promise<TenantUsage> {
+    // An admin's operation names the tenant it reads as its argument: the one place here where a
+    // key is built for a tenant other than the scope's.
     if (!isValidTenantId(tenantId)) throw badInput('tenantId is not a valid tenant id.', 'tenantId');
     const [tenant, usage] = await this.scope.store.batchGet([this.model.keyOf(tenantId, {}), usageKey(tenantId)]);
     const limits = limitsOf(this.plans, tenant);
@@ -70,7 +72,8 @@ export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
   }
 
   private createTenant(name: string, plan: Plan) {
-    return this.createItem({ tenantId: this.scope.tenantId, name, plan }, [], { data: { name, plan } });
+    // The record names its own tenant as data (the API's Tenant.tenantId); its key comes from the scope.
+    return this.createItem({ tenantId: this.scope.tenant.id, name, plan }, [], { data: { name, plan } });
   }
 
   /**
@@ -81,13 +84,18 @@ export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
     const existing = await this.load({});
     if (existing) return existing;
     try {
-      return await this.createTenant(this.scope.tenantId, 'free');
+      return await this.createTenant(this.scope.tenant.id, 'free');
     } catch (error) {
       if (!(error instanceof AppError && error.code === ErrorCode.CONFLICT)) throw error;
-      const winner = await this.scope.store.get(this.model.keyOf(this.scope.tenantId, {}));
+      const winner = await this.scope.store.get(this.keys.keyOf({}));
       if (!this.model.is(winner)) throw error;
       return winner;
     }
+  }
+
+  /** The caller's tenant when `tenantId` names it (see getOrCreate); null for any other, whose record the caller may not read. */
+  named(tenantId: string) {
+    return tenantId === this.scope.tenant.id ? this.getOrCreate() : Promise.resolve(null);
   }
 
   /** Creates the tenant explicitly; CONFLICT when it exists already. */

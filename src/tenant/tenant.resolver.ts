@@ -69,6 +69,6 @@ export const tenantFeature = feature({
   resolvers: [TenantStandard, TenantResolver],
   repositories: (scope, _repos, deps) => ({ tenant: new TenantRepository(scope, deps.plans) }),
   nodes: {
-    Tenant: { type: Tenant, load: (repos, v, tenantId) => (v.tenantId === tenantId ? repos.tenant.getOrCreate() : Promise.resolve(null)) },
+    Tenant: { type: Tenant, load: (repos, v) => repos.tenant.named(v.tenantId) },
   },
 });

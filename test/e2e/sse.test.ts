@@ -1,3 +1,4 @@
+import { BoundTenant } from '../../src/common/bound-tenant';
 import { EventSource } from 'eventsource';
 import { createClient } from 'graphql-sse';
 import {
@@ -146,7 +147,9 @@ describe('GraphQL over SSE', () => {
     // The job's final event completes the stream, and the client with it.
     await finished;
 
-    const stored = (await server.app.store.queryAll(jobEventsAfter(TENANT, jobId, 2), 10_000)).map((item) => Number(item.seq));
+    const stored = (await server.app.store.queryAll(jobEventsAfter(new BoundTenant(TENANT), jobId, 2), 10_000)).map((item) =>
+      Number(item.seq),
+    );
     expect(stored.length).toBe(expected + 1);
     expect(events().map((e) => e.seq)).toEqual(stored);
     expect(events().at(-1)?.job?.status).toBe('COMPLETED');

@@ -1,3 +1,4 @@
+import { BoundTenant } from '../../src/common/bound-tenant';
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { createClient, type Client } from 'graphql-ws';
@@ -87,7 +88,7 @@ function operation(stream: StreamName, subject: Subject, after: number | null) {
 function storedSpec(stream: StreamName, subject: Subject): QuerySpec {
   switch (stream) {
     case 'jobProgress':
-      return jobEventsAfter(subject.tenantId, subject.jobId, 0);
+      return jobEventsAfter(new BoundTenant(subject.tenantId), subject.jobId, 0);
     case 'projectJobStatus':
       return streams.projectJobStatus(subject.tenantId, subject.projectId).after(0);
     case 'tenantJobStatus':

@@ -1,3 +1,4 @@
+import { BoundTenant } from '../../src/common/bound-tenant';
 import { entities, entityNames, type EntityName } from '../../src/common/entities';
 import { placeholdersOf } from '../../src/infra/dynamo/entity';
 import { keySchemas } from '../../src/infra/dynamo/table';
@@ -126,9 +127,11 @@ describe('index keys follow every change of the attributes they are made of', ()
     const subjectId = `${name.toLowerCase()}-1`;
     const base = { ...sample(name), [model.idField]: subjectId };
     const words = async (word: string) =>
-      (await table.store.queryAll(wordQuery(t, word))).filter((item) => item.PK === entities.SearchWord.key.pkOf(t, { subjectId }));
+      (await table.store.queryAll(wordQuery(new BoundTenant(t), word))).filter(
+        (item) => item.PK === entities.SearchWord.key.pkOf(t, { subjectId }),
+      );
     const write = async (before: Record<string, unknown> | null, after: Record<string, unknown> | null) => {
-      const change = searchChange(t, model, before, after);
+      const change = searchChange(new BoundTenant(t), model, before, after);
       const item = after ? { ...after, ...change.attributes } : null;
       await table.store.transact([...(item ? [model.put(t, item)] : [model.delete(t, base)]), ...change.writes]);
       return item;

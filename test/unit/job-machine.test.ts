@@ -1,3 +1,4 @@
+import { BoundTenant } from '../../src/common/bound-tenant';
 import {
   decide,
   initialSteps,
@@ -387,7 +388,9 @@ describe("the pools' index of a running step (JobWork), while its worker reports
     const { job, steps } = fresh(['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export']);
     const claim = decide(job, steps, { kind: 'claim', step: 'text-to-image', leaseUntil: at(LEASE) }, ctx);
     let state = { job: claim.job, step: claim.step as StepState, version: 2 };
-    let offered = offerOf(jobWorkWrites({ tenantId: 't' }, null, { job: stored(state.job, 2), step: state.step }, ctx.now, leaseSeconds));
+    let offered = offerOf(
+      jobWorkWrites({ tenant: new BoundTenant('t') }, null, { job: stored(state.job, 2), step: state.step }, ctx.now, leaseSeconds),
+    );
     const perReport: { at: string; writes: number; offered: string; leaseEnd: string }[] = [];
     for (let t = every; t <= until; t += every) {
       const now = at(t);
@@ -399,7 +402,7 @@ describe("the pools' index of a running step (JobWork), while its worker reports
       );
       const next = { job: outcome.job, step: outcome.step as StepState, version: state.version + 1 };
       const writes = jobWorkWrites(
-        { tenantId: 't' },
+        { tenant: new BoundTenant('t') },
         { job: stored(state.job, state.version), step: state.step },
         { job: stored(next.job, next.version), step: next.step },
         now,
@@ -445,7 +448,7 @@ describe("the pools' index of a running step (JobWork), while its worker reports
     );
     expect(
       jobWorkWrites(
-        { tenantId: 't' },
+        { tenant: new BoundTenant('t') },
         { job: stored(claim.job, 2), step },
         { job: stored(report.job, 3), step: report.step as StepState },
         at(10),

@@ -1,3 +1,4 @@
+import { BoundTenant } from '../../src/common/bound-tenant';
 import { briefKey, briefVersionLabel } from '../../src/brief/brief.keys';
 import { entities, entityNames, projectChildren } from '../../src/common/entities';
 import { assertId, isValidTenantId, newId } from '../../src/common/ids';
@@ -9,6 +10,7 @@ import { projectChildren as projectChildQuery, projectsByStatus, projectsByTitle
 import { ProjectStatus } from '../../src/project/project.type';
 
 const t = 'acme';
+const bound = new BoundTenant(t);
 
 /** A value for every placeholder of `templates`, and for every `when` of the entity's indexes. */
 function sampleItem(name: (typeof entityNames)[number]): Record<string, unknown> {
@@ -36,6 +38,24 @@ describe('keys', () => {
       expect(prefix.pk).toBe(built.PK);
       expect(built.SK.startsWith(prefix.skPrefix ?? '')).toBe(true);
     }
+  });
+
+  it("builds through a scope's bound tenant the keys, index attributes and items the model builds for that tenant, and no other", () => {
+    const other = new BoundTenant('other');
+    for (const name of entityNames) {
+      const model = entities[name];
+      const values = sampleItem(name);
+      const keys = bound.of(model);
+      expect({ name, key: keys.keyFrom(values) }).toEqual({ name, key: model.key.keyFrom(t, values) });
+      expect({ name, attributes: keys.indexAttributes(values) }).toEqual({ name, attributes: model.indexAttributes(t, values) });
+      expect(keys.toItem(values)).toEqual(model.toItem(t, values));
+      expect(other.of(model).keyFrom(values).PK.startsWith('TENANT#other')).toBe(true);
+    }
+    expect(bound.partition).toBe('TENANT#acme');
+    // S3 keys are checked against the bound tenant's prefix: another tenant's object is refused.
+    expect(bound.objectKey('tenants/acme/a.png', 'mediaRefs')).toBe('tenants/acme/a.png');
+    expect(() => bound.objectKey('tenants/other/a.png', 'mediaRefs')).toThrow(/tenant's prefix "tenants\/acme\/"/);
+    expect(bound.objectPath('inspiration/i/a.png')).toBe('tenants/acme/inspiration/i/a.png');
   });
 
   it('puts every index key of every entity under TENANT#<tenant>, except the one declared cross-tenant', () => {
@@ -86,7 +106,7 @@ describe('keys', () => {
     expect(projectChildren).toEqual(nested);
     expect(projectChildren).toEqual(expect.arrayContaining(['Brief', 'Milestone', 'Log', 'Asset']));
     for (const kind of projectChildren) {
-      expect(projectChildQuery(t, p, kind)).toEqual({
+      expect(projectChildQuery(bound, p, kind)).toEqual({
         pk: 'TENANT#acme',
         skPrefix: `PROJECT#${p}#${kind.toUpperCase()}#`,
         descending: false,
@@ -95,14 +115,14 @@ describe('keys', () => {
   });
 
   it('nests children under their project so one prefix reads one kind', () => {
-    expect(logKey(t, p, 'log_X').SK).toBe(`PROJECT#${p}#LOG#log_X`);
+    expect(logKey(bound, p, 'log_X').SK).toBe(`PROJECT#${p}#LOG#log_X`);
     expect(entities.Asset.keyOf(t, { projectId: p, assetId: 'asset_X' }).SK).toBe(`PROJECT#${p}#ASSET#asset_X`);
     expect(entities.Milestone.keyOf(t, { projectId: p, milestoneId: 'ms_X' }).SK).toBe(`PROJECT#${p}#MILESTONE#ms_X`);
   });
 
   it('zero-pads brief versions so v10 sorts after v9', () => {
     expect(briefVersionLabel(2)).toBe('v000002');
-    const sorted = [1, 9, 10, 11, 100, 2].map((v) => briefKey(t, p, v).SK).sort();
+    const sorted = [1, 9, 10, 11, 100, 2].map((v) => briefKey(bound, p, v).SK).sort();
     expect(sorted.map((sk) => Number(sk.slice(-6)))).toEqual([1, 2, 9, 10, 11, 100]);
   });
 
@@ -115,12 +135,12 @@ describe('keys', () => {
   });
 
   it('lists projects by status and by title through the indexes, never the base partition', () => {
-    expect(projectsByStatus(t, ProjectStatus.PRODUCTION, false)).toMatchObject({
+    expect(projectsByStatus(bound, ProjectStatus.PRODUCTION, false)).toMatchObject({
       index: 'GSI1',
       pk: 'TENANT#acme#PROJECT_STATUS#production',
     });
-    expect(projectsByTitle(t, ' The Sea', false)).toMatchObject({ index: 'GSI2', pk: 'TENANT#acme#TYPE#PROJECT', skPrefix: 'the sea' });
-    expect(projectsByTitle(t, undefined, true)).toEqual({ index: 'GSI2', pk: 'TENANT#acme#TYPE#ARCHIVED_PROJECT', descending: false });
+    expect(projectsByTitle(bound, ' The Sea', false)).toMatchObject({ index: 'GSI2', pk: 'TENANT#acme#TYPE#PROJECT', skPrefix: 'the sea' });
+    expect(projectsByTitle(bound, undefined, true)).toEqual({ index: 'GSI2', pk: 'TENANT#acme#TYPE#ARCHIVED_PROJECT', descending: false });
   });
 
   it('accepts only ids the server hands out and tenant ids without separators', () => {

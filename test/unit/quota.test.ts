@@ -1,8 +1,11 @@
+import { BoundTenant } from '../../src/common/bound-tenant';
 import { entities } from '../../src/common/entities';
 import { limitsOf, quotaWrites, withQuotaLimits } from '../../src/common/quota';
 import { loadConfig, PLAN_DEFAULTS } from '../../src/config';
 import type { AnyModel } from '../../src/infra/dynamo/entity';
 import type { Write } from '../../src/infra/dynamo/write';
+
+const tenant = new BoundTenant('t');
 
 const condition = (w: Write) => {
   const request = w.toRequest('T');
@@ -16,30 +19,30 @@ describe('quota writes (pure: what a change adds to the tenant usage counter, an
   const stored = <T extends Record<string, unknown>>(model: AnyModel, item: T) => ({ ...item, quotaCounted: model.quota!.counts(item) });
 
   it('charges one project on create, frees it on archive and on delete, and writes nothing when the count is unchanged', () => {
-    const [create] = quotaWrites('t', entities.Project, null, project(false));
+    const [create] = quotaWrites(tenant, entities.Project, null, project(false));
     expect(create.toRequest('T').Update).toMatchObject({ Key: { PK: 'TENANT#t', SK: 'USAGE' }, UpdateExpression: 'ADD #n0 :v0' });
     expect(create.toRequest('T').Update?.ExpressionAttributeValues).toEqual({ ':v0': 1 });
     // Unlimited until the commit puts the plan in: a unit committed without the tenant's item still counts exactly.
     expect(create.conditional).toBe(false);
     expect(
-      quotaWrites('t', entities.Project, stored(entities.Project, project(false)), project(true))[0].toRequest('T').Update
+      quotaWrites(tenant, entities.Project, stored(entities.Project, project(false)), project(true))[0].toRequest('T').Update
         ?.ExpressionAttributeValues,
     ).toEqual({
       ':v0': -1,
     });
     expect(
-      quotaWrites('t', entities.Project, stored(entities.Project, project(false)), null)[0].toRequest('T').Update
+      quotaWrites(tenant, entities.Project, stored(entities.Project, project(false)), null)[0].toRequest('T').Update
         ?.ExpressionAttributeValues,
     ).toEqual({
       ':v0': -1,
     });
-    expect(quotaWrites('t', entities.Project, stored(entities.Project, project(false)), { ...project(false), title: 'Q' })).toEqual([]);
-    expect(quotaWrites('t', entities.Milestone, null, { milestoneId: 'ms_1' })).toEqual([]);
+    expect(quotaWrites(tenant, entities.Project, stored(entities.Project, project(false)), { ...project(false), title: 'Q' })).toEqual([]);
+    expect(quotaWrites(tenant, entities.Milestone, null, { milestoneId: 'ms_1' })).toEqual([]);
   });
 
   it('conditions a charge on the limit minus the charge, and refuses one larger than the whole limit with a condition that cannot hold', () => {
     const limits = { ...PLAN_DEFAULTS.free, projects: 5 };
-    const [charged] = withQuotaLimits(quotaWrites('t', entities.Project, null, project(false)), limits) as Write[];
+    const [charged] = withQuotaLimits(quotaWrites(tenant, entities.Project, null, project(false)), limits) as Write[];
     expect(condition(charged)).toEqual({
       expression: '(attribute_not_exists(#n0) OR #n0 <= :v0)',
       names: { '#n0': 'projects', '#n1': 'projects' },
@@ -51,7 +54,7 @@ describe('quota writes (pure: what a change adds to the tenant usage counter, an
     const asset = (status: 'uploading' | 'ready', size: number) => ({
       versions: [{ version: 1, s3Key: 'k', size, status, createdAt: '' }],
     });
-    const [tooBig] = withQuotaLimits(quotaWrites('t', entities.Asset, null, asset('uploading', 2000)), {
+    const [tooBig] = withQuotaLimits(quotaWrites(tenant, entities.Asset, null, asset('uploading', 2000)), {
       ...limits,
       storedBytes: 1000,
     }) as Write[];
@@ -59,7 +62,7 @@ describe('quota writes (pure: what a change adds to the tenant usage counter, an
     expect(tooBig.toRequest('T').ConditionCheck).toBeDefined();
     expect(condition(tooBig).expression).toContain(' = ');
     const [confirmed] = withQuotaLimits(
-      quotaWrites('t', entities.Asset, stored(entities.Asset, asset('uploading', 400)), asset('ready', 400)),
+      quotaWrites(tenant, entities.Asset, stored(entities.Asset, asset('uploading', 400)), asset('ready', 400)),
       {
         ...limits,
         storedBytes: 1000,
@@ -71,20 +74,20 @@ describe('quota writes (pure: what a change adds to the tenant usage counter, an
   it('counts in an item written before quotas were kept, holding only its growth to the limit', () => {
     const legacy = project(false);
     // Edited: it counts its one project in, and nothing of it is held to the limit (it had it already).
-    const [edit] = withQuotaLimits(quotaWrites('t', entities.Project, legacy, { ...legacy, title: 'Q' }), {
+    const [edit] = withQuotaLimits(quotaWrites(tenant, entities.Project, legacy, { ...legacy, title: 'Q' }), {
       ...PLAN_DEFAULTS.free,
       projects: 0,
     }) as Write[];
     expect(edit.toRequest('T').Update?.ExpressionAttributeValues).toEqual({ ':v0': 1 });
     expect(edit.conditional).toBe(false);
     // Deleted or archived: it had counted nothing, so nothing is taken off.
-    expect(quotaWrites('t', entities.Project, legacy, null)).toEqual([]);
-    expect(quotaWrites('t', entities.Project, legacy, project(true))).toEqual([]);
+    expect(quotaWrites(tenant, entities.Project, legacy, null)).toEqual([]);
+    expect(quotaWrites(tenant, entities.Project, legacy, project(true))).toEqual([]);
     // An uncounted 400-byte version confirmed with a new 300-byte one: 700 counted in, 300 of it growth.
     const asset = (sizes: number[]) => ({
       versions: sizes.map((size, i) => ({ version: i + 1, s3Key: 'k', size, status: 'ready', createdAt: '' })),
     });
-    const [grown] = withQuotaLimits(quotaWrites('t', entities.Asset, asset([400]), asset([400, 300])), {
+    const [grown] = withQuotaLimits(quotaWrites(tenant, entities.Asset, asset([400]), asset([400, 300])), {
       ...PLAN_DEFAULTS.free,
       storedBytes: 1000,
     }) as Write[];

@@ -700,6 +700,73 @@ export class EntityModel<
   }
 }
 
+/**
+ * An entity's model bound to one tenant: its keys, queries and writes with the tenant filled in,
+ * so the code that holds one never names a tenant. One is made where the tenant is known to be the
+ * caller's (a request's scope, from the verified token or a pool worker's lease; see
+ * src/common/bound-tenant.ts); each method is the model's method of the same name for that tenant.
+ */
+export class TenantModel<M extends AnyModel> {
+  constructor(
+    readonly model: M,
+    private readonly tenantId: string,
+  ) {}
+
+  /** The item's key (see EntityModel.keyOf). */
+  keyOf(values: Parameters<M['keyOf']>[1]): Key {
+    return this.model.keyOf(this.tenantId, values);
+  }
+
+  /** The key of an item from whatever attributes it has (see KeyTemplate.keyFrom). */
+  keyFrom(values: Record<string, unknown>): Key {
+    return this.model.key.keyFrom(this.tenantId, values);
+  }
+
+  /** The item's partition key (see KeyTemplate.pkOf). */
+  pkOf(values: Parameters<M['key']['pkOf']>[1]): string {
+    return this.model.key.pkOf(this.tenantId, values);
+  }
+
+  /** A query of the items under the key template's prefix (see KeyTemplate.prefixOf). */
+  prefixOf(values: Parameters<M['key']['prefixOf']>[1], descending = false): QuerySpec {
+    return this.model.key.prefixOf(this.tenantId, values, descending);
+  }
+
+  /** A query of one of its declared indexes (see EntityModel.query). */
+  query(
+    name: string,
+    values: Record<string, unknown>,
+    options: { descending?: boolean; open?: boolean; range?: SortRange } = {},
+  ): QuerySpec {
+    return this.model.query(this.tenantId, name, values, options);
+  }
+
+  /** The attributes of every index the item belongs to now (see EntityModel.indexAttributes). */
+  indexAttributes(item: Record<string, unknown>): Record<string, string> {
+    return this.model.indexAttributes(this.tenantId, item);
+  }
+
+  /** The item as stored (see EntityModel.toItem). */
+  toItem(attributes: Record<string, unknown>): Item {
+    return this.model.toItem(this.tenantId, attributes);
+  }
+
+  /** A put of the item (see EntityModel.put). */
+  put(attributes: Record<string, unknown>): Write {
+    return this.model.put(this.tenantId, attributes);
+  }
+
+  /** An in-place update of attributes that compose no index key (see EntityModel.update; a throw is a programming error). */
+  update(values: Record<string, unknown>, attributes: readonly string[]): Write {
+    return this.model.update(this.tenantId, values, attributes);
+  }
+
+  /** A delete of the item (see EntityModel.delete). */
+  delete(values: Record<string, unknown>): Write {
+    return this.model.delete(this.tenantId, values);
+  }
+}
+
 /** Declares an entity (see EntityDeclaration); the literal types of its templates, attributes and statuses are kept. */
 export function entity<
   const PK extends string,
