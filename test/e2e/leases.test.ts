@@ -27,6 +27,18 @@ describe('claiming work with leases', () => {
     ).data.createJob.jobId;
   const jobOf = async (jobId: string) =>
     (await gql(editor, `query($j: ID!) { job(jobId: $j) { status version error { code } steps { ${STEP} } } }`, { j: jobId })).data.job;
+  /** A new BATCH job of 50 items (the most createJob takes). */
+  const batchJob = async (): Promise<string> =>
+    (
+      await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+        input: {
+          projectId,
+          kind: 'BATCH',
+          inputs: { label: String(Math.random()) },
+          items: Array.from({ length: 50 }, (_, i) => ({ source: `tenants/lease-co/in/${i}.png` })),
+        },
+      })
+    ).data.createJob.jobId;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   /** How far the short-lease server's clock is ahead of the wall clock: a lease runs out when a test moves it on. */
   let clockAhead = 0;
@@ -63,16 +75,7 @@ describe('claiming work with leases', () => {
 
   it("hands 40 workers asking at once 40 different items of one job, its group reading the job's claimable items once for all its claims", async () => {
     await use(longLease);
-    const jobId = (
-      await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
-        input: {
-          projectId,
-          kind: 'BATCH',
-          inputs: { label: String(Math.random()) },
-          items: Array.from({ length: 50 }, (_, i) => ({ source: `tenants/lease-co/in/${i}.png` })),
-        },
-      })
-    ).data.createJob.jobId;
+    const jobId = await batchJob();
     const tokens = await Promise.all(Array.from({ length: 40 }, (_, n) => workerToken(100 + n)));
     const groupsBefore = itemWriteStats.batches;
     // Watches (and passes on) the store's Queries, to count those of this job's claimable items.
@@ -98,16 +101,7 @@ describe('claiming work with leases', () => {
 
   it("lets a busy job's next groups take the candidates the group before them read and left, each item still completed once", async () => {
     await use(longLease);
-    const jobId = (
-      await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
-        input: {
-          projectId,
-          kind: 'BATCH',
-          inputs: { label: String(Math.random()) },
-          items: Array.from({ length: 50 }, (_, i) => ({ source: `tenants/lease-co/in/${i}.png` })),
-        },
-      })
-    ).data.createJob.jobId;
+    const jobId = await batchJob();
     const tokens = await Promise.all(Array.from({ length: 20 }, (_, n) => workerToken(200 + n)));
     const added = await gql(
       tokens[0],

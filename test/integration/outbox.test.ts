@@ -12,9 +12,13 @@ describe('Outbox against DynamoDB Local', () => {
     table = await freshTable();
   });
 
-  /** `count` events of job `jobId`'s stream, written as a commit writes them (in the outbox); returns them and a read of the outbox. */
-  const committed = async (jobId: string, count: number) => {
-    const at = new Date().toISOString();
+  /**
+   * `count` events of job `jobId`'s stream, written as a commit writes them: each in the outbox, or
+   * with `oneEntry` one outbox entry standing for them all (withOneOutboxEntry). Returns them, the
+   * entry's key, and a read of the job's rows in the outbox.
+   */
+  const committed = async (jobId: string, count: number, oneEntry = false) => {
+    const at = new Date(Date.now() - 1000).toISOString();
     const events = Array.from({ length: count }, (_, i) => ({
       PK: `TENANT#o#JOB#${jobId}`,
       SK: `EVENT#${String(i).padStart(4, '0')}`,
@@ -25,11 +29,12 @@ describe('Outbox against DynamoDB Local', () => {
       jobId,
       position: i + 1,
     }));
-    const writes = events.map((e) => event(e));
+    const each = events.map((e) => event(e));
+    const { writes, entry } = oneEntry ? withOneOutboxEntry(each) : { writes: each, entry: undefined };
     await table.store.transact(writes);
     const outboxed = async () =>
-      (await table.store.queryFirst({ index: 'OUTBOX', pk: writes[0].item?.OUTBOXPK }, 100)).filter((row) => row.jobId === jobId);
-    return { events, outboxed };
+      (await table.store.queryFirst({ index: 'OUTBOX', pk: writes.at(-1)?.item?.OUTBOXPK }, 100)).filter((row) => row.PK === events[0].PK);
+    return { events, entry, outboxed };
   };
 
   it('takes 40 events published together out of the outbox in two calls, not 40, and every one is delivered', async () => {
@@ -93,27 +98,11 @@ describe('Outbox against DynamoDB Local', () => {
 
   it("takes a commit's events out of the outbox with one removal of the entry that stands for them, and a sweep after a crash delivers them in order", async () => {
     const bus = fixture('event bus', createEventBus(), (b) => b.close());
-    const at = new Date(Date.now() - 1000).toISOString();
     const commit = async (jobId: string) => {
-      const events = Array.from({ length: 20 }, (_, i) => ({
-        PK: `TENANT#o#JOB#${jobId}`,
-        SK: `EVENT#${String(i).padStart(4, '0')}`,
-        eventId: `${jobId}-e${i}`,
-        at,
-        stream: 'job',
-        tenantId: 'o',
-        jobId,
-        position: i + 1,
-      }));
-      const { writes, entry } = withOneOutboxEntry(events.map((e) => event(e)));
-      await table.store.transact(writes);
-      const outboxed = async () =>
-        (await table.store.queryFirst({ index: 'OUTBOX', pk: writes.at(-1)?.item?.OUTBOXPK }, 100)).filter(
-          (row) => row.PK === events[0].PK,
-        );
+      const written = await committed(jobId, 20, true);
       // One row in the outbox for the 20 events.
-      expect((await outboxed()).map((row) => row.SK)).toEqual([entry?.SK]);
-      return { events, entry, outboxed };
+      expect((await written.outboxed()).map((row) => row.SK)).toEqual([written.entry?.SK]);
+      return written;
     };
     const heard = (jobId: string) => {
       const delivered: number[] = [];
