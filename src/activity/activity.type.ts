@@ -2,6 +2,7 @@ import { entities } from '../common/entities';
 import { argsType, connectionOf, shapeObjectType } from '../common/model-types';
 import { ForwardPageArgs, PageArgs } from '../common/pagination';
 import { attr } from '../infra/dynamo/entity';
+import { hasFields } from '../common/validate';
 
 /**
  * An activity event as the API shows it: the attributes a project's and the tenant's own events
@@ -56,12 +57,5 @@ export type TimelineArgs = InstanceType<typeof TimelineArgs>;
 
 /** True for an activity event as stored and published: what the activity stream checks before it sends one. */
 export function isActivityEvent(value: unknown): value is ActivityEvent {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    'action' in value &&
-    typeof value.action === 'string' &&
-    'subjectType' in value &&
-    typeof value.subjectType === 'string'
-  );
+  return hasFields(value, { action: 'string', subjectType: 'string' });
 }

@@ -1,9 +1,10 @@
 import { ForwardPageArgs, PageArgs } from '../common/pagination';
 import { JobEventType, JobStatus, StepStatus } from './job.machine';
 import { ItemStatus } from './job.machine';
-import { entities, type EntityItem, REUSE_SOURCE } from '../common/entities';
+import { entities, type EntityItem, ITEM_COUNTS, REUSE_SOURCE } from '../common/entities';
 import { argsType, inputType, modelTypes, registerDeclaredEnum, registerEnumOf, shapeObjectType, stateOf } from '../common/model-types';
 import { attr, pickAttributes } from '../infra/dynamo/entity';
+import { hasFields } from '../common/validate';
 
 /*
  * The job feature's GraphQL types. Job, Step, WorkItem and PoolShare (with their connections, and
@@ -86,17 +87,13 @@ export type Job = EntityItem<'Job'> & {
 
 export const { type: PoolShare } = modelTypes(entities.PoolShare);
 
-/** The counters of a job's work items, over all its stages or for one (the API's ItemCounts). */
+/** The counters of a job's work items, over all its stages or for one: the stored counters, with the stage and what is pending. */
 export const ItemCounts = shapeObjectType({
-  name: 'ItemCounts',
-  description: 'Exact counters of work items, kept in the transaction of every item change.',
+  ...ITEM_COUNTS,
   fields: {
     stage: attr.string({ description: 'The fan-out stage counted; null for the totals over all stages.' }),
-    total: attr.int({ required: true, description: 'Items in all.' }),
+    ...ITEM_COUNTS.fields,
     pending: attr.int({ required: true, description: 'Waiting to be claimed (total − running − completed − failed).' }),
-    running: attr.int({ required: true, description: 'Held by a worker now.' }),
-    completed: attr.int({ required: true, description: 'Completed with their outputs.' }),
-    failed: attr.int({ required: true, description: 'Failed past their attempts.' }),
   },
 });
 
@@ -110,16 +107,20 @@ export const JobScene = shapeObjectType({
     sequence: attr.int({ required: true, description: 'The scene’s place in the video, from 1 (its item’s sequence).' }),
     sceneId: attr.id({ description: "The project's Scene this item renders, when it names one." }),
     status: attr.string({ required: true, description: 'pending → processing → completed | failed' }),
+    // Optional here: an item that names a Scene may leave its prompt to it.
     prompt: attr.string({ description: 'What the scene shows.' }),
-    negativePrompt: attr.string({ description: 'What the scene must not show.' }),
-    durationSeconds: attr.float({ description: 'Its length in seconds.' }),
-    referenceImages: attr.strings({ required: true, description: 'S3 keys of its reference images, in order.' }),
-    audioClip: attr.string({ description: 'S3 key of its slice of the backing track.' }),
-    videoClip: attr.string({ description: 'S3 key of the rendered clip, once completed.' }),
-    needsLipSync: attr.boolean({ required: true, description: 'True when the clip is lip-synced to the audio clip.' }),
-    lipSyncedClip: attr.string({ description: 'S3 key of the lip-synced clip, once completed (lip-synced scenes only).' }),
-    retryCount: attr.int({ required: true, description: 'Attempts made before the current one.' }),
-    errorMessage: attr.string({ description: 'Why its last attempt failed.' }),
+    // The rest as the Scene declares them, in this view's words.
+    ...pickAttributes(entities.Scene.attributes, {
+      negativePrompt: 'What the scene must not show.',
+      durationSeconds: 'Its length in seconds.',
+      referenceImages: 'S3 keys of its reference images, in order.',
+      audioClip: 'S3 key of its slice of the backing track.',
+      videoClip: 'S3 key of the rendered clip, once completed.',
+      needsLipSync: 'True when the clip is lip-synced to the audio clip.',
+      lipSyncedClip: 'S3 key of the lip-synced clip, once completed (lip-synced scenes only).',
+      retryCount: 'Attempts made before the current one.',
+      errorMessage: 'Why its last attempt failed.',
+    }),
   },
 });
 export type JobScene = InstanceType<typeof JobScene>;
@@ -391,15 +392,7 @@ export type JobsAcrossTenantsArgs = InstanceType<typeof JobsAcrossTenantsArgs>;
  * the live streams check every payload and every stored item against before they send it.
  */
 export function isJobEvent(value: unknown): value is JobEvent {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    'jobId' in value &&
-    'seq' in value &&
-    typeof value.seq === 'number' &&
-    'type' in value &&
-    typeof value.type === 'string'
-  );
+  return hasFields(value, { jobId: 'string', seq: 'number', type: 'string' });
 }
 
 /** A worker's report on a work item it holds: the item by its key, the attempt it holds, and a pool worker's lease. */

@@ -1,6 +1,7 @@
 import { registerDeclaredEnum, shapeObjectType } from '../common/model-types';
 import { attr, enumObject } from '../infra/dynamo/entity';
 import { JobStatus } from '../job/job.machine';
+import { entities } from '../common/entities';
 
 /** Where a migration stands. */
 export const MigrationState = enumObject(['PENDING', 'RUNNING', 'APPLIED', 'FAILED']);
@@ -40,7 +41,7 @@ export const Migration = shapeObjectType({
   description: 'A migration of the table (src/migrations): numbered, run once, as a system job.',
   fields: {
     id: attr.id({ required: true, description: 'Its number, e.g. 001.' }),
-    name: attr.string({ required: true, description: 'Its name, e.g. search-backfill.' }),
+    name: entities.Migration.attributes.name,
     description: attr.string({ required: true, description: 'What it does.' }),
     entities: attr.strings({ required: true, description: 'The entity types whose items it rewrites.' }),
     state: attr.json<MigrationState>()({ required: true, apiType: 'MigrationState', description: 'Where it stands.' }),
@@ -58,7 +59,7 @@ export const Migration = shapeObjectType({
       description: 'What its segments counted, as of their last checkpoints.',
     }),
     rewriteRate: attr.float({ description: 'Entities rewritten per second since its job started (until it finished).' }),
-    appliedAt: attr.dateTime({ description: 'When its job completed.' }),
+    appliedAt: entities.Migration.attributes.appliedAt,
   },
 });
 export type Migration = InstanceType<typeof Migration>;
