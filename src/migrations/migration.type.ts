@@ -2,6 +2,7 @@ import { registerDeclaredEnum, shapeObjectType } from '../common/model-types';
 import { attr, enumObject } from '../infra/dynamo/entity';
 import { JobStatus } from '../job/job.machine';
 import { entities } from '../common/entities';
+import { SEGMENT_COUNTS } from './migration.segment';
 
 /** Where a migration stands. */
 export const MigrationState = enumObject(['PENDING', 'RUNNING', 'APPLIED', 'FAILED']);
@@ -20,19 +21,7 @@ registerDeclaredEnum(MigrationState, {
 export const MigrationCounts = shapeObjectType({
   name: 'MigrationCounts',
   description: 'What a migration’s segments counted so far (from their checkpoints).',
-  fields: {
-    scanned: attr.int({ required: true, description: 'Items of its entities read.' }),
-    rewritten: attr.int({ required: true, description: 'Items rewritten through the standard write path.' }),
-    unchanged: attr.int({ required: true, description: 'Items found as wanted already (left alone).' }),
-    skipped: attr.int({
-      required: true,
-      description: 'Items whose key is not the one their declaration gives: never moved by a migration; see modelDrift.',
-    }),
-    conflicts: attr.int({
-      required: true,
-      description: 'Rewrites that lost a race to another writer and were decided again on its change.',
-    }),
-  },
+  fields: SEGMENT_COUNTS,
 });
 export type MigrationCounts = InstanceType<typeof MigrationCounts>;
 
