@@ -96,7 +96,7 @@ async function loadWindow(url: string, body: string, token: string | undefined, 
  * after another writer moved the job's version) and commands per transaction. The figure with a
  * goal: one job at 50 workers ÷ the raw loop at 50 callers, ≥ 5.
  */
-async function workItems(endpoint: string, dataDir: string) {
+async function workItems(endpoint: string, dataDir: string, dynamoPid: number) {
   log('7/7 work items …');
   const table = `bench_${randomUUID().slice(0, 8)}`;
   const env = {
@@ -252,11 +252,14 @@ async function workItems(endpoint: string, dataDir: string) {
     const before = await stats();
     server.send('reset');
     const cpuBefore = cpuMsOf(server.ready.pid);
+    const dynamoCpuBefore = cpuMsOf(dynamoPid);
     const rate = await drain(n, workers === 'pool' ? [poolWorker] : tenants.map((t) => t.token), total);
     // The server's CPU and DynamoDB calls per item do not depend on what else the machine runs, as
     // items/s does: they show what a change to the write path saved, on a busy machine too.
     const cpuMsPerItem = (cpuMsOf(server.ready.pid) - cpuBefore) / total;
+    const dynamoCpuMsPerItem = (cpuMsOf(dynamoPid) - dynamoCpuBefore) / total;
     const byCommand = await calls();
+    const msByCommand = server.collected('CALLMS').at(-1) ?? {};
     const after = await stats();
     for (const t of tenants) await check(t.token, jobIds.get(t.token) ?? [], shape === 'one job' ? ITEMS : PER_JOB);
     if (run === 0) continue;
@@ -274,16 +277,20 @@ async function workItems(endpoint: string, dataDir: string) {
       conflictsPerCompletion: (after.conflicts - before.conflicts) / total,
       intentsPerBatch: intents / Math.max(1, batches),
       cpuMsPerItem,
+      dynamoCpuMsPerItem,
       callsPerItem: Object.fromEntries(Object.entries(byCommand).map(([command, count]) => [command, count / total])),
     };
     const perItem = Object.entries(row.callsPerItem)
-      .map(([command, count]) => `${command.replace(/Command$/, '')} ${count.toFixed(2)}`)
+      .map(
+        ([command, count]) =>
+          `${command.replace(/Command$/, '')} ${count.toFixed(2)} (${((msByCommand[command] ?? 0) / (count * total)).toFixed(1)} ms)`,
+      )
       .join(', ');
     results.push(row);
     const goal = shape === 'one job' && n === 50;
     rows.push({
       metric: `7. work items completed/s, ${n} ${workers === 'pool' ? 'pool' : 'tenant-bound'} worker${n > 1 ? 's' : ''}, ${shape === 'one job' ? `one job of ${ITEMS} items` : `${JOBS} jobs of ${TENANTS} tenants, ${PER_JOB} items each`}`,
-      ours: `${rate.toFixed(0)} (${row.conflictsPerCompletion.toFixed(2)} lost rounds/completion, ${row.intentsPerBatch.toFixed(1)} changes/transaction; per item: ${cpuMsPerItem.toFixed(1)} ms server CPU, DynamoDB ${perItem})`,
+      ours: `${rate.toFixed(0)} (${row.conflictsPerCompletion.toFixed(2)} lost rounds/completion, ${row.intentsPerBatch.toFixed(1)} changes/transaction; per item: ${cpuMsPerItem.toFixed(1)} ms server CPU, ${dynamoCpuMsPerItem.toFixed(1)} ms DynamoDB Local CPU, DynamoDB ${perItem})`,
       baseline: `${baseline.rate.toFixed(0)} conditional UpdateItem/s on one item by ${n} caller${n > 1 ? 's' : ''} (${baseline.lostPerUpdate.toFixed(2)} lost/update)`,
       ratio: rate / baseline.rate,
       goal: goal ? '≥ 5 (one job, 50 workers ÷ the raw loop at 50)' : 'report',
@@ -972,7 +979,7 @@ async function main() {
     if (wanted('peers')) await peers(dynamo.endpoint, token, dataDir);
     if (wanted('batching')) await batching(dynamo.endpoint, dataDir);
     if (wanted('fanout')) await fanOutAndMemory(dynamo.endpoint, dataDir);
-    if (wanted('items')) await workItems(dynamo.endpoint, dataDir);
+    if (wanted('items')) await workItems(dynamo.endpoint, dataDir, dynamo.pid);
     if (wanted('burst')) await subscribeBurst(dynamo.endpoint, dataDir);
   } finally {
     await dynamo.stop();

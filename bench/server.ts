@@ -30,7 +30,10 @@ startApp(loadConfig())
     // intents, lost rounds) of the work-item line.
     createInterface({ input: process.stdin }).on('line', (line) => {
       if (line === 'reset') app.calls.reset();
-      if (line === 'calls') process.stdout.write(`CALLS ${JSON.stringify(Object.fromEntries(app.calls.byCommand))}\n`);
+      if (line === 'calls') {
+        process.stdout.write(`CALLMS ${JSON.stringify(Object.fromEntries(app.calls.msByCommand))}\n`);
+        process.stdout.write(`CALLS ${JSON.stringify(Object.fromEntries(app.calls.byCommand))}\n`);
+      }
       if (line.includes('ITEMSTATS')) report('RESULT', { ...itemWriteStats });
     });
     report('READY', { url: app.url, pid: process.pid });

@@ -35,6 +35,26 @@ export function requestBudget(ms: number): (req: unknown, res: unknown, next: ()
   return (_req, _res, next) => runWithBudget(ms, next);
 }
 
+/** Epoch ms when the current request budget ends; undefined outside any budget. */
+export function budgetEnd(): number | undefined {
+  return storage.getStore()?.endsAt;
+}
+
+/**
+ * Runs `fn` (and everything it starts) for work shared by several requests, within the latest of
+ * their budgets (`ends`, epoch ms, as budgetEnd gives them): the request that can wait longest
+ * bounds it, so one request's budget running out does not fail the others. When any of them has
+ * no budget (undefined), `fn` runs outside every budget, with only the per-attempt bound.
+ */
+export function runWithinLatest<T>(ends: readonly (number | undefined)[], fn: () => T): T {
+  let latest = Number.NEGATIVE_INFINITY;
+  for (const end of ends) {
+    if (end === undefined) return storage.exit(fn);
+    latest = Math.max(latest, end);
+  }
+  return runWithBudget(Math.max(0, latest - Date.now()), fn);
+}
+
 /** True when the caller runs within a request budget (runWithBudget). */
 export function inBudget(): boolean {
   return storage.getStore() !== undefined;

@@ -1,3 +1,5 @@
+import { budgetEnd, runWithinLatest } from './deadline';
+
 /**
  * Reads of one key shared by everyone who asks for it at about the same time: a burst of
  * subscribes to one stream (thousands of clients reconnecting after a deploy) costs a few reads
@@ -13,8 +15,10 @@
  * - reads of one key start at least `minIntervalMs` apart, so a burst of any size costs at most
  *   one read per interval (plus one), whatever the read's latency.
  *
- * A failed read fails every caller it was shared by, with the same error. Keys must name the
- * data exactly (tenant included): callers of one key get one result.
+ * A failed read fails every caller it was shared by, with the same error. A read runs within the
+ * latest of its callers' request budgets (runWithinLatest), so a caller whose budget is nearly
+ * spent does not fail the read for those that asked later. Keys must name the data exactly
+ * (tenant included): callers of one key get one result.
  */
 export class SharedReads<T> {
   private readonly keys = new Map<string, KeyState<T>>();
@@ -33,7 +37,8 @@ export class SharedReads<T> {
       if (!state.inFlight) this.schedule(key, state);
     }
     const next = state.next;
-    return new Promise<T>((resolve, reject) => next.waiters.push({ resolve, reject }));
+    const endsAt = budgetEnd();
+    return new Promise<T>((resolve, reject) => next.waiters.push({ resolve, reject, endsAt }));
   }
 
   /** Keys with a read waiting or in flight; zero once every read has settled (tests count it). */
@@ -71,7 +76,10 @@ export class SharedReads<T> {
     };
     let running: Promise<T>;
     try {
-      running = batch.read();
+      running = runWithinLatest(
+        batch.waiters.map((w) => w.endsAt),
+        () => batch.read(),
+      );
     } catch (error) {
       running = Promise.reject(error);
     }
@@ -85,6 +93,8 @@ export class SharedReads<T> {
 interface Waiter<T> {
   resolve(value: T): void;
   reject(error: unknown): void;
+  /** When the waiter's request budget ends (epoch ms); undefined when it has none. */
+  endsAt: number | undefined;
 }
 
 interface KeyState<T> {

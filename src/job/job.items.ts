@@ -81,6 +81,13 @@ const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
 /** What the job's committer did since start (the bench reads it): groups, commands, lost rounds, committed commands. */
 export const itemWriteStats: AggregateStats = { batches: 0, intents: 0, conflicts: 0, committed: 0 };
 
+/**
+ * The claims' reads of this process (the bench and tests read them): groups that held claims, and
+ * how many of them read the job's claimable index (the others took the candidates the group
+ * before them left; see carryOf).
+ */
+export const claimReadStats = { groupsWithClaims: 0, indexReads: 0 };
+
 /** One event a batch writes: the job as the change left it, and what the change was about. */
 interface BatchEvent {
   job: JobItem;
@@ -251,6 +258,12 @@ function refuseOverItems(holding: number, adding: number, limit: number): void {
 const itemTotal = (job: Pick<JobItem, 'itemCounts'>) => Object.values(job.itemCounts ?? {}).reduce((sum, c) => sum + c.total, 0);
 /** The most candidates one group's claims read from the claimable index (BatchGetItem's limit a call). */
 const MAX_CLAIM_CANDIDATES = 100;
+/**
+ * At least this many candidates a read of a job's claimable index takes: those its group leaves
+ * serve the next groups' claims while the job stays busy (carryOf), so a busy job reads its index
+ * once for several groups.
+ */
+const MIN_CLAIM_CANDIDATES = 40;
 /** A ref a pool claim adds to its command: its group reads the tenant's pool share and load too. */
 const POOL_REF = '\u0000pool';
 /**
@@ -286,18 +299,35 @@ function committerOf(store: Store): AggregateCommitter<BatchState> {
   return committer;
 }
 
+/** At most this many items a carried state keeps (see carryOf); past it, the next group reads what it needs. */
+const MAX_CARRIED_ITEMS = 500;
+
 /**
  * What the next group of a busy job decides on without reading the job again: the job and its
- * steps as the commit left them, and the items it wrote (a claimed item is completed next). Only
+ * steps as the commit left them, the items still in flight (running, so a claimed item's
+ * completion finds it), and the claims' candidates the group read and left (still claimable as
+ * read, so the next group's claims take them without reading the index again). Every item it
+ * keeps carries the version it was read or written at, and the next commit is conditioned on it,
+ * so an item another instance changed since fails that commit and the group is read afresh. Only
  * when no step changed: a step's stored row holds what its index entries were, which the state
  * does not keep, so the next group reads the steps anew.
  */
 function carryOf(committed: BatchState): BatchState | undefined {
   if (committed.changedSteps.length > 0 || committed.extra.length > 0) return undefined;
   const { job } = committed;
-  const items = new Map(committed.changedItems);
+  const items = new Map<string, WorkItemItem>();
+  for (const [key, item] of committed.items) if (item.status === ItemStatus.RUNNING) items.set(key, item);
+  const left: string[] = [];
+  for (const id of committed.claimable) {
+    const item = committed.items.get(id);
+    if (item?.status !== ItemStatus.PENDING || committed.changedItems.has(id)) continue;
+    left.push(id);
+    items.set(id, item);
+  }
+  if (items.size > MAX_CARRIED_ITEMS) return undefined;
   const versions = new Map([...items].map(([key, item]) => [key, item.version]));
   const carried = new BatchState(job, versions, job, new Map(committed.steps), committed.storedSteps, items, committed.at);
+  carried.claimable = left;
   // The tenant's pool load is kept only where it decides nothing (no running limit; see load).
   if (committed.pool && committed.pool.limit === undefined) carried.pool = { running: committed.pool.running + committed.poolDelta() };
   return carried;
@@ -412,6 +442,7 @@ export class JobItems {
     // keeps the pool load only then): its count then decides nothing, and the commit checks that
     // no limit was set since (see writesOf).
     if (carried && (!refs.includes(POOL_REF) || carried.pool !== undefined)) return this.topUp(carried, refs);
+    if (claimsIn(refs) > 0) claimReadStats.groupsWithClaims++;
     const tenantId = this.scope.tenantId;
     const withPool = refs.includes(POOL_REF);
     const wanted = refs.filter(isItemRef);
@@ -457,7 +488,11 @@ export class JobItems {
   private async topUp(carried: BatchState, refs: readonly string[]): Promise<BatchState> {
     const { job } = carried;
     const items = new Map(carried.items);
-    const claimable = await this.claimableIds(job.jobId, claimsIn(refs));
+    // The candidates the last group left serve this group's claims while there are enough of
+    // them; otherwise the index is read again (oldest first, the carried ones among them).
+    const claims = claimsIn(refs);
+    if (claims > 0) claimReadStats.groupsWithClaims++;
+    const claimable = claims <= carried.claimable.length ? carried.claimable : await this.claimableIds(job.jobId, claims);
     const missing = [...new Set([...refs.filter(isItemRef), ...claimable])].filter((id) => !items.has(id));
     const rows = missing.length ? await this.scope.store.batchGet(missing.map((id) => this.itemKey(job.jobId, id))) : [];
     for (const row of rows) if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
@@ -486,9 +521,10 @@ export class JobItems {
    */
   private async claimableIds(jobId: string, claims: number): Promise<string[]> {
     if (claims === 0) return [];
+    claimReadStats.indexReads++;
     const now = this.scope.now().toISOString();
     const spec = { ...entities.WorkItem.query(this.scope.tenantId, 'claimableInJob', { jobId }), skBefore: `${now}$` };
-    const rows = await this.scope.store.queryFirst(spec, Math.min(MAX_CLAIM_CANDIDATES, 2 * claims + 8));
+    const rows = await this.scope.store.queryFirst(spec, Math.min(MAX_CLAIM_CANDIDATES, Math.max(2 * claims + 8, MIN_CLAIM_CANDIDATES)));
     return rows.filter((row) => entities.WorkItem.is(row)).map((row) => itemId(row.stage, row.sequence));
   }
 

@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { entities } from '../../src/common/entities';
-import { itemWriteStats } from '../../src/job/job.items';
+import { claimReadStats, itemWriteStats } from '../../src/job/job.items';
 import { Role, startTestServer, type TestServer } from '../support/server';
 
 /** Worker leases and claiming (claimWork): exactly-once hand-out, renewal, take-over after a lease runs out, attempts. */
@@ -94,6 +94,63 @@ describe('claiming work with leases', () => {
     expect(ofJob).toBeGreaterThan(0);
     expect(ofJob).toBeLessThanOrEqual(groups);
     queries.mockRestore();
+  }, 180_000);
+
+  it("lets a busy job's next groups take the candidates the group before them read and left, each item still completed once", async () => {
+    await use(longLease);
+    const jobId = (
+      await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+        input: {
+          projectId,
+          kind: 'BATCH',
+          inputs: { label: String(Math.random()) },
+          items: Array.from({ length: 50 }, (_, i) => ({ source: `tenants/lease-co/in/${i}.png` })),
+        },
+      })
+    ).data.createJob.jobId;
+    const tokens = await Promise.all(Array.from({ length: 20 }, (_, n) => workerToken(200 + n)));
+    const added = await gql(
+      tokens[0],
+      'mutation($j: ID!, $i: [JSONObject!]!) { addWorkItems(jobId: $j, stage: "process", items: $i) { jobId } }',
+      {
+        j: jobId,
+        i: Array.from({ length: 50 }, (_, i) => ({ source: `tenants/lease-co/in/${50 + i}.png` })),
+      },
+    );
+    expect(added.errors).toBeUndefined();
+    const before = { ...claimReadStats };
+    const completed: number[] = [];
+    // Twenty workers claim and complete 100 items until nothing is left: the job's queue stays busy, so each
+    // group decides on the state the last one left (carryOf), candidates included.
+    await Promise.all(
+      tokens.map(async (token) => {
+        for (;;) {
+          const claimed = (
+            await gql(token, 'mutation { claimWork(kind: "BATCH", stage: "process") { job { jobId } item { sequence attempt } } }')
+          ).data.claimWork;
+          if (!claimed) return;
+          const done = await gql(
+            token,
+            'mutation($j: ID!, $n: Int!, $a: Int!, $o: JSONObject!) { completeWorkItem(jobId: $j, stage: "process", sequence: $n, attempt: $a, outputs: $o) { status } }',
+            {
+              j: jobId,
+              n: claimed.item.sequence,
+              a: claimed.item.attempt,
+              o: { result: `tenants/lease-co/out/${claimed.item.sequence}.png` },
+            },
+          );
+          expect(done.errors).toBeUndefined();
+          completed.push(claimed.item.sequence);
+        }
+      }),
+    );
+    expect(completed.sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect((await gql(editor, 'query($j: ID!) { job(jobId: $j) { status } }', { j: jobId })).data.job.status).toBe('COMPLETED');
+    // Without the carried candidates every group that holds a claim reads the job's index.
+    const groups = claimReadStats.groupsWithClaims - before.groupsWithClaims;
+    const reads = claimReadStats.indexReads - before.indexReads;
+    expect(reads).toBeGreaterThan(0);
+    expect(reads).toBeLessThan(groups);
   }, 180_000);
 
   it('hands out work created right after a claim found none', async () => {

@@ -3,6 +3,7 @@ import { event } from '../../src/infra/dynamo/write';
 import { createEventBus } from '../../src/infra/pubsub';
 import { freshTable, type TestTable } from '../support/dynamo';
 import { fixture, stopOnPurpose, stoppedAfter } from '../support/fixtures';
+import { captureLogs } from '../support/logs';
 
 describe('Outbox against DynamoDB Local', () => {
   let table: TestTable;
@@ -11,22 +12,29 @@ describe('Outbox against DynamoDB Local', () => {
     table = await freshTable();
   });
 
-  it('takes 40 events published together out of the outbox in two calls, not 40, and every one is delivered', async () => {
-    const bus = fixture('event bus', createEventBus(), (b) => b.close());
+  /** `count` events of job `jobId`'s stream, written as a commit writes them (in the outbox); returns them and a read of the outbox. */
+  const committed = async (jobId: string, count: number) => {
     const at = new Date().toISOString();
-    const events = Array.from({ length: 40 }, (_, i) => ({
-      PK: 'TENANT#o#JOB#j1',
+    const events = Array.from({ length: count }, (_, i) => ({
+      PK: `TENANT#o#JOB#${jobId}`,
       SK: `EVENT#${String(i).padStart(4, '0')}`,
-      eventId: `e${i}`,
+      eventId: `${jobId}-e${i}`,
       at,
       stream: 'job',
       tenantId: 'o',
-      jobId: 'j1',
+      jobId,
       position: i + 1,
     }));
     const writes = events.map((e) => event(e));
     await table.store.transact(writes);
-    const outboxed = () => table.store.queryFirst({ index: 'OUTBOX', pk: writes[0].item?.OUTBOXPK }, 100);
+    const outboxed = async () =>
+      (await table.store.queryFirst({ index: 'OUTBOX', pk: writes[0].item?.OUTBOXPK }, 100)).filter((row) => row.jobId === jobId);
+    return { events, outboxed };
+  };
+
+  it('takes 40 events published together out of the outbox in two calls, not 40, and every one is delivered', async () => {
+    const bus = fixture('event bus', createEventBus(), (b) => b.close());
+    const { events, outboxed } = await committed('j1', 40);
     expect(await outboxed()).toHaveLength(40);
     const delivered: unknown[] = [];
     fixture(
@@ -49,5 +57,37 @@ describe('Outbox against DynamoDB Local', () => {
     // The events themselves stay, without their outbox attributes.
     const stored = await table.store.batchGet(events.map(({ PK, SK }) => ({ PK, SK })));
     expect(stored.map((item) => [item?.eventId, item?.OUTBOXPK])).toEqual(events.map((e) => [e.eventId, undefined]));
+  });
+
+  it('leaves published events in the outbox when their removal fails, says so in the log, and the sweeper delivers and removes them', async () => {
+    const bus = fixture('event bus', createEventBus(), (b) => b.close());
+    const { events, outboxed } = await committed('j2', 5);
+    const delivered: { eventId?: string }[] = [];
+    fixture(
+      'bus listener',
+      bus.listen('JOB:o:j2', (payload) => delivered.push(payload as { eventId?: string })),
+      (l) => l.close(),
+    );
+    const logs = captureLogs();
+    // DynamoDB Local cannot be made to fail one call and answer the next, so the removal's failure
+    // is injected (once): everything else is the real table.
+    const removal = jest.spyOn(table.store, 'removeAttributesOfEach').mockRejectedValueOnce(new Error('injected: removal failed'));
+    const outbox = stoppedAfter('outbox', new Outbox(table.store, bus, { sweepIntervalMs: 60_000, graceMs: 0 }));
+    outbox.afterCommit(events);
+    await stopOnPurpose(outbox);
+    expect(removal).toHaveBeenCalled();
+    removal.mockRestore();
+    // Delivered once, but the first removal failed: those events are still in the outbox, and the log says so.
+    expect(delivered.length).toBeGreaterThanOrEqual(5);
+    const left = await outboxed();
+    expect(left.length).toBeGreaterThan(0);
+    const warned = logs.entries().filter((e) => e.msg === 'publish failed; the sweeper will retry');
+    expect(warned.map((e) => e.eventId).sort()).toEqual(left.map((row) => row.eventId).sort());
+    // The sweeper publishes what the outbox still holds again (at least once) and takes it out.
+    const sweeper = stoppedAfter('sweeper', new Outbox(table.store, bus, { sweepIntervalMs: 60_000, graceMs: 0 }));
+    expect(await sweeper.sweep()).toBeGreaterThanOrEqual(left.length);
+    await stopOnPurpose(sweeper);
+    expect(await outboxed()).toEqual([]);
+    for (const row of left) expect(delivered.filter((d) => d.eventId === row.eventId).length).toBe(2);
   });
 });

@@ -1,3 +1,4 @@
+import { budgetLeft, runWithBudget } from '../../src/infra/deadline';
 import { SharedItemReads, SharedReads } from '../../src/infra/shared-reads';
 
 /** A store whose reads the test finishes by hand: each read returns the value current when it started. */
@@ -48,6 +49,21 @@ describe('SharedReads', () => {
     store.finishAll();
     expect(new Set(await Promise.all(late))).toEqual(new Set([2]));
     expect(shared.pending).toBe(0);
+  });
+
+  it("runs a read within the latest of its callers' budgets, and outside any when one caller has none", async () => {
+    const shared = new SharedReads<number | undefined>(0);
+    // What the read sees of its budget: the first caller's 50 ms must not bound it.
+    const read = async () => budgetLeft();
+    const short = runWithBudget(50, () => shared.read('k', read));
+    const long = runWithBudget(60_000, () => shared.read('k', read));
+    const seen = await short;
+    expect(await long).toBe(seen);
+    expect(seen).toBeGreaterThan(50_000);
+    const bounded = runWithBudget(50, () => shared.read('k2', read));
+    const unbounded = shared.read('k2', read);
+    expect(await bounded).toBeUndefined();
+    expect(await unbounded).toBeUndefined();
   });
 
   it('keeps different keys apart and shares a failure with the callers of its read only', async () => {

@@ -65,6 +65,8 @@ function itemsRead(output: unknown): number {
 export class CallCounter {
   readonly byCommand = new Map<string, number>();
   readonly itemsByCommand = new Map<string, number>();
+  /** Milliseconds the answered calls of each command took, summed (their latency as the server saw it). */
+  readonly msByCommand = new Map<string, number>();
 
   record(command: string): void {
     this.byCommand.set(command, (this.byCommand.get(command) ?? 0) + 1);
@@ -81,7 +83,13 @@ export class CallCounter {
     return sum;
   }
 
+  /** Notes how long one answered call of `command` took. */
+  recordMs(command: string, ms: number): void {
+    this.msByCommand.set(command, (this.msByCommand.get(command) ?? 0) + ms);
+  }
+
   reset(): void {
+    this.msByCommand.clear();
     this.byCommand.clear();
     this.itemsByCommand.clear();
   }
@@ -118,7 +126,9 @@ export function createDynamo(options: DynamoOptions): Dynamo {
     (next, context) => async (args) => {
       const command = String(context.commandName ?? 'unknown');
       calls.record(command);
+      const started = performance.now();
       const result = await next(args);
+      calls.recordMs(command, performance.now() - started);
       calls.recordItems(command, result.output);
       return result;
     },

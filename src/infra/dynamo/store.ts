@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import { type AttributeValue, QueryCommand as QueryItemsCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  type CancellationReason,
+  QueryCommand as QueryItemsCommand,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   GetCommand,
@@ -339,8 +344,9 @@ export class Store {
    * TransactWriteItems of up to 100 writes, a key at most once in each, so many small units cost a
    * few calls instead of one each. A transaction is all or nothing, so when some of its units'
    * conditions fail those are left out and the rest sent again; a conflict with another
-   * transaction is retried with backoff, as `transact` does. Throws what the calls throw past
-   * those bounds (then the units of other transactions may have committed).
+   * transaction is retried with backoff, as `transact` does (sendTransaction). Throws CONFLICT when
+   * conflicts outlast that bound, and what the calls throw (then the units of other transactions
+   * may have committed).
    */
   async transactEach(units: readonly (readonly Write[])[]): Promise<boolean[]> {
     const committed = units.map(() => false);
@@ -363,28 +369,16 @@ export class Store {
     });
     if (pack.length > 0) packs.push(pack);
     for (let remaining of packs) {
-      for (let attempt = 0; remaining.length > 0; attempt++) {
+      while (remaining.length > 0) {
         const sent = remaining.flatMap((u) => units[u].map(() => u));
-        try {
-          await this.doc.send(
-            new TransactWriteCommand(
-              transactRequest(
-                this.tableName,
-                remaining.flatMap((u) => units[u]),
-              ),
-            ),
-          );
+        const reasons = await this.sendTransaction(remaining.flatMap((u) => units[u]));
+        if (!reasons) {
           for (const u of remaining) committed[u] = true;
-          remaining = [];
-        } catch (error) {
-          if (!(error instanceof TransactionCanceledException) || attempt + 1 >= MAX_TX_ATTEMPTS) throw error;
-          const reasons = error.CancellationReasons ?? [];
-          const conflicted = reasons.some((r) => r.Code === 'TransactionConflict');
-          const failed = new Set(reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [sent[i]] : [])));
-          if (failed.size === 0 && !conflicted) throw error;
-          remaining = remaining.filter((u) => !failed.has(u));
-          if (conflicted) await sleep(backoff(attempt));
+          break;
         }
+        // Each round leaves out at least one unit (one whose condition failed), so this ends.
+        const failed = new Set(reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [sent[i]] : [])));
+        remaining = remaining.filter((u) => !failed.has(u));
       }
     }
     return committed;
@@ -410,30 +404,38 @@ export class Store {
    * condition failure the other writer caused; never in a bare internal error.
    */
   async transact(writes: readonly Write[]): Promise<void> {
+    const reasons = await this.sendTransaction(writes);
+    if (!reasons) return;
+    const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
+    const raw = reasons[failed].Item;
+    const current = raw ? (isMarshalled(raw) ? unmarshall(raw) : raw) : undefined;
+    const handler = writes[failed]?.onConditionFailed;
+    throw handler
+      ? handler(this.live(current) ?? undefined)
+      : new AppError(ErrorCode.CONFLICT, 'A concurrent change won; reload and try again.');
+  }
+
+  /**
+   * Sends `writes` in one TransactWriteItems; a conflict with a concurrent transaction is retried
+   * with backoff (MAX_TX_ATTEMPTS in all). Resolves with undefined once it committed, or with the
+   * cancellation reasons when a condition failed (then nothing was written). Throws CONFLICT when
+   * conflicts outlast the bound, and whatever else the call throws. The one retry loop of both
+   * `transact` and `transactEach`.
+   */
+  private async sendTransaction(writes: readonly Write[]): Promise<CancellationReason[] | undefined> {
     const request = transactRequest(this.tableName, writes);
     for (let attempt = 0; ; attempt++) {
       try {
         await this.doc.send(new TransactWriteCommand(request));
-        return;
+        return undefined;
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;
         const reasons = error.CancellationReasons ?? [];
-        const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
-        if (failed >= 0) {
-          const raw = reasons[failed].Item;
-          const current = raw ? (isMarshalled(raw) ? unmarshall(raw) : raw) : undefined;
-          const handler = writes[failed]?.onConditionFailed;
-          throw handler
-            ? handler(this.live(current) ?? undefined)
-            : new AppError(ErrorCode.CONFLICT, 'A concurrent change won; reload and try again.');
-        }
-        const conflicted = reasons.some((r) => r.Code === 'TransactionConflict');
-        if (conflicted && attempt + 1 < MAX_TX_ATTEMPTS) {
-          await sleep(backoff(attempt));
-          continue;
-        }
-        if (conflicted) throw new AppError(ErrorCode.CONFLICT, 'The item is being changed by others right now; try again.');
-        throw error;
+        if (reasons.some((r) => r.Code === 'ConditionalCheckFailed')) return reasons;
+        if (!reasons.some((r) => r.Code === 'TransactionConflict')) throw error;
+        if (attempt + 1 >= MAX_TX_ATTEMPTS)
+          throw new AppError(ErrorCode.CONFLICT, 'The item is being changed by others right now; try again.');
+        await sleep(backoff(attempt));
       }
     }
   }
