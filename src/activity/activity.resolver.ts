@@ -17,7 +17,7 @@ declare module '../context' {
 export class ActivityResolver {
   @Authorized()
   @Query(() => ActivityConnection, { description: 'Committed changes, newest first.' })
-  activity(@Args() args: ActivityArgs, @Ctx() ctx: Context) {
+  activity(@Args(() => ActivityArgs) args: ActivityArgs, @Ctx() ctx: Context) {
     return ctx.repos.activity.list(args.projectId, pageRequest(args));
   }
 
@@ -26,7 +26,7 @@ export class ActivityResolver {
     description:
       "The tenant's activity across all its projects (and its own changes), newest first, within [from, to) and optionally of some actions.",
   })
-  timeline(@Args() { from, to, types, first, after }: TimelineArgs, @Ctx() ctx: Context) {
+  timeline(@Args(() => TimelineArgs) { from, to, types, first, after }: TimelineArgs, @Ctx() ctx: Context) {
     return ctx.repos.activity.timeline({ from, to, types }, { first, after });
   }
 }

@@ -1,9 +1,8 @@
-import { ArgsType, Field, ID } from 'type-graphql';
 import { entities } from '../common/entities';
-import { connectionOf, shapeObjectType } from '../common/model-types';
+import { argsType, connectionOf, shapeObjectType } from '../common/model-types';
 import { ForwardPageArgs, PageArgs } from '../common/pagination';
-import { DateTime } from '../common/scalars';
 import { attr } from '../infra/dynamo/entity';
+import { hasFields } from '../common/validate';
 
 /**
  * An activity event as the API shows it: the attributes a project's and the tenant's own events
@@ -29,41 +28,34 @@ export const ActivityConnection = connectionOf(
   'ActivityConnection',
 );
 
-@ArgsType()
-export class ActivityArgs extends PageArgs {
-  @Field(() => ID, {
-    nullable: true,
-    description:
-      "A project's activity; without it, the tenant's own: the tenant, unlinked inspiration, and the download URLs handed out (file.download_url_issued).",
-  })
-  projectId?: string | null;
-}
+export const ActivityArgs = argsType(
+  'ActivityArgs',
+  {
+    projectId: attr.id({
+      description:
+        "A project's activity; without it, the tenant's own: the tenant, unlinked inspiration, and the download URLs handed out (file.download_url_issued).",
+    }),
+  },
+  PageArgs,
+);
+export type ActivityArgs = InstanceType<typeof ActivityArgs>;
 
 /** Several actions are merged from one query each, so the timeline pages forward only. */
-@ArgsType()
-export class TimelineArgs extends ForwardPageArgs {
-  @Field(() => DateTime, { nullable: true, description: 'Events at or after this instant.' })
-  from?: Date | null;
-
-  @Field(() => DateTime, { nullable: true, description: 'Events before this instant.' })
-  to?: Date | null;
-
-  @Field(() => [String], {
-    nullable: true,
-    description:
-      'Only these actions (e.g. log.created, asset.upload_confirmed, step.approved), at most 10. One action is one query a page; several are one query each, merged.',
-  })
-  types?: string[] | null;
-}
+export const TimelineArgs = argsType(
+  'TimelineArgs',
+  {
+    from: attr.json<Date>()({ apiType: 'DateTime', description: 'Events at or after this instant.' }),
+    to: attr.json<Date>()({ apiType: 'DateTime', description: 'Events before this instant.' }),
+    types: attr.strings({
+      description:
+        'Only these actions (e.g. log.created, asset.upload_confirmed, step.approved), at most 10. One action is one query a page; several are one query each, merged.',
+    }),
+  },
+  ForwardPageArgs,
+);
+export type TimelineArgs = InstanceType<typeof TimelineArgs>;
 
 /** True for an activity event as stored and published: what the activity stream checks before it sends one. */
 export function isActivityEvent(value: unknown): value is ActivityEvent {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    'action' in value &&
-    typeof value.action === 'string' &&
-    'subjectType' in value &&
-    typeof value.subjectType === 'string'
-  );
+  return hasFields(value, { action: 'string', subjectType: 'string' });
 }

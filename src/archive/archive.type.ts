@@ -1,4 +1,4 @@
-import type { ArchiveRunResult } from '../common/feature';
+import { ARCHIVE_RUN_COUNTS, type ArchiveRunResult } from '../common/feature';
 import { shapeObjectType } from '../common/model-types';
 import { attr } from '../infra/dynamo/entity';
 import { JobStatus } from '../job/job.machine';
@@ -39,17 +39,7 @@ export const ArchiveRun = shapeObjectType({
       description: "The run's job status: COMPLETED once it finished; RUNNING or QUEUED when the wait ended first.",
     }),
     progress: attr.float({ required: true, description: 'The share of the run done, 0 to 1.' }),
-    jobs: attr.int({ required: true, description: 'Finished jobs past the retention, exported and removed.' }),
-    projects: attr.int({ required: true, description: 'Archived projects past the retention, exported and removed.' }),
-    resumed: attr.int({
-      required: true,
-      description: 'Of those, how many an earlier run had exported but not removed: finished without writing again.',
-    }),
-    rows: attr.int({ required: true, description: 'Table rows removed.' }),
-    // A Float, as the quotas' byte counts are: a run over a large backlog can write more than a
-    // 32-bit Int holds (2 GiB), and a whole number of bytes is exact in a Float up to 2^53.
-    bytes: attr.float({ required: true, description: 'Bytes written to cold storage (gzip), a whole number.' }),
-    failed: attr.int({ required: true, description: 'Jobs and projects that failed: each stays in the table whole, for the next run.' }),
+    ...ARCHIVE_RUN_COUNTS,
   },
 });
 /** An archive run's result with its system job's id, status and progress. */

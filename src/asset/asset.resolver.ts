@@ -44,7 +44,7 @@ export class AssetResolver {
     description:
       "A project's assets (projectId), or the ready assets of one type across your projects, newest first, optionally created within [from, to).",
   })
-  assets(@Args() { projectId, type, from, to, ...page }: AssetsArgs, @Ctx() ctx: Context) {
+  assets(@Args(() => AssetsArgs) { projectId, type, from, to, ...page }: AssetsArgs, @Ctx() ctx: Context) {
     // projectId stays the first way to call it, so the clients that list a project's assets keep working.
     if (projectId) {
       if (type || from || to) throw badInput('type, from and to list across projects: leave out projectId to use them.', 'projectId');
@@ -60,7 +60,7 @@ export class AssetResolver {
   })
   requestAssetUpload(
     @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
-    @Arg('input', { description: 'The file you are about to upload.' }) input: RequestAssetUploadInput,
+    @Arg('input', () => RequestAssetUploadInput, { description: 'The file you are about to upload.' }) input: RequestAssetUploadInput,
     @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ) {
@@ -70,8 +70,8 @@ export class AssetResolver {
   @Authorized(Role.EDITOR)
   @Mutation(() => AssetUpload, { description: 'Starts the upload of the next version of a ready asset.' })
   requestAssetVersionUpload(
-    @Args() { projectId, assetId }: AssetRef,
-    @Arg('input', { description: 'The file you are about to upload.' }) input: RequestAssetVersionInput,
+    @Args(() => AssetRef) { projectId, assetId }: AssetRef,
+    @Arg('input', () => RequestAssetVersionInput, { description: 'The file you are about to upload.' }) input: RequestAssetVersionInput,
     @Arg('expectedVersion', () => Int, optionalExpectedVersionArg) expectedVersion: number | null,
     @Ctx() ctx: Context,
   ) {
@@ -80,7 +80,7 @@ export class AssetResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Asset, { description: 'Checks the uploaded object (size and type) and makes that version READY and latest.' })
-  confirmAssetUpload(@Args() { projectId, assetId }: AssetRef, @Ctx() ctx: Context) {
+  confirmAssetUpload(@Args(() => AssetRef) { projectId, assetId }: AssetRef, @Ctx() ctx: Context) {
     return ctx.repos.assets.confirmUpload(projectId, assetId);
   }
 

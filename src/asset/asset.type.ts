@@ -1,12 +1,10 @@
 import { attr } from '../infra/dynamo/entity';
-import { ArgsType, Field, ID, InputType, Int } from 'type-graphql';
 import { ASSET_VERSION, type AssetVersionItem, entities, type EntityItem } from '../common/entities';
-import { attributeEnum, modelTypes, shapeObjectType } from '../common/model-types';
+import { argsType, attributeEnum, inputType, modelTypes, shapeObjectType } from '../common/model-types';
+import { keyArgsOf } from '../common/standard-resolver';
 import { PageArgs } from '../common/pagination';
-import { DateTime } from '../common/scalars';
 // Its upload status enum (AssetStatus) is registered there, before this declaration is made into types.
-import type { UploadTarget } from '../common/files/upload.type';
-import '../common/files/upload.type';
+import { type UploadTarget, uploadedFile } from '../common/files/upload.type';
 
 /** The kinds of asset and their GraphQL enum, from the declaration. */
 export const AssetType = attributeEnum(entities.Asset, 'type', entities.Asset.attributes.type);
@@ -28,66 +26,50 @@ export const {
 } = modelTypes(entities.Asset);
 export type Asset = EntityItem<'Asset'>;
 
-@ArgsType()
-export class AssetRef {
-  @Field(() => ID, { description: "The project's id." })
-  projectId!: string;
+/** The arguments that name one asset: its project's id and its own, from its key template. */
+export const AssetRef = keyArgsOf(entities.Asset);
+export type AssetRef = InstanceType<typeof AssetRef>;
 
-  @Field(() => ID, { description: "The asset's id." })
-  assetId!: string;
-}
+export const AssetsArgs = argsType(
+  'AssetsArgs',
+  {
+    projectId: attr.id({
+      description:
+        "A project's assets, oldest first (type, from and to do not apply). Without it, give type: the tenant's assets of that type.",
+    }),
+    type: attr.json<AssetType>()({
+      apiType: 'AssetType',
+      description: 'Across your projects: the ready assets of this type, newest first.',
+    }),
+    from: attr.json<Date>()({ apiType: 'DateTime', description: 'With type: created at or after this instant.' }),
+    to: attr.json<Date>()({ apiType: 'DateTime', description: 'With type: created before this instant.' }),
+  },
+  PageArgs,
+);
+export type AssetsArgs = InstanceType<typeof AssetsArgs>;
 
-@ArgsType()
-export class AssetsArgs extends PageArgs {
-  @Field(() => ID, {
-    nullable: true,
-    description:
-      "A project's assets, oldest first (type, from and to do not apply). Without it, give type: the tenant's assets of that type.",
-  })
-  projectId?: string | null;
+export const RequestAssetUploadInput = inputType(
+  'RequestAssetUploadInput',
+  'The file you are about to upload: the upload URL binds its type and size.',
+  {
+    type: attr.json<AssetType>()({ required: true, apiType: 'AssetType', description: 'What kind of file it is.' }),
+    ...uploadedFile({
+      fileName: 'The original file name; the object key uses a sanitized copy.',
+      contentType: 'The content type the upload will send, e.g. image/png. It is signed into the URL.',
+      size: 'The exact size in bytes. It is signed into the URL and checked on confirm.',
+    }),
+    linkedLogId: attr.id({ description: 'The log this asset documents, if any.' }),
+    alt: entities.Asset.attributes.alt,
+  },
+);
+export type RequestAssetUploadInput = InstanceType<typeof RequestAssetUploadInput>;
 
-  @Field(() => AssetType, { nullable: true, description: 'Across your projects: the ready assets of this type, newest first.' })
-  type?: AssetType | null;
-
-  @Field(() => DateTime, { nullable: true, description: 'With type: created at or after this instant.' })
-  from?: Date | null;
-
-  @Field(() => DateTime, { nullable: true, description: 'With type: created before this instant.' })
-  to?: Date | null;
-}
-
-@InputType({ description: 'The file you are about to upload: the upload URL binds its type and size.' })
-export class RequestAssetUploadInput {
-  @Field(() => AssetType, { description: 'What kind of file it is.' })
-  type!: AssetType;
-
-  @Field({ description: 'The original file name; the object key uses a sanitized copy.' })
-  fileName!: string;
-
-  @Field({ description: 'The content type the upload will send, e.g. image/png. It is signed into the URL.' })
-  contentType!: string;
-
-  @Field(() => Int, { description: 'The exact size in bytes. It is signed into the URL and checked on confirm.' })
-  size!: number;
-
-  @Field(() => ID, { nullable: true, description: 'The log this asset documents, if any.' })
-  linkedLogId?: string | null;
-
-  @Field(() => String, { nullable: true, description: 'Alternative text for people who cannot see the image.' })
-  alt?: string | null;
-}
-
-@InputType({ description: 'The file of the next version of an asset: the upload URL binds its type and size.' })
-export class RequestAssetVersionInput {
-  @Field({ description: "The file's name; it ends the object key." })
-  fileName!: string;
-
-  @Field({ description: "The file's media type: the upload must send exactly this." })
-  contentType!: string;
-
-  @Field(() => Int, { description: "The file's size in bytes: the upload must be exactly this long (at most UPLOAD_MAX_BYTES)." })
-  size!: number;
-}
+export const RequestAssetVersionInput = inputType(
+  'RequestAssetVersionInput',
+  'The file of the next version of an asset: the upload URL binds its type and size.',
+  uploadedFile({ size: "The file's size in bytes: the upload must be exactly this long (at most UPLOAD_MAX_BYTES)." }),
+);
+export type RequestAssetVersionInput = InstanceType<typeof RequestAssetVersionInput>;
 
 export const AssetUpload = shapeObjectType({
   name: 'AssetUpload',

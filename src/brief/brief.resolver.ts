@@ -61,7 +61,7 @@ export class BriefResolver {
 
   @Authorized()
   @Query(() => BriefConnection, { description: 'All versions, newest first.' })
-  briefVersions(@Args() args: ProjectPageArgs, @Ctx() ctx: Context) {
+  briefVersions(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context) {
     return ctx.repos.briefs.list(args.projectId, pageRequest(args));
   }
 

@@ -187,6 +187,21 @@ export const JOB_ERROR = {
   },
 } as const;
 
+/**
+ * The exact counters of one fan-out stage's work items, as a job stores them (its `itemCounts`, by
+ * stage) and the API's ItemCounts shows them with the stage and what is pending.
+ */
+export const ITEM_COUNTS = {
+  name: 'ItemCounts',
+  description: 'Exact counters of work items, kept in the transaction of every item change.',
+  fields: {
+    total: attr.int({ required: true, description: 'Items in all.' }),
+    running: attr.int({ required: true, description: 'Held by a worker now.' }),
+    completed: attr.int({ required: true, description: 'Completed with their outputs.' }),
+    failed: attr.int({ required: true, description: 'Failed past their attempts.' }),
+  },
+} as const;
+
 /** Where a reused step's or item's outputs came from: the completed step (no sequence) or item (the API's ReuseSource). */
 export const REUSE_SOURCE = {
   name: 'ReuseSource',
@@ -239,6 +254,19 @@ const eventAttributes = {
 const eventIndexes: Record<string, IndexDeclaration> = {
   timeline: { index: 'GSI2', pk: 'TYPE#EVENT', sk: '{at}#{eventId}' },
   timelineByAction: { index: 'GSI1', pk: 'EVENT_ACTION#{action}', sk: '{at}#{eventId}' },
+};
+
+/**
+ * The tenant's work a worker can claim, by the time it became claimable (sparse: only while its
+ * `claimable` holds): a step that can be claimed and a fan-out stage's JobWork entry are in the
+ * same partitions, keyed alike, so one claimWork query finds both.
+ */
+const claimableIndexes: Record<string, IndexDeclaration> = {
+  claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
+  /** The same, for one kind of job. */
+  claimableOfKind: { index: 'GSI2', pk: 'WORK#CLAIMABLE#{kind}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
+  /** The same, for one stage of one kind. */
+  claimableOfStage: { index: 'GSI3', pk: 'WORK#CLAIMABLE#{kind}#{name}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
 };
 
 export const entities = {
@@ -977,17 +1005,7 @@ export const entities = {
     indexes: {
       /** Steps paused for a person's review (sparse: only while paused), most recent first. */
       awaitingReview: { index: 'GSI1', pk: 'STEP_STATUS#{status}', sk: '{updatedAt}#{jobId}#{name}', when: { status: ['PAUSED'] } },
-      /** Work a worker can claim, by the time it became claimable (sparse: only while claimable). */
-      claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
-      /** The same, for one kind of job. */
-      claimableOfKind: { index: 'GSI2', pk: 'WORK#CLAIMABLE#{kind}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
-      /** The same, for one stage of one kind. */
-      claimableOfStage: {
-        index: 'GSI3',
-        pk: 'WORK#CLAIMABLE#{kind}#{name}',
-        sk: '{availableAt}#{jobId}#{name}',
-        when: { claimable: [true] },
-      },
+      ...claimableIndexes,
     },
   }),
   /**
@@ -1151,14 +1169,7 @@ export const entities = {
         when: { inPool: [true] },
         derive: { rank: (work: { priority: number }) => String(9 - work.priority) },
       },
-      claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
-      claimableOfKind: { index: 'GSI2', pk: 'WORK#CLAIMABLE#{kind}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
-      claimableOfStage: {
-        index: 'GSI3',
-        pk: 'WORK#CLAIMABLE#{kind}#{name}',
-        sk: '{availableAt}#{jobId}#{name}',
-        when: { claimable: [true] },
-      },
+      ...claimableIndexes,
     },
   }),
   /**
@@ -1225,10 +1236,11 @@ export const entities = {
     type: 'Migration',
     idPrefix: undefined,
     key: keyShape({ pk: '', sk: 'MIGRATION#{migrationId}' }),
+    // The API's Migration view shows its name and when it was applied (src/migrations/migration.type.ts).
     attributes: {
-      name: attr.string({ required: true }),
+      name: attr.string({ required: true, description: 'Its name, e.g. search-backfill.' }),
       jobId: attr.id({ required: true }),
-      appliedAt: attr.dateTime(),
+      appliedAt: attr.dateTime({ description: 'When its job completed.' }),
     },
   }),
   /**
@@ -1325,12 +1337,7 @@ export type ReuseSourceItem = AttributeValues<(typeof REUSE_SOURCE)['fields']>;
 export type JobErrorItem = AttributeValues<(typeof JOB_ERROR)['fields']>;
 
 /** The counters of one fan-out stage's items (pending = total − running − completed − failed). */
-export interface ItemCountsItem {
-  total: number;
-  running: number;
-  completed: number;
-  failed: number;
-}
+export type ItemCountsItem = AttributeValues<(typeof ITEM_COUNTS)['fields']>;
 
 /** One stored version of an asset's file. */
 export type AssetVersionItem = AttributeValues<(typeof ASSET_VERSION)['fields']>;

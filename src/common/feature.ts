@@ -1,6 +1,6 @@
 import type { PlanLimits, PlanName } from '../config';
 import type { Repositories } from '../context';
-import type { AnyModel } from '../infra/dynamo/entity';
+import { type AnyModel, attr, type AttributeValues } from '../infra/dynamo/entity';
 import type { Metrics } from '../infra/metrics';
 import type { EventBus } from '../infra/pubsub';
 import type { NodeType } from './global-id';
@@ -23,19 +23,26 @@ export interface FeatureDeps {
   archive?: ArchiveRuns;
 }
 
-/** What one archive run did (src/archive/archive.service.ts). */
-export interface ArchiveRunResult {
-  /** Finished jobs and archived projects moved to cold storage (exported, then removed). */
-  jobs: number;
-  projects: number;
-  /** Of those, how many an earlier run had exported and not removed (finished without a second object). */
-  resumed: number;
-  /** Table rows removed, and bytes written to cold storage (gzip). */
-  rows: number;
-  bytes: number;
-  /** Jobs and projects that failed; each stays in the table whole, and the next run tries it again. */
-  failed: number;
-}
+/**
+ * What one archive run did (src/archive/archive.service.ts), declared once: its type here, and the
+ * fields of the API's ArchiveRun (src/archive/archive.type.ts), which shows them with the run's job.
+ */
+export const ARCHIVE_RUN_COUNTS = {
+  jobs: attr.int({ required: true, description: 'Finished jobs past the retention, exported and removed.' }),
+  projects: attr.int({ required: true, description: 'Archived projects past the retention, exported and removed.' }),
+  resumed: attr.int({
+    required: true,
+    description: 'Of those, how many an earlier run had exported but not removed: finished without writing again.',
+  }),
+  rows: attr.int({ required: true, description: 'Table rows removed.' }),
+  // A Float, as the quotas' byte counts are: a run over a large backlog can write more than a
+  // 32-bit Int holds (2 GiB), and a whole number of bytes is exact in a Float up to 2^53.
+  bytes: attr.float({ required: true, description: 'Bytes written to cold storage (gzip), a whole number.' }),
+  failed: attr.int({ required: true, description: 'Jobs and projects that failed: each stays in the table whole, for the next run.' }),
+};
+
+/** What one archive run did: its counts (see ARCHIVE_RUN_COUNTS). */
+export type ArchiveRunResult = AttributeValues<typeof ARCHIVE_RUN_COUNTS>;
 
 /** Where an archive run's system job stands, with its result: final once COMPLETED, else so far. */
 export interface ArchiveRunOutcome extends ArchiveRunResult {

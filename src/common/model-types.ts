@@ -1,9 +1,13 @@
 import type { GraphQLScalarType } from 'graphql';
-import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType, type ClassType } from 'type-graphql';
+import { ArgsType, Field, Float, ID, InputType, Int, ObjectType, registerEnumType, type ClassType } from 'type-graphql';
 import {
   type AnyModel,
+  type ArgumentValues,
+  type AttributeMap,
   type ItemOf,
+  attr,
   type Attribute,
+  type AttributeOptions,
   type EnumDeclaration,
   type EnumObject,
   enumObject,
@@ -12,7 +16,7 @@ import {
   type SystemField,
 } from '../infra/dynamo/entity';
 import { Node } from './node.type';
-import { Connection } from './pagination';
+import { Connection } from './connection';
 import { DateTime, JSONObject, JSONValue, LocalDate } from './scalars';
 
 /*
@@ -130,8 +134,11 @@ export function registerApiType(name: string, type: object): void {
   apiTypes.set(name, type);
 }
 
-// The JSON scalars, for attributes that hold lists of JSON objects (an archived job's rows).
+// The JSON scalars, for attributes that hold lists of JSON objects (an archived job's rows); and
+// the instant as an argument takes it, which the scalar hands a resolver as a Date (attr.dateTime
+// holds the ISO string an item stores).
 registerApiType('JSONObject', JSONObject);
+registerApiType('DateTime', DateTime);
 
 /** The API type or enum named `name`, when the schema is built. Throws (a programming error) when none has the name. */
 function apiTypeNamed(name: string): () => object {
@@ -142,24 +149,40 @@ function apiTypeNamed(name: string): () => object {
   };
 }
 
-/** The object and input types of declared shapes (see ShapeDeclaration), made once per name. */
+/** The object and input types of declared shapes, made once per name. */
 const shapes = new Map<string, ClassType>();
 
-function shapeType(model: AnyModel | undefined, shape: ShapeDeclaration, input: boolean): ClassType {
+function shapeType(model: AnyModel | undefined, shape: ShapeDeclaration, input: boolean, partial = false): ClassType {
   const typeName = input ? `${shape.name}Input` : shape.name;
   const existing = shapes.get(typeName);
   if (existing) return existing;
   const type = named(class {}, typeName);
-  for (const [name, attribute] of Object.entries<Attribute>(shape.fields)) {
-    if (attribute.hidden) continue;
-    const description = input ? (attribute.createDescription ?? attribute.description) : attribute.description;
-    Field(typeOf(model, name, attribute, input), { ...fieldOptions(attribute), description })(type.prototype, name);
-  }
+  declareFields(type, model, shape.fields, input, partial);
   if (input) InputType(typeName, { description: shape.inputDescription ?? shape.description })(type);
   else ObjectType(typeName, { simpleResolvers: true, description: shape.description })(type);
   shapes.set(typeName, type);
   if (!input) registerApiType(typeName, type);
   return type;
+}
+
+/**
+ * Declares `fields` (hidden ones left out) on `type`: as an object type shows them, or (with
+ * `input`) as arguments and input fields take them, non-null only when required (never when
+ * `partial`), with their declared default and what their input says of them.
+ */
+function declareFields(type: ClassType, model: AnyModel | undefined, fields: AttributeMap, input: boolean, partial = false): void {
+  for (const [name, attribute] of Object.entries(fields)) {
+    if (attribute.hidden) continue;
+    const options = input
+      ? {
+          nullable: partial || !attribute.required,
+          description: attribute.createDescription ?? attribute.description,
+          deprecationReason: attribute.deprecationReason,
+          ...(attribute.default === undefined ? {} : { defaultValue: attribute.default }),
+        }
+      : { ...fieldOptions(attribute), description: attribute.description };
+    Field(typeOf(model, name, attribute, input), options)(type.prototype, name);
+  }
 }
 
 /** A field's nullability and deprecation in an object type, from its attribute. */
@@ -178,6 +201,57 @@ export function shapeObjectType<const S extends ShapeDeclaration>(shape: S, mode
 // The class made at run time holds no values itself: its instance type only says what resolvers answer with.
 export function shapeObjectType(shape: ShapeDeclaration, model?: AnyModel): ClassType {
   return shapeType(model, shape, false);
+}
+
+/**
+ * The input type `<name>Input` of a declared shape (described by its `inputDescription`): its
+ * fields as inputs take them, so an attribute that is not required may be omitted; with `partial`,
+ * any may be (an input of overrides, where an omitted value is the default's). Made once per name;
+ * its instances are typed as the values a client gives.
+ */
+export function shapeInputType<const S extends ShapeDeclaration>(
+  shape: S,
+  options?: { partial?: false },
+): ClassType<ArgumentValues<S['fields']>>;
+export function shapeInputType<const S extends ShapeDeclaration>(
+  shape: S,
+  options: { partial: true },
+): ClassType<Partial<ArgumentValues<S['fields']>>>;
+// As above: the instance type says what a resolver is handed.
+export function shapeInputType(shape: ShapeDeclaration, options: { partial?: boolean } = {}): ClassType {
+  return shapeType(undefined, shape, true, options.partial);
+}
+
+/**
+ * An input type named `name` of declared fields (see shapeInputType), for an input that is no
+ * shape's: a mutation's own request. Its instances are typed as the values a client gives.
+ */
+export function inputType<const F extends AttributeMap>(name: string, description: string, fields: F): ClassType<ArgumentValues<F>>;
+// As above: the instance type says what a resolver is handed.
+export function inputType(name: string, description: string, fields: AttributeMap): ClassType {
+  const type = named(class {}, name);
+  declareFields(type, undefined, fields, true);
+  InputType(name, { description })(type);
+  return type;
+}
+
+/**
+ * The arguments of a query or mutation, declared as attributes are: each one an argument,
+ * non-null only when required, with its declared default. `base` gives arguments that several
+ * share (PageArgs), before these. The class is named `name` for type-graphql's errors only (an
+ * args class is no type of the schema); its instances are typed as the values a client gives.
+ */
+export function argsType<const F extends AttributeMap, B extends object = object>(
+  name: string,
+  fields: F,
+  base?: ClassType<B>,
+): ClassType<B & ArgumentValues<F>>;
+// As above: the instance type says what a resolver is handed.
+export function argsType(name: string, fields: AttributeMap, base?: ClassType): ClassType {
+  const type = named(base ? class extends base {} : class {}, name);
+  declareFields(type, undefined, fields, true);
+  ArgsType()(type);
+  return type;
 }
 
 type FieldType = () => GraphQLScalarType | object | [GraphQLScalarType] | [object];
@@ -223,6 +297,18 @@ function typeOf(model: AnyModel | undefined, name: string, attribute: Attribute,
     default:
       return () => String;
   }
+}
+
+/**
+ * The builder of an attribute (an argument, most often) that holds one of `model`'s states: typed
+ * as its states, and shown as its status enum (`JobStatus`), which the model's types register.
+ */
+export function stateOf<M extends AnyModel>(model: M) {
+  const status = model.status;
+  if (!status) throw new Error(`${model.type} has no status machine.`);
+  const name = status.enumName ?? enumName(model, status.attribute);
+  const make = attr.json<M['states'][number]>();
+  return <const O extends AttributeOptions<M['states'][number]>>(options: O) => make({ ...options, apiType: name });
 }
 
 /** The status attribute of a model with a machine, as an enum attribute of its states. */

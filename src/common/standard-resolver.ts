@@ -1,7 +1,7 @@
 import { Arg, Args, ArgsType, Authorized, type ClassType, Ctx, Field, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
 import type { Context } from '../context';
-import type { AnyModel, StandardOperationName } from '../infra/dynamo/entity';
+import type { AnyModel, Placeholders, StandardOperationName } from '../infra/dynamo/entity';
 import { expectedVersionArg, optionalExpectedVersionArg } from './args';
 import { idempotencyKeyArg } from './idempotency';
 import { modelTypes } from './model-types';
@@ -46,6 +46,26 @@ function keyArgs(name: string, fields: string[]): ClassType {
   return KeyArgs;
 }
 
+/** The values of a model's key fields, by name (`{ projectId, assetId }`), as its key arguments give them. */
+export type KeyArgsOf<M extends AnyModel> = Record<Placeholders<M['key']['shape']['pk']> | Placeholders<M['key']['shape']['sk']>, string>;
+
+const keyArgsMade = new Map<AnyModel, ClassType>();
+
+/**
+ * The arguments that name one item of `model` by its key (`projectId` and `assetId` for an
+ * asset), from its key template: what a query or mutation on one existing item takes. Made once
+ * per model.
+ */
+export function keyArgsOf<M extends AnyModel>(model: M): ClassType<KeyArgsOf<M>>;
+// The args class made at run time holds no values itself: its instance type says what a resolver is handed.
+export function keyArgsOf(model: AnyModel): ClassType {
+  const existing = keyArgsMade.get(model);
+  if (existing) return existing;
+  const made = keyArgs(`${model.type}Keys`, model.keyFields);
+  keyArgsMade.set(model, made);
+  return made;
+}
+
 /**
  * The query of one declared entity by its key and its create, update and delete mutations, derived
  * as type-graphql's resolvers-inheritance example derives a resource's resolvers: the key
@@ -63,7 +83,7 @@ export function standardResolver<M extends AnyModel, C = M['createInput'], U = M
   const types = modelTypes(model);
   const parentKeys = model.keyFields.filter((field) => field !== model.idField);
   const ParentArgs = keyArgs(`${model.type}ParentKeys`, parentKeys);
-  const OwnArgs = keyArgs(`${model.type}Keys`, model.keyFields);
+  const OwnArgs = keyArgsOf(model);
   const described = (operation: StandardOperationName) => {
     const description = model.describe[operation];
     if (!description) throw new Error(`${model.type} has a standard ${operation} but its declaration gives no describe.${operation}.`);

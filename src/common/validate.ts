@@ -53,3 +53,12 @@ export function applyPatch<T extends Record<string, unknown>>(current: T, patch:
   }
   return next;
 }
+
+/**
+ * True when `value` is an object whose every field named in `types` holds a value of that
+ * `typeof`: how a payload from the bus or a stored item is recognized before it is sent on.
+ */
+export function hasFields(value: unknown, types: Record<string, 'string' | 'number'>): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.entries(types).every(([field, type]) => typeof Reflect.get(value, field) === type);
+}

@@ -1,4 +1,6 @@
-import { Arg, Authorized, Extensions, ID, Int, Resolver, Root, Subscription } from 'type-graphql';
+import { Args, Authorized, Extensions, Resolver, Root, Subscription } from 'type-graphql';
+import { argsType } from '../common/model-types';
+import { attr } from '../infra/dynamo/entity';
 import { ActivityEvent } from '../activity/activity.type';
 import { feature, type FeatureDeps } from '../common/feature';
 import { Context } from '../context';
@@ -32,6 +34,43 @@ function liveOf(context: unknown, system = false): Live {
   return context.reposOf(system).live;
 }
 
+/** Where a positioned stream resumes: the position of the last message a client received. */
+const resumeAfter = attr.int({ description: 'A position this stream gave you: resume after it.' });
+
+/** The server's own jobs are in the system partition, which only admins reach (Context.reposOf). */
+const systemJobs = (whose: string) => attr.boolean({ description: `True for ${whose}: admins only, FORBIDDEN otherwise.` });
+
+/*
+ * Each subscription's arguments, declared as attributes (see argsType): its `subscribe` reads them,
+ * and the field resolver, which returns the event the stream made, takes them only so the schema has them.
+ */
+const JobProgressArgs = argsType('JobProgressArgs', {
+  jobId: attr.id({ required: true, description: "The job's id." }),
+  afterSeq: attr.int({
+    description:
+      "The seq of the last event you received: every later one is sent, none missed or repeated. Omitted: from the job's current seq.",
+  }),
+  system: systemJobs('one of the server’s own jobs (a migration’s, see the migrations query)'),
+});
+type JobProgressArgs = InstanceType<typeof JobProgressArgs>;
+
+const JobStatusChangesArgs = argsType('JobStatusChangesArgs', {
+  projectId: attr.id({ description: "Only this project's jobs; all of the tenant's when omitted." }),
+  after: resumeAfter,
+  system: systemJobs('the status changes of the server’s own jobs (migrations, archiving)'),
+});
+type JobStatusChangesArgs = InstanceType<typeof JobStatusChangesArgs>;
+
+const ProjectActivityArgs = argsType('ProjectActivityArgs', {
+  projectId: attr.id({ required: true, description: "The project's id." }),
+  after: resumeAfter,
+  afterEventId: attr.id({
+    deprecationReason: 'Use after with the position of the last message instead.',
+    description: 'Resume after this stored event (found by reading the retained stream); history lost when it is no longer stored.',
+  }),
+});
+type ProjectActivityArgs = InstanceType<typeof ProjectActivityArgs>;
+
 @Resolver()
 export class LiveResolver {
   @Authorized()
@@ -43,21 +82,7 @@ export class LiveResolver {
       'FAILED does not complete it, because retryJob can run the job again: complete it yourself when you stop watching.',
     subscribe: ({ args, context }) => liveOf(context, args.system === true).jobProgress(args.jobId, args.afterSeq ?? null),
   })
-  jobProgress(
-    @Root() event: JobEvent,
-    @Arg('jobId', () => ID, { description: "The job's id." }) _jobId: string,
-    @Arg('afterSeq', () => Int, {
-      nullable: true,
-      description:
-        "The seq of the last event you received: every later one is sent, none missed or repeated. Omitted: from the job's current seq.",
-    })
-    _afterSeq: number | null,
-    @Arg('system', () => Boolean, {
-      nullable: true,
-      description: 'True for one of the server’s own jobs (a migration’s, see the migrations query): admins only, FORBIDDEN otherwise.',
-    })
-    _system: boolean | null,
-  ): JobEvent {
+  jobProgress(@Root() event: JobEvent, @Args(() => JobProgressArgs) _args: JobProgressArgs): JobEvent {
     return event;
   }
 
@@ -68,18 +93,7 @@ export class LiveResolver {
       'Status changes of the jobs of one project, or of all the tenant’s jobs when projectId is omitted. The first message is SUBSCRIBED with the position the subscription starts from; pass after (the position of the last message you received) to receive every change after it first.',
     subscribe: ({ args, context }) => liveOf(context, args.system === true).jobStatusChanges(args.projectId ?? null, args.after ?? null),
   })
-  jobStatusChanges(
-    @Root() event: JobEvent,
-    @Arg('projectId', () => ID, { nullable: true, description: "Only this project's jobs; all of the tenant's when omitted." }) _projectId:
-      | string
-      | null,
-    @Arg('after', () => Int, { nullable: true, description: 'A position this stream gave you: resume after it.' }) _after: number | null,
-    @Arg('system', () => Boolean, {
-      nullable: true,
-      description: 'True for the status changes of the server’s own jobs (migrations, archiving): admins only, FORBIDDEN otherwise.',
-    })
-    _system: boolean | null,
-  ): JobEvent {
+  jobStatusChanges(@Root() event: JobEvent, @Args(() => JobStatusChangesArgs) _args: JobStatusChangesArgs): JobEvent {
     return event;
   }
 
@@ -90,17 +104,7 @@ export class LiveResolver {
       'A project’s activity (logs, assets, milestones, briefs…). The first message is subscription.started with the position the subscription starts from; pass after (the position of the last message you received) to receive every stored event after it first.',
     subscribe: ({ args, context }) => liveOf(context).projectActivity(args.projectId, args.after ?? null, args.afterEventId ?? null),
   })
-  projectActivity(
-    @Root() event: ActivityEvent,
-    @Arg('projectId', () => ID, { description: "The project's id." }) _projectId: string,
-    @Arg('after', () => Int, { nullable: true, description: 'A position this stream gave you: resume after it.' }) _after: number | null,
-    @Arg('afterEventId', () => ID, {
-      nullable: true,
-      deprecationReason: 'Use after with the position of the last message instead.',
-      description: 'Resume after this stored event (found by reading the retained stream); history lost when it is no longer stored.',
-    })
-    _afterEventId: string | null,
-  ): ActivityEvent {
+  projectActivity(@Root() event: ActivityEvent, @Args(() => ProjectActivityArgs) _args: ProjectActivityArgs): ActivityEvent {
     return event;
   }
 }

@@ -1,28 +1,13 @@
 import { shapeObjectType } from '../common/model-types';
 import { attr } from '../infra/dynamo/entity';
-import {
-  Arg,
-  Args,
-  ArgsType,
-  Authorized,
-  Ctx,
-  Field,
-  FieldResolver,
-  ID,
-  InputType,
-  Int,
-  Mutation,
-  Query,
-  Resolver,
-  Root,
-} from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { entities, type EntityItem } from '../common/entities';
 import { feature } from '../common/feature';
 import { standardResolver } from '../common/standard-resolver';
 // Its upload status enum (AssetStatus) is registered there, before this declaration is made into types.
-import '../common/files/upload.type';
-import { attributeEnum, modelTypes } from '../common/model-types';
+import { uploadedFile } from '../common/files/upload.type';
+import { argsType, inputType, modelTypes } from '../common/model-types';
 import { PageArgs, pageRequest } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
 import { badInput } from '../errors';
@@ -35,40 +20,34 @@ import { expiresInArg } from '../common/args';
  * is its file: the upload that creates one, and the `url` computed from its key.
  */
 const { type: Inspiration, connection: InspirationConnection } = modelTypes(entities.Inspiration);
-const InspirationType = attributeEnum(entities.Inspiration, 'type', entities.Inspiration.attributes.type);
 
-@ArgsType()
-class InspirationsArgs extends PageArgs {
-  @Field(() => String, { nullable: true, description: 'Only inspiration with this tag (case-insensitive).' })
-  tag?: string | null;
+const InspirationsArgs = argsType(
+  'InspirationsArgs',
+  {
+    tag: attr.string({ description: 'Only inspiration with this tag (case-insensitive).' }),
+    projectId: attr.id({ description: 'Only the inspiration linked to this project (not with tag).' }),
+  },
+  PageArgs,
+);
+type InspirationsArgs = InstanceType<typeof InspirationsArgs>;
 
-  @Field(() => ID, { nullable: true, description: 'Only the inspiration linked to this project (not with tag).' })
-  projectId?: string | null;
-}
-
-@InputType({ description: 'An inspiration file you are about to upload: the upload URL binds its type and size.' })
-export class RequestInspirationUploadInput implements InspirationUploadRequest {
-  @Field(() => InspirationType, { description: 'Image, audio or file.' })
-  type!: EntityItem<'Inspiration'>['type'];
-
-  @Field({ description: "The file's name; it ends the object key." })
-  fileName!: string;
-
-  @Field({ description: "The file's media type: the upload must send exactly this." })
-  contentType!: string;
-
-  @Field(() => Int, { description: "The file's size in bytes: the upload must be exactly this long." })
-  size!: number;
-
-  @Field(() => String, { nullable: true, description: 'A note about it.' })
-  text?: string | null;
-
-  @Field(() => [String], { nullable: true, description: 'Tags to find it by.' })
-  tags?: string[] | null;
-
-  @Field(() => ID, { nullable: true, description: 'The project it inspires, if any.' })
-  linkedProjectId?: string | null;
-}
+export const RequestInspirationUploadInput = inputType(
+  'RequestInspirationUploadInput',
+  'An inspiration file you are about to upload: the upload URL binds its type and size.',
+  {
+    type: attr.json<EntityItem<'Inspiration'>['type']>()({
+      required: true,
+      apiType: 'InspirationType',
+      description: 'Image, audio or file.',
+    }),
+    ...uploadedFile(),
+    text: attr.string({ description: 'A note about it.' }),
+    tags: attr.strings({ description: 'Tags to find it by.' }),
+    linkedProjectId: entities.Inspiration.attributes.linkedProjectId,
+  },
+);
+// The repository's request is what this input gives.
+export type RequestInspirationUploadInput = InspirationUploadRequest;
 
 const InspirationUpload = shapeObjectType({
   name: 'InspirationUpload',
@@ -98,7 +77,7 @@ const InspirationStandard = standardResolver(entities.Inspiration, {
 export class InspirationResolver {
   @Authorized()
   @Query(() => InspirationConnection, { description: 'Newest first, optionally by tag or by the project it is linked to.' })
-  inspirations(@Args() { tag, projectId, ...page }: InspirationsArgs, @Ctx() ctx: Context) {
+  inspirations(@Args(() => InspirationsArgs) { tag, projectId, ...page }: InspirationsArgs, @Ctx() ctx: Context) {
     if (projectId) {
       if (tag) throw badInput('Filter by tag or by projectId, not both.', 'projectId');
       return ctx.repos.inspirations.ofProject(projectId, pageRequest(page));
@@ -111,7 +90,8 @@ export class InspirationResolver {
     description: 'Creates an inspiration with a file to upload: returns a presigned PUT bound to the declared type and size.',
   })
   requestInspirationUpload(
-    @Arg('input', { description: 'The file you are about to upload.' }) input: RequestInspirationUploadInput,
+    @Arg('input', () => RequestInspirationUploadInput, { description: 'The file you are about to upload.' })
+    input: RequestInspirationUploadInput,
     @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ) {

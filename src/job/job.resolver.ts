@@ -93,50 +93,53 @@ export class JobResolver {
 
   @Authorized()
   @Query(() => JobConnection, { description: "A project's jobs, newest first." })
-  jobs(@Args() args: ProjectPageArgs, @Ctx() ctx: Context) {
+  jobs(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context) {
     return ctx.repos.jobs.ofProject(args.projectId, pageRequest(args));
   }
 
   @Authorized()
   @Query(() => JobConnection, { description: "The tenant's jobs in one status, most recently changed first." })
-  jobsByStatus(@Args() args: JobsByStatusArgs, @Ctx() ctx: Context) {
+  jobsByStatus(@Args(() => JobsByStatusArgs) args: JobsByStatusArgs, @Ctx() ctx: Context) {
     return ctx.reposOf(args.system).jobs.byStatus(args.status, pageRequest(args));
   }
 
   @Authorized()
   @Query(() => JobConnection, { description: "The caller's job history, newest first." })
-  myJobs(@Args() args: PageArgs, @Ctx() ctx: Context) {
+  myJobs(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: Context) {
     return ctx.repos.jobs.mine(pageRequest(args));
   }
 
   @Authorized()
   @Query(() => StepConnection, { description: 'Steps paused for review, most recent first.' })
-  stepsAwaitingReview(@Args() args: PageArgs, @Ctx() ctx: Context) {
+  stepsAwaitingReview(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: Context) {
     return ctx.repos.jobs.awaitingReview(pageRequest(args));
   }
 
   @Authorized(Role.ADMIN)
   @Query(() => JobConnection, { description: 'Admins only: jobs in one status across all tenants, most recently changed first.' })
-  jobsAcrossTenants(@Args() { status, first, after }: JobsAcrossTenantsArgs, @Ctx() ctx: Context) {
+  jobsAcrossTenants(@Args(() => JobsAcrossTenantsArgs) { status, first, after }: JobsAcrossTenantsArgs, @Ctx() ctx: Context) {
     return ctx.repos.jobs.acrossTenants(status, { first, after });
   }
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, { description: 'Creates a job, or returns the one an identical earlier request created (idempotent).' })
-  createJob(@Arg('input', { description: 'What the new one is made of.' }) input: CreateJobInput, @Ctx() ctx: Context) {
+  createJob(
+    @Arg('input', () => CreateJobInput, { description: 'What the new one is made of.' }) input: CreateJobInput,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.repos.jobs.create(input);
   }
 
   @Authorized(Role.WORKER)
   @Mutation(() => Job, { description: 'Worker: starts the current step (PENDING → RUNNING).' })
-  startStep(@Args() { jobId, stepName }: StepRef, @Ctx() ctx: Context) {
+  startStep(@Args(() => StepRef) { jobId, stepName }: StepRef, @Ctx() ctx: Context) {
     return ctx.repos.jobs.act(jobId, { kind: 'start', step: stepName });
   }
 
   @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => Job, { description: 'Worker: reports a running step’s progress (0 to 1).' })
   async reportStepProgress(
-    @Args() { jobId, stepName, attempt, lease }: HeldStepRef,
+    @Args(() => HeldStepRef) { jobId, stepName, attempt, lease }: HeldStepRef,
     @Arg('progress', () => Float, { description: 'From 0 to 1.' }) progress: number,
     @Arg('metrics', () => JSONObject, { nullable: true, description: 'What was measured (GPU seconds …), as a JSON object.' })
     metrics: Record<string, unknown> | null,
@@ -152,7 +155,7 @@ export class JobResolver {
       'Worker: completes a running step with its artifacts (S3 keys), metrics and outputs (checked against the stage of a declared kind; a stage declared for review pauses instead).',
   })
   async completeStep(
-    @Args() { jobId, stepName, attempt, lease }: HeldStepRef,
+    @Args(() => HeldStepRef) { jobId, stepName, attempt, lease }: HeldStepRef,
     @Arg('artifacts', () => [String], {
       defaultValue: [],
       description: 'S3 keys of what the step produced, under tenants/<your tenant>/ (no URLs).',
@@ -174,7 +177,7 @@ export class JobResolver {
   @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => Job, { description: 'Worker: fails a running step; a new attempt follows while attempts remain, else the job fails.' })
   async failStep(
-    @Args() { jobId, stepName, attempt, lease }: HeldStepRef,
+    @Args(() => HeldStepRef) { jobId, stepName, attempt, lease }: HeldStepRef,
     @Arg('code', { description: 'A stable code of your own for the failure, such as OUT_OF_MEMORY.' }) code: string,
     @Arg('message', { description: 'What went wrong, in words.' }) message: string,
     @Ctx() ctx: Context,
@@ -186,7 +189,7 @@ export class JobResolver {
 
   @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => Job, { description: 'Worker: pauses a running step for a person’s review.' })
-  async pauseStepForReview(@Args() { jobId, stepName, attempt, lease }: HeldStepRef, @Ctx() ctx: Context) {
+  async pauseStepForReview(@Args(() => HeldStepRef) { jobId, stepName, attempt, lease }: HeldStepRef, @Ctx() ctx: Context) {
     const held = await stepReportRepos(ctx, { jobId, stepName, attempt, lease });
     return held.repos.jobs.act(jobId, { kind: 'pause', step: stepName, attempt: held.attempt });
   }
@@ -194,7 +197,7 @@ export class JobResolver {
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, { description: 'Approves a paused step: it completes and the job goes on.' })
   approveStep(
-    @Args() { jobId, stepName }: StepRef,
+    @Args(() => StepRef) { jobId, stepName }: StepRef,
     @Arg('comment', () => String, { nullable: true, description: 'Kept with the decision in the activity trail.' }) comment: string | null,
     @Ctx() ctx: Context,
   ) {
@@ -204,7 +207,7 @@ export class JobResolver {
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, { description: 'Rejects a paused step: it fails and so does the job (retryJob runs it again).' })
   rejectStep(
-    @Args() { jobId, stepName }: StepRef,
+    @Args(() => StepRef) { jobId, stepName }: StepRef,
     @Arg('reason', { description: 'Why it is rejected; recorded in the audit trail.' }) reason: string,
     @Ctx() ctx: Context,
   ) {
@@ -272,7 +275,7 @@ export class JobResolver {
   @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => WorkItem, { description: 'Worker: reports a running item’s progress (0 to 1), renewing its lease.' })
   async reportWorkItemProgress(
-    @Args() ref: WorkItemRef,
+    @Args(() => WorkItemRef) ref: WorkItemRef,
     @Arg('progress', () => Float, { description: '0 to 1.' }) progress: number,
     @Ctx() ctx: Context,
   ) {
@@ -286,7 +289,7 @@ export class JobResolver {
       'Worker: completes a running item with its outputs (checked against the stage’s item outputs); the stage completes when every item is done.',
   })
   async completeWorkItem(
-    @Args() ref: WorkItemRef,
+    @Args(() => WorkItemRef) ref: WorkItemRef,
     @Arg('outputs', () => JSONObject, { description: "What it produced, as the stage's item outputs (see jobKinds)." })
     outputs: Record<string, unknown>,
     @Ctx() ctx: Context,
@@ -301,7 +304,7 @@ export class JobResolver {
       'Worker: fails a running item; it waits for its next attempt while attempts remain, else it fails (and the stage by its policy).',
   })
   async failWorkItem(
-    @Args() ref: WorkItemRef,
+    @Args(() => WorkItemRef) ref: WorkItemRef,
     @Arg('code', { description: 'A stable error code of yours, e.g. RENDER_TIMEOUT (at most 100 characters).' }) code: string,
     @Arg('message', { description: 'What went wrong (at most 2,000 characters).' }) message: string,
     @Ctx() ctx: Context,
@@ -328,7 +331,7 @@ export class JobResolver {
     description:
       "Your tenant's dead letters of one fan-out stage: work items FAILED past their attempts, newest first within an error code (by error code, descending, without one). They stay until their job expires, or until retryWorkItem or replayDeadLetters reopens them.",
   })
-  deadLetters(@Args() { kind, stage, errorCode, ...page }: DeadLettersArgs, @Ctx() ctx: Context) {
+  deadLetters(@Args(() => DeadLettersArgs) { kind, stage, errorCode, ...page }: DeadLettersArgs, @Ctx() ctx: Context) {
     return ctx.repos.jobs.deadLetters.list(kind, stage, errorCode, pageRequest(page));
   }
 
@@ -337,7 +340,10 @@ export class JobResolver {
     description:
       "Admins only: every tenant's dead letters of one fan-out stage, each with its tenantId, ordered as deadLetters orders one tenant's. Pages forward only.",
   })
-  deadLettersAcrossTenants(@Args() { kind, stage, errorCode, first, after }: DeadLettersAcrossTenantsArgs, @Ctx() ctx: Context) {
+  deadLettersAcrossTenants(
+    @Args(() => DeadLettersAcrossTenantsArgs) { kind, stage, errorCode, first, after }: DeadLettersAcrossTenantsArgs,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.repos.jobs.deadLetters.acrossTenants(kind, stage, errorCode, { first, after });
   }
 
@@ -454,7 +460,7 @@ export class JobResolver {
   }
 
   @FieldResolver(() => WorkItemConnection, { description: 'The work items of its fan-out stages, in stage and sequence order.' })
-  async items(@Root() job: Job, @Args() { stage, first, after }: JobItemsArgs, @Ctx() ctx: Context) {
+  async items(@Root() job: Job, @Args(() => JobItemsArgs) { stage, first, after }: JobItemsArgs, @Ctx() ctx: Context) {
     return jobsOf(ctx, job).items.page(job.jobId, stage, { first, after });
   }
 

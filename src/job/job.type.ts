@@ -1,11 +1,10 @@
-import { ArgsType, Field, ID, InputType, Int } from 'type-graphql';
 import { ForwardPageArgs, PageArgs } from '../common/pagination';
-import { JSONObject, JSONValue } from '../common/scalars';
 import { JobEventType, JobStatus, StepStatus } from './job.machine';
 import { ItemStatus } from './job.machine';
-import { entities, type EntityItem, REUSE_SOURCE } from '../common/entities';
-import { modelTypes, registerDeclaredEnum, registerEnumOf, shapeObjectType } from '../common/model-types';
-import { attr } from '../infra/dynamo/entity';
+import { entities, type EntityItem, ITEM_COUNTS, REUSE_SOURCE } from '../common/entities';
+import { argsType, inputType, modelTypes, registerDeclaredEnum, registerEnumOf, shapeObjectType, stateOf } from '../common/model-types';
+import { attr, pickAttributes } from '../infra/dynamo/entity';
+import { hasFields } from '../common/validate';
 
 /*
  * The job feature's GraphQL types. Job, Step, WorkItem and PoolShare (with their connections, and
@@ -88,17 +87,13 @@ export type Job = EntityItem<'Job'> & {
 
 export const { type: PoolShare } = modelTypes(entities.PoolShare);
 
-/** The counters of a job's work items, over all its stages or for one (the API's ItemCounts). */
+/** The counters of a job's work items, over all its stages or for one: the stored counters, with the stage and what is pending. */
 export const ItemCounts = shapeObjectType({
-  name: 'ItemCounts',
-  description: 'Exact counters of work items, kept in the transaction of every item change.',
+  ...ITEM_COUNTS,
   fields: {
     stage: attr.string({ description: 'The fan-out stage counted; null for the totals over all stages.' }),
-    total: attr.int({ required: true, description: 'Items in all.' }),
+    ...ITEM_COUNTS.fields,
     pending: attr.int({ required: true, description: 'Waiting to be claimed (total − running − completed − failed).' }),
-    running: attr.int({ required: true, description: 'Held by a worker now.' }),
-    completed: attr.int({ required: true, description: 'Completed with their outputs.' }),
-    failed: attr.int({ required: true, description: 'Failed past their attempts.' }),
   },
 });
 
@@ -112,16 +107,20 @@ export const JobScene = shapeObjectType({
     sequence: attr.int({ required: true, description: 'The scene’s place in the video, from 1 (its item’s sequence).' }),
     sceneId: attr.id({ description: "The project's Scene this item renders, when it names one." }),
     status: attr.string({ required: true, description: 'pending → processing → completed | failed' }),
+    // Optional here: an item that names a Scene may leave its prompt to it.
     prompt: attr.string({ description: 'What the scene shows.' }),
-    negativePrompt: attr.string({ description: 'What the scene must not show.' }),
-    durationSeconds: attr.float({ description: 'Its length in seconds.' }),
-    referenceImages: attr.strings({ required: true, description: 'S3 keys of its reference images, in order.' }),
-    audioClip: attr.string({ description: 'S3 key of its slice of the backing track.' }),
-    videoClip: attr.string({ description: 'S3 key of the rendered clip, once completed.' }),
-    needsLipSync: attr.boolean({ required: true, description: 'True when the clip is lip-synced to the audio clip.' }),
-    lipSyncedClip: attr.string({ description: 'S3 key of the lip-synced clip, once completed (lip-synced scenes only).' }),
-    retryCount: attr.int({ required: true, description: 'Attempts made before the current one.' }),
-    errorMessage: attr.string({ description: 'Why its last attempt failed.' }),
+    // The rest as the Scene declares them, in this view's words.
+    ...pickAttributes(entities.Scene.attributes, {
+      negativePrompt: 'What the scene must not show.',
+      durationSeconds: 'Its length in seconds.',
+      referenceImages: 'S3 keys of its reference images, in order.',
+      audioClip: 'S3 key of its slice of the backing track.',
+      videoClip: 'S3 key of the rendered clip, once completed.',
+      needsLipSync: 'True when the clip is lip-synced to the audio clip.',
+      lipSyncedClip: 'S3 key of the lip-synced clip, once completed (lip-synced scenes only).',
+      retryCount: 'Attempts made before the current one.',
+      errorMessage: 'Why its last attempt failed.',
+    }),
   },
 });
 export type JobScene = InstanceType<typeof JobScene>;
@@ -314,192 +313,133 @@ export const DeadLetterReplay = shapeObjectType({
   },
 });
 
-@InputType({ description: 'A pipeline run: its project, kind, inputs and (for a free-form plan) steps; idempotent.' })
-export class CreateJobInput {
-  @Field(() => ID, { description: 'The project the job works for.' })
-  projectId!: string;
+/** A pipeline run as createJob takes it: the job's declared attributes it names, and the request's own fields. */
+export const CreateJobInput = inputType(
+  'CreateJobInput',
+  'A pipeline run: its project, kind, inputs and (for a free-form plan) steps; idempotent.',
+  {
+    ...pickAttributes(entities.Job.attributes, {
+      projectId: 'The project the job works for.',
+      kind: 'The pipeline: a declared kind (3D_CHARACTER, MUSIC_VIDEO, PHOTO_EDIT; see jobKinds) or free text with steps.',
+      inputs: "The pipeline's inputs: checked against the kind's declared fields when it is declared (see jobKinds).",
+      provider: 'Who runs the pipeline (a provider name), for your records.',
+      correlationId: 'Your own id for the run, echoed on the job (for tracing across your systems).',
+      seed: 'Seed and model version take part in the derived idempotency key.',
+      modelVersion: 'The model version the run uses; part of the derived idempotency key.',
+      priority: 'From 0 (lowest) to 9 (highest), default 5: a shared worker pool hands out your higher-priority jobs’ work first.',
+    }),
+    steps: attr.strings({
+      description:
+        'The ordered step names, e.g. ["text-to-image", "refine", "3d", "retopo", "rig", "anim", "export"]. A declared kind (see jobKinds) has its own stages: omit them.',
+    }),
+    reuse: attr.boolean({
+      description:
+        'False: run every step and item, even those whose stage is declared reusable and whose stored outputs match (see jobKinds); its own completions are still recorded. Default true. A job that asks not to reuse does not get an earlier job with the same derived idempotency key back either.',
+    }),
+    idempotencyKey: attr.string({
+      description:
+        'Retries with the same key and the same arguments within 48 hours return the first job; the key with other arguments is refused with IDEMPOTENCY_KEY_REUSED. Derived from project, kind, inputs, seed and model version when omitted.',
+    }),
+    maxAttempts: attr.int({ description: 'Attempts per step before the job fails (default 3).' }),
+    items: attr.json<Record<string, unknown>[]>()({
+      apiType: '[JSONObject]',
+      description:
+        "Work items of the kind's first fan-out stage, each its typed inputs (see jobKinds); at most 50 here, more with addWorkItems.",
+    }),
+  },
+);
+export type CreateJobInput = InstanceType<typeof CreateJobInput>;
 
-  @Field({ description: 'The pipeline: a declared kind (3D_CHARACTER, MUSIC_VIDEO, PHOTO_EDIT; see jobKinds) or free text with steps.' })
-  kind!: string;
+/** The arguments that name a step of a job by its name in the plan. */
+const stepRef = {
+  jobId: attr.id({ required: true, description: "The job's id." }),
+  stepName: attr.string({ required: true, description: "The step's name, as in the job's plan." }),
+};
+export const StepRef = argsType('StepRef', stepRef);
+export type StepRef = InstanceType<typeof StepRef>;
 
-  @Field(() => [String], {
-    nullable: true,
-    description:
-      'The ordered step names, e.g. ["text-to-image", "refine", "3d", "retopo", "rig", "anim", "export"]. A declared kind (see jobKinds) has its own stages: omit them.',
-  })
-  steps?: string[] | null;
-
-  @Field(() => JSONValue, {
-    nullable: true,
-    description: "The pipeline's inputs: checked against the kind's declared fields when it is declared (see jobKinds).",
-  })
-  inputs?: unknown;
-
-  @Field(() => String, { nullable: true, description: 'Who runs the pipeline (a provider name), for your records.' })
-  provider?: string | null;
-
-  @Field(() => String, { nullable: true, description: 'Your own id for the run, echoed on the job (for tracing across your systems).' })
-  correlationId?: string | null;
-
-  @Field(() => String, { nullable: true, description: 'Seed and model version take part in the derived idempotency key.' })
-  seed?: string | null;
-
-  @Field(() => String, { nullable: true, description: 'The model version the run uses; part of the derived idempotency key.' })
-  modelVersion?: string | null;
-
-  @Field(() => Int, {
-    nullable: true,
-    description: 'From 0 (lowest) to 9 (highest), default 5: a shared worker pool hands out your higher-priority jobs’ work first.',
-  })
-  priority?: number | null;
-  @Field(() => Boolean, {
-    nullable: true,
-    description:
-      'False: run every step and item, even those whose stage is declared reusable and whose stored outputs match (see jobKinds); its own completions are still recorded. Default true. A job that asks not to reuse does not get an earlier job with the same derived idempotency key back either.',
-  })
-  reuse?: boolean | null;
-
-  @Field(() => String, {
-    nullable: true,
-    description:
-      'Retries with the same key and the same arguments within 48 hours return the first job; the key with other arguments is refused with IDEMPOTENCY_KEY_REUSED. Derived from project, kind, inputs, seed and model version when omitted.',
-  })
-  idempotencyKey?: string | null;
-
-  @Field(() => Int, { nullable: true, description: 'Attempts per step before the job fails (default 3).' })
-  maxAttempts?: number | null;
-
-  @Field(() => [JSONObject], {
-    nullable: true,
-    description:
-      "Work items of the kind's first fan-out stage, each its typed inputs (see jobKinds); at most 50 here, more with addWorkItems.",
-  })
-  items?: Record<string, unknown>[] | null;
-}
-
-@ArgsType()
-export class StepRef {
-  @Field(() => ID, { description: "The job's id." })
-  jobId!: string;
-
-  @Field({ description: "The step's name, as in the job's plan." })
-  stepName!: string;
-}
+/** The attempt a worker's report is on, which must be the one it holds. */
+const heldAttempt = 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.';
 
 /** A worker's report on a step it holds: the step, the attempt it holds, and a pool worker's lease on it. */
-@ArgsType()
-export class HeldStepRef extends StepRef {
-  @Field(() => Int, {
-    nullable: true,
-    description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.',
-  })
-  attempt?: number | null;
+export const HeldStepRef = argsType('HeldStepRef', {
+  ...stepRef,
+  attempt: attr.int({ description: heldAttempt }),
+  lease: attr.string({ description: 'A pool worker: the lease claimWork handed it for this step.' }),
+});
+export type HeldStepRef = InstanceType<typeof HeldStepRef>;
 
-  @Field(() => String, { nullable: true, description: 'A pool worker: the lease claimWork handed it for this step.' })
-  lease?: string | null;
-}
+const jobStatusToList = stateOf(entities.Job)({ required: true, description: 'The status to list.' });
 
-@ArgsType()
-export class JobsByStatusArgs extends PageArgs {
-  @Field(() => JobStatus, { description: 'The status to list.' })
-  status!: JobStatus;
-
-  @Field(() => Boolean, {
-    nullable: true,
-    description: 'True to list the server’s own jobs (migrations, archiving: the system partition): admins only, FORBIDDEN otherwise.',
-  })
-  system?: boolean | null;
-}
+export const JobsByStatusArgs = argsType(
+  'JobsByStatusArgs',
+  {
+    status: jobStatusToList,
+    system: attr.boolean({
+      description: 'True to list the server’s own jobs (migrations, archiving: the system partition): admins only, FORBIDDEN otherwise.',
+    }),
+  },
+  PageArgs,
+);
+export type JobsByStatusArgs = InstanceType<typeof JobsByStatusArgs>;
 
 /** Across tenants the list is merged from the shards of an index, so it pages forward only. */
-@ArgsType()
-export class JobsAcrossTenantsArgs extends ForwardPageArgs {
-  @Field(() => JobStatus, { description: 'The status to list.' })
-  status!: JobStatus;
-}
+export const JobsAcrossTenantsArgs = argsType('JobsAcrossTenantsArgs', { status: jobStatusToList }, ForwardPageArgs);
+export type JobsAcrossTenantsArgs = InstanceType<typeof JobsAcrossTenantsArgs>;
 
 /**
  * True for a job event as stored and published (a job's own stream or a job status stream): what
  * the live streams check every payload and every stored item against before they send it.
  */
 export function isJobEvent(value: unknown): value is JobEvent {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    'jobId' in value &&
-    'seq' in value &&
-    typeof value.seq === 'number' &&
-    'type' in value &&
-    typeof value.type === 'string'
-  );
+  return hasFields(value, { jobId: 'string', seq: 'number', type: 'string' });
 }
 
-@ArgsType()
-export class WorkItemRef {
-  @Field(() => ID, { description: 'The job of the item.' })
-  jobId!: string;
-
-  @Field({ description: 'The fan-out stage of the item.' })
-  stage!: string;
-
-  @Field(() => Int, { description: 'The item’s sequence in its stage.' })
-  sequence!: number;
-
-  @Field(() => Int, { description: 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.' })
-  attempt!: number;
-
-  @Field(() => String, {
-    nullable: true,
+/** A worker's report on a work item it holds: the item by its key, the attempt it holds, and a pool worker's lease. */
+export const WorkItemRef = argsType('WorkItemRef', {
+  jobId: attr.id({ required: true, description: 'The job of the item.' }),
+  stage: attr.string({ required: true, description: 'The fan-out stage of the item.' }),
+  sequence: attr.int({ required: true, description: 'The item’s sequence in its stage.' }),
+  attempt: attr.int({ required: true, description: heldAttempt }),
+  lease: attr.string({
     description:
       'Pool workers: the lease claimWork handed out with this item, unchanged (required for them; ignored for tenant-bound workers).',
-  })
-  lease?: string | null;
-}
+  }),
+});
+export type WorkItemRef = InstanceType<typeof WorkItemRef>;
 
-@ArgsType()
-export class DeadLettersArgs extends PageArgs {
-  @Field({ description: 'The declared job kind.' })
-  kind!: string;
+/** The dead letters of one stage of a declared kind, optionally of one error code. */
+const deadLettersOf = (errorCode: string) => ({
+  kind: attr.string({ required: true, description: 'The declared job kind.' }),
+  stage: attr.string({ required: true, description: 'Its fan-out stage.' }),
+  errorCode: attr.string({ description: errorCode }),
+});
 
-  @Field({ description: 'Its fan-out stage.' })
-  stage!: string;
+export const DeadLettersArgs = argsType(
+  'DeadLettersArgs',
+  deadLettersOf('Only items whose last error has this code (e.g. ATTEMPT_TIMED_OUT); newest first then.'),
+  PageArgs,
+);
+export type DeadLettersArgs = InstanceType<typeof DeadLettersArgs>;
 
-  @Field(() => String, {
-    nullable: true,
-    description: 'Only items whose last error has this code (e.g. ATTEMPT_TIMED_OUT); newest first then.',
-  })
-  errorCode?: string | null;
-}
+export const DeadLettersAcrossTenantsArgs = argsType(
+  'DeadLettersAcrossTenantsArgs',
+  deadLettersOf('Only items whose last error has this code; newest first then.'),
+  ForwardPageArgs,
+);
+export type DeadLettersAcrossTenantsArgs = InstanceType<typeof DeadLettersAcrossTenantsArgs>;
 
-@ArgsType()
-export class DeadLettersAcrossTenantsArgs extends ForwardPageArgs {
-  @Field({ description: 'The declared job kind.' })
-  kind!: string;
+export const DeadLetterFilter = inputType(
+  'DeadLetterFilter',
+  'Which dead letters (work items FAILED past their attempts) replayDeadLetters reopens.',
+  {
+    kind: attr.string({ required: true, description: 'The declared job kind.' }),
+    stage: attr.string({ description: 'Only this fan-out stage of it; every fan-out stage of the kind when omitted.' }),
+    errorCode: attr.string({ description: 'Only items whose last error has this code.' }),
+    jobId: attr.id({ description: 'Only items of this job.' }),
+  },
+);
+export type DeadLetterFilter = InstanceType<typeof DeadLetterFilter>;
 
-  @Field({ description: 'Its fan-out stage.' })
-  stage!: string;
-
-  @Field(() => String, { nullable: true, description: 'Only items whose last error has this code; newest first then.' })
-  errorCode?: string | null;
-}
-
-@InputType({ description: 'Which dead letters (work items FAILED past their attempts) replayDeadLetters reopens.' })
-export class DeadLetterFilter {
-  @Field({ description: 'The declared job kind.' })
-  kind!: string;
-
-  @Field(() => String, { nullable: true, description: 'Only this fan-out stage of it; every fan-out stage of the kind when omitted.' })
-  stage?: string | null;
-
-  @Field(() => String, { nullable: true, description: 'Only items whose last error has this code.' })
-  errorCode?: string | null;
-
-  @Field(() => ID, { nullable: true, description: 'Only items of this job.' })
-  jobId?: string | null;
-}
-
-@ArgsType()
-export class JobItemsArgs extends PageArgs {
-  @Field(() => String, { nullable: true, description: 'Only this stage’s items.' })
-  stage?: string | null;
-}
+export const JobItemsArgs = argsType('JobItemsArgs', { stage: attr.string({ description: 'Only this stage’s items.' }) }, PageArgs);
+export type JobItemsArgs = InstanceType<typeof JobItemsArgs>;

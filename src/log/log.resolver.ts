@@ -31,19 +31,19 @@ const LogStandard = standardResolver(entities.Log, {
 export class LogResolver {
   @Authorized()
   @Query(() => [Log], { description: "A project's logs, oldest first: one page (first 20 by default). logsConnection pages on." })
-  async logs(@Args() args: ProjectPageArgs, @Ctx() ctx: Context) {
+  async logs(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context) {
     return (await ctx.repos.logs.list(args.projectId, pageRequest(args))).nodes;
   }
 
   @Authorized()
   @Query(() => LogConnection, { description: "A project's logs, oldest first, with a cursor for the next page." })
-  logsConnection(@Args() args: ProjectPageArgs, @Ctx() ctx: Context) {
+  logsConnection(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context) {
     return ctx.repos.logs.list(args.projectId, pageRequest(args));
   }
 
   @Authorized()
   @Query(() => LogConnection, { description: 'Logs by attribution status across projects, newest first.' })
-  logsByAttribution(@Args() args: LogsByAttributionArgs, @Ctx() ctx: Context) {
+  logsByAttribution(@Args(() => LogsByAttributionArgs) args: LogsByAttributionArgs, @Ctx() ctx: Context) {
     return ctx.repos.logs.listByAttribution(args.status, pageRequest(args));
   }
 
@@ -72,7 +72,7 @@ function attributionMove(name: string, verb: string, status: AttributionStatus):
     @Authorized(Role.EDITOR)
     @Mutation(() => Log, { name, description: `${verb} the attribution (${entities.Log.describeTransitions()}).` })
     move(
-      @Args() { projectId, logId }: LogRef,
+      @Args(() => LogRef) { projectId, logId }: LogRef,
       @Arg('expectedVersion', () => Int, optionalVersion) expectedVersion: number | null,
       @Ctx() ctx: Context,
     ) {

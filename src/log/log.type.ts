@@ -1,8 +1,9 @@
 import { shapeObjectType } from '../common/model-types';
 import { attr } from '../infra/dynamo/entity';
-import { ArgsType, Field, ID, InputType } from 'type-graphql';
+import { InputType } from 'type-graphql';
 import { entities, type EntityItem } from '../common/entities';
-import { enumOf, modelTypes } from '../common/model-types';
+import { argsType, enumOf, modelTypes } from '../common/model-types';
+import { keyArgsOf } from '../common/standard-resolver';
 import { PageArgs } from '../common/pagination';
 
 /** A log's attribution statuses and their GraphQL enum, from the declaration's status machine. */
@@ -32,17 +33,13 @@ export const MaterialUsage = shapeObjectType({
 });
 export type MaterialUsage = InstanceType<typeof MaterialUsage>;
 
-@ArgsType()
-export class LogRef {
-  @Field(() => ID, { description: "The project's id." })
-  projectId!: string;
+/** The arguments that name one log: its project's id and its own, from its key template. */
+export const LogRef = keyArgsOf(entities.Log);
+export type LogRef = InstanceType<typeof LogRef>;
 
-  @Field(() => ID, { description: "The log's id." })
-  logId!: string;
-}
-
-@ArgsType()
-export class LogsByAttributionArgs extends PageArgs {
-  @Field(() => AttributionStatus, { description: 'The status to list.' })
-  status!: AttributionStatus;
-}
+export const LogsByAttributionArgs = argsType(
+  'LogsByAttributionArgs',
+  { status: attr.json<AttributionStatus>()({ required: true, apiType: 'AttributionStatus', description: 'The status to list.' }) },
+  PageArgs,
+);
+export type LogsByAttributionArgs = InstanceType<typeof LogsByAttributionArgs>;

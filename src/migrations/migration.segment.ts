@@ -4,7 +4,7 @@ import { entities } from '../common/entities';
 import { mutate } from '../common/mutate';
 import type { Scope } from '../common/scope';
 import { ErrorCode, AppError } from '../errors';
-import { type AnyModel, tenantOfPk } from '../infra/dynamo/entity';
+import { type AnyModel, attr, type AttributeValues, tenantOfPk } from '../infra/dynamo/entity';
 import type { Store } from '../infra/dynamo/store';
 import type { Item } from '../infra/dynamo/write';
 import type { SystemWork } from '../job/system-jobs';
@@ -21,14 +21,29 @@ import type { MigrationDeclaration } from './migration';
  * it had done already as declared and leaves them: each item is rewritten once.
  */
 
+/**
+ * What a segment counts, declared once: its type here, and the fields of the API's MigrationCounts
+ * (migration.type.ts), which adds up a migration's segments.
+ */
+export const SEGMENT_COUNTS = {
+  scanned: attr.int({ required: true, description: 'Items of its entities read.' }),
+  rewritten: attr.int({ required: true, description: 'Items rewritten through the standard write path.' }),
+  unchanged: attr.int({ required: true, description: 'Items found as wanted already (left alone).' }),
+  skipped: attr.int({
+    required: true,
+    description: 'Items whose key is not the one their declaration gives: never moved by a migration; see modelDrift.',
+  }),
+  conflicts: attr.int({
+    required: true,
+    description: 'Rewrites that lost a race to another writer and were decided again on its change.',
+  }),
+};
+
 /** What a segment counts: items of the migration's entities read, rewritten, found as wanted, skipped (a key that changed), and races lost to other writers. */
-export interface SegmentCounts {
-  scanned: number;
-  rewritten: number;
-  unchanged: number;
-  skipped: number;
-  conflicts: number;
-}
+export type SegmentCounts = AttributeValues<typeof SEGMENT_COUNTS>;
+
+/** The names of a segment's counters, in declaration order. */
+export const SEGMENT_COUNT_NAMES = Object.keys(SEGMENT_COUNTS).filter((name): name is keyof SegmentCounts => name in SEGMENT_COUNTS);
 
 /** A segment's checkpoint, as its item keeps it. */
 export interface SegmentCheckpoint {

@@ -9,7 +9,7 @@ import { SYSTEM_PROJECT_ID, type SystemJobHandler } from '../job/system-jobs';
 import { Stale } from '../infra/dynamo/aggregate';
 import type { MigrationDeclaration } from './migration';
 import { MIGRATIONS } from './migrations';
-import { checkpointOf, migrateSegment, type SegmentCounts, type SegmentEnv } from './migration.segment';
+import { checkpointOf, migrateSegment, SEGMENT_COUNT_NAMES, type SegmentCounts, type SegmentEnv } from './migration.segment';
 
 /*
  * Running the migrations (src/migrations/migrations.ts), each exactly once and in number order,
@@ -56,8 +56,6 @@ export interface MigrationOverview extends MigrationStatus {
 const MAX_SEGMENTS = 50;
 
 type MigrationItem = EntityItem<'Migration'>;
-
-const COUNT_NAMES: readonly (keyof SegmentCounts)[] = ['scanned', 'rewritten', 'unchanged', 'skipped', 'conflicts'];
 
 export class Migrations {
   constructor(
@@ -118,7 +116,7 @@ export class Migrations {
     const counts: SegmentCounts = { scanned: 0, rewritten: 0, unchanged: 0, skipped: 0, conflicts: 0 };
     for (const item of items.nodes) {
       const reached = checkpointOf(item.checkpoint).counts;
-      for (const name of COUNT_NAMES) counts[name] += reached[name];
+      for (const name of SEGMENT_COUNT_NAMES) counts[name] += reached[name];
     }
     const started = Date.parse(job.startedAt ?? job.createdAt);
     const ended = job.finishedAt ? Date.parse(job.finishedAt) : this.env.now().getTime();

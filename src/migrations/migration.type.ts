@@ -1,6 +1,8 @@
 import { registerDeclaredEnum, shapeObjectType } from '../common/model-types';
 import { attr, enumObject } from '../infra/dynamo/entity';
 import { JobStatus } from '../job/job.machine';
+import { entities } from '../common/entities';
+import { SEGMENT_COUNTS } from './migration.segment';
 
 /** Where a migration stands. */
 export const MigrationState = enumObject(['PENDING', 'RUNNING', 'APPLIED', 'FAILED']);
@@ -19,19 +21,7 @@ registerDeclaredEnum(MigrationState, {
 export const MigrationCounts = shapeObjectType({
   name: 'MigrationCounts',
   description: 'What a migration’s segments counted so far (from their checkpoints).',
-  fields: {
-    scanned: attr.int({ required: true, description: 'Items of its entities read.' }),
-    rewritten: attr.int({ required: true, description: 'Items rewritten through the standard write path.' }),
-    unchanged: attr.int({ required: true, description: 'Items found as wanted already (left alone).' }),
-    skipped: attr.int({
-      required: true,
-      description: 'Items whose key is not the one their declaration gives: never moved by a migration; see modelDrift.',
-    }),
-    conflicts: attr.int({
-      required: true,
-      description: 'Rewrites that lost a race to another writer and were decided again on its change.',
-    }),
-  },
+  fields: SEGMENT_COUNTS,
 });
 export type MigrationCounts = InstanceType<typeof MigrationCounts>;
 
@@ -40,7 +30,7 @@ export const Migration = shapeObjectType({
   description: 'A migration of the table (src/migrations): numbered, run once, as a system job.',
   fields: {
     id: attr.id({ required: true, description: 'Its number, e.g. 001.' }),
-    name: attr.string({ required: true, description: 'Its name, e.g. search-backfill.' }),
+    name: entities.Migration.attributes.name,
     description: attr.string({ required: true, description: 'What it does.' }),
     entities: attr.strings({ required: true, description: 'The entity types whose items it rewrites.' }),
     state: attr.json<MigrationState>()({ required: true, apiType: 'MigrationState', description: 'Where it stands.' }),
@@ -58,7 +48,7 @@ export const Migration = shapeObjectType({
       description: 'What its segments counted, as of their last checkpoints.',
     }),
     rewriteRate: attr.float({ description: 'Entities rewritten per second since its job started (until it finished).' }),
-    appliedAt: attr.dateTime({ description: 'When its job completed.' }),
+    appliedAt: entities.Migration.attributes.appliedAt,
   },
 });
 export type Migration = InstanceType<typeof Migration>;

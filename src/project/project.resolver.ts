@@ -34,14 +34,14 @@ const ProjectStandard = standardResolver(entities.Project, {
 export class ProjectResolver {
   @Authorized()
   @Query(() => ProjectConnection, { description: 'By title (or title prefix), or by status newest first.' })
-  projects(@Args() { first, after, last, before, ...filter }: ProjectsArgs, @Ctx() ctx: Context) {
+  projects(@Args(() => ProjectsArgs) { first, after, last, before, ...filter }: ProjectsArgs, @Ctx() ctx: Context) {
     return ctx.repos.projects.list(filter, { first, after, last, before });
   }
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Project, { description: `Moves the project along: ${entities.Project.describeTransitions()}.` })
   setProjectStatus(
-    @Args() { projectId, expectedVersion }: ProjectVersionArgs,
+    @Args(() => ProjectVersionArgs) { projectId, expectedVersion }: ProjectVersionArgs,
     @Arg('status', () => ProjectStatus, {
       description: 'The status to move to; the status machine must allow the move (else INVALID_TRANSITION).',
     })
@@ -53,7 +53,7 @@ export class ProjectResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Project, { description: 'Moves the project out of the default lists; it stays readable.' })
-  archiveProject(@Args() { projectId, expectedVersion }: ProjectVersionArgs, @Ctx() ctx: Context) {
+  archiveProject(@Args(() => ProjectVersionArgs) { projectId, expectedVersion }: ProjectVersionArgs, @Ctx() ctx: Context) {
     return ctx.repos.projects.archive(projectId, expectedVersion);
   }
 
@@ -61,7 +61,10 @@ export class ProjectResolver {
   @Query(() => ProjectConnection, {
     description: 'Admins only: projects in one status across all tenants, most recently changed first (one query per index shard a page).',
   })
-  projectsAcrossTenants(@Args() { status, archived, first, after }: ProjectsAcrossTenantsArgs, @Ctx() ctx: Context) {
+  projectsAcrossTenants(
+    @Args(() => ProjectsAcrossTenantsArgs) { status, archived, first, after }: ProjectsAcrossTenantsArgs,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.repos.projects.acrossTenants(status, archived, { first, after });
   }
 

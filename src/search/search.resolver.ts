@@ -20,7 +20,7 @@ export class SearchResolver {
     description:
       "Full-text search of your tenant's project titles, log texts and materials, inspiration texts and tags, and asset alt and OCR texts: every word of text must start a word of the entity (case and accents ignored). Ranked by how many fields matched, then newest first. Through a word index, never a scan; see docs/search.md for its limits.",
   })
-  search(@Args() args: SearchArgs, @Ctx() ctx: Context) {
+  search(@Args(() => SearchArgs) args: SearchArgs, @Ctx() ctx: Context) {
     return ctx.repos.search.search(args.text, maxItems(args.types, 'types', 10), pageRequest(args));
   }
 }

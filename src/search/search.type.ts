@@ -1,6 +1,9 @@
-import { ArgsType, Field, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { argsType, registerApiType } from '../common/model-types';
+import { attr } from '../infra/dynamo/entity';
 import { Node } from '../common/node.type';
-import { Connection, PageArgs } from '../common/pagination';
+import { Connection } from '../common/connection';
+import { PageArgs } from '../common/pagination';
 import { searchableModels } from '../common/search';
 
 /** The searchable entity types, as a GraphQL enum: `PROJECT: 'Project'`, derived from the declarations. */
@@ -8,6 +11,8 @@ export const SearchType: Record<string, string> = Object.fromEntries(
   [...searchableModels.keys()].map((type) => [type.toUpperCase(), type]),
 );
 
+// Registered with type-graphql here (its values are the searchable types, not a declaration's), and by name for the arguments.
+registerApiType('SearchType', SearchType);
 registerEnumType(SearchType, {
   name: 'SearchType',
   description: 'The kinds of entity that search(text) finds.',
@@ -38,14 +43,16 @@ export class SearchHit {
 @ObjectType({ simpleResolvers: true, description: 'A page of search hits, best first, with the cursors to read on.' })
 export class SearchConnection extends Connection(SearchHit) {}
 
-@ArgsType()
-export class SearchArgs extends PageArgs {
-  @Field({
-    description:
-      'Words to find, in any order: each must start a word of the entity (prefix match), case and accents ignored, every word required. At most 8 words, 500 characters.',
-  })
-  text!: string;
-
-  @Field(() => [SearchType], { nullable: true, description: 'Only these kinds of entity; all of them when omitted.' })
-  types?: string[] | null;
-}
+export const SearchArgs = argsType(
+  'SearchArgs',
+  {
+    text: attr.string({
+      required: true,
+      description:
+        'Words to find, in any order: each must start a word of the entity (prefix match), case and accents ignored, every word required. At most 8 words, 500 characters.',
+    }),
+    types: attr.json<string[]>()({ apiType: '[SearchType]', description: 'Only these kinds of entity; all of them when omitted.' }),
+  },
+  PageArgs,
+);
+export type SearchArgs = InstanceType<typeof SearchArgs>;

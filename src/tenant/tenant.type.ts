@@ -1,8 +1,7 @@
 import type { PlanLimits as ConfiguredPlanLimits } from '../config';
 import { attr } from '../infra/dynamo/entity';
-import { Field, Float, InputType, Int } from 'type-graphql';
 import { entities, type EntityItem } from '../common/entities';
-import { attributeEnum, registerApiType, shapeObjectType } from '../common/model-types';
+import { attributeEnum, registerApiType, shapeInputType, shapeObjectType } from '../common/model-types';
 import { Role } from '../auth/principal';
 
 /*
@@ -27,20 +26,51 @@ export const Viewer = shapeObjectType({
 });
 export type Viewer = InstanceType<typeof Viewer>;
 
-export const PlanLimits = shapeObjectType({
+/** A plan's limits as the API shows them (PlanLimits) and as an admin overrides them for one tenant (PlanLimitsInput). */
+const PLAN_LIMITS = {
   name: 'PlanLimits',
   description: "What a tenant's plan allows, with an admin's overrides for the tenant applied.",
+  inputDescription: "Overrides of a plan's limits for one tenant; an omitted or null limit is the plan's.",
   fields: {
-    requestsPerSecond: attr.int({ required: true, description: 'Operations a second of the whole tenant (not its workers’).' }),
+    requestsPerSecond: attr.int({
+      required: true,
+      description: 'Operations a second of the whole tenant (not its workers’).',
+      createDescription: 'Operations a second of the whole tenant.',
+    }),
     userRequestsPerSecond: attr.int({ required: true, description: 'Operations a second of one user.' }),
-    costPerSecond: attr.int({ required: true, description: 'Query cost a second of the whole tenant.' }),
+    costPerSecond: attr.int({
+      required: true,
+      description: 'Query cost a second of the whole tenant.',
+      createDescription: 'Query cost a second.',
+    }),
     workerRequestsPerSecond: attr.int({ required: true, description: 'Workers’ claims and reports a second.' }),
-    projects: attr.int({ required: true, description: 'Projects the tenant may work on (archived ones do not count).' }),
-    storedBytes: attr.float({ required: true, description: 'Bytes of confirmed files the tenant may store.' }),
-    runningJobs: attr.int({ required: true, description: 'Jobs not yet finished (queued, running or paused) the tenant may hold.' }),
-    itemsPerJob: attr.int({ required: true, description: 'Work items one job may hold over all its fan-out stages.' }),
+    projects: attr.int({
+      required: true,
+      description: 'Projects the tenant may work on (archived ones do not count).',
+      createDescription: 'Projects.',
+    }),
+    storedBytes: attr.float({
+      required: true,
+      description: 'Bytes of confirmed files the tenant may store.',
+      createDescription: 'Bytes of stored files.',
+    }),
+    runningJobs: attr.int({
+      required: true,
+      description: 'Jobs not yet finished (queued, running or paused) the tenant may hold.',
+      createDescription: 'Jobs not yet finished.',
+    }),
+    itemsPerJob: attr.int({
+      required: true,
+      description: 'Work items one job may hold over all its fan-out stages.',
+      createDescription: 'Work items per job.',
+    }),
   },
-});
+} as const;
+
+export const PlanLimits = shapeObjectType(PLAN_LIMITS);
+/** An admin's overrides of a plan's limits: any omitted or null limit is the plan's. */
+export const PlanLimitsInput = shapeInputType(PLAN_LIMITS, { partial: true });
+export type PlanLimitsInput = InstanceType<typeof PlanLimitsInput>;
 /** A plan's limits, as the server's configuration holds them. */
 export type PlanLimits = ConfiguredPlanLimits;
 
@@ -70,29 +100,3 @@ export const TenantUsage = shapeObjectType({
   },
 });
 export type TenantUsage = InstanceType<typeof TenantUsage>;
-
-@InputType({ description: "Overrides of a plan's limits for one tenant; an omitted or null limit is the plan's." })
-export class PlanLimitsInput {
-  @Field(() => Int, { nullable: true, description: 'Operations a second of the whole tenant.' })
-  requestsPerSecond?: number | null;
-
-  @Field(() => Int, { nullable: true, description: 'Operations a second of one user.' })
-  userRequestsPerSecond?: number | null;
-
-  @Field(() => Int, { nullable: true, description: 'Query cost a second.' })
-  costPerSecond?: number | null;
-
-  @Field(() => Int, { nullable: true, description: 'Workers’ claims and reports a second.' })
-  workerRequestsPerSecond?: number | null;
-
-  @Field(() => Int, { nullable: true, description: 'Projects.' })
-  projects?: number | null;
-
-  @Field(() => Float, { nullable: true, description: 'Bytes of stored files.' })
-  storedBytes?: number | null;
-
-  @Field(() => Int, { nullable: true, description: 'Jobs not yet finished.' })
-  runningJobs?: number | null;
-  @Field(() => Int, { nullable: true, description: 'Work items per job.' })
-  itemsPerJob?: number | null;
-}

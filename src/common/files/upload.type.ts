@@ -35,3 +35,16 @@ export const UploadTarget = shapeObjectType({
   },
 });
 export type UploadTarget = InstanceType<typeof UploadTarget>;
+
+/**
+ * The file an upload request names (its name, media type and exact size), which the presigned URL
+ * binds: the fields of every request for an upload URL, in its own words where `described` gives them.
+ */
+export const uploadedFile = (described: { fileName?: string; contentType?: string; size?: string } = {}) => ({
+  fileName: attr.string({ required: true, description: described.fileName ?? "The file's name; it ends the object key." }),
+  contentType: attr.string({
+    required: true,
+    description: described.contentType ?? "The file's media type: the upload must send exactly this.",
+  }),
+  size: attr.int({ required: true, description: described.size ?? "The file's size in bytes: the upload must be exactly this long." }),
+});

@@ -255,6 +255,25 @@ export const attr = {
 
 export type AttributeMap = Record<string, Attribute>;
 
+/**
+ * The attributes `described` names, taken from a declaration's `attributes` (their kind, whether
+ * they are required, their enum or shape) with what another type (a view of the entity, a
+ * request's input) says of each instead of the declaration's own words.
+ */
+export function pickAttributes<As extends AttributeMap, const D extends { [K in keyof As]?: string }>(
+  attributes: As,
+  described: D,
+): { [K in keyof D & keyof As]: As[K] };
+// The map is built from `described`'s names, so it has exactly the keys the signature above says.
+export function pickAttributes(attributes: AttributeMap, described: Record<string, string>): AttributeMap {
+  const picked: AttributeMap = {};
+  for (const [name, description] of Object.entries(described)) {
+    const { createDescription: _create, updateDescription: _update, ...declared } = attributes[name];
+    picked[name] = { ...declared, description };
+  }
+  return picked;
+}
+
 type ValueOf<A> = A extends { valueType?: infer T } ? Exclude<T, undefined> : never;
 type RequiredKeys<As> = { [K in keyof As]: As[K] extends { required: true } ? K : never }[keyof As];
 
@@ -277,6 +296,14 @@ type CreateKeys<As> = Exclude<InputKeys<As>, UpdateOnlyKeys<As>>;
 /** A create input of declared attributes, as the API's derived input gives it (null for an omitted optional value). */
 export type CreateInputOf<As> = { [K in Extract<CreateKeys<As>, MandatoryKeys<As>>]: ValueOf<As[K]> } & {
   [K in Exclude<CreateKeys<As>, MandatoryKeys<As>>]?: ValueOf<As[K]> | null;
+};
+
+/**
+ * What a client's arguments (or an input) give for declared fields: every required one (a declared
+ * default fills it in when omitted), the others omitted or null.
+ */
+export type ArgumentValues<As> = { [K in RequiredKeys<As>]: ValueOf<As[K]> } & {
+  [K in Exclude<keyof As, RequiredKeys<As>>]?: ValueOf<As[K]> | null;
 };
 
 /** An update input of declared attributes: each one omitted (kept) or null (cleared); read-only ones are not in it. */
