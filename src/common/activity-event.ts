@@ -1,4 +1,4 @@
-import type { AnyModel } from '../infra/dynamo/entity';
+import type { AnyModel, PutValues } from '../infra/dynamo/entity';
 import { event, StreamEvent, type Item, type UnitWrite } from '../infra/dynamo/write';
 import { entities } from './entities';
 import { newUlid } from './ids';
@@ -59,7 +59,8 @@ export function activityEvent(scope: Scope, spec: EventSpec): UnitWrite {
   if (!subject) throw new Error(`Event ${spec.action} names no subject.`);
   const ulid = newUlid();
   const at = scope.now();
-  const attributes = {
+  // Typed as the event entities declare them (a project's stream adds `position`, the tenant's `ulid`).
+  const attributes: Omit<PutValues<typeof entities.TenantEvent>, 'ulid'> = {
     stream: spec.audit ? 'audit' : 'activity',
     eventId: `evt_${ulid}`,
     tenantId: scope.tenant.id,

@@ -1,6 +1,12 @@
 import { type AnyModel, TenantModel, tenantPk } from '../infra/dynamo/entity';
 import { tenantS3Prefix, validateS3Key } from './s3-key';
-import { type PositionedStream, streams } from './streams';
+import {
+  type PositionedStream,
+  type ProjectActivityEvent,
+  type ProjectJobStatusEvent,
+  streams,
+  type TenantJobStatusEvent,
+} from './streams';
 
 /**
  * The caller's tenant as a request's code reaches it (Scope.tenant): bound once, where the scope is
@@ -38,17 +44,17 @@ export class BoundTenant {
   }
 
   /** The activity stream of one of this tenant's projects (see streams.ts). */
-  projectActivity(projectId: string): PositionedStream {
+  projectActivity(projectId: string): PositionedStream<ProjectActivityEvent> {
     return streams.projectActivity(this.id, projectId);
   }
 
   /** The job status changes of one of this tenant's projects. */
-  projectJobStatus(projectId: string): PositionedStream {
+  projectJobStatus(projectId: string): PositionedStream<ProjectJobStatusEvent> {
     return streams.projectJobStatus(this.id, projectId);
   }
 
   /** The job status changes of all this tenant's jobs. */
-  jobStatus(): PositionedStream {
+  jobStatus(): PositionedStream<TenantJobStatusEvent> {
     return streams.tenantJobStatus(this.id);
   }
 }

@@ -247,6 +247,40 @@ const eventAttributes = {
 };
 
 /**
+ * What a job's change writes in the job's own stream (JobEvent) and, when its status changed, in
+ * its project's and the tenant's job status streams (src/job/job.writes.ts eventWrites): the job,
+ * step and item as the change left them, for the job's subscriptions and the archive. The API's
+ * JobEvent type (src/job/job.type.ts) shows them.
+ */
+const jobEventAttributes = {
+  eventId: attr.id({ required: true }),
+  tenantId: attr.string({ required: true }),
+  projectId: attr.id({ required: true }),
+  /** The job's version after the change (a job status stream's event keeps it beside its position). */
+  seq: attr.int({ required: true }),
+  prevSeq: attr.int({ required: true }),
+  /** What happened (a JobEventType). */
+  type: attr.string({ required: true }),
+  /** `job.<type in lower case>`, with the subject: the fields every downstream event carries. */
+  action: attr.string({ required: true }),
+  subjectType: attr.string({ required: true }),
+  subjectId: attr.id({ required: true }),
+  actor: attr.id({ required: true }),
+  at: attr.dateTime({ required: true }),
+  /** Snapshots of what the change left: the job (without its inputs), the step attempt and the work item it changed. */
+  job: attr.json<object>()({ required: true }),
+  step: attr.json<object>()(),
+  item: attr.json<object>()(),
+  /** ITEMS_REUSED and STEP_REUSED: what completed from stored outputs. */
+  reused: attr.json<readonly object[]>()(),
+  statusChanged: attr.boolean({ required: true }),
+  /** Which stream it is in: `job`, `projectJobs` or `tenantJobs`. */
+  stream: attr.string({ required: true }),
+  /** Its place in that stream: the seq in the job's own, the stream's position in the others. */
+  position: attr.int({ required: true }),
+};
+
+/**
  * Every activity event (a project's and the tenant's own) is in the tenant's timeline, newest
  * first by time, and in the timeline of its action, so `timeline(from, to, types)` is one query a
  * page for no type or one type, and one per type (merged) for several.
@@ -795,6 +829,8 @@ export const entities = {
     idPrefix: undefined,
     key: keyShape({ pk: 'SEARCH#{subjectId}', sk: 'WORD#{slot}', format: { slot: (n: number) => pad(n, 3) } }),
     attributes: {
+      /** Its place among the entity's word items, from 0 (the key holds it zero-padded). */
+      slot: attr.int({ required: true }),
       word: attr.string({ required: true }),
       /** The entity's type (Project, Log, Asset, Inspiration), and its project for a project's child. */
       subjectType: attr.string({ required: true }),
@@ -843,6 +879,7 @@ export const entities = {
     idPrefix: undefined,
     parent: 'Project',
     key: keyShape({ pk: 'PROJECT#{projectId}#JOBSTATUS', sk: 'EVENT#{position}', format: { position: positionLabel } }),
+    attributes: jobEventAttributes,
     ttl: true,
   }),
   ProjectJobStatusHead: entity({
@@ -856,6 +893,7 @@ export const entities = {
     type: 'Event',
     idPrefix: undefined,
     key: keyShape({ pk: 'JOBSTATUS', sk: 'EVENT#{position}', format: { position: positionLabel } }),
+    attributes: jobEventAttributes,
     ttl: true,
   }),
   TenantJobStatusHead: entity({
@@ -903,7 +941,8 @@ export const entities = {
       completedSteps: attr.int({ required: true, description: 'How many steps have completed.' }),
       failedSteps: attr.int({ required: true, description: 'How many step attempts have failed.' }),
       maxAttempts: attr.int({ required: true, description: 'How many attempts each step gets before the job fails.' }),
-      inputs: attr.json()({ description: 'The inputs it was created with.' }),
+      // Any JSON value for a free-form plan; an object of the kind's declared fields for a declared kind.
+      inputs: attr.json<unknown>()({ description: 'The inputs it was created with.' }),
       provider: attr.string({ description: 'Who runs the pipeline, as given to createJob.' }),
       correlationId: attr.string({ description: 'Your own id for the run, as given to createJob.' }),
       /** True when its plan came from its declared kind (see src/job/job.kinds.ts), not from the request. */
@@ -970,7 +1009,8 @@ export const entities = {
       artifacts: attr.strings({ shownRequired: true, description: 'S3 object keys of what the step produced.' }),
       metrics: attr.jsonObject()({ description: 'What the worker measured (GPU seconds …), as JSON.' }),
       outputs: attr.jsonObject()({ description: "What the step produced, as its stage's declared outputs (see jobKinds)." }),
-      error: attr.objectOf(JOB_ERROR)({ description: 'Why this attempt failed; null unless it FAILED.' }),
+      // A retry's attempt and a completed one write null here (src/job/job.machine.ts StepState).
+      error: attr.objectOf(JOB_ERROR)({ nullable: true, description: 'Why this attempt failed; null unless it FAILED.' }),
       approvedBy: attr.id({ description: 'Who approved or rejected the step after review.' }),
       decidedAt: attr.dateTime({ description: 'When a person approved or rejected it.' }),
       startedAt: attr.dateTime({ description: 'When this attempt started.' }),
@@ -1285,6 +1325,7 @@ export const entities = {
     idPrefix: undefined,
     parent: 'Job',
     key: keyShape({ pk: 'JOB#{jobId}', sk: 'EVENT#{seq}', format: { seq: (n: number) => pad(n, 10) } }),
+    attributes: jobEventAttributes,
     ttl: true,
   }),
   /**

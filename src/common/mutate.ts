@@ -1,7 +1,7 @@
 import { AppError, conflict, ErrorCode, notFound } from '../errors';
 import { Stale } from '../infra/dynamo/aggregate';
 import type { AnyModel, ItemOf } from '../infra/dynamo/entity';
-import { check, del, type ConditionFailure, type Item, type UnitWrite, type Write } from '../infra/dynamo/write';
+import { check, del, put, type ConditionFailure, type Item, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { activityEvent, subjectOf, type EventSpec } from './activity-event';
 import { idempotent, type IdempotentRequest } from './idempotency';
 import type { Key } from './keys';
@@ -115,14 +115,16 @@ export function mutate<M extends AnyModel>(
     // The word items follow the entity's searchable text in the same transaction (search.ts).
     const keys = scope.tenant.of(model);
     const search = searchChange(scope.tenant, model, current, item);
-    const next = keys.toItem({
+    // The change's attributes are the entity's own, checked against its declaration at run time
+    // (checkFields) by code that does not name the entity: itemFrom, not the typed toItem.
+    const next = keys.itemFrom({
       ...item,
       ...search.attributes,
       version: current.version + 1,
       updatedAt: scope.now().toISOString(),
     });
     await scope.commit([
-      keys.put(next).ifVersion(lock.version, lock.onConditionFailed),
+      put(next).ifVersion(lock.version, lock.onConditionFailed),
       ...derived,
       ...search.writes,
       // The tenant's usage moves with what the item counts against its plan, within the limit (quota.ts).
@@ -177,7 +179,8 @@ export function creationWrites<M extends AnyModel>(
 ): { item: Item; writes: UnitWrite[] } {
   const keys = scope.tenant.of(model);
   const search = searchChange(scope.tenant, model, null, attributes);
-  const item = keys.toItem({
+  // As in mutate: attributes checked at run time, for whichever entity (itemFrom).
+  const item = keys.itemFrom({
     ...attributes,
     ...search.attributes,
     version: 1,
@@ -189,7 +192,7 @@ export function creationWrites<M extends AnyModel>(
   return {
     item,
     writes: [
-      keys.put(item).ifNew(() => new AppError(ErrorCode.CONFLICT, `${subject.type} ${subject.id} already exists.`)),
+      put(item).ifNew(() => new AppError(ErrorCode.CONFLICT, `${subject.type} ${subject.id} already exists.`)),
       ...derived,
       ...search.writes,
       ...quotaWrites(scope.tenant, model, null, item),

@@ -1,3 +1,4 @@
+import type { AnyModel, PutValues } from '../infra/dynamo/entity';
 import type { QuerySpec } from '../infra/dynamo/store';
 import { streamEvent, type Item, type StreamEvent } from '../infra/dynamo/write';
 import { entities } from './entities';
@@ -10,24 +11,32 @@ import type { Key } from './keys';
  * position never names two events (see StreamEvent for how positions are allocated at commit).
  * A job's own stream needs none of this: its events are numbered by the job's version.
  */
-export interface PositionedStream {
+export interface PositionedStream<E extends object = object> {
   /** The key of the head item, whose `position` is the stream's last position (no item: 0). */
   head: Key;
   /** The stored events with a position in (after, until], in position order. */
   after(after: number, until?: number): QuerySpec;
-  /** An event for this stream, placed at commit; `make` builds the item's attributes, not its key. */
-  append(make: (position: number) => { eventId: string; at: string } & Record<string, unknown>): StreamEvent;
+  /**
+   * An event for this stream, placed at commit; `make` builds the item's attributes, not its key,
+   * as the stream's event entity declares them (an attribute it does not declare is a type error).
+   */
+  append(make: (position: number) => E & { eventId: string; at: string }): StreamEvent;
 }
+
+/** What an event of `M` gives its stream's `append`: its declared attributes, those that name the stream and its position optional (the stream fills them in). */
+type Appended<M extends AnyModel, Filled extends string> = Omit<PutValues<M>, Filled | 'position'> &
+  Partial<Pick<PutValues<M>, Extract<Filled | 'position', keyof PutValues<M>>>>;
 
 const LAST_POSITION = 999_999_999_999;
 
 /** The event and head entities of one kind of stream, with the values that name one stream of it. */
 interface StreamModels<V> {
-  event: { keyOf(tenantId: string, values: V & { position: number }): Key; toItem(tenantId: string, item: Record<string, unknown>): Item };
+  // itemFrom: the attributes' type is checked where `append` is called (PositionedStream's E).
+  event: { keyOf(tenantId: string, values: V & { position: number }): Key; itemFrom(tenantId: string, item: object): Item };
   head: { keyOf(tenantId: string, values: V): Key };
 }
 
-function positioned<V extends object>(tenantId: string, models: StreamModels<V>, values: V): PositionedStream {
+function positioned<E extends object, V extends object>(tenantId: string, models: StreamModels<V>, values: V): PositionedStream<E> {
   const head = models.head.keyOf(tenantId, values);
   const eventKey = (position: number) => models.event.keyOf(tenantId, { ...values, position });
   return {
@@ -36,19 +45,36 @@ function positioned<V extends object>(tenantId: string, models: StreamModels<V>,
     append: (make) =>
       streamEvent(head, (position) => {
         const attributes = make(position);
-        return { ...models.event.toItem(tenantId, { ...values, ...attributes, position }), eventId: attributes.eventId, at: attributes.at };
+        return {
+          ...models.event.itemFrom(tenantId, { ...values, ...attributes, position }),
+          eventId: attributes.eventId,
+          at: attributes.at,
+        };
       }),
   };
 }
 
+/** The attributes of an event of each stream, as `append` takes them. */
+export type ProjectActivityEvent = Appended<(typeof entities)['ProjectEvent'], 'projectId'>;
+export type ProjectJobStatusEvent = Appended<(typeof entities)['ProjectJobStatusEvent'], 'projectId'>;
+export type TenantJobStatusEvent = Appended<(typeof entities)['TenantJobStatusEvent'], never>;
+
 export const streams = {
   /** A project's activity: every change of the project and its children. */
-  projectActivity: (tenantId: string, projectId: string): PositionedStream =>
-    positioned(tenantId, { event: entities.ProjectEvent, head: entities.ProjectEventsHead }, { projectId }),
+  projectActivity: (tenantId: string, projectId: string): PositionedStream<ProjectActivityEvent> =>
+    positioned<ProjectActivityEvent, { projectId: string }>(
+      tenantId,
+      { event: entities.ProjectEvent, head: entities.ProjectEventsHead },
+      { projectId },
+    ),
   /** The status changes of a project's jobs. */
-  projectJobStatus: (tenantId: string, projectId: string): PositionedStream =>
-    positioned(tenantId, { event: entities.ProjectJobStatusEvent, head: entities.ProjectJobStatusHead }, { projectId }),
+  projectJobStatus: (tenantId: string, projectId: string): PositionedStream<ProjectJobStatusEvent> =>
+    positioned<ProjectJobStatusEvent, { projectId: string }>(
+      tenantId,
+      { event: entities.ProjectJobStatusEvent, head: entities.ProjectJobStatusHead },
+      { projectId },
+    ),
   /** The status changes of all the tenant's jobs. */
-  tenantJobStatus: (tenantId: string): PositionedStream =>
-    positioned(tenantId, { event: entities.TenantJobStatusEvent, head: entities.TenantJobStatusHead }, {}),
+  tenantJobStatus: (tenantId: string): PositionedStream<TenantJobStatusEvent> =>
+    positioned<TenantJobStatusEvent, object>(tenantId, { event: entities.TenantJobStatusEvent, head: entities.TenantJobStatusHead }, {}),
 };

@@ -1,6 +1,7 @@
 import { entities, type EntityItem, type ItemCountsItem } from '../common/entities';
 import { FINISHED_JOB_TTL_DAYS, JOB_EVENT_TTL_DAYS } from '../config';
 import type { Scope } from '../common/scope';
+import type { PutValues } from '../infra/dynamo/entity';
 import { del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { fanOutOf, stageOf } from './job.kinds';
 import type { ReusedWork } from './job.reuse';
@@ -180,7 +181,8 @@ export function eventWrites(
   const seq = job.version;
   const { status } = job;
   const statusChanged = !previous || previous.status !== status;
-  const attributes = {
+  // Typed as the job event entity declares it (the streams add `stream` and `position`).
+  const attributes: Omit<PutValues<typeof entities.JobEvent>, 'stream' | 'position'> = {
     eventId: `${job.jobId}:${seq}`,
     tenantId: scope.tenant.id,
     jobId: job.jobId,

@@ -3,6 +3,7 @@ import { normalizeText } from '../common/keys';
 import { mutate } from '../common/mutate';
 import { applyPatch, boundedJson, maxItems, nonNegativeInt, optionalText, requireText } from '../common/validate';
 import type { PageRequest } from '../infra/dynamo/store';
+import type { PutValues } from '../infra/dynamo/entity';
 import type { Write } from '../infra/dynamo/write';
 import { ProjectChildRepository } from '../project/project-child.repository';
 import { logsByAttribution, materialUses } from './log.keys';
@@ -19,6 +20,8 @@ function cleanList(list: string[] | null | undefined, field: string, max: number
 }
 
 type LogItem = EntityItem<'Log'>;
+/** A material-use item as a log's write gives it (see MaterialUse in entities.ts). */
+type MaterialUse = PutValues<(typeof entities)['MaterialUse']>;
 
 /**
  * Work logs of a project. A log's materials are mirrored as material-use items in the same
@@ -30,8 +33,8 @@ export class LogRepository extends ProjectChildRepository<typeof entities.Log> {
   }
 
   /** One material-use item's attributes per distinct normalized material of `log`, by sort key. */
-  private materialUses(log: Pick<LogItem, 'logId' | 'projectId' | 'materials' | 'timeSpentMinutes'>): Map<string, Record<string, unknown>> {
-    const uses = new Map<string, Record<string, unknown>>();
+  private materialUses(log: Pick<LogItem, 'logId' | 'projectId' | 'materials' | 'timeSpentMinutes'>): Map<string, MaterialUse> {
+    const uses = new Map<string, MaterialUse>();
     for (const material of log.materials) {
       const values = { material: normalizeText(material), logId: log.logId };
       if (values.material === '') continue;
@@ -42,7 +45,7 @@ export class LogRepository extends ProjectChildRepository<typeof entities.Log> {
   }
 
   /** The writes that make the material-use items of `before` those of `after`. */
-  private materialWrites(before: Map<string, Record<string, unknown>>, after: Map<string, Record<string, unknown>>): Write[] {
+  private materialWrites(before: Map<string, MaterialUse>, after: Map<string, MaterialUse>): Write[] {
     const uses = this.scope.tenant.of(entities.MaterialUse);
     return [
       ...[...before].filter(([sk]) => !after.has(sk)).map(([, use]) => uses.delete(use)),

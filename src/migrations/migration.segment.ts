@@ -1,3 +1,4 @@
+import { isRecord } from '../guards';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { driftOf, modelOf } from '../common/drift';
 import { entities } from '../common/entities';
@@ -64,7 +65,8 @@ export interface SegmentEnv {
 
 /** What a segment reads of its claimed work item: its job's inputs (the budget), its own (which segment), its checkpoint, how to report. */
 export type SegmentWork = Pick<SystemWork, 'checkpoint' | 'report' | 'signal'> & {
-  job: { inputs?: Record<string, unknown> };
+  /** A job's inputs may be any JSON value (see Job.inputs); a migration's are an object. */
+  job: { inputs?: unknown };
   item: { inputs: Record<string, unknown> };
 };
 
@@ -219,7 +221,7 @@ export async function migrateSegment(env: SegmentEnv, migration: MigrationDeclar
   const inputs = work.item.inputs;
   const segment = count(inputs.segment);
   const segments = Math.max(1, count(inputs.segments));
-  const jobInputs = work.job.inputs ?? {};
+  const jobInputs = isRecord(work.job.inputs) ? work.job.inputs : {};
   const budget = count(jobInputs.itemsPerSecond) || migration.itemsPerSecond;
   const perSegment = budget / segments;
   const pageSize = Math.max(1, Math.min(MAX_PAGE, Math.round(perSegment * PAGE_SECONDS)));

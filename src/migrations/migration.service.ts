@@ -1,3 +1,4 @@
+import { isRecord } from '../guards';
 import { SYSTEM_TENANT } from '../auth/principal';
 import { DriftReport } from '../common/drift';
 import { entities, type EntityItem } from '../common/entities';
@@ -121,7 +122,7 @@ export class Migrations {
     const started = Date.parse(job.startedAt ?? job.createdAt);
     const ended = job.finishedAt ? Date.parse(job.finishedAt) : this.env.now().getTime();
     const seconds = Math.max(0.001, (ended - started) / 1000);
-    const budget = job.inputs?.itemsPerSecond;
+    const budget = isRecord(job.inputs) ? job.inputs.itemsPerSecond : undefined;
     return {
       ...declared,
       itemsPerSecond: typeof budget === 'number' ? budget : declared.itemsPerSecond,
@@ -200,7 +201,7 @@ export class Migrations {
       kind: MIGRATION_KIND,
       stage: 'scan',
       run: async (work) => {
-        const id = String(work.job.inputs?.migrationId ?? '');
+        const id = String((isRecord(work.job.inputs) ? work.job.inputs.migrationId : undefined) ?? '');
         const migration = this.declared.find((m) => m.id === id);
         // A job of a migration this server does not know (made by a newer version of it) waits for one that does.
         if (!migration) throw new AppError(ErrorCode.BAD_USER_INPUT, `Migration ${id} is not declared in this version of the server.`);

@@ -55,6 +55,7 @@ describe('a migration racing a user', () => {
           // An instance still on the old code (a rolling deploy) writes the edit in the old shape,
           // on condition of the version it read, as every write does.
           const current = await table.store.get(entities.Log.keyOf('acme', LOG));
+          if (!entities.Log.is(current)) throw new Error('The log was not stored.');
           await table.store.transact([entities.Log.put('acme', { ...current, rawText: 'fresh charcoal study', version: 2 }).ifVersion(1)]);
         }
         return scope.commit(writes);

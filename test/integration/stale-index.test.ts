@@ -2,6 +2,7 @@ import { BoundTenant } from '../../src/common/bound-tenant';
 import { entities, entityNames, type EntityName } from '../../src/common/entities';
 import { placeholdersOf } from '../../src/infra/dynamo/entity';
 import { keySchemas } from '../../src/infra/dynamo/table';
+import { put } from '../../src/infra/dynamo/write';
 import { searchChange, wordQuery } from '../../src/common/search';
 import { freshTable, type TestTable } from '../support/dynamo';
 
@@ -77,7 +78,7 @@ describe('index keys follow every change of the attributes they are made of', ()
   it.each(cases)('%s: changing %s moves the item in its indexes and leaves nothing under the old key', async (name, attribute) => {
     const model = entities[name];
     const before = sample(name);
-    await table.store.transact([model.put(t, before)]);
+    await table.store.transact([put(model.itemFrom(t, before))]);
     const oldPlaces = model.indexAttributes(t, before);
     for (const [index, listed] of await placesOf(name, before)) expect({ index, listed }).toEqual({ index, listed: true });
 
@@ -93,7 +94,7 @@ describe('index keys follow every change of the attributes they are made of', ()
           ? !stored[attribute]
           : `${stored[attribute]}-changed`;
     const after = { ...stored, [attribute]: changed };
-    await table.store.transact([model.put(t, after)]);
+    await table.store.transact([put(model.itemFrom(t, after))]);
 
     // Nothing is left under the old index keys that the attribute composed...
     const newPlaces = model.indexAttributes(t, after);
@@ -133,7 +134,7 @@ describe('index keys follow every change of the attributes they are made of', ()
     const write = async (before: Record<string, unknown> | null, after: Record<string, unknown> | null) => {
       const change = searchChange(new BoundTenant(t), model, before, after);
       const item = after ? { ...after, ...change.attributes } : null;
-      await table.store.transact([...(item ? [model.put(t, item)] : [model.delete(t, base)]), ...change.writes]);
+      await table.store.transact([...(item ? [put(model.itemFrom(t, item))] : [model.delete(t, base)]), ...change.writes]);
       return item;
     };
 

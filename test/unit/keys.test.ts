@@ -48,7 +48,7 @@ describe('keys', () => {
       const keys = bound.of(model);
       expect({ name, key: keys.keyFrom(values) }).toEqual({ name, key: model.key.keyFrom(t, values) });
       expect({ name, attributes: keys.indexAttributes(values) }).toEqual({ name, attributes: model.indexAttributes(t, values) });
-      expect(keys.toItem(values)).toEqual(model.toItem(t, values));
+      expect(keys.itemFrom(values)).toEqual(model.itemFrom(t, values));
       expect(other.of(model).keyFrom(values).PK.startsWith('TENANT#other')).toBe(true);
     }
     expect(bound.partition).toBe('TENANT#acme');

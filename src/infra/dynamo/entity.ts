@@ -141,6 +141,11 @@ export interface AttributeOptions<T> {
   max?: number;
   /** A text (or each text of a list) is an S3 object key, which must lie under the caller's tenant prefix. */
   s3Key?: boolean;
+  /**
+   * Written as null when cleared (not left out), so a stored item may hold null as well as lack
+   * it: what readers of the item's type must expect (a step attempt's error after a retry).
+   */
+  nullable?: boolean;
   /** What the API says it holds (its field's description in the object type and the inputs). */
   description?: string;
   /** Kept for the server's own use and never shown in the API (an upload's deadline). */
@@ -274,7 +279,7 @@ export function pickAttributes(attributes: AttributeMap, described: Record<strin
   return picked;
 }
 
-type ValueOf<A> = A extends { valueType?: infer T } ? Exclude<T, undefined> : never;
+type ValueOf<A> = (A extends { valueType?: infer T } ? Exclude<T, undefined> : never) | (A extends { nullable: true } ? null : never);
 type RequiredKeys<As> = { [K in keyof As]: As[K] extends { required: true } ? K : never }[keyof As];
 
 /** The values of declared attributes: required ones always present, the others optional. */
@@ -402,6 +407,16 @@ export type System = {
   expiresAt?: number;
 };
 
+/**
+ * What the model derives onto an item besides its key and index attributes: the word slots of a
+ * searchable entity (SEARCH_SLOTS_ATTRIBUTE) and what an item of an entity with a quota has
+ * counted (QUOTA_COUNTED_ATTRIBUTE). Absent from items written before either was kept.
+ */
+export type Derived = {
+  searchSlots?: string[];
+  quotaCounted?: number;
+};
+
 /** The API types made from a declaration besides its object type, which `describe` may describe. */
 export type ApiTypeName = 'connection' | 'createInput' | 'updateInput';
 /** The query of one entity and the mutations a feature derives from its declaration (src/common/standard-resolver.ts). */
@@ -485,7 +500,7 @@ export const MODEL_INDEX_ATTRIBUTES = indexNames
  * The attribute in which a searchable entity keeps its indexed words, one per word item (slot),
  * '' for a free slot: what a change compares against to write only the word items that change.
  */
-export const SEARCH_SLOTS_ATTRIBUTE = 'searchSlots';
+export const SEARCH_SLOTS_ATTRIBUTE = 'searchSlots' satisfies keyof Derived;
 
 /**
  * The attribute in which an item of an entity with a quota keeps what it has counted against it
@@ -493,7 +508,7 @@ export const SEARCH_SLOTS_ATTRIBUTE = 'searchSlots';
  * over the tenant's items, kept so by every write (src/common/quota.ts); an item without it, written
  * before quotas were kept, has counted nothing yet, and the usage recount migration counts it in.
  */
-export const QUOTA_COUNTED_ATTRIBUTE = 'quotaCounted';
+export const QUOTA_COUNTED_ATTRIBUTE = 'quotaCounted' satisfies keyof Derived;
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 
@@ -510,7 +525,14 @@ export class EntityModel<
   M extends StatusDeclaration | undefined = StatusDeclaration | undefined,
 > {
   /** Never set: the type of the entity's stored items. */
-  declare readonly item: AttributeValues<As> & KeyValuesOf<PK, SK, As> & StatusValues<M> & System;
+  declare readonly item: AttributeValues<As> & KeyValuesOf<PK, SK, As> & StatusValues<M> & System & Derived;
+  /**
+   * Never set: what a put of its item gives (see PutValues): its declared attributes, key values
+   * and status, with any of what the server adds.
+   */
+  declare readonly putValues: Omit<AttributeValues<As> & KeyValuesOf<PK, SK, As> & StatusValues<M>, keyof System> &
+    Partial<System> &
+    Derived;
   /** Never set: the type of its derived create input (see CreateInputOf). */
   declare readonly createInput: CreateInputOf<As>;
   /** Never set: the type of its derived update input (see UpdateInputOf). */
@@ -596,7 +618,18 @@ export class EntityModel<
    * computed from them now (any earlier index attributes are dropped first, so an item never
    * stays under a key its attributes no longer give).
    */
-  toItem(tenantId: string, attributes: Record<string, unknown>): Item {
+  toItem(tenantId: string, attributes: this['putValues']): Item {
+    return this.itemFrom(tenantId, attributes);
+  }
+
+  /**
+   * The item as stored (see toItem) from attributes whose type the compiler does not know: a
+   * client's input checked against the declaration at run time (checkFields, src/common/fields.ts)
+   * that the generic writers (src/common/mutate.ts) hold without naming the entity, or an item of
+   * whichever of several entities (a test over every declaration). Code that names its entity
+   * uses toItem, where an attribute the declaration does not name is a type error.
+   */
+  itemFrom(tenantId: string, attributes: object): Item {
     const item: Item = {};
     for (const [name, value] of Object.entries(attributes)) {
       if (name !== 'PK' && name !== 'SK' && !MODEL_INDEX_ATTRIBUTES.includes(name)) item[name] = value;
@@ -609,8 +642,8 @@ export class EntityModel<
   }
 
   /** A put of the item (see toItem); conditions are added by the caller (`ifNew`, `ifVersion`). */
-  put(tenantId: string, attributes: Record<string, unknown>): Write {
-    return put(this.toItem(tenantId, attributes));
+  put(tenantId: string, attributes: this['putValues']): Write {
+    return put(this.itemFrom(tenantId, attributes));
   }
 
   /**
@@ -773,14 +806,19 @@ export class TenantModel<M extends AnyModel> {
     return this.model.indexAttributes(this.tenantId, item);
   }
 
-  /** The item as stored (see EntityModel.toItem). */
-  toItem(attributes: Record<string, unknown>): Item {
-    return this.model.toItem(this.tenantId, attributes);
+  /** The item as stored (see EntityModel.toItem): an attribute its declaration does not name is a type error. */
+  toItem(attributes: PutValues<M>): Item {
+    return this.model.itemFrom(this.tenantId, attributes);
   }
 
-  /** A put of the item (see EntityModel.put). */
-  put(attributes: Record<string, unknown>): Write {
-    return this.model.put(this.tenantId, attributes);
+  /** The item as stored from attributes whose type the compiler does not know (see EntityModel.itemFrom). */
+  itemFrom(attributes: object): Item {
+    return this.model.itemFrom(this.tenantId, attributes);
+  }
+
+  /** A put of the item (see EntityModel.put): an attribute its declaration does not name is a type error. */
+  put(attributes: PutValues<M>): Write {
+    return put(this.model.itemFrom(this.tenantId, attributes));
   }
 
   /** An in-place update of attributes that compose no index key (see EntityModel.update; a throw is a programming error). */
@@ -810,6 +848,12 @@ export function entity<
 export type AnyModel = EntityModel<any, any, any, any, any, any>;
 /** The stored item type of a model. */
 export type ItemOf<M extends AnyModel> = M['item'];
+/**
+ * What a put of a model's item gives: its declared attributes, key values and status, with any of
+ * what the server adds (version, times, author, expiry; the key and entity type, which the put
+ * derives again). An attribute the declaration does not name is a type error.
+ */
+export type PutValues<M extends AnyModel> = M['putValues'];
 
 /** An enum object for a list of values, keyed by the values in upper case: `['in_progress']` → `{ IN_PROGRESS: 'in_progress' }`. */
 export type EnumObject<V extends string> = { readonly [K in V as Uppercase<K>]: K };
