@@ -651,7 +651,7 @@ export class EntityModel<
    * (a set or list the builder then adds to). Throws (a programming error) when one of them composes
    * an index key: those change through put, which recomputes the index attributes.
    */
-  update(tenantId: string, values: Record<string, unknown>, attributes: readonly string[]): Write {
+  update(tenantId: string, values: Record<string, unknown>, attributes: readonly (keyof this['putValues'] & string)[]): Write {
     const indexed = Object.values(this.indexes).flatMap((i) => [
       ...placeholdersOf(i.pk),
       ...placeholdersOf(i.sk),
@@ -822,12 +822,12 @@ export class TenantModel<M extends AnyModel> {
   }
 
   /** An in-place update of attributes that compose no index key (see EntityModel.update; a throw is a programming error). */
-  update(values: Record<string, unknown>, attributes: readonly string[]): Write {
+  update(values: Parameters<M['keyOf']>[1], attributes: readonly (keyof PutValues<M> & string)[]): Write {
     return this.model.update(this.tenantId, values, attributes);
   }
 
   /** A delete of the item (see EntityModel.delete). */
-  delete(values: Record<string, unknown>): Write {
+  delete(values: Parameters<M['keyOf']>[1]): Write {
     return this.model.delete(this.tenantId, values);
   }
 }
