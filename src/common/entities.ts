@@ -361,6 +361,8 @@ export const entities = {
   TenantUsage: entity({
     type: 'TenantUsage',
     idPrefix: undefined,
+    // Counters that quota writes ADD to (src/common/quota.ts): nothing else is written.
+    keeps: [],
     key: keyShape({ pk: '', sk: 'USAGE' }),
     attributes: {
       projects: attr.int(),
@@ -647,6 +649,8 @@ export const entities = {
   MaterialUse: entity({
     type: 'MaterialUse',
     idPrefix: undefined,
+    // A derived item: none of the server's version, times and author.
+    keeps: [],
     parent: 'Log',
     key: keyShape({ pk: '', sk: 'MATERIAL#{material}#LOG#{logId}', format: { material: normalizeText } }),
     attributes: { projectId: attr.id({ required: true }), minutes: attr.int({ required: true }) },
@@ -814,6 +818,8 @@ export const entities = {
   InspirationTag: entity({
     type: 'InspirationTag',
     idPrefix: undefined,
+    // A derived item: none of the server's version, times and author.
+    keeps: [],
     parent: 'Inspiration',
     key: keyShape({ pk: '', sk: 'TAG#{tag}#INSPIRATION#{inspirationId}', format: { tag: normalizeText } }),
   }),
@@ -827,6 +833,8 @@ export const entities = {
   SearchWord: entity({
     type: 'SearchWord',
     idPrefix: undefined,
+    // A derived item: none of the server's version, times and author.
+    keeps: [],
     key: keyShape({ pk: 'SEARCH#{subjectId}', sk: 'WORD#{slot}', format: { slot: (n: number) => pad(n, 3) } }),
     attributes: {
       /** Its place among the entity's word items, from 0 (the key holds it zero-padded). */
@@ -852,6 +860,8 @@ export const entities = {
   ProjectEvent: entity({
     type: 'Event',
     idPrefix: 'evt',
+    // An event: its own `at` says when; it has no version or author of the server's.
+    keeps: [],
     parent: 'Project',
     key: keyShape({ pk: 'PROJECT#{projectId}#EVENTS', sk: 'EVENT#{position}', format: { position: positionLabel } }),
     attributes: eventAttributes,
@@ -870,6 +880,8 @@ export const entities = {
   ProjectEventsHead: entity({
     type: 'StreamHead',
     idPrefix: undefined,
+    // Written by the unit of work's stream allocation (its position only).
+    keeps: [],
     parent: 'Project',
     key: keyShape({ pk: 'PROJECT#{projectId}#EVENTS', sk: 'HEAD' }),
   }),
@@ -877,6 +889,8 @@ export const entities = {
   ProjectJobStatusEvent: entity({
     type: 'Event',
     idPrefix: undefined,
+    // An event: its own `at` says when; it has no version or author of the server's.
+    keeps: [],
     parent: 'Project',
     key: keyShape({ pk: 'PROJECT#{projectId}#JOBSTATUS', sk: 'EVENT#{position}', format: { position: positionLabel } }),
     attributes: jobEventAttributes,
@@ -885,6 +899,8 @@ export const entities = {
   ProjectJobStatusHead: entity({
     type: 'StreamHead',
     idPrefix: undefined,
+    // Written by the unit of work's stream allocation (its position only).
+    keeps: [],
     parent: 'Project',
     key: keyShape({ pk: 'PROJECT#{projectId}#JOBSTATUS', sk: 'HEAD' }),
   }),
@@ -892,6 +908,8 @@ export const entities = {
   TenantJobStatusEvent: entity({
     type: 'Event',
     idPrefix: undefined,
+    // An event: its own `at` says when; it has no version or author of the server's.
+    keeps: [],
     key: keyShape({ pk: 'JOBSTATUS', sk: 'EVENT#{position}', format: { position: positionLabel } }),
     attributes: jobEventAttributes,
     ttl: true,
@@ -899,12 +917,16 @@ export const entities = {
   TenantJobStatusHead: entity({
     type: 'StreamHead',
     idPrefix: undefined,
+    // Written by the unit of work's stream allocation (its position only).
+    keeps: [],
     key: keyShape({ pk: 'JOBSTATUS', sk: 'HEAD' }),
   }),
   /** The activity that belongs to no project (tenant, inspiration). */
   TenantEvent: entity({
     type: 'Event',
     idPrefix: 'evt',
+    // An event: its own `at` says when; it has no version or author of the server's.
+    keeps: [],
     key: keyShape({ pk: 'EVENTS', sk: 'EVENT#{ulid}' }),
     attributes: eventAttributes,
     indexes: eventIndexes,
@@ -987,6 +1009,8 @@ export const entities = {
   Step: entity({
     type: 'Step',
     idPrefix: undefined,
+    // A step attempt is written whole by stepWrite (src/job/job.writes.ts): when it was last written, no version or author.
+    keeps: ['updatedAt'],
     parent: 'Job',
     key: keyShape({
       pk: 'JOB#{jobId}',
@@ -1176,6 +1200,8 @@ export const entities = {
   JobWork: entity({
     type: 'JobWork',
     idPrefix: undefined,
+    // Written by the server's own transactions, with no author.
+    keeps: ['version', 'createdAt', 'updatedAt'],
     parent: 'Job',
     key: keyShape({ pk: 'JOB#{jobId}', sk: 'WORK' }),
     attributes: {
@@ -1227,6 +1253,8 @@ export const entities = {
   SystemLease: entity({
     type: 'SystemLease',
     idPrefix: undefined,
+    // Moved by a conditional put of its name and holder (src/archive/archive.jobs.ts).
+    keeps: [],
     key: keyShape({ pk: '', sk: 'LEASE#{name}' }),
     attributes: {
       name: attr.string({ required: true }),
@@ -1239,6 +1267,8 @@ export const entities = {
   PoolShare: entity({
     type: 'PoolShare',
     idPrefix: undefined,
+    // Written by the server's own transactions, with no author.
+    keeps: ['version', 'createdAt', 'updatedAt'],
     key: keyShape({ pk: '', sk: 'POOLSHARE' }),
     description: "A tenant's share of the shared worker pools (setPoolShare).",
     describe: { tenantId: 'The tenant.' },
@@ -1262,6 +1292,8 @@ export const entities = {
   PoolLoad: entity({
     type: 'PoolLoad',
     idPrefix: undefined,
+    // A counter that claims ADD to (src/job/job.items.ts): nothing else is written.
+    keeps: [],
     key: keyShape({ pk: '', sk: 'POOLLOAD' }),
     attributes: {
       running: attr.int({ required: true }),
@@ -1293,6 +1325,8 @@ export const entities = {
   JobSettle: entity({
     type: 'JobSettle',
     idPrefix: undefined,
+    // Written by the server's own transactions, with no author.
+    keeps: ['version', 'createdAt', 'updatedAt'],
     parent: 'Job',
     key: keyShape({ pk: 'JOB#{jobId}', sk: 'SETTLE' }),
     attributes: {
@@ -1323,6 +1357,8 @@ export const entities = {
   JobEvent: entity({
     type: 'Event',
     idPrefix: undefined,
+    // An event: its own `at` says when; it has no version or author of the server's.
+    keeps: [],
     parent: 'Job',
     key: keyShape({ pk: 'JOB#{jobId}', sk: 'EVENT#{seq}', format: { seq: (n: number) => pad(n, 10) } }),
     attributes: jobEventAttributes,
@@ -1338,6 +1374,8 @@ export const entities = {
   ReuseRecord: entity({
     type: 'ReuseRecord',
     idPrefix: undefined,
+    // Its completedAt says when; a later completion with the same key replaces it.
+    keeps: [],
     key: keyShape({ pk: 'REUSE#{contentKey}', sk: 'REUSE' }),
     attributes: {
       jobId: attr.id({ required: true }),
@@ -1361,6 +1399,7 @@ export const entities = {
   CreateRequest: entity({
     type: 'CreateRequest',
     idPrefix: undefined,
+    keeps: ['createdAt'],
     key: keyShape({ pk: 'IDEMPOTENCY#{key}', sk: 'CREATE' }),
     attributes: {
       fingerprint: attr.string({ required: true }),

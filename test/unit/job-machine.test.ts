@@ -371,6 +371,7 @@ describe("the pools' index of a running step (JobWork), while its worker reports
       version,
       createdAt: ctx.now,
       updatedAt: ctx.now,
+      createdBy: 'user_1',
     });
     if (!entities.Job.is(item)) throw new Error('The job was made as another type.');
     return item;

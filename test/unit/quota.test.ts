@@ -101,7 +101,17 @@ describe('quota writes (pure: what a change adds to the tenant usage counter, an
 
   it("takes a tenant's limits from its plan, with an admin's overrides on top, and PLAN_LIMITS over the defaults", () => {
     expect(limitsOf(undefined, null)).toEqual(PLAN_DEFAULTS.free);
-    const tenant = entities.Tenant.toItem('t', { tenantId: 't', name: 'T', plan: 'studio', limits: { projects: 7 }, version: 1 });
+    const at = '2026-01-01T00:00:00.000Z';
+    const tenant = entities.Tenant.toItem('t', {
+      tenantId: 't',
+      name: 'T',
+      plan: 'studio',
+      limits: { projects: 7 },
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+      createdBy: 'admin',
+    });
     expect(limitsOf(undefined, tenant)).toEqual({ ...PLAN_DEFAULTS.studio, projects: 7 });
     const config = loadConfig({ NODE_ENV: 'test', AUTH_JWT_SECRET: 's'.repeat(32), PLAN_LIMITS: '{"free":{"projects":50}}' });
     expect(config.plans.free).toEqual({ ...PLAN_DEFAULTS.free, projects: 50 });

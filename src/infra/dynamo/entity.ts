@@ -407,6 +407,9 @@ export type System = {
   expiresAt?: number;
 };
 
+/** What every stored item has: its key, its entity type, and its expiry where its entity has a TTL. */
+type StoredKey = Pick<System, 'PK' | 'SK' | 'entityType' | 'expiresAt'>;
+
 /**
  * What the model derives onto an item besides its key and index attributes: the word slots of a
  * searchable entity (SEARCH_SLOTS_ATTRIBUTE) and what an item of an entity with a quota has
@@ -441,6 +444,7 @@ export interface EntityDeclaration<
   Parent extends string | undefined,
   As extends AttributeMap,
   M extends StatusDeclaration | undefined,
+  K extends SystemField,
 > {
   /** The `entityType` attribute of its items and the name of its GraphQL type, e.g. `Milestone`. */
   type: string;
@@ -471,6 +475,11 @@ export interface EntityDeclaration<
   describe?: Partial<Record<Placeholders<PK> | Placeholders<SK> | keyof System | ApiTypeName | StandardOperationName | 'tenantId', string>>;
   /** How the API shows it, where the standard does not fit (see ApiDeclaration). */
   api?: ApiDeclaration;
+  /**
+   * Which of what the server adds (version, times, author) its items keep: all of them unless
+   * it says (a derived item, such as a tag or a word, keeps none). Its item type has those only.
+   */
+  keeps?: readonly K[];
 }
 
 /**
@@ -523,15 +532,17 @@ export class EntityModel<
   Parent extends string | undefined = string | undefined,
   As extends AttributeMap = AttributeMap,
   M extends StatusDeclaration | undefined = StatusDeclaration | undefined,
+  K extends SystemField = SystemField,
 > {
   /** Never set: the type of the entity's stored items. */
-  declare readonly item: AttributeValues<As> & KeyValuesOf<PK, SK, As> & StatusValues<M> & System & Derived;
+  declare readonly item: AttributeValues<As> & KeyValuesOf<PK, SK, As> & StatusValues<M> & StoredKey & Pick<System, K> & Derived;
   /**
    * Never set: what a put of its item gives (see PutValues): its declared attributes, key values
-   * and status, with any of what the server adds.
+   * and status, with any of what the server adds that it keeps.
    */
   declare readonly putValues: Omit<AttributeValues<As> & KeyValuesOf<PK, SK, As> & StatusValues<M>, keyof System> &
-    Partial<System> &
+    Partial<StoredKey> &
+    Pick<System, K> &
     Derived;
   /** Never set: the type of its derived create input (see CreateInputOf). */
   declare readonly createInput: CreateInputOf<As>;
@@ -556,7 +567,7 @@ export class EntityModel<
   /** The attribute that holds the entity's own id: the last placeholder of its sort key. */
   readonly idField: string;
 
-  constructor(declaration: EntityDeclaration<PK, SK, Prefix, Parent, As, M>) {
+  constructor(declaration: EntityDeclaration<PK, SK, Prefix, Parent, As, M, K>) {
     this.type = declaration.type;
     this.idPrefix = declaration.idPrefix;
     this.parent = declaration.parent;
@@ -840,18 +851,19 @@ export function entity<
   const Parent extends string | undefined = undefined,
   const As extends AttributeMap = Record<never, Attribute>,
   const M extends StatusDeclaration | undefined = undefined,
->(declaration: EntityDeclaration<PK, SK, Prefix, Parent, As, M>): EntityModel<PK, SK, Prefix, Parent, As, M> {
+  const K extends SystemField = SystemField,
+>(declaration: EntityDeclaration<PK, SK, Prefix, Parent, As, M, K>): EntityModel<PK, SK, Prefix, Parent, As, M, K> {
   return new EntityModel(declaration);
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any model, whatever its templates and attributes.
-export type AnyModel = EntityModel<any, any, any, any, any, any>;
+export type AnyModel = EntityModel<any, any, any, any, any, any, any>;
 /** The stored item type of a model. */
 export type ItemOf<M extends AnyModel> = M['item'];
 /**
  * What a put of a model's item gives: its declared attributes, key values and status, with any of
- * what the server adds (version, times, author, expiry; the key and entity type, which the put
- * derives again). An attribute the declaration does not name is a type error.
+ * what the server adds that the entity keeps (version, times, author; expiry; the key and entity
+ * type, which the put derives again). An attribute the declaration does not name is a type error.
  */
 export type PutValues<M extends AnyModel> = M['putValues'];
 
