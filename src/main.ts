@@ -101,7 +101,13 @@ async function main(): Promise<void> {
     say(`Starting DynamoDB Local (data in ${join(config.dataDir, 'dynamodb')}) …`);
     let spawned!: () => void;
     const launched = new Promise<void>((resolve) => (spawned = resolve));
-    embedded = startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb'), onSpawn: spawned, signal: startup.signal });
+    // The development server's own: a person waits for its start, and its load is one person's.
+    embedded = startDynamoDbLocal({
+      dataPath: join(config.dataDir, 'dynamodb'),
+      onSpawn: spawned,
+      signal: startup.signal,
+      quickStart: true,
+    });
     // Loading the server blocks this thread for a moment, so it waits until java is on its way.
     await Promise.race([
       launched,
