@@ -1,4 +1,6 @@
-// First: tracing, when it is on, must start before the modules it instruments are loaded.
+// First: the compile cache, which applies to the modules loaded after it (it instruments nothing).
+import './infra/compile-cache';
+// Then tracing, when it is on, which must start before the modules it instruments are loaded.
 import { tracing, tracingFailure } from './infra/tracing-start';
 import 'reflect-metadata';
 import { join } from 'node:path';
