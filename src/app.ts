@@ -182,7 +182,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     if (config.dynamo.embedded) {
       if (!options.embeddedDynamo) progress(`Starting DynamoDB Local (data in ${join(config.dataDir, 'dynamodb')}) …`);
       embedded = await (options.embeddedDynamo ??
-        startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb'), signal: options.signal }));
+        startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb'), signal: options.signal, quickStart: true }));
       stillWanted();
       endpoint = embedded.endpoint;
       progress(`DynamoDB Local is up at ${endpoint}.`);
