@@ -33,8 +33,8 @@ export interface StorageStackProps extends StackProps {
  * Item-level DynamoDB actions the server uses: reads (GetItem, BatchGetItem, Query, and Scan, which
  * only the server's own jobs use: a migration's segments and the drift check read the whole
  * table; no request scans) and writes (PutItem, UpdateItem, DeleteItem and ConditionCheckItem: the
- * server writes only through TransactWriteItems and UpdateItem, and IAM authorizes a transaction
- * item by item). No action that creates, changes, describes or deletes the table itself is
+ * server writes through TransactWriteItems and UpdateItem, and IAM authorizes a transaction item
+ * by item; BatchWriteItem, an action of its own, deletes published outbox entries, Store.deleteEach). No action that creates, changes, describes or deletes the table itself is
  * granted: the template owns the table.
  */
 export const TABLE_ACTIONS = [
@@ -46,6 +46,7 @@ export const TABLE_ACTIONS = [
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
   'dynamodb:ConditionCheckItem',
+  'dynamodb:BatchWriteItem',
 ];
 
 /** Indexes are only ever queried. */

@@ -182,7 +182,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     if (config.dynamo.embedded) {
       if (!options.embeddedDynamo) progress(`Starting DynamoDB Local (data in ${join(config.dataDir, 'dynamodb')}) …`);
       embedded = await (options.embeddedDynamo ??
-        startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb'), signal: options.signal }));
+        startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb'), signal: options.signal, quickStart: true }));
       stillWanted();
       endpoint = embedded.endpoint;
       progress(`DynamoDB Local is up at ${endpoint}.`);
@@ -281,7 +281,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const outboxStats = new OutboxStats(dynamo.doc, config.tableName);
     metrics.registerAsyncGauge(
       'outbox_backlog',
-      'Committed events not yet published (counted up to 1000 per OUTBOX shard).',
+      "Outbox entries not yet published: an event, or one entry for a commit's several events (counted up to 1000 per OUTBOX shard).",
       async () => (await outboxStats.read()).backlog,
     );
     metrics.registerAsyncGauge(

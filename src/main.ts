@@ -1,4 +1,6 @@
-// First: tracing, when it is on, must start before the modules it instruments are loaded.
+// First: the compile cache, which applies to the modules loaded after it (it instruments nothing).
+import './infra/compile-cache';
+// Then tracing, when it is on, which must start before the modules it instruments are loaded.
 import { tracing, tracingFailure } from './infra/tracing-start';
 import 'reflect-metadata';
 import { join } from 'node:path';
@@ -101,7 +103,13 @@ async function main(): Promise<void> {
     say(`Starting DynamoDB Local (data in ${join(config.dataDir, 'dynamodb')}) …`);
     let spawned!: () => void;
     const launched = new Promise<void>((resolve) => (spawned = resolve));
-    embedded = startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb'), onSpawn: spawned, signal: startup.signal });
+    // The development server's own: a person waits for its start, and its load is one person's.
+    embedded = startDynamoDbLocal({
+      dataPath: join(config.dataDir, 'dynamodb'),
+      onSpawn: spawned,
+      signal: startup.signal,
+      quickStart: true,
+    });
     // Loading the server blocks this thread for a moment, so it waits until java is on its way.
     await Promise.race([
       launched,

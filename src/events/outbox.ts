@@ -2,7 +2,7 @@ import { keySchemas, type Key } from '../infra/dynamo/table';
 import type { Item, Store } from '../infra/dynamo/store';
 import { isServiceUnavailable } from '../infra/dependency';
 import type { EventBus } from '../infra/pubsub';
-import { del, OUTBOX_ENTRY, OUTBOX_SHARDS, outboxPartition } from '../infra/dynamo/write';
+import { OUTBOX_ENTRY, OUTBOX_SHARDS, outboxPartition } from '../infra/dynamo/write';
 import { inLinkedSpan, SpanKind, untraced } from '../infra/tracing';
 import { logger } from '../logger';
 import { payloadOf, topicsFor } from './topics';
@@ -84,7 +84,7 @@ export class Outbox {
    * out of the outbox; settles when that removal is made (or rejects with what it failed with: the
    * sweeper publishes the events again later). A removal asked for while another is under way
    * waits for it and then goes with every other one asked for meanwhile, in one call
-   * (Store.removeAttributesOfEach; an entry is deleted): a quiet process removes each at once
+   * (Store.removeAttributesOfEach; entries are deleted, Store.deleteEach): a quiet process removes each at once
    * with one call, a busy one makes one call for many instead of one for each.
    */
   private leaveOutbox(key: Key, entry: boolean): Promise<void> {
@@ -98,11 +98,11 @@ export class Outbox {
     while (this.waiting.length > 0) {
       const batch = this.waiting.splice(0, REMOVALS_PER_CALL);
       const events = batch.filter((removal) => !removal.entry).map((removal) => removal.key);
-      const entries = batch.filter((removal) => removal.entry).map((removal) => [del(removal.key)]);
+      const entries = batch.filter((removal) => removal.entry).map((removal) => removal.key);
       try {
         await Promise.all([
           events.length > 0 ? this.store.removeAttributesOfEach(events, [keySchemas.OUTBOX.pk, keySchemas.OUTBOX.sk]) : undefined,
-          entries.length > 0 ? this.store.transactEach(entries) : undefined,
+          entries.length > 0 ? this.store.deleteEach(entries) : undefined,
         ]);
         for (const removal of batch) removal.resolve();
       } catch (error) {

@@ -260,7 +260,6 @@ describe('cold storage', () => {
     expect(types.filter((t: string) => t === 'ITEM_COMPLETED')).toHaveLength(1);
     expect(types).toContain('ITEM_PROGRESS');
     expect(events.received.at(-1)?.job.status).toBe('COMPLETED');
-    await client.dispose();
 
     // Once it finished, the next command starts a new run.
     const next = (await run(query, {}, admin)).runArchive;

@@ -5,7 +5,7 @@ import { startDemo, type Demo } from '../../src/demo/demo';
 import { StepsAwaitingReviewDocument } from '../../src/client/gql/graphql';
 import { dataOf, startTestServer, type TestServer } from '../support/server';
 import { launchBrowser } from '../support/browser';
-import { stoppedAfter } from '../support/fixtures';
+import { fixture, stoppedAfter } from '../support/fixtures';
 
 /*
  * GraphiQL in a real browser: Debian's Chromium driven by playwright-core (never a downloaded
@@ -65,7 +65,7 @@ describe('GraphiQL in Chromium, plain start (no demo data)', () => {
   }, 120_000);
 
   it("runs every tab without an error: first on an empty tenant, then on the tenant's own new data", async () => {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const context = fixture('browser context', await browser.newContext({ viewport: { width: 1400, height: 900 } }), (c) => c.close());
     const page = await context.newPage();
     await page.goto(server.url, { waitUntil: 'load' });
     await page.locator('.graphiql-container').waitFor({ timeout: 30_000 });
@@ -96,7 +96,6 @@ describe('GraphiQL in Chromium, plain start (no demo data)', () => {
     const watched = await answer(page);
     expect(watched).toContain('"jobProgress"');
     expect(watched).not.toContain('"errors"');
-    await context.close();
   }, 180_000);
 });
 
@@ -115,7 +114,7 @@ describe('GraphiQL in Chromium, demo', () => {
     // startDemo returned, so the banner would be out: from now on the page names a paused job.
     const review = demo.simulator.reviewJob();
     expect(review).toBeDefined();
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const page = fixture('browser page', await browser.newPage({ viewport: { width: 1400, height: 900 } }), (p) => p.close());
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
     await page.goto(server.url, { waitUntil: 'load' });
@@ -156,7 +155,6 @@ describe('GraphiQL in Chromium, demo', () => {
     const foreign = requested.filter((url) => !/^(data|blob):/.test(url) && new URL(url).hostname !== '127.0.0.1');
     expect(foreign).toEqual([]);
     expect(requested.some((url) => url.endsWith('/graphiql/assets/graphiql.min.js'))).toBe(true);
-    await page.close();
   }, 180_000);
 
   it('replaces stale stored tabs after a restart, and approves the job that is paused for review as prefilled', async () => {
@@ -184,7 +182,7 @@ describe('GraphiQL in Chromium, demo', () => {
     const review = await paused();
     expect(review).toBeDefined();
 
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const context = fixture('browser context', await browser.newContext({ viewport: { width: 1400, height: 900 } }), (c) => c.close());
     const page = await context.newPage();
     const origin = new URL(server.url).origin;
     await page.goto(`${origin}/healthz`);
@@ -210,6 +208,5 @@ describe('GraphiQL in Chromium, demo', () => {
     const text = await answer(page);
     expect(text).toContain(review!.jobId);
     expect(text).not.toContain('"errors"');
-    await context.close();
   }, 180_000);
 });

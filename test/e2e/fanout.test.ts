@@ -175,7 +175,6 @@ describe('fan-out stages of work items', () => {
     );
     await replay.ack;
     expect(await replay.waitFor(total, 30_000)).toEqual(events);
-    await client.dispose();
   }, 300_000);
 
   it('hands each of 10 claimable items to exactly one of 50 workers asking at once, and nothing to the other 40', async () => {

@@ -2,6 +2,7 @@ import { SignJWT } from 'jose';
 import WebSocket from 'ws';
 import { eventually, rawConnection, rawSocket, type RawSocket } from '../support/ws';
 import { startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { fixture } from '../support/fixtures';
 
 const secret = new TextEncoder().encode(TEST_SECRET);
 
@@ -69,13 +70,13 @@ describe('tokens and aliases from a hostile client', () => {
     socket.send({ id: '1', type: 'subscribe', payload: { query: aliases(limit + 1) } });
     const error = await socket.next('error', 5000, '1');
     expect(error.payload[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
-    socket.ws.close();
   });
 });
 
 /** A WebSocket handshake's outcome: `open`, or the HTTP status and Retry-After of a refused one. */
 function handshake(url: string): Promise<{ opened: WebSocket } | { status: number; retryAfter?: string }> {
-  const ws = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws');
+  // Terminated by the fixture registry after the test, should it have opened.
+  const ws = fixture('handshake socket', new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws'), (s) => s.terminate());
   ws.on('error', () => {});
   return new Promise((resolve) => {
     ws.once('open', () => resolve({ opened: ws }));
@@ -115,6 +116,5 @@ describe('the WebSocket connection cap (WS_MAX_CONNECTIONS)', () => {
     );
     const again = await handshake(server.url);
     expect('opened' in again).toBe(true);
-    if ('opened' in again) again.opened.close();
   });
 });

@@ -73,16 +73,20 @@ const headerLayout = (jobId: string) => `(function () {
     overlapsPhase: !(k.left >= p.right || k.right <= p.left || k.top >= p.bottom || k.bottom <= p.top) };
 })()`;
 
+// One Chromium for the file: each block opens pages of its own in it.
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, 120_000);
+
 describe('the live job board in Chromium', () => {
   let server: TestServer;
   let demo: Demo;
-  let browser: Browser;
 
   beforeAll(async () => {
     // A short lease, so the scene of the demo's crashing render worker comes back within seconds.
     server = await startTestServer({ env: { JOB_LEASE_SECONDS: '3' } });
     demo = stoppedAfter('demo', await startDemo(server.app, server.config, { tickMs: 300 }));
-    browser = await launchBrowser();
   }, 120_000);
 
   it("draws jobs moving live (a music video's scenes in parallel, a crashed scene coming back), resumes every stream by position after a dropped socket, and lets go of everything on close", async () => {
@@ -238,12 +242,10 @@ describe('the live job board in Chromium', () => {
 
 describe("the job board's view of the server's own jobs", () => {
   let server: TestServer;
-  let browser: Browser;
 
   beforeAll(async () => {
     // A quick look for system work, so the migrations start as soon as they are asked for.
     server = await startTestServer({ env: { SYSTEM_JOB_IDLE_MS: '200' } });
-    browser = await launchBrowser();
   }, 120_000);
 
   it('shows an admin the migrations as jobs with their segments, live to completion, and refuses the system view to anyone else', async () => {

@@ -81,9 +81,7 @@ describe('reuse of completed work by content hash', () => {
       const client = wsClient(server.url, editor);
       const replay = subscribe(client, `subscription($j: ID!) { jobProgress(jobId: $j, afterSeq: 0) { ${EVENT} } }`, { j: jobId });
       await replay.ack;
-      const received = await replay.waitFor(seq, 30_000);
-      await client.dispose();
-      return received;
+      return replay.waitFor(seq, 30_000);
     };
     return { first, second, key, createJob, job, claim, startStep, completeStep, completeItem, addItems, events };
   }

@@ -35,7 +35,6 @@ describe('the WebSocket endpoint', () => {
     const socket = await raw(server.url);
     init(socket);
     await socket.next('connection_ack');
-    socket.ws.close();
   });
 
   it('closes with 4408 when connection_init does not come in time', async () => {
@@ -89,7 +88,6 @@ describe('the WebSocket endpoint', () => {
     expect(error.id).toBe('4');
     expect(error.payload[0].message).toMatch(/At most 3 operations/);
     expect(socket.ws.readyState).toBe(WebSocket.OPEN);
-    socket.ws.close();
   });
 
   it('applies the HTTP limits to WebSocket operations and reports syntax errors without closing', async () => {
@@ -101,7 +99,6 @@ describe('the WebSocket endpoint', () => {
     socket.send(subscribeMessage('broken', 'subscription {'));
     expect((await socket.next('error')).payload[0].message).toMatch(/Syntax Error/);
     expect(socket.ws.readyState).toBe(WebSocket.OPEN);
-    socket.ws.close();
   });
 
   it('answers bad or missing variables with BAD_USER_INPUT errors, as HTTP does, and keeps the socket', async () => {
@@ -125,7 +122,6 @@ describe('the WebSocket endpoint', () => {
     const http = await server.raw({ query: 'query($id: ID!) { node(id: $id) { id } }', variables: { id: 5.5 } }, token);
     expect(http.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(socket.ws.readyState).toBe(WebSocket.OPEN);
-    socket.ws.close();
   });
 
   it('closes a socket that sends a frame over the size limit (1009) and stays up for others', async () => {

@@ -122,7 +122,7 @@ describe('Outbox against DynamoDB Local', () => {
     outbox.afterCommit(first.events, first.entry);
     await stopOnPurpose(outbox);
     expect(firstHeard).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-    expect(Object.fromEntries(table.dynamo.calls.byCommand)).toEqual({ TransactWriteItemsCommand: 1 });
+    expect(Object.fromEntries(table.dynamo.calls.byCommand)).toEqual({ BatchWriteItemCommand: 1 });
     expect(await first.outboxed()).toEqual([]);
 
     // A crash between commit and publish: the sweeper reads the entry's events, publishes them in

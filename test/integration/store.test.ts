@@ -154,6 +154,18 @@ describe('Store against DynamoDB Local', () => {
     expect(await table.store.get({ PK: 'TENANT#r', SK: 'ONE' })).toEqual({ PK: 'TENANT#r', SK: 'ONE' });
   });
 
+  it('deletes 60 items in BatchWriteItems of 25, once each, leaving missing keys missing', async () => {
+    const items = Array.from({ length: 60 }, (_, i) => ({ PK: 'TENANT#d', SK: `ROW#${String(i).padStart(2, '0')}`, n: i }));
+    for (let i = 0; i < items.length; i += 25) await put(items.slice(i, i + 25));
+    const keys = items.map(({ PK, SK }) => ({ PK, SK }));
+    const missing = { PK: 'TENANT#d', SK: 'NEVER' };
+    table.dynamo.calls.reset();
+    await table.store.deleteEach([...keys, keys[0], missing]);
+    // 61 distinct keys: three calls.
+    expect(Object.fromEntries(table.dynamo.calls.byCommand)).toEqual({ BatchWriteItemCommand: 3 });
+    expect(await table.store.batchGet([...keys, missing])).toEqual(Array(61).fill(null));
+  });
+
   it('commits 60 units in two transactions, leaving out those whose condition failed and splitting units that share a key', async () => {
     await put([0, 1, 2].map((i) => ({ PK: 'TENANT#u', SK: `NEW#${i}`, taken: true })));
     // 60 units of one conditional put each (3 of them taken already), then 2 units that add to one counter.

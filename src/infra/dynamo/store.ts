@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   GetCommand,
   ScanCommand,
   TransactWriteCommand,
@@ -38,6 +39,8 @@ export interface QuerySpec {
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, type PageRequest } from './page';
 
 const BATCH_GET_LIMIT = 100;
+/** DynamoDB's limit of requests in one BatchWriteItem. */
+const BATCH_WRITE_LIMIT = 25;
 /** The document client's marshalling options (client.ts), for the values a Query sends. */
 const MARSHALL: marshallOptions = { removeUndefinedValues: true, convertClassInstanceToMap: false };
 const MAX_TX_ATTEMPTS = 8;
@@ -321,6 +324,30 @@ export class Store {
       );
     } catch (error) {
       if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+    }
+  }
+
+  /**
+   * Deletes the item of each of `keys` (one already gone stays gone: a delete recreates nothing):
+   * BatchWriteItem, 25 keys a call, without a transaction (1 WRU a delete, not 2), its unprocessed
+   * keys sent again with backoff. Throws what a call throws, or after 20 rounds that left keys
+   * unprocessed (then some of the items may have been deleted).
+   */
+  async deleteEach(keys: readonly Key[]): Promise<void> {
+    const unique = [...new Map(keys.map((key) => [keyString(key), { PK: key.PK, SK: key.SK }])).values()];
+    for (let i = 0; i < unique.length; i += BATCH_WRITE_LIMIT) {
+      let pending: Key[] = unique.slice(i, i + BATCH_WRITE_LIMIT);
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 20) throw new Error(`BatchWriteItem left ${pending.length} deletes unprocessed after ${attempt} attempts.`);
+        if (attempt > 0) await sleep(backoff(attempt));
+        const out = await this.doc.send(
+          new BatchWriteCommand({ RequestItems: { [this.tableName]: pending.map((key) => ({ DeleteRequest: { Key: key } })) } }),
+        );
+        pending = (out.UnprocessedItems?.[this.tableName] ?? []).flatMap((request) => {
+          const key = request.DeleteRequest?.Key;
+          return key ? [{ PK: String(key.PK), SK: String(key.SK) }] : [];
+        });
+      }
     }
   }
 
