@@ -215,14 +215,20 @@ describe('the request budget', () => {
       },
     };
     sendWithinBudget(client, 1000);
-    await runWithBudget(50, async () => {
+    // The clock is the test's, so however slow the machine, the calls end within the budget and
+    // the clock then moves past its end without waiting.
+    jest.useFakeTimers();
+    const calls = runWithBudget(50, async () => {
       await client.send({});
       await new Promise((resolve) => client.send({}, {}, resolve));
       await new Promise((resolve) => client.send({}, resolve));
     });
+    await jest.advanceTimersByTimeAsync(1);
+    await calls;
     // Past the budget's end, the signals of calls that were over before it have not aborted: their
     // timers were stopped when the calls ended, rather than each running out the whole budget.
-    await new Promise((r) => setTimeout(r, 100));
+    await jest.advanceTimersByTimeAsync(100);
+    jest.useRealTimers();
     expect(signals).toHaveLength(3);
     expect(signals.filter((s) => s.aborted)).toHaveLength(0);
   });
