@@ -7,7 +7,7 @@ import { createDynamo } from '../../src/infra/dynamo/client';
 import { SEARCH_SLOTS_ATTRIBUTE } from '../../src/infra/dynamo/entity';
 import type { Item } from '../../src/infra/dynamo/write';
 import { testEndpoint, useOwnDynamoDbLocal } from '../support/dynamo';
-import { tempDir } from '../support/fixtures';
+import { fixture, tempDir } from '../support/fixtures';
 import { exited, ROOT } from '../support/processes';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { subscribe, wsClient } from '../support/ws';
@@ -86,7 +86,9 @@ async function writeOldShape(server: TestServer, count: number, projectCount = P
     written.push({ tenantId: project.tenantId, projectId: project.projectId, logId, word });
   }
   for (const row of rows) expect(row[SEARCH_SLOTS_ATTRIBUTE]).toBeUndefined();
-  const dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
+  const dynamo = fixture('seeding client', createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 }), (d) =>
+    d.client.destroy(),
+  );
   const chunks = Array.from({ length: Math.ceil(rows.length / 25) }, (_, i) => rows.slice(i * 25, (i + 1) * 25));
   // A few batches in flight at once: one after another, each waited for DynamoDB Local's round trip.
   const lane = async () => {
@@ -100,11 +102,7 @@ async function writeOldShape(server: TestServer, count: number, projectCount = P
       }
     }
   };
-  try {
-    await Promise.all(Array.from({ length: 4 }, lane));
-  } finally {
-    dynamo.client.destroy();
-  }
+  await Promise.all(Array.from({ length: 4 }, lane));
   return written;
 }
 
