@@ -84,8 +84,8 @@ export class Outbox {
    * out of the outbox; settles when that removal is made (or rejects with what it failed with: the
    * sweeper publishes the events again later). A removal asked for while another is under way
    * waits for it and then goes with every other one asked for meanwhile, in one call
-   * (Store.removeAttributesOfEach; entries are deleted, Store.deleteEach): a quiet process removes each at once
-   * with one call, a busy one makes one call for many instead of one for each.
+   * (Store.removeAttributesOfEach; entries are deleted, Store.deleteEach): a quiet process
+   * removes each at once with one call, a busy one makes one call for many instead of one each.
    */
   private leaveOutbox(key: Key, entry: boolean): Promise<void> {
     return new Promise((resolve, reject) => {

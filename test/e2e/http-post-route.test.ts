@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { ApolloServer } from '@apollo/server';
 import { testEndpoint } from '../support/dynamo';
 import { captureLogs } from '../support/logs';
@@ -255,5 +257,27 @@ describe('the GraphQL POST route, when its client goes away mid-request', () => 
     expect(after - before).toBe(1);
     // The process and the route carry on.
     expect((await server.raw({ query: '{ __typename }' }, token)).body).toEqual({ data: { __typename: 'Query' } });
+  });
+  it('drops a plain JSON body its client cuts off halfway: counted once as cut, nothing failed, and the route keeps serving', async () => {
+    const token = await server.token('post-route-cut');
+    const metricsUrl = new URL('/metrics', server.url).toString();
+    const cut = { http_request_method: 'POST', http_route: '/graphql', http_response_status_code: 'cut' };
+    const cutCount = async () => sample((await scrape(metricsUrl)).exposition, 'artissist_http_server_request_duration_seconds_count', cut);
+    const before = await cutCount();
+    const logs = captureLogs();
+    // A plain request (application/json, a Content-Length within the limit) whose client sends half
+    // its body and goes: the route's own body reader takes it, and must let go of it.
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    const body = JSON.stringify({ query: '{ __typename }' });
+    socket.write(
+      `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\nauthorization: Bearer ${token}\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
+    await new Promise((r) => setImmediate(r));
+    socket.destroy();
+    expect(await eventually(cutCount, (n) => n > before, 5000)).toBe(before + 1);
+    expect((await server.raw({ query: '{ __typename }' }, token)).body).toEqual({ data: { __typename: 'Query' } });
+    expect(logs.entries().filter((l) => l.msg === 'request failed')).toEqual([]);
   });
 });
