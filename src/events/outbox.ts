@@ -168,20 +168,27 @@ export class Outbox {
       }
       const stale = rows.filter((row) => row.entityType !== OUTBOX_ENTRY);
       // The events each entry stands for, read by key; each remembers its entry and how many of the entry's events are left.
-      const owners = new Map<string, { key: Key; left: number }>();
-      const entries = rows.filter((row) => row.entityType === OUTBOX_ENTRY);
+      const owners = new Map<Item, { key: Key; left: number }>();
+      const entries = rows
+        .filter((row) => row.entityType === OUTBOX_ENTRY)
+        .map((row) => ({
+          key: { PK: row.PK, SK: row.SK },
+          named: Array.isArray(row.outboxEvents) ? row.outboxEvents.filter(isKey) : [],
+        }));
+      // Every entry's events in one read (BatchGetItem, 100 keys a call), in the order named.
+      const found = await this.store.batchGet(entries.flatMap((entry) => entry.named));
+      let at = 0;
       for (const entry of entries) {
-        const named: Key[] = Array.isArray(entry.outboxEvents) ? entry.outboxEvents.filter(isKey) : [];
-        const found = (await this.store.batchGet(named)).filter((event): event is Item => event !== null);
-        const owner = { key: { PK: entry.PK, SK: entry.SK }, left: found.length };
-        if (found.length === 0) await this.leaveOutbox(owner.key, true);
-        for (const event of found) owners.set(`${event.PK}\u0000${event.SK}`, owner);
-        stale.push(...found);
+        const events = found.slice(at, (at += entry.named.length)).filter((event): event is Item => event !== null);
+        const owner = { key: entry.key, left: events.length };
+        if (events.length === 0) await this.leaveOutbox(owner.key, true);
+        for (const event of events) owners.set(event, owner);
+        stale.push(...events);
       }
       stale.sort((a, b) => (a.PK < b.PK ? -1 : a.PK > b.PK ? 1 : (a.position ?? 0) - (b.position ?? 0)));
       let count = 0;
       for (const event of stale) {
-        const owner = owners.get(`${event.PK}\u0000${event.SK}`);
+        const owner = owners.get(event);
         // A late publication belongs to the change that wrote the event: its span links to that trace.
         await inLinkedSpan(
           'outbox publish',
