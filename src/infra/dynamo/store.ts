@@ -53,6 +53,27 @@ const backoff = (attempt: number) => Math.min(1000, 20 * 2 ** attempt) * (0.5 + 
 /** The cache key of an item key, for DataLoader and for ordering batch results. */
 export const keyString = (key: Key) => `${key.PK}\u0000${key.SK}`;
 
+/** `keys` without repeats (a batch call refuses a key twice), as bare keys, in first-seen order. */
+const distinctKeys = (keys: readonly Key[]): Key[] => [
+  ...new Map(keys.map((key) => [keyString(key), { PK: key.PK, SK: key.SK }])).values(),
+];
+
+/**
+ * Sends `keys` through `send` `size` at a time; `send` answers the keys its call left unprocessed,
+ * which are sent again with backoff. Throws after 20 rounds that still left some (`command` names
+ * the call in the message), or what `send` throws.
+ */
+async function inBatches(keys: Key[], size: number, command: string, send: (batch: Key[]) => Promise<Key[]>): Promise<void> {
+  for (let i = 0; i < keys.length; i += size) {
+    let pending = keys.slice(i, i + size);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 20) throw new Error(`${command} left ${pending.length} keys unprocessed after ${attempt} attempts.`);
+      if (attempt > 0) await sleep(backoff(attempt));
+      pending = await send(pending);
+    }
+  }
+}
+
 /**
  * The store: the only code that talks to the table. It never returns an item past its
  * `expiresAt`, because DynamoDB's TTL deletes lazily (and DynamoDB Local never does).
@@ -83,24 +104,12 @@ export class Store {
    * Duplicate keys are read once.
    */
   async batchGet(keys: readonly Key[]): Promise<(Item | null)[]> {
-    const unique = new Map<string, Key>();
-    for (const key of keys) unique.set(keyString(key), { PK: key.PK, SK: key.SK });
     const found = new Map<string, Item>();
-    const all = [...unique.values()];
-    for (let i = 0; i < all.length; i += BATCH_GET_LIMIT) {
-      let pending: Key[] = all.slice(i, i + BATCH_GET_LIMIT);
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await sleep(backoff(attempt));
-        const out = await this.doc.send(
-          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }),
-        );
-        for (const item of out.Responses?.[this.tableName] ?? []) found.set(keyString({ PK: String(item.PK), SK: String(item.SK) }), item);
-        pending = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []).map((key) => ({ PK: String(key.PK), SK: String(key.SK) }));
-        if (attempt > 20 && pending.length > 0) {
-          throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${attempt} attempts.`);
-        }
-      }
-    }
+    await inBatches(distinctKeys(keys), BATCH_GET_LIMIT, 'BatchGetItem', async (pending) => {
+      const out = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }));
+      for (const item of out.Responses?.[this.tableName] ?? []) found.set(keyString({ PK: String(item.PK), SK: String(item.SK) }), item);
+      return (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []).map((key) => ({ PK: String(key.PK), SK: String(key.SK) }));
+    });
     return keys.map((key) => this.live(found.get(keyString(key))));
   }
 
@@ -334,21 +343,15 @@ export class Store {
    * unprocessed (then some of the items may have been deleted).
    */
   async deleteEach(keys: readonly Key[]): Promise<void> {
-    const unique = [...new Map(keys.map((key) => [keyString(key), { PK: key.PK, SK: key.SK }])).values()];
-    for (let i = 0; i < unique.length; i += BATCH_WRITE_LIMIT) {
-      let pending: Key[] = unique.slice(i, i + BATCH_WRITE_LIMIT);
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 20) throw new Error(`BatchWriteItem left ${pending.length} deletes unprocessed after ${attempt} attempts.`);
-        if (attempt > 0) await sleep(backoff(attempt));
-        const out = await this.doc.send(
-          new BatchWriteCommand({ RequestItems: { [this.tableName]: pending.map((key) => ({ DeleteRequest: { Key: key } })) } }),
-        );
-        pending = (out.UnprocessedItems?.[this.tableName] ?? []).flatMap((request) => {
-          const key = request.DeleteRequest?.Key;
-          return key ? [{ PK: String(key.PK), SK: String(key.SK) }] : [];
-        });
-      }
-    }
+    await inBatches(distinctKeys(keys), BATCH_WRITE_LIMIT, 'BatchWriteItem', async (pending) => {
+      const out = await this.doc.send(
+        new BatchWriteCommand({ RequestItems: { [this.tableName]: pending.map((key) => ({ DeleteRequest: { Key: key } })) } }),
+      );
+      return (out.UnprocessedItems?.[this.tableName] ?? []).flatMap((request) => {
+        const key = request.DeleteRequest?.Key;
+        return key ? [{ PK: String(key.PK), SK: String(key.SK) }] : [];
+      });
+    });
   }
 
   /**
