@@ -5,6 +5,7 @@ import { entities, type EntityItem, type ItemCountsItem, MAX_STAGE_ITEMS } from 
 import { checkFields } from '../common/fields';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
+import type { BoundTenant } from '../common/bound-tenant';
 import { requireText } from '../common/validate';
 import { AppError, attemptTimedOut, badInput, invalidTransition, notFound, wrongAttempt } from '../errors';
 import { type AggregateIO, AggregateCommitter, type AggregateStats, changingTooFast, Stale } from '../infra/dynamo/aggregate';
@@ -333,6 +334,12 @@ function carryOf(committed: BatchState): BatchState | undefined {
   return carried;
 }
 
+/**
+ * The id of a job's queue on its committer: its partition, which names the tenant, then the job's
+ * own id after a NUL, the part a client is told when the job keeps changing (changingTooFast).
+ */
+export const jobQueueId = (tenant: BoundTenant, jobId: string) => `${jobKey(tenant, jobId).PK}\u0000${jobId}`;
+
 /** How many jobs of `store` have a queue on their committer now (zero when no change is under way). */
 export function openQueues(store: Store): number {
   return committers.get(store)?.openQueues ?? 0;
@@ -419,7 +426,7 @@ export class JobItems {
       },
       carry: carryOf,
     };
-    return committerOf(this.scope.store).submit(jobKey(this.scope.tenant, jobId).PK, io, refs, apply);
+    return committerOf(this.scope.store).submit(jobQueueId(this.scope.tenant, jobId), io, refs, apply);
   }
 
   /**

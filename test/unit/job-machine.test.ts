@@ -12,7 +12,9 @@ import {
 } from '../../src/job/job.machine';
 
 import { entities } from '../../src/common/entities';
+import { jobQueueId } from '../../src/job/job.items';
 import { jobWorkWrites, offeredFrom } from '../../src/job/job.writes';
+import { changingTooFast } from '../../src/infra/dynamo/aggregate';
 import { type UnitWrite, Write } from '../../src/infra/dynamo/write';
 
 const ctx = { now: '2026-01-01T00:00:00.000Z', actor: 'u', jobId: 'job_1' };
@@ -205,6 +207,17 @@ describe('job decisions', () => {
     expect(() => decide(paused.job, paused.steps, { kind: 'complete', step: 'a', artifacts: [], metrics: null }, ctx)).toThrow(
       /approve it with approveStep or reject it with rejectStep/,
     );
+  });
+});
+
+describe("a job's queue on its committer", () => {
+  it('is one a job of one tenant, and tells a client kept waiting past the retry bound the job id alone', () => {
+    const id = jobQueueId(new BoundTenant('acme'), 'job_1');
+    expect(id).not.toBe(jobQueueId(new BoundTenant('other'), 'job_1'));
+    expect(id).not.toBe(jobQueueId(new BoundTenant('acme'), 'job_2'));
+    const refused = changingTooFast('Job')(id);
+    expect(refused.message).toBe('Job job_1 is being changed by others right now; try again.');
+    expect(refused.extensions.code).toBe('CONFLICT');
   });
 });
 
