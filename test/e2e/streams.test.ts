@@ -132,9 +132,10 @@ class Follower {
 
   /**
    * One subscription on `url` from the last position. Resolves when it ends: after `ms`, when the
-   * connection drops (the instance died), or when the server ends it.
+   * connection drops (the instance died), when the server ends it, or, given `upTo`, as soon as it
+   * has reached that position (a catch-up ends when there is nothing more to read).
    */
-  async follow(url: string, ms: number, abrupt: boolean): Promise<void> {
+  async follow(url: string, ms: number, abrupt: boolean, upTo?: number): Promise<void> {
     let first = true;
     let unconfirmed: number | undefined;
     const checkAck = () => {
@@ -171,6 +172,7 @@ class Follower {
             // It names the position resumed from; only when history was lost, the head the stream
             // goes on from, and then the next message says so.
             if (message.position !== from) unconfirmed = message.position;
+            else if (upTo !== undefined && from >= upTo) ended();
             return;
           }
           if (message.control === 'lost') {
@@ -185,6 +187,7 @@ class Follower {
           if (message.position !== this.last + 1) this.anomalies.push(`position ${message.position} after ${this.last}`);
           this.events.push(message.eventId);
           this.last = message.position;
+          if (upTo !== undefined && this.last >= upTo) ended();
         },
         // A dropped connection is what this test does on purpose; the follower resumes elsewhere.
         error: () => ended(),
@@ -323,7 +326,7 @@ describe('every stream resumable across three instances, Redis and instance fail
     await Promise.all(
       followers.map(async (follower) => {
         while (follower.last < heads.get(follower.stream)! && Date.now() < deadline) {
-          await follower.follow(random(alive()).url, 2000, false);
+          await follower.follow(random(alive()).url, 2000, false, heads.get(follower.stream));
         }
       }),
     );
@@ -360,11 +363,13 @@ describe('every stream resumable across three instances, Redis and instance fail
 
   it('acknowledges every subscription with its position, reports history lost, and refuses a position ahead of the stream', async () => {
     // Something in every stream first: writers run in rounds until each stream holds at least two
-    // events (one round does on a quiet machine; a busy one may need more), within 30 s.
-    const counts = { logs: 0, milestones: 0, progress: 0, jobs: 0 };
+    // events (a round writes two progress reports, a short job and two activities; a busy machine
+    // may need more rounds), within 30 s.
     const deadline = Date.now() + 30_000;
     do {
-      await settled([writer(Date.now() + 1500, counts), writer(Date.now() + 1500, counts)]);
+      const round = { logs: 0, milestones: 0, progress: 0, jobs: 0 };
+      const enough = () => round.progress >= 2 && round.jobs >= 1 && round.logs + round.milestones >= 2;
+      await settled([writer(0, round, enough), writer(0, round, enough)]);
     } while (
       Date.now() < deadline &&
       (await Promise.all(STREAMS.map((stream) => stored(table, stream, subject)))).some((ids) => ids.length < 2)
@@ -375,7 +380,7 @@ describe('every stream resumable across three instances, Redis and instance fail
       // Without a position: acknowledged at the head, which is what the table holds.
       const fresh = new Follower(stream, subject, editor);
       fresh.last = await headOf(table, stream, subject);
-      await fresh.follow(instances[0].url, 300, false);
+      await fresh.follow(instances[0].url, 300, false, fresh.last);
       expect(fresh.anomalies).toEqual([]);
       expect(fresh.subscriptions).toBe(1);
       // A position ahead of the stream is the client's mistake.
@@ -477,8 +482,12 @@ describe('every stream resumable across three instances, Redis and instance fail
       20_000,
     );
     const counts = { logs: 0, milestones: 0, progress: 0, jobs: 0 };
-    const writing = settled(Array.from({ length: 4 }, () => writer(Date.now() + 9000, counts)));
     const writes = () => counts.logs + counts.milestones + counts.progress + counts.jobs;
+    // The writers go on until ten more writes committed after Redis came back (not for a fixed time).
+    let writesAtReturn: number | undefined;
+    const writing = settled(
+      Array.from({ length: 4 }, () => writer(0, counts, () => writesAtReturn !== undefined && writes() >= writesAtReturn + 10)),
+    );
     // Redis goes once the writers are well under way, and stays away while ten more writes commit.
     await eventually(writes, (n) => n >= 10, 20_000);
     await stopOnPurpose(redis);
@@ -494,6 +503,7 @@ describe('every stream resumable across three instances, Redis and instance fail
     const heldBack = await waiting();
     expect(heldBack).toBeGreaterThan(0);
     redis = await startRedis(redis.port);
+    writesAtReturn = writes();
     await writing;
     const expected = new Map<StreamName, string[]>();
     const heads = new Map<StreamName, number>();
@@ -528,20 +538,27 @@ describe('every stream resumable across three instances, Redis and instance fail
     const followers = STREAMS.map((stream) => new Follower(stream, subject, editor));
     for (const follower of followers) follower.last = await headOf(table, follower.stream, subject);
     const counts = { logs: 0, milestones: 0, progress: 0, jobs: 0 };
-    const until = Date.now() + 8000;
-    // Each follower starts on the victim, and moves to a survivor when its connection dies.
+    const writes = () => counts.logs + counts.milestones + counts.progress + counts.jobs;
+    // The writers go on until the survivors took ten writes after the kill (not for a fixed time).
+    let writesAtKill: number | undefined;
+    const writing = settled(
+      Array.from({ length: 6 }, () => writer(0, counts, () => writesAtKill !== undefined && writes() >= writesAtKill + 10)),
+    );
+    const written = settledOf(writing);
+    // Each follower starts on the victim, and moves to a survivor when its connection dies; it
+    // follows there for as long as anyone writes, and resumes at least once whatever the pace.
     const following = followers.map(async (follower) => {
       await follower.follow(victim.url, 60_000, false);
-      while (Date.now() < until) await follower.follow(random(alive()).url, 1000, false);
+      while (!written() || follower.subscriptions < 2) await follower.follow(random(alive()).url, 1000, false);
     });
-    const writing = settled(Array.from({ length: 6 }, () => writer(until, counts)));
     // The victim dies once every follower is on it and the writers are under way.
     await eventually(
-      () => followers.every((f) => f.subscriptions >= 1) && counts.logs + counts.milestones + counts.progress + counts.jobs >= 10,
+      () => followers.every((f) => f.subscriptions >= 1) && writes() >= 10,
       (ready) => ready,
       20_000,
     );
     await victim.kill();
+    writesAtKill = writes();
     const inOutbox = await waiting();
     await settled([writing, ...following]);
     const expected = await catchUp(followers);
@@ -560,24 +577,27 @@ describe('every stream resumable across three instances, Redis and instance fail
   }, 120_000);
 
   it('gets history lost, once and without a partial replay, for a position older than the stored events', async () => {
-    for (const stream of STREAMS) {
-      const spec = storedSpec(stream, subject);
-      const items = await table.store.queryAll(spec, 100_000);
-      // Events expire oldest first (DynamoDB's TTL deletes them): the first two go.
-      for (const item of items.slice(0, 2)) {
-        await table.dynamo.doc.send(new DeleteCommand({ TableName: table.tableName, Key: { PK: item.PK, SK: item.SK } }));
-      }
-      const follower = new Follower(stream, subject, editor);
-      follower.last = 1;
-      await follower.follow(random(alive()).url, 1000, false);
-      expect({ stream, lost: follower.lost, replayed: follower.events.length, anomalies: follower.anomalies }).toEqual({
-        stream,
-        lost: 1,
-        replayed: 0,
-        anomalies: [],
-      });
-      // It reads on from the head it was told.
-      expect(follower.last).toBe(items[items.length - 1].position);
-    }
+    // The streams one beside the other: each follows for a second, to see that nothing is replayed.
+    await settled(
+      STREAMS.map(async (stream) => {
+        const spec = storedSpec(stream, subject);
+        const items = await table.store.queryAll(spec, 100_000);
+        // Events expire oldest first (DynamoDB's TTL deletes them): the first two go.
+        for (const item of items.slice(0, 2)) {
+          await table.dynamo.doc.send(new DeleteCommand({ TableName: table.tableName, Key: { PK: item.PK, SK: item.SK } }));
+        }
+        const follower = new Follower(stream, subject, editor);
+        follower.last = 1;
+        await follower.follow(random(alive()).url, 1000, false);
+        expect({ stream, lost: follower.lost, replayed: follower.events.length, anomalies: follower.anomalies }).toEqual({
+          stream,
+          lost: 1,
+          replayed: 0,
+          anomalies: [],
+        });
+        // It reads on from the head it was told.
+        expect(follower.last).toBe(items[items.length - 1].position);
+      }),
+    );
   }, 60_000);
 });
