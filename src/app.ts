@@ -174,7 +174,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   let embedded: EmbeddedDynamo | undefined;
   let s3: EmbeddedS3 | undefined;
   // The local S3 starts while DynamoDB Local boots, and its bucket is made while the table is.
-  const s3Starting = config.s3.embedded ? embeddedS3().startEmbeddedS3(join(config.dataDir, 's3')) : undefined;
+  const s3Starting = config.s3.embedded
+    ? embeddedS3().startEmbeddedS3(join(config.dataDir, 's3'), config.embeddedRestartBackoffMs)
+    : undefined;
   s3Starting?.catch(() => {});
   try {
     if (s3Starting) progress(`Starting the local S3 (files in ${join(config.dataDir, 's3')}) …`);
@@ -182,7 +184,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     if (config.dynamo.embedded) {
       if (!options.embeddedDynamo) progress(`Starting DynamoDB Local (data in ${join(config.dataDir, 'dynamodb')}) …`);
       embedded = await (options.embeddedDynamo ??
-        startDynamoDbLocal({ dataPath: join(config.dataDir, 'dynamodb'), signal: options.signal, quickStart: true }));
+        startDynamoDbLocal({
+          dataPath: join(config.dataDir, 'dynamodb'),
+          signal: options.signal,
+          quickStart: true,
+          restartBackoffMs: config.embeddedRestartBackoffMs,
+        }));
       stillWanted();
       endpoint = embedded.endpoint;
       progress(`DynamoDB Local is up at ${endpoint}.`);

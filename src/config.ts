@@ -153,6 +153,12 @@ export interface Config {
    */
   systemJobs: { slots: number; idleMs: number };
   /**
+   * The pauses before each restart of an embedded part that died (DynamoDB Local, the local S3),
+   * in order; the last repeats (see Supervisor). A person's server waits a moment before each try;
+   * a test of the restarts sets shorter ones.
+   */
+  embeddedRestartBackoffMs: number[];
+  /**
    * How long start-up waits for an external DynamoDB that does not answer yet (retrying with
    * backoff, readiness 503 meanwhile) before it gives up with a message naming it.
    */
@@ -289,6 +295,17 @@ function int(env: Env, name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, got "${raw}".`);
   return value;
+}
+
+/** A comma-separated list of whole numbers of milliseconds, at least one. */
+function msList(env: Env, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const parts = raw.split(',').map((part) => part.trim());
+  const values = parts.map(Number);
+  if (parts.some((part, i) => part === '' || !Number.isInteger(values[i]) || values[i] < 0))
+    throw new Error(`${name} must be whole numbers of milliseconds separated by commas, got "${raw}".`);
+  return values;
 }
 
 /** A whole number above zero: a timeout of 0 would mean "no timeout" to the AWS SDK. */
@@ -497,6 +514,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobSettleSweepMs: int(env, 'JOB_SETTLE_SWEEP_MS', 10_000),
     coldStorage: { afterDays: coldStorageDays(env), intervalMs: int(env, 'ARCHIVE_INTERVAL_MS', 3_600_000) },
     systemJobs: { slots: int(env, 'SYSTEM_JOB_SLOTS', 4), idleMs: positive(env, 'SYSTEM_JOB_IDLE_MS', 30_000) },
+    embeddedRestartBackoffMs: msList(env, 'EMBEDDED_RESTART_BACKOFF_MS', [250, 1000, 3000]),
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 5_000),
     startupDeadlineMs: positive(env, 'STARTUP_DEADLINE_MS', 60_000),
     http: httpLimits(env),

@@ -109,6 +109,7 @@ async function main(): Promise<void> {
       onSpawn: spawned,
       signal: startup.signal,
       quickStart: true,
+      restartBackoffMs: config.embeddedRestartBackoffMs,
     });
     // Loading the server blocks this thread for a moment, so it waits until java is on its way.
     await Promise.race([

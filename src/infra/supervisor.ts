@@ -60,7 +60,12 @@ export class Supervisor {
   private readonly options: Required<Omit<SupervisorOptions, keyof SupervisorReport>> & SupervisorReport;
 
   constructor(first: Running, options: SupervisorOptions) {
-    this.options = { backoffMs: [250, 1000, 3000], maxFailures: 3, stableMs: 30_000, ...options };
+    this.options = {
+      ...options,
+      backoffMs: options.backoffMs?.length ? options.backoffMs : [250, 1000, 3000],
+      maxFailures: options.maxFailures ?? 3,
+      stableMs: options.stableMs ?? 30_000,
+    };
     this.running = first;
     this.watch(first);
   }

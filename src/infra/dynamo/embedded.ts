@@ -376,6 +376,8 @@ export async function startDynamoDbLocal(options: {
    * where the optimizing compiler's code pays back its start.
    */
   quickStart?: boolean;
+  /** The pauses before each restart of a supervised one (Supervisor's `backoffMs`; its default when omitted). */
+  restartBackoffMs?: number[];
 }): Promise<EmbeddedDynamo> {
   checkJava();
   const folder = jarFolder();
@@ -400,6 +402,7 @@ export async function startDynamoDbLocal(options: {
       dataPath && options.supervise !== false
         ? new Supervisor(current, {
             name: 'DynamoDB Local',
+            backoffMs: options.restartBackoffMs,
             restart: async (signal) => {
               current = await launchAny(folder, via, port, dataPath, timeoutMs, { signal, quickStart });
               lock?.setChild(current.pid);

@@ -52,10 +52,14 @@ async function run(directory: string, port: number): Promise<Running & { port: n
  * HTTP server ever close without `stop()`, it is restarted on the same port and folder (see
  * Supervisor), so the S3 client's endpoint stays valid.
  */
-export async function startEmbeddedS3(directory: string): Promise<EmbeddedS3> {
+export async function startEmbeddedS3(directory: string, restartBackoffMs?: number[]): Promise<EmbeddedS3> {
   mkdirSync(directory, { recursive: true });
   const first = await run(directory, 0);
-  const supervisor = new Supervisor(first, { name: 'The local S3', restart: () => run(directory, first.port) });
+  const supervisor = new Supervisor(first, {
+    name: 'The local S3',
+    backoffMs: restartBackoffMs,
+    restart: () => run(directory, first.port),
+  });
   return {
     endpoint: `http://127.0.0.1:${first.port}`,
     // s3rver's fixed development credentials.
