@@ -116,6 +116,8 @@ export interface StartOptions {
   progress?: (message: string) => void;
   /** Measurement only: read items one by one instead of batching (see ContextDeps.batchLoads). */
   batchLoads?: boolean;
+  /** Comparison only: list reads return whole items whatever their selection (see ContextDeps.projectReads). */
+  projectReads?: boolean;
   /** DynamoDB Local already starting (main.ts starts it before loading the server); started here otherwise. */
   embeddedDynamo?: Promise<EmbeddedDynamo>;
   /** Test hook: events for which this returns true are not published by the writer (see Outbox). */
@@ -332,6 +334,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       fileStore: files,
       fileLimits: config.files,
       batchLoads: options.batchLoads,
+      projectReads: options.projectReads,
       metrics,
       sharedReads,
       leases: new LeaseCodec(config.cursorSecret),

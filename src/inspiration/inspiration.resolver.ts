@@ -9,6 +9,7 @@ import { standardResolver } from '../common/standard-resolver';
 import { uploadedFile } from '../common/files/upload.type';
 import { argsType, inputType, modelTypes } from '../common/model-types';
 import { PageArgs, pageRequest } from '../common/pagination';
+import { Reads } from '../common/projection';
 import { idempotencyKeyArg } from '../common/idempotency';
 import { badInput } from '../errors';
 import type { Context } from '../context';
@@ -111,6 +112,7 @@ export class InspirationResolver {
     nullable: true,
     description: 'A presigned GET of the file, made now (default 1 hour); null for text or an unconfirmed upload.',
   })
+  @Reads('s3Key', 'fileStatus')
   url(
     @Root() inspiration: EntityItem<'Inspiration'>,
     @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null,
