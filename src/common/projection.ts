@@ -53,10 +53,12 @@ interface Derived {
 }
 
 /**
- * Selections derived so far, by the field's first node. Documents are cached (and a compiled
+ * Selections derived so far, by the field's first node: one for each set of nodes it was merged
+ * with (an @include that held or not), at most MAX_MERGES. Documents are cached (and a compiled
  * query keeps its nodes), so a field's nodes are the same objects each time its document runs.
  */
-const derived = new WeakMap<FieldNode, Derived>();
+const derived = new WeakMap<FieldNode, Derived[]>();
+const MAX_MERGES = 8;
 
 /**
  * The attributes the field `info` resolves reads of its items: the fields selected on its type
@@ -64,14 +66,17 @@ const derived = new WeakMap<FieldNode, Derived>();
  * `edges { node }` (src/common/connection.ts); their fragments included, whatever their
  * directives say (reading more than an @skip leaves out costs nothing worse). Undefined when that
  * cannot be told (a field resolver that does not say what it reads, another return type): then
- * the read takes every attribute. Derived once per field of a document.
+ * the read takes every attribute. Derived once per field of a document, and the same array each
+ * time.
  */
 export function selectionOf(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'returnType' | 'fragments'>): Selection | undefined {
   const nodes = info.fieldNodes;
-  const known = derived.get(nodes[0]);
-  if (known && known.nodes.length === nodes.length && known.nodes.every((node, i) => node === nodes[i])) return known.selection;
+  let known = derived.get(nodes[0]);
+  const found = known?.find((entry) => entry.nodes.length === nodes.length && entry.nodes.every((node, i) => node === nodes[i]));
+  if (found) return found.selection;
   const selection = derive(info);
-  derived.set(nodes[0], { nodes: [...nodes], selection });
+  if (!known) derived.set(nodes[0], (known = []));
+  if (known.length < MAX_MERGES) known.push({ nodes: [...nodes], selection });
   return selection;
 }
 
