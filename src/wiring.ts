@@ -108,12 +108,26 @@ export function createPageLoader(store: Store, tenantId: string, batch = true): 
           request.after ?? null,
           request.last ?? null,
           request.before ?? null,
-          projection ?? null,
+          projection ? projectionNumber(projection) : null,
         ]),
       batch,
       cache: batch,
     },
   );
+}
+
+/**
+ * A number for each projection, for the page loader's cache key: a model makes one array per
+ * selection (EntityModel.projectionOf), so its identity names it, and writing a number costs less
+ * than writing its attribute names into every key.
+ */
+const projectionNumbers = new WeakMap<Projection, number>();
+let projectionsNumbered = 0;
+
+function projectionNumber(projection: Projection): number {
+  let number = projectionNumbers.get(projection);
+  if (number === undefined) projectionNumbers.set(projection, (number = ++projectionsNumbered));
+  return number;
 }
 
 /**
