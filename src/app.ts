@@ -13,6 +13,7 @@ import { Store, type Item } from './infra/dynamo/store';
 import { SharedItemReads } from './infra/shared-reads';
 import { Outbox, type OutboxOptions } from './events/outbox';
 import { JobSettler } from './job/job.settle';
+import { releaseJobStates } from './job/job.items';
 import { SystemJobRunner } from './job/system-jobs';
 import { Migrations } from './migrations/migration.service';
 import { systemJobsEnv } from './wiring';
@@ -477,6 +478,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           await step('system jobs', () => systemJobs.stop());
           await step('outbox', () => outbox.stop());
           await step('job settle sweep', () => settler.stop());
+          // The job states kept for busy jobs' next groups: the stopped process holds no items.
+          releaseJobStates(store);
           await step('event bus', () => bus.close());
           await step('rate budgets', () => budgets.close());
           await step('metrics server', () => metricsServer?.close());
