@@ -263,70 +263,79 @@ describe('npm start: every way of stopping stops everything', () => {
   it('12 stops at random moments, by SIGINT and SIGTERM to node, npm and the group, each close the listener at once and end cleanly', async () => {
     /*
      * Each stop starts its own `npm start`, reaches a moment, waits a random 0–300 ms and sends the
-     * signal; about 5 s per stop. The start-up moment is the one that hung: the port already
-     * answers, but the table is still being created. A fresh data folder there makes the start
-     * create it; the other moments share one folder, whose table exists, which starts faster.
+     * signal; about 5 s per stop, two stops at a time. The start-up moment is the one that hung: the
+     * port already answers, but the table is still being created. A fresh data folder there makes
+     * the start create it; the other moments share their lane's folder, whose table exists, which
+     * starts faster.
      * Every signal reaches every target at two moments or more; SIGTERM to the node process alone,
      * idle, is stop 7 (it had a server and a test of its own before, which checked less).
      */
     const moments = ['start-up', 'idle', 'mid-query', 'mid-subscription', 'mid-outbox-flush'] as const;
-    const shared = newDataDir();
     const results: string[] = [];
-    for (let i = 0; i < 12; i++) {
-      const moment = moments[i % moments.length];
-      const signal = i % 2 ? 'SIGINT' : 'SIGTERM';
-      const target = (['node', 'npm', 'group'] as const)[Math.floor(i / 2) % 3];
-      const dataDir = moment === 'start-up' ? newDataDir() : shared;
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}/graphql`;
-      let server: Started;
-      if (moment === 'start-up') {
-        // As soon as the port answers: the banner, printed once the start-up is over, is not waited for.
-        const child = processFixture(
-          spawn('npm', ['start'], { cwd: ROOT, env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port) }), detached: true }),
-          { detached: true },
-        );
-        let output = '';
-        child.stdout.on('data', (c) => (output += c));
-        child.stderr.on('data', (c) => (output += c));
-        server = { child, output: () => output, url, token: '' };
-        await connectsNow(port, 90_000);
-      } else {
-        server = await start(dataDir, ['start'], { PORT: String(port) });
-      }
-      const traffic = await activity(moment, server);
-      await new Promise((r) => setTimeout(r, Math.random() * 300));
-      const node = serverPid(server);
-      const send = () =>
-        target === 'node' ? process.kill(node, signal) : process.kill(target === 'npm' ? server.child.pid! : -server.child.pid!, signal);
-      const t0 = Date.now();
-      let refusedAfterMs: number | undefined;
-      const refusal = (async () => {
-        while (Date.now() - t0 < STOP_LIMIT_MS) {
-          if ((await connectOutcome(port)) === 'ECONNREFUSED') return (refusedAfterMs = Date.now() - t0);
+    // Two lanes of six stops, one beside the other, each with a shared folder of its own (a data
+    // folder serves one server at a time): stops 1–6 and 7–12.
+    const lane = async (from: number) => {
+      const shared = newDataDir();
+      for (let i = from; i < from + 6; i++) {
+        const moment = moments[i % moments.length];
+        const signal = i % 2 ? 'SIGINT' : 'SIGTERM';
+        const target = (['node', 'npm', 'group'] as const)[Math.floor(i / 2) % 3];
+        const dataDir = moment === 'start-up' ? newDataDir() : shared;
+        const port = await freePort();
+        const url = `http://127.0.0.1:${port}/graphql`;
+        let server: Started;
+        if (moment === 'start-up') {
+          // As soon as the port answers: the banner, printed once the start-up is over, is not waited for.
+          const child = processFixture(
+            spawn('npm', ['start'], { cwd: ROOT, env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port) }), detached: true }),
+            { detached: true },
+          );
+          let output = '';
+          child.stdout.on('data', (c) => (output += c));
+          child.stderr.on('data', (c) => (output += c));
+          server = { child, output: () => output, url, token: '' };
+          await connectsNow(port, 90_000);
+        } else {
+          server = await start(dataDir, ['start'], { PORT: String(port) });
         }
-      })();
-      const stopped = await stopWith(server, dataDir, send);
-      await refusal;
-      await traffic.end();
-      const label = `stop ${i + 1}: ${signal} to ${target} ${moment}`;
-      results.push(`${label}: ${stopped.ms} ms, listener closed after ${refusedAfterMs} ms`);
-      const after = server.output().split(`${signal}: stopping`)[1] ?? '';
-      expect({ label, ...stopped, stoppedLine: after.includes('Stopped.') }).toEqual({
-        label,
-        code: 0,
-        ms: expect.any(Number),
-        left: [],
-        stoppedLine: true,
-      });
-      expect(stopped.ms).toBeLessThan(STOP_LIMIT_MS);
-      // "At once": the listener closes before anything else of the stop, whatever is in flight.
-      expect({ label, refusedAfterMs }).toEqual({ label, refusedAfterMs: expect.any(Number) });
-      expect(refusedAfterMs).toBeLessThan(2000);
-      // The embedded parts stop last: nothing of the server found DynamoDB gone (a request that ran
-      // out of its own budget on a busy machine is logged as `deadline`, which is no such sign).
-      expect({ label, after }).toEqual({ label, after: expect.not.stringMatching(/is failing \(unreachable\)|took longer|"level":50/) });
-    }
+        const traffic = await activity(moment, server);
+        await new Promise((r) => setTimeout(r, Math.random() * 300));
+        const node = serverPid(server);
+        const send = () =>
+          target === 'node' ? process.kill(node, signal) : process.kill(target === 'npm' ? server.child.pid! : -server.child.pid!, signal);
+        const t0 = Date.now();
+        let refusedAfterMs: number | undefined;
+        const refusal = (async () => {
+          while (Date.now() - t0 < STOP_LIMIT_MS) {
+            if ((await connectOutcome(port)) === 'ECONNREFUSED') return (refusedAfterMs = Date.now() - t0);
+          }
+        })();
+        const stopped = await stopWith(server, dataDir, send);
+        await refusal;
+        await traffic.end();
+        const label = `stop ${i + 1}: ${signal} to ${target} ${moment}`;
+        results.push(`${label}: ${stopped.ms} ms, listener closed after ${refusedAfterMs} ms`);
+        const after = server.output().split(`${signal}: stopping`)[1] ?? '';
+        expect({ label, ...stopped, stoppedLine: after.includes('Stopped.') }).toEqual({
+          label,
+          code: 0,
+          ms: expect.any(Number),
+          left: [],
+          stoppedLine: true,
+        });
+        expect(stopped.ms).toBeLessThan(STOP_LIMIT_MS);
+        // "At once": the listener closes before anything else of the stop, whatever is in flight.
+        expect({ label, refusedAfterMs }).toEqual({ label, refusedAfterMs: expect.any(Number) });
+        expect(refusedAfterMs).toBeLessThan(2000);
+        // The embedded parts stop last: nothing of the server found DynamoDB gone (a request that ran
+        // out of its own budget on a busy machine is logged as `deadline`, which is no such sign).
+        expect({ label, after }).toEqual({ label, after: expect.not.stringMatching(/is failing \(unreachable\)|took longer|"level":50/) });
+      }
+    };
+    const lanes = await Promise.allSettled([lane(0), lane(6)]);
+    const failed = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+    if (failed) throw failed.reason;
+    results.sort((a, b) => Number(/^stop (\d+)/.exec(a)![1]) - Number(/^stop (\d+)/.exec(b)![1]));
     console.log(results.join('\n'));
   });
 
