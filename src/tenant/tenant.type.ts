@@ -1,5 +1,5 @@
 import type { PlanLimits as ConfiguredPlanLimits } from '../config';
-import { attr } from '../infra/dynamo/entity';
+import { attr, pickAttributes } from '../infra/dynamo/entity';
 import { entities, type EntityItem } from '../common/entities';
 import { attributeEnum, registerApiType, shapeInputType, shapeObjectType } from '../common/model-types';
 import { Role } from '../auth/principal';
@@ -89,8 +89,8 @@ export const TenantUsage = shapeObjectType({
   name: 'TenantUsage',
   description: "A tenant's plan, its limits, and its usage of each quota (admins only).",
   fields: {
-    tenantId: attr.id({ required: true, description: 'The tenant.' }),
-    plan: attr.json<Plan>()({ required: true, apiType: 'Plan', description: 'The plan it is on.' }),
+    // The tenant's own attributes, as its declaration has them, in this view's words.
+    ...pickAttributes(entities.Tenant.attributes, { tenantId: 'The tenant.', plan: 'The plan it is on.' }),
     limits: attr.json<PlanLimits>()({
       required: true,
       apiType: 'PlanLimits',

@@ -279,6 +279,16 @@ export function pickAttributes(attributes: AttributeMap, described: Record<strin
   return picked;
 }
 
+/**
+ * The attributes `names` names, taken from a declaration's `attributes` as they are declared
+ * (described in the declaration's own words): a view that shows them as the entity holds them.
+ */
+export function pickDeclared<As extends AttributeMap, const N extends keyof As & string>(attributes: As, names: readonly N[]): Pick<As, N>;
+// The map is built from `names`, so it has exactly the keys the signature above says.
+export function pickDeclared(attributes: AttributeMap, names: readonly string[]): AttributeMap {
+  return Object.fromEntries(names.map((name) => [name, attributes[name]]));
+}
+
 type ValueOf<A> = (A extends { valueType?: infer T } ? Exclude<T, undefined> : never) | (A extends { nullable: true } ? null : never);
 type RequiredKeys<As> = { [K in keyof As]: As[K] extends { required: true } ? K : never }[keyof As];
 
