@@ -255,6 +255,8 @@ const eventAttributes = {
  */
 const jobEventAttributes = {
   eventId: attr.id({ required: true, description: "The event's own id; resume by seq instead." }),
+  // A key value of the job's own stream, and an attribute of the status streams' events.
+  jobId: attr.id({ required: true, description: 'The job it belongs to.' }),
   tenantId: attr.string({ required: true }),
   projectId: attr.id({ required: true, description: "The job's project." }),
   /** The job's version after the change (a job status stream's event keeps it beside its position). */

@@ -1,10 +1,10 @@
 import { shapeObjectType } from '../common/model-types';
 import { attr } from '../infra/dynamo/entity';
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { entities, type EntityItem } from '../common/entities';
 import { feature } from '../common/feature';
-import { standardResolver } from '../common/standard-resolver';
+import { keyArg, standardResolver } from '../common/standard-resolver';
 // Its upload status enum (AssetStatus) is registered there, before this declaration is made into types.
 import { uploadedFile } from '../common/files/upload.type';
 import { argsType, inputType, modelTypes } from '../common/model-types';
@@ -100,10 +100,7 @@ export class InspirationResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Inspiration, { description: 'Checks the uploaded object (size and type) and makes the file READY.' })
-  confirmInspirationUpload(
-    @Arg('inspirationId', () => ID, { description: "The inspiration's id." }) inspirationId: string,
-    @Ctx() ctx: Context,
-  ) {
+  confirmInspirationUpload(@keyArg('inspirationId') inspirationId: string, @Ctx() ctx: Context) {
     return ctx.repos.inspirations.confirmUpload(inspirationId);
   }
 

@@ -3,6 +3,7 @@ import { JOB_EVENT_TYPES, JobEventType, JobStatus, StepStatus } from './job.mach
 import { ItemStatus } from './job.machine';
 import { entities, type EntityItem, ITEM_COUNTS } from '../common/entities';
 import { RETRY_BACKOFF } from './job.kinds';
+import { DEAD_LETTER_FILTER, DEAD_LETTER_REPLAY } from './job.dead-letters';
 import { REUSED_WORK } from './job.reuse';
 import { argsType, inputType, modelTypes, registerDeclaredEnum, registerEnumOf, shapeObjectType, stateOf } from '../common/model-types';
 import { attr, pickAttributes, pickDeclared } from '../infra/dynamo/entity';
@@ -99,9 +100,8 @@ export const JobEvent = shapeObjectType({
   name: 'JobEvent',
   description: 'One change of a job. seq is gapless per job: 1, 2, 3 …; prevSeq = seq − 1.',
   fields: {
-    // What the event's declaration describes, in its words; the job it belongs to is its key's.
-    ...pickDeclared(entities.JobEvent.attributes, ['eventId', 'projectId', 'seq', 'prevSeq', 'actor', 'at', 'position']),
-    jobId: attr.id({ required: true, description: 'The job it belongs to.' }),
+    // What the event's declaration describes, in its words.
+    ...pickDeclared(entities.JobEvent.attributes, ['eventId', 'jobId', 'projectId', 'seq', 'prevSeq', 'actor', 'at', 'position']),
     type: attr.json<JobEventType>()({ required: true, apiType: 'JobEventType', description: 'What happened.' }),
     /** The job as this event left it: the `job` field resolver shows it (JobEventResolver). */
     job: attr.json<Job>()({ hidden: true }),
@@ -228,23 +228,7 @@ export const ClaimedWork = shapeObjectType({
 });
 
 /** What one replayDeadLetters call did. */
-export const DeadLetterReplay = shapeObjectType({
-  name: 'DeadLetterReplay',
-  description: 'What one replayDeadLetters call did.',
-  fields: {
-    reopened: attr.int({ required: true, description: 'Dead letters reopened as new attempts (each with its ITEM_RETRIED event).' }),
-    skipped: attr.int({
-      required: true,
-      description:
-        'Matching dead letters left as they are: their job moved on past the stage, completed, was cancelled or deleted, or another call reopened them first.',
-    }),
-    remaining: attr.boolean({
-      required: true,
-      description: 'True when this call stopped at its bound (max, or the rows one call reads): call again with `after: cursor`.',
-    }),
-    cursor: attr.string({ description: 'Where the next call goes on (its `after`); null when nothing remains.' }),
-  },
-});
+export const DeadLetterReplay = shapeObjectType(DEAD_LETTER_REPLAY);
 
 /** A pipeline run as createJob takes it: the job's declared attributes it names, and the request's own fields. */
 export const CreateJobInput = inputType(
@@ -365,12 +349,7 @@ export type DeadLettersAcrossTenantsArgs = InstanceType<typeof DeadLettersAcross
 export const DeadLetterFilter = inputType(
   'DeadLetterFilter',
   'Which dead letters (work items FAILED past their attempts) replayDeadLetters reopens.',
-  {
-    kind: attr.string({ required: true, description: 'The declared job kind.' }),
-    stage: attr.string({ description: 'Only this fan-out stage of it; every fan-out stage of the kind when omitted.' }),
-    errorCode: attr.string({ description: 'Only items whose last error has this code.' }),
-    jobId: attr.id({ description: 'Only items of this job.' }),
-  },
+  DEAD_LETTER_FILTER,
 );
 export type DeadLetterFilter = InstanceType<typeof DeadLetterFilter>;
 

@@ -176,6 +176,8 @@ async function migrateRow(
       const next = changeOf(migration, model, current);
       if (!next) throw new Unchanged();
       return {
+        // The stored item as read, with the transform's changes: an attribute an older declaration
+        // wrote (and this one no longer names) is kept as it is, so it is not checked by name here.
         item: next,
         event: { action: model.events.updated, data: { migration: `${migration.id}-${migration.name}`, fields: driftOf(model, current) } },
       };

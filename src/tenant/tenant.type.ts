@@ -2,7 +2,7 @@ import type { PlanLimits as ConfiguredPlanLimits } from '../config';
 import { attr, pickAttributes } from '../infra/dynamo/entity';
 import { entities, type EntityItem } from '../common/entities';
 import { attributeEnum, registerApiType, shapeInputType, shapeObjectType } from '../common/model-types';
-import { Role } from '../auth/principal';
+import { Role, VIEWER } from '../auth/principal';
 
 /*
  * The tenant's own type and inputs come from its declaration (src/common/entities.ts); these are
@@ -15,15 +15,7 @@ export type Plan = EntityItem<'Tenant'>['plan'];
 // The caller's roles are the auth layer's enum.
 registerApiType('Role', Role);
 
-export const Viewer = shapeObjectType({
-  name: 'Viewer',
-  description: 'The caller, as the verified token says.',
-  fields: {
-    userId: attr.id({ required: true, description: "The token's subject." }),
-    tenantId: attr.id({ required: true, description: "The token's tenant: every read and write is in it." }),
-    roles: attr.json<Role[]>()({ required: true, apiType: '[Role]', description: "The token's roles." }),
-  },
-});
+export const Viewer = shapeObjectType(VIEWER);
 export type Viewer = InstanceType<typeof Viewer>;
 
 /** A plan's limits as the API shows them (PlanLimits) and as an admin overrides them for one tenant (PlanLimitsInput). */
