@@ -6,7 +6,7 @@ import { entities, type EntityItem } from '../common/entities';
 import { feature } from '../common/feature';
 import { keyArg, standardResolver } from '../common/standard-resolver';
 // Its upload status enum (AssetStatus) is registered there, before this declaration is made into types.
-import { uploadedFile } from '../common/files/upload.type';
+import { UPLOAD_TARGET, uploadedFile } from '../common/files/upload.type';
 import { argsType, inputType, modelTypes } from '../common/model-types';
 import { PageArgs, pageRequest } from '../common/pagination';
 import { idempotencyKeyArg } from '../common/idempotency';
@@ -54,7 +54,7 @@ const InspirationUpload = shapeObjectType({
   description: 'A new inspiration waiting for its file, and where to PUT it; confirmInspirationUpload finishes it.',
   fields: {
     inspiration: attr.json()({ required: true, apiType: 'Inspiration', description: 'The new inspiration, waiting for its file.' }),
-    upload: attr.json()({ required: true, apiType: 'UploadTarget', description: 'Where and how to send the file.' }),
+    upload: attr.objectOf(UPLOAD_TARGET)({ required: true, description: 'Where and how to send the file.' }),
   },
 });
 

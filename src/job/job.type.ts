@@ -258,8 +258,7 @@ export const CreateJobInput = inputType(
         'Retries with the same key and the same arguments within 48 hours return the first job; the key with other arguments is refused with IDEMPOTENCY_KEY_REUSED. Derived from project, kind, inputs, seed and model version when omitted.',
     }),
     maxAttempts: attr.int({ description: 'Attempts per step before the job fails (default 3).' }),
-    items: attr.json<Record<string, unknown>[]>()({
-      apiType: '[JSONObject]',
+    items: attr.jsonObjects()({
       description:
         "Work items of the kind's first fan-out stage, each its typed inputs (see jobKinds); at most 50 here, more with addWorkItems.",
     }),

@@ -19,12 +19,12 @@ registerDeclaredEnum(MigrationState, {
   },
 });
 
-export const MigrationCounts = shapeObjectType({
+/** What a migration's segments counted, added up: a Migration's counts. */
+const MIGRATION_COUNTS = {
   name: 'MigrationCounts',
   description: 'What a migration’s segments counted so far (from their checkpoints).',
   fields: SEGMENT_COUNTS,
-});
-export type MigrationCounts = InstanceType<typeof MigrationCounts>;
+} as const;
 
 export const Migration = shapeObjectType({
   name: 'Migration',
@@ -44,10 +44,7 @@ export const Migration = shapeObjectType({
     jobId: attr.id({ description: 'Its job in the system partition: follow it with jobProgress(jobId, system: true).' }),
     jobStatus: attr.json<JobStatus | null>()({ apiType: 'JobStatus', description: 'Its job’s status.' }),
     progress: attr.float({ description: 'Its job’s progress, 0 to 1.' }),
-    counts: attr.json<MigrationCounts | null>()({
-      apiType: 'MigrationCounts',
-      description: 'What its segments counted, as of their last checkpoints.',
-    }),
+    counts: attr.objectOf(MIGRATION_COUNTS)({ nullable: true, description: 'What its segments counted, as of their last checkpoints.' }),
     rewriteRate: attr.float({ description: 'Entities rewritten per second since its job started (until it finished).' }),
     appliedAt: entities.Migration.attributes.appliedAt,
   },

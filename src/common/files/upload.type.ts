@@ -13,6 +13,7 @@ registerDeclaredEnum(UploadStatus, UPLOAD_STATUS);
 
 /** Where and how to upload, as the file store makes it (UPLOAD_TARGET, src/infra/s3/files.ts); its headers are HttpHeaders. */
 export const UploadTarget = shapeObjectType(UPLOAD_TARGET);
+export { UPLOAD_TARGET };
 export type UploadTarget = InstanceType<typeof UploadTarget>;
 
 /**

@@ -246,6 +246,11 @@ export const attr = {
     const make = builder<T>('json');
     return <const O extends AttributeOptions<T>>(options?: O) => ({ ...make(options), jsonObject: true });
   },
+  /** A list of JSON objects, stored as they are (rows as the table held them); the API shows it as [JSONObject]. */
+  jsonObjects: <T = Record<string, unknown>>() => {
+    const make = builder<T[]>('json');
+    return <const O extends AttributeOptions<T[]>>(options?: O) => ({ ...make(options), apiType: '[JSONObject]' });
+  },
   /** One value of a declared shape, stored as JSON; the API shows it as its object type, and takes its input type. */
   objectOf: <const F extends AttributeMap>(shape: ShapeDeclaration<F>) => {
     const make = builder<AttributeValues<F>>('json');
