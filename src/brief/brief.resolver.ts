@@ -5,6 +5,7 @@ import { feature } from '../common/feature';
 import { keyArg, standardResolver } from '../common/standard-resolver';
 import { attributeEnum, modelTypes } from '../common/model-types';
 import { pageRequest, ProjectPageArgs } from '../common/pagination';
+import { Selected, type Selection } from '../common/projection';
 import type { Context } from '../context';
 import { type ApprovalDecision, type BriefVersionContent, BriefRepository } from './brief.repository';
 
@@ -61,8 +62,8 @@ export class BriefResolver {
 
   @Authorized()
   @Query(() => BriefConnection, { description: 'All versions, newest first.' })
-  briefVersions(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context) {
-    return ctx.repos.briefs.list(args.projectId, pageRequest(args));
+  briefVersions(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context, @Selected() selection: Selection | undefined) {
+    return ctx.repos.briefs.list(args.projectId, pageRequest(args), selection);
   }
 
   @Authorized(Role.EDITOR)

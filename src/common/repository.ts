@@ -7,6 +7,14 @@ import type { BoundTenant } from './bound-tenant';
 import type { Scope } from './scope';
 import { checkFields } from './fields';
 import { applyPatch } from './validate';
+import type { Selection } from './projection';
+
+/**
+ * An item of a list read for a query's selection (EntityRepository.page): its key values, its
+ * version and the attributes the selection reads; any other may be missing. It is for GraphQL
+ * to answer from, not for code that reads more of it.
+ */
+export type Listed<M extends AnyModel> = Partial<ItemOf<M>> & Pick<ItemOf<M>, 'PK' | 'SK' | 'entityType'>;
 
 /** The attributes a client's `input` gives an entity, checked against its declaration (see checkFields), as its write values. */
 export function inputAttributes<M extends AnyModel>(
@@ -55,9 +63,15 @@ export class EntityRepository<M extends AnyModel> {
     return items.filter((item): item is ItemOf<M> => this.model.is(item));
   }
 
-  /** One page of a query of the caller's tenant, as this entity's items. */
-  protected async page(spec: QuerySpec, request: PageRequest): Promise<Page<ItemOf<M>>> {
-    return this.model.pageOf(await this.scope.page(spec, request));
+  /**
+   * One page of a query of the caller's tenant, as this entity's items. With `selection` (what a
+   * query's fields read of them, src/common/projection.ts), DynamoDB returns only those attributes
+   * and the keys (EntityModel.projectionOf), and the items are typed as such (Listed).
+   */
+  protected page(spec: QuerySpec, request: PageRequest): Promise<Page<ItemOf<M>>>;
+  protected page(spec: QuerySpec, request: PageRequest, selection: Selection | undefined): Promise<Page<Listed<M>>>;
+  protected async page(spec: QuerySpec, request: PageRequest, selection?: Selection): Promise<Page<ItemOf<M>>> {
+    return this.model.pageOf(await this.scope.page(spec, request, this.model.projectionOf(selection)));
   }
 
   /**

@@ -9,6 +9,7 @@ import { keyArg, standardResolver } from '../common/standard-resolver';
 import { UPLOAD_TARGET, uploadedFile } from '../common/files/upload.type';
 import { argsType, inputType, modelTypes } from '../common/model-types';
 import { PageArgs, pageRequest } from '../common/pagination';
+import { Reads, Selected, type Selection } from '../common/projection';
 import { idempotencyKeyArg } from '../common/idempotency';
 import { badInput } from '../errors';
 import type { Context } from '../context';
@@ -77,12 +78,16 @@ const InspirationStandard = standardResolver(entities.Inspiration, {
 export class InspirationResolver {
   @Authorized()
   @Query(() => InspirationConnection, { description: 'Newest first, optionally by tag or by the project it is linked to.' })
-  inspirations(@Args(() => InspirationsArgs) { tag, projectId, ...page }: InspirationsArgs, @Ctx() ctx: Context) {
+  inspirations(
+    @Args(() => InspirationsArgs) { tag, projectId, ...page }: InspirationsArgs,
+    @Ctx() ctx: Context,
+    @Selected() selection: Selection | undefined,
+  ) {
     if (projectId) {
       if (tag) throw badInput('Filter by tag or by projectId, not both.', 'projectId');
-      return ctx.repos.inspirations.ofProject(projectId, pageRequest(page));
+      return ctx.repos.inspirations.ofProject(projectId, pageRequest(page), selection);
     }
-    return ctx.repos.inspirations.list(tag, pageRequest(page));
+    return ctx.repos.inspirations.list(tag, pageRequest(page), selection);
   }
 
   @Authorized(Role.EDITOR)
@@ -108,6 +113,7 @@ export class InspirationResolver {
     nullable: true,
     description: 'A presigned GET of the file, made now (default 1 hour); null for text or an unconfirmed upload.',
   })
+  @Reads('s3Key', 'fileStatus')
   url(
     @Root() inspiration: EntityItem<'Inspiration'>,
     @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null,

@@ -1,5 +1,5 @@
 import { AppError, ErrorCode } from '../../errors';
-import type { Page, QuerySpec } from './store';
+import type { Page, Projection, QuerySpec } from './store';
 import { type IndexName, type Key, keySchemas, indexNames } from './table';
 import { del, put, update, type Item, type Write } from './write';
 
@@ -769,6 +769,23 @@ export class EntityModel<
   is(item: Item | null | undefined): item is this['item'] {
     return item != null && item.entityType === this.type;
   }
+
+  /**
+   * What a read of this entity's items for `selection` (the attributes a query's fields read of
+   * them; see src/common/projection.ts) returns: those, and what code that holds one of its items
+   * may read whatever was selected: its key values (its ids, its global id) and its version. The
+   * store adds the stored key and type (see Projection). Undefined, every attribute, for no
+   * selection. The same array for the same selection, so what is built from it is kept.
+   */
+  projectionOf(selection: readonly string[] | undefined): Projection | undefined {
+    if (!selection) return undefined;
+    let projection = this.projections.get(selection);
+    if (!projection) this.projections.set(selection, (projection = [...new Set([...this.keyFields, 'version', ...selection])]));
+    return projection;
+  }
+
+  /** The projections made so far (see projectionOf), by selection. */
+  private readonly projections = new WeakMap<readonly string[], Projection>();
 
   /** A page of stored items as this entity's items (items of other entities are left out). */
   pageOf(page: Page<Item>): Page<this['item']> {
