@@ -13,7 +13,16 @@ import { FilesService } from './common/files/files.service';
 import { BoundTenant } from './common/bound-tenant';
 import type { Metrics } from './infra/metrics';
 import type { FileStore } from './infra/s3/files';
-import { keyString, type Item, type Page, type PageRequest, type Projection, type QuerySpec, type Store } from './infra/dynamo/store';
+import {
+  keyString,
+  type Item,
+  type OrderedList,
+  type Page,
+  type PageRequest,
+  type Projection,
+  type QuerySpec,
+  type Store,
+} from './infra/dynamo/store';
 import type { UnitWrite } from './infra/dynamo/write';
 import { type CommitHooks, commitUnit } from './infra/dynamo/unit-of-work';
 import type { LeaseCodec } from './auth/lease';
@@ -186,14 +195,8 @@ class RequestScope implements Scope {
     return this.deps.store.queryMerged(this.tenant.id, listId, shards, sortAttribute, request);
   }
 
-  pageOfList<T>(
-    listId: string,
-    list: readonly T[],
-    positionOf: (node: T) => Record<string, unknown>,
-    compare: (a: Record<string, unknown>, b: Record<string, unknown>) => number,
-    request: PageRequest = {},
-  ): Promise<Page<T>> {
-    return this.deps.store.listPage(this.tenant.id, listId, list, positionOf, compare, request);
+  pageOfList<T>(ordered: OrderedList<T>, request: PageRequest = {}): Promise<Page<T>> {
+    return this.deps.store.listPage(this.tenant.id, ordered, request);
   }
 
   get files(): FilesService {

@@ -1,9 +1,9 @@
 import { entities } from '../common/entities';
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
 import { ObjectIdResolver } from '../common/global-id';
-import { standardResolver } from '../common/standard-resolver';
+import { keyArg, standardResolver } from '../common/standard-resolver';
 import { pageRequest } from '../common/pagination';
 import { Reads, Selected, type Selection } from '../common/projection';
 import { idempotencyKeyArg } from '../common/idempotency';
@@ -64,7 +64,7 @@ export class AssetResolver {
     description: 'Starts an upload: creates the asset (UPLOADING) and returns a presigned PUT bound to the declared type and size.',
   })
   requestAssetUpload(
-    @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
+    @keyArg('projectId') projectId: string,
     @Arg('input', () => RequestAssetUploadInput, { description: 'The file you are about to upload.' }) input: RequestAssetUploadInput,
     @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
     @Ctx() ctx: Context,

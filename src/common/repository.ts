@@ -1,4 +1,4 @@
-import type { AnyModel, ItemOf, TenantModel } from '../infra/dynamo/entity';
+import type { AnyModel, ItemOf, TenantModel, WriteValues } from '../infra/dynamo/entity';
 import type { Page, PageRequest, QuerySpec } from '../infra/dynamo/store';
 import type { Write } from '../infra/dynamo/write';
 import type { IdempotentRequest } from './idempotency';
@@ -16,9 +16,14 @@ import type { Selection } from './projection';
  */
 export type Listed<M extends AnyModel> = Partial<ItemOf<M>> & Pick<ItemOf<M>, 'PK' | 'SK' | 'entityType'>;
 
-/** The attributes a client's `input` gives an entity, checked against its declaration (see checkFields). */
-export function inputAttributes(model: AnyModel, input: object, mode: 'create' | 'update', tenant: BoundTenant): Record<string, unknown> {
-  return checkFields(model.attributes, input, { mode, tenant });
+/** The attributes a client's `input` gives an entity, checked against its declaration (see checkFields), as its write values. */
+export function inputAttributes<M extends AnyModel>(
+  model: M,
+  input: object,
+  mode: 'create' | 'update',
+  tenant: BoundTenant,
+): WriteValues<M> {
+  return model.writeOf(checkFields(model.attributes, input, { mode, tenant }));
 }
 
 /**
@@ -74,14 +79,20 @@ export class EntityRepository<M extends AnyModel> {
    * idempotency key when the request carries one (see idempotency.ts).
    */
   protected createItem(
-    attributes: Record<string, unknown>,
+    attributes: WriteValues<M>,
     derived: Write[] = [],
     event?: { action?: string; data?: Record<string, unknown> },
     request?: IdempotentRequest,
   ) {
     const status = this.model.status;
+    // The machine's first state, by the name its declaration gives the status: checked as the entity's (writeOf).
     const initial = status ? { [status.attribute]: status.initial } : {};
-    return create(this.scope, this.model, { ...initial, ...attributes }, { action: this.model.events.created, ...event }, derived, request);
+    const created = this.model.writeOf({ ...initial, ...attributes });
+    return create(
+      this.scope,
+      { model: this.model, attributes: created, event: { action: this.model.events.created, ...event }, derived },
+      request,
+    );
   }
 
   /** A create request of this entity as the client sent it, for `createItem`: its key and arguments. */

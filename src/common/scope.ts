@@ -1,5 +1,5 @@
 import type DataLoader from 'dataloader';
-import type { Item, Page, PageRequest, Projection, QuerySpec, Store } from '../infra/dynamo/store';
+import type { Item, OrderedList, Page, PageRequest, Projection, QuerySpec, Store } from '../infra/dynamo/store';
 import type { UnitWrite } from '../infra/dynamo/write';
 import type { BoundTenant } from './bound-tenant';
 import type { SharedItemReads } from '../infra/shared-reads';
@@ -43,13 +43,7 @@ export interface Scope {
    * One page of a list computed whole and ordered (Store.listPage: ranked search results), its
    * cursors bound to this tenant and `listId`.
    */
-  pageOfList<T>(
-    listId: string,
-    list: readonly T[],
-    positionOf: (node: T) => Record<string, unknown>,
-    compare: (a: Record<string, unknown>, b: Record<string, unknown>) => number,
-    request?: PageRequest,
-  ): Promise<Page<T>>;
+  pageOfList<T>(ordered: OrderedList<T>, request?: PageRequest): Promise<Page<T>>;
   eventRetentionDays: number;
   /** Makes the id of a new entity (`<prefix>_<ULID>`); the demo loader supplies fixed ones. */
   newId(prefix: IdPrefix): string;

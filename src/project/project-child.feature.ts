@@ -10,6 +10,7 @@ import type { Context, Repositories } from '../context';
 import type { ChildModel } from './project-child.repository';
 import { Project } from './project.type';
 import { expectedVersionArg } from '../common/args';
+import { keyArg } from '../common/standard-resolver';
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 const optionalVersion = (type: string) => ({ nullable: true, description: `When given, CONFLICT unless the ${type} is at this version.` });
@@ -101,7 +102,7 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
     @Authorized(Role.EDITOR)
     @Mutation(() => type, { name: `create${name}`, description: `Adds a ${single} to a project.` })
     create(
-      @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
+      @keyArg('projectId') projectId: string,
       @Arg('input', () => createInput, { description: 'What the new one is made of.' }) input: object,
       @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
       @Ctx() ctx: Context,

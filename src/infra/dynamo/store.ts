@@ -82,6 +82,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const backoff = (attempt: number) => Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random());
 
 /** The cache key of an item key, for DataLoader and for ordering batch results. */
+/**
+ * A list the caller computed whole and ordered (ranked search results), to be paged by Store.listPage:
+ * its id (what its cursors are bound to), its nodes in order, a node's position (unique in the list),
+ * and how two positions compare as the list orders them.
+ */
+export interface OrderedList<T> {
+  listId: string;
+  list: readonly T[];
+  positionOf: (node: T) => Record<string, unknown>;
+  compare: (a: Record<string, unknown>, b: Record<string, unknown>) => number;
+}
+
 export const keyString = (key: Key) => `${key.PK}\u0000${key.SK}`;
 
 /** `keys` without repeats (a batch call refuses a key twice), as bare keys, in first-seen order. */
@@ -285,21 +297,14 @@ export class Store {
   }
 
   /**
-   * One page of a list the caller computed whole and ordered (ranked search results), forward
+   * One page of a list the caller computed whole and ordered (see OrderedList), forward
    * (`first`/`after`) or backward (`last`/`before`). `positionOf` is a node's position (unique in
    * the list) and `compare` orders two positions as the list does, so a page starts at the right
    * place even when the list changed since the cursor was made. A node's cursor is its position,
    * bound to the tenant and `listId` like any cursor. Throws BAD_USER_INPUT for a bad size, for
    * mixed directions, or for a cursor of another tenant or list.
    */
-  async listPage<T>(
-    tenantId: string,
-    listId: string,
-    list: readonly T[],
-    positionOf: (node: T) => Record<string, unknown>,
-    compare: (a: Record<string, unknown>, b: Record<string, unknown>) => number,
-    page: PageRequest = {},
-  ): Promise<Page<T>> {
+  async listPage<T>(tenantId: string, { listId, list, positionOf, compare }: OrderedList<T>, page: PageRequest = {}): Promise<Page<T>> {
     const { size, backward, cursor, cursorArgument } = pageShape(page);
     const position = cursor ? await this.cursors.decode(cursor, tenantId, listId, cursorArgument) : undefined;
     const side = backward ? -1 : 1;
