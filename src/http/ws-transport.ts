@@ -136,11 +136,53 @@ function run(cleanup: () => void): void {
   }
 }
 
+/**
+ * The running operations of one socket, by client id. Most sockets run one, which is held without a
+ * Map (an empty Map's table alone is a few hundred bytes, on every idle socket); more go in one.
+ */
+export class OperationsById {
+  private one: Operation | undefined;
+  private many: Map<string, Operation> | undefined;
+
+  get(id: string): Operation | undefined {
+    if (this.many) return this.many.get(id);
+    return this.one?.id === id ? this.one : undefined;
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  /** Adds `operation` under its id, which must not be running (see `has`). */
+  set(operation: Operation): void {
+    if (this.many) this.many.set(operation.id, operation);
+    else if (!this.one) this.one = operation;
+    else {
+      this.many = new Map([
+        [this.one.id, this.one],
+        [operation.id, operation],
+      ]);
+      this.one = undefined;
+    }
+  }
+
+  delete(id: string): void {
+    if (this.many) this.many.delete(id);
+    else if (this.one?.id === id) this.one = undefined;
+  }
+
+  /** The operations now, as a list of their own (ending them while iterating is safe). */
+  all(): Operation[] {
+    if (this.many) return [...this.many.values()];
+    return this.one ? [this.one] : [];
+  }
+}
+
 /** What the transport keeps per socket; `extra` in graphql-ws's hooks. */
 export interface Connection<S> {
   socket: WebSocket;
   /** The running operation of each client id the client has not completed. */
-  operations: Map<string, Operation>;
+  operations: OperationsById;
   /** Operations holding a slot of the per-socket limit (some may be completed but still running). */
   held: number;
   /** Whatever the GraphQL layer keeps per socket (the principal, timers). */
@@ -249,7 +291,7 @@ type Protocol<S> = ReturnType<typeof makeServer<Record<string, unknown> | undefi
  * thousands of them wait on a busy server.
  */
 class SocketConnection<S> implements Connection<S> {
-  readonly operations = new Map<string, Operation>();
+  readonly operations = new OperationsById();
   held = 0;
   readonly state: S;
   context?: Context<Record<string, unknown> | undefined, Connection<S>>;
@@ -337,7 +379,7 @@ class SocketConnection<S> implements Connection<S> {
 
   /** The socket closed: its operations end, the GraphQL layer hears of it, then graphql-ws. */
   socketClosed(code: number, reason: Buffer): void {
-    for (const operation of [...this.operations.values()]) operation.cancel();
+    for (const operation of this.operations.all()) operation.cancel();
     this.shared.options.onSocketClosed?.(this);
     this.closed?.(code, reason.toString()).catch((err) => logger.warn({ err }, 'websocket close handling failed'));
   }
@@ -379,7 +421,7 @@ class SocketConnection<S> implements Connection<S> {
     if (admitted) this.releaser ??= this.release.bind(this);
     const operation = new Operation(id, this, admitted ? this.releaser : undefined);
     if (admitted) {
-      this.operations.set(id, operation);
+      this.operations.set(operation);
       this.held++;
       shared.operations++;
     }
@@ -531,7 +573,7 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       // ws calls back once every socket it accepted has closed, including ones accepted from now on.
       const closed = new Promise<void>((resolve) => wss.close(() => resolve()));
       for (const connection of [...connections]) {
-        for (const operation of [...connection.operations.values()]) operation.cancel();
+        for (const operation of connection.operations.all()) operation.cancel();
         connection.socket.close(1001, 'Going away');
       }
       // A peer that never answers the close handshake must not hold up shutdown.
