@@ -12,28 +12,33 @@ import { metricValue } from '../support/ws';
  * been told to resume (RESYNC, then complete), or have been dropped by the server (1006, see the
  * slow-client policy in docs/streams.md), never quietly miss one.
  */
+/**
+ * A server (with `env`) and one job with its step running, to fan out; its tokens and a GraphQL call.
+ * The tenant's budgets are still drawn on every subscribe, but set above a burst of 2,000 (the
+ * free plan's 300 a second would refuse most of it, which test/e2e/bursts.test.ts covers).
+ */
+async function runningJob(env: Record<string, string>) {
+  const server = await startTestServer({
+    env: { ...env, PLAN_LIMITS: JSON.stringify({ free: { requestsPerSecond: 100_000, userRequestsPerSecond: 100_000 } }) },
+  });
+  const editor = await server.token('stress', [Role.EDITOR], 'editor');
+  const worker = await server.token('stress', [Role.WORKER], 'worker');
+  const gql = async (token: string, query: string, variables?: Record<string, unknown>) => {
+    const { body } = await server.raw({ query, variables }, token);
+    if (body.errors) throw new Error(JSON.stringify(body.errors).slice(0, 500));
+    return body.data;
+  };
+  const { projectId } = (await gql(editor, 'mutation { createProject(input: { title: "Stress" }) { projectId } }')).createProject;
+  const { jobId } = (
+    await gql(editor, `mutation { createJob(input: { projectId: "${projectId}", kind: "STRESS", steps: ["render"] }) { jobId } }`)
+  ).createJob;
+  await gql(worker, `mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
+  return { server, editor, worker, gql, jobId: jobId as string };
+}
+
 describe('fan-out of one job to 2,000 sockets', () => {
   it('delivers every event of 20 rounds to every reading socket in order, and every event or a resync to the paused ones', async () => {
-    // The tenant's budgets are still drawn on every subscribe, but set above a burst of 2,000 (the
-    // free plan's 300 a second would refuse most of it, which test/e2e/bursts.test.ts covers).
-    const server = await startTestServer({
-      env: {
-        WS_MAX_CONNECTIONS: '2500',
-        PLAN_LIMITS: JSON.stringify({ free: { requestsPerSecond: 100_000, userRequestsPerSecond: 100_000 } }),
-      },
-    });
-    const editor = await server.token('stress', [Role.EDITOR], 'editor');
-    const worker = await server.token('stress', [Role.WORKER], 'worker');
-    const gql = async (token: string, query: string) => {
-      const { body } = await server.raw({ query }, token);
-      if (body.errors) throw new Error(JSON.stringify(body.errors));
-      return body.data;
-    };
-    const { projectId } = (await gql(editor, 'mutation { createProject(input: { title: "Stress" }) { projectId } }')).createProject;
-    const { jobId } = (
-      await gql(editor, `mutation { createJob(input: { projectId: "${projectId}", kind: "STRESS", steps: ["render"] }) { jobId } }`)
-    ).createJob;
-    await gql(worker, `mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
+    const { server, editor, worker, gql, jobId } = await runningJob({ WS_MAX_CONNECTIONS: '2500' });
 
     const result = await stressSubscribers({
       url: server.url,
@@ -68,25 +73,7 @@ describe('fan-out of one job to 2,000 sockets', () => {
     // unsent, and then SUBSCRIPTION_BUFFER events more. The paused readers select the step's
     // metrics, which each event carries at 30 kB, so that takes about two hundred events, not tens
     // of thousands; the keep-alive is long, so they are not dropped for missing pongs first.
-    const server = await startTestServer({
-      env: {
-        SUBSCRIPTION_BUFFER: '8',
-        WS_KEEPALIVE_MS: '600000',
-        PLAN_LIMITS: JSON.stringify({ free: { requestsPerSecond: 100_000, userRequestsPerSecond: 100_000 } }),
-      },
-    });
-    const editor = await server.token('resync', [Role.EDITOR], 'editor');
-    const worker = await server.token('resync', [Role.WORKER], 'worker');
-    const gql = async (token: string, query: string, variables?: Record<string, unknown>) => {
-      const { body } = await server.raw({ query, variables }, token);
-      if (body.errors) throw new Error(JSON.stringify(body.errors).slice(0, 500));
-      return body.data;
-    };
-    const { projectId } = (await gql(editor, 'mutation { createProject(input: { title: "Resync" }) { projectId } }')).createProject;
-    const { jobId } = (
-      await gql(editor, `mutation { createJob(input: { projectId: "${projectId}", kind: "STRESS", steps: ["render"] }) { jobId } }`)
-    ).createJob;
-    await gql(worker, `mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
+    const { server, editor, worker, gql, jobId } = await runningJob({ SUBSCRIPTION_BUFFER: '8', WS_KEEPALIVE_MS: '600000' });
     const metrics = { log: 'x'.repeat(30_000) };
     const paused = 5;
 
