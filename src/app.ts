@@ -13,6 +13,7 @@ import { Store, type Item } from './infra/dynamo/store';
 import { SharedItemReads } from './infra/shared-reads';
 import { Outbox, type OutboxOptions } from './events/outbox';
 import { JobSettler } from './job/job.settle';
+import { releaseJobStates } from './job/job.items';
 import { SystemJobRunner } from './job/system-jobs';
 import { Migrations } from './migrations/migration.service';
 import { systemJobsEnv } from './wiring';
@@ -116,6 +117,8 @@ export interface StartOptions {
   progress?: (message: string) => void;
   /** Measurement only: read items one by one instead of batching (see ContextDeps.batchLoads). */
   batchLoads?: boolean;
+  /** Comparison only: list reads return whole items whatever their selection (see ContextDeps.projectReads). */
+  projectReads?: boolean;
   /** DynamoDB Local already starting (main.ts starts it before loading the server); started here otherwise. */
   embeddedDynamo?: Promise<EmbeddedDynamo>;
   /** Test hook: events for which this returns true are not published by the writer (see Outbox). */
@@ -332,6 +335,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       fileStore: files,
       fileLimits: config.files,
       batchLoads: options.batchLoads,
+      projectReads: options.projectReads,
       metrics,
       sharedReads,
       leases: new LeaseCodec(config.cursorSecret),
@@ -474,6 +478,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           await step('system jobs', () => systemJobs.stop());
           await step('outbox', () => outbox.stop());
           await step('job settle sweep', () => settler.stop());
+          // The job states kept for busy jobs' next groups: the stopped process holds no items.
+          releaseJobStates(store);
           await step('event bus', () => bus.close());
           await step('rate budgets', () => budgets.close());
           await step('metrics server', () => metricsServer?.close());

@@ -13,7 +13,16 @@ import { FilesService } from './common/files/files.service';
 import { BoundTenant } from './common/bound-tenant';
 import type { Metrics } from './infra/metrics';
 import type { FileStore } from './infra/s3/files';
-import { keyString, type Item, type Page, type PageRequest, type QuerySpec, type Store } from './infra/dynamo/store';
+import {
+  keyString,
+  type Item,
+  type OrderedList,
+  type Page,
+  type PageRequest,
+  type Projection,
+  type QuerySpec,
+  type Store,
+} from './infra/dynamo/store';
 import type { UnitWrite } from './infra/dynamo/write';
 import { type CommitHooks, commitUnit } from './infra/dynamo/unit-of-work';
 import type { LeaseCodec } from './auth/lease';
@@ -38,6 +47,12 @@ export interface ContextDeps {
    * what batching saves (tests and benchmarks); the server always batches.
    */
   batchLoads?: boolean;
+  /**
+   * When false, list reads return whole items whatever their selection asks (see Scope.page).
+   * That exists only to compare and measure what projections change (tests and benchmarks); the
+   * server always projects.
+   */
+  projectReads?: boolean;
   /** Publishes committed events; without one (offline tools), events wait for a sweeper. */
   outbox?: Outbox;
   /** Carries live events to subscriptions (in-process when omitted). */
@@ -83,16 +98,45 @@ export function createItemLoader(store: Store, batch = true): DataLoader<Key, It
 interface PageKey {
   spec: QuerySpec;
   request: PageRequest;
+  projection?: Projection;
 }
 
-/** The request's page loader (see Scope.page); it caches a page for the request, like items. */
+/**
+ * The request's page loader (see Scope.page); it caches a page for the request, like items. The
+ * projection is part of the cache key: a page of fewer attributes never answers a read of more.
+ * Its items never enter the item loader, whose items are whole.
+ */
 export function createPageLoader(store: Store, tenantId: string, batch = true): DataLoader<PageKey, Page<Item>, string> {
-  return new DataLoader((keys) => Promise.all(keys.map(({ spec, request }) => store.queryPage(tenantId, spec, request))), {
-    cacheKeyFn: ({ spec, request }) =>
-      JSON.stringify([spec, request.first ?? null, request.after ?? null, request.last ?? null, request.before ?? null]),
-    batch,
-    cache: batch,
-  });
+  return new DataLoader(
+    (keys) => Promise.all(keys.map(({ spec, request, projection }) => store.queryPage(tenantId, spec, request, projection))),
+    {
+      cacheKeyFn: ({ spec, request, projection }) =>
+        JSON.stringify([
+          spec,
+          request.first ?? null,
+          request.after ?? null,
+          request.last ?? null,
+          request.before ?? null,
+          projection ? projectionNumber(projection) : null,
+        ]),
+      batch,
+      cache: batch,
+    },
+  );
+}
+
+/**
+ * A number for each projection, for the page loader's cache key: a model makes one array per
+ * selection (EntityModel.projectionOf), so its identity names it, and writing a number costs less
+ * than writing its attribute names into every key.
+ */
+const projectionNumbers = new WeakMap<Projection, number>();
+let projectionsNumbered = 0;
+
+function projectionNumber(projection: Projection): number {
+  let number = projectionNumbers.get(projection);
+  if (number === undefined) projectionNumbers.set(projection, (number = ++projectionsNumbered));
+  return number;
 }
 
 /**
@@ -136,9 +180,10 @@ class RequestScope implements Scope {
     return this.itemLoader;
   }
 
-  page(spec: QuerySpec, request: PageRequest = {}): Promise<Page<Item>> {
+  page(spec: QuerySpec, request: PageRequest = {}, projection?: Projection): Promise<Page<Item>> {
     this.pageLoader ??= createPageLoader(this.deps.store, this.tenant.id, this.deps.batchLoads ?? true);
-    return this.pageLoader.load({ spec, request });
+    // Measurement and comparison only (ContextDeps.projectReads false): every read returns whole items.
+    return this.pageLoader.load({ spec, request, projection: this.deps.projectReads === false ? undefined : projection });
   }
 
   pageMerged(
@@ -150,14 +195,8 @@ class RequestScope implements Scope {
     return this.deps.store.queryMerged(this.tenant.id, listId, shards, sortAttribute, request);
   }
 
-  pageOfList<T>(
-    listId: string,
-    list: readonly T[],
-    positionOf: (node: T) => Record<string, unknown>,
-    compare: (a: Record<string, unknown>, b: Record<string, unknown>) => number,
-    request: PageRequest = {},
-  ): Promise<Page<T>> {
-    return this.deps.store.listPage(this.tenant.id, listId, list, positionOf, compare, request);
+  pageOfList<T>(ordered: OrderedList<T>, request: PageRequest = {}): Promise<Page<T>> {
+    return this.deps.store.listPage(this.tenant.id, ordered, request);
   }
 
   get files(): FilesService {

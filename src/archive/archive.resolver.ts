@@ -2,6 +2,7 @@ import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphq
 import { Role } from '../auth/principal';
 import { type ArchiveRuns, feature } from '../common/feature';
 import type { Context } from '../context';
+import { keyArg } from '../common/standard-resolver';
 import { AppError, ErrorCode } from '../errors';
 import { Project } from '../project/project.type';
 import { ArchiveRepository } from './archive.repository';
@@ -23,7 +24,7 @@ export class ArchiveResolver {
     description:
       'A finished job of your tenant that the archive moved to cold storage (90 days after it finished, by default), read back with its steps, items and events; null when it is not there.',
   })
-  archivedJob(@Arg('jobId', () => ID, { description: "The job's id." }) jobId: string, @Ctx() ctx: Context) {
+  archivedJob(@keyArg('jobId') jobId: string, @Ctx() ctx: Context) {
     return ctx.repos.archive.job(jobId);
   }
 
@@ -32,7 +33,7 @@ export class ArchiveResolver {
     description:
       'Puts an archived project of your tenant that the archive moved to cold storage back in the table, exactly as it was (still archived, readable and listed with archived: true); the archive leaves it there until it changes. NOT_FOUND when it is not in cold storage; CONFLICT when it is in the table.',
   })
-  restoreProject(@Arg('projectId', () => ID, { description: "The project's id." }) projectId: string, @Ctx() ctx: Context) {
+  restoreProject(@keyArg('projectId') projectId: string, @Ctx() ctx: Context) {
     return ctx.repos.archive.restoreProject(projectId);
   }
 

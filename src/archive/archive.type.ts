@@ -16,13 +16,9 @@ export const ArchivedJob = shapeObjectType({
     bytes: attr.int({ required: true, description: 'The archived object’s size (gzip), in bytes.' }),
     rows: attr.int({ required: true, description: 'Table rows the archive holds (the job, its steps, items and events).' }),
     job: attr.jsonObject()({ required: true, description: 'The job as it was stored, without its keys.' }),
-    steps: attr.json<Record<string, unknown>[]>()({ required: true, apiType: '[JSONObject]', description: 'Its step attempts as stored.' }),
-    items: attr.json<Record<string, unknown>[]>()({ required: true, apiType: '[JSONObject]', description: 'Its work items as stored.' }),
-    events: attr.json<Record<string, unknown>[]>()({
-      required: true,
-      apiType: '[JSONObject]',
-      description: 'Its events (its own stream), in order.',
-    }),
+    steps: attr.jsonObjects()({ required: true, description: 'Its step attempts as stored.' }),
+    items: attr.jsonObjects()({ required: true, description: 'Its work items as stored.' }),
+    events: attr.jsonObjects()({ required: true, description: 'Its events (its own stream), in order.' }),
   },
 });
 export type ArchivedJob = InstanceType<typeof ArchivedJob>;

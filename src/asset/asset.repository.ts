@@ -4,6 +4,7 @@ import { assertId } from '../common/ids';
 import { mutate, remove } from '../common/mutate';
 import { applyPatch, boundedJson, nonNegativeInt, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, ErrorCode, invalidTransition, notFound } from '../errors';
+import type { Selection } from '../common/projection';
 import type { PageRequest } from '../infra/dynamo/store';
 import type { Write } from '../infra/dynamo/write';
 import { logger } from '../logger';
@@ -52,11 +53,11 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
    * The tenant's ready assets of one type, newest first, created in [from, to): one query of the
    * sparse type index per page, reading nothing else.
    */
-  listByType(type: AssetType, range: { from?: Date | null; to?: Date | null }, page: PageRequest) {
+  listByType(type: AssetType, range: { from?: Date | null; to?: Date | null }, page: PageRequest, selection: Selection | undefined) {
     const from = range.from?.toISOString();
     const to = range.to?.toISOString();
     if (from && to && from >= to) throw badInput('from must be before to.', 'from');
-    return this.page(this.keys.query('byType', { type }, { descending: true, range: { from, to } }), page);
+    return this.page(this.keys.query('byType', { type }, { descending: true, range: { from, to } }), page, selection);
   }
 
   /** Registers an object that is already in S3 (its key validated) as a ready asset. */

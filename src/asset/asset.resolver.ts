@@ -1,10 +1,11 @@
 import { entities } from '../common/entities';
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
 import { ObjectIdResolver } from '../common/global-id';
-import { standardResolver } from '../common/standard-resolver';
+import { keyArg, standardResolver } from '../common/standard-resolver';
 import { pageRequest } from '../common/pagination';
+import { Reads, Selected, type Selection } from '../common/projection';
 import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
 import { badInput } from '../errors';
@@ -44,14 +45,18 @@ export class AssetResolver {
     description:
       "A project's assets (projectId), or the ready assets of one type across your projects, newest first, optionally created within [from, to).",
   })
-  assets(@Args(() => AssetsArgs) { projectId, type, from, to, ...page }: AssetsArgs, @Ctx() ctx: Context) {
+  assets(
+    @Args(() => AssetsArgs) { projectId, type, from, to, ...page }: AssetsArgs,
+    @Ctx() ctx: Context,
+    @Selected() selection: Selection | undefined,
+  ) {
     // projectId stays the first way to call it, so the clients that list a project's assets keep working.
     if (projectId) {
       if (type || from || to) throw badInput('type, from and to list across projects: leave out projectId to use them.', 'projectId');
-      return ctx.repos.assets.list(projectId, pageRequest(page));
+      return ctx.repos.assets.list(projectId, pageRequest(page), selection);
     }
     if (!type) throw badInput('Give projectId (one project) or type (across your projects).', 'type');
-    return ctx.repos.assets.listByType(type, { from, to }, pageRequest(page));
+    return ctx.repos.assets.listByType(type, { from, to }, pageRequest(page), selection);
   }
 
   @Authorized(Role.EDITOR)
@@ -59,7 +64,7 @@ export class AssetResolver {
     description: 'Starts an upload: creates the asset (UPLOADING) and returns a presigned PUT bound to the declared type and size.',
   })
   requestAssetUpload(
-    @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
+    @keyArg('projectId') projectId: string,
     @Arg('input', () => RequestAssetUploadInput, { description: 'The file you are about to upload.' }) input: RequestAssetUploadInput,
     @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
     @Ctx() ctx: Context,
@@ -85,11 +90,13 @@ export class AssetResolver {
   }
 
   @FieldResolver(() => Log, { nullable: true, description: 'The log this asset documents, when linked.' })
+  @Reads('linkedLogId')
   linkedLog(@Root() asset: Asset, @Ctx() ctx: Context) {
     return asset.linkedLogId ? ctx.repos.logs.get(asset.projectId, asset.linkedLogId) : null;
   }
 
   @FieldResolver(() => [AssetVersion], { description: 'Every confirmed version, oldest first, and an upload still in progress.' })
+  @Reads('versions')
   versions(@Root() asset: Asset, @Ctx() ctx: Context) {
     return ctx.repos.assets.versions(asset);
   }
@@ -98,6 +105,7 @@ export class AssetResolver {
     nullable: true,
     description: 'A presigned GET of the latest version, made now (default 1 hour); null while nothing is confirmed.',
   })
+  @Reads('status', 's3Key')
   url(
     @Root() asset: Asset,
     @Arg('expiresIn', () => Int, { nullable: true, description: 'Seconds; at most the configured maximum.' }) expiresIn: number | null,

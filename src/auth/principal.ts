@@ -1,5 +1,5 @@
 import { registerEnumType } from 'type-graphql';
-import { enumObject } from '../infra/dynamo/entity';
+import { attr, enumObject, type ShapeValues } from '../infra/dynamo/entity';
 
 /** What a caller may do, as a token's roles claim names it. */
 export const Role = enumObject(['viewer', 'editor', 'worker', 'admin', 'pool']);
@@ -24,12 +24,23 @@ export function isRole(value: unknown): value is Role {
   return Object.values(Role).some((role) => role === value);
 }
 
+/**
+ * Who the caller is, as the verified token says, declared once: the start of Principal here, and
+ * the API's Viewer (src/tenant/tenant.type.ts). For a pool worker the tenant is POOL_TENANT (no
+ * tenant's keys begin with it).
+ */
+export const VIEWER = {
+  name: 'Viewer',
+  description: 'The caller, as the verified token says.',
+  fields: {
+    userId: attr.id({ required: true, description: "The token's subject." }),
+    tenantId: attr.id({ required: true, description: "The token's tenant: every read and write is in it." }),
+    roles: attr.json<Role[]>()({ required: true, apiType: '[Role]', description: "The token's roles." }),
+  },
+} as const;
+
 /** The verified caller of a request: always from a verified token, never from an argument. */
-export interface Principal {
-  userId: string;
-  /** The caller's tenant; for a pool worker, POOL_TENANT (no tenant's keys begin with it). */
-  tenantId: string;
-  roles: Role[];
+export interface Principal extends ShapeValues<typeof VIEWER> {
   /** Token expiry, epoch seconds. */
   expiresAt?: number;
   /** A pool worker (role pool, no tenant): the job kinds (and optionally stages) it may claim. */

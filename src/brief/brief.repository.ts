@@ -1,6 +1,8 @@
 import { activityEvent } from '../common/activity-event';
 import { idempotent } from '../common/idempotency';
 import { assertId } from '../common/ids';
+import type { Selection } from '../common/projection';
+import type { Listed } from '../common/repository';
 import type { Scope } from '../common/scope';
 import { maxItems, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, conflict, ErrorCode, notFound } from '../errors';
@@ -51,10 +53,11 @@ export class BriefRepository {
     return entities.Brief.is(item) ? item : null;
   }
 
-  /** All versions, newest first. */
-  async list(projectId: string, page: PageRequest): Promise<Page<BriefItem>> {
+  /** All versions, newest first, with the attributes `selection` reads (see EntityRepository.page). */
+  async list(projectId: string, page: PageRequest, selection: Selection | undefined): Promise<Page<Listed<typeof entities.Brief>>> {
     assertId(projectId, 'proj', 'projectId');
-    return entities.Brief.pageOf(await this.scope.page(briefVersions(this.scope.tenant, projectId, true), page));
+    const spec = briefVersions(this.scope.tenant, projectId, true);
+    return entities.Brief.pageOf(await this.scope.page(spec, page, entities.Brief.projectionOf(selection)));
   }
 
   /**

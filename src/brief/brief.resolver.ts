@@ -1,10 +1,11 @@
-import { Arg, Args, Authorized, Ctx, Field, ID, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Field, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { entities } from '../common/entities';
 import { feature } from '../common/feature';
-import { standardResolver } from '../common/standard-resolver';
+import { keyArg, standardResolver } from '../common/standard-resolver';
 import { attributeEnum, modelTypes } from '../common/model-types';
 import { pageRequest, ProjectPageArgs } from '../common/pagination';
+import { Selected, type Selection } from '../common/projection';
 import type { Context } from '../context';
 import { type ApprovalDecision, type BriefVersionContent, BriefRepository } from './brief.repository';
 
@@ -52,7 +53,7 @@ export class BriefResolver {
   @Authorized()
   @Query(() => Brief, { nullable: true, description: 'One version of the brief, the latest when version is omitted.' })
   brief(
-    @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
+    @keyArg('projectId') projectId: string,
     @Arg('version', () => Int, { nullable: true, description: 'The version number; the latest when omitted.' }) version: number | null,
     @Ctx() ctx: Context,
   ) {
@@ -61,14 +62,14 @@ export class BriefResolver {
 
   @Authorized()
   @Query(() => BriefConnection, { description: 'All versions, newest first.' })
-  briefVersions(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context) {
-    return ctx.repos.briefs.list(args.projectId, pageRequest(args));
+  briefVersions(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context, @Selected() selection: Selection | undefined) {
+    return ctx.repos.briefs.list(args.projectId, pageRequest(args), selection);
   }
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Brief, { description: 'Records an approval decision on one version.' })
   approveBriefVersion(
-    @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
+    @keyArg('projectId') projectId: string,
     @Arg('version', () => Int, { description: 'The version number.' }) version: number,
     @Arg('decision', () => decision, { description: 'Approve, or ask for changes.' }) decision: ApprovalDecision,
     @Arg('comment', () => String, { nullable: true, description: 'Why, in your words; recorded in the audit trail.' }) comment:

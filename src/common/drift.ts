@@ -1,4 +1,12 @@
-import { type AnyModel, MODEL_INDEX_ATTRIBUTES, QUOTA_COUNTED_ATTRIBUTE, SEARCH_SLOTS_ATTRIBUTE, tenantOfPk } from '../infra/dynamo/entity';
+import {
+  type AnyModel,
+  attr,
+  MODEL_INDEX_ATTRIBUTES,
+  QUOTA_COUNTED_ATTRIBUTE,
+  SEARCH_SLOTS_ATTRIBUTE,
+  type ShapeValues,
+  tenantOfPk,
+} from '../infra/dynamo/entity';
 import { recordedOf } from './quota';
 import type { Item } from '../infra/dynamo/write';
 import { entities, entityNames } from './entities';
@@ -184,18 +192,51 @@ export class DriftReport {
   }
 }
 
-/** A drift report as the API and the tools show it: per type, the fields as a list, the samples' keys in lower case. */
-export interface DriftView {
-  drifted: number;
-  undeclared: number;
-  types: {
-    entityType: string;
-    checked: number;
-    drifted: number;
-    fields: { field: DriftField; items: number }[];
-    samples: { pk: string; sk: string; fields: DriftField[] }[];
-  }[];
-}
+/**
+ * A drift report as the API (ModelDrift, src/migrations/migration.type.ts) and the tools show it,
+ * declared once: per type, the fields as a list, the samples' keys in lower case. DriftView is
+ * its type.
+ */
+export const MODEL_DRIFT = {
+  name: 'ModelDrift',
+  description: 'The drift check over the whole table: stored items against their declarations.',
+  fields: {
+    drifted: attr.int({ required: true, description: 'Drifted items over every type.' }),
+    undeclared: attr.int({ required: true, description: 'Items of no declared entity type.' }),
+    types: attr.listOf({
+      name: 'EntityDrift',
+      description: 'The drift of one entity type.',
+      fields: {
+        entityType: attr.string({ required: true, description: 'The entityType of its items (Log, Project …).' }),
+        checked: attr.int({ required: true, description: 'Its items read.' }),
+        drifted: attr.int({
+          required: true,
+          description: 'Its items whose key, index attributes or search words differ from what the declaration derives.',
+        }),
+        fields: attr.listOf({
+          name: 'DriftCount',
+          description: 'How many drifted items of a type differ in one field.',
+          fields: {
+            field: attr.string({ required: true, description: 'PK or SK (its key), an index attribute (GSI1PK …), or searchWords.' }),
+            items: attr.int({ required: true, description: 'How many of its drifted items differ in it.' }),
+          },
+        })({ required: true, description: 'How many drifted items differ in each field.' }),
+        samples: attr.listOf({
+          name: 'DriftSample',
+          description: 'One drifted item: its key and what differs.',
+          fields: {
+            pk: attr.string({ required: true, description: 'Its partition key as stored.' }),
+            sk: attr.string({ required: true, description: 'Its sort key as stored.' }),
+            fields: attr.strings({ required: true, description: 'What differs: PK, SK, index attributes, searchWords.' }),
+          },
+        })({ required: true, description: 'The first drifted items found, up to maxSamples.' }),
+      },
+    })({ required: true, description: 'Every entity type found in the table, by name.' }),
+  },
+} as const;
+
+/** A drift report as the API and the tools show it (see MODEL_DRIFT). */
+export type DriftView = ShapeValues<typeof MODEL_DRIFT>;
 
 /** The view of `report` (see DriftView): what modelDrift answers and npm run verify-model prints. */
 export function driftView(report: DriftReport): DriftView {

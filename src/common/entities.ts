@@ -250,23 +250,29 @@ const eventAttributes = {
  * What a job's change writes in the job's own stream (JobEvent) and, when its status changed, in
  * its project's and the tenant's job status streams (src/job/job.writes.ts eventWrites): the job,
  * step and item as the change left them, for the job's subscriptions and the archive. The API's
- * JobEvent type (src/job/job.type.ts) shows them.
+ * JobEvent type (src/job/job.type.ts) shows the described ones as declared here, and the job, step,
+ * item and type as their own API types.
  */
 const jobEventAttributes = {
-  eventId: attr.id({ required: true }),
+  eventId: attr.id({ required: true, description: "The event's own id; resume by seq instead." }),
+  // A key value of the job's own stream, and an attribute of the status streams' events.
+  jobId: attr.id({ required: true, description: 'The job it belongs to.' }),
   tenantId: attr.string({ required: true }),
-  projectId: attr.id({ required: true }),
+  projectId: attr.id({ required: true, description: "The job's project." }),
   /** The job's version after the change (a job status stream's event keeps it beside its position). */
-  seq: attr.int({ required: true }),
-  prevSeq: attr.int({ required: true }),
+  seq: attr.int({
+    required: true,
+    description: "The event's position in the job's stream (the job's version after it): resume with afterSeq.",
+  }),
+  prevSeq: attr.int({ required: true, description: 'seq − 1: the position just before this event.' }),
   /** What happened (a JobEventType). */
   type: attr.string({ required: true }),
   /** `job.<type in lower case>`, with the subject: the fields every downstream event carries. */
   action: attr.string({ required: true }),
   subjectType: attr.string({ required: true }),
   subjectId: attr.id({ required: true }),
-  actor: attr.id({ required: true }),
-  at: attr.dateTime({ required: true }),
+  actor: attr.id({ required: true, description: 'Who caused it: a worker, a person, or the server.' }),
+  at: attr.dateTime({ required: true, description: 'When it was committed.' }),
   /** Snapshots of what the change left: the job (without its inputs), the step attempt and the work item it changed. */
   job: attr.json<object>()({ required: true }),
   step: attr.json<object>()(),
@@ -277,7 +283,11 @@ const jobEventAttributes = {
   /** Which stream it is in: `job`, `projectJobs` or `tenantJobs`. */
   stream: attr.string({ required: true }),
   /** Its place in that stream: the seq in the job's own, the stream's position in the others. */
-  position: attr.int({ required: true }),
+  position: attr.int({
+    required: true,
+    description:
+      'Where this message stands in the stream that delivered it: the seq in jobProgress, the stream’s own position (1, 2, 3 … in commit order, without gaps) in jobStatusChanges. Resubscribe with afterSeq (jobProgress) or after (jobStatusChanges) set to the position of the last message you received, of any type, to get every event you have not seen.',
+  }),
 };
 
 /**

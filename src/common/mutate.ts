@@ -1,6 +1,6 @@
 import { AppError, conflict, ErrorCode, notFound } from '../errors';
 import { Stale } from '../infra/dynamo/aggregate';
-import type { AnyModel, ItemOf } from '../infra/dynamo/entity';
+import type { AnyModel, ItemOf, WriteValues } from '../infra/dynamo/entity';
 import { check, del, put, type ConditionFailure, type Item, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { activityEvent, subjectOf, type EventSpec } from './activity-event';
 import { idempotent, type IdempotentRequest } from './idempotency';
@@ -38,17 +38,27 @@ export interface Target<M extends AnyModel> {
   values: KeyValues<M>;
 }
 
-/** What a change writes: the entity's new attributes, derived writes and its event. */
-export interface Change {
+/** What a change of an entity of `M` writes: the entity's new attributes, derived writes and its event. */
+export interface Change<M extends AnyModel> {
   /**
-   * The entity's attributes after the change (keys, `entityType` and index attributes are
-   * computed by the model; version and updatedAt are set here).
+   * The entity's attributes after the change, as its declaration types them (keys, `entityType`
+   * and index attributes are computed by the model; version and updatedAt are set here).
    */
-  item: Record<string, unknown>;
+  item: WriteValues<M>;
   /** Derived writes that commit with it (material uses, tag items, a parent’s counters, further events); the word items of a searchable entity are added by mutate itself. */
   derived?: UnitWrite[];
   /** The event's action and data; its subject is the entity written unless the spec names another. */
   event: EventSpec;
+}
+
+/** What creating an entity of `M` writes: its attributes, its created event, and derived writes that commit with it. */
+export interface Creation<M extends AnyModel> {
+  model: M;
+  /** Its attributes, as its declaration types them (key, type and index attributes are derived; version, times and author added). */
+  attributes: WriteValues<M>;
+  event: EventSpec;
+  /** Derived writes and parent checks (which map their own failures, e.g. to NOT_FOUND). */
+  derived?: Write[];
 }
 
 /** The version the entity was read at, and what losing it since means. */
@@ -107,7 +117,7 @@ export function mutate<M extends AnyModel>(
   scope: Scope,
   target: Target<M>,
   expectedVersion: number | null | undefined,
-  change: (current: ItemOf<M>) => Change,
+  change: (current: ItemOf<M>) => Change<M>,
 ): Promise<ItemOf<M>> {
   const { model } = target;
   return withLock(scope, target, expectedVersion, async (current, lock) => {
@@ -115,8 +125,8 @@ export function mutate<M extends AnyModel>(
     // The word items follow the entity's searchable text in the same transaction (search.ts).
     const keys = scope.tenant.of(model);
     const search = searchChange(scope.tenant, model, current, item);
-    // The change's attributes are the entity's own, checked against its declaration at run time
-    // (checkFields) by code that does not name the entity: itemFrom, not the typed toItem.
+    // The change's attributes are the entity's write values (a client's input is checked against
+    // its declaration by checkFields): itemFrom, since a change need not restate every attribute.
     const next = keys.itemFrom({
       ...item,
       ...search.attributes,
@@ -145,16 +155,10 @@ export function mutate<M extends AnyModel>(
  * idempotency.ts), the key's record commits in the same transaction, and a repeat of the request
  * returns the entity the first one created instead of creating another.
  */
-export function create<M extends AnyModel>(
-  scope: Scope,
-  model: M,
-  attributes: Record<string, unknown>,
-  event: EventSpec,
-  derived: Write[] = [],
-  request?: IdempotentRequest,
-): Promise<ItemOf<M>> {
+export function create<M extends AnyModel>(scope: Scope, creation: Creation<M>, request?: IdempotentRequest): Promise<ItemOf<M>> {
+  const { model } = creation;
   return idempotent(scope, model, request, async (remember) => {
-    const { item, writes } = creationWrites(scope, model, attributes, event, derived, scope.now().toISOString());
+    const { item, writes } = creationWrites(scope, creation, scope.now().toISOString());
     // The record first, so that when a duplicate request committed first, its failure is the one reported.
     await scope.commit([...(remember ? [remember(item)] : []), ...writes]);
     scope.items.prime({ PK: item.PK, SK: item.SK }, item);
@@ -171,15 +175,12 @@ export function create<M extends AnyModel>(
  */
 export function creationWrites<M extends AnyModel>(
   scope: Scope,
-  model: M,
-  attributes: Record<string, unknown>,
-  event: EventSpec,
-  derived: Write[],
+  { model, attributes, event, derived = [] }: Creation<M>,
   now: string,
 ): { item: Item; writes: UnitWrite[] } {
   const keys = scope.tenant.of(model);
   const search = searchChange(scope.tenant, model, null, attributes);
-  // As in mutate: attributes checked at run time, for whichever entity (itemFrom).
+  // As in mutate: the entity's write values, whose required attributes a client's input gave (itemFrom).
   const item = keys.itemFrom({
     ...attributes,
     ...search.attributes,

@@ -1,4 +1,4 @@
-import type { AnyModel, ItemOf, TenantModel } from '../infra/dynamo/entity';
+import type { AnyModel, ItemOf, TenantModel, WriteValues } from '../infra/dynamo/entity';
 import type { Page, PageRequest, QuerySpec } from '../infra/dynamo/store';
 import type { Write } from '../infra/dynamo/write';
 import type { IdempotentRequest } from './idempotency';
@@ -7,10 +7,23 @@ import type { BoundTenant } from './bound-tenant';
 import type { Scope } from './scope';
 import { checkFields } from './fields';
 import { applyPatch } from './validate';
+import type { Selection } from './projection';
 
-/** The attributes a client's `input` gives an entity, checked against its declaration (see checkFields). */
-export function inputAttributes(model: AnyModel, input: object, mode: 'create' | 'update', tenant: BoundTenant): Record<string, unknown> {
-  return checkFields(model.attributes, input, { mode, tenant });
+/**
+ * An item of a list read for a query's selection (EntityRepository.page): its key values, its
+ * version and the attributes the selection reads; any other may be missing. It is for GraphQL
+ * to answer from, not for code that reads more of it.
+ */
+export type Listed<M extends AnyModel> = Partial<ItemOf<M>> & Pick<ItemOf<M>, 'PK' | 'SK' | 'entityType'>;
+
+/** The attributes a client's `input` gives an entity, checked against its declaration (see checkFields), as its write values. */
+export function inputAttributes<M extends AnyModel>(
+  model: M,
+  input: object,
+  mode: 'create' | 'update',
+  tenant: BoundTenant,
+): WriteValues<M> {
+  return model.writeOf(checkFields(model.attributes, input, { mode, tenant }));
 }
 
 /**
@@ -50,9 +63,15 @@ export class EntityRepository<M extends AnyModel> {
     return items.filter((item): item is ItemOf<M> => this.model.is(item));
   }
 
-  /** One page of a query of the caller's tenant, as this entity's items. */
-  protected async page(spec: QuerySpec, request: PageRequest): Promise<Page<ItemOf<M>>> {
-    return this.model.pageOf(await this.scope.page(spec, request));
+  /**
+   * One page of a query of the caller's tenant, as this entity's items. With `selection` (what a
+   * query's fields read of them, src/common/projection.ts), DynamoDB returns only those attributes
+   * and the keys (EntityModel.projectionOf), and the items are typed as such (Listed).
+   */
+  protected page(spec: QuerySpec, request: PageRequest): Promise<Page<ItemOf<M>>>;
+  protected page(spec: QuerySpec, request: PageRequest, selection: Selection | undefined): Promise<Page<Listed<M>>>;
+  protected async page(spec: QuerySpec, request: PageRequest, selection?: Selection): Promise<Page<ItemOf<M>>> {
+    return this.model.pageOf(await this.scope.page(spec, request, this.model.projectionOf(selection)));
   }
 
   /**
@@ -60,14 +79,20 @@ export class EntityRepository<M extends AnyModel> {
    * idempotency key when the request carries one (see idempotency.ts).
    */
   protected createItem(
-    attributes: Record<string, unknown>,
+    attributes: WriteValues<M>,
     derived: Write[] = [],
     event?: { action?: string; data?: Record<string, unknown> },
     request?: IdempotentRequest,
   ) {
     const status = this.model.status;
+    // The machine's first state, by the name its declaration gives the status: checked as the entity's (writeOf).
     const initial = status ? { [status.attribute]: status.initial } : {};
-    return create(this.scope, this.model, { ...initial, ...attributes }, { action: this.model.events.created, ...event }, derived, request);
+    const created = this.model.writeOf({ ...initial, ...attributes });
+    return create(
+      this.scope,
+      { model: this.model, attributes: created, event: { action: this.model.events.created, ...event }, derived },
+      request,
+    );
   }
 
   /** A create request of this entity as the client sent it, for `createItem`: its key and arguments. */

@@ -1,5 +1,5 @@
 import type DataLoader from 'dataloader';
-import type { Item, Page, PageRequest, QuerySpec, Store } from '../infra/dynamo/store';
+import type { Item, OrderedList, Page, PageRequest, Projection, QuerySpec, Store } from '../infra/dynamo/store';
 import type { UnitWrite } from '../infra/dynamo/write';
 import type { BoundTenant } from './bound-tenant';
 import type { SharedItemReads } from '../infra/shared-reads';
@@ -29,9 +29,11 @@ export interface Scope {
   /**
    * Reads one page of a query of this tenant. Pages asked for together (a list field under each
    * of several parents) are read in parallel and handed back together, so the loads they cause
-   * next fall into one batch.
+   * next fall into one batch. With `projection`, its items hold only those attributes and the
+   * keys (see Projection): a page is kept for the request by its query, request and projection,
+   * so a read that asks for more than an earlier one is read anew, never handed the fewer.
    */
-  page(spec: QuerySpec, request?: PageRequest): Promise<Page<Item>>;
+  page(spec: QuerySpec, request?: PageRequest, projection?: Projection): Promise<Page<Item>>;
   /**
    * One page of several queries merged newest first by `sortAttribute` (Store.queryMerged: the
    * shards of a write-sharded index), its cursors bound to this tenant and `listId`.
@@ -41,13 +43,7 @@ export interface Scope {
    * One page of a list computed whole and ordered (Store.listPage: ranked search results), its
    * cursors bound to this tenant and `listId`.
    */
-  pageOfList<T>(
-    listId: string,
-    list: readonly T[],
-    positionOf: (node: T) => Record<string, unknown>,
-    compare: (a: Record<string, unknown>, b: Record<string, unknown>) => number,
-    request?: PageRequest,
-  ): Promise<Page<T>>;
+  pageOfList<T>(ordered: OrderedList<T>, request?: PageRequest): Promise<Page<T>>;
   eventRetentionDays: number;
   /** Makes the id of a new entity (`<prefix>_<ULID>`); the demo loader supplies fixed ones. */
   newId(prefix: IdPrefix): string;

@@ -34,6 +34,12 @@ const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 const whose = (field: string) => `The ${field.replace(/Id$/, '')}'s id.`;
 
 /**
+ * The argument `field` (`jobId`) of a query or mutation on one item, an ID described as whose id it
+ * is: the key argument the standard resolvers take (see keyArgsOf), for a resolver of its own.
+ */
+export const keyArg = (field: string) => Arg(field, () => ID, { description: whose(field) });
+
+/**
  * An args class of the given key fields, each an ID described as whose id it is. It is made even
  * without fields (the tenant's), because type-graphql hands a resolver its arguments in the order
  * of its decorated parameters: a parameter left undecorated would shift every one after it.

@@ -31,8 +31,8 @@ const LAST_POSITION = 999_999_999_999;
 
 /** The event and head entities of one kind of stream, with the values that name one stream of it. */
 interface StreamModels<V> {
-  // itemFrom: the attributes' type is checked where `append` is called (PositionedStream's E).
-  event: { keyOf(tenantId: string, values: V & { position: number }): Key; itemFrom(tenantId: string, item: object): Item };
+  // The attributes' type is checked where `append` is called (PositionedStream's E), their names here.
+  event: { keyOf(tenantId: string, values: V & { position: number }): Key; itemChecked(tenantId: string, item: object): Item };
   head: { keyOf(tenantId: string, values: V): Key };
 }
 
@@ -46,7 +46,7 @@ function positioned<E extends object, V extends object>(tenantId: string, models
       streamEvent(head, (position) => {
         const attributes = make(position);
         return {
-          ...models.event.itemFrom(tenantId, { ...values, ...attributes, position }),
+          ...models.event.itemChecked(tenantId, { ...values, ...attributes, position }),
           eventId: attributes.eventId,
           at: attributes.at,
         };

@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import { AppError, ErrorCode } from '../errors';
 import { AttributionStatus } from '../log/log.type';
 import { entities } from '../common/entities';
+import type { IdPrefix } from '../common/entities';
 
 const MilestoneStatus = { IN_PROGRESS: 'in_progress', COMPLETE: 'complete' } as const;
 type MilestoneStatus = (typeof MilestoneStatus)[keyof typeof MilestoneStatus];
@@ -59,18 +60,21 @@ export async function loadDemo(app: App, config: Config): Promise<DemoIds> {
     { userId: 'demo-loader', tenantId: DEV_TENANT, roles: [Role.ADMIN] },
   );
   const { repos } = ctx;
-  const once = async (id: string, exists: () => Promise<unknown>, make: () => Promise<unknown>) => {
-    if (await exists()) return;
+  /** Makes the entity `<prefix>_…<n>` with `make` unless `exists` finds it; returns its id. */
+  const once = async (prefix: IdPrefix, n: number, exists: (id: string) => Promise<unknown>, make: () => Promise<unknown>) => {
+    const id = demoId(prefix, n);
+    if (await exists(id)) return id;
     nextId = id;
     await make();
+    return id;
   };
 
   await repos.tenant.getOrCreate();
   for (const p of DEMO_PROJECTS) {
-    const projectId = demoId('proj', p.n);
-    await once(
-      projectId,
-      () => repos.projects.get(projectId),
+    const projectId = await once(
+      'proj',
+      p.n,
+      (id) => repos.projects.get(id),
       () => repos.projects.create({ title: p.title, medium: p.medium, client: p.client, deadline: p.deadline, budget: p.budget }),
     );
     const project = (await repos.projects.get(projectId))!;
@@ -83,20 +87,21 @@ export async function loadDemo(app: App, config: Config): Promise<DemoIds> {
       });
     }
     for (const m of p.milestones) {
-      const id = demoId('ms', m.n);
-      await once(
-        id,
-        () => repos.children.of(entities.Milestone).get(projectId, id),
-        () => repos.children.of(entities.Milestone).create(projectId, { name: m.name, due: m.due, criteria: m.criteria }),
+      const milestones = repos.children.of(entities.Milestone);
+      const id = await once(
+        'ms',
+        m.n,
+        (id) => milestones.get(projectId, id),
+        () => milestones.create(projectId, { name: m.name, due: m.due, criteria: m.criteria }),
       );
-      const milestone = (await repos.children.of(entities.Milestone).get(projectId, id))!;
-      await walk(milestone.status, MILESTONE_PATH[m.status], (to) => repos.children.of(entities.Milestone).setStatus(projectId, id, to));
+      const milestone = (await milestones.get(projectId, id))!;
+      await walk(milestone.status, MILESTONE_PATH[m.status], (to) => milestones.setStatus(projectId, id, to));
     }
     for (const l of p.logs) {
-      const id = demoId('log', l.n);
       await once(
-        id,
-        () => repos.logs.get(projectId, id),
+        'log',
+        l.n,
+        (id) => repos.logs.get(projectId, id),
         async () => {
           await repos.logs.create(projectId, {
             rawText: l.rawText,
@@ -104,7 +109,7 @@ export async function loadDemo(app: App, config: Config): Promise<DemoIds> {
             timeSpentMinutes: l.timeSpentMinutes,
             tags: ['studio'],
           });
-          if (l.confirm) await repos.logs.setAttribution(projectId, id, AttributionStatus.CONFIRMED);
+          if (l.confirm) await repos.logs.setAttribution(projectId, demoId('log', l.n), AttributionStatus.CONFIRMED);
         },
       );
     }
@@ -132,29 +137,26 @@ export async function loadDemo(app: App, config: Config): Promise<DemoIds> {
     }
   }
   for (const i of DEMO_INSPIRATION) {
-    const id = demoId('insp', i.n);
+    const linkedProjectId = i.project ? demoId('proj', i.project) : undefined;
     await once(
-      id,
-      () => repos.inspirations.get(id),
-      () =>
-        repos.inspirations.create({
-          type: 'text',
-          text: i.text,
-          tags: i.tags,
-          linkedProjectId: i.project ? demoId('proj', i.project) : undefined,
-        }),
+      'insp',
+      i.n,
+      (id) => repos.inspirations.get(id),
+      () => repos.inspirations.create({ type: 'text', text: i.text, tags: i.tags, linkedProjectId }),
     );
   }
   const jobIds: string[] = [];
   for (const j of DEMO_JOBS) {
-    const id = demoId('job', j.n);
-    await once(
-      id,
-      () => repos.jobs.get(id),
-      () =>
-        repos.jobs.create({ projectId: demoId('proj', j.project), kind: j.kind, steps: j.steps, inputs: j.inputs, idempotencyKey: j.key }),
+    const projectId = demoId('proj', j.project);
+    const create = { projectId, kind: j.kind, steps: j.steps, inputs: j.inputs, idempotencyKey: j.key };
+    jobIds.push(
+      await once(
+        'job',
+        j.n,
+        (id) => repos.jobs.get(id),
+        () => repos.jobs.create(create),
+      ),
     );
-    jobIds.push(id);
   }
   return { projectId: demoId('proj', 1), jobIds };
 }

@@ -1,6 +1,7 @@
 import { assertId } from '../common/ids';
 import { normalizeText } from '../common/keys';
 import { mutate, remove } from '../common/mutate';
+import type { Selection } from '../common/projection';
 import { EntityRepository } from '../common/repository';
 import { entities, type EntityItem } from '../common/entities';
 import type { Scope } from '../common/scope';
@@ -81,10 +82,14 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
     return this.load(this.values(inspirationId));
   }
 
-  /** Newest first; with a tag, through that tag's items and one batched read of the inspiration. */
-  async list(tag: string | null | undefined, page: PageRequest) {
+  /**
+   * Newest first; with a tag, through that tag's items and one batched read of the inspiration
+   * (whole items: the request's item loader keeps only those), else with the attributes
+   * `selection` reads (see EntityRepository.page).
+   */
+  async list(tag: string | null | undefined, page: PageRequest, selection: Selection | undefined) {
     const { tenant } = this.scope;
-    if (!tag) return this.page(allInspirations(tenant), page);
+    if (!tag) return this.page(allInspirations(tenant), page, selection);
     const tags = entities.InspirationTag.pageOf(await this.scope.page(inspirationsByTag(tenant, requireText(tag, 'tag', 100)), page));
     return tags.mapMany(async (found) => {
       const loaded = await this.loadMany(found.map((t) => ({ inspirationId: t.inspirationId })));
@@ -93,10 +98,10 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
     });
   }
 
-  /** The inspiration linked to one project, newest first: one query of the sparse project index per page. */
-  ofProject(projectId: string, page: PageRequest) {
+  /** The inspiration linked to one project, newest first: one query of the sparse project index per page, as `list` reads. */
+  ofProject(projectId: string, page: PageRequest, selection: Selection | undefined) {
     const linkedProjectId = assertId(projectId, 'proj', 'projectId');
-    return this.page(this.keys.query('byProject', { linkedProjectId }, { descending: true }), page);
+    return this.page(this.keys.query('byProject', { linkedProjectId }, { descending: true }), page, selection);
   }
 
   create(input: CreateInspirationInput, idempotencyKey?: string | null) {

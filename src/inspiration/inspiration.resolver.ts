@@ -1,14 +1,15 @@
 import { shapeObjectType } from '../common/model-types';
 import { attr } from '../infra/dynamo/entity';
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { entities, type EntityItem } from '../common/entities';
 import { feature } from '../common/feature';
-import { standardResolver } from '../common/standard-resolver';
+import { keyArg, standardResolver } from '../common/standard-resolver';
 // Its upload status enum (AssetStatus) is registered there, before this declaration is made into types.
-import { uploadedFile } from '../common/files/upload.type';
+import { UPLOAD_TARGET, uploadedFile } from '../common/files/upload.type';
 import { argsType, inputType, modelTypes } from '../common/model-types';
 import { PageArgs, pageRequest } from '../common/pagination';
+import { Reads, Selected, type Selection } from '../common/projection';
 import { idempotencyKeyArg } from '../common/idempotency';
 import { badInput } from '../errors';
 import type { Context } from '../context';
@@ -54,7 +55,7 @@ const InspirationUpload = shapeObjectType({
   description: 'A new inspiration waiting for its file, and where to PUT it; confirmInspirationUpload finishes it.',
   fields: {
     inspiration: attr.json()({ required: true, apiType: 'Inspiration', description: 'The new inspiration, waiting for its file.' }),
-    upload: attr.json()({ required: true, apiType: 'UploadTarget', description: 'Where and how to send the file.' }),
+    upload: attr.objectOf(UPLOAD_TARGET)({ required: true, description: 'Where and how to send the file.' }),
   },
 });
 
@@ -77,12 +78,16 @@ const InspirationStandard = standardResolver(entities.Inspiration, {
 export class InspirationResolver {
   @Authorized()
   @Query(() => InspirationConnection, { description: 'Newest first, optionally by tag or by the project it is linked to.' })
-  inspirations(@Args(() => InspirationsArgs) { tag, projectId, ...page }: InspirationsArgs, @Ctx() ctx: Context) {
+  inspirations(
+    @Args(() => InspirationsArgs) { tag, projectId, ...page }: InspirationsArgs,
+    @Ctx() ctx: Context,
+    @Selected() selection: Selection | undefined,
+  ) {
     if (projectId) {
       if (tag) throw badInput('Filter by tag or by projectId, not both.', 'projectId');
-      return ctx.repos.inspirations.ofProject(projectId, pageRequest(page));
+      return ctx.repos.inspirations.ofProject(projectId, pageRequest(page), selection);
     }
-    return ctx.repos.inspirations.list(tag, pageRequest(page));
+    return ctx.repos.inspirations.list(tag, pageRequest(page), selection);
   }
 
   @Authorized(Role.EDITOR)
@@ -100,10 +105,7 @@ export class InspirationResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Inspiration, { description: 'Checks the uploaded object (size and type) and makes the file READY.' })
-  confirmInspirationUpload(
-    @Arg('inspirationId', () => ID, { description: "The inspiration's id." }) inspirationId: string,
-    @Ctx() ctx: Context,
-  ) {
+  confirmInspirationUpload(@keyArg('inspirationId') inspirationId: string, @Ctx() ctx: Context) {
     return ctx.repos.inspirations.confirmUpload(inspirationId);
   }
 
@@ -111,6 +113,7 @@ export class InspirationResolver {
     nullable: true,
     description: 'A presigned GET of the file, made now (default 1 hour); null for text or an unconfirmed upload.',
   })
+  @Reads('s3Key', 'fileStatus')
   url(
     @Root() inspiration: EntityItem<'Inspiration'>,
     @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null,

@@ -3,7 +3,7 @@ import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import { optionalText, requireText } from '../common/validate';
 import { AppError, badInput } from '../errors';
-import { prefixEnd, tenantOfPk } from '../infra/dynamo/entity';
+import { type ArgumentValues, attr, prefixEnd, type ShapeValues, tenantOfPk } from '../infra/dynamo/entity';
 import type { PageRequest } from '../infra/dynamo/store';
 import type { JobItems } from './job.items';
 import { declaredKind } from './job.kinds';
@@ -27,19 +27,34 @@ const SCAN_PAGE = 100;
 /** Jobs whose dead letters are reopened at once (each job's items go through its own committer). */
 const JOBS_AT_ONCE = 4;
 
-export interface DeadLetterFilter {
-  kind: string;
-  stage?: string | null;
-  errorCode?: string | null;
-  jobId?: string | null;
-}
+/** Which dead letters a replay reopens, declared once: its type here, and the API's DeadLetterFilter input (src/job/job.type.ts). */
+export const DEAD_LETTER_FILTER = {
+  kind: attr.string({ required: true, description: 'The declared job kind.' }),
+  stage: attr.string({ description: 'Only this fan-out stage of it; every fan-out stage of the kind when omitted.' }),
+  errorCode: attr.string({ description: 'Only items whose last error has this code.' }),
+  jobId: attr.id({ description: 'Only items of this job.' }),
+};
+export type DeadLetterFilter = ArgumentValues<typeof DEAD_LETTER_FILTER>;
 
-export interface ReplayOutcome {
-  reopened: number;
-  skipped: number;
-  remaining: boolean;
-  cursor: string | null;
-}
+/** What one replay did, declared once: its type here, and the API's DeadLetterReplay (src/job/job.type.ts). */
+export const DEAD_LETTER_REPLAY = {
+  name: 'DeadLetterReplay',
+  description: 'What one replayDeadLetters call did.',
+  fields: {
+    reopened: attr.int({ required: true, description: 'Dead letters reopened as new attempts (each with its ITEM_RETRIED event).' }),
+    skipped: attr.int({
+      required: true,
+      description:
+        'Matching dead letters left as they are: their job moved on past the stage, completed, was cancelled or deleted, or another call reopened them first.',
+    }),
+    remaining: attr.boolean({
+      required: true,
+      description: 'True when this call stopped at its bound (max, or the rows one call reads): call again with `after: cursor`.',
+    }),
+    cursor: attr.string({ nullable: true, description: 'Where the next call goes on (its `after`); null when nothing remains.' }),
+  },
+} as const;
+export type ReplayOutcome = ShapeValues<typeof DEAD_LETTER_REPLAY>;
 
 /** Where a replay goes on: a stage and the last sort key read in it. */
 interface Position {

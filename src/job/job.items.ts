@@ -289,9 +289,11 @@ function committerOf(store: Store): AggregateCommitter<BatchState> {
   if (!committer) {
     // 48 commands a group (a claim or a completion writes its item and its event, so about 43 fit
     // in 90 writes); 90 writes leave room for the stream heads added at commit; 30 rounds against
-    // writers on other instances.
+    // writers on other instances. A drained job's carried state is kept for a second, for 64 jobs
+    // at most (at most MAX_CARRIED_ITEMS items each): its workers' next calls come within
+    // milliseconds of their answers.
     committer = new AggregateCommitter<BatchState>(
-      { maxCommands: 48, maxWrites: 90, maxRounds: 30 },
+      { maxCommands: 48, maxWrites: 90, maxRounds: 30, keepCarried: { ms: 1000, max: 64 } },
       changingTooFast('Job'),
       itemWriteStats,
     );
@@ -343,6 +345,16 @@ export const jobQueueId = (tenant: BoundTenant, jobId: string) => `${jobKey(tena
 /** How many jobs of `store` have a queue on their committer now (zero when no change is under way). */
 export function openQueues(store: Store): number {
   return committers.get(store)?.openQueues ?? 0;
+}
+
+/** How many drained jobs of `store` have their last commit's state kept for their next group (see carryOf). */
+export function keptJobStates(store: Store): number {
+  return committers.get(store)?.keptStates ?? 0;
+}
+
+/** Drops the job states kept for `store` (at shutdown): the process holds no job's items after it. */
+export function releaseJobStates(store: Store): void {
+  committers.get(store)?.release();
 }
 
 /** A worker's action on an item. `attempt` is the attempt the worker holds (a late one is refused). */

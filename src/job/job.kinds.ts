@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { entities } from '../common/entities';
-import { type Attribute, attr } from '../infra/dynamo/entity';
+import { ARCHIVE_RUN_COUNTS } from '../common/feature';
+import { SEGMENT_COUNTS } from '../migrations/migration';
+import { type Attribute, attr, type ShapeValues } from '../infra/dynamo/entity';
 
 /*
  * The pipelines the server knows, declared as data: each kind's stages in order, the fields of its
@@ -100,16 +102,24 @@ export interface FanOutDeclaration {
 }
 
 /**
- * A retry backoff: after attempt n fails, the item waits initialSeconds × factor^(n−1) seconds,
- * at most maxSeconds, less a random share of up to `jitter` (0 to 1) of that, so items that
- * failed together do not all come back at the same moment.
+ * A retry backoff (see its description), declared once: its type here, and the API's RetryBackoff
+ * of a stage (src/job/job.type.ts). The jitter spreads out items that failed together.
  */
-export interface RetryBackoff {
-  initialSeconds: number;
-  factor: number;
-  maxSeconds: number;
-  jitter: number;
-}
+export const RETRY_BACKOFF = {
+  name: 'RetryBackoff',
+  description:
+    'A retry backoff: after attempt n fails, the item waits min(maxSeconds, initialSeconds × factor^(n−1)) seconds, less up to `jitter` of that (a share fixed by the job, stage, sequence and attempt).',
+  fields: {
+    initialSeconds: attr.float({ required: true, description: 'The wait after the first failed attempt (before jitter).' }),
+    factor: attr.float({ required: true, description: 'Each further failed attempt waits this many times longer.' }),
+    maxSeconds: attr.float({ required: true, description: 'The longest wait (before jitter).' }),
+    jitter: attr.float({
+      required: true,
+      description: 'The largest share (0 to 1) taken off a wait, so items that failed together come back spread out.',
+    }),
+  },
+} as const;
+export type RetryBackoff = ShapeValues<typeof RETRY_BACKOFF>;
 
 /** What names one attempt of one item: the seed of its jitter. */
 export interface AttemptRef {
@@ -288,13 +298,8 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
         phase: 'migrating',
         fanOut: {
           inputs: { segment: attr.int({ required: true }), segments: attr.int({ required: true }) },
-          outputs: {
-            scanned: attr.int({ required: true }),
-            rewritten: attr.int({ required: true }),
-            unchanged: attr.int({ required: true }),
-            skipped: attr.int({ required: true }),
-            conflicts: attr.int({ required: true }),
-          },
+          // What a segment counts is its checkpoint and its outputs.
+          outputs: SEGMENT_COUNTS,
           // A segment's holder that dies is replaced once its lease runs out, from the checkpoint:
           // attempts are many because a killed run costs one, and no work is lost by it.
           attempts: 20,
@@ -322,14 +327,8 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
         phase: 'archiving',
         fanOut: {
           inputs: {},
-          outputs: {
-            jobs: attr.int({ required: true }),
-            projects: attr.int({ required: true }),
-            resumed: attr.int({ required: true }),
-            rows: attr.int({ required: true }),
-            bytes: attr.int({ required: true }),
-            failed: attr.int({ required: true }),
-          },
+          // The run's counts are its item's outputs (bytes a Float: a large run passes a 32-bit Int).
+          outputs: ARCHIVE_RUN_COUNTS,
           // A holder that dies costs an attempt and loses nothing (the next resumes from the
           // checkpoint); a run that cannot read its candidates (an outage) waits longer each time.
           attempts: 10,

@@ -33,68 +33,47 @@ export function cancelledJob(jobId: string, at?: string | null): AppError {
   );
 }
 
-export enum JobEventType {
-  JOB_CREATED = 'JOB_CREATED',
-  STEP_STARTED = 'STEP_STARTED',
-  STEP_PROGRESS = 'STEP_PROGRESS',
-  STEP_COMPLETED = 'STEP_COMPLETED',
-  STEP_FAILED = 'STEP_FAILED',
-  STEP_PAUSED = 'STEP_PAUSED',
-  STEP_APPROVED = 'STEP_APPROVED',
-  STEP_REJECTED = 'STEP_REJECTED',
-  JOB_CANCELLED = 'JOB_CANCELLED',
-  JOB_RETRIED = 'JOB_RETRIED',
-  /**
-   * A worker claimed a step whose holder stopped reporting: the old attempt failed with
-   * LEASE_EXPIRED (the event's step is the new attempt, the job's error says why).
-   */
-  STEP_RECLAIMED = 'STEP_RECLAIMED',
-  /** Work items were added to a fan-out stage (the job's itemCounts say how many). */
-  ITEMS_ADDED = 'ITEMS_ADDED',
-  /** A worker claimed a waiting work item (the event's item is the attempt it holds). */
-  ITEM_STARTED = 'ITEM_STARTED',
-  ITEM_PROGRESS = 'ITEM_PROGRESS',
-  ITEM_COMPLETED = 'ITEM_COMPLETED',
-  /** An item failed past its attempts (FAILED); the stage fails by its policy. */
-  ITEM_FAILED = 'ITEM_FAILED',
-  /**
-   * An item's attempt failed with attempts left: the item waits for its next attempt (PENDING;
-   * the event's item is that attempt, its error says why the last one failed). Not a failure of
-   * the item: ITEM_FAILED is.
-   */
-  ITEM_ATTEMPT_FAILED = 'ITEM_ATTEMPT_FAILED',
-  /**
-   * A worker claimed an item whose holder stopped reporting or whose attempt's time ran out, in a
-   * stage without a retry backoff: the event's item is the new attempt, its error says why.
-   */
-  ITEM_RECLAIMED = 'ITEM_RECLAIMED',
-  /** A failed item was reopened (retryWorkItem, replayDeadLetters), and with it its stage when the stage had failed. */
-  ITEM_RETRIED = 'ITEM_RETRIED',
-  /**
-   * Items just added (by createJob or addWorkItems) completed at once from the stored outputs of
-   * completed items with the same content key (job.reuse.ts); the event's `reused` names each
-   * item and its source. No worker ever sees them.
-   */
-  ITEMS_REUSED = 'ITEMS_REUSED',
-  /**
-   * The job's current step completed at once from the stored outputs of a completed step with the
-   * same content key (job.reuse.ts), instead of being claimable; `reused` names the source.
-   */
-  STEP_REUSED = 'STEP_REUSED',
-  /** Not stored: sent when a slow subscriber's buffer overflowed; resubscribe after `resumeAfterSeq`. */
-  RESYNC = 'RESYNC',
-  /**
-   * Not stored: the first message of every subscription, once it is in effect; its position is
-   * where the subscription starts (every later event has a higher one).
-   */
-  SUBSCRIBED = 'SUBSCRIBED',
-  /**
-   * Not stored: the position the client resumed from is older than the stored history (expired
-   * with the retention window). Nothing is replayed; re-query the state, then read on from this
-   * message's position.
-   */
-  HISTORY_LOST = 'HISTORY_LOST',
-}
+/**
+ * What a job event says happened, each with what the API's JobEventType says of it: the one list
+ * of the event types (the enum below and the GraphQL enum are made from it).
+ */
+export const JOB_EVENT_TYPES = {
+  JOB_CREATED: 'The job was created, QUEUED with its plan.',
+  STEP_STARTED: 'A worker started a step attempt; the job is RUNNING.',
+  STEP_PROGRESS: "A worker reported a step's progress (and metrics).",
+  STEP_COMPLETED: 'A step attempt completed with its artifacts; the next step waits, or the job COMPLETED.',
+  STEP_FAILED: "A step attempt failed; another attempt waits, or the job FAILED (see the job's error).",
+  STEP_PAUSED: "A step paused for a person's review; the job is PAUSED until approveStep or rejectStep.",
+  STEP_APPROVED: 'A person approved the paused step; it completed.',
+  STEP_REJECTED: 'A person rejected the paused step; the job FAILED.',
+  JOB_CANCELLED: 'The job was cancelled; its waiting steps were SKIPPED.',
+  JOB_RETRIED: 'A FAILED job runs again, with a new attempt of the failed step.',
+  STEP_RECLAIMED:
+    "A worker claimed a step whose holder stopped reporting: the old attempt failed with LEASE_EXPIRED; the event's step is the new attempt.",
+  ITEMS_ADDED: "Work items were added to a fan-out stage (the job's itemCounts say how many).",
+  ITEM_STARTED: 'A worker claimed a work item; the event’s item is its attempt.',
+  ITEM_PROGRESS: "A worker reported a work item's progress.",
+  ITEM_COMPLETED: 'A work item completed with its outputs; the stage completes when every item is done.',
+  ITEM_FAILED: 'A work item failed past its attempts; the stage fails by its policy.',
+  ITEM_ATTEMPT_FAILED:
+    "A work item's attempt failed with attempts left (its worker failed it, or, in a stage with a retry backoff, its lease or its time ran out): the item is PENDING for its next attempt, claimable from its availableAt (the event's item; its error says why). Not counted as failed.",
+  ITEM_RECLAIMED:
+    "A work item's holder stopped reporting past its lease (error LEASE_EXPIRED) or its attempt's time ran out (ATTEMPT_TIMED_OUT): in a stage without a retry backoff, the claimer took it over at once as a new attempt.",
+  ITEM_RETRIED:
+    'A failed work item was reopened as a new attempt (retryWorkItem, replayDeadLetters), and its stage with it when it had failed.',
+  // The reuse of stored outputs is src/job/job.reuse.ts.
+  ITEMS_REUSED:
+    "Work items just added completed at once from the stored outputs of the tenant's completed items with the same content key (a stage declared reusable, see jobKinds); `reused` names each item and its source. No worker sees them.",
+  STEP_REUSED:
+    "The job's current step completed at once from the stored outputs of the tenant's completed step with the same content key (a stage declared reusable, see jobKinds); `reused` names the source. No worker sees it.",
+  RESYNC: 'Not stored: this slow subscriber missed events; resubscribe after this position.',
+  SUBSCRIBED: 'Not stored: the first message of every subscription; its position is where it starts.',
+  HISTORY_LOST: 'Not stored: the resume position is older than the stored history; nothing is replayed: re-query, then read on from here.',
+} as const;
+
+/** The event types, by name: `JobEventType.STEP_STARTED`. */
+export const JobEventType = enumObject(Object.keys(JOB_EVENT_TYPES).filter((type): type is JobEventType => type in JOB_EVENT_TYPES));
+export type JobEventType = keyof typeof JOB_EVENT_TYPES;
 
 export const TERMINAL = new Set<JobStatus>([JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED]);
 

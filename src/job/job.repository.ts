@@ -1,3 +1,4 @@
+import type { WriteValues } from '../infra/dynamo/entity';
 import { SYSTEM_TENANT } from '../auth/principal';
 import { activityEvent } from '../common/activity-event';
 import { assertId, isValidTenantId } from '../common/ids';
@@ -616,7 +617,7 @@ export class JobRepository {
     if (!declared || typeof s3Key !== 'string') return [];
     // Made as createAsset makes one (src/common/mutate.ts): its derived attributes, search words
     // and created event, in this decision's transaction.
-    const attributes = {
+    const attributes: WriteValues<typeof entities.Asset> = {
       assetId: this.scope.newId('asset'),
       projectId: job.projectId,
       type: declared.type,
@@ -628,7 +629,7 @@ export class JobRepository {
       jobId: job.jobId,
     };
     const event = { action: entities.Asset.events.created, data: { type: declared.type, s3Key, jobId: job.jobId, step: step.name } };
-    return creationWrites(this.scope, entities.Asset, attributes, event, [], at).writes;
+    return creationWrites(this.scope, { model: entities.Asset, attributes, event }, at).writes;
   }
 
   /**

@@ -6,6 +6,7 @@ import { feature } from '../common/feature';
 import { ObjectIdResolver } from '../common/global-id';
 import { optionalText } from '../common/validate';
 import type { Context } from '../context';
+import { keyArg } from '../common/standard-resolver';
 import {
   CreateJobInput,
   Job,
@@ -84,7 +85,7 @@ export class JobResolver {
   @Authorized()
   @Query(() => Job, { nullable: true, description: 'A job with all its step attempts; seq is where to subscribe from.' })
   job(
-    @Arg('jobId', () => ID, { description: "The job's id." }) jobId: string,
+    @keyArg('jobId') jobId: string,
     @Arg('system', () => Boolean, { nullable: true, description: SYSTEM_ARGUMENT }) system: boolean | null,
     @Ctx() ctx: Context,
   ) {
@@ -216,13 +217,13 @@ export class JobResolver {
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, { description: 'Cancels a job that has not finished: its waiting steps are SKIPPED.' })
-  cancelJob(@Arg('jobId', () => ID, { description: "The job's id." }) jobId: string, @Ctx() ctx: Context) {
+  cancelJob(@keyArg('jobId') jobId: string, @Ctx() ctx: Context) {
     return ctx.repos.jobs.act(jobId, { kind: 'cancel' });
   }
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, { description: 'Runs a failed job again from its failed step, as a new attempt.' })
-  retryJob(@Arg('jobId', () => ID, { description: "The job's id." }) jobId: string, @Ctx() ctx: Context) {
+  retryJob(@keyArg('jobId') jobId: string, @Ctx() ctx: Context) {
     return ctx.repos.jobs.act(jobId, { kind: 'retry' });
   }
 
@@ -371,7 +372,7 @@ export class JobResolver {
       'Deletes a finished job (completed, failed or cancelled) with its steps and events, and returns it as it was. INVALID_TRANSITION while it runs.',
   })
   deleteJob(
-    @Arg('jobId', () => ID, { description: "The job's id." }) jobId: string,
+    @keyArg('jobId') jobId: string,
     @Arg('expectedVersion', () => Int, { nullable: true, description: 'When given, CONFLICT unless the job is at this version.' })
     expectedVersion: number | null,
     @Ctx() ctx: Context,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { BoundTenant } from '../common/bound-tenant';
-import { entities, type EntityItem, type ReuseSourceItem } from '../common/entities';
+import { entities, type EntityItem, REUSE_SOURCE, type ReuseSourceItem } from '../common/entities';
+import { attr, type ShapeValues } from '../infra/dynamo/entity';
 import { canonicalJson } from '../common/idempotency';
 import type { Store } from '../infra/dynamo/store';
 import type { Write } from '../infra/dynamo/write';
@@ -31,13 +32,17 @@ import { StepStatus, type StepState } from './job.machine';
 export type ReuseRecordItem = EntityItem<'ReuseRecord'>;
 export type ReuseSource = ReuseSourceItem;
 
-/** What one reuse completed and where its outputs came from, as the event carries it. */
-export interface ReusedWork {
-  stage: string;
-  /** The item's sequence; absent for a step. */
-  sequence?: number;
-  from: ReuseSource;
-}
+/** What one reuse completed and where its outputs came from, as the event carries it and the API's ReusedWork shows it. */
+export const REUSED_WORK = {
+  name: 'ReusedWork',
+  description: 'A step or work item that completed from stored outputs, and where they came from.',
+  fields: {
+    stage: attr.string({ required: true, description: 'The stage of the step or item that completed.' }),
+    sequence: attr.int({ description: "The item's sequence; null for a step." }),
+    from: attr.objectOf(REUSE_SOURCE)({ required: true, description: 'Whose outputs it took.' }),
+  },
+} as const;
+export type ReusedWork = ShapeValues<typeof REUSED_WORK>;
 
 /** What a reuse decision reads of the job. */
 export interface ReuseJob {

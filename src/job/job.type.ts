@@ -1,9 +1,12 @@
 import { ForwardPageArgs, PageArgs } from '../common/pagination';
-import { JobEventType, JobStatus, StepStatus } from './job.machine';
+import { JOB_EVENT_TYPES, JobEventType, JobStatus, StepStatus } from './job.machine';
 import { ItemStatus } from './job.machine';
-import { entities, type EntityItem, ITEM_COUNTS, REUSE_SOURCE } from '../common/entities';
+import { entities, type EntityItem, ITEM_COUNTS } from '../common/entities';
+import { RETRY_BACKOFF } from './job.kinds';
+import { DEAD_LETTER_FILTER, DEAD_LETTER_REPLAY } from './job.dead-letters';
+import { REUSED_WORK } from './job.reuse';
 import { argsType, inputType, modelTypes, registerDeclaredEnum, registerEnumOf, shapeObjectType, stateOf } from '../common/model-types';
-import { attr, pickAttributes } from '../infra/dynamo/entity';
+import { attr, pickAttributes, pickDeclared } from '../infra/dynamo/entity';
 import { hasFields } from '../common/validate';
 
 /*
@@ -19,39 +22,7 @@ registerEnumOf(entities.Step, 'status', StepStatus, 'StepStatus');
 registerDeclaredEnum(JobEventType, {
   name: 'JobEventType',
   description: 'What a jobProgress or jobStatusChanges message says happened.',
-  values: {
-    JOB_CREATED: 'The job was created, QUEUED with its plan.',
-    STEP_STARTED: 'A worker started a step attempt; the job is RUNNING.',
-    STEP_PROGRESS: "A worker reported a step's progress (and metrics).",
-    STEP_COMPLETED: 'A step attempt completed with its artifacts; the next step waits, or the job COMPLETED.',
-    STEP_FAILED: "A step attempt failed; another attempt waits, or the job FAILED (see the job's error).",
-    STEP_PAUSED: "A step paused for a person's review; the job is PAUSED until approveStep or rejectStep.",
-    STEP_APPROVED: 'A person approved the paused step; it completed.',
-    STEP_REJECTED: 'A person rejected the paused step; the job FAILED.',
-    JOB_CANCELLED: 'The job was cancelled; its waiting steps were SKIPPED.',
-    JOB_RETRIED: 'A FAILED job runs again, with a new attempt of the failed step.',
-    STEP_RECLAIMED:
-      "A worker claimed a step whose holder stopped reporting: the old attempt failed with LEASE_EXPIRED; the event's step is the new attempt.",
-    ITEMS_ADDED: "Work items were added to a fan-out stage (the job's itemCounts say how many).",
-    ITEM_STARTED: 'A worker claimed a work item; the event’s item is its attempt.',
-    ITEM_PROGRESS: "A worker reported a work item's progress.",
-    ITEM_COMPLETED: 'A work item completed with its outputs; the stage completes when every item is done.',
-    ITEM_FAILED: 'A work item failed past its attempts; the stage fails by its policy.',
-    ITEM_ATTEMPT_FAILED:
-      "A work item's attempt failed with attempts left (its worker failed it, or, in a stage with a retry backoff, its lease or its time ran out): the item is PENDING for its next attempt, claimable from its availableAt (the event's item; its error says why). Not counted as failed.",
-    ITEM_RECLAIMED:
-      "A work item's holder stopped reporting past its lease (error LEASE_EXPIRED) or its attempt's time ran out (ATTEMPT_TIMED_OUT): in a stage without a retry backoff, the claimer took it over at once as a new attempt.",
-    ITEM_RETRIED:
-      'A failed work item was reopened as a new attempt (retryWorkItem, replayDeadLetters), and its stage with it when it had failed.',
-    ITEMS_REUSED:
-      "Work items just added completed at once from the stored outputs of the tenant's completed items with the same content key (a stage declared reusable, see jobKinds); `reused` names each item and its source. No worker sees them.",
-    STEP_REUSED:
-      "The job's current step completed at once from the stored outputs of the tenant's completed step with the same content key (a stage declared reusable, see jobKinds); `reused` names the source. No worker sees it.",
-    RESYNC: 'Not stored: this slow subscriber missed events; resubscribe after this position.',
-    SUBSCRIBED: 'Not stored: the first message of every subscription; its position is where it starts.',
-    HISTORY_LOST:
-      'Not stored: the resume position is older than the stored history; nothing is replayed: re-query, then read on from here.',
-  },
+  values: JOB_EVENT_TYPES,
 });
 registerDeclaredEnum(ItemStatus, {
   name: 'WorkItemStatus',
@@ -125,31 +96,13 @@ export const JobScene = shapeObjectType({
 });
 export type JobScene = InstanceType<typeof JobScene>;
 
-const REUSED_WORK = {
-  name: 'ReusedWork',
-  description: 'A step or work item that completed from stored outputs, and where they came from.',
-  fields: {
-    stage: attr.string({ required: true, description: 'The stage of the step or item that completed.' }),
-    sequence: attr.int({ description: "The item's sequence; null for a step." }),
-    from: attr.objectOf(REUSE_SOURCE)({ required: true, description: 'Whose outputs it took.' }),
-  },
-} as const;
-
 export const JobEvent = shapeObjectType({
   name: 'JobEvent',
   description: 'One change of a job. seq is gapless per job: 1, 2, 3 …; prevSeq = seq − 1.',
   fields: {
-    eventId: attr.id({ required: true, description: "The event's own id; resume by seq instead." }),
-    jobId: attr.id({ required: true, description: 'The job it belongs to.' }),
-    projectId: attr.id({ required: true, description: "The job's project." }),
-    seq: attr.int({
-      required: true,
-      description: "The event's position in the job's stream (the job's version after it): resume with afterSeq.",
-    }),
-    prevSeq: attr.int({ required: true, description: 'seq − 1: the position just before this event.' }),
+    // What the event's declaration describes, in its words.
+    ...pickDeclared(entities.JobEvent.attributes, ['eventId', 'jobId', 'projectId', 'seq', 'prevSeq', 'actor', 'at', 'position']),
     type: attr.json<JobEventType>()({ required: true, apiType: 'JobEventType', description: 'What happened.' }),
-    actor: attr.id({ required: true, description: 'Who caused it: a worker, a person, or the server.' }),
-    at: attr.dateTime({ required: true, description: 'When it was committed.' }),
     /** The job as this event left it: the `job` field resolver shows it (JobEventResolver). */
     job: attr.json<Job>()({ hidden: true }),
     step: attr.json<Step>()({ apiType: 'Step', description: 'The step attempt the event changed, with its id.' }),
@@ -159,11 +112,6 @@ export const JobEvent = shapeObjectType({
     }),
     reused: attr.listOf(REUSED_WORK)({
       description: 'ITEMS_REUSED and STEP_REUSED: what completed from stored outputs, and whose outputs each took.',
-    }),
-    position: attr.int({
-      required: true,
-      description:
-        'Where this message stands in the stream that delivered it: the seq in jobProgress, the stream’s own position (1, 2, 3 … in commit order, without gaps) in jobStatusChanges. Resubscribe with afterSeq (jobProgress) or after (jobStatusChanges) set to the position of the last message you received, of any type, to get every event you have not seen.',
     }),
     resumeAfterSeq: attr.int({ description: 'RESYNC only: resubscribe with afterSeq set to this (the same as position).' }),
   },
@@ -182,21 +130,6 @@ const JOB_FIELD = {
       description: 'True when the value is an S3 object key, which must lie under your tenant prefix (tenants/<tenantId>/).',
     }),
     description: attr.string({ description: 'What the field holds.' }),
-  },
-} as const;
-
-const RETRY_BACKOFF = {
-  name: 'RetryBackoff',
-  description:
-    'A retry backoff: after attempt n fails, the item waits min(maxSeconds, initialSeconds × factor^(n−1)) seconds, less up to `jitter` of that (a share fixed by the job, stage, sequence and attempt).',
-  fields: {
-    initialSeconds: attr.float({ required: true, description: 'The wait after the first failed attempt (before jitter).' }),
-    factor: attr.float({ required: true, description: 'Each further failed attempt waits this many times longer.' }),
-    maxSeconds: attr.float({ required: true, description: 'The longest wait (before jitter).' }),
-    jitter: attr.float({
-      required: true,
-      description: 'The largest share (0 to 1) taken off a wait, so items that failed together come back spread out.',
-    }),
   },
 } as const;
 
@@ -295,23 +228,7 @@ export const ClaimedWork = shapeObjectType({
 });
 
 /** What one replayDeadLetters call did. */
-export const DeadLetterReplay = shapeObjectType({
-  name: 'DeadLetterReplay',
-  description: 'What one replayDeadLetters call did.',
-  fields: {
-    reopened: attr.int({ required: true, description: 'Dead letters reopened as new attempts (each with its ITEM_RETRIED event).' }),
-    skipped: attr.int({
-      required: true,
-      description:
-        'Matching dead letters left as they are: their job moved on past the stage, completed, was cancelled or deleted, or another call reopened them first.',
-    }),
-    remaining: attr.boolean({
-      required: true,
-      description: 'True when this call stopped at its bound (max, or the rows one call reads): call again with `after: cursor`.',
-    }),
-    cursor: attr.string({ description: 'Where the next call goes on (its `after`); null when nothing remains.' }),
-  },
-});
+export const DeadLetterReplay = shapeObjectType(DEAD_LETTER_REPLAY);
 
 /** A pipeline run as createJob takes it: the job's declared attributes it names, and the request's own fields. */
 export const CreateJobInput = inputType(
@@ -341,8 +258,7 @@ export const CreateJobInput = inputType(
         'Retries with the same key and the same arguments within 48 hours return the first job; the key with other arguments is refused with IDEMPOTENCY_KEY_REUSED. Derived from project, kind, inputs, seed and model version when omitted.',
     }),
     maxAttempts: attr.int({ description: 'Attempts per step before the job fails (default 3).' }),
-    items: attr.json<Record<string, unknown>[]>()({
-      apiType: '[JSONObject]',
+    items: attr.jsonObjects()({
       description:
         "Work items of the kind's first fan-out stage, each its typed inputs (see jobKinds); at most 50 here, more with addWorkItems.",
     }),
@@ -432,12 +348,7 @@ export type DeadLettersAcrossTenantsArgs = InstanceType<typeof DeadLettersAcross
 export const DeadLetterFilter = inputType(
   'DeadLetterFilter',
   'Which dead letters (work items FAILED past their attempts) replayDeadLetters reopens.',
-  {
-    kind: attr.string({ required: true, description: 'The declared job kind.' }),
-    stage: attr.string({ description: 'Only this fan-out stage of it; every fan-out stage of the kind when omitted.' }),
-    errorCode: attr.string({ description: 'Only items whose last error has this code.' }),
-    jobId: attr.id({ description: 'Only items of this job.' }),
-  },
+  DEAD_LETTER_FILTER,
 );
 export type DeadLetterFilter = InstanceType<typeof DeadLetterFilter>;
 

@@ -1,5 +1,6 @@
 import { entities, type EntityItem } from '../common/entities';
 import { normalizeText } from '../common/keys';
+import type { Selection } from '../common/projection';
 import { mutate } from '../common/mutate';
 import { applyPatch, boundedJson, maxItems, nonNegativeInt, optionalText, requireText } from '../common/validate';
 import type { PageRequest } from '../infra/dynamo/store';
@@ -53,9 +54,9 @@ export class LogRepository extends ProjectChildRepository<typeof entities.Log> {
     ];
   }
 
-  /** Logs by attribution status across the tenant's projects, newest first. */
-  listByAttribution(status: AttributionStatus, page: PageRequest) {
-    return this.page(logsByAttribution(this.scope.tenant, status), page);
+  /** Logs by attribution status across the tenant's projects, newest first, with the attributes `selection` reads. */
+  listByAttribution(status: AttributionStatus, page: PageRequest, selection: Selection | undefined) {
+    return this.page(logsByAttribution(this.scope.tenant, status), page, selection);
   }
 
   override create(projectId: string, input: CreateLogInput, idempotencyKey?: string | null) {

@@ -5,6 +5,7 @@ import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
 import { standardResolver } from '../common/standard-resolver';
 import { pageRequest, ProjectPageArgs } from '../common/pagination';
+import { Reads, Selected, type Selection } from '../common/projection';
 import type { Context } from '../context';
 import { AttributionStatus, Log, LogConnection, LogRef, LogsByAttributionArgs, MaterialUsage, UpdateLogExtractionInput } from './log.type';
 import { LogRepository } from './log.repository';
@@ -31,20 +32,24 @@ const LogStandard = standardResolver(entities.Log, {
 export class LogResolver {
   @Authorized()
   @Query(() => [Log], { description: "A project's logs, oldest first: one page (first 20 by default). logsConnection pages on." })
-  async logs(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context) {
-    return (await ctx.repos.logs.list(args.projectId, pageRequest(args))).nodes;
+  async logs(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context, @Selected() selection: Selection | undefined) {
+    return (await ctx.repos.logs.list(args.projectId, pageRequest(args), selection)).nodes;
   }
 
   @Authorized()
   @Query(() => LogConnection, { description: "A project's logs, oldest first, with a cursor for the next page." })
-  logsConnection(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context) {
-    return ctx.repos.logs.list(args.projectId, pageRequest(args));
+  logsConnection(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context, @Selected() selection: Selection | undefined) {
+    return ctx.repos.logs.list(args.projectId, pageRequest(args), selection);
   }
 
   @Authorized()
   @Query(() => LogConnection, { description: 'Logs by attribution status across projects, newest first.' })
-  logsByAttribution(@Args(() => LogsByAttributionArgs) args: LogsByAttributionArgs, @Ctx() ctx: Context) {
-    return ctx.repos.logs.listByAttribution(args.status, pageRequest(args));
+  logsByAttribution(
+    @Args(() => LogsByAttributionArgs) args: LogsByAttributionArgs,
+    @Ctx() ctx: Context,
+    @Selected() selection: Selection | undefined,
+  ) {
+    return ctx.repos.logs.listByAttribution(args.status, pageRequest(args), selection);
   }
 
   @Authorized()
@@ -57,6 +62,7 @@ export class LogResolver {
   }
 
   @FieldResolver(() => [Asset], { description: 'Assets linked to this log (one batched read for all logs of a request).' })
+  @Reads('assetIds')
   assets(@Root() log: Log, @Ctx() ctx: Context) {
     return ctx.repos.assets.getMany(log.projectId, log.assetIds ?? []);
   }

@@ -5,11 +5,11 @@ import { entities } from '../common/entities';
 import { mutate } from '../common/mutate';
 import type { Scope } from '../common/scope';
 import { ErrorCode, AppError } from '../errors';
-import { type AnyModel, attr, type AttributeValues, tenantOfPk } from '../infra/dynamo/entity';
+import { type AnyModel, tenantOfPk } from '../infra/dynamo/entity';
 import type { Store } from '../infra/dynamo/store';
 import type { Item } from '../infra/dynamo/write';
 import type { SystemWork } from '../job/system-jobs';
-import type { MigrationDeclaration } from './migration';
+import { type MigrationDeclaration, type SegmentCounts, zeroCounts } from './migration';
 
 /*
  * One segment of a migration's parallel scan: the work of one item of its job. The segment is
@@ -21,30 +21,6 @@ import type { MigrationDeclaration } from './migration';
  * checkpoint. A holder killed mid-page leaves the page to the next holder, which finds the items
  * it had done already as declared and leaves them: each item is rewritten once.
  */
-
-/**
- * What a segment counts, declared once: its type here, and the fields of the API's MigrationCounts
- * (migration.type.ts), which adds up a migration's segments.
- */
-export const SEGMENT_COUNTS = {
-  scanned: attr.int({ required: true, description: 'Items of its entities read.' }),
-  rewritten: attr.int({ required: true, description: 'Items rewritten through the standard write path.' }),
-  unchanged: attr.int({ required: true, description: 'Items found as wanted already (left alone).' }),
-  skipped: attr.int({
-    required: true,
-    description: 'Items whose key is not the one their declaration gives: never moved by a migration; see modelDrift.',
-  }),
-  conflicts: attr.int({
-    required: true,
-    description: 'Rewrites that lost a race to another writer and were decided again on its change.',
-  }),
-};
-
-/** What a segment counts: items of the migration's entities read, rewritten, found as wanted, skipped (a key that changed), and races lost to other writers. */
-export type SegmentCounts = AttributeValues<typeof SEGMENT_COUNTS>;
-
-/** The names of a segment's counters, in declaration order. */
-export const SEGMENT_COUNT_NAMES = Object.keys(SEGMENT_COUNTS).filter((name): name is keyof SegmentCounts => name in SEGMENT_COUNTS);
 
 /** A segment's checkpoint, as its item keeps it. */
 export interface SegmentCheckpoint {
@@ -69,8 +45,6 @@ export type SegmentWork = Pick<SystemWork, 'checkpoint' | 'report' | 'signal'> &
   job: { inputs?: unknown };
   item: { inputs: Record<string, unknown> };
 };
-
-const ZERO: SegmentCounts = { scanned: 0, rewritten: 0, unchanged: 0, skipped: 0, conflicts: 0 };
 
 /** The most rows one page reads. */
 const MAX_PAGE = 100;
@@ -117,7 +91,7 @@ const count = (value: unknown): number => (typeof value === 'number' && Number.i
 
 /** The checkpoint an item holds, or the start of the segment for none (or one of another shape). */
 export function checkpointOf(stored: Record<string, unknown> | undefined): SegmentCheckpoint {
-  if (!stored) return { read: 0, counts: { ...ZERO }, done: false };
+  if (!stored) return { read: 0, counts: zeroCounts(), done: false };
   const counts = isObject(stored.counts) ? stored.counts : {};
   return {
     next: isObject(stored.next) ? stored.next : undefined,
@@ -202,6 +176,8 @@ async function migrateRow(
       const next = changeOf(migration, model, current);
       if (!next) throw new Unchanged();
       return {
+        // The stored item as read, with the transform's changes: an attribute an older declaration
+        // wrote (and this one no longer names) is kept as it is, so it is not checked by name here.
         item: next,
         event: { action: model.events.updated, data: { migration: `${migration.id}-${migration.name}`, fields: driftOf(model, current) } },
       };

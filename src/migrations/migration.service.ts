@@ -8,9 +8,9 @@ import { JobStatus } from '../job/job.machine';
 import type { JobRepository } from '../job/job.repository';
 import { SYSTEM_PROJECT_ID, type SystemJobHandler } from '../job/system-jobs';
 import { Stale } from '../infra/dynamo/aggregate';
-import type { MigrationDeclaration } from './migration';
+import { type MigrationDeclaration, SEGMENT_COUNT_NAMES, type SegmentCounts, zeroCounts } from './migration';
 import { MIGRATIONS } from './migrations';
-import { checkpointOf, migrateSegment, SEGMENT_COUNT_NAMES, type SegmentCounts, type SegmentEnv } from './migration.segment';
+import { checkpointOf, migrateSegment, type SegmentEnv } from './migration.segment';
 
 /*
  * Running the migrations (src/migrations/migrations.ts), each exactly once and in number order,
@@ -114,7 +114,7 @@ export class Migrations {
     const jobs = this.env.systemJobs();
     const [job, items] = await Promise.all([jobs.get(status.jobId), jobs.items.page(status.jobId, 'scan', { first: MAX_SEGMENTS })]);
     if (!job) return declared;
-    const counts: SegmentCounts = { scanned: 0, rewritten: 0, unchanged: 0, skipped: 0, conflicts: 0 };
+    const counts = zeroCounts();
     for (const item of items.nodes) {
       const reached = checkpointOf(item.checkpoint).counts;
       for (const name of SEGMENT_COUNT_NAMES) counts[name] += reached[name];

@@ -1,4 +1,5 @@
 import type { EntityName } from '../common/entities';
+import { attr, type AttributeValues } from '../infra/dynamo/entity';
 import type { Item } from '../infra/dynamo/write';
 
 /*
@@ -50,3 +51,31 @@ export function migration(declaration: MigrationDeclaration): MigrationDeclarati
     throw new Error(`Migration ${declaration.id} needs 1 to 50 segments.`);
   return declaration;
 }
+
+/**
+ * What a segment counts, declared once: its type here, and the fields of the API's MigrationCounts
+ * (migration.type.ts), which adds up a migration's segments, and the outputs of the
+ * migration kind's scan stage (src/job/job.kinds.ts), which a segment reports as its checkpoint.
+ */
+export const SEGMENT_COUNTS = {
+  scanned: attr.int({ required: true, description: 'Items of its entities read.' }),
+  rewritten: attr.int({ required: true, description: 'Items rewritten through the standard write path.' }),
+  unchanged: attr.int({ required: true, description: 'Items found as wanted already (left alone).' }),
+  skipped: attr.int({
+    required: true,
+    description: 'Items whose key is not the one their declaration gives: never moved by a migration; see modelDrift.',
+  }),
+  conflicts: attr.int({
+    required: true,
+    description: 'Rewrites that lost a race to another writer and were decided again on its change.',
+  }),
+};
+
+/** What a segment counts: items of the migration's entities read, rewritten, found as wanted, skipped (a key that changed), and races lost to other writers. */
+export type SegmentCounts = AttributeValues<typeof SEGMENT_COUNTS>;
+
+/** The names of a segment's counters, in declaration order. */
+export const SEGMENT_COUNT_NAMES = Object.keys(SEGMENT_COUNTS).filter((name): name is keyof SegmentCounts => name in SEGMENT_COUNTS);
+
+/** Counts of nothing yet: every counter of SEGMENT_COUNTS at 0. */
+export const zeroCounts = (): SegmentCounts => ({ scanned: 0, rewritten: 0, unchanged: 0, skipped: 0, conflicts: 0 });

@@ -3,6 +3,7 @@ import { feature, type Feature, type NodeSource } from '../common/feature';
 import { globalIdOf, isNodeType, parseGlobalId, type NodeType } from '../common/global-id';
 import { NODE_ENTITIES } from '../common/entities';
 import { Node } from '../common/node.type';
+import { Reads } from '../common/projection';
 import { maxItems } from '../common/validate';
 import type { Context } from '../context';
 
@@ -15,6 +16,8 @@ function idResolver(type: NodeType, source: NodeSource) {
   @Resolver(() => source.type)
   class IdResolver {
     @FieldResolver(() => ID, { description: 'Unique across all types, stable, opaque: refetch with node(id:).' })
+    // It reads the item's key values, which every read carries.
+    @Reads()
     id(@Root() item: Record<string, unknown>): string {
       return globalIdOf(type, item);
     }

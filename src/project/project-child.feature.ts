@@ -5,10 +5,12 @@ import { idempotencyKeyArg } from '../common/idempotency';
 import { type ModelTypes, modelTypes } from '../common/model-types';
 import { placeholdersOf } from '../infra/dynamo/entity';
 import { PageArgs, pageRequest, ProjectPageArgs } from '../common/pagination';
+import { Reads, Selected, type Selection } from '../common/projection';
 import type { Context, Repositories } from '../context';
 import type { ChildModel } from './project-child.repository';
 import { Project } from './project.type';
 import { expectedVersionArg } from '../common/args';
+import { keyArg } from '../common/standard-resolver';
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 const optionalVersion = (type: string) => ({ nullable: true, description: `When given, CONFLICT unless the ${type} is at this version.` });
@@ -44,9 +46,9 @@ function indexResolver(
       name: queryName,
       description: `The ${model.type} items of your projects by ${partition.join(' and ')}, newest first.`,
     })
-    list(@Args(() => IndexArgs) args: IndexArgs, @Ctx() ctx: Context) {
+    list(@Args(() => IndexArgs) args: IndexArgs, @Ctx() ctx: Context, @Selected() selection: Selection | undefined) {
       const values = Object.fromEntries(partition.map((field) => [field, Reflect.get(args, field)]));
-      return ctx.repos.children.of(model).listIndex(indexName, values, pageRequest(args));
+      return ctx.repos.children.of(model).listIndex(indexName, values, pageRequest(args), selection);
     }
   }
   Object.defineProperty(IndexResolver, 'name', { value: `${queryName}Resolver` });
@@ -93,14 +95,14 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
 
     @Authorized()
     @Query(() => connection, { name: plural, description: `A project's ${plural}, oldest first.` })
-    list(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context) {
-      return repository(ctx).list(args.projectId, pageRequest(args));
+    list(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context, @Selected() selection: Selection | undefined) {
+      return repository(ctx).list(args.projectId, pageRequest(args), selection);
     }
 
     @Authorized(Role.EDITOR)
     @Mutation(() => type, { name: `create${name}`, description: `Adds a ${single} to a project.` })
     create(
-      @Arg('projectId', () => ID, { description: "The project's id." }) projectId: string,
+      @keyArg('projectId') projectId: string,
       @Arg('input', () => createInput, { description: 'What the new one is made of.' }) input: object,
       @Arg('idempotencyKey', () => String, idempotencyKeyArg) idempotencyKey: string | null,
       @Ctx() ctx: Context,
@@ -137,8 +139,8 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
   // type-graphql matches a field resolver to its field by the method's name, so the method is named
   // after the field (`milestones`, `scenes`) rather than shared by every child's resolver class.
   class ProjectChildrenResolver {}
-  const children = async (project: Project, first: number | null, ctx: Context) =>
-    (await repository(ctx).list(project.projectId, { first })).nodes;
+  const children = async (project: Project, first: number | null, ctx: Context, selection: Selection | undefined) =>
+    (await repository(ctx).list(project.projectId, { first }, selection)).nodes;
   Object.defineProperty(ProjectChildrenResolver.prototype, plural, { value: children, writable: true, configurable: true });
   const descriptor = Object.getOwnPropertyDescriptor(ProjectChildrenResolver.prototype, plural);
   FieldResolver(() => [type], { description: `The first ${plural}; page with Query.${plural}.` })(
@@ -146,9 +148,12 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
     plural,
     descriptor ?? {},
   );
+  // It reads the project's id, which every read of a project carries.
+  Reads()(ProjectChildrenResolver.prototype, plural, descriptor ?? {});
   Root()(ProjectChildrenResolver.prototype, plural, 0);
   Arg('first', () => Int, firstArg)(ProjectChildrenResolver.prototype, plural, 1);
   Ctx()(ProjectChildrenResolver.prototype, plural, 2);
+  Selected()(ProjectChildrenResolver.prototype, plural, 3);
   Resolver(() => Project)(ProjectChildrenResolver);
   Object.defineProperty(ProjectChildrenResolver, 'name', { value: `Project${name}sResolver` });
 

@@ -1,6 +1,7 @@
 import { entities, type IdentifiedProjectChild } from '../common/entities';
 import { assertId, type IdPrefix } from '../common/ids';
 import type { KeyValues } from '../common/mutate';
+import type { Selection } from '../common/projection';
 import { EntityRepository, inputAttributes } from '../common/repository';
 import type { Scope } from '../common/scope';
 import type { PageRequest } from '../infra/dynamo/store';
@@ -46,15 +47,18 @@ export class ProjectChildRepository<M extends ChildModel> extends EntityReposito
     return this.loadMany([...ids].map((id) => this.valuesOf(projectId, id)));
   }
 
-  /** A project's children of this kind, oldest first (ids are time-ordered). */
-  list(projectId: string, page: PageRequest) {
+  /**
+   * A project's children of this kind, oldest first (ids are time-ordered), with the attributes
+   * `selection` reads (see EntityRepository.page).
+   */
+  list(projectId: string, page: PageRequest, selection: Selection | undefined) {
     assertId(projectId, 'proj', 'projectId');
-    return this.page(this.keys.prefixOf({ projectId }), page);
+    return this.page(this.keys.prefixOf({ projectId }), page, selection);
   }
 
-  /** One page of a declared index of this child (`values` fill its partition key), newest first. */
-  listIndex(indexName: string, values: Record<string, unknown>, page: PageRequest) {
-    return this.page(this.keys.query(indexName, values, { descending: true }), page);
+  /** One page of a declared index of this child (`values` fill its partition key), newest first, as `list` reads. */
+  listIndex(indexName: string, values: Record<string, unknown>, page: PageRequest, selection: Selection | undefined) {
+    return this.page(this.keys.query(indexName, values, { descending: true }), page, selection);
   }
 
   /**

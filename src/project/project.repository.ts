@@ -1,4 +1,5 @@
 import { entities, OPS_SHARDS } from '../common/entities';
+import type { Selection } from '../common/projection';
 import { tenantOfPk } from '../infra/dynamo/entity';
 import { assertId } from '../common/ids';
 import { mustExist, mutate } from '../common/mutate';
@@ -48,13 +49,17 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
    * Lists projects through the indexes, never through the projects' children: by status (newest
    * first) when a status is given, else by title (optionally by title prefix).
    */
-  list(args: { status?: ProjectStatus | null; titlePrefix?: string | null; archived: boolean }, page: PageRequest) {
+  list(
+    args: { status?: ProjectStatus | null; titlePrefix?: string | null; archived: boolean },
+    page: PageRequest,
+    selection: Selection | undefined,
+  ) {
     const { tenant } = this.scope;
     if (args.status && args.titlePrefix) throw badInput('Filter by status or by titlePrefix, not both.', 'titlePrefix');
     const spec = args.status
       ? projectsByStatus(tenant, args.status, args.archived)
       : projectsByTitle(tenant, args.titlePrefix ?? undefined, args.archived);
-    return this.page(spec, page);
+    return this.page(spec, page, selection);
   }
 
   /**

@@ -4,6 +4,7 @@ import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
 import { standardResolver } from '../common/standard-resolver';
 import { modelTypes } from '../common/model-types';
+import { Reads, Selected, type Selection } from '../common/projection';
 import type { Context } from '../context';
 import { Log } from '../log/log.type';
 import { ProjectsAcrossTenantsArgs, ProjectsArgs, ProjectVersionArgs } from './project.input';
@@ -34,8 +35,12 @@ const ProjectStandard = standardResolver(entities.Project, {
 export class ProjectResolver {
   @Authorized()
   @Query(() => ProjectConnection, { description: 'By title (or title prefix), or by status newest first.' })
-  projects(@Args(() => ProjectsArgs) { first, after, last, before, ...filter }: ProjectsArgs, @Ctx() ctx: Context) {
-    return ctx.repos.projects.list(filter, { first, after, last, before });
+  projects(
+    @Args(() => ProjectsArgs) { first, after, last, before, ...filter }: ProjectsArgs,
+    @Ctx() ctx: Context,
+    @Selected() selection: Selection | undefined,
+  ) {
+    return ctx.repos.projects.list(filter, { first, after, last, before }, selection);
   }
 
   @Authorized(Role.EDITOR)
@@ -69,21 +74,36 @@ export class ProjectResolver {
   }
 
   @FieldResolver(() => ID, { description: 'The tenant the project belongs to.' })
+  @Reads('tenantId')
   tenantId(@Root() project: Project, @Ctx() ctx: Context): string {
     return project.tenantId ?? ctx.principal?.tenantId ?? '';
   }
 
+  // Project.logs, assets and brief read the project's id, which every read of a project carries.
   @FieldResolver(() => [Log], { description: 'The first logs, oldest first; page with Query.logsConnection.' })
-  async logs(@Root() project: Project, @Arg('first', () => Int, firstArg) first: number | null, @Ctx() ctx: Context) {
-    return (await ctx.repos.logs.list(project.projectId, { first })).nodes;
+  @Reads()
+  async logs(
+    @Root() project: Project,
+    @Arg('first', () => Int, firstArg) first: number | null,
+    @Ctx() ctx: Context,
+    @Selected() selection: Selection | undefined,
+  ) {
+    return (await ctx.repos.logs.list(project.projectId, { first }, selection)).nodes;
   }
 
   @FieldResolver(() => [Asset], { description: 'The first assets; page with Query.assets.' })
-  async assets(@Root() project: Project, @Arg('first', () => Int, firstArg) first: number | null, @Ctx() ctx: Context) {
-    return (await ctx.repos.assets.list(project.projectId, { first })).nodes;
+  @Reads()
+  async assets(
+    @Root() project: Project,
+    @Arg('first', () => Int, firstArg) first: number | null,
+    @Ctx() ctx: Context,
+    @Selected() selection: Selection | undefined,
+  ) {
+    return (await ctx.repos.assets.list(project.projectId, { first }, selection)).nodes;
   }
 
   @FieldResolver(() => modelTypes(entities.Brief).type, { nullable: true, description: 'The latest brief version.' })
+  @Reads()
   brief(@Root() project: Project, @Ctx() ctx: Context) {
     return ctx.repos.briefs.latest(project.projectId);
   }

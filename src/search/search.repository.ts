@@ -112,6 +112,9 @@ export class SearchRepository {
       });
     }
     hits.sort((a, b) => rank(positionOf(a), positionOf(b)));
-    return this.scope.pageOfList(`search:${JSON.stringify([query, [...wanted].sort()])}`, hits, positionOf, rank, page);
+    return this.scope.pageOfList(
+      { listId: `search:${JSON.stringify([query, [...wanted].sort()])}`, list: hits, positionOf, compare: rank },
+      page,
+    );
   }
 }

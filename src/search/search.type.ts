@@ -1,8 +1,7 @@
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { argsType, registerApiType } from '../common/model-types';
+import { argsType, connectionOf, registerApiType } from '../common/model-types';
 import { attr } from '../infra/dynamo/entity';
 import { Node } from '../common/node.type';
-import { Connection } from '../common/connection';
 import { PageArgs } from '../common/pagination';
 import { searchableModels } from '../common/search';
 
@@ -40,8 +39,11 @@ export class SearchHit {
   matchedFields!: string[];
 }
 
-@ObjectType({ simpleResolvers: true, description: 'A page of search hits, best first, with the cursors to read on.' })
-export class SearchConnection extends Connection(SearchHit) {}
+export const SearchConnection = connectionOf(
+  SearchHit,
+  'A page of search hits, best first, with the cursors to read on.',
+  'SearchConnection',
+);
 
 export const SearchArgs = argsType(
   'SearchArgs',

@@ -1,8 +1,8 @@
 import type { PlanLimits as ConfiguredPlanLimits } from '../config';
-import { attr } from '../infra/dynamo/entity';
+import { type Attribute, attr, pickAttributes, type ShapeDeclaration, type ShapeValues } from '../infra/dynamo/entity';
 import { entities, type EntityItem } from '../common/entities';
 import { attributeEnum, registerApiType, shapeInputType, shapeObjectType } from '../common/model-types';
-import { Role } from '../auth/principal';
+import { Role, VIEWER } from '../auth/principal';
 
 /*
  * The tenant's own type and inputs come from its declaration (src/common/entities.ts); these are
@@ -15,18 +15,14 @@ export type Plan = EntityItem<'Tenant'>['plan'];
 // The caller's roles are the auth layer's enum.
 registerApiType('Role', Role);
 
-export const Viewer = shapeObjectType({
-  name: 'Viewer',
-  description: 'The caller, as the verified token says.',
-  fields: {
-    userId: attr.id({ required: true, description: "The token's subject." }),
-    tenantId: attr.id({ required: true, description: "The token's tenant: every read and write is in it." }),
-    roles: attr.json<Role[]>()({ required: true, apiType: '[Role]', description: "The token's roles." }),
-  },
-});
+export const Viewer = shapeObjectType(VIEWER);
 export type Viewer = InstanceType<typeof Viewer>;
 
-/** A plan's limits as the API shows them (PlanLimits) and as an admin overrides them for one tenant (PlanLimitsInput). */
+/**
+ * A plan's limits as the API shows them (PlanLimits) and as an admin overrides them for one tenant
+ * (PlanLimitsInput): a field for each limit the configuration holds (config.ts, which cannot import
+ * the declarations), so a limit added there and not here is a type error.
+ */
 const PLAN_LIMITS = {
   name: 'PlanLimits',
   description: "What a tenant's plan allows, with an admin's overrides for the tenant applied.",
@@ -65,7 +61,7 @@ const PLAN_LIMITS = {
       createDescription: 'Work items per job.',
     }),
   },
-} as const;
+} as const satisfies ShapeDeclaration<Record<keyof ConfiguredPlanLimits, Attribute>>;
 
 export const PlanLimits = shapeObjectType(PLAN_LIMITS);
 /** An admin's overrides of a plan's limits: any omitted or null limit is the plan's. */
@@ -74,7 +70,8 @@ export type PlanLimitsInput = InstanceType<typeof PlanLimitsInput>;
 /** A plan's limits, as the server's configuration holds them. */
 export type PlanLimits = ConfiguredPlanLimits;
 
-export const QuotaUsage = shapeObjectType({
+/** How much of one quota a tenant uses: an entry of TenantUsage's quotas. */
+const QUOTA_USAGE = {
   name: 'QuotaUsage',
   description: 'How much of one quota a tenant uses.',
   fields: {
@@ -82,21 +79,17 @@ export const QuotaUsage = shapeObjectType({
     used: attr.float({ required: true, description: 'What the tenant uses now, as its counter holds it exactly.' }),
     limit: attr.float({ required: true, description: 'What its plan allows.' }),
   },
-});
-export type QuotaUsage = InstanceType<typeof QuotaUsage>;
+} as const;
+export type QuotaUsage = ShapeValues<typeof QUOTA_USAGE>;
 
 export const TenantUsage = shapeObjectType({
   name: 'TenantUsage',
   description: "A tenant's plan, its limits, and its usage of each quota (admins only).",
   fields: {
-    tenantId: attr.id({ required: true, description: 'The tenant.' }),
-    plan: attr.json<Plan>()({ required: true, apiType: 'Plan', description: 'The plan it is on.' }),
-    limits: attr.json<PlanLimits>()({
-      required: true,
-      apiType: 'PlanLimits',
-      description: 'What the plan allows it, with its own overrides.',
-    }),
-    quotas: attr.json<QuotaUsage[]>()({ required: true, apiType: '[QuotaUsage]', description: 'Each quota: used against the limit.' }),
+    // The tenant's own attributes, as its declaration has them, in this view's words.
+    ...pickAttributes(entities.Tenant.attributes, { tenantId: 'The tenant.', plan: 'The plan it is on.' }),
+    limits: attr.objectOf(PLAN_LIMITS)({ required: true, description: 'What the plan allows it, with its own overrides.' }),
+    quotas: attr.listOf(QUOTA_USAGE)({ required: true, description: 'Each quota: used against the limit.' }),
   },
 });
 export type TenantUsage = InstanceType<typeof TenantUsage>;

@@ -1,6 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { entities } from '../../src/common/entities';
-import { claimReadStats, itemWriteStats } from '../../src/job/job.items';
+import { claimReadStats, itemWriteStats, keptJobStates, openQueues } from '../../src/job/job.items';
+import { stopOnPurpose } from '../support/fixtures';
 import { Role, startTestServer, type TestServer } from '../support/server';
 
 /** Worker leases and claiming (claimWork): exactly-once hand-out, renewal, take-over after a lease runs out, attempts. */
@@ -147,6 +148,36 @@ describe('claiming work with leases', () => {
     expect(reads).toBeGreaterThan(0);
     expect(reads).toBeLessThan(groups);
   }, 180_000);
+
+  it("keeps a busy job's state between one worker's calls, though its queue drains after each, and drops it at shutdown", async () => {
+    // A server of its own, to be stopped here.
+    const own = await startTestServer({ env: { JOB_LEASE_SECONDS: '600' } });
+    await use(own);
+    const jobId = await batchJob();
+    const token = await workerToken(300);
+    const before = { ...claimReadStats };
+    // One worker, one call at a time: the job's queue drains after each of them.
+    for (let n = 0; n < 10; n++) {
+      const claimed = (
+        await gql(token, 'mutation { claimWork(kind: "BATCH", stage: "process") { job { jobId } item { sequence attempt } } }')
+      ).data.claimWork;
+      expect(claimed.job.jobId).toBe(jobId);
+      const done = await gql(
+        token,
+        'mutation($j: ID!, $n: Int!, $a: Int!, $o: JSONObject!) { completeWorkItem(jobId: $j, stage: "process", sequence: $n, attempt: $a, outputs: $o) { status } }',
+        { j: jobId, n: claimed.item.sequence, a: claimed.item.attempt, o: { result: 'tenants/lease-co/out/x.png' } },
+      );
+      expect(done.data.completeWorkItem.status).toBe('COMPLETED');
+      expect(openQueues(own.app.store)).toBe(0);
+      expect(keptJobStates(own.app.store)).toBe(1);
+    }
+    // Ten claims, each in a group of its own; the first read 40 candidates, which serve the rest
+    // (a state is kept for a second: a gap longer than that on a loaded machine reads again).
+    expect(claimReadStats.groupsWithClaims - before.groupsWithClaims).toBe(10);
+    expect(claimReadStats.indexReads - before.indexReads).toBeLessThanOrEqual(3);
+    await stopOnPurpose(own.app);
+    expect(keptJobStates(own.app.store)).toBe(0);
+  });
 
   it('hands out work created right after a claim found none', async () => {
     await use(longLease);

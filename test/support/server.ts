@@ -45,6 +45,8 @@ export async function startTestServer(
   options: {
     env?: Record<string, string>;
     batchLoads?: boolean;
+    /** False: list reads return whole items whatever the query selects (see ContextDeps.projectReads). */
+    projectReads?: boolean;
     failPublish?: (event: Record<string, any>) => boolean;
     /** The requests' clock (Scope.now), for tests of rules bound in time; the wall clock when omitted. */
     now?: () => Date;
@@ -82,6 +84,7 @@ export async function startTestServer(
   else if (config.dynamo.endpoint === testEndpoint()) registerFixture(`table ${config.tableName}`, () => dropTable(config.tableName));
   const app = await startApp(config, {
     batchLoads: options.batchLoads,
+    projectReads: options.projectReads,
     failPublish: options.failPublish,
     now: options.now,
     afterArchiveExport: options.afterArchiveExport,

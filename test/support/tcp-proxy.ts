@@ -12,6 +12,8 @@ export interface TcpProxy {
    * calls (a server's background sweeps) may hang on it first.
    */
   stalled(containing?: string): Promise<void>;
+  /** What clients sent through the proxy so far, as text, a chunk an entry (a request's body is most often one). */
+  sent: string[];
   stop(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy>
   const sockets = new Set<Socket>();
   let held = false;
   const waiters = new Set<{ containing?: string; resolve: () => void }>();
+  const sent: string[] = [];
   const server: Server = createServer((client) => {
     const upstream = connect(Number(targetPort), hostname);
     for (const s of [client, upstream]) {
@@ -32,6 +35,7 @@ export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy>
       s.once('close', () => sockets.delete(s));
     }
     client.on('data', (chunk) => {
+      sent.push(chunk.toString('latin1'));
       if (!held) upstream.write(chunk);
       else
         for (const waiter of waiters) {
@@ -58,6 +62,7 @@ export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy>
       held = true;
     },
     stalled: (containing?: string) => new Promise<void>((resolve) => waiters.add({ containing, resolve })),
+    sent,
     stop,
   };
 }

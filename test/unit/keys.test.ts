@@ -48,7 +48,9 @@ describe('keys', () => {
       const keys = bound.of(model);
       expect({ name, key: keys.keyFrom(values) }).toEqual({ name, key: model.key.keyFrom(t, values) });
       expect({ name, attributes: keys.indexAttributes(values) }).toEqual({ name, attributes: model.indexAttributes(t, values) });
-      expect(keys.itemFrom(values)).toEqual(model.itemFrom(t, values));
+      // The sample also holds what only index keys name (the tenant, a derived shard): an item holds its own attributes.
+      const own = Object.fromEntries(Object.entries(values).filter(([name]) => model.writable({ [name]: values[name] })));
+      expect(keys.itemFrom(model.writeOf(own))).toEqual(model.itemChecked(t, own));
       expect(other.of(model).keyFrom(values).PK.startsWith('TENANT#other')).toBe(true);
     }
     expect(bound.partition).toBe('TENANT#acme');
@@ -56,6 +58,17 @@ describe('keys', () => {
     expect(bound.objectKey('tenants/acme/a.png', 'mediaRefs')).toBe('tenants/acme/a.png');
     expect(() => bound.objectKey('tenants/other/a.png', 'mediaRefs')).toThrow(/tenant's prefix "tenants\/acme\/"/);
     expect(bound.objectPath('inspiration/i/a.png')).toBe('tenants/acme/inspiration/i/a.png');
+  });
+
+  it('writes only what an entity declares: an attribute it does not name is refused by name, its key, status and derived ones pass', () => {
+    const milestone = { projectId: 'proj_1', milestoneId: 'ms_1', name: 'Sketch', status: 'pending', version: 1, searchSlots: [] };
+    expect(entities.Milestone.writable(milestone)).toBe(true);
+    expect(entities.Milestone.itemChecked(t, milestone)).toMatchObject({ entityType: 'Milestone', name: 'Sketch' });
+    // A misspelt attribute is a programming error, not an attribute stored beside the declared ones.
+    expect(() => entities.Milestone.itemChecked(t, { ...milestone, nmae: 'Sketch' })).toThrow('Milestone declares no attribute nmae.');
+    // The status streams' events carry the job they belong to, which their declaration names.
+    const statusEvent = { projectId: 'proj_1', position: 1, jobId: 'job_1', eventId: 'e', stream: 'projectJobs' };
+    expect(entities.ProjectJobStatusEvent.writable(statusEvent)).toBe(true);
   });
 
   it('puts every index key of every entity under TENANT#<tenant>, except the one declared cross-tenant', () => {

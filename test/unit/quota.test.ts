@@ -93,7 +93,7 @@ describe('quota writes (pure: what a change adds to the tenant usage counter, an
     }) as Write[];
     expect(condition(grown).values).toEqual({ ':v0': 700, ':v1': 700 });
     // The stored item records what it counted, derived like an index attribute.
-    // Partial items (no status, no name): itemFrom, which takes attributes the compiler does not check.
+    // Partial items (no status, no name): itemFrom, whose write values need no attribute but the key's.
     expect(entities.Project.itemFrom('t', legacy).quotaCounted).toBe(1);
     expect(entities.Project.itemFrom('t', project(true)).quotaCounted).toBe(0);
     expect(entities.Milestone.itemFrom('t', { projectId: 'proj_1', milestoneId: 'ms_1' })).not.toHaveProperty('quotaCounted');

@@ -1,4 +1,5 @@
 import { shapeObjectType } from '../model-types';
+import { UPLOAD_TARGET } from '../../infra/s3/files';
 import { attr } from '../../infra/dynamo/entity';
 import { UPLOAD_STATES, UPLOAD_STATUS } from '../entities';
 import { registerDeclaredEnum } from '../model-types';
@@ -10,30 +11,9 @@ export type UploadStatus = (typeof UploadStatus)[keyof typeof UploadStatus];
 // Registered here, before the declarations that name it (an inspiration's file) are made into types.
 registerDeclaredEnum(UploadStatus, UPLOAD_STATUS);
 
-export const HttpHeader = shapeObjectType({
-  name: 'HttpHeader',
-  description: 'A header the upload request must send exactly as given.',
-  fields: {
-    name: attr.string({ required: true, description: "The header's name." }),
-    value: attr.string({ required: true, description: "The header's value, to send exactly." }),
-  },
-});
-export type HttpHeader = InstanceType<typeof HttpHeader>;
-
-export const UploadTarget = shapeObjectType({
-  name: 'UploadTarget',
-  description: 'Where and how to upload: send exactly these headers, before expiresAt.',
-  fields: {
-    url: attr.string({ required: true, description: 'The presigned URL to send the file to.' }),
-    method: attr.string({ required: true, description: 'The HTTP method to use: PUT.' }),
-    headers: attr.json<HttpHeader[]>()({
-      required: true,
-      apiType: '[HttpHeader]',
-      description: 'Headers to send exactly as given (the content type, among them).',
-    }),
-    expiresAt: attr.dateTime({ required: true, description: 'When the URL stops working (UPLOAD_URL_TTL_SECONDS after it was made).' }),
-  },
-});
+/** Where and how to upload, as the file store makes it (UPLOAD_TARGET, src/infra/s3/files.ts); its headers are HttpHeaders. */
+export const UploadTarget = shapeObjectType(UPLOAD_TARGET);
+export { UPLOAD_TARGET };
 export type UploadTarget = InstanceType<typeof UploadTarget>;
 
 /**

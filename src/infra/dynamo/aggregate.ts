@@ -74,6 +74,11 @@ interface Command<S> {
 export interface AggregateLimits {
   /** Commands one group takes; more wait for the next group. */
   maxCommands: number;
+  /**
+   * How long (ms) a drained queue's carried state is kept for the aggregate's next command, and
+   * for how many aggregates at most (the least recently drained go first). 0 keeps none.
+   */
+  keepCarried?: { ms: number; max: number };
   /** Writes one group's transaction may hold (DynamoDB allows 100; stream heads and events are added at commit). */
   maxWrites: number;
   /** Rounds a group is read and decided again after another writer moved the aggregate first. */
@@ -96,6 +101,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export class AggregateCommitter<S extends DecisionState<S>> {
   private readonly queues = new Map<string, Queue<S>>();
+  /**
+   * The states drained queues carried, by aggregate, with when each was kept: a busy aggregate's
+   * queue drains between groups whenever its callers are all waiting for their answers (each
+   * worker sends its next command only after the last one committed), and its next group then
+   * decides on what the last commit left instead of reading the aggregate again. Kept for
+   * `keepCarried.ms` at most (looked at when the next command comes), for `keepCarried.max`
+   * aggregates at most, and dropped by `release` at shutdown. Keeping one longer risks nothing
+   * but time: the commit is conditioned on the versions the state holds.
+   */
+  private readonly kept = new Map<string, { state: S; at: number }>();
 
   constructor(
     private readonly limits: AggregateLimits,
@@ -110,6 +125,16 @@ export class AggregateCommitter<S extends DecisionState<S>> {
     return this.queues.size;
   }
 
+  /** How many drained aggregates' carried states are kept now (see `kept`). */
+  get keptStates(): number {
+    return this.kept.size;
+  }
+
+  /** Drops every kept state (at shutdown); queues still running keep theirs until they drain. */
+  release(): void {
+    this.kept.clear();
+  }
+
   /**
    * Queues `apply` for aggregate `id` and resolves with what it returned once its group
    * committed; rejects with what it threw (nothing of it is written), with the error the read or
@@ -118,7 +143,7 @@ export class AggregateCommitter<S extends DecisionState<S>> {
   submit<T>(id: string, io: AggregateIO<S>, refs: readonly string[], apply: (state: S) => T): Promise<T> {
     let queue = this.queues.get(id);
     if (!queue) {
-      queue = { pending: [], running: false };
+      queue = { pending: [], running: false, carried: this.takeKept(id) };
       this.queues.set(id, queue);
     }
     const promise = new Promise<T>((resolve, reject) => {
@@ -150,8 +175,32 @@ export class AggregateCommitter<S extends DecisionState<S>> {
       }
     } finally {
       queue.running = false;
-      if (this.queues.get(id) === queue) this.queues.delete(id);
+      if (this.queues.get(id) === queue) {
+        this.queues.delete(id);
+        this.keep(id, queue.carried);
+      }
     }
+  }
+
+  private keep(id: string, state: S | undefined): void {
+    const limit = this.limits.keepCarried;
+    if (!state || !limit || limit.max <= 0 || limit.ms <= 0) return;
+    const now = performance.now();
+    this.kept.delete(id);
+    this.kept.set(id, { state, at: now });
+    // Map iteration is in insertion order, so the first entries are the least recently kept:
+    // those past their time or past the count go.
+    for (const [key, entry] of this.kept) {
+      if (this.kept.size <= limit.max && now - entry.at <= limit.ms) break;
+      this.kept.delete(key);
+    }
+  }
+
+  private takeKept(id: string): S | undefined {
+    const entry = this.kept.get(id);
+    if (!entry) return undefined;
+    this.kept.delete(id);
+    return performance.now() - entry.at <= (this.limits.keepCarried?.ms ?? 0) ? entry.state : undefined;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { AppError, ErrorCode } from '../../errors';
-import type { Page, QuerySpec } from './store';
+import type { Page, Projection, QuerySpec } from './store';
 import { type IndexName, type Key, keySchemas, indexNames } from './table';
 import { del, put, update, type Item, type Write } from './write';
 
@@ -246,6 +246,11 @@ export const attr = {
     const make = builder<T>('json');
     return <const O extends AttributeOptions<T>>(options?: O) => ({ ...make(options), jsonObject: true });
   },
+  /** A list of JSON objects, stored as they are (rows as the table held them); the API shows it as [JSONObject]. */
+  jsonObjects: <T = Record<string, unknown>>() => {
+    const make = builder<T[]>('json');
+    return <const O extends AttributeOptions<T[]>>(options?: O) => ({ ...make(options), apiType: '[JSONObject]' });
+  },
   /** One value of a declared shape, stored as JSON; the API shows it as its object type, and takes its input type. */
   objectOf: <const F extends AttributeMap>(shape: ShapeDeclaration<F>) => {
     const make = builder<AttributeValues<F>>('json');
@@ -277,6 +282,16 @@ export function pickAttributes(attributes: AttributeMap, described: Record<strin
     picked[name] = { ...declared, description };
   }
   return picked;
+}
+
+/**
+ * The attributes `names` names, taken from a declaration's `attributes` as they are declared
+ * (described in the declaration's own words): a view that shows them as the entity holds them.
+ */
+export function pickDeclared<As extends AttributeMap, const N extends keyof As & string>(attributes: As, names: readonly N[]): Pick<As, N>;
+// The map is built from `names`, so it has exactly the keys the signature above says.
+export function pickDeclared(attributes: AttributeMap, names: readonly string[]): AttributeMap {
+  return Object.fromEntries(names.map((name) => [name, attributes[name]]));
 }
 
 type ValueOf<A> = (A extends { valueType?: infer T } ? Exclude<T, undefined> : never) | (A extends { nullable: true } ? null : never);
@@ -406,6 +421,18 @@ export type System = {
   createdBy: string;
   expiresAt?: number;
 };
+
+/** The names of what the server adds (see System). */
+const SYSTEM_ATTRIBUTES = [
+  'PK',
+  'SK',
+  'entityType',
+  'version',
+  'createdAt',
+  'updatedAt',
+  'createdBy',
+  'expiresAt',
+] as const satisfies readonly (keyof System)[];
 
 /** What every stored item has: its key, its entity type, and its expiry where its entity has a TTL. */
 type StoredKey = Pick<System, 'PK' | 'SK' | 'entityType' | 'expiresAt'>;
@@ -544,6 +571,15 @@ export class EntityModel<
     Partial<StoredKey> &
     Pick<System, K> &
     Derived;
+  /**
+   * Never set: what a write of its item from a client's checked input gives (see WriteValues): its
+   * key values, and any of its declared attributes (null where a client cleared one), its status,
+   * what the server adds and what the model derives. An attribute it does not declare is a type error.
+   */
+  declare readonly writeValues: { [A in keyof As]?: ValueOf<As[A]> | null } & KeyValuesOf<PK, SK, As> &
+    Partial<StatusValues<M>> &
+    Partial<System> &
+    Derived;
   /** Never set: the type of its derived create input (see CreateInputOf). */
   declare readonly createInput: CreateInputOf<As>;
   /** Never set: the type of its derived update input (see UpdateInputOf). */
@@ -630,17 +666,30 @@ export class EntityModel<
    * stays under a key its attributes no longer give).
    */
   toItem(tenantId: string, attributes: this['putValues']): Item {
-    return this.itemFrom(tenantId, attributes);
+    return this.stored(tenantId, attributes);
   }
 
   /**
-   * The item as stored (see toItem) from attributes whose type the compiler does not know: a
-   * client's input checked against the declaration at run time (checkFields, src/common/fields.ts)
-   * that the generic writers (src/common/mutate.ts) hold without naming the entity, or an item of
-   * whichever of several entities (a test over every declaration). Code that names its entity
-   * uses toItem, where an attribute the declaration does not name is a type error.
+   * The item as stored (see toItem) from what a write gives (see WriteValues): a client's input
+   * checked against the declaration (checkFields, src/common/fields.ts) that the generic writers
+   * (src/common/mutate.ts) hold as the entity's write values. Code that names its entity and gives
+   * every required attribute uses toItem.
    */
-  itemFrom(tenantId: string, attributes: object): Item {
+  itemFrom(tenantId: string, attributes: this['writeValues']): Item {
+    return this.stored(tenantId, attributes);
+  }
+
+  /**
+   * The item as stored from the values of whichever of several entities (a stream's event, a test
+   * over every declaration), each attribute checked to be one of this entity's at run time (see
+   * writeOf; a throw is a programming error).
+   */
+  itemChecked(tenantId: string, values: object): Item {
+    return this.itemFrom(tenantId, this.writeOf(values));
+  }
+
+  /** The item as stored: what toItem and itemFrom share, once each has typed its attributes. */
+  private stored(tenantId: string, attributes: object): Item {
     const item: Item = {};
     for (const [name, value] of Object.entries(attributes)) {
       if (name !== 'PK' && name !== 'SK' && !MODEL_INDEX_ATTRIBUTES.includes(name)) item[name] = value;
@@ -652,9 +701,45 @@ export class EntityModel<
     return counted === undefined ? stored : { ...stored, [QUOTA_COUNTED_ATTRIBUTE]: counted };
   }
 
+  /**
+   * True when every attribute `values` names is one of this entity's: declared, a key value, its
+   * status, what the server adds or the model derives (its key and index attributes included, which
+   * a write drops and derives again). What lets code that holds values of whichever entity (an item
+   * read and changed by name, a migration's rewrite) write them as this entity's.
+   */
+  writable(values: object): values is this['writeValues'] {
+    return Object.keys(values).every((name) => this.writableNames.has(name));
+  }
+
+  /** The names `writable` accepts, made once. */
+  private get writableNames(): ReadonlySet<string> {
+    this.names ??= new Set([
+      ...Object.keys(this.attributes),
+      ...this.keyFields,
+      ...(this.status ? [this.status.attribute] : []),
+      ...SYSTEM_ATTRIBUTES,
+      ...MODEL_INDEX_ATTRIBUTES,
+      SEARCH_SLOTS_ATTRIBUTE,
+      QUOTA_COUNTED_ATTRIBUTE,
+    ]);
+    return this.names;
+  }
+
+  private names?: ReadonlySet<string>;
+
+  /**
+   * `values` as this entity's write values (see writable). Throws (a programming error) naming an
+   * attribute the entity does not declare.
+   */
+  writeOf(values: object): this['writeValues'] {
+    if (this.writable(values)) return values;
+    const unknown = Object.keys(values).filter((name) => !this.writableNames.has(name));
+    throw new Error(`${this.type} declares no attribute ${unknown.join(', ')}.`);
+  }
+
   /** A put of the item (see toItem); conditions are added by the caller (`ifNew`, `ifVersion`). */
   put(tenantId: string, attributes: this['putValues']): Write {
-    return put(this.itemFrom(tenantId, attributes));
+    return put(this.stored(tenantId, attributes));
   }
 
   /**
@@ -684,6 +769,23 @@ export class EntityModel<
   is(item: Item | null | undefined): item is this['item'] {
     return item != null && item.entityType === this.type;
   }
+
+  /**
+   * What a read of this entity's items for `selection` (the attributes a query's fields read of
+   * them; see src/common/projection.ts) returns: those, and what code that holds one of its items
+   * may read whatever was selected: its key values (its ids, its global id) and its version. The
+   * store adds the stored key and type (see Projection). Undefined, every attribute, for no
+   * selection. The same array for the same selection, so what is built from it is kept.
+   */
+  projectionOf(selection: readonly string[] | undefined): Projection | undefined {
+    if (!selection) return undefined;
+    let projection = this.projections.get(selection);
+    if (!projection) this.projections.set(selection, (projection = [...new Set([...this.keyFields, 'version', ...selection])]));
+    return projection;
+  }
+
+  /** The projections made so far (see projectionOf), by selection. */
+  private readonly projections = new WeakMap<readonly string[], Projection>();
 
   /** A page of stored items as this entity's items (items of other entities are left out). */
   pageOf(page: Page<Item>): Page<this['item']> {
@@ -819,17 +921,17 @@ export class TenantModel<M extends AnyModel> {
 
   /** The item as stored (see EntityModel.toItem): an attribute its declaration does not name is a type error. */
   toItem(attributes: PutValues<M>): Item {
-    return this.model.itemFrom(this.tenantId, attributes);
+    return this.model.toItem(this.tenantId, attributes);
   }
 
-  /** The item as stored from attributes whose type the compiler does not know (see EntityModel.itemFrom). */
-  itemFrom(attributes: object): Item {
+  /** The item as stored from a write's values (see EntityModel.itemFrom). */
+  itemFrom(attributes: WriteValues<M>): Item {
     return this.model.itemFrom(this.tenantId, attributes);
   }
 
   /** A put of the item (see EntityModel.put): an attribute its declaration does not name is a type error. */
   put(attributes: PutValues<M>): Write {
-    return put(this.model.itemFrom(this.tenantId, attributes));
+    return this.model.put(this.tenantId, attributes);
   }
 
   /** An in-place update of attributes that compose no index key (see EntityModel.update; a throw is a programming error). */
@@ -866,6 +968,12 @@ export type ItemOf<M extends AnyModel> = M['item'];
  * type, which the put derives again). An attribute the declaration does not name is a type error.
  */
 export type PutValues<M extends AnyModel> = M['putValues'];
+/**
+ * What a write of a model's item gives from a client's checked input: its key values, and any of
+ * its declared attributes (null where cleared), status, server and derived attributes. An attribute
+ * the declaration does not name is a type error.
+ */
+export type WriteValues<M extends AnyModel> = M['writeValues'];
 
 /** An enum object for a list of values, keyed by the values in upper case: `['in_progress']` → `{ IN_PROGRESS: 'in_progress' }`. */
 export type EnumObject<V extends string> = { readonly [K in V as Uppercase<K>]: K };

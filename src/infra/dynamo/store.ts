@@ -36,6 +36,37 @@ export interface QuerySpec {
   descending?: boolean;
 }
 
+/**
+ * The attributes a read returns, when not every one: a page's items then hold these (those they
+ * have) and what the store itself needs of each item, which it adds: the key, `entityType`, the
+ * expiry and the key of the index read (a cursor is an item's position in it). Made once per
+ * selection and kept (see EntityModel.projectionOf), so the expression built from it is kept too.
+ */
+export type Projection = readonly string[];
+
+/** A projection as a Query takes it: its expression and the attribute names that expression uses. */
+interface ProjectionInput {
+  expression: string;
+  names: Record<string, string>;
+}
+
+/** Each projection's input by the index it reads (the index's key is added to it), made on first use. */
+const projectionInputs = new WeakMap<Projection, Map<string, ProjectionInput>>();
+
+/** What a Query of `index` sends for `projection`: its attributes and those the store needs, each once. */
+function projectionInput(projection: Projection, index: IndexName | undefined): ProjectionInput {
+  let byIndex = projectionInputs.get(projection);
+  if (!byIndex) projectionInputs.set(projection, (byIndex = new Map()));
+  const made = byIndex.get(index ?? 'TABLE');
+  if (made) return made;
+  const indexKey = index ? [keySchemas[index].pk, keySchemas[index].sk] : [];
+  const attributes = [...new Set([keySchemas.TABLE.pk, keySchemas.TABLE.sk, 'entityType', TTL_ATTRIBUTE, ...indexKey, ...projection])];
+  const names = Object.fromEntries(attributes.map((name, i) => [`#p${i}`, name]));
+  const input = { expression: Object.keys(names).join(', '), names };
+  byIndex.set(index ?? 'TABLE', input);
+  return input;
+}
+
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, type PageRequest } from './page';
 
 const BATCH_GET_LIMIT = 100;
@@ -51,6 +82,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const backoff = (attempt: number) => Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random());
 
 /** The cache key of an item key, for DataLoader and for ordering batch results. */
+/**
+ * A list the caller computed whole and ordered (ranked search results), to be paged by Store.listPage:
+ * its id (what its cursors are bound to), its nodes in order, a node's position (unique in the list),
+ * and how two positions compare as the list orders them.
+ */
+export interface OrderedList<T> {
+  listId: string;
+  list: readonly T[];
+  positionOf: (node: T) => Record<string, unknown>;
+  compare: (a: Record<string, unknown>, b: Record<string, unknown>) => number;
+}
+
 export const keyString = (key: Key) => `${key.PK}\u0000${key.SK}`;
 
 /** `keys` without repeats (a batch call refuses a key twice), as bare keys, in first-seen order. */
@@ -113,7 +156,8 @@ export class Store {
     return keys.map((key) => this.live(found.get(keyString(key))));
   }
 
-  private queryInput(spec: QuerySpec, limit: number, startKey?: Record<string, unknown>) {
+  private queryInput(spec: QuerySpec, limit: number, startKey?: Record<string, unknown>, projection?: Projection) {
+    const projected = projection ? projectionInput(projection, spec.index) : undefined;
     const schema = keySchemas[spec.index ?? 'TABLE'];
     const [sk, values]: [string, Record<string, unknown>] = spec.skPrefix
       ? [' AND begins_with(#sk, :a)', { ':a': spec.skPrefix }]
@@ -127,7 +171,8 @@ export class Store {
       IndexName: spec.index,
       KeyConditionExpression: `#pk = :pk${sk}`,
       FilterExpression: 'attribute_not_exists(#exp) OR #exp > :now',
-      ExpressionAttributeNames: { '#pk': schema.pk, '#exp': TTL_ATTRIBUTE, ...(sk ? { '#sk': schema.sk } : {}) },
+      ExpressionAttributeNames: { '#pk': schema.pk, '#exp': TTL_ATTRIBUTE, ...(sk ? { '#sk': schema.sk } : {}), ...projected?.names },
+      ProjectionExpression: projected?.expression,
       ExpressionAttributeValues: { ':pk': spec.pk, ':now': Math.floor(this.now() / 1000), ...values },
       ScanIndexForward: !spec.descending,
       Limit: limit,
@@ -191,10 +236,11 @@ export class Store {
    * items turned back into the list's order). A page holds `first` (or `last`) items, 20 when
    * omitted and at most 100, whenever that many live items exist (expired items are skipped,
    * reading on as needed). Each item's cursor is its position in `spec`, so a cursor from either
-   * direction is valid in both. Throws BAD_USER_INPUT for a bad size, for mixed directions, or
-   * for a cursor of another tenant or query.
+   * direction is valid in both. With `projection`, the items hold only its attributes and what the
+   * store needs (see Projection); a cursor does not depend on it. Throws BAD_USER_INPUT for a bad
+   * size, for mixed directions, or for a cursor of another tenant or query.
    */
-  async queryPage(tenantId: string, spec: QuerySpec, page: PageRequest = {}): Promise<Page<Item>> {
+  async queryPage(tenantId: string, spec: QuerySpec, page: PageRequest = {}, projection?: Projection): Promise<Page<Item>> {
     const { size, backward, cursor, cursorArgument } = pageShape(page);
     // The query's fingerprint (a SHA-256) only when a cursor is read or made: most pages make none.
     let fingerprint: string | undefined;
@@ -206,7 +252,7 @@ export class Store {
     const items: Item[] = [];
     // Read one more than asked, so a full page knows whether another follows.
     do {
-      const out = await this.query(this.queryInput(read, size + 1 - items.length, startKey));
+      const out = await this.query(this.queryInput(read, size + 1 - items.length, startKey, projection));
       items.push(...out.items);
       startKey = out.lastKey;
     } while (items.length <= size && startKey);
@@ -251,21 +297,14 @@ export class Store {
   }
 
   /**
-   * One page of a list the caller computed whole and ordered (ranked search results), forward
+   * One page of a list the caller computed whole and ordered (see OrderedList), forward
    * (`first`/`after`) or backward (`last`/`before`). `positionOf` is a node's position (unique in
    * the list) and `compare` orders two positions as the list does, so a page starts at the right
    * place even when the list changed since the cursor was made. A node's cursor is its position,
    * bound to the tenant and `listId` like any cursor. Throws BAD_USER_INPUT for a bad size, for
    * mixed directions, or for a cursor of another tenant or list.
    */
-  async listPage<T>(
-    tenantId: string,
-    listId: string,
-    list: readonly T[],
-    positionOf: (node: T) => Record<string, unknown>,
-    compare: (a: Record<string, unknown>, b: Record<string, unknown>) => number,
-    page: PageRequest = {},
-  ): Promise<Page<T>> {
+  async listPage<T>(tenantId: string, { listId, list, positionOf, compare }: OrderedList<T>, page: PageRequest = {}): Promise<Page<T>> {
     const { size, backward, cursor, cursorArgument } = pageShape(page);
     const position = cursor ? await this.cursors.decode(cursor, tenantId, listId, cursorArgument) : undefined;
     const side = backward ? -1 : 1;

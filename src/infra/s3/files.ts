@@ -11,6 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { errorName, httpStatusCodeOf } from '../../guards';
+import { attr, type ShapeValues } from '../dynamo/entity';
 import { sendWithinBudget } from '../deadline';
 import { instrumentClient, transportOptions } from '../dependency';
 import type { Metrics } from '../metrics';
@@ -30,13 +31,29 @@ export interface FileStoreOptions {
   outage?: OutageLog;
 }
 
-export interface UploadTarget {
-  url: string;
-  method: 'PUT';
-  /** Headers the upload must send exactly as given: they are part of the signature. */
-  headers: Array<{ name: string; value: string }>;
-  expiresAt: string;
-}
+/**
+ * Where and how to upload one object, declared once: its type here (UploadTarget), and the API's
+ * UploadTarget and HttpHeader (src/common/files/upload.type.ts). The headers are part of the
+ * signature, so the upload must send them exactly as given.
+ */
+export const UPLOAD_TARGET = {
+  name: 'UploadTarget',
+  description: 'Where and how to upload: send exactly these headers, before expiresAt.',
+  fields: {
+    url: attr.string({ required: true, description: 'The presigned URL to send the file to.' }),
+    method: attr.string({ required: true, description: 'The HTTP method to use: PUT.' }),
+    headers: attr.listOf({
+      name: 'HttpHeader',
+      description: 'A header the upload request must send exactly as given.',
+      fields: {
+        name: attr.string({ required: true, description: "The header's name." }),
+        value: attr.string({ required: true, description: "The header's value, to send exactly." }),
+      },
+    })({ required: true, description: 'Headers to send exactly as given (the content type, among them).' }),
+    expiresAt: attr.dateTime({ required: true, description: 'When the URL stops working (UPLOAD_URL_TTL_SECONDS after it was made).' }),
+  },
+} as const;
+export type UploadTarget = ShapeValues<typeof UPLOAD_TARGET>;
 
 /**
  * The bucket, behind the only code that talks to S3. Objects are addressed by key; URLs are made
