@@ -870,8 +870,9 @@ function listenOverflows(): number {
  */
 async function subscribeBurst(endpoint: string, dataDir: string) {
   const editor = await signDevToken(key, { sub: 'e', tenantId: 'bench', roles: [Role.EDITOR] });
-  const n = 10_000;
-  const turns = full ? 3 : 2;
+  // --burst-sockets n: a smaller burst while working on it (the goal is stated at 10,000).
+  const n = Number(option('--burst-sockets') ?? 10_000);
+  const turns = Number(option('--burst-turns') ?? (full ? 3 : 2));
   log(`8. burst: ${n} sockets, each initialising and subscribing to one job, against ${n} raw ws sockets, ${turns} turns …`);
   // The production default DynamoDB timeout (2 s): the burst must not need a longer one.
   const { server, jobId } = await serverWithJob(endpoint, dataDir, editor, 'Burst', {
@@ -901,6 +902,7 @@ async function subscribeBurst(endpoint: string, dataDir: string) {
         server.send('calls');
         await new Promise((r) => setTimeout(r, 500));
         const calls = server.collected('CALLS').at(-1) ?? {};
+        result.calls = calls;
         result.reads = Object.entries(calls)
           .filter(([command]) => /Get|Query/.test(command))
           .reduce((sum, [, count]) => sum + Number(count), 0);

@@ -8,9 +8,11 @@ import WebSocket from 'ws';
  * event, in order after the one before, within `lateMs` of the trigger's answer (which comes after
  * the commit; the round's figure is timed from the trigger's start). Some sockets stop reading (`ws.pause()`) for some rounds: once they read again,
  * each must have every event in order, or have been told to resume (RESYNC, then `complete`), or
- * have been closed by the server with a close code the slow-client policy documents. Anything else
- * (a missing, repeated or out-of-order event, an unexpected error or close, an event later than the
- * bound) is a failure and is reported with the socket it happened to.
+ * have been closed by the server with a close code the slow-client policy documents. With
+ * `resubscribe`, a socket told to resume does what a client does: it subscribes again after the
+ * RESYNC's position, and from then on reads like the others, so the events around its RESYNC are
+ * checked too. Anything else (a missing, repeated or out-of-order event, an unexpected error or
+ * close, an event later than the bound) is a failure and is reported with the socket it happened to.
  */
 export interface StressOptions {
   /** The server's GraphQL URL (http://…/graphql). */
@@ -21,10 +23,20 @@ export interface StressOptions {
   rounds: number;
   /** Triggers one event of the job; resolves with its seq once the server answered (after the commit). */
   trigger(round: number): Promise<number>;
-  /** Sockets that stop reading (every `pausedEvery`th socket; 0: none), from round `pauseFrom` to `pauseUntil` (exclusive). */
+  /**
+   * Sockets that stop reading (every `pausedEvery`th socket; 0: none), from round `pauseFrom` to
+   * `pauseUntil` (exclusive), or, when `pauseUntil` is a function, until the round before which it
+   * first says true (asked before each round while they are paused); the rounds then end
+   * `roundsAfterResume` rounds later (5 by default), or at `rounds` at the latest.
+   */
   pausedEvery?: number;
   pauseFrom?: number;
-  pauseUntil?: number;
+  pauseUntil?: number | (() => Promise<boolean>);
+  roundsAfterResume?: number;
+  /** The fields of `jobProgress` the paused sockets select (`seq type` by default, as the others). */
+  pausedSelection?: string;
+  /** A socket told to resume (RESYNC, complete) subscribes again after the RESYNC's position. */
+  resubscribe?: boolean;
   /** The bound on the trigger's answer (which follows the commit) → the event on the last reading socket. */
   lateMs: number;
   /** Sockets opened at once at most. */
@@ -40,8 +52,13 @@ export interface StressResult {
   /** Every failure found, at most 20 spelled out, and how many there were. */
   failures: string[];
   failureCount: number;
-  /** What happened to the readers that paused: all caught up, resynced, or closed (by code). */
+  /**
+   * What happened to the readers that paused: caught up, resynced (with `resubscribe`: resynced,
+   * subscribed again and caught up), or closed (by code).
+   */
   paused: { caughtUp: number; resynced: number; closed: Record<string, number> };
+  /** The round before which the paused sockets read again. */
+  resumedAt?: number;
   /** Client CPU over the rounds as a share of their wall time (1 = one core busy). */
   clientCpu: number;
 }
@@ -53,6 +70,11 @@ interface Subscriber {
   /** The last seq received in order; the SUBSCRIBED acknowledgement's seq first. */
   last: number;
   acknowledged: boolean;
+  /** The id of the socket's running subscription ('1', then 'r1', 'r2' … after each RESYNC with `resubscribe`). */
+  operation: string;
+  /** The resubscription's acknowledgement has not arrived yet. */
+  resubscribing: boolean;
+  resyncs: number;
   resyncedAt?: number;
   completed: boolean;
   closeCode?: number;
@@ -60,11 +82,13 @@ interface Subscriber {
   lastAt: number;
 }
 
-const subscribeMessage = (jobId: string) =>
+const subscribeMessage = (jobId: string, selection = 'seq type', id = '1', afterSeq?: number) =>
   JSON.stringify({
-    id: '1',
+    id,
     type: 'subscribe',
-    payload: { query: `subscription { jobProgress(jobId: "${jobId}") { seq type } }` },
+    payload: {
+      query: `subscription { jobProgress(jobId: "${jobId}"${afterSeq === undefined ? '' : `, afterSeq: ${afterSeq}`}) { ${selection} } }`,
+    },
   });
 
 /** Opens the sockets, runs the rounds and checks every socket's sequence (see StressOptions). */
@@ -78,8 +102,8 @@ export async function stressSubscribers(options: StressOptions): Promise<StressR
     if (failures.length < 20) failures.push(text);
   };
   const init = JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${options.token}` } });
-  const subscribe = subscribeMessage(options.jobId);
   const subscribers: Subscriber[] = [];
+  const selection = (s: Subscriber) => (s.paused ? (options.pausedSelection ?? 'seq type') : 'seq type');
   /** Called after every message, so a round's wait notices at once when it is complete. */
   let onProgress: (() => void) | undefined;
 
@@ -92,6 +116,9 @@ export async function stressSubscribers(options: StressOptions): Promise<StressR
         paused: (options.pausedEvery ?? 0) > 0 && index % options.pausedEvery! === 0,
         last: -1,
         acknowledged: false,
+        operation: '1',
+        resubscribing: false,
+        resyncs: 0,
         completed: false,
         lastAt: 0,
       };
@@ -109,7 +136,11 @@ export async function stressSubscribers(options: StressOptions): Promise<StressR
       ws.on('message', (data) => {
         const message = JSON.parse(data.toString());
         if (message.type === 'connection_ack') {
-          ws.send(subscribe);
+          ws.send(subscribeMessage(options.jobId, selection(s)));
+          return;
+        }
+        if (message.id !== undefined && message.id !== s.operation) {
+          fail(`socket ${index}: a message of operation ${message.id} while ${s.operation} runs`);
           return;
         }
         if (!s.acknowledged && !(message.type === 'next' && message.payload?.data?.jobProgress)) {
@@ -119,10 +150,23 @@ export async function stressSubscribers(options: StressOptions): Promise<StressR
         if (message.type === 'complete') {
           s.completed = true;
           if (s.resyncedAt === undefined) fail(`socket ${index}: completed without a RESYNC at seq ${s.last}`);
+          else if (options.resubscribe) {
+            // What a client does with a RESYNC: subscribe again after its position.
+            s.operation = `r${++s.resyncs}`;
+            s.resubscribing = true;
+            ws.send(subscribeMessage(options.jobId, selection(s), s.operation, s.resyncedAt));
+          }
         } else if (message.type === 'next') {
           const event = message.payload?.data?.jobProgress;
           if (!event) {
             fail(`socket ${index}: a next without an event: ${JSON.stringify(message).slice(0, 200)}`);
+          } else if (s.resubscribing) {
+            if (event.type !== 'SUBSCRIBED' || event.seq !== s.resyncedAt) {
+              fail(`socket ${index}: ${event.type} at ${event.seq} first after resubscribing after ${s.resyncedAt}`);
+            }
+            s.resubscribing = false;
+            s.resyncedAt = undefined;
+            s.completed = false;
           } else if (!s.acknowledged) {
             if (event.type !== 'SUBSCRIBED') fail(`socket ${index}: first message ${event.type}, not SUBSCRIBED`);
             s.acknowledged = true;
@@ -178,9 +222,17 @@ export async function stressSubscribers(options: StressOptions): Promise<StressR
   const cpuBefore = process.cpuUsage();
   const wallBefore = performance.now();
   let seq = start;
-  for (let round = 0; round < options.rounds; round++) {
+  let resumedAt: number | undefined;
+  let lastRound = options.rounds;
+  const { pauseUntil } = options;
+  for (let round = 0; round < lastRound; round++) {
     if (round === options.pauseFrom) for (const s of subscribers) if (s.paused) s.ws.pause();
-    if (round === options.pauseUntil) for (const s of subscribers) if (s.paused) s.ws.resume();
+    const pausedNow = round > (options.pauseFrom ?? 0) && resumedAt === undefined;
+    if (pausedNow && (typeof pauseUntil === 'function' ? await pauseUntil() : round === pauseUntil)) {
+      for (const s of subscribers) if (s.paused) s.ws.resume();
+      resumedAt = round;
+      if (typeof pauseUntil === 'function') lastRound = Math.min(lastRound, round + (options.roundsAfterResume ?? 5));
+    }
     const triggeredAt = performance.now();
     seq = await options.trigger(round);
     const complete = () => subscribers.every((s) => !reading(s) || s.last >= seq);
@@ -203,7 +255,11 @@ export async function stressSubscribers(options: StressOptions): Promise<StressR
   // The readers that paused read again (if the rounds ended first): each must catch up, be told to resume, or be closed.
   for (const s of subscribers) if (s.paused && s.ws.isPaused) s.ws.resume();
   const pausedSubscribers = subscribers.filter((s) => s.paused);
-  const settled = (s: Subscriber) => s.last >= seq || (s.resyncedAt !== undefined && s.completed) || s.closeCode !== undefined;
+  // With `resubscribe` a resynced socket has settled once its new subscription caught up.
+  const settled = (s: Subscriber) =>
+    (s.last >= seq && s.resyncedAt === undefined) ||
+    (!options.resubscribe && s.resyncedAt !== undefined && s.completed) ||
+    s.closeCode !== undefined;
   await waitUntil(() => pausedSubscribers.every(settled), lateMs);
   const paused: StressResult['paused'] = { caughtUp: 0, resynced: 0, closed: {} };
   for (const s of pausedSubscribers) {
@@ -213,6 +269,9 @@ export async function stressSubscribers(options: StressOptions): Promise<StressR
     } else if (s.resyncedAt !== undefined) {
       paused.resynced++;
       if (!s.completed) fail(`paused socket ${s.index}: RESYNC without complete`);
+      if (options.resubscribe) fail(`paused socket ${s.index}: still resubscribing after its RESYNC at ${s.resyncedAt}`);
+    } else if (s.last >= seq && s.resyncs > 0) {
+      paused.resynced++;
     } else if (s.last >= seq) {
       paused.caughtUp++;
     } else {
@@ -223,8 +282,8 @@ export async function stressSubscribers(options: StressOptions): Promise<StressR
   for (const s of subscribers) {
     if (s.paused) continue;
     if (s.closeCode !== undefined) fail(`socket ${s.index}: closed with ${s.closeCode}`);
-    if (s.resyncedAt !== undefined) fail(`socket ${s.index}: RESYNC at ${s.resyncedAt} though it kept reading`);
+    if (s.resyncedAt !== undefined || s.resyncs > 0) fail(`socket ${s.index}: RESYNC at ${s.resyncedAt} though it kept reading`);
   }
   for (const s of subscribers) s.ws.terminate();
-  return { rounds, failures, failureCount, paused, clientCpu };
+  return { rounds, failures, failureCount, paused, resumedAt, clientCpu };
 }

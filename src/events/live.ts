@@ -9,11 +9,12 @@ import type { Metrics } from '../infra/metrics';
 import type { Item, QuerySpec } from '../infra/dynamo/store';
 import type { EventBus } from '../infra/pubsub';
 import { HEAD_POSITION } from '../infra/dynamo/write';
-import { FINAL, JobEventType } from '../job/job.machine';
+import { FINAL, JobEventType, TERMINAL } from '../job/job.machine';
 import { jobEventsAfter } from '../job/job.keys';
 import type { JobRepository } from '../job/job.repository';
 import { isJobEvent, type JobEvent } from '../job/job.type';
 import type { ProjectRepository } from '../project/project.repository';
+import { type Head, KnownHeads } from './known-heads';
 import { replayThenLive, type ReplayObserver, type ReplayOptions, type StreamStart } from './replay';
 import { topics } from './topics';
 
@@ -62,6 +63,8 @@ export interface LiveOptions {
 /** The same for the subscriptions themselves, made once per LiveOptions rather than per caller. */
 interface LiveShared {
   bus: EventBus;
+  /** Where the streams subscribed to on this server stand, kept from their live events. */
+  heads: KnownHeads;
   maxBuffer: number;
   maxReplay?: number;
   observer?: ReplayObserver;
@@ -75,6 +78,7 @@ function liveShared(options: LiveOptions): LiveShared {
     const { metrics } = options;
     shared = {
       bus: options.bus,
+      heads: new KnownHeads(options.bus),
       maxBuffer: options.maxBuffer,
       maxReplay: options.maxReplay,
       observer: metrics && {
@@ -141,6 +145,19 @@ abstract class StreamSubscription<E> implements ReplayOptions<E> {
     this.begin = undefined;
   }
 
+  /** Learns what the head says beyond its position (a job's project); nothing by default. */
+  learn(_head: Head): void {}
+
+  /** The position of a live payload that is an event of this stream (see KnownHeads). */
+  livePosition(payload: unknown): number | undefined {
+    return this.accept(payload) ? this.positionOf(payload) : undefined;
+  }
+
+  /** True for a live payload after which the subject may be removed (see KnownHeads); none by default. */
+  makesRemovable(_payload: unknown): boolean {
+    return false;
+  }
+
   /** A page of the stored events of `spec`, as events of this stream's type. */
   protected async eventsOf(spec: QuerySpec, limit: number, fresh: boolean): Promise<E[]> {
     const items = fresh ? await this.store.queryFirst(spec, limit) : await this.reads.page(spec, limit);
@@ -183,6 +200,15 @@ class JobProgressSubscription extends StreamSubscription<JobEvent> {
 
   isFinal(event: JobEvent): boolean {
     return event.job !== undefined && FINAL.has(event.job.status);
+  }
+
+  /** A job that finished or failed may be deleted (deleteJob). */
+  override makesRemovable(payload: unknown): boolean {
+    return this.accept(payload) && payload.job !== undefined && TERMINAL.has(payload.job.status);
+  }
+
+  override learn(head: Head): void {
+    this.projectId = head.projectId ?? '';
   }
 
   acknowledge(position: number): JobEvent {
@@ -354,20 +380,22 @@ export class Live {
   }
 
   /**
-   * Opens one stream: listens first, then reads the head (`head`, which throws NOT_FOUND for a
-   * missing subject), so that no event falls between the two; a position ahead of the head is the
-   * client's mistake (BAD_USER_INPUT), since a position is only ever handed out for an event that
-   * committed.
+   * Opens one stream: listens first, then takes the head, so that no event falls between the two:
+   * the head this server knows from the stream's live events when it may serve (see KnownHeads),
+   * else a read (`head`, which throws NOT_FOUND for a missing subject). A position ahead of a head
+   * read is the client's mistake (BAD_USER_INPUT), since a position is only ever handed out for an
+   * event that committed.
    */
-  private async open<E>(subscription: StreamSubscription<E>, head: () => Promise<Omit<StreamStart, 'from'>>): Promise<AsyncIterable<E>> {
+  private async open<E>(subscription: StreamSubscription<E>, head: () => Promise<Head>): Promise<AsyncIterable<E>> {
     const stream = replayThenLive<E>(subscription);
     try {
       await stream.ready;
-      const start = await head();
       const { from, argument } = subscription;
+      const start = await this.shared.heads.headOf(subscription, from, head);
       if (from !== null && from > start.head) {
         throw badInput(`${argument} ${from} is ahead of the stream, whose last position is ${start.head}.`, argument);
       }
+      subscription.learn(start);
       subscription.started({ from, head: start.head, finished: start.finished });
       return stream;
     } catch (error) {
@@ -396,8 +424,7 @@ export class Live {
     return this.open(subscription, async () => {
       const job = await this.jobs.head(jobId);
       if (!job) throw notFound('Job', jobId);
-      subscription.projectId = job.projectId;
-      return { head: job.seq, finished: FINAL.has(job.status) };
+      return { head: job.seq, finished: FINAL.has(job.status), projectId: job.projectId, removable: TERMINAL.has(job.status) };
     });
   }
 

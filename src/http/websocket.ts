@@ -18,13 +18,60 @@ export interface WebSocketDeps {
   pipeline: OperationPipeline;
 }
 
-/** What this endpoint keeps per socket: the verified caller and the timer of its token's expiry. */
+/** What this endpoint keeps per socket: the verified caller. */
 interface SocketState {
   principal?: Principal;
-  expiryTimer?: NodeJS.Timeout;
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Closes each socket with 4403 when its token expires: one timer per second in which tokens expire,
+ * shared by the sockets whose tokens expire in it, rather than a timer and its closure per socket
+ * (sockets of one client, or of one token, expire together).
+ */
+class Expiries {
+  private readonly bySecond = new Map<number, { sockets: Set<WebSocket>; timer: NodeJS.Timeout }>();
+
+  /** Closes `socket` once `expiresAt` (epoch seconds) is reached; at once when it has been. */
+  add(socket: WebSocket, expiresAt: number): void {
+    if (expiresAt * 1000 <= Date.now()) {
+      socket.close(CloseCode.Forbidden, 'Forbidden: the token has expired');
+      return;
+    }
+    let due = this.bySecond.get(expiresAt);
+    if (!due) {
+      due = { sockets: new Set(), timer: this.timer(expiresAt) };
+      this.bySecond.set(expiresAt, due);
+    }
+    due.sockets.add(socket);
+  }
+
+  /** Forgets `socket` (it closed), which was added with `expiresAt`. */
+  remove(socket: WebSocket, expiresAt: number): void {
+    const due = this.bySecond.get(expiresAt);
+    if (!due?.sockets.delete(socket) || due.sockets.size > 0) return;
+    clearTimeout(due.timer);
+    this.bySecond.delete(expiresAt);
+  }
+
+  private timer(expiresAt: number): NodeJS.Timeout {
+    const wait = expiresAt * 1000 - Date.now();
+    return setTimeout(() => this.fire(expiresAt), Math.min(Math.max(wait, 0), MAX_TIMER_MS)).unref();
+  }
+
+  private fire(expiresAt: number): void {
+    const due = this.bySecond.get(expiresAt);
+    if (!due) return;
+    // A wait longer than a timer can hold is waited for in steps.
+    if (expiresAt * 1000 > Date.now()) {
+      due.timer = this.timer(expiresAt);
+      return;
+    }
+    this.bySecond.delete(expiresAt);
+    for (const socket of due.sockets) socket.close(CloseCode.Forbidden, 'Forbidden: the token has expired');
+  }
+}
 
 /** Reads the token from connection_init's payload: `authorization: "Bearer …"` (any case) or `token`. */
 function tokenOf(params: Record<string, unknown> | undefined): string | undefined {
@@ -60,15 +107,7 @@ export interface WebSocketEndpoint {
 export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketEndpoint {
   const { config, pipeline } = deps;
 
-  const closeWhenExpired = (socket: WebSocket, state: SocketState, expiresAt: number) => {
-    const wait = expiresAt * 1000 - Date.now();
-    if (wait <= 0) {
-      socket.close(CloseCode.Forbidden, 'Forbidden: the token has expired');
-      return;
-    }
-    state.expiryTimer = setTimeout(() => closeWhenExpired(socket, state, expiresAt), Math.min(wait, MAX_TIMER_MS));
-    state.expiryTimer.unref();
-  };
+  const expiries = new Expiries();
 
   const transport: Transport = serveGraphQLOverWebSocket<SocketState>({
     server,
@@ -78,7 +117,9 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
     maxOperations: config.ws.maxSubscriptions,
     maxConnections: config.ws.maxConnections,
     newState: () => ({}),
-    onSocketClosed: ({ state }) => clearTimeout(state.expiryTimer),
+    onSocketClosed: ({ socket, state }) => {
+      if (state.principal?.expiresAt) expiries.remove(socket, state.principal.expiresAt);
+    },
     protocol: {
       connectionInitWaitTimeout: config.ws.initTimeoutMs,
       onConnect: async (ctx) => {
@@ -88,7 +129,8 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
           const principal = await deps.verifier.verify(token);
           const { socket, state } = ctx.extra;
           state.principal = principal;
-          if (principal.expiresAt) closeWhenExpired(socket, state, principal.expiresAt);
+          // A socket that closed while its token was checked has nothing to expire.
+          if (principal.expiresAt && socket.readyState === socket.OPEN) expiries.add(socket, principal.expiresAt);
           return true;
         } catch {
           return false;

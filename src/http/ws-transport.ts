@@ -136,17 +136,59 @@ function run(cleanup: () => void): void {
   }
 }
 
+/**
+ * The running operations of one socket, by client id. Most sockets run one, which is held without a
+ * Map (an empty Map's table alone is a few hundred bytes, on every idle socket); more go in one.
+ */
+export class OperationsById {
+  private one: Operation | undefined;
+  private many: Map<string, Operation> | undefined;
+
+  get(id: string): Operation | undefined {
+    if (this.many) return this.many.get(id);
+    return this.one?.id === id ? this.one : undefined;
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  /** Adds `operation` under its id, which must not be running (see `has`). */
+  set(operation: Operation): void {
+    if (this.many) this.many.set(operation.id, operation);
+    else if (!this.one) this.one = operation;
+    else {
+      this.many = new Map([
+        [this.one.id, this.one],
+        [operation.id, operation],
+      ]);
+      this.one = undefined;
+    }
+  }
+
+  delete(id: string): void {
+    if (this.many) this.many.delete(id);
+    else if (this.one?.id === id) this.one = undefined;
+  }
+
+  /** The operations now, as a list of their own (ending them while iterating is safe). */
+  all(): Operation[] {
+    if (this.many) return [...this.many.values()];
+    return this.one ? [this.one] : [];
+  }
+}
+
 /** What the transport keeps per socket; `extra` in graphql-ws's hooks. */
 export interface Connection<S> {
   socket: WebSocket;
   /** The running operation of each client id the client has not completed. */
-  operations: Map<string, Operation>;
+  operations: OperationsById;
   /** Operations holding a slot of the per-socket limit (some may be completed but still running). */
   held: number;
   /** Whatever the GraphQL layer keeps per socket (the principal, timers). */
   state: S;
   /** graphql-ws's context of the socket, once connection_init arrived: whether it was acknowledged. */
-  protocol?: Context<Record<string, unknown> | undefined, Connection<S>>;
+  context?: Context<Record<string, unknown> | undefined, Connection<S>>;
   /**
    * Writes a text frame at once, without waiting for it: a string, or its UTF-8 bytes. `written`
    * is called once the frame has left, or failed to; a frame for a socket that is no longer open
@@ -232,6 +274,164 @@ const CLIENT_MESSAGES = new Set<string>([
   MessageType.Complete,
 ]);
 
+/** What every socket of one transport shares. */
+interface TransportShared<S> {
+  options: TransportOptions<S>;
+  /** Live operations on every socket. */
+  operations: number;
+}
+
+/** graphql-ws's transport-independent core, as makeServer makes it. */
+type Protocol<S> = ReturnType<typeof makeServer<Record<string, unknown> | undefined, Connection<S>>>;
+
+/**
+ * One socket, as the transport keeps it: the Connection the GraphQL layer sees, and the socket
+ * graphql-ws's core talks to (its `WebSocket`). One object with its methods on the prototype
+ * rather than a closure per handler, since every idle socket holds it for as long as it is open:
+ * thousands of them wait on a busy server.
+ */
+class SocketConnection<S> implements Connection<S> {
+  readonly operations = new OperationsById();
+  held = 0;
+  readonly state: S;
+  context?: Context<Record<string, unknown> | undefined, Connection<S>>;
+  /** graphql-ws's handler of this socket's messages (connection_init, ping, pong, complete), once it gave it. */
+  private handler: ((data: string) => Promise<void>) | undefined;
+  /** graphql-ws's end of the connection, called once the socket closed. */
+  private closed: ((code?: number, reason?: string) => Promise<void>) | undefined;
+  /** Releases an admitted operation's slot; made with the socket's first operation. */
+  private releaser: ((operation: Operation) => void) | undefined;
+
+  constructor(
+    readonly socket: WebSocket,
+    private readonly shared: TransportShared<S>,
+  ) {
+    this.state = shared.options.newState();
+  }
+
+  /** Hands the socket to graphql-ws's core, which runs connection_init and its timeout. */
+  opened(protocol: Protocol<S>): void {
+    this.closed = protocol.opened(this, this);
+  }
+
+  // graphql-ws's `WebSocket`.
+
+  get protocol(): string {
+    return this.socket.protocol;
+  }
+
+  send(data: string): Promise<void> {
+    return new Promise<void>((resolve) => this.write(data, resolve));
+  }
+
+  close(code?: number, reason?: string): void {
+    this.socket.close(code, reason);
+  }
+
+  onMessage(handler: (data: string) => Promise<void>): void {
+    this.handler = handler;
+  }
+
+  onPing(): Promise<void> {
+    return this.send(PONG);
+  }
+
+  // The Connection.
+
+  write(data: string | Uint8Array, written: () => void): void {
+    const { socket } = this;
+    // ws sends bytes as a binary frame unless told otherwise; every graphql-ws message is text.
+    if (writable(socket)) socket.send(data, TEXT, written);
+    else written();
+  }
+
+  /** A message from the peer (see serveGraphQLOverWebSocket). */
+  received(raw: RawData, isBinary: boolean): void {
+    const { socket } = this;
+    const data = isBinary ? '' : raw.toString();
+    let message: { type?: unknown; id?: unknown } | null = null;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      // Not JSON: graphql-ws's own check below closes with 4400.
+    }
+    const type = message && typeof message === 'object' ? message.type : undefined;
+    if (message && typeof type === 'string' && !CLIENT_MESSAGES.has(type)) {
+      logger.debug({ type: type.slice(0, 40) }, 'websocket client sent a message type clients may not send');
+      socket.close(CloseCode.BadRequest, `Invalid message received: a client may not send "${type.slice(0, 40)}"`);
+      return;
+    }
+    if (type === MessageType.Subscribe) {
+      this.subscribe(message);
+      return;
+    }
+    if (type === MessageType.Complete && typeof message?.id === 'string') {
+      const operation = this.operations.get(message.id);
+      if (operation) {
+        // The client may reuse the id at once, whether or not the operation could stop.
+        this.operations.delete(message.id);
+        operation.completedByClient();
+      }
+    }
+    // The rest of the protocol (connection_init, ping, pong, and checking a `complete`) is graphql-ws's.
+    this.handler?.(data).catch((err: unknown) => this.fault(err));
+  }
+
+  /** The socket closed: its operations end, the GraphQL layer hears of it, then graphql-ws. */
+  socketClosed(code: number, reason: Buffer): void {
+    for (const operation of this.operations.all()) operation.cancel();
+    this.shared.options.onSocketClosed?.(this);
+    this.closed?.(code, reason.toString()).catch((err) => logger.warn({ err }, 'websocket close handling failed'));
+  }
+
+  private fault(err: unknown): void {
+    logger.error({ err }, 'websocket message handling failed');
+    this.socket.close(CloseCode.InternalServerError, 'Internal server error');
+  }
+
+  private release(operation: Operation): void {
+    if (this.operations.get(operation.id) === operation) this.operations.delete(operation.id);
+    this.held--;
+    this.shared.operations--;
+  }
+
+  /** Starts the operation a `subscribe` message asks for, checked as graphql-ws checks it. */
+  private subscribe(message: unknown): void {
+    const { socket, shared } = this;
+    let payload: SubscribePayload;
+    let id: string;
+    try {
+      const valid = validateMessage(message);
+      if (valid.type !== MessageType.Subscribe) throw new Error('not a subscribe message');
+      ({ id, payload } = valid);
+    } catch {
+      socket.close(CloseCode.BadRequest, 'Invalid message received');
+      return;
+    }
+    if (!this.context?.acknowledged) {
+      socket.close(CloseCode.Unauthorized, 'Unauthorized');
+      return;
+    }
+    if (this.operations.has(id)) {
+      socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id.slice(0, 40)} already exists`);
+      return;
+    }
+    // Within the limit the operation exists from now on, so a `complete` that overtakes its start ends it.
+    const admitted = this.held < shared.options.maxOperations;
+    if (admitted) this.releaser ??= this.release.bind(this);
+    const operation = new Operation(id, this, admitted ? this.releaser : undefined);
+    if (admitted) {
+      this.operations.set(operation);
+      this.held++;
+      shared.operations++;
+    }
+    shared.options.operate(this, operation, payload).catch((err: unknown) => {
+      this.fault(err);
+      operation.cancel();
+    });
+  }
+}
+
 /**
  * Serves graphql-ws's protocol (graphql-transport-ws) on `path` of the HTTP server.
  *
@@ -262,7 +462,7 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
     connectionInitWaitTimeout: options.protocol.connectionInitWaitTimeout,
     // The socket's context is kept, so that a `subscribe` can be checked against its acknowledgement.
     onConnect: async (ctx) => {
-      ctx.extra.protocol = ctx;
+      ctx.extra.context = ctx;
       try {
         return await options.protocol.onConnect?.(ctx);
       } finally {
@@ -273,7 +473,8 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       }
     },
   });
-  const connections = new Set<Connection<S>>();
+  const connections = new Set<SocketConnection<S>>();
+  const shared: TransportShared<S> = { options, operations: 0 };
   const { maxConnections } = options;
   const wss = new WebSocketServer({
     server: options.server,
@@ -296,7 +497,6 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
           },
         }),
   });
-  let operationCount = 0;
   let closing = false;
   /**
    * Keep-alive: one timer for every socket (as ws's documentation does it), not one per socket.
@@ -331,6 +531,20 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
   };
   const keepAlive = options.keepAliveMs > 0 ? setInterval(() => setImmediate(pingRound), options.keepAliveMs).unref() : undefined;
 
+  /** The connection of a socket this transport accepted. */
+  const connectionOf = new WeakMap<WebSocket, SocketConnection<S>>();
+  function onSocketMessage(this: WebSocket, raw: RawData, isBinary: boolean): void {
+    connectionOf.get(this)?.received(raw, isBinary);
+  }
+  // ws emits `close` once.
+  function onSocketClose(this: WebSocket, code: number, reason: Buffer): void {
+    unanswered.delete(this);
+    const connection = connectionOf.get(this);
+    if (!connection) return;
+    connections.delete(connection);
+    connection.socketClosed(code, reason);
+  }
+
   wss.on('error', (err) => logger.warn({ err }, 'websocket server error'));
   wss.on('connection', (socket) => {
     if (closing) {
@@ -338,131 +552,28 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       socket.terminate();
       return;
     }
-    const connection: Connection<S> = {
-      socket,
-      operations: new Map(),
-      held: 0,
-      state: options.newState(),
-      write: (data, written) => {
-        // ws sends bytes as a binary frame unless told otherwise; every graphql-ws message is text.
-        if (writable(socket)) socket.send(data, TEXT, written);
-        else written();
-      },
-    };
+    const connection = new SocketConnection<S>(socket, shared);
     connections.add(connection);
-    let onMessage: ((data: string) => Promise<void>) | undefined;
-
-    const fault = (err: unknown) => {
-      logger.error({ err }, 'websocket message handling failed');
-      socket.close(CloseCode.InternalServerError, 'Internal server error');
-    };
-    const release = (operation: Operation) => {
-      if (connection.operations.get(operation.id) === operation) connection.operations.delete(operation.id);
-      connection.held--;
-      operationCount--;
-    };
-    const send = (data: string) => new Promise<void>((resolve) => connection.write(data, resolve));
-
-    const closed = protocol.opened(
-      {
-        protocol: socket.protocol,
-        send,
-        close: (code, reason) => socket.close(code, reason),
-        onMessage: (cb) => (onMessage = cb),
-        onPing: () => send(PONG),
-      },
-      connection,
-    );
-
-    /** Starts the operation a `subscribe` message asks for, checked as graphql-ws checks it. */
-    const subscribe = (message: unknown) => {
-      let payload: SubscribePayload;
-      let id: string;
-      try {
-        const valid = validateMessage(message);
-        if (valid.type !== MessageType.Subscribe) throw new Error('not a subscribe message');
-        ({ id, payload } = valid);
-      } catch {
-        socket.close(CloseCode.BadRequest, 'Invalid message received');
-        return;
-      }
-      if (!connection.protocol?.acknowledged) {
-        socket.close(CloseCode.Unauthorized, 'Unauthorized');
-        return;
-      }
-      if (connection.operations.has(id)) {
-        socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id.slice(0, 40)} already exists`);
-        return;
-      }
-      // Within the limit the operation exists from now on, so a `complete` that overtakes its start ends it.
-      const admitted = connection.held < options.maxOperations;
-      const operation = new Operation(id, connection, admitted ? release : undefined);
-      if (admitted) {
-        connection.operations.set(id, operation);
-        connection.held++;
-        operationCount++;
-      }
-      options.operate(connection, operation, payload).catch((err: unknown) => {
-        fault(err);
-        operation.cancel();
-      });
-    };
-
-    socket.on('message', (raw: RawData, isBinary: boolean) => {
-      const data = isBinary ? '' : raw.toString();
-      let message: { type?: unknown; id?: unknown } | null = null;
-      try {
-        message = JSON.parse(data);
-      } catch {
-        // Not JSON: graphql-ws's own check below closes with 4400.
-      }
-      const type = message && typeof message === 'object' ? message.type : undefined;
-      if (message && typeof type === 'string' && !CLIENT_MESSAGES.has(type)) {
-        logger.debug({ type: type.slice(0, 40) }, 'websocket client sent a message type clients may not send');
-        socket.close(CloseCode.BadRequest, `Invalid message received: a client may not send "${type.slice(0, 40)}"`);
-        return;
-      }
-      if (type === MessageType.Subscribe) {
-        subscribe(message);
-        return;
-      }
-      if (type === MessageType.Complete && typeof message?.id === 'string') {
-        const operation = connection.operations.get(message.id);
-        if (operation) {
-          // The client may reuse the id at once, whether or not the operation could stop.
-          connection.operations.delete(message.id);
-          operation.completedByClient();
-        }
-      }
-      // The rest of the protocol (connection_init, ping, pong, and checking a `complete`) is graphql-ws's.
-      onMessage?.(data).catch(fault);
-    });
-
-    // The listeners that need nothing of this socket's but the socket are shared by every socket
-    // (ws calls them with the socket as `this`): an idle socket holds no closure of its own for them.
+    connectionOf.set(socket, connection);
+    connection.opened(protocol);
+    // The listeners are shared by every socket (ws calls them with the socket as `this`): an idle
+    // socket holds no closure of its own for them, only its SocketConnection.
+    socket.on('message', onSocketMessage);
     socket.on('error', onSocketError);
     socket.on('pong', answered);
-
-    // ws emits `close` once.
-    socket.on('close', (code, reason) => {
-      unanswered.delete(socket);
-      for (const operation of [...connection.operations.values()]) operation.cancel();
-      connections.delete(connection);
-      options.onSocketClosed?.(connection);
-      closed(code, reason.toString()).catch((err) => logger.warn({ err }, 'websocket close handling failed'));
-    });
+    socket.on('close', onSocketClose);
   });
 
   return {
     connectionCount: () => connections.size,
-    operationCount: () => operationCount,
+    operationCount: () => shared.operations,
     async close(graceMs = 1000) {
       closing = true;
       clearInterval(keepAlive);
       // ws calls back once every socket it accepted has closed, including ones accepted from now on.
       const closed = new Promise<void>((resolve) => wss.close(() => resolve()));
       for (const connection of [...connections]) {
-        for (const operation of [...connection.operations.values()]) operation.cancel();
+        for (const operation of connection.operations.all()) operation.cancel();
         connection.socket.close(1001, 'Going away');
       }
       // A peer that never answers the close handshake must not hold up shutdown.

@@ -30,16 +30,22 @@ export interface EventBus {
    * the bus (re)connected, every listener is called once with CATCH_UP, once its subscription is
    * in effect: events published before may never arrive, so a stream reads what it missed from
    * the store. A listener made while the bus was down gets that CATCH_UP too, which covers what
-   * was published between its start and the bus's return.
+   * was published between its start and the bus's return. A listener made with `uncounted` (the
+   * server's own bookkeeping, such as a topic's known head, rather than a subscriber) is left out
+   * of `listenerCount`.
    */
-  listen(topic: string, listener: (payload: object) => void): Listening;
+  listen(topic: string, listener: (payload: object) => void, uncounted?: Uncounted): Listening;
   /** Resolves when the bus can carry events (with Redis: both connections answer PING); for readiness. */
   ping(): Promise<void>;
-  /** Listeners in this process, all topics together; for metrics. */
+  /** Listeners in this process, all topics together, but those made `uncounted`; for metrics. */
   listenerCount(): number;
   /** Stops carrying events and drops every listener, including those of subscriptions still starting. */
   close(): Promise<void>;
 }
+
+/** Passed to `listen` for a listener that is the server's own bookkeeping, not a subscriber's (see EventBus.listen). */
+export const UNCOUNTED = Symbol('uncounted');
+export type Uncounted = typeof UNCOUNTED;
 
 /** Handed to every listener after the bus (re)connected: "read the store for what you may have missed". */
 export const CATCH_UP: object = Object.freeze({ catchUp: true });
@@ -51,14 +57,17 @@ export const CATCH_UP: object = Object.freeze({ catchUp: true });
  */
 class Listeners {
   private readonly byTopic = new Map<string, Set<(payload: object) => void>>();
+  /** The listeners left out of `count` (see EventBus.listen). */
+  private readonly uncounted = new WeakSet<(payload: object) => void>();
   count = 0;
 
   /** Adds a listener; returns true when it is the topic's first. */
-  add(topic: string, listener: (payload: object) => void): boolean {
+  add(topic: string, listener: (payload: object) => void, uncounted?: Uncounted): boolean {
     let set = this.byTopic.get(topic);
     const first = !set;
     if (!set) this.byTopic.set(topic, (set = new Set()));
-    if (!set.has(listener)) this.count++;
+    if (uncounted) this.uncounted.add(listener);
+    else if (!set.has(listener)) this.count++;
     set.add(listener);
     return first;
   }
@@ -67,7 +76,7 @@ class Listeners {
   remove(topic: string, listener: (payload: object) => void): boolean {
     const set = this.byTopic.get(topic);
     if (!set) return false;
-    if (set.delete(listener)) this.count--;
+    if (set.delete(listener) && !this.uncounted.has(listener)) this.count--;
     if (set.size > 0) return false;
     this.byTopic.delete(topic);
     return true;
@@ -244,8 +253,8 @@ function createRedisBus(
       metrics?.recordCall('redis', 'PUBLISH', (performance.now() - started) / 1000, 'ok');
       outage.success('redis');
     },
-    listen(topic, listener) {
-      const first = listeners.add(topic, listener);
+    listen(topic, listener, uncounted) {
+      const first = listeners.add(topic, listener, uncounted);
       const unlisten = () => {
         if (!listeners.remove(topic, listener) || subscribeClient.status !== 'ready') return;
         subscribeClient.unsubscribe(topic).catch((error) => refused(error, 'an UNSUBSCRIBE', topic));
@@ -280,8 +289,8 @@ export function createEventBus(options: { redisUrl?: string; outage?: OutageLog;
   if (!options.redisUrl) {
     return {
       publish: async (topic, payload) => listeners.deliver(topic, payload),
-      listen(topic, listener) {
-        listeners.add(topic, listener);
+      listen(topic, listener, uncounted) {
+        listeners.add(topic, listener, uncounted);
         return new InProcessListening(listeners, topic, listener);
       },
       ping: async () => {},

@@ -2,6 +2,7 @@ import WebSocket from 'ws';
 import { stressSubscribers } from '../../bench/stress-subscribers';
 import { fixture } from '../support/fixtures';
 import { Role, startTestServer } from '../support/server';
+import { metricValue } from '../support/ws';
 
 /**
  * One job's events fanned out to 2,000 sockets for 20 rounds, a tenth of them not reading for
@@ -11,28 +12,33 @@ import { Role, startTestServer } from '../support/server';
  * been told to resume (RESYNC, then complete), or have been dropped by the server (1006, see the
  * slow-client policy in docs/streams.md), never quietly miss one.
  */
+/**
+ * A server (with `env`) and one job with its step running, to fan out; its tokens and a GraphQL call.
+ * The tenant's budgets are still drawn on every subscribe, but set above a burst of 2,000 (the
+ * free plan's 300 a second would refuse most of it, which test/e2e/bursts.test.ts covers).
+ */
+async function runningJob(env: Record<string, string>) {
+  const server = await startTestServer({
+    env: { ...env, PLAN_LIMITS: JSON.stringify({ free: { requestsPerSecond: 100_000, userRequestsPerSecond: 100_000 } }) },
+  });
+  const editor = await server.token('stress', [Role.EDITOR], 'editor');
+  const worker = await server.token('stress', [Role.WORKER], 'worker');
+  const gql = async (token: string, query: string, variables?: Record<string, unknown>) => {
+    const { body } = await server.raw({ query, variables }, token);
+    if (body.errors) throw new Error(JSON.stringify(body.errors).slice(0, 500));
+    return body.data;
+  };
+  const { projectId } = (await gql(editor, 'mutation { createProject(input: { title: "Stress" }) { projectId } }')).createProject;
+  const { jobId } = (
+    await gql(editor, `mutation { createJob(input: { projectId: "${projectId}", kind: "STRESS", steps: ["render"] }) { jobId } }`)
+  ).createJob;
+  await gql(worker, `mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
+  return { server, editor, worker, gql, jobId: jobId as string };
+}
+
 describe('fan-out of one job to 2,000 sockets', () => {
   it('delivers every event of 20 rounds to every reading socket in order, and every event or a resync to the paused ones', async () => {
-    // The tenant's budgets are still drawn on every subscribe, but set above a burst of 2,000 (the
-    // free plan's 300 a second would refuse most of it, which test/e2e/bursts.test.ts covers).
-    const server = await startTestServer({
-      env: {
-        WS_MAX_CONNECTIONS: '2500',
-        PLAN_LIMITS: JSON.stringify({ free: { requestsPerSecond: 100_000, userRequestsPerSecond: 100_000 } }),
-      },
-    });
-    const editor = await server.token('stress', [Role.EDITOR], 'editor');
-    const worker = await server.token('stress', [Role.WORKER], 'worker');
-    const gql = async (token: string, query: string) => {
-      const { body } = await server.raw({ query }, token);
-      if (body.errors) throw new Error(JSON.stringify(body.errors));
-      return body.data;
-    };
-    const { projectId } = (await gql(editor, 'mutation { createProject(input: { title: "Stress" }) { projectId } }')).createProject;
-    const { jobId } = (
-      await gql(editor, `mutation { createJob(input: { projectId: "${projectId}", kind: "STRESS", steps: ["render"] }) { jobId } }`)
-    ).createJob;
-    await gql(worker, `mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
+    const { server, editor, worker, gql, jobId } = await runningJob({ WS_MAX_CONNECTIONS: '2500' });
 
     const result = await stressSubscribers({
       url: server.url,
@@ -60,6 +66,52 @@ describe('fan-out of one job to 2,000 sockets', () => {
     expect(result.rounds).toHaveLength(20);
     expect(result.paused.caughtUp + result.paused.resynced + Object.values(result.paused.closed).reduce((a, b) => a + b, 0)).toBe(200);
   }, 60_000);
+
+  it('sends RESYNC to readers that stopped reading, and a reader that resubscribes after it misses nothing', async () => {
+    // The slow-reader path end to end. A reader that stops reading is sent RESYNC once its frames
+    // fill the operating system's buffers (a few MiB on loopback), MAX_FRAMES_IN_FLIGHT more wait
+    // unsent, and then SUBSCRIPTION_BUFFER events more. The paused readers select the step's
+    // metrics, which each event carries at 30 kB, so that takes about two hundred events, not tens
+    // of thousands; the keep-alive is long, so they are not dropped for missing pongs first.
+    const { server, editor, worker, gql, jobId } = await runningJob({ SUBSCRIPTION_BUFFER: '8', WS_KEEPALIVE_MS: '600000' });
+    const metrics = { log: 'x'.repeat(30_000) };
+    const paused = 5;
+
+    const result = await stressSubscribers({
+      url: server.url,
+      token: editor,
+      jobId,
+      n: 200,
+      rounds: 600,
+      pausedEvery: 40,
+      pauseFrom: 2,
+      // Until every paused reader's stream overflowed: it stops listening to the bus at once (its
+      // RESYNC goes out once the reader reads again). At most 600 rounds.
+      pauseUntil: async () => (await metricValue(server.url, 'artissist_event_bus_listeners')) <= 200 - paused,
+      roundsAfterResume: 5,
+      pausedSelection: 'seq type step { name metrics }',
+      resubscribe: true,
+      lateMs: 15_000,
+      log: (line) => process.stdout.write(`${line}\n`),
+      trigger: async (round) =>
+        (
+          await gql(
+            worker,
+            `mutation($metrics: JSONObject) { reportStepProgress(jobId: "${jobId}", stepName: "render", progress: ${(round % 100) / 100}, metrics: $metrics) { seq } }`,
+            { metrics },
+          )
+        ).reportStepProgress.seq,
+    });
+    process.stdout.write(
+      `200 sockets, ${result.rounds.length} rounds, paused readers resumed before round ${result.resumedAt}: ${JSON.stringify(result.paused)}\n`,
+    );
+    expect(result.failures).toEqual([]);
+    expect(result.resumedAt).toBeDefined();
+    // Every paused reader was resynced, subscribed again after its position and caught up (checked
+    // event by event); none was dropped or caught up without a RESYNC.
+    expect(result.paused).toEqual({ caughtUp: 0, resynced: paused, closed: {} });
+    expect(await metricValue(server.url, 'artissist_subscription_resyncs_total')).toBe(paused);
+  }, 180_000);
 
   it('keeps a peer that answered its ping while the server was busy past a keep-alive round', async () => {
     const keepAliveMs = 500;
