@@ -1,6 +1,7 @@
+import { ARCHIVE_MANIFEST } from './archive.format';
 import { ARCHIVE_RUN_COUNTS, type ArchiveRunResult } from '../common/feature';
 import { shapeObjectType } from '../common/model-types';
-import { attr } from '../infra/dynamo/entity';
+import { attr, pickAttributes } from '../infra/dynamo/entity';
 import { JobStatus } from '../job/job.machine';
 
 export const ArchivedJob = shapeObjectType({
@@ -9,12 +10,11 @@ export const ArchivedJob = shapeObjectType({
   fields: {
     jobId: attr.string({ required: true, description: "The job's id." }),
     archivedAt: attr.dateTime({ required: true, description: 'When it was exported.' }),
-    sha256: attr.string({
-      required: true,
-      description: "SHA-256 of the archived object (hex), as its manifest names it; the object's bytes were checked against it.",
+    ...pickAttributes(ARCHIVE_MANIFEST, {
+      sha256: "SHA-256 of the archived object (hex), as its manifest names it; the object's bytes were checked against it.",
+      bytes: 'The archived object’s size (gzip), in bytes.',
+      rows: 'Table rows the archive holds (the job, its steps, items and events).',
     }),
-    bytes: attr.int({ required: true, description: 'The archived object’s size (gzip), in bytes.' }),
-    rows: attr.int({ required: true, description: 'Table rows the archive holds (the job, its steps, items and events).' }),
     job: attr.jsonObject()({ required: true, description: 'The job as it was stored, without its keys.' }),
     steps: attr.jsonObjects()({ required: true, description: 'Its step attempts as stored.' }),
     items: attr.jsonObjects()({ required: true, description: 'Its work items as stored.' }),
