@@ -1,4 +1,3 @@
-import { shapeObjectType } from '../common/model-types';
 import { attr } from '../infra/dynamo/entity';
 import { Arg, Args, Authorized, Ctx, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
@@ -6,7 +5,7 @@ import { entities, type EntityItem } from '../common/entities';
 import { feature } from '../common/feature';
 import { keyArg, standardResolver } from '../common/standard-resolver';
 // Its upload status enum (AssetStatus) is registered there, before this declaration is made into types.
-import { UPLOAD_TARGET, uploadedFile } from '../common/files/upload.type';
+import { uploadedFile, uploadPayload } from '../common/files/upload.type';
 import { argsType, inputType, modelTypes } from '../common/model-types';
 import { PageArgs, pageRequest } from '../common/pagination';
 import { Selected, type Selection } from '../common/projection';
@@ -50,12 +49,11 @@ export const RequestInspirationUploadInput = inputType(
 // The repository's request is what this input gives.
 export type RequestInspirationUploadInput = InspirationUploadRequest;
 
-const InspirationUpload = shapeObjectType({
+const InspirationUpload = uploadPayload({
   name: 'InspirationUpload',
   description: 'A new inspiration waiting for its file, and where to PUT it; confirmInspirationUpload finishes it.',
   fields: {
     inspiration: attr.json()({ required: true, apiType: 'Inspiration', description: 'The new inspiration, waiting for its file.' }),
-    upload: attr.objectOf(UPLOAD_TARGET)({ required: true, description: 'Where and how to send the file.' }),
   },
 });
 
