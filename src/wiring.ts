@@ -32,6 +32,7 @@ import { hasQuotaWrites, limitsOf, planOf, withQuotaLimits } from './common/quot
 import type { Outbox } from './events/outbox';
 import { createEventBus, type EventBus } from './infra/pubsub';
 import { SharedItemReads } from './infra/shared-reads';
+import { numberByIdentity } from './infra/identity';
 
 /**
  * What the wiring needs to build each request's repositories. The app makes one for the operation
@@ -130,14 +131,7 @@ export function createPageLoader(store: Store, tenantId: string, batch = true): 
  * selection (EntityModel.projectionOf), so its identity names it, and writing a number costs less
  * than writing its attribute names into every key.
  */
-const projectionNumbers = new WeakMap<Projection, number>();
-let projectionsNumbered = 0;
-
-function projectionNumber(projection: Projection): number {
-  let number = projectionNumbers.get(projection);
-  if (number === undefined) projectionNumbers.set(projection, (number = ++projectionsNumbered));
-  return number;
-}
+const projectionNumber = numberByIdentity<Projection>();
 
 /**
  * A request's scope (see Scope). Its loaders, file service and commit context are made on first

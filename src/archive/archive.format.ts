@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { type AttributeValues, attr } from '../infra/dynamo/entity';
 import type { Item } from '../infra/dynamo/store';
 
 /*
@@ -12,28 +13,33 @@ import type { Item } from '../infra/dynamo/store';
 
 export const ARCHIVE_FORMAT = 'artissist.archive.v1';
 
-export type ArchiveKind = 'job' | 'project';
+/** What is archived: a job (with its steps, items and events) or a project (with its children). */
+export const ARCHIVE_KINDS = ['job', 'project'] as const;
 
-export interface ArchiveManifest {
-  format: typeof ARCHIVE_FORMAT;
-  kind: ArchiveKind;
-  tenantId: string;
-  /** The job's or project's id. */
-  id: string;
-  /** The data object's name under the tenant's cold-storage prefix. */
-  data: string;
-  /** SHA-256 of the data object's bytes (the gzip), hex. */
-  sha256: string;
-  /** The data object's size (gzip) and the JSON Lines' size before compression, in bytes. */
-  bytes: number;
-  rawBytes: number;
-  rows: number;
-  /** Rows by entity type (Job, Step, WorkItem, Event, …). */
-  rowsByType: Record<string, number>;
-  /** The job's or project's version when it was exported: removal holds only while it is still that. */
-  version: number;
-  exportedAt: string;
-}
+/**
+ * A manifest's fields, declared once: the ArchiveManifest type, parseManifest's checks and the
+ * API's ArchivedJob (its checksum, size and row count) are read from it.
+ */
+export const ARCHIVE_MANIFEST = {
+  format: attr.json<typeof ARCHIVE_FORMAT>()({ required: true }),
+  kind: attr.enum(ARCHIVE_KINDS)({ required: true }),
+  tenantId: attr.id({ required: true }),
+  id: attr.id({ required: true, description: "The job's or project's id." }),
+  data: attr.string({ required: true, description: "The data object's name under the tenant's cold-storage prefix." }),
+  sha256: attr.string({ required: true, description: "SHA-256 of the data object's bytes (the gzip), hex." }),
+  bytes: attr.int({ required: true, description: "The data object's size (gzip), in bytes." }),
+  rawBytes: attr.int({ required: true, description: "The JSON Lines' size before compression, in bytes." }),
+  rows: attr.int({ required: true, description: 'Table rows the data object holds.' }),
+  rowsByType: attr.json<Record<string, number>>()({ required: true, description: 'Rows by entity type (Job, Step, WorkItem, Event, …).' }),
+  version: attr.int({
+    required: true,
+    description: "The job's or project's version when it was exported: removal holds only while it is still that.",
+  }),
+  exportedAt: attr.dateTime({ required: true }),
+} as const;
+
+export type ArchiveManifest = AttributeValues<typeof ARCHIVE_MANIFEST>;
+export type ArchiveKind = ArchiveManifest['kind'];
 
 /**
  * The names of a job's or project's objects under the tenant's cold-storage prefix, the same on
@@ -85,11 +91,12 @@ export function parseManifest(bytes: Uint8Array): ArchiveManifest {
   const raw: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
   if (typeof raw !== 'object' || raw === null) throw new Error('An archive manifest is not an object.');
   const m: Record<string, unknown> = { ...raw };
-  const strings = ['kind', 'tenantId', 'id', 'data', 'sha256', 'exportedAt'] as const;
-  const numbers = ['bytes', 'rawBytes', 'rows', 'version'] as const;
-  if (m.format !== ARCHIVE_FORMAT || strings.some((k) => typeof m[k] !== 'string') || numbers.some((k) => typeof m[k] !== 'number'))
-    throw new Error('An archive manifest is not of the format this server reads.');
-  const kind = m.kind === 'job' || m.kind === 'project' ? m.kind : undefined;
+  // Each field is checked against its declared kind: texts, counts, and the kinds the format knows.
+  const wrong = Object.entries(ARCHIVE_MANIFEST).some(([name, { kind }]) =>
+    kind === 'int' ? typeof m[name] !== 'number' : kind !== 'json' && typeof m[name] !== 'string',
+  );
+  if (m.format !== ARCHIVE_FORMAT || wrong) throw new Error('An archive manifest is not of the format this server reads.');
+  const kind = ARCHIVE_KINDS.find((known) => known === m.kind);
   if (!kind) throw new Error('An archive manifest names no kind this server reads.');
   const rowsByType: Record<string, number> = {};
   if (typeof m.rowsByType === 'object' && m.rowsByType !== null)

@@ -21,7 +21,7 @@ import {
   RequestAssetVersionInput,
 } from './asset.type';
 import { AssetRepository } from './asset.repository';
-import { expiresInArg, optionalExpectedVersionArg } from '../common/args';
+import { ExpiresIn, optionalExpectedVersionArg, PresignedUrl } from '../common/args';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -101,16 +101,8 @@ export class AssetResolver {
     return ctx.repos.assets.versions(asset);
   }
 
-  @FieldResolver(() => String, {
-    nullable: true,
-    description: 'A presigned GET of the latest version, made now (default 1 hour); null while nothing is confirmed.',
-  })
-  @Reads('status', 's3Key')
-  url(
-    @Root() asset: Asset,
-    @Arg('expiresIn', () => Int, { nullable: true, description: 'Seconds; at most the configured maximum.' }) expiresIn: number | null,
-    @Ctx() ctx: Context,
-  ) {
+  @PresignedUrl('A presigned GET of the latest version, made now (default 1 hour); null while nothing is confirmed.', 'status', 's3Key')
+  url(@Root() asset: Asset, @ExpiresIn('Seconds; at most the configured maximum.') expiresIn: number | null, @Ctx() ctx: Context) {
     return asset.status === 'ready' ? ctx.repos.files.downloadUrl(asset.s3Key, expiresIn) : null;
   }
 }
@@ -128,7 +120,7 @@ export class AssetVersionResolver extends ObjectIdResolver(
   })
   url(
     @Root() version: AssetVersion,
-    @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null,
+    @ExpiresIn() expiresIn: number | null,
     @Arg('includeArchived', () => Boolean, {
       defaultValue: false,
       description: 'Sign an archived version too (its object is in an archival storage class, which may cost more to read).',

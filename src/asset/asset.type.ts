@@ -4,7 +4,7 @@ import { argsType, attributeEnum, inputType, modelTypes, shapeObjectType } from 
 import { keyArgsOf } from '../common/standard-resolver';
 import { PageArgs } from '../common/pagination';
 // Its upload status enum (AssetStatus) is registered there, before this declaration is made into types.
-import { UPLOAD_TARGET, uploadedFile } from '../common/files/upload.type';
+import { uploadedFile, uploadPayload } from '../common/files/upload.type';
 
 /** The kinds of asset and their GraphQL enum, from the declaration. */
 export const AssetType = attributeEnum(entities.Asset, 'type', entities.Asset.attributes.type);
@@ -71,13 +71,12 @@ export const RequestAssetVersionInput = inputType(
 );
 export type RequestAssetVersionInput = InstanceType<typeof RequestAssetVersionInput>;
 
-export const AssetUpload = shapeObjectType({
+export const AssetUpload = uploadPayload({
   name: 'AssetUpload',
   description: 'A new asset in UPLOADING and where to PUT its file; confirmAssetUpload makes it READY.',
   fields: {
     asset: attr.json<Asset>()({ required: true, apiType: 'Asset', description: 'The new asset, in UPLOADING.' }),
     version: attr.int({ required: true, description: 'The version being uploaded.' }),
-    upload: attr.objectOf(UPLOAD_TARGET)({ required: true, description: 'Where and how to send the file.' }),
   },
 });
 export type AssetUpload = InstanceType<typeof AssetUpload>;

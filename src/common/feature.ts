@@ -1,6 +1,6 @@
 import type { PlanLimits, PlanName } from '../config';
 import type { Repositories } from '../context';
-import { type AnyModel, attr, type AttributeValues } from '../infra/dynamo/entity';
+import { type AnyModel, attr, type AttributeValues, type ShapeValues } from '../infra/dynamo/entity';
 import type { Metrics } from '../infra/metrics';
 import type { EventBus } from '../infra/pubsub';
 import type { NodeType } from './global-id';
@@ -44,14 +44,29 @@ export const ARCHIVE_RUN_COUNTS = {
 /** What one archive run did: its counts (see ARCHIVE_RUN_COUNTS). */
 export type ArchiveRunResult = AttributeValues<typeof ARCHIVE_RUN_COUNTS>;
 
-/** Where an archive run's system job stands, with its result: final once COMPLETED, else so far. */
-export interface ArchiveRunOutcome extends ArchiveRunResult {
-  jobId: string;
-  /** The job's status (a JobStatus). */
-  status: string;
-  /** The share of the run done, 0 to 1. */
-  progress: number;
-}
+/**
+ * Where an archive run's system job stands, with its result (final once COMPLETED, else so far),
+ * declared once: its type here (ArchiveRunOutcome), and the API's ArchiveRun (src/archive/archive.type.ts).
+ */
+export const ARCHIVE_RUN = {
+  name: 'ArchiveRun',
+  description:
+    'What one archive run did: jobs and projects moved to cold storage, rows removed, bytes written. The run is a system job of kind ARCHIVE (follow it with jobProgress(jobId, system: true)); the counts are final once its status is COMPLETED, and so far before.',
+  fields: {
+    jobId: attr.id({ required: true, description: "The run's system job (kind ARCHIVE, in the system partition)." }),
+    // A JobStatus: this layer names it by its GraphQL name, without importing the job feature.
+    status: attr.json<string>()({
+      required: true,
+      apiType: 'JobStatus',
+      description: "The run's job status: COMPLETED once it finished; RUNNING or QUEUED when the wait ended first.",
+    }),
+    progress: attr.float({ required: true, description: 'The share of the run done, 0 to 1.' }),
+    ...ARCHIVE_RUN_COUNTS,
+  },
+} as const;
+
+/** Where an archive run's system job stands, with its result (see ARCHIVE_RUN). */
+export type ArchiveRunOutcome = ShapeValues<typeof ARCHIVE_RUN>;
 
 /** An operator's archive run: the archive's system job, started or joined (src/archive/archive.jobs.ts). */
 export interface ArchiveRuns {

@@ -2,6 +2,7 @@ import { createSourceEventStream, execute, getOperationAST, type DocumentNode, t
 import type { Principal } from '../auth/principal';
 import { Context } from '../context';
 import { runWithBudget } from '../infra/deadline';
+import { numberByIdentity } from '../infra/identity';
 import { type DirectConsumer, HAND_OVER, handsOver, type HandsOver, PARKED, type Parked } from '../infra/handover';
 import { inSpan, SpanKind, startLinkedSpan, traceparentOfEvent, tracingActive } from '../infra/tracing';
 import { logger } from '../logger';
@@ -455,14 +456,7 @@ class HandedOverDeliveries extends SubscriptionDeliveries implements DirectConsu
 }
 
 /** A short stable name per parsed document, for share keys (documents come from the cache, so they repeat). */
-const documentKeys = new WeakMap<DocumentNode, number>();
-let documentCount = 0;
-
-function documentKey(document: DocumentNode): number {
-  let key = documentKeys.get(document);
-  if (key === undefined) documentKeys.set(document, (key = ++documentCount));
-  return key;
-}
+const documentKey = numberByIdentity<DocumentNode>();
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;

@@ -1,20 +1,19 @@
-import { shapeObjectType } from '../common/model-types';
 import { attr } from '../infra/dynamo/entity';
-import { Arg, Args, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { entities, type EntityItem } from '../common/entities';
 import { feature } from '../common/feature';
 import { keyArg, standardResolver } from '../common/standard-resolver';
 // Its upload status enum (AssetStatus) is registered there, before this declaration is made into types.
-import { UPLOAD_TARGET, uploadedFile } from '../common/files/upload.type';
+import { uploadedFile, uploadPayload } from '../common/files/upload.type';
 import { argsType, inputType, modelTypes } from '../common/model-types';
 import { PageArgs, pageRequest } from '../common/pagination';
-import { Reads, Selected, type Selection } from '../common/projection';
+import { Selected, type Selection } from '../common/projection';
 import { idempotencyKeyArg } from '../common/idempotency';
 import { badInput } from '../errors';
 import type { Context } from '../context';
 import { type InspirationUploadRequest, InspirationRepository } from './inspiration.repository';
-import { expiresInArg } from '../common/args';
+import { ExpiresIn, PresignedUrl } from '../common/args';
 
 /*
  * Inspiration's types come from its declaration (src/common/entities.ts); what is particular to it
@@ -50,12 +49,11 @@ export const RequestInspirationUploadInput = inputType(
 // The repository's request is what this input gives.
 export type RequestInspirationUploadInput = InspirationUploadRequest;
 
-const InspirationUpload = shapeObjectType({
+const InspirationUpload = uploadPayload({
   name: 'InspirationUpload',
   description: 'A new inspiration waiting for its file, and where to PUT it; confirmInspirationUpload finishes it.',
   fields: {
     inspiration: attr.json()({ required: true, apiType: 'Inspiration', description: 'The new inspiration, waiting for its file.' }),
-    upload: attr.objectOf(UPLOAD_TARGET)({ required: true, description: 'Where and how to send the file.' }),
   },
 });
 
@@ -109,16 +107,8 @@ export class InspirationResolver {
     return ctx.repos.inspirations.confirmUpload(inspirationId);
   }
 
-  @FieldResolver(() => String, {
-    nullable: true,
-    description: 'A presigned GET of the file, made now (default 1 hour); null for text or an unconfirmed upload.',
-  })
-  @Reads('s3Key', 'fileStatus')
-  url(
-    @Root() inspiration: EntityItem<'Inspiration'>,
-    @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null,
-    @Ctx() ctx: Context,
-  ) {
+  @PresignedUrl('A presigned GET of the file, made now (default 1 hour); null for text or an unconfirmed upload.', 's3Key', 'fileStatus')
+  url(@Root() inspiration: EntityItem<'Inspiration'>, @ExpiresIn() expiresIn: number | null, @Ctx() ctx: Context) {
     return inspiration.s3Key && inspiration.fileStatus !== 'uploading' ? ctx.repos.files.downloadUrl(inspiration.s3Key, expiresIn) : null;
   }
 }

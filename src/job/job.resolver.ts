@@ -40,7 +40,7 @@ import { countsOf, MAX_SCENES_PAGE } from './job.items';
 import { claimPooledWork, itemReportRepos, stepReportRepos } from './job.pool';
 import { ItemStatus } from './job.machine';
 import type { Attribute } from '../infra/dynamo/entity';
-import { expiresInArg } from '../common/args';
+import { ExpiresIn } from '../common/args';
 
 /** Declared fields as clients see them (JobField). */
 const fieldsOf = (attributes: Record<string, Attribute>) =>
@@ -62,7 +62,7 @@ declare module '../context' {
 @Resolver(() => Step)
 export class StepResolver {
   @FieldResolver(() => [String], { description: 'Presigned GETs of the artifacts, in order, made now (default 1 hour).' })
-  artifactUrls(@Root() step: Step, @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null, @Ctx() ctx: Context) {
+  artifactUrls(@Root() step: Step, @ExpiresIn() expiresIn: number | null, @Ctx() ctx: Context) {
     return Promise.all((step.artifacts ?? []).map((key) => ctx.repos.files.downloadUrl(key, expiresIn)));
   }
 }
@@ -556,22 +556,22 @@ export class JobSceneResolver extends ObjectIdResolver(
   (scene) => [scene.jobId, scene.sequence],
 ) {
   @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the audio clip, made now (default 1 hour).' })
-  audioClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null, @Ctx() ctx: Context) {
+  audioClipUrl(@Root() scene: JobScene, @ExpiresIn() expiresIn: number | null, @Ctx() ctx: Context) {
     return scene.audioClip ? ctx.repos.files.downloadUrl(scene.audioClip, expiresIn) : null;
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the video clip, made now (default 1 hour).' })
-  videoClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null, @Ctx() ctx: Context) {
+  videoClipUrl(@Root() scene: JobScene, @ExpiresIn() expiresIn: number | null, @Ctx() ctx: Context) {
     return scene.videoClip ? ctx.repos.files.downloadUrl(scene.videoClip, expiresIn) : null;
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the lip-synced clip, made now (default 1 hour).' })
-  lipSyncedClipUrl(@Root() scene: JobScene, @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null, @Ctx() ctx: Context) {
+  lipSyncedClipUrl(@Root() scene: JobScene, @ExpiresIn() expiresIn: number | null, @Ctx() ctx: Context) {
     return scene.lipSyncedClip ? ctx.repos.files.downloadUrl(scene.lipSyncedClip, expiresIn) : null;
   }
 
   @FieldResolver(() => [String], { description: 'Presigned GETs of the reference images, in order.' })
-  referenceImageUrls(@Root() scene: JobScene, @Arg('expiresIn', () => Int, expiresInArg) expiresIn: number | null, @Ctx() ctx: Context) {
+  referenceImageUrls(@Root() scene: JobScene, @ExpiresIn() expiresIn: number | null, @Ctx() ctx: Context) {
     return Promise.all(scene.referenceImages.map((key) => ctx.repos.files.downloadUrl(key, expiresIn)));
   }
 }

@@ -11,7 +11,4 @@ export const searchBackfill = migration({
   name: 'search-backfill',
   description: 'Writes the word items of projects, logs, assets and inspiration written before they were searchable.',
   entities: ['Project', 'Log', 'Asset', 'Inspiration'],
-  change: 'rederive',
-  itemsPerSecond: 200,
-  segments: 4,
 });

@@ -13,7 +13,4 @@ export const usageRecount = migration({
   name: 'usage-recount',
   description: 'Counts projects, stored bytes and running jobs written before the plan quotas were kept into each tenant’s usage.',
   entities: ['Project', 'Asset', 'Inspiration', 'Job'],
-  change: 'rederive',
-  itemsPerSecond: 200,
-  segments: 4,
 });

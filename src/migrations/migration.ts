@@ -1,4 +1,4 @@
-import type { EntityName } from '../common/entities';
+import { type EntityName, entities } from '../common/entities';
 import { attr, type AttributeValues } from '../infra/dynamo/entity';
 import type { Item } from '../infra/dynamo/write';
 
@@ -23,27 +23,50 @@ import type { Item } from '../infra/dynamo/write';
  */
 export type MigrationChange = 'rederive' | ((item: Item) => Record<string, unknown> | null);
 
-export interface MigrationDeclaration {
-  /** Its number, three digits (`001`): migrations run in this order, each once. */
-  id: string;
-  /** A short name in kebab case (`search-backfill`); the file is `<id>-<name>.ts`. */
-  name: string;
-  description: string;
-  /** The declared entities whose items it rewrites. */
-  entities: readonly EntityName[];
-  change: MigrationChange;
+/**
+ * A migration's declared fields, said once: its declaration's type (MigrationDeclaration) and the
+ * API's Migration (migration.type.ts), which shows them with its run.
+ */
+export const MIGRATION_FIELDS = {
+  /** Three digits (`001`): migrations run in this order, each once. */
+  id: attr.id({ required: true, description: 'Its number, e.g. 001.' }),
+  /** Kebab case (`search-backfill`); the file is `<id>-<name>.ts`. */
+  name: entities.Migration.attributes.name,
+  description: attr.string({ required: true, description: 'What it does.' }),
+  /** The declared entities whose items it rewrites (EntityName in the declaration). */
+  entities: attr.strings({ required: true, description: 'The entity types whose items it rewrites.' }),
   /**
    * The write budget of the whole run: entities rewritten per second, shared evenly by its
    * segments, however many instances run them (each segment runs in one place at a time). Each
    * rewrite is one transaction: the entity, the word items that change and its event.
    */
-  itemsPerSecond: number;
+  itemsPerSecond: attr.int({
+    required: true,
+    description:
+      'Its write budget: entities rewritten per second over the whole run (the declared one, or what runMigrations gave its run).',
+  }),
   /** The parallel scan's segments: the work items of its job, run side by side. */
-  segments: number;
-}
+  segments: attr.int({ required: true, description: 'Parallel scan segments: the work items of its job.' }),
+};
 
-/** Declares a migration (see MigrationDeclaration); throws (a programming error) on a malformed one. */
-export function migration(declaration: MigrationDeclaration): MigrationDeclaration {
+/** A migration as code declares it: its fields (see MIGRATION_FIELDS), its entities by name, and its change. */
+export type MigrationDeclaration = Omit<AttributeValues<typeof MIGRATION_FIELDS>, 'entities'> & {
+  entities: readonly EntityName[];
+  change: MigrationChange;
+};
+
+/** What a migration's declaration may leave out, and what it then takes: a re-derive, at 200 items a second over 4 segments. */
+const MIGRATION_DEFAULTS = { change: 'rederive', itemsPerSecond: 200, segments: 4 } as const;
+type Defaulted = keyof typeof MIGRATION_DEFAULTS;
+
+/**
+ * Declares a migration (see MigrationDeclaration), with MIGRATION_DEFAULTS for its change, budget
+ * and segments where it names none; throws (a programming error) on a malformed one.
+ */
+export function migration(
+  declared: Omit<MigrationDeclaration, Defaulted> & Partial<Pick<MigrationDeclaration, Defaulted>>,
+): MigrationDeclaration {
+  const declaration: MigrationDeclaration = { ...MIGRATION_DEFAULTS, ...declared };
   if (!/^\d{3}$/.test(declaration.id)) throw new Error(`Migration id ${declaration.id} must be three digits.`);
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(declaration.name)) throw new Error(`Migration name ${declaration.name} must be kebab case.`);
   if (!(declaration.itemsPerSecond >= 1)) throw new Error(`Migration ${declaration.id} needs a budget of at least 1 item a second.`);

@@ -1,9 +1,9 @@
 import { registerDeclaredEnum, shapeObjectType } from '../common/model-types';
-import { attr, enumObject } from '../infra/dynamo/entity';
+import { attr, enumObject, pickDeclared } from '../infra/dynamo/entity';
 import { JobStatus } from '../job/job.machine';
 import { entities } from '../common/entities';
 import { MODEL_DRIFT } from '../common/drift';
-import { SEGMENT_COUNTS } from './migration';
+import { MIGRATION_FIELDS, SEGMENT_COUNTS } from './migration';
 
 /** Where a migration stands. */
 export const MigrationState = enumObject(['PENDING', 'RUNNING', 'APPLIED', 'FAILED']);
@@ -30,17 +30,9 @@ export const Migration = shapeObjectType({
   name: 'Migration',
   description: 'A migration of the table (src/migrations): numbered, run once, as a system job.',
   fields: {
-    id: attr.id({ required: true, description: 'Its number, e.g. 001.' }),
-    name: entities.Migration.attributes.name,
-    description: attr.string({ required: true, description: 'What it does.' }),
-    entities: attr.strings({ required: true, description: 'The entity types whose items it rewrites.' }),
+    ...pickDeclared(MIGRATION_FIELDS, ['id', 'name', 'description', 'entities']),
     state: attr.json<MigrationState>()({ required: true, apiType: 'MigrationState', description: 'Where it stands.' }),
-    itemsPerSecond: attr.int({
-      required: true,
-      description:
-        'Its write budget: entities rewritten per second over the whole run (the declared one, or what runMigrations gave its run).',
-    }),
-    segments: attr.int({ required: true, description: 'Parallel scan segments: the work items of its job.' }),
+    ...pickDeclared(MIGRATION_FIELDS, ['itemsPerSecond', 'segments']),
     jobId: attr.id({ description: 'Its job in the system partition: follow it with jobProgress(jobId, system: true).' }),
     jobStatus: attr.json<JobStatus | null>()({ apiType: 'JobStatus', description: 'Its job’s status.' }),
     progress: attr.float({ description: 'Its job’s progress, 0 to 1.' }),

@@ -1,6 +1,6 @@
 import { shapeObjectType } from '../model-types';
 import { UPLOAD_TARGET } from '../../infra/s3/files';
-import { attr } from '../../infra/dynamo/entity';
+import { type AttributeMap, attr, type ShapeDeclaration } from '../../infra/dynamo/entity';
 import { UPLOAD_STATES, UPLOAD_STATUS } from '../entities';
 import { registerDeclaredEnum } from '../model-types';
 import { enumObject } from '../../infra/dynamo/entity';
@@ -15,6 +15,15 @@ registerDeclaredEnum(UploadStatus, UPLOAD_STATUS);
 export const UploadTarget = shapeObjectType(UPLOAD_TARGET);
 export { UPLOAD_TARGET };
 export type UploadTarget = InstanceType<typeof UploadTarget>;
+
+/**
+ * The answer of a request for an upload URL (AssetUpload, InspirationUpload): what the request
+ * made, as `shape` declares it, and where and how to send the file (its `upload`).
+ */
+export function uploadPayload<const F extends AttributeMap>(shape: ShapeDeclaration<F>) {
+  const upload = attr.objectOf(UPLOAD_TARGET)({ required: true, description: 'Where and how to send the file.' });
+  return shapeObjectType({ ...shape, fields: { ...shape.fields, upload } });
+}
 
 /**
  * The file an upload request names (its name, media type and exact size), which the presigned URL
