@@ -289,11 +289,17 @@ function committerOf(store: Store): AggregateCommitter<BatchState> {
   if (!committer) {
     // 48 commands a group (a claim or a completion writes its item and its event, so about 43 fit
     // in 90 writes); 90 writes leave room for the stream heads added at commit; 30 rounds against
-    // writers on other instances. A drained job's carried state is kept for a second, for 64 jobs
-    // at most (at most MAX_CARRIED_ITEMS items each): its workers' next calls come within
-    // milliseconds of their answers.
+    // writers on other instances. A drained job's carried state is kept for 5 s, for 256 jobs and
+    // 20,000 items at most together: a busy job's workers send their next calls within
+    // milliseconds of their answers, and a pool that deals claims to 100 tenants in turn comes
+    // back to each tenant's job within seconds.
     committer = new AggregateCommitter<BatchState>(
-      { maxCommands: 48, maxWrites: 90, maxRounds: 30, keepCarried: { ms: 1000, max: 64 } },
+      {
+        maxCommands: 48,
+        maxWrites: 90,
+        maxRounds: 30,
+        keepCarried: { ms: 5000, max: 256, weigh: (state) => state.items.size + 1, maxWeight: 20_000 },
+      },
       changingTooFast('Job'),
       itemWriteStats,
     );

@@ -172,7 +172,7 @@ describe('claiming work with leases', () => {
       expect(keptJobStates(own.app.store)).toBe(1);
     }
     // Ten claims, each in a group of its own; the first read 40 candidates, which serve the rest
-    // (a state is kept for a second: a gap longer than that on a loaded machine reads again).
+    // (a state is kept for 5 s: a gap longer than that on a loaded machine reads again).
     expect(claimReadStats.groupsWithClaims - before.groupsWithClaims).toBe(10);
     expect(claimReadStats.indexReads - before.indexReads).toBeLessThanOrEqual(3);
     await stopOnPurpose(own.app);

@@ -39,8 +39,17 @@ function storedCounters() {
   return { stored, loads, io };
 }
 
-const committer = (keepCarried?: { ms: number; max: number }) =>
-  new AggregateCommitter<Counter>({ maxCommands: 10, maxWrites: 10, maxRounds: 5, keepCarried }, (id) => new Error(`busy ${id}`));
+/** A committer keeping drained states for `ms`, `max` of them, each weighing its counter's value, `maxWeight` together. */
+const committer = (keep?: { ms: number; max: number; maxWeight?: number }) =>
+  new AggregateCommitter<Counter>(
+    {
+      maxCommands: 10,
+      maxWrites: 10,
+      maxRounds: 5,
+      keepCarried: keep && { ms: keep.ms, max: keep.max, weigh: (s) => s.value, maxWeight: keep.maxWeight ?? 1000 },
+    },
+    (id) => new Error(`busy ${id}`),
+  );
 /**
  * Adds one to counter `id` and resolves once its queue drained: a command resolves when its group
  * committed, a moment before its queue's loop ends, and a command sent in that moment joins the
@@ -89,6 +98,22 @@ describe('AggregateCommitter: a drained aggregate’s carried state', () => {
     expect(c.keptStates).toBe(0);
     await add(c, io('c'), 'c');
     expect(loads.at(-1)).toEqual({ id: 'c', carried: false });
+  });
+
+  it('keeps states weighing `maxWeight` at most together, dropping the least recently drained, and none heavier alone', async () => {
+    const { loads, io } = storedCounters();
+    const c = committer({ ms: 60_000, max: 8, maxWeight: 3 });
+    // a and b weigh 1 each; then a weighs 2: b and a together weigh 3.
+    for (const id of ['a', 'b', 'a']) await add(c, io(id), id);
+    expect(c.keptStates).toBe(2);
+    // c weighs 1: the least recently kept (b) goes to stay within 3.
+    await add(c, io('c'), 'c');
+    expect(c.keptStates).toBe(2);
+    // b was dropped (read afresh; it weighs 2 now), then b weighs 3 (c goes), then 4: heavier
+    // than all may weigh, so it is not kept at all.
+    for (let n = 0; n < 4; n++) await add(c, io('b'), 'b');
+    expect(loads.slice(-4).map((l) => l.carried)).toEqual([false, true, true, false]);
+    expect(c.keptStates).toBe(0);
   });
 
   it('decides again on a read when the kept state is stale (another writer moved the aggregate)', async () => {

@@ -71,14 +71,15 @@ interface Command<S> {
   reject(error: unknown): void;
 }
 
-export interface AggregateLimits {
+export interface AggregateLimits<S> {
   /** Commands one group takes; more wait for the next group. */
   maxCommands: number;
   /**
    * How long (ms) a drained queue's carried state is kept for the aggregate's next command, and
-   * for how many aggregates at most (the least recently drained go first). 0 keeps none.
+   * for how many aggregates at most, weighing `maxWeight` at most together by `weigh` (the least
+   * recently drained go first). 0 keeps none.
    */
-  keepCarried?: { ms: number; max: number };
+  keepCarried?: { ms: number; max: number; weigh: (state: S) => number; maxWeight: number };
   /** Writes one group's transaction may hold (DynamoDB allows 100; stream heads and events are added at commit). */
   maxWrites: number;
   /** Rounds a group is read and decided again after another writer moved the aggregate first. */
@@ -110,10 +111,12 @@ export class AggregateCommitter<S extends DecisionState<S>> {
    * aggregates at most, and dropped by `release` at shutdown. Keeping one longer risks nothing
    * but time: the commit is conditioned on the versions the state holds.
    */
-  private readonly kept = new Map<string, { state: S; at: number }>();
+  private readonly kept = new Map<string, { state: S; at: number; weight: number }>();
+  /** What the kept states weigh together (keepCarried.weigh). */
+  private keptWeight = 0;
 
   constructor(
-    private readonly limits: AggregateLimits,
+    private readonly limits: AggregateLimits<S>,
     /** The error a command gets when its group lost to other writers `maxRounds` times. */
     private readonly tooBusy: (aggregateId: string) => Error,
     /** Where it counts what it did (shared by the committers of one aggregate type). */
@@ -133,6 +136,7 @@ export class AggregateCommitter<S extends DecisionState<S>> {
   /** Drops every kept state (at shutdown); queues still running keep theirs until they drain. */
   release(): void {
     this.kept.clear();
+    this.keptWeight = 0;
   }
 
   /**
@@ -186,20 +190,30 @@ export class AggregateCommitter<S extends DecisionState<S>> {
     const limit = this.limits.keepCarried;
     if (!state || !limit || limit.max <= 0 || limit.ms <= 0) return;
     const now = performance.now();
-    this.kept.delete(id);
-    this.kept.set(id, { state, at: now });
+    this.drop(id);
+    const weight = limit.weigh(state);
+    if (weight > limit.maxWeight) return;
+    this.kept.set(id, { state, at: now, weight });
+    this.keptWeight += weight;
     // Map iteration is in insertion order, so the first entries are the least recently kept:
-    // those past their time or past the count go.
+    // those past their time, past the count or past the weight go.
     for (const [key, entry] of this.kept) {
-      if (this.kept.size <= limit.max && now - entry.at <= limit.ms) break;
-      this.kept.delete(key);
+      if (this.kept.size <= limit.max && this.keptWeight <= limit.maxWeight && now - entry.at <= limit.ms) break;
+      this.drop(key);
     }
+  }
+
+  private drop(id: string): void {
+    const entry = this.kept.get(id);
+    if (!entry) return;
+    this.kept.delete(id);
+    this.keptWeight -= entry.weight;
   }
 
   private takeKept(id: string): S | undefined {
     const entry = this.kept.get(id);
     if (!entry) return undefined;
-    this.kept.delete(id);
+    this.drop(id);
     return performance.now() - entry.at <= (this.limits.keepCarried?.ms ?? 0) ? entry.state : undefined;
   }
 
