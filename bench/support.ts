@@ -26,7 +26,12 @@ export const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
 
 /** Pins this process (all its threads) to `cores`, where taskset exists. */
 export function pinSelf(cores: string): void {
-  if (hasTaskset) spawnSync('taskset', ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore' });
+  pinProcess(process.pid, cores);
+}
+
+/** Pins every thread of process `pid` to `cores` (a taskset list such as `0-1`); nothing without taskset. */
+export function pinProcess(pid: number, cores: string): void {
+  if (hasTaskset) spawnSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
 }
 
 export interface Child {
