@@ -168,6 +168,16 @@ export class KnownHeads {
   /** Heads served without a read; tests and benchmarks read it. */
   served = 0;
 
+  /** How many topics' heads are kept now, each with its listener on the bus (see KnownHead). */
+  get kept(): number {
+    return this.byTopic.size;
+  }
+
+  /** True while the idle sweep's timer runs (only while a head is kept). */
+  get sweeping(): boolean {
+    return this.sweeper !== undefined;
+  }
+
   /** `maxAgeMs`: how long a head read serves (KNOWN_HEAD_MS by default). */
   constructor(
     private readonly bus: EventBus,

@@ -60,6 +60,28 @@ describe('KnownHeads', () => {
     await bus.close();
   });
 
+  it('lets a known head go, its listener and the sweep timer with it, once no subscribe asked for it for a while', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const bus = createEventBus();
+      const heads = new KnownHeads(bus);
+      const db = store(5);
+      await heads.headOf(events, null, db.read);
+      expect(heads.kept).toBe(1);
+      expect(heads.sweeping).toBe(true);
+      // Past the idle time (10 s) the sweep closes its listener: a live event then moves nothing,
+      // and the next subscribe reads.
+      jest.advanceTimersByTime(20_000);
+      expect(heads.kept).toBe(0);
+      expect(heads.sweeping).toBe(false);
+      await heads.headOf(events, null, db.read);
+      expect(db.state.reads).toBe(2);
+      await bus.close();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('makes the subscribes that come while the first read is under way wait for it rather than read', async () => {
     const bus = createEventBus();
     const heads = new KnownHeads(bus);
