@@ -26,7 +26,7 @@ import { itemClaimability } from './job.writes';
 
 /** Items settled per page (each its own conditional write, the page's together in a few transactions). */
 const PAGE = 100;
-/** Rows of a deleted job's partition read at a time, and deleted per transaction (DynamoDB allows 100). */
+/** Rows of a deleted job's partition read at a time, and deleted by each of the page's parallel lanes. */
 const PURGE_PAGE = 400;
 const PURGE_BATCH = 100;
 /** Entries one sweep takes from each shard. */
@@ -141,9 +141,13 @@ export class JobSettler {
   }
 
   /**
-   * Deletes what is left of a deleted job's partition, a page at a time (each page in bounded
-   * transactions), then its entry; returns the rows deleted. The rows are found anew for each page
-   * (those deleted are gone), so a crash resumes where it stopped.
+   * Deletes what is left of a deleted job's partition, a page at a time, then its entry; returns
+   * the rows deleted. The rows are found anew for each page (those deleted are gone), so a crash
+   * resumes where it stopped. The rows go in plain batch deletes (Store.deleteEach), not in
+   * transactions: nothing reads a deleted job's rows (the job went first, in its own
+   * transaction), a page was never deleted whole anyway (its transactions committed apart), and a
+   * transactional delete costs twice the write units. DynamoDB Local deleted 4,000 rows this way
+   * in 2.1–3.1 s against 7.4–9.3 s in transactions of 100, on the same busy 2 cores.
    */
   private async purge(entry: Item & { version: number }): Promise<number> {
     let deleted = 0;
@@ -152,7 +156,7 @@ export class JobSettler {
       if (page.length === 0) break;
       const chunks: Item[][] = [];
       for (let i = 0; i < page.length; i += PURGE_BATCH) chunks.push(page.slice(i, i + PURGE_BATCH));
-      await Promise.all(chunks.map((chunk) => this.store.transact(chunk.map((row) => del({ PK: row.PK, SK: row.SK })))));
+      await Promise.all(chunks.map((chunk) => this.store.deleteEach(chunk.map((row) => ({ PK: row.PK, SK: row.SK })))));
       deleted += page.length;
     }
     await this.store.transact([del({ PK: entry.PK, SK: entry.SK }).ifVersion(entry.version, () => new Stale())]);
