@@ -18,7 +18,22 @@ describe('a 10,000-item stage', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { JOB_LEASE_SECONDS: '600' } });
+    server = await startTestServer({
+      env: {
+        JOB_LEASE_SECONDS: '600',
+        // The outbox sweeper at its production pace: test/support/server.ts sweeps every 200 ms
+        // for the tests of a lost publish, and here that was two of every three Queries the
+        // server sent while the workers ran (4 shards, 5 times a second), each one DynamoDB Local
+        // served instead of a worker's call. No publish is lost here; one that was would still be
+        // swept within 5 s, well inside the replay's wait.
+        OUTBOX_SWEEP_MS: '2000',
+        OUTBOX_GRACE_MS: '3000',
+        // No timed settle sweep: once the job completes it would rewrite each of its 10,000 items
+        // with the job's expiry (100 transactions of 100) while the stream is replayed, all of it
+        // deleted right after. The test sweeps itself after the deletion, which purges the partition.
+        JOB_SETTLE_SWEEP_MS: '3600000',
+      },
+    });
   });
 
   const JOB = 'jobId status seq version itemCounts { total pending running completed failed }';
@@ -137,7 +152,7 @@ describe('a 10,000-item stage', () => {
       (await server.raw({ query: `query($j: ID!) { job(jobId: $j) { jobId } }`, variables: { j: jobId } }, editor)).body.data.job,
     ).toBeNull();
     const partition = `TENANT#${tenantId}#JOB#${jobId}`;
-    // A sweep already under way when the job was deleted does not know its entry: sweep until none is left.
+    // No timed sweep runs here (JOB_SETTLE_SWEEP_MS): each sweep purges what it finds; sweep until no entry is left.
     do await server.app.settler.sweep();
     while ((await server.app.settler.pending()) > 0);
     expect(await server.app.store.queryFirst({ pk: partition }, 1)).toEqual([]);
