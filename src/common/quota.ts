@@ -1,9 +1,9 @@
 import { PLAN_DEFAULTS, PLAN_LIMIT_NAMES, type PlanLimits, type PlanName } from '../config';
 import { quotaExceeded } from '../errors';
 import { type AnyModel, QUOTA_COUNTED_ATTRIBUTE } from '../infra/dynamo/entity';
-import { check, update, type Item, type UnitWrite, Write } from '../infra/dynamo/write';
+import { check, update, type UnitWrite, Write } from '../infra/dynamo/write';
 import type { BoundTenant } from './bound-tenant';
-import { entities } from './entities';
+import { entities, type EntityItem } from './entities';
 
 /*
  * The quotas of a tenant's plan, checked in the transaction of the write that would pass them.
@@ -38,13 +38,14 @@ export const usageKey = (tenantId: string) => entities.TenantUsage.keyOf(tenantI
  * The writes that keep the tenant's usage of `model`'s quota exact when an item goes from
  * `before` to `after` (null: it does not exist): an ADD of the difference (its increase is limited
  * at commit), or, when only what the item is about to use grows, a check that the quota has room
- * for it. None when the model declares no quota or nothing changes.
+ * for it. None when the model declares no quota or nothing changes. The items are `model`'s,
+ * whichever it is: its declaration's `counts` reads them.
  */
-export function quotaWrites(tenant: BoundTenant, model: AnyModel, before: Item | null, after: Item | null): Write[] {
+export function quotaWrites(tenant: BoundTenant, model: AnyModel, before: Counted | null, after: Counted | null): Write[] {
   const quota = model.quota;
   if (!quota) return [];
-  const counted = (item: Item | null) => (item ? quota.counts(item) : 0);
-  const pending = (item: Item | null) => (item && quota.pending ? quota.pending(item) : 0);
+  const counted = (item: Counted | null) => (item ? quota.counts(item) : 0);
+  const pending = (item: Counted | null) => (item && quota.pending ? quota.pending(item) : 0);
   // The counter moves by the difference from what `before` had counted (recordedOf), so it stays
   // the sum of what the items say they counted. Only the item's own growth is held to the limit:
   // an item written before quotas were kept is counted in when it is next written (or by the
@@ -64,8 +65,11 @@ export function quotaWrites(tenant: BoundTenant, model: AnyModel, before: Item |
   return [probe];
 }
 
+/** An item of a model chosen at run time, as its quota's `counts` reads it. */
+type Counted = Readonly<Record<string, unknown>>;
+
 /** What a stored item has counted against its quota: 0 for none yet (see QUOTA_COUNTED_ATTRIBUTE). */
-export function recordedOf(item: Item | null): number {
+export function recordedOf(item: Counted | null): number {
   const recorded = item?.[QUOTA_COUNTED_ATTRIBUTE];
   return typeof recorded === 'number' ? recorded : 0;
 }
@@ -104,18 +108,20 @@ function limitOf(limits: PlanLimits, quota: string): number | undefined {
 }
 
 /** The plan a tenant's item names (free without an item, as a tenant is created). */
-export function planOf(tenant: Item | null | undefined): PlanName {
-  return entities.Tenant.is(tenant) ? tenant.plan : 'free';
+export function planOf(tenant: TenantItem | null | undefined): PlanName {
+  return tenant?.plan ?? 'free';
 }
+
+type TenantItem = EntityItem<'Tenant'>;
 
 /**
  * The limits that hold for a tenant: its plan's (from `plans`, the configured table) with an
  * admin's overrides for this tenant on top.
  */
-export function limitsOf(plans: Record<PlanName, PlanLimits> | undefined, tenant: Item | null | undefined): PlanLimits {
+export function limitsOf(plans: Record<PlanName, PlanLimits> | undefined, tenant: TenantItem | null | undefined): PlanLimits {
   const table = plans ?? PLAN_DEFAULTS;
   const limits = { ...table[planOf(tenant)] };
-  const overrides = entities.Tenant.is(tenant) ? tenant.limits : undefined;
+  const overrides = tenant?.limits;
   for (const name of PLAN_LIMIT_NAMES) {
     const value = overrides?.[name];
     if (typeof value === 'number') limits[name] = value;

@@ -185,7 +185,7 @@ export class Outbox {
         for (const event of events) owners.set(event, owner);
         stale.push(...events);
       }
-      stale.sort((a, b) => (a.PK < b.PK ? -1 : a.PK > b.PK ? 1 : (a.position ?? 0) - (b.position ?? 0)));
+      stale.sort((a, b) => (a.PK < b.PK ? -1 : a.PK > b.PK ? 1 : Number(a.position ?? 0) - Number(b.position ?? 0)));
       let count = 0;
       for (const event of stale) {
         const owner = owners.get(event);

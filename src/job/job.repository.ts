@@ -9,9 +9,9 @@ import { boundedJson, maxItems, optionalText, requireText } from '../common/vali
 import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } from '../errors';
 import type { PageRequest } from '../infra/dynamo/store';
 import type { PlanLimits, PlanName } from '../config';
-import { del, type Item, type UnitWrite, type Write } from '../infra/dynamo/write';
+import { del, type UnitWrite } from '../infra/dynamo/write';
 import { checkFields } from '../common/fields';
-import { idempotent, type IdempotentRequest } from '../common/idempotency';
+import { idempotent, type IdempotentRequest, type Remember } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf, stepPolicyOf } from './job.kinds';
 import { type BatchState, JobItems, openReached } from './job.items';
 import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
@@ -450,7 +450,7 @@ export class JobRepository {
       items: Record<string, unknown>[];
       system: boolean;
     },
-    remember: ((created: Item) => Write) | null,
+    remember: Remember | null,
   ): Promise<{ job: JobItem; steps: StepLike[] }> {
     const { input, projectId, kind, maxAttempts, inputs, declared, itemStage, items, system } = request;
     const jobId = this.scope.newId('job');
@@ -589,7 +589,7 @@ export class JobRepository {
               ? notFound('Job', jobId)
               : mayRetry && expectedVersion == null
                 ? new Stale()
-                : conflict('Job', jobId, job.version, now.version),
+                : conflict('Job', jobId, job.version, entities.Job.is(now) ? now.version : undefined),
           ),
         activityEvent(this.scope, {
           action: 'job.deleted',

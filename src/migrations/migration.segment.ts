@@ -155,7 +155,7 @@ async function migrateRow(
   signal: AbortSignal,
 ): Promise<void> {
   const model = modelOf(row);
-  if (!model || !covers(migration, model)) return;
+  if (!model?.is(row) || !covers(migration, model)) return;
   counts.scanned++;
   if (keyDrifted(model, row)) {
     counts.skipped++;

@@ -32,7 +32,8 @@ export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
     // An admin's operation names the tenant it reads as its argument: the one place here where a
     // key is built for a tenant other than the scope's.
     if (!isValidTenantId(tenantId)) throw badInput('tenantId is not a valid tenant id.', 'tenantId');
-    const [tenant, usage] = await this.scope.store.batchGet([this.model.keyOf(tenantId, {}), usageKey(tenantId)]);
+    const [read, usage] = await this.scope.store.batchGet([this.model.keyOf(tenantId, {}), usageKey(tenantId)]);
+    const tenant = this.model.found(read);
     const limits = limitsOf(this.plans, tenant);
     return {
       tenantId,
