@@ -38,7 +38,7 @@ export interface EventSpec {
  * key template; the tenant's id for the tenant) and its project: its parent project, or the project
  * it links to (an inspiration's `linkedProjectId`).
  */
-export function subjectOf(model: AnyModel, item: Item): EventSubject {
+export function subjectOf(model: AnyModel, item: Readonly<Record<string, unknown>>): EventSubject {
   const project = item.projectId ?? item.linkedProjectId;
   return {
     type: model.type,

@@ -4,7 +4,7 @@ import type { Scope } from '../common/scope';
 import { requireText } from '../common/validate';
 import { AppError, badInput, ErrorCode } from '../errors';
 import type { AnyModel, SearchDeclaration } from '../infra/dynamo/entity';
-import type { Item, Page, PageRequest } from '../infra/dynamo/store';
+import type { Page, PageRequest } from '../infra/dynamo/store';
 
 /** The most words a query may have. */
 export const MAX_QUERY_WORDS = 8;
@@ -17,7 +17,8 @@ export const MAX_SEARCH_CANDIDATES = 1000;
 
 /** One entity found, with the fields its words matched in. */
 export interface SearchHitItem {
-  entity: Item;
+  /** The item of whichever searchable entity it is (`type`), typed by that entity's model when read. */
+  entity: object;
   type: string;
   score: number;
   matchedFields: string[];
