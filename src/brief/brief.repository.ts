@@ -50,7 +50,7 @@ export class BriefRepository {
     if (version == null) return this.latest(projectId);
     if (!Number.isInteger(version) || version < 1 || version > MAX_BRIEF_VERSION) return null;
     const item = await this.scope.items.load(briefKey(this.scope.tenant, projectId, version));
-    return entities.Brief.is(item) ? item : null;
+    return entities.Brief.found(item);
   }
 
   /** All versions, newest first, with the attributes `selection` reads (see EntityRepository.page). */

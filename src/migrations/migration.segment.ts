@@ -167,7 +167,7 @@ async function migrateRow(
     return;
   }
   await pace.take(signal);
-  const scope = env.scopeOf(tenantOfPk(String(row.PK)), `system:migration-${migration.id}`);
+  const scope = env.scopeOf(tenantOfPk(row.PK), `system:migration-${migration.id}`);
   let decisions = 0;
   try {
     await mutate(scope, { model, values: row }, null, (current) => {

@@ -87,7 +87,7 @@ export class SearchRepository {
       }
       throw error;
     });
-    const words = found.filter((item) => entities.SearchWord.is(item));
+    const words = entities.SearchWord.itemsOf(found);
     const subjects = new Map<string, { model: AnyModel; values: Record<string, unknown> }>();
     for (const word of words) {
       const model = searchableModels.get(word.subjectType);
