@@ -221,7 +221,7 @@ export class Archiver {
         ? (row.materials ?? []).map((material) => entities.MaterialUse.keyOf(tenantId, { material, logId: row.logId }))
         : [],
     );
-    const materials = (await this.store.batchGet(materialKeys)).filter((row): row is Item => row !== null);
+    const materials = (await this.store.batchGet(materialKeys)).filter((row) => row !== null);
     const streams = await Promise.all(
       [entities.ProjectEvent.key.pkOf(tenantId, { projectId }), entities.ProjectJobStatusHead.key.pkOf(tenantId, { projectId })].map((pk) =>
         this.store.queryAll({ pk }, MAX_ROWS),

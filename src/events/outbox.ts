@@ -179,7 +179,7 @@ export class Outbox {
       const found = await this.store.batchGet(entries.flatMap((entry) => entry.named));
       let at = 0;
       for (const entry of entries) {
-        const events = found.slice(at, (at += entry.named.length)).filter((event): event is Item => event !== null);
+        const events = found.slice(at, (at += entry.named.length)).filter((event) => event !== null);
         const owner = { key: entry.key, left: events.length };
         if (events.length === 0) await this.leaveOutbox(owner.key, true);
         for (const event of events) owners.set(event, owner);
