@@ -35,9 +35,13 @@ const whose = (field: string) => `The ${field.replace(/Id$/, '')}'s id.`;
 
 /**
  * The argument `field` (`jobId`) of a query or mutation on one item, an ID described as whose id it
- * is: the key argument the standard resolvers take (see keyArgsOf), for a resolver of its own.
+ * is (or as `description` says): the key argument the standard resolvers take (see keyArgsOf), for
+ * a resolver of its own.
  */
-export const keyArg = (field: string) => Arg(field, () => ID, { description: whose(field) });
+export const keyArg = (field: string, description = whose(field)) => Arg(field, () => ID, { description });
+
+/** The `tenantId` argument of an admin's query or mutation on another tenant (every other request's tenant is its token's). */
+export const tenantArg = () => keyArg('tenantId', 'The tenant.');
 
 /**
  * An args class of the given key fields, each an ID described as whose id it is. It is made even

@@ -311,11 +311,18 @@ export function isJobEvent(value: unknown): value is JobEvent {
   return hasFields(value, { jobId: 'string', seq: 'number', type: 'string' });
 }
 
-/** A worker's report on a work item it holds: the item by its key, the attempt it holds, and a pool worker's lease. */
-export const WorkItemRef = argsType('WorkItemRef', {
+/** The arguments that name a work item by its key. */
+const workItemKey = {
   jobId: attr.id({ required: true, description: 'The job of the item.' }),
   stage: attr.string({ required: true, description: 'The fan-out stage of the item.' }),
   sequence: attr.int({ required: true, description: 'The item’s sequence in its stage.' }),
+};
+export const WorkItemKey = argsType('WorkItemKey', workItemKey);
+export type WorkItemKey = InstanceType<typeof WorkItemKey>;
+
+/** A worker's report on a work item it holds: the item by its key, the attempt it holds, and a pool worker's lease. */
+export const WorkItemRef = argsType('WorkItemRef', {
+  ...workItemKey,
   attempt: attr.int({ required: true, description: heldAttempt }),
   lease: attr.string({
     description:

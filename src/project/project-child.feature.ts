@@ -1,4 +1,4 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, type ClassType, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature, type Feature, type StandardNames } from '../common/feature';
 import { idempotencyKeyArg } from '../common/idempotency';
@@ -7,7 +7,7 @@ import { placeholdersOf } from '../infra/dynamo/entity';
 import { PageArgs, pageRequest, ProjectPageArgs } from '../common/pagination';
 import { Reads, Selected, type Selection } from '../common/projection';
 import type { Context, Repositories } from '../context';
-import type { ChildModel } from './project-child.repository';
+import type { ChildModel, ProjectChildRepository } from './project-child.repository';
 import { Project } from './project.type';
 import { expectedVersionArg } from '../common/args';
 import { keyArg } from '../common/standard-resolver';
@@ -53,6 +53,36 @@ function indexResolver(
   }
   Object.defineProperty(IndexResolver, 'name', { value: `${queryName}Resolver` });
   return IndexResolver;
+}
+
+/**
+ * The field resolver of `Project.<plural>` (`Project.milestones`, `Project.logs`): the project's
+ * first children (20 when `first` is omitted, at most 100), oldest first, as the child repository
+ * that `repository` gives lists them. It reads only the project's id, which every read of a
+ * project carries. Returns the resolver class to list in a feature's resolvers.
+ */
+export function projectChildrenResolver(
+  plural: string,
+  type: ClassType,
+  repository: (ctx: Context) => ProjectChildRepository<ChildModel>,
+  description = `The first ${plural}; page with Query.${plural}.`,
+): ClassType {
+  // type-graphql matches a field resolver to its field by the method's name, so the method is named
+  // after the field (`milestones`, `scenes`) rather than shared by every child's resolver class.
+  class ProjectChildrenResolver {}
+  const children = async (project: Project, first: number | null, ctx: Context, selection: Selection | undefined) =>
+    (await repository(ctx).list(project.projectId, { first }, selection)).nodes;
+  Object.defineProperty(ProjectChildrenResolver.prototype, plural, { value: children, writable: true, configurable: true });
+  const descriptor = Object.getOwnPropertyDescriptor(ProjectChildrenResolver.prototype, plural);
+  FieldResolver(() => [type], { description })(ProjectChildrenResolver.prototype, plural, descriptor ?? {});
+  Reads()(ProjectChildrenResolver.prototype, plural, descriptor ?? {});
+  Root()(ProjectChildrenResolver.prototype, plural, 0);
+  Arg('first', () => Int, firstArg)(ProjectChildrenResolver.prototype, plural, 1);
+  Ctx()(ProjectChildrenResolver.prototype, plural, 2);
+  Selected()(ProjectChildrenResolver.prototype, plural, 3);
+  Resolver(() => Project)(ProjectChildrenResolver);
+  Object.defineProperty(ProjectChildrenResolver, 'name', { value: `Project${plural.charAt(0).toUpperCase()}${plural.slice(1)}Resolver` });
+  return ProjectChildrenResolver;
 }
 
 /**
@@ -136,28 +166,7 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
   }
   Object.defineProperty(ChildResolver, 'name', { value: `${name}Resolver` });
 
-  // type-graphql matches a field resolver to its field by the method's name, so the method is named
-  // after the field (`milestones`, `scenes`) rather than shared by every child's resolver class.
-  class ProjectChildrenResolver {}
-  const children = async (project: Project, first: number | null, ctx: Context, selection: Selection | undefined) =>
-    (await repository(ctx).list(project.projectId, { first }, selection)).nodes;
-  Object.defineProperty(ProjectChildrenResolver.prototype, plural, { value: children, writable: true, configurable: true });
-  const descriptor = Object.getOwnPropertyDescriptor(ProjectChildrenResolver.prototype, plural);
-  FieldResolver(() => [type], { description: `The first ${plural}; page with Query.${plural}.` })(
-    ProjectChildrenResolver.prototype,
-    plural,
-    descriptor ?? {},
-  );
-  // It reads the project's id, which every read of a project carries.
-  Reads()(ProjectChildrenResolver.prototype, plural, descriptor ?? {});
-  Root()(ProjectChildrenResolver.prototype, plural, 0);
-  Arg('first', () => Int, firstArg)(ProjectChildrenResolver.prototype, plural, 1);
-  Ctx()(ProjectChildrenResolver.prototype, plural, 2);
-  Selected()(ProjectChildrenResolver.prototype, plural, 3);
-  Resolver(() => Project)(ProjectChildrenResolver);
-  Object.defineProperty(ProjectChildrenResolver, 'name', { value: `Project${name}sResolver` });
-
-  const resolvers: Function[] = [ChildResolver, ProjectChildrenResolver];
+  const resolvers: Function[] = [ChildResolver, projectChildrenResolver(plural, type, repository)];
   for (const [indexName, declared] of Object.entries(model.indexes)) {
     if (declared.list) resolvers.push(indexResolver(model, type, connection, indexName, declared.list, attributeTypes));
   }
