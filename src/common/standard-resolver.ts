@@ -2,7 +2,7 @@ import { Arg, Args, ArgsType, Authorized, type ClassType, Ctx, Field, ID, Int, M
 import { Role } from '../auth/principal';
 import type { Context } from '../context';
 import type { AnyModel, Placeholders, StandardOperationName } from '../infra/dynamo/entity';
-import { expectedVersionArg, optionalExpectedVersionArg } from './args';
+import { expectedVersionArg, optionalExpectedVersionArg, whose } from './args';
 import { idempotencyKeyArg } from './idempotency';
 import { modelTypes } from './model-types';
 
@@ -31,7 +31,6 @@ export interface StandardResolverSpec<C, U> {
 }
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
-const whose = (field: string) => `The ${field.replace(/Id$/, '')}'s id.`;
 
 /**
  * The argument `field` (`jobId`) of a query or mutation on one item, an ID described as whose id it

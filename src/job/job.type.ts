@@ -8,6 +8,7 @@ import { REUSED_WORK } from './job.reuse';
 import { argsType, inputType, modelTypes, registerDeclaredEnum, registerEnumOf, shapeObjectType, stateOf } from '../common/model-types';
 import { attr, pickAttributes, pickDeclared } from '../infra/dynamo/entity';
 import { hasFields } from '../common/validate';
+import { keyAttr } from '../common/args';
 
 /*
  * The job feature's GraphQL types. Job, Step, WorkItem and PoolShare (with their connections, and
@@ -268,7 +269,7 @@ export type CreateJobInput = InstanceType<typeof CreateJobInput>;
 
 /** The arguments that name a step of a job by its name in the plan. */
 const stepRef = {
-  jobId: attr.id({ required: true, description: "The job's id." }),
+  jobId: keyAttr('jobId'),
   stepName: attr.string({ required: true, description: "The step's name, as in the job's plan." }),
 };
 export const StepRef = argsType('StepRef', stepRef);
@@ -333,7 +334,7 @@ export type WorkItemRef = InstanceType<typeof WorkItemRef>;
 
 /** The dead letters of one stage of a declared kind, optionally of one error code. */
 const deadLettersOf = (errorCode: string) => ({
-  kind: attr.string({ required: true, description: 'The declared job kind.' }),
+  kind: DEAD_LETTER_FILTER.kind,
   stage: attr.string({ required: true, description: 'Its fan-out stage.' }),
   errorCode: attr.string({ description: errorCode }),
 });

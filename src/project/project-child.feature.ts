@@ -1,4 +1,18 @@
-import { Arg, Args, ArgsType, Authorized, type ClassType, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Authorized,
+  type ClassType,
+  Ctx,
+  Field,
+  FieldResolver,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature, type Feature, type StandardNames } from '../common/feature';
 import { idempotencyKeyArg } from '../common/idempotency';
@@ -10,7 +24,7 @@ import type { Context, Repositories } from '../context';
 import type { ChildModel, ProjectChildRepository } from './project-child.repository';
 import { Project } from './project.type';
 import { expectedVersionArg } from '../common/args';
-import { keyArg } from '../common/standard-resolver';
+import { keyArg, keyArgsOf } from '../common/standard-resolver';
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 const optionalVersion = (type: string) => ({ nullable: true, description: `When given, CONFLICT unless the ${type} is at this version.` });
@@ -101,14 +115,9 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
   const idField = model.idField;
   const repository = (ctx: Context) => ctx.repos.children.of(model);
 
-  @ArgsType()
-  class Ref {
-    @Field(() => ID, { description: "The project's id." })
-    projectId!: string;
-  }
-  Field(() => ID, { description: `The ${single}'s id.` })(Ref.prototype, idField);
-  Object.defineProperty(Ref, 'name', { value: `${name}Ref` });
-
+  // One child by its key: projectId and its own id, as the standard resolvers take them.
+  const Ref = keyArgsOf(model);
+  type Ref = InstanceType<typeof Ref>;
   const idOf = (ref: Ref): string => String(Reflect.get(ref, idField));
 
   @Resolver(() => type)
