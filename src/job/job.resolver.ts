@@ -6,7 +6,7 @@ import { feature } from '../common/feature';
 import { ObjectIdResolver } from '../common/global-id';
 import { optionalText } from '../common/validate';
 import type { Context } from '../context';
-import { keyArg } from '../common/standard-resolver';
+import { keyArg, tenantArg } from '../common/standard-resolver';
 import {
   CreateJobInput,
   Job,
@@ -26,6 +26,7 @@ import {
   ItemCounts,
   WorkItem,
   WorkItemConnection,
+  WorkItemKey,
   WorkItemRef,
   Step,
   StepConnection,
@@ -36,7 +37,7 @@ import { JobRepository } from './job.repository';
 import { jobOwnerOf } from './job.keys';
 import { JOB_KINDS, phaseOf } from './job.kinds';
 import { reuseOf, takesReuse } from './job.reuse';
-import { countsOf, MAX_SCENES_PAGE } from './job.items';
+import { countsOf, type ItemAction, MAX_SCENES_PAGE } from './job.items';
 import { claimPooledWork, itemReportRepos, stepReportRepos } from './job.pool';
 import { ItemStatus } from './job.machine';
 import type { Attribute } from '../infra/dynamo/entity';
@@ -51,6 +52,15 @@ const fieldsOf = (attributes: Record<string, Attribute>) =>
     s3Key: Boolean(a.s3Key),
     description: a.description,
   }));
+
+/**
+ * A worker's action on a work item it holds, through the repositories of the item's tenant (see
+ * itemReportRepos, which throws FORBIDDEN for a pool worker's lease on another item): the item as
+ * the action left it. Throws as JobItems.act does.
+ */
+async function actOnHeldItem(ctx: Context, ref: WorkItemRef, action: ItemAction) {
+  return (await (await itemReportRepos(ctx, ref)).jobs.items.act(ref.jobId, ref.stage, ref.sequence, action)).item;
+}
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -233,7 +243,7 @@ export class JobResolver {
       "Admin: sets a tenant's share of the shared worker pools: its weight (claims are handed out in proportion among the tenants with work) and the most items it may have running through pools at once.",
   })
   setPoolShare(
-    @Arg('tenantId', () => ID, { description: 'The tenant.' }) tenantId: string,
+    @tenantArg() tenantId: string,
     @Arg('weight', () => Int, { description: 'From 1 to 1,000; 1 is every tenant’s default.' }) weight: number,
     @Arg('maxRunning', () => Int, { nullable: true, description: 'The running limit; null for none.' }) maxRunning: number | null,
     @Ctx() ctx: Context,
@@ -264,7 +274,7 @@ export class JobResolver {
       'Worker: adds work items to a fan-out stage that has not finished (typically from the stage before it), each its typed inputs; at most 80 a call and 1,000 a stage.',
   })
   addWorkItems(
-    @Arg('jobId', () => ID, { description: 'The job.' }) jobId: string,
+    @keyArg('jobId', 'The job.') jobId: string,
     @Arg('stage', { description: 'The fan-out stage to add to.' }) stage: string,
     @Arg('items', () => [JSONObject], { description: "Each item's typed inputs (the stage's item inputs, see jobKinds)." })
     items: Record<string, unknown>[],
@@ -295,8 +305,7 @@ export class JobResolver {
     outputs: Record<string, unknown>,
     @Ctx() ctx: Context,
   ) {
-    const { jobId, stage, sequence, attempt } = ref;
-    return (await (await itemReportRepos(ctx, ref)).jobs.items.act(jobId, stage, sequence, { kind: 'complete', attempt, outputs })).item;
+    return actOnHeldItem(ctx, ref, { kind: 'complete', attempt: ref.attempt, outputs });
   }
 
   @Authorized(Role.WORKER, Role.POOL)
@@ -310,20 +319,14 @@ export class JobResolver {
     @Arg('message', { description: 'What went wrong (at most 2,000 characters).' }) message: string,
     @Ctx() ctx: Context,
   ) {
-    const { jobId, stage, sequence, attempt } = ref;
-    return (await (await itemReportRepos(ctx, ref)).jobs.items.act(jobId, stage, sequence, { kind: 'fail', attempt, code, message })).item;
+    return actOnHeldItem(ctx, ref, { kind: 'fail', attempt: ref.attempt, code, message });
   }
 
   @Authorized(Role.EDITOR)
   @Mutation(() => WorkItem, {
     description: 'Reopens a failed item as a new attempt, and its stage with it when the stage had failed (the job runs again).',
   })
-  async retryWorkItem(
-    @Arg('jobId', () => ID, { description: 'The job of the item.' }) jobId: string,
-    @Arg('stage', { description: 'The fan-out stage of the item.' }) stage: string,
-    @Arg('sequence', () => Int, { description: 'The item’s sequence in its stage.' }) sequence: number,
-    @Ctx() ctx: Context,
-  ) {
+  async retryWorkItem(@Args(() => WorkItemKey) { jobId, stage, sequence }: WorkItemKey, @Ctx() ctx: Context) {
     return (await ctx.repos.jobs.items.act(jobId, stage, sequence, { kind: 'retry' })).item;
   }
 

@@ -38,7 +38,7 @@ export const REUSED_WORK = {
   description: 'A step or work item that completed from stored outputs, and where they came from.',
   fields: {
     stage: attr.string({ required: true, description: 'The stage of the step or item that completed.' }),
-    sequence: attr.int({ description: "The item's sequence; null for a step." }),
+    sequence: REUSE_SOURCE.fields.sequence,
     from: attr.objectOf(REUSE_SOURCE)({ required: true, description: 'Whose outputs it took.' }),
   },
 } as const;

@@ -8,6 +8,7 @@ import { REUSED_WORK } from './job.reuse';
 import { argsType, inputType, modelTypes, registerDeclaredEnum, registerEnumOf, shapeObjectType, stateOf } from '../common/model-types';
 import { attr, pickAttributes, pickDeclared } from '../infra/dynamo/entity';
 import { hasFields } from '../common/validate';
+import { keyAttr } from '../common/args';
 
 /*
  * The job feature's GraphQL types. Job, Step, WorkItem and PoolShare (with their connections, and
@@ -268,7 +269,7 @@ export type CreateJobInput = InstanceType<typeof CreateJobInput>;
 
 /** The arguments that name a step of a job by its name in the plan. */
 const stepRef = {
-  jobId: attr.id({ required: true, description: "The job's id." }),
+  jobId: keyAttr('jobId'),
   stepName: attr.string({ required: true, description: "The step's name, as in the job's plan." }),
 };
 export const StepRef = argsType('StepRef', stepRef);
@@ -311,11 +312,18 @@ export function isJobEvent(value: unknown): value is JobEvent {
   return hasFields(value, { jobId: 'string', seq: 'number', type: 'string' });
 }
 
-/** A worker's report on a work item it holds: the item by its key, the attempt it holds, and a pool worker's lease. */
-export const WorkItemRef = argsType('WorkItemRef', {
+/** The arguments that name a work item by its key. */
+const workItemKey = {
   jobId: attr.id({ required: true, description: 'The job of the item.' }),
   stage: attr.string({ required: true, description: 'The fan-out stage of the item.' }),
   sequence: attr.int({ required: true, description: 'The item’s sequence in its stage.' }),
+};
+export const WorkItemKey = argsType('WorkItemKey', workItemKey);
+export type WorkItemKey = InstanceType<typeof WorkItemKey>;
+
+/** A worker's report on a work item it holds: the item by its key, the attempt it holds, and a pool worker's lease. */
+export const WorkItemRef = argsType('WorkItemRef', {
+  ...workItemKey,
   attempt: attr.int({ required: true, description: heldAttempt }),
   lease: attr.string({
     description:
@@ -326,7 +334,7 @@ export type WorkItemRef = InstanceType<typeof WorkItemRef>;
 
 /** The dead letters of one stage of a declared kind, optionally of one error code. */
 const deadLettersOf = (errorCode: string) => ({
-  kind: attr.string({ required: true, description: 'The declared job kind.' }),
+  kind: DEAD_LETTER_FILTER.kind,
   stage: attr.string({ required: true, description: 'Its fan-out stage.' }),
   errorCode: attr.string({ description: errorCode }),
 });
