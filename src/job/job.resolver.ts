@@ -34,23 +34,12 @@ import {
 } from './job.type';
 import { JobRepository } from './job.repository';
 import { jobOwnerOf } from './job.keys';
-import { JOB_KINDS, phaseOf } from './job.kinds';
-import { reuseOf, takesReuse } from './job.reuse';
+import { kindViews, phaseOf } from './job.kinds';
+import { takesReuse } from './job.reuse';
 import { countsOf, MAX_SCENES_PAGE } from './job.items';
 import { claimPooledWork, itemReportRepos, stepReportRepos } from './job.pool';
 import { ItemStatus } from './job.machine';
-import type { Attribute } from '../infra/dynamo/entity';
 import { ExpiresIn } from '../common/args';
-
-/** Declared fields as clients see them (JobField). */
-const fieldsOf = (attributes: Record<string, Attribute>) =>
-  Object.entries(attributes).map(([name, a]) => ({
-    name,
-    type: a.kind,
-    required: Boolean(a.required),
-    s3Key: Boolean(a.s3Key),
-    description: a.description,
-  }));
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -383,38 +372,7 @@ export class JobResolver {
   @Authorized()
   @Query(() => [JobKind], { description: 'The declared pipelines: their stages, phases, inputs and outputs.' })
   jobKinds() {
-    // The server's own kinds (a migration) are nobody's to create, so they are not offered.
-    return Object.entries(JOB_KINDS)
-      .flatMap(([name, kind]) => (kind.system ? [] : [{ name, kind }]))
-      .map(({ name, kind }) => ({
-        name,
-        description: kind.description,
-        inputs: fieldsOf(kind.inputs),
-        stages: kind.stages.map((stage) => ({
-          name: stage.name,
-          phase: stage.phase,
-          review: Boolean(stage.review),
-          outputs: fieldsOf(stage.outputs ?? {}),
-          assetType: stage.asset?.type ?? null,
-          assetFile: stage.asset?.file ?? null,
-          reuseTtlHours: reuseOf({ kind: name, declared: true }, stage.name)?.ttlHours ?? null,
-          reuseKeyFields: reuseOf({ kind: name, declared: true }, stage.name)?.keyFields ?? null,
-          attemptTimeoutSeconds: stage.fanOut ? null : (stage.attemptTimeoutSeconds ?? null),
-          retryBackoff: stage.fanOut ? null : (stage.retryBackoff ?? null),
-          fanOut: stage.fanOut
-            ? {
-                itemInputs: fieldsOf(stage.fanOut.inputs),
-                itemOutputs: fieldsOf(stage.fanOut.outputs),
-                attempts: stage.fanOut.attempts ?? null,
-                maxFailed: stage.fanOut.failurePolicy?.maxFailed ?? null,
-                maxFailedPercent: stage.fanOut.failurePolicy?.maxFailedPercent ?? null,
-                strict: stage.fanOut.failurePolicy?.maxFailed === undefined && stage.fanOut.failurePolicy?.maxFailedPercent === undefined,
-                attemptTimeoutSeconds: stage.fanOut.attemptTimeoutSeconds ?? null,
-                retryBackoff: stage.fanOut.retryBackoff ?? null,
-              }
-            : null,
-        })),
-      }));
+    return kindViews();
   }
 
   @FieldResolver(() => Int, {
