@@ -12,6 +12,7 @@ import {
 import { check, update, type Item, type UnitWrite, Write } from '../infra/dynamo/write';
 import type { BoundTenant } from './bound-tenant';
 import { entities } from './entities';
+import { orList } from './model-types';
 
 /*
  * The quotas of a tenant's plan, checked in the transaction of the write that would pass them.
@@ -186,7 +187,7 @@ const QUOTA_USAGE = {
   name: 'QuotaUsage',
   description: 'How much of one quota a tenant uses.',
   fields: {
-    quota: attr.string({ required: true, description: `The quota: ${QUOTAS.slice(0, -1).join(', ')} or ${QUOTAS.at(-1)}.` }),
+    quota: attr.string({ required: true, description: `The quota: ${orList(QUOTAS)}.` }),
     used: attr.float({ required: true, description: 'What the tenant uses now, as its counter holds it exactly.' }),
     limit: attr.float({ required: true, description: 'What its plan allows.' }),
   },
