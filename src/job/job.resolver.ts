@@ -36,7 +36,8 @@ import { JobRepository } from './job.repository';
 import { jobOwnerOf } from './job.keys';
 import { kindViews, phaseOf } from './job.kinds';
 import { takesReuse } from './job.reuse';
-import { countsOf, MAX_SCENES_PAGE } from './job.items';
+import { MAX_SCENES_PAGE } from './job.items';
+import { stageItemCounts, totalItemCounts } from './job.writes';
 import { claimPooledWork, itemReportRepos, stepReportRepos } from './job.pool';
 import { ItemStatus } from './job.machine';
 import { ExpiresIn } from '../common/args';
@@ -399,23 +400,12 @@ export class JobResolver {
 
   @FieldResolver(() => ItemCounts, { description: "Exact counters of the job's work items, over all its fan-out stages." })
   itemCounts(@Root() job: Job) {
-    const all = Object.keys(job.itemCounts ?? {}).map((stage) => countsOf(job, stage));
-    const sum = (f: (c: (typeof all)[number]) => number) => all.reduce((n, c) => n + f(c), 0);
-    const total = sum((c) => c.total);
-    const running = sum((c) => c.running);
-    const completed = sum((c) => c.completed);
-    const failed = sum((c) => c.failed);
-    return { stage: null, total, running, completed, failed, pending: total - running - completed - failed };
+    return totalItemCounts(job);
   }
 
   @FieldResolver(() => [ItemCounts], { description: 'The counters of each fan-out stage that has items, in plan order.' })
   stageItemCounts(@Root() job: Job) {
-    return job.plan
-      .filter((p) => job.itemCounts?.[p.name])
-      .map((p) => {
-        const c = countsOf(job, p.name);
-        return { stage: p.name, ...c, pending: c.total - c.running - c.completed - c.failed };
-      });
+    return stageItemCounts(job);
   }
 
   @FieldResolver(() => WorkItemConnection, { description: 'The work items of its fan-out stages, in stage and sequence order.' })
@@ -507,6 +497,14 @@ export class WorkItemResolver extends ObjectIdResolver(
   }
 }
 
+@Resolver(() => ItemCounts)
+export class ItemCountsResolver {
+  @FieldResolver(() => Int, { description: 'Waiting to be claimed (total − running − completed − failed).' })
+  pending(@Root() counts: ItemCounts): number {
+    return counts.total - counts.running - counts.completed - counts.failed;
+  }
+}
+
 @Resolver(() => JobScene)
 export class JobSceneResolver extends ObjectIdResolver(
   JobScene,
@@ -558,7 +556,7 @@ export class JobEventResolver extends ObjectIdResolver(
 
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const jobFeature = feature({
-  resolvers: [JobResolver, StepResolver, JobEventResolver, WorkItemResolver, JobSceneResolver],
+  resolvers: [JobResolver, StepResolver, JobEventResolver, WorkItemResolver, JobSceneResolver, ItemCountsResolver],
   repositories: (scope, { projects }, deps) => ({ jobs: new JobRepository(scope, projects, deps.jobLeaseSeconds, deps.plans) }),
   nodes: {
     Job: { type: Job, load: (repos, v) => repos.jobs.get(v.jobId) },

@@ -1,7 +1,8 @@
 import { ForwardPageArgs, PageArgs } from '../common/pagination';
 import { JOB_EVENT_TYPES, JobEventType, JobStatus, StepStatus } from './job.machine';
 import { ItemStatus } from './job.machine';
-import { entities, type EntityItem, ITEM_COUNTS } from '../common/entities';
+import { entities, type EntityItem } from '../common/entities';
+import { STAGE_ITEM_COUNTS } from './job.writes';
 import { JOB_KIND } from './job.kinds';
 import { DEAD_LETTER_FILTER, DEAD_LETTER_REPLAY } from './job.dead-letters';
 import { REUSED_WORK } from './job.reuse';
@@ -58,15 +59,9 @@ export type Job = EntityItem<'Job'> & {
 
 export const { type: PoolShare } = modelTypes(entities.PoolShare);
 
-/** The counters of a job's work items, over all its stages or for one: the stored counters, with the stage and what is pending. */
-export const ItemCounts = shapeObjectType({
-  ...ITEM_COUNTS,
-  fields: {
-    stage: attr.string({ description: 'The fan-out stage counted; null for the totals over all stages.' }),
-    ...ITEM_COUNTS.fields,
-    pending: attr.int({ required: true, description: 'Waiting to be claimed (total − running − completed − failed).' }),
-  },
-});
+/** The counters of a job's work items, over all its stages or for one, from their declaration (STAGE_ITEM_COUNTS, job.writes.ts). */
+export const ItemCounts = shapeObjectType(STAGE_ITEM_COUNTS);
+export type ItemCounts = InstanceType<typeof ItemCounts>;
 
 export const JobScene = shapeObjectType({
   name: 'JobScene',
