@@ -13,6 +13,66 @@ import { type Attribute, type AttributeValues, attr, type ShapeValues } from '..
  * working.
  */
 
+/** One stage of a declared pipeline: a step of the job (what its view shows as it is: STAGE). */
+export interface StageDeclaration extends AttributeValues<typeof STAGE> {
+  /** Completing it pauses it for a person's review instead; approveStep completes it. */
+  review?: boolean;
+  /** The fields completeStep's `outputs` must give (checked like inputs). */
+  outputs?: Record<string, Attribute>;
+  /**
+   * A fan-out stage: instead of one step, a set of work items processed in parallel (see
+   * src/job/job.items.ts). Its step runs while its items do and completes when every item is done.
+   */
+  fanOut?: FanOutDeclaration;
+  /**
+   * Completing the stage creates a new asset version in the job's project, in the same
+   * transaction: `file` names the S3-key output that is the asset's file.
+   */
+  asset?: { type: 'image' | 'audio' | 'document' | 'model'; file: string };
+  /**
+   * The stage's work is reusable (seed 000's pipeline idempotency, see src/job/job.reuse.ts): a
+   * step (or, for a fan-out stage, an item) whose key fields match one of the tenant's completed
+   * ones within `ttlHours` completes at once from its stored outputs, and no worker sees it. Not
+   * applied to a stage that pauses for review or makes an asset: those are a person's decision
+   * and a new deliverable each time (see stageReuse).
+   */
+  reuse?: ReuseDeclaration;
+}
+
+/** What makes two pieces of a stage's work the same, and for how long a completed one may stand in. */
+export interface ReuseDeclaration {
+  /** How long a completed step's or item's outputs may be reused, in hours (the seed's TTL: 24–72 h). */
+  ttlHours: number;
+  /**
+   * The input fields that make the key: of the job's inputs for a step, of each item's inputs for
+   * a fan-out stage. All of them when omitted.
+   */
+  keyFields?: string[];
+  /**
+   * Fan-out stages only: the job's input fields that also shape each item's work (the character a
+   * scene shows). All of them when omitted; [] for none.
+   */
+  jobKeyFields?: string[];
+}
+
+/**
+ * The reuse declaration of `stage`, or undefined when its work is not reusable: not declared so,
+ * or a stage that pauses for review or makes an asset (see StageDeclaration.reuse).
+ */
+export function stageReuse(stage: StageDeclaration): ReuseDeclaration | undefined {
+  return stage.review || stage.asset ? undefined : stage.reuse;
+}
+
+/** The items of a fan-out stage: their typed fields, attempts and failure policy (what its view shows as it is: FAN_OUT). */
+export interface FanOutDeclaration extends AttributeValues<typeof FAN_OUT> {
+  /** The fields of each item's inputs (given at createJob or by addWorkItems). */
+  inputs: Record<string, Attribute>;
+  /** The fields completeWorkItem's `outputs` must give. */
+  outputs: Record<string, Attribute>;
+  /** See FAILURE_POLICY. */
+  failurePolicy?: AttributeValues<typeof FAILURE_POLICY>;
+}
+
 /**
  * A retry backoff (see its description), declared once: its type here, and the API's RetryBackoff
  * of a stage (src/job/job.type.ts). The jitter spreads out items that failed together.
@@ -68,56 +128,6 @@ const STAGE = {
   }),
 };
 
-/** One stage of a declared pipeline: a step of the job (what its view shows as it is: STAGE). */
-export interface StageDeclaration extends AttributeValues<typeof STAGE> {
-  /** Completing it pauses it for a person's review instead; approveStep completes it. */
-  review?: boolean;
-  /** The fields completeStep's `outputs` must give (checked like inputs). */
-  outputs?: Record<string, Attribute>;
-  /**
-   * A fan-out stage: instead of one step, a set of work items processed in parallel (see
-   * src/job/job.items.ts). Its step runs while its items do and completes when every item is done.
-   */
-  fanOut?: FanOutDeclaration;
-  /**
-   * Completing the stage creates a new asset version in the job's project, in the same
-   * transaction: `file` names the S3-key output that is the asset's file.
-   */
-  asset?: { type: 'image' | 'audio' | 'document' | 'model'; file: string };
-  /**
-   * The stage's work is reusable (seed 000's pipeline idempotency, see src/job/job.reuse.ts): a
-   * step (or, for a fan-out stage, an item) whose key fields match one of the tenant's completed
-   * ones within `ttlHours` completes at once from its stored outputs, and no worker sees it. Not
-   * applied to a stage that pauses for review or makes an asset: those are a person's decision
-   * and a new deliverable each time (see stageReuse).
-   */
-  reuse?: ReuseDeclaration;
-}
-
-/** What makes two pieces of a stage's work the same, and for how long a completed one may stand in. */
-export interface ReuseDeclaration {
-  /** How long a completed step's or item's outputs may be reused, in hours (the seed's TTL: 24–72 h). */
-  ttlHours: number;
-  /**
-   * The input fields that make the key: of the job's inputs for a step, of each item's inputs for
-   * a fan-out stage. All of them when omitted.
-   */
-  keyFields?: string[];
-  /**
-   * Fan-out stages only: the job's input fields that also shape each item's work (the character a
-   * scene shows). All of them when omitted; [] for none.
-   */
-  jobKeyFields?: string[];
-}
-
-/**
- * The reuse declaration of `stage`, or undefined when its work is not reusable: not declared so,
- * or a stage that pauses for review or makes an asset (see StageDeclaration.reuse).
- */
-export function stageReuse(stage: StageDeclaration): ReuseDeclaration | undefined {
-  return stage.review || stage.asset ? undefined : stage.reuse;
-}
-
 /** What a fan-out stage declares of its items' attempts, as its view (FanOutStage) shows it. */
 const FAN_OUT = {
   /** Attempts per item before it fails (default: the job's maxAttempts). */
@@ -151,16 +161,6 @@ const FAILURE_POLICY = {
   maxFailed: attr.int({ description: 'The stage fails when more than this many items fail.' }),
   maxFailedPercent: attr.float({ description: 'The stage fails when more than this share (percent) of its items fail.' }),
 };
-
-/** The items of a fan-out stage: their typed fields, attempts and failure policy (what its view shows as it is: FAN_OUT). */
-export interface FanOutDeclaration extends AttributeValues<typeof FAN_OUT> {
-  /** The fields of each item's inputs (given at createJob or by addWorkItems). */
-  inputs: Record<string, Attribute>;
-  /** The fields completeWorkItem's `outputs` must give. */
-  outputs: Record<string, Attribute>;
-  /** See FAILURE_POLICY. */
-  failurePolicy?: AttributeValues<typeof FAILURE_POLICY>;
-}
 
 /** What a kind declares, as its view (JobKind) shows it. */
 const KIND = {
