@@ -213,8 +213,8 @@ export type TenantUsageView = ShapeValues<typeof TENANT_USAGE>;
  */
 export function tenantUsage(
   tenantId: string,
-  tenant: Item | null | undefined,
-  counters: Item | null | undefined,
+  tenant: Parameters<typeof limitsOf>[1],
+  counters: Readonly<Record<string, unknown>> | null | undefined,
   plans?: Record<PlanName, PlanLimits>,
 ): TenantUsageView {
   const limits = limitsOf(plans, tenant);
@@ -222,7 +222,10 @@ export function tenantUsage(
     tenantId,
     plan: planOf(tenant),
     limits,
-    // The counters are kept by ADD alone (quotaWrites), so their item carries no entity type: read as it is.
-    quotas: QUOTAS.map((quota) => ({ quota, used: typeof counters?.[quota] === 'number' ? counters[quota] : 0, limit: limits[quota] })),
+    quotas: QUOTAS.map((quota) => {
+      // The counters are kept by ADD alone (quotaWrites), so their item carries no entity type: read as it is.
+      const used = counters?.[quota];
+      return { quota, used: typeof used === 'number' ? used : 0, limit: limits[quota] };
+    }),
   };
 }

@@ -4,7 +4,7 @@ import type { Scope } from '../common/scope';
 import { requireText } from '../common/validate';
 import { AppError, badInput, ErrorCode } from '../errors';
 import { type AnyModel, attr, type SearchDeclaration, type ShapeValues } from '../infra/dynamo/entity';
-import type { Item, Page, PageRequest } from '../infra/dynamo/store';
+import type { Page, PageRequest } from '../infra/dynamo/store';
 
 /** The most words a query may have. */
 export const MAX_QUERY_WORDS = 8;
@@ -26,8 +26,8 @@ export const SEARCH_HIT = {
   name: 'SearchHit',
   description: 'One entity that search(text) found, and how well it matched.',
   fields: {
-    /** The entity found, as stored: the SearchHit's `entity` field resolver shows it as a Node. */
-    entity: attr.json<Item>()({ required: true, hidden: true }),
+    /** The item of whichever searchable entity it is (`type`), as stored: the SearchHit's `entity` field resolver shows it as a Node. */
+    entity: attr.json<object>()({ required: true, hidden: true }),
     type: attr.json<string>()({ required: true, apiType: 'SearchType', description: 'Which kind of entity it is.' }),
     score: attr.int({
       required: true,
