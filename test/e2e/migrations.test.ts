@@ -1,3 +1,4 @@
+/** @long Started first on a clean clone (test/support/sequencer.js): one of the slowest files. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { BatchWriteCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
