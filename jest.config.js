@@ -7,14 +7,15 @@ module.exports = {
   testEnvironment: '<rootDir>/test/support/environment.ts',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }] },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
-  // One DynamoDB Local for the whole run; each test file makes its own table in it.
+  // One DynamoDB Local for each worker; each test file makes its own table in it.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/env.ts'],
   testTimeout: 60_000,
-  // One file at a time: the end-to-end files start servers, instances, Redis, Chromium and child
-  // processes against one shared DynamoDB Local, and two of them at once on two cores overloaded it
-  // (DynamoDB calls past their deadline, sweeps and latency bounds missed). Within a file, tests
-  // still run their concurrent requests.
-  maxWorkers: 1,
+  // Two files at a time, one a core: each worker has its own DynamoDB Local (globalSetup), and a
+  // file whose docblock says `@alone` (a latency or rate bound another file's load would bend)
+  // runs while no other does (test/support/turns.ts). The files marked `@long` start first
+  // (test/support/sequencer.js), so that the short ones fill the other worker beside them.
+  maxWorkers: 2,
+  testSequencer: '<rootDir>/test/support/sequencer.js',
 };

@@ -34,7 +34,7 @@ async function main() {
   app.store.transact = async (writes: readonly Write[]) => {
     await transact(writes);
     const now = performance.now();
-    for (const w of writes) if (w.isEvent && w.item?.stream === 'job') committedAt.set(w.item.eventId, now);
+    for (const w of writes) if (w.isEvent && w.item?.stream === 'job') committedAt.set(String(w.item.eventId), now);
   };
   const key = new TextEncoder().encode(secret);
   const editor = await signDevToken(key, { sub: 'e', tenantId: 'bench', roles: [Role.EDITOR, Role.WORKER] });

@@ -227,8 +227,9 @@ class RequestScope implements Scope {
     this.retention ??= {
       key: this.tenant.of(entities.Tenant).keyOf({}),
       applies: (writes) => hasTrailEvents(writes) || hasQuotaWrites(writes),
-      adjust: (writes, tenant) => {
-        const days = entities.Tenant.is(tenant) ? tenant.activityRetentionDays : undefined;
+      adjust: (writes, read) => {
+        const tenant = entities.Tenant.found(read);
+        const days = tenant?.activityRetentionDays;
         const retained = days == null ? writes : withTrailRetention(writes, days);
         if (!hasQuotaWrites(retained)) return retained;
         return withQuotaLimits(retained, limitsOf(this.deps.plans, tenant), (quota) =>

@@ -3,7 +3,7 @@ import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import { maxItems, requireText } from '../common/validate';
 import { badInput } from '../errors';
-import type { Item, Page, PageRequest } from '../infra/dynamo/store';
+import type { Page, PageRequest } from '../infra/dynamo/store';
 import { projectActivity, tenantActivity } from './activity.keys';
 
 /** The most actions one timeline query may name (each costs one query per page). */
@@ -38,17 +38,17 @@ export class ActivityRepository {
     const { tenant, store } = this.scope;
     const model = entities.ProjectEvent;
     const values = { projectId: assertId(projectId, 'proj', 'projectId'), eventId: assertId(eventId, 'evt', 'afterEventId') };
-    const positionIn = (items: Item[]): number | null => {
-      for (const item of items) if (model.is(item) && item.eventId === eventId && typeof item.position === 'number') return item.position;
+    const positionIn = (items: ActivityItem[]): number | null => {
+      for (const item of items) if (item.eventId === eventId && typeof item.position === 'number') return item.position;
       return null;
     };
     // Shared with concurrent resumes after the same event (a reconnecting fleet): an event's
     // position never changes, and a read that started too early to see it only sends this one to
     // the fresh read below.
-    const indexed = positionIn(await this.scope.shared.page(tenant.of(model).query('byEventId', values), 1));
+    const indexed = positionIn(model.itemsOf(await this.scope.shared.page(tenant.of(model).query('byEventId', values), 1)));
     if (indexed !== null) return indexed;
     const stream = tenant.projectActivity(values.projectId);
-    return positionIn(await store.queryFirst({ ...stream.after(0), descending: true }, RECENT_EVENTS));
+    return positionIn(model.itemsOf(await store.queryFirst({ ...stream.after(0), descending: true }, RECENT_EVENTS)));
   }
 
   /**

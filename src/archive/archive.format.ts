@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { type AttributeValues, attr } from '../infra/dynamo/entity';
 import type { Item } from '../infra/dynamo/store';
+import { keyedItem } from '../infra/dynamo/write';
 
 /*
  * The cold-storage format: one gzip JSON Lines object per archived job or project (one stored
@@ -81,7 +82,8 @@ export function decodeRows(body: Uint8Array, manifest: Pick<ArchiveManifest, 'sh
     .toString('utf8')
     .split('\n')
     .filter((line) => line.length > 0)
-    .map((line) => JSON.parse(line));
+    // Each row is checked to have its table key: a row without one could not be restored.
+    .map((line) => keyedItem(JSON.parse(line)));
   if (rows.length !== manifest.rows) throw new Error(`The archived object holds ${rows.length} rows; its manifest says ${manifest.rows}.`);
   return rows;
 }

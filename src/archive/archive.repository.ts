@@ -69,10 +69,10 @@ export class ArchiveRepository {
     if (!archived) throw notFound('ArchivedProject', projectId);
     const key = this.scope.tenant.of(entities.Project).keyOf({ projectId });
     const current = await this.scope.store.get(key);
-    if (current) throw conflict('Project', projectId, archived.manifest.version, Number(current.version));
+    if (current) throw conflict('Project', projectId, archived.manifest.version, entities.Project.found(current)?.version);
     // Every row must be this tenant's: the archive was written under its prefix, and is checked again here.
     const own = this.scope.tenant.partition;
-    if (archived.rows.some((row) => String(row.PK) !== own && !String(row.PK).startsWith(`${own}#`)))
+    if (archived.rows.some((row) => row.PK !== own && !row.PK.startsWith(`${own}#`)))
       throw new Error(`The archive of project ${projectId} holds rows of another tenant.`);
     const project = archived.rows.find((row) => row.PK === key.PK && row.SK === key.SK);
     if (!project) throw new Error(`The archive of project ${projectId} holds no project.`);
@@ -93,6 +93,6 @@ export class ArchiveRepository {
     await this.scope.store.transact([
       put(project).ifNew(() => conflict('Project', projectId, archived.manifest.version, archived.manifest.version)),
     ]);
-    return entities.Project.is(project) ? project : null;
+    return entities.Project.found(project);
   }
 }

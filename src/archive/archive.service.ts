@@ -213,7 +213,7 @@ export class Archiver {
     const key = entities.Project.keyOf(tenantId, { projectId });
     const own = await this.store.queryAll({ pk: key.PK, skPrefix: key.SK }, MAX_ROWS);
     // The prefix also matches a longer id that begins with this one; only the project and its `#` children are its own.
-    const rows = own.filter((row) => row.SK === key.SK || String(row.SK).startsWith(`${key.SK}#`));
+    const rows = own.filter((row) => row.SK === key.SK || row.SK.startsWith(`${key.SK}#`));
     const head = rows.find((row) => row.SK === key.SK);
     if (!entities.Project.is(head) || !head.archived) return null;
     const materialKeys = rows.flatMap((row) =>
@@ -221,7 +221,7 @@ export class Archiver {
         ? (row.materials ?? []).map((material) => entities.MaterialUse.keyOf(tenantId, { material, logId: row.logId }))
         : [],
     );
-    const materials = (await this.store.batchGet(materialKeys)).filter((row): row is Item => row !== null);
+    const materials = (await this.store.batchGet(materialKeys)).filter((row) => row !== null);
     const streams = await Promise.all(
       [entities.ProjectEvent.key.pkOf(tenantId, { projectId }), entities.ProjectJobStatusHead.key.pkOf(tenantId, { projectId })].map((pk) =>
         this.store.queryAll({ pk }, MAX_ROWS),

@@ -1,5 +1,5 @@
 import { activityEvent } from '../common/activity-event';
-import { idempotent } from '../common/idempotency';
+import { idempotent, type Remember } from '../common/idempotency';
 import { assertId } from '../common/ids';
 import type { Selection } from '../common/projection';
 import type { Listed } from '../common/repository';
@@ -7,7 +7,7 @@ import type { Scope } from '../common/scope';
 import { maxItems, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, conflict, ErrorCode, notFound } from '../errors';
 import type { Page, PageRequest } from '../infra/dynamo/store';
-import { put, type Item, type Write } from '../infra/dynamo/write';
+import { put } from '../infra/dynamo/write';
 import { entities, type EntityItem } from '../common/entities';
 import type { ProjectRepository } from '../project/project.repository';
 import { briefKey, briefVersionLabel, briefVersions, MAX_BRIEF_VERSION } from './brief.keys';
@@ -50,7 +50,7 @@ export class BriefRepository {
     if (version == null) return this.latest(projectId);
     if (!Number.isInteger(version) || version < 1 || version > MAX_BRIEF_VERSION) return null;
     const item = await this.scope.items.load(briefKey(this.scope.tenant, projectId, version));
-    return entities.Brief.is(item) ? item : null;
+    return entities.Brief.found(item);
   }
 
   /** All versions, newest first, with the attributes `selection` reads (see EntityRepository.page). */
@@ -70,7 +70,7 @@ export class BriefRepository {
     return idempotent(this.scope, entities.Brief, request, (remember) => this.addVersion(projectId, input, remember));
   }
 
-  private async addVersion(projectId: string, input: BriefVersionContent, remember: ((created: Item) => Write) | null) {
+  private async addVersion(projectId: string, input: BriefVersionContent, remember: Remember | null) {
     maxItems(input.requirements, 'requirements', 200);
     maxItems(input.deliverables, 'deliverables', 200);
     const summary = requireText(input.changelogEntry, 'changelogEntry', 1000);

@@ -38,7 +38,7 @@ export interface EventSpec {
  * key template; the tenant's id for the tenant) and its project: its parent project, or the project
  * it links to (an inspiration's `linkedProjectId`).
  */
-export function subjectOf(model: AnyModel, item: Item): EventSubject {
+export function subjectOf(model: AnyModel, item: Readonly<Record<string, unknown>>): EventSubject {
   const project = item.projectId ?? item.linkedProjectId;
   return {
     type: model.type,
@@ -95,7 +95,9 @@ export function hasTrailEvents(writes: readonly UnitWrite[]): boolean {
 export function withTrailRetention(writes: readonly UnitWrite[], days: number): UnitWrite[] {
   const retain = <I extends Item>(item: I): I => {
     if (!TRAIL_STREAMS.has(item.stream)) return item;
-    return days === 0 ? { ...item, expiresAt: undefined } : { ...item, expiresAt: Math.floor(Date.parse(item.at) / 1000) + days * 86_400 };
+    return days === 0
+      ? { ...item, expiresAt: undefined }
+      : { ...item, expiresAt: Math.floor(Date.parse(String(item.at)) / 1000) + days * 86_400 };
   };
   return writes.map((w) =>
     w instanceof StreamEvent ? new StreamEvent(w.head, (position) => retain(w.make(position))) : w.isEvent ? w.mapItem(retain) : w,

@@ -1,10 +1,17 @@
 import { Arg, FieldResolver, Int } from 'type-graphql';
+import { attr } from '../infra/dynamo/entity';
 import { Reads } from './projection';
 
 /*
- * The wording of arguments many resolvers take, said once: a change's expected version, and a
- * presigned download URL's field and how long it stays valid.
+ * The wording of arguments many resolvers take, said once: a key, a change's expected version, and
+ * a presigned download URL's field and how long it stays valid.
  */
+
+/** How a key argument is described: whose id it is (`projectId`: "The project's id."). */
+export const whose = (field: string) => `The ${field.replace(/Id$/, '')}'s id.`;
+
+/** A key argument of an args type declared as attributes (see argsType): a required ID, described as whose id it is. */
+export const keyAttr = (field: string) => attr.id({ required: true, description: whose(field) });
 
 const VERSION_YOU_READ = 'The version you last read: if it has moved on since, CONFLICT names the current one.';
 

@@ -79,7 +79,7 @@ function derivedKey(model: AnyModel, tenantId: string, item: Item): { PK: string
 export function modelOf(item: Item): AnyModel | undefined {
   const candidates = modelsByType.get(String(item.entityType));
   if (!candidates) return undefined;
-  const tenantId = tenantOfPk(String(item.PK));
+  const tenantId = tenantOfPk(item.PK);
   const exact = candidates.find((model) => {
     const key = derivedKey(model, tenantId, item);
     return key !== null && key.PK === item.PK && key.SK === item.SK;
@@ -100,7 +100,7 @@ function storedWords(item: Item): string[] {
  * the words its searchable attributes give. Empty when it is as declared.
  */
 export function driftOf(model: AnyModel, item: Item): DriftField[] {
-  const tenantId = tenantOfPk(String(item.PK));
+  const tenantId = tenantOfPk(item.PK);
   const key = derivedKey(model, tenantId, item);
   if (!key) return ['PK', 'SK'];
   const drift: DriftField[] = [];
@@ -162,7 +162,7 @@ export class DriftReport {
     if (fields.length === 0) return;
     entry.drifted++;
     for (const field of fields) entry.fields[field] = (entry.fields[field] ?? 0) + 1;
-    if (entry.samples.length < this.maxSamples) entry.samples.push({ PK: String(item.PK), SK: String(item.SK), fields });
+    if (entry.samples.length < this.maxSamples) entry.samples.push({ PK: item.PK, SK: item.SK, fields });
   }
 
   /** Merges another report's counts into this one (the segments of a parallel check). */

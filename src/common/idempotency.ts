@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { AppError, badInput, ErrorCode, notFound } from '../errors';
 import type { AnyModel, ItemOf } from '../infra/dynamo/entity';
-import type { ConditionFailure, Item, Write } from '../infra/dynamo/write';
+import type { ConditionFailure, Write } from '../infra/dynamo/write';
 import { entities, type EntityItem } from './entities';
+import type { Key } from './keys';
 import type { Scope } from './scope';
 
 /*
@@ -81,9 +82,12 @@ export function keyReused(key: string | null | undefined): AppError {
   );
 }
 
+/** What records a create's key: the put of its record, naming the item created (`created`, its key). */
+export type Remember = (created: Key) => Write;
+
 /** Thrown by the record's condition when another request with the key committed first. */
 class Duplicate extends Error {
-  constructor(readonly record: Item) {
+  constructor(readonly record: EntityItem<'CreateRequest'>) {
     super('duplicate');
   }
 }
@@ -115,7 +119,7 @@ export async function idempotent<M extends AnyModel>(
   scope: Scope,
   model: M,
   request: IdempotentRequest | undefined,
-  run: (remember: ((created: Item) => Write) | null) => Promise<ItemOf<M>>,
+  run: (remember: Remember | null) => Promise<ItemOf<M>>,
   released?: KeyReleased<M>,
 ): Promise<ItemOf<M>> {
   const recorded = recordOf(scope, request);
@@ -123,13 +127,10 @@ export async function idempotent<M extends AnyModel>(
   const { values, fingerprint } = recorded;
 
   const targetOf = async (record: EntityItem<'CreateRequest'>): Promise<ItemOf<M> | null> => {
-    const item = await scope.store.get(record.target);
-    return model.is(item) ? item : null;
+    return model.found(await scope.store.get(record.target));
   };
-  const recordOfKey = (item: Item): EntityItem<'CreateRequest'> => {
-    if (!entities.CreateRequest.is(item)) throw new Error('An idempotency record of another type was read.');
-    return item;
-  };
+  // The key's item is its record: anything else there is a broken table, not a client's mistake.
+  const otherType = () => new Error('An idempotency record of another type was read.');
   const answer = (record: EntityItem<'CreateRequest'>, target: ItemOf<M> | null): ItemOf<M> => {
     if (record.fingerprint !== fingerprint) throw keyReused(request.key);
     if (!target)
@@ -140,7 +141,8 @@ export async function idempotent<M extends AnyModel>(
   const stored = await scope.store.get(scope.tenant.of(entities.CreateRequest).keyOf(values));
   let takeOver: string | undefined;
   if (stored) {
-    const earlier = recordOfKey(stored);
+    const earlier = entities.CreateRequest.found(stored);
+    if (!earlier) throw otherType();
     const target = await targetOf(earlier);
     if (!released?.(target)) return answer(earlier, target);
     takeOver = earlier.target.PK;
@@ -148,9 +150,11 @@ export async function idempotent<M extends AnyModel>(
   const now = scope.now();
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const duplicate: ConditionFailure = (current) =>
-    current
+    entities.CreateRequest.is(current)
       ? new Duplicate(current)
-      : new AppError(ErrorCode.CONFLICT, 'A request with this idempotencyKey is being processed; try again.');
+      : current
+        ? otherType()
+        : new AppError(ErrorCode.CONFLICT, 'A request with this idempotencyKey is being processed; try again.');
   try {
     return await run((created) => {
       const record = scope.tenant.of(entities.CreateRequest).put({
@@ -165,10 +169,7 @@ export async function idempotent<M extends AnyModel>(
     });
   } catch (error) {
     // A duplicate that committed first is the answer, whatever became of its entity since.
-    if (error instanceof Duplicate) {
-      const first = recordOfKey(error.record);
-      return answer(first, await targetOf(first));
-    }
+    if (error instanceof Duplicate) return answer(error.record, await targetOf(error.record));
     throw error;
   }
 }

@@ -28,6 +28,10 @@ import { DateTime, JSONObject, JSONValue, LocalDate } from './scalars';
 
 const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
+/** Names as a description lists them: `a, b or c`, for descriptions that name what declarations allow. */
+export const orList = (names: readonly string[]): string =>
+  names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('');
+
 /** The GraphQL name of an enum attribute's type: `MilestoneStatus` for Milestone's `status`. */
 const enumName = (model: AnyModel, attribute: string) => `${model.type}${upperFirst(attribute)}`;
 

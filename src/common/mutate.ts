@@ -1,7 +1,7 @@
 import { AppError, conflict, ErrorCode, notFound } from '../errors';
 import { Stale } from '../infra/dynamo/aggregate';
 import type { AnyModel, ItemOf, WriteValues } from '../infra/dynamo/entity';
-import { check, del, put, type ConditionFailure, type Item, type UnitWrite, type Write } from '../infra/dynamo/write';
+import { check, del, put, type ConditionFailure, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { activityEvent, subjectOf, type EventSpec } from './activity-event';
 import { idempotent, type IdempotentRequest } from './idempotency';
 import type { Key } from './keys';
@@ -94,17 +94,11 @@ async function withLock<M extends AnyModel, T>(
       onConditionFailed: (now) => {
         if (!now) return notFound(model.type, id);
         if (expectedVersion == null && mayRetry) return new Stale();
-        return conflict(model.type, id, expectedVersion ?? current.version, now.version);
+        return conflict(model.type, id, expectedVersion ?? current.version, model.is(now) ? now.version : undefined);
       },
     };
     return write(current, lock);
   });
-}
-
-/** The item a model writes, as its typed item; the check can fail only if the model is broken. */
-function written<M extends AnyModel>(model: M, item: Item): ItemOf<M> {
-  if (!model.is(item)) throw new Error(`${model.type} wrote an item of another type.`);
-  return item;
 }
 
 /**
@@ -143,7 +137,7 @@ export function mutate<M extends AnyModel>(
     ]);
     // commit() dropped the request's cached reads; the written item is known, so it is primed.
     scope.items.prime(keyOf(scope, target), next);
-    return written(model, next);
+    return next;
   });
 }
 
@@ -162,7 +156,7 @@ export function create<M extends AnyModel>(scope: Scope, creation: Creation<M>, 
     // The record first, so that when a duplicate request committed first, its failure is the one reported.
     await scope.commit([...(remember ? [remember(item)] : []), ...writes]);
     scope.items.prime({ PK: item.PK, SK: item.SK }, item);
-    return written(model, item);
+    return item;
   });
 }
 
@@ -177,7 +171,7 @@ export function creationWrites<M extends AnyModel>(
   scope: Scope,
   { model, attributes, event, derived = [] }: Creation<M>,
   now: string,
-): { item: Item; writes: UnitWrite[] } {
+): { item: ItemOf<M>; writes: UnitWrite[] } {
   const keys = scope.tenant.of(model);
   const search = searchChange(scope.tenant, model, null, attributes);
   // As in mutate: the entity's write values, whose required attributes a client's input gave (itemFrom).

@@ -1,5 +1,6 @@
 import { attr } from '../infra/dynamo/entity';
 import { argsType } from './model-types';
+import { keyAttr } from './args';
 
 /*
  * The page arguments of every list (GraphQL Cursor Connections: `first`/`after` forward,
@@ -29,11 +30,7 @@ export const PageArgs = argsType(
 export type PageArgs = InstanceType<typeof PageArgs>;
 
 /** The page arguments of a list of one project's items (its logs, jobs, brief versions, milestones …). */
-export const ProjectPageArgs = argsType(
-  'ProjectPageArgs',
-  { projectId: attr.id({ required: true, description: "The project's id." }) },
-  PageArgs,
-);
+export const ProjectPageArgs = argsType('ProjectPageArgs', { projectId: keyAttr('projectId') }, PageArgs);
 export type ProjectPageArgs = InstanceType<typeof ProjectPageArgs>;
 
 /**

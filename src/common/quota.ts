@@ -1,9 +1,18 @@
 import { PLAN_DEFAULTS, PLAN_LIMIT_NAMES, type PlanLimits, type PlanName } from '../config';
 import { quotaExceeded } from '../errors';
-import { type AnyModel, QUOTA_COUNTED_ATTRIBUTE } from '../infra/dynamo/entity';
-import { check, update, type Item, type UnitWrite, Write } from '../infra/dynamo/write';
+import {
+  type AnyModel,
+  type Attribute,
+  attr,
+  pickAttributes,
+  QUOTA_COUNTED_ATTRIBUTE,
+  type ShapeDeclaration,
+  type ShapeValues,
+} from '../infra/dynamo/entity';
+import { check, update, type UnitWrite, Write } from '../infra/dynamo/write';
 import type { BoundTenant } from './bound-tenant';
-import { entities } from './entities';
+import { entities, type EntityItem } from './entities';
+import { orList } from './model-types';
 
 /*
  * The quotas of a tenant's plan, checked in the transaction of the write that would pass them.
@@ -38,13 +47,14 @@ export const usageKey = (tenantId: string) => entities.TenantUsage.keyOf(tenantI
  * The writes that keep the tenant's usage of `model`'s quota exact when an item goes from
  * `before` to `after` (null: it does not exist): an ADD of the difference (its increase is limited
  * at commit), or, when only what the item is about to use grows, a check that the quota has room
- * for it. None when the model declares no quota or nothing changes.
+ * for it. None when the model declares no quota or nothing changes. The items are `model`'s,
+ * whichever it is: its declaration's `counts` reads them.
  */
-export function quotaWrites(tenant: BoundTenant, model: AnyModel, before: Item | null, after: Item | null): Write[] {
+export function quotaWrites(tenant: BoundTenant, model: AnyModel, before: Counted | null, after: Counted | null): Write[] {
   const quota = model.quota;
   if (!quota) return [];
-  const counted = (item: Item | null) => (item ? quota.counts(item) : 0);
-  const pending = (item: Item | null) => (item && quota.pending ? quota.pending(item) : 0);
+  const counted = (item: Counted | null) => (item ? quota.counts(item) : 0);
+  const pending = (item: Counted | null) => (item && quota.pending ? quota.pending(item) : 0);
   // The counter moves by the difference from what `before` had counted (recordedOf), so it stays
   // the sum of what the items say they counted. Only the item's own growth is held to the limit:
   // an item written before quotas were kept is counted in when it is next written (or by the
@@ -64,8 +74,11 @@ export function quotaWrites(tenant: BoundTenant, model: AnyModel, before: Item |
   return [probe];
 }
 
+/** An item of a model chosen at run time, as its quota's `counts` reads it. */
+type Counted = Readonly<Record<string, unknown>>;
+
 /** What a stored item has counted against its quota: 0 for none yet (see QUOTA_COUNTED_ATTRIBUTE). */
-export function recordedOf(item: Item | null): number {
+export function recordedOf(item: Counted | null): number {
   const recorded = item?.[QUOTA_COUNTED_ATTRIBUTE];
   return typeof recorded === 'number' ? recorded : 0;
 }
@@ -104,21 +117,121 @@ function limitOf(limits: PlanLimits, quota: string): number | undefined {
 }
 
 /** The plan a tenant's item names (free without an item, as a tenant is created). */
-export function planOf(tenant: Item | null | undefined): PlanName {
-  return entities.Tenant.is(tenant) ? tenant.plan : 'free';
+export function planOf(tenant: TenantItem | null | undefined): PlanName {
+  return tenant?.plan ?? 'free';
 }
+
+type TenantItem = EntityItem<'Tenant'>;
 
 /**
  * The limits that hold for a tenant: its plan's (from `plans`, the configured table) with an
  * admin's overrides for this tenant on top.
  */
-export function limitsOf(plans: Record<PlanName, PlanLimits> | undefined, tenant: Item | null | undefined): PlanLimits {
+export function limitsOf(plans: Record<PlanName, PlanLimits> | undefined, tenant: TenantItem | null | undefined): PlanLimits {
   const table = plans ?? PLAN_DEFAULTS;
   const limits = { ...table[planOf(tenant)] };
-  const overrides = entities.Tenant.is(tenant) ? tenant.limits : undefined;
+  const overrides = tenant?.limits;
   for (const name of PLAN_LIMIT_NAMES) {
     const value = overrides?.[name];
     if (typeof value === 'number') limits[name] = value;
   }
   return limits;
+}
+
+/**
+ * A plan's limits as the API shows them (PlanLimits) and as an admin overrides them for one tenant
+ * (PlanLimitsInput): a field for each limit the configuration holds (config.ts, which cannot import
+ * the declarations), so a limit added there and not here is a type error.
+ */
+export const PLAN_LIMITS = {
+  name: 'PlanLimits',
+  description: "What a tenant's plan allows, with an admin's overrides for the tenant applied.",
+  inputDescription: "Overrides of a plan's limits for one tenant; an omitted or null limit is the plan's.",
+  fields: {
+    requestsPerSecond: attr.int({
+      required: true,
+      description: 'Operations a second of the whole tenant (not its workers’).',
+      createDescription: 'Operations a second of the whole tenant.',
+    }),
+    userRequestsPerSecond: attr.int({ required: true, description: 'Operations a second of one user.' }),
+    costPerSecond: attr.int({
+      required: true,
+      description: 'Query cost a second of the whole tenant.',
+      createDescription: 'Query cost a second.',
+    }),
+    workerRequestsPerSecond: attr.int({ required: true, description: 'Workers’ claims and reports a second.' }),
+    projects: attr.int({
+      required: true,
+      description: 'Projects the tenant may work on (archived ones do not count).',
+      createDescription: 'Projects.',
+    }),
+    storedBytes: attr.float({
+      required: true,
+      description: 'Bytes of confirmed files the tenant may store.',
+      createDescription: 'Bytes of stored files.',
+    }),
+    runningJobs: attr.int({
+      required: true,
+      description: 'Jobs not yet finished (queued, running or paused) the tenant may hold.',
+      createDescription: 'Jobs not yet finished.',
+    }),
+    itemsPerJob: attr.int({
+      required: true,
+      description: 'Work items one job may hold over all its fan-out stages.',
+      createDescription: 'Work items per job.',
+    }),
+  },
+} as const satisfies ShapeDeclaration<Record<keyof PlanLimits, Attribute>>;
+
+/** The quotas a tenant's usage counters hold (entities.TenantUsage's attributes), each limited by the plan's limit of its name. */
+export const QUOTAS = Object.keys(entities.TenantUsage.attributes).filter(
+  (name): name is keyof typeof entities.TenantUsage.attributes => name in entities.TenantUsage.attributes,
+) satisfies (keyof PlanLimits)[];
+
+/** How much of one quota a tenant uses: an entry of a tenant's usage (TENANT_USAGE), named as its counter is. */
+const QUOTA_USAGE = {
+  name: 'QuotaUsage',
+  description: 'How much of one quota a tenant uses.',
+  fields: {
+    quota: attr.string({ required: true, description: `The quota: ${orList(QUOTAS)}.` }),
+    used: attr.float({ required: true, description: 'What the tenant uses now, as its counter holds it exactly.' }),
+    limit: attr.float({ required: true, description: 'What its plan allows.' }),
+  },
+} as const;
+
+/** A tenant's plan, its limits and its usage of each quota, as an admin reads them (tenantUsage, setPlan). */
+export const TENANT_USAGE = {
+  name: 'TenantUsage',
+  description: "A tenant's plan, its limits, and its usage of each quota (admins only).",
+  fields: {
+    // The tenant's own attributes, as its declaration has them, in this view's words.
+    ...pickAttributes(entities.Tenant.attributes, { tenantId: 'The tenant.', plan: 'The plan it is on.' }),
+    limits: attr.objectOf(PLAN_LIMITS)({ required: true, description: 'What the plan allows it, with its own overrides.' }),
+    quotas: attr.listOf(QUOTA_USAGE)({ required: true, description: 'Each quota: used against the limit.' }),
+  },
+} as const;
+export type TenantUsageView = ShapeValues<typeof TENANT_USAGE>;
+
+/**
+ * Tenant `tenantId`'s usage (see TENANT_USAGE), from its item (null or undefined: it has none,
+ * and is on the free plan) and its usage counters' item (none: nothing counted yet), against its
+ * plan in `plans` (the configured table) with its overrides.
+ */
+export function tenantUsage(
+  tenantId: string,
+  tenant: Parameters<typeof limitsOf>[1],
+  counters: Readonly<Record<string, unknown>> | null | undefined,
+  plans?: Record<PlanName, PlanLimits>,
+): TenantUsageView {
+  const limits = limitsOf(plans, tenant);
+  return {
+    tenantId,
+    plan: planOf(tenant),
+    limits,
+    quotas: QUOTAS.map((quota) => {
+      // The counters are kept by ADD alone (quotaWrites), so their item carries no entity type: read as it is.
+      const used = counters?.[quota];
+      return { quota, used: typeof used === 'number' ? used : 0, limit: limits[quota] };
+    }),
+  };
 }

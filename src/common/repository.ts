@@ -49,8 +49,7 @@ export class EntityRepository<M extends AnyModel> {
 
   /** The entity, or null when the caller's tenant has none with these key values. */
   protected async load(values: KeyValues<M>): Promise<ItemOf<M> | null> {
-    const item = await this.scope.items.load(this.keys.keyOf(values));
-    return this.model.is(item) ? item : null;
+    return this.model.found(await this.scope.items.load(this.keys.keyOf(values)));
   }
 
   /**
@@ -60,7 +59,7 @@ export class EntityRepository<M extends AnyModel> {
    */
   protected async loadMany(values: KeyValues<M>[]): Promise<ItemOf<M>[]> {
     const items = await Promise.all(values.map((v) => this.scope.items.load(this.keys.keyOf(v))));
-    return items.filter((item): item is ItemOf<M> => this.model.is(item));
+    return this.model.itemsOf(items);
   }
 
   /**

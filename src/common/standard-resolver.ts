@@ -2,7 +2,7 @@ import { Arg, Args, ArgsType, Authorized, type ClassType, Ctx, Field, ID, Int, M
 import { Role } from '../auth/principal';
 import type { Context } from '../context';
 import type { AnyModel, Placeholders, StandardOperationName } from '../infra/dynamo/entity';
-import { expectedVersionArg, optionalExpectedVersionArg } from './args';
+import { expectedVersionArg, optionalExpectedVersionArg, whose } from './args';
 import { idempotencyKeyArg } from './idempotency';
 import { modelTypes } from './model-types';
 
@@ -31,13 +31,16 @@ export interface StandardResolverSpec<C, U> {
 }
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
-const whose = (field: string) => `The ${field.replace(/Id$/, '')}'s id.`;
 
 /**
  * The argument `field` (`jobId`) of a query or mutation on one item, an ID described as whose id it
- * is: the key argument the standard resolvers take (see keyArgsOf), for a resolver of its own.
+ * is (or as `description` says): the key argument the standard resolvers take (see keyArgsOf), for
+ * a resolver of its own.
  */
-export const keyArg = (field: string) => Arg(field, () => ID, { description: whose(field) });
+export const keyArg = (field: string, description = whose(field)) => Arg(field, () => ID, { description });
+
+/** The `tenantId` argument of an admin's query or mutation on another tenant (every other request's tenant is its token's). */
+export const tenantArg = () => keyArg('tenantId', 'The tenant.');
 
 /**
  * An args class of the given key fields, each an ID described as whose id it is. It is made even

@@ -6,6 +6,7 @@ import { feature, type FeatureDeps } from '../common/feature';
 import { Context } from '../context';
 import { JobEvent } from '../job/job.type';
 import { Live, type LiveOptions } from './live';
+import { keyAttr } from '../common/args';
 
 // The live streams add themselves to ctx.repos here, so that the context imports nothing from events.
 declare module '../context' {
@@ -45,7 +46,7 @@ const systemJobs = (whose: string) => attr.boolean({ description: `True for ${wh
  * and the field resolver, which returns the event the stream made, takes them only so the schema has them.
  */
 const JobProgressArgs = argsType('JobProgressArgs', {
-  jobId: attr.id({ required: true, description: "The job's id." }),
+  jobId: keyAttr('jobId'),
   afterSeq: attr.int({
     description:
       "The seq of the last event you received: every later one is sent, none missed or repeated. Omitted: from the job's current seq.",
@@ -62,7 +63,7 @@ const JobStatusChangesArgs = argsType('JobStatusChangesArgs', {
 type JobStatusChangesArgs = InstanceType<typeof JobStatusChangesArgs>;
 
 const ProjectActivityArgs = argsType('ProjectActivityArgs', {
-  projectId: attr.id({ required: true, description: "The project's id." }),
+  projectId: keyAttr('projectId'),
   after: resumeAfter,
   afterEventId: attr.id({
     deprecationReason: 'Use after with the position of the last message instead.',

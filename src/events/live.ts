@@ -6,7 +6,7 @@ import type { BoundTenant } from '../common/bound-tenant';
 import type { PositionedStream } from '../common/streams';
 import { badInput, notFound } from '../errors';
 import type { Metrics } from '../infra/metrics';
-import type { Item, QuerySpec } from '../infra/dynamo/store';
+import type { QuerySpec } from '../infra/dynamo/store';
 import type { EventBus } from '../infra/pubsub';
 import { HEAD_POSITION } from '../infra/dynamo/write';
 import { FINAL, JobEventType, TERMINAL } from '../job/job.machine';
@@ -161,7 +161,7 @@ abstract class StreamSubscription<E> implements ReplayOptions<E> {
   /** A page of the stored events of `spec`, as events of this stream's type. */
   protected async eventsOf(spec: QuerySpec, limit: number, fresh: boolean): Promise<E[]> {
     const items = fresh ? await this.store.queryFirst(spec, limit) : await this.reads.page(spec, limit);
-    return items.filter((item): item is Item & E => this.accept(item));
+    return items.filter((item) => this.accept(item));
   }
 
   abstract readPage(after: number, limit: number, fresh: boolean): Promise<E[]>;

@@ -179,13 +179,13 @@ export class Outbox {
       const found = await this.store.batchGet(entries.flatMap((entry) => entry.named));
       let at = 0;
       for (const entry of entries) {
-        const events = found.slice(at, (at += entry.named.length)).filter((event): event is Item => event !== null);
+        const events = found.slice(at, (at += entry.named.length)).filter((event) => event !== null);
         const owner = { key: entry.key, left: events.length };
         if (events.length === 0) await this.leaveOutbox(owner.key, true);
         for (const event of events) owners.set(event, owner);
         stale.push(...events);
       }
-      stale.sort((a, b) => (a.PK < b.PK ? -1 : a.PK > b.PK ? 1 : (a.position ?? 0) - (b.position ?? 0)));
+      stale.sort((a, b) => (a.PK < b.PK ? -1 : a.PK > b.PK ? 1 : Number(a.position ?? 0) - Number(b.position ?? 0)));
       let count = 0;
       for (const event of stale) {
         const owner = owners.get(event);

@@ -28,22 +28,25 @@ export const topics = {
  * it has in that stream.
  */
 export function topicsFor(event: Item): string[] {
+  // The event is one of several declarations (ProjectEvent, JobEvent, the status streams' events),
+  // all stored as type Event; the names a topic needs are texts in each of them.
+  const { tenantId, jobId, projectId } = event;
   switch (event.stream) {
     case 'job':
-      return [names.job(event.tenantId, event.jobId)];
+      return [names.job(String(tenantId), String(jobId))];
     case 'projectJobs':
-      return [names.projectJobs(event.tenantId, event.projectId)];
+      return [names.projectJobs(String(tenantId), String(projectId))];
     case 'tenantJobs':
-      return [names.tenantJobs(event.tenantId)];
+      return [names.tenantJobs(String(tenantId))];
     case 'audit':
       // Records of reads (download URLs handed out): in the trail and the timeline, never live.
       return [];
     default:
-      return event.projectId ? [names.projectActivity(event.tenantId, event.projectId)] : [];
+      return projectId ? [names.projectActivity(String(tenantId), String(projectId))] : [];
   }
 }
 
 /** The event as it travels to subscribers: the stored item without its key attributes. */
-export function payloadOf(event: Item): Item {
+export function payloadOf(event: Item): Record<string, unknown> {
   return Object.fromEntries(Object.entries(event).filter(([name]) => !KEY_ATTRIBUTES.has(name)));
 }

@@ -123,7 +123,10 @@ export class TenantBudgets {
   /** Reads the tenant's plan into `entry` (see planOf); never rejects. */
   private read(tenantId: string, entry: { known?: KnownPlan; reading?: Promise<KnownPlan> }): Promise<KnownPlan> {
     const reading = this.deps.store.get(entities.Tenant.keyOf(tenantId, {})).then(
-      (tenant): KnownPlan => ({ plan: planOf(tenant), limits: limitsOf(this.deps.config.plans, tenant), readAt: Date.now() }),
+      (read): KnownPlan => {
+        const tenant = entities.Tenant.found(read);
+        return { plan: planOf(tenant), limits: limitsOf(this.deps.config.plans, tenant), readAt: Date.now() };
+      },
       (): KnownPlan =>
         entry.known ?? {
           plan: 'free',

@@ -400,7 +400,7 @@ export class JobItems {
    * committer decides on, so concurrent adders to one job are held to it exactly.
    */
   async checkItemsPerJob(holding: number, adding: number): Promise<number> {
-    const tenant = await this.scope.store.get(this.scope.tenant.of(entities.Tenant).keyOf({}));
+    const tenant = entities.Tenant.found(await this.scope.store.get(this.scope.tenant.of(entities.Tenant).keyOf({})));
     const allowed = limitsOf(this.plans, tenant).itemsPerJob;
     refuseOverItems(holding, adding, allowed);
     return allowed;

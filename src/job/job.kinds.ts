@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { entities } from '../common/entities';
 import { ARCHIVE_RUN_COUNTS } from '../common/feature';
 import { SEGMENT_COUNTS } from '../migrations/migration';
-import { type Attribute, attr, type ShapeValues } from '../infra/dynamo/entity';
+import { type Attribute, type AttributeValues, attr, type ShapeValues } from '../infra/dynamo/entity';
 
 /*
  * The pipelines the server knows, declared as data: each kind's stages in order, the fields of its
@@ -13,12 +13,8 @@ import { type Attribute, attr, type ShapeValues } from '../infra/dynamo/entity';
  * working.
  */
 
-/** One stage of a declared pipeline: a step of the job. */
-export interface StageDeclaration {
-  /** The step's name, as startStep and completeStep take it. */
-  name: string;
-  /** What a client shows while it runs (seed 001's generating_scenes, processing, composing). */
-  phase: string;
+/** One stage of a declared pipeline: a step of the job (what its view shows as it is: STAGE). */
+export interface StageDeclaration extends AttributeValues<typeof STAGE> {
   /** Completing it pauses it for a person's review instead; approveStep completes it. */
   review?: boolean;
   /** The fields completeStep's `outputs` must give (checked like inputs). */
@@ -29,19 +25,6 @@ export interface StageDeclaration {
    */
   fanOut?: FanOutDeclaration;
   /**
-   * A single-step stage: how long one attempt of its step may run, in seconds, from its start or
-   * claim, whatever its progress reports renew; past it the next claim takes the step over (a new
-   * attempt, the old one failed with ATTEMPT_TIMED_OUT). A fan-out stage declares it for its items,
-   * in `fanOut`.
-   */
-  attemptTimeoutSeconds?: number;
-  /**
-   * A single-step stage: how long the next attempt waits after one failed (failStep, a lease or an
-   * attempt's time that ran out) before it can be started or claimed. A fan-out stage declares it
-   * for its items, in `fanOut`.
-   */
-  retryBackoff?: RetryBackoff;
-  /**
    * Completing the stage creates a new asset version in the job's project, in the same
    * transaction: `file` names the S3-key output that is the asset's file.
    */
@@ -51,7 +34,7 @@ export interface StageDeclaration {
    * step (or, for a fan-out stage, an item) whose key fields match one of the tenant's completed
    * ones within `ttlHours` completes at once from its stored outputs, and no worker sees it. Not
    * applied to a stage that pauses for review or makes an asset: those are a person's decision
-   * and a new deliverable each time.
+   * and a new deliverable each time (see stageReuse).
    */
   reuse?: ReuseDeclaration;
 }
@@ -72,33 +55,22 @@ export interface ReuseDeclaration {
   jobKeyFields?: string[];
 }
 
-/** The items of a fan-out stage: their typed fields, attempts and failure policy. */
-export interface FanOutDeclaration {
+/**
+ * The reuse declaration of `stage`, or undefined when its work is not reusable: not declared so,
+ * or a stage that pauses for review or makes an asset (see StageDeclaration.reuse).
+ */
+export function stageReuse(stage: StageDeclaration): ReuseDeclaration | undefined {
+  return stage.review || stage.asset ? undefined : stage.reuse;
+}
+
+/** The items of a fan-out stage: their typed fields, attempts and failure policy (what its view shows as it is: FAN_OUT). */
+export interface FanOutDeclaration extends AttributeValues<typeof FAN_OUT> {
   /** The fields of each item's inputs (given at createJob or by addWorkItems). */
   inputs: Record<string, Attribute>;
   /** The fields completeWorkItem's `outputs` must give. */
   outputs: Record<string, Attribute>;
-  /** Attempts per item before it fails (default: the job's maxAttempts). */
-  attempts?: number;
-  /**
-   * When failed items fail the stage (and the job): without one, the first failed item does
-   * (strict); with `maxFailed` only more than that many; with `maxFailedPercent` only more than
-   * that share of the stage's items. A stage that does not fail completes when every item is done.
-   */
-  failurePolicy?: { maxFailed?: number; maxFailedPercent?: number };
-  /**
-   * How long one attempt of an item may run, in seconds, from its claim, whatever its progress
-   * reports renew: past it the item is claimable again, and the claim that takes it over fails
-   * the attempt with ATTEMPT_TIMED_OUT (a new attempt, or FAILED past its attempts). Without
-   * one, only the lease (JOB_LEASE_SECONDS without a report) limits an attempt.
-   */
-  attemptTimeoutSeconds?: number;
-  /**
-   * How long a failed attempt (failWorkItem, a lease that ran out, a timeout) waits before its
-   * item is claimable again: exponential, capped, with jitter (see backoffSeconds). Without one,
-   * the item is claimable again at once.
-   */
-  retryBackoff?: RetryBackoff;
+  /** See FAILURE_POLICY. */
+  failurePolicy?: AttributeValues<typeof FAILURE_POLICY>;
 }
 
 /**
@@ -120,6 +92,149 @@ export const RETRY_BACKOFF = {
   },
 } as const;
 export type RetryBackoff = ShapeValues<typeof RETRY_BACKOFF>;
+
+/*
+ * A declared kind, its stages and their fan-outs are declared as attributes, once: what a
+ * declaration says and the API's view of it (jobKinds: JobKind, JobStage, FanOutStage) shows as it
+ * is, is one attribute each, which types the declaration (StageDeclaration, FanOutDeclaration,
+ * JobKindDeclaration) and is the view's field. What the view shows otherwise (a field list, the
+ * asset's type, whether the stage is strict) is derived from the declaration by kindViews, which
+ * the view's shape types.
+ */
+
+/** What a stage declares, as its view (JobStage) shows it. */
+const STAGE = {
+  /** The step's name, as startStep and completeStep take it. */
+  name: attr.string({ required: true, description: 'The step name that startStep and completeStep take.' }),
+  /** What a client shows while it runs (seed 001's generating_scenes, processing, composing). */
+  phase: attr.string({ required: true, description: 'What a client shows while the stage runs (Job.phase).' }),
+  /**
+   * A single-step stage: how long one attempt of its step may run, in seconds, from its start or
+   * claim, whatever its progress reports renew; past it the next claim takes the step over (a new
+   * attempt, the old one failed with ATTEMPT_TIMED_OUT). A fan-out stage declares it for its items,
+   * in `fanOut`.
+   */
+  attemptTimeoutSeconds: attr.int({
+    description: "A single-step stage's attempt timeout in seconds (a fan-out stage's is its fanOut's); null: none.",
+  }),
+  /**
+   * A single-step stage: how long the next attempt waits after one failed (failStep, a lease or an
+   * attempt's time that ran out) before it can be started or claimed. A fan-out stage declares it
+   * for its items, in `fanOut`.
+   */
+  retryBackoff: attr.objectOf(RETRY_BACKOFF)({
+    description:
+      "A single-step stage's retry backoff (a fan-out stage's is its fanOut's); null: a failed attempt's successor may start at once.",
+  }),
+};
+
+/** What a fan-out stage declares of its items' attempts, as its view (FanOutStage) shows it. */
+const FAN_OUT = {
+  /** Attempts per item before it fails (default: the job's maxAttempts). */
+  attempts: attr.int({ description: "Attempts per item (default: the job's maxAttempts)." }),
+  /**
+   * How long one attempt of an item may run, in seconds, from its claim, whatever its progress
+   * reports renew: past it the item is claimable again, and the claim that takes it over fails
+   * the attempt with ATTEMPT_TIMED_OUT (a new attempt, or FAILED past its attempts). Without
+   * one, only the lease (JOB_LEASE_SECONDS without a report) limits an attempt.
+   */
+  attemptTimeoutSeconds: attr.float({
+    description:
+      'Seconds one attempt of an item may run, whatever its progress reports renew; past it the next claim takes the item over (ATTEMPT_TIMED_OUT). Null: only the lease limits an attempt.',
+  }),
+  /**
+   * How long a failed attempt (failWorkItem, a lease that ran out, a timeout) waits before its
+   * item is claimable again: exponential, capped, with jitter (see backoffSeconds). Without one,
+   * the item is claimable again at once.
+   */
+  retryBackoff: attr.objectOf(RETRY_BACKOFF)({
+    description: 'How long a failed attempt waits before its item is claimable again; null: at once.',
+  }),
+};
+
+/**
+ * When failed items fail a fan-out stage (and the job): without a policy, the first failed item
+ * does (strict); with `maxFailed` only more than that many; with `maxFailedPercent` only more than
+ * that share of the stage's items. A stage that does not fail completes when every item is done.
+ */
+const FAILURE_POLICY = {
+  maxFailed: attr.int({ description: 'The stage fails when more than this many items fail.' }),
+  maxFailedPercent: attr.float({ description: 'The stage fails when more than this share (percent) of its items fail.' }),
+};
+
+/** What a kind declares, as its view (JobKind) shows it. */
+const KIND = {
+  description: attr.string({ required: true, description: 'What the pipeline makes.' }),
+};
+
+/** A declared field as the API shows it: one attribute of a kind's inputs or a stage's outputs (see fieldViews). */
+const JOB_FIELD = {
+  name: 'JobField',
+  description: 'A field of a declared input or output.',
+  fields: {
+    name: attr.string({ required: true, description: "The field's name in inputs or outputs." }),
+    type: attr.string({ required: true, description: 'string, int, float, boolean, date, dateTime, json, strings or enum.' }),
+    required: attr.boolean({ required: true, description: 'True when it must be given.' }),
+    s3Key: attr.boolean({
+      required: true,
+      description: 'True when the value is an S3 object key, which must lie under your tenant prefix (tenants/<tenantId>/).',
+    }),
+    description: attr.string({ description: 'What the field holds.' }),
+  },
+} as const;
+
+/** A fan-out stage as the API shows it: what it declares (FAN_OUT, FAILURE_POLICY), its fields as lists, and whether it is strict. */
+const FAN_OUT_STAGE = {
+  name: 'FanOutStage',
+  description: 'The work items of a fan-out stage: their fields, attempts and failure policy.',
+  fields: {
+    itemInputs: attr.listOf(JOB_FIELD)({ required: true, description: 'The fields of each item’s inputs.' }),
+    itemOutputs: attr.listOf(JOB_FIELD)({ required: true, description: "The fields completeWorkItem's outputs must give." }),
+    ...FAN_OUT,
+    ...FAILURE_POLICY,
+    strict: attr.boolean({
+      required: true,
+      description: 'True when the first failed item fails the stage (no maxFailed nor maxFailedPercent).',
+    }),
+  },
+} as const;
+
+/** A stage as the API shows it: what it declares (STAGE), with its outputs as a list and its asset and reuse as fields. */
+const JOB_STAGE = {
+  name: 'JobStage',
+  description: 'One stage of a declared pipeline: a step of its jobs.',
+  fields: {
+    ...STAGE,
+    review: attr.boolean({ required: true, description: 'Completing it pauses it for review; approveStep completes it.' }),
+    outputs: attr.listOf(JOB_FIELD)({ required: true, description: "The fields completeStep's outputs must give." }),
+    fanOut: attr.objectOf(FAN_OUT_STAGE)({ description: 'Set for a fan-out stage: its work items instead of one step.' }),
+    assetType: attr.string({
+      description: 'Completing the stage creates an asset of this type in the job’s project (its file is the output assetFile names).',
+    }),
+    assetFile: attr.string({ description: 'The S3-key output that becomes the asset’s file (with assetType).' }),
+    reuseTtlHours: attr.int({
+      description:
+        'Set when its work is reusable: a step (or, for a fan-out stage, an item) whose key fields, seed and model version match a completed one of your tenant within this many hours completes at once from its outputs.',
+    }),
+    reuseKeyFields: attr.strings({
+      description:
+        "The input fields whose values make a reusable stage's key (the job's for a step, each item's for a fan-out stage); null: all of them.",
+    }),
+  },
+} as const;
+
+/** A declared kind as the API describes it (jobKinds): what it declares (KIND), its name, and its fields and stages as lists. */
+export const JOB_KIND = {
+  name: 'JobKind',
+  description: 'A pipeline the server knows: createJob with this kind takes its stages and checks its inputs.',
+  fields: {
+    name: attr.string({ required: true, description: 'The kind to pass to createJob.' }),
+    ...KIND,
+    inputs: attr.listOf(JOB_FIELD)({ required: true, description: "The fields of createJob's inputs." }),
+    stages: attr.listOf(JOB_STAGE)({ required: true, description: 'Its stages, in order.' }),
+  },
+} as const;
+export type JobKindView = ShapeValues<typeof JOB_KIND>;
 
 /** What names one attempt of one item: the seed of its jitter. */
 export interface AttemptRef {
@@ -161,8 +276,8 @@ export function backoffSeconds(backoff: RetryBackoff | undefined, ref: AttemptRe
  */
 const scene = entities.Scene.attributes;
 
-export interface JobKindDeclaration {
-  description: string;
+/** A declared pipeline (what its view shows as it is: KIND). */
+export interface JobKindDeclaration extends AttributeValues<typeof KIND> {
   /** The fields of the job's `inputs`. */
   inputs: Record<string, Attribute>;
   stages: StageDeclaration[];
@@ -376,11 +491,8 @@ export function stepPolicyOf(job: { kind: string; declared?: boolean }, stage: s
   return declared && !declared.fanOut ? { attemptTimeoutSeconds: declared.attemptTimeoutSeconds, retryBackoff: declared.retryBackoff } : {};
 }
 
-/** What a step's stage declares for the life of its attempts (see StageDeclaration). */
-export interface StepPolicy {
-  attemptTimeoutSeconds?: number;
-  retryBackoff?: RetryBackoff;
-}
+/** What a step's stage declares for the life of its attempts (see STAGE). */
+export type StepPolicy = Pick<StageDeclaration, 'attemptTimeoutSeconds' | 'retryBackoff'>;
 
 /** The names of the stages of declared kind `kind` that pause for a person's review, in order (none for a free-form kind). */
 export function reviewStages(kind: string): string[] {
@@ -400,4 +512,52 @@ export function phaseOf(job: { kind: string; status: string; currentStep?: strin
     if (job.currentStep) return job.currentStep;
   }
   return job.status === 'QUEUED' ? 'pending' : job.status.toLowerCase();
+}
+
+/** Declared fields as the API shows them (JobField), in declaration order. */
+function fieldViews(attributes: Record<string, Attribute>): JobKindView['inputs'] {
+  return Object.entries(attributes).map(([name, a]) => ({
+    name,
+    type: a.kind,
+    required: Boolean(a.required),
+    s3Key: Boolean(a.s3Key),
+    description: a.description,
+  }));
+}
+
+/** The view of a stage (JobStage): what it declares as it is, and what follows from the rest. */
+function stageView(stage: StageDeclaration): JobKindView['stages'][number] {
+  const { name, phase, review, outputs = {}, fanOut, asset } = stage;
+  const reuse = stageReuse(stage);
+  return {
+    name,
+    phase,
+    review: Boolean(review),
+    outputs: fieldViews(outputs),
+    assetType: asset?.type,
+    assetFile: asset?.file,
+    reuseTtlHours: reuse?.ttlHours,
+    reuseKeyFields: reuse?.keyFields,
+    // A fan-out stage's attempts are its items': its fanOut says how long they run and wait.
+    ...(fanOut
+      ? {
+          fanOut: {
+            itemInputs: fieldViews(fanOut.inputs),
+            itemOutputs: fieldViews(fanOut.outputs),
+            attempts: fanOut.attempts,
+            attemptTimeoutSeconds: fanOut.attemptTimeoutSeconds,
+            retryBackoff: fanOut.retryBackoff,
+            ...fanOut.failurePolicy,
+            strict: fanOut.failurePolicy?.maxFailed === undefined && fanOut.failurePolicy?.maxFailedPercent === undefined,
+          },
+        }
+      : { attemptTimeoutSeconds: stage.attemptTimeoutSeconds, retryBackoff: stage.retryBackoff }),
+  };
+}
+
+/** The declared kinds a tenant may create, as the API describes them (jobKinds); the server's own (system) kinds are nobody's to create. */
+export function kindViews(): JobKindView[] {
+  return Object.entries(JOB_KINDS).flatMap(([name, kind]) =>
+    kind.system ? [] : [{ name, description: kind.description, inputs: fieldViews(kind.inputs), stages: kind.stages.map(stageView) }],
+  );
 }

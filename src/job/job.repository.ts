@@ -9,9 +9,9 @@ import { boundedJson, maxItems, optionalText, requireText } from '../common/vali
 import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } from '../errors';
 import type { PageRequest } from '../infra/dynamo/store';
 import type { PlanLimits, PlanName } from '../config';
-import { del, type Item, type UnitWrite, type Write } from '../infra/dynamo/write';
+import { del, type UnitWrite } from '../infra/dynamo/write';
 import { checkFields } from '../common/fields';
-import { idempotent, type IdempotentRequest } from '../common/idempotency';
+import { idempotent, type IdempotentRequest, type Remember } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf, stepPolicyOf } from './job.kinds';
 import { type BatchState, JobItems, openReached } from './job.items';
 import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
@@ -140,7 +140,7 @@ export class JobRepository {
     const items = await this.scope.store.queryAll(jobWithSteps(this.scope.tenant, jobId), MAX_STEP_HISTORY + 1);
     const job = items.find((item) => entities.Job.is(item));
     if (!entities.Job.is(job)) return null;
-    const steps = items.filter((item) => entities.Step.is(item)).sort(byOrder);
+    const steps = entities.Step.itemsOf(items).sort(byOrder);
     return { job, steps };
   }
 
@@ -168,10 +168,7 @@ export class JobRepository {
   async steps(jobId: string) {
     assertId(jobId, 'job', 'jobId');
     const rows = await this.scope.store.queryAll(stepHistory(this.scope.tenant, jobId), MAX_STEP_HISTORY);
-    return rows
-      .filter((row) => entities.Step.is(row))
-      .sort(byOrder)
-      .map(toStep);
+    return entities.Step.itemsOf(rows).sort(byOrder).map(toStep);
   }
 
   /**
@@ -450,7 +447,7 @@ export class JobRepository {
       items: Record<string, unknown>[];
       system: boolean;
     },
-    remember: ((created: Item) => Write) | null,
+    remember: Remember | null,
   ): Promise<{ job: JobItem; steps: StepLike[] }> {
     const { input, projectId, kind, maxAttempts, inputs, declared, itemStage, items, system } = request;
     const jobId = this.scope.newId('job');
@@ -563,7 +560,7 @@ export class JobRepository {
       const [page, settle] = await Promise.all([this.scope.store.queryFirst({ pk }, DELETE_FIRST + 2), this.scope.store.get(settleKey)]);
       const others = page.filter((row) => row.SK !== settleKey.SK && !entities.Job.is(row));
       const fits = page.length < DELETE_FIRST + 2 && others.length <= DELETE_FIRST;
-      const current = entities.JobSettle.is(settle) ? settle : undefined;
+      const current = entities.JobSettle.found(settle) ?? undefined;
       // A settle sweep may move the entry meanwhile: the deletion is then read and decided again.
       const moved = () => new Stale();
       const entry: UnitWrite[] = [];
@@ -589,7 +586,7 @@ export class JobRepository {
               ? notFound('Job', jobId)
               : mayRetry && expectedVersion == null
                 ? new Stale()
-                : conflict('Job', jobId, job.version, now.version),
+                : conflict('Job', jobId, job.version, entities.Job.is(now) ? now.version : undefined),
           ),
         activityEvent(this.scope, {
           action: 'job.deleted',

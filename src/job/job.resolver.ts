@@ -6,7 +6,7 @@ import { feature } from '../common/feature';
 import { ObjectIdResolver } from '../common/global-id';
 import { optionalText } from '../common/validate';
 import type { Context } from '../context';
-import { keyArg } from '../common/standard-resolver';
+import { keyArg, tenantArg } from '../common/standard-resolver';
 import {
   CreateJobInput,
   Job,
@@ -26,6 +26,7 @@ import {
   ItemCounts,
   WorkItem,
   WorkItemConnection,
+  WorkItemKey,
   WorkItemRef,
   Step,
   StepConnection,
@@ -34,23 +35,22 @@ import {
 } from './job.type';
 import { JobRepository } from './job.repository';
 import { jobOwnerOf } from './job.keys';
-import { JOB_KINDS, phaseOf } from './job.kinds';
-import { reuseOf, takesReuse } from './job.reuse';
-import { countsOf, MAX_SCENES_PAGE } from './job.items';
+import { kindViews, phaseOf } from './job.kinds';
+import { takesReuse } from './job.reuse';
+import { type ItemAction, MAX_SCENES_PAGE } from './job.items';
+import { stageItemCounts, totalItemCounts } from './job.writes';
 import { claimPooledWork, itemReportRepos, stepReportRepos } from './job.pool';
 import { ItemStatus } from './job.machine';
-import type { Attribute } from '../infra/dynamo/entity';
 import { ExpiresIn } from '../common/args';
 
-/** Declared fields as clients see them (JobField). */
-const fieldsOf = (attributes: Record<string, Attribute>) =>
-  Object.entries(attributes).map(([name, a]) => ({
-    name,
-    type: a.kind,
-    required: Boolean(a.required),
-    s3Key: Boolean(a.s3Key),
-    description: a.description,
-  }));
+/**
+ * A worker's action on a work item it holds, through the repositories of the item's tenant (see
+ * itemReportRepos, which throws FORBIDDEN for a pool worker's lease on another item): the item as
+ * the action left it. Throws as JobItems.act does.
+ */
+async function actOnHeldItem(ctx: Context, ref: WorkItemRef, action: ItemAction) {
+  return (await (await itemReportRepos(ctx, ref)).jobs.items.act(ref.jobId, ref.stage, ref.sequence, action)).item;
+}
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -233,7 +233,7 @@ export class JobResolver {
       "Admin: sets a tenant's share of the shared worker pools: its weight (claims are handed out in proportion among the tenants with work) and the most items it may have running through pools at once.",
   })
   setPoolShare(
-    @Arg('tenantId', () => ID, { description: 'The tenant.' }) tenantId: string,
+    @tenantArg() tenantId: string,
     @Arg('weight', () => Int, { description: 'From 1 to 1,000; 1 is every tenant’s default.' }) weight: number,
     @Arg('maxRunning', () => Int, { nullable: true, description: 'The running limit; null for none.' }) maxRunning: number | null,
     @Ctx() ctx: Context,
@@ -264,7 +264,7 @@ export class JobResolver {
       'Worker: adds work items to a fan-out stage that has not finished (typically from the stage before it), each its typed inputs; at most 80 a call and 1,000 a stage.',
   })
   addWorkItems(
-    @Arg('jobId', () => ID, { description: 'The job.' }) jobId: string,
+    @keyArg('jobId', 'The job.') jobId: string,
     @Arg('stage', { description: 'The fan-out stage to add to.' }) stage: string,
     @Arg('items', () => [JSONObject], { description: "Each item's typed inputs (the stage's item inputs, see jobKinds)." })
     items: Record<string, unknown>[],
@@ -295,8 +295,7 @@ export class JobResolver {
     outputs: Record<string, unknown>,
     @Ctx() ctx: Context,
   ) {
-    const { jobId, stage, sequence, attempt } = ref;
-    return (await (await itemReportRepos(ctx, ref)).jobs.items.act(jobId, stage, sequence, { kind: 'complete', attempt, outputs })).item;
+    return actOnHeldItem(ctx, ref, { kind: 'complete', attempt: ref.attempt, outputs });
   }
 
   @Authorized(Role.WORKER, Role.POOL)
@@ -310,20 +309,14 @@ export class JobResolver {
     @Arg('message', { description: 'What went wrong (at most 2,000 characters).' }) message: string,
     @Ctx() ctx: Context,
   ) {
-    const { jobId, stage, sequence, attempt } = ref;
-    return (await (await itemReportRepos(ctx, ref)).jobs.items.act(jobId, stage, sequence, { kind: 'fail', attempt, code, message })).item;
+    return actOnHeldItem(ctx, ref, { kind: 'fail', attempt: ref.attempt, code, message });
   }
 
   @Authorized(Role.EDITOR)
   @Mutation(() => WorkItem, {
     description: 'Reopens a failed item as a new attempt, and its stage with it when the stage had failed (the job runs again).',
   })
-  async retryWorkItem(
-    @Arg('jobId', () => ID, { description: 'The job of the item.' }) jobId: string,
-    @Arg('stage', { description: 'The fan-out stage of the item.' }) stage: string,
-    @Arg('sequence', () => Int, { description: 'The item’s sequence in its stage.' }) sequence: number,
-    @Ctx() ctx: Context,
-  ) {
+  async retryWorkItem(@Args(() => WorkItemKey) { jobId, stage, sequence }: WorkItemKey, @Ctx() ctx: Context) {
     return (await ctx.repos.jobs.items.act(jobId, stage, sequence, { kind: 'retry' })).item;
   }
 
@@ -383,38 +376,7 @@ export class JobResolver {
   @Authorized()
   @Query(() => [JobKind], { description: 'The declared pipelines: their stages, phases, inputs and outputs.' })
   jobKinds() {
-    // The server's own kinds (a migration) are nobody's to create, so they are not offered.
-    return Object.entries(JOB_KINDS)
-      .flatMap(([name, kind]) => (kind.system ? [] : [{ name, kind }]))
-      .map(({ name, kind }) => ({
-        name,
-        description: kind.description,
-        inputs: fieldsOf(kind.inputs),
-        stages: kind.stages.map((stage) => ({
-          name: stage.name,
-          phase: stage.phase,
-          review: Boolean(stage.review),
-          outputs: fieldsOf(stage.outputs ?? {}),
-          assetType: stage.asset?.type ?? null,
-          assetFile: stage.asset?.file ?? null,
-          reuseTtlHours: reuseOf({ kind: name, declared: true }, stage.name)?.ttlHours ?? null,
-          reuseKeyFields: reuseOf({ kind: name, declared: true }, stage.name)?.keyFields ?? null,
-          attemptTimeoutSeconds: stage.fanOut ? null : (stage.attemptTimeoutSeconds ?? null),
-          retryBackoff: stage.fanOut ? null : (stage.retryBackoff ?? null),
-          fanOut: stage.fanOut
-            ? {
-                itemInputs: fieldsOf(stage.fanOut.inputs),
-                itemOutputs: fieldsOf(stage.fanOut.outputs),
-                attempts: stage.fanOut.attempts ?? null,
-                maxFailed: stage.fanOut.failurePolicy?.maxFailed ?? null,
-                maxFailedPercent: stage.fanOut.failurePolicy?.maxFailedPercent ?? null,
-                strict: stage.fanOut.failurePolicy?.maxFailed === undefined && stage.fanOut.failurePolicy?.maxFailedPercent === undefined,
-                attemptTimeoutSeconds: stage.fanOut.attemptTimeoutSeconds ?? null,
-                retryBackoff: stage.fanOut.retryBackoff ?? null,
-              }
-            : null,
-        })),
-      }));
+    return kindViews();
   }
 
   @FieldResolver(() => Int, {
@@ -441,23 +403,12 @@ export class JobResolver {
 
   @FieldResolver(() => ItemCounts, { description: "Exact counters of the job's work items, over all its fan-out stages." })
   itemCounts(@Root() job: Job) {
-    const all = Object.keys(job.itemCounts ?? {}).map((stage) => countsOf(job, stage));
-    const sum = (f: (c: (typeof all)[number]) => number) => all.reduce((n, c) => n + f(c), 0);
-    const total = sum((c) => c.total);
-    const running = sum((c) => c.running);
-    const completed = sum((c) => c.completed);
-    const failed = sum((c) => c.failed);
-    return { stage: null, total, running, completed, failed, pending: total - running - completed - failed };
+    return totalItemCounts(job);
   }
 
   @FieldResolver(() => [ItemCounts], { description: 'The counters of each fan-out stage that has items, in plan order.' })
   stageItemCounts(@Root() job: Job) {
-    return job.plan
-      .filter((p) => job.itemCounts?.[p.name])
-      .map((p) => {
-        const c = countsOf(job, p.name);
-        return { stage: p.name, ...c, pending: c.total - c.running - c.completed - c.failed };
-      });
+    return stageItemCounts(job);
   }
 
   @FieldResolver(() => WorkItemConnection, { description: 'The work items of its fan-out stages, in stage and sequence order.' })
@@ -549,6 +500,14 @@ export class WorkItemResolver extends ObjectIdResolver(
   }
 }
 
+@Resolver(() => ItemCounts)
+export class ItemCountsResolver {
+  @FieldResolver(() => Int, { description: 'Waiting to be claimed (total − running − completed − failed).' })
+  pending(@Root() counts: ItemCounts): number {
+    return counts.total - counts.running - counts.completed - counts.failed;
+  }
+}
+
 @Resolver(() => JobScene)
 export class JobSceneResolver extends ObjectIdResolver(
   JobScene,
@@ -600,7 +559,7 @@ export class JobEventResolver extends ObjectIdResolver(
 
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const jobFeature = feature({
-  resolvers: [JobResolver, StepResolver, JobEventResolver, WorkItemResolver, JobSceneResolver],
+  resolvers: [JobResolver, StepResolver, JobEventResolver, WorkItemResolver, JobSceneResolver, ItemCountsResolver],
   repositories: (scope, { projects }, deps) => ({ jobs: new JobRepository(scope, projects, deps.jobLeaseSeconds, deps.plans) }),
   nodes: {
     Job: { type: Job, load: (repos, v) => repos.jobs.get(v.jobId) },

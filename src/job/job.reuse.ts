@@ -5,7 +5,7 @@ import { attr, type ShapeValues } from '../infra/dynamo/entity';
 import { canonicalJson } from '../common/idempotency';
 import type { Store } from '../infra/dynamo/store';
 import type { Write } from '../infra/dynamo/write';
-import { type ReuseDeclaration, stageOf } from './job.kinds';
+import { type ReuseDeclaration, stageOf, stageReuse } from './job.kinds';
 import { StepStatus, type StepState } from './job.machine';
 
 /*
@@ -38,7 +38,7 @@ export const REUSED_WORK = {
   description: 'A step or work item that completed from stored outputs, and where they came from.',
   fields: {
     stage: attr.string({ required: true, description: 'The stage of the step or item that completed.' }),
-    sequence: attr.int({ description: "The item's sequence; null for a step." }),
+    sequence: REUSE_SOURCE.fields.sequence,
     from: attr.objectOf(REUSE_SOURCE)({ required: true, description: 'Whose outputs it took.' }),
   },
 } as const;
@@ -61,8 +61,7 @@ export interface ReuseJob {
  */
 export function reuseOf(job: Pick<ReuseJob, 'kind' | 'declared'>, stage: string): ReuseDeclaration | undefined {
   const declared = stageOf(job, stage);
-  if (!declared?.reuse || declared.review || declared.asset) return undefined;
-  return declared.reuse;
+  return declared && stageReuse(declared);
 }
 
 /** False when the job asked not to take stored outputs (createJob reuse: false). */

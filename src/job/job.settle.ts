@@ -1,6 +1,7 @@
-import { entities, OPS_SHARDS } from '../common/entities';
-import type { Item, Store } from '../infra/dynamo/store';
+import { entities, type EntityItem, OPS_SHARDS } from '../common/entities';
+import type { Store } from '../infra/dynamo/store';
 import { Stale } from '../infra/dynamo/aggregate';
+import { itemsOfModels } from '../infra/dynamo/entity';
 import { isServiceUnavailable } from '../infra/dependency';
 import { untraced } from '../infra/tracing';
 import { del, put, update, type Write } from '../infra/dynamo/write';
@@ -45,8 +46,13 @@ export interface SettleResult {
   items: number;
 }
 
+type SettleEntry = EntityItem<'JobSettle'>;
+/** The rows of a job's partition the sweep settles (its own rows, JOB and SETTLE, are passed over). */
+const SETTLED = [entities.Step, entities.WorkItem] as const;
+type Settled = EntityItem<'Step'> | EntityItem<'WorkItem'>;
+
 /** The tenant and job of a JobSettle entry; a throw names an entry of another shape (a fault, surfaced by the sweep). */
-function ownerOf(entry: Item): { tenantId: string; jobId: string } {
+function ownerOf(entry: SettleEntry): { tenantId: string; jobId: string } {
   const owner = jobOwnerOf(entry);
   if (!owner) throw new Error(`A JobSettle entry with an unexpected key: ${entry.PK}`);
   return owner;
@@ -80,7 +86,9 @@ export class JobSettler {
       const result: SettleResult = { jobs: 0, items: 0 };
       let failure: unknown;
       for (let shard = 0; shard < OPS_SHARDS; shard++) {
-        const entries = await this.store.queryFirst(entities.JobSettle.query('', 'pending', { shard }), ENTRIES_PER_SHARD);
+        const entries = entities.JobSettle.itemsOf(
+          await this.store.queryFirst(entities.JobSettle.query('', 'pending', { shard }), ENTRIES_PER_SHARD),
+        );
         for (const entry of entries) {
           try {
             result.items += await this.settle(entry);
@@ -97,8 +105,7 @@ export class JobSettler {
   }
 
   /** Settles one job from its entry's checkpoint to its last item, then removes the entry; returns the items written. */
-  private async settle(entry: Item): Promise<number> {
-    if (!entities.JobSettle.is(entry)) return 0;
+  private async settle(entry: SettleEntry): Promise<number> {
     const { tenantId, jobId } = ownerOf(entry);
     if (entry.deleting) return this.purge(entry);
     let checkpoint = entry;
@@ -110,9 +117,9 @@ export class JobSettler {
       // keys, then the job's own rows (JOB, SETTLE: passed over), then the step keys after it.
       const pk = entities.Job.key.pkOf(tenantId, { jobId });
       const page = await this.store.queryFirst({ pk, skBetween: [after ? `${after} ` : 'ITEM#', 'STEP$'] }, PAGE);
-      written += await this.settlePage(tenantId, page, checkpoint);
+      written += await this.settlePage(tenantId, itemsOfModels(SETTLED, page), checkpoint);
       if (page.length < PAGE) break;
-      after = String(page[page.length - 1].SK);
+      after = page[page.length - 1].SK;
       // The checkpoint moves only if the entry is still the one read: a job retried out of FAILED
       // removed it, and then there is nothing left to settle.
       const next = { ...checkpoint, after, version: checkpoint.version + 1 };
@@ -149,12 +156,12 @@ export class JobSettler {
    * transactional delete costs twice the write units. DynamoDB Local deleted 4,000 rows this way
    * in 2.1–3.1 s against 7.4–9.3 s in transactions of 100, on the same busy 2 cores.
    */
-  private async purge(entry: Item & { version: number }): Promise<number> {
+  private async purge(entry: SettleEntry): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const page = (await this.store.queryFirst({ pk: String(entry.PK) }, PURGE_PAGE)).filter((row) => row.SK !== entry.SK);
+      const page = (await this.store.queryFirst({ pk: entry.PK }, PURGE_PAGE)).filter((row) => row.SK !== entry.SK);
       if (page.length === 0) break;
-      const chunks: Item[][] = [];
+      const chunks: (typeof page)[] = [];
       for (let i = 0; i < page.length; i += PURGE_BATCH) chunks.push(page.slice(i, i + PURGE_BATCH));
       await Promise.all(chunks.map((chunk) => this.store.deleteEach(chunk.map((row) => ({ PK: row.PK, SK: row.SK })))));
       deleted += page.length;
@@ -171,7 +178,7 @@ export class JobSettler {
    * the sweep fails, and the next one resumes from the checkpoint); a step attempt that changed is
    * passed over (see stepWrite).
    */
-  private async settlePage(tenantId: string, page: Item[], entry: { jobExpiresAt: number; cancelled?: boolean }): Promise<number> {
+  private async settlePage(tenantId: string, page: Settled[], entry: { jobExpiresAt: number; cancelled?: boolean }): Promise<number> {
     let rows = page;
     let written = 0;
     for (let attempt = 1; ; attempt++) {
@@ -184,7 +191,7 @@ export class JobSettler {
       const changed = planned.filter((p, i) => !committed[i] && entities.WorkItem.is(p.row)).map((p) => p.row);
       if (changed.length === 0) return written;
       if (attempt >= ITEM_ATTEMPTS) throw new Error(`${changed.length} items of a job kept changing while it was settled`);
-      rows = (await this.store.batchGet(changed.map((row) => ({ PK: row.PK, SK: row.SK })))).filter((row) => row !== null);
+      rows = itemsOfModels(SETTLED, await this.store.batchGet(changed.map((row) => ({ PK: row.PK, SK: row.SK }))));
     }
   }
 
@@ -217,9 +224,9 @@ export class JobSettler {
  * attempt is never written again, so the write is conditioned on the attempt being as read, and
  * one that fails is passed over.
  */
-function stepWrite(step: Item, entry: { jobExpiresAt: number }): Write[] | null {
+function stepWrite(step: EntityItem<'Step'>, entry: { jobExpiresAt: number }): Write[] | null {
   if (step.expiresAt === entry.jobExpiresAt) return null;
-  const asRead = { status: String(step.status), updatedAt: String(step.updatedAt) };
+  const asRead = { status: step.status, updatedAt: step.updatedAt };
   return [put({ ...step, expiresAt: entry.jobExpiresAt }).where(asRead)];
 }
 
@@ -227,8 +234,7 @@ function stepWrite(step: Item, entry: { jobExpiresAt: number }): Write[] | null 
  * The writes that give one item its job's expiry (and cancel it if unfinished in a cancelled job),
  * on condition of its version; none when there is nothing to do.
  */
-function itemWrites(tenantId: string, item: Item, entry: { jobExpiresAt: number; cancelled?: boolean }): Write[] | null {
-  if (!entities.WorkItem.is(item)) return null;
+function itemWrites(tenantId: string, item: EntityItem<'WorkItem'>, entry: { jobExpiresAt: number; cancelled?: boolean }): Write[] | null {
   const unfinished = item.status === ItemStatus.PENDING || item.status === ItemStatus.RUNNING;
   const cancel = entry.cancelled === true && unfinished;
   if (!cancel && item.expiresAt === entry.jobExpiresAt) return null;

@@ -1,13 +1,15 @@
 import { ForwardPageArgs, PageArgs } from '../common/pagination';
 import { JOB_EVENT_TYPES, JobEventType, JobStatus, StepStatus } from './job.machine';
 import { ItemStatus } from './job.machine';
-import { entities, type EntityItem, ITEM_COUNTS } from '../common/entities';
-import { RETRY_BACKOFF } from './job.kinds';
+import { entities, type EntityItem } from '../common/entities';
+import { STAGE_ITEM_COUNTS } from './job.writes';
+import { JOB_KIND } from './job.kinds';
 import { DEAD_LETTER_FILTER, DEAD_LETTER_REPLAY } from './job.dead-letters';
 import { REUSED_WORK } from './job.reuse';
 import { argsType, inputType, modelTypes, registerDeclaredEnum, registerEnumOf, shapeObjectType, stateOf } from '../common/model-types';
 import { attr, pickAttributes, pickDeclared } from '../infra/dynamo/entity';
 import { hasFields } from '../common/validate';
+import { keyAttr } from '../common/args';
 
 /*
  * The job feature's GraphQL types. Job, Step, WorkItem and PoolShare (with their connections, and
@@ -58,15 +60,9 @@ export type Job = EntityItem<'Job'> & {
 
 export const { type: PoolShare } = modelTypes(entities.PoolShare);
 
-/** The counters of a job's work items, over all its stages or for one: the stored counters, with the stage and what is pending. */
-export const ItemCounts = shapeObjectType({
-  ...ITEM_COUNTS,
-  fields: {
-    stage: attr.string({ description: 'The fan-out stage counted; null for the totals over all stages.' }),
-    ...ITEM_COUNTS.fields,
-    pending: attr.int({ required: true, description: 'Waiting to be claimed (total − running − completed − failed).' }),
-  },
-});
+/** The counters of a job's work items, over all its stages or for one, from their declaration (STAGE_ITEM_COUNTS, job.writes.ts). */
+export const ItemCounts = shapeObjectType(STAGE_ITEM_COUNTS);
+export type ItemCounts = InstanceType<typeof ItemCounts>;
 
 export const JobScene = shapeObjectType({
   name: 'JobScene',
@@ -118,86 +114,8 @@ export const JobEvent = shapeObjectType({
 });
 export type JobEvent = InstanceType<typeof JobEvent>;
 
-const JOB_FIELD = {
-  name: 'JobField',
-  description: 'A field of a declared input or output.',
-  fields: {
-    name: attr.string({ required: true, description: "The field's name in inputs or outputs." }),
-    type: attr.string({ required: true, description: 'string, int, float, boolean, date, dateTime, json, strings or enum.' }),
-    required: attr.boolean({ required: true, description: 'True when it must be given.' }),
-    s3Key: attr.boolean({
-      required: true,
-      description: 'True when the value is an S3 object key, which must lie under your tenant prefix (tenants/<tenantId>/).',
-    }),
-    description: attr.string({ description: 'What the field holds.' }),
-  },
-} as const;
-
-const FAN_OUT_STAGE = {
-  name: 'FanOutStage',
-  description: 'The work items of a fan-out stage: their fields, attempts and failure policy.',
-  fields: {
-    itemInputs: attr.listOf(JOB_FIELD)({ required: true, description: 'The fields of each item’s inputs.' }),
-    itemOutputs: attr.listOf(JOB_FIELD)({ required: true, description: "The fields completeWorkItem's outputs must give." }),
-    attempts: attr.int({ description: "Attempts per item (default: the job's maxAttempts)." }),
-    maxFailed: attr.int({ description: 'The stage fails when more than this many items fail.' }),
-    maxFailedPercent: attr.float({ description: 'The stage fails when more than this share (percent) of its items fail.' }),
-    strict: attr.boolean({
-      required: true,
-      description: 'True when the first failed item fails the stage (no maxFailed nor maxFailedPercent).',
-    }),
-    attemptTimeoutSeconds: attr.float({
-      description:
-        'Seconds one attempt of an item may run, whatever its progress reports renew; past it the next claim takes the item over (ATTEMPT_TIMED_OUT). Null: only the lease limits an attempt.',
-    }),
-    retryBackoff: attr.objectOf(RETRY_BACKOFF)({
-      description: 'How long a failed attempt waits before its item is claimable again; null: at once.',
-    }),
-  },
-} as const;
-
-const JOB_STAGE = {
-  name: 'JobStage',
-  description: 'One stage of a declared pipeline: a step of its jobs.',
-  fields: {
-    name: attr.string({ required: true, description: 'The step name that startStep and completeStep take.' }),
-    phase: attr.string({ required: true, description: 'What a client shows while the stage runs (Job.phase).' }),
-    review: attr.boolean({ required: true, description: 'Completing it pauses it for review; approveStep completes it.' }),
-    outputs: attr.listOf(JOB_FIELD)({ required: true, description: "The fields completeStep's outputs must give." }),
-    fanOut: attr.objectOf(FAN_OUT_STAGE)({ description: 'Set for a fan-out stage: its work items instead of one step.' }),
-    assetType: attr.string({
-      description: 'Completing the stage creates an asset of this type in the job’s project (its file is the output assetFile names).',
-    }),
-    assetFile: attr.string({ description: 'The S3-key output that becomes the asset’s file (with assetType).' }),
-    reuseTtlHours: attr.int({
-      description:
-        'Set when its work is reusable: a step (or, for a fan-out stage, an item) whose key fields, seed and model version match a completed one of your tenant within this many hours completes at once from its outputs.',
-    }),
-    reuseKeyFields: attr.strings({
-      description:
-        "The input fields whose values make a reusable stage's key (the job's for a step, each item's for a fan-out stage); null: all of them.",
-    }),
-    attemptTimeoutSeconds: attr.int({
-      description: "A single-step stage's attempt timeout in seconds (a fan-out stage's is its fanOut's); null: none.",
-    }),
-    retryBackoff: attr.objectOf(RETRY_BACKOFF)({
-      description:
-        "A single-step stage's retry backoff (a fan-out stage's is its fanOut's); null: a failed attempt's successor may start at once.",
-    }),
-  },
-} as const;
-
-/** A declared job kind as the API describes it (see JOB_KINDS). */
-export const JobKind = shapeObjectType({
-  name: 'JobKind',
-  description: 'A pipeline the server knows: createJob with this kind takes its stages and checks its inputs.',
-  fields: {
-    name: attr.string({ required: true, description: 'The kind to pass to createJob.' }),
-    description: attr.string({ required: true, description: 'What the pipeline makes.' }),
-    inputs: attr.listOf(JOB_FIELD)({ required: true, description: "The fields of createJob's inputs." }),
-    stages: attr.listOf(JOB_STAGE)({ required: true, description: 'Its stages, in order.' }),
-  },
-});
+/** A declared job kind as the API describes it, from the kinds' declaration (JOB_KIND, src/job/job.kinds.ts). */
+export const JobKind = shapeObjectType(JOB_KIND);
 
 /** What claimWork hands a worker. */
 export const ClaimedWork = shapeObjectType({
@@ -268,7 +186,7 @@ export type CreateJobInput = InstanceType<typeof CreateJobInput>;
 
 /** The arguments that name a step of a job by its name in the plan. */
 const stepRef = {
-  jobId: attr.id({ required: true, description: "The job's id." }),
+  jobId: keyAttr('jobId'),
   stepName: attr.string({ required: true, description: "The step's name, as in the job's plan." }),
 };
 export const StepRef = argsType('StepRef', stepRef);
@@ -311,11 +229,18 @@ export function isJobEvent(value: unknown): value is JobEvent {
   return hasFields(value, { jobId: 'string', seq: 'number', type: 'string' });
 }
 
-/** A worker's report on a work item it holds: the item by its key, the attempt it holds, and a pool worker's lease. */
-export const WorkItemRef = argsType('WorkItemRef', {
+/** The arguments that name a work item by its key. */
+const workItemKey = {
   jobId: attr.id({ required: true, description: 'The job of the item.' }),
   stage: attr.string({ required: true, description: 'The fan-out stage of the item.' }),
   sequence: attr.int({ required: true, description: 'The item’s sequence in its stage.' }),
+};
+export const WorkItemKey = argsType('WorkItemKey', workItemKey);
+export type WorkItemKey = InstanceType<typeof WorkItemKey>;
+
+/** A worker's report on a work item it holds: the item by its key, the attempt it holds, and a pool worker's lease. */
+export const WorkItemRef = argsType('WorkItemRef', {
+  ...workItemKey,
   attempt: attr.int({ required: true, description: heldAttempt }),
   lease: attr.string({
     description:
@@ -326,7 +251,7 @@ export type WorkItemRef = InstanceType<typeof WorkItemRef>;
 
 /** The dead letters of one stage of a declared kind, optionally of one error code. */
 const deadLettersOf = (errorCode: string) => ({
-  kind: attr.string({ required: true, description: 'The declared job kind.' }),
+  kind: DEAD_LETTER_FILTER.kind,
   stage: attr.string({ required: true, description: 'Its fan-out stage.' }),
   errorCode: attr.string({ description: errorCode }),
 });

@@ -1,7 +1,7 @@
-import { entities, type EntityItem, type ItemCountsItem } from '../common/entities';
+import { entities, type EntityItem, ITEM_COUNTS, type ItemCountsItem } from '../common/entities';
 import { FINISHED_JOB_TTL_DAYS, JOB_EVENT_TTL_DAYS } from '../config';
 import type { Scope } from '../common/scope';
-import type { PutValues } from '../infra/dynamo/entity';
+import { attr, type PutValues, type ShapeValues } from '../infra/dynamo/entity';
 import { del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { fanOutOf, stageOf } from './job.kinds';
 import type { ReusedWork } from './job.reuse';
@@ -47,9 +47,47 @@ export function attemptEndsAt(item: Pick<WorkItemItem, 'leaseExpiresAt' | 'times
   return [item.leaseExpiresAt, item.timesOutAt].filter((at): at is string => at !== undefined).sort()[0];
 }
 
+/** The counters a job keeps of each fan-out stage's items, as declared (ITEM_COUNTS). */
+const COUNTERS = Object.keys(ITEM_COUNTS.fields).filter((name): name is keyof ItemCountsItem => name in ITEM_COUNTS.fields);
+
+/** Every counter at zero: a stage's before it has items. */
+const noCounts = (): ItemCountsItem => ({ total: 0, running: 0, completed: 0, failed: 0 });
+
 /** The counts of a stage's items (zeros before it has any). */
 export const countsOf = (job: { itemCounts?: Record<string, ItemCountsItem> }, stage: string): ItemCountsItem =>
-  job.itemCounts?.[stage] ?? { total: 0, running: 0, completed: 0, failed: 0 };
+  job.itemCounts?.[stage] ?? noCounts();
+
+/**
+ * A job's item counters as the API shows them (ItemCounts): the stored counters (ITEM_COUNTS) of
+ * one fan-out stage, or their totals over all its stages (no stage). What is pending follows from
+ * them (ItemCounts' pending field).
+ */
+export const STAGE_ITEM_COUNTS = {
+  ...ITEM_COUNTS,
+  fields: {
+    stage: attr.string({ description: 'The fan-out stage counted; null for the totals over all stages.' }),
+    ...ITEM_COUNTS.fields,
+  },
+} as const;
+export type StageItemCounts = ShapeValues<typeof STAGE_ITEM_COUNTS>;
+
+/** What the counters of a job are read from: its stored counters by stage, and its plan's stage order. */
+type CountedJob = { itemCounts?: Record<string, ItemCountsItem>; plan: readonly { name: string }[] };
+
+/** The counters of each fan-out stage of `job` that has items, in plan order. */
+export function stageItemCounts(job: CountedJob): StageItemCounts[] {
+  return job.plan.filter((p) => job.itemCounts?.[p.name]).map((p) => ({ stage: p.name, ...countsOf(job, p.name) }));
+}
+
+/** The counters over all of `job`'s fan-out stages, each counter added up. */
+export function totalItemCounts(job: CountedJob): StageItemCounts {
+  const totals = noCounts();
+  for (const stage of Object.keys(job.itemCounts ?? {})) {
+    const counts = countsOf(job, stage);
+    for (const name of COUNTERS) totals[name] += counts[name];
+  }
+  return totals;
+}
 
 /**
  * The job as an event carries it: every field of the Job type as this change left it, so a

@@ -114,7 +114,7 @@ export class LogRepository extends ProjectChildRepository<typeof entities.Log> {
    */
   async materialUsage(material: string) {
     const name = normalizeText(requireText(material, 'material', 200));
-    const uses = (await this.scope.store.queryAll(materialUses(this.scope.tenant, name))).filter((item) => entities.MaterialUse.is(item));
+    const uses = entities.MaterialUse.itemsOf(await this.scope.store.queryAll(materialUses(this.scope.tenant, name)));
     const logs = await this.loadMany(uses.map((use) => ({ projectId: use.projectId, logId: use.logId })));
     return {
       material: name,

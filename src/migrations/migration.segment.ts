@@ -155,7 +155,7 @@ async function migrateRow(
   signal: AbortSignal,
 ): Promise<void> {
   const model = modelOf(row);
-  if (!model || !covers(migration, model)) return;
+  if (!model?.is(row) || !covers(migration, model)) return;
   counts.scanned++;
   if (keyDrifted(model, row)) {
     counts.skipped++;
@@ -167,7 +167,7 @@ async function migrateRow(
     return;
   }
   await pace.take(signal);
-  const scope = env.scopeOf(tenantOfPk(String(row.PK)), `system:migration-${migration.id}`);
+  const scope = env.scopeOf(tenantOfPk(row.PK), `system:migration-${migration.id}`);
   let decisions = 0;
   try {
     await mutate(scope, { model, values: row }, null, (current) => {

@@ -67,7 +67,7 @@ export class Migrations {
   /** Every migration with where it stands, in number order. */
   async status(): Promise<MigrationStatus[]> {
     const entries = await this.env.store.queryAll(entities.Migration.key.prefixOf(SYSTEM_TENANT, {}), 1000);
-    const byId = new Map(entries.filter((e) => entities.Migration.is(e)).map((e) => [e.migrationId, e] as const));
+    const byId = new Map(entities.Migration.itemsOf(entries).map((e) => [e.migrationId, e] as const));
     const out: MigrationStatus[] = [];
     for (const migration of this.declared) {
       const entry = byId.get(migration.id);

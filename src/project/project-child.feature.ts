@@ -1,4 +1,18 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Authorized,
+  type ClassType,
+  Ctx,
+  Field,
+  FieldResolver,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature, type Feature, type StandardNames } from '../common/feature';
 import { idempotencyKeyArg } from '../common/idempotency';
@@ -7,10 +21,10 @@ import { placeholdersOf } from '../infra/dynamo/entity';
 import { PageArgs, pageRequest, ProjectPageArgs } from '../common/pagination';
 import { Reads, Selected, type Selection } from '../common/projection';
 import type { Context, Repositories } from '../context';
-import type { ChildModel } from './project-child.repository';
+import type { ChildModel, ProjectChildRepository } from './project-child.repository';
 import { Project } from './project.type';
 import { expectedVersionArg } from '../common/args';
-import { keyArg } from '../common/standard-resolver';
+import { keyArg, keyArgsOf } from '../common/standard-resolver';
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 const optionalVersion = (type: string) => ({ nullable: true, description: `When given, CONFLICT unless the ${type} is at this version.` });
@@ -56,6 +70,36 @@ function indexResolver(
 }
 
 /**
+ * The field resolver of `Project.<plural>` (`Project.milestones`, `Project.logs`): the project's
+ * first children (20 when `first` is omitted, at most 100), oldest first, as the child repository
+ * that `repository` gives lists them. It reads only the project's id, which every read of a
+ * project carries. Returns the resolver class to list in a feature's resolvers.
+ */
+export function projectChildrenResolver(
+  plural: string,
+  type: ClassType,
+  repository: (ctx: Context) => ProjectChildRepository<ChildModel>,
+  description = `The first ${plural}; page with Query.${plural}.`,
+): ClassType {
+  // type-graphql matches a field resolver to its field by the method's name, so the method is named
+  // after the field (`milestones`, `scenes`) rather than shared by every child's resolver class.
+  class ProjectChildrenResolver {}
+  const children = async (project: Project, first: number | null, ctx: Context, selection: Selection | undefined) =>
+    (await repository(ctx).list(project.projectId, { first }, selection)).nodes;
+  Object.defineProperty(ProjectChildrenResolver.prototype, plural, { value: children, writable: true, configurable: true });
+  const descriptor = Object.getOwnPropertyDescriptor(ProjectChildrenResolver.prototype, plural);
+  FieldResolver(() => [type], { description })(ProjectChildrenResolver.prototype, plural, descriptor ?? {});
+  Reads()(ProjectChildrenResolver.prototype, plural, descriptor ?? {});
+  Root()(ProjectChildrenResolver.prototype, plural, 0);
+  Arg('first', () => Int, firstArg)(ProjectChildrenResolver.prototype, plural, 1);
+  Ctx()(ProjectChildrenResolver.prototype, plural, 2);
+  Selected()(ProjectChildrenResolver.prototype, plural, 3);
+  Resolver(() => Project)(ProjectChildrenResolver);
+  Object.defineProperty(ProjectChildrenResolver, 'name', { value: `Project${plural.charAt(0).toUpperCase()}${plural.slice(1)}Resolver` });
+  return ProjectChildrenResolver;
+}
+
+/**
  * The standard API of a project child, derived from its declaration (as type-graphql's
  * resolvers-inheritance example derives resolvers): its GraphQL types (see model-types.ts), the
  * queries `<child>` and `<children>` (a project's, oldest first), `Project.<children>`, and the
@@ -71,14 +115,9 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
   const idField = model.idField;
   const repository = (ctx: Context) => ctx.repos.children.of(model);
 
-  @ArgsType()
-  class Ref {
-    @Field(() => ID, { description: "The project's id." })
-    projectId!: string;
-  }
-  Field(() => ID, { description: `The ${single}'s id.` })(Ref.prototype, idField);
-  Object.defineProperty(Ref, 'name', { value: `${name}Ref` });
-
+  // One child by its key: projectId and its own id, as the standard resolvers take them.
+  const Ref = keyArgsOf(model);
+  type Ref = InstanceType<typeof Ref>;
   const idOf = (ref: Ref): string => String(Reflect.get(ref, idField));
 
   @Resolver(() => type)
@@ -136,28 +175,7 @@ export function projectChildFeature(model: ChildModel, options: { plural?: strin
   }
   Object.defineProperty(ChildResolver, 'name', { value: `${name}Resolver` });
 
-  // type-graphql matches a field resolver to its field by the method's name, so the method is named
-  // after the field (`milestones`, `scenes`) rather than shared by every child's resolver class.
-  class ProjectChildrenResolver {}
-  const children = async (project: Project, first: number | null, ctx: Context, selection: Selection | undefined) =>
-    (await repository(ctx).list(project.projectId, { first }, selection)).nodes;
-  Object.defineProperty(ProjectChildrenResolver.prototype, plural, { value: children, writable: true, configurable: true });
-  const descriptor = Object.getOwnPropertyDescriptor(ProjectChildrenResolver.prototype, plural);
-  FieldResolver(() => [type], { description: `The first ${plural}; page with Query.${plural}.` })(
-    ProjectChildrenResolver.prototype,
-    plural,
-    descriptor ?? {},
-  );
-  // It reads the project's id, which every read of a project carries.
-  Reads()(ProjectChildrenResolver.prototype, plural, descriptor ?? {});
-  Root()(ProjectChildrenResolver.prototype, plural, 0);
-  Arg('first', () => Int, firstArg)(ProjectChildrenResolver.prototype, plural, 1);
-  Ctx()(ProjectChildrenResolver.prototype, plural, 2);
-  Selected()(ProjectChildrenResolver.prototype, plural, 3);
-  Resolver(() => Project)(ProjectChildrenResolver);
-  Object.defineProperty(ProjectChildrenResolver, 'name', { value: `Project${name}sResolver` });
-
-  const resolvers: Function[] = [ChildResolver, ProjectChildrenResolver];
+  const resolvers: Function[] = [ChildResolver, projectChildrenResolver(plural, type, repository)];
   for (const [indexName, declared] of Object.entries(model.indexes)) {
     if (declared.list) resolvers.push(indexResolver(model, type, connection, indexName, declared.list, attributeTypes));
   }

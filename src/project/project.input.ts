@@ -4,6 +4,7 @@ import { ForwardPageArgs, PageArgs } from '../common/pagination';
 import { attr } from '../infra/dynamo/entity';
 // Its status enum (ProjectStatus) is registered there, before these arguments name it.
 import './project.type';
+import { keyAttr } from '../common/args';
 
 /*
  * The arguments particular to projects' own queries and mutations, declared as attributes
@@ -33,7 +34,7 @@ export const ProjectsAcrossTenantsArgs = argsType(
 export type ProjectsAcrossTenantsArgs = InstanceType<typeof ProjectsAcrossTenantsArgs>;
 
 export const ProjectVersionArgs = argsType('ProjectVersionArgs', {
-  projectId: attr.id({ required: true, description: "The project's id." }),
+  projectId: keyAttr('projectId'),
   expectedVersion: attr.int({ description: 'When given, the change fails with CONFLICT unless the project is at this version.' }),
 });
 export type ProjectVersionArgs = InstanceType<typeof ProjectVersionArgs>;

@@ -1,4 +1,4 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
@@ -11,6 +11,7 @@ import { ProjectsAcrossTenantsArgs, ProjectsArgs, ProjectVersionArgs } from './p
 import { Project, ProjectConnection, ProjectStatus } from './project.type';
 import { ProjectRepository } from './project.repository';
 import { ChildRepositories } from './project-child.repository';
+import { projectChildrenResolver } from './project-child.feature';
 import { entities } from '../common/entities';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
@@ -21,8 +22,6 @@ declare module '../context' {
     children: ChildRepositories;
   }
 }
-
-const firstArg = { nullable: true, description: 'How many, 20 when omitted, at most 100.' };
 
 /** Project's query of one, create and update (see standard-resolver.ts); its status moves by setProjectStatus below. */
 const ProjectStandard = standardResolver(entities.Project, {
@@ -79,29 +78,7 @@ export class ProjectResolver {
     return project.tenantId ?? ctx.principal?.tenantId ?? '';
   }
 
-  // Project.logs, assets and brief read the project's id, which every read of a project carries.
-  @FieldResolver(() => [Log], { description: 'The first logs, oldest first; page with Query.logsConnection.' })
-  @Reads()
-  async logs(
-    @Root() project: Project,
-    @Arg('first', () => Int, firstArg) first: number | null,
-    @Ctx() ctx: Context,
-    @Selected() selection: Selection | undefined,
-  ) {
-    return (await ctx.repos.logs.list(project.projectId, { first }, selection)).nodes;
-  }
-
-  @FieldResolver(() => [Asset], { description: 'The first assets; page with Query.assets.' })
-  @Reads()
-  async assets(
-    @Root() project: Project,
-    @Arg('first', () => Int, firstArg) first: number | null,
-    @Ctx() ctx: Context,
-    @Selected() selection: Selection | undefined,
-  ) {
-    return (await ctx.repos.assets.list(project.projectId, { first }, selection)).nodes;
-  }
-
+  // Project.brief reads the project's id, which every read of a project carries.
   @FieldResolver(() => modelTypes(entities.Brief).type, { nullable: true, description: 'The latest brief version.' })
   @Reads()
   brief(@Root() project: Project, @Ctx() ctx: Context) {
@@ -111,7 +88,12 @@ export class ProjectResolver {
 
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const projectFeature = feature({
-  resolvers: [ProjectStandard, ProjectResolver],
+  resolvers: [
+    ProjectStandard,
+    ProjectResolver,
+    projectChildrenResolver('logs', Log, (ctx) => ctx.repos.logs, 'The first logs, oldest first; page with Query.logsConnection.'),
+    projectChildrenResolver('assets', Asset, (ctx) => ctx.repos.assets),
+  ],
   repositories: (scope) => {
     const projects = new ProjectRepository(scope, entities.Project);
     return { projects, children: new ChildRepositories(scope, projects) };

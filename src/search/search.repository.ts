@@ -3,8 +3,8 @@ import { indexedWords, searchableModels, wordQuery, wordsOf } from '../common/se
 import type { Scope } from '../common/scope';
 import { requireText } from '../common/validate';
 import { AppError, badInput, ErrorCode } from '../errors';
-import type { AnyModel, SearchDeclaration } from '../infra/dynamo/entity';
-import type { Item, Page, PageRequest } from '../infra/dynamo/store';
+import { type AnyModel, attr, type SearchDeclaration, type ShapeValues } from '../infra/dynamo/entity';
+import type { Page, PageRequest } from '../infra/dynamo/store';
 
 /** The most words a query may have. */
 export const MAX_QUERY_WORDS = 8;
@@ -15,15 +15,33 @@ export const MAX_QUERY_WORDS = 8;
  */
 export const MAX_SEARCH_CANDIDATES = 1000;
 
-/** One entity found, with the fields its words matched in. */
-export interface SearchHitItem {
-  entity: Item;
-  type: string;
-  score: number;
-  matchedFields: string[];
-  /** Its place among hits of one score: the id's time-ordered part, then the id (newest first). */
-  order: string;
-}
+/** The searchable fields over every searchable entity, in declaration order. */
+const searchedFields = [...new Set([...searchableModels.values()].flatMap((model) => model.search?.fields ?? []))];
+
+/**
+ * One entity found, with the fields its words matched in (the API's SearchHit): what the search
+ * answers with, and what its view shows. The entity is shown by a resolver of its own (SearchHitResolver).
+ */
+export const SEARCH_HIT = {
+  name: 'SearchHit',
+  description: 'One entity that search(text) found, and how well it matched.',
+  fields: {
+    /** The item of whichever searchable entity it is (`type`), as stored: the SearchHit's `entity` field resolver shows it as a Node. */
+    entity: attr.json<object>()({ required: true, hidden: true }),
+    type: attr.json<string>()({ required: true, apiType: 'SearchType', description: 'Which kind of entity it is.' }),
+    score: attr.int({
+      required: true,
+      description: 'How many of its searchable fields a query word matched: hits are ranked by it, then newest first.',
+    }),
+    matchedFields: attr.strings({
+      required: true,
+      description: `The searchable fields a query word matched (${searchedFields.join(', ')}).`,
+    }),
+    /** Its place among hits of one score: the id's time-ordered part, then the id (newest first). */
+    order: attr.string({ required: true, hidden: true }),
+  },
+} as const;
+export type SearchHitItem = ShapeValues<typeof SEARCH_HIT>;
 
 /**
  * The searchable fields in which `query`'s words match the entity's indexed words (each query
@@ -86,7 +104,7 @@ export class SearchRepository {
       }
       throw error;
     });
-    const words = found.filter((item) => entities.SearchWord.is(item));
+    const words = entities.SearchWord.itemsOf(found);
     const subjects = new Map<string, { model: AnyModel; values: Record<string, unknown> }>();
     for (const word of words) {
       const model = searchableModels.get(word.subjectType);

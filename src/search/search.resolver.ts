@@ -1,10 +1,13 @@
-import { Args, Authorized, Ctx, Query, Resolver } from 'type-graphql';
+import { Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import { feature } from '../common/feature';
+import { orList } from '../common/model-types';
 import { pageRequest } from '../common/pagination';
 import { maxItems } from '../common/validate';
 import type { Context } from '../context';
 import { SearchRepository } from './search.repository';
-import { SearchArgs, SearchConnection } from './search.type';
+import { Node } from '../common/node.type';
+import { searchableModels } from '../common/search';
+import { SearchArgs, SearchConnection, SearchHit } from './search.type';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -25,8 +28,19 @@ export class SearchResolver {
   }
 }
 
+@Resolver(() => SearchHit)
+export class SearchHitResolver {
+  // Read when asked for, as a promise: resolved by a resolver of its own so compiled queries await it.
+  @FieldResolver(() => Node, {
+    description: `The entity found: a ${orList([...searchableModels.keys()])} (ask with \`... on Log { … }\`).`,
+  })
+  entity(@Root() hit: SearchHit): object {
+    return hit.entity;
+  }
+}
+
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const searchFeature = feature({
-  resolvers: [SearchResolver],
+  resolvers: [SearchResolver, SearchHitResolver],
   repositories: (scope) => ({ search: new SearchRepository(scope) }),
 });

@@ -1,9 +1,9 @@
-import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { argsType, connectionOf, registerApiType } from '../common/model-types';
+import { registerEnumType } from 'type-graphql';
+import { argsType, connectionOf, registerApiType, shapeObjectType } from '../common/model-types';
 import { attr } from '../infra/dynamo/entity';
-import { Node } from '../common/node.type';
 import { PageArgs } from '../common/pagination';
 import { searchableModels } from '../common/search';
+import { SEARCH_HIT } from './search.repository';
 
 /** The searchable entity types, as a GraphQL enum: `PROJECT: 'Project'`, derived from the declarations. */
 export const SearchType: Record<string, string> = Object.fromEntries(
@@ -20,24 +20,9 @@ registerEnumType(SearchType, {
   ),
 });
 
-@ObjectType({ simpleResolvers: true, description: 'One entity that search(text) found, and how well it matched.' })
-export class SearchHit {
-  // Read when asked for, as a promise: resolved by a resolver of its own so compiled queries await it.
-  @Field(() => Node, {
-    simple: false,
-    description: 'The entity found: a Project, Log, Asset or Inspiration (ask with `... on Log { … }`).',
-  })
-  entity!: object;
-
-  @Field(() => SearchType, { description: 'Which kind of entity it is.' })
-  type!: string;
-
-  @Field(() => Int, { description: 'How many of its searchable fields a query word matched: hits are ranked by it, then newest first.' })
-  score!: number;
-
-  @Field(() => [String], { description: 'The searchable fields a query word matched (title, rawText, materials, alt, ocr, text, tags).' })
-  matchedFields!: string[];
-}
+/** A search hit as the API shows it, from its declaration (SEARCH_HIT, src/search/search.repository.ts); its entity is SearchHitResolver's. */
+export const SearchHit = shapeObjectType(SEARCH_HIT);
+export type SearchHit = InstanceType<typeof SearchHit>;
 
 export const SearchConnection = connectionOf(
   SearchHit,

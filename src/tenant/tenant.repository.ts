@@ -5,15 +5,12 @@ import type { Scope } from '../common/scope';
 import { applyPatch, requireText } from '../common/validate';
 import { AppError, badInput, conflict, ErrorCode } from '../errors';
 import { isValidTenantId } from '../common/ids';
-import { limitsOf, planOf, usageKey } from '../common/quota';
+import { tenantUsage, usageKey } from '../common/quota';
 import { PLAN_LIMIT_NAMES, type PlanLimits, type PlanName } from '../config';
 import type { Plan, PlanLimitsInput, TenantUsage } from './tenant.type';
 
 type CreateTenantInput = typeof entities.Tenant.createInput;
 type UpdateTenantInput = typeof entities.Tenant.updateInput;
-
-/** The quotas a tenant's usage counters hold (TenantUsage's attributes). */
-const QUOTAS = ['projects', 'storedBytes', 'runningJobs'] as const;
 
 /** The caller's own tenant record. */
 export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
@@ -32,15 +29,8 @@ export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
     // An admin's operation names the tenant it reads as its argument: the one place here where a
     // key is built for a tenant other than the scope's.
     if (!isValidTenantId(tenantId)) throw badInput('tenantId is not a valid tenant id.', 'tenantId');
-    const [tenant, usage] = await this.scope.store.batchGet([this.model.keyOf(tenantId, {}), usageKey(tenantId)]);
-    const limits = limitsOf(this.plans, tenant);
-    return {
-      tenantId,
-      plan: planOf(tenant),
-      limits,
-      // The counters are kept by ADD alone (quota.ts), so the item carries no entity type: read as it is.
-      quotas: QUOTAS.map((quota) => ({ quota, used: typeof usage?.[quota] === 'number' ? usage[quota] : 0, limit: limits[quota] })),
-    };
+    const [tenant, counters] = await this.scope.store.batchGet([this.model.keyOf(tenantId, {}), usageKey(tenantId)]);
+    return tenantUsage(tenantId, this.model.found(tenant), counters, this.plans);
   }
 
   /**

@@ -1,8 +1,8 @@
-import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { entities, type EntityItem } from '../common/entities';
 import { feature } from '../common/feature';
-import { standardResolver } from '../common/standard-resolver';
+import { standardResolver, tenantArg } from '../common/standard-resolver';
 import { modelTypes } from '../common/model-types';
 import type { Context } from '../context';
 import { Plan, PlanLimitsInput, TenantUsage, Viewer } from './tenant.type';
@@ -44,7 +44,7 @@ export class TenantResolver {
 
   @Authorized(Role.ADMIN)
   @Query(() => TenantUsage, { description: "Admin: a tenant's plan, its limits, and its usage of each quota against them." })
-  tenantUsage(@Arg('tenantId', () => ID, { description: 'The tenant.' }) tenantId: string, @Ctx() ctx: Context): Promise<TenantUsage> {
+  tenantUsage(@tenantArg() tenantId: string, @Ctx() ctx: Context): Promise<TenantUsage> {
     return ctx.repos.tenant.usage(tenantId);
   }
 
@@ -54,7 +54,7 @@ export class TenantResolver {
       "Admin: puts a tenant on a plan, with overrides of the plan's limits for it alone. Quotas hold from the next write; rate budgets within 5 s on every instance.",
   })
   setTenantPlan(
-    @Arg('tenantId', () => ID, { description: 'The tenant.' }) tenantId: string,
+    @tenantArg() tenantId: string,
     @Arg('plan', () => Plan, { description: 'The plan.' }) plan: Plan,
     @Arg('limits', () => PlanLimitsInput, { nullable: true, description: "This tenant's own limits; the plan's where omitted." })
     limits: PlanLimitsInput | null,

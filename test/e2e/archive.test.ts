@@ -7,6 +7,7 @@ import { Archiver } from '../../src/archive/archive.service';
 import { SYSTEM_TENANT } from '../../src/auth/principal';
 import { entities } from '../../src/common/entities';
 import type { Item } from '../../src/infra/dynamo/store';
+import { keyedItem } from '../../src/infra/dynamo/write';
 import { SystemJobRunner } from '../../src/job/system-jobs';
 import { type ContextDeps, systemJobsEnv } from '../../src/wiring';
 import { stoppedAfter, stopOnPurpose } from '../support/fixtures';
@@ -56,7 +57,7 @@ describe('cold storage', () => {
         ConsistentRead: true,
       }),
     );
-    return out.Items ?? [];
+    return (out.Items ?? []).map(keyedItem);
   };
   /** Waits until the outbox has published every event of these rows (it then clears their OUTBOX attributes). */
   const settled = async (read: () => Promise<Item[]>): Promise<Item[]> => {

@@ -131,12 +131,14 @@ describe('cancelling a job while 20 workers are mid-flight', () => {
     // Workers were holding items when the cancellation came (20 workers, each most of its time on a held item).
     expect(toldMidFlight).toBeGreaterThan(0);
     // The job's stream agrees: no item finished after the cancellation's event.
-    const events = await server.app.store.queryAll({ pk: entities.Job.key.pkOf(tenantId, { jobId }), skPrefix: 'EVENT#' });
+    const events = (await server.app.store.queryAll({ pk: entities.Job.key.pkOf(tenantId, { jobId }), skPrefix: 'EVENT#' })).filter((e) =>
+      entities.JobEvent.is(e),
+    );
     const cancelSeq = events.find((e) => e.type === 'JOB_CANCELLED')?.seq;
     expect(cancelSeq).toEqual(expect.any(Number));
     const finished = events.filter((e) => e.type === 'ITEM_COMPLETED');
     expect(finished).toHaveLength(completed);
-    expect(events.filter((e) => e.seq > cancelSeq)).toEqual([]);
+    expect(events.filter((e) => e.seq > (cancelSeq ?? 0))).toEqual([]);
 
     const read = async () =>
       (
@@ -165,7 +167,9 @@ describe('cancelling a job while 20 workers are mid-flight', () => {
     expect(settling.length).toBeLessThanOrEqual(10);
     const claimable = await server.app.store.queryAll(entities.WorkItem.query(tenantId, 'claimableInJob', { jobId }));
     expect(claimable).toEqual([]);
-    const items = await server.app.store.queryAll(entities.WorkItem.key.prefixOf(tenantId, { jobId, stage: 'process' }));
+    const items = (await server.app.store.queryAll(entities.WorkItem.key.prefixOf(tenantId, { jobId, stage: 'process' }))).filter((item) =>
+      entities.WorkItem.is(item),
+    );
     expect(items).toHaveLength(500);
     const byStatus = new Map<string, number>();
     for (const item of items) byStatus.set(item.status, (byStatus.get(item.status) ?? 0) + 1);

@@ -1,3 +1,4 @@
+/** @long Started first on a clean clone (test/support/sequencer.js): one of the slowest files. */
 import { type Browser, type Page } from 'playwright-core';
 import { startDemo, type Demo } from '../../src/demo/demo';
 import { demoId } from '../../src/demo/demo.data';

@@ -1,3 +1,4 @@
+/** @long Started first on a clean clone (test/support/sequencer.js): one of the slowest files. */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';

@@ -111,15 +111,21 @@ describe('a fan-out stage through three instances, one killed mid-stage', () => 
     for (const [, count] of completedByWorkers) expect(count).toBe(1);
 
     // The table agrees: every item completed once, counters exact, the job's stream gapless.
-    const stored = await table.store.queryAll(entities.WorkItem.key.prefixOf(tenantId, { jobId, stage: 'process' }));
+    const stored = (await table.store.queryAll(entities.WorkItem.key.prefixOf(tenantId, { jobId, stage: 'process' }))).filter((item) =>
+      entities.WorkItem.is(item),
+    );
     expect(stored).toHaveLength(200);
     for (const item of stored) expect(item.status).toBe('COMPLETED');
-    const job = await table.store.get(entities.Job.keyOf(tenantId, { jobId }));
+    const job = entities.Job.found(await table.store.get(entities.Job.keyOf(tenantId, { jobId })));
     expect(job?.itemCounts?.process).toEqual({ total: 200, running: 0, completed: 200, failed: 0 });
-    const events = await table.store.queryAll({ pk: entities.Job.key.pkOf(tenantId, { jobId }), skPrefix: 'EVENT#' });
+    const events = (await table.store.queryAll({ pk: entities.Job.key.pkOf(tenantId, { jobId }), skPrefix: 'EVENT#' })).filter((e) =>
+      entities.JobEvent.is(e),
+    );
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
     expect(events[events.length - 1].seq).toBe(job?.version);
-    const completions = events.filter((e) => e.type === 'ITEM_COMPLETED').map((e) => e.item.sequence);
+    const completions = events
+      .filter((e) => e.type === 'ITEM_COMPLETED')
+      .map((e) => (e.item && 'sequence' in e.item ? Number(e.item.sequence) : 0));
     expect(completions.sort((x, y) => x - y)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
   }, 240_000);
 });

@@ -1,3 +1,4 @@
+/** @long Started first on a clean clone (test/support/sequencer.js): one of the slowest files. */
 import { signDevToken } from '../../src/auth/jwt';
 import { JOB_KINDS } from '../../src/job/job.kinds';
 import { poolSchedulerOf } from '../../src/job/job.pool';

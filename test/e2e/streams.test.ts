@@ -1,3 +1,4 @@
+/** @long Started first on a clean clone (test/support/sequencer.js): one of the slowest files. */
 import { BoundTenant } from '../../src/common/bound-tenant';
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';

@@ -1,3 +1,7 @@
+/**
+ * @alone Runs while no other file runs (test/support/turns.ts): it holds a busy tenant's latency
+ * against a quiet one's, which another file's load on the same cores would bend.
+ */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';

@@ -61,7 +61,11 @@ describe('ensureTable and the SDK error log', () => {
     registerFixture(`table ${tableName}`, () => dropTable(tableName));
     await client.send(new CreateTableCommand(tableDefinition(tableName, { stream: false })));
     const results = await Promise.all([1, 2, 3].map(() => ensureTable(client, tableName)));
-    expect(results).toEqual(['updated', 'updated', 'updated']);
+    // Each turns it on, or finds it already on when another's update came before its own look:
+    // which depends on how the three calls interleave, so only that one of them did and none
+    // failed is certain.
+    expect(results).toContain('updated');
+    for (const result of results) expect(['updated', 'exists']).toContain(result);
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
   });

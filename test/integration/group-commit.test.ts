@@ -40,12 +40,12 @@ describe('the group committer of stream writes', () => {
     const failed = outcomes.flatMap((o, n) => (o.status === 'rejected' ? [[n, (o.reason as AppError).message]] : []));
     expect(failed).toEqual([...missing].map((n) => [n, `unit ${n}`]));
     // Each committed unit published its own event, once.
-    expect(published.map((events) => events.map((e) => e.n)).sort((a, b) => a[0] - b[0])).toEqual(
+    expect(published.map((events) => events.map((e) => Number(e.n))).sort((a, b) => a[0] - b[0])).toEqual(
       [...Array(40).keys()].filter((n) => !missing.has(n)).map((n) => [n]),
     );
     const stream = await table.store.queryAll({ pk: head.PK, skPrefix: 'EVENT#' });
     expect(stream.map((e) => e.position)).toEqual(Array.from({ length: 37 }, (_, i) => i + 1));
-    expect(stream.map((e) => e.n).sort((a, b) => a - b)).toEqual([...Array(40).keys()].filter((n) => !missing.has(n)));
+    expect(stream.map((e) => Number(e.n)).sort((a, b) => a - b)).toEqual([...Array(40).keys()].filter((n) => !missing.has(n)));
     // One unit at a time would have taken at least 37 transactions.
     const after = groupCommitStats(table.store);
     expect(after.groups - before.groups).toBeLessThan(20);

@@ -75,7 +75,7 @@ describe('a migration racing a user', () => {
     expect(raced).toBe(true);
     expect(counts).toEqual({ scanned: 1, rewritten: 1, unchanged: 0, skipped: 0, conflicts: 1 });
     expect(reports.at(-1)).toMatchObject({ done: true, counts });
-    const stored = await table.store.get(entities.Log.keyOf('acme', LOG));
+    const stored = entities.Log.found(await table.store.get(entities.Log.keyOf('acme', LOG)));
     // The user's edit (version 2) stands; the migration's rewrite of it is version 3.
     expect(stored).toMatchObject({ rawText: 'fresh charcoal study', version: 3 });
     expect([...(stored?.searchSlots ?? [])].sort()).toEqual(['charcoal', 'fresh', 'study']);

@@ -33,7 +33,9 @@ describe('Outbox against DynamoDB Local', () => {
     const { writes, entry } = oneEntry ? withOneOutboxEntry(each) : { writes: each, entry: undefined };
     await table.store.transact(writes);
     const outboxed = async () =>
-      (await table.store.queryFirst({ index: 'OUTBOX', pk: writes.at(-1)?.item?.OUTBOXPK }, 100)).filter((row) => row.PK === events[0].PK);
+      (await table.store.queryFirst({ index: 'OUTBOX', pk: String(writes.at(-1)?.item?.OUTBOXPK) }, 100)).filter(
+        (row) => row.PK === events[0].PK,
+      );
     return { events, entry, outboxed };
   };
 

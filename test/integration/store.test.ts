@@ -1,4 +1,4 @@
-import { put as putItem, update as updateItem } from '../../src/infra/dynamo/write';
+import { type Item, put as putItem, update as updateItem } from '../../src/infra/dynamo/write';
 import { freshTable, type TestTable } from '../support/dynamo';
 
 describe('Store against DynamoDB Local', () => {
@@ -9,7 +9,7 @@ describe('Store against DynamoDB Local', () => {
     table = await freshTable({ now: () => clock });
   });
 
-  const put = (items: Record<string, unknown>[]) => Promise.all(items.map((item) => table.store.transact([putItem(item)])));
+  const put = (items: Item[]) => Promise.all(items.map((item) => table.store.transact([putItem(item)])));
 
   it('reads 250 keys in key order with null for misses, in ceil(250/100) BatchGetItem calls', async () => {
     const items = Array.from({ length: 240 }, (_, i) => ({ PK: 'TENANT#b', SK: `ITEM#${String(i).padStart(3, '0')}`, n: i }));
@@ -98,7 +98,7 @@ describe('Store against DynamoDB Local', () => {
     await put(items);
     const page = await table.store.queryPage('e', { pk: 'TENANT#e' }, { first: 10 });
     expect(page.nodes).toHaveLength(10);
-    expect(page.nodes.every((n) => n.expiresAt > nowSeconds)).toBe(true);
+    expect(page.nodes.every((n) => Number(n.expiresAt) > nowSeconds)).toBe(true);
     expect(page.pageInfo.hasNextPage).toBe(true);
     // Backward too: the last 10 live items, past the expired ones between them.
     const tail = await table.store.queryPage('e', { pk: 'TENANT#e' }, { last: 10 });

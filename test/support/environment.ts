@@ -1,5 +1,7 @@
+import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 import type { Circus } from '@jest/types';
 import { TestEnvironment } from 'jest-environment-node';
+import { type Turn, takeTurn } from './turns';
 
 /**
  * The bridge between this environment and test/support/fixtures.ts, which runs inside the test
@@ -27,6 +29,26 @@ export interface FixtureBridge {
 export default class FixtureEnvironment extends TestEnvironment {
   private readonly describes: string[] = [];
   private next = 0;
+  /** Whether the file's docblock says `@alone` (test/support/turns.ts). */
+  private readonly alone: boolean;
+  private turn?: Turn;
+
+  constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
+    super(config, context);
+    this.alone = 'alone' in context.docblockPragmas;
+  }
+
+  /** Waits for the file's turn beside the other workers' files before any of it runs. */
+  override async setup(): Promise<void> {
+    await super.setup();
+    const port = Number(process.env.TEST_TURNS_PORT);
+    if (port > 0) this.turn = await takeTurn(port, this.alone ? 'alone' : 'shared');
+  }
+
+  override async teardown(): Promise<void> {
+    this.turn?.release();
+    await super.teardown();
+  }
 
   private get bridge(): FixtureBridge {
     return this.global as unknown as FixtureBridge;

@@ -3,6 +3,7 @@ import { entities } from '../../src/common/entities';
 import { indexedWords } from '../../src/common/search';
 import { checkpointOf, Pace } from '../../src/migrations/migration.segment';
 import { MIGRATIONS } from '../../src/migrations/migrations';
+import type { Item } from '../../src/infra/dynamo/write';
 
 /*
  * The drift check's comparison (src/common/drift.ts) and the pieces of a migration's segment that
@@ -30,7 +31,8 @@ describe('drift', () => {
   });
 
   it('names a missing index attribute, a stale one, missing search words and a key that moved', () => {
-    const { GSI3PK: _pk, ...noOps } = project();
+    const stored: Item = project();
+    const { GSI3PK: _pk, ...noOps } = stored;
     expect(driftOf(entities.Project, noOps)).toEqual(['GSI3PK']);
     expect(driftOf(entities.Project, { ...project(), GSI1PK: 'TENANT#acme#PROJECT_STATUS#production' })).toEqual(['GSI1PK']);
     const { searchSlots: _slots, ...unsearchable } = project();

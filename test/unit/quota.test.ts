@@ -48,7 +48,7 @@ describe('quota writes (pure: what a change adds to the tenant usage counter, an
       names: { '#n0': 'projects', '#n1': 'projects' },
       values: { ':v0': 4, ':v1': 1 },
     });
-    const error = charged.onConditionFailed?.({ projects: 5 });
+    const error = charged.onConditionFailed?.({ PK: 'TENANT#t', SK: 'USAGE', projects: 5 });
     expect(error).toMatchObject({ extensions: { code: 'QUOTA_EXCEEDED', quota: 'projects', limit: 5, requested: 1 } });
 
     const asset = (status: 'uploading' | 'ready', size: number) => ({

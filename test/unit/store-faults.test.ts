@@ -35,7 +35,7 @@ describe('mapping transaction cancellations', () => {
       cancelled([{ Code: 'None' }, { Code: 'ConditionalCheckFailed', Item: marshall({ PK: 'a', SK: 'b', version: 4 }) }]),
     );
     const error = await store
-      .transact([putItem({ PK: 'x', SK: 'y' }), put.orFail((current) => conflict('Project', 'p', 3, current?.version))])
+      .transact([putItem({ PK: 'x', SK: 'y' }), put.orFail((current) => conflict('Project', 'p', 3, Number(current?.version)))])
       .catch((e) => e);
     expect(error).toBeInstanceOf(AppError);
     expect(error.extensions).toMatchObject({ code: 'CONFLICT', currentVersion: 4, expectedVersion: 3 });

@@ -1,10 +1,13 @@
+import { entities } from '../../src/common/entities';
 import { AppError, notFound } from '../../src/errors';
+import { itemsOfModels } from '../../src/infra/dynamo/entity';
 import {
   check,
   del,
   event,
   HeadMoved,
   headKeyString,
+  keyedItem,
   OUTBOX_SHARDS,
   placeStreamEvents,
   put,
@@ -154,5 +157,24 @@ describe('stream events placed at commit', () => {
     const request = transactRequest('T', placed).TransactItems!;
     expect(request[0].Put!.Item).toMatchObject({ SK: 'EVENT#1', position: 1 });
     expect(request[1].Put).toMatchObject({ Item: { position: 1 }, ConditionExpression: 'attribute_not_exists(#n0)' });
+  });
+});
+
+describe('stored item types', () => {
+  it('types a read item only through its model: a raw attribute is unknown, a misspelt typed one a compile error, a row without its key refused', () => {
+    const raw = keyedItem({ PK: 'TENANT#t', SK: 'TENANT', entityType: 'Tenant', name: 'T', plan: 'studio' });
+    // @ts-expect-error: an attribute of an item no model has typed is unknown, not a string.
+    const plan: string = raw.plan;
+    expect(plan).toBe('studio');
+    const tenant = entities.Tenant.found(raw);
+    expect(tenant?.plan).toBe('studio');
+    // @ts-expect-error: Tenant declares no attribute `plann`.
+    expect(tenant?.plann).toBeUndefined();
+    expect(entities.Project.found(raw)).toBeNull();
+    const step = keyedItem({ PK: 'TENANT#t#JOB#j', SK: 'STEP#01', entityType: 'Step' });
+    const job = keyedItem({ PK: 'TENANT#t#JOB#j', SK: 'JOB', entityType: 'Job' });
+    // Of several entities, in the order read; another entity's row and a miss are left out.
+    expect(itemsOfModels([entities.Step, entities.Job], [step, raw, null, job])).toEqual([step, job]);
+    expect(() => keyedItem({ SK: 'TENANT' })).toThrow('The table returned an item without a string PK and SK (attributes: SK).');
   });
 });

@@ -665,7 +665,7 @@ export class EntityModel<
    * computed from them now (any earlier index attributes are dropped first, so an item never
    * stays under a key its attributes no longer give).
    */
-  toItem(tenantId: string, attributes: this['putValues']): Item {
+  toItem(tenantId: string, attributes: this['putValues']): this['item'] {
     return this.stored(tenantId, attributes);
   }
 
@@ -675,7 +675,7 @@ export class EntityModel<
    * (src/common/mutate.ts) hold as the entity's write values. Code that names its entity and gives
    * every required attribute uses toItem.
    */
-  itemFrom(tenantId: string, attributes: this['writeValues']): Item {
+  itemFrom(tenantId: string, attributes: this['writeValues']): this['item'] {
     return this.stored(tenantId, attributes);
   }
 
@@ -684,20 +684,26 @@ export class EntityModel<
    * over every declaration), each attribute checked to be one of this entity's at run time (see
    * writeOf; a throw is a programming error).
    */
-  itemChecked(tenantId: string, values: object): Item {
+  itemChecked(tenantId: string, values: object): this['item'] {
     return this.itemFrom(tenantId, this.writeOf(values));
   }
 
-  /** The item as stored: what toItem and itemFrom share, once each has typed its attributes. */
-  private stored(tenantId: string, attributes: object): Item {
-    const item: Item = {};
+  /**
+   * The item as stored: what toItem and itemFrom share, once each has typed its attributes. Typed
+   * as the entity's item: its attributes are the write's, which the caller's type checked against
+   * the declaration, and its key, type and index attributes are derived here.
+   */
+  private stored(tenantId: string, attributes: object): this['item'] {
+    const item: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(attributes)) {
       if (name !== 'PK' && name !== 'SK' && !MODEL_INDEX_ATTRIBUTES.includes(name)) item[name] = value;
     }
     const key = this.key.keyFrom(tenantId, item);
     const stored: Item = { ...key, entityType: this.type, ...item, ...this.indexAttributes(tenantId, item) };
+    // `is` holds (the type was set just above); it is what makes the item the entity's typed one.
+    if (!this.is(stored)) throw new Error(`${this.type} made an item of another type.`);
     // What it counts against its quota, derived like the index attributes (see QUOTA_COUNTED_ATTRIBUTE).
-    const counted = this.quota && this.is(stored) ? this.quota.counts(stored) : undefined;
+    const counted = this.quota ? this.quota.counts(stored) : undefined;
     return counted === undefined ? stored : { ...stored, [QUOTA_COUNTED_ATTRIBUTE]: counted };
   }
 
@@ -771,6 +777,14 @@ export class EntityModel<
   }
 
   /**
+   * A read item as this entity's typed item (see is), or null when it is missing or another
+   * entity's: what a read of one of its items by key returns.
+   */
+  found(item: Item | null | undefined): this['item'] | null {
+    return this.is(item) ? item : null;
+  }
+
+  /**
    * What a read of this entity's items for `selection` (the attributes a query's fields read of
    * them; see src/common/projection.ts) returns: those, and what code that holds one of its items
    * may read whatever was selected: its key values (its ids, its global id) and its version. The
@@ -786,6 +800,11 @@ export class EntityModel<
 
   /** The projections made so far (see projectionOf), by selection. */
   private readonly projections = new WeakMap<readonly string[], Projection>();
+
+  /** The items of this entity among read items, typed (see is); the others are left out. */
+  itemsOf(items: readonly (Item | null)[]): this['item'][] {
+    return items.filter((item): item is this['item'] => this.is(item));
+  }
 
   /** A page of stored items as this entity's items (items of other entities are left out). */
   pageOf(page: Page<Item>): Page<this['item']> {
@@ -920,12 +939,12 @@ export class TenantModel<M extends AnyModel> {
   }
 
   /** The item as stored (see EntityModel.toItem): an attribute its declaration does not name is a type error. */
-  toItem(attributes: PutValues<M>): Item {
+  toItem(attributes: PutValues<M>): ItemOf<M> {
     return this.model.toItem(this.tenantId, attributes);
   }
 
   /** The item as stored from a write's values (see EntityModel.itemFrom). */
-  itemFrom(attributes: WriteValues<M>): Item {
+  itemFrom(attributes: WriteValues<M>): ItemOf<M> {
     return this.model.itemFrom(this.tenantId, attributes);
   }
 
@@ -943,6 +962,14 @@ export class TenantModel<M extends AnyModel> {
   delete(values: Parameters<M['keyOf']>[1]): Write {
     return this.model.delete(this.tenantId, values);
   }
+}
+
+/**
+ * The items of any of `models` among read items (a partition that holds several entities), typed
+ * as theirs (see EntityModel.is) and in the order read; the others are left out.
+ */
+export function itemsOfModels<const Ms extends readonly AnyModel[]>(models: Ms, items: readonly (Item | null)[]): ItemOf<Ms[number]>[] {
+  return items.filter((item): item is ItemOf<Ms[number]> => models.some((model) => model.is(item)));
 }
 
 /** Declares an entity (see EntityDeclaration); the literal types of its templates, attributes and statuses are kept. */

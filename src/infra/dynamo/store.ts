@@ -19,7 +19,7 @@ import { AppError, ErrorCode } from '../../errors';
 import type { CursorCodec } from '../cursor';
 import { lazyCursor, Page, type PageRequest, pageShape } from './page';
 import { keySchemas, TTL_ATTRIBUTE, type IndexName, type Key } from './table';
-import { transactRequest, update, type Item, type Write } from './write';
+import { keyedItem, transactRequest, update, type Item, type Write } from './write';
 
 export type { Item, Write };
 
@@ -129,10 +129,10 @@ export class Store {
     private readonly now: () => number = Date.now,
   ) {}
 
-  private live(item: Item | undefined): Item | null {
-    if (!item) return null;
-    const expires = item[TTL_ATTRIBUTE];
-    return typeof expires === 'number' && expires <= Math.floor(this.now() / 1000) ? null : item;
+  private live(raw: Record<string, unknown> | undefined): Item | null {
+    if (!raw) return null;
+    const expires = raw[TTL_ATTRIBUTE];
+    return typeof expires === 'number' && expires <= Math.floor(this.now() / 1000) ? null : keyedItem(raw);
   }
 
   /** Reads one item strongly consistently; null when it is missing or expired. */
@@ -147,7 +147,7 @@ export class Store {
    * Duplicate keys are read once.
    */
   async batchGet(keys: readonly Key[]): Promise<(Item | null)[]> {
-    const found = new Map<string, Item>();
+    const found = new Map<string, Record<string, unknown>>();
     await inBatches(distinctKeys(keys), BATCH_GET_LIMIT, 'BatchGetItem', async (pending) => {
       const out = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }));
       for (const item of out.Responses?.[this.tableName] ?? []) found.set(keyString({ PK: String(item.PK), SK: String(item.SK) }), item);
@@ -197,7 +197,7 @@ export class Store {
       }),
     );
     return {
-      items: out.Items?.map((item) => unmarshall(item)) ?? [],
+      items: out.Items?.map((item) => keyedItem(unmarshall(item))) ?? [],
       lastKey: out.LastEvaluatedKey ? unmarshall(out.LastEvaluatedKey) : undefined,
     };
   }
@@ -287,7 +287,8 @@ export class Store {
     }
     const before = cursor ? String((await this.cursors.decode(cursor, tenantId, listId)).before) : undefined;
     const parts = await Promise.all(shards(before).map((spec) => this.queryFirst(spec, first + 1)));
-    const merged = parts.flat().sort((a, b) => (a[sortAttribute] < b[sortAttribute] ? 1 : a[sortAttribute] > b[sortAttribute] ? -1 : 0));
+    const sortKey = (item: Item) => String(item[sortAttribute]);
+    const merged = parts.flat().sort((a, b) => (sortKey(a) < sortKey(b) ? 1 : sortKey(a) > sortKey(b) ? -1 : 0));
     const nodes = merged.slice(0, first);
     return new Page(
       nodes,

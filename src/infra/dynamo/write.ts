@@ -9,8 +9,25 @@ import { traceContextAttributes } from '../tracing';
  * so a unit of work can be inspected and tested without a database.
  */
 
-// biome-ignore lint/suspicious/noExplicitAny: a stored item's attributes are whatever its entity declares; typed views narrow it.
-export type Item = Record<string, any>;
+/**
+ * An item as the table holds it: its key, and attributes whose types only its entity's
+ * declaration knows. Code that reads one narrows it with the entity's model (`EntityModel.is`,
+ * `pageOf`) to the item type derived from the declaration; until then an attribute is `unknown`,
+ * so no attribute is used untyped.
+ */
+export type Item = { PK: string; SK: string } & Record<string, unknown>;
+
+/**
+ * `raw` (what the table returned) as an item: every item the table holds, and every projection
+ * the store asks for, has its string key. Throws (a broken table or a programming error) naming
+ * what came back when it has none.
+ */
+export function keyedItem(raw: Record<string, unknown>): Item {
+  if (hasKey(raw)) return raw;
+  throw new Error(`The table returned an item without a string PK and SK (attributes: ${Object.keys(raw).join(', ')}).`);
+}
+
+const hasKey = (raw: Record<string, unknown>): raw is Item => typeof raw.PK === 'string' && typeof raw.SK === 'string';
 
 /**
  * What a failed condition means, given the item as it is now (undefined when it does not

@@ -1,0 +1,33 @@
+// @ts-check
+// Plain JavaScript: jest loads a test sequencer with require, without the ts-jest transform.
+const { readFileSync } = require('node:fs');
+const TestSequencer = require('@jest/test-sequencer').default;
+const { extract, parse } = require('jest-docblock');
+
+/**
+ * jest's own order (the files that failed last time first, then the slowest by the last run's
+ * durations, or the largest on a first run), with the files whose docblock says `@alone` moved to
+ * the front and those that say `@long` after them.
+ *
+ * An `@alone` file runs while no other does (test/support/turns.ts), so the other worker waits
+ * for it; at the start, it waits for nothing else. On a clean clone jest knows no durations and
+ * would start a small file that runs a minute and a half (the 10,000-item stage) near the end,
+ * where the other worker would wait it out; started early, the many short files fill the other
+ * worker beside it.
+ */
+class LongFirst extends TestSequencer {
+  /** @param {import('@jest/test-result').Test[]} tests */
+  async sort(tests) {
+    const ordered = await super.sort(tests);
+    /** @param {import('@jest/test-result').Test} test */
+    const rank = (test) => {
+      const pragmas = parse(extract(readFileSync(test.path, 'utf8')));
+      return 'alone' in pragmas ? 0 : 'long' in pragmas ? 1 : 2;
+    };
+    const ranks = new Map(ordered.map((test) => [test, rank(test)]));
+    // Array.prototype.sort is stable: within a rank, jest's own order stays.
+    return [...ordered].sort((a, b) => (ranks.get(a) ?? 2) - (ranks.get(b) ?? 2));
+  }
+}
+
+module.exports = LongFirst;

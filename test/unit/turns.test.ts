@@ -1,0 +1,69 @@
+import { registerFixture } from '../support/fixtures';
+import { startTurnServer, type Turn, takeTurn, type TurnServer } from '../support/turns';
+
+// The turn server that keeps an `@alone` file from running beside another (jest's workers ask it
+// through test/support/environment.ts). These tests run their own, as the workers would use it.
+async function server(): Promise<TurnServer> {
+  const turns = await startTurnServer();
+  // A test that closes it early shares the registry's one disposal.
+  return { ...turns, close: registerFixture('turn server', () => turns.close()) };
+}
+
+/** Resolves to the turn once granted; `granted()` says whether it has been, without waiting. */
+function ask(port: number, kind: 'alone' | 'shared'): { turn: Promise<Turn>; granted: () => boolean } {
+  let granted = false;
+  const turn = takeTurn(port, kind).then((held) => {
+    granted = true;
+    registerFixture(`${kind} turn`, () => held.release());
+    return held;
+  });
+  return { turn, granted: () => granted };
+}
+
+/** Waits until the server holds and queues what is expected (the asks travel over sockets). */
+async function until(turns: TurnServer, expected: ReturnType<TurnServer['held']>): Promise<void> {
+  while (JSON.stringify(turns.held()) !== JSON.stringify(expected)) await new Promise((r) => setImmediate(r));
+}
+
+describe('turns between test files', () => {
+  it('runs shared files together, and an alone file only once they are done', async () => {
+    const turns = await server();
+    const a = ask(turns.port, 'shared');
+    const b = ask(turns.port, 'shared');
+    const [first, second] = await Promise.all([a.turn, b.turn]);
+    const alone = ask(turns.port, 'alone');
+    await until(turns, { alone: 0, shared: 2, waiting: 1 });
+    first.release();
+    await until(turns, { alone: 0, shared: 1, waiting: 1 });
+    expect(alone.granted()).toBe(false);
+    second.release();
+    await alone.turn;
+    expect(turns.held()).toEqual({ alone: 1, shared: 0, waiting: 0 });
+  });
+
+  it('keeps a shared file that asked after a waiting alone file behind it, first come first served', async () => {
+    const turns = await server();
+    const running = await ask(turns.port, 'shared').turn;
+    const alone = ask(turns.port, 'alone');
+    await until(turns, { alone: 0, shared: 1, waiting: 1 });
+    const later = ask(turns.port, 'shared');
+    await until(turns, { alone: 0, shared: 1, waiting: 2 });
+    running.release();
+    const held = await alone.turn;
+    await until(turns, { alone: 1, shared: 0, waiting: 1 });
+    expect(later.granted()).toBe(false);
+    held.release();
+    await later.turn;
+    expect(turns.held()).toEqual({ alone: 0, shared: 1, waiting: 0 });
+  });
+
+  it('gives a turn back when its holder goes, and refuses an ask it does not know', async () => {
+    const turns = await server();
+    const held = await ask(turns.port, 'alone').turn;
+    held.release();
+    await until(turns, { alone: 0, shared: 0, waiting: 0 });
+    await expect(takeTurn(turns.port, 'first' as 'alone')).rejects.toThrow('unknown turn "first"');
+    await turns.close();
+    await expect(takeTurn(turns.port, 'shared')).rejects.toThrow('ECONNREFUSED');
+  });
+});
