@@ -6,14 +6,14 @@ const { extract, parse } = require('jest-docblock');
 
 /**
  * jest's own order (the files that failed last time first, then the slowest by the last run's
- * durations, or the largest on a first run), with the files whose docblock says `@alone` moved to
- * the front and those that say `@long` after them.
+ * durations, or the largest on a first run), with the files whose docblock says `@long` moved to
+ * the front and those that say `@alone` to the end.
  *
- * An `@alone` file runs while no other does (test/support/turns.ts), so the other worker waits
- * for it; at the start, it waits for nothing else. On a clean clone jest knows no durations and
- * would start a small file that runs a minute and a half (the 10,000-item stage) near the end,
- * where the other worker would wait it out; started early, the many short files fill the other
- * worker beside it.
+ * On a clean clone jest knows no durations and would start a small file that runs a minute and a
+ * half (the 10,000-item stage) near the end, where the other worker would wait it out; started
+ * first, the many short files fill the other worker beside it. An `@alone` file runs while no
+ * other does (test/support/turns.ts): the other worker idles while it runs, and while it waits
+ * for the file the other worker is running. Last, that file is the other worker's last one.
  */
 class LongFirst extends TestSequencer {
   /** @param {import('@jest/test-result').Test[]} tests */
@@ -22,11 +22,11 @@ class LongFirst extends TestSequencer {
     /** @param {import('@jest/test-result').Test} test */
     const rank = (test) => {
       const pragmas = parse(extract(readFileSync(test.path, 'utf8')));
-      return 'alone' in pragmas ? 0 : 'long' in pragmas ? 1 : 2;
+      return 'long' in pragmas ? 0 : 'alone' in pragmas ? 2 : 1;
     };
     const ranks = new Map(ordered.map((test) => [test, rank(test)]));
     // Array.prototype.sort is stable: within a rank, jest's own order stays.
-    return [...ordered].sort((a, b) => (ranks.get(a) ?? 2) - (ranks.get(b) ?? 2));
+    return [...ordered].sort((a, b) => (ranks.get(a) ?? 1) - (ranks.get(b) ?? 1));
   }
 }
 
