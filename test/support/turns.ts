@@ -90,9 +90,11 @@ export function startTurnServer(): Promise<TurnServer> {
   });
 }
 
-/** A turn a test file holds: `release` gives it back. */
+/** A turn a test file holds: `release` gives it back (once; again does nothing), and throws if the server dropped it first. */
 export interface Turn {
   release(): void;
+  /** Whether the connection that holds it is still open. */
+  held(): boolean;
 }
 
 /**
@@ -119,9 +121,22 @@ export function takeTurn(port: number, kind: Kind): Promise<Turn> {
       }
       socket.removeAllListeners('close');
       socket.removeAllListeners('error');
-      // After the grant the turn is only held: an error now means the run itself is ending.
-      socket.on('error', () => {});
-      resolve({ release: () => socket.destroy() });
+      // After the grant the turn is only held. If the server drops it first (its process ends),
+      // the file ran on without its turn: release says so, and the file fails.
+      let lost: Error | undefined;
+      let released = false;
+      socket.on('error', (error) => {
+        lost ??= error;
+      });
+      resolve({
+        held: () => !socket.destroyed,
+        release: () => {
+          if (released) return;
+          released = true;
+          if (socket.destroyed) throw lost ?? new Error(`the turn server dropped a ${kind} turn while the file held it`);
+          socket.destroy();
+        },
+      });
     });
     socket.write(`${kind}\n`);
   });

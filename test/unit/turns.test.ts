@@ -57,13 +57,16 @@ describe('turns between test files', () => {
     expect(turns.held()).toEqual({ alone: 0, shared: 1, waiting: 0 });
   });
 
-  it('gives a turn back when its holder goes, and refuses an ask it does not know', async () => {
+  it('gives a turn back when its holder goes, refuses an ask it does not know, and says when a held turn was dropped', async () => {
     const turns = await server();
     const held = await ask(turns.port, 'alone').turn;
     held.release();
     await until(turns, { alone: 0, shared: 0, waiting: 0 });
     await expect(takeTurn(turns.port, 'first' as 'alone')).rejects.toThrow('unknown turn "first"');
+    const dropped = await takeTurn(turns.port, 'shared');
     await turns.close();
     await expect(takeTurn(turns.port, 'shared')).rejects.toThrow('ECONNREFUSED');
+    while (dropped.held()) await new Promise((r) => setImmediate(r));
+    expect(() => dropped.release()).toThrow('the turn server dropped a shared turn while the file held it');
   });
 });
