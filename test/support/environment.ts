@@ -45,9 +45,13 @@ export default class FixtureEnvironment extends TestEnvironment {
     if (port > 0) this.turn = await takeTurn(port, this.alone ? 'alone' : 'shared');
   }
 
+  /** Gives the turn back; a turn the server dropped fails the file, after the sandbox is torn down. */
   override async teardown(): Promise<void> {
-    this.turn?.release();
-    await super.teardown();
+    try {
+      this.turn?.release();
+    } finally {
+      await super.teardown();
+    }
   }
 
   private get bridge(): FixtureBridge {
