@@ -17,7 +17,7 @@ import {
   StartStepDocument,
   StepsAwaitingReviewDocument,
 } from '../../src/client/gql/graphql';
-import { allPages, codeOf, dataOf, Role, startTestServer, type TestServer } from '../support/server';
+import { allPages, codeOf, dataOf, QUICK_OUTBOX_SWEEP, Role, startTestServer, type TestServer } from '../support/server';
 import { JOB_PROGRESS, subscribe, wsClient, metricValue, eventually } from '../support/ws';
 
 const SEVEN = ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'];
@@ -31,7 +31,7 @@ describe('jobs, steps and live progress', () => {
   const lostEvents = new Set<string>();
 
   beforeAll(async () => {
-    server = await startTestServer({ failPublish: (event) => lostEvents.has(event.eventId) });
+    server = await startTestServer({ env: QUICK_OUTBOX_SWEEP, failPublish: (event) => lostEvents.has(event.eventId) });
     editor = await server.token('studio', [Role.EDITOR], 'artist');
     worker = await server.token('studio', [Role.WORKER], 'gpu-worker');
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Robot' } }, editor)).createProject.projectId;

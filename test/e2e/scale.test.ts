@@ -22,13 +22,6 @@ describe('a 10,000-item stage', () => {
     server = await startTestServer({
       env: {
         JOB_LEASE_SECONDS: '600',
-        // The outbox sweeper at its production pace: test/support/server.ts sweeps every 200 ms
-        // for the tests of a lost publish, and here that was nearly half the Queries the server
-        // sent while the workers ran (4 shards, 5 times a second: 0.23–0.27 Queries an item, 0.13–0.14
-        // without), each one DynamoDB Local served instead of a worker's call. No publish is lost here; one that was would still be
-        // swept within 5 s, well inside the replay's wait.
-        OUTBOX_SWEEP_MS: '2000',
-        OUTBOX_GRACE_MS: '3000',
         // No timed settle sweep: once the job completes it would rewrite each of its 10,000 items
         // with the job's expiry (100 transactions of 100) while the stream is replayed, all of it
         // deleted right after. The test sweeps itself after the deletion, which purges the partition.
