@@ -4,6 +4,7 @@ import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { tableDefinition } from '../../src/infra/dynamo/table';
 import { testEndpoint, dropTable } from '../support/dynamo';
 import { fixture, registerFixture } from '../support/fixtures';
+import { captureLogs } from '../support/logs';
 
 /*
  * The existence check of ensureTable expects "no such table" on every first start: that answer
@@ -81,5 +82,40 @@ describe('ensureTable and the SDK error log', () => {
     expect(await ensureTable(client, tableName)).toBe('updated');
     expect(await stream()).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
     expect(await ensureTable(client, tableName)).toBe('exists');
+  });
+
+  it('creates the table when DynamoDB refuses TTL, and says so in a warning naming the table', async () => {
+    // DynamoDB Local turns TTL on whenever asked, so the refusal is injected: a client whose
+    // UpdateTimeToLive fails as AWS answers a caller without the permission. Every other call goes through.
+    const refusing = fixture(
+      'refusing DynamoDB client',
+      new DynamoDBClient({
+        endpoint: testEndpoint(),
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+      (c) => c.destroy(),
+    );
+    refusing.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'UpdateTimeToLiveCommand')
+          throw Object.assign(new Error('not authorized: dynamodb:UpdateTimeToLive'), { name: 'AccessDeniedException' });
+        return next(args);
+      },
+      { step: 'initialize', name: 'refuseTtl' },
+    );
+    const logs = captureLogs();
+    const tableName = `t_${randomUUID().slice(0, 8)}`;
+    registerFixture(`table ${tableName}`, () => dropTable(tableName));
+    expect(await ensureTable(refusing, tableName, { stream: false })).toBe('created');
+    const warnings = logs.entries().filter((entry) => entry.level === 40);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        table: tableName,
+        attribute: 'expiresAt',
+        err: expect.objectContaining({ message: expect.stringContaining('dynamodb:UpdateTimeToLive') }),
+      }),
+    ]);
+    expect(String(warnings[0].msg)).toMatch(/refused to turn TTL on/);
   });
 });

@@ -8,6 +8,7 @@ import {
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { errorName, isRecord } from '../../guards';
+import { logger } from '../../logger';
 import { TTL_ATTRIBUTE, tableDefinition } from './table';
 
 /** Waits `ms`, or less when `signal` aborts (the caller then sees the abort before its next call). */
@@ -126,8 +127,13 @@ export async function ensureTable(
     signal?.throwIfAborted();
     await client
       .send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }))
-      .catch(() => {
-        // TTL is an optimisation (reads hide expired items anyway); a refusal must not stop start-up.
+      .catch((error: unknown) => {
+        // TTL is an optimisation (reads hide expired items anyway), so a refusal must not stop
+        // start-up; but expired items then stay and are paid for, so an operator is told.
+        logger.warn(
+          { err: error, table: tableName, attribute: TTL_ATTRIBUTE },
+          'DynamoDB refused to turn TTL on for the new table: expired items stay stored until it is turned on (reads hide them)',
+        );
       });
     return 'created';
   }
