@@ -7,7 +7,7 @@ import { newId } from '../../src/common/ids';
 import { createDynamo } from '../../src/infra/dynamo/client';
 import { SEARCH_SLOTS_ATTRIBUTE } from '../../src/infra/dynamo/entity';
 import type { Item } from '../../src/infra/dynamo/write';
-import { testEndpoint, useOwnDynamoDbLocal } from '../support/dynamo';
+import { testEndpoint } from '../support/dynamo';
 import { fixture, tempDir } from '../support/fixtures';
 import { exited, ROOT } from '../support/processes';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
@@ -148,12 +148,6 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, w
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-
-// A DynamoDB Local of this file's own: a migration scans whole tables in parallel segments, which
-// DynamoDB Local serves far slower while the run's shared instance also serves the other test
-// files (a CI run measured 6.6 rewrites/s there, against 34–38 alone). Every endpoint this file and
-// test/support read (testEndpoint) points at it until the file ends.
-beforeAll(() => useOwnDynamoDbLocal(), 120_000);
 
 describe('migrations as system jobs', () => {
   let server: TestServer;

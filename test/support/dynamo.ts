@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { CursorCodec } from '../../src/infra/cursor';
 import { createDynamo, type Dynamo } from '../../src/infra/dynamo/client';
-import { startDynamoDbLocal } from '../../src/infra/dynamo/embedded';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { Store } from '../../src/infra/dynamo/store';
 import { registerFixture } from './fixtures';
@@ -11,22 +10,6 @@ export function testEndpoint(): string {
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is unset: run the tests through jest (globalSetup starts DynamoDB Local).');
   return endpoint;
-}
-
-/**
- * Starts an in-memory DynamoDB Local for this test file alone and points every endpoint the file
- * and test/support read (testEndpoint) at it until the file (or the block that called this) ends;
- * the fixture registry then points them back and stops it. For a file whose load the run's shared
- * instance serves far slower while it also serves other files (a migration's parallel scans).
- */
-export async function useOwnDynamoDbLocal(): Promise<void> {
-  const own = await startDynamoDbLocal({ dataPath: null });
-  const shared = process.env.TEST_DYNAMODB_ENDPOINT;
-  registerFixture(`DynamoDB Local ${own.endpoint}`, async () => {
-    process.env.TEST_DYNAMODB_ENDPOINT = shared;
-    await own.stop();
-  });
-  process.env.TEST_DYNAMODB_ENDPOINT = own.endpoint;
 }
 
 export interface TestTable {
