@@ -10,10 +10,10 @@ const { extract, parse } = require('jest-docblock');
  * the front and those that say `@alone` to the end.
  *
  * On a clean clone jest knows no durations and would start a small file that runs a minute and a
- * half (the 10,000-item stage) near the end, where the other worker would wait it out; started
- * first, the many short files fill the other worker beside it. An `@alone` file runs while no
- * other does (test/support/turns.ts): the other worker idles while it runs, and while it waits
- * for the file the other worker is running. Last, that file is the other worker's last one.
+ * half (the 10,000-item stage) near the end, where the other workers would wait it out; started
+ * first, the many short files fill the other workers beside it. An `@alone` file runs while no
+ * other does (test/support/turns.ts): the other workers idle while it runs, and while it waits
+ * for the files they are running. Last, those are their last ones.
  */
 class LongFirst extends TestSequencer {
   /** @param {import('@jest/test-result').Test[]} tests */
