@@ -58,7 +58,7 @@ export const RequestAssetUploadInput = inputType(
       contentType: 'The content type the upload will send, e.g. image/png. It is signed into the URL.',
       size: 'The exact size in bytes. It is signed into the URL and checked on confirm.',
     }),
-    linkedLogId: attr.id({ description: 'The log this asset documents, if any.' }),
+    linkedLogId: attr.id({ ref: 'log', description: 'The log this asset documents, if any.' }),
     alt: entities.Asset.attributes.alt,
   },
 );

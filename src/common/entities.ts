@@ -735,6 +735,7 @@ export const entities = {
         updateDescription: 'Alternative text for people who cannot see the image.',
       }),
       linkedLogId: attr.id({
+        ref: 'log',
         description: 'The id of the log this asset documents, when linked.',
         createDescription: 'A log of the same project.',
         updateDescription: 'Link to another log of the project, or null to unlink.',
@@ -810,7 +811,11 @@ export const entities = {
         createDescription: 'Tags to find it by (inspirations(tag:)).',
         updateDescription: 'Tags to find it by (replaces the old ones).',
       }),
-      linkedProjectId: attr.id({ description: 'The project it inspires, if any.', updateDescription: 'The project it inspires.' }),
+      linkedProjectId: attr.id({
+        ref: 'proj',
+        description: 'The project it inspires, if any.',
+        updateDescription: 'The project it inspires.',
+      }),
     },
     indexes: {
       /** A project's inspiration, newest first (sparse: only inspiration linked to a project is in it). */
@@ -954,7 +959,7 @@ export const entities = {
       connection: 'A page of jobs, with the cursor to the next page.',
     },
     attributes: {
-      projectId: attr.id({ required: true, description: 'The project it works for.' }),
+      projectId: attr.id({ required: true, ref: 'proj', description: 'The project it works for.' }),
       kind: attr.string({ required: true, description: 'Free text, e.g. 3D_CHARACTER, MUSIC_VIDEO, PHOTO_EDIT.' }),
       /** A pool hands out a tenant's higher-priority jobs' work first. */
       priority: attr.int({ description: 'From 0 (lowest) to 9 (highest); null: the default, 5.' }),

@@ -1,6 +1,7 @@
 import { badInput } from '../errors';
 import type { Attribute } from '../infra/dynamo/entity';
 import type { BoundTenant } from './bound-tenant';
+import { assertId } from './ids';
 import { boundedJson, maxItems, nonNegativeInt, requireText } from './validate';
 
 /** How a client's values are checked against declared attributes (see checkFields). */
@@ -82,6 +83,9 @@ function checked(attribute: Attribute, field: string, value: unknown, check: Fie
       return value;
     case 'json':
       return boundedJson(value, field);
+    case 'id':
+      // A declared reference: an id of the form the referred entity's ids have.
+      return attribute.ref && typeof value === 'string' ? assertId(value, attribute.ref, field) : value;
     default:
       return value;
   }

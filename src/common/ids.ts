@@ -18,13 +18,14 @@ export function newUlid(): string {
 }
 
 const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
-const patterns = new Map<IdPrefix, RegExp>();
+const patterns = new Map<string, RegExp>();
 
 /**
  * Returns the id when it has the shape the server hands out, and throws BAD_USER_INPUT otherwise.
  * Checking the shape keeps arbitrary text (a `#` above all) out of the sort keys built from ids.
+ * `prefix` is an entity's declared id prefix (a declared reference's `ref` is checked to be one).
  */
-export function assertId(value: string, prefix: IdPrefix, field: string): string {
+export function assertId(value: string, prefix: IdPrefix | (string & {}), field: string): string {
   let pattern = patterns.get(prefix);
   if (!pattern) patterns.set(prefix, (pattern = new RegExp(`^${prefix}_${ULID}$`)));
   if (!pattern.test(value)) throw badInput(`${field} must be an id of the form ${prefix}_<ULID>, got "${value}".`, field);

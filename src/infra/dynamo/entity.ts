@@ -142,6 +142,12 @@ export interface AttributeOptions<T> {
   /** A text (or each text of a list) is an S3 object key, which must lie under the caller's tenant prefix. */
   s3Key?: boolean;
   /**
+   * An id attribute that refers to another entity: the prefix of that entity's ids (`proj` for a
+   * project's). A client's value of any other form is refused, naming the field, before it reaches
+   * a key or a stored item that later reads would trip on. It says nothing of whether that entity exists.
+   */
+  ref?: string;
+  /**
    * Written as null when cleared (not left out), so a stored item may hold null as well as lack
    * it: what readers of the item's type must expect (a step attempt's error after a retry).
    */
