@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`'s checks before jest: the typecheck runs beside the lint and then the build, each
 // lane on a core of its own, rather than all three one after another (on a clean clone of 2
-// cores: about 13 s against 23 s). Each script's output is printed whole once it ends, so the two
+// cores: about 16 s against 23 s). Each script's output is printed whole once it ends, so the two
 // lanes' lines never interleave. Exits 1 when any script failed (after both lanes end), naming it.
 // Plain CommonJS with no dependencies, like the other scripts npm runs before a build exists.
 const { spawn } = require('node:child_process');
@@ -17,17 +17,19 @@ function run(script) {
       ? spawn(process.execPath, [npm, 'run', script, '--silent'], { stdio: ['ignore', 'pipe', 'pipe'] })
       : spawn('npm', ['run', script, '--silent'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
+    let ended = false;
+    // Once, whichever comes first: a process that could not be started may report only `error`.
+    const end = (ok, why) => {
+      if (ended) return;
+      ended = true;
+      process.stdout.write(output);
+      if (!ok) process.stderr.write(`npm run ${script} failed (${why})\n`);
+      resolve(ok);
+    };
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', (error) => {
-      output += `could not run npm run ${script}: ${error.message}\n`;
-    });
-    child.on('close', (code, signal) => {
-      process.stdout.write(output);
-      const ok = code === 0;
-      if (!ok) process.stderr.write(`npm run ${script} failed (${signal ?? `exit code ${code}`})\n`);
-      resolve(ok);
-    });
+    child.on('error', (error) => end(false, `could not run it: ${error.message}`));
+    child.on('close', (code, signal) => end(code === 0, signal ?? `exit code ${code}`));
   });
 }
 
