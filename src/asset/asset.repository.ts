@@ -1,6 +1,6 @@
 import { activityEvent } from '../common/activity-event';
 import { entities, MAX_ASSET_VERSIONS, MAX_STORED_ASSET_VERSIONS, type AssetVersionItem } from '../common/entities';
-import { assertId } from '../common/ids';
+import { checkedRef } from '../common/fields';
 import { mutate, remove } from '../common/mutate';
 import { applyPatch, boundedJson, nonNegativeInt, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, ErrorCode, invalidTransition, notFound } from '../errors';
@@ -30,7 +30,7 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
 
   /** Adds or removes `assetId` in the log's set; a missing log fails the transaction with NOT_FOUND. */
   private linkWrite(projectId: string, logId: string, assetId: string, op: 'ADD' | 'DELETE'): Write {
-    assertId(logId, 'log', 'linkedLogId');
+    checkedRef(this.model.attributes.linkedLogId, logId, 'linkedLogId');
     const log = this.scope.tenant.of(entities.Log).update({ projectId, logId }, ['assetIds']);
     return (op === 'ADD' ? log.addToSet('assetIds', [assetId]) : log.deleteFromSet('assetIds', [assetId])).ifExists(() =>
       notFound('Log', logId),

@@ -58,6 +58,17 @@ function hasType(attribute: Attribute, value: unknown): boolean {
 }
 
 /**
+ * A client's `value` for a declared reference (an id attribute with `ref`): returned when it has
+ * the form of the referred entity's ids, else BAD_USER_INPUT naming `field`. For the repositories
+ * that take such a value outside checkFields, so that the prefix is said once, in the declaration.
+ * Throws a plain Error when the attribute declares no reference (a mistake in the caller).
+ */
+export function checkedRef(attribute: Attribute, value: string, field: string): string {
+  if (!attribute.ref) throw new Error(`${field} is not a declared reference (its attribute has no ref).`);
+  return assertId(value, attribute.ref, field);
+}
+
+/**
  * The checks a declared attribute's kind implies for a client's value (its type where asked, text
  * length, list length, JSON size, whole numbers, S3 keys under the caller's tenant). Throws
  * BAD_USER_INPUT naming the field.
@@ -84,8 +95,7 @@ function checked(attribute: Attribute, field: string, value: unknown, check: Fie
     case 'json':
       return boundedJson(value, field);
     case 'id':
-      // A declared reference: an id of the form the referred entity's ids have.
-      return attribute.ref && typeof value === 'string' ? assertId(value, attribute.ref, field) : value;
+      return attribute.ref && typeof value === 'string' ? checkedRef(attribute, value, field) : value;
     default:
       return value;
   }

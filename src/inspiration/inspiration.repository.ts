@@ -1,3 +1,4 @@
+import { checkedRef } from '../common/fields';
 import { assertId } from '../common/ids';
 import { normalizeText } from '../common/keys';
 import { mutate, remove } from '../common/mutate';
@@ -62,7 +63,9 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
    */
   private newItem<F extends object>(inspirationId: string, input: NewInspiration, file: F) {
     const tags = cleanTags(input.tags) ?? [];
-    const linkedProjectId = input.linkedProjectId ? assertId(input.linkedProjectId, 'proj', 'linkedProjectId') : undefined;
+    const linkedProjectId = input.linkedProjectId
+      ? checkedRef(this.model.attributes.linkedProjectId, input.linkedProjectId, 'linkedProjectId')
+      : undefined;
     const text = optionalText(input.text, 'text', 20_000) ?? undefined;
     const item = { inspirationId, type: input.type, text, ...file, tags, linkedProjectId };
     const derived = this.tagWrites([], tags, inspirationId);
@@ -174,7 +177,10 @@ export class InspirationRepository extends EntityRepository<typeof entities.Insp
       text: optionalText(input.text, 'text', 20_000),
       s3Key: input.s3Key == null ? input.s3Key : this.scope.tenant.objectKey(input.s3Key, 's3Key'),
       tags: input.tags === null ? [] : cleanTags(input.tags),
-      linkedProjectId: input.linkedProjectId == null ? input.linkedProjectId : assertId(input.linkedProjectId, 'proj', 'linkedProjectId'),
+      linkedProjectId:
+        input.linkedProjectId == null
+          ? input.linkedProjectId
+          : checkedRef(this.model.attributes.linkedProjectId, input.linkedProjectId, 'linkedProjectId'),
     };
     return mutate(this.scope, this.target(this.values(inspirationId)), expectedVersion, (current) => {
       const next = applyPatch(current, patch);

@@ -10,7 +10,7 @@ import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } 
 import type { PageRequest } from '../infra/dynamo/store';
 import type { PlanLimits, PlanName } from '../config';
 import { del, type UnitWrite } from '../infra/dynamo/write';
-import { checkFields } from '../common/fields';
+import { checkedRef, checkFields } from '../common/fields';
 import { idempotent, type IdempotentRequest, type Remember } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf, stepPolicyOf } from './job.kinds';
 import { type BatchState, JobItems, openReached } from './job.items';
@@ -388,7 +388,7 @@ export class JobRepository {
    * that failed or was cancelled (or was deleted) gives its key up: the next request makes a new one.
    */
   async create(input: CreateJobInput) {
-    const projectId = assertId(input.projectId, 'proj', 'projectId');
+    const projectId = checkedRef(entities.Job.attributes.projectId, input.projectId, 'projectId');
     const kind = requireText(input.kind, 'kind', 100);
     // A declared kind's stages apply when the request names no steps; a request that names its
     // steps keeps the free-form plan it was written for, before kinds were declared.

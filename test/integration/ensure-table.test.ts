@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { tableDefinition } from '../../src/infra/dynamo/table';
 import { testEndpoint, dropTable } from '../support/dynamo';
@@ -11,6 +11,15 @@ import { captureLogs } from '../support/logs';
  * must not reach the SDK's error log (a newcomer saw a level-50 line before "Created table"), while
  * any other failure of the same call still must.
  */
+/** A client of the run's DynamoDB Local, with `logger` when given (the SDK's default one otherwise). */
+const localClient = (logger?: DynamoDBClientConfig['logger']) =>
+  new DynamoDBClient({
+    endpoint: testEndpoint(),
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    ...(logger ? { logger } : {}),
+  });
+
 describe('ensureTable and the SDK error log', () => {
   const logged: Array<{ commandName?: string; error?: Error }> = [];
   let client: DynamoDBClient;
@@ -18,12 +27,7 @@ describe('ensureTable and the SDK error log', () => {
   beforeAll(() => {
     client = fixture(
       'DynamoDB client',
-      new DynamoDBClient({
-        endpoint: testEndpoint(),
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        logger: { debug: () => {}, info: () => {}, warn: () => {}, error: (entry: any) => logged.push(entry) },
-      }),
+      localClient({ debug: () => {}, info: () => {}, warn: () => {}, error: (entry: any) => logged.push(entry) }),
       (c) => c.destroy(),
     );
   });
@@ -87,15 +91,7 @@ describe('ensureTable and the SDK error log', () => {
   it('creates the table when DynamoDB refuses TTL, and says so in a warning naming the table', async () => {
     // DynamoDB Local turns TTL on whenever asked, so the refusal is injected: a client whose
     // UpdateTimeToLive fails as AWS answers a caller without the permission. Every other call goes through.
-    const refusing = fixture(
-      'refusing DynamoDB client',
-      new DynamoDBClient({
-        endpoint: testEndpoint(),
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }),
-      (c) => c.destroy(),
-    );
+    const refusing = fixture('refusing DynamoDB client', localClient(), (c) => c.destroy());
     refusing.middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName === 'UpdateTimeToLiveCommand')

@@ -93,8 +93,8 @@ export function startTurnServer(): Promise<TurnServer> {
 /** A turn a test file holds: `release` gives it back (once; again does nothing), and throws if the server dropped it first. */
 export interface Turn {
   release(): void;
-  /** Whether the connection that holds it is still open. */
-  held(): boolean;
+  /** Resolves once the connection that holds it has closed: released, or dropped by the server. */
+  closed: Promise<void>;
 }
 
 /**
@@ -128,8 +128,9 @@ export function takeTurn(port: number, kind: Kind): Promise<Turn> {
       socket.on('error', (error) => {
         lost ??= error;
       });
+      const closed = new Promise<void>((done) => socket.once('close', () => done()));
       resolve({
-        held: () => !socket.destroyed,
+        closed,
         release: () => {
           if (released) return;
           released = true;

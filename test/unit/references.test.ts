@@ -1,6 +1,6 @@
 import { BoundTenant } from '../../src/common/bound-tenant';
 import { entities } from '../../src/common/entities';
-import { checkFields } from '../../src/common/fields';
+import { checkedRef, checkFields } from '../../src/common/fields';
 import { newId } from '../../src/common/ids';
 import { AppError, ErrorCode } from '../../src/errors';
 
@@ -40,5 +40,7 @@ describe('declared references', () => {
         message: expect.stringContaining('linkedProjectId must be an id of the form proj_<ULID>'),
       });
     }
+    // A repository that asks for a reference's check on an attribute that declares none is a mistake, said at once.
+    expect(() => checkedRef(entities.Inspiration.attributes.text, projectId, 'text')).toThrow('text is not a declared reference');
   });
 });

@@ -66,7 +66,7 @@ describe('turns between test files', () => {
     const dropped = await takeTurn(turns.port, 'shared');
     await turns.close();
     await expect(takeTurn(turns.port, 'shared')).rejects.toThrow('ECONNREFUSED');
-    while (dropped.held()) await new Promise((r) => setImmediate(r));
+    await dropped.closed;
     expect(() => dropped.release()).toThrow('the turn server dropped a shared turn while the file held it');
   });
 });
