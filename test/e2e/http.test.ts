@@ -1,11 +1,11 @@
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   CreateAssetDocument,
   CreateLogDocument,
   CreateProjectDocument,
   ProjectsWithLogsAndAssetsDocument,
 } from '../../src/client/gql/graphql';
-import { testEndpoint } from '../support/dynamo';
+import { testClient } from '../support/dynamo';
 import { codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
 import { subscribe, wsClient } from '../support/ws';
 
@@ -194,11 +194,7 @@ describe('in production mode', () => {
   it('masks an internal failure as INTERNAL with no detail or stack, and keeps serving', async () => {
     const token = await server.token('prod');
     // Remove the table under the running server: DynamoDB now fails every call.
-    const client = new DynamoDBClient({
-      endpoint: testEndpoint(),
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    const client = testClient();
     await client.send(new DeleteTableCommand({ TableName: server.config.tableName }));
     client.destroy();
     const res = await server.raw({ query: 'mutation { createProject(input: { title: "x" }) { projectId } }' }, token);

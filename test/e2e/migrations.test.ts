@@ -7,7 +7,7 @@ import { newId } from '../../src/common/ids';
 import { createDynamo } from '../../src/infra/dynamo/client';
 import { SEARCH_SLOTS_ATTRIBUTE } from '../../src/infra/dynamo/entity';
 import type { Item } from '../../src/infra/dynamo/write';
-import { testEndpoint } from '../support/dynamo';
+import { testEndpoint, testRegion } from '../support/dynamo';
 import { fixture, tempDir } from '../support/fixtures';
 import { exited, ROOT } from '../support/processes';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
@@ -85,8 +85,10 @@ async function writeOldShape(server: TestServer, count: number, projectCount = P
     written.push({ tenantId: project.tenantId, projectId: project.projectId, logId, word });
   }
   for (const row of rows) expect(row[SEARCH_SLOTS_ATTRIBUTE]).toBeUndefined();
-  const dynamo = fixture('seeding client', createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 }), (d) =>
-    d.client.destroy(),
+  const dynamo = fixture(
+    'seeding client',
+    createDynamo({ endpoint: testEndpoint(), region: testRegion(), requestTimeoutMs: 10_000 }),
+    (d) => d.client.destroy(),
   );
   const chunks = Array.from({ length: Math.ceil(rows.length / 25) }, (_, i) => rows.slice(i * 25, (i + 1) * 25));
   // A few batches in flight at once: one after another, each waited for DynamoDB Local's round trip.
@@ -124,6 +126,7 @@ function runMigrate(server: TestServer, dataDir: string, args: string[] = []) {
       NODE_ENV: 'development',
       DATA_DIR: dataDir,
       DYNAMODB_ENDPOINT: testEndpoint(),
+      AWS_REGION: testRegion(),
       TABLE_NAME: server.config.tableName,
       AUTH_JWT_SECRET: TEST_SECRET,
       CURSOR_SECRET: 'test-cursor-secret',

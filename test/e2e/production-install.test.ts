@@ -2,13 +2,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { signDevToken } from '../../src/auth/jwt';
-import { createDynamo } from '../../src/infra/dynamo/client';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { TRACING_PACKAGES } from '../../src/infra/tracing';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../src/infra/s3/embedded';
-import { dropTable, testEndpoint, testTableStream } from '../support/dynamo';
+import { testEndpoint, testRegion, testTableStream } from '../support/dynamo';
 import { ROOT, exited, until, processFixture } from '../support/processes';
 import { fixture, registerFixture, tempDir, stoppedAfter } from '../support/fixtures';
 
@@ -49,20 +49,23 @@ describe('a production install (npm ci --omit=dev), started as the Dockerfile st
   let s3: EmbeddedS3;
   let s3Dir: string;
   const tableName = `t_${randomUUID().slice(0, 8)}`;
-  const dynamo = fixture(
-    'DynamoDB client',
-    createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 }),
-    (d) => d.client.destroy(),
-  );
 
   beforeAll(async () => {
     dir = tempDir('artissist-prod-');
     s3Dir = tempDir('artissist-prod-s3-');
     // What the deploy template provides: the table and the bucket, made before the server starts.
-    registerFixture(`table ${tableName}`, () => dropTable(tableName));
-    await ensureTable(dynamo.client, tableName, { stream: testTableStream() });
     s3 = stoppedAfter('local S3', await startEmbeddedS3(s3Dir));
-    const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: s3.credentials });
+    // The server's credentials are the local S3's (below), and the run's DynamoDB Local keeps a
+    // database for each access key and region (test/support/global-setup.ts): the table is made with
+    // the credentials and region the server will use, as a deployment makes it in the server's account.
+    const dynamo = fixture(
+      'DynamoDB client',
+      new DynamoDBClient({ endpoint: testEndpoint(), region: testRegion(), credentials: s3.credentials }),
+      (client) => client.destroy(),
+    );
+    registerFixture(`table ${tableName}`, () => dynamo.send(new DeleteTableCommand({ TableName: tableName })).then(() => undefined));
+    await ensureTable(dynamo, tableName, { stream: testTableStream() });
+    const client = new S3Client({ endpoint: s3.endpoint, region: testRegion(), forcePathStyle: true, credentials: s3.credentials });
     await client.send(new CreateBucketCommand({ Bucket: 'artissist-prod' }));
     client.destroy();
   });
@@ -105,7 +108,7 @@ describe('a production install (npm ci --omit=dev), started as the Dockerfile st
       S3_BUCKET: 'artissist-prod',
       S3_ENDPOINT: s3.endpoint,
       S3_FORCE_PATH_STYLE: 'true',
-      AWS_REGION: 'us-east-1',
+      AWS_REGION: testRegion(),
       AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
       AUTH_JWT_SECRET: SECRET,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createDynamo, type Dynamo } from '../../src/infra/dynamo/client';
-import { createTable, testEndpoint } from '../support/dynamo';
+import { createTable, testEndpoint, testRegion } from '../support/dynamo';
 import { codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
 import { startStallProxy, type StallProxy } from '../support/stall-proxy';
 import { CreateAssetDocument, CreateLogDocument, CreateProjectDocument } from '../../src/client/gql/graphql';
@@ -79,7 +79,7 @@ describe('a burst of reads larger than the connection pool, against a slow Dynam
     proxy = await startStallProxy(testEndpoint(), [], 1500);
     dynamo = fixture(
       'DynamoDB client',
-      createDynamo({ endpoint: proxy.url, region: 'us-east-1', requestTimeoutMs: 10_000, connectTimeoutMs: 1000 }),
+      createDynamo({ endpoint: proxy.url, region: testRegion(), requestTimeoutMs: 10_000, connectTimeoutMs: 1000 }),
       (d) => d.client.destroy(),
     );
   });

@@ -16,7 +16,7 @@ import {
 import { entities } from '../../src/common/entities';
 import { createDynamo, type Dynamo } from '../../src/infra/dynamo/client';
 import { keySchemas } from '../../src/infra/dynamo/table';
-import { testEndpoint } from '../support/dynamo';
+import { testEndpoint, testRegion } from '../support/dynamo';
 import { allPages, codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
 import { fixture } from '../support/fixtures';
 
@@ -83,7 +83,7 @@ describe('search', () => {
 
   beforeAll(async () => {
     server = await startTestServer({ env: { OUTBOX_SWEEP_MS: '3600000' } });
-    dynamo = fixture('DynamoDB client', createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 }), (d) =>
+    dynamo = fixture('DynamoDB client', createDynamo({ endpoint: testEndpoint(), region: testRegion(), requestTimeoutMs: 10_000 }), (d) =>
       d.client.destroy(),
     );
     a = await server.token('search-a');

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { tableDefinition } from '../../src/infra/dynamo/table';
-import { testEndpoint, dropTable } from '../support/dynamo';
+import { dropTable, testClient } from '../support/dynamo';
 import { fixture, registerFixture } from '../support/fixtures';
 import { captureLogs } from '../support/logs';
 
@@ -12,13 +12,7 @@ import { captureLogs } from '../support/logs';
  * any other failure of the same call still must.
  */
 /** A client of the run's DynamoDB Local, with `logger` when given (the SDK's default one otherwise). */
-const localClient = (logger?: DynamoDBClientConfig['logger']) =>
-  new DynamoDBClient({
-    endpoint: testEndpoint(),
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    ...(logger ? { logger } : {}),
-  });
+const localClient = (logger?: DynamoDBClientConfig['logger']) => testClient(logger ? { logger } : {});
 
 describe('ensureTable and the SDK error log', () => {
   const logged: Array<{ commandName?: string; error?: Error }> = [];

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { tableDefinition } from '../../src/infra/dynamo/table';
-import { testEndpoint, dropTable } from '../support/dynamo';
+import { dropTable, testClient, testEndpoint, testRegion } from '../support/dynamo';
 import { TEST_SECRET } from '../support/server';
 import { fixture, registerFixture, tempDir, stoppedAfter } from '../support/fixtures';
 import { processFixture } from '../support/processes';
@@ -21,6 +21,7 @@ function productionEnv(tableName: string, dataDir: string): Record<string, strin
     PORT: '0',
     DATA_DIR: dataDir,
     DYNAMODB_ENDPOINT: testEndpoint(),
+    AWS_REGION: testRegion(),
     TABLE_NAME: tableName,
     S3_BUCKET: 'artissist-test',
     S3_ENDPOINT: 'http://127.0.0.1:9',
@@ -46,11 +47,7 @@ describe('the table at start-up outside development', () => {
     );
 
   beforeAll(() => {
-    client = fixture(
-      'DynamoDB client',
-      new DynamoDBClient({ endpoint: testEndpoint(), region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } }),
-      (c) => c.destroy(),
-    );
+    client = fixture('DynamoDB client', testClient(), (c) => c.destroy());
     dataDir = tempDir('artissist-verify-');
   });
 

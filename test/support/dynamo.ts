@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, DynamoDBClient, type DynamoDBClientConfig, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { CursorCodec } from '../../src/infra/cursor';
 import { createDynamo, type Dynamo } from '../../src/infra/dynamo/client';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
@@ -12,6 +12,28 @@ export function testEndpoint(): string {
   return endpoint;
 }
 
+/**
+ * The region of this worker's database in the run's DynamoDB Local (test/support/environment.ts). That
+ * DynamoDB Local keeps a database for each access key and region, so a client of testEndpoint()
+ * with another region, or with a key other than `local` (the one createDynamo and a server use
+ * there), sees another database, without this file's tables: build one with testClient().
+ */
+export function testRegion(): string {
+  const region = process.env.AWS_REGION;
+  if (!region) throw new Error('AWS_REGION is unset: run the tests through jest (test/support/environment.ts sets it for each worker).');
+  return region;
+}
+
+/** A plain SDK client of this worker's database in the run's DynamoDB Local; `config` adds settings (a logger). */
+export function testClient(config: Omit<DynamoDBClientConfig, 'endpoint' | 'region' | 'credentials'> = {}): DynamoDBClient {
+  return new DynamoDBClient({
+    ...config,
+    endpoint: testEndpoint(),
+    region: testRegion(),
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}
+
 export interface TestTable {
   tableName: string;
   dynamo: Dynamo;
@@ -20,7 +42,7 @@ export interface TestTable {
   drop(): Promise<void>;
 }
 
-/** Whether test tables get the change stream: only where a test turned TABLE_STREAM on (test/support/env.ts). */
+/** Whether test tables get the change stream: only where a test turned TABLE_STREAM on (test/support/environment.ts). */
 export function testTableStream(): boolean {
   return process.env.TABLE_STREAM !== 'off';
 }
@@ -32,7 +54,7 @@ export function testTableStream(): boolean {
  */
 export async function createTable(tableName: string, options: { stream?: boolean } = {}): Promise<void> {
   registerFixture(`table ${tableName}`, () => dropTable(tableName));
-  const dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
+  const dynamo = createDynamo({ endpoint: testEndpoint(), region: testRegion(), requestTimeoutMs: 10_000 });
   try {
     await ensureTable(dynamo.client, tableName, { stream: options.stream ?? testTableStream() });
   } finally {
@@ -45,7 +67,7 @@ export async function createTable(tableName: string, options: { stream?: boolean
  * drop its own), any other failure rejects.
  */
 export async function dropTable(tableName: string): Promise<void> {
-  const dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
+  const dynamo = createDynamo({ endpoint: testEndpoint(), region: testRegion(), requestTimeoutMs: 10_000 });
   try {
     await dynamo.client.send(new DeleteTableCommand({ TableName: tableName }));
   } catch (error) {
@@ -61,7 +83,7 @@ export async function dropTable(tableName: string): Promise<void> {
  */
 export async function freshTable(options: { now?: () => number; stream?: boolean } = {}): Promise<TestTable> {
   const tableName = `t_${randomUUID().slice(0, 8)}`;
-  const dynamo = createDynamo({ endpoint: testEndpoint(), region: 'us-east-1', requestTimeoutMs: 10_000 });
+  const dynamo = createDynamo({ endpoint: testEndpoint(), region: testRegion(), requestTimeoutMs: 10_000 });
   const drop = registerFixture(`table ${tableName}`, async () => {
     try {
       await dropTable(tableName);

@@ -3,6 +3,22 @@ import type { Circus } from '@jest/types';
 import { TestEnvironment } from 'jest-environment-node';
 import { type Turn, takeTurn } from './turns';
 
+// What this module sets in the worker process's own environment, a test file's sandbox copies when
+// it is made, and a child process that a test spawns without an environment of its own inherits:
+// a setting made inside the sandbox (a setup file) would reach neither of those children.
+
+// This worker's database in the run's DynamoDB Local, which keeps one for each region: globalSetup
+// named a region for each worker (JEST_WORKER_ID counts from 1, and is 1 when jest runs the files in
+// its own process). Test clients ask testRegion() (test/support/dynamo.ts).
+const regions = (process.env.TEST_DYNAMODB_REGIONS ?? '').split(' ').filter(Boolean);
+if (regions.length > 0) process.env.AWS_REGION = regions[(Number(process.env.JEST_WORKER_ID ?? '1') - 1) % regions.length];
+
+// Test tables have no change stream unless a test asks for one (TABLE_STREAM=on, or
+// `freshTable({ stream: true })`): DynamoDB Local keeps every stream record of the run, dropped
+// tables' too, and its writes slowed about a hundredfold as they piled up over the suite (see
+// ensureTable).
+process.env.TABLE_STREAM ??= 'off';
+
 /**
  * The bridge between this environment and test/support/fixtures.ts, which runs inside the test
  * file's sandbox and keeps the registered fixtures: the environment says which scope is current

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { testRegion } from './dynamo';
 import { registerFixture } from './fixtures';
 import { TEST_SECRET } from './server';
 
@@ -38,7 +39,10 @@ export function startInstance(env: Record<string, string>): Promise<Instance> {
       DYNAMODB_TIMEOUT_MS: '10000',
       REQUEST_BUDGET_MS: '30000',
       DATA_DIR: dataDir,
-      // No change stream unless the test asks for one (see test/support/env.ts).
+      // This worker's database in the run's DynamoDB Local (test/support/environment.ts): a child process
+      // gets the environment given here, not the one jest gives the test file.
+      AWS_REGION: testRegion(),
+      // No change stream unless the test asks for one (see test/support/environment.ts).
       TABLE_STREAM: process.env.TABLE_STREAM ?? 'off',
       ...env,
     },

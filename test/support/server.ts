@@ -9,7 +9,7 @@ import type { ArchiveManifest } from '../../src/archive/archive.format';
 import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
 import { loadConfig, type Config } from '../../src/config';
-import { createTable, dropTable, testEndpoint } from './dynamo';
+import { createTable, dropTable, testEndpoint, testRegion } from './dynamo';
 import { registerFixture } from './fixtures';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789';
@@ -71,6 +71,8 @@ export async function startTestServer(
     PORT: '0',
     HOST: '127.0.0.1',
     DYNAMODB_ENDPOINT: testEndpoint(),
+    // This worker's database in that DynamoDB Local (test/support/environment.ts).
+    AWS_REGION: testRegion(),
     TABLE_NAME: `t_${randomUUID().slice(0, 8)}`,
     AUTH_JWT_SECRET: TEST_SECRET,
     CURSOR_SECRET: 'test-cursor-secret',
@@ -79,7 +81,7 @@ export async function startTestServer(
     // that are not about timeouts. Tests of timeouts and outages set their own values.
     DYNAMODB_TIMEOUT_MS: '10000',
     REQUEST_BUDGET_MS: '30000',
-    // No change stream unless the test asks for one (see test/support/env.ts).
+    // No change stream unless the test asks for one (see test/support/environment.ts).
     TABLE_STREAM: process.env.TABLE_STREAM ?? 'off',
     ...options.env,
   });

@@ -227,7 +227,7 @@ async function launch(
   port: number,
   dataPath: string | null,
   timeoutMs: number,
-  options: { onSpawn?: () => void; signal?: AbortSignal; quickStart?: boolean } = {},
+  options: { onSpawn?: () => void; signal?: AbortSignal; quickStart?: boolean; databasePerRegion?: boolean } = {},
 ): Promise<JavaCopy> {
   const args = [
     `-Djava.library.path=${join(folder, 'DynamoDBLocal_lib')}`,
@@ -246,7 +246,7 @@ async function launch(
     '-cors',
     `http://127.0.0.1:${port}`,
     '-disableTelemetry',
-    '-sharedDb',
+    ...(options.databasePerRegion ? [] : ['-sharedDb']),
     ...(dataPath ? ['-dbPath', dataPath] : ['-inMemory']),
   ];
   const java = spawn('java', args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -376,6 +376,14 @@ export async function startDynamoDbLocal(options: {
    * where the optimizing compiler's code pays back its start.
    */
   quickStart?: boolean;
+  /**
+   * Keep a database for each access key and region (DynamoDB Local's own default) instead of one
+   * shared by every caller (`-sharedDb`, the default here, so that a tool with other credentials
+   * sees the server's tables). Each database has a SQLite queue of its own, so callers in different
+   * regions do not wait on each other: a test run gives each jest worker a region of its own in one
+   * java process, which compiles DynamoDB Local's hot code once instead of once a worker.
+   */
+  databasePerRegion?: boolean;
   /** The pauses before each restart of a supervised one (Supervisor's `backoffMs`; its default when omitted). */
   restartBackoffMs?: number[];
 }): Promise<EmbeddedDynamo> {
@@ -393,8 +401,13 @@ export async function startDynamoDbLocal(options: {
     // program takes the port while java is down, the restarts fail and the supervisor gives up.
     const port = await freePort();
     const via = launcher(folder);
-    const { quickStart } = options;
-    let current = await launchAny(folder, via, port, dataPath, timeoutMs, { onSpawn: options.onSpawn, signal: options.signal, quickStart });
+    const { quickStart, databasePerRegion } = options;
+    let current = await launchAny(folder, via, port, dataPath, timeoutMs, {
+      onSpawn: options.onSpawn,
+      signal: options.signal,
+      quickStart,
+      databasePerRegion,
+    });
     lock?.setChild(current.pid);
     const endpoint = `http://127.0.0.1:${port}`;
     let state: PartState = 'up';
@@ -404,7 +417,7 @@ export async function startDynamoDbLocal(options: {
             name: 'DynamoDB Local',
             backoffMs: options.restartBackoffMs,
             restart: async (signal) => {
-              current = await launchAny(folder, via, port, dataPath, timeoutMs, { signal, quickStart });
+              current = await launchAny(folder, via, port, dataPath, timeoutMs, { signal, quickStart, databasePerRegion });
               lock?.setChild(current.pid);
               return current;
             },
