@@ -7,14 +7,14 @@ module.exports = {
   testEnvironment: '<rootDir>/test/support/environment.ts',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }] },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
-  // One DynamoDB Local for each worker; each test file makes its own table in it.
+  // One DynamoDB Local for the run, with a database for each worker; each test file makes its own tables in it.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/env.ts'],
   testTimeout: 60_000,
   // Three files at a time on two cores: files wait on DynamoDB Local, child processes and timers,
   // so a third keeps both cores busy (a run took 349 s against 384 s with two, at the same CPU
-  // time). Each worker has its own DynamoDB Local (globalSetup), and a file whose docblock says
+  // time). Each worker has its own database in the run's DynamoDB Local (globalSetup), and a file whose docblock says
   // `@alone` (a latency or rate bound another file's load would bend) runs while no other does
   // (test/support/turns.ts). The files marked `@long` start first (test/support/sequencer.js), so
   // that the short ones fill the other workers beside them.

@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { createDynamo, type Dynamo } from '../../src/infra/dynamo/client';
+import type { Dynamo } from '../../src/infra/dynamo/client';
 import { DOWNSTREAM_STREAMS, envelopeOf, type Envelope } from '../../src/infra/dynamo/downstream';
 import { StreamReader } from '../../src/infra/dynamo/stream-reader';
-import { testEndpoint, testRegion } from '../support/dynamo';
+import { testDynamo, testEndpoint } from '../support/dynamo';
 import { fixture } from '../support/fixtures';
 import { ROOT } from '../support/processes';
 import { Role, startTestServer, type TestServer } from '../support/server';
@@ -54,9 +54,7 @@ describe('events downstream from the table stream', () => {
     server = await startTestServer({ env: { TABLE_STREAM: 'on' } });
     editor = await server.token(TENANT, [Role.EDITOR], 'editor-1');
     worker = await server.token(TENANT, [Role.WORKER], 'worker-1');
-    dynamo = fixture('DynamoDB client', createDynamo({ endpoint: testEndpoint(), region: testRegion(), requestTimeoutMs: 10_000 }), (d) =>
-      d.client.destroy(),
-    );
+    dynamo = fixture('DynamoDB client', testDynamo(), (d) => d.client.destroy());
     const opened = await StreamReader.open(dynamo.client, server.config.tableName, 'TRIM_HORIZON', testEndpoint());
     reader = fixture('stream reader', opened, (r) => r.close());
   });

@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import { BatchWriteCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { entities } from '../../src/common/entities';
 import { newId } from '../../src/common/ids';
-import { createDynamo } from '../../src/infra/dynamo/client';
 import { SEARCH_SLOTS_ATTRIBUTE } from '../../src/infra/dynamo/entity';
 import type { Item } from '../../src/infra/dynamo/write';
-import { testEndpoint, testRegion } from '../support/dynamo';
+import { testDynamo, testDynamoEnv } from '../support/dynamo';
 import { fixture, tempDir } from '../support/fixtures';
 import { exited, ROOT } from '../support/processes';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
@@ -85,11 +84,7 @@ async function writeOldShape(server: TestServer, count: number, projectCount = P
     written.push({ tenantId: project.tenantId, projectId: project.projectId, logId, word });
   }
   for (const row of rows) expect(row[SEARCH_SLOTS_ATTRIBUTE]).toBeUndefined();
-  const dynamo = fixture(
-    'seeding client',
-    createDynamo({ endpoint: testEndpoint(), region: testRegion(), requestTimeoutMs: 10_000 }),
-    (d) => d.client.destroy(),
-  );
+  const dynamo = fixture('seeding client', testDynamo(), (d) => d.client.destroy());
   const chunks = Array.from({ length: Math.ceil(rows.length / 25) }, (_, i) => rows.slice(i * 25, (i + 1) * 25));
   // A few batches in flight at once: one after another, each waited for DynamoDB Local's round trip.
   const lane = async () => {
@@ -125,8 +120,7 @@ function runMigrate(server: TestServer, dataDir: string, args: string[] = []) {
       HOME: process.env.HOME,
       NODE_ENV: 'development',
       DATA_DIR: dataDir,
-      DYNAMODB_ENDPOINT: testEndpoint(),
-      AWS_REGION: testRegion(),
+      ...testDynamoEnv(),
       TABLE_NAME: server.config.tableName,
       AUTH_JWT_SECRET: TEST_SECRET,
       CURSOR_SECRET: 'test-cursor-secret',

@@ -2,13 +2,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { signDevToken } from '../../src/auth/jwt';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { TRACING_PACKAGES } from '../../src/infra/tracing';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../src/infra/s3/embedded';
-import { testEndpoint, testRegion, testTableStream } from '../support/dynamo';
+import { dropTable, testClient, testEndpoint, testRegion, testTableStream } from '../support/dynamo';
 import { ROOT, exited, until, processFixture } from '../support/processes';
 import { fixture, registerFixture, tempDir, stoppedAfter } from '../support/fixtures';
 
@@ -58,12 +57,8 @@ describe('a production install (npm ci --omit=dev), started as the Dockerfile st
     // The server's credentials are the local S3's (below), and the run's DynamoDB Local keeps a
     // database for each access key and region (test/support/global-setup.ts): the table is made with
     // the credentials and region the server will use, as a deployment makes it in the server's account.
-    const dynamo = fixture(
-      'DynamoDB client',
-      new DynamoDBClient({ endpoint: testEndpoint(), region: testRegion(), credentials: s3.credentials }),
-      (client) => client.destroy(),
-    );
-    registerFixture(`table ${tableName}`, () => dynamo.send(new DeleteTableCommand({ TableName: tableName })).then(() => undefined));
+    const dynamo = fixture('DynamoDB client', testClient({ credentials: s3.credentials }), (client) => client.destroy());
+    registerFixture(`table ${tableName}`, () => dropTable(tableName, dynamo));
     await ensureTable(dynamo, tableName, { stream: testTableStream() });
     const client = new S3Client({ endpoint: s3.endpoint, region: testRegion(), forcePathStyle: true, credentials: s3.credentials });
     await client.send(new CreateBucketCommand({ Bucket: 'artissist-prod' }));

@@ -14,9 +14,9 @@ import {
   UpdateProjectDocument,
 } from '../../src/client/gql/graphql';
 import { entities } from '../../src/common/entities';
-import { createDynamo, type Dynamo } from '../../src/infra/dynamo/client';
+import type { Dynamo } from '../../src/infra/dynamo/client';
 import { keySchemas } from '../../src/infra/dynamo/table';
-import { testEndpoint, testRegion } from '../support/dynamo';
+import { testDynamo } from '../support/dynamo';
 import { allPages, codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
 import { fixture } from '../support/fixtures';
 
@@ -83,9 +83,7 @@ describe('search', () => {
 
   beforeAll(async () => {
     server = await startTestServer({ env: { OUTBOX_SWEEP_MS: '3600000' } });
-    dynamo = fixture('DynamoDB client', createDynamo({ endpoint: testEndpoint(), region: testRegion(), requestTimeoutMs: 10_000 }), (d) =>
-      d.client.destroy(),
-    );
+    dynamo = fixture('DynamoDB client', testDynamo(), (d) => d.client.destroy());
     a = await server.token('search-a');
     b = await server.token('search-b');
     const project = async (title: string, token = a) =>

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { tableDefinition } from '../../src/infra/dynamo/table';
 import { dropTable, testClient } from '../support/dynamo';
@@ -11,9 +11,6 @@ import { captureLogs } from '../support/logs';
  * must not reach the SDK's error log (a newcomer saw a level-50 line before "Created table"), while
  * any other failure of the same call still must.
  */
-/** A client of the run's DynamoDB Local, with `logger` when given (the SDK's default one otherwise). */
-const localClient = (logger?: DynamoDBClientConfig['logger']) => testClient(logger ? { logger } : {});
-
 describe('ensureTable and the SDK error log', () => {
   const logged: Array<{ commandName?: string; error?: Error }> = [];
   let client: DynamoDBClient;
@@ -21,7 +18,7 @@ describe('ensureTable and the SDK error log', () => {
   beforeAll(() => {
     client = fixture(
       'DynamoDB client',
-      localClient({ debug: () => {}, info: () => {}, warn: () => {}, error: (entry: any) => logged.push(entry) }),
+      testClient({ logger: { debug: () => {}, info: () => {}, warn: () => {}, error: (entry: any) => logged.push(entry) } }),
       (c) => c.destroy(),
     );
   });
@@ -85,7 +82,7 @@ describe('ensureTable and the SDK error log', () => {
   it('creates the table when DynamoDB refuses TTL, and says so in a warning naming the table', async () => {
     // DynamoDB Local turns TTL on whenever asked, so the refusal is injected: a client whose
     // UpdateTimeToLive fails as AWS answers a caller without the permission. Every other call goes through.
-    const refusing = fixture('refusing DynamoDB client', localClient(), (c) => c.destroy());
+    const refusing = fixture('refusing DynamoDB client', testClient(), (c) => c.destroy());
     refusing.middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName === 'UpdateTimeToLiveCommand')

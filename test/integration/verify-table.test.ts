@@ -6,7 +6,7 @@ import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { tableDefinition } from '../../src/infra/dynamo/table';
-import { dropTable, testClient, testEndpoint, testRegion } from '../support/dynamo';
+import { dropTable, testClient, testDynamoEnv } from '../support/dynamo';
 import { TEST_SECRET } from '../support/server';
 import { fixture, registerFixture, tempDir, stoppedAfter } from '../support/fixtures';
 import { processFixture } from '../support/processes';
@@ -20,8 +20,7 @@ function productionEnv(tableName: string, dataDir: string): Record<string, strin
     HOST: '127.0.0.1',
     PORT: '0',
     DATA_DIR: dataDir,
-    DYNAMODB_ENDPOINT: testEndpoint(),
-    AWS_REGION: testRegion(),
+    ...testDynamoEnv(),
     TABLE_NAME: tableName,
     S3_BUCKET: 'artissist-test',
     S3_ENDPOINT: 'http://127.0.0.1:9',

@@ -24,14 +24,30 @@ export function testRegion(): string {
   return region;
 }
 
-/** A plain SDK client of this worker's database in the run's DynamoDB Local; `config` adds settings (a logger). */
-export function testClient(config: Omit<DynamoDBClientConfig, 'endpoint' | 'region' | 'credentials'> = {}): DynamoDBClient {
+/**
+ * A plain SDK client of this worker's database in the run's DynamoDB Local; `config` adds settings
+ * (a logger), or other credentials for a server that uses its own (which is then another database).
+ */
+export function testClient(config: Omit<DynamoDBClientConfig, 'endpoint' | 'region'> = {}): DynamoDBClient {
   return new DynamoDBClient({
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     ...config,
     endpoint: testEndpoint(),
     region: testRegion(),
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
+}
+
+/** The clients a server makes (createDynamo), of this worker's database in the run's DynamoDB Local. */
+export function testDynamo(): Dynamo {
+  return createDynamo({ endpoint: testEndpoint(), region: testRegion(), requestTimeoutMs: 10_000 });
+}
+
+/**
+ * What a server or script started with an environment of its own needs to reach this worker's
+ * database in the run's DynamoDB Local: its endpoint and region.
+ */
+export function testDynamoEnv(): { DYNAMODB_ENDPOINT: string; AWS_REGION: string } {
+  return { DYNAMODB_ENDPOINT: testEndpoint(), AWS_REGION: testRegion() };
 }
 
 export interface TestTable {
@@ -54,7 +70,7 @@ export function testTableStream(): boolean {
  */
 export async function createTable(tableName: string, options: { stream?: boolean } = {}): Promise<void> {
   registerFixture(`table ${tableName}`, () => dropTable(tableName));
-  const dynamo = createDynamo({ endpoint: testEndpoint(), region: testRegion(), requestTimeoutMs: 10_000 });
+  const dynamo = testDynamo();
   try {
     await ensureTable(dynamo.client, tableName, { stream: options.stream ?? testTableStream() });
   } finally {
@@ -63,17 +79,18 @@ export async function createTable(tableName: string, options: { stream?: boolean
 }
 
 /**
- * Deletes `tableName` from the run's DynamoDB Local; a table already gone is fine (a test may
- * drop its own), any other failure rejects.
+ * Deletes `tableName` from the run's DynamoDB Local, through `client` when given (the database its
+ * credentials name), else through a client of this worker's database made for the call; a table
+ * already gone is fine (a test may drop its own), any other failure rejects.
  */
-export async function dropTable(tableName: string): Promise<void> {
-  const dynamo = createDynamo({ endpoint: testEndpoint(), region: testRegion(), requestTimeoutMs: 10_000 });
+export async function dropTable(tableName: string, client?: DynamoDBClient): Promise<void> {
+  const through = client ?? testClient();
   try {
-    await dynamo.client.send(new DeleteTableCommand({ TableName: tableName }));
+    await through.send(new DeleteTableCommand({ TableName: tableName }));
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   } finally {
-    dynamo.client.destroy();
+    if (!client) through.destroy();
   }
 }
 
@@ -83,10 +100,10 @@ export async function dropTable(tableName: string): Promise<void> {
  */
 export async function freshTable(options: { now?: () => number; stream?: boolean } = {}): Promise<TestTable> {
   const tableName = `t_${randomUUID().slice(0, 8)}`;
-  const dynamo = createDynamo({ endpoint: testEndpoint(), region: testRegion(), requestTimeoutMs: 10_000 });
+  const dynamo = testDynamo();
   const drop = registerFixture(`table ${tableName}`, async () => {
     try {
-      await dropTable(tableName);
+      await dropTable(tableName, dynamo.client);
     } finally {
       dynamo.client.destroy();
     }

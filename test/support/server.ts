@@ -9,7 +9,7 @@ import type { ArchiveManifest } from '../../src/archive/archive.format';
 import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
 import { loadConfig, type Config } from '../../src/config';
-import { createTable, dropTable, testEndpoint, testRegion } from './dynamo';
+import { createTable, dropTable, testDynamoEnv, testEndpoint } from './dynamo';
 import { registerFixture } from './fixtures';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789';
@@ -70,9 +70,7 @@ export async function startTestServer(
     DATA_DIR: dataDir,
     PORT: '0',
     HOST: '127.0.0.1',
-    DYNAMODB_ENDPOINT: testEndpoint(),
-    // This worker's database in that DynamoDB Local (test/support/environment.ts).
-    AWS_REGION: testRegion(),
+    ...testDynamoEnv(),
     TABLE_NAME: `t_${randomUUID().slice(0, 8)}`,
     AUTH_JWT_SECRET: TEST_SECRET,
     CURSOR_SECRET: 'test-cursor-secret',
