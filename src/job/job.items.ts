@@ -156,6 +156,11 @@ export class BatchState {
     return delta;
   }
 
+  /** The tenant's count of work running under pool claims as this group's changes leave it (read for a pool claim only). */
+  poolLoad(): number {
+    return (this.pool?.running ?? 0) + this.poolDelta();
+  }
+
   /** The items as read (before any change of the group); set by load, and a fork shares its group's. */
   readItems: ReadonlyMap<string, WorkItemItem> = new Map();
   /** The current step attempts as read (before any change of the group), likewise. */
@@ -804,11 +809,14 @@ export class JobItems {
     const pooled = options.pooled === true;
     const claim = `${CLAIM_REF}${++claimsSent}`;
     return this.submitRefs(jobId, pooled ? [claim, POOL_REF] : [claim], (state) => {
-      // A pool claim for a tenant at its running limit takes nothing (the limit holds at every
-      // commit: see the PoolLoad write in writesOf).
-      const limit = state.pool?.limit;
-      if (pooled && limit !== undefined && (state.pool?.running ?? 0) + state.poolDelta() >= limit)
-        return { job: state.job, step: undefined, item: undefined, atLimit: true };
+      // A pool claim for a tenant at its running limit takes nothing that would pass the limit
+      // (the limit holds at every commit: see the PoolLoad write in writesOf). It still tries every
+      // candidate: an attempt of the tenant's whose lease ran out counts as running until a claim
+      // ends it, so a claim that took only when below the limit would never end one, and a tenant
+      // whose pool workers all died would wait for good. Taking such an attempt over leaves the
+      // count as it was; ending one past its attempts, or into its backoff, lowers it.
+      const limit = pooled ? state.pool?.limit : undefined;
+      let atLimit = false;
       for (const id of state.claimable) {
         // Taken (or failed past its attempts) by an earlier claim of this group.
         if (state.changedItems.has(id)) continue;
@@ -818,6 +826,10 @@ export class JobItems {
           const claimed = actOnItem(fork, ref.stage, ref.sequence, { kind: 'claim', leaseUntil }, actor);
           // Who holds the attempt: a pool worker's claim counts in the tenant's pool load.
           const item = claimed.status === ItemStatus.RUNNING ? fork.putItem({ ...claimed, pooled: pooled || undefined }) : claimed;
+          if (limit !== undefined && fork.poolLoad() > limit) {
+            atLimit = true;
+            continue;
+          }
           state.adopt(fork);
           if (item.status === ItemStatus.RUNNING) return { job: state.job, step: state.steps.get(ref.stage), item, atLimit: false };
         } catch (error) {
@@ -826,7 +838,9 @@ export class JobItems {
           if (!(error instanceof AppError)) throw error;
         }
       }
-      return { job: state.job, step: undefined, item: undefined, atLimit: false };
+      // With no candidate at all the tenant may still be at its limit: its running work is elsewhere.
+      atLimit ||= limit !== undefined && state.poolLoad() >= limit;
+      return { job: state.job, step: undefined, item: undefined, atLimit };
     });
   }
 

@@ -63,6 +63,8 @@ interface PoolState {
   turn: number;
   /** Claims each tenant may still take in its current turn. */
   deficit: Map<string, number>;
+  /** For each tenant at its running limit, how many of its other jobs were tried (see probeAtLimit). */
+  probes: Map<string, number>;
 }
 
 /**
@@ -93,7 +95,7 @@ export class PoolScheduler {
     const id = `${kind}\u0000${stage}`;
     let pool = this.pools.get(id);
     if (!pool) {
-      pool = { view: new Map(), readAt: 0, ring: [], turn: 0, deficit: new Map(), held: new Map() };
+      pool = { view: new Map(), readAt: 0, ring: [], turn: 0, deficit: new Map(), held: new Map(), probes: new Map() };
       this.pools.set(id, pool);
     }
     return pool;
@@ -123,6 +125,7 @@ export class PoolScheduler {
       // Tenants keep their place in the ring; new ones join at its end, gone ones leave it.
       pool.ring = [...pool.ring.filter((t) => view.has(t)), ...[...view.keys()].filter((t) => !pool.ring.includes(t))];
       for (const t of pool.deficit.keys()) if (!view.has(t)) pool.deficit.delete(t);
+      for (const t of pool.probes.keys()) if (!view.has(t)) pool.probes.delete(t);
       if (pool.turn >= pool.ring.length) pool.turn = 0;
       // Shares are kept only for tenants some pool has work of, so the cache does not grow with
       // every tenant that ever had work.
@@ -235,12 +238,31 @@ export class PoolScheduler {
     const jobs = pool.view.get(tenantId) ?? [];
     for (let entry = jobs[0]; entry; entry = jobs[0]) {
       const claimed = await claim(entry);
+      if (claimed === 'AT_LIMIT') return this.probeAtLimit(pool, tenantId, jobs, claim);
       if (claimed instanceof HeldUntil) pool.held.set(entry.jobId, claimed.until);
       else if (claimed) return claimed;
       const at = jobs.indexOf(entry);
       if (at >= 0) jobs.splice(at, 1);
     }
     return null;
+  }
+  /**
+   * A tenant at its running limit may still hold attempts whose leases ran out: they count as
+   * running until a claim ends them, and each job's claim ends only its own (taking one over
+   * keeps the count, see JobItems.claimNext). So at the limit one more of the tenant's jobs in
+   * view is tried each turn, in rotation, until every job has been: a capped tenant whose pool
+   * workers all died has its work taken over, whichever of its jobs holds it, at the cost of one
+   * more claim a turn while it is at its limit.
+   */
+  private async probeAtLimit<T>(pool: PoolState, tenantId: string, jobs: PoolEntry[], claim: TenantClaim<T>): Promise<T | 'AT_LIMIT'> {
+    if (jobs.length < 2) return 'AT_LIMIT';
+    const turn = pool.probes.get(tenantId) ?? 0;
+    pool.probes.set(tenantId, turn + 1);
+    const entry = jobs[1 + (turn % (jobs.length - 1))];
+    const claimed = await claim(entry);
+    if (claimed instanceof HeldUntil) pool.held.set(entry.jobId, claimed.until);
+    else if (claimed && claimed !== 'AT_LIMIT') return claimed;
+    return 'AT_LIMIT';
   }
 }
 

@@ -675,19 +675,28 @@ export class JobRepository {
     try {
       return await this.items.submitPooled(jobId, (state) => {
         const limit = state.pool?.limit;
-        if (limit !== undefined && (state.pool?.running ?? 0) + state.poolDelta() >= limit) return AT_LIMIT;
         const held = state.steps.get(stage);
+        // Decided on a copy, kept only within the tenant's running limit. A tenant at its limit
+        // still claims: taking over an attempt of its own whose lease ran out leaves its count as
+        // it was, and one that ends into its backoff lowers it (an attempt counts as running until
+        // a claim ends it, so refusing every claim at the limit would leave it counted for good).
+        const decided = state.fork();
         let job: ReturnType<JobRepository['decideOn']>;
         try {
-          job = this.decideOn(state, { kind: 'claim', step: stage }, {}, { pooled: true });
+          job = this.decideOn(decided, { kind: 'claim', step: stage }, {}, { pooled: true });
         } catch (error) {
           // The pools' index lists a running step a little before its lease's end (job.writes.ts
           // offeredFrom): the decision refused it, and the scheduler tries it again once it ends.
           const ends = held?.status === StepStatus.RUNNING ? attemptEndsAt(held) : undefined;
           if (error instanceof AppError && error.code === ErrorCode.INVALID_TRANSITION && ends && ends > state.at)
             return new HeldUntil(ends);
+          // Not claimable, with the tenant at its limit: passed over until it has room (job.pool.ts).
+          if (error instanceof AppError && error.code === ErrorCode.INVALID_TRANSITION && limit !== undefined && state.poolLoad() >= limit)
+            return AT_LIMIT;
           throw error;
         }
+        if (limit !== undefined && decided.poolLoad() > limit) return AT_LIMIT;
+        state.adopt(decided);
         const step = state.steps.get(stage);
         return step?.status === StepStatus.RUNNING ? { job, step: toStep(step), item: null } : null;
       });
