@@ -7,11 +7,26 @@ import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import type { BoundTenant } from '../common/bound-tenant';
 import { requireText } from '../common/validate';
-import { AppError, attemptTimedOut, badInput, invalidTransition, notFound, wrongAttempt } from '../errors';
+import { AppError, badInput, invalidTransition, notFound } from '../errors';
+import {
+  checkProgress,
+  deadlineOf,
+  hasAttemptsLeft,
+  heldHint,
+  jobProgress,
+  leaseUntilOf,
+  leaseWithin,
+  refuseCancelled,
+  refuseTimedOut,
+  requireAttempt,
+  retryAt,
+  takeoverOf,
+  VERBS,
+} from './job.attempts';
 import { type AggregateIO, AggregateCommitter, type AggregateStats, changingTooFast, Stale } from '../infra/dynamo/aggregate';
 import type { Store } from '../infra/dynamo/store';
 import { check, type UnitWrite, update } from '../infra/dynamo/write';
-import { backoffSeconds, type FanOutDeclaration, fanOutOf } from './job.kinds';
+import { type FanOutDeclaration, fanOutOf } from './job.kinds';
 import { currentStepKeys, jobKey } from './job.keys';
 import {
   contentKey,
@@ -25,21 +40,8 @@ import {
   takesReuse,
   waitingStepKeys,
 } from './job.reuse';
+import { decide, ItemStatus, JobEventType, JobStatus, type JobError, type StepState, StepStatus, TERMINAL, stateOf } from './job.machine';
 import {
-  attemptEndedError,
-  cancelledJob,
-  decide,
-  ItemStatus,
-  JobEventType,
-  JobStatus,
-  type JobError,
-  type StepState,
-  StepStatus,
-  TERMINAL,
-  stateOf,
-} from './job.machine';
-import {
-  attemptEndsAt,
   countsOf,
   eventWrites,
   expiringSteps,
@@ -76,8 +78,6 @@ export const MAX_ITEMS_PER_ADD = 80;
 
 /** The most items one read of a stage's items in sequence order takes (a MUSIC_VIDEO's `scenes`). */
 export const MAX_SCENES_PAGE = 1000;
-
-const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
 
 /** What the job's committer did since start (the bench reads it): groups, commands, lost rounds, committed commands. */
 export const itemWriteStats: AggregateStats = { batches: 0, intents: 0, conflicts: 0, committed: 0 };
@@ -282,8 +282,6 @@ let claimsSent = 0;
 const isItemRef = (ref: string) => ref !== POOL_REF && !ref.startsWith(CLAIM_REF);
 const claimsIn = (refs: readonly string[]) => refs.filter((ref) => ref.startsWith(CLAIM_REF)).length;
 
-/** The ISO time `seconds` after `at`, to the millisecond. */
-const later = (at: string, seconds: number) => new Date(Date.parse(at) + Math.round(seconds * 1000)).toISOString();
 const refOf = (id: string) => ({ stage: id.slice(0, id.lastIndexOf('#')), sequence: Number(id.slice(id.lastIndexOf('#') + 1)) });
 
 /** The job committers of this process, per store (a test process may hold several). */
@@ -378,14 +376,6 @@ export type ItemAction =
   /** With `errorCode`, only an item whose last error has that code (a replay's filter, judged on the item as it is now). */
   | { kind: 'retry'; errorCode?: string };
 
-const VERBS: Record<ItemAction['kind'], string> = {
-  claim: 'claim',
-  progress: 'report progress on',
-  complete: 'complete',
-  fail: 'fail',
-  retry: 'retry',
-};
-
 /**
  * The job aggregate's commands: the work items of its fan-out stages (adding them, the workers'
  * actions on them, the stage's opening, completion and failure that follow from them), and the
@@ -412,7 +402,7 @@ export class JobItems {
   }
 
   private leaseUntil(): string {
-    return new Date(this.scope.now().getTime() + this.leaseSeconds * 1000).toISOString();
+    return leaseUntilOf(this.scope.now().toISOString(), this.leaseSeconds);
   }
 
   /**
@@ -764,8 +754,7 @@ export class JobItems {
     assertId(jobId, 'job', 'jobId');
     requireText(stage, 'stage', 48);
     if (!Number.isInteger(sequence) || sequence < 1) throw badInput('sequence must be a whole number from 1.', 'sequence');
-    if (action.kind === 'progress' && !(action.progress >= 0 && action.progress <= 1))
-      throw badInput('progress must be between 0 and 1.', 'progress');
+    if (action.kind === 'progress') checkProgress(action.progress);
     if (action.kind === 'complete' && (typeof action.outputs !== 'object' || action.outputs === null || Array.isArray(action.outputs)))
       throw badInput('outputs must be an object.', 'outputs');
     const checked =
@@ -944,11 +933,9 @@ function addItems(state: BatchState, stage: string, inputs: Record<string, unkno
 
 /** The job's progress: its finished steps plus the share of the current fan-out stage's items done. */
 function progressOf(job: JobItem, itemCounts: Record<string, ItemCountsItem> | undefined): number {
-  const total = job.plan.length;
   const current = job.currentStep;
   const counts = current ? itemCounts?.[current] : undefined;
-  const share = counts && counts.total > 0 ? (counts.completed + counts.failed) / counts.total : 0;
-  return round4(Math.min(1, (job.completedSteps + share) / total));
+  return jobProgress(job, counts && counts.total > 0 ? (counts.completed + counts.failed) / counts.total : 0);
 }
 
 /** Opens the stage when the job has reached it and its step still waits (STEP_STARTED); no-op otherwise. */
@@ -1101,25 +1088,17 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
   if (!item) throw notFound('WorkItem', `${jobId}/${stage}/${sequence}`);
   // Once a cancellation committed, nothing a worker sends about the job succeeds, and it is told
   // so with a code of its own, so it can drop the work instead of reading a transition error.
-  if (job.status === JobStatus.CANCELLED) throw cancelledJob(jobId, job.finishedAt);
+  refuseCancelled(job, jobId);
   const what = `Item ${sequence} of stage ${stage} of job`;
   const refuse = (to: string, allowed: string[], hint?: string): never => {
     throw invalidTransition(what, jobId, item.status, to, { action: VERBS[action.kind], allowed, hint });
   };
-  // A worker names the attempt it holds: one whose lease was taken over is refused, naming the
-  // attempt that runs now, and changes nothing.
-  if ('attempt' in action && action.attempt !== item.attempt) {
-    throw wrongAttempt(what, jobId, VERBS[action.kind], 'item', item.attempt, action.attempt);
-  }
+  requireAttempt(what, jobId, action.kind, 'item', item.attempt, 'attempt' in action ? action.attempt : undefined);
   const stageLive = job.currentStep === stage && (job.status === JobStatus.RUNNING || job.status === JobStatus.QUEUED);
   const { attemptTimeoutSeconds: limit } = fanOut;
-  /** When an attempt starting now runs out of time (none without a declared attempt timeout). */
-  const deadline = limit ? later(state.at, limit) : undefined;
-  /** A lease never outlasts its attempt's time: a report past it renews nothing. */
-  const leaseWithin = (leaseUntil: string, timesOutAt: string | undefined) =>
-    timesOutAt !== undefined && timesOutAt < leaseUntil ? timesOutAt : leaseUntil;
+  const deadline = deadlineOf(state.at, limit);
   /** When the item may be claimed again after its attempt `attempt` failed: now plus the stage's backoff. */
-  const retryAt = (attempt: number) => later(state.at, backoffSeconds(fanOut.retryBackoff, { jobId, stage, sequence, attempt }));
+  const retryAfter = (attempt: number) => retryAt(fanOut.retryBackoff, { jobId, stage, sequence, attempt }, state.at);
   const counts = countsOf(job, stage);
   const withCounts = (change: Partial<ItemCountsItem>) => {
     const itemCounts = { ...job.itemCounts, [stage]: { ...counts, ...change } };
@@ -1161,7 +1140,7 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
       worker: undefined,
       leaseExpiresAt: undefined,
       timesOutAt: undefined,
-      availableAt: retryAt(item.attempt),
+      availableAt: retryAfter(item.attempt),
       version: item.version + 1,
     });
     state.change(withCounts({ running: counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, actor, { item: waiting });
@@ -1196,20 +1175,15 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
         state.change(withCounts({ running: counts.running + 1 }), JobEventType.ITEM_STARTED, actor, { item: started });
         return started;
       }
-      const ends = attemptEndsAt(item);
-      if (item.status !== ItemStatus.RUNNING || !ends || ends > state.at) {
-        return refuse(
-          'claimed',
-          [ItemStatus.PENDING, 'RUNNING with its lease or its time run out'],
-          ends ? (ends === item.timesOutAt ? `Its attempt runs until ${ends}.` : `Its lease runs until ${ends}.`) : undefined,
-        );
-      }
       // Whichever came first ended the attempt: the holder's silence, or its time.
-      const error = attemptEndedError(item, ends, limit);
+      const takeover = takeoverOf(item, state.at, { maxAttempts: item.maxAttempt, backoff: !!fanOut.retryBackoff, timeoutSeconds: limit });
+      if (item.status !== ItemStatus.RUNNING || takeover.kind === 'held')
+        return refuse('claimed', [ItemStatus.PENDING, 'RUNNING with its lease or its time run out'], heldHint(item, takeover.ends));
+      const { error } = takeover;
       // The next attempt waits for its backoff like one failed by its worker: the claimer takes
       // none of it (claimNext goes on to the next candidate).
-      if (item.attempt < item.maxAttempt && fanOut.retryBackoff) return waitForNext(error);
-      if (item.attempt < item.maxAttempt) {
+      if (takeover.kind === 'wait') return waitForNext(error);
+      if (takeover.kind === 'takeOver') {
         // Without a backoff the claimer holds the next attempt at once.
         const again = state.putItem({
           ...item,
@@ -1230,8 +1204,7 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
       if (item.status !== ItemStatus.RUNNING || !stageLive) refuse(ItemStatus.RUNNING, [ItemStatus.RUNNING]);
       // An attempt whose time is up is not renewed: its holder is told to stop, and the item
       // stays claimable, so the next claim takes it over.
-      if (item.timesOutAt !== undefined && item.timesOutAt <= state.at)
-        throw attemptTimedOut(what, jobId, item.attempt, item.timesOutAt, limit);
+      refuseTimedOut(what, jobId, item, state.at, limit);
       const updated = state.putItem({
         ...item,
         progress: action.progress,
@@ -1250,7 +1223,7 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
       if (item.status !== ItemStatus.RUNNING || !stageLive) refuse(ItemStatus.FAILED, [ItemStatus.RUNNING]);
       const error: JobError = { code: action.code, message: action.message, retryCount: item.attempt - 1 };
       // Attempts remain: the item waits for its next attempt, claimable after the stage's backoff (at once without one).
-      return item.attempt < item.maxAttempt ? waitForNext(error) : failForGood(error);
+      return hasAttemptsLeft(item.attempt, item.maxAttempt) ? waitForNext(error) : failForGood(error);
     }
     case 'retry': {
       if (item.status !== ItemStatus.FAILED) refuse(ItemStatus.PENDING, [ItemStatus.FAILED]);

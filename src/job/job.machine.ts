@@ -1,7 +1,24 @@
 import { type EntityItem, JOB_STATES, type ReuseSourceItem, STEP_STATES } from '../common/entities';
-import { AppError, attemptTimedOut, badInput, ErrorCode, invalidTransition, wrongAttempt } from '../errors';
+import { badInput, invalidTransition } from '../errors';
 import { enumObject } from '../infra/dynamo/entity';
-import { backoffSeconds, type StepPolicy } from './job.kinds';
+import {
+  type AttemptError,
+  checkProgress,
+  deadlineOf,
+  hasAttemptsLeft,
+  heldHint,
+  jobProgress,
+  leaseWithin,
+  refuseCancelled,
+  refuseTimedOut,
+  requireAttempt as requireHeld,
+  retryAt,
+  takeoverOf,
+  VERBS,
+} from './job.attempts';
+import type { StepPolicy } from './job.kinds';
+
+export { attemptEndedError, cancelledJob } from './job.attempts';
 
 /** A job's statuses, from the declaration (entities.ts); which moves are allowed is decided below. */
 export const JobStatus = enumObject(JOB_STATES);
@@ -20,18 +37,6 @@ export const ItemStatus = {
   CANCELLED: 'CANCELLED',
 } as const;
 export type ItemStatus = (typeof ItemStatus)[keyof typeof ItemStatus];
-
-/**
- * JOB_CANCELLED: what any claim, report or completion on a cancelled job's steps or items gets, so
- * a worker can tell "stop, the job is gone" from a transition it got wrong.
- */
-export function cancelledJob(jobId: string, at?: string | null): AppError {
-  return new AppError(
-    ErrorCode.JOB_CANCELLED,
-    `Job ${jobId} was cancelled${at ? ` at ${at}` : ''}; stop working on it and drop its work.`,
-    { jobId, cancelledAt: at ?? null },
-  );
-}
 
 /**
  * What a job event says happened, each with what the API's JobEventType says of it: the one list
@@ -83,11 +88,7 @@ export const TERMINAL = new Set<JobStatus>([JobStatus.COMPLETED, JobStatus.FAILE
  */
 export const FINAL = new Set<JobStatus>([JobStatus.COMPLETED, JobStatus.CANCELLED]);
 
-export interface JobError {
-  code: string;
-  message: string;
-  retryCount: number;
-}
+export type JobError = AttemptError;
 
 export interface PlannedStep {
   name: string;
@@ -187,22 +188,6 @@ export function initialSteps(plan: PlannedStep[]): StepState[] {
   return plan.map(({ name, order }) => ({ name, order, attempt: 1, status: StepStatus.PENDING, progress: 0 }));
 }
 
-const round = (n: number) => Math.round(n * 10_000) / 10_000;
-
-/** What each action is called in an error message: "Cannot approve step render of job …". */
-const VERBS: Record<JobAction['kind'], string> = {
-  start: 'start',
-  claim: 'claim',
-  progress: 'report progress on',
-  complete: 'complete',
-  fail: 'fail',
-  pause: 'pause for review',
-  approve: 'approve',
-  reject: 'reject',
-  cancel: 'cancel',
-  retry: 'retry',
-};
-
 /** Where a command may run and where it moves the job and the step it names. */
 export interface CommandDeclaration {
   /** The job statuses it is accepted in. */
@@ -273,11 +258,10 @@ export function decide(
   action: JobAction,
   ctx: { now: string; actor: string; jobId: string; policy?: StepPolicy },
 ): Outcome {
-  const total = job.plan.length;
   const next: JobState = { ...job };
   const command = JOB_COMMANDS[action.kind];
   const requireJob = () => {
-    if (job.status === JobStatus.CANCELLED && WORKER_ACTIONS.has(action.kind)) throw cancelledJob(ctx.jobId, job.finishedAt);
+    if (WORKER_ACTIONS.has(action.kind)) refuseCancelled(job, ctx.jobId);
     if (!command.job.includes(job.status)) {
       throw invalidTransition('Job', ctx.jobId, job.status, command.to, {
         action: VERBS[action.kind],
@@ -302,20 +286,12 @@ export function decide(
       });
     }
   };
-  // A worker that names an attempt must hold the current one: one whose lease was taken over by
-  // another worker is refused, naming the attempt that runs now, and changes nothing.
-  const requireAttempt = (step: StepState) => {
-    if ('attempt' in action && action.attempt != null && action.attempt !== step.attempt) {
-      throw wrongAttempt(`Step ${step.name} of job`, ctx.jobId, VERBS[action.kind], 'step', step.attempt, action.attempt);
-    }
-  };
-  const later = (seconds: number) => new Date(Date.parse(ctx.now) + Math.round(seconds * 1000)).toISOString();
+  const requireAttempt = (step: StepState) =>
+    requireHeld(`Step ${step.name} of job`, ctx.jobId, action.kind, 'step', step.attempt, 'attempt' in action ? action.attempt : undefined);
   const limit = ctx.policy?.attemptTimeoutSeconds;
-  /** When an attempt starting now runs out of time: its stage's attempt timeout from now (none without one). */
-  const deadline = limit ? later(limit) : undefined;
-  /** A lease never outlasts its attempt's time: a report past it renews nothing. */
+  const deadline = deadlineOf(ctx.now, limit);
   const lease = (leaseUntil: string | undefined, timesOutAt: string | undefined) =>
-    leaseUntil ? { worker: ctx.actor, leaseExpiresAt: timesOutAt !== undefined && timesOutAt < leaseUntil ? timesOutAt : leaseUntil } : {};
+    leaseUntil ? { worker: ctx.actor, leaseExpiresAt: leaseWithin(leaseUntil, timesOutAt) } : {};
   /** A waiting attempt starts only once its retry backoff is over. */
   const requireReady = (step: StepState) => {
     if (step.waitsUntil && step.waitsUntil > ctx.now) {
@@ -337,8 +313,8 @@ export function decide(
   });
   /** What the attempt after failed attempt `attempt` waits for: its stage's backoff (nothing without one). */
   const backoffAfter = (name: string, attempt: number): Partial<StepState> => {
-    const seconds = backoffSeconds(ctx.policy?.retryBackoff, { jobId: ctx.jobId, stage: name, sequence: 0, attempt });
-    return seconds > 0 ? { waitsUntil: later(seconds) } : {};
+    const until = retryAt(ctx.policy?.retryBackoff, { jobId: ctx.jobId, stage: name, sequence: 0, attempt }, ctx.now);
+    return until > ctx.now ? { waitsUntil: until } : {};
   };
   /**
    * An attempt failed with `error`. While attempts remain a new attempt follows and the job keeps
@@ -348,7 +324,7 @@ export function decide(
   const failAttempt = (step: StepState, error: JobError, takenOver?: Partial<StepState>): Outcome => {
     const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: ctx.now };
     next.error = error;
-    if (step.attempt < job.maxAttempts) {
+    if (hasAttemptsLeft(step.attempt, job.maxAttempts)) {
       next.attempts = { ...job.attempts, [step.name]: step.attempt + 1 };
       const again: StepState = {
         name: step.name,
@@ -358,7 +334,7 @@ export function decide(
         progress: 0,
         ...(takenOver ?? backoffAfter(step.name, step.attempt)),
       };
-      next.progress = round(job.completedSteps / total);
+      next.progress = jobProgress(job);
       return takenOver
         ? { job: next, steps: [failed, again], step: again, type: JobEventType.STEP_RECLAIMED }
         : { job: next, steps: [failed, again], step: failed, type: JobEventType.STEP_FAILED };
@@ -377,7 +353,7 @@ export function decide(
     if (following) {
       next.status = JobStatus.RUNNING;
       next.currentStep = following.name;
-      next.progress = round(next.completedSteps / total);
+      next.progress = jobProgress(next);
     } else {
       next.status = JobStatus.COMPLETED;
       next.currentStep = null;
@@ -418,29 +394,29 @@ export function decide(
         return { job: next, steps: [started], step: started, type: JobEventType.STEP_STARTED };
       }
       // A running attempt can be taken over once its lease or its time runs out, whichever is first.
-      const ends = [step.leaseExpiresAt, step.timesOutAt].filter((at): at is string => at !== undefined).sort()[0];
-      if (step.status !== StepStatus.RUNNING || !ends || ends > ctx.now) {
+      const takeover = takeoverOf(step, ctx.now, {
+        maxAttempts: job.maxAttempts,
+        backoff: !!ctx.policy?.retryBackoff,
+        timeoutSeconds: limit,
+      });
+      if (step.status !== StepStatus.RUNNING || takeover.kind === 'held') {
         throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, step.status, 'claimed', {
           action: 'claim',
           allowed: [StepStatus.PENDING, 'RUNNING with its lease or its time run out'],
-          hint: ends ? `${ends === step.timesOutAt ? 'Its attempt' : 'Its lease'} runs until ${ends}.` : undefined,
+          hint: heldHint(step, takeover.ends),
         });
       }
-      const error = attemptEndedError(step, ends, limit);
       // With a retry backoff the next attempt waits for it, like one its worker failed: the
       // claimer holds none of it. Without one the claimer holds the new attempt at once.
-      if (ctx.policy?.retryBackoff && step.attempt < job.maxAttempts) return failAttempt(step, error);
-      return failAttempt(step, error, begin(action.leaseUntil));
+      return failAttempt(step, takeover.error, takeover.kind === 'takeOver' ? begin(action.leaseUntil) : undefined);
     }
     case 'progress': {
-      if (!(action.progress >= 0 && action.progress <= 1)) throw badInput('progress must be between 0 and 1.', 'progress');
+      checkProgress(action.progress);
       requireJob();
       const step = stepOf(action.step);
       requireAttempt(step);
       requireStep(step);
-      // An attempt whose time is up is not renewed: its holder is told to stop, and the next claim takes it over.
-      if (step.timesOutAt && step.timesOutAt <= ctx.now)
-        throw attemptTimedOut(`Step ${step.name} of job`, ctx.jobId, step.attempt, step.timesOutAt, limit);
+      refuseTimedOut(`Step ${step.name} of job`, ctx.jobId, step, ctx.now, limit);
       // A report renews the reporter's lease, up to the attempt's time.
       const updated: StepState = {
         ...step,
@@ -448,7 +424,7 @@ export function decide(
         metrics: action.metrics ?? step.metrics,
         ...lease(action.leaseUntil, step.timesOutAt),
       };
-      next.progress = round((job.completedSteps + action.progress) / total);
+      next.progress = jobProgress(job, action.progress);
       return { job: next, steps: [updated], step: updated, type: JobEventType.STEP_PROGRESS };
     }
     case 'complete': {
@@ -539,31 +515,6 @@ export function decide(
       return { job: next, steps: [retry], step: retry, type: JobEventType.JOB_RETRIED };
     }
   }
-}
-
-/**
- * Why a running attempt (a step's or an item's) that ended at `ends`, the earlier of its lease's
- * end and its time's, is over: its time ran out (ATTEMPT_TIMED_OUT; a lease never outlasts the
- * time, so when both ended at once it was the time), or its holder stopped reporting
- * (LEASE_EXPIRED). `limitSeconds` is its stage's attempt timeout, for the message.
- */
-export function attemptEndedError(
-  held: { attempt: number; worker?: string; leaseExpiresAt?: string; timesOutAt?: string },
-  ends: string,
-  limitSeconds: number | undefined,
-): JobError {
-  const worker = held.worker ?? 'unknown';
-  return ends === held.timesOutAt
-    ? {
-        code: 'ATTEMPT_TIMED_OUT',
-        message: `Attempt ${held.attempt} of worker ${worker} ran out of time at ${ends}: its stage allows ${limitSeconds ?? '?'} s an attempt, whatever its reports.`,
-        retryCount: held.attempt - 1,
-      }
-    : {
-        code: 'LEASE_EXPIRED',
-        message: `Worker ${worker} stopped reporting; its lease ran out at ${held.leaseExpiresAt}.`,
-        retryCount: held.attempt - 1,
-      };
 }
 
 /** A stored job's state, as the machine decides on it. */

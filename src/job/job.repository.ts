@@ -29,7 +29,8 @@ import {
   stepsAwaitingReview,
   jobKey,
 } from './job.keys';
-import { attemptEndsAt, jobFields, type StepLike } from './job.writes';
+import { attemptEndsAt, leaseUntilOf } from './job.attempts';
+import { jobFields, type StepLike } from './job.writes';
 import {
   decide,
   initialSteps,
@@ -224,7 +225,7 @@ export class JobRepository {
   /** Starting, claiming and reporting on a step take (or renew) the worker's lease until `at` + the lease time. */
   private leased(action: JobAction, at: string): JobAction {
     if (action.kind !== 'start' && action.kind !== 'claim' && action.kind !== 'progress') return action;
-    return { ...action, leaseUntil: new Date(Date.parse(at) + this.leaseSeconds * 1000).toISOString() };
+    return { ...action, leaseUntil: leaseUntilOf(at, this.leaseSeconds) };
   }
 
   /**

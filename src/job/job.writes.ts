@@ -3,6 +3,7 @@ import { FINISHED_JOB_TTL_DAYS, JOB_EVENT_TTL_DAYS } from '../config';
 import type { Scope } from '../common/scope';
 import { attr, type PutValues, type ShapeValues } from '../infra/dynamo/entity';
 import { del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
+import { attemptEndsAt } from './job.attempts';
 import { fanOutOf, stageOf } from './job.kinds';
 import type { ReusedWork } from './job.reuse';
 import { ItemStatus, type JobEventType, type JobState, JobStatus, type StepState, StepStatus, TERMINAL } from './job.machine';
@@ -37,14 +38,6 @@ export function itemClaimability(item: Pick<WorkItemItem, 'status' | 'availableA
   const ends = attemptEndsAt(item);
   if (item.status === ItemStatus.RUNNING && ends) return { claimable: true, availableAt: ends };
   return { claimable: undefined, availableAt: undefined };
-}
-
-/**
- * When a running attempt can be taken over: its lease's end or its timeout, whichever comes
- * first (ISO times of one format compare as strings).
- */
-export function attemptEndsAt(item: Pick<WorkItemItem, 'leaseExpiresAt' | 'timesOutAt'>): string | undefined {
-  return [item.leaseExpiresAt, item.timesOutAt].filter((at): at is string => at !== undefined).sort()[0];
 }
 
 /** The counters a job keeps of each fan-out stage's items, as declared (ITEM_COUNTS). */
