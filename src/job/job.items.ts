@@ -26,7 +26,7 @@ import {
 import { type AggregateIO, AggregateCommitter, type AggregateStats, changingTooFast, Stale } from '../infra/dynamo/aggregate';
 import type { Store } from '../infra/dynamo/store';
 import { check, type UnitWrite, update } from '../infra/dynamo/write';
-import { type FanOutDeclaration, fanOutOf } from './job.kinds';
+import { type FanOutDeclaration, fanOutOf, stepPolicyOf } from './job.kinds';
 import { currentStepKeys, jobKey } from './job.keys';
 import {
   contentKey,
@@ -40,7 +40,19 @@ import {
   takesReuse,
   waitingStepKeys,
 } from './job.reuse';
-import { decide, ItemStatus, JobEventType, JobStatus, type JobError, type StepState, StepStatus, TERMINAL, stateOf } from './job.machine';
+import {
+  decide,
+  ItemStatus,
+  type JobAction,
+  JobEventType,
+  JobStatus,
+  type JobError,
+  type Outcome,
+  type StepState,
+  StepStatus,
+  TERMINAL,
+  stateOf,
+} from './job.machine';
 import {
   countsOf,
   eventWrites,
@@ -888,7 +900,7 @@ function stageOrder(job: JobItem, stage: string): number {
   return job.plan.find((p) => p.name === stage)?.order ?? 0;
 }
 
-function addItems(state: BatchState, stage: string, inputs: Record<string, unknown>[], actor: string): void {
+export function addItems(state: BatchState, stage: string, inputs: Record<string, unknown>[], actor: string): void {
   const { job } = state;
   const fanOut = JobItems.fanOutOrThrow(job, stage);
   if (TERMINAL.has(job.status))
@@ -939,7 +951,7 @@ function progressOf(job: JobItem, itemCounts: Record<string, ItemCountsItem> | u
 }
 
 /** Opens the stage when the job has reached it and its step still waits (STEP_STARTED); no-op otherwise. */
-function openStage(state: BatchState, stage: string, actor: string): void {
+export function openStage(state: BatchState, stage: string, actor: string): void {
   const { job } = state;
   if (job.currentStep !== stage || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING)) return;
   const step = state.steps.get(stage);
@@ -953,19 +965,31 @@ function openStage(state: BatchState, stage: string, actor: string): void {
   if (counts.completed + counts.failed === counts.total) settleStage(state, stage, actor);
 }
 
+/**
+ * Decides a step action with the job's machine (`decide`, with the policy the step's stage
+ * declares) on the group's state, and records its outcome: the step attempts it writes and the
+ * job's change with its event. With `pooled`, an attempt the action starts is marked as a pool
+ * worker's (it counts in its tenant's pool load, and every later write of it keeps the mark).
+ * Returns the outcome; throws what `decide` throws, changing nothing.
+ */
+export function decideStep(state: BatchState, action: JobAction, actor: string, options: { pooled?: boolean } = {}): Outcome {
+  const jobId = state.job.jobId;
+  // The named step's stage declares how long its attempts run and how long a failed one waits.
+  const stage = 'step' in action ? action.step : (state.job.currentStep ?? '');
+  const outcome = decide(stateOf(state.job), state.steps, action, { now: state.at, actor, jobId, policy: stepPolicyOf(state.job, stage) });
+  for (const step of outcome.steps) {
+    const held = options.pooled === true && step.status === StepStatus.RUNNING && step.startedAt === state.at;
+    state.putStep({ ...step, ...(held ? { pooled: true } : {}), jobId });
+  }
+  state.change(jobFields(outcome.job, state.at), outcome.type, actor, { step: outcome.step });
+  return outcome;
+}
+
 /** A stage all of whose items are done (and not failed past its policy) completes, and the job goes on. */
 function finishStage(state: BatchState, stage: string, actor: string): void {
-  const { job } = state;
-  const counts = countsOf(job, stage);
-  const current = new Map<string, StepState>([...state.steps].map(([name, s]) => [name, s]));
-  const outcome = decide(
-    stateOf(job),
-    current,
-    { kind: 'complete', step: stage, artifacts: [], outputs: { items: counts.total, completed: counts.completed, failed: counts.failed } },
-    { now: state.at, actor, jobId: job.jobId },
-  );
-  for (const step of outcome.steps) state.putStep({ ...step, jobId: job.jobId });
-  state.change(jobFields(outcome.job, state.at), outcome.type, actor, { step: outcome.step });
+  const counts = countsOf(state.job, stage);
+  const outputs = { items: counts.total, completed: counts.completed, failed: counts.failed };
+  decideStep(state, { kind: 'complete', step: stage, artifacts: [], outputs }, actor);
   openReached(state, actor);
 }
 
@@ -1080,15 +1104,16 @@ function settleStage(state: BatchState, stage: string, actor: string): void {
   if (counts.completed + counts.failed === counts.total) finishStage(state, stage, actor);
 }
 
-function actOnItem(state: BatchState, stage: string, sequence: number, action: ItemAction, actor: string): WorkItemItem {
+export function actOnItem(state: BatchState, stage: string, sequence: number, action: ItemAction, actor: string): WorkItemItem {
   const { job } = state;
   const jobId = job.jobId;
   const fanOut = JobItems.fanOutOrThrow(job, stage);
+  // Once a cancellation committed, nothing a worker sends about the job succeeds (whichever item
+  // it names), and it is told so with a code of its own, so it can drop the work instead of
+  // reading a transition error.
+  refuseCancelled(job, jobId);
   const item = state.items.get(itemId(stage, sequence));
   if (!item) throw notFound('WorkItem', `${jobId}/${stage}/${sequence}`);
-  // Once a cancellation committed, nothing a worker sends about the job succeeds, and it is told
-  // so with a code of its own, so it can drop the work instead of reading a transition error.
-  refuseCancelled(job, jobId);
   const what = `Item ${sequence} of stage ${stage} of job`;
   const refuse = (to: string, allowed: string[], hint?: string): never => {
     throw invalidTransition(what, jobId, item.status, to, { action: VERBS[action.kind], allowed, hint });

@@ -12,8 +12,8 @@ import type { PlanLimits, PlanName } from '../config';
 import { del, type UnitWrite } from '../infra/dynamo/write';
 import { checkedRef, checkFields } from '../common/fields';
 import { idempotent, type IdempotentRequest, type Remember } from '../common/idempotency';
-import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf, stepPolicyOf } from './job.kinds';
-import { type BatchState, JobItems, openReached } from './job.items';
+import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.kinds';
+import { type BatchState, decideStep, JobItems, openReached } from './job.items';
 import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
 import { readRecords, recordWrites, takesReuse, waitingStepKeys } from './job.reuse';
@@ -30,9 +30,8 @@ import {
   jobKey,
 } from './job.keys';
 import { attemptEndsAt, leaseUntilOf } from './job.attempts';
-import { jobFields, type StepLike } from './job.writes';
+import type { StepLike } from './job.writes';
 import {
-  decide,
   initialSteps,
   JobEventType,
   JobStatus,
@@ -42,7 +41,6 @@ import {
   type Outcome,
   type PlannedStep,
   type StepState,
-  stateOf,
 } from './job.machine';
 import type { CreateJobInput } from './job.type';
 
@@ -714,22 +712,7 @@ export class JobRepository {
    */
   private decideOn(state: BatchState, action: JobAction, review: { comment?: string | null }, options: { pooled?: boolean } = {}) {
     const actor = this.scope.actor;
-    const jobId = state.job.jobId;
-    const leased = this.leased(this.declaredAction(state.job, action), state.at);
-    // The named step's stage declares how long its attempts run and how long a failed one waits.
-    const stage = 'step' in leased ? leased.step : (state.job.currentStep ?? '');
-    const outcome = decide(stateOf(state.job), state.steps, leased, {
-      now: state.at,
-      actor,
-      jobId,
-      policy: stepPolicyOf(state.job, stage),
-    });
-    for (const step of outcome.steps) {
-      // A pool worker's claim marks the attempt it holds as the pool's; every later write of it keeps the mark.
-      const held = options.pooled === true && step.status === StepStatus.RUNNING && step.startedAt === state.at;
-      state.putStep({ ...step, ...(held ? { pooled: true } : {}), jobId });
-    }
-    state.change(jobFields(outcome.job, state.at), outcome.type, actor, { step: outcome.step });
+    const outcome = decideStep(state, this.leased(this.declaredAction(state.job, action), state.at), actor, options);
     state.extra.push(...this.reviewEvents(state.job, action, review.comment), ...this.assetWrites(state.job, outcome, state.at));
     // A worker's completion of a reusable stage's step records its outputs, in its own transaction.
     if (outcome.type === JobEventType.STEP_COMPLETED && outcome.step)
