@@ -300,6 +300,34 @@ const eventIndexes: Record<string, IndexDeclaration> = {
   timelineByAction: { index: 'GSI1', pk: 'EVENT_ACTION#{action}', sk: '{at}#{eventId}' },
 };
 
+/** What the claimability of a unit of work (a work item) is derived from: its own fields. */
+interface ClaimableUnit {
+  status: string;
+  availableAt?: string;
+  createdAt?: string;
+  leaseExpiresAt?: string;
+  timesOutAt?: string;
+}
+
+/**
+ * When a running attempt can be taken over: its lease's end or its timeout, whichever comes
+ * first (ISO times of one format compare as strings); undefined for an attempt with neither.
+ */
+export function attemptEndsAt(held: { leaseExpiresAt?: string; timesOutAt?: string }): string | undefined {
+  return [held.leaseExpiresAt, held.timesOutAt].filter((at): at is string => at !== undefined).sort()[0];
+}
+
+/**
+ * From when a work item may be claimed, by its own state only: a waiting item from when it became
+ * available (after any backoff), a running one from when its lease runs out or its attempt's time
+ * is up, whichever comes first; undefined for one that cannot be (finished). Whether its job is at
+ * its stage is the job's JobWork entry (written with the job).
+ */
+function itemClaimableFrom(item: ClaimableUnit): string | undefined {
+  if (item.status === 'PENDING') return item.availableAt ?? item.createdAt;
+  return item.status === 'RUNNING' ? attemptEndsAt(item) : undefined;
+}
+
 /**
  * The tenant's work a worker can claim, by the time it became claimable (sparse: only while its
  * `claimable` holds): a step that can be claimed and a fan-out stage's JobWork entry are in the
@@ -1132,8 +1160,7 @@ export const entities = {
       startedAt: attr.dateTime({ description: 'When its current attempt started.' }),
       finishedAt: attr.dateTime({ description: 'When it COMPLETED or FAILED for good.' }),
       kind: attr.string({ required: true, hidden: true }),
-      claimable: attr.boolean({ internal: true, hidden: true }),
-      /** The API's availableAt shows it only for a PENDING item. */
+      /** When a PENDING item may be claimed (after its backoff); the API shows it only for a PENDING item. */
       availableAt: attr.dateTime({ internal: true, hidden: true }),
       /** The completed item whose stored outputs this one took instead of running (src/job/job.reuse.ts). */
       reusedFrom: attr.objectOf(REUSE_SOURCE)({
@@ -1170,7 +1197,17 @@ export const entities = {
        * item's own state only, so it is right after every write of the item; whether the job is
        * at the item's stage is the job's JobWork entry (below), written with the job.
        */
-      claimableInJob: { index: 'GSI4', pk: 'JOB#{jobId}#WORK', sk: '{availableAt}#{stage}#{sequence}', when: { claimable: [true] } },
+      claimableInJob: {
+        index: 'GSI4',
+        pk: 'JOB#{jobId}#WORK',
+        sk: '{claimableFrom}#{stage}#{sequence}',
+        when: {
+          reads: ['status', 'availableAt', 'createdAt', 'leaseExpiresAt', 'timesOutAt'],
+          holds: (item: ClaimableUnit) => itemClaimableFrom(item) !== undefined,
+          example: { status: 'PENDING', availableAt: '2026-01-01T00:00:00.000Z' },
+        },
+        derive: { claimableFrom: (item: ClaimableUnit) => itemClaimableFrom(item) ?? '' },
+      },
       /**
        * The tenant's dead letters (sparse): items FAILED past their attempts, by kind and stage,
        * then by the code of their last error and when they failed, so one error code of one stage

@@ -1,3 +1,4 @@
+import { attemptEndsAt } from '../common/entities';
 import { AppError, attemptTimedOut, badInput, ErrorCode, wrongAttempt } from '../errors';
 import { type AttemptRef, backoffSeconds, type RetryBackoff } from './job.kinds';
 
@@ -57,13 +58,8 @@ export const leaseUntilOf = (at: string, leaseSeconds: number): string => later(
 export const leaseWithin = (leaseUntil: string, timesOutAt: string | undefined): string =>
   timesOutAt !== undefined && timesOutAt < leaseUntil ? timesOutAt : leaseUntil;
 
-/**
- * When a running attempt can be taken over: its lease's end or its timeout, whichever comes
- * first (ISO times of one format compare as strings); undefined for an attempt with neither.
- */
-export function attemptEndsAt(held: Pick<HeldAttempt, 'leaseExpiresAt' | 'timesOutAt'>): string | undefined {
-  return [held.leaseExpiresAt, held.timesOutAt].filter((at): at is string => at !== undefined).sort()[0];
-}
+/** When a running attempt can be taken over (declared with the work's claimable indexes, src/common/entities.ts). */
+export { attemptEndsAt };
 
 /**
  * JOB_CANCELLED: what any claim, report or completion on a cancelled job's steps or items gets, so

@@ -57,7 +57,6 @@ import {
   countsOf,
   eventWrites,
   expiringSteps,
-  itemClaimability,
   jobFields,
   jobSettleWrites,
   jobWorkWrites,
@@ -577,7 +576,7 @@ export class JobItems {
     ];
     for (const [key, item] of state.changedItems) {
       const before = state.readVersions.get(key);
-      const stored = tenant.of(entities.WorkItem).put({ ...item, ...itemClaimability(item), expiresAt });
+      const stored = tenant.of(entities.WorkItem).put({ ...item, expiresAt });
       writes.push(before === undefined ? stored.ifNew(stale) : stored.ifVersion(before, stale));
     }
     for (const step of state.changedSteps) writes.push(stepWrite(scope, job, step, at, expiresAt));
@@ -673,7 +672,7 @@ export class JobItems {
       ...[...state.changedItems.values()].map((item) =>
         scope.tenant
           .of(entities.WorkItem)
-          .put({ ...item, ...itemClaimability(item), expiresAt })
+          .put({ ...item, expiresAt })
           .ifNew(),
       ),
       ...eventWrites(scope, job, null, { type: JobEventType.JOB_CREATED }, at, actor),

@@ -8,7 +8,6 @@ import { del, put, update, type Write } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { jobOwnerOf } from './job.keys';
 import { ItemStatus } from './job.machine';
-import { itemClaimability } from './job.writes';
 
 /*
  * The settle sweep: a finished job's work items and earlier step attempts take its expiry (so they
@@ -250,7 +249,7 @@ function itemWrites(tenantId: string, item: EntityItem<'WorkItem'>, entry: { job
   // A running attempt a pool worker held leaves the tenant's pool load with it.
   const unload = cancel && item.status === ItemStatus.RUNNING && item.pooled === true;
   return [
-    entities.WorkItem.put(tenantId, { ...settled, ...itemClaimability(settled), pooled: undefined }).ifVersion(item.version),
+    entities.WorkItem.put(tenantId, { ...settled, pooled: undefined }).ifVersion(item.version),
     ...(unload ? [update(entities.PoolLoad.keyOf(tenantId, {})).addNumber('running', -1)] : []),
   ];
 }

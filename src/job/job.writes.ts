@@ -24,22 +24,6 @@ export const DEFAULT_PRIORITY = 5;
 /** A finished job's TTL, a backstop behind the archive (see config.ts). */
 export { FINISHED_JOB_TTL_DAYS };
 
-/**
- * Whether an item may be claimed now or later, and from when, by its own state only: a waiting
- * item from when it became available (after any backoff), a running one from when its lease runs
- * out or its attempt's time is up, whichever comes first. Whether its job is at its stage is the
- * job's JobWork entry (jobWorkOf).
- */
-export function itemClaimability(item: Pick<WorkItemItem, 'status' | 'availableAt' | 'leaseExpiresAt' | 'timesOutAt' | 'createdAt'>): {
-  claimable?: true;
-  availableAt?: string;
-} {
-  if (item.status === ItemStatus.PENDING) return { claimable: true, availableAt: item.availableAt ?? item.createdAt };
-  const ends = attemptEndsAt(item);
-  if (item.status === ItemStatus.RUNNING && ends) return { claimable: true, availableAt: ends };
-  return { claimable: undefined, availableAt: undefined };
-}
-
 /** The counters a job keeps of each fan-out stage's items, as declared (ITEM_COUNTS). */
 const COUNTERS = Object.keys(ITEM_COUNTS.fields).filter((name): name is keyof ItemCountsItem => name in ITEM_COUNTS.fields);
 

@@ -3,7 +3,7 @@ import { briefKey, briefVersionLabel } from '../../src/brief/brief.keys';
 import { entities, entityNames, projectChildren } from '../../src/common/entities';
 import { assertId, isValidTenantId, newId } from '../../src/common/ids';
 import { normalizeText } from '../../src/common/keys';
-import { placeholdersOf } from '../../src/infra/dynamo/entity';
+import { membershipExample, placeholdersOf } from '../../src/infra/dynamo/entity';
 import { keySchemas } from '../../src/infra/dynamo/table';
 import { logKey } from '../../src/log/log.keys';
 import { projectChildren as projectChildQuery, projectsByStatus, projectsByTitle } from '../../src/project/project.keys';
@@ -20,7 +20,7 @@ function sampleItem(name: (typeof entityNames)[number]): Record<string, unknown>
   const numeric = (p: string) =>
     ['int', 'float'].includes(attributes[p]?.kind ?? '') || ['position', 'seq', 'order', 'attempt'].includes(p);
   const item: Record<string, unknown> = Object.fromEntries(templates.flatMap(placeholdersOf).map((p) => [p, numeric(p) ? 7 : `v${p}`]));
-  for (const index of Object.values(model.indexes)) for (const [a, allowed] of Object.entries(index.when ?? {})) item[a] = allowed[0];
+  for (const index of Object.values(model.indexes)) Object.assign(item, membershipExample(index.when));
   return item;
 }
 
@@ -78,13 +78,15 @@ describe('keys', () => {
       const model = entities[name];
       const attributes = model.indexAttributes(t, sampleItem(name));
       for (const [indexName, declared] of Object.entries(model.indexes)) {
-        const pk = attributes[keySchemas[declared.index].pk];
+        // An item that belongs in this index (memberships by predicate may exclude each other: a
+        // work item is claimable or a dead letter, never both).
+        const sample = { ...sampleItem(name), ...membershipExample(declared.when) };
+        const pk = model.indexAttributes(t, sample)[keySchemas[declared.index].pk];
         expect({ name, indexName, pk: typeof pk }).toEqual({ name, indexName, pk: 'string' });
         indexKeys++;
         if (declared.crossTenant) crossTenant.push(`${name}.${indexName}`);
         else expect({ name, indexName, tenant: pk.startsWith('TENANT#acme#') }).toEqual({ name, indexName, tenant: true });
         // A query of the index names the same partition.
-        const sample = sampleItem(name);
         const derived = Object.fromEntries(Object.entries(declared.derive ?? {}).map(([k, f]) => [k, f(sample)]));
         const query = model.query(t, indexName, { ...sample, ...derived });
         expect(query).toMatchObject({ index: declared.index, pk });

@@ -346,8 +346,13 @@ export interface IndexDeclaration {
   pk: string;
   /** E.g. `'{createdAt}#{logId}'`; `{tenantId}` is the item's tenant. */
   sk: string;
-  /** Sparse: the item is in the index only while each named attribute has one of these values. */
-  when?: Record<string, readonly unknown[]>;
+  /**
+   * Sparse: the item is in the index only while each named attribute has one of these values, or
+   * while a predicate of the item holds (`holds`, recomputed on every put, as ElectroDB's index
+   * `condition`: nothing ever repairs an index entry after a write). A predicate names the
+   * attributes it reads (`reads`), so that no in-place update changes one behind the index's back.
+   */
+  when?: Record<string, readonly unknown[]> | IndexCondition;
   /** An index for operators across tenants: its partition key has no tenant prefix (admins only). */
   crossTenant?: boolean;
   format?: Formatters;
@@ -360,6 +365,35 @@ export interface IndexDeclaration {
   // biome-ignore lint/suspicious/noExplicitAny: computed from whichever attributes the entity has.
   derive?: Record<string, (item: any) => string | number>;
 }
+
+/** An index's membership as a predicate of the item (see IndexDeclaration.when). */
+export interface IndexCondition {
+  reads: readonly string[];
+  // biome-ignore lint/suspicious/noExplicitAny: a predicate over whichever attributes the entity has.
+  holds: (item: any) => boolean;
+  /** Values of `reads` for which `holds` is true: what the tests generated from the declarations put in the index. */
+  example: Record<string, unknown>;
+}
+
+export const isCondition = (when: IndexDeclaration['when']): when is IndexCondition =>
+  typeof (when as IndexCondition)?.holds === 'function';
+
+/** Whether `item` belongs in an index with membership `when` (see IndexDeclaration.when). */
+function belongs(when: IndexDeclaration['when'], item: Record<string, unknown>): boolean {
+  if (!when) return true;
+  if (isCondition(when)) return when.holds(item);
+  return Object.entries(when).every(([name, allowed]) => allowed.includes(item[name]));
+}
+
+/** Values for which an item belongs in an index with membership `when`: what tests generated from the declarations put in it. */
+export function membershipExample(when: IndexDeclaration['when']): Record<string, unknown> {
+  if (isCondition(when)) return when.example;
+  return Object.fromEntries(Object.entries(when ?? {}).map(([name, allowed]) => [name, allowed[0]]));
+}
+
+/** The attributes an index's membership reads (see IndexDeclaration.when). */
+export const membershipReads = (when: IndexDeclaration['when']): readonly string[] =>
+  isCondition(when) ? when.reads : Object.keys(when ?? {});
 
 /** Bounds of the first sort-key value after a query's prefix: `from` included, `to` left out. */
 export interface SortRange {
@@ -653,7 +687,7 @@ export class EntityModel<
   indexAttributes(tenantId: string, item: Record<string, unknown>): Record<string, string> {
     const out: Record<string, string> = {};
     for (const declared of Object.values(this.indexes)) {
-      if (declared.when && !Object.entries(declared.when).every(([name, allowed]) => allowed.includes(item[name]))) continue;
+      if (!belongs(declared.when, item)) continue;
       const values: Record<string, unknown> = { ...item, tenantId };
       for (const [name, derive] of Object.entries(declared.derive ?? {})) values[name] = derive(item);
       const needed = [...placeholdersOf(declared.pk), ...placeholdersOf(declared.sk)];
@@ -763,7 +797,7 @@ export class EntityModel<
     const indexed = Object.values(this.indexes).flatMap((i) => [
       ...placeholdersOf(i.pk),
       ...placeholdersOf(i.sk),
-      ...Object.keys(i.when ?? {}),
+      ...membershipReads(i.when),
     ]);
     // Searchable text and the word slots change only with their word items (src/common/mutate.ts).
     if (this.search) indexed.push(...this.search.fields, SEARCH_SLOTS_ATTRIBUTE);
