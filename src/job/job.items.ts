@@ -103,7 +103,8 @@ export const claimReadStats = { groupsWithClaims: 0, indexReads: 0 };
 /** One event a batch writes: the job as the change left it, and what the change was about. */
 interface BatchEvent {
   job: JobItem;
-  previous: JobItem;
+  /** The job before the change; null for its creation (JOB_CREATED). */
+  previous: JobItem | null;
   type: JobEventType;
   step?: StepState;
   item?: WorkItemItem;
@@ -140,6 +141,9 @@ export class BatchState {
    * ever added, so what was read before the decision still holds inside it.
    */
   reuseRecords: ReadonlyMap<string, ReuseRecordItem> = new Map();
+
+  /** True for a job being created (createJob): its commit puts the job only if new, and writes every step. */
+  creating = false;
 
   /** The tenant's pool load as read (only for a group with a pool claim; see POOL_REF). */
   pool?: { running: number; limit?: number };
@@ -218,7 +222,7 @@ export class BatchState {
    */
   get size(): number {
     let events = 0;
-    for (const e of this.events) events += e.previous.status === e.job.status ? 1 : 5;
+    for (const e of this.events) events += e.previous?.status === e.job.status ? 1 : 5;
     const expiring = TERMINAL.has(this.job.status) ? this.storedSteps.length : 0;
     return 3 + this.changedItems.size + this.changedSteps.length + events + this.extra.length * 2 + expiring;
   }
@@ -567,17 +571,16 @@ export class JobItems {
     const expiresAt = TERMINAL.has(job.status) ? job.expiresAt : undefined;
     const stale = () => new Stale();
     // The job's move in and out of the plan's running jobs is counted in the same transaction (src/common/quota.ts).
+    const stored = tenant.of(entities.Job).put({ ...job });
     const writes: UnitWrite[] = [
-      tenant
-        .of(entities.Job)
-        .put({ ...job })
-        .ifVersion(read.version, stale),
-      ...quotaWrites(tenant, entities.Job, read, job),
+      state.creating ? stored.ifNew() : stored.ifVersion(read.version, stale),
+      ...quotaWrites(tenant, entities.Job, state.creating ? null : read, job),
     ];
     for (const [key, item] of state.changedItems) {
       const before = state.readVersions.get(key);
       const stored = tenant.of(entities.WorkItem).put({ ...item, expiresAt });
-      writes.push(before === undefined ? stored.ifNew(stale) : stored.ifVersion(before, stale));
+      // A new job's items are new with it (its own put is what a duplicate creation fails on).
+      writes.push(before === undefined ? (state.creating ? stored.ifNew() : stored.ifNew(stale)) : stored.ifVersion(before, stale));
     }
     for (const step of state.changedSteps) writes.push(stepWrite(scope, job, step, at, expiresAt));
     writes.push(...expiringSteps(scope, job, state.storedSteps, state.changedSteps, expiresAt, at));
@@ -587,7 +590,7 @@ export class JobItems {
     writes.push(
       ...jobWorkWrites(
         scope,
-        { job: read, step: stepOf(read, state.readSteps) },
+        state.creating ? null : { job: read, step: stepOf(read, state.readSteps) },
         { job, step: stepOf(job, state.steps) },
         at,
         this.leaseSeconds,
@@ -617,7 +620,9 @@ export class JobItems {
    * what the reuse records read for it (`records`, see job.reuse.ts) complete at once in the same
    * transaction: the given items with a live record (ITEMS_REUSED), then its first step and those
    * after it while each has one (STEP_REUSED), so none of them is ever claimable. The job is
-   * written only if new; returns it and its steps as the writes leave them.
+   * written only if new; returns it and its steps as the writes leave them. Decided on a state of
+   * its own and written by writesOf, as every later change of the job is: a creation is the first
+   * group of the job, committed by its caller with the idempotency key's record.
    */
   created(
     job: JobItem,
@@ -626,12 +631,14 @@ export class JobItems {
     items: Record<string, unknown>[],
     records: ReadonlyMap<string, ReuseRecordItem>,
   ): { job: JobItem; steps: StepLike[]; writes: UnitWrite[] } {
-    const { scope } = this;
-    const actor = scope.actor;
+    const actor = this.scope.actor;
     const at = job.updatedAt;
-    const stepMap = new Map<string, StepLike>(steps.map((step) => [step.name, { ...step, jobId: job.jobId }]));
-    const state = new BatchState(job, new Map(), job, stepMap, [], new Map(), at);
+    const state = new BatchState(job, new Map(), job, new Map(), [], new Map(), at);
+    state.creating = true;
     state.reuseRecords = records;
+    // Its creation is its first event (seq 1, the job's first version); every step attempt is written.
+    state.events.push({ job, previous: null, type: JobEventType.JOB_CREATED, actor });
+    for (const step of steps) state.putStep({ ...step, jobId: job.jobId });
     items.forEach((inputs, i) => {
       state.putItem({
         PK: '',
@@ -657,34 +664,7 @@ export class JobItems {
     // The first step, and each one after it, that completes from a record; a fan-out stage the
     // job reaches that way opens (a first stage that fans out opens after the commit, as before).
     if (job.currentStep && !fanOutOf(job, job.currentStep)) reuseStep(state, job.currentStep, actor);
-    const final = state.job;
-    const expiresAt = TERMINAL.has(final.status) ? final.expiresAt : undefined;
-    const stepsNow = [...state.steps.values()];
-    const changed = new Set(state.changedSteps.map((s) => `${s.name}#${s.attempt}`));
-    const writes: UnitWrite[] = [
-      scope.tenant
-        .of(entities.Job)
-        .put({ ...final })
-        .ifNew(),
-      ...quotaWrites(scope.tenant, entities.Job, null, final),
-      ...steps.filter((s) => !changed.has(`${s.name}#${s.attempt}`)).map((s) => stepWrite(scope, final, s, at, expiresAt)),
-      ...state.changedSteps.map((s) => stepWrite(scope, final, s, at, expiresAt)),
-      ...[...state.changedItems.values()].map((item) =>
-        scope.tenant
-          .of(entities.WorkItem)
-          .put({ ...item, expiresAt })
-          .ifNew(),
-      ),
-      ...eventWrites(scope, job, null, { type: JobEventType.JOB_CREATED }, at, actor),
-    ];
-    for (const e of state.events)
-      writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item, reused: e.reused }, at, e.actor));
-    const current = final.currentStep ? state.steps.get(final.currentStep) : undefined;
-    writes.push(
-      ...jobWorkWrites(scope, null, { job: final, step: current }, at, this.leaseSeconds),
-      ...jobSettleWrites(scope, job, final, at),
-    );
-    return { job: final, steps: stepsNow, writes };
+    return { job: state.job, steps: [...state.steps.values()], writes: this.writesOf(state) };
   }
 
   /* --------------------------------------------------------------------------------------------
