@@ -80,8 +80,9 @@ export class Context {
 
   /**
    * For a pool worker: repositories bound to `tenantId` as a worker of it, for the pool claimer
-   * (src/job/job.pool.ts) to claim that tenant's work, which it found in the pool's index under
-   * the pool worker's kinds. Nothing else may call it; FORBIDDEN for any other caller.
+   * (claimPooledWork, src/job/job.pool-api.ts) to claim that tenant's work, which it found in the
+   * pool's index under the pool worker's kinds. Nothing else may call it; FORBIDDEN for any other
+   * caller.
    */
   reposForPoolClaim(tenantId: string): Repositories {
     return this.workerReposOf(tenantId);
