@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkLayers, LAYERS } from '../../src/scripts/layers';
+import { checkLayers, folderCircles, importedNames, importsOf, LAYERS } from '../../src/scripts/layers';
 import { tempDir } from '../support/fixtures';
 
 const src = join(__dirname, '../../src');
@@ -33,6 +33,34 @@ describe('the layers of src/', () => {
     const context = upward.filter((u) => u.from === 'context.ts');
     expect(context).toEqual([]);
     expect(LAYERS.find((l) => l.paths.includes('context.ts'))?.name).toBe('common');
+  });
+
+  it('has no circle of folders: no two rooms of src/ import each other, however far round', () => {
+    expect(folderCircles(src)).toEqual([]);
+  });
+
+  it('keeps the job kinds data: job.kinds.ts imports nothing of migrations or the archive, which register their kinds themselves', () => {
+    const imports = importsOf(src, 'job/job.kinds.ts');
+    expect(imports.filter((to) => to.startsWith('migrations/') || to.startsWith('archive/') || to === 'common/feature.ts')).toEqual([]);
+  });
+
+  it('keeps the pool scheduler apart from GraphQL: job.pool.ts imports neither the request context nor a GraphQL package', () => {
+    expect(importsOf(src, 'job/job.pool.ts')).not.toContain('context.ts');
+    expect(importedNames(src, 'job/job.pool.ts').filter((name) => /graphql|apollo/i.test(name))).toEqual([]);
+  });
+
+  it('finds a circle of folders and top files, and the imports that tie it', () => {
+    const root = tempDir('circles-');
+    mkdirSync(join(root, 'a'));
+    mkdirSync(join(root, 'b'));
+    mkdirSync(join(root, 'c'));
+    writeFileSync(join(root, 'a/one.ts'), "import type { B } from '../b/two';\nimport { C } from '../c/three';\n");
+    writeFileSync(join(root, 'b/two.ts'), "export type B = string;\ndeclare module '../top' { interface T { b: string } }\n");
+    writeFileSync(join(root, 'top.ts'), "import '../outside';\nconst a = require('./a/one');\n");
+    writeFileSync(join(root, 'c/three.ts'), 'export const C = 1;\n');
+    expect(folderCircles(root)).toEqual([
+      { rooms: ['a/', 'b/', 'top.ts'], imports: ['a/one.ts → b/two.ts', 'b/two.ts → top.ts', 'top.ts → a/one.ts'] },
+    ]);
   });
 
   it('counts a type-only import of a higher layer, and a require, as upward', () => {
