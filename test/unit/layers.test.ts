@@ -1,9 +1,19 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { checkLayers, folderCircles, importedNames, importsOf, LAYERS } from '../../src/scripts/layers';
 import { tempDir } from '../support/fixtures';
 
 const src = join(__dirname, '../../src');
+
+/** A made-up src/ in a temporary folder: each file (path relative to it) with its text. */
+function tree(prefix: string, files: Record<string, string>): string {
+  const root = tempDir(prefix);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
 
 /**
  * Imports that still run up the layers, each waiting for later work on issue 11 to remove it. The list may only shrink: a new upward import fails the first test, and
@@ -50,27 +60,24 @@ describe('the layers of src/', () => {
   });
 
   it('finds a circle of folders and top files, and the imports that tie it', () => {
-    const root = tempDir('circles-');
-    mkdirSync(join(root, 'a'));
-    mkdirSync(join(root, 'b'));
-    mkdirSync(join(root, 'c'));
-    writeFileSync(join(root, 'a/one.ts'), "import type { B } from '../b/two';\nimport { C } from '../c/three';\n");
-    writeFileSync(join(root, 'b/two.ts'), "export type B = string;\ndeclare module '../top' { interface T { b: string } }\n");
-    writeFileSync(join(root, 'top.ts'), "import '../outside';\nconst a = require('./a/one');\n");
-    writeFileSync(join(root, 'c/three.ts'), 'export const C = 1;\n');
+    const root = tree('circles-', {
+      'a/one.ts': "import type { B } from '../b/two';\nimport { C } from '../c/three';\n",
+      'b/two.ts': "export type B = string;\ndeclare module '../top' { interface T { b: string } }\n",
+      'top.ts': "import '../outside';\nconst a = require('./a/one');\n",
+      'c/three.ts': 'export const C = 1;\n',
+    });
     expect(folderCircles(root)).toEqual([
       { rooms: ['a/', 'b/', 'top.ts'], imports: ['a/one.ts → b/two.ts', 'b/two.ts → top.ts', 'top.ts → a/one.ts'] },
     ]);
   });
 
   it('counts a type-only import of a higher layer, and a require, as upward', () => {
-    const root = tempDir('layers-');
-    mkdirSync(join(root, 'infra'));
-    mkdirSync(join(root, 'common'));
-    writeFileSync(join(root, 'infra/a.ts'), "import type { B } from '../common/b';\nimport { logger } from '../logger';\n");
-    writeFileSync(join(root, 'common/b.ts'), "export type B = string;\nconst a = require('../infra/a');\n");
-    writeFileSync(join(root, 'errors.ts'), "const c = require('./context');\n");
-    writeFileSync(join(root, 'stray.ts'), '');
+    const root = tree('layers-', {
+      'infra/a.ts': "import type { B } from '../common/b';\nimport { logger } from '../logger';\n",
+      'common/b.ts': "export type B = string;\nconst a = require('../infra/a');\n",
+      'errors.ts': "const c = require('./context');\n",
+      'stray.ts': '',
+    });
     expect(checkLayers(root)).toEqual({
       upward: [
         { from: 'errors.ts', fromLayer: 'base', to: 'context.ts', toLayer: 'common' },
