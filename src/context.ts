@@ -1,7 +1,6 @@
 import type { LeaseCodec, OpenedLease } from './auth/lease';
 import { type Principal, Role } from './auth/principal';
 import { forbidden, unauthenticated } from './errors';
-import type { FilesService } from './common/files/files.service';
 
 /**
  * What a request's resolvers reach through `ctx.repos`, bound to the caller's tenant. Each
@@ -10,10 +9,8 @@ import type { FilesService } from './common/files/files.service';
  * and a feature never imports what is built on top of it. The wiring (src/wiring.ts) must return
  * every entry, which the compiler checks.
  */
-export interface Repositories {
-  /** Presigned upload and download URLs under the caller's tenant prefix. */
-  files: FilesService;
-}
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging, one entry per feature (and the files service, src/common/files/files.service.ts).
+export interface Repositories {}
 
 /**
  * What admins reach of the server's own work (its jobs in the system partition, migrations, the
@@ -80,8 +77,9 @@ export class Context {
 
   /**
    * For a pool worker: repositories bound to `tenantId` as a worker of it, for the pool claimer
-   * (src/job/job.pool.ts) to claim that tenant's work, which it found in the pool's index under
-   * the pool worker's kinds. Nothing else may call it; FORBIDDEN for any other caller.
+   * (claimPooledWork, src/job/job.pool-api.ts) to claim that tenant's work, which it found in the
+   * pool's index under the pool worker's kinds. Nothing else may call it; FORBIDDEN for any other
+   * caller.
    */
   reposForPoolClaim(tenantId: string): Repositories {
     return this.workerReposOf(tenantId);

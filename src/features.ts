@@ -13,6 +13,11 @@ import { entities } from './common/entities';
 import { projectFeature } from './project/project.resolver';
 import { searchFeature } from './search/search.resolver';
 import { tenantFeature } from './tenant/tenant.resolver';
+// The server's own job kinds declare themselves from the folders that run them (registerJobKind,
+// src/job/job.kinds.ts). They are loaded here, where the API is put together, so that both are
+// declared before any request reads the kinds, whichever system jobs this process runs.
+import './archive/archive.kind';
+import './migrations/migration.kind';
 
 /**
  * The features of the API, in dependency order: a feature's repositories may use those of the

@@ -5,7 +5,7 @@ import { isRecord } from '../guards';
 import { budgetLeft } from '../infra/deadline';
 import { isServiceUnavailable } from '../infra/dependency';
 import type { Store } from '../infra/dynamo/store';
-import { ARCHIVE_KIND } from '../job/job.kinds';
+import { ARCHIVE_KIND } from './archive.kind';
 import { JobStatus, TERMINAL } from '../job/job.machine';
 import type { JobRepository } from '../job/job.repository';
 import { SYSTEM_PROJECT_ID, type SystemJobHandler } from '../job/system-jobs';

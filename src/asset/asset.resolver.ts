@@ -8,6 +8,7 @@ import { pageRequest } from '../common/pagination';
 import { Reads, Selected, type Selection } from '../common/projection';
 import { idempotencyKeyArg } from '../common/idempotency';
 import type { Context } from '../context';
+import { projectChildrenResolver } from '../project/project-child.feature';
 import { badInput } from '../errors';
 import { Log } from '../log/log.type';
 import {
@@ -133,9 +134,25 @@ export class AssetVersionResolver extends ObjectIdResolver(
   }
 }
 
+/** Log.assets: the assets a log links, added here, with the assets, so that the log feature knows nothing of them. */
+@Resolver(() => Log)
+export class LogAssetsResolver {
+  @FieldResolver(() => [Asset], { description: 'Assets linked to this log (one batched read for all logs of a request).' })
+  @Reads('assetIds')
+  assets(@Root() log: Log, @Ctx() ctx: Context) {
+    return ctx.repos.assets.getMany(log.projectId, log.assetIds ?? []);
+  }
+}
+
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const assetFeature = feature({
-  resolvers: [AssetStandard, AssetResolver, AssetVersionResolver],
+  resolvers: [
+    AssetStandard,
+    AssetResolver,
+    AssetVersionResolver,
+    LogAssetsResolver,
+    projectChildrenResolver('assets', Asset, (ctx) => ctx.repos.assets),
+  ],
   repositories: (scope, { projects }) => ({ assets: new AssetRepository(scope, projects, entities.Asset) }),
   nodes: { Asset: { type: Asset, load: (repos, v) => repos.assets.get(v.projectId, v.assetId) } },
 });

@@ -1,14 +1,18 @@
 import type { AuthChecker } from 'type-graphql';
-import type { Context } from '../context';
 import { forbidden, unauthenticated } from '../errors';
-import { Role } from './principal';
+import { type Principal, Role } from './principal';
+
+/** What the check reads of a request's context (src/context.ts): the caller alone, so auth needs no more of it. */
+interface AuthContext {
+  principal: Principal | null;
+}
 
 /**
  * Guards every `@Authorized` field. With no roles listed, any authenticated caller passes; with
  * roles, the caller needs one of them, and admin passes everywhere. It throws rather than
  * returning false so that the error carries our codes: UNAUTHENTICATED or FORBIDDEN.
  */
-export const authChecker: AuthChecker<Context, Role> = ({ context, info }, roles) => {
+export const authChecker: AuthChecker<AuthContext, Role> = ({ context, info }, roles) => {
   const principal = context.principal;
   if (!principal) throw unauthenticated();
   // A pool worker reaches only the fields that name its role (claiming, and reporting under a lease).

@@ -1,8 +1,7 @@
 import { createRemoteJWKSet, errors, jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { isValidTenantId } from '../common/ids';
 import { unauthenticated } from '../errors';
 import { errorCode } from '../guards';
-import { isRole, POOL_TENANT, Role, type Principal } from './principal';
+import { isRole, isValidTenantId, POOL_TENANT, Role, type Principal } from './principal';
 
 export interface AuthSettings {
   secret?: Uint8Array;

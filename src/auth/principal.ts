@@ -47,6 +47,13 @@ export interface Principal extends ShapeValues<typeof VIEWER> {
   pool?: { kinds: string[]; stages?: string[] };
 }
 
+const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** True when a tenant id from a token can be used in keys: letters, digits, `_` and `-`, at most 64. */
+export function isValidTenantId(value: unknown): value is string {
+  return typeof value === 'string' && TENANT_ID.test(value);
+}
+
 /**
  * The tenant id a pool worker's principal carries: not a valid tenant id (tenant ids have no `!`),
  * so no key it could make names a tenant's data; a pool worker reaches a tenant only through a lease.

@@ -32,9 +32,5 @@ export function assertId(value: string, prefix: IdPrefix | (string & {}), field:
   return value;
 }
 
-const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-
-/** True when a tenant id from a token can be used in keys: letters, digits, `_` and `-`, at most 64. */
-export function isValidTenantId(value: unknown): value is string {
-  return typeof value === 'string' && TENANT_ID.test(value);
-}
+// A tenant id is the token's (src/auth/principal.ts says its shape), checked here beside the other ids.
+export { isValidTenantId } from '../auth/principal';

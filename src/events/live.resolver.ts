@@ -6,6 +6,7 @@ import { feature, type FeatureDeps } from '../common/feature';
 import { Context } from '../context';
 import { JobEvent } from '../job/job.type';
 import { Live, type LiveOptions } from './live';
+import type { JobMessage } from './stream-messages';
 import { keyAttr } from '../common/args';
 
 // The live streams add themselves to ctx.repos here, so that the context imports nothing from events.
@@ -83,7 +84,7 @@ export class LiveResolver {
       'FAILED does not complete it, because retryJob can run the job again: complete it yourself when you stop watching.',
     subscribe: ({ args, context }) => liveOf(context, args.system === true).jobProgress(args.jobId, args.afterSeq ?? null),
   })
-  jobProgress(@Root() event: JobEvent, @Args(() => JobProgressArgs) _args: JobProgressArgs): JobEvent {
+  jobProgress(@Root() event: JobMessage, @Args(() => JobProgressArgs) _args: JobProgressArgs): JobMessage {
     return event;
   }
 
@@ -94,7 +95,7 @@ export class LiveResolver {
       'Status changes of the jobs of one project, or of all the tenant’s jobs when projectId is omitted. The first message is SUBSCRIBED with the position the subscription starts from; pass after (the position of the last message you received) to receive every change after it first.',
     subscribe: ({ args, context }) => liveOf(context, args.system === true).jobStatusChanges(args.projectId ?? null, args.after ?? null),
   })
-  jobStatusChanges(@Root() event: JobEvent, @Args(() => JobStatusChangesArgs) _args: JobStatusChangesArgs): JobEvent {
+  jobStatusChanges(@Root() event: JobMessage, @Args(() => JobStatusChangesArgs) _args: JobStatusChangesArgs): JobMessage {
     return event;
   }
 

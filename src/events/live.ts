@@ -9,13 +9,14 @@ import type { Metrics } from '../infra/metrics';
 import type { QuerySpec } from '../infra/dynamo/store';
 import type { EventBus } from '../infra/pubsub';
 import { HEAD_POSITION } from '../infra/dynamo/write';
-import { FINAL, JobEventType, TERMINAL } from '../job/job.machine';
+import { FINAL, TERMINAL } from '../job/job.machine';
 import { jobEventsAfter } from '../job/job.keys';
 import type { JobRepository } from '../job/job.repository';
-import { isJobEvent, type JobEvent } from '../job/job.type';
+import { isJobEvent } from '../job/job.type';
 import type { ProjectRepository } from '../project/project.repository';
 import { type Head, KnownHeads } from './known-heads';
 import { replayThenLive, type ReplayObserver, type ReplayOptions, type StreamStart } from './replay';
+import { type JobMessage, StreamMessageType } from './stream-messages';
 import { topics } from './topics';
 
 /** Throws BAD_USER_INPUT unless `position` is null or a position (0 or more). */
@@ -49,7 +50,7 @@ class SharedInTurn<V> {
   }
 }
 
-const jobControls = new SharedInTurn<JobEvent>();
+const jobControls = new SharedInTurn<JobMessage>();
 const activityControls = new SharedInTurn<ActivityEvent>();
 
 /** What every subscription of one server shares: the bus and the replay's limits and metrics (see Live). */
@@ -173,7 +174,7 @@ abstract class StreamSubscription<E> implements ReplayOptions<E> {
 }
 
 /** A job's events (see Live.jobProgress). */
-class JobProgressSubscription extends StreamSubscription<JobEvent> {
+class JobProgressSubscription extends StreamSubscription<JobMessage> {
   /** Only this is kept for the subscription's life, not the job and its steps; known once the head is read. */
   projectId = '';
 
@@ -186,19 +187,19 @@ class JobProgressSubscription extends StreamSubscription<JobEvent> {
     super(shared, scope, topics.job(scope.tenant, jobId), from, 'afterSeq');
   }
 
-  readPage(after: number, limit: number, fresh: boolean): Promise<JobEvent[]> {
+  readPage(after: number, limit: number, fresh: boolean): Promise<JobMessage[]> {
     return this.eventsOf(jobEventsAfter(this.tenant, this.jobId, after), limit, fresh);
   }
 
-  accept(payload: unknown): payload is JobEvent {
+  accept(payload: unknown): payload is JobMessage {
     return isJobEvent(payload);
   }
 
-  positionOf(event: JobEvent): number {
+  positionOf(event: JobMessage): number {
     return event.seq;
   }
 
-  isFinal(event: JobEvent): boolean {
+  isFinal(event: JobMessage): boolean {
     return event.job !== undefined && FINAL.has(event.job.status);
   }
 
@@ -211,23 +212,23 @@ class JobProgressSubscription extends StreamSubscription<JobEvent> {
     this.projectId = head.projectId ?? '';
   }
 
-  acknowledge(position: number): JobEvent {
-    return this.sharedControl(JobEventType.SUBSCRIBED, position);
+  acknowledge(position: number): JobMessage {
+    return this.sharedControl(StreamMessageType.SUBSCRIBED, position);
   }
 
-  historyLost(position: number): JobEvent {
-    return this.sharedControl(JobEventType.HISTORY_LOST, position);
+  historyLost(position: number): JobMessage {
+    return this.sharedControl(StreamMessageType.HISTORY_LOST, position);
   }
 
-  resync(position: number): JobEvent {
-    return this.control(JobEventType.RESYNC, position, { resumeAfterSeq: position });
+  resync(position: number): JobMessage {
+    return this.control(StreamMessageType.RESYNC, position, { resumeAfterSeq: position });
   }
 
-  private sharedControl(type: JobEventType, position: number): JobEvent {
+  private sharedControl(type: StreamMessageType, position: number): JobMessage {
     return jobControls.get(`${this.topic}\u0000${type}\u0000${position}`, () => this.control(type, position));
   }
 
-  private control(type: JobEventType, position: number, extra: Partial<JobEvent> = {}): JobEvent {
+  private control(type: StreamMessageType, position: number, extra: Partial<JobMessage> = {}): JobMessage {
     return {
       eventId: `${this.jobId}:${type.toLowerCase()}:${position}`,
       jobId: this.jobId,
@@ -244,7 +245,7 @@ class JobProgressSubscription extends StreamSubscription<JobEvent> {
 }
 
 /** Status changes of the jobs of one project, or of the whole tenant (see Live.jobStatusChanges). */
-class JobStatusSubscription extends StreamSubscription<JobEvent> {
+class JobStatusSubscription extends StreamSubscription<JobMessage> {
   constructor(
     shared: LiveShared,
     scope: Scope,
@@ -255,35 +256,35 @@ class JobStatusSubscription extends StreamSubscription<JobEvent> {
     super(shared, scope, projectId ? topics.projectJobs(scope.tenant, projectId) : topics.tenantJobs(scope.tenant), from, 'after');
   }
 
-  readPage(after: number, limit: number, fresh: boolean): Promise<JobEvent[]> {
+  readPage(after: number, limit: number, fresh: boolean): Promise<JobMessage[]> {
     return this.eventsOf(this.stream.after(after), limit, fresh);
   }
 
-  accept(payload: unknown): payload is JobEvent {
+  accept(payload: unknown): payload is JobMessage {
     return isJobEvent(payload);
   }
 
-  positionOf(event: JobEvent): number {
+  positionOf(event: JobMessage): number {
     return event.position;
   }
 
-  acknowledge(position: number): JobEvent {
-    return this.sharedControl(JobEventType.SUBSCRIBED, position);
+  acknowledge(position: number): JobMessage {
+    return this.sharedControl(StreamMessageType.SUBSCRIBED, position);
   }
 
-  historyLost(position: number): JobEvent {
-    return this.sharedControl(JobEventType.HISTORY_LOST, position);
+  historyLost(position: number): JobMessage {
+    return this.sharedControl(StreamMessageType.HISTORY_LOST, position);
   }
 
-  resync(position: number): JobEvent {
-    return { ...this.control(JobEventType.RESYNC, position), resumeAfterSeq: position };
+  resync(position: number): JobMessage {
+    return { ...this.control(StreamMessageType.RESYNC, position), resumeAfterSeq: position };
   }
 
-  private sharedControl(type: JobEventType, position: number): JobEvent {
+  private sharedControl(type: StreamMessageType, position: number): JobMessage {
     return jobControls.get(`${this.topic}\u0000${type}\u0000${position}`, () => this.control(type, position));
   }
 
-  private control(type: JobEventType, position: number): JobEvent {
+  private control(type: StreamMessageType, position: number): JobMessage {
     return {
       eventId: `${this.projectId ?? 'tenant'}:jobs:${type.toLowerCase()}:${position}`,
       jobId: '',
@@ -415,7 +416,7 @@ export class Live {
    * already gets the stored events after `afterSeq`, if any, and the stream ends. FAILED does not
    * end it, because `retryJob` can run the job again.
    */
-  async jobProgress(jobId: string, afterSeq: number | null): Promise<AsyncIterable<JobEvent>> {
+  async jobProgress(jobId: string, afterSeq: number | null): Promise<AsyncIterable<JobMessage>> {
     assertId(jobId, 'job', 'jobId');
     checkPosition(afterSeq, 'afterSeq');
     const subscription = new JobProgressSubscription(this.shared, this.scope, jobId, afterSeq);
@@ -429,7 +430,7 @@ export class Live {
   }
 
   /** Status changes of the jobs of one project, or of the whole tenant; with `after`, stored ones after it first. */
-  async jobStatusChanges(projectId: string | null, after: number | null): Promise<AsyncIterable<JobEvent>> {
+  async jobStatusChanges(projectId: string | null, after: number | null): Promise<AsyncIterable<JobMessage>> {
     if (projectId !== null) assertId(projectId, 'proj', 'projectId');
     checkPosition(after, 'after');
     if (projectId && !(await this.projects.exists(projectId))) throw notFound('Project', projectId);

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
 import { entities } from '../common/entities';
-import { ARCHIVE_RUN_COUNTS } from '../common/feature';
-import { SEGMENT_COUNTS } from '../migrations/migration';
 import { type Attribute, type AttributeValues, attr, type ShapeValues } from '../infra/dynamo/entity';
 
 /*
@@ -290,12 +288,11 @@ export interface JobKindDeclaration extends AttributeValues<typeof KIND> {
   system?: boolean;
 }
 
-/** The kind of a migration's job (src/migrations): one work item per parallel scan segment. */
-export const MIGRATION_KIND = 'MIGRATION';
-
-/** The kind of a cold-storage run's job (src/archive): one work item, the run. */
-export const ARCHIVE_KIND = 'ARCHIVE';
-
+/**
+ * The declared kinds by name: the tenants' pipelines below, and the server's own kinds, which
+ * register themselves from the folders that run them (registerJobKind), so that this file stays
+ * data and imports none of them.
+ */
 export const JOB_KINDS: Record<string, JobKindDeclaration> = {
   /**
    * Seed 000: the asset creator's pipeline, a 3D character from a prompt, its rig reviewed by a
@@ -391,67 +388,6 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
       },
     ],
   },
-  /**
-   * A migration of the table (src/migrations), run by the server itself: each item is one segment
-   * of a parallel scan, whose holder re-derives (or transforms) the migration's entities through
-   * the standard write path and reports its scan position as the item's checkpoint, so a killed
-   * run resumes where it stopped.
-   */
-  [MIGRATION_KIND]: {
-    description:
-      'A migration of the table, run by the server itself: one item per parallel scan segment, each resumable from its checkpoint.',
-    system: true,
-    inputs: {
-      migrationId: attr.string({ required: true, max: 100 }),
-      name: attr.string({ required: true, max: 200 }),
-      /** The write budget of the whole job, in entities rewritten per second (shared evenly by its segments). */
-      itemsPerSecond: attr.int({ required: true }),
-    },
-    stages: [
-      {
-        name: 'scan',
-        phase: 'migrating',
-        fanOut: {
-          inputs: { segment: attr.int({ required: true }), segments: attr.int({ required: true }) },
-          // What a segment counts is its checkpoint and its outputs.
-          outputs: SEGMENT_COUNTS,
-          // A segment's holder that dies is replaced once its lease runs out, from the checkpoint:
-          // attempts are many because a killed run costs one, and no work is lost by it.
-          attempts: 20,
-          retryBackoff: { initialSeconds: 1, factor: 2, maxSeconds: 60, jitter: 0.2 },
-        },
-      },
-    ],
-  },
-  /**
-   * A cold-storage run (src/archive), run by the server itself: its one item moves every finished
-   * job and archived project past the retention to S3, reporting after each one how many it moved
-   * (its checkpoint), so a holder that dies is taken over without losing the run's counts. The
-   * item's outputs are the run's result. One item rather than many: the run's unit of safety is
-   * each job or project (export, then remove), which a repeat finds done, so there is nothing to
-   * gain from splitting it but a second scan of the candidates.
-   */
-  [ARCHIVE_KIND]: {
-    description:
-      'Cold storage, run by the server itself: finished jobs and archived projects past the retention exported to S3, then removed; one item, resumable from its checkpoint.',
-    system: true,
-    inputs: {},
-    stages: [
-      {
-        name: 'move',
-        phase: 'archiving',
-        fanOut: {
-          inputs: {},
-          // The run's counts are its item's outputs (bytes a Float: a large run passes a 32-bit Int).
-          outputs: ARCHIVE_RUN_COUNTS,
-          // A holder that dies costs an attempt and loses nothing (the next resumes from the
-          // checkpoint); a run that cannot read its candidates (an outage) waits longer each time.
-          attempts: 10,
-          retryBackoff: { initialSeconds: 1, factor: 2, maxSeconds: 60, jitter: 0.2 },
-        },
-      },
-    ],
-  },
   /** A batch of files processed in parallel: items given at creation (or added), a few may fail. */
   BATCH: {
     description: 'A batch of files processed in parallel on any number of workers; up to a quarter may fail.',
@@ -474,6 +410,18 @@ export const JOB_KINDS: Record<string, JobKindDeclaration> = {
     ],
   },
 };
+
+/**
+ * Declares kind `name` from the folder that runs its jobs (the server's own kinds: MIGRATION in
+ * src/migrations/migration.kind.ts, ARCHIVE in src/archive/archive.kind.ts), and returns its name:
+ * a module that names the kind by this value has declared it before any job of it is made. Throws
+ * (a programming error) when a kind of that name is declared already.
+ */
+export function registerJobKind<K extends string>(name: K, declaration: JobKindDeclaration): K {
+  if (Object.hasOwn(JOB_KINDS, name)) throw new Error(`The job kind ${name} is declared twice.`);
+  JOB_KINDS[name] = declaration;
+  return name;
+}
 
 /** The fan-out declaration of stage `stage` of a declared job, or undefined for a single step. */
 export function fanOutOf(job: { kind: string; declared?: boolean }, stage: string): FanOutDeclaration | undefined {

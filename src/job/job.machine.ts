@@ -40,7 +40,8 @@ export type ItemStatus = (typeof ItemStatus)[keyof typeof ItemStatus];
 
 /**
  * What a job event says happened, each with what the API's JobEventType says of it: the one list
- * of the event types (the enum below and the GraphQL enum are made from it).
+ * of the stored event types (the enum below is made from it). The GraphQL enum adds the messages a
+ * job stream makes itself, which are no events of the job (src/events/stream-messages.ts).
  */
 export const JOB_EVENT_TYPES = {
   JOB_CREATED: 'The job was created, QUEUED with its plan.',
@@ -71,9 +72,6 @@ export const JOB_EVENT_TYPES = {
     "Work items just added completed at once from the stored outputs of the tenant's completed items with the same content key (a stage declared reusable, see jobKinds); `reused` names each item and its source. No worker sees them.",
   STEP_REUSED:
     "The job's current step completed at once from the stored outputs of the tenant's completed step with the same content key (a stage declared reusable, see jobKinds); `reused` names the source. No worker sees it.",
-  RESYNC: 'Not stored: this slow subscriber missed events; resubscribe after this position.',
-  SUBSCRIBED: 'Not stored: the first message of every subscription; its position is where it starts.',
-  HISTORY_LOST: 'Not stored: the resume position is older than the stored history; nothing is replayed: re-query, then read on from here.',
 } as const;
 
 /** The event types, by name: `JobEventType.STEP_STARTED`. */

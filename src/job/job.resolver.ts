@@ -39,7 +39,7 @@ import { kindViews, phaseOf } from './job.kinds';
 import { takesReuse } from './job.reuse';
 import { type ItemAction, MAX_SCENES_PAGE } from './job.items';
 import { stageItemCounts, totalItemCounts } from './job.writes';
-import { claimPooledWork, itemReportRepos, stepReportRepos } from './job.pool';
+import { claimPooledWork, itemReportRepos, stepReportRepos } from './job.pool-api';
 import { ItemStatus } from './job.machine';
 import { ExpiresIn } from '../common/args';
 

@@ -1,5 +1,5 @@
 import { ForwardPageArgs, PageArgs } from '../common/pagination';
-import { JOB_EVENT_TYPES, JobEventType, JobStatus, StepStatus } from './job.machine';
+import { type JobEventType, JobStatus, StepStatus } from './job.machine';
 import { ItemStatus } from './job.machine';
 import { entities, type EntityItem } from '../common/entities';
 import { STAGE_ITEM_COUNTS } from './job.writes';
@@ -21,11 +21,6 @@ import { keyAttr } from '../common/args';
 // The statuses and their transitions come from the declared machines (src/common/entities.ts).
 registerEnumOf(entities.Job, 'status', JobStatus, 'JobStatus');
 registerEnumOf(entities.Step, 'status', StepStatus, 'StepStatus');
-registerDeclaredEnum(JobEventType, {
-  name: 'JobEventType',
-  description: 'What a jobProgress or jobStatusChanges message says happened.',
-  values: JOB_EVENT_TYPES,
-});
 registerDeclaredEnum(ItemStatus, {
   name: 'WorkItemStatus',
   description: `A work item's status: ${entities.WorkItem.describeTransitions()}.`,
@@ -98,6 +93,8 @@ export const JobEvent = shapeObjectType({
   fields: {
     // What the event's declaration describes, in its words.
     ...pickDeclared(entities.JobEvent.attributes, ['eventId', 'jobId', 'projectId', 'seq', 'prevSeq', 'actor', 'at', 'position']),
+    // The GraphQL enum adds a stream's own messages (SUBSCRIBED, RESYNC, HISTORY_LOST) to the stored
+    // events' types: it is registered with the streams (src/events/stream-messages.ts).
     type: attr.json<JobEventType>()({ required: true, apiType: 'JobEventType', description: 'What happened.' }),
     /** The job as this event left it: the `job` field resolver shows it (JobEventResolver). */
     job: attr.json<Job>()({ hidden: true }),

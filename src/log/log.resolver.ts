@@ -1,12 +1,12 @@
 import { entities } from '../common/entities';
-import { Arg, Args, Authorized, type ClassType, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { Asset } from '../asset/asset.type';
+import { Arg, Args, Authorized, type ClassType, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
 import { standardResolver } from '../common/standard-resolver';
 import { pageRequest, ProjectPageArgs } from '../common/pagination';
-import { Reads, Selected, type Selection } from '../common/projection';
+import { Selected, type Selection } from '../common/projection';
 import type { Context } from '../context';
+import { projectChildrenResolver } from '../project/project-child.feature';
 import { AttributionStatus, Log, LogConnection, LogRef, LogsByAttributionArgs, MaterialUsage, UpdateLogExtractionInput } from './log.type';
 import { LogRepository } from './log.repository';
 
@@ -60,12 +60,6 @@ export class LogResolver {
   ) {
     return ctx.repos.logs.materialUsage(material);
   }
-
-  @FieldResolver(() => [Asset], { description: 'Assets linked to this log (one batched read for all logs of a request).' })
-  @Reads('assetIds')
-  assets(@Root() log: Log, @Ctx() ctx: Context) {
-    return ctx.repos.assets.getMany(log.projectId, log.assetIds ?? []);
-  }
 }
 
 /**
@@ -94,6 +88,7 @@ export const logFeature = feature({
   resolvers: [
     LogStandard,
     LogResolver,
+    projectChildrenResolver('logs', Log, (ctx) => ctx.repos.logs, 'The first logs, oldest first; page with Query.logsConnection.'),
     attributionMove('confirmLogAttribution', 'Confirms', AttributionStatus.CONFIRMED),
     attributionMove('rejectLogAttribution', 'Rejects', AttributionStatus.REJECTED),
   ],

@@ -3,7 +3,7 @@ import { SYSTEM_TENANT } from '../auth/principal';
 import { DriftReport } from '../common/drift';
 import { entities, type EntityItem } from '../common/entities';
 import { AppError, ErrorCode } from '../errors';
-import { MIGRATION_KIND } from '../job/job.kinds';
+import { MIGRATION_KIND } from './migration.kind';
 import { JobStatus } from '../job/job.machine';
 import type { JobRepository } from '../job/job.repository';
 import { SYSTEM_PROJECT_ID, type SystemJobHandler } from '../job/system-jobs';

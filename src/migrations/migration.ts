@@ -78,7 +78,7 @@ export function migration(
 /**
  * What a segment counts, declared once: its type here, and the fields of the API's MigrationCounts
  * (migration.type.ts), which adds up a migration's segments, and the outputs of the
- * migration kind's scan stage (src/job/job.kinds.ts), which a segment reports as its checkpoint.
+ * migration kind's scan stage (migration.kind.ts), which a segment reports as its checkpoint.
  */
 export const SEGMENT_COUNTS = {
   scanned: attr.int({ required: true, description: 'Items of its entities read.' }),

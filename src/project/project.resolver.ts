@@ -1,17 +1,14 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { Asset } from '../asset/asset.type';
 import { Role } from '../auth/principal';
 import { feature } from '../common/feature';
 import { standardResolver } from '../common/standard-resolver';
 import { modelTypes } from '../common/model-types';
 import { Reads, Selected, type Selection } from '../common/projection';
 import type { Context } from '../context';
-import { Log } from '../log/log.type';
 import { ProjectsAcrossTenantsArgs, ProjectsArgs, ProjectVersionArgs } from './project.input';
 import { Project, ProjectConnection, ProjectStatus } from './project.type';
 import { ProjectRepository } from './project.repository';
 import { ChildRepositories } from './project-child.repository';
-import { projectChildrenResolver } from './project-child.feature';
 import { entities } from '../common/entities';
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
@@ -88,12 +85,8 @@ export class ProjectResolver {
 
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const projectFeature = feature({
-  resolvers: [
-    ProjectStandard,
-    ProjectResolver,
-    projectChildrenResolver('logs', Log, (ctx) => ctx.repos.logs, 'The first logs, oldest first; page with Query.logsConnection.'),
-    projectChildrenResolver('assets', Asset, (ctx) => ctx.repos.assets),
-  ],
+  // Project.logs and Project.assets are added by the log and asset features, so that the project knows none of its children.
+  resolvers: [ProjectStandard, ProjectResolver],
   repositories: (scope) => {
     const projects = new ProjectRepository(scope, entities.Project);
     return { projects, children: new ChildRepositories(scope, projects) };

@@ -71,15 +71,19 @@ export function sourceFiles(root: string): string[] {
 }
 
 /**
- * The relative imports of a file, resolved to files under src/. TypeScript's own pre-processor
- * reads them, so `import type`, `export … from`, `import()` and `require()` all count: a type-only
+ * Every module a file names, as written: packages by name (`type-graphql`), files by relative
+ * path. TypeScript's own pre-processor reads them, so `import type`, `export … from`, `import()`,
+ * `require()` and a module augmentation (`declare module '../context'`) all count: a type-only
  * import ties the two modules together as much as any other for a reader and a reviewer.
  */
-function importsOf(root: string, file: string): string[] {
+export function importedNames(root: string, file: string): string[] {
   const text = readFileSync(join(root, file), 'utf8');
-  const { importedFiles } = preProcessFile(text, true, true);
-  return importedFiles
-    .map((ref) => ref.fileName)
+  return preProcessFile(text, true, true).importedFiles.map((ref) => ref.fileName);
+}
+
+/** The relative imports of a file (see importedNames), resolved to files under src/. */
+export function importsOf(root: string, file: string): string[] {
+  return importedNames(root, file)
     .filter((name) => name.startsWith('.'))
     .map((name) =>
       relative(root, resolve(dirname(join(root, file)), name))
@@ -111,6 +115,60 @@ export function checkLayers(root: string): { upward: UpwardImport[]; unassigned:
   return { upward, unassigned };
 }
 
+/** The room of a file (relative to src/): its top folder (`job/`), or the file itself when it stands in src/ (`context.ts`). */
+function roomOf(file: string): string {
+  const slash = file.indexOf('/');
+  return slash === -1 ? file : file.slice(0, slash + 1);
+}
+
+/** Rooms that import each other in a loop, with the imports (`from → to`) between them that tie the loop. */
+export interface FolderCircle {
+  rooms: string[];
+  imports: string[];
+}
+
+/**
+ * The circles among the rooms of `root` (src/): its folders and the files that stand in it, each
+ * one node, tied by every import between two of them (a type-only import and a module
+ * augmentation count). Within a circle no room can be understood, tested or moved without the
+ * others, even where each file on its own lies in its layer. Sorted, so a test can compare them.
+ */
+export function folderCircles(root: string): FolderCircle[] {
+  const edges = new Map<string, Map<string, string[]>>();
+  for (const from of sourceFiles(root)) {
+    for (const to of importsOf(root, from)) {
+      const [a, b] = [roomOf(from), roomOf(to)];
+      if (a === b) continue;
+      const out = edges.get(a) ?? new Map<string, string[]>();
+      out.set(b, [...(out.get(b) ?? []), `${from} → ${to}`]);
+      edges.set(a, out);
+    }
+  }
+  // Tarjan's strongly connected components over the rooms.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const circles: FolderCircle[] = [];
+  const visit = (room: string): void => {
+    index.set(room, index.size);
+    low.set(room, index.get(room) ?? 0);
+    stack.push(room);
+    for (const next of edges.get(room)?.keys() ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(room, Math.min(low.get(room) ?? 0, low.get(next) ?? 0));
+      } else if (stack.includes(next)) low.set(room, Math.min(low.get(room) ?? 0, index.get(next) ?? 0));
+    }
+    if (low.get(room) !== index.get(room)) return;
+    const members = stack.splice(stack.indexOf(room)).sort();
+    if (members.length < 2) return;
+    const imports = members.flatMap((a) => members.flatMap((b) => edges.get(a)?.get(b) ?? []));
+    circles.push({ rooms: members, imports: imports.sort() });
+  };
+  for (const room of [...edges.keys()].sort()) if (!index.has(room)) visit(room);
+  return circles.sort((x, y) => x.rooms[0].localeCompare(y.rooms[0]));
+}
+
 /** `node dist/src/scripts/layers.js [src folder]` prints the imports that run up the layers. */
 if (require.main === module) {
   const root = resolve(process.argv[2] ?? join(__dirname, '../../../src'));
@@ -118,4 +176,5 @@ if (require.main === module) {
   for (const u of upward) console.log(`${u.from} (${u.fromLayer}) → ${u.to} (${u.toLayer})`);
   for (const file of unassigned) console.log(`${file}: in no layer`);
   console.log(`${upward.length} imports run up the layers.`);
+  for (const circle of folderCircles(root)) console.log(`circle ${circle.rooms.join(' ⇄ ')}: ${circle.imports.join(', ')}`);
 }

@@ -1,9 +1,19 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { checkLayers, LAYERS } from '../../src/scripts/layers';
+import { dirname, join } from 'node:path';
+import { checkLayers, folderCircles, importedNames, importsOf, LAYERS } from '../../src/scripts/layers';
 import { tempDir } from '../support/fixtures';
 
 const src = join(__dirname, '../../src');
+
+/** A made-up src/ in a temporary folder: each file (path relative to it) with its text. */
+function tree(prefix: string, files: Record<string, string>): string {
+  const root = tempDir(prefix);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
 
 /**
  * Imports that still run up the layers, each waiting for later work on issue 11 to remove it. The list may only shrink: a new upward import fails the first test, and
@@ -35,14 +45,39 @@ describe('the layers of src/', () => {
     expect(LAYERS.find((l) => l.paths.includes('context.ts'))?.name).toBe('common');
   });
 
+  it('has no circle of folders: no two rooms of src/ import each other, however far round', () => {
+    expect(folderCircles(src)).toEqual([]);
+  });
+
+  it('keeps the job kinds data: job.kinds.ts imports nothing of migrations or the archive, which register their kinds themselves', () => {
+    const imports = importsOf(src, 'job/job.kinds.ts');
+    expect(imports.filter((to) => to.startsWith('migrations/') || to.startsWith('archive/') || to === 'common/feature.ts')).toEqual([]);
+  });
+
+  it('keeps the pool scheduler apart from GraphQL: job.pool.ts imports neither the request context nor a GraphQL package', () => {
+    expect(importsOf(src, 'job/job.pool.ts')).not.toContain('context.ts');
+    expect(importedNames(src, 'job/job.pool.ts').filter((name) => /graphql|apollo/i.test(name))).toEqual([]);
+  });
+
+  it('finds a circle of folders and top files, and the imports that tie it', () => {
+    const root = tree('circles-', {
+      'a/one.ts': "import type { B } from '../b/two';\nimport { C } from '../c/three';\n",
+      'b/two.ts': "export type B = string;\ndeclare module '../top' { interface T { b: string } }\n",
+      'top.ts': "import '../outside';\nconst a = require('./a/one');\n",
+      'c/three.ts': 'export const C = 1;\n',
+    });
+    expect(folderCircles(root)).toEqual([
+      { rooms: ['a/', 'b/', 'top.ts'], imports: ['a/one.ts → b/two.ts', 'b/two.ts → top.ts', 'top.ts → a/one.ts'] },
+    ]);
+  });
+
   it('counts a type-only import of a higher layer, and a require, as upward', () => {
-    const root = tempDir('layers-');
-    mkdirSync(join(root, 'infra'));
-    mkdirSync(join(root, 'common'));
-    writeFileSync(join(root, 'infra/a.ts'), "import type { B } from '../common/b';\nimport { logger } from '../logger';\n");
-    writeFileSync(join(root, 'common/b.ts'), "export type B = string;\nconst a = require('../infra/a');\n");
-    writeFileSync(join(root, 'errors.ts'), "const c = require('./context');\n");
-    writeFileSync(join(root, 'stray.ts'), '');
+    const root = tree('layers-', {
+      'infra/a.ts': "import type { B } from '../common/b';\nimport { logger } from '../logger';\n",
+      'common/b.ts': "export type B = string;\nconst a = require('../infra/a');\n",
+      'errors.ts': "const c = require('./context');\n",
+      'stray.ts': '',
+    });
     expect(checkLayers(root)).toEqual({
       upward: [
         { from: 'errors.ts', fromLayer: 'base', to: 'context.ts', toLayer: 'common' },

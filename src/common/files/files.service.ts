@@ -4,6 +4,14 @@ import { AppError, badInput, ErrorCode } from '../../errors';
 import { ARCHIVE_PREFIX, ARCHIVED_TAG } from '../../infra/s3/archive-tag';
 import type { FileStore, UploadTarget } from '../../infra/s3/files';
 
+// The files service adds itself to ctx.repos here, as every feature adds its repository, so that the context imports nothing of common.
+declare module '../../context' {
+  interface Repositories {
+    /** Presigned upload and download URLs under the caller's tenant prefix. */
+    files: FilesService;
+  }
+}
+
 const uploadError = (reason: 'UPLOAD_MISSING' | 'UPLOAD_MISMATCH' | 'UPLOAD_EXPIRED', message: string) =>
   new AppError(ErrorCode.BAD_USER_INPUT, message, { reason });
 

@@ -1,0 +1,108 @@
+import type { OpenedLease } from '../auth/lease';
+import type { Context, Repositories } from '../context';
+import { badInput, forbidden } from '../errors';
+import { declaredKind } from './job.kinds';
+
+/*
+ * The API's side of the shared worker pools: what a pool worker's claimWork and its reports run
+ * with, from the request's context (its principal, its pool's kinds and stages, the leases it
+ * sends). The scheduler that hands out the claims (src/job/job.pool.ts) knows no request.
+ */
+
+/** The pools a pool worker's claim may draw from: its token's kinds (and stages), narrowed by the claim's arguments. */
+function poolsOf(
+  scope: { kinds: string[]; stages?: string[] },
+  kind: string | null,
+  stage: string | null,
+): { kind: string; stage: string }[] {
+  if (kind != null && !scope.kinds.includes(kind)) throw forbidden(`This pool serves the kinds ${scope.kinds.join(', ')}, not ${kind}.`);
+  if (stage != null && kind == null) throw badInput('claimWork needs the kind of the stage it names.', 'kind');
+  if (stage != null && scope.stages && !scope.stages.includes(stage))
+    throw forbidden(`This pool serves the stages ${scope.stages.join(', ')}, not ${stage}.`);
+  const pools: { kind: string; stage: string }[] = [];
+  for (const k of kind != null ? [kind] : scope.kinds) {
+    for (const s of declaredKind(k)?.stages ?? []) {
+      if ((stage != null && s.name !== stage) || (scope.stages && !scope.stages.includes(s.name))) continue;
+      pools.push({ kind: k, stage: s.name });
+    }
+  }
+  return pools;
+}
+
+/**
+ * A pool worker's claimWork: the next step or item of any tenant, by the pools' fair shares (see
+ * PoolScheduler), with a lease naming exactly that step or item and its attempt, sealed for this
+ * worker (a step's lease has sequence 0). Null when no tenant has claimable work in its pools.
+ */
+export async function claimPooledWork(ctx: Context, kind: string | null, stage: string | null) {
+  const principal = ctx.principal;
+  if (!principal?.pool || !ctx.leases) throw forbidden('Only a pool worker claims from the pools.');
+  const leases = ctx.leases;
+  const jobsOf = (tenantId: string): Repositories['jobs'] => ctx.reposForPoolClaim(tenantId).jobs;
+  // The pool's own pseudo-tenant owns no data: its repositories only reach the process's scheduler.
+  const scheduler = jobsOf(principal.tenantId).poolScheduler();
+  for (const pool of poolsOf(principal.pool, kind, stage)) {
+    const fanOut = declaredKind(pool.kind)?.stages.find((s) => s.name === pool.stage)?.fanOut !== undefined;
+    const claimed = fanOut
+      ? await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimPooledItem(entry.jobId))
+      : await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimPooledStep(entry.jobId, entry.stage));
+    const held =
+      claimed?.item ?? (claimed?.step ? { stage: claimed.step.name, sequence: STEP_SEQUENCE, attempt: claimed.step.attempt } : null);
+    if (!claimed || !held) continue;
+    const lease = await leases.seal({
+      tenantId: claimed.tenantId,
+      jobId: claimed.job.jobId,
+      stage: held.stage,
+      sequence: held.sequence,
+      attempt: held.attempt,
+      worker: principal.userId,
+    });
+    return { ...claimed, lease };
+  }
+  return null;
+}
+
+/** The sequence a lease on a single step names: items' sequences start at 1. */
+const STEP_SEQUENCE = 0;
+
+/**
+ * The repositories and attempt a report on a step runs with: the caller's own and the attempt it
+ * named, or, for a pool worker, those of the tenant of the lease it sends, which must name this
+ * step (and the attempt, when the call names one); the lease's attempt is the one reported on.
+ */
+export async function stepReportRepos(
+  ctx: Context,
+  ref: { jobId: string; stepName: string; attempt?: number | null; lease?: string | null },
+): Promise<{ repos: Repositories; attempt: number | null }> {
+  const principal = ctx.principal;
+  if (!principal?.pool) return { repos: ctx.repos, attempt: ref.attempt ?? null };
+  if (!ref.lease || !ctx.leases) throw forbidden('A pool worker reports on a step with the lease claimWork handed it (argument lease).');
+  const lease: OpenedLease = await ctx.leases.open(ref.lease, principal.userId);
+  const named = ref.attempt ?? lease.attempt;
+  if (lease.jobId !== ref.jobId || lease.sequence !== STEP_SEQUENCE || lease.stage !== ref.stepName || lease.attempt !== named) {
+    throw forbidden(
+      `The lease is for ${lease.sequence === STEP_SEQUENCE ? 'step' : `item ${lease.sequence} of stage`} ${lease.stage} of job ${lease.jobId}, attempt ${lease.attempt}: report on that one.`,
+    );
+  }
+  return { repos: ctx.reposUnderLease(lease), attempt: lease.attempt };
+}
+
+/**
+ * The repositories a report on a work item runs with: the caller's own, or, for a pool worker,
+ * those of the tenant of the lease it sends, which must name exactly this item and attempt.
+ */
+export async function itemReportRepos(
+  ctx: Context,
+  ref: { jobId: string; stage: string; sequence: number; attempt: number; lease?: string | null },
+): Promise<Repositories> {
+  const principal = ctx.principal;
+  if (!principal?.pool) return ctx.repos;
+  if (!ref.lease || !ctx.leases) throw forbidden('A pool worker reports on an item with the lease claimWork handed it (argument lease).');
+  const lease: OpenedLease = await ctx.leases.open(ref.lease, principal.userId);
+  if (lease.jobId !== ref.jobId || lease.stage !== ref.stage || lease.sequence !== ref.sequence || lease.attempt !== ref.attempt) {
+    throw forbidden(
+      `The lease is for item ${lease.sequence} of stage ${lease.stage} of job ${lease.jobId}, attempt ${lease.attempt}: report on that one.`,
+    );
+  }
+  return ctx.reposUnderLease(lease);
+}
