@@ -1083,60 +1083,113 @@ function settleStage(state: BatchState, stage: string, actor: string): void {
   if (counts.completed + counts.failed === counts.total) finishStage(state, stage, actor);
 }
 
-export function actOnItem(state: BatchState, stage: string, sequence: number, action: ItemAction, actor: string): WorkItemItem {
-  const { job } = state;
-  const jobId = job.jobId;
-  const fanOut = JobItems.fanOutOrThrow(job, stage);
-  // Once a cancellation committed, nothing a worker sends about the job succeeds (whichever item
-  // it names), and it is told so with a code of its own, so it can drop the work instead of
-  // reading a transition error.
-  refuseCancelled(job, jobId);
-  const item = state.items.get(itemId(stage, sequence));
-  if (!item) throw notFound('WorkItem', `${jobId}/${stage}/${sequence}`);
-  const what = `Item ${sequence} of stage ${stage} of job`;
-  const refuse = (to: string, allowed: string[], hint?: string): never => {
-    throw invalidTransition(what, jobId, item.status, to, { action: VERBS[action.kind], allowed, hint });
-  };
-  requireAttempt(what, jobId, action.kind, 'item', item.attempt, 'attempt' in action ? action.attempt : undefined);
-  const stageLive = job.currentStep === stage && (job.status === JobStatus.RUNNING || job.status === JobStatus.QUEUED);
-  const { attemptTimeoutSeconds: limit } = fanOut;
-  const deadline = deadlineOf(state.at, limit);
-  /** When the item may be claimed again after its attempt `attempt` failed: now plus the stage's backoff. */
-  const retryAfter = (attempt: number) => retryAt(fanOut.retryBackoff, { jobId, stage, sequence, attempt }, state.at);
-  const counts = countsOf(job, stage);
-  const withCounts = (change: Partial<ItemCountsItem>) => {
-    const itemCounts = { ...job.itemCounts, [stage]: { ...counts, ...change } };
-    return { itemCounts, progress: progressOf(state.job, itemCounts) };
-  };
+/**
+ * One decision on a work item, in the making: the rules its actions share (the refusal naming the
+ * item, the stage being live, the stage's attempt time and backoff, the counters and how an
+ * attempt ends), on the group's state.
+ */
+class ItemDecision<K extends ItemAction['kind']> {
+  readonly what: string;
+  readonly fanOut: FanOutDeclaration;
+  readonly item: WorkItemItem;
+  readonly counts: ItemCountsItem;
+  /** The job is at this stage and runs (or waits to): its items can be worked on. */
+  readonly stageLive: boolean;
+  readonly limit: number | undefined;
+  /** When an attempt starting now runs out of time (none without an attempt timeout). */
+  readonly deadline: string | undefined;
+
+  constructor(
+    readonly state: BatchState,
+    readonly stage: string,
+    readonly sequence: number,
+    readonly action: Extract<ItemAction, { kind: K }>,
+    readonly actor: string,
+  ) {
+    const { job } = state;
+    this.fanOut = JobItems.fanOutOrThrow(job, stage);
+    // Once a cancellation committed, nothing a worker sends about the job succeeds (whichever item
+    // it names), and it is told so with a code of its own, so it can drop the work instead of
+    // reading a transition error.
+    refuseCancelled(job, job.jobId);
+    const item = state.items.get(itemId(stage, sequence));
+    if (!item) throw notFound('WorkItem', `${job.jobId}/${stage}/${sequence}`);
+    this.item = item;
+    this.what = `Item ${sequence} of stage ${stage} of job`;
+    requireAttempt(this.what, job.jobId, action.kind, 'item', item.attempt, 'attempt' in action ? action.attempt : undefined);
+    this.stageLive = job.currentStep === stage && (job.status === JobStatus.RUNNING || job.status === JobStatus.QUEUED);
+    this.limit = this.fanOut.attemptTimeoutSeconds;
+    this.deadline = deadlineOf(state.at, this.limit);
+    this.counts = countsOf(job, stage);
+  }
+
+  get jobId(): string {
+    return this.state.job.jobId;
+  }
+
+  /** INVALID_TRANSITION naming the item, its status, the target and the statuses allowed. */
+  refuse(to: string, allowed: string[], hint?: string): never {
+    throw invalidTransition(this.what, this.jobId, this.item.status, to, { action: VERBS[this.action.kind], allowed, hint });
+  }
+
+  /** The action needs the item RUNNING in a live stage. */
+  requireRunning(to: string): void {
+    if (this.item.status !== ItemStatus.RUNNING || !this.stageLive) this.refuse(to, [ItemStatus.RUNNING]);
+  }
+
+  /** The job's counters of the stage with `change`, and its progress with them. */
+  withCounts(change: Partial<ItemCountsItem>): Partial<JobItem> {
+    const itemCounts = { ...this.state.job.itemCounts, [this.stage]: { ...this.counts, ...change } };
+    return { itemCounts, progress: progressOf(this.state.job, itemCounts) };
+  }
+
+  /** The item's next version with `changes`, recorded on the group's state. */
+  put(changes: Partial<WorkItemItem>): WorkItemItem {
+    return this.state.putItem({ ...this.item, ...changes, version: this.item.version + 1 });
+  }
+
+  /** The job changes with `change` and the event `type` about `item` (and `step`). */
+  record(change: Partial<JobItem>, type: JobEventType, item: WorkItemItem, step?: StepLike): WorkItemItem {
+    this.state.change(change, type, this.actor, { item, step });
+    return item;
+  }
+
+  /** A new attempt's lease for the claimer, never past the attempt's time. */
+  leaseFrom(leaseUntil: string): Partial<WorkItemItem> {
+    return { worker: this.actor, leaseExpiresAt: leaseWithin(leaseUntil, this.deadline), timesOutAt: this.deadline };
+  }
+
   /**
    * The running item finishes for good (COMPLETED or FAILED): its new state, counted, its event,
    * and the stage settled by its policy.
    */
-  const finish = (
+  finish(
     status: typeof ItemStatus.COMPLETED | typeof ItemStatus.FAILED,
     changes: Partial<WorkItemItem>,
     event: JobEventType,
-  ): WorkItemItem => {
-    const finished = state.putItem({
-      ...item,
-      ...changes,
-      status,
-      finishedAt: state.at,
-      leaseExpiresAt: undefined,
-      timesOutAt: undefined,
-      version: item.version + 1,
-    });
+  ): WorkItemItem {
+    const { counts, state } = this;
+    const finished = this.put({ ...changes, status, finishedAt: state.at, leaseExpiresAt: undefined, timesOutAt: undefined });
     const counted = status === ItemStatus.COMPLETED ? { completed: counts.completed + 1 } : { failed: counts.failed + 1 };
-    state.change(withCounts({ running: counts.running - 1, ...counted }), event, actor, { item: finished });
-    settleStage(state, stage, actor);
+    this.record(this.withCounts({ running: counts.running - 1, ...counted }), event, finished);
+    settleStage(state, this.stage, this.actor);
     return finished;
-  };
+  }
+
   /** The running item fails past its attempts. */
-  const failForGood = (error: JobError): WorkItemItem => finish(ItemStatus.FAILED, { error }, JobEventType.ITEM_FAILED);
+  failForGood(error: JobError): WorkItemItem {
+    return this.finish(ItemStatus.FAILED, { error }, JobEventType.ITEM_FAILED);
+  }
+
   /** The running item's attempt ended with attempts left: it waits, PENDING, for the next one, claimable after the stage's backoff. */
-  const waitForNext = (error: JobError): WorkItemItem => {
-    const waiting = state.putItem({
-      ...item,
+  waitForNext(error: JobError): WorkItemItem {
+    const { item, state } = this;
+    const availableAt = retryAt(
+      this.fanOut.retryBackoff,
+      { jobId: this.jobId, stage: this.stage, sequence: this.sequence, attempt: item.attempt },
+      state.at,
+    );
+    const waiting = this.put({
       status: ItemStatus.PENDING,
       attempt: item.attempt + 1,
       progress: 0,
@@ -1144,142 +1197,147 @@ export function actOnItem(state: BatchState, stage: string, sequence: number, ac
       worker: undefined,
       leaseExpiresAt: undefined,
       timesOutAt: undefined,
-      availableAt: retryAfter(item.attempt),
-      version: item.version + 1,
+      availableAt,
     });
-    state.change(withCounts({ running: counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, actor, { item: waiting });
-    return waiting;
-  };
-
-  switch (action.kind) {
-    case 'claim': {
-      if (!stageLive)
-        throw invalidTransition(`Stage ${stage} of job`, jobId, `${job.status} at ${job.currentStep ?? 'no stage'}`, 'claimed', {
-          action: 'claim',
-          allowed: [`RUNNING at ${stage}`],
-          hint: 'Its items are claimable only while the job runs that stage.',
-        });
-      // A stage whose items are claimed before it was opened (a crash in between) opens now.
-      if (state.steps.get(stage)?.status === StepStatus.PENDING) openStage(state, stage, actor);
-      const lease = { worker: actor, leaseExpiresAt: leaseWithin(action.leaseUntil, deadline), timesOutAt: deadline };
-      // A waiting item comes back only when its backoff is over, whatever an index read lagging
-      // behind said.
-      const waitsUntil = item.availableAt ?? item.createdAt;
-      if (item.status === ItemStatus.PENDING && waitsUntil > state.at)
-        return refuse('claimed', [`${ItemStatus.PENDING} past its backoff`], `It waits for its retry backoff until ${waitsUntil}.`);
-      if (item.status === ItemStatus.PENDING) {
-        const started = state.putItem({
-          ...item,
-          status: ItemStatus.RUNNING,
-          progress: 0,
-          startedAt: state.at,
-          ...lease,
-          version: item.version + 1,
-        });
-        state.change(withCounts({ running: counts.running + 1 }), JobEventType.ITEM_STARTED, actor, { item: started });
-        return started;
-      }
-      // Whichever came first ended the attempt: the holder's silence, or its time.
-      const takeover = takeoverOf(item, state.at, { maxAttempts: item.maxAttempt, backoff: !!fanOut.retryBackoff, timeoutSeconds: limit });
-      if (item.status !== ItemStatus.RUNNING || takeover.kind === 'held')
-        return refuse('claimed', [ItemStatus.PENDING, 'RUNNING with its lease or its time run out'], heldHint(item, takeover.ends));
-      const { error } = takeover;
-      // The next attempt waits for its backoff like one failed by its worker: the claimer takes
-      // none of it (claimNext goes on to the next candidate).
-      if (takeover.kind === 'wait') return waitForNext(error);
-      if (takeover.kind === 'takeOver') {
-        // Without a backoff the claimer holds the next attempt at once.
-        const again = state.putItem({
-          ...item,
-          attempt: item.attempt + 1,
-          status: ItemStatus.RUNNING,
-          progress: 0,
-          error,
-          startedAt: state.at,
-          ...lease,
-          version: item.version + 1,
-        });
-        state.change(withCounts({}), JobEventType.ITEM_RECLAIMED, actor, { item: again });
-        return again;
-      }
-      return failForGood(error);
-    }
-    case 'progress': {
-      if (item.status !== ItemStatus.RUNNING || !stageLive) refuse(ItemStatus.RUNNING, [ItemStatus.RUNNING]);
-      // An attempt whose time is up is not renewed: its holder is told to stop, and the item
-      // stays claimable, so the next claim takes it over.
-      refuseTimedOut(what, jobId, item, state.at, limit);
-      const updated = state.putItem({
-        ...item,
-        progress: action.progress,
-        ...(action.checkpoint !== undefined ? { checkpoint: action.checkpoint } : {}),
-        leaseExpiresAt: leaseWithin(action.leaseUntil, item.timesOutAt),
-        version: item.version + 1,
-      });
-      state.change({}, JobEventType.ITEM_PROGRESS, actor, { item: updated });
-      return updated;
-    }
-    case 'complete': {
-      if (item.status !== ItemStatus.RUNNING || !stageLive) refuse(ItemStatus.COMPLETED, [ItemStatus.RUNNING]);
-      return finish(ItemStatus.COMPLETED, { progress: 1, outputs: action.outputs }, JobEventType.ITEM_COMPLETED);
-    }
-    case 'fail': {
-      if (item.status !== ItemStatus.RUNNING || !stageLive) refuse(ItemStatus.FAILED, [ItemStatus.RUNNING]);
-      const error: JobError = { code: action.code, message: action.message, retryCount: item.attempt - 1 };
-      // Attempts remain: the item waits for its next attempt, claimable after the stage's backoff (at once without one).
-      return hasAttemptsLeft(item.attempt, item.maxAttempt) ? waitForNext(error) : failForGood(error);
-    }
-    case 'retry': {
-      if (item.status !== ItemStatus.FAILED) refuse(ItemStatus.PENDING, [ItemStatus.FAILED]);
-      if (action.errorCode !== undefined && item.error?.code !== action.errorCode)
-        refuse(ItemStatus.PENDING, [`${ItemStatus.FAILED} with ${action.errorCode}`], `Its last error is ${item.error?.code ?? 'none'}.`);
-      const step = state.steps.get(stage);
-      const stageFailed = job.status === JobStatus.FAILED && job.currentStep === stage && step?.status === StepStatus.FAILED;
-      if (!stageFailed && !(stageLive && step?.status === StepStatus.RUNNING)) {
-        throw invalidTransition(`Stage ${stage} of job`, jobId, step?.status ?? 'over', 'reopened', {
-          action: 'retry an item of',
-          allowed: [StepStatus.RUNNING, StepStatus.FAILED],
-          hint: 'Only an item of the stage the job is running, or of the stage it failed in, can be retried.',
-        });
-      }
-      const fanOut = JobItems.fanOutOrThrow(job, stage);
-      const reopened = state.putItem({
-        ...item,
-        status: ItemStatus.PENDING,
-        attempt: item.attempt + 1,
-        maxAttempt: item.attempt + (fanOut.attempts ?? job.maxAttempts),
-        progress: 0,
-        worker: undefined,
-        leaseExpiresAt: undefined,
-        timesOutAt: undefined,
-        finishedAt: undefined,
-        availableAt: state.at,
-        version: item.version + 1,
-      });
-      const counted = withCounts({ failed: counts.failed - 1 });
-      if (!stageFailed || !step) {
-        state.change(counted, JobEventType.ITEM_RETRIED, actor, { item: reopened });
-        return reopened;
-      }
-      // The stage failed by its policy: it reopens as a new attempt of its step, and the job runs again.
-      const attempt = step.attempt + 1;
-      const running = { name: stage, order: step.order, attempt, status: StepStatus.RUNNING, progress: 0, startedAt: state.at, jobId };
-      state.putStep(running);
-      state.change(
-        {
-          ...counted,
-          status: JobStatus.RUNNING,
-          attempts: { ...job.attempts, [stage]: attempt },
-          failedSteps: Math.max(0, job.failedSteps - 1),
-          error: undefined,
-          finishedAt: undefined,
-          expiresAt: undefined,
-        },
-        JobEventType.ITEM_RETRIED,
-        actor,
-        { item: reopened, step: running },
-      );
-      return reopened;
-    }
+    return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, waiting);
   }
+}
+
+/** What each worker's (or person's) action on an item does, given the decision's shared rules (ItemDecision). */
+const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => WorkItemItem } = {
+  claim(d) {
+    const { state, item, stage, action } = d;
+    const { job } = state;
+    if (!d.stageLive)
+      throw invalidTransition(`Stage ${stage} of job`, d.jobId, `${job.status} at ${job.currentStep ?? 'no stage'}`, 'claimed', {
+        action: 'claim',
+        allowed: [`RUNNING at ${stage}`],
+        hint: 'Its items are claimable only while the job runs that stage.',
+      });
+    // A stage whose items are claimed before it was opened (a crash in between) opens now.
+    if (state.steps.get(stage)?.status === StepStatus.PENDING) openStage(state, stage, d.actor);
+    // A waiting item comes back only when its backoff is over, whatever an index read lagging
+    // behind said.
+    const waitsUntil = item.availableAt ?? item.createdAt;
+    if (item.status === ItemStatus.PENDING && waitsUntil > state.at)
+      return d.refuse('claimed', [`${ItemStatus.PENDING} past its backoff`], `It waits for its retry backoff until ${waitsUntil}.`);
+    if (item.status === ItemStatus.PENDING) {
+      const started = d.put({ status: ItemStatus.RUNNING, progress: 0, startedAt: state.at, ...d.leaseFrom(action.leaseUntil) });
+      return d.record(d.withCounts({ running: d.counts.running + 1 }), JobEventType.ITEM_STARTED, started);
+    }
+    // Whichever came first ended the attempt: the holder's silence, or its time.
+    const takeover = takeoverOf(item, state.at, {
+      maxAttempts: item.maxAttempt,
+      backoff: !!d.fanOut.retryBackoff,
+      timeoutSeconds: d.limit,
+    });
+    if (item.status !== ItemStatus.RUNNING || takeover.kind === 'held')
+      return d.refuse('claimed', [ItemStatus.PENDING, 'RUNNING with its lease or its time run out'], heldHint(item, takeover.ends));
+    const { error } = takeover;
+    // The next attempt waits for its backoff like one failed by its worker: the claimer takes
+    // none of it (claimNext goes on to the next candidate).
+    if (takeover.kind === 'wait') return d.waitForNext(error);
+    if (takeover.kind === 'fail') return d.failForGood(error);
+    // Without a backoff the claimer holds the next attempt at once.
+    const again = d.put({
+      attempt: item.attempt + 1,
+      status: ItemStatus.RUNNING,
+      progress: 0,
+      error,
+      startedAt: state.at,
+      ...d.leaseFrom(action.leaseUntil),
+    });
+    return d.record(d.withCounts({}), JobEventType.ITEM_RECLAIMED, again);
+  },
+  progress(d) {
+    const { item, action } = d;
+    d.requireRunning(ItemStatus.RUNNING);
+    // An attempt whose time is up is not renewed: its holder is told to stop, and the item
+    // stays claimable, so the next claim takes it over.
+    refuseTimedOut(d.what, d.jobId, item, d.state.at, d.limit);
+    const updated = d.put({
+      progress: action.progress,
+      ...(action.checkpoint !== undefined ? { checkpoint: action.checkpoint } : {}),
+      leaseExpiresAt: leaseWithin(action.leaseUntil, item.timesOutAt),
+    });
+    return d.record({}, JobEventType.ITEM_PROGRESS, updated);
+  },
+  complete(d) {
+    d.requireRunning(ItemStatus.COMPLETED);
+    return d.finish(ItemStatus.COMPLETED, { progress: 1, outputs: d.action.outputs }, JobEventType.ITEM_COMPLETED);
+  },
+  fail(d) {
+    d.requireRunning(ItemStatus.FAILED);
+    const { item, action } = d;
+    const error: JobError = { code: action.code, message: action.message, retryCount: item.attempt - 1 };
+    // Attempts remain: the item waits for its next attempt, claimable after the stage's backoff (at once without one).
+    return hasAttemptsLeft(item.attempt, item.maxAttempt) ? d.waitForNext(error) : d.failForGood(error);
+  },
+  retry(d) {
+    const { state, item, stage, action } = d;
+    const { job } = state;
+    if (item.status !== ItemStatus.FAILED) d.refuse(ItemStatus.PENDING, [ItemStatus.FAILED]);
+    if (action.errorCode !== undefined && item.error?.code !== action.errorCode)
+      d.refuse(ItemStatus.PENDING, [`${ItemStatus.FAILED} with ${action.errorCode}`], `Its last error is ${item.error?.code ?? 'none'}.`);
+    const step = state.steps.get(stage);
+    const stageFailed = job.status === JobStatus.FAILED && job.currentStep === stage && step?.status === StepStatus.FAILED;
+    if (!stageFailed && !(d.stageLive && step?.status === StepStatus.RUNNING)) {
+      throw invalidTransition(`Stage ${stage} of job`, d.jobId, step?.status ?? 'over', 'reopened', {
+        action: 'retry an item of',
+        allowed: [StepStatus.RUNNING, StepStatus.FAILED],
+        hint: 'Only an item of the stage the job is running, or of the stage it failed in, can be retried.',
+      });
+    }
+    const reopened = d.put({
+      status: ItemStatus.PENDING,
+      attempt: item.attempt + 1,
+      maxAttempt: item.attempt + (d.fanOut.attempts ?? job.maxAttempts),
+      progress: 0,
+      worker: undefined,
+      leaseExpiresAt: undefined,
+      timesOutAt: undefined,
+      finishedAt: undefined,
+      availableAt: state.at,
+    });
+    const counted = d.withCounts({ failed: d.counts.failed - 1 });
+    if (!stageFailed || !step) return d.record(counted, JobEventType.ITEM_RETRIED, reopened);
+    // The stage failed by its policy: it reopens as a new attempt of its step, and the job runs again.
+    const attempt = step.attempt + 1;
+    const running = {
+      name: stage,
+      order: step.order,
+      attempt,
+      status: StepStatus.RUNNING,
+      progress: 0,
+      startedAt: state.at,
+      jobId: d.jobId,
+    };
+    state.putStep(running);
+    const reopenedJob = {
+      ...counted,
+      status: JobStatus.RUNNING,
+      attempts: { ...job.attempts, [stage]: attempt },
+      failedSteps: Math.max(0, job.failedSteps - 1),
+      error: undefined,
+      finishedAt: undefined,
+      expiresAt: undefined,
+    };
+    return d.record(reopenedJob, JobEventType.ITEM_RETRIED, reopened, running);
+  },
+};
+
+/**
+ * Decides a worker's (or person's) action on item `sequence` of `stage` on the group's state and
+ * records it: the item's new state, the job's change and its event, and whatever follows (the
+ * stage settled, the job moved on). Returns the item as it leaves it; throws JOB_CANCELLED,
+ * NOT_FOUND, INVALID_TRANSITION or ATTEMPT_TIMED_OUT, changing nothing of the state it throws on.
+ */
+export function actOnItem(state: BatchState, stage: string, sequence: number, action: ItemAction, actor: string): WorkItemItem {
+  return handleItem(action.kind, new ItemDecision(state, stage, sequence, action, actor));
+}
+
+/** Runs the handler of action `kind` (typed per action: TypeScript's correlated union pattern, no assertion). */
+function handleItem<K extends ItemAction['kind']>(kind: K, d: ItemDecision<K>): WorkItemItem {
+  const handler: (d: ItemDecision<K>) => WorkItemItem = ITEM_HANDLERS[kind];
+  return handler(d);
 }

@@ -244,21 +244,41 @@ const STEP_HINTS: Partial<Record<StepStatus, string>> = {
   [StepStatus.SKIPPED]: 'It was skipped when the job was cancelled.',
 };
 
+/** What a step decision knows besides the job and its steps: when, who, which job, and the step's stage policy. */
+export interface DecisionContext {
+  now: string;
+  actor: string;
+  jobId: string;
+  policy?: StepPolicy;
+}
+
 /**
- * Decides what an action does to a job and its steps. Pure: it reads `job` and `steps` (the
- * current attempt of each step, by name) and returns the new state, or throws INVALID_TRANSITION
- * (naming from and to) or BAD_USER_INPUT. The caller writes the outcome in one transaction
- * conditioned on the job's version, so the decision holds.
+ * One decision on a job and its steps, in the making: the rules its commands share (the job and
+ * step statuses each accepts, the attempt a worker names, an attempt's start, failure and the
+ * job's advance), over the job as read (`job`) and the job as the decision leaves it (`next`).
  */
-export function decide(
-  job: JobState,
-  steps: Map<string, StepState>,
-  action: JobAction,
-  ctx: { now: string; actor: string; jobId: string; policy?: StepPolicy },
-): Outcome {
-  const next: JobState = { ...job };
-  const command = JOB_COMMANDS[action.kind];
-  const requireJob = () => {
+class StepDecision<K extends JobAction['kind']> {
+  readonly next: JobState;
+  readonly command: CommandDeclaration;
+  readonly limit: number | undefined;
+  /** When an attempt starting now runs out of time (none without an attempt timeout). */
+  readonly deadline: string | undefined;
+
+  constructor(
+    readonly job: JobState,
+    readonly steps: ReadonlyMap<string, StepState>,
+    readonly action: Extract<JobAction, { kind: K }>,
+    readonly ctx: DecisionContext,
+  ) {
+    this.next = { ...job };
+    this.command = JOB_COMMANDS[action.kind];
+    this.limit = ctx.policy?.attemptTimeoutSeconds;
+    this.deadline = deadlineOf(ctx.now, this.limit);
+  }
+
+  /** The job must be in a status the command accepts; a worker's command on a cancelled job gets JOB_CANCELLED. */
+  requireJob(): void {
+    const { job, action, command, ctx } = this;
     if (WORKER_ACTIONS.has(action.kind)) refuseCancelled(job, ctx.jobId);
     if (!command.job.includes(job.status)) {
       throw invalidTransition('Job', ctx.jobId, job.status, command.to, {
@@ -267,59 +287,89 @@ export function decide(
         hint: JOB_HINTS[job.status],
       });
     }
-  };
-  const stepOf = (name: string): StepState => {
-    const step = steps.get(name);
+  }
+
+  /** The current attempt of the step named `name`, or BAD_USER_INPUT naming the job's steps. */
+  stepOf(name: string): StepState {
+    const step = this.steps.get(name);
     if (!step)
-      throw badInput(`Job ${ctx.jobId} has no step named "${name}"; its steps are ${job.plan.map((p) => p.name).join(', ')}.`, 'stepName');
+      throw badInput(
+        `Job ${this.ctx.jobId} has no step named "${name}"; its steps are ${this.job.plan.map((p) => p.name).join(', ')}.`,
+        'stepName',
+      );
     return step;
-  };
-  const requireStep = (step: StepState) => {
-    const allowed = command.step ?? [];
+  }
+
+  /** The step's attempt must be in a status the command accepts. */
+  requireStep(step: StepState): void {
+    const allowed = this.command.step ?? [];
     if (!allowed.includes(step.status)) {
-      throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, step.status, command.stepTo ?? step.status, {
-        action: VERBS[action.kind],
+      throw invalidTransition(`Step ${step.name} of job`, this.ctx.jobId, step.status, this.command.stepTo ?? step.status, {
+        action: VERBS[this.action.kind],
         allowed: [...allowed],
         hint: STEP_HINTS[step.status],
       });
     }
-  };
-  const requireAttempt = (step: StepState) =>
-    requireHeld(`Step ${step.name} of job`, ctx.jobId, action.kind, 'step', step.attempt, 'attempt' in action ? action.attempt : undefined);
-  const limit = ctx.policy?.attemptTimeoutSeconds;
-  const deadline = deadlineOf(ctx.now, limit);
-  const lease = (leaseUntil: string | undefined, timesOutAt: string | undefined) =>
-    leaseUntil ? { worker: ctx.actor, leaseExpiresAt: leaseWithin(leaseUntil, timesOutAt) } : {};
+  }
+
+  /** A worker that names an attempt must hold the current one (job.attempts.ts requireAttempt). */
+  requireAttempt(step: StepState): void {
+    const named = 'attempt' in this.action ? this.action.attempt : undefined;
+    requireHeld(`Step ${step.name} of job`, this.ctx.jobId, this.action.kind, 'step', step.attempt, named);
+  }
+
   /** A waiting attempt starts only once its retry backoff is over. */
-  const requireReady = (step: StepState) => {
-    if (step.waitsUntil && step.waitsUntil > ctx.now) {
-      throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `${step.status} until ${step.waitsUntil}`, StepStatus.RUNNING, {
-        action: VERBS[action.kind],
+  requireReady(step: StepState): void {
+    if (step.waitsUntil && step.waitsUntil > this.ctx.now) {
+      throw invalidTransition(`Step ${step.name} of job`, this.ctx.jobId, `${step.status} until ${step.waitsUntil}`, StepStatus.RUNNING, {
+        action: VERBS[this.action.kind],
         allowed: [`${StepStatus.PENDING} once its backoff is over`],
         hint: `Attempt ${step.attempt} waits for its stage's retry backoff: it can start at ${step.waitsUntil}.`,
       });
     }
-  };
+  }
+
+  /** The worker's lease until `leaseUntil`, never past the attempt's time (none without a lease). */
+  lease(leaseUntil: string | undefined, timesOutAt: string | undefined): Partial<StepState> {
+    return leaseUntil ? { worker: this.ctx.actor, leaseExpiresAt: leaseWithin(leaseUntil, timesOutAt) } : {};
+  }
+
   /** What an attempt starting now (started or claimed) is: running, its lease, and its time from now. */
-  const begin = (leaseUntil: string | undefined) => ({
-    status: StepStatus.RUNNING,
-    progress: 0,
-    startedAt: ctx.now,
-    waitsUntil: undefined,
-    timesOutAt: deadline,
-    ...lease(leaseUntil, deadline),
-  });
+  begin(leaseUntil: string | undefined): Partial<StepState> {
+    const { ctx, deadline } = this;
+    return {
+      status: StepStatus.RUNNING,
+      progress: 0,
+      startedAt: ctx.now,
+      waitsUntil: undefined,
+      timesOutAt: deadline,
+      ...this.lease(leaseUntil, deadline),
+    };
+  }
+
+  /** The step starts now for its worker: the job runs, at this step. */
+  start(step: StepState, leaseUntil: string | undefined): Outcome {
+    const started: StepState = { ...step, ...this.begin(leaseUntil) };
+    this.next.status = JobStatus.RUNNING;
+    this.next.currentStep = step.name;
+    this.next.startedAt = this.job.startedAt ?? this.ctx.now;
+    return { job: this.next, steps: [started], step: started, type: JobEventType.STEP_STARTED };
+  }
+
   /** What the attempt after failed attempt `attempt` waits for: its stage's backoff (nothing without one). */
-  const backoffAfter = (name: string, attempt: number): Partial<StepState> => {
+  backoffAfter(name: string, attempt: number): Partial<StepState> {
+    const { ctx } = this;
     const until = retryAt(ctx.policy?.retryBackoff, { jobId: ctx.jobId, stage: name, sequence: 0, attempt }, ctx.now);
     return until > ctx.now ? { waitsUntil: until } : {};
-  };
+  }
+
   /**
    * An attempt failed with `error`. While attempts remain a new attempt follows and the job keeps
    * running: waiting to be started, or, with `takenOver`, already held by the worker that claimed
    * the step (STEP_RECLAIMED, whose event shows the new attempt). Past its attempts the job fails.
    */
-  const failAttempt = (step: StepState, error: JobError, takenOver?: Partial<StepState>): Outcome => {
+  failAttempt(step: StepState, error: JobError, takenOver?: Partial<StepState>): Outcome {
+    const { job, next, ctx } = this;
     const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: ctx.now };
     next.error = error;
     if (hasAttemptsLeft(step.attempt, job.maxAttempts)) {
@@ -330,23 +380,30 @@ export function decide(
         attempt: step.attempt + 1,
         status: StepStatus.PENDING,
         progress: 0,
-        ...(takenOver ?? backoffAfter(step.name, step.attempt)),
+        ...(takenOver ?? this.backoffAfter(step.name, step.attempt)),
       };
       next.progress = jobProgress(job);
       return takenOver
         ? { job: next, steps: [failed, again], step: again, type: JobEventType.STEP_RECLAIMED }
         : { job: next, steps: [failed, again], step: failed, type: JobEventType.STEP_FAILED };
     }
-    next.status = JobStatus.FAILED;
-    next.failedSteps = job.failedSteps + 1;
-    next.finishedAt = ctx.now;
-    return { job: next, steps: [failed], step: failed, type: JobEventType.STEP_FAILED };
-  };
-  const stepsAfter = (order: number) => job.plan.filter((p) => p.order > order).sort((a, b) => a.order - b.order);
-  // A step finished successfully: advance to the next one, or finish the job.
-  const advance = (done: StepState): void => {
+    return this.failJob(failed, error);
+  }
+
+  /** The job fails with `error`, at its failed (or rejected) step; `type` is the event that says so. */
+  failJob(failed: StepState, error: JobError, type: JobEventType = JobEventType.STEP_FAILED): Outcome {
+    this.next.status = JobStatus.FAILED;
+    this.next.failedSteps = this.job.failedSteps + 1;
+    this.next.error = error;
+    this.next.finishedAt = this.ctx.now;
+    return { job: this.next, steps: [failed], step: failed, type };
+  }
+
+  /** A step finished successfully: the job advances to the next one, or completes. */
+  advance(done: StepState): void {
+    const { job, next, ctx } = this;
     next.completedSteps = job.completedSteps + 1;
-    const following = stepsAfter(done.order)[0];
+    const following = job.plan.filter((p) => p.order > done.order).sort((a, b) => a.order - b.order)[0];
     next.error = null;
     if (following) {
       next.status = JobStatus.RUNNING;
@@ -358,161 +415,152 @@ export function decide(
       next.progress = 1;
       next.finishedAt = ctx.now;
     }
-  };
-
-  switch (action.kind) {
-    case 'start': {
-      requireJob();
-      const step = stepOf(action.step);
-      requireStep(step);
-      const expected = job.currentStep ?? job.plan[0]?.name;
-      if (step.name !== expected) {
-        throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `waiting for ${expected}`, StepStatus.RUNNING);
-      }
-      requireReady(step);
-      const started: StepState = { ...step, ...begin(action.leaseUntil) };
-      next.status = JobStatus.RUNNING;
-      next.currentStep = step.name;
-      next.startedAt = job.startedAt ?? ctx.now;
-      return { job: next, steps: [started], step: started, type: JobEventType.STEP_STARTED };
-    }
-    case 'claim': {
-      // A waiting current step is started for the claimer; a running one whose lease ran out is
-      // taken over as a new attempt (the old one failed with LEASE_EXPIRED), or fails the job
-      // when it has no attempts left. Anything else is not claimable.
-      requireJob();
-      const step = stepOf(action.step);
-      const current = job.currentStep ?? job.plan[0]?.name;
-      if (step.name !== current) throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, `waiting for ${current}`, 'claimed');
-      if (step.status === StepStatus.PENDING) {
-        requireReady(step);
-        const started: StepState = { ...step, ...begin(action.leaseUntil) };
-        next.status = JobStatus.RUNNING;
-        next.startedAt = job.startedAt ?? ctx.now;
-        return { job: next, steps: [started], step: started, type: JobEventType.STEP_STARTED };
-      }
-      // A running attempt can be taken over once its lease or its time runs out, whichever is first.
-      const takeover = takeoverOf(step, ctx.now, {
-        maxAttempts: job.maxAttempts,
-        backoff: !!ctx.policy?.retryBackoff,
-        timeoutSeconds: limit,
-      });
-      if (step.status !== StepStatus.RUNNING || takeover.kind === 'held') {
-        throw invalidTransition(`Step ${step.name} of job`, ctx.jobId, step.status, 'claimed', {
-          action: 'claim',
-          allowed: [StepStatus.PENDING, 'RUNNING with its lease or its time run out'],
-          hint: heldHint(step, takeover.ends),
-        });
-      }
-      // With a retry backoff the next attempt waits for it, like one its worker failed: the
-      // claimer holds none of it. Without one the claimer holds the new attempt at once.
-      return failAttempt(step, takeover.error, takeover.kind === 'takeOver' ? begin(action.leaseUntil) : undefined);
-    }
-    case 'progress': {
-      checkProgress(action.progress);
-      requireJob();
-      const step = stepOf(action.step);
-      requireAttempt(step);
-      requireStep(step);
-      refuseTimedOut(`Step ${step.name} of job`, ctx.jobId, step, ctx.now, limit);
-      // A report renews the reporter's lease, up to the attempt's time.
-      const updated: StepState = {
-        ...step,
-        progress: action.progress,
-        metrics: action.metrics ?? step.metrics,
-        ...lease(action.leaseUntil, step.timesOutAt),
-      };
-      next.progress = jobProgress(job, action.progress);
-      return { job: next, steps: [updated], step: updated, type: JobEventType.STEP_PROGRESS };
-    }
-    case 'complete': {
-      requireJob();
-      const step = stepOf(action.step);
-      requireAttempt(step);
-      requireStep(step);
-      const produced = { artifacts: action.artifacts, metrics: action.metrics ?? step.metrics, outputs: action.outputs ?? step.outputs };
-      if (action.review) {
-        // A stage declared for review keeps what it produced and waits for a person's decision.
-        const paused: StepState = { ...step, ...produced, status: StepStatus.PAUSED, progress: 1 };
-        next.status = JobStatus.PAUSED;
-        return { job: next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
-      }
-      const done: StepState = { ...step, ...produced, status: StepStatus.COMPLETED, progress: 1, finishedAt: ctx.now };
-      advance(done);
-      return { job: next, steps: [done], step: done, type: JobEventType.STEP_COMPLETED };
-    }
-    case 'fail': {
-      requireJob();
-      const step = stepOf(action.step);
-      requireAttempt(step);
-      requireStep(step);
-      const error = { code: action.code, message: action.message, retryCount: step.attempt - 1 };
-      return failAttempt(step, error);
-    }
-    case 'pause': {
-      requireJob();
-      const step = stepOf(action.step);
-      requireAttempt(step);
-      requireStep(step);
-      const paused: StepState = { ...step, status: StepStatus.PAUSED };
-      next.status = JobStatus.PAUSED;
-      return { job: next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
-    }
-    case 'approve': {
-      requireJob();
-      const step = stepOf(action.step);
-      requireStep(step);
-      const approved: StepState = {
-        ...step,
-        status: StepStatus.COMPLETED,
-        progress: 1,
-        approvedBy: ctx.actor,
-        decidedAt: ctx.now,
-        finishedAt: ctx.now,
-      };
-      advance(approved);
-      return { job: next, steps: [approved], step: approved, type: JobEventType.STEP_APPROVED };
-    }
-    case 'reject': {
-      requireJob();
-      const step = stepOf(action.step);
-      requireStep(step);
-      const error = { code: 'REJECTED', message: action.reason, retryCount: step.attempt - 1 };
-      const rejected: StepState = {
-        ...step,
-        status: StepStatus.FAILED,
-        error,
-        approvedBy: ctx.actor,
-        decidedAt: ctx.now,
-        finishedAt: ctx.now,
-      };
-      next.status = JobStatus.FAILED;
-      next.failedSteps = job.failedSteps + 1;
-      next.error = error;
-      next.finishedAt = ctx.now;
-      return { job: next, steps: [rejected], step: rejected, type: JobEventType.STEP_REJECTED };
-    }
-    case 'cancel': {
-      requireJob();
-      next.status = JobStatus.CANCELLED;
-      next.finishedAt = ctx.now;
-      const skipped = [...steps.values()].filter((s) => s.status === StepStatus.PENDING).map((s) => ({ ...s, status: StepStatus.SKIPPED }));
-      return { job: next, steps: skipped, type: JobEventType.JOB_CANCELLED };
-    }
-    case 'retry': {
-      requireJob();
-      const failedName = job.currentStep ?? job.plan[0].name;
-      const failed = stepOf(failedName);
-      const attempt = failed.attempt + 1;
-      const retry: StepState = { name: failed.name, order: failed.order, attempt, status: StepStatus.PENDING, progress: 0 };
-      next.status = JobStatus.RUNNING;
-      next.attempts = { ...job.attempts, [failed.name]: attempt };
-      next.failedSteps = Math.max(0, job.failedSteps - 1);
-      next.finishedAt = null;
-      next.error = null;
-      return { job: next, steps: [retry], step: retry, type: JobEventType.JOB_RETRIED };
-    }
   }
+}
+
+/** What each command does, given the decision's shared rules (StepDecision). */
+const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome } = {
+  start(d) {
+    d.requireJob();
+    const step = d.stepOf(d.action.step);
+    d.requireStep(step);
+    const expected = d.job.currentStep ?? d.job.plan[0]?.name;
+    if (step.name !== expected)
+      throw invalidTransition(`Step ${step.name} of job`, d.ctx.jobId, `waiting for ${expected}`, StepStatus.RUNNING);
+    d.requireReady(step);
+    return d.start(step, d.action.leaseUntil);
+  },
+  claim(d) {
+    // A waiting current step is started for the claimer; a running one whose lease ran out is
+    // taken over as a new attempt (the old one failed with LEASE_EXPIRED), or fails the job
+    // when it has no attempts left. Anything else is not claimable.
+    d.requireJob();
+    const step = d.stepOf(d.action.step);
+    const current = d.job.currentStep ?? d.job.plan[0]?.name;
+    if (step.name !== current) throw invalidTransition(`Step ${step.name} of job`, d.ctx.jobId, `waiting for ${current}`, 'claimed');
+    if (step.status === StepStatus.PENDING) {
+      d.requireReady(step);
+      return d.start(step, d.action.leaseUntil);
+    }
+    // A running attempt can be taken over once its lease or its time runs out, whichever is first.
+    const rules = { maxAttempts: d.job.maxAttempts, backoff: !!d.ctx.policy?.retryBackoff, timeoutSeconds: d.limit };
+    const takeover = takeoverOf(step, d.ctx.now, rules);
+    if (step.status !== StepStatus.RUNNING || takeover.kind === 'held') {
+      throw invalidTransition(`Step ${step.name} of job`, d.ctx.jobId, step.status, 'claimed', {
+        action: 'claim',
+        allowed: [StepStatus.PENDING, 'RUNNING with its lease or its time run out'],
+        hint: heldHint(step, takeover.ends),
+      });
+    }
+    // With a retry backoff the next attempt waits for it, like one its worker failed: the
+    // claimer holds none of it. Without one the claimer holds the new attempt at once.
+    return d.failAttempt(step, takeover.error, takeover.kind === 'takeOver' ? d.begin(d.action.leaseUntil) : undefined);
+  },
+  progress(d) {
+    checkProgress(d.action.progress);
+    d.requireJob();
+    const step = d.stepOf(d.action.step);
+    d.requireAttempt(step);
+    d.requireStep(step);
+    refuseTimedOut(`Step ${step.name} of job`, d.ctx.jobId, step, d.ctx.now, d.limit);
+    // A report renews the reporter's lease, up to the attempt's time.
+    const updated: StepState = {
+      ...step,
+      progress: d.action.progress,
+      metrics: d.action.metrics ?? step.metrics,
+      ...d.lease(d.action.leaseUntil, step.timesOutAt),
+    };
+    d.next.progress = jobProgress(d.job, d.action.progress);
+    return { job: d.next, steps: [updated], step: updated, type: JobEventType.STEP_PROGRESS };
+  },
+  complete(d) {
+    const { action } = d;
+    d.requireJob();
+    const step = d.stepOf(action.step);
+    d.requireAttempt(step);
+    d.requireStep(step);
+    const produced = { artifacts: action.artifacts, metrics: action.metrics ?? step.metrics, outputs: action.outputs ?? step.outputs };
+    if (action.review) {
+      // A stage declared for review keeps what it produced and waits for a person's decision.
+      const paused: StepState = { ...step, ...produced, status: StepStatus.PAUSED, progress: 1 };
+      d.next.status = JobStatus.PAUSED;
+      return { job: d.next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
+    }
+    const done: StepState = { ...step, ...produced, status: StepStatus.COMPLETED, progress: 1, finishedAt: d.ctx.now };
+    d.advance(done);
+    return { job: d.next, steps: [done], step: done, type: JobEventType.STEP_COMPLETED };
+  },
+  fail(d) {
+    d.requireJob();
+    const step = d.stepOf(d.action.step);
+    d.requireAttempt(step);
+    d.requireStep(step);
+    return d.failAttempt(step, { code: d.action.code, message: d.action.message, retryCount: step.attempt - 1 });
+  },
+  pause(d) {
+    d.requireJob();
+    const step = d.stepOf(d.action.step);
+    d.requireAttempt(step);
+    d.requireStep(step);
+    const paused: StepState = { ...step, status: StepStatus.PAUSED };
+    d.next.status = JobStatus.PAUSED;
+    return { job: d.next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
+  },
+  approve(d) {
+    d.requireJob();
+    const step = d.stepOf(d.action.step);
+    d.requireStep(step);
+    const { actor, now } = d.ctx;
+    const approved: StepState = { ...step, status: StepStatus.COMPLETED, progress: 1, approvedBy: actor, decidedAt: now, finishedAt: now };
+    d.advance(approved);
+    return { job: d.next, steps: [approved], step: approved, type: JobEventType.STEP_APPROVED };
+  },
+  reject(d) {
+    d.requireJob();
+    const step = d.stepOf(d.action.step);
+    d.requireStep(step);
+    const { actor, now } = d.ctx;
+    const error = { code: 'REJECTED', message: d.action.reason, retryCount: step.attempt - 1 };
+    const rejected: StepState = { ...step, status: StepStatus.FAILED, error, approvedBy: actor, decidedAt: now, finishedAt: now };
+    return d.failJob(rejected, error, JobEventType.STEP_REJECTED);
+  },
+  cancel(d) {
+    d.requireJob();
+    d.next.status = JobStatus.CANCELLED;
+    d.next.finishedAt = d.ctx.now;
+    const skipped = [...d.steps.values()].filter((s) => s.status === StepStatus.PENDING).map((s) => ({ ...s, status: StepStatus.SKIPPED }));
+    return { job: d.next, steps: skipped, type: JobEventType.JOB_CANCELLED };
+  },
+  retry(d) {
+    d.requireJob();
+    const failed = d.stepOf(d.job.currentStep ?? d.job.plan[0].name);
+    const attempt = failed.attempt + 1;
+    const retry: StepState = { name: failed.name, order: failed.order, attempt, status: StepStatus.PENDING, progress: 0 };
+    Object.assign(d.next, {
+      status: JobStatus.RUNNING,
+      attempts: { ...d.job.attempts, [failed.name]: attempt },
+      failedSteps: Math.max(0, d.job.failedSteps - 1),
+      finishedAt: null,
+      error: null,
+    });
+    return { job: d.next, steps: [retry], step: retry, type: JobEventType.JOB_RETRIED };
+  },
+};
+
+/**
+ * Decides what an action does to a job and its steps. Pure: it reads `job` and `steps` (the
+ * current attempt of each step, by name) and returns the new state, or throws INVALID_TRANSITION
+ * (naming from and to) or BAD_USER_INPUT. The caller writes the outcome in one transaction
+ * conditioned on the job's version, so the decision holds.
+ */
+export function decide(job: JobState, steps: ReadonlyMap<string, StepState>, action: JobAction, ctx: DecisionContext): Outcome {
+  return handle(action.kind, new StepDecision(job, steps, action, ctx));
+}
+
+/** Runs the handler of command `kind` (typed per command: TypeScript's correlated union pattern, no assertion). */
+function handle<K extends JobAction['kind']>(kind: K, d: StepDecision<K>): Outcome {
+  const handler: (d: StepDecision<K>) => Outcome = STEP_HANDLERS[kind];
+  return handler(d);
 }
 
 /** A stored job's state, as the machine decides on it. */
