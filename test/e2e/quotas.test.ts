@@ -26,7 +26,7 @@ describe("a tenant's plan quotas, checked in the write's own transaction", () =>
 
   beforeAll(async () => {
     server = await startTestServer();
-    admin = await server.token('ops', [Role.ADMIN]);
+    admin = await server.operatorToken();
   });
 
   const gql = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
