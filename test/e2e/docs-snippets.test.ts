@@ -174,6 +174,17 @@ const SHELL_CASES: ShellCase[] = [
     },
   },
   {
+    file: 'docs/operations.md',
+    marker: 'npm run -s token -- --operator',
+    // "another's: FORBIDDEN": a tenant's admin reads its own tenant's usage only.
+    errors: ['FORBIDDEN'],
+    check: ({ answers }) => {
+      expect(answers[0].data.tenantUsage).toEqual({ tenantId: 'demo', plan: expect.any(String) });
+      expect(answers[1].data.tenantUsage).toEqual({ tenantId: 'demo', plan: expect.any(String) });
+      expect(answers[2].data).toBeNull();
+    },
+  },
+  {
     file: 'README.md',
     marker: 'npm run token -- --help',
     check: ({ stdout }) => {
