@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { App, DefaultStackSynthesizer } from 'aws-cdk-lib';
-import { ServiceStack, type ServiceImage } from './service-stack';
+import { ServiceStack, type ServiceImage, type ServiceStackProps } from './service-stack';
 import { StorageStack } from './storage-stack';
 
 type Env = Record<string, string | undefined>;
@@ -32,7 +32,7 @@ export interface ServiceSettings {
   certificateArn?: string;
   redisNodeType: string;
   redisReplicas: number;
-  auth: { jwksUrl?: string; issuer?: string; audience?: string };
+  auth: ServiceStackProps['auth'];
   otlpEndpoint?: string;
 }
 
@@ -74,7 +74,16 @@ function serviceSettings(env: Env): ServiceSettings | undefined {
     certificateArn: env.CERTIFICATE_ARN || undefined,
     redisNodeType: env.REDIS_NODE_TYPE || 'cache.t4g.micro',
     redisReplicas: whole(env, 'REDIS_REPLICAS', 1, 'replicas'),
-    auth: { jwksUrl: env.AUTH_JWKS_URL || undefined, issuer: env.AUTH_ISSUER || undefined, audience: env.AUTH_AUDIENCE || undefined },
+    auth: {
+      jwksUrl: env.AUTH_JWKS_URL || undefined,
+      issuer: env.AUTH_ISSUER || undefined,
+      audience: env.AUTH_AUDIENCE || undefined,
+      operator: {
+        jwksUrl: env.AUTH_OPERATOR_JWKS_URL || undefined,
+        issuer: env.AUTH_OPERATOR_ISSUER || undefined,
+        audience: env.AUTH_OPERATOR_AUDIENCE || undefined,
+      },
+    },
     otlpEndpoint,
   };
 }

@@ -39,8 +39,11 @@ export interface ServiceStackProps extends StackProps {
   redisReplicas: number;
   /** Browser origins, passed to the server's CORS_ORIGINS (the bucket's CORS takes the same list). */
   corsOrigins: string[];
-  /** Tokens from an identity provider's JWKS; without it the stack generates a shared HS256 secret. */
-  auth: { jwksUrl?: string; issuer?: string; audience?: string };
+  /**
+   * Tokens from an identity provider's JWKS; without it the stack generates a shared HS256 secret.
+   * The same for the platform's operators, whose issuer is never the tenants' (see TokenVerifier).
+   */
+  auth: { jwksUrl?: string; issuer?: string; audience?: string; operator?: { jwksUrl?: string; issuer?: string; audience?: string } };
   /** An OTLP endpoint: the image is built with the tracing SDK and the server exports spans to it. */
   otlpEndpoint?: string;
 }
@@ -88,6 +91,8 @@ export class ServiceStack extends Stack {
   readonly serviceSecurityGroup: ec2.SecurityGroup;
   readonly cursorSecret: secretsmanager.Secret;
   readonly tokenSecret?: secretsmanager.Secret;
+  /** The operators' HS256 key (AUTH_OPERATOR_SECRET), unless their tokens come from a JWKS of their own. */
+  readonly operatorTokenSecret?: secretsmanager.Secret;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -157,6 +162,15 @@ export class ServiceStack extends Stack {
       });
       secrets.AUTH_JWT_SECRET = ecs.Secret.fromSecretsManager(this.tokenSecret);
     }
+    // The operators' key is a secret of its own: whoever holds the tenants' key cannot mint an operator.
+    const operator = props.auth.operator ?? {};
+    if (!operator.jwksUrl) {
+      this.operatorTokenSecret = new secretsmanager.Secret(this, 'OperatorTokenSecret', {
+        description: "Artissist AUTH_OPERATOR_SECRET: the HS256 key that signs and verifies the platform operators' tokens",
+        generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      });
+      secrets.AUTH_OPERATOR_SECRET = ecs.Secret.fromSecretsManager(this.operatorTokenSecret);
+    }
 
     // The task's own role: the runtime policy of the storage stack (items of the table and its
     // indexes, objects of the bucket) and nothing more. What starting a task needs (pulling the
@@ -189,6 +203,9 @@ export class ServiceStack extends Stack {
     if (props.auth.jwksUrl) environment.AUTH_JWKS_URL = props.auth.jwksUrl;
     if (props.auth.issuer) environment.AUTH_ISSUER = props.auth.issuer;
     if (props.auth.audience) environment.AUTH_AUDIENCE = props.auth.audience;
+    if (operator.jwksUrl) environment.AUTH_OPERATOR_JWKS_URL = operator.jwksUrl;
+    if (operator.issuer) environment.AUTH_OPERATOR_ISSUER = operator.issuer;
+    if (operator.audience) environment.AUTH_OPERATOR_AUDIENCE = operator.audience;
     if (props.otlpEndpoint) environment.OTEL_EXPORTER_OTLP_ENDPOINT = props.otlpEndpoint;
 
     task.addContainer('Server', {
@@ -269,6 +286,12 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'CursorSecretArn', { value: this.cursorSecret.secretArn });
     if (this.tokenSecret) {
       new CfnOutput(this, 'TokenSecretArn', { value: this.tokenSecret.secretArn, description: 'The HS256 key token issuers sign with' });
+    }
+    if (this.operatorTokenSecret) {
+      new CfnOutput(this, 'OperatorTokenSecretArn', {
+        value: this.operatorTokenSecret.secretArn,
+        description: "The HS256 key the platform operators' token issuer signs with",
+      });
     }
     new CfnOutput(this, 'ServiceName', { value: this.service.serviceName });
     new CfnOutput(this, 'ClusterName', { value: cluster.clusterName });

@@ -61,6 +61,15 @@ export interface Config {
     audience?: string;
     /** Tokens valid for longer than this (from `iat`) are refused; every token needs `exp`. */
     maxTokenLifetimeSeconds: number;
+    /**
+     * The operator issuer, whose key alone makes a token with the role operator valid (see
+     * TokenVerifier): AUTH_OPERATOR_JWKS_URL with AUTH_OPERATOR_ISSUER, or AUTH_OPERATOR_SECRET, or
+     * beside a generated development signing secret, one generated under the data folder. Unset
+     * otherwise: no operator token is accepted.
+     */
+    operator?: { secret?: Uint8Array; jwksUrl?: string; issuer?: string; audience?: string };
+    /** True when the operator secret was generated and stored under the data folder. */
+    operatorSecretGenerated: boolean;
   };
   cursorSecret: string;
   introspection: boolean;
@@ -111,7 +120,7 @@ export interface Config {
   redisUrl?: string;
   /**
    * What each plan allows a tenant (PLAN_LIMITS overrides the defaults, see PLAN_DEFAULTS); a
-   * tenant's own overrides, set by an admin (setTenantPlan), go over its plan's.
+   * tenant's own overrides, set by an operator (setTenantPlan), go over its plan's.
    */
   plans: Record<PlanName, PlanLimits>;
   /** Enforce the plans' request-rate and cost budgets (TENANT_RATE_LIMITS, on by default). */
@@ -143,7 +152,7 @@ export interface Config {
    * (COLD_STORAGE_AFTER_DAYS, default 90, the seed's; at most FINISHED_JOB_TTL_DAYS − 14, so a run
    * that fails has two weeks before the TTL backstop); each instance tries to start the period's
    * run (a system job, one per period across instances) every ARCHIVE_INTERVAL_MS (default an
-   * hour; 0: only the admin mutation runArchive starts one).
+   * hour; 0: only the operator mutation runArchive starts one).
    */
   coldStorage: { afterDays: number; intervalMs: number };
   /**
@@ -251,7 +260,7 @@ export const PLAN_DEFAULTS: Record<PlanName, PlanLimits> = {
   },
 };
 
-/** The names of a plan's limits, to check a PLAN_LIMITS entry or an admin's override against. */
+/** The names of a plan's limits, to check a PLAN_LIMITS entry or an operator's override against. */
 export const PLAN_LIMIT_NAMES = Object.keys(PLAN_DEFAULTS.free).filter((name): name is keyof PlanLimits => name in PLAN_DEFAULTS.free);
 
 /**
@@ -378,12 +387,52 @@ export function developmentSecret(env: Env, dataDir: string, production: boolean
   if (production) {
     throw new Error('In production set AUTH_JWKS_URL (with AUTH_ISSUER and AUTH_AUDIENCE) or AUTH_JWT_SECRET.');
   }
-  const file = join(dataDir, 'dev-jwt-secret');
+  return { secret: storedSecret(dataDir, 'dev-jwt-secret'), generated: true };
+}
+
+/** The random secret kept in `file` under the data folder, made there (readable by this user only) when missing. */
+function storedSecret(dataDir: string, name: string): Uint8Array {
+  const file = join(dataDir, name);
   if (!existsSync(file)) {
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
   }
-  return { secret: new TextEncoder().encode(readFileSync(file, 'utf8').trim()), generated: true };
+  return new TextEncoder().encode(readFileSync(file, 'utf8').trim());
+}
+
+/** The file under the data folder that keeps the development operator secret (`npm run token -- --operator` reads it, src/scripts/running-server.ts). */
+const OPERATOR_SECRET_FILE = 'dev-operator-secret';
+
+/**
+ * The operator issuer (see Config.auth.operator and TokenVerifier). Throws when it would be the
+ * tenants' own issuer (the same secret or JWKS), which would let a tenant's issuer mint operators,
+ * or when a JWKS comes without the issuer its tokens must name.
+ */
+export function operatorIssuer(
+  env: Env,
+  dataDir: string,
+  tenants: { secret?: Uint8Array; generated?: boolean; jwksUrl?: string },
+): { operator?: Config['auth']['operator']; generated: boolean } {
+  const audience = env.AUTH_OPERATOR_AUDIENCE || env.AUTH_AUDIENCE || undefined;
+  const issuer = env.AUTH_OPERATOR_ISSUER || undefined;
+  const jwksUrl = env.AUTH_OPERATOR_JWKS_URL || undefined;
+  if (jwksUrl) {
+    if (jwksUrl === tenants.jwksUrl)
+      throw new Error("AUTH_OPERATOR_JWKS_URL must not be AUTH_JWKS_URL: the operators' keys must be none of the tenants' issuer's.");
+    if (!issuer) throw new Error('AUTH_OPERATOR_JWKS_URL needs AUTH_OPERATOR_ISSUER, the iss claim of the operators’ tokens.');
+    return { operator: { jwksUrl, issuer, audience }, generated: false };
+  }
+  if (env.AUTH_OPERATOR_SECRET) {
+    const secret = new TextEncoder().encode(env.AUTH_OPERATOR_SECRET);
+    if (tenants.secret && Buffer.from(secret).equals(Buffer.from(tenants.secret)))
+      throw new Error("AUTH_OPERATOR_SECRET must differ from the tenants' signing secret (AUTH_JWT_SECRET).");
+    return { operator: { secret, issuer, audience }, generated: false };
+  }
+  // The development default, beside a generated signing secret: one more generated secret, so that
+  // `npm run token -- --operator` works at once. Where the tenants' key is configured, so is the
+  // operators' (or there is none, and no operator token is accepted).
+  if (!tenants.generated) return { generated: false };
+  return { operator: { secret: storedSecret(dataDir, OPERATOR_SECRET_FILE), issuer, audience }, generated: true };
 }
 
 function httpLimits(env: Env): Config['http'] {
@@ -427,6 +476,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const jwksUrl = env.AUTH_JWKS_URL || undefined;
   const dev = jwksUrl ? undefined : developmentSecret(env, dataDir, production);
+  const operator = operatorIssuer(env, dataDir, { ...dev, jwksUrl });
 
   let cursorSecret = env.CURSOR_SECRET;
   if (!cursorSecret) {
@@ -468,6 +518,8 @@ export function loadConfig(env: Env = process.env): Config {
       audience: env.AUTH_AUDIENCE || undefined,
       // 30 days: the development token's lifetime; identity providers issue far shorter ones.
       maxTokenLifetimeSeconds: positive(env, 'AUTH_MAX_TOKEN_LIFETIME_SECONDS', 30 * 24 * 3600),
+      operator: operator.operator,
+      operatorSecretGenerated: operator.generated,
     },
     cursorSecret,
     introspection: bool(env, 'INTROSPECTION', !production),

@@ -13,12 +13,12 @@ import { forbidden, unauthenticated } from './errors';
 export interface Repositories {}
 
 /**
- * What admins reach of the server's own work (its jobs in the system partition, migrations, the
- * drift check). Features that provide a part add it here with declaration merging, as they do
+ * What operators reach of the server's own work (its jobs in the system partition, migrations, the
+ * drift check, archive runs) and across tenants (plans, pool shares, the *AcrossTenants lists). Features that provide a part add it here with declaration merging, as they do
  * to Repositories; the wiring builds it.
  */
 export interface SystemServices {
-  /** Repositories bound to the system partition (SYSTEM_TENANT), acting as the admin. */
+  /** Repositories bound to the system partition (SYSTEM_TENANT), acting as the operator. */
   repos: Repositories;
 }
 
@@ -44,12 +44,14 @@ export class Context {
   ) {}
 
   /**
-   * For admins: the server's own services and its jobs (see SystemServices). UNAUTHENTICATED
-   * without a caller, FORBIDDEN for anyone but an admin (and in tools that build no such services).
+   * For operators: the server's own services and its jobs, and the repositories of the operator
+   * fields across tenants (see SystemServices). UNAUTHENTICATED without a caller, FORBIDDEN for
+   * anyone but an operator, a tenant's admin included (and in tools that build no such services).
    */
   system(): SystemServices {
     if (!this.principal) throw unauthenticated();
-    if (!this.principal.roles.includes(Role.ADMIN) || this.principal.pool) throw forbidden('Only admins reach the server’s own jobs.');
+    if (!this.principal.operator)
+      throw forbidden('Only an operator reaches the server’s own jobs and other tenants (a token of the operator issuer, role operator).');
     if (!this.buildSystem) throw forbidden('This context reaches no system services.');
     this.systemBuilt ??= this.buildSystem(this.principal);
     return this.systemBuilt;
@@ -57,11 +59,14 @@ export class Context {
 
   /**
    * The caller's repositories; reading it without a verified caller throws UNAUTHENTICATED, and a
-   * pool worker (bound to no tenant) gets FORBIDDEN: it reaches a tenant only through a lease.
+   * pool worker (bound to no tenant) gets FORBIDDEN: it reaches a tenant only through a lease. An
+   * operator (bound to no tenant either) gets FORBIDDEN too: its fields use `system()`.
    */
   get repos(): Repositories {
     if (!this.principal) throw unauthenticated();
     if (this.principal.pool) throw forbidden('A pool worker reads nothing of a tenant but the work it holds a lease on.');
+    if (this.principal.operator)
+      throw forbidden('An operator reads no tenant’s data through its fields; it names a tenant as an operator field’s argument.');
     this.built ??= this.build(this.principal);
     return this.built;
   }
@@ -69,7 +74,7 @@ export class Context {
   /**
    * The repositories of the caller's partition, or with `system` the system partition's (the
    * server's own jobs): what a field with a `system` argument reads. Throws as `repos` and
-   * `system()` do (FORBIDDEN for the system partition unless the caller is an admin).
+   * `system()` do (FORBIDDEN for the system partition unless the caller is an operator).
    */
   reposOf(system: boolean | null | undefined): Repositories {
     return system ? this.system().repos : this.repos;

@@ -146,7 +146,7 @@ export const rateLimited = (budget: string, points: number, retryAfterSeconds: n
 export const quotaExceeded = (quota: string, limit: number, requested: number) =>
   new AppError(
     ErrorCode.QUOTA_EXCEEDED,
-    `This would pass your plan's ${quota} quota of ${limit}; nothing was written. Free some (delete what you no longer need) or ask an admin for a larger plan.`,
+    `This would pass your plan's ${quota} quota of ${limit}; nothing was written. Free some (delete what you no longer need) or ask the platform's operator for a larger plan.`,
     { quota, limit, requested },
   );
 

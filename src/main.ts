@@ -194,6 +194,7 @@ async function main(): Promise<void> {
       url: app.url,
       dataDir: config.dataDir,
       secret: config.auth.secretGenerated ? 'data-folder' : 'AUTH_JWT_SECRET',
+      operatorSecret: config.auth.operatorSecretGenerated ? 'data-folder' : config.auth.operator?.secret ? 'AUTH_OPERATOR_SECRET' : 'none',
       dynamoEndpoint: app.dynamoEndpoint,
       tableName: config.tableName,
     });

@@ -35,7 +35,7 @@ function describeRootTypes(built: GraphQLSchema): void {
   const query = built.getQueryType();
   const mutation = built.getMutationType();
   const subscription = built.getSubscriptionType();
-  if (query) query.description = "Reads. Everything is your tenant's (the token's), except the admins' *AcrossTenants lists.";
+  if (query) query.description = "Reads. Everything is your tenant's (the token's), except the operators' *AcrossTenants lists.";
   if (mutation) mutation.description = "Writes: each is one DynamoDB transaction that also records the change's event.";
   if (subscription)
     subscription.description =

@@ -398,10 +398,16 @@ export function systemJobsEnv(deps: ContextDeps): MigrationEnv {
   };
 }
 
-/** The services an admin reaches through Context.system: the system partition's repositories, as the admin, and the migrations. */
-function systemServices(deps: ContextDeps, admin: Principal): SystemServices {
+/** The services an operator reaches through Context.system: the system partition's repositories, as the operator, and the migrations. */
+function systemServices(deps: ContextDeps, operator: Principal): SystemServices {
   return {
-    repos: createRepositories(deps, { userId: admin.userId, tenantId: SYSTEM_TENANT, roles: [Role.ADMIN], expiresAt: admin.expiresAt }),
+    repos: createRepositories(deps, {
+      userId: operator.userId,
+      tenantId: SYSTEM_TENANT,
+      roles: [Role.OPERATOR],
+      expiresAt: operator.expiresAt,
+      operator: true,
+    }),
     migrations: new Migrations(systemJobsEnv(deps)),
   };
 }

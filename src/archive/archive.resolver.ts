@@ -37,10 +37,10 @@ export class ArchiveResolver {
     return ctx.repos.archive.restoreProject(projectId);
   }
 
-  @Authorized(Role.ADMIN)
+  @Authorized(Role.OPERATOR)
   @Mutation(() => ArchiveRun, {
     description:
-      "Admins only: runs the archive now (finished jobs and archived projects past the retention go to cold storage) as a system job of kind ARCHIVE, run by any instance's system-job runner; joins the run under way instead when there is one (whoever started it), so concurrent calls get one run. Waits for it within the request's budget and answers its result; when the budget ends first, its status and counts so far (call again with its jobId to go on waiting, or follow jobProgress(jobId, system: true)). NOT_FOUND when jobId names no archive job.",
+      "Operators only: runs the archive now (finished jobs and archived projects past the retention go to cold storage) as a system job of kind ARCHIVE, run by any instance's system-job runner; joins the run under way instead when there is one (whoever started it), so concurrent calls get one run. Waits for it within the request's budget and answers its result; when the budget ends first, its status and counts so far (call again with its jobId to go on waiting, or follow jobProgress(jobId, system: true)). NOT_FOUND when jobId names no archive job.",
   })
   async runArchive(
     @Ctx() ctx: Context,
@@ -50,7 +50,7 @@ export class ArchiveResolver {
     })
     jobId?: string | null,
   ) {
-    const runs = ctx.repos.archiveRuns;
+    const runs = ctx.system().repos.archiveRuns;
     if (!runs) throw new AppError(ErrorCode.INTERNAL, 'This server has no archive runner.');
     const outcome = await runs.runNow(jobId ?? undefined);
     if (!outcome) throw new AppError(ErrorCode.NOT_FOUND, `No archive run ${jobId}.`);

@@ -369,7 +369,7 @@ export const entities = {
         required: true,
         default: 'free',
         description: 'The plan the studio is on.',
-        createDescription: 'Only admins may choose a plan other than FREE.',
+        createDescription: 'FREE, the only plan a tenant starts on; an operator chooses another (setTenantPlan).',
         updateDescription: 'Admins only.',
       }),
       /** Unset: every version, up to MAX_ASSET_VERSIONS. */
@@ -386,7 +386,7 @@ export const entities = {
         updateDescription:
           'Days to keep activity events, 1 to 36500, or 0 to keep them forever; null: the server’s default. Applies to events written from now on.',
       }),
-      /** An admin's overrides of the plan's limits for this tenant alone (setTenantPlan); unset: the plan's. */
+      /** An operator's overrides of the plan's limits for this tenant alone (setTenantPlan); unset: the plan's. */
       limits: attr.json<Partial<Record<string, number>>>()({ internal: true, hidden: true }),
     },
   }),
@@ -477,7 +477,7 @@ export const entities = {
         sk: '{title}#{projectId}',
         format: { archived: archivedPartition, title: normalizeText },
       },
-      /** Projects by status across tenants, for admins: write-sharded like the jobs' index, merged on read. */
+      /** Projects by status across tenants, for operators: write-sharded like the jobs' index, merged on read. */
       acrossTenants: {
         index: 'GSI3',
         crossTenant: true,
@@ -1036,7 +1036,7 @@ export const entities = {
       byStatus: { index: 'GSI1', pk: 'JOB_STATUS#{status}', sk: '{updatedAt}#{jobId}' },
       /** A project's jobs, newest first. */
       byProject: { index: 'GSI2', pk: 'TYPE#JOB#PROJECT#{projectId}', sk: '{createdAt}#{jobId}' },
-      /** Jobs by status across tenants, for admins: write-sharded, merged on read. */
+      /** Jobs by status across tenants, for operators: write-sharded, merged on read. */
       acrossTenants: {
         index: 'GSI3',
         crossTenant: true,
@@ -1222,7 +1222,7 @@ export const entities = {
         derive: { errorCode: (item: { error?: { code?: string } }) => deadLetterCode(item.error?.code) },
       },
       /**
-       * The same dead letters across tenants, for admins: write-sharded by job like the jobs'
+       * The same dead letters across tenants, for operators: write-sharded by job like the jobs'
        * status index, merged on read, newest first within an error code.
        */
       deadLettersAcrossTenants: {
@@ -1293,7 +1293,7 @@ export const entities = {
   /**
    * A tenant's share of the shared worker pools: its weight (claims are handed out by weight among
    * the tenants with work; 1 when unset) and the most items it may have running through pools at
-   * once (none when unset). Set by admins only (setPoolShare).
+   * once (none when unset). Set by operators only (setPoolShare).
    */
   /**
    * A named item of the server's own scheduled work in the system partition (SYSTEM_TENANT):

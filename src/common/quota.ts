@@ -40,7 +40,7 @@ interface Charge {
  */
 const charges = new WeakMap<Write, Charge>();
 
-/** The key of a tenant's usage counters, for an admin's read of any tenant's (the writes below take the caller's bound tenant). */
+/** The key of a tenant's usage counters, for an operator's read of any tenant's (the writes below take the caller's bound tenant). */
 export const usageKey = (tenantId: string) => entities.TenantUsage.keyOf(tenantId, {});
 
 /**
@@ -125,7 +125,7 @@ type TenantItem = EntityItem<'Tenant'>;
 
 /**
  * The limits that hold for a tenant: its plan's (from `plans`, the configured table) with an
- * admin's overrides for this tenant on top.
+ * operator's overrides for this tenant on top.
  */
 export function limitsOf(plans: Record<PlanName, PlanLimits> | undefined, tenant: TenantItem | null | undefined): PlanLimits {
   const table = plans ?? PLAN_DEFAULTS;
@@ -139,13 +139,13 @@ export function limitsOf(plans: Record<PlanName, PlanLimits> | undefined, tenant
 }
 
 /**
- * A plan's limits as the API shows them (PlanLimits) and as an admin overrides them for one tenant
+ * A plan's limits as the API shows them (PlanLimits) and as an operator overrides them for one tenant
  * (PlanLimitsInput): a field for each limit the configuration holds (config.ts, which cannot import
  * the declarations), so a limit added there and not here is a type error.
  */
 export const PLAN_LIMITS = {
   name: 'PlanLimits',
-  description: "What a tenant's plan allows, with an admin's overrides for the tenant applied.",
+  description: "What a tenant's plan allows, with an operator's overrides for the tenant applied.",
   inputDescription: "Overrides of a plan's limits for one tenant; an omitted or null limit is the plan's.",
   fields: {
     requestsPerSecond: attr.int({
@@ -199,10 +199,10 @@ const QUOTA_USAGE = {
   },
 } as const;
 
-/** A tenant's plan, its limits and its usage of each quota, as an admin reads them (tenantUsage, setPlan). */
+/** A tenant's plan, its limits and its usage of each quota, as an operator (or the tenant's own admin) reads them (tenantUsage, setPlan). */
 export const TENANT_USAGE = {
   name: 'TenantUsage',
-  description: "A tenant's plan, its limits, and its usage of each quota (admins only).",
+  description: "A tenant's plan, its limits, and its usage of each quota (its own tenant's admin, or an operator).",
   fields: {
     // The tenant's own attributes, as its declaration has them, in this view's words.
     ...pickAttributes(entities.Tenant.attributes, { tenantId: 'The tenant.', plan: 'The plan it is on.' }),

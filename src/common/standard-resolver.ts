@@ -39,7 +39,7 @@ const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
  */
 export const keyArg = (field: string, description = whose(field)) => Arg(field, () => ID, { description });
 
-/** The `tenantId` argument of an admin's query or mutation on another tenant (every other request's tenant is its token's). */
+/** The `tenantId` argument of an operator's query or mutation on a tenant (every other request's tenant is its token's). */
 export const tenantArg = () => keyArg('tenantId', 'The tenant.');
 
 /**

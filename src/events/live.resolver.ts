@@ -32,15 +32,15 @@ export const RESUME_ARGUMENT = 'resumeArgument';
 /** The caller's live streams from a subscription's context, which type-graphql hands over untyped. */
 function liveOf(context: unknown, system = false): Live {
   if (!(context instanceof Context)) throw new Error('A subscription ran without the request context.');
-  // The server's own jobs are in the system partition, which only admins reach (Context.reposOf).
+  // The server's own jobs are in the system partition, which only operators reach (Context.reposOf).
   return context.reposOf(system).live;
 }
 
 /** Where a positioned stream resumes: the position of the last message a client received. */
 const resumeAfter = attr.int({ description: 'A position this stream gave you: resume after it.' });
 
-/** The server's own jobs are in the system partition, which only admins reach (Context.reposOf). */
-const systemJobs = (whose: string) => attr.boolean({ description: `True for ${whose}: admins only, FORBIDDEN otherwise.` });
+/** The server's own jobs are in the system partition, which only operators reach (Context.reposOf). */
+const systemJobs = (whose: string) => attr.boolean({ description: `True for ${whose}: operators only, FORBIDDEN otherwise.` });
 
 /*
  * Each subscription's arguments, declared as attributes (see argsType): its `subscribe` reads them,

@@ -23,8 +23,8 @@ const BOARD_JS = `
   var config = JSON.parse(document.getElementById('board-config').textContent);
   var httpUrl = new URL(config.path, location.href).href;
   var wsUrl = httpUrl.replace(/^http/, 'ws');
-  // /jobs?system=1 shows the server's own jobs (migrations, archiving), which only an admin may
-  // read: the admin token is given in the fragment (#token=…), which the browser never sends to
+  // /jobs?system=1 shows the server's own jobs (migrations, archiving), which only an operator may
+  // read: the operator token is given in the fragment (#token=…), which the browser never sends to
   // the server, so it stays out of request logs. Without one, the page's development token is used.
   var system = new URLSearchParams(location.search).get('system') === '1';
   var given = new URLSearchParams(location.hash.slice(1)).get('token');
@@ -50,7 +50,7 @@ const BOARD_JS = `
   if (system) document.getElementById('title').textContent = 'System jobs';
   var banner = document.getElementById('connection');
 
-  // A refusal (e.g. FORBIDDEN: the system jobs without an admin token) is said on the page, not dropped.
+  // A refusal (e.g. FORBIDDEN: the system jobs without an operator token) is said on the page, not dropped.
   function refused(error) {
     var first = Array.isArray(error) ? error[0] : error;
     banner.textContent = 'refused: ' + ((first && first.message) || String(error));
@@ -377,7 +377,7 @@ export const BOARD_SELECTIONS: BoardSelections = {
 /**
  * The live job board, served at /jobs in development beside GraphiQL (whose assets it shares):
  * the tenant's jobs with a progress bar per job and per step or item, fed by jobStatusChanges and
- * jobProgress and resuming each by position after a reconnect. At /jobs?system=1, with an admin
+ * jobProgress and resuming each by position after a reconnect. At /jobs?system=1, with an operator
  * token in the URL's fragment, it shows the server's own jobs (migrations, archiving) the same way.
  * It is a page, not an API: every byte of data it shows comes through the public GraphQL API with
  * the token it is given.

@@ -96,7 +96,7 @@ export class DeadLetters {
   }
 
   /**
-   * Every tenant's dead letters of one stage of a kind (admins only; the resolver checks the
+   * Every tenant's dead letters of one stage of a kind (operators only; the resolver checks the
    * role), each with its tenant, in the order `list` gives one tenant's: one query per shard of
    * the cross-tenant index, merged. Pages forward only.
    */

@@ -206,7 +206,7 @@ export class JobRepository {
   }
 
   /**
-   * Jobs in one status across all tenants (admins only; the resolver checks the role): one query
+   * Jobs in one status across all tenants (operators only; the resolver checks the role): one query
    * per shard of GSI3, merged newest first.
    */
   async acrossTenants(status: JobStatus, page: PageRequest) {
@@ -298,7 +298,7 @@ export class JobRepository {
   }
 
   /**
-   * Sets a tenant's share of the pools (admins only; the resolver checks the role): its weight and
+   * Sets a tenant's share of the pools (operators only; the resolver checks the role): its weight and
    * running limit. The limit holds at once (every claim's transaction checks it); the weight is
    * used by this process at once, by others within a few seconds (PoolScheduler).
    */

@@ -68,11 +68,12 @@ export class StepResolver {
 }
 
 /** The description of the `system` argument of the job reads and streams the job board uses. */
-const SYSTEM_ARGUMENT = 'True for the server’s own jobs (migrations, archiving: the system partition): admins only, FORBIDDEN otherwise.';
+const SYSTEM_ARGUMENT =
+  'True for the server’s own jobs (migrations, archiving: the system partition): operators only, FORBIDDEN otherwise.';
 
 /**
  * The job repository of the partition `job` was read from: the system partition's for one of the
- * server's own jobs (reached only by admins, see Context.system), else the caller's. A job's
+ * server's own jobs (reached only by operators, see Context.system), else the caller's. A job's
  * fields read its steps and items from where the job itself lives.
  */
 function jobsOf(ctx: Context, job: object): JobRepository {
@@ -116,10 +117,10 @@ export class JobResolver {
     return ctx.repos.jobs.awaitingReview(pageRequest(args));
   }
 
-  @Authorized(Role.ADMIN)
-  @Query(() => JobConnection, { description: 'Admins only: jobs in one status across all tenants, most recently changed first.' })
+  @Authorized(Role.OPERATOR)
+  @Query(() => JobConnection, { description: 'Operators only: jobs in one status across all tenants, most recently changed first.' })
   jobsAcrossTenants(@Args(() => JobsAcrossTenantsArgs) { status, first, after }: JobsAcrossTenantsArgs, @Ctx() ctx: Context) {
-    return ctx.repos.jobs.acrossTenants(status, { first, after });
+    return ctx.system().repos.jobs.acrossTenants(status, { first, after });
   }
 
   @Authorized(Role.EDITOR)
@@ -227,10 +228,10 @@ export class JobResolver {
     return ctx.repos.jobs.act(jobId, { kind: 'retry' });
   }
 
-  @Authorized(Role.ADMIN)
+  @Authorized(Role.OPERATOR)
   @Mutation(() => PoolShare, {
     description:
-      "Admin: sets a tenant's share of the shared worker pools: its weight (claims are handed out in proportion among the tenants with work) and the most items it may have running through pools at once.",
+      "Operator: sets a tenant's share of the shared worker pools: its weight (claims are handed out in proportion among the tenants with work) and the most items it may have running through pools at once.",
   })
   setPoolShare(
     @tenantArg() tenantId: string,
@@ -238,7 +239,7 @@ export class JobResolver {
     @Arg('maxRunning', () => Int, { nullable: true, description: 'The running limit; null for none.' }) maxRunning: number | null,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.setPoolShare(tenantId, weight, maxRunning);
+    return ctx.system().repos.jobs.setPoolShare(tenantId, weight, maxRunning);
   }
 
   @Authorized(Role.WORKER, Role.POOL)
@@ -329,16 +330,16 @@ export class JobResolver {
     return ctx.repos.jobs.deadLetters.list(kind, stage, errorCode, pageRequest(page));
   }
 
-  @Authorized(Role.ADMIN)
+  @Authorized(Role.OPERATOR)
   @Query(() => WorkItemConnection, {
     description:
-      "Admins only: every tenant's dead letters of one fan-out stage, each with its tenantId, ordered as deadLetters orders one tenant's. Pages forward only.",
+      "Operators only: every tenant's dead letters of one fan-out stage, each with its tenantId, ordered as deadLetters orders one tenant's. Pages forward only.",
   })
   deadLettersAcrossTenants(
     @Args(() => DeadLettersAcrossTenantsArgs) { kind, stage, errorCode, first, after }: DeadLettersAcrossTenantsArgs,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.deadLetters.acrossTenants(kind, stage, errorCode, { first, after });
+    return ctx.system().repos.jobs.deadLetters.acrossTenants(kind, stage, errorCode, { first, after });
   }
 
   @Authorized(Role.EDITOR)
@@ -484,7 +485,7 @@ export class WorkItemResolver extends ObjectIdResolver(
 ) {
   @FieldResolver(() => ID, {
     nullable: true,
-    description: 'Its tenant: set on deadLettersAcrossTenants (admins); null elsewhere, where it is yours.',
+    description: 'Its tenant: set on deadLettersAcrossTenants (operators); null elsewhere, where it is yours.',
   })
   tenantId(@Root() item: WorkItem): string | null {
     return item.tenantId ?? null;

@@ -207,7 +207,7 @@ export const JobsByStatusArgs = argsType(
   {
     status: jobStatusToList,
     system: attr.boolean({
-      description: 'True to list the server’s own jobs (migrations, archiving: the system partition): admins only, FORBIDDEN otherwise.',
+      description: 'True to list the server’s own jobs (migrations, archiving: the system partition): operators only, FORBIDDEN otherwise.',
     }),
   },
   PageArgs,

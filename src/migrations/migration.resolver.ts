@@ -7,7 +7,7 @@ import { badInput } from '../errors';
 import type { MigrationOverview, Migrations } from './migration.service';
 import { Migration, MigrationState, ModelDrift } from './migration.type';
 
-// The migrations are a system service: admins reach them through ctx.system() (see src/context.ts).
+// The migrations are a system service: operators reach them through ctx.system() (see src/context.ts).
 declare module '../context' {
   interface SystemServices {
     migrations: Migrations;
@@ -39,19 +39,19 @@ const MAX_SAMPLES = 50;
 
 @Resolver()
 export class MigrationResolver {
-  @Authorized(Role.ADMIN)
+  @Authorized(Role.OPERATOR)
   @Query(() => [Migration], {
     description:
-      'Every migration of the table (admins only), in number order, with where it stands and its job’s figures. See docs/operations.md.',
+      'Every migration of the table (operators only), in number order, with where it stands and its job’s figures. See docs/operations.md.',
   })
   async migrations(@Ctx() ctx: Context): Promise<Migration[]> {
     return (await ctx.system().migrations.overview()).map(toMigration);
   }
 
-  @Authorized(Role.ADMIN)
+  @Authorized(Role.OPERATOR)
   @Mutation(() => [Migration], {
     description:
-      'Starts the first migration not applied (admins only): a system job the server runs in parallel segments, within the declared write budget (itemsPerSecond replaces it for this run); a failed one is taken up again from its checkpoints. Each migration runs once; the next starts when one completes. Follow it with jobProgress(jobId, system: true).',
+      'Starts the first migration not applied (operators only): a system job the server runs in parallel segments, within the declared write budget (itemsPerSecond replaces it for this run); a failed one is taken up again from its checkpoints. Each migration runs once; the next starts when one completes. Follow it with jobProgress(jobId, system: true).',
   })
   async runMigrations(
     @Arg('itemsPerSecond', () => Int, {
@@ -66,10 +66,10 @@ export class MigrationResolver {
     return (await migrations.overview()).map(toMigration);
   }
 
-  @Authorized(Role.ADMIN)
+  @Authorized(Role.OPERATOR)
   @Query(() => ModelDrift, {
     description:
-      'The drift check (admins only): reads the whole table and reports, per entity type, the stored items whose key, index attributes or search words differ from what today’s declaration derives, with samples. A scan: for operators, not for a request path.',
+      'The drift check (operators only): reads the whole table and reports, per entity type, the stored items whose key, index attributes or search words differ from what today’s declaration derives, with samples. A scan: for operators, not for a request path.',
   })
   async modelDrift(
     @Arg('maxSamples', () => Int, { nullable: true, description: `Samples per entity type, at most ${MAX_SAMPLES} (default 5).` })

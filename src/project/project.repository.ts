@@ -63,7 +63,7 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
   }
 
   /**
-   * Projects in one status across all tenants (admins only; the resolver checks the role): one
+   * Projects in one status across all tenants (operators only; the resolver checks the role): one
    * query per shard of GSI3, merged most recently changed first, each with its tenant.
    */
   async acrossTenants(status: ProjectStatus, archived: boolean, page: PageRequest) {

@@ -58,15 +58,16 @@ export class ProjectResolver {
     return ctx.repos.projects.archive(projectId, expectedVersion);
   }
 
-  @Authorized(Role.ADMIN)
+  @Authorized(Role.OPERATOR)
   @Query(() => ProjectConnection, {
-    description: 'Admins only: projects in one status across all tenants, most recently changed first (one query per index shard a page).',
+    description:
+      'Operators only: projects in one status across all tenants, most recently changed first (one query per index shard a page).',
   })
   projectsAcrossTenants(
     @Args(() => ProjectsAcrossTenantsArgs) { status, archived, first, after }: ProjectsAcrossTenantsArgs,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.projects.acrossTenants(status, archived, { first, after });
+    return ctx.system().repos.projects.acrossTenants(status, archived, { first, after });
   }
 
   @FieldResolver(() => ID, { description: 'The tenant the project belongs to.' })

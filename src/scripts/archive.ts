@@ -1,19 +1,17 @@
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-import { DEV_TENANT } from '../app';
 import { signDevToken } from '../auth/jwt';
-import { Role } from '../auth/principal';
 import type { ArchiveRunOutcome } from '../common/feature';
 import { errorMessage } from '../guards';
 import { commandLine } from './cli';
-import { findRunningServer, signingSecret } from './running-server';
+import { findRunningServer, operatorSigningSecret } from './running-server';
 
 /*
  * The operator's command for cold storage: runs the archive now on the running server, through
- * the admin mutation runArchive (the archive's system job, started or joined when one runs),
+ * the operator mutation runArchive (the archive's system job, started or joined when one runs),
  * waits until the run finished, and prints what it did. A run longer than one request's budget
  * is followed by asking again with its job id, with a line on stderr for its progress.
  *   npm run archive                     # the server npm start runs (found as npm run token finds it)
- *   npm run archive -- --url https://api.example.com/graphql --token "$ADMIN_TOKEN"
+ *   npm run archive -- --url https://api.example.com/graphql --token "$OPERATOR_TOKEN"
  */
 async function main() {
   const values = commandLine(
@@ -21,18 +19,17 @@ async function main() {
       url: { type: 'string' },
       token: { type: 'string' },
     },
-    'Usage: npm run archive -- [--url URL] [--token ADMIN_TOKEN]\n' +
+    'Usage: npm run archive -- [--url URL] [--token OPERATOR_TOKEN]\n' +
       'Runs the archive now (finished jobs and archived projects past COLD_STORAGE_AFTER_DAYS go to cold storage)\n' +
-      'and prints what it did, as JSON. Without --url it uses the running server (npm start), signing an admin\n' +
-      'token with its development secret; elsewhere pass an admin token.\n',
+      'and prints what it did, as JSON. Without --url it uses the running server (npm start), signing an operator\n' +
+      'token with its development operator secret; elsewhere pass an operator token.\n',
   );
   if (!values) return;
   const server = values.url ? undefined : findRunningServer();
   if (!values.url && !server) throw new Error('No running server found: start one with `npm start` first, or pass --url and --token.');
   const url = values.url ?? server?.url ?? '';
   const token =
-    values.token ??
-    (await signDevToken(signingSecret(server), { sub: 'operator', tenantId: DEV_TENANT, roles: [Role.ADMIN] }, { expiresIn: '1h' }));
+    values.token ?? (await signDevToken(operatorSigningSecret(server), { sub: 'operator', operator: true }, { expiresIn: '1h' }));
   const ask = async (jobId?: string): Promise<ArchiveRunOutcome> => {
     const res = await fetch(url, {
       method: 'POST',

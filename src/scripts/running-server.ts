@@ -20,6 +20,8 @@ export interface RunningServer {
   dataDir: string;
   /** Where the signing secret comes from: the data folder's file, or AUTH_JWT_SECRET (which is never written down). */
   secret: 'data-folder' | 'AUTH_JWT_SECRET';
+  /** Where its operator secret comes from (see Config.auth.operator): the data folder's file, AUTH_OPERATOR_SECRET, or none (a JWKS). */
+  operatorSecret?: 'data-folder' | 'AUTH_OPERATOR_SECRET' | 'none';
   pid: number;
   /** The folder `npm start` ran in: tools run in the same checkout prefer its servers. */
   cwd: string;
@@ -31,6 +33,7 @@ export interface RunningServer {
 
 export const SERVER_FILE = 'server.json';
 const SECRET_FILE = 'dev-jwt-secret';
+const OPERATOR_SECRET_FILE = 'dev-operator-secret';
 
 const registryDir = () => join(tmpdir(), `artissist-${userInfo().uid}`);
 
@@ -118,6 +121,34 @@ export function findRunningServer(env: NodeJS.ProcessEnv = process.env): Running
   return here[0];
 }
 
+/** Where a tool finds one of the server's HS256 secrets: its variable, its file in the data folder, and how server.json names its source. */
+interface SecretSource {
+  variable: 'AUTH_JWT_SECRET' | 'AUTH_OPERATOR_SECRET';
+  file: string;
+  source: (server: RunningServer) => string | undefined;
+  /** What it is called in a message: "development signing secret". */
+  name: string;
+}
+
+/** Reads the secret `from` names, creating nothing; throws, saying what to do, when there is none. */
+function readSecret(from: SecretSource, server: RunningServer | undefined, env: NodeJS.ProcessEnv): Uint8Array {
+  const given = env[from.variable];
+  if (given) return new TextEncoder().encode(given);
+  const source = server && from.source(server);
+  if (server && source === from.variable)
+    throw new Error(`The server at ${server.url} signs with ${from.variable}: set the same ${from.variable} here.`);
+  if (server && source === 'none')
+    throw new Error(`The server at ${server.url} has no ${from.name}: its tokens come from a JWKS, issued by your identity provider.`);
+  const dataDir = server?.dataDir ?? resolve(env.DATA_DIR ?? '.data');
+  const file = join(dataDir, from.file);
+  if (!existsSync(file)) {
+    throw new Error(
+      `No ${from.name} in ${dataDir}: start the server first (npm start), set DATA_DIR to its data folder, or set ${from.variable}.`,
+    );
+  }
+  return new TextEncoder().encode(readFileSync(file, 'utf8').trim());
+}
+
 /**
  * The HS256 secret a tool signs development tokens with, read without creating anything:
  * AUTH_JWT_SECRET when set; else the running server's data folder's; else the one in `DATA_DIR`
@@ -125,15 +156,23 @@ export function findRunningServer(env: NodeJS.ProcessEnv = process.env): Running
  * missing secret is never generated here, so a tool leaves no stray data folder behind.
  */
 export function signingSecret(server: RunningServer | undefined, env: NodeJS.ProcessEnv = process.env): Uint8Array {
-  if (env.AUTH_JWT_SECRET) return new TextEncoder().encode(env.AUTH_JWT_SECRET);
-  if (server?.secret === 'AUTH_JWT_SECRET')
-    throw new Error(`The server at ${server.url} signs with AUTH_JWT_SECRET: set the same AUTH_JWT_SECRET here.`);
-  const dataDir = server?.dataDir ?? resolve(env.DATA_DIR ?? '.data');
-  const file = join(dataDir, SECRET_FILE);
-  if (!existsSync(file)) {
-    throw new Error(
-      `No development signing secret in ${dataDir}: start the server first (npm start), set DATA_DIR to its data folder, or set AUTH_JWT_SECRET.`,
-    );
-  }
-  return new TextEncoder().encode(readFileSync(file, 'utf8').trim());
+  return readSecret(
+    { variable: 'AUTH_JWT_SECRET', file: SECRET_FILE, source: (s) => s.secret, name: 'development signing secret' },
+    server,
+    env,
+  );
+}
+
+/**
+ * The HS256 secret a tool signs development operator tokens with (role operator; see
+ * TokenVerifier), read as signingSecret reads the tenants' one: AUTH_OPERATOR_SECRET when set;
+ * else the running server's data folder's `dev-operator-secret`; else the one in `DATA_DIR` (or
+ * `./.data`). Throws, saying what to do, when there is none or the server takes a JWKS's.
+ */
+export function operatorSigningSecret(server: RunningServer | undefined, env: NodeJS.ProcessEnv = process.env): Uint8Array {
+  return readSecret(
+    { variable: 'AUTH_OPERATOR_SECRET', file: OPERATOR_SECRET_FILE, source: (s) => s.operatorSecret, name: 'development operator secret' },
+    server,
+    env,
+  );
 }

@@ -1,20 +1,19 @@
 import { signDevToken } from '../auth/jwt';
-import { Role } from '../auth/principal';
 import { loadConfig, type Config } from '../config';
 import { CursorCodec } from '../infra/cursor';
 import { createDynamo } from '../infra/dynamo/client';
 import { Store } from '../infra/dynamo/store';
 import { Migrations } from '../migrations/migration.service';
 import { systemJobsEnv, type ContextDeps } from '../wiring';
-import { findRunningServer, signingSecret } from './running-server';
+import { findRunningServer, operatorSigningSecret } from './running-server';
 
 /*
  * Where the operators' tools for the server's own jobs (`npm run migrate`, `npm run verify-model`)
  * do their work. With a table of their own to reach (DYNAMODB_ENDPOINT, or AWS with TABLE_NAME)
  * they work on it directly, as one more instance of the server's system-job runner. With the
  * embedded default, whose DynamoDB Local belongs to the running development server (or with
- * `--url` of a server), they ask that server through its admin API (runMigrations, migrations,
- * modelDrift), with an admin development token signed like `npm run token`'s.
+ * `--url` of a server), they ask that server through its operator API (runMigrations, migrations,
+ * modelDrift), with an operator development token signed like `npm run token -- --operator`'s.
  */
 
 /** The table, reached directly. */
@@ -30,12 +29,9 @@ export interface TableTarget {
 export interface ServerTarget {
   kind: 'server';
   url: string;
-  /** Runs one GraphQL operation as an admin; throws with the first error's message and code. */
+  /** Runs one GraphQL operation as an operator; throws with the first error's message and code. */
   request<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
 }
-
-/** The tenant an admin's development token names (an admin reaches the system partition whatever its tenant). */
-const OPERATOR_TENANT = 'operations';
 
 /**
  * The target of this run (see the top of this file): the server at `url` when given, else the
@@ -62,11 +58,7 @@ export async function toolTarget(url?: string): Promise<TableTarget | ServerTarg
     throw new Error(
       'No table to reach: start the server (npm start), pass --url of a running one, or set DYNAMODB_ENDPOINT (or TABLE_NAME with AWS credentials).',
     );
-  const token = await signDevToken(
-    signingSecret(server),
-    { sub: 'operator', tenantId: OPERATOR_TENANT, roles: [Role.ADMIN] },
-    { expiresIn: '1h' },
-  );
+  const token = await signDevToken(operatorSigningSecret(server), { sub: 'operator', operator: true }, { expiresIn: '1h' });
   return {
     kind: 'server',
     url: endpoint,

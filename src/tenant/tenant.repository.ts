@@ -22,11 +22,11 @@ export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
   }
 
   /**
-   * Any tenant's plan, limits and usage of each quota (admins only; the resolver checks the role).
+   * Any tenant's plan, limits and usage of each quota (an operator's, or a tenant admin's own: the resolver checks which).
    * BAD_USER_INPUT for an id no token could name.
    */
   async usage(tenantId: string): Promise<TenantUsage> {
-    // An admin's operation names the tenant it reads as its argument: the one place here where a
+    // An operator's operation names the tenant it reads as its argument: the one place here where a
     // key is built for a tenant other than the scope's.
     if (!isValidTenantId(tenantId)) throw badInput('tenantId is not a valid tenant id.', 'tenantId');
     const [tenant, counters] = await this.scope.store.batchGet([this.model.keyOf(tenantId, {}), usageKey(tenantId)]);
@@ -34,8 +34,8 @@ export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
   }
 
   /**
-   * Puts a tenant on `plan`, with `overrides` of its limits for this tenant alone (admins only; the
-   * resolver checks the role). Creates the tenant's record when it has none. The quotas hold from
+   * Puts a tenant on `plan`, with `overrides` of its limits for this tenant alone (operators only;
+   * the resolver checks the role). Creates the tenant's record when it has none. The quotas hold from
    * the next write on; the rate budgets within a few seconds on every instance (TenantBudgets).
    */
   async setPlan(tenantId: string, plan: PlanName, overrides: PlanLimitsInput | null | undefined): Promise<TenantUsage> {
@@ -88,14 +88,15 @@ export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
     return tenantId === this.scope.tenant.id ? this.getOrCreate() : Promise.resolve(null);
   }
 
-  /** Creates the tenant explicitly; CONFLICT when it exists already. */
-  create(input: CreateTenantInput, mayChoosePlan: boolean) {
-    if (input.plan && input.plan !== 'free' && !mayChoosePlan) throw badInput('Only an admin may choose a plan other than FREE.', 'plan');
+  /** Creates the tenant explicitly; CONFLICT when it exists already, BAD_USER_INPUT for a plan other than FREE (an operator's choice). */
+  create(input: CreateTenantInput) {
+    if (input.plan && input.plan !== 'free')
+      throw badInput('A tenant starts on FREE; an operator chooses another plan (setTenantPlan).', 'plan');
     return this.createTenant(requireText(input.name, 'name', 120), input.plan ?? 'free');
   }
 
-  update(expectedVersion: number, input: UpdateTenantInput, mayChoosePlan: boolean) {
-    if (input.plan && !mayChoosePlan) throw badInput('Only an admin may change the plan.', 'plan');
+  update(expectedVersion: number, input: UpdateTenantInput) {
+    if (input.plan) throw badInput('The plan is an operator’s to change (setTenantPlan), not the tenant’s.', 'plan');
     if (input.name === null || input.plan === null) throw badInput('name and plan cannot be cleared.');
     if (input.name) input.name = requireText(input.name, 'name', 120);
     const keep = input.keepAssetVersions;

@@ -1,10 +1,11 @@
-import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { Role } from '../auth/principal';
 import { entities, type EntityItem } from '../common/entities';
 import { feature } from '../common/feature';
 import { standardResolver, tenantArg } from '../common/standard-resolver';
 import { modelTypes } from '../common/model-types';
 import type { Context } from '../context';
+import { forbidden } from '../errors';
 import { Plan, PlanLimitsInput, TenantUsage, Viewer } from './tenant.type';
 import { TenantRepository } from './tenant.repository';
 
@@ -18,12 +19,13 @@ declare module '../context' {
 const { type: Tenant } = modelTypes(entities.Tenant);
 type Tenant = EntityItem<'Tenant'>;
 
-const isAdmin = (ctx: Context) => Boolean(ctx.principal?.roles.includes(Role.ADMIN));
-
-/** The tenant's create and update (see standard-resolver.ts): only an admin may choose a plan, and the token names the tenant. */
+/**
+ * The tenant's create and update (see standard-resolver.ts): the token names the tenant, and no
+ * tenant's caller chooses its plan, not even its admin (an operator does, with setTenantPlan).
+ */
 const TenantStandard = standardResolver(entities.Tenant, {
-  create: (ctx, _parent, input) => ctx.repos.tenant.create(input, isAdmin(ctx)),
-  update: (ctx, _keys, version, input) => ctx.repos.tenant.update(version, input, isAdmin(ctx)),
+  create: (ctx, _parent, input) => ctx.repos.tenant.create(input),
+  update: (ctx, _keys, version, input) => ctx.repos.tenant.update(version, input),
   idempotent: false,
 });
 
@@ -42,16 +44,31 @@ export class TenantResolver {
     return ctx.repos.tenant.getOrCreate();
   }
 
-  @Authorized(Role.ADMIN)
-  @Query(() => TenantUsage, { description: "Admin: a tenant's plan, its limits, and its usage of each quota against them." })
-  tenantUsage(@tenantArg() tenantId: string, @Ctx() ctx: Context): Promise<TenantUsage> {
-    return ctx.repos.tenant.usage(tenantId);
+  @Authorized(Role.ADMIN, Role.OPERATOR)
+  @Query(() => TenantUsage, {
+    description:
+      "A tenant's plan, its limits, and its usage of each quota against them. A tenant's admin reads its own tenant's (FORBIDDEN for another's); an operator reads any tenant's.",
+  })
+  tenantUsage(
+    @Arg('tenantId', () => ID, { nullable: true, description: "The tenant; omitted: the token's own (an operator must name one)." })
+    tenantId: string | null,
+    @Ctx() ctx: Context,
+  ): Promise<TenantUsage> {
+    const principal = ctx.principal!;
+    if (principal.operator) {
+      if (tenantId == null) throw forbidden('An operator belongs to no tenant: name the tenant whose usage you read (tenantId).');
+      return ctx.system().repos.tenant.usage(tenantId);
+    }
+    // A tenant's admin: its own tenant only, told apart by the verified token, never by the argument.
+    if (tenantId != null && tenantId !== principal.tenantId)
+      throw forbidden(`A tenant's admin reads its own tenant's usage only (${principal.tenantId}); another tenant's is for an operator.`);
+    return ctx.repos.tenant.usage(principal.tenantId);
   }
 
-  @Authorized(Role.ADMIN)
+  @Authorized(Role.OPERATOR)
   @Mutation(() => TenantUsage, {
     description:
-      "Admin: puts a tenant on a plan, with overrides of the plan's limits for it alone. Quotas hold from the next write; rate budgets within 5 s on every instance.",
+      "Operator: puts a tenant on a plan, with overrides of the plan's limits for it alone. Quotas hold from the next write; rate budgets within 5 s on every instance.",
   })
   setTenantPlan(
     @tenantArg() tenantId: string,
@@ -60,7 +77,7 @@ export class TenantResolver {
     limits: PlanLimitsInput | null,
     @Ctx() ctx: Context,
   ): Promise<TenantUsage> {
-    return ctx.repos.tenant.setPlan(tenantId, plan, limits);
+    return ctx.system().repos.tenant.setPlan(tenantId, plan, limits);
   }
 }
 

@@ -20,12 +20,12 @@ export type Viewer = InstanceType<typeof Viewer>;
 
 /** A plan's limits as the API shows them, from their declaration (PLAN_LIMITS, src/common/quota.ts). */
 export const PlanLimits = shapeObjectType(PLAN_LIMITS);
-/** An admin's overrides of a plan's limits: any omitted or null limit is the plan's. */
+/** An operator's overrides of a plan's limits: any omitted or null limit is the plan's. */
 export const PlanLimitsInput = shapeInputType(PLAN_LIMITS, { partial: true });
 export type PlanLimitsInput = InstanceType<typeof PlanLimitsInput>;
 /** A plan's limits, as the server's configuration holds them. */
 export type PlanLimits = ConfiguredPlanLimits;
 
-/** A tenant's plan, limits and usage (admins only), from its declaration (TENANT_USAGE, src/common/quota.ts). */
+/** A tenant's plan, limits and usage (a tenant's own admin, or an operator), from its declaration (TENANT_USAGE, src/common/quota.ts). */
 export const TenantUsage = shapeObjectType(TENANT_USAGE);
 export type TenantUsage = InstanceType<typeof TenantUsage>;

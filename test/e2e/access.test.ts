@@ -11,7 +11,7 @@ import {
   UpdateInspirationDocument,
 } from '../../src/client/gql/graphql';
 import { OPS_SHARDS } from '../../src/common/entities';
-import { allPages, codeOf, dataOf, Role, startTestServer, type TestServer } from '../support/server';
+import { allPages, codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
 
 /*
  * The tenant-wide access patterns of issue 19, each through a sparse index: one DynamoDB Query per
@@ -252,14 +252,14 @@ describe('the timeline: a tenant’s activity across its projects', () => {
   });
 });
 
-describe('projects across tenants, for admins', () => {
+describe('projects across tenants, for operators', () => {
   let server: TestServer;
   let admin: string;
   const planning = new Map<string, string>();
 
   beforeAll(async () => {
     server = await startTestServer({ env: QUIET });
-    admin = await server.token('ops', [Role.ADMIN]);
+    admin = await server.operatorToken();
     for (const tenant of ['studio-a', 'studio-b', 'studio-c']) {
       const token = await server.token(tenant);
       for (let n = 0; n < 4; n++) {

@@ -104,7 +104,7 @@ describe('cold storage', () => {
     workerA = await server.token(A, [Role.WORKER], 'worker-a');
     editorB = await server.token(B, [Role.EDITOR], 'bob');
     workerB = await server.token(B, [Role.WORKER], 'worker-b');
-    admin = await server.token('ops', [Role.ADMIN], 'operator');
+    admin = await server.operatorToken();
   });
 
   it('exports old finished jobs and removes them; a crash between the two repeats nothing and loses nothing; an archived project restores equal', async () => {
@@ -330,7 +330,7 @@ describe('a cold-storage run whose holder is killed', () => {
     });
     editor = await server.token('cold-k', [Role.EDITOR], 'kay');
     worker = await server.token('cold-k', [Role.WORKER], 'worker-k');
-    admin = await server.token('ops', [Role.ADMIN], 'operator');
+    admin = await server.operatorToken();
   });
 
   it('is taken over from its checkpoint by another holder once its lease runs out, and the run counts what both moved', async () => {

@@ -1,4 +1,5 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { SignJWT } from 'jose';
 import {
   CreateAssetDocument,
   CreateBriefVersionDocument,
@@ -10,7 +11,7 @@ import {
 import { globalIdOf, isNodeType } from '../../src/common/global-id';
 import { buildAppSchema } from '../../src/schema';
 import { signDevToken } from '../../src/auth/jwt';
-import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { dataOf, Role, startTestServer, TEST_OPERATOR_SECRET, TEST_SECRET, type TestServer } from '../support/server';
 import { listArguments, sampleInput, standardChildren } from '../support/standard';
 import { subscribe, wsClient } from '../support/ws';
 
@@ -37,8 +38,13 @@ type Case = (ids: Ids) => { query: string; variables?: Record<string, unknown> }
  * One case per root field: tenant B's request aimed at tenant A's ids and cursors. The test
  * checks that this table covers every field of the schema, so a new field cannot be forgotten.
  */
-/** The root fields only admins may use (besides the *AcrossTenants lists): anyone else gets FORBIDDEN. */
-const ADMIN_ONLY = new Set(['setPoolShare', 'tenantUsage', 'setTenantPlan', 'runArchive', 'migrations', 'runMigrations', 'modelDrift']);
+/**
+ * The root fields of the platform's operator (besides the *AcrossTenants lists): every tenant's
+ * caller, its admin included, gets FORBIDDEN. tenantUsage is an operator's for any tenant, and a
+ * tenant admin's for its own only: for A's, B gets FORBIDDEN whatever its roles.
+ */
+const OPERATOR_ONLY = new Set(['setPoolShare', 'tenantUsage', 'setTenantPlan', 'runArchive', 'migrations', 'runMigrations', 'modelDrift']);
+const operatorOnly = (field: string) => field.endsWith('AcrossTenants') || OPERATOR_ONLY.has(field);
 
 const cases: Record<string, Case> = {
   // Queries
@@ -139,18 +145,18 @@ const cases: Record<string, Case> = {
     query: `mutation { failWorkItem(jobId: "${i.batchJobId}", stage: "process", sequence: 1, attempt: 1, code: "x", message: "y") { inputs } }`,
   }),
   retryWorkItem: (i) => ({ query: `mutation { retryWorkItem(jobId: "${i.batchJobId}", stage: "process", sequence: 1) { inputs } }` }),
-  // Admins only: a tenant cannot give itself (or take from A) a larger share of the pools.
+  // Operators only: a tenant, its admin included, cannot give itself (or take from A) a larger share of the pools.
   setPoolShare: () => ({ query: 'mutation { setPoolShare(tenantId: "tenant-a", weight: 1000) { weight } }' }),
-  // Admins only: a tenant can neither read A's usage nor raise its own (or A's) plan.
+  // Operators only for A's: a tenant (its admin included) can neither read A's usage nor raise its own (or A's) plan.
   tenantUsage: () => ({ query: '{ tenantUsage(tenantId: "tenant-a") { plan quotas { quota used limit } } }' }),
   setTenantPlan: () => ({ query: 'mutation { setTenantPlan(tenantId: "tenant-a", plan: ENTERPRISE) { plan } }' }),
   // Cold storage is read under the caller's own prefix: A's job id names nothing of B's (the archive
   // test reads an archived job of A's as B too, test/e2e/archive.test.ts).
   archivedJob: (i) => ({ query: `{ archivedJob(jobId: "${i.jobId}") { jobId job steps events } }` }),
   restoreProject: (i) => ({ query: `mutation { restoreProject(projectId: "${i.projectId}") { projectId title } }` }),
-  // Admins only: a tenant cannot start the server's archive run.
+  // Operators only: a tenant, its admin included, cannot start the server's archive run.
   runArchive: () => ({ query: 'mutation { runArchive { jobs projects } }' }),
-  // Admins only: the server's own migrations and the drift check read and write every tenant's items.
+  // Operators only: the server's own migrations and the drift check read and write every tenant's items.
   migrations: () => ({ query: '{ migrations { id state jobId counts { rewritten } } }' }),
   runMigrations: () => ({ query: 'mutation { runMigrations(itemsPerSecond: 1) { id state } }' }),
   modelDrift: () => ({ query: '{ modelDrift(maxSamples: 50) { drifted types { entityType samples { pk sk } } } }' }),
@@ -277,6 +283,10 @@ describe('tenant isolation', () => {
   let server: TestServer;
   let a: string;
   let b: string;
+  /** Tenant B's own administrator: everything in B, nothing of A's. */
+  let bAdmin: string;
+  /** The platform's operator, signed by the operator issuer. */
+  let operator: string;
   let ids: Ids;
 
   const itemsOf = async (tenantId: string) => {
@@ -291,6 +301,8 @@ describe('tenant isolation', () => {
     a = await server.token('tenant-a');
     // B may do everything but admin's cross-tenant reads, so every mutation reaches the data layer.
     b = await server.token('tenant-b', [Role.EDITOR, Role.WORKER]);
+    bAdmin = await server.token('tenant-b', [Role.ADMIN], 'admin-tenant-b');
+    operator = await server.operatorToken();
     await server.request(MeDocument, {}, a);
     const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: `${MARK} project` } }, a)).createProject
       .projectId;
@@ -449,7 +461,10 @@ describe('tenant isolation', () => {
     expect(Object.keys(cases).sort()).toEqual(fields.sort());
   });
 
-  it("gives tenant B none of A's data and changes nothing of A's, for every field", async () => {
+  it.each([
+    ['B (an editor and worker)', () => b],
+    ["B's admin", () => bAdmin],
+  ])("gives tenant %s none of A's data and changes nothing of A's, for every field", async (_who, tokenOf) => {
     // A's finished jobs are settled first (their items take their expiry: the server's own sweep,
     // which would otherwise change A's items while B's requests run).
     await server.app.settler.sweep();
@@ -471,18 +486,19 @@ describe('tenant isolation', () => {
     ];
     for (const [field, make] of Object.entries(cases)) {
       const { query, variables } = make(ids);
-      const res = await server.raw({ query, variables }, b);
+      const res = await server.raw({ query, variables }, tokenOf());
       expect({ field, status: res.status }).toEqual({ field, status: 200 });
       const data = JSON.stringify(res.body.data ?? null).toLowerCase();
       for (const secret of secrets) {
         if (data.includes(secret.toLowerCase())) throw new Error(`${field} leaked ${secret} to tenant B: ${data}`);
       }
-      // Every request that named A's things either found nothing or failed with a client code.
-      for (const error of res.body.errors ?? []) {
-        const adminOnly = field.endsWith('AcrossTenants') || ADMIN_ONLY.has(field);
-        const allowed = adminOnly ? /^FORBIDDEN$/ : /^(NOT_FOUND|BAD_USER_INPUT|CONFLICT)$/;
-        expect({ field, code: error.extensions.code }).toEqual({ field, code: expect.stringMatching(allowed) });
-      }
+      const codes = [...new Set((res.body.errors ?? []).map((e: { extensions: { code: string } }) => e.extensions.code))];
+      // The operator's fields are refused outright, to B's admin too.
+      if (operatorOnly(field)) expect({ field, codes }).toEqual({ field, codes: ['FORBIDDEN'] });
+      // Every other request that named A's things either found nothing or failed with a client code.
+      else
+        for (const code of codes)
+          expect({ field, code }).toEqual({ field, code: expect.stringMatching(/^(NOT_FOUND|BAD_USER_INPUT|CONFLICT)$/) });
     }
     expect(await itemsOf('tenant-a')).toEqual(before);
   });
@@ -555,20 +571,123 @@ describe('tenant isolation', () => {
         .map((f) => `${type!.name}.${f.name}`),
     );
     expect(withSystem.sort()).toEqual(['Query.job', 'Query.jobsByStatus', 'Subscription.jobProgress', 'Subscription.jobStatusChanges']);
-    for (const query of [
-      '{ job(jobId: "job_01J00000000000000000000000", system: true) { jobId } }',
-      '{ jobsByStatus(status: RUNNING, system: true) { nodes { jobId } } }',
-    ]) {
-      expect((await server.raw({ query }, b)).body.errors[0].extensions.code).toBe('FORBIDDEN');
+    // B's admin is refused as B's editor is: the server's own jobs are the operator's.
+    for (const token of [b, bAdmin]) {
+      for (const query of [
+        '{ job(jobId: "job_01J00000000000000000000000", system: true) { jobId } }',
+        '{ jobsByStatus(status: RUNNING, system: true) { nodes { jobId } } }',
+      ]) {
+        expect((await server.raw({ query }, token)).body.errors[0].extensions.code).toBe('FORBIDDEN');
+      }
+      for (const query of [
+        'subscription { jobProgress(jobId: "job_01J00000000000000000000000", system: true) { type } }',
+        'subscription { jobStatusChanges(system: true) { type } }',
+      ]) {
+        const refused = subscribe(wsClient(server.url, token), query);
+        await refused.done;
+        const errors = refused.errors;
+        expect(JSON.stringify(errors)).toContain('FORBIDDEN');
+      }
     }
+  });
+  it("gives B's admin its own tenant's usage, and refuses it A's and any plan of its own choosing", async () => {
+    const own = await server.raw({ query: '{ tenantUsage(tenantId: "tenant-b") { tenantId plan quotas { quota used } } }' }, bAdmin);
+    expect(own.body.errors).toBeUndefined();
+    expect(own.body.data.tenantUsage).toMatchObject({ tenantId: 'tenant-b', plan: 'FREE' });
+    // Without tenantId: the token's own tenant, the only one a tenant's admin reads.
+    const implicit = await server.raw({ query: '{ tenantUsage { tenantId } }' }, bAdmin);
+    expect(implicit.body).toEqual({ data: { tenantUsage: { tenantId: 'tenant-b' } } });
+    const theirs = await server.raw({ query: '{ tenantUsage(tenantId: "tenant-a") { tenantId plan } }' }, bAdmin);
+    expect(theirs.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['FORBIDDEN']);
+    expect(theirs.body.data).toBeNull();
+    // Its own plan is not its admin's to choose either: the operator sets plans.
+    const version = (await server.raw({ query: '{ tenant { version } }' }, bAdmin)).body.data.tenant.version;
+    const upgrade = await server.raw(
+      { query: `mutation { updateTenant(expectedVersion: ${version}, input: { plan: ENTERPRISE }) { plan } }` },
+      bAdmin,
+    );
+    expect(upgrade.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'plan' });
     for (const query of [
-      'subscription { jobProgress(jobId: "job_01J00000000000000000000000", system: true) { type } }',
-      'subscription { jobStatusChanges(system: true) { type } }',
+      'mutation { setTenantPlan(tenantId: "tenant-b", plan: ENTERPRISE) { plan } }',
+      'mutation { setPoolShare(tenantId: "tenant-b", weight: 1000) { weight } }',
     ]) {
-      const refused = subscribe(wsClient(server.url, b), query);
-      await refused.done;
-      const errors = refused.errors;
-      expect(JSON.stringify(errors)).toContain('FORBIDDEN');
+      expect((await server.raw({ query }, bAdmin)).body.errors[0].extensions.code).toBe('FORBIDDEN');
     }
+  });
+
+  it("refuses a token of the tenants' issuer that claims the role operator, whatever else it claims", async () => {
+    // Signed with the tenants' key (AUTH_JWT_SECRET), as a tenant's identity provider could sign anything.
+    const tenantKey = new TextEncoder().encode(TEST_SECRET);
+    const forged = (claims: Record<string, unknown>) =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject('mallory').setExpirationTime('1h').sign(tenantKey);
+    for (const claims of [
+      { roles: ['operator'] },
+      { tenantId: 'tenant-b', roles: ['admin', 'operator'] },
+      { tenantId: 'tenant-b', roles: 'operator' },
+    ]) {
+      const res = await server.raw(
+        { query: 'mutation { setTenantPlan(tenantId: "tenant-a", plan: ENTERPRISE) { plan } }' },
+        await forged(claims),
+      );
+      expect({ claims, status: res.status, code: res.body.errors?.[0]?.extensions?.code }).toEqual({
+        claims,
+        status: 401,
+        code: 'UNAUTHENTICATED',
+      });
+    }
+    // And the operator issuer's key makes operators only: a tenant admin's claims signed with it are refused too.
+    const operatorKey = new TextEncoder().encode(TEST_OPERATOR_SECRET);
+    const misused = await new SignJWT({ tenantId: 'tenant-b', roles: ['admin'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('ops')
+      .setExpirationTime('1h')
+      .sign(operatorKey);
+    expect((await server.raw({ query: '{ viewer { tenantId } }' }, misused)).status).toBe(401);
+    expect((await server.raw({ query: '{ tenantUsage(tenantId: "tenant-a") { plan } }' }, misused)).status).toBe(401);
+  });
+
+  it("gives the operator every operator field, and none of a tenant's fields", async () => {
+    const before = await itemsOf('tenant-a');
+    // Every operator field answers the operator, on A's data and across tenants.
+    const answers: Record<string, string> = {
+      jobsAcrossTenants: '{ jobsAcrossTenants(status: PAUSED) { nodes { jobId } } }',
+      projectsAcrossTenants: '{ projectsAcrossTenants(status: PLANNING) { nodes { projectId tenantId } } }',
+      deadLettersAcrossTenants: '{ deadLettersAcrossTenants(kind: "BATCH", stage: "process") { nodes { jobId tenantId } } }',
+      tenantUsage: '{ tenantUsage(tenantId: "tenant-a") { tenantId plan } }',
+      migrations: '{ migrations { id state } }',
+      modelDrift: '{ modelDrift(maxSamples: 1) { drifted } }',
+      // The writes go to a tenant of their own, so A's items stay as they were for the check below.
+      setTenantPlan:
+        'mutation { setTenantPlan(tenantId: "tenant-ops", plan: STUDIO, limits: { projects: 7 }) { plan limits { projects } } }',
+      setPoolShare: 'mutation { setPoolShare(tenantId: "tenant-ops", weight: 1000) { weight } }',
+      runArchive: 'mutation { runArchive { jobs projects } }',
+      runMigrations: 'mutation { runMigrations { id state } }',
+    };
+    expect(Object.keys(cases).filter(operatorOnly).sort()).toEqual(Object.keys(answers).sort());
+    const data: Record<string, unknown> = {};
+    for (const [field, query] of Object.entries(answers)) {
+      const res = await server.raw({ query }, operator);
+      expect({ field, errors: res.body.errors }).toEqual({ field, errors: undefined });
+      data[field] = res.body.data[field];
+    }
+    expect(JSON.stringify(data.jobsAcrossTenants)).toContain(ids.jobId);
+    expect(JSON.stringify(data.projectsAcrossTenants)).toContain(ids.projectId);
+    expect(JSON.stringify(data.deadLettersAcrossTenants)).toContain(ids.deadJobId);
+    expect(data.tenantUsage).toEqual({ tenantId: 'tenant-a', plan: 'FREE' });
+    expect(data.setTenantPlan).toEqual({ plan: 'STUDIO', limits: { projects: 7 } });
+    expect(data.setPoolShare).toEqual({ weight: 1000 });
+    // The server's own jobs, through the fields that take `system`.
+    const system = await server.raw({ query: '{ jobsByStatus(status: COMPLETED, system: true) { nodes { jobId } } }' }, operator);
+    expect(system.body.errors).toBeUndefined();
+    // No tenant's field: an operator's token names no tenant, and reads none through them.
+    for (const [field, make] of Object.entries(cases)) {
+      if (operatorOnly(field)) continue;
+      const { query, variables } = make(ids);
+      const res = await server.raw({ query, variables }, operator);
+      const codes = [...new Set((res.body.errors ?? []).map((e: { extensions: { code: string } }) => e.extensions.code))];
+      expect({ field, codes }).toEqual({ field, codes: ['FORBIDDEN'] });
+      expect({ field, data: JSON.stringify(res.body.data ?? null) }).toEqual({ field, data: expect.not.stringContaining(MARK) });
+    }
+    expect(await itemsOf('tenant-a')).toEqual(before);
   });
 });

@@ -17,7 +17,7 @@ import {
   validate,
 } from 'graphql';
 import { ROOT, processFixture } from '../support/processes';
-import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { Role, startTestServer, TEST_OPERATOR_SECRET, TEST_SECRET, type TestServer } from '../support/server';
 import { tempDir } from '../support/fixtures';
 
 /*
@@ -174,6 +174,17 @@ const SHELL_CASES: ShellCase[] = [
     },
   },
   {
+    file: 'docs/operations.md',
+    marker: 'npm run -s token -- --operator',
+    // "another's: FORBIDDEN": a tenant's admin reads its own tenant's usage only.
+    errors: ['FORBIDDEN'],
+    check: ({ answers }) => {
+      expect(answers[0].data.tenantUsage).toEqual({ tenantId: 'demo', plan: expect.any(String) });
+      expect(answers[1].data.tenantUsage).toEqual({ tenantId: 'demo', plan: expect.any(String) });
+      expect(answers[2].data).toBeNull();
+    },
+  },
+  {
     file: 'README.md',
     marker: 'npm run token -- --help',
     check: ({ stdout }) => {
@@ -183,7 +194,10 @@ const SHELL_CASES: ShellCase[] = [
       expect(jwtPayload(lines[1])).toMatchObject({ tenantId: 'acme', roles: ['viewer'], sub: 'alice' });
       const { iat, exp } = jwtPayload(lines[1]);
       expect(exp - iat).toBe(3600);
-      expect(lines[2]).toMatch(/^Usage: npm run token/);
+      // The operator's token names no tenant and is signed with the operator secret, not the tenants'.
+      expect(jwtPayload(lines[2])).toEqual(expect.objectContaining({ roles: ['operator'], sub: 'ops-alice' }));
+      expect(jwtPayload(lines[2]).tenantId).toBeUndefined();
+      expect(lines[3]).toMatch(/^Usage: npm run token/);
     },
   },
   {
@@ -280,13 +294,13 @@ const SHELL_CASES: ShellCase[] = [
 
 /** Keyed by `file#OperationName`. */
 const OPERATION_CASES: Record<string, OperationCase> = {
-  // The server's own migrations and the drift check are admins' (docs/operations.md).
+  // The server's own migrations and the drift check are operators' (docs/operations.md).
   'docs/operations.md#RunMigrations': {
-    roles: [Role.ADMIN],
+    roles: [Role.OPERATOR],
     check: (data) => expect(data.runMigrations[0]).toMatchObject({ id: '001', name: 'search-backfill' }),
   },
-  'docs/operations.md#Migrations': { roles: [Role.ADMIN], check: (data) => expect(data.migrations[0].id).toBe('001') },
-  'docs/operations.md#ModelDrift': { roles: [Role.ADMIN], check: (data) => expect(data.modelDrift.drifted).toBe(0) },
+  'docs/operations.md#Migrations': { roles: [Role.OPERATOR], check: (data) => expect(data.migrations[0].id).toBe('001') },
+  'docs/operations.md#ModelDrift': { roles: [Role.OPERATOR], check: (data) => expect(data.modelDrift.drifted).toBe(0) },
   'docs/pipelines.md#Claim': {
     roles: [Role.WORKER],
     // The stage before added a scene and completed: render-scenes is open with one item to claim.
@@ -308,10 +322,10 @@ const OPERATION_CASES: Record<string, OperationCase> = {
   },
   // "$j, $n and $a: the claim's job.jobId, item.sequence and item.attempt"
   'docs/pipelines.md#Report': { roles: [Role.WORKER], variables: (state) => claimed(state.Claim) },
-  // Plans are an admin's to set and read.
-  'docs/operations.md#SetTenantPlan': { roles: [Role.ADMIN], check: (data) => expect(data.setTenantPlan.plan).toBe('STUDIO') },
+  // Plans are an operator's to set and read.
+  'docs/operations.md#SetTenantPlan': { roles: [Role.OPERATOR], check: (data) => expect(data.setTenantPlan.plan).toBe('STUDIO') },
   'docs/operations.md#TenantUsage': {
-    roles: [Role.ADMIN],
+    roles: [Role.OPERATOR],
     check: (data) => expect(data.tenantUsage).toMatchObject({ plan: 'STUDIO', limits: { projects: 20000 } }),
   },
   'docs/pipelines.md#Complete': {
@@ -487,12 +501,15 @@ describe('the snippets of README.md and docs/*.md', () => {
   /** The README's first lines of "First queries" (URL, TOKEN, gql): the shell every other page's shell block runs after. */
   let prelude: string;
 
+  /** A token of `roles`: the operator's (no tenant, the operator issuer's) for Role.OPERATOR, else tenant `demo`'s. */
+  const tokenFor = (roles: Role[]) => (roles.includes(Role.OPERATOR) ? server.operatorToken() : server.token(TENANT, roles));
+
   beforeAll(async () => {
     server = await startTestServer();
     ctx = {
       server,
       async gql(query, variables = {}, roles = [Role.EDITOR]) {
-        const { body } = await server.raw({ query, variables }, await server.token(TENANT, roles));
+        const { body } = await server.raw({ query, variables }, await tokenFor(roles));
         if (body.errors) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
         return body.data;
       },
@@ -580,6 +597,7 @@ describe('the snippets of README.md and docs/*.md', () => {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         AUTH_JWT_SECRET: TEST_SECRET,
+        AUTH_OPERATOR_SECRET: TEST_OPERATOR_SECRET,
         DATA_DIR: server.config.dataDir,
       });
       // Should what the reader does fail, the fixture registry ends the block's process group.
@@ -636,7 +654,7 @@ describe('the snippets of README.md and docs/*.md', () => {
             operationName: name,
             variables: { ...variablesInBlock(text, operation, operations[index + 1]), ...found?.variables?.(state) },
           },
-          await server.token(TENANT, found?.roles ?? [Role.EDITOR]),
+          await tokenFor(found?.roles ?? [Role.EDITOR]),
         );
         expect({ operation: name ?? '(anonymous)', status, errors: body.errors }).toEqual({
           operation: name ?? '(anonymous)',

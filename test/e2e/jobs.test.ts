@@ -285,7 +285,7 @@ describe('jobs, steps and live progress', () => {
     expect(queued.nodes.map((j) => j.jobId)).not.toContain(theirs);
 
     expect(codeOf(await server.request(JobsAcrossTenantsDocument, { status: 'QUEUED' }, editor))).toBe('FORBIDDEN');
-    const admin = await server.token('ops', [Role.ADMIN]);
+    const admin = await server.operatorToken();
     const across = await allPages(
       async (after) =>
         dataOf(await server.request(JobsAcrossTenantsDocument, { status: 'QUEUED', first: 2, after }, admin)).jobsAcrossTenants,

@@ -156,7 +156,7 @@ describe('migrations as system jobs', () => {
     // This server leaves the migration's segments to the script (SYSTEM_JOB_SLOTS 0), so the
     // script's kill is what the test sees; the second describe has the server run one itself.
     server = await startTestServer({ env: { SYSTEM_JOB_SLOTS: '0' } });
-    admin = await server.token('ops', [Role.ADMIN]);
+    admin = await server.operatorToken();
     dataDir = tempDir('artissist-migrate-');
     written = await writeOldShape(server, ENTITIES);
     // Writing 2,000 entities took 60–190 s on two busy cores.
@@ -303,7 +303,7 @@ describe('a migration run by the server itself', () => {
   }, 60_000);
 
   it('is started by the admin mutation, runs on the server, and is followed over jobProgress by admins only', async () => {
-    const admin = await server.token('ops', [Role.ADMIN]);
+    const admin = await server.operatorToken();
     const editor = await server.token(TENANTS[0], [Role.EDITOR]);
     const refused = await server.raw({ query: 'mutation { runMigrations { id } }' }, editor);
     expect(refused.body.errors[0].extensions.code).toBe('FORBIDDEN');

@@ -103,7 +103,7 @@ describe('shared worker pools', () => {
   }
 
   it('shares claims 1 : 1 : 2 while three tenants have work, the small one finishing early, priority first within a tenant', async () => {
-    const admin = await server.token(`ops-${run}`, [Role.ADMIN], 'ops');
+    const admin = await server.operatorToken('ops');
     const [a, b, c] = await Promise.all([tenant('big'), tenant('small'), tenant('double')]);
     for (const [t, weight] of [
       [a, 1],
@@ -178,7 +178,7 @@ describe('shared worker pools', () => {
   }, 600_000);
 
   it("holds a tenant's running limit at every instant, while the other tenants' work goes on", async () => {
-    const admin = await server.token(`ops-${run}`, [Role.ADMIN], 'ops');
+    const admin = await server.operatorToken('ops');
     const [limited, free] = await Promise.all([tenant('limited'), tenant('free')]);
     await ok(admin, 'mutation($t: ID!) { setPoolShare(tenantId: $t, weight: 1, maxRunning: 3) { maxRunning } }', { t: limited.tenantId });
     const limitedJob = await limited.job(60);
@@ -233,7 +233,7 @@ describe('shared worker pools', () => {
     };
     const tenantId = `late-limit-${run}`;
     const editor = await own.token(tenantId, [Role.EDITOR], 'artist');
-    const admin = await own.token(`ops-${run}`, [Role.ADMIN], 'ops');
+    const admin = await own.operatorToken('ops');
     const projectId = (await call(editor, 'mutation { createProject(input: { title: "Late" }) { projectId } }')).createProject.projectId;
     const jobId = (
       await call(editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
@@ -322,7 +322,7 @@ describe('shared worker pools', () => {
   });
 
   it("hands out single steps too: by lease only, within the tenant's running limit, each step once", async () => {
-    const admin = await server.token(`ops-${run}`, [Role.ADMIN], 'ops');
+    const admin = await server.operatorToken('ops');
     const [a, b] = await Promise.all([tenant('steps-a'), tenant('steps-b')]);
     await ok(admin, 'mutation($t: ID!) { setPoolShare(tenantId: $t, weight: 1, maxRunning: 1) { maxRunning } }', { t: a.tenantId });
     const projectOf = async (editor: string) => (await ok(editor, '{ projects { nodes { projectId } } }')).projects.nodes[0].projectId;

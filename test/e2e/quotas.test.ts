@@ -26,7 +26,7 @@ describe("a tenant's plan quotas, checked in the write's own transaction", () =>
 
   beforeAll(async () => {
     server = await startTestServer();
-    admin = await server.token('ops', [Role.ADMIN]);
+    admin = await server.operatorToken();
   });
 
   const gql = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
@@ -175,7 +175,7 @@ describe("a tenant's plan quotas, checked in the write's own transaction", () =>
     expect(await usedOf(tenantId, 'storedBytes')).toBe(700);
   });
 
-  it("shows an admin a tenant's usage against its plan, and lets only admins change the plan", async () => {
+  it("shows an operator a tenant's usage against its plan, and lets only operators change the plan", async () => {
     const editor = await server.token('quota-plan');
     dataOf(await gql(editor, CREATE_PROJECT, { title: 'One' }));
     const usage = dataOf(await gql(admin, USAGE, { t: 'quota-plan' })).tenantUsage;

@@ -488,7 +488,7 @@ describe('attempt timeouts, retry backoff and dead letters', () => {
     const gpu = await letter(t1, 'GPU');
     const disk = await letter(t2, 'DISK');
     const oom = await letter(t2, 'OOM');
-    const admin = await server.token(t1.tenantId, [Role.ADMIN], 'ops');
+    const admin = await server.operatorToken('ops');
     const across = async (variables: Record<string, unknown>) =>
       (
         await t1.data(

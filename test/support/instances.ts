@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testRegion } from './dynamo';
 import { registerFixture } from './fixtures';
-import { TEST_SECRET } from './server';
+import { TEST_OPERATOR_SECRET, TEST_SECRET } from './server';
 
 const MAIN = join(__dirname, '../../dist/src/main.js');
 
@@ -34,6 +34,7 @@ export function startInstance(env: Record<string, string>): Promise<Instance> {
       HOST: '127.0.0.1',
       PORT: '0',
       AUTH_JWT_SECRET: TEST_SECRET,
+      AUTH_OPERATOR_SECRET: TEST_OPERATOR_SECRET,
       CURSOR_SECRET: 'c',
       // See test/support/server.ts: a busy 2-core machine, and tests not about timeouts.
       DYNAMODB_TIMEOUT_MS: '10000',

@@ -7,7 +7,7 @@ import { testEndpoint } from './dynamo';
 import { fixture } from './fixtures';
 import { gqlAt, startInstance, type Instance } from './instances';
 import { startRedis } from './redis';
-import { TEST_SECRET } from './server';
+import { TEST_SECRET, testOperatorToken } from './server';
 import { eventually } from './ws';
 
 /*
@@ -139,7 +139,7 @@ export async function startRatedInstances(plans: Record<string, Record<string, n
   const env = { DYNAMODB_ENDPOINT: testEndpoint(), TABLE_NAME: `t_${randomUUID().slice(0, 8)}`, REDIS_URL: redis.url };
   // Started at once: each makes the shared table if it is missing, and a second CreateTable is answered as done.
   const [one, two] = await Promise.all([startInstance(env), startInstance(env)]);
-  const admin = await token('ops', 'admin', [Role.ADMIN]);
+  const admin = await testOperatorToken();
   const setPlan = 'mutation($t: ID!, $l: PlanLimitsInput) { setTenantPlan(tenantId: $t, plan: FREE, limits: $l) { plan } }';
   for (const [tenantId, limits] of Object.entries(plans)) {
     const { errors } = await gqlAt(one.url, admin, setPlan, { t: tenantId, l: limits });

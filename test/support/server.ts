@@ -13,6 +13,12 @@ import { createTable, dropTable, testDynamoEnv, testEndpoint } from './dynamo';
 import { registerFixture } from './fixtures';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789';
+/** The test servers' operator issuer (AUTH_OPERATOR_SECRET): the only key that signs a valid operator token. */
+export const TEST_OPERATOR_SECRET = 'test-operator-secret-0123456789abcdef';
+
+/** A platform operator's token for the test servers and instances (role operator, no tenant), signed by the operator issuer. */
+export const testOperatorToken = (sub = 'operator') =>
+  signDevToken(new TextEncoder().encode(TEST_OPERATOR_SECRET), { sub, operator: true });
 
 export interface GraphQLResult<T> {
   data?: T | null;
@@ -23,8 +29,10 @@ export interface TestServer {
   app: App;
   config: Config;
   url: string;
-  /** A token for `tenantId` with `roles` (editor by default). */
+  /** A token for `tenantId` with `roles` (editor by default), signed by the tenants' issuer. */
   token(tenantId: string, roles?: Role[], sub?: string): Promise<string>;
+  /** A platform operator's token (role operator, no tenant), signed by the operator issuer. */
+  operatorToken(sub?: string): Promise<string>;
   /** Sends a typed document over real HTTP and returns the parsed body. */
   request<T, V>(document: TypedDocumentNode<T, V>, variables: V, token?: string | null): Promise<GraphQLResult<T>>;
   /** Sends raw text as the query. */
@@ -73,6 +81,7 @@ export async function startTestServer(
     ...testDynamoEnv(),
     TABLE_NAME: `t_${randomUUID().slice(0, 8)}`,
     AUTH_JWT_SECRET: TEST_SECRET,
+    AUTH_OPERATOR_SECRET: TEST_OPERATOR_SECRET,
     CURSOR_SECRET: 'test-cursor-secret',
     // DynamoDB Local on a busy 2-core machine can take seconds to answer a burst; the production
     // defaults (2 s an attempt, 5 s a request) would turn that into SERVICE_UNAVAILABLE in tests
@@ -116,6 +125,7 @@ export async function startTestServer(
     config,
     url: app.url,
     token: (tenantId, roles = [Role.EDITOR], sub = `user-${tenantId}`) => signDevToken(secret, { sub, tenantId, roles }),
+    operatorToken: testOperatorToken,
     async request(document, variables, token) {
       return (await raw({ query: print(document), variables }, token)).body as GraphQLResult<any>;
     },

@@ -1,6 +1,7 @@
 import { SignJWT } from 'jose';
 import { signDevToken, TokenVerifier, VERIFIED_TOKEN_CACHE_SIZE, VERIFIED_TOKEN_TTL_MS } from '../../src/auth/jwt';
-import { Role } from '../../src/auth/principal';
+import { OPERATOR_TENANT, Role } from '../../src/auth/principal';
+import { loadConfig } from '../../src/config';
 
 const secret = new TextEncoder().encode('unit-secret-unit-secret-unit-secret');
 const verifier = new TokenVerifier({ secret });
@@ -51,6 +52,61 @@ describe('TokenVerifier', () => {
     await expect(verifier.fromHeader('Basic abc')).rejects.toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
     const token = await signDevToken(secret, { sub: 'u', tenantId: 'acme', roles: [Role.ADMIN] });
     await expect(verifier.fromHeader(`Bearer ${token}`)).resolves.toMatchObject({ roles: [Role.ADMIN] });
+  });
+});
+
+describe('TokenVerifier and the operator issuer', () => {
+  const operatorSecret = new TextEncoder().encode('unit-operator-secret-unit-operator');
+  const both = new TokenVerifier({ secret, operator: { secret: operatorSecret } });
+
+  it('makes an operator of a token the operator issuer signed: role operator, bound to no tenant', async () => {
+    await expect(both.verify(await sign({ roles: ['operator'] }, operatorSecret))).resolves.toEqual(
+      expect.objectContaining({ userId: 'u1', tenantId: OPERATOR_TENANT, roles: [Role.OPERATOR], operator: true }),
+    );
+    await expect(both.verify(await signDevToken(operatorSecret, { sub: 'ops', operator: true }))).resolves.toMatchObject({
+      operator: true,
+    });
+  });
+
+  it.each([
+    ['the role operator alone', { roles: ['operator'] }],
+    ['operator beside a tenant admin', { tenantId: 'acme', roles: ['admin', 'operator'] }],
+    ['operator as a string of roles', { tenantId: 'acme', roles: 'admin operator' }],
+  ])("refuses a tenants' issuer's token claiming %s, whatever else it claims", async (_name, claims) => {
+    await expect(both.verify(await sign(claims))).rejects.toMatchObject({
+      message: expect.stringContaining('claims the role operator'),
+      extensions: { code: 'UNAUTHENTICATED' },
+    });
+    // Without an operator issuer no operator token is accepted at all, however signed.
+    await expect(verifier.verify(await sign(claims))).rejects.toMatchObject({
+      message: expect.stringContaining('no operator issuer'),
+      extensions: { code: 'UNAUTHENTICATED' },
+    });
+  });
+
+  it("refuses from the operator issuer anything but an operator's token: no tenant, no other role", async () => {
+    for (const claims of [
+      { tenantId: 'acme', roles: ['admin'] },
+      { tenantId: 'acme', roles: ['operator'] },
+      { roles: ['operator', 'admin'] },
+    ]) {
+      await expect(both.verify(await sign(claims, operatorSecret))).rejects.toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
+    }
+  });
+
+  it("is configured apart from the tenants' issuer: loadConfig refuses the same secret or JWKS", () => {
+    const base = { NODE_ENV: 'test', AUTH_JWT_SECRET: 's'.repeat(32), CURSOR_SECRET: 'c' };
+    expect(() => loadConfig({ ...base, AUTH_OPERATOR_SECRET: 's'.repeat(32) })).toThrow('AUTH_OPERATOR_SECRET must differ');
+    expect(loadConfig({ ...base, AUTH_OPERATOR_SECRET: 'o'.repeat(32) }).auth.operator?.secret).toEqual(
+      new TextEncoder().encode('o'.repeat(32)),
+    );
+    const jwks = { NODE_ENV: 'test', AUTH_JWKS_URL: 'https://idp.example/tenants/jwks.json', CURSOR_SECRET: 'c' };
+    expect(() => loadConfig({ ...jwks, AUTH_OPERATOR_JWKS_URL: jwks.AUTH_JWKS_URL, AUTH_OPERATOR_ISSUER: 'ops' })).toThrow(
+      'AUTH_OPERATOR_JWKS_URL must not be AUTH_JWKS_URL',
+    );
+    expect(() => loadConfig({ ...jwks, AUTH_OPERATOR_JWKS_URL: 'https://idp.example/ops/jwks.json' })).toThrow('AUTH_OPERATOR_ISSUER');
+    // Configured secrets and no operator issuer: no operator token is accepted (none is generated).
+    expect(loadConfig(base).auth.operator).toBeUndefined();
   });
 });
 

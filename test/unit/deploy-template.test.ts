@@ -340,15 +340,17 @@ describe('the optional service stack (DEPLOY_SERVICE=true npm run synth)', () =>
         ['rediss://', { 'Fn::GetAtt': [redisId, 'PrimaryEndPoint.Address'] }, ':', { 'Fn::GetAtt': [redisId, 'PrimaryEndPoint.Port'] }],
       ],
     });
-    // The token and cursor secrets come from Secrets Manager, generated there: no value in the template.
+    // The token, operator token and cursor secrets come from Secrets Manager, generated there: no value in the template.
     const secrets = synth.ofType('AWS::SecretsManager::Secret');
-    synth.assertions.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    synth.assertions.resourceCountIs('AWS::SecretsManager::Secret', 3);
     synth.assertions.allResourcesProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: Match.objectLike({ PasswordLength: 48 }),
       SecretString: Match.absent(),
     });
     const byName = Object.fromEntries(container().Secrets.map((s: { Name: string; ValueFrom: unknown }) => [s.Name, s.ValueFrom]));
-    expect(Object.keys(byName).sort()).toEqual(['AUTH_JWT_SECRET', 'CURSOR_SECRET']);
+    expect(Object.keys(byName).sort()).toEqual(['AUTH_JWT_SECRET', 'AUTH_OPERATOR_SECRET', 'CURSOR_SECRET']);
+    // Two keys, never one: the operators' is not the tenants'.
+    expect(byName.AUTH_OPERATOR_SECRET).not.toEqual(byName.AUTH_JWT_SECRET);
     expect(secrets.map(([id]) => ref(id))).toEqual(expect.arrayContaining(Object.values(byName)));
     for (const name of Object.keys(env)) expect(name).not.toMatch(/SECRET/);
   });
@@ -424,6 +426,8 @@ describe('the service stack with its settings', () => {
       AUTH_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json',
       AUTH_ISSUER: 'https://idp.example.com/',
       AUTH_AUDIENCE: 'artissist',
+      AUTH_OPERATOR_JWKS_URL: 'https://ops-idp.example.com/.well-known/jwks.json',
+      AUTH_OPERATOR_ISSUER: 'https://ops-idp.example.com/',
       CERTIFICATE_ARN: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
       LB_IDLE_TIMEOUT_SECONDS: '300',
     });
@@ -436,6 +440,8 @@ describe('the service stack with its settings', () => {
       AUTH_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json',
       AUTH_ISSUER: 'https://idp.example.com/',
       AUTH_AUDIENCE: 'artissist',
+      AUTH_OPERATOR_JWKS_URL: 'https://ops-idp.example.com/.well-known/jwks.json',
+      AUTH_OPERATOR_ISSUER: 'https://ops-idp.example.com/',
       HTTP_KEEPALIVE_TIMEOUT_MS: '305000',
     });
     expect(synth.container().Secrets.map((s: { Name: string }) => s.Name)).toEqual(['CURSOR_SECRET']);

@@ -181,7 +181,7 @@ export type CreateProjectInput = {
 export type CreateTenantInput = {
   /** The studio's name. */
   name: string;
-  /** Only admins may choose a plan other than FREE. */
+  /** FREE, the only plan a tenant starts on; an operator chooses another (setTenantPlan). */
   plan?: Plan | null | undefined;
 };
 
@@ -333,12 +333,14 @@ export type RequestInspirationUploadInput = {
   type: InspirationType;
 };
 
-/** What a caller may do: viewer reads, editor writes, worker reports job progress, admin does everything. */
+/** What a caller may do: viewer reads, editor writes, worker reports job progress, admin does all of these in its own tenant; a pool works for many tenants through leases, and an operator runs the platform across tenants. */
 export type Role =
-  /** May do everything, across tenants too. */
+  /** The tenant’s administrator: everything a viewer, editor and worker may do, and its own tenant’s usage (tenantUsage); nothing of another tenant’s, and none of the operator’s fields. */
   | 'ADMIN'
   /** Reads and writes the tenant’s data, and reviews jobs. */
   | 'EDITOR'
+  /** The platform’s operator, bound to no tenant: plans (setTenantPlan), pool shares (setPoolShare), any tenant’s usage, the *AcrossTenants lists, migrations, the drift check, archive runs and the server’s own jobs, and nothing else. Its token is signed by the operator issuer (AUTH_OPERATOR_SECRET or AUTH_OPERATOR_JWKS_URL), never by a tenant’s. */
+  | 'OPERATOR'
   /** A shared worker pool bound to no tenant: claims work of its job kinds across tenants (claimWork), and reports on it with the lease each claim hands out; it can read nothing else. */
   | 'POOL'
   /** Reads the tenant’s data. */

@@ -83,7 +83,7 @@ export interface KeyShape<PK extends string, SK extends string> {
 /** The partition of a tenant's own items, and the start of every key a tenant's request touches. */
 export const tenantPk = (tenantId: string) => `TENANT#${tenantId}`;
 
-/** The tenant whose item has the partition key `pk` (what an admin's list across tenants shows). */
+/** The tenant whose item has the partition key `pk` (what an operator's list across tenants shows). */
 export const tenantOfPk = (pk: string): string => /^TENANT#([^#]+)/.exec(pk)?.[1] ?? '';
 
 const withTenant = (tenantId: string, rest: string) => (rest ? `${tenantPk(tenantId)}#${rest}` : tenantPk(tenantId));
@@ -353,7 +353,7 @@ export interface IndexDeclaration {
    * attributes it reads (`reads`), so that no in-place update changes one behind the index's back.
    */
   when?: Record<string, readonly unknown[]> | IndexCondition;
-  /** An index for operators across tenants: its partition key has no tenant prefix (admins only). */
+  /** An index for operators across tenants: its partition key has no tenant prefix (operators only). */
   crossTenant?: boolean;
   format?: Formatters;
   /**

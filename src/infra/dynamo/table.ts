@@ -29,7 +29,7 @@ export const keySchemas: Record<'TABLE' | IndexName, KeySchema> = {
    */
   GSI2: { pk: 'GSI2PK', sk: 'GSI2SK' },
   /**
-   * Operations across tenants: `<ENTITY>_STATUS#<status>#<shard>` / timestamp (admins only); and,
+   * Operations across tenants: `<ENTITY>_STATUS#<status>#<shard>` / timestamp (operators only); and,
    * under the tenant's prefix, browsing by kind and time: `TENANT#t#ASSET_TYPE#<type>` / creation time,
    * and a project's activity events by id: `TENANT#t#PROJECT#p#EVENT_IDS` / event id.
    */
