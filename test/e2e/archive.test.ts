@@ -206,10 +206,26 @@ describe('cold storage', () => {
     expect(refused.body.errors[0].extensions.code).toBe('NOT_FOUND');
     const restored = (await run(restoreQuery, { p: archivedId }, editorA)).restoreProject;
     expect(restored).toEqual({ projectId: archivedId, title: 'Shelved', archived: true });
-    expect(await projectRows()).toEqual(projectBefore);
+    // Every row as exported; its old events marked restored (so they do not go downstream again),
+    // and one new event, the restore's, at the next position of its activity.
+    const projectAfter = await settled(projectRows);
+    const restoreEvent = projectAfter.find((r) => r.action === 'project.restored');
+    expect(restoreEvent).toMatchObject({ SK: 'EVENT#000000000005', position: 5, actor: 'alice' });
+    expect(restoreEvent?.restoredAt).toBeUndefined();
+    expect(projectAfter.filter((r) => r !== restoreEvent)).toEqual(
+      projectBefore.map((r) =>
+        r.entityType === 'Event' ? { ...r, restoredAt: expect.any(String) } : r.entityType === 'StreamHead' ? { ...r, position: 5 } : r,
+      ),
+    );
+    // A second restore finds it in the table, and says so.
+    const again = await server.raw({ query: restoreQuery, variables: { p: archivedId } }, editorA);
+    expect(again.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', currentVersion: 2 });
+    expect(again.body.errors[0].message).toBe(
+      `Project ${archivedId} is in the table (at version 2): only a project the archive moved to cold storage can be restored.`,
+    );
     // Restored on purpose, it stays at the next run (until it changes).
     expect(await runArchive()).toMatchObject({ projects: 0, failed: 0 });
-    expect(await projectRows()).toEqual(projectBefore);
+    expect(await projectRows()).toEqual(projectAfter);
   });
 
   it('runs as one system job of kind ARCHIVE: concurrent commands on two instances join it, it completes once, and its progress is followed over jobProgress', async () => {
