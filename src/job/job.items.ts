@@ -1095,7 +1095,8 @@ function actOnItem(state: BatchState, stage: string, sequence: number, action: I
   // A worker names the attempt it holds: one whose lease was taken over is refused, naming the
   // attempt that runs now, and changes nothing.
   if ('attempt' in action && action.attempt !== item.attempt) {
-    throw wrongAttempt(what, jobId, VERBS[action.kind], 'item', item.attempt, action.attempt);
+    const waiting = item.status === ItemStatus.PENDING ? { availableAt: item.availableAt } : undefined;
+    throw wrongAttempt(what, jobId, VERBS[action.kind], 'item', item.attempt, action.attempt, waiting);
   }
   const stageLive = job.currentStep === stage && (job.status === JobStatus.RUNNING || job.status === JobStatus.QUEUED);
   const { attemptTimeoutSeconds: limit } = fanOut;
