@@ -145,7 +145,7 @@ export class Migrations {
       throw new AppError(ErrorCode.BAD_USER_INPUT, 'itemsPerSecond must be a whole number from 1.', { field: 'itemsPerSecond' });
     for (const status of await this.status()) {
       if (status.state === 'APPLIED') continue;
-      if (status.state === 'PENDING') await this.start(status.migration, options.itemsPerSecond ?? status.migration.itemsPerSecond);
+      if (status.state === 'PENDING') await this.start(status.migration, options.itemsPerSecond ?? null);
       if (status.state === 'FAILED' && status.jobId) await this.retryFailed(status.jobId);
       this.env.wake?.();
       break;
@@ -153,14 +153,21 @@ export class Migrations {
     return this.status();
   }
 
-  private async start(migration: MigrationDeclaration, itemsPerSecond: number): Promise<void> {
+  /**
+   * Starts `migration`'s job, within `given` items a second or else its declared budget. A given
+   * budget is kept in the job's inputs as such (`budgetGiven`), so that the migrations the job
+   * starts when it completes run within it too: an operator's `--items-per-second 48` is the
+   * budget of the whole run, not of its first migration only.
+   */
+  private async start(migration: MigrationDeclaration, given: number | null): Promise<void> {
     const jobs = this.env.systemJobs();
     const segments = Math.min(MAX_SEGMENTS, migration.segments);
+    const itemsPerSecond = given ?? migration.itemsPerSecond;
     // The key makes concurrent starters (two instances, a script) get one job.
     const job = await jobs.create({
       projectId: SYSTEM_PROJECT_ID,
       kind: MIGRATION_KIND,
-      inputs: { migrationId: migration.id, name: migration.name, itemsPerSecond },
+      inputs: { migrationId: migration.id, name: migration.name, itemsPerSecond, ...(given === null ? {} : { budgetGiven: true }) },
       items: Array.from({ length: segments }, (_, segment) => ({ segment, segments })),
       idempotencyKey: `migration-${migration.id}`,
     });
@@ -208,8 +215,11 @@ export class Migrations {
         const counts = await migrateSegment(this.env, migration, work);
         return { ...counts };
       },
-      finished: async () => {
-        await this.runPending();
+      finished: async (job) => {
+        // The next migration runs within the budget this run was given, if it was given one.
+        const inputs = isRecord(job.inputs) ? job.inputs : {};
+        const given = inputs.budgetGiven === true && typeof inputs.itemsPerSecond === 'number' ? inputs.itemsPerSecond : null;
+        await this.runPending({ itemsPerSecond: given });
       },
     };
   }
