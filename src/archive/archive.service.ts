@@ -258,11 +258,10 @@ export class Archiver {
     const resumed = manifest !== null && manifest.version === subject.version;
     if (!manifest || !resumed) {
       const encoded = encodeRows(subject.rows);
-      await cold.writeCold(names.data, encoded.body, {
-        contentType: 'application/x-ndjson',
-        contentEncoding: 'gzip',
-        metadata: { sha256: encoded.sha256 },
-      });
+      // Stored as what it is, a gzip file, without Content-Encoding: with it, an HTTP client that
+      // decompresses as it reads (fetch, curl --compressed, a browser) got JSON Lines whose bytes
+      // do not match the manifest's checksum of the gzip.
+      await cold.writeCold(names.data, encoded.body, { contentType: 'application/gzip', metadata: { sha256: encoded.sha256 } });
       manifest = {
         format: ARCHIVE_FORMAT,
         kind: subject.kind,

@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ArchiveManifest } from '../../src/archive/archive.format';
+import { type ArchiveManifest, sha256Of } from '../../src/archive/archive.format';
 import { ArchiveJobs } from '../../src/archive/archive.jobs';
 import { Archiver } from '../../src/archive/archive.service';
 import { SYSTEM_TENANT } from '../../src/auth/principal';
@@ -170,6 +170,10 @@ describe('cold storage', () => {
     const manifest = JSON.parse(Buffer.from((await server.app.files.read(`${prefixA}jobs/${first}.manifest.json`))!.body).toString());
     expect(manifest).toMatchObject({ kind: 'job', tenantId: A, id: first, rows: held.length, bytes: data!.body.byteLength });
     expect(manifest.sha256).toMatch(/^[0-9a-f]{64}$/);
+    // An HTTP client (fetch decompresses what says Content-Encoding: gzip) gets the bytes the checksum names.
+    const downloaded = await fetch(await server.app.files.presignDownload(`${prefixA}jobs/${first}.jsonl.gz`, 60));
+    expect(sha256Of(new Uint8Array(await downloaded.arrayBuffer()))).toBe(manifest.sha256);
+    expect(downloaded.headers.get('content-type')).toBe('application/gzip');
 
     // The next run finishes it without writing again.
     crashOn = undefined;
