@@ -9,8 +9,11 @@ describe('settings', () => {
   it('takes COLD_STORAGE_AFTER_DAYS from 0, fractions included, up to two weeks before the TTL backstop', () => {
     // A secret and an endpoint of its own: nothing is generated under a data folder.
     const days = (value?: string) =>
-      loadConfig({ AUTH_JWT_SECRET: 'unit-secret-0123456789abcdef0123456789', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', COLD_STORAGE_AFTER_DAYS: value })
-        .coldStorage.afterDays;
+      loadConfig({
+        AUTH_JWT_SECRET: 'unit-secret-0123456789abcdef0123456789',
+        DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+        COLD_STORAGE_AFTER_DAYS: value,
+      }).coldStorage.afterDays;
     expect(days()).toBe(90);
     expect(days('0')).toBe(0);
     expect(days('0.001')).toBe(0.001);

@@ -18,7 +18,8 @@ describe('runtime dependencies', () => {
   it('are each imported or required by the server', () => {
     const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     const code = sources(join(ROOT, 'src')).join('\n');
-    const loaded = (name: string) => new RegExp(`(from |import |require\\(|import\\()'${name.replace(/[/.]/g, '\\$&')}(/[^']*)?'`).test(code);
+    const loaded = (name: string) =>
+      new RegExp(`(from |import |require\\(|import\\()'${name.replace(/[/.]/g, '\\$&')}(/[^']*)?'`).test(code);
     expect(Object.keys(dependencies).filter((name) => !loaded(name))).toEqual([]);
   });
 });
