@@ -10,7 +10,7 @@ import { SYSTEM_PROJECT_ID, type SystemJobHandler } from '../job/system-jobs';
 import { Stale } from '../infra/dynamo/aggregate';
 import { type MigrationDeclaration, SEGMENT_COUNT_NAMES, type SegmentCounts, zeroCounts } from './migration';
 import { MIGRATIONS } from './migrations';
-import { checkpointOf, migrateSegment, type SegmentEnv } from './migration.segment';
+import { checkpointOf, MIGRATION_STAGE, migrateSegment, type SegmentEnv } from './migration.segment';
 
 /*
  * Running the migrations (src/migrations/migrations.ts), each exactly once and in number order,
@@ -112,7 +112,10 @@ export class Migrations {
     const declared = { ...status, itemsPerSecond: status.migration.itemsPerSecond };
     if (!status.jobId) return declared;
     const jobs = this.env.systemJobs();
-    const [job, items] = await Promise.all([jobs.get(status.jobId), jobs.items.page(status.jobId, 'scan', { first: MAX_SEGMENTS })]);
+    const [job, items] = await Promise.all([
+      jobs.get(status.jobId),
+      jobs.items.page(status.jobId, MIGRATION_STAGE, { first: MAX_SEGMENTS }),
+    ]);
     if (!job) return declared;
     const counts = zeroCounts();
     for (const item of items.nodes) {
@@ -196,7 +199,7 @@ export class Migrations {
   /** Takes the failed segments of a failed run up again: each resumes from its checkpoint. */
   private async retryFailed(jobId: string): Promise<void> {
     const jobs = this.env.systemJobs();
-    const items = await jobs.items.page(jobId, 'scan', { first: MAX_SEGMENTS });
+    const items = await jobs.items.page(jobId, MIGRATION_STAGE, { first: MAX_SEGMENTS });
     for (const item of items.nodes) {
       if (item.status === 'FAILED') await jobs.items.act(jobId, item.stage, item.sequence, { kind: 'retry' });
     }
@@ -206,7 +209,7 @@ export class Migrations {
   handler(): SystemJobHandler {
     return {
       kind: MIGRATION_KIND,
-      stage: 'scan',
+      stage: MIGRATION_STAGE,
       run: async (work) => {
         const id = String((isRecord(work.job.inputs) ? work.job.inputs.migrationId : undefined) ?? '');
         const migration = this.declared.find((m) => m.id === id);
