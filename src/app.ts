@@ -502,6 +502,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   } catch (error) {
     await (s3 ?? (await s3Starting?.catch(() => undefined)))?.stop().catch(() => {});
     await (embedded ?? (await options.embeddedDynamo?.catch(() => undefined)))?.stop();
+    // A start-up called off fails with what the abort made of whatever step it was in (an
+    // AbortError from a table check, a part stopped): that is the expected end, said as such.
+    if (options.signal?.aborted && !(error instanceof StartupCancelled))
+      throw new StartupCancelled('The start-up was stopped.', { cause: error });
     throw error;
   }
 }

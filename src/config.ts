@@ -339,11 +339,15 @@ export const FINISHED_JOB_TTL_DAYS = 120;
 export const JOB_EVENT_TTL_DAYS = 365;
 
 /**
- * COLD_STORAGE_AFTER_DAYS: from 1 to FINISHED_JOB_TTL_DAYS − 14, so the archive always runs before
- * the TTL backstop removes a finished job, with two weeks for failed runs to be noticed and repeated.
+ * COLD_STORAGE_AFTER_DAYS: a number of days from 0 to FINISHED_JOB_TTL_DAYS − 14, so the archive
+ * always runs before the TTL backstop removes a finished job, with two weeks for failed runs to be
+ * noticed and repeated. 0 and fractions are allowed (0.001 is about 86 s), so cold storage can be
+ * tried locally without waiting a day.
  */
 function coldStorageDays(env: Env): number {
-  const days = positive(env, 'COLD_STORAGE_AFTER_DAYS', 90);
+  const raw = env.COLD_STORAGE_AFTER_DAYS;
+  const days = raw === undefined || raw === '' ? 90 : Number(raw);
+  if (!Number.isFinite(days) || days < 0) throw new Error(`COLD_STORAGE_AFTER_DAYS must be a number of days from 0, got "${raw}".`);
   const most = FINISHED_JOB_TTL_DAYS - 14;
   if (days > most)
     throw new Error(`COLD_STORAGE_AFTER_DAYS must be at most ${most} (the finished jobs' TTL backstop, less two weeks), got ${days}.`);

@@ -164,17 +164,31 @@ export const subscriptionNeedsStream = () =>
  * INVALID_TRANSITION for a worker that names an attempt other than the one a step or item is at
  * (`what` is e.g. "Step render of job", `unit` "step"): an earlier attempt is over, so the
  * worker's work is stale; a later one (or one below 1) never existed, so the worker is confused.
- * The message says which, and which attempt is current. The extensions are those of
- * invalidTransition: `from` "at attempt <current>", `to` "attempt <named>", `allowed`.
+ * The message says which, and which attempt is current: one that runs, or, with `waiting` (the
+ * unit is PENDING after a failed attempt, in its backoff), one that waits to be claimed from
+ * `waiting.availableAt`. The extensions are those of invalidTransition: `from` "at attempt
+ * <current>", `to` "attempt <named>", `allowed`.
  */
-export const wrongAttempt = (what: string, id: string, action: string, unit: 'step' | 'item', current: number, named: number) =>
-  new AppError(
+export const wrongAttempt = (
+  what: string,
+  id: string,
+  action: string,
+  unit: 'step' | 'item',
+  current: number,
+  named: number,
+  waiting?: { availableAt?: string },
+) => {
+  const now = waiting
+    ? `, and the ${unit} waits, PENDING, for attempt ${current}${waiting.availableAt ? `, claimable from ${waiting.availableAt}` : ''}`
+    : `, and the ${unit} was tried again: it is at attempt ${current} now`;
+  return new AppError(
     ErrorCode.INVALID_TRANSITION,
     named >= 1 && named < current
-      ? `Cannot ${action} ${what} ${id} as attempt ${named}: that attempt is over (it failed or its lease ran out, and the ${unit} was tried again), and the ${unit} is at attempt ${current} now. Drop the work of attempt ${named}.`
+      ? `Cannot ${action} ${what} ${id} as attempt ${named}: that attempt is over (it failed or its lease ran out)${now}. Drop the work of attempt ${named}.`
       : `Cannot ${action} ${what} ${id} as attempt ${named}: the ${unit} never had an attempt ${named}; it is at attempt ${current}. Name the attempt that claimWork or startStep gave you.`,
     { entity: what, id, from: `at attempt ${current}`, to: `attempt ${named}`, allowed: [`attempt ${current}`] },
   );
+};
 
 /**
  * ATTEMPT_TIMED_OUT for a worker reporting on an item whose attempt's time is up (its stage's
@@ -218,6 +232,22 @@ function httpStatusOf(error: unknown): number | undefined {
 }
 
 /**
+ * graphql-js's refusal of a document over the token limit ("Syntax Error: Document contains more
+ * that 1000 tokens. Parsing aborted.") said neither that a limit of ours refused it nor what to
+ * do. It is said here as the other query limits say theirs (documents.ts): the limit's name and
+ * setting, `limit: 'tokens'` and `max` beside the code, and what the client can do.
+ */
+function withTokenLimitNamed(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  const max = /Document contains more tha[nt] (\d+) tokens/.exec(formatted.message)?.[1];
+  if (formatted.extensions?.code !== 'GRAPHQL_PARSE_FAILED' || max === undefined) return formatted;
+  return {
+    ...formatted,
+    message: `The document has more than ${max} tokens, the limit (MAX_TOKENS): every name, brace, alias and value counts. Send fewer fields or aliases, or split the query.`,
+    extensions: { ...formatted.extensions, limit: 'tokens', max: Number(max) },
+  };
+}
+
+/**
  * Shapes every error that leaves the server. Known codes pass through; anything else becomes
  * INTERNAL, and outside development its message is replaced, so no internal detail (a DynamoDB
  * message, a stack) reaches a client.
@@ -227,9 +257,10 @@ export function formatError(development: boolean) {
     const code = formatted.extensions?.code;
     const known = typeof code === 'string' && (errorCodes.has(code) || passThroughCodes.has(code));
     if (known) {
-      if (development) return formatted;
-      const { stacktrace: _stack, ...extensions } = formatted.extensions ?? {};
-      return { ...formatted, extensions };
+      const named = withTokenLimitNamed(formatted);
+      if (development) return named;
+      const { stacktrace: _stack, ...extensions } = named.extensions ?? {};
+      return { ...named, extensions };
     }
     const status = httpStatusOf(error);
     // (Apollo has already filled in INTERNAL_SERVER_ERROR for an error without a code.)

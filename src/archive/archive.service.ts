@@ -2,6 +2,7 @@ import { SYSTEM_TENANT } from '../auth/principal';
 import { entities, OPS_SHARDS } from '../common/entities';
 import type { ArchiveRunResult } from '../common/feature';
 import { FilesService } from '../common/files/files.service';
+import { searchableModels } from '../common/search';
 import type { Config } from '../config';
 import { tenantOfPk } from '../infra/dynamo/entity';
 import type { Item, Store } from '../infra/dynamo/store';
@@ -207,7 +208,9 @@ export class Archiver {
 
   /**
    * An archived project and everything that belongs to it: its children (briefs, milestones, logs,
-   * assets, …), the material uses of its logs, and its activity and job status streams.
+   * assets, …), the material uses of its logs, the word index of it and its searchable children
+   * (their SearchWord partitions: the search would otherwise keep finding what is gone), and its
+   * activity and job status streams.
    */
   private async projectSubject(tenantId: string, projectId: string): Promise<Subject | null> {
     const key = entities.Project.keyOf(tenantId, { projectId });
@@ -222,12 +225,19 @@ export class Archiver {
         : [],
     );
     const materials = (await this.store.batchGet(materialKeys)).filter((row) => row !== null);
-    const streams = await Promise.all(
-      [entities.ProjectEvent.key.pkOf(tenantId, { projectId }), entities.ProjectJobStatusHead.key.pkOf(tenantId, { projectId })].map((pk) =>
-        this.store.queryAll({ pk }, MAX_ROWS),
-      ),
+    const wordPartitions = rows.flatMap((row) => {
+      const model = typeof row.entityType === 'string' ? searchableModels.get(row.entityType) : undefined;
+      const subjectId = model ? row[model.idField] : undefined;
+      return typeof subjectId === 'string' ? [entities.SearchWord.key.pkOf(tenantId, { subjectId })] : [];
+    });
+    const partitions = await Promise.all(
+      [
+        ...wordPartitions,
+        entities.ProjectEvent.key.pkOf(tenantId, { projectId }),
+        entities.ProjectJobStatusHead.key.pkOf(tenantId, { projectId }),
+      ].map((pk) => this.store.queryAll({ pk }, MAX_ROWS)),
     );
-    return { kind: 'project', tenantId, id: projectId, version: head.version, rows: [...rows, ...materials, ...streams.flat()], head };
+    return { kind: 'project', tenantId, id: projectId, version: head.version, rows: [...rows, ...materials, ...partitions.flat()], head };
   }
 
   /**
@@ -248,11 +258,10 @@ export class Archiver {
     const resumed = manifest !== null && manifest.version === subject.version;
     if (!manifest || !resumed) {
       const encoded = encodeRows(subject.rows);
-      await cold.writeCold(names.data, encoded.body, {
-        contentType: 'application/x-ndjson',
-        contentEncoding: 'gzip',
-        metadata: { sha256: encoded.sha256 },
-      });
+      // Stored as what it is, a gzip file, without Content-Encoding: with it, an HTTP client that
+      // decompresses as it reads (fetch, curl --compressed, a browser) got JSON Lines whose bytes
+      // do not match the manifest's checksum of the gzip.
+      await cold.writeCold(names.data, encoded.body, { contentType: 'application/gzip', metadata: { sha256: encoded.sha256 } });
       manifest = {
         format: ARCHIVE_FORMAT,
         kind: subject.kind,

@@ -8,7 +8,7 @@ import {
   tenantOfPk,
 } from '../infra/dynamo/entity';
 import { recordedOf } from './quota';
-import type { Item } from '../infra/dynamo/write';
+import { OUTBOX_ENTRY, type Item } from '../infra/dynamo/write';
 import { entities, entityNames } from './entities';
 import { indexedWords } from './search';
 
@@ -71,12 +71,26 @@ function derivedKey(model: AnyModel, tenantId: string, item: Item): { PK: string
   }
 }
 
+/** The declared models whose key names nothing but the tenant (one item each, such as TenantUsage). */
+const fixedKeyModels = entityNames.map((name): AnyModel => entities[name]).filter((model) => model.keyFields.length === 0);
+
+/** The model of fixed key that `item`'s key is, for an item written without an entity type; undefined for none. */
+function typelessByKey(item: Item): AnyModel | undefined {
+  const tenantId = tenantOfPk(item.PK);
+  return fixedKeyModels.find((model) => {
+    const key = derivedKey(model, tenantId, item);
+    return key !== null && key.PK === item.PK && key.SK === item.SK;
+  });
+}
+
 /**
  * The model that declares `item`: of the models of its `entityType`, the one whose key template
  * gives the item's own key, else the only one (its key drifted). Undefined for an item of no
  * declared type, or of a shared type whose key no declaration gives.
  */
 export function modelOf(item: Item): AnyModel | undefined {
+  // Counters kept by ADD alone (a tenant's usage) carry no entity type: their fixed key says what they are.
+  if (item.entityType === undefined) return typelessByKey(item);
   const candidates = modelsByType.get(String(item.entityType));
   if (!candidates) return undefined;
   const tenantId = tenantOfPk(item.PK);
@@ -148,8 +162,13 @@ export class DriftReport {
 
   constructor(private readonly maxSamples = 5) {}
 
-  /** Checks one stored item. */
+  /**
+   * Checks one stored item. A commit's outbox entry (write.ts) is no entity but the outbox's own
+   * bookkeeping, gone once its events are published (the outbox metrics count a backlog): it is
+   * neither checked nor counted as of no declared type.
+   */
   add(item: Item): void {
+    if (item.entityType === OUTBOX_ENTRY) return;
     const model = modelOf(item);
     if (!model) {
       this.undeclared++;

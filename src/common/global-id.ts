@@ -60,8 +60,21 @@ export function ObjectIdResolver<T extends object>(type: ClassType<T>, descripti
 }
 
 /**
+ * Why `id` is no global id, for BAD_USER_INPUT: an entity's own key (`proj_…`, its projectId) is
+ * the usual mistake, and the answer names the field that holds the global id instead (a bare "not
+ * an id this server made" told a caller holding an id the server did make nothing).
+ */
+function notAGlobalId(id: string, field: string): string {
+  const keyed = NODE_ENTITIES.map((name) => entities[name]).find((model) => model.idPrefix && id.startsWith(`${model.idPrefix}_`));
+  const expected = `${field} takes a global id, the \`id\` field of an object (Project.id, Log.id, …)`;
+  return keyed
+    ? `${field} "${id}" is a ${keyed.type}'s ${keyed.idField}, not its global id: ${expected}; read ${keyed.type}.id, or look it up by ${keyed.idField}.`
+    : `${field} "${id}" is no global id of this server: ${expected}.`;
+}
+
+/**
  * The type and key values a global id names. Throws BAD_USER_INPUT when it is not an id this
- * server made (the values themselves are checked by whoever looks the entity up).
+ * server made, saying what it takes (the values themselves are checked by whoever looks the entity up).
  */
 export function parseGlobalId(id: string, field = 'id'): { type: NodeType; values: Record<string, string> } {
   const decoded = /^[A-Za-z0-9_-]{1,400}$/.test(id) ? Buffer.from(id, 'base64url').toString('utf8') : '';
@@ -69,7 +82,7 @@ export function parseGlobalId(id: string, field = 'id'): { type: NodeType; value
   const fields = isNodeType(type) ? NODE_TYPES.get(type) : undefined;
   // Ids and step names cannot hold ':' (see ids.ts and job.repository), so the parts split back exactly.
   if (!fields || !isNodeType(type) || parts.length !== fields.length || parts.some((p) => p === '')) {
-    throw badInput(`${field} "${id}" is not an id this server made.`, field);
+    throw badInput(notAGlobalId(id, field), field);
   }
   return { type, values: Object.fromEntries(fields.map((f, i) => [f, parts[i]])) };
 }

@@ -174,7 +174,9 @@ function reportedAs(limit: Limit, hint: string) {
     onReject: [
       (context: ValidationContext | null, error: GraphQLError) => {
         const text = error.message.replace(/^Syntax Error: /, '');
-        const numbers = /limit of (\d+) exceeded, found ([\d.]+)/.exec(text);
+        // A cost is fractional as often as not (armor weighs each level by 1.5), and armor ends its
+        // message with a full stop: the number is digits with at most one decimal point inside.
+        const numbers = /limit of (\d+) exceeded, found (\d+(?:\.\d+)?)/.exec(text);
         const extensions = numbers ? { limit, max: Number(numbers[1]), found: Number(numbers[2]) } : { limit };
         context?.reportError(new GraphQLError(`${text} ${hint}`, { extensions }));
       },

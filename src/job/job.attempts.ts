@@ -82,6 +82,7 @@ export function refuseCancelled(job: { status: string; finishedAt?: string | nul
  * A worker that names an attempt must hold the current one: one whose lease was taken over (or
  * that never was) is refused with INVALID_TRANSITION, naming the attempt that runs now, and
  * changes nothing. `named` null or undefined names none (a step's caller may leave it out).
+ * `waiting` says when a unit that waits (PENDING, after a failed attempt) may be claimed again.
  */
 export function requireAttempt(
   what: string,
@@ -90,8 +91,9 @@ export function requireAttempt(
   unit: 'step' | 'item',
   current: number,
   named: number | null | undefined,
+  waiting?: { availableAt?: string },
 ): void {
-  if (named != null && named !== current) throw wrongAttempt(what, jobId, VERBS[verb], unit, current, named);
+  if (named != null && named !== current) throw wrongAttempt(what, jobId, VERBS[verb], unit, current, named, waiting);
 }
 
 /** Throws BAD_USER_INPUT (field `progress`) unless `progress` is between 0 and 1. */

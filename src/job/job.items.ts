@@ -1116,7 +1116,8 @@ class ItemDecision<K extends ItemAction['kind']> {
     if (!item) throw notFound('WorkItem', `${job.jobId}/${stage}/${sequence}`);
     this.item = item;
     this.what = `Item ${sequence} of stage ${stage} of job`;
-    requireAttempt(this.what, job.jobId, action.kind, 'item', item.attempt, 'attempt' in action ? action.attempt : undefined);
+    const waiting = item.status === ItemStatus.PENDING ? { availableAt: item.availableAt } : undefined;
+    requireAttempt(this.what, job.jobId, action.kind, 'item', item.attempt, 'attempt' in action ? action.attempt : undefined, waiting);
     this.stageLive = job.currentStep === stage && (job.status === JobStatus.RUNNING || job.status === JobStatus.QUEUED);
     this.limit = this.fanOut.attemptTimeoutSeconds;
     this.deadline = deadlineOf(state.at, this.limit);

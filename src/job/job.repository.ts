@@ -48,6 +48,16 @@ import type { CreateJobInput } from './job.type';
 const MAX_ITEMS_AT_CREATE = 50;
 /** What a pool claim gets for a tenant at its running limit (PoolShare.maxRunning): nothing now. */
 export const AT_LIMIT = 'AT_LIMIT';
+/** How many callers each shared read of claim candidates has served (in this process): the next one's turn. */
+const turns = new WeakMap<readonly object[], number>();
+
+/** The place in `candidates` (one shared read) where the next caller served by that read starts: 0, 1, 2 … in turn. */
+function takeTurn(candidates: readonly object[]): number {
+  const turn = turns.get(candidates) ?? 0;
+  turns.set(candidates, turn + 1);
+  return candidates.length === 0 ? 0 : turn % candidates.length;
+}
+
 /** How many claimable steps one claimWork reads and tries, oldest first. */
 const CLAIM_CANDIDATES = 20;
 /** What losing a claim to another worker looks like: the step moved on, or the job changed too fast. */
@@ -247,15 +257,18 @@ export class JobRepository {
     const spec = this.scope.tenant.of(entities.Step).query(index, values);
     for (let pass = 0; pass < 3; pass++) {
       // Workers of the tenant asking at once share one read of the index (one that started after
-      // each asked), and each tries its candidates from a random place in the list, so they spread
-      // over the work instead of all racing for the first one. Sort keys start with the time the
-      // work became claimable: the read takes those up to when it starts (`#` < `$`), which is
-      // after every caller it serves asked, so the workers' clocks do not split the read.
+      // each asked). Sort keys start with the time the work became claimable: the read takes those
+      // up to when it starts (`#` < `$`), which is after every caller it serves asked, so the
+      // workers' clocks do not split the read.
       const candidates = await this.scope.shared.query(spec, CLAIM_CANDIDATES, () => ({
         ...spec,
         skBefore: `${this.scope.now().toISOString()}$`,
       }));
-      const start = Math.floor(Math.random() * candidates.length);
+      // Oldest first: the first caller a read serves starts at the oldest candidate, the next at
+      // the second oldest, and so on, so workers asking at once spread over the work in its order
+      // instead of all racing for the first one (a loser goes on to the next). A random start
+      // spread them too, but handed a later job's work out before an earlier job's.
+      const start = takeTurn(candidates);
       let opened = false;
       const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];
       for (const candidate of ordered) {

@@ -19,6 +19,8 @@ export const MIGRATION_KIND = registerJobKind('MIGRATION', {
     name: attr.string({ required: true, max: 200 }),
     /** The write budget of the whole job, in entities rewritten per second (shared evenly by its segments). */
     itemsPerSecond: attr.int({ required: true }),
+    /** True when itemsPerSecond was given for the run (not the migration's declared one): the migrations it starts next keep it. */
+    budgetGiven: attr.boolean(),
   },
   stages: [
     {

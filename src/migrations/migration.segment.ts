@@ -1,6 +1,7 @@
 import { isRecord } from '../guards';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { driftOf, modelOf } from '../common/drift';
+import { SYSTEM_TENANT } from '../auth/principal';
 import { entities } from '../common/entities';
 import { mutate } from '../common/mutate';
 import type { Scope } from '../common/scope';
@@ -41,10 +42,13 @@ export interface SegmentEnv {
 
 /** What a segment reads of its claimed work item: its job's inputs (the budget), its own (which segment), its checkpoint, how to report. */
 export type SegmentWork = Pick<SystemWork, 'checkpoint' | 'report' | 'signal'> & {
-  /** A job's inputs may be any JSON value (see Job.inputs); a migration's are an object. */
-  job: { inputs?: unknown };
+  /** A job's inputs may be any JSON value (see Job.inputs); a migration's are an object. The id, when given, lets the segment see which segments are done. */
+  job: { inputs?: unknown; jobId?: string };
   item: { inputs: Record<string, unknown> };
 };
+
+/** The one stage of a migration's job (src/job/job.kinds.ts): one item per scan segment. */
+export const MIGRATION_STAGE = 'scan';
 
 /** The most rows one page reads. */
 const MAX_PAGE = 100;
@@ -113,9 +117,14 @@ export function checkpointOf(stored: Record<string, unknown> | undefined): Segme
  */
 export class Pace {
   private next = 0;
-  private readonly gapMs: number;
+  private gapMs: number;
 
   constructor(perSecond: number) {
+    this.gapMs = 1000 / perSecond;
+  }
+
+  /** Paces the writes from the next one on at `perSecond`. */
+  setRate(perSecond: number): void {
     this.gapMs = 1000 / perSecond;
   }
 
@@ -207,12 +216,27 @@ export async function migrateSegment(env: SegmentEnv, migration: MigrationDeclar
   const perSegment = budget / segments;
   const pageSize = Math.max(1, Math.min(MAX_PAGE, Math.round(perSegment * PAGE_SECONDS)));
   const pace = new Pace(perSegment);
+  const jobId = work.job.jobId;
+  /**
+   * The budget is the run's, shared by the segments still scanning: a table whose rows sit in few
+   * partitions (one tenant's projects and logs share one) leaves most segments empty, and the one
+   * that holds them took a quarter of the budget while the others had none left to use. Before each
+   * page the segment reads its job's item counters and takes its share of the segments not done.
+   */
+  const shareAgain = async () => {
+    if (!jobId) return;
+    const job = entities.Job.found(await env.store.get(entities.Job.keyOf(SYSTEM_TENANT, { jobId })));
+    const stage = job?.itemCounts?.[MIGRATION_STAGE];
+    if (!stage) return;
+    pace.setRate(budget / Math.max(1, stage.total - stage.completed - stage.failed));
+  };
   const checkpoint = checkpointOf(work.checkpoint);
   const counts = { ...checkpoint.counts };
   let { next, read } = checkpoint;
   if (checkpoint.done) return counts;
   do {
     work.signal.throwIfAborted();
+    await shareAgain();
     const page = await env.store.scanPage(segment, segments, pageSize, next);
     await eachOf(page.items, ROWS_IN_FLIGHT, (row) => {
       work.signal.throwIfAborted();

@@ -10,7 +10,7 @@ import { SYSTEM_PROJECT_ID, type SystemJobHandler } from '../job/system-jobs';
 import { Stale } from '../infra/dynamo/aggregate';
 import { type MigrationDeclaration, SEGMENT_COUNT_NAMES, type SegmentCounts, zeroCounts } from './migration';
 import { MIGRATIONS } from './migrations';
-import { checkpointOf, migrateSegment, type SegmentEnv } from './migration.segment';
+import { checkpointOf, MIGRATION_STAGE, migrateSegment, type SegmentEnv } from './migration.segment';
 
 /*
  * Running the migrations (src/migrations/migrations.ts), each exactly once and in number order,
@@ -112,7 +112,10 @@ export class Migrations {
     const declared = { ...status, itemsPerSecond: status.migration.itemsPerSecond };
     if (!status.jobId) return declared;
     const jobs = this.env.systemJobs();
-    const [job, items] = await Promise.all([jobs.get(status.jobId), jobs.items.page(status.jobId, 'scan', { first: MAX_SEGMENTS })]);
+    const [job, items] = await Promise.all([
+      jobs.get(status.jobId),
+      jobs.items.page(status.jobId, MIGRATION_STAGE, { first: MAX_SEGMENTS }),
+    ]);
     if (!job) return declared;
     const counts = zeroCounts();
     for (const item of items.nodes) {
@@ -145,7 +148,7 @@ export class Migrations {
       throw new AppError(ErrorCode.BAD_USER_INPUT, 'itemsPerSecond must be a whole number from 1.', { field: 'itemsPerSecond' });
     for (const status of await this.status()) {
       if (status.state === 'APPLIED') continue;
-      if (status.state === 'PENDING') await this.start(status.migration, options.itemsPerSecond ?? status.migration.itemsPerSecond);
+      if (status.state === 'PENDING') await this.start(status.migration, options.itemsPerSecond ?? null);
       if (status.state === 'FAILED' && status.jobId) await this.retryFailed(status.jobId);
       this.env.wake?.();
       break;
@@ -153,14 +156,21 @@ export class Migrations {
     return this.status();
   }
 
-  private async start(migration: MigrationDeclaration, itemsPerSecond: number): Promise<void> {
+  /**
+   * Starts `migration`'s job, within `given` items a second or else its declared budget. A given
+   * budget is kept in the job's inputs as such (`budgetGiven`), so that the migrations the job
+   * starts when it completes run within it too: an operator's `--items-per-second 48` is the
+   * budget of the whole run, not of its first migration only.
+   */
+  private async start(migration: MigrationDeclaration, given: number | null): Promise<void> {
     const jobs = this.env.systemJobs();
     const segments = Math.min(MAX_SEGMENTS, migration.segments);
+    const itemsPerSecond = given ?? migration.itemsPerSecond;
     // The key makes concurrent starters (two instances, a script) get one job.
     const job = await jobs.create({
       projectId: SYSTEM_PROJECT_ID,
       kind: MIGRATION_KIND,
-      inputs: { migrationId: migration.id, name: migration.name, itemsPerSecond },
+      inputs: { migrationId: migration.id, name: migration.name, itemsPerSecond, ...(given === null ? {} : { budgetGiven: true }) },
       items: Array.from({ length: segments }, (_, segment) => ({ segment, segments })),
       idempotencyKey: `migration-${migration.id}`,
     });
@@ -189,7 +199,7 @@ export class Migrations {
   /** Takes the failed segments of a failed run up again: each resumes from its checkpoint. */
   private async retryFailed(jobId: string): Promise<void> {
     const jobs = this.env.systemJobs();
-    const items = await jobs.items.page(jobId, 'scan', { first: MAX_SEGMENTS });
+    const items = await jobs.items.page(jobId, MIGRATION_STAGE, { first: MAX_SEGMENTS });
     for (const item of items.nodes) {
       if (item.status === 'FAILED') await jobs.items.act(jobId, item.stage, item.sequence, { kind: 'retry' });
     }
@@ -199,7 +209,7 @@ export class Migrations {
   handler(): SystemJobHandler {
     return {
       kind: MIGRATION_KIND,
-      stage: 'scan',
+      stage: MIGRATION_STAGE,
       run: async (work) => {
         const id = String((isRecord(work.job.inputs) ? work.job.inputs.migrationId : undefined) ?? '');
         const migration = this.declared.find((m) => m.id === id);
@@ -208,8 +218,11 @@ export class Migrations {
         const counts = await migrateSegment(this.env, migration, work);
         return { ...counts };
       },
-      finished: async () => {
-        await this.runPending();
+      finished: async (job) => {
+        // The next migration runs within the budget this run was given, if it was given one.
+        const inputs = isRecord(job.inputs) ? job.inputs : {};
+        const given = inputs.budgetGiven === true && typeof inputs.itemsPerSecond === 'number' ? inputs.itemsPerSecond : null;
+        await this.runPending({ itemsPerSecond: given });
       },
     };
   }

@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ArchiveManifest } from '../../src/archive/archive.format';
+import { type ArchiveManifest, sha256Of } from '../../src/archive/archive.format';
 import { ArchiveJobs } from '../../src/archive/archive.jobs';
 import { Archiver } from '../../src/archive/archive.service';
 import { SYSTEM_TENANT } from '../../src/auth/principal';
@@ -170,6 +170,10 @@ describe('cold storage', () => {
     const manifest = JSON.parse(Buffer.from((await server.app.files.read(`${prefixA}jobs/${first}.manifest.json`))!.body).toString());
     expect(manifest).toMatchObject({ kind: 'job', tenantId: A, id: first, rows: held.length, bytes: data!.body.byteLength });
     expect(manifest.sha256).toMatch(/^[0-9a-f]{64}$/);
+    // An HTTP client (fetch decompresses what says Content-Encoding: gzip) gets the bytes the checksum names.
+    const downloaded = await fetch(await server.app.files.presignDownload(`${prefixA}jobs/${first}.jsonl.gz`, 60));
+    expect(sha256Of(new Uint8Array(await downloaded.arrayBuffer()))).toBe(manifest.sha256);
+    expect(downloaded.headers.get('content-type')).toBe('application/gzip');
 
     // The next run finishes it without writing again.
     crashOn = undefined;
@@ -206,10 +210,26 @@ describe('cold storage', () => {
     expect(refused.body.errors[0].extensions.code).toBe('NOT_FOUND');
     const restored = (await run(restoreQuery, { p: archivedId }, editorA)).restoreProject;
     expect(restored).toEqual({ projectId: archivedId, title: 'Shelved', archived: true });
-    expect(await projectRows()).toEqual(projectBefore);
+    // Every row as exported; its old events marked restored (so they do not go downstream again),
+    // and one new event, the restore's, at the next position of its activity.
+    const projectAfter = await settled(projectRows);
+    const restoreEvent = projectAfter.find((r) => r.action === 'project.restored');
+    expect(restoreEvent).toMatchObject({ SK: 'EVENT#000000000005', position: 5, actor: 'alice' });
+    expect(restoreEvent?.restoredAt).toBeUndefined();
+    expect(projectAfter.filter((r) => r !== restoreEvent)).toEqual(
+      projectBefore.map((r) =>
+        r.entityType === 'Event' ? { ...r, restoredAt: expect.any(String) } : r.entityType === 'StreamHead' ? { ...r, position: 5 } : r,
+      ),
+    );
+    // A second restore finds it in the table, and says so.
+    const again = await server.raw({ query: restoreQuery, variables: { p: archivedId } }, editorA);
+    expect(again.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', currentVersion: 2 });
+    expect(again.body.errors[0].message).toBe(
+      `Project ${archivedId} is in the table (at version 2): only a project the archive moved to cold storage can be restored.`,
+    );
     // Restored on purpose, it stays at the next run (until it changes).
     expect(await runArchive()).toMatchObject({ projects: 0, failed: 0 });
-    expect(await projectRows()).toEqual(projectBefore);
+    expect(await projectRows()).toEqual(projectAfter);
   });
 
   it('runs as one system job of kind ARCHIVE: concurrent commands on two instances join it, it completes once, and its progress is followed over jobProgress', async () => {

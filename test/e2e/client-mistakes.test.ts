@@ -1,4 +1,5 @@
 import { startTestServer, type TestServer } from '../support/server';
+import { wsClient } from '../support/ws';
 
 /*
  * Client mistakes over HTTP (issue 32) get a 4xx under application/graphql-response+json (200
@@ -63,6 +64,25 @@ describe('client mistakes over HTTP', () => {
     expect(error.message).not.toMatch(/Syntax Error/);
     expect(error.message).toMatch(new RegExp(`cost limit of ${server.config.limits.maxCost} exceeded`, 'i'));
     expect(error.message).toMatch(/first/);
+    // A fractional cost (a project's title weighs 2 + 1.5) is reported as the number it is.
+    const fractional = await server.raw({ query: query.replace('} } } }', '} } } project(projectId: "proj_x") { title } }') }, token);
+    expect(fractional.body.errors[0].extensions).toMatchObject({ limit: 'cost', found: error.extensions.found + 3.5 });
+  });
+
+  it('answers a document over the token limit naming the limit, its setting and what to do, over HTTP and WebSocket', async () => {
+    const query = `{ ${Array.from({ length: 300 }, (_, n) => `a${n}: project(projectId: "p") { title }`).join(' ')} }`;
+    const expected = {
+      message: `The document has more than ${server.config.limits.maxTokens} tokens, the limit (MAX_TOKENS): every name, brace, alias and value counts. Send fewer fields or aliases, or split the query.`,
+      extensions: expect.objectContaining({ code: 'GRAPHQL_PARSE_FAILED', limit: 'tokens', max: server.config.limits.maxTokens }),
+    };
+    const res = await server.raw({ query }, token, { accept: RESPONSE_JSON });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([expect.objectContaining(expected)]);
+    const client = wsClient(server.url, token);
+    const errors = await new Promise<unknown>((resolve) => {
+      client.subscribe({ query }, { next: () => resolve('data'), error: resolve, complete: () => resolve('complete') });
+    });
+    expect(errors).toEqual([expect.objectContaining(expected)]);
   });
 
   it('answers a page size out of 1–100 written in the query as the same value in a variable is answered, before the cost limit', async () => {

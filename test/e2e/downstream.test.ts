@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Dynamo } from '../../src/infra/dynamo/client';
-import { DOWNSTREAM_STREAMS, envelopeOf, type Envelope } from '../../src/infra/dynamo/downstream';
+import { DOWNSTREAM_STREAMS, envelopeOf, RESTORED_ATTRIBUTE, type Envelope } from '../../src/infra/dynamo/downstream';
 import { StreamReader } from '../../src/infra/dynamo/stream-reader';
 import { testDynamo, testEndpoint } from '../support/dynamo';
 import { fixture } from '../support/fixtures';
@@ -14,9 +14,14 @@ import { Role, startTestServer, type TestServer } from '../support/server';
  * Every event downstream (issue 34, part 3): the table's stream carries each committed event item,
  * and the envelopes the deploy template's Pipe would make of it (the same filter and mapping,
  * src/infra/dynamo/downstream.ts) hold each event exactly once, against DynamoDB Local's stream.
+ * A project moved to cold storage and restored (issue 48, item 3) sends none of its old events
+ * again: the restore is one new event, at the next position of its activity.
  */
 
 const TENANT = 'downstream';
+const DAY = 86_400_000;
+/** How far the server's clock is moved ahead (the archive takes projects archived 90 days ago). */
+let ahead = 0;
 
 describe('events downstream from the table stream', () => {
   let server: TestServer;
@@ -31,7 +36,7 @@ describe('events downstream from the table stream', () => {
     return res.body.data;
   };
 
-  /** The event items the table holds for the tenant, of the streams that go downstream (a scan: a fresh table of one test). */
+  /** The event items the table holds for the tenant, of the streams that go downstream and not put back by a restore (a scan: a fresh table of one test). */
   const storedEvents = async () => {
     const items: Record<string, unknown>[] = [];
     let start: Record<string, any> | undefined;
@@ -45,13 +50,43 @@ describe('events downstream from the table stream', () => {
         String(i.PK).startsWith(`TENANT#${TENANT}#`) &&
         i.entityType === 'Event' &&
         DOWNSTREAM_STREAMS.some((s) => s === i.stream) &&
-        String(i.SK).startsWith('EVENT#'),
+        String(i.SK).startsWith('EVENT#') &&
+        i[RESTORED_ATTRIBUTE] === undefined,
     );
+  };
+
+  /** The tenant's envelopes the stream holds from where the reader stands until `done` says they are all there. */
+  const readUntil = async (done: (envelopes: Envelope[]) => boolean): Promise<Envelope[]> => {
+    const envelopes: Envelope[] = [];
+    while (!done(envelopes)) {
+      const records = await reader.poll();
+      for (const record of records) {
+        const envelope = envelopeOf(record);
+        if (envelope?.detail.tenant === TENANT) envelopes.push(envelope);
+      }
+      // Nothing new yet: DynamoDB Local publishes to its stream a moment after the commit.
+      if (records.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return envelopes;
+  };
+
+  /** The tenant's envelopes `npm run events:tail -- --from-start --once` prints. */
+  const tailed = async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['dist/src/scripts/events-tail.js', '--from-start', '--once', '--endpoint', testEndpoint(), '--table', server.config.tableName],
+      { cwd: ROOT, timeout: 60_000 },
+    );
+    const printed: Envelope[] = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    return printed.filter((e) => e.detail.tenant === TENANT);
   };
 
   beforeAll(async () => {
     // This file reads the change stream, which test tables otherwise go without.
-    server = await startTestServer({ env: { TABLE_STREAM: 'on' } });
+    server = await startTestServer({ env: { TABLE_STREAM: 'on', ARCHIVE_INTERVAL_MS: '0' }, now: () => new Date(Date.now() + ahead) });
     editor = await server.token(TENANT, [Role.EDITOR], 'editor-1');
     worker = await server.token(TENANT, [Role.WORKER], 'worker-1');
     dynamo = fixture('DynamoDB client', testDynamo(), (d) => d.client.destroy());
@@ -103,18 +138,11 @@ describe('events downstream from the table stream', () => {
     expect(stored).toHaveLength(20);
 
     // The stream is read until it holds every stored event (or the test's time runs out).
-    const envelopes: Envelope[] = [];
     const wanted = new Set(stored.map((e) => String(e.eventId)));
-    const seen = () => new Set(envelopes.map((e) => e.detail.id));
-    while ([...wanted].some((id) => !seen().has(id))) {
-      const records = await reader.poll();
-      for (const record of records) {
-        const envelope = envelopeOf(record);
-        if (envelope?.detail.tenant === TENANT) envelopes.push(envelope);
-      }
-      // Nothing new yet: DynamoDB Local publishes to its stream a moment after the commit.
-      if (records.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    const envelopes = await readUntil((read) => {
+      const seen = new Set(read.map((e) => e.detail.id));
+      return [...wanted].every((id) => seen.has(id));
+    });
 
     // Once each: no event twice, none that the table does not hold.
     expect(envelopes.map((e) => e.detail.id).sort()).toEqual([...wanted].sort());
@@ -155,16 +183,68 @@ describe('events downstream from the table stream', () => {
   });
 
   it('prints the same envelopes with `npm run events:tail -- --from-start --once`', async () => {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['dist/src/scripts/events-tail.js', '--from-start', '--once', '--endpoint', testEndpoint(), '--table', server.config.tableName],
-      { cwd: ROOT, timeout: 60_000 },
-    );
-    const printed: Envelope[] = stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
-    const ids = printed.filter((e) => e.detail.tenant === TENANT).map((e) => e.detail.id);
-    expect(ids.sort()).toEqual((await storedEvents()).map((e) => String(e.eventId)).sort());
+    expect((await tailed()).map((e) => e.detail.id).sort()).toEqual((await storedEvents()).map((e) => String(e.eventId)).sort());
+  });
+
+  it('sends none of a restored project’s old events again: the restore is one new event at the next position, and its words leave and come back with it', async () => {
+    const admin = await server.operatorToken('operator');
+    const projectId = (await run('mutation { createProject(input: { title: "Shelved vase" }) { projectId } }')).createProject.projectId;
+    const logId = (
+      await run(
+        'mutation($p: ID!) { createLog(projectId: $p, input: { rawText: "Glazed in cobalt", materials: ["linseed"] }) { logId } }',
+        {
+          p: projectId,
+        },
+      )
+    ).createLog.logId;
+    // The word items of the project and its log, as the table holds them.
+    const words = async () => {
+      const counts = await Promise.all(
+        [projectId, logId].map(async (id) => {
+          const out = await dynamo.client.send(
+            new QueryCommand({
+              TableName: server.config.tableName,
+              KeyConditionExpression: 'PK = :pk',
+              ExpressionAttributeValues: marshall({ ':pk': `TENANT#${TENANT}#SEARCH#${id}` }),
+            }),
+          );
+          return out.Items?.length ?? 0;
+        }),
+      );
+      return counts.reduce((a, b) => a + b, 0);
+    };
+    await run('mutation($p: ID!) { archiveProject(projectId: $p, expectedVersion: 1) { archived } }', { p: projectId });
+    const ofProject = (envelopes: Envelope[]) =>
+      envelopes.filter((e) => e.detail.item.projectId?.S === projectId || e.detail.subject.id === projectId);
+    const before = await readUntil((read) => read.some((e) => e.detail.action === 'project.archived' && e.detail.subject.id === projectId));
+    const history = ofProject(before);
+    // Created, the log, archived: positions 1 to 3 of its activity.
+    expect(history.map((e) => e.detail.position)).toEqual(['EVENT#000000000001', 'EVENT#000000000002', 'EVENT#000000000003']);
+    const found = async (text: string) =>
+      (await run('query($t: String!) { search(text: $t, first: 10) { nodes { entity { id } } } }', { t: text })).search.nodes.length;
+    expect(await found('cobalt')).toBe(1);
+    expect(await found('shelved')).toBe(1);
+    // "shelved", "vase"; "glazed", "in", "cobalt", "linseed".
+    expect(await words()).toBe(6);
+
+    // 91 days on, the archive moves it to cold storage, its search words with it.
+    ahead = 91 * DAY;
+    const moved = await server.raw({ query: 'mutation { runArchive { projects failed } }' }, admin);
+    expect(moved.body.data.runArchive).toEqual({ projects: 1, failed: 0 });
+    expect(await found('cobalt')).toBe(0);
+    expect(await found('shelved')).toBe(0);
+    expect(await words()).toBe(0);
+
+    await run('mutation($p: ID!) { restoreProject(projectId: $p) { projectId } }', { p: projectId });
+    expect(await found('cobalt')).toBe(1);
+    expect(await found('shelved')).toBe(1);
+    expect(await words()).toBe(6);
+    // The restore's own event is the project's last write, after every restored row in the same
+    // stream partition: once it is read, any old event sent again would have been read before it.
+    const after = ofProject(await readUntil((read) => read.some((e) => e.detail.action === 'project.restored')));
+    expect(after.map((e) => [e.detail.position, e.detail.action])).toEqual([['EVENT#000000000004', 'project.restored']]);
+    // The tail prints each of the project's events once, in its order: the restored ones not again.
+    const ids = (envelopes: Envelope[]) => envelopes.map((e) => e.detail.id);
+    expect(ids(ofProject(await tailed()))).toEqual(ids([...history, ...after]));
   });
 });

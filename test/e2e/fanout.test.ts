@@ -227,12 +227,19 @@ describe('fan-out stages of work items', () => {
     expect((await t.claim(token, 'BATCH')).item).toMatchObject({ sequence: 1, attempt: 1 });
     // Attempt 1 fails; BATCH items have 2 attempts, so the item waits for attempt 2 (after its backoff).
     expect((await t.fail(token, jobId, 'process', 1, 1)).data.failWorkItem).toMatchObject({ status: 'PENDING', attempt: 2 });
+    const what = `Item 1 of stage process of job ${jobId}`;
+    // A late call during the backoff is told that attempt 2 waits, not that it was tried.
+    const waiting = (await t.gql(t.editor, 'query($j: ID!) { job(jobId: $j) { items { nodes { availableAt } } } }', { j: jobId })).data.job
+      .items.nodes[0].availableAt;
+    const early = await t.complete(token, jobId, 'process', 1, 1, { result: t.key('late.png') });
+    expect(early.errors[0].message).toBe(
+      `Cannot complete ${what} as attempt 1: that attempt is over (it failed or its lease ran out), and the item waits, PENDING, for attempt 2, claimable from ${waiting}. Drop the work of attempt 1.`,
+    );
     expect((await t.claimWhenReady(token, 'BATCH')).item).toMatchObject({ sequence: 1, attempt: 2, status: 'RUNNING' });
 
-    const what = `Item 1 of stage process of job ${jobId}`;
     const late = await t.complete(token, jobId, 'process', 1, 1, { result: t.key('late.png') });
     expect(late.errors[0].message).toBe(
-      `Cannot complete ${what} as attempt 1: that attempt is over (it failed or its lease ran out, and the item was tried again), and the item is at attempt 2 now. Drop the work of attempt 1.`,
+      `Cannot complete ${what} as attempt 1: that attempt is over (it failed or its lease ran out), and the item was tried again: it is at attempt 2 now. Drop the work of attempt 1.`,
     );
     expect(late.errors[0].extensions).toMatchObject({ code: 'INVALID_TRANSITION', from: 'at attempt 2', to: 'attempt 1' });
     const never = await t.complete(token, jobId, 'process', 1, 7, { result: t.key('never.png') });

@@ -192,6 +192,21 @@ describe('claiming work with leases', () => {
     }
   });
 
+  it("hands a worker the oldest job's work first, in every round (docs/api.md, docs/pipelines.md)", async () => {
+    await use(longLease);
+    const kind = `ORDER_${Date.now()}`;
+    const token = await workerToken(1);
+    // Three waiting jobs a round: the worker gets them in the order they were created, 8 rounds
+    // out of 8 (a random start in the candidates handed a later job's out first in 3 of 8).
+    for (let round = 0; round < 8; round++) {
+      const jobIds = [];
+      for (let n = 0; n < 3; n++) jobIds.push(await createJob(kind, ['refine']));
+      const handed = [];
+      for (let n = 0; n < 3; n++) handed.push((await claim(token, kind)).job.jobId);
+      expect({ round, handed }).toEqual({ round, handed: jobIds });
+    }
+  });
+
   it('renews the lease on every progress report, and hands a held step to nobody else', async () => {
     await use(longLease);
     const kind = `RENEW_${Date.now()}`;

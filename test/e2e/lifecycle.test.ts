@@ -206,6 +206,26 @@ describe('npm start: every way of stopping stops everything', () => {
     expect(server.output()).toContain('SIGINT: stopping');
   });
 
+  it('Ctrl-C while DynamoDB Local boots stops cleanly, without calling the stop a failed start-up', async () => {
+    const dataDir = newDataDir();
+    const child = processFixture(
+      spawn('npm', ['start'], { cwd: ROOT, env: cleanEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }), detached: true }),
+      { detached: true },
+    );
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    // The JVM takes seconds to answer: the signal comes while the start-up (which says it starts
+    // the local S3 once it runs) still waits for it.
+    expect(await until(() => output.includes('Starting the local S3'), 60_000)).toBe(true);
+    const server: Started = { child, output: () => output, url: '', token: '' };
+    const stopped = await stopWith(server, dataDir, () => process.kill(-child.pid!, 'SIGINT'));
+    expect(stopped).toEqual({ code: 0, ms: expect.any(Number), left: [] });
+    const after = output.split('SIGINT: stopping')[1] ?? '';
+    expect(after).toContain('Stopped.');
+    expect(after).not.toMatch(/failed/i);
+  });
+
   it('SIGTERM to the process group: the listener closes at once, and a stalled WebSocket peer does not hold the exit', async () => {
     const dataDir = newDataDir();
     const server = await start(dataDir);

@@ -357,6 +357,11 @@ describe('a migration run by the server itself', () => {
       () => 'every migration to be applied',
     );
     expect(allApplied[0].jobId).toBe(started[0].jobId);
+    // The budget given is the run's: the migration started after the first ran within it too.
+    expect((await gql(server, admin, '{ migrations { id itemsPerSecond } }')).migrations).toEqual([
+      { id: '001', itemsPerSecond: 400 },
+      { id: '002', itemsPerSecond: 400 },
+    ]);
     const again = (await gql(server, admin, 'mutation { runMigrations { state jobId } }')).runMigrations;
     expect(again).toEqual(allApplied);
   }, 120_000);

@@ -87,6 +87,16 @@ describe('node and nodes', () => {
     }
     const res = await server.raw({ query: '{ node(id: "not-an-id") { id } }' }, a);
     expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(res.body.errors[0].message).toBe(
+      'id "not-an-id" is no global id of this server: id takes a global id, the `id` field of an object (Project.id, Log.id, …).',
+    );
+    // An entity's own key, which the server did make, is named as what it is.
+    const project = entities.find((e) => e.type === 'Project')!;
+    const byKey = await server.raw({ query: 'query($id: ID!) { node(id: $id) { id } }', variables: { id: project.key } }, a);
+    expect(byKey.body.errors[0]).toMatchObject({
+      message: `id "${project.key}" is a Project's projectId, not its global id: id takes a global id, the \`id\` field of an object (Project.id, Log.id, …); read Project.id, or look it up by projectId.`,
+      extensions: { code: 'BAD_USER_INPUT', field: 'id' },
+    });
   });
 
   it('puts the whole job, with its id, and the step with its id in every job event, so a cache can take them', async () => {

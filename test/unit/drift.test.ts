@@ -61,6 +61,9 @@ describe('drift', () => {
     a.add(old);
     b.add(old);
     b.add({ PK: 'TENANT#acme', SK: 'X', entityType: 'NoSuchType' });
+    // A tenant's usage counters (kept by ADD alone, with no entity type) and a commit's outbox entry are no undeclared items.
+    b.add({ PK: 'TENANT#acme', SK: 'USAGE', projects: 3 });
+    b.add({ PK: 'TENANT#acme#PROJECT#p#EVENTS', SK: 'OUTBOX#EVENT#000000000001', entityType: 'OutboxEntry', outboxEvents: [] });
     a.merge(b);
     expect(a.drifted).toBe(2);
     expect(a.undeclared).toBe(1);
@@ -72,6 +75,7 @@ describe('drift', () => {
         fields: { searchWords: 2 },
         samples: [{ PK: 'TENANT#acme', SK: old.SK, fields: ['searchWords'] }],
       },
+      { entityType: 'TenantUsage', checked: 1, drifted: 0, fields: {}, samples: [] },
     ]);
   });
 });

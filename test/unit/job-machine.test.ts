@@ -133,7 +133,7 @@ describe('job decisions', () => {
     };
     const late = refusal(1);
     expect(late.message).toBe(
-      'Cannot complete Step a of job job_1 as attempt 1: that attempt is over (it failed or its lease ran out, and the step was tried again), and the step is at attempt 2 now. Drop the work of attempt 1.',
+      'Cannot complete Step a of job job_1 as attempt 1: that attempt is over (it failed or its lease ran out), and the step was tried again: it is at attempt 2 now. Drop the work of attempt 1.',
     );
     expect(late.extensions).toMatchObject({ code: 'INVALID_TRANSITION', from: 'at attempt 2', to: 'attempt 1', allowed: ['attempt 2'] });
     for (const never of [7, 0]) {

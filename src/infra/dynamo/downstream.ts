@@ -30,15 +30,27 @@ export const DOWNSTREAM_STREAMS = ['job', 'activity', 'audit'] as const;
 const EVENT_SK_PREFIX = 'EVENT#';
 
 /**
+ * The attribute (an ISO time) that marks an event item put back from cold storage by
+ * restoreProject. Such an item is an old event written again, not a new one: it left the table
+ * once when it was committed, so the filter drops its second INSERT.
+ */
+export const RESTORED_ATTRIBUTE = 'restoredAt';
+
+/**
  * The Pipe's filter (an EventBridge event pattern over the stream record): only new items
  * (INSERT: the outbox's later update of an event and a TTL deletion are MODIFY and REMOVE), only
- * event items, only the streams above.
+ * event items, only the streams above, and none put back by a restore (`exists: false` matches
+ * only a leaf, so it names the string inside the attribute).
  */
 export const DOWNSTREAM_FILTER = {
   eventName: ['INSERT'],
   dynamodb: {
     Keys: { SK: { S: [{ prefix: EVENT_SK_PREFIX }] } },
-    NewImage: { entityType: { S: ['Event'] }, stream: { S: [...DOWNSTREAM_STREAMS] } },
+    NewImage: {
+      entityType: { S: ['Event'] },
+      stream: { S: [...DOWNSTREAM_STREAMS] },
+      [RESTORED_ATTRIBUTE]: { S: [{ exists: false }] },
+    },
   },
 };
 
@@ -120,7 +132,7 @@ export function envelopeTemplate(): string {
   return `{"version": "${ENVELOPE_VERSION}", ${inner.slice(1)}`;
 }
 
-/** True when the record passes DOWNSTREAM_FILTER: a new event item of a downstream stream. */
+/** True when the record passes DOWNSTREAM_FILTER: a new event item of a downstream stream, not one a restore put back. */
 export function goesDownstream(record: StreamRecordLike): boolean {
   const image = record.dynamodb?.NewImage;
   const sk = record.dynamodb?.Keys?.SK?.S;
@@ -130,7 +142,8 @@ export function goesDownstream(record: StreamRecordLike): boolean {
     typeof sk === 'string' &&
     sk.startsWith(EVENT_SK_PREFIX) &&
     image?.entityType?.S === 'Event' &&
-    DOWNSTREAM_STREAMS.some((name) => name === stream)
+    DOWNSTREAM_STREAMS.some((name) => name === stream) &&
+    image[RESTORED_ATTRIBUTE] === undefined
   );
 }
 

@@ -6,6 +6,7 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { lockFolder, type FolderLock } from '../folder-lock';
 import { freePort } from '../free-port';
 import { Supervisor, type PartState, type Running, type SupervisorReport } from '../supervisor';
+import { StartupCancelled } from '../startup';
 
 export interface EmbeddedDynamo {
   /** Stays the same across restarts: a restart listens on the same port. */
@@ -297,7 +298,8 @@ async function launch(
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {
-      if (options.signal?.aborted) throw new Error('DynamoDB Local was stopped during start-up.');
+      // Called off on purpose (a signal during start-up): the expected end, which main.ts does not report as a failure.
+      if (options.signal?.aborted) throw new StartupCancelled('DynamoDB Local was stopped during start-up.');
       if (how !== undefined) {
         if (via.main[0] !== '-jar' && /jdk\.compiler/.test(output)) throw new NoSourceMode(output);
         throw new Error(`DynamoDB Local exited during start-up (${how}${javaReason(output)}):\n${output.trim()}`);

@@ -1,0 +1,25 @@
+import { loadConfig } from '../../src/config';
+
+/*
+ * Settings read from the environment that the other tests do not reach: each accepts what its row
+ * in docs/settings.md says and refuses the rest, naming the setting.
+ */
+
+describe('settings', () => {
+  it('takes COLD_STORAGE_AFTER_DAYS from 0, fractions included, up to two weeks before the TTL backstop', () => {
+    // A secret and an endpoint of its own: nothing is generated under a data folder.
+    const days = (value?: string) =>
+      loadConfig({
+        AUTH_JWT_SECRET: 'unit-secret-0123456789abcdef0123456789',
+        DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+        COLD_STORAGE_AFTER_DAYS: value,
+      }).coldStorage.afterDays;
+    expect(days()).toBe(90);
+    expect(days('0')).toBe(0);
+    expect(days('0.001')).toBe(0.001);
+    expect(days('106')).toBe(106);
+    expect(() => days('107')).toThrow('COLD_STORAGE_AFTER_DAYS must be at most 106');
+    expect(() => days('-1')).toThrow('COLD_STORAGE_AFTER_DAYS must be a number of days from 0, got "-1".');
+    expect(() => days('soon')).toThrow('COLD_STORAGE_AFTER_DAYS must be a number of days from 0, got "soon".');
+  });
+});
