@@ -4,7 +4,7 @@ import { isRole, Role } from '../auth/principal';
 import { isValidTenantId } from '../common/ids';
 import { errorMessage } from '../guards';
 import { commandLine } from './cli';
-import { findRunningServer, signingSecret } from './running-server';
+import { secretToSignWith } from './running-server';
 
 /*
  * Prints a development token signed with the same secret as the server: AUTH_JWT_SECRET, or the
@@ -39,7 +39,7 @@ async function main() {
   if (values.pool !== undefined) {
     const pool = { kinds: list(values.pool), ...(values.stages ? { stages: list(values.stages) } : {}) };
     if (pool.kinds.length === 0) throw new Error('--pool takes the job kinds the pool serves, e.g. --pool MUSIC_VIDEO,BATCH.');
-    const secret = signingSecret(findRunningServer());
+    const secret = secretToSignWith();
     process.stdout.write(`${await signDevToken(secret, { sub: values.sub!, pool }, { expiresIn: values.expires })}\n`);
     return;
   }
@@ -53,7 +53,7 @@ async function main() {
     );
   const roles = names.filter(isRole);
   if (!isValidTenantId(values.tenant)) throw new Error('--tenant takes letters, digits, _ and -, at most 64.');
-  const secret = signingSecret(findRunningServer());
+  const secret = secretToSignWith();
   process.stdout.write(
     `${await signDevToken(secret, { sub: values.sub!, tenantId: values.tenant!, roles }, { expiresIn: values.expires })}\n`,
   );
