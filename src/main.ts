@@ -99,7 +99,8 @@ async function main(): Promise<void> {
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal, 0));
 
-  const portTaken = () => say(`\nCannot start: port ${config.port} on ${config.host} is in use. Stop what uses it or set PORT to another port.`);
+  const portTaken = () =>
+    say(`\nCannot start: port ${config.port} on ${config.host} is in use. Stop what uses it or set PORT to another port.`);
   // A taken port is said before DynamoDB Local and the local S3 start (seconds of work), not after.
   try {
     await ensurePortFree(config.port, config.host);

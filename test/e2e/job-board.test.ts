@@ -266,22 +266,30 @@ describe('the live job board in Chromium', () => {
     const editor = await server.token('demo', [Role.EDITOR]);
     const drawn = await eventually(
       () => cards(page),
-      (all) => all.length > 0 && all.some((c) => c.status === 'PAUSED') && all.every((c) => c.project !== null && !c.project.startsWith('proj_')),
+      (all) =>
+        all.length > 0 && all.some((c) => c.status === 'PAUSED') && all.every((c) => c.project !== null && !c.project.startsWith('proj_')),
       30_000,
     );
     for (const card of drawn) {
       const { job } = dataOf(
-        (await server.raw({ query: 'query($id: ID!) { job(jobId: $id) { status phase projectId } }', variables: { id: card.jobId } }, editor)).body,
+        (
+          await server.raw(
+            { query: 'query($id: ID!) { job(jobId: $id) { status phase projectId } }', variables: { id: card.jobId } },
+            editor,
+          )
+        ).body,
       ) as { job: { status: string; phase: string; projectId: string } };
       const { project } = dataOf(
-        (await server.raw({ query: 'query($id: ID!) { project(projectId: $id) { title } }', variables: { id: job.projectId } }, editor)).body,
+        (await server.raw({ query: 'query($id: ID!) { project(projectId: $id) { title } }', variables: { id: job.projectId } }, editor))
+          .body,
       ) as { project: { title: string } };
       // The status word is the API's (QUEUED is "queued", never "pending"); a running job shows its phase.
       const label =
         job.status === 'RUNNING' ? job.phase : job.status === 'PAUSED' ? `paused for review · ${job.phase}` : job.status.toLowerCase();
       expect({ jobId: card.jobId, label: card.label, project: card.project }).toEqual({ jobId: card.jobId, label, project: project.title });
       // The label is coloured as the job's bar is (amber for a pause, not the running blue).
-      if (job.status === 'RUNNING' || job.status === 'PAUSED') expect({ status: job.status, colour: card.labelColour }).toEqual({ status: job.status, colour: card.barColour });
+      if (job.status === 'RUNNING' || job.status === 'PAUSED')
+        expect({ status: job.status, colour: card.labelColour }).toEqual({ status: job.status, colour: card.barColour });
     }
     const paused = drawn.find((c) => c.status === 'PAUSED')!;
     expect(paused.label).toBe('paused for review · rigging');

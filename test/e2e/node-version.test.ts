@@ -73,7 +73,8 @@ describe('an unsupported Node', () => {
     if (!existsSync(join(dirname(old), 'npm'))) throw new Error(`No npm next to ${old}: the older Node's npm runs these.`);
     // A clone as git gives it: the sources, the manifest, the lock and .npmrc, and no node_modules (the install was refused).
     const clone = tempDir('artissist-fresh-clone-');
-    for (const file of ['package.json', 'package-lock.json', '.npmrc', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(ROOT, file), join(clone, file));
+    for (const file of ['package.json', 'package-lock.json', '.npmrc', 'tsconfig.json', 'tsconfig.build.json'])
+      cpSync(join(ROOT, file), join(clone, file));
     cpSync(join(ROOT, 'src'), join(clone, 'src'), { recursive: true });
     const npm26 = 'npx -y node@26 "$(command -v npm)"';
     for (const [args, again] of [
