@@ -5,6 +5,7 @@ import { badInput, forbidden, invalidTransition, wrongAttempt } from '../errors'
 import type { Store } from '../infra/dynamo/store';
 import { declaredKind } from './job.kinds';
 import { jobOwnerOf } from './job.keys';
+import { StepStatus } from './job.machine';
 
 /*
  * Shared worker pools: one pool of workers (a GPU farm) serves every tenant's work of its job
@@ -380,11 +381,12 @@ export async function itemAdderRepos(ctx: Context, ref: { jobId: string; lease?:
   const repos = ctx.reposUnderLease(lease);
   const current = (await repos.jobs.steps(ref.jobId)).filter((step) => step.name === lease.stage).at(-1);
   const what = `Step ${lease.stage} of job`;
-  if (current && current.attempt !== lease.attempt) throw wrongAttempt(what, ref.jobId, 'add items under', 'step', current.attempt, lease.attempt);
-  if (current?.status !== 'RUNNING') {
-    throw invalidTransition('Step', `${lease.stage} of job ${ref.jobId}`, current?.status ?? 'gone', 'RUNNING', {
+  if (current && current.attempt !== lease.attempt)
+    throw wrongAttempt(what, ref.jobId, 'add items under', 'step', current.attempt, lease.attempt);
+  if (current?.status !== StepStatus.RUNNING) {
+    throw invalidTransition('Step', `${lease.stage} of job ${ref.jobId}`, current?.status ?? 'gone', StepStatus.RUNNING, {
       action: 'add items under',
-      allowed: ['RUNNING'],
+      allowed: [StepStatus.RUNNING],
       hint: 'The attempt your lease names is over: drop its work.',
     });
   }
