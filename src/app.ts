@@ -4,6 +4,7 @@ import { signDevToken, TokenVerifier } from './auth/jwt';
 import { Role } from './auth/principal';
 import { exampleIdsFromApi, type GraphiQLHints } from './http/graphiql';
 import type { Config } from './config';
+import { overrideAttemptTimeouts } from './job/job.kinds';
 import { CursorCodec } from './infra/cursor';
 import { createDynamo, probeTable, type CallCounter } from './infra/dynamo/client';
 import { startDynamoDbLocal, type EmbeddedDynamo } from './infra/dynamo/embedded';
@@ -327,6 +328,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     // Reads shared across requests: a burst of subscribes to one stream reads its head a few times, not once each.
     const sharedReads = new SharedItemReads<Item>(store);
     // One operation pipeline for HTTP and WebSocket: limits, documents, context, errors, records.
+    // Every stage's attempt timeout as it holds in this process: the declared one, unless
+    // ATTEMPT_TIMEOUT_SECONDS replaces it (development). Set at each start, so an earlier app's does not linger.
+    overrideAttemptTimeouts(config.attemptTimeoutSeconds);
     const pipelineDeps = {
       config,
       schema,
@@ -487,6 +491,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           await step('job settle sweep', () => settler.stop());
           // The job states kept for busy jobs' next groups: the stopped process holds no items.
           releaseJobStates(store);
+          // The declarations hold again once this server is gone (a test's next server in the same process).
+          if (config.attemptTimeoutSeconds !== undefined) overrideAttemptTimeouts(undefined);
           await step('event bus', () => bus.close());
           await step('rate budgets', () => budgets.close());
           await step('metrics server', () => metricsServer?.close());

@@ -83,6 +83,12 @@ export interface Config {
    */
   jobLeaseSeconds: number;
   /**
+   * ATTEMPT_TIMEOUT_SECONDS, outside production only: the attempt timeout every stage that
+   * declares one gets instead of its own (BATCH's 900 s, MUSIC_VIDEO's 1,800 s), so a timeout can
+   * be watched locally; undefined: the declarations hold.
+   */
+  attemptTimeoutSeconds?: number;
+  /**
    * Browser origins allowed to call the API: CORS_ORIGINS, or outside production, when it is
    * unset, any port of http://localhost and http://127.0.0.1 (a frontend's dev server).
    */
@@ -325,6 +331,17 @@ function positive(env: Env, name: string, fallback: number): number {
 }
 
 /**
+ * ATTEMPT_TIMEOUT_SECONDS: whole seconds above 0, or undefined when unset. Refused in production,
+ * where the declared timeouts are the ones the pipelines were measured for.
+ */
+function attemptTimeoutOverride(env: Env, production: boolean): number | undefined {
+  if (!env.ATTEMPT_TIMEOUT_SECONDS) return undefined;
+  if (production)
+    throw new Error('ATTEMPT_TIMEOUT_SECONDS is for trying attempt timeouts in development; in production the declared timeouts hold.');
+  return positive(env, 'ATTEMPT_TIMEOUT_SECONDS', 1);
+}
+
+/**
  * A finished job's TTL (its steps and items take it too): a backstop only. The archive moves a
  * finished job to cold storage after COLD_STORAGE_AFTER_DAYS (90 by default), well before this;
  * the TTL removes what a broken archive left, as the TTL alone did before cold storage existed.
@@ -530,6 +547,7 @@ export function loadConfig(env: Env = process.env): Config {
     graphiql: bool(env, 'GRAPHIQL', !production),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30),
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60),
+    attemptTimeoutSeconds: attemptTimeoutOverride(env, production),
     corsOrigins: cors ? (cors === '*' ? true : cors.split(',').map((s) => s.trim())) : production ? [] : DEV_ORIGINS,
     csrfPrevention: bool(env, 'CSRF_PREVENTION', false),
     trustedDocuments: {

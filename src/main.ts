@@ -10,6 +10,7 @@ import { errorCode, errorMessage } from './guards';
 import type { Demo } from './demo/demo';
 import { StartupCancelled } from './infra/startup';
 import { JavaMissingError, startDynamoDbLocal } from './infra/dynamo/embedded';
+import { ensurePortFree } from './infra/free-port';
 import { announceServer } from './scripts/running-server';
 
 /*
@@ -98,6 +99,17 @@ async function main(): Promise<void> {
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal, 0));
 
+  const portTaken = () =>
+    say(`\nCannot start: port ${config.port} on ${config.host} is in use. Stop what uses it or set PORT to another port.`);
+  // A taken port is said before DynamoDB Local and the local S3 start (seconds of work), not after.
+  try {
+    await ensurePortFree(config.port, config.host);
+  } catch (error) {
+    if (errorCode(error) === 'EADDRINUSE') portTaken();
+    else say(`\nCannot start: ${errorMessage(error)}`);
+    process.exit(1);
+  }
+
   // The JVM takes seconds to boot: start it first, and load the rest of the server meanwhile.
   if (config.dynamo.embedded) {
     say(`Starting DynamoDB Local (data in ${join(config.dataDir, 'dynamodb')}) …`);
@@ -137,8 +149,7 @@ async function main(): Promise<void> {
   } catch (error) {
     if (stopping) return;
     if (error instanceof JavaMissingError) say(`\nCannot start: ${error.message}`);
-    else if (errorCode(error) === 'EADDRINUSE')
-      say(`\nCannot start: port ${config.port} on ${config.host} is in use. Stop what uses it or set PORT to another port.`);
+    else if (errorCode(error) === 'EADDRINUSE') portTaken();
     else say(`\nCannot start: ${errorMessage(error)}`);
     process.exit(1);
   }

@@ -172,6 +172,27 @@ const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><re
 
 const DEMO_TIP = 'For demo data that moves, restart with `npm run demo`.';
 
+/**
+ * The widest line a tab holds: GraphiQL's editor (CodeMirror, which does not wrap) shows about 65
+ * characters at 1,400 px beside the result pane, and a line past its edge is cut off. The browser
+ * test measures every tab's lines against the editor's edge.
+ */
+const TAB_WIDTH = 58;
+
+/** `text` as comment lines of at most TAB_WIDTH characters, broken between words. */
+function comment(text: string): string {
+  const lines: string[] = [];
+  let line = '#';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line.length > 1 && line.length + 1 + word.length > TAB_WIDTH) {
+      lines.push(line);
+      line = '#';
+    }
+    line += ` ${word}`;
+  }
+  return `${[...lines, line].join('\n')}\n`;
+}
+
 /** The example tabs, each on an id the hints name, or with a comment and a working operation where there is none. */
 function tabs(hints: GraphiQLHints) {
   const { projectId, jobId, reviewJobId, reviewStepName } = hints;
@@ -180,30 +201,39 @@ function tabs(hints: GraphiQLHints) {
   return [
     projectId
       ? tab(
-          "# The frontend's query: a project's logs.\nquery GetProjectLogs($projectId: ID!) { logs(projectId: $projectId) { logId materials timeSpentMinutes } }\n",
+          `${comment("The frontend's query: a project's logs.")}query GetProjectLogs($projectId: ID!) {\n  logs(projectId: $projectId) {\n    logId\n    materials\n    timeSpentMinutes\n  }\n}\n`,
           { projectId },
         )
       : tab(
-          `# Your tenant has no project yet, so GetProjectLogs has none to read. ${DEMO_TIP}\n` +
-            '# Or create one here, then reload the page: the tabs then use it.\n' +
-            'mutation CreateProject { createProject(input: { title: "My first project", medium: "oil" }) { projectId version } }\n',
+          comment(`Your tenant has no project yet, so GetProjectLogs has none to read. ${DEMO_TIP}`) +
+            comment('Or create one here, then reload the page: the tabs then use it.') +
+            'mutation CreateProject {\n  createProject(\n    input: { title: "My first project", medium: "oil" }\n  ) {\n    projectId\n    version\n  }\n}\n',
         ),
     jobId
       ? tab(
-          '# Live progress of a job: its events so far (afterSeq: 0 replays them), then the steps as they advance\n# (a music video\u2019s scenes render in parallel: ITEM_* events, each with its item).\n# The subscription completes when the job does. The job board (/jobs) draws the same streams.\nsubscription WatchJob($jobId: ID!, $afterSeq: Int) {\n  jobProgress(jobId: $jobId, afterSeq: $afterSeq) {\n    seq\n    type\n    job { status phase currentStep progress itemCounts { total running completed } }\n    step { name attempt status progress }\n    item { stage sequence attempt status progress }\n  }\n}\n',
+          comment(
+            'Live progress of a job: its events so far (afterSeq: 0 replays them), then the steps as they advance (a music video\u2019s scenes render in parallel: ITEM_* events, each with its item).',
+          ) +
+            comment('The subscription completes when the job does. The job board (/jobs) draws the same streams.') +
+            'subscription WatchJob($jobId: ID!, $afterSeq: Int) {\n  jobProgress(jobId: $jobId, afterSeq: $afterSeq) {\n    seq\n    type\n    job {\n      status phase currentStep progress\n      itemCounts { total running completed }\n    }\n    step { name attempt status progress }\n    item { stage sequence attempt status progress }\n  }\n}\n',
           { jobId, afterSeq: 0 },
         )
       : tab(
-          `# Your tenant has no job yet, so there is no progress to watch. ${DEMO_TIP}\n` +
-            (projectId
-              ? '# Or start one with the CreateJob tab, then reload the page. Meanwhile, the pipelines you can start:\n'
-              : '# Or create a project in the first tab and reload: a CreateJob tab then starts one. The pipelines you can start:\n') +
-            'query JobKinds { jobKinds { name description stages { name phase review } } }\n',
+          comment(`Your tenant has no job yet, so there is no progress to watch. ${DEMO_TIP}`) +
+            comment(
+              projectId
+                ? 'Or start one with the CreateJob tab, then reload the page. Meanwhile, the pipelines you can start:'
+                : 'Or create a project in the first tab and reload: a CreateJob tab then starts one. The pipelines you can start:',
+            ) +
+            'query JobKinds {\n  jobKinds {\n    name\n    description\n    stages { name phase review }\n  }\n}\n',
         ),
     projectId
       ? tab(
           // No steps: a declared kind plans itself from its stages (see jobKinds), its review stage included.
-          '# Start a pipeline job (idempotent: the same inputs return the same job). 3D_CHARACTER is a declared kind:\n# its stages, and the one that pauses for review, come from its declaration (the JobKinds query lists them).\nmutation CreateJob($input: CreateJobInput!) {\n  createJob(input: $input) { jobId status seq plan { name order } }\n}\n',
+          comment(
+            'Start a pipeline job (idempotent: the same inputs return the same job). 3D_CHARACTER is a declared kind: its stages, and the one that pauses for review, come from its declaration (the JobKinds query lists them).',
+          ) +
+            'mutation CreateJob($input: CreateJobInput!) {\n  createJob(input: $input) {\n    jobId\n    status\n    seq\n    plan { name order }\n  }\n}\n',
           {
             input: {
               projectId,
@@ -213,21 +243,30 @@ function tabs(hints: GraphiQLHints) {
           },
         )
       : tab(
-          `# A job belongs to a project: create one in the first tab (or ${DEMO_TIP.replace('For', 'for')}), then reload the page.\n` +
-            '# Meanwhile, your recent jobs:\nquery MyJobs { myJobs(first: 5) { nodes { jobId kind status } } }\n',
+          comment(`A job belongs to a project: create one in the first tab (or ${DEMO_TIP.replace('For', 'for')}), then reload the page.`) +
+            comment('Meanwhile, your recent jobs:') +
+            'query MyJobs {\n  myJobs(first: 5) {\n    nodes { jobId kind status }\n  }\n}\n',
         ),
-    tab('# Steps paused for review, newest first.\nquery AwaitingReview { stepsAwaitingReview { nodes { jobId name attempt } } }\n'),
+    tab(
+      `${comment('Steps paused for review, newest first.')}query AwaitingReview {\n  stepsAwaitingReview {\n    nodes { jobId name attempt }\n  }\n}\n`,
+    ),
     reviewJobId && reviewStepName
       ? tab(
-          '# Approve a step paused for review: the variables name the one paused when this page loaded (see AwaitingReview).\nmutation Approve($jobId: ID!, $stepName: String!) {\n  approveStep(jobId: $jobId, stepName: $stepName) { jobId status currentStep }\n}\n',
+          comment('Approve a step paused for review: the variables name the one paused when this page loaded (see AwaitingReview).') +
+            'mutation Approve($jobId: ID!, $stepName: String!) {\n  approveStep(jobId: $jobId, stepName: $stepName) {\n    jobId\n    status\n    currentStep\n  }\n}\n',
           { jobId: reviewJobId, stepName: reviewStepName },
         )
       : tab(
-          '# No step was paused for review when this page loaded, so there is nothing to approve yet.\n' +
-            `# In the demo a new 3D_CHARACTER job pauses at \`${reviewStages('3D_CHARACTER').join('`, `')}\` a few seconds after each approval. Run this (or the\n` +
-            '# AwaitingReview tab) to see when one is paused, then reload the page: this tab then approves it with\n' +
-            '#   mutation Approve($jobId: ID!, $stepName: String!) { approveStep(jobId: $jobId, stepName: $stepName) { jobId status } }\n' +
-            'query PausedNow { stepsAwaitingReview(first: 1) { nodes { jobId name attempt } } }\n',
+          comment('No step was paused for review when this page loaded, so there is nothing to approve yet.') +
+            comment(
+              `In the demo a new 3D_CHARACTER job pauses at \`${reviewStages('3D_CHARACTER').join('`, `')}\` a few seconds after each approval. Run this (or the AwaitingReview tab) to see when one is paused, then reload the page: this tab then approves it with`,
+            ) +
+            '#   mutation Approve($jobId: ID!, $stepName: String!) {\n' +
+            '#     approveStep(jobId: $jobId, stepName: $stepName) {\n' +
+            '#       jobId status\n' +
+            '#     }\n' +
+            '#   }\n' +
+            'query PausedNow {\n  stepsAwaitingReview(first: 1) {\n    nodes { jobId name attempt }\n  }\n}\n',
         ),
   ];
 }

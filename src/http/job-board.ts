@@ -35,13 +35,15 @@ const BOARD_JS = `
   // A fan-out stage's own step reports no progress while its items run: its bar is drawn from
   // the stage's item counters (stageItemCounts), which every read and event of the job carries.
   var STAGE_COUNTS = 'stageItemCounts { stage total completed failed } ';
-  var JOB_FIELDS = 'jobId kind status phase progress seq createdAt maxAttempts ' + STAGE_COUNTS +
+  var JOB_FIELDS = 'jobId projectId kind status phase progress seq createdAt maxAttempts ' + STAGE_COUNTS +
     'steps { name order attempt status progress worker error { code message } } ' +
     config.itemSelection;
   var EVENT_FIELDS = 'seq position type resumeAfterSeq job { jobId kind status phase progress seq ' + STAGE_COUNTS + '} ' +
     'step { name order attempt status progress worker error { code message } } ' + config.eventItemSelection;
 
   var jobs = new Map();       // jobId → { job, units: Map(key → unit), seq, live }
+  var projects = new Map();   // projectId → its title once read (null while it is read, or for the system's own)
+  var listsLoaded = false;    // until then an empty board means "not read yet", not "no jobs"
   var statusPosition = null;  // the last position of jobStatusChanges received
   var client = null;
   var connections = 0;
@@ -153,9 +155,9 @@ const BOARD_JS = `
 
   function adopt(job) {
     var entry = jobs.get(job.jobId);
-    if (entry) { putJob(job); return; }
+    if (entry) { putJob(job); return Promise.resolve(); }
     // A job the board has not seen: read it whole, then follow it from the seq of that read.
-    gql('query($id: ID!) { job(jobId: $id' + SYSTEM_ARG + ') { ' + JOB_FIELDS + ' } }', { id: job.jobId }).then(function (data) {
+    return gql('query($id: ID!) { job(jobId: $id' + SYSTEM_ARG + ') { ' + JOB_FIELDS + ' } }', { id: job.jobId }).then(function (data) {
       if (!data.job || jobs.has(job.jobId)) return;
       var added = putJob(data.job);
       added.seq = data.job.seq;
@@ -176,7 +178,11 @@ const BOARD_JS = `
       var listed = [];
       lists.forEach(function (data) { listed = listed.concat(data.jobsByStatus.nodes); });
       listed.sort(function (a, b) { return b.createdAt.localeCompare(a.createdAt); });
-      listed.slice(0, MAX_JOBS).forEach(adopt);
+      return Promise.all(listed.slice(0, MAX_JOBS).map(adopt));
+    }).then(function () {
+      // Drawn even when nothing was listed, so a fresh database shows its empty state, not a blank page.
+      listsLoaded = true;
+      draw();
     }).catch(refused);
   }
 
@@ -260,6 +266,27 @@ const BOARD_JS = `
     return el;
   }
 
+  // A card names its project by title: each project is read once (the system's own jobs have none to read).
+  function projectLabel(projectId) {
+    if (!projectId || system) return null;
+    if (!projects.has(projectId)) {
+      projects.set(projectId, null);
+      gql('query($id: ID!) { project(projectId: $id) { title } }', { id: projectId }).then(function (data) {
+        projects.set(projectId, data.project ? data.project.title : projectId);
+        draw();
+      }, function () { projects.set(projectId, projectId); draw(); });
+    }
+    return projects.get(projectId) || projectId;
+  }
+
+  // What a card's label says, in the API's words: the phase while a step runs, else the status
+  // (QUEUED is "queued", as the API has it), and a pause names what it waits for.
+  function statusLabel(job) {
+    if (job.status === 'RUNNING') return job.phase || 'running';
+    if (job.status === 'PAUSED') return 'paused for review' + (job.phase && job.phase !== 'paused' ? ' · ' + job.phase : '');
+    return String(job.status).toLowerCase();
+  }
+
   var scheduled = false;
   function draw() {
     if (scheduled) return;
@@ -278,11 +305,14 @@ const BOARD_JS = `
         card.dataset.status = job.status;
         var head = document.createElement('header');
         head.appendChild(text('strong', job.kind));
-        var phase = job.phase || String(job.status).toLowerCase();
-        head.appendChild(text('span', phase, 'phase')).title = phase;
+        var label = statusLabel(job);
+        // Coloured as the job's bar is, by its status.
+        head.appendChild(text('span', label, 'phase ' + String(job.status).toLowerCase())).title = label;
         head.appendChild(text('span', Math.round((job.progress || 0) * 100) + '%', 'pct'));
         head.appendChild(text('code', job.jobId));
         card.appendChild(head);
+        var project = projectLabel(job.projectId);
+        if (project) card.appendChild(text('div', project, 'project')).title = job.projectId;
         card.appendChild(bar(job.progress, job.status));
         var units = Array.from(entry.units.values()).sort(function (a, b) { return a.order - b.order; });
         var grid = document.createElement('div');
@@ -305,7 +335,9 @@ const BOARD_JS = `
         return card;
       });
       board.replaceChildren.apply(board, cards);
-      if (!cards.length) board.appendChild(text('p', 'No jobs yet: create one in GraphiQL (/graphql), or run npm run demo.', 'empty'));
+      if (!cards.length && listsLoaded)
+        board.appendChild(text('p', system ? 'No system jobs yet: runMigrations or runArchive starts one.'
+          : 'No jobs yet: create one in GraphiQL (/graphql) with createJob, or run npm run demo.', 'empty'));
     });
   }
 
@@ -338,14 +370,19 @@ header.top a { color: #e8b04a; }
 .job header code { margin-left: auto; color: #889; font-size: 11px; flex-shrink: 0; white-space: nowrap; }
 /* A long phase (a free-form step's name) breaks where it must instead of pushing the id out of the card. */
 .phase { color: #3fa7d6; min-width: 0; overflow-wrap: anywhere; } .pct { color: #556; }
+.project { color: #556; font-size: 12px; margin: -2px 0 6px; overflow-wrap: anywhere; }
 .bar { height: 8px; background: #e6e8ee; border-radius: 4px; overflow: hidden; }
 .bar > div { height: 100%; background: #3fa7d6; transition: width .3s; }
-.bar.completed > div { background: #7bc47f; } .bar.failed > div { background: #d9534f; width: 100% !important; }
-.bar.paused > div { background: #e8b04a; }
+.bar.failed > div { width: 100% !important; }
+/* A job's label is coloured as its bar is: blue while running, amber while paused for review, and so on. */
+.bar.completed > div { background: #4e9a52; } .phase.completed { color: #4e9a52; }
+.bar.failed > div { background: #d9534f; } .phase.failed { color: #d9534f; }
+.bar.paused > div { background: #c7850f; } .phase.paused { color: #c7850f; }
+.phase.queued, .phase.cancelled { color: #667; }
 .units { display: grid; grid-template-columns: 1fr; gap: 3px; margin-top: 8px; }
 .unit { display: grid; grid-template-columns: 120px 1fr 130px; gap: 8px; align-items: center; font-size: 12px; }
 .unit .bar { height: 6px; } .unit .state { color: #667; }
-.empty { color: #667; }
+.empty { color: #667; grid-column: 1 / -1; }
 `;
 
 function page(hints: JobBoardHints, selections: BoardSelections): string {
@@ -355,7 +392,7 @@ function page(hints: JobBoardHints, selections: BoardSelections): string {
     head: `<style>${BOARD_CSS}</style>`,
     body:
       '<header class="top"><strong id="title">Jobs</strong><span id="connection" class="down">connecting…</span><a href="/graphql">GraphiQL</a></header>\n' +
-      '<main id="jobs"></main>',
+      '<main id="jobs"><p class="empty">Reading the jobs…</p></main>',
     configId: 'board-config',
     config,
     scripts: ['/graphiql/assets/graphql-ws.min.js', '/jobs/board.js'],

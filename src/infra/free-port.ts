@@ -19,3 +19,19 @@ export function boundPort(server: { address(): AddressInfo | string | null }): n
   if (typeof address === 'object' && address) return address.port;
   throw new Error(`The server is not listening on a TCP port (its address is ${JSON.stringify(address)}).`);
 }
+
+/**
+ * Resolves when `port` on `host` can be listened on right now (it listens and closes again at
+ * once); rejects with the listen error otherwise (EADDRINUSE when it is taken, EACCES when the
+ * port is privileged, …). Port 0 always resolves. A start-up asks this before it starts anything
+ * slow, so a taken port is said at once; the real listen later can still meet a port taken since.
+ */
+export function ensurePortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once('error', reject);
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}

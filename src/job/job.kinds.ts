@@ -425,7 +425,27 @@ export function registerJobKind<K extends string>(name: K, declaration: JobKindD
 
 /** The fan-out declaration of stage `stage` of a declared job, or undefined for a single step. */
 export function fanOutOf(job: { kind: string; declared?: boolean }, stage: string): FanOutDeclaration | undefined {
-  return job.declared ? declaredKind(job.kind)?.stages.find((s) => s.name === stage)?.fanOut : undefined;
+  return withTimeoutOverride(job.declared ? declaredKind(job.kind)?.stages.find((s) => s.name === stage)?.fanOut : undefined);
+}
+
+/**
+ * The attempt timeout that replaces every declared one (ATTEMPT_TIMEOUT_SECONDS, development
+ * only), so a timeout of 15 or 30 minutes can be watched locally in seconds; undefined: the
+ * declarations hold. Process-wide, as the declarations are: startApp sets it from its config.
+ */
+let attemptTimeoutOverride: number | undefined;
+
+/** Sets (or, with undefined, clears) the attempt timeout that replaces every declared one. */
+export function overrideAttemptTimeouts(seconds: number | undefined): void {
+  attemptTimeoutOverride = seconds;
+}
+
+/** `declared` with the override in place of the attempt timeout it declares (unchanged when it declares none, or with no override). */
+function withTimeoutOverride<T extends { attemptTimeoutSeconds?: number }>(declared: T): T;
+function withTimeoutOverride<T extends { attemptTimeoutSeconds?: number }>(declared: T | undefined): T | undefined;
+function withTimeoutOverride<T extends { attemptTimeoutSeconds?: number }>(declared: T | undefined): T | undefined {
+  if (attemptTimeoutOverride === undefined || declared?.attemptTimeoutSeconds === undefined) return declared;
+  return { ...declared, attemptTimeoutSeconds: attemptTimeoutOverride };
 }
 
 /** The stage declaration named `stage` of a declared job. */
@@ -436,7 +456,9 @@ export function stageOf(job: { kind: string; declared?: boolean }, stage: string
 /** The attempt timeout and retry backoff of a declared job's single-step stage `stage` (none for a free-form job). */
 export function stepPolicyOf(job: { kind: string; declared?: boolean }, stage: string): StepPolicy {
   const declared = stageOf(job, stage);
-  return declared && !declared.fanOut ? { attemptTimeoutSeconds: declared.attemptTimeoutSeconds, retryBackoff: declared.retryBackoff } : {};
+  return declared && !declared.fanOut
+    ? withTimeoutOverride({ attemptTimeoutSeconds: declared.attemptTimeoutSeconds, retryBackoff: declared.retryBackoff })
+    : {};
 }
 
 /** What a step's stage declares for the life of its attempts (see STAGE). */
@@ -474,8 +496,11 @@ function fieldViews(attributes: Record<string, Attribute>): JobKindView['inputs'
 }
 
 /** The view of a stage (JobStage): what it declares as it is, and what follows from the rest. */
-function stageView(stage: StageDeclaration): JobKindView['stages'][number] {
-  const { name, phase, review, outputs = {}, fanOut, asset } = stage;
+function stageView(declared: StageDeclaration): JobKindView['stages'][number] {
+  // The timeouts as they hold on this server (ATTEMPT_TIMEOUT_SECONDS may replace them).
+  const stage = withTimeoutOverride(declared);
+  const fanOut = withTimeoutOverride(stage.fanOut);
+  const { name, phase, review, outputs = {}, asset } = stage;
   const reuse = stageReuse(stage);
   return {
     name,

@@ -1,7 +1,8 @@
 import type { OpenedLease } from '../auth/lease';
 import type { Context, Repositories } from '../context';
-import { badInput, forbidden } from '../errors';
+import { badInput, forbidden, invalidTransition, wrongAttempt } from '../errors';
 import { declaredKind } from './job.kinds';
+import { StepStatus } from './job.machine';
 
 /*
  * The API's side of the shared worker pools: what a pool worker's claimWork and its reports run
@@ -105,4 +106,42 @@ export async function itemReportRepos(
     );
   }
   return ctx.reposUnderLease(lease);
+}
+
+/**
+ * The repositories an addWorkItems runs with: the caller's own, or, for a pool worker, those of
+ * the tenant of the lease it sends. A pool worker adds items to a job only while it holds one of
+ * that job's steps: the worker of the stage before a fan-out stage is the one that knows its
+ * items (MUSIC_VIDEO's generate-scenes adds the render-scenes scenes), and a pool worker reaches a
+ * tenant through nothing but its leases. Throws FORBIDDEN without a lease, or with a lease on an
+ * item or on another job; INVALID_TRANSITION when the step's attempt the lease names is no longer
+ * running (taken over after its lease ran out, completed, failed or paused), so a worker that
+ * lost its step adds nothing. The check reads the step before the add: a takeover in the moment
+ * between the two is not seen, exactly as a tenant-bound worker's add (which names no attempt) is
+ * not held to one.
+ */
+export async function itemAdderRepos(ctx: Context, ref: { jobId: string; lease?: string | null }): Promise<Repositories> {
+  const principal = ctx.principal;
+  if (!principal?.pool) return ctx.repos;
+  if (!ref.lease || !ctx.leases)
+    throw forbidden('A pool worker adds work items with the lease claimWork handed it on a step of that job (argument lease).');
+  const lease: OpenedLease = await ctx.leases.open(ref.lease, principal.userId);
+  if (lease.jobId !== ref.jobId || lease.sequence !== STEP_SEQUENCE) {
+    throw forbidden(
+      `The lease is for ${lease.sequence === STEP_SEQUENCE ? 'step' : `item ${lease.sequence} of stage`} ${lease.stage} of job ${lease.jobId}: a pool worker adds items only to the job whose step it holds.`,
+    );
+  }
+  const repos = ctx.reposUnderLease(lease);
+  const current = (await repos.jobs.steps(ref.jobId)).filter((step) => step.name === lease.stage).at(-1);
+  const what = `Step ${lease.stage} of job`;
+  if (current && current.attempt !== lease.attempt)
+    throw wrongAttempt(what, ref.jobId, 'add items under', 'step', current.attempt, lease.attempt);
+  if (current?.status !== StepStatus.RUNNING) {
+    throw invalidTransition('Step', `${lease.stage} of job ${ref.jobId}`, current?.status ?? 'gone', StepStatus.RUNNING, {
+      action: 'add items under',
+      allowed: [StepStatus.RUNNING],
+      hint: 'The attempt your lease names is over: drop its work.',
+    });
+  }
+  return repos;
 }

@@ -39,7 +39,7 @@ import { kindViews, phaseOf } from './job.kinds';
 import { takesReuse } from './job.reuse';
 import { type ItemAction, MAX_SCENES_PAGE } from './job.items';
 import { stageItemCounts, totalItemCounts } from './job.writes';
-import { claimPooledWork, itemReportRepos, stepReportRepos } from './job.pool-api';
+import { claimPooledWork, itemAdderRepos, itemReportRepos, stepReportRepos } from './job.pool-api';
 import { ItemStatus } from './job.machine';
 import { ExpiresIn } from '../common/args';
 
@@ -259,19 +259,24 @@ export class JobResolver {
     return claimed && { ...claimed, tenantId: ctx.principal?.tenantId, lease: null };
   }
 
-  @Authorized(Role.WORKER)
+  @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => Job, {
     description:
-      'Worker: adds work items to a fan-out stage that has not finished (typically from the stage before it), each its typed inputs; at most 80 a call and 1,000 a stage.',
+      'Worker: adds work items to a fan-out stage that has not finished (typically from the stage before it), each its typed inputs; at most 80 a call and 10,000 a stage. A pool worker adds to the job whose step it holds, passing that lease.',
   })
-  addWorkItems(
+  async addWorkItems(
     @keyArg('jobId', 'The job.') jobId: string,
     @Arg('stage', { description: 'The fan-out stage to add to.' }) stage: string,
     @Arg('items', () => [JSONObject], { description: "Each item's typed inputs (the stage's item inputs, see jobKinds)." })
     items: Record<string, unknown>[],
+    @Arg('lease', () => String, {
+      nullable: true,
+      description: "A pool worker's lease on a running step of this job, as claimWork handed it (a tenant's worker sends none).",
+    })
+    lease: string | null,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.items.add(jobId, stage, items);
+    return (await itemAdderRepos(ctx, { jobId, lease })).jobs.items.add(jobId, stage, items);
   }
 
   @Authorized(Role.WORKER, Role.POOL)

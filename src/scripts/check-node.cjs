@@ -2,18 +2,28 @@
 // Refuses, in one line, a Node older than `engines` allows, before anything else runs: on Node 20
 // and 22 the optional OpenTelemetry packages are left out of an install (they need 22.15+) and the
 // build then fails with a screenful of TS2307 errors that do not say the Node is the cause.
-// `npm start`, `npm run demo` (start.cjs requires this first) and `npm test` (its pretest) run it;
-// `npm install` and `npm ci` are refused by npm itself, at once, because .npmrc sets engine-strict.
+// `npm start`, `npm run demo` (start.cjs requires this first), `npm test` (its pretest) and every
+// script that builds first (ensure-built.cjs requires this first: `npm run token` and the other
+// tools) run it; `npm install` and `npm ci` are refused by npm itself, at once, because .npmrc sets
+// engine-strict.
 // Plain CommonJS with no dependencies, so it runs on any Node.
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
+
 const MINIMUM = 24;
 const major = Number(process.versions.node.split('.')[0]);
 if (major < MINIMUM) {
   // The npm command that ran this (`npm test` runs it as `pretest`), as npm is to be given it again.
   const script = (process.env.npm_lifecycle_event ?? 'start').replace(/^pre/, '');
   const command = ['start', 'test'].includes(script) ? script : `run ${script}`;
+  const npm26 = 'npx -y node@26 "$(command -v npm)"';
+  // In a fresh clone the install was refused too (engine-strict), so the command alone would stop
+  // at a missing package: it is then preceded by the install, on the same Node 26.
+  const installed = existsSync(join(__dirname, '../../node_modules'));
+  const run = installed ? `${npm26} ${command}` : `${npm26} ci && ${npm26} ${command}`;
   process.stderr.write(
     `Node ${process.versions.node} is not supported: this project needs Node ${MINIMUM} or newer (26 recommended); ` +
-      `without installing it, run npm on Node 26: npx -y node@26 "$(command -v npm)" ${command}\n`,
+      `without installing it, ${installed ? 'run npm on Node 26' : 'install and run with npm on Node 26'}: ${run}\n`,
   );
   process.exit(1);
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Builds dist/ with tsc only when a source is newer than the last build, so `npm start` does not
-// pay for loading the TypeScript compiler (about 2–3 s) when nothing changed.
+// pay for loading the TypeScript compiler (about 2–3 s) when nothing changed. On an unsupported Node
+// it stops first, in one line (check-node.cjs), so `npm run token` and the other tools say so too.
+require('./check-node.cjs');
 const { readdirSync, statSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { spawnSync } = require('node:child_process');
@@ -34,7 +36,16 @@ const sources = Math.max(
   newest(join(root, 'package.json')),
 );
 if (sources > built) {
-  const tsc = require.resolve('typescript/bin/tsc');
+  let tsc;
+  try {
+    tsc = require.resolve('typescript/bin/tsc');
+  } catch {
+    // A fresh clone, not installed yet: one line that says what to run, not a resolver stack trace.
+    const script = process.env.npm_lifecycle_event;
+    const again = !script ? 'this again' : ['start', 'test'].includes(script) ? `npm ${script}` : `npm run ${script}`;
+    process.stderr.write(`TypeScript is not installed, so nothing can be built: run npm ci first, then ${again}.\n`);
+    process.exit(1);
+  }
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
   writeFileSync(stamp, new Date().toISOString());

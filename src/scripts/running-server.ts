@@ -176,3 +176,13 @@ export function operatorSigningSecret(server: RunningServer | undefined, env: No
     env,
   );
 }
+
+/**
+ * The secret a tool that only signs (`npm run token`) uses: AUTH_JWT_SECRET as it is, without
+ * looking for a server at all (so several running servers are no reason to refuse), else the
+ * running server's, as `signingSecret` finds it. Throws what `findRunningServer` and
+ * `signingSecret` throw.
+ */
+export function secretToSignWith(env: NodeJS.ProcessEnv = process.env): Uint8Array {
+  return signingSecret(env.AUTH_JWT_SECRET ? undefined : findRunningServer(env), env);
+}

@@ -4,7 +4,7 @@ import { isRole, Role } from '../auth/principal';
 import { isValidTenantId } from '../common/ids';
 import { errorMessage } from '../guards';
 import { commandLine } from './cli';
-import { findRunningServer, operatorSigningSecret, signingSecret } from './running-server';
+import { findRunningServer, operatorSigningSecret, secretToSignWith } from './running-server';
 
 /*
  * Prints a development token signed with the same secret as the server: AUTH_JWT_SECRET, or the
@@ -47,14 +47,15 @@ async function main() {
   if (values.operator) {
     if (process.env.AUTH_OPERATOR_JWKS_URL)
       throw new Error("With AUTH_OPERATOR_JWKS_URL your operators' identity provider issues operator tokens.");
-    const secret = operatorSigningSecret(findRunningServer());
+    // As for the tenants' secret: one given by the environment is used without looking for a server.
+    const secret = operatorSigningSecret(process.env.AUTH_OPERATOR_SECRET ? undefined : findRunningServer());
     process.stdout.write(`${await signDevToken(secret, { sub: values.sub!, operator: true }, { expiresIn: values.expires })}\n`);
     return;
   }
   if (values.pool !== undefined) {
     const pool = { kinds: list(values.pool), ...(values.stages ? { stages: list(values.stages) } : {}) };
     if (pool.kinds.length === 0) throw new Error('--pool takes the job kinds the pool serves, e.g. --pool MUSIC_VIDEO,BATCH.');
-    const secret = signingSecret(findRunningServer());
+    const secret = secretToSignWith();
     process.stdout.write(`${await signDevToken(secret, { sub: values.sub!, pool }, { expiresIn: values.expires })}\n`);
     return;
   }
@@ -68,7 +69,7 @@ async function main() {
     );
   const roles = names.filter(isRole);
   if (!isValidTenantId(values.tenant)) throw new Error('--tenant takes letters, digits, _ and -, at most 64.');
-  const secret = signingSecret(findRunningServer());
+  const secret = secretToSignWith();
   process.stdout.write(
     `${await signDevToken(secret, { sub: values.sub!, tenantId: values.tenant!, roles }, { expiresIn: values.expires })}\n`,
   );

@@ -55,6 +55,37 @@ async function watchJob(page: Page, enough = 3): Promise<Array<{ seq: number; te
   return [...seen].map(([seq, text]) => ({ seq, text }));
 }
 
+/**
+ * Each line of the open tab's editors (the operation and its variables) whose end is drawn past
+ * the editor's right edge, where a reader cannot see it without scrolling sideways. The headers'
+ * token line is left out: the development token is one unbreakable word, and nobody reads it. (Script as
+ * text: this file is compiled without the DOM's types. CodeMirror 5 keeps its instance on its
+ * wrapper element; `charCoords` gives a line end's place on the page.)
+ */
+const CLIPPED_LINES = `Array.from(document.querySelectorAll('.graphiql-editors .CodeMirror')).flatMap(function (el) {
+  var cm = el.CodeMirror;
+  if (!cm || !el.offsetWidth) return [];
+  var right = el.querySelector('.CodeMirror-scroll').getBoundingClientRect().right;
+  var lines = [];
+  for (var i = 0; i < cm.lineCount(); i++) {
+    var text = cm.getLine(i);
+    if (cm.charCoords({ line: i, ch: text.length }, 'window').right > right && !/"Bearer /.test(text)) lines.push(text);
+  }
+  return lines;
+})`;
+
+/** The lines cut at the editor's edge on every tab, each tab opened in turn (the variables pane open too). */
+async function clippedLines(page: Page): Promise<Array<{ tab: number; line: string }>> {
+  const clipped: Array<{ tab: number; line: string }> = [];
+  const count = await page.locator('.graphiql-tab').count();
+  for (let tab = 0; tab < count; tab++) {
+    await page.locator('.graphiql-tab').nth(tab).click();
+    await page.locator('.graphiql-tab').nth(tab).and(page.locator('.graphiql-tab-active')).waitFor({ timeout: 10_000 });
+    for (const line of (await page.evaluate(CLIPPED_LINES)) as string[]) clipped.push({ tab, line });
+  }
+  return clipped;
+}
+
 describe('GraphiQL in Chromium, plain start (no demo data)', () => {
   let server: TestServer;
   let browser: Browser;
@@ -70,6 +101,8 @@ describe('GraphiQL in Chromium, plain start (no demo data)', () => {
     await page.goto(server.url, { waitUntil: 'load' });
     await page.locator('.graphiql-container').waitFor({ timeout: 30_000 });
     await expect(page.locator('.graphiql-tab').count()).resolves.toBe(5);
+    // At 1,400 px every line of every tab is seen whole: none runs past the editor's edge.
+    expect(await clippedLines(page)).toEqual([]);
     // An empty tenant: every tab says so and runs something that works; none holds a made-up id.
     const empty = ['CreateProject', 'JobKinds', 'MyJobs', 'AwaitingReview', 'PausedNow'];
     const firstRun: string[] = [];
@@ -96,6 +129,8 @@ describe('GraphiQL in Chromium, plain start (no demo data)', () => {
     const watched = await answer(page);
     expect(watched).toContain('"jobProgress"');
     expect(watched).not.toContain('"errors"');
+    // The tabs on the tenant's own ids are seen whole too.
+    expect(await clippedLines(page)).toEqual([]);
   }, 180_000);
 });
 
@@ -119,6 +154,9 @@ describe('GraphiQL in Chromium, demo', () => {
     page.on('request', (request) => requested.push(request.url()));
     await page.goto(server.url, { waitUntil: 'load' });
     await page.locator('.graphiql-container').waitFor({ timeout: 60_000 });
+    // The demo's tabs (a paused job to approve among them) are seen whole at 1,400 px.
+    expect(await clippedLines(page)).toEqual([]);
+    await page.locator('.graphiql-tab').first().click();
 
     // Tab 1: the seed query on the demo project.
     await page.locator('.graphiql-execute-button').click();

@@ -74,6 +74,23 @@ const headerLayout = (jobId: string) => `(function () {
     overlapsPhase: !(k.left >= p.right || k.right <= p.left || k.top >= p.bottom || k.bottom <= p.top) };
 })()`;
 
+/** Each job card as drawn: its id, status, label, project line and the colours of its label and its bar. */
+interface CardLook {
+  jobId: string;
+  status: string;
+  label: string;
+  project: string | null;
+  labelColour: string;
+  barColour: string;
+}
+const CARDS = `Array.from(document.querySelectorAll('section.job')).map(function (card) {
+  var label = card.querySelector('header .phase');
+  var project = card.querySelector('.project');
+  return { jobId: card.dataset.job, status: card.dataset.status, label: label.textContent, project: project && project.textContent,
+    labelColour: getComputedStyle(label).color, barColour: getComputedStyle(card.querySelector(':scope > .bar > div')).backgroundColor };
+})`;
+const cards = (page: Page): Promise<CardLook[]> => page.evaluate(CARDS) as Promise<CardLook[]>;
+
 // One Chromium for the file: each block opens pages of its own in it.
 let browser: Browser;
 beforeAll(async () => {
@@ -239,6 +256,47 @@ describe('the live job board in Chromium', () => {
       20_000,
     );
   }, 300_000);
+
+  it("labels each job in the API's words, a paused job as paused for review in its bar's colour, and names each job's project", async () => {
+    // The simulator stopped in the block above, so what the table holds stands still; the demo keeps a 3D job paused for review.
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${new URL(server.url).origin}/jobs`, { waitUntil: 'load' });
+    const editor = await server.token('demo', [Role.EDITOR]);
+    const drawn = await eventually(
+      () => cards(page),
+      (all) =>
+        all.length > 0 && all.some((c) => c.status === 'PAUSED') && all.every((c) => c.project !== null && !c.project.startsWith('proj_')),
+      30_000,
+    );
+    for (const card of drawn) {
+      const { job } = dataOf(
+        (
+          await server.raw(
+            { query: 'query($id: ID!) { job(jobId: $id) { status phase projectId } }', variables: { id: card.jobId } },
+            editor,
+          )
+        ).body,
+      ) as { job: { status: string; phase: string; projectId: string } };
+      const { project } = dataOf(
+        (await server.raw({ query: 'query($id: ID!) { project(projectId: $id) { title } }', variables: { id: job.projectId } }, editor))
+          .body,
+      ) as { project: { title: string } };
+      // The status word is the API's (QUEUED is "queued", never "pending"); a running job shows its phase.
+      const label =
+        job.status === 'RUNNING' ? job.phase : job.status === 'PAUSED' ? `paused for review · ${job.phase}` : job.status.toLowerCase();
+      expect({ jobId: card.jobId, label: card.label, project: card.project }).toEqual({ jobId: card.jobId, label, project: project.title });
+      // The label is coloured as the job's bar is (amber for a pause, not the running blue).
+      if (job.status === 'RUNNING' || job.status === 'PAUSED')
+        expect({ status: job.status, colour: card.labelColour }).toEqual({ status: job.status, colour: card.barColour });
+    }
+    const paused = drawn.find((c) => c.status === 'PAUSED')!;
+    expect(paused.label).toBe('paused for review · rigging');
+    expect(paused.labelColour).not.toBe(drawn.find((c) => c.status === 'RUNNING')?.labelColour ?? 'rgb(63, 167, 214)');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
 });
 
 describe("the job board's view of the server's own jobs", () => {
@@ -265,6 +323,8 @@ describe("the job board's view of the server's own jobs", () => {
     await page.goto(`${origin}/jobs?system=1#token=${admin}`, { waitUntil: 'load' });
     await page.locator('#connection.up').waitFor({ timeout: 20_000 });
     expect(await page.locator('#title').textContent()).toBe('System jobs');
+    // Nothing has run yet: the board says so rather than stay blank under its header.
+    await page.locator('p.empty', { hasText: 'No system jobs yet' }).waitFor({ timeout: 20_000 });
 
     // The board is live before the jobs exist: it sees them start through the system jobs' status stream.
     const started = dataOf((await server.raw({ query: 'mutation { runMigrations { id jobId } }' }, admin)).body) as {
@@ -292,7 +352,33 @@ describe("the job board's view of the server's own jobs", () => {
     const tenantPage = await browser.newPage();
     await tenantPage.goto(`${origin}/jobs`, { waitUntil: 'load' });
     await tenantPage.locator('#connection.up').waitFor({ timeout: 20_000 });
+    // A fresh database's tenant has no jobs: the board says what to do instead of showing nothing.
+    await tenantPage.locator('p.empty', { hasText: 'No jobs yet' }).waitFor({ timeout: 20_000 });
     expect((await boardJobs(tenantPage)).filter((j) => j.job.kind === 'MIGRATION')).toEqual([]);
+    // Its first job comes in live, labelled queued as the API says, under its project's title.
+    const editor = await server.token('demo', [Role.EDITOR]);
+    const { createProject } = dataOf(
+      (await server.raw({ query: 'mutation { createProject(input: { title: "Board test" }) { projectId } }' }, editor)).body,
+    ) as { createProject: { projectId: string } };
+    const { createJob } = dataOf(
+      (
+        await server.raw(
+          {
+            query: 'mutation($in: CreateJobInput!) { createJob(input: $in) { jobId status } }',
+            variables: { in: { projectId: createProject.projectId, kind: 'FIRST', steps: ['one'] } },
+          },
+          editor,
+        )
+      ).body,
+    ) as { createJob: { jobId: string; status: string } };
+    expect(createJob.status).toBe('QUEUED');
+    const first = await eventually(
+      () => cards(tenantPage),
+      (all) => all.some((c) => c.jobId === createJob.jobId && c.project === 'Board test'),
+      20_000,
+    );
+    expect(first.find((c) => c.jobId === createJob.jobId)).toMatchObject({ status: 'QUEUED', label: 'queued', project: 'Board test' });
+    expect(await tenantPage.locator('p.empty').count()).toBe(0);
 
     await page.close();
     await tenantPage.close();

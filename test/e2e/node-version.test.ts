@@ -69,6 +69,42 @@ describe('an unsupported Node', () => {
     }
   });
 
+  it('in a fresh clone (nothing installed), npm start and npm run token say to install with Node 26 first; on Node 26 the build says to install', () => {
+    if (!existsSync(join(dirname(old), 'npm'))) throw new Error(`No npm next to ${old}: the older Node's npm runs these.`);
+    // A clone as git gives it: the sources, the manifest, the lock and .npmrc, and no node_modules (the install was refused).
+    const clone = tempDir('artissist-fresh-clone-');
+    for (const file of ['package.json', 'package-lock.json', '.npmrc', 'tsconfig.json', 'tsconfig.build.json'])
+      cpSync(join(ROOT, file), join(clone, file));
+    cpSync(join(ROOT, 'src'), join(clone, 'src'), { recursive: true });
+    const npm26 = 'npx -y node@26 "$(command -v npm)"';
+    for (const [args, again] of [
+      [['start'], 'start'],
+      [['run', 'token'], 'run token'],
+    ] as const) {
+      const run = spawnSync('npm', [...args], { cwd: clone, env: oldShell, encoding: 'utf8', timeout: 60_000 });
+      expect({ args, status: run.status }).toEqual({ args, status: 1 });
+      const lines = run.stderr.split('\n').filter((line) => line && !line.startsWith('npm error'));
+      expect({ args, lines }).toEqual({
+        args,
+        lines: [
+          `Node ${spawnSync(old, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim()} is not supported: this project needs Node 24 or newer (26 recommended); without installing it, install and run with npm on Node 26: ${npm26} ci && ${npm26} ${again}`,
+        ],
+      });
+      expect(run.stdout).not.toMatch(/TS\d{4}|DynamoDB Local|Cannot find module/);
+    }
+    // On Node 26 in the same clone, the build step names the install instead of a resolver's stack trace.
+    const built = spawnSync(process.execPath, [join(clone, 'src/scripts/ensure-built.cjs')], {
+      cwd: clone,
+      env: { ...oldShell, npm_lifecycle_event: 'token' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect({ status: built.status, stderr: built.stderr }).toEqual({
+      status: 1,
+      stderr: 'TypeScript is not installed, so nothing can be built: run npm ci first, then npm run token.\n',
+    });
+  });
+
   it('npm ci and npm install stop before installing anything, saying that Node 24 or newer is required', () => {
     // In a copy of the project's manifest, lock and .npmrc: a real `npm ci` here would first empty node_modules.
     const dir = tempDir('artissist-old-node-');

@@ -552,6 +552,77 @@ describe('shared worker pools', () => {
     console.log(`quiet pooled step: ${jobReads} reads of the job by claims until it was taken over`);
   }, 60_000);
 
+  it("lets a pool worker holding MUSIC_VIDEO's generate-scenes add its scenes with that lease, and nobody else: no lease or an item's is FORBIDDEN, a lease taken over is INVALID_TRANSITION", async () => {
+    // The server runs on a clock the test moves, so the first holder's lease ends without a wait.
+    let shift = 0;
+    const short = await startTestServer({ env: { JOB_LEASE_SECONDS: '30' }, now: () => new Date(Date.now() + shift) });
+    const call = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
+      (await short.raw({ query, variables }, token)).body;
+    const codeOf = (out: { errors?: Array<{ extensions?: { code?: string } }> }) => out.errors?.[0]?.extensions?.code;
+    const tenantId = `scenes-${run}`;
+    const key = (file: string) => `tenants/${tenantId}/${file}`;
+    const editor = await short.token(tenantId, [Role.EDITOR], 'artist');
+    const projectId = (await call(editor, 'mutation { createProject(input: { title: "Video" }) { projectId } }')).data.createProject
+      .projectId;
+    const jobId = (
+      await call(editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+        i: { projectId, kind: 'MUSIC_VIDEO', inputs: { characterImage: key('hero.png'), audioBackingTrack: key('track.mp3') } },
+      })
+    ).data.createJob.jobId;
+    const scenes = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        prompt: `Scene ${from + i}`,
+        durationSeconds: 4,
+        audioClip: key(`clips/${from + i}.mp3`),
+      }));
+    const [first, second] = await Promise.all(
+      ['gpu-scenes-1', 'gpu-scenes-2'].map((sub) =>
+        signDevToken(secret, { sub, pool: { kinds: ['MUSIC_VIDEO'], stages: ['generate-scenes'] } }),
+      ),
+    );
+    const renderer = await signDevToken(secret, { sub: 'gpu-render', pool: { kinds: ['MUSIC_VIDEO'], stages: ['render-scenes'] } });
+    const CLAIM =
+      'mutation { claimWork(kind: "MUSIC_VIDEO") { tenantId lease job { jobId } step { name attempt } item { sequence attempt } } }';
+    const ADD =
+      'mutation($j: ID!, $i: [JSONObject!]!, $l: String) { addWorkItems(jobId: $j, stage: "render-scenes", items: $i, lease: $l) { jobId stageItemCounts { stage total } } }';
+    const held = (await call(first, CLAIM)).data.claimWork;
+    expect(held).toMatchObject({ tenantId, job: { jobId }, step: { name: 'generate-scenes', attempt: 1 } });
+
+    // Without its lease, or with a lease altered, nothing is added; with it, the scenes go in under the lease's tenant.
+    expect(codeOf(await call(first, ADD, { j: jobId, i: scenes(1, 2), l: null }))).toBe('FORBIDDEN');
+    expect(codeOf(await call(first, ADD, { j: jobId, i: scenes(1, 2), l: `${held.lease}x` }))).toBe('FORBIDDEN');
+    expect(codeOf(await call(second, ADD, { j: jobId, i: scenes(1, 2), l: held.lease }))).toBe('FORBIDDEN');
+    const added = await call(first, ADD, { j: jobId, i: scenes(1, 2), l: held.lease });
+    expect(added).toEqual({ data: { addWorkItems: { jobId, stageItemCounts: [{ stage: 'render-scenes', total: 2 }] } } });
+
+    // The first holder goes quiet past its lease; the second pool worker takes generate-scenes over as attempt 2.
+    shift += 31_000;
+    let taken: { lease: string; step: { attempt: number } } | null = null;
+    for (let n = 0; n < 20 && !taken; n++) taken = (await call(second, CLAIM)).data.claimWork;
+    expect(taken).toMatchObject({ job: { jobId }, step: { name: 'generate-scenes', attempt: 2 } });
+    // The old lease adds nothing and reports nothing any more: the attempt it names is over.
+    const stale = await call(first, ADD, { j: jobId, i: scenes(3, 1), l: held.lease });
+    expect({ code: codeOf(stale), message: stale.errors?.[0]?.message }).toEqual({
+      code: 'INVALID_TRANSITION',
+      message: expect.stringContaining('that attempt is over'),
+    });
+    const COMPLETE =
+      'mutation($j: ID!, $l: String, $n: Int!) { completeStep(jobId: $j, stepName: "generate-scenes", lease: $l, outputs: { sceneCount: $n }) { currentStep } }';
+    expect(codeOf(await call(first, COMPLETE, { j: jobId, l: held.lease, n: 2 }))).toBe('INVALID_TRANSITION');
+    // The new holder adds the rest and completes its step: the scenes render.
+    expect(codeOf(await call(second, ADD, { j: jobId, i: scenes(3, 1), l: taken!.lease }))).toBeUndefined();
+    expect((await call(second, COMPLETE, { j: jobId, l: taken!.lease, n: 3 })).data.completeStep).toEqual({ currentStep: 'render-scenes' });
+    expect(codeOf(await call(second, ADD, { j: jobId, i: scenes(4, 1), l: taken!.lease }))).toBe('INVALID_TRANSITION');
+
+    // A lease on an item adds nothing (only a step's holder adds its job's items), and a kind outside the token is FORBIDDEN.
+    const scene = (await call(renderer, CLAIM)).data.claimWork;
+    expect(scene).toMatchObject({ tenantId, job: { jobId }, item: { sequence: 1, attempt: 1 } });
+    expect(codeOf(await call(renderer, ADD, { j: jobId, i: scenes(4, 1), l: scene.lease }))).toBe('FORBIDDEN');
+    expect(codeOf(await call(renderer, 'mutation { claimWork(kind: "BATCH") { lease } }'))).toBe('FORBIDDEN');
+    const counts = (await call(editor, `{ job(jobId: "${jobId}") { stageItemCounts { stage total } } }`)).data.job.stageItemCounts;
+    expect(counts).toEqual([{ stage: 'render-scenes', total: 3 }]);
+  }, 60_000);
+
   it('refuses pool tokens that name a tenant or other roles, and tenant tokens that claim the pool role', async () => {
     const pool = await signDevToken(secret, { sub: 'gpu', pool: { kinds: ['BATCH'] } });
     expect((await gql(pool, CLAIM)).errors).toBeUndefined();

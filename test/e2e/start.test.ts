@@ -134,7 +134,7 @@ describe('npm start (embedded default)', () => {
     expect(result.stdout).toMatch(/Java 17 or newer is required/);
   });
 
-  it('reports a taken port clearly and exits non-zero', async () => {
+  it('reports a taken port clearly and exits non-zero, before it starts DynamoDB Local', async () => {
     const blocker = fixture('port blocker', createServer().listen(0, '127.0.0.1'), (s) => s.close());
     await new Promise((r) => blocker.once('listening', r));
     const port = (blocker.address() as { port: number }).port;
@@ -144,7 +144,8 @@ describe('npm start (embedded default)', () => {
       timeout: 60_000,
     });
     expect(result.status).toBe(1);
-    expect(result.stdout).toContain(`port ${port} on 127.0.0.1 is in use`);
+    // Said before anything slow starts: neither DynamoDB Local nor the local S3 was started first.
+    expect(result.stdout).toBe(`\nCannot start: port ${port} on 127.0.0.1 is in use. Stop what uses it or set PORT to another port.\n`);
     expect(javaPids(dataDir)).toEqual([]);
   });
 });

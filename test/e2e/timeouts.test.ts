@@ -1,5 +1,9 @@
 import { attr } from '../../src/infra/dynamo/entity';
-import { backoffSeconds, JOB_KINDS, type RetryBackoff } from '../../src/job/job.kinds';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config';
+import { backoffSeconds, fanOutOf, JOB_KINDS, type RetryBackoff } from '../../src/job/job.kinds';
 import { Role, startTestServer, type TestServer } from '../support/server';
 import { subscribe, wsClient } from '../support/ws';
 
@@ -520,5 +524,123 @@ describe('attempt timeouts, retry backoff and dead letters', () => {
     // A replay of tenant 1's letters takes them out of the admins' list too.
     await t1.data(t1.editor, 'mutation { replayDeadLetters(filter: { kind: "TEST_DEAD_C" }) { reopened } }');
     expect(rows(await across({}))).toEqual([`${t2.tenantId}/${oom}/OOM`, `${t2.tenantId}/${disk}/DISK`]);
+  }, 60_000);
+});
+
+/** Seconds as the docs say them: whole minutes from two minutes on, else seconds. */
+const duration = (seconds: number) => (seconds >= 120 && seconds % 60 === 0 ? `${seconds / 60} minutes` : `${seconds} s`);
+
+/**
+ * What docs/pipelines.md says of the declared kinds' timeouts and backoffs, derived from the
+ * declarations: each stage's attempt time, its first three waits (each the last times the
+ * factor), the cap and the jitter.
+ */
+function declaredPolicies(): string {
+  const parts: string[] = [];
+  for (const [kind, declaration] of Object.entries(JOB_KINDS)) {
+    if (declaration.system || kind.startsWith('TEST_')) continue;
+    for (const stage of declaration.stages) {
+      const policy = stage.fanOut ?? stage;
+      if (!policy.attemptTimeoutSeconds && !policy.retryBackoff) continue;
+      const said: string[] = [];
+      if (policy.attemptTimeoutSeconds) said.push(`${duration(policy.attemptTimeoutSeconds)} an attempt`);
+      const b = policy.retryBackoff;
+      if (b) {
+        const waits = [0, 1, 2].map((n) => b.initialSeconds * b.factor ** n).filter((w) => w < b.maxSeconds);
+        said.push(`${waits.map(duration).join(', ')}, … up to ${duration(b.maxSeconds)}, jitter ${b.jitter}`);
+      }
+      parts.push(`\`${kind}\`'s \`${stage.name}\` (${said.join('; ')})`);
+    }
+  }
+  return `The declared kinds use them: ${parts.join(' and ')}.`;
+}
+
+describe('the declared timeouts and backoffs, as docs/pipelines.md states them', () => {
+  it("states each declared stage's attempt time and waits as its declaration computes them", () => {
+    const docs = readFileSync(join(__dirname, '../../docs/pipelines.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(docs).toContain(declaredPolicies());
+  });
+});
+
+/*
+ * ATTEMPT_TIMEOUT_SECONDS lets a person try the declared timeouts (BATCH's 15 minutes,
+ * MUSIC_VIDEO's 30) locally: every stage that declares one gets it instead, jobKinds says so, and
+ * a claimed item's attempt runs out on it. Refused in production; the declarations hold again
+ * once the server stops.
+ */
+describe('ATTEMPT_TIMEOUT_SECONDS, for trying attempt timeouts locally', () => {
+  afterEach(thaw);
+
+  it('replaces every declared attempt timeout, as jobKinds shows and a claimed item runs out on; refused in production and at 0', async () => {
+    const production = {
+      NODE_ENV: 'production',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:1',
+      S3_BUCKET: 'b',
+      AUTH_JWT_SECRET: 's',
+      CURSOR_SECRET: 'c',
+    };
+    expect(() => loadConfig(production)).not.toThrow();
+    expect(() => loadConfig({ ...production, ATTEMPT_TIMEOUT_SECONDS: '5' })).toThrow(
+      'ATTEMPT_TIMEOUT_SECONDS is for trying attempt timeouts in development; in production the declared timeouts hold.',
+    );
+    expect(() => loadConfig({ ATTEMPT_TIMEOUT_SECONDS: '0', DATA_DIR: tmpdir() })).toThrow('ATTEMPT_TIMEOUT_SECONDS must be above 0.');
+
+    const short = await startTestServer({ env: { JOB_LEASE_SECONDS: '600', ATTEMPT_TIMEOUT_SECONDS: '3' }, now: clock });
+    const tenantId = `timeout-setting-${Date.now()}`;
+    const editor = await short.token(tenantId, [Role.EDITOR], 'operator');
+    const worker = await short.token(tenantId, [Role.WORKER], 'worker-1');
+    const data = async (token: string, query: string, variables: Record<string, unknown> = {}) => {
+      const out = (await short.raw({ query, variables }, token)).body;
+      if (out.errors) throw new Error(JSON.stringify(out.errors));
+      return out.data;
+    };
+    const kinds: Array<{
+      name: string;
+      stages: Array<{ name: string; attemptTimeoutSeconds: number | null; fanOut: { attemptTimeoutSeconds: number | null } | null }>;
+    }> = (await data(editor, '{ jobKinds { name stages { name attemptTimeoutSeconds fanOut { attemptTimeoutSeconds } } } }')).jobKinds;
+    const timeouts = Object.fromEntries(
+      kinds.flatMap((k) =>
+        k.stages.map((s) => [`${k.name}/${s.name}`, s.fanOut ? s.fanOut.attemptTimeoutSeconds : s.attemptTimeoutSeconds]),
+      ),
+    );
+    // The stages that declare a timeout get 3 s; those that declare none still have none.
+    expect(timeouts).toMatchObject({ 'BATCH/process': 3, 'MUSIC_VIDEO/render-scenes': 3, 'MUSIC_VIDEO/generate-scenes': null });
+
+    const { projectId } = (await data(editor, 'mutation { createProject(input: { title: "Timeout" }) { projectId } }')).createProject;
+    const { jobId } = (
+      await data(editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+        i: { projectId, kind: 'BATCH', inputs: { label: 'timeout' }, items: [{ source: `tenants/${tenantId}/in/1.png` }] },
+      })
+    ).createJob;
+    freeze();
+    const CLAIM = `mutation { claimWork(kind: "BATCH") { item { ${ITEM} } } }`;
+    const first = (await data(worker, CLAIM)).claimWork.item;
+    expect(first).toMatchObject({ jobId, attempt: 1, status: 'RUNNING' });
+    expect(Date.parse(first.timesOutAt) - Date.parse(first.startedAt)).toBe(3000);
+    // Three seconds on (of the server's clock), the worker's report is refused and the next claim takes the item over.
+    passUntil(first.timesOutAt);
+    pass(1);
+    const late = (
+      await short.raw(
+        {
+          query:
+            'mutation($j: ID!) { reportWorkItemProgress(jobId: $j, stage: "process", sequence: 1, attempt: 1, progress: 0.5) { status } }',
+          variables: { j: jobId },
+        },
+        worker,
+      )
+    ).body;
+    expect(late.errors?.[0]?.extensions?.code).toBe('ATTEMPT_TIMED_OUT');
+    // BATCH's items wait out a retry backoff (1 s, 2 s, … up to 60 s) after a failed attempt: the clock moves on until it is over.
+    let second: Record<string, unknown> | null = null;
+    for (let n = 0; n < 10 && !second; n++) {
+      second = (await data(worker, CLAIM)).claimWork?.item ?? null;
+      pass(10_000);
+    }
+    expect(second).toMatchObject({ jobId, attempt: 2, error: { code: 'ATTEMPT_TIMED_OUT' } });
+
+    // Once the server stops, the declarations hold again (900 s for BATCH's items).
+    await short.stop();
+    expect(fanOutOf({ kind: 'BATCH', declared: true }, 'process')?.attemptTimeoutSeconds).toBe(900);
   }, 60_000);
 });

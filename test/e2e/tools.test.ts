@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { jwtVerify } from 'jose';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, exited, gql, MAIN, ROOT, startProcess, until, type Started, processFixture } from '../support/processes';
@@ -65,6 +66,30 @@ describe('npm run token and npm run worker:demo against a server started with PO
     // Nothing was written where the tools ran.
     expect(existsSync(join(elsewhere, '.data'))).toBe(false);
     expect(existsSync(join(folder, '.data'))).toBe(false);
+  });
+
+  it('signs with AUTH_JWT_SECRET when it is set, even where several servers run; without it says to set DATA_DIR', async () => {
+    // Two live servers announced for one folder: this process and the server stand in for them
+    // (both alive, so neither pointer is taken for a dead server's), and only this folder sees them.
+    const shared = tempDir('artissist-tools-several-');
+    const pointers = [process.pid, server.child.pid!].map((pid, i) => {
+      const file = join(tmpdir(), `artissist-${userInfo().uid}`, `several-${pid}-${i}.json`);
+      writeFileSync(file, JSON.stringify({ url: server.url, dataDir: join(shared, `data-${i}`), secret: 'data-folder', pid, cwd: shared }));
+      return file;
+    });
+    try {
+      const refused = await run([TOKEN], { cwd: shared, env: bareEnv() });
+      expect({ status: refused.status, stderr: refused.stderr }).toEqual({
+        status: 1,
+        stderr: expect.stringMatching(/^Several servers are running \(data folders .*\): set DATA_DIR to the one you mean\.\n$/),
+      });
+      const signed = await run([TOKEN, '--tenant', 'acme'], { cwd: shared, env: bareEnv({ AUTH_JWT_SECRET: 'several-servers-secret' }) });
+      expect({ status: signed.status, stderr: signed.stderr }).toEqual({ status: 0, stderr: '' });
+      const { payload } = await jwtVerify(signed.stdout.trim(), new TextEncoder().encode('several-servers-secret'));
+      expect(payload).toMatchObject({ tenantId: 'acme', roles: ['editor'] });
+    } finally {
+      for (const file of pointers) rmSync(file, { force: true });
+    }
   });
 
   it('worker:demo says what to do when it finds no running server (no retry loop), and explains itself with --help', async () => {

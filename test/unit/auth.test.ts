@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { signDevToken, TokenVerifier, VERIFIED_TOKEN_CACHE_SIZE, VERIFIED_TOKEN_TTL_MS } from '../../src/auth/jwt';
 import { OPERATOR_TENANT, Role } from '../../src/auth/principal';
@@ -149,5 +151,36 @@ describe('TokenVerifier cache of verified tokens', () => {
     await expect(cached.verify(`${token.slice(0, -2)}xx`)).rejects.toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
     for (let i = 0; i < VERIFIED_TOKEN_CACHE_SIZE + 10; i++) await cached.verify(await sign({ tenantId: `t${i}` }));
     expect(cached.cachedTokens).toBe(VERIFIED_TOKEN_CACHE_SIZE);
+  });
+});
+
+/**
+ * docs/pipelines.md documents a pool token's payload (the only way to mint one with a JWKS in
+ * production): exactly that payload is verified here, and the variants the docs say are refused.
+ */
+describe("the pool token's claims, as docs/pipelines.md documents them", () => {
+  const docs = readFileSync(join(__dirname, '../../docs/pipelines.md'), 'utf8');
+  const block = /\*\*The pool token\.\*\*[\s\S]*?```json\n([\s\S]*?)\n```/.exec(docs)?.[1];
+  const documented: Record<string, unknown> = JSON.parse(block ?? 'null');
+  // The documented exp is a fixed date: the token is signed to expire in an hour instead.
+  const signDocumented = (change: Record<string, unknown> = {}) => {
+    const { sub, exp: _exp, ...claims } = { ...documented, ...change };
+    return new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject(String(sub)).setExpirationTime('1h').sign(secret);
+  };
+
+  it('accepts the documented payload as a pool worker of its kinds and stages, bound to no tenant', async () => {
+    expect(Object.keys(documented).sort()).toEqual(['exp', 'pool', 'roles', 'sub']);
+    const principal = await verifier.verify(await signDocumented());
+    expect(principal).toMatchObject({ userId: documented.sub, roles: [Role.POOL], pool: documented.pool });
+  });
+
+  it.each([
+    ['roles as a string', { roles: 'pool' }],
+    ['another role beside pool', { roles: ['pool', 'editor'] }],
+    ['a tenant', { tenantId: 'acme' }],
+    ['a Cognito-style tenant', { 'custom:tenantId': 'acme' }],
+    ['no kinds', { pool: { kinds: [] } }],
+  ])('refuses it with %s as UNAUTHENTICATED', async (_name, change) => {
+    await expect(verifier.verify(await signDocumented(change))).rejects.toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
   });
 });

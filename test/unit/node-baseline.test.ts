@@ -34,3 +34,22 @@ describe('the Node baseline', () => {
     expect(prerequisites).toContain('Node 20 and 22 are not supported');
   });
 });
+
+/**
+ * npm 11 warns on every install about each dependency whose install script `allowScripts` in
+ * package.json neither allows nor denies (and a later npm blocks them). Every package the lock
+ * marks as having one must be named there, so an install prints no such warning.
+ */
+describe('the install', () => {
+  it("every dependency with an install script is named in package.json's allowScripts", () => {
+    const lock: { packages: Record<string, { hasInstallScript?: boolean }> } = JSON.parse(read('package-lock.json'));
+    const withScripts = Object.entries(lock.packages)
+      .filter(([, entry]) => entry.hasInstallScript)
+      .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    expect(withScripts.length).toBeGreaterThan(0);
+    const allowScripts: Record<string, boolean> = JSON.parse(read('package.json')).allowScripts ?? {};
+    // Entries may pin a version (`name@1.2.3`); the name is what must match.
+    const named = new Set(Object.keys(allowScripts).map((key) => key.replace(/(?<=.)@.*$/, '')));
+    expect(withScripts.filter((name) => !named.has(name))).toEqual([]);
+  });
+});
