@@ -29,6 +29,7 @@ try {
 }
 const sources = Math.max(
   newest(join(root, 'src')),
+  newest(join(root, 'sdk/typescript')),
   newest(join(root, 'tsconfig.json')),
   newest(join(root, 'tsconfig.build.json')),
   newest(join(root, 'package.json')),
