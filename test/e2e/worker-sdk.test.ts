@@ -30,7 +30,7 @@ function startWorker(command: string, args: string[], env: Record<string, string
   const child = processFixture(
     spawn(command, args, {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, PYTHONPATH: join(ROOT, 'sdk/python'), ...env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, PYTHONPATH: join(ROOT, 'sdk/python'), PYTHONDONTWRITEBYTECODE: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
