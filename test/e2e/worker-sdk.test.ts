@@ -106,8 +106,11 @@ describe('the worker SDKs against a real server', () => {
     ).createJob.jobId as string;
   const ITEM = 'sequence status attempt worker leaseExpiresAt outputs error { code message }';
   const jobOf = async (jobId: string) =>
-    (await gql(`query($j: ID!) { job(jobId: $j) { status itemCounts { completed failed } items(first: 50) { nodes { ${ITEM} } } } }`, { j: jobId }))
-      .job;
+    (
+      await gql(`query($j: ID!) { job(jobId: $j) { status itemCounts { completed failed } items(first: 50) { nodes { ${ITEM} } } } }`, {
+        j: jobId,
+      })
+    ).job;
   const finished = (jobId: string) =>
     waitFor(async () => {
       const job = await jobOf(jobId);
@@ -125,7 +128,7 @@ describe('the worker SDKs against a real server', () => {
     const workers = [await python('py-1'), await python('py-2')];
     const job = await finished(jobId);
     expect(job.status).toBe('COMPLETED');
-    const bySequence = new Map(job.items.nodes.map((item: any) => [item.sequence, item]));
+    const bySequence = new Map<number, any>(job.items.nodes.map((item: any) => [item.sequence, item]));
     // The busy item kept its lease throughout: one attempt, completed by the worker that started it.
     expect(bySequence.get(3)).toMatchObject({ status: 'COMPLETED', attempt: 1, error: null });
     // The item whose handler left out `result` failed twice (BATCH allows 2 attempts), each attempt reported as the one held.
@@ -153,7 +156,7 @@ describe('the worker SDKs against a real server', () => {
     expect(await worker.exited).toMatchObject({ code: 0 });
   });
 
-  it("a worker SIGKILLed mid-item loses it: another worker takes it over as attempt 2 once the lease runs out, and completes it", async () => {
+  it('a worker SIGKILLed mid-item loses it: another worker takes it over as attempt 2 once the lease runs out, and completes it', async () => {
     const jobId = await batch([{ hold: { 1: 60 } }]);
     const first = await python('py-killed');
     await first.until((l) => l.event === 'claimed' && l.attempt === 1, 'claim of attempt 1');
@@ -261,7 +264,13 @@ describe('the worker SDKs against a real server', () => {
   it("the TypeScript SDK aborts a running handler's signal on cancellation, and stop() gives up work past the grace period", async () => {
     const jobId = await batch([{ n: 1 }, { n: 2 }]);
     const aborted: string[] = [];
-    const worker = new Worker({ url: server.url, token: await workerToken('ts-cancel'), graceMs: 300, handleSignals: false, log: () => {} });
+    const worker = new Worker({
+      url: server.url,
+      token: await workerToken('ts-cancel'),
+      graceMs: 300,
+      handleSignals: false,
+      log: () => {},
+    });
     let claimed!: () => void;
     const claimedOnce = new Promise<void>((resolve) => (claimed = resolve));
     worker.stage('BATCH', 'process', async (work) => {

@@ -63,6 +63,8 @@ export interface Work {
   progress(value: number): void;
 }
 
+/** What a handler returns: the outputs, or nothing for none (an async handler without a return resolves to void). */
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler that returns nothing is typed void, which the union must take.
 export type Outputs = Record<string, unknown> | undefined | void;
 export type Handler = (work: Work) => Promise<Outputs> | Outputs;
 
@@ -123,10 +125,31 @@ export class PollingSignal implements WorkSignal {
   }
 }
 
+/** A held attempt as a claim describes it: a step's or an item's. */
+interface ClaimedUnit {
+  attempt: number;
+  startedAt?: string | null;
+  leaseExpiresAt?: string | null;
+}
+
+/** What claimWork answers (CLAIM's selection). */
+interface Claim {
+  tenantId: string;
+  lease?: string | null;
+  job: { jobId: string; kind: string; inputs?: Record<string, unknown> | null };
+  step: ClaimedUnit & { name: string };
+  item?: (ClaimedUnit & { sequence: number; inputs: Record<string, unknown> }) | null;
+}
+
+/** An answer's data, as the caller's selection shapes it. */
+// biome-ignore lint/suspicious/noExplicitAny: the shape is the caller's query's, which this client does not parse.
+type Data = Record<string, any>;
+
 /** The declared outputs of each (kind, stage), from the jobKinds query: which are required. */
 type Declared = Map<string, { name: string; required: boolean }[]>;
 
-const JOB_KINDS = 'query WorkerJobKinds { jobKinds { name stages { name outputs { name required } fanOut { itemOutputs { name required } } } } }';
+const JOB_KINDS =
+  'query WorkerJobKinds { jobKinds { name stages { name outputs { name required } fanOut { itemOutputs { name required } } } } }';
 const CLAIM = `mutation WorkerClaim($kind: String, $stage: String) { claimWork(kind: $kind, stage: $stage) {
   tenantId lease job { jobId kind inputs } step { name attempt startedAt leaseExpiresAt }
   item { sequence attempt inputs startedAt leaseExpiresAt } } }`;
@@ -241,7 +264,10 @@ export class Worker {
    * out. Override it, or fill it in once the mutation exists.
    */
   handBack(work: Work): void {
-    this.log('warn', `gave up ${work.jobId}/${work.stage} #${work.sequence} attempt ${work.attempt}; claimable again when its lease runs out`);
+    this.log(
+      'warn',
+      `gave up ${work.jobId}/${work.stage} #${work.sequence} attempt ${work.attempt}; claimable again when its lease runs out`,
+    );
   }
 
   private log(level: 'info' | 'warn' | 'error', message: string): void {
@@ -250,7 +276,7 @@ export class Worker {
   }
 
   /** The data of one GraphQL request; throws ServerError with the first error's code (NETWORK when nothing answered). */
-  async request(query: string, variables: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  async request(query: string, variables: Record<string, unknown> = {}): Promise<Data> {
     let res: Response;
     try {
       res = await fetch(this.options.url, {
@@ -262,16 +288,17 @@ export class Worker {
       throw new ServerError('NETWORK', (error as Error).message);
     }
     const body = (await res.json().catch(() => undefined)) as
-      | { data?: Record<string, any>; errors?: { message: string; extensions?: Record<string, any> }[] }
+      | { data?: Data; errors?: { message: string; extensions?: { code?: string; retryAfterSeconds?: number } }[] }
       | undefined;
     const first = body?.errors?.[0];
     if (first) throw new ServerError(String(first.extensions?.code ?? 'BAD_REQUEST'), first.message, first.extensions?.retryAfterSeconds);
-    if (!body?.data) throw new ServerError(res.status >= 500 ? 'SERVICE_UNAVAILABLE' : 'BAD_REQUEST', `HTTP ${res.status} without a GraphQL answer`);
+    if (!body?.data)
+      throw new ServerError(res.status >= 500 ? 'SERVICE_UNAVAILABLE' : 'BAD_REQUEST', `HTTP ${res.status} without a GraphQL answer`);
     return body.data;
   }
 
   /** request(), sent again after a retryable failure, at most `attempts` times in all, with jittered backoff. */
-  private async call(query: string, variables: Record<string, unknown>, attempts = 5): Promise<Record<string, any>> {
+  private async call(query: string, variables: Record<string, unknown>, attempts = 5): Promise<Data> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.request(query, variables);
@@ -287,7 +314,8 @@ export class Worker {
     try {
       const { jobKinds } = await this.call(JOB_KINDS, {});
       const declared: Declared = new Map();
-      for (const kind of jobKinds) for (const s of kind.stages) declared.set(`${kind.name}\u0000${s.name}`, s.fanOut?.itemOutputs ?? s.outputs);
+      for (const kind of jobKinds)
+        for (const s of kind.stages) declared.set(`${kind.name}\u0000${s.name}`, s.fanOut?.itemOutputs ?? s.outputs);
       return declared;
     } catch (error) {
       // A pool worker reads nothing but its claims: its outputs are checked by the server alone.
@@ -302,7 +330,7 @@ export class Worker {
     let empty = 0;
     while (!this.stopping.signal.aborted) {
       const { kind, stage } = this.handlers.get(keys[this.turn++ % keys.length])!;
-      let claim: any = null;
+      let claim: Claim | null = null;
       try {
         claim = (await this.call(CLAIM, { kind, stage })).claimWork;
       } catch (error) {
@@ -322,7 +350,7 @@ export class Worker {
     }
   }
 
-  private async serve(claim: any): Promise<void> {
+  private async serve(claim: Claim): Promise<void> {
     const { job, step, item } = claim;
     const unit = item ?? step;
     const cancel = new AbortController();
@@ -355,7 +383,10 @@ export class Worker {
       clearTimeout(held.timer);
       await held.reporting;
       if (cancel.signal.aborted) {
-        this.log('info', `${held.work.jobId}/${held.work.stage} #${held.work.sequence} attempt ${held.work.attempt} dropped: ${held.lostCode}`);
+        this.log(
+          'info',
+          `${held.work.jobId}/${held.work.stage} #${held.work.sequence} attempt ${held.work.attempt} dropped: ${held.lostCode}`,
+        );
         return;
       }
       await this.report(held, outcome);
@@ -393,7 +424,11 @@ export class Worker {
     } catch (error) {
       if (error instanceof ServerError && error.lost) this.lose(held, error.code);
       // A failed renewal is tried again at the next beat; the lease outlasts two more of them.
-      else this.log('warn', `renewing the lease of ${held.work.jobId}/${held.work.stage} #${held.work.sequence} failed: ${(error as Error).message}`);
+      else
+        this.log(
+          'warn',
+          `renewing the lease of ${held.work.jobId}/${held.work.stage} #${held.work.sequence} failed: ${(error as Error).message}`,
+        );
     } finally {
       held.reporting = undefined;
     }
@@ -410,7 +445,11 @@ export class Worker {
     const { work } = held;
     if (!(outcome instanceof WorkFailed)) {
       const missing = this.declared ? missingOutputs(this.declared.get(`${work.kind}\u0000${work.stage}`), outcome) : [];
-      if (missing.length) outcome = new WorkFailed('OUTPUTS_MISSING', `The handler's outputs lack the required ${missing.join(', ')} of ${work.kind}/${work.stage}.`);
+      if (missing.length)
+        outcome = new WorkFailed(
+          'OUTPUTS_MISSING',
+          `The handler's outputs lack the required ${missing.join(', ')} of ${work.kind}/${work.stage}.`,
+        );
     }
     try {
       if (outcome instanceof WorkFailed) {
@@ -428,7 +467,11 @@ export class Worker {
     } catch (error) {
       if (error instanceof ServerError && error.lost) this.lose(held, error.code);
       // Retried within call()'s bound: the unit is left to its lease, and taken over when it runs out.
-      else this.log('error', `could not report ${work.jobId}/${work.stage} #${work.sequence} attempt ${work.attempt}: ${(error as Error).message}`);
+      else
+        this.log(
+          'error',
+          `could not report ${work.jobId}/${work.stage} #${work.sequence} attempt ${work.attempt}: ${(error as Error).message}`,
+        );
     }
   }
 
