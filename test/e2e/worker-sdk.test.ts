@@ -1,7 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { signDevToken } from '../../src/auth/jwt';
 import { Worker } from '../../sdk/typescript/src/index';
+import { blocksOf } from '../support/doc-blocks';
+import { tempDir } from '../support/fixtures';
 import { processFixture, ROOT } from '../support/processes';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 
@@ -26,13 +30,26 @@ interface Proc {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
 }
 
-function startWorker(command: string, args: string[], env: Record<string, string>): Proc {
+/** The blocks of docs/workers.md that say this file runs them, by language (one each). */
+const DOC = 'docs/workers.md';
+const docBlocks = blocksOf(DOC).filter((b) => b.excuse?.includes('test/e2e/worker-sdk.test.ts'));
+const docBlock = (lang: string) => docBlocks.find((b) => b.lang === lang)!.text;
+
+/** Starts a worker process (its own process group when `detached`, as a shell's job is) and follows its JSON lines. */
+function startWorker(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  options: { cwd?: string; detached?: boolean } = {},
+): Proc {
   const child = processFixture(
     spawn(command, args, {
-      cwd: ROOT,
+      cwd: options.cwd ?? ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, PYTHONPATH: join(ROOT, 'sdk/python'), PYTHONDONTWRITEBYTECODE: '1', ...env },
+      detached: options.detached,
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
+    { detached: options.detached },
   );
   const lines: any[] = [];
   const waiters = new Set<() => void>();
@@ -70,12 +87,12 @@ function startWorker(command: string, args: string[], env: Record<string, string
 }
 
 /** Polls `probe` until it returns something truthy (the condition awaited), failing after `ms`. */
-async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, what: string, ms = 30_000): Promise<T> {
+async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, what: string | (() => string), ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    if (Date.now() > deadline) throw new Error(`${typeof what === 'string' ? what : what()}: not within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -147,7 +164,12 @@ describe('the worker SDKs against a real server', () => {
   it("a pool worker's Python worker completes any tenant's BATCH items, passing each claim's lease", async () => {
     const jobId = await batch([{}, {}, {}]);
     const pool = await signDevToken(new TextEncoder().encode(TEST_SECRET), { sub: 'gpu-py', pool: { kinds: ['BATCH'] } });
-    const worker = startWorker('python3', [PYTHON_WORKER], { ARTISSIST_URL: server.url, ARTISSIST_TOKEN: pool });
+    // Run as docs/workers.md says a module that declares its worker runs: python3 -m artissist_worker run module:worker.
+    const worker = startWorker('python3', ['-m', 'artissist_worker', 'run', 'batch_worker:worker'], {
+      ARTISSIST_URL: server.url,
+      ARTISSIST_TOKEN: pool,
+      PYTHONPATH: `${join(ROOT, 'sdk/python')}:${join(ROOT, 'test/fixtures/workers')}`,
+    });
     const job = await finished(jobId);
     expect(job).toMatchObject({ status: 'COMPLETED', itemCounts: { completed: 3, failed: 0 } });
     expect(worker.lines.filter((l) => l.event === 'claimed').every((l) => l.lease === true)).toBe(true);
@@ -291,5 +313,95 @@ describe('the worker SDKs against a real server', () => {
     await running;
     expect(aborted[1]).toBe('1:WORKER_STOPPED');
     expect((await jobOf(jobId)).items.nodes.filter((i: any) => i.status === 'COMPLETED')).toEqual([]);
+  });
+
+  describe(`the workers of ${DOC}, as written`, () => {
+    /** A BATCH job of tenant demo (the docs' token's tenant) with `count` items. */
+    const demoJob = async (count: number, worker: () => Proc) => {
+      const demo = await server.token('demo', [Role.EDITOR]);
+      const project = (await gql('mutation { createProject(input: { title: "Docs workers" }) { projectId } }', {}, demo)).createProject
+        .projectId;
+      const { jobId } = (
+        await gql(
+          'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }',
+          {
+            input: {
+              projectId: project,
+              kind: 'BATCH',
+              inputs: { label: 'docs' },
+              items: Array.from({ length: count }, (_, n) => ({ source: `tenants/demo/in/${n}.png` })),
+            },
+          },
+          demo,
+        )
+      ).createJob;
+      const done = () =>
+        waitFor(
+          async () => {
+            const { job } = await gql(`query($j: ID!) { job(jobId: $j) { status items { nodes { ${ITEM} } } } }`, { j: jobId }, demo);
+            return job.status !== 'RUNNING' && job;
+          },
+          () => `the docs job finished; the worker printed:\n${worker().output()}`,
+        );
+      return { jobId, done };
+    };
+
+    it('are a Python worker, its shell lines and a TypeScript worker', () => {
+      expect(docBlocks.map((b) => b.lang)).toEqual(['python', 'sh', 'ts']);
+    });
+
+    it('the Python worker, started by its shell lines from the repository, completes a BATCH job and stops on Ctrl-C with exit 0', async () => {
+      const folder = tempDir('artissist-worker-doc-');
+      writeFileSync(join(folder, 'worker.py'), docBlock('python'));
+      let shell!: Proc;
+      const { done } = await demoJob(3, () => shell);
+      // After the README's first queries (URL set); "saved as worker.py" is the file this test saved.
+      const script = `set -e\nURL=${server.url}\n${docBlock('sh').replace('worker.py', join(folder, 'worker.py'))}`;
+      // npm run token signs with the test server's secret, and finds its data folder, as docs-snippets.test.ts runs it.
+      shell = startWorker('bash', ['-c', script], { AUTH_JWT_SECRET: TEST_SECRET, DATA_DIR: server.config.dataDir }, { detached: true });
+      const job = await done();
+      expect(job.status).toBe('COMPLETED');
+      expect(job.items.nodes.map((i: any) => [i.status, i.outputs.result])).toEqual(
+        [1, 2, 3].map((n) => ['COMPLETED', `tenants/demo/out/${n}.png`]),
+      );
+      // Ctrl-C reaches the terminal's foreground job: the shell and the worker, its process group.
+      process.kill(-shell.child.pid!, 'SIGINT');
+      expect(await shell.exited).toMatchObject({ code: 0 });
+    });
+
+    it('the TypeScript worker type-checks with tsc --strict, runs with node, completes a BATCH job and stops on SIGTERM with exit 0', async () => {
+      const folder = tempDir('artissist-worker-doc-');
+      writeFileSync(join(folder, 'worker.mts'), docBlock('ts'));
+      // The package as `npm install <checkout>/sdk/typescript` links it.
+      mkdirSync(join(folder, 'node_modules/@artissist'), { recursive: true });
+      symlinkSync(join(ROOT, 'sdk/typescript'), join(folder, 'node_modules/@artissist/worker'));
+      // Not spawnSync: the test server runs in this process, and must go on answering meanwhile.
+      const tsc = await promisify(execFile)(
+        process.execPath,
+        [
+          join(ROOT, 'node_modules/typescript/bin/tsc'),
+          ...['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext'],
+          ...['--types', 'node', '--typeRoots', join(ROOT, 'node_modules/@types'), 'worker.mts'],
+        ],
+        { cwd: folder, encoding: 'utf8', timeout: 90_000 },
+      ).catch((error: { code: number; stdout: string; stderr: string }) => error);
+      // A failure rejects with the exit code and tsc's diagnostics on stdout.
+      expect({ code: 'code' in tsc ? tsc.code : 0, output: tsc.stdout + tsc.stderr }).toEqual({ code: 0, output: '' });
+      let worker!: Proc;
+      const { done } = await demoJob(2, () => worker);
+      worker = startWorker(
+        process.execPath,
+        ['worker.mts'],
+        { ARTISSIST_URL: server.url, ARTISSIST_TOKEN: await server.token('demo', [Role.WORKER]) },
+        { cwd: folder },
+      );
+      const job = await done();
+      expect(job.items.nodes.map((i: any) => [i.status, i.outputs.result])).toEqual(
+        [1, 2].map((n) => ['COMPLETED', `tenants/demo/out/${n}.png`]),
+      );
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited).toMatchObject({ code: 0 });
+      // tsc takes 3 s of a core, and far longer on a machine as busy as CI's.
+    }, 120_000);
   });
 });
