@@ -315,6 +315,28 @@ describe('the worker SDKs against a real server', () => {
     expect((await jobOf(jobId)).items.nodes.filter((i: any) => i.status === 'COMPLETED')).toEqual([]);
   });
 
+  it("the TypeScript SDK serves a pool worker (each report with its claim's lease), and a worker whose claims are refused for good stops with the error", async () => {
+    const jobId = await batch([{ n: 1 }, { n: 2 }]);
+    const pool = await signDevToken(new TextEncoder().encode(TEST_SECRET), { sub: 'gpu-ts', pool: { kinds: ['BATCH'] } });
+    const leases: (string | undefined)[] = [];
+    const worker = new Worker({ url: server.url, token: pool, handleSignals: false, log: () => {} }).stage('BATCH', 'process', (work) => {
+      leases.push(work.lease);
+      return { result: `tenants/${work.tenantId}/out/${work.sequence}.png` };
+    });
+    const running = worker.run();
+    expect((await finished(jobId)).itemCounts).toEqual({ completed: 2, failed: 0 });
+    worker.stop();
+    await running;
+    expect(leases).toEqual([expect.any(String), expect.any(String)]);
+    // An editor's token may not claim: waiting cannot mend that, so run() rejects at the first claim.
+    const editorWorker = new Worker({ url: server.url, token: editor, handleSignals: false, log: () => {} }).stage(
+      'BATCH',
+      'process',
+      () => ({}),
+    );
+    await expect(editorWorker.run()).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  });
+
   describe(`the workers of ${DOC}, as written`, () => {
     /** A BATCH job of tenant demo (the docs' token's tenant) with `count` items. */
     const demoJob = async (count: number, worker: () => Proc) => {

@@ -280,6 +280,8 @@ class Worker:
         self._given_up = threading.Event()
         self._lock = threading.Lock()
         self._turn = 0
+        # A claim refused for a reason waiting cannot mend (a token expired or without the role): run() raises it.
+        self._fatal: Optional[ServerError] = None
 
     def stage(self, kind: str, stage: str) -> Callable[[Handler], Handler]:
         """Registers the decorated function as the handler of `stage` of job kind `kind`. It takes a Work and returns the
@@ -300,7 +302,8 @@ class Worker:
 
     def run(self, install_signals: bool = True) -> None:
         """Claims and runs work until stop() (or SIGTERM / SIGINT when `install_signals`) and returns once every slot has
-        finished or its work was given up. Raises ValueError without handlers, ServerError when the declared kinds cannot be read."""
+        finished or its work was given up. Raises ValueError without handlers, and ServerError when the declared kinds cannot be
+        read or a claim is refused for good (UNAUTHENTICATED, FORBIDDEN, BAD_USER_INPUT: the token or the stages are wrong)."""
         if not self.handlers:
             raise ValueError("No handler: register one with @worker.stage(kind, stage).")
         if install_signals:
@@ -324,6 +327,8 @@ class Worker:
             for slot in slots:
                 slot.join(0.1)
         log.info("worker stopped after %d units", self.completed)
+        if self._fatal:
+            raise self._fatal
 
     def stop(self) -> None:
         """Stops claiming; running handlers see `work.stopping` and have grace_seconds to finish before their work is given up."""
@@ -393,6 +398,11 @@ class Worker:
                 claim = self.client.call(CLAIM, {"kind": kind, "stage": stage})["claimWork"]
             except ServerError as error:
                 log.error("claimWork(%s, %s) failed: %s", kind, stage, error)
+                if not error.retryable:
+                    # Waiting cannot mend it: the worker stops (running units finish) and run() raises it.
+                    self._fatal = self._fatal or error
+                    self.stop()
+                    return
                 claim = None
             if claim is None:
                 empty += 1

@@ -266,6 +266,14 @@ class StoppingTest(unittest.TestCase):
             time.sleep(0.01)
         self.assertEqual((handed, work.lost_code, work.cancelled.is_set()), ([3], "WORKER_STOPPED", True))
 
+    def test_a_claim_refused_for_good_stops_the_worker_and_run_raises_it(self) -> None:
+        client = FakeClient([ServerError("UNAUTHENTICATED", "the token expired")])
+        worker = worker_with(client)
+        worker.stage("BATCH", "process")(lambda _w: {"result": "k"})
+        with self.assertRaises(ServerError) as raised:
+            worker.run(install_signals=False)
+        self.assertEqual((raised.exception.code, len(client.sent)), ("UNAUTHENTICATED", 1))
+
     def test_run_refuses_a_worker_without_handlers(self) -> None:
         with self.assertRaises(ValueError):
             worker_with(FakeClient([])).run(install_signals=False)

@@ -203,6 +203,8 @@ export class Worker {
   private readonly stopping = new AbortController();
   private readonly gaveUp = new AbortController();
   private declared?: Declared;
+  /** A claim refused for a reason waiting cannot mend (a token expired or without the role): run() rejects with it. */
+  private fatal?: ServerError;
   private turn = 0;
   /** Units this worker completed. */
   completed = 0;
@@ -217,7 +219,8 @@ export class Worker {
 
   /**
    * Claims and runs work until stop() (or SIGTERM / SIGINT) and resolves once every slot finished
-   * or its work was given up. Rejects without handlers, or when the declared kinds cannot be read.
+   * or its work was given up. Rejects without handlers, when the declared kinds cannot be read, or
+   * with the ServerError of a claim refused for good (UNAUTHENTICATED, FORBIDDEN, BAD_USER_INPUT).
    */
   async run(): Promise<void> {
     if (this.handlers.size === 0) throw new Error('No handler: register one with worker.stage(kind, stage, handler).');
@@ -237,6 +240,7 @@ export class Worker {
       process.off('SIGINT', onSignal);
     }
     this.log('info', `worker stopped after ${this.completed} units`);
+    if (this.fatal) throw this.fatal;
   }
 
   /** Stops claiming; running handlers see `work.stopping` and have graceMs to finish before their work is given up. */
@@ -335,6 +339,12 @@ export class Worker {
         claim = (await this.call(CLAIM, { kind, stage })).claimWork;
       } catch (error) {
         this.log('error', `claimWork(${kind}, ${stage}) failed: ${(error as Error).message}`);
+        if (!(error instanceof ServerError) || !error.retryable) {
+          // Waiting cannot mend it: the worker stops (running units finish) and run() rejects with it.
+          this.fatal ??= error instanceof ServerError ? error : new ServerError('INTERNAL', String(error));
+          this.stop();
+          return;
+        }
       }
       if (!claim) {
         // Every registered stage came up empty in a row: wait before the next round.
