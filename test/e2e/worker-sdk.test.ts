@@ -161,6 +161,27 @@ describe('the worker SDKs against a real server', () => {
     for (const w of workers) expect(await w.exited).toMatchObject({ code: 0 });
   });
 
+  it('a Python worker holds a single step for twice its lease (renewed by reportStepProgress) beside an idle worker, and completes it with the attempt it claimed', async () => {
+    const { jobId } = (
+      await gql('mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+        input: { projectId, kind: 'SDK_STEPS', steps: ['render'], inputs: { seconds: 2 * LEASE_SECONDS + 0.5 } },
+      })
+    ).createJob;
+    const workers = [await python('py-step'), await python('py-idle')];
+    const job = await waitFor(async () => {
+      const { job } = await gql('query($j: ID!) { job(jobId: $j) { status steps { name status attempt worker outputs } } }', { j: jobId });
+      return job.status !== 'RUNNING' && job.status !== 'QUEUED' && job;
+    }, 'the step finished');
+    expect(job.status).toBe('COMPLETED');
+    expect(job.steps).toEqual([
+      { name: 'render', status: 'COMPLETED', attempt: 1, worker: expect.stringMatching(/^py-/), outputs: { frames: 24 } },
+    ]);
+    // One claim of the step in all: the idle worker never took it over.
+    expect(workers.flatMap((w) => w.lines.filter((l) => l.event === 'claimed'))).toHaveLength(1);
+    for (const w of workers) w.child.kill('SIGTERM');
+    for (const w of workers) expect(await w.exited).toMatchObject({ code: 0 });
+  });
+
   it("a pool worker's Python worker completes any tenant's BATCH items, passing each claim's lease", async () => {
     const jobId = await batch([{}, {}, {}]);
     const pool = await signDevToken(new TextEncoder().encode(TEST_SECRET), { sub: 'gpu-py', pool: { kinds: ['BATCH'] } });
