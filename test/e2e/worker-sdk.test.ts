@@ -33,7 +33,8 @@ interface Proc {
 /** The blocks of docs/workers.md that say this file runs them, by language (one each). */
 const DOC = 'docs/workers.md';
 const docBlocks = blocksOf(DOC).filter((b) => b.excuse?.includes('test/e2e/worker-sdk.test.ts'));
-const docBlock = (lang: string) => docBlocks.find((b) => b.lang === lang)!.text;
+/** The doc's block of language `lang` holding `marker`. */
+const docBlock = (lang: string, marker = '') => docBlocks.find((b) => b.lang === lang && b.text.includes(marker))!.text;
 
 /** Starts a worker process (its own process group when `detached`, as a shell's job is) and follows its JSON lines. */
 function startWorker(
@@ -389,8 +390,28 @@ describe('the worker SDKs against a real server', () => {
       return { jobId, done };
     };
 
-    it('are a Python worker, its shell lines and a TypeScript worker', () => {
-      expect(docBlocks.map((b) => b.lang)).toEqual(['python', 'sh', 'ts']);
+    it('are a Python worker, its shell lines, a TypeScript worker and the types command', () => {
+      expect(docBlocks.map((b) => b.lang)).toEqual(['python', 'sh', 'ts', 'sh']);
+    });
+
+    it("the types command writes a module whose TypedDicts require each stage's required fields", async () => {
+      // Run from a folder of its own that holds the repository's sdk/ as the repository's folder does, so kinds_types.py lands there.
+      const folder = tempDir('artissist-worker-doc-');
+      symlinkSync(join(ROOT, 'sdk'), join(folder, 'sdk'));
+      const script = `set -e\nURL=${server.url}\nTOKEN=${await server.token('demo', [Role.EDITOR])}\n${docBlock('sh', 'types')}`;
+      const run = startWorker('bash', ['-c', script], {}, { cwd: folder });
+      expect(await run.exited).toMatchObject({ code: 0 });
+      const check = startWorker(
+        'python3',
+        [
+          '-c',
+          'import json, kinds_types as k; print(json.dumps({"required": [sorted(c.__required_keys__) for c in (k.MusicVideoRenderScenesOutputs, k.BatchProcessInputs, k.MusicVideoComposeInputs)]}))',
+        ],
+        { PYTHONPATH: folder },
+        { cwd: folder },
+      );
+      expect(await check.exited).toMatchObject({ code: 0 });
+      expect(check.lines).toEqual([{ required: [['videoClip'], ['source'], ['audioBackingTrack', 'characterImage']] }]);
     });
 
     it('the Python worker, started by its shell lines from the repository, completes a BATCH job and stops on Ctrl-C with exit 0', async () => {
@@ -399,7 +420,7 @@ describe('the worker SDKs against a real server', () => {
       let shell!: Proc;
       const { done } = await demoJob(3, () => shell);
       // After the README's first queries (URL set); "saved as worker.py" is the file this test saved.
-      const script = `set -e\nURL=${server.url}\n${docBlock('sh').replace('worker.py', join(folder, 'worker.py'))}`;
+      const script = `set -e\nURL=${server.url}\n${docBlock('sh', 'worker.py').replace('worker.py', join(folder, 'worker.py'))}`;
       // npm run token signs with the test server's secret, and finds its data folder, as docs-snippets.test.ts runs it.
       shell = startWorker('bash', ['-c', script], { AUTH_JWT_SECRET: TEST_SECRET, DATA_DIR: server.config.dataDir }, { detached: true });
       const job = await done();

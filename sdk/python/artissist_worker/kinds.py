@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-JOB_KINDS_QUERY = """query WorkerJobKinds { jobKinds { name stages { name outputs { name type required s3Key }
+JOB_KINDS_QUERY = """query WorkerJobKinds { jobKinds { name inputs { name type required s3Key } stages { name outputs { name type required s3Key }
   fanOut { itemInputs { name type required s3Key } itemOutputs { name type required s3Key } } } } }"""
 
 
@@ -21,7 +21,8 @@ class Field:
 
 @dataclass(frozen=True)
 class StageFields:
-    """What a stage declares: the outputs its completion must give, and a fan-out stage's item inputs."""
+    """What a stage's handler meets: the inputs it is given (the job's for a step, the item's for a fan-out stage) and the
+    outputs its completion must give."""
 
     fan_out: bool
     outputs: tuple[Field, ...]
@@ -43,8 +44,13 @@ class Kinds:
                 self._stages[(str(kind["name"]), str(stage["name"]))] = StageFields(
                     fan_out=fan_out is not None,
                     outputs=_fields(fan_out["itemOutputs"] if fan_out else stage.get("outputs")),
-                    inputs=_fields(fan_out["itemInputs"] if fan_out else []),
+                    # A step's handler gets the job's inputs; an item's, the item's.
+                    inputs=_fields(fan_out["itemInputs"] if fan_out else kind.get("inputs")),
                 )
+
+    def stages(self) -> list[tuple[str, str, StageFields]]:
+        """Every declared (kind, stage) with its fields, in the order jobKinds lists them."""
+        return [(kind, stage, fields) for (kind, stage), fields in self._stages.items()]
 
     def stage(self, kind: str, stage: str) -> Optional[StageFields]:
         """The stage's declaration, or None for a kind or stage the server does not declare (free-form jobs)."""

@@ -4,14 +4,20 @@ Run with `python3 -m unittest discover -s sdk/python/tests -t sdk/python` (test/
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
+import os
+import shutil
+import sys
+import tempfile
 import threading
 import time
 import unittest
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, get_type_hints
 
 from artissist_worker import Cancelled, Client, Kinds, PollingSignal, ServerError, Work, WorkFailed, Worker
 from artissist_worker.client import error_of
+from artissist_worker.typegen import class_name, typed_module
 from artissist_worker.worker import ITEM_COMPLETE, ITEM_FAIL, STEP_COMPLETE, Heartbeat, heartbeat_seconds, lease_seconds, work_of
 
 # The SDK logs what it drops and retries; these tests make it do so on purpose.
@@ -33,11 +39,14 @@ STEP_CLAIM = {
     "item": None,
 }
 KINDS = Kinds([
-    {"name": "BATCH", "stages": [{"name": "process", "outputs": [], "fanOut": {
-        "itemInputs": [{"name": "source", "type": "string", "required": True, "s3Key": True}],
+    {"name": "BATCH", "inputs": [{"name": "label", "type": "string", "required": False, "s3Key": False}],
+     "stages": [{"name": "process", "outputs": [], "fanOut": {
+        "itemInputs": [{"name": "source", "type": "string", "required": True, "s3Key": True},
+                       {"name": "params", "type": "json", "required": False, "s3Key": False}],
         "itemOutputs": [{"name": "result", "type": "string", "required": True, "s3Key": True},
                         {"name": "metrics", "type": "json", "required": False, "s3Key": False}]}}]},
-    {"name": "MUSIC_VIDEO", "stages": [{"name": "compose", "fanOut": None,
+    {"name": "MUSIC_VIDEO", "inputs": [{"name": "characterImage", "type": "string", "required": True, "s3Key": True}],
+     "stages": [{"name": "compose", "fanOut": None,
                                         "outputs": [{"name": "video", "type": "string", "required": True, "s3Key": True}]}]},
 ])
 
@@ -158,6 +167,38 @@ class OutputsTest(unittest.TestCase):
         # A kind the server does not declare (a free-form job) is the server's to check.
         self.assertEqual(KINDS.missing_outputs("FREE", "x", {}), [])
         self.assertEqual(KINDS.unknown_outputs("BATCH", "process", {"result": "k", "extra": 1}), ["extra"])
+
+
+class TypesTest(unittest.TestCase):
+    def test_each_stage_gets_typed_dicts_of_its_handlers_inputs_and_outputs_with_the_required_keys_declared(self) -> None:
+        # Imported as a user's project imports the module the command wrote.
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        with open(os.path.join(folder, "kinds_types.py"), "w", encoding="utf-8") as file:
+            file.write(typed_module(KINDS))
+        spec = importlib.util.spec_from_file_location("kinds_types", os.path.join(folder, "kinds_types.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["kinds_types"] = module
+        self.addCleanup(sys.modules.pop, "kinds_types")
+        spec.loader.exec_module(module)
+        namespace = vars(module)
+        keys = {
+            name: (set(namespace[name].__required_keys__), set(namespace[name].__optional_keys__))
+            for name in ("BatchProcessInputs", "BatchProcessOutputs", "MusicVideoComposeInputs", "MusicVideoComposeOutputs")
+        }
+        self.assertEqual(keys, {
+            "BatchProcessInputs": ({"source"}, {"params"}),
+            "BatchProcessOutputs": ({"result"}, {"metrics"}),
+            # A step's handler gets the job's inputs.
+            "MusicVideoComposeInputs": ({"characterImage"}, set()),
+            "MusicVideoComposeOutputs": ({"video"}, set()),
+        })
+        self.assertEqual(get_type_hints(namespace["BatchProcessInputs"]), {"source": str, "params": Any})
+
+    def test_class_names_are_identifiers_whatever_the_kind_and_stage(self) -> None:
+        self.assertEqual(class_name("MUSIC_VIDEO", "render-scenes", "Outputs"), "MusicVideoRenderScenesOutputs")
+        self.assertEqual(class_name("3D_CHARACTER", "text-to-image", "Inputs"), "K3dCharacterTextToImageInputs")
 
 
 class ReportsTest(unittest.TestCase):
