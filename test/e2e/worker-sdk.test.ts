@@ -1,3 +1,4 @@
+/** @long Started first on a clean clone (test/support/sequencer.js): about a minute of worker processes waiting out leases. */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +18,12 @@ import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/
  */
 
 const LEASE_SECONDS = 2;
-const TENANT = 'sdk-co';
+/**
+ * Each test's tenant, its own: a tenant-bound worker serves every job of its tenant, so work a
+ * failed test left behind never reaches the next test's workers.
+ */
+let TENANT = '';
+let tenants = 0;
 const PYTHON_WORKER = join(ROOT, 'test/fixtures/workers/batch_worker.py');
 
 /** A worker process and the JSON lines it printed. */
@@ -129,14 +135,24 @@ describe('the worker SDKs against a real server', () => {
         j: jobId,
       })
     ).job;
-  const finished = (jobId: string) =>
-    waitFor(async () => {
-      const job = await jobOf(jobId);
-      return ['COMPLETED', 'FAILED', 'CANCELLED'].includes(job.status) && job;
-    }, `job ${jobId} finished`);
+  /** The job once it finished; failing after 30 s with the job's items and what the `workers` printed. */
+  const finished = (jobId: string, ...workers: Proc[]) => {
+    let last: any;
+    return waitFor(
+      async () => {
+        last = await jobOf(jobId);
+        return ['COMPLETED', 'FAILED', 'CANCELLED'].includes(last.status) && last;
+      },
+      () => `job ${jobId} finished (now ${JSON.stringify(last)}); the workers printed:\n${workers.map((w) => w.output()).join('\n---\n')}`,
+    );
+  };
 
   beforeAll(async () => {
     server = await startTestServer({ env: { JOB_LEASE_SECONDS: String(LEASE_SECONDS) } });
+  });
+
+  beforeEach(async () => {
+    TENANT = `sdk-${++tenants}`;
     editor = await server.token(TENANT, [Role.EDITOR], 'artist');
     projectId = (await gql('mutation { createProject(input: { title: "Workers" }) { projectId } }')).createProject.projectId;
   });
@@ -144,7 +160,7 @@ describe('the worker SDKs against a real server', () => {
   it("two Python workers complete a BATCH job's items; a handler busy in CPU-bound Python for twice the lease keeps it; outputs lacking a required field fail the item (OUTPUTS_MISSING) on each attempt the claim named", async () => {
     const jobId = await batch([{}, {}, { busy: { 1: 2 * LEASE_SECONDS + 0.5 } }, {}, { omit: true }, {}, {}, {}]);
     const workers = [await python('py-1'), await python('py-2')];
-    const job = await finished(jobId);
+    const job = await finished(jobId, ...workers);
     expect(job.status).toBe('COMPLETED');
     const bySequence = new Map<number, any>(job.items.nodes.map((item: any) => [item.sequence, item]));
     // The busy item kept its lease throughout: one attempt, completed by the worker that started it.
@@ -185,14 +201,15 @@ describe('the worker SDKs against a real server', () => {
 
   it("a pool worker's Python worker completes any tenant's BATCH items, passing each claim's lease", async () => {
     const jobId = await batch([{}, {}, {}]);
-    const pool = await signDevToken(new TextEncoder().encode(TEST_SECRET), { sub: 'gpu-py', pool: { kinds: ['BATCH'] } });
+    // The fixture serves SDK_STEPS too: a pool that does not serve a stage its worker claims is refused for good (FORBIDDEN).
+    const pool = await signDevToken(new TextEncoder().encode(TEST_SECRET), { sub: 'gpu-py', pool: { kinds: ['BATCH', 'SDK_STEPS'] } });
     // Run as docs/workers.md says a module that declares its worker runs: python3 -m artissist_worker run module:worker.
     const worker = startWorker('python3', ['-m', 'artissist_worker', 'run', 'batch_worker:worker'], {
       ARTISSIST_URL: server.url,
       ARTISSIST_TOKEN: pool,
       PYTHONPATH: `${join(ROOT, 'sdk/python')}:${join(ROOT, 'test/fixtures/workers')}`,
     });
-    const job = await finished(jobId);
+    const job = await finished(jobId, worker);
     expect(job).toMatchObject({ status: 'COMPLETED', itemCounts: { completed: 3, failed: 0 } });
     expect(worker.lines.filter((l) => l.event === 'claimed').every((l) => l.lease === true)).toBe(true);
     expect(new Set(job.items.nodes.map((item: any) => item.outputs.metrics.pid))).toEqual(new Set([worker.child.pid]));
@@ -208,7 +225,7 @@ describe('the worker SDKs against a real server', () => {
     expect(await first.exited).toMatchObject({ signal: 'SIGKILL' });
     const second = await python('py-next');
     await second.until((l) => l.event === 'returned' && l.attempt === 2, 'attempt 2 returned');
-    const job = await finished(jobId);
+    const job = await finished(jobId, second);
     expect(job.items.nodes[0]).toMatchObject({
       status: 'COMPLETED',
       attempt: 2,
@@ -266,7 +283,7 @@ describe('the worker SDKs against a real server', () => {
     expect(item.status === 'RUNNING' ? Date.parse(item.leaseExpiresAt) : 0).toBeLessThanOrEqual(exit.at + LEASE_SECONDS * 1000);
     const next = await python('py-after');
     await next.until((l) => l.event === 'returned' && l.attempt === 2, 'attempt 2 returned');
-    expect((await finished(jobId)).items.nodes[0]).toMatchObject({ status: 'COMPLETED', attempt: 2, worker: 'py-after' });
+    expect((await finished(jobId, next)).items.nodes[0]).toMatchObject({ status: 'COMPLETED', attempt: 2, worker: 'py-after' });
     next.child.kill('SIGTERM');
     await next.exited;
   });
