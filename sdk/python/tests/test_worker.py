@@ -307,13 +307,17 @@ class StoppingTest(unittest.TestCase):
             time.sleep(0.01)
         self.assertEqual((handed, work.lost_code, work.cancelled.is_set()), ([3], "WORKER_STOPPED", True))
 
-    def test_a_claim_refused_for_good_stops_the_worker_and_run_raises_it(self) -> None:
+    def test_startup_hooks_run_once_first_and_a_claim_refused_for_good_stops_the_worker_and_run_raises_it(self) -> None:
         client = FakeClient([ServerError("UNAUTHENTICATED", "the token expired")])
         worker = worker_with(client)
         worker.stage("BATCH", "process")(lambda _w: {"result": "k"})
+        started: list[int] = []
+        worker.on_startup(lambda: started.append(len(client.sent)))
         with self.assertRaises(ServerError) as raised:
             worker.run(install_signals=False)
         self.assertEqual((raised.exception.code, len(client.sent)), ("UNAUTHENTICATED", 1))
+        # The startup hook ran once, before the first claim.
+        self.assertEqual(started, [0])
 
     def test_run_refuses_a_worker_without_handlers(self) -> None:
         with self.assertRaises(ValueError):
