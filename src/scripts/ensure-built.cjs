@@ -31,6 +31,7 @@ try {
 }
 const sources = Math.max(
   newest(join(root, 'src')),
+  newest(join(root, 'sdk/typescript')),
   newest(join(root, 'tsconfig.json')),
   newest(join(root, 'tsconfig.build.json')),
   newest(join(root, 'package.json')),

@@ -1,0 +1,7 @@
+"""Artissist worker SDK: serve pipeline stages from Python with the standard library only (see docs/workers.md)."""
+
+from .client import Client, ServerError
+from .kinds import Kinds
+from .worker import Cancelled, PollingSignal, Work, WorkFailed, Worker, WorkSignal
+
+__all__ = ["Cancelled", "Client", "Kinds", "PollingSignal", "ServerError", "Work", "WorkFailed", "Worker", "WorkSignal"]

@@ -1,0 +1,491 @@
+"""A worker: claims the steps and work items of the stages it serves, runs a handler on each,
+keeps the lease alive from a thread of its own, and reports the outcome (see docs/workers.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Awaitable, Callable, Mapping, Optional, Protocol, Union
+
+from .client import Client, ServerError
+from .kinds import JOB_KINDS_QUERY, Kinds
+
+log = logging.getLogger("artissist_worker")
+
+CLAIM = """mutation WorkerClaim($kind: String, $stage: String) { claimWork(kind: $kind, stage: $stage) {
+  tenantId lease job { jobId kind inputs } step { name attempt startedAt leaseExpiresAt }
+  item { sequence attempt inputs startedAt leaseExpiresAt } } }"""
+
+ITEM_PROGRESS = """mutation WorkerItemProgress($jobId: ID!, $stage: String!, $sequence: Int!, $attempt: Int!, $lease: String,
+  $progress: Float!) { reportWorkItemProgress(jobId: $jobId, stage: $stage, sequence: $sequence, attempt: $attempt, lease: $lease,
+  progress: $progress) { leaseExpiresAt } }"""
+ITEM_COMPLETE = """mutation WorkerItemComplete($jobId: ID!, $stage: String!, $sequence: Int!, $attempt: Int!, $lease: String,
+  $outputs: JSONObject!) { completeWorkItem(jobId: $jobId, stage: $stage, sequence: $sequence, attempt: $attempt, lease: $lease,
+  outputs: $outputs) { status } }"""
+ITEM_FAIL = """mutation WorkerItemFail($jobId: ID!, $stage: String!, $sequence: Int!, $attempt: Int!, $lease: String,
+  $code: String!, $message: String!) { failWorkItem(jobId: $jobId, stage: $stage, sequence: $sequence, attempt: $attempt,
+  lease: $lease, code: $code, message: $message) { status } }"""
+STEP_PROGRESS = """mutation WorkerStepProgress($jobId: ID!, $stage: String!, $attempt: Int, $lease: String, $progress: Float!) {
+  reportStepProgress(jobId: $jobId, stepName: $stage, attempt: $attempt, lease: $lease, progress: $progress) { jobId } }"""
+STEP_COMPLETE = """mutation WorkerStepComplete($jobId: ID!, $stage: String!, $attempt: Int, $lease: String, $outputs: JSONObject) {
+  completeStep(jobId: $jobId, stepName: $stage, attempt: $attempt, lease: $lease, outputs: $outputs) { jobId } }"""
+STEP_FAIL = """mutation WorkerStepFail($jobId: ID!, $stage: String!, $attempt: Int, $lease: String, $code: String!,
+  $message: String!) { failStep(jobId: $jobId, stepName: $stage, attempt: $attempt, lease: $lease, code: $code,
+  message: $message) { jobId } }"""
+
+# The lease a claim is assumed to hold when its answer does not say (the server's default).
+DEFAULT_LEASE_SECONDS = 60.0
+
+
+class WorkFailed(Exception):
+    """Raised by a handler to fail its attempt with a stable code of its own (retried while attempts remain)."""
+
+    def __init__(self, code: str, message: str = "") -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message or code
+
+
+class Cancelled(Exception):
+    """Raised by Work.raise_if_cancelled once the work is cancelled or lost: the SDK drops it, reporting nothing."""
+
+
+Outputs = Optional[Mapping[str, Any]]
+Handler = Callable[["Work"], Union[Outputs, Awaitable[Outputs]]]
+
+
+def parse_time(value: Optional[str]) -> Optional[float]:
+    """Seconds since the epoch of an ISO 8601 time as the server writes it (…Z), or None."""
+    if not value:
+        return None
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+
+
+def lease_seconds(started_at: Optional[str], lease_expires_at: Optional[str]) -> float:
+    """The lease's length: from the attempt's start to its lease's end, both the server's clock (so no skew); the default without them."""
+    start, end = parse_time(started_at), parse_time(lease_expires_at)
+    if start is None or end is None or end <= start:
+        return DEFAULT_LEASE_SECONDS
+    return end - start
+
+
+def heartbeat_seconds(lease: float, fraction: float) -> float:
+    """How often a held unit's lease is renewed: `fraction` of the lease, at least 0.1 s."""
+    return max(0.1, lease * fraction)
+
+
+# eq=False: each claimed unit is its own object (a set of running ones holds them by identity).
+@dataclass(eq=False)
+class Work:
+    """One claimed step or work item, as the handler sees it."""
+
+    kind: str
+    stage: str
+    job_id: str
+    tenant_id: str
+    # The attempt the claim handed out: every report names it (a second attempt after a crash is 2).
+    attempt: int
+    inputs: dict[str, Any]
+    # The item's sequence in its stage; None for a single step.
+    sequence: Optional[int]
+    # A pool worker's lease on this unit (passed with every report); None for a tenant-bound worker.
+    lease: Optional[str]
+    lease_seconds: float
+    # Set when the job was cancelled, or the attempt is otherwise over for this worker (timed out,
+    # taken over, given up at a stop): the handler should stop; nothing it returns is reported.
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    # Set when the worker was asked to stop: finish within the grace period, or stop early.
+    stopping: threading.Event = field(default_factory=threading.Event)
+    # The code that ended the attempt for this worker (JOB_CANCELLED, ATTEMPT_TIMED_OUT, WORKER_STOPPED …).
+    lost_code: Optional[str] = None
+    _progress: float = 0.0
+    _dirty: bool = False
+    _wake: threading.Condition = field(default_factory=threading.Condition)
+
+    @property
+    def is_step(self) -> bool:
+        return self.sequence is None
+
+    def progress(self, value: float) -> None:
+        """Records progress (0 to 1). The heartbeat thread sends it, at most once per `min_report_seconds`: never more than the server needs."""
+        with self._wake:
+            self._progress = min(1.0, max(0.0, float(value)))
+            self._dirty = True
+            self._wake.notify_all()
+
+    def raise_if_cancelled(self) -> None:
+        """Raises Cancelled when the work was cancelled or lost; a handler calls it between pieces of work."""
+        if self.cancelled.is_set():
+            raise Cancelled(self.lost_code or "CANCELLED")
+
+    def lose(self, code: str) -> None:
+        """Marks the attempt over for this worker (`code` says why) and tells the handler through `cancelled`."""
+        with self._wake:
+            if self.lost_code is None:
+                self.lost_code = code
+            self.cancelled.set()
+            self._wake.notify_all()
+
+
+def work_of(claim: Mapping[str, Any]) -> Work:
+    """The Work a claimWork answer hands out: the item's attempt and inputs, or the step's attempt and the job's inputs."""
+    job, step, item = claim["job"], claim["step"], claim.get("item")
+    held = item if item else step
+    return Work(
+        kind=str(job["kind"]),
+        stage=str(step["name"]),
+        job_id=str(job["jobId"]),
+        tenant_id=str(claim["tenantId"]),
+        attempt=int(held["attempt"]),
+        inputs=dict((item["inputs"] if item else job.get("inputs")) or {}),
+        sequence=int(item["sequence"]) if item else None,
+        lease=claim.get("lease"),
+        lease_seconds=lease_seconds(held.get("startedAt"), held.get("leaseExpiresAt")),
+    )
+
+
+class WorkSignal(Protocol):
+    """When to claim again. Polling now; a source of pushed notifications (issue 49) will implement the same three calls."""
+
+    def found(self) -> None:
+        """A claim found work: claim again at once."""
+
+    def wait(self, stop: threading.Event) -> None:
+        """A claim found nothing: return when it is worth claiming again (or `stop` is set)."""
+
+    def wake(self) -> None:
+        """Something says work may be there (a notification, a stop): end every wait now."""
+
+
+class PollingSignal:
+    """Claims again after a wait that grows from `min_wait` by `factor` to `max_wait` while claims find nothing."""
+
+    def __init__(self, min_wait: float = 0.25, max_wait: float = 5.0, factor: float = 2.0) -> None:
+        self.min_wait, self.max_wait, self.factor = min_wait, max_wait, factor
+        self._next = min_wait
+        self._woken = threading.Event()
+        self._lock = threading.Lock()
+
+    def delays(self, count: int) -> list[float]:
+        """The next `count` waits of empty claims in a row, from now (without waiting): what wait() would sleep."""
+        out, delay = [], self._next
+        for _ in range(count):
+            out.append(delay)
+            delay = min(self.max_wait, delay * self.factor)
+        return out
+
+    def found(self) -> None:
+        with self._lock:
+            self._next = self.min_wait
+
+    def wait(self, stop: threading.Event) -> None:
+        with self._lock:
+            delay = self._next
+            self._next = min(self.max_wait, self._next * self.factor)
+        deadline = time.monotonic() + delay
+        while not stop.is_set() and not self._woken.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            self._woken.wait(min(left, 0.1))
+        self._woken.clear()
+
+    def wake(self) -> None:
+        self._woken.set()
+
+
+class Heartbeat(threading.Thread):
+    """Renews one unit's lease by reporting its progress every `interval` seconds (and sends the handler's progress, at most
+    every `min_interval`), independent of the handler: a handler busy in CPU-bound Python or in native code keeps its lease."""
+
+    def __init__(self, work: Work, send: Callable[[Work, float], None], interval: float, min_interval: float) -> None:
+        super().__init__(name=f"heartbeat {work.job_id}/{work.stage}/{work.sequence}", daemon=True)
+        self.work, self.send, self.interval, self.min_interval = work, send, interval, min_interval
+        self._stopped = False
+        self.reports = 0
+
+    def stop(self) -> None:
+        with self.work._wake:
+            self._stopped = True
+            self.work._wake.notify_all()
+        if threading.current_thread() is not self:
+            self.join()
+
+    def run(self) -> None:
+        work, last = self.work, time.monotonic()
+        while True:
+            with work._wake:
+                while True:
+                    if self._stopped or work.cancelled.is_set():
+                        return
+                    now = time.monotonic()
+                    due = last + self.interval
+                    if work._dirty:
+                        due = min(due, last + self.min_interval)
+                    if now >= due:
+                        break
+                    work._wake.wait(due - now)
+                progress, work._dirty = work._progress, False
+            last = time.monotonic()
+            try:
+                self.send(work, progress)
+                self.reports += 1
+            except ServerError as error:
+                if error.lost:
+                    log.warning("%s/%s #%s attempt %s is over for this worker: %s", work.job_id, work.stage, work.sequence, work.attempt, error)
+                    work.lose(error.code)
+                    return
+                # A failed renewal is tried again at the next beat; the lease outlasts two more of them.
+                log.warning("renewing the lease of %s/%s #%s failed (%s); trying again", work.job_id, work.stage, work.sequence, error)
+
+
+class Worker:
+    """Serves the registered (kind, stage) handlers: claim, run, renew, report, until stopped.
+
+    url and token: the server's GraphQL URL and a worker token (role worker, tenant-bound) or a pool
+    worker's token (role pool). slots: units run at once. grace_seconds: how long running handlers
+    may finish after a stop is asked for before their work is given up."""
+
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        *,
+        slots: int = 1,
+        grace_seconds: float = 30.0,
+        heartbeat_fraction: float = 1 / 3,
+        min_report_seconds: float = 1.0,
+        signal_source: Optional[WorkSignal] = None,
+        kinds: Optional[Kinds] = None,
+        client: Optional[Client] = None,
+    ) -> None:
+        self.client = client or Client(url, token)
+        self.slots = slots
+        self.grace_seconds = grace_seconds
+        self.heartbeat_fraction = heartbeat_fraction
+        self.min_report_seconds = min_report_seconds
+        self.signal: WorkSignal = signal_source or PollingSignal()
+        self.kinds = kinds
+        self.handlers: dict[tuple[str, str], Handler] = {}
+        self.startup: list[Callable[[], None]] = []
+        self.running: set[Work] = set()
+        self.completed = 0
+        self._stopping = threading.Event()
+        self._given_up = threading.Event()
+        self._lock = threading.Lock()
+        self._turn = 0
+        # A claim refused for a reason waiting cannot mend (a token expired or without the role): run() raises it.
+        self._fatal: Optional[ServerError] = None
+
+    def stage(self, kind: str, stage: str) -> Callable[[Handler], Handler]:
+        """Registers the decorated function as the handler of `stage` of job kind `kind`. It takes a Work and returns the
+        outputs (a dict; None for none), or raises WorkFailed(code, message). It may be async."""
+
+        def register(handler: Handler) -> Handler:
+            self.handlers[(kind, stage)] = handler
+            return handler
+
+        return register
+
+    def on_startup(self, hook: Callable[[], None]) -> Callable[[], None]:
+        """Registers `hook` to run once before the first claim (load a model once)."""
+        self.startup.append(hook)
+        return hook
+
+    # --- Running --------------------------------------------------------------------------------
+
+    def run(self, install_signals: bool = True) -> None:
+        """Claims and runs work until stop() (or SIGTERM / SIGINT when `install_signals`) and returns once every slot has
+        finished or its work was given up. Raises ValueError without handlers, and ServerError when the declared kinds cannot be
+        read or a claim is refused for good (UNAUTHENTICATED, FORBIDDEN, BAD_USER_INPUT: the token or the stages are wrong)."""
+        if not self.handlers:
+            raise ValueError("No handler: register one with @worker.stage(kind, stage).")
+        if install_signals:
+            signal.signal(signal.SIGTERM, self._on_signal)
+            signal.signal(signal.SIGINT, self._on_signal)
+        for hook in self.startup:
+            hook()
+        if self.kinds is None:
+            self.kinds = self._read_kinds()
+        slots = [threading.Thread(target=self._slot, name=f"slot {n}", daemon=True) for n in range(self.slots)]
+        for slot in slots:
+            slot.start()
+        # The main thread only waits, in short joins, so that signal handlers run at once.
+        while any(slot.is_alive() for slot in slots):
+            if self._given_up.is_set():
+                # Handlers that ignore `cancelled` are abandoned: their threads are daemons, gone with the process.
+                deadline = time.monotonic() + 1.0
+                for slot in slots:
+                    slot.join(max(0.0, deadline - time.monotonic()))
+                break
+            for slot in slots:
+                slot.join(0.1)
+        log.info("worker stopped after %d units", self.completed)
+        if self._fatal:
+            raise self._fatal
+
+    def stop(self) -> None:
+        """Stops claiming; running handlers see `work.stopping` and have grace_seconds to finish before their work is given up."""
+        if self._stopping.is_set():
+            return
+        log.info("stopping: no more claims; %d running unit(s) get %.1f s to finish", len(self.running), self.grace_seconds)
+        self._stopping.set()
+        self.signal.wake()
+        with self._lock:
+            for work in self.running:
+                work.stopping.set()
+        timer = threading.Timer(self.grace_seconds, self.give_up)
+        timer.daemon = True
+        timer.start()
+
+    def give_up(self) -> None:
+        """Gives up every running unit now (see hand_back): the handlers are told through `cancelled` and nothing they return is reported."""
+        with self._lock:
+            running = list(self.running)
+        for work in running:
+            work.lose("WORKER_STOPPED")
+            self.hand_back(work)
+        self._given_up.set()
+
+    def hand_back(self, work: Work) -> None:
+        """Hands `work` back so that another worker may take it at once.
+
+        The server has no hand-back mutation yet (issue 49): until it has, this stops renewing the
+        lease (work.lose stopped the heartbeat), and the unit is taken over as its next attempt by
+        the first claim after the lease runs out. Override it, or fill it in once the mutation exists."""
+        log.warning(
+            "gave up %s/%s #%s attempt %s; no hand-back yet: it is claimable again when its lease runs out",
+            work.job_id,
+            work.stage,
+            work.sequence,
+            work.attempt,
+        )
+
+    def _on_signal(self, signum: int, _frame: Any) -> None:
+        if self._stopping.is_set():
+            log.info("second %s: giving up running work now", signal.Signals(signum).name)
+            self.give_up()
+        else:
+            self.stop()
+
+    def _read_kinds(self) -> Optional[Kinds]:
+        try:
+            return Kinds(self.client.call(JOB_KINDS_QUERY)["jobKinds"])
+        except ServerError as error:
+            if error.code != "FORBIDDEN":
+                raise
+            # A pool worker reads nothing but its claims: its outputs are checked by the server alone.
+            log.info("the declared kinds are not open to this token (%s); outputs are checked by the server only", error.code)
+            return None
+
+    def _next_stage(self) -> tuple[str, str]:
+        with self._lock:
+            keys = list(self.handlers)
+            self._turn = (self._turn + 1) % len(keys)
+            return keys[self._turn]
+
+    def _slot(self) -> None:
+        empty = 0
+        while not self._stopping.is_set():
+            kind, stage = self._next_stage()
+            try:
+                claim = self.client.call(CLAIM, {"kind": kind, "stage": stage})["claimWork"]
+            except ServerError as error:
+                log.error("claimWork(%s, %s) failed: %s", kind, stage, error)
+                if not error.retryable:
+                    # Waiting cannot mend it: the worker stops (running units finish) and run() raises it.
+                    self._fatal = self._fatal or error
+                    self.stop()
+                    return
+                claim = None
+            if claim is None:
+                empty += 1
+                # Every registered stage came up empty in a row: wait before the next round.
+                if empty >= len(self.handlers):
+                    empty = 0
+                    self.signal.wait(self._stopping)
+                continue
+            empty = 0
+            self.signal.found()
+            self._serve(work_of(claim))
+
+    def _serve(self, work: Work) -> None:
+        handler = self.handlers[(work.kind, work.stage)]
+        with self._lock:
+            self.running.add(work)
+            if self._stopping.is_set():
+                work.stopping.set()
+        beat = Heartbeat(work, self._report_progress, heartbeat_seconds(work.lease_seconds, self.heartbeat_fraction), self.min_report_seconds)
+        beat.start()
+        try:
+            outcome = self._run_handler(handler, work)
+            beat.stop()
+            if work.cancelled.is_set():
+                log.info("%s/%s #%s attempt %s dropped: %s", work.job_id, work.stage, work.sequence, work.attempt, work.lost_code)
+                return
+            self._report(work, outcome)
+        finally:
+            beat.stop()
+            with self._lock:
+                self.running.discard(work)
+
+    def _run_handler(self, handler: Handler, work: Work) -> Union[Mapping[str, Any], WorkFailed, None]:
+        """The handler's outputs, the failure to report, or None when it stopped because the work was cancelled."""
+        try:
+            result = handler(work)
+            if inspect.isawaitable(result):
+                result = asyncio.run(_awaited(result))
+            return dict(result or {})
+        except Cancelled:
+            return None
+        except WorkFailed as failed:
+            return failed
+        except Exception as error:  # noqa: BLE001 - any fault of the handler fails its attempt, with its text
+            log.exception("the handler of %s/%s failed", work.kind, work.stage)
+            return WorkFailed("HANDLER_ERROR", f"{type(error).__name__}: {error}")
+
+    def _report(self, work: Work, outcome: Union[Mapping[str, Any], WorkFailed, None]) -> None:
+        if outcome is None:
+            return
+        if isinstance(outcome, Mapping):
+            missing = self.kinds.missing_outputs(work.kind, work.stage, outcome) if self.kinds else []
+            if missing:
+                outcome = WorkFailed("OUTPUTS_MISSING", f"The handler's outputs lack the required {', '.join(missing)} of {work.kind}/{work.stage}.")
+        try:
+            if isinstance(outcome, WorkFailed):
+                self._send(work, ITEM_FAIL if not work.is_step else STEP_FAIL, {"code": outcome.code[:100], "message": outcome.message[:2000]})
+                return
+            try:
+                self._send(work, ITEM_COMPLETE if not work.is_step else STEP_COMPLETE, {"outputs": dict(outcome)})
+                self.completed += 1
+            except ServerError as error:
+                if error.code != "BAD_USER_INPUT":
+                    raise
+                # The server refused the outputs (a key outside the tenant, a wrong type): a fault of the handler's, so its attempt fails.
+                self._send(work, ITEM_FAIL if not work.is_step else STEP_FAIL, {"code": "OUTPUTS_REFUSED", "message": error.message[:2000]})
+        except ServerError as error:
+            if error.lost:
+                work.lose(error.code)
+                log.warning("%s/%s #%s attempt %s was over when reported: %s", work.job_id, work.stage, work.sequence, work.attempt, error)
+            else:
+                # Retried within Client.call's bound: the unit is left to its lease, and taken over when it runs out.
+                log.error("could not report %s/%s #%s attempt %s: %s", work.job_id, work.stage, work.sequence, work.attempt, error)
+
+    def _report_progress(self, work: Work, progress: float) -> None:
+        self._send(work, ITEM_PROGRESS if not work.is_step else STEP_PROGRESS, {"progress": progress}, attempts=1)
+
+    def _send(self, work: Work, mutation: str, extra: Mapping[str, Any], attempts: int = 5) -> None:
+        ref: dict[str, Any] = {"jobId": work.job_id, "stage": work.stage, "attempt": work.attempt, "lease": work.lease}
+        if not work.is_step:
+            ref["sequence"] = work.sequence
+        self.client.call(mutation, {**ref, **extra}, attempts=attempts)
+
+
+async def _awaited(result: Awaitable[Outputs]) -> Outputs:
+    return await result

@@ -1,0 +1,493 @@
+/*
+ * Artissist worker SDK for TypeScript: serve pipeline stages with async handlers. The same model as
+ * the Python SDK (sdk/python): claim the steps and work items of the registered stages, run a
+ * handler on each, renew the lease on a timer of its own, report the outcome, and stop gracefully.
+ * Dependency-free: Node's fetch and timers (see docs/workers.md).
+ */
+
+/** The server's codes a worker can wait out: a dependency or a rate budget of the moment, a write that lost its race. */
+const RETRYABLE = new Set(['SERVICE_UNAVAILABLE', 'RATE_LIMITED', 'CONTENDED', 'CONFLICT', 'NETWORK']);
+/** The codes that say the attempt held is over for this worker: retrying cannot succeed, the work is dropped. */
+const LOST = new Set(['JOB_CANCELLED', 'ATTEMPT_TIMED_OUT', 'INVALID_TRANSITION', 'NOT_FOUND', 'FORBIDDEN']);
+/** The lease a claim is assumed to hold when its answer does not say (the server's default). */
+const DEFAULT_LEASE_SECONDS = 60;
+
+/** A request that failed: the server's `extensions.code` (NETWORK when nothing answered) and message. */
+export class ServerError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(`${code}: ${message}`);
+  }
+  /** True when the same request may succeed later. */
+  get retryable(): boolean {
+    return RETRYABLE.has(this.code);
+  }
+  /** True when the answer says the attempt held is over (cancelled, timed out, taken over, gone). */
+  get lost(): boolean {
+    return LOST.has(this.code);
+  }
+}
+
+/** Thrown by a handler to fail its attempt with a stable code of its own (retried while attempts remain). */
+export class WorkFailed extends Error {
+  constructor(
+    readonly code: string,
+    message = code,
+  ) {
+    super(message);
+  }
+}
+
+/** One claimed step or work item, as a handler sees it. */
+export interface Work {
+  kind: string;
+  stage: string;
+  jobId: string;
+  tenantId: string;
+  /** The attempt the claim handed out; every report names it. */
+  attempt: number;
+  inputs: Record<string, unknown>;
+  /** The item's sequence in its stage; undefined for a single step. */
+  sequence?: number;
+  /** A pool worker's lease (passed with every report); undefined for a tenant-bound worker. */
+  lease?: string;
+  leaseSeconds: number;
+  /** Aborted when the job is cancelled or the attempt is otherwise over for this worker: stop; nothing returned is reported. */
+  signal: AbortSignal;
+  /** Aborted when the worker was asked to stop: finish within the grace period, or stop early. */
+  stopping: AbortSignal;
+  /** Records progress (0 to 1); the lease timer sends it, at most once per minReportMs. */
+  progress(value: number): void;
+}
+
+/** What a handler returns: the outputs, or nothing for none (an async handler without a return resolves to void). */
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler that returns nothing is typed void, which the union must take.
+export type Outputs = Record<string, unknown> | undefined | void;
+export type Handler = (work: Work) => Promise<Outputs> | Outputs;
+
+export interface WorkerOptions {
+  /** The server's GraphQL URL. */
+  url: string;
+  /** A worker token (role worker) or a pool worker's token (role pool). */
+  token: string;
+  /** Units run at once (default 1). */
+  slots?: number;
+  /** How long running handlers may finish after stop() before their work is given up (default 30 s). */
+  graceMs?: number;
+  /** The share of the lease after which it is renewed (default 1/3). */
+  heartbeatFraction?: number;
+  /** The least time between two progress reports of one unit (default 1 s). */
+  minReportMs?: number;
+  /** When to claim again; polling by default (a push source will implement the same interface). */
+  workSignal?: WorkSignal;
+  /** Stop on SIGTERM and SIGINT (a second one gives up at once); default true. */
+  handleSignals?: boolean;
+  log?: (level: 'info' | 'warn' | 'error', message: string) => void;
+}
+
+/** When to claim again. Polling now; a source of pushed notifications (issue 49) will implement the same calls. */
+export interface WorkSignal {
+  /** A claim found work: claim again at once. */
+  found(): void;
+  /** A claim found nothing: resolves when it is worth claiming again, or when `stop` aborts. */
+  wait(stop: AbortSignal): Promise<void>;
+}
+
+/** Claims again after a wait that grows from minMs by `factor` up to maxMs while claims find nothing. */
+export class PollingSignal implements WorkSignal {
+  private next: number;
+  constructor(
+    readonly minMs = 250,
+    readonly maxMs = 5000,
+    readonly factor = 2,
+  ) {
+    this.next = minMs;
+  }
+  found(): void {
+    this.next = this.minMs;
+  }
+  wait(stop: AbortSignal): Promise<void> {
+    const delay = this.next;
+    this.next = Math.min(this.maxMs, this.next * this.factor);
+    return new Promise((resolve) => {
+      if (stop.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        stop.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, delay);
+      stop.addEventListener('abort', done);
+    });
+  }
+}
+
+/** A held attempt as a claim describes it: a step's or an item's. */
+interface ClaimedUnit {
+  attempt: number;
+  startedAt?: string | null;
+  leaseExpiresAt?: string | null;
+}
+
+/** What claimWork answers (CLAIM's selection). */
+interface Claim {
+  tenantId: string;
+  lease?: string | null;
+  job: { jobId: string; kind: string; inputs?: Record<string, unknown> | null };
+  step: ClaimedUnit & { name: string };
+  item?: (ClaimedUnit & { sequence: number; inputs: Record<string, unknown> }) | null;
+}
+
+/** An answer's data, as the caller's selection shapes it. */
+// biome-ignore lint/suspicious/noExplicitAny: the shape is the caller's query's, which this client does not parse.
+type Data = Record<string, any>;
+
+/** The declared outputs of each (kind, stage), from the jobKinds query: which are required. */
+type Declared = Map<string, { name: string; required: boolean }[]>;
+
+const JOB_KINDS =
+  'query WorkerJobKinds { jobKinds { name stages { name outputs { name required } fanOut { itemOutputs { name required } } } } }';
+const CLAIM = `mutation WorkerClaim($kind: String, $stage: String) { claimWork(kind: $kind, stage: $stage) {
+  tenantId lease job { jobId kind inputs } step { name attempt startedAt leaseExpiresAt }
+  item { sequence attempt inputs startedAt leaseExpiresAt } } }`;
+const ITEM_ARGS = '$jobId: ID!, $stage: String!, $sequence: Int!, $attempt: Int!, $lease: String';
+const ITEM_REF = 'jobId: $jobId, stage: $stage, sequence: $sequence, attempt: $attempt, lease: $lease';
+const STEP_ARGS = '$jobId: ID!, $stage: String!, $attempt: Int, $lease: String';
+const STEP_REF = 'jobId: $jobId, stepName: $stage, attempt: $attempt, lease: $lease';
+const MUTATIONS = {
+  item: {
+    progress: `mutation(${ITEM_ARGS}, $progress: Float!) { reportWorkItemProgress(${ITEM_REF}, progress: $progress) { leaseExpiresAt } }`,
+    complete: `mutation(${ITEM_ARGS}, $outputs: JSONObject!) { completeWorkItem(${ITEM_REF}, outputs: $outputs) { status } }`,
+    fail: `mutation(${ITEM_ARGS}, $code: String!, $message: String!) { failWorkItem(${ITEM_REF}, code: $code, message: $message) { status } }`,
+  },
+  step: {
+    progress: `mutation(${STEP_ARGS}, $progress: Float!) { reportStepProgress(${STEP_REF}, progress: $progress) { jobId } }`,
+    complete: `mutation(${STEP_ARGS}, $outputs: JSONObject) { completeStep(${STEP_REF}, outputs: $outputs) { jobId } }`,
+    fail: `mutation(${STEP_ARGS}, $code: String!, $message: String!) { failStep(${STEP_REF}, code: $code, message: $message) { jobId } }`,
+  },
+};
+
+/** The lease's length, from the attempt's start to its lease's end (both the server's clock); the default without them. */
+export function leaseSeconds(startedAt?: string | null, leaseExpiresAt?: string | null): number {
+  const length = (Date.parse(leaseExpiresAt ?? '') - Date.parse(startedAt ?? '')) / 1000;
+  return Number.isFinite(length) && length > 0 ? length : DEFAULT_LEASE_SECONDS;
+}
+
+/** The required outputs of a declared stage that `outputs` leaves out or sets to null, in declaration order. */
+export function missingOutputs(declared: { name: string; required: boolean }[] | undefined, outputs: Record<string, unknown>): string[] {
+  return (declared ?? []).filter((f) => f.required && (outputs[f.name] === undefined || outputs[f.name] === null)).map((f) => f.name);
+}
+
+/** A unit being served: its Work, and what the worker keeps about it. */
+interface Held {
+  work: Work;
+  cancel: AbortController;
+  stop: AbortController;
+  lostCode?: string;
+  progress: number;
+  dirty: boolean;
+  lastReport: number;
+  timer?: NodeJS.Timeout;
+  reporting?: Promise<void>;
+  /** Set once the handler returned: no renewal may go out beside the outcome's report. */
+  finished?: boolean;
+}
+
+/** Serves the registered (kind, stage) handlers: claim, run, renew, report, until stopped. */
+export class Worker {
+  private readonly handlers = new Map<string, { kind: string; stage: string; handler: Handler }>();
+  private readonly running = new Set<Held>();
+  private readonly stopping = new AbortController();
+  private readonly gaveUp = new AbortController();
+  private declared?: Declared;
+  /** A claim refused for a reason waiting cannot mend (a token expired or without the role): run() rejects with it. */
+  private fatal?: ServerError;
+  private turn = 0;
+  /** Units this worker completed. */
+  completed = 0;
+
+  constructor(private readonly options: WorkerOptions) {}
+
+  /** Registers `handler` for `stage` of job kind `kind`: it returns the outputs, or throws WorkFailed(code, message). */
+  stage(kind: string, stage: string, handler: Handler): this {
+    this.handlers.set(`${kind}\u0000${stage}`, { kind, stage, handler });
+    return this;
+  }
+
+  /**
+   * Claims and runs work until stop() (or SIGTERM / SIGINT) and resolves once every slot finished
+   * or its work was given up. Rejects without handlers, when the declared kinds cannot be read, or
+   * with the ServerError of a claim refused for good (UNAUTHENTICATED, FORBIDDEN, BAD_USER_INPUT).
+   */
+  async run(): Promise<void> {
+    if (this.handlers.size === 0) throw new Error('No handler: register one with worker.stage(kind, stage, handler).');
+    const onSignal = () => (this.stopping.signal.aborted ? this.giveUp() : this.stop());
+    if (this.options.handleSignals !== false) {
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+    }
+    try {
+      this.declared = await this.readKinds();
+      const slots = Array.from({ length: this.options.slots ?? 1 }, () => this.slot());
+      // Handlers that ignore their signal after a give-up are abandoned: run() resolves without them.
+      const abandoned = new Promise<void>((resolve) => this.gaveUp.signal.addEventListener('abort', () => setTimeout(resolve, 1000)));
+      await Promise.race([Promise.all(slots), abandoned]);
+    } finally {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    }
+    this.log('info', `worker stopped after ${this.completed} units`);
+    if (this.fatal) throw this.fatal;
+  }
+
+  /** Stops claiming; running handlers see `work.stopping` and have graceMs to finish before their work is given up. */
+  stop(): void {
+    if (this.stopping.signal.aborted) return;
+    this.log('info', `stopping: no more claims; ${this.running.size} running unit(s) get ${this.options.graceMs ?? 30_000} ms to finish`);
+    this.stopping.abort();
+    for (const held of this.running) held.stop.abort();
+    setTimeout(() => this.giveUp(), this.options.graceMs ?? 30_000).unref();
+  }
+
+  /** Gives up every running unit now (see handBack): handlers are aborted and nothing they return is reported. */
+  giveUp(): void {
+    for (const held of this.running) {
+      this.lose(held, 'WORKER_STOPPED');
+      this.handBack(held.work);
+    }
+    this.gaveUp.abort();
+  }
+
+  /**
+   * Hands `work` back so that another worker may take it at once. The server has no hand-back
+   * mutation yet (issue 49): until it has, this only stops renewing the lease (lose() stopped the
+   * timer), and the unit is taken over as its next attempt by the first claim after the lease runs
+   * out. Override it, or fill it in once the mutation exists.
+   */
+  handBack(work: Work): void {
+    this.log(
+      'warn',
+      `gave up ${work.jobId}/${work.stage} #${work.sequence} attempt ${work.attempt}; claimable again when its lease runs out`,
+    );
+  }
+
+  private log(level: 'info' | 'warn' | 'error', message: string): void {
+    if (this.options.log) this.options.log(level, message);
+    else if (level !== 'info') console.error(`${level}: ${message}`);
+  }
+
+  /** The data of one GraphQL request; throws ServerError with the first error's code (NETWORK when nothing answered). */
+  async request(query: string, variables: Record<string, unknown> = {}): Promise<Data> {
+    let res: Response;
+    try {
+      res = await fetch(this.options.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.options.token}` },
+        body: JSON.stringify({ query, variables }),
+      });
+    } catch (error) {
+      throw new ServerError('NETWORK', (error as Error).message);
+    }
+    const body = (await res.json().catch(() => undefined)) as
+      | { data?: Data; errors?: { message: string; extensions?: { code?: string; retryAfterSeconds?: number } }[] }
+      | undefined;
+    const first = body?.errors?.[0];
+    if (first) throw new ServerError(String(first.extensions?.code ?? 'BAD_REQUEST'), first.message, first.extensions?.retryAfterSeconds);
+    if (!body?.data)
+      throw new ServerError(res.status >= 500 ? 'SERVICE_UNAVAILABLE' : 'BAD_REQUEST', `HTTP ${res.status} without a GraphQL answer`);
+    return body.data;
+  }
+
+  /** request(), sent again after a retryable failure, at most `attempts` times in all, with jittered backoff. */
+  private async call(query: string, variables: Record<string, unknown>, attempts = 5): Promise<Data> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.request(query, variables);
+      } catch (error) {
+        if (!(error instanceof ServerError) || !error.retryable || attempt >= attempts) throw error;
+        const wait = error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : Math.min(5000, 200 * 2 ** (attempt - 1));
+        await new Promise((resolve) => setTimeout(resolve, wait * (0.5 + Math.random() / 2)));
+      }
+    }
+  }
+
+  private async readKinds(): Promise<Declared | undefined> {
+    try {
+      const { jobKinds } = await this.call(JOB_KINDS, {});
+      const declared: Declared = new Map();
+      for (const kind of jobKinds)
+        for (const s of kind.stages) declared.set(`${kind.name}\u0000${s.name}`, s.fanOut?.itemOutputs ?? s.outputs);
+      return declared;
+    } catch (error) {
+      // A pool worker reads nothing but its claims: its outputs are checked by the server alone.
+      if (error instanceof ServerError && error.code === 'FORBIDDEN') return undefined;
+      throw error;
+    }
+  }
+
+  private async slot(): Promise<void> {
+    const signal = this.options.workSignal ?? (this.options.workSignal = new PollingSignal());
+    const keys = [...this.handlers.keys()];
+    let empty = 0;
+    while (!this.stopping.signal.aborted) {
+      const { kind, stage } = this.handlers.get(keys[this.turn++ % keys.length])!;
+      let claim: Claim | null = null;
+      try {
+        claim = (await this.call(CLAIM, { kind, stage })).claimWork;
+      } catch (error) {
+        this.log('error', `claimWork(${kind}, ${stage}) failed: ${(error as Error).message}`);
+        if (!(error instanceof ServerError) || !error.retryable) {
+          // Waiting cannot mend it: the worker stops (running units finish) and run() rejects with it.
+          this.fatal ??= error instanceof ServerError ? error : new ServerError('INTERNAL', String(error));
+          this.stop();
+          return;
+        }
+      }
+      if (!claim) {
+        // Every registered stage came up empty in a row: wait before the next round.
+        if (++empty >= keys.length) {
+          empty = 0;
+          await signal.wait(this.stopping.signal);
+        }
+        continue;
+      }
+      empty = 0;
+      signal.found();
+      await this.serve(claim);
+    }
+  }
+
+  private async serve(claim: Claim): Promise<void> {
+    const { job, step, item } = claim;
+    const unit = item ?? step;
+    const cancel = new AbortController();
+    const stop = new AbortController();
+    if (this.stopping.signal.aborted) stop.abort();
+    const held: Held = { cancel, stop, progress: 0, dirty: false, lastReport: Date.now(), work: undefined as unknown as Work };
+    held.work = {
+      kind: job.kind,
+      stage: step.name,
+      jobId: job.jobId,
+      tenantId: claim.tenantId,
+      attempt: unit.attempt,
+      inputs: (item ? item.inputs : job.inputs) ?? {},
+      sequence: item?.sequence,
+      lease: claim.lease ?? undefined,
+      leaseSeconds: leaseSeconds(unit.startedAt, unit.leaseExpiresAt),
+      signal: cancel.signal,
+      stopping: stop.signal,
+      progress: (value) => {
+        held.progress = Math.min(1, Math.max(0, value));
+        held.dirty = true;
+        this.schedule(held);
+      },
+    };
+    this.running.add(held);
+    this.schedule(held);
+    try {
+      const outcome = await this.runHandler(held);
+      held.finished = true;
+      clearTimeout(held.timer);
+      await held.reporting;
+      if (cancel.signal.aborted) {
+        this.log(
+          'info',
+          `${held.work.jobId}/${held.work.stage} #${held.work.sequence} attempt ${held.work.attempt} dropped: ${held.lostCode}`,
+        );
+        return;
+      }
+      await this.report(held, outcome);
+    } finally {
+      clearTimeout(held.timer);
+      this.running.delete(held);
+    }
+  }
+
+  private async runHandler(held: Held): Promise<Record<string, unknown> | WorkFailed> {
+    const { handler } = this.handlers.get(`${held.work.kind}\u0000${held.work.stage}`)!;
+    try {
+      return { ...((await handler(held.work)) ?? {}) };
+    } catch (error) {
+      if (error instanceof WorkFailed) return error;
+      return new WorkFailed('HANDLER_ERROR', error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+    }
+  }
+
+  /** Sets the unit's lease timer: its next report at the renewal interval, or sooner for fresh progress. */
+  private schedule(held: Held): void {
+    if (held.finished || held.cancel.signal.aborted || held.reporting) return;
+    clearTimeout(held.timer);
+    const interval = Math.max(100, held.work.leaseSeconds * 1000 * (this.options.heartbeatFraction ?? 1 / 3));
+    const due = held.lastReport + (held.dirty ? Math.min(interval, this.options.minReportMs ?? 1000) : interval);
+    held.timer = setTimeout(() => (held.reporting = this.renew(held)), Math.max(0, due - Date.now()));
+  }
+
+  private async renew(held: Held): Promise<void> {
+    const progress = held.progress;
+    held.dirty = false;
+    held.lastReport = Date.now();
+    try {
+      await this.send(held.work, 'progress', { progress }, 1);
+    } catch (error) {
+      if (error instanceof ServerError && error.lost) this.lose(held, error.code);
+      // A failed renewal is tried again at the next beat; the lease outlasts two more of them.
+      else
+        this.log(
+          'warn',
+          `renewing the lease of ${held.work.jobId}/${held.work.stage} #${held.work.sequence} failed: ${(error as Error).message}`,
+        );
+    } finally {
+      held.reporting = undefined;
+    }
+    this.schedule(held);
+  }
+
+  private lose(held: Held, code: string): void {
+    held.lostCode ??= code;
+    clearTimeout(held.timer);
+    held.cancel.abort(new ServerError(code, 'the attempt is over for this worker'));
+  }
+
+  private async report(held: Held, outcome: Record<string, unknown> | WorkFailed): Promise<void> {
+    const { work } = held;
+    if (!(outcome instanceof WorkFailed)) {
+      const missing = this.declared ? missingOutputs(this.declared.get(`${work.kind}\u0000${work.stage}`), outcome) : [];
+      if (missing.length)
+        outcome = new WorkFailed(
+          'OUTPUTS_MISSING',
+          `The handler's outputs lack the required ${missing.join(', ')} of ${work.kind}/${work.stage}.`,
+        );
+    }
+    try {
+      if (outcome instanceof WorkFailed) {
+        await this.send(work, 'fail', { code: outcome.code.slice(0, 100), message: outcome.message.slice(0, 2000) });
+        return;
+      }
+      try {
+        await this.send(work, 'complete', { outputs: outcome });
+        this.completed++;
+      } catch (error) {
+        if (!(error instanceof ServerError) || error.code !== 'BAD_USER_INPUT') throw error;
+        // The server refused the outputs (a key outside the tenant, a wrong type): the handler's fault, so its attempt fails.
+        await this.send(work, 'fail', { code: 'OUTPUTS_REFUSED', message: error.message.slice(0, 2000) });
+      }
+    } catch (error) {
+      if (error instanceof ServerError && error.lost) this.lose(held, error.code);
+      // Retried within call()'s bound: the unit is left to its lease, and taken over when it runs out.
+      else
+        this.log(
+          'error',
+          `could not report ${work.jobId}/${work.stage} #${work.sequence} attempt ${work.attempt}: ${(error as Error).message}`,
+        );
+    }
+  }
+
+  private send(work: Work, what: 'progress' | 'complete' | 'fail', extra: Record<string, unknown>, attempts = 5) {
+    const ref = { jobId: work.jobId, stage: work.stage, attempt: work.attempt, lease: work.lease ?? null };
+    const query = work.sequence === undefined ? MUTATIONS.step[what] : MUTATIONS.item[what];
+    return this.call(query, work.sequence === undefined ? { ...ref, ...extra } : { ...ref, sequence: work.sequence, ...extra }, attempts);
+  }
+}

@@ -1,0 +1,62 @@
+import { spawnSync } from 'node:child_process';
+import { leaseSeconds, missingOutputs, PollingSignal } from '../../sdk/typescript/src/index';
+import { ROOT } from '../support/processes';
+
+/*
+ * The worker SDKs' parts that need no server. The Python SDK's own unittest suite
+ * (sdk/python/tests, standard library only: CI has python3 but no pytest) runs from here, so that
+ * `npm test` and `npm run test:quick` run it. Their e2e tests are test/e2e/worker-sdk.test.ts.
+ */
+describe('the worker SDKs, without a server', () => {
+  it("the Python SDK's unittest suite passes", () => {
+    const run = spawnSync('python3', ['-m', 'unittest', 'discover', '-s', 'sdk/python/tests', '-t', 'sdk/python'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, PYTHONDONTWRITEBYTECODE: '1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    // unittest reports on stderr: "Ran N tests … OK", or each failure.
+    expect({ status: run.status, error: run.error?.message, tail: run.stderr.trim().split('\n').slice(-1)[0] }).toEqual({
+      status: 0,
+      error: undefined,
+      tail: 'OK',
+    });
+    expect(Number(/Ran (\d+) tests/.exec(run.stderr)?.[1])).toBeGreaterThanOrEqual(18);
+  });
+
+  it("the TypeScript SDK measures a lease on the server's clock, with the default when the claim does not say", () => {
+    expect(leaseSeconds('2026-01-01T00:00:00Z', '2026-01-01T00:00:02.500Z')).toBe(2.5);
+    expect(leaseSeconds(null, '2026-01-01T00:00:02Z')).toBe(60);
+    expect(leaseSeconds('2026-01-01T00:00:05Z', '2026-01-01T00:00:02Z')).toBe(60);
+  });
+
+  it('the TypeScript SDK names the required outputs left out or null, in declaration order', () => {
+    const declared = [
+      { name: 'videoClip', required: true },
+      { name: 'lipSyncedClip', required: false },
+      { name: 'poster', required: true },
+    ];
+    expect(missingOutputs(declared, { lipSyncedClip: 'k', poster: null })).toEqual(['videoClip', 'poster']);
+    expect(missingOutputs(declared, { videoClip: 'a', poster: 'b' })).toEqual([]);
+    expect(missingOutputs(undefined, {})).toEqual([]);
+  });
+
+  it("the TypeScript SDK's polling waits grow to the cap while claims find nothing, start again after work, and end at once on stop", async () => {
+    const signal = new PollingSignal(20, 60, 2);
+    const waited = async () => {
+      const started = Date.now();
+      await signal.wait(new AbortController().signal);
+      return Date.now() - started;
+    };
+    const first = await waited();
+    const second = await waited();
+    expect(first).toBeGreaterThanOrEqual(15);
+    expect(second).toBeGreaterThanOrEqual(35);
+    signal.found();
+    const stop = new AbortController();
+    stop.abort();
+    const started = Date.now();
+    await signal.wait(stop.signal);
+    expect(Date.now() - started).toBeLessThan(15);
+  });
+});
