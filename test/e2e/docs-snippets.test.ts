@@ -204,8 +204,13 @@ const SHELL_CASES: ShellCase[] = [
       const job = fills['job_01J…'];
       const worker = [Role.WORKER];
       await ctx.gql(`mutation { startStep(jobId: "${job}", stepName: "render") { seq } }`, {}, worker);
-      for (const progress of [0.25, 0.5, 0.75])
+      for (const progress of [0.25, 0.5, 0.75]) {
         await ctx.gql(`mutation { reportStepProgress(jobId: "${job}", stepName: "render", progress: ${progress}) { seq } }`, {}, worker);
+        // The example cuts its connection after its third event (this report's): the rest is
+        // committed once it has reconnected, so that it resumes from a position rather than
+        // receiving the last events in the frames it read before the cut, and exiting with them.
+        if (progress === 0.5) await until(() => running.stdout().includes('"reconnected"'));
+      }
       await ctx.gql(`mutation { completeStep(jobId: "${job}", stepName: "render") { seq } }`, {}, worker);
     },
     check: ({ answers }) => {

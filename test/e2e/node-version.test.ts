@@ -75,7 +75,8 @@ describe('an unsupported Node', () => {
     const clone = tempDir('artissist-fresh-clone-');
     for (const file of ['package.json', 'package-lock.json', '.npmrc', 'tsconfig.json', 'tsconfig.build.json'])
       cpSync(join(ROOT, file), join(clone, file));
-    cpSync(join(ROOT, 'src'), join(clone, 'src'), { recursive: true });
+    // The folders the build compiles (tsconfig.build.json): the server's sources and the TypeScript worker SDK.
+    for (const folder of ['src', 'sdk/typescript']) cpSync(join(ROOT, folder), join(clone, folder), { recursive: true });
     const npm26 = 'npx -y node@26 "$(command -v npm)"';
     for (const [args, again] of [
       [['start'], 'start'],
