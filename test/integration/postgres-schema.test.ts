@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Client } from 'pg';
 import { entities } from '../../src/common/entities';
 import { applySchema, createRoles, schemaDrift, withTenant } from '../../src/infra/postgres/apply';
-import { DEFAULT_ROLES, type DerivedSchema, deriveSchema, type TableDef } from '../../src/infra/postgres/schema';
+import { DEFAULT_ROLES, type DerivedSchema, deriveSchema, foreignKeySql, schemaSql, type TableDef } from '../../src/infra/postgres/schema';
 import { type PostgresServer, startPostgres } from '../support/postgres';
 
 /*
@@ -96,6 +98,22 @@ describe('the PostgreSQL schema derived from the declarations', () => {
     // A cross-tenant index puts the tenant where its template does, not first.
     expect(jobs.indexes.find((i) => i.name === 'jobs_across_tenants')?.columns).toEqual(['status', 'updated_at', 'tenant_id', 'job_id']);
     expect(derived.views.map((v) => v.name)).toEqual(['v_jobs_in_progress', 'v_steps_needing_review', 'v_assets_by_type']);
+  });
+
+  it('shows in docs/postgres.md statements the derivation makes, as it makes them', () => {
+    const docs = readFileSync(join(__dirname, '../../docs/postgres.md'), 'utf8');
+    const sql = /```sql\n([\s\S]*?)```/.exec(docs)?.[1] ?? '';
+    const flat = (statement: string) => statement.replace(/\s+/g, ' ').trim();
+    const shown = sql
+      .split(/;\s*\n/)
+      .map(flat)
+      .filter(Boolean);
+    const made = new Set([
+      ...schemaSql(derived).map(flat),
+      ...derived.tables.flatMap((t) => t.foreignKeys.map((fk) => flat(foreignKeySql(roles.schema, t, fk)))),
+    ]);
+    expect(shown.length).toBeGreaterThan(5);
+    expect(shown.filter((statement) => !made.has(statement.replace(/;$/, '')))).toEqual([]);
   });
 
   it('applies on an empty database, then again without change, and the drift check finds nothing', async () => {
