@@ -134,10 +134,9 @@ export async function startPostgres(): Promise<PostgresServer> {
   });
 
   const open = async (login: string, secret: string, database = 'postgres') => {
+    // No 'error' listener: the registry ends clients before the server (later registrations
+    // first), so an idle client's error means the server died under the test, which should be loud.
     const client = new Client({ host: '127.0.0.1', port, user: login, password: secret, database });
-    // A connection the server ends (a test's own stop) emits 'error' on an idle client; the query
-    // that was waiting, if any, rejects with it, so nothing more is to be done with it here.
-    client.on('error', () => undefined);
     await client.connect();
     return client;
   };

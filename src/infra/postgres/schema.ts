@@ -119,6 +119,12 @@ function sqlValue(value: unknown): string {
   throw new Error(`An index membership value of type ${typeof value} has no SQL form.`);
 }
 
+/** A membership of allowed values as SQL: `{ status: ['PAUSED'] }` → `"status" IN ('PAUSED')`, each attribute's test ANDed. */
+const membershipSql = (when: Record<string, readonly unknown[]>): string =>
+  Object.entries(when)
+    .map(([attribute, allowed]) => `${ident(snake(attribute))} IN (${allowed.map(sqlValue).join(', ')})`)
+    .join(' AND ');
+
 /**
  * The columns of one entity: tenant first, then the key template's values, the declared
  * attributes, the status machine's attribute, and what the server adds to every item.
@@ -171,12 +177,7 @@ function indexOf(table: string, name: string, declared: IndexDeclaration, column
   if (unknown.length > 0) throw new Error(`Index ${name} of ${table} names ${unknown.join(', ')}, which ${table} has no column for.`);
   if (columns.length === 0) return undefined;
   const when = declared.when;
-  const where =
-    when && !isCondition(when)
-      ? Object.entries(when)
-          .map(([attribute, allowed]) => `${ident(snake(attribute))} IN (${allowed.map(sqlValue).join(', ')})`)
-          .join(' AND ')
-      : undefined;
+  const where = when && !isCondition(when) ? membershipSql(when) : undefined;
   return { name: checkedName(`${table}_${snake(name)}`), columns, where };
 }
 
@@ -252,9 +253,7 @@ function seedViews(models: Readonly<Record<string, AnyModel>>, tables: ReadonlyM
   const membership = (entity: string, index: string): string => {
     const when = models[entity]?.indexes[index]?.when;
     if (!when || isCondition(when)) throw new Error(`${entity}.${index} declares no membership of values for a view to filter by.`);
-    return Object.entries(when)
-      .map(([attribute, allowed]) => `${ident(snake(attribute))} IN (${allowed.map(sqlValue).join(', ')})`)
-      .join(' AND ');
+    return membershipSql(when);
   };
   const job = models.Job;
   const running = 'RUNNING';
