@@ -160,14 +160,18 @@ describe('the PostgreSQL schema derived from the declarations', () => {
         const rows = await withTenant(app, 'A', async () => (await app.query(`SELECT tenant_id FROM ${t.name}`)).rows);
         expect({ table: t.name, rows }).toEqual({ table: t.name, rows: [{ tenant_id: 'A' }] });
       }
-      expect((await app.query('SELECT * FROM projects')).rows).toEqual([]);
+      // Without a tenant (no transaction set one), no table shows a row.
+      for (const t of derived.tables)
+        expect({ table: t.name, rows: (await app.query(`SELECT * FROM ${t.name}`)).rows }).toEqual({ table: t.name, rows: [] });
       // The setting ended with its transaction: nothing carries to the connection's next user.
       expect((await app.query("SELECT current_setting('app.tenant_id', true) AS tenant")).rows[0].tenant).toBe('');
     });
 
-    it('cannot insert, update or delete another tenant’s row in any table', async () => {
+    it('cannot insert, update or delete another tenant’s row in any table, nor insert one without a tenant', async () => {
       for (const t of derived.tables) {
         await expect(withTenant(app, 'A', () => insert(app, t, 'B'))).rejects.toThrow(/violates row-level security policy/);
+        // Nor, without a tenant, a row of any.
+        await expect(insert(app, t, 'A')).rejects.toThrow(/violates row-level security policy/);
         const changed = await withTenant(app, 'A', async () => {
           const updated = await app.query(`UPDATE ${t.name} SET version = version + 1 WHERE tenant_id = 'B'`);
           const deleted = await app.query(`DELETE FROM ${t.name} WHERE tenant_id = 'B'`);
