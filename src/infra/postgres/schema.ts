@@ -1,0 +1,334 @@
+import { escapeIdentifier as ident, escapeLiteral as literal } from 'pg';
+import { type AnyModel, type Attribute, type AttributeKind, type IndexDeclaration, isCondition, placeholdersOf } from '../dynamo/entity';
+
+/*
+ * The PostgreSQL schema, derived from the same entity declarations as the DynamoDB table
+ * (src/common/entities.ts, read through src/infra/dynamo/entity.ts): a table per entity, a typed
+ * column per declared attribute, the key templates' values as the primary key (tenant first), the
+ * declared indexes as B-tree indexes, the declared references as foreign keys, and the seed's three
+ * views. Nothing is listed per entity here except those views, which the seed names. Building the
+ * statements is pure; src/infra/postgres/apply.ts sends them and checks a database against them.
+ *
+ * This module is in the infra layer, which may not import the declarations themselves (a higher
+ * layer): callers pass the models (`deriveSchema(entities)`).
+ */
+
+/** Who owns the schema, and the role the server connects as (see docs/postgres.md). */
+export interface SchemaRoles {
+  /** The PostgreSQL schema (namespace) the tables live in. */
+  schema: string;
+  /** Owns the tables and applies the schema; the server never connects as it. */
+  owner: string;
+  /** The server's role: reads and writes rows, owns nothing, and has no BYPASSRLS, so row-level security binds it. */
+  app: string;
+}
+
+export const DEFAULT_ROLES: SchemaRoles = { schema: 'artissist', owner: 'artissist_owner', app: 'artissist_app' };
+
+/** The setting that carries the request's tenant, set per transaction (see withTenant in apply.ts). */
+export const TENANT_SETTING = 'app.tenant_id';
+
+/** The name of every table's row-level security policy. */
+export const TENANT_POLICY = 'tenant_isolation';
+
+export interface Column {
+  name: string;
+  /** As PostgreSQL's format_type() prints it, so the drift check compares it as it is. */
+  type: string;
+  notNull: boolean;
+  /** A SQL default expression, or undefined. */
+  default?: string;
+}
+
+export interface IndexDef {
+  name: string;
+  columns: string[];
+  unique?: boolean;
+  /** The WHERE of a partial index, or undefined for an index of every row. */
+  where?: string;
+}
+
+export interface ForeignKeyDef {
+  name: string;
+  columns: string[];
+  table: string;
+  references: string[];
+  /** The column an optional reference clears when the referred row goes (PostgreSQL 15's `SET NULL (col)`). */
+  setNull?: string;
+}
+
+export interface TableDef {
+  /** The declaration's name in the entities map (`ProjectEvent`). */
+  entity: string;
+  name: string;
+  columns: Column[];
+  primaryKey: string[];
+  indexes: IndexDef[];
+  foreignKeys: ForeignKeyDef[];
+}
+
+export interface ViewDef {
+  name: string;
+  /** The SELECT, with the schema's tables named in full. */
+  select: string;
+}
+
+export interface DerivedSchema {
+  roles: SchemaRoles;
+  tables: TableDef[];
+  views: ViewDef[];
+}
+
+/** `linkedLogId` → `linked_log_id`. */
+export const snake = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+
+/** The table of a declaration: `ProjectEvent` → `project_events`. */
+export const tableName = (entity: string): string => `${snake(entity)}s`;
+
+/**
+ * Column types by attribute kind. Integers are `bigint`: sizes in bytes and the tenant's stored
+ * bytes pass 2^31, and epoch seconds (an upload's deadline) will in 2038. Enums are text (their
+ * values are checked by the API before a write, as on DynamoDB). Only JSON attributes (documents,
+ * shapes, lists of shapes) are jsonb.
+ */
+const TYPES: Record<AttributeKind, string> = {
+  string: 'text',
+  id: 'text',
+  enum: 'text',
+  int: 'bigint',
+  float: 'double precision',
+  boolean: 'boolean',
+  date: 'date',
+  dateTime: 'timestamp with time zone',
+  json: 'jsonb',
+  strings: 'text[]',
+};
+
+/** PostgreSQL truncates longer identifiers silently, which would make two names one. */
+const MAX_IDENTIFIER = 63;
+
+function checkedName(name: string): string {
+  if (name.length > MAX_IDENTIFIER) throw new Error(`The derived name ${name} is longer than PostgreSQL's ${MAX_IDENTIFIER} characters.`);
+  return name;
+}
+
+/** A declared membership value as a SQL literal (a `when` lists booleans, numbers and texts). */
+function sqlValue(value: unknown): string {
+  if (typeof value === 'boolean' || typeof value === 'number') return String(value);
+  if (typeof value === 'string') return literal(value);
+  throw new Error(`An index membership value of type ${typeof value} has no SQL form.`);
+}
+
+/** A membership of allowed values as SQL: `{ status: ['PAUSED'] }` → `"status" IN ('PAUSED')`, each attribute's test ANDed. */
+const membershipSql = (when: Record<string, readonly unknown[]>): string =>
+  Object.entries(when)
+    .map(([attribute, allowed]) => `${ident(snake(attribute))} IN (${allowed.map(sqlValue).join(', ')})`)
+    .join(' AND ');
+
+/**
+ * The columns of one entity: tenant first, then the key template's values, the declared
+ * attributes, the status machine's attribute, and what the server adds to every item.
+ *
+ * The declarations say which of what the server adds an entity keeps (`keeps`) only in its type,
+ * not at run time (EntityModel does not hold it), so every table has the four: `version` for
+ * optimistic locking, the times and the author. `expires_at` is there only where the entity
+ * declares a TTL. Derived attributes of the DynamoDB design (index keys, search word slots) are not
+ * columns: the indexes below replace the first, and full text search on Postgres is its own step.
+ */
+function columnsOf(model: AnyModel, key: readonly string[]): Column[] {
+  const columns = new Map<string, Column>();
+  const add = (column: Column) => {
+    if (!columns.has(column.name)) columns.set(column.name, column);
+  };
+  add({ name: 'tenant_id', type: 'text', notNull: true });
+  const attributes: Record<string, Attribute> = model.attributes;
+  for (const field of key) add({ name: snake(field), type: TYPES[attributes[field]?.kind ?? 'string'], notNull: true });
+  for (const [name, attribute] of Object.entries(attributes)) {
+    add({ name: snake(name), type: TYPES[attribute.kind], notNull: attribute.required === true && !attribute.nullable });
+  }
+  if (model.status) add({ name: snake(model.status.attribute), type: 'text', notNull: true });
+  add({ name: 'version', type: 'bigint', notNull: true, default: '1' });
+  add({ name: 'created_at', type: 'timestamp with time zone', notNull: false });
+  add({ name: 'updated_at', type: 'timestamp with time zone', notNull: false });
+  add({ name: 'created_by', type: 'text', notNull: false });
+  if (model.ttl) add({ name: 'expires_at', type: 'timestamp with time zone', notNull: false });
+  return [...columns.values()];
+}
+
+/**
+ * One declared index as a B-tree index: the placeholders of its partition and sort key templates,
+ * in order, as columns, after `tenant_id` (a cross-tenant index's templates say where the tenant
+ * goes, if anywhere). Left out: placeholders the index derives from the item (a write shard, a
+ * rank), which exist only to spread or order DynamoDB's partitions, and the templates' constant
+ * text. A placeholder's format (normalized text, a zero-padded number) orders the DynamoDB key; the
+ * column holds the value itself, which orders the same for numbers and needs the store to
+ * normalize a text's query as the key did.
+ *
+ * A membership of allowed values (`when: { status: ['PAUSED'] }`) becomes a partial index
+ * (`WHERE status IN ('PAUSED')`). A membership predicate (`when: { reads, holds }`) is code that
+ * SQL cannot run: it is derived as an index of every row over the same columns, and the store is to
+ * filter by the attributes the predicate `reads`.
+ */
+function indexOf(table: string, name: string, declared: IndexDeclaration, columnNames: ReadonlySet<string>): IndexDef | undefined {
+  const derived = new Set(Object.keys(declared.derive ?? {}));
+  const fields = [...placeholdersOf(declared.pk), ...placeholdersOf(declared.sk)].filter((field) => !derived.has(field));
+  const columns = [...new Set([...(declared.crossTenant ? [] : ['tenant_id']), ...fields.map(snake)])];
+  const unknown = columns.filter((column) => !columnNames.has(column));
+  if (unknown.length > 0) throw new Error(`Index ${name} of ${table} names ${unknown.join(', ')}, which ${table} has no column for.`);
+  if (columns.length === 0) return undefined;
+  const when = declared.when;
+  const where = when && !isCondition(when) ? membershipSql(when) : undefined;
+  return { name: checkedName(`${table}_${snake(name)}`), columns, where };
+}
+
+/**
+ * The schema the declarations derive, with the roles that own and use it. Throws (a programming
+ * error in a declaration) when an index names an attribute the entity lacks, a reference names an
+ * id prefix no entity has, a derived name is too long for PostgreSQL, or an entity the seed's views
+ * read (Job, Step, Asset) is missing.
+ */
+export function deriveSchema(models: Readonly<Record<string, AnyModel>>, roles: SchemaRoles = DEFAULT_ROLES): DerivedSchema {
+  const byPrefix = new Map<string, string>();
+  for (const [entity, model] of Object.entries(models)) if (model.idPrefix) byPrefix.set(model.idPrefix, entity);
+
+  const tables: TableDef[] = Object.entries(models).map(([entity, model]) => {
+    const name = checkedName(tableName(entity));
+    const key = model.keyFields.filter((field) => field !== 'tenantId');
+    const columns = columnsOf(model, key);
+    const columnNames = new Set(columns.map((c) => c.name));
+    const indexes = Object.entries(model.indexes).flatMap(([indexName, declared]) => indexOf(name, indexName, declared, columnNames) ?? []);
+    return { entity, name, columns, primaryKey: ['tenant_id', ...key.map(snake)], indexes, foreignKeys: [] };
+  });
+  const byEntity = new Map(tables.map((table) => [table.entity, table]));
+
+  // A declared reference (`attr.id({ ref: 'proj' })`) is a foreign key to the entity whose ids have
+  // that prefix, within the same tenant. The referred column must be unique within the tenant: it
+  // is the entity's own id (a ULID), so where the primary key has more (a log's project) a unique
+  // index on (tenant_id, id) is derived for it. Deferred to the commit, so a transaction may write
+  // the two rows in either order, as one DynamoDB transaction does. A parent (a milestone's
+  // project) is not a foreign key: in the DynamoDB design a child may outlive its parent (events
+  // kept after a delete, children a TTL removes later), which the store step is to decide on.
+  for (const [entity, model] of Object.entries(models)) {
+    const table = byEntity.get(entity);
+    if (!table) continue;
+    for (const [attribute, declared] of Object.entries(model.attributes as Record<string, Attribute>)) {
+      if (!declared.ref) continue;
+      const target = byPrefix.get(declared.ref);
+      const referred = target === undefined ? undefined : byEntity.get(target);
+      if (!target || !referred) throw new Error(`${entity}.${attribute} refers to id prefix ${declared.ref}, which no entity has.`);
+      const idColumn = snake(models[target].idField);
+      if (
+        referred.primaryKey.join() !== ['tenant_id', idColumn].join() &&
+        !referred.indexes.some((i) => i.name === `${referred.name}_id_key`)
+      ) {
+        referred.indexes.push({ name: checkedName(`${referred.name}_id_key`), columns: ['tenant_id', idColumn], unique: true });
+      }
+      const column = snake(attribute);
+      const optional = !(declared.required === true);
+      table.foreignKeys.push({
+        name: checkedName(`${table.name}_${column}_fkey`),
+        columns: ['tenant_id', column],
+        table: referred.name,
+        references: ['tenant_id', idColumn],
+        setNull: optional ? column : undefined,
+      });
+    }
+  }
+
+  return { roles, tables, views: seedViews(models, byEntity, roles.schema) };
+}
+
+/**
+ * The seed's three views (seeds/000: "jobs with status running", "steps with status paused",
+ * "assets joined with latest_version metadata"), over the derived tables and columns. Their
+ * filters come from the declarations where one says it: the steps awaiting review and the assets
+ * by type are those indexes' memberships; the running status is checked against the job's machine.
+ */
+function seedViews(models: Readonly<Record<string, AnyModel>>, tables: ReadonlyMap<string, TableDef>, schema: string): ViewDef[] {
+  const table = (entity: string) => {
+    const found = tables.get(entity);
+    if (!found) throw new Error(`The seed's views read ${entity}, which is not declared.`);
+    return `${ident(schema)}.${ident(found.name)}`;
+  };
+  const membership = (entity: string, index: string): string => {
+    const when = models[entity]?.indexes[index]?.when;
+    if (!when || isCondition(when)) throw new Error(`${entity}.${index} declares no membership of values for a view to filter by.`);
+    return membershipSql(when);
+  };
+  const job = models.Job;
+  const running = 'RUNNING';
+  if (!job?.status || !(running in job.status.transitions)) throw new Error(`The job's status machine has no ${running} status.`);
+  // The latest version's entry of the asset's version list (a JSON list of declared shapes), as
+  // the seed's asset_versions row would hold it.
+  const assets = table('Asset');
+  const assetColumns = (tables.get('Asset')?.columns ?? []).map((c) => `a.${ident(c.name)}`).join(', ');
+  return [
+    {
+      name: 'v_jobs_in_progress',
+      select: `SELECT * FROM ${table('Job')} WHERE ${ident(snake(job.status.attribute))} = ${literal(running)}`,
+    },
+    { name: 'v_steps_needing_review', select: `SELECT * FROM ${table('Step')} WHERE ${membership('Step', 'awaitingReview')}` },
+    {
+      name: 'v_assets_by_type',
+      select:
+        `SELECT ${assetColumns}, latest.entry AS latest_version_metadata FROM ${assets} AS a ` +
+        `LEFT JOIN LATERAL (SELECT entry FROM jsonb_array_elements(a.versions) AS entry ` +
+        `WHERE (entry->>'version')::bigint = a.latest_version LIMIT 1) AS latest ON true ` +
+        `WHERE ${membership('Asset', 'byType')}`,
+    },
+  ];
+}
+
+const q = (schema: string, name: string) => `${ident(schema)}.${ident(name)}`;
+const list = (columns: readonly string[]) => columns.map(ident).join(', ');
+
+/** `col type [NOT NULL] [DEFAULT …]`. */
+const columnSql = (c: Column) => `${ident(c.name)} ${c.type}${c.notNull ? ' NOT NULL' : ''}${c.default ? ` DEFAULT ${c.default}` : ''}`;
+
+/** The policy's test: the row's tenant is the transaction's (no setting: no row, as NULL matches nothing). */
+export const tenantCheck = `tenant_id = current_setting(${literal(TENANT_SETTING)}, true)`;
+
+/**
+ * The statements that make the schema, each one safe to run again (IF NOT EXISTS, or dropped and
+ * made again: policies and views, which hold no data). Foreign keys are left out: PostgreSQL has no
+ * `ADD CONSTRAINT IF NOT EXISTS`, so applySchema adds the missing ones (see foreignKeySql).
+ */
+export function schemaSql(derived: DerivedSchema): string[] {
+  const { schema, app } = derived.roles;
+  const out = [`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`, `GRANT USAGE ON SCHEMA ${ident(schema)} TO ${ident(app)}`];
+  for (const view of derived.views) out.push(`DROP VIEW IF EXISTS ${q(schema, view.name)}`);
+  for (const table of derived.tables) {
+    const name = q(schema, table.name);
+    out.push(`CREATE TABLE IF NOT EXISTS ${name} (${table.columns.map(columnSql).join(', ')}, PRIMARY KEY (${list(table.primaryKey)}))`);
+    // A column declared after the table was made is added (a derived migration); a new NOT NULL
+    // column without a default fails on a table with rows, which then needs a migration of its own.
+    for (const column of table.columns) out.push(`ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS ${columnSql(column)}`);
+    for (const index of table.indexes) {
+      out.push(
+        `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(index.name)} ON ${name} (${list(index.columns)})${index.where ? ` WHERE ${index.where}` : ''}`,
+      );
+    }
+    // FORCE: the owner is bound too, so no query of any role but a superuser's reads across tenants.
+    out.push(`ALTER TABLE ${name} ENABLE ROW LEVEL SECURITY`, `ALTER TABLE ${name} FORCE ROW LEVEL SECURITY`);
+    out.push(`DROP POLICY IF EXISTS ${ident(TENANT_POLICY)} ON ${name}`);
+    out.push(`CREATE POLICY ${ident(TENANT_POLICY)} ON ${name} USING (${tenantCheck}) WITH CHECK (${tenantCheck})`);
+    out.push(`GRANT SELECT, INSERT, UPDATE, DELETE ON ${name} TO ${ident(app)}`);
+  }
+  for (const view of derived.views) {
+    // security_invoker: a view otherwise reads its tables with its owner's rights, and the owner's
+    // policy is the same, but an owner that is a superuser (or gains BYPASSRLS) would read every
+    // tenant through it; with it, the reader's own policy applies.
+    out.push(`CREATE VIEW ${q(schema, view.name)} WITH (security_invoker = true) AS ${view.select}`);
+    out.push(`GRANT SELECT ON ${q(schema, view.name)} TO ${ident(app)}`);
+  }
+  return out;
+}
+
+/** The statement that adds one foreign key (see ForeignKeyDef). */
+export function foreignKeySql(schema: string, table: TableDef, fk: ForeignKeyDef): string {
+  return (
+    `ALTER TABLE ${q(schema, table.name)} ADD CONSTRAINT ${ident(fk.name)} FOREIGN KEY (${list(fk.columns)}) ` +
+    `REFERENCES ${q(schema, fk.table)} (${list(fk.references)})` +
+    `${fk.setNull ? ` ON DELETE SET NULL (${ident(fk.setNull)})` : ''} DEFERRABLE INITIALLY DEFERRED`
+  );
+}

@@ -1,0 +1,235 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from 'pg';
+import { entities } from '../../src/common/entities';
+import { applySchema, createRoles, schemaDrift, withTenant } from '../../src/infra/postgres/apply';
+import { DEFAULT_ROLES, type DerivedSchema, deriveSchema, foreignKeySql, schemaSql, type TableDef } from '../../src/infra/postgres/schema';
+import { type PostgresServer, startPostgres } from '../support/postgres';
+
+/*
+ * The PostgreSQL schema derived from the entity declarations, on a real PostgreSQL this file
+ * starts (test/support/postgres.ts): it applies on an empty database and again, the drift check
+ * sees what is missing, row-level security keeps the server's role in its tenant on every table,
+ * and the seed's views return their rows.
+ */
+const roles = DEFAULT_ROLES;
+const passwords = { owner: 'owner-secret', app: 'app-secret' };
+const derived: DerivedSchema = deriveSchema(entities, roles);
+const table = (entity: string): TableDef => {
+  const found = derived.tables.find((t) => t.entity === entity);
+  if (!found) throw new Error(`No table for ${entity}.`);
+  return found;
+};
+
+/** A value of a column's type; texts are all 'k1', so every reference finds the row of its tenant that has that id. */
+const SAMPLE: Record<string, unknown> = {
+  text: 'k1',
+  bigint: 1,
+  'double precision': 1.5,
+  boolean: true,
+  date: '2026-01-01',
+  'timestamp with time zone': '2026-01-01T00:00:00Z',
+  jsonb: '{}',
+  'text[]': [],
+};
+
+/** Inserts one row into `t` of the transaction's tenant: every column a sample of its type, `tenant` and `values` over them. */
+async function insert(client: Client, t: TableDef, tenant: string, values: Record<string, unknown> = {}) {
+  const row: Record<string, unknown> = {
+    ...Object.fromEntries(t.columns.map((c) => [c.name, SAMPLE[c.type]])),
+    tenant_id: tenant,
+    ...values,
+  };
+  const names = Object.keys(row);
+  await client.query(
+    `INSERT INTO ${t.name} (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`,
+    Object.values(row),
+  );
+}
+
+describe('the PostgreSQL schema derived from the declarations', () => {
+  let pg: PostgresServer;
+  let admin: Client;
+  let owner: Client;
+  let app: Client;
+
+  beforeAll(async () => {
+    pg = await startPostgres();
+    admin = await pg.connect(pg.superuser, pg.password);
+    await createRoles(admin, roles, passwords, 'postgres');
+    owner = await pg.connect(roles.owner, passwords.owner);
+  });
+
+  it('derives a typed table per entity, keyed by tenant first, with the declared indexes and references', () => {
+    expect(derived.tables).toHaveLength(Object.keys(entities).length);
+    for (const t of derived.tables) expect(t.primaryKey[0]).toBe('tenant_id');
+    const jobs = table('Job');
+    expect(jobs.name).toBe('jobs');
+    expect(jobs.primaryKey).toEqual(['tenant_id', 'job_id']);
+    const type = (t: TableDef, column: string) => t.columns.find((c) => c.name === column)?.type;
+    expect([
+      type(jobs, 'project_id'),
+      type(jobs, 'priority'),
+      type(jobs, 'progress'),
+      type(jobs, 'plan'),
+      type(jobs, 'started_at'),
+    ]).toEqual(['text', 'bigint', 'double precision', 'jsonb', 'timestamp with time zone']);
+    expect(type(table('Milestone'), 'criteria')).toBe('text[]');
+    expect(type(table('Project'), 'archived')).toBe('boolean');
+    expect(jobs.columns.find((c) => c.name === 'version')).toMatchObject({ type: 'bigint', notNull: true });
+    expect(jobs.foreignKeys).toEqual([
+      expect.objectContaining({ columns: ['tenant_id', 'project_id'], table: 'projects', references: ['tenant_id', 'project_id'] }),
+    ]);
+    // A reference to an entity keyed under its parent (a log under its project) gets a unique index on its id.
+    expect(table('Asset').foreignKeys).toEqual([expect.objectContaining({ table: 'logs', setNull: 'linked_log_id' })]);
+    expect(table('Log').indexes).toContainEqual(
+      expect.objectContaining({ name: 'logs_id_key', columns: ['tenant_id', 'log_id'], unique: true }),
+    );
+    // A membership of values is a partial index; a predicate's is an index of every row.
+    const steps = table('Step');
+    expect(steps.indexes.find((i) => i.name === 'steps_awaiting_review')).toEqual({
+      name: 'steps_awaiting_review',
+      columns: ['tenant_id', 'status', 'updated_at', 'job_id', 'name'],
+      where: `"status" IN ('PAUSED')`,
+    });
+    expect(table('WorkItem').indexes.find((i) => i.name === 'work_items_claimable_in_job')).toEqual(
+      expect.objectContaining({ columns: ['tenant_id', 'job_id', 'stage', 'sequence'], where: undefined }),
+    );
+    // A cross-tenant index puts the tenant where its template does, not first.
+    expect(jobs.indexes.find((i) => i.name === 'jobs_across_tenants')?.columns).toEqual(['status', 'updated_at', 'tenant_id', 'job_id']);
+    expect(derived.views.map((v) => v.name)).toEqual(['v_jobs_in_progress', 'v_steps_needing_review', 'v_assets_by_type']);
+  });
+
+  it('shows in docs/postgres.md statements the derivation makes, as it makes them', () => {
+    const docs = readFileSync(join(__dirname, '../../docs/postgres.md'), 'utf8');
+    const sql = /```sql\n([\s\S]*?)```/.exec(docs)?.[1] ?? '';
+    const flat = (statement: string) => statement.replace(/\s+/g, ' ').trim();
+    const shown = sql
+      .split(/;\s*\n/)
+      .map(flat)
+      .filter(Boolean);
+    const made = new Set([
+      ...schemaSql(derived).map(flat),
+      ...derived.tables.flatMap((t) => t.foreignKeys.map((fk) => flat(foreignKeySql(roles.schema, t, fk)))),
+    ]);
+    expect(shown.length).toBeGreaterThan(5);
+    expect(shown.filter((statement) => !made.has(statement.replace(/;$/, '')))).toEqual([]);
+  });
+
+  it('applies on an empty database, then again without change, and the drift check finds nothing', async () => {
+    expect(await schemaDrift(owner, derived)).toContain('missing table jobs');
+    await applySchema(owner, derived);
+    expect(await schemaDrift(owner, derived)).toEqual([]);
+    await applySchema(owner, derived);
+    expect(await schemaDrift(owner, derived)).toEqual([]);
+  });
+
+  it('reports a dropped column, index, policy and forced row-level security, and applying again restores them', async () => {
+    await applySchema(owner, derived);
+    await owner.query('ALTER TABLE milestones DROP COLUMN due');
+    await owner.query('DROP INDEX projects_by_title');
+    await owner.query('DROP POLICY tenant_isolation ON scenes');
+    await owner.query('ALTER TABLE logs NO FORCE ROW LEVEL SECURITY');
+    expect((await schemaDrift(owner, derived)).sort()).toEqual(
+      [
+        'missing column milestones.due',
+        'missing index projects_by_title on projects',
+        'missing policy tenant_isolation on scenes',
+        'row-level security is not forced on logs',
+      ].sort(),
+    );
+    await applySchema(owner, derived);
+    expect(await schemaDrift(owner, derived)).toEqual([]);
+  });
+
+  describe("as the server's role", () => {
+    beforeAll(async () => {
+      // Applied here too (a no-op after the tests above), so these tests hold or fail on their own.
+      await applySchema(owner, derived);
+      app = await pg.connect(roles.app, passwords.app);
+      // A row in every table for each of two tenants, each written under its own tenant.
+      for (const tenant of ['A', 'B']) {
+        await withTenant(app, tenant, async () => {
+          for (const t of derived.tables) await insert(app, t, tenant);
+        });
+      }
+    });
+
+    it('sees only its tenant’s rows in every table, with a query that names no tenant, and none without a tenant', async () => {
+      for (const t of derived.tables) {
+        const rows = await withTenant(app, 'A', async () => (await app.query(`SELECT tenant_id FROM ${t.name}`)).rows);
+        expect({ table: t.name, rows }).toEqual({ table: t.name, rows: [{ tenant_id: 'A' }] });
+      }
+      // Without a tenant (no transaction set one), no table shows a row.
+      for (const t of derived.tables)
+        expect({ table: t.name, rows: (await app.query(`SELECT * FROM ${t.name}`)).rows }).toEqual({ table: t.name, rows: [] });
+      // The setting ended with its transaction: nothing carries to the connection's next user.
+      expect((await app.query("SELECT current_setting('app.tenant_id', true) AS tenant")).rows[0].tenant).toBe('');
+    });
+
+    it('cannot insert, update or delete another tenant’s row in any table, nor insert one without a tenant', async () => {
+      for (const t of derived.tables) {
+        await expect(withTenant(app, 'A', () => insert(app, t, 'B'))).rejects.toThrow(/violates row-level security policy/);
+        // Nor, without a tenant, a row of any.
+        await expect(insert(app, t, 'A')).rejects.toThrow(/violates row-level security policy/);
+        const changed = await withTenant(app, 'A', async () => {
+          const updated = await app.query(`UPDATE ${t.name} SET version = version + 1 WHERE tenant_id = 'B'`);
+          const deleted = await app.query(`DELETE FROM ${t.name} WHERE tenant_id = 'B'`);
+          return [updated.rowCount, deleted.rowCount];
+        });
+        expect({ table: t.name, changed }).toEqual({ table: t.name, changed: [0, 0] });
+        // Moving its own row to the other tenant is refused too (the policy's WITH CHECK).
+        await expect(withTenant(app, 'A', () => app.query(`UPDATE ${t.name} SET tenant_id = 'B'`))).rejects.toThrow(
+          /violates row-level security policy/,
+        );
+      }
+      const b = await withTenant(app, 'B', async () => (await app.query('SELECT count(*)::int AS n FROM projects')).rows[0].n);
+      expect(b).toBe(1);
+    });
+
+    it('cannot turn row-level security off, drop the policy, or become the owner', async () => {
+      await expect(app.query('ALTER TABLE projects DISABLE ROW LEVEL SECURITY')).rejects.toThrow(/must be owner/);
+      await expect(app.query('ALTER TABLE projects NO FORCE ROW LEVEL SECURITY')).rejects.toThrow(/must be owner/);
+      await expect(app.query('DROP POLICY tenant_isolation ON projects')).rejects.toThrow(/must be owner/);
+      await expect(app.query(`SET ROLE ${roles.owner}`)).rejects.toThrow(/permission denied to set role/);
+      await expect(app.query('SET row_security = off')).resolves.toBeDefined();
+      // With row_security off, a query that policies would filter fails instead of bypassing them.
+      await expect(withTenant(app, 'A', () => app.query('SELECT * FROM projects'))).rejects.toThrow(/row-level security/);
+      await app.query('RESET row_security');
+      const role = (await admin.query('SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = $1', [roles.app])).rows[0];
+      expect(role).toEqual({ rolsuper: false, rolbypassrls: false });
+    });
+
+    it("reads the seed's views: running jobs, steps paused for review, ready assets with their latest version, its tenant's only", async () => {
+      const versions = [
+        { version: 1, s3Key: 'a/1', status: 'ready', createdAt: '2026-01-01T00:00:00Z' },
+        { version: 2, s3Key: 'a/2', status: 'ready', createdAt: '2026-01-02T00:00:00Z' },
+      ];
+      for (const tenant of ['A', 'B']) {
+        await withTenant(app, tenant, async () => {
+          await insert(app, table('Job'), tenant, { job_id: 'running', status: 'RUNNING' });
+          await insert(app, table('Job'), tenant, { job_id: 'queued', status: 'QUEUED' });
+          await insert(app, table('Step'), tenant, { job_id: 'running', name: 'rig', status: 'PAUSED' });
+          await insert(app, table('Step'), tenant, { job_id: 'running', name: 'model', status: 'RUNNING' });
+          await insert(app, table('Asset'), tenant, {
+            asset_id: 'ready',
+            status: 'ready',
+            latest_version: 2,
+            versions: JSON.stringify(versions),
+          });
+          await insert(app, table('Asset'), tenant, { asset_id: 'uploading', status: 'uploading', versions: '[]' });
+        });
+      }
+      const views = await withTenant(app, 'A', async () => ({
+        jobs: (await app.query('SELECT tenant_id, job_id FROM v_jobs_in_progress')).rows,
+        steps: (await app.query('SELECT tenant_id, job_id, name FROM v_steps_needing_review')).rows,
+        assets: (await app.query('SELECT tenant_id, asset_id, type, latest_version_metadata FROM v_assets_by_type')).rows,
+      }));
+      expect(views).toEqual({
+        jobs: [{ tenant_id: 'A', job_id: 'running' }],
+        steps: [{ tenant_id: 'A', job_id: 'running', name: 'rig' }],
+        assets: [{ tenant_id: 'A', asset_id: 'ready', type: 'k1', latest_version_metadata: versions[1] }],
+      });
+    });
+  });
+});
