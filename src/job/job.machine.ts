@@ -300,6 +300,19 @@ class StepDecision<K extends JobAction['kind']> {
     return step;
   }
 
+  /**
+   * The current attempt of the step the command names, checked as the command requires: the job's
+   * status, the attempt the worker names (`held`: a worker's report on the attempt it holds), and
+   * the step's status.
+   */
+  namedStep(held: boolean): StepState {
+    this.requireJob();
+    const step = this.stepOf('step' in this.action ? this.action.step : '');
+    if (held) this.requireAttempt(step);
+    this.requireStep(step);
+    return step;
+  }
+
   /** The step's attempt must be in a status the command accepts. */
   requireStep(step: StepState): void {
     const allowed = this.command.step ?? [];
@@ -458,10 +471,7 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
   },
   progress(d) {
     checkProgress(d.action.progress);
-    d.requireJob();
-    const step = d.stepOf(d.action.step);
-    d.requireAttempt(step);
-    d.requireStep(step);
+    const step = d.namedStep(true);
     refuseTimedOut(`Step ${step.name} of job`, d.ctx.jobId, step, d.ctx.now, d.limit);
     // A report renews the reporter's lease, up to the attempt's time.
     const updated: StepState = {
@@ -475,10 +485,7 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
   },
   complete(d) {
     const { action } = d;
-    d.requireJob();
-    const step = d.stepOf(action.step);
-    d.requireAttempt(step);
-    d.requireStep(step);
+    const step = d.namedStep(true);
     const produced = { artifacts: action.artifacts, metrics: action.metrics ?? step.metrics, outputs: action.outputs ?? step.outputs };
     if (action.review) {
       // A stage declared for review keeps what it produced and waits for a person's decision.
@@ -491,34 +498,24 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
     return { job: d.next, steps: [done], step: done, type: JobEventType.STEP_COMPLETED };
   },
   fail(d) {
-    d.requireJob();
-    const step = d.stepOf(d.action.step);
-    d.requireAttempt(step);
-    d.requireStep(step);
+    const step = d.namedStep(true);
     return d.failAttempt(step, { code: d.action.code, message: d.action.message, retryCount: step.attempt - 1 });
   },
   pause(d) {
-    d.requireJob();
-    const step = d.stepOf(d.action.step);
-    d.requireAttempt(step);
-    d.requireStep(step);
+    const step = d.namedStep(true);
     const paused: StepState = { ...step, status: StepStatus.PAUSED };
     d.next.status = JobStatus.PAUSED;
     return { job: d.next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
   },
   approve(d) {
-    d.requireJob();
-    const step = d.stepOf(d.action.step);
-    d.requireStep(step);
+    const step = d.namedStep(false);
     const { actor, now } = d.ctx;
     const approved: StepState = { ...step, status: StepStatus.COMPLETED, progress: 1, approvedBy: actor, decidedAt: now, finishedAt: now };
     d.advance(approved);
     return { job: d.next, steps: [approved], step: approved, type: JobEventType.STEP_APPROVED };
   },
   reject(d) {
-    d.requireJob();
-    const step = d.stepOf(d.action.step);
-    d.requireStep(step);
+    const step = d.namedStep(false);
     const { actor, now } = d.ctx;
     const error = { code: 'REJECTED', message: d.action.reason, retryCount: step.attempt - 1 };
     const rejected: StepState = { ...step, status: StepStatus.FAILED, error, approvedBy: actor, decidedAt: now, finishedAt: now };
