@@ -211,7 +211,8 @@ export function deriveSchema(models: Readonly<Record<string, AnyModel>>, roles: 
   for (const [entity, model] of Object.entries(models)) {
     const table = byEntity.get(entity);
     if (!table) continue;
-    for (const [attribute, declared] of Object.entries(model.attributes as Record<string, Attribute>)) {
+    const attributes: Record<string, Attribute> = model.attributes;
+    for (const [attribute, declared] of Object.entries(attributes)) {
       if (!declared.ref) continue;
       const target = byPrefix.get(declared.ref);
       const referred = target === undefined ? undefined : byEntity.get(target);
