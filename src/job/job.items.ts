@@ -181,36 +181,25 @@ export class BatchState {
   /** The current step attempts as read (before any change of the group), likewise. */
   readSteps: ReadonlyMap<string, StepLike> = new Map();
 
+  /**
+   * A copy for one command to change: it shares what the group read and copies the collections a
+   * command changes in place, so a command that throws is dropped with its copy (adopt takes a
+   * copy's changes back). Every field is carried, whatever fields the state gains.
+   */
   fork(): BatchState {
-    const copy = new BatchState(
-      this.read,
-      this.readVersions,
-      this.job,
-      new Map(this.steps),
-      this.storedSteps,
-      new Map(this.items),
-      this.at,
-      new Map(this.changedItems),
-      [...this.changedSteps],
-      [...this.events],
-      [...this.extra],
-    );
-    copy.reuseRecords = this.reuseRecords;
-    copy.readItems = this.readItems;
-    copy.readSteps = this.readSteps;
-    copy.pool = this.pool;
-    copy.claimable = this.claimable;
+    const copy: BatchState = Object.assign(Object.create(BatchState.prototype), this);
+    copy.steps = new Map(this.steps);
+    copy.items = new Map(this.items);
+    copy.changedItems = new Map(this.changedItems);
+    copy.changedSteps = [...this.changedSteps];
+    copy.events = [...this.events];
+    copy.extra = [...this.extra];
     return copy;
   }
 
+  /** Takes the changes of `other`, a fork of this state whose command succeeded. */
   adopt(other: BatchState): void {
-    this.job = other.job;
-    this.steps = other.steps;
-    this.items = other.items;
-    this.changedItems = other.changedItems;
-    this.changedSteps = other.changedSteps;
-    this.events = other.events;
-    this.extra = other.extra;
+    Object.assign(this, other);
   }
 
   /**
