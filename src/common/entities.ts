@@ -328,6 +328,28 @@ function itemClaimableFrom(item: ClaimableUnit): string | undefined {
   return item.status === 'RUNNING' ? attemptEndsAt(item) : undefined;
 }
 
+/** What a step attempt's claimability is derived from: its own fields, and whether it is its job's current attempt now. */
+interface ClaimableStep {
+  current?: boolean;
+  status: string;
+  waitsUntil?: string;
+  updatedAt?: string;
+  leaseExpiresAt?: string;
+  timesOutAt?: string;
+}
+
+/**
+ * From when a step attempt may be claimed: only while it is its job's current attempt of its
+ * current step and the job runs or waits to (`current`, written with every put of the step from
+ * its job); a waiting one from when its backoff is over (or from when it was written), a running
+ * one from when its lease or its time runs out; undefined otherwise.
+ */
+export function stepClaimableFrom(step: ClaimableStep): string | undefined {
+  if (step.current !== true) return undefined;
+  if (step.status === 'PENDING') return step.waitsUntil ?? step.updatedAt;
+  return step.status === 'RUNNING' ? attemptEndsAt(step) : undefined;
+}
+
 /**
  * The tenant's work a worker can claim, by the time it became claimable (sparse: only while its
  * `claimable` holds): a step that can be claimed and a fan-out stage's JobWork entry are in the
@@ -340,6 +362,26 @@ const claimableIndexes: Record<string, IndexDeclaration> = {
   /** The same, for one stage of one kind. */
   claimableOfStage: { index: 'GSI3', pk: 'WORK#CLAIMABLE#{kind}#{name}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
 };
+
+/**
+ * The claimable indexes as a step attempt is in them: by a predicate of the step (stepClaimableFrom),
+ * its place derived from it, recomputed on every put of the step.
+ */
+const stepClaimableIndexes: Record<string, IndexDeclaration> = Object.fromEntries(
+  Object.entries(claimableIndexes).map(([name, declared]) => [
+    name,
+    {
+      ...declared,
+      sk: declared.sk.replace('{availableAt}', '{claimableFrom}'),
+      when: {
+        reads: ['current', 'status', 'waitsUntil', 'updatedAt', 'leaseExpiresAt', 'timesOutAt'],
+        holds: (step: ClaimableStep) => stepClaimableFrom(step) !== undefined,
+        example: { current: true, status: 'PENDING', waitsUntil: '2026-01-01T00:00:00.000Z' },
+      },
+      derive: { claimableFrom: (step: ClaimableStep) => stepClaimableFrom(step) ?? '' },
+    },
+  ]),
+);
 
 export const entities = {
   Tenant: entity({
@@ -1091,10 +1133,8 @@ export const entities = {
       leaseExpiresAt: attr.dateTime({
         description: 'Until when the worker holds this attempt without reporting; after it, claimWork hands the step to another worker.',
       }),
-      /** True while a worker may claim it (its job's current step, waiting or held); see availableAt. */
-      claimable: attr.boolean({ internal: true, hidden: true }),
-      /** When it can be claimed: when it became its job's current step, or when its lease runs out. */
-      availableAt: attr.dateTime({ internal: true, hidden: true }),
+      /** Its job's current attempt of its current step, while the job runs or waits to: what may make it claimable (stepClaimableFrom). */
+      current: attr.boolean({ internal: true, hidden: true }),
       /** The completed step whose stored outputs this attempt took instead of running (src/job/job.reuse.ts). */
       reusedFrom: attr.objectOf(REUSE_SOURCE)({
         description: 'Set when this attempt took the stored outputs of a completed step instead of running.',
@@ -1112,7 +1152,7 @@ export const entities = {
     indexes: {
       /** Steps paused for a person's review (sparse: only while paused), most recent first. */
       awaitingReview: { index: 'GSI1', pk: 'STEP_STATUS#{status}', sk: '{updatedAt}#{jobId}#{name}', when: { status: ['PAUSED'] } },
-      ...claimableIndexes,
+      ...stepClaimableIndexes,
     },
   }),
   /**

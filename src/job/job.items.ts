@@ -993,7 +993,8 @@ function reuseStep(state: BatchState, stage: string, actor: string): void {
   const produced = { artifacts: record.artifacts ?? [], metrics: record.metrics, outputs: record.outputs };
   const done = decide(started.job, steps, { kind: 'complete', step: stage, ...produced }, ctx);
   const from = sourceOf(record);
-  for (const s of done.steps) state.putStep({ ...s, reusedFrom: from, jobId: job.jobId });
+  // The reused attempt names its source; the next step it reached is written as it is.
+  for (const s of done.steps) state.putStep({ ...s, ...(s.name === stage ? { reusedFrom: from } : {}), jobId: job.jobId });
   const reusedStep = done.step ? { ...done.step, reusedFrom: from } : undefined;
   state.change(jobFields(done.job, state.at), JobEventType.STEP_REUSED, actor, { step: reusedStep, reused: [{ stage, from }] });
   openReached(state, actor);

@@ -412,8 +412,12 @@ class StepDecision<K extends JobAction['kind']> {
     return { job: this.next, steps: [failed], step: failed, type };
   }
 
-  /** A step finished successfully: the job advances to the next one, or completes. */
-  advance(done: StepState): void {
+  /**
+   * A step finished successfully: the job advances to the next one, or completes. Returns the step
+   * attempts the change writes: the finished one, and the next step's current attempt, which the
+   * job has reached (written as it is, so that it becomes claimable: see Step.current).
+   */
+  advance(done: StepState): StepState[] {
     const { job, next, ctx } = this;
     next.completedSteps = job.completedSteps + 1;
     const following = job.plan.filter((p) => p.order > done.order).sort((a, b) => a.order - b.order)[0];
@@ -422,12 +426,14 @@ class StepDecision<K extends JobAction['kind']> {
       next.status = JobStatus.RUNNING;
       next.currentStep = following.name;
       next.progress = jobProgress(next);
-    } else {
-      next.status = JobStatus.COMPLETED;
-      next.currentStep = null;
-      next.progress = 1;
-      next.finishedAt = ctx.now;
+      const reached = this.steps.get(following.name);
+      return reached ? [done, reached] : [done];
     }
+    next.status = JobStatus.COMPLETED;
+    next.currentStep = null;
+    next.progress = 1;
+    next.finishedAt = ctx.now;
+    return [done];
   }
 }
 
@@ -494,8 +500,7 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
       return { job: d.next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
     }
     const done: StepState = { ...step, ...produced, status: StepStatus.COMPLETED, progress: 1, finishedAt: d.ctx.now };
-    d.advance(done);
-    return { job: d.next, steps: [done], step: done, type: JobEventType.STEP_COMPLETED };
+    return { job: d.next, steps: d.advance(done), step: done, type: JobEventType.STEP_COMPLETED };
   },
   fail(d) {
     const step = d.namedStep(true);
@@ -511,8 +516,7 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
     const step = d.namedStep(false);
     const { actor, now } = d.ctx;
     const approved: StepState = { ...step, status: StepStatus.COMPLETED, progress: 1, approvedBy: actor, decidedAt: now, finishedAt: now };
-    d.advance(approved);
-    return { job: d.next, steps: [approved], step: approved, type: JobEventType.STEP_APPROVED };
+    return { job: d.next, steps: d.advance(approved), step: approved, type: JobEventType.STEP_APPROVED };
   },
   reject(d) {
     const step = d.namedStep(false);
@@ -525,8 +529,16 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
     d.requireJob();
     d.next.status = JobStatus.CANCELLED;
     d.next.finishedAt = d.ctx.now;
-    const skipped = [...d.steps.values()].filter((s) => s.status === StepStatus.PENDING).map((s) => ({ ...s, status: StepStatus.SKIPPED }));
-    return { job: d.next, steps: skipped, type: JobEventType.JOB_CANCELLED };
+    // Its waiting steps are skipped; a running or paused one is written as it is, so that it stops
+    // being its job's current attempt (and leaves the claimable indexes: see Step.current).
+    const steps = [...d.steps.values()].flatMap((s) =>
+      s.status === StepStatus.PENDING
+        ? [{ ...s, status: StepStatus.SKIPPED }]
+        : s.status === StepStatus.RUNNING || s.status === StepStatus.PAUSED
+          ? [s]
+          : [],
+    );
+    return { job: d.next, steps, type: JobEventType.JOB_CANCELLED };
   },
   retry(d) {
     d.requireJob();

@@ -1,4 +1,4 @@
-import { entities, type EntityItem, ITEM_COUNTS, type ItemCountsItem } from '../common/entities';
+import { entities, type EntityItem, ITEM_COUNTS, type ItemCountsItem, stepClaimableFrom } from '../common/entities';
 import { FINISHED_JOB_TTL_DAYS, JOB_EVENT_TTL_DAYS } from '../config';
 import type { Scope } from '../common/scope';
 import { attr, type PutValues, type ShapeValues } from '../infra/dynamo/entity';
@@ -130,25 +130,22 @@ export interface StepJob {
 }
 
 /**
- * Whether a worker may claim the step now or later, and from when: its job's current attempt of
- * its current step, while the job runs (or waits to), either waiting (from now) or held by a
- * worker (from when the lease or the attempt's time runs out). Every other step leaves the claimable index.
+ * Whether the step attempt is its job's current attempt of its current step while the job runs
+ * (or waits to): written on the step (Step.current) with every put, so that the claimable indexes
+ * the step declares follow it (stepClaimableFrom). A change of the job that changes this for a step
+ * writes the step too (the machine's outcome names it: the next step reached, a running step of a
+ * cancelled job).
  */
-function claimability(job: StepJob, step: StepState, at: string): { claimable?: true; availableAt?: string } {
-  const current = (job.status === JobStatus.QUEUED || job.status === JobStatus.RUNNING) && job.currentStep === step.name;
-  if (!current || job.attempts[step.name] !== step.attempt) return {};
-  // A waiting attempt from when its backoff is over; a running one from when its lease or its time runs out.
-  if (step.status === StepStatus.PENDING) return { claimable: true, availableAt: step.waitsUntil ?? at };
-  const ends = attemptEndsAt(step);
-  if (step.status === StepStatus.RUNNING && ends) return { claimable: true, availableAt: ends };
-  return {};
+function isCurrent(job: StepJob, step: StepState): boolean {
+  const live = job.status === JobStatus.QUEUED || job.status === JobStatus.RUNNING;
+  return live && job.currentStep === step.name && job.attempts[step.name] === step.attempt;
 }
 
 /** A step attempt's put: built from the step's own fields; the model derives its key and index attributes. */
 export function stepWrite(scope: Pick<Scope, 'tenant'>, job: StepJob, step: StepState, at: string, expiresAt?: number): Write {
   return scope.tenant.of(entities.Step).put({
     ...stepStateOf(step),
-    ...claimability(job, step, at),
+    current: isCurrent(job, step) || undefined,
     jobId: job.jobId,
     kind: job.kind,
     updatedAt: at,
@@ -158,10 +155,10 @@ export function stepWrite(scope: Pick<Scope, 'tenant'>, job: StepJob, step: Step
 
 /**
  * When a job finishes, the current attempts of its steps (`stored`, as its last decision read them,
- * one a planned step) take its expiry, so they go with it; its earlier attempts, which no decision
- * reads, take it from the settle sweep (jobSettleWrites, job.settle.ts). Before that, a step that
- * was claimable is written again whatever happened, so that it leaves the claimable index when its
- * job stops or moves on, and one that becomes claimable (the job moved on to it) enters it.
+ * one a planned step) that the change did not write take its expiry, so they go with it; its
+ * earlier attempts, which no decision reads, take it from the settle sweep (jobSettleWrites,
+ * job.settle.ts). Their claimability needs no write of its own: every step whose claimability a
+ * change moves is among the steps it writes.
  */
 export function expiringSteps(
   scope: Pick<Scope, 'tenant'>,
@@ -171,13 +168,11 @@ export function expiringSteps(
   expiresAt: number | undefined,
   at: string,
 ): Write[] {
+  if (expiresAt === undefined) return [];
   const same = (a: StepState, b: StepState) => a.name === b.name && a.attempt === b.attempt;
-  const untouched = stored.filter((step) => !written.some((w) => same(w, step)));
-  const wasClaimable = untouched.filter(
-    (step) => ('claimable' in step && step.claimable === true) || claimability(job, step, at).claimable,
-  );
-  if (expiresAt === undefined) return wasClaimable.map((step) => stepWrite(scope, job, step, step.updatedAt ?? at));
-  return untouched.map((step) => stepWrite(scope, job, step, step.updatedAt ?? at, expiresAt));
+  return stored
+    .filter((step) => !written.some((w) => same(w, step)))
+    .map((step) => stepWrite(scope, job, step, step.updatedAt ?? at, expiresAt));
 }
 
 /**
@@ -284,8 +279,8 @@ export function jobWorkOf(
     return counts.completed + counts.failed < counts.total ? { name: stage, fanOut: true } : null;
   }
   if (!stageOf(job, stage) || !step || step.name !== stage) return null;
-  const { claimable, availableAt } = claimability(job, step, at);
-  if (!claimable) return null;
+  const availableAt = stepClaimableFrom({ ...step, current: isCurrent(job, step), updatedAt: at });
+  if (availableAt === undefined) return null;
   return { name: stage, fanOut: false, availableAt: step.status === StepStatus.RUNNING ? offeredFrom(step, leaseGridMs) : availableAt };
 }
 
