@@ -1,0 +1,163 @@
+import { testEndpoint } from '../support/dynamo';
+import { type KeyCounts, startPartitionProxy } from '../support/partition-proxy';
+import { Role, startTestServer, type TestServer } from '../support/server';
+
+/**
+ * DynamoDB's per-partition limits (1,000 write and 3,000 read units a second per partition key)
+ * at a twentieth, emulated in front of DynamoDB Local (test/support/partition-proxy.ts): one job's
+ * fan-out stage worked off by many workers at once, beside a tenant's creates. The server absorbs
+ * the throttling with the SDK's backoff, loses nothing, never answers a client 500 or INTERNAL,
+ * and the emulator names the hot keys (docs/scaling.md, "DynamoDB's partition limits").
+ */
+describe("DynamoDB's partition limits, emulated", () => {
+  /**
+   * The limits' divisor: 200 WCU and 600 RCU a second per key. At a twentieth the job's partition
+   * (13 WCU an item, measured) lets 3.8 items a second through, and the stage would take 80 s.
+   */
+  const SCALE = 5;
+  const ITEMS = 50 + 3 * 80;
+  const WORKERS = 24;
+  const TENANT = 'hot-co';
+  let server: TestServer;
+  /** Every error code a client saw, and every HTTP status other than 200. */
+  const codes = new Map<string, number>();
+  const statuses = new Map<number, number>();
+
+  /**
+   * Sends a GraphQL call as a client would: a SERVICE_UNAVAILABLE (the documented answer to an
+   * outage or throttling the server's retries did not absorb) is retried after a pause, a bounded
+   * number of times, as the worker SDK does; every other error is returned to the caller.
+   */
+  const gql = async (token: string, query: string, variables: Record<string, unknown> = {}): Promise<any> => {
+    for (let attempt = 0; ; attempt++) {
+      const { status, body } = await server.raw({ query, variables }, token);
+      if (status !== 200) statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      const code = body?.errors?.[0]?.extensions?.code as string | undefined;
+      if (code) codes.set(code, (codes.get(code) ?? 0) + 1);
+      if (code !== 'SERVICE_UNAVAILABLE' || attempt >= 20) return body;
+      await new Promise((resolve) => setTimeout(resolve, 250 + Math.random() * 500));
+    }
+  };
+
+  it('throttles the hot keys of a 290-item stage and 24 workers, and the server still completes every item with no 5xx', async () => {
+    const proxy = await startPartitionProxy(testEndpoint(), {
+      wcuPerSecond: 1000 / SCALE,
+      rcuPerSecond: 3000 / SCALE,
+      burstSeconds: 1,
+      // The form the SDK retries. DynamoDB's own answer to a throttled transaction, a
+      // TransactionCanceledException with ThrottlingError reasons, reaches clients as INTERNAL
+      // today (the store retries only TransactionConflict): docs/scaling.md, "DynamoDB's partition limits".
+      transactionAnswer: 'throughput',
+    });
+    server = await startTestServer({ env: { DYNAMODB_ENDPOINT: proxy.url, JOB_LEASE_SECONDS: '600' } });
+    const editor = await server.token(TENANT, [Role.EDITOR], 'artist');
+    const projectId = (await gql(editor, 'mutation { createProject(input: { title: "Hot" }) { projectId } }')).data.createProject.projectId;
+    const created = await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+      input: {
+        projectId,
+        kind: 'BATCH',
+        inputs: { label: 'hot' },
+        items: Array.from({ length: 50 }, (_, i) => ({ source: `tenants/${TENANT}/in/${i}.png` })),
+      },
+    });
+    expect(created.errors).toBeUndefined();
+    const jobId: string = created.data.createJob.jobId;
+    const workers = await Promise.all(Array.from({ length: WORKERS }, (_, n) => server.token(TENANT, [Role.WORKER], `worker-${n}`)));
+    for (let call = 0; call < 3; call++) {
+      const added = await gql(
+        workers[0],
+        'mutation($j: ID!, $i: [JSONObject!]!) { addWorkItems(jobId: $j, stage: "process", items: $i) { jobId } }',
+        {
+          j: jobId,
+          i: Array.from({ length: 80 }, (_, i) => ({ source: `tenants/${TENANT}/in/${50 + call * 80 + i}.png` })),
+        },
+      );
+      expect(added.errors).toBeUndefined();
+    }
+    proxy.reset();
+    const started = performance.now();
+    const completed: number[] = [];
+    const work = Promise.all(
+      workers.map(async (token) => {
+        for (;;) {
+          const claimed = (
+            await gql(token, 'mutation { claimWork(kind: "BATCH", stage: "process") { job { jobId } item { sequence attempt } } }')
+          ).data?.claimWork;
+          if (!claimed) return;
+          const done = await gql(
+            token,
+            'mutation($j: ID!, $n: Int!, $a: Int!, $o: JSONObject!) { completeWorkItem(jobId: $j, stage: "process", sequence: $n, attempt: $a, outputs: $o) { status } }',
+            {
+              j: claimed.job.jobId,
+              n: claimed.item.sequence,
+              a: claimed.item.attempt,
+              o: { result: `tenants/${TENANT}/out/${claimed.item.sequence}.png` },
+            },
+          );
+          expect(done.errors).toBeUndefined();
+          completed.push(claimed.item.sequence);
+        }
+      }),
+    );
+    // The tenant's people meanwhile: new projects and logs, 8 at a time.
+    const people = (async () => {
+      for (let round = 0; round < 5; round++)
+        await Promise.all(
+          Array.from({ length: 8 }, async (_, i) => {
+            const created = await gql(editor, 'mutation($t: String!) { createProject(input: { title: $t }) { projectId } }', {
+              t: `P${round}-${i}`,
+            });
+            expect(created.errors).toBeUndefined();
+            const logged = await gql(
+              editor,
+              'mutation($p: ID!, $t: String!) { createLog(projectId: $p, input: { rawText: $t, materials: ["gesso"], timeSpentMinutes: 5 }) { logId } }',
+              { p: i % 2 ? projectId : created.data.createProject.projectId, t: `log ${round}-${i}` },
+            );
+            expect(logged.errors).toBeUndefined();
+            // A job without items: a status change on the tenant's and the project's job-status streams.
+            const job = await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+              input: { projectId, kind: 'RENDER_HOT', steps: ['render'], inputs: { n: `${round}-${i}` } },
+            });
+            expect(job.errors).toBeUndefined();
+          }),
+        );
+    })();
+    await Promise.all([work, people]);
+    const seconds = (performance.now() - started) / 1000;
+
+    // The figures docs/scaling.md quotes: units per item on each hot key, and the rate.
+    const perItem = (c: KeyCounts) =>
+      `${c.key.padEnd(60)} ${(c.wcu / ITEMS).toFixed(2).padStart(7)} WCU/item ${(c.rcu / ITEMS).toFixed(2).padStart(7)} RCU/item  ${c.throttled} throttled of ${c.calls}`;
+    process.stdout.write(
+      `partitions: ${ITEMS} items in ${seconds.toFixed(1)} s (${(ITEMS / seconds).toFixed(1)} items/s) at 1/${SCALE} of the limits ` +
+        `(the job partition's ceiling: ${(proxy.limits.wcuPerSecond / (proxy.hottest(1)[0].wcu / ITEMS)).toFixed(1)} items/s); ` +
+        `throttled calls ${JSON.stringify(Object.fromEntries(proxy.throttledCalls))}; client codes ${JSON.stringify(Object.fromEntries(codes))}\n` +
+        `${proxy.hottest(12).map(perItem).join('\n')}\nby throttled:\n${proxy.hottest(6, 'throttled').map(perItem).join('\n')}\n`,
+    );
+    expect(completed.sort((a, b) => a - b)).toEqual(Array.from({ length: ITEMS }, (_, i) => i + 1));
+    const job = (await gql(editor, 'query($j: ID!) { job(jobId: $j) { status itemCounts { completed } } }', { j: jobId })).data.job;
+    expect(job).toEqual({ status: 'COMPLETED', itemCounts: { completed: ITEMS } });
+    // No client saw a 5xx other than the documented 503 of SERVICE_UNAVAILABLE, nor INTERNAL.
+    expect([...statuses.keys()].filter((status) => status !== 503)).toEqual([]);
+    expect([...codes.keys()].filter((code) => code !== 'SERVICE_UNAVAILABLE')).toEqual([]);
+
+    // The emulator refused calls, and on the keys it names hottest.
+    const throttled = [...proxy.throttledCalls.values()].reduce((a, b) => a + b, 0);
+    expect(throttled).toBeGreaterThan(0);
+    const hot = proxy.hottest(12);
+    // The job's own partition (its item, rewritten by every group, and its items) is the hottest
+    // key and the one throttled first.
+    expect(hot[0].key).toBe(`PK=TENANT#${TENANT}#JOB#${jobId}`);
+    expect(proxy.hottest(1, 'throttled')[0].key).toBe(hot[0].key);
+    expect(hot[0].throttled).toBeGreaterThan(0);
+    // The stage went no faster than the job partition's limit lets through at the units it measured an item (the burst allowance aside).
+    const ceiling = proxy.limits.wcuPerSecond / (hot[0].wcu / ITEMS);
+    expect(ITEMS / seconds).toBeLessThanOrEqual(ceiling * 1.2);
+    const keys = hot.map((c) => c.key);
+    // Then the job's claimable-items index partition, an outbox shard, the tenant's partition and its job-status stream.
+    expect(keys).toContain(`GSI4PK=TENANT#${TENANT}#JOB#${jobId}#WORK`);
+    expect(keys.some((key) => key.startsWith('OUTBOXPK=OUTBOX#'))).toBe(true);
+    expect(keys).toContain(`PK=TENANT#${TENANT}`);
+    expect(keys).toContain(`PK=TENANT#${TENANT}#JOBSTATUS`);
+  }, 120_000);
+});
