@@ -68,6 +68,19 @@ class ServiceUnavailableError extends AppError {
 }
 
 /**
+ * True for DynamoDB's answer to a transaction that a partition's throughput refused: a
+ * TransactionCanceledException whose reasons name ThrottlingError and no failed condition. The
+ * SDK does not count it as throttling (its retry strategy knows it by name only), so it arrives
+ * here unretried; it is an outage of capacity, not a conflict or a failed condition.
+ */
+export function throttledCancellation(error: unknown): boolean {
+  if (errorName(error) !== 'TransactionCanceledException' || !isRecord(error)) return false;
+  const reasons = Array.isArray(error.CancellationReasons) ? error.CancellationReasons : [];
+  const codes = reasons.map((reason) => (isRecord(reason) ? reason.Code : undefined));
+  return codes.includes('ThrottlingError') && !codes.includes('ConditionalCheckFailed');
+}
+
+/**
  * What an AWS SDK error means, as a bounded label. Timeouts are the handler's TimeoutError (a
  * connect, request or socket timeout) or ETIMEDOUT; `deadline` is the request budget's abort (see
  * deadline.ts); network failures are Node's socket error codes.
@@ -81,7 +94,7 @@ export function classify(error: unknown): CallOutcome {
   const code = nodeCode(error);
   if (name === 'TimeoutError' || code === 'ETIMEDOUT') return 'timeout';
   if (code && UNREACHABLE.has(code)) return 'unreachable';
-  if (THROTTLING.has(name) || status === 429) return 'throttled';
+  if (THROTTLING.has(name) || status === 429 || throttledCancellation(error)) return 'throttled';
   if (CONDITIONAL.has(name)) return 'conditional_failed';
   if (status === 404) return 'not_found';
   if (status !== undefined && status >= 500) return 'server_error';

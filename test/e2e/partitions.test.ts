@@ -44,10 +44,10 @@ describe("DynamoDB's partition limits, emulated", () => {
       wcuPerSecond: 1000 / SCALE,
       rcuPerSecond: 3000 / SCALE,
       burstSeconds: 1,
-      // The form the SDK retries. DynamoDB's own answer to a throttled transaction, a
-      // TransactionCanceledException with ThrottlingError reasons, reaches clients as INTERNAL
-      // today (the store retries only TransactionConflict): docs/scaling.md, "DynamoDB's partition limits".
-      transactionAnswer: 'throughput',
+      // DynamoDB's own answer to a throttled transaction: a TransactionCanceledException with
+      // ThrottlingError reasons, which the SDK does not retry; the store retries it with backoff
+      // and past its bound answers SERVICE_UNAVAILABLE (it reached clients as INTERNAL before).
+      transactionAnswer: 'cancellation',
     });
     server = await startTestServer({ env: { DYNAMODB_ENDPOINT: proxy.url, JOB_LEASE_SECONDS: '600' } });
     const editor = await server.token(TENANT, [Role.EDITOR], 'artist');

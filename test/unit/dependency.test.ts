@@ -1,6 +1,13 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
-import { ConditionalCheckFailedException, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  TransactionCanceledException,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
 import { ErrorCode } from '../../src/errors';
 import { createDynamo } from '../../src/infra/dynamo/client';
 import { getEventListeners } from 'node:events';
@@ -22,12 +29,14 @@ const counter = async (metrics: Metrics, name: string, labels: Record<string, st
  * (serializers, retry strategy, deserializers, our middlewares) a fake transport that answers
  * with DynamoDB's own error responses. Timeouts are tested against a real socket instead.
  */
-function clientAnswering(answers: Array<{ status: number; type?: string }>, maxAttempts: number) {
+function clientAnswering(answers: Array<{ status: number; type?: string; extra?: object }>, maxAttempts: number) {
   let sent = 0;
   const requestHandler = {
     handle: async () => {
       const answer = answers[Math.min(sent++, answers.length - 1)];
-      const body = answer.type ? JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${answer.type}`, message: 'refused' }) : '{}';
+      const body = answer.type
+        ? JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${answer.type}`, message: 'refused', ...answer.extra })
+        : '{}';
       return {
         response: {
           statusCode: answer.status,
@@ -100,6 +109,23 @@ describe('SDK instrumentation (fake transport: faults DynamoDB Local cannot prod
     expect(error).toBeInstanceOf(ConditionalCheckFailedException);
     expect(await counter(metrics, 'artissist_dynamodb_calls_total', { command: 'PutItem', outcome: 'conditional_failed' })).toBe(1);
     expect(outage.failing()).toEqual([]);
+  });
+
+  it('takes a transaction a partition throttled (cancelled with ThrottlingError) for an outage, and one with a failed condition for an answer', async () => {
+    const transaction = new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: 't', Item: { PK: { S: 'a' } } } }] });
+    const cancelled = (codes: string[]) => ({
+      status: 400,
+      type: 'TransactionCanceledException',
+      extra: { CancellationReasons: codes.map((Code) => ({ Code })) },
+    });
+    // DynamoDB's answer to a throttled transaction, which the SDK does not retry: SERVICE_UNAVAILABLE, not a failed condition.
+    const throttled = clientAnswering([cancelled(['ThrottlingError', 'None'])], 3);
+    const error = await throttled.client.send(transaction).catch((e) => e);
+    expect(isServiceUnavailable(error)).toBe(true);
+    expect(classify(error)).toBe('throttled');
+    // A failed condition beside a throttled item is still an answer: the caller reads its reasons.
+    const refused = clientAnswering([cancelled(['ConditionalCheckFailed', 'ThrottlingError'])], 3);
+    expect(await refused.client.send(transaction).catch((e) => e)).toBeInstanceOf(TransactionCanceledException);
   });
 });
 

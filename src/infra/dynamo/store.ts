@@ -16,6 +16,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall, type marshallOptions } from '@aws-sdk/util-dynamodb';
 import { AppError, ErrorCode } from '../../errors';
+import { throttledCancellation } from '../dependency';
 import type { CursorCodec } from '../cursor';
 import { lazyCursor, Page, type PageRequest, pageShape } from './page';
 import { keySchemas, TTL_ATTRIBUTE, type IndexName, type Key } from './table';
@@ -499,6 +500,15 @@ export class Store {
         await this.doc.send(new TransactWriteCommand(request));
         return undefined;
       } catch (error) {
+        // A partition's throughput refused the transaction (DynamoDB cancels it with ThrottlingError
+        // reasons, which the SDK does not retry): the instrumentation made it SERVICE_UNAVAILABLE
+        // (classify). It is retried here with the conflicts' backoff, and past the bound the client
+        // is told to retry later (503), never INTERNAL.
+        if (throttledCancellation(error instanceof Error && error.cause !== undefined ? error.cause : error)) {
+          if (attempt + 1 >= MAX_TX_ATTEMPTS) throw error;
+          await sleep(backoff(attempt));
+          continue;
+        }
         if (!(error instanceof TransactionCanceledException)) throw error;
         const reasons = error.CancellationReasons ?? [];
         if (reasons.some((r) => r.Code === 'ConditionalCheckFailed')) return reasons;
