@@ -9,6 +9,7 @@ import { testDynamo, testEndpoint } from '../support/dynamo';
 import { fixture } from '../support/fixtures';
 import { ROOT } from '../support/processes';
 import { Role, startTestServer, type TestServer } from '../support/server';
+import { waitFor } from '../support/wait';
 
 /*
  * Every event downstream (issue 34, part 3): the table's stream carries each committed event item,
@@ -58,16 +59,18 @@ describe('events downstream from the table stream', () => {
   /** The tenant's envelopes the stream holds from where the reader stands until `done` says they are all there. */
   const readUntil = async (done: (envelopes: Envelope[]) => boolean): Promise<Envelope[]> => {
     const envelopes: Envelope[] = [];
-    while (!done(envelopes)) {
-      const records = await reader.poll();
-      for (const record of records) {
-        const envelope = envelopeOf(record);
-        if (envelope?.detail.tenant === TENANT) envelopes.push(envelope);
-      }
-      // Nothing new yet: DynamoDB Local publishes to its stream a moment after the commit.
-      if (records.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    return envelopes;
+    // A change stream is read by asking (GetRecords): DynamoDB Local publishes to it a moment after the commit.
+    return waitFor(
+      async () => {
+        for (const record of await reader.poll()) {
+          const envelope = envelopeOf(record);
+          if (envelope?.detail.tenant === TENANT) envelopes.push(envelope);
+        }
+        return done(envelopes) && envelopes;
+      },
+      () => `the stream's envelopes (${envelopes.length} read)`,
+      { everyMs: 200 },
+    );
   };
 
   /** The tenant's envelopes `npm run events:tail -- --from-start --once` prints. */

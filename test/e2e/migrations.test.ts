@@ -11,6 +11,7 @@ import { fixture, tempDir } from '../support/fixtures';
 import { exited, ROOT } from '../support/processes';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { subscribe, wsClient } from '../support/ws';
+import { legacyLog } from '../support/legacy-log';
 
 /*
  * Migrations as system jobs (issue 34), against DynamoDB Local: 2,000 entities written in the
@@ -66,21 +67,7 @@ async function writeOldShape(server: TestServer, count: number, projectCount = P
     const project = projects[i % projectCount];
     const logId = newId('log');
     const word = `entry${i}z`;
-    rows.push(
-      entities.Log.toItem(project.tenantId, {
-        projectId: project.projectId,
-        logId,
-        rawText: `Worked on ${word} today`,
-        mediaRefs: [],
-        materials: [],
-        tags: [],
-        attributionStatus: 'pending',
-        version: 1,
-        createdAt: at,
-        updatedAt: at,
-        createdBy: 'legacy',
-      }),
-    );
+    rows.push(entities.Log.toItem(project.tenantId, legacyLog({ projectId: project.projectId, logId }, at, `Worked on ${word} today`)));
     written.push({ tenantId: project.tenantId, projectId: project.projectId, logId, word });
   }
   for (const row of rows) expect(row[SEARCH_SLOTS_ATTRIBUTE]).toBeUndefined();

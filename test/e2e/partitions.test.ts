@@ -1,6 +1,7 @@
 import { testEndpoint } from '../support/dynamo';
 import { type KeyCounts, startPartitionProxy } from '../support/partition-proxy';
 import { Role, startTestServer, type TestServer } from '../support/server';
+import { waitFor } from '../support/wait';
 
 /**
  * DynamoDB's per-partition limits (1,000 write and 3,000 read units a second per partition key)
@@ -25,19 +26,21 @@ describe("DynamoDB's partition limits, emulated", () => {
 
   /**
    * Sends a GraphQL call as a client would: a SERVICE_UNAVAILABLE (the documented answer to an
-   * outage or throttling the server's retries did not absorb) is retried after a pause, a bounded
-   * number of times, as the worker SDK does; every other error is returned to the caller.
+   * outage or throttling the server's retries did not absorb) is sent again until another answer
+   * comes (every 500 ms, for at most 20 s), as the worker SDK does; every other answer is returned.
    */
-  const gql = async (token: string, query: string, variables: Record<string, unknown> = {}): Promise<any> => {
-    for (let attempt = 0; ; attempt++) {
-      const { status, body } = await server.raw({ query, variables }, token);
-      if (status !== 200) statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      const code = body?.errors?.[0]?.extensions?.code as string | undefined;
-      if (code) codes.set(code, (codes.get(code) ?? 0) + 1);
-      if (code !== 'SERVICE_UNAVAILABLE' || attempt >= 20) return body;
-      await new Promise((resolve) => setTimeout(resolve, 250 + Math.random() * 500));
-    }
-  };
+  const gql = (token: string, query: string, variables: Record<string, unknown> = {}): Promise<any> =>
+    waitFor(
+      async () => {
+        const { status, body } = await server.raw({ query, variables }, token);
+        if (status !== 200) statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        const code = body?.errors?.[0]?.extensions?.code as string | undefined;
+        if (code) codes.set(code, (codes.get(code) ?? 0) + 1);
+        return code !== 'SERVICE_UNAVAILABLE' && body;
+      },
+      `an answer other than SERVICE_UNAVAILABLE to ${query.slice(0, 60)}`,
+      { ms: 20_000, everyMs: 500 },
+    );
 
   it('throttles the hot keys of a 290-item stage and 24 workers, and the server still completes every item with no 5xx', async () => {
     const proxy = await startPartitionProxy(testEndpoint(), {

@@ -3,6 +3,7 @@ import { signDevToken } from '../../src/auth/jwt';
 import { JOB_KINDS } from '../../src/job/job.kinds';
 import { processFixture } from '../support/processes';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { waitFor } from '../support/wait';
 
 // One single step, claimed by pool workers, with no retry backoff: a lease that ran out is taken over at once.
 JOB_KINDS.TEST_POOL_CAPPED_STEP = {
@@ -98,17 +99,20 @@ describe('a capped tenant whose pool workers all die', () => {
     });
 
   /**
-   * Claims with `query` as pool worker `token` every 100 ms until a claim is handed out, at most
-   * `ms` or until `done`; null when none was.
+   * Claims with `query` as pool worker `token`, as a polling worker does, until a claim is handed
+   * out (failing after `ms`), or until `done` says there is no more work to wait for (then null).
    */
   async function claimWithin(token: string, query: string, ms: number, done = () => false) {
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline && !done()) {
-      const claimed = (await ok(token, query)).claimWork;
-      if (claimed) return claimed;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return null;
+    const answer = await waitFor(
+      async () => {
+        if (done()) return { claimed: null };
+        const claimed = (await ok(token, query)).claimWork;
+        return claimed && { claimed };
+      },
+      'a claim',
+      { ms },
+    );
+    return answer.claimed;
   }
 
   it('has its items taken over by new pool workers within the backoff after the leases end, never past its limit', async () => {

@@ -9,6 +9,7 @@ import { blocksOf } from '../support/doc-blocks';
 import { tempDir } from '../support/fixtures';
 import { processFixture, ROOT } from '../support/processes';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { waitFor } from '../support/wait';
 
 /*
  * The worker SDKs (sdk/python, sdk/typescript) against the real server: Python worker processes
@@ -91,17 +92,6 @@ function startWorker(
       check();
     });
   return { child, lines, output: () => output, until, exited };
-}
-
-/** Polls `probe` until it returns something truthy (the condition awaited), failing after `ms`. */
-async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, what: string | (() => string), ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${typeof what === 'string' ? what : what()}: not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('the worker SDKs against a real server', () => {
@@ -343,7 +333,7 @@ describe('the worker SDKs against a real server', () => {
     const running = worker.run();
     await claimedOnce;
     await gql('mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
-    await waitFor(async () => aborted.length === 1, 'the handler aborted', 5000);
+    await waitFor(async () => aborted.length === 1, 'the handler aborted', { ms: 5000 });
     expect(aborted[0]).toMatch(/^\d:JOB_CANCELLED$/);
     // A second job's item is held when stop() is asked for: it is given up after the grace period.
     const second = await batch([{ n: 3 }]);

@@ -6,6 +6,7 @@ import { MIGRATION_STAGE, migrateSegment } from '../../src/migrations/migration.
 import { put } from '../../src/infra/dynamo/write';
 import { createScope } from '../../src/wiring';
 import { freshTable, type TestTable } from '../support/dynamo';
+import { legacyLog } from '../support/legacy-log';
 
 /*
  * A migration's budget is the run's, shared by the segments still scanning (against DynamoDB
@@ -29,19 +30,7 @@ describe("a migration's budget", () => {
     for (let i = 0; i < LOGS; i += 25) {
       await table.store.transact(
         Array.from({ length: Math.min(25, LOGS - i) }, () =>
-          entities.Log.put('one-tenant', {
-            projectId,
-            logId: newId('log'),
-            rawText: 'old sketch',
-            mediaRefs: [],
-            materials: [],
-            tags: [],
-            attributionStatus: 'pending',
-            version: 1,
-            createdAt: at,
-            updatedAt: at,
-            createdBy: 'legacy',
-          }),
+          entities.Log.put('one-tenant', legacyLog({ projectId, logId: newId('log') }, at)),
         ),
       );
     }

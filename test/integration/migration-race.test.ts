@@ -5,6 +5,7 @@ import { migrateSegment } from '../../src/migrations/migration.segment';
 import type { UnitWrite } from '../../src/infra/dynamo/write';
 import { createScope, type ContextDeps } from '../../src/wiring';
 import { freshTable, type TestTable } from '../support/dynamo';
+import { legacyLog } from '../support/legacy-log';
 
 /*
  * A migration's rewrite that loses its race to a user's edit (against DynamoDB Local), made by an
@@ -25,20 +26,7 @@ describe('a migration racing a user', () => {
     deps = { store: table.store, eventRetentionDays: 30 };
     const at = new Date().toISOString();
     // The log as it was written before logs were searchable: no word items, no search slots.
-    await table.store.transact([
-      entities.Log.put('acme', {
-        ...LOG,
-        rawText: 'old sketch',
-        mediaRefs: [],
-        materials: [],
-        tags: [],
-        attributionStatus: 'pending',
-        version: 1,
-        createdAt: at,
-        updatedAt: at,
-        createdBy: 'legacy',
-      }),
-    ]);
+    await table.store.transact([entities.Log.put('acme', legacyLog(LOG, at))]);
   });
 
   it('re-derives the entity on the user’s change, which it keeps', async () => {

@@ -117,8 +117,12 @@ export async function startPostgres(): Promise<PostgresServer> {
     { ...as, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let output = '';
+  // PostgreSQL logs this line once it accepts connections: the start is awaited on it.
+  let announceReady: () => void;
+  const announced = new Promise<void>((resolve) => (announceReady = resolve));
   child.stderr?.on('data', (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);
+    if (output.includes('ready to accept connections')) announceReady();
   });
   const exited = new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
@@ -140,18 +144,15 @@ export async function startPostgres(): Promise<PostgresServer> {
     await client.connect();
     return client;
   };
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      const probe = await open(superuser, password);
-      await probe.end();
-      break;
-    } catch (error) {
-      if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline)
-        throw new Error(`PostgreSQL did not start on port ${port}: ${String(error)}\n${output}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  let timer: NodeJS.Timeout | undefined;
+  const started = await Promise.race([
+    announced.then(() => 'ready' as const),
+    exited.then(() => 'exited' as const),
+    new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 30_000))),
+  ]);
+  clearTimeout(timer);
+  if (started !== 'ready')
+    throw new Error(`PostgreSQL did not start on port ${port} (${started === 'late' ? 'not within 30 s' : 'it exited'}):\n${output}`);
   return {
     port,
     superuser,

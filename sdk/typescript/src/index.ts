@@ -232,9 +232,17 @@ export class Worker {
     try {
       this.declared = await this.readKinds();
       const slots = Array.from({ length: this.options.slots ?? 1 }, () => this.slot());
-      // Handlers that ignore their signal after a give-up are abandoned: run() resolves without them.
-      const abandoned = new Promise<void>((resolve) => this.gaveUp.signal.addEventListener('abort', () => setTimeout(resolve, 1000)));
-      await Promise.race([Promise.all(slots), abandoned]);
+      // Handlers that ignore their signal after a give-up are abandoned: run() resolves without
+      // them a second later (the timer goes with run(), so it never holds the process open).
+      let abandonTimer: NodeJS.Timeout | undefined;
+      const abandoned = new Promise<void>((resolve) =>
+        this.gaveUp.signal.addEventListener('abort', () => (abandonTimer = setTimeout(resolve, 1000)), { once: true }),
+      );
+      try {
+        await Promise.race([Promise.all(slots), abandoned]);
+      } finally {
+        clearTimeout(abandonTimer);
+      }
     } finally {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
