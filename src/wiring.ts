@@ -24,7 +24,7 @@ import {
   type Store,
 } from './infra/dynamo/store';
 import type { UnitWrite } from './infra/dynamo/write';
-import { type CommitHooks, commitUnit } from './infra/dynamo/unit-of-work';
+import { type CommitHooks, commitUnit } from './infra/dynamo/committer';
 import type { LeaseCodec } from './auth/lease';
 import { downloadEvent, hasTrailEvents, withTrailRetention } from './common/activity-event';
 import { entities } from './common/entities';
@@ -206,6 +206,10 @@ class RequestScope implements Scope {
   }
 
   commit(writes: readonly UnitWrite[]): Promise<void> {
+    return commitUnit(this.deps.store, writes, this.commitHooks());
+  }
+
+  commitHooks(): CommitHooks {
     this.hooks ??= {
       invalidate: () => {
         this.itemLoader?.clearAll();
@@ -214,7 +218,7 @@ class RequestScope implements Scope {
       publisher: this.deps.outbox,
       context: this.retentionContext(),
     };
-    return commitUnit(this.deps.store, writes, this.hooks);
+    return this.hooks;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { AppError, conflict, ErrorCode, notFound } from '../errors';
-import { Stale } from '../infra/dynamo/aggregate';
+import { Stale } from '../infra/dynamo/committer';
 import type { AnyModel, ItemOf, WriteValues } from '../infra/dynamo/entity';
 import { check, del, put, type ConditionFailure, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { activityEvent, subjectOf, type EventSpec } from './activity-event';

@@ -1,6 +1,7 @@
 import type DataLoader from 'dataloader';
 import type { Item, OrderedList, Page, PageRequest, Projection, QuerySpec, Store } from '../infra/dynamo/store';
 import type { UnitWrite } from '../infra/dynamo/write';
+import type { CommitHooks } from '../infra/dynamo/committer';
 import type { BoundTenant } from './bound-tenant';
 import type { SharedItemReads } from '../infra/shared-reads';
 import type { FilesService } from './files/files.service';
@@ -54,5 +55,7 @@ export interface Scope {
    * cached reads are dropped and the unit's events published.
    */
   commit(writes: readonly UnitWrite[]): Promise<void>;
+  /** What happens around this caller's commits (its caches dropped, its events published, its tenant's settings applied): an aggregate's units carry them to the committer. */
+  commitHooks(): CommitHooks;
   now(): Date;
 }

@@ -23,7 +23,7 @@ import {
   takeoverOf,
   VERBS,
 } from './job.attempts';
-import { type AggregateIO, AggregateCommitter, type AggregateStats, changingTooFast, Stale } from '../infra/dynamo/aggregate';
+import { type AggregateIO, type AggregateType, changingTooFast, type CommitStats, committerOf, Stale } from '../infra/dynamo/committer';
 import type { Store } from '../infra/dynamo/store';
 import { check, type UnitWrite, update } from '../infra/dynamo/write';
 import { type FanOutDeclaration, fanOutOf, stepPolicyOf } from './job.kinds';
@@ -70,8 +70,8 @@ import {
  *
  * A job's version is the serialization point of its event stream (every change is one event with
  * seq = the new version), so every change of the job, its steps or its items moves the job's
- * version. Every such change is a command queued on the job's aggregate committer
- * (infra/dynamo/aggregate.ts): a group of commands is decided on one read of the job, the
+ * version. Every such change is a command queued on the job's queue of the committer
+ * (infra/dynamo/committer.ts): a group of commands is decided on one read of the job, the
  * current attempt of each of its steps (never the earlier attempts, see load) and the items they
  * name, and committed in one transaction conditioned on the job's version and each item's version. What a change writes besides the job (steps, events, the JobWork entry
  * that makes the job's items claimable, the JobSettle entry of a finished job) is derived in
@@ -91,7 +91,7 @@ export const MAX_ITEMS_PER_ADD = 80;
 export const MAX_SCENES_PAGE = 1000;
 
 /** What the job's committer did since start (the bench reads it): groups, commands, lost rounds, committed commands. */
-export const itemWriteStats: AggregateStats = { batches: 0, intents: 0, conflicts: 0, committed: 0 };
+export const itemWriteStats: CommitStats = { batches: 0, intents: 0, conflicts: 0, committed: 0 };
 
 /**
  * The claims' reads of this process (the bench and tests read them): groups that held claims, and
@@ -288,32 +288,24 @@ const claimsIn = (refs: readonly string[]) => refs.filter((ref) => ref.startsWit
 
 const refOf = (id: string) => ({ stage: id.slice(0, id.lastIndexOf('#')), sequence: Number(id.slice(id.lastIndexOf('#') + 1)) });
 
-/** The job committers of this process, per store (a test process may hold several). */
-const committers = new WeakMap<Store, AggregateCommitter<BatchState>>();
-
-function committerOf(store: Store): AggregateCommitter<BatchState> {
-  let committer = committers.get(store);
-  if (!committer) {
-    // 48 commands a group (a claim or a completion writes its item and its event, so about 43 fit
-    // in 90 writes); 90 writes leave room for the stream heads added at commit; 30 rounds against
-    // writers on other instances. A drained job's carried state is kept for 5 s, for 256 jobs and
-    // 20,000 items at most together: a busy job's workers send their next calls within
-    // milliseconds of their answers, and a pool that deals claims to 100 tenants in turn comes
-    // back to each tenant's job within seconds.
-    committer = new AggregateCommitter<BatchState>(
-      {
-        maxCommands: 48,
-        maxWrites: 90,
-        maxRounds: 30,
-        keepCarried: { ms: 5000, max: 256, weigh: (state) => state.items.size + 1, maxWeight: 20_000 },
-      },
-      changingTooFast('Job'),
-      itemWriteStats,
-    );
-    committers.set(store, committer);
-  }
-  return committer;
-}
+/**
+ * How the committer treats jobs. 48 commands a group (a claim or a completion writes its item and
+ * its event, so about 43 fit in 90 writes); 90 writes leave room for the stream heads added at
+ * commit; 16 transactions a group against writers on other instances (see the committer's
+ * worst-case latency). A drained job's carried state is kept for 5 s, for 256 jobs and 20,000
+ * items at most together: a busy job's workers send their next calls within milliseconds of
+ * their answers, and a pool that deals claims to 100 tenants in turn comes back to each tenant's
+ * job within seconds.
+ */
+export const JOB_AGGREGATE: AggregateType<BatchState> = {
+  maxCommands: 48,
+  maxWrites: 90,
+  maxRounds: 16,
+  rereads: true,
+  keepCarried: { ms: 5000, max: 256, weigh: (state) => state.items.size + 1, maxWeight: 20_000 },
+  tooBusy: changingTooFast('Job'),
+  stats: itemWriteStats,
+};
 
 /** At most this many items a carried state keeps (see carryOf); past it, the next group reads what it needs. */
 const MAX_CARRIED_ITEMS = 500;
@@ -357,17 +349,17 @@ export const jobQueueId = (tenant: BoundTenant, jobId: string) => `${jobKey(tena
 
 /** How many jobs of `store` have a queue on their committer now (zero when no change is under way). */
 export function openQueues(store: Store): number {
-  return committers.get(store)?.openQueues ?? 0;
+  return committerOf(store).stats().queues;
 }
 
 /** How many drained jobs of `store` have their last commit's state kept for their next group (see carryOf). */
 export function keptJobStates(store: Store): number {
-  return committers.get(store)?.keptStates ?? 0;
+  return committerOf(store).keptStates;
 }
 
 /** Drops the job states kept for `store` (at shutdown): the process holds no job's items after it. */
 export function releaseJobStates(store: Store): void {
-  committers.get(store)?.release();
+  committerOf(store).release();
 }
 
 /** A worker's action on an item. `attempt` is the attempt the worker holds (a late one is refused). */
@@ -434,12 +426,11 @@ export class JobItems {
   /** submit, with the group's reads named as refs (itemId, or POOL_REF for the tenant's pool load). */
   private submitRefs<T>(jobId: string, refs: readonly string[], apply: (state: BatchState) => T): Promise<T> {
     const io: AggregateIO<BatchState> = {
+      type: JOB_AGGREGATE,
       load: (all, carried) => this.load(jobId, all, carried),
-      commit: async (state) => {
+      units: (state) => {
         const writes = this.writesOf(state);
-        if (writes.length === 0) return false;
-        await this.scope.commit(writes);
-        return true;
+        return writes.length > 0 ? [{ writes, hooks: this.scope.commitHooks() }] : [];
       },
       carry: carryOf,
     };

@@ -1,6 +1,6 @@
 import { entities, type EntityItem, OPS_SHARDS } from '../common/entities';
 import type { Store } from '../infra/dynamo/store';
-import { Stale } from '../infra/dynamo/aggregate';
+import { Stale } from '../infra/dynamo/committer';
 import { itemsOfModels } from '../infra/dynamo/entity';
 import { isServiceUnavailable } from '../infra/dependency';
 import { untraced } from '../infra/tracing';

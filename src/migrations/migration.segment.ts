@@ -59,8 +59,8 @@ const PAGE_SECONDS = 5;
  * Rewrites of one page in flight at once: each is a read and a transaction whose round trips
  * would otherwise leave the segment's budget unused; the pace still spaces their starts. A page
  * holds the rows of one partition in key order, so the rewrites in flight are mostly children of
- * one project, whose activity events share its stream: the group committer (unit-of-work.ts)
- * commits those waiting together in one transaction. DynamoDB Local wrote 116–172 items a second
+ * one project, whose activity events share its stream: the committer (committer.ts) commits
+ * those waiting in that stream's queue together in one transaction. DynamoDB Local wrote 116–172 items a second
  * in transactions of 6 items and 383–412 in transactions of 24, so more in flight means fewer,
  * fuller transactions.
  */

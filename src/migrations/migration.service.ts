@@ -7,7 +7,7 @@ import { MIGRATION_KIND } from './migration.kind';
 import { JobStatus } from '../job/job.machine';
 import type { JobRepository } from '../job/job.repository';
 import { SYSTEM_PROJECT_ID, type SystemJobHandler } from '../job/system-jobs';
-import { Stale } from '../infra/dynamo/aggregate';
+import { Stale } from '../infra/dynamo/committer';
 import { type MigrationDeclaration, SEGMENT_COUNT_NAMES, type SegmentCounts, zeroCounts } from './migration';
 import { MIGRATIONS } from './migrations';
 import { checkpointOf, MIGRATION_STAGE, migrateSegment, type SegmentEnv } from './migration.segment';

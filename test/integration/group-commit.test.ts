@@ -1,5 +1,5 @@
 import { AppError, ErrorCode } from '../../src/errors';
-import { commitUnit, groupCommitStats } from '../../src/infra/dynamo/unit-of-work';
+import { commitUnit, committerOf } from '../../src/infra/dynamo/committer';
 import { check, put, streamEvent, type Item } from '../../src/infra/dynamo/write';
 import { freshTable, type TestTable } from '../support/dynamo';
 
@@ -29,7 +29,7 @@ describe('the group committer of stream writes', () => {
       ...(missing.has(n) ? [check({ PK: 'TENANT#g', SK: 'NOTHING' }).exists(() => new AppError(ErrorCode.NOT_FOUND, `unit ${n}`))] : []),
       streamEvent(head, eventAt(n)),
     ]);
-    const before = groupCommitStats(table.store);
+    const before = committerOf(table.store).stats();
     table.dynamo.calls.reset();
     const outcomes = await Promise.allSettled(
       units.map((writes) =>
@@ -47,7 +47,7 @@ describe('the group committer of stream writes', () => {
     expect(stream.map((e) => e.position)).toEqual(Array.from({ length: 37 }, (_, i) => i + 1));
     expect(stream.map((e) => Number(e.n)).sort((a, b) => a - b)).toEqual([...Array(40).keys()].filter((n) => !missing.has(n)));
     // One unit at a time would have taken at least 37 transactions.
-    const after = groupCommitStats(table.store);
+    const after = committerOf(table.store).stats();
     expect(after.groups - before.groups).toBeLessThan(20);
     expect(table.dynamo.calls.byCommand.get('TransactWriteItemsCommand')).toBeLessThan(37);
     // Nothing is held once every unit is answered.
@@ -68,6 +68,6 @@ describe('the group committer of stream writes', () => {
       ),
     );
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
-    expect(groupCommitStats(table.store)).toMatchObject({ queues: 0, waiting: 0 });
+    expect(committerOf(table.store).stats()).toMatchObject({ queues: 0, waiting: 0 });
   });
 });

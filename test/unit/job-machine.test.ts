@@ -14,7 +14,7 @@ import {
 import { entities } from '../../src/common/entities';
 import { jobQueueId } from '../../src/job/job.items';
 import { jobWorkWrites, offeredFrom } from '../../src/job/job.writes';
-import { changingTooFast } from '../../src/infra/dynamo/aggregate';
+import { changingTooFast } from '../../src/infra/dynamo/committer';
 import { type UnitWrite, Write } from '../../src/infra/dynamo/write';
 
 const ctx = { now: '2026-01-01T00:00:00.000Z', actor: 'u', jobId: 'job_1' };

@@ -440,12 +440,18 @@ export class Store {
     });
     if (pack.length > 0) packs.push(pack);
     for (let remaining of packs) {
+      let attempts = 0;
       while (remaining.length > 0) {
         const sent = remaining.flatMap((u) => units[u].map(() => u));
         const reasons = await this.sendTransaction(remaining.flatMap((u) => units[u]));
-        if (!reasons) {
+        if (reasons === 'committed') {
           for (const u of remaining) committed[u] = true;
           break;
+        }
+        if (!Array.isArray(reasons)) {
+          if (++attempts >= MAX_TX_ATTEMPTS) throw reasons.reason === 'throttled' ? reasons.error : contendedItem();
+          await sleep(backoff(attempts));
+          continue;
         }
         // Each round leaves out at least one unit (one whose condition failed), so this ends.
         const failed = new Set(reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [sent[i]] : [])));
@@ -471,12 +477,33 @@ export class Store {
   /**
    * Writes all of `writes` in one TransactWriteItems, or none of them. A failed condition becomes
    * the error that write's `onConditionFailed` returns (CONFLICT when it has none). A conflict with
-   * a concurrent transaction is retried with backoff, so it ends either in success or in the
-   * condition failure the other writer caused; never in a bare internal error.
+   * a concurrent transaction or a throttled partition is retried with backoff (MAX_TX_ATTEMPTS in
+   * all), so it ends in success, in the condition failure the other writer caused, in CONFLICT
+   * past the bound, or SERVICE_UNAVAILABLE for throttling past it; never in a bare internal error.
+   * This is the retry of writes made outside the committer (src/infra/dynamo/committer.ts), which
+   * calls transactOnce and keeps the one retry loop of its own.
    */
   async transact(writes: readonly Write[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.transactOnce(writes);
+      if (outcome === 'committed') return;
+      if (attempt >= MAX_TX_ATTEMPTS) throw outcome.reason === 'throttled' ? outcome.error : contendedItem();
+      await sleep(backoff(attempt));
+    }
+  }
+
+  /**
+   * Sends `writes` in one TransactWriteItems, once (the SDK's own retries of a failed call
+   * aside). Resolves 'committed'; or, when DynamoDB cancelled the transaction for a reason another
+   * attempt may not meet, `{ reason }`: 'conflict' (a concurrent transaction on one of its items)
+   * or 'throttled' (a partition's throughput refused it, with `error` the SERVICE_UNAVAILABLE it
+   * became: DynamoDB cancels it with ThrottlingError reasons, which the SDK does not retry).
+   * Throws the failed write's `onConditionFailed` error (CONFLICT without one) when a condition
+   * failed (then nothing was written), and whatever else the call throws.
+   */
+  async transactOnce(writes: readonly Write[]): Promise<TransactOutcome> {
     const reasons = await this.sendTransaction(writes);
-    if (!reasons) return;
+    if (!Array.isArray(reasons)) return reasons;
     const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
     const raw = reasons[failed].Item;
     const current = raw ? (isMarshalled(raw) ? unmarshall(raw) : raw) : undefined;
@@ -487,39 +514,34 @@ export class Store {
   }
 
   /**
-   * Sends `writes` in one TransactWriteItems; a conflict with a concurrent transaction is retried
-   * with backoff (MAX_TX_ATTEMPTS in all). Resolves with undefined once it committed, or with the
-   * cancellation reasons when a condition failed (then nothing was written). Throws CONFLICT when
-   * conflicts outlast the bound, and whatever else the call throws. The one retry loop of both
-   * `transact` and `transactEach`.
+   * Sends `writes` in one TransactWriteItems, once. Resolves 'committed', the cancellation reasons
+   * when a condition failed (nothing was written), or a reason to send it again (see
+   * transactOnce); throws whatever else the call throws.
    */
-  private async sendTransaction(writes: readonly Write[]): Promise<CancellationReason[] | undefined> {
-    const request = transactRequest(this.tableName, writes);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.doc.send(new TransactWriteCommand(request));
-        return undefined;
-      } catch (error) {
-        // A partition's throughput refused the transaction (DynamoDB cancels it with ThrottlingError
-        // reasons, which the SDK does not retry): the instrumentation made it SERVICE_UNAVAILABLE
-        // (classify). It is retried here with the conflicts' backoff, and past the bound the client
-        // is told to retry later (503), never INTERNAL.
-        if (throttledCancellation(error instanceof Error && error.cause !== undefined ? error.cause : error)) {
-          if (attempt + 1 >= MAX_TX_ATTEMPTS) throw error;
-          await sleep(backoff(attempt));
-          continue;
-        }
-        if (!(error instanceof TransactionCanceledException)) throw error;
-        const reasons = error.CancellationReasons ?? [];
-        if (reasons.some((r) => r.Code === 'ConditionalCheckFailed')) return reasons;
-        if (!reasons.some((r) => r.Code === 'TransactionConflict')) throw error;
-        if (attempt + 1 >= MAX_TX_ATTEMPTS)
-          throw new AppError(ErrorCode.CONFLICT, 'The item is being changed by others right now; try again.');
-        await sleep(backoff(attempt));
-      }
+  private async sendTransaction(writes: readonly Write[]): Promise<TransactOutcome | CancellationReason[]> {
+    try {
+      await this.doc.send(new TransactWriteCommand(transactRequest(this.tableName, writes)));
+      return 'committed';
+    } catch (error) {
+      if (throttledCancellation(error instanceof Error && error.cause !== undefined ? error.cause : error))
+        return { reason: 'throttled', error };
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const reasons = error.CancellationReasons ?? [];
+      if (reasons.some((r) => r.Code === 'ConditionalCheckFailed')) return reasons;
+      if (!reasons.some((r) => r.Code === 'TransactionConflict')) throw error;
+      return { reason: 'conflict', error };
     }
   }
 }
+
+/**
+ * What one transaction came to short of a failed condition: committed, or cancelled for a
+ * reason another attempt may not meet (see Store.transactOnce).
+ */
+export type TransactOutcome = 'committed' | { reason: 'conflict' | 'throttled'; error: unknown };
+
+/** The error of a write whose items other transactions kept changing past the retry bound. */
+const contendedItem = () => new AppError(ErrorCode.CONFLICT, 'The item is being changed by others right now; try again.');
 
 /** True when a cancellation's item came in DynamoDB's attribute-value form (the SDK types it as either). */
 function isMarshalled(value: object): value is Record<string, AttributeValue> {

@@ -1,0 +1,769 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { AppError, ErrorCode } from '../../errors';
+import { budgetLeft, runWithBudget } from '../deadline';
+import { classify, isServiceUnavailable } from '../dependency';
+import type { TransactOutcome } from './store';
+import type { Key } from './table';
+import {
+  HEAD_POSITION,
+  HeadMoved,
+  headKeyString,
+  placeGroup,
+  StreamEvent,
+  withOneOutboxEntry,
+  Write,
+  type Item,
+  type UnitWrite,
+} from './write';
+
+/*
+ * The committer: the one place a change is committed. Every write of the server that carries a
+ * decision (an aggregate's: a job with its steps and items), an event on a positioned stream (a
+ * project's activity, a tenant's job status), or a plain unit of work goes through it.
+ *
+ * Commands queue per aggregate in this process. One group of an aggregate's commands at a time is
+ * decided and committed: the aggregate is read once (`load`), each command is applied in order to
+ * that state (a pure decision on it; a command that throws is refused and changes nothing), and
+ * the units of work the decided state makes (`units`) are committed in one transaction, with
+ * every stream event placed after its stream's head and each head moved in that same transaction,
+ * conditioned on the versions read and on the heads where they were read. While a group commits
+ * the next one gathers, so an aggregate's throughput is about (commands per group) / (one read +
+ * one transaction), and N callers of one aggregate do not race for its version.
+ *
+ * A plain unit of work (commitUnit) is a command of the stream it appends to, its broadest one
+ * (the tenant's job status stream before one project's): the "aggregate" is the stream, its load
+ * reads nothing, and each unit is its own part of the group's transaction, so a unit whose own
+ * condition fails is answered alone and the rest commit without it.
+ *
+ * One retry loop: a transaction that loses (a version another writer moved: Stale; a head another
+ * writer took: HeadMoved; DynamoDB's TransactionConflict; a throttled partition) is tried again,
+ * after jittered exponential backoff, `maxRounds` times in all; a lost version re-reads and
+ * re-decides, the others re-read the heads only. Beneath it the SDK retries a failed call (4
+ * attempts, each bounded by the per-attempt timeout). There is no other layer: Store.transactOnce
+ * sends once.
+ *
+ * Worst-case latency. A group runs within the request budget of its command with the most left
+ * (REQUEST_BUDGET_MS, 5 s by default; GROUP_BUDGET_MS outside any request), and every DynamoDB
+ * call it makes ends when that budget does; a command whose budget ended while it waited is
+ * answered CONTENDED without being decided. Within that, a group makes at most `maxRounds`
+ * transactions and sleeps between them at most 1.5 × Σ min(BACKOFF_CAP_MS, BACKOFF_BASE_MS × 2^r)
+ * for r < maxRounds (maxBackoffMs: 2,622 ms for the jobs' 16 rounds, 3,072 ms for the streams'
+ * 18), then answers the aggregate's `tooBusy` (or SERVICE_UNAVAILABLE for throttling). So a
+ * command is answered within min(budget, maxBackoffMs + maxRounds × (one read + one transaction))
+ * after its group starts; test/integration/committer.test.ts holds both bounds.
+ *
+ * Within this process the transactions that move one stream head take turns (headTurns), held
+ * from reading the head to the transaction's answer only: groups of different jobs that each
+ * append to their tenant's job status stream would otherwise race for its head and each lose
+ * all but one of their rounds.
+ *
+ * An aggregate whose IO can `carry` the state its commit left decides the next group on that state
+ * without reading it again (only what the state lacks is read), so a busy aggregate costs one
+ * transaction per group. Such a state is as good as the commit that checks it: every write is
+ * conditioned on the versions the state holds, so a group whose commit succeeds was decided on
+ * the aggregate as it was. A group that commits nothing, or that refused a command, proved
+ * nothing, and is decided again on a fresh read; so is one whose commit failed.
+ */
+
+/**
+ * Thrown by a commit (a write's failed condition maps to it) when the aggregate changed since it
+ * was read: the group is read and decided again. Never reaches a client.
+ */
+export class Stale extends Error {}
+
+/** The state a group is decided on. */
+export interface DecisionState<Self> {
+  /** A copy a command may change; the group adopts it only when the command did not throw, so a refused command changes nothing. */
+  fork(): Self;
+  adopt(other: Self): void;
+  /** How many writes committing this state would take (roughly), to keep a group within one transaction. */
+  readonly size: number;
+}
+
+/** Hands committed events to their subscribers (the Outbox); it must never throw. */
+export interface Publisher {
+  /** `entry`: the one outbox entry that stands for all of `events` (withOneOutboxEntry); without it each event is its own. */
+  afterCommit(events: Item[], entry?: Key): void;
+}
+
+/** What happens around a commit for one request. */
+export interface CommitHooks {
+  /**
+   * Drops the request's cached reads. A write can change any item or list the request has read
+   * (derived items too), so every commit calls it; writers prime what they wrote afterwards.
+   */
+  invalidate(): void;
+  /** Publishes the events of a committed unit; without one (offline tools), events wait for the sweeper. */
+  publisher?: Publisher;
+  /**
+   * An item some units depend on (the tenant's settings), read in the same BatchGetItem as the
+   * stream heads, so a unit that appends to a stream pays no extra call for it: for a unit that
+   * `applies` to, the writes committed are `adjust(writes, item)` (null when there is no item).
+   */
+  context?: {
+    key: Key;
+    applies(writes: readonly UnitWrite[]): boolean;
+    adjust(writes: readonly UnitWrite[], item: Item | null): readonly UnitWrite[];
+  };
+}
+
+/** One unit of a group's transaction, and which of the group's decided commands answers for it. */
+export interface Unit {
+  writes: readonly UnitWrite[];
+  hooks: CommitHooks;
+  /** The index, among the group's decided commands in order, of the command whose unit this is (default 0, the first). */
+  owner?: number;
+}
+
+/**
+ * The store interface beneath the committer: strongly consistent reads by key (the stream heads,
+ * a unit's context item) and one all-or-nothing transaction of conditioned writes. Store
+ * (DynamoDB) implements it; a second store implements the same.
+ */
+export interface CommitStore {
+  batchGet(keys: readonly Key[]): Promise<(Item | null)[]>;
+  transactOnce(writes: readonly Write[]): Promise<TransactOutcome>;
+}
+
+/** How the committer treats one type of aggregate: its group sizes, its retry bound, its counters. */
+export interface AggregateType<S> {
+  /** Commands one group takes; more wait for the next group. */
+  maxCommands: number;
+  /** Writes one group's transaction may hold (DynamoDB allows 100; stream heads and events are added at commit). */
+  maxWrites: number;
+  /** Transactions a group makes at most (see the top of this file). */
+  maxRounds: number;
+  /**
+   * True for an aggregate: a write of its units failing with Stale means the aggregate moved
+   * since it was read, and the group is read and decided again. False for plain units, whose
+   * failed conditions (Stale too) are their own commands' answers.
+   */
+  rereads: boolean;
+  /**
+   * How long (ms) a drained queue's carried state is kept for the aggregate's next command, and
+   * for how many aggregates at most, weighing `maxWeight` at most together by `weigh` (the least
+   * recently drained go first). 0 keeps none.
+   */
+  keepCarried?: { ms: number; max: number; weigh: (state: S) => number; maxWeight: number };
+  /** The error a command gets when its group lost `maxRounds` times (to other instances' writers). */
+  tooBusy(aggregateId: string): Error;
+  /** Where the committer counts what it did for this type. */
+  stats: CommitStats;
+}
+
+/** What the committer did for one aggregate type since start (the bench reads it). */
+export interface CommitStats {
+  /** Groups decided. */
+  batches: number;
+  /** Commands submitted. */
+  intents: number;
+  /** Rounds lost to other writers (a version, a head, a transaction conflict or throttling). */
+  conflicts: number;
+  /** Commands committed. */
+  committed: number;
+}
+
+/** How a group reads its aggregate and what its decided state commits: the leading command's request supplies it (its scope, its budget). */
+export interface AggregateIO<S> {
+  type: AggregateType<S>;
+  /**
+   * Reads the aggregate as it is now, for the group's commands (`refs`: what the commands name,
+   * e.g. items). With `carried` (what `carry` kept of the last commit) it reads only what that
+   * state lacks of `refs`.
+   */
+  load(refs: readonly string[], carried?: S): Promise<S>;
+  /** The units of work that commit the decided state (none when nothing changed). Pure. */
+  units(state: S): Unit[];
+  /** Optional: the state a successful commit left, to decide the next group on (undefined: read afresh). */
+  carry?(committed: S): S | undefined;
+}
+
+interface Queue<S> {
+  /** The type of the aggregate queued (the first command's). */
+  type: AggregateType<S>;
+  pending: Command<S>[];
+  running: boolean;
+  /** The state the last group's commit left, while more commands wait (see `carry`). */
+  carried?: S;
+}
+
+interface Command<S> {
+  io: AggregateIO<S>;
+  /** Runs a function in the asynchronous context of the request that sent the command (its budget, its trace). */
+  inContext: <R>(fn: () => R) => R;
+  /** When the command's request budget ends (epoch ms); Infinity outside a budget. */
+  endsAt: number;
+  refs: readonly string[];
+  apply(state: S): unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** What the committer holds right now and has done, for tests and metrics: every queue goes once drained. */
+export interface CommitterStats {
+  queues: number;
+  waiting: number;
+  /** Heads whose turn is held or awaited now. */
+  turns: number;
+  groups: number;
+  units: number;
+  headRetries: number;
+}
+
+/** The backoff between a group's transactions: BACKOFF_BASE_MS × 2^round, at most BACKOFF_CAP_MS, jittered ×0.5–1.5. */
+const BACKOFF_BASE_MS = 4;
+const BACKOFF_CAP_MS = 150;
+
+/** The longest a group can sleep between its `rounds` transactions (the jitter at its top). */
+export function maxBackoffMs(rounds: number): number {
+  let sum = 0;
+  for (let round = 1; round < rounds; round++) sum += Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** round);
+  return 1.5 * sum;
+}
+
+const backoff = (round: number) => Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** round) * (0.5 + Math.random());
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** DynamoDB's limit on the actions of one TransactWriteItems. */
+const MAX_TRANSACTION_ITEMS = 100;
+
+/** A group's budget when none of its commands runs within a request budget (offline tools, the sweeper's callers). */
+const GROUP_BUDGET_MS = 10_000;
+
+/** Thrown inside a group's transaction when one unit's own condition failed. */
+class UnitFailed extends Error {
+  constructor(
+    readonly unit: number,
+    readonly error: Error,
+  ) {
+    super('A unit of a group failed its condition.');
+  }
+}
+
+/** Thrown when a group used its rounds: `error` is what its commands are answered. */
+class OutOfRounds extends Error {
+  constructor(readonly answer: unknown) {
+    super('A group used its rounds.');
+  }
+}
+
+/**
+ * The error of a write that could not be committed because other writers kept taking its
+ * stream's position, or whose request ended while it waited: nothing was written, and the same
+ * request may simply be sent again.
+ */
+export function contended(): AppError {
+  return new AppError(
+    ErrorCode.CONTENDED,
+    'Too many writers are appending to this stream at once; nothing was written. Send the same request again in a moment.',
+    { mayHaveCommitted: false },
+  );
+}
+
+/**
+ * A dependency failure of the transaction itself: when the call may have reached DynamoDB (a
+ * timeout, the request budget's abort, a 5xx), the write may have committed although the caller
+ * saw no answer, and the client is told so (`mayHaveCommitted`), so it reads before it repeats a
+ * write that is not idempotent. Other errors pass unchanged.
+ */
+function withCommitOutcome(error: unknown): unknown {
+  if (!isServiceUnavailable(error) || !(error instanceof AppError)) return error;
+  const outcome = classify(error);
+  // The error was made for this call alone (serviceUnavailable), so its extensions are ours to add to.
+  error.extensions.mayHaveCommitted = outcome === 'timeout' || outcome === 'deadline' || outcome === 'server_error';
+  return error;
+}
+
+/** The heads of the streams `writes` append to, each once, in the order first named. */
+function headsOf(writes: readonly UnitWrite[]): Key[] {
+  return [
+    ...new Map(writes.filter((w): w is StreamEvent => w instanceof StreamEvent).map((w) => [headKeyString(w.head), w.head])).values(),
+  ];
+}
+
+/**
+ * `write` with its failure mapping wrapped so that a failed condition names the unit it belongs
+ * to; the error the unit gets is the one the write's own mapping (or the store's default) makes.
+ */
+function tagWithUnit(write: Write, unit: number): Write {
+  const own = write.onConditionFailed;
+  return write.orFail(
+    (current) =>
+      new UnitFailed(unit, own ? own(current) : new AppError(ErrorCode.CONFLICT, 'A concurrent change won; reload and try again.')),
+  );
+}
+
+/**
+ * The turns of this process's transactions on stream heads: `take` waits until every head named
+ * is free, in key order (so two takers of overlapping heads never wait on each other), and holds
+ * them until the returned release. A head's entry goes when its last holder releases it.
+ */
+class HeadTurns {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  get held(): number {
+    return this.tails.size;
+  }
+
+  async take(heads: readonly string[]): Promise<() => void> {
+    const releases: (() => void)[] = [];
+    for (const head of [...heads].sort()) {
+      const before = this.tails.get(head);
+      let release!: () => void;
+      const mine = new Promise<void>((r) => {
+        release = r;
+      });
+      const tail = before ? before.then(() => mine) : mine;
+      this.tails.set(head, tail);
+      releases.push(() => {
+        release();
+        if (this.tails.get(head) === tail) this.tails.delete(head);
+      });
+      if (before) await before;
+    }
+    return () => {
+      for (const release of releases) release();
+    };
+  }
+}
+
+/** A plain unit's "aggregate" state: the units its group's commands added, in order. */
+class Units implements DecisionState<Units> {
+  constructor(
+    readonly list: Unit[] = [],
+    /** The keys the units write, and how many actions they take (events and head moves included). */
+    private readonly keys = new Set<string>(),
+    private actions = 0,
+  ) {}
+
+  fork(): Units {
+    return new Units([...this.list], new Set(this.keys), this.actions);
+  }
+
+  adopt(other: Units): void {
+    this.list.splice(0, this.list.length, ...other.list);
+    for (const key of other.keys) this.keys.add(key);
+    this.actions = other.actions;
+  }
+
+  /** The actions the units take; a unit that writes an item another unit of the group writes makes it too big to join (DynamoDB refuses an item twice). */
+  get size(): number {
+    return this.actions;
+  }
+
+  add(unit: Unit): void {
+    const own = unit.writes.filter((w): w is Write => w instanceof Write).map((w) => headKeyString(w.key));
+    const clashes = own.some((key) => this.keys.has(key));
+    this.list.push({ ...unit, owner: this.list.length });
+    for (const key of own) this.keys.add(key);
+    this.actions += clashes ? Number.POSITIVE_INFINITY : unit.writes.length + headsOf(unit.writes).length;
+  }
+}
+
+/** Plain units of work, queued by the broadest stream they append to. */
+const STREAM: AggregateType<Units> = {
+  maxCommands: 100,
+  maxWrites: MAX_TRANSACTION_ITEMS,
+  maxRounds: 18,
+  rereads: false,
+  tooBusy: () => contended(),
+  stats: { batches: 0, intents: 0, conflicts: 0, committed: 0 },
+};
+
+const streamIO: AggregateIO<Units> = {
+  type: STREAM,
+  load: async () => new Units(),
+  units: (state) => state.list,
+};
+
+/**
+ * The stream a unit queues on: of the heads it appends to, the broadest (the shortest key, e.g.
+ * the tenant's job status stream before one project's), because that is the head every other
+ * unit of its kind contends on. Units that share it then queue instead of racing.
+ */
+function queueKeyOf(heads: readonly Key[]): string {
+  const broadest = heads.reduce((a, b) => (`${b.PK}#${b.SK}`.length < `${a.PK}#${a.SK}`.length ? b : a));
+  return `\u0001stream\u0000${headKeyString(broadest)}`;
+}
+
+/** The queues and kept states hold aggregates of every type; each queue's commands and type agree on theirs (submit). */
+// biome-ignore lint/suspicious/noExplicitAny: erased per queue, as above.
+type AnyState = any;
+
+/** How many rounds a group has used of its bound, and what it answers past it. */
+interface Tries {
+  used: number;
+  max: number;
+  stats: CommitStats;
+  tooBusy: () => Error;
+}
+
+/** Commits the changes of one store (see the top of this file). One per store; its queues go as soon as they are drained. */
+export class Committer {
+  private readonly queues = new Map<string, Queue<AnyState>>();
+  /**
+   * The states drained queues carried, by aggregate, with when each was kept: a busy aggregate's
+   * queue drains between groups whenever its callers are all waiting for their answers (each
+   * worker sends its next command only after the last one committed), and its next group then
+   * decides on what the last commit left instead of reading the aggregate again. Kept for
+   * `keepCarried.ms` at most (looked at when the next command comes), for `keepCarried.max`
+   * aggregates at most, and dropped by `release` at shutdown. Keeping one longer risks nothing
+   * but time: the commit is conditioned on the versions the state holds.
+   */
+  private readonly kept = new Map<string, { state: AnyState; at: number; weight: number; type: AggregateType<AnyState> }>();
+  /** What the kept states of each type weigh together, and how many there are (keepCarried). */
+  private readonly keptOf = new Map<AggregateType<AnyState>, { weight: number; count: number }>();
+  private readonly turns = new HeadTurns();
+  private readonly counters = { groups: 0, units: 0, headRetries: 0 };
+
+  constructor(
+    private readonly store: CommitStore,
+    /** The clock of the kept states' ages (ms); tests give their own. */
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
+
+  /** What the committer holds now and has done (see CommitterStats). */
+  stats(): CommitterStats {
+    let waiting = 0;
+    for (const q of this.queues.values()) waiting += q.pending.length;
+    return { queues: this.queues.size, waiting, turns: this.turns.held, ...this.counters };
+  }
+
+  /** How many drained aggregates' carried states are kept now (see `kept`). */
+  get keptStates(): number {
+    return this.kept.size;
+  }
+
+  /** Drops every kept state (at shutdown); queues still running keep theirs until they drain. */
+  release(): void {
+    this.kept.clear();
+    this.keptOf.clear();
+  }
+
+  /**
+   * Queues `apply` for aggregate `id` and resolves with what it returned once its group
+   * committed; rejects with what it threw (nothing of it is written), with the error the read or
+   * the commit failed with, or with the type's `tooBusy` past the retry bound.
+   */
+  submit<S extends DecisionState<S>, T>(id: string, io: AggregateIO<S>, refs: readonly string[], apply: (state: S) => T): Promise<T> {
+    let queue: Queue<S> | undefined = this.queues.get(id);
+    if (!queue) {
+      queue = { type: io.type, pending: [], running: false, carried: this.takeKept(id) };
+      this.queues.set(id, queue);
+    }
+    const left = budgetLeft();
+    const target = queue;
+    const promise = new Promise<T>((resolve, reject) => {
+      target.pending.push({
+        io,
+        inContext: AsyncLocalStorage.snapshot(),
+        endsAt: left === undefined ? Number.POSITIVE_INFINITY : Date.now() + left,
+        refs,
+        apply,
+        resolve: (v) => resolve(v as T),
+        reject,
+      });
+    });
+    if (!queue.running) {
+      queue.running = true;
+      void this.drain(id, queue);
+    }
+    return promise;
+  }
+
+  /**
+   * Commits `writes` as one unit of work (see commitUnit): with stream events, in the queue of the
+   * broadest stream it appends to; without, at once, through the same rounds.
+   */
+  commitUnit(writes: readonly UnitWrite[], hooks: CommitHooks): Promise<void> {
+    const heads = headsOf(writes);
+    const id = heads.length > 0 ? queueKeyOf(heads) : undefined;
+    const unit = { writes, hooks };
+    if (id) return this.submit(id, streamIO, [], (state) => void state.add(unit));
+    return this.withinBudget(Date.now() + (budgetLeft() ?? GROUP_BUDGET_MS), async () => {
+      try {
+        await this.send([unit], { used: 0, max: STREAM.maxRounds, stats: STREAM.stats, tooBusy: contended });
+      } catch (error) {
+        if (error instanceof UnitFailed) throw error.error;
+        if (error instanceof OutOfRounds) throw error.answer;
+        throw withCommitOutcome(error);
+      }
+    });
+  }
+
+  private async drain<S extends DecisionState<S>>(id: string, queue: Queue<S>): Promise<void> {
+    try {
+      while (queue.pending.length > 0) {
+        const group = queue.pending.splice(0, queue.pending[0].io.type.maxCommands);
+        // The group runs in the context of its command with the most budget left, and within that
+        // budget: never within the budget of a request that has already ended.
+        const leader = group.reduce((a, b) => (b.endsAt > a.endsAt ? b : a));
+        let deferred: Command<S>[];
+        try {
+          deferred = await leader.inContext(() => this.withinBudget(leader.endsAt, () => this.run(id, group, queue)));
+        } catch (error) {
+          // run settles its commands itself; a throw here is a fault of this code, and the
+          // commands get it rather than waiting forever (settling twice is a no-op).
+          for (const command of group) command.reject(error);
+          deferred = [];
+        }
+        queue.pending.unshift(...deferred);
+      }
+    } finally {
+      queue.running = false;
+      if (this.queues.get(id) === queue) {
+        this.queues.delete(id);
+        this.keep(id, queue.carried, queue.type);
+      }
+    }
+  }
+
+  private withinBudget<T>(endsAt: number, fn: () => Promise<T>): Promise<T> {
+    const ms = Number.isFinite(endsAt) ? Math.max(1, endsAt - Date.now()) : GROUP_BUDGET_MS;
+    return runWithBudget(ms, fn);
+  }
+
+  /**
+   * Decides and commits one group. Returns the commands that did not fit (they go first in the
+   * next group); every other command of the group is settled.
+   */
+  private async run<S extends DecisionState<S>>(id: string, group: Command<S>[], queue: Queue<S>): Promise<Command<S>[]> {
+    const { type } = group[0].io;
+    type.stats.batches++;
+    type.stats.intents += group.length;
+    this.counters.groups++;
+    let carried = queue.carried;
+    queue.carried = undefined;
+    const tries: Tries = { used: 0, max: type.maxRounds, stats: type.stats, tooBusy: () => type.tooBusy(id) };
+    let commands = group;
+    for (;;) {
+      const now = Date.now();
+      // A command whose request ended while it waited is answered, undecided.
+      for (const command of commands) if (command.endsAt <= now) command.reject(contended());
+      commands = commands.filter((command) => command.endsAt > now);
+      if (commands.length === 0) return [];
+      const io = commands[0].io;
+      let state: S;
+      try {
+        state = await io.load([...new Set(commands.flatMap((c) => c.refs))], carried);
+      } catch (error) {
+        // A failed read (the aggregate is gone, DynamoDB is out, the first request's budget ran
+        // out) fails the first command, in whose request it ran; the others are tried again.
+        commands[0].reject(error);
+        return commands.slice(1);
+      }
+      const { done, refused, deferred } = this.decide(state, commands, type.maxWrites);
+      // A refusal on a carried state may be the state's, not the aggregate's: decide again on a read.
+      if (carried && refused.length > 0) {
+        carried = undefined;
+        continue;
+      }
+      const units = done.length > 0 ? io.units(state) : [];
+      if (carried && done.length > 0 && units.length === 0) {
+        // Nothing to write, so nothing would check the carried state the answers came from.
+        carried = undefined;
+        continue;
+      }
+      try {
+        if (units.length > 0) await this.send(units, tries);
+      } catch (error) {
+        carried = undefined;
+        const failed = error instanceof UnitFailed ? error : undefined;
+        let answer: unknown;
+        if (type.rereads && failed?.error instanceof Stale) {
+          if (await this.lost(tries)) continue;
+          answer = type.tooBusy(id);
+        } else if (failed) {
+          // The unit's own condition failed: its command is answered with that, and the others
+          // are decided again without it.
+          const [owner] = done[units[failed.unit].owner ?? 0];
+          owner.reject(failed.error);
+          commands = commands.filter((c) => c !== owner);
+          continue;
+        } else if (error instanceof OutOfRounds) {
+          answer = error.answer;
+        } else {
+          // As for a failed read: the first command fails with the error, the others are tried again.
+          commands[0].reject(withCommitOutcome(error));
+          return commands.slice(1);
+        }
+        for (const [command] of [...done, ...refused]) command.reject(answer);
+        return deferred;
+      }
+      type.stats.committed += done.length;
+      if (units.length > 0) queue.carried = io.carry?.(state);
+      for (const [command, value] of done) command.resolve(value);
+      for (const [command, error] of refused) command.reject(error);
+      return deferred;
+    }
+  }
+
+  /** Applies each command to a fork of `state`, adopting those that neither threw nor overflowed the transaction. */
+  private decide<S extends DecisionState<S>>(state: S, commands: Command<S>[], maxWrites: number) {
+    const done: [Command<S>, unknown][] = [];
+    const refused: [Command<S>, unknown][] = [];
+    const deferred: Command<S>[] = [];
+    for (const command of commands) {
+      const fork = state.fork();
+      try {
+        const value = command.apply(fork);
+        if (fork.size > maxWrites && done.length > 0) {
+          deferred.push(command);
+          continue;
+        }
+        state.adopt(fork);
+        done.push([command, value]);
+      } catch (error) {
+        refused.push([command, error]);
+      }
+    }
+    return { done, refused, deferred };
+  }
+
+  /**
+   * Counts a lost round and sleeps its backoff; false when the group has used its rounds, or when
+   * its budget would end before the next round (it would be refused by the budget's abort anyway).
+   */
+  private async lost(tries: Tries): Promise<boolean> {
+    tries.used++;
+    tries.stats.conflicts++;
+    const pause = backoff(tries.used);
+    const left = budgetLeft();
+    if (tries.used >= tries.max || (left !== undefined && left <= pause)) return false;
+    await sleep(pause);
+    return true;
+  }
+
+  /**
+   * Commits `units` in one transaction: reads their heads (and a context item), places their
+   * events, sends once per round. A head another writer took, a transaction conflict or
+   * throttling costs a round (re-reading the heads); throws Stale or UnitFailed for a failed
+   * condition, OutOfRounds past the bound, and anything else the calls throw.
+   */
+  private async send(units: readonly Unit[], tries: Tries): Promise<void> {
+    const heads = [...new Map(units.flatMap((u) => headsOf(u.writes)).map((k) => [headKeyString(k), k])).values()];
+    for (;;) {
+      const release = heads.length > 0 ? await this.turns.take(heads.map(headKeyString)) : undefined;
+      let outcome: TransactOutcome | 'moved';
+      let events: Item[][];
+      let entry: Key | undefined;
+      try {
+        const context = units.map((u) => (u.hooks.context?.applies(u.writes) ? u.hooks.context : undefined)).find(Boolean);
+        const read = await this.readHeads(heads, context?.key);
+        const adjusted = units.map((u) => (u.hooks.context?.applies(u.writes) ? u.hooks.context.adjust(u.writes, read.context) : u.writes));
+        // Each unit's own conditions name the unit, so a failure answers that unit alone.
+        const tagged = adjusted.map((writes, unit) => writes.map((w) => (w instanceof Write && w.conditional ? tagWithUnit(w, unit) : w)));
+        let writes: Write[];
+        if (heads.length === 0 && tagged.length === 1) {
+          // A unit of several events and no stream (a busy job's group) puts one outbox entry for them all.
+          ({ writes, entry } = withOneOutboxEntry(tagged[0].filter((w): w is Write => w instanceof Write)));
+          events = [writes.flatMap((w) => (w.isEvent && w.item ? [w.item] : []))];
+        } else {
+          ({ writes, events } = placeGroup(tagged, read.heads));
+        }
+        outcome = await this.store.transactOnce(writes);
+      } catch (error) {
+        // An event's own key taken, or a head moved, by a writer outside this group.
+        if (!(error instanceof HeadMoved || (error instanceof UnitFailed && error.error instanceof HeadMoved))) throw error;
+        outcome = 'moved';
+      } finally {
+        release?.();
+      }
+      if (outcome === 'committed') {
+        this.counters.units += units.length;
+        units.forEach((u, i) => {
+          u.hooks.invalidate();
+          u.hooks.publisher?.afterCommit(events[i], entry);
+        });
+        return;
+      }
+      if (outcome === 'moved') this.counters.headRetries++;
+      if (!(await this.lost(tries)))
+        throw new OutOfRounds(outcome !== 'moved' && outcome.reason === 'throttled' ? outcome.error : tries.tooBusy());
+    }
+  }
+
+  /**
+   * The heads of the streams `writes` append to, read strongly consistently (position 0 for a new
+   * stream), and the `context` item when one is asked for, in one BatchGetItem.
+   */
+  private async readHeads(heads: readonly Key[], context?: Key): Promise<{ heads: Map<string, number>; context: Item | null }> {
+    const positions = new Map<string, number>();
+    if (heads.length === 0 && !context) return { heads: positions, context: null };
+    const items = await this.store.batchGet(context ? [...heads, context] : [...heads]);
+    heads.forEach((key, i) => positions.set(headKeyString(key), Number(items[i]?.[HEAD_POSITION] ?? 0)));
+    return { heads: positions, context: context ? (items[heads.length] ?? null) : null };
+  }
+
+  private keep<S>(id: string, state: S | undefined, type: AggregateType<S>): void {
+    const limit = type.keepCarried;
+    if (state === undefined || !limit || limit.max <= 0 || limit.ms <= 0) return;
+    const now = this.clock();
+    this.drop(id);
+    const weight = limit.weigh(state);
+    if (weight > limit.maxWeight) return;
+    this.kept.set(id, { state, at: now, weight, type });
+    const of = this.keptOf.get(type) ?? { weight: 0, count: 0 };
+    of.weight += weight;
+    of.count++;
+    this.keptOf.set(type, of);
+    // Map iteration is in insertion order, so the first entries are the least recently kept:
+    // those of this type past their time, past the count or past the weight go.
+    for (const [key, entry] of this.kept) {
+      if (entry.type !== type) continue;
+      if (of.count <= limit.max && of.weight <= limit.maxWeight && now - entry.at <= limit.ms) break;
+      this.drop(key);
+    }
+  }
+
+  private drop(id: string): void {
+    const entry = this.kept.get(id);
+    if (!entry) return;
+    this.kept.delete(id);
+    const of = this.keptOf.get(entry.type);
+    if (!of) return;
+    of.weight -= entry.weight;
+    of.count--;
+  }
+
+  private takeKept(id: string): AnyState {
+    const entry = this.kept.get(id);
+    if (!entry) return undefined;
+    this.drop(id);
+    return this.clock() - entry.at <= (entry.type.keepCarried?.ms ?? 0) ? entry.state : undefined;
+  }
+}
+
+const committers = new WeakMap<CommitStore, Committer>();
+
+/** The committer of `store` in this process (one per store: a test process may hold several). */
+export function committerOf(store: CommitStore): Committer {
+  let committer = committers.get(store);
+  if (!committer) {
+    committer = new Committer(store);
+    committers.set(store, committer);
+  }
+  return committer;
+}
+
+/**
+ * The one place a unit of work is committed: its writes go to the store in one transaction (the
+ * store maps a failed condition to the failed write's error: CONFLICT, INVALID_TRANSITION or
+ * NOT_FOUND), then the request's caches are dropped and the unit's events are published.
+ *
+ * A unit that appends to a positioned stream is committed in that stream's queue (see Committer):
+ * its events get their positions there, in one transaction with the other units that wait for
+ * the same stream. A throw means nothing of the unit was written and nothing published, except
+ * SERVICE_UNAVAILABLE with `mayHaveCommitted: true`, when DynamoDB may have committed it without
+ * answering. CONTENDED means other writers kept the stream's head moving past the retry bound. A
+ * publish that fails after the commit is left to the outbox sweeper, because the events are
+ * already in the outbox.
+ */
+export function commitUnit(store: CommitStore, writes: readonly UnitWrite[], hooks: CommitHooks): Promise<void> {
+  return committerOf(store).commitUnit(writes, hooks);
+}
+
+/** The error a job's command gets when other instances kept changing the job past the retry bound. */
+export const changingTooFast = (entity: string) => (id: string) =>
+  // A queue's id may carry the tenant before a NUL; the message names the aggregate's own id only.
+  new AppError(ErrorCode.CONFLICT, `${entity} ${id.slice(id.lastIndexOf('\u0000') + 1)} is being changed by others right now; try again.`);
