@@ -2,7 +2,7 @@ import type { WriteValues } from '../infra/dynamo/entity';
 import { SYSTEM_TENANT } from '../auth/principal';
 import { activityEvent } from '../common/activity-event';
 import { assertId, isValidTenantId } from '../common/ids';
-import { creationWrites, retryWhileStale, Stale } from '../common/mutate';
+import { creationWrites, Stale } from '../common/mutate';
 import { entities, type EntityItem } from '../common/entities';
 import type { Scope } from '../common/scope';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
@@ -13,7 +13,9 @@ import { del, type UnitWrite } from '../infra/dynamo/write';
 import { checkedRef, checkFields } from '../common/fields';
 import { idempotent, type IdempotentRequest, type Remember } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.kinds';
-import { type BatchState, decideStep, JobItems, openReached } from './job.items';
+import { type BatchState, decideStep, JobItems, jobQueueId, openReached } from './job.items';
+import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/committer';
+import type { Item } from '../infra/dynamo/write';
 import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
 import { readRecords, recordWrites, takesReuse, waitingStepKeys } from './job.reuse';
@@ -67,6 +69,17 @@ const CLAIM_RACES = new Set<string>([ErrorCode.INVALID_TRANSITION, ErrorCode.CON
  * activity event and its JobSettle entry; DynamoDB allows 100 writes); the rest go by the sweep.
  */
 const DELETE_FIRST = 87;
+
+/** What a job's deletion is decided on (JobRepository.delete): the job, its step history for the answer, the first page of its partition, its JobSettle entry. */
+interface DeletionRead {
+  job: Item | null;
+  steps: StepLike[];
+  page: Item[];
+  settle?: EntityItem<'JobSettle'>;
+}
+
+/** A job's deletion, one decision in the job's queue of the committer; a lost race reads and decides again. */
+const JOB_DELETION = oneDecisionType<DeletionRead>(changingTooFast('Job'));
 /**
  * The most step attempts the step history reads (20 steps of up to 10 attempts, retried jobs
  * adding more); past it the read is refused rather than cut.
@@ -552,64 +565,79 @@ export class JobRepository {
    */
   async delete(jobId: string, expectedVersion?: number | null) {
     assertId(jobId, 'job', 'jobId');
-    return retryWhileStale(async (mayRetry) => {
-      // The decision needs the job alone; its step history is read beside it for the answer, which
-      // returns the job as it was (its rows are gone once the deletion commits).
-      const [job, steps] = await Promise.all([this.scope.store.get(jobKey(this.scope.tenant, jobId)), this.steps(jobId)]);
-      if (!entities.Job.is(job)) throw notFound('Job', jobId);
-      if (expectedVersion != null && job.version !== expectedVersion) throw conflict('Job', jobId, expectedVersion, job.version);
-      if (!TERMINAL.has(job.status)) {
-        throw invalidTransition('Job', jobId, job.status, 'deleted', {
-          action: 'delete',
-          allowed: [...TERMINAL],
-          hint: 'Cancel it first (cancelJob), or let it finish.',
-        });
-      }
-      // The first page of the partition: rows other than the job's own and its JobSettle entry
-      // (written apart: a transaction names each key once) go with the job when all of them fit.
-      const pk = this.scope.tenant.of(entities.Job).pkOf({ jobId });
-      const settleKey = this.scope.tenant.of(entities.JobSettle).keyOf({ jobId });
-      const [page, settle] = await Promise.all([this.scope.store.queryFirst({ pk }, DELETE_FIRST + 2), this.scope.store.get(settleKey)]);
-      const others = page.filter((row) => row.SK !== settleKey.SK && !entities.Job.is(row));
-      const fits = page.length < DELETE_FIRST + 2 && others.length <= DELETE_FIRST;
-      const current = entities.JobSettle.found(settle) ?? undefined;
-      // A settle sweep may move the entry meanwhile: the deletion is then read and decided again.
-      const moved = () => new Stale();
-      const entry: UnitWrite[] = [];
-      if (fits && current) entry.push(del(settleKey).ifVersion(current.version, moved));
-      if (!fits) {
-        const at = this.scope.now().toISOString();
-        const deleting = this.scope.tenant.of(entities.JobSettle).put({
-          jobId,
-          jobExpiresAt: job.expiresAt ?? Math.floor(Date.parse(at) / 1000),
-          deleting: true,
-          version: (current?.version ?? 0) + 1,
-          createdAt: current?.createdAt ?? at,
-          updatedAt: at,
-        });
-        entry.push(current ? deleting.ifVersion(current.version, moved) : deleting.ifNew(moved));
-      }
-      await this.scope.commit([
-        this.scope.tenant
-          .of(entities.Job)
-          .delete({ jobId })
-          .ifVersion(job.version, (now) =>
-            !now
-              ? notFound('Job', jobId)
-              : mayRetry && expectedVersion == null
-                ? new Stale()
-                : conflict('Job', jobId, job.version, entities.Job.is(now) ? now.version : undefined),
-          ),
-        activityEvent(this.scope, {
-          action: 'job.deleted',
-          subject: { type: entities.Job.type, id: jobId, projectId: job.projectId },
-          data: { kind: job.kind, status: job.status },
-        }),
-        ...entry,
-        ...others.slice(0, DELETE_FIRST).map((row) => del({ PK: row.PK, SK: row.SK })),
+    const { scope } = this;
+    const pk = scope.tenant.of(entities.Job).pkOf({ jobId });
+    const settleKey = scope.tenant.of(entities.JobSettle).keyOf({ jobId });
+    // The decision needs the job, its JobSettle entry and the first page of its partition; its step
+    // history is read beside them for the answer, which returns the job as it was (its rows are
+    // gone once the deletion commits). In the job's queue, so it waits for the job's other commands.
+    const read = async (): Promise<DeletionRead> => {
+      const [job, steps, page, settle] = await Promise.all([
+        scope.store.get(jobKey(scope.tenant, jobId)),
+        this.steps(jobId),
+        scope.store.queryFirst({ pk }, DELETE_FIRST + 2),
+        scope.store.get(settleKey),
       ]);
-      return toJob(job, steps);
-    });
+      return { job, steps, page, settle: entities.JobSettle.found(settle) ?? undefined };
+    };
+    return decideOnce(
+      scope.store,
+      jobQueueId(scope.tenant, jobId),
+      JOB_DELETION,
+      scope.commitHooks(),
+      read,
+      ({ job, steps, page, settle }) => {
+        if (!entities.Job.is(job)) throw notFound('Job', jobId);
+        if (expectedVersion != null && job.version !== expectedVersion) throw conflict('Job', jobId, expectedVersion, job.version);
+        if (!TERMINAL.has(job.status)) {
+          throw invalidTransition('Job', jobId, job.status, 'deleted', {
+            action: 'delete',
+            allowed: [...TERMINAL],
+            hint: 'Cancel it first (cancelJob), or let it finish.',
+          });
+        }
+        // The first page of the partition: rows other than the job's own and its JobSettle entry
+        // (written apart: a transaction names each key once) go with the job when all of them fit.
+        const others = page.filter((row) => row.SK !== settleKey.SK && !entities.Job.is(row));
+        const fits = page.length < DELETE_FIRST + 2 && others.length <= DELETE_FIRST;
+        // A settle sweep may move the entry meanwhile: the deletion is then read and decided again.
+        const moved = () => new Stale();
+        const entry: UnitWrite[] = [];
+        if (fits && settle) entry.push(del(settleKey).ifVersion(settle.version, moved));
+        if (!fits) {
+          const at = scope.now().toISOString();
+          const deleting = scope.tenant.of(entities.JobSettle).put({
+            jobId,
+            jobExpiresAt: job.expiresAt ?? Math.floor(Date.parse(at) / 1000),
+            deleting: true,
+            version: (settle?.version ?? 0) + 1,
+            createdAt: settle?.createdAt ?? at,
+            updatedAt: at,
+          });
+          entry.push(settle ? deleting.ifVersion(settle.version, moved) : deleting.ifNew(moved));
+        }
+        const writes = [
+          scope.tenant
+            .of(entities.Job)
+            .delete({ jobId })
+            .ifVersion(job.version, (now) =>
+              !now
+                ? notFound('Job', jobId)
+                : expectedVersion == null
+                  ? new Stale()
+                  : conflict('Job', jobId, job.version, entities.Job.is(now) ? now.version : undefined),
+            ),
+          activityEvent(scope, {
+            action: 'job.deleted',
+            subject: { type: entities.Job.type, id: jobId, projectId: job.projectId },
+            data: { kind: job.kind, status: job.status },
+          }),
+          ...entry,
+          ...others.slice(0, DELETE_FIRST).map((row) => del({ PK: row.PK, SK: row.SK })),
+        ];
+        return { writes, value: toJob(job, steps) };
+      },
+    );
   }
 
   /**

@@ -179,12 +179,12 @@ export interface AggregateIO<S> {
 }
 
 interface Queue<S> {
-  /** The type of the aggregate queued (the first command's). */
+  /** The type of the first command queued (what a kept state is looked up for). */
   type: AggregateType<S>;
   pending: Command<S>[];
   running: boolean;
-  /** The state the last group's commit left, while more commands wait (see `carry`). */
-  carried?: S;
+  /** The state the last group's commit left, while more commands wait (see `carry`), and the type that left it. */
+  carried?: { state: S; type: AggregateType<S> };
 }
 
 interface Command<S> {
@@ -448,7 +448,8 @@ export class Committer {
   submit<S extends DecisionState<S>, T>(id: string, io: AggregateIO<S>, refs: readonly string[], apply: (state: S) => T): Promise<T> {
     let queue: Queue<S> | undefined = this.queues.get(id);
     if (!queue) {
-      queue = { type: io.type, pending: [], running: false, carried: this.takeKept(id) };
+      const kept = this.takeKept(id);
+      queue = { type: io.type, pending: [], running: false, carried: kept && { state: kept, type: io.type } };
       this.queues.set(id, queue);
     }
     const left = budgetLeft();
@@ -494,7 +495,12 @@ export class Committer {
   private async drain<S extends DecisionState<S>>(id: string, queue: Queue<S>): Promise<void> {
     try {
       while (queue.pending.length > 0) {
-        const group = queue.pending.splice(0, queue.pending[0].io.type.maxCommands);
+        // A group holds commands of one type (one aggregate may take commands of several, e.g. a
+        // job's decisions and its deletion): the first waiting and those of its type after it.
+        const { type } = queue.pending[0].io;
+        let size = 0;
+        while (size < queue.pending.length && size < type.maxCommands && queue.pending[size].io.type === type) size++;
+        const group = queue.pending.splice(0, size);
         // The group runs in the context of its command with the most budget left, and within that
         // budget: never within the budget of a request that has already ended.
         const leader = group.reduce((a, b) => (b.endsAt > a.endsAt ? b : a));
@@ -513,7 +519,7 @@ export class Committer {
       queue.running = false;
       if (this.queues.get(id) === queue) {
         this.queues.delete(id);
-        this.keep(id, queue.carried, queue.type);
+        if (queue.carried) this.keep(id, queue.carried.state, queue.carried.type);
       }
     }
   }
@@ -532,7 +538,7 @@ export class Committer {
     type.stats.batches++;
     type.stats.intents += group.length;
     this.counters.groups++;
-    let carried = queue.carried;
+    let carried = queue.carried?.type === type ? queue.carried.state : undefined;
     queue.carried = undefined;
     const tries: Tries = { used: 0, max: type.maxRounds, stats: type.stats, tooBusy: () => type.tooBusy(id) };
     let commands = group;
@@ -591,7 +597,8 @@ export class Committer {
         return deferred;
       }
       type.stats.committed += done.length;
-      if (units.length > 0) queue.carried = io.carry?.(state);
+      const left = units.length > 0 ? io.carry?.(state) : undefined;
+      if (left) queue.carried = { state: left, type };
       for (const [command, value] of done) command.resolve(value);
       for (const [command, error] of refused) command.reject(error);
       return deferred;
@@ -732,6 +739,65 @@ export class Committer {
     this.drop(id);
     return this.clock() - entry.at <= (entry.type.keepCarried?.ms ?? 0) ? entry.state : undefined;
   }
+}
+
+/** The state of an aggregate decided by one command on one read (decideOnce): what it read, and what its decision writes. */
+export class OneDecision<R> implements DecisionState<OneDecision<R>> {
+  constructor(
+    readonly read: R,
+    public writes: readonly UnitWrite[] = [],
+  ) {}
+
+  fork(): OneDecision<R> {
+    return new OneDecision(this.read, this.writes);
+  }
+
+  adopt(other: OneDecision<R>): void {
+    this.writes = other.writes;
+  }
+
+  get size(): number {
+    return this.writes.length;
+  }
+}
+
+/** The type of a one-decision aggregate (decideOnce): a group is one command; a lost version reads and decides again. */
+export function oneDecisionType<R>(tooBusy: (id: string) => Error, maxRounds = 8): AggregateType<OneDecision<R>> {
+  return {
+    maxCommands: 1,
+    maxWrites: MAX_TRANSACTION_ITEMS,
+    maxRounds,
+    rereads: true,
+    tooBusy,
+    stats: { batches: 0, intents: 0, conflicts: 0, committed: 0 },
+  };
+}
+
+/**
+ * Decides once on what `read` returns and commits the writes `decide` makes, in aggregate `id`'s
+ * queue of `store`'s committer (so it waits for that aggregate's other commands in this process).
+ * A write whose condition answers Stale (the aggregate moved since it was read) makes it read and
+ * decide again, within the type's rounds. Resolves with the decision's value once committed;
+ * rejects with what `decide` or `read` threw, the commit's failure, or the type's tooBusy.
+ */
+export function decideOnce<R, T>(
+  store: CommitStore,
+  id: string,
+  type: AggregateType<OneDecision<R>>,
+  hooks: CommitHooks,
+  read: () => Promise<R>,
+  decide: (read: R) => { writes: readonly UnitWrite[]; value: T },
+): Promise<T> {
+  const io: AggregateIO<OneDecision<R>> = {
+    type,
+    load: async () => new OneDecision(await read()),
+    units: (state) => (state.writes.length > 0 ? [{ writes: state.writes, hooks }] : []),
+  };
+  return committerOf(store).submit(id, io, [], (state) => {
+    const { writes, value } = decide(state.read);
+    state.writes = writes;
+    return value;
+  });
 }
 
 const committers = new WeakMap<CommitStore, Committer>();
