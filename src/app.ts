@@ -267,7 +267,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     metrics.registerGauge(GAUGES.busListeners, 'Event bus listeners in this process (one per live subscription topic listener).', () =>
       bus.listenerCount(),
     );
-    const settler = new JobSettler(store, { intervalMs: config.jobSettleSweepMs });
+    const settler = new JobSettler(store, {
+      intervalMs: config.jobSettleSweepMs,
+      leaseSeconds: config.jobLeaseSeconds,
+      // Made below, with the requests' dependencies; called only once the server runs.
+      scopeOf: (tenantId) => systemEnv.scopeOf(tenantId, 'system:settle'),
+    });
     // The requests' clock (the test hook's, when given), for the parts that compare times with what requests wrote.
     const clock = options.now ?? (() => new Date());
     // Cold storage: finished jobs and archived projects past the retention, moved to S3 by a system

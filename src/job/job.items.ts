@@ -25,7 +25,7 @@ import {
 } from './job.attempts';
 import { type AggregateIO, type AggregateType, changingTooFast, type CommitStats, committerOf, Stale } from '../infra/dynamo/committer';
 import type { Store } from '../infra/dynamo/store';
-import { check, type UnitWrite, update } from '../infra/dynamo/write';
+import { check, put, type UnitWrite, update, type Write } from '../infra/dynamo/write';
 import { type FanOutDeclaration, fanOutOf, stepPolicyOf } from './job.kinds';
 import { currentStepKeys, jobKey } from './job.keys';
 import {
@@ -259,6 +259,13 @@ export class BatchState {
 }
 
 const itemId = (stage: string, sequence: number) => `${stage}#${sequence}`;
+
+/** The settle sweep's stop on a job: it is no longer finished, or its JobSettle entry is not the one the sweep holds. */
+export class SettleStopped extends Error {
+  constructor() {
+    super('The job is no longer being settled.');
+  }
+}
 /** QUOTA_EXCEEDED (itemsPerJob) when `adding` items to the `holding` a job has would pass `limit`. */
 function refuseOverItems(holding: number, adding: number, limit: number): void {
   if (adding > 0 && holding + adding > limit) throw quotaExceeded('itemsPerJob', limit, adding);
@@ -542,9 +549,52 @@ export class JobItems {
     return rows.filter((row) => entities.WorkItem.is(row)).map((row) => itemId(row.stage, row.sequence));
   }
 
+  /**
+   * Settles one page of a finished job's rows, for the settle sweep (job.settle.ts), as a command
+   * on the job: each work item of the page takes the job's expiry (writesOf gives a finished job's
+   * items its expiry) and, in a cancelled job, an unfinished one is cancelled (the tenant's pool
+   * load follows, as for every item that stops running); the page's earlier step attempts take the
+   * expiry too (the current ones take it from writesOf), each on condition of being as read; and
+   * `entry` (the JobSettle entry's checkpoint moved, or its removal after the last page) commits in
+   * the same transaction, so a crash resumes from a checkpoint that matches what was written. No
+   * job event: the job's stream ended with its last status. Resolves with the rows written; throws
+   * SettleStopped when the job is no longer finished (a retry took it back, and removed the entry).
+   */
+  settle(jobId: string, page: readonly (StepItem | WorkItemItem)[], entry: Write): Promise<number> {
+    const items = page.filter((row) => entities.WorkItem.is(row));
+    return this.submit(jobId, items, (state) => {
+      const { job } = state;
+      if (!TERMINAL.has(job.status) || job.expiresAt == null) throw new SettleStopped();
+      const expiresAt = job.expiresAt;
+      let written = 0;
+      for (const row of items) {
+        const item = state.items.get(itemId(row.stage, row.sequence));
+        if (!item) continue;
+        const unfinished = item.status === ItemStatus.PENDING || item.status === ItemStatus.RUNNING;
+        const cancel = job.status === JobStatus.CANCELLED && unfinished;
+        if (!cancel && item.expiresAt === expiresAt) continue;
+        state.putItem(
+          cancel
+            ? { ...item, status: ItemStatus.CANCELLED, leaseExpiresAt: undefined, pooled: undefined, version: item.version + 1 }
+            : { ...item, version: item.version + 1 },
+        );
+        written++;
+      }
+      const current = new Set(state.storedSteps.map((step) => `${step.name}#${step.attempt}`));
+      for (const step of page) {
+        if (!entities.Step.is(step) || step.expiresAt === expiresAt || current.has(`${step.name}#${step.attempt}`)) continue;
+        // An earlier attempt is never written again, so one not as read was settled by another sweep.
+        state.extra.push(put({ ...step, expiresAt }).where({ status: step.status, updatedAt: step.updatedAt }));
+        written++;
+      }
+      state.extra.push(entry);
+      return written;
+    });
+  }
+
   /** The unit of work of a decided group (empty when nothing changed). */
   private writesOf(state: BatchState): UnitWrite[] {
-    if (state.events.length === 0 && state.changedItems.size === 0) return [];
+    if (state.events.length === 0 && state.changedItems.size === 0 && state.extra.length === 0) return [];
     const { scope } = this;
     const { tenant } = scope;
     const { job, read, at } = state;

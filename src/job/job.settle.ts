@@ -4,10 +4,11 @@ import { Stale } from '../infra/dynamo/committer';
 import { itemsOfModels } from '../infra/dynamo/entity';
 import { isServiceUnavailable } from '../infra/dependency';
 import { untraced } from '../infra/tracing';
-import { del, put, update, type Write } from '../infra/dynamo/write';
+import { del } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { jobOwnerOf } from './job.keys';
-import { ItemStatus } from './job.machine';
+import type { Scope } from '../common/scope';
+import { JobItems, SettleStopped } from './job.items';
 
 /*
  * The settle sweep: a finished job's work items and earlier step attempts take its expiry (so they
@@ -16,27 +17,29 @@ import { ItemStatus } from './job.machine';
  * A job has up to MAX_STAGE_ITEMS items a stage, far more than one transaction holds, so this
  * cannot happen in the transaction that finishes the job; that transaction writes the job's
  * JobSettle entry instead (job.writes.ts), and this sweep works through the entries: a page of
- * items at a time, each item written on condition of its version, the entry's checkpoint (the
- * last item settled) moved after each page, the entry removed when the last page is done. A crash
- * resumes from the checkpoint; a failure is logged and retried at the next sweep; the entry's
- * absence shows the job settled. A deleted job's entry (`deleting`, written by JobRepository.delete
+ * rows at a time, each page one command on the job through the committer (JobItems.settle: the
+ * items decided on as the job's other commands are, each written on condition of its version),
+ * the entry's checkpoint (the last row settled) moved in the page's own transaction, the entry
+ * removed with the last page. A crash resumes from the checkpoint; a failure is logged and
+ * retried at the next sweep; the entry's absence shows the job settled. A deleted job's entry (`deleting`, written by JobRepository.delete
  * when its partition did not fit in the deleting transaction) has the rest of its partition
  * deleted the same way, page by page, then the entry.
  */
 
-/** Items settled per page (each its own conditional write, the page's together in a few transactions). */
-const PAGE = 100;
+/** Rows settled per page: one command on the job, its writes within one transaction with the job's own. */
+const PAGE = 40;
 /** Rows of a deleted job's partition read at a time, and deleted by each of the page's parallel lanes. */
 const PURGE_PAGE = 400;
 const PURGE_BATCH = 100;
 /** Entries one sweep takes from each shard. */
 const ENTRIES_PER_SHARD = 25;
-/** Times an item write is retried after the item changed under it (a retried job's group wrote it). */
-const ITEM_ATTEMPTS = 3;
-
 export interface SettleOptions {
   /** How often the sweep looks for jobs to settle. */
   intervalMs: number;
+  /** A scope of `tenantId` acting as the sweep (its job commands go through it); called only once the server runs. */
+  scopeOf(tenantId: string): Scope;
+  /** The workers' lease (JobItems needs it for what it derives; a settle changes no lease). */
+  leaseSeconds: number;
 }
 
 /** What one sweep did: the jobs it finished settling and the items it wrote. */
@@ -48,7 +51,6 @@ export interface SettleResult {
 type SettleEntry = EntityItem<'JobSettle'>;
 /** The rows of a job's partition the sweep settles (its own rows, JOB and SETTLE, are passed over). */
 const SETTLED = [entities.Step, entities.WorkItem] as const;
-type Settled = EntityItem<'Step'> | EntityItem<'WorkItem'>;
 
 /** The tenant and job of a JobSettle entry; a throw names an entry of another shape (a fault, surfaced by the sweep). */
 function ownerOf(entry: SettleEntry): { tenantId: string; jobId: string } {
@@ -103,46 +105,38 @@ export class JobSettler {
     return this.sweeping;
   }
 
-  /** Settles one job from its entry's checkpoint to its last item, then removes the entry; returns the items written. */
+  /** Settles one job from its entry's checkpoint to its last row, then removes the entry; returns the rows written. */
   private async settle(entry: SettleEntry): Promise<number> {
     const { tenantId, jobId } = ownerOf(entry);
     if (entry.deleting) return this.purge(entry);
+    const items = new JobItems(this.options.scopeOf(tenantId), this.options.leaseSeconds);
     let checkpoint = entry;
     let written = 0;
-    let after = entry.after;
     for (;;) {
       // The items, then the step attempts, after the checkpoint: a space sorts below every
       // character of a key, and `$` above the `#` that follows STEP, so the range holds the item
       // keys, then the job's own rows (JOB, SETTLE: passed over), then the step keys after it.
       const pk = entities.Job.key.pkOf(tenantId, { jobId });
-      const page = await this.store.queryFirst({ pk, skBetween: [after ? `${after} ` : 'ITEM#', 'STEP$'] }, PAGE);
-      written += await this.settlePage(tenantId, itemsOfModels(SETTLED, page), checkpoint);
-      if (page.length < PAGE) break;
-      after = page[page.length - 1].SK;
-      // The checkpoint moves only if the entry is still the one read: a job retried out of FAILED
-      // removed it, and then there is nothing left to settle.
-      const next = { ...checkpoint, after, version: checkpoint.version + 1 };
-      if (!(await this.moveEntry([entities.JobSettle.put(tenantId, next).ifVersion(checkpoint.version, () => new Stale())])))
-        return written;
+      const page = itemsOfModels(
+        SETTLED,
+        await this.store.queryFirst({ pk, skBetween: [checkpoint.after ? `${checkpoint.after} ` : 'ITEM#', 'STEP$'] }, PAGE),
+      );
+      const last = page.length < PAGE;
+      const next = { ...checkpoint, after: page.at(-1)?.SK ?? checkpoint.after, version: checkpoint.version + 1 };
+      // The entry moves only if it is still the one read: a job retried out of FAILED removed it,
+      // and a deletion marked it; either way this sweep's work on the job is over.
+      const moved = () => new SettleStopped();
+      const move = last
+        ? del({ PK: entry.PK, SK: entry.SK }).ifVersion(checkpoint.version, moved)
+        : entities.JobSettle.put(tenantId, next).ifVersion(checkpoint.version, moved);
+      try {
+        written += await items.settle(jobId, page, move);
+      } catch (error) {
+        if (error instanceof SettleStopped) return written;
+        throw error;
+      }
+      if (last) return written;
       checkpoint = next;
-    }
-    await this.moveEntry([del({ PK: entry.PK, SK: entry.SK }).ifVersion(checkpoint.version, () => new Stale())]);
-    return written;
-  }
-
-  /**
-   * Writes the entry on condition of the version this sweep holds; false when someone else moved
-   * it first: a job retried out of FAILED removed it (nothing is left to settle), or the job was
-   * deleted and the entry now says so (the next sweep deletes what is left). Either way this
-   * sweep's work on the job is over.
-   */
-  private async moveEntry(writes: Write[]): Promise<boolean> {
-    try {
-      await this.store.transact(writes);
-      return true;
-    } catch (error) {
-      if (error instanceof Stale) return false;
-      throw error;
     }
   }
 
@@ -169,31 +163,6 @@ export class JobSettler {
     return deleted;
   }
 
-  /**
-   * Settles one page of a job's rows: its items and earlier step attempts, each written on
-   * condition of being as read, together in a few transactions (Store.transactEach) rather than
-   * one each; returns the rows written. An item that changed since it was read (a retried job's
-   * group wrote it) is read again and settled as it is now, up to ITEM_ATTEMPTS times (past them
-   * the sweep fails, and the next one resumes from the checkpoint); a step attempt that changed is
-   * passed over (see stepWrite).
-   */
-  private async settlePage(tenantId: string, page: Settled[], entry: { jobExpiresAt: number; cancelled?: boolean }): Promise<number> {
-    let rows = page;
-    let written = 0;
-    for (let attempt = 1; ; attempt++) {
-      const planned = rows.flatMap((row) => {
-        const writes = entities.Step.is(row) ? stepWrite(row, entry) : itemWrites(tenantId, row, entry);
-        return writes ? [{ row, writes }] : [];
-      });
-      const committed = await this.store.transactEach(planned.map((p) => p.writes));
-      written += committed.filter(Boolean).length;
-      const changed = planned.filter((p, i) => !committed[i] && entities.WorkItem.is(p.row)).map((p) => p.row);
-      if (changed.length === 0) return written;
-      if (attempt >= ITEM_ATTEMPTS) throw new Error(`${changed.length} items of a job kept changing while it was settled`);
-      rows = itemsOfModels(SETTLED, await this.store.batchGet(changed.map((row) => ({ PK: row.PK, SK: row.SK }))));
-    }
-  }
-
   start(): void {
     this.timer = setInterval(() => {
       // A sweep is not traced, as the outbox's is not: one that finds nothing, nearly every one,
@@ -215,41 +184,4 @@ export class JobSettler {
       () => undefined,
     );
   }
-}
-
-/**
- * The write that gives one step attempt its job's expiry; none when it has it. Only earlier
- * attempts lack it (the finishing transaction gave it to the current ones), and an earlier
- * attempt is never written again, so the write is conditioned on the attempt being as read, and
- * one that fails is passed over.
- */
-function stepWrite(step: EntityItem<'Step'>, entry: { jobExpiresAt: number }): Write[] | null {
-  if (step.expiresAt === entry.jobExpiresAt) return null;
-  const asRead = { status: step.status, updatedAt: step.updatedAt };
-  return [put({ ...step, expiresAt: entry.jobExpiresAt }).where(asRead)];
-}
-
-/**
- * The writes that give one item its job's expiry (and cancel it if unfinished in a cancelled job),
- * on condition of its version; none when there is nothing to do.
- */
-function itemWrites(tenantId: string, item: EntityItem<'WorkItem'>, entry: { jobExpiresAt: number; cancelled?: boolean }): Write[] | null {
-  const unfinished = item.status === ItemStatus.PENDING || item.status === ItemStatus.RUNNING;
-  const cancel = entry.cancelled === true && unfinished;
-  if (!cancel && item.expiresAt === entry.jobExpiresAt) return null;
-  const status = cancel ? ItemStatus.CANCELLED : item.status;
-  if (status !== item.status) entities.WorkItem.assertTransition(`${item.stage}#${item.sequence}`, item.status, status);
-  const settled = {
-    ...item,
-    status,
-    ...(cancel ? { leaseExpiresAt: undefined } : {}),
-    expiresAt: entry.jobExpiresAt,
-    version: item.version + 1,
-  };
-  // A running attempt a pool worker held leaves the tenant's pool load with it.
-  const unload = cancel && item.status === ItemStatus.RUNNING && item.pooled === true;
-  return [
-    entities.WorkItem.put(tenantId, { ...settled, pooled: undefined }).ifVersion(item.version),
-    ...(unload ? [update(entities.PoolLoad.keyOf(tenantId, {})).addNumber('running', -1)] : []),
-  ];
 }
