@@ -101,7 +101,7 @@ export const itemWriteStats: CommitStats = { batches: 0, intents: 0, conflicts: 
 export const claimReadStats = { groupsWithClaims: 0, indexReads: 0 };
 
 /** One event a batch writes: the job as the change left it, and what the change was about. */
-interface BatchEvent {
+export interface BatchEvent {
   job: JobItem;
   /** The job before the change; null for its creation (JOB_CREATED). */
   previous: JobItem | null;
@@ -110,6 +110,29 @@ interface BatchEvent {
   item?: WorkItemItem;
   reused?: ReusedWork[];
   actor: string;
+  /** The step attempts and items the change wrote, in order (what `evolve` applies); the stored event names only `step` and `item`. */
+  wrote: { steps: StepLike[]; items: WorkItemItem[] };
+}
+
+/** The job aggregate as its events leave it: the job, the current attempt of each step, the items. */
+export interface JobView {
+  job: JobItem;
+  steps: ReadonlyMap<string, StepLike>;
+  items: ReadonlyMap<string, WorkItemItem>;
+}
+
+/**
+ * The job aggregate's evolve: `view` with one event applied (the job as the event left it, and
+ * the steps and items it wrote). Pure. Every change a decision makes is recorded by an event, so
+ * the state a group's commit saves is its read state with its events folded in (the decisions'
+ * property test holds every decision to that).
+ */
+export function evolve(view: JobView, event: BatchEvent): JobView {
+  const steps = new Map(view.steps);
+  for (const step of event.wrote.steps) steps.set(step.name, step);
+  const items = new Map(view.items);
+  for (const item of event.wrote.items) items.set(itemId(item.stage, item.sequence), item);
+  return { job: event.job, steps, items };
 }
 
 /**
@@ -134,6 +157,9 @@ export class BatchState {
     public events: BatchEvent[] = [],
     public extra: UnitWrite[] = [],
   ) {}
+
+  /** The step attempts and items written since the last event: the next event records them (see evolve). */
+  private unrecorded: BatchEvent['wrote'] = { steps: [], items: [] };
 
   /**
    * The reuse records the group read, by content key (see job.reuse.ts): those of the job's
@@ -194,6 +220,7 @@ export class BatchState {
     copy.changedSteps = [...this.changedSteps];
     copy.events = [...this.events];
     copy.extra = [...this.extra];
+    copy.unrecorded = { steps: [...this.unrecorded.steps], items: [...this.unrecorded.items] };
     return copy;
   }
 
@@ -227,7 +254,14 @@ export class BatchState {
     this.job = { ...previous, ...next, version: previous.version + 1, updatedAt: this.at };
     // Every decision on a job is held to the machine declared with the entity, here where it commits.
     if (this.job.status !== previous.status) entities.Job.assertTransition(previous.jobId, previous.status, this.job.status);
-    this.events.push({ job: this.job, previous, type, actor, ...about });
+    this.events.push({ job: this.job, previous, type, actor, ...about, wrote: this.unrecorded });
+    this.unrecorded = { steps: [], items: [] };
+  }
+
+  /** Records the job's creation (JOB_CREATED, at its first version) with the steps and items written for it. */
+  recordCreation(actor: string): void {
+    this.events.push({ job: this.job, previous: null, type: JobEventType.JOB_CREATED, actor, wrote: this.unrecorded });
+    this.unrecorded = { steps: [], items: [] };
   }
 
   putItem(item: WorkItemItem): WorkItemItem {
@@ -238,6 +272,7 @@ export class BatchState {
     const written = { ...item, updatedAt: this.at };
     this.items.set(key, written);
     this.changedItems.set(key, written);
+    this.unrecorded.items.push(written);
     return written;
   }
 
@@ -255,6 +290,7 @@ export class BatchState {
     this.changedSteps = this.changedSteps.filter((s) => !(s.name === step.name && s.attempt === step.attempt));
     this.changedSteps.push(step);
     this.steps.set(step.name, step);
+    this.unrecorded.steps.push(step);
   }
 }
 
@@ -666,8 +702,7 @@ export class JobItems {
     const state = new BatchState(job, new Map(), job, new Map(), [], new Map(), at);
     state.creating = true;
     state.reuseRecords = records;
-    // Its creation is its first event (seq 1, the job's first version); every step attempt is written.
-    state.events.push({ job, previous: null, type: JobEventType.JOB_CREATED, actor });
+    // Every step attempt is written, and the items given; its creation, which records them, is its first event (seq 1, the job's first version).
     for (const step of steps) state.putStep({ ...step, jobId: job.jobId });
     items.forEach((inputs, i) => {
       state.putItem({
@@ -690,6 +725,7 @@ export class JobItems {
         createdBy: actor,
       });
     });
+    state.recordCreation(actor);
     if (stage) reuseAdded(state, stage, 1, actor);
     // The first step, and each one after it, that completes from a record; a fan-out stage the
     // job reaches that way opens (a first stage that fans out opens after the commit, as before).

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { entities, type EntityItem } from '../../src/common/entities';
 import { AppError, ErrorCode } from '../../src/errors';
-import { actOnItem, addItems, BatchState, decideStep, type ItemAction, openStage } from '../../src/job/job.items';
+import { actOnItem, addItems, BatchState, decideStep, evolve, type ItemAction, openStage } from '../../src/job/job.items';
 import { JOB_KINDS } from '../../src/job/job.kinds';
 import { initialSteps, type JobAction, JobEventType, JobStatus, StepStatus } from '../../src/job/job.machine';
 import type { StepLike } from '../../src/job/job.writes';
@@ -242,6 +242,13 @@ function apply(model: Model, c: Command): { model: Model; refused?: AppError; ev
   return { model: { job: state.job, steps: state.steps, items: state.items, now: model.now, completions }, events: state.events };
 }
 
+/** True when two maps hold the same entries (the same objects: evolve applies what the decisions wrote). */
+function sameEntries<V>(a: ReadonlyMap<string, V>, b: ReadonlyMap<string, V>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [key, value] of a) if (b.get(key) !== value) return false;
+  return true;
+}
+
 /** Throws naming the rule when `holds` is false (plain throws: expect() per check would be most of the run's time). */
 function rule(holds: boolean, what: () => string): void {
   if (!holds) throw new Error(what());
@@ -292,6 +299,13 @@ function check(before: Model, c: Command, after: Model, result: ReturnType<typeo
   // The job's progress stays within 0 and 1, and the current attempt of each step is the one the job names.
   rule(job.progress >= 0 && job.progress <= 1, () => `progress ${job.progress}`);
   for (const [name, step] of after.steps) rule(step.attempt === job.attempts[name], () => `step ${name} at attempt ${step.attempt}`);
+  // The state the commit saves is the state read with the decision's events folded in: no change
+  // goes unrecorded, and each event says what it wrote.
+  const folded = result.events.reduce(evolve, { job: before.job, steps: before.steps, items: before.items });
+  rule(
+    folded.job === job && sameEntries(folded.steps, after.steps) && sameEntries(folded.items, after.items),
+    () => `evolve of the ${result.events.length} events is not the state saved`,
+  );
   // A stage completes only when all its items are done.
   if (after.steps.get('render')?.status === StepStatus.COMPLETED)
     rule(counts.completed + counts.failed === counts.total, () => 'a stage completed with items not done');
