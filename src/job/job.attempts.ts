@@ -4,7 +4,7 @@ import { type AttemptRef, backoffSeconds, type RetryBackoff } from './job.kinds'
 
 /*
  * The rules of one attempt of a unit of work, written once: a unit is a step (sequence 0) or a
- * work item of a fan-out stage, and both decisions (job.machine.ts for steps, job.items.ts for
+ * work item of a fan-out stage, and both decisions (job.decider.ts, for steps and for
  * items) take their leases, deadlines, backoffs, takeovers, refusals and progress from here. A
  * change to how a lease or a takeover works is one edit here, and test/unit/attempts.test.ts holds
  * steps and items to the same answers.

@@ -8,7 +8,8 @@ import { del } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { jobOwnerOf } from './job.keys';
 import type { Scope } from '../common/scope';
-import { JobItems, SettleStopped } from './job.items';
+import { SettleStopped } from './job.decider';
+import { JobItems } from './job.items';
 
 /*
  * The settle sweep: a finished job's work items and earlier step attempts take its expiry (so they

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { entities, type EntityItem } from '../../src/common/entities';
 import { AppError, ErrorCode } from '../../src/errors';
-import { actOnItem, addItems, BatchState, decideStep, evolve, type ItemAction, openStage } from '../../src/job/job.items';
+import { actOnItem, addItems, BatchState, decideStep, evolve, type ItemAction, openStage } from '../../src/job/job.decider';
 import { JOB_KINDS } from '../../src/job/job.kinds';
 import { initialSteps, type JobAction, JobEventType, JobStatus, StepStatus } from '../../src/job/job.machine';
 import type { StepLike } from '../../src/job/job.writes';

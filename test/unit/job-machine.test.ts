@@ -1,6 +1,6 @@
 import { BoundTenant } from '../../src/common/bound-tenant';
+import { decide } from '../../src/job/job.decider';
 import {
-  decide,
   initialSteps,
   JobEventType,
   JobStatus,

@@ -1,6 +1,7 @@
 import { entities } from '../../src/common/entities';
 import { JOB_KINDS } from '../../src/job/job.kinds';
-import { decide, initialSteps, type JobAction, type JobState, type StepState } from '../../src/job/job.machine';
+import { decide } from '../../src/job/job.decider';
+import { initialSteps, type JobAction, type JobState, type StepState } from '../../src/job/job.machine';
 
 /*
  * The status machines, checked against the seeds (/work/shared/seeds; its README says which is

@@ -1,0 +1,1123 @@
+/*
+ * The job aggregate's decider: every decision on a job, its step attempts and its work items, pure
+ * (no IO: the committer's side, reads and writes, is job.items.ts over src/infra/dynamo/committer.ts).
+ *
+ * - decide: a step command (`decide`, one handler a command in STEP_HANDLERS over a StepDecision)
+ *   and an item command (`actOnItem`, one handler an action in ITEM_HANDLERS over an ItemDecision),
+ *   each recorded on the group's state (BatchState) as the events it makes;
+ * - evolve: `evolve(view, event)`, what an event does to the job, its steps and its items: the
+ *   state a group's commit saves is the state it read with its events folded in;
+ * - react: what follows by itself from a decision, in the same group: a stage opens when the job
+ *   reaches it (openStage, openReached), settles when its items are done or too many failed
+ *   (settleStage, finishStage), and a step or an item with a live reuse record completes from it
+ *   (reuseStep, reuseAdded).
+ * The rules an attempt follows (leases, deadlines, backoff, takeover, refusals) are job.attempts.ts,
+ * shared by steps and items; the machines they keep are declared with the entities.
+ */
+
+import { quotaExceeded, badInput, invalidTransition, notFound } from '../errors';
+import { entities, type EntityItem, type ItemCountsItem, MAX_STAGE_ITEMS } from '../common/entities';
+import {
+  checkProgress,
+  deadlineOf,
+  hasAttemptsLeft,
+  heldHint,
+  jobProgress,
+  leaseWithin,
+  refuseCancelled,
+  refuseTimedOut,
+  requireAttempt,
+  retryAt,
+  takeoverOf,
+  VERBS,
+  requireAttempt as requireHeld,
+} from './job.attempts';
+import type { UnitWrite } from '../infra/dynamo/write';
+import { type FanOutDeclaration, fanOutOf, stepPolicyOf, type StepPolicy } from './job.kinds';
+import { contentKey, liveRecord, type ReusedWork, type ReuseRecordItem, reuseOf, sourceOf, takesReuse } from './job.reuse';
+import {
+  ItemStatus,
+  type JobAction,
+  JobEventType,
+  JobStatus,
+  type JobError,
+  type Outcome,
+  type StepState,
+  StepStatus,
+  TERMINAL,
+  type CommandDeclaration,
+  JOB_COMMANDS,
+  type JobState,
+} from './job.machine';
+import { countsOf, jobFields, type StepLike } from './job.writes';
+
+type JobItem = EntityItem<'Job'>;
+export type WorkItemItem = EntityItem<'WorkItem'>;
+type StepItem = EntityItem<'Step'>;
+
+/** The actions a worker takes on a step: on a cancelled job each gets JOB_CANCELLED. */
+const WORKER_ACTIONS = new Set<JobAction['kind']>(['start', 'claim', 'progress', 'complete', 'fail', 'pause']);
+
+/** What a caller can do with a job in each status, for INVALID_TRANSITION messages. */
+const JOB_HINTS: Partial<Record<JobStatus, string>> = {
+  [JobStatus.QUEUED]: 'Its first step has not started: start it with startStep.',
+  [JobStatus.RUNNING]:
+    'A worker can report progress on its current step, complete, fail or pause it (pauseStepForReview); only a paused step can be approved or rejected.',
+  [JobStatus.PAUSED]: 'A step waits for review: approve it with approveStep or reject it with rejectStep (see stepsAwaitingReview).',
+  [JobStatus.COMPLETED]: 'It has finished; nothing can change it any more.',
+  [JobStatus.FAILED]: 'retryJob runs it again from its failed step.',
+  [JobStatus.CANCELLED]: 'It was cancelled; nothing can change it any more.',
+};
+
+/** What a caller can do with a step in each status, for INVALID_TRANSITION messages. */
+const STEP_HINTS: Partial<Record<StepStatus, string>> = {
+  [StepStatus.PENDING]: 'It has not started: start it with startStep.',
+  [StepStatus.RUNNING]:
+    'It is running: report progress, complete it, fail it or pause it for review (pauseStepForReview); only a paused step can be approved or rejected.',
+  [StepStatus.PAUSED]: 'It waits for review: approve it with approveStep or reject it with rejectStep.',
+  [StepStatus.COMPLETED]: 'It has finished.',
+  [StepStatus.FAILED]: 'This attempt failed; a new attempt waits to be started, or retryJob runs the failed job again.',
+  [StepStatus.SKIPPED]: 'It was skipped when the job was cancelled.',
+};
+
+/** What a step decision knows besides the job and its steps: when, who, which job, and the step's stage policy. */
+export interface DecisionContext {
+  now: string;
+  actor: string;
+  jobId: string;
+  policy?: StepPolicy;
+}
+
+/**
+ * One decision on a job and its steps, in the making: the rules its commands share (the job and
+ * step statuses each accepts, the attempt a worker names, an attempt's start, failure and the
+ * job's advance), over the job as read (`job`) and the job as the decision leaves it (`next`).
+ */
+class StepDecision<K extends JobAction['kind']> {
+  readonly next: JobState;
+  readonly command: CommandDeclaration;
+  readonly limit: number | undefined;
+  /** When an attempt starting now runs out of time (none without an attempt timeout). */
+  readonly deadline: string | undefined;
+
+  constructor(
+    readonly job: JobState,
+    readonly steps: ReadonlyMap<string, StepState>,
+    readonly action: Extract<JobAction, { kind: K }>,
+    readonly ctx: DecisionContext,
+  ) {
+    this.next = { ...job };
+    this.command = JOB_COMMANDS[action.kind];
+    this.limit = ctx.policy?.attemptTimeoutSeconds;
+    this.deadline = deadlineOf(ctx.now, this.limit);
+  }
+
+  /** The job must be in a status the command accepts; a worker's command on a cancelled job gets JOB_CANCELLED. */
+  requireJob(): void {
+    const { job, action, command, ctx } = this;
+    if (WORKER_ACTIONS.has(action.kind)) refuseCancelled(job, ctx.jobId);
+    if (!command.job.includes(job.status)) {
+      throw invalidTransition('Job', ctx.jobId, job.status, command.to, {
+        action: VERBS[action.kind],
+        allowed: [...command.job],
+        hint: JOB_HINTS[job.status],
+      });
+    }
+  }
+
+  /** The current attempt of the step named `name`, or BAD_USER_INPUT naming the job's steps. */
+  stepOf(name: string): StepState {
+    const step = this.steps.get(name);
+    if (!step)
+      throw badInput(
+        `Job ${this.ctx.jobId} has no step named "${name}"; its steps are ${this.job.plan.map((p) => p.name).join(', ')}.`,
+        'stepName',
+      );
+    return step;
+  }
+
+  /**
+   * The current attempt of the step the command names, checked as the command requires: the job's
+   * status, the attempt the worker names (`held`: a worker's report on the attempt it holds), and
+   * the step's status.
+   */
+  namedStep(held: boolean): StepState {
+    this.requireJob();
+    const step = this.stepOf('step' in this.action ? this.action.step : '');
+    if (held) this.requireAttempt(step);
+    this.requireStep(step);
+    return step;
+  }
+
+  /** The step's attempt must be in a status the command accepts. */
+  requireStep(step: StepState): void {
+    const allowed = this.command.step ?? [];
+    if (!allowed.includes(step.status)) {
+      throw invalidTransition(`Step ${step.name} of job`, this.ctx.jobId, step.status, this.command.stepTo ?? step.status, {
+        action: VERBS[this.action.kind],
+        allowed: [...allowed],
+        hint: STEP_HINTS[step.status],
+      });
+    }
+  }
+
+  /** A worker that names an attempt must hold the current one (job.attempts.ts requireAttempt). */
+  requireAttempt(step: StepState): void {
+    const named = 'attempt' in this.action ? this.action.attempt : undefined;
+    requireHeld(`Step ${step.name} of job`, this.ctx.jobId, this.action.kind, 'step', step.attempt, named);
+  }
+
+  /** A waiting attempt starts only once its retry backoff is over. */
+  requireReady(step: StepState): void {
+    if (step.waitsUntil && step.waitsUntil > this.ctx.now) {
+      throw invalidTransition(`Step ${step.name} of job`, this.ctx.jobId, `${step.status} until ${step.waitsUntil}`, StepStatus.RUNNING, {
+        action: VERBS[this.action.kind],
+        allowed: [`${StepStatus.PENDING} once its backoff is over`],
+        hint: `Attempt ${step.attempt} waits for its stage's retry backoff: it can start at ${step.waitsUntil}.`,
+      });
+    }
+  }
+
+  /** The worker's lease until `leaseUntil`, never past the attempt's time (none without a lease). */
+  lease(leaseUntil: string | undefined, timesOutAt: string | undefined): Partial<StepState> {
+    return leaseUntil ? { worker: this.ctx.actor, leaseExpiresAt: leaseWithin(leaseUntil, timesOutAt) } : {};
+  }
+
+  /** What an attempt starting now (started or claimed) is: running, its lease, and its time from now. */
+  begin(leaseUntil: string | undefined): Partial<StepState> {
+    const { ctx, deadline } = this;
+    return {
+      status: StepStatus.RUNNING,
+      progress: 0,
+      startedAt: ctx.now,
+      waitsUntil: undefined,
+      timesOutAt: deadline,
+      ...this.lease(leaseUntil, deadline),
+    };
+  }
+
+  /** The step starts now for its worker: the job runs, at this step. */
+  start(step: StepState, leaseUntil: string | undefined): Outcome {
+    const started: StepState = { ...step, ...this.begin(leaseUntil) };
+    this.next.status = JobStatus.RUNNING;
+    this.next.currentStep = step.name;
+    this.next.startedAt = this.job.startedAt ?? this.ctx.now;
+    return { job: this.next, steps: [started], step: started, type: JobEventType.STEP_STARTED };
+  }
+
+  /** What the attempt after failed attempt `attempt` waits for: its stage's backoff (nothing without one). */
+  backoffAfter(name: string, attempt: number): Partial<StepState> {
+    const { ctx } = this;
+    const until = retryAt(ctx.policy?.retryBackoff, { jobId: ctx.jobId, stage: name, sequence: 0, attempt }, ctx.now);
+    return until > ctx.now ? { waitsUntil: until } : {};
+  }
+
+  /**
+   * An attempt failed with `error`. While attempts remain a new attempt follows and the job keeps
+   * running: waiting to be started, or, with `takenOver`, already held by the worker that claimed
+   * the step (STEP_RECLAIMED, whose event shows the new attempt). Past its attempts the job fails.
+   */
+  failAttempt(step: StepState, error: JobError, takenOver?: Partial<StepState>): Outcome {
+    const { job, next, ctx } = this;
+    const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: ctx.now };
+    next.error = error;
+    if (hasAttemptsLeft(step.attempt, job.maxAttempts)) {
+      next.attempts = { ...job.attempts, [step.name]: step.attempt + 1 };
+      const again: StepState = {
+        name: step.name,
+        order: step.order,
+        attempt: step.attempt + 1,
+        status: StepStatus.PENDING,
+        progress: 0,
+        ...(takenOver ?? this.backoffAfter(step.name, step.attempt)),
+      };
+      next.progress = jobProgress(job);
+      return takenOver
+        ? { job: next, steps: [failed, again], step: again, type: JobEventType.STEP_RECLAIMED }
+        : { job: next, steps: [failed, again], step: failed, type: JobEventType.STEP_FAILED };
+    }
+    return this.failJob(failed, error);
+  }
+
+  /** The job fails with `error`, at its failed (or rejected) step; `type` is the event that says so. */
+  failJob(failed: StepState, error: JobError, type: JobEventType = JobEventType.STEP_FAILED): Outcome {
+    this.next.status = JobStatus.FAILED;
+    this.next.failedSteps = this.job.failedSteps + 1;
+    this.next.error = error;
+    this.next.finishedAt = this.ctx.now;
+    return { job: this.next, steps: [failed], step: failed, type };
+  }
+
+  /**
+   * A step finished successfully: the job advances to the next one, or completes. Returns the step
+   * attempts the change writes: the finished one, and the next step's current attempt, which the
+   * job has reached (written as it is, so that it becomes claimable: see Step.current).
+   */
+  advance(done: StepState): StepState[] {
+    const { job, next, ctx } = this;
+    next.completedSteps = job.completedSteps + 1;
+    const following = job.plan.filter((p) => p.order > done.order).sort((a, b) => a.order - b.order)[0];
+    next.error = null;
+    if (following) {
+      next.status = JobStatus.RUNNING;
+      next.currentStep = following.name;
+      next.progress = jobProgress(next);
+      const reached = this.steps.get(following.name);
+      return reached ? [done, reached] : [done];
+    }
+    next.status = JobStatus.COMPLETED;
+    next.currentStep = null;
+    next.progress = 1;
+    next.finishedAt = ctx.now;
+    return [done];
+  }
+}
+
+/** What each command does, given the decision's shared rules (StepDecision). */
+const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome } = {
+  start(d) {
+    d.requireJob();
+    const step = d.stepOf(d.action.step);
+    d.requireStep(step);
+    const expected = d.job.currentStep ?? d.job.plan[0]?.name;
+    if (step.name !== expected)
+      throw invalidTransition(`Step ${step.name} of job`, d.ctx.jobId, `waiting for ${expected}`, StepStatus.RUNNING);
+    d.requireReady(step);
+    return d.start(step, d.action.leaseUntil);
+  },
+  claim(d) {
+    // A waiting current step is started for the claimer; a running one whose lease ran out is
+    // taken over as a new attempt (the old one failed with LEASE_EXPIRED), or fails the job
+    // when it has no attempts left. Anything else is not claimable.
+    d.requireJob();
+    const step = d.stepOf(d.action.step);
+    const current = d.job.currentStep ?? d.job.plan[0]?.name;
+    if (step.name !== current) throw invalidTransition(`Step ${step.name} of job`, d.ctx.jobId, `waiting for ${current}`, 'claimed');
+    if (step.status === StepStatus.PENDING) {
+      d.requireReady(step);
+      return d.start(step, d.action.leaseUntil);
+    }
+    // A running attempt can be taken over once its lease or its time runs out, whichever is first.
+    const rules = { maxAttempts: d.job.maxAttempts, backoff: !!d.ctx.policy?.retryBackoff, timeoutSeconds: d.limit };
+    const takeover = takeoverOf(step, d.ctx.now, rules);
+    if (step.status !== StepStatus.RUNNING || takeover.kind === 'held') {
+      throw invalidTransition(`Step ${step.name} of job`, d.ctx.jobId, step.status, 'claimed', {
+        action: 'claim',
+        allowed: [StepStatus.PENDING, 'RUNNING with its lease or its time run out'],
+        hint: heldHint(step, takeover.ends),
+      });
+    }
+    // With a retry backoff the next attempt waits for it, like one its worker failed: the
+    // claimer holds none of it. Without one the claimer holds the new attempt at once.
+    return d.failAttempt(step, takeover.error, takeover.kind === 'takeOver' ? d.begin(d.action.leaseUntil) : undefined);
+  },
+  progress(d) {
+    checkProgress(d.action.progress);
+    const step = d.namedStep(true);
+    refuseTimedOut(`Step ${step.name} of job`, d.ctx.jobId, step, d.ctx.now, d.limit);
+    // A report renews the reporter's lease, up to the attempt's time.
+    const updated: StepState = {
+      ...step,
+      progress: d.action.progress,
+      metrics: d.action.metrics ?? step.metrics,
+      ...d.lease(d.action.leaseUntil, step.timesOutAt),
+    };
+    d.next.progress = jobProgress(d.job, d.action.progress);
+    return { job: d.next, steps: [updated], step: updated, type: JobEventType.STEP_PROGRESS };
+  },
+  complete(d) {
+    const { action } = d;
+    const step = d.namedStep(true);
+    const produced = { artifacts: action.artifacts, metrics: action.metrics ?? step.metrics, outputs: action.outputs ?? step.outputs };
+    if (action.review) {
+      // A stage declared for review keeps what it produced and waits for a person's decision.
+      const paused: StepState = { ...step, ...produced, status: StepStatus.PAUSED, progress: 1 };
+      d.next.status = JobStatus.PAUSED;
+      return { job: d.next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
+    }
+    const done: StepState = { ...step, ...produced, status: StepStatus.COMPLETED, progress: 1, finishedAt: d.ctx.now };
+    return { job: d.next, steps: d.advance(done), step: done, type: JobEventType.STEP_COMPLETED };
+  },
+  fail(d) {
+    const step = d.namedStep(true);
+    return d.failAttempt(step, { code: d.action.code, message: d.action.message, retryCount: step.attempt - 1 });
+  },
+  pause(d) {
+    const step = d.namedStep(true);
+    const paused: StepState = { ...step, status: StepStatus.PAUSED };
+    d.next.status = JobStatus.PAUSED;
+    return { job: d.next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
+  },
+  approve(d) {
+    const step = d.namedStep(false);
+    const { actor, now } = d.ctx;
+    const approved: StepState = { ...step, status: StepStatus.COMPLETED, progress: 1, approvedBy: actor, decidedAt: now, finishedAt: now };
+    return { job: d.next, steps: d.advance(approved), step: approved, type: JobEventType.STEP_APPROVED };
+  },
+  reject(d) {
+    const step = d.namedStep(false);
+    const { actor, now } = d.ctx;
+    const error = { code: 'REJECTED', message: d.action.reason, retryCount: step.attempt - 1 };
+    const rejected: StepState = { ...step, status: StepStatus.FAILED, error, approvedBy: actor, decidedAt: now, finishedAt: now };
+    return d.failJob(rejected, error, JobEventType.STEP_REJECTED);
+  },
+  cancel(d) {
+    d.requireJob();
+    d.next.status = JobStatus.CANCELLED;
+    d.next.finishedAt = d.ctx.now;
+    // Its waiting steps are skipped; a running or paused one is written as it is, so that it stops
+    // being its job's current attempt (and leaves the claimable indexes: see Step.current).
+    const steps = [...d.steps.values()].flatMap((s) =>
+      s.status === StepStatus.PENDING
+        ? [{ ...s, status: StepStatus.SKIPPED }]
+        : s.status === StepStatus.RUNNING || s.status === StepStatus.PAUSED
+          ? [s]
+          : [],
+    );
+    return { job: d.next, steps, type: JobEventType.JOB_CANCELLED };
+  },
+  retry(d) {
+    d.requireJob();
+    const failed = d.stepOf(d.job.currentStep ?? d.job.plan[0].name);
+    const attempt = failed.attempt + 1;
+    const retry: StepState = { name: failed.name, order: failed.order, attempt, status: StepStatus.PENDING, progress: 0 };
+    Object.assign(d.next, {
+      status: JobStatus.RUNNING,
+      attempts: { ...d.job.attempts, [failed.name]: attempt },
+      failedSteps: Math.max(0, d.job.failedSteps - 1),
+      finishedAt: null,
+      error: null,
+    });
+    return { job: d.next, steps: [retry], step: retry, type: JobEventType.JOB_RETRIED };
+  },
+};
+
+/**
+ * Decides what an action does to a job and its steps. Pure: it reads `job` and `steps` (the
+ * current attempt of each step, by name) and returns the new state, or throws INVALID_TRANSITION
+ * (naming from and to) or BAD_USER_INPUT. The caller writes the outcome in one transaction
+ * conditioned on the job's version, so the decision holds.
+ */
+export function decide(job: JobState, steps: ReadonlyMap<string, StepState>, action: JobAction, ctx: DecisionContext): Outcome {
+  return handle(action.kind, new StepDecision(job, steps, action, ctx));
+}
+
+/** Runs the handler of command `kind` (typed per command: TypeScript's correlated union pattern, no assertion). */
+function handle<K extends JobAction['kind']>(kind: K, d: StepDecision<K>): Outcome {
+  const handler: (d: StepDecision<K>) => Outcome = STEP_HANDLERS[kind];
+  return handler(d);
+}
+
+/** A stored job's state, as the machine decides on it. */
+export function stateOf(item: EntityItem<'Job'>): JobState {
+  const { status, plan, attempts, currentStep, progress, completedSteps, failedSteps, maxAttempts, error, startedAt, finishedAt } = item;
+  return {
+    status,
+    plan,
+    attempts,
+    currentStep: currentStep ?? null,
+    progress,
+    completedSteps,
+    failedSteps,
+    maxAttempts,
+    error,
+    startedAt,
+    finishedAt,
+  };
+}
+
+/** One event a batch writes: the job as the change left it, and what the change was about. */
+export interface BatchEvent {
+  job: JobItem;
+  /** The job before the change; null for its creation (JOB_CREATED). */
+  previous: JobItem | null;
+  type: JobEventType;
+  step?: StepState;
+  item?: WorkItemItem;
+  reused?: ReusedWork[];
+  actor: string;
+  /** The step attempts and items the change wrote, in order (what `evolve` applies); the stored event names only `step` and `item`. */
+  wrote: { steps: StepLike[]; items: WorkItemItem[] };
+}
+
+/** The job aggregate as its events leave it: the job, the current attempt of each step, the items. */
+export interface JobView {
+  job: JobItem;
+  steps: ReadonlyMap<string, StepLike>;
+  items: ReadonlyMap<string, WorkItemItem>;
+}
+
+/**
+ * The job aggregate's evolve: `view` with one event applied (the job as the event left it, and
+ * the steps and items it wrote). Pure. Every change a decision makes is recorded by an event, so
+ * the state a group's commit saves is its read state with its events folded in (the decisions'
+ * property test holds every decision to that).
+ */
+export function evolve(view: JobView, event: BatchEvent): JobView {
+  const steps = new Map(view.steps);
+  for (const step of event.wrote.steps) steps.set(step.name, step);
+  const items = new Map(view.items);
+  for (const item of event.wrote.items) items.set(itemId(item.stage, item.sequence), item);
+  return { job: event.job, steps, items };
+}
+
+/**
+ * The state a group of commands decides on: the job as read, the current attempt of each step,
+ * the items read, and what the commands applied so far changed. `fork` gives a command a copy to
+ * change, adopted only when the command does not throw, so a refused command changes nothing.
+ */
+export class BatchState {
+  constructor(
+    /** The job as read: the commit is conditioned on its version. */
+    readonly read: JobItem,
+    /** The versions of the items as read, by itemId: each item's write is conditioned on its own. */
+    readonly readVersions: ReadonlyMap<string, number>,
+    public job: JobItem,
+    public steps: Map<string, StepLike>,
+    /** The stored rows of the steps' current attempts as read (one a planned step; earlier attempts are not read). */
+    readonly storedSteps: StepItem[],
+    public items: Map<string, WorkItemItem>,
+    readonly at: string,
+    public changedItems = new Map<string, WorkItemItem>(),
+    public changedSteps: StepLike[] = [],
+    public events: BatchEvent[] = [],
+    public extra: UnitWrite[] = [],
+  ) {}
+
+  /** The step attempts and items written since the last event: the next event records them (see evolve). */
+  private unrecorded: BatchEvent['wrote'] = { steps: [], items: [] };
+
+  /**
+   * The reuse records the group read, by content key (see job.reuse.ts): those of the job's
+   * waiting reusable steps, or those of the items a command adds. Read-only: records are only
+   * ever added, so what was read before the decision still holds inside it.
+   */
+  reuseRecords: ReadonlyMap<string, ReuseRecordItem> = new Map();
+
+  /** True for a job being created (createJob): its commit puts the job only if new, and writes every step. */
+  creating = false;
+
+  /** The tenant's pool load as read (only for a group with a pool claim; see POOL_REF). */
+  pool?: { running: number; limit?: number };
+
+  /**
+   * The job's claimable items as the group read them for its claims (itemIds, oldest first; see
+   * CLAIM_REF), each also read by key into `items`. Empty for a group without claims.
+   */
+  claimable: readonly string[] = [];
+
+  /**
+   * How many items and steps this group's changes start (+) or end (-) running under a pool worker's claim:
+   * derived from the items as read and as changed, so every way an attempt ends counts.
+   */
+  poolDelta(): number {
+    const held = (unit: { status: string; pooled?: boolean } | undefined) =>
+      unit?.status === ItemStatus.RUNNING && unit.pooled === true ? 1 : 0;
+    let delta = 0;
+    for (const [key, item] of this.changedItems) delta += held(item) - held(this.readItems.get(key));
+    // A step attempt counts likewise: the one as read is the step's current attempt, if it is this one.
+    for (const step of this.changedSteps) {
+      const read = this.readSteps.get(step.name);
+      delta += held(step) - held(read?.attempt === step.attempt ? read : undefined);
+    }
+    return delta;
+  }
+
+  /** The tenant's count of work running under pool claims as this group's changes leave it (read for a pool claim only). */
+  poolLoad(): number {
+    return (this.pool?.running ?? 0) + this.poolDelta();
+  }
+
+  /** The items as read (before any change of the group); set by load, and a fork shares its group's. */
+  readItems: ReadonlyMap<string, WorkItemItem> = new Map();
+  /** The current step attempts as read (before any change of the group), likewise. */
+  readSteps: ReadonlyMap<string, StepLike> = new Map();
+
+  /**
+   * A copy for one command to change: it shares what the group read and copies the collections a
+   * command changes in place, so a command that throws is dropped with its copy (adopt takes a
+   * copy's changes back). Every field is carried, whatever fields the state gains.
+   */
+  fork(): BatchState {
+    const copy: BatchState = Object.assign(Object.create(BatchState.prototype), this);
+    copy.steps = new Map(this.steps);
+    copy.items = new Map(this.items);
+    copy.changedItems = new Map(this.changedItems);
+    copy.changedSteps = [...this.changedSteps];
+    copy.events = [...this.events];
+    copy.extra = [...this.extra];
+    copy.unrecorded = { steps: [...this.unrecorded.steps], items: [...this.unrecorded.items] };
+    return copy;
+  }
+
+  /** Takes the changes of `other`, a fork of this state whose command succeeded. */
+  adopt(other: BatchState): void {
+    Object.assign(this, other);
+  }
+
+  /**
+   * The writes this state would commit, counted from above: the job, its JobWork and JobSettle
+   * entries, items, steps, one event a change (five when its status changed: the event and an
+   * event and a head in each status stream), extras (two each: an activity event has a head), and
+   * the current step attempts that take a finished job's expiry (the earlier ones take it from the
+   * settle sweep, job.settle.ts).
+   */
+  get size(): number {
+    let events = 0;
+    for (const e of this.events) events += e.previous?.status === e.job.status ? 1 : 5;
+    const expiring = TERMINAL.has(this.job.status) ? this.storedSteps.length : 0;
+    return 3 + this.changedItems.size + this.changedSteps.length + events + this.extra.length * 2 + expiring;
+  }
+
+  /** Records a change of the job: its version moves by one and the event takes that seq. */
+  change(
+    next: Partial<JobItem>,
+    type: JobEventType,
+    actor: string,
+    about: { step?: StepState; item?: WorkItemItem; reused?: ReusedWork[] } = {},
+  ): void {
+    const previous = this.job;
+    this.job = { ...previous, ...next, version: previous.version + 1, updatedAt: this.at };
+    // Every decision on a job is held to the machine declared with the entity, here where it commits.
+    if (this.job.status !== previous.status) entities.Job.assertTransition(previous.jobId, previous.status, this.job.status);
+    this.events.push({ job: this.job, previous, type, actor, ...about, wrote: this.unrecorded });
+    this.unrecorded = { steps: [], items: [] };
+  }
+
+  /** Records the job's creation (JOB_CREATED, at its first version) with the steps and items written for it. */
+  recordCreation(actor: string): void {
+    this.events.push({ job: this.job, previous: null, type: JobEventType.JOB_CREATED, actor, wrote: this.unrecorded });
+    this.unrecorded = { steps: [], items: [] };
+  }
+
+  putItem(item: WorkItemItem): WorkItemItem {
+    const key = itemId(item.stage, item.sequence);
+    // The decisions below follow the machine declared with the entity; this holds them to it.
+    const before = this.items.get(key);
+    if (before && before.status !== item.status) entities.WorkItem.assertTransition(key, before.status, item.status);
+    const written = { ...item, updatedAt: this.at };
+    this.items.set(key, written);
+    this.changedItems.set(key, written);
+    this.unrecorded.items.push(written);
+    return written;
+  }
+
+  /** Writes an item again as it is (its version moves), so its index attributes are derived anew. */
+  rewriteItem(stage: string, sequence: number): void {
+    const item = this.items.get(itemId(stage, sequence));
+    if (item) this.putItem({ ...item, version: item.version + 1 });
+  }
+
+  putStep(step: StepLike): void {
+    // The step's move is held to its declared machine too: a new attempt moves from the first status.
+    const before = this.steps.get(step.name);
+    const from = before?.attempt === step.attempt ? before.status : StepStatus.PENDING;
+    if (from !== step.status) entities.Step.assertTransition(`${step.name}#${step.attempt}`, from, step.status);
+    this.changedSteps = this.changedSteps.filter((s) => !(s.name === step.name && s.attempt === step.attempt));
+    this.changedSteps.push(step);
+    this.steps.set(step.name, step);
+    this.unrecorded.steps.push(step);
+  }
+}
+
+export const itemId = (stage: string, sequence: number) => `${stage}#${sequence}`;
+
+/** The settle sweep's stop on a job: it is no longer finished, or its JobSettle entry is not the one the sweep holds. */
+export class SettleStopped extends Error {
+  constructor() {
+    super('The job is no longer being settled.');
+  }
+}
+/** QUOTA_EXCEEDED (itemsPerJob) when `adding` items to the `holding` a job has would pass `limit`. */
+export function refuseOverItems(holding: number, adding: number, limit: number): void {
+  if (adding > 0 && holding + adding > limit) throw quotaExceeded('itemsPerJob', limit, adding);
+}
+
+/** The work items a job holds over all its fan-out stages. */
+export const itemTotal = (job: Pick<JobItem, 'itemCounts'>) => Object.values(job.itemCounts ?? {}).reduce((sum, c) => sum + c.total, 0);
+
+/** A worker's action on an item. `attempt` is the attempt the worker holds (a late one is refused). */
+export type ItemAction =
+  | { kind: 'claim'; leaseUntil: string }
+  /** With `checkpoint`, where the work stands (kept on the item, so a later attempt resumes from it). */
+  | { kind: 'progress'; attempt: number; progress: number; leaseUntil: string; checkpoint?: Record<string, unknown> }
+  | { kind: 'complete'; attempt: number; outputs: Record<string, unknown> }
+  | { kind: 'fail'; attempt: number; code: string; message: string }
+  /** With `errorCode`, only an item whose last error has that code (a replay's filter, judged on the item as it is now). */
+  | { kind: 'retry'; errorCode?: string };
+
+/** The fan-out declaration of `stage` of `job`, or BAD_USER_INPUT naming `stage`. */
+export function fanOutOrThrow(job: { kind: string; declared?: boolean; jobId: string }, stage: string): FanOutDeclaration {
+  const fanOut = fanOutOf(job, stage);
+  if (!fanOut) throw badInput(`Stage "${stage}" of job ${job.jobId} is not a fan-out stage (see jobKinds).`, 'stage');
+  return fanOut;
+}
+
+function stageOrder(job: JobItem, stage: string): number {
+  return job.plan.find((p) => p.name === stage)?.order ?? 0;
+}
+
+export function addItems(state: BatchState, stage: string, inputs: Record<string, unknown>[], actor: string): void {
+  const { job } = state;
+  const fanOut = fanOutOrThrow(job, stage);
+  if (TERMINAL.has(job.status))
+    throw invalidTransition('Job', job.jobId, job.status, 'items added', { action: 'add items to', allowed: [], hint: 'It has finished.' });
+  const step = state.steps.get(stage);
+  const currentOrder = stageOrder(job, job.currentStep ?? '');
+  if (stageOrder(job, stage) < currentOrder || !step || (step.status !== StepStatus.PENDING && step.status !== StepStatus.RUNNING)) {
+    throw invalidTransition(`Stage ${stage} of job`, job.jobId, step?.status ?? 'over', 'items added', {
+      action: 'add items to',
+      allowed: [StepStatus.PENDING, StepStatus.RUNNING],
+      hint: 'Items can be added to a fan-out stage until it has finished.',
+    });
+  }
+  const counts = countsOf(job, stage);
+  if (counts.total + inputs.length > MAX_STAGE_ITEMS)
+    throw badInput(`A stage holds at most ${MAX_STAGE_ITEMS} items; stage ${stage} has ${counts.total}.`, 'items');
+  const attempts = fanOut.attempts ?? job.maxAttempts;
+  inputs.forEach((input, i) => {
+    state.putItem({
+      PK: '',
+      SK: '',
+      entityType: entities.WorkItem.type,
+      jobId: job.jobId,
+      stage,
+      sequence: counts.total + i + 1,
+      kind: job.kind,
+      status: ItemStatus.PENDING,
+      attempt: 1,
+      maxAttempt: attempts,
+      progress: 0,
+      inputs: input,
+      availableAt: state.at,
+      version: 1,
+      createdAt: state.at,
+      updatedAt: state.at,
+      createdBy: actor,
+    });
+  });
+  const itemCounts = { ...job.itemCounts, [stage]: { ...counts, total: counts.total + inputs.length } };
+  state.change({ itemCounts, progress: progressOf(job, itemCounts) }, JobEventType.ITEMS_ADDED, actor);
+}
+
+/** The job's progress: its finished steps plus the share of the current fan-out stage's items done. */
+function progressOf(job: JobItem, itemCounts: Record<string, ItemCountsItem> | undefined): number {
+  const current = job.currentStep;
+  const counts = current ? itemCounts?.[current] : undefined;
+  return jobProgress(job, counts && counts.total > 0 ? (counts.completed + counts.failed) / counts.total : 0);
+}
+
+/** Opens the stage when the job has reached it and its step still waits (STEP_STARTED); no-op otherwise. */
+export function openStage(state: BatchState, stage: string, actor: string): void {
+  const { job } = state;
+  if (job.currentStep !== stage || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING)) return;
+  const step = state.steps.get(stage);
+  if (!step || step.status !== StepStatus.PENDING) return;
+  const started = { ...step, status: StepStatus.RUNNING, startedAt: state.at, progress: 0 };
+  state.putStep(started);
+  state.change({ status: JobStatus.RUNNING, startedAt: job.startedAt ?? state.at }, JobEventType.STEP_STARTED, actor, { step: started });
+  // A stage without items, or whose items were all done before it opened (reused when added),
+  // completes at once.
+  const counts = countsOf(state.job, stage);
+  if (counts.completed + counts.failed === counts.total) settleStage(state, stage, actor);
+}
+
+/**
+ * Decides a step action with the job's machine (`decide`, with the policy the step's stage
+ * declares) on the group's state, and records its outcome: the step attempts it writes and the
+ * job's change with its event. With `pooled`, an attempt the action starts is marked as a pool
+ * worker's (it counts in its tenant's pool load, and every later write of it keeps the mark).
+ * Returns the outcome; throws what `decide` throws, changing nothing.
+ */
+export function decideStep(state: BatchState, action: JobAction, actor: string, options: { pooled?: boolean } = {}): Outcome {
+  const jobId = state.job.jobId;
+  // The named step's stage declares how long its attempts run and how long a failed one waits.
+  const stage = 'step' in action ? action.step : (state.job.currentStep ?? '');
+  const outcome = decide(stateOf(state.job), state.steps, action, { now: state.at, actor, jobId, policy: stepPolicyOf(state.job, stage) });
+  for (const step of outcome.steps) {
+    const held = options.pooled === true && step.status === StepStatus.RUNNING && step.startedAt === state.at;
+    state.putStep({ ...step, ...(held ? { pooled: true } : {}), jobId });
+  }
+  state.change(jobFields(outcome.job, state.at), outcome.type, actor, { step: outcome.step });
+  return outcome;
+}
+
+/** A stage all of whose items are done (and not failed past its policy) completes, and the job goes on. */
+function finishStage(state: BatchState, stage: string, actor: string): void {
+  const counts = countsOf(state.job, stage);
+  const outputs = { items: counts.total, completed: counts.completed, failed: counts.failed };
+  decideStep(state, { kind: 'complete', step: stage, artifacts: [], outputs }, actor);
+  openReached(state, actor);
+}
+
+/**
+ * When the job has just moved on to a fan-out stage, that stage opens in the same group (its
+ * step runs, STEP_STARTED), so no later write is needed to start it; a stage without items
+ * completes at once and the job moves on again.
+ */
+export function openReached(state: BatchState, actor: string): void {
+  const next = state.job.currentStep;
+  if (!next) return;
+  if (fanOutOf(state.job, next)) openStage(state, next, actor);
+  else reuseStep(state, next, actor);
+}
+
+/**
+ * The job's current step, when its stage is reusable, it waits, and a live record with its
+ * content key was read with the group (BatchState.reuseRecords), completes at once from the
+ * record's outputs (STEP_REUSED, naming the source): started and completed by the job's machine,
+ * in one event, so it is never claimable. The job then goes on as after any completion.
+ */
+export function reuseStep(state: BatchState, stage: string, actor: string): void {
+  const { job } = state;
+  if (!reuseOf(job, stage) || !takesReuse(job) || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING)) return;
+  const step = state.steps.get(stage);
+  if (!step || step.status !== StepStatus.PENDING) return;
+  const record = state.reuseRecords.get(contentKey(job, stage));
+  if (!liveRecord(record, state.at)) return;
+  const ctx = { now: state.at, actor, jobId: job.jobId };
+  const started = decide(stateOf(job), state.steps, { kind: 'start', step: stage }, ctx);
+  const steps = new Map<string, StepState>(state.steps);
+  for (const s of started.steps) steps.set(s.name, s);
+  const produced = { artifacts: record.artifacts ?? [], metrics: record.metrics, outputs: record.outputs };
+  const done = decide(started.job, steps, { kind: 'complete', step: stage, ...produced }, ctx);
+  const from = sourceOf(record);
+  // The reused attempt names its source; the next step it reached is written as it is.
+  for (const s of done.steps) state.putStep({ ...s, ...(s.name === stage ? { reusedFrom: from } : {}), jobId: job.jobId });
+  const reusedStep = done.step ? { ...done.step, reusedFrom: from } : undefined;
+  state.change(jobFields(done.job, state.at), JobEventType.STEP_REUSED, actor, { step: reusedStep, reused: [{ stage, from }] });
+  openReached(state, actor);
+}
+
+/**
+ * The items of `stage` from sequence `first` on, just added in this group, that have a live
+ * record among the group's reuse records complete at once from its outputs: counted as completed,
+ * one ITEMS_REUSED event naming each item's source, never claimable. A stage that is running
+ * then settles (it completes when these were its last items).
+ */
+export function reuseAdded(state: BatchState, stage: string, first: number, actor: string): void {
+  const { job } = state;
+  if (!reuseOf(job, stage) || !takesReuse(job) || state.reuseRecords.size === 0) return;
+  const counts = countsOf(job, stage);
+  const reused: ReusedWork[] = [];
+  for (let sequence = first; sequence <= counts.total; sequence++) {
+    const item = state.items.get(itemId(stage, sequence));
+    const record = item ? state.reuseRecords.get(contentKey(job, stage, item.inputs)) : undefined;
+    if (!item || item.status !== ItemStatus.PENDING || !liveRecord(record, state.at)) continue;
+    const from = sourceOf(record);
+    state.putItem({ ...item, status: ItemStatus.COMPLETED, progress: 1, outputs: record.outputs, reusedFrom: from, finishedAt: state.at });
+    reused.push({ stage, sequence, from });
+  }
+  if (reused.length === 0) return;
+  const itemCounts = { ...job.itemCounts, [stage]: { ...counts, completed: counts.completed + reused.length } };
+  state.change({ itemCounts, progress: progressOf(job, itemCounts) }, JobEventType.ITEMS_REUSED, actor, { reused });
+  settleStage(state, stage, actor);
+}
+
+/** True when the stage's failed items are past its failure policy. */
+function pastPolicy(fanOut: FanOutDeclaration, counts: ItemCountsItem): boolean {
+  const policy = fanOut.failurePolicy;
+  if (!policy || (policy.maxFailed === undefined && policy.maxFailedPercent === undefined)) return counts.failed > 0;
+  if (policy.maxFailed !== undefined && counts.failed > policy.maxFailed) return true;
+  return policy.maxFailedPercent !== undefined && counts.total > 0 && (counts.failed * 100) / counts.total > policy.maxFailedPercent;
+}
+
+function policyText(fanOut: FanOutDeclaration): string {
+  const policy = fanOut.failurePolicy;
+  if (policy?.maxFailed !== undefined) return `more than ${policy.maxFailed} may not fail`;
+  if (policy?.maxFailedPercent !== undefined) return `more than ${policy.maxFailedPercent}% may not fail`;
+  return 'none may fail';
+}
+
+/** After an item finished or failed: the stage fails by its policy, completes when all are done, or goes on. */
+function settleStage(state: BatchState, stage: string, actor: string): void {
+  const { job } = state;
+  if (job.currentStep !== stage || job.status !== JobStatus.RUNNING) return;
+  const fanOut = fanOutOrThrow(job, stage);
+  const counts = countsOf(job, stage);
+  const step = state.steps.get(stage);
+  if (!step || step.status !== StepStatus.RUNNING) return;
+  if (pastPolicy(fanOut, counts)) {
+    const error: JobError = {
+      code: 'ITEMS_FAILED',
+      message: `${counts.failed} of ${counts.total} items of stage ${stage} failed (${policyText(fanOut)}); retryWorkItem reopens the stage.`,
+      retryCount: step.attempt - 1,
+    };
+    const failed = { ...step, status: StepStatus.FAILED, error, finishedAt: state.at };
+    state.putStep(failed);
+    state.change(
+      {
+        status: JobStatus.FAILED,
+        failedSteps: job.failedSteps + 1,
+        error,
+        finishedAt: state.at,
+        expiresAt: jobFields({ ...stateOf(job), status: JobStatus.FAILED }, state.at).expiresAt,
+      },
+      JobEventType.STEP_FAILED,
+      actor,
+      { step: failed },
+    );
+    return;
+  }
+  if (counts.completed + counts.failed === counts.total) finishStage(state, stage, actor);
+}
+
+/**
+ * One decision on a work item, in the making: the rules its actions share (the refusal naming the
+ * item, the stage being live, the stage's attempt time and backoff, the counters and how an
+ * attempt ends), on the group's state.
+ */
+class ItemDecision<K extends ItemAction['kind']> {
+  readonly what: string;
+  readonly fanOut: FanOutDeclaration;
+  readonly item: WorkItemItem;
+  readonly counts: ItemCountsItem;
+  /** The job is at this stage and runs (or waits to): its items can be worked on. */
+  readonly stageLive: boolean;
+  readonly limit: number | undefined;
+  /** When an attempt starting now runs out of time (none without an attempt timeout). */
+  readonly deadline: string | undefined;
+
+  constructor(
+    readonly state: BatchState,
+    readonly stage: string,
+    readonly sequence: number,
+    readonly action: Extract<ItemAction, { kind: K }>,
+    readonly actor: string,
+  ) {
+    const { job } = state;
+    this.fanOut = fanOutOrThrow(job, stage);
+    // Once a cancellation committed, nothing a worker sends about the job succeeds (whichever item
+    // it names), and it is told so with a code of its own, so it can drop the work instead of
+    // reading a transition error.
+    refuseCancelled(job, job.jobId);
+    const item = state.items.get(itemId(stage, sequence));
+    if (!item) throw notFound('WorkItem', `${job.jobId}/${stage}/${sequence}`);
+    this.item = item;
+    this.what = `Item ${sequence} of stage ${stage} of job`;
+    const waiting = item.status === ItemStatus.PENDING ? { availableAt: item.availableAt } : undefined;
+    requireAttempt(this.what, job.jobId, action.kind, 'item', item.attempt, 'attempt' in action ? action.attempt : undefined, waiting);
+    this.stageLive = job.currentStep === stage && (job.status === JobStatus.RUNNING || job.status === JobStatus.QUEUED);
+    this.limit = this.fanOut.attemptTimeoutSeconds;
+    this.deadline = deadlineOf(state.at, this.limit);
+    this.counts = countsOf(job, stage);
+  }
+
+  get jobId(): string {
+    return this.state.job.jobId;
+  }
+
+  /** INVALID_TRANSITION naming the item, its status, the target and the statuses allowed. */
+  refuse(to: string, allowed: string[], hint?: string): never {
+    throw invalidTransition(this.what, this.jobId, this.item.status, to, { action: VERBS[this.action.kind], allowed, hint });
+  }
+
+  /** The action needs the item RUNNING in a live stage. */
+  requireRunning(to: string): void {
+    if (this.item.status !== ItemStatus.RUNNING || !this.stageLive) this.refuse(to, [ItemStatus.RUNNING]);
+  }
+
+  /** The job's counters of the stage with `change`, and its progress with them. */
+  withCounts(change: Partial<ItemCountsItem>): Partial<JobItem> {
+    const itemCounts = { ...this.state.job.itemCounts, [this.stage]: { ...this.counts, ...change } };
+    return { itemCounts, progress: progressOf(this.state.job, itemCounts) };
+  }
+
+  /** The item's next version with `changes`, recorded on the group's state. */
+  put(changes: Partial<WorkItemItem>): WorkItemItem {
+    return this.state.putItem({ ...this.item, ...changes, version: this.item.version + 1 });
+  }
+
+  /** The job changes with `change` and the event `type` about `item` (and `step`). */
+  record(change: Partial<JobItem>, type: JobEventType, item: WorkItemItem, step?: StepLike): WorkItemItem {
+    this.state.change(change, type, this.actor, { item, step });
+    return item;
+  }
+
+  /** A new attempt's lease for the claimer, never past the attempt's time. */
+  leaseFrom(leaseUntil: string): Partial<WorkItemItem> {
+    return { worker: this.actor, leaseExpiresAt: leaseWithin(leaseUntil, this.deadline), timesOutAt: this.deadline };
+  }
+
+  /**
+   * The running item finishes for good (COMPLETED or FAILED): its new state, counted, its event,
+   * and the stage settled by its policy.
+   */
+  finish(
+    status: typeof ItemStatus.COMPLETED | typeof ItemStatus.FAILED,
+    changes: Partial<WorkItemItem>,
+    event: JobEventType,
+  ): WorkItemItem {
+    const { counts, state } = this;
+    const finished = this.put({ ...changes, status, finishedAt: state.at, leaseExpiresAt: undefined, timesOutAt: undefined });
+    const counted = status === ItemStatus.COMPLETED ? { completed: counts.completed + 1 } : { failed: counts.failed + 1 };
+    this.record(this.withCounts({ running: counts.running - 1, ...counted }), event, finished);
+    settleStage(state, this.stage, this.actor);
+    return finished;
+  }
+
+  /** The running item fails past its attempts. */
+  failForGood(error: JobError): WorkItemItem {
+    return this.finish(ItemStatus.FAILED, { error }, JobEventType.ITEM_FAILED);
+  }
+
+  /** The running item's attempt ended with attempts left: it waits, PENDING, for the next one, claimable after the stage's backoff. */
+  waitForNext(error: JobError): WorkItemItem {
+    const { item, state } = this;
+    const availableAt = retryAt(
+      this.fanOut.retryBackoff,
+      { jobId: this.jobId, stage: this.stage, sequence: this.sequence, attempt: item.attempt },
+      state.at,
+    );
+    const waiting = this.put({
+      status: ItemStatus.PENDING,
+      attempt: item.attempt + 1,
+      progress: 0,
+      error,
+      worker: undefined,
+      leaseExpiresAt: undefined,
+      timesOutAt: undefined,
+      availableAt,
+    });
+    return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, waiting);
+  }
+}
+
+/** What each worker's (or person's) action on an item does, given the decision's shared rules (ItemDecision). */
+const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => WorkItemItem } = {
+  claim(d) {
+    const { state, item, stage, action } = d;
+    const { job } = state;
+    if (!d.stageLive)
+      throw invalidTransition(`Stage ${stage} of job`, d.jobId, `${job.status} at ${job.currentStep ?? 'no stage'}`, 'claimed', {
+        action: 'claim',
+        allowed: [`RUNNING at ${stage}`],
+        hint: 'Its items are claimable only while the job runs that stage.',
+      });
+    // A stage whose items are claimed before it was opened (a crash in between) opens now.
+    if (state.steps.get(stage)?.status === StepStatus.PENDING) openStage(state, stage, d.actor);
+    // A waiting item comes back only when its backoff is over, whatever an index read lagging
+    // behind said.
+    const waitsUntil = item.availableAt ?? item.createdAt;
+    if (item.status === ItemStatus.PENDING && waitsUntil > state.at)
+      return d.refuse('claimed', [`${ItemStatus.PENDING} past its backoff`], `It waits for its retry backoff until ${waitsUntil}.`);
+    if (item.status === ItemStatus.PENDING) {
+      const started = d.put({ status: ItemStatus.RUNNING, progress: 0, startedAt: state.at, ...d.leaseFrom(action.leaseUntil) });
+      return d.record(d.withCounts({ running: d.counts.running + 1 }), JobEventType.ITEM_STARTED, started);
+    }
+    // Whichever came first ended the attempt: the holder's silence, or its time.
+    const takeover = takeoverOf(item, state.at, {
+      maxAttempts: item.maxAttempt,
+      backoff: !!d.fanOut.retryBackoff,
+      timeoutSeconds: d.limit,
+    });
+    if (item.status !== ItemStatus.RUNNING || takeover.kind === 'held')
+      return d.refuse('claimed', [ItemStatus.PENDING, 'RUNNING with its lease or its time run out'], heldHint(item, takeover.ends));
+    const { error } = takeover;
+    // The next attempt waits for its backoff like one failed by its worker: the claimer takes
+    // none of it (claimNext goes on to the next candidate).
+    if (takeover.kind === 'wait') return d.waitForNext(error);
+    if (takeover.kind === 'fail') return d.failForGood(error);
+    // Without a backoff the claimer holds the next attempt at once.
+    const again = d.put({
+      attempt: item.attempt + 1,
+      status: ItemStatus.RUNNING,
+      progress: 0,
+      error,
+      startedAt: state.at,
+      ...d.leaseFrom(action.leaseUntil),
+    });
+    return d.record(d.withCounts({}), JobEventType.ITEM_RECLAIMED, again);
+  },
+  progress(d) {
+    const { item, action } = d;
+    d.requireRunning(ItemStatus.RUNNING);
+    // An attempt whose time is up is not renewed: its holder is told to stop, and the item
+    // stays claimable, so the next claim takes it over.
+    refuseTimedOut(d.what, d.jobId, item, d.state.at, d.limit);
+    const updated = d.put({
+      progress: action.progress,
+      ...(action.checkpoint !== undefined ? { checkpoint: action.checkpoint } : {}),
+      leaseExpiresAt: leaseWithin(action.leaseUntil, item.timesOutAt),
+    });
+    return d.record({}, JobEventType.ITEM_PROGRESS, updated);
+  },
+  complete(d) {
+    d.requireRunning(ItemStatus.COMPLETED);
+    return d.finish(ItemStatus.COMPLETED, { progress: 1, outputs: d.action.outputs }, JobEventType.ITEM_COMPLETED);
+  },
+  fail(d) {
+    d.requireRunning(ItemStatus.FAILED);
+    const { item, action } = d;
+    const error: JobError = { code: action.code, message: action.message, retryCount: item.attempt - 1 };
+    // Attempts remain: the item waits for its next attempt, claimable after the stage's backoff (at once without one).
+    return hasAttemptsLeft(item.attempt, item.maxAttempt) ? d.waitForNext(error) : d.failForGood(error);
+  },
+  retry(d) {
+    const { state, item, stage, action } = d;
+    const { job } = state;
+    if (item.status !== ItemStatus.FAILED) d.refuse(ItemStatus.PENDING, [ItemStatus.FAILED]);
+    if (action.errorCode !== undefined && item.error?.code !== action.errorCode)
+      d.refuse(ItemStatus.PENDING, [`${ItemStatus.FAILED} with ${action.errorCode}`], `Its last error is ${item.error?.code ?? 'none'}.`);
+    const step = state.steps.get(stage);
+    const stageFailed = job.status === JobStatus.FAILED && job.currentStep === stage && step?.status === StepStatus.FAILED;
+    if (!stageFailed && !(d.stageLive && step?.status === StepStatus.RUNNING)) {
+      throw invalidTransition(`Stage ${stage} of job`, d.jobId, step?.status ?? 'over', 'reopened', {
+        action: 'retry an item of',
+        allowed: [StepStatus.RUNNING, StepStatus.FAILED],
+        hint: 'Only an item of the stage the job is running, or of the stage it failed in, can be retried.',
+      });
+    }
+    const reopened = d.put({
+      status: ItemStatus.PENDING,
+      attempt: item.attempt + 1,
+      maxAttempt: item.attempt + (d.fanOut.attempts ?? job.maxAttempts),
+      progress: 0,
+      worker: undefined,
+      leaseExpiresAt: undefined,
+      timesOutAt: undefined,
+      finishedAt: undefined,
+      availableAt: state.at,
+    });
+    const counted = d.withCounts({ failed: d.counts.failed - 1 });
+    if (!stageFailed || !step) return d.record(counted, JobEventType.ITEM_RETRIED, reopened);
+    // The stage failed by its policy: it reopens as a new attempt of its step, and the job runs again.
+    const attempt = step.attempt + 1;
+    const running = {
+      name: stage,
+      order: step.order,
+      attempt,
+      status: StepStatus.RUNNING,
+      progress: 0,
+      startedAt: state.at,
+      jobId: d.jobId,
+    };
+    state.putStep(running);
+    const reopenedJob = {
+      ...counted,
+      status: JobStatus.RUNNING,
+      attempts: { ...job.attempts, [stage]: attempt },
+      failedSteps: Math.max(0, job.failedSteps - 1),
+      error: undefined,
+      finishedAt: undefined,
+      expiresAt: undefined,
+    };
+    return d.record(reopenedJob, JobEventType.ITEM_RETRIED, reopened, running);
+  },
+};
+
+/**
+ * Decides a worker's (or person's) action on item `sequence` of `stage` on the group's state and
+ * records it: the item's new state, the job's change and its event, and whatever follows (the
+ * stage settled, the job moved on). Returns the item as it leaves it; throws JOB_CANCELLED,
+ * NOT_FOUND, INVALID_TRANSITION or ATTEMPT_TIMED_OUT, changing nothing of the state it throws on.
+ */
+export function actOnItem(state: BatchState, stage: string, sequence: number, action: ItemAction, actor: string): WorkItemItem {
+  return handleItem(action.kind, new ItemDecision(state, stage, sequence, action, actor));
+}
+
+/** Runs the handler of action `kind` (typed per action: TypeScript's correlated union pattern, no assertion). */
+function handleItem<K extends ItemAction['kind']>(kind: K, d: ItemDecision<K>): WorkItemItem {
+  const handler: (d: ItemDecision<K>) => WorkItemItem = ITEM_HANDLERS[kind];
+  return handler(d);
+}
