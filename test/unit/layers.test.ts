@@ -54,6 +54,11 @@ describe('the layers of src/', () => {
     expect(imports.filter((to) => to.startsWith('migrations/') || to.startsWith('archive/') || to === 'common/feature.ts')).toEqual([]);
   });
 
+  it('keeps the job decider pure: job.decider.ts imports no store, committer, scope or the aggregate’s IO', () => {
+    const io = ['job/job.items.ts', 'infra/dynamo/store.ts', 'infra/dynamo/committer.ts', 'common/scope.ts', 'context.ts'];
+    expect(importsOf(src, 'job/job.decider.ts').filter((to) => io.includes(to) || to.startsWith('infra/postgres/'))).toEqual([]);
+  });
+
   it('keeps the pool scheduler apart from GraphQL: job.pool.ts imports neither the request context nor a GraphQL package', () => {
     expect(importsOf(src, 'job/job.pool.ts')).not.toContain('context.ts');
     expect(importedNames(src, 'job/job.pool.ts').filter((name) => /graphql|apollo/i.test(name))).toEqual([]);
