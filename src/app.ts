@@ -10,7 +10,7 @@ import { createDynamo, probeTable, type CallCounter } from './infra/dynamo/clien
 import { startDynamoDbLocal, type EmbeddedDynamo } from './infra/dynamo/embedded';
 import { ensureTable } from './infra/dynamo/ensure-table';
 import { verifyTable } from './infra/dynamo/verify-table';
-import { Store, type Item } from './infra/dynamo/store';
+import { DynamoStore, type Item, type Store } from './infra/dynamo/store';
 import { SharedItemReads } from './infra/shared-reads';
 import { Outbox, type OutboxOptions } from './events/outbox';
 import { JobSettler } from './job/job.settle';
@@ -255,7 +255,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     tableReady.catch(() => {});
     bucketReady?.catch(() => {});
     let starting = true;
-    const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
+    const store = new DynamoStore(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
     const bus = createEventBus({ redisUrl: config.redisUrl, outage, metrics });
     // The tenants' rate budgets, counted in Redis when it is configured so that every instance draws on one count.
     const budgets = new RateBudgets({ redisUrl: config.redisUrl, outage });

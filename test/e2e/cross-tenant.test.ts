@@ -11,7 +11,7 @@ import {
 import { globalIdOf, isNodeType } from '../../src/common/global-id';
 import { buildAppSchema } from '../../src/schema';
 import { signDevToken } from '../../src/auth/jwt';
-import { dataOf, Role, startTestServer, TEST_OPERATOR_SECRET, TEST_SECRET, type TestServer } from '../support/server';
+import { dataOf, Role, startTestServer, TEST_OPERATOR_SECRET, TEST_SECRET, type TestServer, dynamoDocOf } from '../support/server';
 import { listArguments, sampleInput, standardChildren } from '../support/standard';
 import { subscribe, wsClient } from '../support/ws';
 
@@ -290,7 +290,7 @@ describe('tenant isolation', () => {
   let ids: Ids;
 
   const itemsOf = async (tenantId: string) => {
-    const out = await server.app.store['doc'].send(new ScanCommand({ TableName: server.config.tableName }));
+    const out = await dynamoDocOf(server.app).send(new ScanCommand({ TableName: server.config.tableName }));
     return (out.Items ?? [])
       .filter((item) => String(item.PK).startsWith(`TENANT#${tenantId}`))
       .sort((x, y) => `${x.PK}${x.SK}`.localeCompare(`${y.PK}${y.SK}`));

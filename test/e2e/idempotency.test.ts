@@ -1,6 +1,6 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CreateProjectDocument } from '../../src/client/gql/graphql';
-import { dataOf, startTestServer, type TestServer } from '../support/server';
+import { dataOf, startTestServer, type TestServer, dynamoDocOf } from '../support/server';
 
 /*
  * Idempotent creates (issue 19): every create mutation takes an idempotencyKey; a repeat with the
@@ -108,7 +108,7 @@ describe('idempotent creates', () => {
     const jobs = (await run(`{ jobs(projectId: "${projectId}", first: 100) { nodes { jobId kind } } }`)).data.jobs.nodes;
     expect(jobs.filter((j: { kind: string }) => j.kind === 'IDEM_JOB')).toEqual([{ jobId, kind: 'IDEM_JOB' }]);
     // The key is recorded by a CreateRequest naming the job, as every create's is; no record of another kind exists.
-    const doc = server.app.store['doc'];
+    const doc = dynamoDocOf(server.app);
     const items = (await doc.send(new ScanCommand({ TableName: server.config.tableName }))).Items ?? [];
     expect(items.filter((i) => i.entityType === 'CreateRequest' && i.entity === 'Job')).toEqual([
       expect.objectContaining({ target: { PK: expect.stringContaining(`#JOB#${jobId}`), SK: 'JOB' } }),
@@ -156,7 +156,7 @@ describe('idempotent creates', () => {
     const query = `mutation { createProject(input: { title: "Window" }, idempotencyKey: "window-1") { projectId } }`;
     const first = (await run(query)).data.createProject.projectId;
     // Age the key's record past its window (DynamoDB's TTL deletes lazily; the store ignores it at once).
-    const doc = server.app.store['doc'];
+    const doc = dynamoDocOf(server.app);
     const table = server.config.tableName;
     const records = (await doc.send(new ScanCommand({ TableName: table }))).Items?.filter((i) => i.entityType === 'CreateRequest') ?? [];
     const record = records.find((r) => r.target.SK === `PROJECT#${first}`);

@@ -2,7 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { entities } from '../../src/common/entities';
 import { claimReadStats, itemWriteStats, keptJobStates, openQueues } from '../../src/job/job.items';
 import { stopOnPurpose } from '../support/fixtures';
-import { Role, startTestServer, type TestServer } from '../support/server';
+import { Role, startTestServer, type TestServer, dynamoDocOf } from '../support/server';
 
 /** Worker leases and claiming (claimWork): exactly-once hand-out, renewal, take-over after a lease runs out, attempts. */
 describe('claiming work with leases', () => {
@@ -273,7 +273,7 @@ describe('claiming work with leases', () => {
     await claim(await workerToken(301), kind);
     const job = await gql(editor, 'query($j: ID!) { job(jobId: $j) { seq } }', { j: jobId });
     expect(job.data.job.seq).toBe(3);
-    const out = await server.app.store['doc'].send(new ScanCommand({ TableName: server.config.tableName }));
+    const out = await dynamoDocOf(server.app).send(new ScanCommand({ TableName: server.config.tableName }));
     const events = (out.Items ?? []).filter((item) => String(item.PK).endsWith(`#JOB#${jobId}`) && String(item.SK).startsWith('EVENT#'));
     expect(events.map((e) => [e.seq, e.type, e.step?.attempt])).toEqual([
       [1, 'JOB_CREATED', undefined],

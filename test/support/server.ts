@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { print } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startApp, type App } from '../../src/app';
+import { DynamoStore } from '../../src/infra/dynamo/store';
 import type { ArchiveManifest } from '../../src/archive/archive.format';
 import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
@@ -165,4 +167,13 @@ export async function allPages<N>(fetchPage: (after: string | null) => Promise<C
     after = page.pageInfo.endCursor ?? null;
   }
   throw new Error('More than 1000 pages: the cursor does not advance.');
+}
+
+/**
+ * The DynamoDB document client of a server running on DynamoDB, for a test that reads what the table
+ * holds or watches the requests sent. Throws for a server on another store: such a test is DynamoDB's own.
+ */
+export function dynamoDocOf(app: App): DynamoDBDocumentClient {
+  if (!(app.store instanceof DynamoStore)) throw new Error('This server does not run on DynamoDB.');
+  return app.store['doc'];
 }

@@ -21,29 +21,13 @@ import type { CursorCodec } from '../cursor';
 import { lazyCursor, Page, type PageRequest, pageShape } from './page';
 import { keySchemas, TTL_ATTRIBUTE, type IndexName, type Key } from './table';
 import { keyedItem, transactRequest, update, type Item, type Write } from './write';
+import { keyString, type OrderedList, type Projection, type QuerySpec, type StoreApi } from '../store-api';
 
 export type { Item, Write };
 
-/** One query over the base table or an index: a partition and at most one sort-key condition. */
-export interface QuerySpec {
-  index?: IndexName;
-  pk: string;
-  skPrefix?: string;
-  /** Sort keys from the first to the second, both included. */
-  skBetween?: [string, string];
-  /** Sort keys below this one. */
-  skBefore?: string;
-  /** Newest (or last) first. */
-  descending?: boolean;
-}
-
-/**
- * The attributes a read returns, when not every one: a page's items then hold these (those they
- * have) and what the store itself needs of each item, which it adds: the key, `entityType`, the
- * expiry and the key of the index read (a cursor is an item's position in it). Made once per
- * selection and kept (see EntityModel.projectionOf), so the expression built from it is kept too.
- */
-export type Projection = readonly string[];
+export type { OrderedList, Projection, QuerySpec } from '../store-api';
+/** What the server calls on a store (the interface this class implements); the name the server's code uses. */
+export type Store = StoreApi;
 
 /** A projection as a Query takes it: its expression and the attribute names that expression uses. */
 interface ProjectionInput {
@@ -82,20 +66,7 @@ const MAX_TRANSACT_ITEMS = 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const backoff = (attempt: number) => Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random());
 
-/** The cache key of an item key, for DataLoader and for ordering batch results. */
-/**
- * A list the caller computed whole and ordered (ranked search results), to be paged by Store.listPage:
- * its id (what its cursors are bound to), its nodes in order, a node's position (unique in the list),
- * and how two positions compare as the list orders them.
- */
-export interface OrderedList<T> {
-  listId: string;
-  list: readonly T[];
-  positionOf: (node: T) => Record<string, unknown>;
-  compare: (a: Record<string, unknown>, b: Record<string, unknown>) => number;
-}
-
-export const keyString = (key: Key) => `${key.PK}\u0000${key.SK}`;
+export { keyString };
 
 /** `keys` without repeats (a batch call refuses a key twice), as bare keys, in first-seen order. */
 const distinctKeys = (keys: readonly Key[]): Key[] => [
@@ -122,7 +93,7 @@ async function inBatches(keys: Key[], size: number, command: string, send: (batc
  * The store: the only code that talks to the table. It never returns an item past its
  * `expiresAt`, because DynamoDB's TTL deletes lazily (and DynamoDB Local never does).
  */
-export class Store {
+export class DynamoStore implements StoreApi {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     readonly tableName: string,
@@ -189,7 +160,7 @@ export class Store {
    * walks every input and output object once more to find what to convert (lib-dynamodb's
    * processKeysInObj), which for a page of 50 items was about 4 % of a read's CPU.
    */
-  private async query(input: ReturnType<Store['queryInput']>): Promise<{ items: Item[]; lastKey?: Record<string, unknown> }> {
+  private async query(input: ReturnType<DynamoStore['queryInput']>): Promise<{ items: Item[]; lastKey?: Record<string, unknown> }> {
     const out = await this.doc.send(
       new QueryItemsCommand({
         ...input,
