@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../src/infra/free-port';
+import { createRoles } from '../../src/infra/postgres/apply';
+import { DEFAULT_ROLES } from '../../src/infra/postgres/schema';
 import { fixture, registerFixture } from './fixtures';
 
 export interface PostgresServer {
@@ -161,4 +163,18 @@ export async function startPostgres(): Promise<PostgresServer> {
       return fixture(`postgres client ${login}`, await open(login, secret, database), (client) => client.end());
     },
   };
+}
+
+/**
+ * A new PostgreSQL (startPostgres) with the roles of docs/postgres.md made on its `postgres`
+ * database, and the settings a server takes to run on it: DATABASE_URL as the server's role, bound by
+ * row-level security, and DATABASE_OWNER_URL as the schema's owner, with which it applies the schema.
+ */
+export async function startPostgresForServer(): Promise<{ DATABASE_URL: string; DATABASE_OWNER_URL: string }> {
+  const pg = await startPostgres();
+  const admin = await pg.connect(pg.superuser, pg.password);
+  const passwords = { owner: randomBytes(9).toString('hex'), app: randomBytes(9).toString('hex') };
+  await createRoles(admin, DEFAULT_ROLES, passwords, 'postgres');
+  const url = (user: string, password: string) => `postgres://${user}:${password}@127.0.0.1:${pg.port}/postgres`;
+  return { DATABASE_URL: url(DEFAULT_ROLES.app, passwords.app), DATABASE_OWNER_URL: url(DEFAULT_ROLES.owner, passwords.owner) };
 }

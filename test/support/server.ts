@@ -13,6 +13,7 @@ import { Role } from '../../src/auth/principal';
 import { loadConfig, type Config } from '../../src/config';
 import { createTable, dropTable, testDynamoEnv, testEndpoint } from './dynamo';
 import { registerFixture } from './fixtures';
+import { startPostgresForServer } from './postgres';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789';
 /** The test servers' operator issuer (AUTH_OPERATOR_SECRET): the only key that signs a valid operator token. */
@@ -54,6 +55,10 @@ export interface TestServer {
  */
 export const QUICK_OUTBOX_SWEEP = { OUTBOX_SWEEP_MS: '200', OUTBOX_GRACE_MS: '300' } as const;
 
+/** The stores a server runs on; a contract test runs its cases on each (`describe.each(STORES)`). */
+export const STORES = ['dynamodb', 'postgres'] as const;
+export type StoreName = (typeof STORES)[number];
+
 /**
  * Starts the real server in this process on a free 127.0.0.1 port, against the run's DynamoDB
  * Local and a new table. It is registered with the fixture registry (test/support/fixtures.ts),
@@ -70,6 +75,8 @@ export async function startTestServer(
     now?: () => Date;
     /** Called between an archive's export and its removal (a throw: a crash there). */
     afterArchiveExport?: (manifest: ArchiveManifest) => void | Promise<void>;
+    /** The store it runs on: the run's DynamoDB Local (the default), or a PostgreSQL of its own (see STORES). */
+    store?: StoreName;
   } = {},
 ): Promise<TestServer> {
   // The embedded S3 keeps its files here; the folder goes when the server stops.
@@ -92,10 +99,13 @@ export async function startTestServer(
     REQUEST_BUDGET_MS: '30000',
     // No change stream unless the test asks for one (see test/support/environment.ts).
     TABLE_STREAM: process.env.TABLE_STREAM ?? 'off',
+    ...(options.store === 'postgres' ? await startPostgresForServer() : {}),
     ...options.env,
   });
   // A production server only checks its table: here the test makes it, as the deploy template would.
-  if (!config.dynamo.createTable) await createTable(config.tableName, { stream: config.dynamo.stream });
+  if (config.postgres) {
+    // The server applies the schema itself (DATABASE_OWNER_URL); its PostgreSQL goes with the test's fixtures.
+  } else if (!config.dynamo.createTable) await createTable(config.tableName, { stream: config.dynamo.stream });
   // A table the app makes itself in the run's DynamoDB Local goes too (createTable registers its own).
   else if (config.dynamo.endpoint === testEndpoint()) registerFixture(`table ${config.tableName}`, () => dropTable(config.tableName));
   const app = await startApp(config, {

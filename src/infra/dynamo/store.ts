@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   type AttributeValue,
   type CancellationReason,
@@ -19,6 +18,7 @@ import { AppError, ErrorCode } from '../../errors';
 import { throttledCancellation } from '../dependency';
 import type { CursorCodec } from '../cursor';
 import { lazyCursor, Page, type PageRequest, pageShape } from './page';
+import { listPage, mergedPage, queryFingerprint } from '../pages';
 import { keySchemas, TTL_ATTRIBUTE, type IndexName, type Key } from './table';
 import { keyedItem, transactRequest, update, type Item, type Write } from './write';
 import { keyString, type OrderedList, type Projection, type QuerySpec, type StoreApi } from '../store-api';
@@ -185,23 +185,6 @@ export class DynamoStore implements StoreApi {
     return position;
   }
 
-  /** A fingerprint of the query, which binds its cursors to it. */
-  private queryId(spec: QuerySpec): string {
-    return createHash('sha256')
-      .update(
-        JSON.stringify([
-          spec.index ?? '',
-          spec.pk,
-          spec.skPrefix ?? '',
-          spec.skBetween ?? '',
-          spec.skBefore ?? '',
-          Boolean(spec.descending),
-        ]),
-      )
-      .digest('base64url')
-      .slice(0, 22);
-  }
-
   /**
    * Reads one page of `spec` for `tenantId`: forward (`first` after the cursor `after`) or, with
    * `last`/`before`, backward (the same query read in the opposite direction from the cursor, the
@@ -216,7 +199,7 @@ export class DynamoStore implements StoreApi {
     const { size, backward, cursor, cursorArgument } = pageShape(page);
     // The query's fingerprint (a SHA-256) only when a cursor is read or made: most pages make none.
     let fingerprint: string | undefined;
-    const queryId = () => (fingerprint ??= this.queryId(spec));
+    const queryId = () => (fingerprint ??= queryFingerprint(spec));
     let startKey = cursor ? await this.cursors.decode(cursor, tenantId, queryId(), cursorArgument) : undefined;
     // DynamoDB reads from an exclusive start key in either direction, so a backward page is the
     // same query with its direction flipped.
@@ -253,20 +236,7 @@ export class DynamoStore implements StoreApi {
     sortAttribute: string,
     page: PageRequest = {},
   ): Promise<Page<Item>> {
-    const { size: first, backward, cursor } = pageShape(page);
-    if (backward) {
-      throw new AppError(ErrorCode.BAD_USER_INPUT, 'This list pages forward only: use first and after.', { field: 'last' });
-    }
-    const before = cursor ? String((await this.cursors.decode(cursor, tenantId, listId)).before) : undefined;
-    const parts = await Promise.all(shards(before).map((spec) => this.queryFirst(spec, first + 1)));
-    const sortKey = (item: Item) => String(item[sortAttribute]);
-    const merged = parts.flat().sort((a, b) => (sortKey(a) < sortKey(b) ? 1 : sortKey(a) > sortKey(b) ? -1 : 0));
-    const nodes = merged.slice(0, first);
-    return new Page(
-      nodes,
-      nodes.map((item) => lazyCursor(() => this.cursors.encode(tenantId, listId, { before: item[sortAttribute] }))),
-      { hasNextPage: merged.length > first, hasPreviousPage: cursor !== null },
-    );
+    return mergedPage(this.cursors, (spec, n) => this.queryFirst(spec, n), tenantId, listId, shards, sortAttribute, page);
   }
 
   /**
@@ -277,18 +247,8 @@ export class DynamoStore implements StoreApi {
    * bound to the tenant and `listId` like any cursor. Throws BAD_USER_INPUT for a bad size, for
    * mixed directions, or for a cursor of another tenant or list.
    */
-  async listPage<T>(tenantId: string, { listId, list, positionOf, compare }: OrderedList<T>, page: PageRequest = {}): Promise<Page<T>> {
-    const { size, backward, cursor, cursorArgument } = pageShape(page);
-    const position = cursor ? await this.cursors.decode(cursor, tenantId, listId, cursorArgument) : undefined;
-    const side = backward ? -1 : 1;
-    const rest = position ? list.filter((node) => Math.sign(compare(positionOf(node), position)) === side) : list;
-    const nodes = backward ? rest.slice(Math.max(0, rest.length - size)) : rest.slice(0, size);
-    const more = rest.length > size;
-    return new Page(
-      nodes,
-      nodes.map((node) => lazyCursor(() => this.cursors.encode(tenantId, listId, positionOf(node)))),
-      backward ? { hasNextPage: cursor !== null, hasPreviousPage: more } : { hasNextPage: more, hasPreviousPage: cursor !== null },
-    );
+  async listPage<T>(tenantId: string, ordered: OrderedList<T>, page: PageRequest = {}): Promise<Page<T>> {
+    return listPage(this.cursors, tenantId, ordered, page);
   }
 
   /** Reads the first `n` live items of `spec`. */

@@ -132,8 +132,9 @@ const membershipSql = (when: Record<string, readonly unknown[]>): string =>
  * The declarations say which of what the server adds an entity keeps (`keeps`) only in its type,
  * not at run time (EntityModel does not hold it), so every table has the four: `version` for
  * optimistic locking, the times and the author. `expires_at` is there only where the entity
- * declares a TTL. Derived attributes of the DynamoDB design (index keys, search word slots) are not
- * columns: the indexes below replace the first, and full text search on Postgres is its own step.
+ * declares a TTL. Index keys are not columns (the indexes below replace them); the word slots and
+ * what an item counted against its quota are, where the entity searches or counts (`search_slots`,
+ * `quota_counted`), because later writes compare against them.
  */
 function columnsOf(model: AnyModel, key: readonly string[]): Column[] {
   const columns = new Map<string, Column>();
@@ -152,6 +153,10 @@ function columnsOf(model: AnyModel, key: readonly string[]): Column[] {
   add({ name: 'updated_at', type: 'timestamp with time zone', notNull: false });
   add({ name: 'created_by', type: 'text', notNull: false });
   if (model.ttl) add({ name: 'expires_at', type: 'timestamp with time zone', notNull: false });
+  // What the model derives onto an item and later writes compare against: the word slots of a
+  // searchable entity (its word rows change by them) and what an item has counted against its quota.
+  if (model.search) add({ name: 'search_slots', type: 'text[]', notNull: false });
+  if (model.quota) add({ name: 'quota_counted', type: 'bigint', notNull: false });
   return [...columns.values()];
 }
 

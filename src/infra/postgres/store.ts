@@ -1,0 +1,380 @@
+import { type ClientBase, DatabaseError, escapeIdentifier as ident, type Pool } from 'pg';
+import { AppError, ErrorCode } from '../../errors';
+import type { CursorCodec } from '../cursor';
+import type { Page, PageRequest } from '../dynamo/page';
+import { TTL_ATTRIBUTE, type Key } from '../dynamo/table';
+import type { Item, Write } from '../dynamo/write';
+import { listPage, mergedPage, queryFingerprint } from '../pages';
+import { keyString, type OrderedList, type Projection, type QuerySpec, type StoreApi } from '../store-api';
+import { withTenant } from './apply';
+import type { EntityTable, EntityTables, TableQuery } from './items';
+
+/*
+ * The store on PostgreSQL: the store interface over the tables derived from the entity
+ * declarations (schema.ts), one row an item (items.ts). Every statement runs in a transaction whose
+ * tenant is set for row-level security (withTenant), the tenant taken from the key or query, which
+ * begins with it. docs/postgres.md says what it serves and what not yet.
+ *
+ * Transactions run at READ COMMITTED with row locks: every row a transaction writes or checks is
+ * read FOR UPDATE first (in one fixed order, so two transactions never wait on each other in a
+ * circle), each write's condition is tested on the locked row by the same rule DynamoDB applies
+ * (Write.holdsFor), and only then are the rows written. A row that did not exist cannot be locked:
+ * two transactions that both found it absent both INSERT, the second fails on the primary key, and
+ * the whole transaction is retried, when it sees the row and tests its condition again. A DynamoDB
+ * transaction conditions only the items it names, never a range, so locking exactly those rows gives
+ * the same guarantee without SERIALIZABLE's aborts of transactions that merely read near each other.
+ */
+
+/** Attempts of a transaction that lost a race on a new row (or a deadlock) before CONFLICT, as on DynamoDB. */
+const MAX_TX_ATTEMPTS = 8;
+/** The most rows one query reads from one table: a partition larger than this is refused, never cut. */
+const MAX_PARTITION_ROWS = 10_000;
+/** PostgreSQL's codes of a lost race: unique_violation (a row inserted meanwhile), serialization_failure, deadlock_detected. */
+const RACE_CODES = new Set(['23505', '40001', '40P01']);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const backoff = (attempt: number) => Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random());
+
+/** A write's condition failed: the transaction is rolled back, and `commit` says which and on what. */
+class ConditionFailed extends Error {
+  constructor(
+    readonly write: Write,
+    readonly current: Item | undefined,
+  ) {
+    super('A condition failed.');
+  }
+}
+
+/** One write of a transaction, routed to its table. */
+interface Routed {
+  write: Write;
+  table: EntityTable;
+  tenantId: string;
+  values: unknown[];
+}
+
+export class PgStore implements StoreApi {
+  constructor(
+    private readonly pool: Pool,
+    private readonly tables: EntityTables,
+    private readonly schema: string,
+    private readonly cursors: CursorCodec,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private q(table: EntityTable): string {
+    return `${ident(this.schema)}.${ident(table.name)}`;
+  }
+
+  /** `item` unless it is past its expiry, which DynamoDB's TTL would remove (lazily, as here). */
+  private live(item: Item | undefined): Item | undefined {
+    const expires = item?.[TTL_ATTRIBUTE];
+    return typeof expires === 'number' && expires <= Math.floor(this.now() / 1000) ? undefined : item;
+  }
+
+  /**
+   * Runs `work` in a transaction of `tenantId` on a pooled connection. A connection that failed
+   * (not a statement PostgreSQL refused) is dropped from the pool rather than handed to the next user.
+   */
+  private async inTenant<T>(tenantId: string, work: (client: ClientBase) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await withTenant(client, tenantId, work);
+    } catch (error) {
+      if (!(error instanceof DatabaseError || error instanceof AppError || error instanceof ConditionFailed))
+        broken = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** The WHERE of one row of `table` by its key values, its parameters numbered from `from`. */
+  private keyWhere(table: EntityTable, from: number): string {
+    return ['tenant_id', ...table.keyFields.map((f) => f.column.name)].map((c, i) => `${ident(c)} = $${from + i}`).join(' AND ');
+  }
+
+  private async readRow(
+    client: ClientBase,
+    table: EntityTable,
+    tenantId: string,
+    values: unknown[],
+    lock = false,
+  ): Promise<Item | undefined> {
+    const out = await client.query(`SELECT * FROM ${this.q(table)} WHERE ${this.keyWhere(table, 1)}${lock ? ' FOR UPDATE' : ''}`, [
+      tenantId,
+      ...values,
+    ]);
+    return out.rows[0] ? table.itemOf(out.rows[0]) : undefined;
+  }
+
+  async get(key: Key): Promise<Item | null> {
+    const route = this.tables.route(key);
+    if (!route) return null;
+    const item = await this.inTenant(route.tenantId, (client) => this.readRow(client, route.table, route.tenantId, route.values));
+    return this.live(item) ?? null;
+  }
+
+  async batchGet(keys: readonly Key[]): Promise<(Item | null)[]> {
+    const found = new Map<string, Item>();
+    const byTenant = new Map<string, { table: EntityTable; values: unknown[] }[]>();
+    for (const key of keys) {
+      const route = this.tables.route(key);
+      if (!route) continue;
+      const list = byTenant.get(route.tenantId) ?? [];
+      list.push(route);
+      byTenant.set(route.tenantId, list);
+    }
+    await Promise.all(
+      [...byTenant].map(([tenantId, routes]) =>
+        this.inTenant(tenantId, async (client) => {
+          const byTable = new Map<EntityTable, unknown[][]>();
+          for (const { table, values } of routes) byTable.set(table, [...(byTable.get(table) ?? []), values]);
+          for (const [table, rows] of byTable) {
+            const columns = table.keyFields.map((f) => ident(f.column.name));
+            const width = columns.length;
+            const tuples = rows.map((_, r) => `(${columns.map((_, c) => `$${2 + r * width + c}`).join(', ')})`).join(', ');
+            // A table keyed by its tenant alone (the tenant's own item) has one row a tenant.
+            const byKey = width > 0 ? ` AND (${columns.join(', ')}) IN (${tuples})` : '';
+            const out = await client.query(`SELECT * FROM ${this.q(table)} WHERE tenant_id = $1${byKey}`, [tenantId, ...rows.flat()]);
+            for (const row of out.rows) {
+              const item = table.itemOf(row);
+              found.set(keyString(item), item);
+            }
+          }
+        }),
+      ),
+    );
+    return keys.map((key) => this.live(found.get(keyString(key))) ?? null);
+  }
+
+  /**
+   * Every live item of `spec`, in its order: each table that can hold its items is read by the
+   * equalities its partition and prefix fix (tenant first, so a primary key or declared index serves
+   * it), and each item is then tested on its derived key exactly as DynamoDB tests the key, and
+   * ordered by it (then by its table key, where an index's sort keys tie). Reads the matching rows of
+   * a partition whole: BAD_USER_INPUT past MAX_PARTITION_ROWS of one table.
+   */
+  private async items(spec: QuerySpec): Promise<Item[]> {
+    const plans = this.tables.plan(spec);
+    if (plans.length === 0) return [];
+    const tenantId = plans[0].tenantId;
+    const rows = await this.inTenant(tenantId, async (client) => {
+      const out: Item[] = [];
+      for (const plan of plans) out.push(...(await this.read(client, plan)));
+      return out;
+    });
+    const { pk, sk } = plans[0].keyNames;
+    const inRange = (key: string) =>
+      spec.skPrefix !== undefined
+        ? key.startsWith(spec.skPrefix)
+        : spec.skBetween
+          ? key >= spec.skBetween[0] && key <= spec.skBetween[1]
+          : spec.skBefore !== undefined
+            ? key < spec.skBefore
+            : true;
+    const matching = rows.filter((item) => {
+      const key = item[sk];
+      return item[pk] === spec.pk && typeof key === 'string' && inRange(key) && this.live(item) !== undefined;
+    });
+    const order = orderOf(sk);
+    matching.sort((a, b) => (spec.descending ? -order(a, b) : order(a, b)));
+    return matching;
+  }
+
+  private async read(client: ClientBase, plan: TableQuery): Promise<Item[]> {
+    const params: unknown[] = [plan.tenantId];
+    const where = ['tenant_id = $1'];
+    for (const [column, value] of Object.entries(plan.equal)) {
+      params.push(value);
+      where.push(`${ident(column)} = $${params.length}`);
+    }
+    for (const [column, allowed] of Object.entries(plan.within)) {
+      params.push(allowed);
+      where.push(`${ident(column)} = ANY($${params.length})`);
+    }
+    const out = await client.query(
+      `SELECT * FROM ${this.q(plan.table)} WHERE ${where.join(' AND ')} LIMIT ${MAX_PARTITION_ROWS + 1}`,
+      params,
+    );
+    if (out.rows.length > MAX_PARTITION_ROWS)
+      throw new AppError(ErrorCode.BAD_USER_INPUT, `More than ${MAX_PARTITION_ROWS} ${plan.table.name} match; narrow the request.`);
+    return out.rows.map((row) => plan.table.itemOf(row));
+  }
+
+  async queryPage(tenantId: string, spec: QuerySpec, page: PageRequest = {}, _projection?: Projection): Promise<Page<Item>> {
+    // Whole items whatever the projection: a projection says what a read needs at least.
+    const list = await this.items(spec);
+    const { pk, sk } = spec.index ? this.indexKeyNames(spec) : { pk: 'PK', sk: 'SK' };
+    const order = orderOf(sk);
+    return listPage(
+      this.cursors,
+      tenantId,
+      {
+        listId: queryFingerprint(spec),
+        list,
+        // The position DynamoDB's cursor holds: the table key, and the index key read.
+        positionOf: (item) => ({ PK: item.PK, SK: item.SK, ...(spec.index ? { [pk]: item[pk], [sk]: item[sk] } : {}) }),
+        compare: (a, b) => (spec.descending ? -order(a, b) : order(a, b)),
+      },
+      page,
+    );
+  }
+
+  private indexKeyNames(spec: QuerySpec): { pk: string; sk: string } {
+    return this.tables.plan(spec)[0]?.keyNames ?? { pk: 'PK', sk: 'SK' };
+  }
+
+  queryMerged(
+    tenantId: string,
+    listId: string,
+    shards: (before?: string) => QuerySpec[],
+    sortAttribute: string,
+    page: PageRequest = {},
+  ): Promise<Page<Item>> {
+    return mergedPage(this.cursors, (spec, n) => this.queryFirst(spec, n), tenantId, listId, shards, sortAttribute, page);
+  }
+
+  listPage<T>(tenantId: string, ordered: OrderedList<T>, page: PageRequest = {}): Promise<Page<T>> {
+    return listPage(this.cursors, tenantId, ordered, page);
+  }
+
+  async queryFirst(spec: QuerySpec, n: number): Promise<Item[]> {
+    return (await this.items(spec)).slice(0, n);
+  }
+
+  async queryAll(spec: QuerySpec, max = 5000): Promise<Item[]> {
+    const items = await this.items(spec);
+    if (items.length > max) throw new AppError(ErrorCode.BAD_USER_INPUT, `More than ${max} items match; narrow the request.`);
+    return items;
+  }
+
+  /**
+   * Not served yet: a scan reads every tenant's rows, which row-level security allows no
+   * transaction (one tenant each); the migrations and the drift check that scan run on DynamoDB.
+   */
+  async scanPage(): Promise<{ items: Item[]; read: number; next?: Record<string, unknown> }> {
+    throw new Error('Scanning every tenant is not available on PostgreSQL yet (docs/postgres.md).');
+  }
+
+  async removeAttributes(key: Key, attributes: string[]): Promise<void> {
+    const route = this.tables.route(key);
+    if (!route) return;
+    // An attribute without a column (the DynamoDB outbox's) is one no row holds: nothing to remove.
+    const columns = attributes.flatMap((a) => route.table.columnOf(a)?.name ?? []);
+    if (columns.length === 0) return;
+    const set = columns.map((c) => `${ident(c)} = NULL`).join(', ');
+    await this.inTenant(route.tenantId, (client) =>
+      client.query(`UPDATE ${this.q(route.table)} SET ${set} WHERE ${this.keyWhere(route.table, 1)}`, [route.tenantId, ...route.values]),
+    );
+  }
+
+  async removeAttributesOfEach(keys: readonly Key[], attributes: string[]): Promise<void> {
+    for (const key of keys) await this.removeAttributes(key, attributes);
+  }
+
+  async deleteEach(keys: readonly Key[]): Promise<void> {
+    for (const key of keys) {
+      const route = this.tables.route(key);
+      if (!route) continue;
+      await this.inTenant(route.tenantId, (client) =>
+        client.query(`DELETE FROM ${this.q(route.table)} WHERE ${this.keyWhere(route.table, 1)}`, [route.tenantId, ...route.values]),
+      );
+    }
+  }
+
+  async transactEach(units: readonly (readonly Write[])[]): Promise<boolean[]> {
+    const committed: boolean[] = [];
+    for (const unit of units) committed.push((await this.commit(unit)) === undefined);
+    return committed;
+  }
+
+  async transact(writes: readonly Write[]): Promise<void> {
+    const failed = await this.commit(writes);
+    if (!failed) return;
+    const handler = failed.write.onConditionFailed;
+    throw handler ? handler(this.live(failed.current)) : new AppError(ErrorCode.CONFLICT, 'A concurrent change won; reload and try again.');
+  }
+
+  /**
+   * Commits `writes` in one transaction (see the file's comment), retrying a lost race with backoff.
+   * Resolves with undefined once committed, or with the first write (in their order) whose condition
+   * failed and the row it found (then nothing was written). Throws CONFLICT when races outlast the
+   * bound, and what PostgreSQL throws otherwise. A write to a key no declaration makes (the DynamoDB
+   * outbox's entry of a unit's events) is left out: the outbox is not kept on PostgreSQL yet.
+   */
+  private async commit(writes: readonly Write[]): Promise<ConditionFailed | undefined> {
+    const routed: Routed[] = writes.flatMap((write) => {
+      const route = this.tables.route(write.key);
+      return route ? [{ write, ...route }] : [];
+    });
+    if (routed.length === 0) return undefined;
+    const tenants = new Set(routed.map((r) => r.tenantId));
+    if (tenants.size > 1) throw new Error(`A transaction writes the items of several tenants (${[...tenants].join(', ')}).`);
+    const tenantId = routed[0].tenantId;
+    const lockOrder = routed
+      .map((r, i) => ({ i, id: `${r.table.name}\u0000${JSON.stringify(r.values)}` }))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.inTenant(tenantId, async (client) => {
+          const current: (Item | undefined)[] = [];
+          for (const { i } of lockOrder) current[i] = await this.readRow(client, routed[i].table, tenantId, routed[i].values, true);
+          routed.forEach((r, i) => {
+            if (!r.write.holdsFor(current[i])) throw new ConditionFailed(r.write, current[i]);
+          });
+          for (const [i, r] of routed.entries()) await this.save(client, r, current[i]);
+        });
+        return undefined;
+      } catch (error) {
+        if (error instanceof ConditionFailed) return error;
+        if (!(error instanceof DatabaseError && error.code && RACE_CODES.has(error.code))) throw error;
+        if (attempt + 1 >= MAX_TX_ATTEMPTS)
+          throw new AppError(ErrorCode.CONFLICT, 'The item is being changed by others right now; try again.');
+        await sleep(backoff(attempt));
+      }
+    }
+  }
+
+  /** Makes one write on its locked row (`current`, undefined when there was none). */
+  private async save(client: ClientBase, { write, table, tenantId, values }: Routed, current: Item | undefined): Promise<void> {
+    if (write.action.op === 'ConditionCheck') return;
+    const next = write.applyTo(current);
+    const key = [tenantId, ...values];
+    if (!next) {
+      if (current) await client.query(`DELETE FROM ${this.q(table)} WHERE ${this.keyWhere(table, 1)}`, key);
+      return;
+    }
+    const row = table.rowOf(next, { tenantId, values });
+    const columns = Object.keys(row);
+    if (!current) {
+      // A plain INSERT: a row another transaction inserted meanwhile fails it (23505), and the retry tests the condition on that row.
+      await client.query(
+        `INSERT INTO ${this.q(table)} (${columns.map(ident).join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
+        Object.values(row),
+      );
+      return;
+    }
+    const keyColumns = new Set(['tenant_id', ...table.keyFields.map((f) => f.column.name)]);
+    const changed = columns.filter((c) => !keyColumns.has(c));
+    if (changed.length === 0) return;
+    await client.query(
+      `UPDATE ${this.q(table)} SET ${changed.map((c, i) => `${ident(c)} = $${i + 1}`).join(', ')} WHERE ${this.keyWhere(table, changed.length + 1)}`,
+      [...changed.map((c) => row[c]), ...key],
+    );
+  }
+}
+
+/** How items are ordered by the key attribute `sk`, then by their table key: DynamoDB's order of the key strings. */
+function orderOf(sk: string): (a: Record<string, unknown>, b: Record<string, unknown>) => number {
+  const parts = sk === 'SK' ? ['SK', 'PK'] : [sk, 'PK', 'SK'];
+  return (a, b) => {
+    for (const part of parts) {
+      const x = String(a[part] ?? '');
+      const y = String(b[part] ?? '');
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  };
+}
