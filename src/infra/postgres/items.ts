@@ -26,7 +26,7 @@ interface Pattern {
   regex: RegExp;
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * `template` as a whole-string pattern. A placeholder's value holds no `#` (ids, times, numbers,
@@ -37,7 +37,7 @@ function compile(template: string): Pattern {
   const names: string[] = [];
   let source = '';
   parts.forEach((part, i) => {
-    if (i % 2 === 0) source += escape(part);
+    if (i % 2 === 0) source += escapeRegExp(part);
     else {
       names.push(part);
       source += '([^#]*)';
