@@ -7,6 +7,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startApp, type App } from '../../src/app';
 import { DynamoStore } from '../../src/infra/dynamo/store';
+import { PgStore } from '../../src/infra/postgres/store';
 import type { ArchiveManifest } from '../../src/archive/archive.format';
 import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
@@ -116,6 +117,9 @@ export async function startTestServer(
     afterArchiveExport: options.afterArchiveExport,
   });
   const stop = registerFixture(`test server ${app.url}`, () => app.stop());
+  // A contract test's case on PostgreSQL must run on it, not fall back to the default.
+  if ((options.store === 'postgres') !== app.store instanceof PgStore)
+    throw new Error(`The server does not run on ${options.store ?? 'dynamodb'}.`);
   const secret = new TextEncoder().encode(TEST_SECRET);
   const raw = async (body: unknown, token?: string | null, headers: Record<string, string> = {}) => {
     const res = await fetch(app.url, {
