@@ -17,7 +17,7 @@ import { SharedItemReads } from './infra/shared-reads';
 import { Outbox, type OutboxOptions } from './events/outbox';
 import { JobSettler } from './job/job.settle';
 import { releaseJobStates } from './job/job.items';
-import { SystemJobRunner } from './job/system-jobs';
+import { ensureSystemProject, SystemJobRunner } from './job/system-jobs';
 import { Migrations } from './migrations/migration.service';
 import { systemJobsEnv } from './wiring';
 import { LeaseCodec } from './auth/lease';
@@ -415,6 +415,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       stillWanted();
       const [created, bucket] = await Promise.all([tableReady, bucketReady]);
       stillWanted();
+      // The server's own jobs name a placeholder project, which PostgreSQL's foreign key requires to exist.
+      if (postgres) await ensureSystemProject(store, clock());
       progress(
         {
           created: `Created table ${config.tableName} with its indexes.`,

@@ -222,7 +222,8 @@ function fromColumn(field: Field, value: unknown): unknown {
 /** A query on one table: its tenant, the equalities SQL can test, and the exact test on each item. */
 export interface TableQuery {
   table: EntityTable;
-  tenantId: string;
+  /** The tenant whose rows are read; undefined for an index declared across tenants. */
+  tenantId: string | undefined;
   /** Column name → value: conditions on unformatted values, which an index of the table serves. */
   equal: Record<string, unknown>;
   /** Column name → allowed values: an index's declared membership. */
@@ -257,8 +258,8 @@ export class EntityTables {
   /**
    * The table queries that together read `spec`: one per table whose keys (or whose declared index
    * on `spec.index`) can be in its partition, with the equalities its partition and sort-key prefix
-   * fix. Empty for the outbox index and for a partition no declaration makes. Throws for an index
-   * across tenants: row-level security reads one tenant a transaction (docs/postgres.md).
+   * fix. Empty for the outbox index (the outbox is not kept on PostgreSQL yet) and for a partition
+   * no declaration makes. The queries of an index declared across tenants have no tenant.
    */
   plan(spec: QuerySpec): TableQuery[] {
     if (spec.index === 'OUTBOX') return [];
@@ -275,12 +276,7 @@ export class EntityTables {
       }
       for (const declared of Object.values<IndexDeclaration>(table.model.indexes)) {
         if (declared.index !== spec.index) continue;
-        if (declared.crossTenant) {
-          if (match(compile(declared.pk), spec.pk))
-            throw new Error(`The index ${spec.index} across tenants is not read on PostgreSQL yet.`);
-          continue;
-        }
-        const pk = match(compile(`TENANT#{tenantId}#${declared.pk}`), spec.pk);
+        const pk = match(compile(declared.crossTenant ? declared.pk : `TENANT#{tenantId}#${declared.pk}`), spec.pk);
         if (!pk) continue;
         const sk = spec.skPrefix !== undefined ? prefixValues(declared.sk, spec.skPrefix) : {};
         if (!sk) continue;
@@ -296,7 +292,7 @@ export class EntityTables {
 
   private tableQuery(
     table: EntityTable,
-    tenantId: string,
+    tenantId: string | undefined,
     texts: Record<string, string>,
     format: IndexDeclaration['format'],
     when: Record<string, readonly unknown[]>,

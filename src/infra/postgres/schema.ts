@@ -31,6 +31,17 @@ export const TENANT_SETTING = 'app.tenant_id';
 /** The name of every table's row-level security policy. */
 export const TENANT_POLICY = 'tenant_isolation';
 
+/**
+ * The setting that opens a read-only transaction to every tenant's rows: set (to `read`) only by the
+ * store's reads of an index declared across tenants (the server's sweeps, pool claims, operators'
+ * lists; see withCrossTenantRead in apply.ts). It admits SELECT only: no row of another tenant is
+ * ever written, and a transaction without it sees its own tenant's rows alone.
+ */
+export const CROSS_TENANT_SETTING = 'app.cross_tenant';
+
+/** The name of the policy that CROSS_TENANT_SETTING opens. */
+export const CROSS_TENANT_POLICY = 'cross_tenant_read';
+
 export interface Column {
   name: string;
   /** As PostgreSQL's format_type() prints it, so the drift check compares it as it is. */
@@ -318,6 +329,10 @@ export function schemaSql(derived: DerivedSchema): string[] {
     out.push(`ALTER TABLE ${name} ENABLE ROW LEVEL SECURITY`, `ALTER TABLE ${name} FORCE ROW LEVEL SECURITY`);
     out.push(`DROP POLICY IF EXISTS ${ident(TENANT_POLICY)} ON ${name}`);
     out.push(`CREATE POLICY ${ident(TENANT_POLICY)} ON ${name} USING (${tenantCheck}) WITH CHECK (${tenantCheck})`);
+    out.push(`DROP POLICY IF EXISTS ${ident(CROSS_TENANT_POLICY)} ON ${name}`);
+    out.push(
+      `CREATE POLICY ${ident(CROSS_TENANT_POLICY)} ON ${name} FOR SELECT USING (current_setting(${literal(CROSS_TENANT_SETTING)}, true) = 'read')`,
+    );
     out.push(`GRANT SELECT, INSERT, UPDATE, DELETE ON ${name} TO ${ident(app)}`);
   }
   for (const view of derived.views) {

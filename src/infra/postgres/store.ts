@@ -6,7 +6,7 @@ import { TTL_ATTRIBUTE, type Key } from '../dynamo/table';
 import type { Item, Write } from '../dynamo/write';
 import { listPage, mergedPage, queryFingerprint } from '../pages';
 import { keyString, type OrderedList, type Projection, type QuerySpec, type StoreApi } from '../store-api';
-import { withTenant } from './apply';
+import { withCrossTenantRead, withTenant } from './apply';
 import type { EntityTable, EntityTables, TableQuery } from './items';
 
 /*
@@ -76,11 +76,12 @@ export class PgStore implements StoreApi {
    * Runs `work` in a transaction of `tenantId` on a pooled connection. A connection that failed
    * (not a statement PostgreSQL refused) is dropped from the pool rather than handed to the next user.
    */
-  private async inTenant<T>(tenantId: string, work: (client: ClientBase) => Promise<T>): Promise<T> {
+  private async inTenant<T>(tenantId: string | undefined, work: (client: ClientBase) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      return await withTenant(client, tenantId, work);
+      // No tenant: a read of an index declared across tenants (EntityTables.plan), read-only.
+      return await (tenantId === undefined ? withCrossTenantRead(client, work) : withTenant(client, tenantId, work));
     } catch (error) {
       if (!(error instanceof DatabaseError || error instanceof AppError || error instanceof ConditionFailed))
         broken = error instanceof Error ? error : new Error(String(error));
@@ -184,8 +185,12 @@ export class PgStore implements StoreApi {
   }
 
   private async read(client: ClientBase, plan: TableQuery): Promise<Item[]> {
-    const params: unknown[] = [plan.tenantId];
-    const where = ['tenant_id = $1'];
+    const params: unknown[] = [];
+    const where: string[] = [];
+    if (plan.tenantId !== undefined) {
+      params.push(plan.tenantId);
+      where.push('tenant_id = $1');
+    }
     for (const [column, value] of Object.entries(plan.equal)) {
       params.push(value);
       where.push(`${ident(column)} = $${params.length}`);
@@ -195,7 +200,7 @@ export class PgStore implements StoreApi {
       where.push(`${ident(column)} = ANY($${params.length})`);
     }
     const out = await client.query(
-      `SELECT * FROM ${this.q(plan.table)} WHERE ${where.join(' AND ')} LIMIT ${MAX_PARTITION_ROWS + 1}`,
+      `SELECT * FROM ${this.q(plan.table)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} LIMIT ${MAX_PARTITION_ROWS + 1}`,
       params,
     );
     if (out.rows.length > MAX_PARTITION_ROWS)
@@ -251,11 +256,37 @@ export class PgStore implements StoreApi {
   }
 
   /**
-   * Not served yet: a scan reads every tenant's rows, which row-level security allows no
-   * transaction (one tenant each); the migrations and the drift check that scan run on DynamoDB.
+   * One page of a scan of every tenant's rows (a read-only transaction across tenants, as an index
+   * across tenants is read): segment `segment` of `segments` holds every `segments`-th table, read in
+   * primary-key order, one table a page; `next` names the table and the key to go on after.
    */
-  async scanPage(): Promise<{ items: Item[]; read: number; next?: Record<string, unknown> }> {
-    throw new Error('Scanning every tenant is not available on PostgreSQL yet (docs/postgres.md).');
+  async scanPage(
+    segment: number,
+    segments: number,
+    limit: number,
+    startKey?: Record<string, unknown>,
+  ): Promise<{ items: Item[]; read: number; next?: Record<string, unknown> }> {
+    const mine = this.tables.tables.filter((_, i) => i % segments === segment);
+    const at = startKey ? mine.findIndex((t) => t.name === startKey.table) : 0;
+    const table = mine[at];
+    if (!table) return { items: [], read: 0 };
+    const columns = ['tenant_id', ...table.keyFields.map((f) => f.column.name)].map(ident);
+    const after = Array.isArray(startKey?.key) ? startKey.key : undefined;
+    const where = after ? ` WHERE (${columns.join(', ')}) > (${columns.map((_, i) => `$${i + 1}`).join(', ')})` : '';
+    const rows = await this.inTenant(
+      undefined,
+      async (client) =>
+        (await client.query(`SELECT * FROM ${this.q(table)}${where} ORDER BY ${columns.join(', ')} LIMIT ${limit}`, after ?? [])).rows,
+    );
+    const last = rows[rows.length - 1];
+    const next =
+      rows.length === limit && last
+        ? { table: table.name, key: ['tenant_id', ...table.keyFields.map((f) => f.column.name)].map((c) => last[c]) }
+        : mine[at + 1]
+          ? { table: mine[at + 1].name }
+          : undefined;
+    const items = rows.map((row) => table.itemOf(row));
+    return { items: items.filter((item) => this.live(item) !== undefined), read: rows.length, next };
   }
 
   async removeAttributes(key: Key, attributes: string[]): Promise<void> {
