@@ -76,10 +76,14 @@ export async function startTestServer(
     now?: () => Date;
     /** Called between an archive's export and its removal (a throw: a crash there). */
     afterArchiveExport?: (manifest: ArchiveManifest) => void | Promise<void>;
-    /** The store it runs on: the run's DynamoDB Local (the default), or a PostgreSQL of its own (see STORES). */
+    /**
+     * The store it runs on: the run's DynamoDB Local, or a PostgreSQL of its own (see STORES). By
+     * default DynamoDB, unless TEST_STORE=postgres, which runs any test file's servers on PostgreSQL.
+     */
     store?: StoreName;
   } = {},
 ): Promise<TestServer> {
+  const store: StoreName = options.store ?? (process.env.TEST_STORE === 'postgres' ? 'postgres' : 'dynamodb');
   // The embedded S3 keeps its files here; the folder goes when the server stops.
   const dataDir = mkdtempSync(join(tmpdir(), 'artissist-test-'));
   registerFixture(`data folder ${dataDir}`, () => rmSync(dataDir, { recursive: true, force: true }));
@@ -100,7 +104,7 @@ export async function startTestServer(
     REQUEST_BUDGET_MS: '30000',
     // No change stream unless the test asks for one (see test/support/environment.ts).
     TABLE_STREAM: process.env.TABLE_STREAM ?? 'off',
-    ...(options.store === 'postgres' ? await startPostgresForServer() : {}),
+    ...(store === 'postgres' ? await startPostgresForServer() : {}),
     ...options.env,
   });
   // A production server only checks its table: here the test makes it, as the deploy template would.
@@ -118,8 +122,7 @@ export async function startTestServer(
   });
   const stop = registerFixture(`test server ${app.url}`, () => app.stop());
   // A contract test's case on PostgreSQL must run on it, not fall back to the default.
-  if ((options.store === 'postgres') !== app.store instanceof PgStore)
-    throw new Error(`The server does not run on ${options.store ?? 'dynamodb'}.`);
+  if ((store === 'postgres') !== app.store instanceof PgStore) throw new Error(`The server does not run on ${store}.`);
   const secret = new TextEncoder().encode(TEST_SECRET);
   const raw = async (body: unknown, token?: string | null, headers: Record<string, string> = {}) => {
     const res = await fetch(app.url, {
