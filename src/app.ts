@@ -300,20 +300,20 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       archiver,
       { intervalMs: config.coldStorage.intervalMs },
     );
-    // The outbox's backlog is DynamoDB's OUTBOX index, which PostgreSQL does not keep yet (docs/postgres.md).
-    const outboxStats = postgres ? undefined : new OutboxStats(dynamo.doc, config.tableName);
-    if (outboxStats)
-      metrics.registerAsyncGauge(
-        'outbox_backlog',
-        "Outbox entries not yet published: an event, or one entry for a commit's several events (counted up to 1000 per OUTBOX shard).",
-        async () => (await outboxStats.read()).backlog,
-      );
-    if (outboxStats)
-      metrics.registerAsyncGauge(
-        'outbox_oldest_event_age_seconds',
-        'Age of the oldest committed event not yet published (0 when none waits).',
-        async () => (await outboxStats.read()).oldestAgeSeconds,
-      );
+    // The outbox's backlog: DynamoDB's OUTBOX index, or PostgreSQL's outbox table.
+    const outboxStats: Pick<OutboxStats, 'read'> = postgres
+      ? { read: () => postgres.store.outboxSnapshot() }
+      : new OutboxStats(dynamo.doc, config.tableName);
+    metrics.registerAsyncGauge(
+      'outbox_backlog',
+      "Outbox entries not yet published: an event, or one entry for a commit's several events (counted up to 1000 per OUTBOX shard).",
+      async () => (await outboxStats.read()).backlog,
+    );
+    metrics.registerAsyncGauge(
+      'outbox_oldest_event_age_seconds',
+      'Age of the oldest committed event not yet published (0 when none waits).',
+      async () => (await outboxStats.read()).oldestAgeSeconds,
+    );
     let draining = false;
     const readiness = new Readiness(
       {

@@ -3,7 +3,7 @@ import { entities } from '../../src/common/entities';
 import type { AppError } from '../../src/errors';
 import { CursorCodec } from '../../src/infra/cursor';
 import type { AnyModel, Attribute } from '../../src/infra/dynamo/entity';
-import { put, update, type Item } from '../../src/infra/dynamo/write';
+import { event, type Item, OUTBOX_SHARDS, outboxPartition, put, update, withOneOutboxEntry } from '../../src/infra/dynamo/write';
 import { applySchema, createRoles, withCrossTenantRead, withTenant } from '../../src/infra/postgres/apply';
 import { EntityTables } from '../../src/infra/postgres/items';
 import { DEFAULT_ROLES, deriveSchema } from '../../src/infra/postgres/schema';
@@ -133,6 +133,48 @@ describe('the PostgreSQL store', () => {
     await expect(postgres.store.transact([put(project('t1', 'proj_x')), put(project('t2', 'proj_y'))])).rejects.toThrow(/several tenants/);
     const error = await postgres.store.transact([put(project('t1', 'proj_roundtrip')).ifNew()]).catch((e: AppError) => e);
     expect(error).toMatchObject({ extensions: { code: 'CONFLICT' } });
+  });
+
+  it("keeps waiting events in the outbox table in their commit: the sweeper's query finds them across tenants, and they leave when taken out", async () => {
+    const tenantEvent = (tenantId: string, ulid: string) =>
+      event({
+        ...entities.TenantEvent.toItem(tenantId, {
+          ulid,
+          eventId: ulid,
+          at: '2026-01-02T03:04:05.000Z',
+          actor: 'artist',
+          action: 'tenant.updated',
+          subjectType: 'Tenant',
+          subjectId: tenantId,
+        }),
+        eventId: ulid,
+        at: '2026-01-02T03:04:05.000Z',
+      });
+    // One event alone waits as itself; a commit's two wait as one entry that names them (withOneOutboxEntry).
+    await postgres.store.transact([tenantEvent('t1', 'evt_a')]);
+    const many = withOneOutboxEntry([tenantEvent('t2', 'evt_b'), tenantEvent('t2', 'evt_c')]);
+    await postgres.store.transact(many.writes);
+    const waiting = async () =>
+      (
+        await Promise.all(
+          Array.from({ length: OUTBOX_SHARDS }, (_, shard) =>
+            postgres.store.queryFirst({ index: 'OUTBOX', pk: outboxPartition(shard), skBefore: '2027' }, 500),
+          ),
+        )
+      ).flat();
+    const found = await waiting();
+    expect(found.map((item) => [item.entityType, item.eventId ?? item.outboxEvents]).sort()).toEqual([
+      ['Event', 'evt_a'],
+      ['OutboxEntry', [expect.objectContaining({ SK: 'EVENT#evt_b' }), expect.objectContaining({ SK: 'EVENT#evt_c' })]],
+    ]);
+    expect(await postgres.store.outboxSnapshot()).toMatchObject({ backlog: 2 });
+    const single = found.find((item) => item.entityType === 'Event');
+    if (!single || !many.entry) throw new Error('Both waiting items were found above.');
+    await postgres.store.removeAttributesOfEach([single], ['OUTBOXPK', 'OUTBOXSK']);
+    await postgres.store.deleteEach([many.entry]);
+    expect(await waiting()).toEqual([]);
+    // The events themselves stay, out of the outbox.
+    expect(await postgres.store.get({ PK: single.PK, SK: single.SK })).toMatchObject({ eventId: 'evt_a' });
   });
 
   it('opens every tenant to reading only in the transaction across tenants, and never to writing', async () => {

@@ -191,7 +191,8 @@ export async function rowsOfTenant(databaseUrl: string, tenantId: string): Promi
   try {
     return await withTenant(client, tenantId, async () => {
       const rows: Record<string, unknown>[] = [];
-      for (const table of deriveSchema(entities).tables) {
+      const derived = deriveSchema(entities);
+      for (const table of [...derived.tables, ...derived.storeTables]) {
         const out = await client.query(`SELECT * FROM ${escapeIdentifier(DEFAULT_ROLES.schema)}.${escapeIdentifier(table.name)}`);
         rows.push(...out.rows.map((row) => ({ table: table.name, ...row })));
       }

@@ -110,7 +110,7 @@ export async function schemaDrift(client: ClientBase, derived: DerivedSchema): P
   const policy = new Set(policies.rows.map((p) => `${p.tablename}.${p.policyname}`));
 
   const drift: string[] = [];
-  for (const table of derived.tables) {
+  for (const table of [...derived.tables, ...derived.storeTables]) {
     const found = relation.get(table.name);
     if (found?.relkind !== 'r') {
       drift.push(`missing table ${table.name}`);

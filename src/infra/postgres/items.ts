@@ -93,7 +93,7 @@ const NOT_STORED = new Set([
   'SK',
   'entityType',
   ...MODEL_INDEX_ATTRIBUTES,
-  // The DynamoDB outbox's index (see docs/postgres.md: the outbox is not kept on PostgreSQL yet).
+  // The outbox's index key, which the outbox table keeps (OUTBOX_TABLE, schema.ts).
   keySchemas.OUTBOX.pk,
   keySchemas.OUTBOX.sk,
   // The trace context an event carries with tracing on; traces do not cross PostgreSQL yet.
@@ -258,8 +258,8 @@ export class EntityTables {
   /**
    * The table queries that together read `spec`: one per table whose keys (or whose declared index
    * on `spec.index`) can be in its partition, with the equalities its partition and sort-key prefix
-   * fix. Empty for the outbox index (the outbox is not kept on PostgreSQL yet) and for a partition
-   * no declaration makes. The queries of an index declared across tenants have no tenant.
+   * fix. Empty for the outbox index (its own table, which the store reads) and for a partition no
+   * declaration makes. The queries of an index declared across tenants have no tenant.
    */
   plan(spec: QuerySpec): TableQuery[] {
     if (spec.index === 'OUTBOX') return [];

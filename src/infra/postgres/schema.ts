@@ -86,9 +86,35 @@ export interface ViewDef {
 
 export interface DerivedSchema {
   roles: SchemaRoles;
+  /** A table per entity. */
   tables: TableDef[];
+  /** The store's own tables, of no entity: the outbox (OUTBOX_TABLE). */
+  storeTables: TableDef[];
   views: ViewDef[];
 }
+
+/**
+ * The seed's `outbox`: one row for each item waiting in the outbox (an event not yet published,
+ * or a commit's one entry for its several events), keyed by the item's key, in the order the
+ * sweeper reads it (`outbox_pk`, `outbox_sk`: DynamoDB's OUTBOX index key). An event's row points
+ * at its event's row; an entry's holds the entry itself (`entry`), since no entity declares it.
+ */
+export const OUTBOX_TABLE: TableDef = {
+  entity: '',
+  name: 'outbox',
+  columns: [
+    { name: 'tenant_id', type: 'text', notNull: true },
+    { name: 'item_pk', type: 'text', notNull: true },
+    { name: 'item_sk', type: 'text', notNull: true },
+    { name: 'outbox_pk', type: 'text', notNull: true },
+    { name: 'outbox_sk', type: 'text', notNull: true },
+    { name: 'entry', type: 'jsonb', notNull: false },
+    { name: 'expires_at', type: 'timestamp with time zone', notNull: false },
+  ],
+  primaryKey: ['tenant_id', 'item_pk', 'item_sk'],
+  indexes: [{ name: 'outbox_waiting', columns: ['outbox_pk', 'outbox_sk'] }],
+  foreignKeys: [],
+};
 
 /** `linkedLogId` → `linked_log_id`. */
 export const snake = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
@@ -252,7 +278,7 @@ export function deriveSchema(models: Readonly<Record<string, AnyModel>>, roles: 
     }
   }
 
-  return { roles, tables, views: seedViews(models, byEntity, roles.schema) };
+  return { roles, tables, storeTables: [OUTBOX_TABLE], views: seedViews(models, byEntity, roles.schema) };
 }
 
 /**
@@ -314,7 +340,7 @@ export function schemaSql(derived: DerivedSchema): string[] {
   const { schema, app } = derived.roles;
   const out = [`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`, `GRANT USAGE ON SCHEMA ${ident(schema)} TO ${ident(app)}`];
   for (const view of derived.views) out.push(`DROP VIEW IF EXISTS ${q(schema, view.name)}`);
-  for (const table of derived.tables) {
+  for (const table of [...derived.tables, ...derived.storeTables]) {
     const name = q(schema, table.name);
     out.push(`CREATE TABLE IF NOT EXISTS ${name} (${table.columns.map(columnSql).join(', ')}, PRIMARY KEY (${list(table.primaryKey)}))`);
     // A column declared after the table was made is added (a derived migration); a new NOT NULL

@@ -2,12 +2,15 @@ import { type ClientBase, DatabaseError, escapeIdentifier as ident, type Pool } 
 import { AppError, ErrorCode } from '../../errors';
 import type { CursorCodec } from '../cursor';
 import type { Page, PageRequest } from '../dynamo/page';
-import { TTL_ATTRIBUTE, type Key } from '../dynamo/table';
-import type { Item, Write } from '../dynamo/write';
+import { keySchemas, TTL_ATTRIBUTE, type Key } from '../dynamo/table';
+import { tenantOfPk } from '../dynamo/entity';
+import { isRecord } from '../../guards';
+import { type Item, keyedItem, OUTBOX_ENTRY, type Write } from '../dynamo/write';
 import { listPage, mergedPage, queryFingerprint } from '../pages';
 import { keyString, type OrderedList, type Projection, type QuerySpec, type StoreApi } from '../store-api';
 import { withCrossTenantRead, withTenant } from './apply';
 import type { EntityTable, EntityTables, TableQuery } from './items';
+import { OUTBOX_TABLE } from './schema';
 
 /*
  * The store on PostgreSQL: the store interface over the tables derived from the entity
@@ -43,6 +46,16 @@ class ConditionFailed extends Error {
   ) {
     super('A condition failed.');
   }
+}
+
+/** One write of a transaction with how its row is locked and read, and how it is written. */
+interface Target {
+  write: Write;
+  tenantId: string;
+  /** Orders the locks of a transaction (see commit). */
+  lockId: string;
+  read(client: ClientBase): Promise<Item | undefined>;
+  save(client: ClientBase, current: Item | undefined): Promise<void>;
 }
 
 /** One write of a transaction, routed to its table. */
@@ -159,14 +172,16 @@ export class PgStore implements StoreApi {
    */
   private async items(spec: QuerySpec): Promise<Item[]> {
     const plans = this.tables.plan(spec);
-    if (plans.length === 0) return [];
-    const tenantId = plans[0].tenantId;
-    const rows = await this.inTenant(tenantId, async (client) => {
-      const out: Item[] = [];
-      for (const plan of plans) out.push(...(await this.read(client, plan)));
-      return out;
-    });
-    const { pk, sk } = plans[0].keyNames;
+    const waiting = spec.index === 'OUTBOX';
+    if (plans.length === 0 && !waiting) return [];
+    const rows = waiting
+      ? await this.inTenant(undefined, (client) => this.waitingItems(client, spec.pk))
+      : await this.inTenant(plans[0].tenantId, async (client) => {
+          const out: Item[] = [];
+          for (const plan of plans) out.push(...(await this.read(client, plan)));
+          return out;
+        });
+    const { pk, sk } = waiting ? keySchemas.OUTBOX : plans[0].keyNames;
     const inRange = (key: string) =>
       spec.skPrefix !== undefined
         ? key.startsWith(spec.skPrefix)
@@ -182,6 +197,41 @@ export class PgStore implements StoreApi {
     const order = orderOf(sk);
     matching.sort((a, b) => (spec.descending ? -order(a, b) : order(a, b)));
     return matching;
+  }
+
+  /**
+   * The items waiting in the outbox partition `partition` (across tenants, as DynamoDB's OUTBOX
+   * index is), with their OUTBOX attributes: an entry as it was written, an event as its row reads.
+   */
+  private async waitingItems(client: ClientBase, partition: string): Promise<Item[]> {
+    const out = await client.query(`SELECT * FROM ${this.outbox} WHERE outbox_pk = $1 LIMIT ${MAX_PARTITION_ROWS + 1}`, [partition]);
+    if (out.rows.length > MAX_PARTITION_ROWS)
+      throw new AppError(
+        ErrorCode.BAD_USER_INPUT,
+        `More than ${MAX_PARTITION_ROWS} items wait in ${partition}; the sweeper reads them in turn.`,
+      );
+    const items: Item[] = [];
+    for (const row of out.rows) {
+      const place = { [keySchemas.OUTBOX.pk]: row.outbox_pk, [keySchemas.OUTBOX.sk]: row.outbox_sk };
+      if (isRecord(row.entry)) {
+        items.push(keyedItem({ ...row.entry, ...place }));
+        continue;
+      }
+      const route = this.tables.route({ PK: row.item_pk, SK: row.item_sk });
+      const item = route && (await this.readRow(client, route.table, route.tenantId, route.values));
+      if (item) items.push({ ...item, ...place });
+    }
+    return items;
+  }
+
+  /** What waits in the outbox, for the metrics: how many items, and how long the oldest has waited. */
+  async outboxSnapshot(): Promise<{ backlog: number; oldestAgeSeconds: number }> {
+    const row = await this.inTenant(
+      undefined,
+      async (client) => (await client.query(`SELECT count(*)::int AS n, min(outbox_sk COLLATE "C") AS oldest FROM ${this.outbox}`)).rows[0],
+    );
+    const oldest = typeof row?.oldest === 'string' ? Date.parse(row.oldest.split('#')[0]) : Number.NaN;
+    return { backlog: Number(row?.n ?? 0), oldestAgeSeconds: Number.isNaN(oldest) ? 0 : Math.max(0, (this.now() - oldest) / 1000) };
   }
 
   private async read(client: ClientBase, plan: TableQuery): Promise<Item[]> {
@@ -290,9 +340,16 @@ export class PgStore implements StoreApi {
   }
 
   async removeAttributes(key: Key, attributes: string[]): Promise<void> {
+    // Taking an item out of the outbox (the sweeper's, or the writer's once published) removes its outbox row.
+    if (attributes.includes(keySchemas.OUTBOX.pk)) {
+      const tenantId = tenantOfPk(key.PK);
+      await this.inTenant(tenantId, (client) =>
+        client.query(`DELETE FROM ${this.outbox} WHERE tenant_id = $1 AND item_pk = $2 AND item_sk = $3`, [tenantId, key.PK, key.SK]),
+      );
+    }
     const route = this.tables.route(key);
     if (!route) return;
-    // An attribute without a column (the DynamoDB outbox's) is one no row holds: nothing to remove.
+    // An attribute without a column (the outbox's, kept in its own table) is one no row holds: nothing to remove.
     const columns = attributes.flatMap((a) => route.table.columnOf(a)?.name ?? []);
     if (columns.length === 0) return;
     const set = columns.map((c) => `${ident(c)} = NULL`).join(', ');
@@ -308,10 +365,13 @@ export class PgStore implements StoreApi {
   async deleteEach(keys: readonly Key[]): Promise<void> {
     for (const key of keys) {
       const route = this.tables.route(key);
-      if (!route) continue;
-      await this.inTenant(route.tenantId, (client) =>
-        client.query(`DELETE FROM ${this.q(route.table)} WHERE ${this.keyWhere(route.table, 1)}`, [route.tenantId, ...route.values]),
-      );
+      const tenantId = route?.tenantId ?? tenantOfPk(key.PK);
+      await this.inTenant(tenantId, async (client) => {
+        // The item's outbox row goes with it (a commit's outbox entry is that row alone).
+        await client.query(`DELETE FROM ${this.outbox} WHERE tenant_id = $1 AND item_pk = $2 AND item_sk = $3`, [tenantId, key.PK, key.SK]);
+        if (route)
+          await client.query(`DELETE FROM ${this.q(route.table)} WHERE ${this.keyWhere(route.table, 1)}`, [tenantId, ...route.values]);
+      });
     }
   }
 
@@ -332,30 +392,48 @@ export class PgStore implements StoreApi {
    * Commits `writes` in one transaction (see the file's comment), retrying a lost race with backoff.
    * Resolves with undefined once committed, or with the first write (in their order) whose condition
    * failed and the row it found (then nothing was written). Throws CONFLICT when races outlast the
-   * bound, and what PostgreSQL throws otherwise. A write to a key no declaration makes (the DynamoDB
-   * outbox's entry of a unit's events) is left out: the outbox is not kept on PostgreSQL yet.
+   * bound, and what PostgreSQL throws otherwise. Items wait in the outbox in its own table (a row
+   * an event, or a commit's one entry, the only item no declaration makes; OUTBOX_TABLE), written
+   * in the same transaction. Throws (a programming error) for a key of no declaration otherwise.
    */
   private async commit(writes: readonly Write[]): Promise<ConditionFailed | undefined> {
-    const routed: Routed[] = writes.flatMap((write) => {
+    if (writes.length === 0) return undefined;
+    const targets: Target[] = writes.map((write) => {
       const route = this.tables.route(write.key);
-      return route ? [{ write, ...route }] : [];
+      if (route) {
+        const routed: Routed = { write, ...route };
+        return {
+          write,
+          tenantId: route.tenantId,
+          lockId: `${route.table.name}\u0000${JSON.stringify(route.values)}`,
+          read: (client) => this.readRow(client, route.table, route.tenantId, route.values, true),
+          save: (client, current) => this.save(client, routed, current),
+        };
+      }
+      // The one item of no declaration: a commit's outbox entry for its several events (withOneOutboxEntry).
+      if (write.item?.entityType !== OUTBOX_ENTRY) throw new Error(`No declaration makes the key ${write.key.PK} / ${write.key.SK}.`);
+      const tenantId = tenantOfPk(write.key.PK);
+      return {
+        write,
+        tenantId,
+        lockId: `${OUTBOX_TABLE.name}\u0000${write.key.PK}\u0000${write.key.SK}`,
+        read: (client) => this.readEntry(client, tenantId, write.key),
+        save: (client, current) => this.saveEntry(client, tenantId, write, current),
+      };
     });
-    if (routed.length === 0) return undefined;
-    const tenants = new Set(routed.map((r) => r.tenantId));
+    const tenants = new Set(targets.map((t) => t.tenantId));
     if (tenants.size > 1) throw new Error(`A transaction writes the items of several tenants (${[...tenants].join(', ')}).`);
-    const tenantId = routed[0].tenantId;
-    const lockOrder = routed
-      .map((r, i) => ({ i, id: `${r.table.name}\u0000${JSON.stringify(r.values)}` }))
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const tenantId = targets[0].tenantId;
+    const lockOrder = targets.map((t, i) => ({ i, id: t.lockId })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     for (let attempt = 0; ; attempt++) {
       try {
         await this.inTenant(tenantId, async (client) => {
           const current: (Item | undefined)[] = [];
-          for (const { i } of lockOrder) current[i] = await this.readRow(client, routed[i].table, tenantId, routed[i].values, true);
-          routed.forEach((r, i) => {
-            if (!r.write.holdsFor(current[i])) throw new ConditionFailed(r.write, current[i]);
+          for (const { i } of lockOrder) current[i] = await targets[i].read(client);
+          targets.forEach((t, i) => {
+            if (!t.write.holdsFor(current[i])) throw new ConditionFailed(t.write, current[i]);
           });
-          for (const [i, r] of routed.entries()) await this.save(client, r, current[i]);
+          for (const [i, t] of targets.entries()) await t.save(client, current[i]);
         });
         return undefined;
       } catch (error) {
@@ -368,11 +446,50 @@ export class PgStore implements StoreApi {
     }
   }
 
+  private get outbox(): string {
+    return `${ident(this.schema)}.${ident(OUTBOX_TABLE.name)}`;
+  }
+
+  /** The outbox row of the item at `key` made to say where `item` waits (its OUTBOX attributes), or removed when it waits nowhere. */
+  private async placeInOutbox(client: ClientBase, tenantId: string, key: Key, item: Item | undefined): Promise<void> {
+    const pk = item?.[keySchemas.OUTBOX.pk];
+    const sk = item?.[keySchemas.OUTBOX.sk];
+    if (typeof pk !== 'string' || typeof sk !== 'string') {
+      await client.query(`DELETE FROM ${this.outbox} WHERE tenant_id = $1 AND item_pk = $2 AND item_sk = $3`, [tenantId, key.PK, key.SK]);
+      return;
+    }
+    const entry = item?.entityType === OUTBOX_ENTRY ? JSON.stringify(item) : null;
+    const expires = item?.[TTL_ATTRIBUTE];
+    await client.query(
+      `INSERT INTO ${this.outbox} (tenant_id, item_pk, item_sk, outbox_pk, outbox_sk, entry, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (tenant_id, item_pk, item_sk) DO UPDATE SET outbox_pk = $4, outbox_sk = $5, entry = $6, expires_at = $7`,
+      [tenantId, key.PK, key.SK, pk, sk, entry, typeof expires === 'number' ? new Date(expires * 1000) : null],
+    );
+  }
+
+  /** A commit's outbox entry (an item of no declaration), locked, as the item it is; undefined when there is none. */
+  private async readEntry(client: ClientBase, tenantId: string, key: Key): Promise<Item | undefined> {
+    const out = await client.query(`SELECT entry FROM ${this.outbox} WHERE tenant_id = $1 AND item_pk = $2 AND item_sk = $3 FOR UPDATE`, [
+      tenantId,
+      key.PK,
+      key.SK,
+    ]);
+    const entry: unknown = out.rows[0]?.entry;
+    return isRecord(entry) ? keyedItem({ ...entry }) : undefined;
+  }
+
+  private async saveEntry(client: ClientBase, tenantId: string, write: Write, current: Item | undefined): Promise<void> {
+    if (write.action.op === 'ConditionCheck') return;
+    await this.placeInOutbox(client, tenantId, write.key, write.applyTo(current));
+  }
+
   /** Makes one write on its locked row (`current`, undefined when there was none). */
   private async save(client: ClientBase, { write, table, tenantId, values }: Routed, current: Item | undefined): Promise<void> {
     if (write.action.op === 'ConditionCheck') return;
     const next = write.applyTo(current);
     const key = [tenantId, ...values];
+    // A put places its item in the outbox or takes it out, as its OUTBOX attributes say; a delete takes it out.
+    if (write.action.op !== 'Update') await this.placeInOutbox(client, tenantId, write.key, next);
     if (!next) {
       if (current) await client.query(`DELETE FROM ${this.q(table)} WHERE ${this.keyWhere(table, 1)}`, key);
       return;
