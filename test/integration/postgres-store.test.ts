@@ -177,6 +177,28 @@ describe('the PostgreSQL store', () => {
     expect(await postgres.store.get({ PK: single.PK, SK: single.SK })).toMatchObject({ eventId: 'evt_a' });
   });
 
+  it('refuses a reference to an item the tenant does not have with BAD_USER_INPUT naming the attribute (a foreign key, checked at commit)', async () => {
+    const inspiration = entities.Inspiration.toItem('t1', {
+      inspirationId: 'insp_1',
+      type: 'text',
+      text: 'dusk light',
+      tags: [],
+      linkedProjectId: 'proj_missing',
+      version: 1,
+      createdAt: '2026-01-02T03:04:05.678Z',
+      updatedAt: '2026-01-02T03:04:05.678Z',
+      createdBy: 'artist',
+    });
+    await expect(postgres.store.transact([put(inspiration)])).rejects.toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT', field: 'linkedProjectId' },
+    });
+    // Another tenant's project of that id is none of t1's either.
+    await postgres.store.transact([put(project('t2', 'proj_missing'))]);
+    await expect(postgres.store.transact([put(inspiration)])).rejects.toMatchObject({ extensions: { field: 'linkedProjectId' } });
+    await postgres.store.transact([put(project('t1', 'proj_missing'))]);
+    await postgres.store.transact([put(inspiration)]);
+  });
+
   it('opens every tenant to reading only in the transaction across tenants, and never to writing', async () => {
     const seen = await withCrossTenantRead(app, async (client) => (await client.query('SELECT tenant_id FROM projects')).rows);
     expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2']));

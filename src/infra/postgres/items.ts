@@ -175,6 +175,11 @@ export class EntityTable {
     return row;
   }
 
+  /** The attribute a column holds, when it holds one. */
+  attributeOf(column: string): string | undefined {
+    return this.fields.find((f) => f.column.name === column)?.attribute;
+  }
+
   /** The column of `attribute`, when the table has one. */
   columnOf(attribute: string): Column | undefined {
     return this.byAttribute.get(attribute)?.column;
@@ -238,6 +243,20 @@ export class EntityTables {
 
   constructor(models: Readonly<Record<string, AnyModel>>, schema: DerivedSchema) {
     this.tables = schema.tables.map((def) => new EntityTable(models[def.entity], def));
+  }
+
+  /**
+   * The declared reference a foreign key constraint named `constraint` holds: the table whose row
+   * refers, and the attribute that refers. Undefined for a name that is none of them.
+   */
+  referenceOf(constraint: string): { table: EntityTable; attribute: string } | undefined {
+    for (const table of this.tables) {
+      const fk = table.def.foreignKeys.find((f) => f.name === constraint);
+      const column = fk?.columns.find((c) => c !== 'tenant_id');
+      const attribute = column && table.attributeOf(column);
+      if (attribute) return { table, attribute };
+    }
+    return undefined;
   }
 
   /**

@@ -34,6 +34,8 @@ const MAX_TX_ATTEMPTS = 8;
 const MAX_PARTITION_ROWS = 10_000;
 /** PostgreSQL's codes of a lost race: unique_violation (a row inserted meanwhile), serialization_failure, deadlock_detected. */
 const RACE_CODES = new Set(['23505', '40001', '40P01']);
+/** PostgreSQL's code of a foreign key that found no referred row (checked at commit: the keys are deferred). */
+const FOREIGN_KEY_VIOLATION = '23503';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const backoff = (attempt: number) => Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random());
@@ -438,12 +440,28 @@ export class PgStore implements StoreApi {
         return undefined;
       } catch (error) {
         if (error instanceof ConditionFailed) return error;
+        if (error instanceof DatabaseError && error.code === FOREIGN_KEY_VIOLATION) throw this.missingReferent(error);
         if (!(error instanceof DatabaseError && error.code && RACE_CODES.has(error.code))) throw error;
         if (attempt + 1 >= MAX_TX_ATTEMPTS)
           throw new AppError(ErrorCode.CONFLICT, 'The item is being changed by others right now; try again.');
         await sleep(backoff(attempt));
       }
     }
+  }
+
+  /**
+   * A commit that a foreign key refused: a declared reference (an inspiration's project, an asset's
+   * log) names an item the tenant does not have. BAD_USER_INPUT naming the attribute, as the value
+   * came from a client's input; DynamoDB, which holds no references, would have stored it.
+   */
+  private missingReferent(error: DatabaseError): Error {
+    const reference = error.constraint ? this.tables.referenceOf(error.constraint) : undefined;
+    if (!reference) return error;
+    return new AppError(
+      ErrorCode.BAD_USER_INPUT,
+      `${reference.attribute} names nothing of yours: a ${reference.table.model.type}'s ${reference.attribute} must name an existing item.`,
+      { field: reference.attribute },
+    );
   }
 
   private get outbox(): string {
