@@ -233,9 +233,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     });
     // On PostgreSQL (DATABASE_URL) the store is the derived tables; DynamoDB is not used.
     const cursors = new CursorCodec(config.cursorSecret);
-    const postgres = config.postgres
-      ? openPostgres(config.postgres, entities, cursors, { connectTimeoutMs: config.connectTimeoutMs })
-      : undefined;
+    const postgres = config.postgres ? openPostgres(config.postgres, entities, cursors, { poolWaitMs: config.requestBudgetMs }) : undefined;
     // Outside development the table is only checked: a missing table or index stops the start-up, naming it.
     const checkTable = () =>
       postgres

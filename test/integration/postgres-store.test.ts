@@ -54,7 +54,7 @@ describe('the PostgreSQL store', () => {
     await applySchema(await pg.connect(DEFAULT_ROLES.owner, passwords.owner), derived);
     app = await pg.connect(DEFAULT_ROLES.app, passwords.app);
     const url = `postgres://${DEFAULT_ROLES.app}:${passwords.app}@127.0.0.1:${pg.port}/postgres`;
-    postgres = openPostgres({ url }, entities, new CursorCodec('s'), { connectTimeoutMs: 5000 });
+    postgres = openPostgres({ url }, entities, new CursorCodec('s'), { poolWaitMs: 30_000 });
   });
 
   afterAll(() => postgres.close());
@@ -75,6 +75,55 @@ describe('the PostgreSQL store', () => {
     expect(await postgres.store.get({ PK: item.PK, SK: item.SK })).toEqual(item);
     const [byStatus] = await postgres.store.queryAll(entities.Project.query('t1', 'byStatus', { archived: false, status: 'planning' }));
     expect(byStatus).toEqual(item);
+  });
+
+  it('pages a partition that PostgreSQL orders itself in the order of its keys, both ways, however long its ids', async () => {
+    const tables = new EntityTables(entities, derived);
+    const spec = entities.Milestone.key.prefixOf('t1', { projectId: 'proj_pages' });
+    // A project's milestones are ordered by SQL (their id ends the key); an index's list is read whole.
+    expect(tables.ordered(spec)).toBeDefined();
+    expect(tables.ordered(entities.Project.query('t1', 'byStatus', { archived: false, status: 'planning' }))).toBeUndefined();
+    const ids = [
+      'ms_a',
+      'ms_a0',
+      'ms_B',
+      'ms_b',
+      'ms_01J00000000000000000000000',
+      'ms_z',
+      ...Array.from({ length: 19 }, (_, i) => `ms_${i}`),
+    ];
+    const milestone = (projectId: string, milestoneId: string) =>
+      entities.Milestone.toItem('t1', {
+        projectId,
+        milestoneId,
+        name: milestoneId,
+        criteria: [],
+        status: 'pending',
+        version: 1,
+        createdAt: '2026-01-02T03:04:05.678Z',
+        updatedAt: '2026-01-02T03:04:05.678Z',
+        createdBy: 'artist',
+      });
+    await postgres.store.transactEach([...ids.map((id) => [put(milestone('proj_pages', id))]), [put(milestone('proj_other', 'ms_c'))]]);
+    const expected = ids.map((id) => milestone('proj_pages', id).SK).sort();
+    const forward: string[] = [];
+    let after: string | null = null;
+    do {
+      const page = await postgres.store.queryPage('t1', spec, { first: 7, after });
+      forward.push(...page.nodes.map((n) => n.SK));
+      after = page.pageInfo.hasNextPage ? await page.pageInfo.endCursor : null;
+    } while (after);
+    expect(forward).toEqual(expected);
+    const backward: string[][] = [];
+    let before: string | null = null;
+    do {
+      const page = await postgres.store.queryPage('t1', spec, { last: 7, before });
+      backward.unshift(page.nodes.map((n) => n.SK));
+      before = page.pageInfo.hasPreviousPage ? await page.pageInfo.startCursor : null;
+    } while (before);
+    expect(backward.flat()).toEqual(expected);
+    expect(backward.map((p) => p.length)).toEqual([4, 7, 7, 7]);
+    expect((await postgres.store.queryFirst({ ...spec, descending: true }, 3)).map((n) => n.SK)).toEqual(expected.slice(-3).reverse());
   });
 
   it('lets exactly one of 20 concurrent creates of one key commit; the others get the failure with the item as it is', async () => {

@@ -80,7 +80,7 @@ function prefixValues(template: string, prefix: string): Record<string, string> 
 }
 
 /** A column of a row, with the attribute of the item it holds. */
-interface Field {
+export interface Field {
   column: Column;
   attribute: string;
   /** The declared kind, for what a key's text becomes in this column. */
@@ -272,6 +272,47 @@ export class EntityTables {
       found = { table, ...parsed };
     }
     return found;
+  }
+
+  /**
+   * `spec` as one table's rows in the order of their key columns, where that order is the order of
+   * the sort keys: a query of the base table by its partition and a sort-key prefix that ends where a
+   * placeholder begins, on one table, whose placeholders after the prefix are key columns: numbers
+   * the key pads to one width, and at the key's end a text, so that comparing the keys as text
+   * compares those columns in turn. Then PostgreSQL orders, pages and limits the
+   * rows itself (by `order`, text in byte order), and a page costs the page, not the partition.
+   * Undefined for any other query, which the store reads whole (see plan).
+   */
+  ordered(spec: QuerySpec): { plan: TableQuery; order: Field[] } | undefined {
+    if (spec.index || spec.skBetween || spec.skBefore) return undefined;
+    const plans = this.plan(spec);
+    if (plans.length !== 1) return undefined;
+    const [plan] = plans;
+    const { table } = plan;
+    const template = table.model.key.shape.sk;
+    const format = table.model.key.shape.format ?? {};
+    const names = compile(template).names;
+    const fixed = spec.skPrefix !== undefined ? prefixValues(template, spec.skPrefix) : {};
+    if (!fixed) return undefined;
+    // The prefix must be the template's text up to the first placeholder it leaves open.
+    const open = names.filter((name) => !(name in fixed));
+    if (open.some((name) => !table.keyFields.some((f) => f.attribute === name))) return undefined;
+    if (Object.keys(fixed).some((name) => format[name])) return undefined;
+    const upTo = open.length > 0 ? template.indexOf(`{${open[0]}}`) : template.length;
+    let filled = template.slice(0, upTo);
+    for (const [name, value] of Object.entries(fixed)) filled = filled.replace(`{${name}}`, value);
+    if (filled !== (spec.skPrefix ?? '')) return undefined;
+    const order = open.flatMap((name) => table.keyFields.filter((f) => f.attribute === name));
+    if (order.length !== open.length) return undefined;
+    // Every key value the query fixes is an equality SQL tests: no row is left to the exact test.
+    if (table.keyFields.some((f) => !order.includes(f) && !(f.column.name in plan.equal))) return undefined;
+    // A padded number has one width, so what follows it in the key compares only when it ties; a
+    // text compares as its column only where nothing follows it (the key's last value).
+    const padded = (f: Field) => f.column.type === 'bigint' && format[f.attribute] !== undefined;
+    const last = order[order.length - 1];
+    const textAtEnd = (f: Field) => f.column.type === 'text' && !format[f.attribute] && template.endsWith(`{${f.attribute}}`);
+    if ((last && !padded(last) && !textAtEnd(last)) || order.slice(0, -1).some((f) => !padded(f))) return undefined;
+    return { plan, order };
   }
 
   /**

@@ -35,10 +35,12 @@ export function openPostgres(
   settings: { url: string; ownerUrl?: string },
   models: Readonly<Record<string, AnyModel>>,
   cursors: CursorCodec,
-  options: { connectTimeoutMs: number; now?: () => number },
+  options: { poolWaitMs: number; now?: () => number },
 ): Postgres {
   const derived = deriveSchema(models);
-  const pool = new Pool({ connectionString: settings.url, connectionTimeoutMillis: options.connectTimeoutMs, types: parsers });
+  // The pool's bound covers both opening a connection and waiting for a busy pool's next free one,
+  // so it is a request's whole budget, not a TCP connect's: a burst waits its turn instead of failing.
+  const pool = new Pool({ connectionString: settings.url, connectionTimeoutMillis: options.poolWaitMs, types: parsers });
   // An idle connection's error (the server restarted) is the pool's to drop; the next query connects anew.
   pool.on('error', () => {});
   const store = new PgStore(pool, new EntityTables(models, derived), derived.roles.schema, cursors, options.now);
@@ -46,7 +48,7 @@ export function openPostgres(
     store,
     async ready() {
       if (settings.ownerUrl) {
-        const owner = new Client({ connectionString: settings.ownerUrl, connectionTimeoutMillis: options.connectTimeoutMs });
+        const owner = new Client({ connectionString: settings.ownerUrl, connectionTimeoutMillis: options.poolWaitMs });
         await owner.connect();
         try {
           await applySchema(owner, derived);

@@ -1,7 +1,7 @@
 import { type ClientBase, DatabaseError, escapeIdentifier as ident, type Pool } from 'pg';
 import { AppError, ErrorCode } from '../../errors';
 import type { CursorCodec } from '../cursor';
-import type { Page, PageRequest } from '../dynamo/page';
+import { lazyCursor, Page, type PageRequest, pageShape } from '../dynamo/page';
 import { keySchemas, TTL_ATTRIBUTE, type Key } from '../dynamo/table';
 import { tenantOfPk } from '../dynamo/entity';
 import { isRecord } from '../../guards';
@@ -9,7 +9,7 @@ import { type Item, keyedItem, OUTBOX_ENTRY, type Write } from '../dynamo/write'
 import { listPage, mergedPage, queryFingerprint } from '../pages';
 import { keyString, type OrderedList, type Projection, type QuerySpec, type StoreApi } from '../store-api';
 import { withCrossTenantRead, withTenant } from './apply';
-import type { EntityTable, EntityTables, TableQuery } from './items';
+import type { EntityTable, EntityTables, Field, TableQuery } from './items';
 import { OUTBOX_TABLE } from './schema';
 
 /*
@@ -49,6 +49,9 @@ class ConditionFailed extends Error {
     super('A condition failed.');
   }
 }
+
+/** A query PostgreSQL orders itself (EntityTables.ordered). */
+type Ordered = { plan: TableQuery; order: Field[] };
 
 /** One write of a transaction with how its row is locked and read, and how it is written. */
 interface Target {
@@ -92,7 +95,12 @@ export class PgStore implements StoreApi {
    * (not a statement PostgreSQL refused) is dropped from the pool rather than handed to the next user.
    */
   private async inTenant<T>(tenantId: string | undefined, work: (client: ClientBase) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    // No connection within the pool's bound (PostgreSQL down, or every connection busy): an outage, told as one.
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'PostgreSQL did not answer in time; try again shortly.', {
+        cause: error instanceof Error ? error.message : String(error),
+      });
+    });
     let broken: Error | undefined;
     try {
       // No tenant: a read of an index declared across tenants (EntityTables.plan), read-only.
@@ -261,6 +269,8 @@ export class PgStore implements StoreApi {
   }
 
   async queryPage(tenantId: string, spec: QuerySpec, page: PageRequest = {}, _projection?: Projection): Promise<Page<Item>> {
+    const ordered = this.tables.ordered(spec);
+    if (ordered) return this.orderedPage(tenantId, spec, ordered, page);
     // Whole items whatever the projection: a projection says what a read needs at least.
     const list = await this.items(spec);
     const { pk, sk } = spec.index ? this.indexKeyNames(spec) : { pk: 'PK', sk: 'SK' };
@@ -277,6 +287,71 @@ export class PgStore implements StoreApi {
       },
       page,
     );
+  }
+
+  /**
+   * A page of a query PostgreSQL orders itself (EntityTables.ordered): the rows after (or, backward,
+   * before) the cursor's position in key-column order, one more than the page to tell whether more
+   * follow, expired rows left out by the query. Cursors and page info are those of listPage.
+   */
+  private async orderedPage(tenantId: string, spec: QuerySpec, ordered: Ordered, page: PageRequest): Promise<Page<Item>> {
+    const { size, backward, cursor, cursorArgument } = pageShape(page);
+    const listId = queryFingerprint(spec);
+    const position = cursor ? await this.cursors.decode(cursor, tenantId, listId, cursorArgument) : undefined;
+    const after =
+      position && typeof position.PK === 'string' && typeof position.SK === 'string'
+        ? ordered.plan.table.keyOf({ PK: position.PK, SK: position.SK })
+        : undefined;
+    if (position && !after)
+      throw new AppError(
+        ErrorCode.BAD_USER_INPUT,
+        `The cursor is not valid: pass a cursor of a previous page unchanged as ${cursorArgument}.`,
+        { field: cursorArgument },
+      );
+    const from = after ? ordered.order.map((f) => after.values[ordered.plan.table.keyFields.indexOf(f)]) : undefined;
+    // Backward reads the list's order reversed from the cursor, as DynamoDB reads a query flipped.
+    const descending = Boolean(spec.descending) !== backward;
+    const rows = await this.inTenant(ordered.plan.tenantId, (client) => this.readOrdered(client, ordered, descending, size + 1, from));
+    const nodes = rows.slice(0, size);
+    if (backward) nodes.reverse();
+    const more = rows.length > size;
+    return new Page(
+      nodes,
+      nodes.map((item) => lazyCursor(() => this.cursors.encode(tenantId, listId, { PK: item.PK, SK: item.SK }))),
+      backward ? { hasNextPage: cursor !== null, hasPreviousPage: more } : { hasNextPage: more, hasPreviousPage: cursor !== null },
+    );
+  }
+
+  /** Up to `limit` live rows of an ordered query, in key-column order (descending or not), after `from` (the order columns' values). */
+  private async readOrdered(
+    client: ClientBase,
+    { plan, order }: Ordered,
+    descending: boolean,
+    limit: number,
+    from?: unknown[],
+  ): Promise<Item[]> {
+    const params: unknown[] = [plan.tenantId];
+    const where = ['tenant_id = $1'];
+    for (const [column, value] of Object.entries(plan.equal)) {
+      params.push(value);
+      where.push(`${ident(column)} = $${params.length}`);
+    }
+    // Text in byte order (COLLATE "C"), as DynamoDB compares keys; numbers as numbers, which their padded keys order the same.
+    const sorted = order.map((f) => `${ident(f.column.name)}${f.column.type === 'text' ? ' COLLATE "C"' : ''}`);
+    if (from && sorted.length > 0) {
+      const marks = from.map((value) => {
+        params.push(value);
+        return `$${params.length}`;
+      });
+      where.push(`(${sorted.join(', ')}) ${descending ? '<' : '>'} (${marks.join(', ')})`);
+    }
+    if (plan.table.columnOf(TTL_ATTRIBUTE)) {
+      params.push(new Date(Math.floor(this.now() / 1000) * 1000));
+      where.push(`(expires_at IS NULL OR expires_at > $${params.length})`);
+    }
+    const by = sorted.length > 0 ? ` ORDER BY ${sorted.map((c) => `${c} ${descending ? 'DESC' : 'ASC'}`).join(', ')}` : '';
+    const out = await client.query(`SELECT * FROM ${this.q(plan.table)} WHERE ${where.join(' AND ')}${by} LIMIT ${limit}`, params);
+    return out.rows.map((row) => plan.table.itemOf(row));
   }
 
   private indexKeyNames(spec: QuerySpec): { pk: string; sk: string } {
@@ -298,6 +373,8 @@ export class PgStore implements StoreApi {
   }
 
   async queryFirst(spec: QuerySpec, n: number): Promise<Item[]> {
+    const ordered = this.tables.ordered(spec);
+    if (ordered) return this.inTenant(ordered.plan.tenantId, (client) => this.readOrdered(client, ordered, Boolean(spec.descending), n));
     return (await this.items(spec)).slice(0, n);
   }
 
