@@ -288,6 +288,8 @@ export class EntityTables {
     const plans = this.plan(spec);
     if (plans.length !== 1) return undefined;
     const [plan] = plans;
+    // A base table's partition always names its tenant; a query without one is never ordered here.
+    if (plan.tenantId === undefined) return undefined;
     const { table } = plan;
     const template = table.model.key.shape.sk;
     const format = table.model.key.shape.format ?? {};
