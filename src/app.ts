@@ -10,12 +10,14 @@ import { createDynamo, probeTable, type CallCounter } from './infra/dynamo/clien
 import { startDynamoDbLocal, type EmbeddedDynamo } from './infra/dynamo/embedded';
 import { ensureTable } from './infra/dynamo/ensure-table';
 import { verifyTable } from './infra/dynamo/verify-table';
-import { Store, type Item } from './infra/dynamo/store';
+import { DynamoStore, type Item, type Store } from './infra/dynamo/store';
+import { openPostgres } from './infra/postgres/start';
+import { entities } from './common/entities';
 import { SharedItemReads } from './infra/shared-reads';
 import { Outbox, type OutboxOptions } from './events/outbox';
 import { JobSettler } from './job/job.settle';
 import { releaseJobStates } from './job/job.items';
-import { SystemJobRunner } from './job/system-jobs';
+import { ensureSystemProject, SystemJobRunner } from './job/system-jobs';
 import { Migrations } from './migrations/migration.service';
 import { systemJobsEnv } from './wiring';
 import { LeaseCodec } from './auth/lease';
@@ -229,11 +231,16 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       metrics,
       outage,
     });
+    // On PostgreSQL (DATABASE_URL) the store is the derived tables; DynamoDB is not used.
+    const cursors = new CursorCodec(config.cursorSecret);
+    const postgres = config.postgres ? openPostgres(config.postgres, entities, cursors, { poolWaitMs: config.requestBudgetMs }) : undefined;
     // Outside development the table is only checked: a missing table or index stops the start-up, naming it.
     const checkTable = () =>
-      config.dynamo.createTable
-        ? ensureTable(dynamo.client, config.tableName, { signal: options.signal, stream: config.dynamo.stream })
-        : verifyTable(dynamo.client, config.tableName).then(() => 'verified' as const);
+      postgres
+        ? postgres.ready()
+        : config.dynamo.createTable
+          ? ensureTable(dynamo.client, config.tableName, { signal: options.signal, stream: config.dynamo.stream })
+          : verifyTable(dynamo.client, config.tableName).then(() => 'verified' as const);
     // An external DynamoDB that does not answer yet is waited for, up to STARTUP_DEADLINE_MS, while
     // the HTTP server below already answers readiness probes with 503 (see `starting`). The wait
     // starts now and is awaited once the server listens.
@@ -241,13 +248,15 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const tableReady = config.dynamo.embedded
       ? checkTable()
       : untilAnswering(checkTable, {
-          what: `DynamoDB at ${endpoint ?? `the ${config.dynamo.region} endpoint`}`,
+          what: postgres ? 'PostgreSQL' : `DynamoDB at ${endpoint ?? `the ${config.dynamo.region} endpoint`}`,
           deadlineMs: config.startupDeadlineMs,
           signal: options.signal,
           onRetry: ({ kind, leftMs }) => {
             if (announced) return;
             announced = true;
-            progress(`DynamoDB does not answer yet (${kind}); retrying for up to ${Math.ceil(leftMs / 1000)} s …`);
+            progress(
+              `${postgres ? 'PostgreSQL' : 'DynamoDB'} does not answer yet (${kind}); retrying for up to ${Math.ceil(leftMs / 1000)} s …`,
+            );
           },
         });
     const bucketReady = s3 ? files.ensureBucket() : undefined;
@@ -255,7 +264,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     tableReady.catch(() => {});
     bucketReady?.catch(() => {});
     let starting = true;
-    const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
+    const store: Store = postgres?.store ?? new DynamoStore(dynamo.doc, config.tableName, cursors);
     const bus = createEventBus({ redisUrl: config.redisUrl, outage, metrics });
     // The tenants' rate budgets, counted in Redis when it is configured so that every instance draws on one count.
     const budgets = new RateBudgets({ redisUrl: config.redisUrl, outage });
@@ -294,7 +303,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       archiver,
       { intervalMs: config.coldStorage.intervalMs },
     );
-    const outboxStats = new OutboxStats(dynamo.doc, config.tableName);
+    // The outbox's backlog: DynamoDB's OUTBOX index, or PostgreSQL's outbox table.
+    const outboxStats: Pick<OutboxStats, 'read'> = postgres
+      ? { read: () => postgres.store.outboxSnapshot() }
+      : new OutboxStats(dynamo.doc, config.tableName);
     metrics.registerAsyncGauge(
       'outbox_backlog',
       "Outbox entries not yet published: an event, or one entry for a commit's several events (counted up to 1000 per OUTBOX shard).",
@@ -308,7 +320,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     let draining = false;
     const readiness = new Readiness(
       {
-        dynamodb: (signal) => probeTable(dynamo.client, config.tableName, signal),
+        ...(postgres
+          ? { postgres: (signal: AbortSignal) => postgres.probe(signal) }
+          : { dynamodb: (signal: AbortSignal) => probeTable(dynamo.client, config.tableName, signal) }),
         s3: (signal) => files.check(signal),
         ...(config.redisUrl ? { redis: () => bus.ping() } : {}),
       },
@@ -404,12 +418,15 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       stillWanted();
       const [created, bucket] = await Promise.all([tableReady, bucketReady]);
       stillWanted();
+      // The server's own jobs name a placeholder project, which PostgreSQL's foreign key requires to exist.
+      if (postgres) await ensureSystemProject(store, clock());
       progress(
         {
           created: `Created table ${config.tableName} with its indexes.`,
           updated: `Brought table ${config.tableName} up to its definition (added the indexes or the stream it lacked).`,
           exists: `Using table ${config.tableName}.`,
-          verified: `Using table ${config.tableName} (its keys and indexes checked).`,
+          verified: postgres ? 'Using PostgreSQL (its schema checked).' : `Using table ${config.tableName} (its keys and indexes checked).`,
+          applied: 'Applied the PostgreSQL schema derived from the declarations.',
         }[created],
       );
       if (s3) progress(`Local S3 is up at ${s3.endpoint}${bucket === 'created' ? `; created bucket ${config.s3.bucket}` : ''}.`);
@@ -426,6 +443,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       await Promise.allSettled([tableReady, bucketReady]);
       outage.stop();
       dynamo.client.destroy();
+      await postgres?.close().catch(() => {});
       files.destroy();
       throw error;
     } finally {
@@ -503,6 +521,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           await step('metrics server', () => metricsServer?.close());
           outage.stop();
           dynamo.client.destroy();
+          await step('PostgreSQL', () => postgres?.close());
           files.destroy();
           await step('local S3', () => ownS3?.stop());
           await step('DynamoDB Local', () => ownEmbedded?.stop());

@@ -33,6 +33,13 @@ export interface Config {
     /** Timeout of one attempt of a DynamoDB call (connect included); the SDK retries within the request budget. */
     requestTimeoutMs: number;
   };
+  /**
+   * PostgreSQL instead of DynamoDB (DATABASE_URL set): the server's connection (its role bound by
+   * row-level security) and, with DATABASE_OWNER_URL, the schema owner's, with which the derived
+   * schema is applied at start-up; without it the schema is only checked (docs/postgres.md).
+   * Undefined: the server runs on DynamoDB.
+   */
+  postgres?: { url: string; ownerUrl?: string };
   /** Time allowed to open a TCP connection to DynamoDB or S3. */
   connectTimeoutMs: number;
   /** Total time one GraphQL HTTP request may spend on DynamoDB and S3 calls, retries included. */
@@ -485,13 +492,16 @@ export function loadConfig(env: Env = process.env): Config {
   const production = envName === 'production';
   const dataDir = resolve(env.DATA_DIR ?? '.data');
   const endpoint = env.DYNAMODB_ENDPOINT || undefined;
-  const embedded = !endpoint && !(env.TABLE_NAME && hasAwsCredentials(env));
+  const postgresUrl = env.DATABASE_URL || undefined;
+  if (postgresUrl && !/^postgres(ql)?:\/\//.test(postgresUrl)) throw new Error('DATABASE_URL must be a postgres:// URL.');
+  // On PostgreSQL no DynamoDB is used, so none is started.
+  const embedded = !postgresUrl && !endpoint && !(env.TABLE_NAME && hasAwsCredentials(env));
   if (production && embedded) {
     throw new Error('In production set DYNAMODB_ENDPOINT, or TABLE_NAME with AWS credentials; DynamoDB Local is for development.');
   }
   // A local DynamoDB (embedded, or a development endpoint) gets its table made; real AWS and
   // production only get it checked, since the deploy template owns the table there.
-  const createTable = bool(env, 'CREATE_TABLE', !production && (embedded || Boolean(endpoint)));
+  const createTable = !postgresUrl && bool(env, 'CREATE_TABLE', !production && (embedded || Boolean(endpoint)));
   if (production && createTable) throw new Error('CREATE_TABLE cannot be on in production: the deploy template creates the table.');
   if (production && !env.S3_BUCKET) throw new Error('In production set S3_BUCKET; the embedded S3 is for development.');
 
@@ -520,6 +530,7 @@ export function loadConfig(env: Env = process.env): Config {
       region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
       requestTimeoutMs: positive(env, 'DYNAMODB_TIMEOUT_MS', 2000),
     },
+    postgres: postgresUrl ? { url: postgresUrl, ownerUrl: env.DATABASE_OWNER_URL || undefined } : undefined,
     connectTimeoutMs: positive(env, 'CONNECT_TIMEOUT_MS', 1000),
     requestBudgetMs: positive(env, 'REQUEST_BUDGET_MS', 5000),
     readiness: {

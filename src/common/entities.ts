@@ -383,6 +383,14 @@ const stepClaimableIndexes: Record<string, IndexDeclaration> = Object.fromEntrie
   ]),
 );
 
+/**
+ * What a stream's head holds: the stream's last position, which the unit of work's stream allocation
+ * (placeGroup, src/infra/dynamo/write.ts: HEAD_POSITION) moves on in the commit of each event.
+ */
+const headAttributes = {
+  position: attr.int({ required: true, internal: true, description: "The stream's last position: its latest event's." }),
+};
+
 export const entities = {
   Tenant: entity({
     type: 'Tenant',
@@ -967,6 +975,7 @@ export const entities = {
     idPrefix: undefined,
     // Written by the unit of work's stream allocation (its position only).
     keeps: [],
+    attributes: headAttributes,
     parent: 'Project',
     key: keyShape({ pk: 'PROJECT#{projectId}#EVENTS', sk: 'HEAD' }),
   }),
@@ -986,6 +995,7 @@ export const entities = {
     idPrefix: undefined,
     // Written by the unit of work's stream allocation (its position only).
     keeps: [],
+    attributes: headAttributes,
     parent: 'Project',
     key: keyShape({ pk: 'PROJECT#{projectId}#JOBSTATUS', sk: 'HEAD' }),
   }),
@@ -1004,6 +1014,7 @@ export const entities = {
     idPrefix: undefined,
     // Written by the unit of work's stream allocation (its position only).
     keeps: [],
+    attributes: headAttributes,
     key: keyShape({ pk: 'JOBSTATUS', sk: 'HEAD' }),
   }),
   /** The activity that belongs to no project (tenant, inspiration). */
@@ -1097,6 +1108,8 @@ export const entities = {
     // A step attempt is written whole by stepWrite (src/job/job.writes.ts): when it was last written, no version or author.
     keeps: ['updatedAt'],
     parent: 'Job',
+    // A finished job's steps expire with it (the settle sweep writes their expiresAt, src/job/job.settle.ts).
+    ttl: true,
     key: keyShape({
       pk: 'JOB#{jobId}',
       sk: 'STEP#{order}#{name}#{attempt}',

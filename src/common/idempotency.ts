@@ -92,12 +92,16 @@ class Duplicate extends Error {
   }
 }
 
+/** The key of the record of a client's key `key` sent by `actor`: a client's key is its user's, so one user's keys never meet another's. */
+export const clientRecordKey = (actor: string, key: string): string => sha256(`${actor}\u0000${key}`);
+
 /** The record's key values and the fingerprint a repeat must match, or null when the request is not idempotent. */
 function recordOf(scope: Scope, request: IdempotentRequest | undefined): { values: { key: string }; fingerprint: string } | null {
   if (request?.key != null) {
-    // A client's key is its user's: one user's keys never meet another's.
-    const key = sha256(`${scope.actor}\u0000${checkClientKey(request.key)}`);
-    return { values: { key }, fingerprint: requestFingerprint(request.operation, request.input) };
+    return {
+      values: { key: clientRecordKey(scope.actor, checkClientKey(request.key)) },
+      fingerprint: requestFingerprint(request.operation, request.input),
+    };
   }
   if (request?.derivedFrom === undefined) return null;
   // A derived key is the hash of what it is derived from, so its fingerprint always matches it; the

@@ -1,4 +1,7 @@
 import { SYSTEM_TENANT } from '../auth/principal';
+import { entities } from '../common/entities';
+import type { Store } from '../infra/dynamo/store';
+import { put } from '../infra/dynamo/write';
 import { AppError } from '../errors';
 import { isServiceUnavailable } from '../infra/dependency';
 import { logger } from '../logger';
@@ -228,3 +231,31 @@ export const SYSTEM_PROJECT_ID = 'proj_00000000000000000000000000';
 
 /** The principal the server's own jobs run as: the system partition, as its own worker. */
 export const SYSTEM_WORKER = { userId: 'system', tenantId: SYSTEM_TENANT } as const;
+
+/** The placeholder project exists already (see ensureSystemProject). */
+class SystemProjectExists extends Error {}
+
+/**
+ * Makes the placeholder project SYSTEM_PROJECT_ID in the system partition, unless it exists: for a
+ * store that holds references to their referent (PostgreSQL's foreign key from a job to its
+ * project), where the server's own jobs would otherwise name a project that is not there. DynamoDB
+ * needs none (the server never calls this there). No tenant reads the system partition.
+ */
+export async function ensureSystemProject(store: Store, now: Date): Promise<void> {
+  const at = now.toISOString();
+  const item = entities.Project.toItem(SYSTEM_TENANT, {
+    projectId: SYSTEM_PROJECT_ID,
+    title: "The server's own jobs",
+    status: 'planning',
+    archived: false,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+    createdBy: SYSTEM_WORKER.userId,
+  });
+  try {
+    await store.transact([put(item).ifNew(() => new SystemProjectExists())]);
+  } catch (error) {
+    if (!(error instanceof SystemProjectExists)) throw error;
+  }
+}

@@ -2,7 +2,7 @@ import { signDevToken } from '../auth/jwt';
 import { loadConfig, type Config } from '../config';
 import { CursorCodec } from '../infra/cursor';
 import { createDynamo } from '../infra/dynamo/client';
-import { Store } from '../infra/dynamo/store';
+import { DynamoStore } from '../infra/dynamo/store';
 import { Migrations } from '../migrations/migration.service';
 import { systemJobsEnv, type ContextDeps } from '../wiring';
 import { findRunningServer, operatorSigningSecret } from './running-server';
@@ -47,7 +47,7 @@ export async function toolTarget(url?: string): Promise<TableTarget | ServerTarg
       requestTimeoutMs: config.dynamo.requestTimeoutMs,
       connectTimeoutMs: config.connectTimeoutMs,
     });
-    const store = new Store(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
+    const store = new DynamoStore(dynamo.doc, config.tableName, new CursorCodec(config.cursorSecret));
     // No outbox here: the events of its writes wait in the outbox index for a server's sweeper.
     const deps: ContextDeps = { store, eventRetentionDays: config.eventRetentionDays, jobLeaseSeconds: config.jobLeaseSeconds };
     return { kind: 'table', config, deps, migrations: new Migrations(systemJobsEnv(deps)), close: () => dynamo.client.destroy() };

@@ -11,7 +11,7 @@ import { keyedItem } from '../../src/infra/dynamo/write';
 import { SystemJobRunner } from '../../src/job/system-jobs';
 import { type ContextDeps, systemJobsEnv } from '../../src/wiring';
 import { stoppedAfter, stopOnPurpose } from '../support/fixtures';
-import { Role, startTestServer, type TestServer } from '../support/server';
+import { Role, startTestServer, type TestServer, dynamoDocOf } from '../support/server';
 import { subscribe, wsClient } from '../support/ws';
 
 /*
@@ -49,7 +49,7 @@ describe('cold storage', () => {
 
   /** Every row of a partition (optionally one sort-key prefix) as the table holds it. */
   const rowsOf = async (pk: string, skPrefix?: string): Promise<Item[]> => {
-    const out = await server.app.store['doc'].send(
+    const out = await dynamoDocOf(server.app).send(
       new QueryCommand({
         TableName: server.config.tableName,
         KeyConditionExpression: skPrefix ? 'PK = :pk AND begins_with(SK, :sk)' : 'PK = :pk',

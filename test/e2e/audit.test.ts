@@ -1,6 +1,6 @@
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { CreateAssetDocument, CreateProjectDocument } from '../../src/client/gql/graphql';
-import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
+import { dataOf, Role, startTestServer, type TestServer, dynamoDocOf } from '../support/server';
 
 /*
  * The complete audit trail (issue 19): review decisions and download URLs are activity events
@@ -33,7 +33,7 @@ describe('the audit trail', () => {
   };
   const trail = async (p: string | null): Promise<TrailEvent[]> => (await run(TRAIL, { p })).activity.nodes;
   const storedEvents = async () =>
-    ((await server.app.store['doc'].send(new ScanCommand({ TableName: server.config.tableName }))).Items ?? []).filter(
+    ((await dynamoDocOf(server.app).send(new ScanCommand({ TableName: server.config.tableName }))).Items ?? []).filter(
       (i) => String(i.PK).startsWith('TENANT#audit#') && i.entityType === 'Event' && (i.stream === 'activity' || i.stream === 'audit'),
     );
 
@@ -86,7 +86,7 @@ describe('the audit trail', () => {
     // A stored date no DateTimeISO can serialize (an item written by an older release, say):
     // graphql-jit words that error itself, so the compiled run of the query below is answered by
     // graphql-js again (src/graphql/compiled-queries.ts), which resolves every field a second time.
-    const doc = server.app.store['doc'];
+    const doc = dynamoDocOf(server.app);
     const stored = ((await doc.send(new ScanCommand({ TableName: server.config.tableName }))).Items ?? []).find(
       (item) => item.entityType === 'Asset' && item.assetId === assetIds[0],
     );

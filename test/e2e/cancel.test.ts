@@ -1,6 +1,6 @@
 import { entities } from '../../src/common/entities';
 import { openQueues } from '../../src/job/job.items';
-import { Role, startTestServer, type TestServer } from '../support/server';
+import { Role, startTestServer, type TestServer, STORES } from '../support/server';
 
 /**
  * Cancellation that reaches every worker: a 500-item stage with 20 workers mid-flight is
@@ -9,11 +9,11 @@ import { Role, startTestServer, type TestServer } from '../support/server';
  * sweep cancels the unfinished items and empties the job's claimable index, shown by its entry's
  * absence. Real DynamoDB Local, a real server, concurrent workers over HTTP.
  */
-describe('cancelling a job while 20 workers are mid-flight', () => {
+describe.each(STORES)('cancelling a job while 20 workers are mid-flight, on %s', (store) => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { JOB_LEASE_SECONDS: '600', JOB_SETTLE_SWEEP_MS: '100' } });
+    server = await startTestServer({ store, env: { JOB_LEASE_SECONDS: '600', JOB_SETTLE_SWEEP_MS: '100' } });
   });
 
   it('refuses every call after the commit, tells each worker within one call, keeps the counters and sweeps the items', async () => {

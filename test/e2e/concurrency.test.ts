@@ -6,14 +6,14 @@ import {
   SetProjectStatusDocument,
   UpdateProjectDocument,
 } from '../../src/client/gql/graphql';
-import { codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
+import { codeOf, dataOf, STORES, startTestServer, type TestServer } from '../support/server';
 
-describe('concurrent writes', () => {
+describe.each(STORES)('concurrent writes, on %s', (store) => {
   let server: TestServer;
   let token: string;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ store });
     token = await server.token('race');
   });
 

@@ -11,7 +11,8 @@ import {
 import { globalIdOf, isNodeType } from '../../src/common/global-id';
 import { buildAppSchema } from '../../src/schema';
 import { signDevToken } from '../../src/auth/jwt';
-import { dataOf, Role, startTestServer, TEST_OPERATOR_SECRET, TEST_SECRET, type TestServer } from '../support/server';
+import { dataOf, Role, STORES, startTestServer, TEST_OPERATOR_SECRET, TEST_SECRET, type TestServer, dynamoDocOf } from '../support/server';
+import { rowsOfTenant } from '../support/postgres';
 import { listArguments, sampleInput, standardChildren } from '../support/standard';
 import { subscribe, wsClient } from '../support/ws';
 
@@ -279,7 +280,7 @@ function nodeIdsOf(i: Ids): string[] {
   ];
 }
 
-describe('tenant isolation', () => {
+describe.each(STORES)('tenant isolation, on %s', (store) => {
   let server: TestServer;
   let a: string;
   let b: string;
@@ -289,15 +290,17 @@ describe('tenant isolation', () => {
   let operator: string;
   let ids: Ids;
 
-  const itemsOf = async (tenantId: string) => {
-    const out = await server.app.store['doc'].send(new ScanCommand({ TableName: server.config.tableName }));
+  /** Everything the store holds of `tenantId`: DynamoDB's items under its key prefix, or its rows in every PostgreSQL table. */
+  const itemsOf = async (tenantId: string): Promise<Record<string, unknown>[]> => {
+    if (server.config.postgres) return rowsOfTenant(server.config.postgres.url, tenantId);
+    const out = await dynamoDocOf(server.app).send(new ScanCommand({ TableName: server.config.tableName }));
     return (out.Items ?? [])
       .filter((item) => String(item.PK).startsWith(`TENANT#${tenantId}`))
       .sort((x, y) => `${x.PK}${x.SK}`.localeCompare(`${y.PK}${y.SK}`));
   };
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ store });
     a = await server.token('tenant-a');
     // B may do everything but admin's cross-tenant reads, so every mutation reaches the data layer.
     b = await server.token('tenant-b', [Role.EDITOR, Role.WORKER]);

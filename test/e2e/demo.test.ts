@@ -5,7 +5,7 @@ import { ApproveStepDocument, CreateJobDocument, GetJobDocument, StepsAwaitingRe
 import { demoId, REVIEW_STEP } from '../../src/demo/demo.data';
 import { loadDemo } from '../../src/demo/demo.loader';
 import { startSimulator } from '../../src/demo/simulator';
-import { dataOf, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { dataOf, startTestServer, TEST_SECRET, type TestServer, dynamoDocOf } from '../support/server';
 import { stoppedAfter } from '../support/fixtures';
 
 describe('the demo', () => {
@@ -16,7 +16,7 @@ describe('the demo', () => {
   });
 
   const demoItems = async () => {
-    const out = await server.app.store['doc'].send(new ScanCommand({ TableName: server.config.tableName }));
+    const out = await dynamoDocOf(server.app).send(new ScanCommand({ TableName: server.config.tableName }));
     return (
       (out.Items ?? [])
         .filter((i) => String(i.PK).startsWith('TENANT#demo'))

@@ -38,15 +38,15 @@ import {
   UpdateProjectDocument,
   UpdateTenantDocument,
 } from '../../src/client/gql/graphql';
-import { allPages, codeOf, dataOf, Role, startTestServer, type TestServer } from '../support/server';
+import { allPages, codeOf, dataOf, Role, STORES, startTestServer, type TestServer } from '../support/server';
 
-describe('entities over HTTP against DynamoDB Local', () => {
+describe.each(STORES)('entities over HTTP, on %s', (store) => {
   let server: TestServer;
   let token: string;
   let projectId: string;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ store });
     token = await server.token('studio');
     projectId = dataOf(
       await server.request(

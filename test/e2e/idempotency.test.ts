@@ -1,11 +1,15 @@
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { CreateProjectDocument } from '../../src/client/gql/graphql';
-import { dataOf, startTestServer, type TestServer } from '../support/server';
+import { entities } from '../../src/common/entities';
+import { clientRecordKey } from '../../src/common/idempotency';
+import { put } from '../../src/infra/dynamo/write';
+import { dataOf, dynamoDocOf, STORES, startTestServer, type TestServer } from '../support/server';
 
 /*
  * Idempotent creates (issue 19): every create mutation takes an idempotencyKey; a repeat with the
  * same key and arguments returns the first result and writes nothing, other arguments are refused
- * with IDEMPOTENCY_KEY_REUSED, and concurrent duplicates make one entity and one event.
+ * with IDEMPOTENCY_KEY_REUSED, and concurrent duplicates make one entity and one event. A contract
+ * test: every case runs on each store (DynamoDB, PostgreSQL).
  */
 
 /** Every create mutation but createJob (which takes its key in its input; its own test below) and createTenant (one per tenant). */
@@ -22,12 +26,17 @@ const creates = (projectId: string) => ({
   },
 });
 
-describe('idempotent creates', () => {
+describe.each(STORES)('idempotent creates, on %s', (store) => {
   let server: TestServer;
   let token: string;
   let projectId: string;
 
   const run = async (query: string, as = token) => (await server.raw({ query }, as)).body;
+  /** The record of the client's key `key` sent by the test's user (`user-idem`), read through the server's store. */
+  const recordOf = async (key: string) =>
+    entities.CreateRequest.found(
+      await server.app.store.get(entities.CreateRequest.keyOf('idem', { key: clientRecordKey('user-idem', key) })),
+    );
   const activity = async (of: string | null) => {
     const arg = of ? `projectId: "${of}", ` : '';
     return (await run(`{ activity(${arg}first: 100) { nodes { action subjectId } } }`)).data.activity.nodes as {
@@ -37,7 +46,7 @@ describe('idempotent creates', () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ store });
     token = await server.token('idem');
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Idempotency' } }, token)).createProject.projectId;
   });
@@ -107,13 +116,14 @@ describe('idempotent creates', () => {
     const [jobId] = ids;
     const jobs = (await run(`{ jobs(projectId: "${projectId}", first: 100) { nodes { jobId kind } } }`)).data.jobs.nodes;
     expect(jobs.filter((j: { kind: string }) => j.kind === 'IDEM_JOB')).toEqual([{ jobId, kind: 'IDEM_JOB' }]);
-    // The key is recorded by a CreateRequest naming the job, as every create's is; no record of another kind exists.
-    const doc = server.app.store['doc'];
-    const items = (await doc.send(new ScanCommand({ TableName: server.config.tableName }))).Items ?? [];
-    expect(items.filter((i) => i.entityType === 'CreateRequest' && i.entity === 'Job')).toEqual([
-      expect.objectContaining({ target: { PK: expect.stringContaining(`#JOB#${jobId}`), SK: 'JOB' } }),
-    ]);
-    expect(items.filter((i) => i.entityType === 'Idempotency')).toEqual([]);
+    // The key is recorded by a CreateRequest naming the job, as every create's is.
+    expect(await recordOf('job-20')).toMatchObject({ entity: 'Job', target: { PK: expect.stringContaining(`#JOB#${jobId}`), SK: 'JOB' } });
+    if (store === 'dynamodb') {
+      // On DynamoDB's one table no record of another kind exists (PostgreSQL has no table for one to be in).
+      const items = (await dynamoDocOf(server.app).send(new ScanCommand({ TableName: server.config.tableName }))).Items ?? [];
+      expect(items.filter((i) => i.entityType === 'CreateRequest' && i.entity === 'Job')).toHaveLength(1);
+      expect(items.filter((i) => i.entityType === 'Idempotency')).toEqual([]);
+    }
     // A client's key is its user's, as for every other create; a derived key (no key given) is the tenant's.
     const other = await server.token('idem', undefined, 'someone-else');
     expect((await run(query, other)).data.createJob.jobId).not.toBe(jobId);
@@ -155,20 +165,12 @@ describe('idempotent creates', () => {
   it('forgets a key after its window: a record past its expiry no longer answers', async () => {
     const query = `mutation { createProject(input: { title: "Window" }, idempotencyKey: "window-1") { projectId } }`;
     const first = (await run(query)).data.createProject.projectId;
-    // Age the key's record past its window (DynamoDB's TTL deletes lazily; the store ignores it at once).
-    const doc = server.app.store['doc'];
-    const table = server.config.tableName;
-    const records = (await doc.send(new ScanCommand({ TableName: table }))).Items?.filter((i) => i.entityType === 'CreateRequest') ?? [];
-    const record = records.find((r) => r.target.SK === `PROJECT#${first}`);
-    expect(record).toBeDefined();
-    await doc.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { PK: record?.PK, SK: record?.SK },
-        UpdateExpression: 'SET expiresAt = :past',
-        ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },
-      }),
-    );
+    // Age the key's record past its window, through the server's own store (DynamoDB's TTL deletes
+    // lazily; either store ignores an expired item at once).
+    const record = await recordOf('window-1');
+    expect(record?.target.SK).toBe(`PROJECT#${first}`);
+    if (!record) return;
+    await server.app.store.transact([put({ ...record, expiresAt: Math.floor(Date.now() / 1000) - 1 })]);
     const second = (await run(query)).data.createProject.projectId;
     expect(second).not.toBe(first);
   });

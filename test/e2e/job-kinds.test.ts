@@ -1,7 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { REVIEW_STEP } from '../../src/demo/demo.data';
 import { loadDemo } from '../../src/demo/demo.loader';
-import { Role, startTestServer, type TestServer } from '../support/server';
+import { Role, startTestServer, type TestServer, dynamoDocOf } from '../support/server';
 
 /** Declared pipelines (src/job/job.kinds.ts): stages, typed inputs and outputs, review, phases, and the job's lifecycle. */
 describe('declared job kinds', () => {
@@ -18,7 +18,7 @@ describe('declared job kinds', () => {
     gql(worker, `mutation($j: ID!, $s: String!) { ${mutation}(jobId: $j, stepName: $s${extra}) { ${JOB} } }`, { j: jobId, s: stepName });
   const musicInputs = { characterImage: 'tenants/studio-k/hero.png', audioBackingTrack: 'tenants/studio-k/track.mp3' };
   const itemsOfJob = async (jobId: string) => {
-    const out = await server.app.store['doc'].send(new ScanCommand({ TableName: server.config.tableName }));
+    const out = await dynamoDocOf(server.app).send(new ScanCommand({ TableName: server.config.tableName }));
     return (out.Items ?? []).filter((item) => String(item.PK).endsWith(`#JOB#${jobId}`));
   };
 

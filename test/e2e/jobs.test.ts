@@ -17,21 +17,19 @@ import {
   StartStepDocument,
   StepsAwaitingReviewDocument,
 } from '../../src/client/gql/graphql';
-import { allPages, codeOf, dataOf, QUICK_OUTBOX_SWEEP, Role, startTestServer, type TestServer } from '../support/server';
+import { allPages, codeOf, dataOf, QUICK_OUTBOX_SWEEP, Role, STORES, startTestServer, type TestServer } from '../support/server';
 import { JOB_PROGRESS, subscribe, wsClient, metricValue, eventually } from '../support/ws';
 
 const SEVEN = ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'];
 
-describe('jobs, steps and live progress', () => {
+describe.each(STORES)('jobs, steps and live progress, on %s', (store) => {
   let server: TestServer;
   let editor: string;
   let worker: string;
   let projectId: string;
-  // Events of one job whose publish is made to fail, as if the process died between commit and publish.
-  const lostEvents = new Set<string>();
 
   beforeAll(async () => {
-    server = await startTestServer({ env: QUICK_OUTBOX_SWEEP, failPublish: (event) => lostEvents.has(event.eventId) });
+    server = await startTestServer({ store });
     editor = await server.token('studio', [Role.EDITOR], 'artist');
     worker = await server.token('studio', [Role.WORKER], 'gpu-worker');
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Robot' } }, editor)).createProject.projectId;
@@ -190,28 +188,6 @@ describe('jobs, steps and live progress', () => {
     expect(events.slice(0, 100).map((e) => e.step.progress)).toEqual(Array.from({ length: 100 }, (_, i) => (i + 1) / 101));
   });
 
-  it('delivers an event whose publish failed after commit through the sweeper, once', async () => {
-    const job = await createJob(['crashy']);
-    const client = wsClient(server.url, editor);
-    const sub = subscribe(client, JOB_PROGRESS, { jobId: job.jobId, afterSeq: 1 });
-    await new Promise((r) => setTimeout(r, 100));
-    lostEvents.add(`${job.jobId}:2`);
-    await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'crashy' }, worker);
-    // The sweeper (every 200 ms, for events older than 300 ms) publishes it.
-    const [event] = await sub.waitFor(1, 5_000);
-    expect(event).toMatchObject({ seq: 2, type: 'STEP_STARTED' });
-    // Once the sweep has taken it out of the outbox, nothing is left for a sweep to publish again,
-    // and the next event of the stream comes after the swept one with no second copy between them.
-    await eventually(
-      () => metricValue(server.url, 'artissist_outbox_backlog'),
-      (n) => n === 0,
-    );
-    expect(await server.app.outbox.sweep()).toBe(0);
-    await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: 'crashy', progress: 0.5 }, worker);
-    await sub.waitFor(2, 5_000);
-    expect(sub.received.map((e) => e.seq)).toEqual([2, 3]);
-  });
-
   it('creates one job for 100 concurrent duplicate createJob calls, returns it to all of them, and refuses a client key used again with other arguments', async () => {
     const input = {
       projectId,
@@ -295,5 +271,49 @@ describe('jobs, steps and live progress', () => {
     expect(new Set(ids).size).toBe(ids.length);
     const times = across.nodes.map((j) => j.updatedAt);
     expect([...times].sort().reverse()).toEqual(times);
+  });
+});
+
+// With a server of its own, whose publishes of chosen events fail.
+describe.each(STORES)('the outbox sweeper, on %s', (store) => {
+  let server: TestServer;
+  let editor: string;
+  let worker: string;
+  let projectId: string;
+  // Events of one job whose publish is made to fail, as if the process died between commit and publish.
+  const lostEvents = new Set<string>();
+
+  beforeAll(async () => {
+    server = await startTestServer({ store, env: QUICK_OUTBOX_SWEEP, failPublish: (event) => lostEvents.has(event.eventId) });
+    editor = await server.token('studio', [Role.EDITOR], 'artist');
+    worker = await server.token('studio', [Role.WORKER], 'gpu-worker');
+    projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Robot' } }, editor)).createProject.projectId;
+  });
+
+  const createJob = async (steps: string[]) =>
+    dataOf(
+      await server.request(CreateJobDocument, { input: { projectId, kind: '3D_CHARACTER', steps, inputs: { prompt: 'robot' } } }, editor),
+    ).createJob;
+
+  it('delivers an event whose publish failed after commit through the sweeper, once', async () => {
+    const job = await createJob(['crashy']);
+    const client = wsClient(server.url, editor);
+    const sub = subscribe(client, JOB_PROGRESS, { jobId: job.jobId, afterSeq: 1 });
+    await new Promise((r) => setTimeout(r, 100));
+    lostEvents.add(`${job.jobId}:2`);
+    await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'crashy' }, worker);
+    // The sweeper (every 200 ms, for events older than 300 ms) publishes it.
+    const [event] = await sub.waitFor(1, 5_000);
+    expect(event).toMatchObject({ seq: 2, type: 'STEP_STARTED' });
+    // Once the sweep has taken it out of the outbox, nothing is left for a sweep to publish again,
+    // and the next event of the stream comes after the swept one with no second copy between them.
+    await eventually(
+      () => metricValue(server.url, 'artissist_outbox_backlog'),
+      (n) => n === 0,
+    );
+    expect(await server.app.outbox.sweep()).toBe(0);
+    await server.request(ReportStepProgressDocument, { jobId: job.jobId, stepName: 'crashy', progress: 0.5 }, worker);
+    await sub.waitFor(2, 5_000);
+    expect(sub.received.map((e) => e.seq)).toEqual([2, 3]);
   });
 });

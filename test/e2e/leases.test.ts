@@ -1,11 +1,10 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { entities } from '../../src/common/entities';
 import { claimReadStats, itemWriteStats, keptJobStates, openQueues } from '../../src/job/job.items';
 import { stopOnPurpose } from '../support/fixtures';
-import { Role, startTestServer, type TestServer } from '../support/server';
+import { Role, STORES, startTestServer, type TestServer } from '../support/server';
 
 /** Worker leases and claiming (claimWork): exactly-once hand-out, renewal, take-over after a lease runs out, attempts. */
-describe('claiming work with leases', () => {
+describe.each(STORES)('claiming work with leases, on %s', (store) => {
   /** A lease long enough that none runs out in a test (the claim storm on a busy machine takes seconds), and a short one. */
   let longLease: TestServer;
   let shortLease: TestServer;
@@ -53,9 +52,9 @@ describe('claiming work with leases', () => {
 
   beforeAll(async () => {
     [longLease, shortLease] = await Promise.all([
-      startTestServer({ env: { JOB_LEASE_SECONDS: '600' } }),
+      startTestServer({ store, env: { JOB_LEASE_SECONDS: '600' } }),
       // Its requests' clock runs ahead when a test lets a lease run out, instead of the test waiting for it.
-      startTestServer({ env: { JOB_LEASE_SECONDS: String(LEASE_SECONDS) }, now: () => new Date(Date.now() + clockAhead) }),
+      startTestServer({ store, env: { JOB_LEASE_SECONDS: String(LEASE_SECONDS) }, now: () => new Date(Date.now() + clockAhead) }),
     ]);
   });
 
@@ -151,7 +150,7 @@ describe('claiming work with leases', () => {
 
   it("keeps a busy job's state between one worker's calls, though its queue drains after each, and drops it at shutdown", async () => {
     // A server of its own, to be stopped here.
-    const own = await startTestServer({ env: { JOB_LEASE_SECONDS: '600' } });
+    const own = await startTestServer({ store, env: { JOB_LEASE_SECONDS: '600' } });
     await use(own);
     const jobId = await batchJob();
     const token = await workerToken(300);
@@ -273,9 +272,9 @@ describe('claiming work with leases', () => {
     await claim(await workerToken(301), kind);
     const job = await gql(editor, 'query($j: ID!) { job(jobId: $j) { seq } }', { j: jobId });
     expect(job.data.job.seq).toBe(3);
-    const out = await server.app.store['doc'].send(new ScanCommand({ TableName: server.config.tableName }));
-    const events = (out.Items ?? []).filter((item) => String(item.PK).endsWith(`#JOB#${jobId}`) && String(item.SK).startsWith('EVENT#'));
-    expect(events.map((e) => [e.seq, e.type, e.step?.attempt])).toEqual([
+    // The job's stream as stored, read through the server's own store.
+    const events = entities.JobEvent.itemsOf(await server.app.store.queryAll(entities.JobEvent.key.prefixOf('lease-co', { jobId })));
+    expect(events.map((e) => [e.seq, e.type, e.step && 'attempt' in e.step ? e.step.attempt : undefined])).toEqual([
       [1, 'JOB_CREATED', undefined],
       [2, 'STEP_STARTED', 1],
       [3, 'STEP_RECLAIMED', 2],

@@ -1,11 +1,11 @@
-import { Role, startTestServer, type TestServer } from '../support/server';
+import { Role, STORES, startTestServer, type TestServer } from '../support/server';
 
 /*
  * The Cursor Connections spec as the server implements it: edges with a cursor each, PageInfo's
  * four fields, and last/before on the lists read by one query (the same DynamoDB query read in
  * reverse, the page turned back into list order). Checked on a list in creation order
  * (logsConnection), on newest-first lists (jobs, activity), and for a cursor carried to another
- * tenant or list, both ways.
+ * tenant or list, both ways. A contract test: every case runs on each store (DynamoDB, PostgreSQL).
  */
 
 interface Edge {
@@ -29,7 +29,7 @@ const defs = (args: string) => `$p: ID!${args.includes('$c') ? ', $c: String' : 
 
 const PAGE = 'edges { cursor node { id } } nodes { id } pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
 
-describe('Cursor Connections: edges, PageInfo and last/before', () => {
+describe.each(STORES)('Cursor Connections: edges, PageInfo and last/before, on %s', (store) => {
   let server: TestServer;
   let a: string;
   let b: string;
@@ -55,7 +55,7 @@ describe('Cursor Connections: edges, PageInfo and last/before', () => {
     ).logsConnection;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ store });
     a = await server.token('page-a', [Role.EDITOR]);
     b = await server.token('page-b', [Role.EDITOR]);
     projectId = (await data('mutation { createProject(input: { title: "Pages" }) { projectId } }')).createProject.projectId;

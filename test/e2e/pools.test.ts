@@ -2,7 +2,7 @@
 import { signDevToken } from '../../src/auth/jwt';
 import { JOB_KINDS } from '../../src/job/job.kinds';
 import { poolSchedulerOf } from '../../src/job/job.pool';
-import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { Role, startTestServer, TEST_SECRET, type TestServer, dynamoDocOf } from '../support/server';
 import { registerFixture } from '../support/fixtures';
 
 // One single step that pool workers pause for review (no other test claims it).
@@ -439,7 +439,7 @@ describe('shared worker pools', () => {
     expect(claimed).toMatchObject({ tenantId: t.tenantId, job: { jobId }, step: { name: 'render' } });
     // The transactions the server sends, captured from its own DynamoDB client (read only).
     const sent: { TransactItems?: { Put?: { Item: Record<string, unknown> } }[] }[] = [];
-    const doc = server.app.store['doc'];
+    const doc = dynamoDocOf(server.app);
     doc.middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName === 'TransactWriteItemsCommand') sent.push(structuredClone(args.input) as (typeof sent)[number]);
@@ -522,7 +522,7 @@ describe('shared worker pools', () => {
     expect(listedFrom < leaseEnd).toBe(true);
     // The claims' reads of the job item, counted from the server's own DynamoDB client (read only).
     let jobReads = 0;
-    const doc = short.app.store['doc'];
+    const doc = dynamoDocOf(short.app);
     doc.middlewareStack.add(
       (next, context) => async (args) => {
         // A read of the job item names its partition and its sort key JOB (a GetItem of it, or a

@@ -2,7 +2,7 @@ import { entities } from '../../src/common/entities';
 import { usageKey } from '../../src/common/quota';
 import { QUOTA_COUNTED_ATTRIBUTE } from '../../src/infra/dynamo/entity';
 import { del, put as putItem } from '../../src/infra/dynamo/write';
-import { dataOf, Role, startTestServer, type GraphQLResult, type TestServer } from '../support/server';
+import { dataOf, Role, startTestServer, type GraphQLResult, type TestServer, STORES } from '../support/server';
 import { eventually, metricValue } from '../support/ws';
 
 type Target = { url: string; method: string; headers: Array<{ name: string; value: string }> };
@@ -20,12 +20,12 @@ const USAGE =
   'query($t: ID!) { tenantUsage(tenantId: $t) { plan limits { projects storedBytes runningJobs } quotas { quota used limit } } }';
 const SET_PLAN = 'mutation($t: ID!, $limits: PlanLimitsInput) { setTenantPlan(tenantId: $t, plan: STUDIO, limits: $limits) { plan } }';
 
-describe("a tenant's plan quotas, checked in the write's own transaction", () => {
+describe.each(STORES)("a tenant's plan quotas, checked in the write's own transaction, on %s", (store) => {
   let server: TestServer;
   let admin: string;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ store });
     admin = await server.operatorToken();
   });
 

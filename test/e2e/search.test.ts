@@ -17,7 +17,7 @@ import { entities } from '../../src/common/entities';
 import type { Dynamo } from '../../src/infra/dynamo/client';
 import { keySchemas } from '../../src/infra/dynamo/table';
 import { testDynamo } from '../support/dynamo';
-import { allPages, codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
+import { allPages, codeOf, dataOf, startTestServer, type TestServer, dynamoDocOf } from '../support/server';
 import { fixture } from '../support/fixtures';
 
 /*
@@ -369,7 +369,7 @@ describe('search', () => {
   it('measures what the word index adds to each write of each searchable entity, with typical text', async () => {
     // The transactions the server sends, captured from its own DynamoDB client (read only).
     const sent: { TransactItems?: { Put?: { Item: Record<string, unknown> }; Delete?: { Key: Record<string, unknown> } }[] }[] = [];
-    const doc = server.app.store['doc'];
+    const doc = dynamoDocOf(server.app);
     doc.middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName === 'TransactWriteItemsCommand') sent.push(structuredClone(args.input) as (typeof sent)[number]);

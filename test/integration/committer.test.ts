@@ -10,7 +10,7 @@ import {
   maxBackoffMs,
   Stale,
 } from '../../src/infra/dynamo/committer';
-import { Store, type TransactOutcome } from '../../src/infra/dynamo/store';
+import { DynamoStore, type Store, type TransactOutcome } from '../../src/infra/dynamo/store';
 import { put, streamEvent } from '../../src/infra/dynamo/write';
 import { freshTable, type TestTable } from '../support/dynamo';
 
@@ -110,7 +110,7 @@ describe('the committer', () => {
     it('lose and repeat no event: every command committed once, the stream gapless, the value exact', async () => {
       const id = fresh();
       // A second instance: its own store client and committer on the same table.
-      const other = new Store(table.dynamo.doc, table.tableName, new CursorCodec('test-cursor-secret'));
+      const other = new DynamoStore(table.dynamo.doc, table.tableName, new CursorCodec('test-cursor-secret'));
       const here = new Committer(table.store);
       const there = new Committer(other);
       const type = counterType(undefined, 16);

@@ -3,7 +3,7 @@ import { DeleteTableCommand, DynamoDBClient, type DynamoDBClientConfig, Resource
 import { CursorCodec } from '../../src/infra/cursor';
 import { createDynamo, type Dynamo } from '../../src/infra/dynamo/client';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
-import { Store } from '../../src/infra/dynamo/store';
+import { DynamoStore, type Store } from '../../src/infra/dynamo/store';
 import { registerFixture } from './fixtures';
 
 export function testEndpoint(): string {
@@ -109,6 +109,6 @@ export async function freshTable(options: { now?: () => number; stream?: boolean
     }
   });
   await ensureTable(dynamo.client, tableName, { stream: options.stream ?? testTableStream() });
-  const store = new Store(dynamo.doc, tableName, new CursorCodec('test-cursor-secret'), options.now);
+  const store = new DynamoStore(dynamo.doc, tableName, new CursorCodec('test-cursor-secret'), options.now);
   return { tableName, dynamo, store, drop };
 }

@@ -3,8 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
+import { Client, escapeIdentifier } from 'pg';
+import { entities } from '../../src/common/entities';
 import { freePort } from '../../src/infra/free-port';
+import { createRoles, withTenant } from '../../src/infra/postgres/apply';
+import { DEFAULT_ROLES, deriveSchema } from '../../src/infra/postgres/schema';
 import { fixture, registerFixture } from './fixtures';
 
 export interface PostgresServer {
@@ -161,4 +164,41 @@ export async function startPostgres(): Promise<PostgresServer> {
       return fixture(`postgres client ${login}`, await open(login, secret, database), (client) => client.end());
     },
   };
+}
+
+/**
+ * A new PostgreSQL (startPostgres) with the roles of docs/postgres.md made on its `postgres`
+ * database, and the settings a server takes to run on it: DATABASE_URL as the server's role, bound by
+ * row-level security, and DATABASE_OWNER_URL as the schema's owner, with which it applies the schema.
+ */
+export async function startPostgresForServer(): Promise<{ DATABASE_URL: string; DATABASE_OWNER_URL: string }> {
+  const pg = await startPostgres();
+  const admin = await pg.connect(pg.superuser, pg.password);
+  const passwords = { owner: randomBytes(9).toString('hex'), app: randomBytes(9).toString('hex') };
+  await createRoles(admin, DEFAULT_ROLES, passwords, 'postgres');
+  const url = (user: string, password: string) => `postgres://${user}:${password}@127.0.0.1:${pg.port}/postgres`;
+  return { DATABASE_URL: url(DEFAULT_ROLES.app, passwords.app), DATABASE_OWNER_URL: url(DEFAULT_ROLES.owner, passwords.owner) };
+}
+
+/**
+ * Every row of `tenantId` in every derived table of the database at `databaseUrl` (a server's
+ * DATABASE_URL: its role sees the tenant's rows only), each with its table's name, in a stable
+ * order: what a test compares before and after to see that nothing of the tenant changed.
+ */
+export async function rowsOfTenant(databaseUrl: string, tenantId: string): Promise<Record<string, unknown>[]> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return await withTenant(client, tenantId, async () => {
+      const rows: Record<string, unknown>[] = [];
+      const derived = deriveSchema(entities);
+      for (const table of [...derived.tables, ...derived.storeTables]) {
+        const out = await client.query(`SELECT * FROM ${escapeIdentifier(DEFAULT_ROLES.schema)}.${escapeIdentifier(table.name)}`);
+        rows.push(...out.rows.map((row) => ({ table: table.name, ...row })));
+      }
+      return rows.sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)));
+    });
+  } finally {
+    await client.end();
+  }
 }

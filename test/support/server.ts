@@ -4,13 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { print } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startApp, type App } from '../../src/app';
+import { DynamoStore } from '../../src/infra/dynamo/store';
+import { PgStore } from '../../src/infra/postgres/store';
 import type { ArchiveManifest } from '../../src/archive/archive.format';
 import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
 import { loadConfig, type Config } from '../../src/config';
 import { createTable, dropTable, testDynamoEnv, testEndpoint } from './dynamo';
 import { registerFixture } from './fixtures';
+import { startPostgresForServer } from './postgres';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789';
 /** The test servers' operator issuer (AUTH_OPERATOR_SECRET): the only key that signs a valid operator token. */
@@ -52,6 +56,10 @@ export interface TestServer {
  */
 export const QUICK_OUTBOX_SWEEP = { OUTBOX_SWEEP_MS: '200', OUTBOX_GRACE_MS: '300' } as const;
 
+/** The stores a server runs on; a contract test runs its cases on each (`describe.each(STORES)`). */
+export const STORES = ['dynamodb', 'postgres'] as const;
+export type StoreName = (typeof STORES)[number];
+
 /**
  * Starts the real server in this process on a free 127.0.0.1 port, against the run's DynamoDB
  * Local and a new table. It is registered with the fixture registry (test/support/fixtures.ts),
@@ -68,8 +76,14 @@ export async function startTestServer(
     now?: () => Date;
     /** Called between an archive's export and its removal (a throw: a crash there). */
     afterArchiveExport?: (manifest: ArchiveManifest) => void | Promise<void>;
+    /**
+     * The store it runs on: the run's DynamoDB Local, or a PostgreSQL of its own (see STORES). By
+     * default DynamoDB, unless TEST_STORE=postgres, which runs any test file's servers on PostgreSQL.
+     */
+    store?: StoreName;
   } = {},
 ): Promise<TestServer> {
+  const store: StoreName = options.store ?? (process.env.TEST_STORE === 'postgres' ? 'postgres' : 'dynamodb');
   // The embedded S3 keeps its files here; the folder goes when the server stops.
   const dataDir = mkdtempSync(join(tmpdir(), 'artissist-test-'));
   registerFixture(`data folder ${dataDir}`, () => rmSync(dataDir, { recursive: true, force: true }));
@@ -90,10 +104,13 @@ export async function startTestServer(
     REQUEST_BUDGET_MS: '30000',
     // No change stream unless the test asks for one (see test/support/environment.ts).
     TABLE_STREAM: process.env.TABLE_STREAM ?? 'off',
+    ...(store === 'postgres' ? await startPostgresForServer() : {}),
     ...options.env,
   });
   // A production server only checks its table: here the test makes it, as the deploy template would.
-  if (!config.dynamo.createTable) await createTable(config.tableName, { stream: config.dynamo.stream });
+  if (config.postgres) {
+    // The server applies the schema itself (DATABASE_OWNER_URL); its PostgreSQL goes with the test's fixtures.
+  } else if (!config.dynamo.createTable) await createTable(config.tableName, { stream: config.dynamo.stream });
   // A table the app makes itself in the run's DynamoDB Local goes too (createTable registers its own).
   else if (config.dynamo.endpoint === testEndpoint()) registerFixture(`table ${config.tableName}`, () => dropTable(config.tableName));
   const app = await startApp(config, {
@@ -104,6 +121,8 @@ export async function startTestServer(
     afterArchiveExport: options.afterArchiveExport,
   });
   const stop = registerFixture(`test server ${app.url}`, () => app.stop());
+  // A contract test's case on PostgreSQL must run on it, not fall back to the default.
+  if ((store === 'postgres') !== app.store instanceof PgStore) throw new Error(`The server does not run on ${store}.`);
   const secret = new TextEncoder().encode(TEST_SECRET);
   const raw = async (body: unknown, token?: string | null, headers: Record<string, string> = {}) => {
     const res = await fetch(app.url, {
@@ -165,4 +184,13 @@ export async function allPages<N>(fetchPage: (after: string | null) => Promise<C
     after = page.pageInfo.endCursor ?? null;
   }
   throw new Error('More than 1000 pages: the cursor does not advance.');
+}
+
+/**
+ * The DynamoDB document client of a server running on DynamoDB, for a test that reads what the table
+ * holds or watches the requests sent. Throws for a server on another store: such a test is DynamoDB's own.
+ */
+export function dynamoDocOf(app: App): DynamoDBDocumentClient {
+  if (!(app.store instanceof DynamoStore)) throw new Error('This server does not run on DynamoDB.');
+  return app.store['doc'];
 }

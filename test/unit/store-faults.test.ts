@@ -3,7 +3,7 @@ import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynam
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { AppError, conflict } from '../../src/errors';
 import { CursorCodec } from '../../src/infra/cursor';
-import { Store } from '../../src/infra/dynamo/store';
+import { DynamoStore } from '../../src/infra/dynamo/store';
 import { put as putItem } from '../../src/infra/dynamo/write';
 
 /*
@@ -21,7 +21,7 @@ function storeAnswering(...answers: Array<Error | 'ok' | object>) {
       return next === 'ok' ? {} : next;
     },
   } as unknown as DynamoDBDocumentClient;
-  return { store: new Store(doc, 'table', new CursorCodec('s')), sent };
+  return { store: new DynamoStore(doc, 'table', new CursorCodec('s')), sent };
 }
 
 const cancelled = (reasons: Array<{ Code: string; Item?: Record<string, any> }>) =>

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppError, ErrorCode } from '../../errors';
 import { budgetLeft, runWithBudget } from '../deadline';
 import { classify, isServiceUnavailable } from '../dependency';
-import type { TransactOutcome } from './store';
+import type { TransactOutcome } from '../store-api';
 import type { Key } from './table';
 import {
   HEAD_POSITION,

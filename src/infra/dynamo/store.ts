@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   type AttributeValue,
   type CancellationReason,
@@ -19,31 +18,16 @@ import { AppError, ErrorCode } from '../../errors';
 import { throttledCancellation } from '../dependency';
 import type { CursorCodec } from '../cursor';
 import { lazyCursor, Page, type PageRequest, pageShape } from './page';
+import { listPage, mergedPage, queryFingerprint } from '../pages';
 import { keySchemas, TTL_ATTRIBUTE, type IndexName, type Key } from './table';
 import { keyedItem, transactRequest, update, type Item, type Write } from './write';
+import { keyString, type OrderedList, type Projection, type QuerySpec, type StoreApi, type TransactOutcome } from '../store-api';
 
 export type { Item, Write };
 
-/** One query over the base table or an index: a partition and at most one sort-key condition. */
-export interface QuerySpec {
-  index?: IndexName;
-  pk: string;
-  skPrefix?: string;
-  /** Sort keys from the first to the second, both included. */
-  skBetween?: [string, string];
-  /** Sort keys below this one. */
-  skBefore?: string;
-  /** Newest (or last) first. */
-  descending?: boolean;
-}
-
-/**
- * The attributes a read returns, when not every one: a page's items then hold these (those they
- * have) and what the store itself needs of each item, which it adds: the key, `entityType`, the
- * expiry and the key of the index read (a cursor is an item's position in it). Made once per
- * selection and kept (see EntityModel.projectionOf), so the expression built from it is kept too.
- */
-export type Projection = readonly string[];
+export type { OrderedList, Projection, QuerySpec, TransactOutcome } from '../store-api';
+/** What the server calls on a store (the interface this class implements); the name the server's code uses. */
+export type Store = StoreApi;
 
 /** A projection as a Query takes it: its expression and the attribute names that expression uses. */
 interface ProjectionInput {
@@ -82,20 +66,7 @@ const MAX_TRANSACT_ITEMS = 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const backoff = (attempt: number) => Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random());
 
-/** The cache key of an item key, for DataLoader and for ordering batch results. */
-/**
- * A list the caller computed whole and ordered (ranked search results), to be paged by Store.listPage:
- * its id (what its cursors are bound to), its nodes in order, a node's position (unique in the list),
- * and how two positions compare as the list orders them.
- */
-export interface OrderedList<T> {
-  listId: string;
-  list: readonly T[];
-  positionOf: (node: T) => Record<string, unknown>;
-  compare: (a: Record<string, unknown>, b: Record<string, unknown>) => number;
-}
-
-export const keyString = (key: Key) => `${key.PK}\u0000${key.SK}`;
+export { keyString };
 
 /** `keys` without repeats (a batch call refuses a key twice), as bare keys, in first-seen order. */
 const distinctKeys = (keys: readonly Key[]): Key[] => [
@@ -122,7 +93,7 @@ async function inBatches(keys: Key[], size: number, command: string, send: (batc
  * The store: the only code that talks to the table. It never returns an item past its
  * `expiresAt`, because DynamoDB's TTL deletes lazily (and DynamoDB Local never does).
  */
-export class Store {
+export class DynamoStore implements StoreApi {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     readonly tableName: string,
@@ -189,7 +160,7 @@ export class Store {
    * walks every input and output object once more to find what to convert (lib-dynamodb's
    * processKeysInObj), which for a page of 50 items was about 4 % of a read's CPU.
    */
-  private async query(input: ReturnType<Store['queryInput']>): Promise<{ items: Item[]; lastKey?: Record<string, unknown> }> {
+  private async query(input: ReturnType<DynamoStore['queryInput']>): Promise<{ items: Item[]; lastKey?: Record<string, unknown> }> {
     const out = await this.doc.send(
       new QueryItemsCommand({
         ...input,
@@ -214,23 +185,6 @@ export class Store {
     return position;
   }
 
-  /** A fingerprint of the query, which binds its cursors to it. */
-  private queryId(spec: QuerySpec): string {
-    return createHash('sha256')
-      .update(
-        JSON.stringify([
-          spec.index ?? '',
-          spec.pk,
-          spec.skPrefix ?? '',
-          spec.skBetween ?? '',
-          spec.skBefore ?? '',
-          Boolean(spec.descending),
-        ]),
-      )
-      .digest('base64url')
-      .slice(0, 22);
-  }
-
   /**
    * Reads one page of `spec` for `tenantId`: forward (`first` after the cursor `after`) or, with
    * `last`/`before`, backward (the same query read in the opposite direction from the cursor, the
@@ -245,7 +199,7 @@ export class Store {
     const { size, backward, cursor, cursorArgument } = pageShape(page);
     // The query's fingerprint (a SHA-256) only when a cursor is read or made: most pages make none.
     let fingerprint: string | undefined;
-    const queryId = () => (fingerprint ??= this.queryId(spec));
+    const queryId = () => (fingerprint ??= queryFingerprint(spec));
     let startKey = cursor ? await this.cursors.decode(cursor, tenantId, queryId(), cursorArgument) : undefined;
     // DynamoDB reads from an exclusive start key in either direction, so a backward page is the
     // same query with its direction flipped.
@@ -282,20 +236,7 @@ export class Store {
     sortAttribute: string,
     page: PageRequest = {},
   ): Promise<Page<Item>> {
-    const { size: first, backward, cursor } = pageShape(page);
-    if (backward) {
-      throw new AppError(ErrorCode.BAD_USER_INPUT, 'This list pages forward only: use first and after.', { field: 'last' });
-    }
-    const before = cursor ? String((await this.cursors.decode(cursor, tenantId, listId)).before) : undefined;
-    const parts = await Promise.all(shards(before).map((spec) => this.queryFirst(spec, first + 1)));
-    const sortKey = (item: Item) => String(item[sortAttribute]);
-    const merged = parts.flat().sort((a, b) => (sortKey(a) < sortKey(b) ? 1 : sortKey(a) > sortKey(b) ? -1 : 0));
-    const nodes = merged.slice(0, first);
-    return new Page(
-      nodes,
-      nodes.map((item) => lazyCursor(() => this.cursors.encode(tenantId, listId, { before: item[sortAttribute] }))),
-      { hasNextPage: merged.length > first, hasPreviousPage: cursor !== null },
-    );
+    return mergedPage(this.cursors, (spec, n) => this.queryFirst(spec, n), tenantId, listId, shards, sortAttribute, page);
   }
 
   /**
@@ -306,18 +247,8 @@ export class Store {
    * bound to the tenant and `listId` like any cursor. Throws BAD_USER_INPUT for a bad size, for
    * mixed directions, or for a cursor of another tenant or list.
    */
-  async listPage<T>(tenantId: string, { listId, list, positionOf, compare }: OrderedList<T>, page: PageRequest = {}): Promise<Page<T>> {
-    const { size, backward, cursor, cursorArgument } = pageShape(page);
-    const position = cursor ? await this.cursors.decode(cursor, tenantId, listId, cursorArgument) : undefined;
-    const side = backward ? -1 : 1;
-    const rest = position ? list.filter((node) => Math.sign(compare(positionOf(node), position)) === side) : list;
-    const nodes = backward ? rest.slice(Math.max(0, rest.length - size)) : rest.slice(0, size);
-    const more = rest.length > size;
-    return new Page(
-      nodes,
-      nodes.map((node) => lazyCursor(() => this.cursors.encode(tenantId, listId, positionOf(node)))),
-      backward ? { hasNextPage: cursor !== null, hasPreviousPage: more } : { hasNextPage: more, hasPreviousPage: cursor !== null },
-    );
+  async listPage<T>(tenantId: string, ordered: OrderedList<T>, page: PageRequest = {}): Promise<Page<T>> {
+    return listPage(this.cursors, tenantId, ordered, page);
   }
 
   /** Reads the first `n` live items of `spec`. */
@@ -533,12 +464,6 @@ export class Store {
     }
   }
 }
-
-/**
- * What one transaction came to short of a failed condition: committed, or cancelled for a
- * reason another attempt may not meet (see Store.transactOnce).
- */
-export type TransactOutcome = 'committed' | { reason: 'conflict' | 'throttled'; error: unknown };
 
 /** The error of a write whose items other transactions kept changing past the retry bound. */
 const contendedItem = () => new AppError(ErrorCode.CONFLICT, 'The item is being changed by others right now; try again.');

@@ -1,6 +1,7 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { TTL_ATTRIBUTE, type Key } from './table';
 import { traceContextAttributes } from '../tracing';
+import { isRecord } from '../../guards';
 
 /*
  * The writes of a transaction, as data. Domain code says what it writes and under which
@@ -38,7 +39,7 @@ export type ConditionFailure = (current: Item | undefined) => Error;
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** One part of a condition; the parts of a write's condition must all hold. */
-type ConditionPart =
+export type ConditionPart =
   | { kind: 'exists' }
   | { kind: 'absent' }
   | { kind: 'absentOrExpired'; nowSeconds: number }
@@ -47,14 +48,15 @@ type ConditionPart =
   | { kind: 'absentOrAtMost'; attribute: string; max: number };
 
 /** One action of an update expression. */
-type UpdateAction =
+export type UpdateAction =
   | { kind: 'addToSet'; attribute: string; values: Set<string> }
   | { kind: 'deleteFromSet'; attribute: string; values: Set<string> }
   | { kind: 'appendToList'; attribute: string; values: unknown[] }
   | { kind: 'addNumber'; attribute: string; value: number }
   | { kind: 'remove'; attribute: string };
 
-type Operation = { op: 'Put'; item: Item } | { op: 'Delete' } | { op: 'ConditionCheck' } | { op: 'Update'; actions: UpdateAction[] };
+/** What a write does to its item. */
+export type Operation = { op: 'Put'; item: Item } | { op: 'Delete' } | { op: 'ConditionCheck' } | { op: 'Update'; actions: UpdateAction[] };
 
 /**
  * One write of a unit of work: immutable, so a builder method returns a new write. Its key is
@@ -79,6 +81,82 @@ export class Write {
   /** True when the write holds only under a condition (so a transaction can fail on it). */
   get conditional(): boolean {
     return this.conditions.length > 0;
+  }
+
+  /** What the write does (a put, delete, condition check or update), for a store that carries it out itself. */
+  get action(): Operation {
+    return this.operation;
+  }
+
+  /**
+   * True when every part of the write's condition holds for `current` (the item as it is now,
+   * undefined when there is none), as DynamoDB evaluates them: an expired item not yet removed still
+   * exists, a missing attribute equals nothing, and `absentOrAtMost` holds for a missing item. What a
+   * store that checks conditions itself (the PostgreSQL store, on rows it has locked) decides by.
+   */
+  holdsFor(current: Item | undefined): boolean {
+    return this.conditions.every((part) => {
+      switch (part.kind) {
+        case 'exists':
+          return current !== undefined;
+        case 'absent':
+          return current === undefined;
+        case 'absentOrExpired': {
+          const expires = current?.[TTL_ATTRIBUTE];
+          return current === undefined || (typeof expires === 'number' && expires <= part.nowSeconds);
+        }
+        case 'equals': {
+          const path = typeof part.attribute === 'string' ? [part.attribute] : part.attribute;
+          let value: unknown = current;
+          for (const name of path) value = isRecord(value) ? value[name] : undefined;
+          return value !== undefined && value === part.value;
+        }
+        case 'absentOrAtMost': {
+          const value = current?.[part.attribute];
+          return value === undefined || (typeof value === 'number' && value <= part.max);
+        }
+      }
+    });
+  }
+
+  /**
+   * The item once this write is made on `current` (undefined when there is none), as DynamoDB makes
+   * it: a put's item; undefined for a delete; `current` for a condition check; for an update, the
+   * item (made from the key when there is none) with each action applied: a set emptied is removed,
+   * a number added to from 0. Throws (as DynamoDB refuses it) when a list is appended to that the
+   * item lacks. Pure.
+   */
+  applyTo(current: Item | undefined): Item | undefined {
+    const operation = this.operation;
+    switch (operation.op) {
+      case 'Put':
+        return operation.item;
+      case 'Delete':
+        return undefined;
+      case 'ConditionCheck':
+        return current;
+      case 'Update': {
+        const next: Record<string, unknown> = { ...(current ?? {}), PK: this.key.PK, SK: this.key.SK };
+        for (const action of operation.actions) {
+          const had = next[action.attribute];
+          if (action.kind === 'remove') delete next[action.attribute];
+          else if (action.kind === 'addNumber') next[action.attribute] = (typeof had === 'number' ? had : 0) + action.value;
+          else if (action.kind === 'appendToList') {
+            if (!Array.isArray(had)) throw new Error(`${action.attribute} is not a list to append to.`);
+            next[action.attribute] = [...had, ...action.values];
+          } else {
+            const set = new Set<string>(had instanceof Set || Array.isArray(had) ? had : []);
+            for (const value of action.values) {
+              if (action.kind === 'addToSet') set.add(value);
+              else set.delete(value);
+            }
+            if (set.size === 0) delete next[action.attribute];
+            else next[action.attribute] = set;
+          }
+        }
+        return keyedItem(next);
+      }
+    }
   }
 
   /** The item a put writes; undefined for other writes. */

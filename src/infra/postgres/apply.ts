@@ -1,5 +1,14 @@
 import { type ClientBase, escapeIdentifier as ident, escapeLiteral as literal } from 'pg';
-import { type DerivedSchema, foreignKeySql, type SchemaRoles, schemaSql, TENANT_POLICY, TENANT_SETTING } from './schema';
+import {
+  CROSS_TENANT_POLICY,
+  CROSS_TENANT_SETTING,
+  type DerivedSchema,
+  foreignKeySql,
+  type SchemaRoles,
+  schemaSql,
+  TENANT_POLICY,
+  TENANT_SETTING,
+} from './schema';
 
 /*
  * Sending the derived schema (src/infra/postgres/schema.ts) to a database, and checking a database
@@ -101,7 +110,7 @@ export async function schemaDrift(client: ClientBase, derived: DerivedSchema): P
   const policy = new Set(policies.rows.map((p) => `${p.tablename}.${p.policyname}`));
 
   const drift: string[] = [];
-  for (const table of derived.tables) {
+  for (const table of [...derived.tables, ...derived.storeTables]) {
     const found = relation.get(table.name);
     if (found?.relkind !== 'r') {
       drift.push(`missing table ${table.name}`);
@@ -124,7 +133,8 @@ export async function schemaDrift(client: ClientBase, derived: DerivedSchema): P
     for (const fk of table.foreignKeys) if (!foreignKeys.has(fk.name)) drift.push(`missing foreign key ${fk.name} on ${table.name}`);
     if (!found.rls) drift.push(`row-level security is not enabled on ${table.name}`);
     if (!found.forced) drift.push(`row-level security is not forced on ${table.name}`);
-    if (!policy.has(`${table.name}.${TENANT_POLICY}`)) drift.push(`missing policy ${TENANT_POLICY} on ${table.name}`);
+    for (const name of [TENANT_POLICY, CROSS_TENANT_POLICY])
+      if (!policy.has(`${table.name}.${name}`)) drift.push(`missing policy ${name} on ${table.name}`);
   }
   for (const view of derived.views) if (relation.get(view.name)?.relkind !== 'v') drift.push(`missing view ${view.name}`);
   return drift;
@@ -145,8 +155,24 @@ export async function withTenant<T>(client: ClientBase, tenantId: string, work: 
   });
 }
 
-async function inTransaction<T>(client: ClientBase, work: () => Promise<T>): Promise<T> {
-  await client.query('BEGIN');
+/**
+ * Runs `work` in one read-only transaction that sees every tenant's rows (CROSS_TENANT_SETTING): for
+ * the reads of an index declared across tenants, and nothing else. PostgreSQL refuses any write in
+ * it, and the setting ends with it. Rethrows what `work` or PostgreSQL throws after rolling back.
+ */
+export async function withCrossTenantRead<T>(client: ClientBase, work: (client: ClientBase) => Promise<T>): Promise<T> {
+  return inTransaction(
+    client,
+    async () => {
+      await client.query('SELECT set_config($1, $2, true)', [CROSS_TENANT_SETTING, 'read']);
+      return work(client);
+    },
+    'BEGIN READ ONLY',
+  );
+}
+
+async function inTransaction<T>(client: ClientBase, work: () => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  await client.query(begin);
   let result: T;
   try {
     result = await work();

@@ -31,6 +31,17 @@ export const TENANT_SETTING = 'app.tenant_id';
 /** The name of every table's row-level security policy. */
 export const TENANT_POLICY = 'tenant_isolation';
 
+/**
+ * The setting that opens a read-only transaction to every tenant's rows: set (to `read`) only by the
+ * store's reads of an index declared across tenants (the server's sweeps, pool claims, operators'
+ * lists; see withCrossTenantRead in apply.ts). It admits SELECT only: no row of another tenant is
+ * ever written, and a transaction without it sees its own tenant's rows alone.
+ */
+export const CROSS_TENANT_SETTING = 'app.cross_tenant';
+
+/** The name of the policy that CROSS_TENANT_SETTING opens. */
+export const CROSS_TENANT_POLICY = 'cross_tenant_read';
+
 export interface Column {
   name: string;
   /** As PostgreSQL's format_type() prints it, so the drift check compares it as it is. */
@@ -75,9 +86,35 @@ export interface ViewDef {
 
 export interface DerivedSchema {
   roles: SchemaRoles;
+  /** A table per entity. */
   tables: TableDef[];
+  /** The store's own tables, of no entity: the outbox (OUTBOX_TABLE). */
+  storeTables: TableDef[];
   views: ViewDef[];
 }
+
+/**
+ * The seed's `outbox`: one row for each item waiting in the outbox (an event not yet published,
+ * or a commit's one entry for its several events), keyed by the item's key, in the order the
+ * sweeper reads it (`outbox_pk`, `outbox_sk`: DynamoDB's OUTBOX index key). An event's row points
+ * at its event's row; an entry's holds the entry itself (`entry`), since no entity declares it.
+ */
+export const OUTBOX_TABLE: TableDef = {
+  entity: '',
+  name: 'outbox',
+  columns: [
+    { name: 'tenant_id', type: 'text', notNull: true },
+    { name: 'item_pk', type: 'text', notNull: true },
+    { name: 'item_sk', type: 'text', notNull: true },
+    { name: 'outbox_pk', type: 'text', notNull: true },
+    { name: 'outbox_sk', type: 'text', notNull: true },
+    { name: 'entry', type: 'jsonb', notNull: false },
+    { name: 'expires_at', type: 'timestamp with time zone', notNull: false },
+  ],
+  primaryKey: ['tenant_id', 'item_pk', 'item_sk'],
+  indexes: [{ name: 'outbox_waiting', columns: ['outbox_pk', 'outbox_sk'] }],
+  foreignKeys: [],
+};
 
 /** `linkedLogId` → `linked_log_id`. */
 export const snake = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
@@ -132,8 +169,9 @@ const membershipSql = (when: Record<string, readonly unknown[]>): string =>
  * The declarations say which of what the server adds an entity keeps (`keeps`) only in its type,
  * not at run time (EntityModel does not hold it), so every table has the four: `version` for
  * optimistic locking, the times and the author. `expires_at` is there only where the entity
- * declares a TTL. Derived attributes of the DynamoDB design (index keys, search word slots) are not
- * columns: the indexes below replace the first, and full text search on Postgres is its own step.
+ * declares a TTL. Index keys are not columns (the indexes below replace them); the word slots and
+ * what an item counted against its quota are, where the entity searches or counts (`search_slots`,
+ * `quota_counted`), because later writes compare against them.
  */
 function columnsOf(model: AnyModel, key: readonly string[]): Column[] {
   const columns = new Map<string, Column>();
@@ -152,6 +190,10 @@ function columnsOf(model: AnyModel, key: readonly string[]): Column[] {
   add({ name: 'updated_at', type: 'timestamp with time zone', notNull: false });
   add({ name: 'created_by', type: 'text', notNull: false });
   if (model.ttl) add({ name: 'expires_at', type: 'timestamp with time zone', notNull: false });
+  // What the model derives onto an item and later writes compare against: the word slots of a
+  // searchable entity (its word rows change by them) and what an item has counted against its quota.
+  if (model.search) add({ name: 'search_slots', type: 'text[]', notNull: false });
+  if (model.quota) add({ name: 'quota_counted', type: 'bigint', notNull: false });
   return [...columns.values()];
 }
 
@@ -236,7 +278,7 @@ export function deriveSchema(models: Readonly<Record<string, AnyModel>>, roles: 
     }
   }
 
-  return { roles, tables, views: seedViews(models, byEntity, roles.schema) };
+  return { roles, tables, storeTables: [OUTBOX_TABLE], views: seedViews(models, byEntity, roles.schema) };
 }
 
 /**
@@ -298,7 +340,7 @@ export function schemaSql(derived: DerivedSchema): string[] {
   const { schema, app } = derived.roles;
   const out = [`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`, `GRANT USAGE ON SCHEMA ${ident(schema)} TO ${ident(app)}`];
   for (const view of derived.views) out.push(`DROP VIEW IF EXISTS ${q(schema, view.name)}`);
-  for (const table of derived.tables) {
+  for (const table of [...derived.tables, ...derived.storeTables]) {
     const name = q(schema, table.name);
     out.push(`CREATE TABLE IF NOT EXISTS ${name} (${table.columns.map(columnSql).join(', ')}, PRIMARY KEY (${list(table.primaryKey)}))`);
     // A column declared after the table was made is added (a derived migration); a new NOT NULL
@@ -313,6 +355,10 @@ export function schemaSql(derived: DerivedSchema): string[] {
     out.push(`ALTER TABLE ${name} ENABLE ROW LEVEL SECURITY`, `ALTER TABLE ${name} FORCE ROW LEVEL SECURITY`);
     out.push(`DROP POLICY IF EXISTS ${ident(TENANT_POLICY)} ON ${name}`);
     out.push(`CREATE POLICY ${ident(TENANT_POLICY)} ON ${name} USING (${tenantCheck}) WITH CHECK (${tenantCheck})`);
+    out.push(`DROP POLICY IF EXISTS ${ident(CROSS_TENANT_POLICY)} ON ${name}`);
+    out.push(
+      `CREATE POLICY ${ident(CROSS_TENANT_POLICY)} ON ${name} FOR SELECT USING (current_setting(${literal(CROSS_TENANT_SETTING)}, true) = 'read')`,
+    );
     out.push(`GRANT SELECT, INSERT, UPDATE, DELETE ON ${name} TO ${ident(app)}`);
   }
   for (const view of derived.views) {

@@ -1,0 +1,639 @@
+import { type ClientBase, DatabaseError, escapeIdentifier as ident, type Pool } from 'pg';
+import { AppError, ErrorCode } from '../../errors';
+import type { CursorCodec } from '../cursor';
+import { lazyCursor, Page, type PageRequest, pageShape } from '../dynamo/page';
+import { keySchemas, TTL_ATTRIBUTE, type Key } from '../dynamo/table';
+import { tenantOfPk } from '../dynamo/entity';
+import { isRecord } from '../../guards';
+import { type Item, keyedItem, OUTBOX_ENTRY, type Write } from '../dynamo/write';
+import { listPage, mergedPage, queryFingerprint } from '../pages';
+import { keyString, type OrderedList, type Projection, type QuerySpec, type StoreApi, type TransactOutcome } from '../store-api';
+import { withCrossTenantRead, withTenant } from './apply';
+import type { EntityTable, EntityTables, Field, TableQuery } from './items';
+import { OUTBOX_TABLE } from './schema';
+
+/*
+ * The store on PostgreSQL: the store interface over the tables derived from the entity
+ * declarations (schema.ts), one row an item (items.ts). Every statement runs in a transaction whose
+ * tenant is set for row-level security (withTenant), the tenant taken from the key or query, which
+ * begins with it. docs/postgres.md says what it serves and what not yet.
+ *
+ * Transactions run at READ COMMITTED with row locks: every row a transaction writes or checks is
+ * read FOR UPDATE first (in one fixed order, so two transactions never wait on each other in a
+ * circle), each write's condition is tested on the locked row by the same rule DynamoDB applies
+ * (Write.holdsFor), and only then are the rows written. A row that did not exist cannot be locked:
+ * two transactions that both found it absent both INSERT, the second fails on the primary key, and
+ * the whole transaction is retried, when it sees the row and tests its condition again. A DynamoDB
+ * transaction conditions only the items it names, never a range, so locking exactly those rows gives
+ * the same guarantee without SERIALIZABLE's aborts of transactions that merely read near each other.
+ */
+
+/** Attempts of a transaction that lost a race on a new row (or a deadlock) before CONFLICT, as on DynamoDB. */
+const MAX_TX_ATTEMPTS = 8;
+/** The most rows one query reads from one table: a partition larger than this is refused, never cut. */
+const MAX_PARTITION_ROWS = 10_000;
+/** PostgreSQL's codes of a lost race: unique_violation (a row inserted meanwhile), serialization_failure, deadlock_detected. */
+const RACE_CODES = new Set(['23505', '40001', '40P01']);
+/** PostgreSQL's code of a foreign key that found no referred row (checked at commit: the keys are deferred). */
+const FOREIGN_KEY_VIOLATION = '23503';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const backoff = (attempt: number) => Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random());
+
+/** A write's condition failed: the transaction is rolled back, and `commit` says which and on what. */
+class ConditionFailed extends Error {
+  constructor(
+    readonly write: Write,
+    readonly current: Item | undefined,
+  ) {
+    super('A condition failed.');
+  }
+}
+
+/** A query PostgreSQL orders itself (EntityTables.ordered). */
+type Ordered = { plan: TableQuery; order: Field[] };
+
+/** One write of a transaction with how its row is locked and read, and how it is written. */
+interface Target {
+  write: Write;
+  tenantId: string;
+  /** Orders the locks of a transaction (see commit). */
+  lockId: string;
+  read(client: ClientBase): Promise<Item | undefined>;
+  save(client: ClientBase, current: Item | undefined): Promise<void>;
+}
+
+/** One write of a transaction, routed to its table. */
+interface Routed {
+  write: Write;
+  table: EntityTable;
+  tenantId: string;
+  values: unknown[];
+}
+
+export class PgStore implements StoreApi {
+  constructor(
+    private readonly pool: Pool,
+    private readonly tables: EntityTables,
+    private readonly schema: string,
+    private readonly cursors: CursorCodec,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private q(table: EntityTable): string {
+    return `${ident(this.schema)}.${ident(table.name)}`;
+  }
+
+  /** `item` unless it is past its expiry, which DynamoDB's TTL would remove (lazily, as here). */
+  private live(item: Item | undefined): Item | undefined {
+    const expires = item?.[TTL_ATTRIBUTE];
+    return typeof expires === 'number' && expires <= Math.floor(this.now() / 1000) ? undefined : item;
+  }
+
+  /**
+   * Runs `work` in a transaction of `tenantId` on a pooled connection. A connection that failed
+   * (not a statement PostgreSQL refused) is dropped from the pool rather than handed to the next user.
+   */
+  private async inTenant<T>(tenantId: string | undefined, work: (client: ClientBase) => Promise<T>): Promise<T> {
+    // No connection within the pool's bound (PostgreSQL down, or every connection busy): an outage, told as one.
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'PostgreSQL did not answer in time; try again shortly.', {
+        cause: error instanceof Error ? error.message : String(error),
+      });
+    });
+    let broken: Error | undefined;
+    try {
+      // No tenant: a read of an index declared across tenants (EntityTables.plan), read-only.
+      return await (tenantId === undefined ? withCrossTenantRead(client, work) : withTenant(client, tenantId, work));
+    } catch (error) {
+      if (!(error instanceof DatabaseError || error instanceof AppError || error instanceof ConditionFailed))
+        broken = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** The WHERE of one row of `table` by its key values, its parameters numbered from `from`. */
+  private keyWhere(table: EntityTable, from: number): string {
+    return ['tenant_id', ...table.keyFields.map((f) => f.column.name)].map((c, i) => `${ident(c)} = $${from + i}`).join(' AND ');
+  }
+
+  private async readRow(
+    client: ClientBase,
+    table: EntityTable,
+    tenantId: string,
+    values: unknown[],
+    lock = false,
+  ): Promise<Item | undefined> {
+    const out = await client.query(`SELECT * FROM ${this.q(table)} WHERE ${this.keyWhere(table, 1)}${lock ? ' FOR UPDATE' : ''}`, [
+      tenantId,
+      ...values,
+    ]);
+    return out.rows[0] ? table.itemOf(out.rows[0]) : undefined;
+  }
+
+  async get(key: Key): Promise<Item | null> {
+    const route = this.tables.route(key);
+    if (!route) return null;
+    const item = await this.inTenant(route.tenantId, (client) => this.readRow(client, route.table, route.tenantId, route.values));
+    return this.live(item) ?? null;
+  }
+
+  async batchGet(keys: readonly Key[]): Promise<(Item | null)[]> {
+    const found = new Map<string, Item>();
+    const byTenant = new Map<string, { table: EntityTable; values: unknown[] }[]>();
+    for (const key of keys) {
+      const route = this.tables.route(key);
+      if (!route) continue;
+      const list = byTenant.get(route.tenantId) ?? [];
+      list.push(route);
+      byTenant.set(route.tenantId, list);
+    }
+    await Promise.all(
+      [...byTenant].map(([tenantId, routes]) =>
+        this.inTenant(tenantId, async (client) => {
+          const byTable = new Map<EntityTable, unknown[][]>();
+          for (const { table, values } of routes) byTable.set(table, [...(byTable.get(table) ?? []), values]);
+          for (const [table, rows] of byTable) {
+            const columns = table.keyFields.map((f) => ident(f.column.name));
+            const width = columns.length;
+            const tuples = rows.map((_, r) => `(${columns.map((_, c) => `$${2 + r * width + c}`).join(', ')})`).join(', ');
+            // A table keyed by its tenant alone (the tenant's own item) has one row a tenant.
+            const byKey = width > 0 ? ` AND (${columns.join(', ')}) IN (${tuples})` : '';
+            const out = await client.query(`SELECT * FROM ${this.q(table)} WHERE tenant_id = $1${byKey}`, [tenantId, ...rows.flat()]);
+            for (const row of out.rows) {
+              const item = table.itemOf(row);
+              found.set(keyString(item), item);
+            }
+          }
+        }),
+      ),
+    );
+    return keys.map((key) => this.live(found.get(keyString(key))) ?? null);
+  }
+
+  /**
+   * Every live item of `spec`, in its order: each table that can hold its items is read by the
+   * equalities its partition and prefix fix (tenant first, so a primary key or declared index serves
+   * it), and each item is then tested on its derived key exactly as DynamoDB tests the key, and
+   * ordered by it (then by its table key, where an index's sort keys tie). Reads the matching rows of
+   * a partition whole: BAD_USER_INPUT past MAX_PARTITION_ROWS of one table.
+   */
+  private async items(spec: QuerySpec): Promise<Item[]> {
+    const plans = this.tables.plan(spec);
+    const waiting = spec.index === 'OUTBOX';
+    if (plans.length === 0 && !waiting) return [];
+    const rows = waiting
+      ? await this.inTenant(undefined, (client) => this.waitingItems(client, spec.pk))
+      : await this.inTenant(plans[0].tenantId, async (client) => {
+          const out: Item[] = [];
+          for (const plan of plans) out.push(...(await this.read(client, plan)));
+          return out;
+        });
+    const { pk, sk } = waiting ? keySchemas.OUTBOX : plans[0].keyNames;
+    const inRange = (key: string) =>
+      spec.skPrefix !== undefined
+        ? key.startsWith(spec.skPrefix)
+        : spec.skBetween
+          ? key >= spec.skBetween[0] && key <= spec.skBetween[1]
+          : spec.skBefore !== undefined
+            ? key < spec.skBefore
+            : true;
+    const matching = rows.filter((item) => {
+      const key = item[sk];
+      return item[pk] === spec.pk && typeof key === 'string' && inRange(key) && this.live(item) !== undefined;
+    });
+    const order = orderOf(sk);
+    matching.sort((a, b) => (spec.descending ? -order(a, b) : order(a, b)));
+    return matching;
+  }
+
+  /**
+   * The items waiting in the outbox partition `partition` (across tenants, as DynamoDB's OUTBOX
+   * index is), with their OUTBOX attributes: an entry as it was written, an event as its row reads.
+   */
+  private async waitingItems(client: ClientBase, partition: string): Promise<Item[]> {
+    const out = await client.query(`SELECT * FROM ${this.outbox} WHERE outbox_pk = $1 LIMIT ${MAX_PARTITION_ROWS + 1}`, [partition]);
+    if (out.rows.length > MAX_PARTITION_ROWS)
+      throw new AppError(
+        ErrorCode.BAD_USER_INPUT,
+        `More than ${MAX_PARTITION_ROWS} items wait in ${partition}; the sweeper reads them in turn.`,
+      );
+    const items: Item[] = [];
+    for (const row of out.rows) {
+      const place = { [keySchemas.OUTBOX.pk]: row.outbox_pk, [keySchemas.OUTBOX.sk]: row.outbox_sk };
+      if (isRecord(row.entry)) {
+        items.push(keyedItem({ ...row.entry, ...place }));
+        continue;
+      }
+      const route = this.tables.route({ PK: row.item_pk, SK: row.item_sk });
+      const item = route && (await this.readRow(client, route.table, route.tenantId, route.values));
+      if (item) items.push({ ...item, ...place });
+    }
+    return items;
+  }
+
+  /** What waits in the outbox, for the metrics: how many items, and how long the oldest has waited. */
+  async outboxSnapshot(): Promise<{ backlog: number; oldestAgeSeconds: number }> {
+    const row = await this.inTenant(
+      undefined,
+      async (client) => (await client.query(`SELECT count(*)::int AS n, min(outbox_sk COLLATE "C") AS oldest FROM ${this.outbox}`)).rows[0],
+    );
+    const oldest = typeof row?.oldest === 'string' ? Date.parse(row.oldest.split('#')[0]) : Number.NaN;
+    return { backlog: Number(row?.n ?? 0), oldestAgeSeconds: Number.isNaN(oldest) ? 0 : Math.max(0, (this.now() - oldest) / 1000) };
+  }
+
+  private async read(client: ClientBase, plan: TableQuery): Promise<Item[]> {
+    const params: unknown[] = [];
+    const where: string[] = [];
+    if (plan.tenantId !== undefined) {
+      params.push(plan.tenantId);
+      where.push('tenant_id = $1');
+    }
+    for (const [column, value] of Object.entries(plan.equal)) {
+      params.push(value);
+      where.push(`${ident(column)} = $${params.length}`);
+    }
+    for (const [column, allowed] of Object.entries(plan.within)) {
+      params.push(allowed);
+      where.push(`${ident(column)} = ANY($${params.length})`);
+    }
+    const out = await client.query(
+      `SELECT * FROM ${this.q(plan.table)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} LIMIT ${MAX_PARTITION_ROWS + 1}`,
+      params,
+    );
+    if (out.rows.length > MAX_PARTITION_ROWS)
+      throw new AppError(ErrorCode.BAD_USER_INPUT, `More than ${MAX_PARTITION_ROWS} ${plan.table.name} match; narrow the request.`);
+    return out.rows.map((row) => plan.table.itemOf(row));
+  }
+
+  async queryPage(tenantId: string, spec: QuerySpec, page: PageRequest = {}, _projection?: Projection): Promise<Page<Item>> {
+    const ordered = this.tables.ordered(spec);
+    if (ordered) return this.orderedPage(tenantId, spec, ordered, page);
+    // Whole items whatever the projection: a projection says what a read needs at least.
+    const list = await this.items(spec);
+    const { pk, sk } = spec.index ? this.indexKeyNames(spec) : { pk: 'PK', sk: 'SK' };
+    const order = orderOf(sk);
+    return listPage(
+      this.cursors,
+      tenantId,
+      {
+        listId: queryFingerprint(spec),
+        list,
+        // The position DynamoDB's cursor holds: the table key, and the index key read.
+        positionOf: (item) => ({ PK: item.PK, SK: item.SK, ...(spec.index ? { [pk]: item[pk], [sk]: item[sk] } : {}) }),
+        compare: (a, b) => (spec.descending ? -order(a, b) : order(a, b)),
+      },
+      page,
+    );
+  }
+
+  /**
+   * A page of a query PostgreSQL orders itself (EntityTables.ordered): the rows after (or, backward,
+   * before) the cursor's position in key-column order, one more than the page to tell whether more
+   * follow, expired rows left out by the query. Cursors and page info are those of listPage.
+   */
+  private async orderedPage(tenantId: string, spec: QuerySpec, ordered: Ordered, page: PageRequest): Promise<Page<Item>> {
+    const { size, backward, cursor, cursorArgument } = pageShape(page);
+    const listId = queryFingerprint(spec);
+    const position = cursor ? await this.cursors.decode(cursor, tenantId, listId, cursorArgument) : undefined;
+    const after =
+      position && typeof position.PK === 'string' && typeof position.SK === 'string'
+        ? ordered.plan.table.keyOf({ PK: position.PK, SK: position.SK })
+        : undefined;
+    if (position && !after)
+      throw new AppError(
+        ErrorCode.BAD_USER_INPUT,
+        `The cursor is not valid: pass a cursor of a previous page unchanged as ${cursorArgument}.`,
+        { field: cursorArgument },
+      );
+    const from = after ? ordered.order.map((f) => after.values[ordered.plan.table.keyFields.indexOf(f)]) : undefined;
+    // Backward reads the list's order reversed from the cursor, as DynamoDB reads a query flipped.
+    const descending = Boolean(spec.descending) !== backward;
+    const rows = await this.inTenant(ordered.plan.tenantId, (client) => this.readOrdered(client, ordered, descending, size + 1, from));
+    const nodes = rows.slice(0, size);
+    if (backward) nodes.reverse();
+    const more = rows.length > size;
+    return new Page(
+      nodes,
+      nodes.map((item) => lazyCursor(() => this.cursors.encode(tenantId, listId, { PK: item.PK, SK: item.SK }))),
+      backward ? { hasNextPage: cursor !== null, hasPreviousPage: more } : { hasNextPage: more, hasPreviousPage: cursor !== null },
+    );
+  }
+
+  /** Up to `limit` live rows of an ordered query, in key-column order (descending or not), after `from` (the order columns' values). */
+  private async readOrdered(
+    client: ClientBase,
+    { plan, order }: Ordered,
+    descending: boolean,
+    limit: number,
+    from?: unknown[],
+  ): Promise<Item[]> {
+    const params: unknown[] = [plan.tenantId];
+    const where = ['tenant_id = $1'];
+    for (const [column, value] of Object.entries(plan.equal)) {
+      params.push(value);
+      where.push(`${ident(column)} = $${params.length}`);
+    }
+    // Text in byte order (COLLATE "C"), as DynamoDB compares keys; numbers as numbers, which their padded keys order the same.
+    const sorted = order.map((f) => `${ident(f.column.name)}${f.column.type === 'text' ? ' COLLATE "C"' : ''}`);
+    if (from && sorted.length > 0) {
+      const marks = from.map((value) => {
+        params.push(value);
+        return `$${params.length}`;
+      });
+      where.push(`(${sorted.join(', ')}) ${descending ? '<' : '>'} (${marks.join(', ')})`);
+    }
+    if (plan.table.columnOf(TTL_ATTRIBUTE)) {
+      params.push(new Date(Math.floor(this.now() / 1000) * 1000));
+      where.push(`(expires_at IS NULL OR expires_at > $${params.length})`);
+    }
+    const by = sorted.length > 0 ? ` ORDER BY ${sorted.map((c) => `${c} ${descending ? 'DESC' : 'ASC'}`).join(', ')}` : '';
+    const out = await client.query(`SELECT * FROM ${this.q(plan.table)} WHERE ${where.join(' AND ')}${by} LIMIT ${limit}`, params);
+    return out.rows.map((row) => plan.table.itemOf(row));
+  }
+
+  private indexKeyNames(spec: QuerySpec): { pk: string; sk: string } {
+    return this.tables.plan(spec)[0]?.keyNames ?? { pk: 'PK', sk: 'SK' };
+  }
+
+  queryMerged(
+    tenantId: string,
+    listId: string,
+    shards: (before?: string) => QuerySpec[],
+    sortAttribute: string,
+    page: PageRequest = {},
+  ): Promise<Page<Item>> {
+    return mergedPage(this.cursors, (spec, n) => this.queryFirst(spec, n), tenantId, listId, shards, sortAttribute, page);
+  }
+
+  listPage<T>(tenantId: string, ordered: OrderedList<T>, page: PageRequest = {}): Promise<Page<T>> {
+    return listPage(this.cursors, tenantId, ordered, page);
+  }
+
+  async queryFirst(spec: QuerySpec, n: number): Promise<Item[]> {
+    const ordered = this.tables.ordered(spec);
+    if (ordered) return this.inTenant(ordered.plan.tenantId, (client) => this.readOrdered(client, ordered, Boolean(spec.descending), n));
+    return (await this.items(spec)).slice(0, n);
+  }
+
+  async queryAll(spec: QuerySpec, max = 5000): Promise<Item[]> {
+    const items = await this.items(spec);
+    if (items.length > max) throw new AppError(ErrorCode.BAD_USER_INPUT, `More than ${max} items match; narrow the request.`);
+    return items;
+  }
+
+  /**
+   * One page of a scan of every tenant's rows (a read-only transaction across tenants, as an index
+   * across tenants is read): segment `segment` of `segments` holds every `segments`-th table, read in
+   * primary-key order, one table a page; `next` names the table and the key to go on after.
+   */
+  async scanPage(
+    segment: number,
+    segments: number,
+    limit: number,
+    startKey?: Record<string, unknown>,
+  ): Promise<{ items: Item[]; read: number; next?: Record<string, unknown> }> {
+    const mine = this.tables.tables.filter((_, i) => i % segments === segment);
+    const at = startKey ? mine.findIndex((t) => t.name === startKey.table) : 0;
+    const table = mine[at];
+    if (!table) return { items: [], read: 0 };
+    const columns = ['tenant_id', ...table.keyFields.map((f) => f.column.name)].map(ident);
+    const after = Array.isArray(startKey?.key) ? startKey.key : undefined;
+    const where = after ? ` WHERE (${columns.join(', ')}) > (${columns.map((_, i) => `$${i + 1}`).join(', ')})` : '';
+    const rows = await this.inTenant(
+      undefined,
+      async (client) =>
+        (await client.query(`SELECT * FROM ${this.q(table)}${where} ORDER BY ${columns.join(', ')} LIMIT ${limit}`, after ?? [])).rows,
+    );
+    const last = rows[rows.length - 1];
+    const next =
+      rows.length === limit && last
+        ? { table: table.name, key: ['tenant_id', ...table.keyFields.map((f) => f.column.name)].map((c) => last[c]) }
+        : mine[at + 1]
+          ? { table: mine[at + 1].name }
+          : undefined;
+    const items = rows.map((row) => table.itemOf(row));
+    return { items: items.filter((item) => this.live(item) !== undefined), read: rows.length, next };
+  }
+
+  async removeAttributes(key: Key, attributes: string[]): Promise<void> {
+    // Taking an item out of the outbox (the sweeper's, or the writer's once published) removes its outbox row.
+    if (attributes.includes(keySchemas.OUTBOX.pk)) {
+      const tenantId = tenantOfPk(key.PK);
+      await this.inTenant(tenantId, (client) =>
+        client.query(`DELETE FROM ${this.outbox} WHERE tenant_id = $1 AND item_pk = $2 AND item_sk = $3`, [tenantId, key.PK, key.SK]),
+      );
+    }
+    const route = this.tables.route(key);
+    if (!route) return;
+    // An attribute without a column (the outbox's, kept in its own table) is one no row holds: nothing to remove.
+    const columns = attributes.flatMap((a) => route.table.columnOf(a)?.name ?? []);
+    if (columns.length === 0) return;
+    const set = columns.map((c) => `${ident(c)} = NULL`).join(', ');
+    await this.inTenant(route.tenantId, (client) =>
+      client.query(`UPDATE ${this.q(route.table)} SET ${set} WHERE ${this.keyWhere(route.table, 1)}`, [route.tenantId, ...route.values]),
+    );
+  }
+
+  async removeAttributesOfEach(keys: readonly Key[], attributes: string[]): Promise<void> {
+    for (const key of keys) await this.removeAttributes(key, attributes);
+  }
+
+  async deleteEach(keys: readonly Key[]): Promise<void> {
+    for (const key of keys) {
+      const route = this.tables.route(key);
+      const tenantId = route?.tenantId ?? tenantOfPk(key.PK);
+      await this.inTenant(tenantId, async (client) => {
+        // The item's outbox row goes with it (a commit's outbox entry is that row alone).
+        await client.query(`DELETE FROM ${this.outbox} WHERE tenant_id = $1 AND item_pk = $2 AND item_sk = $3`, [tenantId, key.PK, key.SK]);
+        if (route)
+          await client.query(`DELETE FROM ${this.q(route.table)} WHERE ${this.keyWhere(route.table, 1)}`, [tenantId, ...route.values]);
+      });
+    }
+  }
+
+  async transactEach(units: readonly (readonly Write[])[]): Promise<boolean[]> {
+    const committed: boolean[] = [];
+    for (const unit of units) committed.push((await this.commit(unit)) === undefined);
+    return committed;
+  }
+
+  async transact(writes: readonly Write[]): Promise<void> {
+    const failed = await this.commit(writes);
+    if (failed) throw failed instanceof ConditionFailed ? this.conditionError(failed) : failed.error;
+  }
+
+  async transactOnce(writes: readonly Write[]): Promise<TransactOutcome> {
+    const outcome = await this.commit(writes, 1);
+    if (outcome instanceof ConditionFailed) throw this.conditionError(outcome);
+    return outcome ?? 'committed';
+  }
+
+  /** The error a failed condition becomes: the write's own, or CONFLICT. */
+  private conditionError(failed: ConditionFailed): Error {
+    const handler = failed.write.onConditionFailed;
+    return handler
+      ? handler(this.live(failed.current))
+      : new AppError(ErrorCode.CONFLICT, 'A concurrent change won; reload and try again.');
+  }
+
+  /**
+   * Commits `writes` in one transaction (see the file's comment), retrying a lost race with backoff,
+   * `attempts` times in all. Resolves with undefined once committed, or with the first write (in
+   * their order) whose condition failed and the row it found (then nothing was written); with one
+   * attempt, a lost race resolves as a conflict for the committer to retry. Throws CONFLICT when
+   * races outlast the bound, and what PostgreSQL throws otherwise. Items wait in the outbox in its own table (a row
+   * an event, or a commit's one entry, the only item no declaration makes; OUTBOX_TABLE), written
+   * in the same transaction. Throws (a programming error) for a key of no declaration otherwise.
+   */
+  private async commit(
+    writes: readonly Write[],
+    attempts = MAX_TX_ATTEMPTS,
+  ): Promise<ConditionFailed | { reason: 'conflict'; error: unknown } | undefined> {
+    if (writes.length === 0) return undefined;
+    const targets: Target[] = writes.map((write) => {
+      const route = this.tables.route(write.key);
+      if (route) {
+        const routed: Routed = { write, ...route };
+        return {
+          write,
+          tenantId: route.tenantId,
+          lockId: `${route.table.name}\u0000${JSON.stringify(route.values)}`,
+          read: (client) => this.readRow(client, route.table, route.tenantId, route.values, true),
+          save: (client, current) => this.save(client, routed, current),
+        };
+      }
+      // The one item of no declaration: a commit's outbox entry for its several events (withOneOutboxEntry).
+      if (write.item?.entityType !== OUTBOX_ENTRY) throw new Error(`No declaration makes the key ${write.key.PK} / ${write.key.SK}.`);
+      const tenantId = tenantOfPk(write.key.PK);
+      return {
+        write,
+        tenantId,
+        lockId: `${OUTBOX_TABLE.name}\u0000${write.key.PK}\u0000${write.key.SK}`,
+        read: (client) => this.readEntry(client, tenantId, write.key),
+        save: (client, current) => this.saveEntry(client, tenantId, write, current),
+      };
+    });
+    const tenants = new Set(targets.map((t) => t.tenantId));
+    if (tenants.size > 1) throw new Error(`A transaction writes the items of several tenants (${[...tenants].join(', ')}).`);
+    const tenantId = targets[0].tenantId;
+    const lockOrder = targets.map((t, i) => ({ i, id: t.lockId })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.inTenant(tenantId, async (client) => {
+          const current: (Item | undefined)[] = [];
+          for (const { i } of lockOrder) current[i] = await targets[i].read(client);
+          targets.forEach((t, i) => {
+            if (!t.write.holdsFor(current[i])) throw new ConditionFailed(t.write, current[i]);
+          });
+          for (const [i, t] of targets.entries()) await t.save(client, current[i]);
+        });
+        return undefined;
+      } catch (error) {
+        if (error instanceof ConditionFailed) return error;
+        if (error instanceof DatabaseError && error.code === FOREIGN_KEY_VIOLATION) throw this.missingReferent(error);
+        if (!(error instanceof DatabaseError && error.code && RACE_CODES.has(error.code))) throw error;
+        if (attempts === 1) return { reason: 'conflict', error };
+        if (attempt + 1 >= attempts) throw new AppError(ErrorCode.CONFLICT, 'The item is being changed by others right now; try again.');
+        await sleep(backoff(attempt));
+      }
+    }
+  }
+
+  /**
+   * A commit that a foreign key refused: a declared reference (an inspiration's project, an asset's
+   * log) names an item the tenant does not have. BAD_USER_INPUT naming the attribute, as the value
+   * came from a client's input; DynamoDB, which holds no references, would have stored it.
+   */
+  private missingReferent(error: DatabaseError): Error {
+    const reference = error.constraint ? this.tables.referenceOf(error.constraint) : undefined;
+    if (!reference) return error;
+    return new AppError(
+      ErrorCode.BAD_USER_INPUT,
+      `${reference.attribute} names nothing of yours: a ${reference.table.model.type}'s ${reference.attribute} must name an existing item.`,
+      { field: reference.attribute },
+    );
+  }
+
+  private get outbox(): string {
+    return `${ident(this.schema)}.${ident(OUTBOX_TABLE.name)}`;
+  }
+
+  /** The outbox row of the item at `key` made to say where `item` waits (its OUTBOX attributes), or removed when it waits nowhere. */
+  private async placeInOutbox(client: ClientBase, tenantId: string, key: Key, item: Item | undefined): Promise<void> {
+    const pk = item?.[keySchemas.OUTBOX.pk];
+    const sk = item?.[keySchemas.OUTBOX.sk];
+    if (typeof pk !== 'string' || typeof sk !== 'string') {
+      await client.query(`DELETE FROM ${this.outbox} WHERE tenant_id = $1 AND item_pk = $2 AND item_sk = $3`, [tenantId, key.PK, key.SK]);
+      return;
+    }
+    const entry = item?.entityType === OUTBOX_ENTRY ? JSON.stringify(item) : null;
+    const expires = item?.[TTL_ATTRIBUTE];
+    await client.query(
+      `INSERT INTO ${this.outbox} (tenant_id, item_pk, item_sk, outbox_pk, outbox_sk, entry, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (tenant_id, item_pk, item_sk) DO UPDATE SET outbox_pk = $4, outbox_sk = $5, entry = $6, expires_at = $7`,
+      [tenantId, key.PK, key.SK, pk, sk, entry, typeof expires === 'number' ? new Date(expires * 1000) : null],
+    );
+  }
+
+  /** A commit's outbox entry (an item of no declaration), locked, as the item it is; undefined when there is none. */
+  private async readEntry(client: ClientBase, tenantId: string, key: Key): Promise<Item | undefined> {
+    const out = await client.query(`SELECT entry FROM ${this.outbox} WHERE tenant_id = $1 AND item_pk = $2 AND item_sk = $3 FOR UPDATE`, [
+      tenantId,
+      key.PK,
+      key.SK,
+    ]);
+    const entry: unknown = out.rows[0]?.entry;
+    return isRecord(entry) ? keyedItem({ ...entry }) : undefined;
+  }
+
+  private async saveEntry(client: ClientBase, tenantId: string, write: Write, current: Item | undefined): Promise<void> {
+    if (write.action.op === 'ConditionCheck') return;
+    await this.placeInOutbox(client, tenantId, write.key, write.applyTo(current));
+  }
+
+  /** Makes one write on its locked row (`current`, undefined when there was none). */
+  private async save(client: ClientBase, { write, table, tenantId, values }: Routed, current: Item | undefined): Promise<void> {
+    if (write.action.op === 'ConditionCheck') return;
+    const next = write.applyTo(current);
+    const key = [tenantId, ...values];
+    // A put places its item in the outbox or takes it out, as its OUTBOX attributes say; a delete takes it out.
+    if (write.action.op !== 'Update') await this.placeInOutbox(client, tenantId, write.key, next);
+    if (!next) {
+      if (current) await client.query(`DELETE FROM ${this.q(table)} WHERE ${this.keyWhere(table, 1)}`, key);
+      return;
+    }
+    const row = table.rowOf(next, { tenantId, values });
+    const columns = Object.keys(row);
+    if (!current) {
+      // A plain INSERT: a row another transaction inserted meanwhile fails it (23505), and the retry tests the condition on that row.
+      await client.query(
+        `INSERT INTO ${this.q(table)} (${columns.map(ident).join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
+        Object.values(row),
+      );
+      return;
+    }
+    const keyColumns = new Set(['tenant_id', ...table.keyFields.map((f) => f.column.name)]);
+    const changed = columns.filter((c) => !keyColumns.has(c));
+    if (changed.length === 0) return;
+    await client.query(
+      `UPDATE ${this.q(table)} SET ${changed.map((c, i) => `${ident(c)} = $${i + 1}`).join(', ')} WHERE ${this.keyWhere(table, changed.length + 1)}`,
+      [...changed.map((c) => row[c]), ...key],
+    );
+  }
+}
+
+/** How items are ordered by the key attribute `sk`, then by their table key: DynamoDB's order of the key strings. */
+function orderOf(sk: string): (a: Record<string, unknown>, b: Record<string, unknown>) => number {
+  const parts = sk === 'SK' ? ['SK', 'PK'] : [sk, 'PK', 'SK'];
+  return (a, b) => {
+    for (const part of parts) {
+      const x = String(a[part] ?? '');
+      const y = String(b[part] ?? '');
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  };
+}

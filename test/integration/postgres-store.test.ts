@@ -1,0 +1,273 @@
+import type { Client } from 'pg';
+import { entities } from '../../src/common/entities';
+import type { AppError } from '../../src/errors';
+import { CursorCodec } from '../../src/infra/cursor';
+import type { AnyModel, Attribute } from '../../src/infra/dynamo/entity';
+import { event, type Item, OUTBOX_SHARDS, outboxPartition, put, update, withOneOutboxEntry } from '../../src/infra/dynamo/write';
+import { applySchema, createRoles, withCrossTenantRead, withTenant } from '../../src/infra/postgres/apply';
+import { EntityTables } from '../../src/infra/postgres/items';
+import { DEFAULT_ROLES, deriveSchema } from '../../src/infra/postgres/schema';
+import { openPostgres, type Postgres } from '../../src/infra/postgres/start';
+import { type PostgresServer, startPostgres } from '../support/postgres';
+import { waitFor } from '../support/wait';
+
+/*
+ * The PostgreSQL store under the store interface, on a real PostgreSQL this file starts: items of
+ * the declared entities routed to their tables and read back as written, transactions all or
+ * nothing with their conditions tested on locked rows, racing creates of one key, and row-level
+ * security in every transaction (the tenant's, or the read-only one across tenants). The API's
+ * behaviour on both stores is the contract tests' (test/e2e, `describe.each(STORES)`).
+ */
+const passwords = { owner: 'owner-secret', app: 'app-secret' };
+const derived = deriveSchema(entities);
+
+/** A value of each key placeholder's kind: a number where the attribute is one, a text otherwise. */
+function sampleKeyValues(model: AnyModel): Record<string, unknown> {
+  const attributes: Record<string, Attribute> = model.attributes;
+  return Object.fromEntries(model.keyFields.map((field) => [field, attributes[field]?.kind === 'int' ? 7 : `${field}-1`]));
+}
+
+const project = (tenantId: string, projectId: string, title = 'Harbour at Dusk'): Item =>
+  entities.Project.toItem(tenantId, {
+    projectId,
+    title,
+    status: 'planning',
+    archived: false,
+    deadline: '2026-12-24',
+    budget: { amount: 1200.5, currency: 'EUR' },
+    version: 1,
+    createdAt: '2026-01-02T03:04:05.678Z',
+    updatedAt: '2026-01-02T03:04:05.678Z',
+    createdBy: 'artist',
+    quotaCounted: 1,
+    searchSlots: ['harbour', 'at', 'dusk'],
+  });
+
+describe('the PostgreSQL store', () => {
+  let pg: PostgresServer;
+  let app: Client;
+  let postgres: Postgres;
+
+  beforeAll(async () => {
+    pg = await startPostgres();
+    await createRoles(await pg.connect(pg.superuser, pg.password), DEFAULT_ROLES, passwords, 'postgres');
+    await applySchema(await pg.connect(DEFAULT_ROLES.owner, passwords.owner), derived);
+    app = await pg.connect(DEFAULT_ROLES.app, passwords.app);
+    const url = `postgres://${DEFAULT_ROLES.app}:${passwords.app}@127.0.0.1:${pg.port}/postgres`;
+    postgres = openPostgres({ url }, entities, new CursorCodec('s'), { poolWaitMs: 30_000 });
+  });
+
+  afterAll(() => postgres.close());
+
+  it("routes every declaration's keys to its own table, and a key no declaration makes to none", () => {
+    const tables = new EntityTables(entities, derived);
+    for (const [name, model] of Object.entries(entities)) {
+      const key = model.key.keyFrom('t1', sampleKeyValues(model));
+      expect({ name, table: tables.route(key)?.table.def.entity }).toEqual({ name, table: name });
+    }
+    // The DynamoDB outbox's entry of a unit's events has no table (docs/postgres.md).
+    expect(tables.route({ PK: 'TENANT#t1#JOB#j', SK: 'OUTBOX#EVENT#0000000001' })).toBeUndefined();
+  });
+
+  it('reads an item back as it was written: its attributes, dates, documents and lists, and its key, type and index attributes derived again', async () => {
+    const item = project('t1', 'proj_roundtrip');
+    await postgres.store.transact([put(item).ifNew()]);
+    expect(await postgres.store.get({ PK: item.PK, SK: item.SK })).toEqual(item);
+    const [byStatus] = await postgres.store.queryAll(entities.Project.query('t1', 'byStatus', { archived: false, status: 'planning' }));
+    expect(byStatus).toEqual(item);
+  });
+
+  it('pages a partition that PostgreSQL orders itself in the order of its keys, both ways, however long its ids', async () => {
+    const tables = new EntityTables(entities, derived);
+    const spec = entities.Milestone.key.prefixOf('t1', { projectId: 'proj_pages' });
+    // A project's milestones are ordered by SQL (their id ends the key); an index's list is read whole.
+    expect(tables.ordered(spec)).toBeDefined();
+    expect(tables.ordered(entities.Project.query('t1', 'byStatus', { archived: false, status: 'planning' }))).toBeUndefined();
+    const ids = [
+      'ms_a',
+      'ms_a0',
+      'ms_B',
+      'ms_b',
+      'ms_01J00000000000000000000000',
+      'ms_z',
+      ...Array.from({ length: 19 }, (_, i) => `ms_${i}`),
+    ];
+    const milestone = (projectId: string, milestoneId: string) =>
+      entities.Milestone.toItem('t1', {
+        projectId,
+        milestoneId,
+        name: milestoneId,
+        criteria: [],
+        status: 'pending',
+        version: 1,
+        createdAt: '2026-01-02T03:04:05.678Z',
+        updatedAt: '2026-01-02T03:04:05.678Z',
+        createdBy: 'artist',
+      });
+    await postgres.store.transactEach([...ids.map((id) => [put(milestone('proj_pages', id))]), [put(milestone('proj_other', 'ms_c'))]]);
+    const expected = ids.map((id) => milestone('proj_pages', id).SK).sort();
+    const forward: string[] = [];
+    let after: string | null = null;
+    do {
+      const page = await postgres.store.queryPage('t1', spec, { first: 7, after });
+      forward.push(...page.nodes.map((n) => n.SK));
+      after = page.pageInfo.hasNextPage ? await page.pageInfo.endCursor : null;
+    } while (after);
+    expect(forward).toEqual(expected);
+    const backward: string[][] = [];
+    let before: string | null = null;
+    do {
+      const page = await postgres.store.queryPage('t1', spec, { last: 7, before });
+      backward.unshift(page.nodes.map((n) => n.SK));
+      before = page.pageInfo.hasPreviousPage ? await page.pageInfo.startCursor : null;
+    } while (before);
+    expect(backward.flat()).toEqual(expected);
+    expect(backward.map((p) => p.length)).toEqual([4, 7, 7, 7]);
+    expect((await postgres.store.queryFirst({ ...spec, descending: true }, 3)).map((n) => n.SK)).toEqual(expected.slice(-3).reverse());
+  });
+
+  it('lets exactly one of 20 concurrent creates of one key commit; the others get the failure with the item as it is', async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        postgres.store.transact([
+          put(project('t1', 'proj_race', `Writer ${i}`)).ifNew((current) => new Error(`taken by ${current?.title}`)),
+        ]),
+      ),
+    );
+    const winner = results.findIndex((r) => r.status === 'fulfilled');
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const reasons = results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
+    expect(reasons).toEqual(Array(19).fill(`Error: taken by Writer ${winner}`));
+  });
+
+  it('tests a create again when another transaction inserted its row meanwhile: the loser of the race gets the failure, not a silent success', async () => {
+    // The row is inserted by a transaction held open, so the store's create finds no row to lock,
+    // inserts, and waits on the primary key until that transaction commits.
+    const racer = await pg.connect(DEFAULT_ROLES.app, passwords.app);
+    const admin = await pg.connect(pg.superuser, pg.password);
+    await racer.query('BEGIN');
+    await racer.query("SELECT set_config('app.tenant_id', 't1', true)");
+    await racer.query(
+      "INSERT INTO projects (tenant_id, project_id, title, status, archived) VALUES ('t1', 'proj_held', 'First', 'planning', false)",
+    );
+    const create = postgres.store.transact([
+      put(project('t1', 'proj_held', 'Second')).ifNew((current) => new Error(`taken by ${current?.title}`)),
+    ]);
+    create.catch(() => {});
+    await waitFor(
+      async () =>
+        (await admin.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO%'")).rowCount,
+      "the store's insert waiting on the held row",
+    );
+    await racer.query('COMMIT');
+    await expect(create).rejects.toThrow('taken by First');
+  });
+
+  it('commits all of a transaction or nothing: a failed condition on its second write leaves the first unwritten', async () => {
+    const first = project('t1', 'proj_first');
+    const stale = put(project('t1', 'proj_roundtrip', 'Stale')).ifVersion(9);
+    await expect(postgres.store.transact([put(first).ifNew(), stale])).rejects.toMatchObject({ extensions: { code: 'CONFLICT' } });
+    expect(await postgres.store.get({ PK: first.PK, SK: first.SK })).toBeNull();
+    // An update of a missing item makes it, as DynamoDB's does (a counter from 0).
+    const usage = entities.TenantUsage.keyOf('t1', {});
+    await postgres.store.transact([update(usage).addNumber('projects', 2)]);
+    await postgres.store.transact([update(usage).addNumber('projects', -1)]);
+    expect((await postgres.store.get(usage))?.projects).toBe(1);
+  });
+
+  it("sets the transaction's tenant: one tenant's query sees nothing of another's, and a transaction of two tenants is refused", async () => {
+    await postgres.store.transact([put(project('t2', 'proj_other'))]);
+    const t1 = await postgres.store.queryAll(entities.Project.query('t1', 'byStatus', { archived: false, status: 'planning' }));
+    expect(t1.map((p) => p.projectId)).not.toContain('proj_other');
+    await expect(postgres.store.transact([put(project('t1', 'proj_x')), put(project('t2', 'proj_y'))])).rejects.toThrow(/several tenants/);
+    const error = await postgres.store.transact([put(project('t1', 'proj_roundtrip')).ifNew()]).catch((e: AppError) => e);
+    expect(error).toMatchObject({ extensions: { code: 'CONFLICT' } });
+  });
+
+  it("keeps waiting events in the outbox table in their commit: the sweeper's query finds them across tenants, and they leave when taken out", async () => {
+    const tenantEvent = (tenantId: string, ulid: string) =>
+      event({
+        ...entities.TenantEvent.toItem(tenantId, {
+          ulid,
+          eventId: ulid,
+          at: '2026-01-02T03:04:05.000Z',
+          actor: 'artist',
+          action: 'tenant.updated',
+          subjectType: 'Tenant',
+          subjectId: tenantId,
+        }),
+        eventId: ulid,
+        at: '2026-01-02T03:04:05.000Z',
+      });
+    // One event alone waits as itself; a commit's two wait as one entry that names them (withOneOutboxEntry).
+    await postgres.store.transact([tenantEvent('t1', 'evt_a')]);
+    const many = withOneOutboxEntry([tenantEvent('t2', 'evt_b'), tenantEvent('t2', 'evt_c')]);
+    await postgres.store.transact(many.writes);
+    const waiting = async () =>
+      (
+        await Promise.all(
+          Array.from({ length: OUTBOX_SHARDS }, (_, shard) =>
+            postgres.store.queryFirst({ index: 'OUTBOX', pk: outboxPartition(shard), skBefore: '2027' }, 500),
+          ),
+        )
+      ).flat();
+    const found = await waiting();
+    expect(found.map((item) => [item.entityType, item.eventId ?? item.outboxEvents]).sort()).toEqual([
+      ['Event', 'evt_a'],
+      ['OutboxEntry', [expect.objectContaining({ SK: 'EVENT#evt_b' }), expect.objectContaining({ SK: 'EVENT#evt_c' })]],
+    ]);
+    expect(await postgres.store.outboxSnapshot()).toMatchObject({ backlog: 2 });
+    const single = found.find((item) => item.entityType === 'Event');
+    if (!single || !many.entry) throw new Error('Both waiting items were found above.');
+    await postgres.store.removeAttributesOfEach([single], ['OUTBOXPK', 'OUTBOXSK']);
+    await postgres.store.deleteEach([many.entry]);
+    expect(await waiting()).toEqual([]);
+    // The events themselves stay, out of the outbox.
+    expect(await postgres.store.get({ PK: single.PK, SK: single.SK })).toMatchObject({ eventId: 'evt_a' });
+  });
+
+  it('refuses a reference to an item the tenant does not have with BAD_USER_INPUT naming the attribute (a foreign key, checked at commit)', async () => {
+    const inspiration = entities.Inspiration.toItem('t1', {
+      inspirationId: 'insp_1',
+      type: 'text',
+      text: 'dusk light',
+      tags: [],
+      linkedProjectId: 'proj_missing',
+      version: 1,
+      createdAt: '2026-01-02T03:04:05.678Z',
+      updatedAt: '2026-01-02T03:04:05.678Z',
+      createdBy: 'artist',
+    });
+    await expect(postgres.store.transact([put(inspiration)])).rejects.toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT', field: 'linkedProjectId' },
+    });
+    // Another tenant's project of that id is none of t1's either.
+    await postgres.store.transact([put(project('t2', 'proj_missing'))]);
+    await expect(postgres.store.transact([put(inspiration)])).rejects.toMatchObject({ extensions: { field: 'linkedProjectId' } });
+    await postgres.store.transact([put(project('t1', 'proj_missing'))]);
+    await postgres.store.transact([put(inspiration)]);
+  });
+
+  it('opens every tenant to reading only in the transaction across tenants, and never to writing', async () => {
+    const seen = await withCrossTenantRead(app, async (client) => (await client.query('SELECT tenant_id FROM projects')).rows);
+    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2']));
+    // The setting admits SELECT only: in a transaction of t1 that sets it too, t2's row is seen but neither changed nor deleted.
+    const changed = await withTenant(app, 't1', async (client) => {
+      await client.query("SELECT set_config('app.cross_tenant', 'read', true)");
+      const updated = await client.query("UPDATE projects SET title = 'taken' WHERE tenant_id = 't2'");
+      const deleted = await client.query("DELETE FROM projects WHERE tenant_id = 't2'");
+      return [updated.rowCount, deleted.rowCount];
+    });
+    expect(changed).toEqual([0, 0]);
+    await expect(
+      withTenant(app, 't1', async (client) => {
+        await client.query("SELECT set_config('app.cross_tenant', 'read', true)");
+        await client.query(
+          "INSERT INTO projects (tenant_id, project_id, title, status, archived) VALUES ('t2', 'p', 't', 'planning', false)",
+        );
+      }),
+    ).rejects.toThrow(/row-level security/);
+    // Without the setting, a transaction without a tenant sees no row at all.
+    expect((await app.query('SELECT count(*)::int AS n FROM projects')).rows[0].n).toBe(0);
+  });
+});
