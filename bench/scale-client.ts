@@ -104,8 +104,11 @@ function open(index: number): Promise<void> {
       failure ??= String(error);
       settle(true);
     });
-    ws.on('close', () => {
-      if (!settled) closedEarly++;
+    ws.on('close', (code, reason) => {
+      if (!settled) {
+        closedEarly++;
+        failure ??= `closed with ${code} ${reason.toString()}`;
+      }
       settle(true);
     });
     ws.on('open', () => (ours ? ws.send(init) : settle(false)));

@@ -437,6 +437,54 @@ class SocketConnection<S> implements Connection<S> {
 }
 
 /**
+ * The wait for connection_init (graphql-ws's `connectionInitWaitTimeout`): a socket that has not
+ * sent it within `timeoutMs` of opening is closed with 4408, as graphql-ws closes it. graphql-ws
+ * keeps a timer per socket for this; here every socket waits in one queue, in the order they
+ * opened (so by deadline) under one timer. And the check runs in the check phase after the timer,
+ * not in the timer: Node runs due timers before it reads sockets, so after the process was busy
+ * past a deadline (a starved server holding tens of thousands of sockets), a timer closed clients
+ * whose connection_init had arrived in time and was waiting to be read (test/e2e/websocket.test.ts;
+ * likely the 267 of 50,000 sockets closed before subscribing in one loaded run of
+ * bench/fanout-scale.ts). From the check phase, every message that arrived before is read.
+ */
+class InitWait {
+  /** Sockets waiting for connection_init, in the order they opened, with their deadlines. */
+  private readonly waiting = new Map<Connection<unknown>, number>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  add(connection: Connection<unknown>): void {
+    if (!(this.timeoutMs > 0 && Number.isFinite(this.timeoutMs))) return;
+    this.waiting.set(connection, performance.now() + this.timeoutMs);
+    this.timer ??= setTimeout(() => setImmediate(() => this.sweep()), this.timeoutMs);
+  }
+
+  /** The socket sent connection_init, or closed. */
+  delete(connection: Connection<unknown>): void {
+    this.waiting.delete(connection);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.waiting.clear();
+  }
+
+  private sweep(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    for (const [connection, deadline] of this.waiting) {
+      if (deadline > now) {
+        this.timer = setTimeout(() => setImmediate(() => this.sweep()), deadline - now);
+        return;
+      }
+      this.waiting.delete(connection);
+      if (!connection.context) connection.socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
+    }
+  }
+}
+
+/**
  * Serves graphql-ws's protocol (graphql-transport-ws) on `path` of the HTTP server.
  *
  * The connection itself (connection_init and its timeout, the acknowledgement, ping and pong, the
@@ -462,11 +510,14 @@ class SocketConnection<S> implements Connection<S> {
  * - a peer that lets more than MAX_BUFFERED_BYTES pile up unread is dropped.
  */
 export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Transport {
+  const initWait = new InitWait(options.protocol.connectionInitWaitTimeout ?? 3000);
   const protocol = makeServer<Record<string, unknown> | undefined, Connection<S>>({
-    connectionInitWaitTimeout: options.protocol.connectionInitWaitTimeout,
+    // The wait for connection_init is InitWait's, not a timer per socket of graphql-ws's.
+    connectionInitWaitTimeout: 0,
     // The socket's context is kept, so that a `subscribe` can be checked against its acknowledgement.
     onConnect: async (ctx) => {
       ctx.extra.context = ctx;
+      initWait.delete(ctx.extra);
       try {
         return await options.protocol.onConnect?.(ctx);
       } finally {
@@ -561,6 +612,7 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
     const connection = connectionOf.get(this);
     if (!connection) return;
     connections.delete(connection);
+    initWait.delete(connection);
     connection.socketClosed(code, reason);
   }
 
@@ -575,6 +627,7 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
     connections.add(connection);
     connectionOf.set(socket, connection);
     connection.opened(protocol);
+    initWait.add(connection);
     // The listeners are shared by every socket (ws calls them with the socket as `this`): an idle
     // socket holds no closure of its own for them, only its SocketConnection.
     socket.on('message', onSocketMessage);
@@ -589,6 +642,7 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
     async close(graceMs = 1000) {
       closing = true;
       clearInterval(keepAlive);
+      initWait.stop();
       // ws calls back once every socket it accepted has closed, including ones accepted from now on.
       const closed = new Promise<void>((resolve) => wss.close(() => resolve()));
       for (const connection of [...connections]) {
