@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import './support';
 import { startApp } from '../src/app';
@@ -25,6 +26,10 @@ startApp(loadConfig())
           if (w.isEvent && w.item?.stream === 'job') process.stdout.write(`COMMIT ${JSON.stringify({ eventId: w.item.eventId, at })}\n`);
       };
     }
+    // The event loop's delays (10 ms resolution): "eld-reset" zeroes them, "eld" prints `ELD {maxMs, p99Ms}`,
+    // the longest the loop was held since (the scale bench reads it over an idle keep-alive round).
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     // Commands on stdin, a line each: "reset" and "calls" zero and print (`CALLS {…}`) the DynamoDB
     // call counter (the burst line); "ITEMSTATS" prints the group-commit counters (batches,
     // intents, lost rounds) of the work-item line.
@@ -34,6 +39,9 @@ startApp(loadConfig())
         process.stdout.write(`CALLMS ${JSON.stringify(Object.fromEntries(app.calls.msByCommand))}\n`);
         process.stdout.write(`CALLS ${JSON.stringify(Object.fromEntries(app.calls.byCommand))}\n`);
       }
+      if (line === 'eld-reset') loopDelay.reset();
+      if (line === 'eld')
+        process.stdout.write(`ELD ${JSON.stringify({ maxMs: loopDelay.max / 1e6, p99Ms: loopDelay.percentile(99) / 1e6 })}\n`);
       if (line.includes('ITEMSTATS')) report('RESULT', { ...itemWriteStats });
     });
     report('READY', { url: app.url, pid: process.pid });

@@ -174,7 +174,7 @@ export function cpuMsOf(pid: number): number {
 }
 
 /** A child's way to report: one line the parent waits for. */
-export function report(kind: 'READY' | 'RESULT', data: unknown): void {
+export function report(kind: 'READY' | 'RESULT' | 'ROUND', data: unknown): void {
   process.stdout.write(`${kind} ${JSON.stringify(data)}\n`);
 }
 

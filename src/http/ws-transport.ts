@@ -13,6 +13,7 @@ import {
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { errorCode } from '../guards';
 import { logger } from '../logger';
+import { inSlices } from './slices';
 
 /**
  * One operation a client started with `subscribe`, from the moment its message arrives until it
@@ -245,6 +246,9 @@ const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 const PONG = JSON.stringify({ type: MessageType.Pong });
 
+/** Sockets a keep-alive round pings in one turn of the event loop (see pingRound). */
+const PING_SLICE = 500;
+
 /** ws's send options for a text frame (its `binary` option, documented; bytes would otherwise go as binary). */
 const TEXT = { binary: false } as const;
 
@@ -433,6 +437,54 @@ class SocketConnection<S> implements Connection<S> {
 }
 
 /**
+ * The wait for connection_init (graphql-ws's `connectionInitWaitTimeout`): a socket that has not
+ * sent it within `timeoutMs` of opening is closed with 4408, as graphql-ws closes it. graphql-ws
+ * keeps a timer per socket for this; here every socket waits in one queue, in the order they
+ * opened (so by deadline) under one timer. And the check runs in the check phase after the timer,
+ * not in the timer: Node runs due timers before it reads sockets, so after the process was busy
+ * past a deadline (a starved server holding tens of thousands of sockets), a timer closed clients
+ * whose connection_init had arrived in time and was waiting to be read (test/e2e/websocket.test.ts;
+ * likely the 267 of 50,000 sockets closed before subscribing in one loaded run of
+ * bench/fanout-scale.ts). From the check phase, every message that arrived before is read.
+ */
+class InitWait {
+  /** Sockets waiting for connection_init, in the order they opened, with their deadlines. */
+  private readonly waiting = new Map<Connection<unknown>, number>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  add(connection: Connection<unknown>): void {
+    if (!(this.timeoutMs > 0 && Number.isFinite(this.timeoutMs))) return;
+    this.waiting.set(connection, performance.now() + this.timeoutMs);
+    this.timer ??= setTimeout(() => setImmediate(() => this.sweep()), this.timeoutMs);
+  }
+
+  /** The socket sent connection_init, or closed. */
+  delete(connection: Connection<unknown>): void {
+    this.waiting.delete(connection);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.waiting.clear();
+  }
+
+  private sweep(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    for (const [connection, deadline] of this.waiting) {
+      if (deadline > now) {
+        this.timer = setTimeout(() => setImmediate(() => this.sweep()), deadline - now);
+        return;
+      }
+      this.waiting.delete(connection);
+      if (!connection.context) connection.socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
+    }
+  }
+}
+
+/**
  * Serves graphql-ws's protocol (graphql-transport-ws) on `path` of the HTTP server.
  *
  * The connection itself (connection_init and its timeout, the acknowledgement, ping and pong, the
@@ -458,11 +510,14 @@ class SocketConnection<S> implements Connection<S> {
  * - a peer that lets more than MAX_BUFFERED_BYTES pile up unread is dropped.
  */
 export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Transport {
+  const initWait = new InitWait(options.protocol.connectionInitWaitTimeout ?? 3000);
   const protocol = makeServer<Record<string, unknown> | undefined, Connection<S>>({
-    connectionInitWaitTimeout: options.protocol.connectionInitWaitTimeout,
+    // The wait for connection_init is InitWait's, not a timer per socket of graphql-ws's.
+    connectionInitWaitTimeout: 0,
     // The socket's context is kept, so that a `subscribe` can be checked against its acknowledgement.
     onConnect: async (ctx) => {
       ctx.extra.context = ctx;
+      initWait.delete(ctx.extra);
       try {
         return await options.protocol.onConnect?.(ctx);
       } finally {
@@ -514,20 +569,35 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
   function answered(this: WebSocket): void {
     unanswered.delete(this);
   }
-  const pingRound = () => {
-    let dropped = 0;
-    for (const { socket } of connections) {
-      if (socket.readyState !== socket.OPEN) continue;
-      if (unanswered.has(socket)) {
-        socket.terminate();
-        dropped++;
-        continue;
-      }
-      unanswered.add(socket);
-      socket.ping();
+  /**
+   * A round pings its sockets in slices of PING_SLICE, one slice per turn of the event loop: each
+   * ping is a write of its own, and one round over 19,000 sockets held the loop for 0.4 s on a
+   * loaded machine (bench/fanout-scale.ts), delaying every fan-out and subscribe meanwhile. Pongs
+   * that arrive between slices are read before the next slice, as before the next round.
+   */
+  let sweeping = false;
+  let dropped = 0;
+  const pingOne = ({ socket }: SocketConnection<S>) => {
+    if (socket.readyState !== socket.OPEN) return;
+    if (unanswered.has(socket)) {
+      socket.terminate();
+      dropped++;
+      return;
     }
+    unanswered.add(socket);
+    socket.ping();
+  };
+  const roundDone = () => {
+    sweeping = false;
     // A drop is the peer's doing, but thousands at once say something about the network or this process.
     if (dropped > 0) logger.info({ dropped, keepAliveMs: options.keepAliveMs }, 'dropped websocket peers that did not answer a ping');
+    dropped = 0;
+  };
+  const pingRound = () => {
+    // A round still under way when the next is due (a process starved for the whole interval) is left to finish.
+    if (sweeping || closing) return;
+    sweeping = true;
+    inSlices(connections, PING_SLICE, pingOne, roundDone);
   };
   const keepAlive = options.keepAliveMs > 0 ? setInterval(() => setImmediate(pingRound), options.keepAliveMs).unref() : undefined;
 
@@ -542,6 +612,7 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
     const connection = connectionOf.get(this);
     if (!connection) return;
     connections.delete(connection);
+    initWait.delete(connection);
     connection.socketClosed(code, reason);
   }
 
@@ -556,6 +627,7 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
     connections.add(connection);
     connectionOf.set(socket, connection);
     connection.opened(protocol);
+    initWait.add(connection);
     // The listeners are shared by every socket (ws calls them with the socket as `this`): an idle
     // socket holds no closure of its own for them, only its SocketConnection.
     socket.on('message', onSocketMessage);
@@ -570,6 +642,7 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
     async close(graceMs = 1000) {
       closing = true;
       clearInterval(keepAlive);
+      initWait.stop();
       // ws calls back once every socket it accepted has closed, including ones accepted from now on.
       const closed = new Promise<void>((resolve) => wss.close(() => resolve()));
       for (const connection of [...connections]) {
