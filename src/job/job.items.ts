@@ -377,6 +377,8 @@ export type ItemAction =
   | { kind: 'progress'; attempt: number; progress: number; leaseUntil: string; checkpoint?: Record<string, unknown> }
   | { kind: 'complete'; attempt: number; outputs: Record<string, unknown> }
   | { kind: 'fail'; attempt: number; code: string; message: string }
+  /** The holder releases its attempt unfinished: the item waits for its next, claimable at once and not counted. */
+  | { kind: 'handBack'; attempt: number }
   /** With `errorCode`, only an item whose last error has that code (a replay's filter, judged on the item as it is now). */
   | { kind: 'retry'; errorCode?: string };
 
@@ -1263,6 +1265,25 @@ const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => WorkIt
     const error: JobError = { code: action.code, message: action.message, retryCount: item.attempt - 1 };
     // Attempts remain: the item waits for its next attempt, claimable after the stage's backoff (at once without one).
     return hasAttemptsLeft(item.attempt, item.maxAttempt) ? d.waitForNext(error) : d.failForGood(error);
+  },
+  handBack(d) {
+    const { item, state } = d;
+    d.requireRunning(ItemStatus.PENDING);
+    // An attempt whose time is up is over already: the next claim takes it over as it would.
+    refuseTimedOut(d.what, d.jobId, item, state.at, d.limit);
+    // The next attempt waits, claimable at once (no backoff), and the released one is not
+    // counted: the item's last attempt moves on with it (job.attempts.ts countedAttempts).
+    const waiting = d.put({
+      status: ItemStatus.PENDING,
+      attempt: item.attempt + 1,
+      maxAttempt: item.maxAttempt + 1,
+      progress: 0,
+      worker: undefined,
+      leaseExpiresAt: undefined,
+      timesOutAt: undefined,
+      availableAt: state.at,
+    });
+    return d.record(d.withCounts({ running: d.counts.running - 1 }), JobEventType.ITEM_HANDED_BACK, waiting);
   },
   retry(d) {
     const { state, item, stage, action } = d;

@@ -4,6 +4,7 @@ import { enumObject } from '../infra/dynamo/entity';
 import {
   type AttemptError,
   checkProgress,
+  countedAttempts,
   deadlineOf,
   hasAttemptsLeft,
   heldHint,
@@ -70,6 +71,10 @@ export const JOB_EVENT_TYPES = {
   // The reuse of stored outputs is src/job/job.reuse.ts.
   ITEMS_REUSED:
     "Work items just added completed at once from the stored outputs of the tenant's completed items with the same content key (a stage declared reusable, see jobKinds); `reused` names each item and its source. No worker sees them.",
+  STEP_HANDED_BACK:
+    "The worker holding a step attempt handed it back unfinished (handBackStep, a stopping worker): the event's step is the new attempt, PENDING and claimable at once, with no backoff; the handed-back attempt (HANDED_BACK) is not counted against the job's attempts.",
+  ITEM_HANDED_BACK:
+    "The worker holding a work item's attempt handed it back unfinished (handBackWorkItem, a stopping worker): the item is PENDING for its next attempt, claimable at once, with no backoff; the handed-back attempt is not counted against its attempts (its maxAttempt moved on by one).",
   STEP_REUSED:
     "The job's current step completed at once from the stored outputs of the tenant's completed step with the same content key (a stage declared reusable, see jobKinds); `reused` names the source. No worker sees it.",
 } as const;
@@ -136,6 +141,8 @@ export interface StepState {
   waitsUntil?: string;
   /** The running attempt was claimed by a pool worker (it counts in its tenant's pool load). */
   pooled?: boolean;
+  /** How many earlier attempts their workers handed back: not counted against the job's maxAttempts (countedAttempts). */
+  handedBack?: number;
 }
 
 /**
@@ -167,6 +174,8 @@ export type JobAction =
     }
   | { kind: 'fail'; step: string; code: string; message: string; attempt?: number | null }
   | { kind: 'pause'; step: string; attempt?: number | null }
+  /** The worker releases the attempt it holds, unfinished: a new attempt waits, claimable at once and not counted. */
+  | { kind: 'handBack'; step: string; attempt?: number | null }
   | { kind: 'approve'; step: string }
   | { kind: 'reject'; step: string; reason: string }
   | { kind: 'cancel' }
@@ -213,6 +222,7 @@ export const JOB_COMMANDS: Record<JobAction['kind'], CommandDeclaration> = {
   complete: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.COMPLETED },
   fail: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.FAILED },
   pause: { job: [JobStatus.RUNNING], to: JobStatus.PAUSED, step: [StepStatus.RUNNING], stepTo: StepStatus.PAUSED },
+  handBack: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.HANDED_BACK },
   approve: { job: [JobStatus.PAUSED], to: JobStatus.RUNNING, step: [StepStatus.PAUSED], stepTo: StepStatus.COMPLETED },
   reject: { job: [JobStatus.PAUSED], to: JobStatus.FAILED, step: [StepStatus.PAUSED], stepTo: StepStatus.FAILED },
   cancel: { job: [JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.PAUSED], to: JobStatus.CANCELLED },
@@ -220,7 +230,7 @@ export const JOB_COMMANDS: Record<JobAction['kind'], CommandDeclaration> = {
 };
 
 /** The actions a worker takes on a step: on a cancelled job each gets JOB_CANCELLED. */
-const WORKER_ACTIONS = new Set<JobAction['kind']>(['start', 'claim', 'progress', 'complete', 'fail', 'pause']);
+const WORKER_ACTIONS = new Set<JobAction['kind']>(['start', 'claim', 'progress', 'complete', 'fail', 'pause', 'handBack']);
 
 /** What a caller can do with a job in each status, for INVALID_TRANSITION messages. */
 const JOB_HINTS: Partial<Record<JobStatus, string>> = {
@@ -242,6 +252,7 @@ const STEP_HINTS: Partial<Record<StepStatus, string>> = {
   [StepStatus.COMPLETED]: 'It has finished.',
   [StepStatus.FAILED]: 'This attempt failed; a new attempt waits to be started, or retryJob runs the failed job again.',
   [StepStatus.SKIPPED]: 'It was skipped when the job was cancelled.',
+  [StepStatus.HANDED_BACK]: 'Its worker handed it back; the next attempt waits to be claimed.',
 };
 
 /** What a step decision knows besides the job and its steps: when, who, which job, and the step's stage policy. */
@@ -385,7 +396,7 @@ class StepDecision<K extends JobAction['kind']> {
     const { job, next, ctx } = this;
     const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: ctx.now };
     next.error = error;
-    if (hasAttemptsLeft(step.attempt, job.maxAttempts)) {
+    if (hasAttemptsLeft(countedAttempts(step.attempt, step.handedBack), job.maxAttempts)) {
       next.attempts = { ...job.attempts, [step.name]: step.attempt + 1 };
       const again: StepState = {
         name: step.name,
@@ -393,6 +404,7 @@ class StepDecision<K extends JobAction['kind']> {
         attempt: step.attempt + 1,
         status: StepStatus.PENDING,
         progress: 0,
+        handedBack: step.handedBack,
         ...(takenOver ?? this.backoffAfter(step.name, step.attempt)),
       };
       next.progress = jobProgress(job);
@@ -462,7 +474,11 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
       return d.start(step, d.action.leaseUntil);
     }
     // A running attempt can be taken over once its lease or its time runs out, whichever is first.
-    const rules = { maxAttempts: d.job.maxAttempts, backoff: !!d.ctx.policy?.retryBackoff, timeoutSeconds: d.limit };
+    const rules = {
+      maxAttempts: d.job.maxAttempts + (step.handedBack ?? 0),
+      backoff: !!d.ctx.policy?.retryBackoff,
+      timeoutSeconds: d.limit,
+    };
     const takeover = takeoverOf(step, d.ctx.now, rules);
     if (step.status !== StepStatus.RUNNING || takeover.kind === 'held') {
       throw invalidTransition(`Step ${step.name} of job`, d.ctx.jobId, step.status, 'claimed', {
@@ -511,6 +527,25 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
     const paused: StepState = { ...step, status: StepStatus.PAUSED };
     d.next.status = JobStatus.PAUSED;
     return { job: d.next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
+  },
+  handBack(d) {
+    // The holder releases its attempt unfinished: a new attempt waits, claimable at once (no
+    // backoff), and the released one is not counted (countedAttempts). A report on the released
+    // attempt is then refused like any on an attempt that is over.
+    const step = d.namedStep(true);
+    refuseTimedOut(`Step ${step.name} of job`, d.ctx.jobId, step, d.ctx.now, d.limit);
+    const released: StepState = { ...step, status: StepStatus.HANDED_BACK, finishedAt: d.ctx.now };
+    const again: StepState = {
+      name: step.name,
+      order: step.order,
+      attempt: step.attempt + 1,
+      status: StepStatus.PENDING,
+      progress: 0,
+      handedBack: (step.handedBack ?? 0) + 1,
+    };
+    d.next.attempts = { ...d.job.attempts, [step.name]: again.attempt };
+    d.next.progress = jobProgress(d.job);
+    return { job: d.next, steps: [released, again], step: again, type: JobEventType.STEP_HANDED_BACK };
   },
   approve(d) {
     const step = d.namedStep(false);
