@@ -210,9 +210,13 @@ class SignalStream implements AsyncIterableIterator<WorkSignal> {
   private readonly queue: WorkSignal[] = [];
   private waiting: ((result: IteratorResult<WorkSignal>) => void) | undefined;
   private ended = false;
+  /** Its worker's last claim on this server found work (it is busy); false after one that found none, or before any. */
+  busy = false;
 
   constructor(
     readonly scope: WorkScope,
+    /** Its worker: tenant (or pool) and token subject, as its claims name it (WorkSignals.noteClaim). */
+    readonly who: string,
     private readonly leave: (stream: SignalStream) => void,
   ) {}
 
@@ -276,22 +280,36 @@ interface TopicSubscribers {
  * The workSignals subscribers of one server, by topic: one bus listener a topic, whatever the
  * number of subscribers. A LEASE_ENDED goes to every subscriber of the kind (each worker keeps
  * what concerns the attempts it holds); a WORK_AVAILABLE of `count` units is dealt to that many of
- * the subscribers serving its stage, in turn, so one new item wakes one idle worker rather than the
- * whole fleet (every instance deals to its own, so a fleet over N instances wakes at most N times
- * `count`). A worker that is busy when dealt one claims anyway once its work is done.
+ * the subscribers serving its stage, in turn, idle ones first (a worker whose last claim on this
+ * server found nothing, see noteClaim), so one new item wakes one idle worker rather than the
+ * whole fleet; a busy worker claims anyway once its work is done. Every instance deals to its own
+ * subscribers, so a fleet over N instances wakes at most N times `count`; a worker whose claims go
+ * to another instance than its subscription counts as idle.
  */
 export class WorkSignalHub {
   private readonly topics = new Map<string, TopicSubscribers>();
+  private readonly byWorker = new Map<string, Set<SignalStream>>();
 
   constructor(private readonly bus: EventBus) {}
 
   /** Opens a subscription to `topics` for `scope`; `ready` once the bus listens (nothing published since is missed). */
-  open(topics: readonly string[], scope: WorkScope): { stream: SignalStream; ready: Promise<void> } {
-    const stream = new SignalStream(scope, (s) => {
+  open(topics: readonly string[], scope: WorkScope, who: string): { stream: SignalStream; ready: Promise<void> } {
+    const stream = new SignalStream(scope, who, (s) => {
       for (const topic of topics) this.leave(topic, s);
+      const mine = this.byWorker.get(who);
+      mine?.delete(s);
+      if (mine?.size === 0) this.byWorker.delete(who);
     });
+    let mine = this.byWorker.get(who);
+    if (!mine) this.byWorker.set(who, (mine = new Set()));
+    mine.add(stream);
     const ready = Promise.all(topics.map((topic) => this.join(topic, stream))).then(() => undefined);
     return { stream, ready };
+  }
+
+  /** Records what the last claim of worker `who` found: signals of new work go to idle workers first. */
+  claimed(who: string, found: boolean): void {
+    for (const stream of this.byWorker.get(who) ?? []) stream.busy = found;
   }
 
   /** How many subscriptions this server holds now (tests read it to see each released). */
@@ -338,9 +356,11 @@ export class WorkSignalHub {
       for (const stream of serving) stream.push(signal);
       return;
     }
-    const dealt = Math.min(serving.length, Math.max(1, signal.count ?? 1));
-    const start = subscribers.turn % Math.max(1, serving.length);
-    for (let i = 0; i < dealt; i++) serving[(start + i) % serving.length].push(signal);
+    const idle = serving.filter((s) => !s.busy);
+    const among = idle.length > 0 ? idle : serving;
+    const dealt = Math.min(among.length, Math.max(1, signal.count ?? 1));
+    const start = subscribers.turn % Math.max(1, among.length);
+    for (let i = 0; i < dealt; i++) among[(start + i) % among.length].push(signal);
     subscribers.turn = start + dealt;
   }
 }
@@ -372,6 +392,16 @@ export class WorkSignals {
     private readonly hub: WorkSignalHub,
   ) {}
 
+  /** The worker, as its subscriptions and claims name it: its tenant (or pool) and its token's subject. */
+  private get who(): string {
+    return `${this.scope.tenant.id}\u0000${this.scope.actor}`;
+  }
+
+  /** Records what a claim of this worker found (claimWork): the next new work is dealt to idle workers first. */
+  noteClaim(found: boolean): void {
+    this.hub.claimed(this.who, found);
+  }
+
   /**
    * Opens the subscription. Throws BAD_USER_INPUT for a tenant worker that names no kind or too
    * many kinds or stages, FORBIDDEN for a pool worker naming a kind or stage outside its pool.
@@ -383,7 +413,7 @@ export class WorkSignals {
   ): Promise<AsyncIterable<WorkSignal>> {
     const scope = this.scopeOf(pool, kinds, stages);
     const topics = scope.kinds.map((kind) => (pool ? workTopics.pool(kind) : workTopics.tenant(this.scope.tenant.id, kind)));
-    const { stream, ready } = this.hub.open(topics, scope);
+    const { stream, ready } = this.hub.open(topics, scope, this.who);
     try {
       // Listening first, then reading: work that appears after the read is signalled, before it is read.
       await ready;

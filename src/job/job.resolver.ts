@@ -42,6 +42,7 @@ import { stageItemCounts, totalItemCounts } from './job.writes';
 import { claimPooledWork, itemAdderRepos, itemReportRepos, stepReportRepos } from './job.pool-api';
 import { ItemStatus } from './job.machine';
 import { ExpiresIn } from '../common/args';
+import { signalsOf } from '../events/work-signals.resolver';
 
 /**
  * A worker's action on a work item it holds, through the repositories of the item's tenant (see
@@ -264,9 +265,12 @@ export class JobResolver {
     stage: string | null,
     @Ctx() ctx: Context,
   ) {
-    if (ctx.principal?.pool) return claimPooledWork(ctx, kind, stage);
-    const claimed = await ctx.repos.jobs.claimWork(kind, stage);
-    return claimed && { ...claimed, tenantId: ctx.principal?.tenantId, lease: null };
+    const claimed = ctx.principal?.pool
+      ? await claimPooledWork(ctx, kind, stage)
+      : await ctx.repos.jobs.claimWork(kind, stage).then((c) => c && { ...c, tenantId: ctx.principal?.tenantId, lease: null });
+    // Signals of new work go to idle workers first (src/events/work-signals.ts): a claim that found none says this one is.
+    signalsOf(ctx).signals.noteClaim(claimed !== null);
+    return claimed;
   }
 
   @Authorized(Role.WORKER, Role.POOL)
