@@ -52,7 +52,7 @@ type WorkSignalsArgs = InstanceType<typeof WorkSignalsArgs>;
  * The workSignals of the caller (a worker): a pool worker's through its pool's (tenantless)
  * repositories, as claimWork reaches its scheduler. Throws as Context.repos does for anyone else.
  */
-export function signalsOf(context: unknown): { signals: WorkSignals; pool?: { kinds: string[]; stages?: string[] } } {
+function signalsOf(context: unknown): { signals: WorkSignals; pool?: { kinds: string[]; stages?: string[] } } {
   if (!(context instanceof Context)) throw new Error('A subscription ran without the request context.');
   const pool = context.principal?.pool;
   if (pool && context.principal) return { signals: context.reposForPoolClaim(context.principal.tenantId).workSignals, pool };

@@ -6,6 +6,7 @@ import { CATCH_UP, type EventBus, type Listening } from '../infra/pubsub';
 import { retryAt } from '../job/job.attempts';
 import { declaredKind, fanOutOf, stepPolicyOf } from '../job/job.kinds';
 import { JobEventType, JobStatus } from '../job/job.machine';
+import { claimerOf, observeClaims } from '../job/job.repository';
 
 /*
  * Work pushed to idle workers (the workSignals subscription): a small signal derived from each
@@ -392,14 +393,9 @@ export class WorkSignals {
     private readonly hub: WorkSignalHub,
   ) {}
 
-  /** The worker, as its subscriptions and claims name it: its tenant (or pool) and its token's subject. */
+  /** The worker, as its subscriptions and claims name it (claimerOf). */
   private get who(): string {
-    return `${this.scope.tenant.id}\u0000${this.scope.actor}`;
-  }
-
-  /** Records what a claim of this worker found (claimWork): the next new work is dealt to idle workers first. */
-  noteClaim(found: boolean): void {
-    this.hub.claimed(this.who, found);
+    return claimerOf(this.scope);
   }
 
   /**
@@ -412,6 +408,8 @@ export class WorkSignals {
     stages: readonly string[] | null,
   ): Promise<AsyncIterable<WorkSignal>> {
     const scope = this.scopeOf(pool, kinds, stages);
+    // What the workers' claims find on this server marks them idle or busy (WorkSignalHub.claimed).
+    observeClaims(this.scope.store, this.hub);
     const topics = scope.kinds.map((kind) => (pool ? workTopics.pool(kind) : workTopics.tenant(this.scope.tenant.id, kind)));
     const { stream, ready } = this.hub.open(topics, scope, this.who);
     try {

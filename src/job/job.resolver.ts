@@ -42,7 +42,6 @@ import { stageItemCounts, totalItemCounts } from './job.writes';
 import { claimPooledWork, itemAdderRepos, itemReportRepos, stepReportRepos } from './job.pool-api';
 import { ItemStatus } from './job.machine';
 import { ExpiresIn } from '../common/args';
-import { signalsOf } from '../events/work-signals.resolver';
 
 /**
  * A worker's action on a work item it holds, through the repositories of the item's tenant (see
@@ -268,8 +267,9 @@ export class JobResolver {
     const claimed = ctx.principal?.pool
       ? await claimPooledWork(ctx, kind, stage)
       : await ctx.repos.jobs.claimWork(kind, stage).then((c) => c && { ...c, tenantId: ctx.principal?.tenantId, lease: null });
-    // Signals of new work go to idle workers first (src/events/work-signals.ts): a claim that found none says this one is.
-    signalsOf(ctx).signals.noteClaim(claimed !== null);
+    // Signals of new work go to idle workers first: a claim that found none says this one is.
+    const jobs = ctx.principal?.pool ? ctx.reposForPoolClaim(ctx.principal.tenantId).jobs : ctx.repos.jobs;
+    jobs.noteClaim(claimed !== null);
     return claimed;
   }
 
