@@ -142,8 +142,8 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
     expect(await idle.exited).toMatchObject({ code: 0 });
   });
 
-  it('Python: 30 items by 3 worker processes, 3 of them SIGTERMed mid-item and restarted: every item completed once, none waiting for a lease', async () => {
-    // Each attempt holds its item for a moment (no renewal is due in it), so SIGTERMs land mid-item.
+  it('Python: 30 items by 3 worker processes, each SIGTERMed in turn while serving (its item in hand handed back) and restarted: every item completed once, none waiting for a lease', async () => {
+    // Each attempt holds its item for a moment (no renewal is due in it), so a SIGTERM most often lands mid-item.
     const jobId = await batch(Array.from({ length: 30 }, () => ({ hold: { 1: 0.15, 2: 0.15, 3: 0.15 } })));
     const startedAt = Date.now();
     const workers = await Promise.all([1, 2, 3].map((n) => python(`py-fleet-${n}`, { GRACE_SECONDS: '0.05' })));
