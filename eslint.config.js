@@ -37,7 +37,8 @@ module.exports = [
       // cursor and its node); a job's counters, which are values of the job; a stage's retry
       // backoff, a value of its declaration; a search hit, which wraps an entity (the entity has
       // its id) with how well it matched; and where a reused step's or item's outputs came from
-      // (ReuseSource, ReusedWork), values of the step, item or event that carries them.
+      // (ReuseSource, ReusedWork), values of the step, item or event that carries them; and a
+      // worker's WorkSignal, a hint pushed to it and stored nowhere.
       '@graphql-eslint/strict-id-in-types': [
         'error',
         {
@@ -78,6 +79,7 @@ module.exports = [
               'PlanLimits',
               'QuotaUsage',
               'TenantUsage',
+              'WorkSignal',
             ],
           },
         },

@@ -115,7 +115,7 @@ export const MAX_ACTIVITY_RETENTION_DAYS = 36_500;
 
 /** The statuses of a job and of a step attempt; their machines follow. */
 export const JOB_STATES = ['QUEUED', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
-export const STEP_STATES = ['PENDING', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'SKIPPED'] as const;
+export const STEP_STATES = ['PENDING', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'SKIPPED', 'HANDED_BACK'] as const;
 type JobStatusValue = (typeof JOB_STATES)[number];
 type StepStatusValue = (typeof STEP_STATES)[number];
 
@@ -154,14 +154,16 @@ const STEP_MACHINE = {
   attribute: 'status',
   initial: 'PENDING',
   // PENDING → COMPLETED: the attempt took the stored outputs of a completed step (src/job/job.reuse.ts);
-  // PENDING → SKIPPED: its job was cancelled before it ran; PAUSED → COMPLETED | FAILED: a person's review.
+  // PENDING → SKIPPED: its job was cancelled before it ran; PAUSED → COMPLETED | FAILED: a person's review;
+  // RUNNING → HANDED_BACK: its worker released it (handBackStep) and a new attempt, not counted, waits.
   transitions: {
     PENDING: ['RUNNING', 'COMPLETED', 'SKIPPED'],
-    RUNNING: ['PAUSED', 'COMPLETED', 'FAILED'],
+    RUNNING: ['PAUSED', 'COMPLETED', 'FAILED', 'HANDED_BACK'],
     PAUSED: ['COMPLETED', 'FAILED'],
     COMPLETED: [],
     FAILED: [],
     SKIPPED: [],
+    HANDED_BACK: [],
   } satisfies Record<StepStatusValue, readonly StepStatusValue[]>,
   descriptions: {
     PENDING: 'Waiting to be started or claimed.',
@@ -170,6 +172,8 @@ const STEP_MACHINE = {
     COMPLETED: 'Done, with its artifacts and outputs.',
     FAILED: 'This attempt failed (see error); another may follow.',
     SKIPPED: 'Never run: the job was cancelled first.',
+    HANDED_BACK:
+      'Its worker handed it back unfinished (handBackStep): the next attempt waits, claimable at once; this one is not counted as failed.',
   },
 } as const;
 
@@ -1160,6 +1164,11 @@ export const entities = {
       waitsUntil: attr.dateTime({
         description: "When this waiting attempt may start: after its stage's retry backoff; null when it may start at once.",
       }),
+      /**
+       * How many attempts of the step before this one their workers handed back (handBackStep):
+       * they are not counted against the job's maxAttempts, so this attempt has that many more.
+       */
+      handedBack: attr.int({ internal: true, hidden: true }),
     },
     status: { ...STEP_MACHINE, description: 'Where this attempt is: see StepStatus for the transitions.' },
     indexes: {

@@ -8,6 +8,8 @@ import { JobEvent } from '../job/job.type';
 import { Live, type LiveOptions } from './live';
 import type { JobMessage } from './stream-messages';
 import { keyAttr } from '../common/args';
+import { WorkSignals, workSignalHubOf } from './work-signals';
+import { WorkSignalResolver } from './work-signals.resolver';
 
 // The live streams add themselves to ctx.repos here, so that the context imports nothing from events.
 declare module '../context' {
@@ -125,8 +127,9 @@ function liveOptionsOf(deps: FeatureDeps): LiveOptions {
 
 /** The subscriptions and the live streams behind them (see src/features.ts); they use the job, project and activity repositories. */
 export const liveFeature = feature({
-  resolvers: [LiveResolver],
+  resolvers: [LiveResolver, WorkSignalResolver],
   repositories: (scope, { jobs, projects, activity }, deps) => ({
     live: new Live(scope, liveOptionsOf(deps), jobs, projects, activity),
+    workSignals: new WorkSignals(scope, workSignalHubOf(deps.bus)),
   }),
 });

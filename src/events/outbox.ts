@@ -6,6 +6,7 @@ import { OUTBOX_ENTRY, OUTBOX_SHARDS, outboxPartition } from '../infra/dynamo/wr
 import { inLinkedSpan, SpanKind, untraced } from '../infra/tracing';
 import { logger } from '../logger';
 import { payloadOf, topicsFor } from './topics';
+import { workSignalsOf } from './work-signals';
 
 /** At most this many events leave the outbox in one call (DynamoDB's limit of a transaction). */
 const REMOVALS_PER_CALL = 100;
@@ -63,9 +64,13 @@ export class Outbox {
     private readonly options: OutboxOptions,
   ) {}
 
-  /** Hands the event to the bus, on every topic it belongs to; rejects when the bus refuses it. */
+  /**
+   * Hands the event to the bus, on every topic it belongs to, and the work signals it makes to
+   * theirs (work-signals.ts); rejects when the bus refuses any, so the event stays in the outbox.
+   */
   private async deliver(event: Item): Promise<void> {
-    await Promise.all(topicsFor(event).map((topic) => this.bus.publish(topic, payloadOf(event))));
+    const signals = workSignalsOf(event).flatMap(({ topics, signal }) => topics.map((topic) => this.bus.publish(topic, signal)));
+    await Promise.all([...topicsFor(event).map((topic) => this.bus.publish(topic, payloadOf(event))), ...signals]);
     this.options.onPublished?.();
   }
 

@@ -44,6 +44,7 @@ export const VERBS = {
   reject: 'reject',
   cancel: 'cancel',
   retry: 'retry',
+  handBack: 'hand back',
 } as const;
 export type Verb = keyof typeof VERBS;
 
@@ -112,6 +113,15 @@ export function refuseTimedOut(what: string, jobId: string, held: HeldAttempt, n
 
 /** When the next attempt after failed attempt `ref.attempt` may start: `at` plus its stage's backoff (at once without one). */
 export const retryAt = (backoff: RetryBackoff | undefined, ref: AttemptRef, at: string): string => later(at, backoffSeconds(backoff, ref));
+
+/**
+ * The attempts of a unit that count against its attempts: all of them but those their workers
+ * handed back (handBackStep, handBackWorkItem). A hand-back ends the attempt its worker holds,
+ * unfinished: the unit waits for its next attempt, claimable at once (no backoff), and the
+ * released attempt is not counted, so the unit has as many attempts left as before. (A work item
+ * keeps this in its own last attempt, `maxAttempt`, which a hand-back moves on by one.)
+ */
+export const countedAttempts = (attempt: number, handedBack: number | undefined): number => attempt - (handedBack ?? 0);
 
 /** Whether a unit at attempt `attempt` has attempts left, of `maxAttempts`: a failure then waits for another, else it is final. */
 export const hasAttemptsLeft = (attempt: number, maxAttempts: number): boolean => attempt < maxAttempts;

@@ -19,6 +19,7 @@ import { quotaExceeded, badInput, invalidTransition, notFound } from '../errors'
 import { entities, type EntityItem, type ItemCountsItem, MAX_STAGE_ITEMS } from '../common/entities';
 import {
   checkProgress,
+  countedAttempts,
   deadlineOf,
   hasAttemptsLeft,
   heldHint,
@@ -56,7 +57,7 @@ export type WorkItemItem = EntityItem<'WorkItem'>;
 type StepItem = EntityItem<'Step'>;
 
 /** The actions a worker takes on a step: on a cancelled job each gets JOB_CANCELLED. */
-const WORKER_ACTIONS = new Set<JobAction['kind']>(['start', 'claim', 'progress', 'complete', 'fail', 'pause']);
+const WORKER_ACTIONS = new Set<JobAction['kind']>(['start', 'claim', 'progress', 'complete', 'fail', 'pause', 'handBack']);
 
 /** What a caller can do with a job in each status, for INVALID_TRANSITION messages. */
 const JOB_HINTS: Partial<Record<JobStatus, string>> = {
@@ -78,6 +79,7 @@ const STEP_HINTS: Partial<Record<StepStatus, string>> = {
   [StepStatus.COMPLETED]: 'It has finished.',
   [StepStatus.FAILED]: 'This attempt failed; a new attempt waits to be started, or retryJob runs the failed job again.',
   [StepStatus.SKIPPED]: 'It was skipped when the job was cancelled.',
+  [StepStatus.HANDED_BACK]: 'Its worker handed it back; the next attempt waits to be claimed.',
 };
 
 /** What a step decision knows besides the job and its steps: when, who, which job, and the step's stage policy. */
@@ -221,7 +223,7 @@ class StepDecision<K extends JobAction['kind']> {
     const { job, next, ctx } = this;
     const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: ctx.now };
     next.error = error;
-    if (hasAttemptsLeft(step.attempt, job.maxAttempts)) {
+    if (hasAttemptsLeft(countedAttempts(step.attempt, step.handedBack), job.maxAttempts)) {
       next.attempts = { ...job.attempts, [step.name]: step.attempt + 1 };
       const again: StepState = {
         name: step.name,
@@ -229,6 +231,7 @@ class StepDecision<K extends JobAction['kind']> {
         attempt: step.attempt + 1,
         status: StepStatus.PENDING,
         progress: 0,
+        handedBack: step.handedBack,
         ...(takenOver ?? this.backoffAfter(step.name, step.attempt)),
       };
       next.progress = jobProgress(job);
@@ -298,7 +301,11 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
       return d.start(step, d.action.leaseUntil);
     }
     // A running attempt can be taken over once its lease or its time runs out, whichever is first.
-    const rules = { maxAttempts: d.job.maxAttempts, backoff: !!d.ctx.policy?.retryBackoff, timeoutSeconds: d.limit };
+    const rules = {
+      maxAttempts: d.job.maxAttempts + (step.handedBack ?? 0),
+      backoff: !!d.ctx.policy?.retryBackoff,
+      timeoutSeconds: d.limit,
+    };
     const takeover = takeoverOf(step, d.ctx.now, rules);
     if (step.status !== StepStatus.RUNNING || takeover.kind === 'held') {
       throw invalidTransition(`Step ${step.name} of job`, d.ctx.jobId, step.status, 'claimed', {
@@ -347,6 +354,25 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
     const paused: StepState = { ...step, status: StepStatus.PAUSED };
     d.next.status = JobStatus.PAUSED;
     return { job: d.next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
+  },
+  handBack(d) {
+    // The holder releases its attempt unfinished: a new attempt waits, claimable at once (no
+    // backoff), and the released one is not counted (countedAttempts). A report on the released
+    // attempt is then refused like any on an attempt that is over.
+    const step = d.namedStep(true);
+    refuseTimedOut(`Step ${step.name} of job`, d.ctx.jobId, step, d.ctx.now, d.limit);
+    const released: StepState = { ...step, status: StepStatus.HANDED_BACK, finishedAt: d.ctx.now };
+    const again: StepState = {
+      name: step.name,
+      order: step.order,
+      attempt: step.attempt + 1,
+      status: StepStatus.PENDING,
+      progress: 0,
+      handedBack: (step.handedBack ?? 0) + 1,
+    };
+    d.next.attempts = { ...d.job.attempts, [step.name]: again.attempt };
+    d.next.progress = jobProgress(d.job);
+    return { job: d.next, steps: [released, again], step: again, type: JobEventType.STEP_HANDED_BACK };
   },
   approve(d) {
     const step = d.namedStep(false);
@@ -643,6 +669,8 @@ export type ItemAction =
   | { kind: 'progress'; attempt: number; progress: number; leaseUntil: string; checkpoint?: Record<string, unknown> }
   | { kind: 'complete'; attempt: number; outputs: Record<string, unknown> }
   | { kind: 'fail'; attempt: number; code: string; message: string }
+  /** The holder releases its attempt unfinished: the item waits for its next, claimable at once and not counted. */
+  | { kind: 'handBack'; attempt: number }
   /** With `errorCode`, only an item whose last error has that code (a replay's filter, judged on the item as it is now). */
   | { kind: 'retry'; errorCode?: string };
 
@@ -1052,6 +1080,25 @@ const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => WorkIt
     const error: JobError = { code: action.code, message: action.message, retryCount: item.attempt - 1 };
     // Attempts remain: the item waits for its next attempt, claimable after the stage's backoff (at once without one).
     return hasAttemptsLeft(item.attempt, item.maxAttempt) ? d.waitForNext(error) : d.failForGood(error);
+  },
+  handBack(d) {
+    const { item, state } = d;
+    d.requireRunning(ItemStatus.PENDING);
+    // An attempt whose time is up is over already: the next claim takes it over as it would.
+    refuseTimedOut(d.what, d.jobId, item, state.at, d.limit);
+    // The next attempt waits, claimable at once (no backoff), and the released one is not
+    // counted: the item's last attempt moves on with it (job.attempts.ts countedAttempts).
+    const waiting = d.put({
+      status: ItemStatus.PENDING,
+      attempt: item.attempt + 1,
+      maxAttempt: item.maxAttempt + 1,
+      progress: 0,
+      worker: undefined,
+      leaseExpiresAt: undefined,
+      timesOutAt: undefined,
+      availableAt: state.at,
+    });
+    return d.record(d.withCounts({ running: d.counts.running - 1 }), JobEventType.ITEM_HANDED_BACK, waiting);
   },
   retry(d) {
     const { state, item, stage, action } = d;

@@ -54,6 +54,10 @@ export const JOB_EVENT_TYPES = {
   // The reuse of stored outputs is src/job/job.reuse.ts.
   ITEMS_REUSED:
     "Work items just added completed at once from the stored outputs of the tenant's completed items with the same content key (a stage declared reusable, see jobKinds); `reused` names each item and its source. No worker sees them.",
+  STEP_HANDED_BACK:
+    "The worker holding a step attempt handed it back unfinished (handBackStep, a stopping worker): the event's step is the new attempt, PENDING and claimable at once, with no backoff; the handed-back attempt (HANDED_BACK) is not counted against the job's attempts.",
+  ITEM_HANDED_BACK:
+    "The worker holding a work item's attempt handed it back unfinished (handBackWorkItem, a stopping worker): the item is PENDING for its next attempt, claimable at once, with no backoff; the handed-back attempt is not counted against its attempts (its maxAttempt moved on by one).",
   STEP_REUSED:
     "The job's current step completed at once from the stored outputs of the tenant's completed step with the same content key (a stage declared reusable, see jobKinds); `reused` names the source. No worker sees it.",
 } as const;
@@ -120,6 +124,8 @@ export interface StepState {
   waitsUntil?: string;
   /** The running attempt was claimed by a pool worker (it counts in its tenant's pool load). */
   pooled?: boolean;
+  /** How many earlier attempts their workers handed back: not counted against the job's maxAttempts (countedAttempts). */
+  handedBack?: number;
 }
 
 /**
@@ -151,6 +157,8 @@ export type JobAction =
     }
   | { kind: 'fail'; step: string; code: string; message: string; attempt?: number | null }
   | { kind: 'pause'; step: string; attempt?: number | null }
+  /** The worker releases the attempt it holds, unfinished: a new attempt waits, claimable at once and not counted. */
+  | { kind: 'handBack'; step: string; attempt?: number | null }
   | { kind: 'approve'; step: string }
   | { kind: 'reject'; step: string; reason: string }
   | { kind: 'cancel' }
@@ -197,6 +205,7 @@ export const JOB_COMMANDS: Record<JobAction['kind'], CommandDeclaration> = {
   complete: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.COMPLETED },
   fail: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.FAILED },
   pause: { job: [JobStatus.RUNNING], to: JobStatus.PAUSED, step: [StepStatus.RUNNING], stepTo: StepStatus.PAUSED },
+  handBack: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.HANDED_BACK },
   approve: { job: [JobStatus.PAUSED], to: JobStatus.RUNNING, step: [StepStatus.PAUSED], stepTo: StepStatus.COMPLETED },
   reject: { job: [JobStatus.PAUSED], to: JobStatus.FAILED, step: [StepStatus.PAUSED], stepTo: StepStatus.FAILED },
   cancel: { job: [JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.PAUSED], to: JobStatus.CANCELLED },

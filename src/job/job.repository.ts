@@ -5,6 +5,7 @@ import { assertId, isValidTenantId } from '../common/ids';
 import { creationWrites, Stale } from '../common/mutate';
 import { entities, type EntityItem } from '../common/entities';
 import type { Scope } from '../common/scope';
+import type { Store } from '../infra/dynamo/store';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } from '../errors';
 import type { PageRequest } from '../infra/dynamo/store';
@@ -136,6 +137,21 @@ const byOrder = (a: StepState, b: StepState) => a.order - b.order || a.attempt -
  * attempts it touches and the event with seq = new version in one transaction conditioned on
  * the version read, so a job's stream is ordered and gapless and two writers serialize.
  */
+/** Who is told what each worker's claims found, per store (one per server): see observeClaims. */
+const claimObservers = new WeakMap<Store, { claimed(worker: string, found: boolean): void }>();
+
+/** A worker as its claims name it, for observeClaims: its tenant (or pool) and its token's subject. */
+export const claimerOf = (scope: Pick<Scope, 'tenant' | 'actor'>): string => `${scope.tenant.id}\u0000${scope.actor}`;
+
+/**
+ * Tells `observer` whether each claimWork served by `store` found work, naming the worker
+ * (claimerOf): the workers' pushed signals deal new work to idle workers first
+ * (src/events/work-signals.ts registers, so that jobs know nothing of events). One a store.
+ */
+export function observeClaims(store: Store, observer: { claimed(worker: string, found: boolean): void }): void {
+  claimObservers.set(store, observer);
+}
+
 export class JobRepository {
   /** The work items of fan-out stages (job.items.ts). */
   readonly items: JobItems;
@@ -701,6 +717,11 @@ export class JobRepository {
     }
     if ('metrics' in action) boundedJson(action.metrics, 'metrics');
     return this.items.submit(jobId, [], (state) => this.decideOn(state, action, review));
+  }
+
+  /** Tells the claims' observer (observeClaims) whether this worker's claim found work. */
+  noteClaim(found: boolean): void {
+    claimObservers.get(this.scope.store)?.claimed(claimerOf(this.scope), found);
   }
 
   /**

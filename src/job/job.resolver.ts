@@ -197,6 +197,16 @@ export class JobResolver {
     return held.repos.jobs.act(jobId, { kind: 'pause', step: stepName, attempt: held.attempt });
   }
 
+  @Authorized(Role.WORKER, Role.POOL)
+  @Mutation(() => Job, {
+    description:
+      'Worker: hands back a running step it holds, unfinished (a stopping worker): a new attempt waits, claimable at once with no backoff, and this one (HANDED_BACK) is not counted against the attempts (event STEP_HANDED_BACK).',
+  })
+  async handBackStep(@Args(() => HeldStepRef) { jobId, stepName, attempt, lease }: HeldStepRef, @Ctx() ctx: Context) {
+    const held = await stepReportRepos(ctx, { jobId, stepName, attempt, lease });
+    return held.repos.jobs.act(jobId, { kind: 'handBack', step: stepName, attempt: held.attempt });
+  }
+
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, { description: 'Approves a paused step: it completes and the job goes on.' })
   approveStep(
@@ -255,9 +265,13 @@ export class JobResolver {
     stage: string | null,
     @Ctx() ctx: Context,
   ) {
-    if (ctx.principal?.pool) return claimPooledWork(ctx, kind, stage);
-    const claimed = await ctx.repos.jobs.claimWork(kind, stage);
-    return claimed && { ...claimed, tenantId: ctx.principal?.tenantId, lease: null };
+    const claimed = ctx.principal?.pool
+      ? await claimPooledWork(ctx, kind, stage)
+      : await ctx.repos.jobs.claimWork(kind, stage).then((c) => c && { ...c, tenantId: ctx.principal?.tenantId, lease: null });
+    // Signals of new work go to idle workers first: a claim that found none says this one is.
+    const jobs = ctx.principal?.pool ? ctx.reposForPoolClaim(ctx.principal.tenantId).jobs : ctx.repos.jobs;
+    jobs.noteClaim(claimed !== null);
+    return claimed;
   }
 
   @Authorized(Role.WORKER, Role.POOL)
@@ -317,6 +331,15 @@ export class JobResolver {
     @Ctx() ctx: Context,
   ) {
     return actOnHeldItem(ctx, ref, { kind: 'fail', attempt: ref.attempt, code, message });
+  }
+
+  @Authorized(Role.WORKER, Role.POOL)
+  @Mutation(() => WorkItem, {
+    description:
+      'Worker: hands back a running item it holds, unfinished (a stopping worker): it waits for its next attempt, claimable at once with no backoff, and this attempt is not counted against its attempts (event ITEM_HANDED_BACK).',
+  })
+  async handBackWorkItem(@Args(() => WorkItemRef) ref: WorkItemRef, @Ctx() ctx: Context) {
+    return actOnHeldItem(ctx, ref, { kind: 'handBack', attempt: ref.attempt });
   }
 
   @Authorized(Role.EDITOR)

@@ -96,7 +96,7 @@ function itemSnapshot(item: WorkItemItem): Record<string, unknown> {
 /** The step fields of a stored step attempt, without its key and index attributes. */
 export function stepStateOf(item: StepState): StepState {
   const { name, order, attempt, status, progress, artifacts, metrics, outputs, error, approvedBy, decidedAt, startedAt, finishedAt } = item;
-  const { worker, leaseExpiresAt, reusedFrom, timesOutAt, waitsUntil, pooled } = item;
+  const { worker, leaseExpiresAt, reusedFrom, timesOutAt, waitsUntil, pooled, handedBack } = item;
   return {
     name,
     order,
@@ -117,6 +117,7 @@ export function stepStateOf(item: StepState): StepState {
     timesOutAt,
     waitsUntil,
     pooled,
+    handedBack,
   };
 }
 

@@ -123,6 +123,7 @@ const cases: Record<string, Case> = {
   completeStep: (i) => ({ query: `mutation { completeStep(jobId: "${i.jobId}", stepName: "render") { status } }` }),
   failStep: (i) => ({ query: `mutation { failStep(jobId: "${i.jobId}", stepName: "render", code: "x", message: "y") { status } }` }),
   pauseStepForReview: (i) => ({ query: `mutation { pauseStepForReview(jobId: "${i.jobId}", stepName: "render") { status } }` }),
+  handBackStep: (i) => ({ query: `mutation { handBackStep(jobId: "${i.jobId}", stepName: "render") { status } }` }),
   approveStep: (i) => ({ query: `mutation { approveStep(jobId: "${i.jobId}", stepName: "render") { status kind } }` }),
   rejectStep: (i) => ({ query: `mutation { rejectStep(jobId: "${i.jobId}", stepName: "render", reason: "no") { status } }` }),
   cancelJob: (i) => ({ query: `mutation { cancelJob(jobId: "${i.jobId}") { status } }` }),
@@ -144,6 +145,9 @@ const cases: Record<string, Case> = {
   }),
   failWorkItem: (i) => ({
     query: `mutation { failWorkItem(jobId: "${i.batchJobId}", stage: "process", sequence: 1, attempt: 1, code: "x", message: "y") { inputs } }`,
+  }),
+  handBackWorkItem: (i) => ({
+    query: `mutation { handBackWorkItem(jobId: "${i.batchJobId}", stage: "process", sequence: 1, attempt: 1) { inputs } }`,
   }),
   retryWorkItem: (i) => ({ query: `mutation { retryWorkItem(jobId: "${i.batchJobId}", stage: "process", sequence: 1) { inputs } }` }),
   // Operators only: a tenant, its admin included, cannot give itself (or take from A) a larger share of the pools.

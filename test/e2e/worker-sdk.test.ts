@@ -1,5 +1,5 @@
 /** @long Started first on a clean clone (test/support/sequencer.js): about a minute of worker processes waiting out leases. */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -7,7 +7,8 @@ import { signDevToken } from '../../src/auth/jwt';
 import { Worker } from '../../sdk/typescript/src/index';
 import { blocksOf } from '../support/doc-blocks';
 import { tempDir } from '../support/fixtures';
-import { processFixture, ROOT } from '../support/processes';
+import { ROOT } from '../support/processes';
+import { PYTHON_WORKER, type Proc, startWorker } from '../support/worker-process';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
 
@@ -25,74 +26,12 @@ const LEASE_SECONDS = 2;
  */
 let TENANT = '';
 let tenants = 0;
-const PYTHON_WORKER = join(ROOT, 'test/fixtures/workers/batch_worker.py');
-
-/** A worker process and the JSON lines it printed. */
-interface Proc {
-  child: ChildProcess;
-  lines: any[];
-  output(): string;
-  /** The first line (printed so far or later) that `match` accepts; rejects with the output after `ms`. */
-  until(match: (line: any) => boolean, what: string, ms?: number): Promise<any>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
-}
 
 /** The blocks of docs/workers.md that say this file runs them, by language (one each). */
 const DOC = 'docs/workers.md';
 const docBlocks = blocksOf(DOC).filter((b) => b.excuse?.includes('test/e2e/worker-sdk.test.ts'));
 /** The doc's block of language `lang` holding `marker`. */
 const docBlock = (lang: string, marker = '') => docBlocks.find((b) => b.lang === lang && b.text.includes(marker))!.text;
-
-/** Starts a worker process (its own process group when `detached`, as a shell's job is) and follows its JSON lines. */
-function startWorker(
-  command: string,
-  args: string[],
-  env: Record<string, string>,
-  options: { cwd?: string; detached?: boolean } = {},
-): Proc {
-  const child = processFixture(
-    spawn(command, args, {
-      cwd: options.cwd ?? ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, PYTHONPATH: join(ROOT, 'sdk/python'), PYTHONDONTWRITEBYTECODE: '1', ...env },
-      detached: options.detached,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-    { detached: options.detached },
-  );
-  const lines: any[] = [];
-  const waiters = new Set<() => void>();
-  let output = '';
-  let partial = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk;
-    partial += chunk;
-    const complete = partial.split('\n');
-    partial = complete.pop()!;
-    for (const line of complete) if (line.startsWith('{')) lines.push(JSON.parse(line));
-    for (const wake of waiters) wake();
-  });
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
-  );
-  const until = (match: (line: any) => boolean, what: string, ms = 20_000) =>
-    new Promise<any>((resolve, reject) => {
-      const check = () => {
-        const found = lines.find(match);
-        if (!found) return;
-        clearTimeout(timer);
-        waiters.delete(check);
-        resolve(found);
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`no ${what} within ${ms} ms; the worker printed:\n${output}`));
-      }, ms);
-      waiters.add(check);
-      check();
-    });
-  return { child, lines, output: () => output, until, exited };
-}
 
 describe('the worker SDKs against a real server', () => {
   let server: TestServer;
@@ -258,7 +197,7 @@ describe('the worker SDKs against a real server', () => {
     expect((await jobOf(jobId)).items.nodes[0]).toMatchObject({ status: 'COMPLETED', attempt: 1, worker: 'py-term' });
   });
 
-  it('SIGTERM past the grace period gives the work up: the handler is told, the process exits, and the item is taken over once its lease runs out', async () => {
+  it('SIGTERM past the grace period gives the work up: the handler is told, the item is handed back, the process exits, and another worker takes it over as attempt 2', async () => {
     const jobId = await batch([{ hold: { 1: 60 } }]);
     const worker = await python('py-give-up', { GRACE_SECONDS: '0.5' });
     await worker.until((l) => l.event === 'claimed', 'a claim');
@@ -268,9 +207,8 @@ describe('the worker SDKs against a real server', () => {
     expect(exit.code).toBe(0);
     expect(exit.at - termAt).toBeLessThan(5000);
     expect(worker.lines.find((l) => l.event === 'cancelled')).toMatchObject({ code: 'WORKER_STOPPED' });
-    // Left RUNNING by it no longer than its lease: no renewal after the give-up.
-    const item = (await jobOf(jobId)).items.nodes[0];
-    expect(item.status === 'RUNNING' ? Date.parse(item.leaseExpiresAt) : 0).toBeLessThanOrEqual(exit.at + LEASE_SECONDS * 1000);
+    // Handed back before it exited: waiting, for attempt 2, claimable at once.
+    expect((await jobOf(jobId)).items.nodes[0]).toMatchObject({ status: 'PENDING', attempt: 2 });
     const next = await python('py-after');
     await next.until((l) => l.event === 'returned' && l.attempt === 2, 'attempt 2 returned');
     expect((await finished(jobId, next)).items.nodes[0]).toMatchObject({ status: 'COMPLETED', attempt: 2, worker: 'py-after' });
@@ -342,6 +280,9 @@ describe('the worker SDKs against a real server', () => {
     await running;
     expect(aborted[1]).toBe('1:WORKER_STOPPED');
     expect((await jobOf(jobId)).items.nodes.filter((i: any) => i.status === 'COMPLETED')).toEqual([]);
+    // Handed back, the second job's item is claimable at once: cancelled, so that no later test's pool worker meets it.
+    expect((await jobOf(second)).items.nodes[0]).toMatchObject({ status: 'PENDING', attempt: 2 });
+    await gql('mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: second });
   });
 
   it("the TypeScript SDK serves a pool worker (each report with its claim's lease), and a worker whose claims are refused for good stops with the error", async () => {

@@ -51,8 +51,8 @@ const START = Date.parse('2026-01-01T00:00:00.000Z');
 
 /** What a generated command is: an item's, the step's, time passing, items added, or a cancel. */
 type Command =
-  | { on: 'item'; kind: 'claim' | 'progress' | 'complete' | 'fail' | 'retry'; sequence: number; attemptShift: number }
-  | { on: 'step'; kind: 'claim' | 'progress' | 'complete' | 'fail'; attemptShift: number }
+  | { on: 'item'; kind: 'claim' | 'progress' | 'complete' | 'fail' | 'handBack' | 'retry'; sequence: number; attemptShift: number }
+  | { on: 'step'; kind: 'claim' | 'progress' | 'complete' | 'fail' | 'handBack'; attemptShift: number }
   | { on: 'time'; seconds: number }
   | { on: 'add'; count: number }
   | { on: 'cancel' };
@@ -61,7 +61,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   {
     arbitrary: fc.record({
       on: fc.constant('item' as const),
-      kind: fc.constantFrom('claim', 'claim', 'claim', 'progress', 'complete', 'complete', 'complete', 'fail', 'retry'),
+      kind: fc.constantFrom('claim', 'claim', 'claim', 'progress', 'complete', 'complete', 'complete', 'fail', 'handBack', 'retry'),
       // Which item, among those the job has (and now and then one it has not).
       sequence: fc.integer({ min: 1, max: 7 }),
       // Mostly the attempt the worker holds; sometimes one that is over, or one that never was.
@@ -72,7 +72,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   {
     arbitrary: fc.record({
       on: fc.constant('step' as const),
-      kind: fc.constantFrom('claim', 'progress', 'complete', 'complete', 'fail'),
+      kind: fc.constantFrom('claim', 'progress', 'complete', 'complete', 'fail', 'handBack'),
       attemptShift: fc.constantFrom(0, 0, 0, -1),
     }),
     weight: 30,
@@ -153,6 +153,8 @@ function itemAction(c: Extract<Command, { on: 'item' }>, item: WorkItemItem | un
       return { kind: 'complete', attempt, outputs: {} };
     case 'fail':
       return { kind: 'fail', attempt, code: 'GPU_LOST', message: 'The GPU went away.' };
+    case 'handBack':
+      return { kind: 'handBack', attempt };
     case 'retry':
       return { kind: 'retry' };
   }
@@ -170,6 +172,8 @@ function stepAction(c: Extract<Command, { on: 'step' }>, step: StepLike | undefi
       return { kind: 'complete', step: 'compose', artifacts: [], attempt };
     case 'fail':
       return { kind: 'fail', step: 'compose', code: 'GPU_LOST', message: 'The GPU went away.', attempt };
+    case 'handBack':
+      return { kind: 'handBack', step: 'compose', attempt };
   }
 }
 
@@ -182,7 +186,7 @@ const REFUSALS = new Set<string>([
   ErrorCode.NOT_FOUND,
 ]);
 
-const WORKER_KINDS = new Set(['claim', 'progress', 'complete', 'fail']);
+const WORKER_KINDS = new Set(['claim', 'progress', 'complete', 'fail', 'handBack']);
 
 /**
  * The refusals of the declared machines' guard (Entity.assertTransition), which BatchState runs on
@@ -306,6 +310,31 @@ function check(before: Model, c: Command, after: Model, result: ReturnType<typeo
     folded.job === job && sameEntries(folded.steps, after.steps) && sameEntries(folded.items, after.items),
     () => `evolve of the ${result.events.length} events is not the state saved`,
   );
+  // A hand-back leaves its unit claimable at once (no backoff) with as many attempts left as before.
+  for (const e of result.events) {
+    if (e.type === JobEventType.ITEM_HANDED_BACK && e.item) {
+      const was = before.items.get(`${e.item.stage}#${e.item.sequence}`);
+      rule(
+        e.item.status === 'PENDING' && e.item.availableAt === iso(before.now) && was?.status === 'RUNNING',
+        () => `item ${e.item?.sequence} handed back is ${e.item?.status} from ${e.item?.availableAt}`,
+      );
+      rule(
+        was !== undefined && e.item.maxAttempt - e.item.attempt === was.maxAttempt - was.attempt,
+        () => `item ${e.item?.sequence} lost an attempt to its hand-back`,
+      );
+    }
+    if (e.type === JobEventType.STEP_HANDED_BACK && e.step) {
+      const was = before.steps.get(e.step.name);
+      rule(
+        e.step.status === StepStatus.PENDING && e.step.waitsUntil === undefined && was?.status === StepStatus.RUNNING,
+        () => `step ${e.step?.name} handed back is ${e.step?.status} until ${e.step?.waitsUntil}`,
+      );
+      rule(
+        was !== undefined && e.step.attempt - (e.step.handedBack ?? 0) === was.attempt - (was.handedBack ?? 0),
+        () => `step ${e.step?.name} lost an attempt to its hand-back`,
+      );
+    }
+  }
   // A stage completes only when all its items are done.
   if (after.steps.get('render')?.status === StepStatus.COMPLETED)
     rule(counts.completed + counts.failed === counts.total, () => 'a stage completed with items not done');
@@ -313,7 +342,7 @@ function check(before: Model, c: Command, after: Model, result: ReturnType<typeo
 
 describe('the job aggregate decisions, over generated command sequences', () => {
   it('keep the counters, the machines, single completion and cancellation in every state, for 10,000 sequences', () => {
-    const runs = { sequences: 0, commands: 0, refused: 0, completedJobs: 0, failedJobs: 0, cancelledJobs: 0 };
+    const runs = { sequences: 0, commands: 0, refused: 0, completedJobs: 0, failedJobs: 0, cancelledJobs: 0, handedBack: 0 };
     fc.assert(
       fc.property(
         fc.constantFrom('TEST_DECIDER_BACKOFF', 'TEST_DECIDER_AT_ONCE'),
@@ -326,6 +355,8 @@ describe('the job aggregate decisions, over generated command sequences', () => 
             check(model, c, result.model, result);
             runs.commands++;
             if (result.refused) runs.refused++;
+            for (const e of result.events)
+              if (e.type === JobEventType.ITEM_HANDED_BACK || e.type === JobEventType.STEP_HANDED_BACK) runs.handedBack++;
             model = result.model;
           }
           runs.sequences++;
@@ -342,5 +373,7 @@ describe('the job aggregate decisions, over generated command sequences', () => 
     expect(runs.failedJobs).toBeGreaterThan(10);
     expect(runs.cancelledJobs).toBeGreaterThan(100);
     expect(runs.refused).toBeGreaterThan(runs.commands / 10);
+    // Hand-backs happen, of items and steps alike, and hold the rules above.
+    expect(runs.handedBack).toBeGreaterThan(1000);
   });
 });

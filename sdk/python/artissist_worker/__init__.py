@@ -2,6 +2,7 @@
 
 from .client import Client, ServerError
 from .kinds import Kinds
+from .push import PushSignal
 from .worker import Cancelled, PollingSignal, Work, WorkFailed, Worker, WorkSignal
 
-__all__ = ["Cancelled", "Client", "Kinds", "PollingSignal", "ServerError", "Work", "WorkFailed", "Worker", "WorkSignal"]
+__all__ = ["Cancelled", "Client", "Kinds", "PollingSignal", "PushSignal", "ServerError", "Work", "WorkFailed", "Worker", "WorkSignal"]

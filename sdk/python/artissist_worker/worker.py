@@ -15,6 +15,7 @@ from typing import Any, Awaitable, Callable, Mapping, Optional, Protocol, Union
 
 from .client import Client, ServerError
 from .kinds import JOB_KINDS_QUERY, Kinds
+from .push import PushSignal, matches
 
 log = logging.getLogger("artissist_worker")
 
@@ -38,6 +39,10 @@ STEP_COMPLETE = """mutation WorkerStepComplete($jobId: ID!, $stage: String!, $at
 STEP_FAIL = """mutation WorkerStepFail($jobId: ID!, $stage: String!, $attempt: Int, $lease: String, $code: String!,
   $message: String!) { failStep(jobId: $jobId, stepName: $stage, attempt: $attempt, lease: $lease, code: $code,
   message: $message) { jobId } }"""
+ITEM_HAND_BACK = """mutation WorkerItemHandBack($jobId: ID!, $stage: String!, $sequence: Int!, $attempt: Int!, $lease: String) {
+  handBackWorkItem(jobId: $jobId, stage: $stage, sequence: $sequence, attempt: $attempt, lease: $lease) { status } }"""
+STEP_HAND_BACK = """mutation WorkerStepHandBack($jobId: ID!, $stage: String!, $attempt: Int, $lease: String) {
+  handBackStep(jobId: $jobId, stepName: $stage, attempt: $attempt, lease: $lease) { jobId } }"""
 
 # The lease a claim is assumed to hold when its answer does not say (the server's default).
 DEFAULT_LEASE_SECONDS = 60.0
@@ -104,6 +109,8 @@ class Work:
     stopping: threading.Event = field(default_factory=threading.Event)
     # The code that ended the attempt for this worker (JOB_CANCELLED, ATTEMPT_TIMED_OUT, WORKER_STOPPED …).
     lost_code: Optional[str] = None
+    # Set once the handler returned: its outcome is being reported, so a stop does not hand it back.
+    _reporting: bool = False
     _progress: float = 0.0
     _dirty: bool = False
     _wake: threading.Condition = field(default_factory=threading.Condition)
@@ -151,7 +158,8 @@ def work_of(claim: Mapping[str, Any]) -> Work:
 
 
 class WorkSignal(Protocol):
-    """When to claim again. Polling now; a source of pushed notifications (issue 49) will implement the same three calls."""
+    """When to claim again: the server's pushed signals (PushSignal, the default) or a poll (PollingSignal). A source that
+    also has `start(worker)` and `close()` is started by run() and closed at stop() (see PushSignal)."""
 
     def found(self) -> None:
         """A claim found work: claim again at once."""
@@ -270,7 +278,7 @@ class Worker:
         self.grace_seconds = grace_seconds
         self.heartbeat_fraction = heartbeat_fraction
         self.min_report_seconds = min_report_seconds
-        self.signal: WorkSignal = signal_source or PollingSignal()
+        self.signal: WorkSignal = signal_source if signal_source is not None else PushSignal()
         self.kinds = kinds
         self.handlers: dict[tuple[str, str], Handler] = {}
         self.startup: list[Callable[[], None]] = []
@@ -278,8 +286,13 @@ class Worker:
         self.completed = 0
         self._stopping = threading.Event()
         self._given_up = threading.Event()
+        # Set when a give-up starts, and once its hand-backs are answered: run() returns only after them.
+        self._giving_up = threading.Event()
+        self._handed_back = threading.Event()
         self._lock = threading.Lock()
         self._turn = 0
+        # The registered stages that may have claimable work: a claim that finds none takes its stage out, a signal puts it back.
+        self._maybe: set[tuple[str, str]] = set()
         # A claim refused for a reason waiting cannot mend (a token expired or without the role): run() raises it.
         self._fatal: Optional[ServerError] = None
 
@@ -313,6 +326,9 @@ class Worker:
             hook()
         if self.kinds is None:
             self.kinds = self._read_kinds()
+        start = getattr(self.signal, "start", None)
+        if callable(start):
+            start(self)
         slots = [threading.Thread(target=self._slot, name=f"slot {n}", daemon=True) for n in range(self.slots)]
         for slot in slots:
             slot.start()
@@ -326,6 +342,10 @@ class Worker:
                 break
             for slot in slots:
                 slot.join(0.1)
+        if self._giving_up.is_set():
+            # The slots end as soon as their handlers are told; the hand-backs are what lets others take the work at once.
+            self._handed_back.wait(10.0)
+        self._close_signal()
         log.info("worker stopped after %d units", self.completed)
         if self._fatal:
             raise self._fatal
@@ -336,6 +356,8 @@ class Worker:
             return
         log.info("stopping: no more claims; %d running unit(s) get %.1f s to finish", len(self.running), self.grace_seconds)
         self._stopping.set()
+        # A stopping worker takes nothing more: it leaves the signals, so new work is dealt to the others.
+        self._close_signal()
         self.signal.wake()
         with self._lock:
             for work in self.running:
@@ -345,27 +367,52 @@ class Worker:
         timer.start()
 
     def give_up(self) -> None:
-        """Gives up every running unit now (see hand_back): the handlers are told through `cancelled` and nothing they return is reported."""
+        """Gives up every running unit now (see hand_back): the handlers are told through `cancelled` and nothing they return is
+        reported. A unit whose handler returned already is left to its report."""
         with self._lock:
-            running = list(self.running)
+            if self._giving_up.is_set():
+                return
+            self._giving_up.set()
+            running = [work for work in self.running if not work._reporting]
         for work in running:
             work.lose("WORKER_STOPPED")
+        for work in running:
             self.hand_back(work)
+        self._handed_back.set()
         self._given_up.set()
 
     def hand_back(self, work: Work) -> None:
-        """Hands `work` back so that another worker may take it at once.
+        """Hands `work` back (handBackWorkItem, handBackStep): another worker may claim it at once, as its next attempt, with no
+        backoff and no attempt counted. An attempt that was over already (cancelled, taken over) has nothing to hand back; a
+        hand-back that fails otherwise leaves the unit to its lease, taken over when it runs out."""
+        try:
+            self._send(work, ITEM_HAND_BACK if not work.is_step else STEP_HAND_BACK, {}, attempts=2)
+            log.info("handed back %s/%s #%s attempt %s", work.job_id, work.stage, work.sequence, work.attempt)
+        except ServerError as error:
+            level = logging.INFO if error.lost else logging.WARNING
+            log.log(level, "could not hand back %s/%s #%s attempt %s: %s", work.job_id, work.stage, work.sequence, work.attempt, error)
 
-        The server has no hand-back mutation yet (issue 49): until it has, this stops renewing the
-        lease (work.lose stopped the heartbeat), and the unit is taken over as its next attempt by
-        the first claim after the lease runs out. Override it, or fill it in once the mutation exists."""
-        log.warning(
-            "gave up %s/%s #%s attempt %s; no hand-back yet: it is claimable again when its lease runs out",
-            work.job_id,
-            work.stage,
-            work.sequence,
-            work.attempt,
-        )
+    # --- What the pushed signals need (push.PushTarget) -------------------------------------------
+
+    def push_endpoint(self) -> tuple[str, str]:
+        return self.client.url, self.client.token
+
+    def push_scope(self) -> tuple[list[str], list[str]]:
+        return sorted({kind for kind, _ in self.handlers}), sorted({stage for _, stage in self.handlers})
+
+    def lease_ended(self, signal: Mapping[str, Any]) -> None:
+        """Cancels the running handlers whose attempt a LEASE_ENDED signal names (the job cancelled, or the unit taken over)."""
+        with self._lock:
+            running = list(self.running)
+        for work in running:
+            if matches(signal, work.job_id, work.tenant_id, work.stage, work.sequence, work.attempt):
+                log.info("%s/%s #%s attempt %s is over: %s", work.job_id, work.stage, work.sequence, work.attempt, signal.get("reason"))
+                work.lose(str(signal.get("reason") or "LEASE_ENDED"))
+
+    def _close_signal(self) -> None:
+        close = getattr(self.signal, "close", None)
+        if callable(close):
+            close()
 
     def _on_signal(self, signum: int, _frame: Any) -> None:
         if self._stopping.is_set():
@@ -384,16 +431,34 @@ class Worker:
             log.info("the declared kinds are not open to this token (%s); outputs are checked by the server only", error.code)
             return None
 
-    def _next_stage(self) -> tuple[str, str]:
+    def hint(self, kind: Optional[str], stage: Optional[str]) -> None:
+        """Marks the registered stages of `kind` and `stage` (None: every one) as worth a claim."""
+        with self._lock:
+            for key in self.handlers:
+                if (kind is None or key[0] == kind) and (stage is None or key[1] == stage):
+                    self._maybe.add(key)
+
+    def _next_stage(self) -> Optional[tuple[str, str]]:
+        """The next registered stage in turn that may have work; None when none may."""
         with self._lock:
             keys = list(self.handlers)
-            self._turn = (self._turn + 1) % len(keys)
-            return keys[self._turn]
+            for _ in keys:
+                self._turn = (self._turn + 1) % len(keys)
+                if keys[self._turn] in self._maybe:
+                    return keys[self._turn]
+            return None
 
     def _slot(self) -> None:
-        empty = 0
+        self.hint(None, None)
         while not self._stopping.is_set():
-            kind, stage = self._next_stage()
+            key = self._next_stage()
+            if key is None:
+                # No stage may have work: wait for a signal (a poll knows of no stage: every one is looked at after it).
+                self.signal.wait(self._stopping)
+                if not callable(getattr(self.signal, "start", None)):
+                    self.hint(None, None)
+                continue
+            kind, stage = key
             try:
                 claim = self.client.call(CLAIM, {"kind": kind, "stage": stage})["claimWork"]
             except ServerError as error:
@@ -405,13 +470,10 @@ class Worker:
                     return
                 claim = None
             if claim is None:
-                empty += 1
-                # Every registered stage came up empty in a row: wait before the next round.
-                if empty >= len(self.handlers):
-                    empty = 0
-                    self.signal.wait(self._stopping)
+                # Nothing there now (or a passing fault, retried within Client.call's bound): until a signal says otherwise.
+                with self._lock:
+                    self._maybe.discard(key)
                 continue
-            empty = 0
             self.signal.found()
             self._serve(work_of(claim))
 
@@ -425,6 +487,7 @@ class Worker:
         beat.start()
         try:
             outcome = self._run_handler(handler, work)
+            work._reporting = True
             beat.stop()
             if work.cancelled.is_set():
                 log.info("%s/%s #%s attempt %s dropped: %s", work.job_id, work.stage, work.sequence, work.attempt, work.lost_code)

@@ -18,7 +18,8 @@ from typing import Any, Mapping, Optional, get_type_hints
 from artissist_worker import Cancelled, Client, Kinds, PollingSignal, ServerError, Work, WorkFailed, Worker
 from artissist_worker.client import error_of
 from artissist_worker.typegen import class_name, typed_module
-from artissist_worker.worker import ITEM_COMPLETE, ITEM_FAIL, STEP_COMPLETE, Heartbeat, heartbeat_seconds, lease_seconds, work_of
+from artissist_worker.push import PushSignal, matches, sse_messages
+from artissist_worker.worker import ITEM_HAND_BACK, STEP_HAND_BACK, ITEM_COMPLETE, ITEM_FAIL, STEP_COMPLETE, Heartbeat, heartbeat_seconds, lease_seconds, work_of
 
 # The SDK logs what it drops and retries; these tests make it do so on purpose.
 logging.getLogger("artissist_worker").disabled = True
@@ -307,6 +308,14 @@ class StoppingTest(unittest.TestCase):
             time.sleep(0.01)
         self.assertEqual((handed, work.lost_code, work.cancelled.is_set()), ([3], "WORKER_STOPPED", True))
 
+    def test_a_hand_back_names_the_attempt_held_and_an_attempt_over_already_is_let_go(self) -> None:
+        client = FakeClient([{"handBackWorkItem": {"status": "PENDING"}}, ServerError("INVALID_TRANSITION", "that attempt is over")])
+        worker = worker_with(client)
+        worker.hand_back(work_of(ITEM_CLAIM))
+        worker.hand_back(work_of(STEP_CLAIM))
+        self.assertEqual(client.sent[0], (ITEM_HAND_BACK, {"jobId": "job_1", "stage": "process", "attempt": 3, "lease": "sealed", "sequence": 7}))
+        self.assertEqual(client.sent[1], (STEP_HAND_BACK, {"jobId": "job_2", "stage": "compose", "attempt": 2, "lease": None}))
+
     def test_startup_hooks_run_once_first_and_a_claim_refused_for_good_stops_the_worker_and_run_raises_it(self) -> None:
         client = FakeClient([ServerError("UNAUTHENTICATED", "the token expired")])
         worker = worker_with(client)
@@ -326,3 +335,39 @@ class StoppingTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PushTest(unittest.TestCase):
+    def test_an_sse_stream_gives_each_next_events_data_and_ends_at_complete(self) -> None:
+        lines = iter([b": keep-alive\n", b"\n", b"event: next\n", b'data: {"data": {"workSignals": {"type": "SUBSCRIBED"}}}\n', b"\n",
+                      b"event: next\r\n", b'data: {"data":\n', b'data: {"workSignals": {"type": "WORK_AVAILABLE"}}}\n', b"\n",
+                      b"event: complete\n", b"\n", b"event: next\n", b'data: {"late": true}\n', b"\n"])
+        messages = list(sse_messages(lambda: next(lines, b"")))
+        self.assertEqual([m["data"]["workSignals"]["type"] for m in messages], ["SUBSCRIBED", "WORK_AVAILABLE"])
+
+    def test_a_lease_ended_signal_concerns_the_attempts_it_names(self) -> None:
+        cancelled = {"type": "LEASE_ENDED", "jobId": "job_1", "tenantId": "acme", "stage": None}
+        self.assertTrue(matches(cancelled, "job_1", "acme", "process", 7, 3))
+        self.assertFalse(matches(cancelled, "job_2", "acme", "process", 7, 3))
+        self.assertFalse(matches({**cancelled, "tenantId": "other"}, "job_1", "acme", "process", 7, 3))
+        taken = {**cancelled, "stage": "process", "sequence": 7, "attempt": 3}
+        self.assertTrue(matches(taken, "job_1", "acme", "process", 7, 3))
+        self.assertFalse(matches({**taken, "attempt": 2}, "job_1", "acme", "process", 7, 3))
+        self.assertFalse(matches({**taken, "sequence": None}, "job_1", "acme", "process", 7, 3))
+
+    def test_a_signal_wakes_every_waiting_slot_and_one_that_came_while_busy_ends_the_next_wait_at_once(self) -> None:
+        signal = PushSignal(fallback_seconds=5)
+        stop = threading.Event()
+        woke: list[float] = []
+        threads = [threading.Thread(target=lambda: (signal.wait(stop), woke.append(time.monotonic()))) for _ in range(2)]
+        for t in threads:
+            t.start()
+        time.sleep(0.1)
+        signal.wake()
+        for t in threads:
+            t.join(2)
+        self.assertEqual(len(woke), 2)
+        signal.wake()
+        started = time.monotonic()
+        signal.wait(stop)
+        self.assertLess(time.monotonic() - started, 0.5)

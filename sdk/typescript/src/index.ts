@@ -81,19 +81,255 @@ export interface WorkerOptions {
   heartbeatFraction?: number;
   /** The least time between two progress reports of one unit (default 1 s). */
   minReportMs?: number;
-  /** When to claim again; polling by default (a push source will implement the same interface). */
+  /** When to claim again: the server's pushed signals by default (PushSignal), or a poll (PollingSignal). */
   workSignal?: WorkSignal;
   /** Stop on SIGTERM and SIGINT (a second one gives up at once); default true. */
   handleSignals?: boolean;
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
 
-/** When to claim again. Polling now; a source of pushed notifications (issue 49) will implement the same calls. */
+/**
+ * When to claim again: the server's pushed signals (PushSignal, the default) or a poll
+ * (PollingSignal). A source with `start` and `close` is started by run() and closed at stop().
+ */
 export interface WorkSignal {
   /** A claim found work: claim again at once. */
   found(): void;
   /** A claim found nothing: resolves when it is worth claiming again, or when `stop` aborts. */
   wait(stop: AbortSignal): Promise<void>;
+  /** Starts the source for `target` (a push connection). */
+  start?(target: PushTarget): void;
+  /** Ends it: a stopping worker is dealt no more work. */
+  close?(): void;
+}
+
+/** What a PushSignal needs of its worker: where to connect, what it serves, and whom to tell of an attempt that is over. */
+export interface PushTarget {
+  url: string;
+  token: string;
+  kinds: string[];
+  stages: string[];
+  /** Work of `kind` and `stage` may be claimable (null: any the worker serves). */
+  hint(kind: string | null, stage: string | null): void;
+  leaseEnded(signal: WorkSignalMessage): void;
+  log(level: 'info' | 'warn' | 'error', message: string): void;
+}
+
+/** A workSignals message (see the server's WorkSignal type). */
+export interface WorkSignalMessage {
+  type: 'SUBSCRIBED' | 'WORK_AVAILABLE' | 'LEASE_ENDED';
+  tenantId?: string | null;
+  kind?: string | null;
+  stage?: string | null;
+  count?: number | null;
+  availableAt?: string | null;
+  available?: boolean | null;
+  jobId?: string | null;
+  sequence?: number | null;
+  attempt?: number | null;
+  reason?: string | null;
+}
+
+const SIGNALS = `subscription WorkerSignals($kinds: [String!], $stages: [String!]) { workSignals(kinds: $kinds, stages: $stages) {
+  type tenantId kind stage count availableAt available jobId sequence attempt reason } }`;
+/** The codes after which a new subscription cannot succeed: the worker falls back to polling. */
+const REFUSED = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'BAD_USER_INPUT', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST']);
+
+/** The `data` of each `next` event of an SSE stream, parsed, until the stream ends or sends `complete`. */
+export async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
+  const decoder = new TextDecoder();
+  let pending = '';
+  let event = '';
+  let data: string[] = [];
+  for await (const chunk of body) {
+    pending += decoder.decode(chunk, { stream: true });
+    let end = pending.indexOf('\n');
+    while (end >= 0) {
+      const line = pending.slice(0, end).replace(/\r$/, '');
+      pending = pending.slice(end + 1);
+      end = pending.indexOf('\n');
+      if (line === '') {
+        if (event === 'complete') return;
+        if ((event === '' || event === 'next') && data.length) yield JSON.parse(data.join('\n'));
+        event = '';
+        data = [];
+      } else if (!line.startsWith(':')) {
+        const colon = line.indexOf(':');
+        const name = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? '' : line.slice(colon + (line[colon + 1] === ' ' ? 2 : 1));
+        if (name === 'event') event = value;
+        else if (name === 'data') data.push(value);
+      }
+    }
+  }
+}
+
+/** True when a LEASE_ENDED `signal` names the attempt `work` holds (a job's cancellation names only the job). */
+export function endsAttempt(signal: WorkSignalMessage, work: Pick<Work, 'jobId' | 'tenantId' | 'stage' | 'sequence' | 'attempt'>): boolean {
+  if (signal.jobId !== work.jobId || (signal.tenantId != null && signal.tenantId !== work.tenantId)) return false;
+  if (signal.stage == null) return true;
+  return (
+    signal.stage === work.stage &&
+    (signal.sequence ?? undefined) === work.sequence &&
+    (signal.attempt == null || signal.attempt === work.attempt)
+  );
+}
+
+/**
+ * A WorkSignal fed by the server's workSignals subscription (GraphQL over SSE, one connection a
+ * worker): a wait ends when work of the worker's stages appears (now, or at its availableAt), and
+ * at the latest after `fallbackMs` (a slow poll, for what no signal says: a crashed worker's lease
+ * running out). LEASE_ENDED signals go to the worker, which aborts the handlers they concern. A
+ * dropped connection is made again after a growing pause; a server that refuses the subscription
+ * leaves the worker polling every `pollMs`.
+ */
+export class PushSignal implements WorkSignal {
+  /** Subscriptions made (a test counts an idle worker's requests). */
+  connections = 0;
+  /** Each signal moves the generation on; a wait ends once it passed the one the worker's slots last saw. */
+  private generation = 0;
+  private seen = 0;
+  private readonly waiters = new Set<() => void>();
+  private readonly closed = new AbortController();
+  private refused = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private target?: PushTarget;
+
+  /** `observe` sees every signal as it arrives (for logs and measurements). */
+  constructor(
+    readonly fallbackMs = 30_000,
+    readonly pollMs = 1000,
+    private readonly observe?: (signal: WorkSignalMessage) => void,
+  ) {}
+
+  found(): void {}
+
+  /**
+   * Resolves once a signal came since the slots' last wait (one that came while they were busy ends
+   * the next wait at once; one wakes every waiting slot), after the fallback, or at `stop`.
+   */
+  wait(stop: AbortSignal): Promise<void> {
+    if (this.generation > this.seen) {
+      this.seen = this.generation;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        stop.removeEventListener('abort', done);
+        this.seen = this.generation;
+        resolve();
+      };
+      // The fallback (or a poll, when refused) knows of no stage in particular: every stage is looked at.
+      const timer = setTimeout(
+        () => {
+          this.target?.hint(null, null);
+          done();
+        },
+        this.refused ? this.pollMs : this.fallbackMs,
+      );
+      this.waiters.add(done);
+      if (stop.aborted) return done();
+      stop.addEventListener('abort', done);
+    });
+  }
+
+  /** Ends every wait now, for work of `kind` and `stage` (null: any the worker serves). */
+  wake(kind: string | null = null, stage: string | null = null): void {
+    this.target?.hint(kind, stage);
+    this.generation++;
+    for (const done of [...this.waiters]) done();
+  }
+
+  start(target: PushTarget): void {
+    this.target = target;
+    void this.follow(target);
+  }
+
+  close(): void {
+    this.closed.abort();
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private async follow(target: PushTarget): Promise<void> {
+    let pause = 250;
+    while (!this.closed.signal.aborted) {
+      try {
+        await this.subscribe(target);
+        pause = 250;
+      } catch (error) {
+        if (this.closed.signal.aborted) return;
+        if (error instanceof ServerError && REFUSED.has(error.code)) {
+          target.log('warn', `workSignals refused (${error.message}); polling every ${this.pollMs} ms instead`);
+          this.refused = true;
+          this.wake();
+          return;
+        }
+        target.log('info', `the work signals' connection dropped (${(error as Error).message}); connecting again in ${pause} ms`);
+      }
+      // Work may have appeared while it was down: one look, then the new subscription says more.
+      this.wake();
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, pause);
+        this.closed.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+        timer.unref();
+      });
+      pause = Math.min(5000, pause * 2);
+    }
+  }
+
+  private async subscribe(target: PushTarget): Promise<void> {
+    this.connections++;
+    const res = await fetch(target.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${target.token}` },
+      body: JSON.stringify({ query: SIGNALS, variables: { kinds: target.kinds, stages: target.stages } }),
+      signal: this.closed.signal,
+    });
+    if (res.status !== 200 || !res.body) {
+      const body = (await res.json().catch(() => undefined)) as
+        | { errors?: { message: string; extensions?: { code?: string } }[] }
+        | undefined;
+      const first = body?.errors?.[0];
+      const code = first?.extensions?.code ?? (res.status >= 500 ? 'SERVICE_UNAVAILABLE' : 'BAD_REQUEST');
+      throw new ServerError(code, first?.message ?? `HTTP ${res.status}`);
+    }
+    for await (const message of sseMessages(res.body)) {
+      const { data, errors } = message as {
+        data?: { workSignals?: WorkSignalMessage };
+        errors?: { message: string; extensions?: { code?: string } }[];
+      };
+      if (errors?.length) throw new ServerError(errors[0].extensions?.code ?? 'BAD_REQUEST', errors[0].message);
+      const signal = data?.workSignals;
+      if (signal) this.onSignal(target, signal);
+    }
+    throw new ServerError('NETWORK', 'the stream ended');
+  }
+
+  private onSignal(target: PushTarget, signal: WorkSignalMessage): void {
+    this.observe?.(signal);
+    if (signal.type === 'SUBSCRIBED') {
+      if (signal.available) this.wake();
+    } else if (signal.type === 'WORK_AVAILABLE') {
+      const wake = () => this.wake(signal.kind ?? null, signal.kind ? (signal.stage ?? null) : null);
+      const delay = signal.availableAt ? Date.parse(signal.availableAt) - Date.now() : 0;
+      if (!(delay > 10)) {
+        wake();
+        return;
+      }
+      // After a retry backoff: the waits end then.
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        wake();
+      }, delay);
+      timer.unref();
+      this.timers.add(timer);
+    } else if (signal.type === 'LEASE_ENDED') {
+      target.leaseEnded(signal);
+    }
+  }
 }
 
 /** Claims again after a wait that grows from minMs by `factor` up to maxMs while claims find nothing. */
@@ -162,11 +398,13 @@ const MUTATIONS = {
     progress: `mutation(${ITEM_ARGS}, $progress: Float!) { reportWorkItemProgress(${ITEM_REF}, progress: $progress) { leaseExpiresAt } }`,
     complete: `mutation(${ITEM_ARGS}, $outputs: JSONObject!) { completeWorkItem(${ITEM_REF}, outputs: $outputs) { status } }`,
     fail: `mutation(${ITEM_ARGS}, $code: String!, $message: String!) { failWorkItem(${ITEM_REF}, code: $code, message: $message) { status } }`,
+    handBack: `mutation(${ITEM_ARGS}) { handBackWorkItem(${ITEM_REF}) { status } }`,
   },
   step: {
     progress: `mutation(${STEP_ARGS}, $progress: Float!) { reportStepProgress(${STEP_REF}, progress: $progress) { jobId } }`,
     complete: `mutation(${STEP_ARGS}, $outputs: JSONObject) { completeStep(${STEP_REF}, outputs: $outputs) { jobId } }`,
     fail: `mutation(${STEP_ARGS}, $code: String!, $message: String!) { failStep(${STEP_REF}, code: $code, message: $message) { jobId } }`,
+    handBack: `mutation(${STEP_ARGS}) { handBackStep(${STEP_REF}) { jobId } }`,
   },
 };
 
@@ -206,8 +444,19 @@ export class Worker {
   /** A claim refused for a reason waiting cannot mend (a token expired or without the role): run() rejects with it. */
   private fatal?: ServerError;
   private turn = 0;
+  /** The hand-backs a give-up sent: run() resolves once they are answered. */
+  private readonly handingBack: Promise<void>[] = [];
+  /** Slots waiting for work now. */
+  private waiting = 0;
+  /** The registered stages that may have claimable work: a claim that finds none takes its stage out, a signal puts it back. */
+  private readonly maybe = new Set<string>();
   /** Units this worker completed. */
   completed = 0;
+
+  /** True while a slot waits for work (its last claims found none). */
+  get idle(): boolean {
+    return this.waiting > 0;
+  }
 
   constructor(private readonly options: WorkerOptions) {}
 
@@ -229,8 +478,18 @@ export class Worker {
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
     }
+    const source = (this.options.workSignal ??= new PushSignal());
     try {
       this.declared = await this.readKinds();
+      source.start?.({
+        url: this.options.url,
+        token: this.options.token,
+        kinds: [...new Set([...this.handlers.values()].map((h) => h.kind))],
+        stages: [...new Set([...this.handlers.values()].map((h) => h.stage))],
+        hint: (kind, stage) => this.hint(kind, stage),
+        leaseEnded: (signal) => this.leaseEnded(signal),
+        log: (level, message) => this.log(level, message),
+      });
       const slots = Array.from({ length: this.options.slots ?? 1 }, () => this.slot());
       // Handlers that ignore their signal after a give-up are abandoned: run() resolves without
       // them a second later (the timer goes with run(), so it never holds the process open).
@@ -243,7 +502,9 @@ export class Worker {
       } finally {
         clearTimeout(abandonTimer);
       }
+      await Promise.all(this.handingBack);
     } finally {
+      source.close?.();
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
     }
@@ -256,30 +517,59 @@ export class Worker {
     if (this.stopping.signal.aborted) return;
     this.log('info', `stopping: no more claims; ${this.running.size} running unit(s) get ${this.options.graceMs ?? 30_000} ms to finish`);
     this.stopping.abort();
+    // A stopping worker takes nothing more: it leaves the signals, so new work is dealt to the others.
+    this.options.workSignal?.close?.();
     for (const held of this.running) held.stop.abort();
     setTimeout(() => this.giveUp(), this.options.graceMs ?? 30_000).unref();
   }
 
-  /** Gives up every running unit now (see handBack): handlers are aborted and nothing they return is reported. */
+  /**
+   * Gives up every running unit now (see handBack): handlers are aborted and nothing they return is
+   * reported. A unit whose handler returned already is left to its report.
+   */
   giveUp(): void {
     for (const held of this.running) {
+      if (held.finished || held.cancel.signal.aborted) continue;
       this.lose(held, 'WORKER_STOPPED');
-      this.handBack(held.work);
+      this.handingBack.push(this.handBack(held.work));
     }
     this.gaveUp.abort();
   }
 
   /**
-   * Hands `work` back so that another worker may take it at once. The server has no hand-back
-   * mutation yet (issue 49): until it has, this only stops renewing the lease (lose() stopped the
-   * timer), and the unit is taken over as its next attempt by the first claim after the lease runs
-   * out. Override it, or fill it in once the mutation exists.
+   * Hands `work` back (handBackWorkItem, handBackStep): another worker may claim it at once, as its
+   * next attempt, with no backoff and no attempt counted. An attempt that was over already has
+   * nothing to hand back; a hand-back that fails otherwise leaves the unit to its lease, taken over
+   * when it runs out. Never rejects.
    */
-  handBack(work: Work): void {
-    this.log(
-      'warn',
-      `gave up ${work.jobId}/${work.stage} #${work.sequence} attempt ${work.attempt}; claimable again when its lease runs out`,
-    );
+  async handBack(work: Work): Promise<void> {
+    const what = `${work.jobId}/${work.stage} #${work.sequence} attempt ${work.attempt}`;
+    try {
+      await this.send(work, 'handBack', {}, 2);
+      this.log('info', `handed back ${what}`);
+    } catch (error) {
+      this.log(error instanceof ServerError && error.lost ? 'info' : 'warn', `could not hand back ${what}: ${(error as Error).message}`);
+    }
+  }
+
+  /** Marks the registered stages of `kind` and `stage` (null: every one) as worth a claim. */
+  private hint(kind: string | null, stage: string | null): void {
+    for (const [key, h] of this.handlers)
+      if ((kind === null || h.kind === kind) && (stage === null || h.stage === stage)) this.maybe.add(key);
+  }
+
+  /** The next registered stage in turn that may have work; undefined when none may. */
+  private nextStage(keys: string[]): string | undefined {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[this.turn++ % keys.length];
+      if (this.maybe.has(key)) return key;
+    }
+    return undefined;
+  }
+
+  /** Aborts the running handlers whose attempt a LEASE_ENDED signal names (the job cancelled, or the unit taken over). */
+  private leaseEnded(signal: WorkSignalMessage): void {
+    for (const held of this.running) if (endsAttempt(signal, held.work)) this.lose(held, signal.reason ?? 'LEASE_ENDED');
   }
 
   private log(level: 'info' | 'warn' | 'error', message: string): void {
@@ -337,11 +627,19 @@ export class Worker {
   }
 
   private async slot(): Promise<void> {
-    const signal = this.options.workSignal ?? (this.options.workSignal = new PollingSignal());
+    const signal = (this.options.workSignal ??= new PushSignal());
     const keys = [...this.handlers.keys()];
-    let empty = 0;
+    this.hint(null, null);
     while (!this.stopping.signal.aborted) {
-      const { kind, stage } = this.handlers.get(keys[this.turn++ % keys.length])!;
+      const key = this.nextStage(keys);
+      if (key === undefined) {
+        // No stage may have work: wait for a signal (a poll knows of no stage: every one is looked at after it).
+        this.waiting++;
+        await signal.wait(this.stopping.signal).finally(() => this.waiting--);
+        if (!signal.start) this.hint(null, null);
+        continue;
+      }
+      const { kind, stage } = this.handlers.get(key)!;
       let claim: Claim | null = null;
       try {
         claim = (await this.call(CLAIM, { kind, stage })).claimWork;
@@ -355,14 +653,10 @@ export class Worker {
         }
       }
       if (!claim) {
-        // Every registered stage came up empty in a row: wait before the next round.
-        if (++empty >= keys.length) {
-          empty = 0;
-          await signal.wait(this.stopping.signal);
-        }
+        // Nothing there now (or a passing fault, retried within call()'s bound): until a signal says otherwise.
+        this.maybe.delete(key);
         continue;
       }
-      empty = 0;
       signal.found();
       await this.serve(claim);
     }
@@ -493,7 +787,7 @@ export class Worker {
     }
   }
 
-  private send(work: Work, what: 'progress' | 'complete' | 'fail', extra: Record<string, unknown>, attempts = 5) {
+  private send(work: Work, what: 'progress' | 'complete' | 'fail' | 'handBack', extra: Record<string, unknown>, attempts = 5) {
     const ref = { jobId: work.jobId, stage: work.stage, attempt: work.attempt, lease: work.lease ?? null };
     const query = work.sequence === undefined ? MUTATIONS.step[what] : MUTATIONS.item[what];
     return this.call(query, work.sequence === undefined ? { ...ref, ...extra } : { ...ref, sequence: work.sequence, ...extra }, attempts);

@@ -210,6 +210,8 @@ export type JobEventType =
   | 'ITEM_COMPLETED'
   /** A work item failed past its attempts; the stage fails by its policy. */
   | 'ITEM_FAILED'
+  /** The worker holding a work item's attempt handed it back unfinished (handBackWorkItem, a stopping worker): the item is PENDING for its next attempt, claimable at once, with no backoff; the handed-back attempt is not counted against its attempts (its maxAttempt moved on by one). */
+  | 'ITEM_HANDED_BACK'
   /** A worker reported a work item's progress. */
   | 'ITEM_PROGRESS'
   /** A work item's holder stopped reporting past its lease (error LEASE_EXPIRED) or its attempt's time ran out (ATTEMPT_TIMED_OUT): in a stage without a retry backoff, the claimer took it over at once as a new attempt. */
@@ -232,6 +234,8 @@ export type JobEventType =
   | 'STEP_COMPLETED'
   /** A step attempt failed; another attempt waits, or the job FAILED (see the job's error). */
   | 'STEP_FAILED'
+  /** The worker holding a step attempt handed it back unfinished (handBackStep, a stopping worker): the event's step is the new attempt, PENDING and claimable at once, with no backoff; the handed-back attempt (HANDED_BACK) is not counted against the job's attempts. */
+  | 'STEP_HANDED_BACK'
   /** A step paused for a person's review; the job is PAUSED until approveStep or rejectStep. */
   | 'STEP_PAUSED'
   /** A worker reported a step's progress (and metrics). */
@@ -359,12 +363,14 @@ export type SearchType =
   /** Its words: title. */
   | 'PROJECT';
 
-/** Transitions: PENDING → RUNNING | COMPLETED | SKIPPED; RUNNING → PAUSED | COMPLETED | FAILED; PAUSED → COMPLETED | FAILED; COMPLETED (final); FAILED (final); SKIPPED (final). */
+/** Transitions: PENDING → RUNNING | COMPLETED | SKIPPED; RUNNING → PAUSED | COMPLETED | FAILED | HANDED_BACK; PAUSED → COMPLETED | FAILED; COMPLETED (final); FAILED (final); SKIPPED (final); HANDED_BACK (final). */
 export type StepStatus =
   /** Done, with its artifacts and outputs. */
   | 'COMPLETED'
   /** This attempt failed (see error); another may follow. */
   | 'FAILED'
+  /** Its worker handed it back unfinished (handBackStep): the next attempt waits, claimable at once; this one is not counted as failed. */
+  | 'HANDED_BACK'
   /** Waiting for a person’s review. */
   | 'PAUSED'
   /** Waiting to be started or claimed. */

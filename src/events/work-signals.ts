@@ -1,0 +1,478 @@
+import { entities } from '../common/entities';
+import type { Scope } from '../common/scope';
+import { badInput, forbidden } from '../errors';
+import type { Item } from '../infra/dynamo/store';
+import { CATCH_UP, type EventBus, type Listening } from '../infra/pubsub';
+import { retryAt } from '../job/job.attempts';
+import { declaredKind, fanOutOf, stepPolicyOf } from '../job/job.kinds';
+import { JobEventType, JobStatus } from '../job/job.machine';
+import { claimerOf, observeClaims } from '../job/job.repository';
+
+/*
+ * Work pushed to idle workers (the workSignals subscription): a small signal derived from each
+ * committed job event that makes work claimable or ends a held attempt, published on the bus next
+ * to the event itself, on one topic per tenant and kind (tenant-bound workers) and one per kind
+ * (the shared pools). No signal is stored and none carries a lease: a signal says "claim now" (or
+ * "from then"), or "the attempt you hold is over", and claimWork stays the only way to take work.
+ *
+ * Why derived and not a stored stream: the events that make work claimable (ITEMS_ADDED, a step
+ * completed and the next one reached, an attempt failed or handed back) are in each job's own
+ * stream, not in the tenant's status stream, and a stored per-tenant-and-kind stream would put
+ * a head every commit of the kind has to move (one hot item, serializing the kind's jobs). What a
+ * worker that was away needs is not the signals it missed but whether work is claimable now: the
+ * claimable indexes say exactly that, so a (re)subscription starts with one read of them
+ * (SUBSCRIBED says `available`), and a bus that reconnected sends WORK_AVAILABLE to every
+ * subscriber (what was published meanwhile may be lost). That is this stream's resumption: by
+ * state, the way a claim reads it, rather than by position. A lease ended while a worker was away
+ * is caught by its next renewal, which the server refuses.
+ */
+
+/** The signals' types, with what the API's WorkSignalType says of each. */
+export const WORK_SIGNAL_TYPES = {
+  SUBSCRIBED:
+    'The first message: the subscription is in effect from here. `available` says whether the claimable indexes held work of its kinds and stages as it started (claim until claimWork answers null); false: wait for WORK_AVAILABLE.',
+  WORK_AVAILABLE:
+    'Claimable work of `kind` and `stage` appeared (`count` units), claimable from `availableAt` (now, or after a retry backoff). Claim it with claimWork; another worker may have taken it first. Kind and stage null: look at everything you serve (the server may have missed signals).',
+  LEASE_ENDED:
+    'An attempt (`jobId`, `stage`, `sequence`, `attempt`; sequence null for a single step, stage and attempt null for every attempt of the job) is over for whoever holds it: `reason` JOB_CANCELLED, or LEASE_EXPIRED / ATTEMPT_TIMED_OUT when another worker’s claim took it over. Stop working on it and drop its work.',
+} as const;
+export type WorkSignalType = keyof typeof WORK_SIGNAL_TYPES;
+
+/** One signal, as the bus carries it (plain JSON) and the API shows it. */
+export interface WorkSignal {
+  type: WorkSignalType;
+  /** The tenant whose work it is (a pool worker serves many). */
+  tenantId?: string;
+  kind?: string;
+  stage?: string;
+  /** WORK_AVAILABLE: how many units appeared (a hint: the workers told are at most this many per server). */
+  count?: number;
+  availableAt?: string;
+  /** SUBSCRIBED: whether work was claimable as the subscription started. */
+  available?: boolean;
+  jobId?: string;
+  sequence?: number;
+  attempt?: number;
+  reason?: string;
+  at: string;
+}
+
+/** The topics signals travel on: a tenant's of one kind, and the pools' of one kind (every tenant's). */
+export const workTopics = {
+  tenant: (tenantId: string, kind: string) => `WORK:${tenantId}:${kind}`,
+  pool: (kind: string) => `POOL_WORK:${kind}`,
+};
+
+/**
+ * The events that may make their job's current stage claimable (the job still running, or waiting
+ * to). Not STEP_STARTED: a single step's is a claim, and a fan-out stage opens in the change that
+ * reached it (a step completed) or right after the job's creation, each signalled already.
+ */
+const WAKES = new Set<string>([
+  JobEventType.JOB_CREATED,
+  JobEventType.ITEMS_ADDED,
+  JobEventType.ITEMS_REUSED,
+  JobEventType.STEP_COMPLETED,
+  JobEventType.STEP_APPROVED,
+  JobEventType.STEP_REUSED,
+  JobEventType.STEP_FAILED,
+  JobEventType.STEP_HANDED_BACK,
+  JobEventType.ITEM_HANDED_BACK,
+  JobEventType.ITEM_ATTEMPT_FAILED,
+  JobEventType.ITEM_RETRIED,
+  JobEventType.JOB_RETRIED,
+]);
+
+/** The error codes with which a claim ends another worker's attempt (job.attempts.ts attemptEndedError). */
+const TAKEN = new Set(['LEASE_EXPIRED', 'ATTEMPT_TIMED_OUT']);
+
+interface EventUnit {
+  stage?: string;
+  name?: string;
+  sequence?: number;
+  attempt?: number;
+  status?: string;
+  availableAt?: string;
+  error?: { code?: string } | null;
+}
+
+interface EventJob {
+  kind?: string;
+  status?: string;
+  currentStep?: string | null;
+  declared?: boolean;
+  error?: { code?: string } | null;
+  itemCounts?: Record<string, { total: number; running: number; completed: number; failed: number }>;
+}
+
+/**
+ * The signals a stored job event makes, each with the topics it goes to (none for most events: a
+ * progress report, a claim, a completion that leaves no new work). Pure: the writer and the outbox
+ * sweeper derive the same ones from the same event.
+ */
+export function workSignalsOf(event: Item): Array<{ topics: string[]; signal: WorkSignal }> {
+  if (event.stream !== 'job' || typeof event.type !== 'string') return [];
+  const job = (event.job ?? {}) as EventJob;
+  const tenantId = String(event.tenantId);
+  const jobId = String(event.jobId);
+  const at = String(event.at);
+  const kind = job.kind;
+  if (!kind) return [];
+  const topics = [workTopics.tenant(tenantId, kind), workTopics.pool(kind)];
+  const signals: WorkSignal[] = [];
+  const item = event.item as EventUnit | undefined;
+  const step = event.step as EventUnit | undefined;
+  const type = event.type;
+  // An attempt ended for its holder: the job cancelled, or another worker's claim took it over.
+  if (type === JobEventType.JOB_CANCELLED) signals.push({ type: 'LEASE_ENDED', tenantId, kind, jobId, reason: 'JOB_CANCELLED', at });
+  // A step's takeover event shows the new attempt, which has no error: the job's says why the old one ended.
+  const takenCode = (item ?? step)?.error?.code ?? (type === JobEventType.STEP_RECLAIMED ? job.error?.code : undefined);
+  if (takenCode && TAKEN.has(takenCode)) {
+    // A takeover's event shows the new attempt (…_RECLAIMED, ITEM_ATTEMPT_FAILED) or the ended one (…_FAILED).
+    const ended = type === JobEventType.ITEM_FAILED || type === JobEventType.STEP_FAILED;
+    const over =
+      type === JobEventType.ITEM_RECLAIMED || type === JobEventType.ITEM_ATTEMPT_FAILED || type === JobEventType.STEP_RECLAIMED || ended;
+    const unit = item ?? step;
+    if (over && unit?.attempt !== undefined) {
+      signals.push({
+        type: 'LEASE_ENDED',
+        tenantId,
+        kind,
+        jobId,
+        stage: item?.stage ?? step?.name,
+        sequence: item?.sequence,
+        attempt: ended ? unit.attempt : unit.attempt - 1,
+        reason: takenCode,
+        at,
+      });
+    }
+  }
+  const stage = job.currentStep;
+  if (WAKES.has(type) && stage && (job.status === JobStatus.RUNNING || job.status === JobStatus.QUEUED)) {
+    const fanOut = fanOutOf({ kind, declared: job.declared }, stage) !== undefined;
+    const counts = job.itemCounts?.[stage];
+    const waiting = counts ? counts.total - counts.running - counts.completed - counts.failed : 0;
+    // Items added to a later stage (by the worker of the step before it) are no work yet.
+    const wakes = fanOut ? waiting > 0 : type !== JobEventType.ITEMS_ADDED;
+    if (wakes) {
+      signals.push({
+        type: 'WORK_AVAILABLE',
+        tenantId,
+        kind,
+        stage,
+        count: fanOut ? waiting : 1,
+        availableAt: availableAtOf(type, { kind, declared: job.declared }, jobId, stage, item, step, at),
+        at,
+      });
+    }
+  }
+  return signals.map((signal) => ({ topics, signal }));
+}
+
+/** From when the work a waking event made can be claimed: after a failed attempt's backoff, else at once. */
+function availableAtOf(
+  type: string,
+  job: { kind: string; declared?: boolean },
+  jobId: string,
+  stage: string,
+  item: EventUnit | undefined,
+  step: EventUnit | undefined,
+  at: string,
+): string {
+  if (type === JobEventType.ITEM_ATTEMPT_FAILED && item?.availableAt) return item.availableAt;
+  // A step's failed attempt: the next one waits for the stage's backoff, as the decision computed it.
+  if (type === JobEventType.STEP_FAILED && step?.attempt !== undefined) {
+    const backoff = stepPolicyOf(job, stage).retryBackoff;
+    return retryAt(backoff, { jobId, stage, sequence: 0, attempt: step.attempt }, at);
+  }
+  return at;
+}
+
+/* ----------------------------------------------------------------------------------------------
+ * The subscribers of one server
+ */
+
+/** What one subscription serves: kinds, the stages of them (none: all), and for a pool worker no tenant. */
+export interface WorkScope {
+  kinds: readonly string[];
+  stages?: readonly string[];
+  /** The tenant a tenant-bound worker serves; undefined for a pool worker (every tenant). */
+  tenantId?: string;
+}
+
+/** The most signals a subscriber's queue holds; past it, a WORK_AVAILABLE already waiting stands for the new ones. */
+const MAX_QUEUED = 64;
+
+/**
+ * One subscription's signals, as an async iterator over a small queue. Idle, it is a record in its
+ * topics' subscriber lists and a pending promise; nothing runs for it until a signal comes.
+ */
+class SignalStream implements AsyncIterableIterator<WorkSignal> {
+  private readonly queue: WorkSignal[] = [];
+  private waiting: ((result: IteratorResult<WorkSignal>) => void) | undefined;
+  private ended = false;
+  /** Its worker's last claim on this server found work (it is busy); false after one that found none, or before any. */
+  busy = false;
+
+  constructor(
+    readonly scope: WorkScope,
+    /** Its worker: tenant (or pool) and token subject, as its claims name it (WorkSignals.noteClaim). */
+    readonly who: string,
+    private readonly leave: (stream: SignalStream) => void,
+  ) {}
+
+  /** True when this subscription serves `signal`'s kind and stage (a signal naming no stage concerns every stage). */
+  serves(signal: WorkSignal): boolean {
+    if (signal.kind !== undefined && !this.scope.kinds.includes(signal.kind)) return false;
+    return signal.stage === undefined || !this.scope.stages || this.scope.stages.includes(signal.stage);
+  }
+
+  push(signal: WorkSignal): void {
+    if (this.ended) return;
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = undefined;
+      resolve({ value: signal, done: false });
+      return;
+    }
+    // A worker behind on its signals needs one WORK_AVAILABLE to claim until null, not each of them.
+    if (this.queue.length >= MAX_QUEUED) {
+      if (signal.type === 'WORK_AVAILABLE') return;
+      const dropped = this.queue.findIndex((s) => s.type === 'WORK_AVAILABLE');
+      if (dropped >= 0) this.queue.splice(dropped, 1);
+      else this.queue.shift();
+    }
+    this.queue.push(signal);
+  }
+
+  next(): Promise<IteratorResult<WorkSignal>> {
+    const queued = this.queue.shift();
+    if (queued) return Promise.resolve({ value: queued, done: false });
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  return(): Promise<IteratorResult<WorkSignal>> {
+    if (!this.ended) {
+      this.ended = true;
+      this.queue.length = 0;
+      this.leave(this);
+      this.waiting?.({ value: undefined, done: true });
+      this.waiting = undefined;
+    }
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
+
+/** The subscribers of one topic in this process, and whose turn the next dealt WORK_AVAILABLE starts at. */
+interface TopicSubscribers {
+  streams: SignalStream[];
+  turn: number;
+  listening: Listening;
+}
+
+/**
+ * The workSignals subscribers of one server, by topic: one bus listener a topic, whatever the
+ * number of subscribers. A LEASE_ENDED goes to every subscriber of the kind (each worker keeps
+ * what concerns the attempts it holds); a WORK_AVAILABLE of `count` units is dealt to that many of
+ * the subscribers serving its stage, in turn, idle ones first (a worker whose last claim on this
+ * server found nothing, see noteClaim), so one new item wakes one idle worker rather than the
+ * whole fleet; a busy worker claims anyway once its work is done. Every instance deals to its own
+ * subscribers, so a fleet over N instances wakes at most N times `count`; a worker whose claims go
+ * to another instance than its subscription counts as idle.
+ */
+export class WorkSignalHub {
+  private readonly topics = new Map<string, TopicSubscribers>();
+  private readonly byWorker = new Map<string, Set<SignalStream>>();
+
+  constructor(private readonly bus: EventBus) {}
+
+  /** Opens a subscription to `topics` for `scope`; `ready` once the bus listens (nothing published since is missed). */
+  open(topics: readonly string[], scope: WorkScope, who: string): { stream: SignalStream; ready: Promise<void> } {
+    const stream = new SignalStream(scope, who, (s) => {
+      for (const topic of topics) this.leave(topic, s);
+      const mine = this.byWorker.get(who);
+      mine?.delete(s);
+      if (mine?.size === 0) this.byWorker.delete(who);
+    });
+    let mine = this.byWorker.get(who);
+    if (!mine) this.byWorker.set(who, (mine = new Set()));
+    mine.add(stream);
+    const ready = Promise.all(topics.map((topic) => this.join(topic, stream))).then(() => undefined);
+    return { stream, ready };
+  }
+
+  /** Records what the last claim of worker `who` found: signals of new work go to idle workers first. */
+  claimed(who: string, found: boolean): void {
+    for (const stream of this.byWorker.get(who) ?? []) stream.busy = found;
+  }
+
+  /** How many subscriptions this server holds now (tests read it to see each released). */
+  get size(): number {
+    let n = 0;
+    for (const t of this.topics.values()) n += t.streams.length;
+    return n;
+  }
+
+  private join(topic: string, stream: SignalStream): Promise<void> {
+    let subscribers = this.topics.get(topic);
+    if (!subscribers) {
+      const created: TopicSubscribers = { streams: [], turn: 0, listening: undefined as unknown as Listening };
+      created.listening = this.bus.listen(topic, (payload) => this.deliver(created, payload));
+      this.topics.set(topic, created);
+      subscribers = created;
+    }
+    subscribers.streams.push(stream);
+    return subscribers.listening.ready;
+  }
+
+  private leave(topic: string, stream: SignalStream): void {
+    const subscribers = this.topics.get(topic);
+    if (!subscribers) return;
+    subscribers.streams = subscribers.streams.filter((s) => s !== stream);
+    if (subscribers.streams.length === 0) {
+      subscribers.listening.close();
+      this.topics.delete(topic);
+    }
+  }
+
+  private deliver(subscribers: TopicSubscribers, payload: object): void {
+    if (payload === CATCH_UP) {
+      // The bus reconnected: what was published meanwhile may be lost, so every subscriber looks again.
+      const look: WorkSignal = { type: 'WORK_AVAILABLE', at: new Date().toISOString() };
+      for (const stream of subscribers.streams) stream.push(look);
+      return;
+    }
+    const signal = payload as WorkSignal;
+    const serving = subscribers.streams.filter(
+      (s) => s.serves(signal) && (s.scope.tenantId === undefined || s.scope.tenantId === signal.tenantId),
+    );
+    if (signal.type !== 'WORK_AVAILABLE') {
+      for (const stream of serving) stream.push(signal);
+      return;
+    }
+    const idle = serving.filter((s) => !s.busy);
+    const among = idle.length > 0 ? idle : serving;
+    const dealt = Math.min(among.length, Math.max(1, signal.count ?? 1));
+    const start = subscribers.turn % Math.max(1, among.length);
+    for (let i = 0; i < dealt; i++) among[(start + i) % among.length].push(signal);
+    subscribers.turn = start + dealt;
+  }
+}
+
+const hubs = new WeakMap<EventBus, WorkSignalHub>();
+
+/** The hub of the server whose bus is `bus` (one per bus). */
+export function workSignalHubOf(bus: EventBus): WorkSignalHub {
+  let hub = hubs.get(bus);
+  if (!hub) {
+    hub = new WorkSignalHub(bus);
+    hubs.set(bus, hub);
+  }
+  return hub;
+}
+
+/** The most kinds and stages one subscription names (each kind is a topic, each pair one index read at start). */
+const MAX_KINDS = 20;
+const MAX_STAGES = 50;
+
+/**
+ * A worker's workSignals: the scope it may ask for (a tenant-bound worker: the kinds it names, of
+ * its own tenant; a pool worker: its token's kinds and stages, narrowed by what it names), its
+ * topics, and the first message from one read of the claimable indexes.
+ */
+export class WorkSignals {
+  constructor(
+    private readonly scope: Scope,
+    private readonly hub: WorkSignalHub,
+  ) {}
+
+  /** The worker, as its subscriptions and claims name it (claimerOf). */
+  private get who(): string {
+    return claimerOf(this.scope);
+  }
+
+  /**
+   * Opens the subscription. Throws BAD_USER_INPUT for a tenant worker that names no kind or too
+   * many kinds or stages, FORBIDDEN for a pool worker naming a kind or stage outside its pool.
+   */
+  async open(
+    pool: { kinds: string[]; stages?: string[] } | undefined,
+    kinds: readonly string[] | null,
+    stages: readonly string[] | null,
+  ): Promise<AsyncIterable<WorkSignal>> {
+    const scope = this.scopeOf(pool, kinds, stages);
+    // What the workers' claims find on this server marks them idle or busy (WorkSignalHub.claimed).
+    observeClaims(this.scope.store, this.hub);
+    const topics = scope.kinds.map((kind) => (pool ? workTopics.pool(kind) : workTopics.tenant(this.scope.tenant.id, kind)));
+    const { stream, ready } = this.hub.open(topics, scope, this.who);
+    try {
+      // Listening first, then reading: work that appears after the read is signalled, before it is read.
+      await ready;
+      const available = await this.claimableNow(scope, pool !== undefined);
+      stream.push({ type: 'SUBSCRIBED', available, at: this.scope.now().toISOString() });
+      return stream;
+    } catch (error) {
+      await stream.return();
+      throw error;
+    }
+  }
+
+  private scopeOf(
+    pool: { kinds: string[]; stages?: string[] } | undefined,
+    kinds: readonly string[] | null,
+    stages: readonly string[] | null,
+  ): WorkScope {
+    if (kinds && kinds.length > MAX_KINDS) throw badInput(`At most ${MAX_KINDS} kinds a subscription.`, 'kinds');
+    if (stages && stages.length > MAX_STAGES) throw badInput(`At most ${MAX_STAGES} stages a subscription.`, 'stages');
+    if (!pool) {
+      if (!kinds || kinds.length === 0) throw badInput('workSignals needs the kinds you claim (kinds).', 'kinds');
+      return {
+        kinds: [...new Set(kinds)],
+        stages: stages && stages.length > 0 ? [...new Set(stages)] : undefined,
+        tenantId: this.scope.tenant.id,
+      };
+    }
+    for (const kind of kinds ?? [])
+      if (!pool.kinds.includes(kind)) throw forbidden(`This pool serves the kinds ${pool.kinds.join(', ')}, not ${kind}.`);
+    for (const stage of stages ?? [])
+      if (pool.stages && !pool.stages.includes(stage))
+        throw forbidden(`This pool serves the stages ${pool.stages.join(', ')}, not ${stage}.`);
+    const named = stages && stages.length > 0 ? [...new Set(stages)] : pool.stages;
+    return { kinds: kinds && kinds.length > 0 ? [...new Set(kinds)] : pool.kinds, stages: named };
+  }
+
+  /**
+   * Whether the claimable indexes hold work of `scope` now: a tenant's (by kind, or by kind and
+   * stage), or the pools' (any tenant's job at a stage with claimable items, or a waiting step).
+   * One query of at most one row per kind (per stage when stages are named): a worker subscribing
+   * costs that, and nothing more while it waits.
+   */
+  private async claimableNow(scope: WorkScope, pooled: boolean): Promise<boolean> {
+    const now = `${this.scope.now().toISOString()}$`;
+    const pairs = scope.kinds.flatMap((kind): Array<{ kind: string; stage?: string }> => {
+      const declared = declaredKind(kind)?.stages.map((s) => s.name);
+      const stages = scope.stages ? scope.stages.filter((s) => !declared || declared.includes(s)) : undefined;
+      return stages ? stages.map((stage) => ({ kind, stage })) : pooled ? (declared ?? []).map((stage) => ({ kind, stage })) : [{ kind }];
+    });
+    const found = await Promise.all(
+      pairs.map(async ({ kind, stage }) => {
+        if (pooled) {
+          // The pools' index is ordered by tenant, not by time: an entry is work now or soon (a lease's end).
+          const { skPrefix: _none, ...partition } = entities.JobWork.query('', 'pool', { kind, name: stage ?? '' });
+          return (await this.scope.store.queryFirst(partition, 1)).length > 0;
+        }
+        const index = stage !== undefined ? 'claimableOfStage' : 'claimableOfKind';
+        const spec = this.scope.tenant.of(entities.Step).query(index, stage !== undefined ? { kind, name: stage, stage } : { kind });
+        return (await this.scope.store.queryFirst({ ...spec, skBefore: now }, 1)).length > 0;
+      }),
+    );
+    return found.some(Boolean);
+  }
+}

@@ -1,0 +1,173 @@
+import { signDevToken } from '../../src/auth/jwt';
+import { JOB_KINDS } from '../../src/job/job.kinds';
+import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { subscribe, wsClient } from '../support/ws';
+
+// A single step with a retry backoff (the server runs in this process): a failed attempt waits for
+// it, a handed-back one does not.
+JOB_KINDS.TEST_HAND_BACK_STEP = {
+  description: 'One single step whose failed attempts wait a minute.',
+  inputs: { label: { kind: 'string', required: true } },
+  stages: [{ name: 'render', phase: 'processing', retryBackoff: { initialSeconds: 60, factor: 2, maxSeconds: 600, jitter: 0 } }],
+};
+
+/**
+ * Hand-back (handBackStep, handBackWorkItem): a worker releases a lease it holds; the unit is
+ * claimable at once by another worker, the attempt is not counted as failed, no backoff applies,
+ * and the job's stream says so. Real DynamoDB Local, a real server, workers over HTTP; the lease
+ * is long (600 s), so nothing here is claimable by a lease running out.
+ */
+describe('handing work back', () => {
+  let server: TestServer;
+  let editor: string;
+  let projectId: string;
+  const secret = new TextEncoder().encode(TEST_SECRET);
+  const gql = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
+    (await server.raw({ query, variables }, token)).body;
+  const codeOf = (out: { errors?: Array<{ extensions?: { code?: string } }> }) => out.errors?.[0]?.extensions?.code;
+  const worker = (n: number) => server.token('handback-co', [Role.WORKER], `worker-${n}`);
+  const CLAIM =
+    'mutation($k: String) { claimWork(kind: $k) { lease job { jobId } step { name attempt status } item { sequence attempt status } } }';
+  const HAND_BACK_ITEM =
+    'mutation($j: ID!, $n: Int!, $a: Int!, $l: String) { handBackWorkItem(jobId: $j, stage: "process", sequence: $n, attempt: $a, lease: $l) { status attempt maxAttempt availableAt } }';
+  const HAND_BACK_STEP =
+    'mutation($j: ID!, $a: Int, $l: String) { handBackStep(jobId: $j, stepName: "render", attempt: $a, lease: $l) { status steps { attempt status } } }';
+  const FAIL_ITEM =
+    'mutation($j: ID!, $n: Int!, $a: Int!) { failWorkItem(jobId: $j, stage: "process", sequence: $n, attempt: $a, code: "GPU_LOST", message: "gone") { status attempt } }';
+  /** The types and attempts of a job's events, replayed from its stream. */
+  const eventsOf = async (jobId: string) => {
+    const seq = (await gql(editor, 'query($j: ID!) { job(jobId: $j) { seq } }', { j: jobId })).data.job.seq;
+    const replay = subscribe(
+      wsClient(server.url, editor),
+      'subscription($j: ID!) { jobProgress(jobId: $j, afterSeq: 0) { type step { attempt status } item { attempt status } } }',
+      {
+        j: jobId,
+      },
+    );
+    await replay.ack;
+    const events: Array<{
+      type: string;
+      step: { attempt: number; status: string } | null;
+      item: { attempt: number; status: string } | null;
+    }> = await replay.waitFor(seq);
+    replay.stop();
+    return events.map((e) => [e.type, (e.item ?? e.step)?.attempt, (e.item ?? e.step)?.status]);
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { JOB_LEASE_SECONDS: '600' } });
+    editor = await server.token('handback-co', [Role.EDITOR], 'artist');
+    projectId = (await gql(editor, 'mutation { createProject(input: { title: "Hand-back" }) { projectId } }')).data.createProject.projectId;
+  });
+
+  it('makes a handed-back item claimable by another worker at once, with no backoff and no attempt counted', async () => {
+    const created = await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+      input: { projectId, kind: 'BATCH', inputs: { label: 'hand-back' }, items: [{ source: 'tenants/handback-co/in/a.png' }] },
+    });
+    const jobId = created.data.createJob.jobId;
+    const [first, second, third] = await Promise.all([worker(1), worker(2), worker(3)]);
+    expect((await gql(first, CLAIM, { k: 'BATCH' })).data.claimWork.item).toMatchObject({ sequence: 1, attempt: 1 });
+    // Handed back: PENDING at once for attempt 2, and BATCH's two attempts are still both to come (maxAttempt 3).
+    const released = (await gql(first, HAND_BACK_ITEM, { j: jobId, n: 1, a: 1 })).data.handBackWorkItem;
+    expect(released).toMatchObject({ status: 'PENDING', attempt: 2, maxAttempt: 3 });
+    // The stage's retry backoff (1 s and more) does not apply: another worker claims it now.
+    expect((await gql(second, CLAIM, { k: 'BATCH' })).data.claimWork.item).toMatchObject({ sequence: 1, attempt: 2, status: 'RUNNING' });
+    // The released attempt is over for its worker, with the error every report on an ended attempt gets.
+    const late = await gql(first, HAND_BACK_ITEM, { j: jobId, n: 1, a: 1 });
+    expect(codeOf(late)).toBe('INVALID_TRANSITION');
+    expect(late.errors[0].message).toMatch(/as attempt 1: that attempt is over .* it is at attempt 2 now/);
+    // A failure now is the item's first counted one: it waits for another attempt instead of failing.
+    expect((await gql(second, FAIL_ITEM, { j: jobId, n: 1, a: 2 })).data.failWorkItem).toMatchObject({ status: 'PENDING', attempt: 3 });
+    // Only a running item can be handed back.
+    expect(codeOf(await gql(third, HAND_BACK_ITEM, { j: jobId, n: 1, a: 3 }))).toBe('INVALID_TRANSITION');
+    expect(await eventsOf(jobId)).toEqual(
+      expect.arrayContaining([
+        ['ITEM_STARTED', 1, 'RUNNING'],
+        ['ITEM_HANDED_BACK', 2, 'PENDING'],
+        ['ITEM_STARTED', 2, 'RUNNING'],
+        ['ITEM_ATTEMPT_FAILED', 3, 'PENDING'],
+      ]),
+    );
+    // Its item would come back after the backoff: cancelled, so no later test's claim meets it.
+    await gql(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
+  }, 60_000);
+
+  it("makes a handed-back step claimable at once as a new attempt, not counted against the job's attempts", async () => {
+    const created = await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+      input: { projectId, kind: 'TEST_HAND_BACK_STEP', inputs: { label: 'step' }, maxAttempts: 1 },
+    });
+    const jobId = created.data.createJob.jobId;
+    const [first, second] = await Promise.all([worker(11), worker(12)]);
+    expect((await gql(first, CLAIM, { k: 'TEST_HAND_BACK_STEP' })).data.claimWork.step).toMatchObject({ attempt: 1, status: 'RUNNING' });
+    // A wrong attempt is refused as on every report; the right one releases the step.
+    expect(codeOf(await gql(first, HAND_BACK_STEP, { j: jobId, a: 2 }))).toBe('INVALID_TRANSITION');
+    const released = (await gql(first, HAND_BACK_STEP, { j: jobId, a: 1 })).data.handBackStep;
+    expect(released.status).toBe('RUNNING');
+    expect(released.steps).toEqual([
+      { attempt: 1, status: 'HANDED_BACK' },
+      { attempt: 2, status: 'PENDING' },
+    ]);
+    // The stage's backoff (60 s) does not apply, and one attempt of maxAttempts 1 is still to come.
+    expect((await gql(second, CLAIM, { k: 'TEST_HAND_BACK_STEP' })).data.claimWork.step).toMatchObject({ attempt: 2, status: 'RUNNING' });
+    expect(
+      codeOf(
+        await gql(first, 'mutation($j: ID!) { reportStepProgress(jobId: $j, stepName: "render", attempt: 1, progress: 0.5) { status } }', {
+          j: jobId,
+        }),
+      ),
+    ).toBe('INVALID_TRANSITION');
+    // Its one counted attempt fails: the job fails, as maxAttempts 1 says.
+    const failed = await gql(
+      second,
+      'mutation($j: ID!) { failStep(jobId: $j, stepName: "render", attempt: 2, code: "GPU_LOST", message: "gone") { status } }',
+      {
+        j: jobId,
+      },
+    );
+    expect(failed.data.failStep.status).toBe('FAILED');
+    expect(await eventsOf(jobId)).toEqual([
+      ['JOB_CREATED', undefined, undefined],
+      ['STEP_STARTED', 1, 'RUNNING'],
+      ['STEP_HANDED_BACK', 2, 'PENDING'],
+      ['STEP_STARTED', 2, 'RUNNING'],
+      ['STEP_FAILED', 2, 'FAILED'],
+    ]);
+  }, 60_000);
+
+  it('lets a pool worker hand back what its lease names, and nothing else; another pool worker takes it at once', async () => {
+    const created = await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+      input: { projectId, kind: 'BATCH', inputs: { label: 'pool' }, items: [{ source: 'tenants/handback-co/in/p.png' }] },
+    });
+    const jobId = created.data.createJob.jobId;
+    const [gpu1, gpu2] = await Promise.all(
+      ['gpu-hb-1', 'gpu-hb-2'].map((sub) => signDevToken(secret, { sub, pool: { kinds: ['BATCH'] } })),
+    );
+    // The pool may hold other tenants' BATCH items from other files' runs: claim until this job's item comes.
+    const claimOurs = async (token: string) => {
+      for (;;) {
+        const claimed = (await gql(token, CLAIM, { k: 'BATCH' })).data.claimWork;
+        if (!claimed) throw new Error(`no BATCH work for ${token.slice(-6)}`);
+        if (claimed.job.jobId === jobId) return claimed;
+      }
+    };
+    const held = await claimOurs(gpu1);
+    const ref = { j: jobId, n: held.item.sequence, a: held.item.attempt };
+    // Without the lease, or with another worker's: refused as every pool report is.
+    expect(codeOf(await gql(gpu1, HAND_BACK_ITEM, { ...ref, l: null }))).toBe('FORBIDDEN');
+    expect(codeOf(await gql(gpu2, HAND_BACK_ITEM, { ...ref, l: held.lease }))).toBe('FORBIDDEN');
+    expect((await gql(gpu1, HAND_BACK_ITEM, { ...ref, l: held.lease })).data.handBackWorkItem).toMatchObject({ status: 'PENDING' });
+    expect((await claimOurs(gpu2)).item).toMatchObject({ attempt: held.item.attempt + 1, status: 'RUNNING' });
+  }, 60_000);
+
+  it('refuses a hand-back on a cancelled job with JOB_CANCELLED', async () => {
+    const created = await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+      input: { projectId, kind: 'BATCH', inputs: { label: 'cancelled' }, items: [{ source: 'tenants/handback-co/in/c.png' }] },
+    });
+    const jobId = created.data.createJob.jobId;
+    const token = await worker(21);
+    const claimed = (await gql(token, CLAIM, { k: 'BATCH' })).data.claimWork;
+    expect(claimed.job.jobId).toBe(jobId);
+    await gql(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
+    expect(codeOf(await gql(token, HAND_BACK_ITEM, { j: jobId, n: 1, a: claimed.item.attempt }))).toBe('JOB_CANCELLED');
+  }, 60_000);
+});

@@ -1,0 +1,191 @@
+/** @alone A latency bound (new work reaches an idle worker within 200 ms of createJob) that another file's load on the same cores would bend. */
+import { signDevToken } from '../../src/auth/jwt';
+import { JOB_KINDS } from '../../src/job/job.kinds';
+import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { readStream } from '../support/sse';
+import { subscribe, wsClient } from '../support/ws';
+
+// A single step with a retry backoff, claimed by no other file (the server runs in this process).
+JOB_KINDS.TEST_SIGNAL_STEP = {
+  description: 'One single step.',
+  inputs: { label: { kind: 'string', required: true } },
+  stages: [{ name: 'render', phase: 'processing' }],
+};
+
+const SIGNALS = `subscription($kinds: [String!], $stages: [String!]) {
+  workSignals(kinds: $kinds, stages: $stages) { type tenantId kind stage count availableAt available jobId sequence attempt reason }
+}`;
+
+interface Signal {
+  type: string;
+  tenantId: string | null;
+  kind: string | null;
+  stage: string | null;
+  count: number | null;
+  available: boolean | null;
+  jobId: string | null;
+  sequence: number | null;
+  attempt: number | null;
+  reason: string | null;
+}
+
+/**
+ * workSignals: work pushed to idle workers instead of polled. Real DynamoDB Local, a real server,
+ * real graphql-ws and SSE clients; the server's lease is 2 s with its clock moved ahead by the
+ * test when a lease is to run out.
+ */
+describe('work signals', () => {
+  let server: TestServer;
+  let clockAhead = 0;
+  const secret = new TextEncoder().encode(TEST_SECRET);
+  const gql = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
+    (await server.raw({ query, variables }, token)).body;
+  const codeOf = (out: { errors?: Array<{ extensions?: { code?: string } }> }) => out.errors?.[0]?.extensions?.code;
+  const CLAIM = 'mutation($k: String) { claimWork(kind: $k) { lease job { jobId } step { attempt } item { sequence attempt } } }';
+
+  /** A tenant with an editor, a project and its workers. */
+  const tenant = async (name: string) => {
+    const editor = await server.token(name, [Role.EDITOR], 'artist');
+    const projectId = (await gql(editor, 'mutation { createProject(input: { title: "Signals" }) { projectId } }')).data.createProject
+      .projectId;
+    const create = async (input: Record<string, unknown>) =>
+      (await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', { input: { projectId, ...input } }))
+        .data.createJob.jobId as string;
+    return {
+      editor,
+      worker: (n: number) => server.token(name, [Role.WORKER], `worker-${n}`),
+      batch: (items: number, label = String(Math.random())) =>
+        create({
+          kind: 'BATCH',
+          inputs: { label },
+          items: Array.from({ length: items }, (_, i) => ({ source: `tenants/${name}/in/${i}.png` })),
+        }),
+      step: () => create({ kind: 'TEST_SIGNAL_STEP', inputs: { label: String(Math.random()) } }),
+    };
+  };
+
+  const listen = async (token: string, kinds: string[] | null, stages: string[] | null = null) => {
+    const sub = subscribe<Signal>(wsClient(server.url, token), SIGNALS, { kinds, stages });
+    const first = await sub.ack;
+    return { sub, first };
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { JOB_LEASE_SECONDS: '2' }, now: () => new Date(Date.now() + clockAhead) });
+  });
+
+  it('starts with whether work is claimable, then pushes new work within 200 ms of createJob, to its own tenant only', async () => {
+    const t = await tenant('signals-a');
+    const other = await tenant('signals-b');
+    const { sub, first } = await listen(await t.worker(1), ['BATCH']);
+    expect(first).toMatchObject({ type: 'SUBSCRIBED', available: false });
+    const { sub: otherSub } = await listen(await other.worker(1), ['BATCH']);
+    // Twenty jobs, one at a time, after one that warms the path up: pushed within 200 ms of the
+    // createJob request's start (the figures are printed).
+    await t.batch(1);
+    await sub.waitFor(1);
+    const delays: number[] = [];
+    const answers: number[] = [];
+    for (let i = 1; i <= 20; i++) {
+      const sent = performance.now();
+      const created = t.batch(1).then(() => answers.push(performance.now() - sent));
+      const signal = (await sub.waitFor(i + 1))[i];
+      delays.push(performance.now() - sent);
+      expect(signal).toMatchObject({ type: 'WORK_AVAILABLE', tenantId: 'signals-a', kind: 'BATCH', stage: 'process', count: 1 });
+      await created;
+    }
+    delays.sort((a, b) => a - b);
+    answers.sort((a, b) => a - b);
+    console.log(
+      `createJob → WORK_AVAILABLE over 20 jobs: p50 ${delays[10].toFixed(0)} ms, max ${delays[19].toFixed(0)} ms (createJob's own answer: p50 ${answers[10].toFixed(0)} ms, max ${answers[19].toFixed(0)} ms)`,
+    );
+    // Within 200 ms at the median; the slowest bounded at a second, as the two cores this runs on are
+    // shared (createJob's own answer then takes as long).
+    expect(delays[10]).toBeLessThan(200);
+    expect(delays[19]).toBeLessThan(1000);
+    // The other tenant's worker heard nothing of it; a new subscription sees the work waiting.
+    expect(otherSub.received).toEqual([]);
+    expect((await listen(await t.worker(2), ['BATCH'], ['process'])).first).toMatchObject({ type: 'SUBSCRIBED', available: true });
+    expect((await listen(await t.worker(3), ['TEST_SIGNAL_STEP'])).first).toMatchObject({ type: 'SUBSCRIBED', available: false });
+  }, 60_000);
+
+  it('deals one new item to one idle worker, and a batch of items to as many', async () => {
+    const t = await tenant('signals-deal');
+    const subs = await Promise.all([1, 2, 3].map(async (n) => (await listen(await t.worker(n), ['BATCH'])).sub));
+    await t.batch(1);
+    const heard = async () => subs.reduce((n, s) => n + s.received.length, 0);
+    await Promise.race(subs.map((s) => s.waitFor(1)));
+    await t.batch(2);
+    // One item: one worker told; two items: two more (in turn, so not the same one twice).
+    await Promise.all([subs[1].waitFor(1), subs[2].waitFor(1)]);
+    expect(subs.map((s) => s.received.length)).toEqual([1, 1, 1]);
+    expect(await heard()).toBe(3);
+  }, 60_000);
+
+  it('tells the holder when its job is cancelled, when its lease is taken over, and tells the others when work is handed back', async () => {
+    const t = await tenant('signals-lease');
+    const [holder, rescuer] = await Promise.all([t.worker(1), t.worker(2)]);
+    const { sub } = await listen(holder, ['BATCH', 'TEST_SIGNAL_STEP']);
+    const cancelled = await t.batch(1);
+    await sub.waitFor(1);
+    expect((await gql(holder, CLAIM, { k: 'BATCH' })).data.claimWork.job.jobId).toBe(cancelled);
+    await gql(t.editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: cancelled });
+    expect((await sub.waitFor(2))[1]).toMatchObject({ type: 'LEASE_ENDED', jobId: cancelled, reason: 'JOB_CANCELLED', stage: null });
+
+    // A step held past its lease is taken over by the rescuer's claim: the holder is told which attempt ended.
+    const stepJob = await t.step();
+    await sub.waitFor(3);
+    expect((await gql(holder, CLAIM, { k: 'TEST_SIGNAL_STEP' })).data.claimWork.step.attempt).toBe(1);
+    clockAhead += 2_500;
+    expect((await gql(rescuer, CLAIM, { k: 'TEST_SIGNAL_STEP' })).data.claimWork.step.attempt).toBe(2);
+    expect((await sub.waitFor(4))[3]).toMatchObject({
+      type: 'LEASE_ENDED',
+      jobId: stepJob,
+      stage: 'render',
+      sequence: null,
+      attempt: 1,
+      reason: 'LEASE_EXPIRED',
+    });
+    // Handed back: claimable at once, and said so.
+    await gql(rescuer, 'mutation($j: ID!) { handBackStep(jobId: $j, stepName: "render", attempt: 2) { status } }', { j: stepJob });
+    expect((await sub.waitFor(5))[4]).toMatchObject({ type: 'WORK_AVAILABLE', kind: 'TEST_SIGNAL_STEP', stage: 'render', count: 1 });
+  }, 60_000);
+
+  it('pushes a pool worker every tenant’s work of its kinds, and refuses kinds outside its pool', async () => {
+    const t = await tenant('signals-pool');
+    const gpu = await signDevToken(secret, { sub: 'gpu-signals', pool: { kinds: ['BATCH'] } });
+    const refused = subscribe<Signal>(wsClient(server.url, gpu), SIGNALS, { kinds: ['TEST_SIGNAL_STEP'], stages: null });
+    await refused.done;
+    expect(JSON.stringify(refused.errors)).toContain('FORBIDDEN');
+    const { sub, first } = await listen(gpu, null);
+    expect(first.type).toBe('SUBSCRIBED');
+    await t.batch(1);
+    expect((await sub.waitFor(1))[0]).toMatchObject({ type: 'WORK_AVAILABLE', tenantId: 'signals-pool', kind: 'BATCH' });
+    // A tenant's worker names its kinds.
+    const none = subscribe<Signal>(wsClient(server.url, await t.worker(9)), SIGNALS, { kinds: null, stages: null });
+    await none.done;
+    expect(JSON.stringify(none.errors)).toContain('BAD_USER_INPUT');
+  }, 60_000);
+
+  it('pushes over SSE too', async () => {
+    const t = await tenant('signals-sse');
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${await t.worker(1)}` },
+      body: JSON.stringify({ query: SIGNALS, variables: { kinds: ['BATCH'] } }),
+    });
+    expect(response.status).toBe(200);
+    let created: Promise<string> | undefined;
+    const messages = await readStream(response, (read) => {
+      const data = read.filter((m) => m.event === 'next');
+      // Once acknowledged, a job is made; the stream is read until its signal.
+      if (data.length === 1) created ??= t.batch(1);
+      return data.length >= 2;
+    });
+    const [ack, signal] = messages.filter((m) => m.event === 'next').map((m) => JSON.parse(m.data ?? '{}').data.workSignals);
+    expect(ack).toMatchObject({ type: 'SUBSCRIBED', available: false });
+    expect(signal).toMatchObject({ type: 'WORK_AVAILABLE', kind: 'BATCH', stage: 'process' });
+    await created;
+    expect(codeOf(await gql(await t.worker(1), CLAIM, { k: 'BATCH' }))).toBeUndefined();
+  }, 60_000);
+});
