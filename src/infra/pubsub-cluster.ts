@@ -53,8 +53,14 @@ export function groupSlot(group: number): number {
 const SLOT_CHECK_MS = 1_000;
 /** How long a group waits for a connection and its SSUBSCRIBE's answer before it tries again. */
 const SUBSCRIBE_TIMEOUT_MS = 2_000;
-/** The pauses between a group's attempts to subscribe again, the last repeating. */
-const RETRY_MS = [0, 100, 250];
+/**
+ * The pause before a group's attempt to subscribe again: none at first, then 100 ms for about 3 s
+ * (a failover takes a few seconds, and each attempt that finds the new master sooner shortens the
+ * gap to fill), then 500 ms for as long as the cluster stays unreachable.
+ */
+function retryPause(attempt: number): number {
+  return attempt === 0 ? 0 : attempt <= 30 ? 100 : 500;
+}
 
 /** A message on a group channel: the topic, a newline, the event's JSON (topics hold no newline). */
 function encode(topic: string, payload: object): string {
@@ -133,7 +139,7 @@ class GroupContext {
  *     Redis has answered the SSUBSCRIBE (the subscription is in effect) hands CATCH_UP to every
  *     listener of the group's topics: each stream then reads the store from the last position it
  *     delivered before it goes on live (replay.ts), so what was published while the group was not
- *     subscribed is delivered once, in order. It tries again after a pause (RETRY_MS) until it
+ *     subscribed is delivered once, in order. It tries again after a pause (retryPause) until it
  *     succeeds or the bus closes.
  */
 class ChannelGroup {
@@ -169,7 +175,7 @@ class ChannelGroup {
   private async subscribeUntilDone(): Promise<void> {
     const { context } = this;
     for (let attempt = 0; !context.closed; attempt++) {
-      const pause = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
+      const pause = retryPause(attempt);
       if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause).unref());
       if (context.closed) return;
       try {
