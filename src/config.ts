@@ -129,7 +129,10 @@ export interface Config {
     /** Uploads not confirmed within this many hours expire. */
     uploadExpiryHours: number;
   };
-  /** Redis for events between instances, and for the tenants' rate budgets; in-process when unset. */
+  /**
+   * Redis for events between instances, and for the tenants' rate budgets; in-process when unset.
+   * `redis+cluster://host:port,…` names a Redis Cluster (see infra/redis-target.ts).
+   */
   redisUrl?: string;
   /**
    * What each plan allows a tenant (PLAN_LIMITS overrides the defaults, see PLAN_DEFAULTS); a
@@ -310,6 +313,51 @@ function planLimits(raw: string | undefined): Record<PlanName, PlanLimits> {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** A Redis Cluster's seed nodes, and the credentials every node takes. */
+export interface ClusterTarget {
+  nodes: Array<{ host: string; port: number }>;
+  username?: string;
+  password?: string;
+}
+
+/** The scheme of a REDIS_URL that names a Redis Cluster: `redis+cluster://host:port,host:port`. */
+export const CLUSTER_SCHEME = 'redis+cluster:';
+
+/**
+ * The Redis Cluster a REDIS_URL names (`redis+cluster://[user:password@]host:port[,host:port…]`,
+ * the seed nodes: any one of them that answers tells the client the rest), or undefined for a
+ * URL of one node (`redis://…`, `rediss://…`), which ioredis takes as it is. Throws, naming the
+ * setting, for a cluster URL without a node or with a node that is not `host:port`.
+ */
+export function clusterTarget(url: string): ClusterTarget | undefined {
+  if (!url.startsWith(`${CLUSTER_SCHEME}//`)) return undefined;
+  let rest = url.slice(CLUSTER_SCHEME.length + 2).replace(/\/$/, '');
+  let username: string | undefined;
+  let password: string | undefined;
+  const at = rest.lastIndexOf('@');
+  if (at >= 0) {
+    const [user, ...secret] = rest.slice(0, at).split(':');
+    username = user ? decodeURIComponent(user) : undefined;
+    password = secret.length > 0 ? decodeURIComponent(secret.join(':')) : undefined;
+    rest = rest.slice(at + 1);
+  }
+  const nodes = rest.split(',').map((node) => {
+    const match = /^([^:,/\s]+):(\d{1,5})$/.exec(node.trim());
+    if (!match || Number(match[2]) > 65535) {
+      throw new Error(`REDIS_URL names a cluster node "${node}" that is not host:port (e.g. redis+cluster://10.0.0.1:6379,10.0.0.2:6379).`);
+    }
+    return { host: match[1], port: Number(match[2]) };
+  });
+  return { nodes, username, password };
+}
+
+/** REDIS_URL as given (undefined when empty); a cluster URL's nodes are checked now, so a typo stops the start. */
+function redisUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  clusterTarget(raw);
+  return raw;
+}
 
 function int(env: Env, name: string, fallback: number): number {
   const raw = env[name];
@@ -579,7 +627,7 @@ export function loadConfig(env: Env = process.env): Config {
       downloadUrlMaxTtlSeconds: int(env, 'DOWNLOAD_URL_MAX_TTL_SECONDS', 3600),
       uploadExpiryHours: int(env, 'UPLOAD_EXPIRY_HOURS', 24),
     },
-    redisUrl: env.REDIS_URL || undefined,
+    redisUrl: redisUrl(env.REDIS_URL),
     plans: planLimits(env.PLAN_LIMITS),
     tenantRateLimits: onOff(env, 'TENANT_RATE_LIMITS', true),
     ws: {

@@ -1,7 +1,8 @@
-import Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { classify } from './dependency';
 import type { OutageLog } from './outage';
+import { commandClient } from './redis-target';
 
 /** One budget a request draws on: `points` a second under `key`, of which the request takes `cost`. */
 export interface Draw {
@@ -31,17 +32,20 @@ const WINDOW_SECONDS = 1;
  * draws on the same count), in this process otherwise. When Redis does not answer, each instance
  * falls back to a count of its own (the library's insurance limiter), so an outage of Redis
  * loosens the budgets to one per instance instead of refusing or stalling every request; the
- * connection's failures reach the outage log like the event bus's.
+ * connection's failures reach the outage log like the event bus's. On a Redis Cluster
+ * (`redis+cluster://…`) the same: each draw is one script on one key (the budget's and its
+ * owner's, `artissist:rate:<budget>:<key>`), and a reward the same script with a negative count, so
+ * every call of one budget's owner goes to the one slot of its key, which the cluster client finds.
  */
 export class RateBudgets {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
-  private readonly redis?: Redis;
+  private readonly redis?: Redis | Cluster;
 
   constructor(options: { redisUrl?: string; outage?: OutageLog }) {
     if (options.redisUrl) {
       // No command waits for a connection: a draw that cannot be sent fails at once and takes the
       // insurance limiter (the library's advice for Redis clients it uses).
-      this.redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 0, enableOfflineQueue: false });
+      this.redis = commandClient(options.redisUrl, { maxRetriesPerRequest: 0, enableOfflineQueue: false });
       const { outage } = options;
       this.redis.on('error', (error) => outage?.failure('redis', classify(error)));
       this.redis.on('ready', () => outage?.connected('redis'));

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../src/config';
+import { clusterTarget, loadConfig } from '../../src/config';
 
 /*
  * Settings read from the environment that the other tests do not reach: each accepts what its row
@@ -21,5 +21,24 @@ describe('settings', () => {
     expect(() => days('107')).toThrow('COLD_STORAGE_AFTER_DAYS must be at most 106');
     expect(() => days('-1')).toThrow('COLD_STORAGE_AFTER_DAYS must be a number of days from 0, got "-1".');
     expect(() => days('soon')).toThrow('COLD_STORAGE_AFTER_DAYS must be a number of days from 0, got "soon".');
+  });
+
+  it('takes a REDIS_URL of one node as it is, and one of a cluster (redis+cluster://) with each node host:port', () => {
+    const redis = (value: string) =>
+      loadConfig({ AUTH_JWT_SECRET: 'unit-secret-0123456789abcdef0123456789', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', REDIS_URL: value })
+        .redisUrl;
+    expect(redis('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
+    expect(clusterTarget('redis://127.0.0.1:6379')).toBeUndefined();
+    expect(redis('redis+cluster://10.0.0.1:7000,10.0.0.2:7001/')).toBe('redis+cluster://10.0.0.1:7000,10.0.0.2:7001/');
+    expect(clusterTarget('redis+cluster://app:s%3Acret@10.0.0.1:7000,redis-b:7001')).toEqual({
+      nodes: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: 'redis-b', port: 7001 },
+      ],
+      username: 'app',
+      password: 's:cret',
+    });
+    expect(() => redis('redis+cluster://10.0.0.1')).toThrow('REDIS_URL names a cluster node "10.0.0.1" that is not host:port');
+    expect(() => redis('redis+cluster://')).toThrow('REDIS_URL names a cluster node "" that is not host:port');
   });
 });
