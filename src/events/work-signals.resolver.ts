@@ -12,7 +12,7 @@ declare module '../context' {
   }
 }
 
-const SIGNAL_TYPES = Object.keys(WORK_SIGNAL_TYPES) as WorkSignalType[];
+const SIGNAL_TYPES = Object.keys(WORK_SIGNAL_TYPES).filter((type): type is WorkSignalType => type in WORK_SIGNAL_TYPES);
 
 /** A signal as the API shows it (src/events/work-signals.ts says when each is sent). */
 export const WorkSignal = shapeObjectType({

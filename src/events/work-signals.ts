@@ -1,6 +1,7 @@
 import { entities } from '../common/entities';
 import type { Scope } from '../common/scope';
 import { badInput, forbidden } from '../errors';
+import { isRecord } from '../guards';
 import type { Item } from '../infra/dynamo/store';
 import { CATCH_UP, type EventBus, type Listening } from '../infra/pubsub';
 import { retryAt } from '../job/job.attempts';
@@ -105,6 +106,53 @@ interface EventJob {
   itemCounts?: Record<string, { total: number; running: number; completed: number; failed: number }>;
 }
 
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+const numberOf = (value: unknown) => (typeof value === 'number' ? value : undefined);
+const errorOf = (value: unknown) => (isRecord(value) ? { code: text(value.code) } : null);
+
+/** A unit (step or item) as a stored event carries it, read field by field: a stored event is untyped JSON. */
+function eventUnitOf(value: unknown): EventUnit | undefined {
+  if (!isRecord(value)) return undefined;
+  const { stage, name, sequence, attempt, status, availableAt, error } = value;
+  return {
+    stage: text(stage),
+    name: text(name),
+    sequence: numberOf(sequence),
+    attempt: numberOf(attempt),
+    status: text(status),
+    availableAt: text(availableAt),
+    error: errorOf(error),
+  };
+}
+
+/** The job as a stored event carries it, read field by field (see eventUnitOf). */
+function eventJobOf(value: unknown): EventJob {
+  if (!isRecord(value)) return {};
+  const counts = isRecord(value.itemCounts) ? value.itemCounts : {};
+  const itemCounts: NonNullable<EventJob['itemCounts']> = {};
+  for (const [stage, c] of Object.entries(counts))
+    if (isRecord(c))
+      itemCounts[stage] = {
+        total: numberOf(c.total) ?? 0,
+        running: numberOf(c.running) ?? 0,
+        completed: numberOf(c.completed) ?? 0,
+        failed: numberOf(c.failed) ?? 0,
+      };
+  return {
+    kind: text(value.kind),
+    status: text(value.status),
+    currentStep: text(value.currentStep) ?? null,
+    declared: typeof value.declared === 'boolean' ? value.declared : undefined,
+    error: errorOf(value.error),
+    itemCounts,
+  };
+}
+
+/** True when a bus payload is a work signal (the bus carries untyped JSON). */
+function isWorkSignal(payload: object): payload is WorkSignal {
+  return isRecord(payload) && typeof payload.type === 'string' && payload.type in WORK_SIGNAL_TYPES;
+}
+
 /**
  * The signals a stored job event makes, each with the topics it goes to (none for most events: a
  * progress report, a claim, a completion that leaves no new work). Pure: the writer and the outbox
@@ -112,7 +160,7 @@ interface EventJob {
  */
 export function workSignalsOf(event: Item): Array<{ topics: string[]; signal: WorkSignal }> {
   if (event.stream !== 'job' || typeof event.type !== 'string') return [];
-  const job = (event.job ?? {}) as EventJob;
+  const job = eventJobOf(event.job);
   const tenantId = String(event.tenantId);
   const jobId = String(event.jobId);
   const at = String(event.at);
@@ -120,8 +168,8 @@ export function workSignalsOf(event: Item): Array<{ topics: string[]; signal: Wo
   if (!kind) return [];
   const topics = [workTopics.tenant(tenantId, kind), workTopics.pool(kind)];
   const signals: WorkSignal[] = [];
-  const item = event.item as EventUnit | undefined;
-  const step = event.step as EventUnit | undefined;
+  const item = eventUnitOf(event.item);
+  const step = eventUnitOf(event.step);
   const type = event.type;
   // An attempt ended for its holder: the job cancelled, or another worker's claim took it over.
   if (type === JobEventType.JOB_CANCELLED) signals.push({ type: 'LEASE_ENDED', tenantId, kind, jobId, reason: 'JOB_CANCELLED', at });
@@ -274,7 +322,8 @@ class SignalStream implements AsyncIterableIterator<WorkSignal> {
 interface TopicSubscribers {
   streams: SignalStream[];
   turn: number;
-  listening: Listening;
+  /** Set as soon as the topic's bus listener is made (it delivers to this record, so it is made after it). */
+  listening?: Listening;
 }
 
 /**
@@ -323,13 +372,13 @@ export class WorkSignalHub {
   private join(topic: string, stream: SignalStream): Promise<void> {
     let subscribers = this.topics.get(topic);
     if (!subscribers) {
-      const created: TopicSubscribers = { streams: [], turn: 0, listening: undefined as unknown as Listening };
+      const created: TopicSubscribers = { streams: [], turn: 0 };
       created.listening = this.bus.listen(topic, (payload) => this.deliver(created, payload));
       this.topics.set(topic, created);
       subscribers = created;
     }
     subscribers.streams.push(stream);
-    return subscribers.listening.ready;
+    return subscribers.listening?.ready ?? Promise.resolve();
   }
 
   private leave(topic: string, stream: SignalStream): void {
@@ -337,7 +386,7 @@ export class WorkSignalHub {
     if (!subscribers) return;
     subscribers.streams = subscribers.streams.filter((s) => s !== stream);
     if (subscribers.streams.length === 0) {
-      subscribers.listening.close();
+      subscribers.listening?.close();
       this.topics.delete(topic);
     }
   }
@@ -349,7 +398,8 @@ export class WorkSignalHub {
       for (const stream of subscribers.streams) stream.push(look);
       return;
     }
-    const signal = payload as WorkSignal;
+    if (!isWorkSignal(payload)) return;
+    const signal = payload;
     const serving = subscribers.streams.filter(
       (s) => s.serves(signal) && (s.scope.tenantId === undefined || s.scope.tenantId === signal.tenantId),
     );

@@ -1,11 +1,12 @@
 import calculateSlot from 'cluster-key-slot';
 import Redis, { type Cluster, ReplyError } from 'ioredis';
+import { errorMessage } from '../guards';
 import { logger } from '../logger';
 import { classify, isOutage, serviceUnavailable } from './dependency';
 import type { Metrics } from './metrics';
 import type { OutageLog } from './outage';
 import { CATCH_UP, type EventBus, IN_EFFECT, type Listeners, redisOutcome } from './bus-core';
-import { type ClusterTarget, commandClient } from './redis-target';
+import { type ClusterTarget, clusterClient } from './redis-target';
 
 /** Hash slots of a Redis Cluster. */
 const SLOTS = 16_384;
@@ -84,10 +85,14 @@ type SlotMap = (string | undefined)[];
  * which sends it to a node that answers). Rejects when no node answers.
  */
 async function readSlotMap(cluster: Cluster): Promise<SlotMap> {
-  const ranges = (await cluster.cluster('SLOTS')) as unknown as Array<[number, number, [string, number, ...unknown[]], ...unknown[]]>;
+  // Each range is [start, end, [host, port, id, …] of its master, …its replicas]; ioredis types the answer as unknown.
+  const ranges: unknown = await cluster.cluster('SLOTS');
   const map: SlotMap = new Array(SLOTS);
-  for (const [start, end, master] of ranges) {
-    for (let slot = start; slot <= end; slot++) map[slot] = `${master[0]}:${master[1]}`;
+  for (const range of Array.isArray(ranges) ? ranges : []) {
+    if (!Array.isArray(range) || !Array.isArray(range[2])) continue;
+    const [start, end, [host, port]] = range;
+    if (typeof start !== 'number' || typeof end !== 'number') continue;
+    for (let slot = start; slot <= end; slot++) map[slot] = `${host}:${port}`;
   }
   return map;
 }
@@ -187,7 +192,7 @@ class ChannelGroup {
         // Lost again, refused, or not yet failed over: counted with Redis's other failures, and tried again.
         context.outage.failure('redis', redisOutcome(error));
         // A refusal that no failover or migration explains (an ACL that forbids the channel) is worth a line.
-        if (error instanceof ReplyError && !/^(MOVED|TRYAGAIN|CLUSTERDOWN|LOADING)/.test(String((error as Error).message))) {
+        if (error instanceof ReplyError && !/^(MOVED|TRYAGAIN|CLUSTERDOWN|LOADING)/.test(errorMessage(error))) {
           logger.warn({ err: error, channel: this.channel }, 'redis refused the SSUBSCRIBE of a channel group');
         }
       }
@@ -304,7 +309,6 @@ class ChannelGroup {
  * stays exactly once and in order.
  */
 export function createClusterBus(
-  url: string,
   target: ClusterTarget,
   listeners: Listeners,
   outage: OutageLog,
@@ -312,7 +316,7 @@ export function createClusterBus(
 ): EventBus & { groups(): ChannelGroupState[] } {
   // Publishes, and reads the slot map. A command sent while its node is down fails once the
   // cluster client's redirections are spent (16, 100 ms apart): the event stays in the outbox.
-  const cluster = commandClient(url, { maxRetriesPerRequest: 0 }) as Cluster;
+  const cluster = clusterClient(target, { maxRetriesPerRequest: 0 });
   cluster.on('error', (error) => outage.failure('redis', classify(error)));
   cluster.on('node error', (error) => outage.failure('redis', classify(error)));
   cluster.on('ready', () => outage.connected('redis'));

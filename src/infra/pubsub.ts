@@ -186,7 +186,7 @@ export function createEventBus(options: { redisUrl?: string; outage?: OutageLog;
   const outage = options.outage ?? new OutageLog(10_000);
   const cluster = clusterTarget(options.redisUrl);
   if (cluster) {
-    const bus = createClusterBus(options.redisUrl, cluster, listeners, outage, options.metrics);
+    const bus = createClusterBus(cluster, listeners, outage, options.metrics);
     return {
       ...bus,
       async close() {

@@ -1,5 +1,5 @@
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
-import { clusterTarget } from '../config';
+import { type ClusterTarget, clusterTarget } from '../config';
 
 export { type ClusterTarget, clusterTarget } from '../config';
 
@@ -11,6 +11,11 @@ export { type ClusterTarget, clusterTarget } from '../config';
 export function commandClient(url: string, options: RedisOptions, slotsRefreshMs = 1000): Redis | Cluster {
   const cluster = clusterTarget(url);
   if (!cluster) return new Redis(url, options);
+  return clusterClient(cluster, options, slotsRefreshMs);
+}
+
+/** A Cluster client of `cluster`'s nodes (see commandClient). */
+export function clusterClient(cluster: ClusterTarget, options: RedisOptions, slotsRefreshMs = 1000): Cluster {
   return new Cluster(cluster.nodes, {
     redisOptions: { ...options, username: cluster.username, password: cluster.password },
     enableOfflineQueue: options.enableOfflineQueue ?? true,
