@@ -7,11 +7,11 @@ import { subscribe, wsClient } from '../support/ws';
 
 /*
  * Issue 49's "a handler busy for 60 s with leases of 10 s keeps its lease throughout", for both
- * SDKs, each a worker process against the real server. Scaled by the lease: leases of 2 s
+ * SDKs, each a worker process against the real server, scaled down by the lease so that both runs
+ * fit this file in about 20 s (the issue's numbers would take two minutes): leases of 2 s
  * (JOB_LEASE_SECONDS) instead of 10 s, and a handler busy for 6 s, three leases rather than the
- * issue's six, so that both SDKs' runs fit this file in about 20 s. Three leases still take about
- * nine renewals (one every third of the lease), and without them the lease would run out twice
- * over before the handler returns.
+ * issue's six. That still takes about nine renewals (one every third of the lease); without them
+ * the lease runs out 4 s before the handler returns, and the rival below takes the item.
  *
  * Everything is seen from outside: the job's event stream (jobProgress) shows each renewal as an
  * ITEM_PROGRESS whose item carries the new leaseExpiresAt, and a rival worker claims the stage all
