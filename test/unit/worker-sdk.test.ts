@@ -1,6 +1,10 @@
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { leaseSeconds, missingOutputs, PollingSignal } from '../../sdk/typescript/src/index';
 import { ROOT } from '../support/processes';
+import { blocksOf } from '../support/doc-blocks';
+import { tempDir } from '../support/fixtures';
 
 /*
  * The worker SDKs' parts that need no server. The Python SDK's own unittest suite
@@ -22,6 +26,23 @@ describe('the worker SDKs, without a server', () => {
       tail: 'OK',
     });
     expect(Number(/Ran (\d+) tests/.exec(run.stderr)?.[1])).toBeGreaterThanOrEqual(18);
+  });
+
+  it('the Python SDK and the Python worker docs/workers.md shows are clean under mypy --strict (Debian’s mypy, which .ci/run installs)', () => {
+    const hello = blocksOf('docs/workers.md').find((b) => b.lang === 'python' && b.text.includes('@worker.stage'));
+    const file = join(tempDir('mypy'), 'worker.py');
+    writeFileSync(file, hello?.text ?? '');
+    const run = spawnSync('mypy', ['--strict', '--no-incremental', 'sdk/python/artissist_worker', file], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, MYPYPATH: join(ROOT, 'sdk/python') },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect({ status: run.status, error: run.error?.message, out: run.stdout.trim().split('\n').slice(-1)[0] }).toEqual({
+      status: 0,
+      error: undefined,
+      out: expect.stringMatching(/^Success: no issues found in \d+ source files$/),
+    });
   });
 
   it("the TypeScript SDK measures a lease on the server's clock, with the default when the claim does not say", () => {

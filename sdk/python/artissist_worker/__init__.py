@@ -3,6 +3,6 @@
 from .client import Client, ServerError
 from .kinds import Kinds
 from .push import PushSignal
-from .worker import Cancelled, PollingSignal, Work, WorkFailed, Worker, WorkSignal
+from .worker import Cancelled, Outputs, PollingSignal, Work, WorkFailed, Worker, WorkSignal
 
-__all__ = ["Cancelled", "Client", "Kinds", "PollingSignal", "PushSignal", "ServerError", "Work", "WorkFailed", "Worker", "WorkSignal"]
+__all__ = ["Cancelled", "Client", "Kinds", "Outputs", "PollingSignal", "PushSignal", "ServerError", "Work", "WorkFailed", "Worker", "WorkSignal"]

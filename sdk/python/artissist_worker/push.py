@@ -41,7 +41,8 @@ class PushTarget(Protocol):
 
 def sse_messages(lines: Callable[[], bytes]) -> Any:
     """The `data` of each `next` event of an SSE stream read line by line from `lines` (b"" at its end), as parsed JSON."""
-    event, data = "", []
+    event = ""
+    data: list[str] = []
     while True:
         raw = lines()
         if not raw:
@@ -52,7 +53,8 @@ def sse_messages(lines: Callable[[], bytes]) -> Any:
                 return
             if event in ("", "next") and data:
                 yield json.loads("\n".join(data))
-            event, data = "", []
+            event = ""
+            data = []
         elif line.startswith(":"):
             continue  # A keep-alive comment.
         else:

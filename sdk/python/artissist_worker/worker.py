@@ -502,9 +502,9 @@ class Worker:
         """The handler's outputs, the failure to report, or None when it stopped because the work was cancelled."""
         try:
             result = handler(work)
-            if inspect.isawaitable(result):
-                result = asyncio.run(_awaited(result))
-            return dict(result or {})
+            # A plain handler returns its outputs (or None); an async one an awaitable of them.
+            outputs = result if result is None or isinstance(result, Mapping) else asyncio.run(_awaited(result))
+            return dict(outputs or {})
         except Cancelled:
             return None
         except WorkFailed as failed:
