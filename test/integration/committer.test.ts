@@ -132,12 +132,16 @@ describe('the committer', () => {
   });
 
   describe('its retry bound', () => {
-    /** The table's store, but every transaction is cancelled as conflicting: a fault DynamoDB Local cannot be made to give on demand, so it is injected here. */
+    /**
+     * A store whose every transaction is cancelled as conflicting: a fault DynamoDB Local cannot be
+     * made to give on demand, so it is injected here. Its reads find nothing and take no time, so
+     * the rounds' own sleeps are all the time a command takes.
+     */
     function alwaysConflicting(): CommitStore & Pick<Store, 'get'> & { sent: number } {
       const faulty = {
         sent: 0,
-        get: (key: { PK: string; SK: string }) => table.store.get(key),
-        batchGet: (keys: readonly { PK: string; SK: string }[]) => table.store.batchGet(keys),
+        get: async () => null,
+        batchGet: async (keys: readonly { PK: string; SK: string }[]) => keys.map(() => null),
         transactOnce: async (): Promise<TransactOutcome> => {
           faulty.sent++;
           return { reason: 'conflict', error: new Error('TransactionConflict') };
@@ -157,8 +161,8 @@ describe('the committer', () => {
       });
       const elapsed = performance.now() - started;
       expect(faulty.sent).toBe(8);
-      // The sleeps are at most maxBackoffMs(8); the rounds' reads and the fault's answers take a few ms each.
-      expect(elapsed).toBeLessThanOrEqual(maxBackoffMs(8) + 8 * 25);
+      // The sleeps are at most maxBackoffMs(8); the rest is each round's timer firing late on a busy machine.
+      expect(elapsed).toBeLessThanOrEqual(maxBackoffMs(8) + 8 * 50);
       expect(type.stats.conflicts).toBe(8);
     });
 
@@ -170,7 +174,8 @@ describe('the committer', () => {
       await expect(runWithBudget(300, () => add(new Committer(faulty), counterIO(faulty, id, type), id, 'x'))).rejects.toMatchObject({
         extensions: { code: 'CONFLICT' },
       });
-      expect(performance.now() - started).toBeLessThanOrEqual(300 + 50);
+      // It never sleeps past the budget's end; the slack is timers firing late on a busy machine.
+      expect(performance.now() - started).toBeLessThanOrEqual(300 + 150);
       expect(faulty.sent).toBeGreaterThan(1);
     });
 
