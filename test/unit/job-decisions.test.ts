@@ -370,7 +370,9 @@ describe('the job aggregate decisions, over generated command sequences', () => 
     // The sequences reach every end: jobs complete, fail and are cancelled, and many commands are refused.
     expect(runs.sequences).toBe(10_000);
     expect(runs.completedJobs).toBeGreaterThan(100);
-    expect(runs.failedJobs).toBeGreaterThan(10);
+    // Hand-backs (generated since) leave fewer jobs to fail: about a dozen in 10,000, so the bound is
+    // that some do (a run with none would mean the generator no longer reaches a failed job).
+    expect(runs.failedJobs).toBeGreaterThan(0);
     expect(runs.cancelledJobs).toBeGreaterThan(100);
     expect(runs.refused).toBeGreaterThan(runs.commands / 10);
     // Hand-backs happen, of items and steps alike, and hold the rules above.
