@@ -443,7 +443,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       await Promise.allSettled([tableReady, bucketReady]);
       outage.stop();
       dynamo.client.destroy();
-      await postgres?.close().catch(() => {});
+      // The start-up's own failure is what is thrown; a pool that also fails to close is told beside it.
+      await postgres?.close().catch((err) => logger.warn({ err }, 'the PostgreSQL pool did not close after a failed start-up'));
       files.destroy();
       throw error;
     } finally {

@@ -222,7 +222,10 @@ class ChannelGroup {
       connection.once('moved', () => reject(new Error(`slot ${this.slot} moved from ${node}`)));
       connection.once('close', () => reject(new Error(`the connection to ${node} closed`)));
     });
-    failed.catch(() => {});
+    // Raced against the SSUBSCRIBE below while subscribing; after that the same events reach the
+    // 'close' and 'moved' handlers (this.lost), which resubscribe the group. Told at debug level so
+    // a rejection nobody raced is still seen.
+    failed.catch((err) => logger.debug({ err, channel: this.channel }, 'a channel group connection ended'));
     connection.on('error', (error) => {
       context.outage.failure('redis', classify(error));
       this.lost(connection, error);

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import Redis from 'ioredis';
 import { freePort } from '../../src/infra/free-port';
 import { outlivingTheTest, registerFixture } from './fixtures';
+import { waitFor } from './wait';
 
 export interface RedisServer {
   url: string;
@@ -36,18 +37,20 @@ async function startOn(port: number): Promise<RedisServer> {
   });
   const url = `redis://127.0.0.1:${port}`;
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      await probe.connect();
-      await probe.ping();
-      break;
-    } catch {
-      if (child.exitCode !== null || Date.now() > deadline)
-        throw new Error('redis-server did not start (is the redis-server package installed?)');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error('redis-server exited at start (is the redis-server package installed?)');
+      try {
+        await probe.connect();
+        await probe.ping();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    'redis-server did not start (is the redis-server package installed?)',
+    { ms: 10_000 },
+  );
   probe.disconnect();
   return {
     url,

@@ -1,4 +1,5 @@
 import { Client, Pool, TypeOverrides } from 'pg';
+import { logger } from '../../logger';
 import type { AnyModel } from '../dynamo/entity';
 import type { CursorCodec } from '../cursor';
 import { applySchema, schemaDrift } from './apply';
@@ -68,7 +69,11 @@ export function openPostgres(
     },
     async probe(signal) {
       const answered = pool.query('SELECT 1');
-      answered.catch(() => {});
+      // A query that fails before the probe gives up fails the probe (the race below); one that
+      // fails after it (the signal aborted first) is told here, or nobody would see it.
+      answered.catch((err) => {
+        if (signal.aborted) logger.warn({ err }, 'a PostgreSQL readiness query failed after its probe gave up');
+      });
       await Promise.race([
         answered,
         new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
