@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { ROOT } from '../support/processes';
 import { Role, startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
-import { PYTHON_WORKER, type Proc, startWorker } from '../support/worker-process';
+import { gqlAs, PYTHON_WORKER, type Proc, startWorker } from '../support/worker-process';
 import { subscribe, wsClient } from '../support/ws';
 
 /*
@@ -34,11 +34,7 @@ describe(`a handler busy for ${BUSY_SECONDS} s with leases of ${LEASE_SECONDS} s
   let server: TestServer;
   let editor: string;
   let projectId: string;
-  const gql = async (query: string, variables: Record<string, unknown> = {}, token = editor) => {
-    const { body } = await server.raw({ query, variables }, token);
-    if (body.errors) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
-    return body.data;
-  };
+  const gql = (query: string, variables: Record<string, unknown> = {}, token = editor) => gqlAs(server, token, query, variables);
   const env = async (sub: string) => ({ ARTISSIST_URL: server.url, ARTISSIST_TOKEN: await server.token(TENANT, [Role.WORKER], sub) });
 
   beforeAll(async () => {

@@ -4,7 +4,7 @@ import { registerFixture } from '../support/fixtures';
 import { Role, startTestServer, type TestServer } from '../support/server';
 import { startTcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait';
-import { PYTHON_WORKER, type Proc, startWorker } from '../support/worker-process';
+import { gqlAs, batchJob, PYTHON_WORKER, type Proc, startWorker } from '../support/worker-process';
 
 /*
  * The SDKs' pushed work (workSignals) and hand-back against the real server: Python worker
@@ -23,11 +23,7 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
   let server: TestServer;
   let editor: string;
   let projectId: string;
-  const gql = async (query: string, variables: Record<string, unknown> = {}, token = editor) => {
-    const { body } = await server.raw({ query, variables }, token);
-    if (body.errors) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
-    return body.data;
-  };
+  const gql = (query: string, variables: Record<string, unknown> = {}, token = editor) => gqlAs(server, token, query, variables);
   const workerToken = (sub: string) => server.token(TENANT, [Role.WORKER], sub);
   /** A Python worker on pushed signals (PUSH=1), through `url` (the server's own by default). */
   const python = async (sub: string, env: Record<string, string> = {}, url = server.url) => {
@@ -41,17 +37,7 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
     return proc;
   };
   /** A BATCH job of items with these params (see test/fixtures/workers/batch_worker.py). */
-  const batch = async (params: Record<string, unknown>[]) =>
-    (
-      await gql('mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
-        input: {
-          projectId,
-          kind: 'BATCH',
-          inputs: { label: String(Math.random()) },
-          items: params.map((p, n) => ({ source: `tenants/${TENANT}/in/${n}.png`, params: p })),
-        },
-      })
-    ).createJob.jobId as string;
+  const batch = (params: Record<string, unknown>[]) => batchJob(gql, TENANT, projectId, params);
   const jobOf = async (jobId: string) =>
     (
       await gql(

@@ -8,7 +8,7 @@ import { Worker } from '../../sdk/typescript/src/index';
 import { blocksOf } from '../support/doc-blocks';
 import { tempDir } from '../support/fixtures';
 import { ROOT } from '../support/processes';
-import { PYTHON_WORKER, type Proc, startWorker } from '../support/worker-process';
+import { gqlAs, batchJob, PYTHON_WORKER, type Proc, startWorker } from '../support/worker-process';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
 
@@ -37,26 +37,12 @@ describe('the worker SDKs against a real server', () => {
   let server: TestServer;
   let editor: string;
   let projectId: string;
-  const gql = async (query: string, variables: Record<string, unknown> = {}, token = editor) => {
-    const { body } = await server.raw({ query, variables }, token);
-    if (body.errors) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
-    return body.data;
-  };
+  const gql = (query: string, variables: Record<string, unknown> = {}, token = editor) => gqlAs(server, token, query, variables);
   const workerToken = (sub: string) => server.token(TENANT, [Role.WORKER], sub);
   const python = async (sub: string, env: Record<string, string> = {}) =>
     startWorker('python3', [PYTHON_WORKER], { ARTISSIST_URL: server.url, ARTISSIST_TOKEN: await workerToken(sub), ...env });
   /** A BATCH job of items with these params (see test/fixtures/workers/batch_worker.py). */
-  const batch = async (params: Record<string, unknown>[]) =>
-    (
-      await gql('mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
-        input: {
-          projectId,
-          kind: 'BATCH',
-          inputs: { label: String(Math.random()) },
-          items: params.map((p, n) => ({ source: `tenants/${TENANT}/in/${n}.png`, params: p })),
-        },
-      })
-    ).createJob.jobId as string;
+  const batch = (params: Record<string, unknown>[]) => batchJob(gql, TENANT, projectId, params);
   const ITEM = 'sequence status attempt worker leaseExpiresAt outputs error { code message }';
   const jobOf = async (jobId: string) =>
     (

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { processFixture, ROOT } from './processes';
+import type { TestServer } from './server';
 
 /*
  * Worker processes of the SDKs' tests (test/e2e/worker-sdk.test.ts, worker-push.test.ts): a
@@ -69,4 +70,32 @@ export function startWorker(
       check();
     });
   return { child, lines, output: () => output, until, exited };
+}
+
+/** Runs a GraphQL operation on `server` as `token`; throws naming the errors when it has any (the worker tests' gql). */
+export async function gqlAs(server: TestServer, token: string, query: string, variables: Record<string, unknown> = {}): Promise<any> {
+  const { body } = await server.raw({ query, variables }, token);
+  if (body.errors) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
+  return body.data;
+}
+
+/**
+ * Creates a BATCH job in `projectId` of `tenant`, one item per entry of `params` (what
+ * test/fixtures/workers/batch_worker.py does with it), through `gql`; resolves with its id.
+ */
+export async function batchJob(
+  gql: (query: string, variables: Record<string, unknown>) => Promise<any>,
+  tenant: string,
+  projectId: string,
+  params: Record<string, unknown>[],
+): Promise<string> {
+  const data = await gql('mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+    input: {
+      projectId,
+      kind: 'BATCH',
+      inputs: { label: String(Math.random()) },
+      items: params.map((p, n) => ({ source: `tenants/${tenant}/in/${n}.png`, params: p })),
+    },
+  });
+  return data.createJob.jobId;
 }
