@@ -89,7 +89,17 @@ export async function batchJob(
   projectId: string,
   params: Record<string, unknown>[],
 ): Promise<string> {
-  const data = await gql('mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+  return (await createBatchJob(gql, tenant, projectId, params)).jobId;
+}
+
+/** As batchJob, with the job's createdAt as the server stamped it while deciding (epoch ms). */
+export async function createBatchJob(
+  gql: (query: string, variables: Record<string, unknown>) => Promise<any>,
+  tenant: string,
+  projectId: string,
+  params: Record<string, unknown>[],
+): Promise<{ jobId: string; createdAt: number }> {
+  const data = await gql('mutation($input: CreateJobInput!) { createJob(input: $input) { jobId createdAt } }', {
     input: {
       projectId,
       kind: 'BATCH',
@@ -97,5 +107,5 @@ export async function batchJob(
       items: params.map((p, n) => ({ source: `tenants/${tenant}/in/${n}.png`, params: p })),
     },
   });
-  return data.createJob.jobId;
+  return { jobId: data.createJob.jobId, createdAt: Date.parse(data.createJob.createdAt) };
 }
