@@ -121,7 +121,7 @@ type StepStatusValue = (typeof STEP_STATES)[number];
 
 /**
  * The status machine of a job: where each status may go. Every change of a job is held to it at
- * commit (src/job/job.decider.ts, BatchState.change); which command may run in which status is the
+ * commit (src/job/job.decider.ts, JobGroup.record); which command may run in which status is the
  * command table in src/job/job.machine.ts, checked against this machine by test/unit/job-machine.test.ts.
  */
 const JOB_MACHINE = {

@@ -4,9 +4,11 @@
  *
  * - decide: a step command (`decide`, one handler a command in STEP_HANDLERS over a StepDecision)
  *   and an item command (`actOnItem`, one handler an action in ITEM_HANDLERS over an ItemDecision),
- *   each recorded on the group's state (BatchState) as the events it makes;
+ *   each a function from the group's state (JobGroup, immutable) to the next, which records the
+ *   events it makes;
  * - evolve: `evolve(view, event)`, what an event does to the job, its steps and its items: the
- *   state a group's commit saves is the state it read with its events folded in;
+ *   state a group's commit saves is the state it read with its events folded in (JobGroup.record
+ *   keeps that fold as it goes);
  * - react: what follows by itself from a decision, in the same group: a stage opens when the job
  *   reaches it (openStage, openReached), settles when its items are done or too many failed
  *   (settleStage, finishStage), and a step or an item with a live reuse record completes from it
@@ -452,12 +454,18 @@ export function stateOf(item: EntityItem<'Job'>): JobState {
   };
 }
 
-/** One event a batch writes: the job as the change left it, and what the change was about. */
+/**
+ * One record a group's decisions make: the job as the change left it, what the change was about,
+ * and the step attempts and items it wrote. With a `type` it is an event of the job's stream (the
+ * job's version moves by one and the event takes it); without one it is a change no subscriber is
+ * told of (the settle sweep's expiry and cancellation of a finished job's items, a legacy item's
+ * rewrite), which moves neither.
+ */
 export interface BatchEvent {
   job: JobItem;
   /** The job before the change; null for its creation (JOB_CREATED). */
   previous: JobItem | null;
-  type: JobEventType;
+  type?: JobEventType;
   step?: StepState;
   item?: WorkItemItem;
   reused?: ReusedWork[];
@@ -476,8 +484,8 @@ export interface JobView {
 /**
  * The job aggregate's evolve: `view` with one event applied (the job as the event left it, and
  * the steps and items it wrote). Pure. Every change a decision makes is recorded by an event, so
- * the state a group's commit saves is its read state with its events folded in (the decisions'
- * property test holds every decision to that).
+ * the state a group's commit saves is its read state with its events folded in (JobGroup keeps
+ * that fold incrementally; the decisions' property test holds every decision to this function).
  */
 export function evolve(view: JobView, event: BatchEvent): JobView {
   const steps = new Map(view.steps);
@@ -487,63 +495,170 @@ export function evolve(view: JobView, event: BatchEvent): JobView {
   return { job: event.job, steps, items };
 }
 
+/** What a group read, fixed for all its decisions: its commit is conditioned on it. */
+export interface GroupRead {
+  /** The job as read: the commit is conditioned on its version. */
+  job: JobItem;
+  /** The current attempt of each step as read, by name. */
+  steps: ReadonlyMap<string, StepLike>;
+  /** The stored rows of those attempts (one a planned step; earlier attempts are not read). */
+  storedSteps: readonly StepItem[];
+  /** The items read, by itemId: each one's write is conditioned on the version it was read at. */
+  items: ReadonlyMap<string, WorkItemItem>;
+  at: string;
+  /**
+   * The reuse records read, by content key (see job.reuse.ts): those of the job's waiting
+   * reusable steps, or those of the items a command adds. Records are only ever added, so what
+   * was read before the decision still holds inside it.
+   */
+  reuseRecords?: ReadonlyMap<string, ReuseRecordItem>;
+  /** True for a job being created (createJob): its commit puts the job only if new, and writes every step. */
+  creating?: boolean;
+  /** The tenant's pool load as read (only for a group with a pool claim). */
+  pool?: { running: number; limit?: number };
+  /** The job's claimable items as read for the group's claims (itemIds, oldest first), each also read by key into `items`. */
+  claimable?: readonly string[];
+}
+
+/** One change as a decision states it, before the group records it (see JobGroup.record). */
+export interface Change {
+  actor: string;
+  /** The event of the job's stream; none for a change no subscriber is told of (see BatchEvent). */
+  type?: JobEventType;
+  /** What moves on the job with the event. */
+  job?: Partial<JobItem>;
+  steps?: StepLike[];
+  items?: WorkItemItem[];
+  /** What the event is about: the step attempt and the item it names. */
+  step?: StepState;
+  item?: WorkItemItem;
+  reused?: ReusedWork[];
+}
+
 /**
- * The state a group of commands decides on: the job as read, the current attempt of each step,
- * the items read, and what the commands applied so far changed. `fork` gives a command a copy to
- * change, adopted only when the command does not throw, so a refused command changes nothing.
+ * The state a group of commands decides on, immutable: what it read (`read`), the events its
+ * decisions made so far, and the job, steps and items as those events leave them (evolve, kept
+ * incrementally: the items and step attempts the events wrote over those read). A decision is a
+ * function from one group to the next; a command that throws leaves the group it was given as it
+ * was, so a refused command changes nothing. `writes` are the other rows the decisions' commit
+ * carries (activity, review and reuse records, an asset, the settle sweep's checkpoint).
  */
-export class BatchState {
-  constructor(
-    /** The job as read: the commit is conditioned on its version. */
-    readonly read: JobItem,
-    /** The versions of the items as read, by itemId: each item's write is conditioned on its own. */
-    readonly readVersions: ReadonlyMap<string, number>,
-    public job: JobItem,
-    public steps: Map<string, StepLike>,
-    /** The stored rows of the steps' current attempts as read (one a planned step; earlier attempts are not read). */
-    readonly storedSteps: StepItem[],
-    public items: Map<string, WorkItemItem>,
-    readonly at: string,
-    public changedItems = new Map<string, WorkItemItem>(),
-    public changedSteps: StepLike[] = [],
-    public events: BatchEvent[] = [],
-    public extra: UnitWrite[] = [],
+export class JobGroup {
+  private constructor(
+    readonly read: GroupRead,
+    readonly job: JobItem,
+    readonly events: readonly BatchEvent[],
+    /** The items written, by itemId (the last write of each). */
+    readonly changedItems: ReadonlyMap<string, WorkItemItem>,
+    /** The current attempt of each step, by name, as read and as written since. */
+    readonly steps: ReadonlyMap<string, StepLike>,
+    /** The step attempts written, by name and attempt (the last write of each). */
+    private readonly stepWrites: ReadonlyMap<string, StepLike>,
+    readonly writes: readonly UnitWrite[],
   ) {}
 
-  /** The step attempts and items written since the last event: the next event records them (see evolve). */
-  private unrecorded: BatchEvent['wrote'] = { steps: [], items: [] };
+  /** The group that decides on what `read` holds, before any decision. */
+  static of(read: GroupRead): JobGroup {
+    return new JobGroup(read, read.job, [], new Map(), read.steps, new Map(), []);
+  }
+
+  get at(): string {
+    return this.read.at;
+  }
+
+  get reuseRecords(): ReadonlyMap<string, ReuseRecordItem> {
+    return this.read.reuseRecords ?? new Map();
+  }
+
+  /** The item `id` as the group's events leave it (undefined when neither read nor written). */
+  item(id: string): WorkItemItem | undefined {
+    return this.changedItems.get(id) ?? this.read.items.get(id);
+  }
+
+  /** Every item read or written, as the events leave it. */
+  get items(): ReadonlyMap<string, WorkItemItem> {
+    if (this.changedItems.size === 0) return this.read.items;
+    return new Map([...this.read.items, ...this.changedItems]);
+  }
+
+  /** The step attempts written, in the order of their first write. */
+  get changedSteps(): StepLike[] {
+    return [...this.stepWrites.values()];
+  }
 
   /**
-   * The reuse records the group read, by content key (see job.reuse.ts): those of the job's
-   * waiting reusable steps, or those of the items a command adds. Read-only: records are only
-   * ever added, so what was read before the decision still holds inside it.
+   * Records `change`: the job moves (its version by one, for an event), the steps and items it
+   * wrote are stamped and take their places, and the event is appended. Every move is held to the
+   * machines declared with the entities here, where it is recorded: throws INVALID_TRANSITION
+   * for one outside them.
    */
-  reuseRecords: ReadonlyMap<string, ReuseRecordItem> = new Map();
+  record(change: Change): JobGroup {
+    const previous = this.job;
+    const job = change.type === undefined ? previous : { ...previous, ...change.job, version: previous.version + 1, updatedAt: this.at };
+    if (job.status !== previous.status) entities.Job.assertTransition(previous.jobId, previous.status, job.status);
+    const items = (change.items ?? []).map((item) => ({ ...item, updatedAt: this.at }));
+    const changedItems = new Map(this.changedItems);
+    for (const item of items) {
+      const key = itemId(item.stage, item.sequence);
+      const before = changedItems.get(key) ?? this.read.items.get(key);
+      if (before && before.status !== item.status) entities.WorkItem.assertTransition(key, before.status, item.status);
+      changedItems.set(key, item);
+    }
+    const steps = new Map(this.steps);
+    const stepWrites = new Map(this.stepWrites);
+    for (const step of change.steps ?? []) {
+      // A new attempt moves from the machine's first status.
+      const before = steps.get(step.name);
+      const from = before?.attempt === step.attempt ? before.status : StepStatus.PENDING;
+      if (from !== step.status) entities.Step.assertTransition(`${step.name}#${step.attempt}`, from, step.status);
+      steps.set(step.name, step);
+      stepWrites.set(`${step.name}#${step.attempt}`, step);
+    }
+    // The event names its item as written (stamped), whichever copy the decision passed.
+    const named = change.item && [...items].reverse().find((i) => i.stage === change.item?.stage && i.sequence === change.item.sequence);
+    const event: BatchEvent = {
+      job,
+      previous,
+      type: change.type,
+      actor: change.actor,
+      step: change.step,
+      item: named ?? change.item,
+      reused: change.reused,
+      wrote: { steps: change.steps ?? [], items },
+    };
+    return new JobGroup(this.read, job, [...this.events, event], changedItems, steps, stepWrites, this.writes);
+  }
 
-  /** True for a job being created (createJob): its commit puts the job only if new, and writes every step. */
-  creating = false;
+  /** Records the job's creation (JOB_CREATED, at its first version) with the steps and items written for it. */
+  created(actor: string, steps: StepLike[], items: WorkItemItem[]): JobGroup {
+    const recorded = this.record({ actor, steps, items });
+    const event = { ...recorded.events[0], previous: null, type: JobEventType.JOB_CREATED };
+    return new JobGroup(this.read, this.job, [event], recorded.changedItems, recorded.steps, recorded.stepWrites, this.writes);
+  }
 
-  /** The tenant's pool load as read (only for a group with a pool claim; see POOL_REF). */
-  pool?: { running: number; limit?: number };
+  /** The group with `writes` added to its commit. */
+  withWrites(...writes: UnitWrite[]): JobGroup {
+    return new JobGroup(this.read, this.job, this.events, this.changedItems, this.steps, this.stepWrites, [...this.writes, ...writes]);
+  }
+
+  /** The group with more reuse records to decide with (those of items a command adds, read before the group). */
+  withRecords(records: ReadonlyMap<string, ReuseRecordItem>): JobGroup {
+    const read = { ...this.read, reuseRecords: new Map([...this.reuseRecords, ...records]) };
+    return new JobGroup(read, this.job, this.events, this.changedItems, this.steps, this.stepWrites, this.writes);
+  }
 
   /**
-   * The job's claimable items as the group read them for its claims (itemIds, oldest first; see
-   * CLAIM_REF), each also read by key into `items`. Empty for a group without claims.
-   */
-  claimable: readonly string[] = [];
-
-  /**
-   * How many items and steps this group's changes start (+) or end (-) running under a pool worker's claim:
-   * derived from the items as read and as changed, so every way an attempt ends counts.
+   * How many items and steps this group's changes start (+) or end (-) running under a pool
+   * worker's claim: derived from the units as read and as written, so every way an attempt ends counts.
    */
   poolDelta(): number {
     const held = (unit: { status: string; pooled?: boolean } | undefined) =>
       unit?.status === ItemStatus.RUNNING && unit.pooled === true ? 1 : 0;
     let delta = 0;
-    for (const [key, item] of this.changedItems) delta += held(item) - held(this.readItems.get(key));
+    for (const [key, item] of this.changedItems) delta += held(item) - held(this.read.items.get(key));
     // A step attempt counts likewise: the one as read is the step's current attempt, if it is this one.
-    for (const step of this.changedSteps) {
-      const read = this.readSteps.get(step.name);
+    for (const step of this.stepWrites.values()) {
+      const read = this.read.steps.get(step.name);
       delta += held(step) - held(read?.attempt === step.attempt ? read : undefined);
     }
     return delta;
@@ -551,98 +666,21 @@ export class BatchState {
 
   /** The tenant's count of work running under pool claims as this group's changes leave it (read for a pool claim only). */
   poolLoad(): number {
-    return (this.pool?.running ?? 0) + this.poolDelta();
-  }
-
-  /** The items as read (before any change of the group); set by load, and a fork shares its group's. */
-  readItems: ReadonlyMap<string, WorkItemItem> = new Map();
-  /** The current step attempts as read (before any change of the group), likewise. */
-  readSteps: ReadonlyMap<string, StepLike> = new Map();
-
-  /**
-   * A copy for one command to change: it shares what the group read and copies the collections a
-   * command changes in place, so a command that throws is dropped with its copy (adopt takes a
-   * copy's changes back). Every field is carried, whatever fields the state gains.
-   */
-  fork(): BatchState {
-    const copy: BatchState = Object.assign(Object.create(BatchState.prototype), this);
-    copy.steps = new Map(this.steps);
-    copy.items = new Map(this.items);
-    copy.changedItems = new Map(this.changedItems);
-    copy.changedSteps = [...this.changedSteps];
-    copy.events = [...this.events];
-    copy.extra = [...this.extra];
-    copy.unrecorded = { steps: [...this.unrecorded.steps], items: [...this.unrecorded.items] };
-    return copy;
-  }
-
-  /** Takes the changes of `other`, a fork of this state whose command succeeded. */
-  adopt(other: BatchState): void {
-    Object.assign(this, other);
+    return (this.read.pool?.running ?? 0) + this.poolDelta();
   }
 
   /**
-   * The writes this state would commit, counted from above: the job, its JobWork and JobSettle
-   * entries, items, steps, one event a change (five when its status changed: the event and an
-   * event and a head in each status stream), extras (two each: an activity event has a head), and
-   * the current step attempts that take a finished job's expiry (the earlier ones take it from the
-   * settle sweep, job.settle.ts).
+   * The writes this group would commit, counted from above: the job, its JobWork and JobSettle
+   * entries, items, steps, one row an event (five when its status changed: the event and an
+   * event and a head in each status stream), other writes (two each: an activity event has a
+   * head), and the current step attempts that take a finished job's expiry (the earlier ones take
+   * it from the settle sweep, job.settle.ts).
    */
   get size(): number {
     let events = 0;
-    for (const e of this.events) events += e.previous?.status === e.job.status ? 1 : 5;
-    const expiring = TERMINAL.has(this.job.status) ? this.storedSteps.length : 0;
-    return 3 + this.changedItems.size + this.changedSteps.length + events + this.extra.length * 2 + expiring;
-  }
-
-  /** Records a change of the job: its version moves by one and the event takes that seq. */
-  change(
-    next: Partial<JobItem>,
-    type: JobEventType,
-    actor: string,
-    about: { step?: StepState; item?: WorkItemItem; reused?: ReusedWork[] } = {},
-  ): void {
-    const previous = this.job;
-    this.job = { ...previous, ...next, version: previous.version + 1, updatedAt: this.at };
-    // Every decision on a job is held to the machine declared with the entity, here where it commits.
-    if (this.job.status !== previous.status) entities.Job.assertTransition(previous.jobId, previous.status, this.job.status);
-    this.events.push({ job: this.job, previous, type, actor, ...about, wrote: this.unrecorded });
-    this.unrecorded = { steps: [], items: [] };
-  }
-
-  /** Records the job's creation (JOB_CREATED, at its first version) with the steps and items written for it. */
-  recordCreation(actor: string): void {
-    this.events.push({ job: this.job, previous: null, type: JobEventType.JOB_CREATED, actor, wrote: this.unrecorded });
-    this.unrecorded = { steps: [], items: [] };
-  }
-
-  putItem(item: WorkItemItem): WorkItemItem {
-    const key = itemId(item.stage, item.sequence);
-    // The decisions below follow the machine declared with the entity; this holds them to it.
-    const before = this.items.get(key);
-    if (before && before.status !== item.status) entities.WorkItem.assertTransition(key, before.status, item.status);
-    const written = { ...item, updatedAt: this.at };
-    this.items.set(key, written);
-    this.changedItems.set(key, written);
-    this.unrecorded.items.push(written);
-    return written;
-  }
-
-  /** Writes an item again as it is (its version moves), so its index attributes are derived anew. */
-  rewriteItem(stage: string, sequence: number): void {
-    const item = this.items.get(itemId(stage, sequence));
-    if (item) this.putItem({ ...item, version: item.version + 1 });
-  }
-
-  putStep(step: StepLike): void {
-    // The step's move is held to its declared machine too: a new attempt moves from the first status.
-    const before = this.steps.get(step.name);
-    const from = before?.attempt === step.attempt ? before.status : StepStatus.PENDING;
-    if (from !== step.status) entities.Step.assertTransition(`${step.name}#${step.attempt}`, from, step.status);
-    this.changedSteps = this.changedSteps.filter((s) => !(s.name === step.name && s.attempt === step.attempt));
-    this.changedSteps.push(step);
-    this.steps.set(step.name, step);
-    this.unrecorded.steps.push(step);
+    for (const e of this.events) if (e.type !== undefined) events += e.previous?.status === e.job.status ? 1 : 5;
+    const expiring = TERMINAL.has(this.job.status) ? this.read.storedSteps.length : 0;
+    return 3 + this.changedItems.size + this.stepWrites.size + events + this.writes.length * 2 + expiring;
   }
 }
 
@@ -664,7 +702,8 @@ export const itemTotal = (job: Pick<JobItem, 'itemCounts'>) => Object.values(job
 
 /** A worker's action on an item. `attempt` is the attempt the worker holds (a late one is refused). */
 export type ItemAction =
-  | { kind: 'claim'; leaseUntil: string }
+  /** With `pooled`, the attempt is a pool worker's: it counts in its tenant's pool load while it runs. */
+  | { kind: 'claim'; leaseUntil: string; pooled?: boolean }
   /** With `checkpoint`, where the work stands (kept on the item, so a later attempt resumes from it). */
   | { kind: 'progress'; attempt: number; progress: number; leaseUntil: string; checkpoint?: Record<string, unknown> }
   | { kind: 'complete'; attempt: number; outputs: Record<string, unknown> }
@@ -685,12 +724,46 @@ function stageOrder(job: JobItem, stage: string): number {
   return job.plan.find((p) => p.name === stage)?.order ?? 0;
 }
 
-export function addItems(state: BatchState, stage: string, inputs: Record<string, unknown>[], actor: string): void {
-  const { job } = state;
-  const fanOut = fanOutOrThrow(job, stage);
+/** A new item of `stage` of `job`: waiting for its first attempt, claimable at once. */
+export function newItem(
+  job: JobItem,
+  stage: string,
+  sequence: number,
+  inputs: Record<string, unknown>,
+  actor: string,
+  at: string,
+): WorkItemItem {
+  return {
+    PK: '',
+    SK: '',
+    entityType: entities.WorkItem.type,
+    jobId: job.jobId,
+    stage,
+    sequence,
+    kind: job.kind,
+    status: ItemStatus.PENDING,
+    attempt: 1,
+    maxAttempt: fanOutOf(job, stage)?.attempts ?? job.maxAttempts,
+    progress: 0,
+    inputs,
+    availableAt: at,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+    createdBy: actor,
+  };
+}
+
+/**
+ * Adds `inputs` as new items of fan-out `stage` (ITEMS_ADDED with the job's new counters); throws
+ * BAD_USER_INPUT past a stage's MAX_STAGE_ITEMS and INVALID_TRANSITION once the stage is over.
+ */
+export function addItems(group: JobGroup, stage: string, inputs: Record<string, unknown>[], actor: string): JobGroup {
+  const { job } = group;
+  fanOutOrThrow(job, stage);
   if (TERMINAL.has(job.status))
     throw invalidTransition('Job', job.jobId, job.status, 'items added', { action: 'add items to', allowed: [], hint: 'It has finished.' });
-  const step = state.steps.get(stage);
+  const step = group.steps.get(stage);
   const currentOrder = stageOrder(job, job.currentStep ?? '');
   if (stageOrder(job, stage) < currentOrder || !step || (step.status !== StepStatus.PENDING && step.status !== StepStatus.RUNNING)) {
     throw invalidTransition(`Stage ${stage} of job`, job.jobId, step?.status ?? 'over', 'items added', {
@@ -702,30 +775,9 @@ export function addItems(state: BatchState, stage: string, inputs: Record<string
   const counts = countsOf(job, stage);
   if (counts.total + inputs.length > MAX_STAGE_ITEMS)
     throw badInput(`A stage holds at most ${MAX_STAGE_ITEMS} items; stage ${stage} has ${counts.total}.`, 'items');
-  const attempts = fanOut.attempts ?? job.maxAttempts;
-  inputs.forEach((input, i) => {
-    state.putItem({
-      PK: '',
-      SK: '',
-      entityType: entities.WorkItem.type,
-      jobId: job.jobId,
-      stage,
-      sequence: counts.total + i + 1,
-      kind: job.kind,
-      status: ItemStatus.PENDING,
-      attempt: 1,
-      maxAttempt: attempts,
-      progress: 0,
-      inputs: input,
-      availableAt: state.at,
-      version: 1,
-      createdAt: state.at,
-      updatedAt: state.at,
-      createdBy: actor,
-    });
-  });
+  const items = inputs.map((input, i) => newItem(job, stage, counts.total + i + 1, input, actor, group.at));
   const itemCounts = { ...job.itemCounts, [stage]: { ...counts, total: counts.total + inputs.length } };
-  state.change({ itemCounts, progress: progressOf(job, itemCounts) }, JobEventType.ITEMS_ADDED, actor);
+  return group.record({ actor, type: JobEventType.ITEMS_ADDED, job: { itemCounts, progress: progressOf(job, itemCounts) }, items });
 }
 
 /** The job's progress: its finished steps plus the share of the current fan-out stage's items done. */
@@ -735,47 +787,56 @@ function progressOf(job: JobItem, itemCounts: Record<string, ItemCountsItem> | u
   return jobProgress(job, counts && counts.total > 0 ? (counts.completed + counts.failed) / counts.total : 0);
 }
 
-/** Opens the stage when the job has reached it and its step still waits (STEP_STARTED); no-op otherwise. */
-export function openStage(state: BatchState, stage: string, actor: string): void {
-  const { job } = state;
-  if (job.currentStep !== stage || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING)) return;
-  const step = state.steps.get(stage);
-  if (!step || step.status !== StepStatus.PENDING) return;
-  const started = { ...step, status: StepStatus.RUNNING, startedAt: state.at, progress: 0 };
-  state.putStep(started);
-  state.change({ status: JobStatus.RUNNING, startedAt: job.startedAt ?? state.at }, JobEventType.STEP_STARTED, actor, { step: started });
+/** Opens the stage when the job has reached it and its step still waits (STEP_STARTED); the group as it was otherwise. */
+export function openStage(group: JobGroup, stage: string, actor: string): JobGroup {
+  const { job } = group;
+  if (job.currentStep !== stage || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING)) return group;
+  const step = group.steps.get(stage);
+  if (!step || step.status !== StepStatus.PENDING) return group;
+  const started = { ...step, status: StepStatus.RUNNING, startedAt: group.at, progress: 0 };
+  const opened = group.record({
+    actor,
+    type: JobEventType.STEP_STARTED,
+    job: { status: JobStatus.RUNNING, startedAt: job.startedAt ?? group.at },
+    steps: [started],
+    step: started,
+  });
   // A stage without items, or whose items were all done before it opened (reused when added),
   // completes at once.
-  const counts = countsOf(state.job, stage);
-  if (counts.completed + counts.failed === counts.total) settleStage(state, stage, actor);
+  const counts = countsOf(opened.job, stage);
+  return counts.completed + counts.failed === counts.total ? settleStage(opened, stage, actor) : opened;
 }
 
 /**
  * Decides a step action with the job's machine (`decide`, with the policy the step's stage
- * declares) on the group's state, and records its outcome: the step attempts it writes and the
- * job's change with its event. With `pooled`, an attempt the action starts is marked as a pool
- * worker's (it counts in its tenant's pool load, and every later write of it keeps the mark).
- * Returns the outcome; throws what `decide` throws, changing nothing.
+ * declares) on the group and records its outcome: the step attempts it writes and the job's change
+ * with its event. With `pooled`, an attempt the action starts is marked as a pool worker's (it
+ * counts in its tenant's pool load, and every later write of it keeps the mark). Returns the group
+ * and the outcome; throws what `decide` throws.
  */
-export function decideStep(state: BatchState, action: JobAction, actor: string, options: { pooled?: boolean } = {}): Outcome {
-  const jobId = state.job.jobId;
+export function decideStep(
+  group: JobGroup,
+  action: JobAction,
+  actor: string,
+  options: { pooled?: boolean } = {},
+): { group: JobGroup; outcome: Outcome } {
+  const jobId = group.job.jobId;
   // The named step's stage declares how long its attempts run and how long a failed one waits.
-  const stage = 'step' in action ? action.step : (state.job.currentStep ?? '');
-  const outcome = decide(stateOf(state.job), state.steps, action, { now: state.at, actor, jobId, policy: stepPolicyOf(state.job, stage) });
-  for (const step of outcome.steps) {
-    const held = options.pooled === true && step.status === StepStatus.RUNNING && step.startedAt === state.at;
-    state.putStep({ ...step, ...(held ? { pooled: true } : {}), jobId });
-  }
-  state.change(jobFields(outcome.job, state.at), outcome.type, actor, { step: outcome.step });
-  return outcome;
+  const stage = 'step' in action ? action.step : (group.job.currentStep ?? '');
+  const outcome = decide(stateOf(group.job), group.steps, action, { now: group.at, actor, jobId, policy: stepPolicyOf(group.job, stage) });
+  const steps = outcome.steps.map((step) => {
+    const held = options.pooled === true && step.status === StepStatus.RUNNING && step.startedAt === group.at;
+    return { ...step, ...(held ? { pooled: true } : {}), jobId };
+  });
+  const decided = group.record({ actor, type: outcome.type, job: jobFields(outcome.job, group.at), steps, step: outcome.step });
+  return { group: decided, outcome };
 }
 
 /** A stage all of whose items are done (and not failed past its policy) completes, and the job goes on. */
-function finishStage(state: BatchState, stage: string, actor: string): void {
-  const counts = countsOf(state.job, stage);
+function finishStage(group: JobGroup, stage: string, actor: string): JobGroup {
+  const counts = countsOf(group.job, stage);
   const outputs = { items: counts.total, completed: counts.completed, failed: counts.failed };
-  decideStep(state, { kind: 'complete', step: stage, artifacts: [], outputs }, actor);
-  openReached(state, actor);
+  return openReached(decideStep(group, { kind: 'complete', step: stage, artifacts: [], outputs }, actor).group, actor);
 }
 
 /**
@@ -783,38 +844,42 @@ function finishStage(state: BatchState, stage: string, actor: string): void {
  * step runs, STEP_STARTED), so no later write is needed to start it; a stage without items
  * completes at once and the job moves on again.
  */
-export function openReached(state: BatchState, actor: string): void {
-  const next = state.job.currentStep;
-  if (!next) return;
-  if (fanOutOf(state.job, next)) openStage(state, next, actor);
-  else reuseStep(state, next, actor);
+export function openReached(group: JobGroup, actor: string): JobGroup {
+  const next = group.job.currentStep;
+  if (!next) return group;
+  return fanOutOf(group.job, next) ? openStage(group, next, actor) : reuseStep(group, next, actor);
 }
 
 /**
  * The job's current step, when its stage is reusable, it waits, and a live record with its
- * content key was read with the group (BatchState.reuseRecords), completes at once from the
+ * content key was read with the group (GroupRead.reuseRecords), completes at once from the
  * record's outputs (STEP_REUSED, naming the source): started and completed by the job's machine,
  * in one event, so it is never claimable. The job then goes on as after any completion.
  */
-export function reuseStep(state: BatchState, stage: string, actor: string): void {
-  const { job } = state;
-  if (!reuseOf(job, stage) || !takesReuse(job) || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING)) return;
-  const step = state.steps.get(stage);
-  if (!step || step.status !== StepStatus.PENDING) return;
-  const record = state.reuseRecords.get(contentKey(job, stage));
-  if (!liveRecord(record, state.at)) return;
-  const ctx = { now: state.at, actor, jobId: job.jobId };
-  const started = decide(stateOf(job), state.steps, { kind: 'start', step: stage }, ctx);
-  const steps = new Map<string, StepState>(state.steps);
+export function reuseStep(group: JobGroup, stage: string, actor: string): JobGroup {
+  const { job } = group;
+  if (!reuseOf(job, stage) || !takesReuse(job) || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING)) return group;
+  const step = group.steps.get(stage);
+  if (!step || step.status !== StepStatus.PENDING) return group;
+  const record = group.reuseRecords.get(contentKey(job, stage));
+  if (!liveRecord(record, group.at)) return group;
+  const ctx = { now: group.at, actor, jobId: job.jobId };
+  const started = decide(stateOf(job), group.steps, { kind: 'start', step: stage }, ctx);
+  const steps = new Map<string, StepState>(group.steps);
   for (const s of started.steps) steps.set(s.name, s);
   const produced = { artifacts: record.artifacts ?? [], metrics: record.metrics, outputs: record.outputs };
   const done = decide(started.job, steps, { kind: 'complete', step: stage, ...produced }, ctx);
   const from = sourceOf(record);
   // The reused attempt names its source; the next step it reached is written as it is.
-  for (const s of done.steps) state.putStep({ ...s, ...(s.name === stage ? { reusedFrom: from } : {}), jobId: job.jobId });
-  const reusedStep = done.step ? { ...done.step, reusedFrom: from } : undefined;
-  state.change(jobFields(done.job, state.at), JobEventType.STEP_REUSED, actor, { step: reusedStep, reused: [{ stage, from }] });
-  openReached(state, actor);
+  const reused = group.record({
+    actor,
+    type: JobEventType.STEP_REUSED,
+    job: jobFields(done.job, group.at),
+    steps: done.steps.map((s) => ({ ...s, ...(s.name === stage ? { reusedFrom: from } : {}), jobId: job.jobId })),
+    step: done.step ? { ...done.step, reusedFrom: from } : undefined,
+    reused: [{ stage, from }],
+  });
+  return openReached(reused, actor);
 }
 
 /**
@@ -823,23 +888,24 @@ export function reuseStep(state: BatchState, stage: string, actor: string): void
  * one ITEMS_REUSED event naming each item's source, never claimable. A stage that is running
  * then settles (it completes when these were its last items).
  */
-export function reuseAdded(state: BatchState, stage: string, first: number, actor: string): void {
-  const { job } = state;
-  if (!reuseOf(job, stage) || !takesReuse(job) || state.reuseRecords.size === 0) return;
+export function reuseAdded(group: JobGroup, stage: string, first: number, actor: string): JobGroup {
+  const { job } = group;
+  if (!reuseOf(job, stage) || !takesReuse(job) || group.reuseRecords.size === 0) return group;
   const counts = countsOf(job, stage);
   const reused: ReusedWork[] = [];
+  const items: WorkItemItem[] = [];
   for (let sequence = first; sequence <= counts.total; sequence++) {
-    const item = state.items.get(itemId(stage, sequence));
-    const record = item ? state.reuseRecords.get(contentKey(job, stage, item.inputs)) : undefined;
-    if (!item || item.status !== ItemStatus.PENDING || !liveRecord(record, state.at)) continue;
+    const item = group.item(itemId(stage, sequence));
+    const record = item ? group.reuseRecords.get(contentKey(job, stage, item.inputs)) : undefined;
+    if (!item || item.status !== ItemStatus.PENDING || !liveRecord(record, group.at)) continue;
     const from = sourceOf(record);
-    state.putItem({ ...item, status: ItemStatus.COMPLETED, progress: 1, outputs: record.outputs, reusedFrom: from, finishedAt: state.at });
+    items.push({ ...item, status: ItemStatus.COMPLETED, progress: 1, outputs: record.outputs, reusedFrom: from, finishedAt: group.at });
     reused.push({ stage, sequence, from });
   }
-  if (reused.length === 0) return;
+  if (reused.length === 0) return group;
   const itemCounts = { ...job.itemCounts, [stage]: { ...counts, completed: counts.completed + reused.length } };
-  state.change({ itemCounts, progress: progressOf(job, itemCounts) }, JobEventType.ITEMS_REUSED, actor, { reused });
-  settleStage(state, stage, actor);
+  const change = { itemCounts, progress: progressOf(job, itemCounts) };
+  return settleStage(group.record({ actor, type: JobEventType.ITEMS_REUSED, job: change, items, reused }), stage, actor);
 }
 
 /** True when the stage's failed items are past its failure policy. */
@@ -858,42 +924,37 @@ function policyText(fanOut: FanOutDeclaration): string {
 }
 
 /** After an item finished or failed: the stage fails by its policy, completes when all are done, or goes on. */
-function settleStage(state: BatchState, stage: string, actor: string): void {
-  const { job } = state;
-  if (job.currentStep !== stage || job.status !== JobStatus.RUNNING) return;
+function settleStage(group: JobGroup, stage: string, actor: string): JobGroup {
+  const { job } = group;
+  if (job.currentStep !== stage || job.status !== JobStatus.RUNNING) return group;
   const fanOut = fanOutOrThrow(job, stage);
   const counts = countsOf(job, stage);
-  const step = state.steps.get(stage);
-  if (!step || step.status !== StepStatus.RUNNING) return;
+  const step = group.steps.get(stage);
+  if (!step || step.status !== StepStatus.RUNNING) return group;
   if (pastPolicy(fanOut, counts)) {
     const error: JobError = {
       code: 'ITEMS_FAILED',
       message: `${counts.failed} of ${counts.total} items of stage ${stage} failed (${policyText(fanOut)}); retryWorkItem reopens the stage.`,
       retryCount: step.attempt - 1,
     };
-    const failed = { ...step, status: StepStatus.FAILED, error, finishedAt: state.at };
-    state.putStep(failed);
-    state.change(
-      {
-        status: JobStatus.FAILED,
-        failedSteps: job.failedSteps + 1,
-        error,
-        finishedAt: state.at,
-        expiresAt: jobFields({ ...stateOf(job), status: JobStatus.FAILED }, state.at).expiresAt,
-      },
-      JobEventType.STEP_FAILED,
+    const failed = { ...step, status: StepStatus.FAILED, error, finishedAt: group.at };
+    const expiresAt = jobFields({ ...stateOf(job), status: JobStatus.FAILED }, group.at).expiresAt;
+    return group.record({
       actor,
-      { step: failed },
-    );
-    return;
+      type: JobEventType.STEP_FAILED,
+      job: { status: JobStatus.FAILED, failedSteps: job.failedSteps + 1, error, finishedAt: group.at, expiresAt },
+      steps: [failed],
+      step: failed,
+    });
   }
-  if (counts.completed + counts.failed === counts.total) finishStage(state, stage, actor);
+  return counts.completed + counts.failed === counts.total ? finishStage(group, stage, actor) : group;
 }
 
 /**
  * One decision on a work item, in the making: the rules its actions share (the refusal naming the
  * item, the stage being live, the stage's attempt time and backoff, the counters and how an
- * attempt ends), on the group's state.
+ * attempt ends), over the group as the action found it. Each handler returns the group its action
+ * leaves.
  */
 class ItemDecision<K extends ItemAction['kind']> {
   readonly what: string;
@@ -907,19 +968,19 @@ class ItemDecision<K extends ItemAction['kind']> {
   readonly deadline: string | undefined;
 
   constructor(
-    readonly state: BatchState,
+    readonly group: JobGroup,
     readonly stage: string,
     readonly sequence: number,
     readonly action: Extract<ItemAction, { kind: K }>,
     readonly actor: string,
   ) {
-    const { job } = state;
+    const { job } = group;
     this.fanOut = fanOutOrThrow(job, stage);
     // Once a cancellation committed, nothing a worker sends about the job succeeds (whichever item
     // it names), and it is told so with a code of its own, so it can drop the work instead of
     // reading a transition error.
     refuseCancelled(job, job.jobId);
-    const item = state.items.get(itemId(stage, sequence));
+    const item = group.item(itemId(stage, sequence));
     if (!item) throw notFound('WorkItem', `${job.jobId}/${stage}/${sequence}`);
     this.item = item;
     this.what = `Item ${sequence} of stage ${stage} of job`;
@@ -927,12 +988,16 @@ class ItemDecision<K extends ItemAction['kind']> {
     requireAttempt(this.what, job.jobId, action.kind, 'item', item.attempt, 'attempt' in action ? action.attempt : undefined, waiting);
     this.stageLive = job.currentStep === stage && (job.status === JobStatus.RUNNING || job.status === JobStatus.QUEUED);
     this.limit = this.fanOut.attemptTimeoutSeconds;
-    this.deadline = deadlineOf(state.at, this.limit);
+    this.deadline = deadlineOf(group.at, this.limit);
     this.counts = countsOf(job, stage);
   }
 
   get jobId(): string {
-    return this.state.job.jobId;
+    return this.group.job.jobId;
+  }
+
+  get at(): string {
+    return this.group.at;
   }
 
   /** INVALID_TRANSITION naming the item, its status, the target and the statuses allowed. */
@@ -947,19 +1012,18 @@ class ItemDecision<K extends ItemAction['kind']> {
 
   /** The job's counters of the stage with `change`, and its progress with them. */
   withCounts(change: Partial<ItemCountsItem>): Partial<JobItem> {
-    const itemCounts = { ...this.state.job.itemCounts, [this.stage]: { ...this.counts, ...change } };
-    return { itemCounts, progress: progressOf(this.state.job, itemCounts) };
+    const itemCounts = { ...this.group.job.itemCounts, [this.stage]: { ...this.counts, ...change } };
+    return { itemCounts, progress: progressOf(this.group.job, itemCounts) };
   }
 
-  /** The item's next version with `changes`, recorded on the group's state. */
-  put(changes: Partial<WorkItemItem>): WorkItemItem {
-    return this.state.putItem({ ...this.item, ...changes, version: this.item.version + 1 });
+  /** The item's next version with `changes`. */
+  next(changes: Partial<WorkItemItem>): WorkItemItem {
+    return { ...this.item, ...changes, version: this.item.version + 1 };
   }
 
-  /** The job changes with `change` and the event `type` about `item` (and `step`). */
-  record(change: Partial<JobItem>, type: JobEventType, item: WorkItemItem, step?: StepLike): WorkItemItem {
-    this.state.change(change, type, this.actor, { item, step });
-    return item;
+  /** The group with the job's change and the event `type` about `item` (and `step`). */
+  record(job: Partial<JobItem>, type: JobEventType, item: WorkItemItem, step?: StepLike): JobGroup {
+    return this.group.record({ actor: this.actor, type, job, items: [item], item, ...(step ? { steps: [step], step } : {}) });
   }
 
   /** A new attempt's lease for the claimer, never past the attempt's time. */
@@ -967,37 +1031,24 @@ class ItemDecision<K extends ItemAction['kind']> {
     return { worker: this.actor, leaseExpiresAt: leaseWithin(leaseUntil, this.deadline), timesOutAt: this.deadline };
   }
 
-  /**
-   * The running item finishes for good (COMPLETED or FAILED): its new state, counted, its event,
-   * and the stage settled by its policy.
-   */
-  finish(
-    status: typeof ItemStatus.COMPLETED | typeof ItemStatus.FAILED,
-    changes: Partial<WorkItemItem>,
-    event: JobEventType,
-  ): WorkItemItem {
-    const { counts, state } = this;
-    const finished = this.put({ ...changes, status, finishedAt: state.at, leaseExpiresAt: undefined, timesOutAt: undefined });
+  /** The running item finishes for good (COMPLETED or FAILED): its new state, counted, its event, and the stage settled by its policy. */
+  finish(status: typeof ItemStatus.COMPLETED | typeof ItemStatus.FAILED, changes: Partial<WorkItemItem>, event: JobEventType): JobGroup {
+    const { counts } = this;
+    const finished = this.next({ ...changes, status, finishedAt: this.at, leaseExpiresAt: undefined, timesOutAt: undefined });
     const counted = status === ItemStatus.COMPLETED ? { completed: counts.completed + 1 } : { failed: counts.failed + 1 };
-    this.record(this.withCounts({ running: counts.running - 1, ...counted }), event, finished);
-    settleStage(state, this.stage, this.actor);
-    return finished;
+    return settleStage(this.record(this.withCounts({ running: counts.running - 1, ...counted }), event, finished), this.stage, this.actor);
   }
 
   /** The running item fails past its attempts. */
-  failForGood(error: JobError): WorkItemItem {
+  failForGood(error: JobError): JobGroup {
     return this.finish(ItemStatus.FAILED, { error }, JobEventType.ITEM_FAILED);
   }
 
   /** The running item's attempt ended with attempts left: it waits, PENDING, for the next one, claimable after the stage's backoff. */
-  waitForNext(error: JobError): WorkItemItem {
-    const { item, state } = this;
-    const availableAt = retryAt(
-      this.fanOut.retryBackoff,
-      { jobId: this.jobId, stage: this.stage, sequence: this.sequence, attempt: item.attempt },
-      state.at,
-    );
-    const waiting = this.put({
+  waitForNext(error: JobError): JobGroup {
+    const { item } = this;
+    const unit = { jobId: this.jobId, stage: this.stage, sequence: this.sequence, attempt: item.attempt };
+    const waiting = this.next({
       status: ItemStatus.PENDING,
       attempt: item.attempt + 1,
       progress: 0,
@@ -1005,40 +1056,41 @@ class ItemDecision<K extends ItemAction['kind']> {
       worker: undefined,
       leaseExpiresAt: undefined,
       timesOutAt: undefined,
-      availableAt,
+      availableAt: retryAt(this.fanOut.retryBackoff, unit, this.at),
     });
     return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, waiting);
   }
 }
 
 /** What each worker's (or person's) action on an item does, given the decision's shared rules (ItemDecision). */
-const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => WorkItemItem } = {
+const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => JobGroup } = {
   claim(d) {
-    const { state, item, stage, action } = d;
-    const { job } = state;
+    const { group, item, stage, action } = d;
+    const { job } = group;
     if (!d.stageLive)
       throw invalidTransition(`Stage ${stage} of job`, d.jobId, `${job.status} at ${job.currentStep ?? 'no stage'}`, 'claimed', {
         action: 'claim',
         allowed: [`RUNNING at ${stage}`],
         hint: 'Its items are claimable only while the job runs that stage.',
       });
-    // A stage whose items are claimed before it was opened (a crash in between) opens now.
-    if (state.steps.get(stage)?.status === StepStatus.PENDING) openStage(state, stage, d.actor);
+    // A stage whose items are claimed before it was opened (a crash in between) opens now, and the claim is decided on it.
+    if (group.steps.get(stage)?.status === StepStatus.PENDING) {
+      const opened = openStage(group, stage, d.actor);
+      if (opened !== group) return ITEM_HANDLERS.claim(new ItemDecision(opened, stage, d.sequence, action, d.actor));
+    }
     // A waiting item comes back only when its backoff is over, whatever an index read lagging
     // behind said.
     const waitsUntil = item.availableAt ?? item.createdAt;
-    if (item.status === ItemStatus.PENDING && waitsUntil > state.at)
+    if (item.status === ItemStatus.PENDING && waitsUntil > d.at)
       return d.refuse('claimed', [`${ItemStatus.PENDING} past its backoff`], `It waits for its retry backoff until ${waitsUntil}.`);
+    // Who holds the attempt: a pool worker's claim counts in the tenant's pool load.
+    const holder = { ...d.leaseFrom(action.leaseUntil), pooled: action.pooled || undefined };
     if (item.status === ItemStatus.PENDING) {
-      const started = d.put({ status: ItemStatus.RUNNING, progress: 0, startedAt: state.at, ...d.leaseFrom(action.leaseUntil) });
+      const started = d.next({ status: ItemStatus.RUNNING, progress: 0, startedAt: d.at, ...holder });
       return d.record(d.withCounts({ running: d.counts.running + 1 }), JobEventType.ITEM_STARTED, started);
     }
     // Whichever came first ended the attempt: the holder's silence, or its time.
-    const takeover = takeoverOf(item, state.at, {
-      maxAttempts: item.maxAttempt,
-      backoff: !!d.fanOut.retryBackoff,
-      timeoutSeconds: d.limit,
-    });
+    const takeover = takeoverOf(item, d.at, { maxAttempts: item.maxAttempt, backoff: !!d.fanOut.retryBackoff, timeoutSeconds: d.limit });
     if (item.status !== ItemStatus.RUNNING || takeover.kind === 'held')
       return d.refuse('claimed', [ItemStatus.PENDING, 'RUNNING with its lease or its time run out'], heldHint(item, takeover.ends));
     const { error } = takeover;
@@ -1047,14 +1099,7 @@ const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => WorkIt
     if (takeover.kind === 'wait') return d.waitForNext(error);
     if (takeover.kind === 'fail') return d.failForGood(error);
     // Without a backoff the claimer holds the next attempt at once.
-    const again = d.put({
-      attempt: item.attempt + 1,
-      status: ItemStatus.RUNNING,
-      progress: 0,
-      error,
-      startedAt: state.at,
-      ...d.leaseFrom(action.leaseUntil),
-    });
+    const again = d.next({ attempt: item.attempt + 1, status: ItemStatus.RUNNING, progress: 0, error, startedAt: d.at, ...holder });
     return d.record(d.withCounts({}), JobEventType.ITEM_RECLAIMED, again);
   },
   progress(d) {
@@ -1062,8 +1107,8 @@ const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => WorkIt
     d.requireRunning(ItemStatus.RUNNING);
     // An attempt whose time is up is not renewed: its holder is told to stop, and the item
     // stays claimable, so the next claim takes it over.
-    refuseTimedOut(d.what, d.jobId, item, d.state.at, d.limit);
-    const updated = d.put({
+    refuseTimedOut(d.what, d.jobId, item, d.at, d.limit);
+    const updated = d.next({
       progress: action.progress,
       ...(action.checkpoint !== undefined ? { checkpoint: action.checkpoint } : {}),
       leaseExpiresAt: leaseWithin(action.leaseUntil, item.timesOutAt),
@@ -1082,13 +1127,13 @@ const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => WorkIt
     return hasAttemptsLeft(item.attempt, item.maxAttempt) ? d.waitForNext(error) : d.failForGood(error);
   },
   handBack(d) {
-    const { item, state } = d;
+    const { item } = d;
     d.requireRunning(ItemStatus.PENDING);
     // An attempt whose time is up is over already: the next claim takes it over as it would.
-    refuseTimedOut(d.what, d.jobId, item, state.at, d.limit);
+    refuseTimedOut(d.what, d.jobId, item, d.at, d.limit);
     // The next attempt waits, claimable at once (no backoff), and the released one is not
     // counted: the item's last attempt moves on with it (job.attempts.ts countedAttempts).
-    const waiting = d.put({
+    const waiting = d.next({
       status: ItemStatus.PENDING,
       attempt: item.attempt + 1,
       maxAttempt: item.maxAttempt + 1,
@@ -1096,17 +1141,17 @@ const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => WorkIt
       worker: undefined,
       leaseExpiresAt: undefined,
       timesOutAt: undefined,
-      availableAt: state.at,
+      availableAt: d.at,
     });
     return d.record(d.withCounts({ running: d.counts.running - 1 }), JobEventType.ITEM_HANDED_BACK, waiting);
   },
   retry(d) {
-    const { state, item, stage, action } = d;
-    const { job } = state;
+    const { group, item, stage, action } = d;
+    const { job } = group;
     if (item.status !== ItemStatus.FAILED) d.refuse(ItemStatus.PENDING, [ItemStatus.FAILED]);
     if (action.errorCode !== undefined && item.error?.code !== action.errorCode)
       d.refuse(ItemStatus.PENDING, [`${ItemStatus.FAILED} with ${action.errorCode}`], `Its last error is ${item.error?.code ?? 'none'}.`);
-    const step = state.steps.get(stage);
+    const step = group.steps.get(stage);
     const stageFailed = job.status === JobStatus.FAILED && job.currentStep === stage && step?.status === StepStatus.FAILED;
     if (!stageFailed && !(d.stageLive && step?.status === StepStatus.RUNNING)) {
       throw invalidTransition(`Stage ${stage} of job`, d.jobId, step?.status ?? 'over', 'reopened', {
@@ -1115,7 +1160,7 @@ const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => WorkIt
         hint: 'Only an item of the stage the job is running, or of the stage it failed in, can be retried.',
       });
     }
-    const reopened = d.put({
+    const reopened = d.next({
       status: ItemStatus.PENDING,
       attempt: item.attempt + 1,
       maxAttempt: item.attempt + (d.fanOut.attempts ?? job.maxAttempts),
@@ -1124,22 +1169,13 @@ const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => WorkIt
       leaseExpiresAt: undefined,
       timesOutAt: undefined,
       finishedAt: undefined,
-      availableAt: state.at,
+      availableAt: d.at,
     });
     const counted = d.withCounts({ failed: d.counts.failed - 1 });
     if (!stageFailed || !step) return d.record(counted, JobEventType.ITEM_RETRIED, reopened);
     // The stage failed by its policy: it reopens as a new attempt of its step, and the job runs again.
     const attempt = step.attempt + 1;
-    const running = {
-      name: stage,
-      order: step.order,
-      attempt,
-      status: StepStatus.RUNNING,
-      progress: 0,
-      startedAt: state.at,
-      jobId: d.jobId,
-    };
-    state.putStep(running);
+    const running = { name: stage, order: step.order, attempt, status: StepStatus.RUNNING, progress: 0, startedAt: d.at, jobId: d.jobId };
     const reopenedJob = {
       ...counted,
       status: JobStatus.RUNNING,
@@ -1154,17 +1190,26 @@ const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => WorkIt
 };
 
 /**
- * Decides a worker's (or person's) action on item `sequence` of `stage` on the group's state and
- * records it: the item's new state, the job's change and its event, and whatever follows (the
- * stage settled, the job moved on). Returns the item as it leaves it; throws JOB_CANCELLED,
- * NOT_FOUND, INVALID_TRANSITION or ATTEMPT_TIMED_OUT, changing nothing of the state it throws on.
+ * Decides a worker's (or person's) action on item `sequence` of `stage` on the group and records
+ * it: the item's new state, the job's change and its event, and whatever follows (the stage
+ * settled, the job moved on). Returns the group it leaves and the item as it leaves it; throws
+ * JOB_CANCELLED, NOT_FOUND, INVALID_TRANSITION or ATTEMPT_TIMED_OUT.
  */
-export function actOnItem(state: BatchState, stage: string, sequence: number, action: ItemAction, actor: string): WorkItemItem {
-  return handleItem(action.kind, new ItemDecision(state, stage, sequence, action, actor));
+export function actOnItem(
+  group: JobGroup,
+  stage: string,
+  sequence: number,
+  action: ItemAction,
+  actor: string,
+): { group: JobGroup; item: WorkItemItem } {
+  const decided = handleItem(action.kind, new ItemDecision(group, stage, sequence, action, actor));
+  const item = decided.item(itemId(stage, sequence));
+  if (!item) throw notFound('WorkItem', `${group.job.jobId}/${stage}/${sequence}`);
+  return { group: decided, item };
 }
 
 /** Runs the handler of action `kind` (typed per action: TypeScript's correlated union pattern, no assertion). */
-function handleItem<K extends ItemAction['kind']>(kind: K, d: ItemDecision<K>): WorkItemItem {
-  const handler: (d: ItemDecision<K>) => WorkItemItem = ITEM_HANDLERS[kind];
+function handleItem<K extends ItemAction['kind']>(kind: K, d: ItemDecision<K>): JobGroup {
+  const handler: (d: ItemDecision<K>) => JobGroup = ITEM_HANDLERS[kind];
   return handler(d);
 }

@@ -1,7 +1,9 @@
 import {
   actOnItem,
   addItems,
-  BatchState,
+  type GroupRead,
+  JobGroup,
+  newItem,
   fanOutOrThrow,
   type ItemAction,
   itemId,
@@ -22,7 +24,15 @@ import type { Scope } from '../common/scope';
 import type { BoundTenant } from '../common/bound-tenant';
 import { requireText } from '../common/validate';
 import { checkProgress, leaseUntilOf } from './job.attempts';
-import { type AggregateIO, type AggregateType, changingTooFast, type CommitStats, committerOf, Stale } from '../infra/dynamo/committer';
+import {
+  type AggregateIO,
+  type AggregateType,
+  changingTooFast,
+  type CommitStats,
+  committerOf,
+  type Decided,
+  Stale,
+} from '../infra/dynamo/committer';
 import type { Store } from '../infra/dynamo/store';
 import { check, put, type UnitWrite, update, type Write } from '../infra/dynamo/write';
 import { type FanOutDeclaration, fanOutOf } from './job.kinds';
@@ -98,12 +108,12 @@ const refOf = (id: string) => ({ stage: id.slice(0, id.lastIndexOf('#')), sequen
  * their answers, and a pool that deals claims to 100 tenants in turn comes back to each tenant's
  * job within seconds.
  */
-export const JOB_AGGREGATE: AggregateType<BatchState> = {
+export const JOB_AGGREGATE: AggregateType<JobGroup> = {
   maxCommands: 48,
   maxWrites: 90,
   maxRounds: 16,
   rereads: true,
-  keepCarried: { ms: 5000, max: 256, weigh: (state) => state.items.size + 1, maxWeight: 20_000 },
+  keepCarried: { ms: 5000, max: 256, weigh: (group) => group.read.items.size + 1, maxWeight: 20_000 },
   tooBusy: changingTooFast('Job'),
   stats: itemWriteStats,
 };
@@ -121,25 +131,30 @@ const MAX_CARRIED_ITEMS = 500;
  * when no step changed: a step's stored row holds what its index entries were, which the state
  * does not keep, so the next group reads the steps anew.
  */
-function carryOf(committed: BatchState): BatchState | undefined {
-  if (committed.changedSteps.length > 0 || committed.extra.length > 0) return undefined;
-  const { job } = committed;
+function carryOf(committed: JobGroup): JobGroup | undefined {
+  if (committed.changedSteps.length > 0 || committed.writes.length > 0) return undefined;
+  const all = committed.items;
   const items = new Map<string, WorkItemItem>();
-  for (const [key, item] of committed.items) if (item.status === ItemStatus.RUNNING) items.set(key, item);
-  const left: string[] = [];
-  for (const id of committed.claimable) {
-    const item = committed.items.get(id);
+  for (const [key, item] of all) if (item.status === ItemStatus.RUNNING) items.set(key, item);
+  const claimable: string[] = [];
+  for (const id of committed.read.claimable ?? []) {
+    const item = all.get(id);
     if (item?.status !== ItemStatus.PENDING || committed.changedItems.has(id)) continue;
-    left.push(id);
+    claimable.push(id);
     items.set(id, item);
   }
   if (items.size > MAX_CARRIED_ITEMS) return undefined;
-  const versions = new Map([...items].map(([key, item]) => [key, item.version]));
-  const carried = new BatchState(job, versions, job, new Map(committed.steps), committed.storedSteps, items, committed.at);
-  carried.claimable = left;
   // The tenant's pool load is kept only where it decides nothing (no running limit; see load).
-  if (committed.pool && committed.pool.limit === undefined) carried.pool = { running: committed.pool.running + committed.poolDelta() };
-  return carried;
+  const { pool } = committed.read;
+  return JobGroup.of({
+    job: committed.job,
+    steps: committed.steps,
+    storedSteps: committed.read.storedSteps,
+    items,
+    at: committed.at,
+    claimable,
+    pool: pool && pool.limit === undefined ? { running: pool.running + committed.poolDelta() } : undefined,
+  });
 }
 
 /**
@@ -161,6 +176,14 @@ export function keptJobStates(store: Store): number {
 /** Drops the job states kept for `store` (at shutdown): the process holds no job's items after it. */
 export function releaseJobStates(store: Store): void {
   committerOf(store).release();
+}
+
+/** What a claim of a job's next item answers: the item claimed (none when none could be), and whether the tenant is at its pool limit. */
+interface Claimed {
+  job: JobItem;
+  step: StepLike | undefined;
+  item: WorkItemItem | undefined;
+  atLimit: boolean;
 }
 
 /**
@@ -198,7 +221,11 @@ export class JobItems {
    * `apply` threw (nothing of it written), NOT_FOUND for an unknown job, or CONFLICT when other
    * instances kept changing the job past the retry bound.
    */
-  submit<T>(jobId: string, items: readonly { stage: string; sequence: number }[], apply: (state: BatchState) => T): Promise<T> {
+  submit<T>(
+    jobId: string,
+    items: readonly { stage: string; sequence: number }[],
+    apply: (group: JobGroup) => Decided<JobGroup, T>,
+  ): Promise<T> {
     return this.submitRefs(
       jobId,
       items.map((r) => itemId(r.stage, r.sequence)),
@@ -208,15 +235,15 @@ export class JobItems {
 
   /**
    * submit for a pool worker's claim of a step: the group reads the tenant's pool share and load
-   * too (BatchState.pool), so `apply` can hold the tenant's running limit.
+   * too (GroupRead.pool), so `apply` can hold the tenant's running limit.
    */
-  submitPooled<T>(jobId: string, apply: (state: BatchState) => T): Promise<T> {
+  submitPooled<T>(jobId: string, apply: (group: JobGroup) => Decided<JobGroup, T>): Promise<T> {
     return this.submitRefs(jobId, [POOL_REF], apply);
   }
 
   /** submit, with the group's reads named as refs (itemId, or POOL_REF for the tenant's pool load). */
-  private submitRefs<T>(jobId: string, refs: readonly string[], apply: (state: BatchState) => T): Promise<T> {
-    const io: AggregateIO<BatchState> = {
+  private submitRefs<T>(jobId: string, refs: readonly string[], apply: (group: JobGroup) => Decided<JobGroup, T>): Promise<T> {
+    const io: AggregateIO<JobGroup> = {
       type: JOB_AGGREGATE,
       load: (all, carried) => this.load(jobId, all, carried),
       units: (state) => {
@@ -243,11 +270,11 @@ export class JobItems {
    * so steps read later are at least as new as the job, and a change that committed between the
    * two reads moved the job's version, on which this group's commit is conditioned.
    */
-  private async load(jobId: string, refs: readonly string[], carried?: BatchState): Promise<BatchState> {
+  private async load(jobId: string, refs: readonly string[], carried?: JobGroup): Promise<JobGroup> {
     // A pool claim decides on a carried state only when the tenant had no running limit (carryOf
     // keeps the pool load only then): its count then decides nothing, and the commit checks that
     // no limit was set since (see writesOf).
-    if (carried && (!refs.includes(POOL_REF) || carried.pool !== undefined)) return this.topUp(carried, refs);
+    if (carried && (!refs.includes(POOL_REF) || carried.read.pool !== undefined)) return this.topUp(carried, refs);
     if (claimsIn(refs) > 0) claimReadStats.groupsWithClaims++;
     const { tenant } = this.scope;
     const withPool = refs.includes(POOL_REF);
@@ -270,48 +297,41 @@ export class JobItems {
     const items = new Map<string, WorkItemItem>();
     for (const row of [...beside.slice(0, itemKeys.length), ...rows])
       if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
-    const readVersions = new Map([...items].map(([key, item]) => [key, item.version]));
-    const state = new BatchState(job, readVersions, job, steps, storedSteps, items, this.scope.now().toISOString());
-    state.readItems = new Map(items);
-    state.readSteps = new Map(steps);
-    state.claimable = claimable;
+    const read: GroupRead = { job, steps, storedSteps, items, at: this.scope.now().toISOString(), claimable };
     if (withPool) {
       const [share, load] = beside.slice(itemKeys.length);
       // The load item is kept by ADD alone (job.items writesOf, job.settle), so it carries no
       // entity type: its count is read as it is.
-      state.pool = {
+      read.pool = {
         running: typeof load?.running === 'number' ? load.running : 0,
         limit: entities.PoolShare.is(share) ? (share.maxRunning ?? undefined) : undefined,
       };
     }
     // The records of the job's reusable steps still waiting, so a step this group moves the job on
     // to can complete from them in the same decision (openReached). Only while such a step is ahead.
-    if (!TERMINAL.has(job.status)) state.reuseRecords = await readRecords(this.scope.store, tenant, waitingStepKeys(job, steps));
-    return state;
+    if (!TERMINAL.has(job.status)) read.reuseRecords = await readRecords(this.scope.store, tenant, waitingStepKeys(job, steps));
+    return JobGroup.of(read);
   }
 
   /** The carried state, with the items of `refs` and the claims' candidates it lacks read (strongly consistently). */
-  private async topUp(carried: BatchState, refs: readonly string[]): Promise<BatchState> {
-    const { job } = carried;
-    const items = new Map(carried.items);
+  private async topUp(carried: JobGroup, refs: readonly string[]): Promise<JobGroup> {
+    const { job, steps } = carried;
+    const items = new Map(carried.read.items);
     // The candidates the last group left serve this group's claims while there are enough of
     // them; otherwise the index is read again (oldest first, the carried ones among them).
     const claims = claimsIn(refs);
     if (claims > 0) claimReadStats.groupsWithClaims++;
-    const claimable = claims <= carried.claimable.length ? carried.claimable : await this.claimableIds(job.jobId, claims);
+    const left = carried.read.claimable ?? [];
+    const claimable = claims <= left.length ? left : await this.claimableIds(job.jobId, claims);
     const missing = [...new Set([...refs.filter(isItemRef), ...claimable])].filter((id) => !items.has(id));
     const rows = missing.length ? await this.scope.store.batchGet(missing.map((id) => this.itemKey(job.jobId, id))) : [];
     for (const row of rows) if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
-    const readVersions = new Map([...items].map(([key, item]) => [key, item.version]));
-    const steps = new Map(carried.steps);
-    const state = new BatchState(job, readVersions, job, steps, carried.storedSteps, items, this.scope.now().toISOString());
-    state.readItems = new Map(items);
-    state.readSteps = new Map(steps);
-    state.claimable = claimable;
-    state.pool = carried.pool;
     // Reuse records are read anew as load reads them: another job may have recorded one since.
-    if (!TERMINAL.has(job.status)) state.reuseRecords = await readRecords(this.scope.store, this.scope.tenant, waitingStepKeys(job, steps));
-    return state;
+    const reuseRecords = TERMINAL.has(job.status)
+      ? undefined
+      : await readRecords(this.scope.store, this.scope.tenant, waitingStepKeys(job, steps));
+    const { storedSteps, pool } = carried.read;
+    return JobGroup.of({ job, steps, storedSteps, items, at: this.scope.now().toISOString(), claimable, pool, reuseRecords });
   }
 
   private itemKey(jobId: string, id: string) {
@@ -346,85 +366,83 @@ export class JobItems {
    */
   settle(jobId: string, page: readonly (StepItem | WorkItemItem)[], entry: Write): Promise<number> {
     const items = page.filter((row) => entities.WorkItem.is(row));
-    return this.submit(jobId, items, (state) => {
-      const { job } = state;
+    return this.submit(jobId, items, (group) => {
+      const { job } = group;
       if (!TERMINAL.has(job.status) || job.expiresAt == null) throw new SettleStopped();
       const expiresAt = job.expiresAt;
-      let written = 0;
+      const settled: WorkItemItem[] = [];
       for (const row of items) {
-        const item = state.items.get(itemId(row.stage, row.sequence));
+        const item = group.item(itemId(row.stage, row.sequence));
         if (!item) continue;
         const unfinished = item.status === ItemStatus.PENDING || item.status === ItemStatus.RUNNING;
         const cancel = job.status === JobStatus.CANCELLED && unfinished;
         if (!cancel && item.expiresAt === expiresAt) continue;
-        state.putItem(
-          cancel
-            ? { ...item, status: ItemStatus.CANCELLED, leaseExpiresAt: undefined, pooled: undefined, version: item.version + 1 }
-            : { ...item, version: item.version + 1 },
-        );
-        written++;
+        const next = { ...item, version: item.version + 1 };
+        settled.push(cancel ? { ...next, status: ItemStatus.CANCELLED, leaseExpiresAt: undefined, pooled: undefined } : next);
       }
-      const current = new Set(state.storedSteps.map((step) => `${step.name}#${step.attempt}`));
-      for (const step of page) {
-        if (!entities.Step.is(step) || step.expiresAt === expiresAt || current.has(`${step.name}#${step.attempt}`)) continue;
-        // An earlier attempt is never written again, so one not as read was settled by another sweep.
-        state.extra.push(put({ ...step, expiresAt }).where({ status: step.status, updatedAt: step.updatedAt }));
-        written++;
-      }
-      state.extra.push(entry);
-      return written;
+      const current = new Set(group.read.storedSteps.map((step) => `${step.name}#${step.attempt}`));
+      // An earlier attempt is never written again, so one not as read was settled by another sweep.
+      const earlier = page
+        .filter((step) => entities.Step.is(step) && step.expiresAt !== expiresAt && !current.has(`${step.name}#${step.attempt}`))
+        .map((step) => put({ ...step, expiresAt }).where({ status: step.status, updatedAt: step.updatedAt }));
+      // A change no subscriber is told of: the job's stream ended with its last status.
+      const state = (settled.length > 0 ? group.record({ actor: this.scope.actor, items: settled }) : group).withWrites(...earlier, entry);
+      return { state, value: settled.length + earlier.length };
     });
   }
 
   /** The unit of work of a decided group (empty when nothing changed). */
-  private writesOf(state: BatchState): UnitWrite[] {
-    if (state.events.length === 0 && state.changedItems.size === 0 && state.extra.length === 0) return [];
+  private writesOf(group: JobGroup): UnitWrite[] {
+    if (group.events.length === 0 && group.writes.length === 0) return [];
     const { scope } = this;
     const { tenant } = scope;
-    const { job, read, at } = state;
+    const { job, at } = group;
+    const { creating, job: read } = group.read;
     const expiresAt = TERMINAL.has(job.status) ? job.expiresAt : undefined;
     const stale = () => new Stale();
     // The job's move in and out of the plan's running jobs is counted in the same transaction (src/common/quota.ts).
     const stored = tenant.of(entities.Job).put({ ...job });
     const writes: UnitWrite[] = [
-      state.creating ? stored.ifNew() : stored.ifVersion(read.version, stale),
-      ...quotaWrites(tenant, entities.Job, state.creating ? null : read, job),
+      creating ? stored.ifNew() : stored.ifVersion(read.version, stale),
+      ...quotaWrites(tenant, entities.Job, creating ? null : read, job),
     ];
-    for (const [key, item] of state.changedItems) {
-      const before = state.readVersions.get(key);
+    for (const [key, item] of group.changedItems) {
+      const before = group.read.items.get(key)?.version;
       const stored = tenant.of(entities.WorkItem).put({ ...item, expiresAt });
       // A new job's items are new with it (its own put is what a duplicate creation fails on).
-      writes.push(before === undefined ? (state.creating ? stored.ifNew() : stored.ifNew(stale)) : stored.ifVersion(before, stale));
+      writes.push(before === undefined ? (creating ? stored.ifNew() : stored.ifNew(stale)) : stored.ifVersion(before, stale));
     }
-    for (const step of state.changedSteps) writes.push(stepWrite(scope, job, step, at, expiresAt));
-    writes.push(...expiringSteps(scope, job, state.storedSteps, state.changedSteps, expiresAt, at));
-    for (const e of state.events)
-      writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item, reused: e.reused }, at, e.actor));
+    const changedSteps = group.changedSteps;
+    for (const step of changedSteps) writes.push(stepWrite(scope, job, step, at, expiresAt));
+    writes.push(...expiringSteps(scope, job, group.read.storedSteps, changedSteps, expiresAt, at));
+    for (const e of group.events)
+      if (e.type !== undefined)
+        writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item, reused: e.reused }, at, e.actor));
     const stepOf = (j: JobItem, steps: ReadonlyMap<string, StepLike>) => (j.currentStep ? steps.get(j.currentStep) : undefined);
     writes.push(
       ...jobWorkWrites(
         scope,
-        state.creating ? null : { job: read, step: stepOf(read, state.readSteps) },
-        { job, step: stepOf(job, state.steps) },
+        creating ? null : { job: read, step: stepOf(read, group.read.steps) },
+        { job, step: stepOf(job, group.steps) },
         at,
         this.leaseSeconds,
       ),
       ...jobSettleWrites(scope, read, job, at),
     );
-    const delta = state.poolDelta();
+    const delta = group.poolDelta();
     if (delta !== 0) {
       // The tenant's count of items running under pool claims moves with the items, exactly; an
       // increase is conditioned on the tenant's limit (the decision read the count, another job's
       // group may have moved it since: then this group reads and decides again).
       const load = update(tenant.of(entities.PoolLoad).keyOf({})).addNumber('running', delta);
-      const limit = state.pool?.limit;
+      const limit = group.read.pool?.limit;
       writes.push(delta > 0 && limit !== undefined ? load.ifAtMost('running', limit - delta, stale) : load);
       // Decided without a limit: none may have been set since (setPoolShare), or this group reads
       // and decides again. That is what lets a busy job's pool claims decide on the state its last
       // commit left (carryOf) rather than read the job afresh for each group.
       if (delta > 0 && limit === undefined) writes.push(check(tenant.of(entities.PoolShare).keyOf({})).atMost('maxRunning', 0, stale));
     }
-    writes.push(...state.extra);
+    writes.push(...group.writes);
     return writes;
   }
 
@@ -447,38 +465,18 @@ export class JobItems {
   ): { job: JobItem; steps: StepLike[]; writes: UnitWrite[] } {
     const actor = this.scope.actor;
     const at = job.updatedAt;
-    const state = new BatchState(job, new Map(), job, new Map(), [], new Map(), at);
-    state.creating = true;
-    state.reuseRecords = records;
+    const read: GroupRead = { job, steps: new Map(), storedSteps: [], items: new Map(), at, creating: true, reuseRecords: records };
     // Every step attempt is written, and the items given; its creation, which records them, is its first event (seq 1, the job's first version).
-    for (const step of steps) state.putStep({ ...step, jobId: job.jobId });
-    items.forEach((inputs, i) => {
-      state.putItem({
-        PK: '',
-        SK: '',
-        entityType: entities.WorkItem.type,
-        jobId: job.jobId,
-        stage: stage ?? '',
-        sequence: i + 1,
-        kind: job.kind,
-        status: ItemStatus.PENDING,
-        attempt: 1,
-        maxAttempt: (stage ? fanOutOf(job, stage)?.attempts : undefined) ?? job.maxAttempts,
-        progress: 0,
-        inputs,
-        availableAt: at,
-        version: 1,
-        createdAt: at,
-        updatedAt: at,
-        createdBy: actor,
-      });
-    });
-    state.recordCreation(actor);
-    if (stage) reuseAdded(state, stage, 1, actor);
+    const made = JobGroup.of(read).created(
+      actor,
+      steps.map((step) => ({ ...step, jobId: job.jobId })),
+      items.map((inputs, i) => newItem(job, stage ?? '', i + 1, inputs, actor, at)),
+    );
+    const reused = stage ? reuseAdded(made, stage, 1, actor) : made;
     // The first step, and each one after it, that completes from a record; a fan-out stage the
     // job reaches that way opens (a first stage that fans out opens after the commit, as before).
-    if (job.currentStep && !fanOutOf(job, job.currentStep)) reuseStep(state, job.currentStep, actor);
-    return { job: state.job, steps: [...state.steps.values()], writes: this.writesOf(state) };
+    const group = job.currentStep && !fanOutOf(job, job.currentStep) ? reuseStep(reused, job.currentStep, actor) : reused;
+    return { job: group.job, steps: [...group.steps.values()], writes: this.writesOf(group) };
   }
 
   /* --------------------------------------------------------------------------------------------
@@ -520,15 +518,13 @@ export class JobItems {
     const records = await this.recordsOfItems(head, stage, checked);
     const actor = this.scope.actor;
     const limit = await this.checkItemsPerJob(itemTotal(head), checked.length);
-    const job = await this.submit(jobId, [], (state) => {
+    const job = await this.submit(jobId, [], (group) => {
       // Held again on the job as its committer reads it: another adder may have added since.
-      refuseOverItems(itemTotal(state.job), checked.length, limit);
-      const first = countsOf(state.job, stage).total + 1;
-      addItems(state, stage, checked, actor);
-      state.reuseRecords = new Map([...state.reuseRecords, ...records]);
-      reuseAdded(state, stage, first, actor);
-      openStage(state, stage, actor);
-      return state.job;
+      refuseOverItems(itemTotal(group.job), checked.length, limit);
+      const first = countsOf(group.job, stage).total + 1;
+      const added = addItems(group, stage, checked, actor).withRecords(records);
+      const state = openStage(reuseAdded(added, stage, first, actor), stage, actor);
+      return { state, value: state.job };
     });
     return { ...job, seq: job.version };
   }
@@ -558,14 +554,17 @@ export class JobItems {
     const checked =
       action.kind === 'fail' ? { ...action, code: action.code.slice(0, 100), message: action.message.slice(0, 2000) } : action;
     const actor = this.scope.actor;
-    return this.submit(jobId, [{ stage, sequence }], (state) => {
+    return this.submit(jobId, [{ stage, sequence }], (group) => {
       // A completion's outputs are checked against the stage's declaration in the job the group
       // read, so a completion costs no read of its own.
-      const item = actOnItem(state, stage, sequence, this.withCheckedOutputs(state.job, stage, checked), actor);
+      const acted = actOnItem(group, stage, sequence, this.withCheckedOutputs(group.job, stage, checked), actor);
+      const { item } = acted;
       // A worker's completion of an item of a reusable stage records its outputs, in its own transaction.
-      if (checked.kind === 'complete' && item.status === ItemStatus.COMPLETED)
-        state.extra.push(...recordWrites(this.scope.tenant, state.job, stage, { outputs: item.outputs }, state.at, item));
-      return { job: state.job, step: state.steps.get(stage), item };
+      const state =
+        checked.kind === 'complete' && item.status === ItemStatus.COMPLETED
+          ? acted.group.withWrites(...recordWrites(this.scope.tenant, acted.group.job, stage, { outputs: item.outputs }, group.at, item))
+          : acted.group;
+      return { state, value: { job: state.job, step: state.steps.get(stage), item } };
     });
   }
 
@@ -595,30 +594,30 @@ export class JobItems {
     const actor = this.scope.actor;
     const pooled = options.pooled === true;
     const claim = `${CLAIM_REF}${++claimsSent}`;
-    return this.submitRefs(jobId, pooled ? [claim, POOL_REF] : [claim], (state) => {
+    return this.submitRefs<Claimed>(jobId, pooled ? [claim, POOL_REF] : [claim], (group) => {
       // A pool claim for a tenant at its running limit takes nothing that would pass the limit
       // (the limit holds at every commit: see the PoolLoad write in writesOf). It still tries every
       // candidate: an attempt of the tenant's whose lease ran out counts as running until a claim
       // ends it, so a claim that took only when below the limit would never end one, and a tenant
       // whose pool workers all died would wait for good. Taking such an attempt over leaves the
       // count as it was; ending one past its attempts, or into its backoff, lowers it.
-      const limit = pooled ? state.pool?.limit : undefined;
+      const limit = pooled ? group.read.pool?.limit : undefined;
       let atLimit = false;
-      for (const id of state.claimable) {
+      let state = group;
+      for (const id of group.read.claimable ?? []) {
         // Taken (or failed past its attempts) by an earlier claim of this group.
         if (state.changedItems.has(id)) continue;
         const ref = refOf(id);
-        const fork = state.fork();
         try {
-          const claimed = actOnItem(fork, ref.stage, ref.sequence, { kind: 'claim', leaseUntil }, actor);
-          // Who holds the attempt: a pool worker's claim counts in the tenant's pool load.
-          const item = claimed.status === ItemStatus.RUNNING ? fork.putItem({ ...claimed, pooled: pooled || undefined }) : claimed;
-          if (limit !== undefined && fork.poolLoad() > limit) {
+          const claimed = actOnItem(state, ref.stage, ref.sequence, { kind: 'claim', leaseUntil, pooled }, actor);
+          if (limit !== undefined && claimed.group.poolLoad() > limit) {
             atLimit = true;
             continue;
           }
-          state.adopt(fork);
-          if (item.status === ItemStatus.RUNNING) return { job: state.job, step: state.steps.get(ref.stage), item, atLimit: false };
+          state = claimed.group;
+          const { item } = claimed;
+          if (item.status === ItemStatus.RUNNING)
+            return { state, value: { job: state.job, step: state.steps.get(ref.stage), item, atLimit: false } };
         } catch (error) {
           // Taken by an earlier claim, or its stage is not running: try the next one. Anything
           // else (a fault) is the claimer's error.
@@ -627,7 +626,7 @@ export class JobItems {
       }
       // With no candidate at all the tenant may still be at its limit: its running work is elsewhere.
       atLimit ||= limit !== undefined && state.poolLoad() >= limit;
-      return { job: state.job, step: undefined, item: undefined, atLimit };
+      return { state, value: { job: state.job, step: undefined, item: undefined, atLimit } };
     });
   }
 
@@ -647,9 +646,9 @@ export class JobItems {
    */
   async open(jobId: string, stage: string) {
     const actor = this.scope.actor;
-    return this.submit(jobId, [], (state) => {
-      openStage(state, stage, actor);
-      return state.job;
+    return this.submit(jobId, [], (group) => {
+      const state = openStage(group, stage, actor);
+      return { state, value: state.job };
     });
   }
 
@@ -677,7 +676,3 @@ export class JobItems {
     return rows.filter((row) => entities.WorkItem.is(row));
   }
 }
-
-/* ----------------------------------------------------------------------------------------------
- * The decisions, on a batch's state. Each throws INVALID_TRANSITION or BAD_USER_INPUT to refuse.
- */

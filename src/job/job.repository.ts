@@ -14,7 +14,7 @@ import { del, type UnitWrite } from '../infra/dynamo/write';
 import { checkedRef, checkFields } from '../common/fields';
 import { idempotent, type IdempotentRequest, type Remember } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.kinds';
-import { type BatchState, decideStep, openReached } from './job.decider';
+import { decideStep, itemId, type JobGroup, openReached } from './job.decider';
 import { JobItems, jobQueueId } from './job.items';
 import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/committer';
 import type { Item } from '../infra/dynamo/write';
@@ -52,6 +52,12 @@ import type { CreateJobInput } from './job.type';
 const MAX_ITEMS_AT_CREATE = 50;
 /** What a pool claim gets for a tenant at its running limit (PoolShare.maxRunning): nothing now. */
 export const AT_LIMIT = 'AT_LIMIT';
+/** What a pool worker's claim of a step answers (claimPooledStep). */
+type PooledStepClaim =
+  | HeldUntil
+  | typeof AT_LIMIT
+  | { job: ReturnType<JobRepository['decided']>; step: ReturnType<typeof toStep<StepLike>>; item: null }
+  | null;
 /** How many callers each shared read of claim candidates has served (in this process): the next one's turn. */
 const turns = new WeakMap<readonly object[], number>();
 
@@ -312,7 +318,11 @@ export class JobRepository {
           if (entities.WorkItem.is(candidate)) {
             // An item written before items were claimed through their job's JobWork entry: written
             // again as it is, it leaves this index for its job's own.
-            await this.items.submit(candidate.jobId, [candidate], (state) => state.rewriteItem(candidate.stage, candidate.sequence));
+            await this.items.submit(candidate.jobId, [candidate], (group) => {
+              const item = group.item(itemId(candidate.stage, candidate.sequence));
+              const rewritten = item && group.record({ actor: this.scope.actor, items: [{ ...item, version: item.version + 1 }] });
+              return { state: rewritten ?? group, value: undefined };
+            });
             continue;
           }
           if (!entities.Step.is(candidate)) continue;
@@ -321,10 +331,10 @@ export class JobRepository {
             opened ||= job.currentStep === candidate.name;
             continue;
           }
-          const { job, step } = await this.items.submit(candidate.jobId, [], (state) => ({
-            job: this.decideOn(state, { kind: 'claim', step: candidate.name }, {}),
-            step: state.steps.get(candidate.name),
-          }));
+          const { job, step } = await this.items.submit(candidate.jobId, [], (group) => {
+            const state = this.decideOn(group, { kind: 'claim', step: candidate.name }, {});
+            return { state, value: { job: this.decided(state.job), step: state.steps.get(candidate.name) } };
+          });
           // A lease that ran out past the step's attempts failed the job: that step is nobody's work.
           if (job.status === JobStatus.FAILED) continue;
           // A takeover in a stage with a retry backoff leaves the next attempt waiting: nothing to hold.
@@ -716,7 +726,10 @@ export class JobRepository {
       for (const key of action.artifacts) this.scope.tenant.objectKey(key, 'artifacts');
     }
     if ('metrics' in action) boundedJson(action.metrics, 'metrics');
-    return this.items.submit(jobId, [], (state) => this.decideOn(state, action, review));
+    return this.items.submit(jobId, [], (group) => {
+      const state = this.decideOn(group, action, review);
+      return { state, value: this.decided(state.job) };
+    });
   }
 
   /** Tells the claims' observer (observeClaims) whether this worker's claim found work. */
@@ -735,32 +748,30 @@ export class JobRepository {
   async claimPooledStep(jobId: string, stage: string) {
     assertId(jobId, 'job', 'jobId');
     try {
-      return await this.items.submitPooled(jobId, (state) => {
-        const limit = state.pool?.limit;
-        const held = state.steps.get(stage);
-        // Decided on a copy, kept only within the tenant's running limit. A tenant at its limit
-        // still claims: taking over an attempt of its own whose lease ran out leaves its count as
-        // it was, and one that ends into its backoff lowers it (an attempt counts as running until
-        // a claim ends it, so refusing every claim at the limit would leave it counted for good).
-        const decided = state.fork();
-        let job: ReturnType<JobRepository['decideOn']>;
+      return await this.items.submitPooled<PooledStepClaim>(jobId, (group) => {
+        const limit = group.read.pool?.limit;
+        const held = group.steps.get(stage);
+        // Kept only within the tenant's running limit. A tenant at its limit still claims: taking
+        // over an attempt of its own whose lease ran out leaves its count as it was, and one that
+        // ends into its backoff lowers it (an attempt counts as running until a claim ends it, so
+        // refusing every claim at the limit would leave it counted for good).
+        let decided: JobGroup;
         try {
-          job = this.decideOn(decided, { kind: 'claim', step: stage }, {}, { pooled: true });
+          decided = this.decideOn(group, { kind: 'claim', step: stage }, {}, { pooled: true });
         } catch (error) {
           // The pools' index lists a running step a little before its lease's end (job.writes.ts
           // offeredFrom): the decision refused it, and the scheduler tries it again once it ends.
           const ends = held?.status === StepStatus.RUNNING ? attemptEndsAt(held) : undefined;
-          if (error instanceof AppError && error.code === ErrorCode.INVALID_TRANSITION && ends && ends > state.at)
-            return new HeldUntil(ends);
+          const refused = error instanceof AppError && error.code === ErrorCode.INVALID_TRANSITION;
+          if (refused && ends && ends > group.at) return { state: group, value: new HeldUntil(ends) };
           // Not claimable, with the tenant at its limit: passed over until it has room (job.pool.ts).
-          if (error instanceof AppError && error.code === ErrorCode.INVALID_TRANSITION && limit !== undefined && state.poolLoad() >= limit)
-            return AT_LIMIT;
+          if (refused && limit !== undefined && group.poolLoad() >= limit) return { state: group, value: AT_LIMIT };
           throw error;
         }
-        if (limit !== undefined && decided.poolLoad() > limit) return AT_LIMIT;
-        state.adopt(decided);
-        const step = state.steps.get(stage);
-        return step?.status === StepStatus.RUNNING ? { job, step: toStep(step), item: null } : null;
+        if (limit !== undefined && decided.poolLoad() > limit) return { state: group, value: AT_LIMIT };
+        const step = decided.steps.get(stage);
+        const value = step?.status === StepStatus.RUNNING ? { job: this.decided(decided.job), step: toStep(step), item: null } : null;
+        return { state: decided, value };
       });
     } catch (error) {
       if (error instanceof AppError && CLAIM_RACES.has(error.code)) return null;
@@ -769,18 +780,20 @@ export class JobRepository {
   }
 
   /**
-   * Decides `action` on the group's state and records its outcome (the step attempts, the job's
-   * change, review events, an asset, reuse records, and any fan-out stage it reaches); returns the
-   * job as it leaves it. Throws what `decide` throws, changing nothing.
+   * Decides `action` on the group and records its outcome (the step attempts, the job's change,
+   * review events, an asset, reuse records, and any fan-out stage it reaches); returns the group it
+   * leaves. Throws what `decide` throws.
    */
-  private decideOn(state: BatchState, action: JobAction, review: { comment?: string | null }, options: { pooled?: boolean } = {}) {
+  private decideOn(group: JobGroup, action: JobAction, review: { comment?: string | null }, options: { pooled?: boolean } = {}): JobGroup {
     const actor = this.scope.actor;
-    const outcome = decideStep(state, this.leased(this.declaredAction(state.job, action), state.at), actor, options);
-    state.extra.push(...this.reviewEvents(state.job, action, review.comment), ...this.assetWrites(state.job, outcome, state.at));
+    const { group: decided, outcome } = decideStep(group, this.leased(this.declaredAction(group.job, action), group.at), actor, options);
+    const { job, at } = decided;
     // A worker's completion of a reusable stage's step records its outputs, in its own transaction.
-    if (outcome.type === JobEventType.STEP_COMPLETED && outcome.step)
-      state.extra.push(...recordWrites(this.scope.tenant, state.job, outcome.step.name, outcome.step, state.at));
-    openReached(state, actor);
-    return this.decided(state.job);
+    const records =
+      outcome.type === JobEventType.STEP_COMPLETED && outcome.step
+        ? recordWrites(this.scope.tenant, job, outcome.step.name, outcome.step, at)
+        : [];
+    const writes = [...this.reviewEvents(job, action, review.comment), ...this.assetWrites(job, outcome, at), ...records];
+    return openReached(decided.withWrites(...writes), actor);
   }
 }

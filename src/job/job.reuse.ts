@@ -24,7 +24,7 @@ import { StepStatus, type StepState } from './job.machine';
  * them. Another tenant never meets the record.
  *
  * The decisions that use records are pure: the records a group needs are read before the decision
- * and handed to it (see BatchState.reuseRecords and JobItems.add). Reading before the group is
+ * and handed to it (see GroupRead.reuseRecords and JobItems.add). Reading before the group is
  * safe because a record is only ever added or replaced by a newer completion, never taken back,
  * and whether it is still live is judged inside the decision against the group's own time.
  */

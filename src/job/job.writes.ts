@@ -164,7 +164,7 @@ export function stepWrite(scope: Pick<Scope, 'tenant'>, job: StepJob, step: Step
 export function expiringSteps(
   scope: Pick<Scope, 'tenant'>,
   job: StepJob,
-  stored: StepState[],
+  stored: readonly StepState[],
   written: StepState[],
   expiresAt: number | undefined,
   at: string,

@@ -15,19 +15,12 @@ import { put, streamEvent } from '../../src/infra/dynamo/write';
 import { freshTable, type TestTable } from '../support/dynamo';
 
 /** A counter aggregate: its value, the version it was read at, and the commands decided on it since (each appends an event). */
-class Counter implements DecisionState<Counter> {
+class Counter implements DecisionState {
   constructor(
-    public value: number,
-    public readonly version: number,
-    public added: string[] = [],
+    readonly value: number,
+    readonly version: number,
+    readonly added: readonly string[] = [],
   ) {}
-  fork(): Counter {
-    return new Counter(this.value, this.version, [...this.added]);
-  }
-  adopt(other: Counter): void {
-    this.value = other.value;
-    this.added = other.added;
-  }
   get size(): number {
     return 1 + 2 * this.added.length;
   }
@@ -84,9 +77,8 @@ function counterIO(
 
 const add = (c: Committer, io: AggregateIO<Counter>, id: string, by: string) =>
   c.submit(id, io, [], (s) => {
-    s.value += 1;
-    s.added.push(by);
-    return s.value;
+    const state = new Counter(s.value + 1, s.version, [...s.added, by]);
+    return { state, value: state.value };
   });
 
 /** Adds one and waits until the counter's queue drained (a command resolves a moment before its queue's loop ends). */

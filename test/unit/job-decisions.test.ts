@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { entities, type EntityItem } from '../../src/common/entities';
 import { AppError, ErrorCode } from '../../src/errors';
-import { actOnItem, addItems, BatchState, decideStep, evolve, type ItemAction, openStage } from '../../src/job/job.decider';
+import { actOnItem, addItems, type BatchEvent, decideStep, evolve, type ItemAction, JobGroup, openStage } from '../../src/job/job.decider';
 import { JOB_KINDS } from '../../src/job/job.kinds';
 import { initialSteps, type JobAction, JobEventType, JobStatus, StepStatus } from '../../src/job/job.machine';
 import type { StepLike } from '../../src/job/job.writes';
@@ -11,7 +11,7 @@ import type { StepLike } from '../../src/job/job.writes';
  * job's fan-out stage and the single step after it, with workers failing, going quiet (time moves
  * past their leases and their attempts' time), completing twice and arriving late with attempts
  * that are over, items added, retried and replayed, and the job cancelled. Each command is decided
- * as its committer decides it (on a BatchState read from what the last one left, at the time it
+ * as its committer decides it (on a JobGroup read from what the last one left, at the time it
  * arrives); a refused command changes nothing. After every command the state must hold the rules
  * below; a broken one prints the shortest sequence fast-check finds that breaks it.
  */
@@ -85,8 +85,8 @@ const command: fc.Arbitrary<Command> = fc.oneof(
 /** The aggregate as the last commit left it. */
 interface Model {
   job: JobItem;
-  steps: Map<string, StepLike>;
-  items: Map<string, WorkItemItem>;
+  steps: ReadonlyMap<string, StepLike>;
+  items: ReadonlyMap<string, WorkItemItem>;
   now: number;
   /** Completions per item (ITEM_COMPLETED), by itemId. */
   completions: Map<string, number>;
@@ -132,12 +132,8 @@ function newJob(kind: string, items: number): Model {
 }
 
 /** The state a group decides on: what the last commit left, at the time the command arrives. */
-function stateOf(model: Model): BatchState {
-  const versions = new Map([...model.items].map(([id, item]) => [id, item.version]));
-  const state = new BatchState(model.job, versions, model.job, new Map(model.steps), [], new Map(model.items), iso(model.now));
-  state.readItems = new Map(model.items);
-  state.readSteps = new Map(model.steps);
-  return state;
+function stateOf(model: Model): JobGroup {
+  return JobGroup.of({ job: model.job, steps: model.steps, storedSteps: [], items: model.items, at: iso(model.now) });
 }
 
 /** The worker command a generated one stands for, with the attempt it names. */
@@ -189,7 +185,7 @@ const REFUSALS = new Set<string>([
 const WORKER_KINDS = new Set(['claim', 'progress', 'complete', 'fail', 'handBack']);
 
 /**
- * The refusals of the declared machines' guard (Entity.assertTransition), which BatchState runs on
+ * The refusals of the declared machines' guard (Entity.assertTransition), which JobGroup.record runs on
  * every move it records: watched, not replaced, so that a refusal from the guard (a decision that
  * broke a machine) is told apart from a decision's own refusal, which has the same code.
  */
@@ -210,29 +206,34 @@ for (const entity of [entities.Job, entities.Step, entities.WorkItem]) {
  * Decides `c` on the model as its committer would and returns the model the commit leaves, or the
  * same model with the refusal when the decision refused it. Throws anything that is not a refusal.
  */
-function apply(model: Model, c: Command): { model: Model; refused?: AppError; events: BatchState['events'] } {
+function apply(model: Model, c: Command): { model: Model; refused?: AppError; events: readonly BatchEvent[] } {
   if (c.on === 'time') return { model: { ...model, now: model.now + c.seconds * 1000 }, events: [] };
-  const state = stateOf(model);
+  const read = stateOf(model);
+  let state: JobGroup;
   try {
     if (c.on === 'item') {
       const sequence = c.sequence === 7 ? model.items.size + 1 : 1 + ((c.sequence - 1) % Math.max(1, model.items.size));
-      actOnItem(state, 'render', sequence, itemAction(c, model.items.get(`render#${sequence}`), model.now), ACTOR);
+      state = actOnItem(read, 'render', sequence, itemAction(c, model.items.get(`render#${sequence}`), model.now), ACTOR).group;
     } else if (c.on === 'step') {
-      decideStep(state, stepAction(c, model.steps.get('compose'), model.now), ACTOR);
+      state = decideStep(read, stepAction(c, model.steps.get('compose'), model.now), ACTOR).group;
     } else if (c.on === 'add') {
-      addItems(
-        state,
+      const count = c.count;
+      state = openStage(
+        addItems(
+          read,
+          'render',
+          Array.from({ length: count }, () => ({})),
+          'artist',
+        ),
         'render',
-        Array.from({ length: c.count }, () => ({})),
         'artist',
       );
-      openStage(state, 'render', 'artist');
     } else {
-      decideStep(state, { kind: 'cancel' }, 'artist');
+      state = decideStep(read, { kind: 'cancel' }, 'artist').group;
     }
   } catch (error) {
     if (!(error instanceof AppError) || !REFUSALS.has(error.code)) throw error;
-    // The guard at commit (BatchState.putItem and putStep, change) answers INVALID_TRANSITION too:
+    // The guard where a change is recorded (JobGroup.record) answers INVALID_TRANSITION too:
     // a decision that tried a move outside the declared machines is a fault, not a refusal.
     if (guardRefusals.includes(error)) throw new Error(`a decision tried a move outside the declared machines: ${error.message}`);
     return { model, refused: error, events: [] };

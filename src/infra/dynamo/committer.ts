@@ -71,13 +71,20 @@ import {
  */
 export class Stale extends Error {}
 
-/** The state a group is decided on. */
-export interface DecisionState<Self> {
-  /** A copy a command may change; the group adopts it only when the command did not throw, so a refused command changes nothing. */
-  fork(): Self;
-  adopt(other: Self): void;
+/**
+ * The state a group is decided on: immutable. A command is a function from one state to the next
+ * (with its answer), so a command that throws leaves the state it was given as it was, and a
+ * refused command changes nothing.
+ */
+export interface DecisionState {
   /** How many writes committing this state would take (roughly), to keep a group within one transaction. */
   readonly size: number;
+}
+
+/** A command's decision: the state it leaves and what its caller is answered. */
+export interface Decided<S, T> {
+  state: S;
+  value: T;
 }
 
 /** Hands committed events to their subscribers (the Outbox); it must never throw. */
@@ -194,7 +201,7 @@ interface Command<S> {
   /** When the command's request budget ends (epoch ms); Infinity outside a budget. */
   endsAt: number;
   refs: readonly string[];
-  apply(state: S): unknown;
+  apply(state: S): Decided<S, unknown>;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -328,35 +335,21 @@ class HeadTurns {
 }
 
 /** A plain unit's "aggregate" state: the units its group's commands added, in order. */
-class Units implements DecisionState<Units> {
+class Units implements DecisionState {
   constructor(
-    readonly list: Unit[] = [],
+    readonly list: readonly Unit[] = [],
     /** The keys the units write, and how many actions they take (events and head moves included). */
-    private readonly keys = new Set<string>(),
-    private actions = 0,
+    private readonly keys: ReadonlySet<string> = new Set<string>(),
+    /** The actions the units take; a unit that writes an item another unit of the group writes makes it too big to join (DynamoDB refuses an item twice). */
+    readonly size = 0,
   ) {}
 
-  fork(): Units {
-    return new Units([...this.list], new Set(this.keys), this.actions);
-  }
-
-  adopt(other: Units): void {
-    this.list.splice(0, this.list.length, ...other.list);
-    for (const key of other.keys) this.keys.add(key);
-    this.actions = other.actions;
-  }
-
-  /** The actions the units take; a unit that writes an item another unit of the group writes makes it too big to join (DynamoDB refuses an item twice). */
-  get size(): number {
-    return this.actions;
-  }
-
-  add(unit: Unit): void {
+  /** These units and `unit` after them. */
+  with(unit: Unit): Units {
     const own = unit.writes.filter((w): w is Write => w instanceof Write).map((w) => headKeyString(w.key));
     const clashes = own.some((key) => this.keys.has(key));
-    this.list.push({ ...unit, owner: this.list.length });
-    for (const key of own) this.keys.add(key);
-    this.actions += clashes ? Number.POSITIVE_INFINITY : unit.writes.length + headsOf(unit.writes).length;
+    const actions = clashes ? Number.POSITIVE_INFINITY : unit.writes.length + headsOf(unit.writes).length;
+    return new Units([...this.list, { ...unit, owner: this.list.length }], new Set([...this.keys, ...own]), this.size + actions);
   }
 }
 
@@ -373,7 +366,7 @@ const STREAM: AggregateType<Units> = {
 const streamIO: AggregateIO<Units> = {
   type: STREAM,
   load: async () => new Units(),
-  units: (state) => state.list,
+  units: (state) => [...state.list],
 };
 
 /**
@@ -445,7 +438,12 @@ export class Committer {
    * committed; rejects with what it threw (nothing of it is written), with the error the read or
    * the commit failed with, or with the type's `tooBusy` past the retry bound.
    */
-  submit<S extends DecisionState<S>, T>(id: string, io: AggregateIO<S>, refs: readonly string[], apply: (state: S) => T): Promise<T> {
+  submit<S extends DecisionState, T>(
+    id: string,
+    io: AggregateIO<S>,
+    refs: readonly string[],
+    apply: (state: S) => Decided<S, T>,
+  ): Promise<T> {
     let queue: Queue<S> | undefined = this.queues.get(id);
     if (!queue) {
       const kept = this.takeKept(id);
@@ -480,7 +478,7 @@ export class Committer {
     const heads = headsOf(writes);
     const id = heads.length > 0 ? queueKeyOf(heads) : undefined;
     const unit = { writes, hooks };
-    if (id) return this.submit(id, streamIO, [], (state) => void state.add(unit));
+    if (id) return this.submit(id, streamIO, [], (state) => ({ state: state.with(unit), value: undefined }));
     return this.withinBudget(Date.now() + (budgetLeft() ?? GROUP_BUDGET_MS), async () => {
       try {
         await this.send([unit], { used: 0, max: STREAM.maxRounds, stats: STREAM.stats, tooBusy: contended });
@@ -492,7 +490,7 @@ export class Committer {
     });
   }
 
-  private async drain<S extends DecisionState<S>>(id: string, queue: Queue<S>): Promise<void> {
+  private async drain<S extends DecisionState>(id: string, queue: Queue<S>): Promise<void> {
     try {
       while (queue.pending.length > 0) {
         // A group holds commands of one type (one aggregate may take commands of several, e.g. a
@@ -533,7 +531,7 @@ export class Committer {
    * Decides and commits one group. Returns the commands that did not fit (they go first in the
    * next group); every other command of the group is settled.
    */
-  private async run<S extends DecisionState<S>>(id: string, group: Command<S>[], queue: Queue<S>): Promise<Command<S>[]> {
+  private async run<S extends DecisionState>(id: string, group: Command<S>[], queue: Queue<S>): Promise<Command<S>[]> {
     const { type } = group[0].io;
     type.stats.batches++;
     type.stats.intents += group.length;
@@ -558,7 +556,9 @@ export class Committer {
         commands[0].reject(error);
         return commands.slice(1);
       }
-      const { done, refused, deferred } = this.decide(state, commands, type.maxWrites);
+      const decided = this.decide(state, commands, type.maxWrites);
+      const { done, refused, deferred } = decided;
+      state = decided.state;
       // A refusal on a carried state may be the state's, not the aggregate's: decide again on a read.
       if (carried && refused.length > 0) {
         carried = undefined;
@@ -605,26 +605,29 @@ export class Committer {
     }
   }
 
-  /** Applies each command to a fork of `state`, adopting those that neither threw nor overflowed the transaction. */
-  private decide<S extends DecisionState<S>>(state: S, commands: Command<S>[], maxWrites: number) {
+  /**
+   * Applies each command in turn to the state the ones before it left, keeping the state of those
+   * that neither threw nor overflowed the transaction; returns the state the kept ones leave.
+   */
+  private decide<S extends DecisionState>(read: S, commands: Command<S>[], maxWrites: number) {
     const done: [Command<S>, unknown][] = [];
     const refused: [Command<S>, unknown][] = [];
     const deferred: Command<S>[] = [];
+    let state = read;
     for (const command of commands) {
-      const fork = state.fork();
       try {
-        const value = command.apply(fork);
-        if (fork.size > maxWrites && done.length > 0) {
+        const decided = command.apply(state);
+        if (decided.state.size > maxWrites && done.length > 0) {
           deferred.push(command);
           continue;
         }
-        state.adopt(fork);
-        done.push([command, value]);
+        state = decided.state;
+        done.push([command, decided.value]);
       } catch (error) {
         refused.push([command, error]);
       }
     }
-    return { done, refused, deferred };
+    return { state, done, refused, deferred };
   }
 
   /**
@@ -742,19 +745,11 @@ export class Committer {
 }
 
 /** The state of an aggregate decided by one command on one read (decideOnce): what it read, and what its decision writes. */
-export class OneDecision<R> implements DecisionState<OneDecision<R>> {
+export class OneDecision<R> implements DecisionState {
   constructor(
     readonly read: R,
-    public writes: readonly UnitWrite[] = [],
+    readonly writes: readonly UnitWrite[] = [],
   ) {}
-
-  fork(): OneDecision<R> {
-    return new OneDecision(this.read, this.writes);
-  }
-
-  adopt(other: OneDecision<R>): void {
-    this.writes = other.writes;
-  }
 
   get size(): number {
     return this.writes.length;
@@ -795,8 +790,7 @@ export function decideOnce<R, T>(
   };
   return committerOf(store).submit(id, io, [], (state) => {
     const { writes, value } = decide(state.read);
-    state.writes = writes;
-    return value;
+    return { state: new OneDecision(state.read, writes), value };
   });
 }
 
