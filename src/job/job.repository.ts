@@ -14,7 +14,7 @@ import { del, type UnitWrite } from '../infra/dynamo/write';
 import { checkedRef, checkFields } from '../common/fields';
 import { idempotent, type IdempotentRequest, type Remember } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.kinds';
-import { decideStep, itemId, type JobGroup, openReached } from './job.decider';
+import { decideStep, type JobGroup, openReached } from './job.decider';
 import { JobItems, jobQueueId } from './job.items';
 import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/committer';
 import type { Item } from '../infra/dynamo/write';
@@ -315,16 +315,9 @@ export class JobRepository {
             if (claimed && claimed !== AT_LIMIT) return claimed;
             continue;
           }
-          if (entities.WorkItem.is(candidate)) {
-            // An item written before items were claimed through their job's JobWork entry: written
-            // again as it is, it leaves this index for its job's own.
-            await this.items.submit(candidate.jobId, [candidate], (group) => {
-              const item = group.item(itemId(candidate.stage, candidate.sequence));
-              const rewritten = item && group.record({ actor: this.scope.actor, items: [{ ...item, version: item.version + 1 }] });
-              return { state: rewritten ?? group, value: undefined };
-            });
-            continue;
-          }
+          // Anything else the index lists is not work: an item written before items were claimed
+          // through their job's JobWork entry is index drift, which a migration rewrites (its
+          // index attributes derived anew, see src/common/drift.ts), not a claim.
           if (!entities.Step.is(candidate)) continue;
           if (fanOutOf({ kind: candidate.kind ?? '', declared: true }, candidate.name)) {
             const job = await this.items.open(candidate.jobId, candidate.name);

@@ -44,6 +44,28 @@ describe('drift', () => {
     expect(driftOf(entities.Project, { ...project(), quotaCounted: 0 })).toEqual(['quotaCounted']);
   });
 
+  it("names a work item still listed in the tenant's claimable index (written before items were claimed through their job) as drift", () => {
+    const item = entities.WorkItem.toItem('acme', {
+      jobId: 'job_01J00000000000000000000000',
+      stage: 'render-scenes',
+      sequence: 1,
+      kind: 'MUSIC_VIDEO',
+      status: 'PENDING',
+      attempt: 1,
+      maxAttempt: 3,
+      progress: 0,
+      inputs: {},
+      availableAt: at,
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+      createdBy: 'u',
+    });
+    expect(driftOf(entities.WorkItem, item)).toEqual([]);
+    const legacy = { ...item, GSI4PK: 'TENANT#acme#WORK#CLAIMABLE', GSI4SK: `${at}#job_01J00000000000000000000000#render-scenes#1` };
+    expect(driftOf(entities.WorkItem, legacy)).toEqual(expect.arrayContaining(['GSI4PK', 'GSI4SK']));
+  });
+
   it('tells the declarations of a shared type apart by their key', () => {
     // A stream's head keeps its project only in its key: the key is read back through each template.
     const head = { PK: 'TENANT#acme#PROJECT#proj_01J00000000000000000000000#JOBSTATUS', SK: 'HEAD', entityType: 'StreamHead', position: 3 };
