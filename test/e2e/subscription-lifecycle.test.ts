@@ -226,7 +226,12 @@ describe('subscriptions end when they should', () => {
   it('releases a worker’s workSignals subscription when it is completed, when its socket is destroyed, and when an SDK worker stops', async () => {
     // The server's own count of live work-signal subscriptions (the tests share its process).
     const hub = workSignalHubOf(server.app.bus);
-    const released = () => eventually(() => hub.size, (n) => n === 0, 1000);
+    const holds = (n: number) =>
+      eventually(
+        () => hub.size,
+        (size) => size === n,
+      );
+    const released = () => holds(0);
     const subscribeFrame = (id: string) => ({ type: 'subscribe', id, payload: { query: WORK_SIGNALS } });
 
     // graphql-ws: completed by the client, then held on a socket destroyed with no close frame.
@@ -252,7 +257,7 @@ describe('subscriptions end when they should', () => {
     const sdk = new Worker({ url: server.url, token: worker, handleSignals: false, log: () => {} });
     sdk.stage('BATCH', 'process', () => ({}));
     const running = sdk.run();
-    await eventually(() => hub.size, (n) => n === 1, 5000);
+    await holds(1);
     sdk.stop();
     await running;
     await released();
