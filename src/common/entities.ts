@@ -327,7 +327,7 @@ export function attemptEndsAt(held: { leaseExpiresAt?: string; timesOutAt?: stri
  * is up, whichever comes first; undefined for one that cannot be (finished). Whether its job is at
  * its stage is the job's JobWork entry (written with the job).
  */
-function itemClaimableFrom(item: ClaimableUnit): string | undefined {
+export function itemClaimableFrom(item: ClaimableUnit): string | undefined {
   if (item.status === 'PENDING') return item.availableAt ?? item.createdAt;
   return item.status === 'RUNNING' ? attemptEndsAt(item) : undefined;
 }

@@ -130,6 +130,6 @@ export const liveFeature = feature({
   resolvers: [LiveResolver, WorkSignalResolver],
   repositories: (scope, { jobs, projects, activity }, deps) => ({
     live: new Live(scope, liveOptionsOf(deps), jobs, projects, activity),
-    workSignals: new WorkSignals(scope, workSignalHubOf(deps.bus)),
+    workSignals: new WorkSignals(scope, workSignalHubOf(deps.bus), deps.jobLeaseSeconds),
   }),
 });

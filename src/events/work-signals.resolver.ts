@@ -32,7 +32,9 @@ export const WorkSignal = shapeObjectType({
     available: attr.boolean({
       description: 'SUBSCRIBED: whether work of your kinds and stages was claimable as the subscription started.',
     }),
-    jobId: attr.id({ description: 'LEASE_ENDED: the job.' }),
+    jobId: attr.id({
+      description: 'The job: whose attempt is over (LEASE_ENDED), or whose work appeared (WORK_AVAILABLE; null when it names no kind).',
+    }),
     sequence: attr.int({ description: 'LEASE_ENDED: the item’s sequence; null for a single step.' }),
     attempt: attr.int({ description: 'LEASE_ENDED: the attempt that is over; null for every attempt of the job.' }),
     reason: attr.string({ description: 'LEASE_ENDED: JOB_CANCELLED, LEASE_EXPIRED or ATTEMPT_TIMED_OUT.' }),

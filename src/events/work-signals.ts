@@ -1,8 +1,9 @@
-import { entities } from '../common/entities';
+import { entities, itemClaimableFrom, stepClaimableFrom } from '../common/entities';
 import type { Scope } from '../common/scope';
 import { badInput, forbidden } from '../errors';
 import { isRecord } from '../guards';
-import type { Item } from '../infra/dynamo/store';
+import type { Item, Store } from '../infra/dynamo/store';
+import { logger } from '../logger';
 import { CATCH_UP, type EventBus, type Listening } from '../infra/pubsub';
 import { retryAt } from '../job/job.attempts';
 import { declaredKind, fanOutOf, stepPolicyOf } from '../job/job.kinds';
@@ -33,7 +34,7 @@ export const WORK_SIGNAL_TYPES = {
   SUBSCRIBED:
     'The first message: the subscription is in effect from here. `available` says whether the claimable indexes held work of its kinds and stages as it started (claim until claimWork answers null); false: wait for WORK_AVAILABLE.',
   WORK_AVAILABLE:
-    'Claimable work of `kind` and `stage` appeared (`count` units), claimable from `availableAt` (now, or after a retry backoff). Claim it with claimWork; another worker may have taken it first. Kind and stage null: look at everything you serve (the server may have missed signals).',
+    'Claimable work of `kind` and `stage` appeared (`count` units, of job `jobId`), claimable from `availableAt` (now, or after a retry backoff); or a unit held under a lease that ran out (its worker crashed or stalled) is claimable again. Claim it with claimWork; another worker may have taken it first. Kind and stage null: look at everything you serve (the server may have missed signals).',
   LEASE_ENDED:
     'An attempt (`jobId`, `stage`, `sequence`, `attempt`; sequence null for a single step, stage and attempt null for every attempt of the job) is over for whoever holds it: `reason` JOB_CANCELLED, or LEASE_EXPIRED / ATTEMPT_TIMED_OUT when another worker’s claim took it over. Stop working on it and drop its work.',
 } as const;
@@ -208,6 +209,7 @@ export function workSignalsOf(event: Item): Array<{ topics: string[]; signal: Wo
         tenantId,
         kind,
         stage,
+        jobId,
         count: fanOut ? waiting : 1,
         availableAt: availableAtOf(type, { kind, declared: job.declared }, jobId, stage, item, step, at),
         at,
@@ -324,6 +326,71 @@ interface TopicSubscribers {
   turn: number;
   /** Set as soon as the topic's bus listener is made (it delivers to this record, so it is made after it). */
   listening?: Listening;
+  /** The jobs' stages this server watches for a lease running out (see WorkSignalHub.watch), by tenant, job and stage. */
+  watches: Map<string, NodeJS.Timeout>;
+}
+
+/** A job's stage with claimable work, as a WORK_AVAILABLE names it. */
+interface WatchedStage {
+  tenantId: string;
+  kind: string;
+  stage: string;
+  jobId: string;
+}
+
+/** What the lease watches read through, set by the first subscription (the server's store and clock). */
+interface LeaseWatching {
+  store: Store;
+  now: () => Date;
+  leaseMs: number;
+}
+
+/** A lease watch's key: tenant, job and stage (without the stage: the prefix of every watch of the job). */
+const watchKey = (tenantId?: string, jobId?: string, stage = '') => `${tenantId}\u0000${jobId}\u0000${stage}`;
+
+/** How long after a lease's end its watch looks (timers fire a little early or late; the claim compares with the clock). */
+const WATCH_SLACK_MS = 20;
+
+/** What a lease watch finds: nothing more to watch, a unit whose lease ran out, or when to look next. */
+type LeaseLook = { done: true } | { lapsed: true } | { next: number };
+
+/**
+ * What a lease watch finds of `at`'s job at its stage, at `now`: a unit held under a lease (or an
+ * attempt's time) that is over, claimable again (`lapsed`); else the next end of a lease or backoff
+ * (`next`, epoch ms; `leaseMs` ahead when only waiting work is there, which its own signal
+ * announced); or `done` when the job has no work there (the stage is done, or the job left it, was
+ * paused or stopped). One query of the job's partition (its claimable items for a fan-out stage,
+ * its step rows for a single step); for a lapsed item, one read of the job's JobWork entry, which
+ * only a job at the stage and running has (its items outlive a cancellation until the settle sweep).
+ */
+export async function leaseLookOf(store: Store, at: WatchedStage, now: number, leaseMs: number): Promise<LeaseLook> {
+  const { tenantId, kind, stage, jobId } = at;
+  const fanOut = fanOutOf({ kind, declared: true }, stage) !== undefined;
+  // Oldest first; items of another stage (added ahead by an earlier step) are passed over.
+  const rows = fanOut
+    ? await store.queryFirst(entities.WorkItem.query(tenantId, 'claimableInJob', { jobId }), 8)
+    : await store.queryFirst(entities.Step.key.prefixOf(tenantId, { jobId }), 100);
+  const units = rows.flatMap((row) => {
+    const from =
+      entities.WorkItem.is(row) && row.stage === stage
+        ? itemClaimableFrom(row)
+        : entities.Step.is(row) && row.name === stage
+          ? stepClaimableFrom(row)
+          : undefined;
+    return from === undefined ? [] : [{ from: Date.parse(from), held: row.status === 'RUNNING' }];
+  });
+  if (units.length === 0) return { done: true };
+  if (units.some((u) => u.held && u.from <= now)) {
+    if (!fanOut) return { lapsed: true };
+    const work = await store.get(entities.JobWork.keyOf(tenantId, { jobId }));
+    return entities.JobWork.is(work) && work.name === stage ? { lapsed: true } : { done: true };
+  }
+  return { next: Math.min(now + leaseMs, ...units.map((u) => u.from).filter((from) => from > now)) };
+}
+
+/** The subscribers of a topic that `signal` concerns: of its kind and stage, and of its tenant unless they serve a pool. */
+function servingOf(subscribers: TopicSubscribers, signal: WorkSignal): SignalStream[] {
+  return subscribers.streams.filter((s) => s.serves(signal) && (s.scope.tenantId === undefined || s.scope.tenantId === signal.tenantId));
 }
 
 /**
@@ -339,8 +406,21 @@ interface TopicSubscribers {
 export class WorkSignalHub {
   private readonly topics = new Map<string, TopicSubscribers>();
   private readonly byWorker = new Map<string, Set<SignalStream>>();
+  private leases?: LeaseWatching;
 
   constructor(private readonly bus: EventBus) {}
+
+  /** Lets the hub watch leases (see watch) through the server's store and clock; the first call holds. */
+  watchLeases(leases: LeaseWatching): void {
+    this.leases ??= leases;
+  }
+
+  /** How many jobs' stages this server watches for a lease running out (tests read it). */
+  get watched(): number {
+    let n = 0;
+    for (const t of this.topics.values()) n += t.watches.size;
+    return n;
+  }
 
   /** Opens a subscription to `topics` for `scope`; `ready` once the bus listens (nothing published since is missed). */
   open(topics: readonly string[], scope: WorkScope, who: string): { stream: SignalStream; ready: Promise<void> } {
@@ -372,7 +452,7 @@ export class WorkSignalHub {
   private join(topic: string, stream: SignalStream): Promise<void> {
     let subscribers = this.topics.get(topic);
     if (!subscribers) {
-      const created: TopicSubscribers = { streams: [], turn: 0 };
+      const created: TopicSubscribers = { streams: [], turn: 0, watches: new Map() };
       created.listening = this.bus.listen(topic, (payload) => this.deliver(created, payload));
       this.topics.set(topic, created);
       subscribers = created;
@@ -387,6 +467,8 @@ export class WorkSignalHub {
     subscribers.streams = subscribers.streams.filter((s) => s !== stream);
     if (subscribers.streams.length === 0) {
       subscribers.listening?.close();
+      for (const timer of subscribers.watches.values()) clearTimeout(timer);
+      subscribers.watches.clear();
       this.topics.delete(topic);
     }
   }
@@ -400,19 +482,81 @@ export class WorkSignalHub {
     }
     if (!isWorkSignal(payload)) return;
     const signal = payload;
-    const serving = subscribers.streams.filter(
-      (s) => s.serves(signal) && (s.scope.tenantId === undefined || s.scope.tenantId === signal.tenantId),
-    );
     if (signal.type !== 'WORK_AVAILABLE') {
-      for (const stream of serving) stream.push(signal);
+      for (const stream of servingOf(subscribers, signal)) stream.push(signal);
+      if (signal.reason === 'JOB_CANCELLED') this.unwatch(subscribers, watchKey(signal.tenantId, signal.jobId));
       return;
     }
+    this.deal(subscribers, signal);
+    const { tenantId, kind, stage, jobId } = signal;
+    if (tenantId && kind && stage && jobId) this.watch(subscribers, { tenantId, kind, stage, jobId });
+  }
+
+  /** Deals a WORK_AVAILABLE of `count` units to that many of the subscribers serving it, in turn, idle ones first. */
+  private deal(subscribers: TopicSubscribers, signal: WorkSignal): void {
+    const serving = servingOf(subscribers, signal);
     const idle = serving.filter((s) => !s.busy);
     const among = idle.length > 0 ? idle : serving;
     const dealt = Math.min(among.length, Math.max(1, signal.count ?? 1));
     const start = subscribers.turn % Math.max(1, among.length);
     for (let i = 0; i < dealt; i++) among[(start + i) % among.length].push(signal);
     subscribers.turn = start + dealt;
+  }
+
+  /*
+   * A lease that runs out makes its unit claimable with no event: nothing is written until a claim
+   * takes it over, so no signal says so, and an idle worker would find it only at its fallback look
+   * (30 s). So each job's stage that a WORK_AVAILABLE named is watched by this server for as long
+   * as the job has work there and the topic subscribers: one read of the job's units (leaseLookOf)
+   * a lease after the signal, then at the end of the first lease (or backoff) that read found, and
+   * so on. Renewals move a lease's end on, so a job's look comes at most once every two-thirds of a
+   * lease (a lease ends at least that far ahead, renewed every third). A unit whose lease is over
+   * when looked at is dealt as a WORK_AVAILABLE, like new work; work that only waits (announced by
+   * its own signal) is not dealt again. No write, no bus message, no request of an idle worker
+   * unless a unit is claimable again; each server of the fleet watches for its own subscribers.
+   */
+  private watch(subscribers: TopicSubscribers, at: WatchedStage, afterMs?: number): void {
+    const leases = this.leases;
+    if (!leases) return;
+    const key = watchKey(at.tenantId, at.jobId, at.stage);
+    // A new signal does not move a watch on: work added now and then would keep a lapsed lease unseen.
+    if (afterMs === undefined && subscribers.watches.has(key)) return;
+    clearTimeout(subscribers.watches.get(key));
+    const timer = setTimeout(() => void this.look(subscribers, key, at, leases), afterMs ?? leases.leaseMs);
+    // A watch is no reason to keep a stopping process alive.
+    timer.unref();
+    subscribers.watches.set(key, timer);
+  }
+
+  /** Ends the watches whose key starts with `prefix` (a cancelled job's: its items stay in its index until the settle sweep). */
+  private unwatch(subscribers: TopicSubscribers, prefix: string): void {
+    for (const [key, timer] of subscribers.watches)
+      if (key.startsWith(prefix)) {
+        clearTimeout(timer);
+        subscribers.watches.delete(key);
+      }
+  }
+
+  private async look(subscribers: TopicSubscribers, key: string, at: WatchedStage, leases: LeaseWatching): Promise<void> {
+    const now = leases.now().getTime();
+    let found: LeaseLook;
+    try {
+      found = await leaseLookOf(leases.store, at, now, leases.leaseMs);
+    } catch (err) {
+      // The watch goes on: the next look is a lease later (the workers' fallback look stays beside it).
+      logger.warn({ err, ...at }, "a lease watch could not read its job's units; it looks again after a lease");
+      found = { next: now + leases.leaseMs };
+    }
+    // The topic's last subscriber left meanwhile: its watches went with it.
+    if (!subscribers.watches.has(key)) return;
+    if ('done' in found) {
+      subscribers.watches.delete(key);
+      return;
+    }
+    if ('next' in found) return this.watch(subscribers, at, found.next - now + WATCH_SLACK_MS);
+    this.deal(subscribers, { type: 'WORK_AVAILABLE', ...at, count: 1, at: new Date(now).toISOString() });
+    // Claimed again by then (a new lease), or still nobody's: the next look says which.
+    this.watch(subscribers, at, leases.leaseMs);
   }
 }
 
@@ -441,6 +585,8 @@ export class WorkSignals {
   constructor(
     private readonly scope: Scope,
     private readonly hub: WorkSignalHub,
+    /** The workers' lease (Config.jobLeaseSeconds): the hub's lease watches look once a lease. */
+    private readonly leaseSeconds: number,
   ) {}
 
   /** The worker, as its subscriptions and claims name it (claimerOf). */
@@ -460,6 +606,7 @@ export class WorkSignals {
     const scope = this.scopeOf(pool, kinds, stages);
     // What the workers' claims find on this server marks them idle or busy (WorkSignalHub.claimed).
     observeClaims(this.scope.store, this.hub);
+    this.hub.watchLeases({ store: this.scope.store, now: this.scope.now, leaseMs: this.leaseSeconds * 1000 });
     const topics = scope.kinds.map((kind) => (pool ? workTopics.pool(kind) : workTopics.tenant(this.scope.tenant.id, kind)));
     const { stream, ready } = this.hub.open(topics, scope, this.who);
     try {

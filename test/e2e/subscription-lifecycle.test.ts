@@ -1,3 +1,5 @@
+import { request } from 'node:http';
+import type { Socket } from 'node:net';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import {
@@ -11,6 +13,8 @@ import {
   StartStepDocument,
 } from '../../src/client/gql/graphql';
 import type { ServerCounts } from '../../src/app';
+import { workSignalHubOf } from '../../src/events/work-signals';
+import { Worker } from '../../sdk/typescript/src/index';
 import { signDevToken } from '../../src/auth/jwt';
 import { MAX_FRAMES_IN_FLIGHT } from '../../src/http/direct-delivery';
 import { dataOf, Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
@@ -32,6 +36,34 @@ function collectGarbage(): void {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const WORK_SIGNALS = 'subscription { workSignals(kinds: ["BATCH"]) { type available } }';
+
+/**
+ * A worker's workSignals over SSE on a socket of its own (no agent), as the SDKs hold it; resolves
+ * with that socket once SUBSCRIBED arrived, for the test to destroy.
+ */
+function sseWorkSignals(url: string, token: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { accept: 'text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      },
+      (res) => {
+        // The socket is destroyed on purpose: the response's abort is expected, not a failure.
+        res.on('error', () => {});
+        res.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('SUBSCRIBED')) resolve(res.socket);
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify({ query: WORK_SIGNALS }));
+  });
+}
 
 describe('subscriptions end when they should', () => {
   let server: TestServer;
@@ -189,6 +221,46 @@ describe('subscriptions end when they should', () => {
     const silent = await open(editor, { autoPong: false });
     expect((await silent.closed).code).toBe(1006);
     await settled();
+  });
+
+  it('releases a worker’s workSignals subscription when it is completed, when its socket is destroyed, and when an SDK worker stops', async () => {
+    // The server's own count of live work-signal subscriptions (the tests share its process).
+    const hub = workSignalHubOf(server.app.bus);
+    const holds = (n: number) =>
+      eventually(
+        () => hub.size,
+        (size) => size === n,
+      );
+    const released = () => holds(0);
+    const subscribeFrame = (id: string) => ({ type: 'subscribe', id, payload: { query: WORK_SIGNALS } });
+
+    // graphql-ws: completed by the client, then held on a socket destroyed with no close frame.
+    const socket = await rawConnection(server.url, worker);
+    socket.send(subscribeFrame('w'));
+    expect((await socket.next('next', 5000, 'w')).payload.data.workSignals.type).toBe('SUBSCRIBED');
+    expect(hub.size).toBe(1);
+    socket.send({ type: 'complete', id: 'w' });
+    await released();
+    socket.send(subscribeFrame('v'));
+    await socket.next('next', 5000, 'v');
+    expect(hub.size).toBe(1);
+    socket.ws.terminate();
+    await released();
+
+    // SSE, as the SDKs hold it: a stream whose socket is destroyed.
+    const sse = await sseWorkSignals(server.url, worker);
+    expect(hub.size).toBe(1);
+    sse.destroy();
+    await released();
+
+    // The TypeScript SDK's worker: its subscription ends with stop() (the client ends its SSE request).
+    const sdk = new Worker({ url: server.url, token: worker, handleSignals: false, log: () => {} });
+    sdk.stage('BATCH', 'process', () => ({}));
+    const running = sdk.run();
+    await holds(1);
+    sdk.stop();
+    await running;
+    await released();
   });
 
   it('survives 1,000 connect-subscribe-disconnect cycles holding nothing afterwards', async () => {
@@ -365,9 +437,10 @@ describe('subscriptions end when they should', () => {
 });
 
 describe('a subscription that ends on the server side', () => {
-  it('ends and releases everything on RESYNC and on shutdown with 50 subscriptions open', async () => {
+  it('ends and releases everything on RESYNC and on shutdown with 50 subscriptions and two workers’ work signals open', async () => {
     const server = await startTestServer({ env: { SUBSCRIPTION_BUFFER: '2' } });
     const editor = await server.token('ends', [Role.EDITOR]);
+    const worker = await server.token('ends', [Role.WORKER]);
     const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Ends' } }, editor)).createProject.projectId;
     const { jobId } = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, editor)).createJob;
 
@@ -411,9 +484,19 @@ describe('a subscription that ends on the server side', () => {
       () => server.app.counts(),
       (c) => c.graphql_ws_subscriptions === 50 && c.event_bus_listeners === 50,
     );
+    // Two workers' work signals, one over each transport (both on the one BATCH topic's bus listener).
+    const hub = workSignalHubOf(server.app.bus);
+    const signals = await rawConnection(server.url, worker);
+    signals.send({ type: 'subscribe', id: 'w', payload: { query: WORK_SIGNALS } });
+    await signals.next('next', 5000, 'w');
+    const sse = await sseWorkSignals(server.url, worker);
+    sse.on('error', () => {});
+    expect(hub.size).toBe(2);
     await client.dispose();
     await stopOnPurpose(server);
     expect(server.app.counts()).toEqual(ZERO);
+    expect(hub.size).toBe(0);
+    expect((await signals.closed).code).toBe(1001);
     expect((await Promise.all(sockets.map((s) => s.closed))).map((c) => c.code)).toEqual([1001, 1001, 1001, 1001, 1001]);
   });
 });

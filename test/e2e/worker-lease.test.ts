@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { workSignalHubOf } from '../../src/events/work-signals';
 import { ROOT } from '../support/processes';
 import { Role, startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
@@ -26,11 +27,12 @@ const LOST_EVENTS = ['ITEM_ATTEMPT_FAILED', 'ITEM_RECLAIMED', 'ITEM_FAILED', 'IT
 const JOB_EVENTS = `subscription($jobId: ID!) { jobProgress(jobId: $jobId, afterSeq: 0) {
   seq type at item { sequence attempt status leaseExpiresAt error { code } } } }`;
 const CLAIM = 'mutation { claimWork(kind: "BATCH", stage: "process") { item { sequence attempt } } }';
+const SIGNALS = 'subscription { workSignals(kinds: ["BATCH"]) { type kind stage jobId reason } }';
 
 let TENANT = '';
 let tenants = 0;
 
-describe(`a handler busy for ${BUSY_SECONDS} s with leases of ${LEASE_SECONDS} s keeps its lease throughout`, () => {
+describe(`leases of ${LEASE_SECONDS} s: a busy handler keeps its lease, a crashed worker's lapses into an idle worker's hands`, () => {
   let server: TestServer;
   let editor: string;
   let projectId: string;
@@ -128,13 +130,55 @@ describe(`a handler busy for ${BUSY_SECONDS} s with leases of ${LEASE_SECONDS} s
     await keepsItsLease(async () => startWorker('python3', [PYTHON_WORKER], await env('py-busy')));
   });
 
-  it('TypeScript: a handler busy on the CPU in 100 ms slices, each ending with a turn of the event loop, keeps its lease, renewed from the SDK’s timer', async () => {
+  it('TypeScript: a handler that blocks its event loop (a busy loop that never awaits, in one piece) keeps its lease, renewed from the SDK’s own thread', async () => {
     await keepsItsLease(async () =>
       startWorker(process.execPath, [join(ROOT, 'test/fixtures/workers/busy_worker.cjs')], {
         ...(await env('ts-busy')),
         BUSY_MS: String(BUSY_SECONDS * 1000),
-        SLICE_MS: '100',
+        SLICE_MS: String(BUSY_SECONDS * 1000),
       }),
     );
+  });
+
+  it('a crashed worker’s item is pushed to an idle worker as its lease runs out (the server watches the job’s leases), and the watch ends with the job', async () => {
+    const idle = subscribe<any>(wsClient(server.url, await server.token(TENANT, [Role.WORKER], 'idle')), SIGNALS);
+    await idle.ack;
+    const { jobId } = (
+      await gql('mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+        input: { projectId, kind: 'BATCH', inputs: { label: 'crash' }, items: [{ source: `tenants/${TENANT}/in/1.png` }] },
+      })
+    ).createJob;
+    expect((await idle.waitFor(1))[0]).toMatchObject({ type: 'WORK_AVAILABLE', jobId });
+    // The worker that crashes: it claims the item and is never heard of again (no renewal, no report).
+    const crashed = await server.token(TENANT, [Role.WORKER], 'crashed');
+    const { claimWork } = await gql(
+      'mutation { claimWork(kind: "BATCH", stage: "process") { item { attempt leaseExpiresAt } } }',
+      {},
+      crashed,
+    );
+    expect(claimWork.item.attempt).toBe(1);
+    // The idle worker claims nothing meanwhile. What it hears before the lease ends can only say the
+    // item waits (a look of the server's that came before the claim committed, on a slow machine);
+    // the first thing it hears after is the lapsed item.
+    const leaseEnd = Date.parse(claimWork.item.leaseExpiresAt);
+    let pushed: any;
+    for (let n = 2; !pushed; n++) {
+      const signal = (await idle.waitFor(n))[n - 1];
+      expect(signal).toMatchObject({ type: 'WORK_AVAILABLE', kind: 'BATCH', stage: 'process', jobId });
+      if (Date.now() >= leaseEnd) pushed = signal;
+    }
+    // Told within a lease of its end, where an idle SDK worker would otherwise look only at its 30 s fallback.
+    const late = Date.now() - leaseEnd;
+    expect(late).toBeLessThan(LEASE_SECONDS * 1000);
+    // Its claim takes the lapsed attempt over (BATCH retries it after a backoff: the attempt failed, LEASE_EXPIRED).
+    await gql(CLAIM, {}, await server.token(TENANT, [Role.WORKER], 'idle'));
+    const item = (await gql('query($j: ID!) { job(jobId: $j) { items(first: 1) { nodes { attempt error { code } } } } }', { j: jobId })).job
+      .items.nodes[0];
+    expect(item).toMatchObject({ attempt: 2 });
+    console.log(`a crashed worker's lease ran out: the idle worker was told ${late} ms later (leases of ${LEASE_SECONDS} s)`);
+    // A cancelled job has no work left: the next look ends its watch.
+    await gql('mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
+    const hub = workSignalHubOf(server.app.bus);
+    await waitFor(async () => hub.watched === 0, 'the watch ended', { ms: 3 * LEASE_SECONDS * 1000, everyMs: 50 });
   });
 });

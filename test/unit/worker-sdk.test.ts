@@ -1,10 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { leaseSeconds, missingOutputs, PollingSignal } from '../../sdk/typescript/src/index';
+import { renewals } from '../../sdk/typescript/src/renewals';
 import { ROOT } from '../support/processes';
 import { blocksOf } from '../support/doc-blocks';
-import { tempDir } from '../support/fixtures';
+import { registerFixture, tempDir } from '../support/fixtures';
+import { waitFor } from '../support/wait';
 
 /*
  * The worker SDKs' parts that need no server. The Python SDK's own unittest suite
@@ -79,5 +83,67 @@ describe('the worker SDKs, without a server', () => {
     const started = Date.now();
     await signal.wait(stop.signal);
     expect(Date.now() - started).toBeLessThan(15);
+  });
+
+  it("the TypeScript SDK's renewal thread sends each held unit's renewals with its progress, tells a lost attempt, and is released only once its renewal in flight is answered", async () => {
+    // A GraphQL endpoint of a few lines: each request is kept, and answered by `answer` (the thread
+    // sends them by HTTP like any client; the lease logic behind them is the e2e tests').
+    const requests: Array<{ variables: Record<string, unknown>; res: ServerResponse }> = [];
+    let answer = (res: ServerResponse) => res.end('{"data":{"renewed":true}}');
+    const http = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        requests.push({ variables: JSON.parse(body).variables, res });
+        answer(res);
+      });
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    registerFixture('renewals endpoint', () => new Promise<void>((resolve) => http.close(() => resolve())));
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/graphql`;
+    const heard: string[] = [];
+    const events = (unit: string) => ({
+      lost: (code: string) => heard.push(`${unit} lost ${code}`),
+      failed: (message: string) => heard.push(`${unit} failed ${message}`),
+      stopped: (message: string) => heard.push(`${unit} stopped ${message}`),
+    });
+    const of = (unit: string) => requests.filter((r) => r.variables.unit === unit);
+    renewals.open();
+    try {
+      const a = renewals.hold(
+        { url, token: 't', query: 'mutation', variables: { unit: 'a' }, intervalMs: 40, minReportMs: 10 },
+        events('a'),
+      );
+      renewals.progress(a, 0.25);
+      await waitFor(async () => of('a').length >= 3, 'three renewals of a', { everyMs: 10 });
+      expect(of('a').at(-1)?.variables).toEqual({ unit: 'a', progress: 0.25 });
+
+      // A renewal left unanswered: the release waits for it, and nothing is sent after it.
+      let unanswered: ServerResponse | undefined;
+      answer = (res) => (unanswered = res);
+      await waitFor(async () => unanswered, 'a renewal in flight', { everyMs: 10 });
+      let released = false;
+      const release = renewals.release(a).then(() => (released = true));
+      // The thread's answer to the release would arrive within a turn or two of this loop.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(released).toBe(false);
+      unanswered?.end('{"data":{"renewed":true}}');
+      await release;
+      const sent = of('a').length;
+
+      // An answer that says the attempt is over: told once, and no renewal follows.
+      answer = (res) => res.end('{"errors":[{"message":"cancelled","extensions":{"code":"JOB_CANCELLED"}}]}');
+      const b = renewals.hold(
+        { url, token: 't', query: 'mutation', variables: { unit: 'b' }, intervalMs: 20, minReportMs: 10 },
+        events('b'),
+      );
+      await waitFor(async () => heard.length > 0, 'b lost', { everyMs: 10 });
+      await renewals.release(b);
+      expect(heard).toEqual(['b lost JOB_CANCELLED']);
+      expect(of('b')).toHaveLength(1);
+      expect(of('a')).toHaveLength(sent);
+    } finally {
+      await renewals.close();
+    }
   });
 });

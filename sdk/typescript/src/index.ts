@@ -1,14 +1,14 @@
 /*
  * Artissist worker SDK for TypeScript: serve pipeline stages with async handlers. The same model as
  * the Python SDK (sdk/python): claim the steps and work items of the registered stages, run a
- * handler on each, renew the lease on a timer of its own, report the outcome, and stop gracefully.
- * Dependency-free: Node's fetch and timers (see docs/workers.md).
+ * handler on each, renew the lease from a thread of its own (renewals.ts), report the outcome, and
+ * stop gracefully. Dependency-free: Node's fetch, timers and worker_threads (see docs/workers.md).
  */
+
+import { LOST, post, renewals } from './renewals';
 
 /** The server's codes a worker can wait out: a dependency or a rate budget of the moment, a write that lost its race. */
 const RETRYABLE = new Set(['SERVICE_UNAVAILABLE', 'RATE_LIMITED', 'CONTENDED', 'CONFLICT', 'NETWORK']);
-/** The codes that say the attempt held is over for this worker: retrying cannot succeed, the work is dropped. */
-const LOST = new Set(['JOB_CANCELLED', 'ATTEMPT_TIMED_OUT', 'INVALID_TRANSITION', 'NOT_FOUND', 'FORBIDDEN']);
 /** The lease a claim is assumed to hold when its answer does not say (the server's default). */
 const DEFAULT_LEASE_SECONDS = 60;
 
@@ -59,7 +59,7 @@ export interface Work {
   signal: AbortSignal;
   /** Aborted when the worker was asked to stop: finish within the grace period, or stop early. */
   stopping: AbortSignal;
-  /** Records progress (0 to 1); the lease timer sends it, at most once per minReportMs. */
+  /** Records progress (0 to 1); the renewal thread sends it, at most once per minReportMs. */
   progress(value: number): void;
 }
 
@@ -419,18 +419,18 @@ export function missingOutputs(declared: { name: string; required: boolean }[] |
   return (declared ?? []).filter((f) => f.required && (outputs[f.name] === undefined || outputs[f.name] === null)).map((f) => f.name);
 }
 
+/** A unit as the worker's log lines name it. */
+const unitName = (work: Work) => `${work.jobId}/${work.stage} #${work.sequence} attempt ${work.attempt}`;
+
 /** A unit being served: its Work, and what the worker keeps about it. */
 interface Held {
   work: Work;
   cancel: AbortController;
   stop: AbortController;
   lostCode?: string;
-  progress: number;
-  dirty: boolean;
-  lastReport: number;
-  timer?: NodeJS.Timeout;
-  reporting?: Promise<void>;
-  /** Set once the handler returned: no renewal may go out beside the outcome's report. */
+  /** The unit's id in the renewal thread. */
+  renewal: number;
+  /** Set once the handler returned: a stop does not hand it back. */
   finished?: boolean;
 }
 
@@ -479,6 +479,7 @@ export class Worker {
       process.on('SIGINT', onSignal);
     }
     const source = (this.options.workSignal ??= new PushSignal());
+    renewals.open();
     try {
       this.declared = await this.readKinds();
       source.start?.({
@@ -505,6 +506,7 @@ export class Worker {
       await Promise.all(this.handingBack);
     } finally {
       source.close?.();
+      await renewals.close();
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
     }
@@ -543,7 +545,7 @@ export class Worker {
    * when it runs out. Never rejects.
    */
   async handBack(work: Work): Promise<void> {
-    const what = `${work.jobId}/${work.stage} #${work.sequence} attempt ${work.attempt}`;
+    const what = unitName(work);
     try {
       await this.send(work, 'handBack', {}, 2);
       this.log('info', `handed back ${what}`);
@@ -579,24 +581,9 @@ export class Worker {
 
   /** The data of one GraphQL request; throws ServerError with the first error's code (NETWORK when nothing answered). */
   async request(query: string, variables: Record<string, unknown> = {}): Promise<Data> {
-    let res: Response;
-    try {
-      res = await fetch(this.options.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.options.token}` },
-        body: JSON.stringify({ query, variables }),
-      });
-    } catch (error) {
-      throw new ServerError('NETWORK', (error as Error).message);
-    }
-    const body = (await res.json().catch(() => undefined)) as
-      | { data?: Data; errors?: { message: string; extensions?: { code?: string; retryAfterSeconds?: number } }[] }
-      | undefined;
-    const first = body?.errors?.[0];
-    if (first) throw new ServerError(String(first.extensions?.code ?? 'BAD_REQUEST'), first.message, first.extensions?.retryAfterSeconds);
-    if (!body?.data)
-      throw new ServerError(res.status >= 500 ? 'SERVICE_UNAVAILABLE' : 'BAD_REQUEST', `HTTP ${res.status} without a GraphQL answer`);
-    return body.data;
+    const answer = await post(this.options.url, this.options.token, query, variables);
+    if ('code' in answer) throw new ServerError(answer.code, answer.message, answer.retryAfterSeconds);
+    return answer.data;
   }
 
   /** request(), sent again after a retryable failure, at most `attempts` times in all, with jittered backoff. */
@@ -668,7 +655,7 @@ export class Worker {
     const cancel = new AbortController();
     const stop = new AbortController();
     if (this.stopping.signal.aborted) stop.abort();
-    const held: Held = { cancel, stop, progress: 0, dirty: false, lastReport: Date.now(), work: undefined as unknown as Work };
+    const held: Held = { cancel, stop, renewal: 0, work: undefined as unknown as Work };
     held.work = {
       kind: job.kind,
       stage: step.name,
@@ -681,29 +668,35 @@ export class Worker {
       leaseSeconds: leaseSeconds(unit.startedAt, unit.leaseExpiresAt),
       signal: cancel.signal,
       stopping: stop.signal,
-      progress: (value) => {
-        held.progress = Math.min(1, Math.max(0, value));
-        held.dirty = true;
-        this.schedule(held);
-      },
+      progress: (value) => renewals.progress(held.renewal, Math.min(1, Math.max(0, value))),
     };
     this.running.add(held);
-    this.schedule(held);
+    held.renewal = renewals.hold(
+      {
+        url: this.options.url,
+        token: this.options.token,
+        ...this.mutation(held.work, 'progress', {}),
+        intervalMs: Math.max(100, held.work.leaseSeconds * 1000 * (this.options.heartbeatFraction ?? 1 / 3)),
+        minReportMs: this.options.minReportMs ?? 1000,
+      },
+      {
+        lost: (code) => this.lose(held, code),
+        failed: (message) => this.log('warn', `renewing the lease of ${unitName(held.work)} failed: ${message}`),
+        stopped: (message) => this.log('error', `the lease of ${unitName(held.work)} is not renewed: ${message}`),
+      },
+    );
     try {
       const outcome = await this.runHandler(held);
       held.finished = true;
-      clearTimeout(held.timer);
-      await held.reporting;
+      // No renewal may go out beside the outcome's report: this waits for one in flight.
+      await renewals.release(held.renewal);
       if (cancel.signal.aborted) {
-        this.log(
-          'info',
-          `${held.work.jobId}/${held.work.stage} #${held.work.sequence} attempt ${held.work.attempt} dropped: ${held.lostCode}`,
-        );
+        this.log('info', `${unitName(held.work)} dropped: ${held.lostCode}`);
         return;
       }
       await this.report(held, outcome);
     } finally {
-      clearTimeout(held.timer);
+      void renewals.release(held.renewal);
       this.running.delete(held);
     }
   }
@@ -718,38 +711,9 @@ export class Worker {
     }
   }
 
-  /** Sets the unit's lease timer: its next report at the renewal interval, or sooner for fresh progress. */
-  private schedule(held: Held): void {
-    if (held.finished || held.cancel.signal.aborted || held.reporting) return;
-    clearTimeout(held.timer);
-    const interval = Math.max(100, held.work.leaseSeconds * 1000 * (this.options.heartbeatFraction ?? 1 / 3));
-    const due = held.lastReport + (held.dirty ? Math.min(interval, this.options.minReportMs ?? 1000) : interval);
-    held.timer = setTimeout(() => (held.reporting = this.renew(held)), Math.max(0, due - Date.now()));
-  }
-
-  private async renew(held: Held): Promise<void> {
-    const progress = held.progress;
-    held.dirty = false;
-    held.lastReport = Date.now();
-    try {
-      await this.send(held.work, 'progress', { progress }, 1);
-    } catch (error) {
-      if (error instanceof ServerError && error.lost) this.lose(held, error.code);
-      // A failed renewal is tried again at the next beat; the lease outlasts two more of them.
-      else
-        this.log(
-          'warn',
-          `renewing the lease of ${held.work.jobId}/${held.work.stage} #${held.work.sequence} failed: ${(error as Error).message}`,
-        );
-    } finally {
-      held.reporting = undefined;
-    }
-    this.schedule(held);
-  }
-
   private lose(held: Held, code: string): void {
     held.lostCode ??= code;
-    clearTimeout(held.timer);
+    void renewals.release(held.renewal);
     held.cancel.abort(new ServerError(code, 'the attempt is over for this worker'));
   }
 
@@ -779,17 +743,19 @@ export class Worker {
     } catch (error) {
       if (error instanceof ServerError && error.lost) this.lose(held, error.code);
       // Retried within call()'s bound: the unit is left to its lease, and taken over when it runs out.
-      else
-        this.log(
-          'error',
-          `could not report ${work.jobId}/${work.stage} #${work.sequence} attempt ${work.attempt}: ${(error as Error).message}`,
-        );
+      else this.log('error', `could not report ${unitName(work)}: ${(error as Error).message}`);
     }
   }
 
-  private send(work: Work, what: 'progress' | 'complete' | 'fail' | 'handBack', extra: Record<string, unknown>, attempts = 5) {
+  private send(work: Work, what: 'complete' | 'fail' | 'handBack', extra: Record<string, unknown>, attempts = 5) {
+    const { query, variables } = this.mutation(work, what, extra);
+    return this.call(query, variables, attempts);
+  }
+
+  /** The mutation that reports `what` of `work`, with its variables (the unit's reference and `extra`). */
+  private mutation(work: Work, what: keyof (typeof MUTATIONS)['item'], extra: Record<string, unknown>) {
     const ref = { jobId: work.jobId, stage: work.stage, attempt: work.attempt, lease: work.lease ?? null };
     const query = work.sequence === undefined ? MUTATIONS.step[what] : MUTATIONS.item[what];
-    return this.call(query, work.sequence === undefined ? { ...ref, ...extra } : { ...ref, sequence: work.sequence, ...extra }, attempts);
+    return { query, variables: work.sequence === undefined ? { ...ref, ...extra } : { ...ref, sequence: work.sequence, ...extra } };
   }
 }
