@@ -5,7 +5,17 @@ import { logger } from '../logger';
 import { classify, isOutage, serviceUnavailable } from './dependency';
 import type { Metrics } from './metrics';
 import type { OutageLog } from './outage';
-import { CATCH_UP, deliverMessage, encodeMessage as encode, type EventBus, IN_EFFECT, type Listeners, redisOutcome, retryPause, bounded } from './bus-core';
+import {
+  CATCH_UP,
+  deliverMessage,
+  encodeMessage as encode,
+  type EventBus,
+  IN_EFFECT,
+  type Listeners,
+  redisOutcome,
+  retryPause,
+  bounded,
+} from './bus-core';
 import { type ClusterTarget, clusterClient } from './redis-target';
 
 /** Hash slots of a Redis Cluster. */

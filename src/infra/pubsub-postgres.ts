@@ -92,22 +92,19 @@ export function createPostgresBus(
     next
       .connect()
       .then(() => next.query(`LISTEN ${escapeIdentifier(channel)}`))
-      .then(
-        () => {
-          if (ended) return;
-          client = next;
-          attempt = 0;
-          outage.connected('postgres');
-          // Asked of the connection now and then: one whose network went silent answers nothing, and is replaced.
-          checker = setInterval(() => {
-            bounded(next.query('SELECT 1'), ANSWER_MS, 'the LISTEN connection').catch(lose);
-          }, CHECK_MS);
-          checker.unref();
-          // The LISTEN is in effect: whatever was published before it is in the store.
-          listeners.deliverAll(CATCH_UP);
-        },
-        lose,
-      );
+      .then(() => {
+        if (ended) return;
+        client = next;
+        attempt = 0;
+        outage.connected('postgres');
+        // Asked of the connection now and then: one whose network went silent answers nothing, and is replaced.
+        checker = setInterval(() => {
+          bounded(next.query('SELECT 1'), ANSWER_MS, 'the LISTEN connection').catch(lose);
+        }, CHECK_MS);
+        checker.unref();
+        // The LISTEN is in effect: whatever was published before it is in the store.
+        listeners.deliverAll(CATCH_UP);
+      }, lose);
   };
   connect();
 

@@ -176,12 +176,7 @@ function createRedisBus(
  * (pubsub-postgres.ts); else in this process only.
  */
 export function createEventBus(
-  options: {
-    redisUrl?: string;
-    postgres?: { url: string; pool: Pool; schema: string };
-    outage?: OutageLog;
-    metrics?: Metrics;
-  } = {},
+  options: { redisUrl?: string; postgres?: { url: string; pool: Pool; schema: string }; outage?: OutageLog; metrics?: Metrics } = {},
 ): EventBus {
   const listeners = new Listeners();
   if (!options.redisUrl && options.postgres) {
