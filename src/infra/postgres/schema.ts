@@ -246,9 +246,9 @@ export function deriveSchema(models: Readonly<Record<string, AnyModel>>, roles: 
     const columns = columnsOf(model, key);
     const columnNames = new Set(columns.map((c) => c.name));
     const indexes = Object.entries(model.indexes).flatMap(([indexName, declared]) => indexOf(name, indexName, declared, columnNames) ?? []);
-    // Search reads a searchable table by its words: a GIN index of the tsvector (not of tenant_id,
-    // which GIN cannot hold without the btree_gin extension; row-level security and the query's
-    // tenant still keep the rows to the tenant's).
+    // A GIN index of the tsvector (not of tenant_id, which GIN cannot hold without the btree_gin
+    // extension). Under row-level security the server's role cannot use it while `@@` is not marked
+    // leakproof: it then reads the tenant's rows and tests each (docs/postgres.md says what it costs).
     if (model.search) indexes.push({ name: checkedName(`${name}_${SEARCH_VECTOR}`), columns: [SEARCH_VECTOR], gin: true });
     return { entity, name, columns, primaryKey: ['tenant_id', ...key.map(snake)], indexes, foreignKeys: [] };
   });

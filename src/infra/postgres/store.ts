@@ -137,10 +137,12 @@ export class PgStore implements StoreApi {
   }
 
   /**
-   * The items of `models` of `tenantId` with a word that starts with `word`: each table read through
-   * its tsvector's GIN index (`@@ 'word':*`) in one transaction, with how many of each row's words
-   * start with it, at most `limit` + 1 rows a table. BAD_USER_INPUT when more than `limit` words of
-   * them all start with it: the bound the word items' query has on DynamoDB.
+   * The items of `models` of `tenantId` with a word that starts with `word`: each table read by its
+   * tsvector (`@@ 'word':*`) in one transaction, with how many of each row's words start with it, at
+   * most `limit` + 1 rows a table. BAD_USER_INPUT when more than `limit` words of them all start
+   * with it: the bound the word items' query has on DynamoDB. The tsvector's GIN index serves it only
+   * where `@@` is marked leakproof; otherwise row-level security has PostgreSQL read the tenant's
+   * rows and test each (docs/postgres.md).
    */
   async searchByWord(tenantId: string, models: readonly AnyModel[], word: string, limit: number): Promise<Item[]> {
     const tables = this.tables.tables.filter((table) => table.model.search && models.includes(table.model));
