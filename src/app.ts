@@ -265,7 +265,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     bucketReady?.catch(() => {});
     let starting = true;
     const store: Store = postgres?.store ?? new DynamoStore(dynamo.doc, config.tableName, cursors);
-    const bus = createEventBus({ redisUrl: config.redisUrl, outage, metrics });
+    // Without Redis, instances on one PostgreSQL carry events to each other through LISTEN/NOTIFY.
+    const bus = createEventBus({ redisUrl: config.redisUrl, postgres: postgres?.bus, outage, metrics });
     // The tenants' rate budgets, counted in Redis when it is configured so that every instance draws on one count.
     const budgets = new RateBudgets({ redisUrl: config.redisUrl, outage });
     const outbox = new Outbox(store, bus, {

@@ -118,7 +118,7 @@ export function mutate<M extends AnyModel>(
     const { item, derived = [], event } = change(current);
     // The word items follow the entity's searchable text in the same transaction (search.ts).
     const keys = scope.tenant.of(model);
-    const search = searchChange(scope.tenant, model, current, item);
+    const search = searchChange(scope.tenant, model, current, item, { wordItems: !scope.store.indexesText });
     // The change's attributes are the entity's write values (a client's input is checked against
     // its declaration by checkFields): itemFrom, since a change need not restate every attribute.
     const next = keys.itemFrom({
@@ -173,7 +173,7 @@ export function creationWrites<M extends AnyModel>(
   now: string,
 ): { item: ItemOf<M>; writes: UnitWrite[] } {
   const keys = scope.tenant.of(model);
-  const search = searchChange(scope.tenant, model, null, attributes);
+  const search = searchChange(scope.tenant, model, null, attributes, { wordItems: !scope.store.indexesText });
   // As in mutate: the entity's write values, whose required attributes a client's input gave (itemFrom).
   const item = keys.itemFrom({
     ...attributes,
@@ -211,7 +211,7 @@ export function remove<M extends AnyModel>(
     await scope.commit([
       del(keyOf(scope, target)).ifVersion(lock.version, lock.onConditionFailed),
       ...derived,
-      ...searchChange(scope.tenant, target.model, current, null).writes,
+      ...searchChange(scope.tenant, target.model, current, null, { wordItems: !scope.store.indexesText }).writes,
       ...quotaWrites(scope.tenant, target.model, current, null),
       activityEvent(scope, { subject: subjectOf(target.model, current), ...event }),
     ]);

@@ -1,4 +1,5 @@
-import { type AnyModel, SEARCH_SLOTS_ATTRIBUTE, type SearchDeclaration } from '../infra/dynamo/entity';
+import { type AnyModel, SEARCH_SLOTS_ATTRIBUTE } from '../infra/dynamo/entity';
+import { indexedWords } from '../infra/words';
 import type { Write } from '../infra/dynamo/write';
 import type { BoundTenant } from './bound-tenant';
 import { entities, entityNames, initialOf } from './entities';
@@ -15,50 +16,7 @@ import { entities, entityNames, initialOf } from './entities';
  * mutate.ts puts these writes into the entity's own transaction on every create, change and delete.
  */
 
-/** Stored words are cut to this many characters; a longer query word is cut the same way. */
-export const MAX_WORD_LENGTH = 40;
-
-/**
- * The words of `text`, in order: Unicode compatibility decomposition with the combining marks
- * removed (é → e, ﬁ → fi), lower case, split at every character that is no letter or digit, each
- * cut to MAX_WORD_LENGTH characters.
- */
-export function wordsOf(text: string): string[] {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word !== '')
-    .map((word) => Array.from(word).slice(0, MAX_WORD_LENGTH).join(''));
-}
-
-/** The text of one attribute value: a text, or the texts of a list; nothing else is searchable. */
-function textOf(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.filter((entry) => typeof entry === 'string').join(' ');
-  return '';
-}
-
-/**
- * The indexed words of an entity's item, each with the searchable attributes it occurs in: the
- * first `maxWords` distinct words, taking the attributes in their declared order. A word kept
- * also counts for a later attribute it occurs in.
- */
-export function indexedWords(search: SearchDeclaration, item: Record<string, unknown>): Map<string, string[]> {
-  const words = new Map<string, string[]>();
-  for (const field of search.fields) {
-    for (const word of wordsOf(textOf(item[field]))) {
-      const fields = words.get(word);
-      if (fields) {
-        if (!fields.includes(field)) fields.push(field);
-      } else if (words.size < search.maxWords) {
-        words.set(word, [field]);
-      }
-    }
-  }
-  return words;
-}
+export { indexedWords, MAX_WORD_LENGTH, wordsOf } from '../infra/words';
 
 /** The slots an item records ('' for a free one); none for an item written before it was searchable. */
 function slotsOf(item: Record<string, unknown> | null): string[] {
@@ -97,13 +55,15 @@ export interface SearchChange {
  * The word-index writes of one change of an entity of `model`, from its stored item `before`
  * (null on create) to the attributes `after` (null on delete): a put for every slot whose word
  * changed, a delete for every slot freed, and `searchSlots` for the entity's new item. Nothing for
- * an entity that declares no search, or a change that leaves its words as they were.
+ * an entity that declares no search, or a change that leaves its words as they were. With
+ * `wordItems: false` (a store that indexes text itself) no word item is written, only the slots.
  */
 export function searchChange(
   tenant: BoundTenant,
   model: AnyModel,
   before: Record<string, unknown> | null,
   after: Record<string, unknown> | null,
+  options: { wordItems?: boolean } = {},
 ): SearchChange {
   const search = model.search;
   const subject = after ?? before;
@@ -119,7 +79,9 @@ export function searchChange(
     if ((old[slot] ?? '') === word) continue;
     writes.push(word ? words.put({ subjectId, slot, word, subjectType: model.type, projectId }) : words.delete({ subjectId, slot }));
   }
-  return { attributes: after ? { [SEARCH_SLOTS_ATTRIBUTE]: next } : {}, writes };
+  // A store that indexes the text itself (PostgreSQL's tsvector, StoreApi.indexesText) keeps no word
+  // items; the slots are still recorded, so the drift check reads the same words on either store.
+  return { attributes: after ? { [SEARCH_SLOTS_ATTRIBUTE]: next } : {}, writes: options.wordItems === false ? [] : writes };
 }
 
 /** The entities that declare a search, by type (Project, Log, Asset, Inspiration). */

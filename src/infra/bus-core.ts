@@ -116,6 +116,59 @@ export class Listeners {
   }
 }
 
+/**
+ * A message on a channel that carries many topics (a Redis Cluster's channel group, PostgreSQL's
+ * NOTIFY channel): the topic, a newline, the event's JSON (topics hold no newline). With nothing
+ * after the newline it is a hint, not an event: see deliverMessage.
+ */
+export function encodeMessage(topic: string, payload?: object): string {
+  return `${topic}\n${payload === undefined ? '' : JSON.stringify(payload)}`;
+}
+
+/**
+ * Hands a message made by encodeMessage to its topic's listeners here, if it has any (every
+ * instance gets the events of every topic on the channel, and most have no listener here, so they
+ * are not parsed). A hint (no JSON after the topic: the event was too large for the channel) hands
+ * them CATCH_UP, so they read the event from the store. A message that is not JSON is no event of
+ * ours: it is dropped with a line naming `channel`, since it means another client writes to it.
+ */
+export function deliverMessage(listeners: Listeners, message: string, channel: string): void {
+  const newline = message.indexOf('\n');
+  const topic = newline < 0 ? '' : message.slice(0, newline);
+  if (!listeners.has(topic)) return;
+  const json = message.slice(newline + 1);
+  if (json === '') {
+    listeners.deliver(topic, CATCH_UP);
+    return;
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(json);
+  } catch (error) {
+    logger.warn({ err: error, channel }, 'a message on an event channel is not JSON; dropped');
+    return;
+  }
+  if (typeof payload === 'object' && payload !== null) listeners.deliver(topic, payload);
+}
+
+/**
+ * The pause before a lost subscription's attempt to subscribe again: none at first, then 100 ms
+ * for about 3 s (a failover or a restart takes a few seconds, and each attempt that finds the
+ * service back sooner shortens the gap to fill), then 500 ms for as long as it stays unreachable.
+ */
+export function retryPause(attempt: number): number {
+  return attempt === 0 ? 0 : attempt <= 30 ? 100 : 500;
+}
+
+/** `promise`, or a rejection once `ms` have passed or `failed` rejects, whichever comes first. */
+export function bounded<T>(promise: Promise<T>, ms: number, what: string, failed?: Promise<never>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race(failed ? [promise, timeout, failed] : [promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 /** The `ready` of every in-process listener: it is in effect at once. */
 export const IN_EFFECT: Promise<void> = Promise.resolve();
 

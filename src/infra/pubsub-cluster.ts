@@ -5,7 +5,17 @@ import { logger } from '../logger';
 import { classify, isOutage, serviceUnavailable } from './dependency';
 import type { Metrics } from './metrics';
 import type { OutageLog } from './outage';
-import { CATCH_UP, type EventBus, IN_EFFECT, type Listeners, redisOutcome } from './bus-core';
+import {
+  CATCH_UP,
+  deliverMessage,
+  encodeMessage as encode,
+  type EventBus,
+  IN_EFFECT,
+  type Listeners,
+  redisOutcome,
+  retryPause,
+  bounded,
+} from './bus-core';
 import { type ClusterTarget, clusterClient } from './redis-target';
 
 /** Hash slots of a Redis Cluster. */
@@ -54,29 +64,6 @@ export function groupSlot(group: number): number {
 const SLOT_CHECK_MS = 1_000;
 /** How long a group waits for a connection and its SSUBSCRIBE's answer before it tries again. */
 const SUBSCRIBE_TIMEOUT_MS = 2_000;
-/**
- * The pause before a group's attempt to subscribe again: none at first, then 100 ms for about 3 s
- * (a failover takes a few seconds, and each attempt that finds the new master sooner shortens the
- * gap to fill), then 500 ms for as long as the cluster stays unreachable.
- */
-function retryPause(attempt: number): number {
-  return attempt === 0 ? 0 : attempt <= 30 ? 100 : 500;
-}
-
-/** A message on a group channel: the topic, a newline, the event's JSON (topics hold no newline). */
-function encode(topic: string, payload: object): string {
-  return `${topic}\n${JSON.stringify(payload)}`;
-}
-
-/** `promise`, or a rejection once `ms` have passed or `failed` rejects, whichever comes first. */
-function bounded<T>(promise: Promise<T>, ms: number, what: string, failed: Promise<never>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout, failed]).finally(() => clearTimeout(timer));
-}
-
 /** Where each slot's master is, as the cluster answered CLUSTER SLOTS: `host:port` by slot. */
 type SlotMap = (string | undefined)[];
 
@@ -275,19 +262,7 @@ class ChannelGroup {
 
   private onMessage(channel: string, message: string): void {
     if (channel !== this.channel) return;
-    const newline = message.indexOf('\n');
-    const topic = newline < 0 ? '' : message.slice(0, newline);
-    const { listeners } = this.context;
-    // Every instance gets every event of its groups: most topics have no listener here, and are not parsed.
-    if (!listeners.has(topic)) return;
-    let payload: unknown;
-    try {
-      payload = JSON.parse(message.slice(newline + 1));
-    } catch (error) {
-      logger.warn({ err: error, channel }, 'a message on an event channel is not JSON; dropped');
-      return;
-    }
-    if (typeof payload === 'object' && payload !== null) listeners.deliver(topic, payload);
+    deliverMessage(this.context.listeners, message, channel);
   }
 
   /** The group's SSUBSCRIBE and its connection end; nothing is subscribed again. */

@@ -1,10 +1,12 @@
 import Redis, { ReplyError } from 'ioredis';
+import type { Pool } from 'pg';
 import { logger } from '../logger';
 import { CATCH_UP, type EventBus, IN_EFFECT, Listeners, type Listening, redisOutcome } from './bus-core';
 import { classify, isOutage, serviceUnavailable } from './dependency';
 import type { Metrics } from './metrics';
 import { OutageLog } from './outage';
 import { createClusterBus } from './pubsub-cluster';
+import { createPostgresBus } from './pubsub-postgres';
 import { clusterTarget } from './redis-target';
 
 export { CATCH_UP, type EventBus, type Listening, redisOutcome, UNCOUNTED, type Uncounted } from './bus-core';
@@ -168,8 +170,26 @@ function createRedisBus(
   };
 }
 
-export function createEventBus(options: { redisUrl?: string; outage?: OutageLog; metrics?: Metrics } = {}): EventBus {
+/**
+ * The server's event bus: through Redis when `redisUrl` is set; else, on PostgreSQL (`postgres`:
+ * the store's pool, the URL its LISTEN connection opens, the schema), through LISTEN/NOTIFY
+ * (pubsub-postgres.ts); else in this process only.
+ */
+export function createEventBus(
+  options: { redisUrl?: string; postgres?: { url: string; pool: Pool; schema: string }; outage?: OutageLog; metrics?: Metrics } = {},
+): EventBus {
   const listeners = new Listeners();
+  if (!options.redisUrl && options.postgres) {
+    const outage = options.outage ?? new OutageLog(10_000);
+    const bus = createPostgresBus(options.postgres, listeners, outage);
+    return {
+      ...bus,
+      async close() {
+        await bus.close();
+        if (!options.outage) outage.stop();
+      },
+    };
+  }
   if (!options.redisUrl) {
     return {
       publish: async (topic, payload) => listeners.deliver(topic, payload),

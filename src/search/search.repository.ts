@@ -4,7 +4,7 @@ import type { Scope } from '../common/scope';
 import { requireText } from '../common/validate';
 import { AppError, badInput, ErrorCode } from '../errors';
 import { type AnyModel, attr, type SearchDeclaration, type ShapeValues } from '../infra/dynamo/entity';
-import type { Page, PageRequest } from '../infra/dynamo/store';
+import type { Item, Page, PageRequest } from '../infra/dynamo/store';
 
 /** The most words a query may have. */
 export const MAX_QUERY_WORDS = 8;
@@ -83,40 +83,29 @@ export class SearchRepository {
   /**
    * The entities of `types` (all searchable ones when none) whose indexed words include, for
    * every word of `text`, one that starts with it; ranked by the number of fields matched, then
-   * newest first. One Query (paged by DynamoDB past 1 MB) of the index for the longest query
-   * word, one batched read of the entities it names (100 a call), then the other words are checked
-   * against each entity's own words, which also drops an index entry that lags behind its entity.
+   * newest first. The entities with a word that starts with the longest query word (`candidates`:
+   * on DynamoDB one Query of the word index, paged past 1 MB, and one batched read of the entities
+   * it names, 100 a call), then the other words are checked against each entity's own words, which
+   * also drops an index entry that lags behind its entity.
    * Throws BAD_USER_INPUT for text without words, more than MAX_QUERY_WORDS words, a query word
    * that matches more than MAX_SEARCH_CANDIDATES words, or a cursor of another search or tenant.
    */
   async search(text: string, types: readonly string[] | null | undefined, page: PageRequest): Promise<Page<SearchHitItem>> {
-    const { tenant, store } = this.scope;
     const query = [...new Set(wordsOf(requireText(text, 'text', 500)))].sort();
     if (query.length === 0) throw badInput('text has no word to search for: give it letters or digits.', 'text');
     if (query.length > MAX_QUERY_WORDS) throw badInput(`text may hold at most ${MAX_QUERY_WORDS} words, got ${query.length}.`, 'text');
     const wanted = new Set(types?.length ? types : searchableModels.keys());
     // The longest word is the likeliest to start the fewest words.
     const leading = query.reduce((a, b) => (Array.from(b).length > Array.from(a).length ? b : a));
-    const found = await store.queryAll(wordQuery(tenant, leading), MAX_SEARCH_CANDIDATES).catch((error: unknown) => {
-      // queryAll refuses more than the bound with BAD_USER_INPUT: say which word and what to do.
+    const candidates = await this.candidates(leading, wanted).catch((error: unknown) => {
+      // Both stores refuse more than the bound with BAD_USER_INPUT: say which word and what to do.
       if (error instanceof AppError && error.code === ErrorCode.BAD_USER_INPUT) {
         throw badInput(`"${leading}" starts more than ${MAX_SEARCH_CANDIDATES} words of your tenant: search with a longer word.`, 'text');
       }
       throw error;
     });
-    const words = entities.SearchWord.itemsOf(found);
-    const subjects = new Map<string, { model: AnyModel; values: Record<string, unknown> }>();
-    for (const word of words) {
-      const model = searchableModels.get(word.subjectType);
-      if (!model || !wanted.has(model.type)) continue;
-      subjects.set(word.subjectId, { model, values: { projectId: word.projectId, [model.idField]: word.subjectId } });
-    }
-    const candidates = [...subjects.values()];
-    // Promise.all of load, not loadMany: a failed read must fail the search, not drop its hits.
-    const items = await Promise.all(candidates.map(({ model, values }) => this.scope.items.load(tenant.of(model).keyFrom(values))));
     const hits: SearchHitItem[] = [];
-    for (const [i, item] of items.entries()) {
-      const { model } = candidates[i];
+    for (const { model, item } of candidates) {
       if (!model.is(item) || !model.search) continue;
       const fields = matchedFields(model.search, item, query);
       if (!fields) continue;
@@ -134,5 +123,35 @@ export class SearchRepository {
       { listId: `search:${JSON.stringify([query, [...wanted].sort()])}`, list: hits, positionOf, compare: rank },
       page,
     );
+  }
+
+  /**
+   * The entities of the `wanted` types with a word that starts with `leading`, each with its model:
+   * on DynamoDB the word items of that word (one Query, bounded by MAX_SEARCH_CANDIDATES) and a
+   * batched read of the entities they name; on a store that indexes text itself, its own read
+   * (StoreApi.searchByWord, bounded alike). Either throws BAD_USER_INPUT past the bound.
+   */
+  private async candidates(leading: string, wanted: ReadonlySet<string>): Promise<{ model: AnyModel; item: Item | null }[]> {
+    const { tenant, store } = this.scope;
+    if (store.searchByWord) {
+      const models = [...searchableModels.values()];
+      const items = await store.searchByWord(tenant.id, models, leading, MAX_SEARCH_CANDIDATES);
+      return items.flatMap((item) => {
+        const model = searchableModels.get(String(item.entityType));
+        return model && wanted.has(model.type) ? [{ model, item }] : [];
+      });
+    }
+    const found = await store.queryAll(wordQuery(tenant, leading), MAX_SEARCH_CANDIDATES);
+    const words = entities.SearchWord.itemsOf(found);
+    const subjects = new Map<string, { model: AnyModel; values: Record<string, unknown> }>();
+    for (const word of words) {
+      const model = searchableModels.get(word.subjectType);
+      if (!model || !wanted.has(model.type)) continue;
+      subjects.set(word.subjectId, { model, values: { projectId: word.projectId, [model.idField]: word.subjectId } });
+    }
+    const named = [...subjects.values()];
+    // Promise.all of load, not loadMany: a failed read must fail the search, not drop its hits.
+    const items = await Promise.all(named.map(({ model, values }) => this.scope.items.load(tenant.of(model).keyFrom(values))));
+    return items.map((item, i) => ({ model: named[i].model, item }));
   }
 }

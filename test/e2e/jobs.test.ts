@@ -19,6 +19,9 @@ import {
 } from '../../src/client/gql/graphql';
 import { allPages, codeOf, dataOf, QUICK_OUTBOX_SWEEP, Role, STORES, startTestServer, type TestServer } from '../support/server';
 import { JOB_PROGRESS, subscribe, wsClient, metricValue, eventually } from '../support/ws';
+import { Client } from 'pg';
+import { LISTEN_APPLICATION } from '../../src/infra/pubsub-postgres';
+import { startTcpProxy } from '../support/tcp-proxy';
 
 const SEVEN = ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'];
 
@@ -272,6 +275,67 @@ describe.each(STORES)('jobs, steps and live progress, on %s', (store) => {
     const times = across.nodes.map((j) => j.updatedAt);
     expect([...times].sort().reverse()).toEqual(times);
   });
+
+  // PostgreSQL's own: without Redis, instances on one PostgreSQL carry events through LISTEN/NOTIFY.
+  // On DynamoDB the bus between instances is Redis (redis.test.ts); without it, there is none.
+  if (store === 'postgres')
+    it('carries events to a second instance on the same PostgreSQL without Redis, in order and once, also across a killed LISTEN connection', async () => {
+      const settings = server.config.postgres!;
+      expect(server.config.redisUrl).toBeUndefined();
+      // The second instance reaches PostgreSQL through a proxy, so that its LISTEN connection can be
+      // kept from coming back while events are published (the proxy refuses new connections).
+      const proxy = await startTcpProxy(`http://${new URL(settings.url).host}`);
+      const viaProxy = new URL(settings.url);
+      viaProxy.port = new URL(proxy.url).port;
+      // Without the owner's connection it checks the schema the first one applied.
+      const two = await startTestServer({ store, env: { DATABASE_URL: viaProxy.toString() } });
+      const job = await createJob(['a', 'b', 'c', 'd']);
+      const sub = subscribe(wsClient(two.url, editor), JOB_PROGRESS, { jobId: job.jobId, afterSeq: 1 });
+      await sub.ack;
+      const run = async (step: string, metrics?: Record<string, unknown>) => {
+        dataOf(await server.request(StartStepDocument, { jobId: job.jobId, stepName: step }, worker));
+        dataOf(await server.request(CompleteStepDocument, { jobId: job.jobId, stepName: step, metrics }, worker));
+      };
+      await run('a');
+      // An event too large for a notification (8000 bytes) goes as a hint: the subscriber reads it from the store.
+      await run('b', { log: 'x'.repeat(9000) });
+      expect((await sub.waitFor(4)).map((e) => [e.seq, e.type])).toEqual([
+        [2, 'STEP_STARTED'],
+        [3, 'STEP_COMPLETED'],
+        [4, 'STEP_STARTED'],
+        [5, 'STEP_COMPLETED'],
+      ]);
+
+      // Every LISTEN connection killed; the first instance's comes back, the second's cannot yet.
+      proxy.refuse(true);
+      const app = new Client({ connectionString: settings.url });
+      await app.connect();
+      try {
+        const listening = async () =>
+          (await app.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [LISTEN_APPLICATION])).rows.map((r) => r.pid);
+        const killed = await listening();
+        expect(killed).toHaveLength(2);
+        await app.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [killed]);
+        await eventually(listening, (pids) => pids.length === 1 && !killed.includes(pids[0]), 10_000);
+        // Published while the second instance listens to nothing: every notification of these is lost to it.
+        await run('c');
+        await run('d');
+        await eventually(
+          () => metricValue(server.url, 'artissist_outbox_backlog'),
+          (n) => n === 0,
+          10_000,
+        );
+        expect(sub.received).toHaveLength(4);
+        proxy.refuse(false);
+        // Its next connection LISTENs, then the subscriber reads what it missed from the stream's positions.
+        await sub.waitFor(8);
+        await sub.done;
+        expect(sub.received.map((e) => e.seq)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+        expect(sub.received.at(-1)!.job.status).toBe('COMPLETED');
+      } finally {
+        await app.end();
+      }
+    });
 });
 
 // With a server of its own, whose publishes of chosen events fail.

@@ -17,23 +17,31 @@ import { entities } from '../../src/common/entities';
 import type { Dynamo } from '../../src/infra/dynamo/client';
 import { keySchemas } from '../../src/infra/dynamo/table';
 import { testDynamo } from '../support/dynamo';
-import { allPages, codeOf, dataOf, startTestServer, type TestServer, dynamoDocOf } from '../support/server';
+import { allPages, codeOf, dataOf, startTestServer, type TestServer, dynamoDocOf, STORES } from '../support/server';
 import { fixture } from '../support/fixtures';
+import { Client } from 'pg';
+import { withTenant } from '../../src/infra/postgres/apply';
+import { DEFAULT_ROLES, deriveSchema, snake } from '../../src/infra/postgres/schema';
 
 /*
- * Full-text search (issue 19) against DynamoDB Local through the real HTTP API: word order,
- * prefixes, accents and case; every word required; ranking by fields matched; paging with counted
- * DynamoDB calls; another tenant's items never found; no stale word items after edits and deletes;
- * the largest units of work of the searchable entities within DynamoDB's 100 items.
+ * Full-text search (issue 19) through the real HTTP API, on each store (the word items on DynamoDB,
+ * the tsvector column on PostgreSQL): word order, prefixes, accents and case; every word required;
+ * ranking by fields matched; paging (with counted DynamoDB calls); another tenant's items never
+ * found; the bound on a broad word; no stale words after edits and deletes. DynamoDB's own: the
+ * largest units of work of the searchable entities within its 100 items, and what the word items
+ * cost each write.
  */
 
 type Hit = SearchQuery['search']['nodes'][number];
 
 const LOGS = 24;
 
-describe('search', () => {
+describe.each(STORES)('search, on %s', (store) => {
   let server: TestServer;
   let dynamo: Dynamo;
+  /** On PostgreSQL: a connection as the server's role, to read the rows' words. */
+  let pg: Client;
+  const derived = deriveSchema(entities);
   let a: string;
   let b: string;
   const ids: Record<string, string> = {};
@@ -70,9 +78,25 @@ describe('search', () => {
     return out.Items ?? [];
   }
 
-  /** The word items of one entity, by slot. */
-  const wordItemsOf = async (tenant: string, subjectId: string) =>
-    partition(entities.SearchWord.key.pkOf(tenant, { subjectId })).then((items) => items.map((item) => String(item.word)));
+  /**
+   * The words stored for one entity: its word items by slot on DynamoDB; on PostgreSQL the lexemes
+   * of its row's tsvector (sorted), none when it has no row.
+   */
+  async function wordItemsOf(tenant: string, subjectId: string): Promise<string[]> {
+    if (store === 'dynamodb')
+      return partition(entities.SearchWord.key.pkOf(tenant, { subjectId })).then((items) => items.map((item) => String(item.word)));
+    const table = derived.tables.find((t) => {
+      const model = entities[t.entity as keyof typeof entities];
+      return model.search && subjectId.startsWith(`${model.idPrefix}_`);
+    })!;
+    const idColumn = snake(entities[table.entity as keyof typeof entities].idField);
+    const out = await withTenant(pg, tenant, () =>
+      pg.query(`SELECT tsvector_to_array(search_vector) AS words FROM ${DEFAULT_ROLES.schema}.${table.name} WHERE ${idColumn} = $1`, [
+        subjectId,
+      ]),
+    );
+    return out.rows[0]?.words ?? [];
+  }
 
   /** The slots an entity records (its stored item, read directly). */
   async function slotsOf(pk: string, sk: string): Promise<string[]> {
@@ -82,8 +106,12 @@ describe('search', () => {
   }
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { OUTBOX_SWEEP_MS: '3600000' } });
-    dynamo = fixture('DynamoDB client', testDynamo(), (d) => d.client.destroy());
+    server = await startTestServer({ store, env: { OUTBOX_SWEEP_MS: '3600000' } });
+    if (store === 'dynamodb') dynamo = fixture('DynamoDB client', testDynamo(), (d) => d.client.destroy());
+    else {
+      pg = fixture('PostgreSQL client', new Client({ connectionString: server.config.postgres!.url }), (c) => c.end());
+      await pg.connect();
+    }
     a = await server.token('search-a');
     b = await server.token('search-b');
     const project = async (title: string, token = a) =>
@@ -171,7 +199,7 @@ describe('search', () => {
     expect(new Set(hitIds).size).toBe(hitIds.length);
     expect(hitIds).toHaveLength(LOGS + 4);
     expect(sizes).toEqual([10, 10, 8]);
-    expect(calls).toEqual(sizes.map(() => ({ QueryCommand: 1, BatchGetItemCommand: 1 })));
+    if (store === 'dynamodb') expect(calls).toEqual(sizes.map(() => ({ QueryCommand: 1, BatchGetItemCommand: 1 })));
     // Two fields first (newest first among them), then one field (newest first).
     expect(nodes.map((n) => n.score)).toEqual([2, 2, 2, ...Array(LOGS + 1).fill(1)]);
     expect(hitIds.slice(0, 3)).toEqual([ids.inspiration, ids.asset, ids.logBoth]);
@@ -194,6 +222,7 @@ describe('search', () => {
       before = page.pageInfo.startCursor;
     }
     expect(backward).toEqual(hitIds);
+    if (store === 'postgres') return;
     // Two words cost no more calls: the longest word is read, the other checked on the entities.
     server.app.calls.reset();
     dataOf(await server.request(SearchDocument, { text: 'ultramarine sky', first: 10 }, a));
@@ -257,9 +286,11 @@ describe('search', () => {
     expect(await search('mural')).toEqual([]);
     expect((await search('fresco boul')).map(idOf)).toEqual([ids.mural]);
     expect(await wordItemsOf('search-a', ids.mural)).toEqual(['boulevard', 'fresco']);
-    // The word index holds no item of the old word for any entity.
-    const muralWords = await partition(`TENANT#search-a#WORD#m`, 'GSI2');
-    expect(muralWords.filter((w) => String(w.word).startsWith('mural'))).toEqual([]);
+    if (store === 'dynamodb') {
+      // The word index holds no item of the old word for any entity.
+      const muralWords = await partition(`TENANT#search-a#WORD#m`, 'GSI2');
+      expect(muralWords.filter((w) => String(w.word).startsWith('mural'))).toEqual([]);
+    }
 
     const log = await server.request(
       UpdateLogExtractionDocument,
@@ -302,199 +333,209 @@ describe('search', () => {
     expect(await search('dusk')).toEqual([]);
     expect(await wordItemsOf('search-a', ids.asset)).toEqual([]);
     expect(await wordItemsOf('search-a', ids.inspiration)).toEqual([]);
+    if (store === 'postgres') {
+      // PostgreSQL keeps the words in the rows' tsvector only: no word row was ever written.
+      const rows = await withTenant(pg, 'search-a', () => pg.query(`SELECT count(*)::int AS n FROM ${DEFAULT_ROLES.schema}.search_words`));
+      expect(rows.rows[0].n).toBe(0);
+      return;
+    }
     for (const initial of ['l', 'd', 'e', 's']) {
       const items = await partition(`TENANT#search-a#WORD#${initial}`, 'GSI2');
       expect(items.filter((w) => w.SK !== undefined && [ids.asset, ids.inspiration].some((id) => String(w.PK).endsWith(id)))).toEqual([]);
     }
   });
 
-  it("fits each searchable entity's largest change in one transaction, and writes only the words that change", async () => {
-    const words = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${String.fromCharCode(97 + (i % 26))}${i}`);
-    // An inspiration with 30 tags and more words than it indexes, then every tag and word replaced.
-    const tags = words('tag', 30);
-    const created = dataOf(
-      await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: words('old', 50).join(' '), tags } }, a),
-    ).createInspiration;
-    expect(await wordItemsOf('search-a', created.inspirationId)).toHaveLength(entities.Inspiration.search?.maxWords ?? 0);
-    const replaced = await server.request(
-      UpdateInspirationDocument,
-      { inspirationId: created.inspirationId, expectedVersion: 1, input: { tags: words('new', 30), text: words('fresh', 50).join(' ') } },
-      a,
-    );
-    expect(dataOf(replaced).updateInspiration.version).toBe(2);
-    expect((await search('newa0')).map(idOf)).toEqual([created.inspirationId]);
-    expect(await search('taga0')).toEqual([]);
+  // DynamoDB's own: a transaction holds at most 100 items, and each word item is a write it pays for.
+  if (store === 'dynamodb') {
+    it("fits each searchable entity's largest change in one transaction, and writes only the words that change", async () => {
+      const words = (prefix: string, n: number) =>
+        Array.from({ length: n }, (_, i) => `${prefix}${String.fromCharCode(97 + (i % 26))}${i}`);
+      // An inspiration with 30 tags and more words than it indexes, then every tag and word replaced.
+      const tags = words('tag', 30);
+      const created = dataOf(
+        await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: words('old', 50).join(' '), tags } }, a),
+      ).createInspiration;
+      expect(await wordItemsOf('search-a', created.inspirationId)).toHaveLength(entities.Inspiration.search?.maxWords ?? 0);
+      const replaced = await server.request(
+        UpdateInspirationDocument,
+        { inspirationId: created.inspirationId, expectedVersion: 1, input: { tags: words('new', 30), text: words('fresh', 50).join(' ') } },
+        a,
+      );
+      expect(dataOf(replaced).updateInspiration.version).toBe(2);
+      expect((await search('newa0')).map(idOf)).toEqual([created.inspirationId]);
+      expect(await search('taga0')).toEqual([]);
 
-    // A log with 25 materials of several words each, then all of them replaced.
-    const materials = (prefix: string) => Array.from({ length: 25 }, (_, i) => `${prefix} pigment ${i} ${'x'.repeat(i)}`);
-    const log = dataOf(
-      await server.request(
-        CreateLogDocument,
-        { projectId: ids.watercolor, input: { rawText: words('text', 60).join(' '), materials: materials('ochre') } },
-        a,
-      ),
-    ).createLog;
-    expect(await wordItemsOf('search-a', log.logId)).toHaveLength(entities.Log.search?.maxWords ?? 0);
-    const pk = entities.Log.key.pkOf('search-a', {});
-    const sk = entities.Log.keyOf('search-a', { projectId: ids.watercolor, logId: log.logId }).SK;
-    const before = await slotsOf(pk, sk);
-    // Every material replaced by words the log never had: all its word slots change at once.
-    const fresh = Array.from({ length: 25 }, (_, i) => `umber${i} shade${i}`);
-    dataOf(
-      await server.request(
-        UpdateLogExtractionDocument,
-        { projectId: ids.watercolor, logId: log.logId, expectedVersion: 1, input: { materials: fresh } },
-        a,
-      ),
-    );
-    const after = await slotsOf(pk, sk);
-    const changed = after.filter((word, slot) => before[slot] !== word).length;
-    expect(changed).toBe(entities.Log.search?.maxWords);
-    expect((await search('umber3 shade3')).map(idOf)).toEqual([log.logId]);
-    expect(await search('ochre')).toEqual([]);
-    // A title change of one word rewrites one slot.
-    const titleBefore = await slotsOf(entities.Project.key.pkOf('search-a', {}), `PROJECT#${ids.portrait}`);
-    dataOf(
-      await server.request(
-        UpdateProjectDocument,
-        { projectId: ids.portrait, expectedVersion: 1, input: { title: 'Ölgemälde: Portrait of a Café owner, final' } },
-        a,
-      ),
-    );
-    const titleAfter = await slotsOf(entities.Project.key.pkOf('search-a', {}), `PROJECT#${ids.portrait}`);
-    expect(titleAfter.filter((word, slot) => titleBefore[slot] !== word)).toEqual(['final']);
-    console.log(`log materials replaced: ${changed} of ${after.length} word slots rewritten; a one-word title change: 1`);
-  });
-
-  it('measures what the word index adds to each write of each searchable entity, with typical text', async () => {
-    // The transactions the server sends, captured from its own DynamoDB client (read only).
-    const sent: { TransactItems?: { Put?: { Item: Record<string, unknown> }; Delete?: { Key: Record<string, unknown> } }[] }[] = [];
-    const doc = dynamoDocOf(server.app);
-    doc.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'TransactWriteItemsCommand') sent.push(structuredClone(args.input) as (typeof sent)[number]);
-        return next(args);
-      },
-      { step: 'initialize', name: 'searchCostProbe' },
-    );
-    /** The DynamoDB size of an item (attribute names and values, UTF-8), as DynamoDB bills it. */
-    const sizeOf = (value: unknown): number => {
-      if (typeof value === 'string') return Buffer.byteLength(value);
-      if (typeof value === 'number') return Math.ceil(String(value).length / 2) + 1;
-      if (typeof value === 'boolean' || value == null) return 1;
-      if (Array.isArray(value)) return 3 + value.reduce((n: number, v) => n + 1 + sizeOf(v), 0);
-      return 3 + Object.entries(value).reduce((n, [k, v]) => n + 1 + Buffer.byteLength(k) + sizeOf(v), 0);
-    };
-    const cost = async (write: () => Promise<unknown>) => {
-      sent.length = 0;
-      await write();
-      const items = sent.flatMap((tx) => tx.TransactItems ?? []);
-      const words = items.filter((w) => String((w.Put?.Item ?? w.Delete?.Key)?.PK).includes('#SEARCH#'));
-      const puts = words.flatMap((w) => (w.Put ? [sizeOf(w.Put.Item)] : []));
-      const entity = items.find((w) => w.Put?.Item.searchSlots)?.Put?.Item;
-      return {
-        items: items.length,
-        wordItems: words.length,
-        wordBytes: puts.length ? Math.round(puts.reduce((x, y) => x + y, 0) / puts.length) : 0,
-        slotsBytes: entity ? sizeOf(entity.searchSlots) : 0,
-      };
-    };
-    const rawText =
-      'Spent the afternoon on the harbor piece. Laid a graded wash for the sky with ultramarine and burnt sienna, ' +
-      'let it dry, then glazed the water twice. The cold press paper buckled a little near the edge; next time stretch it first. ' +
-      'About two and a half hours in all, mostly waiting for washes to dry.';
-    const figures: Record<string, Awaited<ReturnType<typeof cost>>> = {};
-    let projectId = '';
-    figures['Project create (title of 5 words)'] = await cost(async () => {
-      projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Harbor at dusk, watercolor study' } }, a))
-        .createProject.projectId;
-    });
-    figures['Project update (one title word changed)'] = await cost(() =>
-      server.request(UpdateProjectDocument, { projectId, expectedVersion: 1, input: { title: 'Harbor at dawn, watercolor study' } }, a),
-    );
-    let logId = '';
-    figures[`Log create (${rawText.split(' ').length}-word text, 3 materials)`] = await cost(async () => {
-      logId = dataOf(
+      // A log with 25 materials of several words each, then all of them replaced.
+      const materials = (prefix: string) => Array.from({ length: 25 }, (_, i) => `${prefix} pigment ${i} ${'x'.repeat(i)}`);
+      const log = dataOf(
         await server.request(
           CreateLogDocument,
-          { projectId, input: { rawText, materials: ['Ultramarine blue', 'Burnt sienna', 'Cold press paper'], timeSpentMinutes: 150 } },
+          { projectId: ids.watercolor, input: { rawText: words('text', 60).join(' '), materials: materials('ochre') } },
           a,
         ),
-      ).createLog.logId;
-    });
-    figures['Log updateExtraction (one material added)'] = await cost(() =>
-      server.request(
-        UpdateLogExtractionDocument,
-        {
-          projectId,
-          logId,
-          expectedVersion: 1,
-          input: { materials: ['Ultramarine blue', 'Burnt sienna', 'Cold press paper', 'Masking fluid'] },
-        },
-        a,
-      ),
-    );
-    let assetId = '';
-    figures['Asset create (alt of 9 words, OCR of 4)'] = await cost(async () => {
-      assetId = dataOf(
+      ).createLog;
+      expect(await wordItemsOf('search-a', log.logId)).toHaveLength(entities.Log.search?.maxWords ?? 0);
+      const pk = entities.Log.key.pkOf('search-a', {});
+      const sk = entities.Log.keyOf('search-a', { projectId: ids.watercolor, logId: log.logId }).SK;
+      const before = await slotsOf(pk, sk);
+      // Every material replaced by words the log never had: all its word slots change at once.
+      const fresh = Array.from({ length: 25 }, (_, i) => `umber${i} shade${i}`);
+      dataOf(
         await server.request(
-          CreateAssetDocument,
+          UpdateLogExtractionDocument,
+          { projectId: ids.watercolor, logId: log.logId, expectedVersion: 1, input: { materials: fresh } },
+          a,
+        ),
+      );
+      const after = await slotsOf(pk, sk);
+      const changed = after.filter((word, slot) => before[slot] !== word).length;
+      expect(changed).toBe(entities.Log.search?.maxWords);
+      expect((await search('umber3 shade3')).map(idOf)).toEqual([log.logId]);
+      expect(await search('ochre')).toEqual([]);
+      // A title change of one word rewrites one slot.
+      const titleBefore = await slotsOf(entities.Project.key.pkOf('search-a', {}), `PROJECT#${ids.portrait}`);
+      dataOf(
+        await server.request(
+          UpdateProjectDocument,
+          { projectId: ids.portrait, expectedVersion: 1, input: { title: 'Ölgemälde: Portrait of a Café owner, final' } },
+          a,
+        ),
+      );
+      const titleAfter = await slotsOf(entities.Project.key.pkOf('search-a', {}), `PROJECT#${ids.portrait}`);
+      expect(titleAfter.filter((word, slot) => titleBefore[slot] !== word)).toEqual(['final']);
+      console.log(`log materials replaced: ${changed} of ${after.length} word slots rewritten; a one-word title change: 1`);
+    });
+
+    it('measures what the word index adds to each write of each searchable entity, with typical text', async () => {
+      // The transactions the server sends, captured from its own DynamoDB client (read only).
+      const sent: { TransactItems?: { Put?: { Item: Record<string, unknown> }; Delete?: { Key: Record<string, unknown> } }[] }[] = [];
+      const doc = dynamoDocOf(server.app);
+      doc.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (context.commandName === 'TransactWriteItemsCommand') sent.push(structuredClone(args.input) as (typeof sent)[number]);
+          return next(args);
+        },
+        { step: 'initialize', name: 'searchCostProbe' },
+      );
+      /** The DynamoDB size of an item (attribute names and values, UTF-8), as DynamoDB bills it. */
+      const sizeOf = (value: unknown): number => {
+        if (typeof value === 'string') return Buffer.byteLength(value);
+        if (typeof value === 'number') return Math.ceil(String(value).length / 2) + 1;
+        if (typeof value === 'boolean' || value == null) return 1;
+        if (Array.isArray(value)) return 3 + value.reduce((n: number, v) => n + 1 + sizeOf(v), 0);
+        return 3 + Object.entries(value).reduce((n, [k, v]) => n + 1 + Buffer.byteLength(k) + sizeOf(v), 0);
+      };
+      const cost = async (write: () => Promise<unknown>) => {
+        sent.length = 0;
+        await write();
+        const items = sent.flatMap((tx) => tx.TransactItems ?? []);
+        const words = items.filter((w) => String((w.Put?.Item ?? w.Delete?.Key)?.PK).includes('#SEARCH#'));
+        const puts = words.flatMap((w) => (w.Put ? [sizeOf(w.Put.Item)] : []));
+        const entity = items.find((w) => w.Put?.Item.searchSlots)?.Put?.Item;
+        return {
+          items: items.length,
+          wordItems: words.length,
+          wordBytes: puts.length ? Math.round(puts.reduce((x, y) => x + y, 0) / puts.length) : 0,
+          slotsBytes: entity ? sizeOf(entity.searchSlots) : 0,
+        };
+      };
+      const rawText =
+        'Spent the afternoon on the harbor piece. Laid a graded wash for the sky with ultramarine and burnt sienna, ' +
+        'let it dry, then glazed the water twice. The cold press paper buckled a little near the edge; next time stretch it first. ' +
+        'About two and a half hours in all, mostly waiting for washes to dry.';
+      const figures: Record<string, Awaited<ReturnType<typeof cost>>> = {};
+      let projectId = '';
+      figures['Project create (title of 5 words)'] = await cost(async () => {
+        projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Harbor at dusk, watercolor study' } }, a))
+          .createProject.projectId;
+      });
+      figures['Project update (one title word changed)'] = await cost(() =>
+        server.request(UpdateProjectDocument, { projectId, expectedVersion: 1, input: { title: 'Harbor at dawn, watercolor study' } }, a),
+      );
+      let logId = '';
+      figures[`Log create (${rawText.split(' ').length}-word text, 3 materials)`] = await cost(async () => {
+        logId = dataOf(
+          await server.request(
+            CreateLogDocument,
+            { projectId, input: { rawText, materials: ['Ultramarine blue', 'Burnt sienna', 'Cold press paper'], timeSpentMinutes: 150 } },
+            a,
+          ),
+        ).createLog.logId;
+      });
+      figures['Log updateExtraction (one material added)'] = await cost(() =>
+        server.request(
+          UpdateLogExtractionDocument,
           {
             projectId,
-            input: {
-              type: 'IMAGE',
-              s3Key: 'tenants/search-a/harbor.jpg',
-              alt: 'The harbor at dawn, boats in a graded wash',
-              ocr: 'HARBOR STUDY No 3',
-            },
+            logId,
+            expectedVersion: 1,
+            input: { materials: ['Ultramarine blue', 'Burnt sienna', 'Cold press paper', 'Masking fluid'] },
           },
           a,
         ),
-      ).createAsset.assetId;
-    });
-    figures['Asset update (alt rewritten, 3 words changed)'] = await cost(() =>
-      server.request(
-        UpdateAssetDocument,
-        { projectId, assetId, expectedVersion: 1, input: { alt: 'The harbor at dusk, fishing boats in a glazed wash' } },
-        a,
-      ),
-    );
-    let inspirationId = '';
-    figures['Inspiration create (12-word text, 3 tags)'] = await cost(async () => {
-      inspirationId = dataOf(
-        await server.request(
-          CreateInspirationDocument,
-          {
-            input: {
-              type: 'TEXT',
-              text: 'Turner’s late harbor scenes: light dissolving the boats into the fog',
-              tags: ['turner', 'harbor', 'fog'],
+      );
+      let assetId = '';
+      figures['Asset create (alt of 9 words, OCR of 4)'] = await cost(async () => {
+        assetId = dataOf(
+          await server.request(
+            CreateAssetDocument,
+            {
+              projectId,
+              input: {
+                type: 'IMAGE',
+                s3Key: 'tenants/search-a/harbor.jpg',
+                alt: 'The harbor at dawn, boats in a graded wash',
+                ocr: 'HARBOR STUDY No 3',
+              },
             },
-          },
+            a,
+          ),
+        ).createAsset.assetId;
+      });
+      figures['Asset update (alt rewritten, 3 words changed)'] = await cost(() =>
+        server.request(
+          UpdateAssetDocument,
+          { projectId, assetId, expectedVersion: 1, input: { alt: 'The harbor at dusk, fishing boats in a glazed wash' } },
           a,
         ),
-      ).createInspiration.inspirationId;
+      );
+      let inspirationId = '';
+      figures['Inspiration create (12-word text, 3 tags)'] = await cost(async () => {
+        inspirationId = dataOf(
+          await server.request(
+            CreateInspirationDocument,
+            {
+              input: {
+                type: 'TEXT',
+                text: 'Turner’s late harbor scenes: light dissolving the boats into the fog',
+                tags: ['turner', 'harbor', 'fog'],
+              },
+            },
+            a,
+          ),
+        ).createInspiration.inspirationId;
+      });
+      figures['Inspiration update (one tag replaced)'] = await cost(() =>
+        server.request(UpdateInspirationDocument, { inspirationId, expectedVersion: 1, input: { tags: ['turner', 'harbor', 'mist'] } }, a),
+      );
+      figures['Asset delete'] = await cost(() => server.request(DeleteAssetDocument, { projectId, assetId }, a));
+      doc.middlewareStack.remove('searchCostProbe');
+      console.log(
+        `word index cost per write (items in the transaction, of them word items, average word item bytes, searchSlots bytes on the entity):\n${Object.entries(
+          figures,
+        )
+          .map(([what, f]) => `  ${what}: ${f.items} items, ${f.wordItems} word items, ${f.wordBytes} B each, slots ${f.slotsBytes} B`)
+          .join('\n')}`,
+      );
+      expect(figures['Project create (title of 5 words)'].wordItems).toBe(5);
+      expect(figures['Project update (one title word changed)'].wordItems).toBe(1);
+      expect(figures['Log updateExtraction (one material added)'].wordItems).toBe(2);
+      expect(figures['Inspiration update (one tag replaced)'].wordItems).toBe(1);
+      // The update added one word (fishing) to the 12: the delete removes all 13.
+      expect(figures['Asset create (alt of 9 words, OCR of 4)'].wordItems).toBe(12);
+      expect(figures['Asset delete'].wordItems).toBe(13);
+      // Every word item is far below the 1 KB of one write unit.
+      for (const f of Object.values(figures)) expect(f.wordBytes).toBeLessThan(1024);
     });
-    figures['Inspiration update (one tag replaced)'] = await cost(() =>
-      server.request(UpdateInspirationDocument, { inspirationId, expectedVersion: 1, input: { tags: ['turner', 'harbor', 'mist'] } }, a),
-    );
-    figures['Asset delete'] = await cost(() => server.request(DeleteAssetDocument, { projectId, assetId }, a));
-    doc.middlewareStack.remove('searchCostProbe');
-    console.log(
-      `word index cost per write (items in the transaction, of them word items, average word item bytes, searchSlots bytes on the entity):\n${Object.entries(
-        figures,
-      )
-        .map(([what, f]) => `  ${what}: ${f.items} items, ${f.wordItems} word items, ${f.wordBytes} B each, slots ${f.slotsBytes} B`)
-        .join('\n')}`,
-    );
-    expect(figures['Project create (title of 5 words)'].wordItems).toBe(5);
-    expect(figures['Project update (one title word changed)'].wordItems).toBe(1);
-    expect(figures['Log updateExtraction (one material added)'].wordItems).toBe(2);
-    expect(figures['Inspiration update (one tag replaced)'].wordItems).toBe(1);
-    // The update added one word (fishing) to the 12: the delete removes all 13.
-    expect(figures['Asset create (alt of 9 words, OCR of 4)'].wordItems).toBe(12);
-    expect(figures['Asset delete'].wordItems).toBe(13);
-    // Every word item is far below the 1 KB of one write unit.
-    for (const f of Object.values(figures)) expect(f.wordBytes).toBeLessThan(1024);
-  });
+  }
 });

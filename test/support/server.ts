@@ -79,6 +79,7 @@ export async function startTestServer(
     /**
      * The store it runs on: the run's DynamoDB Local, or a PostgreSQL of its own (see STORES). By
      * default DynamoDB, unless TEST_STORE=postgres, which runs any test file's servers on PostgreSQL.
+     * With `env.DATABASE_URL` it runs on that PostgreSQL instead of one of its own.
      */
     store?: StoreName;
   } = {},
@@ -104,7 +105,8 @@ export async function startTestServer(
     REQUEST_BUDGET_MS: '30000',
     // No change stream unless the test asks for one (see test/support/environment.ts).
     TABLE_STREAM: process.env.TABLE_STREAM ?? 'off',
-    ...(store === 'postgres' ? await startPostgresForServer() : {}),
+    // A PostgreSQL of its own, unless the test names one (a second instance on another's database).
+    ...(store === 'postgres' && !options.env?.DATABASE_URL ? await startPostgresForServer() : {}),
     ...options.env,
   });
   // A production server only checks its table: here the test makes it, as the deploy template would.

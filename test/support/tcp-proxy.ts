@@ -12,6 +12,11 @@ export interface TcpProxy {
    * calls (a server's background sweeps) may hang on it first.
    */
   stalled(containing?: string): Promise<void>;
+  /**
+   * While on, a new connection is closed at once, as by a service that refuses them; the
+   * connections already open pass as before.
+   */
+  refuse(on: boolean): void;
   /** What clients sent through the proxy so far, as text, a chunk an entry (a request's body is most often one). */
   sent: string[];
   stop(): Promise<void>;
@@ -25,9 +30,14 @@ export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy>
   const { hostname, port: targetPort } = new URL(target);
   const sockets = new Set<Socket>();
   let held = false;
+  let refusing = false;
   const waiters = new Set<{ containing?: string; resolve: () => void }>();
   const sent: string[] = [];
   const server: Server = createServer((client) => {
+    if (refusing) {
+      client.destroy();
+      return;
+    }
     const upstream = connect(Number(targetPort), hostname);
     for (const s of [client, upstream]) {
       sockets.add(s);
@@ -60,6 +70,9 @@ export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy>
     url,
     hold: () => {
       held = true;
+    },
+    refuse: (on: boolean) => {
+      refusing = on;
     },
     stalled: (containing?: string) => new Promise<void>((resolve) => waiters.add({ containing, resolve })),
     sent,

@@ -10,7 +10,8 @@ import {
 import { type Key, keySchemas, TTL_ATTRIBUTE } from '../dynamo/table';
 import type { Item } from '../dynamo/write';
 import type { QuerySpec } from '../store-api';
-import { type Column, type DerivedSchema, snake, type TableDef } from './schema';
+import { indexedWords } from '../words';
+import { type Column, type DerivedSchema, SEARCH_VECTOR, snake, type TableDef } from './schema';
 
 /*
  * Items and rows: which derived table an item of the store interface lives in (by its key, matched
@@ -172,6 +173,8 @@ export class EntityTable {
     });
     // A put without a version (an item that keeps none) takes the column's default.
     if (row.version == null) delete row.version;
+    // The words search finds it by, from the item written, so they never lag behind its text.
+    if (this.model.search) row[SEARCH_VECTOR] = tsvectorOf([...indexedWords(this.model.search, item).keys()]);
     return row;
   }
 
@@ -196,6 +199,14 @@ export class EntityTable {
     const key = this.model.key.keyFrom(tenantId, values);
     return { ...key, entityType: this.model.type, ...values, ...this.model.indexAttributes(tenantId, values) };
   }
+}
+
+/** A lexeme quoted as tsvector's and tsquery's input takes it: in single quotes, a quote or backslash doubled or escaped. */
+export const lexeme = (word: string) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+
+/** The tsvector input of `words`, taken as they are (already folded: no dictionary runs on them). */
+function tsvectorOf(words: readonly string[]): string {
+  return words.map(lexeme).join(' ');
 }
 
 /** A key's text for a column: a number read from its padded or labelled form (`v000002` → 2), any other value as it is. */

@@ -39,6 +39,9 @@ export const TENANT_POLICY = 'tenant_isolation';
  */
 export const CROSS_TENANT_SETTING = 'app.cross_tenant';
 
+/** The tsvector column of a searchable entity's table: the words search finds it by. */
+export const SEARCH_VECTOR = 'search_vector';
+
 /** The name of the policy that CROSS_TENANT_SETTING opens. */
 export const CROSS_TENANT_POLICY = 'cross_tenant_read';
 
@@ -57,6 +60,8 @@ export interface IndexDef {
   unique?: boolean;
   /** The WHERE of a partial index, or undefined for an index of every row. */
   where?: string;
+  /** A GIN index (the text's tsvector) rather than a B-tree. */
+  gin?: boolean;
 }
 
 export interface ForeignKeyDef {
@@ -193,6 +198,8 @@ function columnsOf(model: AnyModel, key: readonly string[]): Column[] {
   // What the model derives onto an item and later writes compare against: the word slots of a
   // searchable entity (its word rows change by them) and what an item has counted against its quota.
   if (model.search) add({ name: 'search_slots', type: 'text[]', notNull: false });
+  // The words of its searchable attributes, as the store writes them with every row (items.ts), for search.
+  if (model.search) add({ name: SEARCH_VECTOR, type: 'tsvector', notNull: false });
   if (model.quota) add({ name: 'quota_counted', type: 'bigint', notNull: false });
   return [...columns.values()];
 }
@@ -239,6 +246,10 @@ export function deriveSchema(models: Readonly<Record<string, AnyModel>>, roles: 
     const columns = columnsOf(model, key);
     const columnNames = new Set(columns.map((c) => c.name));
     const indexes = Object.entries(model.indexes).flatMap(([indexName, declared]) => indexOf(name, indexName, declared, columnNames) ?? []);
+    // A GIN index of the tsvector (not of tenant_id, which GIN cannot hold without the btree_gin
+    // extension). Under row-level security the server's role cannot use it while `@@` is not marked
+    // leakproof: it then reads the tenant's rows and tests each (docs/postgres.md says what it costs).
+    if (model.search) indexes.push({ name: checkedName(`${name}_${SEARCH_VECTOR}`), columns: [SEARCH_VECTOR], gin: true });
     return { entity, name, columns, primaryKey: ['tenant_id', ...key.map(snake)], indexes, foreignKeys: [] };
   });
   const byEntity = new Map(tables.map((table) => [table.entity, table]));
@@ -348,7 +359,7 @@ export function schemaSql(derived: DerivedSchema): string[] {
     for (const column of table.columns) out.push(`ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS ${columnSql(column)}`);
     for (const index of table.indexes) {
       out.push(
-        `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(index.name)} ON ${name} (${list(index.columns)})${index.where ? ` WHERE ${index.where}` : ''}`,
+        `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(index.name)} ON ${name}${index.gin ? ' USING gin' : ''} (${list(index.columns)})${index.where ? ` WHERE ${index.where}` : ''}`,
       );
     }
     // FORCE: the owner is bound too, so no query of any role but a superuser's reads across tenants.

@@ -15,6 +15,8 @@ import { PgStore } from './store';
 /** What the server holds of its PostgreSQL. */
 export interface Postgres {
   store: PgStore;
+  /** What the event bus through LISTEN/NOTIFY takes (see createEventBus): the pool it notifies on, the URL it listens with, the schema. */
+  bus: { url: string; pool: Pool; schema: string };
   /**
    * Applies the derived schema with the owner's connection (DATABASE_OWNER_URL) and resolves
    * 'applied'; without one, checks the database against it and resolves 'verified', or throws naming
@@ -47,6 +49,7 @@ export function openPostgres(
   const store = new PgStore(pool, new EntityTables(models, derived), derived.roles.schema, cursors, options.now);
   return {
     store,
+    bus: { url: settings.url, pool, schema: derived.roles.schema },
     async ready() {
       if (settings.ownerUrl) {
         const owner = new Client({ connectionString: settings.ownerUrl, connectionTimeoutMillis: options.poolWaitMs });

@@ -3,14 +3,14 @@ import { AppError, ErrorCode } from '../../errors';
 import type { CursorCodec } from '../cursor';
 import { lazyCursor, Page, type PageRequest, pageShape } from '../dynamo/page';
 import { keySchemas, TTL_ATTRIBUTE, type Key } from '../dynamo/table';
-import { tenantOfPk } from '../dynamo/entity';
+import { type AnyModel, tenantOfPk } from '../dynamo/entity';
 import { isRecord } from '../../guards';
 import { type Item, keyedItem, OUTBOX_ENTRY, type Write } from '../dynamo/write';
 import { listPage, mergedPage, queryFingerprint } from '../pages';
 import { keyString, type OrderedList, type Projection, type QuerySpec, type StoreApi, type TransactOutcome } from '../store-api';
 import { withCrossTenantRead, withTenant } from './apply';
-import type { EntityTable, EntityTables, Field, TableQuery } from './items';
-import { OUTBOX_TABLE } from './schema';
+import { type EntityTable, type EntityTables, type Field, lexeme, type TableQuery } from './items';
+import { OUTBOX_TABLE, SEARCH_VECTOR } from './schema';
 
 /*
  * The store on PostgreSQL: the store interface over the tables derived from the entity
@@ -72,6 +72,9 @@ interface Routed {
 }
 
 export class PgStore implements StoreApi {
+  /** Search reads the tables' tsvector column (searchByWord); no word items are written. */
+  readonly indexesText = true;
+
   constructor(
     private readonly pool: Pool,
     private readonly tables: EntityTables,
@@ -131,6 +134,36 @@ export class PgStore implements StoreApi {
       ...values,
     ]);
     return out.rows[0] ? table.itemOf(out.rows[0]) : undefined;
+  }
+
+  /**
+   * The items of `models` of `tenantId` with a word that starts with `word`: each table read by its
+   * tsvector (`@@ 'word':*`) in one transaction, with how many of each row's words start with it, at
+   * most `limit` + 1 rows a table. BAD_USER_INPUT when more than `limit` words of them all start
+   * with it: the bound the word items' query has on DynamoDB. The tsvector's GIN index serves it only
+   * where `@@` is marked leakproof; otherwise row-level security has PostgreSQL read the tenant's
+   * rows and test each (docs/postgres.md).
+   */
+  async searchByWord(tenantId: string, models: readonly AnyModel[], word: string, limit: number): Promise<Item[]> {
+    const tables = this.tables.tables.filter((table) => table.model.search && models.includes(table.model));
+    const rows = await this.inTenant(tenantId, async (client) => {
+      const found: { table: EntityTable; row: Record<string, unknown> }[] = [];
+      let words = 0;
+      for (const table of tables) {
+        const out = await client.query(
+          `SELECT t.*, (SELECT count(*) FROM unnest(t.${ident(SEARCH_VECTOR)}) AS w WHERE starts_with(w.lexeme, $2)) AS leading_words
+           FROM ${this.q(table)} AS t WHERE t.tenant_id = $1 AND t.${ident(SEARCH_VECTOR)} @@ $3::tsquery LIMIT $4`,
+          [tenantId, word, `${lexeme(word)}:*`, limit + 1],
+        );
+        for (const row of out.rows) {
+          words += Number(row.leading_words);
+          found.push({ table, row });
+        }
+        if (words > limit) throw new AppError(ErrorCode.BAD_USER_INPUT, `More than ${limit} words start with "${word}".`);
+      }
+      return found;
+    });
+    return rows.flatMap(({ table, row }) => this.live(table.itemOf(row)) ?? []);
   }
 
   async get(key: Key): Promise<Item | null> {
