@@ -1,4 +1,4 @@
-import { JOB_STATES, type ReuseSourceItem, STEP_STATES } from '../common/entities';
+import { type EntityItem, JOB_STATES, STEP_STATES } from '../common/entities';
 import { enumObject } from '../infra/dynamo/entity';
 import type { AttemptError } from './job.attempts';
 
@@ -97,36 +97,14 @@ export interface JobState {
   finishedAt?: string | null;
 }
 
-/** One attempt of one step. */
-export interface StepState {
-  name: string;
-  order: number;
-  attempt: number;
-  status: StepStatus;
-  progress: number;
-  artifacts?: string[];
-  metrics?: Record<string, unknown>;
-  outputs?: Record<string, unknown>;
-  error?: JobError | null;
-  approvedBy?: string;
-  decidedAt?: string;
-  startedAt?: string;
-  finishedAt?: string;
-  updatedAt?: string;
-  /** Who holds the attempt, and until when without a report (its lease). */
-  worker?: string;
-  leaseExpiresAt?: string;
-  /** The completed step whose stored outputs this attempt took (job.reuse.ts). */
-  reusedFrom?: ReuseSourceItem;
-  /** When a running attempt's time is up (its stage's attempt timeout), whatever its renewals. */
-  timesOutAt?: string;
-  /** When a waiting attempt may start, after its stage's retry backoff. */
-  waitsUntil?: string;
-  /** The running attempt was claimed by a pool worker (it counts in its tenant's pool load). */
-  pooled?: boolean;
-  /** How many earlier attempts their workers handed back: not counted against the job's maxAttempts (countedAttempts). */
-  handedBack?: number;
-}
+/**
+ * One attempt of one step, as the decisions see it: the declared Step's values (entities.ts), less
+ * what its stored row adds (its key, its job's id and kind, the index flag derived at each write).
+ */
+export type StepState = Omit<
+  EntityItem<'Step'>,
+  'PK' | 'SK' | 'entityType' | 'expiresAt' | 'searchSlots' | 'quotaCounted' | 'jobId' | 'kind' | 'current' | 'updatedAt'
+> & { updatedAt?: string };
 
 /**
  * A worker's action on a step. `leaseUntil` is when the worker's hold on the step runs out unless

@@ -93,32 +93,21 @@ function itemSnapshot(item: WorkItemItem): Record<string, unknown> {
   };
 }
 
-/** The step fields of a stored step attempt, without its key and index attributes. */
+/**
+ * The names of a step attempt's own fields (StepState), from the declaration: the Step's declared
+ * attributes and its status, less its job's kind and the index flag that each write derives.
+ */
+const STEP_FIELDS: ReadonlySet<string> = new Set(
+  [...Object.keys(entities.Step.attributes), 'status'].filter((name) => name !== 'kind' && name !== 'current'),
+);
+
+/** The step fields of a stored step attempt (STEP_FIELDS), without its key, its job's, what the server adds or the index attributes. */
 export function stepStateOf(item: StepState): StepState {
-  const { name, order, attempt, status, progress, artifacts, metrics, outputs, error, approvedBy, decidedAt, startedAt, finishedAt } = item;
-  const { worker, leaseExpiresAt, reusedFrom, timesOutAt, waitsUntil, pooled, handedBack } = item;
-  return {
-    name,
-    order,
-    attempt,
-    status,
-    progress,
-    artifacts,
-    metrics,
-    outputs,
-    error,
-    approvedBy,
-    decidedAt,
-    startedAt,
-    finishedAt,
-    worker,
-    leaseExpiresAt,
-    reusedFrom,
-    timesOutAt,
-    waitsUntil,
-    pooled,
-    handedBack,
-  };
+  const { name, order, attempt, status, progress } = item;
+  return Object.assign(
+    { name, order, attempt, status, progress },
+    Object.fromEntries(Object.entries(item).filter(([key]) => STEP_FIELDS.has(key))),
+  );
 }
 
 /** What a step's write needs to know of its job (to say whether the step can be claimed). */
