@@ -178,23 +178,15 @@ export async function rawConnection(url: string, token: string, options: WebSock
   return socket;
 }
 
-/**
- * Polls `read` until `accept` holds, or fails with the last value after `timeoutMs`. Between two
- * reads it pauses 10 ms, or as long as the last read took when that was longer (at most 100 ms): a
- * read of the process's own state is asked again at once, while a read that is a request (a
- * GraphQL query, /metrics, a browser's page) keeps the server busy half the time at most, not all
- * of it, on cores that the other test files share. It sees the condition at most one read later.
- */
+/** Polls `read` until `accept` holds, or fails with the last value after `timeoutMs`. */
 export async function eventually<T>(read: () => T | Promise<T>, accept: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
   timeoutMs = Math.max(timeoutMs, WAIT_FLOOR_MS);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const asked = performance.now();
     const value = await read();
     if (accept(value)) return value;
     if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(value)} after ${timeoutMs} ms`);
-    const took = performance.now() - asked;
-    await new Promise((r) => setTimeout(r, Math.min(100, Math.max(10, took))));
+    await new Promise((r) => setTimeout(r, 10));
   }
 }
 
