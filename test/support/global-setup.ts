@@ -1,5 +1,6 @@
 import type { Config } from '@jest/types';
 import { startDynamoDbLocal } from '../../src/infra/dynamo/embedded';
+import { startPostgresBroker } from './postgres';
 import { startTurnServer } from './turns';
 
 /**
@@ -24,13 +25,20 @@ const WORKER_REGIONS = [
  * worker (test/support/environment.ts gives each worker its region, by JEST_WORKER_ID), so two files that
  * run at the same time never share a database; one java process compiles DynamoDB Local's hot code
  * once for all of them. Each test file makes its own tables. It also starts the turn server
- * (test/support/turns.ts) that keeps an `@alone` file from running beside another.
+ * (test/support/turns.ts) that keeps an `@alone` file from running beside another, and the broker
+ * of the run's PostgreSQL (test/support/postgres.ts), which starts one cluster when a test first
+ * runs a server on PostgreSQL, a database for each such server.
  */
 export default async function globalSetup(globalConfig: Config.GlobalConfig): Promise<void> {
   const workers = Math.max(1, globalConfig.maxWorkers);
-  const [turns, dynamo] = await Promise.all([startTurnServer(), startDynamoDbLocal({ dataPath: null, databasePerRegion: true })]);
+  const [turns, postgres, dynamo] = await Promise.all([
+    startTurnServer(),
+    startPostgresBroker(),
+    startDynamoDbLocal({ dataPath: null, databasePerRegion: true }),
+  ]);
   process.env.TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.TEST_DYNAMODB_REGIONS = Array.from({ length: workers }, (_, n) => WORKER_REGIONS[n % WORKER_REGIONS.length]).join(' ');
   process.env.TEST_TURNS_PORT = String(turns.port);
-  Object.assign(globalThis, { __dynamo__: dynamo, __turns__: turns });
+  process.env.TEST_POSTGRES_BROKER_PORT = String(postgres.port);
+  Object.assign(globalThis, { __dynamo__: dynamo, __turns__: turns, __postgres__: postgres });
 }

@@ -46,7 +46,9 @@ export interface OwnDynamo {
 export async function startOwnDynamo(): Promise<OwnDynamo> {
   const dataPath = mkdtempSync(join(tmpdir(), 'artissist-outage-'));
   // Unsupervised: the test kills and restarts it itself, and an automatic restart would end its outage early.
-  const embedded: EmbeddedDynamo = await startDynamoDbLocal({ dataPath, supervise: false });
+  // The quick compiler alone (quickStart), as the development server's: a test's own DynamoDB Local
+  // serves a few hundred requests, and the optimizing compiler's start cost more CPU than it saved.
+  const embedded: EmbeddedDynamo = await startDynamoDbLocal({ dataPath, supervise: false, quickStart: true });
   let java = javaPidOf(embedded.pid);
   // The exact command line, so a restart listens on the same port with the same data.
   const argv = readFileSync(`/proc/${java}/cmdline`, 'utf8').split('\0').filter(Boolean);

@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, escapeIdentifier } from 'pg';
@@ -59,19 +60,44 @@ function serverUser(): { uid: number; gid: number } | undefined {
   return { uid: Number(uid ?? 65534), gid: Number(gid ?? 65534) };
 }
 
+/** A PostgreSQL cluster launchPostgres started, and its stop. */
+interface LaunchedPostgres {
+  port: number;
+  superuser: string;
+  password: string;
+  /** Stops the server (fast shutdown) and removes its folder; resolves once both are done. */
+  stop(): Promise<void>;
+}
+
 /**
  * Starts a throwaway PostgreSQL cluster from the machine's binaries: initdb in a new temporary
  * folder, then `postgres` on a free 127.0.0.1 port (no Unix socket, no fsync), as `nobody` when
- * the tests run as root. The superuser logs in with a random password (scram-sha-256; no trust
- * login, so roles are really checked). Registered with the fixture registry, which stops the
- * server (fast shutdown) and removes the folder after the file, block or test that started it.
- * Throws when the binaries are missing or the server does not answer within 30 s, with its output.
+ * the tests run as root, taking up to `maxConnections` sessions. The superuser logs in with a
+ * random password (scram-sha-256; no trust login, so roles are really checked). Not registered with
+ * the fixture registry (globalSetup starts one for the run, where there is none): the caller stops
+ * it. Throws, having removed what it made, when the binaries are missing or the server does not
+ * answer within 30 s, with its output.
  */
-export async function startPostgres(): Promise<PostgresServer> {
+async function launchPostgres(maxConnections = 100): Promise<LaunchedPostgres> {
   const bin = binDir();
   const user = serverUser();
   const root = mkdtempSync(join(tmpdir(), 'postgres-'));
-  registerFixture(`folder ${root}`, () => rmSync(root, { recursive: true, force: true }));
+  const removeFolder = () => rmSync(root, { recursive: true, force: true });
+  try {
+    return await launchIn(bin, user, root, maxConnections, removeFolder);
+  } catch (error) {
+    removeFolder();
+    throw error;
+  }
+}
+
+async function launchIn(
+  bin: string,
+  user: { uid: number; gid: number } | undefined,
+  root: string,
+  maxConnections: number,
+  removeFolder: () => void,
+): Promise<LaunchedPostgres> {
   const data = join(root, 'data');
   mkdirSync(data, { mode: 0o700 });
   const superuser = 'postgres';
@@ -116,6 +142,8 @@ export async function startPostgres(): Promise<PostgresServer> {
       'synchronous_commit=off',
       '-c',
       'full_page_writes=off',
+      '-c',
+      `max_connections=${maxConnections}`,
     ],
     { ...as, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -134,18 +162,11 @@ export async function startPostgres(): Promise<PostgresServer> {
       resolve();
     });
   });
-  registerFixture(`postgres :${port}`, async () => {
+  const stop = async () => {
     // SIGINT is PostgreSQL's fast shutdown: it ends the sessions and stops without waiting for them.
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
     await exited;
-  });
-
-  const open = async (login: string, secret: string, database = 'postgres') => {
-    // No 'error' listener: the registry ends clients before the server (later registrations
-    // first), so an idle client's error means the server died under the test, which should be loud.
-    const client = new Client({ host: '127.0.0.1', port, user: login, password: secret, database });
-    await client.connect();
-    return client;
+    removeFolder();
   };
   let timer: NodeJS.Timeout | undefined;
   const started = await Promise.race([
@@ -154,30 +175,173 @@ export async function startPostgres(): Promise<PostgresServer> {
     new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 30_000))),
   ]);
   clearTimeout(timer);
-  if (started !== 'ready')
+  if (started !== 'ready') {
+    await stop();
     throw new Error(`PostgreSQL did not start on port ${port} (${started === 'late' ? 'not within 30 s' : 'it exited'}):\n${output}`);
+  }
+  return { port, superuser, password, stop };
+}
+
+/**
+ * Starts a throwaway PostgreSQL cluster of its own (launchPostgres), registered with the fixture
+ * registry, which stops the server (fast shutdown) and removes its folder after the file, block or
+ * test that started it: for a test of the cluster itself (its schema, roles and rights). Throws
+ * when the binaries are missing or the server does not answer within 30 s, with its output.
+ */
+export async function startPostgres(): Promise<PostgresServer> {
+  const { port, superuser, password, stop } = await launchPostgres();
+  registerFixture(`postgres :${port}`, stop);
   return {
     port,
     superuser,
     password,
-    async connect(login, secret, database) {
-      return fixture(`postgres client ${login}`, await open(login, secret, database), (client) => client.end());
+    async connect(login, secret, database = 'postgres') {
+      // No 'error' listener: the registry ends clients before the server (later registrations
+      // first), so an idle client's error means the server died under the test, which should be loud.
+      const client = new Client({ host: '127.0.0.1', port, user: login, password: secret, database });
+      await client.connect();
+      return fixture(`postgres client ${login}`, client, (c) => c.end());
     },
   };
 }
 
+/** What a server on the run's PostgreSQL needs of it: where it is, and its superuser's and roles' passwords. */
+interface SharedCluster {
+  port: number;
+  superuser: string;
+  password: string;
+  /** The passwords of DEFAULT_ROLES' owner and app roles, made once for the cluster. */
+  owner: string;
+  app: string;
+}
+
+export interface PostgresBroker {
+  port: number;
+  /** Stops the cluster, if one was started, and stops listening. */
+  close(): Promise<void>;
+}
+
 /**
- * A new PostgreSQL (startPostgres) with the roles of docs/postgres.md made on its `postgres`
- * database, and the settings a server takes to run on it: DATABASE_URL as the server's role, bound by
- * row-level security, and DATABASE_OWNER_URL as the schema's owner, with which it applies the schema.
+ * The run's PostgreSQL, started on demand: globalSetup starts this broker (a socket on 127.0.0.1 in
+ * jest's own process), and the first test server that runs on PostgreSQL asks it, which starts one
+ * cluster (launchPostgres) with the roles of docs/postgres.md; every later ask gets the same one.
+ * A run without PostgreSQL cases starts none. Each asker reads one line of JSON (SharedCluster),
+ * or `{"error": …}` when the cluster could not start.
+ *
+ * One cluster for the run instead of one for each server: an initdb and a server start cost about
+ * two CPU-seconds, and the suite started some twenty. Each server still gets a database of its own
+ * (startPostgresForServer), so no server sees another's rows, and two files never share one.
+ */
+export function startPostgresBroker(): Promise<PostgresBroker> {
+  let cluster: Promise<{ launched: LaunchedPostgres; shared: SharedCluster }> | undefined;
+  const ensure = () =>
+    (cluster ??= (async () => {
+      // Three files at a time, each with up to three servers and their pools and listeners.
+      const launched = await launchPostgres(400);
+      const admin = new Client({ host: '127.0.0.1', port: launched.port, user: launched.superuser, password: launched.password });
+      try {
+        await admin.connect();
+        const passwords = { owner: randomBytes(9).toString('hex'), app: randomBytes(9).toString('hex') };
+        await createRoles(admin, DEFAULT_ROLES, passwords, 'postgres');
+        return { launched, shared: { port: launched.port, superuser: launched.superuser, password: launched.password, ...passwords } };
+      } catch (error) {
+        await launched.stop();
+        throw error;
+      } finally {
+        await admin.end();
+      }
+    })());
+  const server = createServer((socket) => {
+    socket.on('error', () => {
+      // The asker went away (its file failed or ended): nothing is owed to it.
+    });
+    ensure().then(
+      ({ shared }) => socket.end(`${JSON.stringify(shared)}\n`),
+      (error: Error) => socket.end(`${JSON.stringify({ error: error.message })}\n`),
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      if (address === null || typeof address === 'string') {
+        reject(new Error('the PostgreSQL broker has no TCP address'));
+        return;
+      }
+      resolve({
+        port: address.port,
+        async close() {
+          await new Promise<void>((done) => server.close(() => done()));
+          // A cluster that failed to start has nothing to stop.
+          const started = await cluster?.catch(() => undefined);
+          await started?.launched.stop();
+        },
+      });
+    });
+  });
+}
+
+/** Asks the broker on `port` for the run's cluster; rejects with the broker's error, or if it cannot be reached. */
+function askBroker(port: number): Promise<SharedCluster> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.once('error', reject);
+    socket.once('close', () => {
+      try {
+        const parsed = JSON.parse(answer) as SharedCluster | { error: string };
+        if ('error' in parsed) reject(new Error(`The run's PostgreSQL did not start: ${parsed.error}`));
+        else resolve(parsed);
+      } catch {
+        reject(new Error(`The PostgreSQL broker answered: ${JSON.stringify(answer)}`));
+      }
+    });
+  });
+}
+
+/**
+ * A new database in the run's PostgreSQL (started on the first ask, see startPostgresBroker), or in
+ * a cluster of its own when the tests run without jest's globalSetup, with the settings a server
+ * takes to run on it: DATABASE_URL as the server's role, bound by row-level security, and
+ * DATABASE_OWNER_URL as the schema's owner, with which it applies the schema. The owner may create
+ * in that database only; the database is dropped (its sessions ended) after the test, block or file
+ * that asked for it, which comes after the server's own stop (registered later, disposed first).
  */
 export async function startPostgresForServer(): Promise<{ DATABASE_URL: string; DATABASE_OWNER_URL: string }> {
-  const pg = await startPostgres();
-  const admin = await pg.connect(pg.superuser, pg.password);
-  const passwords = { owner: randomBytes(9).toString('hex'), app: randomBytes(9).toString('hex') };
-  await createRoles(admin, DEFAULT_ROLES, passwords, 'postgres');
-  const url = (user: string, password: string) => `postgres://${user}:${password}@127.0.0.1:${pg.port}/postgres`;
-  return { DATABASE_URL: url(DEFAULT_ROLES.app, passwords.app), DATABASE_OWNER_URL: url(DEFAULT_ROLES.owner, passwords.owner) };
+  const brokerPort = Number(process.env.TEST_POSTGRES_BROKER_PORT);
+  let cluster: SharedCluster;
+  if (brokerPort > 0) cluster = await askBroker(brokerPort);
+  else {
+    const own = await startPostgres();
+    const admin = await own.connect(own.superuser, own.password);
+    const passwords = { owner: randomBytes(9).toString('hex'), app: randomBytes(9).toString('hex') };
+    await createRoles(admin, DEFAULT_ROLES, passwords, 'postgres');
+    cluster = { port: own.port, superuser: own.superuser, password: own.password, ...passwords };
+  }
+  const database = `s_${randomBytes(6).toString('hex')}`;
+  const admin = () => new Client({ host: '127.0.0.1', port: cluster.port, user: cluster.superuser, password: cluster.password });
+  const create = admin();
+  await create.connect();
+  try {
+    await create.query(`CREATE DATABASE ${escapeIdentifier(database)}`);
+    registerFixture(`postgres database ${database}`, async () => {
+      const drop = admin();
+      await drop.connect();
+      try {
+        await drop.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(database)} WITH (FORCE)`);
+      } finally {
+        await drop.end();
+      }
+    });
+    await create.query(`GRANT CREATE, CONNECT ON DATABASE ${escapeIdentifier(database)} TO ${escapeIdentifier(DEFAULT_ROLES.owner)}`);
+    await create.query(`GRANT CONNECT ON DATABASE ${escapeIdentifier(database)} TO ${escapeIdentifier(DEFAULT_ROLES.app)}`);
+  } finally {
+    await create.end();
+  }
+  const url = (user: string, password: string) => `postgres://${user}:${password}@127.0.0.1:${cluster.port}/${database}`;
+  return { DATABASE_URL: url(DEFAULT_ROLES.app, cluster.app), DATABASE_OWNER_URL: url(DEFAULT_ROLES.owner, cluster.owner) };
 }
 
 /**
