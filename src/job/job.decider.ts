@@ -262,7 +262,7 @@ class StepDecision<K extends JobAction['kind']> {
     const { job, next, ctx } = this;
     next.completedSteps = job.completedSteps + 1;
     const following = job.plan.filter((p) => p.order > done.order).sort((a, b) => a.order - b.order)[0];
-    next.error = null;
+    next.error = undefined;
     if (following) {
       next.status = JobStatus.RUNNING;
       next.currentStep = following.name;
@@ -271,7 +271,7 @@ class StepDecision<K extends JobAction['kind']> {
       return reached ? [done, reached] : [done];
     }
     next.status = JobStatus.COMPLETED;
-    next.currentStep = null;
+    next.currentStep = undefined;
     next.progress = 1;
     next.finishedAt = ctx.now;
     return [done];
@@ -413,8 +413,8 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
       status: JobStatus.RUNNING,
       attempts: { ...d.job.attempts, [failed.name]: attempt },
       failedSteps: Math.max(0, d.job.failedSteps - 1),
-      finishedAt: null,
-      error: null,
+      finishedAt: undefined,
+      error: undefined,
     });
     return { job: d.next, steps: [retry], step: retry, type: JobEventType.JOB_RETRIED };
   },
@@ -434,24 +434,6 @@ export function decide(job: JobState, steps: ReadonlyMap<string, StepState>, act
 function handle<K extends JobAction['kind']>(kind: K, d: StepDecision<K>): Outcome {
   const handler: (d: StepDecision<K>) => Outcome = STEP_HANDLERS[kind];
   return handler(d);
-}
-
-/** A stored job's state, as the machine decides on it. */
-export function stateOf(item: EntityItem<'Job'>): JobState {
-  const { status, plan, attempts, currentStep, progress, completedSteps, failedSteps, maxAttempts, error, startedAt, finishedAt } = item;
-  return {
-    status,
-    plan,
-    attempts,
-    currentStep: currentStep ?? null,
-    progress,
-    completedSteps,
-    failedSteps,
-    maxAttempts,
-    error,
-    startedAt,
-    finishedAt,
-  };
 }
 
 /**
@@ -823,7 +805,7 @@ export function decideStep(
   const jobId = group.job.jobId;
   // The named step's stage declares how long its attempts run and how long a failed one waits.
   const stage = 'step' in action ? action.step : (group.job.currentStep ?? '');
-  const outcome = decide(stateOf(group.job), group.steps, action, { now: group.at, actor, jobId, policy: stepPolicyOf(group.job, stage) });
+  const outcome = decide(group.job, group.steps, action, { now: group.at, actor, jobId, policy: stepPolicyOf(group.job, stage) });
   const steps = outcome.steps.map((step) => {
     const held = options.pooled === true && step.status === StepStatus.RUNNING && step.startedAt === group.at;
     return { ...step, ...(held ? { pooled: true } : {}), jobId };
@@ -864,7 +846,7 @@ export function reuseStep(group: JobGroup, stage: string, actor: string): JobGro
   const record = group.reuseRecords.get(contentKey(job, stage));
   if (!liveRecord(record, group.at)) return group;
   const ctx = { now: group.at, actor, jobId: job.jobId };
-  const started = decide(stateOf(job), group.steps, { kind: 'start', step: stage }, ctx);
+  const started = decide(job, group.steps, { kind: 'start', step: stage }, ctx);
   const steps = new Map<string, StepState>(group.steps);
   for (const s of started.steps) steps.set(s.name, s);
   const produced = { artifacts: record.artifacts ?? [], metrics: record.metrics, outputs: record.outputs };
@@ -938,7 +920,7 @@ function settleStage(group: JobGroup, stage: string, actor: string): JobGroup {
       retryCount: step.attempt - 1,
     };
     const failed = { ...step, status: StepStatus.FAILED, error, finishedAt: group.at };
-    const expiresAt = jobFields({ ...stateOf(job), status: JobStatus.FAILED }, group.at).expiresAt;
+    const expiresAt = jobFields({ ...job, status: JobStatus.FAILED }, group.at).expiresAt;
     return group.record({
       actor,
       type: JobEventType.STEP_FAILED,

@@ -81,21 +81,24 @@ export interface PlannedStep {
   order: number;
 }
 
-/** The part of a job that transitions decide on and change. */
-export interface JobState {
-  status: JobStatus;
-  plan: PlannedStep[];
-  /** The current attempt of each planned step. */
-  attempts: Record<string, number>;
-  currentStep: string | null;
-  progress: number;
-  completedSteps: number;
-  failedSteps: number;
-  maxAttempts: number;
-  error?: JobError | null;
-  startedAt?: string | null;
-  finishedAt?: string | null;
-}
+/**
+ * The part of a job the step decisions read and change: the declared Job's fields (entities.ts),
+ * by name. A stored job is one; a field a decision clears is undefined.
+ */
+export type JobState = Pick<
+  EntityItem<'Job'>,
+  | 'status'
+  | 'plan'
+  | 'attempts'
+  | 'currentStep'
+  | 'progress'
+  | 'completedSteps'
+  | 'failedSteps'
+  | 'maxAttempts'
+  | 'error'
+  | 'startedAt'
+  | 'finishedAt'
+>;
 
 /**
  * One attempt of one step, as the decisions see it: the declared Step's values (entities.ts), less

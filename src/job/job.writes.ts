@@ -218,16 +218,9 @@ export function eventWrites(
   return writes;
 }
 
-/** The machine's job fields as the stored item holds them (a cleared field is left out; a finished job expires). */
+/** The machine's job fields as the stored item holds them: a finished job expires. */
 export function jobFields(next: JobState, at: string): Partial<JobItem> {
-  return {
-    ...next,
-    currentStep: next.currentStep ?? undefined,
-    error: next.error ?? undefined,
-    startedAt: next.startedAt ?? undefined,
-    finishedAt: next.finishedAt ?? undefined,
-    expiresAt: TERMINAL.has(next.status) ? Math.floor(Date.parse(at) / 1000) + FINISHED_JOB_TTL_DAYS * 86_400 : undefined,
-  };
+  return { ...next, expiresAt: TERMINAL.has(next.status) ? Math.floor(Date.parse(at) / 1000) + FINISHED_JOB_TTL_DAYS * 86_400 : undefined };
 }
 
 /**
