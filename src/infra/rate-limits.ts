@@ -39,13 +39,14 @@ const WINDOW_SECONDS = 1;
  * draws on the same count), in this process otherwise. The draws of one budget's owner made in one
  * turn of the event loop are one call, of their summed cost (takeTurn): a burst of subscribes
  * after a deploy, each of which draws on its tenant's and its user's budgets, costs a few calls a
- * turn instead of three each, and admits exactly what calls one at a time would have. When Redis does not answer, each instance
- * falls back to a count of its own (the library's insurance limiter), so an outage of Redis
- * loosens the budgets to one per instance instead of refusing or stalling every request; the
- * connection's failures reach the outage log like the event bus's. On a Redis Cluster
- * (`redis+cluster://…`) the same: each draw is one script on one key (the budget's and its
- * owner's, `artissist:rate:<budget>:<key>`), and a reward the same script with a negative count, so
- * every call of one budget's owner goes to the one slot of its key, which the cluster client finds.
+ * turn instead of three each, and admits exactly what calls one at a time would have. When Redis
+ * does not answer, each instance falls back to a count of its own (the library's insurance
+ * limiter), so an outage of Redis loosens the budgets to one per instance instead of refusing or
+ * stalling every request; the connection's failures reach the outage log like the event bus's. On
+ * a Redis Cluster (`redis+cluster://…`) the same: each call is one script on one key (the
+ * budget's and its owner's, `artissist:rate:<budget>:<key>`), and a reward the same script with a
+ * negative count, so every call of one budget's owner goes to the one slot of its key, which the
+ * cluster client finds.
  */
 export class RateBudgets {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
@@ -148,9 +149,9 @@ export class RateBudgets {
    * Takes one owner's draws of one turn as one consume of their summed cost, then hands each its
    * answer as if each had been consumed alone, in the order they were drawn: the count before the
    * call is the count after it less the sum, and a draw is within the budget when that count plus
-   * its own cost and those before it is. One consume of n points is one atomic INCRBY in Redis, so
-   * the outcome is exactly that of n consumes one after another with no other instance's draw
-   * between them: the budget holds across instances as before, with no error, and a refused draw
+   * its own cost and those before it is. One consume of their sum is one atomic INCRBY in Redis, so
+   * the outcome is exactly that of the draws consumed one after another with no other instance's
+   * draw between them: the budget holds across instances as before, with no error, and a refused draw
    * counts in the window as one consumed alone does (the library counts it too). Never rejects; a
    * throw of the library other than a refusal rejects every draw of the turn.
    */
