@@ -101,8 +101,8 @@ function liveShared(options: LiveOptions): LiveShared {
  * long as it is subscribed, and thousands of them wait on a busy topic.
  */
 abstract class StreamSubscription<E> implements ReplayOptions<E> {
-  /** Where the stream stands, given by `started` once the head is read (see Live.open). */
-  readonly start: Promise<StreamStart>;
+  /** Where the stream stands, given by `started` once the head is read (see Live.open); until the stream takes it. */
+  private start: Promise<StreamStart> | undefined;
   private begin: ((start: StreamStart) => void) | undefined;
   protected readonly store: Scope['store'];
   protected readonly reads: Scope['shared'];
@@ -138,6 +138,14 @@ abstract class StreamSubscription<E> implements ReplayOptions<E> {
 
   live(push: (payload: object) => void) {
     return this.env.bus.listen(this.topic, push);
+  }
+
+  /** Where the stream stands (see ReplayOptions.takeStart); throws when it was taken already, a fault of the caller. */
+  takeStart(): Promise<StreamStart> {
+    const { start } = this;
+    if (!start) throw new Error(`The start of the stream ${this.topic} was taken twice.`);
+    this.start = undefined;
+    return start;
   }
 
   /** Settles `start`: the stream goes on from there. */

@@ -1,4 +1,4 @@
-import { type DirectConsumer, HAND_OVER, type HandsOver, PARKED, type Parked } from '../infra/handover';
+import { type DirectConsumer, HAND_OVER, type HandsOver, PARKED, type Parked, type Puller } from '../infra/handover';
 import { CATCH_UP, type Listening } from '../infra/pubsub';
 
 /**
@@ -37,9 +37,11 @@ export interface ReplayOptions<E> {
   /**
    * Where the stream stands, known once the listener is in effect (see Live): the client's
    * position (null to start at the head) and the head. Left pending forever if the stream is
-   * returned instead.
+   * returned instead. Called once, by the stream, which holds the answer only while it uses it:
+   * the options are held for the subscription's life, a settled promise with its value (96
+   * bytes) need not be.
    */
-  start: Promise<StreamStart>;
+  takeStart(): Promise<StreamStart>;
   /**
    * One page of the stored events: those with a position above `after`, in order, at most
    * `limit`. Without `fresh` the page may come from a read of the same page that was already
@@ -222,7 +224,7 @@ class ReplayThenLive<E> implements ReplayStream<E> {
   }
 
   /** The next item: from the generator under way, or a new one (the first, or one after a PARKED). */
-  private async pull(): Promise<IteratorResult<E | Parked>> {
+  async pull(): Promise<IteratorResult<E | Parked>> {
     if (!this.generator) {
       // Ended while parked (or after its last item): nothing more comes.
       if (this.ended) return { done: true, value: undefined };
@@ -261,7 +263,7 @@ class ReplayThenLive<E> implements ReplayStream<E> {
   private async *begin(): AsyncGenerator<E> {
     const { options } = this;
     await this.listening.ready;
-    const start = await options.start;
+    const start = await options.takeStart();
     const pageSize = options.pageSize ?? REPLAY_PAGE;
     const maxReplay = options.maxReplay ?? REPLAY_MAX_EVENTS;
     this.last = start.from ?? start.head;
@@ -411,9 +413,9 @@ class ReplayThenLive<E> implements ReplayStream<E> {
     return this.narrow(await this.pull());
   }
 
-  [HAND_OVER](consumer: DirectConsumer<E>): () => Promise<IteratorResult<E | Parked>> {
+  [HAND_OVER](consumer: DirectConsumer<E>): Puller<E | Parked> {
     this.direct = consumer;
-    return this.pull.bind(this);
+    return this;
   }
 
   async return(): Promise<IteratorResult<E>> {

@@ -3,15 +3,32 @@ import type { Principal } from '../auth/principal';
 import { Context } from '../context';
 import { runWithBudget } from '../infra/deadline';
 import { numberByIdentity } from '../infra/identity';
-import { type DirectConsumer, HAND_OVER, handsOver, type HandsOver, PARKED, type Parked } from '../infra/handover';
+import { type DirectConsumer, HAND_OVER, handsOver, type HandsOver, PARKED, type Parked, type Puller } from '../infra/handover';
 import { inSpan, SpanKind, startLinkedSpan, traceparentOfEvent, tracingActive } from '../infra/tracing';
 import { logger } from '../logger';
 
 /** What a subscription needs from the transport that carries it: whether it ended, and a way to hear when it does. */
 export interface SubscriptionLifetime {
   readonly ended: boolean;
-  onEnd(cleanup: () => void): void;
+  onEnd(cleanup: EndListener): void;
   end(): void;
+}
+
+/**
+ * What a lifetime calls once it ends: a function, or an object whose `lifetimeEnded` it calls. An
+ * object is held as it is, where `object.method.bind(object)` would be one more function (48
+ * bytes) that every idle subscription holds for its life.
+ */
+export type EndListener = (() => void) | { lifetimeEnded(): void };
+
+/** Calls `listener` (see EndListener); a throw is logged as a failed cleanup of `what`, never passed on. */
+export function callEndListener(listener: EndListener, what: string): void {
+  try {
+    if (typeof listener === 'function') listener();
+    else listener.lifetimeEnded();
+  } catch (err) {
+    logger.warn({ err }, `${what} cleanup failed`);
+  }
 }
 
 /** One result of a subscription and the source event it was executed for. */
@@ -37,12 +54,12 @@ export interface DirectWriter {
 
 /**
  * A subscription's results. When its source stream can hand its live events over (see
- * infra/handover.ts), `handOver` gives a pull function to use instead of `next`: it gives PARKED
+ * infra/handover.ts), `handOver` gives what to pull from instead of `next`: it gives PARKED
  * once the subscriber is caught up, after which each live event's result, executed once per share
  * key and event, is handed to the writer by a plain call, in order.
  */
 export type DeliveryStream = AsyncGenerator<Delivery, undefined> & {
-  handOver?(writer: DirectWriter): () => Promise<IteratorResult<Delivery | Parked, undefined>>;
+  handOver?(writer: DirectWriter): Puller<Delivery | Parked, undefined>;
 };
 
 /**
@@ -50,7 +67,7 @@ export type DeliveryStream = AsyncGenerator<Delivery, undefined> & {
  * Results of one key are handed on in the order their events arrived (see `directBatch`).
  */
 interface DirectBatch {
-  waiters: Array<(batch: DirectBatch) => void> | null;
+  waiters: Array<{ handedOn(batch: DirectBatch): void }> | null;
   result?: ExecutionResult;
   error?: unknown;
   failed: boolean;
@@ -134,8 +151,8 @@ export class SharedSubscriptions {
     const deliveries = handsOver(iterator)
       ? new HandedOverDeliveries(iterator, lifetime, group, this.results)
       : new SubscriptionDeliveries(iterator, lifetime, group, this.results);
-    // Bound rather than a closure: it is held for the subscription's life, and binding keeps no context.
-    lifetime.onEnd(deliveries.close.bind(deliveries));
+    // The object itself rather than a closure or a bound method: it is held for the subscription's life.
+    lifetime.onEnd(deliveries);
     return deliveries;
   }
 
@@ -228,7 +245,7 @@ export class SharedSubscriptions {
       batch.waiters = null;
       for (const waiter of waiters) {
         try {
-          waiter(batch);
+          waiter.handedOn(batch);
         } catch (err) {
           // One subscriber's transport failing must not keep the others' results back.
           logger.warn({ err }, 'handing a subscription result on failed');
@@ -319,7 +336,7 @@ class SubscriptionDeliveries implements DeliveryStream {
   ) {}
 
   /** The lifetime ended: the source is returned at once and the share group left. */
-  close(): void {
+  lifetimeEnded(): void {
     void this.iterator.return?.();
     this.group.leave();
   }
@@ -390,9 +407,7 @@ class SubscriptionDeliveries implements DeliveryStream {
  */
 class HandedOverDeliveries extends SubscriptionDeliveries implements DirectConsumer<unknown> {
   private writer: DirectWriter | undefined;
-  private pullSource: (() => Promise<IteratorResult<unknown>>) | undefined;
-  /** Handed to each batch this subscriber joins, to be called back when the batch is handed on. */
-  private handedOnThis: ((batch: DirectBatch) => void) | undefined;
+  private pullSource: Puller<unknown> | undefined;
   private pending = 0;
   private wakeWanted = false;
 
@@ -405,20 +420,19 @@ class HandedOverDeliveries extends SubscriptionDeliveries implements DirectConsu
     super(source, lifetime, group, results);
   }
 
-  handOver(writer: DirectWriter): () => Promise<IteratorResult<Delivery | Parked, undefined>> {
+  handOver(writer: DirectWriter): Puller<Delivery | Parked, undefined> {
     this.writer = writer;
-    this.handedOnThis = this.handedOn.bind(this);
     this.pullSource = this.source[HAND_OVER](this);
-    return this.pullHandedOver.bind(this);
+    return this;
   }
 
-  /** The pull function of the hand-over: the source's next item, PARKED passed on as it is. */
-  private async pullHandedOver(): Promise<IteratorResult<Delivery | Parked, undefined>> {
+  /** The pull of the hand-over: the source's next item, PARKED passed on as it is. */
+  async pull(): Promise<IteratorResult<Delivery | Parked, undefined>> {
     const pullSource = this.pullSource;
     if (this.lifetime.ended || !pullSource) return this.finish();
     let item: IteratorResult<unknown>;
     try {
-      item = await pullSource();
+      item = await pullSource.pull();
     } catch (error) {
       this.finish();
       throw error;
@@ -432,7 +446,8 @@ class HandedOverDeliveries extends SubscriptionDeliveries implements DirectConsu
 
   take(event: unknown): void {
     this.pending++;
-    if (this.handedOnThis) this.group.batch(event).waiters?.push(this.handedOnThis);
+    // Each batch it joins calls it back (handedOn) once the batch is handed on.
+    if (this.writer) this.group.batch(event).waiters?.push(this);
   }
 
   wake(): void {
@@ -440,7 +455,8 @@ class HandedOverDeliveries extends SubscriptionDeliveries implements DirectConsu
     else this.wakeWanted = true;
   }
 
-  private handedOn(batch: DirectBatch): void {
+  /** A batch this subscriber joined was handed on: its result goes to the writer. */
+  handedOn(batch: DirectBatch): void {
     this.pending--;
     this.results.handedOver++;
     const { writer } = this;

@@ -1,6 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import type { Delivery, DeliveryStream, DirectWriter, SubscriptionLifetime } from '../graphql/shared-subscriptions';
-import { PARKED, type Parked } from '../infra/handover';
+import { PARKED, type Parked, type Puller } from '../infra/handover';
 
 /**
  * Frames a subscription may have written and not yet seen leave before it stops taking events
@@ -61,20 +61,21 @@ class DirectDeliveryRun implements DirectWriter {
   private finished = false;
   /** Called back by the transport once a frame has left; made once, not per frame. */
   private readonly written: () => void;
-  private readonly next: () => Promise<IteratorResult<Delivery | Parked, undefined>>;
+  /** What it pulls from: the stream's hand-over, or its `next` for a stream that cannot hand over. */
+  private readonly source: Puller<Delivery | Parked, undefined>;
 
   constructor(
     private readonly stream: DeliveryStream,
     private readonly delivery: DirectDelivery,
   ) {
     this.written = this.frameLeft.bind(this);
-    this.next = stream.handOver?.(this) ?? (() => stream.next());
+    this.source = stream.handOver?.(this) ?? { pull: () => stream.next() };
   }
 
   start(): void {
     // A subscription that ends while parked or waiting for its frames to leave stops at once; one
     // that ends during a pull stops when the pull returns.
-    this.delivery.target.onEnd(this.ended.bind(this));
+    this.delivery.target.onEnd(this);
     this.pull();
   }
 
@@ -98,7 +99,8 @@ class DirectDeliveryRun implements DirectWriter {
     else this.pull();
   }
 
-  private ended(): void {
+  /** The operation ended (see EndListener). */
+  lifetimeEnded(): void {
     if (!this.pulling) this.finish();
   }
 
@@ -134,7 +136,7 @@ class DirectDeliveryRun implements DirectWriter {
       return;
     }
     this.pulling = true;
-    this.next().then(
+    this.source.pull().then(
       (item) => this.taken(item),
       (error: unknown) => {
         this.pulling = false;

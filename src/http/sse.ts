@@ -19,7 +19,7 @@ import type { Config } from '../config';
 import { RESUME_ARGUMENT } from '../events/live.resolver';
 import { asksToResume, positionOfDelivered } from '../events/replay';
 import type { OperationPipeline } from '../graphql/pipeline';
-import type { Delivery, SubscriptionLifetime } from '../graphql/shared-subscriptions';
+import { callEndListener, type Delivery, type EndListener, type SubscriptionLifetime } from '../graphql/shared-subscriptions';
 import { beginRequest, newRequestId, runInRequest, type RequestRecord } from '../graphql/record';
 import { logger } from '../logger';
 
@@ -92,7 +92,7 @@ type Cut = 'peer' | 'server' | 'expired';
  * listener through the pipeline, the keep-alive and expiry timers).
  */
 class Stream implements SubscriptionLifetime {
-  private readonly cleanups: Array<() => void> = [];
+  private readonly cleanups: EndListener[] = [];
   private done = false;
   /** Set when the stream ended before its source ran out. */
   cut?: Cut;
@@ -103,15 +103,15 @@ class Stream implements SubscriptionLifetime {
     return this.done;
   }
 
-  onEnd(cleanup: () => void): void {
-    if (this.done) runCleanup(cleanup);
+  onEnd(cleanup: EndListener): void {
+    if (this.done) callEndListener(cleanup, 'an SSE stream');
     else this.cleanups.push(cleanup);
   }
 
   end(): void {
     if (this.done) return;
     this.done = true;
-    for (const cleanup of this.cleanups.splice(0)) runCleanup(cleanup);
+    for (const cleanup of this.cleanups.splice(0)) callEndListener(cleanup, 'an SSE stream');
   }
 
   /** Ends the stream early for `reason`; the first reason is kept. */
@@ -123,14 +123,6 @@ class Stream implements SubscriptionLifetime {
 
 function isDeliveries(value: AsyncGenerator<Delivery> | ExecutionResult): value is AsyncGenerator<Delivery> {
   return Symbol.asyncIterator in value;
-}
-
-function runCleanup(cleanup: () => void): void {
-  try {
-    cleanup();
-  } catch (err) {
-    logger.warn({ err }, 'an SSE stream cleanup failed');
-  }
 }
 
 /** The GraphQL request carried by a GET's query string or a POST's JSON body. */

@@ -140,7 +140,7 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
     operate: async (connection, operation, payload) => {
       const frames = new OperationFrames(operation, pipeline, pipeline.records.begin(newRequestId()));
       // The log line is written once the operation has ended, after its last frame was formatted.
-      operation.onEnd(frames.logEnd.bind(frames));
+      operation.onEnd(frames);
       if (!operation.admitted) {
         return frames.refuse([
           new GraphQLError(`At most ${config.ws.maxSubscriptions} operations may run on one connection; complete some first.`, {
@@ -184,8 +184,8 @@ class OperationFrames implements DirectDelivery {
     readonly record: RequestRecord,
   ) {}
 
-  /** Writes the operation's log line; called once it has ended. */
-  logEnd(): void {
+  /** Writes the operation's log line; called once it has ended (see EndListener). */
+  lifetimeEnded(): void {
     this.pipeline.records.finish(this.record);
   }
 

@@ -3,8 +3,9 @@
  * steady state: a subscriber that is caught up is handed each next live event by a plain call
  * from the bus listener, instead of pulling it through a chain of async iterators.
  *
- * A stream that supports it has a `[HAND_OVER]` method. A consumer that calls it gets a `pull`
- * function to use instead of the stream's `next`. `pull` gives the stream's items in order, as
+ * A stream that supports it has a `[HAND_OVER]` method. A consumer that calls it gets an object
+ * whose `pull` it uses instead of the stream's `next` (an object, often the stream itself, rather
+ * than a bound function: every idle subscriber holds it for its life). `pull` gives the stream's items in order, as
  * `next` would, except that when the stream is caught up it gives PARKED: from then on the
  * stream calls `take` with each live event that comes next in order, until something needs a pull
  * (a gap to read from the store, the final event, a catch-up after a bus outage, an overflow, or
@@ -34,9 +35,14 @@ export interface DirectConsumer<E> {
 
 export const HAND_OVER: unique symbol = Symbol('hand over');
 
+/** What a consumer pulls from once a stream handed over (see this module's comment). */
+export interface Puller<T, R = unknown> {
+  pull(): Promise<IteratorResult<T, R>>;
+}
+
 /** A stream that can hand its live events over (see this module's comment). */
 export interface HandsOver<E> {
-  [HAND_OVER](consumer: DirectConsumer<E>): () => Promise<IteratorResult<E | Parked>>;
+  [HAND_OVER](consumer: DirectConsumer<E>): Puller<E | Parked>;
 }
 
 /** True when `value` is a stream that can hand its live events over. */

@@ -14,6 +14,7 @@ describe('per-tenant rate budgets on WebSocket and SSE, and for workers', () => 
     rated = await startRatedInstances({
       'rate-c': { requestsPerSecond: 1 },
       'rate-w': { requestsPerSecond: 20, workerRequestsPerSecond: 20 },
+      'rate-s': { requestsPerSecond: 20, userRequestsPerSecond: 20 },
     });
   }, 120_000);
 
@@ -62,6 +63,35 @@ describe('per-tenant rate budgets on WebSocket and SSE, and for workers', () => 
       expect(JSON.parse(r.text).errors[0].extensions.code).toBe('RATE_LIMITED');
     }
     expect(sse.filter((r) => r.status !== 429).every((r) => r.status === 200)).toBe(true);
+  }, 60_000);
+
+  it("takes a burst of subscribes arriving together at both instances in a few Redis calls, and admits one budget's worth across them", async () => {
+    const BUDGET = 20;
+    const PER_SOCKET = 20;
+    const bearer = await token('rate-s', 's-user');
+    // Two sockets on each instance, connected before the burst, so the burst is subscribes alone.
+    const clients = [rated.one.url, rated.one.url, rated.two.url, rated.two.url].map((url) => wsClient(url, bearer, { lazy: false }));
+    await Promise.all(clients.map((c) => new Promise((resolve) => c.on('connected', resolve))));
+    const scriptsBefore = await rated.scriptCalls();
+    const burst = clients.flatMap((c) =>
+      Array.from({ length: PER_SOCKET }, () => subscribe(c, 'subscription { jobStatusChanges { type position } }')),
+    );
+    // Each either is acknowledged (SUBSCRIBED) or ends with its refusal.
+    const outcomes = await Promise.all(burst.map((s) => Promise.race([s.ack.then(() => 'subscribed'), s.done.then(() => 'refused')])));
+    const scripts = (await rated.scriptCalls()) - scriptsBefore;
+    const admitted = outcomes.filter((o) => o === 'subscribed').length;
+    const refusals = burst.flatMap((s) => s.errors).flat() as Array<{ extensions?: Record<string, unknown> }>;
+    console.log(`${burst.length} subscribes at once: ${admitted} admitted, ${scripts} Redis calls`);
+    expect(refusals.length).toBe(burst.length - admitted);
+    for (const error of refusals) expect(error.extensions).toMatchObject({ code: 'RATE_LIMITED', budget: 'tenant', limit: BUDGET });
+    // One count for both instances: the budget a window, two windows at most while the burst is
+    // taken. Counts of their own (or a turn's draws admitted together past the count) would admit more.
+    expect(admitted).toBeGreaterThanOrEqual(BUDGET);
+    expect(admitted).toBeLessThanOrEqual(2 * BUDGET);
+    // Drawn one at a time, the burst took one call for each subscribe's tenant budget and two more
+    // for each admitted one (its user's and its cost budget): 120 here at least. Drawn a turn at a
+    // time, each instance takes the subscribes of one turn in one call a budget.
+    expect(scripts).toBeLessThanOrEqual(burst.length / 4);
   }, 60_000);
 
   it("gives workers' claims a budget of their own: a worker flood does not throttle frontend reads, and the other way round", async () => {

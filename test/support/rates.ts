@@ -126,6 +126,11 @@ export interface RatedInstances {
    * client to wait for, awaited as a condition instead of slept for.
    */
   windowEnded(budget: string, key: string): Promise<number>;
+  /**
+   * The Lua scripts Redis has run so far (`INFO commandstats`, EVALSHA and EVAL): every call of the
+   * rate budgets is one, and nothing else of the server's runs one.
+   */
+  scriptCalls(): Promise<number>;
 }
 
 /**
@@ -151,5 +156,9 @@ export async function startRatedInstances(plans: Record<string, Record<string, n
       (n) => n === 0,
       5_000,
     );
-  return { one, two, urls: [one.url, two.url], windowEnded };
+  const scriptCalls = async () => {
+    const stats = await counts.info('commandstats');
+    return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  };
+  return { one, two, urls: [one.url, two.url], windowEnded, scriptCalls };
 }

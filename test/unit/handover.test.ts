@@ -60,7 +60,7 @@ const schema = new GraphQLSchema({
           const head = Math.max(0, ...(stored.get(topic) ?? []).map((t) => t.n));
           return replayThenLive<Tick>({
             live: (push) => bus.listen(topic, push),
-            start: Promise.resolve({ from: args.from ?? null, head }),
+            takeStart: () => Promise.resolve({ from: args.from ?? null, head }),
             readPage: async (after, limit) => {
               reads.push(after);
               return (stored.get(topic) ?? []).filter((t) => t.n > after).slice(0, limit);
@@ -325,13 +325,15 @@ describe('the hand-over of live events to caught-up subscribers', () => {
       [Symbol.asyncIterator]: () => stream,
       handOver: (w) => {
         writer = w;
-        return async () => {
-          pulls++;
-          if (pulls === 2) {
-            writer.wake();
-            return { done: false, value: PARKED };
-          }
-          return pulls <= 3 ? { done: false, value: { result: { data: { n: pulls } }, event: {} } } : new Promise(() => {});
+        return {
+          pull: async () => {
+            pulls++;
+            if (pulls === 2) {
+              writer.wake();
+              return { done: false, value: PARKED };
+            }
+            return pulls <= 3 ? { done: false, value: { result: { data: { n: pulls } }, event: {} } } : new Promise(() => {});
+          },
         };
       },
     };

@@ -56,7 +56,7 @@ describe('replayThenLive', () => {
   const stream = (source: ReturnType<typeof liveSource>, start: StreamStart, extra: Partial<ReplayOptions<E>> = {}) =>
     replayThenLive<E>({
       live: source.live,
-      start: Promise.resolve(start),
+      takeStart: () => Promise.resolve(start),
       readPage: async (after, limit) => {
         reads.push(after);
         return store.filter((e) => e.seq > after).slice(0, limit);
