@@ -9,10 +9,12 @@ import { subscribe, wsClient } from '../support/ws';
 /*
  * Issue 49's "a handler busy for 60 s with leases of 10 s keeps its lease throughout", for both
  * SDKs, each a worker process against the real server, scaled down by the lease so that both runs
- * fit this file in about 20 s (the issue's numbers would take two minutes): leases of 2 s
- * (JOB_LEASE_SECONDS) instead of 10 s, and a handler busy for 6 s, three leases rather than the
+ * fit this file in about 30 s (the issue's numbers would take two minutes): leases of 3 s
+ * (JOB_LEASE_SECONDS) instead of 10 s, and a handler busy for 9 s, three leases rather than the
  * issue's six. That still takes about nine renewals (one every third of the lease); without them
- * the lease runs out 4 s before the handler returns, and the rival below takes the item.
+ * the lease runs out 6 s before the handler returns, and the rival below takes the item. Leases of
+ * 2 s left a renewal 1.3 s between its send and the lease's end, less than a loaded two-core
+ * machine's server took to commit one in a CI run (0.4 s past the end).
  *
  * Everything is seen from outside: the job's event stream (jobProgress) shows each renewal as an
  * ITEM_PROGRESS whose item carries the new leaseExpiresAt, and a rival worker claims the stage all
@@ -20,8 +22,8 @@ import { subscribe, wsClient } from '../support/ws';
  * claim would fail the attempt with LEASE_EXPIRED: ITEM_ATTEMPT_FAILED) rather than go unnoticed.
  */
 
-const LEASE_SECONDS = 2;
-const BUSY_SECONDS = 6;
+const LEASE_SECONDS = 3;
+const BUSY_SECONDS = 9;
 /** The item events that say an attempt ended before its handler returned. */
 const LOST_EVENTS = ['ITEM_ATTEMPT_FAILED', 'ITEM_RECLAIMED', 'ITEM_FAILED', 'ITEM_HANDED_BACK'];
 const JOB_EVENTS = `subscription($jobId: ID!) { jobProgress(jobId: $jobId, afterSeq: 0) {
@@ -97,7 +99,7 @@ describe(`leases of ${LEASE_SECONDS} s: a busy handler keeps its lease, a crashe
     const renewals = items.filter((e) => e.type === 'ITEM_PROGRESS');
     const completed = items.find((e) => e.type === 'ITEM_COMPLETED');
     expect(completed).toMatchObject({ item: { status: 'COMPLETED', attempt: 1 } });
-    // Renewed every third of the lease, about nine times; a 2 s lease spans 6 s with three renewals only if each came at its last moment.
+    // Renewed every third of the lease, about nine times; a 3 s lease spans 9 s with three renewals only if each came at its last moment.
     expect(renewals.length).toBeGreaterThanOrEqual(BUSY_SECONDS / LEASE_SECONDS + 1);
     // Each renewal and the completion came while the lease before it still held, and each renewal moved it on.
     const gaps: string[] = [];
