@@ -1,4 +1,3 @@
-import type { AnyModel } from './dynamo/entity';
 import type { IndexName, Key } from './dynamo/table';
 import type { Page, PageRequest } from './dynamo/page';
 import type { Item, Write } from './dynamo/write';
@@ -60,12 +59,12 @@ export interface StoreApi {
    */
   readonly indexesText?: boolean;
   /**
-   * With `indexesText`: the items of `models` (searchable entities) of `tenantId` that have a word
-   * starting with `word`, newest first within each model. Throws BAD_USER_INPUT when more than
+   * With `indexesText`: the items of the entity types `types` (searchable entities) of `tenantId`
+   * that have a word starting with `word`, newest first within each type. Throws BAD_USER_INPUT when more than
    * `limit` of their words start with it, as queryAll does past its bound, so a search never reads
    * more on one store than on the other.
    */
-  searchByWord?(tenantId: string, models: readonly AnyModel[], word: string, limit: number): Promise<Item[]>;
+  searchByWord?(tenantId: string, types: readonly string[], word: string, limit: number): Promise<Item[]>;
   /** Reads one item strongly consistently; null when it is missing or expired. */
   get(key: Key): Promise<Item | null>;
   /** One entry per key, in key order: the item, or null for a miss. Duplicate keys are read once. */

@@ -134,8 +134,7 @@ export class SearchRepository {
   private async candidates(leading: string, wanted: ReadonlySet<string>): Promise<{ model: AnyModel; item: Item | null }[]> {
     const { tenant, store } = this.scope;
     if (store.searchByWord) {
-      const models = [...searchableModels.values()];
-      const items = await store.searchByWord(tenant.id, models, leading, MAX_SEARCH_CANDIDATES);
+      const items = await store.searchByWord(tenant.id, [...searchableModels.keys()], leading, MAX_SEARCH_CANDIDATES);
       return items.flatMap((item) => {
         const model = searchableModels.get(String(item.entityType));
         return model && wanted.has(model.type) ? [{ model, item }] : [];

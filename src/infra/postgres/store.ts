@@ -3,7 +3,7 @@ import { AppError, ErrorCode } from '../../errors';
 import type { CursorCodec } from '../cursor';
 import { lazyCursor, Page, type PageRequest, pageShape } from '../dynamo/page';
 import { keySchemas, TTL_ATTRIBUTE, type Key } from '../dynamo/table';
-import { type AnyModel, tenantOfPk } from '../dynamo/entity';
+import { tenantOfPk } from '../dynamo/entity';
 import { isRecord } from '../../guards';
 import { type Item, keyedItem, OUTBOX_ENTRY, type Write } from '../dynamo/write';
 import { listPage, mergedPage, queryFingerprint } from '../pages';
@@ -144,8 +144,8 @@ export class PgStore implements StoreApi {
    * where `@@` is marked leakproof; otherwise row-level security has PostgreSQL read the tenant's
    * rows and test each (docs/postgres.md).
    */
-  async searchByWord(tenantId: string, models: readonly AnyModel[], word: string, limit: number): Promise<Item[]> {
-    const tables = this.tables.tables.filter((table) => table.model.search && models.includes(table.model));
+  async searchByWord(tenantId: string, types: readonly string[], word: string, limit: number): Promise<Item[]> {
+    const tables = this.tables.tables.filter((table) => table.model.search && types.includes(table.model.type));
     const rows = await this.inTenant(tenantId, async (client) => {
       const found: { table: EntityTable; row: Record<string, unknown> }[] = [];
       let words = 0;
