@@ -363,7 +363,8 @@ describe.each(STORES)('the outbox sweeper, on %s', (store) => {
     const job = await createJob(['crashy']);
     const client = wsClient(server.url, editor);
     const sub = subscribe(client, JOB_PROGRESS, { jobId: job.jobId, afterSeq: 1 });
-    await new Promise((r) => setTimeout(r, 100));
+    // Subscribed (acknowledged) before the event whose publish fails is written.
+    await sub.ack;
     lostEvents.add(`${job.jobId}:2`);
     await server.request(StartStepDocument, { jobId: job.jobId, stepName: 'crashy' }, worker);
     // The sweeper (every 200 ms, for events older than 300 ms) publishes it.

@@ -233,31 +233,33 @@ export interface PostgresBroker {
  * (startPostgresForServer), so no server sees another's rows, and two files never share one.
  */
 export function startPostgresBroker(): Promise<PostgresBroker> {
-  let cluster: Promise<{ launched: LaunchedPostgres; shared: SharedCluster }> | undefined;
+  // The start's outcome, its failure kept as a value: every asker is answered with it, and close
+  // knows there is nothing to stop.
+  let cluster: Promise<{ launched: LaunchedPostgres; shared: SharedCluster } | { error: Error }> | undefined;
+  const start = async () => {
+    // Three files at a time, each with up to three servers and their pools and listeners.
+    const launched = await launchPostgres(400);
+    const admin = new Client({ host: '127.0.0.1', port: launched.port, user: launched.superuser, password: launched.password });
+    try {
+      await admin.connect();
+      const passwords = { owner: randomBytes(9).toString('hex'), app: randomBytes(9).toString('hex') };
+      await createRoles(admin, DEFAULT_ROLES, passwords, 'postgres');
+      return { launched, shared: { port: launched.port, superuser: launched.superuser, password: launched.password, ...passwords } };
+    } catch (error) {
+      await launched.stop();
+      throw error;
+    } finally {
+      await admin.end();
+    }
+  };
   const ensure = () =>
-    (cluster ??= (async () => {
-      // Three files at a time, each with up to three servers and their pools and listeners.
-      const launched = await launchPostgres(400);
-      const admin = new Client({ host: '127.0.0.1', port: launched.port, user: launched.superuser, password: launched.password });
-      try {
-        await admin.connect();
-        const passwords = { owner: randomBytes(9).toString('hex'), app: randomBytes(9).toString('hex') };
-        await createRoles(admin, DEFAULT_ROLES, passwords, 'postgres');
-        return { launched, shared: { port: launched.port, superuser: launched.superuser, password: launched.password, ...passwords } };
-      } catch (error) {
-        await launched.stop();
-        throw error;
-      } finally {
-        await admin.end();
-      }
-    })());
+    (cluster ??= start().catch((error: unknown) => ({ error: error instanceof Error ? error : new Error(String(error)) })));
   const server = createServer((socket) => {
     socket.on('error', () => {
       // The asker went away (its file failed or ended): nothing is owed to it.
     });
-    ensure().then(
-      ({ shared }) => socket.end(`${JSON.stringify(shared)}\n`),
-      (error: Error) => socket.end(`${JSON.stringify({ error: error.message })}\n`),
+    void ensure().then((started) =>
+      socket.end(`${JSON.stringify('error' in started ? { error: started.error.message } : started.shared)}\n`),
     );
   });
   return new Promise((resolve, reject) => {
@@ -272,9 +274,9 @@ export function startPostgresBroker(): Promise<PostgresBroker> {
         port: address.port,
         async close() {
           await new Promise<void>((done) => server.close(() => done()));
-          // A cluster that failed to start has nothing to stop.
-          const started = await cluster?.catch(() => undefined);
-          await started?.launched.stop();
+          // A cluster that failed to start has nothing to stop (its error was every asker's answer).
+          const started = await cluster;
+          if (started && 'launched' in started) await started.launched.stop();
         },
       });
     });
