@@ -291,8 +291,11 @@ class Worker:
         self._handed_back = threading.Event()
         self._lock = threading.Lock()
         self._turn = 0
-        # The registered stages that may have claimable work: a claim that finds none takes its stage out, a signal puts it back.
-        self._maybe: set[tuple[str, str]] = set()
+        # The registered stages that may have claimable work, each with the number of the last hint that marked it: a claim
+        # that finds none takes its stage out, unless a signal marked it again while the claim was on its way (that signal's
+        # work may have come after the claim was decided, and would otherwise wait for the fallback).
+        self._maybe: dict[tuple[str, str], int] = {}
+        self._hints = 0
         # A claim refused for a reason waiting cannot mend (a token expired or without the role): run() raises it.
         self._fatal: Optional[ServerError] = None
 
@@ -434,9 +437,10 @@ class Worker:
     def hint(self, kind: Optional[str], stage: Optional[str]) -> None:
         """Marks the registered stages of `kind` and `stage` (None: every one) as worth a claim."""
         with self._lock:
+            self._hints += 1
             for key in self.handlers:
                 if (kind is None or key[0] == kind) and (stage is None or key[1] == stage):
-                    self._maybe.add(key)
+                    self._maybe[key] = self._hints
 
     def _next_stage(self) -> Optional[tuple[str, str]]:
         """The next registered stage in turn that may have work; None when none may."""
@@ -459,6 +463,8 @@ class Worker:
                     self.hint(None, None)
                 continue
             kind, stage = key
+            with self._lock:
+                hinted = self._maybe.get(key)
             try:
                 claim = self.client.call(CLAIM, {"kind": kind, "stage": stage})["claimWork"]
             except ServerError as error:
@@ -472,7 +478,8 @@ class Worker:
             if claim is None:
                 # Nothing there now (or a passing fault, retried within Client.call's bound): until a signal says otherwise.
                 with self._lock:
-                    self._maybe.discard(key)
+                    if self._maybe.get(key) == hinted:
+                        del self._maybe[key]
                 continue
             self.signal.found()
             self._serve(work_of(claim))

@@ -448,8 +448,14 @@ export class Worker {
   private readonly handingBack: Promise<void>[] = [];
   /** Slots waiting for work now. */
   private waiting = 0;
-  /** The registered stages that may have claimable work: a claim that finds none takes its stage out, a signal puts it back. */
-  private readonly maybe = new Set<string>();
+  /**
+   * The registered stages that may have claimable work, each with the number of the last hint that
+   * marked it: a claim that finds none takes its stage out, unless a signal marked it again while
+   * the claim was on its way (that signal's work may have come after the claim was decided, and
+   * would otherwise wait for the fallback).
+   */
+  private readonly maybe = new Map<string, number>();
+  private hints = 0;
   /** Units this worker completed. */
   completed = 0;
 
@@ -556,8 +562,9 @@ export class Worker {
 
   /** Marks the registered stages of `kind` and `stage` (null: every one) as worth a claim. */
   private hint(kind: string | null, stage: string | null): void {
+    this.hints++;
     for (const [key, h] of this.handlers)
-      if ((kind === null || h.kind === kind) && (stage === null || h.stage === stage)) this.maybe.add(key);
+      if ((kind === null || h.kind === kind) && (stage === null || h.stage === stage)) this.maybe.set(key, this.hints);
   }
 
   /** The next registered stage in turn that may have work; undefined when none may. */
@@ -627,6 +634,7 @@ export class Worker {
         continue;
       }
       const { kind, stage } = this.handlers.get(key)!;
+      const hinted = this.maybe.get(key);
       let claim: Claim | null = null;
       try {
         claim = (await this.call(CLAIM, { kind, stage })).claimWork;
@@ -641,7 +649,7 @@ export class Worker {
       }
       if (!claim) {
         // Nothing there now (or a passing fault, retried within call()'s bound): until a signal says otherwise.
-        this.maybe.delete(key);
+        if (this.maybe.get(key) === hinted) this.maybe.delete(key);
         continue;
       }
       signal.found();
