@@ -21,10 +21,10 @@ import { quotaExceeded, badInput, invalidTransition, notFound } from '../errors'
 import { entities, type EntityItem, type ItemCountsItem, MAX_STAGE_ITEMS } from '../common/entities';
 import {
   checkProgress,
-  countedAttempts,
   deadlineOf,
   hasAttemptsLeft,
   heldHint,
+  type HeldAttempt,
   jobProgress,
   leaseWithin,
   refuseCancelled,
@@ -84,6 +84,96 @@ const STEP_HINTS: Partial<Record<StepStatus, string>> = {
   [StepStatus.HANDED_BACK]: 'Its worker handed it back; the next attempt waits to be claimed.',
 };
 
+/** The actions a worker takes on a unit it claims and holds: a step's attempt (sequence 0) or a work item alike. */
+type WorkKind = 'claim' | 'progress' | 'complete' | 'fail' | 'handBack';
+
+/** What the shared rules read of each action's own arguments (the rest is the unit's side's). */
+interface WorkActions {
+  claim: unknown;
+  progress: { progress: number };
+  complete: unknown;
+  fail: { code: string; message: string };
+  handBack: unknown;
+}
+
+/**
+ * One unit of work as a worker's action on it sees it: a step's current attempt (StepDecision,
+ * which decides an Outcome) or a work item (ItemDecision, which decides the group it leaves). Each
+ * side says how its unit starts, renews, completes, waits for its next attempt, fails for good and
+ * is handed back; when each happens is decided once, for both, by WORK_HANDLERS.
+ */
+interface Work<R> {
+  /** The unit, for messages: "Step render of job", "Item 3 of stage frames of job". */
+  readonly what: string;
+  readonly jobId: string;
+  readonly at: string;
+  /** Its stage's attempt timeout in seconds (none without one). */
+  readonly limit: number | undefined;
+  /** Its current attempt. */
+  readonly unit: HeldAttempt;
+  /** The attempts it may take (one more for each handed back). */
+  readonly maxAttempts: number;
+  /** Whether its stage declares a retry backoff (a lapsed attempt's next one then waits for it). */
+  readonly backoff: boolean;
+  /** Refuses a claim of a unit whose stage the job is not at. */
+  requireClaimable(): void;
+  /** Refuses an action on a unit its worker does not hold RUNNING (moving it `to`). */
+  requireHeld(to: string): void;
+  refuse(to: string, allowed: string[], hint?: string): never;
+  /** A waiting unit starts for the claimer (once its backoff is over). */
+  start(): R;
+  renew(progress: number): R;
+  complete(): R;
+  /** The attempt ended with `error` and attempts left: the next one waits, or (`takeOver`) the claimer holds it at once. */
+  retryLater(error: JobError, takeOver: boolean): R;
+  failForGood(error: JobError): R;
+  handBack(): R;
+}
+
+/**
+ * The rules of a worker's actions, written once for steps and items: when a claim starts a unit,
+ * takes a lapsed one over, lets it wait for its backoff or fails it; what a report, a completion,
+ * a failure and a hand-back need of the unit and its attempt.
+ */
+const WORK_HANDLERS: { [K in WorkKind]: <R>(d: Work<R>, action: WorkActions[K]) => R } = {
+  claim(d) {
+    d.requireClaimable();
+    const { unit } = d;
+    if (unit.status === ItemStatus.PENDING) return d.start();
+    // A running attempt can be taken over once its lease or its time runs out, whichever is first.
+    const takeover = takeoverOf(unit, d.at, { maxAttempts: d.maxAttempts, backoff: d.backoff, timeoutSeconds: d.limit });
+    if (unit.status !== ItemStatus.RUNNING || takeover.kind === 'held')
+      return d.refuse('claimed', [ItemStatus.PENDING, 'RUNNING with its lease or its time run out'], heldHint(unit, takeover.ends));
+    if (takeover.kind === 'fail') return d.failForGood(takeover.error);
+    // With a retry backoff the next attempt waits for it, like one its worker failed: the claimer
+    // holds none of it. Without one the claimer holds the new attempt at once.
+    return d.retryLater(takeover.error, takeover.kind === 'takeOver');
+  },
+  progress(d, { progress }) {
+    checkProgress(progress);
+    d.requireHeld(ItemStatus.RUNNING);
+    // An attempt whose time is up is not renewed: its holder is told to stop, and the unit stays
+    // claimable, so the next claim takes it over.
+    refuseTimedOut(d.what, d.jobId, d.unit, d.at, d.limit);
+    return d.renew(progress);
+  },
+  complete(d) {
+    d.requireHeld(ItemStatus.COMPLETED);
+    return d.complete();
+  },
+  fail(d, { code, message }) {
+    d.requireHeld(ItemStatus.FAILED);
+    const error: JobError = { code, message, retryCount: d.unit.attempt - 1 };
+    return hasAttemptsLeft(d.unit.attempt, d.maxAttempts) ? d.retryLater(error, false) : d.failForGood(error);
+  },
+  handBack(d) {
+    d.requireHeld(ItemStatus.PENDING);
+    // An attempt whose time is up is over already: the next claim takes it over as it would.
+    refuseTimedOut(d.what, d.jobId, d.unit, d.at, d.limit);
+    return d.handBack();
+  },
+};
+
 /** What a step decision knows besides the job and its steps: when, who, which job, and the step's stage policy. */
 export interface DecisionContext {
   now: string;
@@ -97,7 +187,7 @@ export interface DecisionContext {
  * step statuses each accepts, the attempt a worker names, an attempt's start, failure and the
  * job's advance), over the job as read (`job`) and the job as the decision leaves it (`next`).
  */
-class StepDecision<K extends JobAction['kind']> {
+class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
   readonly next: JobState;
   readonly command: CommandDeclaration;
   readonly limit: number | undefined;
@@ -201,7 +291,7 @@ class StepDecision<K extends JobAction['kind']> {
   }
 
   /** The step starts now for its worker: the job runs, at this step. */
-  start(step: StepState, leaseUntil: string | undefined): Outcome {
+  startAttempt(step: StepState, leaseUntil: string | undefined): Outcome {
     const started: StepState = { ...step, ...this.begin(leaseUntil) };
     this.next.status = JobStatus.RUNNING;
     this.next.currentStep = step.name;
@@ -209,39 +299,143 @@ class StepDecision<K extends JobAction['kind']> {
     return { job: this.next, steps: [started], step: started, type: JobEventType.STEP_STARTED };
   }
 
+  // The step's side of a worker's action (Work, for WORK_HANDLERS): its unit is the attempt of the
+  // step the action names.
+
+  get unit(): StepState {
+    return this.stepOf('step' in this.action ? this.action.step : '');
+  }
+
+  get what(): string {
+    return `Step ${this.unit.name} of job`;
+  }
+
+  get jobId(): string {
+    return this.ctx.jobId;
+  }
+
+  get at(): string {
+    return this.ctx.now;
+  }
+
+  /** The job's attempts, and one more for each attempt of the step handed back (not counted: countedAttempts). */
+  get maxAttempts(): number {
+    return this.job.maxAttempts + (this.unit.handedBack ?? 0);
+  }
+
+  get backoff(): boolean {
+    return !!this.ctx.policy?.retryBackoff;
+  }
+
+  /** A claim names the job's current step, in a job that runs (or waits to). */
+  requireClaimable(): void {
+    this.requireJob();
+    const step = this.unit;
+    const current = this.job.currentStep ?? this.job.plan[0]?.name;
+    if (step.name !== current) throw invalidTransition(`Step ${step.name} of job`, this.ctx.jobId, `waiting for ${current}`, 'claimed');
+  }
+
+  /** The job, the attempt the worker names and the step's status must be those the command accepts. */
+  requireHeld(): void {
+    this.namedStep(true);
+  }
+
+  refuse(to: string, allowed: string[], hint?: string): never {
+    throw invalidTransition(this.what, this.ctx.jobId, this.unit.status, to, { action: VERBS[this.action.kind], allowed, hint });
+  }
+
+  start(): Outcome {
+    this.requireReady(this.unit);
+    return this.startAttempt(this.unit, 'leaseUntil' in this.action ? this.action.leaseUntil : undefined);
+  }
+
+  /** A report renews the reporter's lease, up to the attempt's time, and moves the job's progress. */
+  renew(progress: number): Outcome {
+    const step = this.unit;
+    const { action } = this;
+    const updated: StepState = {
+      ...step,
+      progress,
+      metrics: ('metrics' in action ? action.metrics : undefined) ?? step.metrics,
+      ...this.lease('leaseUntil' in action ? action.leaseUntil : undefined, step.timesOutAt),
+    };
+    this.next.progress = jobProgress(this.job, progress);
+    return { job: this.next, steps: [updated], step: updated, type: JobEventType.STEP_PROGRESS };
+  }
+
+  /** The step completes with what it produced, or pauses with it for a person's review (a stage declared for review). */
+  complete(): Outcome {
+    const action: JobAction = this.action;
+    const step = this.unit;
+    if (action.kind !== 'complete') return this.refuse(StepStatus.COMPLETED, [StepStatus.RUNNING]);
+    const produced = { artifacts: action.artifacts, metrics: action.metrics ?? step.metrics, outputs: action.outputs ?? step.outputs };
+    if (action.review) {
+      const paused: StepState = { ...step, ...produced, status: StepStatus.PAUSED, progress: 1 };
+      this.next.status = JobStatus.PAUSED;
+      return { job: this.next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
+    }
+    const done: StepState = { ...step, ...produced, status: StepStatus.COMPLETED, progress: 1, finishedAt: this.ctx.now };
+    return { job: this.next, steps: this.advance(done), step: done, type: JobEventType.STEP_COMPLETED };
+  }
+
+  /**
+   * The attempt failed with `error`, with attempts left: a new attempt follows and the job keeps
+   * running, waiting to be started (after its stage's backoff), or, `takeOver`, already held by the
+   * worker that claimed the step (STEP_RECLAIMED, whose event shows the new attempt).
+   */
+  retryLater(error: JobError, takeOver: boolean): Outcome {
+    const { job, next, ctx } = this;
+    const step = this.unit;
+    const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: ctx.now };
+    next.error = error;
+    next.attempts = { ...job.attempts, [step.name]: step.attempt + 1 };
+    next.progress = jobProgress(job);
+    const again: StepState = {
+      name: step.name,
+      order: step.order,
+      attempt: step.attempt + 1,
+      status: StepStatus.PENDING,
+      progress: 0,
+      handedBack: step.handedBack,
+      ...(takeOver
+        ? this.begin('leaseUntil' in this.action ? this.action.leaseUntil : undefined)
+        : this.backoffAfter(step.name, step.attempt)),
+    };
+    return takeOver
+      ? { job: next, steps: [failed, again], step: again, type: JobEventType.STEP_RECLAIMED }
+      : { job: next, steps: [failed, again], step: failed, type: JobEventType.STEP_FAILED };
+  }
+
+  /** The attempt failed past the job's attempts: the job fails with it. */
+  failForGood(error: JobError): Outcome {
+    return this.failJob({ ...this.unit, status: StepStatus.FAILED, error, finishedAt: this.ctx.now }, error);
+  }
+
+  /**
+   * The holder releases its attempt unfinished: a new attempt waits, claimable at once (no
+   * backoff), and the released one is not counted (countedAttempts).
+   */
+  handBack(): Outcome {
+    const step = this.unit;
+    const released: StepState = { ...step, status: StepStatus.HANDED_BACK, finishedAt: this.ctx.now };
+    const again: StepState = {
+      name: step.name,
+      order: step.order,
+      attempt: step.attempt + 1,
+      status: StepStatus.PENDING,
+      progress: 0,
+      handedBack: (step.handedBack ?? 0) + 1,
+    };
+    this.next.attempts = { ...this.job.attempts, [step.name]: again.attempt };
+    this.next.progress = jobProgress(this.job);
+    return { job: this.next, steps: [released, again], step: again, type: JobEventType.STEP_HANDED_BACK };
+  }
+
   /** What the attempt after failed attempt `attempt` waits for: its stage's backoff (nothing without one). */
   backoffAfter(name: string, attempt: number): Partial<StepState> {
     const { ctx } = this;
     const until = retryAt(ctx.policy?.retryBackoff, { jobId: ctx.jobId, stage: name, sequence: 0, attempt }, ctx.now);
     return until > ctx.now ? { waitsUntil: until } : {};
-  }
-
-  /**
-   * An attempt failed with `error`. While attempts remain a new attempt follows and the job keeps
-   * running: waiting to be started, or, with `takenOver`, already held by the worker that claimed
-   * the step (STEP_RECLAIMED, whose event shows the new attempt). Past its attempts the job fails.
-   */
-  failAttempt(step: StepState, error: JobError, takenOver?: Partial<StepState>): Outcome {
-    const { job, next, ctx } = this;
-    const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: ctx.now };
-    next.error = error;
-    if (hasAttemptsLeft(countedAttempts(step.attempt, step.handedBack), job.maxAttempts)) {
-      next.attempts = { ...job.attempts, [step.name]: step.attempt + 1 };
-      const again: StepState = {
-        name: step.name,
-        order: step.order,
-        attempt: step.attempt + 1,
-        status: StepStatus.PENDING,
-        progress: 0,
-        handedBack: step.handedBack,
-        ...(takenOver ?? this.backoffAfter(step.name, step.attempt)),
-      };
-      next.progress = jobProgress(job);
-      return takenOver
-        ? { job: next, steps: [failed, again], step: again, type: JobEventType.STEP_RECLAIMED }
-        : { job: next, steps: [failed, again], step: failed, type: JobEventType.STEP_FAILED };
-    }
-    return this.failJob(failed, error);
   }
 
   /** The job fails with `error`, at its failed (or rejected) step; `type` is the event that says so. */
@@ -288,93 +482,18 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
     if (step.name !== expected)
       throw invalidTransition(`Step ${step.name} of job`, d.ctx.jobId, `waiting for ${expected}`, StepStatus.RUNNING);
     d.requireReady(step);
-    return d.start(step, d.action.leaseUntil);
+    return d.startAttempt(step, d.action.leaseUntil);
   },
-  claim(d) {
-    // A waiting current step is started for the claimer; a running one whose lease ran out is
-    // taken over as a new attempt (the old one failed with LEASE_EXPIRED), or fails the job
-    // when it has no attempts left. Anything else is not claimable.
-    d.requireJob();
-    const step = d.stepOf(d.action.step);
-    const current = d.job.currentStep ?? d.job.plan[0]?.name;
-    if (step.name !== current) throw invalidTransition(`Step ${step.name} of job`, d.ctx.jobId, `waiting for ${current}`, 'claimed');
-    if (step.status === StepStatus.PENDING) {
-      d.requireReady(step);
-      return d.start(step, d.action.leaseUntil);
-    }
-    // A running attempt can be taken over once its lease or its time runs out, whichever is first.
-    const rules = {
-      maxAttempts: d.job.maxAttempts + (step.handedBack ?? 0),
-      backoff: !!d.ctx.policy?.retryBackoff,
-      timeoutSeconds: d.limit,
-    };
-    const takeover = takeoverOf(step, d.ctx.now, rules);
-    if (step.status !== StepStatus.RUNNING || takeover.kind === 'held') {
-      throw invalidTransition(`Step ${step.name} of job`, d.ctx.jobId, step.status, 'claimed', {
-        action: 'claim',
-        allowed: [StepStatus.PENDING, 'RUNNING with its lease or its time run out'],
-        hint: heldHint(step, takeover.ends),
-      });
-    }
-    // With a retry backoff the next attempt waits for it, like one its worker failed: the
-    // claimer holds none of it. Without one the claimer holds the new attempt at once.
-    return d.failAttempt(step, takeover.error, takeover.kind === 'takeOver' ? d.begin(d.action.leaseUntil) : undefined);
-  },
-  progress(d) {
-    checkProgress(d.action.progress);
-    const step = d.namedStep(true);
-    refuseTimedOut(`Step ${step.name} of job`, d.ctx.jobId, step, d.ctx.now, d.limit);
-    // A report renews the reporter's lease, up to the attempt's time.
-    const updated: StepState = {
-      ...step,
-      progress: d.action.progress,
-      metrics: d.action.metrics ?? step.metrics,
-      ...d.lease(d.action.leaseUntil, step.timesOutAt),
-    };
-    d.next.progress = jobProgress(d.job, d.action.progress);
-    return { job: d.next, steps: [updated], step: updated, type: JobEventType.STEP_PROGRESS };
-  },
-  complete(d) {
-    const { action } = d;
-    const step = d.namedStep(true);
-    const produced = { artifacts: action.artifacts, metrics: action.metrics ?? step.metrics, outputs: action.outputs ?? step.outputs };
-    if (action.review) {
-      // A stage declared for review keeps what it produced and waits for a person's decision.
-      const paused: StepState = { ...step, ...produced, status: StepStatus.PAUSED, progress: 1 };
-      d.next.status = JobStatus.PAUSED;
-      return { job: d.next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
-    }
-    const done: StepState = { ...step, ...produced, status: StepStatus.COMPLETED, progress: 1, finishedAt: d.ctx.now };
-    return { job: d.next, steps: d.advance(done), step: done, type: JobEventType.STEP_COMPLETED };
-  },
-  fail(d) {
-    const step = d.namedStep(true);
-    return d.failAttempt(step, { code: d.action.code, message: d.action.message, retryCount: step.attempt - 1 });
-  },
+  claim: (d) => WORK_HANDLERS.claim(d, d.action),
+  progress: (d) => WORK_HANDLERS.progress(d, d.action),
+  complete: (d) => WORK_HANDLERS.complete(d, d.action),
+  fail: (d) => WORK_HANDLERS.fail(d, d.action),
+  handBack: (d) => WORK_HANDLERS.handBack(d, d.action),
   pause(d) {
     const step = d.namedStep(true);
     const paused: StepState = { ...step, status: StepStatus.PAUSED };
     d.next.status = JobStatus.PAUSED;
     return { job: d.next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
-  },
-  handBack(d) {
-    // The holder releases its attempt unfinished: a new attempt waits, claimable at once (no
-    // backoff), and the released one is not counted (countedAttempts). A report on the released
-    // attempt is then refused like any on an attempt that is over.
-    const step = d.namedStep(true);
-    refuseTimedOut(`Step ${step.name} of job`, d.ctx.jobId, step, d.ctx.now, d.limit);
-    const released: StepState = { ...step, status: StepStatus.HANDED_BACK, finishedAt: d.ctx.now };
-    const again: StepState = {
-      name: step.name,
-      order: step.order,
-      attempt: step.attempt + 1,
-      status: StepStatus.PENDING,
-      progress: 0,
-      handedBack: (step.handedBack ?? 0) + 1,
-    };
-    d.next.attempts = { ...d.job.attempts, [step.name]: again.attempt };
-    d.next.progress = jobProgress(d.job);
-    return { job: d.next, steps: [released, again], step: again, type: JobEventType.STEP_HANDED_BACK };
   },
   approve(d) {
     const step = d.namedStep(false);
@@ -938,7 +1057,7 @@ function settleStage(group: JobGroup, stage: string, actor: string): JobGroup {
  * attempt ends), over the group as the action found it. Each handler returns the group its action
  * leaves.
  */
-class ItemDecision<K extends ItemAction['kind']> {
+class ItemDecision<K extends ItemAction['kind']> implements Work<JobGroup> {
   readonly what: string;
   readonly fanOut: FanOutDeclaration;
   readonly item: WorkItemItem;
@@ -988,8 +1107,102 @@ class ItemDecision<K extends ItemAction['kind']> {
   }
 
   /** The action needs the item RUNNING in a live stage. */
-  requireRunning(to: string): void {
+  requireHeld(to: string): void {
     if (this.item.status !== ItemStatus.RUNNING || !this.stageLive) this.refuse(to, [ItemStatus.RUNNING]);
+  }
+
+  // The item's side of a worker's action (Work, for WORK_HANDLERS).
+
+  get unit(): WorkItemItem {
+    return this.item;
+  }
+
+  /** The item's own last attempt (a hand-back moves it on by one). */
+  get maxAttempts(): number {
+    return this.item.maxAttempt;
+  }
+
+  get backoff(): boolean {
+    return !!this.fanOut.retryBackoff;
+  }
+
+  /** Its items are claimable only while the job runs (or waits to run) their stage. */
+  requireClaimable(): void {
+    const { job } = this.group;
+    if (!this.stageLive)
+      throw invalidTransition(`Stage ${this.stage} of job`, this.jobId, `${job.status} at ${job.currentStep ?? 'no stage'}`, 'claimed', {
+        action: 'claim',
+        allowed: [`RUNNING at ${this.stage}`],
+        hint: 'Its items are claimable only while the job runs that stage.',
+      });
+  }
+
+  /** Who holds a new attempt: the claimer, with its lease, a pool worker's counting in its tenant's pool load. */
+  private holder(): Partial<WorkItemItem> {
+    const action: ItemAction = this.action;
+    if (action.kind !== 'claim') return {};
+    return { ...this.leaseFrom(action.leaseUntil), pooled: action.pooled || undefined };
+  }
+
+  /** A waiting item starts for the claimer, only once its backoff is over, whatever an index read lagging behind said. */
+  start(): JobGroup {
+    const waitsUntil = this.item.availableAt ?? this.item.createdAt;
+    if (waitsUntil > this.at)
+      return this.refuse('claimed', [`${ItemStatus.PENDING} past its backoff`], `It waits for its retry backoff until ${waitsUntil}.`);
+    const started = this.next({ status: ItemStatus.RUNNING, progress: 0, startedAt: this.at, ...this.holder() });
+    return this.record(this.withCounts({ running: this.counts.running + 1 }), JobEventType.ITEM_STARTED, started);
+  }
+
+  /** A report renews the reporter's lease, up to the attempt's time, and keeps its checkpoint. */
+  renew(progress: number): JobGroup {
+    const { item } = this;
+    const action: ItemAction = this.action;
+    if (action.kind !== 'progress') return this.refuse(ItemStatus.RUNNING, [ItemStatus.RUNNING]);
+    const updated = this.next({
+      progress,
+      ...(action.checkpoint !== undefined ? { checkpoint: action.checkpoint } : {}),
+      leaseExpiresAt: leaseWithin(action.leaseUntil, item.timesOutAt),
+    });
+    return this.record({}, JobEventType.ITEM_PROGRESS, updated);
+  }
+
+  complete(): JobGroup {
+    const action: ItemAction = this.action;
+    const outputs = action.kind === 'complete' ? action.outputs : undefined;
+    return this.finish(ItemStatus.COMPLETED, { progress: 1, outputs }, JobEventType.ITEM_COMPLETED);
+  }
+
+  /** The attempt ended with attempts left: the item waits for its next one (after the stage's backoff), or the claimer holds it at once. */
+  retryLater(error: JobError, takeOver: boolean): JobGroup {
+    if (!takeOver) return this.waitForNext(error);
+    const again = this.next({
+      attempt: this.item.attempt + 1,
+      status: ItemStatus.RUNNING,
+      progress: 0,
+      error,
+      startedAt: this.at,
+      ...this.holder(),
+    });
+    return this.record(this.withCounts({}), JobEventType.ITEM_RECLAIMED, again);
+  }
+
+  /**
+   * The next attempt waits, claimable at once (no backoff), and the released one is not counted:
+   * the item's last attempt moves on with it (job.attempts.ts countedAttempts).
+   */
+  handBack(): JobGroup {
+    const { item } = this;
+    const waiting = this.next({
+      status: ItemStatus.PENDING,
+      attempt: item.attempt + 1,
+      maxAttempt: item.maxAttempt + 1,
+      progress: 0,
+      worker: undefined,
+      leaseExpiresAt: undefined,
+      timesOutAt: undefined,
+      availableAt: this.at,
+    });
+    return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_HANDED_BACK, waiting);
   }
 
   /** The job's counters of the stage with `change`, and its progress with them. */
@@ -1047,86 +1260,18 @@ class ItemDecision<K extends ItemAction['kind']> {
 /** What each worker's (or person's) action on an item does, given the decision's shared rules (ItemDecision). */
 const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => JobGroup } = {
   claim(d) {
-    const { group, item, stage, action } = d;
-    const { job } = group;
-    if (!d.stageLive)
-      throw invalidTransition(`Stage ${stage} of job`, d.jobId, `${job.status} at ${job.currentStep ?? 'no stage'}`, 'claimed', {
-        action: 'claim',
-        allowed: [`RUNNING at ${stage}`],
-        hint: 'Its items are claimable only while the job runs that stage.',
-      });
+    const { group, stage, action } = d;
     // A stage whose items are claimed before it was opened (a crash in between) opens now, and the claim is decided on it.
-    if (group.steps.get(stage)?.status === StepStatus.PENDING) {
+    if (d.stageLive && group.steps.get(stage)?.status === StepStatus.PENDING) {
       const opened = openStage(group, stage, d.actor);
       if (opened !== group) return ITEM_HANDLERS.claim(new ItemDecision(opened, stage, d.sequence, action, d.actor));
     }
-    // A waiting item comes back only when its backoff is over, whatever an index read lagging
-    // behind said.
-    const waitsUntil = item.availableAt ?? item.createdAt;
-    if (item.status === ItemStatus.PENDING && waitsUntil > d.at)
-      return d.refuse('claimed', [`${ItemStatus.PENDING} past its backoff`], `It waits for its retry backoff until ${waitsUntil}.`);
-    // Who holds the attempt: a pool worker's claim counts in the tenant's pool load.
-    const holder = { ...d.leaseFrom(action.leaseUntil), pooled: action.pooled || undefined };
-    if (item.status === ItemStatus.PENDING) {
-      const started = d.next({ status: ItemStatus.RUNNING, progress: 0, startedAt: d.at, ...holder });
-      return d.record(d.withCounts({ running: d.counts.running + 1 }), JobEventType.ITEM_STARTED, started);
-    }
-    // Whichever came first ended the attempt: the holder's silence, or its time.
-    const takeover = takeoverOf(item, d.at, { maxAttempts: item.maxAttempt, backoff: !!d.fanOut.retryBackoff, timeoutSeconds: d.limit });
-    if (item.status !== ItemStatus.RUNNING || takeover.kind === 'held')
-      return d.refuse('claimed', [ItemStatus.PENDING, 'RUNNING with its lease or its time run out'], heldHint(item, takeover.ends));
-    const { error } = takeover;
-    // The next attempt waits for its backoff like one failed by its worker: the claimer takes
-    // none of it (claimNext goes on to the next candidate).
-    if (takeover.kind === 'wait') return d.waitForNext(error);
-    if (takeover.kind === 'fail') return d.failForGood(error);
-    // Without a backoff the claimer holds the next attempt at once.
-    const again = d.next({ attempt: item.attempt + 1, status: ItemStatus.RUNNING, progress: 0, error, startedAt: d.at, ...holder });
-    return d.record(d.withCounts({}), JobEventType.ITEM_RECLAIMED, again);
+    return WORK_HANDLERS.claim(d, action);
   },
-  progress(d) {
-    const { item, action } = d;
-    d.requireRunning(ItemStatus.RUNNING);
-    // An attempt whose time is up is not renewed: its holder is told to stop, and the item
-    // stays claimable, so the next claim takes it over.
-    refuseTimedOut(d.what, d.jobId, item, d.at, d.limit);
-    const updated = d.next({
-      progress: action.progress,
-      ...(action.checkpoint !== undefined ? { checkpoint: action.checkpoint } : {}),
-      leaseExpiresAt: leaseWithin(action.leaseUntil, item.timesOutAt),
-    });
-    return d.record({}, JobEventType.ITEM_PROGRESS, updated);
-  },
-  complete(d) {
-    d.requireRunning(ItemStatus.COMPLETED);
-    return d.finish(ItemStatus.COMPLETED, { progress: 1, outputs: d.action.outputs }, JobEventType.ITEM_COMPLETED);
-  },
-  fail(d) {
-    d.requireRunning(ItemStatus.FAILED);
-    const { item, action } = d;
-    const error: JobError = { code: action.code, message: action.message, retryCount: item.attempt - 1 };
-    // Attempts remain: the item waits for its next attempt, claimable after the stage's backoff (at once without one).
-    return hasAttemptsLeft(item.attempt, item.maxAttempt) ? d.waitForNext(error) : d.failForGood(error);
-  },
-  handBack(d) {
-    const { item } = d;
-    d.requireRunning(ItemStatus.PENDING);
-    // An attempt whose time is up is over already: the next claim takes it over as it would.
-    refuseTimedOut(d.what, d.jobId, item, d.at, d.limit);
-    // The next attempt waits, claimable at once (no backoff), and the released one is not
-    // counted: the item's last attempt moves on with it (job.attempts.ts countedAttempts).
-    const waiting = d.next({
-      status: ItemStatus.PENDING,
-      attempt: item.attempt + 1,
-      maxAttempt: item.maxAttempt + 1,
-      progress: 0,
-      worker: undefined,
-      leaseExpiresAt: undefined,
-      timesOutAt: undefined,
-      availableAt: d.at,
-    });
-    return d.record(d.withCounts({ running: d.counts.running - 1 }), JobEventType.ITEM_HANDED_BACK, waiting);
-  },
+  progress: (d) => WORK_HANDLERS.progress(d, d.action),
+  complete: (d) => WORK_HANDLERS.complete(d, d.action),
+  fail: (d) => WORK_HANDLERS.fail(d, d.action),
+  handBack: (d) => WORK_HANDLERS.handBack(d, d.action),
   retry(d) {
     const { group, item, stage, action } = d;
     const { job } = group;
