@@ -50,6 +50,7 @@ import {
   TERMINAL,
   type CommandDeclaration,
   JOB_COMMANDS,
+  commandsHint,
   type JobState,
 } from './job.machine';
 import { countsOf, jobFields, type StepLike } from './job.writes';
@@ -60,29 +61,6 @@ type StepItem = EntityItem<'Step'>;
 
 /** The actions a worker takes on a step: on a cancelled job each gets JOB_CANCELLED. */
 const WORKER_ACTIONS = new Set<JobAction['kind']>(['start', 'claim', 'progress', 'complete', 'fail', 'pause', 'handBack']);
-
-/** What a caller can do with a job in each status, for INVALID_TRANSITION messages. */
-const JOB_HINTS: Partial<Record<JobStatus, string>> = {
-  [JobStatus.QUEUED]: 'Its first step has not started: start it with startStep.',
-  [JobStatus.RUNNING]:
-    'A worker can report progress on its current step, complete, fail or pause it (pauseStepForReview); only a paused step can be approved or rejected.',
-  [JobStatus.PAUSED]: 'A step waits for review: approve it with approveStep or reject it with rejectStep (see stepsAwaitingReview).',
-  [JobStatus.COMPLETED]: 'It has finished; nothing can change it any more.',
-  [JobStatus.FAILED]: 'retryJob runs it again from its failed step.',
-  [JobStatus.CANCELLED]: 'It was cancelled; nothing can change it any more.',
-};
-
-/** What a caller can do with a step in each status, for INVALID_TRANSITION messages. */
-const STEP_HINTS: Partial<Record<StepStatus, string>> = {
-  [StepStatus.PENDING]: 'It has not started: start it with startStep.',
-  [StepStatus.RUNNING]:
-    'It is running: report progress, complete it, fail it or pause it for review (pauseStepForReview); only a paused step can be approved or rejected.',
-  [StepStatus.PAUSED]: 'It waits for review: approve it with approveStep or reject it with rejectStep.',
-  [StepStatus.COMPLETED]: 'It has finished.',
-  [StepStatus.FAILED]: 'This attempt failed; a new attempt waits to be started, or retryJob runs the failed job again.',
-  [StepStatus.SKIPPED]: 'It was skipped when the job was cancelled.',
-  [StepStatus.HANDED_BACK]: 'Its worker handed it back; the next attempt waits to be claimed.',
-};
 
 /** The actions a worker takes on a unit it claims and holds: a step's attempt (sequence 0) or a work item alike. */
 type WorkKind = 'claim' | 'progress' | 'complete' | 'fail' | 'handBack';
@@ -214,7 +192,7 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
       throw invalidTransition('Job', ctx.jobId, job.status, command.to, {
         action: VERBS[action.kind],
         allowed: [...command.job],
-        hint: JOB_HINTS[job.status],
+        hint: commandsHint(job.status),
       });
     }
   }
@@ -250,7 +228,7 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
       throw invalidTransition(`Step ${step.name} of job`, this.ctx.jobId, step.status, this.command.stepTo ?? step.status, {
         action: VERBS[this.action.kind],
         allowed: [...allowed],
-        hint: STEP_HINTS[step.status],
+        hint: commandsHint(this.job.status, step.status),
       });
     }
   }

@@ -169,6 +169,8 @@ export interface CommandDeclaration {
   step?: readonly StepStatus[];
   /** The status it moves that attempt to. */
   stepTo?: StepStatus;
+  /** The mutation a client sends it with, named in the hints of INVALID_TRANSITION (commandsHint). */
+  field: string;
 }
 
 /**
@@ -180,15 +182,63 @@ export interface CommandDeclaration {
  * again at commit.
  */
 export const JOB_COMMANDS: Record<JobAction['kind'], CommandDeclaration> = {
-  start: { job: [JobStatus.QUEUED, JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.PENDING], stepTo: StepStatus.RUNNING },
-  claim: { job: [JobStatus.QUEUED, JobStatus.RUNNING], to: JobStatus.RUNNING, stepTo: StepStatus.RUNNING },
-  progress: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.RUNNING },
-  complete: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.COMPLETED },
-  fail: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.FAILED },
-  pause: { job: [JobStatus.RUNNING], to: JobStatus.PAUSED, step: [StepStatus.RUNNING], stepTo: StepStatus.PAUSED },
-  handBack: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.HANDED_BACK },
-  approve: { job: [JobStatus.PAUSED], to: JobStatus.RUNNING, step: [StepStatus.PAUSED], stepTo: StepStatus.COMPLETED },
-  reject: { job: [JobStatus.PAUSED], to: JobStatus.FAILED, step: [StepStatus.PAUSED], stepTo: StepStatus.FAILED },
-  cancel: { job: [JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.PAUSED], to: JobStatus.CANCELLED },
-  retry: { job: [JobStatus.FAILED], to: JobStatus.RUNNING },
+  start: {
+    job: [JobStatus.QUEUED, JobStatus.RUNNING],
+    to: JobStatus.RUNNING,
+    step: [StepStatus.PENDING],
+    stepTo: StepStatus.RUNNING,
+    field: 'startStep',
+  },
+  claim: { job: [JobStatus.QUEUED, JobStatus.RUNNING], to: JobStatus.RUNNING, stepTo: StepStatus.RUNNING, field: 'claimWork' },
+  progress: {
+    job: [JobStatus.RUNNING],
+    to: JobStatus.RUNNING,
+    step: [StepStatus.RUNNING],
+    stepTo: StepStatus.RUNNING,
+    field: 'reportStepProgress',
+  },
+  complete: {
+    job: [JobStatus.RUNNING],
+    to: JobStatus.RUNNING,
+    step: [StepStatus.RUNNING],
+    stepTo: StepStatus.COMPLETED,
+    field: 'completeStep',
+  },
+  fail: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.FAILED, field: 'failStep' },
+  pause: {
+    job: [JobStatus.RUNNING],
+    to: JobStatus.PAUSED,
+    step: [StepStatus.RUNNING],
+    stepTo: StepStatus.PAUSED,
+    field: 'pauseStepForReview',
+  },
+  handBack: {
+    job: [JobStatus.RUNNING],
+    to: JobStatus.RUNNING,
+    step: [StepStatus.RUNNING],
+    stepTo: StepStatus.HANDED_BACK,
+    field: 'handBackStep',
+  },
+  approve: {
+    job: [JobStatus.PAUSED],
+    to: JobStatus.RUNNING,
+    step: [StepStatus.PAUSED],
+    stepTo: StepStatus.COMPLETED,
+    field: 'approveStep',
+  },
+  reject: { job: [JobStatus.PAUSED], to: JobStatus.FAILED, step: [StepStatus.PAUSED], stepTo: StepStatus.FAILED, field: 'rejectStep' },
+  cancel: { job: [JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.PAUSED], to: JobStatus.CANCELLED, field: 'cancelJob' },
+  retry: { job: [JobStatus.FAILED], to: JobStatus.RUNNING, field: 'retryJob' },
 };
+
+/**
+ * What a caller can do with a job in `status`, or with a step attempt in `step`: the mutations
+ * whose commands accept it (JOB_COMMANDS), for the hint of INVALID_TRANSITION, so the hint never
+ * drifts from what the decisions accept.
+ */
+export function commandsHint(status: JobStatus, step?: StepStatus): string {
+  const accepting = Object.values(JOB_COMMANDS).filter((c) => (step === undefined ? c.job.includes(status) : c.step?.includes(step)));
+  const what = step === undefined ? `A job ${status}` : `A step attempt ${step}`;
+  if (accepting.length === 0) return `${what} accepts nothing more.`;
+  return `${what} accepts ${accepting.map((c) => c.field).join(', ')}.`;
+}

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { buildSchema } from 'graphql';
 import { BoundTenant } from '../../src/common/bound-tenant';
 import { decide } from '../../src/job/job.decider';
 import {
@@ -157,7 +159,7 @@ describe('job decisions', () => {
     );
     expect(paused.job.status).toBe(JobStatus.PAUSED);
     expect(() => decide(paused.job, paused.steps, { kind: 'progress', step: 'a', progress: 0.1 }, ctx)).toThrow(
-      /Cannot report progress on Job \S+: it is PAUSED, and that needs it RUNNING. A step waits for review/,
+      /Cannot report progress on Job \S+: it is PAUSED, and that needs it RUNNING. A job PAUSED accepts approveStep, rejectStep, cancelJob\./,
     );
     const approved = decide(paused.job, paused.steps, { kind: 'approve', step: 'a' }, ctx);
     expect(approved.job).toMatchObject({ status: JobStatus.RUNNING, currentStep: 'b', completedSteps: 1 });
@@ -185,18 +187,25 @@ describe('job decisions', () => {
       StepStatus.SKIPPED,
     ]);
     expect(() => decide(cancelled.job, cancelled.steps, { kind: 'cancel' }, ctx)).toThrow(
-      /Cannot cancel Job \S+: it is CANCELLED, and that needs it QUEUED or RUNNING or PAUSED\. It was cancelled/,
+      /Cannot cancel Job \S+: it is CANCELLED, and that needs it QUEUED or RUNNING or PAUSED\. A job CANCELLED accepts nothing more\./,
     );
     expect(() => decide(cancelled.job, cancelled.steps, { kind: 'retry' }, ctx)).toThrow(
       /Cannot retry Job \S+: it is CANCELLED, and that needs it FAILED\./,
     );
   });
 
-  it('says, when an action does not fit, what state the job or step is in and what the caller can do', () => {
+  it('says, when an action does not fit, what state the job or step is in and the mutations it accepts, from the declared commands', () => {
+    // The hint is derived from JOB_COMMANDS, so it never drifts from what the decisions accept;
+    // each command's mutation is one the schema has.
+    const mutations = Object.keys(buildSchema(readFileSync('schema.graphql', 'utf8')).getMutationType()?.getFields() ?? {});
+    for (const command of Object.values(JOB_COMMANDS)) expect(mutations).toContain(command.field);
     // Approving while the step still runs: the case GraphiQL's stale example ran into.
     const running = run(['a', 'b'], [{ kind: 'start', step: 'a' }]);
     expect(() => decide(running.job, running.steps, { kind: 'approve', step: 'a' }, ctx)).toThrow(
-      /^Cannot approve Job \S+: it is RUNNING, and that needs it PAUSED\. .*pause it \(pauseStepForReview\); only a paused step can be approved or rejected\.$/,
+      /^Cannot approve Job \S+: it is RUNNING, and that needs it PAUSED\. A job RUNNING accepts startStep, claimWork, reportStepProgress, completeStep, failStep, pauseStepForReview, handBackStep, cancelJob\.$/,
+    );
+    expect(() => decide(running.job, running.steps, { kind: 'start', step: 'a' }, ctx)).toThrow(
+      /A step attempt RUNNING accepts reportStepProgress, completeStep, failStep, pauseStepForReview, handBackStep\.$/,
     );
     const paused = run(
       ['a', 'b'],
@@ -206,7 +215,7 @@ describe('job decisions', () => {
       ],
     );
     expect(() => decide(paused.job, paused.steps, { kind: 'complete', step: 'a', artifacts: [], metrics: null }, ctx)).toThrow(
-      /approve it with approveStep or reject it with rejectStep/,
+      /A job PAUSED accepts approveStep, rejectStep, cancelJob\.$/,
     );
   });
 });
