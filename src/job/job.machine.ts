@@ -181,54 +181,20 @@ export interface CommandDeclaration {
  * declared with the entities (src/common/entities.ts), and every write is held to those machines
  * again at commit.
  */
+const J = JobStatus;
+const S = StepStatus;
 export const JOB_COMMANDS: Record<JobAction['kind'], CommandDeclaration> = {
-  start: {
-    job: [JobStatus.QUEUED, JobStatus.RUNNING],
-    to: JobStatus.RUNNING,
-    step: [StepStatus.PENDING],
-    stepTo: StepStatus.RUNNING,
-    field: 'startStep',
-  },
-  claim: { job: [JobStatus.QUEUED, JobStatus.RUNNING], to: JobStatus.RUNNING, stepTo: StepStatus.RUNNING, field: 'claimWork' },
-  progress: {
-    job: [JobStatus.RUNNING],
-    to: JobStatus.RUNNING,
-    step: [StepStatus.RUNNING],
-    stepTo: StepStatus.RUNNING,
-    field: 'reportStepProgress',
-  },
-  complete: {
-    job: [JobStatus.RUNNING],
-    to: JobStatus.RUNNING,
-    step: [StepStatus.RUNNING],
-    stepTo: StepStatus.COMPLETED,
-    field: 'completeStep',
-  },
-  fail: { job: [JobStatus.RUNNING], to: JobStatus.RUNNING, step: [StepStatus.RUNNING], stepTo: StepStatus.FAILED, field: 'failStep' },
-  pause: {
-    job: [JobStatus.RUNNING],
-    to: JobStatus.PAUSED,
-    step: [StepStatus.RUNNING],
-    stepTo: StepStatus.PAUSED,
-    field: 'pauseStepForReview',
-  },
-  handBack: {
-    job: [JobStatus.RUNNING],
-    to: JobStatus.RUNNING,
-    step: [StepStatus.RUNNING],
-    stepTo: StepStatus.HANDED_BACK,
-    field: 'handBackStep',
-  },
-  approve: {
-    job: [JobStatus.PAUSED],
-    to: JobStatus.RUNNING,
-    step: [StepStatus.PAUSED],
-    stepTo: StepStatus.COMPLETED,
-    field: 'approveStep',
-  },
-  reject: { job: [JobStatus.PAUSED], to: JobStatus.FAILED, step: [StepStatus.PAUSED], stepTo: StepStatus.FAILED, field: 'rejectStep' },
-  cancel: { job: [JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.PAUSED], to: JobStatus.CANCELLED, field: 'cancelJob' },
-  retry: { job: [JobStatus.FAILED], to: JobStatus.RUNNING, field: 'retryJob' },
+  start: { field: 'startStep', job: [J.QUEUED, J.RUNNING], to: J.RUNNING, step: [S.PENDING], stepTo: S.RUNNING },
+  claim: { field: 'claimWork', job: [J.QUEUED, J.RUNNING], to: J.RUNNING, stepTo: S.RUNNING },
+  progress: { field: 'reportStepProgress', job: [J.RUNNING], to: J.RUNNING, step: [S.RUNNING], stepTo: S.RUNNING },
+  complete: { field: 'completeStep', job: [J.RUNNING], to: J.RUNNING, step: [S.RUNNING], stepTo: S.COMPLETED },
+  fail: { field: 'failStep', job: [J.RUNNING], to: J.RUNNING, step: [S.RUNNING], stepTo: S.FAILED },
+  pause: { field: 'pauseStepForReview', job: [J.RUNNING], to: J.PAUSED, step: [S.RUNNING], stepTo: S.PAUSED },
+  handBack: { field: 'handBackStep', job: [J.RUNNING], to: J.RUNNING, step: [S.RUNNING], stepTo: S.HANDED_BACK },
+  approve: { field: 'approveStep', job: [J.PAUSED], to: J.RUNNING, step: [S.PAUSED], stepTo: S.COMPLETED },
+  reject: { field: 'rejectStep', job: [J.PAUSED], to: J.FAILED, step: [S.PAUSED], stepTo: S.FAILED },
+  cancel: { field: 'cancelJob', job: [J.QUEUED, J.RUNNING, J.PAUSED], to: J.CANCELLED },
+  retry: { field: 'retryJob', job: [J.FAILED], to: J.RUNNING },
 };
 
 /**
