@@ -368,17 +368,12 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
     next.error = error;
     next.attempts = { ...job.attempts, [step.name]: step.attempt + 1 };
     next.progress = jobProgress(job);
-    const again: StepState = {
-      name: step.name,
-      order: step.order,
-      attempt: step.attempt + 1,
-      status: StepStatus.PENDING,
-      progress: 0,
+    const again = nextAttempt(step, {
       handedBack: step.handedBack,
       ...(takeOver
         ? this.begin('leaseUntil' in this.action ? this.action.leaseUntil : undefined)
         : this.backoffAfter(step.name, step.attempt)),
-    };
+    });
     return takeOver
       ? { job: next, steps: [failed, again], step: again, type: JobEventType.STEP_RECLAIMED }
       : { job: next, steps: [failed, again], step: failed, type: JobEventType.STEP_FAILED };
@@ -396,14 +391,7 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
   handBack(): Outcome {
     const step = this.unit;
     const released: StepState = { ...step, status: StepStatus.HANDED_BACK, finishedAt: this.ctx.now };
-    const again: StepState = {
-      name: step.name,
-      order: step.order,
-      attempt: step.attempt + 1,
-      status: StepStatus.PENDING,
-      progress: 0,
-      handedBack: (step.handedBack ?? 0) + 1,
-    };
+    const again = nextAttempt(step, { handedBack: (step.handedBack ?? 0) + 1 });
     this.next.attempts = { ...this.job.attempts, [step.name]: again.attempt };
     this.next.progress = jobProgress(this.job);
     return { job: this.next, steps: [released, again], step: again, type: JobEventType.STEP_HANDED_BACK };
@@ -449,6 +437,16 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
     return [done];
   }
 }
+
+/** The step's attempt after `step`'s, waiting (PENDING) unless `changes` start it. */
+const nextAttempt = (step: StepState, changes: Partial<StepState> = {}): StepState => ({
+  name: step.name,
+  order: step.order,
+  attempt: step.attempt + 1,
+  status: StepStatus.PENDING,
+  progress: 0,
+  ...changes,
+});
 
 /** What each command does, given the decision's shared rules (StepDecision). */
 const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome } = {
@@ -504,11 +502,10 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
   retry(d) {
     d.requireJob();
     const failed = d.stepOf(d.job.currentStep ?? d.job.plan[0].name);
-    const attempt = failed.attempt + 1;
-    const retry: StepState = { name: failed.name, order: failed.order, attempt, status: StepStatus.PENDING, progress: 0 };
+    const retry = nextAttempt(failed);
     Object.assign(d.next, {
       status: JobStatus.RUNNING,
-      attempts: { ...d.job.attempts, [failed.name]: attempt },
+      attempts: { ...d.job.attempts, [failed.name]: retry.attempt },
       failedSteps: Math.max(0, d.job.failedSteps - 1),
       finishedAt: undefined,
       error: undefined,
@@ -1169,17 +1166,7 @@ class ItemDecision<K extends ItemAction['kind']> implements Work<JobGroup> {
    * the item's last attempt moves on with it (job.attempts.ts countedAttempts).
    */
   handBack(): JobGroup {
-    const { item } = this;
-    const waiting = this.next({
-      status: ItemStatus.PENDING,
-      attempt: item.attempt + 1,
-      maxAttempt: item.maxAttempt + 1,
-      progress: 0,
-      worker: undefined,
-      leaseExpiresAt: undefined,
-      timesOutAt: undefined,
-      availableAt: this.at,
-    });
+    const waiting = this.waiting({ maxAttempt: this.item.maxAttempt + 1, availableAt: this.at });
     return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_HANDED_BACK, waiting);
   }
 
@@ -1192,6 +1179,12 @@ class ItemDecision<K extends ItemAction['kind']> implements Work<JobGroup> {
   /** The item's next version with `changes`. */
   next(changes: Partial<WorkItemItem>): WorkItemItem {
     return { ...this.item, ...changes, version: this.item.version + 1 };
+  }
+
+  /** The item waiting (PENDING) for its next attempt, held by no one, with `changes` (when it is claimable, its error). */
+  waiting(changes: Partial<WorkItemItem>): WorkItemItem {
+    const free = { worker: undefined, leaseExpiresAt: undefined, timesOutAt: undefined };
+    return this.next({ status: ItemStatus.PENDING, attempt: this.item.attempt + 1, progress: 0, ...free, ...changes });
   }
 
   /** The group with the job's change and the event `type` about `item` (and `step`). */
@@ -1221,16 +1214,7 @@ class ItemDecision<K extends ItemAction['kind']> implements Work<JobGroup> {
   waitForNext(error: JobError): JobGroup {
     const { item } = this;
     const unit = { jobId: this.jobId, stage: this.stage, sequence: this.sequence, attempt: item.attempt };
-    const waiting = this.next({
-      status: ItemStatus.PENDING,
-      attempt: item.attempt + 1,
-      progress: 0,
-      error,
-      worker: undefined,
-      leaseExpiresAt: undefined,
-      timesOutAt: undefined,
-      availableAt: retryAt(this.fanOut.retryBackoff, unit, this.at),
-    });
+    const waiting = this.waiting({ error, availableAt: retryAt(this.fanOut.retryBackoff, unit, this.at) });
     return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, waiting);
   }
 }
@@ -1265,17 +1249,8 @@ const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => JobGro
         hint: 'Only an item of the stage the job is running, or of the stage it failed in, can be retried.',
       });
     }
-    const reopened = d.next({
-      status: ItemStatus.PENDING,
-      attempt: item.attempt + 1,
-      maxAttempt: item.attempt + (d.fanOut.attempts ?? job.maxAttempts),
-      progress: 0,
-      worker: undefined,
-      leaseExpiresAt: undefined,
-      timesOutAt: undefined,
-      finishedAt: undefined,
-      availableAt: d.at,
-    });
+    const maxAttempt = item.attempt + (d.fanOut.attempts ?? job.maxAttempts);
+    const reopened = d.waiting({ maxAttempt, finishedAt: undefined, availableAt: d.at });
     const counted = d.withCounts({ failed: d.counts.failed - 1 });
     if (!stageFailed || !step) return d.record(counted, JobEventType.ITEM_RETRIED, reopened);
     // The stage failed by its policy: it reopens as a new attempt of its step, and the job runs again.
