@@ -10,10 +10,16 @@ import { codeOf, dataOf, STORES, startTestServer, type TestServer } from '../sup
 
 describe.each(STORES)('concurrent writes, on %s', (store) => {
   let server: TestServer;
+  /** A second instance on the same table (or PostgreSQL database): another committer. */
+  let two: TestServer;
   let token: string;
 
   beforeAll(async () => {
     server = await startTestServer({ store });
+    two = await startTestServer({
+      store,
+      env: store === 'postgres' ? { DATABASE_URL: server.config.postgres!.url } : { TABLE_NAME: server.config.tableName },
+    });
     token = await server.token('race');
   });
 
@@ -42,6 +48,23 @@ describe.each(STORES)('concurrent writes, on %s', (store) => {
     const errors = results.filter((r) => r.errors).map((r) => r.errors![0].extensions);
     expect(errors).toHaveLength(9);
     for (const e of errors) expect(e).toMatchObject({ code: 'INVALID_TRANSITION', from: 'production', to: 'production' });
+  });
+
+  it('decides again a transition that lost its race to another instance: of 10 split over two instances one wins, the rest see INVALID_TRANSITION', async () => {
+    // Within one instance the committer queues an entity's changes, so only another instance
+    // (another committer) loses a race on the version it read: its change reads again and decides
+    // again (mutate through decideOnce), instead of answering CONFLICT.
+    const projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Two doors' } }, token)).createProject.projectId;
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 ? two : server).request(SetProjectStatusDocument, { projectId, status: 'PRODUCTION' }, token),
+      ),
+    );
+    expect(results.filter((r) => r.data?.setProjectStatus)).toHaveLength(1);
+    const codes = results.filter((r) => r.errors).map(codeOf);
+    expect(codes).toEqual(Array(9).fill('INVALID_TRANSITION'));
+    const final = dataOf(await two.request(GetProjectDocument, { projectId }, token)).project!;
+    expect(final.version).toBe(2);
   });
 
   it('numbers 15 concurrent brief versions without gaps or duplicates', async () => {
