@@ -248,6 +248,12 @@ const eventAttributes = {
     description: 'The id of what changed (projectId, logId, assetId …), as its own id field holds it.',
   }),
   data: attr.jsonObject()({ description: 'Details of the change, as JSON.' }),
+  /**
+   * When restoreProject put the event back from cold storage (src/archive/archive.repository.ts):
+   * an old event written again, which the downstream filter does not send a second time
+   * (RESTORED_ATTRIBUTE, src/infra/dynamo/downstream.ts). Declared, so every store keeps it.
+   */
+  restoredAt: attr.dateTime({ hidden: true }),
 };
 
 /**

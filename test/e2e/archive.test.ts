@@ -1,17 +1,15 @@
 import { gunzipSync } from 'node:zlib';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type ArchiveManifest, sha256Of } from '../../src/archive/archive.format';
 import { ArchiveJobs } from '../../src/archive/archive.jobs';
 import { Archiver } from '../../src/archive/archive.service';
 import { SYSTEM_TENANT } from '../../src/auth/principal';
 import { entities } from '../../src/common/entities';
 import type { Item } from '../../src/infra/dynamo/store';
-import { keyedItem } from '../../src/infra/dynamo/write';
 import { SystemJobRunner } from '../../src/job/system-jobs';
 import { type ContextDeps, systemJobsEnv } from '../../src/wiring';
 import { stoppedAfter, stopOnPurpose } from '../support/fixtures';
-import { Role, startTestServer, type TestServer, dynamoDocOf } from '../support/server';
+import { Role, STORES, startTestServer, type TestServer } from '../support/server';
 import { subscribe, wsClient } from '../support/ws';
 
 /*
@@ -35,7 +33,7 @@ let ahead = 0;
 /** Each job its own request (the same project and kind would be one job by the derived idempotency key). */
 let jobs = 0;
 
-describe('cold storage', () => {
+describe.each(STORES)('cold storage, on %s', (store) => {
   let server: TestServer;
   let editorA: string;
   let workerA: string;
@@ -48,17 +46,7 @@ describe('cold storage', () => {
     (await run('mutation { runArchive { jobs projects resumed rows bytes failed } }', {}, admin)).runArchive as Record<string, number>;
 
   /** Every row of a partition (optionally one sort-key prefix) as the table holds it. */
-  const rowsOf = async (pk: string, skPrefix?: string): Promise<Item[]> => {
-    const out = await dynamoDocOf(server.app).send(
-      new QueryCommand({
-        TableName: server.config.tableName,
-        KeyConditionExpression: skPrefix ? 'PK = :pk AND begins_with(SK, :sk)' : 'PK = :pk',
-        ExpressionAttributeValues: skPrefix ? { ':pk': pk, ':sk': skPrefix } : { ':pk': pk },
-        ConsistentRead: true,
-      }),
-    );
-    return (out.Items ?? []).map(keyedItem);
-  };
+  const rowsOf = (pk: string, skPrefix?: string): Promise<Item[]> => server.app.store.queryAll({ pk, skPrefix });
   /** Waits until the outbox has published every event of these rows (it then clears their OUTBOX attributes). */
   const settled = async (read: () => Promise<Item[]>): Promise<Item[]> => {
     const deadline = Date.now() + 30_000;
@@ -93,7 +81,11 @@ describe('cold storage', () => {
       .projectId as string;
 
   beforeAll(async () => {
+    // Each store's cases start on today's clock (the cases move it on; it is shared by the file).
+    ahead = 0;
+    crashOn = undefined;
     server = await startTestServer({
+      store,
       env: { ARCHIVE_INTERVAL_MS: '0' },
       now: () => new Date(Date.now() + ahead),
       afterArchiveExport: (manifest: ArchiveManifest) => {
