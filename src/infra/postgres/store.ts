@@ -133,8 +133,10 @@ export class PgStore implements StoreApi {
       return await (tenantId === undefined ? withCrossTenantRead(client, work) : withTenant(client, tenantId, work));
     } catch (error) {
       const known = error instanceof DatabaseError || error instanceof AppError || error instanceof ConditionFailed;
-      broken = lost ?? (known ? undefined : error instanceof Error ? error : new Error(String(error)));
-      if (lost || connectionLost(error)) throw serviceUnavailable('postgres', postgresOutcome(lost ?? error), error);
+      const outage = lost !== undefined || connectionLost(error);
+      // A connection whose server went away (57P01 and the like are DatabaseErrors too) is not handed on.
+      if (outage || !known) broken = lost ?? (error instanceof Error ? error : new Error(String(error)));
+      if (outage) throw serviceUnavailable('postgres', postgresOutcome(lost ?? error), error);
       throw error;
     } finally {
       // A failed connection keeps the listener: the pool drops it, and a late error of it has nowhere else to go.
