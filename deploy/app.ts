@@ -1,13 +1,15 @@
 import { resolve } from 'node:path';
 import { App, DefaultStackSynthesizer } from 'aws-cdk-lib';
 import { ServiceStack, type ServiceImage, type ServiceStackProps } from './service-stack';
-import { StorageStack } from './storage-stack';
+import { StorageStack, type Store } from './storage-stack';
 
 type Env = Record<string, string | undefined>;
 
 /** What the deploy template is made from: the server's own setting names where they exist (see docs/deploying.md). */
 export interface DeploySettings {
   stackName: string;
+  /** STORE: the server's store, DynamoDB (the table and its Pipe) or PostgreSQL (Aurora, in the service stack); one, never both. */
+  store: Store;
   tableName: string;
   bucketName?: string;
   corsOrigins: string[];
@@ -32,6 +34,8 @@ export interface ServiceSettings {
   certificateArn?: string;
   redisNodeType: string;
   redisReplicas: number;
+  /** With STORE=postgres: the Aurora Serverless v2 writer's largest size, in ACUs (DATABASE_MAX_ACU). */
+  databaseMaxAcu: number;
   auth: ServiceStackProps['auth'];
   otlpEndpoint?: string;
 }
@@ -74,6 +78,7 @@ function serviceSettings(env: Env): ServiceSettings | undefined {
     certificateArn: env.CERTIFICATE_ARN || undefined,
     redisNodeType: env.REDIS_NODE_TYPE || 'cache.t4g.micro',
     redisReplicas: whole(env, 'REDIS_REPLICAS', 1, 'replicas'),
+    databaseMaxAcu: whole(env, 'DATABASE_MAX_ACU', 4, 'ACUs', 1),
     auth: {
       jwksUrl: env.AUTH_JWKS_URL || undefined,
       issuer: env.AUTH_ISSUER || undefined,
@@ -101,9 +106,22 @@ function replicaRegions(env: Env): string[] {
   return regions;
 }
 
+/** STORE, `dynamodb` (the default) or `postgres`. */
+function store(env: Env): Store {
+  const raw = (env.STORE ?? '').toLowerCase();
+  if (raw === '' || raw === 'dynamodb') return 'dynamodb';
+  if (raw === 'postgres') return 'postgres';
+  throw new Error(`STORE must be dynamodb or postgres, got "${env.STORE}".`);
+}
+
 export function deploySettings(env: Env = process.env): DeploySettings {
+  const chosen = store(env);
+  // A global table is DynamoDB's; PostgreSQL's replicas are another matter (Aurora Global Database), not made here.
+  if (chosen === 'postgres' && env.REPLICA_REGIONS)
+    throw new Error('REPLICA_REGIONS replicates the DynamoDB table; it does not apply with STORE=postgres.');
   return {
     stackName: env.STACK_NAME || 'ArtissistStorage',
+    store: chosen,
     tableName: env.TABLE_NAME || 'Artissist',
     bucketName: env.S3_BUCKET || undefined,
     corsOrigins: (env.CORS_ORIGINS ?? '')
@@ -140,7 +158,10 @@ export function buildApp(settings: DeploySettings, outdir = 'cdk.out'): { app: A
     ...settings,
     env,
     synthesizer: new DefaultStackSynthesizer({ generateBootstrapVersionRule: false }),
-    description: 'Artissist: the DynamoDB table, the S3 bucket and the runtime policy of the GraphQL server',
+    description:
+      settings.store === 'postgres'
+        ? 'Artissist: the S3 bucket and the runtime policy of the GraphQL server (its store is PostgreSQL)'
+        : 'Artissist: the DynamoDB table, the S3 bucket and the runtime policy of the GraphQL server',
   });
   if (!settings.service) return { app, storage };
   // The service reads the storage stack's table, bucket and policy through CloudFormation exports,
@@ -148,10 +169,14 @@ export function buildApp(settings: DeploySettings, outdir = 'cdk.out'): { app: A
   const service = new ServiceStack(app, settings.service.stackName, {
     ...settings.service,
     storage,
+    store: settings.store,
     corsOrigins: settings.corsOrigins,
     env,
     synthesizer: new DefaultStackSynthesizer({ generateBootstrapVersionRule: false }),
-    description: 'Artissist: the GraphQL server on ECS Fargate behind an Application Load Balancer, with ElastiCache Redis',
+    description:
+      settings.store === 'postgres'
+        ? 'Artissist: the GraphQL server on ECS Fargate behind an Application Load Balancer, with Aurora PostgreSQL'
+        : 'Artissist: the GraphQL server on ECS Fargate behind an Application Load Balancer, with ElastiCache Redis',
   });
   return { app, storage, service };
 }

@@ -10,7 +10,16 @@ import { DOWNSTREAM_DETAIL_TYPE, DOWNSTREAM_FILTER, DOWNSTREAM_SOURCE, envelopeT
 import { indexNames, TTL_ATTRIBUTE, tableDefinition } from '../src/infra/dynamo/table';
 import { ARCHIVE_PREFIX, ARCHIVED_TAG } from '../src/infra/s3/archive-tag';
 
+/**
+ * The server's store: DynamoDB (the table, its stream and the Pipe downstream, in this stack) or
+ * PostgreSQL (DATABASE_URL: Aurora in the service stack, or a database of your own). One of them,
+ * never both: a server runs on one store (docs/postgres.md).
+ */
+export type Store = 'dynamodb' | 'postgres';
+
 export interface StorageStackProps extends StackProps {
+  /** With `postgres` the stack holds no table and no Pipe: the bucket and the runtime policy (objects only). */
+  store?: Store;
   /** The table's name; the server's TABLE_NAME must say the same. */
   tableName: string;
   /** The bucket's name; CloudFormation generates one when it is not given (read it from the outputs). */
@@ -82,16 +91,37 @@ const PIPE_RETRY_ATTEMPTS = 10;
  * the server's runtime role. Both data resources are retained when the stack is deleted.
  */
 export class StorageStack extends Stack {
-  /** The table: a regional table, or a global table with replicas when replicaRegions are given. */
-  readonly table: dynamodb.CfnTable | dynamodb.CfnGlobalTable;
+  /** The table: a regional table, or a global table with replicas when replicaRegions are given; none on PostgreSQL. */
+  readonly table?: dynamodb.CfnTable | dynamodb.CfnGlobalTable;
   readonly bucket: s3.Bucket;
   readonly runtimePolicy: iam.ManagedPolicy;
-  readonly eventBus: events.EventBus;
-  readonly deadLetters: sqs.Queue;
-  readonly pipe: pipes.CfnPipe;
+  /** Downstream events from the table's stream; none on PostgreSQL (docs/postgres.md, "Not yet"). */
+  readonly eventBus?: events.EventBus;
+  readonly deadLetters?: sqs.Queue;
+  readonly pipe?: pipes.CfnPipe;
 
   constructor(scope: Construct, id: string, props: StorageStackProps) {
     super(scope, id, props);
+    const bucket = this.files(props);
+    this.bucket = bucket;
+    const objectStatements = [
+      new iam.PolicyStatement({
+        sid: 'Objects',
+        actions: OBJECT_ACTIONS,
+        resources: [bucket.arnForObjects(`${OBJECT_PREFIX}*`), bucket.arnForObjects(`${ARCHIVE_PREFIX}*`)],
+      }),
+      new iam.PolicyStatement({ sid: 'Bucket', actions: BUCKET_ACTIONS, resources: [bucket.bucketArn] }),
+    ];
+    new CfnOutput(this, 'BucketName', { value: bucket.bucketName, description: 'S3_BUCKET for the server' });
+    if (props.store === 'postgres') {
+      // The database's rights are its roles' (docs/postgres.md), not IAM's: the policy is the bucket's alone.
+      this.runtimePolicy = new iam.ManagedPolicy(this, 'RuntimePolicy', {
+        description: 'What the Artissist server needs at run time on PostgreSQL: objects of its bucket.',
+        statements: objectStatements,
+      });
+      new CfnOutput(this, 'RuntimePolicyArn', { value: this.runtimePolicy.managedPolicyArn, description: "Attach to the server's role" });
+      return;
+    }
 
     // The level-1 construct takes the CreateTable definition attribute for attribute, so the
     // template's keys and indexes are the server's and cannot drift from them.
@@ -137,8 +167,88 @@ export class StorageStack extends Stack {
           deletionProtectionEnabled: true,
         });
     this.table.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    const table = this.table;
 
-    this.bucket = new s3.Bucket(this, 'Files', {
+    // A server in a replica's region uses that region's replica: the policy names each one.
+    const tableArns = [
+      table.attrArn,
+      ...replicaRegions.map((region) =>
+        this.formatArn({ service: 'dynamodb', region, resource: 'table', resourceName: definition.TableName }),
+      ),
+    ];
+    this.runtimePolicy = new iam.ManagedPolicy(this, 'RuntimePolicy', {
+      description: 'What the Artissist server needs at run time: items of its table and indexes, objects of its bucket.',
+      statements: [
+        new iam.PolicyStatement({ sid: 'TableItems', actions: TABLE_ACTIONS, resources: tableArns }),
+        // Each index by name rather than `index/*`, so an index added by hand grants nothing.
+        new iam.PolicyStatement({
+          sid: 'IndexQueries',
+          actions: INDEX_ACTIONS,
+          resources: tableArns.flatMap((arn) => indexNames.map((name) => `${arn}/index/${name}`)),
+        }),
+        ...objectStatements,
+      ],
+    });
+
+    // Downstream: every committed event item, from the table's stream through an EventBridge Pipe
+    // (filtered to event items, mapped to the versioned envelope of src/infra/dynamo/downstream.ts)
+    // to an event bus. What the bus refuses past the retries goes to the dead-letter queue.
+    const eventBus = new events.EventBus(this, 'Events', {
+      description: 'Artissist events for downstream consumers (docs/operations.md).',
+    });
+    const deadLetters = new sqs.Queue(this, 'EventDeadLetters', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.eventBus = eventBus;
+    this.deadLetters = deadLetters;
+    const streamArn = table.attrStreamArn;
+    const pipeRole = new iam.Role(this, 'EventPipeRole', {
+      assumedBy: new iam.ServicePrincipal('pipes.amazonaws.com'),
+      description: 'The event Pipe: reads the table stream, puts events on the bus, parks failures in the dead-letter queue.',
+      inlinePolicies: {
+        pipe: new iam.PolicyDocument({
+          statements: [
+            new iam.PolicyStatement({ sid: 'ReadStream', actions: STREAM_ACTIONS, resources: [streamArn] }),
+            new iam.PolicyStatement({ sid: 'PutEvents', actions: ['events:PutEvents'], resources: [eventBus.eventBusArn] }),
+            new iam.PolicyStatement({ sid: 'DeadLetters', actions: ['sqs:SendMessage'], resources: [deadLetters.queueArn] }),
+          ],
+        }),
+      },
+    });
+    const pipe = new pipes.CfnPipe(this, 'EventPipe', {
+      description: 'Event items of the table stream, as the versioned downstream envelope, to the event bus.',
+      roleArn: pipeRole.roleArn,
+      source: streamArn,
+      sourceParameters: {
+        dynamoDbStreamParameters: {
+          startingPosition: 'TRIM_HORIZON',
+          batchSize: 10,
+          maximumRetryAttempts: PIPE_RETRY_ATTEMPTS,
+          deadLetterConfig: { arn: deadLetters.queueArn },
+        },
+        filterCriteria: { filters: [{ pattern: JSON.stringify(DOWNSTREAM_FILTER) }] },
+      },
+      target: eventBus.eventBusArn,
+      targetParameters: {
+        inputTemplate: envelopeTemplate(),
+        eventBridgeEventBusParameters: { source: DOWNSTREAM_SOURCE, detailType: DOWNSTREAM_DETAIL_TYPE },
+      },
+    });
+    // The role's policy must exist before the Pipe starts reading with it.
+    pipe.node.addDependency(pipeRole);
+    this.pipe = pipe;
+
+    new CfnOutput(this, 'TableName', { value: table.ref, description: 'TABLE_NAME for the server' });
+    new CfnOutput(this, 'EventBusName', { value: eventBus.eventBusName, description: 'The bus downstream consumers subscribe to' });
+    new CfnOutput(this, 'EventDeadLetterQueueUrl', { value: deadLetters.queueUrl, description: 'Events the Pipe could not deliver' });
+    new CfnOutput(this, 'RuntimePolicyArn', { value: this.runtimePolicy.managedPolicyArn, description: "Attach to the server's role" });
+  }
+
+  /** The bucket for files, the same on either store. */
+  private files(props: StorageStackProps): s3.Bucket {
+    return new s3.Bucket(this, 'Files', {
       bucketName: props.bucketName,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       encryption: s3.BucketEncryption.S3_MANAGED,
@@ -178,83 +288,6 @@ export class StorageStack extends Stack {
           ]
         : undefined,
     });
-
-    // A server in a replica's region uses that region's replica: the policy names each one.
-    const tableArns = [
-      this.table.attrArn,
-      ...replicaRegions.map((region) =>
-        this.formatArn({ service: 'dynamodb', region, resource: 'table', resourceName: definition.TableName }),
-      ),
-    ];
-    this.runtimePolicy = new iam.ManagedPolicy(this, 'RuntimePolicy', {
-      description: 'What the Artissist server needs at run time: items of its table and indexes, objects of its bucket.',
-      statements: [
-        new iam.PolicyStatement({ sid: 'TableItems', actions: TABLE_ACTIONS, resources: tableArns }),
-        // Each index by name rather than `index/*`, so an index added by hand grants nothing.
-        new iam.PolicyStatement({
-          sid: 'IndexQueries',
-          actions: INDEX_ACTIONS,
-          resources: tableArns.flatMap((arn) => indexNames.map((name) => `${arn}/index/${name}`)),
-        }),
-        new iam.PolicyStatement({
-          sid: 'Objects',
-          actions: OBJECT_ACTIONS,
-          resources: [this.bucket.arnForObjects(`${OBJECT_PREFIX}*`), this.bucket.arnForObjects(`${ARCHIVE_PREFIX}*`)],
-        }),
-        new iam.PolicyStatement({ sid: 'Bucket', actions: BUCKET_ACTIONS, resources: [this.bucket.bucketArn] }),
-      ],
-    });
-
-    // Downstream: every committed event item, from the table's stream through an EventBridge Pipe
-    // (filtered to event items, mapped to the versioned envelope of src/infra/dynamo/downstream.ts)
-    // to an event bus. What the bus refuses past the retries goes to the dead-letter queue.
-    this.eventBus = new events.EventBus(this, 'Events', { description: 'Artissist events for downstream consumers (docs/operations.md).' });
-    this.deadLetters = new sqs.Queue(this, 'EventDeadLetters', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    const streamArn = this.table.attrStreamArn;
-    const pipeRole = new iam.Role(this, 'EventPipeRole', {
-      assumedBy: new iam.ServicePrincipal('pipes.amazonaws.com'),
-      description: 'The event Pipe: reads the table stream, puts events on the bus, parks failures in the dead-letter queue.',
-      inlinePolicies: {
-        pipe: new iam.PolicyDocument({
-          statements: [
-            new iam.PolicyStatement({ sid: 'ReadStream', actions: STREAM_ACTIONS, resources: [streamArn] }),
-            new iam.PolicyStatement({ sid: 'PutEvents', actions: ['events:PutEvents'], resources: [this.eventBus.eventBusArn] }),
-            new iam.PolicyStatement({ sid: 'DeadLetters', actions: ['sqs:SendMessage'], resources: [this.deadLetters.queueArn] }),
-          ],
-        }),
-      },
-    });
-    this.pipe = new pipes.CfnPipe(this, 'EventPipe', {
-      description: 'Event items of the table stream, as the versioned downstream envelope, to the event bus.',
-      roleArn: pipeRole.roleArn,
-      source: streamArn,
-      sourceParameters: {
-        dynamoDbStreamParameters: {
-          startingPosition: 'TRIM_HORIZON',
-          batchSize: 10,
-          maximumRetryAttempts: PIPE_RETRY_ATTEMPTS,
-          deadLetterConfig: { arn: this.deadLetters.queueArn },
-        },
-        filterCriteria: { filters: [{ pattern: JSON.stringify(DOWNSTREAM_FILTER) }] },
-      },
-      target: this.eventBus.eventBusArn,
-      targetParameters: {
-        inputTemplate: envelopeTemplate(),
-        eventBridgeEventBusParameters: { source: DOWNSTREAM_SOURCE, detailType: DOWNSTREAM_DETAIL_TYPE },
-      },
-    });
-    // The role's policy must exist before the Pipe starts reading with it.
-    this.pipe.node.addDependency(pipeRole);
-
-    new CfnOutput(this, 'TableName', { value: this.table.ref, description: 'TABLE_NAME for the server' });
-    new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName, description: 'S3_BUCKET for the server' });
-    new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName, description: 'The bus downstream consumers subscribe to' });
-    new CfnOutput(this, 'EventDeadLetterQueueUrl', { value: this.deadLetters.queueUrl, description: 'Events the Pipe could not deliver' });
-    new CfnOutput(this, 'RuntimePolicyArn', { value: this.runtimePolicy.managedPolicyArn, description: "Attach to the server's role" });
   }
 }
 

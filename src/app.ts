@@ -21,7 +21,7 @@ import { ensureSystemProject, SystemJobRunner } from './job/system-jobs';
 import { Migrations } from './migrations/migration.service';
 import { systemJobsEnv } from './wiring';
 import { LeaseCodec } from './auth/lease';
-import { OutboxStats } from './infra/dynamo/outbox-stats';
+import { OutboxStats, tableOutbox } from './infra/dynamo/outbox-stats';
 import { requestBudget } from './infra/deadline';
 import { GAUGES, Metrics } from './infra/metrics';
 import { OutageLog } from './infra/outage';
@@ -305,9 +305,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       { intervalMs: config.coldStorage.intervalMs },
     );
     // The outbox's backlog: DynamoDB's OUTBOX index, or PostgreSQL's outbox table.
-    const outboxStats: Pick<OutboxStats, 'read'> = postgres
-      ? { read: () => postgres.store.outboxSnapshot() }
-      : new OutboxStats(dynamo.doc, config.tableName);
+    const outboxStats = new OutboxStats(postgres ? () => postgres.store.outboxSnapshot() : tableOutbox(dynamo.doc, config.tableName));
     metrics.registerAsyncGauge(
       'outbox_backlog',
       "Outbox entries not yet published: an event, or one entry for a commit's several events (counted up to 1000 per OUTBOX shard).",
@@ -325,7 +323,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           ? { postgres: (signal: AbortSignal) => postgres.probe(signal) }
           : { dynamodb: (signal: AbortSignal) => probeTable(dynamo.client, config.tableName, signal) }),
         s3: (signal) => files.check(signal),
-        ...(config.redisUrl ? { redis: () => bus.ping() } : {}),
+        // The event bus between instances: Redis, or without it on PostgreSQL the LISTEN connection
+        // (its store check above says nothing of that connection, which can be down on its own).
+        ...(config.redisUrl ? { redis: () => bus.ping() } : postgres ? { postgresListen: () => bus.ping() } : {}),
       },
       {
         timeoutMs: config.readiness.timeoutMs,

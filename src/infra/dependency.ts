@@ -44,7 +44,7 @@ function nodeCode(error: unknown): string | undefined {
   return wrapped?.[1];
 }
 
-const NAMES: Record<Dependency, string> = { dynamodb: 'database', s3: 'file store', redis: 'event bus' };
+const NAMES: Record<Dependency, string> = { dynamodb: 'database', s3: 'file store', redis: 'event bus', postgres: 'database' };
 
 /** The error serviceUnavailable makes; its dependency, outcome and cause are for the server's own use. */
 class ServiceUnavailableError extends AppError {

@@ -22,7 +22,7 @@ export class LabelCap {
   }
 }
 
-/** The outcome of a DynamoDB, S3 or Redis call (see dependency.ts `classify`, pubsub.ts): a fixed set of values. */
+/** The outcome of a DynamoDB, S3, Redis or PostgreSQL call (see dependency.ts `classify`, pubsub.ts): a fixed set of values. */
 export type CallOutcome =
   | 'ok'
   | 'conditional_failed'
@@ -33,7 +33,7 @@ export type CallOutcome =
   | 'unreachable'
   | 'server_error'
   | 'error';
-export type Dependency = 'dynamodb' | 's3' | 'redis';
+export type Dependency = 'dynamodb' | 's3' | 'redis' | 'postgres';
 
 /**
  * The prefix of every metric the server defines itself, so its series are told apart from other
@@ -99,6 +99,9 @@ export class Metrics {
     // The event bus's PUBLISHes, which ioredis does not retry (see pubsub.ts), and Redis has no
     // throttling to count.
     redis: this.callMetrics('redis', 'Redis', 'commands of the event bus'),
+    // The LISTEN/NOTIFY bus's statements (pubsub-postgres.ts): each pg_notify (NOTIFY) and each
+    // connection's LISTEN, the first and every reconnection; PostgreSQL has no throttling to count.
+    postgres: this.callMetrics('postgres', 'PostgreSQL', 'statements of the event bus (NOTIFY, and the LISTEN of each connection)'),
   };
 
   /** Bounded labels: the plan (a fixed set), never the tenant id, and the budget (tenant, user, cost, worker). */
@@ -149,7 +152,7 @@ export class Metrics {
   }
 
   private callMetrics(prefix: Dependency, label: string, what: string) {
-    const throttled = prefix !== 'redis';
+    const throttled = prefix === 'dynamodb' || prefix === 's3';
     return {
       total: this.counter(`${prefix}_calls_total`, `${label} ${what} by command and outcome.`, ['command', 'outcome']),
       duration: new Histogram({
@@ -191,7 +194,7 @@ export class Metrics {
     );
   }
 
-  /** Records one SDK call (its retries included), or one Redis command of the event bus. */
+  /** Records one SDK call (its retries included), or one Redis command or PostgreSQL statement of the event bus. */
   recordCall(dependency: Dependency, command: string, seconds: number, outcome: CallOutcome): void {
     const label = this.commands.value(command);
     this.calls[dependency].total.inc({ command: label, outcome });

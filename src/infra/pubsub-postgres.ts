@@ -1,8 +1,9 @@
-import { Client, DatabaseError, escapeIdentifier, type Pool } from 'pg';
-import { AppError, ErrorCode } from '../errors';
+import { Client, escapeIdentifier, type Pool } from 'pg';
 import { CATCH_UP, deliverMessage, encodeMessage, type EventBus, IN_EFFECT, type Listeners, retryPause, bounded } from './bus-core';
-import { classify } from './dependency';
+import { isOutage, serviceUnavailable } from './dependency';
+import type { CallOutcome, Metrics } from './metrics';
 import type { OutageLog } from './outage';
+import { postgresOutcome } from './postgres/outcome';
 
 /*
  * The event bus through PostgreSQL's LISTEN/NOTIFY, for a server on PostgreSQL without Redis
@@ -39,6 +40,8 @@ export function notifyChannel(schema: string): string {
  * check), it LISTENs again and, once that is in effect, hands every listener CATCH_UP, since
  * notifications sent meanwhile are gone. It tries again at once, then every 100 ms, then every
  * 500 ms (retryPause), for as long as the bus is open; each failure goes to the outage log.
+ * Each connection's LISTEN (the first and every reconnection) and each NOTIFY is counted in
+ * `metrics` (artissist_postgres_calls_total{command,outcome}), as the Redis bus counts its PUBLISHes.
  * A listener is in effect at once (`ready`): while the connection is up it already listens to the
  * one channel, and while it is down the CATCH_UP of the next connection covers what is published
  * meanwhile, as on Redis.
@@ -47,6 +50,7 @@ export function createPostgresBus(
   settings: { url: string; pool: Pool; schema: string },
   listeners: Listeners,
   outage: OutageLog,
+  metrics?: Metrics,
 ): EventBus {
   const channel = notifyChannel(settings.schema);
   /** The connection that LISTENs, once its LISTEN is in effect. */
@@ -60,6 +64,8 @@ export function createPostgresBus(
   const connect = () => {
     retryTimer = undefined;
     if (closed) return;
+    const started = performance.now();
+    const listened = (outcome: CallOutcome) => metrics?.recordCall('postgres', 'LISTEN', (performance.now() - started) / 1000, outcome);
     const next = new Client({
       connectionString: settings.url,
       application_name: LISTEN_APPLICATION,
@@ -77,7 +83,7 @@ export function createPostgresBus(
       next.removeAllListeners('notification');
       ended = next.end();
       if (!closed) {
-        outage.failure('postgres', outcomeOf(error));
+        outage.failure('postgres', postgresOutcome(error));
         retryTimer = setTimeout(connect, retryPause(attempt++));
         retryTimer.unref();
       }
@@ -92,19 +98,27 @@ export function createPostgresBus(
     next
       .connect()
       .then(() => next.query(`LISTEN ${escapeIdentifier(channel)}`))
-      .then(() => {
-        if (ended) return;
-        client = next;
-        attempt = 0;
-        outage.connected('postgres');
-        // Asked of the connection now and then: one whose network went silent answers nothing, and is replaced.
-        checker = setInterval(() => {
-          bounded(next.query('SELECT 1'), ANSWER_MS, 'the LISTEN connection').catch(lose);
-        }, CHECK_MS);
-        checker.unref();
-        // The LISTEN is in effect: whatever was published before it is in the store.
-        listeners.deliverAll(CATCH_UP);
-      }, lose);
+      .then(
+        () => {
+          if (ended) return;
+          listened('ok');
+          client = next;
+          attempt = 0;
+          outage.connected('postgres');
+          // Asked of the connection now and then: one whose network went silent answers nothing, and is replaced.
+          checker = setInterval(() => {
+            bounded(next.query('SELECT 1'), ANSWER_MS, 'the LISTEN connection').catch(lose);
+          }, CHECK_MS);
+          checker.unref();
+          // The LISTEN is in effect: whatever was published before it is in the store.
+          listeners.deliverAll(CATCH_UP);
+        },
+        (error: unknown) => {
+          // An attempt that failed (not one the bus's close ended): counted, and the next one follows.
+          if (!closed) listened(postgresOutcome(error));
+          return lose(error);
+        },
+      );
   };
   connect();
 
@@ -112,17 +126,19 @@ export function createPostgresBus(
     async publish(topic, payload) {
       const message = encodeMessage(topic, payload);
       const sent = Buffer.byteLength(message) < NOTIFY_MAX_BYTES ? message : encodeMessage(topic);
+      const started = performance.now();
       try {
         await settings.pool.query('SELECT pg_notify($1, $2)', [channel, sent]);
       } catch (error) {
         // PostgreSQL's own refusal is the statement's failure, for the caller to log; anything else
         // is an outage, counted by the outage log: the event stays in the outbox either way.
-        if (error instanceof DatabaseError) throw error;
-        outage.failure('postgres', outcomeOf(error));
-        throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'PostgreSQL did not answer in time; try again shortly.', {
-          cause: error instanceof Error ? error.message : String(error),
-        });
+        const outcome = postgresOutcome(error);
+        metrics?.recordCall('postgres', 'NOTIFY', (performance.now() - started) / 1000, outcome);
+        if (!isOutage(outcome)) throw error;
+        outage.failure('postgres', outcome);
+        throw serviceUnavailable('postgres', outcome, error);
       }
+      metrics?.recordCall('postgres', 'NOTIFY', (performance.now() - started) / 1000, 'ok');
     },
     listen(topic, listener, uncounted) {
       listeners.add(topic, listener, uncounted);
@@ -140,10 +156,4 @@ export function createPostgresBus(
       await endCurrent?.();
     },
   };
-}
-
-/** A lost connection's outcome for the outage log: a socket error's own code where it has one, else `unreachable`. */
-function outcomeOf(error: unknown): string {
-  const outcome = classify(error);
-  return outcome === 'error' ? 'unreachable' : outcome;
 }

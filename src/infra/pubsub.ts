@@ -181,7 +181,7 @@ export function createEventBus(
   const listeners = new Listeners();
   if (!options.redisUrl && options.postgres) {
     const outage = options.outage ?? new OutageLog(10_000);
-    const bus = createPostgresBus(options.postgres, listeners, outage);
+    const bus = createPostgresBus(options.postgres, listeners, outage, options.metrics);
     return {
       ...bus,
       async close() {

@@ -34,6 +34,8 @@ describe('/metrics', () => {
         'artissist_s3_calls_total',
         'artissist_s3_call_duration_seconds',
         'artissist_s3_throttles_total',
+        'artissist_postgres_calls_total',
+        'artissist_postgres_call_duration_seconds',
         'artissist_events_published_total',
         'artissist_events_replayed_total',
         'artissist_subscription_resyncs_total',

@@ -1,7 +1,9 @@
 import { startRedis } from '../support/redis';
 import { msUntil, startOwnDynamo, type OwnDynamo } from '../support/outage';
+import { rowsOfTenant, startPostgresOfServer } from '../support/postgres';
+import { sample, scrape } from '../support/prometheus';
 import { startTestServer, type TestServer } from '../support/server';
-import { stopOnPurpose } from '../support/fixtures';
+import { registerFixture, stopOnPurpose } from '../support/fixtures';
 
 /*
  * Readiness and outages against real parts: a DynamoDB Local of this file's own (own port, own
@@ -176,4 +178,91 @@ describe('readiness with Redis', () => {
     expect((await readyz(server)).body.checks.redis.status).toBe('down');
     console.log(`Redis stopped: readiness 503 after ${ms} ms`);
   });
+});
+
+describe('readiness on PostgreSQL, and a PostgreSQL crash and restart under writers', () => {
+  it('reports the store and the LISTEN connection, answers SERVICE_UNAVAILABLE (never INTERNAL) while PostgreSQL is down, loses no acknowledged write, makes none twice, and counts LISTEN and NOTIFY', async () => {
+    // A cluster of this test's own: the run's shared one serves other files and cannot be stopped
+    // for one. Its commits are acknowledged once their WAL is written, as on a real deployment.
+    const { env, cluster } = await startPostgresOfServer({ durableCommits: true });
+    const server = await startTestServer({ store: 'postgres', env: { ...env, READINESS_CACHE_MS: '0' } });
+    const token = await server.token('pg-restart');
+    const counted = async (command: string, outcome: string) =>
+      sample((await scrape(new URL('/metrics', server.url).toString())).exposition, 'artissist_postgres_calls_total', { command, outcome });
+    await msUntil(async () => (await readyz(server)).status === 200, READINESS_WITHIN_MS, 'readiness 200 on PostgreSQL');
+    expect((await readyz(server)).body.checks).toEqual({
+      postgres: { status: 'ok', latencyMs: expect.any(Number) },
+      postgresListen: { status: 'ok', latencyMs: expect.any(Number) },
+      s3: { status: 'ok', latencyMs: expect.any(Number) },
+      shutdown: { status: 'ok' },
+    });
+
+    // Four writers, each creating projects one after another with titles of their own, until told
+    // to stop. A write answered with data is acknowledged; any other answer is kept by its code.
+    const acknowledged = new Set<string>();
+    const attempted = new Set<string>();
+    const codes: string[] = [];
+    let writing = true;
+    let down = false;
+    const whileDown: string[] = [];
+    const writers = Array.from({ length: 4 }, async (_, w) => {
+      for (let i = 0; writing; i++) {
+        const title = `w${w}-${i}`;
+        attempted.add(title);
+        const res = await server.raw({ query: `mutation { createProject(input: { title: "${title}" }) { projectId } }` }, token);
+        if (res.body.data?.createProject?.projectId) {
+          acknowledged.add(title);
+          continue;
+        }
+        const code = res.body.errors?.[0]?.extensions?.code ?? `HTTP ${res.status}`;
+        codes.push(code);
+        if (down) whileDown.push(code);
+        // A client's pause before its retry (Retry-After says 5 s; a test's client is impatient).
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    });
+    const acknowledgedBy = (n: number, what: string) => msUntil(async () => acknowledged.size >= n, 20_000, what);
+    // However the test ends, the writers stop before the server does.
+    registerFixture('the writers', async () => {
+      writing = false;
+      await Promise.allSettled(writers);
+    });
+    await acknowledgedBy(20, 'writes acknowledged before the crash');
+
+    await cluster.crash();
+    // Started again below; should the test fail before, the registry starts it so that its database can be dropped.
+    const startAgain = registerFixture('PostgreSQL started again', () => cluster.start());
+    down = true;
+    await msUntil(async () => (await readyz(server)).status === 503, READINESS_WITHIN_MS, 'readiness 503 with PostgreSQL down');
+    const report = (await readyz(server)).body;
+    expect(report.checks.postgres.status).toBe('down');
+    expect(report.checks.postgresListen.status).toBe('down');
+    await msUntil(async () => whileDown.length >= 4, 20_000, 'writes refused while PostgreSQL is down');
+    // Every LISTEN connection attempt while down failed, and was counted.
+    await msUntil(async () => (await counted('LISTEN', 'unreachable')) >= 1, 20_000, 'a failed LISTEN counted');
+    down = false;
+
+    await startAgain();
+    const before = acknowledged.size;
+    await msUntil(async () => (await readyz(server)).status === 200, READINESS_WITHIN_MS, 'readiness 200 after the restart');
+    await acknowledgedBy(before + 20, 'writes acknowledged after the restart');
+    writing = false;
+    await Promise.all(writers);
+
+    // The server told each refusal as an outage: SERVICE_UNAVAILABLE, never INTERNAL.
+    expect(codes.length).toBeGreaterThanOrEqual(4);
+    expect(codes.filter((code) => code !== 'SERVICE_UNAVAILABLE')).toEqual([]);
+    // Every acknowledged write is stored, once; a refused one (its answer may have been lost with the
+    // connection) is stored at most once; nothing else is stored.
+    const titles = (await rowsOfTenant(env.DATABASE_URL, 'pg-restart')).filter((row) => row.table === 'projects').map((row) => row.title);
+    expect(titles.length).toBe(new Set(titles).size);
+    expect(titles.filter((title) => !attempted.has(String(title)))).toEqual([]);
+    expect([...acknowledged].filter((title) => !titles.includes(title))).toEqual([]);
+    // The LISTEN connection came back (a second LISTEN), and events went out by NOTIFY.
+    expect(await counted('LISTEN', 'ok')).toBeGreaterThanOrEqual(2);
+    expect(await counted('NOTIFY', 'ok')).toBeGreaterThan(0);
+    console.log(
+      `PostgreSQL crash under 4 writers: ${acknowledged.size} writes acknowledged (all stored once), ${codes.length} refused with SERVICE_UNAVAILABLE, ${titles.length - acknowledged.size} of them stored`,
+    );
+  }, 90_000);
 });

@@ -1,15 +1,20 @@
 import Redis from 'ioredis';
+import { Client, Pool } from 'pg';
 import { isServiceUnavailable } from '../../src/infra/dependency';
 import { Metrics } from '../../src/infra/metrics';
 import { OutageLog } from '../../src/infra/outage';
 import { CATCH_UP, createEventBus, type EventBus } from '../../src/infra/pubsub';
+import { startPostgresForServer } from '../support/postgres';
 import { startRedis, type RedisServer } from '../support/redis';
+import { startTcpProxy } from '../support/tcp-proxy';
 import { eventually } from '../support/ws';
 import { fixture, registerFixture, restoredAfter, stoppedAfter } from '../support/fixtures';
 
 /*
  * The Redis event bus against a real redis-server that is killed (SIGKILL) and brought back on the
- * same port: what a listener and a publish see while Redis is down, and once it is back.
+ * same port: what a listener and a publish see while Redis is down, and once it is back. The
+ * PostgreSQL bus (LISTEN/NOTIFY) against a database of the run's PostgreSQL, reached through a
+ * proxy that can refuse new connections while every session is ended.
  */
 
 const counter = async (metrics: Metrics, name: string, labels: Record<string, string>) => {
@@ -135,5 +140,60 @@ describe('the Redis event bus while Redis is down', () => {
       .trim()
       .split('\n');
     expect(clients).toHaveLength(1);
+  });
+});
+
+describe('the PostgreSQL event bus while PostgreSQL is out of reach', () => {
+  it('rejects a NOTIFY as SERVICE_UNAVAILABLE, fails its ping while the LISTEN connection is lost, and counts every NOTIFY and LISTEN by outcome', async () => {
+    const { DATABASE_URL } = await startPostgresForServer();
+    const direct = new URL(DATABASE_URL);
+    const proxy = await startTcpProxy(`http://${direct.host}`);
+    const viaProxy = new URL(DATABASE_URL);
+    viaProxy.port = new URL(proxy.url).port;
+    const pool = fixture('pool', new Pool({ connectionString: viaProxy.toString(), connectionTimeoutMillis: 2000 }), (p) => p.end());
+    // An idle connection ended below is the pool's to drop (as the server's pool does, postgres/start.ts).
+    pool.on('error', () => {});
+    const metrics = new Metrics({ processMetrics: false });
+    const outage = stoppedAfter('outage log', new OutageLog(60_000, { warn: () => {}, info: () => {} } as never));
+    const bus = fixture(
+      'event bus',
+      createEventBus({ postgres: { url: viaProxy.toString(), pool, schema: 'artissist' }, outage, metrics }),
+      (b) => b.close(),
+    );
+    const pinged = () =>
+      bus.ping().then(
+        () => true,
+        () => false,
+      );
+    const calls = (command: string, outcome: string) => counter(metrics, 'artissist_postgres_calls_total', { command, outcome });
+    await eventually(pinged, (up) => up);
+    expect(await calls('LISTEN', 'ok')).toBe(1);
+    await bus.publish('topic-p', { n: 1 });
+    expect(await calls('NOTIFY', 'ok')).toBe(1);
+
+    // Every session of the database ended (the pool's and the LISTEN connection), and no new one let through.
+    proxy.refuse(true);
+    const admin = fixture('postgres client', new Client({ connectionString: DATABASE_URL }), (c) => c.end());
+    await admin.connect();
+    await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    await eventually(pinged, (up) => !up);
+    const failure = await bus.publish('topic-p', { n: 2 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(isServiceUnavailable(failure)).toBe(true);
+    expect(await calls('NOTIFY', 'unreachable')).toBe(1);
+    await eventually(
+      () => calls('LISTEN', 'unreachable'),
+      (n) => n >= 1,
+    );
+
+    proxy.refuse(false);
+    await eventually(pinged, (up) => up);
+    expect(await calls('LISTEN', 'ok')).toBe(2);
+    await bus.publish('topic-p', { n: 3 });
+    expect(await calls('NOTIFY', 'ok')).toBe(2);
   });
 });

@@ -18,6 +18,10 @@ export interface PostgresServer {
   password: string;
   /** A connected client (registered, closed after the test or block that asked for it). */
   connect(user: string, password: string, database?: string): Promise<Client>;
+  /** Stops the server at once, as a crash would (see LaunchedPostgres). */
+  crash(): Promise<void>;
+  /** Starts the crashed server again on the same port and data (see LaunchedPostgres). */
+  start(): Promise<void>;
 }
 
 /**
@@ -67,6 +71,17 @@ interface LaunchedPostgres {
   password: string;
   /** Stops the server (fast shutdown) and removes its folder; resolves once both are done. */
   stop(): Promise<void>;
+  /** Stops the server at once, as a crash would (immediate shutdown: the next start recovers from the WAL); resolves once it has exited. */
+  crash(): Promise<void>;
+  /** Starts a crashed server again on the same port and data; resolves once it answers. */
+  start(): Promise<void>;
+}
+
+interface LaunchOptions {
+  /** Sessions it takes at most (100 unless given). */
+  maxConnections?: number;
+  /** Commits are acknowledged once their WAL is written (synchronous_commit on), so that a restart loses none. */
+  durableCommits?: boolean;
 }
 
 /**
@@ -78,13 +93,13 @@ interface LaunchedPostgres {
  * it. Throws, having removed what it made, when the binaries are missing or the server does not
  * answer within 30 s, with its output.
  */
-async function launchPostgres(maxConnections = 100): Promise<LaunchedPostgres> {
+async function launchPostgres(options: LaunchOptions = {}): Promise<LaunchedPostgres> {
   const bin = binDir();
   const user = serverUser();
   const root = mkdtempSync(join(tmpdir(), 'postgres-'));
   const removeFolder = () => rmSync(root, { recursive: true, force: true });
   try {
-    return await launchIn(bin, user, root, maxConnections, removeFolder);
+    return await launchIn(bin, user, root, options, removeFolder);
   } catch (error) {
     removeFolder();
     throw error;
@@ -95,9 +110,10 @@ async function launchIn(
   bin: string,
   user: { uid: number; gid: number } | undefined,
   root: string,
-  maxConnections: number,
+  options: LaunchOptions,
   removeFolder: () => void,
 ): Promise<LaunchedPostgres> {
+  const maxConnections = options.maxConnections ?? 100;
   const data = join(root, 'data');
   mkdirSync(data, { mode: 0o700 });
   const superuser = 'postgres';
@@ -125,6 +141,40 @@ async function launchIn(
     { ...as, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const port = await freePort();
+  let server = await serve(bin, as, root, data, port, maxConnections, options);
+  let stopped = false;
+  return {
+    port,
+    superuser,
+    password,
+    async stop() {
+      stopped = true;
+      await server.stop('SIGINT');
+      removeFolder();
+    },
+    crash: () => server.stop('SIGQUIT'),
+    async start() {
+      if (stopped) throw new Error('PostgreSQL was stopped and its folder removed; it cannot start again.');
+      server = await serve(bin, as, root, data, port, maxConnections, options);
+    },
+  };
+}
+
+/**
+ * Starts `postgres` on the cluster in `data` and resolves once it accepts connections; its `stop`
+ * sends `signal` (SIGINT: a fast shutdown; SIGQUIT: an immediate one, as a crash, so the next start
+ * recovers from the WAL) and resolves once it has exited. Throws, having stopped it, when it does
+ * not answer within 30 s, with its output.
+ */
+async function serve(
+  bin: string,
+  as: { uid?: number; gid?: number },
+  root: string,
+  data: string,
+  port: number,
+  maxConnections: number,
+  options: LaunchOptions,
+): Promise<{ stop(signal: 'SIGINT' | 'SIGQUIT'): Promise<void> }> {
   const child = spawn(
     join(bin, 'postgres'),
     [
@@ -138,8 +188,11 @@ async function launchIn(
       'unix_socket_directories=',
       '-c',
       'fsync=off',
+      // Off, a commit is acknowledged before its WAL is written, and an immediate shutdown loses it:
+      // a cluster that is restarted under writers (durableCommits) keeps it on. fsync stays off,
+      // since only the server restarts, never the machine under it.
       '-c',
-      'synchronous_commit=off',
+      `synchronous_commit=${options.durableCommits ? 'on' : 'off'}`,
       '-c',
       'full_page_writes=off',
       '-c',
@@ -162,11 +215,10 @@ async function launchIn(
       resolve();
     });
   });
-  const stop = async () => {
+  const stop = async (signal: 'SIGINT' | 'SIGQUIT') => {
     // SIGINT is PostgreSQL's fast shutdown: it ends the sessions and stops without waiting for them.
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
-    removeFolder();
   };
   let timer: NodeJS.Timeout | undefined;
   const started = await Promise.race([
@@ -176,25 +228,28 @@ async function launchIn(
   ]);
   clearTimeout(timer);
   if (started !== 'ready') {
-    await stop();
+    await stop('SIGINT');
     throw new Error(`PostgreSQL did not start on port ${port} (${started === 'late' ? 'not within 30 s' : 'it exited'}):\n${output}`);
   }
-  return { port, superuser, password, stop };
+  return { stop };
 }
 
 /**
  * Starts a throwaway PostgreSQL cluster of its own (launchPostgres), registered with the fixture
  * registry, which stops the server (fast shutdown) and removes its folder after the file, block or
- * test that started it: for a test of the cluster itself (its schema, roles and rights). Throws
+ * test that started it: for a test of the cluster itself (its schema, roles and rights), or of a
+ * restart (the run's shared cluster serves other files, so it cannot be restarted). Throws
  * when the binaries are missing or the server does not answer within 30 s, with its output.
  */
-export async function startPostgres(): Promise<PostgresServer> {
-  const { port, superuser, password, stop } = await launchPostgres();
+export async function startPostgres(options: Pick<LaunchOptions, 'durableCommits'> = {}): Promise<PostgresServer> {
+  const { port, superuser, password, stop, crash, start } = await launchPostgres(options);
   registerFixture(`postgres :${port}`, stop);
   return {
     port,
     superuser,
     password,
+    crash,
+    start,
     async connect(login, secret, database = 'postgres') {
       // No 'error' listener: the registry ends clients before the server (later registrations
       // first), so an idle client's error means the server died under the test, which should be loud.
@@ -238,7 +293,7 @@ export function startPostgresBroker(): Promise<PostgresBroker> {
   let cluster: Promise<{ launched: LaunchedPostgres; shared: SharedCluster } | { error: Error }> | undefined;
   const start = async () => {
     // Three files at a time, each with up to three servers and their pools and listeners.
-    const launched = await launchPostgres(400);
+    const launched = await launchPostgres({ maxConnections: 400 });
     const admin = new Client({ host: '127.0.0.1', port: launched.port, user: launched.superuser, password: launched.password });
     try {
       await admin.connect();
@@ -311,17 +366,41 @@ function askBroker(port: number): Promise<SharedCluster> {
  * in that database only; the database is dropped (its sessions ended) after the test, block or file
  * that asked for it, which comes after the server's own stop (registered later, disposed first).
  */
-export async function startPostgresForServer(): Promise<{ DATABASE_URL: string; DATABASE_OWNER_URL: string }> {
+export async function startPostgresForServer(): Promise<ServerDatabase> {
   const brokerPort = Number(process.env.TEST_POSTGRES_BROKER_PORT);
-  let cluster: SharedCluster;
-  if (brokerPort > 0) cluster = await askBroker(brokerPort);
-  else {
-    const own = await startPostgres();
-    const admin = await own.connect(own.superuser, own.password);
-    const passwords = { owner: randomBytes(9).toString('hex'), app: randomBytes(9).toString('hex') };
+  if (brokerPort > 0) return databaseIn(await askBroker(brokerPort));
+  return (await startPostgresOfServer()).env;
+}
+
+/** The settings a server takes to run on a database (see startPostgresForServer). */
+export interface ServerDatabase {
+  DATABASE_URL: string;
+  DATABASE_OWNER_URL: string;
+}
+
+/**
+ * A cluster of its own (startPostgres, with `options`) with the roles of docs/postgres.md, and a
+ * database in it for a server (`env`, as startPostgresForServer makes): for a test that restarts
+ * PostgreSQL under a server, which the run's shared cluster cannot be for one file.
+ */
+export async function startPostgresOfServer(
+  options: Pick<LaunchOptions, 'durableCommits'> = {},
+): Promise<{ env: ServerDatabase; cluster: PostgresServer }> {
+  const own = await startPostgres(options);
+  // Ended here, not left open for the file: a restart would end it with an error nobody listens to.
+  const admin = new Client({ host: '127.0.0.1', port: own.port, user: own.superuser, password: own.password });
+  await admin.connect();
+  const passwords = { owner: randomBytes(9).toString('hex'), app: randomBytes(9).toString('hex') };
+  try {
     await createRoles(admin, DEFAULT_ROLES, passwords, 'postgres');
-    cluster = { port: own.port, superuser: own.superuser, password: own.password, ...passwords };
+  } finally {
+    await admin.end();
   }
+  return { env: await databaseIn({ port: own.port, superuser: own.superuser, password: own.password, ...passwords }), cluster: own };
+}
+
+/** A new database in `cluster` for a server, dropped after the test, block or file (see startPostgresForServer). */
+async function databaseIn(cluster: SharedCluster): Promise<ServerDatabase> {
   const database = `s_${randomBytes(6).toString('hex')}`;
   const admin = () => new Client({ host: '127.0.0.1', port: cluster.port, user: cluster.superuser, password: cluster.password });
   const create = admin();

@@ -19,7 +19,7 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 function storageOf(env: Record<string, string>) {
   const settings = deploySettings({ TABLE_NAME: 'ArtissistProd', AWS_REGION: 'us-east-1', CDK_DEFAULT_ACCOUNT: '123456789012', ...env });
   const { storage } = buildApp(settings, mkdtempSync(join(outdir, 'synth-')));
-  return { template: Template.fromStack(storage), tableId: storage.getLogicalId(storage.table) };
+  return { template: Template.fromStack(storage), tableId: storage.getLogicalId(storage.table!) };
 }
 
 describe('deploy template: replica regions', () => {

@@ -16,7 +16,7 @@ function synth(env: Record<string, string> = {}) {
   const { storage } = buildApp(deploySettings({ CORS_ORIGINS: 'https://app.example.com, https://studio.example.com', ...env }));
   const bucket = storage.bucket.node.defaultChild;
   if (!(bucket instanceof CfnElement)) throw new Error('The bucket has no CloudFormation resource.');
-  return { template: Template.fromStack(storage), tableId: storage.getLogicalId(storage.table), bucketId: storage.getLogicalId(bucket) };
+  return { template: Template.fromStack(storage), tableId: storage.getLogicalId(storage.table!), bucketId: storage.getLogicalId(bucket) };
 }
 
 describe('deploy template (npm run synth)', () => {
@@ -332,7 +332,7 @@ describe('the optional service stack (DEPLOY_SERVICE=true npm run synth)', () =>
     const [redisId] = synth.one('AWS::ElastiCache::ReplicationGroup');
     const env = environment();
     expect(env).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0', PORT: '4000', CORS_ORIGINS: 'https://app.example.com' });
-    expect(synth.imported(env.TABLE_NAME)).toEqual(ref(synth.storage.getLogicalId(synth.storage.table)));
+    expect(synth.imported(env.TABLE_NAME)).toEqual(ref(synth.storage.getLogicalId(synth.storage.table!)));
     expect(synth.imported(env.S3_BUCKET)).toEqual(ref(logicalId(synth.storage, synth.storage.bucket)));
     expect(env.REDIS_URL).toEqual({
       'Fn::Join': [
@@ -463,5 +463,106 @@ describe('the service stack with its settings', () => {
     const synth = synthService({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.internal:4318' });
     expect(Object.values<any>(synth.assets.dockerImages)[0].source.dockerBuildArgs).toEqual({ TRACING: 'true' });
     expect(JSON.stringify(synth.container().Environment)).toContain('http://collector.internal:4318');
+  });
+});
+
+describe('the PostgreSQL choice (STORE=postgres npm run synth)', () => {
+  it('chooses one store: DynamoDB unless STORE=postgres, nothing else, and no DynamoDB replicas for PostgreSQL', () => {
+    expect(deploySettings({}).store).toBe('dynamodb');
+    expect(deploySettings({ STORE: 'postgres' }).store).toBe('postgres');
+    expect(() => deploySettings({ STORE: 'mysql' })).toThrow('STORE must be dynamodb or postgres, got "mysql".');
+    expect(() => deploySettings({ STORE: 'postgres', REPLICA_REGIONS: 'eu-west-1', AWS_REGION: 'us-east-1' })).toThrow(
+      'REPLICA_REGIONS replicates the DynamoDB table; it does not apply with STORE=postgres.',
+    );
+  });
+
+  it('makes the bucket and a runtime policy of its objects alone: no table, no stream, no Pipe', () => {
+    const { template, bucketId } = (() => {
+      const { storage } = buildApp(
+        deploySettings({ STORE: 'postgres', CORS_ORIGINS: 'https://app.example.com' }),
+        tempDir('artissist-cdk-pg-'),
+      );
+      return { template: Template.fromStack(storage), bucketId: logicalId(storage, storage.bucket) };
+    })();
+    const types = Object.values(template.toJSON().Resources).map((r) => (r as Resource).Type);
+    expect(types.sort()).toEqual(['AWS::IAM::ManagedPolicy', 'AWS::S3::Bucket', 'AWS::S3::BucketPolicy']);
+    const [policy] = Object.values(template.findResources('AWS::IAM::ManagedPolicy'));
+    const actions = policy.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => [s.Action].flat());
+    expect(actions.filter((action: string) => !action.startsWith('s3:'))).toEqual([]);
+    expect(JSON.stringify(policy)).toContain(bucketId);
+    expect(Object.keys(template.toJSON().Outputs).sort()).toEqual(['BucketName', 'RuntimePolicyArn']);
+  });
+
+  it('runs the server on Aurora PostgreSQL reachable from the service only, with its URLs as secrets and no Redis', () => {
+    // An image URI: no asset to stage, so this synthesis copies nothing.
+    const synth = synthService({ STORE: 'postgres', SERVICE_IMAGE: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/artissist:1.4.0' });
+    expect(synth.ofType('AWS::ElastiCache::ReplicationGroup')).toEqual([]);
+    // No custom resource or function: nothing that would need the CDK's bootstrap bucket.
+    expect(Object.values(synth.resources).filter((r) => /^Custom::|Lambda/.test(r.Type))).toEqual([]);
+    const [clusterId, cluster] = synth.one('AWS::RDS::DBCluster');
+    expect(cluster.Properties).toMatchObject({
+      Engine: 'aurora-postgresql',
+      DatabaseName: 'artissist',
+      Port: 5432,
+      StorageEncrypted: true,
+      DeletionProtection: true,
+      BackupRetentionPeriod: 7,
+      ServerlessV2ScalingConfiguration: { MinCapacity: 0.5, MaxCapacity: 4 },
+    });
+    expect(cluster.Properties.EngineVersion).toMatch(/^16\./);
+    expect((synth.resources[clusterId] as Resource & { DeletionPolicy?: string }).DeletionPolicy).toBe('Snapshot');
+    const [, writer] = synth.one('AWS::RDS::DBInstance');
+    expect(writer.Properties).toMatchObject({ DBInstanceClass: 'db.serverless', DBClusterIdentifier: ref(clusterId) });
+    expect(writer.Properties.PubliclyAccessible).toBe(false);
+
+    // Reachable from the service's security group alone, on 5432.
+    const [, service] = synth.one('AWS::ECS::Service');
+    const serviceGroup = service.Properties.NetworkConfiguration.AwsvpcConfiguration.SecurityGroups[0]['Fn::GetAtt'][0];
+    expect(cluster.Properties.VpcSecurityGroupIds).toHaveLength(1);
+    const databaseGroup = cluster.Properties.VpcSecurityGroupIds[0]['Fn::GetAtt'][0];
+    const ingress = [
+      ...(synth.resources[databaseGroup].Properties.SecurityGroupIngress ?? []),
+      ...synth
+        .ofType('AWS::EC2::SecurityGroupIngress')
+        .filter(([, r]) => JSON.stringify(r.Properties.GroupId) === JSON.stringify(groupId(databaseGroup)))
+        .map(([, r]) => r.Properties),
+    ];
+    expect(ingress).toEqual([
+      expect.objectContaining({ IpProtocol: 'tcp', FromPort: 5432, ToPort: 5432, SourceSecurityGroupId: groupId(serviceGroup) }),
+    ]);
+
+    // The container: no table, no Redis; DATABASE_URL and DATABASE_OWNER_URL from secrets whose
+    // text CloudFormation makes from the generated passwords (dynamic references), never in the template.
+    const container = synth.container();
+    const names = container.Environment.map((e: { Name: string }) => e.Name);
+    expect(names).not.toContain('TABLE_NAME');
+    expect(names).not.toContain('REDIS_URL');
+    const secrets = Object.fromEntries(container.Secrets.map((s: { Name: string; ValueFrom: unknown }) => [s.Name, s.ValueFrom]));
+    expect(Object.keys(secrets).sort()).toEqual([
+      'AUTH_JWT_SECRET',
+      'AUTH_OPERATOR_SECRET',
+      'CURSOR_SECRET',
+      'DATABASE_OWNER_URL',
+      'DATABASE_URL',
+    ]);
+    const secretText = (name: string) => JSON.stringify(synth.resources[(secrets[name] as { Ref: string }).Ref].Properties.SecretString);
+    for (const [name, role, password] of [
+      ['DATABASE_URL', 'artissist_app', 'DatabaseAppPassword'],
+      ['DATABASE_OWNER_URL', 'artissist_owner', 'DatabaseOwnerPassword'],
+    ]) {
+      const text = secretText(name);
+      expect(text).toContain(`postgres://${role}:{{resolve:secretsmanager:`);
+      expect(text).toContain(password);
+      expect(text).toContain(`"${clusterId}","Endpoint.Address"`);
+      expect(text).toContain('/artissist');
+    }
+    // The task role is still the storage stack's runtime policy alone (objects of the bucket).
+    const [, taskDefinition] = synth.one('AWS::ECS::TaskDefinition');
+    const taskRole = synth.resources[taskDefinition.Properties.TaskRoleArn['Fn::GetAtt'][0]];
+    expect(taskRole.Properties.ManagedPolicyArns).toHaveLength(1);
+    expect(Object.keys(synth.template.Outputs)).toEqual(
+      expect.arrayContaining(['DatabaseEndpoint', 'DatabaseAdminSecretArn', 'DatabaseOwnerPasswordArn', 'DatabaseAppPasswordArn']),
+    );
+    expect(Object.keys(synth.template.Outputs)).not.toContain('RedisEndpoint');
   });
 });

@@ -10,24 +10,24 @@ export interface OutboxSnapshot {
 }
 
 /**
- * The outbox backlog for metrics, read from the OUTBOX index on scrape: per shard one COUNT query
- * (at most `cap` items) and one query for the oldest entry, so 8 small queries. Results are reused
- * for `maxAgeMs`, concurrent scrapes share one read, and each read is bounded by `timeoutMs`; when
- * a read fails (DynamoDB down), the last values are kept.
+ * The outbox backlog for metrics, read from the store on scrape (`source`: tableOutbox on DynamoDB,
+ * the outbox table on PostgreSQL). Results are reused for `maxAgeMs`, concurrent scrapes share one
+ * read, and each read is bounded by `timeoutMs` (its signal aborts, and a source that ignores it is
+ * no longer waited for); when a read fails or is late (the store down or frozen), the last values
+ * are kept, so a scrape during an outage still answers.
  */
 export class OutboxStats {
   private last?: { at: number; value: OutboxSnapshot };
   private reading?: Promise<OutboxSnapshot>;
 
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    private readonly options: { maxAgeMs: number; timeoutMs: number; cap: number } = { maxAgeMs: 5_000, timeoutMs: 2_000, cap: 1000 },
+    private readonly source: (signal: AbortSignal) => Promise<OutboxSnapshot>,
+    private readonly options: { maxAgeMs: number; timeoutMs: number } = { maxAgeMs: 5_000, timeoutMs: 2_000 },
   ) {}
 
   read(): Promise<OutboxSnapshot> {
     if (this.last && Date.now() - this.last.at < this.options.maxAgeMs) return Promise.resolve(this.last.value);
-    this.reading ??= this.query()
+    this.reading ??= this.bounded()
       .then(
         (value) => {
           this.last = { at: Date.now(), value };
@@ -39,21 +39,33 @@ export class OutboxStats {
     return this.reading;
   }
 
-  private async query(): Promise<OutboxSnapshot> {
+  /** One read of the source, rejected once `timeoutMs` have passed. */
+  private bounded(): Promise<OutboxSnapshot> {
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
+    const late = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+    return Promise.race([this.source(signal), late]);
+  }
+}
+
+/**
+ * The outbox backlog of a DynamoDB table, from its OUTBOX index: per shard one COUNT query (at most
+ * `cap` items) and one query for the oldest entry, so 8 small queries, aborted by `signal`.
+ */
+export function tableOutbox(doc: DynamoDBDocumentClient, tableName: string, cap = 1000): (signal: AbortSignal) => Promise<OutboxSnapshot> {
+  return async (abortSignal) => {
     const { pk, sk } = keySchemas.OUTBOX;
-    const abortSignal = AbortSignal.timeout(this.options.timeoutMs);
     const shards = await Promise.all(
       Array.from({ length: OUTBOX_SHARDS }, async (_, shard) => {
         const base = {
-          TableName: this.tableName,
+          TableName: tableName,
           IndexName: 'OUTBOX',
           KeyConditionExpression: '#pk = :pk',
           ExpressionAttributeNames: { '#pk': pk },
           ExpressionAttributeValues: { ':pk': `OUTBOX#${shard}` },
         };
         const [count, oldest] = await Promise.all([
-          this.doc.send(new QueryCommand({ ...base, Select: 'COUNT', Limit: this.options.cap }), { abortSignal }),
-          this.doc.send(
+          doc.send(new QueryCommand({ ...base, Select: 'COUNT', Limit: cap }), { abortSignal }),
+          doc.send(
             new QueryCommand({
               ...base,
               Limit: 1,
@@ -75,5 +87,5 @@ export class OutboxStats {
       backlog: shards.reduce((sum, s) => sum + s.count, 0),
       oldestAgeSeconds: Number.isFinite(oldest) ? Math.max(0, (Date.now() - oldest) / 1000) : 0,
     };
-  }
+  };
 }

@@ -8,7 +8,9 @@ import { isRecord } from '../../guards';
 import { type Item, keyedItem, OUTBOX_ENTRY, type Write } from '../dynamo/write';
 import { listPage, mergedPage, queryFingerprint } from '../pages';
 import { keyString, type OrderedList, type Projection, type QuerySpec, type StoreApi, type TransactOutcome } from '../store-api';
+import { classify, isOutage, serviceUnavailable } from '../dependency';
 import { withCrossTenantRead, withTenant } from './apply';
+import { postgresOutcome } from './outcome';
 import { type EntityTable, type EntityTables, type Field, lexeme, type TableQuery } from './items';
 import { OUTBOX_TABLE, SEARCH_VECTOR } from './schema';
 
@@ -36,6 +38,17 @@ const MAX_PARTITION_ROWS = 10_000;
 const RACE_CODES = new Set(['23505', '40001', '40P01']);
 /** PostgreSQL's code of a foreign key that found no referred row (checked at commit: the keys are deferred). */
 const FOREIGN_KEY_VIOLATION = '23503';
+
+/**
+ * True when a statement failed because its connection or the server went away, not because of
+ * what it asked: PostgreSQL's own word for that (postgresOutcome), or a socket error's code. A
+ * plain error without a code (a fault of the server's own code) is not an outage, and stays one.
+ */
+function connectionLost(error: unknown): boolean {
+  if (error instanceof DatabaseError) return isOutage(postgresOutcome(error));
+  const outcome = classify(error);
+  return outcome === 'unreachable' || outcome === 'timeout';
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const backoff = (attempt: number) => Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random());
@@ -95,24 +108,39 @@ export class PgStore implements StoreApi {
 
   /**
    * Runs `work` in a transaction of `tenantId` on a pooled connection. A connection that failed
-   * (not a statement PostgreSQL refused) is dropped from the pool rather than handed to the next user.
+   * (not a statement PostgreSQL refused) is dropped from the pool rather than handed to the next
+   * user. An outage (no connection within the pool's bound, a connection lost, a server shutting
+   * down, restarting or recovering) throws SERVICE_UNAVAILABLE with Retry-After, as DynamoDB's
+   * does: a commit whose answer was lost may or may not have happened, which a client's retry
+   * with the same idempotency key or expected version settles. Anything else is rethrown as it is.
    */
   private async inTenant<T>(tenantId: string | undefined, work: (client: ClientBase) => Promise<T>): Promise<T> {
     // No connection within the pool's bound (PostgreSQL down, or every connection busy): an outage, told as one.
     const client = await this.pool.connect().catch((error: unknown) => {
-      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'PostgreSQL did not answer in time; try again shortly.', {
-        cause: error instanceof Error ? error.message : String(error),
-      });
+      throw serviceUnavailable('postgres', postgresOutcome(error), error);
     });
+    // A connection lost between two statements (a restart ends every session) is told as the
+    // client's 'error' event, with no query to reject: without a listener it would be thrown as an
+    // uncaught exception. Lost during a statement, the event comes before that statement's rejection.
+    let lost: Error | undefined;
+    const onLost = (error: Error) => {
+      lost = error;
+    };
+    client.on('error', onLost);
     let broken: Error | undefined;
     try {
       // No tenant: a read of an index declared across tenants (EntityTables.plan), read-only.
       return await (tenantId === undefined ? withCrossTenantRead(client, work) : withTenant(client, tenantId, work));
     } catch (error) {
-      if (!(error instanceof DatabaseError || error instanceof AppError || error instanceof ConditionFailed))
-        broken = error instanceof Error ? error : new Error(String(error));
+      const known = error instanceof DatabaseError || error instanceof AppError || error instanceof ConditionFailed;
+      const outage = lost !== undefined || connectionLost(error);
+      // A connection whose server went away (57P01 and the like are DatabaseErrors too) is not handed on.
+      if (outage || !known) broken = lost ?? (error instanceof Error ? error : new Error(String(error)));
+      if (outage) throw serviceUnavailable('postgres', postgresOutcome(lost ?? error), error);
       throw error;
     } finally {
+      // A failed connection keeps the listener: the pool drops it, and a late error of it has nowhere else to go.
+      if (!broken) client.removeListener('error', onLost);
       client.release(broken);
     }
   }
