@@ -163,10 +163,9 @@ export interface DecisionContext {
 /**
  * One decision on a job and its steps, in the making: the rules its commands share (the job and
  * step statuses each accepts, the attempt a worker names, an attempt's start, failure and the
- * job's advance), over the job as read (`job`) and the job as the decision leaves it (`next`).
+ * job's advance), over the job as read (`job`); each returns the job as it leaves it (`moved`).
  */
 class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
-  readonly next: JobState;
   readonly command: CommandDeclaration;
   readonly limit: number | undefined;
   /** When an attempt starting now runs out of time (none without an attempt timeout). */
@@ -178,10 +177,14 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
     readonly action: Extract<JobAction, { kind: K }>,
     readonly ctx: DecisionContext,
   ) {
-    this.next = { ...job };
     this.command = JOB_COMMANDS[action.kind];
     this.limit = ctx.policy?.attemptTimeoutSeconds;
     this.deadline = deadlineOf(ctx.now, this.limit);
+  }
+
+  /** The outcome: the job with `change`, the step attempts written and the event `type` (about `step`). */
+  moved(change: Partial<JobState>, steps: StepState[], type: JobEventType, step?: StepState): Outcome {
+    return { job: { ...this.job, ...change }, steps, step, type };
   }
 
   /** The job must be in a status the command accepts; a worker's command on a cancelled job gets JOB_CANCELLED. */
@@ -271,10 +274,8 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
   /** The step starts now for its worker: the job runs, at this step. */
   startAttempt(step: StepState, leaseUntil: string | undefined): Outcome {
     const started: StepState = { ...step, ...this.begin(leaseUntil) };
-    this.next.status = JobStatus.RUNNING;
-    this.next.currentStep = step.name;
-    this.next.startedAt = this.job.startedAt ?? this.ctx.now;
-    return { job: this.next, steps: [started], step: started, type: JobEventType.STEP_STARTED };
+    const change = { status: JobStatus.RUNNING, currentStep: step.name, startedAt: this.job.startedAt ?? this.ctx.now };
+    return this.moved(change, [started], JobEventType.STEP_STARTED, started);
   }
 
   // The step's side of a worker's action (Work, for WORK_HANDLERS): its unit is the attempt of the
@@ -337,8 +338,7 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
       metrics: ('metrics' in action ? action.metrics : undefined) ?? step.metrics,
       ...this.lease('leaseUntil' in action ? action.leaseUntil : undefined, step.timesOutAt),
     };
-    this.next.progress = jobProgress(this.job, progress);
-    return { job: this.next, steps: [updated], step: updated, type: JobEventType.STEP_PROGRESS };
+    return this.moved({ progress: jobProgress(this.job, progress) }, [updated], JobEventType.STEP_PROGRESS, updated);
   }
 
   /** The step completes with what it produced, or pauses with it for a person's review (a stage declared for review). */
@@ -349,11 +349,10 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
     const produced = { artifacts: action.artifacts, metrics: action.metrics ?? step.metrics, outputs: action.outputs ?? step.outputs };
     if (action.review) {
       const paused: StepState = { ...step, ...produced, status: StepStatus.PAUSED, progress: 1 };
-      this.next.status = JobStatus.PAUSED;
-      return { job: this.next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
+      return this.moved({ status: JobStatus.PAUSED }, [paused], JobEventType.STEP_PAUSED, paused);
     }
     const done: StepState = { ...step, ...produced, status: StepStatus.COMPLETED, progress: 1, finishedAt: this.ctx.now };
-    return { job: this.next, steps: this.advance(done), step: done, type: JobEventType.STEP_COMPLETED };
+    return this.advance(done, JobEventType.STEP_COMPLETED);
   }
 
   /**
@@ -362,12 +361,10 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
    * worker that claimed the step (STEP_RECLAIMED, whose event shows the new attempt).
    */
   retryLater(error: JobError, takeOver: boolean): Outcome {
-    const { job, next, ctx } = this;
+    const { job, ctx } = this;
     const step = this.unit;
     const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: ctx.now };
-    next.error = error;
-    next.attempts = { ...job.attempts, [step.name]: step.attempt + 1 };
-    next.progress = jobProgress(job);
+    const change = { error, attempts: { ...job.attempts, [step.name]: step.attempt + 1 }, progress: jobProgress(job) };
     const again = nextAttempt(step, {
       handedBack: step.handedBack,
       ...(takeOver
@@ -375,8 +372,8 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
         : this.backoffAfter(step.name, step.attempt)),
     });
     return takeOver
-      ? { job: next, steps: [failed, again], step: again, type: JobEventType.STEP_RECLAIMED }
-      : { job: next, steps: [failed, again], step: failed, type: JobEventType.STEP_FAILED };
+      ? this.moved(change, [failed, again], JobEventType.STEP_RECLAIMED, again)
+      : this.moved(change, [failed, again], JobEventType.STEP_FAILED, failed);
   }
 
   /** The attempt failed past the job's attempts: the job fails with it. */
@@ -392,9 +389,8 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
     const step = this.unit;
     const released: StepState = { ...step, status: StepStatus.HANDED_BACK, finishedAt: this.ctx.now };
     const again = nextAttempt(step, { handedBack: (step.handedBack ?? 0) + 1 });
-    this.next.attempts = { ...this.job.attempts, [step.name]: again.attempt };
-    this.next.progress = jobProgress(this.job);
-    return { job: this.next, steps: [released, again], step: again, type: JobEventType.STEP_HANDED_BACK };
+    const change = { attempts: { ...this.job.attempts, [step.name]: again.attempt }, progress: jobProgress(this.job) };
+    return this.moved(change, [released, again], JobEventType.STEP_HANDED_BACK, again);
   }
 
   /** What the attempt after failed attempt `attempt` waits for: its stage's backoff (nothing without one). */
@@ -406,35 +402,27 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
 
   /** The job fails with `error`, at its failed (or rejected) step; `type` is the event that says so. */
   failJob(failed: StepState, error: JobError, type: JobEventType = JobEventType.STEP_FAILED): Outcome {
-    this.next.status = JobStatus.FAILED;
-    this.next.failedSteps = this.job.failedSteps + 1;
-    this.next.error = error;
-    this.next.finishedAt = this.ctx.now;
-    return { job: this.next, steps: [failed], step: failed, type };
+    const change = { status: JobStatus.FAILED, failedSteps: this.job.failedSteps + 1, error, finishedAt: this.ctx.now };
+    return this.moved(change, [failed], type, failed);
   }
 
   /**
-   * A step finished successfully: the job advances to the next one, or completes. Returns the step
-   * attempts the change writes: the finished one, and the next step's current attempt, which the
-   * job has reached (written as it is, so that it becomes claimable: see Step.current).
+   * A step finished successfully (event `type`): the job advances to the next one, or completes.
+   * The change writes the finished attempt and the next step's current attempt, which the job has
+   * reached (written as it is, so that it becomes claimable: see Step.current).
    */
-  advance(done: StepState): StepState[] {
-    const { job, next, ctx } = this;
-    next.completedSteps = job.completedSteps + 1;
+  advance(done: StepState, type: JobEventType): Outcome {
+    const { job } = this;
+    const completedSteps = job.completedSteps + 1;
     const following = job.plan.filter((p) => p.order > done.order).sort((a, b) => a.order - b.order)[0];
-    next.error = undefined;
-    if (following) {
-      next.status = JobStatus.RUNNING;
-      next.currentStep = following.name;
-      next.progress = jobProgress(next);
-      const reached = this.steps.get(following.name);
-      return reached ? [done, reached] : [done];
+    if (!following) {
+      const finished = { completedSteps, error: undefined, status: JobStatus.COMPLETED, currentStep: undefined, progress: 1 };
+      return this.moved({ ...finished, finishedAt: this.ctx.now }, [done], type, done);
     }
-    next.status = JobStatus.COMPLETED;
-    next.currentStep = undefined;
-    next.progress = 1;
-    next.finishedAt = ctx.now;
-    return [done];
+    const reached = this.steps.get(following.name);
+    const progress = jobProgress({ completedSteps, plan: job.plan });
+    const change = { completedSteps, error: undefined, status: JobStatus.RUNNING, currentStep: following.name, progress };
+    return this.moved(change, reached ? [done, reached] : [done], type, done);
   }
 }
 
@@ -468,14 +456,13 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
   pause(d) {
     const step = d.namedStep(true);
     const paused: StepState = { ...step, status: StepStatus.PAUSED };
-    d.next.status = JobStatus.PAUSED;
-    return { job: d.next, steps: [paused], step: paused, type: JobEventType.STEP_PAUSED };
+    return d.moved({ status: JobStatus.PAUSED }, [paused], JobEventType.STEP_PAUSED, paused);
   },
   approve(d) {
     const step = d.namedStep(false);
     const { actor, now } = d.ctx;
     const approved: StepState = { ...step, status: StepStatus.COMPLETED, progress: 1, approvedBy: actor, decidedAt: now, finishedAt: now };
-    return { job: d.next, steps: d.advance(approved), step: approved, type: JobEventType.STEP_APPROVED };
+    return d.advance(approved, JobEventType.STEP_APPROVED);
   },
   reject(d) {
     const step = d.namedStep(false);
@@ -486,8 +473,6 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
   },
   cancel(d) {
     d.requireJob();
-    d.next.status = JobStatus.CANCELLED;
-    d.next.finishedAt = d.ctx.now;
     // Its waiting steps are skipped; a running or paused one is written as it is, so that it stops
     // being its job's current attempt (and leaves the claimable indexes: see Step.current).
     const steps = [...d.steps.values()].flatMap((s) =>
@@ -497,20 +482,20 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
           ? [s]
           : [],
     );
-    return { job: d.next, steps, type: JobEventType.JOB_CANCELLED };
+    return d.moved({ status: JobStatus.CANCELLED, finishedAt: d.ctx.now }, steps, JobEventType.JOB_CANCELLED);
   },
   retry(d) {
     d.requireJob();
     const failed = d.stepOf(d.job.currentStep ?? d.job.plan[0].name);
     const retry = nextAttempt(failed);
-    Object.assign(d.next, {
+    const change = {
       status: JobStatus.RUNNING,
       attempts: { ...d.job.attempts, [failed.name]: retry.attempt },
       failedSteps: Math.max(0, d.job.failedSteps - 1),
       finishedAt: undefined,
       error: undefined,
-    });
-    return { job: d.next, steps: [retry], step: retry, type: JobEventType.JOB_RETRIED };
+    };
+    return d.moved(change, [retry], JobEventType.JOB_RETRIED, retry);
   },
 };
 
