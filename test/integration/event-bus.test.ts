@@ -10,7 +10,8 @@ import { fixture, registerFixture, restoredAfter, stoppedAfter } from '../suppor
 
 /*
  * The Redis event bus against a real redis-server that is killed (SIGKILL) and brought back on the
- * same port: what a listener and a publish see while Redis is down, and once it is back.
+ * same port: what a listener and a publish see while Redis is down, and once it is back; and, with
+ * the rate budgets' connection beside it, what a close leaves when Redis is frozen (SIGSTOP).
  */
 
 const counter = async (metrics: Metrics, name: string, labels: Record<string, string>) => {
