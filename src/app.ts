@@ -15,6 +15,7 @@ import { openPostgres } from './infra/postgres/start';
 import { entities } from './common/entities';
 import { SharedItemReads } from './infra/shared-reads';
 import { Outbox, type OutboxOptions } from './events/outbox';
+import { workSignalHubOf } from './events/work-signals';
 import { JobSettler } from './job/job.settle';
 import { releaseJobStates } from './job/job.items';
 import { ensureSystemProject, SystemJobRunner } from './job/system-jobs';
@@ -82,6 +83,13 @@ export interface App {
    * and event-bus listeners.
    */
   counts(): ServerCounts;
+  /**
+   * What the server holds besides what counts() says, each of which a stop (or the last
+   * subscriber's departure) must release: the jobs' stages its lease watches follow (timers), the
+   * rate draws not yet answered and the sockets of the budgets' Redis connection, and the event
+   * bus's connections to Redis or PostgreSQL. Tests read it.
+   */
+  held(): ServerHeld;
   /** Subscription results delivered so far, by path (see OperationPipeline.results); tests read it. */
   liveResults(): { handedOver: number; pulled: number };
   /**
@@ -113,6 +121,14 @@ export interface App {
 
 export interface ServerCounts extends WebSocketCounts, SseCounts {
   event_bus_listeners: number;
+}
+
+/** See App.held. */
+export interface ServerHeld {
+  lease_watches: number;
+  rate_draws: number;
+  rate_sockets: number;
+  bus_connections: number;
 }
 
 export interface StartOptions {
@@ -480,6 +496,15 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       metricsUrl: metricsServer?.url,
       devToken,
       counts: () => ({ ...ws.counts(), ...sse.counts(), event_bus_listeners: bus.listenerCount() }),
+      held: () => {
+        const rate = budgets.held();
+        return {
+          lease_watches: workSignalHubOf(bus).watched,
+          rate_draws: rate.draws,
+          rate_sockets: rate.sockets,
+          bus_connections: bus.connections(),
+        };
+      },
       liveResults: () => ({ ...pipeline.subscriptions.results }),
       setGraphiQLHints(hints) {
         exampleIds = hints;

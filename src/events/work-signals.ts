@@ -407,6 +407,10 @@ export class WorkSignalHub {
   private readonly topics = new Map<string, TopicSubscribers>();
   private readonly byWorker = new Map<string, Set<SignalStream>>();
   private leases?: LeaseWatching;
+  /** The lease watches' timers set and not yet fired or cleared, whichever topic they are of. */
+  private readonly armed = new Set<NodeJS.Timeout>();
+  /** Lease watches whose read of their job is under way (see look). */
+  private looking = 0;
 
   constructor(private readonly bus: EventBus) {}
 
@@ -415,11 +419,13 @@ export class WorkSignalHub {
     this.leases ??= leases;
   }
 
-  /** How many jobs' stages this server watches for a lease running out (tests read it). */
+  /**
+   * How many lease watches this server holds now: timers set, and reads of a job under way (tests
+   * read it to see each released). Counted by the timers themselves, not by the topics that
+   * list them, so a timer a topic forgot still counts.
+   */
   get watched(): number {
-    let n = 0;
-    for (const t of this.topics.values()) n += t.watches.size;
-    return n;
+    return this.armed.size + this.looking;
   }
 
   /** Opens a subscription to `topics` for `scope`; `ready` once the bus listens (nothing published since is missed). */
@@ -467,7 +473,7 @@ export class WorkSignalHub {
     subscribers.streams = subscribers.streams.filter((s) => s !== stream);
     if (subscribers.streams.length === 0) {
       subscribers.listening?.close();
-      for (const timer of subscribers.watches.values()) clearTimeout(timer);
+      for (const timer of subscribers.watches.values()) this.disarm(timer);
       subscribers.watches.clear();
       this.topics.delete(topic);
     }
@@ -521,18 +527,29 @@ export class WorkSignalHub {
     const key = watchKey(at.tenantId, at.jobId, at.stage);
     // A new signal does not move a watch on: work added now and then would keep a lapsed lease unseen.
     if (afterMs === undefined && subscribers.watches.has(key)) return;
-    clearTimeout(subscribers.watches.get(key));
-    const timer = setTimeout(() => void this.look(subscribers, key, at, leases), afterMs ?? leases.leaseMs);
+    this.disarm(subscribers.watches.get(key));
+    const timer = setTimeout(() => {
+      this.armed.delete(timer);
+      void this.look(subscribers, key, at, leases);
+    }, afterMs ?? leases.leaseMs);
     // A watch is no reason to keep a stopping process alive.
     timer.unref();
+    this.armed.add(timer);
     subscribers.watches.set(key, timer);
+  }
+
+  /** Clears a lease watch's timer (if any). */
+  private disarm(timer: NodeJS.Timeout | undefined): void {
+    if (!timer) return;
+    clearTimeout(timer);
+    this.armed.delete(timer);
   }
 
   /** Ends the watches whose key starts with `prefix` (a cancelled job's: its items stay in its index until the settle sweep). */
   private unwatch(subscribers: TopicSubscribers, prefix: string): void {
     for (const [key, timer] of subscribers.watches)
       if (key.startsWith(prefix)) {
-        clearTimeout(timer);
+        this.disarm(timer);
         subscribers.watches.delete(key);
       }
   }
@@ -540,12 +557,15 @@ export class WorkSignalHub {
   private async look(subscribers: TopicSubscribers, key: string, at: WatchedStage, leases: LeaseWatching): Promise<void> {
     const now = leases.now().getTime();
     let found: LeaseLook;
+    this.looking++;
     try {
       found = await leaseLookOf(leases.store, at, now, leases.leaseMs);
     } catch (err) {
       // The watch goes on: the next look is a lease later (the workers' fallback look stays beside it).
       logger.warn({ err, ...at }, "a lease watch could not read its job's units; it looks again after a lease");
       found = { next: now + leases.leaseMs };
+    } finally {
+      this.looking--;
     }
     // The topic's last subscriber left meanwhile: its watches went with it.
     if (!subscribers.watches.has(key)) return;

@@ -41,6 +41,11 @@ export interface EventBus {
   ping(): Promise<void>;
   /** Listeners in this process, all topics together, but those made `uncounted`; for metrics. */
   listenerCount(): number;
+  /**
+   * The connections to Redis or PostgreSQL the bus holds now, open or opening (none in process).
+   * Tests read it to see each released once the bus is closed.
+   */
+  connections(): number;
   /** Stops carrying events and drops every listener, including those of subscriptions still starting. */
   close(): Promise<void>;
 }

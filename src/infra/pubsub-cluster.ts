@@ -16,7 +16,7 @@ import {
   retryPause,
   bounded,
 } from './bus-core';
-import { type ClusterTarget, clusterClient } from './redis-target';
+import { type ClusterTarget, clusterClient, endConnection, openSockets } from './redis-target';
 
 /** Hash slots of a Redis Cluster. */
 const SLOTS = 16_384;
@@ -92,6 +92,8 @@ async function readSlotMap(cluster: Cluster): Promise<SlotMap> {
 class GroupContext {
   private reading: Promise<SlotMap> | undefined;
   closed = false;
+  /** The groups' connections not yet ended: held, or being made (see ChannelGroup.subscribeAt). */
+  readonly connections = new Set<Redis>();
 
   constructor(
     readonly cluster: Cluster,
@@ -204,6 +206,8 @@ class ChannelGroup {
       maxRetriesPerRequest: 0,
       connectTimeout: SUBSCRIBE_TIMEOUT_MS,
     });
+    context.connections.add(connection);
+    connection.once('end', () => context.connections.delete(connection));
     // Until the group holds it, a failure rejects the attempt; once it holds it, a failure loses the group.
     const failed = new Promise<never>((_, reject) => {
       connection.once('moved', () => reject(new Error(`slot ${this.slot} moved from ${node}`)));
@@ -346,6 +350,7 @@ export function createClusterBus(
       await cluster.ping();
     },
     listenerCount: () => listeners.count,
+    connections: () => [...context.connections].reduce((n, connection) => n + openSockets(connection), openSockets(cluster)),
     groups: () =>
       groups.map((group) => ({ group: group.group, slot: group.slot, subscribed: group.subscribed, resubscribes: group.resubscribes })),
     async close() {
@@ -353,11 +358,7 @@ export function createClusterBus(
       clearInterval(checker);
       listeners.clear();
       for (const group of groups) group.close();
-      try {
-        if (cluster.status === 'ready') await cluster.quit();
-      } finally {
-        if (cluster.status !== 'end') cluster.disconnect();
-      }
+      await endConnection(cluster);
     },
   };
 }

@@ -60,6 +60,8 @@ export function createPostgresBus(
   let closed = false;
   let attempt = 0;
   let retryTimer: NodeJS.Timeout | undefined;
+  /** Every connection made and not yet ended (the one in effect, or an attempt, or one ending). */
+  const open = new Set<Client>();
 
   const connect = () => {
     retryTimer = undefined;
@@ -72,6 +74,7 @@ export function createPostgresBus(
       keepAlive: true,
       connectionTimeoutMillis: ANSWER_MS,
     });
+    open.add(next);
     let ended: Promise<void> | undefined;
     let checker: NodeJS.Timeout | undefined;
     // The one place a connection ends, whatever ends it first (its end, an error, a silent check,
@@ -81,7 +84,7 @@ export function createPostgresBus(
       clearInterval(checker);
       if (client === next) client = undefined;
       next.removeAllListeners('notification');
-      ended = next.end();
+      ended = next.end().finally(() => open.delete(next));
       if (!closed) {
         outage.failure('postgres', postgresOutcome(error));
         retryTimer = setTimeout(connect, retryPause(attempt++));
@@ -149,6 +152,7 @@ export function createPostgresBus(
       await client.query('SELECT 1');
     },
     listenerCount: () => listeners.count,
+    connections: () => open.size,
     async close() {
       closed = true;
       clearTimeout(retryTimer);

@@ -7,7 +7,7 @@ import type { Metrics } from './metrics';
 import { OutageLog } from './outage';
 import { createClusterBus } from './pubsub-cluster';
 import { createPostgresBus } from './pubsub-postgres';
-import { clusterTarget } from './redis-target';
+import { clusterTarget, endConnection, openSockets } from './redis-target';
 
 export { CATCH_UP, type EventBus, type Listening, redisOutcome, UNCOUNTED, type Uncounted } from './bus-core';
 
@@ -167,6 +167,7 @@ function createRedisBus(
       await Promise.all([publishClient.ping(), subscribeClient.ping()]);
     },
     listenerCount: () => listeners.count,
+    connections: () => openSockets(publishClient) + openSockets(subscribeClient),
   };
 }
 
@@ -199,6 +200,7 @@ export function createEventBus(
       },
       ping: async () => {},
       listenerCount: () => listeners.count,
+      connections: () => 0,
       close: async () => listeners.clear(),
     };
   }
@@ -220,20 +222,7 @@ export function createEventBus(
     ...bus,
     async close() {
       listeners.clear();
-      await Promise.allSettled(
-        clients.map(async (client) => {
-          try {
-            // QUIT lets the answers under way arrive first.
-            if (client.status === 'ready') await client.quit();
-          } finally {
-            // A QUIT that failed (the connection was down, or dying while its status still said
-            // `ready`: refused without an offline queue, or queued behind a command that never went
-            // out) or that was never sent leaves ioredis reconnecting for good: drop the connection.
-            // One already ended has nothing to drop.
-            if (client.status !== 'end') client.disconnect();
-          }
-        }),
-      );
+      await Promise.all(clients.map(endConnection));
       if (!options.outage) outage.stop();
     },
   };

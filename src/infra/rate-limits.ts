@@ -2,7 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { classify } from './dependency';
 import type { OutageLog } from './outage';
-import { commandClient } from './redis-target';
+import { commandClient, endConnection, openSockets } from './redis-target';
 
 /** One budget a request draws on: `points` a second under `key`, of which the request takes `cost`. */
 export interface Draw {
@@ -55,6 +55,8 @@ export class RateBudgets {
   private readonly turns = new Map<string, Turn>();
   /** Whether the call that takes `turns` is scheduled. */
   private takeScheduled = false;
+  /** The draws not yet answered: gathered in this turn, or in a call under way. */
+  private unanswered = 0;
 
   constructor(options: { redisUrl?: string; outage?: OutageLog }) {
     if (options.redisUrl) {
@@ -122,7 +124,9 @@ export class RateBudgets {
    * together by one call.
    */
   private take(d: Draw): Promise<Refusal | null> {
-    return new Promise((resolve, reject) => {
+    this.unanswered++;
+    const answered = () => this.unanswered--;
+    return new Promise<Refusal | null>((resolve, reject) => {
       const id = `${d.budget}:${d.points}\n${d.key}`;
       let turn = this.turns.get(id);
       if (!turn) {
@@ -134,7 +138,7 @@ export class RateBudgets {
         this.takeScheduled = true;
         setImmediate(() => this.takeTurns());
       }
-    });
+    }).finally(answered);
   }
 
   /** Takes every draw gathered in this turn: one call per budget and owner. */
@@ -174,8 +178,16 @@ export class RateBudgets {
     }
   }
 
-  /** Closes the Redis connection, if any. */
+  /**
+   * What the budgets hold now: the draws not yet answered, and the sockets of their Redis
+   * connection. Tests read it to see both at zero once the budgets are closed.
+   */
+  held(): { draws: number; sockets: number } {
+    return { draws: this.unanswered, sockets: this.redis ? openSockets(this.redis) : 0 };
+  }
+
+  /** Closes the Redis connection, if any, within endConnection's bound; the draws waiting on it are answered. */
   async close(): Promise<void> {
-    if (this.redis) await this.redis.quit().catch(() => this.redis?.disconnect());
+    if (this.redis) await endConnection(this.redis);
   }
 }

@@ -22,3 +22,42 @@ export function clusterClient(cluster: ClusterTarget, options: RedisOptions, slo
     slotsRefreshInterval: slotsRefreshMs,
   });
 }
+
+/**
+ * How many sockets `client` holds open now: its own for a plain connection, one a node for a
+ * Cluster client. A socket ended by either side no longer counts, even where ioredis's status still
+ * says `reconnecting` (a connection closed while it waited to reconnect never reaches `end`).
+ * Read by the parts that own Redis connections, so tests can see each released at close.
+ */
+export function openSockets(client: Redis | Cluster): number {
+  const nodes = client instanceof Cluster ? client.nodes('all') : [client];
+  return nodes.filter((node) => node.stream !== undefined && !node.stream.destroyed && node.stream.readyState !== 'closed').length;
+}
+
+/** How long a closing connection waits for Redis to answer its QUIT before it drops the connection. */
+export const QUIT_MS = 1_000;
+
+/**
+ * Ends `client`'s connection(s) for good: QUIT first, so the answers under way arrive, but for at
+ * most QUIT_MS; then, or at once when the connection is not up, it is dropped, which fails the
+ * commands still waiting (their callers take their own way out: the rate budgets their insurance
+ * limiter, a publish the outbox). A Redis that stopped answering with its connections open (a
+ * frozen process, a stalled network) never answers a QUIT, and an unbounded one held the
+ * connection, every command on it and the server's shutdown for as long. Never rejects: a QUIT
+ * that failed or went unanswered is what the drop is for.
+ */
+export async function endConnection(client: Redis | Cluster): Promise<void> {
+  if (client.status === 'ready') {
+    let timer: NodeJS.Timeout | undefined;
+    const unanswered = new Promise<void>((resolve) => (timer = setTimeout(resolve, QUIT_MS)));
+    await Promise.race([client.quit().then(noop, noop), unanswered]);
+    clearTimeout(timer);
+  }
+  // A QUIT that failed (the connection was down, or dying while its status still said `ready`:
+  // refused without an offline queue, or queued behind a command that never went out), went
+  // unanswered or was never sent leaves ioredis reconnecting for good: drop the connection. One
+  // already ended has nothing to drop.
+  if (client.status !== 'end') client.disconnect();
+}
+
+const noop = () => {};

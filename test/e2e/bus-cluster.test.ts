@@ -7,9 +7,10 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
 import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
+import { createEventBus } from '../../src/infra/pubsub';
 import { CHANNEL_GROUPS, groupChannel, groupOf, groupSlot } from '../../src/infra/pubsub-cluster';
 import { freshTable, testEndpoint } from '../support/dynamo';
-import { outlivingTheTest } from '../support/fixtures';
+import { fixture, outlivingTheTest } from '../support/fixtures';
 import { gqlAt, startInstance, type Instance } from '../support/instances';
 import { startRedisCluster, type RedisCluster } from '../support/redis-cluster';
 import { post, READ, token } from '../support/rates';
@@ -371,4 +372,48 @@ describe('the event bus on a Redis Cluster, through a failover, a slot migration
     expect(admitted).toBeGreaterThanOrEqual(BUDGET);
     expect(admitted).toBeLessThanOrEqual(2 * BUDGET);
   }, 60_000);
+
+  it('holds no connection once closed, by its own count and by the masters, even when closed while its groups are still subscribing', async () => {
+    // The sharded subscribers of every channel group, as each group's master counts them.
+    const subscribers = async () => {
+      let n = 0;
+      for (let group = 0; group < CHANNEL_GROUPS; group++) {
+        const master = await cluster.masterOf(groupSlot(group));
+        n += Number(((await master.client().pubsub('SHARDNUMSUB', groupChannel(group))) as unknown[])[1]);
+      }
+      return n;
+    };
+    // The instances' own: one a group each, once every instance is subscribed everywhere.
+    const theirs = instances.length * CHANNEL_GROUPS;
+    await waitFor(async () => (await subscribers()) === theirs, 'every instance subscribed to every group');
+
+    const bus = fixture('event bus', createEventBus({ redisUrl: cluster.url }), (b) => b.close());
+    await waitFor(async () => (await subscribers()) === theirs + CHANNEL_GROUPS, 'the bus subscribed to every group');
+    // A connection a group, and the cluster client's, one a master at least.
+    expect(bus.connections()).toBeGreaterThan(CHANNEL_GROUPS);
+    await bus.close();
+    await waitFor(
+      async () => bus.connections() === 0,
+      () => `the bus closed its connections (${bus.connections()} open)`,
+      { ms: 5_000 },
+    );
+    expect(await subscribers()).toBe(theirs);
+
+    // Closed as its groups' connections are being made (more sockets than the cluster client's, one
+    // a running node): groups connecting or subscribing, each of which must end its connection.
+    const hasty = fixture('event bus', createEventBus({ redisUrl: cluster.url }), (b) => b.close());
+    const nodes = cluster.nodes.filter((node) => node.running()).length;
+    const deadline = Date.now() + 5_000;
+    while (hasty.connections() <= nodes && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    expect(hasty.connections()).toBeGreaterThan(nodes);
+    await hasty.close();
+    await waitFor(
+      async () => hasty.connections() === 0,
+      () => `the bus closed its connections (${hasty.connections()} open)`,
+      {
+        ms: 5_000,
+      },
+    );
+    expect(await subscribers()).toBe(theirs);
+  });
 });

@@ -22,6 +22,7 @@ import { JOB_PROGRESS, subscribe, wsClient, metricValue, eventually } from '../s
 import { Client } from 'pg';
 import { LISTEN_APPLICATION } from '../../src/infra/pubsub-postgres';
 import { startTcpProxy } from '../support/tcp-proxy';
+import { stopOnPurpose } from '../support/fixtures';
 
 const SEVEN = ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'];
 
@@ -332,6 +333,14 @@ describe.each(STORES)('jobs, steps and live progress, on %s', (store) => {
         await sub.done;
         expect(sub.received.map((e) => e.seq)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
         expect(sub.received.at(-1)!.job.status).toBe('COMPLETED');
+
+        // Stopped, the second instance holds no LISTEN connection: by its own count, and by PostgreSQL's.
+        await eventually(listening, (pids) => pids.length === 2, 10_000);
+        expect(two.app.held().bus_connections).toBe(1);
+        await stopOnPurpose(two);
+        expect(two.app.held()).toEqual({ lease_watches: 0, rate_draws: 0, rate_sockets: 0, bus_connections: 0 });
+        await eventually(listening, (pids) => pids.length === 1, 10_000);
+        expect(server.app.held().bus_connections).toBe(1);
       } finally {
         await app.end();
       }

@@ -12,7 +12,7 @@ import {
   RetryJobDocument,
   StartStepDocument,
 } from '../../src/client/gql/graphql';
-import type { ServerCounts } from '../../src/app';
+import type { ServerCounts, ServerHeld } from '../../src/app';
 import { workSignalHubOf } from '../../src/events/work-signals';
 import { Worker } from '../../sdk/typescript/src/index';
 import { signDevToken } from '../../src/auth/jwt';
@@ -28,6 +28,7 @@ import { restoredAfter, stopOnPurpose } from '../support/fixtures';
  */
 
 const ZERO: ServerCounts = { graphql_ws_connections: 0, graphql_ws_subscriptions: 0, graphql_sse_streams: 0, event_bus_listeners: 0 };
+const NOTHING_HELD: ServerHeld = { lease_watches: 0, rate_draws: 0, rate_sockets: 0, bus_connections: 0 };
 
 /** A forced full GC; `--expose-gc` is switched on at run time so a plain `jest` run can do it too. */
 function collectGarbage(): void {
@@ -38,6 +39,19 @@ function collectGarbage(): void {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const WORK_SIGNALS = 'subscription { workSignals(kinds: ["BATCH"]) { type available } }';
+
+/**
+ * Creates a BATCH job of one item in `tenantId`'s project: its WORK_AVAILABLE starts a lease watch
+ * of the job's stage on a server with a workSignals subscriber of BATCH (WorkSignalHub.watch).
+ */
+async function batchJob(server: TestServer, editor: string, tenantId: string, projectId: string): Promise<void> {
+  const input = { projectId, kind: 'BATCH', inputs: { label: String(Math.random()) }, items: [{ source: `tenants/${tenantId}/in/0.png` }] };
+  const { body } = await server.raw(
+    { query: 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', variables: { input } },
+    editor,
+  );
+  expect(body.errors).toBeUndefined();
+}
 
 /**
  * A worker's workSignals over SSE on a socket of its own (no agent), as the SDKs hold it; resolves
@@ -244,8 +258,14 @@ describe('subscriptions end when they should', () => {
     socket.send(subscribeFrame('v'));
     await socket.next('next', 5000, 'v');
     expect(hub.size).toBe(1);
+    // New work: the subscriber is told, and the server watches the job's stage for a lease running out.
+    await batchJob(server, editor, 'life', projectId);
+    expect((await socket.next('next', 5000, 'v')).payload.data.workSignals.type).toBe('WORK_AVAILABLE');
+    expect(server.app.held().lease_watches).toBe(1);
     socket.ws.terminate();
     await released();
+    // The watch went with the topic's last subscriber: no timer is left to read the job.
+    expect(server.app.held().lease_watches).toBe(0);
 
     // SSE, as the SDKs hold it: a stream whose socket is destroyed.
     const sse = await sseWorkSignals(server.url, worker);
@@ -492,10 +512,18 @@ describe('a subscription that ends on the server side', () => {
     const sse = await sseWorkSignals(server.url, worker);
     sse.on('error', () => {});
     expect(hub.size).toBe(2);
+    // New work for them: the server watches its job's stage for a lease running out (a timer).
+    // (Its WORK_AVAILABLE is dealt to one of the two, so the count is what is awaited.)
+    await batchJob(server, editor, 'ends', projectId);
+    await eventually(
+      () => server.app.held().lease_watches,
+      (n) => n === 1,
+    );
     await client.dispose();
     await stopOnPurpose(server);
     expect(server.app.counts()).toEqual(ZERO);
     expect(hub.size).toBe(0);
+    expect(server.app.held()).toEqual(NOTHING_HELD);
     expect((await signals.closed).code).toBe(1001);
     expect((await Promise.all(sockets.map((s) => s.closed))).map((c) => c.code)).toEqual([1001, 1001, 1001, 1001, 1001]);
   });

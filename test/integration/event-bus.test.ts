@@ -4,6 +4,7 @@ import { isServiceUnavailable } from '../../src/infra/dependency';
 import { Metrics } from '../../src/infra/metrics';
 import { OutageLog } from '../../src/infra/outage';
 import { CATCH_UP, createEventBus, type EventBus } from '../../src/infra/pubsub';
+import { RateBudgets } from '../../src/infra/rate-limits';
 import { startPostgresForServer } from '../support/postgres';
 import { startRedis, type RedisServer } from '../support/redis';
 import { startTcpProxy } from '../support/tcp-proxy';
@@ -12,7 +13,8 @@ import { fixture, registerFixture, restoredAfter, stoppedAfter } from '../suppor
 
 /*
  * The Redis event bus against a real redis-server that is killed (SIGKILL) and brought back on the
- * same port: what a listener and a publish see while Redis is down, and once it is back. The
+ * same port: what a listener and a publish see while Redis is down, and once it is back; and, with
+ * the rate budgets' connection beside it, what a close leaves when Redis is frozen (SIGSTOP). The
  * PostgreSQL bus (LISTEN/NOTIFY) against a database of the run's PostgreSQL, reached through a
  * proxy that can refuse new connections while every session is ended.
  */
@@ -140,6 +142,52 @@ describe('the Redis event bus while Redis is down', () => {
       .trim()
       .split('\n');
     expect(clients).toHaveLength(1);
+  });
+
+  it('closed while Redis is frozen, ends within its bound, answers the rate draws waiting on it, and holds no connection after', async () => {
+    // The rate budgets' connection beside the bus's two: all three must go, whatever Redis does.
+    const budgets = fixture('rate budgets', new RateBudgets({ redisUrl: redis.url, outage }), (b) => b.close());
+    const probe = fixture('Redis client', new Redis(redis.url), (r) => r.disconnect());
+    const clients = async () =>
+      String(await probe.client('LIST'))
+        .trim()
+        .split('\n').length - 1;
+    const draw = () => budgets.draw([{ budget: 'tenant', key: 'frozen', points: 100, cost: 1 }]);
+    // A draw counted in Redis (not on the insurance limiter): the budgets' connection is in use.
+    await eventually(
+      async () => (await draw()) === null && (await probe.exists('artissist:rate:tenant:frozen')) === 1,
+      (counted) => counted,
+    );
+    expect(await clients()).toBe(3);
+    expect(bus.connections()).toBe(2);
+    expect(budgets.held()).toEqual({ draws: 0, sockets: 1 });
+
+    // Redis stops answering with its connections open: what is sent now waits for an answer. It
+    // runs again before anything else is disposed, should the test fail before it thaws it.
+    const thaw = registerFixture('frozen redis-server', () => redis.thaw());
+    redis.freeze();
+    const answers: unknown[] = [];
+    const draws = [draw(), draw(), draw()].map((d) => d.then((answer) => answers.push(answer)));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(budgets.held().draws).toBe(3);
+    expect(answers).toEqual([]);
+
+    // Closing may wait a moment for answers under way, not for ever: a shutdown would hang on it.
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('still closing after 5 s'), 5_000)));
+    const closed = Promise.all([bus.close(), budgets.close()]).then(() => 'closed');
+    expect(await Promise.race([closed, bound])).toBe('closed');
+    clearTimeout(timer);
+    // The draws waiting on the frozen Redis were answered (by the insurance limiter), and nothing is held.
+    await Promise.all(draws);
+    expect(answers).toEqual([null, null, null]);
+    await eventually(
+      () => ({ ...budgets.held(), bus: bus.connections() }),
+      (held) => held.draws === 0 && held.sockets === 0 && held.bus === 0,
+    );
+    // Redis, running again, holds the probe's connection alone.
+    await thaw();
+    await eventually(clients, (n) => n === 0);
   });
 });
 

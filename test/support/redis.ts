@@ -10,6 +10,9 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** SIGKILL: Redis dies as a crashed machine would, without closing its connections. */
   kill(): Promise<void>;
+  /** SIGSTOP: Redis stops answering, its connections open (a hung process, a stalled network); `thaw` (SIGCONT) resumes it. */
+  freeze(): void;
+  thaw(): void;
 }
 
 /**
@@ -32,6 +35,8 @@ async function startOn(port: number): Promise<RedisServer> {
     child.once('error', () => resolve());
   });
   const stop = registerFixture(`redis-server :${port}`, async () => {
+    // A frozen one takes SIGTERM only once it runs again.
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGCONT');
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
   });
@@ -60,5 +65,7 @@ async function startOn(port: number): Promise<RedisServer> {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     },
+    freeze: () => child.kill('SIGSTOP'),
+    thaw: () => child.kill('SIGCONT'),
   };
 }

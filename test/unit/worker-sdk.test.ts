@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { leaseSeconds, missingOutputs, PollingSignal } from '../../sdk/typescript/src/index';
+import { leaseSeconds, missingOutputs, PollingSignal, type PushTarget, Worker, type WorkSignal } from '../../sdk/typescript/src/index';
 import { renewals } from '../../sdk/typescript/src/renewals';
 import { ROOT } from '../support/processes';
 import { blocksOf } from '../support/doc-blocks';
@@ -144,6 +144,54 @@ describe('the worker SDKs, without a server', () => {
       expect(of('a')).toHaveLength(sent);
     } finally {
       await renewals.close();
+    }
+  });
+
+  it('the TypeScript SDK claims again after a signal that came while a claim that finds nothing was on its way (no lost wake-up)', async () => {
+    // The server's side, a GraphQL endpoint of a few lines: no declared kinds, and claims that find
+    // nothing. The first claim's answer is held until the test lets it go, so that the signal comes
+    // while it is on its way, after the server decided it: the one moment a real server cannot be
+    // made to keep on cue.
+    const claims: ServerResponse[] = [];
+    const http = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        if (!body.includes('claimWork')) return res.end('{"data":{"jobKinds":[]}}');
+        claims.push(res);
+        if (claims.length > 1) res.end('{"data":{"claimWork":null}}');
+      });
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    registerFixture('claims endpoint', () => new Promise<void>((resolve) => http.close(() => resolve())));
+    // A signal source that says nothing of its own: a slot's wait ends only at a stop, so a stage the
+    // worker took out of its list is not claimed again here (a pushed worker would wait for its 30 s
+    // fallback). The test tells the worker of new work as PushSignal does on WORK_AVAILABLE.
+    let target: PushTarget | undefined;
+    const quiet: WorkSignal = {
+      found: () => {},
+      wait: (stop) => new Promise<void>((resolve) => (stop.aborted ? resolve() : stop.addEventListener('abort', () => resolve()))),
+      start: (told) => (target = told),
+      close: () => {},
+    };
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/graphql`;
+    const worker = new Worker({ url, token: 't', workSignal: quiet, handleSignals: false, graceMs: 0, log: () => {} });
+    worker.stage('BATCH', 'process', () => ({}));
+    const running = worker.run();
+    try {
+      await waitFor(async () => claims.length === 1, 'the first claim', { everyMs: 5 });
+      target?.hint('BATCH', 'process');
+      claims[0].end('{"data":{"claimWork":null}}');
+      // The stage stayed worth a claim: the slot claims again with no other signal. (Bounded so that
+      // a lost wake-up, the slot waiting for a signal that never comes, fails here.)
+      await waitFor(async () => claims.length === 2, 'a second claim, after the signal that came during the first', {
+        ms: 5_000,
+        everyMs: 5,
+      });
+    } finally {
+      if (claims[0] && !claims[0].writableEnded) claims[0].end('{"data":{"claimWork":null}}');
+      worker.stop();
+      await running;
     }
   });
 });

@@ -371,3 +371,69 @@ class PushTest(unittest.TestCase):
         started = time.monotonic()
         signal.wait(stop)
         self.assertLess(time.monotonic() - started, 0.5)
+
+
+class QuietSignal:
+    """A WorkSignal that says nothing of its own: a slot's wait ends only at a stop. So a stage a claim took out of the worker's
+    list is never claimed again in this test, as a pushed worker would not claim it before its 30 s fallback. It has `start`,
+    so the worker leaves the hints to the test (what a WORK_AVAILABLE does: Worker.hint, then wake)."""
+
+    def start(self, _target: Worker) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def found(self) -> None:
+        pass
+
+    def wait(self, stop: threading.Event) -> None:
+        stop.wait()
+
+    def wake(self) -> None:
+        pass
+
+
+class HeldClaims(FakeClient):
+    """Holds the first claim until the test lets it answer null (nothing claimable when the server decided it), and answers
+    every later one null at once; each claim is told through `claimed`. A fake for the one thing a real server cannot be made
+    to do on cue: answer a claim after a signal that came while the claim was on its way."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.claims = 0
+        self.claimed = [threading.Event(), threading.Event()]
+        self.answer_first = threading.Event()
+
+    def request(self, query: str, variables: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+        self.sent.append((query, dict(variables or {})))
+        self.claims += 1
+        if self.claims <= len(self.claimed):
+            self.claimed[self.claims - 1].set()
+        if self.claims == 1:
+            self.answer_first.wait()
+        return {"claimWork": None}
+
+
+class LostWakeUpTest(unittest.TestCase):
+    def test_a_signal_that_comes_while_an_empty_claim_is_on_its_way_keeps_its_stage_for_the_next_claim(self) -> None:
+        client = HeldClaims()
+        worker = Worker("http://unused", "token", client=client, kinds=KINDS, signal_source=QuietSignal(), grace_seconds=0)
+        worker.stage("BATCH", "process")(lambda _w: {"result": "k"})
+        running = threading.Thread(target=worker.run, kwargs={"install_signals": False}, daemon=True)
+        running.start()
+        try:
+            self.assertTrue(client.claimed[0].wait(10), "the first claim was sent")
+            # Work appears after the server decided the claim under way (it will answer null): its signal comes now.
+            worker.hint("BATCH", "process")
+            client.answer_first.set()
+            # The stage stays worth a claim: the slot claims again at once, with no other signal. (Bounded only so that the
+            # wake-up lost, the slot waiting for a signal that never comes, fails here instead of hanging.)
+            self.assertTrue(client.claimed[1].wait(10), "the slot claimed again after the signal that came during its claim")
+        finally:
+            client.answer_first.set()
+            worker.stop()
+            running.join(10)
+        self.assertFalse(running.is_alive())
+        self.assertEqual(client.sent[0][1], {"kind": "BATCH", "stage": "process"})
+        self.assertEqual(client.sent[1][1], {"kind": "BATCH", "stage": "process"})
