@@ -5,7 +5,7 @@ import './support';
 import { startApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import type { Write } from '../src/infra/dynamo/write';
-import { itemWriteStats } from '../src/job/job.items';
+import { itemWriteStats } from '../src/job/job.aggregate';
 import { report } from './support';
 
 /*
@@ -13,7 +13,7 @@ import { report } from './support';
  * With BENCH_REPORT_COMMITS=1 it also prints `COMMIT {"eventId", "at"}` when DynamoDB has
  * acknowledged the transaction of a job event (at: epoch ms with sub-ms precision), so the
  * fan-out benchmark can time from the commit. With BENCH_ITEM_STATS=1 it answers a line ITEMSTATS
- * on stdin with `RESULT {…}`, the work items' write-path counters (src/job/job.items.ts).
+ * on stdin with `RESULT {…}`, the work items' write-path counters (src/job/job.aggregate.ts).
  */
 startApp(loadConfig())
   .then((app) => {

@@ -17,7 +17,7 @@ import { SharedItemReads } from './infra/shared-reads';
 import { Outbox, type OutboxOptions } from './events/outbox';
 import { workSignalHubOf } from './events/work-signals';
 import { JobSettler } from './job/job.settle';
-import { releaseJobStates } from './job/job.items';
+import { releaseJobStates } from './job/job.aggregate';
 import { ensureSystemProject, SystemJobRunner } from './job/system-jobs';
 import { Migrations } from './migrations/migration.service';
 import { systemJobsEnv } from './wiring';

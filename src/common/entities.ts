@@ -1184,7 +1184,7 @@ export const entities = {
     },
   }),
   /**
-   * One work item of a fan-out stage (src/job/job.items.ts): its inputs, outputs, status, current
+   * One work item of a fan-out stage (src/job/job.aggregate.ts): its inputs, outputs, status, current
    * attempt, lease and error. Items of a stage run in parallel on any number of workers; each is
    * claimable through the same sparse indexes as steps (same partitions, so one claimWork query
    * finds both), keyed by when it became claimable. One item per work item: a lapsed or failed
@@ -1407,12 +1407,12 @@ export const entities = {
   /**
    * How many of a tenant's work items are running under a pool worker's claim, exactly: every job
    * transaction that starts or ends such an attempt adds to it, and one that would take it past
-   * the tenant's maxRunning is refused by its condition (src/job/job.items.ts).
+   * the tenant's maxRunning is refused by its condition (src/job/job.aggregate.ts).
    */
   PoolLoad: entity({
     type: 'PoolLoad',
     idPrefix: undefined,
-    // A counter that claims ADD to (src/job/job.items.ts): nothing else is written.
+    // A counter that claims ADD to (src/job/job.aggregate.ts): nothing else is written.
     keeps: [],
     key: keyShape({ pk: '', sk: 'POOLLOAD' }),
     attributes: {

@@ -5,7 +5,7 @@ import { optionalText, requireText } from '../common/validate';
 import { AppError, badInput } from '../errors';
 import { type ArgumentValues, attr, prefixEnd, type ShapeValues, tenantOfPk } from '../infra/dynamo/entity';
 import type { PageRequest } from '../infra/dynamo/store';
-import type { JobItems } from './job.items';
+import type { JobAggregate } from './job.aggregate';
 import { declaredKind } from './job.kinds';
 
 /*
@@ -65,7 +65,7 @@ interface Position {
 export class DeadLetters {
   constructor(
     private readonly scope: Scope,
-    private readonly items: JobItems,
+    private readonly items: JobAggregate,
   ) {}
 
   /** The fan-out stages of declared kind `kind` (BAD_USER_INPUT naming `field` for a kind without any). */

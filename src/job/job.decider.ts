@@ -1,6 +1,6 @@
 /*
  * The job aggregate's decider: every decision on a job, its step attempts and its work items, pure
- * (no IO: the committer's side, reads and writes, is job.items.ts over src/infra/dynamo/committer.ts).
+ * (no IO: the committer's side, reads and writes, is job.aggregate.ts over src/infra/dynamo/committer.ts).
  *
  * - decide: a step command (`decide`, one handler a command in STEP_HANDLERS over a StepDecision)
  *   and an item command (`actOnItem`, one handler an action in ITEM_HANDLERS over an ItemDecision),

@@ -19,7 +19,7 @@ export interface StageDeclaration extends AttributeValues<typeof STAGE> {
   outputs?: Record<string, Attribute>;
   /**
    * A fan-out stage: instead of one step, a set of work items processed in parallel (see
-   * src/job/job.items.ts). Its step runs while its items do and completes when every item is done.
+   * src/job/job.aggregate.ts). Its step runs while its items do and completes when every item is done.
    */
   fanOut?: FanOutDeclaration;
   /**

@@ -245,7 +245,7 @@ export class PoolScheduler {
   /**
    * A tenant at its running limit may still hold attempts whose leases ran out: they count as
    * running until a claim ends them, and each job's claim ends only its own (taking one over
-   * keeps the count, see JobItems.claimNext). So at the limit one more of the tenant's jobs in
+   * keeps the count, see JobAggregate.claimNext). So at the limit one more of the tenant's jobs in
    * view is tried each turn, in rotation, until every job has been: a capped tenant whose pool
    * workers all died has its work taken over, whichever of its jobs holds it, at the cost of one
    * more claim a turn while it is at its limit.

@@ -15,7 +15,7 @@ import { checkedRef, checkFields } from '../common/fields';
 import { idempotent, type IdempotentRequest, type Remember } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.kinds';
 import { decideStep, type JobGroup, openReached } from './job.decider';
-import { JobItems, jobQueueId } from './job.items';
+import { JobAggregate, jobQueueId } from './job.aggregate';
 import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/committer';
 import type { Item } from '../infra/dynamo/write';
 import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
@@ -159,8 +159,8 @@ export function observeClaims(store: Store, observer: { claimed(worker: string, 
 }
 
 export class JobRepository {
-  /** The work items of fan-out stages (job.items.ts). */
-  readonly items: JobItems;
+  /** The work items of fan-out stages (job.aggregate.ts). */
+  readonly items: JobAggregate;
   /** Work items failed past their attempts: listed and replayed (job.dead-letters.ts). */
   readonly deadLetters: DeadLetters;
 
@@ -172,13 +172,13 @@ export class JobRepository {
     /** What each plan allows (Config.plans): the items a job may hold. */
     plans?: Record<PlanName, PlanLimits>,
   ) {
-    this.items = new JobItems(scope, leaseSeconds, plans);
+    this.items = new JobAggregate(scope, leaseSeconds, plans);
     this.deadLetters = new DeadLetters(scope, this.items);
   }
 
   /**
    * The job item and its whole step history, read together (one query, strongly consistent): the
-   * `job` query answers with every attempt of every step. No decision reads it (see JobItems.load).
+   * `job` query answers with every attempt of every step. No decision reads it (see JobAggregate.load).
    */
   private async read(jobId: string) {
     assertId(jobId, 'job', 'jobId');
@@ -377,7 +377,7 @@ export class JobRepository {
 
   /**
    * Claims the oldest claimable work item of a job (waiting, or held past its lease) for
-   * claimWork, through the job's group (JobItems.claimNext). Null when it has none claimable now,
+   * claimWork, through the job's group (JobAggregate.claimNext). Null when it has none claimable now,
    * or when their leases ran out past their attempts (they failed).
    */
   private async claimItem(jobId: string, options: { pooled?: boolean } = {}) {
@@ -706,7 +706,7 @@ export class JobRepository {
   }
 
   /**
-   * Applies a worker's or a person's action: a command on the job's committer (job.items.ts),
+   * Applies a worker's or a person's action: a command on the job's committer (job.aggregate.ts),
    * decided by `decide` on the job as read and committed only if the job is still at that version;
    * a lost race re-reads and re-decides, so of N identical actions one succeeds and the others get
    * INVALID_TRANSITION. A job that reaches a fan-out stage opens it in the same transaction.

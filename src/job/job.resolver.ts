@@ -38,7 +38,7 @@ import { jobOwnerOf } from './job.keys';
 import { kindViews, phaseOf } from './job.kinds';
 import { takesReuse } from './job.reuse';
 import type { ItemAction } from './job.decider';
-import { MAX_SCENES_PAGE } from './job.items';
+import { MAX_SCENES_PAGE } from './job.aggregate';
 import { stageItemCounts, totalItemCounts } from './job.writes';
 import { claimPooledWork, itemAdderRepos, itemReportRepos, stepReportRepos } from './job.pool-api';
 import { ItemStatus } from './job.machine';
@@ -47,7 +47,7 @@ import { ExpiresIn } from '../common/args';
 /**
  * A worker's action on a work item it holds, through the repositories of the item's tenant (see
  * itemReportRepos, which throws FORBIDDEN for a pool worker's lease on another item): the item as
- * the action left it. Throws as JobItems.act does.
+ * the action left it. Throws as JobAggregate.act does.
  */
 async function actOnHeldItem(ctx: Context, ref: WorkItemRef, action: ItemAction) {
   return (await (await itemReportRepos(ctx, ref)).jobs.items.act(ref.jobId, ref.stage, ref.sequence, action)).item;

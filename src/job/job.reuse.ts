@@ -24,7 +24,7 @@ import { StepStatus, type StepState } from './job.machine';
  * them. Another tenant never meets the record.
  *
  * The decisions that use records are pure: the records a group needs are read before the decision
- * and handed to it (see GroupRead.reuseRecords and JobItems.add). Reading before the group is
+ * and handed to it (see GroupRead.reuseRecords and JobAggregate.add). Reading before the group is
  * safe because a record is only ever added or replaced by a newer completion, never taken back,
  * and whether it is still live is judged inside the decision against the group's own time.
  */
@@ -134,7 +134,7 @@ export function recordWrites(
 
 /**
  * The content keys of the job's reusable steps that may still become current: those whose
- * current attempt waits. A group reads their records with the job (see JobItems' load), so a step
+ * current attempt waits. A group reads their records with the job (see JobAggregate's load), so a step
  * the group moves the job on to can be reused in the same decision. None when the job does not
  * take reuse.
  */

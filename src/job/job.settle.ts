@@ -9,7 +9,7 @@ import { logger } from '../logger';
 import { jobOwnerOf } from './job.keys';
 import type { Scope } from '../common/scope';
 import { SettleStopped } from './job.decider';
-import { JobItems } from './job.items';
+import { JobAggregate } from './job.aggregate';
 
 /*
  * The settle sweep: a finished job's work items and earlier step attempts take its expiry (so they
@@ -18,7 +18,7 @@ import { JobItems } from './job.items';
  * A job has up to MAX_STAGE_ITEMS items a stage, far more than one transaction holds, so this
  * cannot happen in the transaction that finishes the job; that transaction writes the job's
  * JobSettle entry instead (job.writes.ts), and this sweep works through the entries: a page of
- * rows at a time, each page one command on the job through the committer (JobItems.settle: the
+ * rows at a time, each page one command on the job through the committer (JobAggregate.settle: the
  * items decided on as the job's other commands are, each written on condition of its version),
  * the entry's checkpoint (the last row settled) moved in the page's own transaction, the entry
  * removed with the last page. A crash resumes from the checkpoint; a failure is logged and
@@ -39,7 +39,7 @@ export interface SettleOptions {
   intervalMs: number;
   /** A scope of `tenantId` acting as the sweep (its job commands go through it); called only once the server runs. */
   scopeOf(tenantId: string): Scope;
-  /** The workers' lease (JobItems needs it for what it derives; a settle changes no lease). */
+  /** The workers' lease (JobAggregate needs it for what it derives; a settle changes no lease). */
   leaseSeconds: number;
 }
 
@@ -110,7 +110,7 @@ export class JobSettler {
   private async settle(entry: SettleEntry): Promise<number> {
     const { tenantId, jobId } = ownerOf(entry);
     if (entry.deleting) return this.purge(entry);
-    const items = new JobItems(this.options.scopeOf(tenantId), this.options.leaseSeconds);
+    const items = new JobAggregate(this.options.scopeOf(tenantId), this.options.leaseSeconds);
     let checkpoint = entry;
     let written = 0;
     for (;;) {

@@ -1,5 +1,5 @@
 import { entities } from '../../src/common/entities';
-import { openQueues } from '../../src/job/job.items';
+import { openQueues } from '../../src/job/job.aggregate';
 import { Role, startTestServer, type TestServer, STORES } from '../support/server';
 
 /**

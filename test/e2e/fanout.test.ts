@@ -1,9 +1,9 @@
-import { openQueues } from '../../src/job/job.items';
+import { openQueues } from '../../src/job/job.aggregate';
 import { Role, startTestServer, type TestServer } from '../support/server';
 import { subscribe, wsClient } from '../support/ws';
 
 /**
- * Fan-out stages of work items (job.items.ts): parallel workers through claimWork, exact counters,
+ * Fan-out stages of work items (job.aggregate.ts): parallel workers through claimWork, exact counters,
  * the job's gapless stream, leases and attempts of items, failure policies, typed item fields, and
  * a stage whose outputs become an asset. Real DynamoDB Local, a real server, concurrent requests.
  */

@@ -1,5 +1,5 @@
 import { entities } from '../../src/common/entities';
-import { claimReadStats, itemWriteStats, keptJobStates, openQueues } from '../../src/job/job.items';
+import { claimReadStats, itemWriteStats, keptJobStates, openQueues } from '../../src/job/job.aggregate';
 import { stopOnPurpose } from '../support/fixtures';
 import { Role, STORES, startTestServer, type TestServer } from '../support/server';
 

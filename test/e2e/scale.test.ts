@@ -1,5 +1,5 @@
 /** @long Started first on a clean clone (test/support/sequencer.js): one of the slowest files. */
-import { keptJobStates, openQueues } from '../../src/job/job.items';
+import { keptJobStates, openQueues } from '../../src/job/job.aggregate';
 import { Role, startTestServer, type TestServer } from '../support/server';
 import { subscribe, wsClient } from '../support/ws';
 

@@ -8,7 +8,7 @@ import { Role, startTestServer, type TestServer } from '../support/server';
 import { subscribe, wsClient } from '../support/ws';
 
 /**
- * Attempt timeouts, retry backoff and dead letters of work items (job.items.ts, job.dead-letters.ts):
+ * Attempt timeouts, retry backoff and dead letters of work items (job.aggregate.ts, job.dead-letters.ts):
  * a worker that keeps renewing loses its item when its attempt's time is up, failed attempts come
  * back after a growing backoff, and a filtered replay reopens exactly the matching dead letters.
  * Real DynamoDB Local and a real server. The server runs in this process, so the test declares

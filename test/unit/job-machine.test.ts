@@ -14,7 +14,7 @@ import {
 } from '../../src/job/job.machine';
 
 import { entities } from '../../src/common/entities';
-import { jobQueueId } from '../../src/job/job.items';
+import { jobQueueId } from '../../src/job/job.aggregate';
 import { jobWorkWrites, offeredFrom } from '../../src/job/job.writes';
 import { changingTooFast } from '../../src/infra/dynamo/committer';
 import { type UnitWrite, Write } from '../../src/infra/dynamo/write';
@@ -292,7 +292,7 @@ describe('the job machine is the declared one', () => {
       }
       frontier = next;
     }
-    // QUEUED → COMPLETED is made by reuse at creation (src/job/job.items.ts), not by one command.
+    // QUEUED → COMPLETED is made by reuse at creation (src/job/job.aggregate.ts), not by one command.
     const declared = entities.Job.states.flatMap((from) => entities.Job.targets(from).map((to) => `${from}>${to}`));
     expect(declared.filter((move) => !jobMoves.has(move))).toEqual(['QUEUED>COMPLETED']);
     expect(seen.size).toBeGreaterThan(20);
@@ -404,7 +404,7 @@ describe("the pools' index of a running step (JobWork), while its worker reports
   const offerOf = (writes: UnitWrite[]) => String(writes[0] instanceof Write ? writes[0].item?.availableAt : undefined);
 
   /**
-   * Claims the step at 0 and reports every `every` seconds until `until`, as JobItems commits each
+   * Claims the step at 0 and reports every `every` seconds until `until`, as JobAggregate commits each
    * change: the JobWork writes of each report (jobWorkWrites with the workers' lease), and what
    * the entry offers after each one.
    */

@@ -55,7 +55,7 @@ describe('the layers of src/', () => {
   });
 
   it('keeps the job decider pure: job.decider.ts imports no store, committer, scope or the aggregate’s IO', () => {
-    const io = ['job/job.items.ts', 'infra/dynamo/store.ts', 'infra/dynamo/committer.ts', 'common/scope.ts', 'context.ts'];
+    const io = ['job/job.aggregate.ts', 'infra/dynamo/store.ts', 'infra/dynamo/committer.ts', 'common/scope.ts', 'context.ts'];
     expect(importsOf(src, 'job/job.decider.ts').filter((to) => io.includes(to) || to.startsWith('infra/postgres/'))).toEqual([]);
   });
 

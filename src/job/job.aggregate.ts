@@ -192,7 +192,7 @@ interface Claimed {
  * step actions that JobRepository decides with `decide`. Every change goes through the job's
  * committer (see the top of this file).
  */
-export class JobItems {
+export class JobAggregate {
   constructor(
     private readonly scope: Scope,
     private readonly leaseSeconds: number,
@@ -300,7 +300,7 @@ export class JobItems {
     const read: GroupRead = { job, steps, storedSteps, items, at: this.scope.now().toISOString(), claimable };
     if (withPool) {
       const [share, load] = beside.slice(itemKeys.length);
-      // The load item is kept by ADD alone (job.items writesOf, job.settle), so it carries no
+      // The load item is kept by ADD alone (job.aggregate writesOf, job.settle), so it carries no
       // entity type: its count is read as it is.
       read.pool = {
         running: typeof load?.running === 'number' ? load.running : 0,
