@@ -1,10 +1,12 @@
 /** @long Started first on a clean clone (test/support/sequencer.js): about a minute of worker processes waiting out leases. */
 import { execFile } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { signDevToken } from '../../src/auth/jwt';
 import { Worker } from '../../sdk/typescript/src/index';
+import { typedModule } from '../../sdk/typescript/src/typegen';
+import { kindViews } from '../../src/job/job.kinds';
 import { blocksOf } from '../support/doc-blocks';
 import { tempDir } from '../support/fixtures';
 import { ROOT } from '../support/processes';
@@ -324,15 +326,15 @@ describe('the worker SDKs against a real server', () => {
       return { jobId, done };
     };
 
-    it('are a Python worker, its shell lines, a TypeScript worker and the types command', () => {
-      expect(docBlocks.map((b) => b.lang)).toEqual(['python', 'sh', 'ts', 'sh']);
+    it('are a Python worker, its shell lines, a TypeScript worker and the types commands of each SDK', () => {
+      expect(docBlocks.map((b) => b.lang)).toEqual(['python', 'sh', 'ts', 'sh', 'sh']);
     });
 
     it("the types command writes a module whose TypedDicts require each stage's required fields", async () => {
       // Run from a folder of its own that holds the repository's sdk/ as the repository's folder does, so kinds_types.py lands there.
       const folder = tempDir('artissist-worker-doc-');
       symlinkSync(join(ROOT, 'sdk'), join(folder, 'sdk'));
-      const script = `set -e\nURL=${server.url}\nTOKEN=${await server.token('demo', [Role.EDITOR])}\n${docBlock('sh', 'types')}`;
+      const script = `set -e\nURL=${server.url}\nTOKEN=${await server.token('demo', [Role.EDITOR])}\n${docBlock('sh', 'artissist_worker types')}`;
       const run = startWorker('bash', ['-c', script], {}, { cwd: folder });
       expect(await run.exited).toMatchObject({ code: 0 });
       const check = startWorker(
@@ -346,6 +348,17 @@ describe('the worker SDKs against a real server', () => {
       );
       expect(await check.exited).toMatchObject({ code: 0 });
       expect(check.lines).toEqual([{ required: [['videoClip'], ['source'], ['audioBackingTrack', 'characterImage']] }]);
+    });
+
+    it("the TypeScript SDK's types command writes the module that the declarations make (test/unit/worker-sdk-types.test.ts compiles it)", async () => {
+      // From a folder that holds the repository's sdk/ as the repository's folder does, so kinds.ts lands there.
+      const folder = tempDir('artissist-worker-doc-');
+      symlinkSync(join(ROOT, 'sdk'), join(folder, 'sdk'));
+      const script = `set -e\nURL=${server.url}\nTOKEN=${await server.token('demo', [Role.EDITOR])}\n${docBlock('sh', 'artissist-worker.js types')}`;
+      const run = startWorker('bash', ['-c', script], {}, { cwd: folder });
+      expect(await run.exited).toMatchObject({ code: 0 });
+      // jobKinds over HTTP and the declarations in this process (src/job/job.kinds.ts) make the same module.
+      expect(readFileSync(join(folder, 'kinds.ts'), 'utf8')).toBe(typedModule(kindViews()));
     });
 
     it('the Python worker, started by its shell lines from the repository, completes a BATCH job and stops on Ctrl-C with exit 0', async () => {

@@ -6,6 +6,9 @@
  */
 
 import { LOST, post, renewals } from './renewals';
+import { JOB_KINDS_QUERY } from './typegen';
+
+export { type DeclaredKind, typedModule, typeName } from './typegen';
 
 /** The server's codes a worker can wait out: a dependency or a rate budget of the moment, a write that lost its race. */
 const RETRYABLE = new Set(['SERVICE_UNAVAILABLE', 'RATE_LIMITED', 'CONTENDED', 'CONFLICT', 'NETWORK']);
@@ -41,15 +44,15 @@ export class WorkFailed extends Error {
   }
 }
 
-/** One claimed step or work item, as a handler sees it. */
-export interface Work {
+/** One claimed step or work item, as a handler sees it: `I` is its stage's inputs (Kinds' `inputs`, see Worker). */
+export interface Work<I extends Record<string, unknown> = Record<string, unknown>> {
   kind: string;
   stage: string;
   jobId: string;
   tenantId: string;
   /** The attempt the claim handed out; every report names it. */
   attempt: number;
-  inputs: Record<string, unknown>;
+  inputs: I;
   /** The item's sequence in its stage; undefined for a single step. */
   sequence?: number;
   /** A pool worker's lease (passed with every report); undefined for a tenant-bound worker. */
@@ -66,7 +69,30 @@ export interface Work {
 /** What a handler returns: the outputs, or nothing for none (an async handler without a return resolves to void). */
 // biome-ignore lint/suspicious/noConfusingVoidType: a handler that returns nothing is typed void, which the union must take.
 export type Outputs = Record<string, unknown> | undefined | void;
-export type Handler = (work: Work) => Promise<Outputs> | Outputs;
+
+/** A stage's inputs and outputs, as an entry of a KindMap. */
+export interface StageTypes {
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown>;
+}
+
+/**
+ * Each kind's stages with their inputs and outputs: the `Kinds` that `artissist-worker types`
+ * writes from the server's declarations (typegen.ts), given to a Worker as `new Worker<Kinds>(…)`.
+ */
+export type KindMap = { [kind: string]: { [stage: string]: StageTypes } };
+
+/** No declared types: any kind and stage, inputs and outputs plain records (a Worker without a type argument). */
+export type Untyped = { [kind: string]: { [stage: string]: { inputs: Record<string, unknown>; outputs: Record<string, unknown> } } };
+
+/** What a handler of a stage with outputs `O` returns: the outputs, or nothing when none of them is required. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler that returns nothing is typed void, which the union must take.
+export type Returned<O> = Record<never, never> extends O ? O | undefined | void : O;
+
+/** A handler of a stage typed `T`: its work's inputs are T's, and it returns T's outputs (or throws WorkFailed). */
+export type Handler<T extends StageTypes = StageTypes> = (
+  work: Work<T['inputs']>,
+) => Promise<Returned<T['outputs']>> | Returned<T['outputs']>;
 
 export interface WorkerOptions {
   /** The server's GraphQL URL. */
@@ -384,8 +410,6 @@ type Data = Record<string, any>;
 /** The declared outputs of each (kind, stage), from the jobKinds query: which are required. */
 type Declared = Map<string, { name: string; required: boolean }[]>;
 
-const JOB_KINDS =
-  'query WorkerJobKinds { jobKinds { name stages { name outputs { name required } fanOut { itemOutputs { name required } } } } }';
 const CLAIM = `mutation WorkerClaim($kind: String, $stage: String) { claimWork(kind: $kind, stage: $stage) {
   tenantId lease job { jobId kind inputs } step { name attempt startedAt leaseExpiresAt }
   item { sequence attempt inputs startedAt leaseExpiresAt } } }`;
@@ -434,8 +458,12 @@ interface Held {
   finished?: boolean;
 }
 
-/** Serves the registered (kind, stage) handlers: claim, run, renew, report, until stopped. */
-export class Worker {
+/**
+ * Serves the registered (kind, stage) handlers: claim, run, renew, report, until stopped. Typed by
+ * `K`, the generated Kinds (`new Worker<Kinds>(…)`), stage() takes only the declared kinds and
+ * stages and holds each handler to its stage's inputs and outputs; without it, any kind and stage.
+ */
+export class Worker<K extends KindMap = Untyped> {
   private readonly handlers = new Map<string, { kind: string; stage: string; handler: Handler }>();
   private readonly running = new Set<Held>();
   private readonly stopping = new AbortController();
@@ -467,8 +495,9 @@ export class Worker {
   constructor(private readonly options: WorkerOptions) {}
 
   /** Registers `handler` for `stage` of job kind `kind`: it returns the outputs, or throws WorkFailed(code, message). */
-  stage(kind: string, stage: string, handler: Handler): this {
-    this.handlers.set(`${kind}\u0000${stage}`, { kind, stage, handler });
+  stage<N extends keyof K & string, S extends keyof K[N] & string>(kind: N, stage: S, handler: Handler<K[N][S]>): this {
+    // Kept untyped: the claim that reaches it holds that stage's inputs (the types say so, the server checks them).
+    this.handlers.set(`${kind}\u0000${stage}`, { kind, stage, handler: handler as unknown as Handler });
     return this;
   }
 
@@ -608,7 +637,7 @@ export class Worker {
 
   private async readKinds(): Promise<Declared | undefined> {
     try {
-      const { jobKinds } = await this.call(JOB_KINDS, {});
+      const { jobKinds } = await this.call(JOB_KINDS_QUERY, {});
       const declared: Declared = new Map();
       for (const kind of jobKinds)
         for (const s of kind.stages) declared.set(`${kind.name}\u0000${s.name}`, s.fanOut?.itemOutputs ?? s.outputs);
