@@ -848,10 +848,14 @@ function progressOf(job: JobItem, itemCounts: Record<string, ItemCountsItem> | u
   return jobProgress(job, counts && counts.total > 0 ? (counts.completed + counts.failed) / counts.total : 0);
 }
 
+/** The job is at `stage` and runs, or waits to: the stage's work can open, be claimed and be reported on. */
+const atStage = (job: Pick<JobItem, 'currentStep' | 'status'>, stage: string): boolean =>
+  job.currentStep === stage && (job.status === JobStatus.QUEUED || job.status === JobStatus.RUNNING);
+
 /** Opens the stage when the job has reached it and its step still waits (STEP_STARTED); the group as it was otherwise. */
 export function openStage(group: JobGroup, stage: string, actor: string): JobGroup {
   const { job } = group;
-  if (job.currentStep !== stage || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING)) return group;
+  if (!atStage(job, stage)) return group;
   const step = group.steps.get(stage);
   if (!step || step.status !== StepStatus.PENDING) return group;
   const started = { ...step, status: StepStatus.RUNNING, startedAt: group.at, progress: 0 };
@@ -919,7 +923,7 @@ export function openReached(group: JobGroup, actor: string): JobGroup {
  */
 export function reuseStep(group: JobGroup, stage: string, actor: string): JobGroup {
   const { job } = group;
-  if (!reuseOf(job, stage) || !takesReuse(job) || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING)) return group;
+  if (!reuseOf(job, stage) || !takesReuse(job) || !atStage(job, stage)) return group;
   const step = group.steps.get(stage);
   if (!step || step.status !== StepStatus.PENDING) return group;
   const record = group.reuseRecords.get(contentKey(job, stage));
@@ -1047,7 +1051,7 @@ class ItemDecision<K extends ItemAction['kind']> implements Work<JobGroup> {
     this.what = `Item ${sequence} of stage ${stage} of job`;
     const waiting = item.status === ItemStatus.PENDING ? { availableAt: item.availableAt } : undefined;
     requireAttempt(this.what, job.jobId, action.kind, 'item', item.attempt, 'attempt' in action ? action.attempt : undefined, waiting);
-    this.stageLive = job.currentStep === stage && (job.status === JobStatus.RUNNING || job.status === JobStatus.QUEUED);
+    this.stageLive = atStage(job, stage);
     this.limit = this.fanOut.attemptTimeoutSeconds;
     this.deadline = deadlineOf(group.at, this.limit);
     this.counts = countsOf(job, stage);
