@@ -2,7 +2,6 @@ import { entities } from '../../src/common/entities';
 import type { Scope } from '../../src/common/scope';
 import { searchBackfill } from '../../src/migrations/001-search-backfill';
 import { migrateSegment } from '../../src/migrations/migration.segment';
-import type { UnitWrite } from '../../src/infra/dynamo/write';
 import { createScope, type ContextDeps } from '../../src/wiring';
 import { freshTable, type TestTable } from '../support/dynamo';
 import { legacyLog } from '../support/legacy-log';
@@ -36,8 +35,11 @@ describe('a migration racing a user', () => {
       // The user's edit commits between the migration's read and its commit: the one moment a race
       // can hit, which two real processes cannot be timed to meet on every run. The edit itself is
       // a real write through the standard path.
-      const hooked: Scope = Object.create(scope);
-      hooked.commit = async (writes: readonly UnitWrite[]) => {
+      // The hook is the scope's store: the migration's change reads the entity through it (in the
+      // committer, mutate.ts withLock), and the edit commits right after that read.
+      const store: Scope['store'] = Object.create(scope.store);
+      store.get = async (key) => {
+        const read = await scope.store.get(key);
         if (!raced) {
           raced = true;
           // An instance still on the old code (a rolling deploy) writes the edit in the old shape,
@@ -46,8 +48,9 @@ describe('a migration racing a user', () => {
           if (!entities.Log.is(current)) throw new Error('The log was not stored.');
           await table.store.transact([entities.Log.put('acme', { ...current, rawText: 'fresh charcoal study', version: 2 }).ifVersion(1)]);
         }
-        return scope.commit(writes);
+        return read;
       };
+      const hooked: Scope = Object.create(scope, { store: { value: store } });
       return hooked;
     };
     const reports: Record<string, unknown>[] = [];
