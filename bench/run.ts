@@ -520,7 +520,8 @@ async function seedProjectLogs(env: Record<string, string>, token: string): Prom
  * differ). Then `rounds` rounds of a window each, the order alternating, as line 2c: per server
  * the medians of its windows' CPU per request (its process, from /proc), of PostgreSQL's CPU per
  * request in the same window (every process of the cluster) and of req/s, and the median of the
- * rounds' ratios ours ÷ PostGraphile.
+ * rounds' ratios ours ÷ PostGraphile. `--whole-reads` adds ours reading whole rows whatever the
+ * query selects (BENCH_WHOLE_READS, bench/server.ts) to the rotation, printed beside.
  */
 async function peersOnPostgres(token: string, dataDir: string) {
   log('2c peers on PostgreSQL …');
@@ -543,10 +544,20 @@ async function peersOnPostgres(token: string, dataDir: string) {
       nodeArgs: profileArgs,
     });
     started.push(peer);
+    const ourBody = JSON.stringify({ query: GET_PROJECT_LOGS, variables: { projectId } });
     const servers = [
-      { name: 'ours', child: ours, body: JSON.stringify({ query: GET_PROJECT_LOGS, variables: { projectId } }) },
+      { name: 'ours', child: ours, body: ourBody },
       { name: 'postgraphile', child: peer, body: JSON.stringify({ query: POSTGRAPHILE_LOGS, variables: { projectId } }) },
     ];
+    if (process.argv.includes('--whole-reads')) {
+      const whole = await startChild('server', [], {
+        core: '0',
+        env: { ...env, NODE_ENV: 'production', S3_BUCKET: 'bench-unused', S3_ENDPOINT: 'http://127.0.0.1:9', BENCH_WHOLE_READS: '1' },
+        nodeArgs: profileArgs,
+      });
+      started.push(whole);
+      servers.push({ name: 'whole', child: whole, body: ourBody });
+    }
     const logsOf = async (server: (typeof servers)[number]) => {
       const res = await fetch(server.child.ready.url, {
         method: 'POST',
@@ -561,16 +572,18 @@ async function peersOnPostgres(token: string, dataDir: string) {
     };
     const expected = await logsOf(servers[0]);
     if (JSON.parse(expected).length !== 50) throw new Error(`peers on PostgreSQL: ours did not answer 50 logs: ${expected.slice(0, 200)}`);
-    const theirs = await logsOf(servers[1]);
-    if (theirs !== expected)
-      throw new Error(
-        `peers on PostgreSQL: PostGraphile answered other logs than ours:\n${theirs.slice(0, 300)}\n${expected.slice(0, 300)}`,
-      );
+    for (const server of servers.slice(1)) {
+      const theirs = await logsOf(server);
+      if (theirs !== expected)
+        throw new Error(
+          `peers on PostgreSQL: ${server.name} answered other logs than ours:\n${theirs.slice(0, 300)}\n${expected.slice(0, 300)}`,
+        );
+    }
     for (const server of servers) await loadWindow(server.child.ready.url, server.body, token, plan.warmupMs);
     const rounds = Number(option('--rounds') ?? (full ? 5 : 3));
     const windowMs = full ? 10_000 : 4_000;
     type Window = Awaited<ReturnType<typeof loadWindow>> & { databaseCpuMsPerRequest: number };
-    const windows: Record<string, Window[]> = { ours: [], postgraphile: [] };
+    const windows: Record<string, Window[]> = Object.fromEntries(servers.map((server) => [server.name, []]));
     for (let round = 0; round < rounds; round++)
       for (let turn = 0; turn < servers.length; turn++) {
         const server = servers[(round + turn) % servers.length];
@@ -606,6 +619,17 @@ async function peersOnPostgres(token: string, dataDir: string) {
       goal: `≤ 1 (CPU rounds ${cpu.map((r) => r.toFixed(2)).join(', ')}; req/s ratio ${median(rps).toFixed(2)}, rounds ${rps.map((r) => r.toFixed(2)).join(', ')}; server and PostgreSQL CPU together ${median(both).toFixed(2)})`,
       met: median(cpu) <= 1,
     });
+    if (summary.whole) {
+      const before = windows.ours.map((w, i) => w.cpuMsPerRequest / windows.whole[i].cpuMsPerRequest);
+      rows.push({
+        metric: '2c. GetProjectLogs on PostgreSQL: server CPU per request (ms), ours ÷ ours reading whole rows (--whole-reads)',
+        ours: side(summary.ours),
+        baseline: side(summary.whole),
+        ratio: median(before),
+        goal: `report (rounds ${before.map((r) => r.toFixed(2)).join(', ')})`,
+        met: true,
+      });
+    }
     figures.peersPostgres = { summary, windows, rounds, windowMs, cpuRatios: cpu, rpsRatios: rps, withDatabaseRatios: both };
   } finally {
     for (const child of started) await child.stop();
