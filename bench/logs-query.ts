@@ -11,6 +11,14 @@ export const GET_PROJECT_LOGS =
   'query GetProjectLogs($projectId: ID!) { logs(projectId: $projectId, first: 50) { logId materials timeSpentMinutes } }';
 
 /**
+ * GetProjectLogs as PostGraphile 5 (Amber preset) serves it from the derived `logs` table: the
+ * project's logs in its primary key's order (tenant, project, log id: the order of our sort key),
+ * the first 50, the same three fields. Row-level security keeps them to the request's tenant.
+ */
+export const POSTGRAPHILE_LOGS =
+  'query GetProjectLogs($projectId: String!) { allLogs(condition: { projectId: $projectId }, orderBy: PRIMARY_KEY_ASC, first: 50) { nodes { logId materials timeSpentMinutes } } }';
+
+/**
  * The one DynamoDB Query our server makes for GetProjectLogs(first: 50) (same key condition,
  * filter, limit and consistency), for the baselines and peers: a project's logs, oldest first.
  */

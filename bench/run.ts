@@ -13,7 +13,9 @@ import { Role } from '../src/auth/principal';
 import { loadConfig } from '../src/config';
 import { startDynamoDbLocal } from '../src/infra/dynamo/embedded';
 import { freePort } from '../src/infra/free-port';
-import { GET_PROJECT_LOGS } from './logs-query';
+import { DEFAULT_ROLES } from '../src/infra/postgres/schema';
+import { GET_PROJECT_LOGS, POSTGRAPHILE_LOGS } from './logs-query';
+import { startBenchPostgres } from './postgres';
 import {
   type Child,
   cpuMsOf,
@@ -96,12 +98,15 @@ async function loadWindow(url: string, body: string, token: string | undefined, 
  * (the floor for one serialized item), and the group commit's lost rounds (transactions retried
  * after another writer moved the job's version) and commands per transaction. The figure with a
  * goal: one job at 50 workers ÷ the raw loop at 50 callers, ≥ 5.
+ *
+ * On PostgreSQL (`store.raw` absent) the same rows run through our server on the bench's
+ * PostgreSQL, each held against the same row on DynamoDB Local earlier in this run (`beside`),
+ * with PostgreSQL's CPU per item where DynamoDB Local's is; it has no raw loop of its own.
  */
-async function workItems(endpoint: string, dataDir: string, dynamoPid: number) {
-  log('7/7 work items …');
-  const table = `bench_${randomUUID().slice(0, 8)}`;
+async function workItems(dataDir: string, store: ItemsStore, beside: ItemsRow[] = []): Promise<ItemsRow[]> {
+  log(`7/7 work items on ${store.name} …`);
   const env = {
-    ...serverEnv(endpoint, table, dataDir),
+    ...store.env(dataDir),
     JOB_LEASE_SECONDS: '600',
     BENCH_ITEM_STATS: '1',
     // A cold DynamoDB Local (its JVM not yet warmed up) answers the first large transactions slower
@@ -126,7 +131,7 @@ async function workItems(endpoint: string, dataDir: string, dynamoPid: number) {
     while (server.collected('CALLS').length === seen) await new Promise((r) => setTimeout(r, 10));
     return server.collected('CALLS')[seen];
   };
-  const results: Record<string, unknown>[] = [];
+  const results: ItemsRow[] = [];
 
   /** A tenant with a project, and a token for it (editor and worker). */
   const tenant = async (tenantId: string) => {
@@ -211,13 +216,10 @@ async function workItems(endpoint: string, dataDir: string, dynamoPid: number) {
   };
 
   const raws = new Map<number, { rate: number; lostPerUpdate: number }>();
-  const raw = async (n: number) => {
+  const raw = async (n: number, runRaw: (n: number, items: number) => Promise<{ rate: number; lostPerUpdate: number }>) => {
     const known = raws.get(n);
     if (known) return known;
-    const baseline = await startChild('item-baseline', [endpoint, table, String(n), String(ITEMS)], { core: '1' });
-    const answer = await baseline.result();
-    const result = { rate: Number(answer.rate), lostPerUpdate: Number(answer.lostPerUpdate) };
-    await baseline.stop();
+    const result = await runRaw(n, ITEMS);
     raws.set(n, result);
     return result;
   };
@@ -253,32 +255,32 @@ async function workItems(endpoint: string, dataDir: string, dynamoPid: number) {
     const before = await stats();
     server.send('reset');
     const cpuBefore = cpuMsOf(server.ready.pid);
-    const dynamoCpuBefore = cpuMsOf(dynamoPid);
+    const storeCpuBefore = store.cpuMs();
     const rate = await drain(n, workers === 'pool' ? [poolWorker] : tenants.map((t) => t.token), total);
     // The server's CPU and DynamoDB calls per item do not depend on what else the machine runs, as
     // items/s does: they show what a change to the write path saved, on a busy machine too.
     const cpuMsPerItem = (cpuMsOf(server.ready.pid) - cpuBefore) / total;
-    const dynamoCpuMsPerItem = (cpuMsOf(dynamoPid) - dynamoCpuBefore) / total;
+    const storeCpuMsPerItem = (store.cpuMs() - storeCpuBefore) / total;
     const byCommand = await calls();
     const msByCommand = server.collected('CALLMS').at(-1) ?? {};
     const after = await stats();
     for (const t of tenants) await check(t.token, jobIds.get(t.token) ?? [], shape === 'one job' ? ITEMS : PER_JOB);
     if (run === 0) continue;
-    const baseline = await raw(n);
+    const baseline = store.raw ? await raw(n, store.raw) : undefined;
     const batches = after.batches - before.batches;
     const intents = after.intents - before.intents;
-    const row = {
+    const row: ItemsRow = {
       shape,
       by: workers,
       workers: n,
       items: total,
       itemsPerSecond: rate,
-      rawUpdatesPerSecond: baseline.rate,
-      rawLostPerUpdate: baseline.lostPerUpdate,
+      rawUpdatesPerSecond: baseline?.rate,
+      rawLostPerUpdate: baseline?.lostPerUpdate,
       conflictsPerCompletion: (after.conflicts - before.conflicts) / total,
       intentsPerBatch: intents / Math.max(1, batches),
       cpuMsPerItem,
-      dynamoCpuMsPerItem,
+      storeCpuMsPerItem,
       callsPerItem: Object.fromEntries(Object.entries(byCommand).map(([command, count]) => [command, count / total])),
     };
     const perItem = Object.entries(row.callsPerItem)
@@ -288,20 +290,36 @@ async function workItems(endpoint: string, dataDir: string, dynamoPid: number) {
       )
       .join(', ');
     results.push(row);
-    const goal = shape === 'one job' && n === 50;
-    rows.push({
-      metric: `7. work items completed/s, ${n} ${workers === 'pool' ? 'pool' : 'tenant-bound'} worker${n > 1 ? 's' : ''}, ${shape === 'one job' ? `one job of ${ITEMS} items` : `${JOBS} jobs of ${TENANTS} tenants, ${PER_JOB} items each`}`,
-      ours: `${rate.toFixed(0)} (${row.conflictsPerCompletion.toFixed(2)} lost rounds/completion, ${row.intentsPerBatch.toFixed(1)} changes/transaction; per item: ${cpuMsPerItem.toFixed(1)} ms server CPU, ${dynamoCpuMsPerItem.toFixed(1)} ms DynamoDB Local CPU, DynamoDB ${perItem})`,
-      baseline: `${baseline.rate.toFixed(0)} conditional UpdateItem/s on one item by ${n} caller${n > 1 ? 's' : ''} (${baseline.lostPerUpdate.toFixed(2)} lost/update)`,
-      ratio: rate / baseline.rate,
-      goal: goal ? '≥ 5 (one job, 50 workers ÷ the raw loop at 50)' : 'report',
-      met: goal ? rate / baseline.rate >= 5 : true,
-    });
+    const what = `${n} ${workers === 'pool' ? 'pool' : 'tenant-bound'} worker${n > 1 ? 's' : ''}, ${shape === 'one job' ? `one job of ${ITEMS} items` : `${JOBS} jobs of ${TENANTS} tenants, ${PER_JOB} items each`}`;
+    const ours = `${rate.toFixed(0)} (${row.conflictsPerCompletion.toFixed(2)} lost rounds/completion, ${row.intentsPerBatch.toFixed(1)} changes/transaction; per item: ${cpuMsPerItem.toFixed(1)} ms server CPU, ${storeCpuMsPerItem.toFixed(1)} ms ${store.name} CPU${perItem ? `, DynamoDB ${perItem}` : ''})`;
+    if (baseline) {
+      const goal = shape === 'one job' && n === 50;
+      rows.push({
+        metric: `7. work items completed/s, ${what}`,
+        ours,
+        baseline: `${baseline.rate.toFixed(0)} conditional UpdateItem/s on one item by ${n} caller${n > 1 ? 's' : ''} (${baseline.lostPerUpdate.toFixed(2)} lost/update)`,
+        ratio: rate / baseline.rate,
+        goal: goal ? '≥ 5 (one job, 50 workers ÷ the raw loop at 50)' : 'report',
+        met: goal ? rate / baseline.rate >= 5 : true,
+      });
+    } else {
+      const pair = beside.find((r) => r.shape === shape && r.by === workers && r.workers === n);
+      rows.push({
+        metric: `7. work items completed/s on ${store.name}, ${what}`,
+        ours,
+        baseline: pair
+          ? `${pair.itemsPerSecond.toFixed(0)} on DynamoDB Local (${pair.cpuMsPerItem.toFixed(1)} ms server CPU, ${pair.storeCpuMsPerItem.toFixed(1)} ms DynamoDB Local CPU per item)`
+          : 'not run on DynamoDB Local',
+        ratio: pair ? rate / pair.itemsPerSecond : Number.NaN,
+        goal: 'report (÷ DynamoDB Local)',
+        met: true,
+      });
+    }
   }
-  figures.workItems = results;
-  if (picked) {
+  figures[store.figures] = results;
+  if (picked || !store.raw) {
     await server.stop();
-    return;
+    return results;
   }
 
   // A pool claim with 100 tenants holding work, beside a tenant-bound claim: one worker asks, one
@@ -344,6 +362,37 @@ async function workItems(endpoint: string, dataDir: string, dynamoPid: number) {
     met: poolP50 / boundP50 <= 1.5,
   });
   await server.stop();
+  return results;
+}
+
+/** Where line 7 runs: a fresh table or database, and its CPU. */
+interface ItemsStore {
+  /** How the rows name it: `DynamoDB Local`, `PostgreSQL`. */
+  name: string;
+  /** The key of `figures` its rows are saved under. */
+  figures: string;
+  /** The server's environment on it (serverEnv, and what selects the store). */
+  env(dataDir: string): Record<string, string>;
+  /** CPU time (ms) the store's processes have used so far. */
+  cpuMs(): number;
+  /** The raw loop at `n` callers serializing `items` updates on one item (bench/item-baseline.ts); DynamoDB's only. */
+  raw?(n: number, items: number): Promise<{ rate: number; lostPerUpdate: number }>;
+}
+
+/** One measured row of line 7 (the JSON of bench/results). */
+interface ItemsRow {
+  shape: 'one job' | '100 jobs';
+  by: 'tenant' | 'pool';
+  workers: number;
+  items: number;
+  itemsPerSecond: number;
+  rawUpdatesPerSecond?: number;
+  rawLostPerUpdate?: number;
+  conflictsPerCompletion: number;
+  intentsPerBatch: number;
+  cpuMsPerItem: number;
+  storeCpuMsPerItem: number;
+  callsPerItem: Record<string, number>;
 }
 
 /**
@@ -436,7 +485,18 @@ async function logsServer(endpoint: string, token: string, dataDir: string, serv
   const table = `bench_${randomUUID().slice(0, 8)}`;
   // A development server makes the table and the data; then a production one (as deployed: no
   // table creation, graphql-js without its development-only checks, errors masked) is measured.
-  const seeder = await startChild('server', [], { core: '0', env: serverEnv(endpoint, table, dataDir) });
+  const projectId = await seedProjectLogs(serverEnv(endpoint, table, dataDir), token);
+  const server = await startChild('server', [], {
+    core: '0',
+    env: productionEnv(servedFrom, table, dataDir),
+    nodeArgs: profileArgs,
+  });
+  return { table, projectId: projectId as string, server };
+}
+
+/** One project with 50 logs, written through a development server started with `env` (which makes the table or schema); its id. */
+async function seedProjectLogs(env: Record<string, string>, token: string): Promise<string> {
+  const seeder = await startChild('server', [], { core: '0', env });
   const projectId = (await gql(seeder.ready.url, token, 'mutation { createProject(input: { title: "Bench" }) { projectId } }'))
     .createProject.projectId;
   for (let i = 0; i < 50; i++)
@@ -446,12 +506,135 @@ async function logsServer(endpoint: string, token: string, dataDir: string, serv
       `mutation { createLog(projectId: "${projectId}", input: { materials: ["oil", "canvas"], timeSpentMinutes: ${i} }) { logId } }`,
     );
   await seeder.stop();
-  const server = await startChild('server', [], {
-    core: '0',
-    env: productionEnv(servedFrom, table, dataDir),
-    nodeArgs: profileArgs,
-  });
-  return { table, projectId: projectId as string, server };
+  return projectId;
+}
+
+/**
+ * Line 2c's PostgreSQL row: our server on PostgreSQL against PostGraphile 5 (bench/peer-server.ts),
+ * which compiles a GraphQL query to one SQL statement, both serving a project's 50 logs from the
+ * same database and rows, which our server wrote (the derived schema), both connected as our
+ * server's role under row-level security, the tenant set per request from the verified token. Ours
+ * answers GetProjectLogs; PostGraphile its equivalent over the `logs` table (POSTGRAPHILE_LOGS:
+ * the project's logs by its primary key's order, which is ours, the first 50), checked first to be
+ * the same logs, materials and minutes (PostGraphile serves a `bigint` as a string, so the bytes
+ * differ). Then `rounds` rounds of a window each, the order alternating, as line 2c: per server
+ * the medians of its windows' CPU per request (its process, from /proc), of PostgreSQL's CPU per
+ * request in the same window (every process of the cluster) and of req/s, and the median of the
+ * rounds' ratios ours ÷ PostGraphile. `--whole-reads` adds ours reading whole rows whatever the
+ * query selects (BENCH_WHOLE_READS, bench/server.ts) to the rotation, printed beside.
+ */
+async function peersOnPostgres(token: string, dataDir: string) {
+  log('2c peers on PostgreSQL …');
+  const postgres = await startBenchPostgres();
+  const started: Child[] = [];
+  try {
+    const database = await postgres.database();
+    const env = { ...serverEnv('', '', dataDir), DATABASE_URL: database.url };
+    const projectId = await seedProjectLogs({ ...env, DATABASE_OWNER_URL: database.ownerUrl }, token);
+    // As deployed: the schema only checked (no owner's URL), graphql-js without its development-only checks.
+    const ours = await startChild('server', [], {
+      core: '0',
+      env: { ...env, NODE_ENV: 'production', S3_BUCKET: 'bench-unused', S3_ENDPOINT: 'http://127.0.0.1:9' },
+      nodeArgs: profileArgs,
+    });
+    started.push(ours);
+    const peer = await startChild('peer-server', ['postgraphile', database.url, DEFAULT_ROLES.schema], {
+      core: '0',
+      env: { NODE_ENV: 'production' },
+      nodeArgs: profileArgs,
+    });
+    started.push(peer);
+    const ourBody = JSON.stringify({ query: GET_PROJECT_LOGS, variables: { projectId } });
+    const servers = [
+      { name: 'ours', child: ours, body: ourBody },
+      { name: 'postgraphile', child: peer, body: JSON.stringify({ query: POSTGRAPHILE_LOGS, variables: { projectId } }) },
+    ];
+    if (process.argv.includes('--whole-reads')) {
+      const whole = await startChild('server', [], {
+        core: '0',
+        env: { ...env, NODE_ENV: 'production', S3_BUCKET: 'bench-unused', S3_ENDPOINT: 'http://127.0.0.1:9', BENCH_WHOLE_READS: '1' },
+        nodeArgs: profileArgs,
+      });
+      started.push(whole);
+      servers.push({ name: 'whole', child: whole, body: ourBody });
+    }
+    const logsOf = async (server: (typeof servers)[number]) => {
+      const res = await fetch(server.child.ready.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: server.body,
+      });
+      const text = await res.text();
+      const data = JSON.parse(text).data;
+      const logs: { logId: string; materials: string[]; timeSpentMinutes: unknown }[] | undefined = data?.logs ?? data?.allLogs?.nodes;
+      if (res.status !== 200 || !logs) throw new Error(`peers on PostgreSQL: ${server.name} answered ${res.status}: ${text.slice(0, 300)}`);
+      return JSON.stringify(logs.map((l) => ({ ...l, timeSpentMinutes: Number(l.timeSpentMinutes) })));
+    };
+    const expected = await logsOf(servers[0]);
+    if (JSON.parse(expected).length !== 50) throw new Error(`peers on PostgreSQL: ours did not answer 50 logs: ${expected.slice(0, 200)}`);
+    for (const server of servers.slice(1)) {
+      const theirs = await logsOf(server);
+      if (theirs !== expected)
+        throw new Error(
+          `peers on PostgreSQL: ${server.name} answered other logs than ours:\n${theirs.slice(0, 300)}\n${expected.slice(0, 300)}`,
+        );
+    }
+    for (const server of servers) await loadWindow(server.child.ready.url, server.body, token, plan.warmupMs);
+    const rounds = Number(option('--rounds') ?? (full ? 5 : 3));
+    const windowMs = full ? 10_000 : 4_000;
+    type Window = Awaited<ReturnType<typeof loadWindow>> & { databaseCpuMsPerRequest: number };
+    const windows: Record<string, Window[]> = Object.fromEntries(servers.map((server) => [server.name, []]));
+    for (let round = 0; round < rounds; round++)
+      for (let turn = 0; turn < servers.length; turn++) {
+        const server = servers[(round + turn) % servers.length];
+        const databaseBefore = postgres.cpuMs();
+        const window = await loadWindow(server.child.ready.url, server.body, token, windowMs, server.child.ready.pid);
+        windows[server.name].push({ ...window, databaseCpuMsPerRequest: (postgres.cpuMs() - databaseBefore) / window.requests });
+      }
+    const summary = Object.fromEntries(
+      Object.entries(windows).map(([name, ws]) => [
+        name,
+        {
+          cpuMsPerRequest: median(ws.map((w) => w.cpuMsPerRequest)),
+          databaseCpuMsPerRequest: median(ws.map((w) => w.databaseCpuMsPerRequest)),
+          rps: median(ws.map((w) => w.rps)),
+          loadCpu: median(ws.map((w) => w.loadCpu)),
+        },
+      ]),
+    );
+    const cpu = windows.ours.map((w, i) => w.cpuMsPerRequest / windows.postgraphile[i].cpuMsPerRequest);
+    const rps = windows.ours.map((w, i) => w.rps / windows.postgraphile[i].rps);
+    const both = windows.ours.map(
+      (w, i) =>
+        (w.cpuMsPerRequest + w.databaseCpuMsPerRequest) /
+        (windows.postgraphile[i].cpuMsPerRequest + windows.postgraphile[i].databaseCpuMsPerRequest),
+    );
+    const side = (s: (typeof summary)[string]) =>
+      `${s.cpuMsPerRequest.toFixed(3)}; ${s.rps.toFixed(0)} req/s; PostgreSQL ${s.databaseCpuMsPerRequest.toFixed(3)} ms a request; load generator ${(s.loadCpu * 100).toFixed(0)} % of a core`;
+    rows.push({
+      metric: `2c. GetProjectLogs on PostgreSQL, 50 logs, ${CONNECTIONS} concurrent: server CPU per request (ms), ours ÷ PostGraphile 5 (Amber preset)`,
+      ours: side(summary.ours),
+      baseline: side(summary.postgraphile),
+      ratio: median(cpu),
+      goal: `≤ 1 (CPU rounds ${cpu.map((r) => r.toFixed(2)).join(', ')}; req/s ratio ${median(rps).toFixed(2)}, rounds ${rps.map((r) => r.toFixed(2)).join(', ')}; server and PostgreSQL CPU together ${median(both).toFixed(2)})`,
+      met: median(cpu) <= 1,
+    });
+    if (summary.whole) {
+      const before = windows.ours.map((w, i) => w.cpuMsPerRequest / windows.whole[i].cpuMsPerRequest);
+      rows.push({
+        metric: '2c. GetProjectLogs on PostgreSQL: server CPU per request (ms), ours ÷ ours reading whole rows (--whole-reads)',
+        ours: side(summary.ours),
+        baseline: side(summary.whole),
+        ratio: median(before),
+        goal: `report (rounds ${before.map((r) => r.toFixed(2)).join(', ')})`,
+        met: true,
+      });
+    }
+    figures.peersPostgres = { summary, windows, rounds, windowMs, cpuRatios: cpu, rpsRatios: rps, withDatabaseRatios: both };
+  } finally {
+    for (const child of started) await child.stop();
+    await postgres.stop();
+  }
 }
 
 /**
@@ -1004,8 +1187,11 @@ async function main() {
     if (wanted('stack')) await stackOverhead(token);
     if (wanted('db')) await databaseReads(dynamo.endpoint, token, dataDir);
     if (wanted('peers')) await peers(dynamo.endpoint, token, dataDir);
+    if (wanted('peers-postgres')) await peersOnPostgres(token, dataDir);
     if (wanted('batching')) await batching(dynamo.endpoint, dataDir);
     if (wanted('fanout')) await fanOutAndMemory(dynamo.endpoint, dataDir);
+    // Line 7 on DynamoDB Local, held beside its rows on PostgreSQL when both run.
+    let dynamoItems: ItemsRow[] = [];
     if (wanted('items')) {
       // Line 7 is bound by DynamoDB Local's CPU, so it gets a DynamoDB Local of its own: the one
       // the lines before it used has served 10,000 sockets' reads and their events, and in a full
@@ -1013,10 +1199,40 @@ async function main() {
       const own = await startDynamoDbLocal({ dataPath: null });
       // Started after this process pinned itself to core 1, it would inherit that: it may use every core, as the first one does.
       pinProcess(own.pid, `0-${cpus().length - 1}`);
+      const table = `bench_${randomUUID().slice(0, 8)}`;
       try {
-        await workItems(own.endpoint, dataDir, own.pid);
+        dynamoItems = await workItems(dataDir, {
+          name: 'DynamoDB Local',
+          figures: 'workItems',
+          env: (dir) => serverEnv(own.endpoint, table, dir),
+          cpuMs: () => cpuMsOf(own.pid),
+          async raw(n, items) {
+            const baseline = await startChild('item-baseline', [own.endpoint, table, String(n), String(items)], { core: '1' });
+            const answer = await baseline.result();
+            await baseline.stop();
+            return { rate: Number(answer.rate), lostPerUpdate: Number(answer.lostPerUpdate) };
+          },
+        });
       } finally {
         await own.stop();
+      }
+    }
+    if (wanted('items-postgres')) {
+      const postgres = await startBenchPostgres();
+      try {
+        const database = await postgres.database();
+        await workItems(
+          dataDir,
+          {
+            name: 'PostgreSQL',
+            figures: 'workItemsPostgres',
+            env: (dir) => ({ ...serverEnv('', '', dir), DATABASE_URL: database.url, DATABASE_OWNER_URL: database.ownerUrl }),
+            cpuMs: () => postgres.cpuMs(),
+          },
+          dynamoItems,
+        );
+      } finally {
+        await postgres.stop();
       }
     }
     if (wanted('burst')) await subscribeBurst(dynamo.endpoint, dataDir);

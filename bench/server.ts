@@ -13,9 +13,11 @@ import { report } from './support';
  * With BENCH_REPORT_COMMITS=1 it also prints `COMMIT {"eventId", "at"}` when DynamoDB has
  * acknowledged the transaction of a job event (at: epoch ms with sub-ms precision), so the
  * fan-out benchmark can time from the commit. With BENCH_ITEM_STATS=1 it answers a line ITEMSTATS
- * on stdin with `RESULT {…}`, the work items' write-path counters (src/job/job.aggregate.ts).
+ * on stdin with `RESULT {…}`, the work items' write-path counters (src/job/job.aggregate.ts). With
+ * BENCH_WHOLE_READS=1 its list reads take whole items whatever the query selects (projectReads:
+ * false), as they did on PostgreSQL before its reads took the projection: a before-and-after in one run.
  */
-startApp(loadConfig())
+startApp(loadConfig(), { projectReads: process.env.BENCH_WHOLE_READS === '1' ? false : undefined })
   .then((app) => {
     if (process.env.BENCH_REPORT_COMMITS === '1') {
       const transact = app.store.transact.bind(app.store);

@@ -1,5 +1,7 @@
 import { SYSTEM_TENANT } from '../auth/principal';
+import { BoundTenant } from '../common/bound-tenant';
 import { entities } from '../common/entities';
+import { searchChange } from '../common/search';
 import type { Store } from '../infra/dynamo/store';
 import { put } from '../infra/dynamo/write';
 import { AppError } from '../errors';
@@ -243,18 +245,21 @@ class SystemProjectExists extends Error {}
  */
 export async function ensureSystemProject(store: Store, now: Date): Promise<void> {
   const at = now.toISOString();
+  const attributes = { projectId: SYSTEM_PROJECT_ID, title: "The server's own jobs", status: 'planning', archived: false } as const;
+  // Its title's search slots, as a created project records them: without them the drift check
+  // reported it and every migration of projects rewrote it. No word items: a store that holds
+  // references indexes text itself (StoreApi.indexesText), as PostgreSQL does.
+  const search = searchChange(new BoundTenant(SYSTEM_TENANT), entities.Project, null, attributes, { wordItems: !store.indexesText });
   const item = entities.Project.toItem(SYSTEM_TENANT, {
-    projectId: SYSTEM_PROJECT_ID,
-    title: "The server's own jobs",
-    status: 'planning',
-    archived: false,
+    ...attributes,
+    ...search.attributes,
     version: 1,
     createdAt: at,
     updatedAt: at,
     createdBy: SYSTEM_WORKER.userId,
   });
   try {
-    await store.transact([put(item).ifNew(() => new SystemProjectExists())]);
+    await store.transact([put(item).ifNew(() => new SystemProjectExists()), ...search.writes]);
   } catch (error) {
     if (!(error instanceof SystemProjectExists)) throw error;
   }

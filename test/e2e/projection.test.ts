@@ -26,37 +26,70 @@ const projectedOf = (query: Record<string, any>): string[] | 'all' =>
         .sort()
     : 'all';
 
+/** One GraphQL request to `on` as `token`; its status, its body, and the body's JSON as sent. */
+async function run(on: TestServer, token: string, query: string, variables: Record<string, unknown> = {}) {
+  const { status, body } = await on.raw({ query, variables }, token);
+  return { status, text: JSON.stringify(body), body };
+}
+
+/** A project of tenant `proj` with three logs and an asset linked to the first, written through `server`; its id and the logs' ids. */
+async function seed(server: TestServer, token: string): Promise<{ projectId: string; logIds: string[] }> {
+  const created = await run(server, token, 'mutation { createProject(input: { title: "Projections" }) { projectId } }');
+  const projectId: string = created.body.data.createProject.projectId;
+  const logIds: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const log = await run(server, token, 'mutation($p: ID!, $i: CreateLogInput!) { createLog(projectId: $p, input: $i) { logId } }', {
+      p: projectId,
+      i: { rawText: `glaze ${i}`, materials: ['oil', `pigment ${i}`], timeSpentMinutes: 20 + i, tags: ['t'] },
+    });
+    logIds.push(log.body.data.createLog.logId);
+  }
+  await run(server, token, 'mutation($p: ID!, $i: CreateAssetInput!) { createAsset(projectId: $p, input: $i) { assetId } }', {
+    p: projectId,
+    i: { type: 'IMAGE', s3Key: 'tenants/proj/glaze.png', linkedLogId: logIds[0] },
+  });
+  return { projectId, logIds };
+}
+
+/** Selections of one request that ask for more after fewer, over lists, connections and a project's nested lists. */
+const MORE_AFTER_FEWER = `query($p: ID!) {
+  few: logs(projectId: $p) { logId }
+  more: logs(projectId: $p) { logId rawText materials tags timeSpentMinutes mediaRefs version createdAt assets { assetId linkedLog { rawText } } }
+  connection: logsConnection(projectId: $p, first: 2) { nodes { logId } }
+  fuller: logsConnection(projectId: $p, first: 2) { edges { node { ...Full } } pageInfo { hasNextPage } }
+  project(projectId: $p) { logs { logId } assets { assetId linkedLog { logId } } again: logs { ...Full } }
+}
+fragment Full on Log { logId rawText materials id }`;
+
+/** MORE_AFTER_FEWER through `server` answers all it asks for, byte for byte as `whole` (reads of whole items) answers it. */
+async function expectMoreAfterFewer(server: TestServer, whole: TestServer, token: string, projectId: string) {
+  const projected = await run(server, token, MORE_AFTER_FEWER, { p: projectId });
+  expect(projected.body.errors).toBeUndefined();
+  expect(projected.body.data.more.map((l: { rawText: string }) => l.rawText)).toEqual(['glaze 0', 'glaze 1', 'glaze 2']);
+  expect(projected.body.data.project.again.map((l: { materials: string[] }) => l.materials[1])).toEqual([
+    'pigment 0',
+    'pigment 1',
+    'pigment 2',
+  ]);
+  expect(projected.body.data.fuller.edges[1].node.rawText).toBe('glaze 1');
+  const wholeAnswer = await run(whole, token, MORE_AFTER_FEWER, { p: projectId });
+  expect(projected.text).toBe(wholeAnswer.text);
+}
+
 describe('list reads ask for what the query reads', () => {
   let whole: TestServer;
   let server: TestServer;
   let proxy: TcpProxy;
   let token: string;
   let projectId: string;
-  const logIds: string[] = [];
-
-  const run = async (on: TestServer, query: string, variables: Record<string, unknown> = {}, as = token) => {
-    const { status, body } = await on.raw({ query, variables }, as);
-    return { status, text: JSON.stringify(body), body };
-  };
+  let logIds: string[];
 
   beforeAll(async () => {
     whole = await startTestServer({ projectReads: false });
     proxy = await startTcpProxy(testEndpoint());
     server = await startTestServer({ env: { TABLE_NAME: whole.config.tableName, DYNAMODB_ENDPOINT: proxy.url } });
     token = await server.token('proj');
-    const created = await run(server, 'mutation { createProject(input: { title: "Projections" }) { projectId } }');
-    projectId = created.body.data.createProject.projectId;
-    for (let i = 0; i < 3; i++) {
-      const log = await run(server, 'mutation($p: ID!, $i: CreateLogInput!) { createLog(projectId: $p, input: $i) { logId } }', {
-        p: projectId,
-        i: { rawText: `glaze ${i}`, materials: ['oil', `pigment ${i}`], timeSpentMinutes: 20 + i, tags: ['t'] },
-      });
-      logIds.push(log.body.data.createLog.logId);
-    }
-    await run(server, 'mutation($p: ID!, $i: CreateAssetInput!) { createAsset(projectId: $p, input: $i) { assetId } }', {
-      p: projectId,
-      i: { type: 'IMAGE', s3Key: 'tenants/proj/glaze.png', linkedLogId: logIds[0] },
-    });
+    ({ projectId, logIds } = await seed(server, token));
   });
 
   it('asks DynamoDB for the attributes the fields read, the keys and the version, and nothing more', async () => {
@@ -64,7 +97,9 @@ describe('list reads ask for what the query reads', () => {
     const compiledRuns = server.app.pipeline.queries.counts.runs;
     // Twice: the second run is graphql-jit's compiled query (src/graphql/compiled-queries.ts), whose resolve info is its own.
     for (const _ of [1, 2]) {
-      const answer = await run(server, 'query($p: ID!) { logs(projectId: $p, first: 50) { logId timeSpentMinutes } }', { p: projectId });
+      const answer = await run(server, token, 'query($p: ID!) { logs(projectId: $p, first: 50) { logId timeSpentMinutes } }', {
+        p: projectId,
+      });
       expect(answer.body.data.logs.map((l: { timeSpentMinutes: number }) => l.timeSpentMinutes)).toEqual([20, 21, 22]);
     }
     expect(server.app.pipeline.queries.counts.runs - compiledRuns).toBe(1);
@@ -80,6 +115,7 @@ describe('list reads ask for what the query reads', () => {
     const next = proxy.sent.length;
     await run(
       server,
+      token,
       `query($p: ID!) { logsConnection(projectId: $p) { edges { cursor node { __typename id assets { assetId } } } nodes { rawText } pageInfo { endCursor } } }`,
       { p: projectId },
     );
@@ -89,38 +125,20 @@ describe('list reads ask for what the query reads', () => {
   });
 
   it('answers a query that asks for more after one that asked for fewer, in the same request, with all it asks for', async () => {
-    const query = `query($p: ID!) {
-      few: logs(projectId: $p) { logId }
-      more: logs(projectId: $p) { logId rawText materials tags timeSpentMinutes mediaRefs version createdAt assets { assetId linkedLog { rawText } } }
-      connection: logsConnection(projectId: $p, first: 2) { nodes { logId } }
-      fuller: logsConnection(projectId: $p, first: 2) { edges { node { ...Full } } pageInfo { hasNextPage } }
-      project(projectId: $p) { logs { logId } assets { assetId linkedLog { logId } } again: logs { ...Full } }
-    }
-    fragment Full on Log { logId rawText materials id }`;
     const from = proxy.sent.length;
-    const projected = await run(server, query, { p: projectId });
-    expect(projected.body.errors).toBeUndefined();
-    expect(projected.body.data.more.map((l: { rawText: string }) => l.rawText)).toEqual(['glaze 0', 'glaze 1', 'glaze 2']);
-    expect(projected.body.data.project.again.map((l: { materials: string[] }) => l.materials[1])).toEqual([
-      'pigment 0',
-      'pigment 1',
-      'pigment 2',
-    ]);
-    expect(projected.body.data.fuller.edges[1].node.rawText).toBe('glaze 1');
+    await expectMoreAfterFewer(server, whole, token, projectId);
     // Each selection was its own read (the request's page cache keys pages by projection too).
     expect(queriesOf(proxy, from, '#LOG#').length).toBeGreaterThanOrEqual(4);
-    const wholeAnswer = await run(whole, query, { p: projectId });
-    expect(projected.text).toBe(wholeAnswer.text);
   });
 
   it('keeps the tenant key prefix: another tenant reads nothing of this one, and its cursors are refused there', async () => {
     const other = await server.token('proj-other', [Role.EDITOR]);
     const list =
       'query($p: ID!, $after: String) { logsConnection(projectId: $p, first: 1, after: $after) { nodes { logId rawText } pageInfo { endCursor } } }';
-    const own = await run(server, list, { p: projectId });
+    const own = await run(server, token, list, { p: projectId });
     expect(own.body.data.logsConnection.nodes).toEqual([{ logId: logIds[0], rawText: 'glaze 0' }]);
     const from = proxy.sent.length;
-    const foreign = await run(server, list, { p: projectId }, other);
+    const foreign = await run(server, other, list, { p: projectId });
     expect(foreign.body.data.logsConnection.nodes).toEqual([]);
     expect(queriesOf(proxy, from, '#LOG#').map((q) => q.ExpressionAttributeValues[':pk'])).toEqual([{ S: 'TENANT#proj-other' }]);
     const replayed = await server.raw(
@@ -129,7 +147,17 @@ describe('list reads ask for what the query reads', () => {
     );
     expect(codeOf(replayed.body)).toBe('BAD_USER_INPUT');
     // The cursor of a projected page pages on in its own tenant.
-    const second = await run(server, list, { p: projectId, after: own.body.data.logsConnection.pageInfo.endCursor });
+    const second = await run(server, token, list, { p: projectId, after: own.body.data.logsConnection.pageInfo.endCursor });
     expect(second.body.data.logsConnection.nodes).toEqual([{ logId: logIds[1], rawText: 'glaze 1' }]);
+  });
+});
+
+describe('list reads on PostgreSQL read the columns the query reads', () => {
+  it('answers a query that asks for more after one that asked for fewer with all it asks for, as reads of whole rows answer it', async () => {
+    const whole = await startTestServer({ store: 'postgres', projectReads: false });
+    const server = await startTestServer({ store: 'postgres', env: { DATABASE_URL: whole.config.postgres?.url ?? '' } });
+    const token = await server.token('proj');
+    const { projectId } = await seed(server, token);
+    await expectMoreAfterFewer(server, whole, token, projectId);
   });
 });

@@ -8,6 +8,7 @@ import { applySchema, createRoles, withCrossTenantRead, withTenant } from '../..
 import { EntityTables } from '../../src/infra/postgres/items';
 import { DEFAULT_ROLES, deriveSchema } from '../../src/infra/postgres/schema';
 import { openPostgres, type Postgres } from '../../src/infra/postgres/start';
+import { legacyLog } from '../support/legacy-log';
 import { type PostgresServer, startPostgres } from '../support/postgres';
 import { waitFor } from '../support/wait';
 
@@ -124,6 +125,23 @@ describe('the PostgreSQL store', () => {
     expect(backward.flat()).toEqual(expected);
     expect(backward.map((p) => p.length)).toEqual([4, 7, 7, 7]);
     expect((await postgres.store.queryFirst({ ...spec, descending: true }, 3)).map((n) => n.SK)).toEqual(expected.slice(-3).reverse());
+  });
+
+  it("reads of a page PostgreSQL orders itself take its projection's columns only, as DynamoDB's take its attributes", async () => {
+    const log = entities.Log.toItem('t1', {
+      ...legacyLog({ projectId: 'proj_projected', logId: 'log_projected' }, '2026-01-02T03:04:05.678Z', 'oil on linen'),
+      materials: ['oil'],
+      timeSpentMinutes: 12,
+    });
+    await postgres.store.transact([put(log)]);
+    const spec = entities.Log.key.prefixOf('t1', { projectId: 'proj_projected' });
+    const projection = entities.Log.projectionOf(['materials', 'timeSpentMinutes']);
+    const [read] = (await postgres.store.queryPage('t1', spec, { first: 5 }, projection)).nodes;
+    // The key, the type and what the projection names that the item holds: no other attribute, no index attribute.
+    const named = ['PK', 'SK', 'entityType', ...(projection ?? [])];
+    expect(read).toEqual(Object.fromEntries(Object.entries(log).filter(([attribute]) => named.includes(attribute))));
+    // Without a projection, the whole item.
+    expect((await postgres.store.queryPage('t1', spec, { first: 5 })).nodes).toEqual([log]);
   });
 
   it('lets exactly one of 20 concurrent creates of one key commit; the others get the failure with the item as it is', async () => {

@@ -65,7 +65,7 @@ function serverUser(): { uid: number; gid: number } | undefined {
 }
 
 /** A PostgreSQL cluster launchPostgres started, and its stop. */
-interface LaunchedPostgres {
+export interface LaunchedPostgres {
   port: number;
   superuser: string;
   password: string;
@@ -89,11 +89,11 @@ interface LaunchOptions {
  * folder, then `postgres` on a free 127.0.0.1 port (no Unix socket, no fsync), as `nobody` when
  * the tests run as root, taking up to `maxConnections` sessions. The superuser logs in with a
  * random password (scram-sha-256; no trust login, so roles are really checked). Not registered with
- * the fixture registry (globalSetup starts one for the run, where there is none): the caller stops
- * it. Throws, having removed what it made, when the binaries are missing or the server does not
- * answer within 30 s, with its output.
+ * the fixture registry (globalSetup starts one for the run, where there is none, and the bench one
+ * for its PostgreSQL rows, bench/postgres.ts): the caller stops it. Throws, having removed what it
+ * made, when the binaries are missing or the server does not answer within 30 s, with its output.
  */
-async function launchPostgres(options: LaunchOptions = {}): Promise<LaunchedPostgres> {
+export async function launchPostgres(options: LaunchOptions = {}): Promise<LaunchedPostgres> {
   const bin = binDir();
   const user = serverUser();
   const root = mkdtempSync(join(tmpdir(), 'postgres-'));

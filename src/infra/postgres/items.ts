@@ -9,7 +9,7 @@ import {
 } from '../dynamo/entity';
 import { type Key, keySchemas, TTL_ATTRIBUTE } from '../dynamo/table';
 import type { Item } from '../dynamo/write';
-import type { QuerySpec } from '../store-api';
+import type { Projection, QuerySpec } from '../store-api';
 import { indexedWords } from '../words';
 import { type Column, type DerivedSchema, SEARCH_VECTOR, snake, type TableDef } from './schema';
 
@@ -188,8 +188,38 @@ export class EntityTable {
     return this.byAttribute.get(attribute)?.column;
   }
 
-  /** The item a row holds: its attributes, and its key, type and index attributes derived from them. */
-  itemOf(row: Record<string, unknown>): Item {
+  /**
+   * The columns a read of `projection` selects: the tenant's, the key's, the expiry's and those of
+   * the attributes it names, as DynamoDB's projected read asks for the key, type, expiry and the
+   * named attributes. Undefined when it names an attribute this table has no column for (one the
+   * model derives on read): such a read takes whole rows. Made once per projection.
+   */
+  columnsOf(projection: Projection): readonly string[] | undefined {
+    if (this.projected.has(projection)) return this.projected.get(projection);
+    const fields = projection.map((attribute) => this.byAttribute.get(attribute));
+    const ttl = this.byAttribute.get(TTL_ATTRIBUTE);
+    const columns = fields.every((field) => field !== undefined)
+      ? [
+          ...new Set([
+            'tenant_id',
+            ...this.keyFields.map((f) => f.column.name),
+            ...(ttl ? [ttl.column.name] : []),
+            ...fields.map((f) => f.column.name),
+          ]),
+        ]
+      : undefined;
+    this.projected.set(projection, columns);
+    return columns;
+  }
+
+  private readonly projected = new WeakMap<Projection, readonly string[] | undefined>();
+
+  /**
+   * The item a row holds: its attributes, and its key, type and index attributes derived from them.
+   * With `projected` (a row of columnsOf's columns), its attributes, key and type only, as
+   * DynamoDB's projected read returns them: an index attribute derives from columns it may lack.
+   */
+  itemOf(row: Record<string, unknown>, projected = false): Item {
     const values: Record<string, unknown> = {};
     for (const field of this.fields) {
       const value = fromColumn(field, row[field.column.name]);
@@ -197,6 +227,7 @@ export class EntityTable {
     }
     const tenantId = String(row.tenant_id);
     const key = this.model.key.keyFrom(tenantId, values);
+    if (projected) return { ...key, entityType: this.model.type, ...values };
     return { ...key, entityType: this.model.type, ...values, ...this.model.indexAttributes(tenantId, values) };
   }
 }
@@ -222,9 +253,11 @@ function fromKeyText(field: Field, text: string | undefined): unknown {
 function toColumn(field: Field, value: unknown): unknown {
   if (value == null) return null;
   if (field.attribute === TTL_ATTRIBUTE && typeof value === 'number') return new Date(value * 1000);
-  if (field.column.type === 'jsonb') return JSON.stringify(value);
-  if (value instanceof Set) return [...value];
-  return value;
+  // A set (DynamoDB's string set, which an update's addToSet makes: a log's assetIds) is held as the
+  // list of its members. JSON has no sets: JSON.stringify wrote one as `{}`, and its members were lost.
+  const plain = value instanceof Set ? [...value] : value;
+  if (field.column.type === 'jsonb') return JSON.stringify(plain);
+  return plain;
 }
 
 /** A column's value as the item holds it (undefined for NULL: DynamoDB's item lacks the attribute). */
