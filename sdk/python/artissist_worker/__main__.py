@@ -10,10 +10,27 @@ import logging
 import os
 import sys
 
-from .client import Client
+from .client import Client, ServerError
 from .kinds import JOB_KINDS_QUERY, Kinds
 from .typegen import typed_module
 from .worker import Worker
+
+
+def types() -> int:
+    """Prints the declared kinds' TypedDicts and returns 0; or returns 1 with the reason in one line on stderr, as
+    the TypeScript SDK's `artissist-worker types` does: a variable not set, or the server's error (its code and message)."""
+    url, token = os.environ.get("ARTISSIST_URL"), os.environ.get("ARTISSIST_TOKEN")
+    if not url or not token:
+        sys.stderr.write("ARTISSIST_URL and ARTISSIST_TOKEN must be set.\n")
+        return 1
+    try:
+        kinds = Client(url, token).call(JOB_KINDS_QUERY)["jobKinds"]
+    except ServerError as error:
+        # A user's mistake (a wrong URL, an expired token) is told as the server told it, not as a traceback.
+        sys.stderr.write(f"jobKinds failed: {error}\n")
+        return 1
+    sys.stdout.write(typed_module(Kinds(kinds)))
+    return 0
 
 
 def main(argv: list[str]) -> int:
@@ -24,9 +41,7 @@ def main(argv: list[str]) -> int:
     commands.add_parser("types", help="print TypedDicts of the declared kinds' inputs and outputs (ARTISSIST_URL, ARTISSIST_TOKEN)")
     args = parser.parse_args(argv)
     if args.command == "types":
-        client = Client(os.environ["ARTISSIST_URL"], os.environ["ARTISSIST_TOKEN"])
-        sys.stdout.write(typed_module(Kinds(client.call(JOB_KINDS_QUERY)["jobKinds"])))
-        return 0
+        return types()
     module_name, _, attribute = args.target.partition(":")
     worker = getattr(importlib.import_module(module_name), attribute or "worker")
     if not isinstance(worker, Worker):

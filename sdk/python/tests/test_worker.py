@@ -4,6 +4,9 @@ Run with `python3 -m unittest discover -s sdk/python/tests -t sdk/python` (test/
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import http.server
+import io
 import importlib.util
 import logging
 import os
@@ -14,8 +17,10 @@ import threading
 import time
 import unittest
 from typing import Any, Mapping, Optional, get_type_hints
+from unittest import mock
 
 from artissist_worker import Cancelled, Client, Kinds, PollingSignal, ServerError, Work, WorkFailed, Worker
+from artissist_worker.__main__ import main as cli_main
 from artissist_worker.client import error_of
 from artissist_worker.typegen import class_name, typed_module
 from artissist_worker.push import PushSignal, matches, sse_messages
@@ -200,6 +205,39 @@ class TypesTest(unittest.TestCase):
     def test_class_names_are_identifiers_whatever_the_kind_and_stage(self) -> None:
         self.assertEqual(class_name("MUSIC_VIDEO", "render-scenes", "Outputs"), "MusicVideoRenderScenesOutputs")
         self.assertEqual(class_name("3D_CHARACTER", "text-to-image", "Inputs"), "K3dCharacterTextToImageInputs")
+
+    def test_the_types_command_says_in_one_line_what_is_missing_or_what_the_server_answered(self) -> None:
+        # A real HTTP server refusing the token, as the server does a malformed one; no traceback reaches the user.
+        class Refusing(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers["content-length"]))
+                body = b'{"errors":[{"message":"The token is not valid.","extensions":{"code":"UNAUTHENTICATED"}}]}'
+                self.send_response(401)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        server = http.server.HTTPServer(("127.0.0.1", 0), Refusing)
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        url = f"http://127.0.0.1:{server.server_address[1]}/graphql"
+
+        def types(env: dict[str, str]) -> tuple[int, str, str]:
+            out, err = io.StringIO(), io.StringIO()
+            with mock.patch.dict(os.environ, env, clear=True), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = cli_main(["types"])
+            return code, out.getvalue(), err.getvalue()
+
+        self.assertEqual(types({}), (1, "", "ARTISSIST_URL and ARTISSIST_TOKEN must be set.\n"))
+        self.assertEqual(
+            types({"ARTISSIST_URL": url, "ARTISSIST_TOKEN": "x"}),
+            (1, "", "jobKinds failed: UNAUTHENTICATED: The token is not valid.\n"),
+        )
 
 
 class ReportsTest(unittest.TestCase):
