@@ -130,6 +130,9 @@ describe('the worker SDKs against a real server', () => {
     expect(job).toMatchObject({ status: 'COMPLETED', itemCounts: { completed: 3, failed: 0 } });
     expect(worker.lines.filter((l) => l.event === 'claimed').every((l) => l.lease === true)).toBe(true);
     expect(new Set(job.items.nodes.map((item: any) => item.outputs.metrics.pid))).toEqual(new Set([worker.child.pid]));
+    // It logs what it does, as docs/workers.md says: what it serves, and each unit it completed.
+    expect(worker.output()).toMatch(/INFO artissist_worker: serving BATCH\/\S+.* with 1 slot\(s\)/);
+    expect(worker.output().match(new RegExp(`${jobId}/\\S+ #\\d+ attempt 1 completed`, 'g'))).toHaveLength(3);
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toMatchObject({ code: 0 });
   });

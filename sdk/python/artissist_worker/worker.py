@@ -333,6 +333,7 @@ class Worker:
         if callable(start):
             start(self)
         slots = [threading.Thread(target=self._slot, name=f"slot {n}", daemon=True) for n in range(self.slots)]
+        log.info("serving %s with %d slot(s)", ", ".join(sorted("/".join(key) for key in self.handlers)), self.slots)
         for slot in slots:
             slot.start()
         # The main thread only waits, in short joins, so that signal handlers run at once.
@@ -530,10 +531,12 @@ class Worker:
         try:
             if isinstance(outcome, WorkFailed):
                 self._send(work, ITEM_FAIL if not work.is_step else STEP_FAIL, {"code": outcome.code[:100], "message": outcome.message[:2000]})
+                log.info("%s/%s #%s attempt %s failed: %s", work.job_id, work.stage, work.sequence, work.attempt, outcome.code)
                 return
             try:
                 self._send(work, ITEM_COMPLETE if not work.is_step else STEP_COMPLETE, {"outputs": dict(outcome)})
                 self.completed += 1
+                log.info("%s/%s #%s attempt %s completed", work.job_id, work.stage, work.sequence, work.attempt)
             except ServerError as error:
                 if error.code != "BAD_USER_INPUT":
                     raise
