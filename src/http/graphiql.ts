@@ -243,7 +243,7 @@ function tabs(hints: GraphiQLHints) {
           },
         )
       : tab(
-          comment(`A job belongs to a project: create one in the first tab (or ${DEMO_TIP.replace('For', 'for')}), then reload the page.`) +
+          comment(`A job belongs to a project: create one in the first tab, then reload the page. ${DEMO_TIP}`) +
             comment('Meanwhile, your recent jobs:') +
             'query MyJobs {\n  myJobs(first: 5) {\n    nodes { jobId kind status }\n  }\n}\n',
         ),
