@@ -1151,7 +1151,11 @@ class ItemDecision<K extends ItemAction['kind']> implements Work<JobGroup> {
    * the item's last attempt moves on with it (job.attempts.ts countedAttempts).
    */
   handBack(): JobGroup {
-    const waiting = this.waiting({ maxAttempt: this.item.maxAttempt + 1, availableAt: this.at });
+    // It keeps its place among the waiting items (claims take the oldest first): a stopping worker's
+    // unit is taken next, not after every item that waited behind it when it was claimed. It was
+    // claimable when claimed, so that place is never in the future.
+    const place = this.item.availableAt ?? this.item.createdAt;
+    const waiting = this.waiting({ maxAttempt: this.item.maxAttempt + 1, availableAt: place < this.at ? place : this.at });
     return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_HANDED_BACK, waiting);
   }
 
