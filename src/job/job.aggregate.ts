@@ -17,7 +17,7 @@ import {
 import { limitsOf, quotaWrites } from '../common/quota';
 import type { PlanLimits, PlanName } from '../config';
 import { AppError, badInput, notFound } from '../errors';
-import { entities, type EntityItem, MAX_STAGE_ITEMS } from '../common/entities';
+import { entities, type EntityItem, itemClaimableFrom, MAX_STAGE_ITEMS } from '../common/entities';
 import { checkFields } from '../common/fields';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
@@ -121,6 +121,13 @@ export const JOB_AGGREGATE: AggregateType<JobGroup> = {
 /** At most this many items a carried state keeps (see carryOf); past it, the next group reads what it needs. */
 const MAX_CARRIED_ITEMS = 500;
 
+/** Whether a claim takes waiting item `a` after `b`: by when each became claimable, then by stage and sequence. */
+function claimedAfter(a: WorkItemItem, b: WorkItemItem): boolean {
+  const [from, other] = [itemClaimableFrom(a) ?? '', itemClaimableFrom(b) ?? ''];
+  if (from !== other) return from > other;
+  return a.stage !== b.stage ? a.stage > b.stage : a.sequence > b.sequence;
+}
+
 /**
  * What the next group of a busy job decides on without reading the job again: the job and its
  * steps as the commit left them, the items still in flight (running, so a claimed item's
@@ -141,6 +148,16 @@ function carryOf(committed: JobGroup): JobGroup | undefined {
     const item = all.get(id);
     if (item?.status !== ItemStatus.PENDING || committed.changedItems.has(id)) continue;
     claimable.push(id);
+    items.set(id, item);
+  }
+  // An item this group put back in line at once (handed back: it keeps its place, see handBack in
+  // job.decider.ts) was no candidate of the read, which found it held: it goes in at its place, so
+  // the next claim takes it before the items behind it, as a fresh read of the index would.
+  for (const [id, item] of committed.changedItems) {
+    const from = item.status === ItemStatus.PENDING && item.attempt > 1 ? itemClaimableFrom(item) : undefined;
+    if (from === undefined || from > committed.at || claimable.includes(id)) continue;
+    const behind = claimable.findIndex((other) => claimedAfter(items.get(other)!, item));
+    claimable.splice(behind < 0 ? claimable.length : behind, 0, id);
     items.set(id, item);
   }
   if (items.size > MAX_CARRIED_ITEMS) return undefined;

@@ -1155,7 +1155,10 @@ class ItemDecision<K extends ItemAction['kind']> implements Work<JobGroup> {
    * the item's last attempt moves on with it (job.attempts.ts countedAttempts).
    */
   handBack(): JobGroup {
-    const waiting = this.waiting({ maxAttempt: this.item.maxAttempt + 1, availableAt: this.at });
+    // It keeps its place among the waiting items (claims take the oldest first): a stopping worker's
+    // unit is taken next, not after every item that waited behind it when it was claimed. That
+    // place is never in the future: start() claims no item before its availableAt.
+    const waiting = this.waiting({ maxAttempt: this.item.maxAttempt + 1, availableAt: this.item.availableAt ?? this.item.createdAt });
     return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_HANDED_BACK, waiting);
   }
 

@@ -92,6 +92,26 @@ describe('handing work back', () => {
     await gql(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
   }, 60_000);
 
+  it('keeps a handed-back item in its place: the next claim takes it before the items that waited behind it', async () => {
+    // Three items waiting; the first is taken and handed back while the other two still wait. A
+    // stopping worker's unit must not go to the end of a long queue (npm run soak:workers: with
+    // 1,000 items waiting, a handed-back item waited seconds for every item behind it).
+    const created = await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+      input: {
+        projectId,
+        kind: 'BATCH',
+        inputs: { label: 'place' },
+        items: ['p1', 'p2', 'p3'].map((name) => ({ source: `tenants/handback-co/in/${name}.png` })),
+      },
+    });
+    const jobId = created.data.createJob.jobId;
+    const [first, second] = await Promise.all([worker(31), worker(32)]);
+    expect((await gql(first, CLAIM, { k: 'BATCH' })).data.claimWork.item).toMatchObject({ sequence: 1, attempt: 1 });
+    await gql(first, HAND_BACK_ITEM, { j: jobId, n: 1, a: 1 });
+    expect((await gql(second, CLAIM, { k: 'BATCH' })).data.claimWork.item).toMatchObject({ sequence: 1, attempt: 2 });
+    await gql(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
+  }, 60_000);
+
   it("makes a handed-back step claimable at once as a new attempt, not counted against the job's attempts", async () => {
     const created = await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
       input: { projectId, kind: 'TEST_HAND_BACK_STEP', inputs: { label: 'step' }, maxAttempts: 1 },

@@ -311,12 +311,14 @@ function check(before: Model, c: Command, after: Model, result: ReturnType<typeo
     folded.job === job && sameEntries(folded.steps, after.steps) && sameEntries(folded.items, after.items),
     () => `evolve of the ${result.events.length} events is not the state saved`,
   );
-  // A hand-back leaves its unit claimable at once (no backoff) with as many attempts left as before.
+  // A hand-back leaves its unit claimable at once (no backoff), in the place it had in line (claimable
+  // from when it was before its claim), with as many attempts left as before.
   for (const e of result.events) {
     if (e.type === JobEventType.ITEM_HANDED_BACK && e.item) {
       const was = before.items.get(`${e.item.stage}#${e.item.sequence}`);
+      const place = was?.availableAt ?? was?.createdAt;
       rule(
-        e.item.status === 'PENDING' && e.item.availableAt === iso(before.now) && was?.status === 'RUNNING',
+        e.item.status === 'PENDING' && e.item.availableAt === place && place! <= iso(before.now) && was?.status === 'RUNNING',
         () => `item ${e.item?.sequence} handed back is ${e.item?.status} from ${e.item?.availableAt}`,
       );
       rule(
