@@ -22,6 +22,7 @@ import type { OperationPipeline } from '../graphql/pipeline';
 import { callEndListener, type Delivery, type EndListener, type SubscriptionLifetime } from '../graphql/shared-subscriptions';
 import { beginRequest, newRequestId, runInRequest, type RequestRecord } from '../graphql/record';
 import { logger } from '../logger';
+import { isPlainObject } from '../common/validate';
 
 /** The media type of a Server-Sent Events stream. */
 export const EVENT_STREAM = 'text/event-stream';
@@ -136,10 +137,6 @@ interface Params {
 }
 
 const badRequest = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } });
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Reads the request's parameters; throws a BAD_REQUEST GraphQLError naming what is wrong. */
 function paramsOf(req: Request): Params {

@@ -1,13 +1,15 @@
 import {
-  actOnItem,
   addItems,
+  type BatchEvent,
+  decide,
   type GroupRead,
   JobGroup,
   newItem,
   fanOutOrThrow,
-  type ItemAction,
   itemId,
+  itemOf,
   itemTotal,
+  openReached,
   openStage,
   refuseOverItems,
   reuseAdded,
@@ -16,13 +18,16 @@ import {
 } from './job.decider';
 import { limitsOf, quotaWrites } from '../common/quota';
 import type { PlanLimits, PlanName } from '../config';
-import { AppError, badInput, notFound } from '../errors';
+import { AppError, badInput, invalidTransition, notFound } from '../errors';
 import { entities, type EntityItem, itemClaimableFrom, MAX_STAGE_ITEMS } from '../common/entities';
 import { checkFields } from '../common/fields';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import type { BoundTenant } from '../common/bound-tenant';
-import { requireText } from '../common/validate';
+import { boundedJson, isPlainObject, maxItems, requireText } from '../common/validate';
+import { activityEvent } from '../common/activity-event';
+import { creationWrites } from '../common/mutate';
+import type { WriteValues } from '../infra/dynamo/entity';
 import { checkProgress, leaseUntilOf } from './job.attempts';
 import {
   type AggregateIO,
@@ -35,10 +40,10 @@ import {
 } from '../infra/dynamo/committer';
 import type { Store } from '../infra/dynamo/store';
 import { check, put, type UnitWrite, update, type Write } from '../infra/dynamo/write';
-import { type FanOutDeclaration, fanOutOf } from './job.kinds';
+import { type FanOutDeclaration, fanOutOf, stageOf } from './job.kinds';
 import { currentStepKeys, jobKey } from './job.keys';
 import { contentKey, readRecords, recordWrites, type ReuseRecordItem, reuseOf, takesReuse, waitingStepKeys } from './job.reuse';
-import { ItemStatus, JobStatus, type StepState, TERMINAL } from './job.machine';
+import { ItemStatus, type JobAction, type JobCommand, JobEventType, JobStatus, type StepState, StepStatus, TERMINAL } from './job.machine';
 import { countsOf, eventWrites, expiringSteps, jobSettleWrites, jobWorkWrites, stepStateOf, stepWrite, type StepLike } from './job.writes';
 
 /*
@@ -560,43 +565,154 @@ export class JobAggregate {
     );
   }
 
-  /** A worker's action on item `sequence` of `stage`; returns the item, its job and its stage's step as they are now. */
-  async act(jobId: string, stage: string, sequence: number, action: ItemAction) {
-    assertId(jobId, 'job', 'jobId');
+  /**
+   * A worker's action on item `sequence` (from 1) of `stage`: `run` with that unit; returns the
+   * item, its job and its stage's step as they are now. BAD_USER_INPUT for a sequence below 1,
+   * which would name the stage's step.
+   */
+  async act(jobId: string, stage: string, sequence: number, action: JobAction) {
     requireText(stage, 'stage', 48);
     if (!Number.isInteger(sequence) || sequence < 1) throw badInput('sequence must be a whole number from 1.', 'sequence');
+    const done = await this.run(jobId, { unit: { stage, sequence }, action });
+    return { ...done, item: itemOf(done.state, stage, sequence) };
+  }
+
+  /**
+   * Runs `command` on job `jobId` through the job's committer (decideOn, on the job as read,
+   * committed only if it is still at that version: a lost race reads and decides again, so of N
+   * identical commands one succeeds and the others are refused). A person's review decision takes
+   * its `comment` into the activity trail. Returns the group's state as the commit left it, its
+   * job, and the named step. Throws what `decide` throws, and BAD_USER_INPUT for arguments past
+   * their bounds.
+   */
+  async run(jobId: string, command: JobCommand, review: { comment?: string | null } = {}) {
+    assertId(jobId, 'job', 'jobId');
+    const { unit, action } = command;
     if (action.kind === 'progress') checkProgress(action.progress);
-    if (action.kind === 'complete' && (typeof action.outputs !== 'object' || action.outputs === null || Array.isArray(action.outputs)))
-      throw badInput('outputs must be an object.', 'outputs');
-    const checked =
-      action.kind === 'fail' ? { ...action, code: action.code.slice(0, 100), message: action.message.slice(0, 2000) } : action;
-    const actor = this.scope.actor;
-    return this.submit(jobId, [{ stage, sequence }], (group) => {
-      // A completion's outputs are checked against the stage's declaration in the job the group
-      // read, so a completion costs no read of its own.
-      const acted = actOnItem(group, stage, sequence, this.withCheckedOutputs(group.job, stage, checked), actor);
-      const { item } = acted;
-      // A worker's completion of an item of a reusable stage records its outputs, in its own transaction.
-      const state =
-        checked.kind === 'complete' && item.status === ItemStatus.COMPLETED
-          ? acted.group.withWrites(...recordWrites(this.scope.tenant, acted.group.job, stage, { outputs: item.outputs }, group.at, item))
-          : acted.group;
-      return { state, value: { job: state.job, step: state.steps.get(stage), item } };
+    if (action.kind === 'complete' || action.kind === 'progress') boundedJson(action.metrics, 'metrics');
+    if (action.kind === 'complete' && action.artifacts) {
+      maxItems(action.artifacts, 'artifacts', 50);
+      for (const key of action.artifacts) this.scope.tenant.objectKey(key, 'artifacts');
+    }
+    const checked: JobCommand =
+      action.kind === 'fail'
+        ? { unit, action: { ...action, code: action.code.slice(0, 100), message: action.message.slice(0, 2000) } }
+        : command;
+    const refs = unit && unit.sequence > 0 ? [unit] : [];
+    return this.submit(jobId, refs, (group) => {
+      const state = this.decideOn(group, checked, review);
+      return { state, value: { state, job: state.job, step: unit ? state.steps.get(unit.stage) : undefined } };
     });
   }
 
-  /** A completion's outputs checked against the stage's declared outputs (type, required, S3 keys under the tenant); other actions as they are. */
-  private withCheckedOutputs(job: JobItem, stage: string, action: ItemAction): ItemAction {
-    if (action.kind !== 'complete') return action;
-    const fanOut = fanOutOrThrow(job, stage);
-    const outputs = checkFields(fanOut.outputs, action.outputs, {
-      mode: 'create',
-      tenant: this.scope.tenant,
-      prefix: 'outputs.',
-      typed: true,
-      closed: true,
-    });
-    return { ...action, outputs: Object.fromEntries(Object.entries(outputs).filter(([, v]) => v !== undefined)) };
+  /**
+   * Decides `command` on the group, as its kind declares it (declared) and with the worker's lease
+   * from now, and records what follows from its event in the same group: a completion's reuse
+   * record, a stage's asset, a review decision's activity event, and any stage the job reaches.
+   * Returns the group it leaves; throws what `decide` throws.
+   */
+  decideOn(group: JobGroup, command: JobCommand, review: { comment?: string | null } = {}): JobGroup {
+    const actor = this.scope.actor;
+    const { at } = group;
+    const { unit, action } = this.declared(group.job, command);
+    const leased = action.kind === 'start' || action.kind === 'claim' || action.kind === 'progress';
+    const decided = decide(
+      group,
+      { unit, action: leased ? { ...action, leaseUntil: leaseUntilOf(at, this.leaseSeconds) } : action },
+      actor,
+    );
+    // The command's own event is the first the decision made.
+    const event = decided.events[group.events.length];
+    const { job } = decided;
+    const writes = [...this.reviewEvents(job, command, review.comment), ...this.assetWrites(job, event, at)];
+    // A worker's completion of a reusable stage's step or item records its outputs, in its own transaction.
+    if (event?.type === JobEventType.STEP_COMPLETED && event.step)
+      writes.push(...recordWrites(this.scope.tenant, job, event.step.name, event.step, at));
+    if (event?.type === JobEventType.ITEM_COMPLETED && event.item)
+      writes.push(...recordWrites(this.scope.tenant, job, event.item.stage, { outputs: event.item.outputs }, at, event.item));
+    return openReached(decided.withWrites(...writes), actor);
+  }
+
+  /**
+   * A stage declared to make an asset (job.kinds.ts `asset`) that completes creates a new asset
+   * in the job's project, in the completion's own transaction, with its activity event: version 1,
+   * ready, its file the stage's S3-key output named by `file`, its metadata the stage's outputs,
+   * and `jobId` linking it back to the job.
+   */
+  private assetWrites(job: JobItem, decided: BatchEvent | undefined, at: string): UnitWrite[] {
+    const step = decided?.step;
+    if (!step || step.status !== StepStatus.COMPLETED) return [];
+    const declared = stageOf(job, step.name)?.asset;
+    const s3Key = declared ? step.outputs?.[declared.file] : undefined;
+    if (!declared || typeof s3Key !== 'string') return [];
+    // Made as createAsset makes one (src/common/mutate.ts): its derived attributes, search words
+    // and created event, in this decision's transaction.
+    const attributes: WriteValues<typeof entities.Asset> = {
+      assetId: this.scope.newId('asset'),
+      projectId: job.projectId,
+      type: declared.type,
+      s3Key,
+      status: 'ready',
+      latestVersion: 1,
+      versions: [{ version: 1, s3Key, status: 'ready', createdAt: at, confirmedAt: at }],
+      metadata: { ...step.outputs, step: step.name, kind: job.kind },
+      jobId: job.jobId,
+    };
+    const event = { action: entities.Asset.events.created, data: { type: declared.type, s3Key, jobId: job.jobId, step: step.name } };
+    return creationWrites(this.scope, { model: entities.Asset, attributes, event }, at).writes;
+  }
+
+  /**
+   * A review decision (approve, reject) is also in the tenant's activity trail, with who decided,
+   * on which step, and the comment, in the same transaction as the decision itself.
+   */
+  private reviewEvents(job: JobItem, { unit, action }: JobCommand, comment: string | null | undefined): UnitWrite[] {
+    if (action.kind !== 'approve' && action.kind !== 'reject') return [];
+    const decision = action.kind === 'approve' ? 'approved' : 'rejected';
+    return [
+      activityEvent(this.scope, {
+        action: `step.${decision}`,
+        subject: { type: entities.Job.type, id: job.jobId, projectId: job.projectId },
+        data: { jobId: job.jobId, step: unit?.stage, decision, comment: action.kind === 'reject' ? action.reason : (comment ?? undefined) },
+      }),
+    ];
+  }
+
+  /**
+   * The command as the job's kind declares it: a fan-out stage's step is run by its items, not by
+   * a worker; a completion's outputs are checked against the unit's declared outputs (type,
+   * required, S3 keys under the tenant; BAD_USER_INPUT naming the field), and a step of a stage
+   * declared for review pauses when it completes. The job is the one the group read, so a
+   * completion costs no read of its own.
+   */
+  private declared(job: JobItem, { unit, action }: JobCommand): JobCommand {
+    const named = unit?.stage ?? (action.kind === 'retry' ? job.currentStep : undefined);
+    const onItem = unit !== undefined && unit.sequence > 0;
+    if (!onItem && named && fanOutOf(job, named) && action.kind !== 'cancel' && action.kind !== 'approve' && action.kind !== 'reject') {
+      throw invalidTransition(`Stage ${named} of job`, job.jobId, 'a fan-out stage', action.kind, {
+        action: action.kind,
+        allowed: [],
+        hint:
+          action.kind === 'retry'
+            ? 'Its items failed: retryWorkItem reopens a failed item and the stage with it.'
+            : 'Its work items are claimed (claimWork) and completed one by one (completeWorkItem); the stage completes when they are done.',
+      });
+    }
+    if (action.kind !== 'complete') return { unit, action };
+    if ((onItem || action.outputs != null) && !isPlainObject(action.outputs)) throw badInput('outputs must be an object.', 'outputs');
+    const stage = named ? stageOf(job, named) : undefined;
+    const declared = onItem ? fanOutOrThrow(job, named ?? '').outputs : stage?.outputs;
+    const outputs = declared
+      ? checkFields(declared, action.outputs ?? {}, {
+          mode: 'create',
+          tenant: this.scope.tenant,
+          prefix: 'outputs.',
+          typed: true,
+          closed: true,
+        })
+      : boundedJson(action.outputs, 'outputs');
+    const defined = outputs ? Object.fromEntries(Object.entries(outputs).filter(([, v]) => v !== undefined)) : undefined;
+    return { unit, action: { ...action, outputs: defined, review: !onItem && stage?.review } };
   }
 
   /**
@@ -626,13 +742,13 @@ export class JobAggregate {
         if (state.changedItems.has(id)) continue;
         const ref = refOf(id);
         try {
-          const claimed = actOnItem(state, ref.stage, ref.sequence, { kind: 'claim', leaseUntil, pooled }, actor);
-          if (limit !== undefined && claimed.group.poolLoad() > limit) {
+          const claimed = decide(state, { unit: ref, action: { kind: 'claim', leaseUntil, pooled } }, actor);
+          if (limit !== undefined && claimed.poolLoad() > limit) {
             atLimit = true;
             continue;
           }
-          state = claimed.group;
-          const { item } = claimed;
+          state = claimed;
+          const item = itemOf(claimed, ref.stage, ref.sequence);
           if (item.status === ItemStatus.RUNNING)
             return { state, value: { job: state.job, step: state.steps.get(ref.stage), item, atLimit: false } };
         } catch (error) {
@@ -645,15 +761,6 @@ export class JobAggregate {
       atLimit ||= limit !== undefined && state.poolLoad() >= limit;
       return { state, value: { job: state.job, step: undefined, item: undefined, atLimit } };
     });
-  }
-
-  /**
-   * Reports an attempt's progress (0 to 1) and renews its lease; with `checkpoint`, also where its
-   * work stands, kept on the item for whichever attempt comes next. Refused for an attempt the
-   * caller no longer holds.
-   */
-  progress(jobId: string, stage: string, sequence: number, attempt: number, progress: number, checkpoint?: Record<string, unknown>) {
-    return this.act(jobId, stage, sequence, { kind: 'progress', attempt, progress, leaseUntil: this.leaseUntil(), checkpoint });
   }
 
   /**

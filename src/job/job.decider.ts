@@ -2,10 +2,11 @@
  * The job aggregate's decider: every decision on a job, its step attempts and its work items, pure
  * (no IO: the committer's side, reads and writes, is job.aggregate.ts over src/infra/dynamo/committer.ts).
  *
- * - decide: a step command (`decide`, one handler a command in STEP_HANDLERS over a StepDecision)
- *   and an item command (`actOnItem`, one handler an action in ITEM_HANDLERS over an ItemDecision),
- *   each a function from the group's state (JobGroup, immutable) to the next, which records the
- *   events it makes;
+ * - decide: `decide(group, command)`, a command naming its unit as (stage, sequence), a step's
+ *   current attempt being sequence 0: a step's (or the job's) command runs its handler in
+ *   STEP_HANDLERS over a StepDecision, an item's in ITEM_HANDLERS over an ItemDecision, and a
+ *   worker's actions on either the one rule in WORK_HANDLERS. Each is a function from the group's
+ *   state (JobGroup, immutable) to the next, which records the events it makes;
  * - evolve: `evolve(view, event)`, what an event does to the job, its steps and its items: the
  *   state a group's commit saves is the state it read with its events folded in (JobGroup.record
  *   keeps that fold as it goes);
@@ -44,16 +45,16 @@ import {
   JobEventType,
   JobStatus,
   type JobError,
-  type Outcome,
   type StepState,
   StepStatus,
   TERMINAL,
   type CommandDeclaration,
   JOB_COMMANDS,
   commandsHint,
-  type JobState,
+  type JobCommand,
+  onStep,
 } from './job.machine';
-import { countsOf, jobFields, type StepLike } from './job.writes';
+import { countsOf, expiresAtOf, type StepLike } from './job.writes';
 
 type JobItem = EntityItem<'Job'>;
 export type WorkItemItem = EntityItem<'WorkItem'>;
@@ -65,22 +66,16 @@ const WORKER_ACTIONS = new Set<JobAction['kind']>(['start', 'claim', 'progress',
 /** The actions a worker takes on a unit it claims and holds: a step's attempt (sequence 0) or a work item alike. */
 type WorkKind = 'claim' | 'progress' | 'complete' | 'fail' | 'handBack';
 
-/** What the shared rules read of each action's own arguments (the rest is the unit's side's). */
-interface WorkActions {
-  claim: unknown;
-  progress: { progress: number };
-  complete: unknown;
-  fail: { code: string; message: string };
-  handBack: unknown;
-}
+/** The action of kind `K`, with its arguments. */
+type ActionOf<K extends JobAction['kind']> = Extract<JobAction, { kind: K }>;
 
 /**
- * One unit of work as a worker's action on it sees it: a step's current attempt (StepDecision,
- * which decides an Outcome) or a work item (ItemDecision, which decides the group it leaves). Each
- * side says how its unit starts, renews, completes, waits for its next attempt, fails for good and
- * is handed back; when each happens is decided once, for both, by WORK_HANDLERS.
+ * One unit of work as a worker's action on it sees it: a step's current attempt (StepDecision) or
+ * a work item (ItemDecision). Each side says how its unit starts, renews, completes, waits for its
+ * next attempt, fails for good and is handed back, each returning the group it leaves; when each
+ * happens is decided once, for both, by WORK_HANDLERS.
  */
-interface Work<R> {
+interface Work {
   /** The unit, for messages: "Step render of job", "Item 3 of stage frames of job". */
   readonly what: string;
   readonly jobId: string;
@@ -99,13 +94,13 @@ interface Work<R> {
   requireHeld(to: string): void;
   refuse(to: string, allowed: string[], hint?: string): never;
   /** A waiting unit starts for the claimer (once its backoff is over). */
-  start(): R;
-  renew(progress: number): R;
-  complete(): R;
-  /** The attempt ended with `error` and attempts left: the next one waits, or (`takeOver`) the claimer holds it at once. */
-  retryLater(error: JobError, takeOver: boolean): R;
-  failForGood(error: JobError): R;
-  handBack(): R;
+  start(claim: ActionOf<'claim'>): JobGroup;
+  renew(report: ActionOf<'progress'>): JobGroup;
+  complete(done: ActionOf<'complete'>): JobGroup;
+  /** The attempt ended with `error` and attempts left: the next one waits, or the claimer (`claim`) holds it at once. */
+  retryLater(error: JobError, claim?: ActionOf<'claim'>): JobGroup;
+  failForGood(error: JobError): JobGroup;
+  handBack(): JobGroup;
 }
 
 /**
@@ -113,11 +108,11 @@ interface Work<R> {
  * takes a lapsed one over, lets it wait for its backoff or fails it; what a report, a completion,
  * a failure and a hand-back need of the unit and its attempt.
  */
-const WORK_HANDLERS: { [K in WorkKind]: <R>(d: Work<R>, action: WorkActions[K]) => R } = {
-  claim(d) {
+const WORK_HANDLERS: { [K in WorkKind]: (d: Work, action: ActionOf<K>) => JobGroup } = {
+  claim(d, claim) {
     d.requireClaimable();
     const { unit } = d;
-    if (unit.status === ItemStatus.PENDING) return d.start();
+    if (unit.status === ItemStatus.PENDING) return d.start(claim);
     // A running attempt can be taken over once its lease or its time runs out, whichever is first.
     const takeover = takeoverOf(unit, d.at, { maxAttempts: d.maxAttempts, backoff: d.backoff, timeoutSeconds: d.limit });
     if (unit.status !== ItemStatus.RUNNING || takeover.kind === 'held')
@@ -125,24 +120,24 @@ const WORK_HANDLERS: { [K in WorkKind]: <R>(d: Work<R>, action: WorkActions[K]) 
     if (takeover.kind === 'fail') return d.failForGood(takeover.error);
     // With a retry backoff the next attempt waits for it, like one its worker failed: the claimer
     // holds none of it. Without one the claimer holds the new attempt at once.
-    return d.retryLater(takeover.error, takeover.kind === 'takeOver');
+    return d.retryLater(takeover.error, takeover.kind === 'takeOver' ? claim : undefined);
   },
-  progress(d, { progress }) {
-    checkProgress(progress);
+  progress(d, report) {
+    checkProgress(report.progress);
     d.requireHeld(ItemStatus.RUNNING);
     // An attempt whose time is up is not renewed: its holder is told to stop, and the unit stays
     // claimable, so the next claim takes it over.
     refuseTimedOut(d.what, d.jobId, d.unit, d.at, d.limit);
-    return d.renew(progress);
+    return d.renew(report);
   },
-  complete(d) {
+  complete(d, done) {
     d.requireHeld(ItemStatus.COMPLETED);
-    return d.complete();
+    return d.complete(done);
   },
   fail(d, { code, message }) {
     d.requireHeld(ItemStatus.FAILED);
     const error: JobError = { code, message, retryCount: d.unit.attempt - 1 };
-    return hasAttemptsLeft(d.unit.attempt, d.maxAttempts) ? d.retryLater(error, false) : d.failForGood(error);
+    return hasAttemptsLeft(d.unit.attempt, d.maxAttempts) ? d.retryLater(error) : d.failForGood(error);
   },
   handBack(d) {
     d.requireHeld(ItemStatus.PENDING);
@@ -152,47 +147,55 @@ const WORK_HANDLERS: { [K in WorkKind]: <R>(d: Work<R>, action: WorkActions[K]) 
   },
 };
 
-/** What a step decision knows besides the job and its steps: when, who, which job, and the step's stage policy. */
-export interface DecisionContext {
-  now: string;
-  actor: string;
-  jobId: string;
-  policy?: StepPolicy;
-}
-
 /**
  * One decision on a job and its steps, in the making: the rules its commands share (the job and
  * step statuses each accepts, the attempt a worker names, an attempt's start, failure and the
- * job's advance), over the job as read (`job`); each returns the job as it leaves it (`moved`).
+ * job's advance), over the group as the command found it; each returns the group it leaves (`moved`).
  */
-class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
+class StepDecision<K extends JobAction['kind']> implements Work {
   readonly command: CommandDeclaration;
   readonly limit: number | undefined;
   /** When an attempt starting now runs out of time (none without an attempt timeout). */
   readonly deadline: string | undefined;
 
   constructor(
-    readonly job: JobState,
-    readonly steps: ReadonlyMap<string, StepState>,
-    readonly action: Extract<JobAction, { kind: K }>,
-    readonly ctx: DecisionContext,
+    readonly group: JobGroup,
+    /** The step the command names (none for the job's own commands). */
+    readonly stage: string | undefined,
+    readonly action: ActionOf<K>,
+    readonly actor: string,
+    /** The named step's stage policy: how long its attempts run and how long a failed one waits. */
+    readonly policy: StepPolicy,
   ) {
     this.command = JOB_COMMANDS[action.kind];
-    this.limit = ctx.policy?.attemptTimeoutSeconds;
-    this.deadline = deadlineOf(ctx.now, this.limit);
+    this.limit = policy.attemptTimeoutSeconds;
+    this.deadline = deadlineOf(group.at, this.limit);
   }
 
-  /** The outcome: the job with `change`, the step attempts written and the event `type` (about `step`). */
-  moved(change: Partial<JobState>, steps: StepState[], type: JobEventType, step?: StepState): Outcome {
-    return { job: { ...this.job, ...change }, steps, step, type };
+  get job(): JobItem {
+    return this.group.job;
+  }
+
+  get jobId(): string {
+    return this.group.job.jobId;
+  }
+
+  get at(): string {
+    return this.group.at;
+  }
+
+  /** The group with the job's `change`, the step attempts written and the event `type` (about `step`). */
+  moved(change: Partial<JobItem>, steps: StepState[], type: JobEventType, step?: StepState, reused?: ReusedWork[]): JobGroup {
+    const { jobId } = this;
+    return this.group.record({ actor: this.actor, type, job: change, steps: steps.map((s) => ({ ...s, jobId })), step, reused });
   }
 
   /** The job must be in a status the command accepts; a worker's command on a cancelled job gets JOB_CANCELLED. */
   requireJob(): void {
-    const { job, action, command, ctx } = this;
-    if (WORKER_ACTIONS.has(action.kind)) refuseCancelled(job, ctx.jobId);
+    const { job, action, command } = this;
+    if (WORKER_ACTIONS.has(action.kind)) refuseCancelled(job, this.jobId);
     if (!command.job.includes(job.status)) {
-      throw invalidTransition('Job', ctx.jobId, job.status, command.to, {
+      throw invalidTransition('Job', this.jobId, job.status, command.to, {
         action: VERBS[action.kind],
         allowed: [...command.job],
         hint: commandsHint(job.status),
@@ -202,10 +205,10 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
 
   /** The current attempt of the step named `name`, or BAD_USER_INPUT naming the job's steps. */
   stepOf(name: string): StepState {
-    const step = this.steps.get(name);
+    const step = this.group.steps.get(name);
     if (!step)
       throw badInput(
-        `Job ${this.ctx.jobId} has no step named "${name}"; its steps are ${this.job.plan.map((p) => p.name).join(', ')}.`,
+        `Job ${this.jobId} has no step named "${name}"; its steps are ${this.job.plan.map((p) => p.name).join(', ')}.`,
         'stepName',
       );
     return step;
@@ -218,7 +221,7 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
    */
   namedStep(held: boolean): StepState {
     this.requireJob();
-    const step = this.stepOf('step' in this.action ? this.action.step : '');
+    const step = this.unit;
     if (held) this.requireAttempt(step);
     this.requireStep(step);
     return step;
@@ -228,7 +231,7 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
   requireStep(step: StepState): void {
     const allowed = this.command.step ?? [];
     if (!allowed.includes(step.status)) {
-      throw invalidTransition(`Step ${step.name} of job`, this.ctx.jobId, step.status, this.command.stepTo ?? step.status, {
+      throw invalidTransition(`Step ${step.name} of job`, this.jobId, step.status, this.command.stepTo ?? step.status, {
         action: VERBS[this.action.kind],
         allowed: [...allowed],
         hint: commandsHint(this.job.status, step.status),
@@ -239,13 +242,13 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
   /** A worker that names an attempt must hold the current one (job.attempts.ts requireAttempt). */
   requireAttempt(step: StepState): void {
     const named = 'attempt' in this.action ? this.action.attempt : undefined;
-    requireHeld(`Step ${step.name} of job`, this.ctx.jobId, this.action.kind, 'step', step.attempt, named);
+    requireHeld(`Step ${step.name} of job`, this.jobId, this.action.kind, 'step', step.attempt, named);
   }
 
   /** A waiting attempt starts only once its retry backoff is over. */
   requireReady(step: StepState): void {
-    if (step.waitsUntil && step.waitsUntil > this.ctx.now) {
-      throw invalidTransition(`Step ${step.name} of job`, this.ctx.jobId, `${step.status} until ${step.waitsUntil}`, StepStatus.RUNNING, {
+    if (step.waitsUntil && step.waitsUntil > this.at) {
+      throw invalidTransition(`Step ${step.name} of job`, this.jobId, `${step.status} until ${step.waitsUntil}`, StepStatus.RUNNING, {
         action: VERBS[this.action.kind],
         allowed: [`${StepStatus.PENDING} once its backoff is over`],
         hint: `Attempt ${step.attempt} waits for its stage's retry backoff: it can start at ${step.waitsUntil}.`,
@@ -255,46 +258,42 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
 
   /** The worker's lease until `leaseUntil`, never past the attempt's time (none without a lease). */
   lease(leaseUntil: string | undefined, timesOutAt: string | undefined): Partial<StepState> {
-    return leaseUntil ? { worker: this.ctx.actor, leaseExpiresAt: leaseWithin(leaseUntil, timesOutAt) } : {};
+    return leaseUntil ? { worker: this.actor, leaseExpiresAt: leaseWithin(leaseUntil, timesOutAt) } : {};
   }
 
-  /** What an attempt starting now (started or claimed) is: running, its lease, and its time from now. */
-  begin(leaseUntil: string | undefined): Partial<StepState> {
-    const { ctx, deadline } = this;
+  /**
+   * What an attempt starting now (started or claimed) is: running, its lease, and its time from
+   * now; a pool worker's (`pooled`) counts in its tenant's pool load while it runs.
+   */
+  begin(by: { leaseUntil?: string; pooled?: boolean }): Partial<StepState> {
+    const { deadline } = this;
     return {
       status: StepStatus.RUNNING,
       progress: 0,
-      startedAt: ctx.now,
+      startedAt: this.at,
       waitsUntil: undefined,
       timesOutAt: deadline,
-      ...this.lease(leaseUntil, deadline),
+      ...this.lease(by.leaseUntil, deadline),
+      ...(by.pooled ? { pooled: true } : {}),
     };
   }
 
   /** The step starts now for its worker: the job runs, at this step. */
-  startAttempt(step: StepState, leaseUntil: string | undefined): Outcome {
-    const started: StepState = { ...step, ...this.begin(leaseUntil) };
-    const change = { status: JobStatus.RUNNING, currentStep: step.name, startedAt: this.job.startedAt ?? this.ctx.now };
+  startAttempt(step: StepState, by: { leaseUntil?: string; pooled?: boolean }): JobGroup {
+    const started: StepState = { ...step, ...this.begin(by) };
+    const change = { status: JobStatus.RUNNING, currentStep: step.name, startedAt: this.job.startedAt ?? this.at };
     return this.moved(change, [started], JobEventType.STEP_STARTED, started);
   }
 
-  // The step's side of a worker's action (Work, for WORK_HANDLERS): its unit is the attempt of the
-  // step the action names.
+  // The step's side of a worker's action (Work, for WORK_HANDLERS): its unit is the current
+  // attempt of the step the command names.
 
   get unit(): StepState {
-    return this.stepOf('step' in this.action ? this.action.step : '');
+    return this.stepOf(this.stage ?? '');
   }
 
   get what(): string {
     return `Step ${this.unit.name} of job`;
-  }
-
-  get jobId(): string {
-    return this.ctx.jobId;
-  }
-
-  get at(): string {
-    return this.ctx.now;
   }
 
   /** The job's attempts, and one more for each attempt of the step handed back (not counted: countedAttempts). */
@@ -303,7 +302,7 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
   }
 
   get backoff(): boolean {
-    return !!this.ctx.policy?.retryBackoff;
+    return !!this.policy.retryBackoff;
   }
 
   /** A claim names the job's current step, in a job that runs (or waits to). */
@@ -311,7 +310,7 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
     this.requireJob();
     const step = this.unit;
     const current = this.job.currentStep ?? this.job.plan[0]?.name;
-    if (step.name !== current) throw invalidTransition(`Step ${step.name} of job`, this.ctx.jobId, `waiting for ${current}`, 'claimed');
+    if (step.name !== current) throw invalidTransition(`Step ${step.name} of job`, this.jobId, `waiting for ${current}`, 'claimed');
   }
 
   /** The job, the attempt the worker names and the step's status must be those the command accepts. */
@@ -320,109 +319,101 @@ class StepDecision<K extends JobAction['kind']> implements Work<Outcome> {
   }
 
   refuse(to: string, allowed: string[], hint?: string): never {
-    throw invalidTransition(this.what, this.ctx.jobId, this.unit.status, to, { action: VERBS[this.action.kind], allowed, hint });
+    throw invalidTransition(this.what, this.jobId, this.unit.status, to, { action: VERBS[this.action.kind], allowed, hint });
   }
 
-  start(): Outcome {
+  start(claim: ActionOf<'claim'>): JobGroup {
     this.requireReady(this.unit);
-    return this.startAttempt(this.unit, 'leaseUntil' in this.action ? this.action.leaseUntil : undefined);
+    return this.startAttempt(this.unit, claim);
   }
 
   /** A report renews the reporter's lease, up to the attempt's time, and moves the job's progress. */
-  renew(progress: number): Outcome {
+  renew(report: ActionOf<'progress'>): JobGroup {
     const step = this.unit;
-    const { action } = this;
     const updated: StepState = {
       ...step,
-      progress,
-      metrics: ('metrics' in action ? action.metrics : undefined) ?? step.metrics,
-      ...this.lease('leaseUntil' in action ? action.leaseUntil : undefined, step.timesOutAt),
+      progress: report.progress,
+      metrics: report.metrics ?? step.metrics,
+      ...this.lease(report.leaseUntil, step.timesOutAt),
     };
-    return this.moved({ progress: jobProgress(this.job, progress) }, [updated], JobEventType.STEP_PROGRESS, updated);
+    return this.moved({ progress: jobProgress(this.job, report.progress) }, [updated], JobEventType.STEP_PROGRESS, updated);
   }
 
   /** The step completes with what it produced, or pauses with it for a person's review (a stage declared for review). */
-  complete(): Outcome {
-    const action: JobAction = this.action;
+  complete(done: ActionOf<'complete'>): JobGroup {
     const step = this.unit;
-    if (action.kind !== 'complete') return this.refuse(StepStatus.COMPLETED, [StepStatus.RUNNING]);
-    const produced = { artifacts: action.artifacts, metrics: action.metrics ?? step.metrics, outputs: action.outputs ?? step.outputs };
-    if (action.review) {
+    const produced = { artifacts: done.artifacts ?? [], metrics: done.metrics ?? step.metrics, outputs: done.outputs ?? step.outputs };
+    if (done.review) {
       const paused: StepState = { ...step, ...produced, status: StepStatus.PAUSED, progress: 1 };
       return this.moved({ status: JobStatus.PAUSED }, [paused], JobEventType.STEP_PAUSED, paused);
     }
-    const done: StepState = { ...step, ...produced, status: StepStatus.COMPLETED, progress: 1, finishedAt: this.ctx.now };
-    return this.advance(done, JobEventType.STEP_COMPLETED);
+    const completed: StepState = { ...step, ...produced, status: StepStatus.COMPLETED, progress: 1, finishedAt: this.at };
+    return this.advance(completed, JobEventType.STEP_COMPLETED);
   }
 
   /**
    * The attempt failed with `error`, with attempts left: a new attempt follows and the job keeps
-   * running, waiting to be started (after its stage's backoff), or, `takeOver`, already held by the
-   * worker that claimed the step (STEP_RECLAIMED, whose event shows the new attempt).
+   * running, waiting to be started (after its stage's backoff), or already held by the worker that
+   * claimed the step (`claim`: STEP_RECLAIMED, whose event shows the new attempt).
    */
-  retryLater(error: JobError, takeOver: boolean): Outcome {
-    const { job, ctx } = this;
+  retryLater(error: JobError, claim?: ActionOf<'claim'>): JobGroup {
+    const { job } = this;
     const step = this.unit;
-    const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: ctx.now };
+    const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: this.at };
     const change = { error, attempts: { ...job.attempts, [step.name]: step.attempt + 1 }, progress: jobProgress(job) };
-    const again = nextAttempt(step, {
-      handedBack: step.handedBack,
-      ...(takeOver
-        ? this.begin('leaseUntil' in this.action ? this.action.leaseUntil : undefined)
-        : this.backoffAfter(step.name, step.attempt)),
-    });
-    return takeOver
+    const again = nextAttempt(step, { handedBack: step.handedBack, ...(claim ? this.begin(claim) : this.backoffAfter(step)) });
+    return claim
       ? this.moved(change, [failed, again], JobEventType.STEP_RECLAIMED, again)
       : this.moved(change, [failed, again], JobEventType.STEP_FAILED, failed);
   }
 
   /** The attempt failed past the job's attempts: the job fails with it. */
-  failForGood(error: JobError): Outcome {
-    return this.failJob({ ...this.unit, status: StepStatus.FAILED, error, finishedAt: this.ctx.now }, error);
+  failForGood(error: JobError): JobGroup {
+    return this.failJob({ ...this.unit, status: StepStatus.FAILED, error, finishedAt: this.at }, error);
   }
 
   /**
    * The holder releases its attempt unfinished: a new attempt waits, claimable at once (no
    * backoff), and the released one is not counted (countedAttempts).
    */
-  handBack(): Outcome {
+  handBack(): JobGroup {
     const step = this.unit;
-    const released: StepState = { ...step, status: StepStatus.HANDED_BACK, finishedAt: this.ctx.now };
+    const released: StepState = { ...step, status: StepStatus.HANDED_BACK, finishedAt: this.at };
     const again = nextAttempt(step, { handedBack: (step.handedBack ?? 0) + 1 });
     const change = { attempts: { ...this.job.attempts, [step.name]: again.attempt }, progress: jobProgress(this.job) };
     return this.moved(change, [released, again], JobEventType.STEP_HANDED_BACK, again);
   }
 
-  /** What the attempt after failed attempt `attempt` waits for: its stage's backoff (nothing without one). */
-  backoffAfter(name: string, attempt: number): Partial<StepState> {
-    const { ctx } = this;
-    const until = retryAt(ctx.policy?.retryBackoff, { jobId: ctx.jobId, stage: name, sequence: 0, attempt }, ctx.now);
-    return until > ctx.now ? { waitsUntil: until } : {};
+  /** What the attempt after failed `step` waits for: its stage's backoff (nothing without one). */
+  backoffAfter(step: StepState): Partial<StepState> {
+    const until = retryAt(this.policy.retryBackoff, { jobId: this.jobId, stage: step.name, sequence: 0, attempt: step.attempt }, this.at);
+    return until > this.at ? { waitsUntil: until } : {};
   }
 
   /** The job fails with `error`, at its failed (or rejected) step; `type` is the event that says so. */
-  failJob(failed: StepState, error: JobError, type: JobEventType = JobEventType.STEP_FAILED): Outcome {
-    const change = { status: JobStatus.FAILED, failedSteps: this.job.failedSteps + 1, error, finishedAt: this.ctx.now };
+  failJob(failed: StepState, error: JobError, type: JobEventType = JobEventType.STEP_FAILED): JobGroup {
+    const change = { status: JobStatus.FAILED, failedSteps: this.job.failedSteps + 1, error, finishedAt: this.at };
     return this.moved(change, [failed], type, failed);
   }
 
   /**
-   * A step finished successfully (event `type`): the job advances to the next one, or completes.
-   * The change writes the finished attempt and the next step's current attempt, which the job has
-   * reached (written as it is, so that it becomes claimable: see Step.current).
+   * A step finished successfully (event `type`, with `also` on the job and the `reused` sources):
+   * the job advances to the next one, or completes. The change writes the finished attempt and the
+   * next step's current attempt, which the job has reached (written as it is, so that it becomes
+   * claimable: see Step.current).
    */
-  advance(done: StepState, type: JobEventType): Outcome {
+  advance(done: StepState, type: JobEventType, also: Partial<JobItem> = {}, reused?: ReusedWork[]): JobGroup {
     const { job } = this;
     const completedSteps = job.completedSteps + 1;
     const following = job.plan.filter((p) => p.order > done.order).sort((a, b) => a.order - b.order)[0];
     if (!following) {
       const finished = { completedSteps, error: undefined, status: JobStatus.COMPLETED, currentStep: undefined, progress: 1 };
-      return this.moved({ ...finished, finishedAt: this.ctx.now }, [done], type, done);
+      return this.moved({ ...also, ...finished, finishedAt: this.at }, [done], type, done, reused);
     }
-    const reached = this.steps.get(following.name);
+    const reached = this.group.steps.get(following.name);
     const progress = jobProgress({ completedSteps, plan: job.plan });
-    const change = { completedSteps, error: undefined, status: JobStatus.RUNNING, currentStep: following.name, progress };
-    return this.moved(change, reached ? [done, reached] : [done], type, done);
+    const change = { ...also, completedSteps, error: undefined, status: JobStatus.RUNNING, currentStep: following.name, progress };
+    return this.moved(change, reached ? [done, reached] : [done], type, done, reused);
   }
 }
 
@@ -436,17 +427,16 @@ const nextAttempt = (step: StepState, changes: Partial<StepState> = {}): StepSta
   ...changes,
 });
 
-/** What each command does, given the decision's shared rules (StepDecision). */
-const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome } = {
+/** What each command on a step (or on the job) does, given the decision's shared rules (StepDecision). */
+const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => JobGroup } = {
   start(d) {
     d.requireJob();
-    const step = d.stepOf(d.action.step);
+    const step = d.unit;
     d.requireStep(step);
     const expected = d.job.currentStep ?? d.job.plan[0]?.name;
-    if (step.name !== expected)
-      throw invalidTransition(`Step ${step.name} of job`, d.ctx.jobId, `waiting for ${expected}`, StepStatus.RUNNING);
+    if (step.name !== expected) throw invalidTransition(`Step ${step.name} of job`, d.jobId, `waiting for ${expected}`, StepStatus.RUNNING);
     d.requireReady(step);
-    return d.startAttempt(step, d.action.leaseUntil);
+    return d.startAttempt(step, d.action);
   },
   claim: (d) => WORK_HANDLERS.claim(d, d.action),
   progress: (d) => WORK_HANDLERS.progress(d, d.action),
@@ -460,29 +450,29 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
   },
   approve(d) {
     const step = d.namedStep(false);
-    const { actor, now } = d.ctx;
-    const approved: StepState = { ...step, status: StepStatus.COMPLETED, progress: 1, approvedBy: actor, decidedAt: now, finishedAt: now };
+    const { actor, at } = d;
+    const approved: StepState = { ...step, status: StepStatus.COMPLETED, progress: 1, approvedBy: actor, decidedAt: at, finishedAt: at };
     return d.advance(approved, JobEventType.STEP_APPROVED);
   },
   reject(d) {
     const step = d.namedStep(false);
-    const { actor, now } = d.ctx;
+    const { actor, at } = d;
     const error = { code: 'REJECTED', message: d.action.reason, retryCount: step.attempt - 1 };
-    const rejected: StepState = { ...step, status: StepStatus.FAILED, error, approvedBy: actor, decidedAt: now, finishedAt: now };
+    const rejected: StepState = { ...step, status: StepStatus.FAILED, error, approvedBy: actor, decidedAt: at, finishedAt: at };
     return d.failJob(rejected, error, JobEventType.STEP_REJECTED);
   },
   cancel(d) {
     d.requireJob();
     // Its waiting steps are skipped; a running or paused one is written as it is, so that it stops
     // being its job's current attempt (and leaves the claimable indexes: see Step.current).
-    const steps = [...d.steps.values()].flatMap((s) =>
+    const steps = [...d.group.steps.values()].flatMap((s) =>
       s.status === StepStatus.PENDING
         ? [{ ...s, status: StepStatus.SKIPPED }]
         : s.status === StepStatus.RUNNING || s.status === StepStatus.PAUSED
           ? [s]
           : [],
     );
-    return d.moved({ status: JobStatus.CANCELLED, finishedAt: d.ctx.now }, steps, JobEventType.JOB_CANCELLED);
+    return d.moved({ status: JobStatus.CANCELLED, finishedAt: d.at }, steps, JobEventType.JOB_CANCELLED);
   },
   retry(d) {
     d.requireJob();
@@ -499,19 +489,34 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => Outcome
   },
 };
 
+/** The kinds of action a work item takes (ITEM_HANDLERS). */
+type ItemKind = 'claim' | 'progress' | 'complete' | 'fail' | 'handBack' | 'retry';
+const ITEM_KINDS: ReadonlySet<JobAction['kind']> = new Set<ItemKind>(['claim', 'progress', 'complete', 'fail', 'handBack', 'retry']);
+/** An action on a work item. */
+type ItemAction = ActionOf<ItemKind>;
+const isItemAction = (action: JobAction): action is ItemAction => ITEM_KINDS.has(action.kind);
+
 /**
- * Decides what an action does to a job and its steps. Pure: it reads `job` and `steps` (the
- * current attempt of each step, by name) and returns the new state, or throws INVALID_TRANSITION
- * (naming from and to) or BAD_USER_INPUT. The caller writes the outcome in one transaction
- * conditioned on the job's version, so the decision holds.
+ * Decides `command` on the group and records what it does: the unit's new state, the job's change
+ * and its event, and what follows by itself (a stage opened or settled, the job moved on). A
+ * command naming a work item (sequence from 1) is decided by ITEM_HANDLERS, any other (a step's
+ * attempt, sequence 0, or the job) by STEP_HANDLERS; a worker's actions on either by WORK_HANDLERS.
+ * `policy` is the named step's stage policy (its declaration's by default). Pure: returns the group
+ * it leaves; throws BAD_USER_INPUT, NOT_FOUND, JOB_CANCELLED, INVALID_TRANSITION (naming from and
+ * to) or ATTEMPT_TIMED_OUT, and a refused command leaves the group as it was.
  */
-export function decide(job: JobState, steps: ReadonlyMap<string, StepState>, action: JobAction, ctx: DecisionContext): Outcome {
-  return handle(action.kind, new StepDecision(job, steps, action, ctx));
+export function decide(group: JobGroup, { unit, action }: JobCommand, actor: string, policy?: StepPolicy): JobGroup {
+  if (unit && unit.sequence > 0) {
+    if (!isItemAction(action)) throw badInput(`A work item takes ${[...ITEM_KINDS].join(', ')}; not ${action.kind}.`, 'action');
+    return handleItem(action.kind, new ItemDecision(group, unit.stage, unit.sequence, action, actor));
+  }
+  const named = unit?.stage ?? group.job.currentStep ?? '';
+  return handle(action.kind, new StepDecision(group, unit?.stage, action, actor, policy ?? stepPolicyOf(group.job, named)));
 }
 
 /** Runs the handler of command `kind` (typed per command: TypeScript's correlated union pattern, no assertion). */
-function handle<K extends JobAction['kind']>(kind: K, d: StepDecision<K>): Outcome {
-  const handler: (d: StepDecision<K>) => Outcome = STEP_HANDLERS[kind];
+function handle<K extends JobAction['kind']>(kind: K, d: StepDecision<K>): JobGroup {
+  const handler: (d: StepDecision<K>) => JobGroup = STEP_HANDLERS[kind];
   return handler(d);
 }
 
@@ -655,8 +660,12 @@ export class JobGroup {
    */
   record(change: Change): JobGroup {
     const previous = this.job;
-    const job = change.type === undefined ? previous : { ...previous, ...change.job, version: previous.version + 1, updatedAt: this.at };
-    if (job.status !== previous.status) entities.Job.assertTransition(previous.jobId, previous.status, job.status);
+    let job = change.type === undefined ? previous : { ...previous, ...change.job, version: previous.version + 1, updatedAt: this.at };
+    if (job.status !== previous.status) {
+      entities.Job.assertTransition(previous.jobId, previous.status, job.status);
+      // A finished job expires; one that runs again does not.
+      job = { ...job, expiresAt: expiresAtOf(job.status, this.at) };
+    }
     const items = (change.items ?? []).map((item) => ({ ...item, updatedAt: this.at }));
     const changedItems = new Map(this.changedItems);
     for (const item of items) {
@@ -747,6 +756,13 @@ export class JobGroup {
 
 export const itemId = (stage: string, sequence: number) => `${stage}#${sequence}`;
 
+/** Item `sequence` of `stage` as `group`'s events leave it; NOT_FOUND when the group neither read nor wrote it. */
+export function itemOf(group: JobGroup, stage: string, sequence: number): WorkItemItem {
+  const item = group.item(itemId(stage, sequence));
+  if (!item) throw notFound('WorkItem', `${group.job.jobId}/${stage}/${sequence}`);
+  return item;
+}
+
 /** The settle sweep's stop on a job: it is no longer finished, or its JobSettle entry is not the one the sweep holds. */
 export class SettleStopped extends Error {
   constructor() {
@@ -760,19 +776,6 @@ export function refuseOverItems(holding: number, adding: number, limit: number):
 
 /** The work items a job holds over all its fan-out stages. */
 export const itemTotal = (job: Pick<JobItem, 'itemCounts'>) => Object.values(job.itemCounts ?? {}).reduce((sum, c) => sum + c.total, 0);
-
-/** A worker's action on an item. `attempt` is the attempt the worker holds (a late one is refused). */
-export type ItemAction =
-  /** With `pooled`, the attempt is a pool worker's: it counts in its tenant's pool load while it runs. */
-  | { kind: 'claim'; leaseUntil: string; pooled?: boolean }
-  /** With `checkpoint`, where the work stands (kept on the item, so a later attempt resumes from it). */
-  | { kind: 'progress'; attempt: number; progress: number; leaseUntil: string; checkpoint?: Record<string, unknown> }
-  | { kind: 'complete'; attempt: number; outputs: Record<string, unknown> }
-  | { kind: 'fail'; attempt: number; code: string; message: string }
-  /** The holder releases its attempt unfinished: the item waits for its next, claimable at once and not counted. */
-  | { kind: 'handBack'; attempt: number }
-  /** With `errorCode`, only an item whose last error has that code (a replay's filter, judged on the item as it is now). */
-  | { kind: 'retry'; errorCode?: string };
 
 /** The fan-out declaration of `stage` of `job`, or BAD_USER_INPUT naming `stage`. */
 export function fanOutOrThrow(job: { kind: string; declared?: boolean; jobId: string }, stage: string): FanOutDeclaration {
@@ -872,36 +875,11 @@ export function openStage(group: JobGroup, stage: string, actor: string): JobGro
   return counts.completed + counts.failed === counts.total ? settleStage(opened, stage, actor) : opened;
 }
 
-/**
- * Decides a step action with the job's machine (`decide`, with the policy the step's stage
- * declares) on the group and records its outcome: the step attempts it writes and the job's change
- * with its event. With `pooled`, an attempt the action starts is marked as a pool worker's (it
- * counts in its tenant's pool load, and every later write of it keeps the mark). Returns the group
- * and the outcome; throws what `decide` throws.
- */
-export function decideStep(
-  group: JobGroup,
-  action: JobAction,
-  actor: string,
-  options: { pooled?: boolean } = {},
-): { group: JobGroup; outcome: Outcome } {
-  const jobId = group.job.jobId;
-  // The named step's stage declares how long its attempts run and how long a failed one waits.
-  const stage = 'step' in action ? action.step : (group.job.currentStep ?? '');
-  const outcome = decide(group.job, group.steps, action, { now: group.at, actor, jobId, policy: stepPolicyOf(group.job, stage) });
-  const steps = outcome.steps.map((step) => {
-    const held = options.pooled === true && step.status === StepStatus.RUNNING && step.startedAt === group.at;
-    return { ...step, ...(held ? { pooled: true } : {}), jobId };
-  });
-  const decided = group.record({ actor, type: outcome.type, job: jobFields(outcome.job, group.at), steps, step: outcome.step });
-  return { group: decided, outcome };
-}
-
 /** A stage all of whose items are done (and not failed past its policy) completes, and the job goes on. */
 function finishStage(group: JobGroup, stage: string, actor: string): JobGroup {
   const counts = countsOf(group.job, stage);
   const outputs = { items: counts.total, completed: counts.completed, failed: counts.failed };
-  return openReached(decideStep(group, { kind: 'complete', step: stage, artifacts: [], outputs }, actor).group, actor);
+  return openReached(decide(group, onStep(stage, { kind: 'complete', outputs }), actor), actor);
 }
 
 /**
@@ -928,23 +906,21 @@ export function reuseStep(group: JobGroup, stage: string, actor: string): JobGro
   if (!step || step.status !== StepStatus.PENDING) return group;
   const record = group.reuseRecords.get(contentKey(job, stage));
   if (!liveRecord(record, group.at)) return group;
-  const ctx = { now: group.at, actor, jobId: job.jobId };
-  const started = decide(job, group.steps, { kind: 'start', step: stage }, ctx);
-  const steps = new Map<string, StepState>(group.steps);
-  for (const s of started.steps) steps.set(s.name, s);
-  const produced = { artifacts: record.artifacts ?? [], metrics: record.metrics, outputs: record.outputs };
-  const done = decide(started.job, steps, { kind: 'complete', step: stage, ...produced }, ctx);
   const from = sourceOf(record);
-  // The reused attempt names its source; the next step it reached is written as it is.
-  const reused = group.record({
-    actor,
-    type: JobEventType.STEP_REUSED,
-    job: jobFields(done.job, group.at),
-    steps: done.steps.map((s) => ({ ...s, ...(s.name === stage ? { reusedFrom: from } : {}), jobId: job.jobId })),
-    step: done.step ? { ...done.step, reusedFrom: from } : undefined,
-    reused: [{ stage, from }],
-  });
-  return openReached(reused, actor);
+  const produced = { artifacts: record.artifacts ?? [], metrics: record.metrics, outputs: record.outputs };
+  const d = new StepDecision(group, stage, { kind: 'complete', ...produced }, actor, {});
+  // Started and completed by the job's machine in one event, never claimable; the job runs from
+  // now if it had not started, and goes on as after any completion.
+  const done: StepState = {
+    ...step,
+    ...d.begin({}),
+    ...produced,
+    status: StepStatus.COMPLETED,
+    progress: 1,
+    finishedAt: group.at,
+    reusedFrom: from,
+  };
+  return openReached(d.advance(done, JobEventType.STEP_REUSED, { startedAt: job.startedAt ?? group.at }, [{ stage, from }]), actor);
 }
 
 /**
@@ -1003,11 +979,10 @@ function settleStage(group: JobGroup, stage: string, actor: string): JobGroup {
       retryCount: step.attempt - 1,
     };
     const failed = { ...step, status: StepStatus.FAILED, error, finishedAt: group.at };
-    const expiresAt = jobFields({ ...job, status: JobStatus.FAILED }, group.at).expiresAt;
     return group.record({
       actor,
       type: JobEventType.STEP_FAILED,
-      job: { status: JobStatus.FAILED, failedSteps: job.failedSteps + 1, error, finishedAt: group.at, expiresAt },
+      job: { status: JobStatus.FAILED, failedSteps: job.failedSteps + 1, error, finishedAt: group.at },
       steps: [failed],
       step: failed,
     });
@@ -1021,7 +996,7 @@ function settleStage(group: JobGroup, stage: string, actor: string): JobGroup {
  * attempt ends), over the group as the action found it. Each handler returns the group its action
  * leaves.
  */
-class ItemDecision<K extends ItemAction['kind']> implements Work<JobGroup> {
+class ItemDecision<K extends ItemAction['kind']> implements Work {
   readonly what: string;
   readonly fanOut: FanOutDeclaration;
   readonly item: WorkItemItem;
@@ -1101,51 +1076,46 @@ class ItemDecision<K extends ItemAction['kind']> implements Work<JobGroup> {
       });
   }
 
-  /** Who holds a new attempt: the claimer, with its lease, a pool worker's counting in its tenant's pool load. */
-  private holder(): Partial<WorkItemItem> {
-    const action: ItemAction = this.action;
-    if (action.kind !== 'claim') return {};
-    return { ...this.leaseFrom(action.leaseUntil), pooled: action.pooled || undefined };
+  /** Who holds a new attempt: the claimer, with its lease never past the attempt's time, a pool worker's counting in its tenant's pool load. */
+  private holder(claim: ActionOf<'claim'>): Partial<WorkItemItem> {
+    const leaseExpiresAt = claim.leaseUntil && leaseWithin(claim.leaseUntil, this.deadline);
+    return { worker: this.actor, leaseExpiresAt, timesOutAt: this.deadline, pooled: claim.pooled || undefined };
   }
 
   /** A waiting item starts for the claimer, only once its backoff is over, whatever an index read lagging behind said. */
-  start(): JobGroup {
+  start(claim: ActionOf<'claim'>): JobGroup {
     const waitsUntil = this.item.availableAt ?? this.item.createdAt;
     if (waitsUntil > this.at)
       return this.refuse('claimed', [`${ItemStatus.PENDING} past its backoff`], `It waits for its retry backoff until ${waitsUntil}.`);
-    const started = this.next({ status: ItemStatus.RUNNING, progress: 0, startedAt: this.at, ...this.holder() });
+    const started = this.next({ status: ItemStatus.RUNNING, progress: 0, startedAt: this.at, ...this.holder(claim) });
     return this.record(this.withCounts({ running: this.counts.running + 1 }), JobEventType.ITEM_STARTED, started);
   }
 
   /** A report renews the reporter's lease, up to the attempt's time, and keeps its checkpoint. */
-  renew(progress: number): JobGroup {
+  renew(report: ActionOf<'progress'>): JobGroup {
     const { item } = this;
-    const action: ItemAction = this.action;
-    if (action.kind !== 'progress') return this.refuse(ItemStatus.RUNNING, [ItemStatus.RUNNING]);
     const updated = this.next({
-      progress,
-      ...(action.checkpoint !== undefined ? { checkpoint: action.checkpoint } : {}),
-      leaseExpiresAt: leaseWithin(action.leaseUntil, item.timesOutAt),
+      progress: report.progress,
+      ...(report.checkpoint !== undefined ? { checkpoint: report.checkpoint } : {}),
+      ...(report.leaseUntil ? { leaseExpiresAt: leaseWithin(report.leaseUntil, item.timesOutAt) } : {}),
     });
     return this.record({}, JobEventType.ITEM_PROGRESS, updated);
   }
 
-  complete(): JobGroup {
-    const action: ItemAction = this.action;
-    const outputs = action.kind === 'complete' ? action.outputs : undefined;
-    return this.finish(ItemStatus.COMPLETED, { progress: 1, outputs }, JobEventType.ITEM_COMPLETED);
+  complete(done: ActionOf<'complete'>): JobGroup {
+    return this.finish(ItemStatus.COMPLETED, { progress: 1, outputs: done.outputs ?? undefined }, JobEventType.ITEM_COMPLETED);
   }
 
   /** The attempt ended with attempts left: the item waits for its next one (after the stage's backoff), or the claimer holds it at once. */
-  retryLater(error: JobError, takeOver: boolean): JobGroup {
-    if (!takeOver) return this.waitForNext(error);
+  retryLater(error: JobError, claim?: ActionOf<'claim'>): JobGroup {
+    if (!claim) return this.waitForNext(error);
     const again = this.next({
       attempt: this.item.attempt + 1,
       status: ItemStatus.RUNNING,
       progress: 0,
       error,
       startedAt: this.at,
-      ...this.holder(),
+      ...this.holder(claim),
     });
     return this.record(this.withCounts({}), JobEventType.ITEM_RECLAIMED, again);
   }
@@ -1182,11 +1152,6 @@ class ItemDecision<K extends ItemAction['kind']> implements Work<JobGroup> {
   /** The group with the job's change and the event `type` about `item` (and `step`). */
   record(job: Partial<JobItem>, type: JobEventType, item: WorkItemItem, step?: StepLike): JobGroup {
     return this.group.record({ actor: this.actor, type, job, items: [item], item, ...(step ? { steps: [step], step } : {}) });
-  }
-
-  /** A new attempt's lease for the claimer, never past the attempt's time. */
-  leaseFrom(leaseUntil: string): Partial<WorkItemItem> {
-    return { worker: this.actor, leaseExpiresAt: leaseWithin(leaseUntil, this.deadline), timesOutAt: this.deadline };
   }
 
   /** The running item finishes for good (COMPLETED or FAILED): its new state, counted, its event, and the stage settled by its policy. */
@@ -1255,30 +1220,10 @@ const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => JobGro
       failedSteps: Math.max(0, job.failedSteps - 1),
       error: undefined,
       finishedAt: undefined,
-      expiresAt: undefined,
     };
     return d.record(reopenedJob, JobEventType.ITEM_RETRIED, reopened, running);
   },
 };
-
-/**
- * Decides a worker's (or person's) action on item `sequence` of `stage` on the group and records
- * it: the item's new state, the job's change and its event, and whatever follows (the stage
- * settled, the job moved on). Returns the group it leaves and the item as it leaves it; throws
- * JOB_CANCELLED, NOT_FOUND, INVALID_TRANSITION or ATTEMPT_TIMED_OUT.
- */
-export function actOnItem(
-  group: JobGroup,
-  stage: string,
-  sequence: number,
-  action: ItemAction,
-  actor: string,
-): { group: JobGroup; item: WorkItemItem } {
-  const decided = handleItem(action.kind, new ItemDecision(group, stage, sequence, action, actor));
-  const item = decided.item(itemId(stage, sequence));
-  if (!item) throw notFound('WorkItem', `${group.job.jobId}/${stage}/${sequence}`);
-  return { group: decided, item };
-}
 
 /** Runs the handler of action `kind` (typed per action: TypeScript's correlated union pattern, no assertion). */
 function handleItem<K extends ItemAction['kind']>(kind: K, d: ItemDecision<K>): JobGroup {

@@ -82,25 +82,6 @@ export interface PlannedStep {
 }
 
 /**
- * The part of a job the step decisions read and change: the declared Job's fields (entities.ts),
- * by name. A stored job is one; a field a decision clears is undefined.
- */
-export type JobState = Pick<
-  EntityItem<'Job'>,
-  | 'status'
-  | 'plan'
-  | 'attempts'
-  | 'currentStep'
-  | 'progress'
-  | 'completedSteps'
-  | 'failedSteps'
-  | 'maxAttempts'
-  | 'error'
-  | 'startedAt'
-  | 'finishedAt'
->;
-
-/**
  * One attempt of one step, as the decisions see it: the declared Step's values (entities.ts), less
  * what its stored row adds (its key, its job's id and kind, the index flag derived at each write).
  */
@@ -110,49 +91,59 @@ export type StepState = Omit<
 > & { updatedAt?: string };
 
 /**
- * A worker's action on a step. `leaseUntil` is when the worker's hold on the step runs out unless
- * it reports again (start, claim and progress take or renew it); `attempt`, when a worker names
- * it, must be the step's current attempt (a worker whose lease was taken over is refused).
+ * What a command does to the unit it names, with its arguments: one list for a step's attempt and a
+ * work item alike. `leaseUntil` is when the worker's hold runs out unless it reports again (start,
+ * claim and progress take or renew it); `attempt`, when a worker names it, must be the unit's
+ * current attempt (a worker whose lease was taken over is refused).
  */
 export type JobAction =
-  | { kind: 'start'; step: string; leaseUntil?: string }
-  | { kind: 'claim'; step: string; leaseUntil?: string }
+  | { kind: 'start'; leaseUntil?: string }
+  /** With `pooled`, the attempt is a pool worker's: it counts in its tenant's pool load while it runs. */
+  | { kind: 'claim'; leaseUntil?: string; pooled?: boolean }
   | {
       kind: 'progress';
-      step: string;
       progress: number;
-      metrics?: Record<string, unknown> | null;
-      leaseUntil?: string;
       attempt?: number | null;
+      leaseUntil?: string;
+      /** What was measured (a step's). */
+      metrics?: Record<string, unknown> | null;
+      /** Where the work stands (an item's), kept so that a later attempt resumes from it. */
+      checkpoint?: Record<string, unknown>;
     }
   | {
       kind: 'complete';
-      step: string;
-      artifacts: string[];
-      metrics?: Record<string, unknown> | null;
-      /** What the step produced, checked against its stage's declared outputs. */
+      attempt?: number | null;
+      /** What the unit produced, checked against its stage's declared outputs. */
       outputs?: Record<string, unknown> | null;
+      artifacts?: string[];
+      metrics?: Record<string, unknown> | null;
       /** The stage pauses for review when it completes (declared kinds, see job.kinds.ts). */
       review?: boolean;
-      attempt?: number | null;
     }
-  | { kind: 'fail'; step: string; code: string; message: string; attempt?: number | null }
-  | { kind: 'pause'; step: string; attempt?: number | null }
+  | { kind: 'fail'; attempt?: number | null; code: string; message: string }
+  | { kind: 'pause'; attempt?: number | null }
   /** The worker releases the attempt it holds, unfinished: a new attempt waits, claimable at once and not counted. */
-  | { kind: 'handBack'; step: string; attempt?: number | null }
-  | { kind: 'approve'; step: string }
-  | { kind: 'reject'; step: string; reason: string }
+  | { kind: 'handBack'; attempt?: number | null }
+  | { kind: 'approve' }
+  | { kind: 'reject'; reason: string }
   | { kind: 'cancel' }
-  | { kind: 'retry' };
+  /** A failed job (no unit) or a failed item runs again; with `errorCode`, only an item whose last error has that code. */
+  | { kind: 'retry'; errorCode?: string };
 
-export interface Outcome {
-  job: JobState;
-  /** Step attempts to write: changed ones and new ones. */
-  steps: StepState[];
-  type: JobEventType;
-  /** The step the event is about, as it is now. */
-  step?: StepState;
+/** The unit a command names: a step's current attempt is sequence 0 of its stage; a work item is its sequence (from 1). */
+export interface Unit {
+  stage: string;
+  sequence: number;
 }
+
+/** A command on a job: what it does, and the unit it names (none for the job's own commands, cancel and retry). */
+export interface JobCommand {
+  unit?: Unit;
+  action: JobAction;
+}
+
+/** The command `action` on step `stage` (its current attempt, sequence 0). */
+export const onStep = (stage: string, action: JobAction): JobCommand => ({ unit: { stage, sequence: 0 }, action });
 
 /** The planned steps in order, and each step's first attempt, for a new job. */
 export function initialSteps(plan: PlannedStep[]): StepState[] {

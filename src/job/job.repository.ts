@@ -1,26 +1,25 @@
-import type { WriteValues } from '../infra/dynamo/entity';
 import { SYSTEM_TENANT } from '../auth/principal';
 import { activityEvent } from '../common/activity-event';
 import { assertId, isValidTenantId } from '../common/ids';
-import { creationWrites, Stale } from '../common/mutate';
+import { Stale } from '../common/mutate';
 import { entities, type EntityItem } from '../common/entities';
 import type { Scope } from '../common/scope';
 import type { Store } from '../infra/dynamo/store';
-import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
+import { boundedJson, isPlainObject, maxItems, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } from '../errors';
 import type { PageRequest } from '../infra/dynamo/store';
 import type { PlanLimits, PlanName } from '../config';
 import { del, type UnitWrite } from '../infra/dynamo/write';
 import { checkedRef, checkFields } from '../common/fields';
 import { idempotent, type IdempotentRequest, type Remember } from '../common/idempotency';
-import { declaredKind, fanOutOf, type JobKindDeclaration, stageOf } from './job.kinds';
-import { decideStep, type JobGroup, openReached } from './job.decider';
+import { declaredKind, fanOutOf, type JobKindDeclaration } from './job.kinds';
+import type { JobGroup } from './job.decider';
 import { JobAggregate, jobQueueId } from './job.aggregate';
 import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/committer';
 import type { Item } from '../infra/dynamo/write';
 import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
-import { readRecords, recordWrites, takesReuse, waitingStepKeys } from './job.reuse';
+import { readRecords, takesReuse, waitingStepKeys } from './job.reuse';
 import type { ProjectRepository } from '../project/project.repository';
 import {
   jobsByStatus,
@@ -33,19 +32,9 @@ import {
   stepsAwaitingReview,
   jobKey,
 } from './job.keys';
-import { attemptEndsAt, leaseUntilOf } from './job.attempts';
+import { attemptEndsAt } from './job.attempts';
 import type { StepLike } from './job.writes';
-import {
-  initialSteps,
-  JobEventType,
-  JobStatus,
-  StepStatus,
-  TERMINAL,
-  type JobAction,
-  type Outcome,
-  type PlannedStep,
-  type StepState,
-} from './job.machine';
+import { initialSteps, JobStatus, StepStatus, TERMINAL, type JobCommand, onStep, type PlannedStep, type StepState } from './job.machine';
 import type { CreateJobInput } from './job.type';
 
 /** The most items createJob takes (more: addWorkItems after it). */
@@ -97,9 +86,6 @@ const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
 
 /** The statuses whose job no longer holds its idempotency key: a new request makes a new job. */
 const RETRYABLE = new Set<JobStatus>([JobStatus.FAILED, JobStatus.CANCELLED]);
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * What makes two createJob requests the same when the client gives no key: project, kind, inputs,
@@ -168,7 +154,7 @@ export class JobRepository {
     private readonly scope: Scope,
     private readonly projects: ProjectRepository,
     /** How long a worker holds a step without reporting (see Config.jobLeaseSeconds). */
-    private readonly leaseSeconds = 60,
+    leaseSeconds = 60,
     /** What each plan allows (Config.plans): the items a job may hold. */
     plans?: Record<PlanName, PlanLimits>,
   ) {
@@ -266,12 +252,6 @@ export class JobRepository {
     return result.map((item) => toJob(item));
   }
 
-  /** Starting, claiming and reporting on a step take (or renew) the worker's lease until `at` + the lease time. */
-  private leased(action: JobAction, at: string): JobAction {
-    if (action.kind !== 'start' && action.kind !== 'claim' && action.kind !== 'progress') return action;
-    return { ...action, leaseUntil: leaseUntilOf(at, this.leaseSeconds) };
-  }
-
   /**
    * Hands the caller the next step of its tenant that a worker may take (optionally of one kind),
    * oldest first: a job's current step waiting to start, or one whose worker's lease ran out (a
@@ -325,7 +305,7 @@ export class JobRepository {
             continue;
           }
           const { job, step } = await this.items.submit(candidate.jobId, [], (group) => {
-            const state = this.decideOn(group, { kind: 'claim', step: candidate.name }, {});
+            const state = this.items.decideOn(group, onStep(candidate.name, { kind: 'claim' }));
             return { state, value: { job: this.decided(state.job), step: state.steps.get(candidate.name) } };
           });
           // A lease that ran out past the step's attempts failed the job: that step is nobody's work.
@@ -385,44 +365,6 @@ export class JobRepository {
     if (claimed.atLimit) return AT_LIMIT;
     if (claimed.item && claimed.step) return { job: toJob(claimed.job), step: toStep({ ...claimed.step, jobId }), item: claimed.item };
     return null;
-  }
-
-  /**
-   * The action as a declared kind shapes it: a completion's outputs are checked against the
-   * stage's declared outputs (type, required, S3 keys under the tenant; BAD_USER_INPUT naming the
-   * field), and a stage declared for review pauses when it completes. Other kinds pass through.
-   */
-  private declaredAction(
-    job: { kind: string; declared?: boolean; jobId: string; currentStep?: string | null },
-    action: JobAction,
-  ): JobAction {
-    // A fan-out stage's step is run by its items: workers claim and complete those, not the step.
-    const named = 'step' in action ? action.step : action.kind === 'retry' ? job.currentStep : undefined;
-    if (named && fanOutOf(job, named) && action.kind !== 'cancel' && action.kind !== 'approve' && action.kind !== 'reject') {
-      throw invalidTransition(`Stage ${named} of job`, job.jobId, 'a fan-out stage', action.kind, {
-        action: action.kind,
-        allowed: [],
-        hint:
-          action.kind === 'retry'
-            ? 'Its items failed: retryWorkItem reopens a failed item and the stage with it.'
-            : 'Its work items are claimed (claimWork) and completed one by one (completeWorkItem); the stage completes when they are done.',
-      });
-    }
-    if (action.kind !== 'complete') return action;
-    const stage = job.declared ? declaredKind(job.kind)?.stages.find((s) => s.name === action.step) : undefined;
-    if (!stage) return { ...action, outputs: boundedJson(action.outputs, 'outputs') };
-    if (action.outputs != null && !isPlainObject(action.outputs)) throw badInput('outputs must be an object.', 'outputs');
-    const outputs = stage.outputs
-      ? checkFields(stage.outputs, action.outputs ?? {}, {
-          mode: 'create',
-          tenant: this.scope.tenant,
-          prefix: 'outputs.',
-          typed: true,
-          closed: true,
-        })
-      : boundedJson(action.outputs, 'outputs');
-    const defined = outputs ? Object.fromEntries(Object.entries(outputs).filter(([, v]) => v !== undefined)) : undefined;
-    return { ...action, outputs: defined, review: stage.review };
   }
 
   /**
@@ -661,68 +603,12 @@ export class JobRepository {
   }
 
   /**
-   * A stage declared to make an asset (job.kinds.ts `asset`) that completes creates a new asset
-   * in the job's project, in the completion's own transaction, with its activity event: version 1,
-   * ready, its file the stage's S3-key output named by `file`, its metadata the stage's outputs,
-   * and `jobId` linking it back to the job.
+   * Runs a worker's or a person's command on a job (JobAggregate.run) and returns the job as it
+   * left it. Throws NOT_FOUND for an unknown job, JOB_CANCELLED for a worker's action on a
+   * cancelled one, and what `decide` throws.
    */
-  private assetWrites(job: JobItem, outcome: Outcome, at: string): UnitWrite[] {
-    const step = outcome.step;
-    if (!step || step.status !== StepStatus.COMPLETED) return [];
-    const declared = stageOf(job, step.name)?.asset;
-    const s3Key = declared ? step.outputs?.[declared.file] : undefined;
-    if (!declared || typeof s3Key !== 'string') return [];
-    // Made as createAsset makes one (src/common/mutate.ts): its derived attributes, search words
-    // and created event, in this decision's transaction.
-    const attributes: WriteValues<typeof entities.Asset> = {
-      assetId: this.scope.newId('asset'),
-      projectId: job.projectId,
-      type: declared.type,
-      s3Key,
-      status: 'ready',
-      latestVersion: 1,
-      versions: [{ version: 1, s3Key, status: 'ready', createdAt: at, confirmedAt: at }],
-      metadata: { ...step.outputs, step: step.name, kind: job.kind },
-      jobId: job.jobId,
-    };
-    const event = { action: entities.Asset.events.created, data: { type: declared.type, s3Key, jobId: job.jobId, step: step.name } };
-    return creationWrites(this.scope, { model: entities.Asset, attributes, event }, at).writes;
-  }
-
-  /**
-   * A review decision (approve, reject) is also in the tenant's activity trail, with who decided,
-   * on which step, and the comment, in the same transaction as the decision itself.
-   */
-  private reviewEvents(job: JobItem, action: JobAction, comment: string | null | undefined): UnitWrite[] {
-    if (action.kind !== 'approve' && action.kind !== 'reject') return [];
-    const decision = action.kind === 'approve' ? 'approved' : 'rejected';
-    return [
-      activityEvent(this.scope, {
-        action: `step.${decision}`,
-        subject: { type: entities.Job.type, id: job.jobId, projectId: job.projectId },
-        data: { jobId: job.jobId, step: action.step, decision, comment: action.kind === 'reject' ? action.reason : (comment ?? undefined) },
-      }),
-    ];
-  }
-
-  /**
-   * Applies a worker's or a person's action: a command on the job's committer (job.aggregate.ts),
-   * decided by `decide` on the job as read and committed only if the job is still at that version;
-   * a lost race re-reads and re-decides, so of N identical actions one succeeds and the others get
-   * INVALID_TRANSITION. A job that reaches a fan-out stage opens it in the same transaction.
-   * Throws NOT_FOUND for an unknown job, JOB_CANCELLED for a worker's action on a cancelled one.
-   */
-  async act(jobId: string, action: JobAction, review: { comment?: string | null } = {}) {
-    assertId(jobId, 'job', 'jobId');
-    if ('artifacts' in action) {
-      maxItems(action.artifacts, 'artifacts', 50);
-      for (const key of action.artifacts) this.scope.tenant.objectKey(key, 'artifacts');
-    }
-    if ('metrics' in action) boundedJson(action.metrics, 'metrics');
-    return this.items.submit(jobId, [], (group) => {
-      const state = this.decideOn(group, action, review);
-      return { state, value: this.decided(state.job) };
-    });
+  async act(jobId: string, command: JobCommand, review: { comment?: string | null } = {}) {
+    return this.decided((await this.items.run(jobId, command, review)).job);
   }
 
   /** Tells the claims' observer (observeClaims) whether this worker's claim found work. */
@@ -750,7 +636,7 @@ export class JobRepository {
         // refusing every claim at the limit would leave it counted for good).
         let decided: JobGroup;
         try {
-          decided = this.decideOn(group, { kind: 'claim', step: stage }, {}, { pooled: true });
+          decided = this.items.decideOn(group, onStep(stage, { kind: 'claim', pooled: true }));
         } catch (error) {
           // The pools' index lists a running step a little before its lease's end (job.writes.ts
           // offeredFrom): the decision refused it, and the scheduler tries it again once it ends.
@@ -770,23 +656,5 @@ export class JobRepository {
       if (error instanceof AppError && CLAIM_RACES.has(error.code)) return null;
       throw error;
     }
-  }
-
-  /**
-   * Decides `action` on the group and records its outcome (the step attempts, the job's change,
-   * review events, an asset, reuse records, and any fan-out stage it reaches); returns the group it
-   * leaves. Throws what `decide` throws.
-   */
-  private decideOn(group: JobGroup, action: JobAction, review: { comment?: string | null }, options: { pooled?: boolean } = {}): JobGroup {
-    const actor = this.scope.actor;
-    const { group: decided, outcome } = decideStep(group, this.leased(this.declaredAction(group.job, action), group.at), actor, options);
-    const { job, at } = decided;
-    // A worker's completion of a reusable stage's step records its outputs, in its own transaction.
-    const records =
-      outcome.type === JobEventType.STEP_COMPLETED && outcome.step
-        ? recordWrites(this.scope.tenant, job, outcome.step.name, outcome.step, at)
-        : [];
-    const writes = [...this.reviewEvents(job, action, review.comment), ...this.assetWrites(job, outcome, at), ...records];
-    return openReached(decided.withWrites(...writes), actor);
   }
 }

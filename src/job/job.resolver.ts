@@ -37,11 +37,10 @@ import { JobRepository } from './job.repository';
 import { jobOwnerOf } from './job.keys';
 import { kindViews, phaseOf } from './job.kinds';
 import { takesReuse } from './job.reuse';
-import type { ItemAction } from './job.decider';
 import { MAX_SCENES_PAGE } from './job.aggregate';
 import { stageItemCounts, totalItemCounts } from './job.writes';
 import { claimPooledWork, itemAdderRepos, itemReportRepos, stepReportRepos } from './job.pool-api';
-import { ItemStatus } from './job.machine';
+import { ItemStatus, type JobAction, onStep } from './job.machine';
 import { ExpiresIn } from '../common/args';
 
 /**
@@ -49,8 +48,22 @@ import { ExpiresIn } from '../common/args';
  * itemReportRepos, which throws FORBIDDEN for a pool worker's lease on another item): the item as
  * the action left it. Throws as JobAggregate.act does.
  */
-async function actOnHeldItem(ctx: Context, ref: WorkItemRef, action: ItemAction) {
+async function actOnHeldItem(ctx: Context, ref: WorkItemRef, action: JobAction) {
   return (await (await itemReportRepos(ctx, ref)).jobs.items.act(ref.jobId, ref.stage, ref.sequence, action)).item;
+}
+
+/**
+ * A worker's action on the step attempt it holds, through the repositories of the step's tenant
+ * (see stepReportRepos, which throws FORBIDDEN for a pool worker's lease on another step), on the
+ * attempt its lease names: the job as the action left it. Throws as JobRepository.act does.
+ */
+async function actOnHeldStep(
+  ctx: Context,
+  ref: HeldStepRef,
+  action: Extract<JobAction, { kind: 'progress' | 'complete' | 'fail' | 'pause' | 'handBack' }>,
+) {
+  const held = await stepReportRepos(ctx, ref);
+  return held.repos.jobs.act(ref.jobId, onStep(ref.stepName, { ...action, attempt: held.attempt }));
 }
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
@@ -136,20 +149,19 @@ export class JobResolver {
   @Authorized(Role.WORKER)
   @Mutation(() => Job, { description: 'Worker: starts the current step (PENDING → RUNNING).' })
   startStep(@Args(() => StepRef) { jobId, stepName }: StepRef, @Ctx() ctx: Context) {
-    return ctx.repos.jobs.act(jobId, { kind: 'start', step: stepName });
+    return ctx.repos.jobs.act(jobId, onStep(stepName, { kind: 'start' }));
   }
 
   @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => Job, { description: 'Worker: reports a running step’s progress (0 to 1).' })
   async reportStepProgress(
-    @Args(() => HeldStepRef) { jobId, stepName, attempt, lease }: HeldStepRef,
+    @Args(() => HeldStepRef) ref: HeldStepRef,
     @Arg('progress', () => Float, { description: 'From 0 to 1.' }) progress: number,
     @Arg('metrics', () => JSONObject, { nullable: true, description: 'What was measured (GPU seconds …), as a JSON object.' })
     metrics: Record<string, unknown> | null,
     @Ctx() ctx: Context,
   ) {
-    const held = await stepReportRepos(ctx, { jobId, stepName, attempt, lease });
-    return held.repos.jobs.act(jobId, { kind: 'progress', step: stepName, progress, metrics, attempt: held.attempt });
+    return actOnHeldStep(ctx, ref, { kind: 'progress', progress, metrics });
   }
 
   @Authorized(Role.WORKER, Role.POOL)
@@ -158,7 +170,7 @@ export class JobResolver {
       'Worker: completes a running step with its artifacts (S3 keys), metrics and outputs (checked against the stage of a declared kind; a stage declared for review pauses instead).',
   })
   async completeStep(
-    @Args(() => HeldStepRef) { jobId, stepName, attempt, lease }: HeldStepRef,
+    @Args(() => HeldStepRef) ref: HeldStepRef,
     @Arg('artifacts', () => [String], {
       defaultValue: [],
       description: 'S3 keys of what the step produced, under tenants/<your tenant>/ (no URLs).',
@@ -173,28 +185,24 @@ export class JobResolver {
     outputs: Record<string, unknown> | null,
     @Ctx() ctx: Context,
   ) {
-    const held = await stepReportRepos(ctx, { jobId, stepName, attempt, lease });
-    return held.repos.jobs.act(jobId, { kind: 'complete', step: stepName, artifacts, metrics, outputs, attempt: held.attempt });
+    return actOnHeldStep(ctx, ref, { kind: 'complete', artifacts, metrics, outputs });
   }
 
   @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => Job, { description: 'Worker: fails a running step; a new attempt follows while attempts remain, else the job fails.' })
   async failStep(
-    @Args(() => HeldStepRef) { jobId, stepName, attempt, lease }: HeldStepRef,
+    @Args(() => HeldStepRef) ref: HeldStepRef,
     @Arg('code', { description: 'A stable code of your own for the failure, such as OUT_OF_MEMORY.' }) code: string,
     @Arg('message', { description: 'What went wrong, in words.' }) message: string,
     @Ctx() ctx: Context,
   ) {
-    const held = await stepReportRepos(ctx, { jobId, stepName, attempt, lease });
-    const failure = { code: code.slice(0, 100), message: message.slice(0, 2000) };
-    return held.repos.jobs.act(jobId, { kind: 'fail', step: stepName, ...failure, attempt: held.attempt });
+    return actOnHeldStep(ctx, ref, { kind: 'fail', code, message });
   }
 
   @Authorized(Role.WORKER, Role.POOL)
   @Mutation(() => Job, { description: 'Worker: pauses a running step for a person’s review.' })
-  async pauseStepForReview(@Args(() => HeldStepRef) { jobId, stepName, attempt, lease }: HeldStepRef, @Ctx() ctx: Context) {
-    const held = await stepReportRepos(ctx, { jobId, stepName, attempt, lease });
-    return held.repos.jobs.act(jobId, { kind: 'pause', step: stepName, attempt: held.attempt });
+  async pauseStepForReview(@Args(() => HeldStepRef) ref: HeldStepRef, @Ctx() ctx: Context) {
+    return actOnHeldStep(ctx, ref, { kind: 'pause' });
   }
 
   @Authorized(Role.WORKER, Role.POOL)
@@ -202,9 +210,8 @@ export class JobResolver {
     description:
       'Worker: hands back a running step it holds, unfinished (a stopping worker): a new attempt waits, claimable at once with no backoff, and this one (HANDED_BACK) is not counted against the attempts (event STEP_HANDED_BACK).',
   })
-  async handBackStep(@Args(() => HeldStepRef) { jobId, stepName, attempt, lease }: HeldStepRef, @Ctx() ctx: Context) {
-    const held = await stepReportRepos(ctx, { jobId, stepName, attempt, lease });
-    return held.repos.jobs.act(jobId, { kind: 'handBack', step: stepName, attempt: held.attempt });
+  async handBackStep(@Args(() => HeldStepRef) ref: HeldStepRef, @Ctx() ctx: Context) {
+    return actOnHeldStep(ctx, ref, { kind: 'handBack' });
   }
 
   @Authorized(Role.EDITOR)
@@ -214,7 +221,7 @@ export class JobResolver {
     @Arg('comment', () => String, { nullable: true, description: 'Kept with the decision in the activity trail.' }) comment: string | null,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.act(jobId, { kind: 'approve', step: stepName }, { comment: optionalText(comment, 'comment', 2000) });
+    return ctx.repos.jobs.act(jobId, onStep(stepName, { kind: 'approve' }), { comment: optionalText(comment, 'comment', 2000) });
   }
 
   @Authorized(Role.EDITOR)
@@ -224,19 +231,19 @@ export class JobResolver {
     @Arg('reason', { description: 'Why it is rejected; recorded in the audit trail.' }) reason: string,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.act(jobId, { kind: 'reject', step: stepName, reason: reason.slice(0, 2000) });
+    return ctx.repos.jobs.act(jobId, onStep(stepName, { kind: 'reject', reason: reason.slice(0, 2000) }));
   }
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, { description: 'Cancels a job that has not finished: its waiting steps are SKIPPED.' })
   cancelJob(@keyArg('jobId') jobId: string, @Ctx() ctx: Context) {
-    return ctx.repos.jobs.act(jobId, { kind: 'cancel' });
+    return ctx.repos.jobs.act(jobId, { action: { kind: 'cancel' } });
   }
 
   @Authorized(Role.EDITOR)
   @Mutation(() => Job, { description: 'Runs a failed job again from its failed step, as a new attempt.' })
   retryJob(@keyArg('jobId') jobId: string, @Ctx() ctx: Context) {
-    return ctx.repos.jobs.act(jobId, { kind: 'retry' });
+    return ctx.repos.jobs.act(jobId, { action: { kind: 'retry' } });
   }
 
   @Authorized(Role.OPERATOR)
@@ -301,8 +308,7 @@ export class JobResolver {
     @Arg('progress', () => Float, { description: '0 to 1.' }) progress: number,
     @Ctx() ctx: Context,
   ) {
-    const { jobId, stage, sequence, attempt } = ref;
-    return (await (await itemReportRepos(ctx, ref)).jobs.items.progress(jobId, stage, sequence, attempt, progress)).item;
+    return actOnHeldItem(ctx, ref, { kind: 'progress', attempt: ref.attempt, progress });
   }
 
   @Authorized(Role.WORKER, Role.POOL)

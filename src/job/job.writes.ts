@@ -6,7 +6,7 @@ import { del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { attemptEndsAt } from './job.attempts';
 import { fanOutOf, stageOf } from './job.kinds';
 import type { ReusedWork } from './job.reuse';
-import { ItemStatus, type JobEventType, type JobState, JobStatus, type StepState, StepStatus, TERMINAL } from './job.machine';
+import { ItemStatus, type JobEventType, JobStatus, type StepState, StepStatus, TERMINAL } from './job.machine';
 
 /*
  * What a change of the job aggregate writes besides the job itself: its step attempts, its events
@@ -218,9 +218,9 @@ export function eventWrites(
   return writes;
 }
 
-/** The machine's job fields as the stored item holds them: a finished job expires. */
-export function jobFields(next: JobState, at: string): Partial<JobItem> {
-  return { ...next, expiresAt: TERMINAL.has(next.status) ? Math.floor(Date.parse(at) / 1000) + FINISHED_JOB_TTL_DAYS * 86_400 : undefined };
+/** When a job that moved to `status` at `at` expires: a finished one FINISHED_JOB_TTL_DAYS later, one that runs never. */
+export function expiresAtOf(status: JobStatus, at: string): number | undefined {
+  return TERMINAL.has(status) ? Math.floor(Date.parse(at) / 1000) + FINISHED_JOB_TTL_DAYS * 86_400 : undefined;
 }
 
 /**

@@ -182,7 +182,12 @@ export class SystemJobRunner {
       last = { progress: Math.max(0, Math.min(1, progress)), checkpoint };
       reporting = reporting.then(async () => {
         try {
-          await this.jobs().items.progress(jobId, stage, sequence, attempt, last.progress, last.checkpoint);
+          await this.jobs().items.act(jobId, stage, sequence, {
+            kind: 'progress',
+            attempt,
+            progress: last.progress,
+            checkpoint: last.checkpoint,
+          });
         } catch (error) {
           held.abort();
           throw error;

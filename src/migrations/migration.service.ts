@@ -192,7 +192,7 @@ export class Migrations {
       // Another starter named a job first (past the key's 48 hours): its job is the run, and this
       // one is cancelled so that the migration runs once.
       const entry = await this.env.store.get(entities.Migration.keyOf(SYSTEM_TENANT, { migrationId: migration.id }));
-      if (entities.Migration.is(entry) && entry.jobId !== job.jobId) await jobs.act(job.jobId, { kind: 'cancel' });
+      if (entities.Migration.is(entry) && entry.jobId !== job.jobId) await jobs.act(job.jobId, { action: { kind: 'cancel' } });
     }
   }
 

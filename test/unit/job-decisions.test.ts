@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { entities, type EntityItem } from '../../src/common/entities';
 import { AppError, ErrorCode } from '../../src/errors';
-import { actOnItem, addItems, type BatchEvent, decideStep, evolve, type ItemAction, JobGroup, openStage } from '../../src/job/job.decider';
+import { addItems, type BatchEvent, decide, evolve, JobGroup, openStage } from '../../src/job/job.decider';
 import { JOB_KINDS } from '../../src/job/job.kinds';
-import { initialSteps, type JobAction, JobEventType, JobStatus, StepStatus } from '../../src/job/job.machine';
+import { initialSteps, type JobAction, JobEventType, JobStatus, onStep, StepStatus } from '../../src/job/job.machine';
 import type { StepLike } from '../../src/job/job.writes';
 
 /*
@@ -137,7 +137,7 @@ function stateOf(model: Model): JobGroup {
 }
 
 /** The worker command a generated one stands for, with the attempt it names. */
-function itemAction(c: Extract<Command, { on: 'item' }>, item: WorkItemItem | undefined, now: number): ItemAction {
+function itemAction(c: Extract<Command, { on: 'item' }>, item: WorkItemItem | undefined, now: number): JobAction {
   const attempt = (item?.attempt ?? 1) + c.attemptShift;
   const leaseUntil = iso(now + LEASE_SECONDS * 1000);
   switch (c.kind) {
@@ -161,15 +161,15 @@ function stepAction(c: Extract<Command, { on: 'step' }>, step: StepLike | undefi
   const leaseUntil = iso(now + LEASE_SECONDS * 1000);
   switch (c.kind) {
     case 'claim':
-      return { kind: 'claim', step: 'compose', leaseUntil };
+      return { kind: 'claim', leaseUntil };
     case 'progress':
-      return { kind: 'progress', step: 'compose', progress: 0.5, leaseUntil, attempt };
+      return { kind: 'progress', progress: 0.5, leaseUntil, attempt };
     case 'complete':
-      return { kind: 'complete', step: 'compose', artifacts: [], attempt };
+      return { kind: 'complete', artifacts: [], attempt };
     case 'fail':
-      return { kind: 'fail', step: 'compose', code: 'GPU_LOST', message: 'The GPU went away.', attempt };
+      return { kind: 'fail', code: 'GPU_LOST', message: 'The GPU went away.', attempt };
     case 'handBack':
-      return { kind: 'handBack', step: 'compose', attempt };
+      return { kind: 'handBack', attempt };
   }
 }
 
@@ -213,9 +213,13 @@ function apply(model: Model, c: Command): { model: Model; refused?: AppError; ev
   try {
     if (c.on === 'item') {
       const sequence = c.sequence === 7 ? model.items.size + 1 : 1 + ((c.sequence - 1) % Math.max(1, model.items.size));
-      state = actOnItem(read, 'render', sequence, itemAction(c, model.items.get(`render#${sequence}`), model.now), ACTOR).group;
+      state = decide(
+        read,
+        { unit: { stage: 'render', sequence }, action: itemAction(c, model.items.get(`render#${sequence}`), model.now) },
+        ACTOR,
+      );
     } else if (c.on === 'step') {
-      state = decideStep(read, stepAction(c, model.steps.get('compose'), model.now), ACTOR).group;
+      state = decide(read, onStep('compose', stepAction(c, model.steps.get('compose'), model.now)), ACTOR);
     } else if (c.on === 'add') {
       const count = c.count;
       state = openStage(
@@ -229,7 +233,7 @@ function apply(model: Model, c: Command): { model: Model; refused?: AppError; ev
         'artist',
       );
     } else {
-      state = decideStep(read, { kind: 'cancel' }, 'artist').group;
+      state = decide(read, { action: { kind: 'cancel' } }, 'artist');
     }
   } catch (error) {
     if (!(error instanceof AppError) || !REFUSALS.has(error.code)) throw error;

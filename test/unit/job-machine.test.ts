@@ -1,17 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { buildSchema } from 'graphql';
 import { BoundTenant } from '../../src/common/bound-tenant';
-import { decide } from '../../src/job/job.decider';
-import {
-  initialSteps,
-  JobEventType,
-  JobStatus,
-  JOB_COMMANDS,
-  StepStatus,
-  type JobAction,
-  type JobState,
-  type StepState,
-} from '../../src/job/job.machine';
+import { decide, type JobState, type StepAction } from '../support/step-decide';
+import { initialSteps, JobEventType, JobStatus, JOB_COMMANDS, StepStatus, type StepState } from '../../src/job/job.machine';
 
 import { entities } from '../../src/common/entities';
 import { jobQueueId } from '../../src/job/job.aggregate';
@@ -38,7 +29,7 @@ function fresh(names: string[], maxAttempts = 3) {
 }
 
 /** Applies actions in turn, keeping the current attempt of each step, like the repository does. */
-function run(names: string[], actions: JobAction[], maxAttempts = 3) {
+function run(names: string[], actions: StepAction[], maxAttempts = 3) {
   let { job, steps } = fresh(names, maxAttempts);
   const types: JobEventType[] = [];
   for (const action of actions) {
@@ -250,7 +241,7 @@ describe('the job machine is the declared one', () => {
     // Every action on every step, from every state reached so far (breadth first): each outcome's
     // job move and each step attempt's move must be one the declaration allows, and every declared
     // move of the job must be reached by some decision (so the declaration has no dead entries).
-    const actions = (step: string): JobAction[] => [
+    const actions = (step: string): StepAction[] => [
       { kind: 'start', step },
       { kind: 'claim', step, leaseUntil: '2025-12-31T00:00:00.000Z' },
       { kind: 'progress', step, progress: 0.5 },
@@ -261,7 +252,7 @@ describe('the job machine is the declared one', () => {
       { kind: 'approve', step },
       { kind: 'reject', step, reason: 'r' },
     ];
-    const all: JobAction[] = [...actions('a'), ...actions('b'), { kind: 'cancel' }, { kind: 'retry' }];
+    const all: StepAction[] = [...actions('a'), ...actions('b'), { kind: 'cancel' }, { kind: 'retry' }];
     const seen = new Set<string>();
     const jobMoves = new Set<string>();
     let frontier = [fresh(['a', 'b'], 2)];

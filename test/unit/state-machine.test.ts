@@ -1,7 +1,7 @@
 import { entities } from '../../src/common/entities';
 import { JOB_KINDS } from '../../src/job/job.kinds';
-import { decide } from '../../src/job/job.decider';
-import { initialSteps, type JobAction, type JobState, type StepState } from '../../src/job/job.machine';
+import { decide, type JobState, type StepAction } from '../support/step-decide';
+import { initialSteps, type StepState } from '../../src/job/job.machine';
 
 /*
  * The status machines, checked against the seeds (/work/shared/seeds; its README says which is
@@ -118,7 +118,7 @@ function jobMoves(): Moves {
     { name: 'export', order: 3 },
   ];
   const ctx = { now: '2026-01-01T00:00:00.000Z', actor: 'u', jobId: 'job_1' };
-  const actions: JobAction[] = [{ kind: 'cancel' }, { kind: 'retry' }];
+  const actions: StepAction[] = [{ kind: 'cancel' }, { kind: 'retry' }];
   for (const { name: step } of plan)
     actions.push(
       { kind: 'start', step },
