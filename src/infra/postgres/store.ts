@@ -12,7 +12,8 @@ import { classify, isOutage, serviceUnavailable } from '../dependency';
 import { withCrossTenantRead, withTenant } from './apply';
 import { postgresOutcome } from './outcome';
 import { type EntityTable, type EntityTables, type Field, lexeme, type TableQuery } from './items';
-import { OUTBOX_TABLE, SEARCH_VECTOR } from './schema';
+import { downstreamEnvelope } from './downstream';
+import { DOWNSTREAM_TABLE, OUTBOX_TABLE, SEARCH_VECTOR } from './schema';
 
 /*
  * The store on PostgreSQL: the store interface over the tables derived from the entity
@@ -94,6 +95,12 @@ export class PgStore implements StoreApi {
     private readonly schema: string,
     private readonly cursors: CursorCodec,
     private readonly now: () => number = Date.now,
+    /**
+     * Queue each new event of a downstream stream in its own transaction (DOWNSTREAM_TABLE), for
+     * the relay to send (DOWNSTREAM_URL; src/infra/postgres/downstream.ts). Off, nothing is queued,
+     * as a DynamoDB table without its stream records nothing.
+     */
+    private readonly queueDownstream = false,
   ) {}
 
   private q(table: EntityTable): string {
@@ -658,6 +665,16 @@ export class PgStore implements StoreApi {
     );
   }
 
+  /** Queues the envelope of `item`, a new item, when it goes downstream (downstreamEnvelope: an event of a downstream stream not put back by a restore). */
+  private async queueEnvelope(client: ClientBase, tenantId: string, item: Item): Promise<void> {
+    const envelope = downstreamEnvelope(item);
+    if (!envelope) return;
+    await client.query(
+      `INSERT INTO ${ident(this.schema)}.${ident(DOWNSTREAM_TABLE.name)} (tenant_id, item_pk, item_sk, envelope) VALUES ($1, $2, $3, $4)`,
+      [tenantId, item.PK, item.SK, JSON.stringify(envelope)],
+    );
+  }
+
   /** A commit's outbox entry (an item of no declaration), locked, as the item it is; undefined when there is none. */
   private async readEntry(client: ClientBase, tenantId: string, key: Key): Promise<Item | undefined> {
     const out = await client.query(`SELECT entry FROM ${this.outbox} WHERE tenant_id = $1 AND item_pk = $2 AND item_sk = $3 FOR UPDATE`, [
@@ -688,6 +705,8 @@ export class PgStore implements StoreApi {
     const row = table.rowOf(next, { tenantId, values });
     const columns = Object.keys(row);
     if (!current) {
+      // A new item is what DynamoDB's stream records as an INSERT, the only record the Pipe sends.
+      if (this.queueDownstream) await this.queueEnvelope(client, tenantId, next);
       // A plain INSERT: a row another transaction inserted meanwhile fails it (23505), and the retry tests the condition on that row.
       await client.query(
         `INSERT INTO ${this.q(table)} (${columns.map(ident).join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
