@@ -127,8 +127,9 @@ export const OUTBOX_TABLE: TableDef = {
  * the envelope it goes as (src/infra/dynamo/downstream.ts, the Pipe's on DynamoDB). The relay
  * (downstream.ts) sends the rows in `queued_at` order and deletes each once the receiver took it;
  * one it refused `attempts` times in all is parked (`failed_at`, `last_error`), not sent again.
- * `queued_at` is the insert's own clock, taken after the commit's locks: one stream's events
- * commit one after another under its head's lock, so its later event is always queued later.
+ * `queued_at` is the time of the statement that queues a commit's events, after the commit's
+ * locks: one stream's events commit one after another under its head's lock, so a later commit's
+ * are queued later, and one commit's share the time and are ordered by their keys (positions).
  */
 export const DOWNSTREAM_TABLE: TableDef = {
   entity: '',
@@ -138,7 +139,7 @@ export const DOWNSTREAM_TABLE: TableDef = {
     { name: 'item_pk', type: 'text', notNull: true },
     { name: 'item_sk', type: 'text', notNull: true },
     { name: 'envelope', type: 'jsonb', notNull: true },
-    { name: 'queued_at', type: 'timestamp with time zone', notNull: true, default: 'clock_timestamp()' },
+    { name: 'queued_at', type: 'timestamp with time zone', notNull: true },
     { name: 'attempts', type: 'bigint', notNull: true, default: '0' },
     { name: 'failed_at', type: 'timestamp with time zone', notNull: false },
     { name: 'last_error', type: 'text', notNull: false },

@@ -74,7 +74,8 @@ interface Target {
   /** Orders the locks of a transaction (see commit). */
   lockId: string;
   read(client: ClientBase): Promise<Item | undefined>;
-  save(client: ClientBase, current: Item | undefined): Promise<void>;
+  /** Writes the row; a new item that goes downstream is added to `created`. */
+  save(client: ClientBase, current: Item | undefined, created: Item[]): Promise<void>;
 }
 
 /** One write of a transaction, routed to its table. */
@@ -589,7 +590,7 @@ export class PgStore implements StoreApi {
           tenantId: route.tenantId,
           lockId: `${route.table.name}\u0000${JSON.stringify(route.values)}`,
           read: (client) => this.readRow(client, route.table, route.tenantId, route.values, true),
-          save: (client, current) => this.save(client, routed, current),
+          save: (client, current, created) => this.save(client, routed, current, created),
         };
       }
       // The one item of no declaration: a commit's outbox entry for its several events (withOneOutboxEntry).
@@ -615,7 +616,9 @@ export class PgStore implements StoreApi {
           targets.forEach((t, i) => {
             if (!t.write.holdsFor(current[i])) throw new ConditionFailed(t.write, current[i]);
           });
-          for (const [i, t] of targets.entries()) await t.save(client, current[i]);
+          const created: Item[] = [];
+          for (const [i, t] of targets.entries()) await t.save(client, current[i], created);
+          if (this.queueDownstream) await this.queueEnvelopes(client, tenantId, created);
         });
         return undefined;
       } catch (error) {
@@ -665,13 +668,23 @@ export class PgStore implements StoreApi {
     );
   }
 
-  /** Queues the envelope of `item`, a new item, when it goes downstream (downstreamEnvelope: an event of a downstream stream not put back by a restore). */
-  private async queueEnvelope(client: ClientBase, tenantId: string, item: Item): Promise<void> {
-    const envelope = downstreamEnvelope(item);
-    if (!envelope) return;
+  /**
+   * Queues the envelopes of the items a commit created that go downstream (downstreamEnvelope: the
+   * events of a downstream stream not put back by a restore), after the commit's locks, with one
+   * time for them all (the statement's start, later than every commit that held a lock this one
+   * waited for): the relay sends by that time, then by key, which orders one stream's positions
+   * however the commit's writes were listed.
+   */
+  private async queueEnvelopes(client: ClientBase, tenantId: string, created: Item[]): Promise<void> {
+    const queued = created.flatMap((item) => {
+      const envelope = downstreamEnvelope(item);
+      return envelope ? [{ item, envelope }] : [];
+    });
+    if (queued.length === 0) return;
     await client.query(
-      `INSERT INTO ${ident(this.schema)}.${ident(DOWNSTREAM_TABLE.name)} (tenant_id, item_pk, item_sk, envelope) VALUES ($1, $2, $3, $4)`,
-      [tenantId, item.PK, item.SK, JSON.stringify(envelope)],
+      `INSERT INTO ${ident(this.schema)}.${ident(DOWNSTREAM_TABLE.name)} (tenant_id, item_pk, item_sk, envelope, queued_at)
+       SELECT $1, q.pk, q.sk, q.envelope, statement_timestamp() FROM unnest($2::text[], $3::text[], $4::jsonb[]) AS q (pk, sk, envelope)`,
+      [tenantId, queued.map((q) => q.item.PK), queued.map((q) => q.item.SK), queued.map((q) => JSON.stringify(q.envelope))],
     );
   }
 
@@ -692,7 +705,12 @@ export class PgStore implements StoreApi {
   }
 
   /** Makes one write on its locked row (`current`, undefined when there was none). */
-  private async save(client: ClientBase, { write, table, tenantId, values }: Routed, current: Item | undefined): Promise<void> {
+  private async save(
+    client: ClientBase,
+    { write, table, tenantId, values }: Routed,
+    current: Item | undefined,
+    created: Item[],
+  ): Promise<void> {
     if (write.action.op === 'ConditionCheck') return;
     const next = write.applyTo(current);
     const key = [tenantId, ...values];
@@ -706,7 +724,7 @@ export class PgStore implements StoreApi {
     const columns = Object.keys(row);
     if (!current) {
       // A new item is what DynamoDB's stream records as an INSERT, the only record the Pipe sends.
-      if (this.queueDownstream) await this.queueEnvelope(client, tenantId, next);
+      created.push(next);
       // A plain INSERT: a row another transaction inserted meanwhile fails it (23505), and the retry tests the condition on that row.
       await client.query(
         `INSERT INTO ${this.q(table)} (${columns.map(ident).join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
