@@ -246,10 +246,11 @@ export class PgStore implements StoreApi {
    * Every live item of `spec`, in its order: each table that can hold its items is read by the
    * equalities its partition and prefix fix (tenant first, so a primary key or declared index serves
    * it), and each item is then tested on its derived key exactly as DynamoDB tests the key, and
-   * ordered by it (then by its table key, where an index's sort keys tie). Reads the matching rows of
-   * a partition whole: BAD_USER_INPUT past MAX_PARTITION_ROWS of one table.
+   * ordered by it (then by its table key, where an index's sort keys tie). Reads every matching row
+   * of a partition, of `projection`'s columns where it has them (see read): BAD_USER_INPUT past
+   * MAX_PARTITION_ROWS of one table.
    */
-  private async items(spec: QuerySpec): Promise<Item[]> {
+  private async items(spec: QuerySpec, projection?: Projection): Promise<Item[]> {
     const plans = this.tables.plan(spec);
     const waiting = spec.index === 'OUTBOX';
     if (plans.length === 0 && !waiting) return [];
@@ -257,7 +258,7 @@ export class PgStore implements StoreApi {
       ? await this.inTenant(undefined, (client) => this.waitingItems(client, spec.pk))
       : await this.inTenant(plans[0].tenantId, async (client) => {
           const out: Item[] = [];
-          for (const plan of plans) out.push(...(await this.read(client, plan)));
+          for (const plan of plans) out.push(...(await this.read(client, plan, projection)));
           return out;
         });
     const { pk, sk } = waiting ? keySchemas.OUTBOX : plans[0].keyNames;
@@ -313,7 +314,13 @@ export class PgStore implements StoreApi {
     return { backlog: Number(row?.n ?? 0), oldestAgeSeconds: Number.isNaN(oldest) ? 0 : Math.max(0, (this.now() - oldest) / 1000) };
   }
 
-  private async read(client: ClientBase, plan: TableQuery): Promise<Item[]> {
+  /**
+   * The rows of one table query, as items. With a `projection`, only the columns it needs
+   * (EntityTable.columnsOf, and for an index the columns its key attributes derive from,
+   * indexColumnsOf), as a page PostgreSQL orders reads only its projection's; whole rows where
+   * those cannot be told.
+   */
+  private async read(client: ClientBase, plan: TableQuery, projection?: Projection): Promise<Item[]> {
     const params: unknown[] = [];
     const where: string[] = [];
     if (plan.tenantId !== undefined) {
@@ -328,20 +335,20 @@ export class PgStore implements StoreApi {
       params.push(allowed);
       where.push(`${ident(column)} = ANY($${params.length})`);
     }
+    const columns = projection && (plan.index ? plan.table.indexColumnsOf(projection, plan.index) : plan.table.columnsOf(projection));
     const out = await client.query(
-      `SELECT * FROM ${this.q(plan.table)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} LIMIT ${MAX_PARTITION_ROWS + 1}`,
+      `SELECT ${columns ? columns.map(ident).join(', ') : '*'} FROM ${this.q(plan.table)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} LIMIT ${MAX_PARTITION_ROWS + 1}`,
       params,
     );
     if (out.rows.length > MAX_PARTITION_ROWS)
       throw new AppError(ErrorCode.BAD_USER_INPUT, `More than ${MAX_PARTITION_ROWS} ${plan.table.name} match; narrow the request.`);
-    return out.rows.map((row) => plan.table.itemOf(row));
+    return out.rows.map((row) => plan.table.itemOf(row, columns !== undefined, plan.index));
   }
 
   async queryPage(tenantId: string, spec: QuerySpec, page: PageRequest = {}, projection?: Projection): Promise<Page<Item>> {
     const ordered = this.tables.ordered(spec);
     if (ordered) return this.orderedPage(tenantId, spec, ordered, page, projection);
-    // Whole items whatever the projection: a projection says what a read needs at least.
-    const list = await this.items(spec);
+    const list = await this.items(spec, projection);
     const { pk, sk } = spec.index ? this.indexKeyNames(spec) : { pk: 'PK', sk: 'SK' };
     const order = orderOf(sk);
     return listPage(
