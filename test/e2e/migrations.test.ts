@@ -24,7 +24,7 @@ import { legacyLog } from '../support/legacy-log';
  * re-derives each entity exactly once (its version moves by one); 20 user edits made during the
  * run all survive; the drift check then reports nothing and search finds every entity. A second
  * server runs a migration itself, started by the admin mutation, followed over jobProgress.
- * On PostgreSQL (issue 50) the scripts reach the database with DATABASE_URL: 200 old entities, the
+ * On PostgreSQL (issue 50) the scripts reach the database with DATABASE_URL: 100 old entities, the
  * drift reported by `npm run verify-model`, the backfill run by the script alone through a kill.
  */
 
@@ -322,7 +322,7 @@ describe('`npm run migrate` and `npm run verify-model` on PostgreSQL', () => {
   beforeAll(async () => {
     // The server runs no segment (SYSTEM_JOB_SLOTS 0): the script is the migration's only runner.
     server = await startTestServer({ store: 'postgres', env: { SYSTEM_JOB_SLOTS: '0' } });
-    written = await writeOldShape(server, 200, 4);
+    written = await writeOldShape(server, 100, 4);
   }, 60_000);
 
   it('reach the database with DATABASE_URL: the drift reported, the backfill run by the script through a kill, applied, nothing drifted after', async () => {
@@ -335,20 +335,20 @@ describe('`npm run migrate` and `npm run verify-model` on PostgreSQL', () => {
     };
     const before = await drift();
     // The placeholder project of the server's own jobs is declared as it is; the 200 old entities are not.
-    expect({ code: before.code, drifted: before.report.drifted }).toEqual({ code: 1, drifted: 200 });
+    expect({ code: before.code, drifted: before.report.drifted }).toEqual({ code: 1, drifted: 100 });
 
     // Killed once a quarter is rewritten, then run again: the second run takes the segments over once their leases ran out.
-    const first = runMigrate(server, dataDir, ['--items-per-second', '50']);
+    const first = runMigrate(server, dataDir, ['--items-per-second', '25']);
     await waitFor(
       async () => (await gql(server, admin, MIGRATIONS)).migrations[0],
-      (m) => (m.counts?.rewritten ?? 0) >= 50,
+      (m) => (m.counts?.rewritten ?? 0) >= 25,
       () => `the first run to rewrite a quarter (its output: ${first.output()})`,
     );
     first.child.kill('SIGKILL');
     await exited(first.child);
     const atKill = (await gql(server, admin, MIGRATIONS)).migrations[0];
     expect(atKill.state).toBe('RUNNING');
-    const second = runMigrate(server, dataDir, ['--items-per-second', '50']);
+    const second = runMigrate(server, dataDir, ['--items-per-second', '25']);
     const exitCode = await exited(second.child);
     expect({ exitCode, output: exitCode === 0 ? '' : second.output() }).toEqual({ exitCode: 0, output: '' });
     expect(second.output()).toContain('001-search-backfill: APPLIED');
