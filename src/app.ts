@@ -332,6 +332,20 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       'Age of the oldest committed event not yet published (0 when none waits).',
       async () => (await outboxStats.read()).oldestAgeSeconds,
     );
+    // Events downstream on PostgreSQL (DOWNSTREAM_URL): what waits to be sent, and what was refused at every attempt.
+    const downstream = postgres?.downstream;
+    if (downstream) {
+      metrics.registerAsyncGauge(
+        'downstream_waiting',
+        'Committed events queued to go downstream, not yet taken by the receiver.',
+        async () => (await downstream.snapshot()).waiting,
+      );
+      metrics.registerAsyncGauge(
+        'downstream_parked',
+        'Events the downstream receiver refused at every attempt, parked and not sent again.',
+        async () => (await downstream.snapshot()).parked,
+      );
+    }
     let draining = false;
     const readiness = new Readiness(
       {
@@ -469,6 +483,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     }
     starting = false;
     outbox.start();
+    downstream?.start();
     settler.start();
     archive.startSchedule();
     systemJobs.start();
@@ -538,6 +553,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           await step('archive', () => archive.stop());
           await step('system jobs', () => systemJobs.stop());
           await step('outbox', () => outbox.stop());
+          await step('downstream relay', () => downstream?.stop());
           await step('job settle sweep', () => settler.stop());
           // The job states kept for busy jobs' next groups: the stopped process holds no items.
           releaseJobStates(store);

@@ -39,7 +39,15 @@ export interface Config {
    * schema is applied at start-up; without it the schema is only checked (docs/postgres.md).
    * Undefined: the server runs on DynamoDB.
    */
-  postgres?: { url: string; ownerUrl?: string };
+  postgres?: {
+    url: string;
+    ownerUrl?: string;
+    /**
+     * Where committed events go downstream (DOWNSTREAM_URL), as the Pipe sends them from DynamoDB's
+     * stream: POSTed by a relay in the server (docs/postgres.md#events-downstream). Undefined: none go.
+     */
+    downstream?: { url: string; retryMs: number; pollMs: number };
+  };
   /** Time allowed to open a TCP connection to DynamoDB or S3. */
   connectTimeoutMs: number;
   /** Total time one GraphQL HTTP request may spend on DynamoDB and S3 calls, retries included. */
@@ -542,6 +550,13 @@ export function loadConfig(env: Env = process.env): Config {
   const endpoint = env.DYNAMODB_ENDPOINT || undefined;
   const postgresUrl = env.DATABASE_URL || undefined;
   if (postgresUrl && !/^postgres(ql)?:\/\//.test(postgresUrl)) throw new Error('DATABASE_URL must be a postgres:// URL.');
+  const downstreamUrl = env.DOWNSTREAM_URL || undefined;
+  // On DynamoDB the table's stream and the deploy template's Pipe send events downstream, not the server.
+  if (downstreamUrl && !postgresUrl)
+    throw new Error(
+      'DOWNSTREAM_URL is for a server on PostgreSQL (DATABASE_URL); on DynamoDB events go downstream by the table stream and its Pipe.',
+    );
+  if (downstreamUrl && !/^https?:\/\//.test(downstreamUrl)) throw new Error('DOWNSTREAM_URL must be an http:// or https:// URL.');
   // On PostgreSQL no DynamoDB is used, so none is started.
   const embedded = !postgresUrl && !endpoint && !(env.TABLE_NAME && hasAwsCredentials(env));
   if (production && embedded) {
@@ -578,7 +593,15 @@ export function loadConfig(env: Env = process.env): Config {
       region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
       requestTimeoutMs: positive(env, 'DYNAMODB_TIMEOUT_MS', 2000),
     },
-    postgres: postgresUrl ? { url: postgresUrl, ownerUrl: env.DATABASE_OWNER_URL || undefined } : undefined,
+    postgres: postgresUrl
+      ? {
+          url: postgresUrl,
+          ownerUrl: env.DATABASE_OWNER_URL || undefined,
+          downstream: downstreamUrl
+            ? { url: downstreamUrl, retryMs: positive(env, 'DOWNSTREAM_RETRY_MS', 1000), pollMs: positive(env, 'DOWNSTREAM_POLL_MS', 1000) }
+            : undefined,
+        }
+      : undefined,
     connectTimeoutMs: positive(env, 'CONNECT_TIMEOUT_MS', 1000),
     requestBudgetMs: positive(env, 'REQUEST_BUDGET_MS', 5000),
     readiness: {

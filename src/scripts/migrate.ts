@@ -107,7 +107,7 @@ async function main() {
     lines = await read();
   }
   await runner?.stop();
-  if (target.kind === 'table') target.close();
+  if (target.kind === 'table') await target.close();
   for (const line of lines) process.stdout.write(`${describe(line)}\n`);
   if (lines.some((l) => l.state === 'FAILED')) {
     process.stdout.write(

@@ -32,7 +32,7 @@ async function main() {
   let report: DriftView;
   if (target.kind === 'table') {
     const found = await target.migrations.drift({ maxSamples });
-    target.close();
+    await target.close();
     report = driftView(found);
   } else {
     report = (await target.request<{ modelDrift: DriftView }>(QUERY, { n: maxSamples })).modelDrift;

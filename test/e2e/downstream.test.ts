@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Dynamo } from '../../src/infra/dynamo/client';
 import { DOWNSTREAM_STREAMS, envelopeOf, RESTORED_ATTRIBUTE, type Envelope } from '../../src/infra/dynamo/downstream';
@@ -8,7 +10,8 @@ import { StreamReader } from '../../src/infra/dynamo/stream-reader';
 import { testDynamo, testEndpoint } from '../support/dynamo';
 import { fixture } from '../support/fixtures';
 import { ROOT } from '../support/processes';
-import { Role, startTestServer, type TestServer } from '../support/server';
+import { scrape, sample } from '../support/prometheus';
+import { Role, STORES, startTestServer, type StoreName, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
 
 /*
@@ -17,6 +20,10 @@ import { waitFor } from '../support/wait';
  * src/infra/dynamo/downstream.ts) hold each event exactly once, against DynamoDB Local's stream.
  * A project moved to cold storage and restored (issue 48, item 3) sends none of its old events
  * again: the restore is one new event, at the next position of its activity.
+ *
+ * On PostgreSQL (issue 50) the same cases hold of what the server's relay POSTs to DOWNSTREAM_URL,
+ * here a real HTTP receiver of the test's (src/infra/postgres/downstream.ts); a receiver that
+ * refuses shows the retries, their order and their bound.
  */
 
 const TENANT = 'downstream';
@@ -24,12 +31,48 @@ const DAY = 86_400_000;
 /** How far the server's clock is moved ahead (the archive takes projects archived 90 days ago). */
 let ahead = 0;
 
-describe('events downstream from the table stream', () => {
+/**
+ * A receiver of the relay's requests on a free port: every envelope it took, in the order taken, and
+ * every request, taken or not. `refuse` answers the next requests 503 while it returns true.
+ */
+async function startReceiver() {
+  const taken: Envelope[] = [];
+  const requests: { ids: string[]; status: number }[] = [];
+  const receiver = {
+    taken,
+    requests,
+    refuse: (_events: Envelope[]): boolean => false,
+    url: '',
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const { events } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { events: Envelope[] };
+      const ids = events.map((e) => e.detail.id);
+      const status = receiver.refuse(events) ? 503 : 204;
+      requests.push({ ids, status });
+      if (status === 204) taken.push(...events);
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fixture('downstream receiver', server, (s) => new Promise((resolve) => s.close(resolve)));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
+  return receiver;
+}
+
+describe.each(STORES)('events downstream, on %s', (store: StoreName) => {
   let server: TestServer;
   let editor: string;
   let worker: string;
+  /** DynamoDB's: the table stream, read as the Pipe reads it. */
   let reader: StreamReader;
   let dynamo: Dynamo;
+  /** PostgreSQL's: what the relay POSTed. */
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  /** How many of the receiver's envelopes a readUntil has already handed out. */
+  let handedOut = 0;
 
   const run = async (query: string, variables: Record<string, unknown> = {}, as = editor) => {
     const res = await server.raw({ query, variables }, as);
@@ -37,14 +80,14 @@ describe('events downstream from the table stream', () => {
     return res.body.data;
   };
 
-  /** The event items the table holds for the tenant, of the streams that go downstream and not put back by a restore (a scan: a fresh table of one test). */
+  /** The event items the store holds for the tenant, of the streams that go downstream and not put back by a restore (a scan: a fresh table or database of one file). */
   const storedEvents = async () => {
     const items: Record<string, unknown>[] = [];
-    let start: Record<string, any> | undefined;
+    let start: Record<string, unknown> | undefined;
     do {
-      const page = await dynamo.client.send(new ScanCommand({ TableName: server.config.tableName, ExclusiveStartKey: start }));
-      items.push(...(page.Items ?? []).map((i) => unmarshall(i)));
-      start = page.LastEvaluatedKey;
+      const page = await server.app.store.scanPage(0, 1, 1000, start);
+      items.push(...page.items);
+      start = page.next;
     } while (start);
     return items.filter(
       (i) =>
@@ -56,16 +99,21 @@ describe('events downstream from the table stream', () => {
     );
   };
 
-  /** The tenant's envelopes the stream holds from where the reader stands until `done` says they are all there. */
+  /** The tenant's envelopes sent from where the reader stands (the stream's, or the receiver's) until `done` says they are all there. */
   const readUntil = async (done: (envelopes: Envelope[]) => boolean): Promise<Envelope[]> => {
     const envelopes: Envelope[] = [];
-    // A change stream is read by asking (GetRecords): DynamoDB Local publishes to it a moment after the commit.
+    // A change stream is read by asking (GetRecords): DynamoDB Local publishes to it a moment after
+    // the commit. The relay sends within its poll interval.
     return waitFor(
       async () => {
-        for (const record of await reader.poll()) {
-          const envelope = envelopeOf(record);
-          if (envelope?.detail.tenant === TENANT) envelopes.push(envelope);
-        }
+        if (store === 'postgres') {
+          envelopes.push(...receiver.taken.slice(handedOut).filter((e) => e.detail.tenant === TENANT));
+          handedOut = receiver.taken.length;
+        } else
+          for (const record of await reader.poll()) {
+            const envelope = envelopeOf(record);
+            if (envelope?.detail.tenant === TENANT) envelopes.push(envelope);
+          }
         return done(envelopes) && envelopes;
       },
       () => `the stream's envelopes (${envelopes.length} read)`,
@@ -88,13 +136,25 @@ describe('events downstream from the table stream', () => {
   };
 
   beforeAll(async () => {
-    // This file reads the change stream, which test tables otherwise go without.
-    server = await startTestServer({ env: { TABLE_STREAM: 'on', ARCHIVE_INTERVAL_MS: '0' }, now: () => new Date(Date.now() + ahead) });
+    ahead = 0;
+    if (store === 'postgres') {
+      receiver = await startReceiver();
+      // A short poll and retry delay: the relay's timing is not what this file measures.
+      const env = { DOWNSTREAM_URL: receiver.url, DOWNSTREAM_POLL_MS: '50', DOWNSTREAM_RETRY_MS: '2', ARCHIVE_INTERVAL_MS: '0' };
+      server = await startTestServer({ store, env, now: () => new Date(Date.now() + ahead) });
+    } else {
+      // This file reads the change stream, which test tables otherwise go without.
+      server = await startTestServer({
+        store,
+        env: { TABLE_STREAM: 'on', ARCHIVE_INTERVAL_MS: '0' },
+        now: () => new Date(Date.now() + ahead),
+      });
+      dynamo = fixture('DynamoDB client', testDynamo(), (d) => d.client.destroy());
+      const opened = await StreamReader.open(dynamo.client, server.config.tableName, 'TRIM_HORIZON', testEndpoint());
+      reader = fixture('stream reader', opened, (r) => r.close());
+    }
     editor = await server.token(TENANT, [Role.EDITOR], 'editor-1');
     worker = await server.token(TENANT, [Role.WORKER], 'worker-1');
-    dynamo = fixture('DynamoDB client', testDynamo(), (d) => d.client.destroy());
-    const opened = await StreamReader.open(dynamo.client, server.config.tableName, 'TRIM_HORIZON', testEndpoint());
-    reader = fixture('stream reader', opened, (r) => r.close());
   });
 
   it('holds every event a burst of mixed mutations committed, once each, in the documented envelope', async () => {
@@ -185,9 +245,11 @@ describe('events downstream from the table stream', () => {
     expect(jobPositions).toEqual([...jobPositions].sort());
   });
 
-  it('prints the same envelopes with `npm run events:tail -- --from-start --once`', async () => {
-    expect((await tailed()).map((e) => e.detail.id).sort()).toEqual((await storedEvents()).map((e) => String(e.eventId)).sort());
-  });
+  // The tail reads DynamoDB Local's stream; PostgreSQL's relay is watched by its receiver.
+  if (store === 'dynamodb')
+    it('prints the same envelopes with `npm run events:tail -- --from-start --once`', async () => {
+      expect((await tailed()).map((e) => e.detail.id).sort()).toEqual((await storedEvents()).map((e) => String(e.eventId)).sort());
+    });
 
   it('sends none of a restored project’s old events again: the restore is one new event at the next position, and its words leave and come back with it', async () => {
     const admin = await server.operatorToken('operator');
@@ -200,7 +262,8 @@ describe('events downstream from the table stream', () => {
         },
       )
     ).createLog.logId;
-    // The word items of the project and its log, as the table holds them.
+    // The word items of the project and its log, as the table holds them (on DynamoDB; PostgreSQL
+    // writes none: its words are the rows' tsvector, which the searches here read).
     const words = async () => {
       const counts = await Promise.all(
         [projectId, logId].map(async (id) => {
@@ -228,7 +291,7 @@ describe('events downstream from the table stream', () => {
     expect(await found('cobalt')).toBe(1);
     expect(await found('shelved')).toBe(1);
     // "shelved", "vase"; "glazed", "in", "cobalt", "linseed".
-    expect(await words()).toBe(6);
+    if (store === 'dynamodb') expect(await words()).toBe(6);
 
     // 91 days on, the archive moves it to cold storage, its search words with it.
     ahead = 91 * DAY;
@@ -236,18 +299,64 @@ describe('events downstream from the table stream', () => {
     expect(moved.body.data.runArchive).toEqual({ projects: 1, failed: 0 });
     expect(await found('cobalt')).toBe(0);
     expect(await found('shelved')).toBe(0);
-    expect(await words()).toBe(0);
+    if (store === 'dynamodb') expect(await words()).toBe(0);
 
     await run('mutation($p: ID!) { restoreProject(projectId: $p) { projectId } }', { p: projectId });
     expect(await found('cobalt')).toBe(1);
     expect(await found('shelved')).toBe(1);
-    expect(await words()).toBe(6);
+    if (store === 'dynamodb') expect(await words()).toBe(6);
     // The restore's own event is the project's last write, after every restored row in the same
     // stream partition: once it is read, any old event sent again would have been read before it.
     const after = ofProject(await readUntil((read) => read.some((e) => e.detail.action === 'project.restored')));
     expect(after.map((e) => [e.detail.position, e.detail.action])).toEqual([['EVENT#000000000004', 'project.restored']]);
     // The tail prints each of the project's events once, in its order: the restored ones not again.
     const ids = (envelopes: Envelope[]) => envelopes.map((e) => e.detail.id);
-    expect(ids(ofProject(await tailed()))).toEqual(ids([...history, ...after]));
+    if (store === 'dynamodb') expect(ids(ofProject(await tailed()))).toEqual(ids([...history, ...after]));
+    // On PostgreSQL every envelope the receiver ever took, each once: the restored ones not again.
+    else expect(ids(ofProject(receiver.taken))).toEqual(ids([...history, ...after]));
   });
+
+  if (store === 'postgres')
+    it('retries what the receiver refuses, the oldest first and alone, and parks an event refused 11 times, counted, without holding back the rest', async () => {
+      const metricsUrl = new URL('/metrics', server.url).toString();
+      const gauge = async (name: string) => sample((await scrape(metricsUrl)).exposition, name);
+      const create = async (title: string) =>
+        (await run('mutation($t: String!) { createProject(input: { title: $t }) { projectId } }', { t: title })).createProject.projectId;
+      const from = receiver.requests.length;
+      // Refused twice, then taken: retried in order, sent once.
+      let refusals = 2;
+      receiver.refuse = () => refusals-- > 0;
+      const first = await create('Refused twice');
+      const second = await create('Queued behind it');
+      await readUntil((read) => [first, second].every((p) => read.some((e) => e.detail.subject.id === p)));
+      const requests = receiver.requests.slice(from);
+      const of = (projectId: string) => receiver.taken.filter((e) => e.detail.subject.id === projectId);
+      expect([of(first).length, of(second).length]).toEqual([1, 1]);
+      // The first one's creation was refused, retried alone (nothing sent past it meanwhile) and
+      // refused again, then taken; the second was taken after it.
+      const firstId = of(first)[0].detail.id;
+      expect(requests[0]).toEqual({ ids: expect.arrayContaining([firstId]), status: 503 });
+      expect(requests[0].ids[0]).toBe(firstId);
+      expect(requests.slice(1, 3)).toEqual([
+        { ids: [firstId], status: 503 },
+        { ids: [firstId], status: 204 },
+      ]);
+      expect(receiver.taken.indexOf(of(first)[0])).toBeLessThan(receiver.taken.indexOf(of(second)[0]));
+
+      // Refused at every attempt: 11 attempts (the first and 10 retries, as the Pipe's), then parked and counted.
+      let poison: string | undefined;
+      // Everything is refused until the project is known (its event is the only one queued meanwhile), then only its events.
+      receiver.refuse = (events) => poison === undefined || events.some((e) => e.detail.subject.id === poison);
+      poison = await create('Always refused');
+      await waitFor(async () => (await gauge('artissist_downstream_parked')) === 1, 'the refused event parked');
+      const refused = receiver.requests.slice(from + 3).filter((r) => r.status === 503);
+      const poisonId = refused[0].ids[0];
+      expect(refused).toEqual(Array(11).fill({ ids: [poisonId], status: 503 }));
+      // The relay goes on: an event committed after it is taken, and the parked one is never sent again.
+      const after = await create('After the parked one');
+      await readUntil((read) => read.some((e) => e.detail.subject.id === after));
+      expect(receiver.taken.some((e) => e.detail.id === poisonId)).toBe(false);
+      expect(await gauge('artissist_downstream_waiting')).toBe(0);
+      expect(await gauge('artissist_downstream_parked')).toBe(1);
+    });
 });

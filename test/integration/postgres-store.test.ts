@@ -144,6 +144,44 @@ describe('the PostgreSQL store', () => {
     expect((await postgres.store.queryPage('t1', spec, { first: 5 })).nodes).toEqual([log]);
   });
 
+  it("reads of an index's page take its projection's columns and those its key derives from, as DynamoDB's projected query of an index", async () => {
+    const projects = ['proj_idx_a', 'proj_idx_b', 'proj_idx_c'].map((id) => project('t3', id));
+    await postgres.store.transact(projects.map(put));
+    const spec = entities.Project.query('t3', 'byStatus', { archived: false, status: 'planning' });
+    const projection = entities.Project.projectionOf(['title']);
+    // The statements the store sends, seen on its pool's connections (what PostgreSQL is asked for).
+    // A pooled connection is watched once however often it is acquired, and given its own query back after.
+    const sent: string[] = [];
+    type Queries = { query: (...args: never[]) => unknown };
+    const watched = new Map<Queries, Queries['query']>();
+    const watch = (client: Queries) => {
+      if (watched.has(client)) return;
+      const query = client.query;
+      watched.set(client, query);
+      client.query = (...args: never[]) => {
+        if (typeof args[0] === 'string') sent.push(args[0]);
+        return query.apply(client, args);
+      };
+    };
+    postgres.bus.pool.on('acquire', watch);
+    const first = await postgres.store.queryPage('t3', spec, { first: 2 }, projection);
+    const next = await postgres.store.queryPage('t3', spec, { first: 2, after: await first.pageInfo.endCursor }, projection);
+    postgres.bus.pool.removeListener('acquire', watch);
+    for (const [client, query] of watched) client.query = query;
+    // Read from the table: the tenant, the key, the version and title the projection names, and what the index's key names.
+    const selects = sent.filter((text) => text.includes('FROM "artissist"."projects"'));
+    expect(selects).toHaveLength(2);
+    for (const text of selects)
+      expect(text).toMatch(/^SELECT "tenant_id", "project_id", "version", "title", "archived", "status", "created_at" FROM/);
+    // Each node: its key, type, index key and those attributes; no other (no budget, deadline, search slots, other index's key).
+    const named = ['PK', 'SK', 'entityType', 'GSI1PK', 'GSI1SK', 'projectId', 'version', 'title', 'archived', 'status', 'createdAt'];
+    const expected = projects.map((p) => Object.fromEntries(Object.entries(p).filter(([attribute]) => named.includes(attribute))));
+    expect([...first.nodes, ...next.nodes]).toEqual(expected);
+    expect(next.pageInfo.hasNextPage).toBe(false);
+    // Without a projection, whole items.
+    expect((await postgres.store.queryPage('t3', spec, { first: 5 })).nodes).toEqual(projects);
+  });
+
   it('lets exactly one of 20 concurrent creates of one key commit; the others get the failure with the item as it is', async () => {
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
@@ -272,7 +310,7 @@ describe('the PostgreSQL store', () => {
 
   it('opens every tenant to reading only in the transaction across tenants, and never to writing', async () => {
     const seen = await withCrossTenantRead(app, async (client) => (await client.query('SELECT tenant_id FROM projects')).rows);
-    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2']));
+    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2', 't3']));
     // The setting admits SELECT only: in a transaction of t1 that sets it too, t2's row is seen but neither changed nor deleted.
     const changed = await withTenant(app, 't1', async (client) => {
       await client.query("SELECT set_config('app.cross_tenant', 'read', true)");

@@ -23,6 +23,21 @@ describe('settings', () => {
     expect(() => days('soon')).toThrow('COLD_STORAGE_AFTER_DAYS must be a number of days from 0, got "soon".');
   });
 
+  it('takes DOWNSTREAM_URL on PostgreSQL only: on DynamoDB the table stream and its Pipe send events downstream', () => {
+    const base = { AUTH_JWT_SECRET: 'unit-secret-0123456789abcdef0123456789' };
+    expect(() => loadConfig({ ...base, DOWNSTREAM_URL: 'http://127.0.0.1:9/events' })).toThrow(
+      /DOWNSTREAM_URL is for a server on PostgreSQL/,
+    );
+    const postgres = { ...base, DATABASE_URL: 'postgres://app@127.0.0.1/db' };
+    expect(() => loadConfig({ ...postgres, DOWNSTREAM_URL: 'ftp://receiver/events' })).toThrow(/DOWNSTREAM_URL must be an http/);
+    expect(loadConfig({ ...postgres, DOWNSTREAM_URL: 'https://receiver/events', DOWNSTREAM_RETRY_MS: '50' }).postgres?.downstream).toEqual({
+      url: 'https://receiver/events',
+      retryMs: 50,
+      pollMs: 1000,
+    });
+    expect(loadConfig(postgres).postgres?.downstream).toBeUndefined();
+  });
+
   it('takes a REDIS_URL of one node as it is, and one of a cluster (redis+cluster://) with each node host:port', () => {
     const redis = (value: string) =>
       loadConfig({ AUTH_JWT_SECRET: 'unit-secret-0123456789abcdef0123456789', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', REDIS_URL: value })

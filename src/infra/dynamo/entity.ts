@@ -375,6 +375,22 @@ export interface IndexCondition {
   example: Record<string, unknown>;
 }
 
+/**
+ * The attributes of the one index `declared` for `item` of `tenantId` (see
+ * EntityModel.indexAttributes): empty when its `when` does not hold or its templates name an
+ * attribute the item lacks. Reads only what the declaration names, unless it derives a value.
+ */
+export function indexAttributesOf(declared: IndexDeclaration, tenantId: string, item: Record<string, unknown>): Record<string, string> {
+  if (!belongs(declared.when, item)) return {};
+  const values: Record<string, unknown> = { ...item, tenantId };
+  for (const [name, derive] of Object.entries(declared.derive ?? {})) values[name] = derive(item);
+  const needed = [...placeholdersOf(declared.pk), ...placeholdersOf(declared.sk)];
+  if (needed.some((name) => values[name] == null)) return {};
+  const pk = fill(declared.pk, values, declared.format);
+  const schema = keySchemas[declared.index];
+  return { [schema.pk]: declared.crossTenant ? pk : withTenant(tenantId, pk), [schema.sk]: fill(declared.sk, values, declared.format) };
+}
+
 export const isCondition = (when: IndexDeclaration['when']): when is IndexCondition =>
   typeof (when as IndexCondition)?.holds === 'function';
 
@@ -686,17 +702,7 @@ export class EntityModel<
    */
   indexAttributes(tenantId: string, item: Record<string, unknown>): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const declared of Object.values(this.indexes)) {
-      if (!belongs(declared.when, item)) continue;
-      const values: Record<string, unknown> = { ...item, tenantId };
-      for (const [name, derive] of Object.entries(declared.derive ?? {})) values[name] = derive(item);
-      const needed = [...placeholdersOf(declared.pk), ...placeholdersOf(declared.sk)];
-      if (needed.some((name) => values[name] == null)) continue;
-      const pk = fill(declared.pk, values, declared.format);
-      const schema = keySchemas[declared.index];
-      out[schema.pk] = declared.crossTenant ? pk : withTenant(tenantId, pk);
-      out[schema.sk] = fill(declared.sk, values, declared.format);
-    }
+    for (const declared of Object.values(this.indexes)) Object.assign(out, indexAttributesOf(declared, tenantId, item));
     return out;
   }
 

@@ -2,8 +2,10 @@ import {
   type AnyModel,
   type Attribute,
   type IndexDeclaration,
+  indexAttributesOf,
   isCondition,
   MODEL_INDEX_ATTRIBUTES,
+  placeholdersOf,
   QUOTA_COUNTED_ATTRIBUTE,
   SEARCH_SLOTS_ATTRIBUTE,
 } from '../dynamo/entity';
@@ -215,11 +217,38 @@ export class EntityTable {
   private readonly projected = new WeakMap<Projection, readonly string[] | undefined>();
 
   /**
+   * The columns a read of `projection` through the index `declared` selects: columnsOf's, and those
+   * of the attributes the index's key templates and membership name, from which its key attributes
+   * are derived again on read, since a query's rows are matched and ordered by them (and DynamoDB's
+   * projected query of an index returns them too). Undefined where columnsOf's is, and for an index
+   * that derives a value (a write shard) by code, which may read any attribute: whole rows.
+   */
+  indexColumnsOf(projection: Projection, declared: IndexDeclaration): readonly string[] | undefined {
+    const made = this.indexProjected.get(projection);
+    if (made?.has(declared)) return made.get(declared);
+    const base = this.columnsOf(projection);
+    const membership = declared.when ? (isCondition(declared.when) ? declared.when.reads : Object.keys(declared.when)) : [];
+    const named = [...placeholdersOf(declared.pk), ...placeholdersOf(declared.sk), ...membership].filter((name) => name !== 'tenantId');
+    const fields = named.map((attribute) => this.byAttribute.get(attribute));
+    const columns =
+      base && !declared.derive && fields.every((field) => field !== undefined)
+        ? [...new Set([...base, ...fields.map((field) => field.column.name)])]
+        : undefined;
+    const byIndex = made ?? new Map<IndexDeclaration, readonly string[] | undefined>();
+    byIndex.set(declared, columns);
+    this.indexProjected.set(projection, byIndex);
+    return columns;
+  }
+
+  private readonly indexProjected = new WeakMap<Projection, Map<IndexDeclaration, readonly string[] | undefined>>();
+
+  /**
    * The item a row holds: its attributes, and its key, type and index attributes derived from them.
    * With `projected` (a row of columnsOf's columns), its attributes, key and type only, as
-   * DynamoDB's projected read returns them: an index attribute derives from columns it may lack.
+   * DynamoDB's projected read returns them: an index attribute derives from columns it may lack;
+   * with `index` too (a row of indexColumnsOf's), that index's attributes besides.
    */
-  itemOf(row: Record<string, unknown>, projected = false): Item {
+  itemOf(row: Record<string, unknown>, projected = false, index?: IndexDeclaration): Item {
     const values: Record<string, unknown> = {};
     for (const field of this.fields) {
       const value = fromColumn(field, row[field.column.name]);
@@ -227,7 +256,7 @@ export class EntityTable {
     }
     const tenantId = String(row.tenant_id);
     const key = this.model.key.keyFrom(tenantId, values);
-    if (projected) return { ...key, entityType: this.model.type, ...values };
+    if (projected) return { ...key, entityType: this.model.type, ...values, ...(index ? indexAttributesOf(index, tenantId, values) : {}) };
     return { ...key, entityType: this.model.type, ...values, ...this.model.indexAttributes(tenantId, values) };
   }
 }
@@ -279,6 +308,8 @@ export interface TableQuery {
   within: Record<string, readonly unknown[]>;
   /** The key attributes (PK and SK, or the index's) an item of the query is ordered by. */
   keyNames: { pk: string; sk: string };
+  /** The index declaration the query reads, when it reads one. */
+  index?: IndexDeclaration;
 }
 
 /** The tables of the derived schema, and how a key or a query finds its table. */
@@ -390,7 +421,7 @@ export class EntityTables {
         const when = declared.when && !isCondition(declared.when) ? declared.when : {};
         const derived = new Set(Object.keys(declared.derive ?? {}));
         const fixed = Object.fromEntries(Object.entries({ ...values, ...sk }).filter(([name]) => !derived.has(name)));
-        out.push(this.tableQuery(table, tenantId, fixed, declared.format, when, keySchemas[declared.index]));
+        out.push({ ...this.tableQuery(table, tenantId, fixed, declared.format, when, keySchemas[declared.index]), index: declared });
       }
     }
     return out;

@@ -93,7 +93,7 @@ export interface DerivedSchema {
   roles: SchemaRoles;
   /** A table per entity. */
   tables: TableDef[];
-  /** The store's own tables, of no entity: the outbox (OUTBOX_TABLE). */
+  /** The store's own tables, of no entity: the outbox (OUTBOX_TABLE) and what waits to go downstream (DOWNSTREAM_TABLE). */
   storeTables: TableDef[];
   views: ViewDef[];
 }
@@ -118,6 +118,34 @@ export const OUTBOX_TABLE: TableDef = {
   ],
   primaryKey: ['tenant_id', 'item_pk', 'item_sk'],
   indexes: [{ name: 'outbox_waiting', columns: ['outbox_pk', 'outbox_sk'] }],
+  foreignKeys: [],
+};
+
+/**
+ * Events waiting to go downstream (docs/postgres.md#events-downstream): one row for each new event
+ * of a downstream stream, written in the event's own transaction when DOWNSTREAM_URL is set, with
+ * the envelope it goes as (src/infra/dynamo/downstream.ts, the Pipe's on DynamoDB). The relay
+ * (downstream.ts) sends the rows in `queued_at` order and deletes each once the receiver took it;
+ * one it refused `attempts` times in all is parked (`failed_at`, `last_error`), not sent again.
+ * `queued_at` is the time of the statement that queues a commit's events, after the commit's
+ * locks: one stream's events commit one after another under its head's lock, so a later commit's
+ * are queued later, and one commit's share the time and are ordered by their keys (positions).
+ */
+export const DOWNSTREAM_TABLE: TableDef = {
+  entity: '',
+  name: 'downstream',
+  columns: [
+    { name: 'tenant_id', type: 'text', notNull: true },
+    { name: 'item_pk', type: 'text', notNull: true },
+    { name: 'item_sk', type: 'text', notNull: true },
+    { name: 'envelope', type: 'jsonb', notNull: true },
+    { name: 'queued_at', type: 'timestamp with time zone', notNull: true },
+    { name: 'attempts', type: 'bigint', notNull: true, default: '0' },
+    { name: 'failed_at', type: 'timestamp with time zone', notNull: false },
+    { name: 'last_error', type: 'text', notNull: false },
+  ],
+  primaryKey: ['tenant_id', 'item_pk', 'item_sk'],
+  indexes: [{ name: 'downstream_waiting', columns: ['queued_at'], where: 'failed_at IS NULL' }],
   foreignKeys: [],
 };
 
@@ -289,7 +317,7 @@ export function deriveSchema(models: Readonly<Record<string, AnyModel>>, roles: 
     }
   }
 
-  return { roles, tables, storeTables: [OUTBOX_TABLE], views: seedViews(models, byEntity, roles.schema) };
+  return { roles, tables, storeTables: [OUTBOX_TABLE, DOWNSTREAM_TABLE], views: seedViews(models, byEntity, roles.schema) };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { CursorCodec } from '../cursor';
 import { applySchema, schemaDrift } from './apply';
 import { EntityTables } from './items';
 import { deriveSchema } from './schema';
+import { DownstreamRelay } from './downstream';
 import { PgStore } from './store';
 
 /*
@@ -23,6 +24,8 @@ export interface Postgres {
    * every difference (as verifyTable refuses a table that lacks an index).
    */
   ready(): Promise<'applied' | 'verified'>;
+  /** The relay of events downstream, when DOWNSTREAM_URL is set (started and stopped by the app). */
+  downstream?: DownstreamRelay;
   /** Resolves once PostgreSQL answers a query on one of the pool's connections. */
   probe(signal: AbortSignal): Promise<void>;
   /** Ends the pool's connections. */
@@ -35,7 +38,7 @@ const parsers = new TypeOverrides();
 parsers.setTypeParser(DATE_OID, (value: string) => value);
 
 export function openPostgres(
-  settings: { url: string; ownerUrl?: string },
+  settings: { url: string; ownerUrl?: string; downstream?: { url: string; retryMs: number; pollMs: number } },
   models: Readonly<Record<string, AnyModel>>,
   cursors: CursorCodec,
   options: { poolWaitMs: number; now?: () => number },
@@ -46,9 +49,17 @@ export function openPostgres(
   const pool = new Pool({ connectionString: settings.url, connectionTimeoutMillis: options.poolWaitMs, types: parsers });
   // An idle connection's error (the server restarted) is the pool's to drop; the next query connects anew.
   pool.on('error', () => {});
-  const store = new PgStore(pool, new EntityTables(models, derived), derived.roles.schema, cursors, options.now);
+  const store = new PgStore(
+    pool,
+    new EntityTables(models, derived),
+    derived.roles.schema,
+    cursors,
+    options.now,
+    Boolean(settings.downstream),
+  );
   return {
     store,
+    downstream: settings.downstream ? new DownstreamRelay(pool, derived.roles.schema, settings.downstream) : undefined,
     bus: { url: settings.url, pool, schema: derived.roles.schema },
     async ready() {
       if (settings.ownerUrl) {

@@ -12,7 +12,8 @@ import { classify, isOutage, serviceUnavailable } from '../dependency';
 import { withCrossTenantRead, withTenant } from './apply';
 import { postgresOutcome } from './outcome';
 import { type EntityTable, type EntityTables, type Field, lexeme, type TableQuery } from './items';
-import { OUTBOX_TABLE, SEARCH_VECTOR } from './schema';
+import { downstreamEnvelope } from './downstream';
+import { DOWNSTREAM_TABLE, OUTBOX_TABLE, SEARCH_VECTOR } from './schema';
 
 /*
  * The store on PostgreSQL: the store interface over the tables derived from the entity
@@ -73,7 +74,8 @@ interface Target {
   /** Orders the locks of a transaction (see commit). */
   lockId: string;
   read(client: ClientBase): Promise<Item | undefined>;
-  save(client: ClientBase, current: Item | undefined): Promise<void>;
+  /** Writes the row; a new item that goes downstream is added to `created`. */
+  save(client: ClientBase, current: Item | undefined, created: Item[]): Promise<void>;
 }
 
 /** One write of a transaction, routed to its table. */
@@ -94,6 +96,12 @@ export class PgStore implements StoreApi {
     private readonly schema: string,
     private readonly cursors: CursorCodec,
     private readonly now: () => number = Date.now,
+    /**
+     * Queue each new event of a downstream stream in its own transaction (DOWNSTREAM_TABLE), for
+     * the relay to send (DOWNSTREAM_URL; src/infra/postgres/downstream.ts). Off, nothing is queued,
+     * as a DynamoDB table without its stream records nothing.
+     */
+    private readonly queueDownstream = false,
   ) {}
 
   private q(table: EntityTable): string {
@@ -238,10 +246,11 @@ export class PgStore implements StoreApi {
    * Every live item of `spec`, in its order: each table that can hold its items is read by the
    * equalities its partition and prefix fix (tenant first, so a primary key or declared index serves
    * it), and each item is then tested on its derived key exactly as DynamoDB tests the key, and
-   * ordered by it (then by its table key, where an index's sort keys tie). Reads the matching rows of
-   * a partition whole: BAD_USER_INPUT past MAX_PARTITION_ROWS of one table.
+   * ordered by it (then by its table key, where an index's sort keys tie). Reads every matching row
+   * of a partition, of `projection`'s columns where it has them (see read): BAD_USER_INPUT past
+   * MAX_PARTITION_ROWS of one table.
    */
-  private async items(spec: QuerySpec): Promise<Item[]> {
+  private async items(spec: QuerySpec, projection?: Projection): Promise<Item[]> {
     const plans = this.tables.plan(spec);
     const waiting = spec.index === 'OUTBOX';
     if (plans.length === 0 && !waiting) return [];
@@ -249,7 +258,7 @@ export class PgStore implements StoreApi {
       ? await this.inTenant(undefined, (client) => this.waitingItems(client, spec.pk))
       : await this.inTenant(plans[0].tenantId, async (client) => {
           const out: Item[] = [];
-          for (const plan of plans) out.push(...(await this.read(client, plan)));
+          for (const plan of plans) out.push(...(await this.read(client, plan, projection)));
           return out;
         });
     const { pk, sk } = waiting ? keySchemas.OUTBOX : plans[0].keyNames;
@@ -305,7 +314,13 @@ export class PgStore implements StoreApi {
     return { backlog: Number(row?.n ?? 0), oldestAgeSeconds: Number.isNaN(oldest) ? 0 : Math.max(0, (this.now() - oldest) / 1000) };
   }
 
-  private async read(client: ClientBase, plan: TableQuery): Promise<Item[]> {
+  /**
+   * The rows of one table query, as items. With a `projection`, only the columns it needs
+   * (EntityTable.columnsOf, and for an index the columns its key attributes derive from,
+   * indexColumnsOf), as a page PostgreSQL orders reads only its projection's; whole rows where
+   * those cannot be told.
+   */
+  private async read(client: ClientBase, plan: TableQuery, projection?: Projection): Promise<Item[]> {
     const params: unknown[] = [];
     const where: string[] = [];
     if (plan.tenantId !== undefined) {
@@ -320,20 +335,20 @@ export class PgStore implements StoreApi {
       params.push(allowed);
       where.push(`${ident(column)} = ANY($${params.length})`);
     }
+    const columns = projection && (plan.index ? plan.table.indexColumnsOf(projection, plan.index) : plan.table.columnsOf(projection));
     const out = await client.query(
-      `SELECT * FROM ${this.q(plan.table)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} LIMIT ${MAX_PARTITION_ROWS + 1}`,
+      `SELECT ${columns ? columns.map(ident).join(', ') : '*'} FROM ${this.q(plan.table)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} LIMIT ${MAX_PARTITION_ROWS + 1}`,
       params,
     );
     if (out.rows.length > MAX_PARTITION_ROWS)
       throw new AppError(ErrorCode.BAD_USER_INPUT, `More than ${MAX_PARTITION_ROWS} ${plan.table.name} match; narrow the request.`);
-    return out.rows.map((row) => plan.table.itemOf(row));
+    return out.rows.map((row) => plan.table.itemOf(row, columns !== undefined, plan.index));
   }
 
   async queryPage(tenantId: string, spec: QuerySpec, page: PageRequest = {}, projection?: Projection): Promise<Page<Item>> {
     const ordered = this.tables.ordered(spec);
     if (ordered) return this.orderedPage(tenantId, spec, ordered, page, projection);
-    // Whole items whatever the projection: a projection says what a read needs at least.
-    const list = await this.items(spec);
+    const list = await this.items(spec, projection);
     const { pk, sk } = spec.index ? this.indexKeyNames(spec) : { pk: 'PK', sk: 'SK' };
     const order = orderOf(sk);
     return listPage(
@@ -582,7 +597,7 @@ export class PgStore implements StoreApi {
           tenantId: route.tenantId,
           lockId: `${route.table.name}\u0000${JSON.stringify(route.values)}`,
           read: (client) => this.readRow(client, route.table, route.tenantId, route.values, true),
-          save: (client, current) => this.save(client, routed, current),
+          save: (client, current, created) => this.save(client, routed, current, created),
         };
       }
       // The one item of no declaration: a commit's outbox entry for its several events (withOneOutboxEntry).
@@ -608,7 +623,9 @@ export class PgStore implements StoreApi {
           targets.forEach((t, i) => {
             if (!t.write.holdsFor(current[i])) throw new ConditionFailed(t.write, current[i]);
           });
-          for (const [i, t] of targets.entries()) await t.save(client, current[i]);
+          const created: Item[] = [];
+          for (const [i, t] of targets.entries()) await t.save(client, current[i], created);
+          if (this.queueDownstream) await this.queueEnvelopes(client, tenantId, created);
         });
         return undefined;
       } catch (error) {
@@ -658,6 +675,26 @@ export class PgStore implements StoreApi {
     );
   }
 
+  /**
+   * Queues the envelopes of the items a commit created that go downstream (downstreamEnvelope: the
+   * events of a downstream stream not put back by a restore), after the commit's locks, with one
+   * time for them all (the statement's start, later than every commit that held a lock this one
+   * waited for): the relay sends by that time, then by key, which orders one stream's positions
+   * however the commit's writes were listed.
+   */
+  private async queueEnvelopes(client: ClientBase, tenantId: string, created: Item[]): Promise<void> {
+    const queued = created.flatMap((item) => {
+      const envelope = downstreamEnvelope(item);
+      return envelope ? [{ item, envelope }] : [];
+    });
+    if (queued.length === 0) return;
+    await client.query(
+      `INSERT INTO ${ident(this.schema)}.${ident(DOWNSTREAM_TABLE.name)} (tenant_id, item_pk, item_sk, envelope, queued_at)
+       SELECT $1, q.pk, q.sk, q.envelope, statement_timestamp() FROM unnest($2::text[], $3::text[], $4::jsonb[]) AS q (pk, sk, envelope)`,
+      [tenantId, queued.map((q) => q.item.PK), queued.map((q) => q.item.SK), queued.map((q) => JSON.stringify(q.envelope))],
+    );
+  }
+
   /** A commit's outbox entry (an item of no declaration), locked, as the item it is; undefined when there is none. */
   private async readEntry(client: ClientBase, tenantId: string, key: Key): Promise<Item | undefined> {
     const out = await client.query(`SELECT entry FROM ${this.outbox} WHERE tenant_id = $1 AND item_pk = $2 AND item_sk = $3 FOR UPDATE`, [
@@ -675,7 +712,12 @@ export class PgStore implements StoreApi {
   }
 
   /** Makes one write on its locked row (`current`, undefined when there was none). */
-  private async save(client: ClientBase, { write, table, tenantId, values }: Routed, current: Item | undefined): Promise<void> {
+  private async save(
+    client: ClientBase,
+    { write, table, tenantId, values }: Routed,
+    current: Item | undefined,
+    created: Item[],
+  ): Promise<void> {
     if (write.action.op === 'ConditionCheck') return;
     const next = write.applyTo(current);
     const key = [tenantId, ...values];
@@ -688,6 +730,8 @@ export class PgStore implements StoreApi {
     const row = table.rowOf(next, { tenantId, values });
     const columns = Object.keys(row);
     if (!current) {
+      // A new item is what DynamoDB's stream records as an INSERT, the only record the Pipe sends.
+      created.push(next);
       // A plain INSERT: a row another transaction inserted meanwhile fails it (23505), and the retry tests the condition on that row.
       await client.query(
         `INSERT INTO ${this.q(table)} (${columns.map(ident).join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
