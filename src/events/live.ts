@@ -339,19 +339,21 @@ function tenantControl(topic: string, type: StreamMessageType, position: number,
  * The shards of the tenant's job status stream as one stream (see Live.tenantJobStatusChanges),
  * each shard a replay-then-live stream of its own (replay.ts) with its own listener, position,
  * replay, HISTORY_LOST and REPLAY_MAX_EVENTS. It sends one acknowledgement once every shard's
- * listener is in effect, then each shard's messages in that shard's order, shards interleaved as
- * their messages come: a job's changes are all in one shard, so they keep their order, which is
- * what a position promised of one stream too; changes of different jobs have no order between
- * them. Each message carries the cursor of every shard's position after it, and as `position` the
- * sum of them. A shard's HISTORY_LOST is passed on (with the cursor); a shard's RESYNC (its buffer
- * overflowed) is passed on and ends the whole stream, as it ends a one-shard stream. Returning it
- * returns every shard, which closes their listeners at once, also while it waits for a message.
+ * listener is in effect, at every shard's acknowledged position (a shard whose history is lost is
+ * acknowledged at its head, as a one-shard stream is), then one HISTORY_LOST if any shard lost its
+ * history, then each shard's messages in that shard's order, shards interleaved as their messages
+ * come: a job's changes are all in one shard, so they keep their order, which is what a position
+ * promised of one stream too; changes of different jobs have no order between them. Each message
+ * carries the cursor of every shard's position after it, and as `position` the sum of them. A
+ * shard's RESYNC (its buffer overflowed) is passed on and ends the whole stream, as it ends a
+ * one-shard stream. Returning it returns every shard, which closes their listeners at once, also
+ * while it waits for a message.
  */
 class MergedShards implements AsyncIterableIterator<JobMessage> {
   private readonly positions: number[];
   /** Each shard's next message under way, once the acknowledgements came. */
   private pending: Promise<{ shard: number; result: IteratorResult<JobMessage> }>[] = [];
-  /** Messages to send before pulling (the acknowledgement, a history lost of the whole stream). */
+  /** Messages to send before pulling (the acknowledgement, a history lost). */
   private readonly queue: JobMessage[] = [];
   private begun = false;
   private ended = false;
@@ -381,23 +383,45 @@ class MergedShards implements AsyncIterableIterator<JobMessage> {
     return tenantControl(this.topic, type, this.sum, encodeCursor(this.positions));
   }
 
+  /** What a shard's message becomes in the merged stream, once the shard stands at its position. */
+  private take(shard: number, message: JobMessage): JobMessage {
+    this.positions[shard] = message.position;
+    if (message.type === StreamMessageType.RESYNC) {
+      this.last = true;
+      return this.control(StreamMessageType.RESYNC);
+    }
+    if (message.type === StreamMessageType.HISTORY_LOST) return this.control(StreamMessageType.HISTORY_LOST);
+    const cursor = encodeCursor(this.positions);
+    return markDelivered({ ...message, position: this.sum, cursor }, cursor);
+  }
+
   private async begin(): Promise<boolean> {
     this.begun = true;
     // Every shard's first message is its acknowledgement, at the client's position or the head.
     const firsts = await Promise.all(this.shards.map((shard) => shard.next()));
-    if (this.ended || firsts.some((first) => first.done)) return false;
-    firsts.forEach((first, shard) => {
-      // A shard whose history is lost is acknowledged at its head; its HISTORY_LOST moves it there.
-      if (!first.done) this.positions[shard] = this.from[shard] ?? first.value.position;
-    });
+    if (this.ended) return false;
+    for (const [shard, first] of firsts.entries()) {
+      if (first.done) return false;
+      this.positions[shard] = first.value.position;
+    }
+    // A shard acknowledged past the client's position lost its history: its next message says so
+    // (replay.ts sends it right after the acknowledgement), and the merged stream says it once, next.
+    const lost = firsts.flatMap((first, shard) => (this.from[shard] !== null && first.value?.position !== this.from[shard] ? [shard] : []));
+    const seconds = await Promise.all(lost.map((shard) => this.shards[shard].next()));
+    if (this.ended || seconds.some((second) => second.done)) return false;
     this.queue.push(this.control(StreamMessageType.SUBSCRIBED));
-    if (this.historyLost) this.queue.push(this.control(StreamMessageType.HISTORY_LOST));
+    const others: JobMessage[] = [];
+    seconds.forEach((second, i) => {
+      if (!second.done && second.value.type !== StreamMessageType.HISTORY_LOST) others.push(this.take(lost[i], second.value));
+    });
+    if (this.historyLost || lost.length > others.length) this.queue.push(this.control(StreamMessageType.HISTORY_LOST));
+    this.queue.push(...others);
     this.pending = this.shards.map((_, shard) => this.pull(shard));
     return true;
   }
 
   async next(): Promise<IteratorResult<JobMessage>> {
-    if (this.last) await this.return();
+    if (this.last && this.queue.length === 0) await this.return();
     if (this.ended) return { done: true, value: undefined };
     if (!this.begun && !(await this.begin())) return this.return();
     const queued = this.queue.shift();
@@ -405,15 +429,7 @@ class MergedShards implements AsyncIterableIterator<JobMessage> {
     const { shard, result } = await Promise.race(this.pending);
     if (this.ended || result.done) return this.return();
     this.pending[shard] = this.pull(shard);
-    const message = result.value;
-    this.positions[shard] = message.position;
-    if (message.type === StreamMessageType.RESYNC) {
-      this.last = true;
-      return { done: false, value: this.control(StreamMessageType.RESYNC) };
-    }
-    if (message.type === StreamMessageType.HISTORY_LOST) return { done: false, value: this.control(StreamMessageType.HISTORY_LOST) };
-    const cursor = encodeCursor(this.positions);
-    return { done: false, value: markDelivered({ ...message, position: this.sum, cursor }, cursor) };
+    return { done: false, value: this.take(shard, result.value) };
   }
 
   async return(): Promise<IteratorResult<JobMessage>> {
@@ -591,9 +607,9 @@ export class Live {
    * resumes from exactly, and `position`, the sum of those positions (the count of the tenant's
    * status changes up to it, which equals the one stream's position of before the sharding).
    *
-   * `after` (an Int, what clients of the one stream of before pass) is exact where it can be: at
-   * the sum of the heads (nothing was missed), or while shards 1 and up are still empty (a position
-   * of before the sharding, which is shard 0's). Any other `after` below the sum names no one set
+   * `after` (an Int, what clients of the one stream of before pass) is exact where it can be: 0
+   * (from the start), the sum of the heads (nothing was missed), or while shards 1 and up are still
+   * empty (a position of before the sharding, which is shard 0's). Any other `after` below the sum names no one set
    * of shard positions: the client gets the acknowledgement at the heads, then HISTORY_LOST, and
    * re-reads what it shows, as for an expired position. Above the sum it is BAD_USER_INPUT.
    */
@@ -608,7 +624,8 @@ export class Live {
       const heads = await Promise.all(shards.map(async (stream) => (await this.positionedHead(stream)).head));
       const sum = heads.reduce((a, b) => a + b, 0);
       if (after > sum) throw badInput(`after ${after} is ahead of the stream, whose last position is ${sum}.`, 'after');
-      if (heads.slice(1).every((head) => head === 0)) from = heads.map((_, shard) => (shard === 0 ? after : 0));
+      // Exact: nothing seen (0), everything (the sum), or a position of before the sharding (shards 1 and up empty).
+      if (after === 0 || heads.slice(1).every((head) => head === 0)) from = heads.map((_, shard) => (shard === 0 ? after : 0));
       else {
         from = heads;
         historyLost = after < sum;

@@ -21,10 +21,15 @@ describe("DynamoDB's partition limits, emulated", () => {
   const WORKERS = 24;
   const TENANT = 'hot-co';
   /** The status-change case: its jobs (two changes each), projects and concurrent writers, and its write limit a key. */
-  const JOBS = Number(process.env.STATUS_JOBS ?? 160);
+  const JOBS = 32;
   const PROJECTS = 16;
-  const WRITERS = Number(process.env.STATUS_WRITERS ?? 24);
-  const STATUS_WCU = Number(process.env.STATUS_WCU ?? 20);
+  const WRITERS = 16;
+  /**
+   * A sixtieth of DynamoDB's limit: the tenant's stream as one partition (about 5.4 WCU a change)
+   * would take 2.2 changes a second, the sharded stream's binding keys (about 2 WCU a change)
+   * about 6, well below the 11 a second this shared machine does with no limit at all.
+   */
+  const STATUS_WCU = 12;
   let server: TestServer;
   /** Every error code a client saw, and every HTTP status other than 200. */
   const codes = new Map<string, number>();
@@ -209,7 +214,7 @@ describe("DynamoDB's partition limits, emulated", () => {
         )),
       );
     // Subscribers of the tenant's status changes, each acknowledged (its listeners in effect) before the changes start.
-    const subscribers = Array.from({ length: 3 }, () =>
+    const subscribers = Array.from({ length: 2 }, () =>
       subscribe<{ jobId: string; seq: number; type: string; position: number; cursor: string }>(
         wsClient(server.url, editor),
         'subscription { jobStatusChanges { jobId seq type position cursor } }',
@@ -277,8 +282,8 @@ describe("DynamoDB's partition limits, emulated", () => {
     // No client saw a 5xx other than the documented 503 of SERVICE_UNAVAILABLE, nor INTERNAL.
     expect([...statuses.keys()].filter((status) => status !== 503)).toEqual([]);
     expect([...codes.keys()].filter((code) => code !== 'SERVICE_UNAVAILABLE')).toEqual([]);
-    // The shards took the tenant's changes: at least 12 of 16 in use, none with more than a quarter.
-    expect(statusKeys.length).toBeGreaterThanOrEqual(12);
+    // The shards took the tenant's changes (32 jobs over 16 shards use 14 of them on average).
+    expect(statusKeys.length).toBeGreaterThanOrEqual(10);
     // Past the one stream's ceiling, and at the ceiling the counts predict within 20 %.
     expect(rate).toBeGreaterThan(2 * (STATUS_WCU / oneStream));
     expect(rate).toBeGreaterThan(0.8 * ceiling);
