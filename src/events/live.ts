@@ -349,7 +349,7 @@ function tenantControl(topic: string, type: StreamMessageType, position: number,
  * one-shard stream. Returning it returns every shard, which closes their listeners at once, also
  * while it waits for a message.
  */
-class MergedShards implements AsyncIterableIterator<JobMessage> {
+export class MergedShards implements AsyncIterableIterator<JobMessage> {
   private readonly positions: number[];
   /** Each shard's next message under way, once the acknowledgements came. */
   private pending: Promise<{ shard: number; result: IteratorResult<JobMessage> }>[] = [];
@@ -423,13 +423,19 @@ class MergedShards implements AsyncIterableIterator<JobMessage> {
   async next(): Promise<IteratorResult<JobMessage>> {
     if (this.last && this.queue.length === 0) await this.return();
     if (this.ended) return { done: true, value: undefined };
-    if (!this.begun && !(await this.begin())) return this.return();
-    const queued = this.queue.shift();
-    if (queued) return { done: false, value: queued };
-    const { shard, result } = await Promise.race(this.pending);
-    if (this.ended || result.done) return this.return();
-    this.pending[shard] = this.pull(shard);
-    return { done: false, value: this.take(shard, result.value) };
+    try {
+      if (!this.begun && !(await this.begin())) return this.return();
+      const queued = this.queue.shift();
+      if (queued) return { done: false, value: queued };
+      const { shard, result } = await Promise.race(this.pending);
+      if (this.ended || result.done) return this.return();
+      this.pending[shard] = this.pull(shard);
+      return { done: false, value: this.take(shard, result.value) };
+    } catch (error) {
+      // A shard's read failed (its stream ends with it): the others are let go, and the caller gets the error.
+      await this.return();
+      throw error;
+    }
   }
 
   async return(): Promise<IteratorResult<JobMessage>> {
