@@ -53,8 +53,8 @@ export class BoundTenant {
     return streams.projectJobStatus(this.id, projectId);
   }
 
-  /** The job status changes of all this tenant's jobs. */
-  jobStatus(): PositionedStream<TenantJobStatusEvent> {
-    return streams.tenantJobStatus(this.id);
+  /** One shard of the job status changes of all this tenant's jobs (see JOB_STATUS_SHARDS, jobStatusShard). */
+  jobStatus(shard: number): PositionedStream<TenantJobStatusEvent> {
+    return streams.tenantJobStatus(this.id, shard);
   }
 }

@@ -1009,7 +1009,11 @@ export const entities = {
     parent: 'Project',
     key: keyShape({ pk: 'PROJECT#{projectId}#JOBSTATUS', sk: 'HEAD' }),
   }),
-  /** The status changes of all the tenant's jobs, by position (see ProjectEvent). */
+  /**
+   * The status changes of the tenant's jobs, by position (see ProjectEvent): shard 0 of the
+   * tenant's job status stream (see JOB_STATUS_SHARDS in src/common/streams.ts), the stream all of
+   * them went to before it was sharded, under the same key.
+   */
   TenantJobStatusEvent: entity({
     type: 'Event',
     idPrefix: undefined,
@@ -1026,6 +1030,28 @@ export const entities = {
     keeps: [],
     attributes: headAttributes,
     key: keyShape({ pk: 'JOBSTATUS', sk: 'HEAD' }),
+  }),
+  /**
+   * Shards 1 and up of the tenant's job status stream, each a partition of its own with its own
+   * head, so that one tenant's status changes are not bound by one partition's write limit
+   * (docs/scaling.md, "Status heads"). A job's changes all go to one shard (jobStatusShard).
+   */
+  TenantJobStatusShardEvent: entity({
+    type: 'Event',
+    idPrefix: undefined,
+    // An event: its own `at` says when; it has no version or author of the server's.
+    keeps: [],
+    key: keyShape({ pk: 'JOBSTATUS#{shard}', sk: 'EVENT#{position}', format: { position: positionLabel } }),
+    attributes: { ...jobEventAttributes, shard: attr.int({ required: true }) },
+    ttl: true,
+  }),
+  TenantJobStatusShardHead: entity({
+    type: 'StreamHead',
+    idPrefix: undefined,
+    // Written by the unit of work's stream allocation (its position only).
+    keeps: [],
+    attributes: headAttributes,
+    key: keyShape({ pk: 'JOBSTATUS#{shard}', sk: 'HEAD' }),
   }),
   /** The activity that belongs to no project (tenant, inspiration). */
   TenantEvent: entity({

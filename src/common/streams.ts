@@ -59,6 +59,26 @@ export type ProjectActivityEvent = Appended<(typeof entities)['ProjectEvent'], '
 export type ProjectJobStatusEvent = Appended<(typeof entities)['ProjectJobStatusEvent'], 'projectId'>;
 export type TenantJobStatusEvent = Appended<(typeof entities)['TenantJobStatusEvent'], never>;
 
+/**
+ * How many shards the tenant's job status stream is split into: each is a stream of its own (a
+ * head and its events in one partition), so a tenant's status changes spread over this many
+ * partitions, each of which takes about 166 changes a second at DynamoDB's 1,000 write units a key
+ * (docs/scaling.md, "Status heads"): 16 carry about 2,650 a second, the goal being 2,000.
+ * Changing it moves jobs between shards, which breaks the order of a job's changes across the
+ * change and every cursor handed out: it is declared here, not configured.
+ */
+export const JOB_STATUS_SHARDS = 16;
+
+/**
+ * The shard of the tenant's job status stream that every change of `jobId` goes to (FNV-1a of
+ * the id, modulo JOB_STATUS_SHARDS), so a job's changes keep their order within one stream.
+ */
+export function jobStatusShard(jobId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < jobId.length; i++) hash = Math.imul(hash ^ jobId.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % JOB_STATUS_SHARDS;
+}
+
 export const streams = {
   /** A project's activity: every change of the project and its children. */
   projectActivity: (tenantId: string, projectId: string): PositionedStream<ProjectActivityEvent> =>
@@ -74,7 +94,17 @@ export const streams = {
       { event: entities.ProjectJobStatusEvent, head: entities.ProjectJobStatusHead },
       { projectId },
     ),
-  /** The status changes of all the tenant's jobs. */
-  tenantJobStatus: (tenantId: string): PositionedStream<TenantJobStatusEvent> =>
-    positioned<TenantJobStatusEvent, object>(tenantId, { event: entities.TenantJobStatusEvent, head: entities.TenantJobStatusHead }, {}),
+  /**
+   * One shard of the status changes of all the tenant's jobs (see JOB_STATUS_SHARDS): shard 0 is
+   * the one stream of before, under its key, so the history written before the sharding is shard
+   * 0's and needs no migration; shards 1 and up started empty.
+   */
+  tenantJobStatus: (tenantId: string, shard: number): PositionedStream<TenantJobStatusEvent> =>
+    shard === 0
+      ? positioned<TenantJobStatusEvent, object>(tenantId, { event: entities.TenantJobStatusEvent, head: entities.TenantJobStatusHead }, {})
+      : positioned<TenantJobStatusEvent, { shard: number }>(
+          tenantId,
+          { event: entities.TenantJobStatusShardEvent, head: entities.TenantJobStatusShardHead },
+          { shard },
+        ),
 };

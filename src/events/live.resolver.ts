@@ -27,6 +27,14 @@ declare module '../context' {
 export const RESUME_ARGUMENT = 'resumeArgument';
 
 /**
+ * The field extension that names a subscription's cursor argument, beside RESUME_ARGUMENT: the
+ * String argument that takes the cursor of the last message received, where the stream is sharded
+ * and a message's resume point is a cursor rather than a position (the tenant's jobStatusChanges).
+ * SSE sets it from a Last-Event-ID that is a cursor.
+ */
+export const RESUME_CURSOR_ARGUMENT = 'resumeCursorArgument';
+
+/**
  * The subscriptions. They live with the events they stream, above the features, so that no
  * feature depends on how events are published; each field returns its event as it is, because
  * the stream (replay, then live from the EventBus) already made it.
@@ -60,7 +68,14 @@ type JobProgressArgs = InstanceType<typeof JobProgressArgs>;
 
 const JobStatusChangesArgs = argsType('JobStatusChangesArgs', {
   projectId: attr.id({ description: "Only this project's jobs; all of the tenant's when omitted." }),
-  after: resumeAfter,
+  after: attr.int({
+    description:
+      "A position this stream gave you: resume after it. For all the tenant's jobs (no projectId) resume with afterCursor instead: there an after below the stream's last position is exact only if it is from before the stream was sharded, and otherwise gets HISTORY_LOST.",
+  }),
+  afterCursor: attr.string({
+    description:
+      "All the tenant's jobs only (no projectId): the cursor of the last message you received; every change after it is sent, none missed or repeated.",
+  }),
   system: systemJobs('the status changes of the server’s own jobs (migrations, archiving)'),
 });
 type JobStatusChangesArgs = InstanceType<typeof JobStatusChangesArgs>;
@@ -91,11 +106,13 @@ export class LiveResolver {
   }
 
   @Authorized()
-  @Extensions({ [RESUME_ARGUMENT]: 'after' })
+  @Extensions({ [RESUME_ARGUMENT]: 'after', [RESUME_CURSOR_ARGUMENT]: 'afterCursor' })
   @Subscription(() => JobEvent, {
     description:
-      'Status changes of the jobs of one project, or of all the tenant’s jobs when projectId is omitted. The first message is SUBSCRIBED with the position the subscription starts from; pass after (the position of the last message you received) to receive every change after it first.',
-    subscribe: ({ args, context }) => liveOf(context, args.system === true).jobStatusChanges(args.projectId ?? null, args.after ?? null),
+      'Status changes of the jobs of one project, or of all the tenant’s jobs when projectId is omitted. The first message is SUBSCRIBED with the position the subscription starts from; pass after (the position of the last message you received) to receive every change after it first. ' +
+      'All the tenant’s jobs are one stream per shard, merged: a job’s changes come in order, changes of different jobs in no set order, and every message carries a cursor; resume with afterCursor set to the last one you received.',
+    subscribe: ({ args, context }) =>
+      liveOf(context, args.system === true).jobStatusChanges(args.projectId ?? null, args.after ?? null, args.afterCursor ?? null),
   })
   jobStatusChanges(@Root() event: JobMessage, @Args(() => JobStatusChangesArgs) _args: JobStatusChangesArgs): JobMessage {
     return event;

@@ -3,7 +3,7 @@ import { type ActivityEvent, isActivityEvent } from '../activity/activity.type';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import type { BoundTenant } from '../common/bound-tenant';
-import type { PositionedStream } from '../common/streams';
+import { JOB_STATUS_SHARDS, type PositionedStream } from '../common/streams';
 import { badInput, notFound } from '../errors';
 import type { Metrics } from '../infra/metrics';
 import type { QuerySpec } from '../infra/dynamo/store';
@@ -15,7 +15,8 @@ import type { JobRepository } from '../job/job.repository';
 import { isJobEvent } from '../job/job.type';
 import type { ProjectRepository } from '../project/project.repository';
 import { type Head, KnownHeads } from './known-heads';
-import { replayThenLive, type ReplayObserver, type ReplayOptions, type StreamStart } from './replay';
+import { markDelivered, replayThenLive, type ReplayObserver, type ReplayOptions, type StreamStart } from './replay';
+import { decodeCursor, encodeCursor } from './shard-cursor';
 import { type JobMessage, StreamMessageType } from './stream-messages';
 import { topics } from './topics';
 
@@ -252,7 +253,7 @@ class JobProgressSubscription extends StreamSubscription<JobMessage> {
   }
 }
 
-/** Status changes of the jobs of one project, or of the whole tenant (see Live.jobStatusChanges). */
+/** Status changes of the jobs of one project, or of one shard of the whole tenant's (see Live.jobStatusChanges). */
 class JobStatusSubscription extends StreamSubscription<JobMessage> {
   constructor(
     shared: LiveShared,
@@ -260,8 +261,11 @@ class JobStatusSubscription extends StreamSubscription<JobMessage> {
     private readonly stream: PositionedStream,
     private readonly projectId: string | null,
     from: number | null,
+    /** The shard of the tenant's stream (projectId null), see JOB_STATUS_SHARDS. */
+    shard = 0,
+    argument = 'after',
   ) {
-    super(shared, scope, projectId ? topics.projectJobs(scope.tenant, projectId) : topics.tenantJobs(scope.tenant), from, 'after');
+    super(shared, scope, projectId ? topics.projectJobs(scope.tenant, projectId) : topics.tenantJobs(scope.tenant, shard), from, argument);
   }
 
   readPage(after: number, limit: number, fresh: boolean): Promise<JobMessage[]> {
@@ -304,6 +308,146 @@ class JobStatusSubscription extends StreamSubscription<JobMessage> {
       actor: 'server',
       at: new Date().toISOString(),
     };
+  }
+}
+
+/** A control message of the tenant's merged job status stream (see MergedShards), with its cursor. */
+function tenantControl(topic: string, type: StreamMessageType, position: number, cursor: string): JobMessage {
+  const make = (): JobMessage =>
+    markDelivered(
+      {
+        eventId: `tenant:jobs:${type.toLowerCase()}:${cursor}`,
+        jobId: '',
+        projectId: '',
+        seq: 0,
+        prevSeq: 0,
+        position,
+        cursor,
+        type,
+        actor: 'server',
+        at: new Date().toISOString(),
+        ...(type === StreamMessageType.RESYNC ? { resumeAfterSeq: position } : {}),
+      },
+      cursor,
+      type === StreamMessageType.RESYNC,
+    );
+  // A resync is its subscriber's own; the others are the same for every subscriber at one cursor.
+  return type === StreamMessageType.RESYNC ? make() : jobControls.get(`${topic}\u0000${type}\u0000${cursor}`, make);
+}
+
+/**
+ * The shards of the tenant's job status stream as one stream (see Live.tenantJobStatusChanges),
+ * each shard a replay-then-live stream of its own (replay.ts) with its own listener, position,
+ * replay, HISTORY_LOST and REPLAY_MAX_EVENTS. It sends one acknowledgement once every shard's
+ * listener is in effect, at every shard's acknowledged position (a shard whose history is lost is
+ * acknowledged at its head, as a one-shard stream is), then one HISTORY_LOST if any shard lost its
+ * history, then each shard's messages in that shard's order, shards interleaved as their messages
+ * come: a job's changes are all in one shard, so they keep their order, which is what a position
+ * promised of one stream too; changes of different jobs have no order between them. Each message
+ * carries the cursor of every shard's position after it, and as `position` the sum of them. A
+ * shard's RESYNC (its buffer overflowed) is passed on and ends the whole stream, as it ends a
+ * one-shard stream. Returning it returns every shard, which closes their listeners at once, also
+ * while it waits for a message.
+ */
+export class MergedShards implements AsyncIterableIterator<JobMessage> {
+  private readonly positions: number[];
+  /** Each shard's next message under way, once the acknowledgements came. */
+  private pending: Promise<{ shard: number; result: IteratorResult<JobMessage> }>[] = [];
+  /** Messages to send before pulling (the acknowledgement, a history lost). */
+  private readonly queue: JobMessage[] = [];
+  private begun = false;
+  private ended = false;
+  /** The message just sent ends the stream (a resync). */
+  private last = false;
+
+  constructor(
+    private readonly shards: AsyncIterator<JobMessage>[],
+    private readonly from: readonly (number | null)[],
+    /** The resume named no one set of positions (see Live.tenantJobStatusChanges): say so after the acknowledgement. */
+    private readonly historyLost: boolean,
+    /** What tells this tenant's shared control messages apart (shard 0's topic). */
+    private readonly topic: string,
+  ) {
+    this.positions = from.map((position) => position ?? 0);
+  }
+
+  private get sum(): number {
+    return this.positions.reduce((a, b) => a + b, 0);
+  }
+
+  private pull(shard: number) {
+    return this.shards[shard].next().then((result) => ({ shard, result }));
+  }
+
+  private control(type: StreamMessageType): JobMessage {
+    return tenantControl(this.topic, type, this.sum, encodeCursor(this.positions));
+  }
+
+  /** What a shard's message becomes in the merged stream, once the shard stands at its position. */
+  private take(shard: number, message: JobMessage): JobMessage {
+    this.positions[shard] = message.position;
+    if (message.type === StreamMessageType.RESYNC) {
+      this.last = true;
+      return this.control(StreamMessageType.RESYNC);
+    }
+    if (message.type === StreamMessageType.HISTORY_LOST) return this.control(StreamMessageType.HISTORY_LOST);
+    const cursor = encodeCursor(this.positions);
+    return markDelivered({ ...message, position: this.sum, cursor }, cursor);
+  }
+
+  private async begin(): Promise<boolean> {
+    this.begun = true;
+    // Every shard's first message is its acknowledgement, at the client's position or the head.
+    const firsts = await Promise.all(this.shards.map((shard) => shard.next()));
+    if (this.ended) return false;
+    for (const [shard, first] of firsts.entries()) {
+      if (first.done) return false;
+      this.positions[shard] = first.value.position;
+    }
+    // A shard acknowledged past the client's position lost its history: its next message says so
+    // (replay.ts sends it right after the acknowledgement), and the merged stream says it once, next.
+    const lost = firsts.flatMap((first, shard) => (this.from[shard] !== null && first.value?.position !== this.from[shard] ? [shard] : []));
+    const seconds = await Promise.all(lost.map((shard) => this.shards[shard].next()));
+    if (this.ended || seconds.some((second) => second.done)) return false;
+    this.queue.push(this.control(StreamMessageType.SUBSCRIBED));
+    const others: JobMessage[] = [];
+    seconds.forEach((second, i) => {
+      if (!second.done && second.value.type !== StreamMessageType.HISTORY_LOST) others.push(this.take(lost[i], second.value));
+    });
+    if (this.historyLost || lost.length > others.length) this.queue.push(this.control(StreamMessageType.HISTORY_LOST));
+    this.queue.push(...others);
+    this.pending = this.shards.map((_, shard) => this.pull(shard));
+    return true;
+  }
+
+  async next(): Promise<IteratorResult<JobMessage>> {
+    if (this.last && this.queue.length === 0) await this.return();
+    if (this.ended) return { done: true, value: undefined };
+    try {
+      if (!this.begun && !(await this.begin())) return this.return();
+      const queued = this.queue.shift();
+      if (queued) return { done: false, value: queued };
+      const { shard, result } = await Promise.race(this.pending);
+      if (this.ended || result.done) return this.return();
+      this.pending[shard] = this.pull(shard);
+      return { done: false, value: this.take(shard, result.value) };
+    } catch (error) {
+      // A shard's read failed (its stream ends with it): the others are let go, and the caller gets the error.
+      await this.return();
+      throw error;
+    }
+  }
+
+  async return(): Promise<IteratorResult<JobMessage>> {
+    if (!this.ended) {
+      this.ended = true;
+      await Promise.all(this.shards.map((shard) => shard.return?.()));
+    }
+    return { done: true, value: undefined };
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
   }
 }
 
@@ -437,14 +581,77 @@ export class Live {
     });
   }
 
-  /** Status changes of the jobs of one project, or of the whole tenant; with `after`, stored ones after it first. */
-  async jobStatusChanges(projectId: string | null, after: number | null): Promise<AsyncIterable<JobMessage>> {
+  /**
+   * Status changes of the jobs of one project, or of the whole tenant; with `after` (a project's,
+   * or `afterCursor` for the tenant's, see tenantJobStatusChanges), stored ones after it first.
+   */
+  async jobStatusChanges(
+    projectId: string | null,
+    after: number | null,
+    afterCursor: string | null = null,
+  ): Promise<AsyncIterable<JobMessage>> {
     if (projectId !== null) assertId(projectId, 'proj', 'projectId');
     checkPosition(after, 'after');
-    if (projectId && !(await this.projects.exists(projectId))) throw notFound('Project', projectId);
-    const { tenant } = this.scope;
-    const stream = projectId ? tenant.projectJobStatus(projectId) : tenant.jobStatus();
+    if (afterCursor !== null && (after !== null || projectId !== null)) {
+      throw badInput(
+        projectId !== null
+          ? "afterCursor resumes the tenant's job status changes; a project's are one stream: resume them with after."
+          : 'Pass after or afterCursor, not both: afterCursor is the cursor of the last message you received.',
+        'afterCursor',
+      );
+    }
+    if (projectId === null) return this.tenantJobStatusChanges(after, afterCursor);
+    if (!(await this.projects.exists(projectId))) throw notFound('Project', projectId);
+    const stream = this.scope.tenant.projectJobStatus(projectId);
     return this.open(new JobStatusSubscription(this.shared, this.scope, stream, projectId, after), () => this.positionedHead(stream));
+  }
+
+  /**
+   * The tenant's job status changes: JOB_STATUS_SHARDS streams (a job's changes all in one, see
+   * jobStatusShard), each listened to and replayed from its own position, merged into one (see
+   * MergedShards). A message carries `cursor`, every shard's position after it, which `afterCursor`
+   * resumes from exactly, and `position`, the sum of those positions (the count of the tenant's
+   * status changes up to it, which equals the one stream's position of before the sharding).
+   *
+   * `after` (an Int, what clients of the one stream of before pass) is exact where it can be: 0
+   * (from the start), the sum of the heads (nothing was missed), or while shards 1 and up are still
+   * empty (a position of before the sharding, which is shard 0's). Any other `after` below the sum names no one set
+   * of shard positions: the client gets the acknowledgement at the heads, then HISTORY_LOST, and
+   * re-reads what it shows, as for an expired position. Above the sum it is BAD_USER_INPUT.
+   */
+  private async tenantJobStatusChanges(after: number | null, afterCursor: string | null): Promise<AsyncIterable<JobMessage>> {
+    const { tenant } = this.scope;
+    const shards = Array.from({ length: JOB_STATUS_SHARDS }, (_, shard) => tenant.jobStatus(shard));
+    let from: (number | null)[] = shards.map(() => null);
+    let historyLost = false;
+    if (afterCursor !== null) from = decodeCursor(afterCursor, 'afterCursor');
+    else if (after !== null) {
+      // Read before listening: exact for the cases named above, whatever commits meanwhile (it is replayed).
+      const heads = await Promise.all(shards.map(async (stream) => (await this.positionedHead(stream)).head));
+      const sum = heads.reduce((a, b) => a + b, 0);
+      if (after > sum) throw badInput(`after ${after} is ahead of the stream, whose last position is ${sum}.`, 'after');
+      // Exact: nothing seen (0), everything (the sum), or a position of before the sharding (shards 1 and up empty).
+      if (after === 0 || heads.slice(1).every((head) => head === 0)) from = heads.map((_, shard) => (shard === 0 ? after : 0));
+      else {
+        from = heads;
+        historyLost = after < sum;
+      }
+    }
+    const argument = afterCursor !== null ? 'afterCursor' : 'after';
+    const opened = await Promise.allSettled(
+      shards.map((stream, shard) =>
+        this.open(new JobStatusSubscription(this.shared, this.scope, stream, null, from[shard], shard, argument), () =>
+          this.positionedHead(stream),
+        ),
+      ),
+    );
+    const failed = opened.find((result) => result.status === 'rejected');
+    const streams = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value[Symbol.asyncIterator]()] : []));
+    if (failed) {
+      await Promise.all(streams.map((stream) => stream.return?.()));
+      throw failed.reason;
+    }
+    return new MergedShards(streams, from, historyLost, topics.tenantJobs(tenant, 0));
   }
 
   /**

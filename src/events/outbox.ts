@@ -11,6 +11,15 @@ import { workSignalsOf } from './work-signals';
 /** At most this many events leave the outbox in one call (DynamoDB's limit of a transaction). */
 const REMOVALS_PER_CALL = 100;
 
+/**
+ * The outbox shards a periodic sweep reads when the last one found nothing: a window that moves on
+ * by this many each time, so every shard is read once every OUTBOX_SHARDS / SWEEP_WINDOW sweeps,
+ * and an idle instance queries the table as often as it did with 4 shards (each Query of an empty
+ * shard costs a read unit and DynamoDB Local's CPU). A sweep that found something reads every
+ * shard the next time: a backlog (after a Redis outage) is on every shard at once.
+ */
+const SWEEP_WINDOW = 4;
+
 export interface OutboxOptions {
   /** How often the sweeper looks for events left unpublished. */
   sweepIntervalMs: number;
@@ -52,6 +61,9 @@ function isKey(value: unknown): value is Key {
 export class Outbox {
   private timer?: NodeJS.Timeout;
   private sweeping?: Promise<number>;
+  /** The first shard of the next periodic sweep's window, and whether it reads all shards instead (see SWEEP_WINDOW). */
+  private window = 0;
+  private sweepAll = true;
   /** Published events (or a commit's one entry) waiting to leave the outbox, and the removal under way (see leaveOutbox). */
   private readonly waiting: { key: Key; entry: boolean; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private removing?: Promise<void>;
@@ -162,15 +174,17 @@ export class Outbox {
    * in position order; returns how many. An entry that stands for a commit's events (see
    * withOneOutboxEntry) is taken out once the last of them was published; events it names that are
    * gone (archived) are passed over. It stops at the first event the bus refuses, so that a
-   * stream's later events do not overtake it: they all wait for the next sweep.
+   * stream's later events do not overtake it: they all wait for the next sweep. `shards`: the
+   * outbox shards to read (all of them unless the periodic sweep says otherwise, see SWEEP_WINDOW).
    */
-  sweep(): Promise<number> {
+  sweep(shards: readonly number[] = Array.from({ length: OUTBOX_SHARDS }, (_, shard) => shard)): Promise<number> {
     this.sweeping ??= (async () => {
       const cutoff = new Date(Date.now() - this.options.graceMs).toISOString();
-      const rows: Item[] = [];
-      for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
-        rows.push(...(await this.store.queryFirst({ index: 'OUTBOX', pk: outboxPartition(shard), skBefore: cutoff }, 500)));
-      }
+      // The shards in parallel: a sweep takes one Query's time, however many shards it reads.
+      const read = await Promise.all(
+        shards.map((shard) => this.store.queryFirst({ index: 'OUTBOX', pk: outboxPartition(shard), skBefore: cutoff }, 500)),
+      );
+      const rows: Item[] = read.flat();
       const stale = rows.filter((row) => row.entityType !== OUTBOX_ENTRY);
       // The events each entry stands for, read by key; each remembers its entry and how many of the entry's events are left.
       const owners = new Map<Item, { key: Key; left: number }>();
@@ -217,11 +231,26 @@ export class Outbox {
     return this.publishing.size + this.waiting.length + (this.removing ? 1 : 0);
   }
 
+  /** One sweep of the timer's: every shard, or the next window of them (see SWEEP_WINDOW). */
+  private async periodicSweep(): Promise<number> {
+    if (this.sweeping) return this.sweeping;
+    const all = this.sweepAll;
+    const shards = all
+      ? undefined
+      : Array.from({ length: Math.min(SWEEP_WINDOW, OUTBOX_SHARDS) }, (_, i) => (this.window + i) % OUTBOX_SHARDS);
+    if (!all) this.window = (this.window + SWEEP_WINDOW) % OUTBOX_SHARDS;
+    // A failed sweep reads every shard next time too.
+    this.sweepAll = true;
+    const found = await this.sweep(shards);
+    this.sweepAll = found > 0;
+    return found;
+  }
+
   start(): void {
     this.timer = setInterval(() => {
       // A poll is not traced: one that finds nothing, which is nearly every one, would otherwise
       // start a trace of its queries every OUTBOX_SWEEP_MS on every instance.
-      untraced(() => this.sweep()).catch(logUnlessOutage('outbox sweep failed', {}));
+      untraced(() => this.periodicSweep()).catch(logUnlessOutage('outbox sweep failed', {}));
     }, this.options.sweepIntervalMs);
     this.timer.unref();
   }

@@ -111,15 +111,26 @@ export type ReplayStream<E> = AsyncIterableIterator<E> & HandsOver<E> & { ready:
  * either fresh per subscriber (resync) or shared only by subscribers of one stream at one position
  * (the acknowledgement and history lost of a burst, see Live), so it too has exactly one position.
  */
-const deliveredPositions = new WeakMap<object, number>();
+const deliveredPositions = new WeakMap<object, number | string>();
 
 /**
  * The position to resume after once `event` was received: set for every event that a
  * replay-then-live stream delivered (stored, live, or its acknowledgement, history-lost and resync
- * messages); undefined for anything else.
+ * messages), a cursor (a text) for a sharded stream's (see markDelivered); undefined for anything else.
  */
-export function positionOfDelivered(event: unknown): number | undefined {
+export function positionOfDelivered(event: unknown): number | string | undefined {
   return typeof event === 'object' && event !== null ? deliveredPositions.get(event) : undefined;
+}
+
+/**
+ * Notes where a stream that merges several replay-then-live streams (a sharded stream, see
+ * Live) stands after `event`: its cursor, for positionOfDelivered; `resume` for its resync message
+ * (see asksToResume). Returns the event.
+ */
+export function markDelivered<E extends object>(event: E, cursor: string, resume = false): E {
+  deliveredPositions.set(event, cursor);
+  if (resume) resumeRequests.add(event);
+  return event;
 }
 
 /** The resync messages handed out: each ends its stream and asks the client to resume after its position. */

@@ -6,7 +6,8 @@ import { KEY_ATTRIBUTES } from '../infra/dynamo/table';
 const names = {
   job: (tenantId: string, jobId: string) => `JOB:${tenantId}:${jobId}`,
   projectJobs: (tenantId: string, projectId: string) => `PROJECT_JOBS:${tenantId}:${projectId}`,
-  tenantJobs: (tenantId: string) => `TENANT_JOBS:${tenantId}`,
+  // Shard 0 keeps the topic of the one stream of before, so subscribers of either age meet there.
+  tenantJobs: (tenantId: string, shard: number) => (shard === 0 ? `TENANT_JOBS:${tenantId}` : `TENANT_JOBS:${tenantId}:${shard}`),
   projectActivity: (tenantId: string, projectId: string) => `PROJECT_ACTIVITY:${tenantId}:${projectId}`,
 };
 
@@ -18,7 +19,8 @@ const names = {
 export const topics = {
   job: (tenant: BoundTenant, jobId: string) => names.job(tenant.id, jobId),
   projectJobs: (tenant: BoundTenant, projectId: string) => names.projectJobs(tenant.id, projectId),
-  tenantJobs: (tenant: BoundTenant) => names.tenantJobs(tenant.id),
+  /** One shard of the tenant's job status stream (see JOB_STATUS_SHARDS). */
+  tenantJobs: (tenant: BoundTenant, shard: number) => names.tenantJobs(tenant.id, shard),
   projectActivity: (tenant: BoundTenant, projectId: string) => names.projectActivity(tenant.id, projectId),
 };
 
@@ -37,7 +39,8 @@ export function topicsFor(event: Item): string[] {
     case 'projectJobs':
       return [names.projectJobs(String(tenantId), String(projectId))];
     case 'tenantJobs':
-      return [names.tenantJobs(String(tenantId))];
+      // The shard the event was written to (none stored: shard 0, the stream of before).
+      return [names.tenantJobs(String(tenantId), Number(event.shard ?? 0))];
     case 'audit':
       // Records of reads (download URLs handed out): in the trail and the timeline, never live.
       return [];

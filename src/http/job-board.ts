@@ -44,7 +44,7 @@ const BOARD_JS = `
   var jobs = new Map();       // jobId → { job, units: Map(key → unit), seq, live }
   var projects = new Map();   // projectId → its title once read (null while it is read, or for the system's own)
   var listsLoaded = false;    // until then an empty board means "not read yet", not "no jobs"
-  var statusPosition = null;  // the last position of jobStatusChanges received
+  var statusCursor = null;  // the cursor of the last message of jobStatusChanges received (the tenant's stream is sharded)
   var client = null;
   var connections = 0;
   var backoff = 500;
@@ -215,17 +215,17 @@ const BOARD_JS = `
         },
       },
     });
-    var listed = statusPosition !== null;
+    var listed = statusCursor !== null;
     client.subscribe(
-      { query: 'subscription BoardStatus($after: Int) { jobStatusChanges(after: $after' + SYSTEM_ARG + ') { position type job { jobId kind status phase progress seq } } }',
-        variables: { after: statusPosition } },
+      { query: 'subscription BoardStatus($cursor: String) { jobStatusChanges(afterCursor: $cursor' + SYSTEM_ARG + ') { cursor type job { jobId kind status phase progress seq } } }',
+        variables: { cursor: statusCursor } },
       {
         next: function (result) {
           // A refused subscription (FORBIDDEN) comes as a result with errors, then completes.
           if (result.errors) { refused(result.errors); return; }
           var e = result.data && result.data.jobStatusChanges;
           if (!e) return;
-          statusPosition = Math.max(statusPosition || 0, e.position);
+          statusCursor = e.cursor;
           if (e.type === 'SUBSCRIBED') {
             if (!listed) { listed = true; loadLists(); }
             else jobs.forEach(follow);

@@ -11,12 +11,13 @@ import {
   type FieldNode,
   type GraphQLFormattedError,
   type GraphQLSchema,
+  type ValueNode,
 } from 'graphql';
 import Negotiator from 'negotiator';
 import type { TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
-import { RESUME_ARGUMENT } from '../events/live.resolver';
+import { RESUME_ARGUMENT, RESUME_CURSOR_ARGUMENT } from '../events/live.resolver';
 import { asksToResume, positionOfDelivered } from '../events/replay';
 import type { OperationPipeline } from '../graphql/pipeline';
 import { callEndListener, type Delivery, type EndListener, type SubscriptionLifetime } from '../graphql/shared-subscriptions';
@@ -172,12 +173,17 @@ function paramsOf(req: Request): Params {
   };
 }
 
-/** The position a Last-Event-ID header names, undefined when there is none; throws BAD_REQUEST when it names none. */
-function lastEventIdOf(req: Request): number | undefined {
+/**
+ * The position a Last-Event-ID header names (a sharded stream's cursor, a text, as it is),
+ * undefined when there is none; throws BAD_REQUEST when it names none. A cursor's own form is
+ * checked by the field that takes it.
+ */
+function lastEventIdOf(req: Request): number | string | undefined {
   const header = req.headers['last-event-id'];
   if (header === undefined || header === '') return undefined;
+  if (typeof header === 'string' && /^[A-Za-z0-9_-]{11,400}$/.test(header) && !/^\d+$/.test(header)) return header;
   const position = typeof header === 'string' && /^\d{1,10}$/.test(header) ? Number(header) : Number.NaN;
-  if (!(position <= MAX_POSITION)) throw badRequest('Last-Event-ID must be a position this stream sent (a whole number).');
+  if (!(position <= MAX_POSITION)) throw badRequest('Last-Event-ID must be a position this stream sent (a whole number, or its cursor).');
   return position;
 }
 
@@ -189,7 +195,7 @@ function lastEventIdOf(req: Request): number | undefined {
  * opened with. The rewritten document is valid by construction: the argument is an Int, and a
  * variable it no longer uses is harmless to execution.
  */
-export function resumeDocumentAt(schema: GraphQLSchema, document: DocumentNode, position: number): DocumentNode | undefined {
+export function resumeDocumentAt(schema: GraphQLSchema, document: DocumentNode, position: number | string): DocumentNode | undefined {
   const subscriptionType = schema.getSubscriptionType();
   if (!subscriptionType) return undefined;
   const typeInfo = new TypeInfo(schema);
@@ -199,17 +205,17 @@ export function resumeDocumentAt(schema: GraphQLSchema, document: DocumentNode, 
     visitWithTypeInfo(typeInfo, {
       Field(node): FieldNode | undefined {
         if (typeInfo.getParentType() !== subscriptionType) return undefined;
-        const argument = typeInfo.getFieldDef()?.extensions[RESUME_ARGUMENT];
+        const extensions = typeInfo.getFieldDef()?.extensions;
+        const byPosition = extensions?.[RESUME_ARGUMENT];
+        const byCursor = extensions?.[RESUME_CURSOR_ARGUMENT];
+        // A cursor (a sharded stream's) goes to the cursor argument, a position to the position's.
+        const argument = typeof position === 'string' ? byCursor : byPosition;
         if (typeof argument !== 'string') return undefined;
         resumed++;
-        const others = (node.arguments ?? []).filter((a) => a.name.value !== argument);
-        return {
-          ...node,
-          arguments: [
-            ...others,
-            { kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: argument }, value: { kind: Kind.INT, value: String(position) } },
-          ],
-        };
+        const others = (node.arguments ?? []).filter((a) => a.name.value !== byPosition && a.name.value !== byCursor);
+        const value: ValueNode =
+          typeof position === 'string' ? { kind: Kind.STRING, value: position } : { kind: Kind.INT, value: String(position) };
+        return { ...node, arguments: [...others, { kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: argument }, value }] };
       },
     }),
   );
@@ -275,7 +281,7 @@ export function serveGraphQLOverSse(deps: SseDeps): SseEndpoint {
       return refuse(res, record, [badRequest('GraphQL over SSE takes GET or POST.')], 'GET, POST');
     }
     let params: Params;
-    let lastEventId: number | undefined;
+    let lastEventId: number | string | undefined;
     let principal: Principal | null;
     try {
       params = paramsOf(req);
@@ -370,7 +376,7 @@ export function serveGraphQLOverSse(deps: SseDeps): SseEndpoint {
   const format = (record: RequestRecord, result: ExecutionResult) =>
     result.errors ? { ...result, errors: pipeline.records.formatErrors(record, result.errors) } : result;
 
-  const send = (res: Response, payload: unknown, position?: number) =>
+  const send = (res: Response, payload: unknown, position?: number | string) =>
     write(res, `${position === undefined ? '' : `id: ${position}\n`}event: next\ndata: ${JSON.stringify(payload)}\n\n`);
 
   /** Writes to a response that is still open; a peer that stopped reading is dropped. */

@@ -107,6 +107,10 @@ export const JobEvent = shapeObjectType({
       description: 'ITEMS_REUSED and STEP_REUSED: what completed from stored outputs, and whose outputs each took.',
     }),
     resumeAfterSeq: attr.int({ description: 'RESYNC only: resubscribe with afterSeq set to this (the same as position).' }),
+    cursor: attr.string({
+      description:
+        'jobStatusChanges of the whole tenant only (null elsewhere): where the stream stands after this message, in every one of its shards. Resubscribe with afterCursor set to the cursor of the last message you received, of any type. Opaque: pass it back as it is.',
+    }),
   },
 });
 export type JobEvent = InstanceType<typeof JobEvent>;

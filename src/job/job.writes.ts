@@ -1,6 +1,7 @@
 import { entities, type EntityItem, ITEM_COUNTS, type ItemCountsItem, stepClaimableFrom } from '../common/entities';
 import { FINISHED_JOB_TTL_DAYS, JOB_EVENT_TTL_DAYS } from '../config';
 import type { Scope } from '../common/scope';
+import { jobStatusShard } from '../common/streams';
 import { attr, type PutValues, type ShapeValues } from '../infra/dynamo/entity';
 import { del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { attemptEndsAt } from './job.attempts';
@@ -212,7 +213,7 @@ export function eventWrites(
   if (statusChanged) {
     writes.push(
       scope.tenant.projectJobStatus(job.projectId).append(() => ({ ...attributes, stream: 'projectJobs' })),
-      scope.tenant.jobStatus().append(() => ({ ...attributes, stream: 'tenantJobs' })),
+      scope.tenant.jobStatus(jobStatusShard(job.jobId)).append(() => ({ ...attributes, stream: 'tenantJobs' })),
     );
   }
   return writes;

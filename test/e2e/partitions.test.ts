@@ -1,7 +1,8 @@
 import { testEndpoint } from '../support/dynamo';
-import { type KeyCounts, startPartitionProxy } from '../support/partition-proxy';
+import { type KeyCounts, type PartitionProxy, startPartitionProxy } from '../support/partition-proxy';
 import { Role, startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
+import { subscribe, wsClient } from '../support/ws';
 
 /**
  * DynamoDB's per-partition limits (1,000 write and 3,000 read units a second per partition key)
@@ -19,6 +20,16 @@ describe("DynamoDB's partition limits, emulated", () => {
   const ITEMS = 50 + 3 * 80;
   const WORKERS = 24;
   const TENANT = 'hot-co';
+  /** The status-change case: its jobs (two changes each), projects and concurrent writers, and its write limit a key. */
+  const JOBS = 32;
+  const PROJECTS = 16;
+  const WRITERS = 16;
+  /**
+   * A sixtieth of DynamoDB's limit: the tenant's stream as one partition (about 5.4 WCU a change)
+   * would take 2.2 changes a second, the sharded stream's binding keys (about 2 WCU a change)
+   * about 6, well below the 11 a second this shared machine does with no limit at all.
+   */
+  const STATUS_WCU = 12;
   let server: TestServer;
   /** Every error code a client saw, and every HTTP status other than 200. */
   const codes = new Map<string, number>();
@@ -42,8 +53,10 @@ describe("DynamoDB's partition limits, emulated", () => {
       { ms: 20_000, everyMs: 500 },
     );
 
-  it('throttles the hot keys of a 290-item stage and 24 workers, and the server still completes every item with no 5xx', async () => {
-    const proxy = await startPartitionProxy(testEndpoint(), {
+  let proxy: PartitionProxy;
+
+  beforeAll(async () => {
+    proxy = await startPartitionProxy(testEndpoint(), {
       wcuPerSecond: 1000 / SCALE,
       rcuPerSecond: 3000 / SCALE,
       burstSeconds: 1,
@@ -53,6 +66,9 @@ describe("DynamoDB's partition limits, emulated", () => {
       transactionAnswer: 'cancellation',
     });
     server = await startTestServer({ env: { DYNAMODB_ENDPOINT: proxy.url, JOB_LEASE_SECONDS: '600' } });
+  }, 60_000);
+
+  it('throttles the hot keys of a 290-item stage and 24 workers, and the server still completes every item with no 5xx', async () => {
     const editor = await server.token(TENANT, [Role.EDITOR], 'artist');
     const projectId = (await gql(editor, 'mutation { createProject(input: { title: "Hot" }) { projectId } }')).data.createProject.projectId;
     const created = await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
@@ -161,6 +177,116 @@ describe("DynamoDB's partition limits, emulated", () => {
     expect(keys).toContain(`GSI4PK=TENANT#${TENANT}#JOB#${jobId}#WORK`);
     expect(keys.some((key) => key.startsWith('OUTBOXPK=OUTBOX#'))).toBe(true);
     expect(keys).toContain(`PK=TENANT#${TENANT}`);
-    expect(keys).toContain(`PK=TENANT#${TENANT}#JOBSTATUS`);
+    // The tenant's job status changes (its 40 jobs' and the stage's) spread over its stream's shards.
+    const shards = proxy.counts().filter((c) => c.key.startsWith(`PK=TENANT#${TENANT}#JOBSTATUS`));
+    expect(shards.length).toBeGreaterThan(8);
+  }, 120_000);
+
+  it("carries one tenant's job status changes past one partition's ceiling, to every subscriber once and in order per job", async () => {
+    const tenant = 'status-co';
+    // Set up at no limit: 16 projects and their jobs (a job's creation is a change too, and
+    // creations load the tenant's own partition, which is not what this measures).
+    proxy.limits.wcuPerSecond = 1e6;
+    proxy.limits.rcuPerSecond = 1e6;
+    // A plan whose running jobs and request rates hold the run (set before the tenant sends anything).
+    const plan = await gql(await server.operatorToken(), 'mutation($t: ID!) { setTenantPlan(tenantId: $t, plan: ENTERPRISE) { plan } }', {
+      t: tenant,
+    });
+    expect(plan.errors).toBeUndefined();
+    const editor = await server.token(tenant, [Role.EDITOR, Role.WORKER], 'pipeline');
+    const projects = await Promise.all(
+      Array.from({ length: PROJECTS }, async (_, i) => {
+        const created = await gql(editor, 'mutation($t: String!) { createProject(input: { title: $t }) { projectId } }', { t: `S${i}` });
+        return created.data.createProject.projectId as string;
+      }),
+    );
+    const jobs: string[] = [];
+    for (let round = 0; round < JOBS / 16; round++)
+      jobs.push(
+        ...(await Promise.all(
+          Array.from({ length: 16 }, async (_, i) => {
+            const job = await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+              input: { projectId: projects[i % PROJECTS], kind: 'STATUS_HOT', steps: ['render'], inputs: { n: `${round}-${i}` } },
+            });
+            expect(job.errors).toBeUndefined();
+            return job.data.createJob.jobId as string;
+          }),
+        )),
+      );
+    // Subscribers of the tenant's status changes, each acknowledged (its listeners in effect) before the changes start.
+    const subscribers = Array.from({ length: 2 }, () =>
+      subscribe<{ jobId: string; seq: number; type: string; position: number; cursor: string }>(
+        wsClient(server.url, editor),
+        'subscription { jobStatusChanges { jobId seq type position cursor } }',
+      ),
+    );
+    await Promise.all(subscribers.map((subscriber) => subscriber.ack));
+
+    // Then at the scaled-down limit: each job started and completed, 2 status changes a job, by WRITERS at once.
+    proxy.limits.wcuPerSecond = STATUS_WCU;
+    proxy.limits.rcuPerSecond = 3 * STATUS_WCU;
+    proxy.reset();
+    const started = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: WRITERS }, async () => {
+        while (next < jobs.length) {
+          const jobId = jobs[next++];
+          for (const mutation of ['startStep', 'completeStep']) {
+            const done = await gql(editor, `mutation($j: ID!) { ${mutation}(jobId: $j, stepName: "render") { seq } }`, { j: jobId });
+            expect(done.errors).toBeUndefined();
+          }
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const changes = 2 * JOBS;
+
+    // What the emulator's counts predict: each key lets through its limit's units a second, so the
+    // key with the most units per change bounds the changes a second. The tenant's stream, as one
+    // partition, would have taken all its shards' units (the ceiling before the sharding).
+    const counts = proxy.counts();
+    const perChange = (c: KeyCounts) => c.wcu / changes;
+    const statusKeys = counts.filter((c) => c.key.startsWith(`PK=TENANT#${tenant}#JOBSTATUS`));
+    const oneStream = statusKeys.reduce((sum, c) => sum + c.wcu, 0) / changes;
+    const bound = [...counts].sort((a, b) => b.wcu - a.wcu)[0];
+    const ceiling = STATUS_WCU / perChange(bound);
+    const rate = changes / seconds;
+    process.stdout.write(
+      `status changes: ${changes} in ${seconds.toFixed(1)} s (${rate.toFixed(1)}/s) at ${STATUS_WCU} WCU a key; ` +
+        `predicted ceiling ${ceiling.toFixed(1)}/s (bound by ${bound.key}, ${perChange(bound).toFixed(2)} WCU a change); ` +
+        `one stream's ceiling ${(STATUS_WCU / oneStream).toFixed(1)}/s (${oneStream.toFixed(2)} WCU a change on ${statusKeys.length} shards); ` +
+        `throttled ${JSON.stringify(Object.fromEntries(proxy.throttledCalls))}; client codes ${JSON.stringify(Object.fromEntries(codes))}\n` +
+        `${[...counts]
+          .sort((a, b) => b.wcu - a.wcu)
+          .slice(0, 8)
+          .map((c) => `${c.key.padEnd(60)} ${perChange(c).toFixed(2).padStart(6)} WCU/change ${c.throttled} throttled of ${c.calls}`)
+          .join('\n')}\n`,
+    );
+
+    // Every subscriber got every change once, each job's in its order (seq), and each message's
+    // position is the one before it plus one.
+    await Promise.all(subscribers.map((subscriber) => subscriber.waitFor(changes, 30_000)));
+    for (const subscriber of subscribers) {
+      const events = subscriber.received.filter((m) => m.jobId !== '');
+      expect(subscriber.errors).toEqual([]);
+      expect(events.length).toBe(changes);
+      expect(new Set(events.map((m) => `${m.jobId}:${m.seq}`)).size).toBe(changes);
+      const seqs = new Map<string, number[]>();
+      for (const m of events) seqs.set(m.jobId, [...(seqs.get(m.jobId) ?? []), m.seq]);
+      expect([...seqs.values()].every((list) => list.length === 2 && list[0] < list[1])).toBe(true);
+      expect(events.map((m) => m.type).filter((type) => type !== 'STEP_STARTED' && type !== 'STEP_COMPLETED')).toEqual([]);
+      const positions = subscriber.received.map((m) => m.position);
+      expect(positions.every((p, i) => i === 0 || p === positions[i - 1] + 1)).toBe(true);
+    }
+    // No client saw a 5xx other than the documented 503 of SERVICE_UNAVAILABLE, nor INTERNAL.
+    expect([...statuses.keys()].filter((status) => status !== 503)).toEqual([]);
+    expect([...codes.keys()].filter((code) => code !== 'SERVICE_UNAVAILABLE')).toEqual([]);
+    // The shards took the tenant's changes (32 jobs over 16 shards use 14 of them on average).
+    expect(statusKeys.length).toBeGreaterThanOrEqual(10);
+    // Past the one stream's ceiling, and at the ceiling the counts predict within 20 %.
+    expect(rate).toBeGreaterThan(2 * (STATUS_WCU / oneStream));
+    expect(rate).toBeGreaterThan(0.8 * ceiling);
+    expect(rate).toBeLessThan(1.2 * ceiling);
   }, 120_000);
 });

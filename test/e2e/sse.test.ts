@@ -32,6 +32,8 @@ const JOB_PROGRESS =
 const ACTIVITY =
   'subscription Activity($projectId: ID!, $after: Int) { projectActivity(projectId: $projectId, after: $after) { eventId position action } }';
 
+const STATUS = 'subscription Status($after: Int) { jobStatusChanges(after: $after) { jobId seq type cursor } }';
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('GraphQL over SSE', () => {
@@ -224,6 +226,61 @@ describe('GraphQL over SSE', () => {
     expect(await idle()).toEqual(IDLE);
   }, 120_000);
 
+  it("resumes the tenant's sharded job status stream with EventSource by the cursor in each id: every change once, each job's in order", async () => {
+    const url = new URL(proxy.url);
+    url.searchParams.set('query', STATUS);
+    const received: Array<{ id: string; jobId: string; seq: number; type: string; cursor: string }> = [];
+    let errors = 0;
+    const source = fixture(
+      'EventSource',
+      new EventSource(url, {
+        fetch: (input, init) => {
+          const headers = new Headers(init?.headers);
+          headers.set('authorization', `Bearer ${editor}`);
+          return fetch(input, { ...init, headers });
+        },
+      }),
+      (s) => s.close(),
+    );
+    source.addEventListener('next', (event) => received.push({ id: event.lastEventId, ...JSON.parse(event.data).data.jobStatusChanges }));
+    source.addEventListener('error', () => errors++);
+    const changes = () => received.filter((m) => m.jobId !== '');
+    await eventually(
+      () => received.length,
+      (n) => n === 1,
+      10_000,
+    );
+    // Each job started: two changes (created, started), then two more jobs while no client listens.
+    const jobs = [await runningJob(), await runningJob()];
+    await eventually(
+      () => changes().length,
+      (n) => n === 4,
+      15_000,
+    );
+    await dropAndResume(async () => {
+      jobs.push(await runningJob(), await runningJob());
+    });
+    await eventually(
+      () => changes().length,
+      (n) => n === 8,
+      15_000,
+    );
+    // Every message's SSE id is its cursor, which EventSource sent back as Last-Event-ID: the
+    // resumed stream's acknowledgement is at the cursor of the message before it.
+    for (const message of received) expect(message.id).toBe(message.cursor);
+    const acks = received.flatMap((m, i) => (m.type === 'SUBSCRIBED' && i > 0 ? [[m.cursor, received[i - 1].cursor]] : []));
+    expect(acks.length).toBe(1);
+    expect(acks[0][0]).toBe(acks[0][1]);
+    expect(
+      changes()
+        .map((m) => `${m.jobId}:${m.type}`)
+        .sort(),
+    ).toEqual(jobs.flatMap((jobId) => [`${jobId}:JOB_CREATED`, `${jobId}:STEP_STARTED`]).sort());
+    expect(errors).toBeGreaterThanOrEqual(1);
+    source.close();
+    expect(await idle()).toEqual(IDLE);
+  }, 60_000);
+
   /** A raw request to the server (not through the proxy) asking for an event stream. */
   const streamRequest = (init: {
     method?: string;
@@ -291,6 +348,13 @@ describe('GraphQL over SSE', () => {
       ['a Last-Event-ID that is no position', { body: follow, headers: { 'last-event-id': 'abc' } }, 400, 'BAD_REQUEST'],
       ['a Last-Event-ID ahead of the stream', { body: follow, headers: { 'last-event-id': '999' } }, 400, 'BAD_USER_INPUT'],
       ['a Last-Event-ID on a query', { body: { query: '{ viewer { tenantId } }' }, headers: { 'last-event-id': '1' } }, 400, 'BAD_REQUEST'],
+      ['a cursor on a stream without one', { body: follow, headers: { 'last-event-id': 'bm90LWEtY3Vyc29y' } }, 400, 'BAD_REQUEST'],
+      [
+        'a cursor the server never gave',
+        { body: { query: STATUS }, headers: { 'last-event-id': 'bm90LWEtY3Vyc29y' } },
+        400,
+        'BAD_USER_INPUT',
+      ],
       ['a mutation over GET', { search: { query: 'mutation { cancelJob(jobId: "x") { status } }' } }, 405, 'BAD_REQUEST'],
       ['variables that are not JSON', { search: { query: JOB_PROGRESS, variables: '{' } }, 400, 'BAD_REQUEST'],
       ['a missing required variable', { body: { query: JOB_PROGRESS, variables: {} } }, 400, 'BAD_USER_INPUT'],

@@ -6,7 +6,8 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { signDevToken } from '../../src/auth/jwt';
 import { Role } from '../../src/auth/principal';
-import { streams } from '../../src/common/streams';
+import { JOB_STATUS_SHARDS, streams } from '../../src/common/streams';
+import { encodeCursor } from '../../src/events/shard-cursor';
 import { jobEventsAfter } from '../../src/job/job.keys';
 import type { QuerySpec } from '../../src/infra/dynamo/store';
 import { OUTBOX_SHARDS } from '../../src/infra/dynamo/write';
@@ -45,6 +46,8 @@ type StreamName = 'jobProgress' | 'projectJobStatus' | 'tenantJobStatus' | 'proj
 interface Message {
   eventId: string;
   position: number;
+  /** The tenant's job status stream (sharded): where it stands in every shard after this message. */
+  cursor?: string;
   control?: 'ack' | 'lost' | 'resync';
 }
 
@@ -63,7 +66,7 @@ interface Subject {
   jobId: string;
 }
 
-function operation(stream: StreamName, subject: Subject, after: number | null) {
+function operation(stream: StreamName, subject: Subject, after: number | null, cursor?: string) {
   switch (stream) {
     case 'jobProgress':
       return {
@@ -76,7 +79,13 @@ function operation(stream: StreamName, subject: Subject, after: number | null) {
         variables: { id: subject.projectId, after },
       };
     case 'tenantJobStatus':
-      return { query: 'subscription($after: Int) { jobStatusChanges(after: $after) { eventId position type } }', variables: { after } };
+      // Sharded: resumed by the cursor of the last message, once there is one.
+      return cursor
+        ? {
+            query: 'subscription($c: String) { jobStatusChanges(afterCursor: $c) { eventId position cursor type } }',
+            variables: { c: cursor },
+          }
+        : { query: 'subscription($after: Int) { jobStatusChanges(after: $after) { eventId position cursor type } }', variables: { after } };
     case 'projectActivity':
       return {
         query: 'subscription($id: ID!, $after: Int) { projectActivity(projectId: $id, after: $after) { eventId position action } }',
@@ -85,7 +94,13 @@ function operation(stream: StreamName, subject: Subject, after: number | null) {
   }
 }
 
-/** The stream as the table holds it, in position order. */
+/** The stream as the table holds it, in position order; the tenant's job status stream shard by shard. */
+function storedSpecs(stream: StreamName, subject: Subject): QuerySpec[] {
+  if (stream !== 'tenantJobStatus') return [storedSpec(stream, subject)];
+  return Array.from({ length: JOB_STATUS_SHARDS }, (_, shard) => streams.tenantJobStatus(subject.tenantId, shard).after(0));
+}
+
+/** The stream as the table holds it, in position order (one shard of the tenant's job status stream: shard 0). */
 function storedSpec(stream: StreamName, subject: Subject): QuerySpec {
   switch (stream) {
     case 'jobProgress':
@@ -93,7 +108,7 @@ function storedSpec(stream: StreamName, subject: Subject): QuerySpec {
     case 'projectJobStatus':
       return streams.projectJobStatus(subject.tenantId, subject.projectId).after(0);
     case 'tenantJobStatus':
-      return streams.tenantJobStatus(subject.tenantId).after(0);
+      return streams.tenantJobStatus(subject.tenantId, 0).after(0);
     case 'projectActivity':
       return streams.projectActivity(subject.tenantId, subject.projectId).after(0);
   }
@@ -115,6 +130,8 @@ class TrackedWebSocket extends WebSocket {
  */
 class Follower {
   last = 0;
+  /** The cursor of the last message (the tenant's job status stream only). */
+  cursor: string | undefined;
   readonly events: string[] = [];
   /** Anything a correct stream never does: a wrong acknowledgement, a gap, a repeat, an error. */
   readonly anomalies: string[] = [];
@@ -157,15 +174,21 @@ class Follower {
     this.client = client;
     this.subscriptions++;
     const from = this.last;
-    client.subscribe<Record<string, { eventId: string; position: number; type?: string; action?: string }>>(
-      operation(this.stream, this.subject, from),
+    client.subscribe<Record<string, { eventId: string; position: number; cursor?: string; type?: string; action?: string }>>(
+      operation(this.stream, this.subject, from, this.cursor),
       {
         next: ({ data, errors }) => {
           if (!active) return;
           if (errors) this.anomalies.push(`errors: ${JSON.stringify(errors)}`);
           const raw = data && Object.values(data)[0];
           if (!raw) return;
-          const message: Message = { eventId: raw.eventId, position: raw.position, control: CONTROL[raw.type ?? raw.action ?? ''] };
+          const message: Message = {
+            eventId: raw.eventId,
+            position: raw.position,
+            cursor: raw.cursor ?? undefined,
+            control: CONTROL[raw.type ?? raw.action ?? ''],
+          };
+          if (this.stream === 'tenantJobStatus' && !message.cursor) this.anomalies.push(`no cursor: ${JSON.stringify(raw)}`);
           if (first) {
             first = false;
             this.acknowledged++;
@@ -173,7 +196,10 @@ class Follower {
             // It names the position resumed from; only when history was lost, the head the stream
             // goes on from, and then the next message says so.
             if (message.position !== from) unconfirmed = message.position;
-            else if (upTo !== undefined && from >= upTo) ended();
+            else {
+              this.cursor = message.cursor;
+              if (upTo !== undefined && from >= upTo) ended();
+            }
             return;
           }
           if (message.control === 'lost') {
@@ -181,6 +207,7 @@ class Follower {
             if (message.position !== unconfirmed) this.anomalies.push(`history lost at ${message.position}, acknowledged ${unconfirmed}`);
             unconfirmed = undefined;
             this.last = message.position;
+            this.cursor = message.cursor;
             return;
           }
           checkAck();
@@ -188,6 +215,7 @@ class Follower {
           if (message.position !== this.last + 1) this.anomalies.push(`position ${message.position} after ${this.last}`);
           this.events.push(message.eventId);
           this.last = message.position;
+          this.cursor = message.cursor;
           if (upTo !== undefined && this.last >= upTo) ended();
         },
         // A dropped connection is what this test does on purpose; the follower resumes elsewhere.
@@ -209,15 +237,52 @@ class Follower {
   }
 }
 
-/** The stream's event ids as stored, in position order. */
+/** The stream's event ids as stored, in position order (the tenant's job status stream shard after shard). */
 async function stored(table: TestTable, stream: StreamName, subject: Subject): Promise<string[]> {
-  return (await table.store.queryAll(storedSpec(stream, subject), 100_000)).map((item) => item.eventId as string);
+  const shards = await Promise.all(storedSpecs(stream, subject).map((spec) => table.store.queryAll(spec, 100_000)));
+  return shards.flat().map((item) => item.eventId as string);
 }
 
-/** The stream's last position as stored (0 when empty). */
+/** The stream's last position as stored (0 when empty): for the sharded stream, the sum of its shards' (what its messages say). */
 async function headOf(table: TestTable, stream: StreamName, subject: Subject): Promise<number> {
-  const items = await table.store.queryAll(storedSpec(stream, subject), 100_000);
-  return items.length ? (items[items.length - 1].position as number) : 0;
+  const shards = await Promise.all(storedSpecs(stream, subject).map((spec) => table.store.queryAll(spec, 100_000)));
+  return shards.reduce((sum, items) => sum + (items.length ? (items[items.length - 1].position as number) : 0), 0);
+}
+
+/**
+ * `events` as the stream promises them against `want` (the stored ids): exactly `want`'s order for
+ * a one-shard stream; for the tenant's sharded job status stream, `want`'s ids, each job's in its
+ * own order (a job's event id is `<jobId>:<seq>`), changes of different jobs in any order.
+ */
+function asPromised(stream: StreamName, events: string[], want: string[]): string[] {
+  if (stream !== 'tenantJobStatus') return events;
+  const byJob = (ids: string[]) => [...ids].sort((a, b) => a.split(':')[0].localeCompare(b.split(':')[0]));
+  // A stable sort by job keeps each job's delivered order: equal to want's sorted alike only if each job's order held.
+  const wanted = new Set(want);
+  return events.every((id) => wanted.has(id)) ? byJob(events) : events;
+}
+
+/**
+ * Checks that `events`, what a follower that started at the head received, are the newest of
+ * `want`: its last ones in order for a one-shard stream; for the tenant's sharded stream, each
+ * job's last ones in that job's order.
+ */
+function expectTail(stream: StreamName, events: string[], want: string[]) {
+  if (stream !== 'tenantJobStatus') return expect(events).toEqual(want.slice(want.length - events.length));
+  const jobOf = (id: string) => id.split(':')[0];
+  const group = (ids: string[]) => {
+    const jobs = new Map<string, string[]>();
+    for (const id of ids) jobs.set(jobOf(id), [...(jobs.get(jobOf(id)) ?? []), id]);
+    return jobs;
+  };
+  const wanted = group(want);
+  const tails = [...group(events)].map(([job, ids]) => [job, (wanted.get(job) ?? []).slice(-ids.length)]);
+  expect([...group(events)]).toEqual(tails);
+}
+
+/** `want` as asPromised compares it. */
+function promised(stream: StreamName, want: string[]): string[] {
+  return stream === 'tenantJobStatus' ? [...want].sort((a, b) => a.split(':')[0].localeCompare(b.split(':')[0])) : want;
 }
 
 describe('every stream resumable across three instances, Redis and instance failures', () => {
@@ -347,7 +412,7 @@ describe('every stream resumable across three instances, Redis and instance fail
         anomalies: [],
         lost: 0,
       });
-      expect(follower.events).toEqual(want);
+      expect(asPromised(follower.stream, follower.events, want)).toEqual(promised(follower.stream, want));
     }
   }
 
@@ -528,8 +593,7 @@ describe('every stream resumable across three instances, Redis and instance fail
     expect(followers.every((f) => f.subscriptions === 1)).toBe(true);
     for (const follower of followers) {
       expect(follower.anomalies).toEqual([]);
-      const want = expected.get(follower.stream)!;
-      expect(follower.events).toEqual(want.slice(want.length - follower.events.length));
+      expectTail(follower.stream, follower.events, expected.get(follower.stream)!);
       expect(follower.events.length).toBeGreaterThan(0);
     }
   }, 120_000);
@@ -567,10 +631,9 @@ describe('every stream resumable across three instances, Redis and instance fail
       `instance killed: ${JSON.stringify({ writes: counts, inOutboxAtKill: inOutbox, subscriptions: followers.map((f) => f.subscriptions) })}`,
     );
     for (const follower of followers) {
-      const want = expected.get(follower.stream)!;
       expect(follower.anomalies).toEqual([]);
       expect(follower.subscriptions).toBeGreaterThan(1);
-      expect(follower.events).toEqual(want.slice(want.length - follower.events.length));
+      expectTail(follower.stream, follower.events, expected.get(follower.stream)!);
       expect(follower.last).toBe(await headOf(table, follower.stream, subject));
     }
     // The survivors' sweepers published whatever the victim had committed and not published.
@@ -589,6 +652,17 @@ describe('every stream resumable across three instances, Redis and instance fail
         }
         const follower = new Follower(stream, subject, editor);
         follower.last = 1;
+        if (stream === 'tenantJobStatus') {
+          // Sharded: a cursor at position 1 of shard 0 (whose first events went) and at the head of
+          // every other shard, so shard 0 alone lost its history.
+          const heads = await Promise.all(
+            storedSpecs(stream, subject).map(
+              async (shard) => ((await table.store.queryAll(shard, 100_000)).at(-1)?.position as number) ?? 0,
+            ),
+          );
+          follower.cursor = encodeCursor([1, ...heads.slice(1)]);
+          follower.last = 1 + heads.slice(1).reduce((a, b) => a + b, 0);
+        }
         await follower.follow(random(alive()).url, 1000, false);
         expect({ stream, lost: follower.lost, replayed: follower.events.length, anomalies: follower.anomalies }).toEqual({
           stream,
@@ -597,7 +671,7 @@ describe('every stream resumable across three instances, Redis and instance fail
           anomalies: [],
         });
         // It reads on from the head it was told.
-        expect(follower.last).toBe(items[items.length - 1].position);
+        expect(follower.last).toBe(stream === 'tenantJobStatus' ? await headOf(table, stream, subject) : items[items.length - 1].position);
       }),
     );
   }, 60_000);

@@ -1,3 +1,4 @@
+import { JOB_STATUS_SHARDS } from '../../src/common/streams';
 import { signDevToken } from '../../src/auth/jwt';
 import {
   CreateJobDocument,
@@ -189,17 +190,19 @@ describe('the WebSocket endpoint', () => {
     const tenantWide = subscribe(theirs, 'subscription { jobStatusChanges(after: 0) { jobId seq position type } }');
     const own = subscribe(ours, JOB_PROGRESS, { jobId, afterSeq: 1 });
     expect(await tenantWide.ack).toMatchObject({ type: 'SUBSCRIBED', position: 0 });
-    // Both live subscriptions listen before anything is written (a fixed pause lost this race on a busy machine).
+    // Both live subscriptions listen before anything is written (a fixed pause lost this race on a
+    // busy machine): the tenant-wide one on each of its stream's shards.
     await eventually(
       () => server.app.counts().event_bus_listeners,
-      (n) => n === 2,
+      (n) => n === JOB_STATUS_SHARDS + 1,
       10_000,
     );
     const worker = await server.token('ws-a', [Role.WORKER]);
     await server.request(StartStepDocument, { jobId, stepName: 'a' }, worker);
     expect((await own.waitFor(1))[0]).toMatchObject({ seq: 2, type: 'STEP_STARTED' });
-    // B then makes a job of its own. Its event is published after A's, and a stream delivers in
-    // order, so had A's event reached B's tenant-wide stream it would have arrived before B's.
+    // B then makes a job of its own. Its event is published after A's; had A's event reached B's
+    // tenant-wide stream (on any of its shards' topics, all listened to before either), it would
+    // be among what B received by the end of this test.
     const bProject = dataOf(await server.request(CreateProjectDocument, { input: { title: 'B' } }, intruder)).createProject.projectId;
     const bJob = dataOf(await server.request(CreateJobDocument, { input: { projectId: bProject, kind: 'K', steps: ['b'] } }, intruder))
       .createJob.jobId;
@@ -209,11 +212,12 @@ describe('the WebSocket endpoint', () => {
     const activity = subscribe(theirs, `subscription { projectActivity(projectId: "${bProject}") { action subjectId } }`);
     await eventually(
       () => server.app.counts().event_bus_listeners,
-      (n) => n === 3,
+      (n) => n === JOB_STATUS_SHARDS + 2,
       10_000,
     );
     await server.request(CreateLogDocument, { projectId: bProject, input: { rawText: 'b' } }, intruder);
     expect((await activity.waitFor(1))[0].action).toBe('log.created');
+    expect(tenantWide.received).toEqual([expect.objectContaining({ jobId: bJob, type: 'JOB_CREATED' })]);
   });
   it('hands the live events of caught-up subscribers over, each once and in order', async () => {
     const live = dataOf(await server.request(CreateJobDocument, { input: { projectId, kind: 'K', steps: ['a'] } }, token)).createJob.jobId;

@@ -51,7 +51,7 @@ export interface TestServer {
 /**
  * A quick outbox sweeper, for a test of a lost publish (one the sweeper must deliver) that should not
  * wait the production pace (a sweep every 2 s of events over 3 s old). Test servers sweep at that
- * pace otherwise: a sweep is a Query on each of the 4 outbox shards, and at 5 sweeps a second an idle
+ * pace otherwise: a sweep is a Query on each of 4 outbox shards (of 16, in turn), and at 5 sweeps a second an idle
  * test server cost a freshly started DynamoDB Local 2.3 CPU-s in 10 s, against 0.17.
  */
 export const QUICK_OUTBOX_SWEEP = { OUTBOX_SWEEP_MS: '200', OUTBOX_GRACE_MS: '300' } as const;

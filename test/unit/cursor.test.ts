@@ -1,3 +1,6 @@
+import { JOB_STATUS_SHARDS } from '../../src/common/streams';
+import type { AppError } from '../../src/errors';
+import { decodeCursor, encodeCursor } from '../../src/events/shard-cursor';
 import { CursorCodec } from '../../src/infra/cursor';
 
 describe('CursorCodec', () => {
@@ -29,5 +32,35 @@ describe('CursorCodec', () => {
     await expect(codec.decode('not-a-cursor', 'a', 'q1')).rejects.toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
     const other = await new CursorCodec('secret-2').encode('a', 'q1', position);
     await expect(codec.decode(other, 'a', 'q1')).rejects.toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
+  });
+});
+
+describe("the cursor of the tenant's sharded job status stream", () => {
+  const positions = Array.from({ length: JOB_STATUS_SHARDS }, (_, shard) => shard * 1000);
+
+  it('names every shard’s position, and reads back as it was written', () => {
+    expect(decodeCursor(encodeCursor(positions), 'afterCursor')).toEqual(positions);
+  });
+
+  it('refuses, as BAD_USER_INPUT naming the argument, what the server never hands out', () => {
+    const refused = (cursor: string) => {
+      try {
+        decodeCursor(cursor, 'afterCursor');
+      } catch (error) {
+        return [(error as AppError).code, (error as AppError).extensions?.field];
+      }
+      return 'accepted';
+    };
+    const forged = (text: string) => Buffer.from(text).toString('base64url');
+    for (const cursor of [
+      '',
+      'not a cursor!',
+      forged(`v2:${positions.join('.')}`),
+      forged(`v1:${positions.slice(1).join('.')}`),
+      forged(`v1:${[...positions.slice(1), -1].join('.')}`),
+      forged(`v1:${[...positions.slice(1), 1.5].join('.')}`),
+      forged(`v1:${positions.join('.')}:x`),
+    ])
+      expect([cursor, refused(cursor)]).toEqual([cursor, ['BAD_USER_INPUT', 'afterCursor']]);
   });
 });

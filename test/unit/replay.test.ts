@@ -1,5 +1,9 @@
 import { replayThenLive, type ReplayOptions, type StreamStart } from '../../src/events/replay';
 import { CATCH_UP } from '../../src/infra/pubsub';
+import { JOB_STATUS_SHARDS } from '../../src/common/streams';
+import { MergedShards } from '../../src/events/live';
+import { decodeCursor } from '../../src/events/shard-cursor';
+import type { JobMessage } from '../../src/events/stream-messages';
 
 interface E {
   seq: number;
@@ -207,5 +211,83 @@ describe('replayThenLive', () => {
     expect(shown(await take(finished, 10))).toEqual(['ack@8', 9, 10]);
     expect((await finished.next()).done).toBe(true);
     expect(source.closed).toBe(true);
+  });
+});
+
+describe("MergedShards (the tenant's job status stream, sharded)", () => {
+  type Message = Pick<JobMessage, 'jobId' | 'seq' | 'position' | 'type'>;
+  const ack = (position: number): Message => ({ jobId: '', seq: 0, position, type: 'SUBSCRIBED' });
+  const lost = (position: number): Message => ({ jobId: '', seq: 0, position, type: 'HISTORY_LOST' });
+  const change = (jobId: string, seq: number, position: number): Message => ({ jobId, seq, position, type: 'STEP_STARTED' });
+
+  /** A shard's stream: its messages in order, then a wait for `release` (live, nothing more), or a throw. */
+  function shard(messages: Message[], end?: Error) {
+    let returned = false;
+    let release!: () => void;
+    const waiting = new Promise<void>((r) => (release = r));
+    const iterator: AsyncIterator<JobMessage> = {
+      next: async () => {
+        const message = messages.shift();
+        if (message) return { done: false, value: message as JobMessage };
+        if (end) throw end;
+        await waiting;
+        return { done: true, value: undefined };
+      },
+      return: async () => {
+        returned = true;
+        release();
+        return { done: true, value: undefined };
+      },
+    };
+    return { iterator, returned: () => returned };
+  }
+  const cursorOf = (message: JobMessage) => decodeCursor(message.cursor ?? '', 'cursor');
+
+  it('acknowledges once at every shard’s position, says a lost history once, and passes each shard’s changes on in its order', async () => {
+    const shards = [
+      shard([ack(3), change('a', 4, 4), change('a', 5, 5)]),
+      // Shard 1's history is lost: acknowledged at its head (7), past the client's 2.
+      shard([ack(7), lost(7), change('b', 2, 8)]),
+      ...Array.from({ length: JOB_STATUS_SHARDS - 2 }, () => shard([ack(0)])),
+    ];
+    const from = [3, 2, ...Array.from({ length: JOB_STATUS_SHARDS - 2 }, () => 0)];
+    const merged = new MergedShards(
+      shards.map((s) => s.iterator),
+      from,
+      false,
+      'T',
+    );
+    const got: JobMessage[] = [];
+    for (let i = 0; i < 5; i++) got.push((await merged.next()).value as JobMessage);
+    expect(got.map((m) => [m.type, m.position])).toEqual([
+      ['SUBSCRIBED', 10],
+      ['HISTORY_LOST', 10],
+      expect.anything(),
+      expect.anything(),
+      expect.anything(),
+    ]);
+    expect(cursorOf(got[0]).slice(0, 2)).toEqual([3, 7]);
+    // The changes: each shard's in its order, the position one more each, the cursor where each shard stands.
+    const changes = got.slice(2);
+    expect(changes.map((m) => m.position)).toEqual([11, 12, 13]);
+    expect(changes.filter((m) => m.jobId === 'a').map((m) => m.seq)).toEqual([4, 5]);
+    expect(cursorOf(changes[2]).slice(0, 2)).toEqual([5, 8]);
+    await merged.return();
+    expect(shards.every((s) => s.returned())).toBe(true);
+  });
+
+  it('lets every shard go and passes the error on when one shard’s read fails', async () => {
+    const failure = new Error('read failed');
+    const shards = [shard([ack(0)], failure), ...Array.from({ length: JOB_STATUS_SHARDS - 1 }, () => shard([ack(0)]))];
+    const merged = new MergedShards(
+      shards.map((s) => s.iterator),
+      shards.map(() => null),
+      false,
+      'T',
+    );
+    expect((await merged.next()).value).toMatchObject({ type: 'SUBSCRIBED', position: 0 });
+    await expect(merged.next()).rejects.toBe(failure);
+    expect(shards.every((s) => s.returned())).toBe(true);
+    expect((await merged.next()).done).toBe(true);
   });
 });

@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { parse, print } from 'graphql';
+import { JOB_STATUS_SHARDS } from '../../src/common/streams';
+import { encodeCursor } from '../../src/events/shard-cursor';
 import { resumeDocumentAt, wantsEventStream } from '../../src/http/sse';
 import { buildAppSchema } from '../../src/schema';
 
@@ -23,7 +25,7 @@ describe('which requests are event streams', () => {
 
 describe('resuming at a Last-Event-ID', () => {
   const schema = buildAppSchema();
-  const resume = (query: string, position: number) => {
+  const resume = (query: string, position: number | string) => {
     const document = resumeDocumentAt(schema, parse(query), position);
     return document && print(document).replace(/\s+/g, ' ').trim();
   };
@@ -43,6 +45,16 @@ describe('resuming at a Last-Event-ID', () => {
     expect(resume('subscription { ...F } fragment F on Subscription { jobStatusChanges { position } }', 4)).toBe(
       'subscription { ...F } fragment F on Subscription { jobStatusChanges(after: 4) { position } }',
     );
+  });
+
+  it("sets a sharded stream's cursor argument for a cursor, and drops the position argument beside it", () => {
+    const cursor = encodeCursor(Array.from({ length: JOB_STATUS_SHARDS }, (_, shard) => shard));
+    // (The printer breaks a long argument list onto lines of its own: its spaces are taken out.)
+    expect(resume('subscription($a: Int) { jobStatusChanges(after: $a) { cursor } }', cursor)?.replace(/\( | \)/g, (m) => m.trim())).toBe(
+      `subscription ($a: Int) { jobStatusChanges(afterCursor: "${cursor}") { cursor } }`,
+    );
+    // A field with no cursor argument has nothing a cursor resumes.
+    expect(resume('subscription { jobProgress(jobId: "job_1") { seq } }', cursor)).toBeUndefined();
   });
 
   it('has nothing to resume in a query or mutation', () => {

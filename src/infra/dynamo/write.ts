@@ -373,8 +373,15 @@ export function update(key: Key): Write {
   return Write.make(key, { op: 'Update', actions: [] });
 }
 
-/** The number of OUTBOX index partitions events are spread over. */
-export const OUTBOX_SHARDS = 4;
+/**
+ * The number of OUTBOX index partitions events are spread over, for the whole table: each takes
+ * DynamoDB's 1,000 write units a second, and a job status change puts and removes three events
+ * (about 20 units on the outbox in all), so 4 shards capped the table at about 200 status changes
+ * a second across tenants (docs/scaling.md, "DynamoDB's partition limits"); 16 spread them below
+ * the job item's own index partitions. Every sweep reads all of them (in parallel). Shards 0–3
+ * were the shards of before, so an outbox written by an older server is still swept.
+ */
+export const OUTBOX_SHARDS = 16;
 
 /** The OUTBOX index partition of one shard. */
 export const outboxPartition = (shard: number) => `OUTBOX#${shard}`;
