@@ -13,6 +13,11 @@ export function isRecord(value: unknown): value is Readonly<Record<string, unkno
   return typeof value === 'object' && value !== null;
 }
 
+/** True for a JSON object: a record that is not an array. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return isRecord(value) && !Array.isArray(value);
+}
+
 /**
  * True for an object that is not null and not an array: a JSON object, such as a GraphQL request
  * body, whose properties the caller may read and change.

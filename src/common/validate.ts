@@ -62,7 +62,3 @@ export function hasFields(value: unknown, types: Record<string, 'string' | 'numb
   if (typeof value !== 'object' || value === null) return false;
   return Object.entries(types).every(([field, type]) => typeof Reflect.get(value, field) === type);
 }
-
-/** True for a JSON object: not null, not an array. */
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);

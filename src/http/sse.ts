@@ -23,7 +23,7 @@ import type { OperationPipeline } from '../graphql/pipeline';
 import { callEndListener, type Delivery, type EndListener, type SubscriptionLifetime } from '../graphql/shared-subscriptions';
 import { beginRequest, newRequestId, runInRequest, type RequestRecord } from '../graphql/record';
 import { logger } from '../logger';
-import { isPlainObject } from '../common/validate';
+import { isPlainObject } from '../guards';
 
 /** The media type of a Server-Sent Events stream. */
 export const EVENT_STREAM = 'text/event-stream';

@@ -36,6 +36,21 @@ const STATUS = 'subscription Status($after: Int) { jobStatusChanges(after: $afte
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A plain EventSource on `url` sending `token` (the eventsource package lets a fetch add it), closed by the fixture. */
+function sourceWith(url: URL, token: string): EventSource {
+  return fixture(
+    'EventSource',
+    new EventSource(url, {
+      fetch: (input, init) => {
+        const headers = new Headers(init?.headers);
+        headers.set('authorization', `Bearer ${token}`);
+        return fetch(input, { ...init, headers });
+      },
+    }),
+    (s) => s.close(),
+  );
+}
+
 describe('GraphQL over SSE', () => {
   let server: TestServer;
   let proxy: CuttableProxy;
@@ -170,17 +185,7 @@ describe('GraphQL over SSE', () => {
     const received: Array<{ id: string; eventId: string; position: number; action: string }> = [];
     let completed = 0;
     let errors = 0;
-    const source = fixture(
-      'EventSource',
-      new EventSource(url, {
-        fetch: (input, init) => {
-          const headers = new Headers(init?.headers);
-          headers.set('authorization', `Bearer ${editor}`);
-          return fetch(input, { ...init, headers });
-        },
-      }),
-      (s) => s.close(),
-    );
+    const source = sourceWith(url, editor);
     source.addEventListener('next', (event) => {
       const { data } = JSON.parse(event.data);
       received.push({ id: event.lastEventId, ...data.projectActivity });
@@ -231,17 +236,7 @@ describe('GraphQL over SSE', () => {
     url.searchParams.set('query', STATUS);
     const received: Array<{ id: string; jobId: string; seq: number; type: string; cursor: string }> = [];
     let errors = 0;
-    const source = fixture(
-      'EventSource',
-      new EventSource(url, {
-        fetch: (input, init) => {
-          const headers = new Headers(init?.headers);
-          headers.set('authorization', `Bearer ${editor}`);
-          return fetch(input, { ...init, headers });
-        },
-      }),
-      (s) => s.close(),
-    );
+    const source = sourceWith(url, editor);
     source.addEventListener('next', (event) => received.push({ id: event.lastEventId, ...JSON.parse(event.data).data.jobStatusChanges }));
     source.addEventListener('error', () => errors++);
     const changes = () => received.filter((m) => m.jobId !== '');

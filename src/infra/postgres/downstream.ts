@@ -5,6 +5,7 @@ import { type Envelope, envelopeOf } from '../dynamo/downstream';
 import type { Item } from '../dynamo/write';
 import { withCrossTenantRead, withTenant } from './apply';
 import { DOWNSTREAM_TABLE } from './schema';
+import { onConnection } from './outcome';
 
 /*
  * Events downstream on PostgreSQL (docs/postgres.md#events-downstream). PostgreSQL has no table
@@ -51,31 +52,6 @@ interface Queued {
   attempts: string;
 }
 
-/**
- * Runs `work` on a connection of the pool. A connection lost between statements is told as the
- * client's 'error' event, which without a listener would be thrown as uncaught; one that failed in
- * any way is dropped from the pool rather than handed to its next user.
- */
-async function onConnection<T>(pool: Pool, work: (client: ClientBase) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let lost: Error | undefined;
-  const onLost = (error: Error) => {
-    lost = error;
-  };
-  client.on('error', onLost);
-  let broken: Error | undefined;
-  try {
-    return await work(client);
-  } catch (error) {
-    broken = lost ?? (error instanceof Error ? error : new Error(String(error)));
-    throw error;
-  } finally {
-    // A failed connection keeps the listener: the pool drops it, and a late error of it has nowhere else to go.
-    if (!broken) client.removeListener('error', onLost);
-    client.release(broken);
-  }
-}
-
 /** What one round of the relay did. */
 type Round = 'idle' | 'more' | 'refused' | 'elsewhere';
 
@@ -115,7 +91,7 @@ export class DownstreamRelay {
 
   /** How many events wait to be sent, and how many were parked; read across tenants. */
   async snapshot(): Promise<{ waiting: number; parked: number }> {
-    const out = await onConnection(this.pool, (client) =>
+    const out = await onConnection(await this.pool.connect(), (client) =>
       withCrossTenantRead(client, (c) =>
         c.query(`SELECT count(*) FILTER (WHERE failed_at IS NULL)::int AS waiting, count(failed_at)::int AS parked FROM ${this.table}`),
       ),
@@ -160,7 +136,7 @@ export class DownstreamRelay {
    * event is retried alone, so only it can be parked, never the events queued after it.
    */
   private async round(): Promise<Round> {
-    return onConnection(this.pool, (client) =>
+    return onConnection(await this.pool.connect(), (client) =>
       withCrossTenantRead(client, async (c): Promise<Round> => {
         const lock = await c.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS held', [`artissist downstream ${this.schema}`]);
         if (!lock.rows[0]?.held) return 'elsewhere';
@@ -217,7 +193,7 @@ export class DownstreamRelay {
   ): Promise<void> {
     const byTenant = new Map<string, Queued[]>();
     for (const row of rows) byTenant.set(row.tenant_id, [...(byTenant.get(row.tenant_id) ?? []), row]);
-    await onConnection(this.pool, async (client) => {
+    await onConnection(await this.pool.connect(), async (client) => {
       for (const [tenantId, own] of byTenant)
         await withTenant(client, tenantId, (t) => change(t, [tenantId, own.map((r) => r.item_pk), own.map((r) => r.item_sk)]));
     });

@@ -1,4 +1,4 @@
-import { DatabaseError } from 'pg';
+import { DatabaseError, type PoolClient } from 'pg';
 import { classify } from '../dependency';
 import type { CallOutcome } from '../metrics';
 
@@ -22,4 +22,37 @@ export function postgresOutcome(error: unknown): CallOutcome {
   if (error instanceof DatabaseError) return OUTAGE_CLASSES.has(String(error.code).slice(0, 2)) ? 'unreachable' : 'error';
   const outcome = classify(error);
   return outcome === 'error' ? 'unreachable' : outcome;
+}
+
+/**
+ * Runs `work` on `client`, a connection just taken from its pool, and gives it back. A connection
+ * lost between two statements (a restart ends every session) is told as the client's 'error'
+ * event, with no query to reject: without a listener it would be thrown as an uncaught exception;
+ * lost during a statement, the event comes before that statement's rejection. `failed` says of
+ * what `work` threw (and the connection's loss, if it was lost) whether the connection broke, and
+ * what to throw instead; a broken one is dropped from the pool rather than handed to its next user
+ * (by default any failure breaks it, and the error is thrown as it is).
+ */
+export async function onConnection<T>(
+  client: PoolClient,
+  work: (client: PoolClient) => Promise<T>,
+  failed: (error: unknown, lost: Error | undefined) => { broke: boolean; error: unknown } = (error) => ({ broke: true, error }),
+): Promise<T> {
+  let lost: Error | undefined;
+  const onLost = (error: Error) => {
+    lost = error;
+  };
+  client.on('error', onLost);
+  let broken: Error | undefined;
+  try {
+    return await work(client);
+  } catch (error) {
+    const verdict = failed(error, lost);
+    if (verdict.broke) broken = lost ?? (error instanceof Error ? error : new Error(String(error)));
+    throw verdict.error;
+  } finally {
+    // A failed connection keeps the listener: the pool drops it, and a late error of it has nowhere else to go.
+    if (!broken) client.removeListener('error', onLost);
+    client.release(broken);
+  }
 }

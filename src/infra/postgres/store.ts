@@ -10,7 +10,7 @@ import { listPage, mergedPage, queryFingerprint } from '../pages';
 import { keyString, type OrderedList, type Projection, type QuerySpec, type StoreApi, type TransactOutcome } from '../store-api';
 import { classify, isOutage, serviceUnavailable } from '../dependency';
 import { withCrossTenantRead, withTenant } from './apply';
-import { postgresOutcome } from './outcome';
+import { onConnection, postgresOutcome } from './outcome';
 import { type EntityTable, type EntityTables, type Field, lexeme, type TableQuery } from './items';
 import { downstreamEnvelope } from './downstream';
 import { DOWNSTREAM_TABLE, OUTBOX_TABLE, SEARCH_VECTOR } from './schema';
@@ -127,30 +127,17 @@ export class PgStore implements StoreApi {
     const client = await this.pool.connect().catch((error: unknown) => {
       throw serviceUnavailable('postgres', postgresOutcome(error), error);
     });
-    // A connection lost between two statements (a restart ends every session) is told as the
-    // client's 'error' event, with no query to reject: without a listener it would be thrown as an
-    // uncaught exception. Lost during a statement, the event comes before that statement's rejection.
-    let lost: Error | undefined;
-    const onLost = (error: Error) => {
-      lost = error;
-    };
-    client.on('error', onLost);
-    let broken: Error | undefined;
-    try {
+    return onConnection(
+      client,
       // No tenant: a read of an index declared across tenants (EntityTables.plan), read-only.
-      return await (tenantId === undefined ? withCrossTenantRead(client, work) : withTenant(client, tenantId, work));
-    } catch (error) {
-      const known = error instanceof DatabaseError || error instanceof AppError || error instanceof ConditionFailed;
-      const outage = lost !== undefined || connectionLost(error);
-      // A connection whose server went away (57P01 and the like are DatabaseErrors too) is not handed on.
-      if (outage || !known) broken = lost ?? (error instanceof Error ? error : new Error(String(error)));
-      if (outage) throw serviceUnavailable('postgres', postgresOutcome(lost ?? error), error);
-      throw error;
-    } finally {
-      // A failed connection keeps the listener: the pool drops it, and a late error of it has nowhere else to go.
-      if (!broken) client.removeListener('error', onLost);
-      client.release(broken);
-    }
+      (c) => (tenantId === undefined ? withCrossTenantRead(c, work) : withTenant(c, tenantId, work)),
+      (error, lost) => {
+        const known = error instanceof DatabaseError || error instanceof AppError || error instanceof ConditionFailed;
+        const outage = lost !== undefined || connectionLost(error);
+        // A connection whose server went away (57P01 and the like are DatabaseErrors too) is not handed on.
+        return { broke: outage || !known, error: outage ? serviceUnavailable('postgres', postgresOutcome(lost ?? error), error) : error };
+      },
+    );
   }
 
   /** The WHERE of one row of `table` by its key values, its parameters numbered from `from`. */
