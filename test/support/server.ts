@@ -14,6 +14,7 @@ import { Role } from '../../src/auth/principal';
 import { loadConfig, type Config } from '../../src/config';
 import { createTable, dropTable, testDynamoEnv, testEndpoint } from './dynamo';
 import { registerFixture } from './fixtures';
+import { keepAliveClient } from './http-client';
 import { startPostgresForServer } from './postgres';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789';
@@ -133,13 +134,14 @@ export async function startTestServer(
   // A contract test's case on PostgreSQL must run on it, not fall back to the default.
   if ((store === 'postgres') !== app.store instanceof PgStore) throw new Error(`The server does not run on ${store}.`);
   const secret = new TextEncoder().encode(TEST_SECRET);
+  const post = keepAliveClient();
   const raw = async (body: unknown, token?: string | null, headers: Record<string, string> = {}) => {
-    const res = await fetch(app.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
+    const res = await post(app.url, typeof body === 'string' ? body : JSON.stringify(body), {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
     });
-    const text = await res.text();
+    const text = res.text;
     let parsed: unknown = text;
     try {
       parsed = JSON.parse(text);
