@@ -14,10 +14,11 @@ module.exports = {
   testTimeout: 60_000,
   // Three files at a time on two cores: files wait on DynamoDB Local, child processes and timers,
   // so a third keeps both cores busy (a run took 349 s against 384 s with two, at the same CPU
-  // time). Each worker has its own database in the run's DynamoDB Local (globalSetup), and a file whose docblock says
-  // `@alone` (a latency or rate bound another file's load would bend) runs while no other does
-  // (test/support/turns.ts). The files marked `@long` start first (test/support/sequencer.js), so
-  // that the short ones fill the other workers beside them.
+  // time). Each worker has its own database in the run's DynamoDB Local (globalSetup), and the
+  // tests of a file whose docblock says `@alone` (a latency or rate bound another file's load would
+  // bend) run while no other file does (test/support/turns.ts; its `beforeAll` hooks run beside
+  // the others). The files marked `@long` start first (test/support/sequencer.js), so that the
+  // short ones fill the other workers beside them.
   maxWorkers: 3,
   testSequencer: '<rootDir>/test/support/sequencer.js',
 };

@@ -47,6 +47,10 @@ export default class FixtureEnvironment extends TestEnvironment {
   private next = 0;
   /** Whether the file's docblock says `@alone` (test/support/turns.ts). */
   private readonly alone: boolean;
+  /** Whether an `@alone` file holds its alone turn (from its first test on). */
+  private aloneTaken = false;
+  /** The turn server's port (globalSetup), or 0 when the file runs without one. */
+  private port = 0;
   private turn?: Turn;
 
   constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
@@ -54,11 +58,15 @@ export default class FixtureEnvironment extends TestEnvironment {
     this.alone = 'alone' in context.docblockPragmas;
   }
 
-  /** Waits for the file's turn beside the other workers' files before any of it runs. */
+  /**
+   * Waits for a shared turn before any of the file runs: an `@alone` file too loads its modules
+   * and runs its `beforeAll` hooks beside the other workers' files (starting servers, a Redis
+   * Cluster, instances), and takes its alone turn at its first test (handleTestEvent).
+   */
   override async setup(): Promise<void> {
     await super.setup();
-    const port = Number(process.env.TEST_TURNS_PORT);
-    if (port > 0) this.turn = await takeTurn(port, this.alone ? 'alone' : 'shared');
+    this.port = Number(process.env.TEST_TURNS_PORT ?? 0);
+    if (this.port > 0) this.turn = await takeTurn(this.port, 'shared');
   }
 
   /** Gives the turn back; a turn the server dropped fails the file, after the sandbox is torn down. */
@@ -68,6 +76,20 @@ export default class FixtureEnvironment extends TestEnvironment {
     } finally {
       await super.teardown();
     }
+  }
+
+  /**
+   * An `@alone` file's tests run while no other file does: at its first test it gives its shared
+   * turn back and waits for an alone one, which it holds to its end (hooks of nested blocks and
+   * the fixtures' disposal included). What it bounds (a latency, a rate) is measured in tests,
+   * never in a `beforeAll`. The wait counts in that first test's reported time.
+   */
+  private async takeAloneTurn(): Promise<void> {
+    if (!this.alone || this.aloneTaken || !this.turn) return;
+    this.aloneTaken = true;
+    this.turn.release();
+    this.turn = undefined;
+    this.turn = await takeTurn(this.port, 'alone');
   }
 
   private get bridge(): FixtureBridge {
@@ -87,6 +109,9 @@ export default class FixtureEnvironment extends TestEnvironment {
       case 'run_describe_start':
         this.describes.push(`describe ${this.next++} ${event.describeBlock.name}`);
         this.bridge.__fixtureScope = this.describes.at(-1);
+        break;
+      case 'test_started':
+        await this.takeAloneTurn();
         break;
       case 'test_start':
         this.bridge.__fixtureBlockScope = this.describes.at(-1);

@@ -11,9 +11,11 @@ const { extract, parse } = require('jest-docblock');
  *
  * On a clean clone jest knows no durations and would start a small file that runs a minute and a
  * half (the 10,000-item stage) near the end, where the other workers would wait it out; started
- * first, the many short files fill the other workers beside it. An `@alone` file runs while no
- * other does (test/support/turns.ts): the other workers idle while it runs, and while it waits
- * for the files they are running. Last, those are their last ones.
+ * first, the many short files fill the other workers beside it. The tests of an `@alone` file run
+ * while no other file does (test/support/turns.ts): the other workers idle while they run, and
+ * while it waits for the files they are running. Last, those are their last ones, and the
+ * `@alone` files' `beforeAll` hooks (servers, instances, a Redis Cluster) run beside each other
+ * and beside the last shared files.
  */
 class LongFirst extends TestSequencer {
   /** @param {import('@jest/test-result').Test[]} tests */

@@ -14,6 +14,7 @@ import { Role } from '../../src/auth/principal';
 import { loadConfig, type Config } from '../../src/config';
 import { createTable, dropTable, testDynamoEnv, testEndpoint } from './dynamo';
 import { registerFixture } from './fixtures';
+import { keepAliveClient } from './http-client';
 import { startPostgresForServer } from './postgres';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789';
@@ -50,9 +51,10 @@ export interface TestServer {
 
 /**
  * A quick outbox sweeper, for a test of a lost publish (one the sweeper must deliver) that should not
- * wait the production pace (a sweep every 2 s of events over 3 s old). Test servers sweep at that
- * pace otherwise: a sweep is a Query on each of 4 outbox shards (of 16, in turn), and at 5 sweeps a second an idle
- * test server cost a freshly started DynamoDB Local 2.3 CPU-s in 10 s, against 0.17.
+ * wait the production pace (a sweep every 2 s of events over 3 s old). A test server sweeps only
+ * when its test asks (this, or an OUTBOX_SWEEP_MS of its own; see startTestServer): a sweep is a
+ * Query on each of 4 outbox shards (of 16, in turn), and at 5 sweeps a second an idle test server cost a freshly
+ * started DynamoDB Local 2.3 CPU-s in 10 s, against 0.17.
  */
 export const QUICK_OUTBOX_SWEEP = { OUTBOX_SWEEP_MS: '200', OUTBOX_GRACE_MS: '300' } as const;
 
@@ -105,6 +107,12 @@ export async function startTestServer(
     REQUEST_BUDGET_MS: '30000',
     // No change stream unless the test asks for one (see test/support/environment.ts).
     TABLE_STREAM: process.env.TABLE_STREAM ?? 'off',
+    // No outbox sweep unless the test asks for one (QUICK_OUTBOX_SWEEP, or a pace of its own): the
+    // writer publishes each event it commits, and a test whose publishes must be lost (failPublish,
+    // Redis stopped) sets the sweeper's pace. At the production pace (4 Queries every 2 s) four idle
+    // servers cost DynamoDB Local 0.9-1.9 CPU-s in 15 s, against 0.25-0.3 without it, and the
+    // suite's servers stay up for some thousands of seconds in all.
+    OUTBOX_SWEEP_MS: '3600000',
     // A PostgreSQL of its own, unless the test names one (a second instance on another's database).
     ...(store === 'postgres' && !options.env?.DATABASE_URL ? await startPostgresForServer() : {}),
     ...options.env,
@@ -126,13 +134,14 @@ export async function startTestServer(
   // A contract test's case on PostgreSQL must run on it, not fall back to the default.
   if ((store === 'postgres') !== app.store instanceof PgStore) throw new Error(`The server does not run on ${store}.`);
   const secret = new TextEncoder().encode(TEST_SECRET);
+  const post = keepAliveClient();
   const raw = async (body: unknown, token?: string | null, headers: Record<string, string> = {}) => {
-    const res = await fetch(app.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
+    const res = await post(app.url, typeof body === 'string' ? body : JSON.stringify(body), {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
     });
-    const text = await res.text();
+    const text = res.text;
     let parsed: unknown = text;
     try {
       parsed = JSON.parse(text);

@@ -1,9 +1,11 @@
 import { createServer, type Socket, connect } from 'node:net';
 
 /**
- * Turns between jest's workers: a readers-writer lock held over a socket. A test file whose
+ * Turns between jest's workers: a readers-writer lock held over a socket. The tests of a file whose
  * docblock says `@alone` (a latency or rate bound that another file's load on the same two cores
- * would bend) runs while no other file runs; every other file runs beside any but an `@alone` one.
+ * would bend) run while no other file runs: it loads and runs its `beforeAll` hooks on a shared
+ * turn, and gives that back for an alone one at its first test (test/support/environment.ts);
+ * every other file runs beside any file but one that holds an alone turn.
  *
  * The lock lives in jest's own process (globalSetup starts it, globalTeardown closes it) and a
  * worker holds its turn for as long as its socket is open, so a worker that dies gives its turn

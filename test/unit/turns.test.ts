@@ -1,7 +1,10 @@
+import type { JestEnvironmentConfig } from '@jest/environment';
+import type { Circus } from '@jest/types';
+import FixtureEnvironment from '../support/environment';
 import { registerFixture } from '../support/fixtures';
 import { startTurnServer, type Turn, takeTurn, type TurnServer } from '../support/turns';
 
-// The turn server that keeps an `@alone` file from running beside another (jest's workers ask it
+// The turn server that keeps an `@alone` file's tests from running beside another file (jest's workers ask it
 // through test/support/environment.ts). These tests run their own, as the workers would use it.
 async function server(): Promise<TurnServer> {
   const turns = await startTurnServer();
@@ -68,5 +71,37 @@ describe('turns between test files', () => {
     await expect(takeTurn(turns.port, 'shared')).rejects.toThrow('ECONNREFUSED');
     await dropped.closed;
     expect(() => dropped.release()).toThrow('the turn server dropped a shared turn while the file held it');
+  });
+
+  it("runs an @alone file's loading and beforeAll beside shared files, and its tests alone from the first on", async () => {
+    const turns = await server();
+    // The environment asks the turn server globalSetup names; here, this test's own.
+    const runs = process.env.TEST_TURNS_PORT;
+    process.env.TEST_TURNS_PORT = String(turns.port);
+    registerFixture('the run turn server port', () => {
+      process.env.TEST_TURNS_PORT = runs;
+    });
+    const other = await ask(turns.port, 'shared').turn;
+    const config = {
+      projectConfig: { testEnvironmentOptions: {}, globals: {}, fakeTimers: {} },
+      globalConfig: {},
+    } as unknown as JestEnvironmentConfig;
+    const environment = new FixtureEnvironment(config, { console, docblockPragmas: { alone: '' }, testPath: 'alone.test.ts' });
+    registerFixture('the @alone environment', () => environment.teardown());
+    await environment.setup();
+    expect(turns.held()).toEqual({ alone: 0, shared: 2, waiting: 0 });
+    const test = { name: 'first', errors: [] } as unknown as Circus.TestEntry;
+    let alone = false;
+    const started = environment.handleTestEvent({ name: 'test_started', test }, {} as Circus.State).then(() => {
+      alone = true;
+    });
+    await until(turns, { alone: 0, shared: 1, waiting: 1 });
+    expect(alone).toBe(false);
+    other.release();
+    await started;
+    expect(turns.held()).toEqual({ alone: 1, shared: 0, waiting: 0 });
+    // Its next tests keep the turn it holds.
+    await environment.handleTestEvent({ name: 'test_started', test }, {} as Circus.State);
+    expect(turns.held()).toEqual({ alone: 1, shared: 0, waiting: 0 });
   });
 });
