@@ -177,6 +177,18 @@ describe('fan-out stages of work items', () => {
     expect(await replay.waitFor(total, 30_000)).toEqual(events);
   }, 300_000);
 
+  it('opens a first stage that fans out in the commit that creates the job, so a worker told of the job claims behind no second transaction', async () => {
+    const t = await tenant(longLease);
+    const { jobId } = await t.createJob({ kind: 'BATCH', items: [{ source: t.key('in/1.png') }] });
+    const { job } = (
+      await t.gql(t.editor, 'query($j: ID!) { job(jobId: $j) { status version createdAt startedAt steps { name status } } }', { j: jobId })
+    ).data;
+    // Decided together: the stage started at the job's creation, and no later change moved the job on (JOB_CREATED, STEP_STARTED).
+    expect(job).toMatchObject({ status: 'RUNNING', version: 2, startedAt: job.createdAt, steps: [{ name: 'process', status: 'RUNNING' }] });
+    const claimed = await t.claim(await t.worker(1), 'BATCH', 'process');
+    expect(claimed.item).toMatchObject({ sequence: 1, attempt: 1, status: 'RUNNING' });
+  });
+
   it('hands each of 10 claimable items to exactly one of 50 workers asking at once, and nothing to the other 40', async () => {
     const t = await tenant(longLease);
     const { jobId } = await t.createJob({ kind: 'BATCH', items: Array.from({ length: 10 }, (_, i) => ({ source: t.key(`${i}.png`) })) });
