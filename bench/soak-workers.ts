@@ -202,7 +202,7 @@ async function fleet() {
   // The signals, in random order, each at a random moment 0.2 to 1.2 s after the last, to a random worker of the fleet (one
   // subscribed already), which is replaced at once by a new process.
   const plan = [...Array<'SIGKILL'>(KILLS).fill('SIGKILL'), ...Array<'SIGTERM'>(TERMS).fill('SIGTERM')].sort(() => Math.random() - 0.5);
-  const signalled: Array<{ signal: 'SIGKILL' | 'SIGTERM'; at: number; proc: Proc }> = [];
+  const signalled: Array<{ signal: 'SIGKILL' | 'SIGTERM'; at: number; proc: Proc; ready: number }> = [];
   const restarts: Array<Promise<void>> = [];
   for (const signal of plan) {
     await sleep(200 + Math.random() * 1000);
@@ -216,7 +216,7 @@ async function fleet() {
     const [proc, n] = among[Math.floor(Math.random() * among.length)];
     const at = Date.now();
     proc.child.kill(signal);
-    signalled.push({ signal, at, proc });
+    signalled.push({ signal, at, proc, ready: ready.length });
     slots[n] = undefined;
     restarts.push(
       spawn().then((p) => {
@@ -287,15 +287,18 @@ async function fleet() {
       claimSent: again.sent - at,
       claimCommitted: again.at - at,
       handlerStarted: started ? started.at * 1000 - at : Number.NaN,
+      // Claims of other units between the hand-back's commit and this one: none says no worker was free to claim (all
+      // busy or still starting); some say they were taken first.
+      othersFirst: claimCommits.filter((c) => handedBack && c.at > handedBack.at && c.at < again.at).length,
       claimerBefore: before ? `${before.event}${before.type ? ` ${before.type}` : ''} ${(before.at * 1000 - at).toFixed(0)}` : 'none',
     };
   };
-  const timelines: Array<ReturnType<typeof timelineOf>> = [];
+  const timelines: Array<ReturnType<typeof timelineOf> & { ready: number }> = [];
   // SIGTERM: what the worker handed back (its handler told WORKER_STOPPED), claimed again within 1 s of the signal (the
   // stopped worker claims nothing more, so by another).
   const handBacks: number[] = [];
   let termsHandingBack = 0;
-  for (const { at, proc } of signalled.filter((s) => s.signal === 'SIGTERM')) {
+  for (const { at, proc, ready } of signalled.filter((s) => s.signal === 'SIGTERM')) {
     const { code } = await proc.exited;
     check(code === 0, `fleet: a SIGTERMed worker exited with ${code}:\n${proc.output().slice(-2000)}`);
     const given = proc.lines.filter((l) => l.event === 'cancelled' && l.code === 'WORKER_STOPPED');
@@ -308,7 +311,7 @@ async function fleet() {
       }
       const late = again.at - at;
       handBacks.push(late);
-      timelines.push(timelineOf(unit, at, proc, again));
+      timelines.push({ ...timelineOf(unit, at, proc, again), ready });
       check(
         late < 1000,
         `fleet: item ${unit.sequence} handed back on a SIGTERM was claimed again ${late.toFixed(0)} ms after the signal (bound 1 s)`,
@@ -350,11 +353,11 @@ async function fleet() {
     `1. fleet: ${ITEMS} items by ${FLEET} Python processes in ${seconds.toFixed(0)} s (${(ITEMS / seconds).toFixed(1)} items/s); ` +
       `completed once ${figures.completedOnce}, duplicates ${duplicates.length}, missing ${missing.length}\n` +
       `   ${figures.sigterms} SIGTERMs (${termsHandingBack} mid-item): handed back ${handBacks.length} units, claimed again ${ms(handBacks)} after the signal\n` +
-      `   where each hand-back's time went (ms after the signal: stopped, hand-back sent, its transaction sent, committed, answered; the claim's transaction sent, committed, its handler started; the claimer's line before):\n` +
+      `   where each hand-back's time went (ms after the signal: stopped, hand-back sent, its transaction sent, committed, answered; the claim's transaction sent, committed, its handler started; other units claimed between; the claimer's line before):\n` +
       timelines
         .map(
           (t) =>
-            `     #${t.sequence}: ${[t.stopped, t.handBackAsked, t.handBackSent, t.handBackCommitted, t.handBackAnswered, t.claimSent, t.claimCommitted, t.handlerStarted].map((v) => v.toFixed(0)).join(' → ')} (${t.claimerBefore})\n`,
+            `     #${t.sequence}: ${[t.stopped, t.handBackAsked, t.handBackSent, t.handBackCommitted, t.handBackAnswered, t.claimSent, t.claimCommitted, t.handlerStarted].map((v) => v.toFixed(0)).join(' → ')} (${t.ready} of ${FLEET} workers up at the signal; ${t.othersFirst} others claimed first; ${t.claimerBefore})\n`,
         )
         .join('') +
       `   ${figures.sigkills} SIGKILLs (${killsHolding} mid-item): ${recoveries.length} units claimed again ${ms(recoveries)} after the kill (leases ${LEASE_SECONDS} s, then BATCH's backoff)`,
