@@ -10,9 +10,10 @@ import { report } from './support';
 
 /*
  * Our server as a bench child: configured by environment like `npm start`, reporting when ready.
- * With BENCH_REPORT_COMMITS=1 it also prints `COMMIT {"eventId", "at"}` when DynamoDB has
- * acknowledged the transaction of a job event (at: epoch ms with sub-ms precision), so the
- * fan-out benchmark can time from the commit. With BENCH_ITEM_STATS=1 it answers a line ITEMSTATS
+ * With BENCH_REPORT_COMMITS=1 it also prints `COMMIT {"eventId", "type", "jobId", "sequence",
+ * "attempt", "sent", "at"}` when DynamoDB has acknowledged the transaction of a job event (sent:
+ * when the transaction was sent, at: when it was acknowledged, epoch ms with sub-ms precision), so
+ * the fan-out benchmark can time from the commit and the workers' soak take a signal's time apart. With BENCH_ITEM_STATS=1 it answers a line ITEMSTATS
  * on stdin with `RESULT {…}`, the work items' write-path counters (src/job/job.aggregate.ts). With
  * BENCH_WHOLE_READS=1 its list reads take whole items whatever the query selects (projectReads:
  * false), as they did on PostgreSQL before its reads took the projection: a before-and-after in one run.
@@ -20,12 +21,21 @@ import { report } from './support';
 startApp(loadConfig(), { projectReads: process.env.BENCH_WHOLE_READS === '1' ? false : undefined })
   .then((app) => {
     if (process.env.BENCH_REPORT_COMMITS === '1') {
-      const transact = app.store.transact.bind(app.store);
-      app.store.transact = async (writes: readonly Write[]) => {
-        await transact(writes);
+      // transactOnce: the committer sends each round with it (and transact through it), so every commit is seen.
+      const transactOnce = app.store.transactOnce.bind(app.store);
+      app.store.transactOnce = async (writes: readonly Write[]) => {
+        const sent = performance.timeOrigin + performance.now();
+        const outcome = await transactOnce(writes);
         const at = performance.timeOrigin + performance.now();
+        if (outcome !== 'committed') return outcome;
         for (const w of writes)
-          if (w.isEvent && w.item?.stream === 'job') process.stdout.write(`COMMIT ${JSON.stringify({ eventId: w.item.eventId, at })}\n`);
+          if (w.isEvent && w.item?.stream === 'job') {
+            const { eventId, type, jobId, item } = w.item;
+            const unit = typeof item === 'object' && item !== null ? item : {};
+            const { sequence, attempt } = unit as { sequence?: number; attempt?: number };
+            process.stdout.write(`COMMIT ${JSON.stringify({ eventId, type, jobId, sequence, attempt, sent, at })}\n`);
+          }
+        return outcome;
       };
     }
     // The event loop's delays (10 ms resolution): "eld-reset" zeroes them, "eld" prints `ELD {maxMs, p99Ms}`,

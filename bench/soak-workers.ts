@@ -11,7 +11,7 @@ import { startTcpProxy } from '../test/support/tcp-proxy';
 import { waitFor } from '../test/support/wait';
 import { type Proc, startWorker } from '../test/support/worker-process';
 import { subscribe, wsClient } from '../test/support/ws';
-import { quantile, saveResult, SECRET, serverEnv, startChild } from './support';
+import { type Child, quantile, saveResult, SECRET, serverEnv, startChild } from './support';
 
 /*
  * Issue 49's worker tests at their full scale, which `npm test` cannot afford (its budget is 8
@@ -25,15 +25,17 @@ import { quantile, saveResult, SECRET, serverEnv, startChild } from './support';
  *    them SIGKILLed and 20 SIGTERMed at random moments (0.2 to 1.2 s apart; a SIGTERM to a worker
  *    in the middle of an item where there is one), each restarted at once: every item completed exactly once
  *    (the job's ITEM_COMPLETED events); every unit a SIGTERMed worker handed back claimed again by
- *    another worker within 1 s of the signal; every unit a SIGKILLed worker held claimed again
- *    (after its lease, as nothing handed it back).
+ *    another worker within 1 s of the signal (the claim's commit, from the server's COMMIT lines);
+ *    every unit a SIGKILLed worker held claimed again (after its lease, as nothing handed it back).
+ *    Each hand-back's time is taken apart (the worker's log, the commits) and printed.
  * 2. cancellation: 100 jobs cancelled while a worker's handler holds their item (it reports
  *    nothing for 60 s): the handler told within 1 s at p99; a completion after the cancellation refused.
  * 3. lease: one handler busy in CPU-bound Python for 60 s with leases of 10 s keeps its lease
  *    (every renewal before the lease it renews ran out, no rival's claim takes the item).
  * 4. idle: 20 idle workers for 60 s, each through its own TCP proxy that counts its requests: at
  *    most one a worker per 30 s beyond its subscription; then 100 one-item jobs, each heard by an
- *    idle worker within 200 ms at p99 of the job's createdAt (the server's decision).
+ *    idle worker within 200 ms at p99 of the job's createdAt (the server's decision); also printed:
+ *    the same from the commit of createJob's transaction, and until the worker's claim committed.
  *
  * Each guarantee broken is printed and the command exits 1. `npm run soak:workers` (`-- --quick` for a
  * small-scale try of the command, `-- --only idle` for one scenario).
@@ -70,6 +72,8 @@ const ms = (values: number[]) =>
     : 'none';
 
 let url = '';
+/** The server child: its COMMIT lines (BENCH_REPORT_COMMITS) time the commits of the job events. */
+let server: Child | undefined;
 const token = (tenantId: string, roles: Role[], sub: string) => signDevToken(key, { sub, tenantId, roles });
 
 /** One GraphQL request; its data and errors both (a refusal is an answer the soak checks, not a fault). */
@@ -198,19 +202,21 @@ async function fleet() {
   // The signals, in random order, each at a random moment 0.2 to 1.2 s after the last, to a random worker of the fleet (one
   // subscribed already), which is replaced at once by a new process.
   const plan = [...Array<'SIGKILL'>(KILLS).fill('SIGKILL'), ...Array<'SIGTERM'>(TERMS).fill('SIGTERM')].sort(() => Math.random() - 0.5);
-  const signalled: Array<{ signal: 'SIGKILL' | 'SIGTERM'; at: number; proc: Proc }> = [];
+  const signalled: Array<{ signal: 'SIGKILL' | 'SIGTERM'; at: number; proc: Proc; ready: number }> = [];
   const restarts: Array<Promise<void>> = [];
   for (const signal of plan) {
     await sleep(200 + Math.random() * 1000);
     if (finished) break;
     // A SIGTERM goes to a worker in the middle of an item where there is one (the case its guarantee is about); a SIGKILL to any.
+    // On a loaded machine every worker may be a replacement still starting: the signal waits for one to be ready.
+    await waitFor(async () => slots.some((p) => p !== undefined), 'a worker ready for the next signal', { ms: 120_000, everyMs: 20 });
     const ready = slots.flatMap((p, n) => (p ? [[p, n] as const] : []));
     const holding = ready.filter(([p]) => p.lines.at(-1)?.event === 'claimed');
     const among = signal === 'SIGTERM' && holding.length ? holding : ready;
     const [proc, n] = among[Math.floor(Math.random() * among.length)];
     const at = Date.now();
     proc.child.kill(signal);
-    signalled.push({ signal, at, proc });
+    signalled.push({ signal, at, proc, ready: ready.length });
     slots[n] = undefined;
     restarts.push(
       spawn().then((p) => {
@@ -241,28 +247,71 @@ async function fleet() {
   check(duplicates.length === 0, `fleet: items completed more than once: ${duplicates.join(', ')}`);
   check(missing.length === 0, `fleet: items never completed: ${missing.join(', ')}`);
 
-  const claims = procs.flatMap((p) => p.lines.filter((l) => l.event === 'claimed').map((l) => ({ ...l, proc: p })));
-  /** The first claim of `sequence` after `at` (ms) by another process than `proc`, at a later attempt than `attempt`. */
-  const claimedAgain = (sequence: number, attempt: number, at: number, proc: Proc) =>
-    claims
-      .filter((c) => c.sequence === sequence && c.attempt > attempt && c.proc !== proc && c.at * 1000 >= at)
-      .sort((a, b) => a.at - b.at)[0];
-  // SIGTERM: what the worker handed back (its handler told WORKER_STOPPED), claimed again by another within 1 s of the signal.
+  // A unit is claimed again when the claim of a later attempt commits (the server's COMMIT lines): a claimer SIGKILLed
+  // between its claim and its handler's first line prints nothing, and its claim took the unit all the same.
+  const commits = server?.collected('COMMIT') ?? [];
+  const claimCommits = commits.filter((c) => c.jobId === jobId && (c.type === 'ITEM_STARTED' || c.type === 'ITEM_RECLAIMED'));
+  /** The first claim of `sequence` at a later attempt than `attempt`, committed after `at` (ms); its COMMIT line. */
+  const claimedAgain = (sequence: number, attempt: number, at: number) =>
+    claimCommits.filter((c) => c.sequence === sequence && c.attempt > attempt && c.at >= at).sort((a, b) => a.at - b.at)[0];
+  /**
+   * Where a hand-back's time went, each step in ms after the signal: the worker's stop, its
+   * hand-back sent (both its log), the hand-back's transaction sent and committed (COMMIT), its
+   * answer (the log), the claim's transaction sent and committed, and the claimer's handler
+   * starting (its `claimed` line, when it printed one); and what that claimer did just before.
+   */
+  const timelineOf = (unit: any, at: number, proc: Proc, again: any) => {
+    const logged = (pattern: RegExp) => {
+      const found = proc.output().match(pattern);
+      return found ? Number(found[1]) * 1000 - at : Number.NaN;
+    };
+    const handedBack = commits.find(
+      (c) => c.jobId === jobId && c.type === 'ITEM_HANDED_BACK' && c.sequence === unit.sequence && c.at >= at,
+    );
+    const unitLog = (what: string) => new RegExp(`^(\\d+\\.\\d+) .* ${what} \\S+/process #${unit.sequence} attempt ${unit.attempt}$`, 'm');
+    const started = procs
+      .flatMap((p) =>
+        p.lines
+          .filter((l) => l.event === 'claimed' && l.sequence === unit.sequence && l.attempt === again.attempt)
+          .map((l) => ({ ...l, p })),
+      )
+      .at(0);
+    const before = started?.p.lines.filter((l: any) => typeof l.at === 'number' && l.at < started.at && l.event !== 'claimed').at(-1);
+    return {
+      sequence: unit.sequence,
+      stopped: logged(/^(\d+\.\d+) \S+ stopping: no more claims/m),
+      handBackAsked: logged(unitLog('handing back')),
+      handBackSent: (handedBack?.sent ?? Number.NaN) - at,
+      handBackCommitted: (handedBack?.at ?? Number.NaN) - at,
+      handBackAnswered: logged(unitLog('handed back')),
+      claimSent: again.sent - at,
+      claimCommitted: again.at - at,
+      handlerStarted: started ? started.at * 1000 - at : Number.NaN,
+      // Claims of other units between the hand-back's commit and this one: none says no worker was free to claim (all
+      // busy or still starting); some say they were taken first.
+      othersFirst: claimCommits.filter((c) => handedBack && c.at > handedBack.at && c.at < again.at).length,
+      claimerBefore: before ? `${before.event}${before.type ? ` ${before.type}` : ''} ${(before.at * 1000 - at).toFixed(0)}` : 'none',
+    };
+  };
+  const timelines: Array<ReturnType<typeof timelineOf> & { ready: number }> = [];
+  // SIGTERM: what the worker handed back (its handler told WORKER_STOPPED), claimed again within 1 s of the signal (the
+  // stopped worker claims nothing more, so by another).
   const handBacks: number[] = [];
   let termsHandingBack = 0;
-  for (const { at, proc } of signalled.filter((s) => s.signal === 'SIGTERM')) {
+  for (const { at, proc, ready } of signalled.filter((s) => s.signal === 'SIGTERM')) {
     const { code } = await proc.exited;
     check(code === 0, `fleet: a SIGTERMed worker exited with ${code}:\n${proc.output().slice(-2000)}`);
     const given = proc.lines.filter((l) => l.event === 'cancelled' && l.code === 'WORKER_STOPPED');
     if (given.length) termsHandingBack++;
     for (const unit of given) {
-      const again = claimedAgain(unit.sequence, unit.attempt, at, proc);
+      const again = claimedAgain(unit.sequence, unit.attempt, at);
       if (!again) {
         violations.push(`fleet: item ${unit.sequence} handed back (attempt ${unit.attempt}) on a SIGTERM was never claimed again`);
         continue;
       }
-      const late = again.at * 1000 - at;
+      const late = again.at - at;
       handBacks.push(late);
+      timelines.push({ ...timelineOf(unit, at, proc, again), ready });
       check(
         late < 1000,
         `fleet: item ${unit.sequence} handed back on a SIGTERM was claimed again ${late.toFixed(0)} ms after the signal (bound 1 s)`,
@@ -276,9 +325,9 @@ async function fleet() {
     const held = proc.lines.filter((l) => l.event === 'claimed' && !completedAttempts.has(`${l.sequence}/${l.attempt}`));
     if (held.length) killsHolding++;
     for (const unit of held) {
-      const again = claimedAgain(unit.sequence, unit.attempt, at, proc);
+      const again = claimedAgain(unit.sequence, unit.attempt, at);
       if (!again) violations.push(`fleet: item ${unit.sequence} held by a SIGKILLed worker was never claimed again`);
-      else recoveries.push(again.at * 1000 - at);
+      else recoveries.push(again.at - at);
     }
   }
   await stopAll(
@@ -295,6 +344,7 @@ async function fleet() {
     sigterms: signalled.filter((s) => s.signal === 'SIGTERM').length,
     sigtermsHandingBack: termsHandingBack,
     handBackMs: handBacks,
+    handBackTimelines: timelines,
     sigkills: signalled.filter((s) => s.signal === 'SIGKILL').length,
     sigkillsHolding: killsHolding,
     sigkillRecoveryMs: recoveries,
@@ -303,6 +353,13 @@ async function fleet() {
     `1. fleet: ${ITEMS} items by ${FLEET} Python processes in ${seconds.toFixed(0)} s (${(ITEMS / seconds).toFixed(1)} items/s); ` +
       `completed once ${figures.completedOnce}, duplicates ${duplicates.length}, missing ${missing.length}\n` +
       `   ${figures.sigterms} SIGTERMs (${termsHandingBack} mid-item): handed back ${handBacks.length} units, claimed again ${ms(handBacks)} after the signal\n` +
+      `   where each hand-back's time went (ms after the signal: stopped, hand-back sent, its transaction sent, committed, answered; the claim's transaction sent, committed, its handler started; other units claimed between; the claimer's line before):\n` +
+      timelines
+        .map(
+          (t) =>
+            `     #${t.sequence}: ${[t.stopped, t.handBackAsked, t.handBackSent, t.handBackCommitted, t.handBackAnswered, t.claimSent, t.claimCommitted, t.handlerStarted].map((v) => v.toFixed(0)).join(' → ')} (${t.ready} of ${FLEET} workers up at the signal; ${t.othersFirst} others claimed first; ${t.claimerBefore})\n`,
+        )
+        .join('') +
       `   ${figures.sigkills} SIGKILLs (${killsHolding} mid-item): ${recoveries.length} units claimed again ${ms(recoveries)} after the kill (leases ${LEASE_SECONDS} s, then BATCH's backoff)`,
   );
   return figures;
@@ -465,6 +522,7 @@ async function idle() {
   // New work, one job at a time: heard by one idle worker (each signal names its job).
   const fromDecision: number[] = [];
   const fromRequest: number[] = [];
+  const pushTimelines: Array<{ jobId: string; createdAt: number; heard: number }> = [];
   for (let n = 0; n < PUSHES; n++) {
     const sent = Date.now();
     const { jobId, createdAt } = await batch(t, [{}]);
@@ -475,6 +533,7 @@ async function idle() {
     );
     fromDecision.push(heard.at * 1000 - createdAt);
     fromRequest.push(heard.at * 1000 - sent);
+    pushTimelines.push({ jobId, createdAt, heard: heard.at * 1000 });
     await waitFor(
       async () => workers.flatMap((w) => w.lines).find((l) => l.event === 'returned' && l.jobId === jobId),
       `job ${jobId} done`,
@@ -484,6 +543,22 @@ async function idle() {
       },
     );
   }
+  // Where each push's time went, in ms after createJob's decision: its transaction sent and committed (the server's
+  // COMMIT lines), the signal heard, and the worker's claim committed (it has the work).
+  const commits = server?.collected('COMMIT') ?? [];
+  const pushSteps = pushTimelines.map(({ jobId, createdAt, heard }) => {
+    const created = commits.find((c) => c.jobId === jobId && c.type === 'JOB_CREATED');
+    const claim = commits.find((c) => c.jobId === jobId && c.type === 'ITEM_STARTED');
+    return {
+      sent: (created?.sent ?? Number.NaN) - createdAt,
+      committed: (created?.at ?? Number.NaN) - createdAt,
+      heard: heard - createdAt,
+      claimed: (claim?.at ?? Number.NaN) - createdAt,
+    };
+  });
+  const slowest = [...pushSteps].sort((a, b) => b.heard - a.heard).slice(0, 5);
+  const fromCommit = pushSteps.map((t) => t.heard - t.committed).filter((v) => !Number.isNaN(v));
+  const claimed = pushSteps.map((t) => t.claimed).filter((v) => !Number.isNaN(v));
   const p99 = quantile(fromDecision, 0.99);
   check(p99 < 200, `idle: new work reached an idle worker at p99 ${p99.toFixed(0)} ms after createJob decided it (bound 200 ms)`);
   await stopAll(workers, 'idle');
@@ -492,16 +567,20 @@ async function idle() {
   log(
     `4. idle: ${IDLE_WORKERS} workers idle ${IDLE_SECONDS} s made ${idleRequests.reduce((a, b) => a + b, 0)} requests beyond their subscriptions ` +
       `(at most ${max} a worker: ${(max / (IDLE_SECONDS / 30)).toFixed(1)} per 30 s)\n` +
-      `   new work heard by an idle worker: from createJob's decision ${ms(fromDecision)}; from its request ${ms(fromRequest)}`,
+      `   new work heard by an idle worker: from createJob's decision ${ms(fromDecision)}; from its request ${ms(fromRequest)}\n` +
+      `   heard from the commit of createJob's transaction ${ms(fromCommit)}; claimed (its claim committed) from the decision ${ms(claimed)}\n` +
+      `   the slowest (ms after the decision: transaction sent, committed, heard, claim committed): ${slowest
+        .map((t) => [t.sent, t.committed, t.heard, t.claimed].map((v) => v.toFixed(0)).join(' → '))
+        .join('; ')}`,
   );
-  return { idleRequests, busiestOperations: operations, pushFromDecisionMs: fromDecision, pushFromRequestMs: fromRequest };
+  return { idleRequests, busiestOperations: operations, pushFromDecisionMs: fromDecision, pushFromRequestMs: fromRequest, pushSteps };
 }
 
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'soak-workers-'));
   const dynamo = await startDynamoDbLocal({ dataPath: null });
   const env = { ...serverEnv(dynamo.endpoint, `soak_${randomUUID().slice(0, 8)}`, dataDir), JOB_LEASE_SECONDS: String(LEASE_SECONDS) };
-  const server = await startChild('server', [], { env });
+  server = await startChild('server', [], { env: { ...env, BENCH_REPORT_COMMITS: '1' } });
   url = server.ready.url;
   const loadBefore = loadavg();
   log(
@@ -511,8 +590,13 @@ async function main() {
   try {
     const scenarios = { fleet, cancellation, lease, idle };
     for (const [name, run] of Object.entries(scenarios)) if (!ONLY || ONLY === name) results[name] = await run();
+  } catch (error) {
+    // Said before the clean-up: a failed scenario's background polls (the fleet's wait for its job) fail once the server
+    // stops, and their rejection would end the process before this error is printed.
+    console.error(error);
+    throw error;
   } finally {
-    await server.stop();
+    await server?.stop();
     await dynamo.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }

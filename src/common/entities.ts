@@ -1289,12 +1289,16 @@ export const entities = {
        * The job's items a worker may take, by when they can be taken (sparse): from when they wait
        * (PENDING, after any backoff) or from when their lease runs out (RUNNING). It follows the
        * item's own state only, so it is right after every write of the item; whether the job is
-       * at the item's stage is the job's JobWork entry (below), written with the job.
+       * at the item's stage is the job's JobWork entry (below), written with the job. Items that
+       * became claimable at the same moment (added together) go by sequence, padded as in the
+       * item's own key so that 9 sorts before 10 (items written before that are rewritten by
+       * migration 003-claim-order).
        */
       claimableInJob: {
         index: 'GSI4',
         pk: 'JOB#{jobId}#WORK',
         sk: '{claimableFrom}#{stage}#{sequence}',
+        format: { sequence: (n: number) => pad(n, 5) },
         when: {
           reads: ['status', 'availableAt', 'createdAt', 'leaseExpiresAt', 'timesOutAt'],
           holds: (item: ClaimableUnit) => itemClaimableFrom(item) !== undefined,

@@ -497,8 +497,11 @@ export class JobAggregate {
     );
     const reused = stage ? reuseAdded(made, stage, 1, actor) : made;
     // The first step, and each one after it, that completes from a record; a fan-out stage the
-    // job reaches that way opens (a first stage that fans out opens after the commit, as before).
-    const group = job.currentStep && !fanOutOf(job, job.currentStep) ? reuseStep(reused, job.currentStep, actor) : reused;
+    // job reaches that way opens. A first stage that fans out opens in this commit too: a worker
+    // told of the job by its creation claims at once, and a separate opening after the commit was
+    // one more read and transaction in the job's queue ahead of that claim.
+    const first = job.currentStep;
+    const group = !first ? reused : fanOutOf(job, first) ? openStage(reused, first, actor) : reuseStep(reused, first, actor);
     return { job: group.job, steps: [...group.steps.values()], writes: this.writesOf(group) };
   }
 

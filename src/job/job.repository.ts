@@ -413,11 +413,9 @@ export class JobRepository {
       },
       keyReleased,
     );
-    // An earlier request's job is returned as it is now; a new one as this request made it, and a
-    // first stage that fans out opens at once (STEP_STARTED; without items it completes). Should
-    // that fail, the job stands and its items are claimable anyway: the first claim opens it.
+    // An earlier request's job is returned as it is now; a new one as this request made it (a
+    // first stage that fans out opened in its commit: STEP_STARTED, or completed without items).
     if (!made) return toJob(job);
-    if (fanOutOf(job, job.currentStep ?? '')) await this.items.open(job.jobId, job.currentStep ?? '');
     return toJob(made.job, made.steps);
   }
 

@@ -1,5 +1,7 @@
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { openQueues } from '../../src/job/job.aggregate';
-import { Role, startTestServer, type TestServer } from '../support/server';
+import { dynamoDocOf, Role, startTestServer, type TestServer } from '../support/server';
+import { waitFor } from '../support/wait';
 import { subscribe, wsClient } from '../support/ws';
 
 /**
@@ -176,6 +178,63 @@ describe('fan-out stages of work items', () => {
     await replay.ack;
     expect(await replay.waitFor(total, 30_000)).toEqual(events);
   }, 300_000);
+
+  it('opens a first stage that fans out in the commit that creates the job, so a worker told of the job claims behind no second transaction', async () => {
+    const t = await tenant(longLease);
+    const { jobId } = await t.createJob({ kind: 'BATCH', items: [{ source: t.key('in/1.png') }] });
+    const { job } = (
+      await t.gql(t.editor, 'query($j: ID!) { job(jobId: $j) { status version createdAt startedAt steps { name status } } }', { j: jobId })
+    ).data;
+    // Decided together: the stage started at the job's creation, and no later change moved the job on (JOB_CREATED, STEP_STARTED).
+    expect(job).toMatchObject({ status: 'RUNNING', version: 2, startedAt: job.createdAt, steps: [{ name: 'process', status: 'RUNNING' }] });
+    const claimed = await t.claim(await t.worker(1), 'BATCH', 'process');
+    expect(claimed.item).toMatchObject({ sequence: 1, attempt: 1, status: 'RUNNING' });
+  });
+
+  it('hands out items that became claimable at once in sequence order, 9 before 10 (the index sorts by time, then sequence as a number)', async () => {
+    const t = await tenant(longLease);
+    await t.createJob({ kind: 'BATCH', items: Array.from({ length: 12 }, (_, i) => ({ source: t.key(`in/${i + 1}.png`) })) });
+    const worker = await t.worker(1);
+    const order: number[] = [];
+    for (let n = 0; n < 12; n++) order.push((await t.claim(worker, 'BATCH', 'process')).item.sequence);
+    expect(order).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+  });
+
+  it('migration 003-claim-order lists items written with their sequence unpadded in sequence order again', async () => {
+    const t = await tenant(longLease);
+    const { jobId } = await t.createJob({
+      kind: 'BATCH',
+      items: Array.from({ length: 12 }, (_, i) => ({ source: t.key(`in/${i + 1}.png`) })),
+    });
+    const { tableName } = longLease.config;
+    const doc = longLease.config.postgres ? undefined : dynamoDocOf(longLease.app);
+    const stored = async () =>
+      ((await doc?.send(new ScanCommand({ TableName: tableName })))?.Items ?? []).filter(
+        (row) => row.entityType === 'WorkItem' && row.jobId === jobId,
+      );
+    // As written before the index padded the sequence (10 before 2). PostgreSQL derives the index
+    // from the declaration on every read, so it has no entry written the old way to age.
+    for (const row of await stored())
+      await doc?.send(new PutCommand({ TableName: tableName, Item: { ...row, GSI4SK: String(row.GSI4SK).replace(/#0+(\d+)$/, '#$1') } }));
+    const admin = await longLease.operatorToken();
+    await t.gql(admin, 'mutation { runMigrations(itemsPerSecond: 400) { id } }');
+    await waitFor(
+      async () => {
+        const { data } = await t.gql(admin, '{ migrations { id state } }');
+        return (
+          data.migrations.every((m: { state: string }) => m.state === 'APPLIED') &&
+          data.migrations.some((m: { id: string }) => m.id === '003')
+        );
+      },
+      'every migration applied',
+      { ms: 90_000, everyMs: 200 },
+    );
+    for (const row of await stored()) expect(row.GSI4SK).toMatch(/#process#\d{5}$/);
+    const worker = await t.worker(1);
+    const order: number[] = [];
+    for (let n = 0; n < 12; n++) order.push((await t.claim(worker, 'BATCH', 'process')).item.sequence);
+    expect(order).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+  }, 120_000);
 
   it('hands each of 10 claimable items to exactly one of 50 workers asking at once, and nothing to the other 40', async () => {
     const t = await tenant(longLease);

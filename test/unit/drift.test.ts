@@ -64,6 +64,10 @@ describe('drift', () => {
     expect(driftOf(entities.WorkItem, item)).toEqual([]);
     const legacy = { ...item, GSI4PK: 'TENANT#acme#WORK#CLAIMABLE', GSI4SK: `${at}#job_01J00000000000000000000000#render-scenes#1` };
     expect(driftOf(entities.WorkItem, legacy)).toEqual(expect.arrayContaining(['GSI4PK', 'GSI4SK']));
+    // Listed in its job's claim index with its sequence unpadded (10 before 2): drift that 003-claim-order rewrites.
+    expect((item as Item).GSI4SK).toBe(`${at}#render-scenes#00001`);
+    expect(driftOf(entities.WorkItem, { ...item, GSI4SK: `${at}#render-scenes#1` })).toEqual(['GSI4SK']);
+    expect(MIGRATIONS.find((m) => m.name === 'claim-order')).toMatchObject({ id: '003', entities: ['WorkItem'], change: 'rederive' });
   });
 
   it('tells the declarations of a shared type apart by their key', () => {

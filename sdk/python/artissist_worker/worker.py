@@ -389,6 +389,7 @@ class Worker:
         """Hands `work` back (handBackWorkItem, handBackStep): another worker may claim it at once, as its next attempt, with no
         backoff and no attempt counted. An attempt that was over already (cancelled, taken over) has nothing to hand back; a
         hand-back that fails otherwise leaves the unit to its lease, taken over when it runs out."""
+        log.info("handing back %s/%s #%s attempt %s", work.job_id, work.stage, work.sequence, work.attempt)
         try:
             self._send(work, ITEM_HAND_BACK if not work.is_step else STEP_HAND_BACK, {}, attempts=2)
             log.info("handed back %s/%s #%s attempt %s", work.job_id, work.stage, work.sequence, work.attempt)
