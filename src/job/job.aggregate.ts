@@ -13,7 +13,6 @@ import {
   openStage,
   refuseOverItems,
   reuseAdded,
-  reuseStep,
   SettleStopped,
 } from './job.decider';
 import { limitsOf, quotaWrites } from '../common/quota';
@@ -496,12 +495,12 @@ export class JobAggregate {
       items.map((inputs, i) => newItem(job, stage ?? '', i + 1, inputs, actor, at)),
     );
     const reused = stage ? reuseAdded(made, stage, 1, actor) : made;
-    // The first step, and each one after it, that completes from a record; a fan-out stage the
-    // job reaches that way opens. A first stage that fans out opens in this commit too: a worker
-    // told of the job by its creation claims at once, and a separate opening after the commit was
-    // one more read and transaction in the job's queue ahead of that claim.
-    const first = job.currentStep;
-    const group = !first ? reused : fanOutOf(job, first) ? openStage(reused, first, actor) : reuseStep(reused, first, actor);
+    // What follows from reaching the first step, as from reaching any (openReached): a step that
+    // completes from a record, and each one after it, and a fan-out stage opens. A first stage that
+    // fans out opens in this commit too: a worker told of the job by its creation claims at once,
+    // and a separate opening after the commit was one more read and transaction in the job's queue
+    // ahead of that claim.
+    const group = openReached(reused, actor);
     return { job: group.job, steps: [...group.steps.values()], writes: this.writesOf(group) };
   }
 
