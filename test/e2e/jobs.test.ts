@@ -312,8 +312,13 @@ describe.each(STORES)('jobs, steps and live progress, on %s', (store) => {
       const app = new Client({ connectionString: settings.url });
       await app.connect();
       try {
+        // This file's database only: the run's other files have servers on the same cluster.
         const listening = async () =>
-          (await app.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [LISTEN_APPLICATION])).rows.map((r) => r.pid);
+          (
+            await app.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [
+              LISTEN_APPLICATION,
+            ])
+          ).rows.map((r) => r.pid);
         const killed = await listening();
         expect(killed).toHaveLength(2);
         await app.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [killed]);
