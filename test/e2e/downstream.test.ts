@@ -42,11 +42,20 @@ async function startReceiver() {
     taken,
     requests,
     refuse: (_events: Envelope[]): boolean => false,
+    /** While true, requests get no answer; each held one is counted, and counted again when its client gives up on it. */
+    hold: false,
+    held: 0,
+    abandoned: 0,
     url: '',
   };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
+    if (receiver.hold) {
+      receiver.held++;
+      res.on('close', () => receiver.abandoned++);
+      return;
+    }
     req.on('end', () => {
       const { events } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { events: Envelope[] };
       const ids = events.map((e) => e.detail.id);
@@ -358,5 +367,20 @@ describe.each(STORES)('events downstream, on %s', (store: StoreName) => {
       expect(receiver.taken.some((e) => e.detail.id === poisonId)).toBe(false);
       expect(await gauge('artissist_downstream_waiting')).toBe(0);
       expect(await gauge('artissist_downstream_parked')).toBe(1);
+    });
+
+  if (store === 'postgres')
+    it('stops at once while the receiver does not answer: the request under way is cut short, not waited for until its 10 s timeout', async () => {
+      const silent = await startReceiver();
+      silent.hold = true;
+      const own = await startTestServer({ store, env: { DOWNSTREAM_URL: silent.url, DOWNSTREAM_POLL_MS: '50', ARCHIVE_INTERVAL_MS: '0' } });
+      const token = await own.token(TENANT, [Role.EDITOR], 'editor-2');
+      const created = await own.raw({ query: 'mutation { createProject(input: { title: "Unanswered" }) { projectId } }' }, token);
+      expect(created.body.errors).toBeUndefined();
+      await waitFor(async () => silent.held > 0, "the relay's request under way");
+      const started = Date.now();
+      await own.app.stop();
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await waitFor(async () => silent.abandoned === silent.held, 'the held request let go');
     });
 });

@@ -63,6 +63,8 @@ export class DownstreamRelay {
   private stopped = true;
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
+  /** Aborted by stop: a request under way is cut short rather than waited for up to its timeout. */
+  private halt = new AbortController();
 
   constructor(
     private readonly pool: Pool,
@@ -79,12 +81,18 @@ export class DownstreamRelay {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.halt = new AbortController();
     this.loop = this.run();
   }
 
-  /** Stops after the round under way (its request answered or timed out, its rows settled). */
+  /**
+   * Stops after the round under way, whose request is cut short: its events stay queued as they
+   * were (not counted as refused), for whichever relay runs next, so a receiver that took them
+   * without its answer arriving gets them again (at least once, as documented).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.halt.abort();
     this.wakeUp?.();
     await this.loop;
   }
@@ -145,6 +153,8 @@ export class DownstreamRelay {
         const retrying = Number(head[0].attempts) > 0;
         const rows = retrying ? head : await this.queued(c, this.batchSize);
         const refusal = await this.send(rows.map((r) => r.envelope));
+        // Cut short by stop: not the receiver's refusal, so nothing is counted against the events.
+        if (refusal !== undefined && this.stopped) return 'idle';
         if (refusal === undefined) {
           await this.settle(rows, (t, keys) =>
             t.query(
@@ -206,7 +216,7 @@ export class DownstreamRelay {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ events: envelopes }),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.halt.signal]),
       });
       // The body is not needed, but must be read (or cancelled) for the connection to be reused.
       await res.body?.cancel();
