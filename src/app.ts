@@ -22,7 +22,7 @@ import { ensureSystemProject, SystemJobRunner } from './job/system-jobs';
 import { Migrations } from './migrations/migration.service';
 import { systemJobsEnv } from './wiring';
 import { LeaseCodec } from './auth/lease';
-import { OutboxStats, tableOutbox } from './infra/dynamo/outbox-stats';
+import { CachedSnapshot, tableOutbox } from './infra/dynamo/outbox-stats';
 import { requestBudget } from './infra/deadline';
 import { GAUGES, Metrics } from './infra/metrics';
 import { OutageLog } from './infra/outage';
@@ -321,7 +321,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       { intervalMs: config.coldStorage.intervalMs },
     );
     // The outbox's backlog: DynamoDB's OUTBOX index, or PostgreSQL's outbox table.
-    const outboxStats = new OutboxStats(postgres ? () => postgres.store.outboxSnapshot() : tableOutbox(dynamo.doc, config.tableName));
+    const outboxStats = new CachedSnapshot(postgres ? () => postgres.store.outboxSnapshot() : tableOutbox(dynamo.doc, config.tableName), {
+      backlog: 0,
+      oldestAgeSeconds: 0,
+    });
     metrics.registerAsyncGauge(
       'outbox_backlog',
       "Outbox entries not yet published: an event, or one entry for a commit's several events (counted up to 1000 per OUTBOX shard).",
@@ -335,15 +338,16 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     // Events downstream on PostgreSQL (DOWNSTREAM_URL): what waits to be sent, and what was refused at every attempt.
     const downstream = postgres?.downstream;
     if (downstream) {
+      const downstreamStats = new CachedSnapshot(() => downstream.snapshot(), { waiting: 0, parked: 0 });
       metrics.registerAsyncGauge(
         'downstream_waiting',
         'Committed events queued to go downstream, not yet taken by the receiver.',
-        async () => (await downstream.snapshot()).waiting,
+        async () => (await downstreamStats.read()).waiting,
       );
       metrics.registerAsyncGauge(
         'downstream_parked',
         'Events the downstream receiver refused at every attempt, parked and not sent again.',
-        async () => (await downstream.snapshot()).parked,
+        async () => (await downstreamStats.read()).parked,
       );
     }
     let draining = false;

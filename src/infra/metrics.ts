@@ -225,7 +225,7 @@ export class Metrics {
     });
   }
 
-  /** A gauge read asynchronously at each scrape (a slow source should cache; see OutboxStats). */
+  /** A gauge read asynchronously at each scrape (a slow source should cache; see CachedSnapshot). */
   registerAsyncGauge(name: string, help: string, read: () => Promise<number>): void {
     new Gauge({
       name: `${METRIC_PREFIX}${name}`,

@@ -10,22 +10,24 @@ export interface OutboxSnapshot {
 }
 
 /**
- * The outbox backlog for metrics, read from the store on scrape (`source`: tableOutbox on DynamoDB,
- * the outbox table on PostgreSQL). Results are reused for `maxAgeMs`, concurrent scrapes share one
- * read, and each read is bounded by `timeoutMs` (its signal aborts, and a source that ignores it is
- * no longer waited for); when a read fails or is late (the store down or frozen), the last values
- * are kept, so a scrape during an outage still answers.
+ * Counts for metrics read from the store on scrape (the outbox backlog: `source` tableOutbox on
+ * DynamoDB, the outbox table on PostgreSQL; PostgreSQL's downstream queue). Results are reused for
+ * `maxAgeMs`, concurrent scrapes (and the several gauges of one snapshot) share one read, and each
+ * read is bounded by `timeoutMs` (its signal aborts, and a source that ignores it is no longer
+ * waited for); when a read fails or is late (the store down or frozen), the last values are kept,
+ * `empty` before any, so a scrape during an outage still answers.
  */
-export class OutboxStats {
-  private last?: { at: number; value: OutboxSnapshot };
-  private reading?: Promise<OutboxSnapshot>;
+export class CachedSnapshot<T> {
+  private last?: { at: number; value: T };
+  private reading?: Promise<T>;
 
   constructor(
-    private readonly source: (signal: AbortSignal) => Promise<OutboxSnapshot>,
+    private readonly source: (signal: AbortSignal) => Promise<T>,
+    private readonly empty: T,
     private readonly options: { maxAgeMs: number; timeoutMs: number } = { maxAgeMs: 5_000, timeoutMs: 2_000 },
   ) {}
 
-  read(): Promise<OutboxSnapshot> {
+  read(): Promise<T> {
     if (this.last && Date.now() - this.last.at < this.options.maxAgeMs) return Promise.resolve(this.last.value);
     this.reading ??= this.bounded()
       .then(
@@ -33,14 +35,14 @@ export class OutboxStats {
           this.last = { at: Date.now(), value };
           return value;
         },
-        () => this.last?.value ?? { backlog: 0, oldestAgeSeconds: 0 },
+        () => this.last?.value ?? this.empty,
       )
       .finally(() => (this.reading = undefined));
     return this.reading;
   }
 
   /** One read of the source, rejected once `timeoutMs` have passed. */
-  private bounded(): Promise<OutboxSnapshot> {
+  private bounded(): Promise<T> {
     const signal = AbortSignal.timeout(this.options.timeoutMs);
     const late = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
     return Promise.race([this.source(signal), late]);
