@@ -24,7 +24,7 @@ import {
   type Store,
 } from './infra/dynamo/store';
 import type { UnitWrite } from './infra/dynamo/write';
-import { type CommitHooks, commitUnit } from './infra/dynamo/committer';
+import { type CommitHooks, commitUnit, committerOf } from './infra/dynamo/committer';
 import type { LeaseCodec } from './auth/lease';
 import { downloadEvent, hasTrailEvents, withTrailRetention } from './common/activity-event';
 import { entities } from './common/entities';
@@ -207,6 +207,10 @@ class RequestScope implements Scope {
 
   commit(writes: readonly UnitWrite[]): Promise<void> {
     return commitUnit(this.deps.store, writes, this.commitHooks());
+  }
+
+  decide<T>(queue: Key, keys: readonly Key[], decide: (items: (Item | null)[]) => { writes: readonly UnitWrite[]; value: T }): Promise<T> {
+    return committerOf(this.deps.store).decideUnit(queue, keys, decide, this.commitHooks());
   }
 
   commitHooks(): CommitHooks {

@@ -9,32 +9,8 @@ import type { Scope } from './scope';
 import { quotaWrites } from './quota';
 import { searchChange } from './search';
 
-const MAX_RETRIES = 5;
-
 /** Marks a lost race that is safe to retry: the next attempt reads again and decides again (one class for every committer). */
 export { Stale };
-
-/**
- * Runs `attempt` until it neither succeeds nor throws anything but Stale, at most MAX_RETRIES
- * times more. `mayRetry` tells the attempt whether a lost race may still return Stale, or must
- * now become the caller's error (CONFLICT).
- *
- * Why a change of one entity decides here and commits through scope.commit, not as one decision
- * in the committer (decideOnce, in the entity's own queue): its unit appends to its project's
- * activity stream, so scope.commit queues it by that stream, where the committer puts the changes
- * of one project's entities made at once into one transaction. As one decision an entity's, each
- * was its own transaction: 40 concurrent edits of one project's logs took 40 transactions, 40 head
- * reads and 2.5 times as long, where the stream's queue takes 4 to 6 (concurrency.test holds it).
- */
-export async function retryWhileStale<T>(attempt: (mayRetry: boolean) => Promise<T>): Promise<T> {
-  for (let n = 0; ; n++) {
-    try {
-      return await attempt(n < MAX_RETRIES);
-    } catch (error) {
-      if (!(error instanceof Stale)) throw error;
-    }
-  }
-}
 
 /** The values of a model's key template (`{ projectId, milestoneId }`). */
 export type KeyValues<M extends AnyModel> = Parameters<M['keyOf']>[1];
@@ -78,30 +54,39 @@ const keyOf = <M extends AnyModel>(scope: Scope, target: Target<M>): Key => scop
 const idOf = <M extends AnyModel>(target: Target<M>): string => String(target.values[target.model.idField] ?? '');
 
 /**
- * The optimistic-lock loop shared by changes and deletes: reads the entity (NOT_FOUND when it
- * does not exist), checks `expectedVersion` (CONFLICT naming the current version), and runs
- * `write` with a condition that holds only while the entity is still at the version read. When
- * the caller named no version, losing a race makes it read again and re-decide, so a decision
- * (a status transition above all) is always judged on fresh state.
+ * The optimistic-lock decision shared by changes and deletes, made in the committer on the entity
+ * as its group read it (see Scope.decide): NOT_FOUND when it does not exist, CONFLICT naming the
+ * current version when `expectedVersion` is given and is not it, else the writes `write` makes,
+ * conditioned on the version read. When the caller named no version, an entity that moved before
+ * the commit makes the committer read and decide again (within its rounds, CONTENDED past them),
+ * so a decision (a status transition above all) is always judged on fresh state.
+ *
+ * The unit queues on its project's activity stream when the entity's key names a project (its
+ * event appends there), else on the entity itself: the committer puts the changes of one project's
+ * entities made at once into one transaction, with one read of them all. As a queue of its own,
+ * each entity's change was its own transaction: 40 concurrent edits of one project's logs took 40
+ * transactions and 2.5 times as long, where the stream's queue takes 4 to 6 (concurrency.test).
  */
-async function withLock<M extends AnyModel, T>(
+function withLock<M extends AnyModel, T>(
   scope: Scope,
   target: Target<M>,
   expectedVersion: number | null | undefined,
-  write: (current: ItemOf<M>, lock: Lock) => Promise<T>,
+  write: (current: ItemOf<M>, lock: Lock) => { writes: readonly UnitWrite[]; value: T },
 ): Promise<T> {
   const { model } = target;
   const id = idOf(target);
-  return retryWhileStale(async (mayRetry) => {
-    const current = await scope.store.get(keyOf(scope, target));
+  const key = keyOf(scope, target);
+  const values: Readonly<Record<string, unknown>> = target.values;
+  const queue = typeof values.projectId === 'string' ? scope.tenant.projectActivity(values.projectId).head : key;
+  return scope.decide(queue, [key], ([current]) => {
     if (!model.is(current)) throw notFound(model.type, id);
     if (expectedVersion != null && current.version !== expectedVersion) throw conflict(model.type, id, expectedVersion, current.version);
     const lock: Lock = {
       version: current.version,
       onConditionFailed: (now) => {
         if (!now) return notFound(model.type, id);
-        if (expectedVersion == null && mayRetry) return new Stale();
-        return conflict(model.type, id, expectedVersion ?? current.version, model.is(now) ? now.version : undefined);
+        if (expectedVersion == null) return new Stale();
+        return conflict(model.type, id, expectedVersion, model.is(now) ? now.version : undefined);
       },
     };
     return write(current, lock);
@@ -114,14 +99,14 @@ async function withLock<M extends AnyModel, T>(
  * index attributes recomputed by the model), its derived writes and its event commit in one
  * transaction. Returns the item as written.
  */
-export function mutate<M extends AnyModel>(
+export async function mutate<M extends AnyModel>(
   scope: Scope,
   target: Target<M>,
   expectedVersion: number | null | undefined,
   change: (current: ItemOf<M>) => Change<M>,
 ): Promise<ItemOf<M>> {
   const { model } = target;
-  return withLock(scope, target, expectedVersion, async (current, lock) => {
+  const next = await withLock(scope, target, expectedVersion, (current, lock) => {
     const { item, derived = [], event } = change(current);
     // The word items follow the entity's searchable text in the same transaction (search.ts).
     const keys = scope.tenant.of(model);
@@ -134,18 +119,19 @@ export function mutate<M extends AnyModel>(
       version: current.version + 1,
       updatedAt: scope.now().toISOString(),
     });
-    await scope.commit([
+    const writes = [
       put(next).ifVersion(lock.version, lock.onConditionFailed),
       ...derived,
       ...search.writes,
       // The tenant's usage moves with what the item counts against its plan, within the limit (quota.ts).
       ...quotaWrites(scope.tenant, model, current, next),
       activityEvent(scope, { subject: subjectOf(model, next), ...event, data: { version: next.version, ...event.data } }),
-    ]);
-    // commit() dropped the request's cached reads; the written item is known, so it is primed.
-    scope.items.prime(keyOf(scope, target), next);
-    return next;
+    ];
+    return { writes, value: next };
   });
+  // The commit dropped the request's cached reads; the written item is known, so it is primed.
+  scope.items.prime(keyOf(scope, target), next);
+  return next;
 }
 
 /**
@@ -213,16 +199,16 @@ export function remove<M extends AnyModel>(
   expectedVersion: number | null | undefined,
   change: (current: ItemOf<M>) => { derived?: Write[]; event: EventSpec },
 ): Promise<ItemOf<M>> {
-  return withLock(scope, target, expectedVersion, async (current, lock) => {
+  return withLock(scope, target, expectedVersion, (current, lock) => {
     const { derived = [], event } = change(current);
-    await scope.commit([
+    const writes = [
       del(keyOf(scope, target)).ifVersion(lock.version, lock.onConditionFailed),
       ...derived,
       ...searchChange(scope.tenant, target.model, current, null, { wordItems: !scope.store.indexesText }).writes,
       ...quotaWrites(scope.tenant, target.model, current, null),
       activityEvent(scope, { subject: subjectOf(target.model, current), ...event }),
-    ]);
-    return current;
+    ];
+    return { writes, value: current };
   });
 }
 

@@ -55,6 +55,12 @@ export interface Scope {
    * cached reads are dropped and the unit's events published.
    */
   commit(writes: readonly UnitWrite[]): Promise<void>;
+  /**
+   * Decides a unit of work on the items at `keys` (null where none exists) and commits it with
+   * this caller's hooks, in the queue of the stream `queue` heads: read again and decided again
+   * when an item moved before the commit (see Committer.decideUnit, which says what it throws).
+   */
+  decide<T>(queue: Key, keys: readonly Key[], decide: (items: (Item | null)[]) => { writes: readonly UnitWrite[]; value: T }): Promise<T>;
   /** What happens around this caller's commits (its caches dropped, its events published, its tenant's settings applied): an aggregate's units carry them to the committer. */
   commitHooks(): CommitHooks;
   now(): Date;

@@ -30,29 +30,25 @@ describe('a migration racing a user', () => {
 
   it('re-derives the entity on the user’s change, which it keeps', async () => {
     let raced = false;
-    const scopeOf = (tenantId: string, actor: string): Scope => {
-      const scope = createScope(deps, tenantId, actor);
-      // The user's edit commits between the migration's read and its commit: the one moment a race
-      // can hit, which two real processes cannot be timed to meet on every run. The edit itself is
-      // a real write through the standard path.
-      // The hook is the scope's store: the migration's change reads the entity through it (in the
-      // committer, mutate.ts withLock), and the edit commits right after that read.
-      const store: Scope['store'] = Object.create(scope.store);
-      store.get = async (key) => {
-        const read = await scope.store.get(key);
-        if (!raced) {
-          raced = true;
-          // An instance still on the old code (a rolling deploy) writes the edit in the old shape,
-          // on condition of the version it read, as every write does.
-          const current = await table.store.get(entities.Log.keyOf('acme', LOG));
-          if (!entities.Log.is(current)) throw new Error('The log was not stored.');
-          await table.store.transact([entities.Log.put('acme', { ...current, rawText: 'fresh charcoal study', version: 2 }).ifVersion(1)]);
-        }
-        return read;
-      };
-      const hooked: Scope = Object.create(scope, { store: { value: store } });
-      return hooked;
+    // The user's edit commits between the migration's read and its commit: the one moment a race
+    // can hit, which two real processes cannot be timed to meet on every run. The edit itself is
+    // a real write through the standard path. The hook is the store's batched read: the
+    // migration's change reads the entity there (in the committer's group, mutate.ts withLock),
+    // and the edit commits right after that read.
+    const store: ContextDeps['store'] = Object.create(table.store);
+    store.batchGet = async (keys) => {
+      const read = await table.store.batchGet(keys);
+      if (!raced && keys.some((key) => key.SK === entities.Log.keyOf('acme', LOG).SK)) {
+        raced = true;
+        // An instance still on the old code (a rolling deploy) writes the edit in the old shape,
+        // on condition of the version it read, as every write does.
+        const current = await table.store.get(entities.Log.keyOf('acme', LOG));
+        if (!entities.Log.is(current)) throw new Error('The log was not stored.');
+        await table.store.transact([entities.Log.put('acme', { ...current, rawText: 'fresh charcoal study', version: 2 }).ifVersion(1)]);
+      }
+      return read;
     };
+    const scopeOf = (tenantId: string, actor: string): Scope => createScope({ ...deps, store }, tenantId, actor);
     const reports: Record<string, unknown>[] = [];
     const counts = await migrateSegment({ store: table.store, scopeOf }, searchBackfill, {
       job: { inputs: { itemsPerSecond: 1000 } },

@@ -33,7 +33,10 @@ import {
  * A plain unit of work (commitUnit) is a command of the stream it appends to, its broadest one
  * (the tenant's job status stream before one project's): the "aggregate" is the stream, its load
  * reads nothing, and each unit is its own part of the group's transaction, so a unit whose own
- * condition fails is answered alone and the rest commit without it.
+ * condition fails is answered alone and the rest commit without it. A change of a plain entity
+ * (decideUnit) is such a unit decided on the entity as the group read it: the group's load reads
+ * every entity its decisions name in one BatchGetItem, and an entity that moved since (Stale)
+ * makes the group read and decide again, as an aggregate's does.
  *
  * One retry loop: a transaction that loses (a version another writer moved: Stale; a head another
  * writer took: HeadMoved; DynamoDB's TransactionConflict; a throttled partition) is tried again,
@@ -120,6 +123,11 @@ export interface Unit {
   hooks: CommitHooks;
   /** The index, among the group's decided commands in order, of the command whose unit this is (default 0, the first). */
   owner?: number;
+  /**
+   * True for a unit decided on items the group read (decideUnit): its own condition answering
+   * Stale means one of them moved since, so the group reads and decides again, as an aggregate's does.
+   */
+  redecides?: boolean;
 }
 
 /**
@@ -143,7 +151,8 @@ export interface AggregateType<S> {
   /**
    * True for an aggregate: a write of its units failing with Stale means the aggregate moved
    * since it was read, and the group is read and decided again. False for plain units, whose
-   * failed conditions (Stale too) are their own commands' answers.
+   * failed conditions are their own commands' answers, except a unit decided on items the group
+   * read (Unit.redecides), whose Stale makes the group read and decide again as an aggregate's does.
    */
   rereads: boolean;
   /**
@@ -334,9 +343,13 @@ class HeadTurns {
   }
 }
 
-/** A plain unit's "aggregate" state: the units its group's commands added, in order. */
+/**
+ * A stream queue's "aggregate" state: the items its group's decisions named (decideUnit), read in
+ * one BatchGetItem by their key strings, and the units its commands added, in order.
+ */
 class Units implements DecisionState {
   constructor(
+    readonly reads: ReadonlyMap<string, Item | null> = new Map(),
     readonly list: readonly Unit[] = [],
     /** The keys the units write, and how many actions they take (events and head moves included). */
     private readonly keys: ReadonlySet<string> = new Set<string>(),
@@ -349,7 +362,12 @@ class Units implements DecisionState {
     const own = unit.writes.filter((w): w is Write => w instanceof Write).map((w) => headKeyString(w.key));
     const clashes = own.some((key) => this.keys.has(key));
     const actions = clashes ? Number.POSITIVE_INFINITY : unit.writes.length + headsOf(unit.writes).length;
-    return new Units([...this.list, { ...unit, owner: this.list.length }], new Set([...this.keys, ...own]), this.size + actions);
+    return new Units(
+      this.reads,
+      [...this.list, { ...unit, owner: this.list.length }],
+      new Set([...this.keys, ...own]),
+      this.size + actions,
+    );
   }
 }
 
@@ -363,11 +381,22 @@ const STREAM: AggregateType<Units> = {
   stats: { batches: 0, intents: 0, conflicts: 0, committed: 0 },
 };
 
-const streamIO: AggregateIO<Units> = {
+/** The key whose key string (headKeyString) is `ref`. */
+function keyOfRef(ref: string): Key {
+  const cut = ref.indexOf('\u0000');
+  return { PK: ref.slice(0, cut), SK: ref.slice(cut + 1) };
+}
+
+/** How a stream queue's group reads (the items its decisions name, strongly consistently) and what it commits: its units. */
+const streamIO = (store: CommitStore): AggregateIO<Units> => ({
   type: STREAM,
-  load: async () => new Units(),
+  load: async (refs) => {
+    if (refs.length === 0) return new Units();
+    const items = await store.batchGet(refs.map(keyOfRef));
+    return new Units(new Map(refs.map((ref, i) => [ref, items[i]])));
+  },
   units: (state) => [...state.list],
-};
+});
 
 /**
  * The stream a unit queues on: of the heads it appends to, the broadest (the shortest key, e.g.
@@ -408,12 +437,15 @@ export class Committer {
   private readonly keptOf = new Map<AggregateType<AnyState>, { weight: number; count: number }>();
   private readonly turns = new HeadTurns();
   private readonly counters = { groups: 0, units: 0, headRetries: 0 };
+  private readonly streamIO: AggregateIO<Units>;
 
   constructor(
     private readonly store: CommitStore,
     /** The clock of the kept states' ages (ms); tests give their own. */
     private readonly clock: () => number = () => performance.now(),
-  ) {}
+  ) {
+    this.streamIO = streamIO(store);
+  }
 
   /** What the committer holds now and has done (see CommitterStats). */
   stats(): CommitterStats {
@@ -478,7 +510,7 @@ export class Committer {
     const heads = headsOf(writes);
     const id = heads.length > 0 ? queueKeyOf(heads) : undefined;
     const unit = { writes, hooks };
-    if (id) return this.submit(id, streamIO, [], (state) => ({ state: state.with(unit), value: undefined }));
+    if (id) return this.submit(id, this.streamIO, [], (state) => ({ state: state.with(unit), value: undefined }));
     return this.withinBudget(Date.now() + (budgetLeft() ?? GROUP_BUDGET_MS), async () => {
       try {
         await this.send([unit], { used: 0, max: STREAM.maxRounds, stats: STREAM.stats, tooBusy: contended });
@@ -487,6 +519,30 @@ export class Committer {
         if (error instanceof OutOfRounds) throw error.answer;
         throw withCommitOutcome(error);
       }
+    });
+  }
+
+  /**
+   * Decides a unit of work on the items at `keys` and commits it, in the queue of the stream
+   * `queue` heads (the one the unit is expected to append to; any key serves, it only gathers
+   * units that contend). The group reads its decisions' items in one strongly consistent
+   * BatchGetItem, `decide` (pure) turns this one's (null where none exists) into its writes and
+   * answer, and the unit commits with the group's others. When its own condition answers Stale (an
+   * item moved since it was read) the group reads and decides again, within the queue's rounds:
+   * this is the only retry of a plain entity's change above the SDK's. Resolves with the answer
+   * once committed; rejects with what `decide` threw (nothing written), the unit's own failed
+   * condition, the read's or the commit's failure, or CONTENDED past the rounds.
+   */
+  decideUnit<T>(
+    queue: Key,
+    keys: readonly Key[],
+    decide: (items: (Item | null)[]) => { writes: readonly UnitWrite[]; value: T },
+    hooks: CommitHooks,
+  ): Promise<T> {
+    const refs = keys.map(headKeyString);
+    return this.submit(queueKeyOf([queue]), this.streamIO, refs, (state) => {
+      const { writes, value } = decide(refs.map((ref) => state.reads.get(ref) ?? null));
+      return { state: writes.length > 0 ? state.with({ writes, hooks, redecides: true }) : state, value };
     });
   }
 
@@ -576,7 +632,7 @@ export class Committer {
         carried = undefined;
         const failed = error instanceof UnitFailed ? error : undefined;
         let answer: unknown;
-        if (type.rereads && failed?.error instanceof Stale) {
+        if (failed?.error instanceof Stale && (type.rereads || units[failed.unit].redecides)) {
           if (await this.lost(tries)) continue;
           answer = type.tooBusy(id);
         } else if (failed) {
