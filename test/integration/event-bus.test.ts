@@ -225,7 +225,10 @@ describe('the rate budgets while Redis is frozen', () => {
     await thaw();
     // Redis, running again, has run what was sent to it while frozen: the timed-out call, and one
     // more for each pause that ended before the draws above were done.
-    const frozenCalls = await eventually(async () => (await scriptCalls()) - sent, (n) => n >= 1);
+    const frozenCalls = await eventually(
+      async () => (await scriptCalls()) - sent,
+      (n) => n >= 1,
+    );
     expect(frozenCalls).toBeLessThanOrEqual(1 + Math.floor(pausedFor / PAUSE_AFTER_TIMEOUT_MS));
     // Once the pause is over, the draws are counted in Redis again, and nothing waits.
     await eventually(counted('after'), (yes) => yes, 5_000);
