@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { classify } from './dependency';
 import type { OutageLog } from './outage';
 import { commandClient, endConnection, openSockets } from './redis-target';
@@ -34,23 +34,53 @@ interface Turn {
 const WINDOW_SECONDS = 1;
 
 /**
+ * How long a call to Redis may keep a draw waiting before this instance's own count answers it.
+ * Redis answers the script in well under a millisecond; a frozen Redis (a stopped process, a
+ * stalled network, its connection still open) answers nothing and raises no error, and without a
+ * bound every request waited for it as long as it stayed frozen.
+ */
+export const DRAW_TIMEOUT_MS = 250;
+
+/**
+ * After a call timed out, how long draws take this instance's own count without asking Redis: one
+ * call a pause waits for a frozen Redis, not one a turn of the event loop, and the calls left
+ * waiting on its connection (answered when it thaws, or failed when the connection is dropped)
+ * stay few.
+ */
+export const PAUSE_AFTER_TIMEOUT_MS = 1_000;
+
+/** The error RLWrapperTimeouts rejects a call with once DRAW_TIMEOUT_MS passed (rate-limiter-flexible 11). */
+const TIMED_OUT = 'Operation timed out';
+
+/** One budget at one size: its count in Redis (bounded by DRAW_TIMEOUT_MS), if any, and this instance's own. */
+interface Budget {
+  shared?: RateLimiterAbstract;
+  local: RateLimiterMemory;
+}
+
+/**
  * The tenants' rate budgets, held by rate-limiter-flexible: fixed one-second windows counted in
  * Redis when REDIS_URL is set (one INCRBY-with-expiry script per call, atomic, so every instance
  * draws on the same count), in this process otherwise. The draws of one budget's owner made in one
  * turn of the event loop are one call, of their summed cost (takeTurn): a burst of subscribes
  * after a deploy, each of which draws on its tenant's and its user's budgets, costs a few calls a
  * turn instead of three each, and admits exactly what calls one at a time would have. When Redis
- * does not answer, each instance falls back to a count of its own (the library's insurance
- * limiter), so an outage of Redis loosens the budgets to one per instance instead of refusing or
- * stalling every request; the connection's failures reach the outage log like the event bus's. On
+ * does not answer, each instance falls back to a count of its own (see run): Redis down, or a call
+ * not answered within DRAW_TIMEOUT_MS (a frozen Redis, after which Redis is left alone for
+ * PAUSE_AFTER_TIMEOUT_MS), so an outage of Redis loosens the budgets to one per instance instead
+ * of refusing or stalling every request; the connection's failures and the calls' timeouts reach
+ * the outage log like the event bus's (kinds `unreachable`, `timeout`). On
  * a Redis Cluster (`redis+cluster://…`) the same: each call is one script on one key (the
  * budget's and its owner's, `artissist:rate:<budget>:<key>`), and a reward the same script with a
  * negative count, so every call of one budget's owner goes to the one slot of its key, which the
  * cluster client finds.
  */
 export class RateBudgets {
-  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly limiters = new Map<string, Budget>();
   private readonly redis?: Redis | Cluster;
+  private readonly outage?: OutageLog;
+  /** Until when (epoch ms) draws take this instance's own count without asking Redis (see PAUSE_AFTER_TIMEOUT_MS). */
+  private pausedUntil = 0;
   /** The draws of this turn of the event loop not yet sent, by budget, size and owner. */
   private readonly turns = new Map<string, Turn>();
   /** Whether the call that takes `turns` is scheduled. */
@@ -60,37 +90,65 @@ export class RateBudgets {
 
   constructor(options: { redisUrl?: string; outage?: OutageLog }) {
     if (options.redisUrl) {
-      // No command waits for a connection: a draw that cannot be sent fails at once and takes the
-      // insurance limiter (the library's advice for Redis clients it uses).
+      // No command waits for a connection: a draw that cannot be sent fails at once and takes this
+      // instance's count (the library's advice for Redis clients it uses).
       this.redis = commandClient(options.redisUrl, { maxRetriesPerRequest: 0, enableOfflineQueue: false });
       const { outage } = options;
+      this.outage = outage;
       this.redis.on('error', (error) => outage?.failure('redis', classify(error)));
       this.redis.on('ready', () => outage?.connected('redis'));
     }
   }
 
-  /** The limiter of one budget at one size (limiters are made once per budget and size, and kept). */
-  private limiterOf(budget: string, points: number): RateLimiterAbstract {
+  /** The limiters of one budget at one size (made once per budget and size, and kept). */
+  private limiterOf(budget: string, points: number): Budget {
     const id = `${budget}:${points}`;
     let limiter = this.limiters.get(id);
     if (!limiter) {
       const keyPrefix = `artissist:rate:${budget}`;
-      const memory = new RateLimiterMemory({ keyPrefix, points, duration: WINDOW_SECONDS });
-      limiter = this.redis
-        ? new RateLimiterRedis({
-            storeClient: this.redis,
-            keyPrefix,
-            points,
-            duration: WINDOW_SECONDS,
-            insuranceLimiter: memory,
-            // No in-memory block of a key past its budget: the block would end by this instance's
-            // clock and event loop, so under load each window would last longer than a second and
-            // admit less than the budget. A refused request costs one Redis call (its first draw).
+      const local = new RateLimiterMemory({ keyPrefix, points, duration: WINDOW_SECONDS });
+      // No insurance limiter inside: run falls back to `local` itself, so that it sees a timeout
+      // (to report it and pause) and a call that fails after its timeout is not counted twice.
+      const shared = this.redis
+        ? new RLWrapperTimeouts({
+            limiter: new RateLimiterRedis({
+              storeClient: this.redis,
+              keyPrefix,
+              points,
+              duration: WINDOW_SECONDS,
+              // No in-memory block of a key past its budget: the block would end by this instance's
+              // clock and event loop, so under load each window would last longer than a second and
+              // admit less than the budget. A refused request costs one Redis call (its first draw).
+            }),
+            timeoutMs: DRAW_TIMEOUT_MS,
           })
-        : memory;
+        : undefined;
+      limiter = { shared, local };
       this.limiters.set(id, limiter);
     }
     return limiter;
+  }
+
+  /**
+   * Runs `op` (a consume or a reward) on the budget's count in Redis, or on this instance's own
+   * count: without Redis, while draws are paused after a timeout, and when the call to Redis
+   * fails (Redis down: the client's `error` events report it) or is not answered within
+   * DRAW_TIMEOUT_MS (reported here, as a `timeout` of `redis`, and draws pause). Settles as the
+   * library's call does: a refusal rejects with its RateLimiterRes.
+   */
+  private async run(d: Draw, op: (limiter: RateLimiterAbstract) => Promise<RateLimiterRes>): Promise<RateLimiterRes> {
+    const { shared, local } = this.limiterOf(d.budget, d.points);
+    if (!shared || Date.now() < this.pausedUntil) return op(local);
+    try {
+      return await op(shared);
+    } catch (error) {
+      if (error instanceof RateLimiterRes) throw error;
+      if (error instanceof Error && error.message === TIMED_OUT) {
+        this.pausedUntil = Date.now() + PAUSE_AFTER_TIMEOUT_MS;
+        this.outage?.failure('redis', 'timeout');
+      }
+      return op(local);
+    }
   }
 
   /**
@@ -100,8 +158,8 @@ export class RateBudgets {
    * request is counted only by the budgets that refused it: what the others took for it is given
    * back (the library's `reward`). Otherwise a tenant's budget would be spent on requests its
    * users' budgets refuse, and the windows of the two, which start at different times, would admit
-   * less and less of a steady flood. Throws only what the library throws besides a refusal (with
-   * the insurance limiter in place, a fault of this code).
+   * less and less of a steady flood. Throws only what the library throws besides a refusal on
+   * this instance's own count (a fault of this code): a failed or unanswered call to Redis is answered by that count.
    */
   async draw(draws: readonly Draw[]): Promise<Refusal | null> {
     const [first, ...rest] = draws.filter((d) => d.cost > 0);
@@ -113,7 +171,7 @@ export class RateBudgets {
     for (const r of results) if (r && (!refusal || r.retryAfterMs > refusal.retryAfterMs)) refusal = r;
     if (refusal) {
       const given = [first, ...rest.filter((_, i) => !results[i])];
-      await Promise.all(given.map((d) => this.limiterOf(d.budget, d.points).reward(d.key, d.cost)));
+      await Promise.all(given.map((d) => this.run(d, (limiter) => limiter.reward(d.key, d.cost))));
     }
     return refusal;
   }
@@ -163,7 +221,7 @@ export class RateBudgets {
     const total = waiting.reduce((sum, w) => sum + w.cost, 0);
     let res: RateLimiterRes;
     try {
-      res = await this.limiterOf(draw.budget, draw.points).consume(draw.key, total);
+      res = await this.run(draw, (limiter) => limiter.consume(draw.key, total));
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) {
         for (const w of waiting) w.reject(error);

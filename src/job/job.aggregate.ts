@@ -134,6 +134,28 @@ function claimedAfter(a: WorkItemItem, b: WorkItemItem): boolean {
 }
 
 /**
+ * The claims' candidates as `group`'s decisions leave them, in the order a claim takes them: those
+ * of `read` (candidates of the group's read, oldest first) that no decision of the group changed,
+ * and the items its decisions put back in line at once (handed back: it keeps its place, see
+ * handBack in job.decider.ts), each at its place. Those were no candidates of the read, which
+ * found them held, and a fresh read of the index would list them: so a claim later in the same
+ * group, or in the next one, takes a handed-back item before the items behind it.
+ */
+function inLine(group: JobGroup, read: readonly string[]): string[] {
+  const line = read.filter((id) => !group.changedItems.has(id));
+  for (const [id, item] of group.changedItems) {
+    const from = item.status === ItemStatus.PENDING && item.attempt > 1 ? itemClaimableFrom(item) : undefined;
+    if (from === undefined || from > group.at) continue;
+    const behind = line.findIndex((other) => {
+      const waiting = group.item(other);
+      return waiting !== undefined && claimedAfter(waiting, item);
+    });
+    line.splice(behind < 0 ? line.length : behind, 0, id);
+  }
+  return line;
+}
+
+/**
  * What the next group of a busy job decides on without reading the job again: the job and its
  * steps as the commit left them, the items still in flight (running, so a claimed item's
  * completion finds it), and the claims' candidates the group read and left (still claimable as
@@ -148,23 +170,9 @@ function carryOf(committed: JobGroup): JobGroup | undefined {
   const all = committed.items;
   const items = new Map<string, WorkItemItem>();
   for (const [key, item] of all) if (item.status === ItemStatus.RUNNING) items.set(key, item);
-  const claimable: string[] = [];
-  for (const id of committed.read.claimable ?? []) {
-    const item = all.get(id);
-    if (item?.status !== ItemStatus.PENDING || committed.changedItems.has(id)) continue;
-    claimable.push(id);
-    items.set(id, item);
-  }
-  // An item this group put back in line at once (handed back: it keeps its place, see handBack in
-  // job.decider.ts) was no candidate of the read, which found it held: it goes in at its place, so
-  // the next claim takes it before the items behind it, as a fresh read of the index would.
-  for (const [id, item] of committed.changedItems) {
-    const from = item.status === ItemStatus.PENDING && item.attempt > 1 ? itemClaimableFrom(item) : undefined;
-    if (from === undefined || from > committed.at || claimable.includes(id)) continue;
-    const behind = claimable.findIndex((other) => claimedAfter(items.get(other)!, item));
-    claimable.splice(behind < 0 ? claimable.length : behind, 0, id);
-    items.set(id, item);
-  }
+  const left = (committed.read.claimable ?? []).filter((id) => all.get(id)?.status === ItemStatus.PENDING);
+  const claimable = inLine(committed, left);
+  for (const id of claimable) items.set(id, all.get(id)!);
   if (items.size > MAX_CARRIED_ITEMS) return undefined;
   // The tenant's pool load is kept only where it decides nothing (no running limit; see load).
   const { pool } = committed.read;
@@ -740,9 +748,9 @@ export class JobAggregate {
       const limit = pooled ? group.read.pool?.limit : undefined;
       let atLimit = false;
       let state = group;
-      for (const id of group.read.claimable ?? []) {
-        // Taken (or failed past its attempts) by an earlier claim of this group.
-        if (state.changedItems.has(id)) continue;
+      // Not those an earlier command of this group took (or failed past their attempts), but those
+      // it handed back.
+      for (const id of inLine(group, group.read.claimable ?? [])) {
         const ref = refOf(id);
         try {
           const claimed = decide(state, { unit: ref, action: { kind: 'claim', leaseUntil, pooled } }, actor);

@@ -1,6 +1,12 @@
 import { signDevToken } from '../../src/auth/jwt';
+import { BoundTenant } from '../../src/common/bound-tenant';
+import { committerOf } from '../../src/infra/dynamo/committer';
+import { JOB_AGGREGATE, jobQueueId } from '../../src/job/job.aggregate';
+import type { JobGroup } from '../../src/job/job.decider';
 import { JOB_KINDS } from '../../src/job/job.kinds';
+import { restoredAfter } from '../support/fixtures';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
+import { waitFor } from '../support/wait';
 import { subscribe, wsClient } from '../support/ws';
 
 // A single step with a retry backoff (the server runs in this process): a failed attempt waits for
@@ -109,6 +115,58 @@ describe('handing work back', () => {
     expect((await gql(first, CLAIM, { k: 'BATCH' })).data.claimWork.item).toMatchObject({ sequence: 1, attempt: 1 });
     await gql(first, HAND_BACK_ITEM, { j: jobId, n: 1, a: 1 });
     expect((await gql(second, CLAIM, { k: 'BATCH' })).data.claimWork.item).toMatchObject({ sequence: 1, attempt: 2 });
+    await gql(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
+  }, 60_000);
+
+  it('lets a claim decided in the same group as a hand-back take the handed-back item at once, in its place', async () => {
+    // Two items; the first is held by one worker. Its hand-back and another worker's claim queue
+    // behind a command that holds the job's queue, so the committer decides them in one group, in
+    // that order: the claim must see the item the hand-back put back in line, as a later group's would.
+    const created = await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+      input: {
+        projectId,
+        kind: 'BATCH',
+        inputs: { label: 'same group' },
+        items: ['g1', 'g2'].map((name) => ({ source: `tenants/handback-co/in/${name}.png` })),
+      },
+    });
+    const jobId = created.data.createJob.jobId;
+    const [first, second] = await Promise.all([worker(41), worker(42)]);
+    expect((await gql(first, CLAIM, { k: 'BATCH' })).data.claimWork.item).toMatchObject({ sequence: 1, attempt: 1 });
+    const committer = committerOf(server.app.store);
+    const queue = jobQueueId(new BoundTenant('handback-co'), jobId);
+    const submits = restoredAfter(jest.spyOn(committer, 'submit'));
+    const queued = (n: number) =>
+      waitFor(async () => submits.mock.calls.filter(([id]) => id === queue).length >= n, `${n} commands queued on the job`, { everyMs: 5 });
+    // The holder: its read waits for the gate and then fails, which answers it alone and leaves
+    // the commands behind it to the next group (the committer's rule for a failed read).
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const held = committer.submit<JobGroup, never>(
+      queue,
+      {
+        type: JOB_AGGREGATE,
+        load: async () => {
+          await gate;
+          throw new Error('held the queue');
+        },
+        units: () => [],
+      },
+      [],
+      () => {
+        throw new Error('never decided');
+      },
+    );
+    const handedBack = gql(first, HAND_BACK_ITEM, { j: jobId, n: 1, a: 1 });
+    await queued(2);
+    const claimed = gql(second, CLAIM, { k: 'BATCH' });
+    await queued(3);
+    open();
+    await expect(held).rejects.toThrow('held the queue');
+    expect((await handedBack).data.handBackWorkItem).toMatchObject({ status: 'PENDING', attempt: 2 });
+    expect((await claimed).data.claimWork.item).toMatchObject({ sequence: 1, attempt: 2, status: 'RUNNING' });
     await gql(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
   }, 60_000);
 

@@ -50,12 +50,14 @@ describe('an unsupported Node', () => {
     expect({ status: passed.status, stdout: passed.stdout, stderr: passed.stderr }).toEqual({ status: 0, stdout: '', stderr: '' });
   });
 
-  it('npm start, npm run demo and npm test refuse at once with that line, naming the command to run again', () => {
+  it('npm start, npm run demo, npm test and npm run token refuse at once with that line, naming the command to run again with its arguments', () => {
     if (!existsSync(join(dirname(old), 'npm'))) throw new Error(`No npm next to ${old}: the older Node's npm runs these.`);
     for (const [args, again] of [
       [['start'], 'start'],
       [['run', 'demo'], 'run demo'],
       [['test'], 'test'],
+      // The arguments after `--`, quoted for the shell as npm passed them on (a tool runs after the check, which never sees them).
+      [['run', 'token', '--', '--tenant', 'acme studio', "it's"], "run token -- --tenant 'acme studio' 'it'\\''s'"],
     ] as const) {
       const started = Date.now();
       const run = spawnSync('npm', [...args], { cwd: ROOT, env: oldShell, encoding: 'utf8', timeout: 60_000 });

@@ -4,7 +4,7 @@ import { isServiceUnavailable } from '../../src/infra/dependency';
 import { Metrics } from '../../src/infra/metrics';
 import { OutageLog } from '../../src/infra/outage';
 import { CATCH_UP, createEventBus, type EventBus } from '../../src/infra/pubsub';
-import { RateBudgets } from '../../src/infra/rate-limits';
+import { DRAW_TIMEOUT_MS, PAUSE_AFTER_TIMEOUT_MS, RateBudgets } from '../../src/infra/rate-limits';
 import { startPostgresForServer } from '../support/postgres';
 import { startRedis, type RedisServer } from '../support/redis';
 import { startTcpProxy } from '../support/tcp-proxy';
@@ -178,7 +178,7 @@ describe('the Redis event bus while Redis is down', () => {
     const closed = Promise.all([bus.close(), budgets.close()]).then(() => 'closed');
     expect(await Promise.race([closed, bound])).toBe('closed');
     clearTimeout(timer);
-    // The draws waiting on the frozen Redis were answered (by the insurance limiter), and nothing is held.
+    // The draws waiting on the frozen Redis were answered (by the instance's own count), and nothing is held.
     await Promise.all(draws);
     expect(answers).toEqual([null, null, null]);
     await eventually(
@@ -188,6 +188,51 @@ describe('the Redis event bus while Redis is down', () => {
     // Redis, running again, holds the probe's connection alone.
     await thaw();
     await eventually(clients, (n) => n === 0);
+  });
+});
+
+describe('the rate budgets while Redis is frozen', () => {
+  it("answer a draw within their bound from the instance's own count, log the timeout, ask Redis once a pause, and count in Redis again once it answers", async () => {
+    const redis = await startRedis();
+    const logged: string[] = [];
+    const log = { warn: (_: object, m: string) => logged.push(m), info: (_: object, m: string) => logged.push(m) };
+    const outage = stoppedAfter('outage log', new OutageLog(60_000, log as never));
+    const budgets = fixture('rate budgets', new RateBudgets({ redisUrl: redis.url, outage }), (b) => b.close());
+    const probe = fixture('Redis client', new Redis(redis.url), (r) => r.disconnect());
+    const scriptCalls = async () =>
+      [...(await probe.info('commandstats')).matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+    const draw = (key: string) => budgets.draw([{ budget: 'tenant', key, points: 2, cost: 1 }]);
+    const counted = (key: string) => async () => (await draw(key)) === null && (await probe.exists(`artissist:rate:tenant:${key}`)) === 1;
+    await eventually(counted('before'), (yes) => yes);
+    const sent = await scriptCalls();
+
+    const thaw = registerFixture('frozen redis-server', () => redis.thaw());
+    redis.freeze();
+    // Three draws of one turn against a budget of two: answered within the bound (they waited for
+    // as long as Redis stayed frozen), by this instance's count, which holds the budget.
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('unanswered after 5 s'), 5_000)));
+    const started = Date.now();
+    const answers = await Promise.race([Promise.all([draw('frozen'), draw('frozen'), draw('frozen')]), bound]);
+    clearTimeout(timer);
+    expect(Array.isArray(answers) ? answers.map((a) => a?.budget ?? null) : answers).toEqual([null, null, 'tenant']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(DRAW_TIMEOUT_MS - 5);
+    expect(logged).toEqual(['redis is failing (timeout); further failures are summarized']);
+    // Paused: the draws of the next turns take the instance's count without sending Redis a call.
+    for (let n = 0; n < 5; n++) expect(await draw(`paused-${n}`)).toBeNull();
+    const pausedFor = Date.now() - started - DRAW_TIMEOUT_MS;
+
+    await thaw();
+    // Redis, running again, has run what was sent to it while frozen: the timed-out call, and one
+    // more for each pause that ended before the draws above were done.
+    const frozenCalls = await eventually(
+      async () => (await scriptCalls()) - sent,
+      (n) => n >= 1,
+    );
+    expect(frozenCalls).toBeLessThanOrEqual(1 + Math.floor(pausedFor / PAUSE_AFTER_TIMEOUT_MS));
+    // Once the pause is over, the draws are counted in Redis again, and nothing waits.
+    await eventually(counted('after'), (yes) => yes, 5_000);
+    expect(budgets.held()).toEqual({ draws: 0, sockets: 1 });
   });
 });
 
