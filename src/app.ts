@@ -18,7 +18,7 @@ import { Outbox, type OutboxOptions } from './events/outbox';
 import { workSignalHubOf } from './events/work-signals';
 import { JobSettler } from './job/job.settle';
 import { releaseJobStates } from './job/job.aggregate';
-import { ensureSystemProject, SystemJobRunner } from './job/system-jobs';
+import { ensureSystemProject, SystemJobRunner } from './system-jobs/runner';
 import { Migrations } from './migrations/migration.service';
 import { systemJobsEnv } from './wiring';
 import { LeaseCodec } from './auth/lease';

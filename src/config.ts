@@ -180,7 +180,7 @@ export interface Config {
    */
   coldStorage: { afterDays: number; intervalMs: number };
   /**
-   * The server's own jobs (migrations, src/job/system-jobs.ts): how many of their work items this
+   * The server's own jobs (migrations, src/system-jobs/runner.ts): how many of their work items this
    * process runs at once (0: none, this instance leaves them to others), and how long an idle
    * runner waits before it looks for work again (a job started on this instance wakes it at once).
    */

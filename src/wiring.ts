@@ -6,7 +6,7 @@ import type { ArchiveRuns, FeatureDeps } from './common/feature';
 import type { Scope } from './common/scope';
 import type { Config } from './config';
 import { Context, type Repositories, type SystemServices } from './context';
-import { SYSTEM_WORKER } from './job/system-jobs';
+import { SYSTEM_WORKER } from './system-jobs/runner';
 import { type MigrationEnv, Migrations } from './migrations/migration.service';
 import { features } from './features';
 import { FilesService } from './common/files/files.service';
@@ -392,7 +392,7 @@ export function createScope(deps: ContextDeps, tenantId: string, actor: string):
 }
 
 /**
- * What the server's own jobs run with (src/job/system-jobs.ts, src/migrations): the store, scopes
+ * What the server's own jobs run with (src/system-jobs/runner.ts, src/migrations): the store, scopes
  * of any tenant, and the job repository of the system partition.
  */
 export function systemJobsEnv(deps: ContextDeps): MigrationEnv {

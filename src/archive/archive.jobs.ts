@@ -8,12 +8,12 @@ import type { Store } from '../infra/dynamo/store';
 import { ARCHIVE_KIND } from './archive.kind';
 import { JobStatus, TERMINAL } from '../job/job.machine';
 import type { JobRepository } from '../job/job.repository';
-import { SYSTEM_PROJECT_ID, type SystemJobHandler } from '../job/system-jobs';
+import { SYSTEM_PROJECT_ID, type SystemJobHandler } from '../system-jobs/runner';
 import { logger } from '../logger';
 import type { ArchiveCheckpoint, Archiver } from './archive.service';
 
 /*
- * Cold storage runs as a system job (src/job/system-jobs.ts): a job of kind ARCHIVE in the system
+ * Cold storage runs as a system job (src/system-jobs/runner.ts): a job of kind ARCHIVE in the system
  * partition whose one item is the run, claimed and run by the system-job runner of any instance
  * under the engine's lease, its progress reported as the item's checkpoint (the run's cutoff and
  * counts so far), so a holder that dies is taken over from there once its lease runs out.

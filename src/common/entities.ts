@@ -1264,7 +1264,7 @@ export const entities = {
       pooled: attr.boolean({ internal: true, hidden: true }),
       /**
        * Where the work stands, as its holder last reported it with its progress (a system job's
-       * scan position and counts, src/job/system-jobs.ts): a later attempt resumes from it.
+       * scan position and counts, src/system-jobs/runner.ts): a later attempt resumes from it.
        */
       checkpoint: attr.json()({ internal: true, hidden: true }),
     },

@@ -283,7 +283,7 @@ export interface JobKindDeclaration extends AttributeValues<typeof KIND> {
   maxAttempts?: number;
   /**
    * A job the server runs itself, in the system partition (SYSTEM_TENANT), through its in-process
-   * runner (src/job/system-jobs.ts): no tenant may create one.
+   * runner (src/system-jobs/runner.ts): no tenant may create one.
    */
   system?: boolean;
 }

@@ -9,7 +9,7 @@ import { ErrorCode, AppError } from '../errors';
 import { type AnyModel, tenantOfPk } from '../infra/dynamo/entity';
 import type { Store } from '../infra/dynamo/store';
 import type { Item } from '../infra/dynamo/write';
-import type { SystemWork } from '../job/system-jobs';
+import type { SystemWork } from '../system-jobs/runner';
 import { type MigrationDeclaration, type SegmentCounts, zeroCounts } from './migration';
 
 /*

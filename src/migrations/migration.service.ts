@@ -6,7 +6,7 @@ import { AppError, ErrorCode } from '../errors';
 import { MIGRATION_KIND } from './migration.kind';
 import { JobStatus } from '../job/job.machine';
 import type { JobRepository } from '../job/job.repository';
-import { SYSTEM_PROJECT_ID, type SystemJobHandler } from '../job/system-jobs';
+import { SYSTEM_PROJECT_ID, type SystemJobHandler } from '../system-jobs/runner';
 import { Stale } from '../infra/dynamo/committer';
 import { type MigrationDeclaration, SEGMENT_COUNT_NAMES, type SegmentCounts, zeroCounts } from './migration';
 import { MIGRATIONS } from './migrations';
@@ -14,7 +14,7 @@ import { checkpointOf, MIGRATION_STAGE, migrateSegment, type SegmentEnv } from '
 
 /*
  * Running the migrations (src/migrations/migrations.ts), each exactly once and in number order,
- * as system jobs (src/job/system-jobs.ts runs their items): the Migration entry in the system
+ * as system jobs (src/system-jobs/runner.ts runs their items): the Migration entry in the system
  * partition names a migration's one job (written only if absent), and the migration is applied
  * once that job completed. `runPending` starts the first migration not applied (or takes up the
  * failed segments of a failed run again); when a job completes, the next one starts. The drift

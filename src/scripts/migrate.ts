@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { setTimeout as sleep } from 'node:timers/promises';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { errorMessage } from '../guards';
-import { SystemJobRunner } from '../job/system-jobs';
+import { SystemJobRunner } from '../system-jobs/runner';
 import type { MigrationOverview } from '../migrations/migration.service';
 import { systemJobsEnv } from '../wiring';
 import { toolTarget } from './system-tool';

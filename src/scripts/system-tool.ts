@@ -5,7 +5,7 @@ import { CursorCodec } from '../infra/cursor';
 import { createDynamo } from '../infra/dynamo/client';
 import { DynamoStore } from '../infra/dynamo/store';
 import { openPostgres } from '../infra/postgres/start';
-import { ensureSystemProject } from '../job/system-jobs';
+import { ensureSystemProject } from '../system-jobs/runner';
 import { Migrations } from '../migrations/migration.service';
 import { systemJobsEnv, type ContextDeps } from '../wiring';
 import { findRunningServer, operatorSigningSecret } from './running-server';

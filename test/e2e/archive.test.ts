@@ -6,7 +6,7 @@ import { Archiver } from '../../src/archive/archive.service';
 import { SYSTEM_TENANT } from '../../src/auth/principal';
 import { entities } from '../../src/common/entities';
 import type { Item } from '../../src/infra/dynamo/store';
-import { SystemJobRunner } from '../../src/job/system-jobs';
+import { SystemJobRunner } from '../../src/system-jobs/runner';
 import { type ContextDeps, systemJobsEnv } from '../../src/wiring';
 import { stoppedAfter, stopOnPurpose } from '../support/fixtures';
 import { Role, STORES, startTestServer, type TestServer } from '../support/server';

@@ -7,9 +7,9 @@ import { put } from '../infra/dynamo/write';
 import { AppError } from '../errors';
 import { isServiceUnavailable } from '../infra/dependency';
 import { logger } from '../logger';
-import type { JobRepository } from './job.repository';
-import { JobStatus } from './job.machine';
-import type { JobItem, WorkItemItem } from './job.writes';
+import type { JobRepository } from '../job/job.repository';
+import { JobStatus } from '../job/job.machine';
+import type { JobItem, WorkItemItem } from '../job/job.writes';
 
 /*
  * The server's own jobs (migrations, archiving) run on the job engine like any pipeline: a job of
