@@ -1,3 +1,6 @@
+// The studio's pipelines declare themselves (registerJobKind): first, so that jobKinds lists them
+// first, before the server's own kinds below.
+import './pipelines/pipelines.kinds';
 import { activityFeature } from './activity/activity.resolver';
 import { archiveFeature } from './archive/archive.resolver';
 import { assetFeature } from './asset/asset.resolver';
@@ -5,6 +8,7 @@ import { briefFeature } from './brief/brief.resolver';
 import { liveFeature } from './events/live.resolver';
 import { inspirationFeature } from './inspiration/inspiration.resolver';
 import { jobFeature } from './job/job.resolver';
+import { scenesFeature } from './pipelines/scenes.resolver';
 import { logFeature } from './log/log.resolver';
 import { migrationFeature } from './migrations/migration.resolver';
 import { nodeFeatureOf } from './node/node.resolver';
@@ -38,6 +42,7 @@ const entityFeatures = [
   searchFeature,
   activityFeature,
   jobFeature,
+  scenesFeature,
   archiveFeature,
   liveFeature,
   migrationFeature,

@@ -1,5 +1,6 @@
 import type { IdPrefix } from '../common/ids';
 import { reviewStages } from '../job/job.kinds';
+import { MUSIC_VIDEO, THREE_D_CHARACTER } from '../pipelines/pipelines.kinds';
 
 /** A fixed, valid id (`<prefix>_01J0DEM0…<n>`), so loading the demo twice finds what exists. */
 export const demoId = (prefix: IdPrefix, n: number) => `${prefix}_01J0DEM0${String(n).padStart(18, '0')}`;
@@ -93,13 +94,14 @@ export const DEMO_INSPIRATION = [
 
 /**
  * Jobs of the three seed kinds. The simulator drives them; 3D_CHARACTER runs its declared
- * pipeline (no steps given), so it pauses for review where job.kinds.ts declares (REVIEW_STEP).
+ * pipeline (no steps given), so it pauses for review where its declaration says (REVIEW_STEP). The
+ * kinds are named by the values their declarations return, so this module declares them first.
  */
 export const DEMO_JOBS = [
   {
     n: 1,
     key: 'demo-3d-character',
-    kind: '3D_CHARACTER',
+    kind: THREE_D_CHARACTER,
     project: 2,
     steps: undefined,
     inputs: { prompt: 'a friendly tin robot mascot' },
@@ -107,7 +109,7 @@ export const DEMO_JOBS = [
   {
     n: 2,
     key: 'demo-music-video',
-    kind: 'MUSIC_VIDEO',
+    kind: MUSIC_VIDEO,
     project: 3,
     // The declared pipeline of seed 001 (no steps given): generate-scenes, then the scenes
     // rendered in parallel as work items, then compose. Its inputs are typed S3 keys.
@@ -147,9 +149,9 @@ export const SCENE_PROMPTS = [
 
 /**
  * The step of a 3D_CHARACTER job that waits for a person's approval: the stage its declaration
- * (job.kinds.ts) marks for review, read from there so that the demo cannot say otherwise.
+ * (src/pipelines/pipelines.kinds.ts) marks for review, read from there so that the demo cannot say otherwise.
  */
-export const REVIEW_STEP: string = onlyReviewStage('3D_CHARACTER');
+export const REVIEW_STEP: string = onlyReviewStage(THREE_D_CHARACTER);
 
 function onlyReviewStage(kind: string): string {
   const stages = reviewStages(kind);

@@ -2,6 +2,7 @@ import { dirname, join } from 'node:path';
 import express, { type Router } from 'express';
 import { htmlPage } from './html-page';
 import { reviewStages } from '../job/job.kinds';
+import { THREE_D_CHARACTER } from '../pipelines/pipelines.kinds';
 
 /**
  * What the page shows beyond the schema: the token to prefill and ids for the example tabs. A tab
@@ -259,7 +260,7 @@ function tabs(hints: GraphiQLHints) {
       : tab(
           comment('No step was paused for review when this page loaded, so there is nothing to approve yet.') +
             comment(
-              `In the demo a new 3D_CHARACTER job pauses at \`${reviewStages('3D_CHARACTER').join('`, `')}\` a few seconds after each approval. Run this (or the AwaitingReview tab) to see when one is paused, then reload the page: this tab then approves it with`,
+              `In the demo a new 3D_CHARACTER job pauses at \`${reviewStages(THREE_D_CHARACTER).join('`, `')}\` a few seconds after each approval. Run this (or the AwaitingReview tab) to see when one is paused, then reload the page: this tab then approves it with`,
             ) +
             '#   mutation Approve($jobId: ID!, $stepName: String!) {\n' +
             '#     approveStep(jobId: $jobId, stepName: $stepName) {\n' +

@@ -21,7 +21,6 @@ import {
   JobsAcrossTenantsArgs,
   DeadLettersAcrossTenantsArgs,
   JobItemsArgs,
-  JobScene,
   JobsByStatusArgs,
   ItemCounts,
   WorkItem,
@@ -37,7 +36,6 @@ import { JobRepository } from './job.repository';
 import { jobOwnerOf } from './job.keys';
 import { kindViews, phaseOf } from './job.kinds';
 import { takesReuse } from './job.reuse';
-import { MAX_SCENES_PAGE } from './job.aggregate';
 import { stageItemCounts, totalItemCounts } from './job.writes';
 import { claimPooledWork, itemAdderRepos, itemReportRepos, stepReportRepos } from './job.pool-api';
 import { ItemStatus, type JobAction, onStep } from './job.machine';
@@ -452,53 +450,6 @@ export class JobResolver {
     return jobsOf(ctx, job).items.page(job.jobId, stage, { first, after });
   }
 
-  @FieldResolver(() => [JobScene], {
-    nullable: true,
-    description: "A MUSIC_VIDEO job's scenes (its render-scenes items) as seed 001 describes them; null for other kinds.",
-  })
-  async scenes(
-    @Root() job: Job,
-    @Ctx() ctx: Context,
-    @Arg('limit', () => Int, {
-      nullable: true,
-      description: `How many scenes, in sequence order (1–${MAX_SCENES_PAGE}; ${MAX_SCENES_PAGE} when left out).`,
-    })
-    limit?: number | null,
-    @Arg('afterSequence', () => Int, {
-      nullable: true,
-      description: 'Only the scenes after this sequence (the last one of the previous page): a stage holds up to 10,000.',
-    })
-    afterSequence?: number | null,
-  ) {
-    if (job.kind !== 'MUSIC_VIDEO' || !job.declared) return null;
-    const items = await ctx.repos.jobs.items.range(job.jobId, 'render-scenes', afterSequence ?? 0, limit ?? MAX_SCENES_PAGE);
-    const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
-    const status: Record<string, string> = { PENDING: 'pending', RUNNING: 'processing', COMPLETED: 'completed', FAILED: 'failed' };
-    return items.map((item) => {
-      const input = item.inputs ?? {};
-      const output = item.outputs ?? {};
-      const failed = item.status === 'FAILED' || (item.status === 'PENDING' && item.error);
-      return {
-        jobId: job.jobId,
-        sequence: item.sequence,
-        sceneId: text(input.sceneId),
-        status: status[item.status] ?? 'pending',
-        prompt: text(input.prompt),
-        negativePrompt: text(input.negativePrompt),
-        durationSeconds: typeof input.durationSeconds === 'number' ? input.durationSeconds : undefined,
-        referenceImages: Array.isArray(input.referenceImages)
-          ? input.referenceImages.filter((k): k is string => typeof k === 'string')
-          : [],
-        audioClip: text(input.audioClip),
-        videoClip: text(output.videoClip),
-        needsLipSync: input.needsLipSync === true,
-        lipSyncedClip: text(output.lipSyncedClip),
-        retryCount: item.attempt - 1,
-        errorMessage: failed ? item.error?.message : undefined,
-      };
-    });
-  }
-
   @FieldResolver(() => [Step], { description: 'Every attempt of every step, in order.' })
   steps(@Root() job: Job, @Ctx() ctx: Context) {
     return job.steps ?? job.readSteps?.() ?? jobsOf(ctx, job).steps(job.jobId);
@@ -544,33 +495,6 @@ export class ItemCountsResolver {
   }
 }
 
-@Resolver(() => JobScene)
-export class JobSceneResolver extends ObjectIdResolver(
-  JobScene,
-  'Unique across all types and stable, so a client cache keys the scene by it (its job and sequence).',
-  (scene) => [scene.jobId, scene.sequence],
-) {
-  @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the audio clip, made now (default 1 hour).' })
-  audioClipUrl(@Root() scene: JobScene, @ExpiresIn() expiresIn: number | null, @Ctx() ctx: Context) {
-    return scene.audioClip ? ctx.repos.files.downloadUrl(scene.audioClip, expiresIn) : null;
-  }
-
-  @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the video clip, made now (default 1 hour).' })
-  videoClipUrl(@Root() scene: JobScene, @ExpiresIn() expiresIn: number | null, @Ctx() ctx: Context) {
-    return scene.videoClip ? ctx.repos.files.downloadUrl(scene.videoClip, expiresIn) : null;
-  }
-
-  @FieldResolver(() => String, { nullable: true, description: 'A presigned GET of the lip-synced clip, made now (default 1 hour).' })
-  lipSyncedClipUrl(@Root() scene: JobScene, @ExpiresIn() expiresIn: number | null, @Ctx() ctx: Context) {
-    return scene.lipSyncedClip ? ctx.repos.files.downloadUrl(scene.lipSyncedClip, expiresIn) : null;
-  }
-
-  @FieldResolver(() => [String], { description: 'Presigned GETs of the reference images, in order.' })
-  referenceImageUrls(@Root() scene: JobScene, @ExpiresIn() expiresIn: number | null, @Ctx() ctx: Context) {
-    return Promise.all(scene.referenceImages.map((key) => ctx.repos.files.downloadUrl(key, expiresIn)));
-  }
-}
-
 @Resolver(() => JobEvent)
 export class JobEventResolver extends ObjectIdResolver(
   JobEvent,
@@ -595,7 +519,7 @@ export class JobEventResolver extends ObjectIdResolver(
 
 /** This feature's resolvers and repositories (see src/features.ts). */
 export const jobFeature = feature({
-  resolvers: [JobResolver, StepResolver, JobEventResolver, WorkItemResolver, JobSceneResolver, ItemCountsResolver],
+  resolvers: [JobResolver, StepResolver, JobEventResolver, WorkItemResolver, ItemCountsResolver],
   repositories: (scope, { projects }, deps) => ({ jobs: new JobRepository(scope, projects, deps.jobLeaseSeconds, deps.plans) }),
   nodes: {
     Job: { type: Job, load: (repos, v) => repos.jobs.get(v.jobId) },

@@ -59,34 +59,6 @@ export const { type: PoolShare } = modelTypes(entities.PoolShare);
 export const ItemCounts = shapeObjectType(STAGE_ITEM_COUNTS);
 export type ItemCounts = InstanceType<typeof ItemCounts>;
 
-export const JobScene = shapeObjectType({
-  name: 'JobScene',
-  description:
-    "A scene of a MUSIC_VIDEO job as seed 001 describes it: one item of its render-scenes stage, typed, with presigned URLs for its files. sceneId links it to the project's Scene when the item names one.",
-  fields: {
-    /** The job the scene belongs to: part of its id. */
-    jobId: attr.id({ required: true, hidden: true }),
-    sequence: attr.int({ required: true, description: 'The scene’s place in the video, from 1 (its item’s sequence).' }),
-    sceneId: attr.id({ description: "The project's Scene this item renders, when it names one." }),
-    status: attr.string({ required: true, description: 'pending → processing → completed | failed' }),
-    // Optional here: an item that names a Scene may leave its prompt to it.
-    prompt: attr.string({ description: 'What the scene shows.' }),
-    // The rest as the Scene declares them, in this view's words.
-    ...pickAttributes(entities.Scene.attributes, {
-      negativePrompt: 'What the scene must not show.',
-      durationSeconds: 'Its length in seconds.',
-      referenceImages: 'S3 keys of its reference images, in order.',
-      audioClip: 'S3 key of its slice of the backing track.',
-      videoClip: 'S3 key of the rendered clip, once completed.',
-      needsLipSync: 'True when the clip is lip-synced to the audio clip.',
-      lipSyncedClip: 'S3 key of the lip-synced clip, once completed (lip-synced scenes only).',
-      retryCount: 'Attempts made before the current one.',
-      errorMessage: 'Why its last attempt failed.',
-    }),
-  },
-});
-export type JobScene = InstanceType<typeof JobScene>;
-
 export const JobEvent = shapeObjectType({
   name: 'JobEvent',
   description: 'One change of a job. seq is gapless per job: 1, 2, 3 …; prevSeq = seq − 1.',

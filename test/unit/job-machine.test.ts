@@ -1,3 +1,4 @@
+import '../../src/pipelines/pipelines.kinds';
 import { readFileSync } from 'node:fs';
 import { buildSchema } from 'graphql';
 import { BoundTenant } from '../../src/common/bound-tenant';

@@ -1,3 +1,4 @@
+import '../../src/pipelines/pipelines.kinds';
 import { entities } from '../../src/common/entities';
 import { JOB_KINDS } from '../../src/job/job.kinds';
 import { decide, type JobState, type StepAction } from '../support/step-decide';

@@ -1,3 +1,4 @@
+import '../../src/pipelines/pipelines.kinds';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ts from 'typescript';
