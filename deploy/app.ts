@@ -38,6 +38,8 @@ export interface ServiceSettings {
   databaseMaxAcu: number;
   auth: ServiceStackProps['auth'];
   otlpEndpoint?: string;
+  /** With STORE=postgres: the receiver of the events the server sends downstream (DOWNSTREAM_URL). */
+  downstreamUrl?: string;
 }
 
 /** The repository's root, where the Dockerfile is (this file runs from deploy/ or dist/deploy/). */
@@ -90,7 +92,23 @@ function serviceSettings(env: Env): ServiceSettings | undefined {
       },
     },
     otlpEndpoint,
+    downstreamUrl: downstreamUrl(env),
   };
+}
+
+/**
+ * DOWNSTREAM_URL, an http(s) URL, for the server on PostgreSQL (which sends committed events there
+ * itself); with DynamoDB the table's stream and the storage stack's Pipe send them, so it is refused.
+ */
+function downstreamUrl(env: Env): string | undefined {
+  const raw = env.DOWNSTREAM_URL;
+  if (!raw) return undefined;
+  if (store(env) !== 'postgres')
+    throw new Error(
+      "DOWNSTREAM_URL applies with STORE=postgres; DynamoDB's deploy sends events downstream through its table stream and Pipe.",
+    );
+  if (!/^https?:\/\/[^\s]+$/.test(raw)) throw new Error(`DOWNSTREAM_URL must be an http(s) URL, got "${raw}".`);
+  return raw;
 }
 
 /** REPLICA_REGIONS, a comma-separated list of region names; a global table needs the stack's own region fixed (AWS_REGION). */

@@ -42,6 +42,11 @@ export interface ServiceStackProps extends StackProps {
   store?: Store;
   /** With PostgreSQL: the Aurora Serverless v2 writer's largest size, in ACUs. */
   databaseMaxAcu?: number;
+  /**
+   * With PostgreSQL: the receiver the server POSTs committed events to (the server's
+   * DOWNSTREAM_URL), which DynamoDB's deploy reaches through its table stream and Pipe instead.
+   */
+  downstreamUrl?: string;
   image: ServiceImage;
   desiredCount: number;
   cpu: number;
@@ -219,6 +224,7 @@ export class ServiceStack extends Stack {
     if (operator.issuer) environment.AUTH_OPERATOR_ISSUER = operator.issuer;
     if (operator.audience) environment.AUTH_OPERATOR_AUDIENCE = operator.audience;
     if (props.otlpEndpoint) environment.OTEL_EXPORTER_OTLP_ENDPOINT = props.otlpEndpoint;
+    if (props.downstreamUrl) environment.DOWNSTREAM_URL = props.downstreamUrl;
 
     task.addContainer('Server', {
       image: containerImage(this, props.image),

@@ -471,6 +471,12 @@ describe('the PostgreSQL choice (STORE=postgres npm run synth)', () => {
     expect(deploySettings({}).store).toBe('dynamodb');
     expect(deploySettings({ STORE: 'postgres' }).store).toBe('postgres');
     expect(() => deploySettings({ STORE: 'mysql' })).toThrow('STORE must be dynamodb or postgres, got "mysql".');
+    expect(() => deploySettings({ DEPLOY_SERVICE: 'true', DOWNSTREAM_URL: 'https://events.example.com' })).toThrow(
+      "DOWNSTREAM_URL applies with STORE=postgres; DynamoDB's deploy sends events downstream through its table stream and Pipe.",
+    );
+    expect(() => deploySettings({ STORE: 'postgres', DEPLOY_SERVICE: 'true', DOWNSTREAM_URL: 'events.example.com' })).toThrow(
+      'DOWNSTREAM_URL must be an http(s) URL, got "events.example.com".',
+    );
     expect(() => deploySettings({ STORE: 'postgres', REPLICA_REGIONS: 'eu-west-1', AWS_REGION: 'us-east-1' })).toThrow(
       'REPLICA_REGIONS replicates the DynamoDB table; it does not apply with STORE=postgres.',
     );
@@ -495,7 +501,11 @@ describe('the PostgreSQL choice (STORE=postgres npm run synth)', () => {
 
   it('runs the server on Aurora PostgreSQL reachable from the service only, with its URLs as secrets and no Redis', () => {
     // An image URI: no asset to stage, so this synthesis copies nothing.
-    const synth = synthService({ STORE: 'postgres', SERVICE_IMAGE: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/artissist:1.4.0' });
+    const synth = synthService({
+      STORE: 'postgres',
+      SERVICE_IMAGE: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/artissist:1.4.0',
+      DOWNSTREAM_URL: 'https://events.example.com/artissist',
+    });
     expect(synth.ofType('AWS::ElastiCache::ReplicationGroup')).toEqual([]);
     // No custom resource or function: nothing that would need the CDK's bootstrap bucket.
     expect(Object.values(synth.resources).filter((r) => /^Custom::|Lambda/.test(r.Type))).toEqual([]);
@@ -537,6 +547,8 @@ describe('the PostgreSQL choice (STORE=postgres npm run synth)', () => {
     const names = container.Environment.map((e: { Name: string }) => e.Name);
     expect(names).not.toContain('TABLE_NAME');
     expect(names).not.toContain('REDIS_URL');
+    // The server sends committed events downstream itself (no table stream, no Pipe): to the receiver synth was given.
+    expect(container.Environment).toContainEqual({ Name: 'DOWNSTREAM_URL', Value: 'https://events.example.com/artissist' });
     const secrets = Object.fromEntries(container.Secrets.map((s: { Name: string; ValueFrom: unknown }) => [s.Name, s.ValueFrom]));
     expect(Object.keys(secrets).sort()).toEqual([
       'AUTH_JWT_SECRET',
