@@ -177,8 +177,16 @@ async function reindex(env: SegmentEnv, model: AnyModel, row: Item, counts: Segm
   for (let attempt = 1; ; attempt++) {
     const next = current && model.is(current) ? reindexed(model, current) : null;
     if (!current || !next) return false;
-    const lock: Record<string, string | number> =
-      typeof current.version === 'number' ? { version: current.version } : { updatedAt: String(current.updatedAt) };
+    const lock: Record<string, string | number> | undefined =
+      typeof current.version === 'number'
+        ? { version: current.version }
+        : typeof current.updatedAt === 'string'
+          ? { updatedAt: current.updatedAt }
+          : undefined;
+    // Without either, a concurrent change could not be told from none: a programming error of the
+    // migration's declaration (its entities must keep one), which fails the segment and says so.
+    if (!lock)
+      throw new Error(`${model.type} ${row.PK} / ${row.SK} keeps neither version nor updatedAt: it cannot be re-indexed in place.`);
     try {
       await env.store.transact([put(next).where(lock)]);
       return true;
