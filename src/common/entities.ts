@@ -361,16 +361,38 @@ export function stepClaimableFrom(step: ClaimableStep): string | undefined {
 }
 
 /**
+ * How the tenant-wide (and pool-wide) indexes that every change of a job writes are sharded: by the
+ * job's id over 16 partitions, so all of one job's entries are in one shard and a tenant's job
+ * changes spread over 16 (docs/scaling.md, "Index shards"). At 2 write units a change on each
+ * (the job item rewritten in a transaction), one partition takes 500 changes a second at
+ * DynamoDB's 1,000 a key, 16 take 8,000; the goal is 2,000 a tenant. Reads query the 16 at once
+ * and merge them (QuerySpec.shards). Migration 004-index-shards spreads the items written before.
+ */
+const JOB_SHARDS = { count: 16, by: 'jobId' } as const;
+
+/**
  * The tenant's work a worker can claim, by the time it became claimable (sparse: only while its
  * `claimable` holds): a step that can be claimed and a fan-out stage's JobWork entry are in the
  * same partitions, keyed alike, so one claimWork query finds both.
  */
 const claimableIndexes: Record<string, IndexDeclaration> = {
-  claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
+  claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] }, shards: JOB_SHARDS },
   /** The same, for one kind of job. */
-  claimableOfKind: { index: 'GSI2', pk: 'WORK#CLAIMABLE#{kind}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
+  claimableOfKind: {
+    index: 'GSI2',
+    pk: 'WORK#CLAIMABLE#{kind}',
+    sk: '{availableAt}#{jobId}#{name}',
+    when: { claimable: [true] },
+    shards: JOB_SHARDS,
+  },
   /** The same, for one stage of one kind. */
-  claimableOfStage: { index: 'GSI3', pk: 'WORK#CLAIMABLE#{kind}#{name}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
+  claimableOfStage: {
+    index: 'GSI3',
+    pk: 'WORK#CLAIMABLE#{kind}#{name}',
+    sk: '{availableAt}#{jobId}#{name}',
+    when: { claimable: [true] },
+    shards: JOB_SHARDS,
+  },
 };
 
 /**
@@ -1122,7 +1144,7 @@ export const entities = {
     },
     indexes: {
       /** The tenant's jobs by status, latest change first. */
-      byStatus: { index: 'GSI1', pk: 'JOB_STATUS#{status}', sk: '{updatedAt}#{jobId}' },
+      byStatus: { index: 'GSI1', pk: 'JOB_STATUS#{status}', sk: '{updatedAt}#{jobId}', shards: JOB_SHARDS },
       /** A project's jobs, newest first. */
       byProject: { index: 'GSI2', pk: 'TYPE#JOB#PROJECT#{projectId}', sk: '{createdAt}#{jobId}' },
       /** Jobs by status across tenants, for operators: write-sharded, merged on read. */
@@ -1134,7 +1156,7 @@ export const entities = {
         derive: { shard: (job: { jobId: string }) => opsShardOf(job.jobId) },
       },
       /** A user's job history, newest first. */
-      byCreator: { index: 'GSI4', pk: 'USER#{createdBy}#JOBS', sk: '{createdAt}#{jobId}' },
+      byCreator: { index: 'GSI4', pk: 'USER#{createdBy}#JOBS', sk: '{createdAt}#{jobId}', shards: JOB_SHARDS },
     },
     ttl: true,
   }),
@@ -1384,6 +1406,7 @@ export const entities = {
         sk: '{tenantId}#{rank}#{availableAt}#{jobId}',
         when: { inPool: [true] },
         derive: { rank: (work: { priority: number }) => String(9 - work.priority) },
+        shards: JOB_SHARDS,
       },
       ...claimableIndexes,
     },

@@ -1,4 +1,4 @@
-import type { AnyModel, PutValues } from '../infra/dynamo/entity';
+import { type AnyModel, type PutValues, shardOf } from '../infra/dynamo/entity';
 import type { QuerySpec } from '../infra/dynamo/store';
 import { streamEvent, type Item, type StreamEvent } from '../infra/dynamo/write';
 import { entities } from './entities';
@@ -74,9 +74,7 @@ export const JOB_STATUS_SHARDS = 16;
  * the id, modulo JOB_STATUS_SHARDS), so a job's changes keep their order within one stream.
  */
 export function jobStatusShard(jobId: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < jobId.length; i++) hash = Math.imul(hash ^ jobId.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % JOB_STATUS_SHARDS;
+  return shardOf(jobId, JOB_STATUS_SHARDS);
 }
 
 export const streams = {

@@ -79,3 +79,72 @@ export async function mergedPage(
     { hasNextPage: merged.length > first, hasPreviousPage: cursor !== null },
   );
 }
+
+/** How items are ordered by the key attribute `sk`, then by their table key: DynamoDB's order of the key strings. */
+export function keyOrder(sk: string): (a: Record<string, unknown>, b: Record<string, unknown>) => number {
+  const parts = sk === 'SK' ? ['SK', 'PK'] : [sk, 'PK', 'SK'];
+  return (a, b) => {
+    for (const part of parts) {
+      const x = String(a[part] ?? '');
+      const y = String(b[part] ?? '');
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  };
+}
+
+/** One read of one shard of a query: up to `n` items from after `startKey`, and the key to read on from (undefined at its end). */
+export type ShardRead = (
+  spec: QuerySpec,
+  n: number,
+  startKey?: Record<string, unknown>,
+) => Promise<{ items: Item[]; lastKey?: Record<string, unknown> }>;
+
+/**
+ * The first `want` items of a write-sharded query (QuerySpec.shards) in its order, each shard read
+ * from `startOf(pk)` on (a page's cursor, placed in each shard): a merge that reads each shard only
+ * as far as the merged list needs. Every shard is read at once, a share of `want` each; then only
+ * the shards whose read stops before the `want`-th item so far are read on, until every item up to
+ * the `want`-th is one that no shard's unread part can precede (each round moves at least one
+ * shard on, so it ends). `order` compares two items in the query's direction of reading.
+ */
+export async function mergeShards(
+  spec: QuerySpec,
+  want: number,
+  order: (a: Item, b: Item) => number,
+  read: ShardRead,
+  startOf: (pk: string) => Record<string, unknown> | undefined = () => undefined,
+): Promise<Item[]> {
+  const shards = [spec.pk, ...(spec.shards ?? [])].map((pk) => ({
+    spec: { ...spec, pk, shards: undefined },
+    items: [] as Item[],
+    next: startOf(pk),
+    done: false,
+  }));
+  // A first read of a share of the page (and a little more) from each shard: evenly spread jobs
+  // fill a page in one round.
+  let limit = Math.min(want, Math.ceil((2 * want) / shards.length) + 1);
+  let toRead = shards;
+  for (;;) {
+    await Promise.all(
+      toRead.map(async (shard) => {
+        const out = await read(shard.spec, limit, shard.next);
+        shard.items.push(...out.items);
+        shard.next = out.lastKey;
+        shard.done = out.lastKey === undefined;
+      }),
+    );
+    const merged = shards.flatMap((shard) => shard.items).sort(order);
+    const open = shards.filter((shard) => !shard.done);
+    // An item is settled when no open shard's unread part can come before it: it is at or before
+    // every open shard's last item read (an open shard that read nothing yet settles nothing).
+    const settled = merged.filter((item) =>
+      open.every((shard) => shard.items.length > 0 && order(item, shard.items[shard.items.length - 1]) <= 0),
+    );
+    if (open.length === 0 || settled.length >= want) return (open.length === 0 ? merged : settled).slice(0, want);
+    // Read on the open shards that stop before the want-th item so far (every open one when there are fewer).
+    const bound = merged[want - 1];
+    toRead = open.filter((shard) => shard.items.length === 0 || !bound || order(shard.items[shard.items.length - 1], bound) < 0);
+    limit = Math.max(1, want - settled.length);
+  }
+}

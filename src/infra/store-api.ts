@@ -22,6 +22,13 @@ export interface QuerySpec {
   skBefore?: string;
   /** Newest (or last) first. */
   descending?: boolean;
+  /**
+   * The other partitions of a write-sharded index (IndexDeclaration.shards, `pk` being shard 0):
+   * every read of the query reads them all and merges them in the sort key's order (ties by the
+   * table key), so the query reads as one partition. Its cursors are the positions `pk`'s query
+   * gives (queryFingerprint leaves the shards out).
+   */
+  shards?: readonly string[];
 }
 
 /**

@@ -6,9 +6,9 @@ import { entities } from '../common/entities';
 import { mutate } from '../common/mutate';
 import type { Scope } from '../common/scope';
 import { ErrorCode, AppError } from '../errors';
-import { type AnyModel, tenantOfPk } from '../infra/dynamo/entity';
+import { type AnyModel, MODEL_INDEX_ATTRIBUTES, tenantOfPk } from '../infra/dynamo/entity';
 import type { Store } from '../infra/dynamo/store';
-import type { Item } from '../infra/dynamo/write';
+import { type Item, put } from '../infra/dynamo/write';
 import type { SystemWork } from '../system-jobs/runner';
 import { type MigrationDeclaration, type SegmentCounts, zeroCounts } from './migration';
 
@@ -147,8 +147,55 @@ const covers = (migration: MigrationDeclaration, model: AnyModel) => migration.e
  */
 function changeOf(migration: MigrationDeclaration, model: AnyModel, item: Item): Record<string, unknown> | null {
   if (migration.change === 'rederive') return driftOf(model, item).length > 0 ? item : null;
+  if (migration.change === 'reindex') return reindexed(model, item);
   const changed = migration.change(item);
   return changed ? { ...item, ...changed } : null;
+}
+
+/**
+ * For a 'reindex' migration: the item as read with its index attributes derived again from its
+ * attributes and nothing else changed, or null when they are as declared already.
+ */
+function reindexed(model: AnyModel, item: Item): Item | null {
+  if (!driftOf(model, item).some((field) => MODEL_INDEX_ATTRIBUTES.includes(field))) return null;
+  const kept = Object.entries(item).filter(([name]) => !MODEL_INDEX_ATTRIBUTES.includes(name));
+  return { ...Object.fromEntries(kept), ...model.indexAttributes(tenantOfPk(item.PK), item), PK: item.PK, SK: item.SK };
+}
+
+/** How many times a 'reindex' rewrite reads the item again after another writer changed it first. */
+const REINDEX_ATTEMPTS = 5;
+
+/**
+ * Rewrites `row`'s index attributes in place (see MigrationChange 'reindex'), on condition that it
+ * is still as read: its version, or its updatedAt where it keeps no version. Losing to another
+ * writer reads it again (that writer's put derived the index attributes itself, so it is usually
+ * found as declared then); past REINDEX_ATTEMPTS the error is the segment's (its item is retried
+ * from the checkpoint). Resolves true when it wrote, false when it found nothing to do.
+ */
+async function reindex(env: SegmentEnv, model: AnyModel, row: Item, counts: SegmentCounts): Promise<boolean> {
+  let current: Item | null = row;
+  for (let attempt = 1; ; attempt++) {
+    const next = current && model.is(current) ? reindexed(model, current) : null;
+    if (!current || !next) return false;
+    const lock: Record<string, string | number> | undefined =
+      typeof current.version === 'number'
+        ? { version: current.version }
+        : typeof current.updatedAt === 'string'
+          ? { updatedAt: current.updatedAt }
+          : undefined;
+    // Without either, a concurrent change could not be told from none: a programming error of the
+    // migration's declaration (its entities must keep one), which fails the segment and says so.
+    if (!lock)
+      throw new Error(`${model.type} ${row.PK} / ${row.SK} keeps neither version nor updatedAt: it cannot be re-indexed in place.`);
+    try {
+      await env.store.transact([put(next).where(lock)]);
+      return true;
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === ErrorCode.CONFLICT) || attempt >= REINDEX_ATTEMPTS) throw error;
+      counts.conflicts++;
+      current = await env.store.get({ PK: row.PK, SK: row.SK });
+    }
+  }
 }
 
 /** True when the item's own key is not the one its declaration gives: a migration never moves an item. */
@@ -176,6 +223,11 @@ async function migrateRow(
     return;
   }
   await pace.take(signal);
+  if (migration.change === 'reindex') {
+    if (await reindex(env, model, row, counts)) counts.rewritten++;
+    else counts.unchanged++;
+    return;
+  }
   const scope = env.scopeOf(tenantOfPk(row.PK), `system:migration-${migration.id}`);
   let decisions = 0;
   try {

@@ -15,13 +15,18 @@ import type { Item } from '../infra/dynamo/write';
  * afresh, strongly consistent, before every write):
  * - `'rederive'`: recompute its index attributes and search words from today's declaration
  *   (src/common/entities.ts); items already as declared are left alone;
+ * - `'reindex'`: recompute its index attributes only, in place: no new version, no new time, no
+ *   event, on condition that the item is still as read (its version, or its updatedAt for an entity
+ *   that keeps no version). For entities whose version is a stream's position (a job's is its
+ *   event stream's: a rewrite through the standard path would leave a gap in it) or that keep
+ *   none (a step attempt), when only where the item is indexed changed (an index's shards);
  * - a transform: the item's new attributes, or null when it needs nothing. It is run again on the
  *   items a killed run had done after its last checkpoint, and again after losing a race to a
  *   user's edit, so it must recognise its own output and return null for it.
  * A key that changed is never moved by a migration (the item's children and references name it):
  * such items are counted as skipped and listed by the drift check.
  */
-export type MigrationChange = 'rederive' | ((item: Item) => Record<string, unknown> | null);
+export type MigrationChange = 'rederive' | 'reindex' | ((item: Item) => Record<string, unknown> | null);
 
 /**
  * A migration's declared fields, said once: its declaration's type (MigrationDeclaration) and the

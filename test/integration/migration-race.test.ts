@@ -1,8 +1,10 @@
 import { entities } from '../../src/common/entities';
 import type { Scope } from '../../src/common/scope';
 import { searchBackfill } from '../../src/migrations/001-search-backfill';
+import { indexShards } from '../../src/migrations/004-index-shards';
 import { migrateSegment } from '../../src/migrations/migration.segment';
 import { createScope, type ContextDeps } from '../../src/wiring';
+import { type Item, put as putItem } from '../../src/infra/dynamo/write';
 import { freshTable, type TestTable } from '../support/dynamo';
 import { legacyLog } from '../support/legacy-log';
 
@@ -66,5 +68,54 @@ describe('a migration racing a user', () => {
     // The user's edit (version 2) stands; the migration's rewrite of it is version 3.
     expect(stored).toMatchObject({ rawText: 'fresh charcoal study', version: 3 });
     expect([...(stored?.searchSlots ?? [])].sort()).toEqual(['charcoal', 'fresh', 'study']);
+  });
+
+  it('re-indexes a job in place, and leaves one its own writer changed meanwhile as that writer put it', async () => {
+    const at = new Date().toISOString();
+    const job = entities.Job.toItem('acme', {
+      jobId: 'job_01J00000000000000000000001',
+      projectId: LOG.projectId,
+      kind: 'RACE',
+      status: 'RUNNING',
+      plan: [{ name: 'a', order: 1 }],
+      attempts: { a: 1 },
+      progress: 0,
+      completedSteps: 0,
+      failedSteps: 0,
+      maxAttempts: 3,
+      version: 4,
+      createdAt: at,
+      updatedAt: at,
+      createdBy: 'artist',
+    });
+    const key = entities.Job.keyOf('acme', { jobId: job.jobId });
+    const logical = entities.Job.query('acme', 'byStatus', { status: 'RUNNING' }).pk;
+    expect((job as Item).GSI1PK).not.toBe(logical);
+    // As a server of before wrote it: in shard 0 of the status index.
+    await table.store.transact([putItem({ ...job, GSI1PK: logical })]);
+    let raced = false;
+    // The job's own writer (a worker's report, through the new code) commits between the
+    // migration's read and its write: the one moment a race can hit, which two real processes
+    // cannot be timed to meet on every run. Its write is a real one, conditioned as the
+    // aggregate's are.
+    const store: typeof table.store = Object.create(table.store);
+    store.transact = async (writes) => {
+      if (!raced) {
+        raced = true;
+        await table.store.transact([putItem({ ...job, progress: 0.5, version: 5 }).ifVersion(4)]);
+      }
+      return table.store.transact(writes);
+    };
+    const counts = await migrateSegment({ store, scopeOf: (tenantId, actor) => createScope(deps, tenantId, actor) }, indexShards, {
+      job: { inputs: { itemsPerSecond: 1000 } },
+      item: { inputs: { segment: 0, segments: 1 } },
+      checkpoint: undefined,
+      report: async () => {},
+      signal: new AbortController().signal,
+    });
+    expect(raced).toBe(true);
+    // Lost to the writer, read again, and found as declared: the writer's put derived the shard.
+    expect(counts).toMatchObject({ rewritten: 0, unchanged: 1, conflicts: 1 });
+    expect(await table.store.get(key)).toMatchObject({ version: 5, progress: 0.5, GSI1PK: (job as Item).GSI1PK });
   });
 });

@@ -1,5 +1,11 @@
 import { type Item, put as putItem, update as updateItem } from '../../src/infra/dynamo/write';
 import { freshTable, type TestTable } from '../support/dynamo';
+import { DriftReport } from '../../src/common/drift';
+import { entities } from '../../src/common/entities';
+import { newId } from '../../src/common/ids';
+import { indexShards } from '../../src/migrations/004-index-shards';
+import { migrateSegment } from '../../src/migrations/migration.segment';
+import { createScope } from '../../src/wiring';
 
 describe('Store against DynamoDB Local', () => {
   let table: TestTable;
@@ -182,5 +188,107 @@ describe('Store against DynamoDB Local', () => {
     const rows = await table.store.batchGet(Array.from({ length: 60 }, (_, i) => ({ PK: 'TENANT#u', SK: `NEW#${i}` })));
     expect(rows.map((row) => row?.n ?? row?.taken)).toEqual([true, true, true, ...Array.from({ length: 57 }, (_, i) => i + 3)]);
     expect((await table.store.get({ PK: 'TENANT#u', SK: 'COUNTER' }))?.n).toBe(2);
+  });
+
+  describe("a write-sharded index: a tenant's jobs by status, over 16 shards by job", () => {
+    const TENANT = 'shard-co';
+    const JOBS = 40;
+    const spec = entities.Job.query(TENANT, 'byStatus', { status: 'QUEUED' }, { descending: true });
+    // Three jobs a second, so several share a time and their ids order them.
+    const jobs = Array.from({ length: JOBS }, (_, i) => {
+      const at = new Date(Date.UTC(2026, 0, 1, 0, 0, Math.floor(i / 3))).toISOString();
+      return entities.Job.toItem(TENANT, {
+        jobId: newId('job'),
+        projectId: 'proj_01J00000000000000000000000',
+        kind: 'SHARDS',
+        status: 'QUEUED',
+        plan: [{ name: 'a', order: 1 }],
+        attempts: { a: 1 },
+        progress: 0,
+        completedSteps: 0,
+        failedSteps: 0,
+        maxAttempts: 3,
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+        createdBy: 'artist',
+      });
+    });
+    /** The list as one partition would hold it: newest change first. */
+    const sortKey = (job: Item) => String(job.GSI1SK);
+    const expected = [...jobs].sort((a, b) => (sortKey(a) < sortKey(b) ? 1 : -1)).map((job) => job.jobId);
+    const stored = async () => entities.Job.itemsOf(await table.store.batchGet(jobs.map(({ PK, SK }) => ({ PK, SK }))));
+    /** Every page of the list forward (`first`) or backward (`last`), in list order, and their sizes. */
+    const pages = async (direction: 'first' | 'last', size: number) => {
+      const ids: string[][] = [];
+      let cursor: string | null = null;
+      for (;;) {
+        const page = await table.store.queryPage(
+          TENANT,
+          spec,
+          direction === 'first' ? { first: size, after: cursor } : { last: size, before: cursor },
+        );
+        const nodes = entities.Job.itemsOf(page.nodes).map((job) => job.jobId);
+        if (direction === 'first') ids.push(nodes);
+        else ids.unshift(nodes);
+        if (!(direction === 'first' ? page.pageInfo.hasNextPage : page.pageInfo.hasPreviousPage)) break;
+        cursor = await (direction === 'first' ? page.pageInfo.endCursor : page.pageInfo.startCursor);
+      }
+      return ids;
+    };
+
+    it('lists jobs written before the sharding (all in shard 0), and migration 004 moves them to their shards in place', async () => {
+      // As a server of before wrote them: the index's partition key without a shard.
+      await put(jobs.map((job) => ({ ...job, GSI1PK: spec.pk, GSI4PK: `TENANT#${TENANT}#USER#artist#JOBS` })));
+      const before = new DriftReport();
+      for (const job of await stored()) before.add(job);
+      const moved = jobs.filter((job: Item) => job.GSI1PK !== spec.pk).length;
+      expect(moved).toBeGreaterThan(JOBS / 2);
+      expect(before.byType()).toEqual([
+        expect.objectContaining({ entityType: 'Job', drifted: moved, fields: { GSI1PK: moved, GSI4PK: moved } }),
+      ]);
+      // Read as one list meanwhile: shard 0 holds them all.
+      expect((await pages('first', 7)).flat()).toEqual(expected);
+
+      const scopeOf = (tenantId: string, actor: string) => createScope({ store: table.store, eventRetentionDays: 30 }, tenantId, actor);
+      const counts = await migrateSegment({ store: table.store, scopeOf }, indexShards, {
+        job: { inputs: { itemsPerSecond: 1000 } },
+        item: { inputs: { segment: 0, segments: 1 } },
+        checkpoint: undefined,
+        report: async () => {},
+        signal: new AbortController().signal,
+      });
+      expect(counts).toMatchObject({ rewritten: moved, unchanged: JOBS - moved, skipped: 0, conflicts: 0 });
+      const after = new DriftReport();
+      const now = await stored();
+      for (const job of now) after.add(job);
+      expect(after.drifted).toBe(0);
+      // In place: a job's version is its stream's position, and its time places it in the list.
+      expect(now.map(({ jobId, version, updatedAt }) => ({ jobId, version, updatedAt }))).toEqual(
+        jobs.map(({ jobId, updatedAt }) => ({ jobId, version: 1, updatedAt })),
+      );
+      expect(new Set(now.map((job: Item) => job.GSI1PK)).size).toBeGreaterThanOrEqual(10);
+    });
+
+    it('pages the list spanning the shards forward and backward in its order, without a gap or a repeat, pages full', async () => {
+      // The list spans the shards (the 40 jobs' entries over 10 or more of the 16 partitions).
+      expect(new Set((await stored()).map((job: Item) => job.GSI1PK)).size).toBeGreaterThanOrEqual(10);
+      const forward = await pages('first', 7);
+      expect(forward.map((page) => page.length)).toEqual([7, 7, 7, 7, 7, 5]);
+      expect(forward.flat()).toEqual(expected);
+      const backward = await pages('last', 7);
+      expect(backward.map((page) => page.length)).toEqual([5, 7, 7, 7, 7, 7]);
+      expect(backward.flat()).toEqual(expected);
+      // A cursor of either direction is valid in both: after the 10th job come the 11th and on.
+      const head = await table.store.queryPage(TENANT, spec, { first: 10 });
+      const tenth = await head.edges[9].cursor;
+      const next = await table.store.queryPage(TENANT, spec, { first: 3, after: tenth });
+      expect(entities.Job.itemsOf(next.nodes).map((job) => job.jobId)).toEqual(expected.slice(10, 13));
+      const previous = await table.store.queryPage(TENANT, spec, { last: 3, before: tenth });
+      expect(entities.Job.itemsOf(previous.nodes).map((job) => job.jobId)).toEqual(expected.slice(6, 9));
+      // queryFirst and queryAll read the shards merged too.
+      expect((await table.store.queryFirst(spec, 12)).map((job) => job.jobId)).toEqual(expected.slice(0, 12));
+      expect((await table.store.queryAll(spec)).map((job) => job.jobId)).toEqual(expected);
+    });
   });
 });

@@ -86,10 +86,12 @@ describe('keys', () => {
         indexKeys++;
         if (declared.crossTenant) crossTenant.push(`${name}.${indexName}`);
         else expect({ name, indexName, tenant: pk.startsWith('TENANT#acme#') }).toEqual({ name, indexName, tenant: true });
-        // A query of the index names the same partition.
+        // A query of the index names the same partition (of a write-sharded index, among its shards).
         const derived = Object.fromEntries(Object.entries(declared.derive ?? {}).map(([k, f]) => [k, f(sample)]));
         const query = model.query(t, indexName, { ...sample, ...derived });
-        expect(query).toMatchObject({ index: declared.index, pk });
+        expect(query).toMatchObject({ index: declared.index });
+        expect([query.pk, ...(query.shards ?? [])]).toContain(pk);
+        expect(query.shards?.length ?? 0).toBe((declared.shards?.count ?? 1) - 1);
       }
       // The item carries no index attribute beyond its declared indexes.
       const declaredAttributes = Object.values(model.indexes).flatMap((i) => [keySchemas[i.index].pk, keySchemas[i.index].sk]);

@@ -364,7 +364,37 @@ export interface IndexDeclaration {
   /** Placeholder values computed from the item (a write shard). */
   // biome-ignore lint/suspicious/noExplicitAny: computed from whichever attributes the entity has.
   derive?: Record<string, (item: any) => string | number>;
+  /**
+   * Write-sharded within the tenant: each partition the templates give is spread over `count`
+   * partitions, an item's chosen by its attribute `by` (shardOf), so one hot partition (a
+   * tenant's jobs in one status) takes `count` times the writes. Shard 0 is the partition's own
+   * key, shard k the key followed by `#k`, so items written before the index was sharded are shard
+   * 0's and stay listed until a migration spreads them. A query of the index reads every shard and
+   * merges them in the sort key's order (QuerySpec.shards): one list, paged and cursored as one
+   * partition is. Changing `count` moves items between shards: it needs a migration ('reindex', src/migrations).
+   */
+  shards?: IndexShards;
 }
+
+/** How an index is write-sharded (see IndexDeclaration.shards). */
+export interface IndexShards {
+  count: number;
+  /** The attribute whose value picks the shard (a job's id: all of one job's entries in one shard). */
+  by: string;
+}
+
+/**
+ * The shard of `value` among `count` (FNV-1a of the text, modulo `count`): the same value always
+ * in the same shard, values spread evenly. Throws nothing.
+ */
+export function shardOf(value: string, count: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < value.length; i++) hash = Math.imul(hash ^ value.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % count;
+}
+
+/** The partition key of shard `shard` of a write-sharded index's partition `pk` (see IndexDeclaration.shards). */
+const shardKey = (pk: string, shard: number): string => (shard === 0 ? pk : `${pk}#${shard}`);
 
 /** An index's membership as a predicate of the item (see IndexDeclaration.when). */
 export interface IndexCondition {
@@ -384,9 +414,11 @@ export function indexAttributesOf(declared: IndexDeclaration, tenantId: string, 
   if (!belongs(declared.when, item)) return {};
   const values: Record<string, unknown> = { ...item, tenantId };
   for (const [name, derive] of Object.entries(declared.derive ?? {})) values[name] = derive(item);
-  const needed = [...placeholdersOf(declared.pk), ...placeholdersOf(declared.sk)];
+  const { shards } = declared;
+  const needed = [...placeholdersOf(declared.pk), ...placeholdersOf(declared.sk), ...(shards ? [shards.by] : [])];
   if (needed.some((name) => values[name] == null)) return {};
-  const pk = fill(declared.pk, values, declared.format);
+  const filled = fill(declared.pk, values, declared.format);
+  const pk = shards ? shardKey(filled, shardOf(String(values[shards.by]), shards.count)) : filled;
   const schema = keySchemas[declared.index];
   return { [schema.pk]: declared.crossTenant ? pk : withTenant(tenantId, pk), [schema.sk]: fill(declared.sk, values, declared.format) };
 }
@@ -873,9 +905,12 @@ export class EntityModel<
     const filled: Record<string, unknown> = { ...values, tenantId };
     const pk = fill(declared.pk, filled, declared.format);
     const skPrefix = fill(declared.sk, filled, declared.format, 'prefix', options.open);
+    const logical = declared.crossTenant ? pk : withTenant(tenantId, pk);
     const partition = {
       index: declared.index,
-      pk: declared.crossTenant ? pk : withTenant(tenantId, pk),
+      pk: logical,
+      // A write-sharded index: its other shards, read with the first and merged (QuerySpec.shards).
+      ...(declared.shards ? { shards: Array.from({ length: declared.shards.count - 1 }, (_, k) => shardKey(logical, k + 1)) } : {}),
       descending: options.descending ?? false,
     };
     const { range } = options;

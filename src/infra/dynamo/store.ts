@@ -18,7 +18,7 @@ import { AppError, ErrorCode } from '../../errors';
 import { throttledCancellation } from '../dependency';
 import type { CursorCodec } from '../cursor';
 import { lazyCursor, Page, type PageRequest, pageShape } from './page';
-import { listPage, mergedPage, queryFingerprint } from '../pages';
+import { keyOrder, listPage, mergedPage, mergeShards, queryFingerprint, type ShardRead } from '../pages';
 import { keySchemas, TTL_ATTRIBUTE, type IndexName, type Key } from './table';
 import { keyedItem, transactRequest, update, type Item, type Write } from './write';
 import { keyString, type OrderedList, type Projection, type QuerySpec, type StoreApi, type TransactOutcome } from '../store-api';
@@ -204,13 +204,21 @@ export class DynamoStore implements StoreApi {
     // DynamoDB reads from an exclusive start key in either direction, so a backward page is the
     // same query with its direction flipped.
     const read = backward ? { ...spec, descending: !spec.descending } : spec;
-    const items: Item[] = [];
+    let items: Item[] = [];
     // Read one more than asked, so a full page knows whether another follows.
-    do {
-      const out = await this.query(this.queryInput(read, size + 1 - items.length, startKey, projection));
-      items.push(...out.items);
-      startKey = out.lastKey;
-    } while (items.length <= size && startKey);
+    if (read.shards) {
+      // A write-sharded index: the cursor's place (its sort key, then its table key) in each shard.
+      const from = startKey;
+      const { pk, sk } = keySchemas[read.index ?? 'TABLE'];
+      items = await mergeShards(read, size + 1, this.orderOf(read), this.shardRead(projection), (shard) =>
+        from ? { ...from, [pk]: shard, [sk]: from[sk] } : undefined,
+      );
+    } else
+      do {
+        const out = await this.query(this.queryInput(read, size + 1 - items.length, startKey, projection));
+        items.push(...out.items);
+        startKey = out.lastKey;
+      } while (items.length <= size && startKey);
     const nodes = items.slice(0, size);
     if (backward) nodes.reverse();
     const more = items.length > size;
@@ -253,6 +261,7 @@ export class DynamoStore implements StoreApi {
 
   /** Reads the first `n` live items of `spec`. */
   async queryFirst(spec: QuerySpec, n: number): Promise<Item[]> {
+    if (spec.shards) return mergeShards(spec, n, this.orderOf(spec), this.shardRead());
     const items: Item[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -394,15 +403,37 @@ export class DynamoStore implements StoreApi {
 
   /** Reads every live item of `spec`, up to `max`; throws when more exist, so nothing is silently cut. */
   async queryAll(spec: QuerySpec, max = 5000): Promise<Item[]> {
+    if (spec.shards) return mergeShards(spec, max + 1, this.orderOf(spec), this.shardRead()).then((items) => this.atMost(items, max));
+    return this.atMost(await this.queryAllOf(spec, max), max);
+  }
+
+  /** `items`, or BAD_USER_INPUT when they are more than `max` (see queryAll). */
+  private atMost(items: Item[], max: number): Item[] {
+    if (items.length > max) throw new AppError(ErrorCode.BAD_USER_INPUT, `More than ${max} items match; narrow the request.`);
+    return items;
+  }
+
+  /** Every live item of one partition's query, stopping once more than `max` are read. */
+  private async queryAllOf(spec: QuerySpec, max: number): Promise<Item[]> {
     const items: Item[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
       const out = await this.query(this.queryInput(spec, 1000, startKey));
       items.push(...out.items);
       startKey = out.lastKey;
-      if (items.length > max) throw new AppError(ErrorCode.BAD_USER_INPUT, `More than ${max} items match; narrow the request.`);
-    } while (startKey);
+    } while (startKey && items.length <= max);
     return items;
+  }
+
+  /** The order a query reads its items in: by the sort key of its index (then the table key), in its direction. */
+  private orderOf(spec: QuerySpec): (a: Item, b: Item) => number {
+    const order = keyOrder(keySchemas[spec.index ?? 'TABLE'].sk);
+    return spec.descending ? (a, b) => order(b, a) : order;
+  }
+
+  /** One Query of one shard of a write-sharded query (see mergeShards), of `projection`'s attributes when given. */
+  private shardRead(projection?: Projection): ShardRead {
+    return async (spec, n, startKey) => this.query(this.queryInput(spec, n, startKey, projection));
   }
 
   /**

@@ -220,7 +220,8 @@ export class EntityTable {
    * The columns a read of `projection` through the index `declared` selects: columnsOf's, and those
    * of the attributes the index's key templates and membership name, from which its key attributes
    * are derived again on read, since a query's rows are matched and ordered by them (and DynamoDB's
-   * projected query of an index returns them too). Undefined where columnsOf's is, and for an index
+   * projected query of an index returns them too; a write-sharded index's shard attribute with them).
+   * Undefined where columnsOf's is, and for an index
    * that derives a value (a write shard) by code, which may read any attribute: whole rows.
    */
   indexColumnsOf(projection: Projection, declared: IndexDeclaration): readonly string[] | undefined {
@@ -228,7 +229,12 @@ export class EntityTable {
     if (made?.has(declared)) return made.get(declared);
     const base = this.columnsOf(projection);
     const membership = declared.when ? (isCondition(declared.when) ? declared.when.reads : Object.keys(declared.when)) : [];
-    const named = [...placeholdersOf(declared.pk), ...placeholdersOf(declared.sk), ...membership].filter((name) => name !== 'tenantId');
+    const named = [
+      ...placeholdersOf(declared.pk),
+      ...placeholdersOf(declared.sk),
+      ...membership,
+      ...(declared.shards ? [declared.shards.by] : []),
+    ].filter((name) => name !== 'tenantId');
     const fields = named.map((attribute) => this.byAttribute.get(attribute));
     const columns =
       base && !declared.derive && fields.every((field) => field !== undefined)

@@ -6,7 +6,7 @@ import { keySchemas, TTL_ATTRIBUTE, type Key } from '../dynamo/table';
 import { tenantOfPk } from '../dynamo/entity';
 import { isRecord } from '../../guards';
 import { type Item, keyedItem, OUTBOX_ENTRY, type Write } from '../dynamo/write';
-import { listPage, mergedPage, queryFingerprint } from '../pages';
+import { keyOrder, listPage, mergedPage, queryFingerprint } from '../pages';
 import { keyString, type OrderedList, type Projection, type QuerySpec, type StoreApi, type TransactOutcome } from '../store-api';
 import { classify, isOutage, serviceUnavailable } from '../dependency';
 import { withCrossTenantRead, withTenant } from './apply';
@@ -249,6 +249,10 @@ export class PgStore implements StoreApi {
           return out;
         });
     const { pk, sk } = waiting ? keySchemas.OUTBOX : plans[0].keyNames;
+    // A write-sharded index's rows are one table's whatever their shard (the plan reads them by
+    // their values): each is tested on the shard its derived key names.
+    const partitions = new Set([spec.pk, ...(spec.shards ?? [])]);
+    const inPartition = (value: unknown) => typeof value === 'string' && partitions.has(value);
     const inRange = (key: string) =>
       spec.skPrefix !== undefined
         ? key.startsWith(spec.skPrefix)
@@ -259,9 +263,9 @@ export class PgStore implements StoreApi {
             : true;
     const matching = rows.filter((item) => {
       const key = item[sk];
-      return item[pk] === spec.pk && typeof key === 'string' && inRange(key) && this.live(item) !== undefined;
+      return inPartition(item[pk]) && typeof key === 'string' && inRange(key) && this.live(item) !== undefined;
     });
-    const order = orderOf(sk);
+    const order = keyOrder(sk);
     matching.sort((a, b) => (spec.descending ? -order(a, b) : order(a, b)));
     return matching;
   }
@@ -337,7 +341,7 @@ export class PgStore implements StoreApi {
     if (ordered) return this.orderedPage(tenantId, spec, ordered, page, projection);
     const list = await this.items(spec, projection);
     const { pk, sk } = spec.index ? this.indexKeyNames(spec) : { pk: 'PK', sk: 'SK' };
-    const order = orderOf(sk);
+    const order = keyOrder(sk);
     return listPage(
       this.cursors,
       tenantId,
@@ -734,17 +738,4 @@ export class PgStore implements StoreApi {
       [...changed.map((c) => row[c]), ...key],
     );
   }
-}
-
-/** How items are ordered by the key attribute `sk`, then by their table key: DynamoDB's order of the key strings. */
-function orderOf(sk: string): (a: Record<string, unknown>, b: Record<string, unknown>) => number {
-  const parts = sk === 'SK' ? ['SK', 'PK'] : [sk, 'PK', 'SK'];
-  return (a, b) => {
-    for (const part of parts) {
-      const x = String(a[part] ?? '');
-      const y = String(b[part] ?? '');
-      if (x !== y) return x < y ? -1 : 1;
-    }
-    return 0;
-  };
 }
