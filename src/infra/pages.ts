@@ -115,12 +115,10 @@ export async function mergeShards(
   read: ShardRead,
   startOf: (pk: string) => Record<string, unknown> | undefined = () => undefined,
 ): Promise<Item[]> {
-  const shards = [spec.pk, ...(spec.shards ?? [])].map((pk) => ({
-    spec: { ...spec, pk, shards: undefined },
-    items: [] as Item[],
-    next: startOf(pk),
-    done: false,
-  }));
+  const shards = [spec.pk, ...(spec.shards ?? [])].map((pk) => {
+    const items: Item[] = [];
+    return { spec: { ...spec, pk, shards: undefined }, items, next: startOf(pk), done: false };
+  });
   // A first read of a share of the page (and a little more) from each shard: evenly spread jobs
   // fill a page in one round.
   let limit = Math.min(want, Math.ceil((2 * want) / shards.length) + 1);
