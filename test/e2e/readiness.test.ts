@@ -177,8 +177,7 @@ describe('readiness and dependency outages', () => {
 describe('readiness with Redis', () => {
   it('checks Redis when REDIS_URL is set, and is 503 while it is gone', async () => {
     const redis = await startRedis();
-    let server: TestServer | undefined;
-    server = await startTestServer({ env: { REDIS_URL: redis.url, READINESS_CACHE_MS: '0' } });
+    const server = await startTestServer({ env: { REDIS_URL: redis.url, READINESS_CACHE_MS: '0' } });
     // Awaited, not read once: right after the start a check slower than READINESS_TIMEOUT_MS (1 s;
     // DynamoDB's GetItem on a busy machine) counts as down, and readiness is 503 for that.
     const up = await readyzUntil(server, 200, 'readiness 200 after the start');
