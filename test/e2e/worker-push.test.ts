@@ -172,7 +172,7 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
     // New work, one job at a time: it reaches one of them (each item is dealt to one) within 200 ms.
     const delays: number[] = [];
     const perItem: number[] = [];
-    const { committedAt, stop: unwatch } = watchJobCreations(server.app.store);
+    const { committedAt } = watchJobCreations(server.app.store);
     for (let n = 0; n < 10; n++) {
       const before = posts(proxy.sent);
       // From the moment createJob's transaction committed (watchJobCreations; the wall clock of this
@@ -199,7 +199,6 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
       }, 'the workers idle again');
       perItem.push(settledAt - before);
     }
-    unwatch();
     delays.sort((a, b) => a - b);
     console.log(
       `createJob committed → an idle worker told: p50 ${delays[5]} ms, p90 ${delays[8]} ms, max ${delays[9]} ms; requests an item: ${perItem.join(' ')}`,
