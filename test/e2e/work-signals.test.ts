@@ -75,7 +75,7 @@ describe('work signals', () => {
     server = await startTestServer({ env: { JOB_LEASE_SECONDS: '2' }, now: () => new Date(Date.now() + clockAhead) });
   });
 
-  it('starts with whether work is claimable, then pushes new work within 200 ms of createJob, to its own tenant only', async () => {
+  it('starts with whether work is claimable, then pushes new work within 200 ms of createJob committing it, to its own tenant only', async () => {
     const t = await tenant('signals-a');
     const other = await tenant('signals-b');
     const { sub, first } = await listen(await t.worker(1), ['BATCH']);
