@@ -89,17 +89,7 @@ export async function batchJob(
   projectId: string,
   params: Record<string, unknown>[],
 ): Promise<string> {
-  return (await createBatchJob(gql, tenant, projectId, params)).jobId;
-}
-
-/** As batchJob, with the job's createdAt as the server stamped it while deciding (epoch ms). */
-export async function createBatchJob(
-  gql: (query: string, variables: Record<string, unknown>) => Promise<any>,
-  tenant: string,
-  projectId: string,
-  params: Record<string, unknown>[],
-): Promise<{ jobId: string; createdAt: number }> {
-  const data = await gql('mutation($input: CreateJobInput!) { createJob(input: $input) { jobId createdAt } }', {
+  const data = await gql('mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
     input: {
       projectId,
       kind: 'BATCH',
@@ -107,5 +97,5 @@ export async function createBatchJob(
       items: params.map((p, n) => ({ source: `tenants/${tenant}/in/${n}.png`, params: p })),
     },
   });
-  return { jobId: data.createJob.jobId, createdAt: Date.parse(data.createJob.createdAt) };
+  return data.createJob.jobId;
 }
