@@ -7,6 +7,7 @@ import { createScope, type ContextDeps } from '../../src/wiring';
 import { type Item, put as putItem } from '../../src/infra/dynamo/write';
 import { freshTable, type TestTable } from '../support/dynamo';
 import { legacyLog } from '../support/legacy-log';
+import { storedJob } from '../support/job-item';
 
 /*
  * A migration's rewrite that loses its race to a user's edit (against DynamoDB Local), made by an
@@ -72,21 +73,13 @@ describe('a migration racing a user', () => {
 
   it('re-indexes a job in place, and leaves one its own writer changed meanwhile as that writer put it', async () => {
     const at = new Date().toISOString();
-    const job = entities.Job.toItem('acme', {
+    const job = storedJob('acme', {
       jobId: 'job_01J00000000000000000000001',
       projectId: LOG.projectId,
       kind: 'RACE',
       status: 'RUNNING',
-      plan: [{ name: 'a', order: 1 }],
-      attempts: { a: 1 },
-      progress: 0,
-      completedSteps: 0,
-      failedSteps: 0,
-      maxAttempts: 3,
       version: 4,
-      createdAt: at,
-      updatedAt: at,
-      createdBy: 'artist',
+      at,
     });
     const key = entities.Job.keyOf('acme', { jobId: job.jobId });
     const logical = entities.Job.query('acme', 'byStatus', { status: 'RUNNING' }).pk;

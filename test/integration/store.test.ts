@@ -6,6 +6,7 @@ import { newId } from '../../src/common/ids';
 import { indexShards } from '../../src/migrations/004-index-shards';
 import { migrateSegment } from '../../src/migrations/migration.segment';
 import { createScope } from '../../src/wiring';
+import { storedJob } from '../support/job-item';
 
 describe('Store against DynamoDB Local', () => {
   let table: TestTable;
@@ -197,21 +198,13 @@ describe('Store against DynamoDB Local', () => {
     // Three jobs a second, so several share a time and their ids order them.
     const jobs = Array.from({ length: JOBS }, (_, i) => {
       const at = new Date(Date.UTC(2026, 0, 1, 0, 0, Math.floor(i / 3))).toISOString();
-      return entities.Job.toItem(TENANT, {
+      return storedJob(TENANT, {
         jobId: newId('job'),
         projectId: 'proj_01J00000000000000000000000',
         kind: 'SHARDS',
         status: 'QUEUED',
-        plan: [{ name: 'a', order: 1 }],
-        attempts: { a: 1 },
-        progress: 0,
-        completedSteps: 0,
-        failedSteps: 0,
-        maxAttempts: 3,
         version: 1,
-        createdAt: at,
-        updatedAt: at,
-        createdBy: 'artist',
+        at,
       });
     });
     /** The list as one partition would hold it: newest change first. */
