@@ -2,6 +2,9 @@
  * @alone Runs while no other file runs (test/support/turns.ts): it holds the gap-fill after each
  * fault to 2 s at the 99th percentile, a latency bound that another file's load on the same two
  * cores would bend.
+ * @longSetup A Redis Cluster, three server instances and the first test's 200 streams with 600
+ * subscriptions in its beforeAll hooks: it starts before the other `@alone` files, so that they
+ * run beside it (test/support/sequencer.js).
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
