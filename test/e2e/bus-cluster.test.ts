@@ -331,16 +331,22 @@ describe('the event bus on a Redis Cluster, through a failover, a slot migration
     await Promise.all(writers);
 
     // Each stream's head once the writes are over, and every subscriber at it.
+    // Ten reads at a time: one after another, the 200 took 3.6 s of the file's alone turn, against 1.4 s (load 9).
     const heads = new Map<Stream, number>();
-    for (const stream of streams) {
-      heads.set(
-        stream,
-        stream.kind === 'job'
-          ? (await ok('query($j: ID!) { job(jobId: $j) { seq } }', { j: stream.id })).job.seq
-          : (await ok('query($p: ID) { activity(projectId: $p, first: 1) { nodes { position } } }', { p: stream.id })).activity.nodes[0]
-              .position,
-      );
-    }
+    const unread = [...streams];
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        for (let stream = unread.shift(); stream; stream = unread.shift()) {
+          heads.set(
+            stream,
+            stream.kind === 'job'
+              ? (await ok('query($j: ID!) { job(jobId: $j) { seq } }', { j: stream.id })).job.seq
+              : (await ok('query($p: ID) { activity(projectId: $p, first: 1) { nodes { position } } }', { p: stream.id })).activity.nodes[0]
+                  .position,
+          );
+        }
+      }),
+    );
     await waitFor(
       async () => followers.every((f) => f.last === heads.get(f.stream)),
       () => `every subscriber at its stream's head (${followers.filter((f) => f.last !== heads.get(f.stream)).length} behind)`,
