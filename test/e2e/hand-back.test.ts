@@ -7,6 +7,7 @@ import { JOB_KINDS } from '../../src/job/job.kinds';
 import { restoredAfter } from '../support/fixtures';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
+import { batchJob, gqlAs, PYTHON_WORKER, startWorker } from '../support/worker-process';
 import { subscribe, wsClient } from '../support/ws';
 
 // A single step with a retry backoff (the server runs in this process): a failed attempt waits for
@@ -20,8 +21,9 @@ JOB_KINDS.TEST_HAND_BACK_STEP = {
 /**
  * Hand-back (handBackStep, handBackWorkItem): a worker releases a lease it holds; the unit is
  * claimable at once by another worker, the attempt is not counted as failed, no backoff applies,
- * and the job's stream says so. Real DynamoDB Local, a real server, workers over HTTP; the lease
- * is long (600 s), so nothing here is claimable by a lease running out.
+ * and the job's stream says so; the Python SDK hands back what it holds when SIGTERMed. Real
+ * DynamoDB Local, a real server, workers over HTTP and Python worker processes; the lease is long
+ * (600 s), so nothing here is claimable by a lease running out.
  */
 describe('handing work back', () => {
   let server: TestServer;
@@ -248,4 +250,62 @@ describe('handing work back', () => {
     await gql(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
     expect(codeOf(await gql(token, HAND_BACK_ITEM, { j: jobId, n: 1, a: claimed.item.attempt }))).toBe('JOB_CANCELLED');
   }, 60_000);
+
+  it('Python SDK: 30 items by 3 worker processes, each SIGTERMed in turn while serving (its item in hand handed back) and restarted: every item completed once, none waiting for a lease', async () => {
+    // Moved here from worker-push.test (an @alone file): it bounds no latency that another file's
+    // load would bend, only that no hand-back waited for a lease, and this file's are 600 s.
+    // A tenant of its own: a tenant-bound worker serves every job of its tenant.
+    const tenant = 'handback-fleet';
+    const fleetEditor = await server.token(tenant, [Role.EDITOR], 'artist');
+    const gqlFleet = (query: string, variables: Record<string, unknown> = {}) => gqlAs(server, fleetEditor, query, variables);
+    const fleetProject = (await gqlFleet('mutation { createProject(input: { title: "Fleet" }) { projectId } }')).createProject.projectId;
+    /** A Python worker on pushed signals (PUSH=1), once it has subscribed. */
+    const python = async (sub: string) => {
+      const token = await server.token(tenant, [Role.WORKER], sub);
+      const proc = startWorker('python3', [PYTHON_WORKER], {
+        ARTISSIST_URL: server.url,
+        ARTISSIST_TOKEN: token,
+        PUSH: '1',
+        GRACE_SECONDS: '0.05',
+      });
+      await proc.until((l) => l.event === 'signal' && l.type === 'SUBSCRIBED', `${sub}'s subscription`);
+      return proc;
+    };
+    // Each attempt holds its item for a moment (no renewal is due in it), so a SIGTERM most often lands mid-item.
+    const jobId = await batchJob(
+      gqlFleet,
+      tenant,
+      fleetProject,
+      Array.from({ length: 30 }, () => ({ hold: { 1: 0.15, 2: 0.15, 3: 0.15 } })),
+    );
+    const startedAt = Date.now();
+    const workers = await Promise.all([1, 2, 3].map((n) => python(`py-fleet-${n}`)));
+    const all = [...workers];
+    for (let n = 0; n < 3; n++) {
+      // Each worker in turn, once it holds an item: stopped, and a new one started in its place.
+      const target = workers[n];
+      await target.until((l) => l.event === 'claimed', `a claim of worker ${n + 1}`);
+      target.child.kill('SIGTERM');
+      expect(await target.exited).toMatchObject({ code: 0 });
+      workers[n] = await python(`py-fleet-${n + 1}-again`);
+      all.push(workers[n]);
+    }
+    let last: any;
+    const job = await waitFor(
+      async () => {
+        last = (await gqlFleet('query($j: ID!) { job(jobId: $j) { status itemCounts { total completed failed } } }', { j: jobId })).job;
+        return ['COMPLETED', 'FAILED', 'CANCELLED'].includes(last.status) && last;
+      },
+      () =>
+        `job ${jobId} finished (now ${JSON.stringify(last?.itemCounts)}); the workers printed:\n${all.map((w) => w.output()).join('\n---\n')}`,
+    );
+    expect(job.status).toBe('COMPLETED');
+    expect(job.itemCounts).toEqual({ total: 30, completed: 30, failed: 0 });
+    // No hand-back waited for a lease (600 s): the whole job took seconds.
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    const handedBack = all.flatMap((w) => w.lines.filter((l) => l.event === 'cancelled' && l.code === 'WORKER_STOPPED'));
+    console.log(`Python fleet: 30 items, ${handedBack.length} handed back on SIGTERM, done in ${Date.now() - startedAt} ms`);
+    for (const w of workers) w.child.kill('SIGTERM');
+    for (const w of workers) expect(await w.exited).toMatchObject({ code: 0 });
+  });
 });

@@ -1,6 +1,8 @@
 /**
  * @alone Runs while no other file runs (test/support/turns.ts): it holds a busy tenant's latency
  * against a quiet one's, which another file's load on the same cores would bend.
+ * @longSetup Two server instances and Redis in its beforeAll: it starts before the other `@alone`
+ * files, so that they run beside it (test/support/sequencer.js).
  */
 import { flood, paced, post, READ, startRatedInstances, token } from '../support/rates';
 import { metricValue, settledOf } from '../support/ws';

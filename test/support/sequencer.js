@@ -16,6 +16,12 @@ const { extract, parse } = require('jest-docblock');
  * while it waits for the files they are running. Last, those are their last ones, and the
  * `@alone` files' `beforeAll` hooks (servers, instances, a Redis Cluster) run beside each other
  * and beside the last shared files.
+ *
+ * Among the `@alone` files, those that also say `@longSetup` (server instances, Redis, a Redis
+ * Cluster in their `beforeAll`) come first. The `@alone` files after the first ones start only
+ * once a worker is free, which at the end of the run is once an `@alone` file is done: the
+ * set-up of those runs while no file's tests do, on a machine otherwise idle, and added to the
+ * run's end; the first ones' set-up runs beside the last shared files and each other.
  */
 class LongFirst extends TestSequencer {
   /** @param {import('@jest/test-result').Test[]} tests */
@@ -24,7 +30,9 @@ class LongFirst extends TestSequencer {
     /** @param {import('@jest/test-result').Test} test */
     const rank = (test) => {
       const pragmas = parse(extract(readFileSync(test.path, 'utf8')));
-      return 'long' in pragmas ? 0 : 'alone' in pragmas ? 2 : 1;
+      if ('long' in pragmas) return 0;
+      if (!('alone' in pragmas)) return 1;
+      return 'longSetup' in pragmas ? 2 : 3;
     };
     const ranks = new Map(ordered.map((test) => [test, rank(test)]));
     // Array.prototype.sort is stable: within a rank, jest's own order stays.

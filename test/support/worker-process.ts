@@ -4,7 +4,7 @@ import { processFixture, ROOT } from './processes';
 import type { TestServer } from './server';
 
 /*
- * Worker processes of the SDKs' tests (test/e2e/worker-sdk.test.ts, worker-push.test.ts): a
+ * Worker processes of the SDKs' tests (test/e2e/worker-sdk.test.ts, worker-push.test.ts, hand-back.test.ts): a
  * process started with the Python SDK on its path, whose JSON lines the test awaits.
  */
 

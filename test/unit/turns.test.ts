@@ -1,8 +1,14 @@
 import type { JestEnvironmentConfig } from '@jest/environment';
+import { writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { Circus } from '@jest/types';
+import type { Test } from '@jest/test-result';
 import FixtureEnvironment from '../support/environment';
-import { registerFixture } from '../support/fixtures';
+import { registerFixture, tempDir } from '../support/fixtures';
 import { startTurnServer, type Turn, takeTurn, type TurnServer } from '../support/turns';
+
+// The test sequencer: plain JavaScript, which jest loads with require (see its header), untyped.
+const LongFirst: new (...args: never[]) => { sort(tests: Test[]): Promise<Test[]> } = require('../support/sequencer');
 
 // The turn server that keeps an `@alone` file's tests from running beside another file (jest's workers ask it
 // through test/support/environment.ts). These tests run their own, as the workers would use it.
@@ -103,5 +109,37 @@ describe('turns between test files', () => {
     // Its next tests keep the turn it holds.
     await environment.handleTestEvent({ name: 'test_started', test }, {} as Circus.State);
     expect(turns.held()).toEqual({ alone: 1, shared: 0, waiting: 0 });
+  });
+});
+
+describe('the order jest starts the files in (test/support/sequencer.js)', () => {
+  it('starts @long files first, then the shared ones, then the @alone files, those with @longSetup before the others', async () => {
+    const folder = tempDir('artissist-sequencer-');
+    const files: Array<[string, string, number]> = [
+      ['alone-small.test.ts', '/** @alone A latency bound. */', 10],
+      ['shared-big.test.ts', '/** A shared file. */', 300],
+      ['alone-setup.test.ts', '/**\n * @alone A latency bound.\n * @longSetup Instances.\n */', 1],
+      ['long.test.ts', '/** @long A slow one. */', 2],
+      ['shared-small.test.ts', '', 20],
+      ['alone-big.test.ts', '/** @alone A rate bound. */', 200],
+    ];
+    // No timings (a clean clone): jest's own order is by size, largest first.
+    const context = { config: { cache: false, rootDir: folder }, hasteFS: { getSize: (path: string) => sizes.get(path) } };
+    const sizes = new Map<string, number>();
+    const tests = files.map(([name, docblock, size]) => {
+      const path = join(folder, name);
+      writeFileSync(path, `${docblock}\nit('runs', () => {});\n`);
+      sizes.set(path, size);
+      return { path, context } as unknown as Test;
+    });
+    const order = (await new LongFirst().sort(tests)).map((test) => basename(test.path));
+    expect(order).toEqual([
+      'long.test.ts',
+      'shared-big.test.ts',
+      'shared-small.test.ts',
+      'alone-setup.test.ts',
+      'alone-big.test.ts',
+      'alone-small.test.ts',
+    ]);
   });
 });
