@@ -361,12 +361,15 @@ export function stepClaimableFrom(step: ClaimableStep): string | undefined {
 }
 
 /**
- * How the tenant-wide (and pool-wide) indexes that every change of a job writes are sharded: by the
- * job's id over 16 partitions, so all of one job's entries are in one shard and a tenant's job
- * changes spread over 16 (docs/scaling.md, "Index shards"). At 2 write units a change on each
- * (the job item rewritten in a transaction), one partition takes 500 changes a second at
- * DynamoDB's 1,000 a key, 16 take 8,000; the goal is 2,000 a tenant. Reads query the 16 at once
- * and merge them (QuerySpec.shards). Migration 004-index-shards spreads the items written before.
+ * How the job item's tenant-wide list indexes (by status, by creator) are sharded: by the job's id
+ * over 16 partitions, so all of one job's entries are in one shard and a tenant's job changes
+ * spread over 16 (docs/scaling.md, "Index shards"). The job item is rewritten with every change of
+ * its items (its counters), each rewrite 2 write units on each index: one partition takes 500
+ * changes a second at DynamoDB's 1,000 a key, 16 take 8,000. Reads query the 16 at once and merge
+ * them (QuerySpec.shards), which is why only these lists are sharded: a list is read seldom, while
+ * the claimable and pool indexes are read by every claim (16 Queries each, sharded) and written
+ * only when a step or a stage changes (never per item). Migration 004-index-shards spreads the
+ * jobs written before.
  */
 const JOB_SHARDS = { count: 16, by: 'jobId' } as const;
 
@@ -376,23 +379,11 @@ const JOB_SHARDS = { count: 16, by: 'jobId' } as const;
  * same partitions, keyed alike, so one claimWork query finds both.
  */
 const claimableIndexes: Record<string, IndexDeclaration> = {
-  claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] }, shards: JOB_SHARDS },
+  claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
   /** The same, for one kind of job. */
-  claimableOfKind: {
-    index: 'GSI2',
-    pk: 'WORK#CLAIMABLE#{kind}',
-    sk: '{availableAt}#{jobId}#{name}',
-    when: { claimable: [true] },
-    shards: JOB_SHARDS,
-  },
+  claimableOfKind: { index: 'GSI2', pk: 'WORK#CLAIMABLE#{kind}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
   /** The same, for one stage of one kind. */
-  claimableOfStage: {
-    index: 'GSI3',
-    pk: 'WORK#CLAIMABLE#{kind}#{name}',
-    sk: '{availableAt}#{jobId}#{name}',
-    when: { claimable: [true] },
-    shards: JOB_SHARDS,
-  },
+  claimableOfStage: { index: 'GSI3', pk: 'WORK#CLAIMABLE#{kind}#{name}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
 };
 
 /**
@@ -1406,7 +1397,6 @@ export const entities = {
         sk: '{tenantId}#{rank}#{availableAt}#{jobId}',
         when: { inPool: [true] },
         derive: { rank: (work: { priority: number }) => String(9 - work.priority) },
-        shards: JOB_SHARDS,
       },
       ...claimableIndexes,
     },
