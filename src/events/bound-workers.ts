@@ -61,6 +61,8 @@ export class BoundWorkers {
   private handing = 0;
   /** How long after an abrupt end a worker's units wait for it to subscribe again (WORKER_GRACE_SECONDS). */
   graceMs = 5000;
+  /** The server's clock, which leases are measured on (set with the lease watches, see WorkSignalHub.watchLeases). */
+  now: () => Date = () => new Date();
 
   /**
    * What this server holds for bound workers now: workers recorded (each with at most one grace
@@ -109,7 +111,7 @@ export class BoundWorkers {
       this.forget(worker, bound);
       return;
     }
-    const lostAt = new Date();
+    const lostAt = this.now();
     this.lostConnections++;
     bound.grace = setTimeout(() => this.lost(worker, lostAt), this.graceMs);
     // A grace is no reason to keep a stopping process alive (close clears it anyway).

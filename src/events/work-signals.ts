@@ -421,7 +421,10 @@ export class WorkSignalHub {
 
   /** Lets the hub watch leases (see watch) through the server's store and clock; the first call holds. */
   watchLeases(leases: LeaseWatching): void {
-    this.leases ??= leases;
+    if (this.leases) return;
+    this.leases = leases;
+    // A lost worker's leases are compared with the time it was lost on the same clock.
+    this.bound.now = leases.now;
   }
 
   /**
