@@ -315,13 +315,15 @@ export class JobResolver {
     workerId: string | null,
     @Ctx() ctx: Context,
   ) {
+    // Checked before the claim: a claim taken and then refused would wait for its lease.
+    const bindAs = workerId == null ? undefined : requireText(workerId, 'workerId', 100);
     const claimed = ctx.principal?.pool
       ? await claimPooledWork(ctx, kind, stage)
       : await ctx.repos.jobs.claimWork(kind, stage).then((c) => c && { ...c, tenantId: ctx.principal?.tenantId, lease: null });
     // Signals of new work go to idle workers first: a claim that found none says this one is.
     const jobs = ctx.principal?.pool ? ctx.reposForPoolClaim(ctx.principal.tenantId).jobs : ctx.repos.jobs;
     jobs.noteClaim(claimed !== null);
-    if (workerId != null && claimed) noteHeld(jobs, ctx, requireText(workerId, 'workerId', 100), claimed);
+    if (bindAs !== undefined && claimed) noteHeld(jobs, ctx, bindAs, claimed);
     return claimed;
   }
 
