@@ -1,8 +1,8 @@
 import { GraphQLError } from 'graphql';
-import type { Repositories } from '../context';
 import { errorCode } from '../guards';
 import { onStep } from '../job/job.machine';
 import { logger } from '../logger';
+import type { JobRepository } from '../job/job.repository';
 
 /*
  * Workers bound to their claims (issue 49): a worker process that names itself (workerId, chosen
@@ -209,7 +209,7 @@ export class BoundWorkers {
  * and running, or its lease was renewed after `lostAt` (a renewal moves its end to a lease after
  * the report, so an end later than a lease after `lostAt` says a report came since).
  */
-export function handBackThrough(repos: () => Promise<Repositories>, leaseMs: number): HandBack {
+export function handBackThrough(repos: () => Promise<{ jobs: JobRepository }>, leaseMs: number): HandBack {
   return async (unit, lostAt) => {
     const { jobs } = await repos();
     const renewedAfter = lostAt.getTime() + leaseMs;

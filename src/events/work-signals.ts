@@ -9,8 +9,7 @@ import { CATCH_UP, type EventBus, type Listening } from '../infra/pubsub';
 import { retryAt } from '../job/job.attempts';
 import { declaredKind, fanOutOf, stepPolicyOf } from '../job/job.kinds';
 import { JobEventType, JobStatus } from '../job/job.machine';
-import { claimerOf, type HeldUnitRef, observeClaims } from '../job/job.repository';
-import type { Repositories } from '../context';
+import { claimerOf, type HeldUnitRef, type JobRepository, observeClaims } from '../job/job.repository';
 import { BoundWorkers, handBackThrough } from './bound-workers';
 
 /*
@@ -468,7 +467,7 @@ export class WorkSignalHub {
   }
 
   /** Binds what process `workerId` of worker `who` claimed to its subscription here, if it has one (see BoundWorkers.hold). */
-  held(who: string, workerId: string, unit: HeldUnitRef & { attempt: number }, repos: () => Promise<Repositories>): void {
+  held(who: string, workerId: string, unit: HeldUnitRef & { attempt: number }, repos: () => Promise<{ jobs: JobRepository }>): void {
     const leaseMs = this.leases?.leaseMs;
     // No subscription opened on this server yet (watchLeases comes with the first): nothing to bind to.
     if (leaseMs === undefined) return;

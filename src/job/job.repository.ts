@@ -4,7 +4,6 @@ import { assertId, isValidTenantId } from '../common/ids';
 import { Stale } from '../common/mutate';
 import { entities, type EntityItem } from '../common/entities';
 import type { Scope } from '../common/scope';
-import type { Repositories } from '../context';
 import type { Store } from '../infra/dynamo/store';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
 import { isPlainObject } from '../guards';
@@ -148,7 +147,7 @@ export interface ClaimObserver {
    * A claim of process `workerId` of `worker` took `unit`; `repos` reaches its tenant later, as a
    * report on it would (a pool worker's through its lease), to hand it back if the process is lost.
    */
-  held?(worker: string, workerId: string, unit: HeldUnitRef & { attempt: number }, repos: () => Promise<Repositories>): void;
+  held?(worker: string, workerId: string, unit: HeldUnitRef & { attempt: number }, repos: () => Promise<{ jobs: JobRepository }>): void;
   /** A report ended `unit`'s attempt for its worker (completed, failed, handed back, paused). */
   released?(unit: HeldUnitRef): void;
 }
@@ -639,7 +638,7 @@ export class JobRepository {
   }
 
   /** Tells the claims' observer that this worker's process `workerId` claimed `unit` (see ClaimObserver.held). */
-  noteHeld(workerId: string, unit: HeldUnitRef & { attempt: number }, repos: () => Promise<Repositories>): void {
+  noteHeld(workerId: string, unit: HeldUnitRef & { attempt: number }, repos: () => Promise<{ jobs: JobRepository }>): void {
     claimObservers.get(this.scope.store)?.held?.(claimerOf(this.scope), workerId, unit, repos);
   }
 
