@@ -126,6 +126,8 @@ export interface ServerCounts extends WebSocketCounts, SseCounts {
 /** See App.held. */
 export interface ServerHeld {
   lease_watches: number;
+  /** Bound worker processes recorded and their hand-backs under way (src/events/bound-workers.ts). */
+  bound_workers: number;
   rate_draws: number;
   rate_sockets: number;
   bus_connections: number;
@@ -410,6 +412,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       wakeSystemJobs: () => systemJobs.wake(),
     };
     const pipeline = new OperationPipeline(pipelineDeps);
+    // A bound worker's claims wait this long for it to subscribe again once its connection is lost.
+    workSignalHubOf(bus).bound.graceMs = config.workerGraceSeconds * 1000;
     // The server's own jobs (migrations, the archive) are run by this process too, each item by one holder at a time.
     const systemEnv = systemJobsEnv(pipelineDeps);
     const systemJobs = new SystemJobRunner(systemEnv.systemJobs, [new Migrations(systemEnv).handler(), archive.handler()], {
@@ -519,6 +523,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         const rate = budgets.held();
         return {
           lease_watches: workSignalHubOf(bus).watched,
+          bound_workers: workSignalHubOf(bus).bound.count,
           rate_draws: rate.draws,
           rate_sockets: rate.sockets,
           bus_connections: bus.connections(),
@@ -552,6 +557,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           await step('http', () => http.stop(config.shutdownDrainMs));
           // Every operation ends at once; peers that do not finish the close handshake in time are cut off.
           await step('websockets', () => ws.close(WS_CLOSE_GRACE_MS));
+          // Bound workers' graces end with the server: their workers reconnect to another instance.
+          workSignalHubOf(bus).close();
           // The archive's schedule stops first (it starts system jobs), then the system jobs, before
           // the outbox, so the events of their last writes are flushed.
           await step('archive', () => archive.stop());

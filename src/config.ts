@@ -98,6 +98,11 @@ export interface Config {
    */
   jobLeaseSeconds: number;
   /**
+   * How long after a bound worker's connection is lost abruptly its claims wait for it to subscribe
+   * again before the server hands them back (WORKER_GRACE_SECONDS; see src/events/bound-workers.ts).
+   */
+  workerGraceSeconds: number;
+  /**
    * ATTEMPT_TIMEOUT_SECONDS, outside production only: the attempt timeout every stage that
    * declares one gets instead of its own (BATCH's 900 s, MUSIC_VIDEO's 1,800 s), so a timeout can
    * be watched locally; undefined: the declarations hold.
@@ -629,6 +634,7 @@ export function loadConfig(env: Env = process.env): Config {
     graphiql: bool(env, 'GRAPHIQL', !production),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30),
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60),
+    workerGraceSeconds: positive(env, 'WORKER_GRACE_SECONDS', 5),
     attemptTimeoutSeconds: attemptTimeoutOverride(env, production),
     corsOrigins: cors ? (cors === '*' ? true : cors.split(',').map((s) => s.trim())) : production ? [] : DEV_ORIGINS,
     csrfPrevention: bool(env, 'CSRF_PREVENTION', false),

@@ -34,6 +34,11 @@ export class Context {
   private built?: Repositories;
   private systemBuilt?: SystemServices;
   private leased?: Map<string, Repositories>;
+  /**
+   * A subscription's transport lifetime, set as its source stream starts (src/graphql/shared-subscriptions.ts):
+   * whether it ended abruptly is what a bound worker's subscription needs (src/events/bound-workers.ts).
+   */
+  lifetime?: { readonly abrupt?: boolean };
 
   constructor(
     readonly principal: Principal | null,
@@ -116,6 +121,15 @@ export class Context {
    * subscription's context serves only the creation of its source stream, which keeps what it
    * needs itself, while the transport may hold the context for as long as the subscription lives.
    */
+  /**
+   * A context of the same caller with repositories of its own, built on first use: for work the
+   * server does later on the caller's behalf, after this request has answered (a lost worker's
+   * hand-back, src/events/bound-workers.ts), so nothing this request read or cached is reused.
+   */
+  detached(): Context {
+    return new Context(this.principal, this.build, this.leases, this.buildSystem);
+  }
+
   release(): void {
     this.built = undefined;
     this.leased = undefined;

@@ -47,6 +47,10 @@ const WorkSignalsArgs = argsType('WorkSignalsArgs', {
     description: 'The job kinds you claim: required for a tenant’s worker; a pool worker’s default is its pool’s kinds.',
   }),
   stages: attr.strings({ description: 'Only these stages of them; all stages when omitted (a pool worker: its pool’s).' }),
+  workerId: attr.string({
+    description:
+      'Your process’s own id (a random one per process), passed again with each claimWork: what it claims is bound to this subscription, and when its connection is lost (closed without a close frame, or silent past the keep-alive; an SSE stream cut) and it does not subscribe again within WORKER_GRACE_SECONDS, the server hands it back (ITEM_HANDED_BACK, STEP_HANDED_BACK). Completing the subscription hands nothing back.',
+  }),
 });
 type WorkSignalsArgs = InstanceType<typeof WorkSignalsArgs>;
 
@@ -69,7 +73,8 @@ export class WorkSignalResolver {
       'Worker: work pushed instead of polled. The first message is SUBSCRIBED (available: whether work of your kinds and stages is claimable now); then WORK_AVAILABLE when claimable work appears (claim with claimWork until it answers null) and LEASE_ENDED when an attempt is over (the job cancelled, or taken over by another worker). Scoped by your token: a tenant’s worker hears its tenant’s work, a pool worker its pool’s kinds and stages. Not positioned: a new subscription starts from the claimable indexes as they are, which is all a worker needs after a disconnect.',
     subscribe: ({ args, context }) => {
       const { signals, pool } = signalsOf(context);
-      return signals.open(pool, args.kinds ?? null, args.stages ?? null);
+      const lifetime = context instanceof Context ? context.lifetime : undefined;
+      return signals.open(pool, args.kinds ?? null, args.stages ?? null, args.workerId ? { workerId: args.workerId, lifetime } : undefined);
     },
   })
   workSignals(@Root() signal: WorkSignalValue, @Args(() => WorkSignalsArgs) _args: WorkSignalsArgs): WorkSignalValue {

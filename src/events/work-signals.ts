@@ -2,13 +2,15 @@ import { entities, itemClaimableFrom, stepClaimableFrom } from '../common/entiti
 import type { Scope } from '../common/scope';
 import { badInput, forbidden } from '../errors';
 import { isRecord } from '../guards';
+import { requireText } from '../common/validate';
 import type { Item, Store } from '../infra/dynamo/store';
 import { logger } from '../logger';
 import { CATCH_UP, type EventBus, type Listening } from '../infra/pubsub';
 import { retryAt } from '../job/job.attempts';
 import { declaredKind, fanOutOf, stepPolicyOf } from '../job/job.kinds';
 import { JobEventType, JobStatus } from '../job/job.machine';
-import { claimerOf, observeClaims } from '../job/job.repository';
+import { claimerOf, type HeldUnitRef, type JobRepository, observeClaims } from '../job/job.repository';
+import { BoundWorkers, handBackThrough } from './bound-workers';
 
 /*
  * Work pushed to idle workers (the workSignals subscription): a small signal derived from each
@@ -411,12 +413,17 @@ export class WorkSignalHub {
   private readonly armed = new Set<NodeJS.Timeout>();
   /** Lease watches whose read of their job is under way (see look). */
   private looking = 0;
+  /** The worker processes bound to their claims through their subscriptions here (see bound-workers.ts). */
+  readonly bound = new BoundWorkers();
 
   constructor(private readonly bus: EventBus) {}
 
   /** Lets the hub watch leases (see watch) through the server's store and clock; the first call holds. */
   watchLeases(leases: LeaseWatching): void {
-    this.leases ??= leases;
+    if (this.leases) return;
+    this.leases = leases;
+    // A lost worker's leases are compared with the time it was lost on the same clock.
+    this.bound.now = leases.now;
   }
 
   /**
@@ -428,14 +435,25 @@ export class WorkSignalHub {
     return this.armed.size + this.looking;
   }
 
-  /** Opens a subscription to `topics` for `scope`; `ready` once the bus listens (nothing published since is missed). */
-  open(topics: readonly string[], scope: WorkScope, who: string): { stream: SignalStream; ready: Promise<void> } {
+  /**
+   * Opens a subscription to `topics` for `scope`; `ready` once the bus listens (nothing published
+   * since is missed). With `binding`, the subscription binds its worker process's claims (see
+   * BoundWorkers) until it ends; `abrupt` says then how it ended.
+   */
+  open(
+    topics: readonly string[],
+    scope: WorkScope,
+    who: string,
+    binding?: { worker: string; abrupt: () => boolean },
+  ): { stream: SignalStream; ready: Promise<void> } {
     const stream = new SignalStream(scope, who, (s) => {
       for (const topic of topics) this.leave(topic, s);
       const mine = this.byWorker.get(who);
       mine?.delete(s);
       if (mine?.size === 0) this.byWorker.delete(who);
+      if (binding) this.bound.left(binding.worker, binding.abrupt());
     });
+    if (binding) this.bound.joined(binding.worker);
     let mine = this.byWorker.get(who);
     if (!mine) this.byWorker.set(who, (mine = new Set()));
     mine.add(stream);
@@ -446,6 +464,24 @@ export class WorkSignalHub {
   /** Records what the last claim of worker `who` found: signals of new work go to idle workers first. */
   claimed(who: string, found: boolean): void {
     for (const stream of this.byWorker.get(who) ?? []) stream.busy = found;
+  }
+
+  /** Binds what process `workerId` of worker `who` claimed to its subscription here, if it has one (see BoundWorkers.hold). */
+  held(who: string, workerId: string, unit: HeldUnitRef & { attempt: number }, repos: () => Promise<{ jobs: JobRepository }>): void {
+    const leaseMs = this.leases?.leaseMs;
+    // No subscription opened on this server yet (watchLeases comes with the first): nothing to bind to.
+    if (leaseMs === undefined) return;
+    this.bound.hold(boundWorkerKey(who, workerId), unit, handBackThrough(repos, leaseMs));
+  }
+
+  /** A report ended the attempt of `unit`: its bound worker no longer holds it. */
+  released(unit: HeldUnitRef): void {
+    this.bound.ended(unit);
+  }
+
+  /** The server is closing: every bound worker is forgotten and its grace called off (nothing is handed back). */
+  close(): void {
+    this.bound.close();
   }
 
   /** How many subscriptions this server holds now (tests read it to see each released). */
@@ -490,6 +526,8 @@ export class WorkSignalHub {
     const signal = payload;
     if (signal.type !== 'WORK_AVAILABLE') {
       for (const stream of servingOf(subscribers, signal)) stream.push(signal);
+      // An attempt over for whoever held it is no bound worker's to hand back.
+      if (signal.type === 'LEASE_ENDED') this.bound.ended(signal);
       if (signal.reason === 'JOB_CANCELLED') this.unwatch(subscribers, watchKey(signal.tenantId, signal.jobId));
       return;
     }
@@ -580,6 +618,9 @@ export class WorkSignalHub {
   }
 }
 
+/** A bound worker's key: the worker as its claims name it (claimerOf), and the process's own id. */
+const boundWorkerKey = (who: string, workerId: string) => `${who}\u0000${workerId}`;
+
 const hubs = new WeakMap<EventBus, WorkSignalHub>();
 
 /** The hub of the server whose bus is `bus` (one per bus). */
@@ -622,13 +663,22 @@ export class WorkSignals {
     pool: { kinds: string[]; stages?: string[] } | undefined,
     kinds: readonly string[] | null,
     stages: readonly string[] | null,
+    /** The worker process's own id, to bind its claims to this subscription (see bound-workers.ts), and the transport's lifetime. */
+    binding?: { workerId: string; lifetime?: { readonly abrupt?: boolean } },
   ): Promise<AsyncIterable<WorkSignal>> {
     const scope = this.scopeOf(pool, kinds, stages);
+    const worker = binding && boundWorkerKey(this.who, requireText(binding.workerId, 'workerId', 100));
+    const lifetime = binding?.lifetime;
     // What the workers' claims find on this server marks them idle or busy (WorkSignalHub.claimed).
     observeClaims(this.scope.store, this.hub);
     this.hub.watchLeases({ store: this.scope.store, now: this.scope.now, leaseMs: this.leaseSeconds * 1000 });
     const topics = scope.kinds.map((kind) => (pool ? workTopics.pool(kind) : workTopics.tenant(this.scope.tenant.id, kind)));
-    const { stream, ready } = this.hub.open(topics, scope, this.who);
+    const { stream, ready } = this.hub.open(
+      topics,
+      scope,
+      this.who,
+      worker === undefined ? undefined : { worker, abrupt: () => lifetime?.abrupt === true },
+    );
     try {
       // Listening first, then reading: work that appears after the read is signalled, before it is read.
       await ready;

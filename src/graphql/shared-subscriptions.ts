@@ -10,6 +10,11 @@ import { logger } from '../logger';
 /** What a subscription needs from the transport that carries it: whether it ended, and a way to hear when it does. */
 export interface SubscriptionLifetime {
   readonly ended: boolean;
+  /**
+   * True once it ended because its peer vanished: a socket closed without a close frame (1006) or
+   * dropped by the keep-alive, an SSE response cut by its peer. Set before its cleanups run.
+   */
+  readonly abrupt?: boolean;
   onEnd(cleanup: EndListener): void;
   end(): void;
 }
@@ -139,6 +144,8 @@ export class SharedSubscriptions {
     const spanAttributes = { 'graphql.operation.type': 'subscription', 'graphql.operation.name': operationName };
     // With tracing on, starting the subscription (its authorization, the stream's head and replay
     // reads) is one trace, rather than a root span per DynamoDB call; nothing HTTP wraps a socket's operation.
+    // The field's `subscribe` may need to know later how its transport ended (a bound worker's workSignals).
+    if (args.contextValue instanceof Context) args.contextValue.lifetime = lifetime;
     const source = await inSpan('subscription start', { kind: SpanKind.SERVER, attributes: spanAttributes }, async () =>
       createSourceEventStream(args),
     );

@@ -105,6 +105,11 @@ class Stream implements SubscriptionLifetime {
     return this.done;
   }
 
+  /** A stream its peer cut ended abruptly: SSE has no way to unsubscribe but going away. */
+  get abrupt(): boolean {
+    return this.cut === 'peer';
+  }
+
   onEnd(cleanup: EndListener): void {
     if (this.done) callEndListener(cleanup, 'an SSE stream');
     else this.cleanups.push(cleanup);

@@ -16,6 +16,9 @@ import { errorCode } from '../guards';
 import { logger } from '../logger';
 import { inSlices } from './slices';
 
+/** The close code ws reports when a socket closed without a close frame (RFC 6455 7.4.1). */
+const ABNORMAL_CLOSURE = 1006;
+
 /**
  * One operation a client started with `subscribe`, from the moment its message arrives until it
  * ends, and the only way its frames reach the socket. It ends exactly once, for whichever reason
@@ -107,8 +110,12 @@ export class Operation {
     if (this.stoppable) this.end();
   }
 
-  /** Ends the operation with no further frame: its socket closed or the server is closing. */
-  cancel(): void {
+  /** True once it ended because its socket closed abruptly (see SubscriptionLifetime.abrupt). */
+  abrupt = false;
+
+  /** Ends the operation with no further frame: its socket closed (`abrupt`: without a close frame) or the server is closing. */
+  cancel(abrupt = false): void {
+    this.abrupt ||= abrupt && !this.ended;
     this.quiet = true;
     this.end();
   }
@@ -381,7 +388,9 @@ class SocketConnection<S> implements Connection<S> {
 
   /** The socket closed: its operations end, the GraphQL layer hears of it, then graphql-ws. */
   socketClosed(code: number, reason: Buffer): void {
-    for (const operation of this.operations.all()) operation.cancel();
+    // 1006: no close frame came (the peer's process died, or the keep-alive terminated it). The
+    // server's own shutdown cancels every operation before closing, so none is left to mark then.
+    for (const operation of this.operations.all()) operation.cancel(code === ABNORMAL_CLOSURE);
     this.shared.options.onSocketClosed?.(this);
     this.closed?.(code, reason.toString()).catch((err) => logger.warn({ err }, 'websocket close handling failed'));
   }

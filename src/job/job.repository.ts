@@ -130,8 +130,30 @@ const byOrder = (a: StepState, b: StepState) => a.order - b.order || a.attempt -
  * attempts it touches and the event with seq = new version in one transaction conditioned on
  * the version read, so a job's stream is ordered and gapless and two writers serialize.
  */
+/** A unit a worker holds, as claims and reports name it: a step (no sequence) or a work item. */
+export interface HeldUnitRef {
+  tenantId: string;
+  jobId: string;
+  stage: string;
+  sequence?: number;
+  /** Undefined in a report on a step that names no attempt: every attempt of the step. */
+  attempt?: number;
+}
+
+/** Who hears of the workers' claims and of the reports that end what they hold (src/events/work-signals.ts). */
+export interface ClaimObserver {
+  claimed(worker: string, found: boolean): void;
+  /**
+   * A claim of process `workerId` of `worker` took `unit`; `repos` reaches its tenant later, as a
+   * report on it would (a pool worker's through its lease), to hand it back if the process is lost.
+   */
+  held?(worker: string, workerId: string, unit: HeldUnitRef & { attempt: number }, repos: () => Promise<{ jobs: JobRepository }>): void;
+  /** A report ended `unit`'s attempt for its worker (completed, failed, handed back, paused). */
+  released?(unit: HeldUnitRef): void;
+}
+
 /** Who is told what each worker's claims found, per store (one per server): see observeClaims. */
-const claimObservers = new WeakMap<Store, { claimed(worker: string, found: boolean): void }>();
+const claimObservers = new WeakMap<Store, ClaimObserver>();
 
 /** A worker as its claims name it, for observeClaims: its tenant (or pool) and its token's subject. */
 export const claimerOf = (scope: Pick<Scope, 'tenant' | 'actor'>): string => `${scope.tenant.id}\u0000${scope.actor}`;
@@ -141,7 +163,7 @@ export const claimerOf = (scope: Pick<Scope, 'tenant' | 'actor'>): string => `${
  * (claimerOf): the workers' pushed signals deal new work to idle workers first
  * (src/events/work-signals.ts registers, so that jobs know nothing of events). One a store.
  */
-export function observeClaims(store: Store, observer: { claimed(worker: string, found: boolean): void }): void {
+export function observeClaims(store: Store, observer: ClaimObserver): void {
   claimObservers.set(store, observer);
 }
 
@@ -613,6 +635,16 @@ export class JobRepository {
   /** Tells the claims' observer (observeClaims) whether this worker's claim found work. */
   noteClaim(found: boolean): void {
     claimObservers.get(this.scope.store)?.claimed(claimerOf(this.scope), found);
+  }
+
+  /** Tells the claims' observer that this worker's process `workerId` claimed `unit` (see ClaimObserver.held). */
+  noteHeld(workerId: string, unit: HeldUnitRef & { attempt: number }, repos: () => Promise<{ jobs: JobRepository }>): void {
+    claimObservers.get(this.scope.store)?.held?.(claimerOf(this.scope), workerId, unit, repos);
+  }
+
+  /** Tells the claims' observer that a report of this tenant's worker ended its attempt of `unit`. */
+  noteReleased(unit: Omit<HeldUnitRef, 'tenantId'>): void {
+    claimObservers.get(this.scope.store)?.released?.({ ...unit, tenantId: this.scope.tenant.id });
   }
 
   /**

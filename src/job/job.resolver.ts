@@ -4,7 +4,7 @@ import { PageArgs, pageRequest, ProjectPageArgs } from '../common/pagination';
 import { DateTime, JSONObject, JSONValue } from '../common/scalars';
 import { feature } from '../common/feature';
 import { ObjectIdResolver } from '../common/global-id';
-import { optionalText } from '../common/validate';
+import { optionalText, requireText } from '../common/validate';
 import type { Context } from '../context';
 import { keyArg, tenantArg } from '../common/standard-resolver';
 import {
@@ -47,7 +47,11 @@ import { ExpiresIn } from '../common/args';
  * the action left it. Throws as JobAggregate.act does.
  */
 async function actOnHeldItem(ctx: Context, ref: WorkItemRef, action: JobAction) {
-  return (await (await itemReportRepos(ctx, ref)).jobs.items.act(ref.jobId, ref.stage, ref.sequence, action)).item;
+  const repos = await itemReportRepos(ctx, ref);
+  const { item } = await repos.jobs.items.act(ref.jobId, ref.stage, ref.sequence, action);
+  if (action.kind !== 'progress')
+    repos.jobs.noteReleased({ jobId: ref.jobId, stage: ref.stage, sequence: ref.sequence, attempt: ref.attempt });
+  return item;
 }
 
 /**
@@ -61,7 +65,42 @@ async function actOnHeldStep(
   action: Extract<JobAction, { kind: 'progress' | 'complete' | 'fail' | 'pause' | 'handBack' }>,
 ) {
   const held = await stepReportRepos(ctx, ref);
-  return held.repos.jobs.act(ref.jobId, onStep(ref.stepName, { ...action, attempt: held.attempt }));
+  const job = await held.repos.jobs.act(ref.jobId, onStep(ref.stepName, { ...action, attempt: held.attempt }));
+  if (action.kind !== 'progress')
+    held.repos.jobs.noteReleased({ jobId: ref.jobId, stage: ref.stepName, attempt: held.attempt ?? undefined });
+  return job;
+}
+
+/**
+ * Tells the claims' observer that process `workerId` holds what it claimed, with how to reach the
+ * unit's tenant later as a report on it would (a pool worker's through its lease), from a context
+ * of its own: the request's repositories are done with once it answers.
+ */
+function noteHeld(jobs: JobRepository, ctx: Context, workerId: string, claimed: HeldClaim) {
+  const later = ctx.detached();
+  const { job, step, item, tenantId, lease } = claimed;
+  if (!tenantId) return;
+  if (item) {
+    const ref = { jobId: job.jobId, stage: item.stage, sequence: item.sequence, attempt: item.attempt, lease };
+    jobs.noteHeld(workerId, { tenantId, ...ref }, () => itemReportRepos(later, ref));
+  } else {
+    const ref = { jobId: job.jobId, stepName: step.name, attempt: step.attempt, lease };
+    jobs.noteHeld(
+      workerId,
+      { tenantId, jobId: job.jobId, stage: step.name, attempt: step.attempt },
+      async () => (await stepReportRepos(later, ref)).repos,
+    );
+  }
+}
+
+/** What noteHeld reads of a claim (claimWork's answer). */
+interface HeldClaim {
+  job: { jobId: string };
+  step: { name: string; attempt: number };
+  item?: { stage: string; sequence: number; attempt: number } | null;
+  /** Always there: a tenant worker's claim is its token's tenant's (typed optional as the principal is). */
+  tenantId?: string;
+  lease: string | null;
 }
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
@@ -268,14 +307,23 @@ export class JobResolver {
     @Arg('kind', () => String, { nullable: true, description: 'Only work of this job kind; any kind when omitted.' }) kind: string | null,
     @Arg('stage', () => String, { nullable: true, description: 'Only work of this stage (a step name or a fan-out stage); needs kind.' })
     stage: string | null,
+    @Arg('workerId', () => String, {
+      nullable: true,
+      description:
+        'Your process’s own id (a random one per process), as on your workSignals subscription: what you claim is bound to that subscription, and handed back a short grace (WORKER_GRACE_SECONDS) after its connection is lost. Omitted: nothing is bound.',
+    })
+    workerId: string | null,
     @Ctx() ctx: Context,
   ) {
+    // Checked before the claim: a claim taken and then refused would wait for its lease.
+    const bindAs = workerId == null ? undefined : requireText(workerId, 'workerId', 100);
     const claimed = ctx.principal?.pool
       ? await claimPooledWork(ctx, kind, stage)
       : await ctx.repos.jobs.claimWork(kind, stage).then((c) => c && { ...c, tenantId: ctx.principal?.tenantId, lease: null });
     // Signals of new work go to idle workers first: a claim that found none says this one is.
     const jobs = ctx.principal?.pool ? ctx.reposForPoolClaim(ctx.principal.tenantId).jobs : ctx.repos.jobs;
     jobs.noteClaim(claimed !== null);
+    if (bindAs !== undefined && claimed) noteHeld(jobs, ctx, bindAs, claimed);
     return claimed;
   }
 

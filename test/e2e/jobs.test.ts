@@ -343,7 +343,7 @@ describe.each(STORES)('jobs, steps and live progress, on %s', (store) => {
         await eventually(listening, (pids) => pids.length === 2, 10_000);
         expect(two.app.held().bus_connections).toBe(1);
         await stopOnPurpose(two);
-        expect(two.app.held()).toEqual({ lease_watches: 0, rate_draws: 0, rate_sockets: 0, bus_connections: 0 });
+        expect(two.app.held()).toEqual({ lease_watches: 0, bound_workers: 0, rate_draws: 0, rate_sockets: 0, bus_connections: 0 });
         await eventually(listening, (pids) => pids.length === 1, 10_000);
         expect(server.app.held().bus_connections).toBe(1);
       } finally {

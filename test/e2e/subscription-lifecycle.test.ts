@@ -28,7 +28,7 @@ import { restoredAfter, stopOnPurpose } from '../support/fixtures';
  */
 
 const ZERO: ServerCounts = { graphql_ws_connections: 0, graphql_ws_subscriptions: 0, graphql_sse_streams: 0, event_bus_listeners: 0 };
-const NOTHING_HELD: ServerHeld = { lease_watches: 0, rate_draws: 0, rate_sockets: 0, bus_connections: 0 };
+const NOTHING_HELD: ServerHeld = { lease_watches: 0, bound_workers: 0, rate_draws: 0, rate_sockets: 0, bus_connections: 0 };
 
 /** A forced full GC; `--expose-gc` is switched on at run time so a plain `jest` run can do it too. */
 function collectGarbage(): void {

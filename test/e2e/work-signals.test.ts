@@ -4,6 +4,8 @@ import { JOB_KINDS } from '../../src/job/job.kinds';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { watchJobCreations } from '../support/commits';
 import { readStream } from '../support/sse';
+import { startTcpProxy } from '../support/tcp-proxy';
+import { waitFor } from '../support/wait';
 import { subscribe, wsClient } from '../support/ws';
 
 // A single step with a retry backoff, claimed by no other file (the server runs in this process).
@@ -72,7 +74,10 @@ describe('work signals', () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { JOB_LEASE_SECONDS: '2' }, now: () => new Date(Date.now() + clockAhead) });
+    server = await startTestServer({
+      env: { JOB_LEASE_SECONDS: '2', WORKER_GRACE_SECONDS: '1' },
+      now: () => new Date(Date.now() + clockAhead),
+    });
   });
 
   it('starts with whether work is claimable, then pushes new work within 200 ms of createJob committing it, to its own tenant only', async () => {
@@ -176,6 +181,41 @@ describe('work signals', () => {
     const none = subscribe<Signal>(wsClient(server.url, await t.worker(9)), SIGNALS, { kinds: null, stages: null });
     await none.done;
     expect(JSON.stringify(none.errors)).toContain('BAD_USER_INPUT');
+  }, 60_000);
+
+  it('hands back what a bound tenant worker (a step) and a bound pool worker (an item, through its lease) held once their socket dropped without a close frame', async () => {
+    const t = await tenant('signals-bound');
+    const BOUND = `subscription($kinds: [String!], $w: String) { workSignals(kinds: $kinds, workerId: $w) { type } }`;
+    const CLAIM_AS = `mutation($k: String, $w: String) { claimWork(kind: $k, workerId: $w) {
+      tenantId lease job { jobId } step { name attempt } item { sequence attempt } } }`;
+    const proxy = await startTcpProxy(server.url);
+    const through = `${proxy.url}${new URL(server.url).pathname}`;
+    // Each worker's subscription first (its claims bind to it), then its claim.
+    const bind = async (token: string, kind: string, workerId: string) => {
+      await subscribe(wsClient(through, token), BOUND, { kinds: [kind], w: workerId }).ack;
+      return (await gql(token, CLAIM_AS, { k: kind, w: workerId })).data.claimWork;
+    };
+    const stepJob = await t.step();
+    const step = await bind(await t.worker(1), 'TEST_SIGNAL_STEP', 'render-proc');
+    expect(step).toMatchObject({ job: { jobId: stepJob }, step: { name: 'render', attempt: 1 } });
+    await t.batch(1);
+    // The pools serve every tenant: the pool worker may take an item an earlier test left waiting, of another tenant.
+    const gpu = await signDevToken(secret, { sub: 'gpu-bound', pool: { kinds: ['BATCH'] } });
+    const item = await bind(gpu, 'BATCH', 'gpu-proc');
+    expect(item).toMatchObject({ tenantId: expect.any(String), lease: expect.any(String), item: { attempt: expect.any(Number) } });
+    const itemEditor = await server.token(item.tenantId, [Role.EDITOR], 'artist');
+    proxy.cut();
+    // A hand-back writes HANDED_BACK (the step's attempt) and PENDING (the item); a lease running out writes nothing until a claim.
+    const STEPS = 'query($j: ID!) { job(jobId: $j) { steps { name attempt status } } }';
+    const ITEMS = 'query($j: ID!) { job(jobId: $j) { items(first: 50) { nodes { sequence attempt status } } } }';
+    await waitFor(async () => {
+      const steps = (await gql(t.editor, STEPS, { j: stepJob })).data.job.steps;
+      return steps.some((s: { attempt: number; status: string }) => s.attempt === 1 && s.status === 'HANDED_BACK');
+    }, 'the step handed back');
+    await waitFor(async () => {
+      const items = (await gql(itemEditor, ITEMS, { j: item.job.jobId })).data.job.items.nodes;
+      return items.find((n: { sequence: number }) => n.sequence === item.item.sequence)?.status === 'PENDING';
+    }, "the pool worker's item handed back");
   }, 60_000);
 
   it('pushes over SSE too', async () => {

@@ -1,10 +1,12 @@
 /** @alone Latency bounds (a hand-back claimed again within 1 s, a cancellation heard within 1 s, new work within 200 ms) that another file's load on the same cores would bend. */
 import { PushSignal, type Work, Worker } from '../../sdk/typescript/src/index';
+import { workSignalHubOf } from '../../src/events/work-signals';
 import { watchJobCreations } from '../support/commits';
 import { registerFixture } from '../support/fixtures';
 import { Role, startTestServer, type TestServer } from '../support/server';
 import { startTcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait';
+import { subscribe, wsClient } from '../support/ws';
 import { gqlAs, batchJob, PYTHON_WORKER, type Proc, startWorker } from '../support/worker-process';
 
 /*
@@ -13,6 +15,9 @@ import { gqlAs, batchJob, PYTHON_WORKER, type Proc, startWorker } from '../suppo
  * workers. Leases are 60 s (JOB_LEASE_SECONDS), renewed every 20 s: everything below that happens
  * within a second is the push or the hand-back, never a renewal or a lease running out.
  */
+
+/** How long the server waits for a lost worker to subscribe again before it hands back its work. */
+const GRACE_SECONDS = 1;
 
 /** Each test's tenant, its own: a tenant-bound worker serves every job of its tenant. */
 let TENANT = '';
@@ -88,7 +93,8 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { JOB_LEASE_SECONDS: '60' } });
+    // A lost worker's work is handed back after 1 s (WORKER_GRACE_SECONDS), far inside the 60 s lease.
+    server = await startTestServer({ env: { JOB_LEASE_SECONDS: '60', WORKER_GRACE_SECONDS: String(GRACE_SECONDS) } });
   });
 
   beforeEach(async () => {
@@ -214,5 +220,78 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
     expect(cancelMs).toBeLessThan(1000);
     for (const w of [second, third]) w.worker.stop();
     await Promise.all([second.running, third.running]);
+  });
+  describe('a lost worker process (bound by its workerId)', () => {
+    /** The bound workers' registry of the server (src/events/bound-workers.ts). */
+    const bound = () => workSignalHubOf(server.app.bus).bound;
+    const itemOf = async (jobId: string, sequence: number) =>
+      (await jobOf(jobId)).items.nodes.find((n: { sequence: number }) => n.sequence === sequence);
+
+    it('SIGKILLed with an item in hand: the server hands it back after the grace and an idle worker claims it within grace + 1 s, the 60 s lease unexpired; nothing is held after', async () => {
+      const jobId = await batch([{ hold: { 1: 60 } }]);
+      const killed = await python('py-killed');
+      await killed.until((l) => l.event === 'claimed' && l.attempt === 1, 'the claim of attempt 1');
+      await waitFor(async () => bound().held === 1, 'the claim bound to its subscription', { everyMs: 10 });
+      const idle = await python('py-idle');
+      const killAt = Date.now();
+      killed.child.kill('SIGKILL');
+      expect(await killed.exited).toMatchObject({ signal: 'SIGKILL' });
+      const taken = await idle.until((l) => l.event === 'claimed' && l.attempt === 2, 'the item claimed again');
+      const handBackMs = taken.at * 1000 - killAt;
+      console.log(`Python: SIGKILL → claimed again ${handBackMs.toFixed(0)} ms (WORKER_GRACE_SECONDS ${GRACE_SECONDS})`);
+      // Not before the grace (the killed worker could not hand back; a lease of 60 s had 59 s to run).
+      expect(handBackMs).toBeGreaterThanOrEqual(GRACE_SECONDS * 1000 - 20);
+      expect(handBackMs).toBeLessThan(GRACE_SECONDS * 1000 + 1000);
+      // Attempt 2 is not held (the fixture holds attempt 1 only): the idle worker completes it.
+      expect((await finished(jobId, idle)).items.nodes[0]).toMatchObject({ status: 'COMPLETED', attempt: 2, worker: 'py-idle' });
+      idle.child.kill('SIGTERM');
+      expect(await idle.exited).toMatchObject({ code: 0 });
+      await waitFor(async () => bound().count === 0 && bound().held === 0, 'every bound worker released', { everyMs: 10 });
+    });
+
+    it('over WebSocket: completing the subscription hands nothing back; a socket dropped and subscribed again within the grace keeps its item; one dropped for good (1006, no close frame) is handed back after the grace', async () => {
+      const jobId = await batch([{}, {}, {}]);
+      const token = await workerToken('ws-worker');
+      const SIGNALS = 'subscription($w: String) { workSignals(kinds: ["BATCH"], workerId: $w) { type } }';
+      const CLAIM = 'mutation($w: String) { claimWork(kind: "BATCH", workerId: $w) { item { sequence attempt } } }';
+      const lost = bound().lostConnections;
+      const clean = subscribe(wsClient(server.url, token), SIGNALS, { w: 'ws-clean' });
+      await clean.ack;
+      const kept = (await gql(CLAIM, { w: 'ws-clean' }, token)).claimWork.item;
+      expect(bound().held).toBe(1);
+      clean.stop();
+      // Forgotten at once, with no grace: nothing of it is left to hand back.
+      await waitFor(async () => bound().count === 0 && bound().held === 0, 'the clean end forgotten', { everyMs: 10 });
+      expect(bound().lostConnections).toBe(lost);
+      const proxy = await startTcpProxy(server.url);
+      const through = `${proxy.url}${new URL(server.url).pathname}`;
+      // Dropped, then subscribed again (directly) within the grace: the grace is called off and the item stays held.
+      const blip = subscribe(wsClient(through, token), SIGNALS, { w: 'ws-blip' });
+      await blip.ack;
+      const stays = (await gql(CLAIM, { w: 'ws-blip' }, token)).claimWork.item;
+      proxy.cut();
+      await waitFor(async () => bound().graces === 1, 'the grace started', { everyMs: 10 });
+      const back = subscribe(wsClient(server.url, token), SIGNALS, { w: 'ws-blip' });
+      await back.ack;
+      expect({ graces: bound().graces, held: bound().held, lost: bound().lostConnections }).toEqual({ graces: 0, held: 1, lost: lost + 1 });
+      back.stop();
+      await waitFor(async () => bound().count === 0 && bound().held === 0, 'the clean end forgotten', { everyMs: 10 });
+      expect(await itemOf(jobId, stays.sequence)).toMatchObject({ status: 'RUNNING', attempt: 1 });
+      const dropped = subscribe(wsClient(through, token), SIGNALS, { w: 'ws-lost' });
+      await dropped.ack;
+      const given = (await gql(CLAIM, { w: 'ws-lost' }, token)).claimWork.item;
+      expect(bound().held).toBe(1);
+      const cutAt = Date.now();
+      proxy.cut();
+      await waitFor(async () => (await itemOf(jobId, given.sequence))?.status === 'PENDING', 'the dropped worker’s item handed back', {
+        everyMs: 50,
+      });
+      const handBackMs = Date.now() - cutAt;
+      expect(bound().lostConnections).toBe(lost + 2);
+      expect(handBackMs).toBeGreaterThanOrEqual(GRACE_SECONDS * 1000 - 20);
+      expect(handBackMs).toBeLessThan(GRACE_SECONDS * 1000 + 1000);
+      expect(await itemOf(jobId, kept.sequence)).toMatchObject({ status: 'RUNNING', attempt: 1 });
+      await waitFor(async () => bound().count === 0 && bound().held === 0, 'every bound worker released', { everyMs: 10 });
+    });
   });
 });

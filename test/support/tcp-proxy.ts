@@ -17,6 +17,8 @@ export interface TcpProxy {
    * connections already open pass as before.
    */
   refuse(on: boolean): void;
+  /** Destroys every connection open through it, both ends, as a network that drops them (no close handshake of any protocol). */
+  cut(): void;
   /** What clients sent through the proxy so far, as text, a chunk an entry (a request's body is most often one). */
   sent: string[];
   stop(): Promise<void>;
@@ -73,6 +75,9 @@ export async function startTcpProxy(target: string, port = 0): Promise<TcpProxy>
     },
     refuse: (on: boolean) => {
       refusing = on;
+    },
+    cut: () => {
+      for (const s of sockets) s.destroy();
     },
     stalled: (containing?: string) => new Promise<void>((resolve) => waiters.add({ containing, resolve })),
     sent,

@@ -153,11 +153,13 @@ describe('the worker SDKs, without a server', () => {
     // while it is on its way, after the server decided it: the one moment a real server cannot be
     // made to keep on cue.
     const claims: ServerResponse[] = [];
+    const claimIds: unknown[] = [];
     const http = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk) => (body += chunk));
       req.on('end', () => {
         if (!body.includes('claimWork')) return res.end('{"data":{"jobKinds":[]}}');
+        claimIds.push(JSON.parse(body).variables.workerId);
         claims.push(res);
         if (claims.length > 1) res.end('{"data":{"claimWork":null}}');
       });
@@ -193,5 +195,10 @@ describe('the worker SDKs, without a server', () => {
       worker.stop();
       await running;
     }
+    // Each claim names the process, as its subscription does (target.workerId): the server binds the claim to it.
+    expect(claimIds).toEqual([worker.workerId, worker.workerId]);
+    expect(target?.workerId).toBe(worker.workerId);
+    expect(new Worker({ url, token: 't' }).workerId).not.toBe(worker.workerId);
+    expect(new Worker({ url, token: 't', workerId: 'gpu-3' }).workerId).toBe('gpu-3');
   });
 });

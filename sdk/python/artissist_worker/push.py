@@ -16,7 +16,8 @@ from .client import error_of
 
 log = logging.getLogger("artissist_worker")
 
-SIGNALS = """subscription WorkerSignals($kinds: [String!], $stages: [String!]) { workSignals(kinds: $kinds, stages: $stages) {
+SIGNALS = """subscription WorkerSignals($kinds: [String!], $stages: [String!], $workerId: String) {
+  workSignals(kinds: $kinds, stages: $stages, workerId: $workerId) {
   type tenantId kind stage count availableAt available jobId sequence attempt reason } }"""
 
 # The codes after which a new subscription cannot succeed: the worker falls back to polling.
@@ -31,6 +32,10 @@ class PushTarget(Protocol):
 
     def push_scope(self) -> tuple[list[str], list[str]]:
         """The kinds and stages the worker serves."""
+
+    def push_worker_id(self) -> str:
+        """The process's own id, sent with the subscription and every claim: the server hands back what the process claimed
+        when the subscription's connection is lost and does not come back within its grace (WORKER_GRACE_SECONDS)."""
 
     def hint(self, kind: Optional[str], stage: Optional[str]) -> None:
         """Work of `kind` and `stage` may be claimable (None: any the worker serves)."""
@@ -180,7 +185,8 @@ class PushSignal:
             if self._closed.is_set():
                 return
             self._connection = connection
-        body = json.dumps({"query": SIGNALS, "variables": {"kinds": kinds, "stages": stages}}).encode("utf-8")
+        variables = {"kinds": kinds, "stages": stages, "workerId": target.push_worker_id()}
+        body = json.dumps({"query": SIGNALS, "variables": variables}).encode("utf-8")
         headers = {"content-type": "application/json", "accept": "text/event-stream", "authorization": f"Bearer {token}"}
         self.connections += 1
         connection.request("POST", parts.path or "/", body=body, headers=headers)

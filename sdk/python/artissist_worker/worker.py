@@ -9,6 +9,7 @@ import logging
 import signal
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Awaitable, Callable, Mapping, Optional, Protocol, Union
@@ -19,7 +20,8 @@ from .push import PushSignal, matches
 
 log = logging.getLogger("artissist_worker")
 
-CLAIM = """mutation WorkerClaim($kind: String, $stage: String) { claimWork(kind: $kind, stage: $stage) {
+CLAIM = """mutation WorkerClaim($kind: String, $stage: String, $workerId: String) {
+  claimWork(kind: $kind, stage: $stage, workerId: $workerId) {
   tenantId lease job { jobId kind inputs } step { name attempt startedAt leaseExpiresAt }
   item { sequence attempt inputs startedAt leaseExpiresAt } } }"""
 
@@ -258,7 +260,8 @@ class Worker:
 
     url and token: the server's GraphQL URL and a worker token (role worker, tenant-bound) or a pool
     worker's token (role pool). slots: units run at once. grace_seconds: how long running handlers
-    may finish after a stop is asked for before their work is given up."""
+    may finish after a stop is asked for before their work is given up. worker_id: this process's own id (a random one by
+    default), sent with the subscription and each claim so that the server hands back what it holds if it is lost."""
 
     def __init__(
         self,
@@ -272,8 +275,12 @@ class Worker:
         signal_source: Optional[WorkSignal] = None,
         kinds: Optional[Kinds] = None,
         client: Optional[Client] = None,
+        worker_id: Optional[str] = None,
     ) -> None:
         self.client = client or Client(url, token)
+        # This process's own id (several processes may share a token): what it claims is bound to its subscription, and handed
+        # back by the server when that connection is lost and not made again within the server's grace.
+        self.worker_id = worker_id or uuid.uuid4().hex
         self.slots = slots
         self.grace_seconds = grace_seconds
         self.heartbeat_fraction = heartbeat_fraction
@@ -360,8 +367,12 @@ class Worker:
             return
         log.info("stopping: no more claims; %d running unit(s) get %.1f s to finish", len(self.running), self.grace_seconds)
         self._stopping.set()
-        # A stopping worker takes nothing more: it leaves the signals, so new work is dealt to the others.
-        self._close_signal()
+        with self._lock:
+            running = bool(self.running)
+        # A stopping worker takes nothing more: it leaves the signals, so new work is dealt to the others. Not while it holds
+        # work: the server would take that for a lost connection and hand the work back after its grace, before this one's.
+        if not running:
+            self._close_signal()
         self.signal.wake()
         with self._lock:
             for work in self.running:
@@ -404,6 +415,9 @@ class Worker:
 
     def push_scope(self) -> tuple[list[str], list[str]]:
         return sorted({kind for kind, _ in self.handlers}), sorted({stage for _, stage in self.handlers})
+
+    def push_worker_id(self) -> str:
+        return self.worker_id
 
     def lease_ended(self, signal: Mapping[str, Any]) -> None:
         """Cancels the running handlers whose attempt a LEASE_ENDED signal names (the job cancelled, or the unit taken over)."""
@@ -468,7 +482,7 @@ class Worker:
             with self._lock:
                 hinted = self._maybe.get(key)
             try:
-                claim = self.client.call(CLAIM, {"kind": kind, "stage": stage})["claimWork"]
+                claim = self.client.call(CLAIM, {"kind": kind, "stage": stage, "workerId": self.worker_id})["claimWork"]
             except ServerError as error:
                 log.error("claimWork(%s, %s) failed: %s", kind, stage, error)
                 if not error.retryable:

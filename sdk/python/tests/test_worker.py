@@ -473,5 +473,12 @@ class LostWakeUpTest(unittest.TestCase):
             worker.stop()
             running.join(10)
         self.assertFalse(running.is_alive())
-        self.assertEqual(client.sent[0][1], {"kind": "BATCH", "stage": "process"})
-        self.assertEqual(client.sent[1][1], {"kind": "BATCH", "stage": "process"})
+        # Each claim names the process (its worker_id), as its subscription does: the server binds the claim to it.
+        self.assertEqual(client.sent[0][1], {"kind": "BATCH", "stage": "process", "workerId": worker.worker_id})
+        self.assertEqual(client.sent[1][1], {"kind": "BATCH", "stage": "process", "workerId": worker.worker_id})
+        self.assertEqual(worker.push_worker_id(), worker.worker_id)
+
+    def test_each_worker_has_an_id_of_its_own_unless_given_one(self) -> None:
+        first, second = worker_with(FakeClient([])), worker_with(FakeClient([]))
+        self.assertNotEqual(first.worker_id, second.worker_id)
+        self.assertEqual(Worker("http://unused", "token", client=FakeClient([]), worker_id="gpu-3").push_worker_id(), "gpu-3")

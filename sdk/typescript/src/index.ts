@@ -5,6 +5,7 @@
  * stop gracefully. Dependency-free: Node's fetch, timers and worker_threads (see docs/workers.md).
  */
 
+import { randomUUID } from 'node:crypto';
 import { LOST, post, renewals } from './renewals';
 import { JOB_KINDS_QUERY } from './typegen';
 
@@ -109,6 +110,13 @@ export interface WorkerOptions {
   minReportMs?: number;
   /** When to claim again: the server's pushed signals by default (PushSignal), or a poll (PollingSignal). */
   workSignal?: WorkSignal;
+  /**
+   * This worker's own id, sent with its subscription and each claim (a random one by default; one a
+   * process, since several may share a token): what it claims is bound to its subscription, and the
+   * server hands it back when that connection is lost and not made again within its grace
+   * (WORKER_GRACE_SECONDS).
+   */
+  workerId?: string;
   /** Stop on SIGTERM and SIGINT (a second one gives up at once); default true. */
   handleSignals?: boolean;
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -135,6 +143,8 @@ export interface PushTarget {
   token: string;
   kinds: string[];
   stages: string[];
+  /** The worker's own id, sent with the subscription as with each claim (WorkerOptions.workerId). */
+  workerId: string;
   /** Work of `kind` and `stage` may be claimable (null: any the worker serves). */
   hint(kind: string | null, stage: string | null): void;
   leaseEnded(signal: WorkSignalMessage): void;
@@ -156,7 +166,8 @@ export interface WorkSignalMessage {
   reason?: string | null;
 }
 
-const SIGNALS = `subscription WorkerSignals($kinds: [String!], $stages: [String!]) { workSignals(kinds: $kinds, stages: $stages) {
+const SIGNALS = `subscription WorkerSignals($kinds: [String!], $stages: [String!], $workerId: String) {
+  workSignals(kinds: $kinds, stages: $stages, workerId: $workerId) {
   type tenantId kind stage count availableAt available jobId sequence attempt reason } }`;
 /** The codes after which a new subscription cannot succeed: the worker falls back to polling. */
 const REFUSED = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'BAD_USER_INPUT', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST']);
@@ -311,7 +322,7 @@ export class PushSignal implements WorkSignal {
     const res = await fetch(target.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${target.token}` },
-      body: JSON.stringify({ query: SIGNALS, variables: { kinds: target.kinds, stages: target.stages } }),
+      body: JSON.stringify({ query: SIGNALS, variables: { kinds: target.kinds, stages: target.stages, workerId: target.workerId } }),
       signal: this.closed.signal,
     });
     if (res.status !== 200 || !res.body) {
@@ -410,7 +421,8 @@ type Data = Record<string, any>;
 /** The declared outputs of each (kind, stage), from the jobKinds query: which are required. */
 type Declared = Map<string, { name: string; required: boolean }[]>;
 
-const CLAIM = `mutation WorkerClaim($kind: String, $stage: String) { claimWork(kind: $kind, stage: $stage) {
+const CLAIM = `mutation WorkerClaim($kind: String, $stage: String, $workerId: String) {
+  claimWork(kind: $kind, stage: $stage, workerId: $workerId) {
   tenantId lease job { jobId kind inputs } step { name attempt startedAt leaseExpiresAt }
   item { sequence attempt inputs startedAt leaseExpiresAt } } }`;
 const ITEM_ARGS = '$jobId: ID!, $stage: String!, $sequence: Int!, $attempt: Int!, $lease: String';
@@ -492,7 +504,12 @@ export class Worker<K extends KindMap = Untyped> {
     return this.waiting > 0;
   }
 
-  constructor(private readonly options: WorkerOptions) {}
+  /** Sent with the subscription and each claim (WorkerOptions.workerId). */
+  readonly workerId: string;
+
+  constructor(private readonly options: WorkerOptions) {
+    this.workerId = options.workerId ?? randomUUID();
+  }
 
   /** Registers `handler` for `stage` of job kind `kind`: it returns the outputs, or throws WorkFailed(code, message). */
   stage<N extends keyof K & string, S extends keyof K[N] & string>(kind: N, stage: S, handler: Handler<K[N][S]>): this {
@@ -522,6 +539,7 @@ export class Worker<K extends KindMap = Untyped> {
         token: this.options.token,
         kinds: [...new Set([...this.handlers.values()].map((h) => h.kind))],
         stages: [...new Set([...this.handlers.values()].map((h) => h.stage))],
+        workerId: this.workerId,
         hint: (kind, stage) => this.hint(kind, stage),
         leaseEnded: (signal) => this.leaseEnded(signal),
         log: (level, message) => this.log(level, message),
@@ -555,7 +573,9 @@ export class Worker<K extends KindMap = Untyped> {
     this.log('info', `stopping: no more claims; ${this.running.size} running unit(s) get ${this.options.graceMs ?? 30_000} ms to finish`);
     this.stopping.abort();
     // A stopping worker takes nothing more: it leaves the signals, so new work is dealt to the others.
-    this.options.workSignal?.close?.();
+    // Not while it holds work: the server would take that for a lost connection and hand the work
+    // back after its grace (WORKER_GRACE_SECONDS), before this one's; run() leaves them at its end.
+    if (this.running.size === 0) this.options.workSignal?.close?.();
     for (const held of this.running) held.stop.abort();
     setTimeout(() => this.giveUp(), this.options.graceMs ?? 30_000).unref();
   }
@@ -666,7 +686,7 @@ export class Worker<K extends KindMap = Untyped> {
       const hinted = this.maybe.get(key);
       let claim: Claim | null = null;
       try {
-        claim = (await this.call(CLAIM, { kind, stage })).claimWork;
+        claim = (await this.call(CLAIM, { kind, stage, workerId: this.workerId })).claimWork;
       } catch (error) {
         this.log('error', `claimWork(${kind}, ${stage}) failed: ${(error as Error).message}`);
         if (!(error instanceof ServerError) || !error.retryable) {
