@@ -35,7 +35,21 @@ function poolsOf(
  * PoolScheduler), with a lease naming exactly that step or item and its attempt, sealed for this
  * worker (a step's lease has sequence 0). Null when no tenant has claimable work in its pools.
  */
-export async function claimPooledWork(ctx: Context, kind: string | null, stage: string | null) {
+/**
+ * What a tenant's repository answers a pooled claim of an item or a step. Named, not left to
+ * inference on claimPooledWork: tsc's incremental build overflowed its stack serializing the
+ * inferred type whenever this file changed after a build.
+ */
+type PooledClaim = Extract<
+  Awaited<ReturnType<Repositories['jobs']['claimPooledItem']>> | Awaited<ReturnType<Repositories['jobs']['claimPooledStep']>>,
+  { job: unknown }
+>;
+
+export async function claimPooledWork(
+  ctx: Context,
+  kind: string | null,
+  stage: string | null,
+): Promise<(PooledClaim & { lease: string }) | null> {
   const principal = ctx.principal;
   if (!principal?.pool || !ctx.leases) throw forbidden('Only a pool worker claims from the pools.');
   const leases = ctx.leases;

@@ -314,7 +314,9 @@ export class JobResolver {
     })
     workerId: string | null,
     @Ctx() ctx: Context,
-  ) {
+    // Typed as what this file reads of the claim, not inferred: tsc's incremental build overflowed
+    // its stack serializing the inferred type whenever this file changed after a build.
+  ): Promise<HeldClaim | null> {
     // Checked before the claim: a claim taken and then refused would wait for its lease.
     const bindAs = workerId == null ? undefined : requireText(workerId, 'workerId', 100);
     const claimed = ctx.principal?.pool
