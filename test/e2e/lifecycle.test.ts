@@ -5,7 +5,7 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { lockFolder, processStartTime } from '../../src/infra/folder-lock';
-import { freePort } from '../../src/infra/free-port';
+import { spawnPort } from '../support/ports';
 import {
   childPids,
   cleanEnv,
@@ -210,7 +210,7 @@ describe('npm start: every way of stopping stops everything', () => {
   it('Ctrl-C while DynamoDB Local boots stops cleanly, without calling the stop a failed start-up', async () => {
     const dataDir = newDataDir();
     const child = processFixture(
-      spawn('npm', ['start'], { cwd: ROOT, env: cleanEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }), detached: true }),
+      spawn('npm', ['start'], { cwd: ROOT, env: cleanEnv({ DATA_DIR: dataDir, PORT: String(await spawnPort()) }), detached: true }),
       { detached: true },
     );
     let output = '';
@@ -303,7 +303,7 @@ describe('npm start: every way of stopping stops everything', () => {
         const signal = i % 2 ? 'SIGINT' : 'SIGTERM';
         const target = (['node', 'npm', 'group'] as const)[Math.floor(i / 2) % 3];
         const dataDir = moment === 'start-up' ? newDataDir() : shared;
-        const port = await freePort();
+        const port = await spawnPort();
         const url = `http://127.0.0.1:${port}/graphql`;
         let server: Started;
         if (moment === 'start-up') {

@@ -1,4 +1,4 @@
-import { freePort } from '../../src/infra/free-port';
+import { spawnPort } from '../support/ports';
 import { labelSets, parseExposition, sample, scrape } from '../support/prometheus';
 import { startTestServer, type TestServer } from '../support/server';
 import { eventually } from '../support/ws';
@@ -136,7 +136,7 @@ describe('metrics settings', () => {
   });
 
   it('METRICS_PORT serves them on a port of their own, not on the API port', async () => {
-    const port = await freePort();
+    const port = await spawnPort();
     const server = await startTestServer({ env: { METRICS_PORT: String(port) } });
     expect(server.app.metricsUrl).toBe(`http://127.0.0.1:${port}/metrics`);
     expect((await fetch(new URL('/metrics', server.url))).status).toBe(404);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { freePort } from '../../src/infra/free-port';
+import { spawnPort } from '../support/ports';
 import { testEndpoint } from '../support/dynamo';
 import { startInstance } from '../support/instances';
 import { startTcpProxy } from '../support/tcp-proxy';
@@ -17,7 +17,7 @@ async function readiness(url: string): Promise<{ status: number; body: any } | '
 
 describe('start-up against an external DynamoDB that does not answer', () => {
   it('waits for it with backoff, answering readiness with 503 meanwhile, and serves once it answers', async () => {
-    const [dynamoPort, port] = [await freePort(), await freePort()];
+    const [dynamoPort, port] = [await spawnPort(), await spawnPort()];
     const readyz = `http://127.0.0.1:${port}/readyz`;
     const starting = startInstance({
       DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}`,
@@ -58,7 +58,7 @@ describe('start-up against an external DynamoDB that does not answer', () => {
   });
 
   it('gives up at STARTUP_DEADLINE_MS with a message naming DynamoDB, and exits 1', async () => {
-    const dynamoPort = await freePort();
+    const dynamoPort = await spawnPort();
     const failure = await startInstance({
       DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}`,
       TABLE_NAME: `t_${randomUUID().slice(0, 8)}`,

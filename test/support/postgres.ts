@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, escapeIdentifier } from 'pg';
 import { entities } from '../../src/common/entities';
-import { freePort } from '../../src/infra/free-port';
+import { spawnPort } from './ports';
 import { createRoles, withTenant } from '../../src/infra/postgres/apply';
 import { DEFAULT_ROLES, deriveSchema } from '../../src/infra/postgres/schema';
 import { fixture, registerFixture } from './fixtures';
@@ -140,7 +140,7 @@ async function launchIn(
     ],
     { ...as, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  const port = await freePort();
+  const port = await spawnPort();
   let server = await serve(bin, as, root, data, port, maxConnections, options);
   let stopped = false;
   return {

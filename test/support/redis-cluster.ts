@@ -2,7 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
-import { freePort } from '../../src/infra/free-port';
+import { spawnPort } from './ports';
 import { registerFixture, tempDir } from './fixtures';
 import { waitFor } from './wait';
 
@@ -78,7 +78,7 @@ export async function startRedisCluster(masters = 3, nodeTimeoutMs = 1000): Prom
   const count = masters * 2;
   // A client port and a cluster bus port for each node, no two the same.
   const drawn = new Set<number>();
-  while (drawn.size < 2 * count) drawn.add(await freePort());
+  while (drawn.size < 2 * count) drawn.add(await spawnPort());
   const ports = [...drawn].slice(0, count);
   const busPorts = [...drawn].slice(count);
   const clients: Redis[] = [];

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import Redis from 'ioredis';
-import { freePort } from '../../src/infra/free-port';
+import { spawnPort } from './ports';
 import { outlivingTheTest, registerFixture } from './fixtures';
 import { waitFor } from './wait';
 
@@ -22,7 +22,7 @@ export interface RedisServer {
  * block of the Redis it replaces. `stop` and `kill` are for tests of an outage.
  */
 export function startRedis(port?: number): Promise<RedisServer> {
-  return port === undefined ? freePort().then(startOn) : outlivingTheTest(() => startOn(port));
+  return port === undefined ? spawnPort().then(startOn) : outlivingTheTest(() => startOn(port));
 }
 
 async function startOn(port: number): Promise<RedisServer> {
