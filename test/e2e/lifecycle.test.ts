@@ -348,7 +348,11 @@ describe('npm start: every way of stopping stops everything', () => {
         expect(stopped.ms).toBeLessThan(STOP_LIMIT_MS);
         // "At once": the listener closes before anything else of the stop, whatever is in flight.
         expect({ label, refusedAfterMs }).toEqual({ label, refusedAfterMs: expect.any(Number) });
-        expect(refusedAfterMs).toBeLessThan(2000);
+        // Refused while the stop was still under way (the process had not yet ended), and soon:
+        // 3 s, where a quiet machine takes under 50 ms; a clean-clone run, whose first minutes run
+        // this file beside the scale, pool and migration files on two cores, saw 2,165 ms.
+        expect(refusedAfterMs).toBeLessThan(stopped.ms);
+        expect(refusedAfterMs).toBeLessThan(3000);
         // The embedded parts stop last: nothing of the server found DynamoDB gone (a request that ran
         // out of its own budget on a busy machine is logged as `deadline`, which is no such sign).
         expect({ label, after }).toEqual({ label, after: expect.not.stringMatching(/is failing \(unreachable\)|took longer|"level":50/) });
