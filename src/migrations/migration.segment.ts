@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { driftOf, modelOf } from '../common/drift';
 import { SYSTEM_TENANT } from '../auth/principal';
 import { entities } from '../common/entities';
-import { mutate } from '../common/mutate';
+import { mutate, Stale } from '../common/mutate';
 import type { Scope } from '../common/scope';
 import { ErrorCode, AppError } from '../errors';
 import { type AnyModel, MODEL_INDEX_ATTRIBUTES, tenantOfPk } from '../infra/dynamo/entity';
@@ -162,21 +162,23 @@ function reindexed(model: AnyModel, item: Item): Item | null {
   return { ...Object.fromEntries(kept), ...model.indexAttributes(tenantOfPk(item.PK), item), PK: item.PK, SK: item.SK };
 }
 
-/** How many times a 'reindex' rewrite reads the item again after another writer changed it first. */
-const REINDEX_ATTEMPTS = 5;
-
 /**
- * Rewrites `row`'s index attributes in place (see MigrationChange 'reindex'), on condition that it
- * is still as read: its version, or its updatedAt where it keeps no version. Losing to another
- * writer reads it again (that writer's put derived the index attributes itself, so it is usually
- * found as declared then); past REINDEX_ATTEMPTS the error is the segment's (its item is retried
- * from the checkpoint). Resolves true when it wrote, false when it found nothing to do.
+ * Rewrites `row`'s index attributes in place (see MigrationChange 'reindex'), decided in the
+ * committer on the item as its group read it (Scope.decide) and written on condition that it is
+ * still so: its version, or its updatedAt where it keeps no version. Another writer's change first
+ * makes the committer read and decide again, within its rounds (that writer's put derived the
+ * index attributes itself, so it is usually found as declared then); past them the error is the
+ * segment's (its item is retried from the checkpoint). Resolves true when it wrote, false when it
+ * found nothing to do.
  */
-async function reindex(env: SegmentEnv, model: AnyModel, row: Item, counts: SegmentCounts): Promise<boolean> {
-  let current: Item | null = row;
-  for (let attempt = 1; ; attempt++) {
+async function reindex(scope: Scope, model: AnyModel, row: Item, counts: SegmentCounts): Promise<boolean> {
+  const key = { PK: row.PK, SK: row.SK };
+  let decisions = 0;
+  return scope.decide(key, [key], ([current]) => {
+    // A second decision means the first lost its race to another writer, whose change is kept.
+    if (decisions++ > 0) counts.conflicts++;
     const next = current && model.is(current) ? reindexed(model, current) : null;
-    if (!current || !next) return false;
+    if (!current || !next) return { writes: [], value: false };
     const lock: Record<string, string | number> | undefined =
       typeof current.version === 'number'
         ? { version: current.version }
@@ -187,15 +189,8 @@ async function reindex(env: SegmentEnv, model: AnyModel, row: Item, counts: Segm
     // migration's declaration (its entities must keep one), which fails the segment and says so.
     if (!lock)
       throw new Error(`${model.type} ${row.PK} / ${row.SK} keeps neither version nor updatedAt: it cannot be re-indexed in place.`);
-    try {
-      await env.store.transact([put(next).where(lock)]);
-      return true;
-    } catch (error) {
-      if (!(error instanceof AppError && error.code === ErrorCode.CONFLICT) || attempt >= REINDEX_ATTEMPTS) throw error;
-      counts.conflicts++;
-      current = await env.store.get({ PK: row.PK, SK: row.SK });
-    }
-  }
+    return { writes: [put(next).where(lock, () => new Stale())], value: true };
+  });
 }
 
 /** True when the item's own key is not the one its declaration gives: a migration never moves an item. */
@@ -223,12 +218,12 @@ async function migrateRow(
     return;
   }
   await pace.take(signal);
+  const scope = env.scopeOf(tenantOfPk(row.PK), `system:migration-${migration.id}`);
   if (migration.change === 'reindex') {
-    if (await reindex(env, model, row, counts)) counts.rewritten++;
+    if (await reindex(scope, model, row, counts)) counts.rewritten++;
     else counts.unchanged++;
     return;
   }
-  const scope = env.scopeOf(tenantOfPk(row.PK), `system:migration-${migration.id}`);
   let decisions = 0;
   try {
     await mutate(scope, { model, values: row }, null, (current) => {

@@ -91,21 +91,26 @@ describe('a migration racing a user', () => {
     // migration's read and its write: the one moment a race can hit, which two real processes
     // cannot be timed to meet on every run. Its write is a real one, conditioned as the
     // aggregate's are.
+    // The hook is the store's one transaction, which the committer sends the migration's write through.
     const store: typeof table.store = Object.create(table.store);
-    store.transact = async (writes) => {
+    store.transactOnce = async (writes) => {
       if (!raced) {
         raced = true;
         await table.store.transact([putItem({ ...job, progress: 0.5, version: 5 }).ifVersion(4)]);
       }
-      return table.store.transact(writes);
+      return table.store.transactOnce(writes);
     };
-    const counts = await migrateSegment({ store, scopeOf: (tenantId, actor) => createScope(deps, tenantId, actor) }, indexShards, {
-      job: { inputs: { itemsPerSecond: 1000 } },
-      item: { inputs: { segment: 0, segments: 1 } },
-      checkpoint: undefined,
-      report: async () => {},
-      signal: new AbortController().signal,
-    });
+    const counts = await migrateSegment(
+      { store, scopeOf: (tenantId, actor) => createScope({ ...deps, store }, tenantId, actor) },
+      indexShards,
+      {
+        job: { inputs: { itemsPerSecond: 1000 } },
+        item: { inputs: { segment: 0, segments: 1 } },
+        checkpoint: undefined,
+        report: async () => {},
+        signal: new AbortController().signal,
+      },
+    );
     expect(raced).toBe(true);
     // Lost to the writer, read again, and found as declared: the writer's put derived the shard.
     expect(counts).toMatchObject({ rewritten: 0, unchanged: 1, conflicts: 1 });
