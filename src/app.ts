@@ -16,6 +16,7 @@ import { entities } from './common/entities';
 import { SharedItemReads } from './infra/shared-reads';
 import { Outbox, type OutboxOptions } from './events/outbox';
 import { workSignalHubOf } from './events/work-signals';
+import { observeClaims } from './job/job.repository';
 import { JobSettler } from './job/job.settle';
 import { releaseJobStates } from './job/job.aggregate';
 import { ensureSystemProject, SystemJobRunner } from './system-jobs/runner';
@@ -414,6 +415,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const pipeline = new OperationPipeline(pipelineDeps);
     // A bound worker's claims wait this long for it to subscribe again once its connection is lost.
     workSignalHubOf(bus).bound.graceMs = config.workerGraceSeconds * 1000;
+    // Every claim and report is observed from the start, not from this instance's first workSignals
+    // subscription: a worker's claims may come here while its subscription is on another instance.
+    observeClaims(store, workSignalHubOf(bus));
     // The server's own jobs (migrations, the archive) are run by this process too, each item by one holder at a time.
     const systemEnv = systemJobsEnv(pipelineDeps);
     const systemJobs = new SystemJobRunner(systemEnv.systemJobs, [new Migrations(systemEnv).handler(), archive.handler()], {

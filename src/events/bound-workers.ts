@@ -2,7 +2,7 @@ import { GraphQLError } from 'graphql';
 import { errorCode } from '../guards';
 import { onStep } from '../job/job.machine';
 import { logger } from '../logger';
-import type { JobRepository } from '../job/job.repository';
+import type { HeldUnit, JobRepository } from '../job/job.repository';
 
 /*
  * Workers bound to their claims (issue 49): a worker process that names itself (workerId, chosen
@@ -13,22 +13,17 @@ import type { JobRepository } from '../job/job.repository';
  * it still holds, so another worker claims it at once instead of after the lease (and backoff).
  *
  * Binding is opt-in and per process: several processes may share one token, so only the workerId
- * tells them apart, and only work claimed while that worker's subscription is on this server is
- * eligible. A clean end (the client completed the subscription, or the server is closing) hands
- * nothing back: the worker said it was done, or it reconnects to another instance.
+ * tells them apart. A clean end (the client completed the subscription, or the server is closing)
+ * hands nothing back: the worker said it was done, or it reconnects to another instance.
+ *
+ * Behind a load balancer a worker's claims and reports reach any instance, while its subscription
+ * is on one. The records live with the subscription: an instance that serves a claim (or a report
+ * naming the workerId) of a worker whose subscription is elsewhere forwards it over the bus, on the
+ * worker's own topic, which the subscription's instance listens to while it records the worker
+ * (WorkSignalHub). A worker that subscribes again on another instance within the grace has its
+ * records handed over to that one. The bus carries these at most once: a lost message leaves a
+ * unit to its lease, as before binding, or (a lost report) costs one read when the worker is lost.
  */
-
-/** A unit a bound worker holds: a step (no sequence) or a work item, at the attempt it claimed. */
-export interface HeldUnit {
-  /** The tenant whose work it is (a pool worker's claims span tenants). */
-  tenantId: string;
-  jobId: string;
-  /** The step's name, or the item's fan-out stage. */
-  stage: string;
-  /** The item's sequence; undefined for a step. */
-  sequence?: number;
-  attempt: number;
-}
 
 /**
  * Hands a lost worker's unit back through the hand-back command, unless its attempt is over or its
@@ -86,6 +81,31 @@ export class BoundWorkers {
 
   /** How many graces this server started (tests read it to tell a lost connection from a clean end). */
   lostConnections = 0;
+
+  /** Called when `worker`'s record goes (its last subscription ended and its units were handed back or forgotten). */
+  onGone?: (worker: string) => void;
+
+  /** Whether a subscription of `worker` is on this server now. */
+  isLive(worker: string): boolean {
+    return (this.workers.get(worker)?.live ?? 0) > 0;
+  }
+
+  /** Whether this server records `worker` (a subscription here now, or a grace running for it). */
+  records(worker: string): boolean {
+    return this.workers.has(worker);
+  }
+
+  /**
+   * The units `worker` holds here, handed over to where it subscribed again (another instance):
+   * its record and grace go, and nothing is handed back from here.
+   */
+  handOver(worker: string): HeldUnit[] {
+    const bound = this.workers.get(worker);
+    if (!bound) return [];
+    const units = [...bound.held.values()].map(({ unit }) => unit);
+    this.forget(worker, bound);
+    return units;
+  }
 
   /** A subscription of `worker` started: it is bound from now on, and a grace running for it is called off. */
   joined(worker: string): void {
@@ -171,6 +191,7 @@ export class BoundWorkers {
     if (bound.grace) clearTimeout(bound.grace);
     for (const key of bound.held.keys()) this.holders.delete(key);
     this.workers.delete(worker);
+    this.onGone?.(worker);
   }
 
   /** The grace ran out: the worker is gone, and each unit it still holds is handed back. */

@@ -3,6 +3,8 @@ import { Role } from '../auth/principal';
 import { argsType, shapeObjectType } from '../common/model-types';
 import { Context } from '../context';
 import { attr } from '../infra/dynamo/entity';
+import { heldUnitRepos } from '../job/job.pool-api';
+import type { HeldUnit } from '../job/job.repository';
 import { WORK_SIGNAL_TYPES, type WorkSignal as WorkSignalValue, type WorkSignals, type WorkSignalType } from './work-signals';
 
 // The signals add themselves to ctx.repos here, so that the context imports nothing from events.
@@ -74,7 +76,11 @@ export class WorkSignalResolver {
     subscribe: ({ args, context }) => {
       const { signals, pool } = signalsOf(context);
       const lifetime = context instanceof Context ? context.lifetime : undefined;
-      return signals.open(pool, args.kinds ?? null, args.stages ?? null, args.workerId ? { workerId: args.workerId, lifetime } : undefined);
+      // A bound worker's units are reached later as its reports reach them, from a context of its own.
+      const later = context instanceof Context ? context.detached() : undefined;
+      const binding =
+        args.workerId && later ? { workerId: args.workerId, lifetime, reach: (unit: HeldUnit) => heldUnitRepos(later, unit) } : undefined;
+      return signals.open(pool, args.kinds ?? null, args.stages ?? null, binding);
     },
   })
   workSignals(@Root() signal: WorkSignalValue, @Args(() => WorkSignalsArgs) _args: WorkSignalsArgs): WorkSignalValue {

@@ -1,15 +1,16 @@
 import { entities, itemClaimableFrom, stepClaimableFrom } from '../common/entities';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Scope } from '../common/scope';
 import { badInput, forbidden } from '../errors';
 import { isRecord } from '../guards';
 import { requireText } from '../common/validate';
 import type { Item, Store } from '../infra/dynamo/store';
 import { logger } from '../logger';
-import { CATCH_UP, type EventBus, type Listening } from '../infra/pubsub';
+import { CATCH_UP, type EventBus, type Listening, UNCOUNTED } from '../infra/pubsub';
 import { retryAt } from '../job/job.attempts';
 import { declaredKind, fanOutOf, stepPolicyOf } from '../job/job.kinds';
 import { JobEventType, JobStatus } from '../job/job.machine';
-import { claimerOf, type HeldUnitRef, type JobRepository, observeClaims } from '../job/job.repository';
+import { claimerOf, type HeldUnit, type HeldUnitRef, type JobRepository, observeClaims } from '../job/job.repository';
 import { BoundWorkers, handBackThrough } from './bound-workers';
 
 /*
@@ -415,8 +416,25 @@ export class WorkSignalHub {
   private looking = 0;
   /** The worker processes bound to their claims through their subscriptions here (see bound-workers.ts). */
   readonly bound = new BoundWorkers();
+  /** This server among the others on the bus: its own forwarded messages come back to it, and are passed over. */
+  private readonly instance = randomUUID();
+  /** The topic of each worker recorded here, listened to while it is recorded (see bound-workers.ts). */
+  private readonly boundTopics = new Map<string, Listening>();
+  /** How each worker recorded here reaches its units' tenants later (from its subscription's context). */
+  private readonly reach = new Map<string, ReachUnit>();
 
-  constructor(private readonly bus: EventBus) {}
+  constructor(private readonly bus: EventBus) {
+    this.bound.onGone = (worker) => {
+      this.boundTopics.get(worker)?.close();
+      this.boundTopics.delete(worker);
+      this.reach.delete(worker);
+    };
+  }
+
+  /** Workers' topics listened to now (each recorded worker's; tests read it to see each released). */
+  get boundListening(): number {
+    return this.boundTopics.size;
+  }
 
   /** Lets the hub watch leases (see watch) through the server's store and clock; the first call holds. */
   watchLeases(leases: LeaseWatching): void {
@@ -444,7 +462,7 @@ export class WorkSignalHub {
     topics: readonly string[],
     scope: WorkScope,
     who: string,
-    binding?: { worker: string; abrupt: () => boolean },
+    binding?: { worker: string; abrupt: () => boolean; reach: ReachUnit },
   ): { stream: SignalStream; ready: Promise<void> } {
     const stream = new SignalStream(scope, who, (s) => {
       for (const topic of topics) this.leave(topic, s);
@@ -453,11 +471,16 @@ export class WorkSignalHub {
       if (mine?.size === 0) this.byWorker.delete(who);
       if (binding) this.bound.left(binding.worker, binding.abrupt());
     });
-    if (binding) this.bound.joined(binding.worker);
+    const listened: Promise<void>[] = [];
+    if (binding) {
+      if (!this.boundTopics.has(binding.worker)) listened.push(this.listenForWorker(binding.worker));
+      this.bound.joined(binding.worker);
+      this.reach.set(binding.worker, binding.reach);
+    }
     let mine = this.byWorker.get(who);
     if (!mine) this.byWorker.set(who, (mine = new Set()));
     mine.add(stream);
-    const ready = Promise.all(topics.map((topic) => this.join(topic, stream))).then(() => undefined);
+    const ready = Promise.all([...listened, ...topics.map((topic) => this.join(topic, stream))]).then(() => undefined);
     return { stream, ready };
   }
 
@@ -466,17 +489,69 @@ export class WorkSignalHub {
     for (const stream of this.byWorker.get(who) ?? []) stream.busy = found;
   }
 
-  /** Binds what process `workerId` of worker `who` claimed to its subscription here, if it has one (see BoundWorkers.hold). */
-  held(who: string, workerId: string, unit: HeldUnitRef & { attempt: number }, repos: () => Promise<{ jobs: JobRepository }>): void {
+  /**
+   * Binds what process `workerId` of worker `who` claimed to its subscription: here when it is
+   * here (see BoundWorkers.hold), else by a message on the worker's topic to the instance where it
+   * is (see bound-workers.ts).
+   */
+  held(who: string, workerId: string, unit: HeldUnit, repos: () => Promise<{ jobs: JobRepository }>): void {
+    const worker = boundWorkerKey(who, workerId);
     const leaseMs = this.leases?.leaseMs;
-    // No subscription opened on this server yet (watchLeases comes with the first): nothing to bind to.
-    if (leaseMs === undefined) return;
-    this.bound.hold(boundWorkerKey(who, workerId), unit, handBackThrough(repos, leaseMs));
+    // watchLeases comes with this server's first subscription: without one, the worker's is elsewhere.
+    if (leaseMs !== undefined && this.bound.hold(worker, unit, handBackThrough(repos, leaseMs))) return;
+    this.forward(worker, { bind: 'held', unit });
   }
 
-  /** A report ended the attempt of `unit`: its bound worker no longer holds it. */
-  released(unit: HeldUnitRef): void {
+  /**
+   * A report ended the attempt of `unit`: its bound worker no longer holds it, here, and, when the
+   * report names the process (`workerId`) and its subscription is not here, where it is.
+   */
+  released(unit: HeldUnitRef, who: string, workerId?: string): void {
     this.bound.ended(unit);
+    if (workerId === undefined) return;
+    const worker = boundWorkerKey(who, workerId);
+    if (!this.bound.isLive(worker)) this.forward(worker, { bind: 'released', unit });
+  }
+
+  /** Sends `message` to the instance recording `worker`, on the worker's topic; a failure leaves its units to their leases, logged. */
+  private forward(worker: string, message: BindingMessage): void {
+    this.bus.publish(boundWorkerTopic(worker), { ...message, from: this.instance }).catch((err: unknown) => {
+      logger.warn(
+        { err, bind: message.bind, code: 'WORKER_BINDING_NOT_FORWARDED' },
+        "a bound worker's claim or report could not be forwarded to its subscription's instance; its units are left to their leases",
+      );
+    });
+  }
+
+  /** Starts listening on a bound worker's topic (its first subscription here); resolves once the bus listens. */
+  private listenForWorker(worker: string): Promise<void> {
+    const listening = this.bus.listen(boundWorkerTopic(worker), (payload) => this.onBinding(worker, payload), UNCOUNTED);
+    this.boundTopics.set(worker, listening);
+    // Another instance that still records the worker (its grace running) hands its units over to this one.
+    return listening.ready.then(() => this.forward(worker, { bind: 'joined' }));
+  }
+
+  /** A message on a worker's topic from another instance (see forward). */
+  private onBinding(worker: string, payload: object): void {
+    if (!isBindingMessage(payload) || payload.from === this.instance) return;
+    if (payload.bind === 'joined') {
+      // The worker subscribed on that instance while its grace ran here: its units go there.
+      if (!this.bound.isLive(worker)) for (const unit of this.bound.handOver(worker)) this.forward(worker, { bind: 'held', unit });
+      return;
+    }
+    if (payload.bind === 'released') {
+      this.bound.ended(payload.unit);
+      return;
+    }
+    const reach = this.reach.get(worker);
+    const leaseMs = this.leases?.leaseMs;
+    const unit = payload.unit;
+    if (reach && leaseMs !== undefined)
+      this.bound.hold(
+        worker,
+        unit,
+        handBackThrough(() => reach(unit), leaseMs),
+      );
   }
 
   /** The server is closing: every bound worker is forgotten and its grace called off (nothing is handed back). */
@@ -621,6 +696,35 @@ export class WorkSignalHub {
 /** A bound worker's key: the worker as its claims name it (claimerOf), and the process's own id. */
 const boundWorkerKey = (who: string, workerId: string) => `${who}\u0000${workerId}`;
 
+/** A bound worker's bus topic (see bound-workers.ts): its key hashed, as the key holds any text a worker names. */
+const boundWorkerTopic = (worker: string) => `BOUND_WORKER:${createHash('sha256').update(worker).digest('hex').slice(0, 32)}`;
+
+/** How a bound worker's unit reaches its tenant later, as a report on it would (from the worker's subscription's context). */
+export type ReachUnit = (unit: HeldUnit) => Promise<{ jobs: JobRepository }>;
+
+/**
+ * What instances tell each other on a bound worker's topic: a claim (`held`) or a report
+ * (`released`) served where the worker's subscription is not, and a new subscription of it
+ * (`joined`), to which an instance where its grace runs hands its units over.
+ */
+type BindingMessage = { bind: 'held'; unit: HeldUnit } | { bind: 'released'; unit: HeldUnitRef } | { bind: 'joined' };
+
+/** True for a binding message as forward sends it (the bus carries plain JSON from other instances). */
+function isBindingMessage(payload: object): payload is BindingMessage & { from: string } {
+  if (!isRecord(payload) || typeof payload.from !== 'string') return false;
+  if (payload.bind === 'joined') return true;
+  const unit = payload.unit;
+  const isUnit =
+    isRecord(unit) &&
+    typeof unit.tenantId === 'string' &&
+    typeof unit.jobId === 'string' &&
+    typeof unit.stage === 'string' &&
+    (unit.sequence === undefined || typeof unit.sequence === 'number') &&
+    (unit.lease === undefined || unit.lease === null || typeof unit.lease === 'string');
+  if (payload.bind === 'released') return isUnit && (unit.attempt === undefined || typeof unit.attempt === 'number');
+  return payload.bind === 'held' && isUnit && typeof unit.attempt === 'number';
+}
+
 const hubs = new WeakMap<EventBus, WorkSignalHub>();
 
 /** The hub of the server whose bus is `bus` (one per bus). */
@@ -664,7 +768,7 @@ export class WorkSignals {
     kinds: readonly string[] | null,
     stages: readonly string[] | null,
     /** The worker process's own id, to bind its claims to this subscription (see bound-workers.ts), and the transport's lifetime. */
-    binding?: { workerId: string; lifetime?: { readonly abrupt?: boolean } },
+    binding?: { workerId: string; lifetime?: { readonly abrupt?: boolean }; reach: ReachUnit },
   ): Promise<AsyncIterable<WorkSignal>> {
     const scope = this.scopeOf(pool, kinds, stages);
     const worker = binding && boundWorkerKey(this.who, requireText(binding.workerId, 'workerId', 100));
@@ -677,7 +781,7 @@ export class WorkSignals {
       topics,
       scope,
       this.who,
-      worker === undefined ? undefined : { worker, abrupt: () => lifetime?.abrupt === true },
+      worker === undefined || !binding ? undefined : { worker, abrupt: () => lifetime?.abrupt === true, reach: binding.reach },
     );
     try {
       // Listening first, then reading: work that appears after the read is signalled, before it is read.

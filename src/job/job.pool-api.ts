@@ -123,6 +123,20 @@ export async function itemReportRepos(
 }
 
 /**
+ * The repositories a report on `unit` (a work item, or a step without a sequence) runs with, as
+ * itemReportRepos and stepReportRepos give them: for a lost worker's hand-back (bound-workers.ts),
+ * made later from a context of the worker's own. Throws as they do.
+ */
+export async function heldUnitRepos(
+  ctx: Context,
+  unit: { jobId: string; stage: string; sequence?: number; attempt: number; lease?: string | null },
+): Promise<Repositories> {
+  const { jobId, stage, sequence, attempt, lease } = unit;
+  if (sequence !== undefined) return itemReportRepos(ctx, { jobId, stage, sequence, attempt, lease });
+  return (await stepReportRepos(ctx, { jobId, stepName: stage, attempt, lease })).repos;
+}
+
+/**
  * The repositories an addWorkItems runs with: the caller's own, or, for a pool worker, those of
  * the tenant of the lease it sends. A pool worker adds items to a job only while it holds one of
  * that job's steps: the worker of the stage before a fan-out stage is the one that knows its

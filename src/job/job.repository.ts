@@ -140,6 +140,12 @@ export interface HeldUnitRef {
   attempt?: number;
 }
 
+/**
+ * A unit a claim took, at its attempt, with a pool worker's lease on it (through which its tenant
+ * is reached later; null or absent for a tenant-bound worker).
+ */
+export type HeldUnit = HeldUnitRef & { attempt: number; lease?: string | null };
+
 /** Who hears of the workers' claims and of the reports that end what they hold (src/events/work-signals.ts). */
 export interface ClaimObserver {
   claimed(worker: string, found: boolean): void;
@@ -147,9 +153,12 @@ export interface ClaimObserver {
    * A claim of process `workerId` of `worker` took `unit`; `repos` reaches its tenant later, as a
    * report on it would (a pool worker's through its lease), to hand it back if the process is lost.
    */
-  held?(worker: string, workerId: string, unit: HeldUnitRef & { attempt: number }, repos: () => Promise<{ jobs: JobRepository }>): void;
-  /** A report ended `unit`'s attempt for its worker (completed, failed, handed back, paused). */
-  released?(unit: HeldUnitRef): void;
+  held?(worker: string, workerId: string, unit: HeldUnit, repos: () => Promise<{ jobs: JobRepository }>): void;
+  /**
+   * A report ended `unit`'s attempt for its worker (completed, failed, handed back, paused); the
+   * report names the worker's process when it says `workerId` (see ClaimObserver.held).
+   */
+  released?(unit: HeldUnitRef, worker: string, workerId?: string): void;
 }
 
 /** Who is told what each worker's claims found, per store (one per server): see observeClaims. */
@@ -183,6 +192,11 @@ export class JobRepository {
   ) {
     this.items = new JobAggregate(scope, leaseSeconds, plans);
     this.deadLetters = new DeadLetters(scope, this.items);
+  }
+
+  /** The tenant whose jobs these are. */
+  get tenantId(): string {
+    return this.scope.tenant.id;
   }
 
   /**
@@ -638,13 +652,13 @@ export class JobRepository {
   }
 
   /** Tells the claims' observer that this worker's process `workerId` claimed `unit` (see ClaimObserver.held). */
-  noteHeld(workerId: string, unit: HeldUnitRef & { attempt: number }, repos: () => Promise<{ jobs: JobRepository }>): void {
+  noteHeld(workerId: string, unit: HeldUnit, repos: () => Promise<{ jobs: JobRepository }>): void {
     claimObservers.get(this.scope.store)?.held?.(claimerOf(this.scope), workerId, unit, repos);
   }
 
-  /** Tells the claims' observer that a report of this tenant's worker ended its attempt of `unit`. */
-  noteReleased(unit: Omit<HeldUnitRef, 'tenantId'>): void {
-    claimObservers.get(this.scope.store)?.released?.({ ...unit, tenantId: this.scope.tenant.id });
+  /** Tells the claims' observer that a report of this worker (its process `workerId`, when named) ended its attempt of `unit`. */
+  noteReleased(unit: HeldUnitRef, workerId?: string): void {
+    claimObservers.get(this.scope.store)?.released?.(unit, claimerOf(this.scope), workerId);
   }
 
   /**

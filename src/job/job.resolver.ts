@@ -32,12 +32,12 @@ import {
   StepRef,
   HeldStepRef,
 } from './job.type';
-import { JobRepository } from './job.repository';
+import { type HeldUnitRef, JobRepository } from './job.repository';
 import { jobOwnerOf } from './job.keys';
 import { kindViews, phaseOf } from './job.kinds';
 import { takesReuse } from './job.reuse';
 import { stageItemCounts, totalItemCounts } from './job.writes';
-import { claimPooledWork, itemAdderRepos, itemReportRepos, stepReportRepos } from './job.pool-api';
+import { claimPooledWork, heldUnitRepos, itemAdderRepos, itemReportRepos, stepReportRepos } from './job.pool-api';
 import { ItemStatus, type JobAction, onStep } from './job.machine';
 import { ExpiresIn } from '../common/args';
 
@@ -47,10 +47,11 @@ import { ExpiresIn } from '../common/args';
  * the action left it. Throws as JobAggregate.act does.
  */
 async function actOnHeldItem(ctx: Context, ref: WorkItemRef, action: JobAction) {
+  const workerId = reportingWorker(ref);
   const repos = await itemReportRepos(ctx, ref);
   const { item } = await repos.jobs.items.act(ref.jobId, ref.stage, ref.sequence, action);
   if (action.kind !== 'progress')
-    repos.jobs.noteReleased({ jobId: ref.jobId, stage: ref.stage, sequence: ref.sequence, attempt: ref.attempt });
+    noteReleased(ctx, repos.jobs, { jobId: ref.jobId, stage: ref.stage, sequence: ref.sequence, attempt: ref.attempt }, workerId);
   return item;
 }
 
@@ -64,11 +65,30 @@ async function actOnHeldStep(
   ref: HeldStepRef,
   action: Extract<JobAction, { kind: 'progress' | 'complete' | 'fail' | 'pause' | 'handBack' }>,
 ) {
+  const workerId = reportingWorker(ref);
   const held = await stepReportRepos(ctx, ref);
   const job = await held.repos.jobs.act(ref.jobId, onStep(ref.stepName, { ...action, attempt: held.attempt }));
   if (action.kind !== 'progress')
-    held.repos.jobs.noteReleased({ jobId: ref.jobId, stage: ref.stepName, attempt: held.attempt ?? undefined });
+    noteReleased(ctx, held.repos.jobs, { jobId: ref.jobId, stage: ref.stepName, attempt: held.attempt ?? undefined }, workerId);
   return job;
+}
+
+/** The reporting process a report names (checked before the report acts, so a bad one changes nothing). */
+const reportingWorker = (ref: { workerId?: string | null }) =>
+  ref.workerId == null ? undefined : requireText(ref.workerId, 'workerId', 100);
+
+/** The job repository a worker's claims go through: a pool worker's pool's (as claimPooledWork's), a tenant worker's own. */
+function claimingJobs(ctx: Context): JobRepository {
+  return ctx.principal?.pool ? ctx.reposForPoolClaim(ctx.principal.tenantId).jobs : ctx.repos.jobs;
+}
+
+/**
+ * Tells the claims' observer that a report ended the attempt of `unit`, of the tenant `reported`
+ * serves, naming the reporting process when the report does: through the claiming side's
+ * repositories, so that the worker is named as its claims named it (a pool worker by its pool).
+ */
+function noteReleased(ctx: Context, reported: JobRepository, unit: Omit<HeldUnitRef, 'tenantId'>, workerId: string | undefined) {
+  claimingJobs(ctx).noteReleased({ ...unit, tenantId: reported.tenantId }, workerId);
 }
 
 /**
@@ -80,17 +100,10 @@ function noteHeld(jobs: JobRepository, ctx: Context, workerId: string, claimed: 
   const later = ctx.detached();
   const { job, step, item, tenantId, lease } = claimed;
   if (!tenantId) return;
-  if (item) {
-    const ref = { jobId: job.jobId, stage: item.stage, sequence: item.sequence, attempt: item.attempt, lease };
-    jobs.noteHeld(workerId, { tenantId, ...ref }, () => itemReportRepos(later, ref));
-  } else {
-    const ref = { jobId: job.jobId, stepName: step.name, attempt: step.attempt, lease };
-    jobs.noteHeld(
-      workerId,
-      { tenantId, jobId: job.jobId, stage: step.name, attempt: step.attempt },
-      async () => (await stepReportRepos(later, ref)).repos,
-    );
-  }
+  const unit = item
+    ? { tenantId, jobId: job.jobId, stage: item.stage, sequence: item.sequence, attempt: item.attempt, lease }
+    : { tenantId, jobId: job.jobId, stage: step.name, attempt: step.attempt, lease };
+  jobs.noteHeld(workerId, unit, () => heldUnitRepos(later, unit));
 }
 
 /** What noteHeld reads of a claim (claimWork's answer). */
@@ -323,7 +336,7 @@ export class JobResolver {
       ? await claimPooledWork(ctx, kind, stage)
       : await ctx.repos.jobs.claimWork(kind, stage).then((c) => c && { ...c, tenantId: ctx.principal?.tenantId, lease: null });
     // Signals of new work go to idle workers first: a claim that found none says this one is.
-    const jobs = ctx.principal?.pool ? ctx.reposForPoolClaim(ctx.principal.tenantId).jobs : ctx.repos.jobs;
+    const jobs = claimingJobs(ctx);
     jobs.noteClaim(claimed !== null);
     if (bindAs !== undefined && claimed) noteHeld(jobs, ctx, bindAs, claimed);
     return claimed;

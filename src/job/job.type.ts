@@ -168,11 +168,21 @@ export type StepRef = InstanceType<typeof StepRef>;
 /** The attempt a worker's report is on, which must be the one it holds. */
 const heldAttempt = 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.';
 
+/**
+ * The reporting process's own id, as on its claim: a report that ends the attempt unbinds the unit
+ * from the process's workSignals subscription on whichever instance holds it (bound-workers.ts).
+ */
+const REPORTING_WORKER = attr.string({
+  description:
+    'Your process’s own id, as on claimWork and workSignals: a report that ends the attempt (complete, fail, hand back, pause) unbinds the unit from your subscription wherever it is, so that a lost connection hands back only what you still hold. Omitted: the unit stays bound until its attempt is over anyway.',
+});
+
 /** A worker's report on a step it holds: the step, the attempt it holds, and a pool worker's lease on it. */
 export const HeldStepRef = argsType('HeldStepRef', {
   ...stepRef,
   attempt: attr.int({ description: heldAttempt }),
   lease: attr.string({ description: 'A pool worker: the lease claimWork handed it for this step.' }),
+  workerId: REPORTING_WORKER,
 });
 export type HeldStepRef = InstanceType<typeof HeldStepRef>;
 
@@ -219,6 +229,7 @@ export const WorkItemRef = argsType('WorkItemRef', {
     description:
       'Pool workers: the lease claimWork handed out with this item, unchanged (required for them; ignored for tenant-bound workers).',
   }),
+  workerId: REPORTING_WORKER,
 });
 export type WorkItemRef = InstanceType<typeof WorkItemRef>;
 

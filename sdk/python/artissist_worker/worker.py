@@ -25,26 +25,26 @@ CLAIM = """mutation WorkerClaim($kind: String, $stage: String, $workerId: String
   tenantId lease job { jobId kind inputs } step { name attempt startedAt leaseExpiresAt }
   item { sequence attempt inputs startedAt leaseExpiresAt } } }"""
 
-ITEM_PROGRESS = """mutation WorkerItemProgress($jobId: ID!, $stage: String!, $sequence: Int!, $attempt: Int!, $lease: String,
-  $progress: Float!) { reportWorkItemProgress(jobId: $jobId, stage: $stage, sequence: $sequence, attempt: $attempt, lease: $lease,
-  progress: $progress) { leaseExpiresAt } }"""
-ITEM_COMPLETE = """mutation WorkerItemComplete($jobId: ID!, $stage: String!, $sequence: Int!, $attempt: Int!, $lease: String,
-  $outputs: JSONObject!) { completeWorkItem(jobId: $jobId, stage: $stage, sequence: $sequence, attempt: $attempt, lease: $lease,
-  outputs: $outputs) { status } }"""
-ITEM_FAIL = """mutation WorkerItemFail($jobId: ID!, $stage: String!, $sequence: Int!, $attempt: Int!, $lease: String,
-  $code: String!, $message: String!) { failWorkItem(jobId: $jobId, stage: $stage, sequence: $sequence, attempt: $attempt,
-  lease: $lease, code: $code, message: $message) { status } }"""
-STEP_PROGRESS = """mutation WorkerStepProgress($jobId: ID!, $stage: String!, $attempt: Int, $lease: String, $progress: Float!) {
-  reportStepProgress(jobId: $jobId, stepName: $stage, attempt: $attempt, lease: $lease, progress: $progress) { jobId } }"""
-STEP_COMPLETE = """mutation WorkerStepComplete($jobId: ID!, $stage: String!, $attempt: Int, $lease: String, $outputs: JSONObject) {
-  completeStep(jobId: $jobId, stepName: $stage, attempt: $attempt, lease: $lease, outputs: $outputs) { jobId } }"""
-STEP_FAIL = """mutation WorkerStepFail($jobId: ID!, $stage: String!, $attempt: Int, $lease: String, $code: String!,
-  $message: String!) { failStep(jobId: $jobId, stepName: $stage, attempt: $attempt, lease: $lease, code: $code,
-  message: $message) { jobId } }"""
-ITEM_HAND_BACK = """mutation WorkerItemHandBack($jobId: ID!, $stage: String!, $sequence: Int!, $attempt: Int!, $lease: String) {
-  handBackWorkItem(jobId: $jobId, stage: $stage, sequence: $sequence, attempt: $attempt, lease: $lease) { status } }"""
-STEP_HAND_BACK = """mutation WorkerStepHandBack($jobId: ID!, $stage: String!, $attempt: Int, $lease: String) {
-  handBackStep(jobId: $jobId, stepName: $stage, attempt: $attempt, lease: $lease) { jobId } }"""
+# Every report names the unit, the attempt, a pool worker's lease and this process (workerId).
+_ITEM_VARS = "$jobId: ID!, $stage: String!, $sequence: Int!, $attempt: Int!, $lease: String, $workerId: String"
+_ITEM_REF = "jobId: $jobId, stage: $stage, sequence: $sequence, attempt: $attempt, lease: $lease, workerId: $workerId"
+_STEP_VARS = "$jobId: ID!, $stage: String!, $attempt: Int, $lease: String, $workerId: String"
+_STEP_REF = "jobId: $jobId, stepName: $stage, attempt: $attempt, lease: $lease, workerId: $workerId"
+
+ITEM_PROGRESS = f"""mutation WorkerItemProgress({_ITEM_VARS}, $progress: Float!) {{
+  reportWorkItemProgress({_ITEM_REF}, progress: $progress) {{ leaseExpiresAt }} }}"""
+ITEM_COMPLETE = f"""mutation WorkerItemComplete({_ITEM_VARS}, $outputs: JSONObject!) {{
+  completeWorkItem({_ITEM_REF}, outputs: $outputs) {{ status }} }}"""
+ITEM_FAIL = f"""mutation WorkerItemFail({_ITEM_VARS}, $code: String!, $message: String!) {{
+  failWorkItem({_ITEM_REF}, code: $code, message: $message) {{ status }} }}"""
+STEP_PROGRESS = f"""mutation WorkerStepProgress({_STEP_VARS}, $progress: Float!) {{
+  reportStepProgress({_STEP_REF}, progress: $progress) {{ jobId }} }}"""
+STEP_COMPLETE = f"""mutation WorkerStepComplete({_STEP_VARS}, $outputs: JSONObject) {{
+  completeStep({_STEP_REF}, outputs: $outputs) {{ jobId }} }}"""
+STEP_FAIL = f"""mutation WorkerStepFail({_STEP_VARS}, $code: String!, $message: String!) {{
+  failStep({_STEP_REF}, code: $code, message: $message) {{ jobId }} }}"""
+ITEM_HAND_BACK = f"""mutation WorkerItemHandBack({_ITEM_VARS}) {{ handBackWorkItem({_ITEM_REF}) {{ status }} }}"""
+STEP_HAND_BACK = f"""mutation WorkerStepHandBack({_STEP_VARS}) {{ handBackStep({_STEP_REF}) {{ jobId }} }}"""
 
 # The lease a claim is assumed to hold when its answer does not say (the server's default).
 DEFAULT_LEASE_SECONDS = 60.0
@@ -569,7 +569,9 @@ class Worker:
         self._send(work, ITEM_PROGRESS if not work.is_step else STEP_PROGRESS, {"progress": progress}, attempts=1)
 
     def _send(self, work: Work, mutation: str, extra: Mapping[str, Any], attempts: int = 5) -> None:
-        ref: dict[str, Any] = {"jobId": work.job_id, "stage": work.stage, "attempt": work.attempt, "lease": work.lease}
+        # The process's id unbinds the unit from its subscription wherever that is (bound-workers.ts on the server).
+        ref: dict[str, Any] = {"jobId": work.job_id, "stage": work.stage, "attempt": work.attempt, "lease": work.lease,
+                               "workerId": self.worker_id}
         if not work.is_step:
             ref["sequence"] = work.sequence
         self.client.call(mutation, {**ref, **extra}, attempts=attempts)

@@ -255,7 +255,8 @@ class ReportsTest(unittest.TestCase):
         worker._report(work_of(STEP_CLAIM), {"video": "tenants/acme/v.mp4"})
         (query, variables), = client.sent
         self.assertEqual(query, STEP_COMPLETE)
-        self.assertEqual(variables, {"jobId": "job_2", "stage": "compose", "attempt": 2, "lease": None, "outputs": {"video": "tenants/acme/v.mp4"}})
+        self.assertEqual(variables, {"jobId": "job_2", "stage": "compose", "attempt": 2, "lease": None, "workerId": worker.worker_id,
+                                     "outputs": {"video": "tenants/acme/v.mp4"}})
         self.assertEqual(worker.completed, 1)
 
     def test_outputs_the_server_refuses_fail_the_attempt_with_its_message(self) -> None:
@@ -351,8 +352,10 @@ class StoppingTest(unittest.TestCase):
         worker = worker_with(client)
         worker.hand_back(work_of(ITEM_CLAIM))
         worker.hand_back(work_of(STEP_CLAIM))
-        self.assertEqual(client.sent[0], (ITEM_HAND_BACK, {"jobId": "job_1", "stage": "process", "attempt": 3, "lease": "sealed", "sequence": 7}))
-        self.assertEqual(client.sent[1], (STEP_HAND_BACK, {"jobId": "job_2", "stage": "compose", "attempt": 2, "lease": None}))
+        self.assertEqual(client.sent[0], (ITEM_HAND_BACK, {"jobId": "job_1", "stage": "process", "attempt": 3, "lease": "sealed", "sequence": 7,
+                                                           "workerId": worker.worker_id}))
+        self.assertEqual(client.sent[1], (STEP_HAND_BACK, {"jobId": "job_2", "stage": "compose", "attempt": 2, "lease": None,
+                                                           "workerId": worker.worker_id}))
 
     def test_startup_hooks_run_once_first_and_a_claim_refused_for_good_stops_the_worker_and_run_raises_it(self) -> None:
         client = FakeClient([ServerError("UNAUTHENTICATED", "the token expired")])

@@ -425,10 +425,10 @@ const CLAIM = `mutation WorkerClaim($kind: String, $stage: String, $workerId: St
   claimWork(kind: $kind, stage: $stage, workerId: $workerId) {
   tenantId lease job { jobId kind inputs } step { name attempt startedAt leaseExpiresAt }
   item { sequence attempt inputs startedAt leaseExpiresAt } } }`;
-const ITEM_ARGS = '$jobId: ID!, $stage: String!, $sequence: Int!, $attempt: Int!, $lease: String';
-const ITEM_REF = 'jobId: $jobId, stage: $stage, sequence: $sequence, attempt: $attempt, lease: $lease';
-const STEP_ARGS = '$jobId: ID!, $stage: String!, $attempt: Int, $lease: String';
-const STEP_REF = 'jobId: $jobId, stepName: $stage, attempt: $attempt, lease: $lease';
+const ITEM_ARGS = '$jobId: ID!, $stage: String!, $sequence: Int!, $attempt: Int!, $lease: String, $workerId: String';
+const ITEM_REF = 'jobId: $jobId, stage: $stage, sequence: $sequence, attempt: $attempt, lease: $lease, workerId: $workerId';
+const STEP_ARGS = '$jobId: ID!, $stage: String!, $attempt: Int, $lease: String, $workerId: String';
+const STEP_REF = 'jobId: $jobId, stepName: $stage, attempt: $attempt, lease: $lease, workerId: $workerId';
 const MUTATIONS = {
   item: {
     progress: `mutation(${ITEM_ARGS}, $progress: Float!) { reportWorkItemProgress(${ITEM_REF}, progress: $progress) { leaseExpiresAt } }`,
@@ -811,7 +811,8 @@ export class Worker<K extends KindMap = Untyped> {
 
   /** The mutation that reports `what` of `work`, with its variables (the unit's reference and `extra`). */
   private mutation(work: Work, what: keyof (typeof MUTATIONS)['item'], extra: Record<string, unknown>) {
-    const ref = { jobId: work.jobId, stage: work.stage, attempt: work.attempt, lease: work.lease ?? null };
+    // The process's id unbinds the unit from its subscription wherever that is (bound-workers.ts on the server).
+    const ref = { jobId: work.jobId, stage: work.stage, attempt: work.attempt, lease: work.lease ?? null, workerId: this.workerId };
     const query = work.sequence === undefined ? MUTATIONS.step[what] : MUTATIONS.item[what];
     return { query, variables: work.sequence === undefined ? { ...ref, ...extra } : { ...ref, sequence: work.sequence, ...extra } };
   }
