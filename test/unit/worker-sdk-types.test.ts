@@ -47,6 +47,12 @@ const WRONG: [string, number, string][] = [
     2353,
     "'extra' does not exist in type 'BatchProcessOutputs'",
   ],
+  // The same without the annotation: beyond TypeScript's excess-property check, held by the SDK's Exact.
+  [
+    "worker.stage('BATCH', 'process', async (work) => ({ result: work.inputs.source, extra: 1 }));",
+    2322,
+    "'number' is not assignable to type 'never'",
+  ],
 ];
 
 describe('the TypeScript SDK typed by the declared kinds', () => {

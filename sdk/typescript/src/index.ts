@@ -95,6 +95,15 @@ export type Handler<T extends StageTypes = StageTypes> = (
   work: Work<T['inputs']>,
 ) => Promise<Returned<T['outputs']>> | Returned<T['outputs']>;
 
+/**
+ * `R`, a handler's outputs, with each field the stage does not declare (in `O`) typed never: tsc
+ * then names the extra field ("Type 'number' is not assignable to type 'never'") even where
+ * TypeScript's excess-property check does not reach (an object returned by an arrow function, not
+ * a literal assigned to a declared type). The server refuses undeclared outputs too; this says so
+ * at compile time.
+ */
+export type Exact<R, O> = R & (R extends object ? { [P in Exclude<keyof R, keyof O>]: never } : unknown);
+
 export interface WorkerOptions {
   /** The server's GraphQL URL. */
   url: string;
@@ -512,7 +521,11 @@ export class Worker<K extends KindMap = Untyped> {
   }
 
   /** Registers `handler` for `stage` of job kind `kind`: it returns the outputs, or throws WorkFailed(code, message). */
-  stage<N extends keyof K & string, S extends keyof K[N] & string>(kind: N, stage: S, handler: Handler<K[N][S]>): this {
+  stage<N extends keyof K & string, S extends keyof K[N] & string, R extends Returned<K[N][S]['outputs']>>(
+    kind: N,
+    stage: S,
+    handler: (work: Work<K[N][S]['inputs']>) => Promise<Exact<R, K[N][S]['outputs']>> | Exact<R, K[N][S]['outputs']>,
+  ): this {
     // Kept untyped: the claim that reaches it holds that stage's inputs (the types say so, the server checks them).
     this.handlers.set(`${kind}\u0000${stage}`, { kind, stage, handler: handler as unknown as Handler });
     return this;
