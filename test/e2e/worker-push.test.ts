@@ -1,4 +1,8 @@
-/** @alone Latency bounds (a hand-back claimed again within 1 s, a cancellation heard within 1 s, new work within 200 ms) that another file's load on the same cores would bend. */
+/**
+ * @alone Latency bounds (a hand-back claimed again within 1 s, a cancellation heard within 1 s, new
+ * work within 200 ms, to the SDKs' workers and to a workSignals subscriber) that another file's load
+ * on the same cores would bend.
+ */
 import { PushSignal, type Work, Worker } from '../../sdk/typescript/src/index';
 import { workSignalHubOf } from '../../src/events/work-signals';
 import { watchJobCreations } from '../support/commits';
@@ -221,6 +225,94 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
     for (const w of [second, third]) w.worker.stop();
     await Promise.all([second.running, third.running]);
   });
+  // The server's own push, without an SDK: the latency bound of workSignals (test/e2e/work-signals.test.ts
+  // has its other behaviours, which bound no latency and run beside other files).
+  it('workSignals starts with whether work is claimable, then pushes new work within 200 ms of createJob committing it, to its own tenant only', async () => {
+    const SIGNALS = `subscription($kinds: [String!], $stages: [String!]) {
+      workSignals(kinds: $kinds, stages: $stages) { type tenantId kind stage count available jobId } }`;
+    type Signal = {
+      type: string;
+      tenantId: string | null;
+      kind: string | null;
+      stage: string | null;
+      count: number | null;
+      available: boolean | null;
+      jobId: string | null;
+    };
+    /** A tenant of its own with an editor, a project, its workers and BATCH jobs of one item. */
+    const tenant = async (name: string) => {
+      const owner = await server.token(name, [Role.EDITOR], 'artist');
+      const project = (await gql('mutation { createProject(input: { title: "Signals" }) { projectId } }', {}, owner)).createProject
+        .projectId;
+      return {
+        worker: (n: number) => server.token(name, [Role.WORKER], `worker-${n}`),
+        batch: async () =>
+          (
+            await gql(
+              'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }',
+              {
+                input: {
+                  projectId: project,
+                  kind: 'BATCH',
+                  inputs: { label: String(Math.random()) },
+                  items: [{ source: `tenants/${name}/in/0.png` }],
+                },
+              },
+              owner,
+            )
+          ).createJob.jobId as string,
+      };
+    };
+    const listen = async (token: string, kinds: string[], stages: string[] | null = null) => {
+      const sub = subscribe<Signal>(wsClient(server.url, token), SIGNALS, { kinds, stages });
+      const first = await sub.ack;
+      return { sub, first };
+    };
+    const t = await tenant('signals-a');
+    const other = await tenant('signals-b');
+    const { sub, first } = await listen(await t.worker(1), ['BATCH']);
+    expect(first).toMatchObject({ type: 'SUBSCRIBED', available: false });
+    const { sub: otherSub } = await listen(await other.worker(1), ['BATCH']);
+    // Twenty jobs, one at a time, after one that warms the path up: pushed within 200 ms of
+    // createJob committing the job (the figures are printed), when its work became claimable
+    // (watchJobCreations), not from before the request: the request's way in and the commit's own
+    // DynamoDB calls are not the push's delay, and on a loaded machine they alone took 228-588 ms at
+    // the median (from the job's createdAt, its read of the stream heads and its transaction still
+    // took 339-412 ms), where the push from the commit took tens of ms.
+    await t.batch();
+    await sub.waitFor(1);
+    const { committedAt } = watchJobCreations(server.app.store);
+    const delays: number[] = [];
+    const answers: number[] = [];
+    for (let i = 1; i <= 20; i++) {
+      const sent = performance.now();
+      const created = t.batch().then((jobId) => {
+        answers.push(performance.now() - sent);
+        return jobId;
+      });
+      const signal = (await sub.waitFor(i + 1))[i];
+      const heardAt = Date.now();
+      expect(signal).toMatchObject({ type: 'WORK_AVAILABLE', tenantId: 'signals-a', kind: 'BATCH', stage: 'process', count: 1 });
+      const jobId = await created;
+      expect(signal.jobId).toBe(jobId);
+      delays.push(heardAt - committedAt(jobId));
+    }
+    delays.sort((a, b) => a - b);
+    answers.sort((a, b) => a - b);
+    console.log(
+      `createJob committed → WORK_AVAILABLE over 20 jobs: p50 ${delays[10]} ms, max ${delays[19]} ms (createJob's own answer: p50 ${answers[10].toFixed(0)} ms, max ${answers[19].toFixed(0)} ms)`,
+    );
+    // Within 200 ms at the median; the slowest bounded at a second, as the two cores this runs on are
+    // shared.
+    expect(delays[10]).toBeLessThan(200);
+    expect(delays[19]).toBeLessThan(1000);
+    // The other tenant's worker heard nothing of it; a new subscription sees the work waiting, and
+    // one to a kind the tenant has no work of sees none.
+    expect(otherSub.received).toEqual([]);
+    expect((await listen(await t.worker(2), ['BATCH'], ['process'])).first).toMatchObject({ type: 'SUBSCRIBED', available: true });
+    expect((await listen(await t.worker(3), ['MUSIC_VIDEO'])).first).toMatchObject({ type: 'SUBSCRIBED', available: false });
+  });
+
   describe('a lost worker process (bound by its workerId)', () => {
     /** The bound workers' registry of the server (src/events/bound-workers.ts). */
     const bound = () => workSignalHubOf(server.app.bus).bound;
