@@ -5,6 +5,7 @@ import { readStream } from '../support/sse';
 import { startTcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait';
 import { subscribe, wsClient } from '../support/ws';
+import { pythonPushWorker, tsPushWorker } from '../support/worker-process';
 
 // A single step with a retry backoff, claimed by no other file (the server runs in this process).
 JOB_KINDS.TEST_SIGNAL_STEP = {
@@ -171,6 +172,25 @@ describe('work signals', () => {
       const items = (await gql(itemEditor, ITEMS, { j: item.job.jobId })).data.job.items.nodes;
       return items.find((n: { sequence: number }) => n.sequence === item.item.sequence)?.status === 'PENDING';
     }, "the pool worker's item handed back");
+  }, 60_000);
+
+  it('idle Python and TypeScript SDK workers make no request beyond their connection for 6 s', async () => {
+    const proxy = await startTcpProxy(server.url);
+    const through = `${proxy.url}${new URL(server.url).pathname}`;
+    /** How many HTTP requests (POSTs) went through the proxy so far. */
+    const posts = () => proxy.sent.filter((chunk) => chunk.startsWith('POST ')).length;
+    const token = (sub: string) => server.token('signals-idle', [Role.WORKER], sub);
+    await pythonPushWorker(through, await token('py-quiet'), 'py-quiet');
+    tsPushWorker(through, await token('ts-quiet'), 'ts-quiet', { returns: () => true });
+    await waitFor(async () => posts() >= 4, 'both subscriptions and first claims made');
+    // Settled: each made its kinds read, its claim and its subscription. Then 6 s of nothing.
+    const settled = await waitFor(async () => {
+      const before = posts();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return posts() === before && before;
+    }, 'the workers settled');
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    expect(posts()).toBe(settled);
   }, 60_000);
 
   it('pushes over SSE too', async () => {
