@@ -1,13 +1,16 @@
-/** @alone Latency bounds (a hand-back claimed again within 1 s, a cancellation heard within 1 s, new work within 200 ms) that another file's load on the same cores would bend. */
-import { PushSignal, type Work, Worker } from '../../sdk/typescript/src/index';
+/**
+ * @alone Latency bounds (a hand-back claimed again within 1 s, a cancellation heard within 1 s, new
+ * work within 200 ms, to the SDKs' workers and to a workSignals subscriber) that another file's load
+ * on the same cores would bend.
+ */
+import type { Work } from '../../sdk/typescript/src/index';
 import { workSignalHubOf } from '../../src/events/work-signals';
 import { watchJobCreations } from '../support/commits';
-import { registerFixture } from '../support/fixtures';
 import { Role, startTestServer, type TestServer } from '../support/server';
 import { startTcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait';
 import { subscribe, wsClient } from '../support/ws';
-import { gqlAs, batchJob, PYTHON_WORKER, type Proc, startWorker } from '../support/worker-process';
+import { gqlAs, batchJob, type Proc, pythonPushWorker, tsPushWorker } from '../support/worker-process';
 
 /*
  * The SDKs' pushed work (workSignals) and hand-back against the real server: Python worker
@@ -32,16 +35,8 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
   const gql = (query: string, variables: Record<string, unknown> = {}, token = editor) => gqlAs(server, token, query, variables);
   const workerToken = (sub: string) => server.token(TENANT, [Role.WORKER], sub);
   /** A Python worker on pushed signals (PUSH=1), through `url` (the server's own by default). */
-  const python = async (sub: string, env: Record<string, string> = {}, url = server.url) => {
-    const proc = startWorker('python3', [PYTHON_WORKER], {
-      ARTISSIST_URL: url,
-      ARTISSIST_TOKEN: await workerToken(sub),
-      PUSH: '1',
-      ...env,
-    });
-    await proc.until((l) => l.event === 'signal' && l.type === 'SUBSCRIBED', `${sub}'s subscription`);
-    return proc;
-  };
+  const python = async (sub: string, env: Record<string, string> = {}, url = server.url) =>
+    pythonPushWorker(url, await workerToken(sub), sub, env);
   /** A BATCH job of items with these params (see test/fixtures/workers/batch_worker.py). */
   const batch = (params: Record<string, unknown>[]) => batchJob(gql, TENANT, projectId, params);
   const jobOf = async (jobId: string) =>
@@ -63,34 +58,8 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
     );
   };
   /** A TypeScript worker whose BATCH handler waits until its signal aborts (or `returns` says to return at once). */
-  const tsWorker = async (sub: string, options: { url?: string; graceMs?: number; returns?: (work: Work) => boolean } = {}) => {
-    const started: Array<{ work: Work; at: number }> = [];
-    const signals: Array<{ type: string; at: number }> = [];
-    const aborted: Array<{ work: Work; code: string; at: number }> = [];
-    const worker = new Worker({
-      url: options.url ?? server.url,
-      token: await workerToken(sub),
-      graceMs: options.graceMs ?? 30_000,
-      handleSignals: false,
-      log: () => {},
-      workSignal: new PushSignal(30_000, 1000, (signal) => signals.push({ type: signal.type, at: Date.now() })),
-    }).stage('BATCH', 'process', async (work) => {
-      started.push({ work, at: Date.now() });
-      if (!options.returns?.(work)) {
-        await new Promise((resolve) => work.signal.addEventListener('abort', resolve));
-        aborted.push({ work, code: (work.signal.reason as { code: string }).code, at: Date.now() });
-      }
-      return { result: `tenants/${work.tenantId}/out/${work.sequence}.png` };
-    });
-    const running = worker.run();
-    // Stopped by the fixture registry after the test, whatever it met (a running worker holds its connection open).
-    registerFixture(`TypeScript worker ${sub}`, async () => {
-      worker.stop();
-      worker.giveUp();
-      await running.catch(() => {});
-    });
-    return { worker, running, started, aborted, signals };
-  };
+  const tsWorker = async (sub: string, options: { url?: string; graceMs?: number; returns?: (work: Work) => boolean } = {}) =>
+    tsPushWorker(options.url ?? server.url, await workerToken(sub), sub, options);
 
   beforeAll(async () => {
     // A lost worker's work is handed back after 1 s (WORKER_GRACE_SECONDS), far inside the 60 s lease.
@@ -135,20 +104,20 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
     expect(await idle.exited).toMatchObject({ code: 0 });
   });
 
-  it('idle Python and TypeScript workers make no request beyond their connection for 6 s; new work reaches them within 200 ms of createJob committing it, at ≤ 3 requests an item', async () => {
+  // That idle workers make no request beyond their connection is work-signals.test's (it bounds no
+  // latency, so it runs beside other files).
+  it('new work reaches idle Python and TypeScript workers within 200 ms of createJob committing it, at ≤ 3 requests an item', async () => {
     const proxy = await startTcpProxy(server.url);
     const through = `${proxy.url}${new URL(server.url).pathname}`;
     const py = await python('py-quiet', {}, through);
     const ts = await tsWorker('ts-quiet', { url: through, returns: () => true });
     await waitFor(async () => posts(proxy.sent) >= 4, 'both subscriptions and first claims made');
-    // Settled: each made its kinds read, its claim and its subscription. Then 6 s of nothing.
-    const settled = await waitFor(async () => {
+    // Settled: each made its kinds read, its claim and its subscription.
+    await waitFor(async () => {
       const before = posts(proxy.sent);
       await new Promise((resolve) => setTimeout(resolve, 300));
       return posts(proxy.sent) === before && before;
     }, 'the workers settled');
-    await new Promise((resolve) => setTimeout(resolve, 6000));
-    expect(posts(proxy.sent)).toBe(settled);
     // New work, one job at a time: it reaches one of them (each item is dealt to one) within 200 ms.
     const delays: number[] = [];
     const perItem: number[] = [];
@@ -221,6 +190,94 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
     for (const w of [second, third]) w.worker.stop();
     await Promise.all([second.running, third.running]);
   });
+  // The server's own push, without an SDK: the latency bound of workSignals (test/e2e/work-signals.test.ts
+  // has its other behaviours, which bound no latency and run beside other files).
+  it('workSignals starts with whether work is claimable, then pushes new work within 200 ms of createJob committing it, to its own tenant only', async () => {
+    const SIGNALS = `subscription($kinds: [String!], $stages: [String!]) {
+      workSignals(kinds: $kinds, stages: $stages) { type tenantId kind stage count available jobId } }`;
+    type Signal = {
+      type: string;
+      tenantId: string | null;
+      kind: string | null;
+      stage: string | null;
+      count: number | null;
+      available: boolean | null;
+      jobId: string | null;
+    };
+    /** A tenant of its own with an editor, a project, its workers and BATCH jobs of one item. */
+    const tenant = async (name: string) => {
+      const owner = await server.token(name, [Role.EDITOR], 'artist');
+      const project = (await gql('mutation { createProject(input: { title: "Signals" }) { projectId } }', {}, owner)).createProject
+        .projectId;
+      return {
+        worker: (n: number) => server.token(name, [Role.WORKER], `worker-${n}`),
+        batch: async () =>
+          (
+            await gql(
+              'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }',
+              {
+                input: {
+                  projectId: project,
+                  kind: 'BATCH',
+                  inputs: { label: String(Math.random()) },
+                  items: [{ source: `tenants/${name}/in/0.png` }],
+                },
+              },
+              owner,
+            )
+          ).createJob.jobId as string,
+      };
+    };
+    const listen = async (token: string, kinds: string[], stages: string[] | null = null) => {
+      const sub = subscribe<Signal>(wsClient(server.url, token), SIGNALS, { kinds, stages });
+      const first = await sub.ack;
+      return { sub, first };
+    };
+    const t = await tenant('signals-a');
+    const other = await tenant('signals-b');
+    const { sub, first } = await listen(await t.worker(1), ['BATCH']);
+    expect(first).toMatchObject({ type: 'SUBSCRIBED', available: false });
+    const { sub: otherSub } = await listen(await other.worker(1), ['BATCH']);
+    // Twenty jobs, one at a time, after one that warms the path up: pushed within 200 ms of
+    // createJob committing the job (the figures are printed), when its work became claimable
+    // (watchJobCreations), not from before the request: the request's way in and the commit's own
+    // DynamoDB calls are not the push's delay, and on a loaded machine they alone took 228-588 ms at
+    // the median (from the job's createdAt, its read of the stream heads and its transaction still
+    // took 339-412 ms), where the push from the commit took tens of ms.
+    await t.batch();
+    await sub.waitFor(1);
+    const { committedAt } = watchJobCreations(server.app.store);
+    const delays: number[] = [];
+    const answers: number[] = [];
+    for (let i = 1; i <= 20; i++) {
+      const sent = performance.now();
+      const created = t.batch().then((jobId) => {
+        answers.push(performance.now() - sent);
+        return jobId;
+      });
+      const signal = (await sub.waitFor(i + 1))[i];
+      const heardAt = Date.now();
+      expect(signal).toMatchObject({ type: 'WORK_AVAILABLE', tenantId: 'signals-a', kind: 'BATCH', stage: 'process', count: 1 });
+      const jobId = await created;
+      expect(signal.jobId).toBe(jobId);
+      delays.push(heardAt - committedAt(jobId));
+    }
+    delays.sort((a, b) => a - b);
+    answers.sort((a, b) => a - b);
+    console.log(
+      `createJob committed → WORK_AVAILABLE over 20 jobs: p50 ${delays[10]} ms, max ${delays[19]} ms (createJob's own answer: p50 ${answers[10].toFixed(0)} ms, max ${answers[19].toFixed(0)} ms)`,
+    );
+    // Within 200 ms at the median; the slowest bounded at a second, as the two cores this runs on are
+    // shared.
+    expect(delays[10]).toBeLessThan(200);
+    expect(delays[19]).toBeLessThan(1000);
+    // The other tenant's worker heard nothing of it; a new subscription sees the work waiting, and
+    // one to a kind the tenant has no work of sees none.
+    expect(otherSub.received).toEqual([]);
+    expect((await listen(await t.worker(2), ['BATCH'], ['process'])).first).toMatchObject({ type: 'SUBSCRIBED', available: true });
+    expect((await listen(await t.worker(3), ['MUSIC_VIDEO'])).first).toMatchObject({ type: 'SUBSCRIBED', available: false });
+  });
+
   describe('a lost worker process (bound by its workerId)', () => {
     /** The bound workers' registry of the server (src/events/bound-workers.ts). */
     const bound = () => workSignalHubOf(server.app.bus).bound;

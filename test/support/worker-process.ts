@@ -1,11 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { PushSignal, type Work, Worker } from '../../sdk/typescript/src/index';
+import { registerFixture } from './fixtures';
 import { processFixture, ROOT } from './processes';
 import type { TestServer } from './server';
 
 /*
- * Worker processes of the SDKs' tests (test/e2e/worker-sdk.test.ts, worker-push.test.ts, hand-back.test.ts): a
- * process started with the Python SDK on its path, whose JSON lines the test awaits.
+ * Worker processes of the SDKs' tests (test/e2e/worker-sdk.test.ts, worker-push.test.ts, hand-back.test.ts,
+ * work-signals.test.ts): a process started with the Python SDK on its path, whose JSON lines the test
+ * awaits, and the TypeScript SDK's worker on pushed signals in this process.
  */
 
 /** The Python worker the tests run (test/fixtures/workers/batch_worker.py). */
@@ -98,4 +101,63 @@ export async function batchJob(
     },
   });
   return data.createJob.jobId;
+}
+
+/**
+ * A Python worker process on pushed signals (PUSH=1) at `url` as `token` (the fixture's BATCH
+ * handler, test/fixtures/workers/batch_worker.py); resolves once its subscription is acknowledged.
+ */
+export async function pythonPushWorker(url: string, token: string, name: string, env: Record<string, string> = {}): Promise<Proc> {
+  const proc = startWorker('python3', [PYTHON_WORKER], { ARTISSIST_URL: url, ARTISSIST_TOKEN: token, PUSH: '1', ...env });
+  await proc.until((l) => l.event === 'signal' && l.type === 'SUBSCRIBED', `${name}'s subscription`);
+  return proc;
+}
+
+/** A TypeScript worker of tsPushWorker, with what it met, each with when (Date.now). */
+export interface TsPushWorker {
+  worker: Worker;
+  /** Its run: resolves once it stopped. */
+  running: Promise<void>;
+  started: Array<{ work: Work; at: number }>;
+  aborted: Array<{ work: Work; code: string; at: number }>;
+  signals: Array<{ type: string; at: number }>;
+}
+
+/**
+ * A TypeScript SDK worker in this process on pushed signals at `url` as `token`, whose BATCH
+ * handler waits until its signal aborts (or returns at once when `returns` says so). It is stopped
+ * by the fixture registry after the test, whatever the test met (a running worker holds its
+ * connection open).
+ */
+export function tsPushWorker(
+  url: string,
+  token: string,
+  name: string,
+  options: { graceMs?: number; returns?: (work: Work) => boolean } = {},
+): TsPushWorker {
+  const started: TsPushWorker['started'] = [];
+  const signals: TsPushWorker['signals'] = [];
+  const aborted: TsPushWorker['aborted'] = [];
+  const worker = new Worker({
+    url,
+    token,
+    graceMs: options.graceMs ?? 30_000,
+    handleSignals: false,
+    log: () => {},
+    workSignal: new PushSignal(30_000, 1000, (signal) => signals.push({ type: signal.type, at: Date.now() })),
+  }).stage('BATCH', 'process', async (work) => {
+    started.push({ work, at: Date.now() });
+    if (!options.returns?.(work)) {
+      await new Promise((resolve) => work.signal.addEventListener('abort', resolve));
+      aborted.push({ work, code: (work.signal.reason as { code: string }).code, at: Date.now() });
+    }
+    return { result: `tenants/${work.tenantId}/out/${work.sequence}.png` };
+  });
+  const running = worker.run();
+  registerFixture(`TypeScript worker ${name}`, async () => {
+    worker.stop();
+    worker.giveUp();
+    await running.catch(() => {});
+  });
+  return { worker, running, started, aborted, signals };
 }
