@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { contended, type CommitStore } from '../infra/dynamo/committer';
 import type { Key } from '../infra/dynamo/table';
 import { type Item, update } from '../infra/dynamo/write';
@@ -34,6 +35,8 @@ export interface Ask {
 }
 
 interface Waiting extends Ask {
+  /** Runs a function in the asynchronous context of the charge that asked (its request's budget, its trace). */
+  inContext: <R>(fn: () => R) => R;
   /** Answers the ask with the call its charge makes once it was sent again. */
   resolve(sent: () => void): void;
   reject(error: unknown): void;
@@ -63,7 +66,7 @@ export function dealRoom(store: CommitStore, counter: Counter, ask: Ask): Promis
   const id = `${counter.keys[0].PK}\u0000${counter.quota}\u0000${counter.limit}`;
   const running = byCounter.get(id);
   return new Promise<() => void>((resolve, reject) => {
-    const waiting = { ...ask, resolve, reject };
+    const waiting = { ...ask, inContext: AsyncLocalStorage.snapshot(), resolve, reject };
     if (running) {
       running.waiting.push(waiting);
       return;
@@ -74,12 +77,14 @@ export function dealRoom(store: CommitStore, counter: Counter, ask: Ask): Promis
   });
 }
 
+/** Deals for the asks of `queue` until none waits: each deal takes every ask that came before it started. */
 async function drain(store: CommitStore, counter: Counter, queue: { waiting: Waiting[] }): Promise<void> {
   while (queue.waiting.length > 0) {
     const asks = queue.waiting.splice(0);
     let sent: Promise<unknown>[] = [];
     try {
-      sent = await deal(store, counter, asks);
+      // In the context of the latest ask, whose request has the most of its budget left.
+      sent = await asks[asks.length - 1].inContext(() => deal(store, counter, asks));
     } catch (error) {
       for (const ask of asks) ask.reject(error);
     }
