@@ -235,10 +235,15 @@ export class JobAggregate {
    * committer decides on, so concurrent adders to one job are held to it exactly.
    */
   async checkItemsPerJob(holding: number, adding: number): Promise<number> {
-    const tenant = entities.Tenant.found(await this.scope.store.get(this.scope.tenant.of(entities.Tenant).keyOf({})));
-    const allowed = limitsOf(this.plans, tenant).itemsPerJob;
+    const allowed = await this.itemsAllowed();
     refuseOverItems(holding, adding, allowed);
     return allowed;
+  }
+
+  /** The items a job of the tenant may hold (its plan's itemsPerJob, with its overrides), read now, strongly consistently. */
+  async itemsAllowed(): Promise<number> {
+    const tenant = entities.Tenant.found(await this.scope.store.get(this.scope.tenant.of(entities.Tenant).keyOf({})));
+    return limitsOf(this.plans, tenant).itemsPerJob;
   }
 
   private leaseUntil(): string {
