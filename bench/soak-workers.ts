@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import './support';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signDevToken } from '../src/auth/jwt';
@@ -33,11 +33,14 @@ import { type Child, quantile, saveResult, SECRET, serverEnv, startChild } from 
  * 3. lease: one handler busy in CPU-bound Python for 60 s with leases of 10 s keeps its lease
  *    (every renewal before the lease it renews ran out, no rival's claim takes the item).
  * 4. idle: 20 idle workers for 60 s, each through its own TCP proxy that counts its requests: at
- *    most one a worker per 30 s beyond its subscription; then 100 one-item jobs, each heard by an
+ *    most one a worker per 30 s beyond its subscription; then 100 one-item jobs (each once the one
+ *    before is done, its completion committed), each heard by an
  *    idle worker within 200 ms at p99 of the job's createdAt (the server's decision); also printed:
  *    the same from the commit of createJob's transaction, and until the worker's claim committed.
  *
- * Each guarantee broken is printed and the command exits 1. `npm run soak:workers` (`-- --quick` for a
+ * With SOAK_CALLS=1 the server also reports its store calls, the job's commands and groups and its
+ * event loop's delays (bench/server.ts, BENCH_REPORT_CALLS), listed under each hand-back and the
+ * slowest pushes. Each guarantee broken is printed and the command exits 1. `npm run soak:workers` (`-- --quick` for a
  * small-scale try of the command, `-- --only idle` for one scenario).
  */
 
@@ -291,6 +294,20 @@ async function fleet() {
       // busy or still starting); some say they were taken first.
       othersFirst: claimCommits.filter((c) => handedBack && c.at > handedBack.at && c.at < again.at).length,
       claimerBefore: before ? `${before.event}${before.type ? ` ${before.type}` : ''} ${(before.at * 1000 - at).toFixed(0)}` : 'none',
+      // The server's store calls from the hand-back's request to its transaction's commit (BENCH_REPORT_CALLS).
+      calls: (server?.collected('CALL') ?? [])
+        .filter((c) => handedBack && c.end >= logged(unitLog('handing back')) + at && c.start <= handedBack.at)
+        .map((c) => ({ t: c.start, line: `${c.name}[${c.what.slice(0, 60)}] ${(c.start - at).toFixed(0)}-${(c.end - at).toFixed(0)}` }))
+        .concat(
+          (server?.collected('TRACE') ?? [])
+            .filter((c) => handedBack && c.t >= logged(unitLog('handing back')) + at && c.t <= handedBack.at)
+            .map((c) => ({
+              t: c.t,
+              line: `${c.ev} ${c.kind ?? c.id ?? ''} ${c.sequence ?? c.n ?? c.ms ?? ''} ${c.cpu ?? ''}${c.since !== undefined ? `(in the server ${c.since} ms)` : ''} at ${(c.t - at).toFixed(0)}`,
+            })),
+        )
+        .sort((a, b) => a.t - b.t)
+        .map((c) => c.line),
     };
   };
   const timelines: Array<ReturnType<typeof timelineOf> & { ready: number }> = [];
@@ -357,7 +374,8 @@ async function fleet() {
       timelines
         .map(
           (t) =>
-            `     #${t.sequence}: ${[t.stopped, t.handBackAsked, t.handBackSent, t.handBackCommitted, t.handBackAnswered, t.claimSent, t.claimCommitted, t.handlerStarted].map((v) => v.toFixed(0)).join(' → ')} (${t.ready} of ${FLEET} workers up at the signal; ${t.othersFirst} others claimed first; ${t.claimerBefore})\n`,
+            `     #${t.sequence}: ${[t.stopped, t.handBackAsked, t.handBackSent, t.handBackCommitted, t.handBackAnswered, t.claimSent, t.claimCommitted, t.handlerStarted].map((v) => v.toFixed(0)).join(' → ')} (${t.ready} of ${FLEET} workers up at the signal; ${t.othersFirst} others claimed first; ${t.claimerBefore})\n` +
+            (process.env.SOAK_CALLS === '1' ? `       ${t.calls.join('\n       ')}\n` : ''),
         )
         .join('') +
       `   ${figures.sigkills} SIGKILLs (${killsHolding} mid-item): ${recoveries.length} units claimed again ${ms(recoveries)} after the kill (leases ${LEASE_SECONDS} s, then BATCH's backoff)`,
@@ -534,13 +552,15 @@ async function idle() {
     fromDecision.push(heard.at * 1000 - createdAt);
     fromRequest.push(heard.at * 1000 - sent);
     pushTimelines.push({ jobId, createdAt, heard: heard.at * 1000 });
+    // The fleet is idle again once the job's completion committed, not when the handler returned: a
+    // createJob sent while the completion still commits waits for it (both move the project's job
+    // status stream, one transaction at a time), which is no push's time.
     await waitFor(
-      async () => workers.flatMap((w) => w.lines).find((l) => l.event === 'returned' && l.jobId === jobId),
+      async () =>
+        workers.flatMap((w) => w.lines).find((l) => l.event === 'returned' && l.jobId === jobId) &&
+        server?.collected('COMMIT').some((c) => c.jobId === jobId && c.type === 'ITEM_COMPLETED'),
       `job ${jobId} done`,
-      {
-        ms: 60_000,
-        everyMs: 20,
-      },
+      { ms: 60_000, everyMs: 20 },
     );
   }
   // Where each push's time went, in ms after createJob's decision: its transaction sent and committed (the server's
@@ -557,6 +577,25 @@ async function idle() {
     };
   });
   const slowest = [...pushSteps].sort((a, b) => b.heard - a.heard).slice(0, 5);
+  if (process.env.SOAK_CALLS === '1')
+    for (const t of slowest) {
+      const { createdAt } = pushTimelines[pushSteps.indexOf(t)];
+      const lines = [
+        ...(server?.collected('CALL') ?? [])
+          .filter((c) => c.end >= createdAt - 50 && c.start <= createdAt + t.heard)
+          .map((c) => ({
+            t: c.start,
+            line: `${c.name}[${c.what.slice(0, 90)}] ${(c.start - createdAt).toFixed(0)}-${(c.end - createdAt).toFixed(0)}`,
+          })),
+        ...(server?.collected('TRACE') ?? [])
+          .filter((c) => c.t >= createdAt - 50 && c.t <= createdAt + t.heard)
+          .map((c) => ({
+            t: c.t,
+            line: `${c.ev} ${c.kind ?? c.id ?? ''} ${c.sequence ?? c.n ?? c.ms ?? ''} ${c.cpu ?? ''} at ${(c.t - createdAt).toFixed(0)}`,
+          })),
+      ].sort((a, b) => a.t - b.t);
+      log(`   push heard ${t.heard.toFixed(0)} ms after createdAt:\n      ${lines.map((l) => l.line).join('\n      ')}`);
+    }
   const fromCommit = pushSteps.map((t) => t.heard - t.committed).filter((v) => !Number.isNaN(v));
   const claimed = pushSteps.map((t) => t.claimed).filter((v) => !Number.isNaN(v));
   const p99 = quantile(fromDecision, 0.99);
@@ -576,11 +615,22 @@ async function idle() {
   return { idleRequests, busiestOperations: operations, pushFromDecisionMs: fromDecision, pushFromRequestMs: fromRequest, pushSteps };
 }
 
+/** CPU seconds process `pid` used so far (user and system, from /proc; NaN where there is none). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'soak-workers-'));
   const dynamo = await startDynamoDbLocal({ dataPath: null });
   const env = { ...serverEnv(dynamo.endpoint, `soak_${randomUUID().slice(0, 8)}`, dataDir), JOB_LEASE_SECONDS: String(LEASE_SECONDS) };
-  server = await startChild('server', [], { env: { ...env, BENCH_REPORT_COMMITS: '1' } });
+  server = await startChild('server', [], { env: { ...env, BENCH_REPORT_COMMITS: '1', BENCH_REPORT_CALLS: process.env.SOAK_CALLS ?? '' } });
   url = server.ready.url;
   const loadBefore = loadavg();
   log(
@@ -589,7 +639,19 @@ async function main() {
   const results: Record<string, unknown> = {};
   try {
     const scenarios = { fleet, cancellation, lease, idle };
-    for (const [name, run] of Object.entries(scenarios)) if (!ONLY || ONLY === name) results[name] = await run();
+    for (const [name, run] of Object.entries(scenarios)) {
+      if (ONLY && ONLY !== name) continue;
+      // What the server and DynamoDB Local cost of the two shared cores meanwhile, beside the wall time and the load.
+      const before = { at: Date.now(), server: cpuSeconds(server.ready.pid), dynamo: cpuSeconds(dynamo.pid) };
+      results[name] = await run();
+      const wall = (Date.now() - before.at) / 1000;
+      const cpu = { server: cpuSeconds(server.ready.pid) - before.server, dynamo: cpuSeconds(dynamo.pid) - before.dynamo };
+      log(
+        `   ${name}: ${wall.toFixed(0)} s; CPU of the server ${cpu.server.toFixed(1)} s, of DynamoDB Local ${cpu.dynamo.toFixed(1)} s; load average now ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
+      );
+    }
   } catch (error) {
     // Said before the clean-up: a failed scenario's background polls (the fleet's wait for its job) fail once the server
     // stops, and their rejection would end the process before this error is printed.

@@ -562,7 +562,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           // Every operation ends at once; peers that do not finish the close handshake in time are cut off.
           await step('websockets', () => ws.close(WS_CLOSE_GRACE_MS));
           // Bound workers' graces end with the server: their workers reconnect to another instance.
-          workSignalHubOf(bus).close();
+          // The hand-backs already under way are waited for (as long as the HTTP drain at most),
+          // before the outbox and the store they commit and publish through are stopped.
+          await step('bound workers', () => workSignalHubOf(bus).close(config.shutdownDrainMs));
           // The archive's schedule stops first (it starts system jobs), then the system jobs, before
           // the outbox, so the events of their last writes are flushed.
           await step('archive', () => archive.stop());

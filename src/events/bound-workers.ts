@@ -52,8 +52,8 @@ export class BoundWorkers {
   private readonly workers = new Map<string, BoundWorker>();
   /** Each held unit's worker, by unit key: a report names the unit, not the worker. */
   private readonly holders = new Map<string, string>();
-  /** Hand-backs under way (their commands not yet answered). */
-  private handing = 0;
+  /** Hand-backs under way (their commands not yet answered), each settling when answered (it never rejects). */
+  private readonly handing = new Set<Promise<void>>();
   /** How long after an abrupt end a worker's units wait for it to subscribe again (WORKER_GRACE_SECONDS). */
   graceMs = 5000;
   /** The server's clock, which leases are measured on (set with the lease watches, see WorkSignalHub.watchLeases). */
@@ -64,7 +64,12 @@ export class BoundWorkers {
    * timer) and hand-backs under way. Tests read it to see everything released.
    */
   get count(): number {
-    return this.workers.size + this.handing;
+    return this.workers.size + this.handing.size;
+  }
+
+  /** Hand-backs under way now (their commands not yet answered). */
+  get handingBack(): number {
+    return this.handing.size;
   }
 
   /** Units held by bound workers now. */
@@ -182,9 +187,24 @@ export class BoundWorkers {
     }
   }
 
-  /** The server is closing: every grace is called off and every record dropped (nothing is handed back). */
-  close(): void {
+  /**
+   * The server is closing: every grace is called off and every record dropped (nothing more is
+   * handed back), and the hand-backs already under way are waited for, at most `ms`: a hand-back
+   * cut off by the store closing beneath it would leave its unit to its lease. Resolves with how
+   * many were still under way when the wait ended (0 when every one was answered); never rejects.
+   */
+  async close(ms: number): Promise<number> {
     for (const [worker, bound] of this.workers) this.forget(worker, bound);
+    if (this.handing.size === 0) return 0;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    });
+    await Promise.race([Promise.all(this.handing), bound]);
+    clearTimeout(timer);
+    const left = this.handing.size;
+    if (left > 0) logger.warn({ handingBack: left, waitedMs: ms }, 'hand-backs still under way at shutdown; their leases end their units');
+    return left;
   }
 
   private forget(worker: string, bound: BoundWorker): void {
@@ -202,8 +222,7 @@ export class BoundWorkers {
     const units = [...bound.held.values()];
     this.forget(worker, bound);
     for (const { unit, handBack } of units) {
-      this.handing++;
-      handBack(unit, lostAt)
+      const handing: Promise<void> = handBack(unit, lostAt)
         .then((handed) => {
           if (handed) logger.info({ ...unit }, 'handed back the unit of a worker whose connection was lost');
         })
@@ -217,8 +236,9 @@ export class BoundWorkers {
           );
         })
         .finally(() => {
-          this.handing--;
+          this.handing.delete(handing);
         });
+      this.handing.add(handing);
     }
   }
 }

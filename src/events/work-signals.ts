@@ -554,9 +554,12 @@ export class WorkSignalHub {
       );
   }
 
-  /** The server is closing: every bound worker is forgotten and its grace called off (nothing is handed back). */
-  close(): void {
-    this.bound.close();
+  /**
+   * The server is closing: every bound worker is forgotten and its grace called off (nothing more
+   * is handed back), and the hand-backs under way are waited for, at most `ms` (BoundWorkers.close).
+   */
+  close(ms: number): Promise<number> {
+    return this.bound.close(ms);
   }
 
   /** How many subscriptions this server holds now (tests read it to see each released). */

@@ -235,10 +235,15 @@ export class JobAggregate {
    * committer decides on, so concurrent adders to one job are held to it exactly.
    */
   async checkItemsPerJob(holding: number, adding: number): Promise<number> {
-    const tenant = entities.Tenant.found(await this.scope.store.get(this.scope.tenant.of(entities.Tenant).keyOf({})));
-    const allowed = limitsOf(this.plans, tenant).itemsPerJob;
+    const allowed = await this.itemsAllowed();
     refuseOverItems(holding, adding, allowed);
     return allowed;
+  }
+
+  /** The items a job of the tenant may hold (its plan's itemsPerJob, with its overrides), read now, strongly consistently. */
+  async itemsAllowed(): Promise<number> {
+    const tenant = entities.Tenant.found(await this.scope.store.get(this.scope.tenant.of(entities.Tenant).keyOf({})));
+    return limitsOf(this.plans, tenant).itemsPerJob;
   }
 
   private leaseUntil(): string {
@@ -255,11 +260,13 @@ export class JobAggregate {
     jobId: string,
     items: readonly { stage: string; sequence: number }[],
     apply: (group: JobGroup) => Decided<JobGroup, T>,
+    options: { ahead?: boolean } = {},
   ): Promise<T> {
     return this.submitRefs(
       jobId,
       items.map((r) => itemId(r.stage, r.sequence)),
       apply,
+      options,
     );
   }
 
@@ -272,7 +279,12 @@ export class JobAggregate {
   }
 
   /** submit, with the group's reads named as refs (itemId, or POOL_REF for the tenant's pool load). */
-  private submitRefs<T>(jobId: string, refs: readonly string[], apply: (group: JobGroup) => Decided<JobGroup, T>): Promise<T> {
+  private submitRefs<T>(
+    jobId: string,
+    refs: readonly string[],
+    apply: (group: JobGroup) => Decided<JobGroup, T>,
+    options: { ahead?: boolean } = {},
+  ): Promise<T> {
     const io: AggregateIO<JobGroup> = {
       type: JOB_AGGREGATE,
       load: (all, carried) => this.load(jobId, all, carried),
@@ -282,7 +294,7 @@ export class JobAggregate {
       },
       carry: carryOf,
     };
-    return committerOf(this.scope.store).submit(jobQueueId(this.scope.tenant, jobId), io, refs, apply);
+    return committerOf(this.scope.store).submit(jobQueueId(this.scope.tenant, jobId), io, refs, apply, options);
   }
 
   /**
@@ -610,10 +622,18 @@ export class JobAggregate {
         ? { unit, action: { ...action, code: action.code.slice(0, 100), message: action.message.slice(0, 2000) } }
         : command;
     const refs = unit && unit.sequence > 0 ? [unit] : [];
-    return this.submit(jobId, refs, (group) => {
-      const state = this.decideOn(group, checked, review);
-      return { state, value: { state, job: state.job, step: unit ? state.steps.get(unit.stage) : undefined } };
-    });
+    // A hand-back goes ahead of the job's waiting commands (Committer.submit): a claim waiting
+    // beside it in the next group then takes the unit it puts back, in the same commit.
+    const ahead = action.kind === 'handBack';
+    return this.submit(
+      jobId,
+      refs,
+      (group) => {
+        const state = this.decideOn(group, checked, review);
+        return { state, value: { state, job: state.job, step: unit ? state.steps.get(unit.stage) : undefined } };
+      },
+      { ahead },
+    );
   }
 
   /**

@@ -14,7 +14,7 @@ import { del, type UnitWrite } from '../infra/dynamo/write';
 import { checkedRef, checkFields } from '../common/fields';
 import { idempotent, type IdempotentRequest, type Remember } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration } from './job.kinds';
-import type { JobGroup } from './job.decider';
+import { type JobGroup, refuseOverItems } from './job.decider';
 import { JobAggregate, jobQueueId } from './job.aggregate';
 import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/committer';
 import type { Item } from '../infra/dynamo/write';
@@ -435,6 +435,12 @@ export class JobRepository {
     if (input.items != null && input.items.length > MAX_ITEMS_AT_CREATE)
       throw badInput(`createJob takes at most ${MAX_ITEMS_AT_CREATE} items; add more with addWorkItems.`, 'items');
     const items = input.items != null && itemStage?.fanOut ? this.items.checkInputs(itemStage.fanOut, input.items) : [];
+    // The plan's itemsPerJob (a job without items needs none) is read beside the idempotency key's
+    // record, not after it: one round trip fewer between the job's decision and its transaction.
+    // A request answered with an earlier job does not wait for it, and its failure then answers
+    // nothing (the handler only keeps it from being an unhandled rejection; commitNew awaits it).
+    const allowed = items.length > 0 ? this.items.itemsAllowed() : undefined;
+    allowed?.catch(() => undefined);
     let made: { job: JobItem; steps: StepLike[] } | undefined;
     const job = await idempotent(
       this.scope,
@@ -442,7 +448,7 @@ export class JobRepository {
       createRequestOf(input),
       async (remember) => {
         made = await this.commitNew(
-          { input, projectId, kind, plan: stepNames, maxAttempts, inputs, declared, itemStage, items, system },
+          { input, projectId, kind, plan: stepNames, maxAttempts, inputs, declared, itemStage, items, allowed, system },
           remember,
         );
         return made.job;
@@ -467,11 +473,13 @@ export class JobRepository {
       declared: JobKindDeclaration | undefined;
       itemStage: { name: string } | undefined;
       items: Record<string, unknown>[];
+      /** The items a job of the tenant may hold, being read (none without items). */
+      allowed: Promise<number> | undefined;
       system: boolean;
     },
     remember: Remember | null,
   ): Promise<{ job: JobItem; steps: StepLike[] }> {
-    const { input, projectId, kind, maxAttempts, inputs, declared, itemStage, items, system } = request;
+    const { input, projectId, kind, maxAttempts, inputs, declared, itemStage, items, allowed, system } = request;
     const jobId = this.scope.newId('job');
     const at = this.scope.now().toISOString();
     const plan: PlannedStep[] = request.plan.map((name, i) => ({ name, order: i + 1 }));
@@ -507,14 +515,16 @@ export class JobRepository {
     // The reuse records that could complete its given items or its first steps at once (see
     // job.reuse.ts), read before the transaction: a record is never taken back, so one read now
     // still stands when the job commits.
-    const [stepRecords, itemRecords] = takesReuse(job)
-      ? await Promise.all([
-          readRecords(this.scope.store, this.scope.tenant, waitingStepKeys(job, new Map(initial.map((step) => [step.name, step])))),
-          itemStage ? this.items.recordsOfItems(job, itemStage.name, items) : new Map(),
-        ])
-      : [new Map(), new Map()];
+    const reuse = takesReuse(job);
+    const [stepRecords, itemRecords, limit] = await Promise.all([
+      reuse
+        ? readRecords(this.scope.store, this.scope.tenant, waitingStepKeys(job, new Map(initial.map((step) => [step.name, step]))))
+        : new Map(),
+      reuse && itemStage ? this.items.recordsOfItems(job, itemStage.name, items) : new Map(),
+      allowed,
+    ]);
     const records = new Map([...stepRecords, ...itemRecords]);
-    await this.items.checkItemsPerJob(0, items.length);
+    if (limit !== undefined) refuseOverItems(0, items.length, limit);
     const created = this.items.created(job, initial, itemStage?.name, items, records);
     await this.scope.commit([
       // The key's record first, so that when a duplicate request committed first, its failure is the one reported.

@@ -12,20 +12,43 @@ const { join } = require('node:path');
 
 const MINIMUM = 24;
 
+/** `arg` as a shell reads it back: bare when it holds nothing the shell treats specially, else single-quoted. */
+const quoted = (arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`);
+
+/** The command line of process `pid` (NUL-separated in /proc), and its parent's id. */
+function processOf(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return {
+    argv: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'),
+    ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]),
+  };
+}
+
 /**
  * The arguments npm was given after `--` (`npm run token -- --tenant acme`), shell-quoted, or ''.
  * npm appends them, quoted, to the script's command and runs it under `sh -c`, so a step that runs
  * before the tool (this check, ensure-built.cjs) never gets them in its own argv: they are read from
- * that shell's command line, past the script as package.json has it (npm_lifecycle_script). Where
- * there is no /proc (macOS), or the script's shell exec'ed another process, the command is named
- * without them.
+ * that shell's command line, past the script as package.json has it (npm_lifecycle_script). A
+ * script that `exec`s (`npm start`: `exec node src/scripts/start.cjs`) has no shell left: this
+ * process is its command, and they are its own arguments past those the script names. A pre
+ * script (`pretest`) is given none: they are read from npm's process title (`npm test <args>`),
+ * where npm shows them unquoted, so an argument with a space in it comes back as two. Where there
+ * is no /proc (macOS), the command is named without them.
  */
 function scriptArguments() {
   const script = process.env.npm_lifecycle_script;
   if (!script) return '';
+  if (script.startsWith('exec ')) return process.argv.slice(script.slice(5).trim().split(/\s+/).length).map(quoted).join(' ');
   try {
-    const [, flag, command] = readFileSync(`/proc/${process.ppid}/cmdline`, 'utf8').split('\0');
+    const shell = processOf(process.ppid);
+    const [, flag, command] = shell.argv;
     if (flag === '-c' && command?.startsWith(`${script} `)) return command.slice(script.length + 1);
+    const event = process.env.npm_lifecycle_event ?? '';
+    if (!event.startsWith('pre')) return '';
+    const [title] = processOf(shell.ppid).argv;
+    const main = event.slice(3);
+    const named = [`npm ${main} `, `npm run ${main} `, `npm run-script ${main} `].find((prefix) => title?.startsWith(prefix));
+    return named ? title.slice(named.length).trim() : '';
   } catch {
     // No /proc: the command is named without its arguments.
   }

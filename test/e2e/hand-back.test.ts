@@ -120,57 +120,81 @@ describe('handing work back', () => {
     await gql(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
   }, 60_000);
 
-  it('lets a claim decided in the same group as a hand-back take the handed-back item at once, in its place', async () => {
-    // Two items; the first is held by one worker. Its hand-back and another worker's claim queue
-    // behind a command that holds the job's queue, so the committer decides them in one group, in
-    // that order: the claim must see the item the hand-back put back in line, as a later group's would.
-    const created = await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
-      input: {
-        projectId,
-        kind: 'BATCH',
-        inputs: { label: 'same group' },
-        items: ['g1', 'g2'].map((name) => ({ source: `tenants/handback-co/in/${name}.png` })),
-      },
-    });
-    const jobId = created.data.createJob.jobId;
-    const [first, second] = await Promise.all([worker(41), worker(42)]);
-    expect((await gql(first, CLAIM, { k: 'BATCH' })).data.claimWork.item).toMatchObject({ sequence: 1, attempt: 1 });
-    const committer = committerOf(server.app.store);
-    const queue = jobQueueId(new BoundTenant('handback-co'), jobId);
-    const submits = restoredAfter(jest.spyOn(committer, 'submit'));
-    const queued = (n: number) =>
-      waitFor(async () => submits.mock.calls.filter(([id]) => id === queue).length >= n, `${n} commands queued on the job`, { everyMs: 5 });
-    // The holder: its read waits for the gate and then fails, which answers it alone and leaves
-    // the commands behind it to the next group (the committer's rule for a failed read).
-    let open = () => {};
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    const held = committer.submit<JobGroup, never>(
-      queue,
-      {
-        type: JOB_AGGREGATE,
-        load: async () => {
-          await gate;
-          throw new Error('held the queue');
+  it.each([
+    ['after', 'the hand-back'],
+    ['before', 'the claim'],
+  ])(
+    'lets a claim decided in the same group as a hand-back take the handed-back item at once, in its place (the claim queued %s it)',
+    async (order, queuedFirst) => {
+      // Two items; the first is held by one worker. Its hand-back and another worker's claim queue
+      // behind a command that holds the job's queue, so the committer decides them in one group: the
+      // claim must see the item the hand-back put back in line, as a later group's would. A claim
+      // queued first is no exception: the hand-back is queued ahead of it (Committer.submit's `ahead`),
+      // or it would take the second item and leave the handed-back one to the next claim.
+      const created = await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+        input: {
+          projectId,
+          kind: 'BATCH',
+          inputs: { label: `same group, ${queuedFirst} first` },
+          items: ['g1', 'g2'].map((name) => ({ source: `tenants/handback-co/in/${name}-${order}.png` })),
         },
-        units: () => [],
-      },
-      [],
-      () => {
-        throw new Error('never decided');
-      },
-    );
-    const handedBack = gql(first, HAND_BACK_ITEM, { j: jobId, n: 1, a: 1 });
-    await queued(2);
-    const claimed = gql(second, CLAIM, { k: 'BATCH' });
-    await queued(3);
-    open();
-    await expect(held).rejects.toThrow('held the queue');
-    expect((await handedBack).data.handBackWorkItem).toMatchObject({ status: 'PENDING', attempt: 2 });
-    expect((await claimed).data.claimWork.item).toMatchObject({ sequence: 1, attempt: 2, status: 'RUNNING' });
-    await gql(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
-  }, 60_000);
+      });
+      const jobId = created.data.createJob.jobId;
+      const [first, second] =
+        queuedFirst === 'the hand-back' ? await Promise.all([worker(41), worker(42)]) : await Promise.all([worker(43), worker(44)]);
+      expect((await gql(first, CLAIM, { k: 'BATCH' })).data.claimWork.item).toMatchObject({ sequence: 1, attempt: 1 });
+      const committer = committerOf(server.app.store);
+      const queue = jobQueueId(new BoundTenant('handback-co'), jobId);
+      const submits = restoredAfter(jest.spyOn(committer, 'submit'));
+      const queued = (n: number) =>
+        waitFor(async () => submits.mock.calls.filter(([id]) => id === queue).length >= n, `${n} commands queued on the job`, {
+          everyMs: 5,
+        });
+      // The holder: its read waits for the gate and then fails, which answers it alone and leaves
+      // the commands behind it to the next group (the committer's rule for a failed read).
+      let open = () => {};
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      const held = committer.submit<JobGroup, never>(
+        queue,
+        {
+          type: JOB_AGGREGATE,
+          load: async () => {
+            await gate;
+            throw new Error('held the queue');
+          },
+          units: () => [],
+        },
+        [],
+        () => {
+          throw new Error('never decided');
+        },
+      );
+      const handBack = () => gql(first, HAND_BACK_ITEM, { j: jobId, n: 1, a: 1 });
+      const claim = () => gql(second, CLAIM, { k: 'BATCH' });
+      const [handedBack, claimed] = await (async () => {
+        if (queuedFirst === 'the hand-back') {
+          const handing = handBack();
+          await queued(2);
+          const claiming = claim();
+          await queued(3);
+          return [handing, claiming];
+        }
+        const claiming = claim();
+        await queued(2);
+        const handing = handBack();
+        await queued(3);
+        return [handing, claiming];
+      })();
+      open();
+      await expect(held).rejects.toThrow('held the queue');
+      expect((await handedBack).data.handBackWorkItem).toMatchObject({ status: 'PENDING', attempt: 2 });
+      expect((await claimed).data.claimWork.item).toMatchObject({ sequence: 1, attempt: 2, status: 'RUNNING' });
+      await gql(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
+    },
+    60_000,
+  );
 
   it("makes a handed-back step claimable at once as a new attempt, not counted against the job's attempts", async () => {
     const created = await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {

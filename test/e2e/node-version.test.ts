@@ -58,6 +58,10 @@ describe('an unsupported Node', () => {
       [['test'], 'test'],
       // The arguments after `--`, quoted for the shell as npm passed them on (a tool runs after the check, which never sees them).
       [['run', 'token', '--', '--tenant', 'acme studio', "it's"], "run token -- --tenant 'acme studio' 'it'\\''s'"],
+      // npm start execs its node (no shell to read them from): they are the check's own process's.
+      [['start', '--', '--port', '4999', 'a b'], "start -- --port 4999 'a b'"],
+      // A pre script is given none: they are npm's own (its process title shows them unquoted).
+      [['test', '--', 'test/unit/quota.test.ts'], 'test -- test/unit/quota.test.ts'],
     ] as const) {
       const started = Date.now();
       const run = spawnSync('npm', [...args], { cwd: ROOT, env: oldShell, encoding: 'utf8', timeout: 60_000 });

@@ -15,9 +15,9 @@ describe("a decision's read of a job's steps", () => {
   const tenantId = `step-reads-${Date.now()}`;
 
   beforeAll(async () => {
-    // No background sweeps or system jobs: the test counts the DynamoDB reads of its own requests.
+    // No background sweeps, system jobs or plan reads of the rate budgets: the tests count and time the DynamoDB reads of their own requests.
     server = await startTestServer({
-      env: { OUTBOX_SWEEP_MS: '3600000', JOB_SETTLE_SWEEP_MS: '3600000', SYSTEM_JOB_IDLE_MS: '3600000' },
+      env: { OUTBOX_SWEEP_MS: '3600000', JOB_SETTLE_SWEEP_MS: '3600000', SYSTEM_JOB_IDLE_MS: '3600000', TENANT_RATE_LIMITS: 'off' },
     });
     editor = await server.token(tenantId, [Role.EDITOR], 'artist');
     worker = await server.token(tenantId, [Role.WORKER], 'gpu');
@@ -100,5 +100,46 @@ describe("a decision's read of a job's steps", () => {
     await server.app.settler.sweep();
     expect(await expiries()).toEqual(Array.from({ length: 10 }, () => job?.expiresAt));
     expect(await server.app.store.get({ PK: pk, SK: 'SETTLE' })).toBeNull();
+  });
+
+  it("createJob with items reads its plan's itemsPerJob beside the idempotency key's record: one round of reads (the stream heads) between them and its transaction", async () => {
+    // The store's calls as they are made and answered (the real calls, only timed).
+    const { store } = server.app;
+    const calls: { name: string; sk: string; start: number; end: number }[] = [];
+    const timed = { get: store.get, batchGet: store.batchGet, transactOnce: store.transactOnce };
+    for (const name of ['get', 'batchGet', 'transactOnce'] as const) {
+      const original = timed[name].bind(store) as (arg: never) => Promise<unknown>;
+      Object.assign(store, {
+        [name]: async (arg: never) => {
+          const start = performance.now();
+          try {
+            return await original(arg);
+          } finally {
+            calls.push({ name, sk: name === 'get' ? String((arg as { SK: string }).SK) : '', start, end: performance.now() });
+          }
+        },
+      });
+    }
+    try {
+      await ok(editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+        i: { projectId, kind: 'BATCH', inputs: { label: 'rounds' }, items: [{ source: `tenants/${tenantId}/in/1.png` }] },
+      });
+    } finally {
+      Object.assign(store, timed);
+    }
+    // Rounds of calls from the key's record read on: a call that starts after every call of the round before it ended starts a round.
+    const ordered = calls.sort((a, b) => a.start - b.start);
+    const from = ordered.findIndex((c) => c.sk === 'CREATE' || c.sk === 'TENANT');
+    const rounds: string[][] = [];
+    let ended = Number.NEGATIVE_INFINITY;
+    for (const call of ordered.slice(from)) {
+      if (rounds.length === 0 || call.start >= ended) {
+        rounds.push([]);
+        ended = call.end;
+      }
+      rounds[rounds.length - 1].push(call.name === 'get' ? `get ${call.sk}` : call.name);
+      ended = Math.max(ended, call.end);
+    }
+    expect(rounds.slice(0, 3).map((round) => round.sort())).toEqual([['get CREATE', 'get TENANT'], ['batchGet'], ['transactOnce']]);
   });
 });

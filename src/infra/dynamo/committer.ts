@@ -229,6 +229,8 @@ interface Command<S> {
   apply(state: S): Decided<S, unknown>;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  /** Queued ahead of the waiting commands of its type that are not (see submit's `ahead`). */
+  ahead: boolean;
 }
 
 /** What the committer holds right now and has done, for tests and metrics: every queue goes once drained. */
@@ -484,13 +486,17 @@ export class Committer {
   /**
    * Queues `apply` for aggregate `id` and resolves with what it returned once its group
    * committed; rejects with what it threw (nothing of it is written), with the error the read or
-   * the commit failed with, or with the type's `tooBusy` past the retry bound.
+   * the commit failed with, or with the type's `tooBusy` past the retry bound. `ahead` queues it
+   * before the commands of its type already waiting that were not queued ahead themselves (after
+   * those that were, and after any of another type), so it goes in the next group and is decided
+   * before them: a job's hand-back, so that a claim waiting beside it takes the unit it puts back.
    */
   submit<S extends DecisionState, T>(
     id: string,
     io: AggregateIO<S>,
     refs: readonly string[],
     apply: (state: S) => Decided<S, T>,
+    options: { ahead?: boolean } = {},
   ): Promise<T> {
     let queue: Queue<S> | undefined = this.queues.get(id);
     if (!queue) {
@@ -500,8 +506,9 @@ export class Committer {
     }
     const left = budgetLeft();
     const target = queue;
+    const ahead = options.ahead === true;
     const promise = new Promise<T>((resolve, reject) => {
-      target.pending.push({
+      const command: Command<S> = {
         io,
         inContext: AsyncLocalStorage.snapshot(),
         endsAt: left === undefined ? Number.POSITIVE_INFINITY : Date.now() + left,
@@ -509,7 +516,12 @@ export class Committer {
         apply,
         resolve: (v) => resolve(v as T),
         reject,
-      });
+        ahead,
+      };
+      const { pending } = target;
+      let at = pending.length;
+      if (ahead) while (at > 0 && !pending[at - 1].ahead && pending[at - 1].io.type === io.type) at--;
+      pending.splice(at, 0, command);
     });
     if (!queue.running) {
       queue.running = true;
