@@ -1,4 +1,5 @@
-import { BoundWorkers, type HandBack, type HeldUnit } from '../../src/events/bound-workers';
+import { BoundWorkers, type HandBack } from '../../src/events/bound-workers';
+import type { HeldUnit } from '../../src/job/job.repository';
 import { waitFor } from '../support/wait';
 
 /*
