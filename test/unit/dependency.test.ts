@@ -181,7 +181,10 @@ describe('timeouts against a server that accepts connections and never answers',
     expect(elapsed).toBeGreaterThanOrEqual(950);
     expect(elapsed).toBeLessThan(1500);
     expect(classify(after)).toBe('deadline');
-    expect(lateMs).toBeLessThan(200);
+    // Before one attempt's timeout (400 ms), the least a call not stopped at once would take: a
+    // quiet machine takes about 25 ms (the 20 ms wait included); a clean-clone run beside other
+    // work took 203 ms, against a bound of 200 then.
+    expect(lateMs).toBeLessThan(400);
   });
 });
 

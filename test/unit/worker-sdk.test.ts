@@ -23,11 +23,13 @@ describe('the worker SDKs, without a server', () => {
       encoding: 'utf8',
       timeout: 60_000,
     });
-    // unittest reports on stderr: "Ran N tests … OK", or each failure.
-    expect({ status: run.status, error: run.error?.message, tail: run.stderr.trim().split('\n').slice(-1)[0] }).toEqual({
+    // unittest reports on stderr: "Ran N tests … OK", or each failure, whose report a failing run shows here whole.
+    const failures = run.stderr.split(/^={70}$/m).slice(1);
+    expect({ status: run.status, error: run.error?.message, tail: run.stderr.trim().split('\n').slice(-1)[0], failures }).toEqual({
       status: 0,
       error: undefined,
       tail: 'OK',
+      failures: [],
     });
     expect(Number(/Ran (\d+) tests/.exec(run.stderr)?.[1])).toBeGreaterThanOrEqual(18);
   });
