@@ -130,7 +130,8 @@ class LeasesTest(unittest.TestCase):
 
         beat = Heartbeat(work, send, interval=60, min_interval=0.05)
         # Three quick calls, made before the thread starts: made after it, a busy machine that paused this thread between
-        # two of them for longer than min_interval let the first go out alone (seen as a failure of this test under load).
+        # two of them for longer than min_interval would let the first go out alone (this file failed once, unnamed, under load;
+        # this is the one race of that kind it had).
         for value in (0.1, 0.2, 0.3):
             work.progress(value)
         beat.start()
