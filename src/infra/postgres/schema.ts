@@ -52,6 +52,18 @@ export interface Column {
   notNull: boolean;
   /** A SQL default expression, or undefined. */
   default?: string;
+  /** `C`: compared and ordered byte by byte, as DynamoDB compares keys (an index key's columns). */
+  collation?: 'C';
+}
+
+/**
+ * The two columns that hold a keyed index's key (see isKeyed): its partition and sort key as the
+ * DynamoDB index holds them (`TENANT#t1#WORK#CLAIMABLE`, `2026-01-01T00:00:00.000Z#job_1#render`),
+ * NULL while the row is not in the index.
+ */
+export interface IndexKeyColumns {
+  pk: string;
+  sk: string;
 }
 
 export interface IndexDef {
@@ -81,6 +93,8 @@ export interface TableDef {
   primaryKey: string[];
   indexes: IndexDef[];
   foreignKeys: ForeignKeyDef[];
+  /** The key columns of each keyed index (see isKeyed), by its declaration's name. */
+  indexKeys?: Record<string, IndexKeyColumns>;
 }
 
 export interface ViewDef {
@@ -233,6 +247,24 @@ function columnsOf(model: AnyModel, key: readonly string[]): Column[] {
 }
 
 /**
+ * Whether an index's key is computed by code rather than made of columns as they are: a value it
+ * derives (a claim time, a rank, a write shard), a format of a value it names (a normalized title,
+ * a flag as a word, a padded number), a write shard's suffix, or a membership predicate. SQL cannot
+ * match or order such a key by the columns, so the key itself is kept in two columns the store writes
+ * with every row (IndexKeyColumns, from the same model code as DynamoDB's index attributes), and
+ * its B-tree index serves the query with its order and LIMIT, as the DynamoDB index does.
+ */
+export function isKeyed(declared: IndexDeclaration): boolean {
+  const named = new Set([...placeholdersOf(declared.pk), ...placeholdersOf(declared.sk)]);
+  return Boolean(
+    declared.derive || declared.shards || isCondition(declared.when) || Object.keys(declared.format ?? {}).some((n) => named.has(n)),
+  );
+}
+
+/** The key columns of a keyed index (`claimableInJob` → `claimable_in_job_pk`, `claimable_in_job_sk`). */
+const indexKeyColumns = (name: string): IndexKeyColumns => ({ pk: `${snake(name)}_pk`, sk: `${snake(name)}_sk` });
+
+/**
  * One declared index as a B-tree index: the placeholders of its partition and sort key templates,
  * in order, as columns, after `tenant_id` (a cross-tenant index's templates say where the tenant
  * goes, if anywhere). Left out: placeholders the index derives from the item (a write shard, a
@@ -242,11 +274,15 @@ function columnsOf(model: AnyModel, key: readonly string[]): Column[] {
  * normalize a text's query as the key did.
  *
  * A membership of allowed values (`when: { status: ['PAUSED'] }`) becomes a partial index
- * (`WHERE status IN ('PAUSED')`). A membership predicate (`when: { reads, holds }`) is code that
- * SQL cannot run: it is derived as an index of every row over the same columns, and the store is to
- * filter by the attributes the predicate `reads`.
+ * (`WHERE status IN ('PAUSED')`). A keyed index (isKeyed: a key or membership that code computes)
+ * is instead a B-tree index of its two key columns, partial to the rows in it.
  */
 function indexOf(table: string, name: string, declared: IndexDeclaration, columnNames: ReadonlySet<string>): IndexDef | undefined {
+  if (isKeyed(declared)) {
+    const { pk, sk } = indexKeyColumns(name);
+    // Named apart from the column index a database made before may hold under the plain name.
+    return { name: checkedName(`${table}_${snake(name)}_key`), columns: [pk, sk], where: `${ident(pk)} IS NOT NULL` };
+  }
   const derived = new Set(Object.keys(declared.derive ?? {}));
   const fields = [...placeholdersOf(declared.pk), ...placeholdersOf(declared.sk)].filter((field) => !derived.has(field));
   const columns = [...new Set([...(declared.crossTenant ? [] : ['tenant_id']), ...fields.map(snake)])];
@@ -272,13 +308,23 @@ export function deriveSchema(models: Readonly<Record<string, AnyModel>>, roles: 
     const name = checkedName(tableName(entity));
     const key = model.keyFields.filter((field) => field !== 'tenantId');
     const columns = columnsOf(model, key);
+    const indexKeys: Record<string, IndexKeyColumns> = {};
+    for (const [indexName, declared] of Object.entries<IndexDeclaration>(model.indexes)) {
+      if (!isKeyed(declared)) continue;
+      indexKeys[indexName] = indexKeyColumns(indexName);
+      for (const column of Object.values(indexKeys[indexName])) {
+        if (columns.some((c) => c.name === column))
+          throw new Error(`${name}.${column}, the key of index ${indexName}, is an attribute's column too.`);
+        columns.push({ name: column, type: 'text', notNull: false, collation: 'C' });
+      }
+    }
     const columnNames = new Set(columns.map((c) => c.name));
     const indexes = Object.entries(model.indexes).flatMap(([indexName, declared]) => indexOf(name, indexName, declared, columnNames) ?? []);
     // A GIN index of the tsvector (not of tenant_id, which GIN cannot hold without the btree_gin
     // extension). Under row-level security the server's role cannot use it while `@@` is not marked
     // leakproof: it then reads the tenant's rows and tests each (docs/postgres.md says what it costs).
     if (model.search) indexes.push({ name: checkedName(`${name}_${SEARCH_VECTOR}`), columns: [SEARCH_VECTOR], gin: true });
-    return { entity, name, columns, primaryKey: ['tenant_id', ...key.map(snake)], indexes, foreignKeys: [] };
+    return { entity, name, columns, primaryKey: ['tenant_id', ...key.map(snake)], indexes, foreignKeys: [], indexKeys };
   });
   const byEntity = new Map(tables.map((table) => [table.entity, table]));
 
@@ -365,7 +411,8 @@ const q = (schema: string, name: string) => `${ident(schema)}.${ident(name)}`;
 const list = (columns: readonly string[]) => columns.map(ident).join(', ');
 
 /** `col type [NOT NULL] [DEFAULT …]`. */
-const columnSql = (c: Column) => `${ident(c.name)} ${c.type}${c.notNull ? ' NOT NULL' : ''}${c.default ? ` DEFAULT ${c.default}` : ''}`;
+const columnSql = (c: Column) =>
+  `${ident(c.name)} ${c.type}${c.collation ? ` COLLATE ${ident(c.collation)}` : ''}${c.notNull ? ' NOT NULL' : ''}${c.default ? ` DEFAULT ${c.default}` : ''}`;
 
 /** The policy's test: the row's tenant is the transaction's (no setting: no row, as NULL matches nothing). */
 export const tenantCheck = `tenant_id = current_setting(${literal(TENANT_SETTING)}, true)`;
