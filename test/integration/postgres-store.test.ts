@@ -281,6 +281,63 @@ describe('the PostgreSQL store', () => {
     await explain(pageSql, 'projects', 'projects_by_title_key', 6);
   });
 
+  it("finds a word through the search index's GIN index as the server's role: its transaction reads the matching rows, none of the tenant's others", async () => {
+    const projects = Array.from({ length: 30 }, (_, i) =>
+      project('ts', `proj_s_${String(i).padStart(3, '0')}`, i % 10 === 0 ? `Sunset ${i}` : `Harbour ${i}`),
+    );
+    await postgres.store.transact(projects.map(put));
+    let found: Item[] = [];
+    const sent = await statementsOf(postgres.bus.pool, async () => {
+      found = await postgres.store.searchByWord('ts', ['Project'], 'sun', 1000);
+    });
+    expect(found.map((p) => p.projectId).sort()).toEqual(['proj_s_000', 'proj_s_010', 'proj_s_020']);
+    // The store's statement again, as the server's role in its tenant's transaction, and what that
+    // transaction read of each table (PostgreSQL's counters of the transaction under way).
+    const [search] = sent.filter((s) => s.text.includes('"artissist"."projects"'));
+    // Other tenants' words, 20,000 rows written straight into the index by its owner, and the
+    // planner's statistics as autovacuum keeps them.
+    const writer = await pg.connect(DEFAULT_ROLES.owner, passwords.owner);
+    await writer
+      .query(
+        `INSERT INTO search_index SELECT 'other', 'projects', ARRAY['proj_o_' || i], 'harbour dusk'::tsvector FROM generate_series(1, 20000) AS i;
+         ANALYZE search_index`,
+      )
+      .finally(() => writer.end());
+    // With sequential scans off, the planner takes an index where it may (whether one pays is the
+    // data's to say; a prefix's GIN scan is priced high). For the server's role, row-level security
+    // never lets the tsvector's GIN index serve `@@` (it read the tenant's rows by the primary key:
+    // all 30 of them); through the search function, the search index's GIN index does.
+    const read = await withTenant(app, 'ts', async () => {
+      await app.query('SET LOCAL enable_seqscan = off');
+      expect((await app.query(search.text, search.values)).rows).toHaveLength(3);
+      const out = await app.query(
+        `SELECT relname, seq_scan::int AS seq, idx_scan::int AS idx, idx_tup_fetch::int AS fetched FROM pg_stat_xact_user_tables
+          WHERE relname IN ('projects', 'search_index') ORDER BY relname`,
+      );
+      return out.rows;
+    });
+    // The search index by its GIN index: the 3 rows with the word, none of the 20,027 others (the
+    // projects are then joined by their primary key, in whichever join this small a table gets).
+    expect(read).toEqual([
+      { relname: 'projects', seq: 0, idx: expect.any(Number), fetched: expect.any(Number) },
+      { relname: 'search_index', seq: 0, idx: 1, fetched: 3 },
+    ]);
+    // The server's role cannot read the search index itself, only search it through the function.
+    await expect(withTenant(app, 'ts', () => app.query('SELECT * FROM search_index'))).rejects.toThrow(/permission denied/);
+    // A database made before the search index gets it filled with every tenant's words when the schema is applied.
+    const owner = await pg.connect(DEFAULT_ROLES.owner, passwords.owner);
+    try {
+      await owner.query('DROP TABLE search_index');
+      expect(await schemaDrift(owner, derived)).toEqual(['missing table search_index']);
+      await applySchema(owner, derived);
+      expect(await schemaDrift(owner, derived)).toEqual([]);
+    } finally {
+      await owner.end();
+    }
+    expect((await postgres.store.searchByWord('ts', ['Project'], 'sun', 1000)).length).toBe(3);
+    expect((await postgres.store.searchByWord('ts', ['Project'], 'harbour', 1000)).length).toBe(27);
+  });
+
   it('fills the key columns of a table made before them, in the transaction that adds them, from the items its rows hold', async () => {
     const owner = await pg.connect(DEFAULT_ROLES.owner, passwords.owner);
     try {
@@ -429,7 +486,7 @@ describe('the PostgreSQL store', () => {
 
   it('opens every tenant to reading only in the transaction across tenants, and never to writing', async () => {
     const seen = await withCrossTenantRead(app, async (client) => (await client.query('SELECT tenant_id FROM projects')).rows);
-    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2', 't3', 'tk']));
+    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2', 't3', 'tk', 'ts']));
     // The setting admits SELECT only: in a transaction of t1 that sets it too, t2's row is seen but neither changed nor deleted.
     const changed = await withTenant(app, 't1', async (client) => {
       await client.query("SELECT set_config('app.cross_tenant', 'read', true)");

@@ -6,6 +6,7 @@ import {
   foreignKeySql,
   type SchemaRoles,
   schemaSql,
+  searchIndexFillSql,
   type TableDef,
   TENANT_POLICY,
   TENANT_SETTING,
@@ -60,6 +61,7 @@ export async function applySchema(client: ClientBase, derived: DerivedSchema, fi
   await inTransaction(client, async () => {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`artissist schema ${schema}`]);
     const unfilled = await tablesLackingIndexKeys(client, derived);
+    const searchIndexed = !derived.search || (await tableExists(client, schema, derived.search.table.name));
     if (unfilled.length > 0 && !fillKeys)
       throw new Error(`Tables ${unfilled.map((t) => t.name).join(', ')} lack index key columns, which only the models can fill.`);
     for (const statement of schemaSql(derived)) await client.query(statement);
@@ -69,6 +71,12 @@ export async function applySchema(client: ClientBase, derived: DerivedSchema, fi
     }
     // In the same transaction as the columns: a crash leaves neither, and the next start adds and fills both.
     for (const table of unfilled) await fillKeys?.(client, table);
+    // A search index made now holds the words of the rows written before it (read across tenants).
+    if (derived.search && !searchIndexed) {
+      await client.query('SELECT set_config($1, $2, true)', [CROSS_TENANT_SETTING, 'read']);
+      for (const source of derived.search.sources) await client.query(searchIndexFillSql(schema, source));
+      await client.query('SELECT set_config($1, $2, true)', [CROSS_TENANT_SETTING, '']);
+    }
   });
 }
 
@@ -78,6 +86,11 @@ export async function applySchema(client: ClientBase, derived: DerivedSchema, fi
  * the models' code, which the caller holds (see fillIndexKeys in store.ts).
  */
 export type IndexKeyFill = (client: ClientBase, table: TableDef) => Promise<void>;
+
+async function tableExists(client: ClientBase, schema: string, table: string): Promise<boolean> {
+  const found = await client.query('SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = $2', [schema, table]);
+  return found.rows.length > 0;
+}
 
 /** The derived tables that exist but lack a column of a keyed index's key (so their rows have none written). */
 async function tablesLackingIndexKeys(client: ClientBase, derived: DerivedSchema): Promise<TableDef[]> {
@@ -169,6 +182,7 @@ export async function schemaDrift(client: ClientBase, derived: DerivedSchema): P
       if (!policy.has(`${table.name}.${name}`)) drift.push(`missing policy ${name} on ${table.name}`);
   }
   for (const view of derived.views) if (relation.get(view.name)?.relkind !== 'v') drift.push(`missing view ${view.name}`);
+  if (derived.search && relation.get(derived.search.table.name)?.relkind !== 'r') drift.push(`missing table ${derived.search.table.name}`);
   return drift;
 }
 

@@ -13,7 +13,7 @@ import { type IndexKeyFill, withCrossTenantRead, withTenant } from './apply';
 import { onConnection, postgresOutcome } from './outcome';
 import { type EntityTable, type EntityTables, type Field, lexeme, type TableQuery } from './items';
 import { downstreamEnvelope } from './downstream';
-import { CROSS_TENANT_SETTING, DOWNSTREAM_TABLE, OUTBOX_TABLE, SEARCH_VECTOR, TENANT_SETTING } from './schema';
+import { CROSS_TENANT_SETTING, DOWNSTREAM_TABLE, OUTBOX_TABLE, SEARCH_KEYS_FUNCTION, SEARCH_VECTOR, TENANT_SETTING } from './schema';
 
 /*
  * The store on PostgreSQL: the store interface over the tables derived from the entity
@@ -232,9 +232,8 @@ export class PgStore implements StoreApi {
    * The items of `models` of `tenantId` with a word that starts with `word`: each table read by its
    * tsvector (`@@ 'word':*`) in one transaction, with how many of each row's words start with it, at
    * most `limit` + 1 rows a table. BAD_USER_INPUT when more than `limit` words of them all start
-   * with it: the bound the word items' query has on DynamoDB. The tsvector's GIN index serves it only
-   * where `@@` is marked leakproof; otherwise row-level security has PostgreSQL read the tenant's
-   * rows and test each (docs/postgres.md).
+   * with it: the bound the word items' query has on DynamoDB. The search index's GIN index serves it,
+   * through the owner's function (schema.ts, SEARCH_INDEX; docs/postgres.md).
    */
   async searchByWord(tenantId: string, types: readonly string[], word: string, limit: number): Promise<Item[]> {
     const tables = this.tables.tables.filter((table) => table.model.search && types.includes(table.model.type));
@@ -242,10 +241,17 @@ export class PgStore implements StoreApi {
       const found: { table: EntityTable; row: Record<string, unknown> }[] = [];
       let words = 0;
       for (const table of tables) {
+        // The keys of the rows with the word, from the search index through the owner's function
+        // (its GIN index serves it, which row-level security keeps from a query of the table itself),
+        // then those rows by their primary key under the table's own policy.
+        const key = table.keyFields.map(
+          (f, i) => `t.${ident(f.column.name)} = s.item_key[${i + 1}]${f.column.type === 'text' ? '' : `::${f.column.type}`}`,
+        );
         const out = await client.query(
           `SELECT t.*, (SELECT count(*) FROM unnest(t.${ident(SEARCH_VECTOR)}) AS w WHERE starts_with(w.lexeme, $2)) AS leading_words
-           FROM ${this.q(table)} AS t WHERE t.tenant_id = $1 AND t.${ident(SEARCH_VECTOR)} @@ $3::tsquery LIMIT $4`,
-          [tenantId, word, `${lexeme(word)}:*`, limit + 1],
+           FROM ${ident(this.schema)}.${ident(SEARCH_KEYS_FUNCTION)}($5, $3::tsquery, $4) AS s (item_key)
+           JOIN ${this.q(table)} AS t ON t.tenant_id = $1${key.map((k) => ` AND ${k}`).join('')}`,
+          [tenantId, word, `${lexeme(word)}:*`, limit + 1, table.name],
         );
         for (const row of out.rows) {
           words += Number(row.leading_words);
