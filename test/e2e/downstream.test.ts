@@ -7,8 +7,12 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Dynamo } from '../../src/infra/dynamo/client';
 import { DOWNSTREAM_STREAMS, envelopeOf, RESTORED_ATTRIBUTE, type Envelope } from '../../src/infra/dynamo/downstream';
 import { StreamReader } from '../../src/infra/dynamo/stream-reader';
+import { Client, escapeIdentifier } from 'pg';
+import { DEFAULT_ROLES, DOWNSTREAM_TABLE, TENANT_SETTING } from '../../src/infra/postgres/schema';
 import { testDynamo, testEndpoint } from '../support/dynamo';
 import { fixture } from '../support/fixtures';
+import { gqlAt, startInstance } from '../support/instances';
+import { startPostgresForServer } from '../support/postgres';
 import { ROOT } from '../support/processes';
 import { scrape, sample } from '../support/prometheus';
 import { Role, STORES, startTestServer, type StoreName, type TestServer } from '../support/server';
@@ -42,6 +46,8 @@ async function startReceiver() {
     taken,
     requests,
     refuse: (_events: Envelope[]): boolean => false,
+    /** Awaited after the receiver took a request's events and before it answers (the test's hook into that moment). */
+    beforeAnswer: async (_events: Envelope[]): Promise<void> => {},
     /** While true, requests get no answer; each held one is counted, and counted again when its client gives up on it. */
     hold: false,
     held: 0,
@@ -56,12 +62,13 @@ async function startReceiver() {
       res.on('close', () => receiver.abandoned++);
       return;
     }
-    req.on('end', () => {
+    req.on('end', async () => {
       const { events } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { events: Envelope[] };
       const ids = events.map((e) => e.detail.id);
       const status = receiver.refuse(events) ? 503 : 204;
       requests.push({ ids, status });
       if (status === 204) taken.push(...events);
+      await receiver.beforeAnswer(events);
       res.writeHead(status).end();
     });
   });
@@ -368,6 +375,68 @@ describe.each(STORES)('events downstream, on %s', (store: StoreName) => {
       // The gauges are read from a snapshot reused for up to 5 s (CachedSnapshot), so they are awaited.
       await waitFor(async () => (await gauge('artissist_downstream_waiting')) === 0, 'nothing waiting');
       expect(await gauge('artissist_downstream_parked')).toBe(1);
+    });
+
+  if (store === 'postgres')
+    it('sends again what a relay SIGKILLed between the receiver’s answer and its delete had sent: the same envelope, deduplicated by detail.id', async () => {
+      // A database, a receiver and built server processes of this case's own: the file's server runs a relay too.
+      const database = await startPostgresForServer();
+      const sink = await startReceiver();
+      const env = { ...database, DOWNSTREAM_URL: sink.url, DOWNSTREAM_POLL_MS: '50', ARCHIVE_INTERVAL_MS: '0' };
+      const first = await startInstance(env);
+      // The schema's owner, bound by row-level security like the server's role: it sets the tenant.
+      const owner = fixture('the owner connection', new Client({ connectionString: database.DATABASE_OWNER_URL }), (c) => c.end());
+      await owner.connect();
+      const queue = `${escapeIdentifier(DEFAULT_ROLES.schema)}.${escapeIdentifier(DOWNSTREAM_TABLE.name)}`;
+      const asTenant = `SELECT set_config('${TENANT_SETTING}', '${TENANT}', true)`;
+      const queued = async () => {
+        await owner.query(`BEGIN; ${asTenant}`);
+        const out = await owner.query(`SELECT count(*)::int AS n FROM ${queue}`);
+        await owner.query('COMMIT');
+        return Number(out.rows[0].n);
+      };
+      // The relay deletes what the receiver took once it answers. Its first request is answered only
+      // after the test holds the queued rows' locks, so the delete waits on them: the kill lands between
+      // the answer and the delete, in the relay's real code, with nothing of it replaced.
+      let armed = true;
+      const ours = (events: Envelope[]) => events.filter((e) => e.detail.tenant === TENANT);
+      sink.beforeAnswer = async (events) => {
+        if (!armed || ours(events).length === 0) return;
+        armed = false;
+        await owner.query(`BEGIN; ${asTenant}; SELECT 1 FROM ${queue} FOR UPDATE`);
+      };
+      const editor = await server.token(TENANT, [Role.EDITOR], 'editor-kill');
+      const created = await gqlAt(first.url, editor, 'mutation { createProject(input: { title: "Killed relay" }) { projectId } }');
+      expect(created.errors).toBeUndefined();
+      // The relay's delete waits on the test's locks (the only statement that touches those rows after a 2xx).
+      await waitFor(async () => {
+        const out = await owner.query(
+          'SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND pg_backend_pid() = ANY(pg_blocking_pids(pid))',
+        );
+        return Number(out.rows[0].n) > 0;
+      }, "the relay's delete waiting on the test's locks");
+      const sent = ours(sink.taken).map((e) => e.detail.id);
+      expect(sent).toHaveLength(1);
+      expect(sink.requests.filter((r) => r.ids.includes(sent[0]))).toEqual([{ ids: sent, status: 204 }]);
+      await first.kill();
+      await owner.query('ROLLBACK');
+      // The killed process's sessions end (PostgreSQL rolls back the delete its connection never committed).
+      await waitFor(async () => {
+        const out = await owner.query(
+          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        );
+        return Number(out.rows[0].n) === 0;
+      }, "the killed instance's sessions gone");
+      expect(await queued()).toBe(1);
+
+      // Restarted, the relay sends it again: the same envelope, the same id, and then it is gone from the queue.
+      await startInstance(env);
+      await waitFor(async () => ours(sink.taken).length === 2 && (await queued()) === 0, 'the event sent again and deleted');
+      const taken = ours(sink.taken);
+      expect(taken.map((e) => e.detail.id)).toEqual([...sent, ...sent]);
+      expect(taken[1]).toEqual(taken[0]);
+      // At least once: a receiver that keeps what it took by detail.id holds the event once.
+      expect(new Map(taken.map((e) => [e.detail.id, e])).size).toBe(1);
     });
 
   if (store === 'postgres')

@@ -85,18 +85,53 @@ describe('the PostgreSQL schema derived from the declarations', () => {
     expect(table('Log').indexes).toContainEqual(
       expect.objectContaining({ name: 'logs_id_key', columns: ['tenant_id', 'log_id'], unique: true }),
     );
-    // A membership of values is a partial index; a predicate's is an index of every row.
+    // A membership of values is a partial index; a key that code computes (a predicate's membership,
+    // a derived claim time, a format, a write shard) is kept in two columns, indexed while in the index.
     const steps = table('Step');
     expect(steps.indexes.find((i) => i.name === 'steps_awaiting_review')).toEqual({
       name: 'steps_awaiting_review',
       columns: ['tenant_id', 'status', 'updated_at', 'job_id', 'name'],
       where: `"status" IN ('PAUSED')`,
     });
-    expect(table('WorkItem').indexes.find((i) => i.name === 'work_items_claimable_in_job')).toEqual(
-      expect.objectContaining({ columns: ['tenant_id', 'job_id', 'stage', 'sequence'], where: undefined }),
+    expect(table('WorkItem').indexes.find((i) => i.name === 'work_items_claimable_in_job_key')).toEqual({
+      name: 'work_items_claimable_in_job_key',
+      columns: ['claimable_in_job_pk', 'claimable_in_job_sk'],
+      where: `"claimable_in_job_pk" IS NOT NULL`,
+    });
+    expect(table('WorkItem').columns.find((c) => c.name === 'claimable_in_job_sk')).toEqual({
+      name: 'claimable_in_job_sk',
+      type: 'text',
+      notNull: false,
+      collation: 'C',
+    });
+    // Keyed: the indexes whose key code computes, and no other.
+    const keyed = derived.tables.flatMap((t) => Object.keys(t.indexKeys ?? {}).map((index) => `${t.entity}.${index}`));
+    expect(keyed.sort()).toEqual(
+      [
+        'Project.byStatus',
+        'Project.byTitle',
+        'Project.acrossTenants',
+        'SearchWord.byWord',
+        'Job.byStatus',
+        'Job.acrossTenants',
+        'Job.byCreator',
+        'Step.claimable',
+        'Step.claimableOfKind',
+        'Step.claimableOfStage',
+        'WorkItem.claimableInJob',
+        'WorkItem.deadLetters',
+        'WorkItem.deadLettersAcrossTenants',
+        'JobWork.pool',
+        'JobSettle.pending',
+      ].sort(),
     );
-    // A cross-tenant index puts the tenant where its template does, not first.
-    expect(jobs.indexes.find((i) => i.name === 'jobs_across_tenants')?.columns).toEqual(['status', 'updated_at', 'tenant_id', 'job_id']);
+    // An index of columns: the tenant first, then its templates' values.
+    expect(table('Job').indexes.find((i) => i.name === 'jobs_by_project')?.columns).toEqual([
+      'tenant_id',
+      'project_id',
+      'created_at',
+      'job_id',
+    ]);
     expect(derived.views.map((v) => v.name)).toEqual(['v_jobs_in_progress', 'v_steps_needing_review', 'v_assets_by_type']);
   });
 
@@ -127,13 +162,13 @@ describe('the PostgreSQL schema derived from the declarations', () => {
   it('reports a dropped column, index, policy and forced row-level security, and applying again restores them', async () => {
     await applySchema(owner, derived);
     await owner.query('ALTER TABLE milestones DROP COLUMN due');
-    await owner.query('DROP INDEX projects_by_title');
+    await owner.query('DROP INDEX projects_by_title_key');
     await owner.query('DROP POLICY tenant_isolation ON scenes');
     await owner.query('ALTER TABLE logs NO FORCE ROW LEVEL SECURITY');
     expect((await schemaDrift(owner, derived)).sort()).toEqual(
       [
         'missing column milestones.due',
-        'missing index projects_by_title on projects',
+        'missing index projects_by_title_key on projects',
         'missing policy tenant_isolation on scenes',
         'row-level security is not forced on logs',
       ].sort(),

@@ -4,10 +4,11 @@ import type { AppError } from '../../src/errors';
 import { CursorCodec } from '../../src/infra/cursor';
 import type { AnyModel, Attribute } from '../../src/infra/dynamo/entity';
 import { event, type Item, OUTBOX_SHARDS, outboxPartition, put, update, withOneOutboxEntry } from '../../src/infra/dynamo/write';
-import { applySchema, createRoles, withCrossTenantRead, withTenant } from '../../src/infra/postgres/apply';
+import { applySchema, createRoles, schemaDrift, withCrossTenantRead, withTenant } from '../../src/infra/postgres/apply';
 import { EntityTables } from '../../src/infra/postgres/items';
 import { DEFAULT_ROLES, deriveSchema } from '../../src/infra/postgres/schema';
 import { openPostgres, type Postgres } from '../../src/infra/postgres/start';
+import { indexKeyFill } from '../../src/infra/postgres/store';
 import { legacyLog } from '../support/legacy-log';
 import { type PostgresServer, startPostgres } from '../support/postgres';
 import { waitFor } from '../support/wait';
@@ -43,6 +44,51 @@ const project = (tenantId: string, projectId: string, title = 'Harbour at Dusk')
     quotaCounted: 1,
     searchSlots: ['harbour', 'at', 'dusk'],
   });
+
+/** A statement the store sent, with its parameters. */
+interface Sent {
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * The statements the store sends on `pool`'s connections while `work` runs (what PostgreSQL is
+ * asked for). A pooled connection is watched once however often it is acquired, and given its own
+ * query back after.
+ */
+async function statementsOf(pool: Postgres['bus']['pool'], work: () => Promise<unknown>): Promise<Sent[]> {
+  const sent: Sent[] = [];
+  type Queries = { query: (...args: never[]) => unknown };
+  const watched = new Map<Queries, Queries['query']>();
+  const watch = (client: Queries) => {
+    if (watched.has(client)) return;
+    const query = client.query;
+    watched.set(client, query);
+    client.query = (...args: never[]) => {
+      if (typeof args[0] === 'string') sent.push({ text: args[0], values: Array.isArray(args[1]) ? args[1] : [] });
+      return query.apply(client, args);
+    };
+  };
+  pool.on('acquire', watch);
+  try {
+    await work();
+  } finally {
+    pool.removeListener('acquire', watch);
+    for (const [client, query] of watched) client.query = query;
+  }
+  return sent;
+}
+
+/** A plan node of EXPLAIN's JSON, with what this file reads of it. */
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Actual Rows': number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
 describe('the PostgreSQL store', () => {
   let pg: PostgresServer;
@@ -144,42 +190,172 @@ describe('the PostgreSQL store', () => {
     expect((await postgres.store.queryPage('t1', spec, { first: 5 })).nodes).toEqual([log]);
   });
 
-  it("reads of an index's page take its projection's columns and those its key derives from, as DynamoDB's projected query of an index", async () => {
+  it("reads of an index's page take its projection's columns and its key's, as DynamoDB's projected query of an index", async () => {
     const projects = ['proj_idx_a', 'proj_idx_b', 'proj_idx_c'].map((id) => project('t3', id));
     await postgres.store.transact(projects.map(put));
     const spec = entities.Project.query('t3', 'byStatus', { archived: false, status: 'planning' });
     const projection = entities.Project.projectionOf(['title']);
-    // The statements the store sends, seen on its pool's connections (what PostgreSQL is asked for).
-    // A pooled connection is watched once however often it is acquired, and given its own query back after.
-    const sent: string[] = [];
-    type Queries = { query: (...args: never[]) => unknown };
-    const watched = new Map<Queries, Queries['query']>();
-    const watch = (client: Queries) => {
-      if (watched.has(client)) return;
-      const query = client.query;
-      watched.set(client, query);
-      client.query = (...args: never[]) => {
-        if (typeof args[0] === 'string') sent.push(args[0]);
-        return query.apply(client, args);
-      };
-    };
-    postgres.bus.pool.on('acquire', watch);
-    const first = await postgres.store.queryPage('t3', spec, { first: 2 }, projection);
-    const next = await postgres.store.queryPage('t3', spec, { first: 2, after: await first.pageInfo.endCursor }, projection);
-    postgres.bus.pool.removeListener('acquire', watch);
-    for (const [client, query] of watched) client.query = query;
-    // Read from the table: the tenant, the key, the version and title the projection names, and what the index's key names.
-    const selects = sent.filter((text) => text.includes('FROM "artissist"."projects"'));
+    let first: Awaited<ReturnType<Postgres['store']['queryPage']>> | undefined;
+    let next: typeof first;
+    const sent = await statementsOf(postgres.bus.pool, async () => {
+      first = await postgres.store.queryPage('t3', spec, { first: 2 }, projection);
+      next = await postgres.store.queryPage('t3', spec, { first: 2, after: await first.pageInfo.endCursor }, projection);
+    });
+    if (!first || !next) throw new Error('The pages were not read.');
+    // Read from the table: the tenant, the key, the version and title the projection names, and the
+    // index's key as its key columns hold it (byStatus's partition formats the archived flag: a keyed index).
+    const selects = sent.map((s) => s.text).filter((text) => text.includes('FROM "artissist"."projects"'));
     expect(selects).toHaveLength(2);
     for (const text of selects)
-      expect(text).toMatch(/^SELECT "tenant_id", "project_id", "version", "title", "archived", "status", "created_at" FROM/);
+      expect(text).toMatch(/^SELECT "tenant_id", "project_id", "version", "title", "by_status_pk", "by_status_sk" FROM/);
     // Each node: its key, type, index key and those attributes; no other (no budget, deadline, search slots, other index's key).
-    const named = ['PK', 'SK', 'entityType', 'GSI1PK', 'GSI1SK', 'projectId', 'version', 'title', 'archived', 'status', 'createdAt'];
+    const named = ['PK', 'SK', 'entityType', 'GSI1PK', 'GSI1SK', 'projectId', 'version', 'title'];
     const expected = projects.map((p) => Object.fromEntries(Object.entries(p).filter(([attribute]) => named.includes(attribute))));
     expect([...first.nodes, ...next.nodes]).toEqual(expected);
     expect(next.pageInfo.hasNextPage).toBe(false);
     // Without a projection, whole items.
     expect((await postgres.store.queryPage('t3', spec, { first: 5 })).nodes).toEqual(projects);
+  });
+
+  it("reads an index whose key code computes by its key columns: a claim's first items and a page after a cursor are index scans that read the rows they return and one", async () => {
+    const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+    const jobId = 'job_01J00000000000000000000KEY';
+    // 100 waiting items of one job, claimable from one second after another; a claim takes the oldest 10.
+    const items = Array.from({ length: 100 }, (_, i) =>
+      entities.WorkItem.toItem('tk', {
+        jobId,
+        stage: 'render',
+        sequence: i + 1,
+        kind: 'MUSIC_VIDEO',
+        status: 'PENDING',
+        attempt: 1,
+        maxAttempt: 3,
+        progress: 0,
+        inputs: {},
+        availableAt: at(i),
+        version: 1,
+        createdAt: at(0),
+        updatedAt: at(0),
+        createdBy: 'u',
+      }),
+    );
+    await postgres.store.transact(items.map(put));
+    const claim = { ...entities.WorkItem.query('tk', 'claimableInJob', { jobId }), skBefore: `${at(100)}$` };
+    let claimed: Item[] = [];
+    const claimSql = await statementsOf(postgres.bus.pool, async () => {
+      claimed = await postgres.store.queryFirst(claim, 10);
+    });
+    expect(claimed.map((item) => item.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // Read on after the last, as the dead letters' reader does: from its key and a NUL, which PostgreSQL's text cannot hold.
+    const { index, pk } = claim;
+    const on = await postgres.store.queryFirst({ index, pk, skBetween: [`${claimed[9].GSI4SK}\u0000`, '\uffff'] }, 2);
+    expect(on.map((item) => item.sequence)).toEqual([11, 12]);
+
+    // 60 projects by title; the second page of 5.
+    const projects = Array.from({ length: 60 }, (_, i) =>
+      project('tk', `proj_key_${String(i).padStart(2, '0')}`, `Title ${String(i).padStart(2, '0')}`),
+    );
+    await postgres.store.transact(projects.map(put));
+    const byTitle = entities.Project.query('tk', 'byTitle', { archived: false });
+    const first = await postgres.store.queryPage('tk', byTitle, { first: 5 });
+    let second: readonly Item[] = [];
+    const pageSql = await statementsOf(postgres.bus.pool, async () => {
+      second = (await postgres.store.queryPage('tk', byTitle, { first: 5, after: await first.pageInfo.endCursor })).nodes;
+    });
+    expect(second.map((p) => p.projectId)).toEqual(['proj_key_05', 'proj_key_06', 'proj_key_07', 'proj_key_08', 'proj_key_09']);
+
+    // The planner's statistics of the rows written, as autovacuum keeps them (the owner's to make).
+    const owner = await pg.connect(DEFAULT_ROLES.owner, passwords.owner);
+    await owner.query('ANALYZE work_items, projects').finally(() => owner.end());
+    // Each read's statement, explained as the server's role runs it (row-level security on): the
+    // keyed index's scan, under a LIMIT, reads no row it does not return but the one that tells whether more follow.
+    const explain = async (sent: Sent[], table: string, index: string, limit: number) => {
+      const [read] = sent.filter((s) => s.text.includes(`FROM "artissist"."${table}"`));
+      const out = await withTenant(app, 'tk', () => app.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${read.text}`, read.values));
+      const nodes = nodesOf(out.rows[0]['QUERY PLAN'][0].Plan);
+      const scan = nodes.find((node) => node['Index Name'] === index);
+      expect({ limited: nodes[0]['Node Type'], scan: scan?.['Node Type'] }).toEqual({ limited: 'Limit', scan: 'Index Scan' });
+      expect((scan?.['Actual Rows'] ?? Infinity) + (scan?.['Rows Removed by Filter'] ?? 0)).toBeLessThanOrEqual(limit);
+    };
+    await explain(claimSql, 'work_items', 'work_items_claimable_in_job_key', 10);
+    await explain(pageSql, 'projects', 'projects_by_title_key', 6);
+  });
+
+  it("finds a word through the search index's GIN index as the server's role: its transaction reads the matching rows, none of the tenant's others", async () => {
+    const projects = Array.from({ length: 30 }, (_, i) =>
+      project('ts', `proj_s_${String(i).padStart(3, '0')}`, i % 10 === 0 ? `Sunset ${i}` : `Harbour ${i}`),
+    );
+    await postgres.store.transact(projects.map(put));
+    let found: Item[] = [];
+    const sent = await statementsOf(postgres.bus.pool, async () => {
+      found = await postgres.store.searchByWord('ts', ['Project'], 'sun', 1000);
+    });
+    expect(found.map((p) => p.projectId).sort()).toEqual(['proj_s_000', 'proj_s_010', 'proj_s_020']);
+    // The store's statement again, as the server's role in its tenant's transaction, and what that
+    // transaction read of each table (PostgreSQL's counters of the transaction under way).
+    const [search] = sent.filter((s) => s.text.includes('"artissist"."projects"'));
+    // Other tenants' words, 20,000 rows written straight into the index by its owner, and the
+    // planner's statistics as autovacuum keeps them.
+    const writer = await pg.connect(DEFAULT_ROLES.owner, passwords.owner);
+    await writer
+      .query(
+        `INSERT INTO search_index SELECT 'other', 'projects', ARRAY['proj_o_' || i], 'harbour dusk'::tsvector FROM generate_series(1, 20000) AS i;
+         ANALYZE search_index`,
+      )
+      .finally(() => writer.end());
+    // With sequential scans off, the planner takes an index where it may (whether one pays is the
+    // data's to say; a prefix's GIN scan is priced high). For the server's role, row-level security
+    // never lets the tsvector's GIN index serve `@@` (it read the tenant's rows by the primary key:
+    // all 30 of them); through the search function, the search index's GIN index does.
+    const read = await withTenant(app, 'ts', async () => {
+      await app.query('SET LOCAL enable_seqscan = off');
+      expect((await app.query(search.text, search.values)).rows).toHaveLength(3);
+      const out = await app.query(
+        `SELECT relname, seq_scan::int AS seq, idx_scan::int AS idx, idx_tup_fetch::int AS fetched FROM pg_stat_xact_user_tables
+          WHERE relname IN ('projects', 'search_index') ORDER BY relname`,
+      );
+      return out.rows;
+    });
+    // The search index by its GIN index: the 3 rows with the word, none of the 20,027 others (the
+    // projects are then joined by their primary key, in whichever join this small a table gets).
+    expect(read).toEqual([
+      { relname: 'projects', seq: 0, idx: expect.any(Number), fetched: expect.any(Number) },
+      { relname: 'search_index', seq: 0, idx: 1, fetched: 3 },
+    ]);
+    // The server's role cannot read the search index itself, only search it through the function.
+    await expect(withTenant(app, 'ts', () => app.query('SELECT * FROM search_index'))).rejects.toThrow(/permission denied/);
+    // A database made before the search index gets it filled with every tenant's words when the schema is applied.
+    const owner = await pg.connect(DEFAULT_ROLES.owner, passwords.owner);
+    try {
+      await owner.query('DROP TABLE search_index');
+      expect(await schemaDrift(owner, derived)).toEqual(['missing table search_index']);
+      await applySchema(owner, derived);
+      expect(await schemaDrift(owner, derived)).toEqual([]);
+    } finally {
+      await owner.end();
+    }
+    expect((await postgres.store.searchByWord('ts', ['Project'], 'sun', 1000)).length).toBe(3);
+    expect((await postgres.store.searchByWord('ts', ['Project'], 'harbour', 1000)).length).toBe(27);
+  });
+
+  it('fills the key columns of a table made before them, in the transaction that adds them, from the items its rows hold', async () => {
+    const owner = await pg.connect(DEFAULT_ROLES.owner, passwords.owner);
+    try {
+      const spec = entities.Project.query('tk', 'byTitle', { archived: false });
+      const before = (await postgres.store.queryFirst(spec, 3)).map((p) => p.projectId);
+      expect(before).toHaveLength(3);
+      // As a database made before keyed indexes: the columns (and their index) are not there.
+      await owner.query('ALTER TABLE projects DROP COLUMN by_title_pk, DROP COLUMN by_title_sk');
+      // Applied without the models' code, the columns cannot be filled: refused, nothing added.
+      await expect(applySchema(owner, derived)).rejects.toThrow(/projects lack index key columns/);
+      await applySchema(owner, derived, indexKeyFill(new EntityTables(entities, derived), DEFAULT_ROLES.schema));
+      expect(await schemaDrift(owner, derived)).toEqual([]);
+      expect((await postgres.store.queryFirst(spec, 3)).map((p) => p.projectId)).toEqual(before);
+      // Every tenant's rows got their keys.
+      expect((await postgres.store.queryAll(entities.Project.query('t3', 'byTitle', { archived: false }))).length).toBe(3);
+    } finally {
+      await owner.end();
+    }
   });
 
   it('lets exactly one of 20 concurrent creates of one key commit; the others get the failure with the item as it is', async () => {
@@ -310,7 +486,7 @@ describe('the PostgreSQL store', () => {
 
   it('opens every tenant to reading only in the transaction across tenants, and never to writing', async () => {
     const seen = await withCrossTenantRead(app, async (client) => (await client.query('SELECT tenant_id FROM projects')).rows);
-    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2', 't3']));
+    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2', 't3', 'tk', 'ts']));
     // The setting admits SELECT only: in a transaction of t1 that sets it too, t2's row is seen but neither changed nor deleted.
     const changed = await withTenant(app, 't1', async (client) => {
       await client.query("SELECT set_config('app.cross_tenant', 'read', true)");

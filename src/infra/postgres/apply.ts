@@ -6,6 +6,8 @@ import {
   foreignKeySql,
   type SchemaRoles,
   schemaSql,
+  searchIndexFillSql,
+  type TableDef,
   TENANT_POLICY,
   TENANT_SETTING,
 } from './schema';
@@ -50,18 +52,61 @@ export async function createRoles(
  * Applies the derived schema in one transaction, on a connection of the owner's role: every table,
  * column, index, policy, grant and view it lacks is added, and what it has is left as it is (no
  * column is dropped or retyped; the drift check reports those). Two instances applying at once take
- * turns (an advisory lock). Throws what PostgreSQL throws, after rolling back.
+ * turns (an advisory lock). A keyed index's key columns added to a table made before are filled by
+ * `fillKeys` in the same transaction; throws without it when any are. Throws what PostgreSQL
+ * throws, after rolling back.
  */
-export async function applySchema(client: ClientBase, derived: DerivedSchema): Promise<void> {
+export async function applySchema(client: ClientBase, derived: DerivedSchema, fillKeys?: IndexKeyFill): Promise<void> {
   const { schema } = derived.roles;
   await inTransaction(client, async () => {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`artissist schema ${schema}`]);
+    const unfilled = await tablesLackingIndexKeys(client, derived);
+    const searchIndexed = !derived.search || (await tableExists(client, schema, derived.search.table.name));
+    if (unfilled.length > 0 && !fillKeys)
+      throw new Error(`Tables ${unfilled.map((t) => t.name).join(', ')} lack index key columns, which only the models can fill.`);
     for (const statement of schemaSql(derived)) await client.query(statement);
     const have = await foreignKeyNames(client, schema);
     for (const table of derived.tables) {
       for (const fk of table.foreignKeys) if (!have.has(fk.name)) await client.query(foreignKeySql(schema, table, fk));
     }
+    // In the same transaction as the columns: a crash leaves neither, and the next start adds and fills both.
+    for (const table of unfilled) await fillKeys?.(client, table);
+    // A search index made now holds the words of the rows written before it (read across tenants).
+    if (derived.search && !searchIndexed) {
+      await client.query('SELECT set_config($1, $2, true)', [CROSS_TENANT_SETTING, 'read']);
+      for (const source of derived.search.sources) await client.query(searchIndexFillSql(schema, source));
+      await client.query('SELECT set_config($1, $2, true)', [CROSS_TENANT_SETTING, '']);
+    }
   });
+}
+
+/**
+ * Writes the key columns of a table's keyed indexes (schema.ts, isKeyed) on every row it holds, in
+ * the transaction of `applySchema`, which added them to a table made before; the key is made by
+ * the models' code, which the caller holds (see fillIndexKeys in store.ts).
+ */
+export type IndexKeyFill = (client: ClientBase, table: TableDef) => Promise<void>;
+
+async function tableExists(client: ClientBase, schema: string, table: string): Promise<boolean> {
+  const found = await client.query('SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = $2', [schema, table]);
+  return found.rows.length > 0;
+}
+
+/** The derived tables that exist but lack a column of a keyed index's key (so their rows have none written). */
+async function tablesLackingIndexKeys(client: ClientBase, derived: DerivedSchema): Promise<TableDef[]> {
+  const found = await client.query<{ relname: string; attname: string | null }>(
+    `SELECT c.relname, a.attname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+      WHERE n.nspname = $1 AND c.relkind = 'r'`,
+    [derived.roles.schema],
+  );
+  const columns = new Set(found.rows.map((r) => `${r.relname}.${r.attname}`));
+  const tables = new Set(found.rows.map((r) => r.relname));
+  return derived.tables.filter(
+    (table) =>
+      tables.has(table.name) &&
+      Object.values(table.indexKeys ?? {}).some(({ pk, sk }) => !columns.has(`${table.name}.${pk}`) || !columns.has(`${table.name}.${sk}`)),
+  );
 }
 
 /**
@@ -137,6 +182,7 @@ export async function schemaDrift(client: ClientBase, derived: DerivedSchema): P
       if (!policy.has(`${table.name}.${name}`)) drift.push(`missing policy ${name} on ${table.name}`);
   }
   for (const view of derived.views) if (relation.get(view.name)?.relkind !== 'v') drift.push(`missing view ${view.name}`);
+  if (derived.search && relation.get(derived.search.table.name)?.relkind !== 'r') drift.push(`missing table ${derived.search.table.name}`);
   return drift;
 }
 

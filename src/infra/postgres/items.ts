@@ -13,7 +13,7 @@ import { type Key, keySchemas, TTL_ATTRIBUTE } from '../dynamo/table';
 import type { Item } from '../dynamo/write';
 import type { Projection, QuerySpec } from '../store-api';
 import { indexedWords } from '../words';
-import { type Column, type DerivedSchema, SEARCH_VECTOR, snake, type TableDef } from './schema';
+import { type Column, type DerivedSchema, type IndexKeyColumns, SEARCH_VECTOR, snake, type TableDef } from './schema';
 
 /*
  * Items and rows: which derived table an item of the store interface lives in (by its key, matched
@@ -111,6 +111,8 @@ export class EntityTable {
   readonly keyFields: Field[];
   private readonly fields: Field[];
   private readonly byAttribute: Map<string, Field>;
+  /** The key columns of each keyed index of the entity (schema.ts, isKeyed), by its declaration. */
+  readonly indexKeys: ReadonlyMap<IndexDeclaration, IndexKeyColumns>;
 
   constructor(
     readonly model: AnyModel,
@@ -138,6 +140,9 @@ export class EntityTable {
       return attribute ? [{ column, attribute, kind: attributes[attribute]?.kind ?? 'system' }] : [];
     });
     this.byAttribute = new Map(this.fields.map((field) => [field.attribute, field]));
+    this.indexKeys = new Map(
+      Object.entries(def.indexKeys ?? {}).map(([name, columns]): [IndexDeclaration, IndexKeyColumns] => [model.indexes[name], columns]),
+    );
     this.keyFields = def.primaryKey.slice(1).map((column) => {
       const field = this.fields.find((f) => f.column.name === column);
       if (!field) throw new Error(`${def.name}'s key column ${column} holds no attribute.`);
@@ -175,8 +180,27 @@ export class EntityTable {
     });
     // A put without a version (an item that keeps none) takes the column's default.
     if (row.version == null) delete row.version;
+    // A keyed index's key, from the item written: rewritten with every write of the row, so it never
+    // lags behind what it derives from.
+    Object.assign(row, this.indexKeysOf(item, key.tenantId));
     // The words search finds it by, from the item written, so they never lag behind its text.
     if (this.model.search) row[SEARCH_VECTOR] = tsvectorOf([...indexedWords(this.model.search, item).keys()]);
+    return row;
+  }
+
+  /**
+   * The key columns of every keyed index of the entity for `item` of `tenantId`, by column name: the
+   * index's key made by the model code that makes DynamoDB's index attributes, NULL where the item
+   * is not in the index.
+   */
+  indexKeysOf(item: Item, tenantId: string): Record<string, string | null> {
+    const row: Record<string, string | null> = {};
+    for (const [declared, columns] of this.indexKeys) {
+      const names = keySchemas[declared.index];
+      const attributes = indexAttributesOf(declared, tenantId, item);
+      row[columns.pk] = attributes[names.pk] ?? null;
+      row[columns.sk] = attributes[names.sk] ?? null;
+    }
     return row;
   }
 
@@ -221,13 +245,14 @@ export class EntityTable {
    * of the attributes the index's key templates and membership name, from which its key attributes
    * are derived again on read, since a query's rows are matched and ordered by them (and DynamoDB's
    * projected query of an index returns them too; a write-sharded index's shard attribute with them).
-   * Undefined where columnsOf's is, and for an index
-   * that derives a value (a write shard) by code, which may read any attribute: whole rows.
+   * Of a keyed index (its key computed by code, which may read any attribute), its two key columns
+   * instead, which hold its key as written. Undefined where columnsOf's is.
    */
   indexColumnsOf(projection: Projection, declared: IndexDeclaration): readonly string[] | undefined {
     const made = this.indexProjected.get(projection);
     if (made?.has(declared)) return made.get(declared);
     const base = this.columnsOf(projection);
+    const keyed = this.indexKeys.get(declared);
     const membership = declared.when ? (isCondition(declared.when) ? declared.when.reads : Object.keys(declared.when)) : [];
     const named = [
       ...placeholdersOf(declared.pk),
@@ -236,10 +261,13 @@ export class EntityTable {
       ...(declared.shards ? [declared.shards.by] : []),
     ].filter((name) => name !== 'tenantId');
     const fields = named.map((attribute) => this.byAttribute.get(attribute));
-    const columns =
-      base && !declared.derive && fields.every((field) => field !== undefined)
-        ? [...new Set([...base, ...fields.map((field) => field.column.name)])]
-        : undefined;
+    const columns = !base
+      ? undefined
+      : keyed
+        ? [...new Set([...base, keyed.pk, keyed.sk])]
+        : fields.every((field) => field !== undefined)
+          ? [...new Set([...base, ...fields.map((field) => field.column.name)])]
+          : undefined;
     const byIndex = made ?? new Map<IndexDeclaration, readonly string[] | undefined>();
     byIndex.set(declared, columns);
     this.indexProjected.set(projection, byIndex);
@@ -262,8 +290,24 @@ export class EntityTable {
     }
     const tenantId = String(row.tenant_id);
     const key = this.model.key.keyFrom(tenantId, values);
-    if (projected) return { ...key, entityType: this.model.type, ...values, ...(index ? indexAttributesOf(index, tenantId, values) : {}) };
+    if (projected)
+      return { ...key, entityType: this.model.type, ...values, ...(index ? this.indexAttributesOfRow(index, tenantId, values, row) : {}) };
     return { ...key, entityType: this.model.type, ...values, ...this.model.indexAttributes(tenantId, values) };
+  }
+
+  /** The attributes of `index` for a row: a keyed index's as its key columns hold them, any other's derived from the values. */
+  private indexAttributesOfRow(
+    index: IndexDeclaration,
+    tenantId: string,
+    values: Record<string, unknown>,
+    row: Record<string, unknown>,
+  ): Record<string, string> {
+    const keyed = this.indexKeys.get(index);
+    if (!keyed) return indexAttributesOf(index, tenantId, values);
+    const { pk, sk } = keySchemas[index.index];
+    return typeof row[keyed.pk] === 'string' && typeof row[keyed.sk] === 'string'
+      ? { [pk]: row[keyed.pk] as string, [sk]: row[keyed.sk] as string }
+      : {};
   }
 }
 
@@ -316,6 +360,8 @@ export interface TableQuery {
   keyNames: { pk: string; sk: string };
   /** The index declaration the query reads, when it reads one. */
   index?: IndexDeclaration;
+  /** The key columns of `index` when it is keyed: SQL then reads it by its key, in its order (see schema.ts, isKeyed). */
+  keyed?: IndexKeyColumns;
 }
 
 /** The tables of the derived schema, and how a key or a query finds its table. */
@@ -427,7 +473,11 @@ export class EntityTables {
         const when = declared.when && !isCondition(declared.when) ? declared.when : {};
         const derived = new Set(Object.keys(declared.derive ?? {}));
         const fixed = Object.fromEntries(Object.entries({ ...values, ...sk }).filter(([name]) => !derived.has(name)));
-        out.push({ ...this.tableQuery(table, tenantId, fixed, declared.format, when, keySchemas[declared.index]), index: declared });
+        out.push({
+          ...this.tableQuery(table, tenantId, fixed, declared.format, when, keySchemas[declared.index]),
+          index: declared,
+          keyed: table.indexKeys.get(declared),
+        });
       }
     }
     return out;

@@ -52,6 +52,18 @@ export interface Column {
   notNull: boolean;
   /** A SQL default expression, or undefined. */
   default?: string;
+  /** `C`: compared and ordered byte by byte, as DynamoDB compares keys (an index key's columns). */
+  collation?: 'C';
+}
+
+/**
+ * The two columns that hold a keyed index's key (see isKeyed): its partition and sort key as the
+ * DynamoDB index holds them (`TENANT#t1#WORK#CLAIMABLE`, `2026-01-01T00:00:00.000Z#job_1#render`),
+ * NULL while the row is not in the index.
+ */
+export interface IndexKeyColumns {
+  pk: string;
+  sk: string;
 }
 
 export interface IndexDef {
@@ -81,6 +93,8 @@ export interface TableDef {
   primaryKey: string[];
   indexes: IndexDef[];
   foreignKeys: ForeignKeyDef[];
+  /** The key columns of each keyed index (see isKeyed), by its declaration's name. */
+  indexKeys?: Record<string, IndexKeyColumns>;
 }
 
 export interface ViewDef {
@@ -96,7 +110,42 @@ export interface DerivedSchema {
   /** The store's own tables, of no entity: the outbox (OUTBOX_TABLE) and what waits to go downstream (DOWNSTREAM_TABLE). */
   storeTables: TableDef[];
   views: ViewDef[];
+  /** The searchable tables' words as the search index holds them (see SEARCH_INDEX); none when no entity searches. */
+  search?: { table: TableDef; sources: TableDef[] };
 }
+
+/**
+ * The words of every searchable row, for full-text search under row-level security
+ * (docs/postgres.md#full-text-search-a-tsvector-column-and-a-gin-index-the-servers-role-can-use): `@@` is not leakproof, so
+ * PostgreSQL keeps it from an index below a table's policy, and the searchable tables' GIN indexes
+ * serve no query of the server's role. This table is read only by a function of the owner's
+ * (`search_keys`, SECURITY DEFINER), which names the transaction's tenant itself, as the policy
+ * does; its row-level security is enabled but not forced, so that function, its owner's, reads it
+ * through the GIN index of its words (the word's rows of every tenant, then those of the tenant: a
+ * GIN index that leads with the tenant, through `btree_gin`, reads the tenant's whole posting list),
+ * and the server's role has no right on it at all. A trigger of the owner's (`search_index_sync`) keeps it with every
+ * insert, update and delete of a searchable row, in the same transaction.
+ */
+export const SEARCH_INDEX: TableDef = {
+  entity: '',
+  name: 'search_index',
+  columns: [
+    { name: 'tenant_id', type: 'text', notNull: true },
+    { name: 'item_table', type: 'text', notNull: true },
+    { name: 'item_key', type: 'text[]', notNull: true },
+    { name: 'search_vector', type: 'tsvector', notNull: true },
+  ],
+  // Its key leads with the row's key, not the tenant: no B-tree then serves the search function's
+  // query (the tenant and the table, equal for thousands of rows), whose index is the words'.
+  primaryKey: ['item_key', 'item_table', 'tenant_id'],
+  indexes: [{ name: 'search_index_words', columns: ['search_vector'], gin: true }],
+  foreignKeys: [],
+};
+
+/** The owner's function that finds a tenant's rows by their words (see SEARCH_INDEX): `search_keys(table, tsquery, limit)`. */
+export const SEARCH_KEYS_FUNCTION = 'search_keys';
+/** The owner's trigger function (and the triggers' name) that keeps SEARCH_INDEX. */
+export const SEARCH_SYNC_FUNCTION = 'search_index_sync';
 
 /**
  * The seed's `outbox`: one row for each item waiting in the outbox (an event not yet published,
@@ -233,6 +282,24 @@ function columnsOf(model: AnyModel, key: readonly string[]): Column[] {
 }
 
 /**
+ * Whether an index's key is computed by code rather than made of columns as they are: a value it
+ * derives (a claim time, a rank, a write shard), a format of a value it names (a normalized title,
+ * a flag as a word, a padded number), a write shard's suffix, or a membership predicate. SQL cannot
+ * match or order such a key by the columns, so the key itself is kept in two columns the store writes
+ * with every row (IndexKeyColumns, from the same model code as DynamoDB's index attributes), and
+ * its B-tree index serves the query with its order and LIMIT, as the DynamoDB index does.
+ */
+export function isKeyed(declared: IndexDeclaration): boolean {
+  const named = new Set([...placeholdersOf(declared.pk), ...placeholdersOf(declared.sk)]);
+  return Boolean(
+    declared.derive || declared.shards || isCondition(declared.when) || Object.keys(declared.format ?? {}).some((n) => named.has(n)),
+  );
+}
+
+/** The key columns of a keyed index (`claimableInJob` → `claimable_in_job_pk`, `claimable_in_job_sk`). */
+const indexKeyColumns = (name: string): IndexKeyColumns => ({ pk: `${snake(name)}_pk`, sk: `${snake(name)}_sk` });
+
+/**
  * One declared index as a B-tree index: the placeholders of its partition and sort key templates,
  * in order, as columns, after `tenant_id` (a cross-tenant index's templates say where the tenant
  * goes, if anywhere). Left out: placeholders the index derives from the item (a write shard, a
@@ -242,11 +309,15 @@ function columnsOf(model: AnyModel, key: readonly string[]): Column[] {
  * normalize a text's query as the key did.
  *
  * A membership of allowed values (`when: { status: ['PAUSED'] }`) becomes a partial index
- * (`WHERE status IN ('PAUSED')`). A membership predicate (`when: { reads, holds }`) is code that
- * SQL cannot run: it is derived as an index of every row over the same columns, and the store is to
- * filter by the attributes the predicate `reads`.
+ * (`WHERE status IN ('PAUSED')`). A keyed index (isKeyed: a key or membership that code computes)
+ * is instead a B-tree index of its two key columns, partial to the rows in it.
  */
 function indexOf(table: string, name: string, declared: IndexDeclaration, columnNames: ReadonlySet<string>): IndexDef | undefined {
+  if (isKeyed(declared)) {
+    const { pk, sk } = indexKeyColumns(name);
+    // Named apart from the column index a database made before may hold under the plain name.
+    return { name: checkedName(`${table}_${snake(name)}_key`), columns: [pk, sk], where: `${ident(pk)} IS NOT NULL` };
+  }
   const derived = new Set(Object.keys(declared.derive ?? {}));
   const fields = [...placeholdersOf(declared.pk), ...placeholdersOf(declared.sk)].filter((field) => !derived.has(field));
   const columns = [...new Set([...(declared.crossTenant ? [] : ['tenant_id']), ...fields.map(snake)])];
@@ -272,13 +343,21 @@ export function deriveSchema(models: Readonly<Record<string, AnyModel>>, roles: 
     const name = checkedName(tableName(entity));
     const key = model.keyFields.filter((field) => field !== 'tenantId');
     const columns = columnsOf(model, key);
+    const indexKeys: Record<string, IndexKeyColumns> = {};
+    for (const [indexName, declared] of Object.entries<IndexDeclaration>(model.indexes)) {
+      if (!isKeyed(declared)) continue;
+      indexKeys[indexName] = indexKeyColumns(indexName);
+      for (const column of Object.values(indexKeys[indexName])) {
+        if (columns.some((c) => c.name === column))
+          throw new Error(`${name}.${column}, the key of index ${indexName}, is an attribute's column too.`);
+        columns.push({ name: column, type: 'text', notNull: false, collation: 'C' });
+      }
+    }
     const columnNames = new Set(columns.map((c) => c.name));
     const indexes = Object.entries(model.indexes).flatMap(([indexName, declared]) => indexOf(name, indexName, declared, columnNames) ?? []);
-    // A GIN index of the tsvector (not of tenant_id, which GIN cannot hold without the btree_gin
-    // extension). Under row-level security the server's role cannot use it while `@@` is not marked
-    // leakproof: it then reads the tenant's rows and tests each (docs/postgres.md says what it costs).
-    if (model.search) indexes.push({ name: checkedName(`${name}_${SEARCH_VECTOR}`), columns: [SEARCH_VECTOR], gin: true });
-    return { entity, name, columns, primaryKey: ['tenant_id', ...key.map(snake)], indexes, foreignKeys: [] };
+    // The tsvector has no GIN index here: under row-level security none would serve the server's
+    // role, as `@@` is not leakproof. Its words are indexed in SEARCH_INDEX, which a trigger keeps.
+    return { entity, name, columns, primaryKey: ['tenant_id', ...key.map(snake)], indexes, foreignKeys: [], indexKeys };
   });
   const byEntity = new Map(tables.map((table) => [table.entity, table]));
 
@@ -317,7 +396,14 @@ export function deriveSchema(models: Readonly<Record<string, AnyModel>>, roles: 
     }
   }
 
-  return { roles, tables, storeTables: [OUTBOX_TABLE, DOWNSTREAM_TABLE], views: seedViews(models, byEntity, roles.schema) };
+  const sources = tables.filter((table) => table.columns.some((c) => c.name === SEARCH_VECTOR));
+  return {
+    roles,
+    tables,
+    storeTables: [OUTBOX_TABLE, DOWNSTREAM_TABLE],
+    views: seedViews(models, byEntity, roles.schema),
+    search: sources.length > 0 ? { table: SEARCH_INDEX, sources } : undefined,
+  };
 }
 
 /**
@@ -365,7 +451,8 @@ const q = (schema: string, name: string) => `${ident(schema)}.${ident(name)}`;
 const list = (columns: readonly string[]) => columns.map(ident).join(', ');
 
 /** `col type [NOT NULL] [DEFAULT …]`. */
-const columnSql = (c: Column) => `${ident(c.name)} ${c.type}${c.notNull ? ' NOT NULL' : ''}${c.default ? ` DEFAULT ${c.default}` : ''}`;
+const columnSql = (c: Column) =>
+  `${ident(c.name)} ${c.type}${c.collation ? ` COLLATE ${ident(c.collation)}` : ''}${c.notNull ? ' NOT NULL' : ''}${c.default ? ` DEFAULT ${c.default}` : ''}`;
 
 /** The policy's test: the row's tenant is the transaction's (no setting: no row, as NULL matches nothing). */
 export const tenantCheck = `tenant_id = current_setting(${literal(TENANT_SETTING)}, true)`;
@@ -400,6 +487,7 @@ export function schemaSql(derived: DerivedSchema): string[] {
     );
     out.push(`GRANT SELECT, INSERT, UPDATE, DELETE ON ${name} TO ${ident(app)}`);
   }
+  if (derived.search) out.push(...searchIndexSql(derived.roles, derived.search.sources));
   for (const view of derived.views) {
     // security_invoker: a view otherwise reads its tables with its owner's rights, and the owner's
     // policy is the same, but an owner that is a superuser (or gains BYPASSRLS) would read every
@@ -408,6 +496,74 @@ export function schemaSql(derived: DerivedSchema): string[] {
     out.push(`GRANT SELECT ON ${q(schema, view.name)} TO ${ident(app)}`);
   }
   return out;
+}
+
+/**
+ * The search index's statements (see SEARCH_INDEX): the table, its GIN index and its policy (enabled, not forced; no grant to the server's
+ * role), the trigger function and a trigger on each searchable table, and the search function, which
+ * only the server's role may execute. Both functions are SECURITY DEFINER with a fixed search_path,
+ * so nothing of the caller's changes what they name.
+ */
+function searchIndexSql({ schema, app }: SchemaRoles, sources: readonly TableDef[]): string[] {
+  const table = q(schema, SEARCH_INDEX.name);
+  const sync = q(schema, SEARCH_SYNC_FUNCTION);
+  const keys = q(schema, SEARCH_KEYS_FUNCTION);
+  const keyOf = (row: string) =>
+    `ARRAY(SELECT to_jsonb(${row}) ->> c.name FROM unnest(TG_ARGV) WITH ORDINALITY AS c (name, n) ORDER BY c.n)`;
+  const index = SEARCH_INDEX.indexes[0];
+  const out = [
+    `CREATE TABLE IF NOT EXISTS ${table} (${SEARCH_INDEX.columns.map(columnSql).join(', ')}, PRIMARY KEY (${list(SEARCH_INDEX.primaryKey)}))`,
+    `CREATE INDEX IF NOT EXISTS ${ident(index.name)} ON ${table} USING gin (${list(index.columns)})`,
+    `ALTER TABLE ${table} ENABLE ROW LEVEL SECURITY`,
+    `DROP POLICY IF EXISTS ${ident(TENANT_POLICY)} ON ${table}`,
+    `CREATE POLICY ${ident(TENANT_POLICY)} ON ${table} USING (${tenantCheck}) WITH CHECK (${tenantCheck})`,
+    `CREATE OR REPLACE FUNCTION ${sync}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$
+BEGIN
+  IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND NEW.${SEARCH_VECTOR} IS NULL) THEN
+    DELETE FROM ${table} WHERE tenant_id = OLD.tenant_id AND item_table = TG_TABLE_NAME AND item_key = ${keyOf('OLD')};
+  END IF;
+  IF TG_OP <> 'DELETE' AND NEW.${SEARCH_VECTOR} IS NOT NULL THEN
+    INSERT INTO ${table} (tenant_id, item_table, item_key, ${SEARCH_VECTOR}) VALUES (NEW.tenant_id, TG_TABLE_NAME, ${keyOf('NEW')}, NEW.${SEARCH_VECTOR})
+      ON CONFLICT (${list(SEARCH_INDEX.primaryKey)}) DO UPDATE SET ${SEARCH_VECTOR} = EXCLUDED.${SEARCH_VECTOR};
+  END IF;
+  RETURN NULL;
+END
+$f$`,
+    // PL/pgSQL's EXECUTE plans the query with its values, as a query of the store's is planned (a SQL
+    // function's body is planned blind to them, and then prefers a scan of the tenant's rows); ROWS
+    // tells the caller's plan it returns a few keys, which it then joins by primary key.
+    `CREATE OR REPLACE FUNCTION ${keys}(item_table text, query tsquery, lim integer) RETURNS SETOF text[] LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 10 SET search_path = pg_catalog, pg_temp AS $f$
+BEGIN
+  RETURN QUERY EXECUTE 'SELECT i.item_key FROM ${table.replace(/'/g, "''")} AS i WHERE i.tenant_id = current_setting(${literal(TENANT_SETTING).replace(/'/g, "''")}, true) AND i.item_table = $1 AND i.${SEARCH_VECTOR} @@ $2 LIMIT $3'
+    USING item_table, query, lim;
+END
+$f$`,
+    `REVOKE ALL ON FUNCTION ${keys}(text, tsquery, integer) FROM PUBLIC`,
+    `GRANT EXECUTE ON FUNCTION ${keys}(text, tsquery, integer) TO ${ident(app)}`,
+  ];
+  for (const source of sources) {
+    const name = q(schema, source.name);
+    const args = source.primaryKey.slice(1).map(literal).join(', ');
+    out.push(`DROP TRIGGER IF EXISTS ${ident(SEARCH_SYNC_FUNCTION)} ON ${name}`);
+    out.push(
+      `CREATE TRIGGER ${ident(SEARCH_SYNC_FUNCTION)} AFTER INSERT OR UPDATE OR DELETE ON ${name} FOR EACH ROW EXECUTE FUNCTION ${sync}(${args})`,
+    );
+  }
+  return out;
+}
+
+/**
+ * The statement that fills the search index with `source`'s rows (see SEARCH_INDEX), for a table
+ * made before it: run by the owner in a transaction that reads across tenants (its policies bind
+ * the owner too).
+ */
+export function searchIndexFillSql(schema: string, source: TableDef): string {
+  const key = source.primaryKey.slice(1).map((c) => `${ident(c)}::text`);
+  return (
+    `INSERT INTO ${q(schema, SEARCH_INDEX.name)} (tenant_id, item_table, item_key, ${SEARCH_VECTOR}) ` +
+    `SELECT tenant_id, ${literal(source.name)}, ARRAY[${key.join(', ')}]::text[], ${SEARCH_VECTOR} FROM ${q(schema, source.name)} ` +
+    `WHERE ${SEARCH_VECTOR} IS NOT NULL ON CONFLICT DO NOTHING`
+  );
 }
 
 /** The statement that adds one foreign key (see ForeignKeyDef). */

@@ -6,7 +6,7 @@ import { applySchema, schemaDrift } from './apply';
 import { EntityTables } from './items';
 import { deriveSchema } from './schema';
 import { DownstreamRelay } from './downstream';
-import { PgStore } from './store';
+import { indexKeyFill, PgStore } from './store';
 
 /*
  * The PostgreSQL store as the server starts it (DATABASE_URL; src/app.ts): a pool of the server's
@@ -49,14 +49,8 @@ export function openPostgres(
   const pool = new Pool({ connectionString: settings.url, connectionTimeoutMillis: options.poolWaitMs, types: parsers });
   // An idle connection's error (the server restarted) is the pool's to drop; the next query connects anew.
   pool.on('error', () => {});
-  const store = new PgStore(
-    pool,
-    new EntityTables(models, derived),
-    derived.roles.schema,
-    cursors,
-    options.now,
-    Boolean(settings.downstream),
-  );
+  const tables = new EntityTables(models, derived);
+  const store = new PgStore(pool, tables, derived.roles.schema, cursors, options.now, Boolean(settings.downstream));
   return {
     store,
     downstream: settings.downstream ? new DownstreamRelay(pool, derived.roles.schema, settings.downstream) : undefined,
@@ -66,7 +60,7 @@ export function openPostgres(
         const owner = new Client({ connectionString: settings.ownerUrl, connectionTimeoutMillis: options.poolWaitMs });
         await owner.connect();
         try {
-          await applySchema(owner, derived);
+          await applySchema(owner, derived, indexKeyFill(tables, derived.roles.schema));
         } finally {
           await owner.end();
         }

@@ -9,11 +9,11 @@ import { type Item, keyedItem, OUTBOX_ENTRY, type Write } from '../dynamo/write'
 import { keyOrder, listPage, mergedPage, queryFingerprint } from '../pages';
 import { keyString, type OrderedList, type Projection, type QuerySpec, type StoreApi, type TransactOutcome } from '../store-api';
 import { classify, isOutage, serviceUnavailable } from '../dependency';
-import { withCrossTenantRead, withTenant } from './apply';
+import { type IndexKeyFill, withCrossTenantRead, withTenant } from './apply';
 import { onConnection, postgresOutcome } from './outcome';
 import { type EntityTable, type EntityTables, type Field, lexeme, type TableQuery } from './items';
 import { downstreamEnvelope } from './downstream';
-import { DOWNSTREAM_TABLE, OUTBOX_TABLE, SEARCH_VECTOR } from './schema';
+import { CROSS_TENANT_SETTING, DOWNSTREAM_TABLE, OUTBOX_TABLE, SEARCH_KEYS_FUNCTION, SEARCH_VECTOR, TENANT_SETTING } from './schema';
 
 /*
  * The store on PostgreSQL: the store interface over the tables derived from the entity
@@ -62,6 +62,75 @@ class ConditionFailed extends Error {
   ) {
     super('A condition failed.');
   }
+}
+
+/** Where a keyed index's read starts (after this sort key, in the order of reading) and how many rows it takes at most. */
+interface KeyedBound {
+  after?: string;
+  limit?: number;
+}
+
+type Comparison = '<' | '<=' | '>' | '>=';
+
+/**
+ * A comparison of a key with `value` as PostgreSQL's text can hold it, which has no NUL: a bound that
+ * holds one (the least key above a key `k` is `k` and a NUL, as a reader of a range writes it) is cut
+ * at the NUL, and since no key holds a NUL, `key >= k\0…` and `key > k\0…` are `key > k`, and
+ * `key <= k\0…` and `key < k\0…` are `key <= k`. Any other value is compared as it is.
+ */
+function textBound(op: Comparison, value: string): [string, Comparison] {
+  const nul = value.indexOf('\u0000');
+  if (nul < 0) return [value, op];
+  return [value.slice(0, nul), op === '>=' || op === '>' ? '>' : '<='];
+}
+
+/**
+ * The least text above every text that starts with `prefix`, in byte order: its last character
+ * moved on by one. Undefined when that character is a surrogate (the successor would not be the
+ * next in UTF-8's order), where the prefix is tested as such.
+ */
+function prefixEnd(prefix: string): string | undefined {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  if (prefix === '' || (last >= 0xd800 && last <= 0xdfff) || last === 0xffff) return undefined;
+  return `${prefix.slice(0, -1)}${String.fromCharCode(last + 1)}`;
+}
+
+/** Rows a fill of index keys reads at a time. */
+const FILL_BATCH = 500;
+
+/**
+ * The fill of a table's keyed index key columns for applySchema (IndexKeyFill), by the models'
+ * code: every row, read across tenants in primary-key order, FILL_BATCH at a time, gets its keys
+ * written (EntityTable.indexKeysOf of the item it reads as) under its own tenant's setting, since
+ * row-level security binds the schema's owner too. Runs in the caller's transaction.
+ */
+export function indexKeyFill(tables: EntityTables, schema: string): IndexKeyFill {
+  return async (client, def) => {
+    const table = tables.tables.find((t) => t.def === def);
+    if (!table) throw new Error(`No entity's table is ${def.name}.`);
+    const name = `${ident(schema)}.${ident(table.name)}`;
+    const key = ['tenant_id', ...table.keyFields.map((f) => f.column.name)];
+    const keyList = key.map(ident).join(', ');
+    let after: unknown[] | undefined;
+    for (;;) {
+      await client.query('SELECT set_config($1, $2, true)', [CROSS_TENANT_SETTING, 'read']);
+      const where = after ? ` WHERE (${keyList}) > (${key.map((_, i) => `$${i + 1}`).join(', ')})` : '';
+      const { rows } = await client.query(`SELECT * FROM ${name}${where} ORDER BY ${keyList} LIMIT ${FILL_BATCH}`, after ?? []);
+      await client.query('SELECT set_config($1, $2, true)', [CROSS_TENANT_SETTING, '']);
+      for (const row of rows) {
+        const tenantId = String(row.tenant_id);
+        const keys = Object.entries(table.indexKeysOf(table.itemOf(row), tenantId));
+        await client.query('SELECT set_config($1, $2, true)', [TENANT_SETTING, tenantId]);
+        await client.query(
+          `UPDATE ${name} SET ${keys.map(([column], i) => `${ident(column)} = $${i + 1}`).join(', ')}
+            WHERE ${key.map((column, i) => `${ident(column)} = $${keys.length + i + 1}`).join(' AND ')}`,
+          [...keys.map(([, value]) => value), ...key.map((column) => row[column])],
+        );
+      }
+      if (rows.length < FILL_BATCH) return;
+      after = key.map((column) => rows[rows.length - 1][column]);
+    }
+  };
 }
 
 /** A query PostgreSQL orders itself (EntityTables.ordered). */
@@ -163,9 +232,8 @@ export class PgStore implements StoreApi {
    * The items of `models` of `tenantId` with a word that starts with `word`: each table read by its
    * tsvector (`@@ 'word':*`) in one transaction, with how many of each row's words start with it, at
    * most `limit` + 1 rows a table. BAD_USER_INPUT when more than `limit` words of them all start
-   * with it: the bound the word items' query has on DynamoDB. The tsvector's GIN index serves it only
-   * where `@@` is marked leakproof; otherwise row-level security has PostgreSQL read the tenant's
-   * rows and test each (docs/postgres.md).
+   * with it: the bound the word items' query has on DynamoDB. The search index's GIN index serves it,
+   * through the owner's function (schema.ts, SEARCH_INDEX; docs/postgres.md).
    */
   async searchByWord(tenantId: string, types: readonly string[], word: string, limit: number): Promise<Item[]> {
     const tables = this.tables.tables.filter((table) => table.model.search && types.includes(table.model.type));
@@ -173,10 +241,17 @@ export class PgStore implements StoreApi {
       const found: { table: EntityTable; row: Record<string, unknown> }[] = [];
       let words = 0;
       for (const table of tables) {
+        // The keys of the rows with the word, from the search index through the owner's function
+        // (its GIN index serves it, which row-level security keeps from a query of the table itself),
+        // then those rows by their primary key under the table's own policy.
+        const key = table.keyFields.map(
+          (f, i) => `t.${ident(f.column.name)} = s.item_key[${i + 1}]${f.column.type === 'text' ? '' : `::${f.column.type}`}`,
+        );
         const out = await client.query(
           `SELECT t.*, (SELECT count(*) FROM unnest(t.${ident(SEARCH_VECTOR)}) AS w WHERE starts_with(w.lexeme, $2)) AS leading_words
-           FROM ${this.q(table)} AS t WHERE t.tenant_id = $1 AND t.${ident(SEARCH_VECTOR)} @@ $3::tsquery LIMIT $4`,
-          [tenantId, word, `${lexeme(word)}:*`, limit + 1],
+           FROM ${ident(this.schema)}.${ident(SEARCH_KEYS_FUNCTION)}($5, $3::tsquery, $4) AS s (item_key)
+           JOIN ${this.q(table)} AS t ON t.tenant_id = $1${key.map((k) => ` AND ${k}`).join('')}`,
+          [tenantId, word, `${lexeme(word)}:*`, limit + 1, table.name],
         );
         for (const row of out.rows) {
           words += Number(row.leading_words);
@@ -235,9 +310,10 @@ export class PgStore implements StoreApi {
    * it), and each item is then tested on its derived key exactly as DynamoDB tests the key, and
    * ordered by it (then by its table key, where an index's sort keys tie). Reads every matching row
    * of a partition, of `projection`'s columns where it has them (see read): BAD_USER_INPUT past
-   * MAX_PARTITION_ROWS of one table.
+   * MAX_PARTITION_ROWS of one table. A keyed index's table is read by its key columns instead, in
+   * the query's order, after `bound.after` and at most `bound.limit` rows (readKeyed).
    */
-  private async items(spec: QuerySpec, projection?: Projection): Promise<Item[]> {
+  private async items(spec: QuerySpec, projection?: Projection, bound?: KeyedBound): Promise<Item[]> {
     const plans = this.tables.plan(spec);
     const waiting = spec.index === 'OUTBOX';
     if (plans.length === 0 && !waiting) return [];
@@ -245,7 +321,8 @@ export class PgStore implements StoreApi {
       ? await this.inTenant(undefined, (client) => this.waitingItems(client, spec.pk))
       : await this.inTenant(plans[0].tenantId, async (client) => {
           const out: Item[] = [];
-          for (const plan of plans) out.push(...(await this.read(client, plan, projection)));
+          for (const plan of plans)
+            out.push(...(await (plan.keyed ? this.readKeyed(client, plan, spec, projection, bound) : this.read(client, plan, projection))));
           return out;
         });
     const { pk, sk } = waiting ? keySchemas.OUTBOX : plans[0].keyNames;
@@ -268,6 +345,66 @@ export class PgStore implements StoreApi {
     const order = keyOrder(sk);
     matching.sort((a, b) => (spec.descending ? -order(a, b) : order(a, b)));
     return matching;
+  }
+
+  /**
+   * The rows of a keyed index's table query (schema.ts, isKeyed), as items: those whose stored key is
+   * in `spec`'s partitions and sort-key range, and after `bound.after` (in the order of reading), in
+   * the query's order, at most `bound.limit` of them (else MAX_PARTITION_ROWS, past
+   * which it is BAD_USER_INPUT), unexpired. The index of the key columns serves it, its order and its
+   * LIMIT: a page costs the page, as a DynamoDB Query of the index does.
+   */
+  private async readKeyed(
+    client: ClientBase,
+    plan: TableQuery,
+    spec: QuerySpec,
+    projection?: Projection,
+    bound: KeyedBound = {},
+  ): Promise<Item[]> {
+    const keyed = plan.keyed;
+    if (!keyed || !plan.index) throw new Error(`${plan.table.name}'s query reads no keyed index.`);
+    const params: unknown[] = [];
+    const param = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const pk = ident(keyed.pk);
+    const sk = ident(keyed.sk);
+    const where = [spec.shards?.length ? `${pk} = ANY(${param([spec.pk, ...spec.shards])}::text[])` : `${pk} = ${param(spec.pk)}`];
+    if (plan.tenantId !== undefined) where.push(`tenant_id = ${param(plan.tenantId)}`);
+    const compare = (op: Comparison, value: string) => {
+      const [held, to] = textBound(op, value);
+      where.push(`${sk} ${to} ${param(held)}`);
+    };
+    if (spec.skPrefix !== undefined) {
+      // A key holds no NUL, so no key starts with a prefix that does.
+      if (spec.skPrefix.includes('\u0000')) where.push('false');
+      else {
+        compare('>=', spec.skPrefix);
+        const end = prefixEnd(spec.skPrefix);
+        if (end === undefined) where.push(`starts_with(${sk}, ${param(spec.skPrefix)})`);
+        else compare('<', end);
+      }
+    }
+    if (spec.skBetween) {
+      compare('>=', spec.skBetween[0]);
+      compare('<=', spec.skBetween[1]);
+    }
+    if (spec.skBefore !== undefined) compare('<', spec.skBefore);
+    const descending = Boolean(spec.descending);
+    if (bound.after !== undefined) compare(descending ? '<' : '>', bound.after);
+    if (plan.table.columnOf(TTL_ATTRIBUTE))
+      where.push(`(expires_at IS NULL OR expires_at > ${param(new Date(Math.floor(this.now() / 1000) * 1000))})`);
+    const limit = bound.limit ?? MAX_PARTITION_ROWS + 1;
+    const columns = projection && plan.table.indexColumnsOf(projection, plan.index);
+    const out = await client.query(
+      `SELECT ${columns ? columns.map(ident).join(', ') : '*'} FROM ${this.q(plan.table)} WHERE ${where.join(' AND ')}
+        ORDER BY ${sk} ${descending ? 'DESC' : 'ASC'} LIMIT ${limit}`,
+      params,
+    );
+    if (bound.limit === undefined && out.rows.length > MAX_PARTITION_ROWS)
+      throw new AppError(ErrorCode.BAD_USER_INPUT, `More than ${MAX_PARTITION_ROWS} ${plan.table.name} match; narrow the request.`);
+    return out.rows.map((row) => plan.table.itemOf(row, columns !== undefined, plan.index));
   }
 
   /**
@@ -339,6 +476,8 @@ export class PgStore implements StoreApi {
   async queryPage(tenantId: string, spec: QuerySpec, page: PageRequest = {}, projection?: Projection): Promise<Page<Item>> {
     const ordered = this.tables.ordered(spec);
     if (ordered) return this.orderedPage(tenantId, spec, ordered, page, projection);
+    const plans = spec.index && spec.index !== 'OUTBOX' ? this.tables.plan(spec) : [];
+    if (plans.length > 0 && plans.every((plan) => plan.keyed)) return this.keyedPage(tenantId, spec, plans[0].keyNames, page, projection);
     const list = await this.items(spec, projection);
     const { pk, sk } = spec.index ? this.indexKeyNames(spec) : { pk: 'PK', sk: 'SK' };
     const order = keyOrder(sk);
@@ -394,6 +533,47 @@ export class PgStore implements StoreApi {
     return new Page(
       nodes,
       nodes.map((item) => lazyCursor(() => this.cursors.encode(tenantId, listId, { PK: item.PK, SK: item.SK }))),
+      backward ? { hasNextPage: cursor !== null, hasPreviousPage: more } : { hasNextPage: more, hasPreviousPage: cursor !== null },
+    );
+  }
+
+  /**
+   * A page of a query whose every table reads a keyed index (readKeyed): each table's rows after the
+   * cursor's index sort key, one more than the page, merged in the query's order. The cursors are
+   * listPage's (the table key and the index key read, bound to the tenant and the query), so the two
+   * serve one list alike. A position is told by its index sort key alone: every keyed index's sort
+   * key ends with the item's own id (or its place in its job), so no two rows of a partition tie.
+   */
+  private async keyedPage(
+    tenantId: string,
+    spec: QuerySpec,
+    { pk, sk }: { pk: string; sk: string },
+    page: PageRequest,
+    projection?: Projection,
+  ): Promise<Page<Item>> {
+    const { size, backward, cursor, cursorArgument } = pageShape(page);
+    const listId = queryFingerprint(spec);
+    const position = cursor ? await this.cursors.decode(cursor, tenantId, listId, cursorArgument) : undefined;
+    const from = position?.[sk];
+    if (position && typeof from !== 'string')
+      throw new AppError(
+        ErrorCode.BAD_USER_INPUT,
+        `The cursor is not valid: pass a cursor of a previous page unchanged as ${cursorArgument}.`,
+        { field: cursorArgument },
+      );
+    // Backward reads the list's order reversed from the cursor, as DynamoDB reads a query flipped.
+    const descending = Boolean(spec.descending) !== backward;
+    const order = keyOrder(sk);
+    const reading = (a: Record<string, unknown>, b: Record<string, unknown>) => (descending ? -order(a, b) : order(a, b));
+    const read = await this.items({ ...spec, descending }, projection, { after: position ? String(from) : undefined, limit: size + 1 });
+    const rows = (position ? read.filter((item) => reading(item, position) > 0) : read).slice(0, size + 1);
+    const nodes = rows.slice(0, size);
+    if (backward) nodes.reverse();
+    const more = rows.length > size;
+    const positionOf = (item: Item) => ({ PK: item.PK, SK: item.SK, [pk]: item[pk], [sk]: item[sk] });
+    return new Page(
+      nodes,
+      nodes.map((item) => lazyCursor(() => this.cursors.encode(tenantId, listId, positionOf(item)))),
       backward ? { hasNextPage: cursor !== null, hasPreviousPage: more } : { hasNextPage: more, hasPreviousPage: cursor !== null },
     );
   }
@@ -461,7 +641,7 @@ export class PgStore implements StoreApi {
   async queryFirst(spec: QuerySpec, n: number): Promise<Item[]> {
     const ordered = this.tables.ordered(spec);
     if (ordered) return this.inTenant(ordered.plan.tenantId, (client) => this.readOrdered(client, ordered, Boolean(spec.descending), n));
-    return (await this.items(spec)).slice(0, n);
+    return (await this.items(spec, undefined, { limit: n })).slice(0, n);
   }
 
   async queryAll(spec: QuerySpec, max = 5000): Promise<Item[]> {
