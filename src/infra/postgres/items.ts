@@ -305,9 +305,9 @@ export class EntityTable {
     const keyed = this.indexKeys.get(index);
     if (!keyed) return indexAttributesOf(index, tenantId, values);
     const { pk, sk } = keySchemas[index.index];
-    return typeof row[keyed.pk] === 'string' && typeof row[keyed.sk] === 'string'
-      ? { [pk]: row[keyed.pk] as string, [sk]: row[keyed.sk] as string }
-      : {};
+    const pkValue = row[keyed.pk];
+    const skValue = row[keyed.sk];
+    return typeof pkValue === 'string' && typeof skValue === 'string' ? { [pk]: pkValue, [sk]: skValue } : {};
   }
 }
 
