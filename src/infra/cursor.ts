@@ -3,6 +3,10 @@ import { CompactEncrypt, compactDecrypt } from 'jose';
 import { badInput } from '../errors';
 import { isRecord } from '../guards';
 
+/** BAD_USER_INPUT for a cursor that is not one this server made for a page (`argument` names the argument that carried it). */
+export const invalidCursor = (argument: string) =>
+  badInput(`The cursor is not valid: pass a cursor of a previous page unchanged as ${argument}.`, argument);
+
 /**
  * Opaque page cursors. A cursor is the position in one query, encrypted and authenticated with a
  * server key (JWE, dir + A256GCM), and bound to the tenant and to a fingerprint of the query it
@@ -32,7 +36,7 @@ export class CursorCodec {
       const { plaintext } = await compactDecrypt(cursor, this.key);
       parsed = JSON.parse(new TextDecoder().decode(plaintext));
     } catch {
-      throw badInput(`The cursor is not valid: pass a cursor of a previous page unchanged as ${argument}.`, argument);
+      throw invalidCursor(argument);
     }
     if (!isRecord(parsed) || parsed.t !== tenantId || parsed.q !== queryId || !isRecord(parsed.k)) {
       throw badInput(`The cursor belongs to another list: pass as ${argument} a cursor of a previous page of this same list.`, argument);

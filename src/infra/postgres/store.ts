@@ -1,6 +1,6 @@
 import { type ClientBase, DatabaseError, escapeIdentifier as ident, type Pool } from 'pg';
 import { AppError, ErrorCode } from '../../errors';
-import type { CursorCodec } from '../cursor';
+import { type CursorCodec, invalidCursor } from '../cursor';
 import { lazyCursor, Page, type PageRequest, pageShape } from '../dynamo/page';
 import { keySchemas, TTL_ATTRIBUTE, type Key } from '../dynamo/table';
 import { tenantOfPk } from '../dynamo/entity';
@@ -515,12 +515,7 @@ export class PgStore implements StoreApi {
       position && typeof position.PK === 'string' && typeof position.SK === 'string'
         ? ordered.plan.table.keyOf({ PK: position.PK, SK: position.SK })
         : undefined;
-    if (position && !after)
-      throw new AppError(
-        ErrorCode.BAD_USER_INPUT,
-        `The cursor is not valid: pass a cursor of a previous page unchanged as ${cursorArgument}.`,
-        { field: cursorArgument },
-      );
+    if (position && !after) throw invalidCursor(cursorArgument);
     const from = after ? ordered.order.map((f) => after.values[ordered.plan.table.keyFields.indexOf(f)]) : undefined;
     // Backward reads the list's order reversed from the cursor, as DynamoDB reads a query flipped.
     const descending = Boolean(spec.descending) !== backward;
@@ -555,12 +550,7 @@ export class PgStore implements StoreApi {
     const listId = queryFingerprint(spec);
     const position = cursor ? await this.cursors.decode(cursor, tenantId, listId, cursorArgument) : undefined;
     const from = position?.[sk];
-    if (position && typeof from !== 'string')
-      throw new AppError(
-        ErrorCode.BAD_USER_INPUT,
-        `The cursor is not valid: pass a cursor of a previous page unchanged as ${cursorArgument}.`,
-        { field: cursorArgument },
-      );
+    if (position && typeof from !== 'string') throw invalidCursor(cursorArgument);
     // Backward reads the list's order reversed from the cursor, as DynamoDB reads a query flipped.
     const descending = Boolean(spec.descending) !== backward;
     const order = keyOrder(sk);
