@@ -1,4 +1,5 @@
 import { SYSTEM_TENANT } from '../auth/principal';
+import { logger } from '../logger';
 import { activityEvent } from '../common/activity-event';
 import { assertId, isValidTenantId } from '../common/ids';
 import { Stale } from '../common/mutate';
@@ -437,10 +438,14 @@ export class JobRepository {
     const items = input.items != null && itemStage?.fanOut ? this.items.checkInputs(itemStage.fanOut, input.items) : [];
     // The plan's itemsPerJob (a job without items needs none) is read beside the idempotency key's
     // record, not after it: one round trip fewer between the job's decision and its transaction.
-    // A request answered with an earlier job does not wait for it, and its failure then answers
-    // nothing (the handler only keeps it from being an unhandled rejection; commitNew awaits it).
+    // commitNew awaits it and answers with its failure. Its failure is also taken at once (else it
+    // would be an unhandled rejection while the record is read) and, for a request answered with
+    // an earlier job, which never awaits the read, logged below.
     const allowed = items.length > 0 ? this.items.itemsAllowed() : undefined;
-    allowed?.catch(() => undefined);
+    const allowedFailure = allowed?.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     let made: { job: JobItem; steps: StepLike[] } | undefined;
     const job = await idempotent(
       this.scope,
@@ -457,7 +462,15 @@ export class JobRepository {
     );
     // An earlier request's job is returned as it is now; a new one as this request made it (a
     // first stage that fans out opened in its commit: STEP_STARTED, or completed without items).
-    if (!made) return toJob(job);
+    if (!made) {
+      const failure = await allowedFailure;
+      if (failure !== undefined)
+        logger.warn(
+          { err: failure, code: 'PLAN_READ_FAILED' },
+          "createJob's read of the plan's itemsPerJob failed; the request was answered with an earlier job, which needs none",
+        );
+      return toJob(job);
+    }
     return toJob(made.job, made.steps);
   }
 

@@ -108,4 +108,20 @@ describe('workers bound across instances', () => {
     expect({ a: holding(a), b: holding(b) }).toEqual({ a: nothingHeld, b: nothingHeld });
     expect(await itemOf(jobId, held.sequence)).toMatchObject({ status: 'RUNNING', attempt: 1 });
   });
+
+  // Last: it stops B.
+  it("a stopping instance lets go of its bound workers' records and topics, and hands nothing back", async () => {
+    const jobId = await batchJob((q, v) => gqlAs(a, editor, q, v), tenant, projectId, [{}]);
+    const open = subscribe(wsClient(b.url, worker), SIGNALS, { w: 'gpu-3' });
+    await open.ack;
+    const held = (await gqlAs(a, worker, CLAIM, { w: 'gpu-3' })).claimWork.item;
+    await waitFor(async () => boundOf(b).held === 1, 'the claim served by A bound on B', { everyMs: 10 });
+    const listenersBefore = b.app.bus.listenerCount();
+    await b.stop();
+    expect({ b: holding(b), listeners: b.app.bus.listenerCount() }).toEqual({ b: nothingHeld, listeners: 0 });
+    expect(listenersBefore).toBeGreaterThan(0);
+    // A server that closes hands nothing back: the worker reconnects elsewhere or its lease ends it.
+    expect(await itemOf(jobId, held.sequence)).toMatchObject({ status: 'RUNNING', attempt: 1 });
+    open.stop();
+  });
 });

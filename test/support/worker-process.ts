@@ -157,7 +157,9 @@ export function tsPushWorker(
   registerFixture(`TypeScript worker ${name}`, async () => {
     worker.stop();
     worker.giveUp();
-    await running.catch(() => {});
+    // run() resolves once its hand-backs are answered; it rejects only with a claim refused for good
+    // (or no handler, or kinds it could not read), which the test that made the worker should see.
+    await running;
   });
   return { worker, running, started, aborted, signals };
 }

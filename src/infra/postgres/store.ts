@@ -508,9 +508,7 @@ export class PgStore implements StoreApi {
     page: PageRequest,
     projection?: Projection,
   ): Promise<Page<Item>> {
-    const { size, backward, cursor, cursorArgument } = pageShape(page);
-    const listId = queryFingerprint(spec);
-    const position = cursor ? await this.cursors.decode(cursor, tenantId, listId, cursorArgument) : undefined;
+    const { size, backward, cursor, cursorArgument, listId, position } = await this.pageStart(tenantId, spec, page);
     const after =
       position && typeof position.PK === 'string' && typeof position.SK === 'string'
         ? ordered.plan.table.keyOf({ PK: position.PK, SK: position.SK })
@@ -533,6 +531,17 @@ export class PgStore implements StoreApi {
   }
 
   /**
+   * Where a page of `spec` starts: the page's shape, the list's id its cursors are bound to, and the
+   * position its cursor names (undefined for the first page). Throws as CursorCodec.decode does.
+   */
+  private async pageStart(tenantId: string, spec: QuerySpec, page: PageRequest) {
+    const shape = pageShape(page);
+    const listId = queryFingerprint(spec);
+    const position = shape.cursor ? await this.cursors.decode(shape.cursor, tenantId, listId, shape.cursorArgument) : undefined;
+    return { ...shape, listId, position };
+  }
+
+  /**
    * A page of a query whose every table reads a keyed index (readKeyed): each table's rows after the
    * cursor's index sort key, one more than the page, merged in the query's order. The cursors are
    * listPage's (the table key and the index key read, bound to the tenant and the query), so the two
@@ -546,9 +555,7 @@ export class PgStore implements StoreApi {
     page: PageRequest,
     projection?: Projection,
   ): Promise<Page<Item>> {
-    const { size, backward, cursor, cursorArgument } = pageShape(page);
-    const listId = queryFingerprint(spec);
-    const position = cursor ? await this.cursors.decode(cursor, tenantId, listId, cursorArgument) : undefined;
+    const { size, backward, cursor, cursorArgument, listId, position } = await this.pageStart(tenantId, spec, page);
     const from = position?.[sk];
     if (position && typeof from !== 'string') throw invalidCursor(cursorArgument);
     // Backward reads the list's order reversed from the cursor, as DynamoDB reads a query flipped.
