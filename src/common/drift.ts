@@ -71,15 +71,8 @@ function derivedKey(model: AnyModel, tenantId: string, item: Item): { PK: string
   }
 }
 
-/**
- * The declared models an item written without an entity type may be: those whose key names nothing
- * but the tenant (one item each, such as TenantUsage), and the shards of the usage counters, kept
- * by ADD alone like it (TenantUsageShard: its key names its shard).
- */
-const fixedKeyModels = [
-  ...entityNames.map((name): AnyModel => entities[name]).filter((model) => model.keyFields.length === 0),
-  entities.TenantUsageShard,
-];
+/** The declared models whose key names nothing but the tenant (one item each, such as TenantUsage). */
+const fixedKeyModels = entityNames.map((name): AnyModel => entities[name]).filter((model) => model.keyFields.length === 0);
 
 /** The model of fixed key that `item`'s key is, for an item written without an entity type; undefined for none. */
 function typelessByKey(item: Item): AnyModel | undefined {

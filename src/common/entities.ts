@@ -374,24 +374,6 @@ export function stepClaimableFrom(step: ClaimableStep): string | undefined {
 const JOB_SHARDS = { count: 16, by: 'jobId' } as const;
 
 /**
- * How the tenant's running-jobs counter is sharded: by the job's id over 16 counters, so a job's
- * creation and its completion count in one shard, and a tenant's job changes spread over 16
- * partitions (1 write unit a status change as one partition: 1,000 changes a second at DynamoDB's
- * limit; docs/scaling.md, "The usage counter").
- */
-export const USAGE_SHARDS = { count: 16, by: 'jobId' } as const;
-
-/**
- * What a shard of a sharded quota's counter holds besides its count (src/common/quota.ts,
- * "Sharded counters"): the room dealt to it (how many more it may count without a new deal) and
- * the limit that room was dealt under.
- */
-const RUNNING_JOBS_SHARD = {
-  runningJobsRoom: attr.int(),
-  runningJobsDealt: attr.int(),
-};
-
-/**
  * The tenant's work a worker can claim, by the time it became claimable (sparse: only while its
  * `claimable` holds): a step that can be claimed and a fan-out stage's JobWork entry are in the
  * same partitions, keyed alike, so one claimWork query finds both.
@@ -497,25 +479,6 @@ export const entities = {
       projects: attr.int(),
       storedBytes: attr.int(),
       runningJobs: attr.int(),
-      ...RUNNING_JOBS_SHARD,
-    },
-  }),
-  /**
-   * Shards 1 and up of the running-jobs counter (TenantUsage is shard 0): a job counts in the
-   * shard its id picks (USAGE_SHARDS), each shard a partition of its own, so one tenant's job
-   * creations and completions are not bound by one partition's write limit (docs/scaling.md,
-   * "The usage counter"). Kept by ADD and by the deals of room (src/common/quota.ts).
-   */
-  TenantUsageShard: entity({
-    type: 'TenantUsageShard',
-    idPrefix: undefined,
-    keeps: [],
-    key: keyShape({ pk: 'USAGE#{shard}', sk: 'USAGE' }),
-    attributes: {
-      // Its key holds it; an item made by ADD alone has no attribute of it.
-      shard: attr.int(),
-      runningJobs: attr.int(),
-      ...RUNNING_JOBS_SHARD,
     },
   }),
   Project: entity({
@@ -1169,7 +1132,6 @@ export const entities = {
     quota: {
       name: 'runningJobs',
       counts: (job) => (job.status === 'COMPLETED' || job.status === 'FAILED' || job.status === 'CANCELLED' ? 0 : 1),
-      shards: USAGE_SHARDS,
     },
     indexes: {
       /** The tenant's jobs by status, latest change first. */

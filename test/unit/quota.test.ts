@@ -1,9 +1,8 @@
 import { BoundTenant } from '../../src/common/bound-tenant';
-import { entities, USAGE_SHARDS } from '../../src/common/entities';
+import { entities } from '../../src/common/entities';
 import { limitsOf, quotaWrites, withQuotaLimits } from '../../src/common/quota';
 import { loadConfig, PLAN_DEFAULTS } from '../../src/config';
-import { Prepare } from '../../src/infra/dynamo/committer';
-import { type AnyModel, shardOf } from '../../src/infra/dynamo/entity';
+import type { AnyModel } from '../../src/infra/dynamo/entity';
 import type { Write } from '../../src/infra/dynamo/write';
 
 const tenant = new BoundTenant('t');
@@ -98,36 +97,6 @@ describe('quota writes (pure: what a change adds to the tenant usage counter, an
     expect(entities.Project.itemFrom('t', legacy).quotaCounted).toBe(1);
     expect(entities.Project.itemFrom('t', project(true)).quotaCounted).toBe(0);
     expect(entities.Milestone.itemFrom('t', { projectId: 'proj_1', milestoneId: 'ms_1' })).not.toHaveProperty('quotaCounted');
-  });
-
-  it('counts a job in the running-jobs shard its id picks, taking room dealt under the limit, and gives the room back when it finishes', () => {
-    const job = (jobId: string, status: string) => ({ jobId, status });
-    const shardKey = (jobId: string) => {
-      const shard = shardOf(jobId, USAGE_SHARDS.count);
-      return shard === 0 ? { PK: 'TENANT#t', SK: 'USAGE' } : { PK: `TENANT#t#USAGE#${shard}`, SK: 'USAGE' };
-    };
-    // Jobs spread over the 16 shards, each job always in one.
-    const ids = Array.from({ length: 64 }, (_, i) => `job_${i}`);
-    expect(new Set(ids.map((id) => shardOf(id, USAGE_SHARDS.count))).size).toBe(16);
-    const [create] = quotaWrites(tenant, entities.Job, null, job('job_7', 'QUEUED'));
-    expect(create.toRequest('T').Update).toMatchObject({ Key: shardKey('job_7'), UpdateExpression: 'ADD #n0 :v0, #n1 :v1' });
-    expect(create.toRequest('T').Update?.ExpressionAttributeNames).toEqual({ '#n0': 'runningJobs', '#n1': 'runningJobsRoom' });
-    expect(create.toRequest('T').Update?.ExpressionAttributeValues).toEqual({ ':v0': 1, ':v1': -1 });
-    // At commit: only from room dealt under this very limit; a failure asks the committer to deal again.
-    const [charged] = withQuotaLimits([create], { ...PLAN_DEFAULTS.free, runningJobs: 40 }) as Write[];
-    expect(condition(charged)).toMatchObject({
-      expression: '#n0 >= :v0 AND #n1 = :v1',
-      names: { '#n0': 'runningJobsRoom', '#n1': 'runningJobsDealt', '#n2': 'runningJobs', '#n3': 'runningJobsRoom' },
-      values: { ':v0': 1, ':v1': 40, ':v2': 1, ':v3': -1 },
-    });
-    expect(charged.onConditionFailed?.(undefined)).toBeInstanceOf(Prepare);
-    // Finished: counted out of the same shard, its room given back, with no condition.
-    const stored = { ...job('job_7', 'RUNNING'), quotaCounted: 1 };
-    const [finish] = quotaWrites(tenant, entities.Job, stored, job('job_7', 'COMPLETED'));
-    expect(finish.toRequest('T').Update).toMatchObject({ Key: shardKey('job_7') });
-    expect(finish.toRequest('T').Update?.ExpressionAttributeValues).toEqual({ ':v0': -1, ':v1': 1 });
-    expect(withQuotaLimits([finish], PLAN_DEFAULTS.free)[0]).toBe(finish);
-    expect(finish.conditional).toBe(false);
   });
 
   it("takes a tenant's limits from its plan, with an admin's overrides on top, and PLAN_LIMITS over the defaults", () => {

@@ -41,9 +41,7 @@ import {
  * One retry loop: a transaction that loses (a version another writer moved: Stale; a head another
  * writer took: HeadMoved; DynamoDB's TransactionConflict; a throttled partition) is tried again,
  * after jittered exponential backoff, `maxRounds` times in all; a lost version re-reads and
- * re-decides, the others re-read the heads only. A unit whose failed condition names a
- * preparation (Prepare: a sharded quota's shard out of room) has it run, then is sent again at
- * once, a round like the others. Beneath it the SDK retries a failed call (4
+ * re-decides, the others re-read the heads only. Beneath it the SDK retries a failed call (4
  * attempts, each bounded by the per-attempt timeout). There is no other layer: Store.transactOnce
  * sends once.
  *
@@ -75,20 +73,6 @@ import {
  * was read: the group is read and decided again. Never reaches a client.
  */
 export class Stale extends Error {}
-
-/**
- * A unit's failed condition that a preparation can make hold (a sharded quota's counter out of the
- * room dealt to it, src/common/quota.ts): the committer runs `prepare` on its store and sends the
- * group again, one of its rounds, then calls what `prepare` resolved with (if anything) once that
- * transaction has answered, whatever it answered (the dealer waits for it before it deals again).
- * What `prepare` throws is the unit's own answer (QUOTA_EXCEEDED), as a failed condition's error
- * is. Never reaches a client.
- */
-export class Prepare extends Error {
-  constructor(readonly prepare: (store: CommitStore) => Promise<(() => void) | undefined>) {
-    super('A unit needs a preparation before it can commit.');
-  }
-}
 
 /**
  * The state a group is decided on: immutable. A command is a function from one state to the next
@@ -735,37 +719,10 @@ export class Committer {
    * condition, OutOfRounds past the bound, and anything else the calls throw.
    */
   private async send(units: readonly Unit[], tries: Tries): Promise<void> {
-    // What the last preparation asked to be told once the transaction after it answered (see Prepare).
-    let prepared: (() => void) | undefined;
-    const answered = () => {
-      prepared?.();
-      prepared = undefined;
-    };
-    try {
-      await this.sendRounds(
-        units,
-        tries,
-        (after) => {
-          prepared = after;
-        },
-        answered,
-      );
-    } finally {
-      answered();
-    }
-  }
-
-  /** The rounds of `send`: `prepared` keeps what a preparation resolved with, `answered` is called once each transaction answered. */
-  private async sendRounds(
-    units: readonly Unit[],
-    tries: Tries,
-    prepared: (after: (() => void) | undefined) => void,
-    answered: () => void,
-  ): Promise<void> {
     const heads = [...new Map(units.flatMap((u) => headsOf(u.writes)).map((k) => [headKeyString(k), k])).values()];
     for (;;) {
       const release = heads.length > 0 ? await this.turns.take(heads.map(headKeyString)) : undefined;
-      let outcome: TransactOutcome | 'moved' | { unit: number; prepare: Prepare };
+      let outcome: TransactOutcome | 'moved';
       let events: Item[][];
       let entry: Key | undefined;
       try {
@@ -782,30 +739,13 @@ export class Committer {
         } else {
           ({ writes, events } = placeGroup(tagged, read.heads));
         }
-        try {
-          outcome = await this.store.transactOnce(writes);
-        } finally {
-          answered();
-        }
+        outcome = await this.store.transactOnce(writes);
       } catch (error) {
-        if (error instanceof UnitFailed && error.error instanceof Prepare) outcome = { unit: error.unit, prepare: error.error };
         // An event's own key taken, or a head moved, by a writer outside this group.
-        else if (!(error instanceof HeadMoved || (error instanceof UnitFailed && error.error instanceof HeadMoved))) throw error;
-        else outcome = 'moved';
+        if (!(error instanceof HeadMoved || (error instanceof UnitFailed && error.error instanceof HeadMoved))) throw error;
+        outcome = 'moved';
       } finally {
         release?.();
-      }
-      if (typeof outcome === 'object' && 'prepare' in outcome) {
-        // Prepared outside the heads' turns (it reads and writes other items); its throw answers its unit alone.
-        try {
-          prepared(await outcome.prepare.prepare(this.store));
-        } catch (error) {
-          throw new UnitFailed(outcome.unit, error instanceof Error ? error : new Error(String(error)));
-        }
-        tries.used++;
-        tries.stats.conflicts++;
-        if (tries.used >= tries.max) throw new OutOfRounds(tries.tooBusy());
-        continue;
       }
       if (outcome === 'committed') {
         this.counters.units += units.length;

@@ -613,12 +613,6 @@ export interface QuotaDeclaration<Item> {
    * write that raises it is refused unless the usage plus the raise is within the limit.
    */
   pending?(item: Item): number;
-  /**
-   * Counted in `count` counters instead of one, an item's in the one its attribute `by` picks
-   * (shardOf), so a busy tenant's changes spread over `count` partitions; the plan's limit is dealt
-   * out to them as room (src/common/quota.ts, "Sharded counters"). A sharded quota has no `pending`.
-   */
-  shards?: IndexShards;
 }
 
 /** The index attribute names the models own (the outbox's belong to the unit of work). */

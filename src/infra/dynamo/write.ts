@@ -45,9 +45,7 @@ export type ConditionPart =
   | { kind: 'absentOrExpired'; nowSeconds: number }
   /** `attribute` is a top-level name, or the path to a nested one (`['target', 'PK']`). */
   | { kind: 'equals'; attribute: string | readonly string[]; value: unknown }
-  | { kind: 'absentOrAtMost'; attribute: string; max: number }
-  /** The number `attribute` is present and at least `min` (a missing attribute fails). */
-  | { kind: 'atLeast'; attribute: string; min: number };
+  | { kind: 'absentOrAtMost'; attribute: string; max: number };
 
 /** One action of an update expression. */
 export type UpdateAction =
@@ -55,7 +53,6 @@ export type UpdateAction =
   | { kind: 'deleteFromSet'; attribute: string; values: Set<string> }
   | { kind: 'appendToList'; attribute: string; values: unknown[] }
   | { kind: 'addNumber'; attribute: string; value: number }
-  | { kind: 'setNumber'; attribute: string; value: number }
   | { kind: 'remove'; attribute: string };
 
 /** What a write does to its item. */
@@ -118,10 +115,6 @@ export class Write {
           const value = current?.[part.attribute];
           return value === undefined || (typeof value === 'number' && value <= part.max);
         }
-        case 'atLeast': {
-          const value = current?.[part.attribute];
-          return typeof value === 'number' && value >= part.min;
-        }
       }
     });
   }
@@ -148,7 +141,6 @@ export class Write {
           const had = next[action.attribute];
           if (action.kind === 'remove') delete next[action.attribute];
           else if (action.kind === 'addNumber') next[action.attribute] = (typeof had === 'number' ? had : 0) + action.value;
-          else if (action.kind === 'setNumber') next[action.attribute] = action.value;
           else if (action.kind === 'appendToList') {
             if (!Array.isArray(had)) throw new Error(`${action.attribute} is not a list to append to.`);
             next[action.attribute] = [...had, ...action.values];
@@ -204,11 +196,6 @@ export class Write {
   /** Only if the number `attribute` is absent or at most `max` (a counter kept under a limit). */
   ifAtMost(attribute: string, max: number, onFailed?: ConditionFailure): Write {
     return this.with({ kind: 'absentOrAtMost', attribute, max }, onFailed);
-  }
-
-  /** Only if the number `attribute` is present and at least `min` (room left to take). */
-  ifAtLeast(attribute: string, min: number, onFailed?: ConditionFailure): Write {
-    return this.with({ kind: 'atLeast', attribute, min }, onFailed);
   }
 
   /** Only if each named attribute has the given value (e.g. `{ archived: false }`). */
@@ -268,11 +255,6 @@ export class Write {
     return this.withAction({ kind: 'addNumber', attribute, value });
   }
 
-  /** Sets the number `attribute` to `value`. Update writes only. */
-  setNumber(attribute: string, value: number): Write {
-    return this.withAction({ kind: 'setNumber', attribute, value });
-  }
-
   /** Removes `attribute` from the item (nothing when it has none). Update writes only. */
   remove(attribute: string): Write {
     return this.withAction({ kind: 'remove', attribute });
@@ -317,8 +299,6 @@ export class Write {
             const n = name(part.attribute);
             return `(attribute_not_exists(${n}) OR ${n} <= ${value(part.max)})`;
           }
-          case 'atLeast':
-            return `${name(part.attribute)} >= ${value(part.min)}`;
         }
       })
       .join(' AND ');
@@ -334,7 +314,6 @@ export class Write {
         else if (action.kind === 'addToSet') add.push(`${n} ${value(action.values)}`);
         else if (action.kind === 'addNumber') add.push(`${n} ${value(action.value)}`);
         else if (action.kind === 'deleteFromSet') del.push(`${n} ${value(action.values)}`);
-        else if (action.kind === 'setNumber') set.push(`${n} = ${value(action.value)}`);
         else set.push(`${n} = list_append(${n}, ${value(action.values)})`);
       }
       update = [
