@@ -28,7 +28,7 @@ import { type CommitHooks, commitUnit, committerOf } from './infra/dynamo/commit
 import type { LeaseCodec } from './auth/lease';
 import { downloadEvent, hasTrailEvents, withTrailRetention } from './common/activity-event';
 import { entities } from './common/entities';
-import { hasQuotaWrites, limitsOf, planOf, withQuotaLimits } from './common/quota';
+import { hasQuotaWrites, limitsOf, planOf, releasedOf, releaseKeys, withQuotaLimits } from './common/quota';
 import type { Outbox } from './events/outbox';
 import { createEventBus, type EventBus } from './infra/pubsub';
 import { SharedItemReads } from './infra/shared-reads';
@@ -232,15 +232,18 @@ class RequestScope implements Scope {
    * unit that appends to a stream no read of its own.
    */
   private retentionContext(): CommitHooks['context'] {
-    this.retention ??= {
-      key: this.tenant.of(entities.Tenant).keyOf({}),
+    if (this.retention) return this.retention;
+    const tenantKey = this.tenant.of(entities.Tenant).keyOf({});
+    const withShards = [tenantKey, ...releaseKeys(this.tenant.id)];
+    this.retention = {
+      keys: (writes) => (hasQuotaWrites(writes) ? withShards : [tenantKey]),
       applies: (writes) => hasTrailEvents(writes) || hasQuotaWrites(writes),
-      adjust: (writes, read) => {
+      adjust: (writes, [read, ...shards]) => {
         const tenant = entities.Tenant.found(read);
         const days = tenant?.activityRetentionDays;
         const retained = days == null ? writes : withTrailRetention(writes, days);
         if (!hasQuotaWrites(retained)) return retained;
-        return withQuotaLimits(retained, limitsOf(this.deps.plans, tenant), (quota) =>
+        return withQuotaLimits(retained, limitsOf(this.deps.plans, tenant), releasedOf(shards), (quota) =>
           this.deps.metrics?.quotaRefused.inc({ plan: planOf(tenant), quota }),
         );
       },

@@ -71,13 +71,20 @@ function derivedKey(model: AnyModel, tenantId: string, item: Item): { PK: string
   }
 }
 
-/** The declared models whose key names nothing but the tenant (one item each, such as TenantUsage). */
-const fixedKeyModels = entityNames.map((name): AnyModel => entities[name]).filter((model) => model.keyFields.length === 0);
+/**
+ * The declared models an item written without an entity type may be: those whose key names
+ * nothing but the tenant (one item each, such as TenantUsage), and the usage release shards
+ * (counters kept by ADD alone, like TenantUsage, one a shard).
+ */
+const typelessModels = [
+  ...entityNames.map((name): AnyModel => entities[name]).filter((model) => model.keyFields.length === 0),
+  entities.TenantUsageRelease,
+];
 
 /** The model of fixed key that `item`'s key is, for an item written without an entity type; undefined for none. */
 function typelessByKey(item: Item): AnyModel | undefined {
   const tenantId = tenantOfPk(item.PK);
-  return fixedKeyModels.find((model) => {
+  return typelessModels.find((model) => {
     const key = derivedKey(model, tenantId, item);
     return key !== null && key.PK === item.PK && key.SK === item.SK;
   });

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { PLAN_DEFAULTS, PLAN_LIMIT_NAMES, type PlanLimits, type PlanName } from '../config';
 import { quotaExceeded } from '../errors';
 import {
@@ -9,6 +10,8 @@ import {
   type ShapeDeclaration,
   type ShapeValues,
 } from '../infra/dynamo/entity';
+import type { Item } from '../infra/dynamo/store';
+import type { Key } from '../infra/dynamo/table';
 import { check, update, type UnitWrite, Write } from '../infra/dynamo/write';
 import type { BoundTenant } from './bound-tenant';
 import { entities, type EntityItem } from './entities';
@@ -23,7 +26,37 @@ import { orList } from './model-types';
  * unit of work already reads with the stream heads, see CommitHooks.context), and `withQuotaLimits`
  * puts it into the writes' conditions. So 50 concurrent creates at the limit let exactly the
  * allowed number through, and a refused write commits nothing.
+ *
+ * What frees usage goes elsewhere: a release is ADDed (negative) to one of the tenant's
+ * USAGE_RELEASE_SHARDS release shards (TenantUsageRelease), chosen at random, so a busy tenant's
+ * finishing jobs do not all write the one counter's partition (docs/scaling.md, "The usage
+ * counter"). The usage is the counter plus the shards. A write that grows usage is limited on the
+ * counter alone, given the shards as its commit read them beside the tenant's item: shards only
+ * ever fall, so what the commit read frees at most what was freed by then, and the limit holds
+ * with any writers on any instances, with no fold of the shards into the counter to race on.
  */
+
+/** How many release shards a tenant's usage has (TenantUsageRelease): 8,000 releases a second at DynamoDB's 1,000 writes a partition. */
+export const USAGE_RELEASE_SHARDS = 8;
+
+/** The keys of tenant `tenantId`'s release shards, in shard order. */
+export const releaseKeys = (tenantId: string): Key[] =>
+  Array.from({ length: USAGE_RELEASE_SHARDS }, (_, shard) => entities.TenantUsageRelease.keyOf(tenantId, { shard: String(shard) }));
+
+/**
+ * What the release shards `shards` (as read; null for one never written) have freed of each quota:
+ * the sum of their counters, zero or less.
+ */
+export function releasedOf(shards: readonly (Item | null)[]): Record<string, number> {
+  const released: Record<string, number> = {};
+  for (const quota of QUOTAS)
+    released[quota] = shards.reduce((sum, shard) => {
+      // Kept by ADD alone, so the shards carry no entity type: read as they are.
+      const value = shard?.[quota];
+      return sum + (typeof value === 'number' ? value : 0);
+    }, 0);
+  return released;
+}
 
 /** What a quota write of a unit asks for, found again at commit to put the plan's limit in. */
 interface Charge {
@@ -62,10 +95,15 @@ export function quotaWrites(tenant: BoundTenant, model: AnyModel, before: Counte
   const delta = counted(after) - recordedOf(before);
   const growth = counted(after) - counted(before);
   const key = tenant.of(entities.TenantUsage).keyOf({});
-  if (delta !== 0) {
+  if (delta > 0) {
     const add = update(key).addNumber(quota.name, delta);
     if (growth > 0) charges.set(add, { quota: quota.name, amount: growth, unlimited: add });
     return [add];
+  }
+  if (delta < 0) {
+    // A release is never limited, so it goes to a shard of its own (see the top of this file).
+    const shard = tenant.of(entities.TenantUsageRelease).keyOf({ shard: String(randomInt(USAGE_RELEASE_SHARDS)) });
+    return [update(shard).addNumber(quota.name, delta)];
   }
   const raise = pending(after) - pending(before);
   if (raise <= 0) return [];
@@ -90,12 +128,17 @@ export function hasQuotaWrites(writes: readonly UnitWrite[]): boolean {
 
 /**
  * The unit's writes with each quota write conditioned on `limits`: the counter may grow only while
- * it stays within its limit, else the transaction fails with QUOTA_EXCEEDED naming the quota
- * (`onRefused` is told which, for the metrics). A
- * write asking for more than the whole limit is given a condition that cannot hold (a counter
- * that does not exist yet would pass `at most a negative number`).
+ * it and what the release shards freed (`released`, see releasedOf) stay within its limit, else the
+ * transaction fails with QUOTA_EXCEEDED naming the quota (`onRefused` is told which, for the
+ * metrics). A write asking for more than the whole limit is given a condition that cannot hold (a
+ * counter that does not exist yet would pass `at most a negative number`).
  */
-export function withQuotaLimits(writes: readonly UnitWrite[], limits: PlanLimits, onRefused?: (quota: string) => void): UnitWrite[] {
+export function withQuotaLimits(
+  writes: readonly UnitWrite[],
+  limits: PlanLimits,
+  released: Readonly<Record<string, number>>,
+  onRefused?: (quota: string) => void,
+): UnitWrite[] {
   return writes.map((w) => {
     const charge = w instanceof Write ? charges.get(w) : undefined;
     if (!charge) return w;
@@ -107,7 +150,7 @@ export function withQuotaLimits(writes: readonly UnitWrite[], limits: PlanLimits
     };
     return charge.amount > limit
       ? charge.unlimited.where({ [charge.quota]: -1 }, refuse)
-      : charge.unlimited.ifAtMost(charge.quota, limit - charge.amount, refuse);
+      : charge.unlimited.ifAtMost(charge.quota, limit - charge.amount - (released[charge.quota] ?? 0), refuse);
   });
 }
 
@@ -214,16 +257,18 @@ export type TenantUsageView = ShapeValues<typeof TENANT_USAGE>;
 
 /**
  * Tenant `tenantId`'s usage (see TENANT_USAGE), from its item (null or undefined: it has none,
- * and is on the free plan) and its usage counters' item (none: nothing counted yet), against its
- * plan in `plans` (the configured table) with its overrides.
+ * and is on the free plan), its usage counters' item (none: nothing counted yet) and its release
+ * shards (`shards`, see releaseKeys), against its plan in `plans` (the configured table) with its overrides.
  */
 export function tenantUsage(
   tenantId: string,
   tenant: Parameters<typeof limitsOf>[1],
   counters: Readonly<Record<string, unknown>> | null | undefined,
+  shards: readonly (Item | null)[],
   plans?: Record<PlanName, PlanLimits>,
 ): TenantUsageView {
   const limits = limitsOf(plans, tenant);
+  const released = releasedOf(shards);
   return {
     tenantId,
     plan: planOf(tenant),
@@ -231,7 +276,7 @@ export function tenantUsage(
     quotas: QUOTAS.map((quota) => {
       // The counters are kept by ADD alone (quotaWrites), so their item carries no entity type: read as it is.
       const used = counters?.[quota];
-      return { quota, used: typeof used === 'number' ? used : 0, limit: limits[quota] };
+      return { quota, used: (typeof used === 'number' ? used : 0) + (released[quota] ?? 0), limit: limits[quota] };
     }),
   };
 }

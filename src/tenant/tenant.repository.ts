@@ -5,7 +5,7 @@ import type { Scope } from '../common/scope';
 import { applyPatch, requireText } from '../common/validate';
 import { AppError, badInput, conflict, ErrorCode } from '../errors';
 import { isValidTenantId } from '../common/ids';
-import { tenantUsage, usageKey } from '../common/quota';
+import { releaseKeys, tenantUsage, usageKey } from '../common/quota';
 import { PLAN_LIMIT_NAMES, type PlanLimits, type PlanName } from '../config';
 import type { Plan, PlanLimitsInput, TenantUsage } from './tenant.type';
 
@@ -29,8 +29,12 @@ export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
     // An operator's operation names the tenant it reads as its argument: the one place here where a
     // key is built for a tenant other than the scope's.
     if (!isValidTenantId(tenantId)) throw badInput('tenantId is not a valid tenant id.', 'tenantId');
-    const [tenant, counters] = await this.scope.store.batchGet([this.model.keyOf(tenantId, {}), usageKey(tenantId)]);
-    return tenantUsage(tenantId, this.model.found(tenant), counters, this.plans);
+    const [tenant, counters, ...shards] = await this.scope.store.batchGet([
+      this.model.keyOf(tenantId, {}),
+      usageKey(tenantId),
+      ...releaseKeys(tenantId),
+    ]);
+    return tenantUsage(tenantId, this.model.found(tenant), counters, shards, this.plans);
   }
 
   /**

@@ -291,6 +291,16 @@ describe("DynamoDB's partition limits, emulated", () => {
     const indexKeys = counts.filter((c) => /^GSI\dPK=TENANT#[^#]+#(JOB_STATUS#|USER#)/.test(c.key));
     expect(indexKeys.filter((c) => c.key.startsWith(`GSI1PK=TENANT#${tenant}#JOB_STATUS#RUNNING`)).length).toBeGreaterThanOrEqual(10);
     expect(Math.max(...indexKeys.map(perChange))).toBeLessThan(1);
+    // A completion frees its job's slot of the plan's running jobs on one of the tenant's usage
+    // release shards, not on its one counter (src/common/quota.ts): the tenant's own partition
+    // takes none of the changes (it took 1 WCU a completion before), each shard a share.
+    const tenantPartition = counts.find((c) => c.key === `PK=TENANT#${tenant}`);
+    expect(tenantPartition?.wcu ?? 0).toBe(0);
+    const releases = counts.filter((c) => c.key.startsWith(`PK=TENANT#${tenant}#USAGE#`));
+    // One release a job, in its completion's transaction (2 WCU a transactional write).
+    expect(releases.reduce((sum, c) => sum + c.wcu, 0)).toBe(2 * JOBS);
+    expect(releases.length).toBeGreaterThanOrEqual(4);
+    expect(Math.max(...releases.map(perChange))).toBeLessThan(0.25);
     // Past the one stream's ceiling, and at the ceiling the counts predict within 20 %.
     expect(rate).toBeGreaterThan(2 * (STATUS_WCU / oneStream));
     expect(rate).toBeGreaterThan(0.8 * ceiling);

@@ -1,6 +1,6 @@
 import { BoundTenant } from '../../src/common/bound-tenant';
 import { entities } from '../../src/common/entities';
-import { limitsOf, quotaWrites, withQuotaLimits } from '../../src/common/quota';
+import { limitsOf, quotaWrites, releasedOf, USAGE_RELEASE_SHARDS, withQuotaLimits } from '../../src/common/quota';
 import { loadConfig, PLAN_DEFAULTS } from '../../src/config';
 import type { AnyModel } from '../../src/infra/dynamo/entity';
 import type { Write } from '../../src/infra/dynamo/write';
@@ -24,25 +24,21 @@ describe('quota writes (pure: what a change adds to the tenant usage counter, an
     expect(create.toRequest('T').Update?.ExpressionAttributeValues).toEqual({ ':v0': 1 });
     // Unlimited until the commit puts the plan in: a unit committed without the tenant's item still counts exactly.
     expect(create.conditional).toBe(false);
-    expect(
-      quotaWrites(tenant, entities.Project, stored(entities.Project, project(false)), project(true))[0].toRequest('T').Update
-        ?.ExpressionAttributeValues,
-    ).toEqual({
-      ':v0': -1,
-    });
-    expect(
-      quotaWrites(tenant, entities.Project, stored(entities.Project, project(false)), null)[0].toRequest('T').Update
-        ?.ExpressionAttributeValues,
-    ).toEqual({
-      ':v0': -1,
-    });
+    // A release goes to one of the tenant's release shards, never to the counter, and is never limited.
+    for (const after of [project(true), null]) {
+      const [release] = quotaWrites(tenant, entities.Project, stored(entities.Project, project(false)), after);
+      const update = release.toRequest('T').Update;
+      expect(update?.Key?.PK).toMatch(new RegExp(`^TENANT#t#USAGE#[0-${USAGE_RELEASE_SHARDS - 1}]$`));
+      expect(update).toMatchObject({ Key: { SK: 'USAGE' }, UpdateExpression: 'ADD #n0 :v0', ExpressionAttributeValues: { ':v0': -1 } });
+      expect(release.conditional).toBe(false);
+    }
     expect(quotaWrites(tenant, entities.Project, stored(entities.Project, project(false)), { ...project(false), title: 'Q' })).toEqual([]);
     expect(quotaWrites(tenant, entities.Milestone, null, { milestoneId: 'ms_1' })).toEqual([]);
   });
 
   it('conditions a charge on the limit minus the charge, and refuses one larger than the whole limit with a condition that cannot hold', () => {
     const limits = { ...PLAN_DEFAULTS.free, projects: 5 };
-    const [charged] = withQuotaLimits(quotaWrites(tenant, entities.Project, null, project(false)), limits) as Write[];
+    const [charged] = withQuotaLimits(quotaWrites(tenant, entities.Project, null, project(false)), limits, {}) as Write[];
     expect(condition(charged)).toEqual({
       expression: '(attribute_not_exists(#n0) OR #n0 <= :v0)',
       names: { '#n0': 'projects', '#n1': 'projects' },
@@ -54,30 +50,39 @@ describe('quota writes (pure: what a change adds to the tenant usage counter, an
     const asset = (status: 'uploading' | 'ready', size: number) => ({
       versions: [{ version: 1, s3Key: 'k', size, status, createdAt: '' }],
     });
-    const [tooBig] = withQuotaLimits(quotaWrites(tenant, entities.Asset, null, asset('uploading', 2000)), {
-      ...limits,
-      storedBytes: 1000,
-    }) as Write[];
+    const [tooBig] = withQuotaLimits(
+      quotaWrites(tenant, entities.Asset, null, asset('uploading', 2000)),
+      { ...limits, storedBytes: 1000 },
+      {},
+    ) as Write[];
     // An upload requested is a check of the counter, not a charge; 2,000 bytes can never fit 1,000.
     expect(tooBig.toRequest('T').ConditionCheck).toBeDefined();
     expect(condition(tooBig).expression).toContain(' = ');
     const [confirmed] = withQuotaLimits(
       quotaWrites(tenant, entities.Asset, stored(entities.Asset, asset('uploading', 400)), asset('ready', 400)),
-      {
-        ...limits,
-        storedBytes: 1000,
-      },
+      { ...limits, storedBytes: 1000 },
+      {},
     ) as Write[];
     expect(condition(confirmed).values).toEqual({ ':v0': 600, ':v1': 400 });
+    // What the release shards freed (their counters, read at commit) is room on the counter: 2 projects freed of 5 leave 6 on it.
+    const released = releasedOf([
+      { PK: 'TENANT#t#USAGE#0', SK: 'USAGE', projects: -1 },
+      null,
+      { PK: 'TENANT#t#USAGE#5', SK: 'USAGE', projects: -1 },
+    ]);
+    expect(released).toMatchObject({ projects: -2, storedBytes: 0, runningJobs: 0 });
+    const [roomy] = withQuotaLimits(quotaWrites(tenant, entities.Project, null, project(false)), limits, released) as Write[];
+    expect(condition(roomy).values).toEqual({ ':v0': 6, ':v1': 1 });
   });
 
   it('counts in an item written before quotas were kept, holding only its growth to the limit', () => {
     const legacy = project(false);
     // Edited: it counts its one project in, and nothing of it is held to the limit (it had it already).
-    const [edit] = withQuotaLimits(quotaWrites(tenant, entities.Project, legacy, { ...legacy, title: 'Q' }), {
-      ...PLAN_DEFAULTS.free,
-      projects: 0,
-    }) as Write[];
+    const [edit] = withQuotaLimits(
+      quotaWrites(tenant, entities.Project, legacy, { ...legacy, title: 'Q' }),
+      { ...PLAN_DEFAULTS.free, projects: 0 },
+      {},
+    ) as Write[];
     expect(edit.toRequest('T').Update?.ExpressionAttributeValues).toEqual({ ':v0': 1 });
     expect(edit.conditional).toBe(false);
     // Deleted or archived: it had counted nothing, so nothing is taken off.
@@ -87,10 +92,11 @@ describe('quota writes (pure: what a change adds to the tenant usage counter, an
     const asset = (sizes: number[]) => ({
       versions: sizes.map((size, i) => ({ version: i + 1, s3Key: 'k', size, status: 'ready', createdAt: '' })),
     });
-    const [grown] = withQuotaLimits(quotaWrites(tenant, entities.Asset, asset([400]), asset([400, 300])), {
-      ...PLAN_DEFAULTS.free,
-      storedBytes: 1000,
-    }) as Write[];
+    const [grown] = withQuotaLimits(
+      quotaWrites(tenant, entities.Asset, asset([400]), asset([400, 300])),
+      { ...PLAN_DEFAULTS.free, storedBytes: 1000 },
+      {},
+    ) as Write[];
     expect(condition(grown).values).toEqual({ ':v0': 700, ':v1': 700 });
     // The stored item records what it counted, derived like an index attribute.
     // Partial items (no status, no name): itemFrom, whose write values need no attribute but the key's.

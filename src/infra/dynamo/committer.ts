@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppError, ErrorCode } from '../../errors';
 import { budgetLeft, runWithBudget } from '../deadline';
 import { classify, isServiceUnavailable } from '../dependency';
-import type { TransactOutcome } from '../store-api';
+import { keyString, type TransactOutcome } from '../store-api';
 import type { Key } from './table';
 import {
   HEAD_POSITION,
@@ -106,14 +106,15 @@ export interface CommitHooks {
   /** Publishes the events of a committed unit; without one (offline tools), events wait for the sweeper. */
   publisher?: Publisher;
   /**
-   * An item some units depend on (the tenant's settings), read in the same BatchGetItem as the
-   * stream heads, so a unit that appends to a stream pays no extra call for it: for a unit that
-   * `applies` to, the writes committed are `adjust(writes, item)` (null when there is no item).
+   * Items some units depend on (the tenant's settings, and for a unit that grows a quota its
+   * release shards), read in the same BatchGetItem as the stream heads, so a unit that appends to
+   * a stream pays no extra call for them: for a unit that `applies` to, the writes committed are
+   * `adjust(writes, items)`, `items` in the order of `keys(writes)` (null for one missing).
    */
   context?: {
-    key: Key;
+    keys(writes: readonly UnitWrite[]): readonly Key[];
     applies(writes: readonly UnitWrite[]): boolean;
-    adjust(writes: readonly UnitWrite[], item: Item | null): readonly UnitWrite[];
+    adjust(writes: readonly UnitWrite[], items: readonly (Item | null)[]): readonly UnitWrite[];
   };
 }
 
@@ -726,9 +727,17 @@ export class Committer {
       let events: Item[][];
       let entry: Key | undefined;
       try {
-        const context = units.map((u) => (u.hooks.context?.applies(u.writes) ? u.hooks.context : undefined)).find(Boolean);
-        const read = await this.readHeads(heads, context?.key);
-        const adjusted = units.map((u) => (u.hooks.context?.applies(u.writes) ? u.hooks.context.adjust(u.writes, read.context) : u.writes));
+        // Each unit's context items, read once for all of them.
+        const contextKeys = units.map((u) => (u.hooks.context?.applies(u.writes) ? u.hooks.context.keys(u.writes) : []));
+        const read = await this.readHeads(heads, [...new Map(contextKeys.flat().map((k) => [keyString(k), k])).values()]);
+        const adjusted = units.map((u, i) =>
+          u.hooks.context?.applies(u.writes)
+            ? u.hooks.context.adjust(
+                u.writes,
+                contextKeys[i].map((k) => read.context.get(keyString(k)) ?? null),
+              )
+            : u.writes,
+        );
         // Each unit's own conditions name the unit, so a failure answers that unit alone.
         const tagged = adjusted.map((writes, unit) => writes.map((w) => (w instanceof Write && w.conditional ? tagWithUnit(w, unit) : w)));
         let writes: Write[];
@@ -763,14 +772,19 @@ export class Committer {
 
   /**
    * The heads of the streams `writes` append to, read strongly consistently (position 0 for a new
-   * stream), and the `context` item when one is asked for, in one BatchGetItem.
+   * stream), and the `context` items asked for, in one BatchGetItem.
    */
-  private async readHeads(heads: readonly Key[], context?: Key): Promise<{ heads: Map<string, number>; context: Item | null }> {
+  private async readHeads(
+    heads: readonly Key[],
+    context: readonly Key[],
+  ): Promise<{ heads: Map<string, number>; context: Map<string, Item | null> }> {
     const positions = new Map<string, number>();
-    if (heads.length === 0 && !context) return { heads: positions, context: null };
-    const items = await this.store.batchGet(context ? [...heads, context] : [...heads]);
-    heads.forEach((key, i) => positions.set(headKeyString(key), Number(items[i]?.[HEAD_POSITION] ?? 0)));
-    return { heads: positions, context: context ? (items[heads.length] ?? null) : null };
+    const items = new Map<string, Item | null>();
+    if (heads.length === 0 && context.length === 0) return { heads: positions, context: items };
+    const read = await this.store.batchGet([...heads, ...context]);
+    heads.forEach((key, i) => positions.set(headKeyString(key), Number(read[i]?.[HEAD_POSITION] ?? 0)));
+    context.forEach((key, i) => items.set(keyString(key), read[heads.length + i] ?? null));
+    return { heads: positions, context: items };
   }
 
   private keep<S>(id: string, state: S | undefined, type: AggregateType<S>): void {
