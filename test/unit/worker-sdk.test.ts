@@ -210,6 +210,7 @@ describe('the worker SDKs, without a server', () => {
       });
       // That claim found nothing too: the worker waits, subscribed, and says so once.
       await waitFor(async () => states.includes('idle'), 'idle told', { ms: 5_000, everyMs: 5 });
+      expect(worker.idle).toBe(true);
     } finally {
       if (claims[0] && !claims[0].writableEnded) claims[0].end('{"data":{"claimWork":null}}');
       worker.stop();

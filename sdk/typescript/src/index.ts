@@ -549,9 +549,9 @@ export class Worker<K extends KindMap = Untyped> {
   /** Units this worker completed. */
   completed = 0;
 
-  /** True while a slot waits for work (its last claims found none). */
+  /** True while the worker is idle, from the moment it told onState `idle` until a slot stops waiting. */
   get idle(): boolean {
-    return this.waiting > 0;
+    return this.idleSaid;
   }
 
   /** Sent with the subscription and, while the server has acknowledged it, with each claim and its reports (WorkerOptions.workerId). */
