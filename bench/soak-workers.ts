@@ -9,7 +9,7 @@ import { Role } from '../src/auth/principal';
 import { startDynamoDbLocal } from '../src/infra/dynamo/embedded';
 import { startTcpProxy } from '../test/support/tcp-proxy';
 import { waitFor } from '../test/support/wait';
-import { type Proc, startWorker } from '../test/support/worker-process';
+import { isIdle, type Proc, startWorker } from '../test/support/worker-process';
 import { subscribe, wsClient } from '../test/support/ws';
 import { type Child, quantile, saveResult, SECRET, serverEnv, startChild } from './support';
 
@@ -156,7 +156,7 @@ async function python(t: Tenant, sub: string, env: Record<string, string> = {}, 
     { cwd: ROOT },
   );
   started.add(proc);
-  await proc.until((l) => l.event === 'signal' && l.type === 'SUBSCRIBED', `${sub}'s subscription`, 60_000);
+  await proc.until((l) => l.event === 'subscribed', `${sub}'s subscription`, 60_000);
   return proc;
 }
 
@@ -505,16 +505,9 @@ async function idle() {
   // Workers of one stage (STAGES=BATCH): an idle worker's fallback claims each stage it serves, one request a stage.
   const workers = await Promise.all(proxies.map((p, n) => python(t, `idle-${n}`, { STAGES: 'BATCH' }, `${p.url}${path}`)));
   const posts = () => proxies.map((p) => p.sent.filter((chunk) => /^(POST|GET) /.test(chunk)).length);
-  // Settled: each made its kinds read, its first claim and its subscription; then the idle time is counted.
-  await waitFor(
-    async () => {
-      const before = posts().join();
-      await sleep(1000);
-      return posts().join() === before;
-    },
-    'the idle workers settled',
-    { ms: 60_000 },
-  );
+  // Settled: each made its kinds read, its subscription and its first claim, and the SDK said it is
+  // idle; the idle time is counted from then.
+  await waitFor(async () => workers.every(isIdle), 'the idle workers idle', { ms: 60_000, everyMs: 50 });
   const before = posts();
   const sentBefore = proxies.map((p) => p.sent.length);
   await sleep(IDLE_SECONDS * 1000);

@@ -5,7 +5,8 @@ import { readStream } from '../support/sse';
 import { startTcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait';
 import { subscribe, wsClient } from '../support/ws';
-import { pythonPushWorker, tsPushWorker } from '../support/worker-process';
+import { PollingSignal, Worker } from '../../sdk/typescript/src/index';
+import { isIdle, PYTHON_WORKER, pythonPushWorker, startWorker, tsPushWorker } from '../support/worker-process';
 
 // A single step with a retry backoff, claimed by no other file (the server runs in this process).
 JOB_KINDS.TEST_SIGNAL_STEP = {
@@ -180,17 +181,65 @@ describe('work signals', () => {
     /** How many HTTP requests (POSTs) went through the proxy so far. */
     const posts = () => proxy.sent.filter((chunk) => chunk.startsWith('POST ')).length;
     const token = (sub: string) => server.token('signals-idle', [Role.WORKER], sub);
-    await pythonPushWorker(through, await token('py-quiet'), 'py-quiet');
-    tsPushWorker(through, await token('ts-quiet'), 'ts-quiet', { returns: () => true });
-    await waitFor(async () => posts() >= 4, 'both subscriptions and first claims made');
-    // Settled: each made its kinds read, its claim and its subscription. Then 6 s of nothing.
-    const settled = await waitFor(async () => {
-      const before = posts();
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      return posts() === before && before;
-    }, 'the workers settled');
+    const py = await pythonPushWorker(through, await token('py-quiet'), 'py-quiet');
+    const ts = tsPushWorker(through, await token('ts-quiet'), 'ts-quiet', { returns: () => true });
+    // Each made its kinds read, its subscription (acknowledged) and a claim of each stage it serves
+    // (the Python fixture's two, the TypeScript worker's one), and the SDK told it idle.
+    await waitFor(async () => isIdle(py) && isIdle(ts), 'both workers idle', { everyMs: 10 });
+    const settled = posts();
+    expect(settled).toBe(4 + 3);
+    // The window is the assertion: from the moment both were idle, 6 s without a request.
     await new Promise((resolve) => setTimeout(resolve, 6000));
     expect(posts()).toBe(settled);
+    expect(isIdle(py) && isIdle(ts)).toBe(true);
+  }, 60_000);
+
+  it('polling Python and TypeScript SDK workers name no workerId, so their items send nothing over the bus to bound workers', async () => {
+    // A workerId binds a claim to its worker's workSignals subscription; one a polling worker named
+    // had the server forward its claim and its completion to the worker's bus topic, which no
+    // instance listens to (two publishes an item). Observed on the server's own bus: the spy calls
+    // the real publish and only counts the bound workers' topics.
+    const bus = server.app.bus;
+    const publish = bus.publish.bind(bus);
+    const forwarded: string[] = [];
+    bus.publish = (topic, payload) => {
+      if (topic.startsWith('BOUND_WORKER:')) forwarded.push(topic);
+      return publish(topic, payload);
+    };
+    try {
+      const t = await tenant('signals-polled');
+      const jobId = await t.batch(2);
+      const py = startWorker('python3', [PYTHON_WORKER], {
+        ARTISSIST_URL: server.url,
+        ARTISSIST_TOKEN: await t.worker(1),
+        STAGES: 'BATCH',
+      });
+      const ts = new Worker({
+        url: server.url,
+        token: await t.worker(2),
+        workSignal: new PollingSignal(100, 1000),
+        handleSignals: false,
+        log: () => {},
+      });
+      ts.stage('BATCH', 'process', (work) => ({ result: `tenants/signals-polled/out/${work.sequence}.png` }));
+      const running = ts.run();
+      const ITEMS = 'query($j: ID!) { job(jobId: $j) { status items(first: 10) { nodes { worker } } } }';
+      const done = await waitFor(async () => {
+        const job = (await gql(t.editor, ITEMS, { j: jobId })).data.job;
+        return job.status === 'COMPLETED' && job;
+      }, 'the job completed');
+      ts.stop();
+      // Signalled once it serves (its handlers installed), so that it stops as a worker does.
+      await py.until((l) => l.event === 'idle', 'the Python worker idle');
+      py.child.kill('SIGTERM');
+      await running;
+      expect(await py.exited).toMatchObject({ code: 0 });
+      // Both items were done by the polling workers (either may have taken both), with nothing forwarded.
+      expect(done.items.nodes.every((n: { worker: string }) => ['worker-1', 'worker-2'].includes(n.worker))).toBe(true);
+      expect(forwarded).toEqual([]);
+    } finally {
+      bus.publish = publish;
+    }
   }, 60_000);
 
   it('pushes over SSE too', async () => {

@@ -10,7 +10,7 @@ import { Role, startTestServer, type TestServer } from '../support/server';
 import { startTcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait';
 import { subscribe, wsClient } from '../support/ws';
-import { gqlAs, batchJob, type Proc, pythonPushWorker, tsPushWorker } from '../support/worker-process';
+import { gqlAs, batchJob, idleCount, isIdle, type Proc, pythonPushWorker, tsPushWorker } from '../support/worker-process';
 
 /*
  * The SDKs' pushed work (workSignals) and hand-back against the real server: Python worker
@@ -77,6 +77,7 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
     const stopping = await python('py-stopping', { GRACE_SECONDS: '0.2' });
     await stopping.until((l) => l.event === 'claimed' && l.attempt === 1, 'the claim of attempt 1');
     const idle = await python('py-idle');
+    await idle.until((l) => l.event === 'idle', 'the other worker idle');
     const termAt = Date.now();
     stopping.child.kill('SIGTERM');
     const taken = await idle
@@ -111,19 +112,15 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
     const through = `${proxy.url}${new URL(server.url).pathname}`;
     const py = await python('py-quiet', {}, through);
     const ts = await tsWorker('ts-quiet', { url: through, returns: () => true });
-    await waitFor(async () => posts(proxy.sent) >= 4, 'both subscriptions and first claims made');
-    // Settled: each made its kinds read, its claim and its subscription.
-    await waitFor(async () => {
-      const before = posts(proxy.sent);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      return posts(proxy.sent) === before && before;
-    }, 'the workers settled');
+    // Settled: each made its kinds read, its subscription and its claim, and the SDK told it idle.
+    await waitFor(async () => isIdle(py) && isIdle(ts), 'both workers idle', { everyMs: 10 });
     // New work, one job at a time: it reaches one of them (each item is dealt to one) within 200 ms.
     const delays: number[] = [];
     const perItem: number[] = [];
     const { committedAt } = watchJobCreations(server.app.store);
     for (let n = 0; n < 10; n++) {
       const before = posts(proxy.sent);
+      const idleBefore = [idleCount(py), idleCount(ts)];
       // From the moment createJob's transaction committed (watchJobCreations; the wall clock of this
       // machine, as the workers' `at`), not from before the request nor from the job's createdAt:
       // createJob's own HTTP round trip and its DynamoDB calls are not the push's delay, and a loaded
@@ -140,13 +137,15 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
       );
       delays.push(Math.round(heard - sent));
       await finished(jobId, py);
-      // The requests it took settle once the worker that took it claimed again and found nothing.
-      const settledAt = await waitFor(async () => {
-        const now = posts(proxy.sent);
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        return posts(proxy.sent) === now && now;
-      }, 'the workers idle again');
-      perItem.push(settledAt - before);
+      // The requests it took are made once the worker that took it claimed again, found nothing, and
+      // was told idle again (a worker told of the job that did not take it is idle again too).
+      const tookIt = py.lines.some((l) => l.event === 'claimed' && l.jobId === jobId) ? 0 : 1;
+      await waitFor(
+        async () => isIdle(py) && isIdle(ts) && [idleCount(py), idleCount(ts)][tookIt] > idleBefore[tookIt],
+        'the workers idle again',
+        { everyMs: 10 },
+      );
+      perItem.push(posts(proxy.sent) - before);
     }
     delays.sort((a, b) => a - b);
     console.log(
@@ -171,7 +170,7 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
     await waitFor(async () => second.started.length === 1 && true, 'the second claim', { everyMs: 10 });
     // A third, idle (its first claim found nothing), is the one the handed-back item is dealt to.
     const third = await tsWorker('ts-third');
-    await waitFor(async () => third.worker.idle && true, 'the third worker idle', { everyMs: 10 });
+    await waitFor(async () => isIdle(third), 'the third worker idle (subscribed, its claim found nothing)', { everyMs: 10 });
     const stopAt = Date.now();
     first.worker.stop();
     await first.running;
@@ -290,6 +289,7 @@ describe('pushed work, cancellation and hand-back in the worker SDKs', () => {
       await killed.until((l) => l.event === 'claimed' && l.attempt === 1, 'the claim of attempt 1');
       await waitFor(async () => bound().held === 1, 'the claim bound to its subscription', { everyMs: 10 });
       const idle = await python('py-idle');
+      await idle.until((l) => l.event === 'idle', 'the other worker idle');
       const killAt = Date.now();
       killed.child.kill('SIGKILL');
       expect(await killed.exited).toMatchObject({ signal: 'SIGKILL' });

@@ -105,12 +105,30 @@ export async function batchJob(
 
 /**
  * A Python worker process on pushed signals (PUSH=1) at `url` as `token` (the fixture's BATCH
- * handler, test/fixtures/workers/batch_worker.py); resolves once its subscription is acknowledged.
+ * handler, test/fixtures/workers/batch_worker.py); resolves once the SDK told its subscription
+ * acknowledged (its on_state hook's `subscribed`).
  */
 export async function pythonPushWorker(url: string, token: string, name: string, env: Record<string, string> = {}): Promise<Proc> {
   const proc = startWorker('python3', [PYTHON_WORKER], { ARTISSIST_URL: url, ARTISSIST_TOKEN: token, PUSH: '1', ...env });
-  await proc.until((l) => l.event === 'signal' && l.type === 'SUBSCRIBED', `${name}'s subscription`);
+  await proc.until((l) => l.event === 'subscribed', `${name}'s subscription`);
   return proc;
+}
+
+/**
+ * True while the SDK's last word on the worker is `idle` (its on_state / onState hook): subscribed,
+ * every claim found nothing, and sending nothing until a signal or its 30 s fallback.
+ */
+export function isIdle(worker: Proc | TsPushWorker): boolean {
+  if ('states' in worker) return worker.states.at(-1)?.state === 'idle';
+  // The fixture prints a line per signal heard, claim and state: after `idle`, any line says it left it.
+  return worker.lines.at(-1)?.event === 'idle';
+}
+
+/** How many times the SDK told the worker `idle` so far. */
+export function idleCount(worker: Proc | TsPushWorker): number {
+  return 'states' in worker
+    ? worker.states.filter((s) => s.state === 'idle').length
+    : worker.lines.filter((l) => l.event === 'idle').length;
 }
 
 /** A TypeScript worker of tsPushWorker, with what it met, each with when (Date.now). */
@@ -121,6 +139,8 @@ export interface TsPushWorker {
   started: Array<{ work: Work; at: number }>;
   aborted: Array<{ work: Work; code: string; at: number }>;
   signals: Array<{ type: string; at: number }>;
+  /** What the SDK told its onState hook, as it was reached. */
+  states: Array<{ state: string; at: number }>;
 }
 
 /**
@@ -138,12 +158,14 @@ export function tsPushWorker(
   const started: TsPushWorker['started'] = [];
   const signals: TsPushWorker['signals'] = [];
   const aborted: TsPushWorker['aborted'] = [];
+  const states: TsPushWorker['states'] = [];
   const worker = new Worker({
     url,
     token,
     graceMs: options.graceMs ?? 30_000,
     handleSignals: false,
     log: () => {},
+    onState: (state) => states.push({ state, at: Date.now() }),
     workSignal: new PushSignal(30_000, 1000, (signal) => signals.push({ type: signal.type, at: Date.now() })),
   }).stage('BATCH', 'process', async (work) => {
     started.push({ work, at: Date.now() });
@@ -161,5 +183,5 @@ export function tsPushWorker(
     // (or no handler, or kinds it could not read), which the test that made the worker should see.
     await running;
   });
-  return { worker, running, started, aborted, signals };
+  return { worker, running, started, aborted, signals, states };
 }

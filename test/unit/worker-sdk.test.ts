@@ -149,7 +149,7 @@ describe('the worker SDKs, without a server', () => {
     }
   });
 
-  it('the TypeScript SDK claims again after a signal that came while a claim that finds nothing was on its way (no lost wake-up)', async () => {
+  it('the TypeScript SDK claims again after a signal that came while a claim that finds nothing was on its way (no lost wake-up), and names its process on claims only once subscribed (a polling worker never)', async () => {
     // The server's side, a GraphQL endpoint of a few lines: no declared kinds, and claims that find
     // nothing. The first claim's answer is held until the test lets it go, so that the signal comes
     // while it is on its way, after the server decided it: the one moment a real server cannot be
@@ -179,11 +179,27 @@ describe('the worker SDKs, without a server', () => {
       close: () => {},
     };
     const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/graphql`;
-    const worker = new Worker({ url, token: 't', workSignal: quiet, handleSignals: false, graceMs: 0, log: () => {} });
+    const states: string[] = [];
+    const worker = new Worker({
+      url,
+      token: 't',
+      workSignal: quiet,
+      handleSignals: false,
+      graceMs: 0,
+      log: () => {},
+      onState: (state) => states.push(state),
+    });
     worker.stage('BATCH', 'process', () => ({}));
     const running = worker.run();
     try {
+      // A pushed worker's first claim waits for its subscription's acknowledgement (what PushSignal
+      // tells at SUBSCRIBED), so that it is bound to it. (The 300 ms window is the assertion.)
+      await waitFor(async () => target !== undefined, 'the source started', { everyMs: 5 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(claims.length).toBe(0);
+      target?.subscribed(true);
       await waitFor(async () => claims.length === 1, 'the first claim', { everyMs: 5 });
+      // Work appears after the server decided the claim under way (it will answer null): its signal comes now.
       target?.hint('BATCH', 'process');
       claims[0].end('{"data":{"claimWork":null}}');
       // The stage stayed worth a claim: the slot claims again with no other signal. (Bounded so that
@@ -192,6 +208,9 @@ describe('the worker SDKs, without a server', () => {
         ms: 5_000,
         everyMs: 5,
       });
+      // That claim found nothing too: the worker waits, subscribed, and says so once.
+      await waitFor(async () => states.includes('idle'), 'idle told', { ms: 5_000, everyMs: 5 });
+      expect(worker.idle).toBe(true);
     } finally {
       if (claims[0] && !claims[0].writableEnded) claims[0].end('{"data":{"claimWork":null}}');
       worker.stop();
@@ -199,6 +218,26 @@ describe('the worker SDKs, without a server', () => {
     }
     // Each claim names the process, as its subscription does (target.workerId): the server binds the claim to it.
     expect(claimIds).toEqual([worker.workerId, worker.workerId]);
+    expect(states).toEqual(['subscribed', 'idle']);
+    // A polling worker is bound to no subscription: its claims name no process (the server would
+    // forward each claim and report over the bus to a topic no instance listens to), and it is told
+    // idle at each wait.
+    const polled: string[] = [];
+    const polling = new Worker({
+      url,
+      token: 't',
+      workSignal: new PollingSignal(10, 10),
+      handleSignals: false,
+      log: () => {},
+      onState: (state) => polled.push(state),
+    });
+    polling.stage('BATCH', 'process', () => ({}));
+    const pollingRun = polling.run();
+    await waitFor(async () => polled.filter((s) => s === 'idle').length >= 2, 'idle told at two waits', { ms: 5_000, everyMs: 5 });
+    polling.stop();
+    await pollingRun;
+    expect(claimIds.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(claimIds.slice(2))).toEqual(new Set([null]));
     expect(target?.workerId).toBe(worker.workerId);
     expect(new Worker({ url, token: 't' }).workerId).not.toBe(worker.workerId);
     expect(new Worker({ url, token: 't', workerId: 'gpu-3' }).workerId).toBe('gpu-3');

@@ -37,6 +37,10 @@ class PushTarget(Protocol):
         """The process's own id, sent with the subscription and every claim: the server hands back what the process claimed
         when the subscription's connection is lost and does not come back within its grace (WORKER_GRACE_SECONDS)."""
 
+    def push_subscribed(self, live: Optional[bool]) -> None:
+        """The subscription was acknowledged (True: the server binds the worker's claims to it now), ended (False: it is made
+        again), or refused (None: the worker polls instead)."""
+
     def hint(self, kind: Optional[str], stage: Optional[str]) -> None:
         """Work of `kind` and `stage` may be claimable (None: any the worker serves)."""
 
@@ -140,6 +144,9 @@ class PushSignal:
     def close(self) -> None:
         """Ends the subscription: a stopping worker is dealt no more work."""
         self._closed.set()
+        self.connected.clear()
+        if self._target is not None:
+            self._target.push_subscribed(False)
         with self._lock:
             connection, self._connection = self._connection, None
             for timer in self._timers:
@@ -162,6 +169,8 @@ class PushSignal:
             except _Refused as refused:
                 log.warning("workSignals refused (%s); polling every %.1f s instead", refused, self.poll_seconds)
                 self._refused = True
+                self.connected.clear()
+                target.push_subscribed(None)
                 self.wake()
                 return
             except Exception as error:  # noqa: BLE001 - any failure of the stream is a dropped connection, made again
@@ -170,6 +179,7 @@ class PushSignal:
                     return
                 log.info("the work signals' connection dropped (%s); connecting again in %.2f s", error, pause)
             self.connected.clear()
+            target.push_subscribed(False)
             # Work may have appeared while it was down: one look, then the new subscription says more.
             self.wake()
             self._closed.wait(pause)
@@ -214,9 +224,11 @@ class PushSignal:
     def _on_signal(self, target: PushTarget, signal: Mapping[str, Any]) -> None:
         kind = signal.get("type")
         if kind == "SUBSCRIBED":
-            self.connected.set()
+            # The work it says is waiting is marked first, so the worker is not told idle while that work waits for a claim.
             if signal.get("available"):
                 self.wake()
+            self.connected.set()
+            target.push_subscribed(True)
         elif kind == "WORK_AVAILABLE":
             named = signal.get("kind")
             self._at(signal.get("availableAt"), named, signal.get("stage") if named else None)

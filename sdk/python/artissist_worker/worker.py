@@ -49,6 +49,10 @@ STEP_HAND_BACK = f"""mutation WorkerStepHandBack({_STEP_VARS}) {{ handBackStep({
 # The lease a claim is assumed to hold when its answer does not say (the server's default).
 DEFAULT_LEASE_SECONDS = 60.0
 
+# How long a pushed worker's first claim waits for its subscription's acknowledgement (so that the claim is bound to it) before
+# it is sent unbound: a subscription is acknowledged within milliseconds unless something between holds its answer back.
+FIRST_CLAIM_WAIT_SECONDS = 5.0
+
 
 class WorkFailed(Exception):
     """Raised by a handler to fail its attempt with a stable code of its own (retried while attempts remain)."""
@@ -65,6 +69,8 @@ class Cancelled(Exception):
 
 Outputs = Optional[Mapping[str, Any]]
 Handler = Callable[["Work"], Union[Outputs, Awaitable[Outputs]]]
+# Told what the worker reached (see Worker's on_state): "subscribed", "idle", or "claimed" with the Work claimed.
+StateHook = Callable[[str, Optional["Work"]], None]
 
 
 def parse_time(value: Optional[str]) -> Optional[float]:
@@ -113,6 +119,8 @@ class Work:
     lost_code: Optional[str] = None
     # Set once the handler returned: its outcome is being reported, so a stop does not hand it back.
     _reporting: bool = False
+    # The workerId its claim named (None when the worker claimed it unsubscribed): its reports name the same, or none.
+    _worker_id: Optional[str] = None
     _progress: float = 0.0
     _dirty: bool = False
     _wake: threading.Condition = field(default_factory=threading.Condition)
@@ -261,7 +269,11 @@ class Worker:
     url and token: the server's GraphQL URL and a worker token (role worker, tenant-bound) or a pool
     worker's token (role pool). slots: units run at once. grace_seconds: how long running handlers
     may finish after a stop is asked for before their work is given up. worker_id: this process's own id (a random one by
-    default), sent with the subscription and each claim so that the server hands back what it holds if it is lost."""
+    default), sent with the subscription and, while that is open, with each claim (and that claim's reports), so that the
+    server hands back what it holds if it is lost. on_state: called (on the thread that got there) with "subscribed" once the
+    server acknowledged the subscription (again after each reconnection); "idle" when every slot waits for a signal, its
+    last claims having found nothing, and (pushed) the subscription is acknowledged: the worker sends nothing more until a
+    signal or its fallback; and "claimed" with each Work claimed, before its handler runs. It should return quickly."""
 
     def __init__(
         self,
@@ -276,6 +288,7 @@ class Worker:
         kinds: Optional[Kinds] = None,
         client: Optional[Client] = None,
         worker_id: Optional[str] = None,
+        on_state: Optional[StateHook] = None,
     ) -> None:
         self.client = client or Client(url, token)
         # This process's own id (several processes may share a token): what it claims is bound to its subscription, and handed
@@ -305,6 +318,16 @@ class Worker:
         self._hints = 0
         # A claim refused for a reason waiting cannot mend (a token expired or without the role): run() raises it.
         self._fatal: Optional[ServerError] = None
+        self.on_state = on_state
+        # The pushed signals' subscription: True while the server has acknowledged it, False while it is not (yet) open, None
+        # for a source that does not push (or whose subscription was refused). Claims name worker_id only while it is True:
+        # the server binds them to that subscription, and a polling worker's id would be forwarded to a topic no one hears.
+        self._push: Optional[bool] = None
+        # Slots waiting for a signal now, and whether "idle" was said since one last stopped waiting.
+        self._waiting = 0
+        self._idle_said = False
+        # Set once the subscription was acknowledged, dropped or refused: a pushed worker's first claim waits for it.
+        self._push_told = threading.Event()
 
     def stage(self, kind: str, stage: str) -> Callable[[Handler], Handler]:
         """Registers the decorated function as the handler of `stage` of job kind `kind`. It takes a Work and returns the
@@ -338,6 +361,7 @@ class Worker:
             self.kinds = self._read_kinds()
         start = getattr(self.signal, "start", None)
         if callable(start):
+            self._push = False
             start(self)
         slots = [threading.Thread(target=self._slot, name=f"slot {n}", daemon=True) for n in range(self.slots)]
         log.info("serving %s with %d slot(s)", ", ".join(sorted("/".join(key) for key in self.handlers)), self.slots)
@@ -419,6 +443,36 @@ class Worker:
     def push_worker_id(self) -> str:
         return self.worker_id
 
+    def push_subscribed(self, live: Optional[bool]) -> None:
+        """The subscription was acknowledged (True), ended (False) or refused (None: polling): claims name worker_id only
+        while it is acknowledged."""
+        with self._lock:
+            self._push = live
+        self._push_told.set()
+        if live:
+            self._state("subscribed")
+        self._say_if_idle()
+
+    def _state(self, state: str, work: Optional[Work] = None) -> None:
+        """Tells on_state that the worker reached `state`; a hook that raises is logged, and the worker goes on."""
+        if self.on_state is None:
+            return
+        try:
+            self.on_state(state, work)
+        except Exception:  # noqa: BLE001 - the hook is the author's: its fault is logged, and stops no claim or report
+            log.exception("the on_state hook failed on %r", state)
+
+    def _say_if_idle(self) -> None:
+        """Says "idle" once the worker reached it: every slot waits, no stage is marked worth a claim, and a pushed worker's
+        subscription is acknowledged. Said once until a slot stops waiting."""
+        with self._lock:
+            idle = (self._waiting == self.slots and not self._maybe and self._push is not False and not self._stopping.is_set()
+                    and not self._idle_said)
+            if idle:
+                self._idle_said = True
+        if idle:
+            self._state("idle")
+
     def lease_ended(self, signal: Mapping[str, Any]) -> None:
         """Cancels the running handlers whose attempt a LEASE_ENDED signal names (the job cancelled, or the unit taken over)."""
         with self._lock:
@@ -469,20 +523,36 @@ class Worker:
             return None
 
     def _slot(self) -> None:
+        if self._push is False:
+            # The first claim waits for the subscription, so that what it takes is bound to it; at most a few seconds, then it
+            # goes unbound (work taken late costs more than a unit left to its lease if the process dies). Woken every 0.1 s to
+            # see a stop too.
+            deadline = time.monotonic() + FIRST_CLAIM_WAIT_SECONDS
+            while not (self._push_told.is_set() or self._stopping.is_set()) and time.monotonic() < deadline:
+                self._push_told.wait(0.1)
         self.hint(None, None)
         while not self._stopping.is_set():
             key = self._next_stage()
             if key is None:
                 # No stage may have work: wait for a signal (a poll knows of no stage: every one is looked at after it).
-                self.signal.wait(self._stopping)
+                with self._lock:
+                    self._waiting += 1
+                self._say_if_idle()
+                try:
+                    self.signal.wait(self._stopping)
+                finally:
+                    with self._lock:
+                        self._waiting -= 1
+                        self._idle_said = False
                 if not callable(getattr(self.signal, "start", None)):
                     self.hint(None, None)
                 continue
             kind, stage = key
             with self._lock:
                 hinted = self._maybe.get(key)
+                worker_id = self.worker_id if self._push else None
             try:
-                claim = self.client.call(CLAIM, {"kind": kind, "stage": stage, "workerId": self.worker_id})["claimWork"]
+                claim = self.client.call(CLAIM, {"kind": kind, "stage": stage, "workerId": worker_id})["claimWork"]
             except ServerError as error:
                 log.error("claimWork(%s, %s) failed: %s", kind, stage, error)
                 if not error.retryable:
@@ -498,7 +568,10 @@ class Worker:
                         del self._maybe[key]
                 continue
             self.signal.found()
-            self._serve(work_of(claim))
+            work = work_of(claim)
+            work._worker_id = worker_id
+            self._state("claimed", work)
+            self._serve(work)
 
     def _serve(self, work: Work) -> None:
         handler = self.handlers[(work.kind, work.stage)]
@@ -569,9 +642,10 @@ class Worker:
         self._send(work, ITEM_PROGRESS if not work.is_step else STEP_PROGRESS, {"progress": progress}, attempts=1)
 
     def _send(self, work: Work, mutation: str, extra: Mapping[str, Any], attempts: int = 5) -> None:
-        # The process's id unbinds the unit from its subscription wherever that is (bound-workers.ts on the server).
+        # The process's id, when the claim bound the unit to its subscription, unbinds it wherever that is (bound-workers.ts on
+        # the server); a unit claimed unsubscribed was bound nowhere, and a report naming it would be forwarded to no one.
         ref: dict[str, Any] = {"jobId": work.job_id, "stage": work.stage, "attempt": work.attempt, "lease": work.lease,
-                               "workerId": self.worker_id}
+                               "workerId": work._worker_id}
         if not work.is_step:
             ref["sequence"] = work.sequence
         self.client.call(mutation, {**ref, **extra}, attempts=attempts)

@@ -255,7 +255,9 @@ class ReportsTest(unittest.TestCase):
     def test_a_step_completes_with_its_outputs_naming_its_attempt(self) -> None:
         client = FakeClient([{}])
         worker = worker_with(client)
-        worker._report(work_of(STEP_CLAIM), {"video": "tenants/acme/v.mp4"})
+        work = work_of(STEP_CLAIM)
+        work._worker_id = worker.worker_id  # Claimed while subscribed: bound, so its reports name the process.
+        worker._report(work, {"video": "tenants/acme/v.mp4"})
         (query, variables), = client.sent
         self.assertEqual(query, STEP_COMPLETE)
         self.assertEqual(variables, {"jobId": "job_2", "stage": "compose", "attempt": 2, "lease": None, "workerId": worker.worker_id,
@@ -353,12 +355,15 @@ class StoppingTest(unittest.TestCase):
     def test_a_hand_back_names_the_attempt_held_and_an_attempt_over_already_is_let_go(self) -> None:
         client = FakeClient([{"handBackWorkItem": {"status": "PENDING"}}, ServerError("INVALID_TRANSITION", "that attempt is over")])
         worker = worker_with(client)
-        worker.hand_back(work_of(ITEM_CLAIM))
+        bound = work_of(ITEM_CLAIM)
+        bound._worker_id = worker.worker_id
+        worker.hand_back(bound)
+        # Claimed while not subscribed: bound to nothing, so its reports name no process (the server would forward them to no one).
         worker.hand_back(work_of(STEP_CLAIM))
         self.assertEqual(client.sent[0], (ITEM_HAND_BACK, {"jobId": "job_1", "stage": "process", "attempt": 3, "lease": "sealed", "sequence": 7,
                                                            "workerId": worker.worker_id}))
         self.assertEqual(client.sent[1], (STEP_HAND_BACK, {"jobId": "job_2", "stage": "compose", "attempt": 2, "lease": None,
-                                                           "workerId": worker.worker_id}))
+                                                           "workerId": None}))
 
     def test_startup_hooks_run_once_first_and_a_claim_refused_for_good_stops_the_worker_and_run_raises_it(self) -> None:
         client = FakeClient([ServerError("UNAUTHENTICATED", "the token expired")])
@@ -420,7 +425,8 @@ class PushTest(unittest.TestCase):
 class QuietSignal:
     """A WorkSignal that says nothing of its own: a slot's wait ends only at a stop. So a stage a claim took out of the worker's
     list is never claimed again in this test, as a pushed worker would not claim it before its 30 s fallback. It has `start`,
-    so the worker leaves the hints to the test (what a WORK_AVAILABLE does: Worker.hint, then wake)."""
+    so the worker leaves the hints to the test (what a WORK_AVAILABLE does: Worker.hint, then wake), and the acknowledgement of
+    its subscription (what SUBSCRIBED does: Worker.push_subscribed(True))."""
 
     def start(self, _target: Worker) -> None:
         pass
@@ -462,11 +468,23 @@ class HeldClaims(FakeClient):
 class LostWakeUpTest(unittest.TestCase):
     def test_a_signal_that_comes_while_an_empty_claim_is_on_its_way_keeps_its_stage_for_the_next_claim(self) -> None:
         client = HeldClaims()
-        worker = Worker("http://unused", "token", client=client, kinds=KINDS, signal_source=QuietSignal(), grace_seconds=0)
+        states: list[str] = []
+        idle = threading.Event()
+
+        def on_state(state: str, _work: Optional[Work]) -> None:
+            states.append(state)
+            if state == "idle":
+                idle.set()
+
+        worker = Worker("http://unused", "token", client=client, kinds=KINDS, signal_source=QuietSignal(), grace_seconds=0,
+                        on_state=on_state)
         worker.stage("BATCH", "process")(lambda _w: {"result": "k"})
         running = threading.Thread(target=worker.run, kwargs={"install_signals": False}, daemon=True)
         running.start()
         try:
+            # A pushed worker's first claim waits for its subscription's acknowledgement, so that it is bound to it.
+            self.assertFalse(client.claimed[0].wait(0.3), "no claim before the subscription is acknowledged")
+            worker.push_subscribed(True)
             self.assertTrue(client.claimed[0].wait(10), "the first claim was sent")
             # Work appears after the server decided the claim under way (it will answer null): its signal comes now.
             worker.hint("BATCH", "process")
@@ -474,6 +492,8 @@ class LostWakeUpTest(unittest.TestCase):
             # The stage stays worth a claim: the slot claims again at once, with no other signal. (Bounded only so that the
             # wake-up lost, the slot waiting for a signal that never comes, fails here instead of hanging.)
             self.assertTrue(client.claimed[1].wait(10), "the slot claimed again after the signal that came during its claim")
+            # That claim found nothing too: the worker waits, subscribed, and says so once.
+            self.assertTrue(idle.wait(10), "idle said")
         finally:
             client.answer_first.set()
             worker.stop()
@@ -482,7 +502,27 @@ class LostWakeUpTest(unittest.TestCase):
         # Each claim names the process (its worker_id), as its subscription does: the server binds the claim to it.
         self.assertEqual(client.sent[0][1], {"kind": "BATCH", "stage": "process", "workerId": worker.worker_id})
         self.assertEqual(client.sent[1][1], {"kind": "BATCH", "stage": "process", "workerId": worker.worker_id})
+        self.assertEqual(states, ["subscribed", "idle"])
         self.assertEqual(worker.push_worker_id(), worker.worker_id)
+
+    def test_a_polling_worker_names_no_worker_id_and_says_idle_at_each_wait(self) -> None:
+        # Not subscribed, its claims are bound to nothing: a workerId would have the server forward each claim and report over
+        # the bus to a topic no instance listens to.
+        client = FakeClient([{"claimWork": None}] * 10)
+        idle = threading.Semaphore(0)
+        worker = Worker("http://unused", "token", client=client, kinds=KINDS, signal_source=PollingSignal(0.01, 0.01),
+                        on_state=lambda state, _work: idle.release() if state == "idle" else None)
+        worker.stage("BATCH", "process")(lambda _w: {"result": "k"})
+        running = threading.Thread(target=worker.run, kwargs={"install_signals": False}, daemon=True)
+        running.start()
+        try:
+            for n in range(2):
+                self.assertTrue(idle.acquire(timeout=10), f"idle said at wait {n + 1}")
+        finally:
+            worker.stop()
+            running.join(10)
+        self.assertGreaterEqual(len(client.sent), 2)
+        self.assertEqual({variables["workerId"] for _query, variables in client.sent}, {None})
 
     def test_each_worker_has_an_id_of_its_own_unless_given_one(self) -> None:
         first, second = worker_with(FakeClient([])), worker_with(FakeClient([]))

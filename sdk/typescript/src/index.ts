@@ -15,6 +15,12 @@ export { type DeclaredKind, typedModule, typeName } from './typegen';
 const RETRYABLE = new Set(['SERVICE_UNAVAILABLE', 'RATE_LIMITED', 'CONTENDED', 'CONFLICT', 'NETWORK']);
 /** The lease a claim is assumed to hold when its answer does not say (the server's default). */
 const DEFAULT_LEASE_SECONDS = 60;
+/**
+ * How long a pushed worker's first claim waits for its subscription's acknowledgement (so that the
+ * claim is bound to it) before it is sent unbound: a subscription is acknowledged within
+ * milliseconds unless something between holds its answer back.
+ */
+const FIRST_CLAIM_WAIT_MS = 5000;
 
 /** A request that failed: the server's `extensions.code` (NETWORK when nothing answered) and message. */
 export class ServerError extends Error {
@@ -120,16 +126,27 @@ export interface WorkerOptions {
   /** When to claim again: the server's pushed signals by default (PushSignal), or a poll (PollingSignal). */
   workSignal?: WorkSignal;
   /**
-   * This worker's own id, sent with its subscription and each claim (a random one by default; one a
-   * process, since several may share a token): what it claims is bound to its subscription, and the
-   * server hands it back when that connection is lost and not made again within its grace
-   * (WORKER_GRACE_SECONDS).
+   * This worker's own id, sent with its subscription and, while the server has acknowledged that,
+   * with each claim and the claim's reports (a random one by default; one a process, since several
+   * may share a token): what it claims is bound to its subscription, and the server hands it back
+   * when that connection is lost and not made again within its grace (WORKER_GRACE_SECONDS).
    */
   workerId?: string;
   /** Stop on SIGTERM and SIGINT (a second one gives up at once); default true. */
   handleSignals?: boolean;
+  /**
+   * Told what the worker reached, as it reaches it: `subscribed` once the server acknowledged the
+   * subscription (again after each reconnection); `idle` when every slot waits for a signal, its
+   * last claims having found nothing, and (pushed) the subscription is acknowledged: the worker
+   * sends nothing more until a signal or its fallback; `claimed` with each Work claimed, before its
+   * handler runs. It should return quickly; what it throws is logged.
+   */
+  onState?: (state: WorkerState, work?: Work) => void;
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
+
+/** What a worker tells WorkerOptions.onState it reached. */
+export type WorkerState = 'subscribed' | 'idle' | 'claimed';
 
 /**
  * When to claim again: the server's pushed signals (PushSignal, the default) or a poll
@@ -154,6 +171,11 @@ export interface PushTarget {
   stages: string[];
   /** The worker's own id, sent with the subscription as with each claim (WorkerOptions.workerId). */
   workerId: string;
+  /**
+   * The subscription was acknowledged (true: the server binds the worker's claims to it now), ended
+   * (false: it is made again), or refused (null: the worker polls instead).
+   */
+  subscribed(live: boolean | null): void;
   /** Work of `kind` and `stage` may be claimable (null: any the worker serves). */
   hint(kind: string | null, stage: string | null): void;
   leaseEnded(signal: WorkSignalMessage): void;
@@ -295,6 +317,7 @@ export class PushSignal implements WorkSignal {
 
   close(): void {
     this.closed.abort();
+    this.target?.subscribed(false);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
   }
@@ -310,11 +333,13 @@ export class PushSignal implements WorkSignal {
         if (error instanceof ServerError && REFUSED.has(error.code)) {
           target.log('warn', `workSignals refused (${error.message}); polling every ${this.pollMs} ms instead`);
           this.refused = true;
+          target.subscribed(null);
           this.wake();
           return;
         }
         target.log('info', `the work signals' connection dropped (${(error as Error).message}); connecting again in ${pause} ms`);
       }
+      target.subscribed(false);
       // Work may have appeared while it was down: one look, then the new subscription says more.
       this.wake();
       await new Promise((resolve) => {
@@ -357,7 +382,9 @@ export class PushSignal implements WorkSignal {
   private onSignal(target: PushTarget, signal: WorkSignalMessage): void {
     this.observe?.(signal);
     if (signal.type === 'SUBSCRIBED') {
+      // The work it says is waiting is marked first, so the worker is not told idle while that work waits for a claim.
       if (signal.available) this.wake();
+      target.subscribed(true);
     } else if (signal.type === 'WORK_AVAILABLE') {
       const wake = () => this.wake(signal.kind ?? null, signal.kind ? (signal.stage ?? null) : null);
       const delay = signal.availableAt ? Date.parse(signal.availableAt) - Date.now() : 0;
@@ -497,6 +524,20 @@ export class Worker<K extends KindMap = Untyped> {
   private readonly handingBack: Promise<void>[] = [];
   /** Slots waiting for work now. */
   private waiting = 0;
+  /** Whether `idle` was told since a slot last stopped waiting. */
+  private idleSaid = false;
+  /**
+   * The pushed signals' subscription: true while the server has acknowledged it, false while it is
+   * not (yet) open, null for a source that does not push (or whose subscription was refused).
+   * Claims name workerId only while it is true: the server binds them to that subscription, and a
+   * polling worker's id would be forwarded over the bus to a topic no one hears.
+   */
+  private push: boolean | null = null;
+  /** The workerId each unit's claim named (absent: claimed unsubscribed): its reports name the same, or none. */
+  private readonly boundAs = new WeakMap<Work, string>();
+  /** Resolves once the subscription was acknowledged, dropped or refused: a pushed worker's first claim waits for it. */
+  private pushTold!: () => void;
+  private readonly pushSettled = new Promise<void>((resolve) => (this.pushTold = resolve));
   /**
    * The registered stages that may have claimable work, each with the number of the last hint that
    * marked it: a claim that finds none takes its stage out, unless a signal marked it again while
@@ -508,12 +549,12 @@ export class Worker<K extends KindMap = Untyped> {
   /** Units this worker completed. */
   completed = 0;
 
-  /** True while a slot waits for work (its last claims found none). */
+  /** True while the worker is idle, from the moment it told onState `idle` until a slot stops waiting. */
   get idle(): boolean {
-    return this.waiting > 0;
+    return this.idleSaid;
   }
 
-  /** Sent with the subscription and each claim (WorkerOptions.workerId). */
+  /** Sent with the subscription and, while the server has acknowledged it, with each claim and its reports (WorkerOptions.workerId). */
   readonly workerId: string;
 
   constructor(private readonly options: WorkerOptions) {
@@ -547,12 +588,14 @@ export class Worker<K extends KindMap = Untyped> {
     renewals.open();
     try {
       this.declared = await this.readKinds();
+      if (source.start) this.push = false;
       source.start?.({
         url: this.options.url,
         token: this.options.token,
         kinds: [...new Set([...this.handlers.values()].map((h) => h.kind))],
         stages: [...new Set([...this.handlers.values()].map((h) => h.stage))],
         workerId: this.workerId,
+        subscribed: (live) => this.subscribed(live),
         hint: (kind, stage) => this.hint(kind, stage),
         leaseEnded: (signal) => this.leaseEnded(signal),
         log: (level, message) => this.log(level, message),
@@ -622,6 +665,34 @@ export class Worker<K extends KindMap = Untyped> {
     }
   }
 
+  /** The subscription was acknowledged (true), ended (false) or refused (null: polling); see `push`. */
+  private subscribed(live: boolean | null): void {
+    this.push = live;
+    this.pushTold();
+    if (live) this.state('subscribed');
+    this.sayIfIdle();
+  }
+
+  /** Tells onState that the worker reached `state`; a hook that throws is logged, and the worker goes on. */
+  private state(state: WorkerState, work?: Work): void {
+    try {
+      this.options.onState?.(state, work);
+    } catch (error) {
+      this.log('error', `the onState hook failed on ${state}: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * Tells `idle` once the worker reached it: every slot waits, no stage is marked worth a claim, and
+   * a pushed worker's subscription is acknowledged. Told once until a slot stops waiting.
+   */
+  private sayIfIdle(): void {
+    if (this.idleSaid || this.waiting < (this.options.slots ?? 1) || this.maybe.size > 0 || this.push === false) return;
+    if (this.stopping.signal.aborted) return;
+    this.idleSaid = true;
+    this.state('idle');
+  }
+
   /** Marks the registered stages of `kind` and `stage` (null: every one) as worth a claim. */
   private hint(kind: string | null, stage: string | null): void {
     this.hints++;
@@ -685,21 +756,35 @@ export class Worker<K extends KindMap = Untyped> {
   private async slot(): Promise<void> {
     const signal = (this.options.workSignal ??= new PushSignal());
     const keys = [...this.handlers.keys()];
+    if (this.push === false) {
+      // The first claim waits for the subscription, so that what it takes is bound to it; at most a
+      // few seconds, then it goes unbound (work taken late costs more than a unit left to its lease
+      // if the process dies).
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, FIRST_CLAIM_WAIT_MS)));
+      const stopped = new Promise<void>((resolve) => this.stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
+      await Promise.race([this.pushSettled, late, stopped]).finally(() => clearTimeout(timer));
+    }
     this.hint(null, null);
     while (!this.stopping.signal.aborted) {
       const key = this.nextStage(keys);
       if (key === undefined) {
         // No stage may have work: wait for a signal (a poll knows of no stage: every one is looked at after it).
         this.waiting++;
-        await signal.wait(this.stopping.signal).finally(() => this.waiting--);
+        this.sayIfIdle();
+        await signal.wait(this.stopping.signal).finally(() => {
+          this.waiting--;
+          this.idleSaid = false;
+        });
         if (!signal.start) this.hint(null, null);
         continue;
       }
       const { kind, stage } = this.handlers.get(key)!;
       const hinted = this.maybe.get(key);
+      const workerId = this.push ? this.workerId : null;
       let claim: Claim | null = null;
       try {
-        claim = (await this.call(CLAIM, { kind, stage, workerId: this.workerId })).claimWork;
+        claim = (await this.call(CLAIM, { kind, stage, workerId })).claimWork;
       } catch (error) {
         this.log('error', `claimWork(${kind}, ${stage}) failed: ${(error as Error).message}`);
         if (!(error instanceof ServerError) || !error.retryable) {
@@ -715,11 +800,12 @@ export class Worker<K extends KindMap = Untyped> {
         continue;
       }
       signal.found();
-      await this.serve(claim);
+      await this.serve(claim, workerId);
     }
   }
 
-  private async serve(claim: Claim): Promise<void> {
+  /** Runs the handler on what `claim` holds (claimed naming `workerId`, or null) and reports the outcome. */
+  private async serve(claim: Claim, workerId: string | null): Promise<void> {
     const { job, step, item } = claim;
     const unit = item ?? step;
     const cancel = new AbortController();
@@ -740,7 +826,9 @@ export class Worker<K extends KindMap = Untyped> {
       stopping: stop.signal,
       progress: (value) => renewals.progress(held.renewal, Math.min(1, Math.max(0, value))),
     };
+    if (workerId !== null) this.boundAs.set(held.work, workerId);
     this.running.add(held);
+    this.state('claimed', held.work);
     held.renewal = renewals.hold(
       {
         url: this.options.url,
@@ -824,8 +912,11 @@ export class Worker<K extends KindMap = Untyped> {
 
   /** The mutation that reports `what` of `work`, with its variables (the unit's reference and `extra`). */
   private mutation(work: Work, what: keyof (typeof MUTATIONS)['item'], extra: Record<string, unknown>) {
-    // The process's id unbinds the unit from its subscription wherever that is (bound-workers.ts on the server).
-    const ref = { jobId: work.jobId, stage: work.stage, attempt: work.attempt, lease: work.lease ?? null, workerId: this.workerId };
+    // The process's id, when the claim bound the unit to its subscription, unbinds it wherever that is
+    // (bound-workers.ts on the server); a unit claimed unsubscribed was bound nowhere, and a report
+    // naming the process would be forwarded to no one.
+    const workerId = this.boundAs.get(work) ?? null;
+    const ref = { jobId: work.jobId, stage: work.stage, attempt: work.attempt, lease: work.lease ?? null, workerId };
     const query = work.sequence === undefined ? MUTATIONS.step[what] : MUTATIONS.item[what];
     return { query, variables: work.sequence === undefined ? { ...ref, ...extra } : { ...ref, sequence: work.sequence, ...extra } };
   }
