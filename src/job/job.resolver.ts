@@ -323,7 +323,7 @@ export class JobResolver {
     @Arg('workerId', () => String, {
       nullable: true,
       description:
-        'Your process’s own id (a random one per process), as on your workSignals subscription: what you claim is bound to that subscription, and handed back a short grace (WORKER_GRACE_SECONDS) after its connection is lost. Omitted: nothing is bound.',
+        'Your process’s own id (a random one per process), as on your workSignals subscription, sent only while that subscription is open (a polling worker sends none: nothing would hear it): what you claim is bound to that subscription, and handed back a short grace (WORKER_GRACE_SECONDS) after its connection is lost. Omitted: nothing is bound.',
     })
     workerId: string | null,
     @Ctx() ctx: Context,

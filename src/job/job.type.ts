@@ -174,7 +174,7 @@ const heldAttempt = 'The attempt you hold (see claimWork): a report for an attem
  */
 const REPORTING_WORKER = attr.string({
   description:
-    'Your process’s own id, as on claimWork and workSignals: a report that ends the attempt (complete, fail, hand back, pause) unbinds the unit from your subscription wherever it is, so that a lost connection hands back only what you still hold. Omitted: the unit stays bound until its attempt is over anyway.',
+    'Your process’s own id, as on claimWork and workSignals, sent when the claim of the unit sent it: a report that ends the attempt (complete, fail, hand back, pause) unbinds the unit from your subscription wherever it is, so that a lost connection hands back only what you still hold. Omitted: the unit stays bound until its attempt is over anyway.',
 });
 
 /** A worker's report on a step it holds: the step, the attempt it holds, and a pool worker's lease on it. */
