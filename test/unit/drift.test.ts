@@ -87,8 +87,9 @@ describe('drift', () => {
     a.add(old);
     b.add(old);
     b.add({ PK: 'TENANT#acme', SK: 'X', entityType: 'NoSuchType' });
-    // A tenant's usage counters (kept by ADD alone, with no entity type) and a commit's outbox entry are no undeclared items.
+    // A tenant's usage counters and release shards (kept by ADD alone, with no entity type) and a commit's outbox entry are no undeclared items.
     b.add({ PK: 'TENANT#acme', SK: 'USAGE', projects: 3 });
+    b.add({ PK: 'TENANT#acme#USAGE#5', SK: 'USAGE', runningJobs: -2 });
     b.add({ PK: 'TENANT#acme#PROJECT#p#EVENTS', SK: 'OUTBOX#EVENT#000000000001', entityType: 'OutboxEntry', outboxEvents: [] });
     a.merge(b);
     expect(a.drifted).toBe(2);
@@ -102,6 +103,7 @@ describe('drift', () => {
         samples: [{ PK: 'TENANT#acme', SK: old.SK, fields: ['searchWords'] }],
       },
       { entityType: 'TenantUsage', checked: 1, drifted: 0, fields: {}, samples: [] },
+      { entityType: 'TenantUsageRelease', checked: 1, drifted: 0, fields: {}, samples: [] },
     ]);
   });
 });
