@@ -91,6 +91,32 @@ describe.each(STORES)("a tenant's plan quotas, checked in the write's own transa
     expect(await usedOf('quota-jobs', 'runningJobs')).toBe(3);
   });
 
+  it('holds running jobs to the plan while slots are freed at once: creates racing cancels never pass the limit, and the usage stays exact', async () => {
+    const token = await server.token('quota-churn');
+    await setLimits('quota-churn', { runningJobs: 3 });
+    const projectId = dataOf(await gql(token, CREATE_PROJECT, { title: 'Churn' })).createProject.projectId;
+    const createJob = (n: string) =>
+      gql(token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+        i: { projectId, kind: 'quota', steps: ['render'], inputs: { n } },
+      });
+    const running = [];
+    for (const n of ['a', 'b', 'c']) running.push(dataOf(await createJob(n)).createJob.jobId as string);
+    // Each cancel frees a slot on one of the tenant's release shards while 12 creates race for the slots.
+    const [cancels, creates] = await Promise.all([
+      Promise.all(running.map((j) => gql(token, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j }))),
+      Promise.all(Array.from({ length: 12 }, (_, i) => createJob(`churn-${i}`))),
+    ]);
+    expect(cancels.map((r) => r.errors)).toEqual([undefined, undefined, undefined]);
+    const made = creates.filter((r) => r.data?.createJob).length;
+    expect(creates.filter((r) => r.errors?.[0]?.extensions?.code === 'QUOTA_EXCEEDED')).toHaveLength(12 - made);
+    expect(made).toBeLessThanOrEqual(3);
+    expect(await usedOf('quota-churn', 'runningJobs')).toBe(made);
+    // What is left of the limit is exactly what the counter and the shards say: the rest fill it, one more does not fit.
+    for (let i = made; i < 3; i++) dataOf(await createJob(`fill-${i}`));
+    expect((await createJob('over')).errors?.[0]?.extensions?.code).toBe('QUOTA_EXCEEDED');
+    expect(await usedOf('quota-churn', 'runningJobs')).toBe(3);
+  });
+
   it('holds a job to the plan’s items per job, at createJob and for concurrent addWorkItems', async () => {
     const tenantId = 'quota-items';
     const token = await server.token(tenantId, [Role.EDITOR, Role.WORKER]);
