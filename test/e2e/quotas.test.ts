@@ -37,6 +37,17 @@ describe.each(STORES)("a tenant's plan quotas, checked in the write's own transa
     return usage.quotas.find((q: { quota: string }) => q.quota === quota).used;
   };
   const setLimits = async (tenantId: string, limits: Record<string, number>) => dataOf(await gql(admin, SET_PLAN, { t: tenantId, limits }));
+  /** A tenant allowed 3 running jobs, with a project and a createJob of free-form one-step jobs (inputs `n` differ, so none repeats another). */
+  const jobsOfTenant = async (tenantId: string) => {
+    const token = await server.token(tenantId);
+    await setLimits(tenantId, { runningJobs: 3 });
+    const projectId = dataOf(await gql(token, CREATE_PROJECT, { title: 'Jobs' })).createProject.projectId;
+    const createJob = (n: string) =>
+      gql(token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+        i: { projectId, kind: 'quota', steps: ['render'], inputs: { n } },
+      });
+    return { token, createJob };
+  };
 
   it('lets exactly one of 50 concurrent createProject through when one slot is left; the counter equals the projects; archiving frees the slot', async () => {
     const token = await server.token('quota-projects');
@@ -69,14 +80,7 @@ describe.each(STORES)("a tenant's plan quotas, checked in the write's own transa
   });
 
   it('holds running jobs to the plan: of 20 concurrent createJob with one slot left exactly 1 starts; a finished job frees its slot', async () => {
-    const token = await server.token('quota-jobs');
-    await setLimits('quota-jobs', { runningJobs: 3 });
-    const projectId = dataOf(await gql(token, CREATE_PROJECT, { title: 'Jobs' })).createProject.projectId;
-    // Free-form jobs of one step; their inputs differ, so none is another's idempotent repeat.
-    const createJob = (n: string) =>
-      gql(token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
-        i: { projectId, kind: 'quota', steps: ['render'], inputs: { n } },
-      });
+    const { token, createJob } = await jobsOfTenant('quota-jobs');
     const first = [dataOf(await createJob('a')).createJob.jobId, dataOf(await createJob('b')).createJob.jobId];
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => createJob(`race-${i}`)));
     expect(results.filter((r) => r.data?.createJob)).toHaveLength(1);
@@ -92,13 +96,7 @@ describe.each(STORES)("a tenant's plan quotas, checked in the write's own transa
   });
 
   it('holds running jobs to the plan while slots are freed at once: creates racing cancels never pass the limit, and the usage stays exact', async () => {
-    const token = await server.token('quota-churn');
-    await setLimits('quota-churn', { runningJobs: 3 });
-    const projectId = dataOf(await gql(token, CREATE_PROJECT, { title: 'Churn' })).createProject.projectId;
-    const createJob = (n: string) =>
-      gql(token, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
-        i: { projectId, kind: 'quota', steps: ['render'], inputs: { n } },
-      });
+    const { token, createJob } = await jobsOfTenant('quota-churn');
     const running = [];
     for (const n of ['a', 'b', 'c']) running.push(dataOf(await createJob(n)).createJob.jobId as string);
     // Each cancel frees a slot on one of the tenant's release shards while 12 creates race for the slots.
