@@ -9,6 +9,7 @@ import { EntityTables } from '../../src/infra/postgres/items';
 import { DEFAULT_ROLES, deriveSchema } from '../../src/infra/postgres/schema';
 import { openPostgres, type Postgres } from '../../src/infra/postgres/start';
 import { indexKeyFill } from '../../src/infra/postgres/store';
+import { driftOf } from '../../src/common/drift';
 import { legacyLog } from '../support/legacy-log';
 import { type PostgresServer, startPostgres } from '../support/postgres';
 import { waitFor } from '../support/wait';
@@ -281,6 +282,35 @@ describe('the PostgreSQL store', () => {
     await explain(pageSql, 'projects', 'projects_by_title_key', 6);
   });
 
+  it("writes a keyed index's key again when a write names some columns only: an item whose attribute is removed is found where the index now places it", async () => {
+    const jobId = 'job_01J0000000000000000REMOVED';
+    const at = '2026-01-01T00:00:00.000Z';
+    const item = entities.WorkItem.toItem('tr', {
+      jobId,
+      stage: 'render',
+      sequence: 1,
+      kind: 'MUSIC_VIDEO',
+      status: 'PENDING',
+      attempt: 1,
+      maxAttempt: 3,
+      progress: 0,
+      inputs: {},
+      // Backed off far into the future: not claimable before then.
+      availableAt: '2099-01-01T00:00:00.000Z',
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+      createdBy: 'u',
+    });
+    await postgres.store.transact([put(item)]);
+    const claim = { ...entities.WorkItem.query('tr', 'claimableInJob', { jobId }), skBefore: '2027-01-01T00:00:00.000Z$' };
+    expect(await postgres.store.queryFirst(claim, 10)).toEqual([]);
+    // Its backoff removed (removeAttributes: an UPDATE of that column alone), it is claimable from when it was made.
+    await postgres.store.removeAttributes({ PK: item.PK, SK: item.SK }, ['availableAt']);
+    const found = await postgres.store.queryFirst(claim, 10);
+    expect(found.map((i) => [i.sequence, i.availableAt, i.GSI4SK])).toEqual([[1, undefined, `${at}#render#00001`]]);
+  });
+
   it("finds a word through the search index's GIN index as the server's role: its transaction reads the matching rows, none of the tenant's others", async () => {
     const projects = Array.from({ length: 30 }, (_, i) =>
       project('ts', `proj_s_${String(i).padStart(3, '0')}`, i % 10 === 0 ? `Sunset ${i}` : `Harbour ${i}`),
@@ -336,6 +366,24 @@ describe('the PostgreSQL store', () => {
     }
     expect((await postgres.store.searchByWord('ts', ['Project'], 'sun', 1000)).length).toBe(3);
     expect((await postgres.store.searchByWord('ts', ['Project'], 'harbour', 1000)).length).toBe(27);
+  });
+
+  it("shows a row whose keyed index columns lag behind its values (an UPDATE by hand in SQL) as index drift, and the migration's rewrite puts it where the index finds it", async () => {
+    const item = project('th', 'proj_by_hand', 'Alpha');
+    await postgres.store.transact([put(item)]);
+    await withTenant(app, 'th', () => app.query(`UPDATE projects SET title = 'Zulu' WHERE project_id = 'proj_by_hand'`));
+    const titles = async () =>
+      (await postgres.store.queryAll(entities.Project.query('th', 'byTitle', { archived: false }))).map((p) => [p.title, p.GSI2SK]);
+    // Still where its old title put it: the SQL wrote no key.
+    expect(await titles()).toEqual([['Zulu', 'alpha#proj_by_hand']]);
+    const stored = await postgres.store.get({ PK: item.PK, SK: item.SK });
+    if (!stored) throw new Error('The project is gone.');
+    // What the drift check (modelDrift) and a 'reindex' migration read: the index key as stored, not as derived again.
+    expect(driftOf(entities.Project, stored)).toContain('GSI2SK');
+    // The migration's rewrite (src/migrations/migration.segment.ts, reindexed): the item with its index attributes derived again.
+    await postgres.store.transact([put({ ...stored, ...entities.Project.indexAttributes('th', stored) })]);
+    expect(await titles()).toEqual([['Zulu', 'zulu#proj_by_hand']]);
+    expect(driftOf(entities.Project, (await postgres.store.get({ PK: item.PK, SK: item.SK })) ?? item)).not.toContain('GSI2SK');
   });
 
   it('fills the key columns of a table made before them, in the transaction that adds them, from the items its rows hold', async () => {
@@ -486,7 +534,7 @@ describe('the PostgreSQL store', () => {
 
   it('opens every tenant to reading only in the transaction across tenants, and never to writing', async () => {
     const seen = await withCrossTenantRead(app, async (client) => (await client.query('SELECT tenant_id FROM projects')).rows);
-    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2', 't3', 'tk', 'ts']));
+    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2', 't3', 'th', 'tk', 'ts']));
     // The setting admits SELECT only: in a transaction of t1 that sets it too, t2's row is seen but neither changed nor deleted.
     const changed = await withTenant(app, 't1', async (client) => {
       await client.query("SELECT set_config('app.cross_tenant', 'read', true)");

@@ -694,10 +694,25 @@ export class PgStore implements StoreApi {
     // An attribute without a column (the outbox's, kept in its own table) is one no row holds: nothing to remove.
     const columns = attributes.flatMap((a) => route.table.columnOf(a)?.name ?? []);
     if (columns.length === 0) return;
-    const set = columns.map((c) => `${ident(c)} = NULL`).join(', ');
-    await this.inTenant(route.tenantId, (client) =>
-      client.query(`UPDATE ${this.q(route.table)} SET ${set} WHERE ${this.keyWhere(route.table, 1)}`, [route.tenantId, ...route.values]),
-    );
+    const { table, tenantId, values } = route;
+    await this.inTenant(tenantId, async (client) => {
+      // A keyed index's key and the words derive from the whole item: read (and locked) first, and
+      // written again from the item without the attributes, as every write of the row writes them.
+      const current = table.derivesColumns ? await this.readRow(client, table, tenantId, values, true) : undefined;
+      if (table.derivesColumns && !current) return;
+      let derived: [string, string | null][] = [];
+      if (current) {
+        const rest: Item = { ...current };
+        for (const attribute of attributes) delete rest[attribute];
+        derived = Object.entries(table.derivedColumnsOf(rest, tenantId));
+      }
+      const set = [...columns.map((c) => `${ident(c)} = NULL`), ...derived.map(([c], i) => `${ident(c)} = $${i + 1}`)].join(', ');
+      await client.query(`UPDATE ${this.q(table)} SET ${set} WHERE ${this.keyWhere(table, derived.length + 1)}`, [
+        ...derived.map(([, value]) => value),
+        tenantId,
+        ...values,
+      ]);
+    });
   }
 
   async removeAttributesOfEach(keys: readonly Key[], attributes: string[]): Promise<void> {
