@@ -113,7 +113,7 @@ describe('the PostgreSQL schema derived from the declarations', () => {
       notNull: false,
       collation: 'C',
     });
-    // Keyed: the indexes whose key code computes, and no other.
+    // Keyed: the indexes whose key code computes, those whose partition one of them shares, and no other.
     const keyed = derived.tables.flatMap((t) => Object.keys(t.indexKeys ?? {}).map((index) => `${t.entity}.${index}`));
     expect(keyed.sort()).toEqual(
       [
@@ -131,6 +131,10 @@ describe('the PostgreSQL schema derived from the declarations', () => {
         'WorkItem.deadLetters',
         'WorkItem.deadLettersAcrossTenants',
         'JobWork.pool',
+        // Keyed as the steps' index whose partition each shares.
+        'JobWork.claimable',
+        'JobWork.claimableOfKind',
+        'JobWork.claimableOfStage',
         'JobSettle.pending',
       ].sort(),
     );

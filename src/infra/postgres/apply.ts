@@ -93,7 +93,7 @@ export async function applySchema(client: ClientBase, derived: DerivedSchema, fi
 }
 
 /**
- * Writes the key columns of a table's keyed indexes (schema.ts, isKeyed) on every row it holds, in
+ * Writes the key columns of a table's keyed indexes (schema.ts, keyedIndexes) on every row it holds, in
  * the transaction of `applySchema`, which added them to a table made before; the key is made by
  * the models' code, which the caller holds (see fillIndexKeys in store.ts).
  */

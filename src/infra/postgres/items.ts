@@ -111,7 +111,7 @@ export class EntityTable {
   readonly keyFields: Field[];
   private readonly fields: Field[];
   private readonly byAttribute: Map<string, Field>;
-  /** The key columns of each keyed index of the entity (schema.ts, isKeyed), by its declaration. */
+  /** The key columns of each keyed index of the entity (schema.ts, keyedIndexes), by its declaration. */
   readonly indexKeys: ReadonlyMap<IndexDeclaration, IndexKeyColumns>;
 
   constructor(
@@ -385,7 +385,7 @@ export interface TableQuery {
   keyNames: { pk: string; sk: string };
   /** The index declaration the query reads, when it reads one. */
   index?: IndexDeclaration;
-  /** The key columns of `index` when it is keyed: SQL then reads it by its key, in its order (see schema.ts, isKeyed). */
+  /** The key columns of `index` when it is keyed: SQL then reads it by its key, in its order (see schema.ts, keyedIndexes). */
   keyed?: IndexKeyColumns;
 }
 

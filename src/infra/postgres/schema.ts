@@ -57,7 +57,7 @@ export interface Column {
 }
 
 /**
- * The two columns that hold a keyed index's key (see isKeyed): its partition and sort key as the
+ * The two columns that hold a keyed index's key (see keyedIndexes): its partition and sort key as the
  * DynamoDB index holds them (`TENANT#t1#WORK#CLAIMABLE`, `2026-01-01T00:00:00.000Z#job_1#render`),
  * NULL while the row is not in the index.
  */
@@ -93,7 +93,7 @@ export interface TableDef {
   primaryKey: string[];
   indexes: IndexDef[];
   foreignKeys: ForeignKeyDef[];
-  /** The key columns of each keyed index (see isKeyed), by its declaration's name. */
+  /** The key columns of each keyed index (see keyedIndexes), by its declaration's name. */
   indexKeys?: Record<string, IndexKeyColumns>;
   /**
    * Names an earlier derivation gave indexes of this table that this one does not make (a declared
@@ -306,6 +306,21 @@ export function isKeyed(declared: IndexDeclaration): boolean {
   );
 }
 
+/**
+ * The declared indexes kept keyed: those whose key code computes (isKeyed), and those whose
+ * partition (the same DynamoDB index and partition key template) such an index of another entity
+ * shares, as the job work entries' claimable partitions are the steps': a query of the partition
+ * then reads each table by its key columns in the key's order and takes the first rows of each (a
+ * claim's candidates, a page), where a table read by its columns is read whole, to be ordered in the
+ * process beside the other table's first rows.
+ */
+export function keyedIndexes(models: Readonly<Record<string, AnyModel>>): ReadonlySet<IndexDeclaration> {
+  const declared = Object.values(models).flatMap((model) => Object.values<IndexDeclaration>(model.indexes));
+  const partition = (d: IndexDeclaration) => `${d.index}\u0000${d.crossTenant ? 'across' : 'tenant'}\u0000${d.pk}`;
+  const keyedPartitions = new Set(declared.filter(isKeyed).map(partition));
+  return new Set(declared.filter((d) => isKeyed(d) || keyedPartitions.has(partition(d))));
+}
+
 /** The key columns of a keyed index (`claimableInJob` → `claimable_in_job_pk`, `claimable_in_job_sk`). */
 const indexKeyColumns = (name: string): IndexKeyColumns => ({ pk: `${snake(name)}_pk`, sk: `${snake(name)}_sk` });
 
@@ -319,11 +334,17 @@ const indexKeyColumns = (name: string): IndexKeyColumns => ({ pk: `${snake(name)
  * normalize a text's query as the key did.
  *
  * A membership of allowed values (`when: { status: ['PAUSED'] }`) becomes a partial index
- * (`WHERE status IN ('PAUSED')`). A keyed index (isKeyed: a key or membership that code computes)
- * is instead a B-tree index of its two key columns, partial to the rows in it.
+ * (`WHERE status IN ('PAUSED')`). A keyed index (keyedIndexes: a key or membership that code
+ * computes, or a partition such an index shares) is instead a B-tree index of its two key columns, partial to the rows in it.
  */
-function indexOf(table: string, name: string, declared: IndexDeclaration, columnNames: ReadonlySet<string>): IndexDef | undefined {
-  if (isKeyed(declared)) {
+function indexOf(
+  table: string,
+  name: string,
+  declared: IndexDeclaration,
+  columnNames: ReadonlySet<string>,
+  keyed: boolean,
+): IndexDef | undefined {
+  if (keyed) {
     const { pk, sk } = indexKeyColumns(name);
     // Named apart from the column index a database made before may hold under the plain name.
     return { name: checkedName(`${table}_${snake(name)}_key`), columns: [pk, sk], where: `${ident(pk)} IS NOT NULL` };
@@ -349,13 +370,14 @@ export function deriveSchema(models: Readonly<Record<string, AnyModel>>, roles: 
   const byPrefix = new Map<string, string>();
   for (const [entity, model] of Object.entries(models)) if (model.idPrefix) byPrefix.set(model.idPrefix, entity);
 
+  const keyed = keyedIndexes(models);
   const tables: TableDef[] = Object.entries(models).map(([entity, model]) => {
     const name = checkedName(tableName(entity));
     const key = model.keyFields.filter((field) => field !== 'tenantId');
     const columns = columnsOf(model, key);
     const indexKeys: Record<string, IndexKeyColumns> = {};
     for (const [indexName, declared] of Object.entries<IndexDeclaration>(model.indexes)) {
-      if (!isKeyed(declared)) continue;
+      if (!keyed.has(declared)) continue;
       indexKeys[indexName] = indexKeyColumns(indexName);
       for (const column of Object.values(indexKeys[indexName])) {
         if (columns.some((c) => c.name === column))
@@ -364,7 +386,9 @@ export function deriveSchema(models: Readonly<Record<string, AnyModel>>, roles: 
       }
     }
     const columnNames = new Set(columns.map((c) => c.name));
-    const indexes = Object.entries(model.indexes).flatMap(([indexName, declared]) => indexOf(name, indexName, declared, columnNames) ?? []);
+    const indexes = Object.entries(model.indexes).flatMap(
+      ([indexName, declared]) => indexOf(name, indexName, declared, columnNames, keyed.has(declared)) ?? [],
+    );
     // The tsvector has no GIN index here: under row-level security none would serve the server's
     // role, as `@@` is not leakproof. Its words are indexed in SEARCH_INDEX, which a trigger keeps.
     const made = new Set(indexes.map((index) => index.name));

@@ -348,7 +348,7 @@ export class PgStore implements StoreApi {
   }
 
   /**
-   * The rows of a keyed index's table query (schema.ts, isKeyed), as items: those whose stored key is
+   * The rows of a keyed index's table query (schema.ts, keyedIndexes), as items: those whose stored key is
    * in `spec`'s partitions and sort-key range, and after `bound.after` (in the order of reading), in
    * the query's order, at most `bound.limit` of them (else MAX_PARTITION_ROWS, past
    * which it is BAD_USER_INPUT), unexpired. The index of the key columns serves it, its order and its
