@@ -113,7 +113,7 @@ describe('the PostgreSQL schema derived from the declarations', () => {
       notNull: false,
       collation: 'C',
     });
-    // Keyed: the indexes whose key code computes, those whose partition one of them shares, and no other.
+    // Keyed: the indexes whose key code computes or whose partition is a tenant's whole table, those whose partition one of them shares, and no other.
     const keyed = derived.tables.flatMap((t) => Object.keys(t.indexKeys ?? {}).map((index) => `${t.entity}.${index}`));
     expect(keyed.sort()).toEqual(
       [
@@ -135,6 +135,9 @@ describe('the PostgreSQL schema derived from the declarations', () => {
         'JobWork.claimable',
         'JobWork.claimableOfKind',
         'JobWork.claimableOfStage',
+        // Keyed as a partition of the tenant's whole table (TYPE#EVENT).
+        'ProjectEvent.timeline',
+        'TenantEvent.timeline',
         'JobSettle.pending',
       ].sort(),
     );

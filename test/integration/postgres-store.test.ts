@@ -323,6 +323,45 @@ describe('the PostgreSQL store', () => {
     }
   });
 
+  it("pages the tenant's activity timeline, a partition of the tenant's whole event tables, by their key columns: a page reads the page and one of each", async () => {
+    const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+    const id = (n: number) => `evt_01J00000000000000000${String(n).padStart(4, '0')}`;
+    const event = { actor: 'artist', subjectType: 'Project', subjectId: 'proj_tl' };
+    // 150 events of a project's and 150 of the tenant's own, interleaved in time.
+    const events = Array.from({ length: 300 }, (_, n) =>
+      n % 2 === 0
+        ? entities.ProjectEvent.toItem('tt', {
+            ...event,
+            projectId: 'proj_tl',
+            position: n / 2 + 1,
+            eventId: id(n),
+            at: at(n),
+            action: 'log.created',
+          })
+        : entities.TenantEvent.toItem('tt', { ...event, ulid: id(n), eventId: id(n), at: at(n), action: 'tenant.updated' }),
+    );
+    for (let i = 0; i < events.length; i += 100) await postgres.store.transact(events.slice(i, i + 100).map(put));
+    const owner = await pg.connect(DEFAULT_ROLES.owner, passwords.owner);
+    await owner.query('ANALYZE project_events, tenant_events').finally(() => owner.end());
+    const timeline = entities.ProjectEvent.query('tt', 'timeline', {}, { descending: true });
+    const first = await postgres.store.queryPage('tt', timeline, { first: 5 });
+    let second: readonly Item[] = [];
+    const sent = await statementsOf(postgres.bus.pool, async () => {
+      second = (await postgres.store.queryPage('tt', timeline, { first: 5, after: await first.pageInfo.endCursor })).nodes;
+    });
+    expect([...first.nodes, ...second].map((e) => e.eventId)).toEqual([299, 298, 297, 296, 295, 294, 293, 292, 291, 290].map(id));
+    // Each table's statement, explained as the server's role runs it: what its scans read.
+    const rowsRead: Record<string, number> = {};
+    for (const table of ['project_events', 'tenant_events']) {
+      const [read] = sent.filter((s) => s.text.includes(`FROM "artissist"."${table}"`));
+      const out = await withTenant(app, 'tt', () => app.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${read.text}`, read.values));
+      const scans = nodesOf(out.rows[0]['QUERY PLAN'][0].Plan).filter((node) => node['Node Type'].includes('Scan'));
+      rowsRead[table] = scans.reduce((n, node) => n + node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0), 0);
+    }
+    // (Shown with the counts when it fails: 150 a table is the whole partition read.)
+    expect(rowsRead).toEqual({ project_events: Math.min(rowsRead.project_events, 6), tenant_events: Math.min(rowsRead.tenant_events, 6) });
+  });
+
   it("writes a keyed index's key again when a write names some columns only: an item whose attribute is removed is found where the index now places it", async () => {
     const jobId = 'job_01J0000000000000000REMOVED';
     const at = '2026-01-01T00:00:00.000Z';

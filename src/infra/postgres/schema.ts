@@ -307,18 +307,20 @@ export function isKeyed(declared: IndexDeclaration): boolean {
 }
 
 /**
- * The declared indexes kept keyed: those whose key code computes (isKeyed), and those whose
- * partition (the same DynamoDB index and partition key template) such an index of another entity
- * shares, as the job work entries' claimable partitions are the steps': a query of the partition
- * then reads each table by its key columns in the key's order and takes the first rows of each (a
- * claim's candidates, a page), where a table read by its columns is read whole, to be ordered in the
- * process beside the other table's first rows.
+ * The declared indexes kept keyed: those whose key code computes (isKeyed); those whose partition
+ * key names no value of the item (`TYPE#EVENT`: the tenant's activity timeline), a partition as
+ * large as the tenant's whole table; and those whose partition (the same DynamoDB index and
+ * partition key template) a keyed index of another entity shares, as the job work entries'
+ * claimable partitions are the steps'. A query of such a partition reads each table by its key
+ * columns in the key's order and takes the first rows of each (a claim's candidates, a page),
+ * where a table read by its columns is read whole, to be ordered in the process.
  */
 export function keyedIndexes(models: Readonly<Record<string, AnyModel>>): ReadonlySet<IndexDeclaration> {
   const declared = Object.values(models).flatMap((model) => Object.values<IndexDeclaration>(model.indexes));
+  const own = (d: IndexDeclaration) => isKeyed(d) || placeholdersOf(d.pk).length === 0;
   const partition = (d: IndexDeclaration) => `${d.index}\u0000${d.crossTenant ? 'across' : 'tenant'}\u0000${d.pk}`;
-  const keyedPartitions = new Set(declared.filter(isKeyed).map(partition));
-  return new Set(declared.filter((d) => isKeyed(d) || keyedPartitions.has(partition(d))));
+  const keyedPartitions = new Set(declared.filter(own).map(partition));
+  return new Set(declared.filter((d) => own(d) || keyedPartitions.has(partition(d))));
 }
 
 /** The key columns of a keyed index (`claimableInJob` → `claimable_in_job_pk`, `claimable_in_job_sk`). */
