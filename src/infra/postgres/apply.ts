@@ -258,7 +258,10 @@ async function indexDrift(client: ClientBase, derived: DerivedSchema): Promise<I
     [schema],
   );
   const have = new Map(found.rows.map((row) => [row.name, row]));
-  const made = await derivedIndexDefinitions(client, tables);
+  // A database without any of them (a fresh one) has no definition to compare: no temporary tables then.
+  const made = found.rows.some((row) => tables.some((table) => table.indexes.some((index) => index.name === row.name)))
+    ? await derivedIndexDefinitions(client, tables)
+    : new Map<string, string>();
   const changes: IndexChange[] = [];
   const derivedNames = new Set(tables.flatMap((table) => table.indexes.map((index) => index.name)));
   const present = new Set(
