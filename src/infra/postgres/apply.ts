@@ -138,13 +138,8 @@ async function tablesLackingIndexKeys(client: ClientBase, derived: DerivedSchema
  * Throws what PostgreSQL throws.
  */
 export async function schemaDrift(client: ClientBase, derived: DerivedSchema): Promise<string[]> {
-  await client.query('BEGIN');
-  try {
-    return await driftIn(client, derived);
-  } finally {
-    // Nothing to keep: the temporary tables go with the rollback.
-    await client.query('ROLLBACK');
-  }
+  // Nothing to keep: the temporary tables go with the rollback.
+  return inTransaction(client, () => driftIn(client, derived), 'BEGIN', 'ROLLBACK');
 }
 
 /** schemaDrift's check, in the caller's transaction. */
@@ -439,7 +434,13 @@ export async function withCrossTenantRead<T>(client: ClientBase, work: (client: 
   );
 }
 
-async function inTransaction<T>(client: ClientBase, work: () => Promise<T>, begin = 'BEGIN'): Promise<T> {
+/** Runs `work` between `begin` and `end` (COMMIT, or ROLLBACK for a transaction that keeps nothing); rolls back and rethrows what it throws. */
+async function inTransaction<T>(
+  client: ClientBase,
+  work: () => Promise<T>,
+  begin = 'BEGIN',
+  end: 'COMMIT' | 'ROLLBACK' = 'COMMIT',
+): Promise<T> {
   await client.query(begin);
   let result: T;
   try {
@@ -452,7 +453,7 @@ async function inTransaction<T>(client: ClientBase, work: () => Promise<T>, begi
     }
     throw error;
   }
-  await client.query('COMMIT');
+  await client.query(end);
   return result;
 }
 

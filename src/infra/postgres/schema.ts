@@ -337,7 +337,8 @@ const indexKeyColumns = (name: string): IndexKeyColumns => ({ pk: `${snake(name)
  *
  * A membership of allowed values (`when: { status: ['PAUSED'] }`) becomes a partial index
  * (`WHERE status IN ('PAUSED')`). A keyed index (keyedIndexes: a key or membership that code
- * computes, or a partition such an index shares) is instead a B-tree index of its two key columns, partial to the rows in it.
+ * computes, a partition of the tenant's whole table, or a partition such an index shares) is
+ * instead a B-tree index of its two key columns, partial to the rows in it.
  */
 function indexOf(
   table: string,
