@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import type { Client } from 'pg';
 import { entities } from '../../src/common/entities';
 import { applySchema, createRoles, schemaDrift, withTenant } from '../../src/infra/postgres/apply';
-import { DEFAULT_ROLES, type DerivedSchema, deriveSchema, foreignKeySql, schemaSql, type TableDef } from '../../src/infra/postgres/schema';
+import {
+  DEFAULT_ROLES,
+  DERIVED_INDEX_COMMENT,
+  type DerivedSchema,
+  deriveSchema,
+  foreignKeySql,
+  schemaSql,
+  snake,
+  type TableDef,
+} from '../../src/infra/postgres/schema';
 import { type PostgresServer, startPostgres } from '../support/postgres';
 
 /*
@@ -104,7 +113,7 @@ describe('the PostgreSQL schema derived from the declarations', () => {
       notNull: false,
       collation: 'C',
     });
-    // Keyed: the indexes whose key code computes, and no other.
+    // Keyed: the indexes whose key code computes or whose partition is a tenant's whole table, those whose partition one of them shares, and no other.
     const keyed = derived.tables.flatMap((t) => Object.keys(t.indexKeys ?? {}).map((index) => `${t.entity}.${index}`));
     expect(keyed.sort()).toEqual(
       [
@@ -122,6 +131,13 @@ describe('the PostgreSQL schema derived from the declarations', () => {
         'WorkItem.deadLetters',
         'WorkItem.deadLettersAcrossTenants',
         'JobWork.pool',
+        // Keyed as the steps' index whose partition each shares.
+        'JobWork.claimable',
+        'JobWork.claimableOfKind',
+        'JobWork.claimableOfStage',
+        // Keyed as a partition of the tenant's whole table (TYPE#EVENT).
+        'ProjectEvent.timeline',
+        'TenantEvent.timeline',
         'JobSettle.pending',
       ].sort(),
     );
@@ -175,6 +191,75 @@ describe('the PostgreSQL schema derived from the declarations', () => {
     );
     await applySchema(owner, derived);
     expect(await schemaDrift(owner, derived)).toEqual([]);
+  });
+
+  it('reports a function, trigger, keyed index column and keyed index altered or dropped, each by name, and applying again restores the ones it makes', async () => {
+    await applySchema(owner, derived);
+    await owner.query('ALTER FUNCTION search_keys(text, tsquery, integer) SECURITY INVOKER');
+    await owner.query('GRANT EXECUTE ON FUNCTION search_keys(text, tsquery, integer) TO PUBLIC');
+    await owner.query(
+      `CREATE OR REPLACE FUNCTION search_index_sync() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+         SET search_path = pg_catalog, pg_temp AS $f$ BEGIN RETURN NULL; END $f$`,
+    );
+    await owner.query('DROP TRIGGER search_index_sync ON logs');
+    await owner.query('ALTER TABLE projects DISABLE TRIGGER search_index_sync');
+    await owner.query('DROP INDEX jobs_by_status_key');
+    // The keyed index again under its name, without its sort key or its predicate.
+    await owner.query('CREATE INDEX jobs_by_status_key ON jobs (by_status_pk)');
+    await owner.query('ALTER TABLE work_items ALTER COLUMN claimable_in_job_sk TYPE text COLLATE "default"');
+    expect((await schemaDrift(owner, derived)).sort()).toEqual(
+      [
+        'column work_items.claimable_in_job_sk is collated as its type, declared C',
+        'function search_index_sync() has another body than the derived one',
+        'function search_keys(text, tsquery, integer) is not SECURITY DEFINER',
+        'function search_keys(text, tsquery, integer) may be executed by PUBLIC, derived artissist_app only',
+        'index jobs_by_status_key on jobs is CREATE INDEX jobs_by_status_key ON jobs USING btree (by_status_pk), ' +
+          'derived CREATE INDEX jobs_by_status_key ON jobs USING btree (by_status_pk, by_status_sk) WHERE (by_status_pk IS NOT NULL)',
+        'missing trigger search_index_sync on logs',
+        'trigger search_index_sync on projects is disabled',
+      ].sort(),
+    );
+    await owner.query('DROP FUNCTION search_keys(text, tsquery, integer)');
+    expect(await schemaDrift(owner, derived)).toContain('missing function search_keys(text, tsquery, integer)');
+    // A column is never retyped by applySchema (its rows may hold what the new type refuses): the drift check says so until a migration does.
+    await applySchema(owner, derived);
+    expect(await schemaDrift(owner, derived)).toEqual(['column work_items.claimable_in_job_sk is collated as its type, declared C']);
+    await owner.query('ALTER TABLE work_items ALTER COLUMN claimable_in_job_sk TYPE text COLLATE "C"');
+    expect(await schemaDrift(owner, derived)).toEqual([]);
+  });
+
+  it('drops on applying an index the derivation no longer makes, leaving one made by hand, so a database made before ends as a fresh one', async () => {
+    await applySchema(owner, derived);
+    // As the derivation before keyed indexes left a database: each keyed index a plain index of its
+    // templates' columns under the plain name (jobs_by_status), and a GIN index of each tsvector.
+    const before = derived.tables.flatMap((t) =>
+      Object.keys(t.indexKeys ?? {}).map((name) => ({ table: t.name, name: `${t.name}_${snake(name)}` })),
+    );
+    for (const { table: t, name } of before) await owner.query(`CREATE INDEX ${name} ON ${t} (tenant_id, created_at)`);
+    await owner.query('CREATE INDEX projects_search_vector ON projects USING gin (search_vector)');
+    // An index of the derivation's whose declaration is gone, and an analyst's own index.
+    await owner.query(`CREATE INDEX jobs_by_kind ON jobs (tenant_id, kind); COMMENT ON INDEX jobs_by_kind IS '${DERIVED_INDEX_COMMENT}'`);
+    await owner.query('CREATE INDEX report_jobs_by_kind ON jobs (kind)');
+    expect(await schemaDrift(owner, derived)).toEqual(
+      expect.arrayContaining([
+        'index jobs_by_status on jobs is no longer derived',
+        'index projects_search_vector on projects is no longer derived',
+        'index jobs_by_kind on jobs is no longer derived',
+      ]),
+    );
+    expect(before.length).toBeGreaterThan(10);
+    await applySchema(owner, derived);
+    expect(await schemaDrift(owner, derived)).toEqual([]);
+    const indexes = async () =>
+      (await owner.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname`, [roles.schema])).rows;
+    const left = await indexes();
+    expect(left.map((i) => i.indexname)).toContain('report_jobs_by_kind');
+    // Identical to a fresh database's: the same indexes with the same definitions.
+    await owner.query('DROP INDEX report_jobs_by_kind');
+    const migrated = await indexes();
+    await owner.query(`DROP SCHEMA ${roles.schema} CASCADE`);
+    await applySchema(owner, derived);
+    expect(await indexes()).toEqual(migrated);
   });
 
   describe("as the server's role", () => {

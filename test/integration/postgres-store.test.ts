@@ -9,6 +9,7 @@ import { EntityTables } from '../../src/infra/postgres/items';
 import { DEFAULT_ROLES, deriveSchema } from '../../src/infra/postgres/schema';
 import { openPostgres, type Postgres } from '../../src/infra/postgres/start';
 import { indexKeyFill } from '../../src/infra/postgres/store';
+import { driftOf } from '../../src/common/drift';
 import { legacyLog } from '../support/legacy-log';
 import { type PostgresServer, startPostgres } from '../support/postgres';
 import { waitFor } from '../support/wait';
@@ -281,6 +282,115 @@ describe('the PostgreSQL store', () => {
     await explain(pageSql, 'projects', 'projects_by_title_key', 6);
   });
 
+  it("reads a claim's candidates of the partition steps and job work entries share by both tables' key columns: the oldest of each, not every claimable entry of the tenant", async () => {
+    const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+    // 300 jobs at a fan-out stage, each one claimable entry of the tenant's claimable partition.
+    const entries = Array.from({ length: 300 }, (_, i) =>
+      entities.JobWork.toItem('tw', {
+        jobId: `job_01J000000000000000000${String(i).padStart(5, '0')}`,
+        kind: 'MUSIC_VIDEO',
+        name: 'render',
+        claimable: true,
+        inPool: false,
+        availableAt: at(i),
+        priority: 5,
+        version: 1,
+        createdAt: at(0),
+        updatedAt: at(0),
+      }),
+    );
+    for (let i = 0; i < entries.length; i += 100) await postgres.store.transact(entries.slice(i, i + 100).map(put));
+    const owner = await pg.connect(DEFAULT_ROLES.owner, passwords.owner);
+    await owner.query('ANALYZE job_works').finally(() => owner.end());
+    for (const [index, values] of [
+      ['claimable', {}],
+      ['claimableOfKind', { kind: 'MUSIC_VIDEO' }],
+      ['claimableOfStage', { kind: 'MUSIC_VIDEO', name: 'render', stage: 'render' }],
+    ] as const) {
+      const claim = { ...entities.Step.query('tw', index, values), skBefore: `${at(1000)}$` };
+      let found: Item[] = [];
+      const sent = await statementsOf(postgres.bus.pool, async () => {
+        found = await postgres.store.queryFirst(claim, 10);
+      });
+      expect({ index, jobs: found.map((item) => item.jobId) }).toEqual({ index, jobs: entries.slice(0, 10).map((e) => e.jobId) });
+      // The job work entries' statement, explained as the server's role runs it: at most the 10 asked for read.
+      const [read] = sent.filter((s) => s.text.includes('FROM "artissist"."job_works"'));
+      const out = await withTenant(app, 'tw', () => app.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${read.text}`, read.values));
+      const scans = nodesOf(out.rows[0]['QUERY PLAN'][0].Plan).filter((node) => node['Node Type'].includes('Scan'));
+      const rowsRead = scans.reduce((n, node) => n + node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0), 0);
+      // (Shown with the count when it fails: more than 10 read is the whole partition read.)
+      expect({ index, rowsRead }).toEqual({ index, rowsRead: Math.min(rowsRead, 10) });
+    }
+  });
+
+  it("pages the tenant's activity timeline, a partition of the tenant's whole event tables, by their key columns: a page reads the page and one of each", async () => {
+    const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+    const id = (n: number) => `evt_01J00000000000000000${String(n).padStart(4, '0')}`;
+    const event = { actor: 'artist', subjectType: 'Project', subjectId: 'proj_tl' };
+    // 150 events of a project's and 150 of the tenant's own, interleaved in time.
+    const events = Array.from({ length: 300 }, (_, n) =>
+      n % 2 === 0
+        ? entities.ProjectEvent.toItem('tt', {
+            ...event,
+            projectId: 'proj_tl',
+            position: n / 2 + 1,
+            eventId: id(n),
+            at: at(n),
+            action: 'log.created',
+          })
+        : entities.TenantEvent.toItem('tt', { ...event, ulid: id(n), eventId: id(n), at: at(n), action: 'tenant.updated' }),
+    );
+    for (let i = 0; i < events.length; i += 100) await postgres.store.transact(events.slice(i, i + 100).map(put));
+    const owner = await pg.connect(DEFAULT_ROLES.owner, passwords.owner);
+    await owner.query('ANALYZE project_events, tenant_events').finally(() => owner.end());
+    const timeline = entities.ProjectEvent.query('tt', 'timeline', {}, { descending: true });
+    const first = await postgres.store.queryPage('tt', timeline, { first: 5 });
+    let second: readonly Item[] = [];
+    const sent = await statementsOf(postgres.bus.pool, async () => {
+      second = (await postgres.store.queryPage('tt', timeline, { first: 5, after: await first.pageInfo.endCursor })).nodes;
+    });
+    expect([...first.nodes, ...second].map((e) => e.eventId)).toEqual([299, 298, 297, 296, 295, 294, 293, 292, 291, 290].map(id));
+    // Each table's statement, explained as the server's role runs it: what its scans read.
+    const rowsRead: Record<string, number> = {};
+    for (const table of ['project_events', 'tenant_events']) {
+      const [read] = sent.filter((s) => s.text.includes(`FROM "artissist"."${table}"`));
+      const out = await withTenant(app, 'tt', () => app.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${read.text}`, read.values));
+      const scans = nodesOf(out.rows[0]['QUERY PLAN'][0].Plan).filter((node) => node['Node Type'].includes('Scan'));
+      rowsRead[table] = scans.reduce((n, node) => n + node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0), 0);
+    }
+    // (Shown with the counts when it fails: 150 a table is the whole partition read.)
+    expect(rowsRead).toEqual({ project_events: Math.min(rowsRead.project_events, 6), tenant_events: Math.min(rowsRead.tenant_events, 6) });
+  });
+
+  it("writes a keyed index's key again when a write names some columns only: an item whose attribute is removed is found where the index now places it", async () => {
+    const jobId = 'job_01J0000000000000000REMOVED';
+    const at = '2026-01-01T00:00:00.000Z';
+    const item = entities.WorkItem.toItem('tr', {
+      jobId,
+      stage: 'render',
+      sequence: 1,
+      kind: 'MUSIC_VIDEO',
+      status: 'PENDING',
+      attempt: 1,
+      maxAttempt: 3,
+      progress: 0,
+      inputs: {},
+      // Backed off far into the future: not claimable before then.
+      availableAt: '2099-01-01T00:00:00.000Z',
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+      createdBy: 'u',
+    });
+    await postgres.store.transact([put(item)]);
+    const claim = { ...entities.WorkItem.query('tr', 'claimableInJob', { jobId }), skBefore: '2027-01-01T00:00:00.000Z$' };
+    expect(await postgres.store.queryFirst(claim, 10)).toEqual([]);
+    // Its backoff removed (removeAttributes: an UPDATE of that column alone), it is claimable from when it was made.
+    await postgres.store.removeAttributes({ PK: item.PK, SK: item.SK }, ['availableAt']);
+    const found = await postgres.store.queryFirst(claim, 10);
+    expect(found.map((i) => [i.sequence, i.availableAt, i.GSI4SK])).toEqual([[1, undefined, `${at}#render#00001`]]);
+  });
+
   it("finds a word through the search index's GIN index as the server's role: its transaction reads the matching rows, none of the tenant's others", async () => {
     const projects = Array.from({ length: 30 }, (_, i) =>
       project('ts', `proj_s_${String(i).padStart(3, '0')}`, i % 10 === 0 ? `Sunset ${i}` : `Harbour ${i}`),
@@ -336,6 +446,24 @@ describe('the PostgreSQL store', () => {
     }
     expect((await postgres.store.searchByWord('ts', ['Project'], 'sun', 1000)).length).toBe(3);
     expect((await postgres.store.searchByWord('ts', ['Project'], 'harbour', 1000)).length).toBe(27);
+  });
+
+  it("shows a row whose keyed index columns lag behind its values (an UPDATE by hand in SQL) as index drift, and the migration's rewrite puts it where the index finds it", async () => {
+    const item = project('th', 'proj_by_hand', 'Alpha');
+    await postgres.store.transact([put(item)]);
+    await withTenant(app, 'th', () => app.query(`UPDATE projects SET title = 'Zulu' WHERE project_id = 'proj_by_hand'`));
+    const titles = async () =>
+      (await postgres.store.queryAll(entities.Project.query('th', 'byTitle', { archived: false }))).map((p) => [p.title, p.GSI2SK]);
+    // Still where its old title put it: the SQL wrote no key.
+    expect(await titles()).toEqual([['Zulu', 'alpha#proj_by_hand']]);
+    const stored = await postgres.store.get({ PK: item.PK, SK: item.SK });
+    if (!stored) throw new Error('The project is gone.');
+    // What the drift check (modelDrift) and a 'reindex' migration read: the index key as stored, not as derived again.
+    expect(driftOf(entities.Project, stored)).toContain('GSI2SK');
+    // The migration's rewrite (src/migrations/migration.segment.ts, reindexed): the item with its index attributes derived again.
+    await postgres.store.transact([put({ ...stored, ...entities.Project.indexAttributes('th', stored) })]);
+    expect(await titles()).toEqual([['Zulu', 'zulu#proj_by_hand']]);
+    expect(driftOf(entities.Project, (await postgres.store.get({ PK: item.PK, SK: item.SK })) ?? item)).not.toContain('GSI2SK');
   });
 
   it('fills the key columns of a table made before them, in the transaction that adds them, from the items its rows hold', async () => {
@@ -486,7 +614,7 @@ describe('the PostgreSQL store', () => {
 
   it('opens every tenant to reading only in the transaction across tenants, and never to writing', async () => {
     const seen = await withCrossTenantRead(app, async (client) => (await client.query('SELECT tenant_id FROM projects')).rows);
-    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2', 't3', 'tk', 'ts']));
+    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2', 't3', 'th', 'tk', 'ts']));
     // The setting admits SELECT only: in a transaction of t1 that sets it too, t2's row is seen but neither changed nor deleted.
     const changed = await withTenant(app, 't1', async (client) => {
       await client.query("SELECT set_config('app.cross_tenant', 'read', true)");

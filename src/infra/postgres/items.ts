@@ -111,7 +111,7 @@ export class EntityTable {
   readonly keyFields: Field[];
   private readonly fields: Field[];
   private readonly byAttribute: Map<string, Field>;
-  /** The key columns of each keyed index of the entity (schema.ts, isKeyed), by its declaration. */
+  /** The key columns of each keyed index of the entity (schema.ts, keyedIndexes), by its declaration. */
   readonly indexKeys: ReadonlyMap<IndexDeclaration, IndexKeyColumns>;
 
   constructor(
@@ -180,12 +180,25 @@ export class EntityTable {
     });
     // A put without a version (an item that keeps none) takes the column's default.
     if (row.version == null) delete row.version;
-    // A keyed index's key, from the item written: rewritten with every write of the row, so it never
-    // lags behind what it derives from.
-    Object.assign(row, this.indexKeysOf(item, key.tenantId));
-    // The words search finds it by, from the item written, so they never lag behind its text.
+    return Object.assign(row, this.derivedColumnsOf(item, key.tenantId));
+  }
+
+  /**
+   * The columns the store derives from the whole item rather than holding an attribute: each keyed
+   * index's key (indexKeysOf) and, where the entity searches, the words search finds it by. Every
+   * statement that writes a row writes them from the item as written, so they never lag behind
+   * what they derive from; a write of some columns alone reads the row first (see
+   * PgStore.removeAttributes).
+   */
+  derivedColumnsOf(item: Item, tenantId: string): Record<string, string | null> {
+    const row = this.indexKeysOf(item, tenantId);
     if (this.model.search) row[SEARCH_VECTOR] = tsvectorOf([...indexedWords(this.model.search, item).keys()]);
     return row;
+  }
+
+  /** True when some column of the row derives from its other columns (derivedColumnsOf): a keyed index's key, or its words. */
+  get derivesColumns(): boolean {
+    return this.indexKeys.size > 0 || Boolean(this.model.search);
   }
 
   /**
@@ -277,7 +290,8 @@ export class EntityTable {
   private readonly indexProjected = new WeakMap<Projection, Map<IndexDeclaration, readonly string[] | undefined>>();
 
   /**
-   * The item a row holds: its attributes, and its key, type and index attributes derived from them.
+   * The item a row holds: its attributes, its key and type derived from them, and its index
+   * attributes: a keyed index's as its key columns hold them, any other's derived from the values.
    * With `projected` (a row of columnsOf's columns), its attributes, key and type only, as
    * DynamoDB's projected read returns them: an index attribute derives from columns it may lack;
    * with `index` too (a row of indexColumnsOf's), that index's attributes besides.
@@ -292,7 +306,18 @@ export class EntityTable {
     const key = this.model.key.keyFrom(tenantId, values);
     if (projected)
       return { ...key, entityType: this.model.type, ...values, ...(index ? this.indexAttributesOfRow(index, tenantId, values, row) : {}) };
-    return { ...key, entityType: this.model.type, ...values, ...this.model.indexAttributes(tenantId, values) };
+    // A keyed index's attributes as its columns hold them, as DynamoDB's item holds its index
+    // attributes as written: a row whose key columns lag behind its values (written by hand in SQL,
+    // or by an earlier declaration) then shows that drift (src/common/drift.ts) to the drift check
+    // and to a 'reindex' migration, which writes them again; derived anew, it would hide it.
+    const indexed = this.model.indexAttributes(tenantId, values);
+    for (const declared of this.indexKeys.keys()) {
+      const { pk, sk } = keySchemas[declared.index];
+      delete indexed[pk];
+      delete indexed[sk];
+      Object.assign(indexed, this.indexAttributesOfRow(declared, tenantId, values, row));
+    }
+    return { ...key, entityType: this.model.type, ...values, ...indexed };
   }
 
   /** The attributes of `index` for a row: a keyed index's as its key columns hold them, any other's derived from the values. */
@@ -360,7 +385,7 @@ export interface TableQuery {
   keyNames: { pk: string; sk: string };
   /** The index declaration the query reads, when it reads one. */
   index?: IndexDeclaration;
-  /** The key columns of `index` when it is keyed: SQL then reads it by its key, in its order (see schema.ts, isKeyed). */
+  /** The key columns of `index` when it is keyed: SQL then reads it by its key, in its order (see schema.ts, keyedIndexes). */
   keyed?: IndexKeyColumns;
 }
 

@@ -57,7 +57,7 @@ export interface Column {
 }
 
 /**
- * The two columns that hold a keyed index's key (see isKeyed): its partition and sort key as the
+ * The two columns that hold a keyed index's key (see keyedIndexes): its partition and sort key as the
  * DynamoDB index holds them (`TENANT#t1#WORK#CLAIMABLE`, `2026-01-01T00:00:00.000Z#job_1#render`),
  * NULL while the row is not in the index.
  */
@@ -93,8 +93,15 @@ export interface TableDef {
   primaryKey: string[];
   indexes: IndexDef[];
   foreignKeys: ForeignKeyDef[];
-  /** The key columns of each keyed index (see isKeyed), by its declaration's name. */
+  /** The key columns of each keyed index (see keyedIndexes), by its declaration's name. */
   indexKeys?: Record<string, IndexKeyColumns>;
+  /**
+   * Names an earlier derivation gave indexes of this table that this one does not make (a declared
+   * index's other form, plain or keyed; the tsvector's GIN index): applySchema drops them where a
+   * database made before has them, as it drops a derived index (DERIVED_INDEX_COMMENT) no
+   * declaration derives any more.
+   */
+  retiredIndexes?: string[];
 }
 
 export interface ViewDef {
@@ -110,8 +117,11 @@ export interface DerivedSchema {
   /** The store's own tables, of no entity: the outbox (OUTBOX_TABLE) and what waits to go downstream (DOWNSTREAM_TABLE). */
   storeTables: TableDef[];
   views: ViewDef[];
-  /** The searchable tables' words as the search index holds them (see SEARCH_INDEX); none when no entity searches. */
-  search?: { table: TableDef; sources: TableDef[] };
+  /**
+   * The searchable tables' words as the search index holds them (see SEARCH_INDEX), with the owner's
+   * functions and the triggers that keep and search it; none when no entity searches.
+   */
+  search?: { table: TableDef; sources: TableDef[]; functions: FunctionDef[]; triggers: TriggerDef[] };
 }
 
 /**
@@ -296,6 +306,23 @@ export function isKeyed(declared: IndexDeclaration): boolean {
   );
 }
 
+/**
+ * The declared indexes kept keyed: those whose key code computes (isKeyed); those whose partition
+ * key names no value of the item (`TYPE#EVENT`: the tenant's activity timeline), a partition as
+ * large as the tenant's whole table; and those whose partition (the same DynamoDB index and
+ * partition key template) a keyed index of another entity shares, as the job work entries'
+ * claimable partitions are the steps'. A query of such a partition reads each table by its key
+ * columns in the key's order and takes the first rows of each (a claim's candidates, a page),
+ * where a table read by its columns is read whole, to be ordered in the process.
+ */
+export function keyedIndexes(models: Readonly<Record<string, AnyModel>>): ReadonlySet<IndexDeclaration> {
+  const declared = Object.values(models).flatMap((model) => Object.values<IndexDeclaration>(model.indexes));
+  const own = (d: IndexDeclaration) => isKeyed(d) || placeholdersOf(d.pk).length === 0;
+  const partition = (d: IndexDeclaration) => `${d.index}\u0000${d.crossTenant ? 'across' : 'tenant'}\u0000${d.pk}`;
+  const keyedPartitions = new Set(declared.filter(own).map(partition));
+  return new Set(declared.filter((d) => own(d) || keyedPartitions.has(partition(d))));
+}
+
 /** The key columns of a keyed index (`claimableInJob` → `claimable_in_job_pk`, `claimable_in_job_sk`). */
 const indexKeyColumns = (name: string): IndexKeyColumns => ({ pk: `${snake(name)}_pk`, sk: `${snake(name)}_sk` });
 
@@ -309,11 +336,18 @@ const indexKeyColumns = (name: string): IndexKeyColumns => ({ pk: `${snake(name)
  * normalize a text's query as the key did.
  *
  * A membership of allowed values (`when: { status: ['PAUSED'] }`) becomes a partial index
- * (`WHERE status IN ('PAUSED')`). A keyed index (isKeyed: a key or membership that code computes)
- * is instead a B-tree index of its two key columns, partial to the rows in it.
+ * (`WHERE status IN ('PAUSED')`). A keyed index (keyedIndexes: a key or membership that code
+ * computes, a partition of the tenant's whole table, or a partition such an index shares) is
+ * instead a B-tree index of its two key columns, partial to the rows in it.
  */
-function indexOf(table: string, name: string, declared: IndexDeclaration, columnNames: ReadonlySet<string>): IndexDef | undefined {
-  if (isKeyed(declared)) {
+function indexOf(
+  table: string,
+  name: string,
+  declared: IndexDeclaration,
+  columnNames: ReadonlySet<string>,
+  keyed: boolean,
+): IndexDef | undefined {
+  if (keyed) {
     const { pk, sk } = indexKeyColumns(name);
     // Named apart from the column index a database made before may hold under the plain name.
     return { name: checkedName(`${table}_${snake(name)}_key`), columns: [pk, sk], where: `${ident(pk)} IS NOT NULL` };
@@ -339,13 +373,14 @@ export function deriveSchema(models: Readonly<Record<string, AnyModel>>, roles: 
   const byPrefix = new Map<string, string>();
   for (const [entity, model] of Object.entries(models)) if (model.idPrefix) byPrefix.set(model.idPrefix, entity);
 
+  const keyed = keyedIndexes(models);
   const tables: TableDef[] = Object.entries(models).map(([entity, model]) => {
     const name = checkedName(tableName(entity));
     const key = model.keyFields.filter((field) => field !== 'tenantId');
     const columns = columnsOf(model, key);
     const indexKeys: Record<string, IndexKeyColumns> = {};
     for (const [indexName, declared] of Object.entries<IndexDeclaration>(model.indexes)) {
-      if (!isKeyed(declared)) continue;
+      if (!keyed.has(declared)) continue;
       indexKeys[indexName] = indexKeyColumns(indexName);
       for (const column of Object.values(indexKeys[indexName])) {
         if (columns.some((c) => c.name === column))
@@ -354,10 +389,17 @@ export function deriveSchema(models: Readonly<Record<string, AnyModel>>, roles: 
       }
     }
     const columnNames = new Set(columns.map((c) => c.name));
-    const indexes = Object.entries(model.indexes).flatMap(([indexName, declared]) => indexOf(name, indexName, declared, columnNames) ?? []);
+    const indexes = Object.entries(model.indexes).flatMap(
+      ([indexName, declared]) => indexOf(name, indexName, declared, columnNames, keyed.has(declared)) ?? [],
+    );
     // The tsvector has no GIN index here: under row-level security none would serve the server's
     // role, as `@@` is not leakproof. Its words are indexed in SEARCH_INDEX, which a trigger keeps.
-    return { entity, name, columns, primaryKey: ['tenant_id', ...key.map(snake)], indexes, foreignKeys: [], indexKeys };
+    const made = new Set(indexes.map((index) => index.name));
+    const retiredIndexes = [
+      ...Object.keys(model.indexes).flatMap((indexName) => [`${name}_${snake(indexName)}`, `${name}_${snake(indexName)}_key`]),
+      `${name}_${SEARCH_VECTOR}`,
+    ].filter((retired) => !made.has(retired));
+    return { entity, name, columns, primaryKey: ['tenant_id', ...key.map(snake)], indexes, foreignKeys: [], indexKeys, retiredIndexes };
   });
   const byEntity = new Map(tables.map((table) => [table.entity, table]));
 
@@ -402,7 +444,10 @@ export function deriveSchema(models: Readonly<Record<string, AnyModel>>, roles: 
     tables,
     storeTables: [OUTBOX_TABLE, DOWNSTREAM_TABLE],
     views: seedViews(models, byEntity, roles.schema),
-    search: sources.length > 0 ? { table: SEARCH_INDEX, sources } : undefined,
+    search:
+      sources.length > 0
+        ? { table: SEARCH_INDEX, sources, functions: searchFunctions(roles.schema), triggers: searchTriggers(sources) }
+        : undefined,
   };
 }
 
@@ -451,8 +496,22 @@ const q = (schema: string, name: string) => `${ident(schema)}.${ident(name)}`;
 const list = (columns: readonly string[]) => columns.map(ident).join(', ');
 
 /** `col type [NOT NULL] [DEFAULT …]`. */
-const columnSql = (c: Column) =>
+export const columnSql = (c: Column) =>
   `${ident(c.name)} ${c.type}${c.collation ? ` COLLATE ${ident(c.collation)}` : ''}${c.notNull ? ' NOT NULL' : ''}${c.default ? ` DEFAULT ${c.default}` : ''}`;
+
+/** The statement that makes `index` on `table` (named in full) unless an index of its name exists. */
+export const indexSql = (table: string, index: IndexDef): string =>
+  `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(index.name)} ON ${table}${index.gin ? ' USING gin' : ''} (${list(index.columns)})${index.where ? ` WHERE ${index.where}` : ''}`;
+
+/**
+ * The comment every derived index carries: what tells applySchema and the drift check an index of
+ * the schema's derivation (dropped once no declaration derives it) from one an operator or analyst
+ * made (left alone).
+ */
+export const DERIVED_INDEX_COMMENT = 'artissist: derived from the entity declarations';
+
+const derivedIndexComment = (schema: string, index: IndexDef) =>
+  `COMMENT ON INDEX ${q(schema, index.name)} IS ${literal(DERIVED_INDEX_COMMENT)}`;
 
 /** The policy's test: the row's tenant is the transaction's (no setting: no row, as NULL matches nothing). */
 export const tenantCheck = `tenant_id = current_setting(${literal(TENANT_SETTING)}, true)`;
@@ -472,11 +531,8 @@ export function schemaSql(derived: DerivedSchema): string[] {
     // A column declared after the table was made is added (a derived migration); a new NOT NULL
     // column without a default fails on a table with rows, which then needs a migration of its own.
     for (const column of table.columns) out.push(`ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS ${columnSql(column)}`);
-    for (const index of table.indexes) {
-      out.push(
-        `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(index.name)} ON ${name}${index.gin ? ' USING gin' : ''} (${list(index.columns)})${index.where ? ` WHERE ${index.where}` : ''}`,
-      );
-    }
+    // Each marked as derived, so that applySchema finds it to drop once the declarations no longer derive it.
+    for (const index of table.indexes) out.push(indexSql(name, index), derivedIndexComment(schema, index));
     // FORCE: the owner is bound too, so no query of any role but a superuser's reads across tenants.
     out.push(`ALTER TABLE ${name} ENABLE ROW LEVEL SECURITY`, `ALTER TABLE ${name} FORCE ROW LEVEL SECURITY`);
     out.push(`DROP POLICY IF EXISTS ${ident(TENANT_POLICY)} ON ${name}`);
@@ -487,7 +543,7 @@ export function schemaSql(derived: DerivedSchema): string[] {
     );
     out.push(`GRANT SELECT, INSERT, UPDATE, DELETE ON ${name} TO ${ident(app)}`);
   }
-  if (derived.search) out.push(...searchIndexSql(derived.roles, derived.search.sources));
+  if (derived.search) out.push(...searchIndexSql(derived.roles, derived.search));
   for (const view of derived.views) {
     // security_invoker: a view otherwise reads its tables with its owner's rights, and the owner's
     // policy is the same, but an owner that is a superuser (or gains BYPASSRLS) would read every
@@ -499,25 +555,62 @@ export function schemaSql(derived: DerivedSchema): string[] {
 }
 
 /**
- * The search index's statements (see SEARCH_INDEX): the table, its GIN index and its policy (enabled, not forced; no grant to the server's
- * role), the trigger function and a trigger on each searchable table, and the search function, which
- * only the server's role may execute. Both functions are SECURITY DEFINER with a fixed search_path,
- * so nothing of the caller's changes what they name.
+ * A function of the schema's owner, as derived: made SECURITY DEFINER with a fixed search_path, so
+ * nothing of the caller's changes what it names. The drift check compares each part with the
+ * catalog (apply.ts, schemaDrift).
  */
-function searchIndexSql({ schema, app }: SchemaRoles, sources: readonly TableDef[]): string[] {
+export interface FunctionDef {
+  name: string;
+  /** Its parameters as the statement declares them (`item_table text, query tsquery, lim integer`). */
+  params: string;
+  /** Its argument types alone, as PostgreSQL's identity of it names them (`text, tsquery, integer`). */
+  signature: string;
+  /** As pg_get_function_result prints it (`SETOF text[]`, `trigger`). */
+  returns: string;
+  /** What goes between RETURNS and SECURITY DEFINER, beside the language (`STABLE`, `ROWS 10`). */
+  attributes: string;
+  /** The PL/pgSQL body, as the catalog keeps it (prosrc). */
+  body: string;
+  /** Executable by the server's role alone (EXECUTE revoked from PUBLIC); otherwise PostgreSQL's default. */
+  appOnly: boolean;
+}
+
+/** The `search_path` every derived function runs with (its proconfig entry). */
+export const FUNCTION_SEARCH_PATH = 'pg_catalog, pg_temp';
+
+/** A trigger, as derived: AFTER INSERT OR UPDATE OR DELETE, FOR EACH ROW, calling the schema's `function` with `args`. */
+export interface TriggerDef {
+  name: string;
+  table: string;
+  function: string;
+  args: string[];
+}
+
+/** The statement that makes (or replaces) a derived function. */
+export function functionSql(schema: string, f: FunctionDef): string {
+  return (
+    `CREATE OR REPLACE FUNCTION ${q(schema, f.name)}(${f.params}) RETURNS ${f.returns} LANGUAGE plpgsql ${f.attributes ? `${f.attributes} ` : ''}` +
+    `SECURITY DEFINER SET search_path = ${FUNCTION_SEARCH_PATH} AS $f$${f.body}$f$`
+  );
+}
+
+/**
+ * The search index's functions (see SEARCH_INDEX): the trigger function that keeps it, and the
+ * search function, which only the server's role may execute.
+ */
+function searchFunctions(schema: string): FunctionDef[] {
   const table = q(schema, SEARCH_INDEX.name);
-  const sync = q(schema, SEARCH_SYNC_FUNCTION);
-  const keys = q(schema, SEARCH_KEYS_FUNCTION);
   const keyOf = (row: string) =>
     `ARRAY(SELECT to_jsonb(${row}) ->> c.name FROM unnest(TG_ARGV) WITH ORDINALITY AS c (name, n) ORDER BY c.n)`;
-  const index = SEARCH_INDEX.indexes[0];
-  const out = [
-    `CREATE TABLE IF NOT EXISTS ${table} (${SEARCH_INDEX.columns.map(columnSql).join(', ')}, PRIMARY KEY (${list(SEARCH_INDEX.primaryKey)}))`,
-    `CREATE INDEX IF NOT EXISTS ${ident(index.name)} ON ${table} USING gin (${list(index.columns)})`,
-    `ALTER TABLE ${table} ENABLE ROW LEVEL SECURITY`,
-    `DROP POLICY IF EXISTS ${ident(TENANT_POLICY)} ON ${table}`,
-    `CREATE POLICY ${ident(TENANT_POLICY)} ON ${table} USING (${tenantCheck}) WITH CHECK (${tenantCheck})`,
-    `CREATE OR REPLACE FUNCTION ${sync}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$
+  return [
+    {
+      name: SEARCH_SYNC_FUNCTION,
+      params: '',
+      signature: '',
+      returns: 'trigger',
+      attributes: '',
+      appOnly: false,
+      body: `
 BEGIN
   IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND NEW.${SEARCH_VECTOR} IS NULL) THEN
     DELETE FROM ${table} WHERE tenant_id = OLD.tenant_id AND item_table = TG_TABLE_NAME AND item_key = ${keyOf('OLD')};
@@ -528,26 +621,65 @@ BEGIN
   END IF;
   RETURN NULL;
 END
-$f$`,
+`,
+    },
     // PL/pgSQL's EXECUTE plans the query with its values, as a query of the store's is planned (a SQL
     // function's body is planned blind to them, and then prefers a scan of the tenant's rows); ROWS
     // tells the caller's plan it returns a few keys, which it then joins by primary key.
-    `CREATE OR REPLACE FUNCTION ${keys}(item_table text, query tsquery, lim integer) RETURNS SETOF text[] LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 10 SET search_path = pg_catalog, pg_temp AS $f$
+    {
+      name: SEARCH_KEYS_FUNCTION,
+      params: 'item_table text, query tsquery, lim integer',
+      signature: 'text, tsquery, integer',
+      returns: 'SETOF text[]',
+      attributes: 'STABLE ROWS 10',
+      appOnly: true,
+      body: `
 BEGIN
   RETURN QUERY EXECUTE 'SELECT i.item_key FROM ${table.replace(/'/g, "''")} AS i WHERE i.tenant_id = current_setting(${literal(TENANT_SETTING).replace(/'/g, "''")}, true) AND i.item_table = $1 AND i.${SEARCH_VECTOR} @@ $2 LIMIT $3'
     USING item_table, query, lim;
 END
-$f$`,
-    `REVOKE ALL ON FUNCTION ${keys}(text, tsquery, integer) FROM PUBLIC`,
-    `GRANT EXECUTE ON FUNCTION ${keys}(text, tsquery, integer) TO ${ident(app)}`,
+`,
+    },
   ];
-  for (const source of sources) {
-    const name = q(schema, source.name);
-    const args = source.primaryKey.slice(1).map(literal).join(', ');
-    out.push(`DROP TRIGGER IF EXISTS ${ident(SEARCH_SYNC_FUNCTION)} ON ${name}`);
-    out.push(
-      `CREATE TRIGGER ${ident(SEARCH_SYNC_FUNCTION)} AFTER INSERT OR UPDATE OR DELETE ON ${name} FOR EACH ROW EXECUTE FUNCTION ${sync}(${args})`,
-    );
+}
+
+/** The trigger on each searchable table that keeps the search index (see SEARCH_INDEX), named by the row's key columns. */
+const searchTriggers = (sources: readonly TableDef[]): TriggerDef[] =>
+  sources.map((source) => ({
+    name: SEARCH_SYNC_FUNCTION,
+    table: source.name,
+    function: SEARCH_SYNC_FUNCTION,
+    args: source.primaryKey.slice(1),
+  }));
+
+/** The statement that makes a derived trigger. */
+export const triggerSql = (schema: string, t: TriggerDef): string =>
+  `CREATE TRIGGER ${ident(t.name)} AFTER INSERT OR UPDATE OR DELETE ON ${q(schema, t.table)} FOR EACH ROW EXECUTE FUNCTION ${q(schema, t.function)}(${t.args.map(literal).join(', ')})`;
+
+/**
+ * The search index's statements (see SEARCH_INDEX): the table, its GIN index and its policy (enabled, not forced; no grant to the server's
+ * role), its functions (searchFunctions) and a trigger on each searchable table.
+ */
+function searchIndexSql({ schema, app }: SchemaRoles, search: NonNullable<DerivedSchema['search']>): string[] {
+  const table = q(schema, SEARCH_INDEX.name);
+  const index = SEARCH_INDEX.indexes[0];
+  const out = [
+    `CREATE TABLE IF NOT EXISTS ${table} (${SEARCH_INDEX.columns.map(columnSql).join(', ')}, PRIMARY KEY (${list(SEARCH_INDEX.primaryKey)}))`,
+    indexSql(table, index),
+    derivedIndexComment(schema, index),
+    `ALTER TABLE ${table} ENABLE ROW LEVEL SECURITY`,
+    `DROP POLICY IF EXISTS ${ident(TENANT_POLICY)} ON ${table}`,
+    `CREATE POLICY ${ident(TENANT_POLICY)} ON ${table} USING (${tenantCheck}) WITH CHECK (${tenantCheck})`,
+  ];
+  for (const f of search.functions) {
+    out.push(functionSql(schema, f));
+    if (!f.appOnly) continue;
+    out.push(`REVOKE ALL ON FUNCTION ${q(schema, f.name)}(${f.signature}) FROM PUBLIC`);
+    out.push(`GRANT EXECUTE ON FUNCTION ${q(schema, f.name)}(${f.signature}) TO ${ident(app)}`);
+  }
+  for (const trigger of search.triggers) {
+    out.push(`DROP TRIGGER IF EXISTS ${ident(trigger.name)} ON ${q(schema, trigger.table)}`);
+    out.push(triggerSql(schema, trigger));
   }
   return out;
 }

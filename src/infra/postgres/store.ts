@@ -348,7 +348,7 @@ export class PgStore implements StoreApi {
   }
 
   /**
-   * The rows of a keyed index's table query (schema.ts, isKeyed), as items: those whose stored key is
+   * The rows of a keyed index's table query (schema.ts, keyedIndexes), as items: those whose stored key is
    * in `spec`'s partitions and sort-key range, and after `bound.after` (in the order of reading), in
    * the query's order, at most `bound.limit` of them (else MAX_PARTITION_ROWS, past
    * which it is BAD_USER_INPUT), unexpired. The index of the key columns serves it, its order and its
@@ -694,10 +694,25 @@ export class PgStore implements StoreApi {
     // An attribute without a column (the outbox's, kept in its own table) is one no row holds: nothing to remove.
     const columns = attributes.flatMap((a) => route.table.columnOf(a)?.name ?? []);
     if (columns.length === 0) return;
-    const set = columns.map((c) => `${ident(c)} = NULL`).join(', ');
-    await this.inTenant(route.tenantId, (client) =>
-      client.query(`UPDATE ${this.q(route.table)} SET ${set} WHERE ${this.keyWhere(route.table, 1)}`, [route.tenantId, ...route.values]),
-    );
+    const { table, tenantId, values } = route;
+    await this.inTenant(tenantId, async (client) => {
+      // A keyed index's key and the words derive from the whole item: read (and locked) first, and
+      // written again from the item without the attributes, as every write of the row writes them.
+      const current = table.derivesColumns ? await this.readRow(client, table, tenantId, values, true) : undefined;
+      if (table.derivesColumns && !current) return;
+      let derived: [string, string | null][] = [];
+      if (current) {
+        const rest: Item = { ...current };
+        for (const attribute of attributes) delete rest[attribute];
+        derived = Object.entries(table.derivedColumnsOf(rest, tenantId));
+      }
+      const set = [...columns.map((c) => `${ident(c)} = NULL`), ...derived.map(([c], i) => `${ident(c)} = $${i + 1}`)].join(', ');
+      await client.query(`UPDATE ${this.q(table)} SET ${set} WHERE ${this.keyWhere(table, derived.length + 1)}`, [
+        ...derived.map(([, value]) => value),
+        tenantId,
+        ...values,
+      ]);
+    });
   }
 
   async removeAttributesOfEach(keys: readonly Key[], attributes: string[]): Promise<void> {
