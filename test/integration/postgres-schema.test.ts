@@ -113,7 +113,8 @@ describe('the PostgreSQL schema derived from the declarations', () => {
       notNull: false,
       collation: 'C',
     });
-    // Keyed: the indexes whose key code computes or whose partition is a tenant's whole table, those whose partition one of them shares, and no other.
+    // Keyed: the indexes whose key code computes or whose partition is a tenant's whole table, those whose partition one of them shares,
+    // those that order an entity's rows by one of these indexes' sort keys, and no other.
     const keyed = derived.tables.flatMap((t) => Object.keys(t.indexKeys ?? {}).map((index) => `${t.entity}.${index}`));
     expect(keyed.sort()).toEqual(
       [
@@ -139,14 +140,18 @@ describe('the PostgreSQL schema derived from the declarations', () => {
         'ProjectEvent.timeline',
         'TenantEvent.timeline',
         'JobSettle.pending',
+        // Keyed as ordering their entity's rows by a keyed index's sort key (the timeline's, a creator's jobs').
+        'ProjectEvent.timelineByAction',
+        'TenantEvent.timelineByAction',
+        'Job.byProject',
       ].sort(),
     );
     // An index of columns: the tenant first, then its templates' values.
-    expect(table('Job').indexes.find((i) => i.name === 'jobs_by_project')?.columns).toEqual([
+    expect(table('Log').indexes.find((i) => i.name === 'logs_by_attribution')?.columns).toEqual([
       'tenant_id',
-      'project_id',
+      'attribution_status',
       'created_at',
-      'job_id',
+      'log_id',
     ]);
     expect(derived.views.map((v) => v.name)).toEqual(['v_jobs_in_progress', 'v_steps_needing_review', 'v_assets_by_type']);
   });

@@ -9,6 +9,7 @@ import { EntityTables } from '../../src/infra/postgres/items';
 import { DEFAULT_ROLES, deriveSchema } from '../../src/infra/postgres/schema';
 import { openPostgres, type Postgres } from '../../src/infra/postgres/start';
 import { indexKeyFill } from '../../src/infra/postgres/store';
+import type { QuerySpec } from '../../src/infra/store-api';
 import { driftOf } from '../../src/common/drift';
 import { legacyLog } from '../support/legacy-log';
 import { type PostgresServer, startPostgres } from '../support/postgres';
@@ -106,6 +107,37 @@ describe('the PostgreSQL store', () => {
   });
 
   afterAll(() => postgres.close());
+
+  /**
+   * The first two pages of `first` items of `spec`, and the statements the second page's read sent
+   * (a page past the first reads from its cursor's place, where a partition read whole would not).
+   */
+  async function twoPages(tenantId: string, spec: QuerySpec, first: number) {
+    const one = await postgres.store.queryPage(tenantId, spec, { first });
+    let two: readonly Item[] = [];
+    const sent = await statementsOf(postgres.bus.pool, async () => {
+      two = (await postgres.store.queryPage(tenantId, spec, { first, after: await one.pageInfo.endCursor })).nodes;
+    });
+    return { nodes: [...one.nodes, ...two], sent };
+  }
+
+  /** The rows each table's statement of `sent` reads in its scans, explained as the server's role runs it (row-level security on). */
+  async function rowsReadBy(tenantId: string, sent: Sent[], tables: readonly string[]): Promise<Record<string, number>> {
+    const rowsRead: Record<string, number> = {};
+    for (const table of tables) {
+      const [read] = sent.filter((s) => s.text.includes(`FROM "artissist"."${table}"`));
+      const out = await withTenant(app, tenantId, () => app.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${read.text}`, read.values));
+      const scans = nodesOf(out.rows[0]['QUERY PLAN'][0].Plan).filter((node) => node['Node Type'].includes('Scan'));
+      rowsRead[table] = scans.reduce((n, node) => n + node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0), 0);
+    }
+    return rowsRead;
+  }
+
+  /** Statistics for the planner: tables filled in a test are planned as large as they are. */
+  async function analyze(...tables: string[]): Promise<void> {
+    const owner = await pg.connect(DEFAULT_ROLES.owner, passwords.owner);
+    await owner.query(`ANALYZE ${tables.join(', ')}`).finally(() => owner.end());
+  }
 
   it("routes every declaration's keys to its own table, and a key no declaration makes to none", () => {
     const tables = new EntityTables(entities, derived);
@@ -266,8 +298,7 @@ describe('the PostgreSQL store', () => {
     expect(second.map((p) => p.projectId)).toEqual(['proj_key_05', 'proj_key_06', 'proj_key_07', 'proj_key_08', 'proj_key_09']);
 
     // The planner's statistics of the rows written, as autovacuum keeps them (the owner's to make).
-    const owner = await pg.connect(DEFAULT_ROLES.owner, passwords.owner);
-    await owner.query('ANALYZE work_items, projects').finally(() => owner.end());
+    await analyze('work_items', 'projects');
     // Each read's statement, explained as the server's role runs it (row-level security on): the
     // keyed index's scan, under a LIMIT, reads no row it does not return but the one that tells whether more follow.
     const explain = async (sent: Sent[], table: string, index: string, limit: number) => {
@@ -300,8 +331,7 @@ describe('the PostgreSQL store', () => {
       }),
     );
     for (let i = 0; i < entries.length; i += 100) await postgres.store.transact(entries.slice(i, i + 100).map(put));
-    const owner = await pg.connect(DEFAULT_ROLES.owner, passwords.owner);
-    await owner.query('ANALYZE job_works').finally(() => owner.end());
+    await analyze('job_works');
     for (const [index, values] of [
       ['claimable', {}],
       ['claimableOfKind', { kind: 'MUSIC_VIDEO' }],
@@ -341,25 +371,66 @@ describe('the PostgreSQL store', () => {
         : entities.TenantEvent.toItem('tt', { ...event, ulid: id(n), eventId: id(n), at: at(n), action: 'tenant.updated' }),
     );
     for (let i = 0; i < events.length; i += 100) await postgres.store.transact(events.slice(i, i + 100).map(put));
-    const owner = await pg.connect(DEFAULT_ROLES.owner, passwords.owner);
-    await owner.query('ANALYZE project_events, tenant_events').finally(() => owner.end());
-    const timeline = entities.ProjectEvent.query('tt', 'timeline', {}, { descending: true });
-    const first = await postgres.store.queryPage('tt', timeline, { first: 5 });
-    let second: readonly Item[] = [];
-    const sent = await statementsOf(postgres.bus.pool, async () => {
-      second = (await postgres.store.queryPage('tt', timeline, { first: 5, after: await first.pageInfo.endCursor })).nodes;
-    });
-    expect([...first.nodes, ...second].map((e) => e.eventId)).toEqual([299, 298, 297, 296, 295, 294, 293, 292, 291, 290].map(id));
-    // Each table's statement, explained as the server's role runs it: what its scans read.
-    const rowsRead: Record<string, number> = {};
-    for (const table of ['project_events', 'tenant_events']) {
-      const [read] = sent.filter((s) => s.text.includes(`FROM "artissist"."${table}"`));
-      const out = await withTenant(app, 'tt', () => app.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${read.text}`, read.values));
-      const scans = nodesOf(out.rows[0]['QUERY PLAN'][0].Plan).filter((node) => node['Node Type'].includes('Scan'));
-      rowsRead[table] = scans.reduce((n, node) => n + node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0), 0);
-    }
+    await analyze('project_events', 'tenant_events');
+    const { nodes, sent } = await twoPages('tt', entities.ProjectEvent.query('tt', 'timeline', {}, { descending: true }), 5);
+    expect(nodes.map((e) => e.eventId)).toEqual([299, 298, 297, 296, 295, 294, 293, 292, 291, 290].map(id));
+    const rowsRead = await rowsReadBy('tt', sent, ['project_events', 'tenant_events']);
     // (Shown with the counts when it fails: 150 a table is the whole partition read.)
     expect(rowsRead).toEqual({ project_events: Math.min(rowsRead.project_events, 6), tenant_events: Math.min(rowsRead.tenant_events, 6) });
+  });
+
+  it("pages the timeline of one action, a partition of the tenant's event tables as large as the action is common, by their key columns: a page reads the page and one of each", async () => {
+    const at = (n: number) => new Date(Date.UTC(2026, 0, 2, 0, 0, n)).toISOString();
+    const id = (n: number) => `evt_01J00000000000000001${String(n).padStart(4, '0')}`;
+    const event = { actor: 'artist', subjectType: 'Project', subjectId: 'proj_ta' };
+    // 300 events, a project's and the tenant's own interleaved in time, every other pair of them a log's.
+    const events = Array.from({ length: 300 }, (_, n) => {
+      const action = Math.floor(n / 2) % 2 === 0 ? 'log.created' : 'asset.created';
+      return n % 2 === 0
+        ? entities.ProjectEvent.toItem('ta', { ...event, projectId: 'proj_ta', position: n / 2 + 1, eventId: id(n), at: at(n), action })
+        : entities.TenantEvent.toItem('ta', { ...event, ulid: id(n), eventId: id(n), at: at(n), action });
+    });
+    for (let i = 0; i < events.length; i += 100) await postgres.store.transact(events.slice(i, i + 100).map(put));
+    await analyze('project_events', 'tenant_events');
+    const byAction = entities.ProjectEvent.query('ta', 'timelineByAction', { action: 'log.created' }, { descending: true });
+    const { nodes, sent } = await twoPages('ta', byAction, 5);
+    const logs = events.filter((e) => e.action === 'log.created').map((e) => e.eventId);
+    expect(nodes.map((e) => e.eventId)).toEqual(logs.reverse().slice(0, 10));
+    const rowsRead = await rowsReadBy('ta', sent, ['project_events', 'tenant_events']);
+    // (Shown with the counts when it fails: more than 6 a table is the action's whole partition read.)
+    expect(rowsRead).toEqual({ project_events: Math.min(rowsRead.project_events, 6), tenant_events: Math.min(rowsRead.tenant_events, 6) });
+  });
+
+  it("pages a project's jobs by their key columns: a page reads the page and one, not every job of the project", async () => {
+    const at = (n: number) => new Date(Date.UTC(2026, 0, 3, 0, 0, n)).toISOString();
+    const jobs = Array.from({ length: 300 }, (_, n) =>
+      entities.Job.toItem('tj', {
+        jobId: `job_01J000000000000000001${String(n).padStart(5, '0')}`,
+        projectId: 'proj_jobs',
+        kind: 'PHOTO_EDIT',
+        status: 'COMPLETED',
+        plan: [],
+        attempts: {},
+        progress: 1,
+        completedSteps: 0,
+        failedSteps: 0,
+        maxAttempts: 3,
+        version: 1,
+        createdAt: at(n),
+        updatedAt: at(n),
+        createdBy: 'artist',
+      }),
+    );
+    await postgres.store.transact([put(project('tj', 'proj_jobs'))]);
+    for (let i = 0; i < jobs.length; i += 100) await postgres.store.transact(jobs.slice(i, i + 100).map(put));
+    await analyze('jobs');
+    const byProject = entities.Job.query('tj', 'byProject', { projectId: 'proj_jobs' }, { descending: true });
+    const { nodes, sent } = await twoPages('tj', byProject, 5);
+    const newest = jobs.map((job) => job.jobId).reverse();
+    expect(nodes.map((job) => job.jobId)).toEqual(newest.slice(0, 10));
+    const { jobs: rowsRead } = await rowsReadBy('tj', sent, ['jobs']);
+    // (Shown with the count when it fails: 300 is the project's whole partition read.)
+    expect(rowsRead).toBe(Math.min(rowsRead, 6));
   });
 
   it("writes a keyed index's key again when a write names some columns only: an item whose attribute is removed is found where the index now places it", async () => {
@@ -614,7 +685,7 @@ describe('the PostgreSQL store', () => {
 
   it('opens every tenant to reading only in the transaction across tenants, and never to writing', async () => {
     const seen = await withCrossTenantRead(app, async (client) => (await client.query('SELECT tenant_id FROM projects')).rows);
-    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2', 't3', 'th', 'tk', 'ts']));
+    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2', 't3', 'th', 'tj', 'tk', 'ts']));
     // The setting admits SELECT only: in a transaction of t1 that sets it too, t2's row is seen but neither changed nor deleted.
     const changed = await withTenant(app, 't1', async (client) => {
       await client.query("SELECT set_config('app.cross_tenant', 'read', true)");

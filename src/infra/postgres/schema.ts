@@ -309,18 +309,29 @@ export function isKeyed(declared: IndexDeclaration): boolean {
 /**
  * The declared indexes kept keyed: those whose key code computes (isKeyed); those whose partition
  * key names no value of the item (`TYPE#EVENT`: the tenant's activity timeline), a partition as
- * large as the tenant's whole table; and those whose partition (the same DynamoDB index and
- * partition key template) a keyed index of another entity shares, as the job work entries'
- * claimable partitions are the steps'. A query of such a partition reads each table by its key
- * columns in the key's order and takes the first rows of each (a claim's candidates, a page),
- * where a table read by its columns is read whole, to be ordered in the process.
+ * large as the tenant's whole table; those whose partition (the same DynamoDB index and partition
+ * key template) a keyed index of another entity shares, as the job work entries' claimable
+ * partitions are the steps'; and those that order an entity's rows by the sort key template of
+ * one of its own keyed indexes, a part of the rows that index orders, in its order (the timeline
+ * of one action, of the timeline; a project's jobs, of a creator's). A query of such a partition
+ * reads each table by its key columns in the key's order and takes the first rows of each (a
+ * claim's candidates, a page), where a table read by its columns is read whole, to be ordered in
+ * the process.
  */
 export function keyedIndexes(models: Readonly<Record<string, AnyModel>>): ReadonlySet<IndexDeclaration> {
   const declared = Object.values(models).flatMap((model) => Object.values<IndexDeclaration>(model.indexes));
   const own = (d: IndexDeclaration) => isKeyed(d) || placeholdersOf(d.pk).length === 0;
   const partition = (d: IndexDeclaration) => `${d.index}\u0000${d.crossTenant ? 'across' : 'tenant'}\u0000${d.pk}`;
   const keyedPartitions = new Set(declared.filter(own).map(partition));
-  return new Set(declared.filter((d) => own(d) || keyedPartitions.has(partition(d))));
+  const shared = (d: IndexDeclaration) => own(d) || keyedPartitions.has(partition(d));
+  return new Set(
+    Object.values(models).flatMap((model) => {
+      const indexes = Object.values<IndexDeclaration>(model.indexes);
+      // The sort key templates a keyed index of the entity orders its rows by.
+      const keyedOrders = new Set(indexes.filter(shared).map((d) => d.sk));
+      return indexes.filter((d) => shared(d) || keyedOrders.has(d.sk));
+    }),
+  );
 }
 
 /** The key columns of a keyed index (`claimableInJob` → `claimable_in_job_pk`, `claimable_in_job_sk`). */
