@@ -324,10 +324,13 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       { intervalMs: config.coldStorage.intervalMs },
     );
     // The outbox's backlog: DynamoDB's OUTBOX index, or PostgreSQL's outbox table.
-    const outboxStats = new CachedSnapshot(postgres ? () => postgres.store.outboxSnapshot() : tableOutbox(dynamo.doc, config.tableName), {
-      backlog: 0,
-      oldestAgeSeconds: 0,
-    });
+    // Read at most once per METRICS_STORE_READ_MS, however often /metrics is scraped.
+    const snapshotOptions = { maxAgeMs: config.metrics.storeReadMs, timeoutMs: 2_000 };
+    const outboxStats = new CachedSnapshot(
+      postgres ? () => postgres.store.outboxSnapshot() : tableOutbox(dynamo.doc, config.tableName),
+      { backlog: 0, oldestAgeSeconds: 0 },
+      snapshotOptions,
+    );
     metrics.registerAsyncGauge(
       'outbox_backlog',
       "Outbox entries not yet published: an event, or one entry for a commit's several events (counted up to 1000 per OUTBOX shard).",
@@ -341,7 +344,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     // Events downstream on PostgreSQL (DOWNSTREAM_URL): what waits to be sent, and what was refused at every attempt.
     const downstream = postgres?.downstream;
     if (downstream) {
-      const downstreamStats = new CachedSnapshot(() => downstream.snapshot(), { waiting: 0, parked: 0 });
+      const downstreamStats = new CachedSnapshot(() => downstream.snapshot(), { waiting: 0, parked: 0 }, snapshotOptions);
       metrics.registerAsyncGauge(
         'downstream_waiting',
         'Committed events queued to go downstream, not yet taken by the receiver.',

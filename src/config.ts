@@ -63,6 +63,11 @@ export interface Config {
     enabled: boolean;
     /** Serve them on this port (on HOST) instead of the API's port. */
     port?: number;
+    /**
+     * How long the counts /metrics reads from the store (the outbox backlog, the downstream queue)
+     * are reused, so frequent scrapes make one read per period.
+     */
+    storeReadMs: number;
   };
   /** How often an ongoing dependency outage is summarized in the log. */
   outageLogIntervalMs: number;
@@ -616,6 +621,7 @@ export function loadConfig(env: Env = process.env): Config {
     metrics: {
       enabled: onOff(env, 'METRICS', true),
       port: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0) : undefined,
+      storeReadMs: int(env, 'METRICS_STORE_READ_MS', 5000),
     },
     outageLogIntervalMs: positive(env, 'OUTAGE_LOG_INTERVAL_MS', 10_000),
     auth: {

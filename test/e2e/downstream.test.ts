@@ -155,8 +155,16 @@ describe.each(STORES)('events downstream, on %s', (store: StoreName) => {
     ahead = 0;
     if (store === 'postgres') {
       receiver = await startReceiver();
-      // A short poll and retry delay: the relay's timing is not what this file measures.
-      const env = { DOWNSTREAM_URL: receiver.url, DOWNSTREAM_POLL_MS: '50', DOWNSTREAM_RETRY_MS: '2', ARCHIVE_INTERVAL_MS: '0' };
+      // A short poll and retry delay: the relay's timing is not what this file measures. The
+      // downstream gauges read the store every 100 ms rather than every 5 s (METRICS_STORE_READ_MS):
+      // a test that awaits one waited out the 5 s.
+      const env = {
+        DOWNSTREAM_URL: receiver.url,
+        DOWNSTREAM_POLL_MS: '50',
+        DOWNSTREAM_RETRY_MS: '2',
+        ARCHIVE_INTERVAL_MS: '0',
+        METRICS_STORE_READ_MS: '100',
+      };
       server = await startTestServer({ store, env, now: () => new Date(Date.now() + ahead) });
     } else {
       // This file reads the change stream, which test tables otherwise go without.
@@ -372,7 +380,7 @@ describe.each(STORES)('events downstream, on %s', (store: StoreName) => {
       const after = await create('After the parked one');
       await readUntil((read) => read.some((e) => e.detail.subject.id === after));
       expect(receiver.taken.some((e) => e.detail.id === poisonId)).toBe(false);
-      // The gauges are read from a snapshot reused for up to 5 s (CachedSnapshot), so they are awaited.
+      // The gauges are read from a snapshot reused for up to 100 ms here (METRICS_STORE_READ_MS), so they are awaited.
       await waitFor(async () => (await gauge('artissist_downstream_waiting')) === 0, 'nothing waiting');
       expect(await gauge('artissist_downstream_parked')).toBe(1);
     });

@@ -24,6 +24,12 @@ import { LISTEN_APPLICATION } from '../../src/infra/pubsub-postgres';
 import { startTcpProxy } from '../support/tcp-proxy';
 import { stopOnPurpose } from '../support/fixtures';
 
+/**
+ * The outbox backlog gauge read from the store at most every 100 ms instead of every 5 s
+ * (METRICS_STORE_READ_MS): the tests that await it emptied waited out the production period.
+ */
+const CURRENT_BACKLOG = { METRICS_STORE_READ_MS: '100' };
+
 const SEVEN = ['text-to-image', 'refine', '3d', 'retopo', 'rig', 'anim', 'export'];
 
 describe.each(STORES)('jobs, steps and live progress, on %s', (store) => {
@@ -33,7 +39,7 @@ describe.each(STORES)('jobs, steps and live progress, on %s', (store) => {
   let projectId: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ store });
+    server = await startTestServer({ store, env: CURRENT_BACKLOG });
     editor = await server.token('studio', [Role.EDITOR], 'artist');
     worker = await server.token('studio', [Role.WORKER], 'gpu-worker');
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Robot' } }, editor)).createProject.projectId;
@@ -362,7 +368,11 @@ describe.each(STORES)('the outbox sweeper, on %s', (store) => {
   const lostEvents = new Set<string>();
 
   beforeAll(async () => {
-    server = await startTestServer({ store, env: QUICK_OUTBOX_SWEEP, failPublish: (event) => lostEvents.has(event.eventId) });
+    server = await startTestServer({
+      store,
+      env: { ...QUICK_OUTBOX_SWEEP, ...CURRENT_BACKLOG },
+      failPublish: (event) => lostEvents.has(event.eventId),
+    });
     editor = await server.token('studio', [Role.EDITOR], 'artist');
     worker = await server.token('studio', [Role.WORKER], 'gpu-worker');
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Robot' } }, editor)).createProject.projectId;

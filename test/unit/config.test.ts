@@ -23,6 +23,19 @@ describe('settings', () => {
     expect(() => days('soon')).toThrow('COLD_STORAGE_AFTER_DAYS must be a number of days from 0, got "soon".');
   });
 
+  it('takes METRICS_STORE_READ_MS, the period /metrics reuses the counts it reads from the store, as whole milliseconds from 0', () => {
+    const period = (value?: string) =>
+      loadConfig({
+        AUTH_JWT_SECRET: 'unit-secret-0123456789abcdef0123456789',
+        DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+        METRICS_STORE_READ_MS: value,
+      }).metrics.storeReadMs;
+    expect(period()).toBe(5000);
+    expect(period('100')).toBe(100);
+    expect(period('0')).toBe(0);
+    expect(() => period('0.5')).toThrow('METRICS_STORE_READ_MS must be a whole number, got "0.5".');
+  });
+
   it('takes DOWNSTREAM_URL on PostgreSQL only: on DynamoDB the table stream and its Pipe send events downstream', () => {
     const base = { AUTH_JWT_SECRET: 'unit-secret-0123456789abcdef0123456789' };
     expect(() => loadConfig({ ...base, DOWNSTREAM_URL: 'http://127.0.0.1:9/events' })).toThrow(
