@@ -94,13 +94,14 @@ describe('the PostgreSQL schema derived from the declarations', () => {
     expect(table('Log').indexes).toContainEqual(
       expect.objectContaining({ name: 'logs_id_key', columns: ['tenant_id', 'log_id'], unique: true }),
     );
-    // A membership of values is a partial index; a key that code computes (a predicate's membership,
-    // a derived claim time, a format, a write shard) is kept in two columns, indexed while in the index.
+    // A key that code computes (a predicate's membership, a derived claim time, a format, a write shard)
+    // or that joins several values is kept in two columns, indexed while in the index: a membership of
+    // values (the paused steps) leaves the others' columns NULL.
     const steps = table('Step');
-    expect(steps.indexes.find((i) => i.name === 'steps_awaiting_review')).toEqual({
-      name: 'steps_awaiting_review',
-      columns: ['tenant_id', 'status', 'updated_at', 'job_id', 'name'],
-      where: `"status" IN ('PAUSED')`,
+    expect(steps.indexes.find((i) => i.name === 'steps_awaiting_review_key')).toEqual({
+      name: 'steps_awaiting_review_key',
+      columns: ['awaiting_review_pk', 'awaiting_review_sk'],
+      where: `"awaiting_review_pk" IS NOT NULL`,
     });
     expect(table('WorkItem').indexes.find((i) => i.name === 'work_items_claimable_in_job_key')).toEqual({
       name: 'work_items_claimable_in_job_key',
@@ -140,19 +141,22 @@ describe('the PostgreSQL schema derived from the declarations', () => {
         'ProjectEvent.timeline',
         'TenantEvent.timeline',
         'JobSettle.pending',
-        // Keyed as ordering their entity's rows by a keyed index's sort key (the timeline's, a creator's jobs').
+        // Keyed as ordering their entity's rows by a keyed index's sort key (the timeline's, a creator's jobs'), and each as
+        // a sort key of several values too.
         'ProjectEvent.timelineByAction',
         'TenantEvent.timelineByAction',
         'Job.byProject',
+        // Keyed as a sort key of several values, read a page at a time after a cursor that names them all.
+        'Asset.byType',
+        'Inspiration.byProject',
+        'Log.byAttribution',
+        'Scene.byStatus',
+        'Step.awaitingReview',
       ].sort(),
     );
-    // An index of columns: the tenant first, then its templates' values.
-    expect(table('Log').indexes.find((i) => i.name === 'logs_by_attribution')?.columns).toEqual([
-      'tenant_id',
-      'attribution_status',
-      'created_at',
-      'log_id',
-    ]);
+    // An index of columns (a project's event by id, one value): the tenant first, then its templates' values.
+    const plain = table('ProjectEvent').indexes.find((i) => !i.name.endsWith('_key') && i.columns.includes('event_id'));
+    expect(plain?.columns).toEqual(['tenant_id', 'project_id', 'event_id']);
     expect(derived.views.map((v) => v.name)).toEqual(['v_jobs_in_progress', 'v_steps_needing_review', 'v_assets_by_type']);
   });
 

@@ -433,6 +433,30 @@ describe('the PostgreSQL store', () => {
     expect(rowsRead).toBe(Math.min(rowsRead, 6));
   });
 
+  it('pages logs by attribution status by their key columns, as every index whose sort key joins several values: a page reads the page and one', async () => {
+    const at = (n: number) => new Date(Date.UTC(2026, 0, 4, 0, 0, n)).toISOString();
+    const logs = Array.from({ length: 300 }, (_, n) =>
+      entities.Log.toItem(
+        'tl',
+        legacyLog({ projectId: 'proj_logs', logId: `log_01J000000000000000001${String(n).padStart(5, '0')}` }, at(n), `entry ${n}`),
+      ),
+    );
+    await postgres.store.transact([put(project('tl', 'proj_logs'))]);
+    for (let i = 0; i < logs.length; i += 100) await postgres.store.transact(logs.slice(i, i + 100).map(put));
+    await analyze('logs');
+    const byAttribution = entities.Log.query('tl', 'byAttribution', { attributionStatus: 'pending' }, { descending: true });
+    const { nodes, sent } = await twoPages('tl', byAttribution, 5);
+    expect(nodes.map((log) => log.logId)).toEqual(
+      logs
+        .map((log) => log.logId)
+        .reverse()
+        .slice(0, 10),
+    );
+    const { logs: rowsRead } = await rowsReadBy('tl', sent, ['logs']);
+    // (Shown with the count when it fails: 300 is the status's whole partition read.)
+    expect(rowsRead).toBe(Math.min(rowsRead, 6));
+  });
+
   it("writes a keyed index's key again when a write names some columns only: an item whose attribute is removed is found where the index now places it", async () => {
     const jobId = 'job_01J0000000000000000REMOVED';
     const at = '2026-01-01T00:00:00.000Z';
@@ -685,7 +709,7 @@ describe('the PostgreSQL store', () => {
 
   it('opens every tenant to reading only in the transaction across tenants, and never to writing', async () => {
     const seen = await withCrossTenantRead(app, async (client) => (await client.query('SELECT tenant_id FROM projects')).rows);
-    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2', 't3', 'th', 'tj', 'tk', 'ts']));
+    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set(['t1', 't2', 't3', 'th', 'tj', 'tk', 'tl', 'ts']));
     // The setting admits SELECT only: in a transaction of t1 that sets it too, t2's row is seen but neither changed nor deleted.
     const changed = await withTenant(app, 't1', async (client) => {
       await client.query("SELECT set_config('app.cross_tenant', 'read', true)");

@@ -309,7 +309,8 @@ export function isKeyed(declared: IndexDeclaration): boolean {
 /**
  * The declared indexes kept keyed: those whose key code computes (isKeyed); those whose partition
  * key names no value of the item (`TYPE#EVENT`: the tenant's activity timeline), a partition as
- * large as the tenant's whole table; those whose partition (the same DynamoDB index and partition
+ * large as the tenant's whole table; those whose sort key joins several values, read a page at a
+ * time after a cursor that names them all; those whose partition (the same DynamoDB index and partition
  * key template) a keyed index of another entity shares, as the job work entries' claimable
  * partitions are the steps'; and those that order an entity's rows by the sort key template of
  * one of its own keyed indexes, a part of the rows that index orders, in its order (the timeline
@@ -320,7 +321,9 @@ export function isKeyed(declared: IndexDeclaration): boolean {
  */
 export function keyedIndexes(models: Readonly<Record<string, AnyModel>>): ReadonlySet<IndexDeclaration> {
   const declared = Object.values(models).flatMap((model) => Object.values<IndexDeclaration>(model.indexes));
-  const own = (d: IndexDeclaration) => isKeyed(d) || placeholdersOf(d.pk).length === 0;
+  // A sort key that joins several values (`{createdAt}#{logId}`) is read a page at a time after a
+  // cursor that names them all, which the key columns serve in the key's order as one value.
+  const own = (d: IndexDeclaration) => isKeyed(d) || placeholdersOf(d.pk).length === 0 || placeholdersOf(d.sk).length > 1;
   const partition = (d: IndexDeclaration) => `${d.index}\u0000${d.crossTenant ? 'across' : 'tenant'}\u0000${d.pk}`;
   const keyedPartitions = new Set(declared.filter(own).map(partition));
   const shared = (d: IndexDeclaration) => own(d) || keyedPartitions.has(partition(d));
