@@ -156,11 +156,15 @@ describe('the worker SDKs, without a server', () => {
     // made to keep on cue.
     const claims: ServerResponse[] = [];
     const claimIds: unknown[] = [];
+    let kindsRead = false;
     const http = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk) => (body += chunk));
       req.on('end', () => {
-        if (!body.includes('claimWork')) return res.end('{"data":{"jobKinds":[]}}');
+        if (!body.includes('claimWork')) {
+          kindsRead = true;
+          return res.end('{"data":{"jobKinds":[]}}');
+        }
         claimIds.push(JSON.parse(body).variables.workerId);
         claims.push(res);
         if (claims.length > 1) res.end('{"data":{"claimWork":null}}');
@@ -193,9 +197,10 @@ describe('the worker SDKs, without a server', () => {
     const running = worker.run();
     try {
       // A pushed worker's first claim waits for its subscription's acknowledgement (what PushSignal
-      // tells at SUBSCRIBED), so that it is bound to it. (The 300 ms window is the assertion.)
-      await waitFor(async () => target !== undefined, 'the source started', { everyMs: 5 });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // tells at SUBSCRIBED), so that it is bound to it: none is sent once the worker read its kinds
+      // and started its source, and the first one sent after the acknowledgement names the process
+      // (below), where one sent before it would name none.
+      await waitFor(async () => target !== undefined && kindsRead, 'the source started and the kinds read', { everyMs: 5 });
       expect(claims.length).toBe(0);
       target?.subscribed(true);
       await waitFor(async () => claims.length === 1, 'the first claim', { everyMs: 5 });
