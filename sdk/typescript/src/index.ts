@@ -761,9 +761,17 @@ export class Worker<K extends KindMap = Untyped> {
       // few seconds, then it goes unbound (work taken late costs more than a unit left to its lease
       // if the process dies).
       let timer: NodeJS.Timeout | undefined;
+      let onStop: (() => void) | undefined;
       const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, FIRST_CLAIM_WAIT_MS)));
-      const stopped = new Promise<void>((resolve) => this.stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
-      await Promise.race([this.pushSettled, late, stopped]).finally(() => clearTimeout(timer));
+      const stopped = new Promise<void>((resolve) => {
+        onStop = resolve;
+        this.stopping.signal.addEventListener('abort', onStop, { once: true });
+      });
+      // Whichever ends the wait, its timer and its stop listener go with it.
+      await Promise.race([this.pushSettled, late, stopped]).finally(() => {
+        clearTimeout(timer);
+        if (onStop) this.stopping.signal.removeEventListener('abort', onStop);
+      });
     }
     this.hint(null, null);
     while (!this.stopping.signal.aborted) {
