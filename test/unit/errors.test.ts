@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { asGraphQLError, ErrorCode, formatError, notFound } from '../../src/errors';
+import { AppError, asGraphQLError, ErrorCode, formatError, invalidTransition, notFound } from '../../src/errors';
 import { OperationRecords } from '../../src/graphql/record';
 
 describe('formatError', () => {
@@ -31,6 +31,22 @@ describe('formatError', () => {
     expect(formatError(false)({ message: validation.message, extensions: validation.extensions }, validation).message).toBe(
       'Cannot query field',
     );
+  });
+});
+
+describe('AppError', () => {
+  it('is made without a stack trace (an answer, not a fault), leaves the limit as it was, and keeps its code', () => {
+    const before = Error.stackTraceLimit;
+    const refused = invalidTransition('Job', 'j', 'RUNNING', 'RUNNING');
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toBeInstanceOf(GraphQLError);
+    expect(refused.code).toBe(ErrorCode.INVALID_TRANSITION);
+    expect(refused.extensions.code).toBe(ErrorCode.INVALID_TRANSITION);
+    // No frame: the stack is the error's first line alone.
+    expect(refused.stack?.split('\n')).toEqual([`GraphQLError: ${refused.message}`]);
+    expect(Error.stackTraceLimit).toBe(before);
+    // A fault made after it still carries its frames.
+    expect(new Error('fault').stack?.split('\n').some((line) => line.trim().startsWith('at '))).toBe(true);
   });
 });
 

@@ -92,7 +92,17 @@ interface Model {
   completions: Map<string, number>;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+/** Times as the decisions take them: the same few values over and over, so formatted once each (a tenth of the run's CPU before). */
+const isoTimes = new Map<number, string>();
+function iso(ms: number): string {
+  let text = isoTimes.get(ms);
+  if (text === undefined) {
+    if (isoTimes.size > 10_000) isoTimes.clear();
+    text = new Date(ms).toISOString();
+    isoTimes.set(ms, text);
+  }
+  return text;
+}
 
 function newJob(kind: string, items: number): Model {
   const at = iso(START);
