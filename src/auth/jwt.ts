@@ -244,6 +244,13 @@ export class TokenVerifier {
   async fromHeader(header: string | undefined): Promise<Principal | null> {
     if (!header) return null;
     const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
+    // `curl -H "authorization: Bearer $TOKEN"` with TOKEN empty, because the command that should
+    // have set it failed, is how a newcomer most often gets here: the header has its shape, but no token.
+    if (!match && /^Bearer$/i.test(header.trim())) {
+      throw unauthenticated(
+        'The Authorization header says "Bearer" but no token follows it: was the variable meant to hold the token empty?',
+      );
+    }
     if (!match) throw unauthenticated('The Authorization header must be "Bearer <token>".');
     return this.verify(match[1]);
   }

@@ -294,6 +294,13 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     scope,
     expressMiddleware(apollo, { context: ({ req }) => contextOf(req) }),
   );
+  // A path nothing is served at gets a JSON 404 that names the endpoint, rather than Express's
+  // "Cannot GET /" page: `/` is where a newcomer's browser goes first.
+  const served = `GraphQL is at /graphql${config.graphiql ? ' (open it in a browser for GraphiQL; the job board is at /jobs)' : ''}`;
+  app.use((req, res) => {
+    const message = `Nothing is served at ${pathOf(req.originalUrl).slice(0, 200)}. ${served}.`;
+    sendJson(res, 404, { errors: [{ message, extensions: { code: 'NOT_FOUND' } }] });
+  });
   // A malformed or oversized body gets a JSON error (with the request id) rather than Express's
   // HTML page; a client's mistake is a 4xx, and only a fault of ours is logged, as a 500.
   const answerError = (error: unknown, res: ServerResponse) => {

@@ -6,7 +6,8 @@ import type { TokenVerifier } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import type { OperationPipeline } from '../graphql/pipeline';
-import { asGraphQLError } from '../errors';
+import { asGraphQLError, ErrorCode } from '../errors';
+import { logger } from '../logger';
 import { newRequestId, type RequestRecord } from '../graphql/record';
 import { deliverDirectly, type DirectDelivery } from './direct-delivery';
 import { type Operation, serveGraphQLOverWebSocket, type Transport } from './ws-transport';
@@ -73,6 +74,18 @@ class Expiries {
   }
 }
 
+/** The most a close frame's reason may hold: 125 bytes of payload, 2 of them the close code (RFC 6455, 5.5). */
+const MAX_CLOSE_REASON_BYTES = 123;
+
+/** `reason` as a close frame can carry it: whole when it fits, else cut and ending in "…" (ws throws past the limit). */
+function closeReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= MAX_CLOSE_REASON_BYTES) return reason;
+  let cut = reason;
+  // "…" is 3 bytes in UTF-8.
+  while (Buffer.byteLength(cut) > MAX_CLOSE_REASON_BYTES - 3) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
+
 /** Reads the token from connection_init's payload: `authorization: "Bearer …"` (any case) or `token`. */
 function tokenOf(params: Record<string, unknown> | undefined): string | undefined {
   if (!params) return undefined;
@@ -122,17 +135,35 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
     },
     protocol: {
       connectionInitWaitTimeout: config.ws.initTimeoutMs,
+      // A refused token closes the socket here, with a reason that says what is wrong with it (the
+      // HTTP error's message), before graphql-ws's own close for `false`, a bare "Forbidden", which
+      // then finds the socket closing and sends nothing.
       onConnect: async (ctx) => {
+        const { socket, state } = ctx.extra;
         const token = tokenOf(ctx.connectionParams);
-        if (!token) return false;
+        if (!token) {
+          socket.close(
+            CloseCode.Forbidden,
+            'Forbidden: connection_init needs the token in its payload, as { "authorization": "Bearer <token>" }.',
+          );
+          return false;
+        }
         try {
           const principal = await deps.verifier.verify(token);
-          const { socket, state } = ctx.extra;
           state.principal = principal;
           // A socket that closed while its token was checked has nothing to expire.
           if (principal.expiresAt && socket.readyState === socket.OPEN) expiries.add(socket, principal.expiresAt);
           return true;
-        } catch {
+        } catch (thrown) {
+          const error = asGraphQLError(thrown);
+          if (error.extensions.code === ErrorCode.UNAUTHENTICATED) {
+            socket.close(CloseCode.Forbidden, closeReason(`Forbidden: ${error.message}`));
+          } else {
+            // verify refuses every token it does not accept with UNAUTHENTICATED: anything else is
+            // this server's fault, not the client's, and its message is not the client's to read.
+            logger.error({ err: thrown }, 'checking a WebSocket token failed');
+            socket.close(CloseCode.InternalServerError, 'Internal server error');
+          }
           return false;
         }
       },

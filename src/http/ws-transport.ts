@@ -1,4 +1,4 @@
-import type { Server as HttpServer } from 'node:http';
+import type { Server as HttpServer, IncomingMessage } from 'node:http';
 import type { GraphQLFormattedError } from 'graphql';
 import {
   CloseCode,
@@ -15,6 +15,21 @@ import { callEndListener, type EndListener } from '../graphql/shared-subscriptio
 import { errorCode } from '../guards';
 import { logger } from '../logger';
 import { inSlices } from './slices';
+
+/**
+ * The body of the 400 that refuses a handshake offering only subprotocols this server does not
+ * speak (`offered`: the Sec-WebSocket-Protocol header), in the shape of the HTTP errors.
+ */
+function subprotocolRefusal(offered: string): string {
+  const names = offered.split(',').map((name) => name.trim());
+  const legacy = names.includes('graphql-ws')
+    ? ' "graphql-ws" is the legacy subscriptions-transport-ws protocol (Apollo\'s old WebSocketLink), which this server does not speak.'
+    : '';
+  const message =
+    `This endpoint speaks GraphQL over WebSocket with the subprotocol graphql-transport-ws only (the graphql-ws ` +
+    `library's createClient, GraphiQL); the handshake offered ${names.join(', ').slice(0, 200)}.${legacy}`;
+  return JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+}
 
 /** The close code ws reports when a socket closed without a close frame (RFC 6455 7.4.1). */
 const ABNORMAL_CLOSURE = 1006;
@@ -548,21 +563,27 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
     path: options.path,
     maxPayload: options.maxPayloadBytes,
     handleProtocols,
-    // Past the cap a handshake is answered 503 with Retry-After, which a client can act on, rather
-    // than accepted and closed at once. ws completes an accepted handshake synchronously, so the
-    // count cannot be overtaken by handshakes in progress.
-    ...(maxConnections === undefined
-      ? {}
-      : {
-          verifyClient: (
-            _info: unknown,
-            done: (ok: boolean, status?: number, message?: string, headers?: Record<string, string>) => void,
-          ) => {
-            if (connections.size < maxConnections) return done(true);
-            logger.debug({ connections: connections.size }, 'websocket connection cap reached; refusing a handshake');
-            done(false, 503, 'Too many WebSocket connections', { 'Retry-After': '5' });
-          },
-        }),
+    verifyClient: (
+      { req }: { req: IncomingMessage },
+      done: (ok: boolean, status?: number, message?: string, headers?: Record<string, string>) => void,
+    ) => {
+      // A handshake that offers subprotocols, none of them graphql-transport-ws, is answered 400
+      // with a body that says so. Accepted, it would get no subprotocol, and a client that offered
+      // one fails such a connection itself (RFC 6455 4.1: ws says "Server sent no subprotocol", a
+      // browser reports 1006), so graphql-ws's 4406 close and its reason never reached it. A
+      // handshake that offers none is still accepted and closed with 4406, which its client hears.
+      const offered = req.headers['sec-websocket-protocol'];
+      if (offered !== undefined && !handleProtocols(offered)) {
+        logger.debug({ offered }, 'refusing a websocket handshake that offers no subprotocol this server speaks');
+        return done(false, 400, subprotocolRefusal(offered), { 'Content-Type': 'application/json; charset=utf-8' });
+      }
+      // Past the cap a handshake is answered 503 with Retry-After, which a client can act on, rather
+      // than accepted and closed at once. ws completes an accepted handshake synchronously, so the
+      // count cannot be overtaken by handshakes in progress.
+      if (maxConnections === undefined || connections.size < maxConnections) return done(true);
+      logger.debug({ connections: connections.size }, 'websocket connection cap reached; refusing a handshake');
+      done(false, 503, 'Too many WebSocket connections', { 'Retry-After': '5' });
+    },
   });
   let closing = false;
   /**

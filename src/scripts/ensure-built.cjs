@@ -47,6 +47,9 @@ if (sources > built) {
     process.stderr.write(`TypeScript is not installed, so nothing can be built: run npm ci first, then ${again}.\n`);
     process.exit(1);
   }
+  // tsc prints nothing until it is done, and a first build takes about 15 s of CPU (50 s on a busy
+  // machine): said on stderr, so that `TOKEN=$(npm run -s token)` still captures the token alone.
+  process.stderr.write('Compiling the TypeScript into dist/ (tsc; the first build takes longest) …\n');
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
   writeFileSync(stamp, new Date().toISOString());

@@ -27,6 +27,26 @@ describe('client mistakes over HTTP', () => {
     return { status: res.status, contentType: res.headers.get('content-type'), allow: res.headers.get('allow'), body };
   }
 
+  it('answers a path nothing is served at with a JSON 404 that names /graphql, not Express\'s "Cannot GET /" page', async () => {
+    // `/` is where a newcomer's browser goes first; the others are guesses at GraphiQL's address.
+    for (const [method, path] of [
+      ['GET', '/'],
+      ['GET', '/graphiql'],
+      ['POST', '/api/graphql'],
+    ] as const) {
+      const res = await fetch(new URL(path, server.url), { method, headers: { accept: 'text/html' } });
+      const answer = { method, path, status: res.status, type: res.headers.get('content-type') };
+      expect(answer).toEqual({ method, path, status: 404, type: 'application/json; charset=utf-8' });
+      const body: any = await res.json();
+      expect(body.errors).toEqual([
+        {
+          message: `Nothing is served at ${path}. GraphQL is at /graphql (open it in a browser for GraphiQL; the job board is at /jobs).`,
+          extensions: { code: 'NOT_FOUND' },
+        },
+      ]);
+    }
+  });
+
   it('refuses a subscription sent as a plain HTTP request, by POST or GET, before it runs, naming WebSocket and SSE', async () => {
     const expectRefused = (body: { data?: unknown; errors: Array<{ message: string; extensions: Record<string, unknown> }> }) => {
       // Nothing ran: no data at all, not a null field.

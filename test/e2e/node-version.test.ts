@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { ROOT } from '../support/processes';
 import { tempDir } from '../support/fixtures';
@@ -126,5 +126,33 @@ describe('an unsupported Node', () => {
       expect(Date.now() - started).toBeLessThan(20_000);
       expect(readdirSync(dir).sort()).toEqual(['.npmrc', 'package-lock.json', 'package.json']);
     }
+  });
+});
+
+/** What the build step says before it runs tsc. */
+const COMPILING = 'Compiling the TypeScript into dist/ (tsc; the first build takes longest) …\n';
+
+describe('the build before a first start', () => {
+  it('says on stderr that it compiles, since a first build is silent for seconds; an up-to-date dist/ says nothing', () => {
+    // A project of one file with the real scripts, the real tsc (through a link to the installed
+    // packages) and the real compiler options: the whole project's first build costs 15 s of CPU.
+    const dir = tempDir('artissist-first-build-');
+    for (const script of ['ensure-built.cjs', 'check-node.cjs'])
+      cpSync(join(ROOT, 'src/scripts', script), join(dir, 'src/scripts', script));
+    writeFileSync(join(dir, 'src/one.ts'), 'export const one: number = 1;\n');
+    mkdirSync(join(dir, 'sdk/typescript'), { recursive: true });
+    for (const file of ['package.json', 'tsconfig.json']) cpSync(join(ROOT, file), join(dir, file));
+    writeFileSync(join(dir, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json', include: ['src/one.ts'] }));
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    const build = () =>
+      spawnSync(process.execPath, [join(dir, 'src/scripts/ensure-built.cjs')], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+
+    const first = build();
+    expect({ status: first.status, stdout: first.stdout }).toEqual({ status: 0, stdout: '' });
+    expect(first.stderr).toBe(COMPILING);
+    expect(existsSync(join(dir, 'dist/.build-stamp'))).toBe(true);
+
+    const again = build();
+    expect({ status: again.status, stdout: again.stdout, stderr: again.stderr }).toEqual({ status: 0, stdout: '', stderr: '' });
   });
 });

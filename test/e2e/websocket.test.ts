@@ -71,18 +71,72 @@ describe('the WebSocket endpoint', () => {
     expect((await socket.closed).code).toBe(4401);
   });
 
-  it('closes with 4403 on a bad, foreign-signed or missing token', async () => {
-    for (const payload of [
-      { authorization: 'Bearer nonsense' },
-      {
-        authorization: `Bearer ${await signDevToken(new TextEncoder().encode('another-secret-of-32-bytes-xxxxxx'), { sub: 'x', tenantId: 'ws-a' })}`,
-      },
-      {},
-    ]) {
+  it('closes with 4403 on a bad, foreign-signed or missing token, with a reason that says which', async () => {
+    const foreign = await signDevToken(new TextEncoder().encode('another-secret-of-32-bytes-xxxxxx'), { sub: 'x', tenantId: 'ws-a' });
+    // The reasons are the HTTP errors' messages: a bare "Forbidden" left a client guessing which.
+    for (const [payload, reason] of [
+      [{ authorization: 'Bearer nonsense' }, 'Forbidden: The token is not valid: it is not a well-formed signed JWT.'],
+      [
+        { authorization: `Bearer ${foreign}` },
+        'Forbidden: The token is not valid: its signature does not match (was it signed with another secret?).',
+      ],
+      [{}, 'Forbidden: connection_init needs the token in its payload, as { "authorization": "Bearer <token>" }.'],
+    ] as const) {
       const socket = await raw(server.url);
       socket.send({ type: 'connection_init', payload });
-      expect((await socket.closed).code).toBe(4403);
+      expect(await socket.closed).toEqual({ code: 4403, reason });
     }
+  });
+
+  it('keeps a close reason within the 123 bytes a close frame holds', async () => {
+    // An operator's token signed with the tenants' secret is refused with a message longer than a
+    // close frame may carry, which ws would refuse to send (a RangeError) rather than cut.
+    const operator = await signDevToken(new TextEncoder().encode(TEST_SECRET), { sub: 'ops', operator: true });
+    const socket = await raw(server.url);
+    socket.send({ type: 'connection_init', payload: { authorization: `Bearer ${operator}` } });
+    const { code, reason } = await socket.closed;
+    expect(code).toBe(4403);
+    expect(reason).toMatch(/^Forbidden: The token claims the role operator, .*…$/);
+    expect(Buffer.byteLength(reason)).toBeLessThanOrEqual(123);
+  });
+
+  it('refuses a handshake that offers only other subprotocols with HTTP 400 naming graphql-transport-ws', async () => {
+    // "graphql-ws" is the legacy subscriptions-transport-ws protocol (Apollo's old WebSocketLink).
+    // Accepted without a subprotocol, as before, the client failed the connection itself (1006,
+    // "Server sent no subprotocol") and never saw graphql-ws's 4406 close or its reason.
+    for (const offered of [['graphql-ws'], ['foo', 'bar']]) {
+      const ws = new WebSocket(server.url.replace(/^http/, 'ws'), offered);
+      const answer = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+        ws.on('unexpected-response', (_request, response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk));
+          response.on('end', () => {
+            resolve({ status: response.statusCode!, type: String(response.headers['content-type']), body });
+            ws.terminate();
+          });
+        });
+        // An accepted handshake ends the other way: an error (the client's own, for a missing
+        // subprotocol) and a close.
+        let failure = '';
+        ws.on('error', (error) => (failure = error.message));
+        ws.on('close', (closeCode) => reject(new Error(`no HTTP answer: the client failed (${failure}) and closed with ${closeCode}`)));
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.type).toBe('application/json; charset=utf-8');
+      const [error] = JSON.parse(answer.body).errors;
+      expect(error.extensions).toEqual({ code: 'BAD_REQUEST' });
+      expect(error.message).toContain(`offered ${offered.join(', ')}`);
+      expect(error.message).toContain('graphql-transport-ws');
+    }
+    // A handshake offering none is still accepted and closed with 4406, as graphql-ws does.
+    const bare = new WebSocket(server.url.replace(/^http/, 'ws'));
+    bare.on('error', () => {});
+    const closed = await new Promise<number>((resolve) => bare.on('close', (closeCode) => resolve(closeCode)));
+    expect(closed).toBe(4406);
+    // And the server goes on serving.
+    const socket = await raw(server.url);
+    init(socket);
+    await socket.next('connection_ack');
   });
 
   it('closes with 4409 when a subscription id is reused while it runs', async () => {

@@ -52,6 +52,14 @@ describe('TokenVerifier', () => {
   it('reads Bearer headers: absent is anonymous, malformed is UNAUTHENTICATED', async () => {
     await expect(verifier.fromHeader(undefined)).resolves.toBeNull();
     await expect(verifier.fromHeader('Basic abc')).rejects.toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
+    // `-H "authorization: Bearer $TOKEN"` with TOKEN empty (its command failed) sends "Bearer " alone:
+    // told so, rather than told the header's shape, which it has.
+    for (const empty of ['Bearer ', 'Bearer', 'bearer  ']) {
+      await expect(verifier.fromHeader(empty)).rejects.toMatchObject({
+        message: 'The Authorization header says "Bearer" but no token follows it: was the variable meant to hold the token empty?',
+        extensions: { code: 'UNAUTHENTICATED' },
+      });
+    }
     const token = await signDevToken(secret, { sub: 'u', tenantId: 'acme', roles: [Role.ADMIN] });
     await expect(verifier.fromHeader(`Bearer ${token}`)).resolves.toMatchObject({ roles: [Role.ADMIN] });
   });
