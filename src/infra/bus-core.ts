@@ -122,6 +122,27 @@ export class Listeners {
 }
 
 /**
+ * One listener of a topic, in effect at once, as a bus's `listen` returns it: an object with its
+ * method on the prototype rather than a closure (and its context) over the topic and the listener,
+ * since every idle subscription holds one for as long as it is subscribed.
+ */
+export class TopicListening implements Listening {
+  constructor(
+    private readonly listeners: Listeners,
+    private readonly topic: string,
+    private readonly listener: (payload: object) => void,
+  ) {}
+
+  get ready(): Promise<void> {
+    return IN_EFFECT;
+  }
+
+  close(): void {
+    this.listeners.remove(this.topic, this.listener);
+  }
+}
+
+/**
  * A message on a channel that carries many topics (a Redis Cluster's channel group, PostgreSQL's
  * NOTIFY channel): the topic, a newline, the event's JSON (topics hold no newline). With nothing
  * after the newline it is a hint, not an event: see deliverMessage.
