@@ -152,6 +152,12 @@ function positioned<E>(event: E, position: number): E {
 }
 
 /**
+ * The buffer of every stream with no live event waiting: one empty array, frozen so that a push
+ * to it fails loudly, rather than an array of its own (32 bytes) on every idle subscriber.
+ */
+const NO_EVENTS: never[] = Object.freeze([]) as never[];
+
+/**
  * A replay-then-live stream (see ReplayOptions). Its state is this one object, with its methods on
  * the prototype, because an idle subscriber holds it for as long as it is subscribed: thousands of
  * them wait on a busy topic. Its items come from an async generator while it replays, fills a gap
@@ -161,7 +167,8 @@ function positioned<E>(event: E, position: number): E {
  */
 class ReplayThenLive<E> implements ReplayStream<E> {
   private readonly listening: Listening;
-  private buffer: E[] = [];
+  /** Live events waiting to be pulled; NO_EVENTS while there are none (see NO_EVENTS). */
+  private buffer: E[] = NO_EVENTS;
   private overflowed = false;
   private ended = false;
   private catchUp = false;
@@ -218,6 +225,7 @@ class ReplayThenLive<E> implements ReplayStream<E> {
         this.overflowed = true;
         this.listening.close();
       } else {
+        if (this.buffer === NO_EVENTS) this.buffer = [];
         this.buffer.push(payload);
       }
     }
@@ -341,6 +349,8 @@ class ReplayThenLive<E> implements ReplayStream<E> {
         yield positioned(event, position);
         if (this.isFinal(event)) return undefined;
       }
+      // Drained: an array that grew (17 slots at its first push) is not kept for an idle life.
+      this.buffer = NO_EVENTS;
       if (this.overflowed) {
         options.observer?.resync();
         const resync = options.resync(this.last, this.lastEvent);
@@ -409,7 +419,7 @@ class ReplayThenLive<E> implements ReplayStream<E> {
   private close(): void {
     this.ended = true;
     this.handedOver = false;
-    this.buffer = [];
+    this.buffer = NO_EVENTS;
     this.listening.close();
   }
 

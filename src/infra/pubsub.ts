@@ -11,6 +11,8 @@ import { clusterTarget, endConnection, openSockets } from './redis-target';
 
 export { CATCH_UP, type EventBus, type Listening, redisOutcome, UNCOUNTED, type Uncounted } from './bus-core';
 
+const noop = () => {};
+
 /**
  * One listener of a topic on the Redis bus (see TopicListening): once the topic's last listener
  * here has closed, the bus unsubscribes from it.
@@ -20,9 +22,13 @@ class RedisListening implements Listening {
     private readonly listeners: Listeners,
     private readonly topic: string,
     private readonly listener: (payload: object) => void,
-    readonly ready: Promise<void>,
+    public ready: Promise<void>,
     private readonly unsubscribe: (topic: string) => void,
-  ) {}
+  ) {
+    // Once in effect it is the one shared settled promise, not its own for the subscription's
+    // life; a refusal stays as it is, for whoever awaits it.
+    if (ready !== IN_EFFECT) ready.then(() => (this.ready = IN_EFFECT), noop);
+  }
 
   close(): void {
     if (this.listeners.remove(this.topic, this.listener)) this.unsubscribe(this.topic);
