@@ -1,5 +1,5 @@
 import { type DirectConsumer, HAND_OVER, type HandsOver, PARKED, type Parked, type Puller } from '../infra/handover';
-import { CATCH_UP, type Listening } from '../infra/pubsub';
+import { CATCH_UP, type Listener, type Listening } from '../infra/pubsub';
 
 /**
  * Replay-then-live delivery for one subscription to a positioned stream: events numbered 1, 2, 3 …
@@ -33,7 +33,7 @@ import { CATCH_UP, type Listening } from '../infra/pubsub';
  */
 export interface ReplayOptions<E> {
   /** Starts listening to live events (see EventBus.listen). */
-  live: (push: (payload: object) => void) => Listening;
+  live: (listener: Listener) => Listening;
   /**
    * Where the stream stands, known once the listener is in effect (see Live): the client's
    * position (null to start at the head) and the head. Left pending forever if the stream is
@@ -190,7 +190,8 @@ class ReplayThenLive<E> implements ReplayStream<E> {
 
   constructor(private readonly options: ReplayOptions<E>) {
     // Listen from the start, so nothing published during the replay is lost.
-    this.listening = options.live(this.onLive.bind(this));
+    // The stream is its own listener (its onLive), rather than a function bound to it.
+    this.listening = options.live(this);
   }
 
   /** Resolves once the live listener is in effect. */
@@ -199,7 +200,7 @@ class ReplayThenLive<E> implements ReplayStream<E> {
   }
 
   /** The bus listener: every live event of the topic, in the order the bus has them. */
-  private onLive(payload: object): void {
+  onLive(payload: object): void {
     const { options } = this;
     if (this.overflowed || this.ended) return;
     if (payload === CATCH_UP) {

@@ -1,7 +1,7 @@
 import Redis, { ReplyError } from 'ioredis';
 import type { Pool } from 'pg';
 import { logger } from '../logger';
-import { CATCH_UP, type EventBus, IN_EFFECT, Listeners, type Listening, redisOutcome, TopicListening } from './bus-core';
+import { CATCH_UP, type EventBus, IN_EFFECT, type Listener, Listeners, type Listening, redisOutcome, TopicListening } from './bus-core';
 import { classify, isOutage, serviceUnavailable } from './dependency';
 import type { Metrics } from './metrics';
 import { OutageLog } from './outage';
@@ -9,7 +9,7 @@ import { createClusterBus } from './pubsub-cluster';
 import { createPostgresBus } from './pubsub-postgres';
 import { clusterTarget, endConnection, openSockets } from './redis-target';
 
-export { CATCH_UP, type EventBus, type Listening, redisOutcome, UNCOUNTED, type Uncounted } from './bus-core';
+export { CATCH_UP, type EventBus, type Listener, type Listening, redisOutcome, UNCOUNTED, type Uncounted } from './bus-core';
 
 const noop = () => {};
 
@@ -21,7 +21,7 @@ class RedisListening implements Listening {
   constructor(
     private readonly listeners: Listeners,
     private readonly topic: string,
-    private readonly listener: (payload: object) => void,
+    private readonly listener: Listener,
     public ready: Promise<void>,
     private readonly unsubscribe: (topic: string) => void,
   ) {
