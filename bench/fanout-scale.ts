@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import './support';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,8 +7,7 @@ import { join } from 'node:path';
 import { signDevToken } from '../src/auth/jwt';
 import { Role } from '../src/auth/principal';
 import { startDynamoDbLocal } from '../src/infra/dynamo/embedded';
-import { freePort } from '../src/infra/free-port';
-import { type Child, cpuMsOf, gql, median, quantile, SECRET, saveResult, serverEnv, settledRssOf, startChild } from './support';
+import { type Child, cpuMsOf, gql, median, quantile, SECRET, saveResult, serverEnv, settledRssOf, startChild, startRedis } from './support';
 
 /*
  * Fan-out and memory at scale (issue 51): n subscribers of one job held by `instances` servers on
@@ -269,25 +267,6 @@ async function measure(side: Side) {
   } finally {
     for (const client of clients) await client.stop();
   }
-}
-
-/** A throwaway redis-server on a free port (no persistence), killed when this process exits. */
-async function startRedis(): Promise<{ url: string; stop(): void }> {
-  const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  process.once('exit', () => child.kill('SIGKILL'));
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
-    child.stdout!.on('data', (chunk) => {
-      output += chunk;
-      if (output.includes('Ready to accept connections')) resolve();
-    });
-  });
-  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }
 
 main().catch((error) => {

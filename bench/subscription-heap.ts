@@ -9,19 +9,22 @@ import { signDevToken } from '../src/auth/jwt';
 import { Role } from '../src/auth/principal';
 import { startDynamoDbLocal } from '../src/infra/dynamo/embedded';
 import { diffHeaps, diffTable, loadHeap } from './heap-diff';
-import { type Child, gql, pinSelf, SECRET, serverEnv, settledRssOf, startChild } from './support';
+import { type Child, gql, pinSelf, SECRET, serverEnv, settledRssOf, startChild, startRedis } from './support';
 
 /*
- * Where an idle subscription's memory goes (npm run bench:build && node dist/bench/subscription-heap.js [n] [dir]):
- * our server (configured as the bench's fan-out line configures it) gets n graphql-ws sockets, then
+ * Where an idle subscription's memory goes (npm run bench:build && node dist/bench/subscription-heap.js [n] [dir] [--redis]):
+ * our server (configured as the bench's fan-out line configures it; with `--redis`, on a redis-server's
+ * bus as bench/fanout-scale.ts configures it) gets n graphql-ws sockets, then
  * one jobProgress subscription on each to one running job; the raw ws server of the fan-out line
  * gets n bare sockets. Heap snapshots (after GC) before and after each step are compared by node id:
  * what a socket holds, what a subscription adds, and what a raw socket holds, per unit, by
  * constructor, closure and closure context, with retained sizes and retainers. Prints markdown and
  * writes it, with the snapshots, to <dir> (bench/results/heap-<time> by default).
  */
-const n = Number(process.argv[2] ?? 2000);
-const dir = process.argv[3] ?? join(__dirname, '../../bench/results', `heap-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+const args = process.argv.slice(2).filter((arg) => arg !== '--redis');
+const withRedis = process.argv.includes('--redis');
+const n = Number(args[0] ?? 2000);
+const dir = args[1] ?? join(__dirname, '../../bench/results', `heap-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Asks a child started with heap-on-demand for a snapshot and waits until it is written. */
@@ -50,6 +53,7 @@ async function main() {
   mkdirSync(dir, { recursive: true });
   const dataDir = mkdtempSync(join(tmpdir(), 'heap-'));
   const dynamo = await startDynamoDbLocal({ dataPath: null });
+  const redis = withRedis ? await startRedis() : undefined;
   pinSelf('1');
   const key = new TextEncoder().encode(SECRET);
   const editor = await signDevToken(key, { sub: 'e', tenantId: 'bench', roles: [Role.EDITOR] });
@@ -59,7 +63,11 @@ async function main() {
   const server = await startChild('server', [], {
     core: '0',
     nodeArgs,
-    env: { ...serverEnv(dynamo.endpoint, `heap_${randomUUID().slice(0, 8)}`, dataDir), WS_KEEPALIVE_MS: '600000' },
+    env: {
+      ...serverEnv(dynamo.endpoint, `heap_${randomUUID().slice(0, 8)}`, dataDir),
+      WS_KEEPALIVE_MS: '600000',
+      ...(redis ? { REDIS_URL: redis.url } : {}),
+    },
   });
   const url: string = server.ready.url;
   const projectId = (await gql(url, editor, 'mutation { createProject(input: { title: "heap" }) { projectId } }')).createProject.projectId;
@@ -105,6 +113,7 @@ async function main() {
   const subscribed = await snapshot(server, 'ours-2-subscribed');
   for (const ws of sockets) ws.terminate();
   await server.stop();
+  redis?.stop();
 
   const raw = await startChild('raw-ws-server', [], { core: '0', nodeArgs });
   await sleep(500);
@@ -128,7 +137,7 @@ async function main() {
   const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
   const perUnit = (a: { rss: number; heapUsed: number; external: number }, b: typeof a) =>
     `RSS ${kib((b.rss - a.rss) / n)}, JS heap used ${kib((b.heapUsed - a.heapUsed) / n)}, external ${kib((b.external - a.external) / n)}`;
-  let out = `# Idle subscription memory, ${n} sockets (${new Date().toISOString()})\n\n`;
+  let out = `# Idle subscription memory, ${n} sockets${withRedis ? ', Redis bus' : ''} (${new Date().toISOString()})\n\n`;
   out += `- our socket (connection_init acknowledged, no operation): ${perUnit(empty, connected)}\n`;
   out += `- our subscription on it (jobProgress, caught up): ${perUnit(connected, subscribed)}\n`;
   out += `- our socket + subscription: ${perUnit(empty, subscribed)}\n`;

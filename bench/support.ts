@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { freePort } from '../src/infra/free-port';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.LOG_LEVEL ??= 'silent';
@@ -229,4 +230,23 @@ export function serverEnv(endpoint: string, table: string, dataDir: string): Rec
     // anything DynamoDB would charge. BENCH_TABLE_STREAM=on measures with it.
     TABLE_STREAM: process.env.BENCH_TABLE_STREAM === 'on' ? 'on' : 'off',
   };
+}
+
+/** A throwaway redis-server on a free port (no persistence), killed when this process exits. */
+export async function startRedis(): Promise<{ url: string; stop(): void }> {
+  const port = await freePort();
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  process.once('exit', () => child.kill('SIGKILL'));
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
+    child.stdout!.on('data', (chunk) => {
+      output += chunk;
+      if (output.includes('Ready to accept connections')) resolve();
+    });
+  });
+  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }

@@ -7,7 +7,7 @@ import { JOB_STATUS_SHARDS, type PositionedStream } from '../common/streams';
 import { badInput, notFound } from '../errors';
 import type { Metrics } from '../infra/metrics';
 import type { QuerySpec } from '../infra/dynamo/store';
-import type { EventBus } from '../infra/pubsub';
+import type { EventBus, Listener } from '../infra/pubsub';
 import { HEAD_POSITION } from '../infra/dynamo/write';
 import { FINAL, TERMINAL } from '../job/job.machine';
 import { jobEventsAfter } from '../job/job.keys';
@@ -137,8 +137,8 @@ abstract class StreamSubscription<E> implements ReplayOptions<E> {
     return this.env.observer;
   }
 
-  live(push: (payload: object) => void) {
-    return this.env.bus.listen(this.topic, push);
+  live(listener: Listener) {
+    return this.env.bus.listen(this.topic, listener);
   }
 
   /** Where the stream stands (see ReplayOptions.takeStart); throws when it was taken already, a fault of the caller. */

@@ -1,5 +1,5 @@
 import { type DirectConsumer, HAND_OVER, type HandsOver, PARKED, type Parked, type Puller } from '../infra/handover';
-import { CATCH_UP, type Listening } from '../infra/pubsub';
+import { CATCH_UP, type Listener, type Listening } from '../infra/pubsub';
 
 /**
  * Replay-then-live delivery for one subscription to a positioned stream: events numbered 1, 2, 3 …
@@ -33,7 +33,7 @@ import { CATCH_UP, type Listening } from '../infra/pubsub';
  */
 export interface ReplayOptions<E> {
   /** Starts listening to live events (see EventBus.listen). */
-  live: (push: (payload: object) => void) => Listening;
+  live: (listener: Listener) => Listening;
   /**
    * Where the stream stands, known once the listener is in effect (see Live): the client's
    * position (null to start at the head) and the head. Left pending forever if the stream is
@@ -152,6 +152,12 @@ function positioned<E>(event: E, position: number): E {
 }
 
 /**
+ * The buffer of every stream with no live event waiting: one empty array, frozen so that a push
+ * to it fails loudly, rather than an array of its own (32 bytes) on every idle subscriber.
+ */
+const NO_EVENTS: never[] = Object.freeze([]) as never[];
+
+/**
  * A replay-then-live stream (see ReplayOptions). Its state is this one object, with its methods on
  * the prototype, because an idle subscriber holds it for as long as it is subscribed: thousands of
  * them wait on a busy topic. Its items come from an async generator while it replays, fills a gap
@@ -161,7 +167,8 @@ function positioned<E>(event: E, position: number): E {
  */
 class ReplayThenLive<E> implements ReplayStream<E> {
   private readonly listening: Listening;
-  private buffer: E[] = [];
+  /** Live events waiting to be pulled; NO_EVENTS while there are none (see NO_EVENTS). */
+  private buffer: E[] = NO_EVENTS;
   private overflowed = false;
   private ended = false;
   private catchUp = false;
@@ -183,7 +190,8 @@ class ReplayThenLive<E> implements ReplayStream<E> {
 
   constructor(private readonly options: ReplayOptions<E>) {
     // Listen from the start, so nothing published during the replay is lost.
-    this.listening = options.live(this.onLive.bind(this));
+    // The stream is its own listener (its onLive), rather than a function bound to it.
+    this.listening = options.live(this);
   }
 
   /** Resolves once the live listener is in effect. */
@@ -192,7 +200,7 @@ class ReplayThenLive<E> implements ReplayStream<E> {
   }
 
   /** The bus listener: every live event of the topic, in the order the bus has them. */
-  private onLive(payload: object): void {
+  onLive(payload: object): void {
     const { options } = this;
     if (this.overflowed || this.ended) return;
     if (payload === CATCH_UP) {
@@ -218,6 +226,7 @@ class ReplayThenLive<E> implements ReplayStream<E> {
         this.overflowed = true;
         this.listening.close();
       } else {
+        if (this.buffer === NO_EVENTS) this.buffer = [];
         this.buffer.push(payload);
       }
     }
@@ -341,6 +350,8 @@ class ReplayThenLive<E> implements ReplayStream<E> {
         yield positioned(event, position);
         if (this.isFinal(event)) return undefined;
       }
+      // Drained: an array that grew (17 slots at its first push) is not kept for an idle life.
+      this.buffer = NO_EVENTS;
       if (this.overflowed) {
         options.observer?.resync();
         const resync = options.resync(this.last, this.lastEvent);
@@ -409,7 +420,7 @@ class ReplayThenLive<E> implements ReplayStream<E> {
   private close(): void {
     this.ended = true;
     this.handedOver = false;
-    this.buffer = [];
+    this.buffer = NO_EVENTS;
     this.listening.close();
   }
 

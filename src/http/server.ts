@@ -221,7 +221,13 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
     requestsPerSocket.set(socket, 0);
     socket.on('close', forget);
   });
-  server.on('upgrade', (_req, socket: Socket) => requestsPerSocket.delete(socket));
+  // An upgraded connection is not tracked, and drops its listener too: beside ws's own 'close'
+  // listener it would make the socket's listeners of 'close' an array (about 100 bytes), held by
+  // every WebSocket for its whole life.
+  server.on('upgrade', (_req, socket: Socket) => {
+    requestsPerSocket.delete(socket);
+    socket.removeListener('close', forget);
+  });
   // Before the request handler, so that every request is counted and timed from its start,
   // whatever answers it: a CORS preflight, a probe, a 404. One 'close' listener does both.
   const { metrics } = deps;

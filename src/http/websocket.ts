@@ -19,9 +19,12 @@ export interface WebSocketDeps {
   pipeline: OperationPipeline;
 }
 
-/** What this endpoint keeps per socket: the verified caller. */
-interface SocketState {
-  principal?: Principal;
+/**
+ * What this endpoint keeps per socket: the verified caller. A class with its one field, not an
+ * object literal: `{}` is made with room for four fields (56 bytes, against 32), on every socket.
+ */
+class SocketState {
+  principal: Principal | undefined = undefined;
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -129,7 +132,7 @@ export function attachWebSocket(server: Server, deps: WebSocketDeps): WebSocketE
     keepAliveMs: config.ws.keepAliveMs,
     maxOperations: config.ws.maxSubscriptions,
     maxConnections: config.ws.maxConnections,
-    newState: () => ({}),
+    newState: () => new SocketState(),
     onSocketClosed: ({ socket, state }) => {
       if (state.principal?.expiresAt) expiries.remove(socket, state.principal.expiresAt);
     },

@@ -10,7 +10,7 @@ import {
   type ServerOptions,
   type SubscribePayload,
 } from 'graphql-ws';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { callEndListener, type EndListener } from '../graphql/shared-subscriptions';
 import { errorCode } from '../guards';
 import { logger } from '../logger';
@@ -57,23 +57,26 @@ export class Operation {
    * a `complete` only silences it and its slot stays taken until it finishes.
    */
   stoppable = true;
-  /** The start of each `next` frame of this operation, and its length in UTF-8. */
-  private readonly nextPrefix: string;
+  /**
+   * The id's JSON when it is not just the id in quotes (it has characters JSON escapes); undefined
+   * for every other id, so that no second copy of the id is kept for the operation's life.
+   */
+  private readonly escapedId: string | undefined;
+  /** The length in UTF-8 of the start of each `next` frame of this operation, up to its payload. */
   private readonly nextPrefixBytes: number;
 
   constructor(
     readonly id: string,
-    private readonly connection: Pick<Connection<unknown>, 'write'>,
-    /** Undefined when the operation is over the per-socket limit: it holds no slot and must be refused. */
-    private readonly release: ((operation: Operation) => void) | undefined,
+    private readonly connection: OperationHost,
+    /**
+     * False when the socket already runs as many operations as it may: this one holds no slot and
+     * must be refused (see `error`).
+     */
+    readonly admitted: boolean,
   ) {
-    this.nextPrefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-    this.nextPrefixBytes = Buffer.byteLength(this.nextPrefix);
-  }
-
-  /** False when the socket already runs as many operations as it may: this one must be refused (see `error`). */
-  get admitted(): boolean {
-    return this.release !== undefined;
+    const json = JSON.stringify(id);
+    this.escapedId = json.length === id.length + 2 ? undefined : json;
+    this.nextPrefixBytes = NEXT_START.length + Buffer.byteLength(json) + NEXT_END.length;
   }
 
   get ended(): boolean {
@@ -100,8 +103,16 @@ export class Operation {
       return;
     }
     const frame = Buffer.allocUnsafe(this.nextPrefixBytes + payload.length + 1);
-    frame.write(this.nextPrefix, 0);
-    frame.set(payload, this.nextPrefixBytes);
+    let at = frame.write(NEXT_START, 0, 'latin1');
+    if (this.escapedId === undefined) {
+      frame[at++] = QUOTE;
+      at += frame.write(this.id, at);
+      frame[at++] = QUOTE;
+    } else {
+      at += frame.write(this.escapedId, at);
+    }
+    at += frame.write(NEXT_END, at, 'latin1');
+    frame.set(payload, at);
     frame[frame.length - 1] = CLOSING_BRACE;
     this.connection.write(frame, written);
   }
@@ -140,7 +151,7 @@ export class Operation {
     const cleanups = this.cleanups;
     if (cleanups === null) return;
     this.cleanups = null;
-    this.release?.(this);
+    if (this.admitted) this.connection.release(this);
     for (const cleanup of cleanups) callEndListener(cleanup, 'an operation');
   }
 
@@ -151,7 +162,18 @@ export class Operation {
   }
 }
 
+/** What an operation writes its frames to and gives its slot back to: its socket's connection. */
+interface OperationHost {
+  write(data: string | Uint8Array, written: () => void): void;
+  /** The operation, admitted, has ended: its slot is free. */
+  release(operation: Operation): void;
+}
+
 const noop = () => {};
+/** A `next` frame is NEXT_START, the id's JSON, NEXT_END, the payload and a closing brace. */
+const NEXT_START = '{"id":';
+const NEXT_END = ',"type":"next","payload":';
+const QUOTE = '"'.charCodeAt(0);
 const CLOSING_BRACE = '}'.charCodeAt(0);
 
 /**
@@ -301,12 +323,45 @@ const NO_SUBSCRIPTIONS: Readonly<Record<string, never>> = Object.freeze(Object.c
 /** What every socket of one transport shares. */
 interface TransportShared<S> {
   options: TransportOptions<S>;
+  /** The open sockets' connections. */
+  connections: Set<SocketConnection<S>>;
+  initWait: InitWait;
   /** Live operations on every socket. */
   operations: number;
+  /** Called once the last open socket has closed, while the transport closes (see close). */
+  lastClosed?: () => void;
 }
 
 /** graphql-ws's transport-independent core, as makeServer makes it. */
 type Protocol<S> = ReturnType<typeof makeServer<Record<string, unknown> | undefined, Connection<S>>>;
+
+/** What a socket's listeners hand to its connection. */
+interface SocketEnds {
+  received(raw: RawData, isBinary: boolean): void;
+  socketClosed(code: number, reason: Buffer): void;
+}
+
+/**
+ * A socket of this transport: ws's WebSocket, extended (ws's documented `WebSocket` option) with
+ * what the transport keeps per socket, in the socket itself rather than in a map or set of the
+ * transport's beside it (an entry each on every idle socket).
+ */
+class TransportSocket extends WebSocket {
+  /** Its connection, from the moment the transport accepted it. */
+  connection: SocketEnds | undefined = undefined;
+  /** False from a keep-alive ping until its pong arrives (see pingRound). */
+  answered = true;
+
+  /**
+   * A pong is noted here, on its way to any listener, rather than by a 'pong' listener of the
+   * transport's: with a fourth kind of event besides 'message', 'error' and 'close', ws's table of
+   * a socket's listeners (a dictionary) grows from 4 to 8 slots, 96 bytes more on every socket.
+   */
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'pong') this.answered = true;
+    return super.emit(event, ...args);
+  }
+}
 
 /**
  * One socket, as the transport keeps it: the Connection the GraphQL layer sees, and the socket
@@ -323,11 +378,9 @@ class SocketConnection<S> implements Connection<S> {
   private handler: ((data: string) => Promise<void>) | undefined;
   /** graphql-ws's end of the connection, called once the socket closed. */
   private closed: ((code?: number, reason?: string) => Promise<void>) | undefined;
-  /** Releases an admitted operation's slot; made with the socket's first operation. */
-  private releaser: ((operation: Operation) => void) | undefined;
 
   constructor(
-    readonly socket: WebSocket,
+    readonly socket: TransportSocket,
     private readonly shared: TransportShared<S>,
   ) {
     this.state = shared.options.newState();
@@ -401,13 +454,17 @@ class SocketConnection<S> implements Connection<S> {
     this.handler?.(data).catch((err: unknown) => this.fault(err));
   }
 
-  /** The socket closed: its operations end, the GraphQL layer hears of it, then graphql-ws. */
+  /** The socket closed (ws emits `close` once): its operations end, the GraphQL layer hears of it, then graphql-ws. */
   socketClosed(code: number, reason: Buffer): void {
+    const { shared } = this;
+    shared.connections.delete(this);
+    shared.initWait.delete(this);
     // 1006: no close frame came (the peer's process died, or the keep-alive terminated it). The
     // server's own shutdown cancels every operation before closing, so none is left to mark then.
     for (const operation of this.operations.all()) operation.cancel(code === ABNORMAL_CLOSURE);
     this.shared.options.onSocketClosed?.(this);
     this.closed?.(code, reason.toString()).catch((err) => logger.warn({ err }, 'websocket close handling failed'));
+    if (shared.connections.size === 0) shared.lastClosed?.();
   }
 
   private fault(err: unknown): void {
@@ -415,7 +472,8 @@ class SocketConnection<S> implements Connection<S> {
     this.socket.close(CloseCode.InternalServerError, 'Internal server error');
   }
 
-  private release(operation: Operation): void {
+  /** An admitted operation ended (see OperationHost): its slot is free. */
+  release(operation: Operation): void {
     if (this.operations.get(operation.id) === operation) this.operations.delete(operation.id);
     this.held--;
     this.shared.operations--;
@@ -444,8 +502,7 @@ class SocketConnection<S> implements Connection<S> {
     }
     // Within the limit the operation exists from now on, so a `complete` that overtakes its start ends it.
     const admitted = this.held < shared.options.maxOperations;
-    if (admitted) this.releaser ??= this.release.bind(this);
-    const operation = new Operation(id, this, admitted ? this.releaser : undefined);
+    const operation = new Operation(id, this, admitted);
     if (admitted) {
       this.operations.set(operation);
       this.held++;
@@ -556,13 +613,17 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
     },
   });
   const connections = new Set<SocketConnection<S>>();
-  const shared: TransportShared<S> = { options, operations: 0 };
+  const shared: TransportShared<S> = { options, connections, initWait, operations: 0 };
   const { maxConnections } = options;
   const wss = new WebSocketServer({
     server: options.server,
     path: options.path,
     maxPayload: options.maxPayloadBytes,
     handleProtocols,
+    WebSocket: TransportSocket,
+    // The transport's own `connections` are the sockets it holds: ws's set of them would be a second
+    // entry, and a second 'close' listener (a closure, and an array of the two), on every socket.
+    clientTracking: false,
     verifyClient: (
       { req }: { req: IncomingMessage },
       done: (ok: boolean, status?: number, message?: string, headers?: Record<string, string>) => void,
@@ -598,10 +659,6 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
    * thousands without a line (bench/fanout-stress.ts, at a 2 s interval: 3,738 of 10,000 reading
    * sockets in one run). From the check phase, every pong that arrived before the round is read.
    */
-  const unanswered = new Set<WebSocket>();
-  function answered(this: WebSocket): void {
-    unanswered.delete(this);
-  }
   /**
    * A round pings its sockets in slices of PING_SLICE, one slice per turn of the event loop: each
    * ping is a write of its own, and one round over 19,000 sockets held the loop for 0.4 s on a
@@ -612,12 +669,12 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
   let dropped = 0;
   const pingOne = ({ socket }: SocketConnection<S>) => {
     if (socket.readyState !== socket.OPEN) return;
-    if (unanswered.has(socket)) {
+    if (!socket.answered) {
       socket.terminate();
       dropped++;
       return;
     }
-    unanswered.add(socket);
+    socket.answered = false;
     socket.ping();
   };
   const roundDone = () => {
@@ -634,23 +691,16 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
   };
   const keepAlive = options.keepAliveMs > 0 ? setInterval(() => setImmediate(pingRound), options.keepAliveMs).unref() : undefined;
 
-  /** The connection of a socket this transport accepted. */
-  const connectionOf = new WeakMap<WebSocket, SocketConnection<S>>();
+  // Every socket of this server is a TransportSocket (the WebSocketServer's `WebSocket` option).
   function onSocketMessage(this: WebSocket, raw: RawData, isBinary: boolean): void {
-    connectionOf.get(this)?.received(raw, isBinary);
+    (this as TransportSocket).connection?.received(raw, isBinary);
   }
-  // ws emits `close` once.
   function onSocketClose(this: WebSocket, code: number, reason: Buffer): void {
-    unanswered.delete(this);
-    const connection = connectionOf.get(this);
-    if (!connection) return;
-    connections.delete(connection);
-    initWait.delete(connection);
-    connection.socketClosed(code, reason);
+    (this as TransportSocket).connection?.socketClosed(code, reason);
   }
 
   wss.on('error', (err) => logger.warn({ err }, 'websocket server error'));
-  wss.on('connection', (socket) => {
+  wss.on('connection', (socket: TransportSocket) => {
     if (closing) {
       // An upgrade that slipped in while the server stops: nothing waits for its close handshake.
       socket.terminate();
@@ -658,14 +708,14 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
     }
     const connection = new SocketConnection<S>(socket, shared);
     connections.add(connection);
-    connectionOf.set(socket, connection);
+    socket.connection = connection;
     connection.opened(protocol);
     initWait.add(connection);
     // The listeners are shared by every socket (ws calls them with the socket as `this`): an idle
-    // socket holds no closure of its own for them, only its SocketConnection.
+    // socket holds no closure of its own for them, only its SocketConnection. Its pongs are noted
+    // by the socket itself (TransportSocket.emit).
     socket.on('message', onSocketMessage);
     socket.on('error', onSocketError);
-    socket.on('pong', answered);
     socket.on('close', onSocketClose);
   });
 
@@ -676,15 +726,17 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       closing = true;
       clearInterval(keepAlive);
       initWait.stop();
-      // ws calls back once every socket it accepted has closed, including ones accepted from now on.
-      const closed = new Promise<void>((resolve) => wss.close(() => resolve()));
+      // ws accepts no handshake from now on (a late one is answered 503); one that completed
+      // meanwhile is terminated at once (the 'connection' handler), so `connections` holds them all.
+      wss.close();
+      const closed = connections.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (shared.lastClosed = resolve));
       for (const connection of [...connections]) {
         for (const operation of connection.operations.all()) operation.cancel();
         connection.socket.close(1001, 'Going away');
       }
       // A peer that never answers the close handshake must not hold up shutdown.
       const terminate = setTimeout(() => {
-        for (const socket of wss.clients) socket.terminate();
+        for (const { socket } of connections) socket.terminate();
       }, graceMs);
       await closed;
       clearTimeout(terminate);

@@ -36,7 +36,7 @@ export interface EventBus {
    * server's own bookkeeping, such as a topic's known head, rather than a subscriber) is left out
    * of `listenerCount`.
    */
-  listen(topic: string, listener: (payload: object) => void, uncounted?: Uncounted): Listening;
+  listen(topic: string, listener: Listener, uncounted?: Uncounted): Listening;
   /** Resolves when the bus can carry events (with Redis: both connections answer PING); for readiness. */
   ping(): Promise<void>;
   /** Listeners in this process, all topics together, but those made `uncounted`; for metrics. */
@@ -58,18 +58,31 @@ export type Uncounted = typeof UNCOUNTED;
 export const CATCH_UP: object = Object.freeze({ catchUp: true });
 
 /**
+ * What a bus calls with each event of a topic: a function, or an object whose `onLive` it calls.
+ * The object form is for a listener that is an object already (a subscriber's stream), which then
+ * needs no function bound to it (48 bytes, for as long as it listens).
+ */
+export type Listener = ((payload: object) => void) | { onLive(payload: object): void };
+
+/** Hands `payload` to `listener`, whichever its form. */
+export function callListener(listener: Listener, payload: object): void {
+  if (typeof listener === 'function') listener(payload);
+  else listener.onLive(payload);
+}
+
+/**
  * The listeners of this process, by topic. One event reaches every listener through a plain
  * loop: a busy topic with thousands of subscribers costs a function call each, not an event
  * dispatch and a queue per subscriber.
  */
 export class Listeners {
-  private readonly byTopic = new Map<string, Set<(payload: object) => void>>();
+  private readonly byTopic = new Map<string, Set<Listener>>();
   /** The listeners left out of `count` (see EventBus.listen). */
-  private readonly uncounted = new WeakSet<(payload: object) => void>();
+  private readonly uncounted = new WeakSet<Listener>();
   count = 0;
 
   /** Adds a listener; returns true when it is the topic's first. */
-  add(topic: string, listener: (payload: object) => void, uncounted?: Uncounted): boolean {
+  add(topic: string, listener: Listener, uncounted?: Uncounted): boolean {
     let set = this.byTopic.get(topic);
     const first = !set;
     if (!set) this.byTopic.set(topic, (set = new Set()));
@@ -80,7 +93,7 @@ export class Listeners {
   }
 
   /** Removes a listener; returns true when the topic has none left. */
-  remove(topic: string, listener: (payload: object) => void): boolean {
+  remove(topic: string, listener: Listener): boolean {
     const set = this.byTopic.get(topic);
     if (!set) return false;
     if (set.delete(listener) && !this.uncounted.has(listener)) this.count--;
@@ -113,11 +126,32 @@ export class Listeners {
   deliver(topic: string, payload: object): void {
     for (const listener of this.byTopic.get(topic) ?? []) {
       try {
-        listener(payload);
+        callListener(listener, payload);
       } catch (err) {
         logger.warn({ err, topic }, 'an event listener failed');
       }
     }
+  }
+}
+
+/**
+ * One listener of a topic, in effect at once, as a bus's `listen` returns it: an object with its
+ * method on the prototype rather than a closure (and its context) over the topic and the listener,
+ * since every idle subscription holds one for as long as it is subscribed.
+ */
+export class TopicListening implements Listening {
+  constructor(
+    private readonly listeners: Listeners,
+    private readonly topic: string,
+    private readonly listener: Listener,
+  ) {}
+
+  get ready(): Promise<void> {
+    return IN_EFFECT;
+  }
+
+  close(): void {
+    this.listeners.remove(this.topic, this.listener);
   }
 }
 

@@ -15,6 +15,7 @@ import {
   redisOutcome,
   retryPause,
   bounded,
+  TopicListening,
 } from './bus-core';
 import { type ClusterTarget, clusterClient, endConnection, openSockets } from './redis-target';
 
@@ -337,11 +338,10 @@ export function createClusterBus(
     },
     listen(topic, listener, uncounted) {
       listeners.add(topic, listener, uncounted);
-      const close = () => void listeners.remove(topic, listener);
       // Subscribed: in effect now (every later SPUBLISH of the group reaches this process). Not
       // subscribed: in effect at once too, since the group hands CATCH_UP to this listener once its
       // SSUBSCRIBE is, and the stream then reads what was committed meanwhile (see EventBus.listen).
-      return { ready: IN_EFFECT, close };
+      return new TopicListening(listeners, topic, listener);
     },
     async ping() {
       // The cluster answers; a group that is subscribing again (one shard failing over) is not a

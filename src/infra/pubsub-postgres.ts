@@ -1,5 +1,5 @@
 import { Client, escapeIdentifier, type Pool } from 'pg';
-import { CATCH_UP, deliverMessage, encodeMessage, type EventBus, IN_EFFECT, type Listeners, retryPause, bounded } from './bus-core';
+import { bounded, CATCH_UP, deliverMessage, encodeMessage, type EventBus, type Listeners, retryPause, TopicListening } from './bus-core';
 import { isOutage, serviceUnavailable } from './dependency';
 import type { CallOutcome, Metrics } from './metrics';
 import type { OutageLog } from './outage';
@@ -145,7 +145,7 @@ export function createPostgresBus(
     },
     listen(topic, listener, uncounted) {
       listeners.add(topic, listener, uncounted);
-      return { ready: IN_EFFECT, close: () => listeners.remove(topic, listener) };
+      return new TopicListening(listeners, topic, listener);
     },
     async ping() {
       if (!client) throw new Error('the event bus LISTEN connection is down');

@@ -1,7 +1,7 @@
 import Redis, { ReplyError } from 'ioredis';
 import type { Pool } from 'pg';
 import { logger } from '../logger';
-import { CATCH_UP, type EventBus, IN_EFFECT, Listeners, type Listening, redisOutcome } from './bus-core';
+import { CATCH_UP, type EventBus, IN_EFFECT, type Listener, Listeners, type Listening, redisOutcome, TopicListening } from './bus-core';
 import { classify, isOutage, serviceUnavailable } from './dependency';
 import type { Metrics } from './metrics';
 import { OutageLog } from './outage';
@@ -9,25 +9,29 @@ import { createClusterBus } from './pubsub-cluster';
 import { createPostgresBus } from './pubsub-postgres';
 import { clusterTarget, endConnection, openSockets } from './redis-target';
 
-export { CATCH_UP, type EventBus, type Listening, redisOutcome, UNCOUNTED, type Uncounted } from './bus-core';
+export { CATCH_UP, type EventBus, type Listener, type Listening, redisOutcome, UNCOUNTED, type Uncounted } from './bus-core';
+
+const noop = () => {};
 
 /**
- * One in-process listener: an object with its method on the prototype rather than a closure, since
- * every idle subscription holds one for as long as it is subscribed.
+ * One listener of a topic on the Redis bus (see TopicListening): once the topic's last listener
+ * here has closed, the bus unsubscribes from it.
  */
-class InProcessListening implements Listening {
+class RedisListening implements Listening {
   constructor(
     private readonly listeners: Listeners,
     private readonly topic: string,
-    private readonly listener: (payload: object) => void,
-  ) {}
-
-  get ready(): Promise<void> {
-    return IN_EFFECT;
+    private readonly listener: Listener,
+    public ready: Promise<void>,
+    private readonly unsubscribe: (topic: string) => void,
+  ) {
+    // Once in effect it is the one shared settled promise, not its own for the subscription's
+    // life; a refusal stays as it is, for whoever awaits it.
+    if (ready !== IN_EFFECT) ready.then(() => (this.ready = IN_EFFECT), noop);
   }
 
   close(): void {
-    this.listeners.remove(this.topic, this.listener);
+    if (this.listeners.remove(this.topic, this.listener)) this.unsubscribe(this.topic);
   }
 }
 
@@ -89,6 +93,12 @@ function createRedisBus(
     return true;
   };
 
+  /** A topic's last listener here closed: the connection, if up, stops receiving it. */
+  const unsubscribe = (topic: string) => {
+    if (subscribeClient.status !== 'ready') return;
+    subscribeClient.unsubscribe(topic).catch((error) => refused(error, 'an UNSUBSCRIBE', topic));
+  };
+
   // Payloads are the JSON of an object (see `publish`); anything else on a channel is no event of
   // ours and is dropped, with a line, since it means another client publishes on our channels.
   subscribeClient.on('message', (topic: string, message: string) => {
@@ -141,12 +151,8 @@ function createRedisBus(
     },
     listen(topic, listener, uncounted) {
       const first = listeners.add(topic, listener, uncounted);
-      const unlisten = () => {
-        if (!listeners.remove(topic, listener) || subscribeClient.status !== 'ready') return;
-        subscribeClient.unsubscribe(topic).catch((error) => refused(error, 'an UNSUBSCRIBE', topic));
-      };
       // Down (or not yet up): the next connection subscribes to this topic and hands it CATCH_UP.
-      if (subscribeClient.status !== 'ready') return { ready: IN_EFFECT, close: unlisten };
+      if (subscribeClient.status !== 'ready') return new RedisListening(listeners, topic, listener, IN_EFFECT, unsubscribe);
       // Redis answers a connection's commands in order, so once this PING is answered the
       // SUBSCRIBE sent before it (by this listener, or by the topic's first) is in effect.
       const subscribed = first ? subscribeClient.subscribe(topic) : Promise.resolve();
@@ -157,7 +163,7 @@ function createRedisBus(
           if (refused(error, 'a SUBSCRIBE', topic)) throw error;
         },
       );
-      return { ready, close: unlisten };
+      return new RedisListening(listeners, topic, listener, ready, unsubscribe);
     },
     async ping() {
       // A lost connection fails at once instead of waiting for a reconnection.
@@ -196,7 +202,7 @@ export function createEventBus(
       publish: async (topic, payload) => listeners.deliver(topic, payload),
       listen(topic, listener, uncounted) {
         listeners.add(topic, listener, uncounted);
-        return new InProcessListening(listeners, topic, listener);
+        return new TopicListening(listeners, topic, listener);
       },
       ping: async () => {},
       listenerCount: () => listeners.count,

@@ -53,10 +53,11 @@ function connection(options: { hold?: boolean } = {}) {
       if (options.hold) held.push(written);
       else written();
     },
+    release: () => released++,
   };
   let released = 0;
   const subscribe = (id: string) => {
-    const operation = new Operation(id, socket, () => released++);
+    const operation = new Operation(id, socket, true);
     const src = source();
     deliverDirectly(src.stream, {
       target: operation,
@@ -93,6 +94,15 @@ describe('direct delivery on an Operation', () => {
     expect(src.returned).toBe(true);
     expect(operation.ended).toBe(true);
     expect(c.released).toBe(1);
+  });
+
+  it('splices in any id as its JSON: plain, beyond ASCII, or with characters JSON escapes', async () => {
+    const ids = ['1', 'é✓𝄞', 'a\\b\n', '\ud800'];
+    const c = connection();
+    const subscribed = ids.map((id) => c.subscribe(id).src);
+    for (const src of subscribed) src.push(tick(7));
+    await settle();
+    expect(c.frames).toEqual(ids.map((id) => ({ id, type: MessageType.Next, payload: { data: { tick: '7' } } })));
   });
 
   it("ends the operation on the client's complete, writes nothing more and sends no complete back", async () => {
@@ -144,8 +154,9 @@ describe('direct delivery on an Operation', () => {
         frames.push(JSON.parse(Buffer.from(data).toString()));
         written();
       },
+      release: () => released++,
     };
-    const operation = new Operation('q', socket, () => released++);
+    const operation = new Operation('q', socket, true);
     operation.stoppable = false;
     operation.completedByClient();
     expect(operation.ended).toBe(false);

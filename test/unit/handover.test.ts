@@ -102,8 +102,9 @@ async function subscriber(topic: string, principal: Principal, options: { from?:
       if (options.hold) inFlight.push(written);
       else written();
     },
+    release: () => {},
   };
-  const lifetime = new Operation(principal.userId, socket, () => {});
+  const lifetime = new Operation(principal.userId, socket, true);
   const prepared = await pipeline.documents.prepare(
     `subscription($topic: String!, $from: Int) { ticks(topic: $topic, from: $from) { n kind ${options.fields ?? ''} } }`,
   );
@@ -314,8 +315,9 @@ describe('the hand-over of live events to caught-up subscribers', () => {
           if (frame.type === 'next') frames.push(frame.payload.data.n);
           written();
         },
+        release: () => {},
       },
-      () => {},
+      true,
     );
     const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
     const stream: DeliveryStream = {

@@ -76,7 +76,7 @@ describe('the operation pipeline', () => {
 
   async function subscribe(principal: Principal) {
     const prepared = await pipeline.documents.prepare('subscription { ticks { n viewer tenant } }');
-    const lifetime = new Operation(principal.userId, { write: (_data, written) => written() }, () => {});
+    const lifetime = new Operation(principal.userId, { write: (_data, written) => written(), release: () => {} }, true);
     const deliveries = await pipeline.stream({
       schema,
       document: prepared.document!,

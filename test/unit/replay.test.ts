@@ -1,4 +1,5 @@
 import { replayThenLive, type ReplayOptions, type StreamStart } from '../../src/events/replay';
+import { callListener, type Listener } from '../../src/infra/bus-core';
 import { CATCH_UP } from '../../src/infra/pubsub';
 import { JOB_STATUS_SHARDS } from '../../src/common/streams';
 import { MergedShards } from '../../src/events/live';
@@ -16,9 +17,9 @@ function liveSource() {
   const early: object[] = [];
   let closed = false;
   return {
-    live: (listener: (payload: object) => void) => {
-      push = listener;
-      for (const item of early.splice(0)) listener(item);
+    live: (listener: Listener) => {
+      push = (payload) => callListener(listener, payload);
+      for (const item of early.splice(0)) push(item);
       return { ready: Promise.resolve(), close: () => void (closed = true) };
     },
     push: (...items: object[]) => {

@@ -1,0 +1,88 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
+import { type Connection, serveGraphQLOverWebSocket, type Transport } from '../../src/http/ws-transport';
+
+/*
+ * The transport's hold on an idle socket, on an in-process HTTP server with real ws clients (no
+ * GraphQL, no database): what it keeps per socket is what every one of thousands of idle
+ * subscribers keeps (docs/benchmarks.md, line 5), and the keep-alive and the close still work
+ * with it.
+ */
+describe('the WebSocket transport', () => {
+  let server: Server;
+  let transport: Transport;
+  let url: string;
+  const accepted: Array<Connection<unknown>> = [];
+
+  beforeAll(async () => {
+    server = createServer();
+    transport = serveGraphQLOverWebSocket<unknown>({
+      server,
+      path: '/graphql',
+      maxPayloadBytes: 64 * 1024,
+      keepAliveMs: 50,
+      maxOperations: 1,
+      newState: () => undefined,
+      operate: async (_connection, operation) => operation.complete(),
+      protocol: {
+        onConnect: (ctx) => {
+          accepted.push(ctx.extra);
+          return true;
+        },
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  });
+
+  afterAll(async () => {
+    await transport.close(100);
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** A client acknowledged by the transport, and the server's connection of it. */
+  async function acknowledged(options: WebSocket.ClientOptions = {}) {
+    const client = new WebSocket(url, 'graphql-transport-ws', options);
+    const closed = new Promise<number>((resolve) => client.once('close', resolve));
+    await new Promise((resolve, reject) => client.once('open', resolve).once('error', reject));
+    const count = accepted.length;
+    client.send(JSON.stringify({ type: 'connection_init' }));
+    await new Promise((resolve) => client.once('message', resolve));
+    expect(accepted.length).toBe(count + 1);
+    return { client, closed, connection: accepted[count] };
+  }
+
+  it("keeps three kinds of listener on a socket and one 'close' listener (a fourth kind doubles ws's table of them)", async () => {
+    const { client, connection } = await acknowledged();
+    expect(connection.socket.eventNames().sort()).toEqual(['close', 'error', 'message']);
+    expect(connection.socket.listenerCount('close')).toBe(1);
+    client.close();
+  });
+
+  it('keeps a peer that answers its pings, and terminates one that stops answering', async () => {
+    const answering = await acknowledged();
+    const silent = await acknowledged({ autoPong: false });
+    let pings = 0;
+    const pinged = new Promise<void>((resolve) => answering.client.on('ping', () => ++pings === 5 && resolve()));
+    // Unanswered, the first round's ping ends the socket at the next round (1006: no close frame).
+    expect(await silent.closed).toBe(1006);
+    await pinged;
+    expect(answering.client.readyState).toBe(WebSocket.OPEN);
+    answering.client.close();
+  });
+
+  it('closes every socket with 1001 on close, terminating a peer that does not finish the close handshake', async () => {
+    const polite = await acknowledged();
+    const stalled = await acknowledged();
+    // A peer that stops reading never sees the close frame, let alone answers it. (Paused in the
+    // same turn as the close, which stops the keep-alive: no ping round ends it first.)
+    const socket = (stalled.client as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    socket.pause();
+    await transport.close(100);
+    expect(transport.connectionCount()).toBe(0);
+    expect(await polite.closed).toBe(1001);
+    socket.resume();
+    await stalled.closed;
+  });
+});
