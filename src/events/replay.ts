@@ -155,7 +155,8 @@ function positioned<E>(event: E, position: number): E {
  * The buffer of every stream with no live event waiting: one empty array, frozen so that a push
  * to it fails loudly, rather than an array of its own (32 bytes) on every idle subscriber.
  */
-const NO_EVENTS: never[] = Object.freeze([]) as never[];
+const NO_EVENTS: never[] = [];
+Object.freeze(NO_EVENTS);
 
 /**
  * A replay-then-live stream (see ReplayOptions). Its state is this one object, with its methods on
