@@ -23,7 +23,7 @@ import { noteCutAtShutdown, requestIdentity, requestRecordOf, requestScope } fro
 import { wantsEventStream } from './sse';
 import { graphqlOverHttpStatus } from './status';
 import { graphqlPostRoute, takesPostRoute, type Part } from './graphql-post';
-import { jsonBody } from './json-body';
+import { jsonBody, utf8Json } from './json-body';
 
 export interface HttpDeps {
   config: Config;
@@ -67,6 +67,11 @@ function bodyError(error: unknown, bodyLimitBytes: number): { status: number; me
       return { status: 413, message: `The request body is larger than ${bodyLimitBytes} bytes.` };
     case 'entity.parse.failed':
       return { status: 400, message: 'The request body is not valid JSON.' };
+    case 'entity.encoding.invalid':
+      return {
+        status: 400,
+        message: 'The request body is not valid UTF-8: send JSON text in UTF-8 (a byte that is not would change what the client sent).',
+      };
     case 'charset.unsupported':
     case 'encoding.unsupported':
       return { status: 415, message: 'The request body must be JSON in UTF-8, without a content encoding.' };
@@ -282,12 +287,12 @@ export async function startHttpServer(deps: HttpDeps): Promise<HttpServer> {
   eventStreams.use((req, _res, next) => next(deps.sse && wantsEventStream(req.headers.accept) ? undefined : 'router'));
   if (deps.sse) {
     // SSE resolves trusted documents itself, with the rest of its admission (OperationPipeline.admit).
-    eventStreams.use(express.json({ limit: config.limits.bodyLimitBytes }), requestScope(), deps.sse);
+    eventStreams.use(utf8Json(config.limits.bodyLimitBytes), requestScope(), deps.sse);
   }
   // The context of each request Apollo runs: the pipeline's, for the verified token's principal.
   const contextOf = async (req: IncomingMessage) => pipeline.context(await deps.verifier.fromHeader(req.headers.authorization));
   const identity = requestIdentity((record, status) => pipeline.records.finish(record, status));
-  const json: Part = express.json({ limit: config.limits.bodyLimitBytes });
+  const json: Part = utf8Json(config.limits.bodyLimitBytes);
   const trusted = trustedDocuments(pipeline.documents.trusted);
   const scope = requestScope();
   app.use(

@@ -47,6 +47,30 @@ describe('client mistakes over HTTP', () => {
     }
   });
 
+  it('refuses a JSON body whose bytes are not UTF-8 with a 400 that says so, on every route that reads one, and runs nothing', async () => {
+    // A Latin-1 "é" (0xE9) inside a title: decoded, it became U+FFFD and the project was made with a
+    // title its client never sent.
+    const body = Buffer.concat([
+      Buffer.from('{"query":"mutation($t: String!) { createProject(input: { title: $t }) { projectId } }","variables":{"t":"caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('"}}'),
+    ]);
+    const before = await server.raw({ query: '{ projects(first: 100) { nodes { projectId } } }' }, token);
+    // The route's own reader (a plain request), body-parser (a Content-Encoding sends it there), SSE.
+    for (const headers of [{}, { 'content-encoding': 'identity' }, { accept: 'text/event-stream' }] as Record<string, string>[]) {
+      const res = await fetch(server.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+        body,
+      });
+      const answer: any = { headers, status: res.status, body: await res.json() };
+      expect(answer).toMatchObject({ headers, status: 400, body: { errors: [{ extensions: { code: 'BAD_REQUEST' } }] } });
+      expect(answer.body.errors[0].message).toMatch(/not valid UTF-8/);
+    }
+    const after = await server.raw({ query: '{ projects(first: 100) { nodes { projectId } } }' }, token);
+    expect(after.body.data.projects.nodes).toEqual(before.body.data.projects.nodes);
+  });
+
   it('refuses a subscription sent as a plain HTTP request, by POST or GET, before it runs, naming WebSocket and SSE', async () => {
     const expectRefused = (body: { data?: unknown; errors: Array<{ message: string; extensions: Record<string, unknown> }> }) => {
       // Nothing ran: no data at all, not a null field.
