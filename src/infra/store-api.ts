@@ -92,8 +92,11 @@ export interface StoreApi {
   ): Promise<Page<Item>>;
   /** One page of a list the caller computed whole and ordered (see OrderedList). */
   listPage<T>(tenantId: string, ordered: OrderedList<T>, page?: PageRequest): Promise<Page<T>>;
-  /** The first `n` live items of `spec`. */
-  queryFirst(spec: QuerySpec, n: number): Promise<Item[]>;
+  /**
+   * The first `n` live items of `spec`. With `projection`, the items hold only its attributes and
+   * what the store needs (see Projection): a caller that needs only the keys reads no more.
+   */
+  queryFirst(spec: QuerySpec, n: number, projection?: Projection): Promise<Item[]>;
   /** Every live item of `spec`, up to `max`; BAD_USER_INPUT when more exist, so nothing is silently cut. */
   queryAll(spec: QuerySpec, max?: number): Promise<Item[]>;
   /**

@@ -1,5 +1,6 @@
 import { entities, type EntityItem, OPS_SHARDS } from '../common/entities';
 import type { Store } from '../infra/dynamo/store';
+import type { Projection } from '../infra/store-api';
 import { Stale } from '../infra/dynamo/committer';
 import { itemsOfModels } from '../infra/dynamo/entity';
 import { isServiceUnavailable } from '../infra/dependency';
@@ -32,6 +33,12 @@ const PAGE = 40;
 /** Rows of a deleted job's partition read at a time, and deleted by each of the page's parallel lanes. */
 const PURGE_PAGE = 400;
 const PURGE_BATCH = 100;
+/**
+ * What a purge reads of each row: no attribute of its own, so the store's own (the key, the type,
+ * the expiry) alone. A deleted job's rows are only deleted, and its items and events read whole
+ * cost DynamoDB Local and this process the serializing of every attribute.
+ */
+const KEYS_ONLY: Projection = [];
 /** Entries one sweep takes from each shard. */
 const ENTRIES_PER_SHARD = 25;
 export interface SettleOptions {
@@ -153,7 +160,7 @@ export class JobSettler {
   private async purge(entry: SettleEntry): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const page = (await this.store.queryFirst({ pk: entry.PK }, PURGE_PAGE)).filter((row) => row.SK !== entry.SK);
+      const page = (await this.store.queryFirst({ pk: entry.PK }, PURGE_PAGE, KEYS_ONLY)).filter((row) => row.SK !== entry.SK);
       if (page.length === 0) break;
       const chunks: (typeof page)[] = [];
       for (let i = 0; i < page.length; i += PURGE_BATCH) chunks.push(page.slice(i, i + PURGE_BATCH));

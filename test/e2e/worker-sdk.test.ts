@@ -35,6 +35,36 @@ const docBlocks = blocksOf(DOC).filter((b) => b.excuse?.includes('test/e2e/worke
 /** The doc's block of language `lang` holding `marker`. */
 const docBlock = (lang: string, marker = '') => docBlocks.find((b) => b.lang === lang && b.text.includes(marker))!.text;
 
+/**
+ * Writes the docs' TypeScript worker into a folder of its own, where the SDK is linked as `npm
+ * install <checkout>/sdk/typescript` links it, and type-checks it there with tsc --strict. Resolves
+ * the folder and tsc's outcome: its output, or the error it failed with (its exit code and
+ * diagnostics on stdout); it never rejects. Not spawnSync: the test server runs in this process,
+ * and must go on answering meanwhile. tsc takes 3 s of a core, and far longer on a machine as busy
+ * as CI's.
+ */
+async function typeCheckDocWorker(): Promise<{
+  folder: string;
+  tsc: { stdout: string; stderr: string } | { code: number; stdout: string; stderr: string };
+}> {
+  const folder = tempDir('artissist-worker-doc-');
+  writeFileSync(join(folder, 'worker.mts'), docBlock('ts'));
+  mkdirSync(join(folder, 'node_modules/@artissist'), { recursive: true });
+  symlinkSync(join(ROOT, 'sdk/typescript'), join(folder, 'node_modules/@artissist/worker'));
+  const tsc = await promisify(execFile)(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules/typescript/bin/tsc'),
+      ...['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext'],
+      ...['--types', 'node', '--typeRoots', join(ROOT, 'node_modules/@types'), 'worker.mts'],
+    ],
+    { cwd: folder, encoding: 'utf8', timeout: 90_000 },
+  ).catch((error: { code: number; stdout: string; stderr: string }) => error);
+  return { folder, tsc };
+}
+/** The type-check of the docs' TypeScript worker, started by the file's beforeAll. */
+let docTypeCheck: ReturnType<typeof typeCheckDocWorker>;
+
 describe('the worker SDKs against a real server', () => {
   let server: TestServer;
   let editor: string;
@@ -65,6 +95,9 @@ describe('the worker SDKs against a real server', () => {
   };
 
   beforeAll(async () => {
+    // The type-check of the docs' TypeScript worker (its own test, last) starts now: tsc takes some
+    // seconds of a core, which it spends while the tests before it mostly wait out leases.
+    docTypeCheck = typeCheckDocWorker();
     server = await startTestServer({ env: { JOB_LEASE_SECONDS: String(LEASE_SECONDS) } });
   });
 
@@ -384,21 +417,7 @@ describe('the worker SDKs against a real server', () => {
     });
 
     it('the TypeScript worker type-checks with tsc --strict, runs with node, completes a BATCH job and stops on SIGTERM with exit 0', async () => {
-      const folder = tempDir('artissist-worker-doc-');
-      writeFileSync(join(folder, 'worker.mts'), docBlock('ts'));
-      // The package as `npm install <checkout>/sdk/typescript` links it.
-      mkdirSync(join(folder, 'node_modules/@artissist'), { recursive: true });
-      symlinkSync(join(ROOT, 'sdk/typescript'), join(folder, 'node_modules/@artissist/worker'));
-      // Not spawnSync: the test server runs in this process, and must go on answering meanwhile.
-      const tsc = await promisify(execFile)(
-        process.execPath,
-        [
-          join(ROOT, 'node_modules/typescript/bin/tsc'),
-          ...['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext'],
-          ...['--types', 'node', '--typeRoots', join(ROOT, 'node_modules/@types'), 'worker.mts'],
-        ],
-        { cwd: folder, encoding: 'utf8', timeout: 90_000 },
-      ).catch((error: { code: number; stdout: string; stderr: string }) => error);
+      const { folder, tsc } = await docTypeCheck;
       // A failure rejects with the exit code and tsc's diagnostics on stdout.
       expect({ code: 'code' in tsc ? tsc.code : 0, output: tsc.stdout + tsc.stderr }).toEqual({ code: 0, output: '' });
       let worker!: Proc;
@@ -415,7 +434,6 @@ describe('the worker SDKs against a real server', () => {
       );
       worker.child.kill('SIGTERM');
       expect(await worker.exited).toMatchObject({ code: 0 });
-      // tsc takes 3 s of a core, and far longer on a machine as busy as CI's.
     }, 120_000);
   });
 });

@@ -221,6 +221,11 @@ describe('the PostgreSQL store', () => {
     expect(read).toEqual(Object.fromEntries(Object.entries(log).filter(([attribute]) => named.includes(attribute))));
     // Without a projection, the whole item.
     expect((await postgres.store.queryPage('t1', spec, { first: 5 })).nodes).toEqual([log]);
+    // queryFirst takes one too: an empty one leaves the key, the type and the attributes the key is
+    // made of (what a deleted job's purge reads), none of the log's other attributes.
+    const [keysOnly] = await postgres.store.queryFirst(spec, 5, []);
+    expect(keysOnly).toMatchObject({ PK: log.PK, SK: log.SK, entityType: log.entityType });
+    expect(Object.keys(keysOnly).filter((attribute) => !['PK', 'SK', 'entityType', 'projectId', 'logId'].includes(attribute))).toEqual([]);
   });
 
   it("reads of an index's page take its projection's columns and its key's, as DynamoDB's projected query of an index", async () => {

@@ -161,6 +161,18 @@ describe('Store against DynamoDB Local', () => {
     expect(await table.store.get({ PK: 'TENANT#r', SK: 'ONE' })).toEqual({ PK: 'TENANT#r', SK: 'ONE' });
   });
 
+  it("reads a partition's first items with the store's own attributes only, for an empty projection (what a deleted job's purge reads)", async () => {
+    const items = Array.from({ length: 12 }, (_, i) => ({
+      PK: 'TENANT#k',
+      SK: `ROW#${String(i).padStart(2, '0')}`,
+      n: i,
+      outputs: { result: `tenants/k/out/${i}.png` },
+    }));
+    await put(items);
+    const read = await table.store.queryFirst({ pk: 'TENANT#k' }, 10, []);
+    expect(read).toEqual(items.slice(0, 10).map(({ PK, SK }) => ({ PK, SK })));
+  });
+
   it('deletes 60 items in BatchWriteItems of 25, once each, leaving missing keys missing', async () => {
     const items = Array.from({ length: 60 }, (_, i) => ({ PK: 'TENANT#d', SK: `ROW#${String(i).padStart(2, '0')}`, n: i }));
     for (let i = 0; i < items.length; i += 25) await put(items.slice(i, i + 25));

@@ -260,12 +260,12 @@ export class DynamoStore implements StoreApi {
   }
 
   /** Reads the first `n` live items of `spec`. */
-  async queryFirst(spec: QuerySpec, n: number): Promise<Item[]> {
-    if (spec.shards) return mergeShards(spec, n, this.orderOf(spec), this.shardRead());
+  async queryFirst(spec: QuerySpec, n: number, projection?: Projection): Promise<Item[]> {
+    if (spec.shards) return mergeShards(spec, n, this.orderOf(spec), this.shardRead(projection));
     const items: Item[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const out = await this.query(this.queryInput(spec, n - items.length, startKey));
+      const out = await this.query(this.queryInput(spec, n - items.length, startKey, projection));
       items.push(...out.items);
       startKey = out.lastKey;
     } while (items.length < n && startKey);

@@ -635,10 +635,13 @@ export class PgStore implements StoreApi {
     return listPage(this.cursors, tenantId, ordered, page);
   }
 
-  async queryFirst(spec: QuerySpec, n: number): Promise<Item[]> {
+  async queryFirst(spec: QuerySpec, n: number, projection?: Projection): Promise<Item[]> {
     const ordered = this.tables.ordered(spec);
-    if (ordered) return this.inTenant(ordered.plan.tenantId, (client) => this.readOrdered(client, ordered, Boolean(spec.descending), n));
-    return (await this.items(spec, undefined, { limit: n })).slice(0, n);
+    if (ordered)
+      return this.inTenant(ordered.plan.tenantId, (client) =>
+        this.readOrdered(client, ordered, Boolean(spec.descending), n, undefined, projection),
+      );
+    return (await this.items(spec, projection, { limit: n })).slice(0, n);
   }
 
   async queryAll(spec: QuerySpec, max = 5000): Promise<Item[]> {
