@@ -633,6 +633,9 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       // one fails such a connection itself (RFC 6455 4.1: ws says "Server sent no subprotocol", a
       // browser reports 1006), so graphql-ws's 4406 close and its reason never reached it. A
       // handshake that offers none is still accepted and closed with 4406, which its client hears.
+      // A handshake that comes while the transport closes is refused with a status its client can
+      // act on: ws stops listening for upgrades only once every socket has gone (see close).
+      if (closing) return done(false, 503, 'The server is shutting down', { 'Retry-After': '1' });
       const offered = req.headers['sec-websocket-protocol'];
       if (offered !== undefined && !handleProtocols(offered)) {
         logger.debug({ offered }, 'refusing a websocket handshake that offers no subprotocol this server speaks');
@@ -727,9 +730,11 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       closing = true;
       clearInterval(keepAlive);
       initWait.stop();
-      // ws accepts no handshake from now on (a late one is answered 503); one that completed
-      // meanwhile is terminated at once (the 'connection' handler), so `connections` holds them all.
-      wss.close();
+      // From now on a handshake is refused with 503 (verifyClient), and one that was accepted just
+      // before is terminated at once (the 'connection' handler), so `connections` holds them all.
+      // ws keeps listening for upgrades until they have gone: closed earlier, it would leave a late
+      // handshake to the HTTP server's other 'upgrade' listener (src/http/server.ts), which answers
+      // nothing, and the client would wait on an open socket.
       const closed = connections.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (shared.lastClosed = resolve));
       for (const connection of [...connections]) {
         for (const operation of connection.operations.all()) operation.cancel();
@@ -741,6 +746,7 @@ export function serveGraphQLOverWebSocket<S>(options: TransportOptions<S>): Tran
       }, graceMs);
       await closed;
       clearTimeout(terminate);
+      wss.close();
     },
   };
 }

@@ -17,6 +17,9 @@ describe('the WebSocket transport', () => {
 
   beforeAll(async () => {
     server = createServer();
+    // As the server's own (src/http/server.ts): a listener of its own for upgrades beside ws's, so
+    // Node leaves an upgrade no one answers open rather than destroying it.
+    server.on('upgrade', () => {});
     transport = serveGraphQLOverWebSocket<unknown>({
       server,
       path: '/graphql',
@@ -79,7 +82,20 @@ describe('the WebSocket transport', () => {
     // same turn as the close, which stops the keep-alive: no ping round ends it first.)
     const socket = (stalled.client as unknown as { _socket: { pause(): void; resume(): void } })._socket;
     socket.pause();
-    await transport.close(100);
+    // The stalled peer holds the close open for its grace, while a late handshake comes.
+    const closing = transport.close(1000);
+    // A handshake while it closes gets a 503 it can act on, not an open socket nobody answers.
+    const late = new WebSocket(url, 'graphql-transport-ws');
+    const refused = new Promise<number | undefined>((resolve, reject) => {
+      late.once('unexpected-response', (_req, res) => resolve(res.statusCode));
+      late.once('open', () => reject(new Error('a handshake during close was accepted')));
+      late.once('error', reject);
+    });
+    // Unanswered, the handshake outlasts the close (the stalled peer holds it for its grace).
+    const answer = await Promise.race([refused, closing.then(() => 'the close ended first')]);
+    late.terminate();
+    expect(answer).toBe(503);
+    await closing;
     expect(transport.connectionCount()).toBe(0);
     expect(await polite.closed).toBe(1001);
     socket.resume();
