@@ -5,15 +5,13 @@ import { clusterTarget, loadConfig } from '../../src/config';
  * in docs/settings.md says and refuses the rest, naming the setting.
  */
 
+/** The settings of `env`, with a secret and an endpoint of their own: nothing is generated under a data folder. */
+const configWith = (env: Record<string, string | undefined>) =>
+  loadConfig({ AUTH_JWT_SECRET: 'unit-secret-0123456789abcdef0123456789', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', ...env });
+
 describe('settings', () => {
   it('takes COLD_STORAGE_AFTER_DAYS from 0, fractions included, up to two weeks before the TTL backstop', () => {
-    // A secret and an endpoint of its own: nothing is generated under a data folder.
-    const days = (value?: string) =>
-      loadConfig({
-        AUTH_JWT_SECRET: 'unit-secret-0123456789abcdef0123456789',
-        DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
-        COLD_STORAGE_AFTER_DAYS: value,
-      }).coldStorage.afterDays;
+    const days = (value?: string) => configWith({ COLD_STORAGE_AFTER_DAYS: value }).coldStorage.afterDays;
     expect(days()).toBe(90);
     expect(days('0')).toBe(0);
     expect(days('0.001')).toBe(0.001);
@@ -24,12 +22,7 @@ describe('settings', () => {
   });
 
   it('takes METRICS_STORE_READ_MS, the period /metrics reuses the counts it reads from the store, as whole milliseconds from 0', () => {
-    const period = (value?: string) =>
-      loadConfig({
-        AUTH_JWT_SECRET: 'unit-secret-0123456789abcdef0123456789',
-        DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
-        METRICS_STORE_READ_MS: value,
-      }).metrics.storeReadMs;
+    const period = (value?: string) => configWith({ METRICS_STORE_READ_MS: value }).metrics.storeReadMs;
     expect(period()).toBe(5000);
     expect(period('100')).toBe(100);
     expect(period('0')).toBe(0);
@@ -52,9 +45,7 @@ describe('settings', () => {
   });
 
   it('takes a REDIS_URL of one node as it is, and one of a cluster (redis+cluster://) with each node host:port', () => {
-    const redis = (value: string) =>
-      loadConfig({ AUTH_JWT_SECRET: 'unit-secret-0123456789abcdef0123456789', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', REDIS_URL: value })
-        .redisUrl;
+    const redis = (value: string) => configWith({ REDIS_URL: value }).redisUrl;
     expect(redis('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
     expect(clusterTarget('redis://127.0.0.1:6379')).toBeUndefined();
     expect(redis('redis+cluster://10.0.0.1:7000,10.0.0.2:7001/')).toBe('redis+cluster://10.0.0.1:7000,10.0.0.2:7001/');
