@@ -7,7 +7,7 @@ import { requireText } from '../common/validate';
 import type { Item, Store } from '../infra/dynamo/store';
 import { logger } from '../logger';
 import { CATCH_UP, type EventBus, type Listening, UNCOUNTED } from '../infra/pubsub';
-import { retryAt } from '../job/job.attempts';
+import { retryAt } from '../job/job.decider';
 import { declaredKind, fanOutOf, stepPolicyOf } from '../job/job.kinds';
 import { JobEventType, JobStatus } from '../job/job.machine';
 import { claimerOf, type HeldUnit, type HeldUnitRef, type JobRepository, observeClaims } from '../job/job.repository';
@@ -88,7 +88,7 @@ const WAKES = new Set<string>([
   JobEventType.JOB_RETRIED,
 ]);
 
-/** The error codes with which a claim ends another worker's attempt (job.attempts.ts attemptEndedError). */
+/** The error codes with which a claim ends another worker's attempt (job.decider.ts UnitDecision.endedError). */
 const TAKEN = new Set(['LEASE_EXPIRED', 'ATTEMPT_TIMED_OUT']);
 
 interface EventUnit {

@@ -1,6 +1,7 @@
 import {
   addItems,
   type BatchEvent,
+  checkProgress,
   decide,
   type GroupRead,
   JobGroup,
@@ -9,6 +10,7 @@ import {
   itemId,
   itemOf,
   itemTotal,
+  leaseUntilOf,
   openReached,
   openStage,
   refuseOverItems,
@@ -28,7 +30,6 @@ import { isPlainObject } from '../guards';
 import { activityEvent } from '../common/activity-event';
 import { creationWrites } from '../common/mutate';
 import type { WriteValues } from '../infra/dynamo/entity';
-import { checkProgress, leaseUntilOf } from './job.attempts';
 import {
   type AggregateIO,
   type AggregateType,

@@ -3,10 +3,10 @@
  * (no IO: the committer's side, reads and writes, is job.aggregate.ts over src/infra/dynamo/committer.ts).
  *
  * - decide: `decide(group, command)`, a command naming its unit as (stage, sequence), a step's
- *   current attempt being sequence 0: a step's (or the job's) command runs its handler in
- *   STEP_HANDLERS over a StepDecision, an item's in ITEM_HANDLERS over an ItemDecision, and a
- *   worker's actions on either the one rule in WORK_HANDLERS. Each is a function from the group's
- *   state (JobGroup, immutable) to the next, which records the events it makes;
+ *   current attempt being sequence 0. A worker's actions on either kind of unit run the one rule in
+ *   WORK_HANDLERS over a UnitDecision (a StepDecision or an ItemDecision); the job's and a step's
+ *   own commands run STEP_HANDLERS, and an item's retry retryItem. Each is a function from the
+ *   group's state (JobGroup, immutable) to the next, which records the events it makes;
  * - evolve: `evolve(view, event)`, what an event does to the job, its steps and its items: the
  *   state a group's commit saves is the state it read with its events folded in (JobGroup.record
  *   keeps that fold as it goes);
@@ -14,30 +14,22 @@
  *   reaches it (openStage, openReached), settles when its items are done or too many failed
  *   (settleStage, finishStage), and a step or an item with a live reuse record completes from it
  *   (reuseStep, reuseAdded).
- * The rules an attempt follows (leases, deadlines, backoff, takeover, refusals) are job.attempts.ts,
- * shared by steps and items; the machines they keep are declared with the entities.
+ * The rules an attempt follows (leases, deadlines, backoff, takeover, refusals) are written once,
+ * in UnitDecision, for steps and items alike; the machines they keep are declared with the entities.
  */
 
-import { quotaExceeded, badInput, invalidTransition, notFound } from '../errors';
-import { entities, type EntityItem, type ItemCountsItem, MAX_STAGE_ITEMS } from '../common/entities';
-import {
-  checkProgress,
-  deadlineOf,
-  hasAttemptsLeft,
-  heldHint,
-  type HeldAttempt,
-  jobProgress,
-  leaseWithin,
-  refuseCancelled,
-  refuseTimedOut,
-  requireAttempt,
-  retryAt,
-  takeoverOf,
-  VERBS,
-  requireAttempt as requireHeld,
-} from './job.attempts';
+import { AppError, attemptTimedOut, badInput, ErrorCode, invalidTransition, notFound, quotaExceeded, wrongAttempt } from '../errors';
+import { attemptEndsAt, entities, type EntityItem, type ItemCountsItem, MAX_STAGE_ITEMS } from '../common/entities';
 import type { UnitWrite } from '../infra/dynamo/write';
-import { type FanOutDeclaration, fanOutOf, stepPolicyOf, type StepPolicy } from './job.kinds';
+import {
+  type AttemptRef,
+  backoffSeconds,
+  type FanOutDeclaration,
+  fanOutOf,
+  type RetryBackoff,
+  stepPolicyOf,
+  type StepPolicy,
+} from './job.kinds';
 import { contentKey, liveRecord, type ReusedWork, type ReuseRecordItem, reuseOf, sourceOf, takesReuse } from './job.reuse';
 import {
   ItemStatus,
@@ -60,116 +52,104 @@ type JobItem = EntityItem<'Job'>;
 export type WorkItemItem = EntityItem<'WorkItem'>;
 type StepItem = EntityItem<'Step'>;
 
+/** The ISO time `seconds` after the ISO time `at`, to the millisecond. */
+const later = (at: string, seconds: number): string => new Date(Date.parse(at) + Math.round(seconds * 1000)).toISOString();
+
+/** When a lease taken or renewed at `at` runs out without another report: `leaseSeconds` (JOB_LEASE_SECONDS) later. */
+export const leaseUntilOf = (at: string, leaseSeconds: number): string => later(at, leaseSeconds);
+
+/** A lease never outlasts its attempt's time: a report past it renews nothing. */
+const leaseWithin = (leaseUntil: string, timesOutAt: string | undefined): string =>
+  timesOutAt !== undefined && timesOutAt < leaseUntil ? timesOutAt : leaseUntil;
+
+/** When the next attempt after failed attempt `ref.attempt` may start: `at` plus its stage's backoff (at once without one). */
+export const retryAt = (backoff: RetryBackoff | undefined, ref: AttemptRef, at: string): string => later(at, backoffSeconds(backoff, ref));
+
+/** Throws BAD_USER_INPUT (field `progress`) unless `progress` is between 0 and 1. */
+export function checkProgress(progress: number): void {
+  if (!(progress >= 0 && progress <= 1)) throw badInput('progress must be between 0 and 1.', 'progress');
+}
+
+/**
+ * A job's progress from 0 to 1: its completed steps, plus the share `current` (0 to 1) of the
+ * step it is on (a step's reported progress, or the share of a fan-out stage's items that are
+ * done), over its planned steps; kept to four decimals, so stored and compared values agree.
+ */
+function jobProgress(job: { completedSteps: number; plan: readonly unknown[] }, current = 0): number {
+  return Math.round(Math.min(1, (job.completedSteps + current) / job.plan.length) * 10_000) / 10_000;
+}
+
+/** What each action on a unit is called in an error message: "Cannot report progress on item 3 …". */
+const VERBS = {
+  start: 'start',
+  claim: 'claim',
+  progress: 'report progress on',
+  complete: 'complete',
+  fail: 'fail',
+  pause: 'pause for review',
+  approve: 'approve',
+  reject: 'reject',
+  cancel: 'cancel',
+  retry: 'retry',
+  handBack: 'hand back',
+} as const;
+
+/**
+ * Throws JOB_CANCELLED when the job was cancelled: once a cancellation committed, no worker's
+ * action on its steps or items succeeds, and the worker can tell "stop, the job is gone" from a
+ * transition it got wrong.
+ */
+function refuseCancelled(job: JobItem): void {
+  if (job.status !== JobStatus.CANCELLED) return;
+  const at = job.finishedAt;
+  throw new AppError(
+    ErrorCode.JOB_CANCELLED,
+    `Job ${job.jobId} was cancelled${at ? ` at ${at}` : ''}; stop working on it and drop its work.`,
+    { jobId: job.jobId, cancelledAt: at ?? null },
+  );
+}
+
 /** The actions a worker takes on a step: on a cancelled job each gets JOB_CANCELLED. */
 const WORKER_ACTIONS = new Set<JobAction['kind']>(['start', 'claim', 'progress', 'complete', 'fail', 'pause', 'handBack']);
 
 /** The actions a worker takes on a unit it claims and holds: a step's attempt (sequence 0) or a work item alike. */
 type WorkKind = 'claim' | 'progress' | 'complete' | 'fail' | 'handBack';
+const WORK_KINDS: ReadonlySet<JobAction['kind']> = new Set<WorkKind>(['claim', 'progress', 'complete', 'fail', 'handBack']);
 
 /** The action of kind `K`, with its arguments. */
 type ActionOf<K extends JobAction['kind']> = Extract<JobAction, { kind: K }>;
 
-/**
- * One unit of work as a worker's action on it sees it: a step's current attempt (StepDecision) or
- * a work item (ItemDecision). Each side says how its unit starts, renews, completes, waits for its
- * next attempt, fails for good and is handed back, each returning the group it leaves; when each
- * happens is decided once, for both, by WORK_HANDLERS.
- */
-interface Work {
-  /** The unit, for messages: "Step render of job", "Item 3 of stage frames of job". */
-  readonly what: string;
-  readonly jobId: string;
-  readonly at: string;
-  /** Its stage's attempt timeout in seconds (none without one). */
-  readonly limit: number | undefined;
-  /** Its current attempt. */
-  readonly unit: HeldAttempt;
-  /** The attempts it may take (one more for each handed back). */
-  readonly maxAttempts: number;
-  /** Whether its stage declares a retry backoff (a lapsed attempt's next one then waits for it). */
-  readonly backoff: boolean;
-  /** Refuses a claim of a unit whose stage the job is not at. */
-  requireClaimable(): void;
-  /** Refuses an action on a unit its worker does not hold RUNNING (moving it `to`). */
-  requireHeld(to: string): void;
-  refuse(to: string, allowed: string[], hint?: string): never;
-  /** A waiting unit starts for the claimer (once its backoff is over). */
-  start(claim: ActionOf<'claim'>): JobGroup;
-  renew(report: ActionOf<'progress'>): JobGroup;
-  complete(done: ActionOf<'complete'>): JobGroup;
-  /** The attempt ended with `error` and attempts left: the next one waits, or the claimer (`claim`) holds it at once. */
-  retryLater(error: JobError, claim?: ActionOf<'claim'>): JobGroup;
-  failForGood(error: JobError): JobGroup;
-  handBack(): JobGroup;
+const isWork = (action: JobAction): action is ActionOf<WorkKind> => WORK_KINDS.has(action.kind);
+
+/** What the rules read of a unit's current attempt (a step attempt's or a work item's fields). */
+interface HeldAttempt {
+  attempt: number;
+  status: string;
+  worker?: string;
+  leaseExpiresAt?: string;
+  timesOutAt?: string;
 }
 
 /**
- * The rules of a worker's actions, written once for steps and items: when a claim starts a unit,
- * takes a lapsed one over, lets it wait for its backoff or fails it; what a report, a completion,
- * a failure and a hand-back need of the unit and its attempt.
+ * One decision on a unit of work in the making: a step's current attempt (StepDecision) or a work
+ * item (ItemDecision), over the group as the command found it. The rules of an attempt are here,
+ * once for both: its time and backoff from its stage's policy, the refusals naming the unit, and
+ * when a claim takes a lapsed attempt over. Each side says how its unit starts, renews, completes,
+ * waits for its next attempt, fails for good and is handed back, each returning the group it
+ * leaves; when each happens is decided once, for both, by WORK_HANDLERS.
  */
-const WORK_HANDLERS: { [K in WorkKind]: (d: Work, action: ActionOf<K>) => JobGroup } = {
-  claim(d, claim) {
-    d.requireClaimable();
-    const { unit } = d;
-    if (unit.status === ItemStatus.PENDING) return d.start(claim);
-    // A running attempt can be taken over once its lease or its time runs out, whichever is first.
-    const takeover = takeoverOf(unit, d.at, { maxAttempts: d.maxAttempts, backoff: d.backoff, timeoutSeconds: d.limit });
-    if (unit.status !== ItemStatus.RUNNING || takeover.kind === 'held')
-      return d.refuse('claimed', [ItemStatus.PENDING, 'RUNNING with its lease or its time run out'], heldHint(unit, takeover.ends));
-    if (takeover.kind === 'fail') return d.failForGood(takeover.error);
-    // With a retry backoff the next attempt waits for it, like one its worker failed: the claimer
-    // holds none of it. Without one the claimer holds the new attempt at once.
-    return d.retryLater(takeover.error, takeover.kind === 'takeOver' ? claim : undefined);
-  },
-  progress(d, report) {
-    checkProgress(report.progress);
-    d.requireHeld(ItemStatus.RUNNING);
-    // An attempt whose time is up is not renewed: its holder is told to stop, and the unit stays
-    // claimable, so the next claim takes it over.
-    refuseTimedOut(d.what, d.jobId, d.unit, d.at, d.limit);
-    return d.renew(report);
-  },
-  complete(d, done) {
-    d.requireHeld(ItemStatus.COMPLETED);
-    return d.complete(done);
-  },
-  fail(d, { code, message }) {
-    d.requireHeld(ItemStatus.FAILED);
-    const error: JobError = { code, message, retryCount: d.unit.attempt - 1 };
-    return hasAttemptsLeft(d.unit.attempt, d.maxAttempts) ? d.retryLater(error) : d.failForGood(error);
-  },
-  handBack(d) {
-    d.requireHeld(ItemStatus.PENDING);
-    // An attempt whose time is up is over already: the next claim takes it over as it would.
-    refuseTimedOut(d.what, d.jobId, d.unit, d.at, d.limit);
-    return d.handBack();
-  },
-};
-
-/**
- * One decision on a job and its steps, in the making: the rules its commands share (the job and
- * step statuses each accepts, the attempt a worker names, an attempt's start, failure and the
- * job's advance), over the group as the command found it; each returns the group it leaves (`moved`).
- */
-class StepDecision<K extends JobAction['kind']> implements Work {
-  readonly command: CommandDeclaration;
-  readonly limit: number | undefined;
+abstract class UnitDecision<K extends JobAction['kind']> {
   /** When an attempt starting now runs out of time (none without an attempt timeout). */
   readonly deadline: string | undefined;
 
   constructor(
     readonly group: JobGroup,
-    /** The step the command names (none for the job's own commands). */
-    readonly stage: string | undefined,
     readonly action: ActionOf<K>,
     readonly actor: string,
-    /** The named step's stage policy: how long its attempts run and how long a failed one waits. */
+    /** Its stage's attempt timeout and retry backoff (a fan-out stage declares its items'). */
     readonly policy: StepPolicy,
   ) {
-    this.command = JOB_COMMANDS[action.kind];
-    this.limit = policy.attemptTimeoutSeconds;
-    this.deadline = deadlineOf(group.at, this.limit);
+    this.deadline = policy.attemptTimeoutSeconds ? later(group.at, policy.attemptTimeoutSeconds) : undefined;
   }
 
   get job(): JobItem {
@@ -184,6 +164,154 @@ class StepDecision<K extends JobAction['kind']> implements Work {
     return this.group.at;
   }
 
+  /** Its stage's attempt timeout in seconds (none without one). */
+  get limit(): number | undefined {
+    return this.policy.attemptTimeoutSeconds;
+  }
+
+  /** The unit, for messages: "Step render of job", "Item 3 of stage frames of job". */
+  abstract get what(): string;
+  /** Its current attempt. */
+  abstract get unit(): HeldAttempt;
+  /** The attempts it may take (one more for each handed back). */
+  abstract get maxAttempts(): number;
+  /** Refuses a claim of a unit whose stage the job is not at. */
+  abstract requireClaimable(): void;
+  /** Refuses an action on a unit its worker does not hold RUNNING (moving it `to`). */
+  abstract requireHeld(to: string): void;
+  /** A waiting unit starts for the claimer (once its backoff is over). */
+  abstract start(claim: ActionOf<'claim'>): JobGroup;
+  abstract renew(report: ActionOf<'progress'>): JobGroup;
+  abstract complete(done: ActionOf<'complete'>): JobGroup;
+  /** The attempt ended with `error` and attempts left: the next one waits, or the claimer (`claim`) holds it at once. */
+  abstract retryLater(error: JobError, claim?: ActionOf<'claim'>): JobGroup;
+  abstract failForGood(error: JobError): JobGroup;
+  /**
+   * The holder releases its attempt unfinished: the next attempt waits, claimable at once (no
+   * backoff), and the released one is not counted against the unit's attempts (a step keeps the
+   * count in `handedBack`, an item moves its own last attempt, `maxAttempt`, on by one).
+   */
+  abstract handBack(): JobGroup;
+
+  /** INVALID_TRANSITION naming the unit, its status, the target `to` and the statuses allowed. */
+  refuse(to: string, allowed: string[], hint?: string): never {
+    throw invalidTransition(this.what, this.jobId, this.unit.status, to, { action: VERBS[this.action.kind], allowed, hint });
+  }
+
+  /**
+   * A worker that names an attempt must hold the current one: one whose lease was taken over (or
+   * that never was) is refused with INVALID_TRANSITION, naming the attempt that runs now, and
+   * changes nothing; naming none (null or undefined) is a step's caller leaving it out.
+   * `waiting` says when a unit that waits (PENDING, after a failed attempt) may be claimed again.
+   */
+  requireAttempt(kind: 'step' | 'item', waiting?: { availableAt?: string }): void {
+    const named = 'attempt' in this.action ? this.action.attempt : undefined;
+    const { what, unit } = this;
+    if (named != null && named !== unit.attempt)
+      throw wrongAttempt(what, this.jobId, VERBS[this.action.kind], kind, unit.attempt, named, waiting);
+  }
+
+  /**
+   * Throws ATTEMPT_TIMED_OUT when the held attempt's time is up: a report on it renews nothing,
+   * its holder is told to stop, and the unit stays claimable, so the next claim takes it over.
+   */
+  refuseTimedOut(): void {
+    const { unit } = this;
+    if (unit.timesOutAt !== undefined && unit.timesOutAt <= this.at)
+      throw attemptTimedOut(this.what, this.jobId, unit.attempt, unit.timesOutAt, this.limit);
+  }
+
+  /** When the next attempt of unit (`stage`, `sequence`), whose current one failed now, may start: after its stage's backoff. */
+  nextAvailableAt(stage: string, sequence: number): string {
+    return retryAt(this.policy.retryBackoff, { jobId: this.jobId, stage, sequence, attempt: this.unit.attempt }, this.at);
+  }
+
+  /**
+   * Why a running attempt that ended at `ends`, the earlier of its lease's end and its time's, is
+   * over: its time ran out (ATTEMPT_TIMED_OUT; a lease never outlasts the time, so when both ended
+   * at once it was the time), or its holder stopped reporting (LEASE_EXPIRED).
+   */
+  endedError(ends: string): JobError {
+    const { unit } = this;
+    const worker = unit.worker ?? 'unknown';
+    const retryCount = unit.attempt - 1;
+    return ends === unit.timesOutAt
+      ? {
+          code: 'ATTEMPT_TIMED_OUT',
+          message: `Attempt ${unit.attempt} of worker ${worker} ran out of time at ${ends}: its stage allows ${this.limit ?? '?'} s an attempt, whatever its reports.`,
+          retryCount,
+        }
+      : { code: 'LEASE_EXPIRED', message: `Worker ${worker} stopped reporting; its lease ran out at ${unit.leaseExpiresAt}.`, retryCount };
+  }
+}
+
+/**
+ * The rules of a worker's actions, written once for steps and items: when a claim starts a unit,
+ * takes a lapsed one over, lets it wait for its backoff or fails it; what a report, a completion,
+ * a failure and a hand-back need of the unit and its attempt.
+ */
+const WORK_HANDLERS: { [K in WorkKind]: (d: UnitDecision<K>) => JobGroup } = {
+  claim(d) {
+    d.requireClaimable();
+    const { unit } = d;
+    if (unit.status === ItemStatus.PENDING) return d.start(d.action);
+    // A running attempt can be taken over once its lease or its time runs out, whichever is first.
+    const ends = attemptEndsAt(unit);
+    if (unit.status !== ItemStatus.RUNNING || !ends || ends > d.at) {
+      const hint = ends && (ends === unit.timesOutAt ? `Its attempt runs until ${ends}.` : `Its lease runs until ${ends}.`);
+      return d.refuse('claimed', [ItemStatus.PENDING, 'RUNNING with its lease or its time run out'], hint);
+    }
+    const error = d.endedError(ends);
+    if (unit.attempt >= d.maxAttempts) return d.failForGood(error);
+    // With a retry backoff the next attempt waits for it, like one its worker failed: the claimer
+    // holds none of it. Without one the claimer holds the new attempt at once.
+    return d.retryLater(error, d.policy.retryBackoff ? undefined : d.action);
+  },
+  progress(d) {
+    checkProgress(d.action.progress);
+    d.requireHeld(ItemStatus.RUNNING);
+    // An attempt whose time is up is not renewed: its holder is told to stop.
+    d.refuseTimedOut();
+    return d.renew(d.action);
+  },
+  complete(d) {
+    d.requireHeld(ItemStatus.COMPLETED);
+    return d.complete(d.action);
+  },
+  fail(d) {
+    d.requireHeld(ItemStatus.FAILED);
+    const { code, message } = d.action;
+    const error: JobError = { code, message, retryCount: d.unit.attempt - 1 };
+    return d.unit.attempt < d.maxAttempts ? d.retryLater(error) : d.failForGood(error);
+  },
+  handBack(d) {
+    d.requireHeld(ItemStatus.PENDING);
+    // An attempt whose time is up is over already: the next claim takes it over as it would.
+    d.refuseTimedOut();
+    return d.handBack();
+  },
+};
+
+/**
+ * One decision on a job and its steps, in the making: the rules its commands share (the job and
+ * step statuses each accepts, the attempt a worker names, an attempt's start, failure and the
+ * job's advance); a worker's action's unit is the current attempt of the step the command names.
+ */
+class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
+  readonly command: CommandDeclaration;
+
+  constructor(
+    group: JobGroup,
+    /** The step the command names (none for the job's own commands). */
+    readonly stage: string | undefined,
+    action: ActionOf<K>,
+    actor: string,
+    policy: StepPolicy,
+  ) {
+    super(group, action, actor, policy);
+    this.command = JOB_COMMANDS[action.kind];
+  }
+
   /** The group with the job's `change`, the step attempts written and the event `type` (about `step`). */
   moved(change: Partial<JobItem>, steps: StepState[], type: JobEventType, step?: StepState, reused?: ReusedWork[]): JobGroup {
     const { jobId } = this;
@@ -193,7 +321,7 @@ class StepDecision<K extends JobAction['kind']> implements Work {
   /** The job must be in a status the command accepts; a worker's command on a cancelled job gets JOB_CANCELLED. */
   requireJob(): void {
     const { job, action, command } = this;
-    if (WORKER_ACTIONS.has(action.kind)) refuseCancelled(job, this.jobId);
+    if (WORKER_ACTIONS.has(action.kind)) refuseCancelled(job);
     if (!command.job.includes(job.status)) {
       throw invalidTransition('Job', this.jobId, job.status, command.to, {
         action: VERBS[action.kind],
@@ -222,7 +350,7 @@ class StepDecision<K extends JobAction['kind']> implements Work {
   namedStep(held: boolean): StepState {
     this.requireJob();
     const step = this.unit;
-    if (held) this.requireAttempt(step);
+    if (held) this.requireAttempt('step');
     this.requireStep(step);
     return step;
   }
@@ -237,12 +365,6 @@ class StepDecision<K extends JobAction['kind']> implements Work {
         hint: commandsHint(this.job.status, step.status),
       });
     }
-  }
-
-  /** A worker that names an attempt must hold the current one (job.attempts.ts requireAttempt). */
-  requireAttempt(step: StepState): void {
-    const named = 'attempt' in this.action ? this.action.attempt : undefined;
-    requireHeld(`Step ${step.name} of job`, this.jobId, this.action.kind, 'step', step.attempt, named);
   }
 
   /** A waiting attempt starts only once its retry backoff is over. */
@@ -285,9 +407,6 @@ class StepDecision<K extends JobAction['kind']> implements Work {
     return this.moved(change, [started], JobEventType.STEP_STARTED, started);
   }
 
-  // The step's side of a worker's action (Work, for WORK_HANDLERS): its unit is the current
-  // attempt of the step the command names.
-
   get unit(): StepState {
     return this.stepOf(this.stage ?? '');
   }
@@ -296,13 +415,9 @@ class StepDecision<K extends JobAction['kind']> implements Work {
     return `Step ${this.unit.name} of job`;
   }
 
-  /** The job's attempts, and one more for each attempt of the step handed back (not counted: countedAttempts). */
+  /** The job's attempts, and one more for each attempt of the step handed back (not counted). */
   get maxAttempts(): number {
     return this.job.maxAttempts + (this.unit.handedBack ?? 0);
-  }
-
-  get backoff(): boolean {
-    return !!this.policy.retryBackoff;
   }
 
   /** A claim names the job's current step, in a job that runs (or waits to). */
@@ -316,10 +431,6 @@ class StepDecision<K extends JobAction['kind']> implements Work {
   /** The job, the attempt the worker names and the step's status must be those the command accepts. */
   requireHeld(): void {
     this.namedStep(true);
-  }
-
-  refuse(to: string, allowed: string[], hint?: string): never {
-    throw invalidTransition(this.what, this.jobId, this.unit.status, to, { action: VERBS[this.action.kind], allowed, hint });
   }
 
   start(claim: ActionOf<'claim'>): JobGroup {
@@ -372,10 +483,6 @@ class StepDecision<K extends JobAction['kind']> implements Work {
     return this.failJob({ ...this.unit, status: StepStatus.FAILED, error, finishedAt: this.at }, error);
   }
 
-  /**
-   * The holder releases its attempt unfinished: a new attempt waits, claimable at once (no
-   * backoff), and the released one is not counted (countedAttempts).
-   */
   handBack(): JobGroup {
     const step = this.unit;
     const released: StepState = { ...step, status: StepStatus.HANDED_BACK, finishedAt: this.at };
@@ -386,7 +493,7 @@ class StepDecision<K extends JobAction['kind']> implements Work {
 
   /** What the attempt after failed `step` waits for: its stage's backoff (nothing without one). */
   backoffAfter(step: StepState): Partial<StepState> {
-    const until = retryAt(this.policy.retryBackoff, { jobId: this.jobId, stage: step.name, sequence: 0, attempt: step.attempt }, this.at);
+    const until = this.nextAvailableAt(step.name, 0);
     return until > this.at ? { waitsUntil: until } : {};
   }
 
@@ -427,8 +534,11 @@ const nextAttempt = (step: StepState, changes: Partial<StepState> = {}): StepSta
   ...changes,
 });
 
+/** The job's and a step's own commands (not a worker's action on the unit it holds). */
+type StepKind = Exclude<JobAction['kind'], WorkKind>;
+
 /** What each command on a step (or on the job) does, given the decision's shared rules (StepDecision). */
-const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => JobGroup } = {
+const STEP_HANDLERS: { [K in StepKind]: (d: StepDecision<K>) => JobGroup } = {
   start(d) {
     d.requireJob();
     const step = d.unit;
@@ -438,11 +548,6 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => JobGrou
     d.requireReady(step);
     return d.startAttempt(step, d.action);
   },
-  claim: (d) => WORK_HANDLERS.claim(d, d.action),
-  progress: (d) => WORK_HANDLERS.progress(d, d.action),
-  complete: (d) => WORK_HANDLERS.complete(d, d.action),
-  fail: (d) => WORK_HANDLERS.fail(d, d.action),
-  handBack: (d) => WORK_HANDLERS.handBack(d, d.action),
   pause(d) {
     const step = d.namedStep(true);
     const paused: StepState = { ...step, status: StepStatus.PAUSED };
@@ -489,35 +594,234 @@ const STEP_HANDLERS: { [K in JobAction['kind']]: (d: StepDecision<K>) => JobGrou
   },
 };
 
-/** The kinds of action a work item takes (ITEM_HANDLERS). */
-type ItemKind = 'claim' | 'progress' | 'complete' | 'fail' | 'handBack' | 'retry';
-const ITEM_KINDS: ReadonlySet<JobAction['kind']> = new Set<ItemKind>(['claim', 'progress', 'complete', 'fail', 'handBack', 'retry']);
-/** An action on a work item. */
-type ItemAction = ActionOf<ItemKind>;
-const isItemAction = (action: JobAction): action is ItemAction => ITEM_KINDS.has(action.kind);
+/** Runs the handler of command `kind` (typed per command: TypeScript's correlated union pattern, no assertion). */
+function handle<K extends StepKind>(kind: K, d: StepDecision<K>): JobGroup {
+  const handler: (d: StepDecision<K>) => JobGroup = STEP_HANDLERS[kind];
+  return handler(d);
+}
+
+/** Runs the rule of a worker's action `kind` on the unit it holds, a step's attempt or an item alike. */
+function work<K extends WorkKind>(kind: K, d: UnitDecision<K>): JobGroup {
+  const handler: (d: UnitDecision<K>) => JobGroup = WORK_HANDLERS[kind];
+  return handler(d);
+}
+
+/**
+ * One decision on a work item, in the making: the rules its actions share (the stage being live,
+ * the counters and how an attempt ends), over the group as the action found it.
+ */
+class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
+  readonly what: string;
+  readonly fanOut: FanOutDeclaration;
+  readonly item: WorkItemItem;
+  readonly counts: ItemCountsItem;
+  /** The job is at this stage and runs (or waits to): its items can be worked on. */
+  readonly stageLive: boolean;
+
+  constructor(
+    group: JobGroup,
+    readonly stage: string,
+    readonly sequence: number,
+    action: ActionOf<K>,
+    actor: string,
+  ) {
+    const { job } = group;
+    const fanOut = fanOutOrThrow(job, stage);
+    super(group, action, actor, fanOut);
+    this.fanOut = fanOut;
+    // Once a cancellation committed, nothing a worker sends about the job succeeds (whichever item
+    // it names), and it is told so with a code of its own, so it can drop the work instead of
+    // reading a transition error.
+    refuseCancelled(job);
+    const item = group.item(itemId(stage, sequence));
+    if (!item) throw notFound('WorkItem', `${job.jobId}/${stage}/${sequence}`);
+    this.item = item;
+    this.what = `Item ${sequence} of stage ${stage} of job`;
+    this.requireAttempt('item', item.status === ItemStatus.PENDING ? { availableAt: item.availableAt } : undefined);
+    this.stageLive = atStage(job, stage);
+    this.counts = countsOf(job, stage);
+  }
+
+  /** The action needs the item RUNNING in a live stage. */
+  requireHeld(to: string): void {
+    if (this.item.status !== ItemStatus.RUNNING || !this.stageLive) this.refuse(to, [ItemStatus.RUNNING]);
+  }
+
+  get unit(): WorkItemItem {
+    return this.item;
+  }
+
+  /** The item's own last attempt (a hand-back moves it on by one). */
+  get maxAttempts(): number {
+    return this.item.maxAttempt;
+  }
+
+  /** Its items are claimable only while the job runs (or waits to run) their stage. */
+  requireClaimable(): void {
+    const { job } = this.group;
+    if (!this.stageLive)
+      throw invalidTransition(`Stage ${this.stage} of job`, this.jobId, `${job.status} at ${job.currentStep ?? 'no stage'}`, 'claimed', {
+        action: 'claim',
+        allowed: [`RUNNING at ${this.stage}`],
+        hint: 'Its items are claimable only while the job runs that stage.',
+      });
+  }
+
+  /** Who holds a new attempt: the claimer, with its lease never past the attempt's time, a pool worker's counting in its tenant's pool load. */
+  private holder(claim: ActionOf<'claim'>): Partial<WorkItemItem> {
+    const leaseExpiresAt = claim.leaseUntil && leaseWithin(claim.leaseUntil, this.deadline);
+    return { worker: this.actor, leaseExpiresAt, timesOutAt: this.deadline, pooled: claim.pooled || undefined };
+  }
+
+  /** A waiting item starts for the claimer, only once its backoff is over, whatever an index read lagging behind said. */
+  start(claim: ActionOf<'claim'>): JobGroup {
+    const waitsUntil = this.item.availableAt ?? this.item.createdAt;
+    if (waitsUntil > this.at)
+      return this.refuse('claimed', [`${ItemStatus.PENDING} past its backoff`], `It waits for its retry backoff until ${waitsUntil}.`);
+    const started = this.next({ status: ItemStatus.RUNNING, progress: 0, startedAt: this.at, ...this.holder(claim) });
+    return this.record(this.withCounts({ running: this.counts.running + 1 }), JobEventType.ITEM_STARTED, started);
+  }
+
+  /** A report renews the reporter's lease, up to the attempt's time, and keeps its checkpoint. */
+  renew(report: ActionOf<'progress'>): JobGroup {
+    const { item } = this;
+    const updated = this.next({
+      progress: report.progress,
+      ...(report.checkpoint !== undefined ? { checkpoint: report.checkpoint } : {}),
+      ...(report.leaseUntil ? { leaseExpiresAt: leaseWithin(report.leaseUntil, item.timesOutAt) } : {}),
+    });
+    return this.record({}, JobEventType.ITEM_PROGRESS, updated);
+  }
+
+  complete(done: ActionOf<'complete'>): JobGroup {
+    return this.finish(ItemStatus.COMPLETED, { progress: 1, outputs: done.outputs ?? undefined }, JobEventType.ITEM_COMPLETED);
+  }
+
+  /** The attempt ended with attempts left: the item waits, PENDING, for its next one (after the stage's backoff), or the claimer holds it at once. */
+  retryLater(error: JobError, claim?: ActionOf<'claim'>): JobGroup {
+    const { item } = this;
+    if (!claim) {
+      const waiting = this.waiting({ error, availableAt: this.nextAvailableAt(this.stage, this.sequence) });
+      return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, waiting);
+    }
+    const again = this.next({
+      attempt: item.attempt + 1,
+      status: ItemStatus.RUNNING,
+      progress: 0,
+      error,
+      startedAt: this.at,
+      ...this.holder(claim),
+    });
+    return this.record(this.withCounts({}), JobEventType.ITEM_RECLAIMED, again);
+  }
+
+  handBack(): JobGroup {
+    // It keeps its place among the waiting items (claims take the oldest first): a stopping worker's
+    // unit is taken next, not after every item that waited behind it when it was claimed. That
+    // place is never in the future: start() claims no item before its availableAt.
+    const waiting = this.waiting({ maxAttempt: this.item.maxAttempt + 1, availableAt: this.item.availableAt ?? this.item.createdAt });
+    return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_HANDED_BACK, waiting);
+  }
+
+  /** The job's counters of the stage with `change`, and its progress with them. */
+  withCounts(change: Partial<ItemCountsItem>): Partial<JobItem> {
+    const itemCounts = { ...this.job.itemCounts, [this.stage]: { ...this.counts, ...change } };
+    return { itemCounts, progress: progressOf(this.job, itemCounts) };
+  }
+
+  /** The item's next version with `changes`. */
+  next(changes: Partial<WorkItemItem>): WorkItemItem {
+    return { ...this.item, ...changes, version: this.item.version + 1 };
+  }
+
+  /** The item waiting (PENDING) for its next attempt, held by no one, with `changes` (when it is claimable, its error). */
+  waiting(changes: Partial<WorkItemItem>): WorkItemItem {
+    const free = { worker: undefined, leaseExpiresAt: undefined, timesOutAt: undefined };
+    return this.next({ status: ItemStatus.PENDING, attempt: this.item.attempt + 1, progress: 0, ...free, ...changes });
+  }
+
+  /** The group with the job's change and the event `type` about `item` (and `step`). */
+  record(job: Partial<JobItem>, type: JobEventType, item: WorkItemItem, step?: StepLike): JobGroup {
+    return this.group.record({ actor: this.actor, type, job, items: [item], item, ...(step ? { steps: [step], step } : {}) });
+  }
+
+  /** The running item finishes for good (COMPLETED or FAILED): its new state, counted, its event, and the stage settled by its policy. */
+  finish(status: typeof ItemStatus.COMPLETED | typeof ItemStatus.FAILED, changes: Partial<WorkItemItem>, event: JobEventType): JobGroup {
+    const { counts } = this;
+    const finished = this.next({ ...changes, status, finishedAt: this.at, leaseExpiresAt: undefined, timesOutAt: undefined });
+    const counted = status === ItemStatus.COMPLETED ? { completed: counts.completed + 1 } : { failed: counts.failed + 1 };
+    return settleStage(this.record(this.withCounts({ running: counts.running - 1, ...counted }), event, finished), this.stage, this.actor);
+  }
+
+  /** The running item fails past its attempts. */
+  failForGood(error: JobError): JobGroup {
+    return this.finish(ItemStatus.FAILED, { error }, JobEventType.ITEM_FAILED);
+  }
+}
+
+/**
+ * A failed item (retryWorkItem, replayDeadLetters; with `errorCode`, only one whose last error has
+ * that code) reopens as a new attempt, and its stage with it when the stage failed by its policy.
+ */
+function retryItem(d: ItemDecision<'retry'>): JobGroup {
+  const { group, item, stage, action } = d;
+  const { job } = group;
+  if (item.status !== ItemStatus.FAILED) d.refuse(ItemStatus.PENDING, [ItemStatus.FAILED]);
+  if (action.errorCode !== undefined && item.error?.code !== action.errorCode)
+    d.refuse(ItemStatus.PENDING, [`${ItemStatus.FAILED} with ${action.errorCode}`], `Its last error is ${item.error?.code ?? 'none'}.`);
+  const step = group.steps.get(stage);
+  const stageFailed = job.status === JobStatus.FAILED && job.currentStep === stage && step?.status === StepStatus.FAILED;
+  if (!stageFailed && !(d.stageLive && step?.status === StepStatus.RUNNING)) {
+    throw invalidTransition(`Stage ${stage} of job`, d.jobId, step?.status ?? 'over', 'reopened', {
+      action: 'retry an item of',
+      allowed: [StepStatus.RUNNING, StepStatus.FAILED],
+      hint: 'Only an item of the stage the job is running, or of the stage it failed in, can be retried.',
+    });
+  }
+  const maxAttempt = item.attempt + (d.fanOut.attempts ?? job.maxAttempts);
+  const reopened = d.waiting({ maxAttempt, finishedAt: undefined, availableAt: d.at });
+  const counted = d.withCounts({ failed: d.counts.failed - 1 });
+  if (!stageFailed || !step) return d.record(counted, JobEventType.ITEM_RETRIED, reopened);
+  // The stage failed by its policy: it reopens as a new attempt of its step, and the job runs again.
+  const attempt = step.attempt + 1;
+  const running = { name: stage, order: step.order, attempt, status: StepStatus.RUNNING, progress: 0, startedAt: d.at, jobId: d.jobId };
+  const reopenedJob = {
+    ...counted,
+    status: JobStatus.RUNNING,
+    attempts: { ...job.attempts, [stage]: attempt },
+    failedSteps: Math.max(0, job.failedSteps - 1),
+    error: undefined,
+    finishedAt: undefined,
+  };
+  return d.record(reopenedJob, JobEventType.ITEM_RETRIED, reopened, running);
+}
 
 /**
  * Decides `command` on the group and records what it does: the unit's new state, the job's change
  * and its event, and what follows by itself (a stage opened or settled, the job moved on). A
- * command naming a work item (sequence from 1) is decided by ITEM_HANDLERS, any other (a step's
- * attempt, sequence 0, or the job) by STEP_HANDLERS; a worker's actions on either by WORK_HANDLERS.
- * `policy` is the named step's stage policy (its declaration's by default). Pure: returns the group
- * it leaves; throws BAD_USER_INPUT, NOT_FOUND, JOB_CANCELLED, INVALID_TRANSITION (naming from and
- * to) or ATTEMPT_TIMED_OUT, and a refused command leaves the group as it was.
+ * worker's action on a step's attempt (sequence 0) or a work item (sequence from 1) runs its rule
+ * in WORK_HANDLERS; the job's and a step's own commands run STEP_HANDLERS, and an item's retry
+ * retryItem. `policy` is the named step's stage policy (its declaration's by default). Pure:
+ * returns the group it leaves; throws BAD_USER_INPUT, NOT_FOUND, JOB_CANCELLED,
+ * INVALID_TRANSITION (naming from and to) or ATTEMPT_TIMED_OUT, and a refused command leaves the
+ * group as it was.
  */
 export function decide(group: JobGroup, { unit, action }: JobCommand, actor: string, policy?: StepPolicy): JobGroup {
   if (unit && unit.sequence > 0) {
-    if (!isItemAction(action)) throw badInput(`A work item takes ${[...ITEM_KINDS].join(', ')}; not ${action.kind}.`, 'action');
-    return handleItem(action.kind, new ItemDecision(group, unit.stage, unit.sequence, action, actor));
+    const { stage, sequence } = unit;
+    if (action.kind === 'retry') return retryItem(new ItemDecision<'retry'>(group, stage, sequence, action, actor));
+    if (!isWork(action)) throw badInput(`A work item takes ${[...WORK_KINDS, 'retry'].join(', ')}; not ${action.kind}.`, 'action');
+    let d = new ItemDecision<WorkKind>(group, stage, sequence, action, actor);
+    // A stage whose items are claimed before it was opened (a crash in between) opens now, and the claim is decided on it.
+    if (action.kind === 'claim' && d.stageLive && group.steps.get(stage)?.status === StepStatus.PENDING) {
+      const opened = openStage(group, stage, actor);
+      if (opened !== group) d = new ItemDecision<WorkKind>(opened, stage, sequence, action, actor);
+    }
+    return work(action.kind, d);
   }
-  const named = unit?.stage ?? group.job.currentStep ?? '';
-  return handle(action.kind, new StepDecision(group, unit?.stage, action, actor, policy ?? stepPolicyOf(group.job, named)));
-}
-
-/** Runs the handler of command `kind` (typed per command: TypeScript's correlated union pattern, no assertion). */
-function handle<K extends JobAction['kind']>(kind: K, d: StepDecision<K>): JobGroup {
-  const handler: (d: StepDecision<K>) => JobGroup = STEP_HANDLERS[kind];
-  return handler(d);
+  const stepPolicy = policy ?? stepPolicyOf(group.job, unit?.stage ?? group.job.currentStep ?? '');
+  if (isWork(action)) return work(action.kind, new StepDecision<WorkKind>(group, unit?.stage, action, actor, stepPolicy));
+  return handle(action.kind, new StepDecision<StepKind>(group, unit?.stage, action, actor, stepPolicy));
 }
 
 /**
@@ -988,245 +1292,4 @@ function settleStage(group: JobGroup, stage: string, actor: string): JobGroup {
     });
   }
   return counts.completed + counts.failed === counts.total ? finishStage(group, stage, actor) : group;
-}
-
-/**
- * One decision on a work item, in the making: the rules its actions share (the refusal naming the
- * item, the stage being live, the stage's attempt time and backoff, the counters and how an
- * attempt ends), over the group as the action found it. Each handler returns the group its action
- * leaves.
- */
-class ItemDecision<K extends ItemAction['kind']> implements Work {
-  readonly what: string;
-  readonly fanOut: FanOutDeclaration;
-  readonly item: WorkItemItem;
-  readonly counts: ItemCountsItem;
-  /** The job is at this stage and runs (or waits to): its items can be worked on. */
-  readonly stageLive: boolean;
-  readonly limit: number | undefined;
-  /** When an attempt starting now runs out of time (none without an attempt timeout). */
-  readonly deadline: string | undefined;
-
-  constructor(
-    readonly group: JobGroup,
-    readonly stage: string,
-    readonly sequence: number,
-    readonly action: Extract<ItemAction, { kind: K }>,
-    readonly actor: string,
-  ) {
-    const { job } = group;
-    this.fanOut = fanOutOrThrow(job, stage);
-    // Once a cancellation committed, nothing a worker sends about the job succeeds (whichever item
-    // it names), and it is told so with a code of its own, so it can drop the work instead of
-    // reading a transition error.
-    refuseCancelled(job, job.jobId);
-    const item = group.item(itemId(stage, sequence));
-    if (!item) throw notFound('WorkItem', `${job.jobId}/${stage}/${sequence}`);
-    this.item = item;
-    this.what = `Item ${sequence} of stage ${stage} of job`;
-    const waiting = item.status === ItemStatus.PENDING ? { availableAt: item.availableAt } : undefined;
-    requireAttempt(this.what, job.jobId, action.kind, 'item', item.attempt, 'attempt' in action ? action.attempt : undefined, waiting);
-    this.stageLive = atStage(job, stage);
-    this.limit = this.fanOut.attemptTimeoutSeconds;
-    this.deadline = deadlineOf(group.at, this.limit);
-    this.counts = countsOf(job, stage);
-  }
-
-  get jobId(): string {
-    return this.group.job.jobId;
-  }
-
-  get at(): string {
-    return this.group.at;
-  }
-
-  /** INVALID_TRANSITION naming the item, its status, the target and the statuses allowed. */
-  refuse(to: string, allowed: string[], hint?: string): never {
-    throw invalidTransition(this.what, this.jobId, this.item.status, to, { action: VERBS[this.action.kind], allowed, hint });
-  }
-
-  /** The action needs the item RUNNING in a live stage. */
-  requireHeld(to: string): void {
-    if (this.item.status !== ItemStatus.RUNNING || !this.stageLive) this.refuse(to, [ItemStatus.RUNNING]);
-  }
-
-  // The item's side of a worker's action (Work, for WORK_HANDLERS).
-
-  get unit(): WorkItemItem {
-    return this.item;
-  }
-
-  /** The item's own last attempt (a hand-back moves it on by one). */
-  get maxAttempts(): number {
-    return this.item.maxAttempt;
-  }
-
-  get backoff(): boolean {
-    return !!this.fanOut.retryBackoff;
-  }
-
-  /** Its items are claimable only while the job runs (or waits to run) their stage. */
-  requireClaimable(): void {
-    const { job } = this.group;
-    if (!this.stageLive)
-      throw invalidTransition(`Stage ${this.stage} of job`, this.jobId, `${job.status} at ${job.currentStep ?? 'no stage'}`, 'claimed', {
-        action: 'claim',
-        allowed: [`RUNNING at ${this.stage}`],
-        hint: 'Its items are claimable only while the job runs that stage.',
-      });
-  }
-
-  /** Who holds a new attempt: the claimer, with its lease never past the attempt's time, a pool worker's counting in its tenant's pool load. */
-  private holder(claim: ActionOf<'claim'>): Partial<WorkItemItem> {
-    const leaseExpiresAt = claim.leaseUntil && leaseWithin(claim.leaseUntil, this.deadline);
-    return { worker: this.actor, leaseExpiresAt, timesOutAt: this.deadline, pooled: claim.pooled || undefined };
-  }
-
-  /** A waiting item starts for the claimer, only once its backoff is over, whatever an index read lagging behind said. */
-  start(claim: ActionOf<'claim'>): JobGroup {
-    const waitsUntil = this.item.availableAt ?? this.item.createdAt;
-    if (waitsUntil > this.at)
-      return this.refuse('claimed', [`${ItemStatus.PENDING} past its backoff`], `It waits for its retry backoff until ${waitsUntil}.`);
-    const started = this.next({ status: ItemStatus.RUNNING, progress: 0, startedAt: this.at, ...this.holder(claim) });
-    return this.record(this.withCounts({ running: this.counts.running + 1 }), JobEventType.ITEM_STARTED, started);
-  }
-
-  /** A report renews the reporter's lease, up to the attempt's time, and keeps its checkpoint. */
-  renew(report: ActionOf<'progress'>): JobGroup {
-    const { item } = this;
-    const updated = this.next({
-      progress: report.progress,
-      ...(report.checkpoint !== undefined ? { checkpoint: report.checkpoint } : {}),
-      ...(report.leaseUntil ? { leaseExpiresAt: leaseWithin(report.leaseUntil, item.timesOutAt) } : {}),
-    });
-    return this.record({}, JobEventType.ITEM_PROGRESS, updated);
-  }
-
-  complete(done: ActionOf<'complete'>): JobGroup {
-    return this.finish(ItemStatus.COMPLETED, { progress: 1, outputs: done.outputs ?? undefined }, JobEventType.ITEM_COMPLETED);
-  }
-
-  /** The attempt ended with attempts left: the item waits for its next one (after the stage's backoff), or the claimer holds it at once. */
-  retryLater(error: JobError, claim?: ActionOf<'claim'>): JobGroup {
-    if (!claim) return this.waitForNext(error);
-    const again = this.next({
-      attempt: this.item.attempt + 1,
-      status: ItemStatus.RUNNING,
-      progress: 0,
-      error,
-      startedAt: this.at,
-      ...this.holder(claim),
-    });
-    return this.record(this.withCounts({}), JobEventType.ITEM_RECLAIMED, again);
-  }
-
-  /**
-   * The next attempt waits, claimable at once (no backoff), and the released one is not counted:
-   * the item's last attempt moves on with it (job.attempts.ts countedAttempts).
-   */
-  handBack(): JobGroup {
-    // It keeps its place among the waiting items (claims take the oldest first): a stopping worker's
-    // unit is taken next, not after every item that waited behind it when it was claimed. That
-    // place is never in the future: start() claims no item before its availableAt.
-    const waiting = this.waiting({ maxAttempt: this.item.maxAttempt + 1, availableAt: this.item.availableAt ?? this.item.createdAt });
-    return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_HANDED_BACK, waiting);
-  }
-
-  /** The job's counters of the stage with `change`, and its progress with them. */
-  withCounts(change: Partial<ItemCountsItem>): Partial<JobItem> {
-    const itemCounts = { ...this.group.job.itemCounts, [this.stage]: { ...this.counts, ...change } };
-    return { itemCounts, progress: progressOf(this.group.job, itemCounts) };
-  }
-
-  /** The item's next version with `changes`. */
-  next(changes: Partial<WorkItemItem>): WorkItemItem {
-    return { ...this.item, ...changes, version: this.item.version + 1 };
-  }
-
-  /** The item waiting (PENDING) for its next attempt, held by no one, with `changes` (when it is claimable, its error). */
-  waiting(changes: Partial<WorkItemItem>): WorkItemItem {
-    const free = { worker: undefined, leaseExpiresAt: undefined, timesOutAt: undefined };
-    return this.next({ status: ItemStatus.PENDING, attempt: this.item.attempt + 1, progress: 0, ...free, ...changes });
-  }
-
-  /** The group with the job's change and the event `type` about `item` (and `step`). */
-  record(job: Partial<JobItem>, type: JobEventType, item: WorkItemItem, step?: StepLike): JobGroup {
-    return this.group.record({ actor: this.actor, type, job, items: [item], item, ...(step ? { steps: [step], step } : {}) });
-  }
-
-  /** The running item finishes for good (COMPLETED or FAILED): its new state, counted, its event, and the stage settled by its policy. */
-  finish(status: typeof ItemStatus.COMPLETED | typeof ItemStatus.FAILED, changes: Partial<WorkItemItem>, event: JobEventType): JobGroup {
-    const { counts } = this;
-    const finished = this.next({ ...changes, status, finishedAt: this.at, leaseExpiresAt: undefined, timesOutAt: undefined });
-    const counted = status === ItemStatus.COMPLETED ? { completed: counts.completed + 1 } : { failed: counts.failed + 1 };
-    return settleStage(this.record(this.withCounts({ running: counts.running - 1, ...counted }), event, finished), this.stage, this.actor);
-  }
-
-  /** The running item fails past its attempts. */
-  failForGood(error: JobError): JobGroup {
-    return this.finish(ItemStatus.FAILED, { error }, JobEventType.ITEM_FAILED);
-  }
-
-  /** The running item's attempt ended with attempts left: it waits, PENDING, for the next one, claimable after the stage's backoff. */
-  waitForNext(error: JobError): JobGroup {
-    const { item } = this;
-    const unit = { jobId: this.jobId, stage: this.stage, sequence: this.sequence, attempt: item.attempt };
-    const waiting = this.waiting({ error, availableAt: retryAt(this.fanOut.retryBackoff, unit, this.at) });
-    return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, waiting);
-  }
-}
-
-/** What each worker's (or person's) action on an item does, given the decision's shared rules (ItemDecision). */
-const ITEM_HANDLERS: { [K in ItemAction['kind']]: (d: ItemDecision<K>) => JobGroup } = {
-  claim(d) {
-    const { group, stage, action } = d;
-    // A stage whose items are claimed before it was opened (a crash in between) opens now, and the claim is decided on it.
-    if (d.stageLive && group.steps.get(stage)?.status === StepStatus.PENDING) {
-      const opened = openStage(group, stage, d.actor);
-      if (opened !== group) return ITEM_HANDLERS.claim(new ItemDecision(opened, stage, d.sequence, action, d.actor));
-    }
-    return WORK_HANDLERS.claim(d, action);
-  },
-  progress: (d) => WORK_HANDLERS.progress(d, d.action),
-  complete: (d) => WORK_HANDLERS.complete(d, d.action),
-  fail: (d) => WORK_HANDLERS.fail(d, d.action),
-  handBack: (d) => WORK_HANDLERS.handBack(d, d.action),
-  retry(d) {
-    const { group, item, stage, action } = d;
-    const { job } = group;
-    if (item.status !== ItemStatus.FAILED) d.refuse(ItemStatus.PENDING, [ItemStatus.FAILED]);
-    if (action.errorCode !== undefined && item.error?.code !== action.errorCode)
-      d.refuse(ItemStatus.PENDING, [`${ItemStatus.FAILED} with ${action.errorCode}`], `Its last error is ${item.error?.code ?? 'none'}.`);
-    const step = group.steps.get(stage);
-    const stageFailed = job.status === JobStatus.FAILED && job.currentStep === stage && step?.status === StepStatus.FAILED;
-    if (!stageFailed && !(d.stageLive && step?.status === StepStatus.RUNNING)) {
-      throw invalidTransition(`Stage ${stage} of job`, d.jobId, step?.status ?? 'over', 'reopened', {
-        action: 'retry an item of',
-        allowed: [StepStatus.RUNNING, StepStatus.FAILED],
-        hint: 'Only an item of the stage the job is running, or of the stage it failed in, can be retried.',
-      });
-    }
-    const maxAttempt = item.attempt + (d.fanOut.attempts ?? job.maxAttempts);
-    const reopened = d.waiting({ maxAttempt, finishedAt: undefined, availableAt: d.at });
-    const counted = d.withCounts({ failed: d.counts.failed - 1 });
-    if (!stageFailed || !step) return d.record(counted, JobEventType.ITEM_RETRIED, reopened);
-    // The stage failed by its policy: it reopens as a new attempt of its step, and the job runs again.
-    const attempt = step.attempt + 1;
-    const running = { name: stage, order: step.order, attempt, status: StepStatus.RUNNING, progress: 0, startedAt: d.at, jobId: d.jobId };
-    const reopenedJob = {
-      ...counted,
-      status: JobStatus.RUNNING,
-      attempts: { ...job.attempts, [stage]: attempt },
-      failedSteps: Math.max(0, job.failedSteps - 1),
-      error: undefined,
-      finishedAt: undefined,
-    };
-    return d.record(reopenedJob, JobEventType.ITEM_RETRIED, reopened, running);
-  },
-};
-
-/** Runs the handler of action `kind` (typed per action: TypeScript's correlated union pattern, no assertion). */
-function handleItem<K extends ItemAction['kind']>(kind: K, d: ItemDecision<K>): JobGroup {
-  const handler: (d: ItemDecision<K>) => JobGroup = ITEM_HANDLERS[kind];
-  return handler(d);
 }

@@ -1,8 +1,5 @@
 import { type EntityItem, JOB_STATES, STEP_STATES } from '../common/entities';
 import { enumObject } from '../infra/dynamo/entity';
-import type { AttemptError } from './job.attempts';
-
-export { attemptEndedError, cancelledJob } from './job.attempts';
 
 /** A job's statuses, from the declaration (entities.ts); which moves are allowed is decided in job.decider.ts. */
 export const JobStatus = enumObject(JOB_STATES);
@@ -74,7 +71,12 @@ export const TERMINAL = new Set<JobStatus>([JobStatus.COMPLETED, JobStatus.FAILE
  */
 export const FINAL = new Set<JobStatus>([JobStatus.COMPLETED, JobStatus.CANCELLED]);
 
-export type JobError = AttemptError;
+/** An error a unit's attempt ended with: its code, its message and how many attempts came before it. */
+export interface JobError {
+  code: string;
+  message: string;
+  retryCount: number;
+}
 
 export interface PlannedStep {
   name: string;

@@ -3,7 +3,7 @@ import { logger } from '../logger';
 import { activityEvent } from '../common/activity-event';
 import { assertId, isValidTenantId } from '../common/ids';
 import { Stale } from '../common/mutate';
-import { entities, type EntityItem } from '../common/entities';
+import { attemptEndsAt, entities, type EntityItem } from '../common/entities';
 import type { Scope } from '../common/scope';
 import type { Store } from '../infra/dynamo/store';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
@@ -34,7 +34,6 @@ import {
   stepsAwaitingReview,
   jobKey,
 } from './job.keys';
-import { attemptEndsAt } from './job.attempts';
 import type { StepLike } from './job.writes';
 import { initialSteps, JobStatus, StepStatus, TERMINAL, type JobCommand, onStep, type PlannedStep, type StepState } from './job.machine';
 import type { CreateJobInput } from './job.type';

@@ -1,10 +1,9 @@
-import { entities, type EntityItem, ITEM_COUNTS, type ItemCountsItem, stepClaimableFrom } from '../common/entities';
+import { attemptEndsAt, entities, type EntityItem, ITEM_COUNTS, type ItemCountsItem, stepClaimableFrom } from '../common/entities';
 import { FINISHED_JOB_TTL_DAYS, JOB_EVENT_TTL_DAYS } from '../config';
 import type { Scope } from '../common/scope';
 import { jobStatusShard } from '../common/streams';
 import { attr, type PutValues, type ShapeValues } from '../infra/dynamo/entity';
 import { del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
-import { attemptEndsAt } from './job.attempts';
 import { fanOutOf, stageOf } from './job.kinds';
 import type { ReusedWork } from './job.reuse';
 import { ItemStatus, type JobEventType, JobStatus, type StepState, StepStatus, TERMINAL } from './job.machine';
