@@ -1282,14 +1282,8 @@ function settleStage(group: JobGroup, stage: string, actor: string): JobGroup {
       message: `${counts.failed} of ${counts.total} items of stage ${stage} failed (${policyText(fanOut)}); retryWorkItem reopens the stage.`,
       retryCount: step.attempt - 1,
     };
-    const failed = { ...step, status: StepStatus.FAILED, error, finishedAt: group.at };
-    return group.record({
-      actor,
-      type: JobEventType.STEP_FAILED,
-      job: { status: JobStatus.FAILED, failedSteps: job.failedSteps + 1, error, finishedAt: group.at },
-      steps: [failed],
-      step: failed,
-    });
+    // The stage's step fails for good, as one past its attempts does, and the job with it.
+    return new StepDecision(group, stage, { kind: 'fail', ...error }, actor, {}).failForGood(error);
   }
   return counts.completed + counts.failed === counts.total ? finishStage(group, stage, actor) : group;
 }

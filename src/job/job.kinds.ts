@@ -101,9 +101,8 @@ export type RetryBackoff = ShapeValues<typeof RETRY_BACKOFF>;
 
 /** What a stage declares, as its view (JobStage) shows it. */
 const STAGE = {
-  /** The step's name, as startStep and completeStep take it. */
   name: attr.string({ required: true, description: 'The step name that startStep and completeStep take.' }),
-  /** What a client shows while it runs (seed 001's generating_scenes, processing, composing). */
+  /** Seed 001's generating_scenes, processing, composing. */
   phase: attr.string({ required: true, description: 'What a client shows while the stage runs (Job.phase).' }),
   /**
    * A single-step stage: how long one attempt of its step may run, in seconds, from its start or
@@ -127,7 +126,6 @@ const STAGE = {
 
 /** What a fan-out stage declares of its items' attempts, as its view (FanOutStage) shows it. */
 const FAN_OUT = {
-  /** Attempts per item before it fails (default: the job's maxAttempts). */
   attempts: attr.int({ description: "Attempts per item (default: the job's maxAttempts)." }),
   /**
    * How long one attempt of an item may run, in seconds, from its claim, whatever its progress
@@ -301,7 +299,7 @@ export function registerJobKind<K extends string>(name: K, declaration: JobKindD
 
 /** The fan-out declaration of stage `stage` of a declared job, or undefined for a single step. */
 export function fanOutOf(job: { kind: string; declared?: boolean }, stage: string): FanOutDeclaration | undefined {
-  return withTimeoutOverride(job.declared ? declaredKind(job.kind)?.stages.find((s) => s.name === stage)?.fanOut : undefined);
+  return withTimeoutOverride(stageOf(job, stage)?.fanOut);
 }
 
 /**
@@ -352,11 +350,8 @@ export function declaredKind(kind: string): JobKindDeclaration | undefined {
 
 /** The phase a job shows: its current stage's while it runs, else its status in lower case. */
 export function phaseOf(job: { kind: string; status: string; currentStep?: string | null; declared?: boolean }): string {
-  if (job.status === 'RUNNING' || job.status === 'PAUSED') {
-    const stage = job.declared ? declaredKind(job.kind)?.stages.find((s) => s.name === job.currentStep) : undefined;
-    if (stage) return stage.phase;
-    if (job.currentStep) return job.currentStep;
-  }
+  if ((job.status === 'RUNNING' || job.status === 'PAUSED') && job.currentStep)
+    return stageOf(job, job.currentStep)?.phase ?? job.currentStep;
   return job.status === 'QUEUED' ? 'pending' : job.status.toLowerCase();
 }
 

@@ -1,4 +1,4 @@
-import { type EntityItem, JOB_STATES, STEP_STATES } from '../common/entities';
+import { entities, type EntityItem, JOB_STATES, type JobErrorItem, STEP_STATES } from '../common/entities';
 import { enumObject } from '../infra/dynamo/entity';
 
 /** A job's statuses, from the declaration (entities.ts); which moves are allowed is decided in job.decider.ts. */
@@ -9,14 +9,8 @@ export type JobStatus = (typeof JobStatus)[keyof typeof JobStatus];
 export const StepStatus = enumObject(STEP_STATES);
 export type StepStatus = (typeof StepStatus)[keyof typeof StepStatus];
 
-/** A work item's statuses (declared with the entity, entities.ts). CANCELLED: its job was cancelled before it finished. */
-export const ItemStatus = {
-  PENDING: 'PENDING',
-  RUNNING: 'RUNNING',
-  COMPLETED: 'COMPLETED',
-  FAILED: 'FAILED',
-  CANCELLED: 'CANCELLED',
-} as const;
+/** A work item's statuses, from the declaration (entities.ts). CANCELLED: its job was cancelled before it finished. */
+export const ItemStatus = enumObject(entities.WorkItem.states);
 export type ItemStatus = (typeof ItemStatus)[keyof typeof ItemStatus];
 
 /**
@@ -71,12 +65,8 @@ export const TERMINAL = new Set<JobStatus>([JobStatus.COMPLETED, JobStatus.FAILE
  */
 export const FINAL = new Set<JobStatus>([JobStatus.COMPLETED, JobStatus.CANCELLED]);
 
-/** An error a unit's attempt ended with: its code, its message and how many attempts came before it. */
-export interface JobError {
-  code: string;
-  message: string;
-  retryCount: number;
-}
+/** Why a unit's attempt ended: its code, its message and how many attempts came before it (the declared JobError). */
+export type JobError = JobErrorItem;
 
 export interface PlannedStep {
   name: string;

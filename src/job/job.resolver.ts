@@ -116,6 +116,20 @@ interface HeldClaim {
   lease: string | null;
 }
 
+/**
+ * A worker's report on the unit it holds (a step's attempt or a work item), answered with what
+ * the report left: a tenant's workers and pool workers (through the lease they pass) send them.
+ */
+const WorkerReport =
+  (returns: () => typeof Job | typeof WorkItem, description: string): MethodDecorator =>
+  (target, key, descriptor) => {
+    Authorized(Role.WORKER, Role.POOL)(target, key, descriptor);
+    Mutation(returns, { description })(target, key, descriptor);
+  };
+
+/** What a step's report may say was measured. */
+const METRICS = { nullable: true, description: 'What was measured (GPU seconds …), as a JSON object.' } as const;
+
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
   interface Repositories {
@@ -202,23 +216,20 @@ export class JobResolver {
     return ctx.repos.jobs.act(jobId, onStep(stepName, { kind: 'start' }));
   }
 
-  @Authorized(Role.WORKER, Role.POOL)
-  @Mutation(() => Job, { description: 'Worker: reports a running step’s progress (0 to 1).' })
+  @WorkerReport(() => Job, 'Worker: reports a running step’s progress (0 to 1).')
   async reportStepProgress(
     @Args(() => HeldStepRef) ref: HeldStepRef,
     @Arg('progress', () => Float, { description: 'From 0 to 1.' }) progress: number,
-    @Arg('metrics', () => JSONObject, { nullable: true, description: 'What was measured (GPU seconds …), as a JSON object.' })
-    metrics: Record<string, unknown> | null,
+    @Arg('metrics', () => JSONObject, METRICS) metrics: Record<string, unknown> | null,
     @Ctx() ctx: Context,
   ) {
     return actOnHeldStep(ctx, ref, { kind: 'progress', progress, metrics });
   }
 
-  @Authorized(Role.WORKER, Role.POOL)
-  @Mutation(() => Job, {
-    description:
-      'Worker: completes a running step with its artifacts (S3 keys), metrics and outputs (checked against the stage of a declared kind; a stage declared for review pauses instead).',
-  })
+  @WorkerReport(
+    () => Job,
+    'Worker: completes a running step with its artifacts (S3 keys), metrics and outputs (checked against the stage of a declared kind; a stage declared for review pauses instead).',
+  )
   async completeStep(
     @Args(() => HeldStepRef) ref: HeldStepRef,
     @Arg('artifacts', () => [String], {
@@ -226,8 +237,7 @@ export class JobResolver {
       description: 'S3 keys of what the step produced, under tenants/<your tenant>/ (no URLs).',
     })
     artifacts: string[],
-    @Arg('metrics', () => JSONObject, { nullable: true, description: 'What was measured (GPU seconds …), as a JSON object.' })
-    metrics: Record<string, unknown> | null,
+    @Arg('metrics', () => JSONObject, METRICS) metrics: Record<string, unknown> | null,
     @Arg('outputs', () => JSONObject, {
       nullable: true,
       description: "The stage's outputs, checked against its declared fields like createJob's inputs.",
@@ -238,8 +248,7 @@ export class JobResolver {
     return actOnHeldStep(ctx, ref, { kind: 'complete', artifacts, metrics, outputs });
   }
 
-  @Authorized(Role.WORKER, Role.POOL)
-  @Mutation(() => Job, { description: 'Worker: fails a running step; a new attempt follows while attempts remain, else the job fails.' })
+  @WorkerReport(() => Job, 'Worker: fails a running step; a new attempt follows while attempts remain, else the job fails.')
   async failStep(
     @Args(() => HeldStepRef) ref: HeldStepRef,
     @Arg('code', { description: 'A stable code of your own for the failure, such as OUT_OF_MEMORY.' }) code: string,
@@ -249,17 +258,15 @@ export class JobResolver {
     return actOnHeldStep(ctx, ref, { kind: 'fail', code, message });
   }
 
-  @Authorized(Role.WORKER, Role.POOL)
-  @Mutation(() => Job, { description: 'Worker: pauses a running step for a person’s review.' })
+  @WorkerReport(() => Job, 'Worker: pauses a running step for a person’s review.')
   async pauseStepForReview(@Args(() => HeldStepRef) ref: HeldStepRef, @Ctx() ctx: Context) {
     return actOnHeldStep(ctx, ref, { kind: 'pause' });
   }
 
-  @Authorized(Role.WORKER, Role.POOL)
-  @Mutation(() => Job, {
-    description:
-      'Worker: hands back a running step it holds, unfinished (a stopping worker): a new attempt waits, claimable at once with no backoff, and this one (HANDED_BACK) is not counted against the attempts (event STEP_HANDED_BACK).',
-  })
+  @WorkerReport(
+    () => Job,
+    'Worker: hands back a running step it holds, unfinished (a stopping worker): a new attempt waits, claimable at once with no backoff, and this one (HANDED_BACK) is not counted against the attempts (event STEP_HANDED_BACK).',
+  )
   async handBackStep(@Args(() => HeldStepRef) ref: HeldStepRef, @Ctx() ctx: Context) {
     return actOnHeldStep(ctx, ref, { kind: 'handBack' });
   }
@@ -362,8 +369,7 @@ export class JobResolver {
     return (await itemAdderRepos(ctx, { jobId, lease })).jobs.items.add(jobId, stage, items);
   }
 
-  @Authorized(Role.WORKER, Role.POOL)
-  @Mutation(() => WorkItem, { description: 'Worker: reports a running item’s progress (0 to 1), renewing its lease.' })
+  @WorkerReport(() => WorkItem, 'Worker: reports a running item’s progress (0 to 1), renewing its lease.')
   async reportWorkItemProgress(
     @Args(() => WorkItemRef) ref: WorkItemRef,
     @Arg('progress', () => Float, { description: '0 to 1.' }) progress: number,
@@ -372,11 +378,10 @@ export class JobResolver {
     return actOnHeldItem(ctx, ref, { kind: 'progress', attempt: ref.attempt, progress });
   }
 
-  @Authorized(Role.WORKER, Role.POOL)
-  @Mutation(() => WorkItem, {
-    description:
-      'Worker: completes a running item with its outputs (checked against the stage’s item outputs); the stage completes when every item is done.',
-  })
+  @WorkerReport(
+    () => WorkItem,
+    'Worker: completes a running item with its outputs (checked against the stage’s item outputs); the stage completes when every item is done.',
+  )
   async completeWorkItem(
     @Args(() => WorkItemRef) ref: WorkItemRef,
     @Arg('outputs', () => JSONObject, { description: "What it produced, as the stage's item outputs (see jobKinds)." })
@@ -386,11 +391,10 @@ export class JobResolver {
     return actOnHeldItem(ctx, ref, { kind: 'complete', attempt: ref.attempt, outputs });
   }
 
-  @Authorized(Role.WORKER, Role.POOL)
-  @Mutation(() => WorkItem, {
-    description:
-      'Worker: fails a running item; it waits for its next attempt while attempts remain, else it fails (and the stage by its policy).',
-  })
+  @WorkerReport(
+    () => WorkItem,
+    'Worker: fails a running item; it waits for its next attempt while attempts remain, else it fails (and the stage by its policy).',
+  )
   async failWorkItem(
     @Args(() => WorkItemRef) ref: WorkItemRef,
     @Arg('code', { description: 'A stable error code of yours, e.g. RENDER_TIMEOUT (at most 100 characters).' }) code: string,
@@ -400,11 +404,10 @@ export class JobResolver {
     return actOnHeldItem(ctx, ref, { kind: 'fail', attempt: ref.attempt, code, message });
   }
 
-  @Authorized(Role.WORKER, Role.POOL)
-  @Mutation(() => WorkItem, {
-    description:
-      'Worker: hands back a running item it holds, unfinished (a stopping worker): it waits for its next attempt, claimable at once with no backoff, and this attempt is not counted against its attempts (event ITEM_HANDED_BACK).',
-  })
+  @WorkerReport(
+    () => WorkItem,
+    'Worker: hands back a running item it holds, unfinished (a stopping worker): it waits for its next attempt, claimable at once with no backoff, and this attempt is not counted against its attempts (event ITEM_HANDED_BACK).',
+  )
   async handBackWorkItem(@Args(() => WorkItemRef) ref: WorkItemRef, @Ctx() ctx: Context) {
     return actOnHeldItem(ctx, ref, { kind: 'handBack', attempt: ref.attempt });
   }
