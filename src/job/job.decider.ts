@@ -534,6 +534,15 @@ const nextAttempt = (step: StepState, changes: Partial<StepState> = {}): StepSta
   ...changes,
 });
 
+/** A failed job runs again at `again`, the new attempt of the step it failed at (retryJob; an item retried in a stage failed by its policy). */
+const runAgain = (job: JobItem, again: StepState): Partial<JobItem> => ({
+  status: JobStatus.RUNNING,
+  attempts: { ...job.attempts, [again.name]: again.attempt },
+  failedSteps: Math.max(0, job.failedSteps - 1),
+  finishedAt: undefined,
+  error: undefined,
+});
+
 /** The job's and a step's own commands (not a worker's action on the unit it holds). */
 type StepKind = Exclude<JobAction['kind'], WorkKind>;
 
@@ -583,14 +592,7 @@ const STEP_HANDLERS: { [K in StepKind]: (d: StepDecision<K>) => JobGroup } = {
     d.requireJob();
     const failed = d.stepOf(d.job.currentStep ?? d.job.plan[0].name);
     const retry = nextAttempt(failed);
-    const change = {
-      status: JobStatus.RUNNING,
-      attempts: { ...d.job.attempts, [failed.name]: retry.attempt },
-      failedSteps: Math.max(0, d.job.failedSteps - 1),
-      finishedAt: undefined,
-      error: undefined,
-    };
-    return d.moved(change, [retry], JobEventType.JOB_RETRIED, retry);
+    return d.moved(runAgain(d.job, retry), [retry], JobEventType.JOB_RETRIED, retry);
   },
 };
 
@@ -633,8 +635,7 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     // it names), and it is told so with a code of its own, so it can drop the work instead of
     // reading a transition error.
     refuseCancelled(job);
-    const item = group.item(itemId(stage, sequence));
-    if (!item) throw notFound('WorkItem', `${job.jobId}/${stage}/${sequence}`);
+    const item = itemOf(group, stage, sequence);
     this.item = item;
     this.what = `Item ${sequence} of stage ${stage} of job`;
     this.requireAttempt('item', item.status === ItemStatus.PENDING ? { availableAt: item.availableAt } : undefined);
@@ -783,17 +784,8 @@ function retryItem(d: ItemDecision<'retry'>): JobGroup {
   const counted = d.withCounts({ failed: d.counts.failed - 1 });
   if (!stageFailed || !step) return d.record(counted, JobEventType.ITEM_RETRIED, reopened);
   // The stage failed by its policy: it reopens as a new attempt of its step, and the job runs again.
-  const attempt = step.attempt + 1;
-  const running = { name: stage, order: step.order, attempt, status: StepStatus.RUNNING, progress: 0, startedAt: d.at, jobId: d.jobId };
-  const reopenedJob = {
-    ...counted,
-    status: JobStatus.RUNNING,
-    attempts: { ...job.attempts, [stage]: attempt },
-    failedSteps: Math.max(0, job.failedSteps - 1),
-    error: undefined,
-    finishedAt: undefined,
-  };
-  return d.record(reopenedJob, JobEventType.ITEM_RETRIED, reopened, running);
+  const running = nextAttempt(step, { status: StepStatus.RUNNING, startedAt: d.at });
+  return d.record({ ...counted, ...runAgain(job, running) }, JobEventType.ITEM_RETRIED, reopened, { ...running, jobId: d.jobId });
 }
 
 /**
@@ -1165,14 +1157,8 @@ export function openStage(group: JobGroup, stage: string, actor: string): JobGro
   if (!atStage(job, stage)) return group;
   const step = group.steps.get(stage);
   if (!step || step.status !== StepStatus.PENDING) return group;
-  const started = { ...step, status: StepStatus.RUNNING, startedAt: group.at, progress: 0 };
-  const opened = group.record({
-    actor,
-    type: JobEventType.STEP_STARTED,
-    job: { status: JobStatus.RUNNING, startedAt: job.startedAt ?? group.at },
-    steps: [started],
-    step: started,
-  });
+  // Started by the job's machine, as a worker starts a step, but held by no one (its items are the work).
+  const opened = new StepDecision(group, stage, { kind: 'start' }, actor, {}).startAttempt(step, {});
   // A stage without items, or whose items were all done before it opened (reused when added),
   // completes at once.
   const counts = countsOf(opened.job, stage);
