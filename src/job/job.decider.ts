@@ -109,12 +109,12 @@ function refuseCancelled(job: JobItem): void {
   );
 }
 
-/** The actions a worker takes on a step: on a cancelled job each gets JOB_CANCELLED. */
-const WORKER_ACTIONS = new Set<JobAction['kind']>(['start', 'claim', 'progress', 'complete', 'fail', 'pause', 'handBack']);
-
 /** The actions a worker takes on a unit it claims and holds: a step's attempt (sequence 0) or a work item alike. */
 type WorkKind = 'claim' | 'progress' | 'complete' | 'fail' | 'handBack';
 const WORK_KINDS: ReadonlySet<JobAction['kind']> = new Set<WorkKind>(['claim', 'progress', 'complete', 'fail', 'handBack']);
+
+/** Every action a worker takes on a step (those on a unit it holds, and starting and pausing it): on a cancelled job each gets JOB_CANCELLED. */
+const WORKER_ACTIONS = new Set<JobAction['kind']>([...WORK_KINDS, 'start', 'pause']);
 
 /** The action of kind `K`, with its arguments. */
 type ActionOf<K extends JobAction['kind']> = Extract<JobAction, { kind: K }>;
@@ -423,9 +423,14 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
   /** A claim names the job's current step, in a job that runs (or waits to). */
   requireClaimable(): void {
     this.requireJob();
-    const step = this.unit;
+    this.requireCurrent('claimed');
+  }
+
+  /** Only the step the job is at (its first, before it started) can start: the others wait for it. */
+  requireCurrent(to: string): void {
+    const { name } = this.unit;
     const current = this.job.currentStep ?? this.job.plan[0]?.name;
-    if (step.name !== current) throw invalidTransition(`Step ${step.name} of job`, this.jobId, `waiting for ${current}`, 'claimed');
+    if (name !== current) throw invalidTransition(`Step ${name} of job`, this.jobId, `waiting for ${current}`, to);
   }
 
   /** The job, the attempt the worker names and the step's status must be those the command accepts. */
@@ -552,8 +557,7 @@ const STEP_HANDLERS: { [K in StepKind]: (d: StepDecision<K>) => JobGroup } = {
     d.requireJob();
     const step = d.unit;
     d.requireStep(step);
-    const expected = d.job.currentStep ?? d.job.plan[0]?.name;
-    if (step.name !== expected) throw invalidTransition(`Step ${step.name} of job`, d.jobId, `waiting for ${expected}`, StepStatus.RUNNING);
+    d.requireCurrent(StepStatus.RUNNING);
     d.requireReady(step);
     return d.startAttempt(step, d.action);
   },
@@ -631,9 +635,7 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     const fanOut = fanOutOrThrow(job, stage);
     super(group, action, actor, fanOut);
     this.fanOut = fanOut;
-    // Once a cancellation committed, nothing a worker sends about the job succeeds (whichever item
-    // it names), and it is told so with a code of its own, so it can drop the work instead of
-    // reading a transition error.
+    // Whichever item a worker names, nothing it sends about a cancelled job succeeds.
     refuseCancelled(job);
     const item = itemOf(group, stage, sequence);
     this.item = item;
