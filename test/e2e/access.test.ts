@@ -84,7 +84,7 @@ describe('assets by type and time, and inspiration by project', () => {
   it('pages through the ready images of every project, newest first, with one Query a page and no other read', async () => {
     const calls: Record<string, number>[] = [];
     const { nodes, sizes } = await allPages(async (after) => {
-      server.app.calls.reset();
+      await server.resetCalls();
       const page = dataOf(await server.request(AssetsByTypeDocument, { type: 'IMAGE', first: 10, after }, token)).assets;
       calls.push(Object.fromEntries(server.app.calls.byCommand));
       return page;
@@ -137,7 +137,7 @@ describe('assets by type and time, and inspiration by project', () => {
     await server.request(CreateInspirationDocument, { input: { type: 'TEXT', text: 'unlinked', tags: [] } }, token);
     const calls: number[] = [];
     const { nodes, sizes } = await allPages(async (after) => {
-      server.app.calls.reset();
+      await server.resetCalls();
       const page = dataOf(await server.request(ProjectInspirationDocument, { projectId: p0, first: 2, after }, token)).inspirations;
       calls.push(server.app.calls.total);
       return page;
@@ -193,7 +193,7 @@ describe('the timeline: a tenant’s activity across its projects', () => {
   it('pages through every event of every project, newest first, with one Query a page', async () => {
     const calls: Record<string, number>[] = [];
     const { nodes, sizes } = await allPages(async (after) => {
-      server.app.calls.reset();
+      await server.resetCalls();
       const page = dataOf(await server.request(TimelineDocument, { first: 5, after }, token)).timeline;
       calls.push(Object.fromEntries(server.app.calls.byCommand));
       return page;
@@ -218,7 +218,7 @@ describe('the timeline: a tenant’s activity across its projects', () => {
 
     const calls: number[] = [];
     const both = await allPages(async (after) => {
-      server.app.calls.reset();
+      await server.resetCalls();
       const page = dataOf(
         await server.request(TimelineDocument, { types: ['asset.created', 'project.created'], first: 4, after }, token),
       ).timeline;
@@ -274,7 +274,7 @@ describe('projects across tenants, for operators', () => {
   it('pages through one status of every tenant, most recently changed first, one Query per shard a page', async () => {
     const calls: number[] = [];
     const { nodes, sizes } = await allPages(async (after) => {
-      server.app.calls.reset();
+      await server.resetCalls();
       const page = dataOf(
         await server.request(ProjectsAcrossTenantsDocument, { status: 'PLANNING', first: 5, after }, admin),
       ).projectsAcrossTenants;

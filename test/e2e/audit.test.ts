@@ -52,7 +52,7 @@ describe('the audit trail', () => {
         editor,
       );
     }
-    server.app.calls.reset();
+    await server.resetCalls();
     const listed = await run(`{ assets(projectId: "${projectId}") { nodes { s3Key url(expiresIn: 600) } } }`);
     expect(listed.assets.nodes.every((n: { url: string }) => n.url.startsWith('http'))).toBe(true);
     // One query of the assets, one read of the tenant's settings, one transaction for the five records.

@@ -148,7 +148,7 @@ describe('bursts of subscribers on one stream', () => {
     for (let i = 0; i < N; i += 200) {
       sockets.push(...(await Promise.all(Array.from({ length: Math.min(200, N - i) }, () => initialised(server.url, editor)))));
     }
-    server.app.calls.reset();
+    await server.resetCalls();
     const executionsBefore = server.app.pipeline.subscriptions.sharedExecutions;
     const started = performance.now();
     const subscribers = await Promise.all(sockets.map((s) => s.subscribe(jobId)));
@@ -183,7 +183,7 @@ describe('bursts of subscribers on one stream', () => {
       dataOf(await server.request(ReportStepProgressDocument, { jobId, stepName: 'work', progress: i / 1000 }, worker));
     const CLIENTS = 40;
     const sockets = await Promise.all(Array.from({ length: CLIENTS }, () => initialised(server.url, editor)));
-    server.app.calls.reset();
+    await server.resetCalls();
     // From 20: 140 events, two pages of the replay (100 at a time), under the bound of 150.
     const resumed = await Promise.all(sockets.map((s) => s.subscribe(jobId, 20)));
     await eventually(

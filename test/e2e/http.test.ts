@@ -136,7 +136,7 @@ describe('batched reads (DataLoader) on a nested query', () => {
   });
 
   async function run(server: TestServer) {
-    server.app.calls.reset();
+    await server.resetCalls();
     const data = dataOf(await server.request(ProjectsWithLogsAndAssetsDocument, { first: 20 }, token));
     return { data, calls: Object.fromEntries(server.app.calls.byCommand), total: server.app.calls.total };
   }

@@ -105,7 +105,7 @@ describe('readiness and dependency outages', () => {
 
   it('shares one check among 200 concurrent probes: at most a couple of DynamoDB calls', async () => {
     clockAhead += 1100; // the cached result expires
-    server.app.calls.reset();
+    await server.resetCalls();
     const started = Date.now();
     const answers = await Promise.all(Array.from({ length: 200 }, () => readyz(server)));
     const stormMs = Date.now() - started;

@@ -105,7 +105,7 @@ describe('resuming project activity after an event id', () => {
     const rest = events.filter((e) => e.position > from.position);
     expect(rest.length).toBeGreaterThan(REPLAY_PAGE);
 
-    server.app.calls.reset();
+    await server.resetCalls();
     const { ack, received, errors } = await resume(editor, projectId, from.eventId, rest.length);
     const items = queryItems();
     console.log(
@@ -120,7 +120,7 @@ describe('resuming project activity after an event id', () => {
 
     // Near the head: the lookup reads the one event, the replay the two after it.
     const near = events[events.length - 3];
-    server.app.calls.reset();
+    await server.resetCalls();
     const tail = await resume(editor, projectId, near.eventId, 2);
     expect(tail.ack).toMatchObject({ action: 'subscription.started', position: near.position });
     expect(tail.received.map((m) => m.eventId)).toEqual(events.slice(-2).map((e) => e.eventId));
@@ -145,7 +145,7 @@ describe('resuming project activity after an event id', () => {
         return client;
       }),
     );
-    server.app.calls.reset();
+    await server.resetCalls();
     const resumed = await Promise.all(clients.map((client) => resume(editor, projectId, from.eventId, 2, client)));
     const queries = server.app.calls.byCommand.get('QueryCommand') ?? 0;
     console.log(
@@ -167,7 +167,7 @@ describe('resuming project activity after an event id', () => {
     const [intruders] = await stored('resume-b', intruderProjectId);
     const unknown = 'evt_01ARZ3NDEKTSV4RRFFQ69G5FAV';
     for (const eventId of [unknown, otherProjects.eventId, intruders.eventId]) {
-      server.app.calls.reset();
+      await server.resetCalls();
       const lost = await resume(editor, projectId, eventId, 1);
       expect(lost.errors).toEqual([]);
       expect([lost.ack, ...lost.received].map((m) => [m?.action, m?.position])).toEqual([

@@ -73,7 +73,7 @@ describe('a 10,000-item stage', () => {
     const tokens = await Promise.all(Array.from({ length: WORKERS }, (_, n) => server.token(tenantId, [Role.WORKER], `worker-${n}`)));
     const completions: number[] = [];
     let finished = false;
-    server.app.calls.reset();
+    await server.resetCalls();
     const started = performance.now();
     await Promise.all(
       tokens.map(async (token) => {

@@ -189,7 +189,7 @@ describe.each(STORES)('search, on %s', (store) => {
   it('ranks by the number of fields matched, then newest first, and pages through every hit with one Query and one BatchGetItem a page', async () => {
     const calls: Record<string, number>[] = [];
     const { nodes, sizes } = await allPages(async (after) => {
-      server.app.calls.reset();
+      await server.resetCalls();
       const page = dataOf(await server.request(SearchDocument, { text: 'sunset', first: 10, after }, a)).search;
       calls.push(Object.fromEntries(server.app.calls.byCommand));
       return page;
@@ -224,7 +224,7 @@ describe.each(STORES)('search, on %s', (store) => {
     expect(backward).toEqual(hitIds);
     if (store === 'postgres') return;
     // Two words cost no more calls: the longest word is read, the other checked on the entities.
-    server.app.calls.reset();
+    await server.resetCalls();
     dataOf(await server.request(SearchDocument, { text: 'ultramarine sky', first: 10 }, a));
     expect(Object.fromEntries(server.app.calls.byCommand)).toEqual({ QueryCommand: 1, BatchGetItemCommand: 1 });
     console.log(`search "sunset": ${nodes.length} hits in pages of ${sizes.join(', ')}; DynamoDB calls per page: ${JSON.stringify(calls)}`);

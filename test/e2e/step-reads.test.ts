@@ -41,7 +41,7 @@ describe("a decision's read of a job's steps", () => {
 
   /** The DynamoDB calls and the items they read while `work` runs. */
   async function readsOf(work: () => Promise<unknown>): Promise<{ calls: number; items: number }> {
-    server.app.calls.reset();
+    await server.resetCalls();
     await work();
     const items = [...server.app.calls.itemsByCommand.values()].reduce((a, b) => a + b, 0);
     return { calls: server.app.calls.total, items };

@@ -16,6 +16,7 @@ import { createTable, dropTable, testDynamoEnv, testEndpoint } from './dynamo';
 import { registerFixture } from './fixtures';
 import { keepAliveClient } from './http-client';
 import { startPostgresForServer } from './postgres';
+import { waitFor } from './wait';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789';
 /** The test servers' operator issuer (AUTH_OPERATOR_SECRET): the only key that signs a valid operator token. */
@@ -42,6 +43,13 @@ export interface TestServer {
   request<T, V>(document: TypedDocumentNode<T, V>, variables: V, token?: string | null): Promise<GraphQLResult<T>>;
   /** Sends raw text as the query. */
   raw(body: unknown, token?: string | null, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  /**
+   * Starts counting the server's DynamoDB calls (`app.calls`) afresh, once the outbox is done with
+   * what earlier writes published: it takes each published event out of the outbox with a call of
+   * its own after the write answered, which on a busy machine could land in the count of whatever
+   * the test does next.
+   */
+  resetCalls(): Promise<void>;
   /**
    * Stops the server now, for a test of what stopping does. The fixture registry stops it after
    * the file anyway: no test calls this to clean up.
@@ -160,6 +168,14 @@ export async function startTestServer(
       return (await raw({ query: print(document), variables }, token)).body as GraphQLResult<any>;
     },
     raw,
+    async resetCalls() {
+      await waitFor(
+        async () => app.outbox.held === 0,
+        () => `the outbox still holds ${app.outbox.held} publications`,
+        { everyMs: 5 },
+      );
+      app.calls.reset();
+    },
     stop,
   };
 }
