@@ -39,6 +39,9 @@ const WINDOW_SECONDS = 1;
  */
 const LEASE_DIVISOR = 128;
 
+/** The answer of a draw within its budget, shared by the draws a lease answers at once. */
+const WITHIN: Promise<Refusal | null> = Promise.resolve(null);
+
 /** Leases kept before the expired ones are looked for and dropped. */
 const LEASES_SWEPT_PAST = 1_000;
 
@@ -213,10 +216,17 @@ export class RateBudgets {
    * calls get fewer and larger, and a draw waits at most for one call before its own).
    */
   private take(d: Draw): Promise<Refusal | null> {
+    const id = `${d.budget}:${d.points}\n${d.key}`;
+    // Within a lease, with no earlier draw of its owner waiting (which would come first), a draw is
+    // answered at once: no turn, no promise of its own.
+    const lease = this.leases.get(id);
+    if (lease && d.cost <= lease.left && !this.turns.has(id) && lease.until > Date.now()) {
+      lease.left -= d.cost;
+      return WITHIN;
+    }
     this.unanswered++;
     const answered = () => this.unanswered--;
     return new Promise<Refusal | null>((resolve, reject) => {
-      const id = `${d.budget}:${d.points}\n${d.key}`;
       let turn = this.turns.get(id);
       if (!turn) {
         turn = { draw: d, waiting: [] };
