@@ -93,8 +93,38 @@ function createRedisBus(
     return true;
   };
 
+  /**
+   * Per topic with listeners here, when its subscription is in effect on the current connection:
+   * the promise of the SUBSCRIBE (and the PING after it) sent for it, or IN_EFFECT once answered.
+   * A topic's later listeners share it instead of each sending a PING of their own: a listener is
+   * added before it reads `ready`, so from the moment the topic's subscription is in effect every
+   * event published to it reaches that listener too. A burst of subscribers of one job (50,000
+   * after a deploy) was one PING and one promise each, 8 % of the server's CPU while they
+   * subscribed (bench/fanout-scale.ts). Emptied when a connection becomes ready (it subscribes to
+   * every topic again, see below) and a topic's entry goes with its last listener.
+   */
+  const inEffect = new Map<string, Promise<void>>();
+
+  /** The `ready` of a topic's SUBSCRIBE (sent first when `subscribed` is given) and the PING after it, kept in `inEffect`. */
+  const confirm = (topic: string, subscribed: Promise<unknown>): Promise<void> => {
+    const ready: Promise<void> = Promise.all([subscribed, subscribeClient.ping()]).then(
+      () => {
+        if (inEffect.get(topic) === ready) inEffect.set(topic, IN_EFFECT);
+      },
+      (error) => {
+        // Lost before the answer: the next connection subscribes and catches up (see above); the
+        // entry goes, so that the topic's next listener asks again rather than share this answer.
+        if (inEffect.get(topic) === ready) inEffect.delete(topic);
+        if (refused(error, 'a SUBSCRIBE', topic)) throw error;
+      },
+    );
+    inEffect.set(topic, ready);
+    return ready;
+  };
+
   /** A topic's last listener here closed: the connection, if up, stops receiving it. */
   const unsubscribe = (topic: string) => {
+    inEffect.delete(topic);
     if (subscribeClient.status !== 'ready') return;
     subscribeClient.unsubscribe(topic).catch((error) => refused(error, 'an UNSUBSCRIBE', topic));
   };
@@ -114,6 +144,9 @@ function createRedisBus(
 
   subscribeClient.on('ready', () => {
     const topics = listeners.topics();
+    // What an earlier connection confirmed does not hold on this one; a listener that comes before
+    // the subscriptions below are answered sends its own PING after them.
+    inEffect.clear();
     // Sent in this order on one connection, so once the PING is answered every SUBSCRIBE before it
     // is in effect, and every event published before that is in the store.
     const subscribed = topics.length > 0 ? subscribeClient.subscribe(...topics) : Promise.resolve();
@@ -154,15 +187,10 @@ function createRedisBus(
       // Down (or not yet up): the next connection subscribes to this topic and hands it CATCH_UP.
       if (subscribeClient.status !== 'ready') return new RedisListening(listeners, topic, listener, IN_EFFECT, unsubscribe);
       // Redis answers a connection's commands in order, so once this PING is answered the
-      // SUBSCRIBE sent before it (by this listener, or by the topic's first) is in effect.
-      const subscribed = first ? subscribeClient.subscribe(topic) : Promise.resolve();
-      const ready = Promise.all([subscribed, subscribeClient.ping()]).then(
-        () => {},
-        (error) => {
-          // Lost before the answer: as above, the next connection subscribes and catches up.
-          if (refused(error, 'a SUBSCRIBE', topic)) throw error;
-        },
-      );
+      // SUBSCRIBE sent before it (by this listener, or by the topic's first) is in effect. A later
+      // listener of a topic whose SUBSCRIBE and PING were sent on this connection shares their answer.
+      const known = first ? undefined : inEffect.get(topic);
+      const ready = known ?? confirm(topic, first ? subscribeClient.subscribe(topic) : Promise.resolve());
       return new RedisListening(listeners, topic, listener, ready, unsubscribe);
     },
     async ping() {

@@ -34,6 +34,31 @@ interface Turn {
 const WINDOW_SECONDS = 1;
 
 /**
+ * A lease is at most this fraction of a budget (see Lease): a budget below LEASE_DIVISOR points a
+ * second is never leased, and every draw on it is counted in Redis as it comes.
+ */
+const LEASE_DIVISOR = 128;
+
+/** The answer of a draw within its budget, shared by the draws a lease answers at once. */
+const WITHIN: Promise<Refusal | null> = Promise.resolve(null);
+
+/** Leases kept before the expired ones are looked for and dropped. */
+const LEASES_SWEPT_PAST = 1_000;
+
+/**
+ * Points of one budget's owner that this instance took from the shared count ahead of its draws,
+ * in the window that count was in, and hands to its next draws itself (see RateBudgets.takeTurn).
+ */
+interface Lease {
+  /** Points taken and not handed out yet. */
+  left: number;
+  /** When (epoch ms) the window they were taken in ends at the latest: they are not used after it. */
+  until: number;
+  /** How many points the call that took them took ahead: the next lease in the window takes twice as many. */
+  size: number;
+}
+
+/**
  * How long a call to Redis may keep a draw waiting before this instance's own count answers it.
  * Redis answers the script in well under a millisecond; a frozen Redis (a stopped process, a
  * stalled network, its connection still open) answers nothing and raises no error, and without a
@@ -62,7 +87,8 @@ interface Budget {
  * The tenants' rate budgets, held by rate-limiter-flexible: fixed one-second windows counted in
  * Redis when REDIS_URL is set (one INCRBY-with-expiry script per call, atomic, so every instance
  * draws on the same count), in this process otherwise. The draws of one budget's owner made in one
- * turn of the event loop are one call, of their summed cost (takeTurn): a burst of subscribes
+ * turn of the event loop, or while its previous call is under way, are one call, of their summed
+ * cost (takeTurn): a burst of subscribes
  * after a deploy, each of which draws on its tenant's and its user's budgets, costs a few calls a
  * turn instead of three each, and admits exactly what calls one at a time would have. When Redis
  * does not answer, each instance falls back to a count of its own (see run): Redis down, or a call
@@ -81,8 +107,12 @@ export class RateBudgets {
   private readonly outage?: OutageLog;
   /** Until when (epoch ms) draws take this instance's own count without asking Redis (see PAUSE_AFTER_TIMEOUT_MS). */
   private pausedUntil = 0;
-  /** The draws of this turn of the event loop not yet sent, by budget, size and owner. */
+  /** The draws not yet sent, by budget, size and owner: this turn's, and those waiting for their owner's call under way. */
   private readonly turns = new Map<string, Turn>();
+  /** The budgets and owners (as keys of `turns`) with a call under way. */
+  private readonly inFlight = new Set<string>();
+  /** The leases of budgets and owners (as keys of `turns`) with points left (see Lease). */
+  private readonly leases = new Map<string, Lease>();
   /** Whether the call that takes `turns` is scheduled. */
   private takeScheduled = false;
   /** The draws not yet answered: gathered in this turn, or in a call under way. */
@@ -92,7 +122,9 @@ export class RateBudgets {
     if (options.redisUrl) {
       // No command waits for a connection: a draw that cannot be sent fails at once and takes this
       // instance's count (the library's advice for Redis clients it uses).
-      this.redis = commandClient(options.redisUrl, { maxRetriesPerRequest: 0, enableOfflineQueue: false });
+      // Auto-pipelining: the scripts of one turn (every owner's, every budget's) go to Redis in one
+      // write and come back in one read, not a write and a read each (see takeTurns).
+      this.redis = commandClient(options.redisUrl, { maxRetriesPerRequest: 0, enableOfflineQueue: false, enableAutoPipelining: true });
       const { outage } = options;
       this.outage = outage;
       this.redis.on('error', (error) => outage?.failure('redis', classify(error)));
@@ -179,13 +211,22 @@ export class RateBudgets {
   /**
    * Takes one draw: null when within its budget, its refusal otherwise. The draw joins the others
    * of the same budget and owner made in this turn of the event loop (see Turn), which are taken
-   * together by one call.
+   * together by one call; or, while a call of that budget and owner is under way, the others made
+   * until it is answered, which are taken together by the next (a group commit: under a burst the
+   * calls get fewer and larger, and a draw waits at most for one call before its own).
    */
   private take(d: Draw): Promise<Refusal | null> {
+    const id = `${d.budget}:${d.points}\n${d.key}`;
+    // Within a lease, with no earlier draw of its owner waiting (which would come first), a draw is
+    // answered at once: no turn, no promise of its own.
+    const lease = this.leases.get(id);
+    if (lease && d.cost <= lease.left && !this.turns.has(id) && lease.until > Date.now()) {
+      lease.left -= d.cost;
+      return WITHIN;
+    }
     this.unanswered++;
     const answered = () => this.unanswered--;
     return new Promise<Refusal | null>((resolve, reject) => {
-      const id = `${d.budget}:${d.points}\n${d.key}`;
       let turn = this.turns.get(id);
       if (!turn) {
         turn = { draw: d, waiting: [] };
@@ -199,12 +240,30 @@ export class RateBudgets {
     }).finally(answered);
   }
 
-  /** Takes every draw gathered in this turn: one call per budget and owner. */
+  /**
+   * Takes the draws gathered: one call per budget and owner, but for those whose owner's call is
+   * still under way, which wait for it. A burst of 19,000 subscribes on one instance, each drawing
+   * on its tenant's budget and then its user's and its cost budget, drew in a call per turn and
+   * budget, a few subscribes each: about one call a subscribe, 10 % of the server's CPU while they
+   * subscribed (bench/fanout-scale.ts).
+   */
   private takeTurns(): void {
     this.takeScheduled = false;
-    const turns = [...this.turns.values()];
-    this.turns.clear();
-    for (const turn of turns) void this.takeTurn(turn);
+    for (const [id, turn] of this.turns) {
+      if (this.inFlight.has(id)) continue;
+      this.turns.delete(id);
+      this.inFlight.add(id);
+      void this.takeTurn(id, turn).then(() => this.landed(id));
+    }
+  }
+
+  /** The call of the budget and owner `id` was answered: the draws that waited for it are taken in the next turn. */
+  private landed(id: string): void {
+    this.inFlight.delete(id);
+    if (this.turns.has(id) && !this.takeScheduled) {
+      this.takeScheduled = true;
+      setImmediate(() => this.takeTurns());
+    }
   }
 
   /**
@@ -216,24 +275,69 @@ export class RateBudgets {
    * draw between them: the budget holds across instances as before, with no error, and a refused draw
    * counts in the window as one consumed alone does (the library counts it too). Never rejects; a
    * throw of the library other than a refusal rejects every draw of the turn.
+   *
+   * A burst leases (see Lease): a budget of LEASE_DIVISOR points or more takes, with its draws, as
+   * many points again ahead, up to a LEASE_DIVISOR-th of the budget, and hands them to its next
+   * draws in the same window without a call; each lease that runs out within its window is followed
+   * by one twice its size. A burst of 19,000 subscribes on one instance then takes a few calls a
+   * window rather than one a turn, each a write that wakes Redis (bench/fanout-scale.ts). The
+   * points leased are counted in Redis when taken, so no instance admits past the budget; what a
+   * lease has left when its window ends was counted without being used, so a budget whose draws
+   * reach it admits up to a LEASE_DIVISOR-th less per instance in that window, and a budget below
+   * LEASE_DIVISOR is never leased (its draws are counted exactly as they come, as in
+   * test/e2e/tenant-rates.test.ts). A lease's window ends when Redis says it does, counted from
+   * when the call was sent: no later than the window in Redis.
    */
-  private async takeTurn({ draw, waiting }: Turn): Promise<void> {
-    const total = waiting.reduce((sum, w) => sum + w.cost, 0);
+  private async takeTurn(id: string, { draw, waiting }: Turn): Promise<void> {
+    const sentAt = Date.now();
+    let lease = this.leases.get(id);
+    if (lease && lease.until <= sentAt) lease = undefined;
+    let from = 0;
+    if (lease) {
+      // The leased points go to the draws in the order drawn, as far as they reach.
+      while (from < waiting.length && waiting[from].cost <= lease.left) {
+        lease.left -= waiting[from].cost;
+        waiting[from++].resolve(null);
+      }
+      if (from === waiting.length) return;
+    }
+    const rest = from === 0 ? waiting : waiting.slice(from);
+    const total = rest.reduce((sum, w) => sum + w.cost, 0);
+    // What the lease has left, fewer points than the next draw's cost, goes to that draw: it is
+    // counted already, so the call takes that many fewer (and total is more than it).
+    const carried = lease?.left ?? 0;
+    const most = Math.floor(draw.points / LEASE_DIVISOR);
+    const ahead = Math.min(most, lease ? Math.max(total, 2 * lease.size) : total);
+    this.leases.delete(id);
     let res: RateLimiterRes;
     try {
-      res = await this.run(draw, (limiter) => limiter.consume(draw.key, total));
+      res = await this.run(draw, (limiter) => limiter.consume(draw.key, total - carried + ahead));
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) {
-        for (const w of waiting) w.reject(error);
+        for (const w of rest) w.reject(error);
         return;
       }
       res = error;
     }
-    let count = res.consumedPoints - total;
-    for (const w of waiting) {
+    // The count before this call's points less the carried ones (counted before it): each draw's
+    // count is then the count once its own points are in.
+    let count = res.consumedPoints - ahead - total;
+    for (const w of rest) {
       count += w.cost;
       w.resolve(count <= draw.points ? null : { budget: draw.budget, points: draw.points, retryAfterMs: res.msBeforeNext });
     }
+    // What was taken ahead within the budget is leased; past it (a refused draw, or the budget's end), nothing.
+    const left = Math.min(ahead, draw.points - count);
+    if (left > 0 && res.msBeforeNext > 0) this.lease(id, { left, until: sentAt + res.msBeforeNext, size: ahead });
+  }
+
+  /** Keeps `lease` for `id`, dropping the leases whose windows have ended once there are many. */
+  private lease(id: string, lease: Lease): void {
+    if (this.leases.size >= LEASES_SWEPT_PAST) {
+      const now = Date.now();
+      for (const [other, { until }] of this.leases) if (until <= now) this.leases.delete(other);
+    }
+    this.leases.set(id, lease);
   }
 
   /**

@@ -19,6 +19,7 @@ export function clusterClient(cluster: ClusterTarget, options: RedisOptions, slo
   return new Cluster(cluster.nodes, {
     redisOptions: { ...options, username: cluster.username, password: cluster.password },
     enableOfflineQueue: options.enableOfflineQueue ?? true,
+    enableAutoPipelining: options.enableAutoPipelining ?? false,
     slotsRefreshInterval: slotsRefreshMs,
   });
 }

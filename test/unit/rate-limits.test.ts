@@ -39,4 +39,26 @@ describe('rate budgets: the draws of one turn taken together', () => {
     expect(next.every((a) => a === null)).toBe(true);
     expect(await budgets.draw([{ budget: 'user', key: 'turn-b:u1', points: 100, cost: 1 }])).toMatchObject({ budget: 'user' });
   });
+
+  it('leases a large budget ahead of its draws and still admits exactly the budget, one draw at a time and in bursts', async () => {
+    // 256 a second: a lease is at most 2 points. Drawn one at a time, each draw in a turn of its
+    // own, the leases are used up as they come, so exactly the budget is admitted in the window.
+    const budgets = new RateBudgets({});
+    const one = { budget: 'tenant', key: 'lease-a', points: 256, cost: 1 };
+    const answers: Array<unknown> = [];
+    for (let i = 0; i < 270; i++) answers.push(await budgets.draw([one]));
+    expect(answers.slice(0, 256).every((a) => a === null)).toBe(true);
+    for (const refusal of answers.slice(256)) expect(refusal).toMatchObject({ budget: 'tenant', points: 256 });
+    // Bursts of 5 draws of cost 3 (15 points each) against 256, each draw's cost more than a
+    // lease's 2 points, so what a lease has left goes to the next call: 17 bursts fit (255), and
+    // nothing after them.
+    const costly = { budget: 'cost', key: 'lease-b', points: 256, cost: 3 };
+    const admitted: boolean[] = [];
+    for (let burst = 0; burst < 20; burst++) {
+      const turn = await Promise.all(Array.from({ length: 5 }, () => budgets.draw([costly])));
+      admitted.push(...turn.map((a) => a === null));
+    }
+    expect(admitted.filter(Boolean).length).toBe(85);
+    expect(admitted.slice(0, 85).every(Boolean)).toBe(true);
+  });
 });
