@@ -27,7 +27,7 @@ import { boundedJson, maxItems, requireText } from '../common/validate';
 import { isPlainObject } from '../guards';
 import { activityEvent } from '../common/activity-event';
 import { creationWrites } from '../common/mutate';
-import type { WriteValues } from '../infra/dynamo/entity';
+import type { Attribute, WriteValues } from '../infra/dynamo/entity';
 import { checkProgress, leaseUntilOf } from './job.attempts';
 import {
   type AggregateIO,
@@ -188,6 +188,16 @@ function carryOf(committed: JobGroup): JobGroup | undefined {
 }
 
 /**
+ * `values` checked against the declared `fields` (type, required, S3 keys under the tenant, no
+ * undeclared field; BAD_USER_INPUT naming the field after `prefix`), without the absent ones.
+ */
+export function checkDeclared(tenant: BoundTenant, fields: Record<string, Attribute>, values: object, prefix: string) {
+  return definedOf(checkFields(fields, values, { mode: 'create', tenant, prefix, typed: true, closed: true }));
+}
+
+const definedOf = (values: object) => Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
+
+/**
  * The id of a job's queue on its committer: its partition, which names the tenant, then the job's
  * own id after a NUL, the part a client is told when the job keeps changing (changingTooFast).
  */
@@ -252,39 +262,22 @@ export class JobAggregate {
 
   /**
    * Queues `apply` on the job's committer and resolves with what it returned once its group
-   * committed. `items` are the items `apply` reads (read with the job, by key). Rejects with what
-   * `apply` threw (nothing of it written), NOT_FOUND for an unknown job, or CONFLICT when other
-   * instances kept changing the job past the retry bound.
+   * committed. `items` are the items `apply` reads (read with the job, by key); a `pooled` command
+   * (a pool worker's claim) has its group read the tenant's pool share and load too
+   * (GroupRead.pool), so `apply` can hold the tenant's running limit; a `claim` has its group read
+   * the job's claimable items (see CLAIM_REF). Rejects with what `apply` threw (nothing of it
+   * written), NOT_FOUND for an unknown job, or CONFLICT when other instances kept changing the job
+   * past the retry bound.
    */
   submit<T>(
     jobId: string,
     items: readonly { stage: string; sequence: number }[],
     apply: (group: JobGroup) => Decided<JobGroup, T>,
-    options: { ahead?: boolean } = {},
+    options: { ahead?: boolean; pooled?: boolean; claim?: boolean } = {},
   ): Promise<T> {
-    return this.submitRefs(
-      jobId,
-      items.map((r) => itemId(r.stage, r.sequence)),
-      apply,
-      options,
-    );
-  }
-
-  /**
-   * submit for a pool worker's claim of a step: the group reads the tenant's pool share and load
-   * too (GroupRead.pool), so `apply` can hold the tenant's running limit.
-   */
-  submitPooled<T>(jobId: string, apply: (group: JobGroup) => Decided<JobGroup, T>): Promise<T> {
-    return this.submitRefs(jobId, [POOL_REF], apply);
-  }
-
-  /** submit, with the group's reads named as refs (itemId, or POOL_REF for the tenant's pool load). */
-  private submitRefs<T>(
-    jobId: string,
-    refs: readonly string[],
-    apply: (group: JobGroup) => Decided<JobGroup, T>,
-    options: { ahead?: boolean } = {},
-  ): Promise<T> {
+    const refs = items.map((r) => itemId(r.stage, r.sequence));
+    if (options.claim) refs.push(`${CLAIM_REF}${++claimsSent}`);
+    if (options.pooled) refs.push(POOL_REF);
     const io: AggregateIO<JobGroup> = {
       type: JOB_AGGREGATE,
       load: (all, carried) => this.load(jobId, all, carried),
@@ -294,7 +287,7 @@ export class JobAggregate {
       },
       carry: carryOf,
     };
-    return committerOf(this.scope.store).submit(jobQueueId(this.scope.tenant, jobId), io, refs, apply, options);
+    return committerOf(this.scope.store).submit(jobQueueId(this.scope.tenant, jobId), io, refs, apply, { ahead: options.ahead });
   }
 
   /**
@@ -538,14 +531,7 @@ export class JobAggregate {
       throw badInput(`At most ${MAX_ITEMS_PER_ADD} items can be added at once (call addWorkItems again for more).`, 'items');
     return inputs.map((raw, i) => {
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badInput(`items[${i}] must be an object.`, `items[${i}]`);
-      const checked = checkFields(fanOut.inputs, raw, {
-        mode: 'create',
-        tenant: this.scope.tenant,
-        prefix: `items[${i}].`,
-        typed: true,
-        closed: true,
-      });
-      return Object.fromEntries(Object.entries(checked).filter(([, v]) => v !== undefined));
+      return checkDeclared(this.scope.tenant, fanOut.inputs, raw, `items[${i}].`);
     });
   }
 
@@ -734,16 +720,9 @@ export class JobAggregate {
     const stage = named ? stageOf(job, named) : undefined;
     const declared = onItem ? fanOutOrThrow(job, named ?? '').outputs : stage?.outputs;
     const outputs = declared
-      ? checkFields(declared, action.outputs ?? {}, {
-          mode: 'create',
-          tenant: this.scope.tenant,
-          prefix: 'outputs.',
-          typed: true,
-          closed: true,
-        })
+      ? checkDeclared(this.scope.tenant, declared, action.outputs ?? {}, 'outputs.')
       : boundedJson(action.outputs, 'outputs');
-    const defined = outputs ? Object.fromEntries(Object.entries(outputs).filter(([, v]) => v !== undefined)) : undefined;
-    return { unit, action: { ...action, outputs: defined, review: !onItem && stage?.review } };
+    return { unit, action: { ...action, outputs: outputs ? definedOf(outputs) : undefined, review: !onItem && stage?.review } };
   }
 
   /**
@@ -757,41 +736,45 @@ export class JobAggregate {
     const leaseUntil = this.leaseUntil();
     const actor = this.scope.actor;
     const pooled = options.pooled === true;
-    const claim = `${CLAIM_REF}${++claimsSent}`;
-    return this.submitRefs<Claimed>(jobId, pooled ? [claim, POOL_REF] : [claim], (group) => {
-      // A pool claim for a tenant at its running limit takes nothing that would pass the limit
-      // (the limit holds at every commit: see the PoolLoad write in writesOf). It still tries every
-      // candidate: an attempt of the tenant's whose lease ran out counts as running until a claim
-      // ends it, so a claim that took only when below the limit would never end one, and a tenant
-      // whose pool workers all died would wait for good. Taking such an attempt over leaves the
-      // count as it was; ending one past its attempts, or into its backoff, lowers it.
-      const limit = pooled ? group.read.pool?.limit : undefined;
-      let atLimit = false;
-      let state = group;
-      // Not those an earlier command of this group took (or failed past their attempts), but those
-      // it handed back.
-      for (const id of inLine(group, group.read.claimable ?? [])) {
-        const ref = refOf(id);
-        try {
-          const claimed = decide(state, { unit: ref, action: { kind: 'claim', leaseUntil, pooled } }, actor);
-          if (limit !== undefined && claimed.poolLoad() > limit) {
-            atLimit = true;
-            continue;
+    return this.submit<Claimed>(
+      jobId,
+      [],
+      (group) => {
+        // A pool claim for a tenant at its running limit takes nothing that would pass the limit
+        // (the limit holds at every commit: see the PoolLoad write in writesOf). It still tries every
+        // candidate: an attempt of the tenant's whose lease ran out counts as running until a claim
+        // ends it, so a claim that took only when below the limit would never end one, and a tenant
+        // whose pool workers all died would wait for good. Taking such an attempt over leaves the
+        // count as it was; ending one past its attempts, or into its backoff, lowers it.
+        const limit = pooled ? group.read.pool?.limit : undefined;
+        let atLimit = false;
+        let state = group;
+        // Not those an earlier command of this group took (or failed past their attempts), but those
+        // it handed back.
+        for (const id of inLine(group, group.read.claimable ?? [])) {
+          const ref = refOf(id);
+          try {
+            const claimed = decide(state, { unit: ref, action: { kind: 'claim', leaseUntil, pooled } }, actor);
+            if (limit !== undefined && claimed.poolLoad() > limit) {
+              atLimit = true;
+              continue;
+            }
+            state = claimed;
+            const item = itemOf(claimed, ref.stage, ref.sequence);
+            if (item.status === ItemStatus.RUNNING)
+              return { state, value: { job: state.job, step: state.steps.get(ref.stage), item, atLimit: false } };
+          } catch (error) {
+            // Taken by an earlier claim, or its stage is not running: try the next one. Anything
+            // else (a fault) is the claimer's error.
+            if (!(error instanceof AppError)) throw error;
           }
-          state = claimed;
-          const item = itemOf(claimed, ref.stage, ref.sequence);
-          if (item.status === ItemStatus.RUNNING)
-            return { state, value: { job: state.job, step: state.steps.get(ref.stage), item, atLimit: false } };
-        } catch (error) {
-          // Taken by an earlier claim, or its stage is not running: try the next one. Anything
-          // else (a fault) is the claimer's error.
-          if (!(error instanceof AppError)) throw error;
         }
-      }
-      // With no candidate at all the tenant may still be at its limit: its running work is elsewhere.
-      atLimit ||= limit !== undefined && state.poolLoad() >= limit;
-      return { state, value: { job: state.job, step: undefined, item: undefined, atLimit } };
-    });
+        // With no candidate at all the tenant may still be at its limit: its running work is elsewhere.
+        atLimit ||= limit !== undefined && state.poolLoad() >= limit;
+        return { state, value: { job: state.job, step: undefined, item: undefined, atLimit } };
+      },
+      { pooled, claim: true },
+    );
   }
 
   /**

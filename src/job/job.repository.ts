@@ -12,11 +12,11 @@ import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } 
 import type { PageRequest } from '../infra/dynamo/store';
 import type { PlanLimits, PlanName } from '../config';
 import { del, type UnitWrite } from '../infra/dynamo/write';
-import { checkedRef, checkFields } from '../common/fields';
+import { checkedRef } from '../common/fields';
 import { idempotent, type IdempotentRequest, type Remember } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration } from './job.kinds';
 import { type JobGroup, refuseOverItems } from './job.decider';
-import { JobAggregate, jobQueueId } from './job.aggregate';
+import { checkDeclared, JobAggregate, jobQueueId } from './job.aggregate';
 import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/committer';
 import type { Item } from '../infra/dynamo/write';
 import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
@@ -563,14 +563,7 @@ export class JobRepository {
   /** A declared kind's inputs, checked field by field (type, required, S3 keys under the tenant). */
   private declaredInputs(kind: string, declared: JobKindDeclaration, inputs: unknown): Record<string, unknown> {
     if (inputs != null && !isPlainObject(inputs)) throw badInput(`A ${kind} job's inputs must be an object.`, 'inputs');
-    const checked = checkFields(declared.inputs, inputs ?? {}, {
-      mode: 'create',
-      tenant: this.scope.tenant,
-      prefix: 'inputs.',
-      typed: true,
-      closed: true,
-    });
-    return Object.fromEntries(Object.entries(checked).filter(([, value]) => value !== undefined));
+    return checkDeclared(this.scope.tenant, declared.inputs, inputs ?? {}, 'inputs.');
   }
 
   /**
@@ -695,31 +688,36 @@ export class JobRepository {
   async claimPooledStep(jobId: string, stage: string) {
     assertId(jobId, 'job', 'jobId');
     try {
-      return await this.items.submitPooled<PooledStepClaim>(jobId, (group) => {
-        const limit = group.read.pool?.limit;
-        const held = group.steps.get(stage);
-        // Kept only within the tenant's running limit. A tenant at its limit still claims: taking
-        // over an attempt of its own whose lease ran out leaves its count as it was, and one that
-        // ends into its backoff lowers it (an attempt counts as running until a claim ends it, so
-        // refusing every claim at the limit would leave it counted for good).
-        let decided: JobGroup;
-        try {
-          decided = this.items.decideOn(group, onStep(stage, { kind: 'claim', pooled: true }));
-        } catch (error) {
-          // The pools' index lists a running step a little before its lease's end (job.writes.ts
-          // offeredFrom): the decision refused it, and the scheduler tries it again once it ends.
-          const ends = held?.status === StepStatus.RUNNING ? attemptEndsAt(held) : undefined;
-          const refused = error instanceof AppError && error.code === ErrorCode.INVALID_TRANSITION;
-          if (refused && ends && ends > group.at) return { state: group, value: new HeldUntil(ends) };
-          // Not claimable, with the tenant at its limit: passed over until it has room (job.pool.ts).
-          if (refused && limit !== undefined && group.poolLoad() >= limit) return { state: group, value: AT_LIMIT };
-          throw error;
-        }
-        if (limit !== undefined && decided.poolLoad() > limit) return { state: group, value: AT_LIMIT };
-        const step = decided.steps.get(stage);
-        const value = step?.status === StepStatus.RUNNING ? { job: this.decided(decided.job), step: toStep(step), item: null } : null;
-        return { state: decided, value };
-      });
+      return await this.items.submit<PooledStepClaim>(
+        jobId,
+        [],
+        (group) => {
+          const limit = group.read.pool?.limit;
+          const held = group.steps.get(stage);
+          // Kept only within the tenant's running limit. A tenant at its limit still claims: taking
+          // over an attempt of its own whose lease ran out leaves its count as it was, and one that
+          // ends into its backoff lowers it (an attempt counts as running until a claim ends it, so
+          // refusing every claim at the limit would leave it counted for good).
+          let decided: JobGroup;
+          try {
+            decided = this.items.decideOn(group, onStep(stage, { kind: 'claim', pooled: true }));
+          } catch (error) {
+            // The pools' index lists a running step a little before its lease's end (job.writes.ts
+            // offeredFrom): the decision refused it, and the scheduler tries it again once it ends.
+            const ends = held?.status === StepStatus.RUNNING ? attemptEndsAt(held) : undefined;
+            const refused = error instanceof AppError && error.code === ErrorCode.INVALID_TRANSITION;
+            if (refused && ends && ends > group.at) return { state: group, value: new HeldUntil(ends) };
+            // Not claimable, with the tenant at its limit: passed over until it has room (job.pool.ts).
+            if (refused && limit !== undefined && group.poolLoad() >= limit) return { state: group, value: AT_LIMIT };
+            throw error;
+          }
+          if (limit !== undefined && decided.poolLoad() > limit) return { state: group, value: AT_LIMIT };
+          const step = decided.steps.get(stage);
+          const value = step?.status === StepStatus.RUNNING ? { job: this.decided(decided.job), step: toStep(step), item: null } : null;
+          return { state: decided, value };
+        },
+        { pooled: true },
+      );
     } catch (error) {
       if (error instanceof AppError && CLAIM_RACES.has(error.code)) return null;
       throw error;
