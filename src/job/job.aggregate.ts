@@ -48,23 +48,18 @@ import { countsOf, eventWrites, expiringSteps, jobSettleWrites, jobWorkWrites, s
 
 /*
  * The job aggregate's IO: what a group of commands reads, what its decided state writes, and its
- * submission to the committer. The decisions themselves are job.decider.ts.
+ * submission to the committer (infra/dynamo/committer.ts); the decisions are job.decider.ts.
  *
- * A job's version is the serialization point of its event stream (every change is one event with
- * seq = the new version), so every change of the job, its steps or its items moves the job's
- * version. Every such change is a command queued on the job's queue of the committer
- * (infra/dynamo/committer.ts): a group of commands is decided on one read of the job, the
- * current attempt of each of its steps (never the earlier attempts, see load) and the items they
- * name, and committed in one transaction conditioned on the job's version and each item's version. What a change writes besides the job (steps, events, the JobWork entry
- * that makes the job's items claimable, the JobSettle entry of a finished job) is derived in
- * job.writes.ts from the state the change left, in the same transaction.
+ * Every change of a job, its steps or its items is one event with seq = the job's new version, so
+ * every change is a command on the job's queue of the committer: a group of commands is decided on
+ * one read of the job, the current attempt of each of its steps (see load) and the items they
+ * name, and committed in one transaction conditioned on the job's and each item's version, with
+ * what job.writes.ts derives from the state it left (steps, events, the JobWork and JobSettle entries).
  */
 
 type JobItem = EntityItem<'Job'>;
-export type WorkItemItem = EntityItem<'WorkItem'>;
 type StepItem = EntityItem<'Step'>;
-
-export { countsOf, ItemStatus };
+type WorkItemItem = EntityItem<'WorkItem'>;
 
 /** Items one addWorkItems (or createJob) may add: they are written in one transaction with the job. */
 export const MAX_ITEMS_PER_ADD = 80;
@@ -77,31 +72,25 @@ export const itemWriteStats: CommitStats = { batches: 0, intents: 0, conflicts: 
 
 /**
  * The claims' reads of this process (the bench and tests read them): groups that held claims, and
- * how many of them read the job's claimable index (the others took the candidates the group
- * before them left; see carryOf).
+ * how many of them read the job's claimable index (the others took the candidates left by the
+ * group before them, see carryOf).
  */
 export const claimReadStats = { groupsWithClaims: 0, indexReads: 0 };
 
 /** The most candidates one group's claims read from the claimable index (BatchGetItem's limit a call). */
 const MAX_CLAIM_CANDIDATES = 100;
-/**
- * At least this many candidates a read of a job's claimable index takes: those its group leaves
- * serve the next groups' claims while the job stays busy (carryOf), so a busy job reads its index
- * once for several groups.
- */
+/** The fewest a read takes: those its group leaves serve the next groups' claims (carryOf), so a busy job reads its index once for several. */
 const MIN_CLAIM_CANDIDATES = 40;
-/** A ref a pool claim adds to its command: its group reads the tenant's pool share and load too. */
+/** The ref a pool claim adds to its command: its group reads the tenant's pool share and load too. */
 const POOL_REF = '\u0000pool';
 /**
- * The ref of a claim (one per command, numbered, so a group can count its claims): the group reads
- * the job's oldest claimable items once for all its claims (claimableIds), instead of each worker
- * reading them on its own before it queues.
+ * The ref of a claim (numbered, so a group can count its claims): the group reads the job's
+ * oldest claimable items once for all its claims (claimableIds), not each worker before it queues.
  */
 const CLAIM_REF = '\u0000claim#';
 let claimsSent = 0;
 const isItemRef = (ref: string) => ref !== POOL_REF && !ref.startsWith(CLAIM_REF);
 const claimsIn = (refs: readonly string[]) => refs.filter((ref) => ref.startsWith(CLAIM_REF)).length;
-
 const refOf = (id: string) => ({ stage: id.slice(0, id.lastIndexOf('#')), sequence: Number(id.slice(id.lastIndexOf('#') + 1)) });
 
 /**
@@ -239,25 +228,10 @@ export class JobAggregate {
     private readonly plans?: Record<PlanName, PlanLimits>,
   ) {}
 
-  /**
-   * Refuses (QUOTA_EXCEEDED, itemsPerJob) adding `adding` items to a job that holds `holding`,
-   * when that passes the tenant's plan. The plan is read now; the job's count is the one its
-   * committer decides on, so concurrent adders to one job are held to it exactly.
-   */
-  async checkItemsPerJob(holding: number, adding: number): Promise<number> {
-    const allowed = await this.itemsAllowed();
-    refuseOverItems(holding, adding, allowed);
-    return allowed;
-  }
-
   /** The items a job of the tenant may hold (its plan's itemsPerJob, with its overrides), read now, strongly consistently. */
   async itemsAllowed(): Promise<number> {
     const tenant = entities.Tenant.found(await this.scope.store.get(this.scope.tenant.of(entities.Tenant).keyOf({})));
     return limitsOf(this.plans, tenant).itemsPerJob;
-  }
-
-  private leaseUntil(): string {
-    return leaseUntilOf(this.scope.now().toISOString(), this.leaseSeconds);
   }
 
   /**
@@ -548,7 +522,10 @@ export class JobAggregate {
     const checked = this.checkInputs(fanOutOrThrow(head, stage), inputs);
     const records = await this.recordsOfItems(head, stage, checked);
     const actor = this.scope.actor;
-    const limit = await this.checkItemsPerJob(itemTotal(head), checked.length);
+    // The plan is read now; the job's count is the one its committer decides on (below), so
+    // concurrent adders to one job are held to it exactly.
+    const limit = await this.itemsAllowed();
+    refuseOverItems(itemTotal(head), checked.length, limit);
     const job = await this.submit(jobId, [], (group) => {
       // Held again on the job as its committer reads it: another adder may have added since.
       refuseOverItems(itemTotal(group.job), checked.length, limit);
@@ -733,7 +710,7 @@ export class JobAggregate {
    * the way (and is nobody's work). No item when none can be claimed now.
    */
   async claimNext(jobId: string, options: { pooled?: boolean } = {}) {
-    const leaseUntil = this.leaseUntil();
+    const leaseUntil = leaseUntilOf(this.scope.now().toISOString(), this.leaseSeconds);
     const actor = this.scope.actor;
     const pooled = options.pooled === true;
     return this.submit<Claimed>(

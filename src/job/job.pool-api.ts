@@ -36,7 +36,7 @@ function poolsOf(
  * inferred type whenever this file changed after a build.
  */
 type PooledClaim = Extract<
-  Awaited<ReturnType<Repositories['jobs']['claimPooledItem']>> | Awaited<ReturnType<Repositories['jobs']['claimPooledStep']>>,
+  Awaited<ReturnType<Repositories['jobs']['claimItem']>> | Awaited<ReturnType<Repositories['jobs']['claimPooledStep']>>,
   { job: unknown }
 >;
 
@@ -59,7 +59,7 @@ export async function claimPooledWork(
   for (const pool of poolsOf(principal.pool, kind, stage)) {
     const fanOut = declaredKind(pool.kind)?.stages.find((s) => s.name === pool.stage)?.fanOut !== undefined;
     const claimed = fanOut
-      ? await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimPooledItem(entry.jobId))
+      ? await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimItem(entry.jobId, true))
       : await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimPooledStep(entry.jobId, entry.stage));
     const held =
       claimed?.item ?? (claimed?.step ? { stage: claimed.step.name, sequence: STEP_SEQUENCE, attempt: claimed.step.attempt } : null);

@@ -9,7 +9,8 @@ import type { Store } from '../infra/dynamo/store';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
 import { isPlainObject } from '../guards';
 import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } from '../errors';
-import type { PageRequest } from '../infra/dynamo/store';
+import type { PageRequest, QuerySpec } from '../infra/dynamo/store';
+import { EntityRepository } from '../common/repository';
 import type { PlanLimits, PlanName } from '../config';
 import { del, type UnitWrite } from '../infra/dynamo/write';
 import { checkedRef } from '../common/fields';
@@ -86,38 +87,27 @@ const JOB_DELETION = oneDecisionType<DeletionRead>(changingTooFast('Job'));
 const MAX_STEP_HISTORY = 1000;
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
 
-/** The statuses whose job no longer holds its idempotency key: a new request makes a new job. */
-const RETRYABLE = new Set<JobStatus>([JobStatus.FAILED, JobStatus.CANCELLED]);
-
-/**
- * What makes two createJob requests the same when the client gives no key: project, kind, inputs,
- * seed and model version (absent and null alike), and `reuse: false`, which asks for a new run.
- */
-function derivedRequestOf(input: Pick<CreateJobInput, 'projectId' | 'kind' | 'inputs' | 'seed' | 'modelVersion' | 'reuse'>) {
-  return {
-    projectId: input.projectId,
-    kind: input.kind,
-    inputs: input.inputs ?? null,
-    seed: input.seed ?? null,
-    modelVersion: input.modelVersion ?? null,
-    // A job that asks not to reuse does not get an earlier job back either.
-    ...(input.reuse === false ? { reuse: false } : {}),
-  };
-}
-
 /**
  * A createJob request as the idempotent creates take it (common/idempotency.ts): with a client's
  * key, every argument but the key, absent and null alike, so a retry that spells an omitted field
- * as null is the same request; without one, a key derived from what makes two jobs the same.
+ * as null is the same request; without one, a key derived from what makes two jobs the same:
+ * project, kind, inputs, seed and model version (absent and null alike), and `reuse: false`,
+ * which asks for a new run (so it does not get an earlier job back either).
  */
 function createRequestOf(input: CreateJobInput): IdempotentRequest {
-  const { idempotencyKey, ...rest } = input;
-  const given = Object.fromEntries(Object.entries(rest).filter(([, value]) => value != null));
-  return { key: idempotencyKey, operation: 'createJob', input: given, derivedFrom: derivedRequestOf(input) };
+  const { idempotencyKey, projectId, kind, inputs, seed, modelVersion, reuse } = input;
+  const given = Object.fromEntries(Object.entries(input).filter(([name, value]) => value != null && name !== 'idempotencyKey'));
+  const derivedFrom = { projectId, kind, inputs: inputs ?? null, seed: seed ?? null, modelVersion: modelVersion ?? null };
+  return {
+    key: idempotencyKey,
+    operation: 'createJob',
+    input: given,
+    derivedFrom: reuse === false ? { ...derivedFrom, reuse } : derivedFrom,
+  };
 }
 
 /** A job that failed or was cancelled (or was deleted) gives its key up: the next request makes a new job. */
-const keyReleased = (job: JobItem | null) => job === null || RETRYABLE.has(job.status);
+const keyReleased = (job: JobItem | null) => job === null || job.status === JobStatus.FAILED || job.status === JobStatus.CANCELLED;
 
 type JobItem = EntityItem<'Job'>;
 
@@ -126,11 +116,6 @@ const toJob = (item: JobItem, steps?: StepLike[]) => ({ ...item, seq: item.versi
 
 const byOrder = (a: StepState, b: StepState) => a.order - b.order || a.attempt - b.attempt;
 
-/**
- * Pipeline jobs. Every change moves the job's version by one and writes the job, the step
- * attempts it touches and the event with seq = new version in one transaction conditioned on
- * the version read, so a job's stream is ordered and gapless and two writers serialize.
- */
 /** A unit a worker holds, as claims and reports name it: a step (no sequence) or a work item. */
 export interface HeldUnitRef {
   tenantId: string;
@@ -177,20 +162,26 @@ export function observeClaims(store: Store, observer: ClaimObserver): void {
   claimObservers.set(store, observer);
 }
 
-export class JobRepository {
+/**
+ * Pipeline jobs. Every change moves the job's version by one and writes the job, the step
+ * attempts it touches and the event with seq = new version in one transaction conditioned on
+ * the version read, so a job's stream is ordered and gapless and two writers serialize.
+ */
+export class JobRepository extends EntityRepository<typeof entities.Job> {
   /** The work items of fan-out stages (job.aggregate.ts). */
   readonly items: JobAggregate;
   /** Work items failed past their attempts: listed and replayed (job.dead-letters.ts). */
   readonly deadLetters: DeadLetters;
 
   constructor(
-    private readonly scope: Scope,
+    scope: Scope,
     private readonly projects: ProjectRepository,
     /** How long a worker holds a step without reporting (see Config.jobLeaseSeconds). */
     leaseSeconds = 60,
     /** What each plan allows (Config.plans): the items a job may hold. */
     plans?: Record<PlanName, PlanLimits>,
   ) {
+    super(scope, entities.Job);
     this.items = new JobAggregate(scope, leaseSeconds, plans);
     this.deadLetters = new DeadLetters(scope, this.items);
   }
@@ -198,19 +189,6 @@ export class JobRepository {
   /** The tenant whose jobs these are. */
   get tenantId(): string {
     return this.scope.tenant.id;
-  }
-
-  /**
-   * The job item and its whole step history, read together (one query, strongly consistent): the
-   * `job` query answers with every attempt of every step. No decision reads it (see JobAggregate.load).
-   */
-  private async read(jobId: string) {
-    assertId(jobId, 'job', 'jobId');
-    const items = await this.scope.store.queryAll(jobWithSteps(this.scope.tenant, jobId), MAX_STEP_HISTORY + 1);
-    const job = items.find((item) => entities.Job.is(item));
-    if (!entities.Job.is(job)) return null;
-    const steps = entities.Step.itemsOf(items).sort(byOrder);
-    return { job, steps };
   }
 
   /**
@@ -223,10 +201,16 @@ export class JobRepository {
     return entities.Job.is(item) ? { seq: item.version, status: item.status, projectId: item.projectId } : null;
   }
 
-  /** The job with all its step attempts, or null when this tenant has no such job. */
+  /**
+   * The job with all its step attempts (the `job` query answers with every attempt of every
+   * step), read together in one strongly consistent query; null when this tenant has no such job.
+   * No decision reads it (see JobAggregate.load).
+   */
   async get(jobId: string) {
-    const found = await this.read(jobId);
-    return found ? toJob(found.job, found.steps) : null;
+    assertId(jobId, 'job', 'jobId');
+    const items = await this.scope.store.queryAll(jobWithSteps(this.scope.tenant, jobId), MAX_STEP_HISTORY + 1);
+    const job = entities.Job.itemsOf(items)[0];
+    return job ? toJob(job, entities.Step.itemsOf(items).sort(byOrder)) : null;
   }
 
   /**
@@ -249,9 +233,8 @@ export class JobRepository {
     return { ...toJob(job), readSteps: () => this.steps(job.jobId) };
   }
 
-  private async list(spec: ReturnType<typeof jobsByStatus>, page: PageRequest) {
-    const result = entities.Job.pageOf(await this.scope.page(spec, page));
-    return result.map((item) => toJob(item));
+  private async list(spec: QuerySpec, page: PageRequest) {
+    return (await this.page(spec, page)).map((item) => toJob(item));
   }
 
   /** A project's jobs, newest first. */
@@ -386,20 +369,13 @@ export class JobRepository {
   }
 
   /**
-   * For the pool claimer (job.pool.ts): claims one of the job's claimable items of `stage`, as
-   * claimWork would for a worker of this tenant; null when it has none claimable now.
+   * Claims the oldest claimable work item of a job (waiting, or held past its lease) through the
+   * job's group (JobAggregate.claimNext), for claimWork or, `pooled`, for the pool claimer
+   * (job.pool.ts). AT_LIMIT for a pooled claim of a tenant at its running limit; null when the job
+   * has none claimable now, or when their leases ran out past their attempts (they failed).
    */
-  claimPooledItem(jobId: string) {
-    return this.claimItem(assertId(jobId, 'job', 'jobId'), { pooled: true });
-  }
-
-  /**
-   * Claims the oldest claimable work item of a job (waiting, or held past its lease) for
-   * claimWork, through the job's group (JobAggregate.claimNext). Null when it has none claimable now,
-   * or when their leases ran out past their attempts (they failed).
-   */
-  private async claimItem(jobId: string, options: { pooled?: boolean } = {}) {
-    const claimed = await this.items.claimNext(jobId, options);
+  async claimItem(jobId: string, pooled = false) {
+    const claimed = await this.items.claimNext(assertId(jobId, 'job', 'jobId'), { pooled });
     if (claimed.atLimit) return AT_LIMIT;
     if (claimed.item && claimed.step) return { job: toJob(claimed.job), step: toStep({ ...claimed.step, jobId }), item: claimed.item };
     return null;
@@ -452,10 +428,36 @@ export class JobRepository {
       entities.Job,
       createRequestOf(input),
       async (remember) => {
-        made = await this.commitNew(
-          { input, projectId, kind, plan: stepNames, maxAttempts, inputs, declared, itemStage, items, allowed, system },
-          remember,
-        );
+        const at = this.scope.now().toISOString();
+        const plan: PlannedStep[] = stepNames.map((name, n) => ({ name, order: n + 1 }));
+        const job = this.scope.tenant.of(entities.Job).toItem({
+          jobId: this.scope.newId('job'),
+          projectId,
+          status: JobStatus.QUEUED,
+          createdAt: at,
+          updatedAt: at,
+          createdBy: this.scope.actor,
+          kind,
+          priority: input.priority ?? undefined,
+          plan,
+          attempts: Object.fromEntries(plan.map((p) => [p.name, 1])),
+          currentStep: plan[0].name,
+          progress: 0,
+          completedSteps: 0,
+          failedSteps: 0,
+          maxAttempts,
+          inputs: inputs ?? undefined,
+          declared: declared ? true : undefined,
+          itemCounts:
+            itemStage && items.length ? { [itemStage.name]: { total: items.length, running: 0, completed: 0, failed: 0 } } : undefined,
+          provider: optionalText(input.provider, 'provider', 100) ?? undefined,
+          correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
+          seed: optionalText(input.seed, 'seed', 200) ?? undefined,
+          modelVersion: optionalText(input.modelVersion, 'modelVersion', 200) ?? undefined,
+          reuse: input.reuse === false ? false : undefined,
+          version: 1,
+        });
+        made = await this.commitNew(job, itemStage?.name, items, allowed, remember);
         return made.job;
       },
       keyReleased,
@@ -474,57 +476,19 @@ export class JobRepository {
     return toJob(made.job, made.steps);
   }
 
-  /** createJob's new job: made and committed with the key's record (`remember`, see idempotent). */
+  /**
+   * createJob's new job, with its first steps and the items given for `stage`, committed with the
+   * key's record (`remember`, see idempotent). `allowed` is the plan's itemsPerJob, being read
+   * (none without items).
+   */
   private async commitNew(
-    request: {
-      input: CreateJobInput;
-      projectId: string;
-      kind: string;
-      plan: string[];
-      maxAttempts: number;
-      inputs: unknown;
-      declared: JobKindDeclaration | undefined;
-      itemStage: { name: string } | undefined;
-      items: Record<string, unknown>[];
-      /** The items a job of the tenant may hold, being read (none without items). */
-      allowed: Promise<number> | undefined;
-      system: boolean;
-    },
+    job: JobItem,
+    stage: string | undefined,
+    items: Record<string, unknown>[],
+    allowed: Promise<number> | undefined,
     remember: Remember | null,
   ): Promise<{ job: JobItem; steps: StepLike[] }> {
-    const { input, projectId, kind, maxAttempts, inputs, declared, itemStage, items, allowed, system } = request;
-    const jobId = this.scope.newId('job');
-    const at = this.scope.now().toISOString();
-    const plan: PlannedStep[] = request.plan.map((name, i) => ({ name, order: i + 1 }));
-    const job = this.scope.tenant.of(entities.Job).toItem({
-      jobId,
-      projectId,
-      status: JobStatus.QUEUED,
-      createdAt: at,
-      updatedAt: at,
-      createdBy: this.scope.actor,
-      kind,
-      priority: input.priority ?? undefined,
-      plan,
-      attempts: Object.fromEntries(plan.map((p) => [p.name, 1])),
-      currentStep: plan[0].name,
-      progress: 0,
-      completedSteps: 0,
-      failedSteps: 0,
-      maxAttempts,
-      inputs: inputs ?? undefined,
-      declared: declared ? true : undefined,
-      itemCounts:
-        itemStage && items.length ? { [itemStage.name]: { total: items.length, running: 0, completed: 0, failed: 0 } } : undefined,
-      provider: optionalText(input.provider, 'provider', 100) ?? undefined,
-      correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
-      seed: optionalText(input.seed, 'seed', 200) ?? undefined,
-      modelVersion: optionalText(input.modelVersion, 'modelVersion', 200) ?? undefined,
-      reuse: input.reuse === false ? false : undefined,
-      version: 1,
-    });
-    if (!entities.Job.is(job)) throw new Error('A job item was made as another type.');
-    const initial = initialSteps(plan);
+    const initial = initialSteps(job.plan);
     // The reuse records that could complete its given items or its first steps at once (see
     // job.reuse.ts), read before the transaction: a record is never taken back, so one read now
     // still stands when the job commits.
@@ -533,18 +497,18 @@ export class JobRepository {
       reuse
         ? readRecords(this.scope.store, this.scope.tenant, waitingStepKeys(job, new Map(initial.map((step) => [step.name, step]))))
         : new Map(),
-      reuse && itemStage ? this.items.recordsOfItems(job, itemStage.name, items) : new Map(),
+      reuse && stage ? this.items.recordsOfItems(job, stage, items) : new Map(),
       allowed,
     ]);
     const records = new Map([...stepRecords, ...itemRecords]);
     if (limit !== undefined) refuseOverItems(0, items.length, limit);
-    const created = this.items.created(job, initial, itemStage?.name, items, records);
+    const created = this.items.created(job, initial, stage, items, records);
     await this.scope.commit([
       // The key's record first, so that when a duplicate request committed first, its failure is the one reported.
       ...(remember ? [remember(created.job)] : []),
       ...created.writes,
       // The server's own jobs belong to no project (their projectId only names the system's).
-      ...(system ? [] : [this.projects.activeProjectCheck(projectId)]),
+      ...(this.scope.tenant.id === SYSTEM_TENANT ? [] : [this.projects.activeProjectCheck(job.projectId)]),
     ]);
     return { job: created.job, steps: created.steps };
   }
