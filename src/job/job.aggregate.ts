@@ -43,7 +43,17 @@ import { check, put, type UnitWrite, update, type Write } from '../infra/dynamo/
 import { type FanOutDeclaration, fanOutOf, stageOf } from './job.kinds';
 import { currentStepKeys, jobKey } from './job.keys';
 import { contentKey, readRecords, recordWrites, type ReuseRecordItem, reuseOf, takesReuse, waitingStepKeys } from './job.reuse';
-import { ItemStatus, type JobAction, type JobCommand, JobEventType, JobStatus, type StepState, StepStatus, TERMINAL } from './job.machine';
+import {
+  initialSteps,
+  ItemStatus,
+  type JobAction,
+  type JobCommand,
+  JobEventType,
+  JobStatus,
+  type StepState,
+  StepStatus,
+  TERMINAL,
+} from './job.machine';
 import { countsOf, eventWrites, expiringSteps, jobSettleWrites, jobWorkWrites, stepStateOf, stepWrite, type StepLike } from './job.writes';
 
 /*
@@ -316,10 +326,7 @@ export class JobAggregate {
         limit: entities.PoolShare.is(share) ? (share.maxRunning ?? undefined) : undefined,
       };
     }
-    // The records of the job's reusable steps still waiting, so a step this group moves the job on
-    // to can complete from them in the same decision (openReached). Only while such a step is ahead.
-    if (!TERMINAL.has(job.status)) read.reuseRecords = await readRecords(this.scope.store, tenant, waitingStepKeys(job, steps));
-    return JobGroup.of(read);
+    return JobGroup.of({ ...read, reuseRecords: await this.reuseRecords(job, steps) });
   }
 
   /** The carried state, with the items of `refs` and the claims' candidates it lacks read (strongly consistently). */
@@ -335,12 +342,18 @@ export class JobAggregate {
     const missing = [...new Set([...refs.filter(isItemRef), ...claimable])].filter((id) => !items.has(id));
     const rows = missing.length ? await this.scope.store.batchGet(missing.map((id) => this.itemKey(job.jobId, id))) : [];
     for (const row of rows) if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
-    // Reuse records are read anew as load reads them: another job may have recorded one since.
-    const reuseRecords = TERMINAL.has(job.status)
-      ? undefined
-      : await readRecords(this.scope.store, this.scope.tenant, waitingStepKeys(job, steps));
     const { storedSteps, pool } = carried.read;
+    const reuseRecords = await this.reuseRecords(job, steps);
     return JobGroup.of({ job, steps, storedSteps, items, at: this.scope.now().toISOString(), claimable, pool, reuseRecords });
+  }
+
+  /**
+   * The records of the job's reusable steps still waiting, read for every group (another job may
+   * have recorded one since), so a step the group moves the job on to can complete from them in
+   * the same decision (openReached). None once the job finished.
+   */
+  private async reuseRecords(job: JobItem, steps: ReadonlyMap<string, StepState>) {
+    return TERMINAL.has(job.status) ? undefined : readRecords(this.scope.store, this.scope.tenant, waitingStepKeys(job, steps));
   }
 
   private itemKey(jobId: string, id: string) {
@@ -458,27 +471,36 @@ export class JobAggregate {
   /**
    * A new job's writes (createJob): the job, its first step attempts and the items given with it
    * (`items`, for `stage`), its JOB_CREATED event and its JobWork entry, and, when it takes reuse,
-   * what the reuse records read for it (`records`, see job.reuse.ts) complete at once in the same
-   * transaction: the given items with a live record (ITEMS_REUSED), then its first step and those
-   * after it while each has one (STEP_REUSED), so none of them is ever claimable. The job is
-   * written only if new; returns it and its steps as the writes leave them. Decided on a state of
-   * its own and written by writesOf, as every later change of the job is: a creation is the first
-   * group of the job, committed by its caller with the idempotency key's record.
+   * what the reuse records read for it complete at once in the same transaction: the given items
+   * with a live record (ITEMS_REUSED), then its first step and those after it while each has one
+   * (STEP_REUSED), so none of them is ever claimable. `allowed` is the plan's itemsPerJob, being
+   * read (none without items). The job is written only if new; returns it and its steps as the
+   * writes leave them. Decided on a state of its own and written by writesOf, as every later
+   * change of the job is: a creation is the first group of the job, committed by its caller with
+   * the idempotency key's record.
    */
-  created(
+  async created(
     job: JobItem,
-    steps: StepState[],
     stage: string | undefined,
     items: Record<string, unknown>[],
-    records: ReadonlyMap<string, ReuseRecordItem>,
-  ): { job: JobItem; steps: StepLike[]; writes: UnitWrite[] } {
+    allowed: Promise<number> | undefined,
+  ): Promise<{ job: JobItem; steps: StepLike[]; writes: UnitWrite[] }> {
     const actor = this.scope.actor;
     const at = job.updatedAt;
-    const read: GroupRead = { job, steps: new Map(), storedSteps: [], items: new Map(), at, creating: true, reuseRecords: records };
+    const steps = initialSteps(job.plan).map((step) => ({ ...step, jobId: job.jobId }));
+    // The records are read before the transaction: one is never taken back, so a read now still stands when the job commits.
+    const [stepRecords, itemRecords, limit] = await Promise.all([
+      this.reuseRecords(job, new Map(steps.map((step) => [step.name, step]))),
+      stage ? this.recordsOfItems(job, stage, items) : undefined,
+      allowed,
+    ]);
+    if (limit !== undefined) refuseOverItems(0, items.length, limit);
+    const reuseRecords = new Map([...(stepRecords ?? []), ...(itemRecords ?? [])]);
+    const read: GroupRead = { job, steps: new Map(), storedSteps: [], items: new Map(), at, creating: true, reuseRecords };
     // Every step attempt is written, and the items given; its creation, which records them, is its first event (seq 1, the job's first version).
     const made = JobGroup.of(read).created(
       actor,
-      steps.map((step) => ({ ...step, jobId: job.jobId })),
+      steps,
       items.map((inputs, i) => newItem(job, stage ?? '', i + 1, inputs, actor, at)),
     );
     const reused = stage ? reuseAdded(made, stage, 1, actor) : made;

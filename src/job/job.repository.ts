@@ -5,24 +5,21 @@ import { assertId, isValidTenantId } from '../common/ids';
 import { Stale } from '../common/mutate';
 import { entities, type EntityItem } from '../common/entities';
 import type { Scope } from '../common/scope';
-import type { Store } from '../infra/dynamo/store';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
 import { isPlainObject } from '../guards';
 import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } from '../errors';
-import type { PageRequest, QuerySpec } from '../infra/dynamo/store';
+import type { PageRequest, QuerySpec, Store } from '../infra/dynamo/store';
 import { EntityRepository } from '../common/repository';
 import type { PlanLimits, PlanName } from '../config';
-import { del, type UnitWrite } from '../infra/dynamo/write';
+import { del, type Item, type UnitWrite } from '../infra/dynamo/write';
 import { checkedRef } from '../common/fields';
-import { idempotent, type IdempotentRequest, type Remember } from '../common/idempotency';
+import { idempotent, type IdempotentRequest } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration } from './job.kinds';
-import { type JobGroup, refuseOverItems } from './job.decider';
+import type { JobGroup } from './job.decider';
 import { checkDeclared, JobAggregate, jobQueueId } from './job.aggregate';
 import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/committer';
-import type { Item } from '../infra/dynamo/write';
 import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
-import { readRecords, takesReuse, waitingStepKeys } from './job.reuse';
 import type { ProjectRepository } from '../project/project.repository';
 import {
   jobsByStatus,
@@ -33,11 +30,10 @@ import {
   OPS_SHARDS,
   opsJobsByStatus,
   stepsAwaitingReview,
-  jobKey,
 } from './job.keys';
 import { attemptEndsAt } from './job.attempts';
 import type { StepLike } from './job.writes';
-import { initialSteps, JobStatus, StepStatus, TERMINAL, type JobCommand, onStep, type PlannedStep, type StepState } from './job.machine';
+import { JobStatus, StepStatus, TERMINAL, type JobCommand, onStep, type PlannedStep, type StepState } from './job.machine';
 import type { CreateJobInput } from './job.type';
 
 /** The most items createJob takes (more: addWorkItems after it). */
@@ -197,7 +193,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
    * subscribes to one job reads it a few times, not once each. Null when this tenant has no such job.
    */
   async head(jobId: string): Promise<{ seq: number; status: JobItem['status']; projectId: string } | null> {
-    const item = await this.scope.shared.get(jobKey(this.scope.tenant, assertId(jobId, 'job', 'jobId')));
+    const item = await this.scope.shared.get(this.keys.keyOf({ jobId: assertId(jobId, 'job', 'jobId') }));
     return entities.Job.is(item) ? { seq: item.version, status: item.status, projectId: item.projectId } : null;
   }
 
@@ -254,8 +250,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
 
   /** Step attempts paused for a person's review, most recent first. */
   async awaitingReview(page: PageRequest) {
-    const result = entities.Step.pageOf(await this.scope.page(stepsAwaitingReview(this.scope.tenant), page));
-    return result.map(toStep);
+    return entities.Step.pageOf(await this.scope.page(stepsAwaitingReview(this.scope.tenant), page)).map(toStep);
   }
 
   /**
@@ -269,8 +264,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
       entities.Job.sortAttributeOf('acrossTenants'),
       page,
     );
-    const result = entities.Job.pageOf(merged);
-    return result.map((item) => toJob(item));
+    return entities.Job.pageOf(merged).map((item) => toJob(item));
   }
 
   /**
@@ -325,14 +319,11 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
             opened ||= job.currentStep === candidate.name;
             continue;
           }
-          const { job, step } = await this.items.submit(candidate.jobId, [], (group) => {
-            const state = this.items.decideOn(group, onStep(candidate.name, { kind: 'claim' }));
-            return { state, value: { job: this.decided(state.job), step: state.steps.get(candidate.name) } };
-          });
+          const { job, step } = await this.items.run(candidate.jobId, onStep(candidate.name, { kind: 'claim' }));
           // A lease that ran out past the step's attempts failed the job: that step is nobody's work.
           if (job.status === JobStatus.FAILED) continue;
           // A takeover in a stage with a retry backoff leaves the next attempt waiting: nothing to hold.
-          if (step?.status === StepStatus.RUNNING) return { job, step: toStep(step), item: null };
+          if (step?.status === StepStatus.RUNNING) return { job: this.decided(job), step: toStep(step), item: null };
         } catch (error) {
           // Another worker took it first, or its job moved on or was cancelled: try the next one.
           if (error instanceof AppError && CLAIM_RACES.has(error.code)) continue;
@@ -414,7 +405,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     const items = input.items != null && itemStage?.fanOut ? this.items.checkInputs(itemStage.fanOut, input.items) : [];
     // The plan's itemsPerJob (a job without items needs none) is read beside the idempotency key's
     // record, not after it: one round trip fewer between the job's decision and its transaction.
-    // commitNew awaits it and answers with its failure. Its failure is also taken at once (else it
+    // JobAggregate.created awaits it and answers with its failure. Its failure is also taken at once (else it
     // would be an unhandled rejection while the record is read) and, for a request answered with
     // an earlier job, which never awaits the read, logged below.
     const allowed = items.length > 0 ? this.items.itemsAllowed() : undefined;
@@ -422,7 +413,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
       () => undefined,
       (error: unknown) => error,
     );
-    let made: { job: JobItem; steps: StepLike[] } | undefined;
+    let made: Awaited<ReturnType<JobAggregate['created']>> | undefined;
     const job = await idempotent(
       this.scope,
       entities.Job,
@@ -457,7 +448,14 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
           reuse: input.reuse === false ? false : undefined,
           version: 1,
         });
-        made = await this.commitNew(job, itemStage?.name, items, allowed, remember);
+        made = await this.items.created(job, itemStage?.name, items, allowed);
+        await this.scope.commit([
+          // The key's record first, so that when a duplicate request committed first, its failure is the one reported.
+          ...(remember ? [remember(made.job)] : []),
+          ...made.writes,
+          // The server's own jobs belong to no project (their projectId only names the system's).
+          ...(system ? [] : [this.projects.activeProjectCheck(projectId)]),
+        ]);
         return made.job;
       },
       keyReleased,
@@ -474,43 +472,6 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
       return toJob(job);
     }
     return toJob(made.job, made.steps);
-  }
-
-  /**
-   * createJob's new job, with its first steps and the items given for `stage`, committed with the
-   * key's record (`remember`, see idempotent). `allowed` is the plan's itemsPerJob, being read
-   * (none without items).
-   */
-  private async commitNew(
-    job: JobItem,
-    stage: string | undefined,
-    items: Record<string, unknown>[],
-    allowed: Promise<number> | undefined,
-    remember: Remember | null,
-  ): Promise<{ job: JobItem; steps: StepLike[] }> {
-    const initial = initialSteps(job.plan);
-    // The reuse records that could complete its given items or its first steps at once (see
-    // job.reuse.ts), read before the transaction: a record is never taken back, so one read now
-    // still stands when the job commits.
-    const reuse = takesReuse(job);
-    const [stepRecords, itemRecords, limit] = await Promise.all([
-      reuse
-        ? readRecords(this.scope.store, this.scope.tenant, waitingStepKeys(job, new Map(initial.map((step) => [step.name, step]))))
-        : new Map(),
-      reuse && stage ? this.items.recordsOfItems(job, stage, items) : new Map(),
-      allowed,
-    ]);
-    const records = new Map([...stepRecords, ...itemRecords]);
-    if (limit !== undefined) refuseOverItems(0, items.length, limit);
-    const created = this.items.created(job, initial, stage, items, records);
-    await this.scope.commit([
-      // The key's record first, so that when a duplicate request committed first, its failure is the one reported.
-      ...(remember ? [remember(created.job)] : []),
-      ...created.writes,
-      // The server's own jobs belong to no project (their projectId only names the system's).
-      ...(this.scope.tenant.id === SYSTEM_TENANT ? [] : [this.projects.activeProjectCheck(job.projectId)]),
-    ]);
-    return { job: created.job, steps: created.steps };
   }
 
   /** A free-form kind's steps, as the client names them. */
@@ -542,17 +503,16 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
    */
   async delete(jobId: string, expectedVersion?: number | null) {
     assertId(jobId, 'job', 'jobId');
-    const { scope } = this;
-    const pk = scope.tenant.of(entities.Job).pkOf({ jobId });
+    const { scope, keys } = this;
     const settleKey = scope.tenant.of(entities.JobSettle).keyOf({ jobId });
     // The decision needs the job, its JobSettle entry and the first page of its partition; its step
     // history is read beside them for the answer, which returns the job as it was (its rows are
     // gone once the deletion commits). In the job's queue, so it waits for the job's other commands.
     const read = async (): Promise<DeletionRead> => {
       const [job, steps, page, settle] = await Promise.all([
-        scope.store.get(jobKey(scope.tenant, jobId)),
+        scope.store.get(keys.keyOf({ jobId })),
         this.steps(jobId),
-        scope.store.queryFirst({ pk }, DELETE_FIRST + 2),
+        scope.store.queryFirst({ pk: keys.pkOf({ jobId }) }, DELETE_FIRST + 2),
         scope.store.get(settleKey),
       ]);
       return { job, steps, page, settle: entities.JobSettle.found(settle) ?? undefined };
@@ -594,8 +554,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
           entry.push(settle ? deleting.ifVersion(settle.version, moved) : deleting.ifNew(moved));
         }
         const writes = [
-          scope.tenant
-            .of(entities.Job)
+          keys
             .delete({ jobId })
             .ifVersion(job.version, (now) =>
               !now
@@ -658,10 +617,8 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
         (group) => {
           const limit = group.read.pool?.limit;
           const held = group.steps.get(stage);
-          // Kept only within the tenant's running limit. A tenant at its limit still claims: taking
-          // over an attempt of its own whose lease ran out leaves its count as it was, and one that
-          // ends into its backoff lowers it (an attempt counts as running until a claim ends it, so
-          // refusing every claim at the limit would leave it counted for good).
+          // Kept only within the tenant's running limit; a tenant at its limit still claims, for the
+          // reason JobAggregate.claimNext gives (an attempt counts as running until a claim ends it).
           let decided: JobGroup;
           try {
             decided = this.items.decideOn(group, onStep(stage, { kind: 'claim', pooled: true }));

@@ -30,7 +30,6 @@ import { StepStatus, type StepState } from './job.machine';
  */
 
 export type ReuseRecordItem = EntityItem<'ReuseRecord'>;
-export type ReuseSource = ReuseSourceItem;
 
 /** What one reuse completed and where its outputs came from, as the event carries it and the API's ReusedWork shows it. */
 export const REUSED_WORK = {
@@ -45,15 +44,7 @@ export const REUSED_WORK = {
 export type ReusedWork = ShapeValues<typeof REUSED_WORK>;
 
 /** What a reuse decision reads of the job. */
-export interface ReuseJob {
-  jobId: string;
-  kind: string;
-  declared?: boolean;
-  inputs?: unknown;
-  seed?: string;
-  modelVersion?: string;
-  reuse?: boolean;
-}
+type ReuseJob = Pick<EntityItem<'Job'>, 'jobId' | 'kind' | 'declared' | 'inputs' | 'seed' | 'modelVersion' | 'reuse'>;
 
 /**
  * The reuse declaration of stage `stage` of a declared job, or undefined when its work is not
@@ -96,7 +87,7 @@ export function liveRecord(record: ReuseRecordItem | undefined, at: string): rec
 }
 
 /** Where a record's outputs came from. */
-export function sourceOf(record: ReuseRecordItem): ReuseSource {
+export function sourceOf(record: ReuseRecordItem): ReuseSourceItem {
   return { jobId: record.jobId, stage: record.stage, sequence: record.sequence, completedAt: record.completedAt };
 }
 

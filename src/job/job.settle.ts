@@ -60,13 +60,6 @@ type SettleEntry = EntityItem<'JobSettle'>;
 /** The rows of a job's partition the sweep settles (its own rows, JOB and SETTLE, are passed over). */
 const SETTLED = [entities.Step, entities.WorkItem] as const;
 
-/** The tenant and job of a JobSettle entry; a throw names an entry of another shape (a fault, surfaced by the sweep). */
-function ownerOf(entry: SettleEntry): { tenantId: string; jobId: string } {
-  const owner = jobOwnerOf(entry);
-  if (!owner) throw new Error(`A JobSettle entry with an unexpected key: ${entry.PK}`);
-  return owner;
-}
-
 export class JobSettler {
   private timer?: NodeJS.Timeout;
   private sweeping?: Promise<SettleResult>;
@@ -80,7 +73,7 @@ export class JobSettler {
   async pending(): Promise<number> {
     let count = 0;
     for (let shard = 0; shard < OPS_SHARDS; shard++) {
-      count += (await this.store.queryAll({ ...entities.JobSettle.query('', 'pending', { shard }) }, 100_000)).length;
+      count += (await this.store.queryAll(entities.JobSettle.query('', 'pending', { shard }), 100_000)).length;
     }
     return count;
   }
@@ -115,7 +108,10 @@ export class JobSettler {
 
   /** Settles one job from its entry's checkpoint to its last row, then removes the entry; returns the rows written. */
   private async settle(entry: SettleEntry): Promise<number> {
-    const { tenantId, jobId } = ownerOf(entry);
+    const owner = jobOwnerOf(entry);
+    // An entry of another shape is a fault, surfaced by the sweep.
+    if (!owner) throw new Error(`A JobSettle entry with an unexpected key: ${entry.PK}`);
+    const { tenantId, jobId } = owner;
     if (entry.deleting) return this.purge(entry);
     const items = new JobAggregate(this.options.scopeOf(tenantId), this.options.leaseSeconds);
     let checkpoint = entry;
