@@ -448,15 +448,17 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
           reuse: input.reuse === false ? false : undefined,
           version: 1,
         });
-        made = await this.items.created(job, itemStage?.name, items, allowed);
+        const created = await this.items.created(job, itemStage?.name, items, allowed);
         await this.scope.commit([
           // The key's record first, so that when a duplicate request committed first, its failure is the one reported.
-          ...(remember ? [remember(made.job)] : []),
-          ...made.writes,
+          ...(remember ? [remember(created.job)] : []),
+          ...created.writes,
           // The server's own jobs belong to no project (their projectId only names the system's).
           ...(system ? [] : [this.projects.activeProjectCheck(projectId)]),
         ]);
-        return made.job;
+        // Only once committed: a duplicate that lost to another request is answered with that request's job.
+        made = created;
+        return created.job;
       },
       keyReleased,
     );
