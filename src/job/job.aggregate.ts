@@ -791,9 +791,7 @@ export class JobAggregate {
 
   /** Items of a job (optionally of one stage), in stage and sequence order, a page at a time. */
   page(jobId: string, stage: string | null | undefined, page: { first?: number | null; after?: string | null }) {
-    const spec = stage
-      ? this.scope.tenant.of(entities.WorkItem).prefixOf({ jobId, stage })
-      : { pk: this.scope.tenant.of(entities.Job).pkOf({ jobId }), skPrefix: 'ITEM#' };
+    const spec = this.scope.tenant.of(entities.WorkItem).prefixOf(stage ? { jobId, stage } : { jobId });
     return this.scope.page(spec, page).then((p) => entities.WorkItem.pageOf(p));
   }
 
