@@ -376,15 +376,12 @@ export class JobAggregate {
   }
 
   /**
-   * Settles one page of a finished job's rows, for the settle sweep (job.settle.ts), as a command
-   * on the job: each work item of the page takes the job's expiry (writesOf gives a finished job's
-   * items its expiry) and, in a cancelled job, an unfinished one is cancelled (the tenant's pool
-   * load follows, as for every item that stops running); the page's earlier step attempts take the
-   * expiry too (the current ones take it from writesOf), each on condition of being as read; and
-   * `entry` (the JobSettle entry's checkpoint moved, or its removal after the last page) commits in
-   * the same transaction, so a crash resumes from a checkpoint that matches what was written. No
-   * job event: the job's stream ended with its last status. Resolves with the rows written; throws
-   * SettleStopped when the job is no longer finished (a retry took it back, and removed the entry).
+   * Settles one page of a finished job's rows for the settle sweep (job.settle.ts), as a command on
+   * the job: its items take the job's expiry (writesOf gives it to those it writes) and, in a
+   * cancelled job, an unfinished one is cancelled (the pool load follows); its earlier step
+   * attempts take the expiry on condition of being as read; `entry` (the checkpoint moved, or
+   * removed) commits in the same transaction. Resolves with the rows written; throws SettleStopped
+   * when the job is no longer finished (a retry took it back, and removed the entry).
    */
   settle(jobId: string, page: readonly (StepItem | WorkItemItem)[], entry: Write): Promise<number> {
     const items = page.filter((row) => entities.WorkItem.is(row));
@@ -725,11 +722,10 @@ export class JobAggregate {
   }
 
   /**
-   * A claim for claimWork of the job's oldest claimable item: decided in the job's group, which
-   * reads the claimable index once for all its claims and hands them the candidates in turn, so
-   * workers asking at once are handed different items in one transaction instead of racing for
-   * the same one and losing a round each. An item whose lease ran out past its attempts fails on
-   * the way (and is nobody's work). No item when none can be claimed now.
+   * A claim of the job's oldest claimable item, decided in the job's group, which reads the
+   * claimable index once for all its claims and hands them the candidates in turn: workers asking
+   * at once get different items in one transaction instead of racing for one. An item whose lease
+   * ran out past its attempts fails on the way. No item when none can be claimed now.
    */
   async claimNext(jobId: string, options: { pooled?: boolean } = {}) {
     const leaseUntil = leaseUntilOf(this.scope.now().toISOString(), this.leaseSeconds);

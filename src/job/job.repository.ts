@@ -360,10 +360,8 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   }
 
   /**
-   * Claims the oldest claimable work item of a job (waiting, or held past its lease) through the
-   * job's group (JobAggregate.claimNext), for claimWork or, `pooled`, for the pool claimer
-   * (job.pool.ts). AT_LIMIT for a pooled claim of a tenant at its running limit; null when the job
-   * has none claimable now, or when their leases ran out past their attempts (they failed).
+   * JobAggregate.claimNext for claimWork or, `pooled`, for the pool claimer (job.pool.ts): AT_LIMIT
+   * for a tenant at its running limit; null when the job has no item claimable now.
    */
   async claimItem(jobId: string, pooled = false) {
     const claimed = await this.items.claimNext(assertId(jobId, 'job', 'jobId'), { pooled });
@@ -494,13 +492,11 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   }
 
   /**
-   * Deletes a finished job and everything in its partition (steps, items, events). The job's item
-   * goes first, conditioned on the version read and with its activity event, in one transaction
-   * with the first page of its other rows: once it is gone the job is gone for every reader (steps,
-   * items and events are only ever read through it). A partition that does not fit in that
-   * transaction (a 10,000-item stage leaves over 30,000 rows) gets a JobSettle entry marked
-   * `deleting` in the same transaction, and the settle sweep deletes the rest page by page
-   * (job.settle.ts), resuming after any crash; nothing here reads the partition whole.
+   * Deletes a finished job and everything in its partition. The job's item goes first, on the
+   * version read and with its activity event, in one transaction with the first page of its other
+   * rows: once it is gone the job is gone for every reader (its rows are only read through it). A
+   * partition that does not fit (a 10,000-item stage leaves over 30,000 rows) gets a JobSettle
+   * entry marked `deleting` in that transaction, and the settle sweep deletes the rest page by page.
    * INVALID_TRANSITION while the job can still change; CONFLICT for a stale `expectedVersion`.
    */
   async delete(jobId: string, expectedVersion?: number | null) {

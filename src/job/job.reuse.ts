@@ -17,16 +17,14 @@ import { StepStatus, type StepState } from './job.machine';
  * event that names the source, and is never claimable.
  *
  * The key hashes the kind, the stage, the declared key fields (a step: the job's inputs; an item:
- * its inputs and the job's), the job's seed and its model version. The record lives under the
- * tenant's partition key, so reuse is per tenant and across its projects: the seed's project_id
- * is left out on purpose, since the same prompt, seed and model give the same result in any of a
- * studio's projects, and the outputs (S3 keys under the tenant's prefix) are readable from all of
- * them. Another tenant never meets the record.
+ * its inputs and the job's), the seed and the model version, under the tenant's partition: reuse
+ * is per tenant and across its projects. The seed's project_id is left out on purpose: the same
+ * prompt, seed and model give the same result in any of a studio's projects, and the outputs (S3
+ * keys under the tenant's prefix) are readable from all of them.
  *
- * The decisions that use records are pure: the records a group needs are read before the decision
- * and handed to it (see GroupRead.reuseRecords and JobAggregate.add). Reading before the group is
- * safe because a record is only ever added or replaced by a newer completion, never taken back,
- * and whether it is still live is judged inside the decision against the group's own time.
+ * The records a group needs are read before it decides (GroupRead.reuseRecords): safe, since a
+ * record is only ever replaced by a newer completion, never taken back, and whether it is still
+ * live is judged in the decision against the group's own time.
  */
 
 export type ReuseRecordItem = EntityItem<'ReuseRecord'>;

@@ -14,18 +14,14 @@ import { JobAggregate } from './job.aggregate';
 
 /*
  * The settle sweep: a finished job's work items and earlier step attempts take its expiry (so they
- * go with it), and the unfinished items of a cancelled job are cancelled (so they leave the job's
- * claimable index).
- * A job has up to MAX_STAGE_ITEMS items a stage, far more than one transaction holds, so this
- * cannot happen in the transaction that finishes the job; that transaction writes the job's
- * JobSettle entry instead (job.writes.ts), and this sweep works through the entries: a page of
- * rows at a time, each page one command on the job through the committer (JobAggregate.settle: the
- * items decided on as the job's other commands are, each written on condition of its version),
- * the entry's checkpoint (the last row settled) moved in the page's own transaction, the entry
- * removed with the last page. A crash resumes from the checkpoint; a failure is logged and
- * retried at the next sweep; the entry's absence shows the job settled. A deleted job's entry (`deleting`, written by JobRepository.delete
- * when its partition did not fit in the deleting transaction) has the rest of its partition
- * deleted the same way, page by page, then the entry.
+ * go with it), and the unfinished items of a cancelled job are cancelled (so they leave its
+ * claimable index). A job has up to MAX_STAGE_ITEMS items a stage, far more than the transaction
+ * that finishes it holds, so that transaction writes the job's JobSettle entry (job.writes.ts) and
+ * this sweep works through the entries a page of rows at a time, each page one command on the job
+ * (JobAggregate.settle) that moves the entry's checkpoint (the last row settled) in its own
+ * transaction and removes the entry with the last page. A crash resumes from the checkpoint; a
+ * failure is logged and retried at the next sweep. A deleted job's entry (`deleting`, written by
+ * JobRepository.delete) has the rest of its partition deleted page by page, then the entry.
  */
 
 /** Rows settled per page: one command on the job, its writes within one transaction with the job's own. */
