@@ -29,7 +29,7 @@ import { boundedJson, maxItems, requireText } from '../common/validate';
 import { isPlainObject } from '../guards';
 import { activityEvent } from '../common/activity-event';
 import { creationWrites } from '../common/mutate';
-import type { WriteValues } from '../infra/dynamo/entity';
+import type { Attribute, WriteValues } from '../infra/dynamo/entity';
 import {
   type AggregateIO,
   type AggregateType,
@@ -44,28 +44,33 @@ import { check, put, type UnitWrite, update, type Write } from '../infra/dynamo/
 import { type FanOutDeclaration, fanOutOf, stageOf } from './job.kinds';
 import { currentStepKeys, jobKey } from './job.keys';
 import { contentKey, readRecords, recordWrites, type ReuseRecordItem, reuseOf, takesReuse, waitingStepKeys } from './job.reuse';
-import { ItemStatus, type JobAction, type JobCommand, JobEventType, JobStatus, type StepState, StepStatus, TERMINAL } from './job.machine';
+import {
+  initialSteps,
+  ItemStatus,
+  type JobAction,
+  type JobCommand,
+  JobEventType,
+  JobStatus,
+  type StepState,
+  StepStatus,
+  TERMINAL,
+} from './job.machine';
 import { countsOf, eventWrites, expiringSteps, jobSettleWrites, jobWorkWrites, stepStateOf, stepWrite, type StepLike } from './job.writes';
 
 /*
  * The job aggregate's IO: what a group of commands reads, what its decided state writes, and its
- * submission to the committer. The decisions themselves are job.decider.ts.
+ * submission to the committer (infra/dynamo/committer.ts); the decisions are job.decider.ts.
  *
- * A job's version is the serialization point of its event stream (every change is one event with
- * seq = the new version), so every change of the job, its steps or its items moves the job's
- * version. Every such change is a command queued on the job's queue of the committer
- * (infra/dynamo/committer.ts): a group of commands is decided on one read of the job, the
- * current attempt of each of its steps (never the earlier attempts, see load) and the items they
- * name, and committed in one transaction conditioned on the job's version and each item's version. What a change writes besides the job (steps, events, the JobWork entry
- * that makes the job's items claimable, the JobSettle entry of a finished job) is derived in
- * job.writes.ts from the state the change left, in the same transaction.
+ * Every change of a job, its steps or its items is one event with seq = the job's new version, so
+ * every change is a command on the job's queue of the committer: a group of commands is decided on
+ * one read of the job, the current attempt of each of its steps (see load) and the items they
+ * name, and committed in one transaction conditioned on the job's and each item's version, with
+ * what job.writes.ts derives from the state it left (steps, events, the JobWork and JobSettle entries).
  */
 
 type JobItem = EntityItem<'Job'>;
-export type WorkItemItem = EntityItem<'WorkItem'>;
 type StepItem = EntityItem<'Step'>;
-
-export { countsOf, ItemStatus };
+type WorkItemItem = EntityItem<'WorkItem'>;
 
 /** Items one addWorkItems (or createJob) may add: they are written in one transaction with the job. */
 export const MAX_ITEMS_PER_ADD = 80;
@@ -78,31 +83,25 @@ export const itemWriteStats: CommitStats = { batches: 0, intents: 0, conflicts: 
 
 /**
  * The claims' reads of this process (the bench and tests read them): groups that held claims, and
- * how many of them read the job's claimable index (the others took the candidates the group
- * before them left; see carryOf).
+ * how many of them read the job's claimable index (the others took the candidates left by the
+ * group before them, see carryOf).
  */
 export const claimReadStats = { groupsWithClaims: 0, indexReads: 0 };
 
 /** The most candidates one group's claims read from the claimable index (BatchGetItem's limit a call). */
 const MAX_CLAIM_CANDIDATES = 100;
-/**
- * At least this many candidates a read of a job's claimable index takes: those its group leaves
- * serve the next groups' claims while the job stays busy (carryOf), so a busy job reads its index
- * once for several groups.
- */
+/** The fewest a read takes: those its group leaves serve the next groups' claims (carryOf), so a busy job reads its index once for several. */
 const MIN_CLAIM_CANDIDATES = 40;
-/** A ref a pool claim adds to its command: its group reads the tenant's pool share and load too. */
+/** The ref a pool claim adds to its command: its group reads the tenant's pool share and load too. */
 const POOL_REF = '\u0000pool';
 /**
- * The ref of a claim (one per command, numbered, so a group can count its claims): the group reads
- * the job's oldest claimable items once for all its claims (claimableIds), instead of each worker
- * reading them on its own before it queues.
+ * The ref of a claim (numbered, so a group can count its claims): the group reads the job's
+ * oldest claimable items once for all its claims (claimableIds), not each worker before it queues.
  */
 const CLAIM_REF = '\u0000claim#';
 let claimsSent = 0;
 const isItemRef = (ref: string) => ref !== POOL_REF && !ref.startsWith(CLAIM_REF);
 const claimsIn = (refs: readonly string[]) => refs.filter((ref) => ref.startsWith(CLAIM_REF)).length;
-
 const refOf = (id: string) => ({ stage: id.slice(0, id.lastIndexOf('#')), sequence: Number(id.slice(id.lastIndexOf('#') + 1)) });
 
 /**
@@ -189,6 +188,16 @@ function carryOf(committed: JobGroup): JobGroup | undefined {
 }
 
 /**
+ * `values` checked against the declared `fields` (type, required, S3 keys under the tenant, no
+ * undeclared field; BAD_USER_INPUT naming the field after `prefix`), without the absent ones.
+ */
+export function checkDeclared(tenant: BoundTenant, fields: Record<string, Attribute>, values: object, prefix: string) {
+  return definedOf(checkFields(fields, values, { mode: 'create', tenant, prefix, typed: true, closed: true }));
+}
+
+const definedOf = (values: object) => Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
+
+/**
  * The id of a job's queue on its committer: its partition, which names the tenant, then the job's
  * own id after a NUL, the part a client is told when the job keeps changing (changingTooFast).
  */
@@ -230,62 +239,30 @@ export class JobAggregate {
     private readonly plans?: Record<PlanName, PlanLimits>,
   ) {}
 
-  /**
-   * Refuses (QUOTA_EXCEEDED, itemsPerJob) adding `adding` items to a job that holds `holding`,
-   * when that passes the tenant's plan. The plan is read now; the job's count is the one its
-   * committer decides on, so concurrent adders to one job are held to it exactly.
-   */
-  async checkItemsPerJob(holding: number, adding: number): Promise<number> {
-    const allowed = await this.itemsAllowed();
-    refuseOverItems(holding, adding, allowed);
-    return allowed;
-  }
-
   /** The items a job of the tenant may hold (its plan's itemsPerJob, with its overrides), read now, strongly consistently. */
   async itemsAllowed(): Promise<number> {
     const tenant = entities.Tenant.found(await this.scope.store.get(this.scope.tenant.of(entities.Tenant).keyOf({})));
     return limitsOf(this.plans, tenant).itemsPerJob;
   }
 
-  private leaseUntil(): string {
-    return leaseUntilOf(this.scope.now().toISOString(), this.leaseSeconds);
-  }
-
   /**
    * Queues `apply` on the job's committer and resolves with what it returned once its group
-   * committed. `items` are the items `apply` reads (read with the job, by key). Rejects with what
-   * `apply` threw (nothing of it written), NOT_FOUND for an unknown job, or CONFLICT when other
-   * instances kept changing the job past the retry bound.
+   * committed. `items` are the items `apply` reads (read with the job, by key); a `pooled` command
+   * (a pool worker's claim) has its group read the tenant's pool share and load too
+   * (GroupRead.pool), so `apply` can hold the tenant's running limit; a `claim` has its group read
+   * the job's claimable items (see CLAIM_REF). Rejects with what `apply` threw (nothing of it
+   * written), NOT_FOUND for an unknown job, or CONFLICT when other instances kept changing the job
+   * past the retry bound.
    */
   submit<T>(
     jobId: string,
     items: readonly { stage: string; sequence: number }[],
     apply: (group: JobGroup) => Decided<JobGroup, T>,
-    options: { ahead?: boolean } = {},
+    options: { ahead?: boolean; pooled?: boolean; claim?: boolean } = {},
   ): Promise<T> {
-    return this.submitRefs(
-      jobId,
-      items.map((r) => itemId(r.stage, r.sequence)),
-      apply,
-      options,
-    );
-  }
-
-  /**
-   * submit for a pool worker's claim of a step: the group reads the tenant's pool share and load
-   * too (GroupRead.pool), so `apply` can hold the tenant's running limit.
-   */
-  submitPooled<T>(jobId: string, apply: (group: JobGroup) => Decided<JobGroup, T>): Promise<T> {
-    return this.submitRefs(jobId, [POOL_REF], apply);
-  }
-
-  /** submit, with the group's reads named as refs (itemId, or POOL_REF for the tenant's pool load). */
-  private submitRefs<T>(
-    jobId: string,
-    refs: readonly string[],
-    apply: (group: JobGroup) => Decided<JobGroup, T>,
-    options: { ahead?: boolean } = {},
-  ): Promise<T> {
+    const refs = items.map((r) => itemId(r.stage, r.sequence));
+    if (options.claim) refs.push(`${CLAIM_REF}${++claimsSent}`);
+    if (options.pooled) refs.push(POOL_REF);
     const io: AggregateIO<JobGroup> = {
       type: JOB_AGGREGATE,
       load: (all, carried) => this.load(jobId, all, carried),
@@ -295,7 +272,7 @@ export class JobAggregate {
       },
       carry: carryOf,
     };
-    return committerOf(this.scope.store).submit(jobQueueId(this.scope.tenant, jobId), io, refs, apply, options);
+    return committerOf(this.scope.store).submit(jobQueueId(this.scope.tenant, jobId), io, refs, apply, { ahead: options.ahead });
   }
 
   /**
@@ -350,10 +327,7 @@ export class JobAggregate {
         limit: entities.PoolShare.is(share) ? (share.maxRunning ?? undefined) : undefined,
       };
     }
-    // The records of the job's reusable steps still waiting, so a step this group moves the job on
-    // to can complete from them in the same decision (openReached). Only while such a step is ahead.
-    if (!TERMINAL.has(job.status)) read.reuseRecords = await readRecords(this.scope.store, tenant, waitingStepKeys(job, steps));
-    return JobGroup.of(read);
+    return JobGroup.of({ ...read, reuseRecords: await this.reuseRecords(job, steps) });
   }
 
   /** The carried state, with the items of `refs` and the claims' candidates it lacks read (strongly consistently). */
@@ -369,12 +343,18 @@ export class JobAggregate {
     const missing = [...new Set([...refs.filter(isItemRef), ...claimable])].filter((id) => !items.has(id));
     const rows = missing.length ? await this.scope.store.batchGet(missing.map((id) => this.itemKey(job.jobId, id))) : [];
     for (const row of rows) if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
-    // Reuse records are read anew as load reads them: another job may have recorded one since.
-    const reuseRecords = TERMINAL.has(job.status)
-      ? undefined
-      : await readRecords(this.scope.store, this.scope.tenant, waitingStepKeys(job, steps));
     const { storedSteps, pool } = carried.read;
+    const reuseRecords = await this.reuseRecords(job, steps);
     return JobGroup.of({ job, steps, storedSteps, items, at: this.scope.now().toISOString(), claimable, pool, reuseRecords });
+  }
+
+  /**
+   * The records of the job's reusable steps still waiting, read for every group (another job may
+   * have recorded one since), so a step the group moves the job on to can complete from them in
+   * the same decision (openReached). None once the job finished.
+   */
+  private async reuseRecords(job: JobItem, steps: ReadonlyMap<string, StepState>) {
+    return TERMINAL.has(job.status) ? undefined : readRecords(this.scope.store, this.scope.tenant, waitingStepKeys(job, steps));
   }
 
   private itemKey(jobId: string, id: string) {
@@ -397,15 +377,12 @@ export class JobAggregate {
   }
 
   /**
-   * Settles one page of a finished job's rows, for the settle sweep (job.settle.ts), as a command
-   * on the job: each work item of the page takes the job's expiry (writesOf gives a finished job's
-   * items its expiry) and, in a cancelled job, an unfinished one is cancelled (the tenant's pool
-   * load follows, as for every item that stops running); the page's earlier step attempts take the
-   * expiry too (the current ones take it from writesOf), each on condition of being as read; and
-   * `entry` (the JobSettle entry's checkpoint moved, or its removal after the last page) commits in
-   * the same transaction, so a crash resumes from a checkpoint that matches what was written. No
-   * job event: the job's stream ended with its last status. Resolves with the rows written; throws
-   * SettleStopped when the job is no longer finished (a retry took it back, and removed the entry).
+   * Settles one page of a finished job's rows for the settle sweep (job.settle.ts), as a command on
+   * the job: its items take the job's expiry (writesOf gives it to those it writes) and, in a
+   * cancelled job, an unfinished one is cancelled (the pool load follows); its earlier step
+   * attempts take the expiry on condition of being as read; `entry` (the checkpoint moved, or
+   * removed) commits in the same transaction. Resolves with the rows written; throws SettleStopped
+   * when the job is no longer finished (a retry took it back, and removed the entry).
    */
   settle(jobId: string, page: readonly (StepItem | WorkItemItem)[], entry: Write): Promise<number> {
     const items = page.filter((row) => entities.WorkItem.is(row));
@@ -492,27 +469,36 @@ export class JobAggregate {
   /**
    * A new job's writes (createJob): the job, its first step attempts and the items given with it
    * (`items`, for `stage`), its JOB_CREATED event and its JobWork entry, and, when it takes reuse,
-   * what the reuse records read for it (`records`, see job.reuse.ts) complete at once in the same
-   * transaction: the given items with a live record (ITEMS_REUSED), then its first step and those
-   * after it while each has one (STEP_REUSED), so none of them is ever claimable. The job is
-   * written only if new; returns it and its steps as the writes leave them. Decided on a state of
-   * its own and written by writesOf, as every later change of the job is: a creation is the first
-   * group of the job, committed by its caller with the idempotency key's record.
+   * what the reuse records read for it complete at once in the same transaction: the given items
+   * with a live record (ITEMS_REUSED), then its first step and those after it while each has one
+   * (STEP_REUSED), so none of them is ever claimable. `allowed` is the plan's itemsPerJob, being
+   * read (none without items). The job is written only if new; returns it and its steps as the
+   * writes leave them. Decided on a state of its own and written by writesOf, as every later
+   * change of the job is: a creation is the first group of the job, committed by its caller with
+   * the idempotency key's record.
    */
-  created(
+  async created(
     job: JobItem,
-    steps: StepState[],
     stage: string | undefined,
     items: Record<string, unknown>[],
-    records: ReadonlyMap<string, ReuseRecordItem>,
-  ): { job: JobItem; steps: StepLike[]; writes: UnitWrite[] } {
+    allowed: Promise<number> | undefined,
+  ): Promise<{ job: JobItem; steps: StepLike[]; writes: UnitWrite[] }> {
     const actor = this.scope.actor;
     const at = job.updatedAt;
-    const read: GroupRead = { job, steps: new Map(), storedSteps: [], items: new Map(), at, creating: true, reuseRecords: records };
+    const steps = initialSteps(job.plan).map((step) => ({ ...step, jobId: job.jobId }));
+    // The records are read before the transaction: one is never taken back, so a read now still stands when the job commits.
+    const [stepRecords, itemRecords, limit] = await Promise.all([
+      this.reuseRecords(job, new Map(steps.map((step) => [step.name, step]))),
+      stage ? this.recordsOfItems(job, stage, items) : undefined,
+      allowed,
+    ]);
+    if (limit !== undefined) refuseOverItems(0, items.length, limit);
+    const reuseRecords = new Map([...(stepRecords ?? []), ...(itemRecords ?? [])]);
+    const read: GroupRead = { job, steps: new Map(), storedSteps: [], items: new Map(), at, creating: true, reuseRecords };
     // Every step attempt is written, and the items given; its creation, which records them, is its first event (seq 1, the job's first version).
     const made = JobGroup.of(read).created(
       actor,
-      steps.map((step) => ({ ...step, jobId: job.jobId })),
+      steps,
       items.map((inputs, i) => newItem(job, stage ?? '', i + 1, inputs, actor, at)),
     );
     const reused = stage ? reuseAdded(made, stage, 1, actor) : made;
@@ -539,14 +525,7 @@ export class JobAggregate {
       throw badInput(`At most ${MAX_ITEMS_PER_ADD} items can be added at once (call addWorkItems again for more).`, 'items');
     return inputs.map((raw, i) => {
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badInput(`items[${i}] must be an object.`, `items[${i}]`);
-      const checked = checkFields(fanOut.inputs, raw, {
-        mode: 'create',
-        tenant: this.scope.tenant,
-        prefix: `items[${i}].`,
-        typed: true,
-        closed: true,
-      });
-      return Object.fromEntries(Object.entries(checked).filter(([, v]) => v !== undefined));
+      return checkDeclared(this.scope.tenant, fanOut.inputs, raw, `items[${i}].`);
     });
   }
 
@@ -563,7 +542,10 @@ export class JobAggregate {
     const checked = this.checkInputs(fanOutOrThrow(head, stage), inputs);
     const records = await this.recordsOfItems(head, stage, checked);
     const actor = this.scope.actor;
-    const limit = await this.checkItemsPerJob(itemTotal(head), checked.length);
+    // The plan is read now; the job's count is the one its committer decides on (below), so
+    // concurrent adders to one job are held to it exactly.
+    const limit = await this.itemsAllowed();
+    refuseOverItems(itemTotal(head), checked.length, limit);
     const job = await this.submit(jobId, [], (group) => {
       // Held again on the job as its committer reads it: another adder may have added since.
       refuseOverItems(itemTotal(group.job), checked.length, limit);
@@ -735,64 +717,60 @@ export class JobAggregate {
     const stage = named ? stageOf(job, named) : undefined;
     const declared = onItem ? fanOutOrThrow(job, named ?? '').outputs : stage?.outputs;
     const outputs = declared
-      ? checkFields(declared, action.outputs ?? {}, {
-          mode: 'create',
-          tenant: this.scope.tenant,
-          prefix: 'outputs.',
-          typed: true,
-          closed: true,
-        })
+      ? checkDeclared(this.scope.tenant, declared, action.outputs ?? {}, 'outputs.')
       : boundedJson(action.outputs, 'outputs');
-    const defined = outputs ? Object.fromEntries(Object.entries(outputs).filter(([, v]) => v !== undefined)) : undefined;
-    return { unit, action: { ...action, outputs: defined, review: !onItem && stage?.review } };
+    return { unit, action: { ...action, outputs: outputs ? definedOf(outputs) : undefined, review: !onItem && stage?.review } };
   }
 
   /**
-   * A claim for claimWork of the job's oldest claimable item: decided in the job's group, which
-   * reads the claimable index once for all its claims and hands them the candidates in turn, so
-   * workers asking at once are handed different items in one transaction instead of racing for
-   * the same one and losing a round each. An item whose lease ran out past its attempts fails on
-   * the way (and is nobody's work). No item when none can be claimed now.
+   * A claim of the job's oldest claimable item, decided in the job's group, which reads the
+   * claimable index once for all its claims and hands them the candidates in turn: workers asking
+   * at once get different items in one transaction instead of racing for one. An item whose lease
+   * ran out past its attempts fails on the way. No item when none can be claimed now.
    */
   async claimNext(jobId: string, options: { pooled?: boolean } = {}) {
-    const leaseUntil = this.leaseUntil();
+    const leaseUntil = leaseUntilOf(this.scope.now().toISOString(), this.leaseSeconds);
     const actor = this.scope.actor;
     const pooled = options.pooled === true;
-    const claim = `${CLAIM_REF}${++claimsSent}`;
-    return this.submitRefs<Claimed>(jobId, pooled ? [claim, POOL_REF] : [claim], (group) => {
-      // A pool claim for a tenant at its running limit takes nothing that would pass the limit
-      // (the limit holds at every commit: see the PoolLoad write in writesOf). It still tries every
-      // candidate: an attempt of the tenant's whose lease ran out counts as running until a claim
-      // ends it, so a claim that took only when below the limit would never end one, and a tenant
-      // whose pool workers all died would wait for good. Taking such an attempt over leaves the
-      // count as it was; ending one past its attempts, or into its backoff, lowers it.
-      const limit = pooled ? group.read.pool?.limit : undefined;
-      let atLimit = false;
-      let state = group;
-      // Not those an earlier command of this group took (or failed past their attempts), but those
-      // it handed back.
-      for (const id of inLine(group, group.read.claimable ?? [])) {
-        const ref = refOf(id);
-        try {
-          const claimed = decide(state, { unit: ref, action: { kind: 'claim', leaseUntil, pooled } }, actor);
-          if (limit !== undefined && claimed.poolLoad() > limit) {
-            atLimit = true;
-            continue;
+    return this.submit<Claimed>(
+      jobId,
+      [],
+      (group) => {
+        // A pool claim for a tenant at its running limit takes nothing that would pass the limit
+        // (the limit holds at every commit: see the PoolLoad write in writesOf). It still tries every
+        // candidate: an attempt of the tenant's whose lease ran out counts as running until a claim
+        // ends it, so a claim that took only when below the limit would never end one, and a tenant
+        // whose pool workers all died would wait for good. Taking such an attempt over leaves the
+        // count as it was; ending one past its attempts, or into its backoff, lowers it.
+        const limit = pooled ? group.read.pool?.limit : undefined;
+        let atLimit = false;
+        let state = group;
+        // Not those an earlier command of this group took (or failed past their attempts), but those
+        // it handed back.
+        for (const id of inLine(group, group.read.claimable ?? [])) {
+          const ref = refOf(id);
+          try {
+            const claimed = decide(state, { unit: ref, action: { kind: 'claim', leaseUntil, pooled } }, actor);
+            if (limit !== undefined && claimed.poolLoad() > limit) {
+              atLimit = true;
+              continue;
+            }
+            state = claimed;
+            const item = itemOf(claimed, ref.stage, ref.sequence);
+            if (item.status === ItemStatus.RUNNING)
+              return { state, value: { job: state.job, step: state.steps.get(ref.stage), item, atLimit: false } };
+          } catch (error) {
+            // Taken by an earlier claim, or its stage is not running: try the next one. Anything
+            // else (a fault) is the claimer's error.
+            if (!(error instanceof AppError)) throw error;
           }
-          state = claimed;
-          const item = itemOf(claimed, ref.stage, ref.sequence);
-          if (item.status === ItemStatus.RUNNING)
-            return { state, value: { job: state.job, step: state.steps.get(ref.stage), item, atLimit: false } };
-        } catch (error) {
-          // Taken by an earlier claim, or its stage is not running: try the next one. Anything
-          // else (a fault) is the claimer's error.
-          if (!(error instanceof AppError)) throw error;
         }
-      }
-      // With no candidate at all the tenant may still be at its limit: its running work is elsewhere.
-      atLimit ||= limit !== undefined && state.poolLoad() >= limit;
-      return { state, value: { job: state.job, step: undefined, item: undefined, atLimit } };
-    });
+        // With no candidate at all the tenant may still be at its limit: its running work is elsewhere.
+        atLimit ||= limit !== undefined && state.poolLoad() >= limit;
+        return { state, value: { job: state.job, step: undefined, item: undefined, atLimit } };
+      },
+      { pooled, claim: true },
+    );
   }
 
   /**
@@ -810,9 +788,7 @@ export class JobAggregate {
 
   /** Items of a job (optionally of one stage), in stage and sequence order, a page at a time. */
   page(jobId: string, stage: string | null | undefined, page: { first?: number | null; after?: string | null }) {
-    const spec = stage
-      ? this.scope.tenant.of(entities.WorkItem).prefixOf({ jobId, stage })
-      : { pk: this.scope.tenant.of(entities.Job).pkOf({ jobId }), skPrefix: 'ITEM#' };
+    const spec = this.scope.tenant.of(entities.WorkItem).prefixOf(stage ? { jobId, stage } : { jobId });
     return this.scope.page(spec, page).then((p) => entities.WorkItem.pageOf(p));
   }
 

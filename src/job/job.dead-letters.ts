@@ -68,30 +68,35 @@ export class DeadLetters {
     private readonly items: JobAggregate,
   ) {}
 
-  /** The fan-out stages of declared kind `kind` (BAD_USER_INPUT naming `field` for a kind without any). */
-  private stagesOf(kind: string, field: string): string[] {
+  /**
+   * The fan-out stages of declared kind `kind` (BAD_USER_INPUT naming `field` for a kind without
+   * any), or only `stage` of them when one is named (BAD_USER_INPUT naming `stageField` for another).
+   */
+  private stagesOf(kind: string, field: string, stage?: string | null, stageField = 'stage'): string[] {
     const stages = (declaredKind(kind)?.stages ?? []).filter((s) => s.fanOut).map((s) => s.name);
     if (stages.length === 0) throw badInput(`Kind "${kind}" has no fan-out stage (see jobKinds): it has no work items.`, field);
-    return stages;
+    if (stage == null) return stages;
+    const named = requireText(stage, stageField, 48);
+    if (!stages.includes(named))
+      throw badInput(`Stage "${named}" is not a fan-out stage of kind ${kind}; its fan-out stages: ${stages.join(', ')}.`, stageField);
+    return [named];
   }
 
-  private checkStage(stages: string[], kind: string, stage: string, field: string): string {
-    if (!stages.includes(stage))
-      throw badInput(`Stage "${stage}" is not a fan-out stage of kind ${kind}; its fan-out stages: ${stages.join(', ')}.`, field);
-    return stage;
+  /** A listing's kind, stage and error code, checked, as the dead-letter indexes' values. */
+  private listed(kindName: string, stageName: string, errorCode: string | null | undefined) {
+    const kind = requireText(kindName, 'kind', 100);
+    const [stage] = this.stagesOf(kind, 'kind', stageName);
+    const code = optionalText(errorCode, 'errorCode', 100);
+    return { code, values: indexValues(kind, stage, code) };
   }
 
   /**
    * The tenant's dead letters of one stage of a kind: with an error code, that code's, newest
    * first; without one, by error code (descending), each code's newest first.
    */
-  async list(kindName: string, stageName: string, errorCode: string | null | undefined, page: PageRequest) {
-    const kind = requireText(kindName, 'kind', 100);
-    const stage = this.checkStage(this.stagesOf(kind, 'kind'), kind, requireText(stageName, 'stage', 48), 'stage');
-    const code = optionalText(errorCode, 'errorCode', 100);
-    const spec = this.scope.tenant
-      .of(entities.WorkItem)
-      .query('deadLetters', { kind, stage, ...(code != null ? { errorCode: deadLetterCode(code) } : {}) }, { descending: true });
+  async list(kind: string, stage: string, errorCode: string | null | undefined, page: PageRequest) {
+    const { values } = this.listed(kind, stage, errorCode);
+    const spec = this.scope.tenant.of(entities.WorkItem).query('deadLetters', values, { descending: true });
     return entities.WorkItem.pageOf(await this.scope.page(spec, page));
   }
 
@@ -101,13 +106,10 @@ export class DeadLetters {
    * the cross-tenant index, merged. Pages forward only.
    */
   async acrossTenants(kindName: string, stageName: string, errorCode: string | null | undefined, page: PageRequest) {
-    const kind = requireText(kindName, 'kind', 100);
-    const stage = this.checkStage(this.stagesOf(kind, 'kind'), kind, requireText(stageName, 'stage', 48), 'stage');
-    const code = optionalText(errorCode, 'errorCode', 100);
+    const { code, values } = this.listed(kindName, stageName, errorCode);
     const model = entities.WorkItem;
-    const values = { kind, stage, ...(code != null ? { errorCode: deadLetterCode(code) } : {}) };
     const merged = await this.scope.pageMerged(
-      `ops:dead:${kind}:${stage}:${code ?? ''}`,
+      `ops:dead:${values.kind}:${values.stage}:${code ?? ''}`,
       (below) =>
         Array.from({ length: OPS_SHARDS }, (_, shard) =>
           model.query('', 'deadLettersAcrossTenants', { ...values, shard }, { descending: true, range: { below } }),
@@ -126,8 +128,7 @@ export class DeadLetters {
    */
   async replay(filter: DeadLetterFilter, max: number | null | undefined, after: string | null | undefined): Promise<ReplayOutcome> {
     const kind = requireText(filter.kind, 'filter.kind', 100);
-    const all = this.stagesOf(kind, 'filter.kind');
-    const stages = filter.stage != null ? [this.checkStage(all, kind, requireText(filter.stage, 'filter.stage', 48), 'filter.stage')] : all;
+    const stages = this.stagesOf(kind, 'filter.kind', filter.stage, 'filter.stage');
     const code = optionalText(filter.errorCode, 'filter.errorCode', 100);
     const jobId = filter.jobId != null ? assertId(filter.jobId, 'job', 'filter.jobId') : undefined;
     const limit = max ?? DEFAULT_REPLAY;
@@ -159,15 +160,7 @@ export class DeadLetters {
     let scanned = 0;
     let last: Position | undefined;
     for (const stage of stages) {
-      const {
-        index,
-        pk,
-        skPrefix = '',
-      } = this.scope.tenant.of(entities.WorkItem).query('deadLetters', {
-        kind,
-        stage,
-        ...(code != null ? { errorCode: deadLetterCode(code) } : {}),
-      });
+      const { index, pk, skPrefix = '' } = this.scope.tenant.of(entities.WorkItem).query('deadLetters', indexValues(kind, stage, code));
       const upper = skPrefix ? prefixEnd(skPrefix) : '\uffff';
       // After the position's key (the least key above it is the key with a NUL appended), within the prefix.
       let lower = from && from.stage === stage && `${from.after}\u0000` > skPrefix ? `${from.after}\u0000` : skPrefix || '\u0000';
@@ -215,6 +208,13 @@ export class DeadLetters {
     return outcomes;
   }
 }
+
+/** The dead-letter indexes' values of one stage, and of one error code when one is named. */
+const indexValues = (kind: string, stage: string, code: string | null | undefined) => ({
+  kind,
+  stage,
+  ...(code != null ? { errorCode: deadLetterCode(code) } : {}),
+});
 
 function encodePosition(position: Position): string {
   return Buffer.from(JSON.stringify([position.stage, position.after])).toString('base64url');

@@ -31,20 +31,20 @@ function poolsOf(
 }
 
 /**
- * A pool worker's claimWork: the next step or item of any tenant, by the pools' fair shares (see
- * PoolScheduler), with a lease naming exactly that step or item and its attempt, sealed for this
- * worker (a step's lease has sequence 0). Null when no tenant has claimable work in its pools.
- */
-/**
  * What a tenant's repository answers a pooled claim of an item or a step. Named, not left to
  * inference on claimPooledWork: tsc's incremental build overflowed its stack serializing the
  * inferred type whenever this file changed after a build.
  */
 type PooledClaim = Extract<
-  Awaited<ReturnType<Repositories['jobs']['claimPooledItem']>> | Awaited<ReturnType<Repositories['jobs']['claimPooledStep']>>,
+  Awaited<ReturnType<Repositories['jobs']['claimItem']>> | Awaited<ReturnType<Repositories['jobs']['claimPooledStep']>>,
   { job: unknown }
 >;
 
+/**
+ * A pool worker's claimWork: the next step or item of any tenant, by the pools' fair shares (see
+ * PoolScheduler), with a lease naming exactly that step or item and its attempt, sealed for this
+ * worker (a step's lease has sequence 0). Null when no tenant has claimable work in its pools.
+ */
 export async function claimPooledWork(
   ctx: Context,
   kind: string | null,
@@ -59,7 +59,7 @@ export async function claimPooledWork(
   for (const pool of poolsOf(principal.pool, kind, stage)) {
     const fanOut = declaredKind(pool.kind)?.stages.find((s) => s.name === pool.stage)?.fanOut !== undefined;
     const claimed = fanOut
-      ? await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimPooledItem(entry.jobId))
+      ? await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimItem(entry.jobId, true))
       : await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimPooledStep(entry.jobId, entry.stage));
     const held =
       claimed?.item ?? (claimed?.step ? { stage: claimed.step.name, sequence: STEP_SEQUENCE, attempt: claimed.step.attempt } : null);
@@ -80,61 +80,46 @@ export async function claimPooledWork(
 /** The sequence a lease on a single step names: items' sequences start at 1. */
 const STEP_SEQUENCE = 0;
 
+/** What a lease names, as a refusal tells it. */
+const leased = (lease: OpenedLease) =>
+  `${lease.sequence === STEP_SEQUENCE ? 'step' : `item ${lease.sequence} of stage`} ${lease.stage} of job ${lease.jobId}`;
+
+/** The lease a pool worker sends (argument lease), opened for it; FORBIDDEN saying `missing` without one. */
+async function openLease(ctx: Context, lease: string | null | undefined, missing: string): Promise<OpenedLease> {
+  if (!lease || !ctx.leases || !ctx.principal) throw forbidden(missing);
+  return ctx.leases.open(lease, ctx.principal.userId);
+}
+
 /**
- * The repositories and attempt a report on a step runs with: the caller's own and the attempt it
- * named, or, for a pool worker, those of the tenant of the lease it sends, which must name this
- * step (and the attempt, when the call names one); the lease's attempt is the one reported on.
+ * The repositories and attempt a report on `unit` (a work item, or a step without a sequence)
+ * runs with: the caller's own and the attempt it named, or, for a pool worker, those of the tenant
+ * of the lease it sends, which must name exactly this unit (and the attempt, when the report names
+ * one); the lease's attempt is the one reported on.
  */
-export async function stepReportRepos(
+async function reportRepos(
   ctx: Context,
-  ref: { jobId: string; stepName: string; attempt?: number | null; lease?: string | null },
+  unit: { jobId: string; stage: string; sequence?: number; attempt?: number | null; lease?: string | null },
 ): Promise<{ repos: Repositories; attempt: number | null }> {
-  const principal = ctx.principal;
-  if (!principal?.pool) return { repos: ctx.repos, attempt: ref.attempt ?? null };
-  if (!ref.lease || !ctx.leases) throw forbidden('A pool worker reports on a step with the lease claimWork handed it (argument lease).');
-  const lease: OpenedLease = await ctx.leases.open(ref.lease, principal.userId);
-  const named = ref.attempt ?? lease.attempt;
-  if (lease.jobId !== ref.jobId || lease.sequence !== STEP_SEQUENCE || lease.stage !== ref.stepName || lease.attempt !== named) {
-    throw forbidden(
-      `The lease is for ${lease.sequence === STEP_SEQUENCE ? 'step' : `item ${lease.sequence} of stage`} ${lease.stage} of job ${lease.jobId}, attempt ${lease.attempt}: report on that one.`,
-    );
-  }
-  return { repos: ctx.reposUnderLease(lease), attempt: lease.attempt };
+  if (!ctx.principal?.pool) return { repos: ctx.repos, attempt: unit.attempt ?? null };
+  const sequence = unit.sequence ?? STEP_SEQUENCE;
+  const what = sequence === STEP_SEQUENCE ? 'a step' : 'an item';
+  const lease = await openLease(ctx, unit.lease, `A pool worker reports on ${what} with the lease claimWork handed it (argument lease).`);
+  const { jobId, stage, attempt } = lease;
+  if (jobId !== unit.jobId || stage !== unit.stage || lease.sequence !== sequence || attempt !== (unit.attempt ?? attempt))
+    throw forbidden(`The lease is for ${leased(lease)}, attempt ${attempt}: report on that one.`);
+  return { repos: ctx.reposUnderLease(lease), attempt };
 }
 
-/**
- * The repositories a report on a work item runs with: the caller's own, or, for a pool worker,
- * those of the tenant of the lease it sends, which must name exactly this item and attempt.
- */
-export async function itemReportRepos(
-  ctx: Context,
-  ref: { jobId: string; stage: string; sequence: number; attempt: number; lease?: string | null },
-): Promise<Repositories> {
-  const principal = ctx.principal;
-  if (!principal?.pool) return ctx.repos;
-  if (!ref.lease || !ctx.leases) throw forbidden('A pool worker reports on an item with the lease claimWork handed it (argument lease).');
-  const lease: OpenedLease = await ctx.leases.open(ref.lease, principal.userId);
-  if (lease.jobId !== ref.jobId || lease.stage !== ref.stage || lease.sequence !== ref.sequence || lease.attempt !== ref.attempt) {
-    throw forbidden(
-      `The lease is for item ${lease.sequence} of stage ${lease.stage} of job ${lease.jobId}, attempt ${lease.attempt}: report on that one.`,
-    );
-  }
-  return ctx.reposUnderLease(lease);
-}
+/** reportRepos of a report on a step attempt. */
+export const stepReportRepos = (ctx: Context, ref: { jobId: string; stepName: string; attempt?: number | null; lease?: string | null }) =>
+  reportRepos(ctx, { ...ref, stage: ref.stepName });
 
-/**
- * The repositories a report on `unit` (a work item, or a step without a sequence) runs with, as
- * itemReportRepos and stepReportRepos give them: for a lost worker's hand-back (bound-workers.ts),
- * made later from a context of the worker's own. Throws as they do.
- */
-export async function heldUnitRepos(
+/** The repositories of a report on a work item (which names its attempt), or of a lost worker's hand-back (bound-workers.ts). */
+export const heldUnitRepos = async (
   ctx: Context,
   unit: { jobId: string; stage: string; sequence?: number; attempt: number; lease?: string | null },
-): Promise<Repositories> {
-  const { jobId, stage, sequence, attempt, lease } = unit;
-  if (sequence !== undefined) return itemReportRepos(ctx, { jobId, stage, sequence, attempt, lease });
-  return (await stepReportRepos(ctx, { jobId, stepName: stage, attempt, lease })).repos;
-}
+): Promise<Repositories> => (await reportRepos(ctx, unit)).repos;
+export const itemReportRepos = heldUnitRepos;
 
 /**
  * The repositories an addWorkItems runs with: the caller's own, or, for a pool worker, those of
@@ -149,21 +134,15 @@ export async function heldUnitRepos(
  * not held to one.
  */
 export async function itemAdderRepos(ctx: Context, ref: { jobId: string; lease?: string | null }): Promise<Repositories> {
-  const principal = ctx.principal;
-  if (!principal?.pool) return ctx.repos;
-  if (!ref.lease || !ctx.leases)
-    throw forbidden('A pool worker adds work items with the lease claimWork handed it on a step of that job (argument lease).');
-  const lease: OpenedLease = await ctx.leases.open(ref.lease, principal.userId);
-  if (lease.jobId !== ref.jobId || lease.sequence !== STEP_SEQUENCE) {
-    throw forbidden(
-      `The lease is for ${lease.sequence === STEP_SEQUENCE ? 'step' : `item ${lease.sequence} of stage`} ${lease.stage} of job ${lease.jobId}: a pool worker adds items only to the job whose step it holds.`,
-    );
-  }
+  if (!ctx.principal?.pool) return ctx.repos;
+  const missing = 'A pool worker adds work items with the lease claimWork handed it on a step of that job (argument lease).';
+  const lease = await openLease(ctx, ref.lease, missing);
+  if (lease.jobId !== ref.jobId || lease.sequence !== STEP_SEQUENCE)
+    throw forbidden(`The lease is for ${leased(lease)}: a pool worker adds items only to the job whose step it holds.`);
   const repos = ctx.reposUnderLease(lease);
   const current = (await repos.jobs.steps(ref.jobId)).filter((step) => step.name === lease.stage).at(-1);
-  const what = `Step ${lease.stage} of job`;
   if (current && current.attempt !== lease.attempt)
-    throw wrongAttempt(what, ref.jobId, 'add items under', 'step', current.attempt, lease.attempt);
+    throw wrongAttempt(`Step ${lease.stage} of job`, ref.jobId, 'add items under', 'step', current.attempt, lease.attempt);
   if (current?.status !== StepStatus.RUNNING) {
     throw invalidTransition('Step', `${lease.stage} of job ${ref.jobId}`, current?.status ?? 'gone', StepStatus.RUNNING, {
       action: 'add items under',

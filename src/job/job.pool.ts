@@ -97,6 +97,11 @@ export class PoolScheduler {
     return pool;
   }
 
+  /** The tenants some pool's view has work of. */
+  private tenantsWithWork(): Set<string> {
+    return new Set([...this.pools.values()].flatMap((p) => [...p.view.keys()]));
+  }
+
   /** Reads the pool's index again: the tenants with work and their jobs in order. */
   private refresh(pool: PoolState, kind: string, stage: string): Promise<void> {
     pool.reading ??= (async () => {
@@ -125,7 +130,7 @@ export class PoolScheduler {
       if (pool.turn >= pool.ring.length) pool.turn = 0;
       // Shares are kept only for tenants some pool has work of, so the cache does not grow with
       // every tenant that ever had work.
-      const withWork = new Set([...this.pools.values()].flatMap((p) => [...p.view.keys()]));
+      const withWork = this.tenantsWithWork();
       for (const t of this.shares.keys()) if (!withWork.has(t)) this.shares.delete(t);
       await this.readShares([...view.keys()]);
     })().finally(() => (pool.reading = undefined));
@@ -142,10 +147,7 @@ export class PoolScheduler {
     const items = await this.store.batchGet(stale.map((t) => entities.PoolShare.keyOf(t, {})));
     stale.forEach((tenantId, i) => {
       const item = items[i];
-      this.shares.set(
-        tenantId,
-        entities.PoolShare.is(item) ? { weight: Math.max(1, item.weight), readAt: Date.now() } : { weight: 1, readAt: Date.now() },
-      );
+      this.shares.set(tenantId, { weight: entities.PoolShare.is(item) ? Math.max(1, item.weight) : 1, readAt: Date.now() });
     });
   }
 
@@ -166,8 +168,7 @@ export class PoolScheduler {
 
   /** What it holds now, for tests: tenants in the pools' views, and tenants whose share is cached. */
   held(): { tenantsWithWork: number; shares: number } {
-    const withWork = new Set([...this.pools.values()].flatMap((p) => [...p.view.keys()]));
-    return { tenantsWithWork: withWork.size, shares: this.shares.size };
+    return { tenantsWithWork: this.tenantsWithWork().size, shares: this.shares.size };
   }
 
   /** Forgets a tenant's cached share, so its next claim reads the new one (after setPoolShare). */
@@ -207,9 +208,7 @@ export class PoolScheduler {
         if (pool.ring[pool.turn] === tenantId) pool.turn++;
         continue;
       }
-      if (claimed) {
-        return { ...claimed, tenantId };
-      }
+      if (claimed) return { ...claimed, tenantId };
       // The claim's credit is refunded; a tenant that still has jobs to try keeps its place.
       pool.deficit.set(tenantId, (pool.deficit.get(tenantId) ?? 0) + 1);
       if ((pool.view.get(tenantId)?.length ?? 0) > 0) continue;
@@ -266,10 +265,7 @@ const schedulers = new WeakMap<Store, PoolScheduler>();
 
 /** The pool scheduler of `store` (one per process and table), on the requests' clock `now`. */
 export function poolSchedulerOf(store: Store, now: () => Date): PoolScheduler {
-  let scheduler = schedulers.get(store);
-  if (!scheduler) {
-    scheduler = new PoolScheduler(store, now);
-    schedulers.set(store, scheduler);
-  }
+  const scheduler = schedulers.get(store) ?? new PoolScheduler(store, now);
+  schedulers.set(store, scheduler);
   return scheduler;
 }

@@ -5,23 +5,21 @@ import { assertId, isValidTenantId } from '../common/ids';
 import { Stale } from '../common/mutate';
 import { attemptEndsAt, entities, type EntityItem } from '../common/entities';
 import type { Scope } from '../common/scope';
-import type { Store } from '../infra/dynamo/store';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
 import { isPlainObject } from '../guards';
 import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } from '../errors';
-import type { PageRequest } from '../infra/dynamo/store';
+import type { PageRequest, QuerySpec, Store } from '../infra/dynamo/store';
+import { EntityRepository } from '../common/repository';
 import type { PlanLimits, PlanName } from '../config';
-import { del, type UnitWrite } from '../infra/dynamo/write';
-import { checkedRef, checkFields } from '../common/fields';
-import { idempotent, type IdempotentRequest, type Remember } from '../common/idempotency';
+import { del, type Item, type UnitWrite } from '../infra/dynamo/write';
+import { checkedRef } from '../common/fields';
+import { idempotent, type IdempotentRequest } from '../common/idempotency';
 import { declaredKind, fanOutOf, type JobKindDeclaration } from './job.kinds';
-import { type JobGroup, refuseOverItems } from './job.decider';
-import { JobAggregate, jobQueueId } from './job.aggregate';
+import type { JobGroup } from './job.decider';
+import { checkDeclared, JobAggregate, jobQueueId } from './job.aggregate';
 import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/committer';
-import type { Item } from '../infra/dynamo/write';
 import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
-import { readRecords, takesReuse, waitingStepKeys } from './job.reuse';
 import type { ProjectRepository } from '../project/project.repository';
 import {
   jobsByStatus,
@@ -32,10 +30,9 @@ import {
   OPS_SHARDS,
   opsJobsByStatus,
   stepsAwaitingReview,
-  jobKey,
 } from './job.keys';
 import type { StepLike } from './job.writes';
-import { initialSteps, JobStatus, StepStatus, TERMINAL, type JobCommand, onStep, type PlannedStep, type StepState } from './job.machine';
+import { JobStatus, StepStatus, TERMINAL, type JobCommand, onStep, type PlannedStep, type StepState } from './job.machine';
 import type { CreateJobInput } from './job.type';
 
 /** The most items createJob takes (more: addWorkItems after it). */
@@ -85,38 +82,27 @@ const JOB_DELETION = oneDecisionType<DeletionRead>(changingTooFast('Job'));
 const MAX_STEP_HISTORY = 1000;
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
 
-/** The statuses whose job no longer holds its idempotency key: a new request makes a new job. */
-const RETRYABLE = new Set<JobStatus>([JobStatus.FAILED, JobStatus.CANCELLED]);
-
-/**
- * What makes two createJob requests the same when the client gives no key: project, kind, inputs,
- * seed and model version (absent and null alike), and `reuse: false`, which asks for a new run.
- */
-function derivedRequestOf(input: Pick<CreateJobInput, 'projectId' | 'kind' | 'inputs' | 'seed' | 'modelVersion' | 'reuse'>) {
-  return {
-    projectId: input.projectId,
-    kind: input.kind,
-    inputs: input.inputs ?? null,
-    seed: input.seed ?? null,
-    modelVersion: input.modelVersion ?? null,
-    // A job that asks not to reuse does not get an earlier job back either.
-    ...(input.reuse === false ? { reuse: false } : {}),
-  };
-}
-
 /**
  * A createJob request as the idempotent creates take it (common/idempotency.ts): with a client's
  * key, every argument but the key, absent and null alike, so a retry that spells an omitted field
- * as null is the same request; without one, a key derived from what makes two jobs the same.
+ * as null is the same request; without one, a key derived from what makes two jobs the same:
+ * project, kind, inputs, seed and model version (absent and null alike), and `reuse: false`,
+ * which asks for a new run (so it does not get an earlier job back either).
  */
 function createRequestOf(input: CreateJobInput): IdempotentRequest {
-  const { idempotencyKey, ...rest } = input;
-  const given = Object.fromEntries(Object.entries(rest).filter(([, value]) => value != null));
-  return { key: idempotencyKey, operation: 'createJob', input: given, derivedFrom: derivedRequestOf(input) };
+  const { idempotencyKey, projectId, kind, inputs, seed, modelVersion, reuse } = input;
+  const given = Object.fromEntries(Object.entries(input).filter(([name, value]) => value != null && name !== 'idempotencyKey'));
+  const derivedFrom = { projectId, kind, inputs: inputs ?? null, seed: seed ?? null, modelVersion: modelVersion ?? null };
+  return {
+    key: idempotencyKey,
+    operation: 'createJob',
+    input: given,
+    derivedFrom: reuse === false ? { ...derivedFrom, reuse } : derivedFrom,
+  };
 }
 
 /** A job that failed or was cancelled (or was deleted) gives its key up: the next request makes a new job. */
-const keyReleased = (job: JobItem | null) => job === null || RETRYABLE.has(job.status);
+const keyReleased = (job: JobItem | null) => job === null || job.status === JobStatus.FAILED || job.status === JobStatus.CANCELLED;
 
 type JobItem = EntityItem<'Job'>;
 
@@ -125,11 +111,6 @@ const toJob = (item: JobItem, steps?: StepLike[]) => ({ ...item, seq: item.versi
 
 const byOrder = (a: StepState, b: StepState) => a.order - b.order || a.attempt - b.attempt;
 
-/**
- * Pipeline jobs. Every change moves the job's version by one and writes the job, the step
- * attempts it touches and the event with seq = new version in one transaction conditioned on
- * the version read, so a job's stream is ordered and gapless and two writers serialize.
- */
 /** A unit a worker holds, as claims and reports name it: a step (no sequence) or a work item. */
 export interface HeldUnitRef {
   tenantId: string;
@@ -176,20 +157,26 @@ export function observeClaims(store: Store, observer: ClaimObserver): void {
   claimObservers.set(store, observer);
 }
 
-export class JobRepository {
+/**
+ * Pipeline jobs. Every change moves the job's version by one and writes the job, the step
+ * attempts it touches and the event with seq = new version in one transaction conditioned on
+ * the version read, so a job's stream is ordered and gapless and two writers serialize.
+ */
+export class JobRepository extends EntityRepository<typeof entities.Job> {
   /** The work items of fan-out stages (job.aggregate.ts). */
   readonly items: JobAggregate;
   /** Work items failed past their attempts: listed and replayed (job.dead-letters.ts). */
   readonly deadLetters: DeadLetters;
 
   constructor(
-    private readonly scope: Scope,
+    scope: Scope,
     private readonly projects: ProjectRepository,
     /** How long a worker holds a step without reporting (see Config.jobLeaseSeconds). */
     leaseSeconds = 60,
     /** What each plan allows (Config.plans): the items a job may hold. */
     plans?: Record<PlanName, PlanLimits>,
   ) {
+    super(scope, entities.Job);
     this.items = new JobAggregate(scope, leaseSeconds, plans);
     this.deadLetters = new DeadLetters(scope, this.items);
   }
@@ -200,32 +187,25 @@ export class JobRepository {
   }
 
   /**
-   * The job item and its whole step history, read together (one query, strongly consistent): the
-   * `job` query answers with every attempt of every step. No decision reads it (see JobAggregate.load).
-   */
-  private async read(jobId: string) {
-    assertId(jobId, 'job', 'jobId');
-    const items = await this.scope.store.queryAll(jobWithSteps(this.scope.tenant, jobId), MAX_STEP_HISTORY + 1);
-    const job = items.find((item) => entities.Job.is(item));
-    if (!entities.Job.is(job)) return null;
-    const steps = entities.Step.itemsOf(items).sort(byOrder);
-    return { job, steps };
-  }
-
-  /**
    * Where the job's stream stands: its seq (version), status and project, read strongly
    * consistently after this call and shared with concurrent callers (Scope.shared), so a burst of
    * subscribes to one job reads it a few times, not once each. Null when this tenant has no such job.
    */
   async head(jobId: string): Promise<{ seq: number; status: JobItem['status']; projectId: string } | null> {
-    const item = await this.scope.shared.get(jobKey(this.scope.tenant, assertId(jobId, 'job', 'jobId')));
+    const item = await this.scope.shared.get(this.keys.keyOf({ jobId: assertId(jobId, 'job', 'jobId') }));
     return entities.Job.is(item) ? { seq: item.version, status: item.status, projectId: item.projectId } : null;
   }
 
-  /** The job with all its step attempts, or null when this tenant has no such job. */
+  /**
+   * The job with all its step attempts (the `job` query answers with every attempt of every
+   * step), read together in one strongly consistent query; null when this tenant has no such job.
+   * No decision reads it (see JobAggregate.load).
+   */
   async get(jobId: string) {
-    const found = await this.read(jobId);
-    return found ? toJob(found.job, found.steps) : null;
+    assertId(jobId, 'job', 'jobId');
+    const items = await this.scope.store.queryAll(jobWithSteps(this.scope.tenant, jobId), MAX_STEP_HISTORY + 1);
+    const job = entities.Job.itemsOf(items)[0];
+    return job ? toJob(job, entities.Step.itemsOf(items).sort(byOrder)) : null;
   }
 
   /**
@@ -248,9 +228,8 @@ export class JobRepository {
     return { ...toJob(job), readSteps: () => this.steps(job.jobId) };
   }
 
-  private async list(spec: ReturnType<typeof jobsByStatus>, page: PageRequest) {
-    const result = entities.Job.pageOf(await this.scope.page(spec, page));
-    return result.map((item) => toJob(item));
+  private async list(spec: QuerySpec, page: PageRequest) {
+    return (await this.page(spec, page)).map((item) => toJob(item));
   }
 
   /** A project's jobs, newest first. */
@@ -270,8 +249,7 @@ export class JobRepository {
 
   /** Step attempts paused for a person's review, most recent first. */
   async awaitingReview(page: PageRequest) {
-    const result = entities.Step.pageOf(await this.scope.page(stepsAwaitingReview(this.scope.tenant), page));
-    return result.map(toStep);
+    return entities.Step.pageOf(await this.scope.page(stepsAwaitingReview(this.scope.tenant), page)).map(toStep);
   }
 
   /**
@@ -285,8 +263,7 @@ export class JobRepository {
       entities.Job.sortAttributeOf('acrossTenants'),
       page,
     );
-    const result = entities.Job.pageOf(merged);
-    return result.map((item) => toJob(item));
+    return entities.Job.pageOf(merged).map((item) => toJob(item));
   }
 
   /**
@@ -341,14 +318,11 @@ export class JobRepository {
             opened ||= job.currentStep === candidate.name;
             continue;
           }
-          const { job, step } = await this.items.submit(candidate.jobId, [], (group) => {
-            const state = this.items.decideOn(group, onStep(candidate.name, { kind: 'claim' }));
-            return { state, value: { job: this.decided(state.job), step: state.steps.get(candidate.name) } };
-          });
+          const { job, step } = await this.items.run(candidate.jobId, onStep(candidate.name, { kind: 'claim' }));
           // A lease that ran out past the step's attempts failed the job: that step is nobody's work.
           if (job.status === JobStatus.FAILED) continue;
           // A takeover in a stage with a retry backoff leaves the next attempt waiting: nothing to hold.
-          if (step?.status === StepStatus.RUNNING) return { job, step: toStep(step), item: null };
+          if (step?.status === StepStatus.RUNNING) return { job: this.decided(job), step: toStep(step), item: null };
         } catch (error) {
           // Another worker took it first, or its job moved on or was cancelled: try the next one.
           if (error instanceof AppError && CLAIM_RACES.has(error.code)) continue;
@@ -385,20 +359,11 @@ export class JobRepository {
   }
 
   /**
-   * For the pool claimer (job.pool.ts): claims one of the job's claimable items of `stage`, as
-   * claimWork would for a worker of this tenant; null when it has none claimable now.
+   * JobAggregate.claimNext for claimWork or, `pooled`, for the pool claimer (job.pool.ts): AT_LIMIT
+   * for a tenant at its running limit; null when the job has no item claimable now.
    */
-  claimPooledItem(jobId: string) {
-    return this.claimItem(assertId(jobId, 'job', 'jobId'), { pooled: true });
-  }
-
-  /**
-   * Claims the oldest claimable work item of a job (waiting, or held past its lease) for
-   * claimWork, through the job's group (JobAggregate.claimNext). Null when it has none claimable now,
-   * or when their leases ran out past their attempts (they failed).
-   */
-  private async claimItem(jobId: string, options: { pooled?: boolean } = {}) {
-    const claimed = await this.items.claimNext(jobId, options);
+  async claimItem(jobId: string, pooled = false) {
+    const claimed = await this.items.claimNext(assertId(jobId, 'job', 'jobId'), { pooled });
     if (claimed.atLimit) return AT_LIMIT;
     if (claimed.item && claimed.step) return { job: toJob(claimed.job), step: toStep({ ...claimed.step, jobId }), item: claimed.item };
     return null;
@@ -437,7 +402,7 @@ export class JobRepository {
     const items = input.items != null && itemStage?.fanOut ? this.items.checkInputs(itemStage.fanOut, input.items) : [];
     // The plan's itemsPerJob (a job without items needs none) is read beside the idempotency key's
     // record, not after it: one round trip fewer between the job's decision and its transaction.
-    // commitNew awaits it and answers with its failure. Its failure is also taken at once (else it
+    // JobAggregate.created awaits it and answers with its failure. Its failure is also taken at once (else it
     // would be an unhandled rejection while the record is read) and, for a request answered with
     // an earlier job, which never awaits the read, logged below.
     const allowed = items.length > 0 ? this.items.itemsAllowed() : undefined;
@@ -445,17 +410,52 @@ export class JobRepository {
       () => undefined,
       (error: unknown) => error,
     );
-    let made: { job: JobItem; steps: StepLike[] } | undefined;
+    let made: Awaited<ReturnType<JobAggregate['created']>> | undefined;
     const job = await idempotent(
       this.scope,
       entities.Job,
       createRequestOf(input),
       async (remember) => {
-        made = await this.commitNew(
-          { input, projectId, kind, plan: stepNames, maxAttempts, inputs, declared, itemStage, items, allowed, system },
-          remember,
-        );
-        return made.job;
+        const at = this.scope.now().toISOString();
+        const plan: PlannedStep[] = stepNames.map((name, n) => ({ name, order: n + 1 }));
+        const job = this.scope.tenant.of(entities.Job).toItem({
+          jobId: this.scope.newId('job'),
+          projectId,
+          status: JobStatus.QUEUED,
+          createdAt: at,
+          updatedAt: at,
+          createdBy: this.scope.actor,
+          kind,
+          priority: input.priority ?? undefined,
+          plan,
+          attempts: Object.fromEntries(plan.map((p) => [p.name, 1])),
+          currentStep: plan[0].name,
+          progress: 0,
+          completedSteps: 0,
+          failedSteps: 0,
+          maxAttempts,
+          inputs: inputs ?? undefined,
+          declared: declared ? true : undefined,
+          itemCounts:
+            itemStage && items.length ? { [itemStage.name]: { total: items.length, running: 0, completed: 0, failed: 0 } } : undefined,
+          provider: optionalText(input.provider, 'provider', 100) ?? undefined,
+          correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
+          seed: optionalText(input.seed, 'seed', 200) ?? undefined,
+          modelVersion: optionalText(input.modelVersion, 'modelVersion', 200) ?? undefined,
+          reuse: input.reuse === false ? false : undefined,
+          version: 1,
+        });
+        const created = await this.items.created(job, itemStage?.name, items, allowed);
+        await this.scope.commit([
+          // The key's record first, so that when a duplicate request committed first, its failure is the one reported.
+          ...(remember ? [remember(created.job)] : []),
+          ...created.writes,
+          // The server's own jobs belong to no project (their projectId only names the system's).
+          ...(system ? [] : [this.projects.activeProjectCheck(projectId)]),
+        ]);
+        // Only once committed: a duplicate that lost to another request is answered with that request's job.
+        made = created;
+        return created.job;
       },
       keyReleased,
     );
@@ -473,81 +473,6 @@ export class JobRepository {
     return toJob(made.job, made.steps);
   }
 
-  /** createJob's new job: made and committed with the key's record (`remember`, see idempotent). */
-  private async commitNew(
-    request: {
-      input: CreateJobInput;
-      projectId: string;
-      kind: string;
-      plan: string[];
-      maxAttempts: number;
-      inputs: unknown;
-      declared: JobKindDeclaration | undefined;
-      itemStage: { name: string } | undefined;
-      items: Record<string, unknown>[];
-      /** The items a job of the tenant may hold, being read (none without items). */
-      allowed: Promise<number> | undefined;
-      system: boolean;
-    },
-    remember: Remember | null,
-  ): Promise<{ job: JobItem; steps: StepLike[] }> {
-    const { input, projectId, kind, maxAttempts, inputs, declared, itemStage, items, allowed, system } = request;
-    const jobId = this.scope.newId('job');
-    const at = this.scope.now().toISOString();
-    const plan: PlannedStep[] = request.plan.map((name, i) => ({ name, order: i + 1 }));
-    const job = this.scope.tenant.of(entities.Job).toItem({
-      jobId,
-      projectId,
-      status: JobStatus.QUEUED,
-      createdAt: at,
-      updatedAt: at,
-      createdBy: this.scope.actor,
-      kind,
-      priority: input.priority ?? undefined,
-      plan,
-      attempts: Object.fromEntries(plan.map((p) => [p.name, 1])),
-      currentStep: plan[0].name,
-      progress: 0,
-      completedSteps: 0,
-      failedSteps: 0,
-      maxAttempts,
-      inputs: inputs ?? undefined,
-      declared: declared ? true : undefined,
-      itemCounts:
-        itemStage && items.length ? { [itemStage.name]: { total: items.length, running: 0, completed: 0, failed: 0 } } : undefined,
-      provider: optionalText(input.provider, 'provider', 100) ?? undefined,
-      correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
-      seed: optionalText(input.seed, 'seed', 200) ?? undefined,
-      modelVersion: optionalText(input.modelVersion, 'modelVersion', 200) ?? undefined,
-      reuse: input.reuse === false ? false : undefined,
-      version: 1,
-    });
-    if (!entities.Job.is(job)) throw new Error('A job item was made as another type.');
-    const initial = initialSteps(plan);
-    // The reuse records that could complete its given items or its first steps at once (see
-    // job.reuse.ts), read before the transaction: a record is never taken back, so one read now
-    // still stands when the job commits.
-    const reuse = takesReuse(job);
-    const [stepRecords, itemRecords, limit] = await Promise.all([
-      reuse
-        ? readRecords(this.scope.store, this.scope.tenant, waitingStepKeys(job, new Map(initial.map((step) => [step.name, step]))))
-        : new Map(),
-      reuse && itemStage ? this.items.recordsOfItems(job, itemStage.name, items) : new Map(),
-      allowed,
-    ]);
-    const records = new Map([...stepRecords, ...itemRecords]);
-    if (limit !== undefined) refuseOverItems(0, items.length, limit);
-    const created = this.items.created(job, initial, itemStage?.name, items, records);
-    await this.scope.commit([
-      // The key's record first, so that when a duplicate request committed first, its failure is the one reported.
-      ...(remember ? [remember(created.job)] : []),
-      ...created.writes,
-      // The server's own jobs belong to no project (their projectId only names the system's).
-      ...(system ? [] : [this.projects.activeProjectCheck(projectId)]),
-    ]);
-    return { job: created.job, steps: created.steps };
-  }
-
   /** A free-form kind's steps, as the client names them. */
   private freeSteps(named: string[] | null | undefined): string[] {
     if (!named || named.length === 0) throw badInput('A job of an undeclared kind needs at least one step.', 'steps');
@@ -562,39 +487,29 @@ export class JobRepository {
   /** A declared kind's inputs, checked field by field (type, required, S3 keys under the tenant). */
   private declaredInputs(kind: string, declared: JobKindDeclaration, inputs: unknown): Record<string, unknown> {
     if (inputs != null && !isPlainObject(inputs)) throw badInput(`A ${kind} job's inputs must be an object.`, 'inputs');
-    const checked = checkFields(declared.inputs, inputs ?? {}, {
-      mode: 'create',
-      tenant: this.scope.tenant,
-      prefix: 'inputs.',
-      typed: true,
-      closed: true,
-    });
-    return Object.fromEntries(Object.entries(checked).filter(([, value]) => value !== undefined));
+    return checkDeclared(this.scope.tenant, declared.inputs, inputs ?? {}, 'inputs.');
   }
 
   /**
-   * Deletes a finished job and everything in its partition (steps, items, events). The job's item
-   * goes first, conditioned on the version read and with its activity event, in one transaction
-   * with the first page of its other rows: once it is gone the job is gone for every reader (steps,
-   * items and events are only ever read through it). A partition that does not fit in that
-   * transaction (a 10,000-item stage leaves over 30,000 rows) gets a JobSettle entry marked
-   * `deleting` in the same transaction, and the settle sweep deletes the rest page by page
-   * (job.settle.ts), resuming after any crash; nothing here reads the partition whole.
+   * Deletes a finished job and everything in its partition. The job's item goes first, on the
+   * version read and with its activity event, in one transaction with the first page of its other
+   * rows: once it is gone the job is gone for every reader (its rows are only read through it). A
+   * partition that does not fit (a 10,000-item stage leaves over 30,000 rows) gets a JobSettle
+   * entry marked `deleting` in that transaction, and the settle sweep deletes the rest page by page.
    * INVALID_TRANSITION while the job can still change; CONFLICT for a stale `expectedVersion`.
    */
   async delete(jobId: string, expectedVersion?: number | null) {
     assertId(jobId, 'job', 'jobId');
-    const { scope } = this;
-    const pk = scope.tenant.of(entities.Job).pkOf({ jobId });
+    const { scope, keys } = this;
     const settleKey = scope.tenant.of(entities.JobSettle).keyOf({ jobId });
     // The decision needs the job, its JobSettle entry and the first page of its partition; its step
     // history is read beside them for the answer, which returns the job as it was (its rows are
     // gone once the deletion commits). In the job's queue, so it waits for the job's other commands.
     const read = async (): Promise<DeletionRead> => {
       const [job, steps, page, settle] = await Promise.all([
-        scope.store.get(jobKey(scope.tenant, jobId)),
+        scope.store.get(keys.keyOf({ jobId })),
         this.steps(jobId),
-        scope.store.queryFirst({ pk }, DELETE_FIRST + 2),
+        scope.store.queryFirst({ pk: keys.pkOf({ jobId }) }, DELETE_FIRST + 2),
         scope.store.get(settleKey),
       ]);
       return { job, steps, page, settle: entities.JobSettle.found(settle) ?? undefined };
@@ -636,8 +551,7 @@ export class JobRepository {
           entry.push(settle ? deleting.ifVersion(settle.version, moved) : deleting.ifNew(moved));
         }
         const writes = [
-          scope.tenant
-            .of(entities.Job)
+          keys
             .delete({ jobId })
             .ifVersion(job.version, (now) =>
               !now
@@ -694,31 +608,34 @@ export class JobRepository {
   async claimPooledStep(jobId: string, stage: string) {
     assertId(jobId, 'job', 'jobId');
     try {
-      return await this.items.submitPooled<PooledStepClaim>(jobId, (group) => {
-        const limit = group.read.pool?.limit;
-        const held = group.steps.get(stage);
-        // Kept only within the tenant's running limit. A tenant at its limit still claims: taking
-        // over an attempt of its own whose lease ran out leaves its count as it was, and one that
-        // ends into its backoff lowers it (an attempt counts as running until a claim ends it, so
-        // refusing every claim at the limit would leave it counted for good).
-        let decided: JobGroup;
-        try {
-          decided = this.items.decideOn(group, onStep(stage, { kind: 'claim', pooled: true }));
-        } catch (error) {
-          // The pools' index lists a running step a little before its lease's end (job.writes.ts
-          // offeredFrom): the decision refused it, and the scheduler tries it again once it ends.
-          const ends = held?.status === StepStatus.RUNNING ? attemptEndsAt(held) : undefined;
-          const refused = error instanceof AppError && error.code === ErrorCode.INVALID_TRANSITION;
-          if (refused && ends && ends > group.at) return { state: group, value: new HeldUntil(ends) };
-          // Not claimable, with the tenant at its limit: passed over until it has room (job.pool.ts).
-          if (refused && limit !== undefined && group.poolLoad() >= limit) return { state: group, value: AT_LIMIT };
-          throw error;
-        }
-        if (limit !== undefined && decided.poolLoad() > limit) return { state: group, value: AT_LIMIT };
-        const step = decided.steps.get(stage);
-        const value = step?.status === StepStatus.RUNNING ? { job: this.decided(decided.job), step: toStep(step), item: null } : null;
-        return { state: decided, value };
-      });
+      return await this.items.submit<PooledStepClaim>(
+        jobId,
+        [],
+        (group) => {
+          const limit = group.read.pool?.limit;
+          const held = group.steps.get(stage);
+          // Kept only within the tenant's running limit; a tenant at its limit still claims, for the
+          // reason JobAggregate.claimNext gives (an attempt counts as running until a claim ends it).
+          let decided: JobGroup;
+          try {
+            decided = this.items.decideOn(group, onStep(stage, { kind: 'claim', pooled: true }));
+          } catch (error) {
+            // The pools' index lists a running step a little before its lease's end (job.writes.ts
+            // offeredFrom): the decision refused it, and the scheduler tries it again once it ends.
+            const ends = held?.status === StepStatus.RUNNING ? attemptEndsAt(held) : undefined;
+            const refused = error instanceof AppError && error.code === ErrorCode.INVALID_TRANSITION;
+            if (refused && ends && ends > group.at) return { state: group, value: new HeldUntil(ends) };
+            // Not claimable, with the tenant at its limit: passed over until it has room (job.pool.ts).
+            if (refused && limit !== undefined && group.poolLoad() >= limit) return { state: group, value: AT_LIMIT };
+            throw error;
+          }
+          if (limit !== undefined && decided.poolLoad() > limit) return { state: group, value: AT_LIMIT };
+          const step = decided.steps.get(stage);
+          const value = step?.status === StepStatus.RUNNING ? { job: this.decided(decided.job), step: toStep(step), item: null } : null;
+          return { state: decided, value };
+        },
+        { pooled: true },
+      );
     } catch (error) {
       if (error instanceof AppError && CLAIM_RACES.has(error.code)) return null;
       throw error;

@@ -17,20 +17,17 @@ import { StepStatus, type StepState } from './job.machine';
  * event that names the source, and is never claimable.
  *
  * The key hashes the kind, the stage, the declared key fields (a step: the job's inputs; an item:
- * its inputs and the job's), the job's seed and its model version. The record lives under the
- * tenant's partition key, so reuse is per tenant and across its projects: the seed's project_id
- * is left out on purpose, since the same prompt, seed and model give the same result in any of a
- * studio's projects, and the outputs (S3 keys under the tenant's prefix) are readable from all of
- * them. Another tenant never meets the record.
+ * its inputs and the job's), the seed and the model version, under the tenant's partition: reuse
+ * is per tenant and across its projects. The seed's project_id is left out on purpose: the same
+ * prompt, seed and model give the same result in any of a studio's projects, and the outputs (S3
+ * keys under the tenant's prefix) are readable from all of them.
  *
- * The decisions that use records are pure: the records a group needs are read before the decision
- * and handed to it (see GroupRead.reuseRecords and JobAggregate.add). Reading before the group is
- * safe because a record is only ever added or replaced by a newer completion, never taken back,
- * and whether it is still live is judged inside the decision against the group's own time.
+ * The records a group needs are read before it decides (GroupRead.reuseRecords): safe, since a
+ * record is only ever replaced by a newer completion, never taken back, and whether it is still
+ * live is judged in the decision against the group's own time.
  */
 
 export type ReuseRecordItem = EntityItem<'ReuseRecord'>;
-export type ReuseSource = ReuseSourceItem;
 
 /** What one reuse completed and where its outputs came from, as the event carries it and the API's ReusedWork shows it. */
 export const REUSED_WORK = {
@@ -45,15 +42,7 @@ export const REUSED_WORK = {
 export type ReusedWork = ShapeValues<typeof REUSED_WORK>;
 
 /** What a reuse decision reads of the job. */
-export interface ReuseJob {
-  jobId: string;
-  kind: string;
-  declared?: boolean;
-  inputs?: unknown;
-  seed?: string;
-  modelVersion?: string;
-  reuse?: boolean;
-}
+type ReuseJob = Pick<EntityItem<'Job'>, 'jobId' | 'kind' | 'declared' | 'inputs' | 'seed' | 'modelVersion' | 'reuse'>;
 
 /**
  * The reuse declaration of stage `stage` of a declared job, or undefined when its work is not
@@ -96,7 +85,7 @@ export function liveRecord(record: ReuseRecordItem | undefined, at: string): rec
 }
 
 /** Where a record's outputs came from. */
-export function sourceOf(record: ReuseRecordItem): ReuseSource {
+export function sourceOf(record: ReuseRecordItem): ReuseSourceItem {
   return { jobId: record.jobId, stage: record.stage, sequence: record.sequence, completedAt: record.completedAt };
 }
 

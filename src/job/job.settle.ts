@@ -14,18 +14,14 @@ import { JobAggregate } from './job.aggregate';
 
 /*
  * The settle sweep: a finished job's work items and earlier step attempts take its expiry (so they
- * go with it), and the unfinished items of a cancelled job are cancelled (so they leave the job's
- * claimable index).
- * A job has up to MAX_STAGE_ITEMS items a stage, far more than one transaction holds, so this
- * cannot happen in the transaction that finishes the job; that transaction writes the job's
- * JobSettle entry instead (job.writes.ts), and this sweep works through the entries: a page of
- * rows at a time, each page one command on the job through the committer (JobAggregate.settle: the
- * items decided on as the job's other commands are, each written on condition of its version),
- * the entry's checkpoint (the last row settled) moved in the page's own transaction, the entry
- * removed with the last page. A crash resumes from the checkpoint; a failure is logged and
- * retried at the next sweep; the entry's absence shows the job settled. A deleted job's entry (`deleting`, written by JobRepository.delete
- * when its partition did not fit in the deleting transaction) has the rest of its partition
- * deleted the same way, page by page, then the entry.
+ * go with it), and the unfinished items of a cancelled job are cancelled (so they leave its
+ * claimable index). A job has up to MAX_STAGE_ITEMS items a stage, far more than the transaction
+ * that finishes it holds, so that transaction writes the job's JobSettle entry (job.writes.ts) and
+ * this sweep works through the entries a page of rows at a time, each page one command on the job
+ * (JobAggregate.settle) that moves the entry's checkpoint (the last row settled) in its own
+ * transaction and removes the entry with the last page. A crash resumes from the checkpoint; a
+ * failure is logged and retried at the next sweep. A deleted job's entry (`deleting`, written by
+ * JobRepository.delete) has the rest of its partition deleted page by page, then the entry.
  */
 
 /** Rows settled per page: one command on the job, its writes within one transaction with the job's own. */
@@ -60,13 +56,6 @@ type SettleEntry = EntityItem<'JobSettle'>;
 /** The rows of a job's partition the sweep settles (its own rows, JOB and SETTLE, are passed over). */
 const SETTLED = [entities.Step, entities.WorkItem] as const;
 
-/** The tenant and job of a JobSettle entry; a throw names an entry of another shape (a fault, surfaced by the sweep). */
-function ownerOf(entry: SettleEntry): { tenantId: string; jobId: string } {
-  const owner = jobOwnerOf(entry);
-  if (!owner) throw new Error(`A JobSettle entry with an unexpected key: ${entry.PK}`);
-  return owner;
-}
-
 export class JobSettler {
   private timer?: NodeJS.Timeout;
   private sweeping?: Promise<SettleResult>;
@@ -80,7 +69,7 @@ export class JobSettler {
   async pending(): Promise<number> {
     let count = 0;
     for (let shard = 0; shard < OPS_SHARDS; shard++) {
-      count += (await this.store.queryAll({ ...entities.JobSettle.query('', 'pending', { shard }) }, 100_000)).length;
+      count += (await this.store.queryAll(entities.JobSettle.query('', 'pending', { shard }), 100_000)).length;
     }
     return count;
   }
@@ -115,7 +104,10 @@ export class JobSettler {
 
   /** Settles one job from its entry's checkpoint to its last row, then removes the entry; returns the rows written. */
   private async settle(entry: SettleEntry): Promise<number> {
-    const { tenantId, jobId } = ownerOf(entry);
+    const owner = jobOwnerOf(entry);
+    // An entry of another shape is a fault, surfaced by the sweep.
+    if (!owner) throw new Error(`A JobSettle entry with an unexpected key: ${entry.PK}`);
+    const { tenantId, jobId } = owner;
     if (entry.deleting) return this.purge(entry);
     const items = new JobAggregate(this.options.scopeOf(tenantId), this.options.leaseSeconds);
     let checkpoint = entry;

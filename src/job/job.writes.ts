@@ -2,7 +2,7 @@ import { attemptEndsAt, entities, type EntityItem, ITEM_COUNTS, type ItemCountsI
 import { FINISHED_JOB_TTL_DAYS, JOB_EVENT_TTL_DAYS } from '../config';
 import type { Scope } from '../common/scope';
 import { jobStatusShard } from '../common/streams';
-import { attr, type PutValues, type ShapeValues } from '../infra/dynamo/entity';
+import { type AnyModel, attr, type PutValues, type ShapeValues } from '../infra/dynamo/entity';
 import { del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
 import { fanOutOf, stageOf } from './job.kinds';
 import type { ReusedWork } from './job.reuse';
@@ -19,10 +19,7 @@ export type JobItem = EntityItem<'Job'>;
 export type WorkItemItem = EntityItem<'WorkItem'>;
 
 /** A job's priority when createJob names none (0 lowest, 9 highest). */
-export const DEFAULT_PRIORITY = 5;
-
-/** A finished job's TTL, a backstop behind the archive (see config.ts). */
-export { FINISHED_JOB_TTL_DAYS };
+const DEFAULT_PRIORITY = 5;
 
 /** The counters a job keeps of each fan-out stage's items, as declared (ITEM_COUNTS). */
 const COUNTERS = Object.keys(ITEM_COUNTS.fields).filter((name): name is keyof ItemCountsItem => name in ITEM_COUNTS.fields);
@@ -67,31 +64,27 @@ export function totalItemCounts(job: CountedJob): StageItemCounts {
 }
 
 /**
- * The job as an event carries it: every field of the Job type as this change left it, so a
- * client's cache can take the whole object (`inputs`, which can be large, is left out and read
- * when a client asks for it, see JobResolver.inputs).
+ * An item as an event carries it: the values its entity declares (attributes, key values, status)
+ * and the server's own fields, without its key, expiry and index attributes, and without `leave`.
  */
-function snapshotOf(job: JobItem): Record<string, unknown> {
-  const { entityType, jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts } = job;
-  const { provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version, declared, itemCounts } = job;
-  return {
-    ...{ entityType, jobId, projectId, kind, plan, status, currentStep, progress, completedSteps, failedSteps, maxAttempts, itemCounts },
-    ...{ provider, correlationId, error, createdBy, createdAt, updatedAt, startedAt, finishedAt, version, declared, seq: version },
-    inputsLeftOut: true,
-  };
+const SNAPSHOT_FIELDS = ['status', 'entityType', 'version', 'createdAt', 'updatedAt', 'createdBy'];
+function snapshotOf(model: AnyModel, item: object, leave: readonly string[]): Record<string, unknown> {
+  const names = new Set([...Object.keys(model.attributes), ...model.keyFields, ...SNAPSHOT_FIELDS]);
+  return Object.fromEntries(Object.entries(item).filter(([name]) => names.has(name) && !leave.includes(name)));
 }
 
-/** A work item as an event carries it: its fields without key and index attributes. */
-function itemSnapshot(item: WorkItemItem): Record<string, unknown> {
-  const { jobId, stage, sequence, status, attempt, maxAttempt, progress, inputs, outputs, error, worker, leaseExpiresAt } = item;
-  const { startedAt, finishedAt, version, createdAt, updatedAt, timesOutAt, availableAt, reusedFrom } = item;
-  return {
-    ...{ entityType: 'WorkItem', jobId, stage, sequence, status, attempt, maxAttempt, progress, inputs, outputs, error, worker },
-    ...{ leaseExpiresAt, startedAt, finishedAt, version, createdAt, updatedAt, timesOutAt, reusedFrom },
-    // When a waiting item may be claimed (after its backoff); the index's value for others is not the item's.
-    availableAt: status === ItemStatus.PENDING ? availableAt : undefined,
-  };
-}
+/**
+ * The job as an event carries it: every field as this change left it, so a client's cache can
+ * take the whole object (`inputs`, which can be large, is left out and read when a client asks
+ * for it, see JobResolver.inputs).
+ */
+const jobSnapshot = (job: JobItem) => ({ ...snapshotOf(entities.Job, job, ['inputs']), seq: job.version, inputsLeftOut: true });
+
+/** A work item as an event carries it: its shown fields, and when a waiting item may be claimed (after its backoff). */
+const itemSnapshot = (item: WorkItemItem) => ({
+  ...snapshotOf(entities.WorkItem, item, ['kind', 'pooled', 'checkpoint', 'availableAt']),
+  availableAt: item.status === ItemStatus.PENDING ? item.availableAt : undefined,
+});
 
 /**
  * The names of a step attempt's own fields (StepState), from the declaration: the Step's declared
@@ -111,13 +104,7 @@ export function stepStateOf(item: StepState): StepState {
 }
 
 /** What a step's write needs to know of its job (to say whether the step can be claimed). */
-export interface StepJob {
-  jobId: string;
-  kind: string;
-  status: JobStatus;
-  currentStep?: string | null;
-  attempts: Record<string, number>;
-}
+type StepJob = Pick<JobItem, 'jobId' | 'kind' | 'status' | 'currentStep' | 'attempts'>;
 
 /**
  * Whether the step attempt is its job's current attempt of its current step while the job runs
@@ -196,7 +183,7 @@ export function eventWrites(
     subjectId: job.jobId,
     actor,
     at,
-    job: snapshotOf(job),
+    job: jobSnapshot(job),
     step: outcome.step ? { ...stepStateOf(outcome.step), jobId: job.jobId } : undefined,
     item: outcome.item ? itemSnapshot(outcome.item) : undefined,
     reused: outcome.reused,
@@ -249,7 +236,7 @@ export function offeredFrom(step: Pick<StepState, 'leaseExpiresAt' | 'timesOutAt
  * a declared single-step stage whose step can be claimed (now or from its availableAt: a running
  * one's is `offeredFrom` on the grid `leaseGridMs`); null otherwise.
  */
-export function jobWorkOf(
+function jobWorkOf(
   job: JobItem,
   step: StepState | undefined,
   at: string,
@@ -268,7 +255,7 @@ export function jobWorkOf(
 }
 
 /** The grid a running step's lease end is listed on in the pools' index (see offeredFrom): half a lease. */
-export const leaseGridOf = (leaseSeconds: number): number => Math.round((leaseSeconds * 1000) / 2);
+const leaseGridOf = (leaseSeconds: number): number => Math.round((leaseSeconds * 1000) / 2);
 
 /**
  * The write that keeps the job's JobWork entry what `jobWorkOf` says of the job as the change

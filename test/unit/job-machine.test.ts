@@ -7,7 +7,7 @@ import { initialSteps, JobEventType, JobStatus, JOB_COMMANDS, StepStatus, type S
 
 import { entities } from '../../src/common/entities';
 import { jobQueueId } from '../../src/job/job.aggregate';
-import { jobWorkWrites, offeredFrom } from '../../src/job/job.writes';
+import { eventWrites, jobWorkWrites, offeredFrom } from '../../src/job/job.writes';
 import { changingTooFast } from '../../src/infra/dynamo/committer';
 import { type UnitWrite, Write } from '../../src/infra/dynamo/write';
 
@@ -471,5 +471,52 @@ describe("the pools' index of a running step (JobWork), while its worker reports
         LEASE,
       ),
     ).toEqual([]);
+  });
+});
+
+describe("a job event's copy of the job", () => {
+  it('carries every field of the job as the change left it but its inputs, so a client cache reads seed, priority and reuse from it', () => {
+    const job = entities.Job.toItem('t', {
+      jobId: 'job_1',
+      projectId: 'proj_1',
+      kind: 'PHOTO_EDIT',
+      status: JobStatus.RUNNING,
+      plan: [{ name: 'edit', order: 1 }],
+      attempts: { edit: 1 },
+      currentStep: 'edit',
+      progress: 0,
+      completedSteps: 0,
+      failedSteps: 0,
+      maxAttempts: 3,
+      priority: 7,
+      seed: 's-42',
+      modelVersion: 'm-3',
+      reuse: false,
+      inputs: { prompt: 'large' },
+      version: 4,
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+      createdBy: 'user_1',
+    });
+    const [own] = eventWrites(
+      { tenant: new BoundTenant('t'), eventRetentionDays: 30 },
+      job,
+      job,
+      { type: JobEventType.STEP_PROGRESS },
+      ctx.now,
+      'u',
+    );
+    const copy = own instanceof Write ? own.item?.job : undefined;
+    expect(copy).toMatchObject({
+      jobId: 'job_1',
+      priority: 7,
+      seed: 's-42',
+      modelVersion: 'm-3',
+      reuse: false,
+      seq: 4,
+      inputsLeftOut: true,
+    });
+    expect(copy).not.toHaveProperty('inputs');
+    expect(copy).not.toHaveProperty('PK');
   });
 });
