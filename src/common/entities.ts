@@ -484,7 +484,7 @@ export const entities = {
   /**
    * One of a tenant's USAGE_RELEASE_SHARDS shards of released usage (src/common/quota.ts): what
    * frees usage (a job that finishes, a project archived, a file deleted) is ADDed here, negative,
-   * to a shard chosen at random, and not to TenantUsage, so the tenant's one counter takes only
+   * to a shard taken in turn, and not to TenantUsage, so the tenant's one counter takes only
    * growth and the releases of a busy tenant spread over partitions of their own (docs/scaling.md,
    * "The usage counter"). A tenant's usage is its TenantUsage counters plus its shards'.
    */
