@@ -377,6 +377,58 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
    * that failed or was cancelled (or was deleted) gives its key up: the next request makes a new one.
    */
   async create(input: CreateJobInput) {
+    const request = this.checkedCreate(input);
+    const { items } = request;
+    // The plan's itemsPerJob (a job without items needs none) is read beside the idempotency key's
+    // record, not after it: one round trip fewer between the job's decision and its transaction.
+    // JobAggregate.created awaits it and answers with its failure. Its failure is also taken at once (else it
+    // would be an unhandled rejection while the record is read) and, for a request answered with
+    // an earlier job, which never awaits the read, logged below.
+    const allowed = items.length > 0 ? this.items.itemsAllowed() : undefined;
+    const allowedFailure = allowed?.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    let made: Awaited<ReturnType<JobAggregate['created']>> | undefined;
+    const job = await idempotent(
+      this.scope,
+      entities.Job,
+      createRequestOf(input),
+      async (remember) => {
+        const created = await this.items.created(this.newJob(input, request), request.itemStage?.name, items, allowed);
+        await this.scope.commit([
+          // The key's record first, so that when a duplicate request committed first, its failure is the one reported.
+          ...(remember ? [remember(created.job)] : []),
+          ...created.writes,
+          // The server's own jobs belong to no project (their projectId only names the system's).
+          ...(request.system ? [] : [this.projects.activeProjectCheck(request.projectId)]),
+        ]);
+        // Only once committed: a duplicate that lost to another request is answered with that request's job.
+        made = created;
+        return created.job;
+      },
+      keyReleased,
+    );
+    // An earlier request's job is returned as it is now; a new one as this request made it (a
+    // first stage that fans out opened in its commit: STEP_STARTED, or completed without items).
+    if (!made) {
+      const failure = await allowedFailure;
+      if (failure !== undefined)
+        logger.warn(
+          { err: failure, code: 'PLAN_READ_FAILED' },
+          "createJob's read of the plan's itemsPerJob failed; the request was answered with an earlier job, which needs none",
+        );
+      return toJob(job);
+    }
+    return toJob(made.job, made.steps);
+  }
+
+  /**
+   * What createJob's `input` asks for, checked before anything is read: its project and kind, the
+   * steps of its plan, its attempts, its inputs and items checked against a declared kind. Throws
+   * BAD_USER_INPUT naming the field at fault.
+   */
+  private checkedCreate(input: CreateJobInput) {
     const projectId = checkedRef(entities.Job.attributes.projectId, input.projectId, 'projectId');
     const kind = requireText(input.kind, 'kind', 100);
     // A declared kind's stages apply when the request names no steps; a request that names its
@@ -400,77 +452,41 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     if (input.items != null && input.items.length > MAX_ITEMS_AT_CREATE)
       throw badInput(`createJob takes at most ${MAX_ITEMS_AT_CREATE} items; add more with addWorkItems.`, 'items');
     const items = input.items != null && itemStage?.fanOut ? this.items.checkInputs(itemStage.fanOut, input.items) : [];
-    // The plan's itemsPerJob (a job without items needs none) is read beside the idempotency key's
-    // record, not after it: one round trip fewer between the job's decision and its transaction.
-    // JobAggregate.created awaits it and answers with its failure. Its failure is also taken at once (else it
-    // would be an unhandled rejection while the record is read) and, for a request answered with
-    // an earlier job, which never awaits the read, logged below.
-    const allowed = items.length > 0 ? this.items.itemsAllowed() : undefined;
-    const allowedFailure = allowed?.then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    let made: Awaited<ReturnType<JobAggregate['created']>> | undefined;
-    const job = await idempotent(
-      this.scope,
-      entities.Job,
-      createRequestOf(input),
-      async (remember) => {
-        const at = this.scope.now().toISOString();
-        const plan: PlannedStep[] = stepNames.map((name, n) => ({ name, order: n + 1 }));
-        const job = this.scope.tenant.of(entities.Job).toItem({
-          jobId: this.scope.newId('job'),
-          projectId,
-          status: JobStatus.QUEUED,
-          createdAt: at,
-          updatedAt: at,
-          createdBy: this.scope.actor,
-          kind,
-          priority: input.priority ?? undefined,
-          plan,
-          attempts: Object.fromEntries(plan.map((p) => [p.name, 1])),
-          currentStep: plan[0].name,
-          progress: 0,
-          completedSteps: 0,
-          failedSteps: 0,
-          maxAttempts,
-          inputs: inputs ?? undefined,
-          declared: declared ? true : undefined,
-          itemCounts:
-            itemStage && items.length ? { [itemStage.name]: { total: items.length, running: 0, completed: 0, failed: 0 } } : undefined,
-          provider: optionalText(input.provider, 'provider', 100) ?? undefined,
-          correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
-          seed: optionalText(input.seed, 'seed', 200) ?? undefined,
-          modelVersion: optionalText(input.modelVersion, 'modelVersion', 200) ?? undefined,
-          reuse: input.reuse === false ? false : undefined,
-          version: 1,
-        });
-        const created = await this.items.created(job, itemStage?.name, items, allowed);
-        await this.scope.commit([
-          // The key's record first, so that when a duplicate request committed first, its failure is the one reported.
-          ...(remember ? [remember(created.job)] : []),
-          ...created.writes,
-          // The server's own jobs belong to no project (their projectId only names the system's).
-          ...(system ? [] : [this.projects.activeProjectCheck(projectId)]),
-        ]);
-        // Only once committed: a duplicate that lost to another request is answered with that request's job.
-        made = created;
-        return created.job;
-      },
-      keyReleased,
-    );
-    // An earlier request's job is returned as it is now; a new one as this request made it (a
-    // first stage that fans out opened in its commit: STEP_STARTED, or completed without items).
-    if (!made) {
-      const failure = await allowedFailure;
-      if (failure !== undefined)
-        logger.warn(
-          { err: failure, code: 'PLAN_READ_FAILED' },
-          "createJob's read of the plan's itemsPerJob failed; the request was answered with an earlier job, which needs none",
-        );
-      return toJob(job);
-    }
-    return toJob(made.job, made.steps);
+    return { projectId, kind, declared, system, stepNames, maxAttempts, inputs, itemStage, items };
+  }
+
+  /** The new job `input` asks for, as checked (checkedCreate): QUEUED at its first step, with a new id, made now. */
+  private newJob(input: CreateJobInput, request: ReturnType<JobRepository['checkedCreate']>) {
+    const { itemStage, items } = request;
+    const at = this.scope.now().toISOString();
+    const plan: PlannedStep[] = request.stepNames.map((name, n) => ({ name, order: n + 1 }));
+    return this.scope.tenant.of(entities.Job).toItem({
+      jobId: this.scope.newId('job'),
+      projectId: request.projectId,
+      status: JobStatus.QUEUED,
+      createdAt: at,
+      updatedAt: at,
+      createdBy: this.scope.actor,
+      kind: request.kind,
+      priority: input.priority ?? undefined,
+      plan,
+      attempts: Object.fromEntries(plan.map((p) => [p.name, 1])),
+      currentStep: plan[0].name,
+      progress: 0,
+      completedSteps: 0,
+      failedSteps: 0,
+      maxAttempts: request.maxAttempts,
+      inputs: request.inputs ?? undefined,
+      declared: request.declared ? true : undefined,
+      itemCounts:
+        itemStage && items.length ? { [itemStage.name]: { total: items.length, running: 0, completed: 0, failed: 0 } } : undefined,
+      provider: optionalText(input.provider, 'provider', 100) ?? undefined,
+      correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
+      seed: optionalText(input.seed, 'seed', 200) ?? undefined,
+      modelVersion: optionalText(input.modelVersion, 'modelVersion', 200) ?? undefined,
+      reuse: input.reuse === false ? false : undefined,
+      version: 1,
+    });
   }
 
   /** A free-form kind's steps, as the client names them. */
