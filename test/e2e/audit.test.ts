@@ -38,7 +38,9 @@ describe('the audit trail', () => {
     );
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { OUTBOX_SWEEP_MS: '3600000' } });
+    // The counted listing must hold only its own calls: no outbox sweep, job-settle sweep (a Query
+    // a shard every 10 s) or idle system-job look (a Query every 30 s) may land in its window.
+    server = await startTestServer({ env: { OUTBOX_SWEEP_MS: '3600000', JOB_SETTLE_SWEEP_MS: '3600000', SYSTEM_JOB_IDLE_MS: '3600000' } });
     editor = await server.token('audit', [Role.EDITOR], 'reviewer-1');
     worker = await server.token('audit', [Role.WORKER], 'worker-1');
     projectId = dataOf(await server.request(CreateProjectDocument, { input: { title: 'Audited' } }, editor)).createProject.projectId;

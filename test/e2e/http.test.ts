@@ -111,8 +111,14 @@ describe('batched reads (DataLoader) on a nested query', () => {
     // The outbox sweeper and the job settler's sweep (a Query per shard every 10 s) share the
     // DynamoDB client; keep them out of the measured requests, which a busy machine can stretch
     // past a sweep. The tenants' rate budgets read the tenant's plan every few seconds (a GetItem),
-    // which is not what this test counts either.
-    const quiet = { OUTBOX_SWEEP_MS: '3600000', JOB_SETTLE_SWEEP_MS: '3600000', TENANT_RATE_LIMITS: 'false' };
+    // which is not what this test counts either; nor is the idle system-job runner's look for work
+    // (a Query every 30 s), which could land in the unbatched server's longer window.
+    const quiet = {
+      OUTBOX_SWEEP_MS: '3600000',
+      JOB_SETTLE_SWEEP_MS: '3600000',
+      SYSTEM_JOB_IDLE_MS: '3600000',
+      TENANT_RATE_LIMITS: 'false',
+    };
     batched = await startTestServer({ env: quiet });
     // The same table, served with loaders that read one item per call and cache nothing.
     unbatched = await startTestServer({ env: { ...quiet, TABLE_NAME: batched.config.tableName }, batchLoads: false });

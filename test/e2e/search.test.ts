@@ -106,7 +106,13 @@ describe.each(STORES)('search, on %s', (store) => {
   }
 
   beforeAll(async () => {
-    server = await startTestServer({ store, env: { OUTBOX_SWEEP_MS: '3600000' } });
+    // The counted pages must hold only their own calls: no outbox sweep, job-settle sweep (a Query
+    // a shard every 10 s), idle system-job look (a Query every 30 s) or plan read of the rate
+    // budgets (a GetItem once the plan is 5 s old) may land in their window.
+    server = await startTestServer({
+      store,
+      env: { OUTBOX_SWEEP_MS: '3600000', JOB_SETTLE_SWEEP_MS: '3600000', SYSTEM_JOB_IDLE_MS: '3600000', TENANT_RATE_LIMITS: 'off' },
+    });
     if (store === 'dynamodb') dynamo = fixture('DynamoDB client', testDynamo(), (d) => d.client.destroy());
     else {
       pg = fixture('PostgreSQL client', new Client({ connectionString: server.config.postgres!.url }), (c) => c.end());
