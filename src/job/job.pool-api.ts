@@ -119,7 +119,6 @@ export const heldUnitRepos = async (
   ctx: Context,
   unit: { jobId: string; stage: string; sequence?: number; attempt: number; lease?: string | null },
 ): Promise<Repositories> => (await reportRepos(ctx, unit)).repos;
-export const itemReportRepos = heldUnitRepos;
 
 /**
  * The repositories an addWorkItems runs with: the caller's own, or, for a pool worker, those of

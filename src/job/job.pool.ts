@@ -265,7 +265,7 @@ const schedulers = new WeakMap<Store, PoolScheduler>();
 
 /** The pool scheduler of `store` (one per process and table), on the requests' clock `now`. */
 export function poolSchedulerOf(store: Store, now: () => Date): PoolScheduler {
-  const scheduler = schedulers.get(store) ?? new PoolScheduler(store, now);
-  schedulers.set(store, scheduler);
+  let scheduler = schedulers.get(store);
+  if (!scheduler) schedulers.set(store, (scheduler = new PoolScheduler(store, now)));
   return scheduler;
 }

@@ -452,7 +452,13 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     if (input.items != null && input.items.length > MAX_ITEMS_AT_CREATE)
       throw badInput(`createJob takes at most ${MAX_ITEMS_AT_CREATE} items; add more with addWorkItems.`, 'items');
     const items = input.items != null && itemStage?.fanOut ? this.items.checkInputs(itemStage.fanOut, input.items) : [];
-    return { projectId, kind, declared, system, stepNames, maxAttempts, inputs, itemStage, items };
+    const texts = {
+      provider: optionalText(input.provider, 'provider', 100) ?? undefined,
+      correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
+      seed: optionalText(input.seed, 'seed', 200) ?? undefined,
+      modelVersion: optionalText(input.modelVersion, 'modelVersion', 200) ?? undefined,
+    };
+    return { projectId, kind, declared, system, stepNames, maxAttempts, inputs, itemStage, items, texts };
   }
 
   /** The new job `input` asks for, as checked (checkedCreate): QUEUED at its first step, with a new id, made now. */
@@ -480,10 +486,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
       declared: request.declared ? true : undefined,
       itemCounts:
         itemStage && items.length ? { [itemStage.name]: { total: items.length, running: 0, completed: 0, failed: 0 } } : undefined,
-      provider: optionalText(input.provider, 'provider', 100) ?? undefined,
-      correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
-      seed: optionalText(input.seed, 'seed', 200) ?? undefined,
-      modelVersion: optionalText(input.modelVersion, 'modelVersion', 200) ?? undefined,
+      ...request.texts,
       reuse: input.reuse === false ? false : undefined,
       version: 1,
     });

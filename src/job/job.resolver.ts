@@ -37,18 +37,18 @@ import { jobOwnerOf } from './job.keys';
 import { kindViews, phaseOf } from './job.kinds';
 import { takesReuse } from './job.reuse';
 import { stageItemCounts, totalItemCounts } from './job.writes';
-import { claimPooledWork, heldUnitRepos, itemAdderRepos, itemReportRepos, stepReportRepos } from './job.pool-api';
+import { claimPooledWork, heldUnitRepos, itemAdderRepos, stepReportRepos } from './job.pool-api';
 import { ItemStatus, type JobAction, onStep } from './job.machine';
 import { ExpiresIn } from '../common/args';
 
 /**
  * A worker's action on a work item it holds, through the repositories of the item's tenant (see
- * itemReportRepos, which throws FORBIDDEN for a pool worker's lease on another item): the item as
+ * heldUnitRepos, which throws FORBIDDEN for a pool worker's lease on another item): the item as
  * the action left it. Throws as JobAggregate.act does.
  */
 async function actOnHeldItem(ctx: Context, ref: WorkItemRef, action: JobAction) {
   const workerId = reportingWorker(ref);
-  const repos = await itemReportRepos(ctx, ref);
+  const repos = await heldUnitRepos(ctx, ref);
   const { item } = await repos.jobs.items.act(ref.jobId, ref.stage, ref.sequence, action);
   if (action.kind !== 'progress')
     noteReleased(ctx, repos.jobs, { jobId: ref.jobId, stage: ref.stage, sequence: ref.sequence, attempt: ref.attempt }, workerId);
