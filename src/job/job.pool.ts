@@ -197,6 +197,7 @@ export class PoolScheduler {
   /** A claim from the pool's view as it stands (see next); null when no tenant in it has claimable work. */
   private async fromView<T>(pool: PoolState, claim: TenantClaim<T>): Promise<(T & { tenantId: string }) | null> {
     // Each pass over the ring gives every tenant its turn once; a few passes are enough for a claim.
+    const atLimit = new Set<string>();
     for (let step = 0; step < 4 * Math.max(1, pool.ring.length) + 4; step++) {
       if (pool.ring.length === 0) return null;
       const tenantId = this.pick(pool);
@@ -206,6 +207,11 @@ export class PoolScheduler {
         // place, and its work is handed out again once its running items finish.
         pool.deficit.set(tenantId, Math.min((pool.deficit.get(tenantId) ?? 0) + 1, this.shares.get(tenantId)?.weight ?? 1));
         if (pool.ring[pool.turn] === tenantId) pool.turn++;
+        // Once every tenant left in the ring was found at its limit by this claim, another pass
+        // would read each of them again (a job, its pool load and its candidates: about 85 items)
+        // and find the same: a claim with one capped tenant in view read 16 of them for nothing.
+        atLimit.add(tenantId);
+        if (pool.ring.every((t) => atLimit.has(t))) return null;
         continue;
       }
       if (claimed) return { ...claimed, tenantId };
