@@ -33,6 +33,16 @@ const IDLE = { graphql_ws_connections: 0, graphql_ws_subscriptions: 0, graphql_s
 // (Scripts as text: this file is compiled without the DOM's types.)
 const boardJobs = (page: Page): Promise<BoardJob[]> => page.evaluate('window.jobBoard.jobs()');
 
+/**
+ * How often a wait reads the page: each read is a round trip to Chromium that serializes the
+ * board, and the states waited for last a simulator tick (300 ms) or more. At eventually's 10 ms
+ * the waits of this file kept the browser and the test process busy reading the page.
+ */
+const PAGE_POLL_MS = 100;
+/** eventually, reading the page every PAGE_POLL_MS. */
+const onPage = <T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs: number) =>
+  eventually(read, accept, timeoutMs, PAGE_POLL_MS);
+
 /** A fan-out stage's own row as drawn: its job, stage, status, bar width and state text. */
 interface StageRow {
   jobId: string;
@@ -116,7 +126,7 @@ describe('the live job board in Chromium', () => {
     await page.goto(`${new URL(server.url).origin}/jobs`, { waitUntil: 'load' });
 
     // A running job with its steps drawn, followed live, and moving.
-    const running = await eventually(
+    const running = await onPage(
       () => boardJobs(page),
       (jobs) => jobs.some((j) => j.job.status === 'RUNNING' && j.live && j.units.length > 0),
       30_000,
@@ -124,7 +134,7 @@ describe('the live job board in Chromium', () => {
     const watched = running.find((j) => j.job.status === 'RUNNING' && j.live)!.job.jobId;
     const seqOf = async (jobId: string) => (await boardJobs(page)).find((j) => j.job.jobId === jobId)?.seq ?? 0;
     const before = await seqOf(watched);
-    await eventually(
+    await onPage(
       () => seqOf(watched),
       (seq) => seq > before,
       30_000,
@@ -136,12 +146,12 @@ describe('the live job board in Chromium', () => {
     // completes (after its lease, on another claim).
     const scenes = (jobs: BoardJob[]) =>
       jobs.filter((j) => j.job.kind === 'MUSIC_VIDEO').flatMap((j) => j.units.filter((u) => u.key.startsWith('item:')));
-    await eventually(
+    await onPage(
       () => boardJobs(page),
       (jobs) => scenes(jobs).filter((u) => u.status === 'RUNNING').length >= 2,
       60_000,
     );
-    await eventually(
+    await onPage(
       () => boardJobs(page),
       (jobs) => scenes(jobs).some((u) => u.attempt >= 2 && u.status === 'COMPLETED'),
       90_000,
@@ -150,7 +160,7 @@ describe('the live job board in Chromium', () => {
 
     // The render stage's own row is drawn from its scenes: while it runs, its bar shows the share
     // of scenes completed (its step reports no progress of its own), and says how many.
-    const stageRows = await eventually(
+    const stageRows = await onPage(
       () => page.evaluate(STAGE_ROWS) as Promise<StageRow[]>,
       (rows) => rows.some((r) => r.status === 'RUNNING' && r.width !== '0%' && r.width !== '100%'),
       90_000,
@@ -161,7 +171,7 @@ describe('the live job board in Chromium', () => {
 
     // The network drops the socket while jobs move; the board reconnects by itself.
     await page.evaluate('window.jobBoard.dropConnection()');
-    await eventually(
+    await onPage(
       () => page.evaluate('window.jobBoard.connections()'),
       (n) => Number(n) >= 2,
       20_000,
@@ -186,7 +196,7 @@ describe('the live job board in Chromium', () => {
           items: { nodes: Array<{ stage: string; sequence: number; attempt: number; status: string; progress: number }> };
         };
       };
-      const shown = await eventually(
+      const shown = await onPage(
         async () => (await boardJobs(page)).find((j) => j.job.jobId === entry.job.jobId)!,
         (j) => j.seq === job.seq,
         20_000,
@@ -205,7 +215,7 @@ describe('the live job board in Chromium', () => {
         const stage = latest.get(counts.stage);
         const share = stage?.status === 'COMPLETED' ? 1 : counts.completed / counts.total;
         const width = `${Math.round(share * 100)}%`;
-        await eventually(
+        await onPage(
           async () =>
             (await (page.evaluate(STAGE_ROWS) as Promise<StageRow[]>)).find((r) => r.jobId === entry.job.jobId && r.stage === counts.stage),
           (row) => row?.width === width,
@@ -234,7 +244,7 @@ describe('the live job board in Chromium', () => {
       { query: 'mutation($j: ID!, $s: String!) { startStep(jobId: $j, stepName: $s) { seq } }', variables: { j: longJob, s: longStep } },
       worker,
     );
-    const layout = await eventually(
+    const layout = await onPage(
       () => page.evaluate(headerLayout(longJob)) as Promise<HeaderLayout | null>,
       (l) => l?.phase === longStep,
       20_000,
@@ -264,7 +274,7 @@ describe('the live job board in Chromium', () => {
     page.on('pageerror', (error) => errors.push(error.message));
     await page.goto(`${new URL(server.url).origin}/jobs`, { waitUntil: 'load' });
     const editor = await server.token('demo', [Role.EDITOR]);
-    const drawn = await eventually(
+    const drawn = await onPage(
       () => cards(page),
       (all) =>
         all.length > 0 && all.some((c) => c.status === 'PAUSED') && all.every((c) => c.project !== null && !c.project.startsWith('proj_')),
@@ -334,7 +344,7 @@ describe("the job board's view of the server's own jobs", () => {
       migrations: Array<{ id: string; jobId: string | null; state: string }>;
     };
     expect(started.runMigrations[0].jobId).toBeTruthy();
-    const done = await eventually(
+    const done = await onPage(
       () => boardJobs(page),
       (jobs) => jobs.filter((j) => j.job.kind === 'MIGRATION' && j.job.status === 'COMPLETED').length === migrations.migrations.length,
       60_000,
@@ -372,7 +382,7 @@ describe("the job board's view of the server's own jobs", () => {
       ).body,
     ) as { createJob: { jobId: string; status: string } };
     expect(createJob.status).toBe('QUEUED');
-    const first = await eventually(
+    const first = await onPage(
       () => cards(tenantPage),
       (all) => all.some((c) => c.jobId === createJob.jobId && c.project === 'Board test'),
       20_000,

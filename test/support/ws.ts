@@ -178,15 +178,18 @@ export async function rawConnection(url: string, token: string, options: WebSock
   return socket;
 }
 
-/** Polls `read` until `accept` holds, or fails with the last value after `timeoutMs`. */
-export async function eventually<T>(read: () => T | Promise<T>, accept: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
+/**
+ * Polls `read` until `accept` holds, or fails with the last value after `timeoutMs`; `everyMs`
+ * apart (a read that costs a round trip, a browser page's, say, is better polled less often).
+ */
+export async function eventually<T>(read: () => T | Promise<T>, accept: (value: T) => boolean, timeoutMs = 3000, everyMs = 10): Promise<T> {
   timeoutMs = Math.max(timeoutMs, WAIT_FLOOR_MS);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (accept(value)) return value;
     if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(value)} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 
