@@ -50,9 +50,17 @@ export type SegmentWork = Pick<SystemWork, 'checkpoint' | 'report' | 'signal'> &
 /** The one stage of a migration's job (src/job/job.kinds.ts): one item per scan segment. */
 export const MIGRATION_STAGE = 'scan';
 
-/** The most rows one page reads. */
+/** The most rows a page of rows that all need a rewrite reads. */
 const MAX_PAGE = 100;
-/** A page takes about this long at the segment's budget, so reports renew the lease well within it. */
+/**
+ * The most rows one page reads when few of its rows need a rewrite. A row that needs nothing costs
+ * no write and no budget, only the scan's read; but every page costs a read of the job's counters
+ * and a checkpoint (a transaction and its event). A table's other items (word items, events, the
+ * items of other entities) are most of what a migration scans: 4 migrations after a 2,000-entity
+ * backfill scanned 12,800 rows each in pages of 100, 128 checkpoints a migration for few writes.
+ */
+const MAX_SPARSE_PAGE = 500;
+/** A page's rewrites take about this long at the segment's budget, so its checkpoint comes every few seconds. */
 const PAGE_SECONDS = 5;
 
 /**
@@ -196,7 +204,10 @@ async function reindex(scope: Scope, model: AnyModel, row: Item, counts: Segment
 /** True when the item's own key is not the one its declaration gives: a migration never moves an item. */
 const keyDrifted = (model: AnyModel, item: Item) => driftOf(model, item).some((field) => field === 'PK' || field === 'SK');
 
-/** Rewrites one scanned row if the migration applies to it; counts what happened. */
+/**
+ * Rewrites one scanned row if the migration applies to it; counts what happened. Resolves true
+ * when the row, as scanned, needed a rewrite (it took a turn of the budget).
+ */
 async function migrateRow(
   env: SegmentEnv,
   migration: MigrationDeclaration,
@@ -204,25 +215,25 @@ async function migrateRow(
   row: Item,
   counts: SegmentCounts,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<boolean> {
   const model = modelOf(row);
-  if (!model?.is(row) || !covers(migration, model)) return;
+  if (!model?.is(row) || !covers(migration, model)) return false;
   counts.scanned++;
   if (keyDrifted(model, row)) {
     counts.skipped++;
-    return;
+    return false;
   }
   // As scanned, most rows of a resumed page need nothing: they cost no write and no budget.
   if (!changeOf(migration, model, row)) {
     counts.unchanged++;
-    return;
+    return false;
   }
   await pace.take(signal);
   const scope = env.scopeOf(tenantOfPk(row.PK), `system:migration-${migration.id}`);
   if (migration.change === 'reindex') {
     if (await reindex(scope, model, row, counts)) counts.rewritten++;
     else counts.unchanged++;
-    return;
+    return true;
   }
   let decisions = 0;
   try {
@@ -243,10 +254,11 @@ async function migrateRow(
     // Found as wanted on a fresh read (another writer wrote it first), or deleted meanwhile.
     if (error instanceof Unchanged || (error instanceof AppError && error.code === ErrorCode.NOT_FOUND)) {
       counts.unchanged++;
-      return;
+      return true;
     }
     throw error;
   }
+  return true;
 }
 
 /**
@@ -261,7 +273,9 @@ export async function migrateSegment(env: SegmentEnv, migration: MigrationDeclar
   const jobInputs = isRecord(work.job.inputs) ? work.job.inputs : {};
   const budget = count(jobInputs.itemsPerSecond) || migration.itemsPerSecond;
   const perSegment = budget / segments;
-  const pageSize = Math.max(1, Math.min(MAX_PAGE, Math.round(perSegment * PAGE_SECONDS)));
+  /** The rewrites a page holds at most: PAGE_SECONDS of the segment's share of the budget. */
+  const rewritesPerPage = Math.max(1, Math.min(MAX_PAGE, Math.round(perSegment * PAGE_SECONDS)));
+  let pageSize = rewritesPerPage;
   const pace = new Pace(perSegment);
   const jobId = work.job.jobId;
   /**
@@ -285,12 +299,20 @@ export async function migrateSegment(env: SegmentEnv, migration: MigrationDeclar
     work.signal.throwIfAborted();
     await shareAgain();
     const page = await env.store.scanPage(segment, segments, pageSize, next);
-    await eachOf(page.items, ROWS_IN_FLIGHT, (row) => {
+    let rewrites = 0;
+    await eachOf(page.items, ROWS_IN_FLIGHT, async (row) => {
       work.signal.throwIfAborted();
-      return migrateRow(env, migration, pace, row, counts, work.signal);
+      if (await migrateRow(env, migration, pace, row, counts, work.signal)) rewrites++;
     });
     read += page.read;
     next = page.next;
+    // The next page reads as many rows as hold about a page's rewrites at this page's share of
+    // rows to rewrite (rows of one partition sit together, so neighbouring pages look alike): the
+    // rows a migration leaves alone are read in fewer, larger pages, each with its checkpoint.
+    pageSize =
+      rewrites === 0
+        ? MAX_SPARSE_PAGE
+        : Math.min(MAX_SPARSE_PAGE, Math.max(rewritesPerPage, Math.round((rewritesPerPage * page.read) / rewrites)));
     const done = next === undefined;
     // A scan segment's size is not known before it ends (the table's item count would need
     // DescribeTable, which the runtime is not granted): its progress is 0 until done, and its

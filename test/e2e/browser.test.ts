@@ -86,13 +86,20 @@ async function clippedLines(page: Page): Promise<Array<{ tab: number; line: stri
   return clipped;
 }
 
+/**
+ * One Chromium for the file (each test opens a context of its own, with its own storage): a second
+ * launch cost Chromium's start-up again for nothing the tests look at.
+ */
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, 120_000);
+
 describe('GraphiQL in Chromium, plain start (no demo data)', () => {
   let server: TestServer;
-  let browser: Browser;
 
   beforeAll(async () => {
     server = await startTestServer();
-    browser = await launchBrowser();
   }, 120_000);
 
   it("runs every tab without an error: first on an empty tenant, then on the tenant's own new data", async () => {
@@ -137,12 +144,10 @@ describe('GraphiQL in Chromium, plain start (no demo data)', () => {
 describe('GraphiQL in Chromium, demo', () => {
   let server: TestServer;
   let demo: Demo;
-  let browser: Browser;
 
   beforeAll(async () => {
     server = await startTestServer();
     demo = stoppedAfter('demo', await startDemo(server.app, server.config, { tickMs: 300 }));
-    browser = await launchBrowser();
   }, 120_000);
 
   it('on the first load: serves GraphiQL offline, runs GetProjectLogs, shows a running job advancing, and approves the paused job as prefilled', async () => {

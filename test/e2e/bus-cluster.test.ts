@@ -118,9 +118,13 @@ describe('the event bus on a Redis Cluster, through a failover, a slot migration
   let live: string[] = [];
   let turn = 0;
   const someLive = () => live[turn++ % live.length];
+  /** Requests each instance answered without errors, by its URL. */
+  const answeredBy = new Map<string, number>();
   const ok = async (query: string, variables: Record<string, unknown> = {}) => {
-    const out = await gqlAt(someLive(), artist, query, variables);
+    const url = someLive();
+    const out = await gqlAt(url, artist, query, variables);
     if (out.errors) throw new Error(JSON.stringify(out.errors));
+    answeredBy.set(url, (answeredBy.get(url) ?? 0) + 1);
     return out.data;
   };
   const streams: Stream[] = [];
@@ -302,11 +306,13 @@ describe('the event bus on a Redis Cluster, through a failover, a slot migration
       console.log(`gap-fill after ${fault}: ${result.filled} subscriptions had a gap; p99 ${result.p99} ms, max ${result.max} ms`);
       return result;
     };
-    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const answered = () => streams.reduce((sum, s) => sum + s.acked.length, 0);
     const results = [];
 
-    // Writers alone for a moment, then a master with live channels is killed and its replica takes over.
-    await pause(2_000);
+    // The writers under way (each has had writes answered: 30 at least), then a master with live
+    // channels is killed and its replica takes over. (A fixed 2 s of writing before took ~2 s of
+    // the file's alone turn, and the writers' CPU meanwhile, for nothing the test looks at.)
+    await waitFor(async () => answered() >= 5 * WRITERS, `${5 * WRITERS} writes answered before the faults`, { ms: 30_000, everyMs: 20 });
     const [{ node: victim }] = await cluster.masters();
     await victim.kill();
     await cluster.settled();
@@ -344,7 +350,13 @@ describe('the event bus on a Redis Cluster, through a failover, a slot migration
     instances.push(again);
     live.push(again.url);
     results.push(await gapFill('an instance restarted', performance.now()));
-    await pause(1_000);
+    // The writers go on until the restarted instance has answered some of them (10), so the streams
+    // move on its writes too before they stop (a fixed second of writing, before).
+    const answeredByAgain = answeredBy.get(again.url) ?? 0;
+    await waitFor(async () => (answeredBy.get(again.url) ?? 0) >= answeredByAgain + 10, 'the restarted instance answering writes', {
+      ms: 30_000,
+      everyMs: 20,
+    });
     writing = false;
     await Promise.all(writers);
 

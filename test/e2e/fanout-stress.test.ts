@@ -71,8 +71,12 @@ describe('fan-out of one job to 2,000 sockets', () => {
     // The slow-reader path end to end. A reader that stops reading is sent RESYNC once its frames
     // fill the operating system's buffers (a few MiB on loopback), MAX_FRAMES_IN_FLIGHT more wait
     // unsent, and then SUBSCRIPTION_BUFFER events more. The paused readers select the step's
-    // metrics, which each event carries at 30 kB, so that takes about two hundred events, not tens
-    // of thousands; the keep-alive is long, so they are not dropped for missing pongs first.
+    // metrics, which each event carries at 30 kB, twice (an alias), so each of their frames is 60 kB:
+    // the buffers fill in about 150 events, not tens of thousands. (Selected once, it took 210-220
+    // events, each a 30 kB write of the step and its event to DynamoDB Local: the frames grow, the
+    // writes do not. Not more: MAX_FRAMES_IN_FLIGHT frames of 90 kB pass the 4 MiB a peer may leave
+    // unread, and the server drops it, 1006, before its stream overflows.) The keep-alive is long,
+    // so they are not dropped for missing pongs first.
     const { server, editor, worker, gql, jobId } = await runningJob({ SUBSCRIPTION_BUFFER: '8', WS_KEEPALIVE_MS: '600000' });
     const metrics = { log: 'x'.repeat(30_000) };
     const paused = 5;
@@ -89,7 +93,7 @@ describe('fan-out of one job to 2,000 sockets', () => {
       // RESYNC goes out once the reader reads again). At most 600 rounds.
       pauseUntil: async () => (await metricValue(server.url, 'artissist_event_bus_listeners')) <= 200 - paused,
       roundsAfterResume: 5,
-      pausedSelection: 'seq type step { name metrics }',
+      pausedSelection: 'seq type step { name metrics } again: step { metrics }',
       resubscribe: true,
       lateMs: 15_000,
       log: (line) => process.stdout.write(`${line}\n`),
