@@ -132,7 +132,7 @@ describe(`leases of ${LEASE_SECONDS} s: a busy handler keeps its lease, a crashe
     await keepsItsLease(async () => startWorker('python3', [PYTHON_WORKER], await env('py-busy')));
   });
 
-  it('TypeScript: a handler that blocks its event loop (a busy loop that never awaits, in one piece) keeps its lease, renewed from the SDK’s own thread', async () => {
+  it('TypeScript: a handler that blocks its event loop (in one piece, never awaiting) keeps its lease, renewed from the SDK’s own thread', async () => {
     await keepsItsLease(async () =>
       startWorker(process.execPath, [join(ROOT, 'test/fixtures/workers/busy_worker.cjs')], {
         ...(await env('ts-busy')),
