@@ -237,7 +237,6 @@ class RequestScope implements Scope {
     const withShards = [tenantKey, ...releaseKeys(this.tenant.id)];
     this.retention = {
       keys: (writes) => (hasQuotaWrites(writes) ? withShards : [tenantKey]),
-      usual: [tenantKey],
       applies: (writes) => hasTrailEvents(writes) || hasQuotaWrites(writes),
       adjust: (writes, [read, ...shards]) => {
         const tenant = entities.Tenant.found(read);

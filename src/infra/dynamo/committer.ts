@@ -113,8 +113,6 @@ export interface CommitHooks {
    */
   context?: {
     keys(writes: readonly UnitWrite[]): readonly Key[];
-    /** Of those, the keys most units need (the tenant's settings): a decided unit's group reads them with its items. */
-    usual?: readonly Key[];
     applies(writes: readonly UnitWrite[]): boolean;
     adjust(writes: readonly UnitWrite[], items: readonly (Item | null)[]): readonly UnitWrite[];
   };
@@ -314,9 +312,6 @@ function tagWithUnit(write: Write, unit: number): Write {
   );
 }
 
-/** The heads whose turns HeadTurns counts (HeadTurns.mark) at most. */
-const MAX_MOVES_KEPT = 10_000;
-
 /**
  * The turns of this process's transactions on stream heads: `take` waits until every head named
  * is free, in key order (so two takers of overlapping heads never wait on each other), and holds
@@ -324,33 +319,9 @@ const MAX_MOVES_KEPT = 10_000;
  */
 class HeadTurns {
   private readonly tails = new Map<string, Promise<void>>();
-  /**
-   * How many turns each head has had released (see moves), kept for MAX_MOVES_KEPT heads at most:
-   * past that they are all forgotten at once and `epoch` moves on, so no count is ever mistaken
-   * for an older one.
-   */
-  private readonly moves = new Map<string, number>();
-  private epoch = 0;
 
   get held(): number {
     return this.tails.size;
-  }
-
-  /**
-   * A mark of the turns `head` has had in this process: unchanged from one call to the next
-   * exactly when no transaction of this process held its turn and let it go in between (none
-   * could have moved it).
-   */
-  mark(head: string): string {
-    return `${this.epoch}:${this.moves.get(head) ?? 0}`;
-  }
-
-  private moved(head: string): void {
-    if (this.moves.size >= MAX_MOVES_KEPT && !this.moves.has(head)) {
-      this.moves.clear();
-      this.epoch++;
-    }
-    this.moves.set(head, (this.moves.get(head) ?? 0) + 1);
   }
 
   async take(heads: readonly string[]): Promise<() => void> {
@@ -364,7 +335,6 @@ class HeadTurns {
       const tail = before ? before.then(() => mine) : mine;
       this.tails.set(head, tail);
       releases.push(() => {
-        this.moved(head);
         release();
         if (this.tails.get(head) === tail) this.tails.delete(head);
       });
@@ -413,17 +383,6 @@ const STREAM: AggregateType<Units> = {
   tooBusy: () => contended(),
   stats: { batches: 0, intents: 0, conflicts: 0, committed: 0 },
 };
-
-/**
- * What a stream queue's group read before it decided (its items and its queue's head, in one
- * BatchGetItem), and the mark (HeadTurns.mark) of each key's turns from just before that read:
- * the commit's first round takes a head's position from it when no transaction of this process
- * moved the head since.
- */
-interface Prefetched {
-  reads: ReadonlyMap<string, Item | null>;
-  marks: ReadonlyMap<string, string>;
-}
 
 /** The key whose key string (headKeyString) is `ref`. */
 function keyOfRef(ref: string): Key {
@@ -594,10 +553,7 @@ export class Committer {
     hooks: CommitHooks,
   ): Promise<T> {
     const refs = keys.map(headKeyString);
-    // The queue's head (the group's commit appends there) and the items the commit's context
-    // usually needs are read with the decisions' items (see Prefetched).
-    const reads = [...new Set([...refs, headKeyString(queue), ...(hooks.context?.usual ?? []).map(headKeyString)])];
-    return this.submit(queueKeyOf([queue]), this.streamIO, reads, (state) => {
+    return this.submit(queueKeyOf([queue]), this.streamIO, refs, (state) => {
       const { writes, value } = decide(refs.map((ref) => state.reads.get(ref) ?? null));
       return { state: writes.length > 0 ? state.with({ writes, hooks, redecides: true }) : state, value };
     });
@@ -660,12 +616,9 @@ export class Committer {
       commands = commands.filter((command) => command.endsAt > now);
       if (commands.length === 0) return [];
       const io = commands[0].io;
-      const refs = [...new Set(commands.flatMap((c) => c.refs))];
-      // Marked before the read: a head this process moves from now on is not taken as read.
-      const marks = new Map(refs.map((ref) => [ref, this.turns.mark(ref)]));
       let state: S;
       try {
-        state = await io.load(refs, carried);
+        state = await io.load([...new Set(commands.flatMap((c) => c.refs))], carried);
       } catch (error) {
         // A failed read (the aggregate is gone, DynamoDB is out, the first request's budget ran
         // out) fails the first command, in whose request it ran; the others are tried again.
@@ -687,7 +640,7 @@ export class Committer {
         continue;
       }
       try {
-        if (units.length > 0) await this.send(units, tries, state instanceof Units ? { reads: state.reads, marks } : undefined);
+        if (units.length > 0) await this.send(units, tries);
       } catch (error) {
         carried = undefined;
         const failed = error instanceof UnitFailed ? error : undefined;
@@ -766,9 +719,9 @@ export class Committer {
    * throttling costs a round (re-reading the heads); throws Stale or UnitFailed for a failed
    * condition, OutOfRounds past the bound, and anything else the calls throw.
    */
-  private async send(units: readonly Unit[], tries: Tries, prefetched?: Prefetched): Promise<void> {
+  private async send(units: readonly Unit[], tries: Tries): Promise<void> {
     const heads = [...new Map(units.flatMap((u) => headsOf(u.writes)).map((k) => [headKeyString(k), k])).values()];
-    for (let round = 0; ; round++) {
+    for (;;) {
       const release = heads.length > 0 ? await this.turns.take(heads.map(headKeyString)) : undefined;
       let outcome: TransactOutcome | 'moved';
       let events: Item[][];
@@ -776,26 +729,7 @@ export class Committer {
       try {
         // Each unit's context items, read once for all of them.
         const contextKeys = units.map((u) => (u.hooks.context?.applies(u.writes) ? u.hooks.context.keys(u.writes) : []));
-        // In the first round, heads the group's read took (strongly consistent, as readHeads) and
-        // no transaction of this process has moved since (their turns are held now) are not read
-        // again, nor context items it took: one BatchGetItem a group instead of two. A head another
-        // process moved meanwhile fails the commit's condition on it, as after any read, and the
-        // next round reads it again.
-        const contextList = [...new Map(contextKeys.flat().map((k) => [keyString(k), k])).values()];
-        const first = round === 0 ? prefetched : undefined;
-        const known =
-          first !== undefined &&
-          heads.every((k) => first.reads.has(headKeyString(k)) && first.marks.get(headKeyString(k)) === this.turns.mark(headKeyString(k)));
-        const read = await this.readHeads(
-          known ? [] : heads,
-          known ? contextList.filter((k) => !first.reads.has(headKeyString(k))) : contextList,
-        );
-        if (known) {
-          for (const key of heads) read.heads.set(headKeyString(key), Number(first.reads.get(headKeyString(key))?.[HEAD_POSITION] ?? 0));
-          for (const key of contextList) {
-            if (first.reads.has(headKeyString(key))) read.context.set(keyString(key), first.reads.get(headKeyString(key)) ?? null);
-          }
-        }
+        const read = await this.readHeads(heads, [...new Map(contextKeys.flat().map((k) => [keyString(k), k])).values()]);
         const adjusted = units.map((u, i) =>
           u.hooks.context?.applies(u.writes)
             ? u.hooks.context.adjust(
