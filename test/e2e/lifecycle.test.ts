@@ -371,9 +371,21 @@ describe('npm start: every way of stopping stops everything', () => {
 
   it('restarts a killed DynamoDB Local on the same port and data, and queries succeed again', async () => {
     const dataDir = newDataDir();
-    const server = await start(dataDir, ['start'], { EMBEDDED_RESTART_BACKOFF_MS: QUICK_RESTARTS });
-    const made = await gql(server.url, server.token, 'mutation { createProject(input: { title: "Survives" }) { projectId } }');
+    // The project is written by a first run that stops cleanly, and the kill comes in a second run
+    // on the same data. DynamoDB Local can lose the last writes it acknowledged when it is killed
+    // right after them: a write followed at once by a SIGKILL was gone after the restart in 5 of 19
+    // tries (2026-11-30; and in 3 runs of this test on busy machines), where after a clean stop
+    // none of 11 was. What this test holds the server to is the restart on the same port and data,
+    // not DynamoDB Local's durability of its last write, which the server cannot give it.
+    const first = await start(dataDir, ['start']);
+    const made = await gql(first.url, first.token, 'mutation { createProject(input: { title: "Survives" }) { projectId } }');
     const projectId = made.data.createProject.projectId;
+    expect(await stopWith(first, dataDir, () => process.kill(-first.child.pid!, 'SIGTERM'))).toEqual({
+      code: 0,
+      ms: expect.any(Number),
+      left: [],
+    });
+    const server = await start(dataDir, ['start'], { EMBEDDED_RESTART_BACKOFF_MS: QUICK_RESTARTS });
     const [java] = javaPids(dataDir);
 
     process.kill(java, 'SIGKILL');
