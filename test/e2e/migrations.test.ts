@@ -14,6 +14,7 @@ import { fixture, tempDir } from '../support/fixtures';
 import { exited, ROOT } from '../support/processes';
 import { Role, STORES, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
 import { subscribe, wsClient } from '../support/ws';
+import { waitFor as poll } from '../support/wait';
 import { legacyLog } from '../support/legacy-log';
 import { MIGRATIONS as DECLARED_MIGRATIONS } from '../../src/migrations/migrations';
 
@@ -159,18 +160,22 @@ function runMigrate(server: TestServer, dataDir: string, args: string[] = [], sc
 }
 
 /**
- * Reads until `done` says yes, every 500 ms: what it reads here (the migrations query: the entries,
- * the job and its items) moves once a segment's page is checkpointed, every second or more, so
- * reading more often only costs DynamoDB Local's CPU (every 100 ms, 520 queries in the first test).
+ * Reads until `done` says yes, through the tests' one polling loop (test/support/wait.ts), every
+ * 500 ms: what it reads here (the migrations query: the entries, the job and its items) moves once
+ * a segment's page is checkpointed, every second or more, so reading more often only costs
+ * DynamoDB Local's CPU (every 100 ms, 520 queries in the first test). A timeout names the last read.
  */
 async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: () => string, ms = 120_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  let last: T | undefined;
+  const found = await poll(
+    async () => {
+      last = await read();
+      return done(last) ? { value: last } : undefined;
+    },
+    () => `${what()} (last read: ${JSON.stringify(last)})`,
+    { ms, everyMs: 500 },
+  );
+  return found.value;
 }
 
 describe('migrations as system jobs', () => {

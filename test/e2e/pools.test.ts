@@ -4,6 +4,7 @@ import { JOB_KINDS } from '../../src/job/job.kinds';
 import { poolSchedulerOf } from '../../src/job/job.pool';
 import { Role, startTestServer, TEST_SECRET, type TestServer, dynamoDocOf } from '../support/server';
 import { registerFixture } from '../support/fixtures';
+import { Pulse } from '../support/wait';
 
 // One single step that pool workers pause for review (no other test claims it).
 JOB_KINDS.TEST_POOL_REVIEW = {
@@ -198,21 +199,28 @@ describe('shared worker pools', () => {
       [limited.tenantId, 60],
       [free.tenantId, 60],
     ]);
+    // A worker that got nothing waits for another's completion, the only thing here that frees a
+    // place under the limit or hands back work (a claim at the limit reads the tenant's job and
+    // load, so asking again every 20 ms spent most of this test on claims that got nothing). With
+    // nothing held by anyone it asks again at once: then the pool owes it work.
+    const completed = new Pulse();
+    let held = 0;
     await Promise.all(
       workers.map(async (token) => {
         while ((left.get(limited.tenantId) ?? 0) > 0 || (left.get(free.tenantId) ?? 0) > 0) {
+          const asked = completed.next();
           const claimed = (await ok(token, CLAIM)).claimWork;
           if (!claimed) {
-            // The limited tenant's running items are all held: wait for one to finish, polling as
-            // a pool worker does (every 100 ms; each claim at the limit reads the tenant's job and
-            // load, so polling every 20 ms spent most of this test on claims that got nothing).
-            await new Promise((r) => setTimeout(r, 100));
+            if (held > 0) await asked;
             continue;
           }
+          held++;
           // Hold the item a moment, so that several are running at once.
           await new Promise((r) => setTimeout(r, 30));
           await completeWithLease(token, claimed);
+          held--;
           left.set(claimed.tenantId, (left.get(claimed.tenantId) ?? 0) - 1);
+          completed.beat();
         }
       }),
     );

@@ -19,3 +19,30 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/**
+ * An event the test makes itself, to wait on instead of polling: `next()` settles at the first
+ * `beat()` after it was called. Workers of a test that found nothing to claim wait on their peers'
+ * completions this way, since in those tests nothing else makes work claimable again.
+ */
+export class Pulse {
+  private resolve: () => void = () => {};
+  private waiting = this.arm();
+
+  /** Settles at the next beat. */
+  next(): Promise<void> {
+    return this.waiting;
+  }
+
+  /** Settles every next() asked so far. */
+  beat(): void {
+    this.resolve();
+    this.waiting = this.arm();
+  }
+
+  private arm(): Promise<void> {
+    return new Promise((resolve) => {
+      this.resolve = resolve;
+    });
+  }
+}
