@@ -205,6 +205,18 @@ async function reindex(scope: Scope, model: AnyModel, row: Item, counts: Segment
 const keyDrifted = (model: AnyModel, item: Item) => driftOf(model, item).some((field) => field === 'PK' || field === 'SK');
 
 /**
+ * How many rows the next page of a segment reads, after a page that read `read` rows of which
+ * `rewrites` needed a rewrite: as many as hold about `rewritesPerPage` rewrites at that share (rows
+ * of one partition sit together, so neighbouring pages look alike), never fewer than
+ * `rewritesPerPage` nor more than MAX_SPARSE_PAGE. So the rows a migration leaves alone are read in
+ * fewer, larger pages, each with its checkpoint, and a page of rewrites still takes PAGE_SECONDS.
+ */
+export function nextPageSize(rewritesPerPage: number, read: number, rewrites: number): number {
+  if (rewrites === 0) return MAX_SPARSE_PAGE;
+  return Math.min(MAX_SPARSE_PAGE, Math.max(rewritesPerPage, Math.round((rewritesPerPage * read) / rewrites)));
+}
+
+/**
  * Rewrites one scanned row if the migration applies to it; counts what happened. Resolves true
  * when the row, as scanned, needed a rewrite (it took a turn of the budget).
  */
@@ -306,13 +318,7 @@ export async function migrateSegment(env: SegmentEnv, migration: MigrationDeclar
     });
     read += page.read;
     next = page.next;
-    // The next page reads as many rows as hold about a page's rewrites at this page's share of
-    // rows to rewrite (rows of one partition sit together, so neighbouring pages look alike): the
-    // rows a migration leaves alone are read in fewer, larger pages, each with its checkpoint.
-    pageSize =
-      rewrites === 0
-        ? MAX_SPARSE_PAGE
-        : Math.min(MAX_SPARSE_PAGE, Math.max(rewritesPerPage, Math.round((rewritesPerPage * page.read) / rewrites)));
+    pageSize = nextPageSize(rewritesPerPage, page.read, rewrites);
     const done = next === undefined;
     // A scan segment's size is not known before it ends (the table's item count would need
     // DescribeTable, which the runtime is not granted): its progress is 0 until done, and its
