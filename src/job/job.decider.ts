@@ -1,19 +1,10 @@
 /*
  * The job aggregate's decider: every decision on a job, its step attempts and its work items, pure
  * (no IO: the committer's side, reads and writes, is job.aggregate.ts over src/infra/dynamo/committer.ts).
- *
- * - decide: `decide(group, command)`, a command naming its unit as (stage, sequence), a step's
- *   current attempt being sequence 0. A worker's actions on either kind of unit run the one rule in
- *   WORK_HANDLERS over a UnitDecision (a StepDecision or an ItemDecision); the job's and a step's
- *   own commands run STEP_HANDLERS, and an item's retry retryItem. Each is a function from the
- *   group's state (JobGroup, immutable) to the next, which records the events it makes;
- * - evolve: `evolve(view, event)`, what an event does to the job, its steps and its items: the
- *   state a group's commit saves is the state it read with its events folded in (JobGroup.record
- *   keeps that fold as it goes);
- * - react: what follows by itself from a decision, in the same group: a stage opens when the job
- *   reaches it (openStage, openReached), settles when its items are done or too many failed
- *   (settleStage, finishStage), and a step or an item with a live reuse record completes from it
- *   (reuseStep, reuseAdded).
+ * - decide: a command takes the group's state (JobGroup, immutable) to the next, recording its events;
+ * - evolve: what an event does to the job, its steps and its items (JobGroup.record keeps that fold);
+ * - react: what follows by itself in the same group: a stage opens (openStage, openReached) and
+ *   settles (settleStage), and reusable work completes from a live record (reuseStep, reuseAdded).
  * The rules an attempt follows (leases, deadlines, backoff, takeover, refusals) are written once,
  * in UnitDecision, for steps and items alike; the machines they keep are declared with the entities.
  */
@@ -79,20 +70,13 @@ function jobProgress(job: { completedSteps: number; plan: readonly unknown[] }, 
   return Math.round(Math.min(1, (job.completedSteps + current) / job.plan.length) * 10_000) / 10_000;
 }
 
-/** What each action on a unit is called in an error message: "Cannot report progress on item 3 …". */
-const VERBS = {
-  start: 'start',
-  claim: 'claim',
+/** What an action on a unit is called in an error message ("Cannot report progress on item 3 …"): its kind unless named here. */
+const VERBS: Partial<Record<JobAction['kind'], string>> = {
   progress: 'report progress on',
-  complete: 'complete',
-  fail: 'fail',
   pause: 'pause for review',
-  approve: 'approve',
-  reject: 'reject',
-  cancel: 'cancel',
-  retry: 'retry',
   handBack: 'hand back',
-} as const;
+};
+const verb = (kind: JobAction['kind']): string => VERBS[kind] ?? kind;
 
 /**
  * Throws JOB_CANCELLED when the job was cancelled: once a cancellation committed, no worker's
@@ -121,24 +105,15 @@ type ActionOf<K extends JobAction['kind']> = Extract<JobAction, { kind: K }>;
 
 const isWork = (action: JobAction): action is ActionOf<WorkKind> => WORK_KINDS.has(action.kind);
 
-/** What the rules read of a unit's current attempt (a step attempt's or a work item's fields). */
-interface HeldAttempt {
-  attempt: number;
-  status: string;
-  worker?: string;
-  leaseExpiresAt?: string;
-  timesOutAt?: string;
-}
-
 /**
- * One decision on a unit of work in the making: a step's current attempt (StepDecision) or a work
- * item (ItemDecision), over the group as the command found it. The rules of an attempt are here,
- * once for both: its time and backoff from its stage's policy, the refusals naming the unit, and
- * when a claim takes a lapsed attempt over. Each side says how its unit starts, renews, completes,
- * waits for its next attempt, fails for good and is handed back, each returning the group it
- * leaves; when each happens is decided once, for both, by WORK_HANDLERS.
+ * One decision on a unit of work in the making, a step's current attempt (StepDecision) or a work
+ * item (ItemDecision), over the group as the command found it: the rules of an attempt, once for
+ * both. Each side says how its unit starts, renews, completes, waits for its next attempt, fails
+ * for good and is handed back; when each happens is decided once, for both, by WORK_HANDLERS.
  */
 abstract class UnitDecision<K extends JobAction['kind']> {
+  readonly job: JobItem;
+  readonly at: string;
   /** When an attempt starting now runs out of time (none without an attempt timeout). */
   readonly deadline: string | undefined;
 
@@ -149,30 +124,15 @@ abstract class UnitDecision<K extends JobAction['kind']> {
     /** Its stage's attempt timeout and retry backoff (a fan-out stage declares its items'). */
     readonly policy: StepPolicy,
   ) {
+    this.job = group.job;
+    this.at = group.at;
     this.deadline = policy.attemptTimeoutSeconds ? later(group.at, policy.attemptTimeoutSeconds) : undefined;
-  }
-
-  get job(): JobItem {
-    return this.group.job;
-  }
-
-  get jobId(): string {
-    return this.group.job.jobId;
-  }
-
-  get at(): string {
-    return this.group.at;
-  }
-
-  /** Its stage's attempt timeout in seconds (none without one). */
-  get limit(): number | undefined {
-    return this.policy.attemptTimeoutSeconds;
   }
 
   /** The unit, for messages: "Step render of job", "Item 3 of stage frames of job". */
   abstract get what(): string;
   /** Its current attempt. */
-  abstract get unit(): HeldAttempt;
+  abstract get unit(): StepState | WorkItemItem;
   /** The attempts it may take (one more for each handed back). */
   abstract get maxAttempts(): number;
   /** Refuses a claim of a unit whose stage the job is not at. */
@@ -193,9 +153,9 @@ abstract class UnitDecision<K extends JobAction['kind']> {
    */
   abstract handBack(): JobGroup;
 
-  /** INVALID_TRANSITION naming the unit, its status, the target `to` and the statuses allowed. */
-  refuse(to: string, allowed: string[], hint?: string): never {
-    throw invalidTransition(this.what, this.jobId, this.unit.status, to, { action: VERBS[this.action.kind], allowed, hint });
+  /** INVALID_TRANSITION naming the unit, its status (or `from`), the target `to` and the statuses allowed. */
+  refuse(to: string, allowed: readonly string[], hint?: string, from: string = this.unit.status): never {
+    throw invalidTransition(this.what, this.job.jobId, from, to, { action: verb(this.action.kind), allowed, hint });
   }
 
   /**
@@ -208,7 +168,7 @@ abstract class UnitDecision<K extends JobAction['kind']> {
     const named = 'attempt' in this.action ? this.action.attempt : undefined;
     const { what, unit } = this;
     if (named != null && named !== unit.attempt)
-      throw wrongAttempt(what, this.jobId, VERBS[this.action.kind], kind, unit.attempt, named, waiting);
+      throw wrongAttempt(what, this.job.jobId, verb(this.action.kind), kind, unit.attempt, named, waiting);
   }
 
   /**
@@ -218,12 +178,12 @@ abstract class UnitDecision<K extends JobAction['kind']> {
   refuseTimedOut(): void {
     const { unit } = this;
     if (unit.timesOutAt !== undefined && unit.timesOutAt <= this.at)
-      throw attemptTimedOut(this.what, this.jobId, unit.attempt, unit.timesOutAt, this.limit);
+      throw attemptTimedOut(this.what, this.job.jobId, unit.attempt, unit.timesOutAt, this.policy.attemptTimeoutSeconds);
   }
 
   /** When the next attempt of unit (`stage`, `sequence`), whose current one failed now, may start: after its stage's backoff. */
   nextAvailableAt(stage: string, sequence: number): string {
-    return retryAt(this.policy.retryBackoff, { jobId: this.jobId, stage, sequence, attempt: this.unit.attempt }, this.at);
+    return retryAt(this.policy.retryBackoff, { jobId: this.job.jobId, stage, sequence, attempt: this.unit.attempt }, this.at);
   }
 
   /**
@@ -238,18 +198,14 @@ abstract class UnitDecision<K extends JobAction['kind']> {
     return ends === unit.timesOutAt
       ? {
           code: 'ATTEMPT_TIMED_OUT',
-          message: `Attempt ${unit.attempt} of worker ${worker} ran out of time at ${ends}: its stage allows ${this.limit ?? '?'} s an attempt, whatever its reports.`,
+          message: `Attempt ${unit.attempt} of worker ${worker} ran out of time at ${ends}: its stage allows ${this.policy.attemptTimeoutSeconds ?? '?'} s an attempt, whatever its reports.`,
           retryCount,
         }
       : { code: 'LEASE_EXPIRED', message: `Worker ${worker} stopped reporting; its lease ran out at ${unit.leaseExpiresAt}.`, retryCount };
   }
 }
 
-/**
- * The rules of a worker's actions, written once for steps and items: when a claim starts a unit,
- * takes a lapsed one over, lets it wait for its backoff or fails it; what a report, a completion,
- * a failure and a hand-back need of the unit and its attempt.
- */
+/** The rules of a worker's actions, written once for steps and items (see UnitDecision). */
 const WORK_HANDLERS: { [K in WorkKind]: (d: UnitDecision<K>) => JobGroup } = {
   claim(d) {
     d.requireClaimable();
@@ -314,7 +270,7 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
 
   /** The group with the job's `change`, the step attempts written and the event `type` (about `step`). */
   moved(change: Partial<JobItem>, steps: StepState[], type: JobEventType, step?: StepState, reused?: ReusedWork[]): JobGroup {
-    const { jobId } = this;
+    const { jobId } = this.job;
     return this.group.record({ actor: this.actor, type, job: change, steps: steps.map((s) => ({ ...s, jobId })), step, reused });
   }
 
@@ -323,9 +279,9 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     const { job, action, command } = this;
     if (WORKER_ACTIONS.has(action.kind)) refuseCancelled(job);
     if (!command.job.includes(job.status)) {
-      throw invalidTransition('Job', this.jobId, job.status, command.to, {
-        action: VERBS[action.kind],
-        allowed: [...command.job],
+      throw invalidTransition('Job', job.jobId, job.status, command.to, {
+        action: verb(action.kind),
+        allowed: command.job,
         hint: commandsHint(job.status),
       });
     }
@@ -336,7 +292,7 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     const step = this.group.steps.get(name);
     if (!step)
       throw badInput(
-        `Job ${this.jobId} has no step named "${name}"; its steps are ${this.job.plan.map((p) => p.name).join(', ')}.`,
+        `Job ${this.job.jobId} has no step named "${name}"; its steps are ${this.job.plan.map((p) => p.name).join(', ')}.`,
         'stepName',
       );
     return step;
@@ -344,37 +300,28 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
 
   /**
    * The current attempt of the step the command names, checked as the command requires: the job's
-   * status, the attempt the worker names (`held`: a worker's report on the attempt it holds), and
-   * the step's status.
+   * status, the attempt the worker names (if any) and the step's status.
    */
-  namedStep(held: boolean): StepState {
+  namedStep(): StepState {
     this.requireJob();
-    const step = this.unit;
-    if (held) this.requireAttempt('step');
-    this.requireStep(step);
-    return step;
+    this.requireAttempt('step');
+    this.requireStep();
+    return this.unit;
   }
 
   /** The step's attempt must be in a status the command accepts. */
-  requireStep(step: StepState): void {
-    const allowed = this.command.step ?? [];
-    if (!allowed.includes(step.status)) {
-      throw invalidTransition(`Step ${step.name} of job`, this.jobId, step.status, this.command.stepTo ?? step.status, {
-        action: VERBS[this.action.kind],
-        allowed: [...allowed],
-        hint: commandsHint(this.job.status, step.status),
-      });
-    }
+  requireStep(): void {
+    const { step: allowed = [], stepTo } = this.command;
+    const { status } = this.unit;
+    if (!allowed.includes(status)) this.refuse(stepTo ?? status, allowed, commandsHint(this.job.status, status));
   }
 
   /** A waiting attempt starts only once its retry backoff is over. */
-  requireReady(step: StepState): void {
-    if (step.waitsUntil && step.waitsUntil > this.at) {
-      throw invalidTransition(`Step ${step.name} of job`, this.jobId, `${step.status} until ${step.waitsUntil}`, StepStatus.RUNNING, {
-        action: VERBS[this.action.kind],
-        allowed: [`${StepStatus.PENDING} once its backoff is over`],
-        hint: `Attempt ${step.attempt} waits for its stage's retry backoff: it can start at ${step.waitsUntil}.`,
-      });
+  requireReady(): void {
+    const { waitsUntil, status, attempt } = this.unit;
+    if (waitsUntil && waitsUntil > this.at) {
+      const hint = `Attempt ${attempt} waits for its stage's retry backoff: it can start at ${waitsUntil}.`;
+      this.refuse(StepStatus.RUNNING, [`${StepStatus.PENDING} once its backoff is over`], hint, `${status} until ${waitsUntil}`);
     }
   }
 
@@ -401,9 +348,9 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
   }
 
   /** The step starts now for its worker: the job runs, at this step. */
-  startAttempt(step: StepState, by: { leaseUntil?: string; pooled?: boolean }): JobGroup {
-    const started: StepState = { ...step, ...this.begin(by) };
-    const change = { status: JobStatus.RUNNING, currentStep: step.name, startedAt: this.job.startedAt ?? this.at };
+  startAttempt(by: { leaseUntil?: string; pooled?: boolean }): JobGroup {
+    const started: StepState = { ...this.unit, ...this.begin(by) };
+    const change = { status: JobStatus.RUNNING, currentStep: started.name, startedAt: this.job.startedAt ?? this.at };
     return this.moved(change, [started], JobEventType.STEP_STARTED, started);
   }
 
@@ -430,17 +377,16 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
   requireCurrent(to: string): void {
     const { name } = this.unit;
     const current = this.job.currentStep ?? this.job.plan[0]?.name;
-    if (name !== current) throw invalidTransition(`Step ${name} of job`, this.jobId, `waiting for ${current}`, to);
+    if (name !== current) throw invalidTransition(`Step ${name} of job`, this.job.jobId, `waiting for ${current}`, to);
   }
 
-  /** The job, the attempt the worker names and the step's status must be those the command accepts. */
   requireHeld(): void {
-    this.namedStep(true);
+    this.namedStep();
   }
 
-  start(claim: ActionOf<'claim'>): JobGroup {
-    this.requireReady(this.unit);
-    return this.startAttempt(this.unit, claim);
+  start(by: { leaseUntil?: string; pooled?: boolean }): JobGroup {
+    this.requireReady();
+    return this.startAttempt(by);
   }
 
   /** A report renews the reporter's lease, up to the attempt's time, and moves the job's progress. */
@@ -478,9 +424,7 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: this.at };
     const change = { error, attempts: { ...job.attempts, [step.name]: step.attempt + 1 }, progress: jobProgress(job) };
     const again = nextAttempt(step, { handedBack: step.handedBack, ...(claim ? this.begin(claim) : this.backoffAfter(step)) });
-    return claim
-      ? this.moved(change, [failed, again], JobEventType.STEP_RECLAIMED, again)
-      : this.moved(change, [failed, again], JobEventType.STEP_FAILED, failed);
+    return this.moved(change, [failed, again], claim ? JobEventType.STEP_RECLAIMED : JobEventType.STEP_FAILED, claim ? again : failed);
   }
 
   /** The attempt failed past the job's attempts: the job fails with it. */
@@ -555,25 +499,23 @@ type StepKind = Exclude<JobAction['kind'], WorkKind>;
 const STEP_HANDLERS: { [K in StepKind]: (d: StepDecision<K>) => JobGroup } = {
   start(d) {
     d.requireJob();
-    const step = d.unit;
-    d.requireStep(step);
+    d.requireStep();
     d.requireCurrent(StepStatus.RUNNING);
-    d.requireReady(step);
-    return d.startAttempt(step, d.action);
+    return d.start(d.action);
   },
   pause(d) {
-    const step = d.namedStep(true);
+    const step = d.namedStep();
     const paused: StepState = { ...step, status: StepStatus.PAUSED };
     return d.moved({ status: JobStatus.PAUSED }, [paused], JobEventType.STEP_PAUSED, paused);
   },
   approve(d) {
-    const step = d.namedStep(false);
+    const step = d.namedStep();
     const { actor, at } = d;
     const approved: StepState = { ...step, status: StepStatus.COMPLETED, progress: 1, approvedBy: actor, decidedAt: at, finishedAt: at };
     return d.advance(approved, JobEventType.STEP_APPROVED);
   },
   reject(d) {
-    const step = d.namedStep(false);
+    const step = d.namedStep();
     const { actor, at } = d;
     const error = { code: 'REJECTED', message: d.action.reason, retryCount: step.attempt - 1 };
     const rejected: StepState = { ...step, status: StepStatus.FAILED, error, approvedBy: actor, decidedAt: at, finishedAt: at };
@@ -601,25 +543,18 @@ const STEP_HANDLERS: { [K in StepKind]: (d: StepDecision<K>) => JobGroup } = {
 };
 
 /** Runs the handler of command `kind` (typed per command: TypeScript's correlated union pattern, no assertion). */
-function handle<K extends StepKind>(kind: K, d: StepDecision<K>): JobGroup {
-  const handler: (d: StepDecision<K>) => JobGroup = STEP_HANDLERS[kind];
-  return handler(d);
-}
-
+const handle = <K extends StepKind>(kind: K, d: StepDecision<K>): JobGroup => STEP_HANDLERS[kind](d);
 /** Runs the rule of a worker's action `kind` on the unit it holds, a step's attempt or an item alike. */
-function work<K extends WorkKind>(kind: K, d: UnitDecision<K>): JobGroup {
-  const handler: (d: UnitDecision<K>) => JobGroup = WORK_HANDLERS[kind];
-  return handler(d);
-}
+const work = <K extends WorkKind>(kind: K, d: UnitDecision<K>): JobGroup => WORK_HANDLERS[kind](d);
 
 /**
  * One decision on a work item, in the making: the rules its actions share (the stage being live,
  * the counters and how an attempt ends), over the group as the action found it.
  */
 class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
+  declare readonly policy: FanOutDeclaration;
   readonly what: string;
-  readonly fanOut: FanOutDeclaration;
-  readonly item: WorkItemItem;
+  readonly unit: WorkItemItem;
   readonly counts: ItemCountsItem;
   /** The job is at this stage and runs (or waits to): its items can be worked on. */
   readonly stageLive: boolean;
@@ -631,41 +566,34 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     action: ActionOf<K>,
     actor: string,
   ) {
-    const { job } = group;
-    const fanOut = fanOutOrThrow(job, stage);
-    super(group, action, actor, fanOut);
-    this.fanOut = fanOut;
+    super(group, action, actor, fanOutOrThrow(group.job, stage));
     // Whichever item a worker names, nothing it sends about a cancelled job succeeds.
-    refuseCancelled(job);
-    const item = itemOf(group, stage, sequence);
-    this.item = item;
+    refuseCancelled(group.job);
+    this.unit = itemOf(group, stage, sequence);
     this.what = `Item ${sequence} of stage ${stage} of job`;
-    this.requireAttempt('item', item.status === ItemStatus.PENDING ? { availableAt: item.availableAt } : undefined);
-    this.stageLive = atStage(job, stage);
-    this.counts = countsOf(job, stage);
+    const { status, availableAt } = this.unit;
+    this.requireAttempt('item', status === ItemStatus.PENDING ? { availableAt } : undefined);
+    this.stageLive = atStage(group.job, stage);
+    this.counts = countsOf(group.job, stage);
   }
 
   /** The action needs the item RUNNING in a live stage. */
   requireHeld(to: string): void {
-    if (this.item.status !== ItemStatus.RUNNING || !this.stageLive) this.refuse(to, [ItemStatus.RUNNING]);
-  }
-
-  get unit(): WorkItemItem {
-    return this.item;
+    if (this.unit.status !== ItemStatus.RUNNING || !this.stageLive) this.refuse(to, [ItemStatus.RUNNING]);
   }
 
   /** The item's own last attempt (a hand-back moves it on by one). */
   get maxAttempts(): number {
-    return this.item.maxAttempt;
+    return this.unit.maxAttempt;
   }
 
   /** Its items are claimable only while the job runs (or waits to run) their stage. */
   requireClaimable(): void {
-    const { job } = this.group;
+    const { job, stage } = this;
     if (!this.stageLive)
-      throw invalidTransition(`Stage ${this.stage} of job`, this.jobId, `${job.status} at ${job.currentStep ?? 'no stage'}`, 'claimed', {
+      throw invalidTransition(`Stage ${stage} of job`, job.jobId, `${job.status} at ${job.currentStep ?? 'no stage'}`, 'claimed', {
         action: 'claim',
-        allowed: [`RUNNING at ${this.stage}`],
+        allowed: [`RUNNING at ${stage}`],
         hint: 'Its items are claimable only while the job runs that stage.',
       });
   }
@@ -678,7 +606,7 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
 
   /** A waiting item starts for the claimer, only once its backoff is over, whatever an index read lagging behind said. */
   start(claim: ActionOf<'claim'>): JobGroup {
-    const waitsUntil = this.item.availableAt ?? this.item.createdAt;
+    const waitsUntil = this.unit.availableAt ?? this.unit.createdAt;
     if (waitsUntil > this.at)
       return this.refuse('claimed', [`${ItemStatus.PENDING} past its backoff`], `It waits for its retry backoff until ${waitsUntil}.`);
     const started = this.next({ status: ItemStatus.RUNNING, progress: 0, startedAt: this.at, ...this.holder(claim) });
@@ -687,11 +615,10 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
 
   /** A report renews the reporter's lease, up to the attempt's time, and keeps its checkpoint. */
   renew(report: ActionOf<'progress'>): JobGroup {
-    const { item } = this;
     const updated = this.next({
       progress: report.progress,
       ...(report.checkpoint !== undefined ? { checkpoint: report.checkpoint } : {}),
-      ...(report.leaseUntil ? { leaseExpiresAt: leaseWithin(report.leaseUntil, item.timesOutAt) } : {}),
+      ...(report.leaseUntil ? { leaseExpiresAt: leaseWithin(report.leaseUntil, this.unit.timesOutAt) } : {}),
     });
     return this.record({}, JobEventType.ITEM_PROGRESS, updated);
   }
@@ -702,13 +629,12 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
 
   /** The attempt ended with attempts left: the item waits, PENDING, for its next one (after the stage's backoff), or the claimer holds it at once. */
   retryLater(error: JobError, claim?: ActionOf<'claim'>): JobGroup {
-    const { item } = this;
     if (!claim) {
       const waiting = this.waiting({ error, availableAt: this.nextAvailableAt(this.stage, this.sequence) });
       return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, waiting);
     }
     const again = this.next({
-      attempt: item.attempt + 1,
+      attempt: this.unit.attempt + 1,
       status: ItemStatus.RUNNING,
       progress: 0,
       error,
@@ -722,7 +648,7 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     // It keeps its place among the waiting items (claims take the oldest first): a stopping worker's
     // unit is taken next, not after every item that waited behind it when it was claimed. That
     // place is never in the future: start() claims no item before its availableAt.
-    const waiting = this.waiting({ maxAttempt: this.item.maxAttempt + 1, availableAt: this.item.availableAt ?? this.item.createdAt });
+    const waiting = this.waiting({ maxAttempt: this.unit.maxAttempt + 1, availableAt: this.unit.availableAt ?? this.unit.createdAt });
     return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_HANDED_BACK, waiting);
   }
 
@@ -734,13 +660,13 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
 
   /** The item's next version with `changes`. */
   next(changes: Partial<WorkItemItem>): WorkItemItem {
-    return { ...this.item, ...changes, version: this.item.version + 1 };
+    return { ...this.unit, ...changes, version: this.unit.version + 1 };
   }
 
   /** The item waiting (PENDING) for its next attempt, held by no one, with `changes` (when it is claimable, its error). */
   waiting(changes: Partial<WorkItemItem>): WorkItemItem {
     const free = { worker: undefined, leaseExpiresAt: undefined, timesOutAt: undefined };
-    return this.next({ status: ItemStatus.PENDING, attempt: this.item.attempt + 1, progress: 0, ...free, ...changes });
+    return this.next({ status: ItemStatus.PENDING, attempt: this.unit.attempt + 1, progress: 0, ...free, ...changes });
   }
 
   /** The group with the job's change and the event `type` about `item` (and `step`). */
@@ -767,7 +693,7 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
  * that code) reopens as a new attempt, and its stage with it when the stage failed by its policy.
  */
 function retryItem(d: ItemDecision<'retry'>): JobGroup {
-  const { group, item, stage, action } = d;
+  const { group, unit: item, stage, action } = d;
   const { job } = group;
   if (item.status !== ItemStatus.FAILED) d.refuse(ItemStatus.PENDING, [ItemStatus.FAILED]);
   if (action.errorCode !== undefined && item.error?.code !== action.errorCode)
@@ -775,30 +701,26 @@ function retryItem(d: ItemDecision<'retry'>): JobGroup {
   const step = group.steps.get(stage);
   const stageFailed = job.status === JobStatus.FAILED && job.currentStep === stage && step?.status === StepStatus.FAILED;
   if (!stageFailed && !(d.stageLive && step?.status === StepStatus.RUNNING)) {
-    throw invalidTransition(`Stage ${stage} of job`, d.jobId, step?.status ?? 'over', 'reopened', {
+    throw invalidTransition(`Stage ${stage} of job`, d.job.jobId, step?.status ?? 'over', 'reopened', {
       action: 'retry an item of',
       allowed: [StepStatus.RUNNING, StepStatus.FAILED],
       hint: 'Only an item of the stage the job is running, or of the stage it failed in, can be retried.',
     });
   }
-  const maxAttempt = item.attempt + (d.fanOut.attempts ?? job.maxAttempts);
+  const maxAttempt = item.attempt + (d.policy.attempts ?? job.maxAttempts);
   const reopened = d.waiting({ maxAttempt, finishedAt: undefined, availableAt: d.at });
   const counted = d.withCounts({ failed: d.counts.failed - 1 });
   if (!stageFailed || !step) return d.record(counted, JobEventType.ITEM_RETRIED, reopened);
   // The stage failed by its policy: it reopens as a new attempt of its step, and the job runs again.
   const running = nextAttempt(step, { status: StepStatus.RUNNING, startedAt: d.at });
-  return d.record({ ...counted, ...runAgain(job, running) }, JobEventType.ITEM_RETRIED, reopened, { ...running, jobId: d.jobId });
+  return d.record({ ...counted, ...runAgain(job, running) }, JobEventType.ITEM_RETRIED, reopened, { ...running, jobId: d.job.jobId });
 }
 
 /**
  * Decides `command` on the group and records what it does: the unit's new state, the job's change
- * and its event, and what follows by itself (a stage opened or settled, the job moved on). A
- * worker's action on a step's attempt (sequence 0) or a work item (sequence from 1) runs its rule
- * in WORK_HANDLERS; the job's and a step's own commands run STEP_HANDLERS, and an item's retry
- * retryItem. `policy` is the named step's stage policy (its declaration's by default). Pure:
- * returns the group it leaves; throws BAD_USER_INPUT, NOT_FOUND, JOB_CANCELLED,
- * INVALID_TRANSITION (naming from and to) or ATTEMPT_TIMED_OUT, and a refused command leaves the
- * group as it was.
+ * and its event, and what follows by itself (a stage opened or settled, the job moved on). `policy`
+ * is the named step's stage policy (its declaration's by default). Throws BAD_USER_INPUT,
+ * NOT_FOUND, JOB_CANCELLED, INVALID_TRANSITION or ATTEMPT_TIMED_OUT, leaving the group as it was.
  */
 export function decide(group: JobGroup, { unit, action }: JobCommand, actor: string, policy?: StepPolicy): JobGroup {
   if (unit && unit.sequence > 0) {
@@ -846,10 +768,10 @@ export interface JobView {
 }
 
 /**
- * The job aggregate's evolve: `view` with one event applied (the job as the event left it, and
- * the steps and items it wrote). Pure. Every change a decision makes is recorded by an event, so
- * the state a group's commit saves is its read state with its events folded in (JobGroup keeps
- * that fold incrementally; the decisions' property test holds every decision to this function).
+ * `view` with one event applied (the job as the event left it, and the steps and items it wrote).
+ * Every change a decision makes is recorded by an event, so the state a group's commit saves is its
+ * read state with its events folded in (JobGroup keeps that fold incrementally; the decisions'
+ * property test holds every decision to this function).
  */
 export function evolve(view: JobView, event: BatchEvent): JobView {
   const steps = new Map(view.steps);
@@ -984,16 +906,8 @@ export class JobGroup {
     }
     // The event names its item as written (stamped), whichever copy the decision passed.
     const named = change.item && [...items].reverse().find((i) => i.stage === change.item?.stage && i.sequence === change.item.sequence);
-    const event: BatchEvent = {
-      job,
-      previous,
-      type: change.type,
-      actor: change.actor,
-      step: change.step,
-      item: named ?? change.item,
-      reused: change.reused,
-      wrote: { steps: change.steps ?? [], items },
-    };
+    const { type, actor, step, reused } = change;
+    const event = { job, previous, type, actor, step, item: named ?? change.item, reused, wrote: { steps: change.steps ?? [], items } };
     return new JobGroup(this.read, job, [...this.events, event], changedItems, steps, stepWrites, this.writes);
   }
 
@@ -1160,18 +1074,11 @@ export function openStage(group: JobGroup, stage: string, actor: string): JobGro
   const step = group.steps.get(stage);
   if (!step || step.status !== StepStatus.PENDING) return group;
   // Started by the job's machine, as a worker starts a step, but held by no one (its items are the work).
-  const opened = new StepDecision(group, stage, { kind: 'start' }, actor, {}).startAttempt(step, {});
+  const opened = new StepDecision(group, stage, { kind: 'start' }, actor, {}).startAttempt({});
   // A stage without items, or whose items were all done before it opened (reused when added),
   // completes at once.
   const counts = countsOf(opened.job, stage);
   return counts.completed + counts.failed === counts.total ? settleStage(opened, stage, actor) : opened;
-}
-
-/** A stage all of whose items are done (and not failed past its policy) completes, and the job goes on. */
-function finishStage(group: JobGroup, stage: string, actor: string): JobGroup {
-  const counts = countsOf(group.job, stage);
-  const outputs = { items: counts.total, completed: counts.completed, failed: counts.failed };
-  return openReached(decide(group, onStep(stage, { kind: 'complete', outputs }), actor), actor);
 }
 
 /**
@@ -1189,9 +1096,10 @@ export function openReached(group: JobGroup, actor: string): JobGroup {
  * The job's current step, when its stage is reusable, it waits, and a live record with its
  * content key was read with the group (GroupRead.reuseRecords), completes at once from the
  * record's outputs (STEP_REUSED, naming the source): started and completed by the job's machine,
- * in one event, so it is never claimable. The job then goes on as after any completion.
+ * in one event, so it is never claimable. The job runs from now if it had not started, and goes
+ * on as after any completion.
  */
-export function reuseStep(group: JobGroup, stage: string, actor: string): JobGroup {
+function reuseStep(group: JobGroup, stage: string, actor: string): JobGroup {
   const { job } = group;
   if (!reuseOf(job, stage) || !takesReuse(job) || !atStage(job, stage)) return group;
   const step = group.steps.get(stage);
@@ -1201,8 +1109,6 @@ export function reuseStep(group: JobGroup, stage: string, actor: string): JobGro
   const from = sourceOf(record);
   const produced = { artifacts: record.artifacts ?? [], metrics: record.metrics, outputs: record.outputs };
   const d = new StepDecision(group, stage, { kind: 'complete', ...produced }, actor, {});
-  // Started and completed by the job's machine in one event, never claimable; the job runs from
-  // now if it had not started, and goes on as after any completion.
   const done: StepState = {
     ...step,
     ...d.begin({}),
@@ -1273,5 +1179,8 @@ function settleStage(group: JobGroup, stage: string, actor: string): JobGroup {
     // The stage's step fails for good, as one past its attempts does, and the job with it.
     return new StepDecision(group, stage, { kind: 'fail', ...error }, actor, {}).failForGood(error);
   }
-  return counts.completed + counts.failed === counts.total ? finishStage(group, stage, actor) : group;
+  if (counts.completed + counts.failed !== counts.total) return group;
+  // Every item is done, and not too many failed: the stage completes, and the job goes on.
+  const outputs = { items: counts.total, completed: counts.completed, failed: counts.failed };
+  return openReached(decide(group, onStep(stage, { kind: 'complete', outputs }), actor), actor);
 }
