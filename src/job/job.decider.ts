@@ -31,7 +31,6 @@ import {
   type StepState,
   StepStatus,
   TERMINAL,
-  type CommandDeclaration,
   JOB_COMMANDS,
   commandsHint,
   type JobCommand,
@@ -62,9 +61,8 @@ export function checkProgress(progress: number): void {
 }
 
 /**
- * A job's progress from 0 to 1: its completed steps, plus the share `current` (0 to 1) of the
- * step it is on (a step's reported progress, or the share of a fan-out stage's items that are
- * done), over its planned steps; kept to four decimals, so stored and compared values agree.
+ * A job's progress from 0 to 1: its completed steps plus the share `current` of the step it is on,
+ * over its planned steps; kept to four decimals, so stored and compared values agree.
  */
 function jobProgress(job: { completedSteps: number; plan: readonly unknown[] }, current = 0): number {
   return Math.round(Math.min(1, (job.completedSteps + current) / job.plan.length) * 10_000) / 10_000;
@@ -79,9 +77,8 @@ const VERBS: Partial<Record<JobAction['kind'], string>> = {
 const verb = (kind: JobAction['kind']): string => VERBS[kind] ?? kind;
 
 /**
- * Throws JOB_CANCELLED when the job was cancelled: once a cancellation committed, no worker's
- * action on its steps or items succeeds, and the worker can tell "stop, the job is gone" from a
- * transition it got wrong.
+ * Throws JOB_CANCELLED when the job was cancelled: no worker's action on its steps or items
+ * succeeds, and the worker can tell "stop, the job is gone" from a transition it got wrong.
  */
 function refuseCancelled(job: JobItem): void {
   if (job.status !== JobStatus.CANCELLED) return;
@@ -146,11 +143,7 @@ abstract class UnitDecision<K extends JobAction['kind']> {
   /** The attempt ended with `error` and attempts left: the next one waits, or the claimer (`claim`) holds it at once. */
   abstract retryLater(error: JobError, claim?: ActionOf<'claim'>): JobGroup;
   abstract failForGood(error: JobError): JobGroup;
-  /**
-   * The holder releases its attempt unfinished: the next attempt waits, claimable at once (no
-   * backoff), and the released one is not counted against the unit's attempts (a step keeps the
-   * count in `handedBack`, an item moves its own last attempt, `maxAttempt`, on by one).
-   */
+  /** See JobAction's handBack: a step keeps the count in `handedBack`, an item moves its own last attempt, `maxAttempt`, on by one. */
   abstract handBack(): JobGroup;
 
   /** INVALID_TRANSITION naming the unit, its status (or `from`), the target `to` and the statuses allowed. */
@@ -159,9 +152,8 @@ abstract class UnitDecision<K extends JobAction['kind']> {
   }
 
   /**
-   * A worker that names an attempt must hold the current one: one whose lease was taken over (or
-   * that never was) is refused with INVALID_TRANSITION, naming the attempt that runs now, and
-   * changes nothing; naming none (null or undefined) is a step's caller leaving it out.
+   * A worker that names an attempt (a step's caller may leave it out) must hold the current one: one
+   * whose lease was taken over (or that never was) is refused, naming the attempt that runs now.
    * `waiting` says when a unit that waits (PENDING, after a failed attempt) may be claimed again.
    */
   requireAttempt(kind: 'step' | 'item', waiting?: { availableAt?: string }): void {
@@ -249,13 +241,10 @@ const WORK_HANDLERS: { [K in WorkKind]: (d: UnitDecision<K>) => JobGroup } = {
 };
 
 /**
- * One decision on a job and its steps, in the making: the rules its commands share (the job and
- * step statuses each accepts, the attempt a worker names, an attempt's start, failure and the
- * job's advance); a worker's action's unit is the current attempt of the step the command names.
+ * One decision on a job and its steps, in the making: the rules their commands share; a worker's
+ * action's unit is the current attempt of the step the command names.
  */
 class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
-  readonly command: CommandDeclaration;
-
   constructor(
     group: JobGroup,
     /** The step the command names (none for the job's own commands). */
@@ -265,7 +254,6 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     policy: StepPolicy,
   ) {
     super(group, action, actor, policy);
-    this.command = JOB_COMMANDS[action.kind];
   }
 
   /** The group with the job's `change`, the step attempts written and the event `type` (about `step`). */
@@ -276,7 +264,8 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
 
   /** The job must be in a status the command accepts; a worker's command on a cancelled job gets JOB_CANCELLED. */
   requireJob(): void {
-    const { job, action, command } = this;
+    const { job, action } = this;
+    const command = JOB_COMMANDS[action.kind];
     if (WORKER_ACTIONS.has(action.kind)) refuseCancelled(job);
     if (!command.job.includes(job.status)) {
       throw invalidTransition('Job', job.jobId, job.status, command.to, {
@@ -290,12 +279,9 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
   /** The current attempt of the step named `name`, or BAD_USER_INPUT naming the job's steps. */
   stepOf(name: string): StepState {
     const step = this.group.steps.get(name);
-    if (!step)
-      throw badInput(
-        `Job ${this.job.jobId} has no step named "${name}"; its steps are ${this.job.plan.map((p) => p.name).join(', ')}.`,
-        'stepName',
-      );
-    return step;
+    if (step) return step;
+    const steps = this.job.plan.map((p) => p.name).join(', ');
+    throw badInput(`Job ${this.job.jobId} has no step named "${name}"; its steps are ${steps}.`, 'stepName');
   }
 
   /**
@@ -311,7 +297,7 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
 
   /** The step's attempt must be in a status the command accepts. */
   requireStep(): void {
-    const { step: allowed = [], stepTo } = this.command;
+    const { step: allowed = [], stepTo } = JOB_COMMANDS[this.action.kind];
     const { status } = this.unit;
     if (!allowed.includes(status)) this.refuse(stepTo ?? status, allowed, commandsHint(this.job.status, status));
   }
@@ -330,10 +316,7 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     return leaseUntil ? { worker: this.actor, leaseExpiresAt: leaseWithin(leaseUntil, timesOutAt) } : {};
   }
 
-  /**
-   * What an attempt starting now (started or claimed) is: running, its lease, and its time from
-   * now; a pool worker's (`pooled`) counts in its tenant's pool load while it runs.
-   */
+  /** An attempt starting now: running, its lease, its time; a pool worker's (`pooled`) counts in its tenant's pool load. */
   begin(by: { leaseUntil?: string; pooled?: boolean }): Partial<StepState> {
     const { deadline } = this;
     return {
@@ -413,11 +396,7 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     return this.advance(completed, JobEventType.STEP_COMPLETED);
   }
 
-  /**
-   * The attempt failed with `error`, with attempts left: a new attempt follows and the job keeps
-   * running, waiting to be started (after its stage's backoff), or already held by the worker that
-   * claimed the step (`claim`: STEP_RECLAIMED, whose event shows the new attempt).
-   */
+  /** The new attempt after one that failed: waiting for its backoff, or held by the claimer (STEP_RECLAIMED shows it). */
   retryLater(error: JobError, claim?: ActionOf<'claim'>): JobGroup {
     const { job } = this;
     const step = this.unit;
@@ -453,10 +432,9 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
   }
 
   /**
-   * A step finished successfully (event `type`, with `also` on the job and the `reused` sources):
-   * the job advances to the next one, or completes. The change writes the finished attempt and the
-   * next step's current attempt, which the job has reached (written as it is, so that it becomes
-   * claimable: see Step.current).
+   * A step finished (event `type`, with `also` on the job): the job advances to the next step, or
+   * completes. The next step's current attempt is written as it is, so that it becomes claimable
+   * (see Step.current).
    */
   advance(done: StepState, type: JobEventType, also: Partial<JobItem> = {}, reused?: ReusedWork[]): JobGroup {
     const { job } = this;
@@ -547,10 +525,7 @@ const handle = <K extends StepKind>(kind: K, d: StepDecision<K>): JobGroup => ST
 /** Runs the rule of a worker's action `kind` on the unit it holds, a step's attempt or an item alike. */
 const work = <K extends WorkKind>(kind: K, d: UnitDecision<K>): JobGroup => WORK_HANDLERS[kind](d);
 
-/**
- * One decision on a work item, in the making: the rules its actions share (the stage being live,
- * the counters and how an attempt ends), over the group as the action found it.
- */
+/** One decision on a work item, in the making: the rules its actions share (the stage being live, the counters). */
 class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
   declare readonly policy: FanOutDeclaration;
   readonly what: string;
@@ -652,10 +627,9 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_HANDED_BACK, waiting);
   }
 
-  /** The job's counters of the stage with `change`, and its progress with them. */
+  /** See countsMoved. */
   withCounts(change: Partial<ItemCountsItem>): Partial<JobItem> {
-    const itemCounts = { ...this.job.itemCounts, [this.stage]: { ...this.counts, ...change } };
-    return { itemCounts, progress: progressOf(this.job, itemCounts) };
+    return countsMoved(this.job, this.stage, change);
   }
 
   /** The item's next version with `changes`. */
@@ -785,7 +759,7 @@ export function evolve(view: JobView, event: BatchEvent): JobView {
 export interface GroupRead {
   /** The job as read: the commit is conditioned on its version. */
   job: JobItem;
-  /** The current attempt of each step as read, by name. */
+  /** The current attempt of each step, by name. */
   steps: ReadonlyMap<string, StepLike>;
   /** The stored rows of those attempts (one a planned step; earlier attempts are not read). */
   storedSteps: readonly StepItem[];
@@ -793,9 +767,8 @@ export interface GroupRead {
   items: ReadonlyMap<string, WorkItemItem>;
   at: string;
   /**
-   * The reuse records read, by content key (see job.reuse.ts): those of the job's waiting
-   * reusable steps, or those of the items a command adds. Records are only ever added, so what
-   * was read before the decision still holds inside it.
+   * The reuse records of the job's waiting reusable steps or of the items a command adds, by content
+   * key (see job.reuse.ts). Records are only ever added, so what was read still holds.
    */
   reuseRecords?: ReadonlyMap<string, ReuseRecordItem>;
   /** True for a job being created (createJob): its commit puts the job only if new, and writes every step. */
@@ -811,7 +784,6 @@ export interface Change {
   actor: string;
   /** The event of the job's stream; none for a change no subscriber is told of (see BatchEvent). */
   type?: JobEventType;
-  /** What moves on the job with the event. */
   job?: Partial<JobItem>;
   steps?: StepLike[];
   items?: WorkItemItem[];
@@ -822,12 +794,11 @@ export interface Change {
 }
 
 /**
- * The state a group of commands decides on, immutable: what it read (`read`), the events its
- * decisions made so far, and the job, steps and items as those events leave them (evolve, kept
- * incrementally: the items and step attempts the events wrote over those read). A decision is a
- * function from one group to the next; a command that throws leaves the group it was given as it
- * was, so a refused command changes nothing. `writes` are the other rows the decisions' commit
- * carries (activity, review and reuse records, an asset, the settle sweep's checkpoint).
+ * The state a group of commands decides on, immutable: what it read, the events its decisions made
+ * so far, and the job, steps and items as those events leave them (evolve, kept incrementally). A
+ * command that throws leaves the group it was given as it was, so a refused command changes nothing.
+ * `writes` are the other rows the commit carries (activity, review and reuse records, an asset, the
+ * settle sweep's checkpoint).
  */
 export class JobGroup {
   private constructor(
@@ -873,10 +844,9 @@ export class JobGroup {
   }
 
   /**
-   * Records `change`: the job moves (its version by one, for an event), the steps and items it
-   * wrote are stamped and take their places, and the event is appended. Every move is held to the
-   * machines declared with the entities here, where it is recorded: throws INVALID_TRANSITION
-   * for one outside them.
+   * Records `change`: the job moves (its version by one, for an event), the steps and items it wrote
+   * are stamped and take their places, and the event is appended. Every move is held here to the
+   * machines declared with the entities: throws INVALID_TRANSITION for one outside them.
    */
   record(change: Change): JobGroup {
     const previous = this.job;
@@ -1052,15 +1022,18 @@ export function addItems(group: JobGroup, stage: string, inputs: Record<string, 
   if (counts.total + inputs.length > MAX_STAGE_ITEMS)
     throw badInput(`A stage holds at most ${MAX_STAGE_ITEMS} items; stage ${stage} has ${counts.total}.`, 'items');
   const items = inputs.map((input, i) => newItem(job, stage, counts.total + i + 1, input, actor, group.at));
-  const itemCounts = { ...job.itemCounts, [stage]: { ...counts, total: counts.total + inputs.length } };
-  return group.record({ actor, type: JobEventType.ITEMS_ADDED, job: { itemCounts, progress: progressOf(job, itemCounts) }, items });
+  const change = countsMoved(job, stage, { total: counts.total + inputs.length });
+  return group.record({ actor, type: JobEventType.ITEMS_ADDED, job: change, items });
 }
 
-/** The job's progress: its finished steps plus the share of the current fan-out stage's items done. */
-function progressOf(job: JobItem, itemCounts: Record<string, ItemCountsItem> | undefined): number {
-  const current = job.currentStep;
-  const counts = current ? itemCounts?.[current] : undefined;
-  return jobProgress(job, counts && counts.total > 0 ? (counts.completed + counts.failed) / counts.total : 0);
+/**
+ * The job's change when the item counters of `stage` move by `change`: the counters, and its progress
+ * with them (its finished steps plus the share of the current fan-out stage's items done).
+ */
+function countsMoved(job: JobItem, stage: string, change: Partial<ItemCountsItem>): Partial<JobItem> {
+  const itemCounts = { ...job.itemCounts, [stage]: { ...countsOf(job, stage), ...change } };
+  const current: ItemCountsItem | undefined = job.currentStep ? itemCounts[job.currentStep] : undefined;
+  return { itemCounts, progress: jobProgress(job, current?.total ? (current.completed + current.failed) / current.total : 0) };
 }
 
 /** The job is at `stage` and runs, or waits to: the stage's work can open, be claimed and be reported on. */
@@ -1075,16 +1048,14 @@ export function openStage(group: JobGroup, stage: string, actor: string): JobGro
   if (!step || step.status !== StepStatus.PENDING) return group;
   // Started by the job's machine, as a worker starts a step, but held by no one (its items are the work).
   const opened = new StepDecision(group, stage, { kind: 'start' }, actor, {}).startAttempt({});
-  // A stage without items, or whose items were all done before it opened (reused when added),
-  // completes at once.
+  // A stage without items, or whose items were all done before it opened (reused when added), completes at once.
   const counts = countsOf(opened.job, stage);
   return counts.completed + counts.failed === counts.total ? settleStage(opened, stage, actor) : opened;
 }
 
 /**
- * When the job has just moved on to a fan-out stage, that stage opens in the same group (its
- * step runs, STEP_STARTED), so no later write is needed to start it; a stage without items
- * completes at once and the job moves on again.
+ * The stage the job has just moved on to opens in the same group, so no later write is needed to
+ * start it: a fan-out stage's step runs (openStage), a reusable step may complete at once (reuseStep).
  */
 export function openReached(group: JobGroup, actor: string): JobGroup {
   const next = group.job.currentStep;
@@ -1142,8 +1113,7 @@ export function reuseAdded(group: JobGroup, stage: string, first: number, actor:
     reused.push({ stage, sequence, from });
   }
   if (reused.length === 0) return group;
-  const itemCounts = { ...job.itemCounts, [stage]: { ...counts, completed: counts.completed + reused.length } };
-  const change = { itemCounts, progress: progressOf(job, itemCounts) };
+  const change = countsMoved(job, stage, { completed: counts.completed + reused.length });
   return settleStage(group.record({ actor, type: JobEventType.ITEMS_REUSED, job: change, items, reused }), stage, actor);
 }
 

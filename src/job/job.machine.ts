@@ -59,10 +59,7 @@ export type JobEventType = keyof typeof JOB_EVENT_TYPES;
 
 export const TERMINAL = new Set<JobStatus>([JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED]);
 
-/**
- * The statuses after which a job never changes again, so its event stream is over. FAILED is
- * not among them: `retryJob` runs a failed job again.
- */
+/** The statuses after which a job never changes again, so its event stream is over (`retryJob` runs a FAILED one again). */
 export const FINAL = new Set<JobStatus>([JobStatus.COMPLETED, JobStatus.CANCELLED]);
 
 /** Why a unit's attempt ended: its code, its message and how many attempts came before it (the declared JobError). */
@@ -122,15 +119,12 @@ export type JobAction =
   /** A failed job (no unit) or a failed item runs again; with `errorCode`, only an item whose last error has that code. */
   | { kind: 'retry'; errorCode?: string };
 
-/** The unit a command names: a step's current attempt is sequence 0 of its stage; a work item is its sequence (from 1). */
-export interface Unit {
-  stage: string;
-  sequence: number;
-}
-
-/** A command on a job: what it does, and the unit it names (none for the job's own commands, cancel and retry). */
+/**
+ * A command on a job: what it does, and the unit it names (none for the job's own commands, cancel
+ * and retry): a step's current attempt is sequence 0 of its stage, a work item its sequence (from 1).
+ */
 export interface JobCommand {
-  unit?: Unit;
+  unit?: { stage: string; sequence: number };
   action: JobAction;
 }
 
@@ -142,27 +136,22 @@ export function initialSteps(plan: PlannedStep[]): StepState[] {
   return plan.map(({ name, order }) => ({ name, order, attempt: 1, status: StepStatus.PENDING, progress: 0 }));
 }
 
-/** Where a command may run and where it moves the job and the step it names. */
-export interface CommandDeclaration {
-  /** The job statuses it is accepted in. */
+/** Where a command may run (`job`, `step`) and where it moves the job and the step it names. */
+interface CommandDeclaration {
   job: readonly JobStatus[];
-  /** The job status it moves to (named in INVALID_TRANSITION; a completion may finish the job instead). */
+  /** Named in INVALID_TRANSITION; a completion may finish the job instead. */
   to: JobStatus;
   /** The statuses of the named step's current attempt it is accepted in (a claim decides by the lease). */
   step?: readonly StepStatus[];
-  /** The status it moves that attempt to. */
   stepTo?: StepStatus;
   /** The mutation a client sends it with, named in the hints of INVALID_TRANSITION (commandsHint). */
   field: string;
 }
 
 /**
- * The commands on a job and its steps, declared as data: in which job status and step status each
- * is accepted and where it moves them. decide refuses a command outside them with
- * INVALID_TRANSITION (from, to and the statuses allowed); what a command does beyond the move is
- * its effect in decide. test/unit/job-machine.test.ts holds every move here to the machines
- * declared with the entities (src/common/entities.ts), and every write is held to those machines
- * again at commit.
+ * The commands on a job and its steps, declared as data; decide refuses a command outside them
+ * with INVALID_TRANSITION and does the rest of its effect. test/unit/job-machine.test.ts holds every
+ * move here to the machines declared with the entities, and every write is held to them at commit.
  */
 const J = JobStatus;
 const S = StepStatus;
@@ -180,11 +169,7 @@ export const JOB_COMMANDS: Record<JobAction['kind'], CommandDeclaration> = {
   retry: { field: 'retryJob', job: [J.FAILED], to: J.RUNNING },
 };
 
-/**
- * What a caller can do with a job in `status`, or with a step attempt in `step`: the mutations
- * whose commands accept it (JOB_COMMANDS), for the hint of INVALID_TRANSITION, so the hint never
- * drifts from what the decisions accept.
- */
+/** The mutations accepting a job in `status` or a step attempt in `step`, for INVALID_TRANSITION's hint (so it never drifts). */
 export function commandsHint(status: JobStatus, step?: StepStatus): string {
   const accepting = Object.values(JOB_COMMANDS).filter((c) => (step === undefined ? c.job.includes(status) : c.step?.includes(step)));
   const what = step === undefined ? `A job ${status}` : `A step attempt ${step}`;
