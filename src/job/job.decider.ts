@@ -402,7 +402,10 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     const step = this.unit;
     const failed: StepState = { ...step, status: StepStatus.FAILED, error, finishedAt: this.at };
     const change = { error, attempts: { ...job.attempts, [step.name]: step.attempt + 1 }, progress: jobProgress(job) };
-    const again = nextAttempt(step, { handedBack: step.handedBack, ...(claim ? this.begin(claim) : this.backoffAfter(step)) });
+    // Without a claim the new attempt waits for its stage's backoff (at once without one).
+    const until = this.nextAvailableAt(step.name, 0);
+    const starts = claim ? this.begin(claim) : until > this.at ? { waitsUntil: until } : {};
+    const again = nextAttempt(step, { handedBack: step.handedBack, ...starts });
     return this.moved(change, [failed, again], claim ? JobEventType.STEP_RECLAIMED : JobEventType.STEP_FAILED, claim ? again : failed);
   }
 
@@ -417,12 +420,6 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     const again = nextAttempt(step, { handedBack: (step.handedBack ?? 0) + 1 });
     const change = { attempts: { ...this.job.attempts, [step.name]: again.attempt }, progress: jobProgress(this.job) };
     return this.moved(change, [released, again], JobEventType.STEP_HANDED_BACK, again);
-  }
-
-  /** What the attempt after failed `step` waits for: its stage's backoff (nothing without one). */
-  backoffAfter(step: StepState): Partial<StepState> {
-    const until = this.nextAvailableAt(step.name, 0);
-    return until > this.at ? { waitsUntil: until } : {};
   }
 
   /** The job fails with `error`, at its failed (or rejected) step; `type` is the event that says so. */
@@ -440,14 +437,11 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     const { job } = this;
     const completedSteps = job.completedSteps + 1;
     const following = job.plan.filter((p) => p.order > done.order).sort((a, b) => a.order - b.order)[0];
-    if (!following) {
-      const finished = { completedSteps, error: undefined, status: JobStatus.COMPLETED, currentStep: undefined, progress: 1 };
-      return this.moved({ ...also, ...finished, finishedAt: this.at }, [done], type, done, reused);
-    }
-    const reached = this.group.steps.get(following.name);
-    const progress = jobProgress({ completedSteps, plan: job.plan });
-    const change = { ...also, completedSteps, error: undefined, status: JobStatus.RUNNING, currentStep: following.name, progress };
-    return this.moved(change, reached ? [done, reached] : [done], type, done, reused);
+    const reached = following && this.group.steps.get(following.name);
+    const change = following
+      ? { status: JobStatus.RUNNING, currentStep: following.name, progress: jobProgress({ completedSteps, plan: job.plan }) }
+      : { status: JobStatus.COMPLETED, currentStep: undefined, progress: 1, finishedAt: this.at };
+    return this.moved({ ...also, completedSteps, error: undefined, ...change }, reached ? [done, reached] : [done], type, done, reused);
   }
 }
 
@@ -488,34 +482,27 @@ const STEP_HANDLERS: { [K in StepKind]: (d: StepDecision<K>) => JobGroup } = {
   },
   approve(d) {
     const step = d.namedStep();
-    const { actor, at } = d;
-    const approved: StepState = { ...step, status: StepStatus.COMPLETED, progress: 1, approvedBy: actor, decidedAt: at, finishedAt: at };
+    const approved = { ...step, status: StepStatus.COMPLETED, progress: 1, approvedBy: d.actor, decidedAt: d.at, finishedAt: d.at };
     return d.advance(approved, JobEventType.STEP_APPROVED);
   },
   reject(d) {
     const step = d.namedStep();
-    const { actor, at } = d;
     const error = { code: 'REJECTED', message: d.action.reason, retryCount: step.attempt - 1 };
-    const rejected: StepState = { ...step, status: StepStatus.FAILED, error, approvedBy: actor, decidedAt: at, finishedAt: at };
+    const rejected = { ...step, status: StepStatus.FAILED, error, approvedBy: d.actor, decidedAt: d.at, finishedAt: d.at };
     return d.failJob(rejected, error, JobEventType.STEP_REJECTED);
   },
   cancel(d) {
     d.requireJob();
     // Its waiting steps are skipped; a running or paused one is written as it is, so that it stops
     // being its job's current attempt (and leaves the claimable indexes: see Step.current).
-    const steps = [...d.group.steps.values()].flatMap((s) =>
-      s.status === StepStatus.PENDING
-        ? [{ ...s, status: StepStatus.SKIPPED }]
-        : s.status === StepStatus.RUNNING || s.status === StepStatus.PAUSED
-          ? [s]
-          : [],
-    );
+    const steps = [...d.group.steps.values()]
+      .filter((s) => s.status === StepStatus.PENDING || s.status === StepStatus.RUNNING || s.status === StepStatus.PAUSED)
+      .map((s) => (s.status === StepStatus.PENDING ? { ...s, status: StepStatus.SKIPPED } : s));
     return d.moved({ status: JobStatus.CANCELLED, finishedAt: d.at }, steps, JobEventType.JOB_CANCELLED);
   },
   retry(d) {
     d.requireJob();
-    const failed = d.stepOf(d.job.currentStep ?? d.job.plan[0].name);
-    const retry = nextAttempt(failed);
+    const retry = nextAttempt(d.stepOf(d.job.currentStep ?? d.job.plan[0].name));
     return d.moved(runAgain(d.job, retry), [retry], JobEventType.JOB_RETRIED, retry);
   },
 };
@@ -701,13 +688,9 @@ export function decide(group: JobGroup, { unit, action }: JobCommand, actor: str
     const { stage, sequence } = unit;
     if (action.kind === 'retry') return retryItem(new ItemDecision<'retry'>(group, stage, sequence, action, actor));
     if (!isWork(action)) throw badInput(`A work item takes ${[...WORK_KINDS, 'retry'].join(', ')}; not ${action.kind}.`, 'action');
-    let d = new ItemDecision<WorkKind>(group, stage, sequence, action, actor);
     // A stage whose items are claimed before it was opened (a crash in between) opens now, and the claim is decided on it.
-    if (action.kind === 'claim' && d.stageLive && group.steps.get(stage)?.status === StepStatus.PENDING) {
-      const opened = openStage(group, stage, actor);
-      if (opened !== group) d = new ItemDecision<WorkKind>(opened, stage, sequence, action, actor);
-    }
-    return work(action.kind, d);
+    const opened = action.kind === 'claim' ? openStage(group, stage, actor) : group;
+    return work(action.kind, new ItemDecision<WorkKind>(opened, stage, sequence, action, actor));
   }
   const stepPolicy = policy ?? stepPolicyOf(group.job, unit?.stage ?? group.job.currentStep ?? '');
   if (isWork(action)) return work(action.kind, new StepDecision<WorkKind>(group, unit?.stage, action, actor, stepPolicy));
