@@ -36,10 +36,8 @@ import {
   type JobCommand,
   onStep,
 } from './job.machine';
-import { countsOf, expiresAtOf, type StepLike } from './job.writes';
+import { countsOf, expiresAtOf, type JobItem, type StepLike, type WorkItemItem } from './job.writes';
 
-type JobItem = EntityItem<'Job'>;
-export type WorkItemItem = EntityItem<'WorkItem'>;
 type StepItem = EntityItem<'Step'>;
 
 /** The ISO time `seconds` after the ISO time `at`, to the millisecond. */
@@ -560,10 +558,11 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
       });
   }
 
-  /** Who holds a new attempt: the claimer, with its lease never past the attempt's time, a pool worker's counting in its tenant's pool load. */
-  private holder(claim: ActionOf<'claim'>): Partial<WorkItemItem> {
+  /** The item's next version running for the claimer: its lease never past its time; a pool worker's counts in its pool load. */
+  private held(claim: ActionOf<'claim'>): WorkItemItem {
     const leaseExpiresAt = claim.leaseUntil && leaseWithin(claim.leaseUntil, this.deadline);
-    return { worker: this.actor, leaseExpiresAt, timesOutAt: this.deadline, pooled: claim.pooled || undefined };
+    const holder = { worker: this.actor, leaseExpiresAt, timesOutAt: this.deadline, pooled: claim.pooled || undefined };
+    return this.next({ status: ItemStatus.RUNNING, progress: 0, startedAt: this.at, ...holder });
   }
 
   /** A waiting item starts for the claimer, only once its backoff is over, whatever an index read lagging behind said. */
@@ -571,8 +570,7 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     const waitsUntil = this.unit.availableAt ?? this.unit.createdAt;
     if (waitsUntil > this.at)
       return this.refuse('claimed', [`${ItemStatus.PENDING} past its backoff`], `It waits for its retry backoff until ${waitsUntil}.`);
-    const started = this.next({ status: ItemStatus.RUNNING, progress: 0, startedAt: this.at, ...this.holder(claim) });
-    return this.record(this.withCounts({ running: this.counts.running + 1 }), JobEventType.ITEM_STARTED, started);
+    return this.record(this.withCounts({ running: this.counts.running + 1 }), JobEventType.ITEM_STARTED, this.held(claim));
   }
 
   /** A report renews the reporter's lease, up to the attempt's time, and keeps its checkpoint. */
@@ -595,14 +593,7 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
       const waiting = this.waiting({ error, availableAt: this.nextAvailableAt(this.stage, this.sequence) });
       return this.record(this.withCounts({ running: this.counts.running - 1 }), JobEventType.ITEM_ATTEMPT_FAILED, waiting);
     }
-    const again = this.next({
-      attempt: this.unit.attempt + 1,
-      status: ItemStatus.RUNNING,
-      progress: 0,
-      error,
-      startedAt: this.at,
-      ...this.holder(claim),
-    });
+    const again = { ...this.held(claim), attempt: this.unit.attempt + 1, error };
     return this.record(this.withCounts({}), JobEventType.ITEM_RECLAIMED, again);
   }
 
@@ -654,8 +645,7 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
  * that code) reopens as a new attempt, and its stage with it when the stage failed by its policy.
  */
 function retryItem(d: ItemDecision<'retry'>): JobGroup {
-  const { group, unit: item, stage, action } = d;
-  const { job } = group;
+  const { group, job, unit: item, stage, action } = d;
   if (item.status !== ItemStatus.FAILED) d.refuse(ItemStatus.PENDING, [ItemStatus.FAILED]);
   if (action.errorCode !== undefined && item.error?.code !== action.errorCode)
     d.refuse(ItemStatus.PENDING, [`${ItemStatus.FAILED} with ${action.errorCode}`], `Its last error is ${item.error?.code ?? 'none'}.`);
@@ -709,6 +699,7 @@ export interface BatchEvent {
   /** The job before the change; null for its creation (JOB_CREATED). */
   previous: JobItem | null;
   type?: JobEventType;
+  /** What the event is about: the step attempt and the item it names. */
   step?: StepState;
   item?: WorkItemItem;
   reused?: ReusedWork[];
@@ -762,19 +753,12 @@ export interface GroupRead {
   claimable?: readonly string[];
 }
 
-/** One change as a decision states it, before the group records it (see JobGroup.record). */
-export interface Change {
-  actor: string;
-  /** The event of the job's stream; none for a change no subscriber is told of (see BatchEvent). */
-  type?: JobEventType;
+/** One change as a decision states it, before the group records it (see JobGroup.record): the job's change and the rows it writes. */
+type Change = Pick<BatchEvent, 'actor' | 'type' | 'step' | 'item' | 'reused'> & {
   job?: Partial<JobItem>;
   steps?: StepLike[];
   items?: WorkItemItem[];
-  /** What the event is about: the step attempt and the item it names. */
-  step?: StepState;
-  item?: WorkItemItem;
-  reused?: ReusedWork[];
-}
+};
 
 /**
  * The state a group of commands decides on, immutable: what it read, the events its decisions made
