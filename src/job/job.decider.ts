@@ -92,7 +92,7 @@ function refuseCancelled(job: JobItem): void {
 type WorkKind = 'claim' | 'progress' | 'complete' | 'fail' | 'handBack';
 const WORK_KINDS: ReadonlySet<JobAction['kind']> = new Set<WorkKind>(['claim', 'progress', 'complete', 'fail', 'handBack']);
 
-/** Every action a worker takes on a step (those on a unit it holds, and starting and pausing it): on a cancelled job each gets JOB_CANCELLED. */
+/** Every action a worker takes on a step (on the unit it holds, starting and pausing it): each gets JOB_CANCELLED on a cancelled job. */
 const WORKER_ACTIONS = new Set<JobAction['kind']>([...WORK_KINDS, 'start', 'pause']);
 
 /** The action of kind `K`, with its arguments. */
@@ -453,7 +453,7 @@ const nextAttempt = (step: StepState, changes: Partial<StepState> = {}): StepSta
   ...changes,
 });
 
-/** A failed job runs again at `again`, the new attempt of the step it failed at (retryJob; an item retried in a stage failed by its policy). */
+/** A failed job runs again at `again`, the new attempt of its failed step (retryJob; an item retried in a stage failed by its policy). */
 const runAgain = (job: JobItem, again: StepState): Partial<JobItem> => ({
   status: JobStatus.RUNNING,
   attempts: { ...job.attempts, [again.name]: again.attempt },
@@ -587,7 +587,7 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     return this.finish(ItemStatus.COMPLETED, { progress: 1, outputs: done.outputs ?? undefined }, JobEventType.ITEM_COMPLETED);
   }
 
-  /** The attempt ended with attempts left: the item waits, PENDING, for its next one (after the stage's backoff), or the claimer holds it at once. */
+  /** The item waits, PENDING, for its next attempt (after the stage's backoff), or the claimer holds it at once. */
   retryLater(error: JobError, claim?: ActionOf<'claim'>): JobGroup {
     if (!claim) {
       const waiting = this.waiting({ error, availableAt: this.nextAvailableAt(this.stage, this.sequence) });
@@ -801,8 +801,7 @@ export class JobGroup {
 
   /** Every item read or written, as the events leave it. */
   get items(): ReadonlyMap<string, WorkItemItem> {
-    if (this.changedItems.size === 0) return this.read.items;
-    return new Map([...this.read.items, ...this.changedItems]);
+    return this.changedItems.size === 0 ? this.read.items : new Map([...this.read.items, ...this.changedItems]);
   }
 
   /** The step attempts written, in the order of their first write. */
