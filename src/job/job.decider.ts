@@ -67,11 +67,7 @@ function jobProgress(job: { completedSteps: number; plan: readonly unknown[] }, 
 }
 
 /** What an action on a unit is called in an error message ("Cannot report progress on item 3 …"): its kind unless named here. */
-const VERBS: Partial<Record<JobAction['kind'], string>> = {
-  progress: 'report progress on',
-  pause: 'pause for review',
-  handBack: 'hand back',
-};
+const VERBS: { [K in JobAction['kind']]?: string } = { progress: 'report progress on', pause: 'pause for review', handBack: 'hand back' };
 const verb = (kind: JobAction['kind']): string => VERBS[kind] ?? kind;
 
 /**
@@ -1046,15 +1042,7 @@ function reuseStep(group: JobGroup, stage: string, actor: string): JobGroup {
   const from = sourceOf(record);
   const produced = { artifacts: record.artifacts ?? [], metrics: record.metrics, outputs: record.outputs };
   const d = new StepDecision(group, stage, { kind: 'complete', ...produced }, actor, {});
-  const done: StepState = {
-    ...step,
-    ...d.begin({}),
-    ...produced,
-    status: StepStatus.COMPLETED,
-    progress: 1,
-    finishedAt: group.at,
-    reusedFrom: from,
-  };
+  const done = { ...step, ...d.begin({}), ...produced, status: StepStatus.COMPLETED, progress: 1, finishedAt: group.at, reusedFrom: from };
   return openReached(d.advance(done, JobEventType.STEP_REUSED, { startedAt: job.startedAt ?? group.at }, [{ stage, from }]), actor);
 }
 
