@@ -55,7 +55,7 @@ import {
   StepStatus,
   TERMINAL,
 } from './job.machine';
-import { countsOf, eventWrites, expiringSteps, jobSettleWrites, jobWorkWrites, stepStateOf, stepWrite, type StepLike } from './job.writes';
+import { countsOf, eventWrites, jobSettleWrites, jobWorkWrites, stepStateOf, stepWrite, type StepLike } from './job.writes';
 
 /*
  * The job aggregate's IO: what a group of commands reads, what its decided state writes, and its
@@ -147,12 +147,11 @@ function inLine(group: JobGroup, read: readonly string[]): string[] {
 }
 
 /**
- * What the next group of a busy job decides on without reading the job again: the job and its steps
- * as the commit left them, the running items (a claimed item's completion finds it), and the claims'
- * candidates left (the next claims take them without reading the index). Each item keeps its
- * version, on which the next commit is conditioned, so one another instance changed fails that
- * commit and the group is read afresh. Only when no step changed: a step's stored row holds what its
- * index entries were, which the state does not keep.
+ * What the next group of a busy job decides on without reading the job again: the job and steps as
+ * committed, the running items (for their completions) and the claims' candidates left. Each item
+ * keeps its version, on which the next commit is conditioned, so one another instance changed fails
+ * that commit and the group is read afresh. Only when no step changed: a step's stored row holds
+ * what its index entries were, which the state does not keep.
  */
 function carryOf(committed: JobGroup): JobGroup | undefined {
   if (committed.changedSteps.length > 0 || committed.writes.length > 0) return undefined;
@@ -164,16 +163,9 @@ function carryOf(committed: JobGroup): JobGroup | undefined {
   for (const id of claimable) items.set(id, all.get(id)!);
   if (items.size > MAX_CARRIED_ITEMS) return undefined;
   // The pool load is kept only where it decides nothing (no running limit; see writesOf).
-  const { pool } = committed.read;
-  return JobGroup.of({
-    job: committed.job,
-    steps: committed.steps,
-    storedSteps: committed.read.storedSteps,
-    items,
-    at: committed.at,
-    claimable,
-    pool: pool && pool.limit === undefined ? { running: pool.running + committed.poolDelta() } : undefined,
-  });
+  const { pool, storedSteps } = committed.read;
+  const kept = pool && pool.limit === undefined ? { running: pool.running + committed.poolDelta() } : undefined;
+  return JobGroup.of({ job: committed.job, steps: committed.steps, storedSteps, items, at: committed.at, claimable, pool: kept });
 }
 
 /**
@@ -248,14 +240,12 @@ export class JobAggregate {
   }
 
   /**
-   * Reads the job, the current attempt of each of its steps (currentStepKeys) and the items `refs`
-   * name, strongly consistently, as a group's state; given the state the job's last commit in this
-   * process left (`carried`, see carryOf), only the items it lacks. A group with a pool claim is read
-   * afresh while its tenant has a running limit: the pool load is shared with the tenant's other
-   * jobs, so no state carried from this job's commits knows it. The steps are read after the job,
-   * never before: a change commits the job and its steps together, so steps read later are at least
-   * as new as the job, and a change between the two reads moved the version the commit is
-   * conditioned on.
+   * Reads the job, its steps' current attempts (currentStepKeys) and the items `refs` name, strongly
+   * consistently, as a group's state; given a `carried` state (carryOf), only the items it lacks. A
+   * group with a pool claim is read afresh while its tenant has a running limit: the pool load is
+   * shared with the tenant's other jobs, so no state carried from this job's commits knows it. The
+   * steps are read after the job, never before: a change commits the job and its steps together, so
+   * a change between the two reads moved the version the commit is conditioned on.
    */
   private async load(jobId: string, refs: readonly string[], carried?: JobGroup): Promise<JobGroup> {
     const claims = claimsIn(refs);
@@ -388,7 +378,12 @@ export class JobAggregate {
     }
     const changedSteps = group.changedSteps;
     for (const step of changedSteps) writes.push(stepWrite(scope, job, step, at, expiresAt));
-    writes.push(...expiringSteps(scope, job, group.read.storedSteps, changedSteps, expiresAt, at));
+    // When the job finishes, the current attempts of its steps it did not write take its expiry, so
+    // they go with it; its earlier attempts take it from the settle sweep (job.settle.ts).
+    if (expiresAt !== undefined)
+      for (const step of group.read.storedSteps)
+        if (!changedSteps.some((w) => w.name === step.name && w.attempt === step.attempt))
+          writes.push(stepWrite(scope, job, step, step.updatedAt ?? at, expiresAt));
     for (const e of group.events)
       if (e.type !== undefined)
         writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item, reused: e.reused }, at, e.actor));
@@ -421,12 +416,7 @@ export class JobAggregate {
    * reuse records complete at once (the items, then the steps from the first while each has one), so
    * none of them is ever claimable. `allowed` is the plan's itemsPerJob, being read.
    */
-  async created(
-    job: JobItem,
-    stage: string | undefined,
-    items: Record<string, unknown>[],
-    allowed: Promise<number> | undefined,
-  ): Promise<{ job: JobItem; steps: StepLike[]; writes: UnitWrite[] }> {
+  async created(job: JobItem, stage: string | undefined, items: Record<string, unknown>[], allowed: Promise<number> | undefined) {
     const actor = this.scope.actor;
     const at = job.updatedAt;
     const steps = initialSteps(job.plan).map((step) => ({ ...step, jobId: job.jobId }));
@@ -439,7 +429,7 @@ export class JobAggregate {
     if (limit !== undefined) refuseOverItems(0, items.length, limit);
     const reuseRecords = new Map([...(stepRecords ?? []), ...(itemRecords ?? [])]);
     const read: GroupRead = { job, steps: new Map(), storedSteps: [], items: new Map(), at, creating: true, reuseRecords };
-    // Every step attempt is written, and the items given; its creation, which records them, is its first event (seq 1, the job's first version).
+    // The job's creation, which writes every step attempt and the items given, is its first event (seq 1).
     const newItems = items.map((inputs, i) => newItem(job, stage ?? '', i + 1, inputs, actor, at));
     const made = JobGroup.of(read).created(actor, steps, newItems);
     // As on reaching any step (openReached): steps complete from records, and a first fan-out stage
@@ -461,9 +451,9 @@ export class JobAggregate {
   }
 
   /**
-   * Adds items to a fan-out stage that has not finished (it may be running: the new items are
-   * claimable at once). At most MAX_ITEMS_PER_ADD a call and MAX_STAGE_ITEMS a stage. One event
-   * (ITEMS_ADDED) with the job's new counters; a stage the job has reached opens with them.
+   * Adds items to a fan-out stage that has not finished (a running one's are claimable at once), at
+   * most MAX_ITEMS_PER_ADD a call and MAX_STAGE_ITEMS a stage, in one event (ITEMS_ADDED); a stage the
+   * job has reached opens with them.
    */
   async add(jobId: string, stage: string, inputs: unknown[]) {
     assertId(jobId, 'job', 'jobId');
@@ -488,18 +478,14 @@ export class JobAggregate {
     return { ...job, seq: job.version };
   }
 
-  /** The reuse records of items with `inputs` of `stage`, by content key (none when the stage is not reusable or the job takes no reuse). */
-  recordsOfItems(job: JobItem, stage: string, inputs: Record<string, unknown>[]): Promise<Map<string, ReuseRecordItem>> {
+  /** The reuse records of items with `inputs` of `stage`, by content key (none when it is not reusable or the job takes no reuse). */
+  private recordsOfItems(job: JobItem, stage: string, inputs: Record<string, unknown>[]): Promise<Map<string, ReuseRecordItem>> {
     if (!reuseOf(job, stage) || !takesReuse(job)) return Promise.resolve(new Map());
     const keys = inputs.map((input) => contentKey(job, stage, input));
     return readRecords(this.scope.store, this.scope.tenant, keys);
   }
 
-  /**
-   * A worker's action on item `sequence` (from 1) of `stage`: `run` with that unit; returns the
-   * item, its job and its stage's step as they are now. BAD_USER_INPUT for a sequence below 1,
-   * which would name the stage's step.
-   */
+  /** A worker's action on item `sequence` (from 1; 0 would name the stage's step) of `stage`: `run`, with the item as it is now. */
   async act(jobId: string, stage: string, sequence: number, action: JobAction) {
     requireText(stage, 'stage', 48);
     if (!Number.isInteger(sequence) || sequence < 1) throw badInput('sequence must be a whole number from 1.', 'sequence');
@@ -526,26 +512,19 @@ export class JobAggregate {
       action.kind === 'fail'
         ? { unit, action: { ...action, code: action.code.slice(0, 100), message: action.message.slice(0, 2000) } }
         : command;
-    const refs = unit && unit.sequence > 0 ? [unit] : [];
+    const apply = (group: JobGroup) => {
+      const state = this.decideOn(group, checked, review);
+      return { state, value: { state, job: state.job, step: unit ? state.steps.get(unit.stage) : undefined } };
+    };
     // A hand-back goes ahead of the job's waiting commands (Committer.submit): a claim waiting
     // beside it in the next group then takes the unit it puts back, in the same commit.
-    const ahead = action.kind === 'handBack';
-    return this.submit(
-      jobId,
-      refs,
-      (group) => {
-        const state = this.decideOn(group, checked, review);
-        return { state, value: { state, job: state.job, step: unit ? state.steps.get(unit.stage) : undefined } };
-      },
-      { ahead },
-    );
+    return this.submit(jobId, unit && unit.sequence > 0 ? [unit] : [], apply, { ahead: action.kind === 'handBack' });
   }
 
   /**
-   * Decides `command` on the group, as its kind declares it (declared) and with the worker's lease
-   * from now, and records what follows from its event in the same group: a completion's reuse
-   * record, a stage's asset, a review decision's activity event, and any stage the job reaches.
-   * Returns the group it leaves; throws what `decide` throws.
+   * Decides `command` on the group as its kind declares it (declared), with the worker's lease from
+   * now, and records what follows in the same group: a completion's reuse record, a stage's asset,
+   * a review's activity event, and any stage the job reaches. Throws what `decide` throws.
    */
   decideOn(group: JobGroup, command: JobCommand, review: { comment?: string | null } = {}): JobGroup {
     const actor = this.scope.actor;
@@ -595,10 +574,7 @@ export class JobAggregate {
     return creationWrites(this.scope, { model: entities.Asset, attributes, event }, at).writes;
   }
 
-  /**
-   * A review decision (approve, reject) is also in the tenant's activity trail, with who decided,
-   * on which step, and the comment, in the same transaction as the decision itself.
-   */
+  /** A review decision (approve, reject) is also in the tenant's activity trail, in the decision's own transaction. */
   private reviewEvents(job: JobItem, { unit, action }: JobCommand, comment: string | null | undefined): UnitWrite[] {
     if (action.kind !== 'approve' && action.kind !== 'reject') return [];
     const decision = action.kind === 'approve' ? 'approved' : 'rejected';
@@ -641,59 +617,50 @@ export class JobAggregate {
   }
 
   /**
-   * A claim of the job's oldest claimable item, decided in the job's group, which reads the
-   * claimable index once for all its claims and hands them the candidates in turn: workers asking
-   * at once get different items in one transaction instead of racing for one. An item whose lease
-   * ran out past its attempts fails on the way. No item when none can be claimed now.
+   * A claim of the job's oldest claimable item, decided in the job's group, which hands its claims
+   * the candidates in turn: workers asking at once get different items in one transaction instead of
+   * racing for one. An item whose lease ran out past its attempts fails on the way.
    */
   async claimNext(jobId: string, options: { pooled?: boolean } = {}) {
     const leaseUntil = leaseUntilOf(this.scope.now().toISOString(), this.leaseSeconds);
     const actor = this.scope.actor;
     const pooled = options.pooled === true;
-    return this.submit<Claimed>(
-      jobId,
-      [],
-      (group) => {
-        // A pool claim for a tenant at its running limit takes nothing that would pass the limit
-        // (the limit holds at every commit: see the PoolLoad write in writesOf). It still tries every
-        // candidate: an attempt of the tenant's whose lease ran out counts as running until a claim
-        // ends it, so a claim that took only when below the limit would never end one, and a tenant
-        // whose pool workers all died would wait for good. Taking such an attempt over leaves the
-        // count as it was; ending one past its attempts, or into its backoff, lowers it.
-        const limit = pooled ? group.read.pool?.limit : undefined;
-        let atLimit = false;
-        let state = group;
-        // Less what earlier commands of the group took or failed, plus what they handed back.
-        for (const id of inLine(group, group.read.claimable ?? [])) {
-          const ref = refOf(id);
-          try {
-            const claimed = decide(state, { unit: ref, action: { kind: 'claim', leaseUntil, pooled } }, actor);
-            if (limit !== undefined && claimed.poolLoad() > limit) {
-              atLimit = true;
-              continue;
-            }
-            state = claimed;
-            const item = itemOf(claimed, ref.stage, ref.sequence);
-            if (item.status === ItemStatus.RUNNING)
-              return { state, value: { job: state.job, step: state.steps.get(ref.stage), item, atLimit: false } };
-          } catch (error) {
-            // Taken by an earlier claim, or its stage is not running: try the next one. Anything
-            // else (a fault) is the claimer's error.
-            if (!(error instanceof AppError)) throw error;
+    const claim = (group: JobGroup): Decided<JobGroup, Claimed> => {
+      // A pool claim for a tenant at its running limit takes nothing that would pass it (see writesOf),
+      // but still tries every candidate: an attempt whose lease ran out counts as running until a
+      // claim ends it, so a tenant whose pool workers all died would otherwise wait for good. Taking
+      // such an attempt over leaves the count as it was; ending one, or backing it off, lowers it.
+      const limit = pooled ? group.read.pool?.limit : undefined;
+      let atLimit = false;
+      let state = group;
+      // Less what earlier commands of the group took or failed, plus what they handed back.
+      for (const id of inLine(group, group.read.claimable ?? [])) {
+        const ref = refOf(id);
+        try {
+          const claimed = decide(state, { unit: ref, action: { kind: 'claim', leaseUntil, pooled } }, actor);
+          if (limit !== undefined && claimed.poolLoad() > limit) {
+            atLimit = true;
+            continue;
           }
+          state = claimed;
+          const item = itemOf(claimed, ref.stage, ref.sequence);
+          if (item.status === ItemStatus.RUNNING)
+            return { state, value: { job: state.job, step: state.steps.get(ref.stage), item, atLimit: false } };
+        } catch (error) {
+          // Taken by an earlier claim, or its stage is not running: try the next one. A fault is the claimer's.
+          if (!(error instanceof AppError)) throw error;
         }
-        // With no candidate at all the tenant may still be at its limit: its running work is elsewhere.
-        atLimit ||= limit !== undefined && state.poolLoad() >= limit;
-        return { state, value: { job: state.job, step: undefined, item: undefined, atLimit } };
-      },
-      { pooled, claim: true },
-    );
+      }
+      // With no candidate at all the tenant may still be at its limit: its running work is elsewhere.
+      atLimit ||= limit !== undefined && state.poolLoad() >= limit;
+      return { state, value: { job: state.job, step: undefined, item: undefined, atLimit } };
+    };
+    return this.submit(jobId, [], claim, { pooled, claim: true });
   }
 
   /**
-   * Opens the fan-out stage `stage` of a job that has reached it: its step runs (STEP_STARTED);
-   * a stage without items completes at once. Safe to repeat: a stage already open, or one the job
-   * has not reached, is left as it is.
+   * Opens the fan-out stage `stage` of a job that has reached it (a stage without items completes at
+   * once). Safe to repeat: a stage already open, or one the job has not reached, is left as it is.
    */
   async open(jobId: string, stage: string) {
     const actor = this.scope.actor;
@@ -709,10 +676,7 @@ export class JobAggregate {
     return this.scope.page(spec, page).then((p) => entities.WorkItem.pageOf(p));
   }
 
-  /**
-   * Items of one stage in sequence order, from the one after `afterSequence`, at most `limit`
-   * (MAX_SCENES_PAGE): one bounded read, however many items the stage holds.
-   */
+  /** Items of one stage in sequence order after `afterSequence`, at most `limit`: one bounded read, however many the stage holds. */
   async range(jobId: string, stage: string, afterSequence: number, limit: number): Promise<WorkItemItem[]> {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SCENES_PAGE)
       throw badInput(`limit must be between 1 and ${MAX_SCENES_PAGE}.`, 'limit');

@@ -123,25 +123,6 @@ export function stepWrite(scope: Pick<Scope, 'tenant'>, job: StepJob, step: Step
 }
 
 /**
- * When a job finishes, the current attempts of its steps (`stored`, as its last decision read them)
- * that the change did not write take its expiry, so they go with it; its earlier attempts take it
- * from the settle sweep (job.settle.ts).
- */
-export function expiringSteps(
-  scope: Pick<Scope, 'tenant'>,
-  job: StepJob,
-  stored: readonly StepState[],
-  written: StepState[],
-  expiresAt: number | undefined,
-  at: string,
-): Write[] {
-  if (expiresAt === undefined) return [];
-  return stored
-    .filter((step) => !written.some((w) => w.name === step.name && w.attempt === step.attempt))
-    .map((step) => stepWrite(scope, job, step, step.updatedAt ?? at, expiresAt));
-}
-
-/**
  * The events of one change: the job's own (seq = the job's new version, which is also its
  * position in the job's stream) and, when the status changed, one each in the project's and the
  * tenant's job status streams, placed at commit after their heads (see streams.ts).
