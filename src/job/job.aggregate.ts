@@ -91,7 +91,7 @@ const MAX_CLAIM_CANDIDATES = 100;
 const MIN_CLAIM_CANDIDATES = 40;
 /** The ref a pool claim adds to its command: its group reads the tenant's pool share and load too. */
 const POOL_REF = '\u0000pool';
-/** The ref of a claim, numbered so a group can count its claims (see claimableIds). */
+/** A claim's ref, numbered so a group can count them: it reads the index once for all (claimableIds), not each worker before it queues. */
 const CLAIM_REF = '\u0000claim#';
 let claimsSent = 0;
 const isItemRef = (ref: string) => ref !== POOL_REF && !ref.startsWith(CLAIM_REF);

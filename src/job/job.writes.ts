@@ -31,9 +31,8 @@ export const countsOf = (job: { itemCounts?: Record<string, ItemCountsItem> }, s
   job.itemCounts?.[stage] ?? noCounts();
 
 /**
- * A job's item counters as the API shows them (ItemCounts): the stored counters (ITEM_COUNTS) of
- * one fan-out stage, or their totals over all its stages (no stage). What is pending follows from
- * them (ItemCounts' pending field).
+ * A job's item counters as the API shows them (ItemCounts): one fan-out stage's stored counters, or
+ * their totals over all its stages (no stage); its pending field follows from them.
  */
 export const STAGE_ITEM_COUNTS = {
   ...ITEM_COUNTS,
