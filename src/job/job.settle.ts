@@ -44,6 +44,8 @@ export interface SettleResult {
 }
 
 type SettleEntry = EntityItem<'JobSettle'>;
+/** The entries of one shard that wait for the sweep. */
+const pendingIn = (shard: number) => entities.JobSettle.query('', 'pending', { shard });
 
 export class JobSettler {
   private timer?: NodeJS.Timeout;
@@ -57,8 +59,7 @@ export class JobSettler {
   /** How many jobs wait to be settled (all shards; for tests and metrics). */
   async pending(): Promise<number> {
     let count = 0;
-    for (let shard = 0; shard < OPS_SHARDS; shard++)
-      count += (await this.store.queryAll(entities.JobSettle.query('', 'pending', { shard }), 100_000)).length;
+    for (let shard = 0; shard < OPS_SHARDS; shard++) count += (await this.store.queryAll(pendingIn(shard), 100_000)).length;
     return count;
   }
 
@@ -72,9 +73,7 @@ export class JobSettler {
       const result: SettleResult = { jobs: 0, items: 0 };
       let failure: unknown;
       for (let shard = 0; shard < OPS_SHARDS; shard++) {
-        const entries = entities.JobSettle.itemsOf(
-          await this.store.queryFirst(entities.JobSettle.query('', 'pending', { shard }), ENTRIES_PER_SHARD),
-        );
+        const entries = entities.JobSettle.itemsOf(await this.store.queryFirst(pendingIn(shard), ENTRIES_PER_SHARD));
         for (const entry of entries) {
           try {
             result.items += await this.settle(entry);
