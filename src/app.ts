@@ -18,7 +18,7 @@ import { Outbox, type OutboxOptions } from './events/outbox';
 import { workSignalHubOf } from './events/work-signals';
 import { observeClaims } from './job/job.repository';
 import { JobSettler } from './job/job.settle';
-import { releaseJobStates } from './job/job.aggregate';
+import { committerOf } from './infra/dynamo/committer';
 import { ensureSystemProject, SystemJobRunner } from './system-jobs/runner';
 import { Migrations } from './migrations/migration.service';
 import { systemJobsEnv } from './wiring';
@@ -576,7 +576,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           await step('downstream relay', () => downstream?.stop());
           await step('job settle sweep', () => settler.stop());
           // The job states kept for busy jobs' next groups: the stopped process holds no items.
-          releaseJobStates(store);
+          committerOf(store).release();
           // The declarations hold again once this server is gone (a test's next server in the same process).
           if (config.attemptTimeoutSeconds !== undefined) overrideAttemptTimeouts(undefined);
           await step('event bus', () => bus.close());

@@ -55,17 +55,15 @@ import {
   StepStatus,
   TERMINAL,
 } from './job.machine';
-import { countsOf, eventWrites, expiringSteps, jobSettleWrites, jobWorkWrites, stepStateOf, stepWrite, type StepLike } from './job.writes';
+import { countsOf, eventWrites, jobSettleWrites, jobWorkWrites, stepStateOf, stepWrite, type StepLike } from './job.writes';
 
 /*
  * The job aggregate's IO: what a group of commands reads, what its decided state writes, and its
- * submission to the committer (infra/dynamo/committer.ts); the decisions are job.decider.ts.
- *
- * Every change of a job, its steps or its items is one event with seq = the job's new version, so
- * every change is a command on the job's queue of the committer: a group of commands is decided on
- * one read of the job, the current attempt of each of its steps (see load) and the items they
- * name, and committed in one transaction conditioned on the job's and each item's version, with
- * what job.writes.ts derives from the state it left (steps, events, the JobWork and JobSettle entries).
+ * submission to the committer (infra/dynamo/committer.ts); the decisions are job.decider.ts. Every
+ * change of a job, its steps or its items is one event with seq = the job's new version, so every
+ * change is a command on the job's queue: a group is decided on one read (see load) and committed
+ * in one transaction conditioned on the job's and each item's version, with what job.writes.ts
+ * derives from the state it left.
  */
 
 type JobItem = EntityItem<'Job'>;
@@ -82,9 +80,8 @@ export const MAX_SCENES_PAGE = 1000;
 export const itemWriteStats: CommitStats = { batches: 0, intents: 0, conflicts: 0, committed: 0 };
 
 /**
- * The claims' reads of this process (the bench and tests read them): groups that held claims, and
- * how many of them read the job's claimable index (the others took the candidates left by the
- * group before them, see carryOf).
+ * The claims' reads of this process (tests read them): groups that held claims, and those of them
+ * that read the claimable index (the others took the candidates the group before left, see carryOf).
  */
 export const claimReadStats = { groupsWithClaims: 0, indexReads: 0 };
 
@@ -94,10 +91,7 @@ const MAX_CLAIM_CANDIDATES = 100;
 const MIN_CLAIM_CANDIDATES = 40;
 /** The ref a pool claim adds to its command: its group reads the tenant's pool share and load too. */
 const POOL_REF = '\u0000pool';
-/**
- * The ref of a claim (numbered, so a group can count its claims): the group reads the job's
- * oldest claimable items once for all its claims (claimableIds), not each worker before it queues.
- */
+/** A claim's ref, numbered so a group can count them: it reads the index once for all (claimableIds), not each worker before it queues. */
 const CLAIM_REF = '\u0000claim#';
 let claimsSent = 0;
 const isItemRef = (ref: string) => ref !== POOL_REF && !ref.startsWith(CLAIM_REF);
@@ -108,10 +102,9 @@ const refOf = (id: string) => ({ stage: id.slice(0, id.lastIndexOf('#')), sequen
  * How the committer treats jobs. 48 commands a group (a claim or a completion writes its item and
  * its event, so about 43 fit in 90 writes); 90 writes leave room for the stream heads added at
  * commit; 16 transactions a group against writers on other instances (see the committer's
- * worst-case latency). A drained job's carried state is kept for 5 s, for 256 jobs and 20,000
- * items at most together: a busy job's workers send their next calls within milliseconds of
- * their answers, and a pool that deals claims to 100 tenants in turn comes back to each tenant's
- * job within seconds.
+ * worst-case latency). A drained job's carried state is kept 5 s (256 jobs, 20,000 items at most):
+ * a busy job's workers call again within milliseconds, and a pool dealing claims to 100 tenants in
+ * turn comes back to each tenant's job within seconds.
  */
 export const JOB_AGGREGATE: AggregateType<JobGroup> = {
   maxCommands: 48,
@@ -135,11 +128,9 @@ function claimedAfter(a: WorkItemItem, b: WorkItemItem): boolean {
 
 /**
  * The claims' candidates as `group`'s decisions leave them, in the order a claim takes them: those
- * of `read` (candidates of the group's read, oldest first) that no decision of the group changed,
- * and the items its decisions put back in line at once (handed back: it keeps its place, see
- * handBack in job.decider.ts), each at its place. Those were no candidates of the read, which
- * found them held, and a fresh read of the index would list them: so a claim later in the same
- * group, or in the next one, takes a handed-back item before the items behind it.
+ * of `read` (oldest first) that no decision changed, and each item a decision handed back (it keeps
+ * its place, see handBack in job.decider.ts) at its place, as a fresh read of the index would list
+ * it: so a later claim of the group, or of the next one, takes it before the items behind it.
  */
 function inLine(group: JobGroup, read: readonly string[]): string[] {
   const line = read.filter((id) => !group.changedItems.has(id));
@@ -156,14 +147,11 @@ function inLine(group: JobGroup, read: readonly string[]): string[] {
 }
 
 /**
- * What the next group of a busy job decides on without reading the job again: the job and its
- * steps as the commit left them, the items still in flight (running, so a claimed item's
- * completion finds it), and the claims' candidates the group read and left (still claimable as
- * read, so the next group's claims take them without reading the index again). Every item it
- * keeps carries the version it was read or written at, and the next commit is conditioned on it,
- * so an item another instance changed since fails that commit and the group is read afresh. Only
- * when no step changed: a step's stored row holds what its index entries were, which the state
- * does not keep, so the next group reads the steps anew.
+ * What the next group of a busy job decides on without reading the job again: the job and steps as
+ * committed, the running items (for their completions) and the claims' candidates left. Each item
+ * keeps its version, on which the next commit is conditioned, so one another instance changed fails
+ * that commit and the group is read afresh. Only when no step changed: a step's stored row holds
+ * what its index entries were, which the state does not keep.
  */
 function carryOf(committed: JobGroup): JobGroup | undefined {
   if (committed.changedSteps.length > 0 || committed.writes.length > 0) return undefined;
@@ -174,17 +162,10 @@ function carryOf(committed: JobGroup): JobGroup | undefined {
   const claimable = inLine(committed, left);
   for (const id of claimable) items.set(id, all.get(id)!);
   if (items.size > MAX_CARRIED_ITEMS) return undefined;
-  // The tenant's pool load is kept only where it decides nothing (no running limit; see load).
-  const { pool } = committed.read;
-  return JobGroup.of({
-    job: committed.job,
-    steps: committed.steps,
-    storedSteps: committed.read.storedSteps,
-    items,
-    at: committed.at,
-    claimable,
-    pool: pool && pool.limit === undefined ? { running: pool.running + committed.poolDelta() } : undefined,
-  });
+  // The pool load is kept only where it decides nothing (no running limit; see writesOf).
+  const { pool, storedSteps } = committed.read;
+  const kept = pool && pool.limit === undefined ? { running: pool.running + committed.poolDelta() } : undefined;
+  return JobGroup.of({ job: committed.job, steps: committed.steps, storedSteps, items, at: committed.at, claimable, pool: kept });
 }
 
 /**
@@ -204,19 +185,10 @@ const definedOf = (values: object) => Object.fromEntries(Object.entries(values).
 export const jobQueueId = (tenant: BoundTenant, jobId: string) => `${jobKey(tenant, jobId).PK}\u0000${jobId}`;
 
 /** How many jobs of `store` have a queue on their committer now (zero when no change is under way). */
-export function openQueues(store: Store): number {
-  return committerOf(store).stats().queues;
-}
+export const openQueues = (store: Store): number => committerOf(store).stats().queues;
 
 /** How many drained jobs of `store` have their last commit's state kept for their next group (see carryOf). */
-export function keptJobStates(store: Store): number {
-  return committerOf(store).keptStates;
-}
-
-/** Drops the job states kept for `store` (at shutdown): the process holds no job's items after it. */
-export function releaseJobStates(store: Store): void {
-  committerOf(store).release();
-}
+export const keptJobStates = (store: Store): number => committerOf(store).keptStates;
 
 /** What a claim of a job's next item answers: the item claimed (none when none could be), and whether the tenant is at its pool limit. */
 interface Claimed {
@@ -226,12 +198,7 @@ interface Claimed {
   atLimit: boolean;
 }
 
-/**
- * The job aggregate's commands: the work items of its fan-out stages (adding them, the workers'
- * actions on them, the stage's opening, completion and failure that follow from them), and the
- * step actions that JobRepository decides with `decide`. Every change goes through the job's
- * committer (see the top of this file).
- */
+/** The job aggregate's commands: its fan-out stages' work items, and the step actions JobRepository runs through it (`run`). */
 export class JobAggregate {
   constructor(
     private readonly scope: Scope,
@@ -247,12 +214,9 @@ export class JobAggregate {
 
   /**
    * Queues `apply` on the job's committer and resolves with what it returned once its group
-   * committed. `items` are the items `apply` reads (read with the job, by key); a `pooled` command
-   * (a pool worker's claim) has its group read the tenant's pool share and load too
-   * (GroupRead.pool), so `apply` can hold the tenant's running limit; a `claim` has its group read
-   * the job's claimable items (see CLAIM_REF). Rejects with what `apply` threw (nothing of it
-   * written), NOT_FOUND for an unknown job, or CONFLICT when other instances kept changing the job
-   * past the retry bound.
+   * committed; `items` are those `apply` reads, and `pooled` and `claim` add POOL_REF and CLAIM_REF.
+   * Rejects with what `apply` threw (nothing of it written), NOT_FOUND for an unknown job, or
+   * CONFLICT when other instances kept changing the job past the retry bound.
    */
   submit<T>(
     jobId: string,
@@ -276,28 +240,19 @@ export class JobAggregate {
   }
 
   /**
-   * Reads the job, the current attempt of each of its steps and the items `refs` name, strongly
-   * consistently, as a group's state; given the state the job's last commit in this process left
-   * (`carried`, see carryOf), only the items it lacks. A group with a pool claim (POOL_REF) is read
-   * afresh while its tenant has a running limit: the tenant's pool load is shared with its other
-   * jobs, so no state carried from this job's commits knows it.
-   *
-   * The job is read first, on its own (a GetItem), with the items and the pool load beside it; then
-   * its steps' current attempts, by the keys its `attempts` name (one BatchGetItem). A decision so
-   * reads at most one row a planned step, however many attempts were made before (a retried step
-   * leaves a row per attempt; only the step history, JobRepository.steps, reads them all). The
-   * steps are read after the job, never before: a change commits the job and its steps together,
-   * so steps read later are at least as new as the job, and a change that committed between the
-   * two reads moved the job's version, on which this group's commit is conditioned.
+   * Reads the job, its steps' current attempts (currentStepKeys) and the items `refs` name, strongly
+   * consistently, as a group's state; given a `carried` state (carryOf), only the items it lacks. A
+   * group with a pool claim is read afresh while its tenant has a running limit: the pool load is
+   * shared with the tenant's other jobs, so no state carried from this job's commits knows it. The
+   * steps are read after the job, never before: a change commits the job and its steps together, so
+   * a change between the two reads moved the version the commit is conditioned on.
    */
   private async load(jobId: string, refs: readonly string[], carried?: JobGroup): Promise<JobGroup> {
-    // A pool claim decides on a carried state only when the tenant had no running limit (carryOf
-    // keeps the pool load only then): its count then decides nothing, and the commit checks that
-    // no limit was set since (see writesOf).
-    if (carried && (!refs.includes(POOL_REF) || carried.read.pool !== undefined)) return this.topUp(carried, refs);
-    if (claimsIn(refs) > 0) claimReadStats.groupsWithClaims++;
-    const { tenant } = this.scope;
+    const claims = claimsIn(refs);
+    if (claims > 0) claimReadStats.groupsWithClaims++;
     const withPool = refs.includes(POOL_REF);
+    if (carried && (!withPool || carried.read.pool !== undefined)) return this.topUp(carried, refs, claims);
+    const { tenant } = this.scope;
     const wanted = refs.filter(isItemRef);
     // Items are conditioned on their own versions and the pool load on its limit, so they may be read beside the job.
     const poolKeys = withPool ? [tenant.of(entities.PoolShare).keyOf({}), tenant.of(entities.PoolLoad).keyOf({})] : [];
@@ -305,7 +260,7 @@ export class JobAggregate {
     const [job, beside, claimable] = await Promise.all([
       this.scope.store.get(jobKey(tenant, jobId)),
       itemKeys.length + poolKeys.length ? this.scope.store.batchGet([...itemKeys, ...poolKeys]) : Promise.resolve([]),
-      this.claimableIds(jobId, claimsIn(refs)),
+      this.claimableIds(jobId, claims),
     ]);
     if (!entities.Job.is(job)) throw notFound('Job', jobId);
     // The claims' candidates are read by key (strongly) with the steps: the index is read eventually consistently.
@@ -317,35 +272,27 @@ export class JobAggregate {
     const items = new Map<string, WorkItemItem>();
     for (const row of [...beside.slice(0, itemKeys.length), ...rows])
       if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
-    const read: GroupRead = { job, steps, storedSteps, items, at: this.scope.now().toISOString(), claimable };
-    if (withPool) {
-      const [share, load] = beside.slice(itemKeys.length);
-      // The load item is kept by ADD alone (job.aggregate writesOf, job.settle), so it carries no
-      // entity type: its count is read as it is.
-      read.pool = {
-        running: typeof load?.running === 'number' ? load.running : 0,
-        limit: entities.PoolShare.is(share) ? (share.maxRunning ?? undefined) : undefined,
-      };
-    }
-    return JobGroup.of({ ...read, reuseRecords: await this.reuseRecords(job, steps) });
+    // The load item is kept by ADD alone (writesOf, job.settle), so it carries no entity type: its count is read as it is.
+    const [share, load] = beside.slice(itemKeys.length);
+    const running = typeof load?.running === 'number' ? load.running : 0;
+    const pool = withPool ? { running, limit: entities.PoolShare.is(share) ? (share.maxRunning ?? undefined) : undefined } : undefined;
+    const at = this.scope.now().toISOString();
+    return JobGroup.of({ job, steps, storedSteps, items, at, claimable, pool, reuseRecords: await this.reuseRecords(job, steps) });
   }
 
   /** The carried state, with the items of `refs` and the claims' candidates it lacks read (strongly consistently). */
-  private async topUp(carried: JobGroup, refs: readonly string[]): Promise<JobGroup> {
+  private async topUp(carried: JobGroup, refs: readonly string[], claims: number): Promise<JobGroup> {
     const { job, steps } = carried;
     const items = new Map(carried.read.items);
     // The candidates the last group left serve this group's claims while there are enough of
     // them; otherwise the index is read again (oldest first, the carried ones among them).
-    const claims = claimsIn(refs);
-    if (claims > 0) claimReadStats.groupsWithClaims++;
     const left = carried.read.claimable ?? [];
     const claimable = claims <= left.length ? left : await this.claimableIds(job.jobId, claims);
     const missing = [...new Set([...refs.filter(isItemRef), ...claimable])].filter((id) => !items.has(id));
     const rows = missing.length ? await this.scope.store.batchGet(missing.map((id) => this.itemKey(job.jobId, id))) : [];
     for (const row of rows) if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
-    const { storedSteps, pool } = carried.read;
     const reuseRecords = await this.reuseRecords(job, steps);
-    return JobGroup.of({ job, steps, storedSteps, items, at: this.scope.now().toISOString(), claimable, pool, reuseRecords });
+    return JobGroup.of({ ...carried.read, items, at: this.scope.now().toISOString(), claimable, reuseRecords });
   }
 
   /**
@@ -362,10 +309,9 @@ export class JobAggregate {
   }
 
   /**
-   * The itemIds of the job's oldest claimable items (waiting, or held past their lease) for a
-   * group's `claims`, from its claimable index: twice as many as the claims and a few more, since
-   * the index may still list items an earlier group took (it is read eventually consistently).
-   * One Query for the whole group; none without claims.
+   * The itemIds of the job's oldest claimable items (waiting, or held past their lease) for a group's
+   * `claims`, in one Query: twice as many and a few more, since the index, read eventually
+   * consistently, may still list items an earlier group took.
    */
   private async claimableIds(jobId: string, claims: number): Promise<string[]> {
     if (claims === 0) return [];
@@ -378,11 +324,10 @@ export class JobAggregate {
 
   /**
    * Settles one page of a finished job's rows for the settle sweep (job.settle.ts), as a command on
-   * the job: its items take the job's expiry (writesOf gives it to those it writes) and, in a
-   * cancelled job, an unfinished one is cancelled (the pool load follows); its earlier step
-   * attempts take the expiry on condition of being as read; `entry` (the checkpoint moved, or
-   * removed) commits in the same transaction. Resolves with the rows written; throws SettleStopped
-   * when the job is no longer finished (a retry took it back, and removed the entry).
+   * the job: its items take the job's expiry (writesOf gives it) and a cancelled job's unfinished
+   * ones are cancelled (the pool load follows); its earlier step attempts take it if still as read;
+   * `entry` commits in the same transaction. Resolves with the rows written; throws SettleStopped
+   * when the job is no longer finished.
    */
   settle(jobId: string, page: readonly (StepItem | WorkItemItem)[], entry: Write): Promise<number> {
     const items = page.filter((row) => entities.WorkItem.is(row));
@@ -394,8 +339,7 @@ export class JobAggregate {
       for (const row of items) {
         const item = group.item(itemId(row.stage, row.sequence));
         if (!item) continue;
-        const unfinished = item.status === ItemStatus.PENDING || item.status === ItemStatus.RUNNING;
-        const cancel = job.status === JobStatus.CANCELLED && unfinished;
+        const cancel = job.status === JobStatus.CANCELLED && (item.status === ItemStatus.PENDING || item.status === ItemStatus.RUNNING);
         if (!cancel && item.expiresAt === expiresAt) continue;
         const next = { ...item, version: item.version + 1 };
         settled.push(cancel ? { ...next, status: ItemStatus.CANCELLED, leaseExpiresAt: undefined, pooled: undefined } : next);
@@ -434,19 +378,19 @@ export class JobAggregate {
     }
     const changedSteps = group.changedSteps;
     for (const step of changedSteps) writes.push(stepWrite(scope, job, step, at, expiresAt));
-    writes.push(...expiringSteps(scope, job, group.read.storedSteps, changedSteps, expiresAt, at));
+    // When the job finishes, the current attempts of its steps it did not write take its expiry, so
+    // they go with it; its earlier attempts take it from the settle sweep (job.settle.ts).
+    if (expiresAt !== undefined)
+      for (const step of group.read.storedSteps)
+        if (!changedSteps.some((w) => w.name === step.name && w.attempt === step.attempt))
+          writes.push(stepWrite(scope, job, step, step.updatedAt ?? at, expiresAt));
     for (const e of group.events)
       if (e.type !== undefined)
         writes.push(...eventWrites(scope, e.job, e.previous, { type: e.type, step: e.step, item: e.item, reused: e.reused }, at, e.actor));
-    const stepOf = (j: JobItem, steps: ReadonlyMap<string, StepLike>) => (j.currentStep ? steps.get(j.currentStep) : undefined);
+    const withStep = (j: JobItem, s: ReadonlyMap<string, StepLike>) => ({ job: j, step: j.currentStep ? s.get(j.currentStep) : undefined });
+    const previous = creating ? null : withStep(read, group.read.steps);
     writes.push(
-      ...jobWorkWrites(
-        scope,
-        creating ? null : { job: read, step: stepOf(read, group.read.steps) },
-        { job, step: stepOf(job, group.steps) },
-        at,
-        this.leaseSeconds,
-      ),
+      ...jobWorkWrites(scope, previous, withStep(job, group.steps), at, this.leaseSeconds),
       ...jobSettleWrites(scope, read, job, at),
     );
     const delta = group.poolDelta();
@@ -457,9 +401,8 @@ export class JobAggregate {
       const load = update(tenant.of(entities.PoolLoad).keyOf({})).addNumber('running', delta);
       const limit = group.read.pool?.limit;
       writes.push(delta > 0 && limit !== undefined ? load.ifAtMost('running', limit - delta, stale) : load);
-      // Decided without a limit: none may have been set since (setPoolShare), or this group reads
-      // and decides again. That is what lets a busy job's pool claims decide on the state its last
-      // commit left (carryOf) rather than read the job afresh for each group.
+      // Decided without a limit: none may have been set since (setPoolShare), or this group reads and
+      // decides again. That lets a busy job's pool claims decide on a carried state (carryOf).
       if (delta > 0 && limit === undefined) writes.push(check(tenant.of(entities.PoolShare).keyOf({})).atMost('maxRunning', 0, stale));
     }
     writes.push(...group.writes);
@@ -467,26 +410,17 @@ export class JobAggregate {
   }
 
   /**
-   * A new job's writes (createJob): the job, its first step attempts and the items given with it
-   * (`items`, for `stage`), its JOB_CREATED event and its JobWork entry, and, when it takes reuse,
-   * what the reuse records read for it complete at once in the same transaction: the given items
-   * with a live record (ITEMS_REUSED), then its first step and those after it while each has one
-   * (STEP_REUSED), so none of them is ever claimable. `allowed` is the plan's itemsPerJob, being
-   * read (none without items). The job is written only if new; returns it and its steps as the
-   * writes leave them. Decided on a state of its own and written by writesOf, as every later
-   * change of the job is: a creation is the first group of the job, committed by its caller with
-   * the idempotency key's record.
+   * A new job's writes (createJob), decided as the job's first group and written by writesOf (the job
+   * only if new), for its caller to commit with the idempotency key's record: the job, its first step
+   * attempts, the `items` given for `stage`, its JOB_CREATED event and JobWork entry, and what live
+   * reuse records complete at once (the items, then the steps from the first while each has one), so
+   * none of them is ever claimable. `allowed` is the plan's itemsPerJob, being read.
    */
-  async created(
-    job: JobItem,
-    stage: string | undefined,
-    items: Record<string, unknown>[],
-    allowed: Promise<number> | undefined,
-  ): Promise<{ job: JobItem; steps: StepLike[]; writes: UnitWrite[] }> {
+  async created(job: JobItem, stage: string | undefined, items: Record<string, unknown>[], allowed: Promise<number> | undefined) {
     const actor = this.scope.actor;
     const at = job.updatedAt;
     const steps = initialSteps(job.plan).map((step) => ({ ...step, jobId: job.jobId }));
-    // The records are read before the transaction: one is never taken back, so a read now still stands when the job commits.
+    // Read before the transaction: a record is never taken back (see job.reuse.ts).
     const [stepRecords, itemRecords, limit] = await Promise.all([
       this.reuseRecords(job, new Map(steps.map((step) => [step.name, step]))),
       stage ? this.recordsOfItems(job, stage, items) : undefined,
@@ -495,30 +429,17 @@ export class JobAggregate {
     if (limit !== undefined) refuseOverItems(0, items.length, limit);
     const reuseRecords = new Map([...(stepRecords ?? []), ...(itemRecords ?? [])]);
     const read: GroupRead = { job, steps: new Map(), storedSteps: [], items: new Map(), at, creating: true, reuseRecords };
-    // Every step attempt is written, and the items given; its creation, which records them, is its first event (seq 1, the job's first version).
-    const made = JobGroup.of(read).created(
-      actor,
-      steps,
-      items.map((inputs, i) => newItem(job, stage ?? '', i + 1, inputs, actor, at)),
-    );
-    const reused = stage ? reuseAdded(made, stage, 1, actor) : made;
-    // What follows from reaching the first step, as from reaching any (openReached): a step that
-    // completes from a record, and each one after it, and a fan-out stage opens. A first stage that
-    // fans out opens in this commit too: a worker told of the job by its creation claims at once,
-    // and a separate opening after the commit was one more read and transaction in the job's queue
-    // ahead of that claim.
-    const group = openReached(reused, actor);
+    // The job's creation, which writes every step attempt and the items given, is its first event (seq 1).
+    const newItems = items.map((inputs, i) => newItem(job, stage ?? '', i + 1, inputs, actor, at));
+    const made = JobGroup.of(read).created(actor, steps, newItems);
+    // As on reaching any step (openReached): steps complete from records, and a first fan-out stage
+    // opens in this commit, so a worker told of the job by its creation claims at once, not behind
+    // one more read and transaction in the job's queue.
+    const group = openReached(stage ? reuseAdded(made, stage, 1, actor) : made, actor);
     return { job: group.job, steps: [...group.steps.values()], writes: this.writesOf(group) };
   }
 
-  /* --------------------------------------------------------------------------------------------
-   * What callers ask for
-   */
-
-  /**
-   * The items of `inputs`, checked against the stage's declared item inputs (type, required, S3
-   * keys under the tenant; BAD_USER_INPUT naming the field, e.g. `items[3].audioClip`).
-   */
+  /** The items of `inputs`, checked against the stage's declared item inputs (checkDeclared; a field named as `items[3].audioClip`). */
   checkInputs(fanOut: FanOutDeclaration, inputs: unknown[]): Record<string, unknown>[] {
     if (!Array.isArray(inputs) || inputs.length === 0) throw badInput('items must hold at least one item.', 'items');
     if (inputs.length > MAX_ITEMS_PER_ADD)
@@ -530,9 +451,9 @@ export class JobAggregate {
   }
 
   /**
-   * Adds items to a fan-out stage that has not finished (it may be running: the new items are
-   * claimable at once). At most MAX_ITEMS_PER_ADD a call and MAX_STAGE_ITEMS a stage. One event
-   * (ITEMS_ADDED) with the job's new counters; a stage the job has reached opens with them.
+   * Adds items to a fan-out stage that has not finished (a running one's are claimable at once), at
+   * most MAX_ITEMS_PER_ADD a call and MAX_STAGE_ITEMS a stage, in one event (ITEMS_ADDED); a stage the
+   * job has reached opens with them.
    */
   async add(jobId: string, stage: string, inputs: unknown[]) {
     assertId(jobId, 'job', 'jobId');
@@ -557,25 +478,14 @@ export class JobAggregate {
     return { ...job, seq: job.version };
   }
 
-  /**
-   * The reuse records of items with `inputs` of a reusable `stage` of `job`, by content key (none
-   * when the stage is not reusable or the job asked not to reuse). Read before the group decides:
-   * safe, as a record is never taken back (see job.reuse.ts).
-   */
-  recordsOfItems(job: JobItem, stage: string, inputs: Record<string, unknown>[]): Promise<Map<string, ReuseRecordItem>> {
+  /** The reuse records of items with `inputs` of `stage`, by content key (none when it is not reusable or the job takes no reuse). */
+  private recordsOfItems(job: JobItem, stage: string, inputs: Record<string, unknown>[]): Promise<Map<string, ReuseRecordItem>> {
     if (!reuseOf(job, stage) || !takesReuse(job)) return Promise.resolve(new Map());
-    return readRecords(
-      this.scope.store,
-      this.scope.tenant,
-      inputs.map((input) => contentKey(job, stage, input)),
-    );
+    const keys = inputs.map((input) => contentKey(job, stage, input));
+    return readRecords(this.scope.store, this.scope.tenant, keys);
   }
 
-  /**
-   * A worker's action on item `sequence` (from 1) of `stage`: `run` with that unit; returns the
-   * item, its job and its stage's step as they are now. BAD_USER_INPUT for a sequence below 1,
-   * which would name the stage's step.
-   */
+  /** A worker's action on item `sequence` (from 1; 0 would name the stage's step) of `stage`: `run`, with the item as it is now. */
   async act(jobId: string, stage: string, sequence: number, action: JobAction) {
     requireText(stage, 'stage', 48);
     if (!Number.isInteger(sequence) || sequence < 1) throw badInput('sequence must be a whole number from 1.', 'sequence');
@@ -584,12 +494,10 @@ export class JobAggregate {
   }
 
   /**
-   * Runs `command` on job `jobId` through the job's committer (decideOn, on the job as read,
-   * committed only if it is still at that version: a lost race reads and decides again, so of N
-   * identical commands one succeeds and the others are refused). A person's review decision takes
-   * its `comment` into the activity trail. Returns the group's state as the commit left it, its
-   * job, and the named step. Throws what `decide` throws, and BAD_USER_INPUT for arguments past
-   * their bounds.
+   * Runs `command` on job `jobId` through the job's committer (decideOn; a lost race reads and decides
+   * again, so of N identical commands one succeeds and the others are refused); a review decision
+   * takes its `comment` into the activity trail. Returns the group's state as committed, its job and
+   * the named step. Throws what `decide` throws, and BAD_USER_INPUT for arguments past their bounds.
    */
   async run(jobId: string, command: JobCommand, review: { comment?: string | null } = {}) {
     assertId(jobId, 'job', 'jobId');
@@ -604,26 +512,19 @@ export class JobAggregate {
       action.kind === 'fail'
         ? { unit, action: { ...action, code: action.code.slice(0, 100), message: action.message.slice(0, 2000) } }
         : command;
-    const refs = unit && unit.sequence > 0 ? [unit] : [];
+    const apply = (group: JobGroup) => {
+      const state = this.decideOn(group, checked, review);
+      return { state, value: { state, job: state.job, step: unit ? state.steps.get(unit.stage) : undefined } };
+    };
     // A hand-back goes ahead of the job's waiting commands (Committer.submit): a claim waiting
     // beside it in the next group then takes the unit it puts back, in the same commit.
-    const ahead = action.kind === 'handBack';
-    return this.submit(
-      jobId,
-      refs,
-      (group) => {
-        const state = this.decideOn(group, checked, review);
-        return { state, value: { state, job: state.job, step: unit ? state.steps.get(unit.stage) : undefined } };
-      },
-      { ahead },
-    );
+    return this.submit(jobId, unit && unit.sequence > 0 ? [unit] : [], apply, { ahead: action.kind === 'handBack' });
   }
 
   /**
-   * Decides `command` on the group, as its kind declares it (declared) and with the worker's lease
-   * from now, and records what follows from its event in the same group: a completion's reuse
-   * record, a stage's asset, a review decision's activity event, and any stage the job reaches.
-   * Returns the group it leaves; throws what `decide` throws.
+   * Decides `command` on the group as its kind declares it (declared), with the worker's lease from
+   * now, and records what follows in the same group: a completion's reuse record, a stage's asset,
+   * a review's activity event, and any stage the job reaches. Throws what `decide` throws.
    */
   decideOn(group: JobGroup, command: JobCommand, review: { comment?: string | null } = {}): JobGroup {
     const actor = this.scope.actor;
@@ -648,10 +549,8 @@ export class JobAggregate {
   }
 
   /**
-   * A stage declared to make an asset (job.kinds.ts `asset`) that completes creates a new asset
-   * in the job's project, in the completion's own transaction, with its activity event: version 1,
-   * ready, its file the stage's S3-key output named by `file`, its metadata the stage's outputs,
-   * and `jobId` linking it back to the job.
+   * A stage declared to make an asset (job.kinds.ts `asset`) that completes creates one in the job's
+   * project, in the completion's own transaction: its file is the stage's S3-key output named by `file`.
    */
   private assetWrites(job: JobItem, decided: BatchEvent | undefined, at: string): UnitWrite[] {
     const step = decided?.step;
@@ -659,8 +558,7 @@ export class JobAggregate {
     const declared = stageOf(job, step.name)?.asset;
     const s3Key = declared ? step.outputs?.[declared.file] : undefined;
     if (!declared || typeof s3Key !== 'string') return [];
-    // Made as createAsset makes one (src/common/mutate.ts): its derived attributes, search words
-    // and created event, in this decision's transaction.
+    // Made as createAsset makes one (src/common/mutate.ts), with its search words and created event.
     const attributes: WriteValues<typeof entities.Asset> = {
       assetId: this.scope.newId('asset'),
       projectId: job.projectId,
@@ -676,10 +574,7 @@ export class JobAggregate {
     return creationWrites(this.scope, { model: entities.Asset, attributes, event }, at).writes;
   }
 
-  /**
-   * A review decision (approve, reject) is also in the tenant's activity trail, with who decided,
-   * on which step, and the comment, in the same transaction as the decision itself.
-   */
+  /** A review decision (approve, reject) is also in the tenant's activity trail, in the decision's own transaction. */
   private reviewEvents(job: JobItem, { unit, action }: JobCommand, comment: string | null | undefined): UnitWrite[] {
     if (action.kind !== 'approve' && action.kind !== 'reject') return [];
     const decision = action.kind === 'approve' ? 'approved' : 'rejected';
@@ -693,11 +588,10 @@ export class JobAggregate {
   }
 
   /**
-   * The command as the job's kind declares it: a fan-out stage's step is run by its items, not by
-   * a worker; a completion's outputs are checked against the unit's declared outputs (type,
-   * required, S3 keys under the tenant; BAD_USER_INPUT naming the field), and a step of a stage
-   * declared for review pauses when it completes. The job is the one the group read, so a
-   * completion costs no read of its own.
+   * The command as the job's kind declares it: a fan-out stage's step is run by its items, not by a
+   * worker; a completion's outputs are checked against the unit's declared outputs (checkDeclared),
+   * and a step of a stage declared for review pauses when it completes. On the job the group read,
+   * so a completion costs no read of its own.
    */
   private declared(job: JobItem, { unit, action }: JobCommand): JobCommand {
     const named = unit?.stage ?? (action.kind === 'retry' ? job.currentStep : undefined);
@@ -723,60 +617,50 @@ export class JobAggregate {
   }
 
   /**
-   * A claim of the job's oldest claimable item, decided in the job's group, which reads the
-   * claimable index once for all its claims and hands them the candidates in turn: workers asking
-   * at once get different items in one transaction instead of racing for one. An item whose lease
-   * ran out past its attempts fails on the way. No item when none can be claimed now.
+   * A claim of the job's oldest claimable item, decided in the job's group, which hands its claims
+   * the candidates in turn: workers asking at once get different items in one transaction instead of
+   * racing for one. An item whose lease ran out past its attempts fails on the way.
    */
   async claimNext(jobId: string, options: { pooled?: boolean } = {}) {
     const leaseUntil = leaseUntilOf(this.scope.now().toISOString(), this.leaseSeconds);
     const actor = this.scope.actor;
     const pooled = options.pooled === true;
-    return this.submit<Claimed>(
-      jobId,
-      [],
-      (group) => {
-        // A pool claim for a tenant at its running limit takes nothing that would pass the limit
-        // (the limit holds at every commit: see the PoolLoad write in writesOf). It still tries every
-        // candidate: an attempt of the tenant's whose lease ran out counts as running until a claim
-        // ends it, so a claim that took only when below the limit would never end one, and a tenant
-        // whose pool workers all died would wait for good. Taking such an attempt over leaves the
-        // count as it was; ending one past its attempts, or into its backoff, lowers it.
-        const limit = pooled ? group.read.pool?.limit : undefined;
-        let atLimit = false;
-        let state = group;
-        // Not those an earlier command of this group took (or failed past their attempts), but those
-        // it handed back.
-        for (const id of inLine(group, group.read.claimable ?? [])) {
-          const ref = refOf(id);
-          try {
-            const claimed = decide(state, { unit: ref, action: { kind: 'claim', leaseUntil, pooled } }, actor);
-            if (limit !== undefined && claimed.poolLoad() > limit) {
-              atLimit = true;
-              continue;
-            }
-            state = claimed;
-            const item = itemOf(claimed, ref.stage, ref.sequence);
-            if (item.status === ItemStatus.RUNNING)
-              return { state, value: { job: state.job, step: state.steps.get(ref.stage), item, atLimit: false } };
-          } catch (error) {
-            // Taken by an earlier claim, or its stage is not running: try the next one. Anything
-            // else (a fault) is the claimer's error.
-            if (!(error instanceof AppError)) throw error;
+    const claim = (group: JobGroup): Decided<JobGroup, Claimed> => {
+      // A pool claim for a tenant at its running limit takes nothing that would pass it (see writesOf),
+      // but still tries every candidate: an attempt whose lease ran out counts as running until a
+      // claim ends it, so a tenant whose pool workers all died would otherwise wait for good. Taking
+      // such an attempt over leaves the count as it was; ending one, or backing it off, lowers it.
+      const limit = pooled ? group.read.pool?.limit : undefined;
+      let atLimit = false;
+      let state = group;
+      // Less what earlier commands of the group took or failed, plus what they handed back.
+      for (const id of inLine(group, group.read.claimable ?? [])) {
+        const ref = refOf(id);
+        try {
+          const claimed = decide(state, { unit: ref, action: { kind: 'claim', leaseUntil, pooled } }, actor);
+          if (limit !== undefined && claimed.poolLoad() > limit) {
+            atLimit = true;
+            continue;
           }
+          state = claimed;
+          const item = itemOf(claimed, ref.stage, ref.sequence);
+          if (item.status === ItemStatus.RUNNING)
+            return { state, value: { job: state.job, step: state.steps.get(ref.stage), item, atLimit: false } };
+        } catch (error) {
+          // Taken by an earlier claim, or its stage is not running: try the next one. A fault is the claimer's.
+          if (!(error instanceof AppError)) throw error;
         }
-        // With no candidate at all the tenant may still be at its limit: its running work is elsewhere.
-        atLimit ||= limit !== undefined && state.poolLoad() >= limit;
-        return { state, value: { job: state.job, step: undefined, item: undefined, atLimit } };
-      },
-      { pooled, claim: true },
-    );
+      }
+      // With no candidate at all the tenant may still be at its limit: its running work is elsewhere.
+      atLimit ||= limit !== undefined && state.poolLoad() >= limit;
+      return { state, value: { job: state.job, step: undefined, item: undefined, atLimit } };
+    };
+    return this.submit(jobId, [], claim, { pooled, claim: true });
   }
 
   /**
-   * Opens the fan-out stage `stage` of a job that has reached it: its step runs (STEP_STARTED);
-   * a stage without items completes at once. Safe to repeat: a stage already open, or one the job
-   * has not reached, is left as it is.
+   * Opens the fan-out stage `stage` of a job that has reached it (a stage without items completes at
+   * once). Safe to repeat: a stage already open, or one the job has not reached, is left as it is.
    */
   async open(jobId: string, stage: string) {
     const actor = this.scope.actor;
@@ -792,10 +676,7 @@ export class JobAggregate {
     return this.scope.page(spec, page).then((p) => entities.WorkItem.pageOf(p));
   }
 
-  /**
-   * Items of one stage in sequence order, from the one after `afterSequence`, at most `limit`
-   * (MAX_SCENES_PAGE): one bounded read, however many items the stage holds.
-   */
+  /** Items of one stage in sequence order after `afterSequence`, at most `limit`: one bounded read, however many the stage holds. */
   async range(jobId: string, stage: string, afterSequence: number, limit: number): Promise<WorkItemItem[]> {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SCENES_PAGE)
       throw badInput(`limit must be between 1 and ${MAX_SCENES_PAGE}.`, 'limit');

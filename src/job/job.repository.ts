@@ -3,7 +3,7 @@ import { logger } from '../logger';
 import { activityEvent } from '../common/activity-event';
 import { assertId, isValidTenantId } from '../common/ids';
 import { Stale } from '../common/mutate';
-import { attemptEndsAt, entities, type EntityItem } from '../common/entities';
+import { attemptEndsAt, entities, type EntityItem, OPS_SHARDS } from '../common/entities';
 import type { Scope } from '../common/scope';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
 import { isPlainObject } from '../guards';
@@ -21,16 +21,7 @@ import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/co
 import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
 import type { ProjectRepository } from '../project/project.repository';
-import {
-  jobsByStatus,
-  jobsOfProject,
-  jobsOfUser,
-  jobWithSteps,
-  stepHistory,
-  OPS_SHARDS,
-  opsJobsByStatus,
-  stepsAwaitingReview,
-} from './job.keys';
+import { jobsByStatus, jobsOfProject, jobsOfUser, jobWithSteps, stepHistory, opsJobsByStatus, stepsAwaitingReview } from './job.keys';
 import type { StepLike } from './job.writes';
 import { JobStatus, StepStatus, TERMINAL, type JobCommand, onStep, type PlannedStep, type StepState } from './job.machine';
 import type { CreateJobInput } from './job.type';

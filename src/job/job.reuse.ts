@@ -9,18 +9,14 @@ import { type ReuseDeclaration, stageOf, stageReuse } from './job.kinds';
 import { StepStatus, type StepState } from './job.machine';
 
 /*
- * Reuse by content hash (seed 000's pipeline idempotency: `hash(project_id, asset_type,
- * step_name, inputs, seed, model_version)` with a TTL). A stage declared reusable (job.kinds.ts
- * `reuse`) records the outputs of each of its completed steps or items under a content key, in
- * the completion's own transaction; a later step or item of the same tenant with the same key,
- * within the declared time, completes at once from those outputs, in its job's group, with an
- * event that names the source, and is never claimable.
- *
- * The key hashes the kind, the stage, the declared key fields (a step: the job's inputs; an item:
- * its inputs and the job's), the seed and the model version, under the tenant's partition: reuse
- * is per tenant and across its projects. The seed's project_id is left out on purpose: the same
- * prompt, seed and model give the same result in any of a studio's projects, and the outputs (S3
- * keys under the tenant's prefix) are readable from all of them.
+ * Reuse by content hash (seed 000's pipeline idempotency: `hash(project_id, asset_type, step_name,
+ * inputs, seed, model_version)` with a TTL). A stage declared reusable (job.kinds.ts `reuse`) records
+ * the outputs of each completed step or item under a content key (contentKey), in the completion's
+ * own transaction; a later step or item of the tenant with the same key, within the declared time,
+ * completes at once from them, in its job's group, with an event naming the source, and is never
+ * claimable. Records are per tenant, across its projects: the seed's project_id is left out on
+ * purpose, as the same prompt, seed and model give the same result in any of a studio's projects,
+ * and the outputs (S3 keys under the tenant's prefix) are readable from all of them.
  *
  * The records a group needs are read before it decides (GroupRead.reuseRecords): safe, since a
  * record is only ever replaced by a newer completion, never taken back, and whether it is still
@@ -44,10 +40,7 @@ export type ReusedWork = ShapeValues<typeof REUSED_WORK>;
 /** What a reuse decision reads of the job. */
 type ReuseJob = Pick<EntityItem<'Job'>, 'jobId' | 'kind' | 'declared' | 'inputs' | 'seed' | 'modelVersion' | 'reuse'>;
 
-/**
- * The reuse declaration of stage `stage` of a declared job, or undefined when its work is not
- * reusable (not declared so, or a stage that pauses for review or makes an asset: see job.kinds.ts).
- */
+/** The reuse declaration of `stage` of a declared job; undefined when not reusable (see stageReuse in job.kinds.ts). */
 export function reuseOf(job: Pick<ReuseJob, 'kind' | 'declared'>, stage: string): ReuseDeclaration | undefined {
   const declared = stageOf(job, stage);
   return declared && stageReuse(declared);
@@ -62,9 +55,9 @@ const picked = (values: unknown, fields: string[] | undefined): Record<string, u
 };
 
 /**
- * The content key of a step of `stage` (no `itemInputs`) or of an item with `itemInputs`: a hash
- * of the kind, the stage, the declared key fields, the seed and the model version. Absent fields
- * hash as absent, so an omitted optional field and one never declared are the same.
+ * The content key of a step of `stage` (no `itemInputs`) or of an item with `itemInputs`: a hash of
+ * the kind, the stage, the declared key fields (an item's take the job's too), the seed and the model
+ * version. Absent fields hash as absent, so an omitted optional field and one never declared are the same.
  */
 export function contentKey(job: ReuseJob, stage: string, itemInputs?: Record<string, unknown>): string {
   const declared = reuseOf(job, stage);
@@ -90,10 +83,9 @@ export function sourceOf(record: ReuseRecordItem): ReuseSourceItem {
 }
 
 /**
- * The record of a step (no `item`) or item of a reusable stage that completed by a worker at
- * `at`: a put (a later completion with the same key replaces the record, and with it its time).
- * Nothing for a stage that is not reusable. Work that was itself reused records nothing, so a
- * record's time is never extended by reusing it.
+ * The record of a step (no `item`) or item of a reusable stage that a worker completed at `at`: a
+ * put, so a later completion with the same key replaces it and its time. Only workers' completions
+ * record (JobAggregate.decideOn), so a record's time is never extended by reusing it.
  */
 export function recordWrites(
   tenant: BoundTenant,
@@ -121,12 +113,7 @@ export function recordWrites(
   ];
 }
 
-/**
- * The content keys of the job's reusable steps that may still become current: those whose
- * current attempt waits. A group reads their records with the job (see JobAggregate's load), so a step
- * the group moves the job on to can be reused in the same decision. None when the job does not
- * take reuse.
- */
+/** The content keys of the job's reusable steps whose current attempt waits (see JobAggregate.reuseRecords); none without reuse. */
 export function waitingStepKeys(job: ReuseJob & { plan: { name: string }[] }, steps: ReadonlyMap<string, StepState>): string[] {
   if (!job.declared || !takesReuse(job)) return [];
   return job.plan

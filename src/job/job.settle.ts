@@ -1,6 +1,5 @@
 import { entities, type EntityItem, OPS_SHARDS } from '../common/entities';
 import type { Store } from '../infra/dynamo/store';
-import type { Projection } from '../infra/store-api';
 import { Stale } from '../infra/dynamo/committer';
 import { itemsOfModels } from '../infra/dynamo/entity';
 import { isServiceUnavailable } from '../infra/dependency';
@@ -14,14 +13,12 @@ import { JobAggregate } from './job.aggregate';
 
 /*
  * The settle sweep: a finished job's work items and earlier step attempts take its expiry (so they
- * go with it), and the unfinished items of a cancelled job are cancelled (so they leave its
- * claimable index). A job has up to MAX_STAGE_ITEMS items a stage, far more than the transaction
- * that finishes it holds, so that transaction writes the job's JobSettle entry (job.writes.ts) and
- * this sweep works through the entries a page of rows at a time, each page one command on the job
- * (JobAggregate.settle) that moves the entry's checkpoint (the last row settled) in its own
- * transaction and removes the entry with the last page. A crash resumes from the checkpoint; a
- * failure is logged and retried at the next sweep. A deleted job's entry (`deleting`, written by
- * JobRepository.delete) has the rest of its partition deleted page by page, then the entry.
+ * go with it), and a cancelled job's unfinished items are cancelled (so they leave its claimable
+ * index). A job has up to MAX_STAGE_ITEMS items a stage, far more than the transaction that finishes
+ * it holds, so that transaction writes a JobSettle entry (job.writes.ts) and this sweep settles a
+ * page of rows at a time, each one command on the job (JobAggregate.settle) that moves the entry's
+ * checkpoint (the last row settled), and removes the entry with the last page: a crash resumes from
+ * the checkpoint. A deleted job's entry (`deleting`) has the rest of its partition purged instead.
  */
 
 /** Rows settled per page: one command on the job, its writes within one transaction with the job's own. */
@@ -29,12 +26,6 @@ const PAGE = 40;
 /** Rows of a deleted job's partition read at a time, and deleted by each of the page's parallel lanes. */
 const PURGE_PAGE = 400;
 const PURGE_BATCH = 100;
-/**
- * What a purge reads of each row: no attribute of its own, so the store's own (the key, the type,
- * the expiry) alone. A deleted job's rows are only deleted, and its items and events read whole
- * cost DynamoDB Local and this process the serializing of every attribute.
- */
-const KEYS_ONLY: Projection = [];
 /** Entries one sweep takes from each shard. */
 const ENTRIES_PER_SHARD = 25;
 export interface SettleOptions {
@@ -53,8 +44,8 @@ export interface SettleResult {
 }
 
 type SettleEntry = EntityItem<'JobSettle'>;
-/** The rows of a job's partition the sweep settles (its own rows, JOB and SETTLE, are passed over). */
-const SETTLED = [entities.Step, entities.WorkItem] as const;
+/** The entries of one shard that wait for the sweep. */
+const pendingIn = (shard: number) => entities.JobSettle.query('', 'pending', { shard });
 
 export class JobSettler {
   private timer?: NodeJS.Timeout;
@@ -68,9 +59,7 @@ export class JobSettler {
   /** How many jobs wait to be settled (all shards; for tests and metrics). */
   async pending(): Promise<number> {
     let count = 0;
-    for (let shard = 0; shard < OPS_SHARDS; shard++) {
-      count += (await this.store.queryAll(entities.JobSettle.query('', 'pending', { shard }), 100_000)).length;
-    }
+    for (let shard = 0; shard < OPS_SHARDS; shard++) count += (await this.store.queryAll(pendingIn(shard), 100_000)).length;
     return count;
   }
 
@@ -84,9 +73,7 @@ export class JobSettler {
       const result: SettleResult = { jobs: 0, items: 0 };
       let failure: unknown;
       for (let shard = 0; shard < OPS_SHARDS; shard++) {
-        const entries = entities.JobSettle.itemsOf(
-          await this.store.queryFirst(entities.JobSettle.query('', 'pending', { shard }), ENTRIES_PER_SHARD),
-        );
+        const entries = entities.JobSettle.itemsOf(await this.store.queryFirst(pendingIn(shard), ENTRIES_PER_SHARD));
         for (const entry of entries) {
           try {
             result.items += await this.settle(entry);
@@ -110,15 +97,15 @@ export class JobSettler {
     const { tenantId, jobId } = owner;
     if (entry.deleting) return this.purge(entry);
     const items = new JobAggregate(this.options.scopeOf(tenantId), this.options.leaseSeconds);
+    const pk = entities.Job.key.pkOf(tenantId, { jobId });
     let checkpoint = entry;
     let written = 0;
     for (;;) {
       // The items, then the step attempts, after the checkpoint: a space sorts below every
       // character of a key, and `$` above the `#` that follows STEP, so the range holds the item
       // keys, then the job's own rows (JOB, SETTLE: passed over), then the step keys after it.
-      const pk = entities.Job.key.pkOf(tenantId, { jobId });
       const page = itemsOfModels(
-        SETTLED,
+        [entities.Step, entities.WorkItem] as const,
         await this.store.queryFirst({ pk, skBetween: [checkpoint.after ? `${checkpoint.after} ` : 'ITEM#', 'STEP$'] }, PAGE),
       );
       const last = page.length < PAGE;
@@ -152,7 +139,9 @@ export class JobSettler {
   private async purge(entry: SettleEntry): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const page = (await this.store.queryFirst({ pk: entry.PK }, PURGE_PAGE, KEYS_ONLY)).filter((row) => row.SK !== entry.SK);
+      // No projected attribute, so the store's own (key, type, expiry) alone: reading the rows whole
+      // costs DynamoDB Local and this process the serializing of every attribute, for rows only deleted.
+      const page = (await this.store.queryFirst({ pk: entry.PK }, PURGE_PAGE, [])).filter((row) => row.SK !== entry.SK);
       if (page.length === 0) break;
       const chunks: (typeof page)[] = [];
       for (let i = 0; i < page.length; i += PURGE_BATCH) chunks.push(page.slice(i, i + PURGE_BATCH));
@@ -179,9 +168,6 @@ export class JobSettler {
   /** Stops the timer and waits for a sweep under way (whose failure its starter logs or reports). */
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await this.sweeping?.then(
-      () => undefined,
-      () => undefined,
-    );
+    await this.sweeping?.catch(() => undefined);
   }
 }

@@ -9,10 +9,9 @@ import type { ReusedWork } from './job.reuse';
 import { ItemStatus, type JobEventType, JobStatus, type StepState, StepStatus, TERMINAL } from './job.machine';
 
 /*
- * What a change of the job aggregate writes besides the job itself: its step attempts, its events
- * (the job's own stream, and the status streams), its JobWork entry and its JobSettle entry. All
- * of it is derived from the job, its steps and its items as the change left them, and written in
- * the change's own transaction: nothing here is repaired afterwards.
+ * What a change of the job aggregate writes besides the job itself: its step attempts, its events,
+ * its JobWork and JobSettle entries. All of it is derived from the state the change left, and
+ * written in the change's own transaction: nothing here is repaired afterwards.
  */
 
 export type JobItem = EntityItem<'Job'>;
@@ -32,9 +31,8 @@ export const countsOf = (job: { itemCounts?: Record<string, ItemCountsItem> }, s
   job.itemCounts?.[stage] ?? noCounts();
 
 /**
- * A job's item counters as the API shows them (ItemCounts): the stored counters (ITEM_COUNTS) of
- * one fan-out stage, or their totals over all its stages (no stage). What is pending follows from
- * them (ItemCounts' pending field).
+ * A job's item counters as the API shows them (ItemCounts): one fan-out stage's stored counters, or
+ * their totals over all its stages (no stage); its pending field follows from them.
  */
 export const STAGE_ITEM_COUNTS = {
   ...ITEM_COUNTS,
@@ -45,7 +43,6 @@ export const STAGE_ITEM_COUNTS = {
 } as const;
 export type StageItemCounts = ShapeValues<typeof STAGE_ITEM_COUNTS>;
 
-/** What the counters of a job are read from: its stored counters by stage, and its plan's stage order. */
 type CountedJob = { itemCounts?: Record<string, ItemCountsItem>; plan: readonly { name: string }[] };
 
 /** The counters of each fan-out stage of `job` that has items, in plan order. */
@@ -56,10 +53,7 @@ export function stageItemCounts(job: CountedJob): StageItemCounts[] {
 /** The counters over all of `job`'s fan-out stages, each counter added up. */
 export function totalItemCounts(job: CountedJob): StageItemCounts {
   const totals = noCounts();
-  for (const stage of Object.keys(job.itemCounts ?? {})) {
-    const counts = countsOf(job, stage);
-    for (const name of COUNTERS) totals[name] += counts[name];
-  }
+  for (const counts of Object.values(job.itemCounts ?? {})) for (const name of COUNTERS) totals[name] += counts[name];
   return totals;
 }
 
@@ -74,9 +68,8 @@ function snapshotOf(model: AnyModel, item: object, leave: readonly string[]): Re
 }
 
 /**
- * The job as an event carries it: every field as this change left it, so a client's cache can
- * take the whole object (`inputs`, which can be large, is left out and read when a client asks
- * for it, see JobResolver.inputs).
+ * The job as an event carries it: every field as this change left it, so a client's cache can take
+ * the whole object (but `inputs`, which can be large: see JobResolver.inputs).
  */
 const jobSnapshot = (job: JobItem) => ({ ...snapshotOf(entities.Job, job, ['inputs']), seq: job.version, inputsLeftOut: true });
 
@@ -107,11 +100,9 @@ export function stepStateOf(item: StepState): StepState {
 type StepJob = Pick<JobItem, 'jobId' | 'kind' | 'status' | 'currentStep' | 'attempts'>;
 
 /**
- * Whether the step attempt is its job's current attempt of its current step while the job runs
- * (or waits to): written on the step (Step.current) with every put, so that the claimable indexes
- * the step declares follow it (stepClaimableFrom). A change of the job that changes this for a step
- * writes the step too (the machine's outcome names it: the next step reached, a running step of a
- * cancelled job).
+ * Whether the step attempt is its job's current attempt of its current step while the job runs (or
+ * waits to): written on the step (Step.current) with every put, so that the step's claimable indexes
+ * follow it (stepClaimableFrom). A change of the job that changes this for a step writes the step too.
  */
 function isCurrent(job: StepJob, step: StepState): boolean {
   const live = job.status === JobStatus.QUEUED || job.status === JobStatus.RUNNING;
@@ -131,28 +122,6 @@ export function stepWrite(scope: Pick<Scope, 'tenant'>, job: StepJob, step: Step
 }
 
 /**
- * When a job finishes, the current attempts of its steps (`stored`, as its last decision read them,
- * one a planned step) that the change did not write take its expiry, so they go with it; its
- * earlier attempts, which no decision reads, take it from the settle sweep (jobSettleWrites,
- * job.settle.ts). Their claimability needs no write of its own: every step whose claimability a
- * change moves is among the steps it writes.
- */
-export function expiringSteps(
-  scope: Pick<Scope, 'tenant'>,
-  job: StepJob,
-  stored: readonly StepState[],
-  written: StepState[],
-  expiresAt: number | undefined,
-  at: string,
-): Write[] {
-  if (expiresAt === undefined) return [];
-  const same = (a: StepState, b: StepState) => a.name === b.name && a.attempt === b.attempt;
-  return stored
-    .filter((step) => !written.some((w) => same(w, step)))
-    .map((step) => stepWrite(scope, job, step, step.updatedAt ?? at, expiresAt));
-}
-
-/**
  * The events of one change: the job's own (seq = the job's new version, which is also its
  * position in the job's stream) and, when the status changed, one each in the project's and the
  * tenant's job status streams, placed at commit after their heads (see streams.ts).
@@ -166,8 +135,7 @@ export function eventWrites(
   actor: string,
 ): UnitWrite[] {
   const seq = job.version;
-  const { status } = job;
-  const statusChanged = !previous || previous.status !== status;
+  const statusChanged = !previous || previous.status !== job.status;
   // Typed as the job event entity declares it (the streams add `stream` and `position`).
   const attributes: Omit<PutValues<typeof entities.JobEvent>, 'stream' | 'position'> = {
     eventId: `${job.jobId}:${seq}`,
@@ -188,13 +156,10 @@ export function eventWrites(
     item: outcome.item ? itemSnapshot(outcome.item) : undefined,
     reused: outcome.reused,
     statusChanged,
-    expiresAt: Math.floor(Date.parse(at) / 1000) + scope.eventRetentionDays * 86_400,
+    expiresAt: daysAfter(at, scope.eventRetentionDays),
   };
   // The job's own stream lives as long as the job may, so the archive exports it whole.
-  const own = {
-    ...attributes,
-    expiresAt: Math.floor(Date.parse(at) / 1000) + Math.max(scope.eventRetentionDays, JOB_EVENT_TTL_DAYS) * 86_400,
-  };
+  const own = { ...attributes, expiresAt: daysAfter(at, Math.max(scope.eventRetentionDays, JOB_EVENT_TTL_DAYS)) };
   const writes: UnitWrite[] = [event({ ...scope.tenant.of(entities.JobEvent).toItem({ ...own, stream: 'job', position: seq }), ...own })];
   if (statusChanged) {
     writes.push(
@@ -205,21 +170,22 @@ export function eventWrites(
   return writes;
 }
 
+/** The epoch second `days` after `at` (an expiry). */
+const daysAfter = (at: string, days: number): number => Math.floor(Date.parse(at) / 1000) + days * 86_400;
+
 /** When a job that moved to `status` at `at` expires: a finished one FINISHED_JOB_TTL_DAYS later, one that runs never. */
 export function expiresAtOf(status: JobStatus, at: string): number | undefined {
-  return TERMINAL.has(status) ? Math.floor(Date.parse(at) / 1000) + FINISHED_JOB_TTL_DAYS * 86_400 : undefined;
+  return TERMINAL.has(status) ? daysAfter(at, FINISHED_JOB_TTL_DAYS) : undefined;
 }
 
 /**
- * From when the pools' index offers a running single step: its attempt's end, as `claimability`
- * says, but with the lease's end taken down to a multiple of `leaseGridMs`. Every progress report
- * renews the lease and so moves its end; taken down to a grid of half a lease, the offer moves once
- * per half a lease instead of with every report, and the JobWork entry is written that seldom. It
- * is never later than the attempt's end, so a step whose worker went quiet is offered as soon as
- * its lease runs out; it may be earlier (by less than the grid, and only once its worker has not
- * reported for longer than a lease less the grid), and then the claim's own decision refuses the
- * step while its lease runs (`decide`'s claim, see JobRepository.claimPooledStep): no worker is
- * handed a step under a live lease. Its attempt's time (`timesOutAt`) is fixed, so it is kept as it is.
+ * From when the pools' index offers a running single step: its attempt's end (attemptEndsAt), with
+ * the lease's end taken down to a multiple of `leaseGridMs`. Every progress report renews the lease;
+ * on a grid of half a lease the offer, and so the JobWork entry, moves once per half a lease instead
+ * of with every report. It is never later than the attempt's end; it may be earlier (by less than
+ * the grid), and then the claim's own decision refuses the step while its lease runs (see
+ * JobRepository.claimPooledStep): no worker is handed a step under a live lease. The attempt's time
+ * (`timesOutAt`) is fixed, so it is kept as it is.
  */
 export function offeredFrom(step: Pick<StepState, 'leaseExpiresAt' | 'timesOutAt'>, leaseGridMs: number): string | undefined {
   const { leaseExpiresAt, timesOutAt } = step;
@@ -230,18 +196,13 @@ export function offeredFrom(step: Pick<StepState, 'leaseExpiresAt' | 'timesOutAt
   return attemptEndsAt({ leaseExpiresAt: lease, timesOutAt });
 }
 
+type JobWork = { name: string; fanOut: boolean; availableAt?: string };
 /**
- * What the job's JobWork entry says of the job (and the current attempt of its current stage's
- * step, `step`) at `at`: a fan-out stage with unfinished items while the job runs or waits to, or
- * a declared single-step stage whose step can be claimed (now or from its availableAt: a running
- * one's is `offeredFrom` on the grid `leaseGridMs`); null otherwise.
+ * What the job's JobWork entry says of the job (and its current step's attempt, `step`) at `at`: a
+ * fan-out stage with unfinished items while the job runs or waits to, or a declared single-step stage
+ * whose step can be claimed (now or from its availableAt); null otherwise.
  */
-function jobWorkOf(
-  job: JobItem,
-  step: StepState | undefined,
-  at: string,
-  leaseGridMs = 0,
-): { name: string; fanOut: boolean; availableAt?: string } | null {
+function jobWorkOf(job: JobItem, step: StepState | undefined, at: string, leaseGridMs: number): JobWork | null {
   const stage = job.currentStep;
   if (!stage || (job.status !== JobStatus.QUEUED && job.status !== JobStatus.RUNNING)) return null;
   if (fanOutOf(job, stage)) {
@@ -254,16 +215,11 @@ function jobWorkOf(
   return { name: stage, fanOut: false, availableAt: step.status === StepStatus.RUNNING ? offeredFrom(step, leaseGridMs) : availableAt };
 }
 
-/** The grid a running step's lease end is listed on in the pools' index (see offeredFrom): half a lease. */
-const leaseGridOf = (leaseSeconds: number): number => Math.round((leaseSeconds * 1000) / 2);
-
 /**
- * The write that keeps the job's JobWork entry what `jobWorkOf` says of the job as the change
- * left it (`next`, with its current step), given what it said before (`previous`; null for a new
- * job): a put when the job reached such a stage or its step's offer moved, a delete when it left
- * it or stopped, nothing otherwise. `leaseSeconds` is the workers' lease (Config.jobLeaseSeconds):
- * a running step's offer follows its renewals on a grid of half of it (offeredFrom), so a progress
- * report writes the entry about once per half a lease, not once per report.
+ * The write that keeps the job's JobWork entry what `jobWorkOf` says of the job as the change left it
+ * (`next`), given what it said before (`previous`; null for a new job): a put when it changed, a
+ * delete when there is none now. A running step's offer is on a grid of half the workers' lease
+ * (`leaseSeconds`, see offeredFrom).
  */
 export function jobWorkWrites(
   scope: Pick<Scope, 'tenant'>,
@@ -272,12 +228,11 @@ export function jobWorkWrites(
   at: string,
   leaseSeconds: number,
 ): UnitWrite[] {
-  const grid = leaseGridOf(leaseSeconds);
+  const grid = Math.round((leaseSeconds * 1000) / 2);
   const before = previous ? jobWorkOf(previous.job, previous.step, at, grid) : null;
   const after = jobWorkOf(next.job, next.step, at, grid);
   if (before?.name === after?.name && before?.availableAt === after?.availableAt) return [];
-  const key = scope.tenant.of(entities.JobWork).keyOf({ jobId: next.job.jobId });
-  if (!after) return [del(key)];
+  if (!after) return [del(scope.tenant.of(entities.JobWork).keyOf({ jobId: next.job.jobId }))];
   return [
     scope.tenant.of(entities.JobWork).put({
       jobId: next.job.jobId,
@@ -304,7 +259,6 @@ export function jobWorkWrites(
 export function jobSettleWrites(scope: Pick<Scope, 'tenant'>, previous: JobItem, next: JobItem, at: string): UnitWrite[] {
   const toSettle =
     Object.values(next.itemCounts ?? {}).some((c) => c.total > 0) || Object.values(next.attempts ?? {}).some((attempt) => attempt > 1);
-  const key = scope.tenant.of(entities.JobSettle).keyOf({ jobId: next.jobId });
   const expiresAt = TERMINAL.has(next.status) ? next.expiresAt : undefined;
   if (expiresAt !== undefined && toSettle && (!TERMINAL.has(previous.status) || previous.expiresAt !== expiresAt)) {
     return [
@@ -318,7 +272,8 @@ export function jobSettleWrites(scope: Pick<Scope, 'tenant'>, previous: JobItem,
       }),
     ];
   }
-  if (!TERMINAL.has(next.status) && TERMINAL.has(previous.status) && toSettle) return [del(key)];
+  if (!TERMINAL.has(next.status) && TERMINAL.has(previous.status) && toSettle)
+    return [del(scope.tenant.of(entities.JobSettle).keyOf({ jobId: next.jobId }))];
   return [];
 }
 
