@@ -11,23 +11,15 @@ import { StepStatus } from './job.machine';
  */
 
 /** The pools a pool worker's claim may draw from: its token's kinds (and stages), narrowed by the claim's arguments. */
-function poolsOf(
-  scope: { kinds: string[]; stages?: string[] },
-  kind: string | null,
-  stage: string | null,
-): { kind: string; stage: string }[] {
+function poolsOf(scope: { kinds: string[]; stages?: string[] }, kind: string | null, stage: string | null) {
   if (kind != null && !scope.kinds.includes(kind)) throw forbidden(`This pool serves the kinds ${scope.kinds.join(', ')}, not ${kind}.`);
   if (stage != null && kind == null) throw badInput('claimWork needs the kind of the stage it names.', 'kind');
   if (stage != null && scope.stages && !scope.stages.includes(stage))
     throw forbidden(`This pool serves the stages ${scope.stages.join(', ')}, not ${stage}.`);
-  const pools: { kind: string; stage: string }[] = [];
-  for (const k of kind != null ? [kind] : scope.kinds) {
-    for (const s of declaredKind(k)?.stages ?? []) {
-      if ((stage != null && s.name !== stage) || (scope.stages && !scope.stages.includes(s.name))) continue;
-      pools.push({ kind: k, stage: s.name });
-    }
-  }
-  return pools;
+  const serves = (s: string) => (stage == null || s === stage) && (!scope.stages || scope.stages.includes(s));
+  return (kind != null ? [kind] : scope.kinds).flatMap((k) =>
+    (declaredKind(k)?.stages ?? []).filter((s) => serves(s.name)).map((s) => ({ kind: k, stage: s.name })),
+  );
 }
 
 /**
@@ -50,17 +42,16 @@ export async function claimPooledWork(
   kind: string | null,
   stage: string | null,
 ): Promise<(PooledClaim & { lease: string }) | null> {
-  const principal = ctx.principal;
-  if (!principal?.pool || !ctx.leases) throw forbidden('Only a pool worker claims from the pools.');
-  const leases = ctx.leases;
+  const { principal, leases } = ctx;
+  if (!principal?.pool || !leases) throw forbidden('Only a pool worker claims from the pools.');
   const jobsOf = (tenantId: string): Repositories['jobs'] => ctx.reposForPoolClaim(tenantId).jobs;
   // The pool's own pseudo-tenant owns no data: its repositories only reach the process's scheduler.
   const scheduler = jobsOf(principal.tenantId).poolScheduler();
   for (const pool of poolsOf(principal.pool, kind, stage)) {
     const fanOut = declaredKind(pool.kind)?.stages.find((s) => s.name === pool.stage)?.fanOut !== undefined;
-    const claimed = fanOut
-      ? await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimItem(entry.jobId, true))
-      : await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimPooledStep(entry.jobId, entry.stage));
+    const claimed = await scheduler.next<PooledClaim>(pool.kind, pool.stage, (entry) =>
+      fanOut ? jobsOf(entry.tenantId).claimItem(entry.jobId, true) : jobsOf(entry.tenantId).claimPooledStep(entry.jobId, entry.stage),
+    );
     const held =
       claimed?.item ?? (claimed?.step ? { stage: claimed.step.name, sequence: STEP_SEQUENCE, attempt: claimed.step.attempt } : null);
     if (!claimed || !held) continue;
@@ -92,9 +83,8 @@ async function openLease(ctx: Context, lease: string | null | undefined, missing
 
 /**
  * The repositories and attempt a report on `unit` (a work item, or a step without a sequence)
- * runs with: the caller's own and the attempt it named, or, for a pool worker, those of the tenant
- * of the lease it sends, which must name exactly this unit (and the attempt, when the report names
- * one); the lease's attempt is the one reported on.
+ * runs with: the caller's own and the attempt it named, or, for a pool worker, those of the
+ * tenant of its lease, which must name exactly this unit (and attempt, if named), and its attempt.
  */
 async function reportRepos(
   ctx: Context,
@@ -110,7 +100,7 @@ async function reportRepos(
   return { repos: ctx.reposUnderLease(lease), attempt };
 }
 
-/** reportRepos of a report on a step attempt. */
+/** reportRepos of a report on a step attempt (its stepName, the stage). */
 export const stepReportRepos = (ctx: Context, ref: { jobId: string; stepName: string; attempt?: number | null; lease?: string | null }) =>
   reportRepos(ctx, { ...ref, stage: ref.stepName });
 
@@ -122,15 +112,12 @@ export const heldUnitRepos = async (
 
 /**
  * The repositories an addWorkItems runs with: the caller's own, or, for a pool worker, those of
- * the tenant of the lease it sends. A pool worker adds items to a job only while it holds one of
- * that job's steps: the worker of the stage before a fan-out stage is the one that knows its
- * items (MUSIC_VIDEO's generate-scenes adds the render-scenes scenes), and a pool worker reaches a
- * tenant through nothing but its leases. Throws FORBIDDEN without a lease, or with a lease on an
- * item or on another job; INVALID_TRANSITION when the step's attempt the lease names is no longer
- * running (taken over after its lease ran out, completed, failed or paused), so a worker that
- * lost its step adds nothing. The check reads the step before the add: a takeover in the moment
- * between the two is not seen, exactly as a tenant-bound worker's add (which names no attempt) is
- * not held to one.
+ * the tenant of its lease, which must be on a step of that job whose attempt still runs: the
+ * worker of the stage before a fan-out stage is the one that knows its items, and a pool worker
+ * reaches a tenant through nothing but its leases. FORBIDDEN without such a lease;
+ * INVALID_TRANSITION when that attempt is over, so a worker that lost its step adds nothing. A
+ * takeover between this read and the add is not seen, as a tenant-bound worker's add (which names
+ * no attempt) is not held to one.
  */
 export async function itemAdderRepos(ctx: Context, ref: { jobId: string; lease?: string | null }): Promise<Repositories> {
   if (!ctx.principal?.pool) return ctx.repos;
