@@ -65,21 +65,13 @@ export class DeadLetters {
     private readonly items: JobAggregate,
   ) {}
 
-  /**
-   * The tenant's dead letters of one stage of a kind: with an error code, that code's, newest
-   * first; without one, by error code (descending), each code's newest first.
-   */
   async list(kind: string, stage: string, errorCode: string | null | undefined, page: PageRequest) {
     const { values } = listed(kind, stage, errorCode);
     const spec = this.scope.tenant.of(entities.WorkItem).query('deadLetters', values, { descending: true });
     return entities.WorkItem.pageOf(await this.scope.page(spec, page));
   }
 
-  /**
-   * Every tenant's dead letters of one stage of a kind (operators only; the resolver checks the
-   * role), each with its tenant, in the order `list` gives one tenant's: one query per shard of
-   * the cross-tenant index, merged. Pages forward only.
-   */
+  /** Every tenant's (operators only: the resolver checks the role), one query per shard of the cross-tenant index, merged. */
   async acrossTenants(kindName: string, stageName: string, errorCode: string | null | undefined, page: PageRequest) {
     const { code, values } = listed(kindName, stageName, errorCode);
     const model = entities.WorkItem;
@@ -95,12 +87,7 @@ export class DeadLetters {
     return model.pageOf(merged).map((item) => ({ ...item, tenantId: tenantOfPk(item.PK) }));
   }
 
-  /**
-   * Reopens the dead letters matching `filter` as new attempts (retryWorkItem's decision, so each
-   * gets its ITEM_RETRIED event and a stage that had failed by its policy reopens with its job),
-   * oldest first, at most `max` (MAX_REPLAY) of them and MAX_SCANNED index rows a call. A call that
-   * stopped at its bound says so (`remaining`) and where the next goes on (`cursor`).
-   */
+  /** Reopens the dead letters matching `filter` by retryWorkItem's decision, at most `max` and MAX_SCANNED index rows a call. */
   async replay(filter: DeadLetterFilter, max: number | null | undefined, after: string | null | undefined): Promise<ReplayOutcome> {
     const checked = checkedFilter(filter.kind, filter.stage, filter.errorCode, 'filter.');
     const jobId = filter.jobId != null ? assertId(filter.jobId, 'job', 'filter.jobId') : undefined;
@@ -140,9 +127,8 @@ export class DeadLetters {
   }
 
   /**
-   * Reopens each item through its job's committer (a few jobs at a time) and counts those reopened;
-   * one its job's state refused (the job moved on, finished, was cancelled or deleted, or the item
-   * is no longer a dead letter of this code) is skipped. A fault is thrown.
+   * Reopens each item through its job's committer (a few jobs at a time): how many reopened. One its
+   * job refused (moved on, finished, cancelled, deleted, or no longer a dead letter of this code) is skipped.
    */
   private async reopen(matches: WorkItemItem[], code: string | null | undefined): Promise<number> {
     const byJob = new Map<string, WorkItemItem[]>();
@@ -163,10 +149,7 @@ export class DeadLetters {
   }
 }
 
-/**
- * A filter's declared kind, its fan-out stages (only `stage` when one is named) and its error
- * code, checked: BAD_USER_INPUT naming the field (after `prefix`) at fault.
- */
+/** A filter's kind, its fan-out stages (or only `stage`) and error code, checked: BAD_USER_INPUT naming the field (after `prefix`). */
 function checkedFilter(kindName: string, stage: string | null | undefined, errorCode: string | null | undefined, prefix = '') {
   const kind = requireText(kindName, `${prefix}kind`, 100);
   const stages = (declaredKind(kind)?.stages ?? []).filter((s) => s.fanOut).map((s) => s.name);
@@ -190,9 +173,7 @@ const indexValues = (kind: string, stage: string, code: string | null | undefine
   ...(code != null ? { errorCode: deadLetterCode(code) } : {}),
 });
 
-function encodePosition(position: Position): string {
-  return Buffer.from(JSON.stringify([position.stage, position.after])).toString('base64url');
-}
+const encodePosition = (position: Position) => Buffer.from(JSON.stringify([position.stage, position.after])).toString('base64url');
 
 /** A replay's `after`: BAD_USER_INPUT unless it is a cursor a replay of these stages returned. */
 function decodePosition(cursor: string, stages: string[]): Position {

@@ -5,9 +5,8 @@ import { declaredKind } from './job.kinds';
 import { StepStatus } from './job.machine';
 
 /*
- * The API's side of the shared worker pools: what a pool worker's claimWork and its reports run
- * with, from the request's context (its principal, its pool's kinds and stages, the leases it
- * sends). The scheduler that hands out the claims (src/job/job.pool.ts) knows no request.
+ * The API's side of the shared worker pools: what a pool worker's claimWork and its reports run with,
+ * from the request's context. The scheduler that hands out the claims (job.pool.ts) knows no request.
  */
 
 /** The pools a pool worker's claim may draw from: its token's kinds (and stages), narrowed by the claim's arguments. */
@@ -33,9 +32,8 @@ type PooledClaim = Extract<
 >;
 
 /**
- * A pool worker's claimWork: the next step or item of any tenant, by the pools' fair shares (see
- * PoolScheduler), with a lease naming exactly that step or item and its attempt, sealed for this
- * worker (a step's lease has sequence 0). Null when no tenant has claimable work in its pools.
+ * A pool worker's claimWork: the next step or item of any tenant, by the pools' fair shares
+ * (PoolScheduler), with a lease naming exactly it and its attempt, sealed for this worker.
  */
 export async function claimPooledWork(
   ctx: Context,

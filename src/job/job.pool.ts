@@ -20,12 +20,7 @@ const SHARE_MS = 5_000;
 /** Entries one view reads (jobs with claimable work across tenants). */
 const VIEW_ENTRIES = 2_000;
 
-export interface PoolEntry {
-  tenantId: string;
-  jobId: string;
-  stage: string;
-  kind: string;
-}
+export type PoolEntry = { tenantId: string; jobId: string; stage: string; kind: string };
 
 /**
  * What a claim of a single step answers when the pools' index listed it before its lease's end
@@ -60,10 +55,7 @@ export class PoolScheduler {
   private readonly pools = new Map<string, PoolState>();
   private readonly shares = new Map<string, { weight: number; readAt: number }>();
 
-  /**
-   * @param now The requests' clock (Scope.now): the times the index lists (availableAt, a lease's
-   *   end) were written on it, so they are compared on it too; how old a view is stays on the process's own timer.
-   */
+  /** `now` is the requests' clock (Scope.now), on which the index's times were written; a view's age is on the process's own timer. */
   constructor(
     private readonly store: Store,
     private readonly now: () => Date,
@@ -95,9 +87,7 @@ export class PoolScheduler {
       for (const [jobId, until] of pool.held) if (until <= now) pool.held.delete(jobId);
       for (const row of rows) {
         const tenantId = jobOwnerOf(row)?.tenantId;
-        // A single step held under a live lease is listed from its availableAt (job.writes.ts
-        // offeredFrom): never after its lease's end, possibly a little before it, when the claim's
-        // own decision refuses it and it is left out until the lease's end (HeldUntil).
+        // Left out: work not yet available, or a step found held under a lease listed early (HeldUntil).
         if (!tenantId || !entities.JobWork.is(row) || (row.availableAt ?? '') > now || pool.held.has(row.jobId)) continue;
         const list = view.get(tenantId) ?? [];
         list.push({ tenantId, jobId: row.jobId, stage: row.name, kind: row.kind });
@@ -107,8 +97,7 @@ export class PoolScheduler {
       pool.readAt = Date.now();
       // Tenants keep their place in the ring; new ones join at its end, gone ones leave it.
       pool.ring = [...pool.ring.filter((t) => view.has(t)), ...[...view.keys()].filter((t) => !pool.ring.includes(t))];
-      for (const t of pool.deficit.keys()) if (!view.has(t)) pool.deficit.delete(t);
-      for (const t of pool.probes.keys()) if (!view.has(t)) pool.probes.delete(t);
+      for (const byTenant of [pool.deficit, pool.probes]) for (const t of byTenant.keys()) if (!view.has(t)) byTenant.delete(t);
       if (pool.turn >= pool.ring.length) pool.turn = 0;
       // Shares are kept only for tenants some pool has work of, so the cache does not grow with
       // every tenant that ever had work.
@@ -154,10 +143,7 @@ export class PoolScheduler {
     this.shares.delete(tenantId);
   }
 
-  /**
-   * The next claim of pool (kind, stage): the tenant whose turn it is tries its jobs in order with
-   * `claim`. Null when no tenant has claimable work (after one fresh read of the index).
-   */
+  /** The next claim of pool (kind, stage), by `claim`; null when no tenant has claimable work (after one fresh read of the index). */
   async next<T>(kind: string, stage: string, claim: TenantClaim<T>): Promise<(T & { tenantId: string }) | null> {
     const pool = this.poolOf(kind, stage);
     const reread = Date.now() - pool.readAt > VIEW_MS || pool.ring.length === 0;
@@ -207,10 +193,7 @@ export class PoolScheduler {
     return null;
   }
 
-  /**
-   * Tries the tenant's jobs in order; a job with nothing claimable now leaves the view (the one
-   * tried, by identity: concurrent claims for the tenant share the list).
-   */
+  /** Tries the tenant's jobs in order; one with nothing claimable now leaves the view (by identity: concurrent claims share the list). */
   private async claimFor<T>(pool: PoolState, tenantId: string, claim: TenantClaim<T>): Promise<T | null | 'AT_LIMIT'> {
     const jobs = pool.view.get(tenantId) ?? [];
     for (let entry = jobs[0]; entry; entry = jobs[0]) {

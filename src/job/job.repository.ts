@@ -3,7 +3,7 @@ import { logger } from '../logger';
 import { activityEvent } from '../common/activity-event';
 import { assertId, isValidTenantId } from '../common/ids';
 import { Stale } from '../common/mutate';
-import { attemptEndsAt, entities, type EntityItem } from '../common/entities';
+import { attemptEndsAt, entities, type EntityItem, OPS_SHARDS } from '../common/entities';
 import type { Scope } from '../common/scope';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
 import { isPlainObject } from '../guards';
@@ -21,16 +21,7 @@ import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/co
 import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
 import type { ProjectRepository } from '../project/project.repository';
-import {
-  jobsByStatus,
-  jobsOfProject,
-  jobsOfUser,
-  jobWithSteps,
-  stepHistory,
-  OPS_SHARDS,
-  opsJobsByStatus,
-  stepsAwaitingReview,
-} from './job.keys';
+import { jobsByStatus, jobsOfProject, jobsOfUser, jobWithSteps, stepHistory, opsJobsByStatus, stepsAwaitingReview } from './job.keys';
 import type { StepLike } from './job.writes';
 import { JobStatus, StepStatus, TERMINAL, type JobCommand, onStep, type PlannedStep, type StepState } from './job.machine';
 import type { CreateJobInput } from './job.type';
@@ -59,20 +50,14 @@ function takeTurn(candidates: readonly object[]): number {
 const CLAIM_CANDIDATES = 20;
 /** What losing a claim to another worker looks like: the step moved on, or the job changed too fast. */
 const CLAIM_RACES = new Set<string>([ErrorCode.INVALID_TRANSITION, ErrorCode.CONFLICT, ErrorCode.NOT_FOUND, ErrorCode.JOB_CANCELLED]);
-/**
- * Rows of a job's partition deleted in the transaction that deletes the job (with the job, its
- * activity event and its JobSettle entry; DynamoDB allows 100 writes); the rest go by the sweep.
- */
+/** Rows of a job's partition deleted with it (beside the job, its event and JobSettle entry: 100 writes a transaction); the rest by the sweep. */
 const DELETE_FIRST = 87;
 
 /** A job's deletion (JobRepository.delete), one decision in the job's queue of the committer; a lost race reads and decides again. */
 const JOB_DELETION = oneDecisionType<{ job: Item | null; steps: StepLike[]; page: Item[]; settle?: EntityItem<'JobSettle'> }>(
   changingTooFast('Job'),
 );
-/**
- * The most step attempts the step history reads (20 steps of up to 10 attempts, retried jobs
- * adding more); past it the read is refused rather than cut.
- */
+/** The most step attempts the history reads (20 steps of up to 10 attempts, retried jobs adding more); past it the read is refused, not cut. */
 const MAX_STEP_HISTORY = 1000;
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
 
@@ -114,10 +99,7 @@ export interface HeldUnitRef {
   attempt?: number;
 }
 
-/**
- * A unit a claim took, at its attempt, with a pool worker's lease on it (through which its tenant
- * is reached later; null or absent for a tenant-bound worker).
- */
+/** A unit a claim took, at its attempt, with a pool worker's lease on it (its way to the tenant later; none for a tenant-bound worker). */
 export type HeldUnit = HeldUnitRef & { attempt: number; lease?: string | null };
 
 /** Who hears of the workers' claims and of the reports that end what they hold (src/events/work-signals.ts). */
@@ -136,9 +118,8 @@ const claimObservers = new WeakMap<Store, ClaimObserver>();
 export const claimerOf = (scope: Pick<Scope, 'tenant' | 'actor'>): string => `${scope.tenant.id}\u0000${scope.actor}`;
 
 /**
- * Tells `observer` (one a store) of the claims and reports `store` serves: the workers' pushed
- * signals deal new work to idle workers first (src/events/work-signals.ts registers, so that jobs
- * know nothing of events).
+ * Tells `observer` (one a store) of the claims and reports `store` serves, so that pushed signals deal
+ * new work to idle workers first (src/events/work-signals.ts registers: jobs know nothing of events).
  */
 export function observeClaims(store: Store, observer: ClaimObserver): void {
   claimObservers.set(store, observer);
@@ -174,20 +155,15 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   }
 
   /**
-   * Where the job's stream stands: its seq (version), status and project, read strongly
-   * consistently after this call and shared with concurrent callers (Scope.shared), so a burst of
-   * subscribes to one job reads it a few times, not once each. Null when this tenant has no such job.
+   * Where the job's stream stands (seq, status, project), read strongly consistently and shared with
+   * concurrent callers (Scope.shared), so a burst of subscribes to one job reads it a few times, not once each.
    */
   async head(jobId: string): Promise<{ seq: number; status: JobItem['status']; projectId: string } | null> {
     const item = await this.scope.shared.get(this.keys.keyOf({ jobId: assertId(jobId, 'job', 'jobId') }));
     return entities.Job.is(item) ? { seq: item.version, status: item.status, projectId: item.projectId } : null;
   }
 
-  /**
-   * The job with all its step attempts (the `job` query answers with every attempt of every
-   * step), read together in one strongly consistent query; null when this tenant has no such job.
-   * No decision reads it (see JobAggregate.load).
-   */
+  /** The job with all its step attempts, read together in one strongly consistent query. No decision reads it (see JobAggregate.load). */
   async get(jobId: string) {
     assertId(jobId, 'job', 'jobId');
     const items = await this.scope.store.queryAll(jobWithSteps(this.scope.tenant, jobId), MAX_STEP_HISTORY + 1);
@@ -195,11 +171,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     return job ? toJob(job, entities.Step.itemsOf(items).sort(byOrder)) : null;
   }
 
-  /**
-   * Every attempt of every step of the job, in plan order (the `steps` field): the one read that
-   * needs the whole history, so it pages through the step rows alone (strongly consistent). Empty
-   * when this tenant has no such job.
-   */
+  /** Every attempt of every step of the job, in plan order (the `steps` field): it pages through the step rows alone (strongly consistent). */
   async steps(jobId: string) {
     assertId(jobId, 'job', 'jobId');
     const rows = await this.scope.store.queryAll(stepHistory(this.scope.tenant, jobId), MAX_STEP_HISTORY);
@@ -215,30 +187,23 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     return (await this.page(spec, page)).map((item) => toJob(item));
   }
 
-  /** A project's jobs, newest first. */
   ofProject(projectId: string, page: PageRequest) {
     return this.list(jobsOfProject(this.scope.tenant, assertId(projectId, 'proj', 'projectId')), page);
   }
 
-  /** The tenant's jobs in one status, most recently changed first. */
   byStatus(status: JobStatus, page: PageRequest) {
     return this.list(jobsByStatus(this.scope.tenant, status), page);
   }
 
-  /** The caller's own jobs, newest first. */
   mine(page: PageRequest) {
     return this.list(jobsOfUser(this.scope.tenant, this.scope.actor), page);
   }
 
-  /** Step attempts paused for a person's review, most recent first. */
   async awaitingReview(page: PageRequest) {
     return entities.Step.pageOf(await this.scope.page(stepsAwaitingReview(this.scope.tenant), page)).map(toStep);
   }
 
-  /**
-   * Jobs in one status across all tenants (operators only; the resolver checks the role): one query
-   * per shard of GSI3, merged newest first.
-   */
+  /** Across all tenants (operators only: the resolver checks the role), one query per shard of GSI3, merged. */
   async acrossTenants(status: JobStatus, page: PageRequest) {
     const merged = await this.scope.pageMerged(
       `ops:${status}`,
@@ -250,11 +215,9 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   }
 
   /**
-   * Hands the caller the next step of its tenant that a worker may take (optionally of one kind),
-   * oldest first: a job's current step waiting to start, or one whose worker's lease ran out (a
-   * new attempt; past its attempts the job fails and the search goes on). One query of the
-   * claimable index finds the candidates; each claim is a transition conditioned on the job's
-   * version, so of workers asking at once each step goes to exactly one. Null when there is none.
+   * A tenant's worker's claimWork: one query of the claimable index finds the candidates, oldest first;
+   * each claim is a transition conditioned on the job's version, so of workers asking at once each
+   * step goes to exactly one. A lease run out past the step's attempts fails the job; the search goes on.
    */
   async claimWork(kind?: string | null, stage?: string | null) {
     if (stage != null && kind == null) throw badInput('claimWork needs the kind of the stage it names.', 'kind');
@@ -313,9 +276,8 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   }
 
   /**
-   * Sets a tenant's share of the pools (operators only; the resolver checks the role): its weight and
-   * running limit. The limit holds at once (every claim's transaction checks it); the weight is
-   * used by this process at once, by others within a few seconds (PoolScheduler).
+   * Operators only (the resolver checks the role). The limit holds at once (every claim's transaction
+   * checks it); the weight is used by this process at once, by others within a few seconds (PoolScheduler).
    */
   async setPoolShare(tenantId: string, weight: number, maxRunning: number | null) {
     if (!isValidTenantId(tenantId)) throw badInput('tenantId is not a valid tenant id.', 'tenantId');
@@ -336,10 +298,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     return poolSchedulerOf(this.scope.store, this.scope.now);
   }
 
-  /**
-   * JobAggregate.claimNext for claimWork or, `pooled`, for the pool claimer (job.pool.ts): AT_LIMIT
-   * for a tenant at its running limit; null when the job has no item claimable now.
-   */
+  /** JobAggregate.claimNext for claimWork or, `pooled`, the pool claimer: AT_LIMIT at the tenant's running limit; null for no item now. */
   async claimItem(jobId: string, pooled = false) {
     const claimed = await this.items.claimNext(assertId(jobId, 'job', 'jobId'), { pooled });
     if (claimed.atLimit) return AT_LIMIT;
@@ -348,11 +307,9 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   }
 
   /**
-   * Creates a job with its planned steps, or returns the job an earlier identical request made,
-   * through the idempotent creates' one path (common/idempotency.ts): the client's key, or one
-   * derived from project, kind, inputs, seed and model version, is recorded in the job's own
-   * transaction, so concurrent duplicates create exactly one job and all of them get it. A job
-   * that failed or was cancelled (or was deleted) gives its key up: the next request makes a new one.
+   * Creates a job, or returns the one an earlier identical request made, through the idempotent
+   * creates' one path (common/idempotency.ts): the key (createRequestOf) is recorded in the job's own
+   * transaction, so concurrent duplicates create exactly one job and all of them get it.
    */
   async create(input: CreateJobInput) {
     const request = this.checkedCreate(input);
@@ -399,11 +356,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     return toJob(made.job, made.steps);
   }
 
-  /**
-   * What createJob's `input` asks for, checked before anything is read: its project and kind, the
-   * steps of its plan, its attempts, its inputs and items checked against a declared kind. Throws
-   * BAD_USER_INPUT naming the field at fault.
-   */
+  /** What createJob's `input` asks for, checked before anything is read: BAD_USER_INPUT naming the field at fault. */
   private checkedCreate(input: CreateJobInput) {
     const projectId = checkedRef(entities.Job.attributes.projectId, input.projectId, 'projectId');
     const kind = requireText(input.kind, 'kind', 100);
@@ -488,7 +441,6 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
    * rows: once it is gone the job is gone for every reader (its rows are only read through it). A
    * partition that does not fit (a 10,000-item stage leaves over 30,000 rows) gets a JobSettle
    * entry marked `deleting` in that transaction, and the settle sweep deletes the rest page by page.
-   * INVALID_TRANSITION while the job can still change; CONFLICT for a stale `expectedVersion`.
    */
   async delete(jobId: string, expectedVersion?: number | null) {
     assertId(jobId, 'job', 'jobId');
@@ -556,11 +508,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     });
   }
 
-  /**
-   * Runs a worker's or a person's command on a job (JobAggregate.run) and returns the job as it
-   * left it. Throws NOT_FOUND for an unknown job, JOB_CANCELLED for a worker's action on a
-   * cancelled one, and what `decide` throws.
-   */
+  /** Runs a worker's or a person's command on a job (JobAggregate.run): the job as it left it. */
   async act(jobId: string, command: JobCommand, review: { comment?: string | null } = {}) {
     return this.decided((await this.items.run(jobId, command, review)).job);
   }
