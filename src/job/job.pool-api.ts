@@ -79,15 +79,15 @@ async function openLease(ctx: Context, lease: string | null | undefined, missing
   return ctx.leases.open(lease, ctx.principal.userId);
 }
 
+/** A unit a report names: a work item, or a step without a sequence; with a pool worker's lease. */
+type ReportedUnit = { jobId: string; stage: string; sequence?: number; attempt?: number | null; lease?: string | null };
+
 /**
- * The repositories and attempt a report on `unit` (a work item, or a step without a sequence)
- * runs with: the caller's own and the attempt it named, or, for a pool worker, those of the
- * tenant of its lease, which must name exactly this unit (and attempt, if named), and its attempt.
+ * The repositories and attempt a report on `unit` runs with: the caller's own and the attempt it
+ * named, or, for a pool worker, those of the tenant of its lease, which must name exactly this unit
+ * (and attempt, if named), and its attempt.
  */
-async function reportRepos(
-  ctx: Context,
-  unit: { jobId: string; stage: string; sequence?: number; attempt?: number | null; lease?: string | null },
-): Promise<{ repos: Repositories; attempt: number | null }> {
+async function reportRepos(ctx: Context, unit: ReportedUnit): Promise<{ repos: Repositories; attempt: number | null }> {
   if (!ctx.principal?.pool) return { repos: ctx.repos, attempt: unit.attempt ?? null };
   const sequence = unit.sequence ?? STEP_SEQUENCE;
   const what = sequence === STEP_SEQUENCE ? 'a step' : 'an item';
@@ -103,10 +103,8 @@ export const stepReportRepos = (ctx: Context, ref: { jobId: string; stepName: st
   reportRepos(ctx, { ...ref, stage: ref.stepName });
 
 /** The repositories of a report on a work item (which names its attempt), or of a lost worker's hand-back (bound-workers.ts). */
-export const heldUnitRepos = async (
-  ctx: Context,
-  unit: { jobId: string; stage: string; sequence?: number; attempt: number; lease?: string | null },
-): Promise<Repositories> => (await reportRepos(ctx, unit)).repos;
+export const heldUnitRepos = async (ctx: Context, unit: ReportedUnit & { attempt: number }): Promise<Repositories> =>
+  (await reportRepos(ctx, unit)).repos;
 
 /**
  * The repositories an addWorkItems runs with: the caller's own, or, for a pool worker, those of

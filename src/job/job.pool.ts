@@ -71,7 +71,6 @@ export class PoolScheduler {
     return pool;
   }
 
-  /** The tenants some pool's view has work of. */
   private tenantsWithWork(): Set<string> {
     return new Set([...this.pools.values()].flatMap((p) => [...p.view.keys()]));
   }

@@ -111,7 +111,6 @@ export interface ClaimObserver {
   released?(unit: HeldUnitRef, worker: string, workerId?: string): void;
 }
 
-/** Who is told what each worker's claims found, per store (one per server): see observeClaims. */
 const claimObservers = new WeakMap<Store, ClaimObserver>();
 
 /** A worker as its claims name it, for observeClaims: its tenant (or pool) and its token's subject. */
@@ -149,7 +148,6 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     this.deadLetters = new DeadLetters(scope, this.items);
   }
 
-  /** The tenant whose jobs these are. */
   get tenantId(): string {
     return this.scope.tenant.id;
   }
@@ -344,16 +342,14 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     );
     // An earlier request's job is returned as it is now; a new one as this request made it (a
     // first stage that fans out opened in its commit: STEP_STARTED, or completed without items).
-    if (!made) {
-      const failure = await allowedFailure;
-      if (failure !== undefined)
-        logger.warn(
-          { err: failure, code: 'PLAN_READ_FAILED' },
-          "createJob's read of the plan's itemsPerJob failed; the request was answered with an earlier job, which needs none",
-        );
-      return toJob(job);
-    }
-    return toJob(made.job, made.steps);
+    if (made) return toJob(made.job, made.steps);
+    const failure = await allowedFailure;
+    if (failure !== undefined)
+      logger.warn(
+        { err: failure, code: 'PLAN_READ_FAILED' },
+        "createJob's read of the plan's itemsPerJob failed; the request was answered with an earlier job, which needs none",
+      );
+    return toJob(job);
   }
 
   /** What createJob's `input` asks for, checked before anything is read: BAD_USER_INPUT naming the field at fault. */
