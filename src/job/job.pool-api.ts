@@ -50,9 +50,8 @@ export async function claimPooledWork(
     const claimed = await scheduler.next<PooledClaim>(pool.kind, pool.stage, (entry) =>
       fanOut ? jobsOf(entry.tenantId).claimItem(entry.jobId, true) : jobsOf(entry.tenantId).claimPooledStep(entry.jobId, entry.stage),
     );
-    const held =
-      claimed?.item ?? (claimed?.step ? { stage: claimed.step.name, sequence: STEP_SEQUENCE, attempt: claimed.step.attempt } : null);
-    if (!claimed || !held) continue;
+    if (!claimed) continue;
+    const held = claimed.item ?? { stage: claimed.step.name, sequence: STEP_SEQUENCE, attempt: claimed.step.attempt };
     const lease = await leases.seal({
       tenantId: claimed.tenantId,
       jobId: claimed.job.jobId,
