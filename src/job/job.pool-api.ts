@@ -106,13 +106,11 @@ export const heldUnitRepos = async (ctx: Context, unit: ReportedUnit & { attempt
   (await reportRepos(ctx, unit)).repos;
 
 /**
- * The repositories an addWorkItems runs with: the caller's own, or, for a pool worker, those of
- * the tenant of its lease, which must be on a step of that job whose attempt still runs: the
- * worker of the stage before a fan-out stage is the one that knows its items, and a pool worker
- * reaches a tenant through nothing but its leases. FORBIDDEN without such a lease;
- * INVALID_TRANSITION when that attempt is over, so a worker that lost its step adds nothing. A
- * takeover between this read and the add is not seen, as a tenant-bound worker's add (which names
- * no attempt) is not held to one.
+ * The repositories an addWorkItems runs with: the caller's own, or, for a pool worker, those of the
+ * tenant of its lease, which must be on a running attempt of a step of that job (the worker of the
+ * stage before a fan-out stage knows its items; a pool worker reaches a tenant only by its leases),
+ * so a worker that lost its step adds nothing. A takeover between this read and the add is not
+ * seen, as a tenant-bound worker's add (which names no attempt) is not held to one.
  */
 export async function itemAdderRepos(ctx: Context, ref: { jobId: string; lease?: string | null }): Promise<Repositories> {
   if (!ctx.principal?.pool) return ctx.repos;

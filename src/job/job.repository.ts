@@ -50,22 +50,21 @@ function takeTurn(candidates: readonly object[]): number {
 const CLAIM_CANDIDATES = 20;
 /** What losing a claim to another worker looks like: the step moved on, or the job changed too fast. */
 const CLAIM_RACES = new Set<string>([ErrorCode.INVALID_TRANSITION, ErrorCode.CONFLICT, ErrorCode.NOT_FOUND, ErrorCode.JOB_CANCELLED]);
-/** Rows of a job's partition deleted with it (beside the job, its event and JobSettle entry: 100 writes a transaction); the rest by the sweep. */
+/** Partition rows deleted with the job (beside it, its event and JobSettle entry: 100 writes a transaction); the rest by the sweep. */
 const DELETE_FIRST = 87;
 
 /** A job's deletion (JobRepository.delete), one decision in the job's queue of the committer; a lost race reads and decides again. */
 const JOB_DELETION = oneDecisionType<{ job: Item | null; steps: StepLike[]; page: Item[]; settle?: EntityItem<'JobSettle'> }>(
   changingTooFast('Job'),
 );
-/** The most step attempts the history reads (20 steps of up to 10 attempts, retried jobs adding more); past it the read is refused, not cut. */
+/** The most step attempts the history reads (20 steps of up to 10 attempts, and retries); past it the read is refused, not cut. */
 const MAX_STEP_HISTORY = 1000;
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
 
 /**
  * A createJob request as the idempotent creates take it (common/idempotency.ts): every argument but
- * the key, absent and null alike (a retry may spell an omitted field as null); for a key derived
- * when the client gives none, what makes two jobs the same, and `reuse: false`, which asks for a
- * new run (so it does not get an earlier job back either).
+ * the key, absent and null alike (a retry may spell an omitted field as null); for a derived key,
+ * what makes two jobs the same, and `reuse: false`, which asks for a new run, not an earlier job.
  */
 function createRequestOf(input: CreateJobInput): IdempotentRequest {
   const { idempotencyKey, projectId, kind, inputs, seed, modelVersion, reuse } = input;
@@ -105,7 +104,7 @@ export type HeldUnit = HeldUnitRef & { attempt: number; lease?: string | null };
 /** Who hears of the workers' claims and of the reports that end what they hold (src/events/work-signals.ts). */
 export interface ClaimObserver {
   claimed(worker: string, found: boolean): void;
-  /** Process `workerId` of `worker` took `unit`; `repos` reaches its tenant later (as a report would), to hand it back if the process is lost. */
+  /** Process `workerId` of `worker` took `unit`; `repos` reaches its tenant later, as a report would, to hand it back if it is lost. */
   held?(worker: string, workerId: string, unit: HeldUnit, repos: () => Promise<{ jobs: JobRepository }>): void;
   /** A report ended `unit`'s attempt (completed, failed, handed back, paused), naming the worker's process if it says `workerId`. */
   released?(unit: HeldUnitRef, worker: string, workerId?: string): void;
@@ -169,14 +168,14 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     return job ? toJob(job, entities.Step.itemsOf(items).sort(byOrder)) : null;
   }
 
-  /** Every attempt of every step of the job, in plan order (the `steps` field): it pages through the step rows alone (strongly consistent). */
+  /** Every attempt of every step, in plan order (the `steps` field): it pages through the step rows alone, strongly consistent. */
   async steps(jobId: string) {
     assertId(jobId, 'job', 'jobId');
     const rows = await this.scope.store.queryAll(stepHistory(this.scope.tenant, jobId), MAX_STEP_HISTORY);
     return entities.Step.itemsOf(rows).sort(byOrder).map(toStep);
   }
 
-  /** The job as a decision left it: its `steps` field is read only when asked for, by this repository (for a pool worker, its lease's tenant's). */
+  /** The job as a decision left it: its `steps` are read when asked for, by this repository (for a pool worker, its lease's tenant's). */
   private decided(job: JobItem) {
     return { ...toJob(job), readSteps: () => this.steps(job.jobId) };
   }
@@ -224,21 +223,18 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
       ...(kind != null ? { kind: requireText(kind, 'kind', 100) } : {}),
       ...(stage != null ? { name: requireText(stage, 'stage', 48), stage } : {}),
     };
-    // Steps and the JobWork entries of jobs at fan-out stages share the index's partitions, so one
-    // query finds both. A fan-out stage's waiting step is opened rather than handed out (its items
-    // are the work), and the items it made claimable are then looked for again.
+    // Steps and fan-out jobs' JobWork entries share the index, so one query finds both. A fan-out
+    // stage's waiting step is opened, not handed out (its items are the work), and the index read again.
     const spec = this.scope.tenant.of(entities.Step).query(index, values);
     for (let pass = 0; pass < 3; pass++) {
-      // Workers of the tenant asking at once share one read of the index, started after each asked:
-      // sort keys start with the time the work became claimable, and the read takes those up to
-      // when it starts (`#` < `$`), so the workers' clocks do not split the read.
+      // Workers asking at once share one read, started after each asked: it takes the keys (led by the
+      // time the work became claimable) up to its start (`#` < `$`), so the workers' clocks do not split it.
       const candidates = await this.scope.shared.query(spec, CLAIM_CANDIDATES, () => ({
         ...spec,
         skBefore: `${this.scope.now().toISOString()}$`,
       }));
-      // Oldest first, each caller a read serves starting one candidate further on (takeTurn), so workers
-      // asking at once spread over the work in its order instead of racing for the first one. A random
-      // start spread them too, but handed a later job's work out before an earlier job's.
+      // Each caller a read serves starts one candidate further on (takeTurn), so workers asking at once spread
+      // over the work in its order, not racing for the first (a random start handed later jobs' work out first).
       const start = takeTurn(candidates);
       let opened = false;
       for (const candidate of [...candidates.slice(start), ...candidates.slice(0, start)]) {
@@ -311,10 +307,9 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
    */
   async create(input: CreateJobInput) {
     const request = this.checkedCreate(input);
-    // The plan's itemsPerJob (a job without items needs none) is read beside the idempotency key's
-    // record, not after it: one round trip fewer before the job's transaction. JobAggregate.created
-    // awaits it; its failure is also taken at once (else an unhandled rejection while the record is
-    // read) and, for a request answered with an earlier job, which never awaits it, logged below.
+    // The plan's itemsPerJob (none needed without items) is read beside the key's record: one round trip
+    // fewer. JobAggregate.created awaits it; its failure is also taken at once (else an unhandled
+    // rejection while the record is read) and logged below for a request answered with an earlier job.
     const allowed = request.items.length > 0 ? this.items.itemsAllowed() : undefined;
     const allowedFailure = allowed?.then(
       () => undefined,
@@ -432,11 +427,10 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   }
 
   /**
-   * Deletes a finished job and everything in its partition. The job's item goes first, on the
-   * version read and with its activity event, in one transaction with the first page of its other
-   * rows: once it is gone the job is gone for every reader (its rows are only read through it). A
-   * partition that does not fit (a 10,000-item stage leaves over 30,000 rows) gets a JobSettle
-   * entry marked `deleting` in that transaction, and the settle sweep deletes the rest page by page.
+   * Deletes a finished job and its partition. The job's item goes, on the version read and with its
+   * event, in one transaction with the first page of its other rows: then the job is gone for every
+   * reader (its rows are only read through it). A partition that does not fit (a 10,000-item stage
+   * leaves over 30,000 rows) gets a JobSettle entry marked `deleting`, and the sweep deletes the rest.
    */
   async delete(jobId: string, expectedVersion?: number | null) {
     assertId(jobId, 'job', 'jobId');
