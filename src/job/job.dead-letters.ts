@@ -57,10 +57,7 @@ export const DEAD_LETTER_REPLAY = {
 export type ReplayOutcome = ShapeValues<typeof DEAD_LETTER_REPLAY>;
 
 /** Where a replay goes on: a stage and the last sort key read in it. */
-interface Position {
-  stage: string;
-  after: string;
-}
+type Position = { stage: string; after: string };
 
 export class DeadLetters {
   constructor(
@@ -68,45 +65,15 @@ export class DeadLetters {
     private readonly items: JobAggregate,
   ) {}
 
-  /**
-   * The fan-out stages of declared kind `kind` (BAD_USER_INPUT naming `field` for a kind without
-   * any), or only `stage` of them when one is named (BAD_USER_INPUT naming `stageField` for another).
-   */
-  private stagesOf(kind: string, field: string, stage?: string | null, stageField = 'stage'): string[] {
-    const stages = (declaredKind(kind)?.stages ?? []).filter((s) => s.fanOut).map((s) => s.name);
-    if (stages.length === 0) throw badInput(`Kind "${kind}" has no fan-out stage (see jobKinds): it has no work items.`, field);
-    if (stage == null) return stages;
-    const named = requireText(stage, stageField, 48);
-    if (!stages.includes(named))
-      throw badInput(`Stage "${named}" is not a fan-out stage of kind ${kind}; its fan-out stages: ${stages.join(', ')}.`, stageField);
-    return [named];
-  }
-
-  /** A listing's kind, stage and error code, checked, as the dead-letter indexes' values. */
-  private listed(kindName: string, stageName: string, errorCode: string | null | undefined) {
-    const kind = requireText(kindName, 'kind', 100);
-    const [stage] = this.stagesOf(kind, 'kind', stageName);
-    const code = optionalText(errorCode, 'errorCode', 100);
-    return { code, values: indexValues(kind, stage, code) };
-  }
-
-  /**
-   * The tenant's dead letters of one stage of a kind: with an error code, that code's, newest
-   * first; without one, by error code (descending), each code's newest first.
-   */
   async list(kind: string, stage: string, errorCode: string | null | undefined, page: PageRequest) {
-    const { values } = this.listed(kind, stage, errorCode);
+    const { values } = listed(kind, stage, errorCode);
     const spec = this.scope.tenant.of(entities.WorkItem).query('deadLetters', values, { descending: true });
     return entities.WorkItem.pageOf(await this.scope.page(spec, page));
   }
 
-  /**
-   * Every tenant's dead letters of one stage of a kind (operators only; the resolver checks the
-   * role), each with its tenant, in the order `list` gives one tenant's: one query per shard of
-   * the cross-tenant index, merged. Pages forward only.
-   */
+  /** Every tenant's (operators only: the resolver checks the role), one query per shard of the cross-tenant index, merged. */
   async acrossTenants(kindName: string, stageName: string, errorCode: string | null | undefined, page: PageRequest) {
-    const { code, values } = this.listed(kindName, stageName, errorCode);
+    const { code, values } = listed(kindName, stageName, errorCode);
     const model = entities.WorkItem;
     const merged = await this.scope.pageMerged(
       `ops:dead:${values.kind}:${values.stage}:${code ?? ''}`,
@@ -120,46 +87,26 @@ export class DeadLetters {
     return model.pageOf(merged).map((item) => ({ ...item, tenantId: tenantOfPk(item.PK) }));
   }
 
-  /**
-   * Reopens the dead letters matching `filter` as new attempts (retryWorkItem's decision, so each
-   * gets its ITEM_RETRIED event and a stage that had failed by its policy reopens with its job),
-   * oldest first, at most `max` (MAX_REPLAY) of them and MAX_SCANNED index rows a call. A call that
-   * stopped at its bound says so (`remaining`) and where the next goes on (`cursor`).
-   */
+  /** Reopens the dead letters matching `filter` by retryWorkItem's decision, at most `max` and MAX_SCANNED index rows a call. */
   async replay(filter: DeadLetterFilter, max: number | null | undefined, after: string | null | undefined): Promise<ReplayOutcome> {
-    const kind = requireText(filter.kind, 'filter.kind', 100);
-    const stages = this.stagesOf(kind, 'filter.kind', filter.stage, 'filter.stage');
-    const code = optionalText(filter.errorCode, 'filter.errorCode', 100);
+    const checked = checkedFilter(filter.kind, filter.stage, filter.errorCode, 'filter.');
     const jobId = filter.jobId != null ? assertId(filter.jobId, 'job', 'filter.jobId') : undefined;
     const limit = max ?? DEFAULT_REPLAY;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_REPLAY)
       throw badInput(`max must be a whole number from 1 to ${MAX_REPLAY}.`, 'max');
-    const from = after != null ? decodePosition(after, stages) : undefined;
-
-    const { matches, last, bounded } = await this.find(kind, stages.slice(from ? stages.indexOf(from.stage) : 0), code, jobId, limit, from);
-    const outcomes = await this.reopen(matches, code);
-    return {
-      reopened: outcomes.filter(Boolean).length,
-      skipped: outcomes.filter((ok) => !ok).length,
-      remaining: bounded,
-      cursor: bounded && last ? encodePosition(last) : null,
-    };
+    const from = after != null ? decodePosition(after, checked.stages) : undefined;
+    const { matches, last, bounded } = await this.find({ ...checked, jobId }, limit, from);
+    const reopened = await this.reopen(matches, checked.code);
+    return { reopened, skipped: matches.length - reopened, remaining: bounded, cursor: bounded && last ? encodePosition(last) : null };
   }
 
   /** The matching dead letters from `from` on, in index order, until `limit` match or MAX_SCANNED rows were read. */
-  private async find(
-    kind: string,
-    stages: string[],
-    code: string | null | undefined,
-    jobId: string | undefined,
-    limit: number,
-    from: Position | undefined,
-  ): Promise<{ matches: WorkItemItem[]; last?: Position; bounded: boolean }> {
+  private async find({ kind, stages, code, jobId }: ReturnType<typeof checkedFilter> & { jobId?: string }, limit: number, from?: Position) {
     const matches: WorkItemItem[] = [];
     const sortKey = entities.WorkItem.sortAttributeOf('deadLetters');
     let scanned = 0;
     let last: Position | undefined;
-    for (const stage of stages) {
+    for (const stage of stages.slice(from ? stages.indexOf(from.stage) : 0)) {
       const { index, pk, skPrefix = '' } = this.scope.tenant.of(entities.WorkItem).query('deadLetters', indexValues(kind, stage, code));
       const upper = skPrefix ? prefixEnd(skPrefix) : '\uffff';
       // After the position's key (the least key above it is the key with a NUL appended), within the prefix.
@@ -180,33 +127,43 @@ export class DeadLetters {
   }
 
   /**
-   * Reopens each item through its job's committer (a few jobs at a time): true when it reopened,
-   * false when its job's state refused it (the job moved on, finished, was cancelled or deleted,
-   * or the item is no longer a dead letter of this code). A fault is thrown.
+   * Reopens each item through its job's committer (a few jobs at a time): how many reopened. One its
+   * job refused (moved on, finished, cancelled, deleted, or no longer a dead letter of this code) is skipped.
    */
-  private async reopen(matches: WorkItemItem[], code: string | null | undefined): Promise<boolean[]> {
+  private async reopen(matches: WorkItemItem[], code: string | null | undefined): Promise<number> {
     const byJob = new Map<string, WorkItemItem[]>();
     for (const item of matches) byJob.set(item.jobId, [...(byJob.get(item.jobId) ?? []), item]);
     const jobs = [...byJob.values()];
-    const outcomes: boolean[] = [];
-    for (let i = 0; i < jobs.length; i += JOBS_AT_ONCE) {
-      const settled = await Promise.all(
-        jobs.slice(i, i + JOBS_AT_ONCE).flatMap((items) =>
-          items.map(async (item) => {
-            try {
-              await this.items.act(item.jobId, item.stage, item.sequence, { kind: 'retry', errorCode: code ?? undefined });
-              return true;
-            } catch (error) {
-              if (error instanceof AppError) return false;
-              throw error;
-            }
-          }),
-        ),
-      );
-      outcomes.push(...settled);
-    }
-    return outcomes;
+    let reopened = 0;
+    const retry = async (item: WorkItemItem) => {
+      try {
+        await this.items.act(item.jobId, item.stage, item.sequence, { kind: 'retry', errorCode: code ?? undefined });
+        reopened++;
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+      }
+    };
+    for (let i = 0; i < jobs.length; i += JOBS_AT_ONCE)
+      await Promise.all(jobs.slice(i, i + JOBS_AT_ONCE).flatMap((items) => items.map(retry)));
+    return reopened;
   }
+}
+
+/** A filter's kind, its fan-out stages (or only `stage`) and error code, checked: BAD_USER_INPUT naming the field (after `prefix`). */
+function checkedFilter(kindName: string, stage: string | null | undefined, errorCode: string | null | undefined, prefix = '') {
+  const kind = requireText(kindName, `${prefix}kind`, 100);
+  const stages = (declaredKind(kind)?.stages ?? []).filter((s) => s.fanOut).map((s) => s.name);
+  if (stages.length === 0) throw badInput(`Kind "${kind}" has no fan-out stage (see jobKinds): it has no work items.`, `${prefix}kind`);
+  const named = stage == null ? undefined : requireText(stage, `${prefix}stage`, 48);
+  if (named !== undefined && !stages.includes(named))
+    throw badInput(`Stage "${named}" is not a fan-out stage of kind ${kind}; its fan-out stages: ${stages.join(', ')}.`, `${prefix}stage`);
+  return { kind, stages: named === undefined ? stages : [named], code: optionalText(errorCode, `${prefix}errorCode`, 100) };
+}
+
+/** A listing's kind, stage and error code, checked, as the dead-letter indexes' values. */
+function listed(kindName: string, stageName: string, errorCode: string | null | undefined) {
+  const { kind, stages, code } = checkedFilter(kindName, stageName, errorCode);
+  return { code, values: indexValues(kind, stages[0], code) };
 }
 
 /** The dead-letter indexes' values of one stage, and of one error code when one is named. */
@@ -216,9 +173,7 @@ const indexValues = (kind: string, stage: string, code: string | null | undefine
   ...(code != null ? { errorCode: deadLetterCode(code) } : {}),
 });
 
-function encodePosition(position: Position): string {
-  return Buffer.from(JSON.stringify([position.stage, position.after])).toString('base64url');
-}
+const encodePosition = (position: Position) => Buffer.from(JSON.stringify([position.stage, position.after])).toString('base64url');
 
 /** A replay's `after`: BAD_USER_INPUT unless it is a cursor a replay of these stages returned. */
 function decodePosition(cursor: string, stages: string[]): Position {

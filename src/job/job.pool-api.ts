@@ -5,29 +5,20 @@ import { declaredKind } from './job.kinds';
 import { StepStatus } from './job.machine';
 
 /*
- * The API's side of the shared worker pools: what a pool worker's claimWork and its reports run
- * with, from the request's context (its principal, its pool's kinds and stages, the leases it
- * sends). The scheduler that hands out the claims (src/job/job.pool.ts) knows no request.
+ * The API's side of the shared worker pools: what a pool worker's claimWork and its reports run with,
+ * from the request's context. The scheduler that hands out the claims (job.pool.ts) knows no request.
  */
 
 /** The pools a pool worker's claim may draw from: its token's kinds (and stages), narrowed by the claim's arguments. */
-function poolsOf(
-  scope: { kinds: string[]; stages?: string[] },
-  kind: string | null,
-  stage: string | null,
-): { kind: string; stage: string }[] {
+function poolsOf(scope: { kinds: string[]; stages?: string[] }, kind: string | null, stage: string | null) {
   if (kind != null && !scope.kinds.includes(kind)) throw forbidden(`This pool serves the kinds ${scope.kinds.join(', ')}, not ${kind}.`);
   if (stage != null && kind == null) throw badInput('claimWork needs the kind of the stage it names.', 'kind');
   if (stage != null && scope.stages && !scope.stages.includes(stage))
     throw forbidden(`This pool serves the stages ${scope.stages.join(', ')}, not ${stage}.`);
-  const pools: { kind: string; stage: string }[] = [];
-  for (const k of kind != null ? [kind] : scope.kinds) {
-    for (const s of declaredKind(k)?.stages ?? []) {
-      if ((stage != null && s.name !== stage) || (scope.stages && !scope.stages.includes(s.name))) continue;
-      pools.push({ kind: k, stage: s.name });
-    }
-  }
-  return pools;
+  const serves = (s: string) => (stage == null || s === stage) && (!scope.stages || scope.stages.includes(s));
+  return (kind != null ? [kind] : scope.kinds).flatMap((k) =>
+    (declaredKind(k)?.stages ?? []).filter((s) => serves(s.name)).map((s) => ({ kind: k, stage: s.name })),
+  );
 }
 
 /**
@@ -41,29 +32,26 @@ type PooledClaim = Extract<
 >;
 
 /**
- * A pool worker's claimWork: the next step or item of any tenant, by the pools' fair shares (see
- * PoolScheduler), with a lease naming exactly that step or item and its attempt, sealed for this
- * worker (a step's lease has sequence 0). Null when no tenant has claimable work in its pools.
+ * A pool worker's claimWork: the next step or item of any tenant, by the pools' fair shares
+ * (PoolScheduler), with a lease naming exactly it and its attempt, sealed for this worker.
  */
 export async function claimPooledWork(
   ctx: Context,
   kind: string | null,
   stage: string | null,
 ): Promise<(PooledClaim & { lease: string }) | null> {
-  const principal = ctx.principal;
-  if (!principal?.pool || !ctx.leases) throw forbidden('Only a pool worker claims from the pools.');
-  const leases = ctx.leases;
+  const { principal, leases } = ctx;
+  if (!principal?.pool || !leases) throw forbidden('Only a pool worker claims from the pools.');
   const jobsOf = (tenantId: string): Repositories['jobs'] => ctx.reposForPoolClaim(tenantId).jobs;
   // The pool's own pseudo-tenant owns no data: its repositories only reach the process's scheduler.
   const scheduler = jobsOf(principal.tenantId).poolScheduler();
   for (const pool of poolsOf(principal.pool, kind, stage)) {
     const fanOut = declaredKind(pool.kind)?.stages.find((s) => s.name === pool.stage)?.fanOut !== undefined;
-    const claimed = fanOut
-      ? await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimItem(entry.jobId, true))
-      : await scheduler.next(pool.kind, pool.stage, (entry) => jobsOf(entry.tenantId).claimPooledStep(entry.jobId, entry.stage));
-    const held =
-      claimed?.item ?? (claimed?.step ? { stage: claimed.step.name, sequence: STEP_SEQUENCE, attempt: claimed.step.attempt } : null);
-    if (!claimed || !held) continue;
+    const claimed = await scheduler.next<PooledClaim>(pool.kind, pool.stage, (entry) =>
+      fanOut ? jobsOf(entry.tenantId).claimItem(entry.jobId, true) : jobsOf(entry.tenantId).claimPooledStep(entry.jobId, entry.stage),
+    );
+    if (!claimed) continue;
+    const held = claimed.item ?? { stage: claimed.step.name, sequence: STEP_SEQUENCE, attempt: claimed.step.attempt };
     const lease = await leases.seal({
       tenantId: claimed.tenantId,
       jobId: claimed.job.jobId,
@@ -90,16 +78,15 @@ async function openLease(ctx: Context, lease: string | null | undefined, missing
   return ctx.leases.open(lease, ctx.principal.userId);
 }
 
+/** A unit a report names: a work item, or a step without a sequence; with a pool worker's lease. */
+type ReportedUnit = { jobId: string; stage: string; sequence?: number; attempt?: number | null; lease?: string | null };
+
 /**
- * The repositories and attempt a report on `unit` (a work item, or a step without a sequence)
- * runs with: the caller's own and the attempt it named, or, for a pool worker, those of the tenant
- * of the lease it sends, which must name exactly this unit (and the attempt, when the report names
- * one); the lease's attempt is the one reported on.
+ * The repositories and attempt a report on `unit` runs with: the caller's own and the attempt it
+ * named, or, for a pool worker, those of the tenant of its lease, which must name exactly this unit
+ * (and attempt, if named), and its attempt.
  */
-async function reportRepos(
-  ctx: Context,
-  unit: { jobId: string; stage: string; sequence?: number; attempt?: number | null; lease?: string | null },
-): Promise<{ repos: Repositories; attempt: number | null }> {
+async function reportRepos(ctx: Context, unit: ReportedUnit): Promise<{ repos: Repositories; attempt: number | null }> {
   if (!ctx.principal?.pool) return { repos: ctx.repos, attempt: unit.attempt ?? null };
   const sequence = unit.sequence ?? STEP_SEQUENCE;
   const what = sequence === STEP_SEQUENCE ? 'a step' : 'an item';
@@ -110,27 +97,20 @@ async function reportRepos(
   return { repos: ctx.reposUnderLease(lease), attempt };
 }
 
-/** reportRepos of a report on a step attempt. */
+/** reportRepos of a report on a step attempt (its stepName, the stage). */
 export const stepReportRepos = (ctx: Context, ref: { jobId: string; stepName: string; attempt?: number | null; lease?: string | null }) =>
   reportRepos(ctx, { ...ref, stage: ref.stepName });
 
 /** The repositories of a report on a work item (which names its attempt), or of a lost worker's hand-back (bound-workers.ts). */
-export const heldUnitRepos = async (
-  ctx: Context,
-  unit: { jobId: string; stage: string; sequence?: number; attempt: number; lease?: string | null },
-): Promise<Repositories> => (await reportRepos(ctx, unit)).repos;
+export const heldUnitRepos = async (ctx: Context, unit: ReportedUnit & { attempt: number }): Promise<Repositories> =>
+  (await reportRepos(ctx, unit)).repos;
 
 /**
- * The repositories an addWorkItems runs with: the caller's own, or, for a pool worker, those of
- * the tenant of the lease it sends. A pool worker adds items to a job only while it holds one of
- * that job's steps: the worker of the stage before a fan-out stage is the one that knows its
- * items (MUSIC_VIDEO's generate-scenes adds the render-scenes scenes), and a pool worker reaches a
- * tenant through nothing but its leases. Throws FORBIDDEN without a lease, or with a lease on an
- * item or on another job; INVALID_TRANSITION when the step's attempt the lease names is no longer
- * running (taken over after its lease ran out, completed, failed or paused), so a worker that
- * lost its step adds nothing. The check reads the step before the add: a takeover in the moment
- * between the two is not seen, exactly as a tenant-bound worker's add (which names no attempt) is
- * not held to one.
+ * The repositories an addWorkItems runs with: the caller's own, or, for a pool worker, those of the
+ * tenant of its lease, which must be on a running attempt of a step of that job (the worker of the
+ * stage before a fan-out stage knows its items; a pool worker reaches a tenant only by its leases),
+ * so a worker that lost its step adds nothing. A takeover between this read and the add is not
+ * seen, as a tenant-bound worker's add (which names no attempt) is not held to one.
  */
 export async function itemAdderRepos(ctx: Context, ref: { jobId: string; lease?: string | null }): Promise<Repositories> {
   if (!ctx.principal?.pool) return ctx.repos;

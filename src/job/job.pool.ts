@@ -4,17 +4,13 @@ import { jobOwnerOf } from './job.keys';
 
 /*
  * Shared worker pools: one pool of workers (a GPU farm) serves every tenant's work of its job
- * kinds and stages. The work is found through the pool index (JobWork.pool: every job of any
- * tenant whose fan-out stage has claimable items, by kind and stage, grouped by tenant, then by
- * priority and age), never by a scan. Claims are handed out over the tenants that have work by
- * deficit round robin (DRR): each tenant, in turn, earns its weight in claims (PoolShare.weight, 1
- * by default), so over time each tenant's share of claims is its weight's share of the weights of
- * the tenants with work, whatever the size of each tenant's backlog. Within a tenant, the job of
- * highest priority, then the oldest, goes first. A tenant at its running limit (PoolShare.maxRunning,
- * held exactly by the claims' transactions, see PoolLoad) is passed over until it has room.
- *
- * The scheduler's state (deficits, the turn, a short-lived view of the index) is per process; a
- * pool served by several instances is fair per instance, and so fair overall.
+ * kinds and stages, found through the pool index (JobWork.pool: by kind and stage, grouped by
+ * tenant, then by priority and age), never by a scan. Claims go over the tenants with work by
+ * deficit round robin: each tenant, in turn, earns its weight in claims (PoolShare.weight, 1 by
+ * default), so each tenant's share of claims is its weight's share, whatever its backlog. A
+ * tenant at its running limit (PoolShare.maxRunning, held exactly by the claims' transactions,
+ * see PoolLoad) is passed over until it has room. The scheduler's state is per process: a pool
+ * served by several instances is fair per instance, and so fair overall.
  */
 
 /** How long a view of one pool's index is used before it is read again (a claim that finds nothing reads it at once). */
@@ -24,23 +20,12 @@ const SHARE_MS = 5_000;
 /** Entries one view reads (jobs with claimable work across tenants). */
 const VIEW_ENTRIES = 2_000;
 
-export interface PoolEntry {
-  tenantId: string;
-  jobId: string;
-  stage: string;
-  kind: string;
-}
-
-interface Share {
-  weight: number;
-  readAt: number;
-}
+export type PoolEntry = { tenantId: string; jobId: string; stage: string; kind: string };
 
 /**
  * What a claim of a single step answers when the pools' index listed it before its lease's end
- * (job.writes.ts offeredFrom) and the claim's decision refused it: the step is work again from
- * `until`. The scheduler leaves the job out of its view until then, so the step is tried once, not
- * on every read of the index.
+ * (job.writes.ts offeredFrom): the step is work again from `until`, and the scheduler leaves the
+ * job out of its view until then, so it is tried once, not on every read of the index.
  */
 export class HeldUntil {
   constructor(readonly until: string) {}
@@ -48,40 +33,29 @@ export class HeldUntil {
 
 /** The scheduler's state for one pool (a kind and stage). */
 interface PoolState {
-  /** Jobs whose step a claim found held under a lease listed early, with the lease's end (see HeldUntil). */
+  /** Jobs whose step a claim found held under a lease listed early, with its end (HeldUntil). */
   held: Map<string, string>;
   /** Tenants with work, each with its jobs in the order to try, as last read. */
   view: Map<string, PoolEntry[]>;
   readAt: number;
   reading?: Promise<void>;
-  /** The tenants in turn order, and whose turn it is. */
+  /** The tenants in turn order, whose turn it is, and the claims each may still take in its turn. */
   ring: string[];
   turn: number;
-  /** Claims each tenant may still take in its current turn. */
   deficit: Map<string, number>;
   /** For each tenant at its running limit, how many of its other jobs were tried (see probeAtLimit). */
   probes: Map<string, number>;
 }
 
-/**
- * A claim made for one tenant: what the caller's claim function returned, null when the job had
- * nothing to claim, 'AT_LIMIT' when the tenant is at its running limit (nothing claimable for it
- * now), or HeldUntil when the job's step is still under a lease the index listed early.
- */
+/** A claim of one tenant's job: null when it had nothing to claim, 'AT_LIMIT' when the tenant is at its running limit. */
 export type TenantClaim<T> = (entry: PoolEntry) => Promise<T | null | 'AT_LIMIT' | HeldUntil>;
 
-/**
- * Hands out claims of pooled work over tenants by deficit round robin (see the top of this file).
- * One per store (per process and table).
- */
+/** Hands out claims of pooled work over tenants (see the top of this file); one per store (poolSchedulerOf). */
 export class PoolScheduler {
   private readonly pools = new Map<string, PoolState>();
-  private readonly shares = new Map<string, Share>();
+  private readonly shares = new Map<string, { weight: number; readAt: number }>();
 
-  /**
-   * @param now The requests' clock (Scope.now): the times the index lists (availableAt, a lease's
-   *   end) were written on it, so they are compared on it too; how old a view is stays on the process's own timer.
-   */
+  /** `now` is the requests' clock (Scope.now), on which the index's times were written; a view's age is on the process's own timer. */
   constructor(
     private readonly store: Store,
     private readonly now: () => Date,
@@ -97,7 +71,6 @@ export class PoolScheduler {
     return pool;
   }
 
-  /** The tenants some pool's view has work of. */
   private tenantsWithWork(): Set<string> {
     return new Set([...this.pools.values()].flatMap((p) => [...p.view.keys()]));
   }
@@ -113,9 +86,7 @@ export class PoolScheduler {
       for (const [jobId, until] of pool.held) if (until <= now) pool.held.delete(jobId);
       for (const row of rows) {
         const tenantId = jobOwnerOf(row)?.tenantId;
-        // A single step held under a live lease is listed from its availableAt (job.writes.ts
-        // offeredFrom): never after its lease's end, possibly a little before it, when the claim's
-        // own decision refuses it and it is left out until the lease's end (HeldUntil).
+        // Left out: work not yet available, or a step found held under a lease listed early (HeldUntil).
         if (!tenantId || !entities.JobWork.is(row) || (row.availableAt ?? '') > now || pool.held.has(row.jobId)) continue;
         const list = view.get(tenantId) ?? [];
         list.push({ tenantId, jobId: row.jobId, stage: row.name, kind: row.kind });
@@ -125,8 +96,7 @@ export class PoolScheduler {
       pool.readAt = Date.now();
       // Tenants keep their place in the ring; new ones join at its end, gone ones leave it.
       pool.ring = [...pool.ring.filter((t) => view.has(t)), ...[...view.keys()].filter((t) => !pool.ring.includes(t))];
-      for (const t of pool.deficit.keys()) if (!view.has(t)) pool.deficit.delete(t);
-      for (const t of pool.probes.keys()) if (!view.has(t)) pool.probes.delete(t);
+      for (const byTenant of [pool.deficit, pool.probes]) for (const t of byTenant.keys()) if (!view.has(t)) byTenant.delete(t);
       if (pool.turn >= pool.ring.length) pool.turn = 0;
       // Shares are kept only for tenants some pool has work of, so the cache does not grow with
       // every tenant that ever had work.
@@ -139,16 +109,12 @@ export class PoolScheduler {
 
   /** Reads the shares of the tenants in `tenants` whose cached share is older than SHARE_MS, in one call. */
   private async readShares(tenants: readonly string[]): Promise<void> {
-    const stale = tenants.filter((t) => {
-      const known = this.shares.get(t);
-      return !known || Date.now() - known.readAt >= SHARE_MS;
-    });
+    const stale = tenants.filter((t) => Date.now() - (this.shares.get(t)?.readAt ?? 0) >= SHARE_MS);
     if (stale.length === 0) return;
     const items = await this.store.batchGet(stale.map((t) => entities.PoolShare.keyOf(t, {})));
-    stale.forEach((tenantId, i) => {
-      const item = items[i];
-      this.shares.set(tenantId, { weight: entities.PoolShare.is(item) ? Math.max(1, item.weight) : 1, readAt: Date.now() });
-    });
+    stale.forEach((t, i) =>
+      this.shares.set(t, { weight: Math.max(1, entities.PoolShare.found(items[i])?.weight ?? 1), readAt: Date.now() }),
+    );
   }
 
   /**
@@ -176,12 +142,7 @@ export class PoolScheduler {
     this.shares.delete(tenantId);
   }
 
-  /**
-   * The next claim of pool (kind, stage): the tenant whose turn it is (deficit round robin by
-   * weight) tries its jobs in order with `claim`. A tenant with nothing claimable leaves the ring
-   * (and its credit goes) until the index shows it again. Null when no tenant has claimable work
-   * (after one fresh read of the index).
-   */
+  /** The next claim of pool (kind, stage), by `claim`; null when no tenant has claimable work (after one fresh read of the index). */
   async next<T>(kind: string, stage: string, claim: TenantClaim<T>): Promise<(T & { tenantId: string }) | null> {
     const pool = this.poolOf(kind, stage);
     const reread = Date.now() - pool.readAt > VIEW_MS || pool.ring.length === 0;
@@ -231,10 +192,7 @@ export class PoolScheduler {
     return null;
   }
 
-  /**
-   * Tries the tenant's jobs in order; a job with nothing claimable now leaves the view (the one
-   * tried, by identity: concurrent claims for the tenant share the list).
-   */
+  /** Tries the tenant's jobs in order; one with nothing claimable now leaves the view (by identity: concurrent claims share the list). */
   private async claimFor<T>(pool: PoolState, tenantId: string, claim: TenantClaim<T>): Promise<T | null | 'AT_LIMIT'> {
     const jobs = pool.view.get(tenantId) ?? [];
     for (let entry = jobs[0]; entry; entry = jobs[0]) {
@@ -247,13 +205,12 @@ export class PoolScheduler {
     }
     return null;
   }
+
   /**
-   * A tenant at its running limit may still hold attempts whose leases ran out: they count as
-   * running until a claim ends them, and each job's claim ends only its own (taking one over
-   * keeps the count, see JobAggregate.claimNext). So at the limit one more of the tenant's jobs in
-   * view is tried each turn, in rotation, until every job has been: a capped tenant whose pool
-   * workers all died has its work taken over, whichever of its jobs holds it, at the cost of one
-   * more claim a turn while it is at its limit.
+   * A tenant at its running limit may hold attempts whose leases ran out, which only a claim of
+   * their own job ends (see JobAggregate.claimNext): so at the limit one more of its jobs in view is
+   * tried each turn, in rotation, and a capped tenant whose pool workers all died has its work
+   * taken over, whichever job holds it, for one more claim a turn.
    */
   private async probeAtLimit<T>(pool: PoolState, tenantId: string, jobs: PoolEntry[], claim: TenantClaim<T>): Promise<T | 'AT_LIMIT'> {
     if (jobs.length < 2) return 'AT_LIMIT';

@@ -11,10 +11,10 @@ import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } 
 import type { PageRequest, QuerySpec, Store } from '../infra/dynamo/store';
 import { EntityRepository } from '../common/repository';
 import type { PlanLimits, PlanName } from '../config';
-import { del, type Item, type UnitWrite } from '../infra/dynamo/write';
+import { del, type Item } from '../infra/dynamo/write';
 import { checkedRef } from '../common/fields';
 import { idempotent, type IdempotentRequest } from '../common/idempotency';
-import { declaredKind, fanOutOf, type JobKindDeclaration } from './job.kinds';
+import { declaredKind, fanOutOf } from './job.kinds';
 import type { JobGroup } from './job.decider';
 import { checkDeclared, JobAggregate, jobQueueId } from './job.aggregate';
 import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/committer';
@@ -29,7 +29,7 @@ import type { CreateJobInput } from './job.type';
 /** The most items createJob takes (more: addWorkItems after it). */
 const MAX_ITEMS_AT_CREATE = 50;
 /** What a pool claim gets for a tenant at its running limit (PoolShare.maxRunning): nothing now. */
-export const AT_LIMIT = 'AT_LIMIT';
+const AT_LIMIT = 'AT_LIMIT';
 /** What a pool worker's claim of a step answers (claimPooledStep). */
 type PooledStepClaim =
   | HeldUntil
@@ -50,35 +50,21 @@ function takeTurn(candidates: readonly object[]): number {
 const CLAIM_CANDIDATES = 20;
 /** What losing a claim to another worker looks like: the step moved on, or the job changed too fast. */
 const CLAIM_RACES = new Set<string>([ErrorCode.INVALID_TRANSITION, ErrorCode.CONFLICT, ErrorCode.NOT_FOUND, ErrorCode.JOB_CANCELLED]);
-/**
- * Rows of a job's partition deleted in the transaction that deletes the job (with the job, its
- * activity event and its JobSettle entry; DynamoDB allows 100 writes); the rest go by the sweep.
- */
+/** Partition rows deleted with the job (beside it, its event and JobSettle entry: 100 writes a transaction); the rest by the sweep. */
 const DELETE_FIRST = 87;
 
-/** What a job's deletion is decided on (JobRepository.delete): the job, its step history for the answer, the first page of its partition, its JobSettle entry. */
-interface DeletionRead {
-  job: Item | null;
-  steps: StepLike[];
-  page: Item[];
-  settle?: EntityItem<'JobSettle'>;
-}
-
-/** A job's deletion, one decision in the job's queue of the committer; a lost race reads and decides again. */
-const JOB_DELETION = oneDecisionType<DeletionRead>(changingTooFast('Job'));
-/**
- * The most step attempts the step history reads (20 steps of up to 10 attempts, retried jobs
- * adding more); past it the read is refused rather than cut.
- */
+/** A job's deletion (JobRepository.delete), one decision in the job's queue of the committer; a lost race reads and decides again. */
+const JOB_DELETION = oneDecisionType<{ job: Item | null; steps: StepLike[]; page: Item[]; settle?: EntityItem<'JobSettle'> }>(
+  changingTooFast('Job'),
+);
+/** The most step attempts the history reads (20 steps of up to 10 attempts, and retries); past it the read is refused, not cut. */
 const MAX_STEP_HISTORY = 1000;
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
 
 /**
- * A createJob request as the idempotent creates take it (common/idempotency.ts): with a client's
- * key, every argument but the key, absent and null alike, so a retry that spells an omitted field
- * as null is the same request; without one, a key derived from what makes two jobs the same:
- * project, kind, inputs, seed and model version (absent and null alike), and `reuse: false`,
- * which asks for a new run (so it does not get an earlier job back either).
+ * A createJob request as the idempotent creates take it (common/idempotency.ts): every argument but
+ * the key, absent and null alike (a retry may spell an omitted field as null); for a derived key,
+ * what makes two jobs the same, and `reuse: false`, which asks for a new run, not an earlier job.
  */
 function createRequestOf(input: CreateJobInput): IdempotentRequest {
   const { idempotencyKey, projectId, kind, inputs, seed, modelVersion, reuse } = input;
@@ -112,37 +98,26 @@ export interface HeldUnitRef {
   attempt?: number;
 }
 
-/**
- * A unit a claim took, at its attempt, with a pool worker's lease on it (through which its tenant
- * is reached later; null or absent for a tenant-bound worker).
- */
+/** A unit a claim took, at its attempt, with a pool worker's lease on it (its way to the tenant later; none for a tenant-bound worker). */
 export type HeldUnit = HeldUnitRef & { attempt: number; lease?: string | null };
 
 /** Who hears of the workers' claims and of the reports that end what they hold (src/events/work-signals.ts). */
 export interface ClaimObserver {
   claimed(worker: string, found: boolean): void;
-  /**
-   * A claim of process `workerId` of `worker` took `unit`; `repos` reaches its tenant later, as a
-   * report on it would (a pool worker's through its lease), to hand it back if the process is lost.
-   */
+  /** Process `workerId` of `worker` took `unit`; `repos` reaches its tenant later, as a report would, to hand it back if it is lost. */
   held?(worker: string, workerId: string, unit: HeldUnit, repos: () => Promise<{ jobs: JobRepository }>): void;
-  /**
-   * A report ended `unit`'s attempt for its worker (completed, failed, handed back, paused); the
-   * report names the worker's process when it says `workerId` (see ClaimObserver.held).
-   */
+  /** A report ended `unit`'s attempt (completed, failed, handed back, paused), naming the worker's process if it says `workerId`. */
   released?(unit: HeldUnitRef, worker: string, workerId?: string): void;
 }
 
-/** Who is told what each worker's claims found, per store (one per server): see observeClaims. */
 const claimObservers = new WeakMap<Store, ClaimObserver>();
 
 /** A worker as its claims name it, for observeClaims: its tenant (or pool) and its token's subject. */
 export const claimerOf = (scope: Pick<Scope, 'tenant' | 'actor'>): string => `${scope.tenant.id}\u0000${scope.actor}`;
 
 /**
- * Tells `observer` whether each claimWork served by `store` found work, naming the worker
- * (claimerOf): the workers' pushed signals deal new work to idle workers first
- * (src/events/work-signals.ts registers, so that jobs know nothing of events). One a store.
+ * Tells `observer` (one a store) of the claims and reports `store` serves, so that pushed signals deal
+ * new work to idle workers first (src/events/work-signals.ts registers: jobs know nothing of events).
  */
 export function observeClaims(store: Store, observer: ClaimObserver): void {
   claimObservers.set(store, observer);
@@ -172,26 +147,20 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     this.deadLetters = new DeadLetters(scope, this.items);
   }
 
-  /** The tenant whose jobs these are. */
   get tenantId(): string {
     return this.scope.tenant.id;
   }
 
   /**
-   * Where the job's stream stands: its seq (version), status and project, read strongly
-   * consistently after this call and shared with concurrent callers (Scope.shared), so a burst of
-   * subscribes to one job reads it a few times, not once each. Null when this tenant has no such job.
+   * Where the job's stream stands (seq, status, project), read strongly consistently and shared with
+   * concurrent callers (Scope.shared), so a burst of subscribes to one job reads it a few times, not once each.
    */
   async head(jobId: string): Promise<{ seq: number; status: JobItem['status']; projectId: string } | null> {
     const item = await this.scope.shared.get(this.keys.keyOf({ jobId: assertId(jobId, 'job', 'jobId') }));
     return entities.Job.is(item) ? { seq: item.version, status: item.status, projectId: item.projectId } : null;
   }
 
-  /**
-   * The job with all its step attempts (the `job` query answers with every attempt of every
-   * step), read together in one strongly consistent query; null when this tenant has no such job.
-   * No decision reads it (see JobAggregate.load).
-   */
+  /** The job with all its step attempts, read together in one strongly consistent query. No decision reads it (see JobAggregate.load). */
   async get(jobId: string) {
     assertId(jobId, 'job', 'jobId');
     const items = await this.scope.store.queryAll(jobWithSteps(this.scope.tenant, jobId), MAX_STEP_HISTORY + 1);
@@ -199,22 +168,14 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     return job ? toJob(job, entities.Step.itemsOf(items).sort(byOrder)) : null;
   }
 
-  /**
-   * Every attempt of every step of the job, in plan order (the `steps` field): the one read that
-   * needs the whole history, so it pages through the step rows alone (strongly consistent). Empty
-   * when this tenant has no such job.
-   */
+  /** Every attempt of every step, in plan order (the `steps` field): it pages through the step rows alone, strongly consistent. */
   async steps(jobId: string) {
     assertId(jobId, 'job', 'jobId');
     const rows = await this.scope.store.queryAll(stepHistory(this.scope.tenant, jobId), MAX_STEP_HISTORY);
     return entities.Step.itemsOf(rows).sort(byOrder).map(toStep);
   }
 
-  /**
-   * The job as a decision left it, for the caller's answer: its `steps` field (every attempt) is
-   * read only when asked for, by this repository, so a pool worker's answer reads the tenant of
-   * its lease.
-   */
+  /** The job as a decision left it: its `steps` are read when asked for, by this repository (for a pool worker, its lease's tenant's). */
   private decided(job: JobItem) {
     return { ...toJob(job), readSteps: () => this.steps(job.jobId) };
   }
@@ -223,30 +184,23 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     return (await this.page(spec, page)).map((item) => toJob(item));
   }
 
-  /** A project's jobs, newest first. */
   ofProject(projectId: string, page: PageRequest) {
     return this.list(jobsOfProject(this.scope.tenant, assertId(projectId, 'proj', 'projectId')), page);
   }
 
-  /** The tenant's jobs in one status, most recently changed first. */
   byStatus(status: JobStatus, page: PageRequest) {
     return this.list(jobsByStatus(this.scope.tenant, status), page);
   }
 
-  /** The caller's own jobs, newest first. */
   mine(page: PageRequest) {
     return this.list(jobsOfUser(this.scope.tenant, this.scope.actor), page);
   }
 
-  /** Step attempts paused for a person's review, most recent first. */
   async awaitingReview(page: PageRequest) {
     return entities.Step.pageOf(await this.scope.page(stepsAwaitingReview(this.scope.tenant), page)).map(toStep);
   }
 
-  /**
-   * Jobs in one status across all tenants (operators only; the resolver checks the role): one query
-   * per shard of GSI3, merged newest first.
-   */
+  /** Across all tenants (operators only: the resolver checks the role), one query per shard of GSI3, merged. */
   async acrossTenants(status: JobStatus, page: PageRequest) {
     const merged = await this.scope.pageMerged(
       `ops:${status}`,
@@ -258,11 +212,9 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   }
 
   /**
-   * Hands the caller the next step of its tenant that a worker may take (optionally of one kind),
-   * oldest first: a job's current step waiting to start, or one whose worker's lease ran out (a
-   * new attempt; past its attempts the job fails and the search goes on). One query of the
-   * claimable index finds the candidates; each claim is a transition conditioned on the job's
-   * version, so of workers asking at once each step goes to exactly one. Null when there is none.
+   * A tenant's worker's claimWork: one query of the claimable index finds the candidates, oldest first;
+   * each claim is a transition conditioned on the job's version, so of workers asking at once each
+   * step goes to exactly one. A lease run out past the step's attempts fails the job; the search goes on.
    */
   async claimWork(kind?: string | null, stage?: string | null) {
     if (stage != null && kind == null) throw badInput('claimWork needs the kind of the stage it names.', 'kind');
@@ -271,28 +223,21 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
       ...(kind != null ? { kind: requireText(kind, 'kind', 100) } : {}),
       ...(stage != null ? { name: requireText(stage, 'stage', 48), stage } : {}),
     };
-    // A fan-out stage's waiting step is opened rather than handed out (its items are the work);
-    // the items it made claimable are then looked for again.
-    // Steps and the JobWork entries of jobs at fan-out stages share the index's partitions, so one
-    // query finds both.
+    // Steps and fan-out jobs' JobWork entries share the index, so one query finds both. A fan-out
+    // stage's waiting step is opened, not handed out (its items are the work), and the index read again.
     const spec = this.scope.tenant.of(entities.Step).query(index, values);
     for (let pass = 0; pass < 3; pass++) {
-      // Workers of the tenant asking at once share one read of the index (one that started after
-      // each asked). Sort keys start with the time the work became claimable: the read takes those
-      // up to when it starts (`#` < `$`), which is after every caller it serves asked, so the
-      // workers' clocks do not split the read.
+      // Workers asking at once share one read, started after each asked: it takes the keys (led by the
+      // time the work became claimable) up to its start (`#` < `$`), so the workers' clocks do not split it.
       const candidates = await this.scope.shared.query(spec, CLAIM_CANDIDATES, () => ({
         ...spec,
         skBefore: `${this.scope.now().toISOString()}$`,
       }));
-      // Oldest first: the first caller a read serves starts at the oldest candidate, the next at
-      // the second oldest, and so on, so workers asking at once spread over the work in its order
-      // instead of all racing for the first one (a loser goes on to the next). A random start
-      // spread them too, but handed a later job's work out before an earlier job's.
+      // Each caller a read serves starts one candidate further on (takeTurn), so workers asking at once spread
+      // over the work in its order, not racing for the first (a random start handed later jobs' work out first).
       const start = takeTurn(candidates);
       let opened = false;
-      const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];
-      for (const candidate of ordered) {
+      for (const candidate of [...candidates.slice(start), ...candidates.slice(0, start)]) {
         try {
           if (entities.JobWork.is(candidate)) {
             // A job at a fan-out stage: its claimable items, oldest first, are offered to its group.
@@ -300,9 +245,8 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
             if (claimed && claimed !== AT_LIMIT) return claimed;
             continue;
           }
-          // Anything else the index lists is not work: an item written before items were claimed
-          // through their job's JobWork entry is index drift, which a migration rewrites (its
-          // index attributes derived anew, see src/common/drift.ts), not a claim.
+          // Anything else the index lists is not work: an item written before items were claimed through
+          // their job's JobWork entry is index drift, which a migration rewrites (src/common/drift.ts).
           if (!entities.Step.is(candidate)) continue;
           if (fanOutOf({ kind: candidate.kind ?? '', declared: true }, candidate.name)) {
             const job = await this.items.open(candidate.jobId, candidate.name);
@@ -326,9 +270,8 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   }
 
   /**
-   * Sets a tenant's share of the pools (operators only; the resolver checks the role): its weight and
-   * running limit. The limit holds at once (every claim's transaction checks it); the weight is
-   * used by this process at once, by others within a few seconds (PoolScheduler).
+   * Operators only (the resolver checks the role). The limit holds at once (every claim's transaction
+   * checks it); the weight is used by this process at once, by others within a few seconds (PoolScheduler).
    */
   async setPoolShare(tenantId: string, weight: number, maxRunning: number | null) {
     if (!isValidTenantId(tenantId)) throw badInput('tenantId is not a valid tenant id.', 'tenantId');
@@ -349,10 +292,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     return poolSchedulerOf(this.scope.store, this.scope.now);
   }
 
-  /**
-   * JobAggregate.claimNext for claimWork or, `pooled`, for the pool claimer (job.pool.ts): AT_LIMIT
-   * for a tenant at its running limit; null when the job has no item claimable now.
-   */
+  /** JobAggregate.claimNext for claimWork or, `pooled`, the pool claimer: AT_LIMIT at the tenant's running limit; null for no item now. */
   async claimItem(jobId: string, pooled = false) {
     const claimed = await this.items.claimNext(assertId(jobId, 'job', 'jobId'), { pooled });
     if (claimed.atLimit) return AT_LIMIT;
@@ -361,21 +301,16 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   }
 
   /**
-   * Creates a job with its planned steps, or returns the job an earlier identical request made,
-   * through the idempotent creates' one path (common/idempotency.ts): the client's key, or one
-   * derived from project, kind, inputs, seed and model version, is recorded in the job's own
-   * transaction, so concurrent duplicates create exactly one job and all of them get it. A job
-   * that failed or was cancelled (or was deleted) gives its key up: the next request makes a new one.
+   * Creates a job, or returns the one an earlier identical request made, through the idempotent
+   * creates' one path (common/idempotency.ts): the key (createRequestOf) is recorded in the job's own
+   * transaction, so concurrent duplicates create exactly one job and all of them get it.
    */
   async create(input: CreateJobInput) {
     const request = this.checkedCreate(input);
-    const { items } = request;
-    // The plan's itemsPerJob (a job without items needs none) is read beside the idempotency key's
-    // record, not after it: one round trip fewer between the job's decision and its transaction.
-    // JobAggregate.created awaits it and answers with its failure. Its failure is also taken at once (else it
-    // would be an unhandled rejection while the record is read) and, for a request answered with
-    // an earlier job, which never awaits the read, logged below.
-    const allowed = items.length > 0 ? this.items.itemsAllowed() : undefined;
+    // The plan's itemsPerJob (none needed without items) is read beside the key's record: one round trip
+    // fewer. JobAggregate.created awaits it; its failure is also taken at once (else an unhandled
+    // rejection while the record is read) and logged below for a request answered with an earlier job.
+    const allowed = request.items.length > 0 ? this.items.itemsAllowed() : undefined;
     const allowedFailure = allowed?.then(
       () => undefined,
       (error: unknown) => error,
@@ -386,7 +321,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
       entities.Job,
       createRequestOf(input),
       async (remember) => {
-        const created = await this.items.created(this.newJob(input, request), request.itemStage?.name, items, allowed);
+        const created = await this.items.created(this.newJob(input, request), request.itemStage?.name, request.items, allowed);
         await this.scope.commit([
           // The key's record first, so that when a duplicate request committed first, its failure is the one reported.
           ...(remember ? [remember(created.job)] : []),
@@ -402,32 +337,25 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     );
     // An earlier request's job is returned as it is now; a new one as this request made it (a
     // first stage that fans out opened in its commit: STEP_STARTED, or completed without items).
-    if (!made) {
-      const failure = await allowedFailure;
-      if (failure !== undefined)
-        logger.warn(
-          { err: failure, code: 'PLAN_READ_FAILED' },
-          "createJob's read of the plan's itemsPerJob failed; the request was answered with an earlier job, which needs none",
-        );
-      return toJob(job);
-    }
-    return toJob(made.job, made.steps);
+    if (made) return toJob(made.job, made.steps);
+    const failure = await allowedFailure;
+    if (failure !== undefined)
+      logger.warn(
+        { err: failure, code: 'PLAN_READ_FAILED' },
+        "createJob's read of the plan's itemsPerJob failed; the request was answered with an earlier job, which needs none",
+      );
+    return toJob(job);
   }
 
-  /**
-   * What createJob's `input` asks for, checked before anything is read: its project and kind, the
-   * steps of its plan, its attempts, its inputs and items checked against a declared kind. Throws
-   * BAD_USER_INPUT naming the field at fault.
-   */
+  /** What createJob's `input` asks for, checked before anything is read: BAD_USER_INPUT naming the field at fault. */
   private checkedCreate(input: CreateJobInput) {
     const projectId = checkedRef(entities.Job.attributes.projectId, input.projectId, 'projectId');
     const kind = requireText(input.kind, 'kind', 100);
     // A declared kind's stages apply when the request names no steps; a request that names its
     // steps keeps the free-form plan it was written for, before kinds were declared.
     const declared = input.steps == null ? declaredKind(kind) : undefined;
-    if (input.steps == null && !declared) {
+    if (input.steps == null && !declared)
       throw badInput(`${kind} is not a declared kind (see jobKinds), so the job needs its steps.`, 'steps');
-    }
     const system = this.scope.tenant.id === SYSTEM_TENANT;
     if (declaredKind(kind)?.system && !system) throw badInput(`${kind} jobs are run by the server itself; no tenant creates one.`, 'kind');
     const stepNames = declared ? declared.stages.map((stage) => stage.name) : this.freeSteps(input.steps);
@@ -436,7 +364,11 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     const maxAttempts = input.maxAttempts ?? declared?.maxAttempts ?? 3;
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 10)
       throw badInput('maxAttempts must be between 1 and 10.', 'maxAttempts');
-    const inputs = declared ? this.declaredInputs(kind, declared, input.inputs) : boundedJson(input.inputs, 'inputs');
+    if (declared && input.inputs != null && !isPlainObject(input.inputs))
+      throw badInput(`A ${kind} job's inputs must be an object.`, 'inputs');
+    const inputs = declared
+      ? checkDeclared(this.scope.tenant, declared.inputs, input.inputs ?? {}, 'inputs.')
+      : boundedJson(input.inputs, 'inputs');
     // Items given at creation go to the kind's first fan-out stage.
     const itemStage = declared?.stages.find((stage) => stage.fanOut);
     if (input.items != null && !itemStage) throw badInput(`A ${kind} job has no fan-out stage to take items.`, 'items');
@@ -494,28 +426,20 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     return named;
   }
 
-  /** A declared kind's inputs, checked field by field (type, required, S3 keys under the tenant). */
-  private declaredInputs(kind: string, declared: JobKindDeclaration, inputs: unknown): Record<string, unknown> {
-    if (inputs != null && !isPlainObject(inputs)) throw badInput(`A ${kind} job's inputs must be an object.`, 'inputs');
-    return checkDeclared(this.scope.tenant, declared.inputs, inputs ?? {}, 'inputs.');
-  }
-
   /**
-   * Deletes a finished job and everything in its partition. The job's item goes first, on the
-   * version read and with its activity event, in one transaction with the first page of its other
-   * rows: once it is gone the job is gone for every reader (its rows are only read through it). A
-   * partition that does not fit (a 10,000-item stage leaves over 30,000 rows) gets a JobSettle
-   * entry marked `deleting` in that transaction, and the settle sweep deletes the rest page by page.
-   * INVALID_TRANSITION while the job can still change; CONFLICT for a stale `expectedVersion`.
+   * Deletes a finished job and its partition. The job's item goes, on the version read and with its
+   * event, in one transaction with the first page of its other rows: then the job is gone for every
+   * reader (its rows are only read through it). A partition that does not fit (a 10,000-item stage
+   * leaves over 30,000 rows) gets a JobSettle entry marked `deleting`, and the sweep deletes the rest.
    */
   async delete(jobId: string, expectedVersion?: number | null) {
     assertId(jobId, 'job', 'jobId');
     const { scope, keys } = this;
     const settleKey = scope.tenant.of(entities.JobSettle).keyOf({ jobId });
-    // The decision needs the job, its JobSettle entry and the first page of its partition; its step
-    // history is read beside them for the answer, which returns the job as it was (its rows are
-    // gone once the deletion commits). In the job's queue, so it waits for the job's other commands.
-    const read = async (): Promise<DeletionRead> => {
+    // In the job's queue, so it waits for the job's other commands. The step history is read beside
+    // the rest for the answer, the job as it was (its rows are gone once the deletion commits).
+    const queue = jobQueueId(scope.tenant, jobId);
+    const read = async () => {
       const [job, steps, page, settle] = await Promise.all([
         scope.store.get(keys.keyOf({ jobId })),
         this.steps(jobId),
@@ -524,33 +448,27 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
       ]);
       return { job, steps, page, settle: entities.JobSettle.found(settle) ?? undefined };
     };
-    return decideOnce(
-      scope.store,
-      jobQueueId(scope.tenant, jobId),
-      JOB_DELETION,
-      scope.commitHooks(),
-      read,
-      ({ job, steps, page, settle }) => {
-        if (!entities.Job.is(job)) throw notFound('Job', jobId);
-        if (expectedVersion != null && job.version !== expectedVersion) throw conflict('Job', jobId, expectedVersion, job.version);
-        if (!TERMINAL.has(job.status)) {
-          throw invalidTransition('Job', jobId, job.status, 'deleted', {
-            action: 'delete',
-            allowed: [...TERMINAL],
-            hint: 'Cancel it first (cancelJob), or let it finish.',
-          });
-        }
-        // The first page of the partition: rows other than the job's own and its JobSettle entry
-        // (written apart: a transaction names each key once) go with the job when all of them fit.
-        const others = page.filter((row) => row.SK !== settleKey.SK && !entities.Job.is(row));
-        const fits = page.length < DELETE_FIRST + 2 && others.length <= DELETE_FIRST;
-        // A settle sweep may move the entry meanwhile: the deletion is then read and decided again.
-        const moved = () => new Stale();
-        const entry: UnitWrite[] = [];
-        if (fits && settle) entry.push(del(settleKey).ifVersion(settle.version, moved));
-        if (!fits) {
-          const at = scope.now().toISOString();
-          const deleting = scope.tenant.of(entities.JobSettle).put({
+    return decideOnce(scope.store, queue, JOB_DELETION, scope.commitHooks(), read, ({ job, steps, page, settle }) => {
+      if (!entities.Job.is(job)) throw notFound('Job', jobId);
+      if (expectedVersion != null && job.version !== expectedVersion) throw conflict('Job', jobId, expectedVersion, job.version);
+      if (!TERMINAL.has(job.status)) {
+        throw invalidTransition('Job', jobId, job.status, 'deleted', {
+          action: 'delete',
+          allowed: [...TERMINAL],
+          hint: 'Cancel it first (cancelJob), or let it finish.',
+        });
+      }
+      // The first page of the partition: rows other than the job's own and its JobSettle entry
+      // (written apart: a transaction names each key once) go with the job when all of them fit.
+      const others = page.filter((row) => row.SK !== settleKey.SK && !entities.Job.is(row));
+      const fits = page.length < DELETE_FIRST + 2 && others.length <= DELETE_FIRST;
+      // Its JobSettle entry goes with it, or marks it `deleting` for the sweep. A settle sweep may
+      // move the entry meanwhile: the deletion is then read and decided again.
+      const moved = () => new Stale();
+      const at = scope.now().toISOString();
+      const entry = fits
+        ? del(settleKey)
+        : scope.tenant.of(entities.JobSettle).put({
             jobId,
             jobExpiresAt: job.expiresAt ?? Math.floor(Date.parse(at) / 1000),
             deleting: true,
@@ -558,62 +476,49 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
             createdAt: settle?.createdAt ?? at,
             updatedAt: at,
           });
-          entry.push(settle ? deleting.ifVersion(settle.version, moved) : deleting.ifNew(moved));
-        }
-        const writes = [
-          keys
-            .delete({ jobId })
-            .ifVersion(job.version, (now) =>
-              !now
-                ? notFound('Job', jobId)
-                : expectedVersion == null
-                  ? new Stale()
-                  : conflict('Job', jobId, job.version, entities.Job.is(now) ? now.version : undefined),
-            ),
-          activityEvent(scope, {
-            action: 'job.deleted',
-            subject: { type: entities.Job.type, id: jobId, projectId: job.projectId },
-            data: { kind: job.kind, status: job.status },
-          }),
-          ...entry,
-          ...others.slice(0, DELETE_FIRST).map((row) => del({ PK: row.PK, SK: row.SK })),
-        ];
-        return { writes, value: toJob(job, steps) };
-      },
-    );
+      const writes = [
+        keys
+          .delete({ jobId })
+          .ifVersion(job.version, (now) =>
+            !now
+              ? notFound('Job', jobId)
+              : expectedVersion == null
+                ? new Stale()
+                : conflict('Job', jobId, job.version, entities.Job.is(now) ? now.version : undefined),
+          ),
+        activityEvent(scope, {
+          action: 'job.deleted',
+          subject: { type: entities.Job.type, id: jobId, projectId: job.projectId },
+          data: { kind: job.kind, status: job.status },
+        }),
+        ...(settle ? [entry.ifVersion(settle.version, moved)] : fits ? [] : [entry.ifNew(moved)]),
+        ...others.slice(0, DELETE_FIRST).map((row) => del({ PK: row.PK, SK: row.SK })),
+      ];
+      return { writes, value: toJob(job, steps) };
+    });
   }
 
-  /**
-   * Runs a worker's or a person's command on a job (JobAggregate.run) and returns the job as it
-   * left it. Throws NOT_FOUND for an unknown job, JOB_CANCELLED for a worker's action on a
-   * cancelled one, and what `decide` throws.
-   */
+  /** Runs a worker's or a person's command on a job (JobAggregate.run): the job as it left it. */
   async act(jobId: string, command: JobCommand, review: { comment?: string | null } = {}) {
     return this.decided((await this.items.run(jobId, command, review)).job);
   }
 
-  /** Tells the claims' observer (observeClaims) whether this worker's claim found work. */
+  // Tell the claims' observer (observeClaims) of this worker's claims and reports: see ClaimObserver.
   noteClaim(found: boolean): void {
     claimObservers.get(this.scope.store)?.claimed(claimerOf(this.scope), found);
   }
-
-  /** Tells the claims' observer that this worker's process `workerId` claimed `unit` (see ClaimObserver.held). */
   noteHeld(workerId: string, unit: HeldUnit, repos: () => Promise<{ jobs: JobRepository }>): void {
     claimObservers.get(this.scope.store)?.held?.(claimerOf(this.scope), workerId, unit, repos);
   }
-
-  /** Tells the claims' observer that a report of this worker (its process `workerId`, when named) ended its attempt of `unit`. */
   noteReleased(unit: HeldUnitRef, workerId?: string): void {
     claimObservers.get(this.scope.store)?.released?.(unit, claimerOf(this.scope), workerId);
   }
 
   /**
-   * A pool worker's claim of the job's step of `stage` (job.pool.ts), as claimWork would claim it
-   * for a worker of this tenant, with the attempt marked as the pool's (it counts in the tenant's
-   * pool load, whose limit holds at the claim's commit). 'AT_LIMIT' when the tenant is at its
-   * running limit; HeldUntil (its end) when its attempt's lease or time still runs (the pools'
-   * index may list it a little early, see job.writes.ts offeredFrom); null when the step is not
-   * claimable now otherwise (another worker took it first, it waits for its backoff, or the job moved on).
+   * A pool worker's claim of the job's step of `stage` (job.pool.ts), as claimWork's, with the
+   * attempt counted in the tenant's pool load, whose limit holds at the claim's commit. AT_LIMIT when
+   * the tenant is at its running limit; HeldUntil when the index listed the step before its lease's
+   * end; null when it is not claimable now otherwise (taken first, in its backoff, or the job moved on).
    */
   async claimPooledStep(jobId: string, stage: string) {
     assertId(jobId, 'job', 'jobId');
@@ -624,14 +529,12 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
         (group) => {
           const limit = group.read.pool?.limit;
           const held = group.steps.get(stage);
-          // Kept only within the tenant's running limit; a tenant at its limit still claims, for the
-          // reason JobAggregate.claimNext gives (an attempt counts as running until a claim ends it).
+          // Kept only within the tenant's running limit, yet tried at it (see JobAggregate.claimNext).
           let decided: JobGroup;
           try {
             decided = this.items.decideOn(group, onStep(stage, { kind: 'claim', pooled: true }));
           } catch (error) {
-            // The pools' index lists a running step a little before its lease's end (job.writes.ts
-            // offeredFrom): the decision refused it, and the scheduler tries it again once it ends.
+            // Listed before its lease's end (job.writes.ts offeredFrom): tried again once it ends.
             const ends = held?.status === StepStatus.RUNNING ? attemptEndsAt(held) : undefined;
             const refused = error instanceof AppError && error.code === ErrorCode.INVALID_TRANSITION;
             if (refused && ends && ends > group.at) return { state: group, value: new HeldUntil(ends) };
