@@ -8,11 +8,9 @@ import { type Attribute, type AttributeValues, attr, type ShapeValues } from '..
  * declared here) keeps the free-form plan, so existing clients keep working.
  */
 
-/** One stage of a declared pipeline: a step of the job (what its view shows as it is: STAGE). */
+/** One stage of a declared pipeline: a step of the job. Its view (JobStage) describes each field. */
 export interface StageDeclaration extends AttributeValues<typeof STAGE> {
-  /** Completing it pauses it for a person's review instead; approveStep completes it. */
   review?: boolean;
-  /** The fields completeStep's `outputs` must give (checked like inputs). */
   outputs?: Record<string, Attribute>;
   /** A fan-out stage: work items processed in parallel (src/job/job.aggregate.ts); its step runs while they do. */
   fanOut?: FanOutDeclaration;
@@ -44,13 +42,11 @@ export function stageReuse(stage: StageDeclaration): ReuseDeclaration | undefine
   return stage.review || stage.asset ? undefined : stage.reuse;
 }
 
-/** The items of a fan-out stage: their typed fields, attempts and failure policy (what its view shows as it is: FAN_OUT). */
+/** The items of a fan-out stage: their typed fields, attempts and failure policy. Its view (FanOutStage) describes each field. */
 export interface FanOutDeclaration extends AttributeValues<typeof FAN_OUT> {
   /** The fields of each item's inputs (given at createJob or by addWorkItems). */
   inputs: Record<string, Attribute>;
-  /** The fields completeWorkItem's `outputs` must give. */
   outputs: Record<string, Attribute>;
-  /** See FAILURE_POLICY. */
   failurePolicy?: AttributeValues<typeof FAILURE_POLICY>;
 }
 
@@ -211,7 +207,6 @@ export function backoffSeconds(backoff: RetryBackoff | undefined, ref: AttemptRe
 
 /** A declared pipeline (what its view shows as it is: KIND). */
 export interface JobKindDeclaration extends AttributeValues<typeof KIND> {
-  /** The fields of the job's `inputs`. */
   inputs: Record<string, Attribute>;
   stages: StageDeclaration[];
   /** Attempts per stage before the job fails, unless the request names its own. */
@@ -247,7 +242,6 @@ export function fanOutOf(job: { kind: string; declared?: boolean }, stage: strin
  */
 let attemptTimeoutOverride: number | undefined;
 
-/** Sets (or, with undefined, clears) the attempt timeout that replaces every declared one. */
 export function overrideAttemptTimeouts(seconds: number | undefined): void {
   attemptTimeoutOverride = seconds;
 }
