@@ -110,15 +110,15 @@ interface HeldClaim {
 }
 
 /** type-graphql's Query or Mutation (`operation`), which only `roles` may call (none named: any signed-in caller). */
-const authorized =
-  (operation: typeof Query) =>
+const withRoles =
+  (operation: typeof Query | typeof Mutation) =>
   (roles: Role[], ...options: Parameters<typeof Query>): MethodDecorator =>
   (target, key, descriptor) => {
     Authorized(...roles)(target, key, descriptor);
     operation(...options)(target, key, descriptor);
   };
-const RoleQuery = authorized(Query);
-const RoleMutation = authorized(Mutation);
+const RoleQuery = withRoles(Query);
+const RoleMutation = withRoles(Mutation);
 
 /** A worker's report on the unit it holds: a tenant's workers and pool workers (through the lease they pass) send them. */
 const WorkerReport = (returns: () => typeof Job | typeof WorkItem, description: string) =>
