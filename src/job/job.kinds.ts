@@ -109,9 +109,7 @@ const FAILURE_POLICY = {
 };
 
 /** What a kind declares, as its view (JobKind) shows it. */
-const KIND = {
-  description: attr.string({ required: true, description: 'What the pipeline makes.' }),
-};
+const KIND = { description: attr.string({ required: true, description: 'What the pipeline makes.' }) };
 
 /** A declared field as the API shows it: one attribute of a kind's inputs or a stage's outputs (see fieldViews). */
 const JOB_FIELD = {
