@@ -2,36 +2,24 @@ import { createHash } from 'node:crypto';
 import { type Attribute, type AttributeValues, attr, type ShapeValues } from '../infra/dynamo/entity';
 
 /*
- * The pipelines the server knows, declared as data: each kind's stages in order, the fields of its
- * inputs and of each stage's outputs (type, required, S3 key or not), the phase a client shows
- * while a stage runs, and which stages pause for a person's review. createJob, completeStep and
- * the phase a job shows are derived from these when createJob names no steps. A request that names
- * its steps (and any kind not declared here) keeps the free-form plan, so existing clients keep
- * working.
+ * The pipelines the server knows, declared as data: each kind's stages, the fields of its inputs and
+ * of each stage's outputs, phases and review pauses, from which createJob, completeStep and a job's
+ * phase are derived when createJob names no steps. A request that names its steps (and any kind not
+ * declared here) keeps the free-form plan, so existing clients keep working.
  */
 
-/** One stage of a declared pipeline: a step of the job (what its view shows as it is: STAGE). */
+/** One stage of a declared pipeline: a step of the job. Its view (JobStage) describes each field. */
 export interface StageDeclaration extends AttributeValues<typeof STAGE> {
-  /** Completing it pauses it for a person's review instead; approveStep completes it. */
   review?: boolean;
-  /** The fields completeStep's `outputs` must give (checked like inputs). */
   outputs?: Record<string, Attribute>;
-  /**
-   * A fan-out stage: instead of one step, a set of work items processed in parallel (see
-   * src/job/job.aggregate.ts). Its step runs while its items do and completes when every item is done.
-   */
+  /** A fan-out stage: work items processed in parallel (src/job/job.aggregate.ts); its step runs while they do. */
   fanOut?: FanOutDeclaration;
-  /**
-   * Completing the stage creates a new asset version in the job's project, in the same
-   * transaction: `file` names the S3-key output that is the asset's file.
-   */
+  /** Completing the stage creates an asset version in the job's project, in the same transaction (see JobStage.assetType). */
   asset?: { type: 'image' | 'audio' | 'document' | 'model'; file: string };
   /**
-   * The stage's work is reusable (seed 000's pipeline idempotency, see src/job/job.reuse.ts): a
-   * step (or, for a fan-out stage, an item) whose key fields match one of the tenant's completed
-   * ones within `ttlHours` completes at once from its stored outputs, and no worker sees it. Not
-   * applied to a stage that pauses for review or makes an asset: those are a person's decision
-   * and a new deliverable each time (see stageReuse).
+   * The stage's work is reusable (seed 000's pipeline idempotency, see src/job/job.reuse.ts and
+   * JobStage.reuseTtlHours). Not applied to a stage that pauses for review or makes an asset: those
+   * are a person's decision and a new deliverable each time (see stageReuse).
    */
   reuse?: ReuseDeclaration;
 }
@@ -40,10 +28,7 @@ export interface StageDeclaration extends AttributeValues<typeof STAGE> {
 export interface ReuseDeclaration {
   /** How long a completed step's or item's outputs may be reused, in hours (the seed's TTL: 24–72 h). */
   ttlHours: number;
-  /**
-   * The input fields that make the key: of the job's inputs for a step, of each item's inputs for
-   * a fan-out stage. All of them when omitted.
-   */
+  /** The input fields that make the key (see JobStage.reuseKeyFields); all of them when omitted. */
   keyFields?: string[];
   /**
    * Fan-out stages only: the job's input fields that also shape each item's work (the character a
@@ -52,28 +37,20 @@ export interface ReuseDeclaration {
   jobKeyFields?: string[];
 }
 
-/**
- * The reuse declaration of `stage`, or undefined when its work is not reusable: not declared so,
- * or a stage that pauses for review or makes an asset (see StageDeclaration.reuse).
- */
+/** The reuse declaration of `stage`, or undefined when its work is not reusable (see StageDeclaration.reuse). */
 export function stageReuse(stage: StageDeclaration): ReuseDeclaration | undefined {
   return stage.review || stage.asset ? undefined : stage.reuse;
 }
 
-/** The items of a fan-out stage: their typed fields, attempts and failure policy (what its view shows as it is: FAN_OUT). */
+/** The items of a fan-out stage: their typed fields, attempts and failure policy. Its view (FanOutStage) describes each field. */
 export interface FanOutDeclaration extends AttributeValues<typeof FAN_OUT> {
   /** The fields of each item's inputs (given at createJob or by addWorkItems). */
   inputs: Record<string, Attribute>;
-  /** The fields completeWorkItem's `outputs` must give. */
   outputs: Record<string, Attribute>;
-  /** See FAILURE_POLICY. */
   failurePolicy?: AttributeValues<typeof FAILURE_POLICY>;
 }
 
-/**
- * A retry backoff (see its description), declared once: its type here, and the API's RetryBackoff
- * of a stage (src/job/job.type.ts). The jitter spreads out items that failed together.
- */
+/** A retry backoff, declared once: its type here, and the API's RetryBackoff of a stage. */
 export const RETRY_BACKOFF = {
   name: 'RetryBackoff',
   description:
@@ -91,12 +68,9 @@ export const RETRY_BACKOFF = {
 export type RetryBackoff = ShapeValues<typeof RETRY_BACKOFF>;
 
 /*
- * A declared kind, its stages and their fan-outs are declared as attributes, once: what a
- * declaration says and the API's view of it (jobKinds: JobKind, JobStage, FanOutStage) shows as it
- * is, is one attribute each, which types the declaration (StageDeclaration, FanOutDeclaration,
- * JobKindDeclaration) and is the view's field. What the view shows otherwise (a field list, the
- * asset's type, whether the stage is strict) is derived from the declaration by kindViews, which
- * the view's shape types.
+ * What a declaration says and its view (jobKinds: JobKind, JobStage, FanOutStage) shows as it is, is
+ * one attribute each, which types the declaration and is the view's field. What the view shows
+ * otherwise (a field list, the asset's type, whether the stage is strict) kindViews derives.
  */
 
 /** What a stage declares, as its view (JobStage) shows it. */
@@ -104,20 +78,10 @@ const STAGE = {
   name: attr.string({ required: true, description: 'The step name that startStep and completeStep take.' }),
   /** Seed 001's generating_scenes, processing, composing. */
   phase: attr.string({ required: true, description: 'What a client shows while the stage runs (Job.phase).' }),
-  /**
-   * A single-step stage: how long one attempt of its step may run, in seconds, from its start or
-   * claim, whatever its progress reports renew; past it the next claim takes the step over (a new
-   * attempt, the old one failed with ATTEMPT_TIMED_OUT). A fan-out stage declares it for its items,
-   * in `fanOut`.
-   */
+  /** Counted from the step's start or claim; it and retryBackoff hold for a step as FAN_OUT's do for an item. */
   attemptTimeoutSeconds: attr.int({
     description: "A single-step stage's attempt timeout in seconds (a fan-out stage's is its fanOut's); null: none.",
   }),
-  /**
-   * A single-step stage: how long the next attempt waits after one failed (failStep, a lease or an
-   * attempt's time that ran out) before it can be started or claimed. A fan-out stage declares it
-   * for its items, in `fanOut`.
-   */
   retryBackoff: attr.objectOf(RETRY_BACKOFF)({
     description:
       "A single-step stage's retry backoff (a fan-out stage's is its fanOut's); null: a failed attempt's successor may start at once.",
@@ -127,40 +91,25 @@ const STAGE = {
 /** What a fan-out stage declares of its items' attempts, as its view (FanOutStage) shows it. */
 const FAN_OUT = {
   attempts: attr.int({ description: "Attempts per item (default: the job's maxAttempts)." }),
-  /**
-   * How long one attempt of an item may run, in seconds, from its claim, whatever its progress
-   * reports renew: past it the item is claimable again, and the claim that takes it over fails
-   * the attempt with ATTEMPT_TIMED_OUT (a new attempt, or FAILED past its attempts). Without
-   * one, only the lease (JOB_LEASE_SECONDS without a report) limits an attempt.
-   */
+  /** Counted from the item's claim; the claim that takes it over fails the attempt (a new one, or FAILED past its attempts). */
   attemptTimeoutSeconds: attr.float({
     description:
       'Seconds one attempt of an item may run, whatever its progress reports renew; past it the next claim takes the item over (ATTEMPT_TIMED_OUT). Null: only the lease limits an attempt.',
   }),
-  /**
-   * How long a failed attempt (failWorkItem, a lease that ran out, a timeout) waits before its
-   * item is claimable again: exponential, capped, with jitter (see backoffSeconds). Without one,
-   * the item is claimable again at once.
-   */
+  /** After failWorkItem, a lease that ran out or a timeout (see backoffSeconds). */
   retryBackoff: attr.objectOf(RETRY_BACKOFF)({
     description: 'How long a failed attempt waits before its item is claimable again; null: at once.',
   }),
 };
 
-/**
- * When failed items fail a fan-out stage (and the job): without a policy, the first failed item
- * does (strict); with `maxFailed` only more than that many; with `maxFailedPercent` only more than
- * that share of the stage's items. A stage that does not fail completes when every item is done.
- */
+/** When failed items fail a fan-out stage (and the job); without a policy, the first failed item does (strict). */
 const FAILURE_POLICY = {
   maxFailed: attr.int({ description: 'The stage fails when more than this many items fail.' }),
   maxFailedPercent: attr.float({ description: 'The stage fails when more than this share (percent) of its items fail.' }),
 };
 
 /** What a kind declares, as its view (JobKind) shows it. */
-const KIND = {
-  description: attr.string({ required: true, description: 'What the pipeline makes.' }),
-};
+const KIND = { description: attr.string({ required: true, description: 'What the pipeline makes.' }) };
 
 /** A declared field as the API shows it: one attribute of a kind's inputs or a stage's outputs (see fieldViews). */
 const JOB_FIELD = {
@@ -241,55 +190,37 @@ export interface AttemptRef {
 }
 
 /**
- * The share of the jitter that attempt `ref` takes, in [0, 1): a hash of the job, stage, sequence
- * and attempt rather than a random draw, so that a decision stays a function of its state and
- * command (deciding it again after a lost round gives the same delay) and a test can compute the
- * exact delay.
- */
-export function jitterShare(ref: AttemptRef): number {
-  const digest = createHash('sha256').update(`${ref.jobId}#${ref.stage}#${ref.sequence}#${ref.attempt}`).digest();
-  return digest.readUInt32BE(0) / 2 ** 32;
-}
-
-/**
- * The seconds attempt `ref.attempt` of an item waits after it failed, by `backoff` (0 without
- * one): min(maxSeconds, initialSeconds × factor^(attempt−1)) × (1 − jitter × jitterShare(ref)).
- * Attempts are counted over the item's whole life (a retryWorkItem or a replay goes on counting),
- * so an item that keeps failing waits the longest, capped, delay.
+ * The seconds failed attempt `ref` of an item waits by `backoff` (0 without one; see RETRY_BACKOFF).
+ * Attempts count over the item's whole life (a retryWorkItem or a replay goes on counting), so an
+ * item that keeps failing waits the longest, capped, delay. The jitter's share is a hash of `ref`,
+ * not a random draw, so that a decision stays a function of its state and command (deciding it
+ * again after a lost round gives the same delay) and a test can compute the exact delay.
  */
 export function backoffSeconds(backoff: RetryBackoff | undefined, ref: AttemptRef): number {
   if (!backoff) return 0;
   const base = Math.min(backoff.maxSeconds, backoff.initialSeconds * backoff.factor ** Math.max(0, ref.attempt - 1));
-  return base * (1 - backoff.jitter * jitterShare(ref));
+  const share = createHash('sha256').update(`${ref.jobId}#${ref.stage}#${ref.sequence}#${ref.attempt}`).digest().readUInt32BE(0) / 2 ** 32;
+  return base * (1 - backoff.jitter * share);
 }
 
 /** A declared pipeline (what its view shows as it is: KIND). */
 export interface JobKindDeclaration extends AttributeValues<typeof KIND> {
-  /** The fields of the job's `inputs`. */
   inputs: Record<string, Attribute>;
   stages: StageDeclaration[];
   /** Attempts per stage before the job fails, unless the request names its own. */
   maxAttempts?: number;
-  /**
-   * A job the server runs itself, in the system partition (SYSTEM_TENANT), through its in-process
-   * runner (src/system-jobs/runner.ts): no tenant may create one.
-   */
+  /** A job the server runs itself in the system partition (src/system-jobs/runner.ts): no tenant may create one. */
   system?: boolean;
 }
 
-/**
- * The declared kinds by name. Each registers itself from the folder it belongs to
- * (registerJobKind): the studio's pipelines from src/pipelines, the server's own kinds from the
- * folders that run them. So the engine holds no particular pipeline and imports none of them.
- */
+/** The declared kinds by name, each registered by registerJobKind. */
 export const JOB_KINDS: Record<string, JobKindDeclaration> = {};
 
 /**
- * Declares kind `name` from the folder it belongs to (the studio's pipelines in
- * src/pipelines/pipelines.kinds.ts; the server's own kinds: MIGRATION in
- * src/migrations/migration.kind.ts, ARCHIVE in src/archive/archive.kind.ts), and returns its name:
- * a module that names the kind by this value has declared it before any job of it is made. Throws
- * (a programming error) when a kind of that name is declared already.
+ * Declares kind `name` from the folder it belongs to (the studio's pipelines in src/pipelines, the
+ * server's own kinds in the folders that run them), so the engine holds and imports no particular
+ * pipeline. Returns the name: a module that names the kind by this value has declared it before
+ * any job of it is made. Throws (a programming error) when a kind of that name is declared already.
  */
 export function registerJobKind<K extends string>(name: K, declaration: JobKindDeclaration): K {
   if (Object.hasOwn(JOB_KINDS, name)) throw new Error(`The job kind ${name} is declared twice.`);
@@ -309,15 +240,12 @@ export function fanOutOf(job: { kind: string; declared?: boolean }, stage: strin
  */
 let attemptTimeoutOverride: number | undefined;
 
-/** Sets (or, with undefined, clears) the attempt timeout that replaces every declared one. */
 export function overrideAttemptTimeouts(seconds: number | undefined): void {
   attemptTimeoutOverride = seconds;
 }
 
 /** `declared` with the override in place of the attempt timeout it declares (unchanged when it declares none, or with no override). */
-function withTimeoutOverride<T extends { attemptTimeoutSeconds?: number }>(declared: T): T;
-function withTimeoutOverride<T extends { attemptTimeoutSeconds?: number }>(declared: T | undefined): T | undefined;
-function withTimeoutOverride<T extends { attemptTimeoutSeconds?: number }>(declared: T | undefined): T | undefined {
+function withTimeoutOverride<T extends { attemptTimeoutSeconds?: number } | undefined>(declared: T): T {
   if (attemptTimeoutOverride === undefined || declared?.attemptTimeoutSeconds === undefined) return declared;
   return { ...declared, attemptTimeoutSeconds: attemptTimeoutOverride };
 }

@@ -41,41 +41,34 @@ import { claimPooledWork, heldUnitRepos, itemAdderRepos, stepReportRepos } from 
 import { ItemStatus, type JobAction, onStep } from './job.machine';
 import { ExpiresIn } from '../common/args';
 
-/**
- * A worker's action on a work item it holds, through the repositories of the item's tenant (see
- * heldUnitRepos, which throws FORBIDDEN for a pool worker's lease on another item): the item as
- * the action left it. Throws as JobAggregate.act does.
- */
-async function actOnHeldItem(ctx: Context, ref: WorkItemRef, action: JobAction) {
-  const workerId = reportingWorker(ref);
-  const repos = await heldUnitRepos(ctx, ref);
-  const { item } = await repos.jobs.items.act(ref.jobId, ref.stage, ref.sequence, action);
-  if (action.kind !== 'progress')
-    noteReleased(ctx, repos.jobs, { jobId: ref.jobId, stage: ref.stage, sequence: ref.sequence, attempt: ref.attempt }, workerId);
-  return item;
-}
+/** What a worker's report on a unit it holds may do (its attempt is the one the report names or its lease holds). */
+type HeldAction = Extract<JobAction, { kind: 'progress' | 'complete' | 'fail' | 'pause' | 'handBack' }>;
 
 /**
- * A worker's action on the step attempt it holds, through the repositories of the step's tenant
- * (see stepReportRepos, which throws FORBIDDEN for a pool worker's lease on another step), on the
- * attempt its lease names: the job as the action left it. Throws as JobRepository.act does.
+ * A worker's report on the step attempt it holds, through the repositories of the step's tenant
+ * (stepReportRepos throws FORBIDDEN for a pool worker's lease on another step), on the attempt its
+ * lease names: the job as the report left it.
  */
-async function actOnHeldStep(
-  ctx: Context,
-  ref: HeldStepRef,
-  action: Extract<JobAction, { kind: 'progress' | 'complete' | 'fail' | 'pause' | 'handBack' }>,
-) {
-  const workerId = reportingWorker(ref);
-  const held = await stepReportRepos(ctx, ref);
-  const job = await held.repos.jobs.act(ref.jobId, onStep(ref.stepName, { ...action, attempt: held.attempt }));
-  if (action.kind !== 'progress')
-    noteReleased(ctx, held.repos.jobs, { jobId: ref.jobId, stage: ref.stepName, attempt: held.attempt ?? undefined }, workerId);
+async function actOnHeldStep(ctx: Context, ref: HeldStepRef, action: HeldAction) {
+  const workerId = workerIdOf(ref.workerId);
+  const { repos, attempt } = await stepReportRepos(ctx, ref);
+  const job = await repos.jobs.act(ref.jobId, onStep(ref.stepName, { ...action, attempt }));
+  noteReleased(ctx, action, repos.jobs, { jobId: ref.jobId, stage: ref.stepName, attempt: attempt ?? undefined }, workerId);
   return job;
 }
 
-/** The reporting process a report names (checked before the report acts, so a bad one changes nothing). */
-const reportingWorker = (ref: { workerId?: string | null }) =>
-  ref.workerId == null ? undefined : requireText(ref.workerId, 'workerId', 100);
+/** A worker's report on a work item it holds, as actOnHeldStep's on a step (see heldUnitRepos): the item as it left it. */
+async function actOnHeldItem(ctx: Context, ref: WorkItemRef, action: HeldAction) {
+  const workerId = workerIdOf(ref.workerId);
+  const { jobId, stage, sequence, attempt } = ref;
+  const { jobs } = await heldUnitRepos(ctx, ref);
+  const { item } = await jobs.items.act(jobId, stage, sequence, { ...action, attempt });
+  noteReleased(ctx, action, jobs, { jobId, stage, sequence, attempt }, workerId);
+  return item;
+}
+
+/** The process a claim or report names (checked before it acts, so a bad one changes nothing). */
+const workerIdOf = (workerId: string | null | undefined) => (workerId == null ? undefined : requireText(workerId, 'workerId', 100));
 
 /** The job repository a worker's claims go through: a pool worker's pool's (as claimPooledWork's), a tenant worker's own. */
 function claimingJobs(ctx: Context): JobRepository {
@@ -83,12 +76,12 @@ function claimingJobs(ctx: Context): JobRepository {
 }
 
 /**
- * Tells the claims' observer that a report ended the attempt of `unit`, of the tenant `reported`
- * serves, naming the reporting process when the report does: through the claiming side's
- * repositories, so that the worker is named as its claims named it (a pool worker by its pool).
+ * Tells the claims' observer when a report (any but progress) ended the attempt of `unit`, of the
+ * tenant `reported` serves: through the claiming side's repositories, so that the worker is named
+ * as its claims named it (a pool worker by its pool).
  */
-function noteReleased(ctx: Context, reported: JobRepository, unit: Omit<HeldUnitRef, 'tenantId'>, workerId: string | undefined) {
-  claimingJobs(ctx).noteReleased({ ...unit, tenantId: reported.tenantId }, workerId);
+function noteReleased(ctx: Context, action: HeldAction, reported: JobRepository, unit: Omit<HeldUnitRef, 'tenantId'>, workerId?: string) {
+  if (action.kind !== 'progress') claimingJobs(ctx).noteReleased({ ...unit, tenantId: reported.tenantId }, workerId);
 }
 
 /**
@@ -116,19 +109,26 @@ interface HeldClaim {
   lease: string | null;
 }
 
-/**
- * A worker's report on the unit it holds (a step's attempt or a work item), answered with what
- * the report left: a tenant's workers and pool workers (through the lease they pass) send them.
- */
-const WorkerReport =
-  (returns: () => typeof Job | typeof WorkItem, description: string): MethodDecorator =>
+/** type-graphql's Query or Mutation (`operation`), which only `roles` may call (none named: any signed-in caller). */
+const withRoles =
+  (operation: typeof Query | typeof Mutation) =>
+  (roles: Role[], ...options: Parameters<typeof Query>): MethodDecorator =>
   (target, key, descriptor) => {
-    Authorized(Role.WORKER, Role.POOL)(target, key, descriptor);
-    Mutation(returns, { description })(target, key, descriptor);
+    Authorized(...roles)(target, key, descriptor);
+    operation(...options)(target, key, descriptor);
   };
+const RoleQuery = withRoles(Query);
+const RoleMutation = withRoles(Mutation);
+
+/** A worker's report on the unit it holds: a tenant's workers and pool workers (through the lease they pass) send them. */
+const WorkerReport = (returns: () => typeof Job | typeof WorkItem, description: string) =>
+  RoleMutation([Role.WORKER, Role.POOL], returns, { description });
+
+/** The options of an argument a client may omit (null), described by `description`. */
+const optional = (description: string) => ({ nullable: true, description });
 
 /** What a step's report may say was measured. */
-const METRICS = { nullable: true, description: 'What was measured (GPU seconds …), as a JSON object.' } as const;
+const METRICS = optional('What was measured (GPU seconds …), as a JSON object.');
 
 // This feature adds its repository to ctx.repos itself, so that the context imports no feature (see src/context.ts).
 declare module '../context' {
@@ -145,14 +145,9 @@ export class StepResolver {
   }
 }
 
-/** The description of the `system` argument of the job reads and streams the job board uses. */
-const SYSTEM_ARGUMENT =
-  'True for the server’s own jobs (migrations, archiving: the system partition): operators only, FORBIDDEN otherwise.';
-
 /**
- * The job repository of the partition `job` was read from: the system partition's for one of the
- * server's own jobs (reached only by operators, see Context.system), else the caller's. A job's
- * fields read its steps and items from where the job itself lives.
+ * The job repository of the partition `job` was read from, where its fields read its steps and
+ * items: the system partition's for one of the server's own jobs (see Context.system), else the caller's.
  */
 function jobsOf(ctx: Context, job: object): JobRepository {
   const owner = 'PK' in job ? jobOwnerOf({ PK: job.PK }) : undefined;
@@ -161,48 +156,49 @@ function jobsOf(ctx: Context, job: object): JobRepository {
 
 @Resolver(() => Job)
 export class JobResolver {
-  @Authorized()
-  @Query(() => Job, { nullable: true, description: 'A job with all its step attempts; seq is where to subscribe from.' })
+  @RoleQuery([], () => Job, { nullable: true, description: 'A job with all its step attempts; seq is where to subscribe from.' })
   job(
     @keyArg('jobId') jobId: string,
-    @Arg('system', () => Boolean, { nullable: true, description: SYSTEM_ARGUMENT }) system: boolean | null,
+    @Arg('system', () => Boolean, {
+      nullable: true,
+      description: 'True for the server’s own jobs (migrations, archiving: the system partition): operators only, FORBIDDEN otherwise.',
+    })
+    system: boolean | null,
     @Ctx() ctx: Context,
   ) {
     return ctx.reposOf(system).jobs.get(jobId);
   }
 
-  @Authorized()
-  @Query(() => JobConnection, { description: "A project's jobs, newest first." })
+  @RoleQuery([], () => JobConnection, { description: "A project's jobs, newest first." })
   jobs(@Args(() => ProjectPageArgs) args: ProjectPageArgs, @Ctx() ctx: Context) {
     return ctx.repos.jobs.ofProject(args.projectId, pageRequest(args));
   }
 
-  @Authorized()
-  @Query(() => JobConnection, { description: "The tenant's jobs in one status, most recently changed first." })
+  @RoleQuery([], () => JobConnection, { description: "The tenant's jobs in one status, most recently changed first." })
   jobsByStatus(@Args(() => JobsByStatusArgs) args: JobsByStatusArgs, @Ctx() ctx: Context) {
     return ctx.reposOf(args.system).jobs.byStatus(args.status, pageRequest(args));
   }
 
-  @Authorized()
-  @Query(() => JobConnection, { description: "The caller's job history, newest first." })
+  @RoleQuery([], () => JobConnection, { description: "The caller's job history, newest first." })
   myJobs(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: Context) {
     return ctx.repos.jobs.mine(pageRequest(args));
   }
 
-  @Authorized()
-  @Query(() => StepConnection, { description: 'Steps paused for review, most recent first.' })
+  @RoleQuery([], () => StepConnection, { description: 'Steps paused for review, most recent first.' })
   stepsAwaitingReview(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: Context) {
     return ctx.repos.jobs.awaitingReview(pageRequest(args));
   }
 
-  @Authorized(Role.OPERATOR)
-  @Query(() => JobConnection, { description: 'Operators only: jobs in one status across all tenants, most recently changed first.' })
+  @RoleQuery([Role.OPERATOR], () => JobConnection, {
+    description: 'Operators only: jobs in one status across all tenants, most recently changed first.',
+  })
   jobsAcrossTenants(@Args(() => JobsAcrossTenantsArgs) { status, first, after }: JobsAcrossTenantsArgs, @Ctx() ctx: Context) {
     return ctx.system().repos.jobs.acrossTenants(status, { first, after });
   }
 
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Job, { description: 'Creates a job, or returns the one an identical earlier request created (idempotent).' })
+  @RoleMutation([Role.EDITOR], () => Job, {
+    description: 'Creates a job, or returns the one an identical earlier request created (idempotent).',
+  })
   createJob(
     @Arg('input', () => CreateJobInput, { description: 'What the new one is made of.' }) input: CreateJobInput,
     @Ctx() ctx: Context,
@@ -210,8 +206,7 @@ export class JobResolver {
     return ctx.repos.jobs.create(input);
   }
 
-  @Authorized(Role.WORKER)
-  @Mutation(() => Job, { description: 'Worker: starts the current step (PENDING → RUNNING).' })
+  @RoleMutation([Role.WORKER], () => Job, { description: 'Worker: starts the current step (PENDING → RUNNING).' })
   startStep(@Args(() => StepRef) { jobId, stepName }: StepRef, @Ctx() ctx: Context) {
     return ctx.repos.jobs.act(jobId, onStep(stepName, { kind: 'start' }));
   }
@@ -238,10 +233,7 @@ export class JobResolver {
     })
     artifacts: string[],
     @Arg('metrics', () => JSONObject, METRICS) metrics: Record<string, unknown> | null,
-    @Arg('outputs', () => JSONObject, {
-      nullable: true,
-      description: "The stage's outputs, checked against its declared fields like createJob's inputs.",
-    })
+    @Arg('outputs', () => JSONObject, optional("The stage's outputs, checked against its declared fields like createJob's inputs."))
     outputs: Record<string, unknown> | null,
     @Ctx() ctx: Context,
   ) {
@@ -271,18 +263,16 @@ export class JobResolver {
     return actOnHeldStep(ctx, ref, { kind: 'handBack' });
   }
 
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Job, { description: 'Approves a paused step: it completes and the job goes on.' })
+  @RoleMutation([Role.EDITOR], () => Job, { description: 'Approves a paused step: it completes and the job goes on.' })
   approveStep(
     @Args(() => StepRef) { jobId, stepName }: StepRef,
-    @Arg('comment', () => String, { nullable: true, description: 'Kept with the decision in the activity trail.' }) comment: string | null,
+    @Arg('comment', () => String, optional('Kept with the decision in the activity trail.')) comment: string | null,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.jobs.act(jobId, onStep(stepName, { kind: 'approve' }), { comment: optionalText(comment, 'comment', 2000) });
   }
 
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Job, { description: 'Rejects a paused step: it fails and so does the job (retryJob runs it again).' })
+  @RoleMutation([Role.EDITOR], () => Job, { description: 'Rejects a paused step: it fails and so does the job (retryJob runs it again).' })
   rejectStep(
     @Args(() => StepRef) { jobId, stepName }: StepRef,
     @Arg('reason', { description: 'Why it is rejected; recorded in the audit trail.' }) reason: string,
@@ -291,41 +281,37 @@ export class JobResolver {
     return ctx.repos.jobs.act(jobId, onStep(stepName, { kind: 'reject', reason: reason.slice(0, 2000) }));
   }
 
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Job, { description: 'Cancels a job that has not finished: its waiting steps are SKIPPED.' })
+  @RoleMutation([Role.EDITOR], () => Job, { description: 'Cancels a job that has not finished: its waiting steps are SKIPPED.' })
   cancelJob(@keyArg('jobId') jobId: string, @Ctx() ctx: Context) {
     return ctx.repos.jobs.act(jobId, { action: { kind: 'cancel' } });
   }
 
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Job, { description: 'Runs a failed job again from its failed step, as a new attempt.' })
+  @RoleMutation([Role.EDITOR], () => Job, { description: 'Runs a failed job again from its failed step, as a new attempt.' })
   retryJob(@keyArg('jobId') jobId: string, @Ctx() ctx: Context) {
     return ctx.repos.jobs.act(jobId, { action: { kind: 'retry' } });
   }
 
-  @Authorized(Role.OPERATOR)
-  @Mutation(() => PoolShare, {
+  @RoleMutation([Role.OPERATOR], () => PoolShare, {
     description:
       "Operator: sets a tenant's share of the shared worker pools: its weight (claims are handed out in proportion among the tenants with work) and the most items it may have running through pools at once.",
   })
   setPoolShare(
     @tenantArg() tenantId: string,
     @Arg('weight', () => Int, { description: 'From 1 to 1,000; 1 is every tenant’s default.' }) weight: number,
-    @Arg('maxRunning', () => Int, { nullable: true, description: 'The running limit; null for none.' }) maxRunning: number | null,
+    @Arg('maxRunning', () => Int, optional('The running limit; null for none.')) maxRunning: number | null,
     @Ctx() ctx: Context,
   ) {
     return ctx.system().repos.jobs.setPoolShare(tenantId, weight, maxRunning);
   }
 
-  @Authorized(Role.WORKER, Role.POOL)
-  @Mutation(() => ClaimedWork, {
+  @RoleMutation([Role.WORKER, Role.POOL], () => ClaimedWork, {
     nullable: true,
     description:
       'Worker: takes the next step or work item of your tenant that is waiting (optionally of one job kind, and one stage of it), or whose worker stopped reporting (a new attempt), and starts it with a lease that your progress reports renew (JOB_LEASE_SECONDS). Each goes to one worker however many ask at once. A pool worker (role pool) takes the next step or work item of its kinds of any tenant, by the tenants’ fair shares, and gets a lease to report with. Null when there is no work.',
   })
   async claimWork(
-    @Arg('kind', () => String, { nullable: true, description: 'Only work of this job kind; any kind when omitted.' }) kind: string | null,
-    @Arg('stage', () => String, { nullable: true, description: 'Only work of this stage (a step name or a fan-out stage); needs kind.' })
+    @Arg('kind', () => String, optional('Only work of this job kind; any kind when omitted.')) kind: string | null,
+    @Arg('stage', () => String, optional('Only work of this stage (a step name or a fan-out stage); needs kind.'))
     stage: string | null,
     @Arg('workerId', () => String, {
       nullable: true,
@@ -338,7 +324,7 @@ export class JobResolver {
     // its stack serializing the inferred type whenever this file changed after a build.
   ): Promise<HeldClaim | null> {
     // Checked before the claim: a claim taken and then refused would wait for its lease.
-    const bindAs = workerId == null ? undefined : requireText(workerId, 'workerId', 100);
+    const bindAs = workerIdOf(workerId);
     const claimed = ctx.principal?.pool
       ? await claimPooledWork(ctx, kind, stage)
       : await ctx.repos.jobs.claimWork(kind, stage).then((c) => c && { ...c, tenantId: ctx.principal?.tenantId, lease: null });
@@ -349,8 +335,7 @@ export class JobResolver {
     return claimed;
   }
 
-  @Authorized(Role.WORKER, Role.POOL)
-  @Mutation(() => Job, {
+  @RoleMutation([Role.WORKER, Role.POOL], () => Job, {
     description:
       'Worker: adds work items to a fan-out stage that has not finished (typically from the stage before it), each its typed inputs; at most 80 a call and 10,000 a stage. A pool worker adds to the job whose step it holds, passing that lease.',
   })
@@ -375,7 +360,7 @@ export class JobResolver {
     @Arg('progress', () => Float, { description: '0 to 1.' }) progress: number,
     @Ctx() ctx: Context,
   ) {
-    return actOnHeldItem(ctx, ref, { kind: 'progress', attempt: ref.attempt, progress });
+    return actOnHeldItem(ctx, ref, { kind: 'progress', progress });
   }
 
   @WorkerReport(
@@ -388,7 +373,7 @@ export class JobResolver {
     outputs: Record<string, unknown>,
     @Ctx() ctx: Context,
   ) {
-    return actOnHeldItem(ctx, ref, { kind: 'complete', attempt: ref.attempt, outputs });
+    return actOnHeldItem(ctx, ref, { kind: 'complete', outputs });
   }
 
   @WorkerReport(
@@ -401,7 +386,7 @@ export class JobResolver {
     @Arg('message', { description: 'What went wrong (at most 2,000 characters).' }) message: string,
     @Ctx() ctx: Context,
   ) {
-    return actOnHeldItem(ctx, ref, { kind: 'fail', attempt: ref.attempt, code, message });
+    return actOnHeldItem(ctx, ref, { kind: 'fail', code, message });
   }
 
   @WorkerReport(
@@ -409,19 +394,17 @@ export class JobResolver {
     'Worker: hands back a running item it holds, unfinished (a stopping worker): it waits for its next attempt, claimable at once with no backoff, and this attempt is not counted against its attempts (event ITEM_HANDED_BACK).',
   )
   async handBackWorkItem(@Args(() => WorkItemRef) ref: WorkItemRef, @Ctx() ctx: Context) {
-    return actOnHeldItem(ctx, ref, { kind: 'handBack', attempt: ref.attempt });
+    return actOnHeldItem(ctx, ref, { kind: 'handBack' });
   }
 
-  @Authorized(Role.EDITOR)
-  @Mutation(() => WorkItem, {
+  @RoleMutation([Role.EDITOR], () => WorkItem, {
     description: 'Reopens a failed item as a new attempt, and its stage with it when the stage had failed (the job runs again).',
   })
   async retryWorkItem(@Args(() => WorkItemKey) { jobId, stage, sequence }: WorkItemKey, @Ctx() ctx: Context) {
     return (await ctx.repos.jobs.items.act(jobId, stage, sequence, { kind: 'retry' })).item;
   }
 
-  @Authorized()
-  @Query(() => WorkItemConnection, {
+  @RoleQuery([], () => WorkItemConnection, {
     description:
       "Your tenant's dead letters of one fan-out stage: work items FAILED past their attempts, newest first within an error code (by error code, descending, without one). They stay until their job expires, or until retryWorkItem or replayDeadLetters reopens them.",
   })
@@ -429,8 +412,7 @@ export class JobResolver {
     return ctx.repos.jobs.deadLetters.list(kind, stage, errorCode, pageRequest(page));
   }
 
-  @Authorized(Role.OPERATOR)
-  @Query(() => WorkItemConnection, {
+  @RoleQuery([Role.OPERATOR], () => WorkItemConnection, {
     description:
       "Operators only: every tenant's dead letters of one fan-out stage, each with its tenantId, ordered as deadLetters orders one tenant's. Pages forward only.",
   })
@@ -441,40 +423,33 @@ export class JobResolver {
     return ctx.system().repos.jobs.deadLetters.acrossTenants(kind, stage, errorCode, { first, after });
   }
 
-  @Authorized(Role.EDITOR)
-  @Mutation(() => DeadLetterReplay, {
+  @RoleMutation([Role.EDITOR], () => DeadLetterReplay, {
     description:
       'Reopens the dead letters matching the filter as new attempts, oldest first, like retryWorkItem (each with its ITEM_RETRIED event; a stage that failed by its policy reopens with its job). At most `max` a call (default 100, at most 500): when `remaining`, call again with `after: cursor`.',
   })
   replayDeadLetters(
     @Arg('filter', () => DeadLetterFilter, { description: 'Which dead letters: a kind, and optionally a stage, error code and job.' })
     filter: DeadLetterFilter,
-    @Arg('max', () => Int, { nullable: true, description: 'The most to reopen in this call (default 100, at most 500).' }) max:
-      | number
-      | null,
-    @Arg('after', () => String, { nullable: true, description: 'The cursor an earlier call returned, to go on after it.' })
-    after: string | null,
+    @Arg('max', () => Int, optional('The most to reopen in this call (default 100, at most 500).')) max: number | null,
+    @Arg('after', () => String, optional('The cursor an earlier call returned, to go on after it.')) after: string | null,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.jobs.deadLetters.replay(filter, max, after);
   }
 
-  @Authorized(Role.EDITOR)
-  @Mutation(() => Job, {
+  @RoleMutation([Role.EDITOR], () => Job, {
     description:
       'Deletes a finished job (completed, failed or cancelled) with its steps and events, and returns it as it was. INVALID_TRANSITION while it runs.',
   })
   deleteJob(
     @keyArg('jobId') jobId: string,
-    @Arg('expectedVersion', () => Int, { nullable: true, description: 'When given, CONFLICT unless the job is at this version.' })
-    expectedVersion: number | null,
+    @Arg('expectedVersion', () => Int, optional('When given, CONFLICT unless the job is at this version.')) expectedVersion: number | null,
     @Ctx() ctx: Context,
   ) {
     return ctx.repos.jobs.delete(jobId, expectedVersion);
   }
 
-  @Authorized()
-  @Query(() => [JobKind], { description: 'The declared pipelines: their stages, phases, inputs and outputs.' })
+  @RoleQuery([], () => [JobKind], { description: 'The declared pipelines: their stages, phases, inputs and outputs.' })
   jobKinds() {
     return kindViews();
   }

@@ -1,6 +1,5 @@
 import { ForwardPageArgs, PageArgs } from '../common/pagination';
-import { type JobEventType, JobStatus, StepStatus } from './job.machine';
-import { ItemStatus } from './job.machine';
+import { ItemStatus, type JobEventType, JobStatus, StepStatus } from './job.machine';
 import { entities, type EntityItem } from '../common/entities';
 import { STAGE_ITEM_COUNTS } from './job.writes';
 import { JOB_KIND } from './job.kinds';
@@ -55,7 +54,6 @@ export type Job = EntityItem<'Job'> & {
 
 export const { type: PoolShare } = modelTypes(entities.PoolShare);
 
-/** The counters of a job's work items, over all its stages or for one, from their declaration (STAGE_ITEM_COUNTS, job.writes.ts). */
 export const ItemCounts = shapeObjectType(STAGE_ITEM_COUNTS);
 export type ItemCounts = InstanceType<typeof ItemCounts>;
 
@@ -87,10 +85,8 @@ export const JobEvent = shapeObjectType({
 });
 export type JobEvent = InstanceType<typeof JobEvent>;
 
-/** A declared job kind as the API describes it, from the kinds' declaration (JOB_KIND, src/job/job.kinds.ts). */
 export const JobKind = shapeObjectType(JOB_KIND);
 
-/** What claimWork hands a worker. */
 export const ClaimedWork = shapeObjectType({
   name: 'ClaimedWork',
   description:
@@ -118,10 +114,8 @@ export const ClaimedWork = shapeObjectType({
   },
 });
 
-/** What one replayDeadLetters call did. */
 export const DeadLetterReplay = shapeObjectType(DEAD_LETTER_REPLAY);
 
-/** A pipeline run as createJob takes it: the job's declared attributes it names, and the request's own fields. */
 export const CreateJobInput = inputType(
   'CreateJobInput',
   'A pipeline run: its project, kind, inputs and (for a free-form plan) steps; idempotent.',
@@ -165,19 +159,14 @@ const stepRef = {
 export const StepRef = argsType('StepRef', stepRef);
 export type StepRef = InstanceType<typeof StepRef>;
 
-/** The attempt a worker's report is on, which must be the one it holds. */
 const heldAttempt = 'The attempt you hold (see claimWork): a report for an attempt that is over is refused.';
 
-/**
- * The reporting process's own id, as on its claim: a report that ends the attempt unbinds the unit
- * from the process's workSignals subscription on whichever instance holds it (bound-workers.ts).
- */
+/** The reporting process's own id, as on its claim (see src/events/bound-workers.ts). */
 const REPORTING_WORKER = attr.string({
   description:
     'Your process’s own id, as on claimWork and workSignals, sent when the claim of the unit sent it: a report that ends the attempt (complete, fail, hand back, pause) unbinds the unit from your subscription wherever it is, so that a lost connection hands back only what you still hold. Omitted: the unit stays bound until its attempt is over anyway.',
 });
 
-/** A worker's report on a step it holds: the step, the attempt it holds, and a pool worker's lease on it. */
 export const HeldStepRef = argsType('HeldStepRef', {
   ...stepRef,
   attempt: attr.int({ description: heldAttempt }),
@@ -204,10 +193,7 @@ export type JobsByStatusArgs = InstanceType<typeof JobsByStatusArgs>;
 export const JobsAcrossTenantsArgs = argsType('JobsAcrossTenantsArgs', { status: jobStatusToList }, ForwardPageArgs);
 export type JobsAcrossTenantsArgs = InstanceType<typeof JobsAcrossTenantsArgs>;
 
-/**
- * True for a job event as stored and published (a job's own stream or a job status stream): what
- * the live streams check every payload and every stored item against before they send it.
- */
+/** True for a job event as stored and published: what the live streams check every payload and stored item against. */
 export function isJobEvent(value: unknown): value is JobEvent {
   return hasFields(value, { jobId: 'string', seq: 'number', type: 'string' });
 }
@@ -221,7 +207,6 @@ const workItemKey = {
 export const WorkItemKey = argsType('WorkItemKey', workItemKey);
 export type WorkItemKey = InstanceType<typeof WorkItemKey>;
 
-/** A worker's report on a work item it holds: the item by its key, the attempt it holds, and a pool worker's lease. */
 export const WorkItemRef = argsType('WorkItemRef', {
   ...workItemKey,
   attempt: attr.int({ required: true, description: heldAttempt }),
