@@ -94,8 +94,9 @@ async function main(): Promise<void> {
     await demoStopped;
     // The last spans (the shutdown's own among them) are exported before the process ends.
     await tracing?.shutdown().catch(() => {});
-    say('Stopped.');
-    process.exit(exitCode);
+    // Written to a pipe, stdout is asynchronous on POSIX (Node's "A note on process I/O"), so exiting
+    // at once could drop this last line: the process exits once it is written (or failed to be).
+    process.stdout.write('Stopped.\n', () => process.exit(exitCode));
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal, 0));
 
