@@ -50,6 +50,8 @@ const pendingIn = (shard: number) => entities.JobSettle.query('', 'pending', { s
 export class JobSettler {
   private timer?: NodeJS.Timeout;
   private sweeping?: Promise<SettleResult>;
+  /** The timer's last sweep, its failure already reported (see start). */
+  private ticking?: Promise<unknown>;
 
   constructor(
     private readonly store: Store,
@@ -156,7 +158,7 @@ export class JobSettler {
     this.timer = setInterval(() => {
       // A sweep is not traced, as the outbox's is not: one that finds nothing, nearly every one,
       // would otherwise start a trace of a Query per shard every interval on every instance.
-      untraced(() => this.sweep()).catch((err) => {
+      this.ticking = untraced(() => this.sweep()).catch((err) => {
         // An outage is summarized by the OutageLog; anything else is worth a line. Either way the
         // entries stay, and the next sweep resumes them from their checkpoints.
         if (!isServiceUnavailable(err)) logger.warn({ err }, 'job settle sweep failed; the next sweep resumes it');
@@ -165,9 +167,12 @@ export class JobSettler {
     this.timer.unref();
   }
 
-  /** Stops the timer and waits for a sweep under way (whose failure its starter logs or reports). */
+  /**
+   * Stops the timer and waits for the sweep it started last, whose failure that tick reports (the
+   * log line above); a sweep called directly reports its failure to its own caller.
+   */
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await this.sweeping?.catch(() => undefined);
+    await this.ticking;
   }
 }
