@@ -19,8 +19,8 @@ import {
 } from './job.decider';
 import { limitsOf, quotaWrites } from '../common/quota';
 import type { PlanLimits, PlanName } from '../config';
-import { AppError, badInput, invalidTransition, notFound } from '../errors';
-import { entities, type EntityItem, itemClaimableFrom, MAX_STAGE_ITEMS } from '../common/entities';
+import { AppError, badInput, ErrorCode, invalidTransition, notFound } from '../errors';
+import { attemptEndsAt, entities, type EntityItem, itemClaimableFrom, MAX_STAGE_ITEMS } from '../common/entities';
 import { checkFields } from '../common/fields';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
@@ -51,6 +51,7 @@ import {
   type JobCommand,
   JobEventType,
   JobStatus,
+  onStep,
   type StepState,
   StepStatus,
   TERMINAL,
@@ -190,13 +191,25 @@ export const openQueues = (store: Store): number => committerOf(store).stats().q
 /** How many drained jobs of `store` have their last commit's state kept for their next group (see carryOf). */
 export const keptJobStates = (store: Store): number => committerOf(store).keptStates;
 
-/** What a claim of a job's next item answers: the item claimed (none when none could be), and whether the tenant is at its pool limit. */
+/**
+ * What a claim answers: the step attempt or item claimed (none when none could be), whether the
+ * tenant is at its pool limit, and, for a step held under a lease listed early, when that ends.
+ */
 interface Claimed {
   job: JobItem;
   step: StepLike | undefined;
   item: WorkItemItem | undefined;
   atLimit: boolean;
+  heldUntil?: string;
 }
+
+/** What losing a claim to another worker looks like: the unit moved on, or the job changed too fast or is gone. */
+export const CLAIM_RACES = new Set<string>([
+  ErrorCode.INVALID_TRANSITION,
+  ErrorCode.CONFLICT,
+  ErrorCode.NOT_FOUND,
+  ErrorCode.JOB_CANCELLED,
+]);
 
 /** The job aggregate's commands: its fan-out stages' work items, and the step actions JobRepository runs through it (`run`). */
 export class JobAggregate {
@@ -617,20 +630,47 @@ export class JobAggregate {
   }
 
   /**
-   * A claim of the job's oldest claimable item, decided in the job's group, which hands its claims
-   * the candidates in turn: workers asking at once get different items in one transaction instead of
-   * racing for one. An item whose lease ran out past its attempts fails on the way.
+   * A worker's claim in the job, decided in the job's group: of its single step `stage` (decideOn, as
+   * any command on it), or, without a stage, of its oldest claimable item, the group handing its
+   * claims the candidates in turn, so that workers asking at once get different items in one
+   * transaction instead of racing for one. A unit whose lease ran out past its attempts fails on the
+   * way. A pool worker's (`pooled`) counts in its tenant's pool load, kept within its running limit
+   * (see writesOf). Says `heldUntil` when the step is held under a lease (or time) that ends later.
    */
-  async claimNext(jobId: string, options: { pooled?: boolean } = {}) {
+  async claim(jobId: string, stage: string | undefined, pooled: boolean) {
     const leaseUntil = leaseUntilOf(this.scope.now().toISOString(), this.leaseSeconds);
     const actor = this.scope.actor;
-    const pooled = options.pooled === true;
+    const none = (state: JobGroup, atLimit: boolean, heldUntil?: string): Decided<JobGroup, Claimed> => ({
+      state,
+      value: { job: state.job, step: undefined, item: undefined, atLimit, heldUntil },
+    });
     const claim = (group: JobGroup): Decided<JobGroup, Claimed> => {
-      // A pool claim for a tenant at its running limit takes nothing that would pass it (see writesOf),
-      // but still tries every candidate: an attempt whose lease ran out counts as running until a
-      // claim ends it, so a tenant whose pool workers all died would otherwise wait for good. Taking
-      // such an attempt over leaves the count as it was; ending one, or backing it off, lowers it.
+      // A pool claim for a tenant at its running limit takes nothing that would pass it, but still
+      // tries every candidate: an attempt whose lease ran out counts as running until a claim ends
+      // it, so a tenant whose pool workers all died would otherwise wait for good. Taking such an
+      // attempt over leaves the count as it was; ending one, or backing it off, lowers it.
       const limit = pooled ? group.read.pool?.limit : undefined;
+      if (stage !== undefined) {
+        let decided: JobGroup;
+        try {
+          decided = this.decideOn(group, onStep(stage, { kind: 'claim', pooled }));
+        } catch (error) {
+          if (!(error instanceof AppError) || !CLAIM_RACES.has(error.code)) throw error;
+          const held = group.steps.get(stage);
+          const ends = held?.status === StepStatus.RUNNING ? attemptEndsAt(held) : undefined;
+          const refused = error.code === ErrorCode.INVALID_TRANSITION;
+          // Listed before its lease's end (job.writes.ts offeredFrom): tried again once it ends.
+          if (refused && ends && ends > group.at) return none(group, false, ends);
+          // Not claimable, with the tenant at its limit: passed over until it has room (job.pool.ts).
+          return none(group, refused && limit !== undefined && group.poolLoad() >= limit);
+        }
+        if (limit !== undefined && decided.poolLoad() > limit) return none(group, true);
+        const step = decided.steps.get(stage);
+        // A lease that ran out past the step's attempts failed the job, and a takeover in a stage with
+        // a retry backoff leaves the next attempt waiting: either way the claimer holds nothing.
+        if (step?.status !== StepStatus.RUNNING) return none(decided, false);
+        return { state: decided, value: { job: decided.job, step, item: undefined, atLimit: false } };
+      }
       let atLimit = false;
       let state = group;
       // Less what earlier commands of the group took or failed, plus what they handed back.
@@ -652,10 +692,9 @@ export class JobAggregate {
         }
       }
       // With no candidate at all the tenant may still be at its limit: its running work is elsewhere.
-      atLimit ||= limit !== undefined && state.poolLoad() >= limit;
-      return { state, value: { job: state.job, step: undefined, item: undefined, atLimit } };
+      return none(state, atLimit || (limit !== undefined && state.poolLoad() >= limit));
     };
-    return this.submit(jobId, [], claim, { pooled, claim: true });
+    return this.submit(jobId, [], claim, { pooled, claim: stage === undefined });
   }
 
   /**

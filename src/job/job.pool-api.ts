@@ -3,6 +3,7 @@ import type { Context, Repositories } from '../context';
 import { badInput, forbidden, invalidTransition, wrongAttempt } from '../errors';
 import { declaredKind } from './job.kinds';
 import { StepStatus } from './job.machine';
+import type { Claim } from './job.repository';
 
 /*
  * The API's side of the shared worker pools: what a pool worker's claimWork and its reports run with,
@@ -22,16 +23,6 @@ function poolsOf(scope: { kinds: string[]; stages?: string[] }, kind: string | n
 }
 
 /**
- * What a tenant's repository answers a pooled claim of an item or a step. Named, not left to
- * inference on claimPooledWork: tsc's incremental build overflowed its stack serializing the
- * inferred type whenever this file changed after a build.
- */
-type PooledClaim = Extract<
-  Awaited<ReturnType<Repositories['jobs']['claimItem']>> | Awaited<ReturnType<Repositories['jobs']['claimPooledStep']>>,
-  { job: unknown }
->;
-
-/**
  * A pool worker's claimWork: the next step or item of any tenant, by the pools' fair shares
  * (PoolScheduler), with a lease naming exactly it and its attempt, sealed for this worker.
  */
@@ -39,7 +30,7 @@ export async function claimPooledWork(
   ctx: Context,
   kind: string | null,
   stage: string | null,
-): Promise<(PooledClaim & { lease: string }) | null> {
+): Promise<(Claim & { tenantId: string; lease: string }) | null> {
   const { principal, leases } = ctx;
   if (!principal?.pool || !leases) throw forbidden('Only a pool worker claims from the pools.');
   const jobsOf = (tenantId: string): Repositories['jobs'] => ctx.reposForPoolClaim(tenantId).jobs;
@@ -47,8 +38,8 @@ export async function claimPooledWork(
   const scheduler = jobsOf(principal.tenantId).poolScheduler();
   for (const pool of poolsOf(principal.pool, kind, stage)) {
     const fanOut = declaredKind(pool.kind)?.stages.find((s) => s.name === pool.stage)?.fanOut !== undefined;
-    const claimed = await scheduler.next<PooledClaim>(pool.kind, pool.stage, (entry) =>
-      fanOut ? jobsOf(entry.tenantId).claimItem(entry.jobId, true) : jobsOf(entry.tenantId).claimPooledStep(entry.jobId, entry.stage),
+    const claimed = await scheduler.next<Claim>(pool.kind, pool.stage, (entry) =>
+      jobsOf(entry.tenantId).claim(entry.jobId, fanOut ? undefined : entry.stage, true),
     );
     if (!claimed) continue;
     const held = claimed.item ?? { stage: claimed.step.name, sequence: STEP_SEQUENCE, attempt: claimed.step.attempt };

@@ -208,7 +208,7 @@ export class PoolScheduler {
 
   /**
    * A tenant at its running limit may hold attempts whose leases ran out, which only a claim of
-   * their own job ends (see JobAggregate.claimNext): so at the limit one more of its jobs in view is
+   * their own job ends (see JobAggregate.claim): so at the limit one more of its jobs in view is
    * tried each turn, in rotation, and a capped tenant whose pool workers all died has its work
    * taken over, whichever job holds it, for one more claim a turn.
    */

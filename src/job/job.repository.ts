@@ -3,11 +3,11 @@ import { logger } from '../logger';
 import { activityEvent } from '../common/activity-event';
 import { assertId, isValidTenantId } from '../common/ids';
 import { Stale } from '../common/mutate';
-import { attemptEndsAt, entities, type EntityItem, OPS_SHARDS } from '../common/entities';
+import { entities, type EntityItem, OPS_SHARDS } from '../common/entities';
 import type { Scope } from '../common/scope';
 import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
 import { isPlainObject } from '../guards';
-import { AppError, badInput, conflict, ErrorCode, invalidTransition, notFound } from '../errors';
+import { AppError, badInput, conflict, invalidTransition, notFound } from '../errors';
 import type { PageRequest, QuerySpec, Store } from '../infra/dynamo/store';
 import { EntityRepository } from '../common/repository';
 import type { PlanLimits, PlanName } from '../config';
@@ -15,27 +15,26 @@ import { del, type Item } from '../infra/dynamo/write';
 import { checkedRef } from '../common/fields';
 import { idempotent, type IdempotentRequest } from '../common/idempotency';
 import { declaredKind, fanOutOf } from './job.kinds';
-import type { JobGroup } from './job.decider';
-import { checkDeclared, JobAggregate, jobQueueId } from './job.aggregate';
+import { CLAIM_RACES, checkDeclared, JobAggregate, jobQueueId } from './job.aggregate';
 import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/committer';
 import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
 import type { ProjectRepository } from '../project/project.repository';
 import { jobsByStatus, jobsOfProject, jobsOfUser, jobWithSteps, stepHistory, opsJobsByStatus, stepsAwaitingReview } from './job.keys';
 import type { StepLike } from './job.writes';
-import { JobStatus, StepStatus, TERMINAL, type JobCommand, onStep, type PlannedStep, type StepState } from './job.machine';
+import { JobStatus, TERMINAL, type JobCommand, type PlannedStep, type StepState } from './job.machine';
 import type { CreateJobInput } from './job.type';
 
 /** The most items createJob takes (more: addWorkItems after it). */
 const MAX_ITEMS_AT_CREATE = 50;
 /** What a pool claim gets for a tenant at its running limit (PoolShare.maxRunning): nothing now. */
 const AT_LIMIT = 'AT_LIMIT';
-/** What a pool worker's claim of a step answers (claimPooledStep). */
-type PooledStepClaim =
-  | HeldUntil
-  | typeof AT_LIMIT
-  | { job: ReturnType<JobRepository['decided']>; step: ReturnType<typeof toStep<StepLike>>; item: null }
-  | null;
+/** A unit a worker's claim took: a step attempt (`item` null) or a work item, with its job as the claim left it. */
+export type Claim = {
+  job: ReturnType<JobRepository['decided']>;
+  step: ReturnType<typeof toStep<StepLike>>;
+  item: EntityItem<'WorkItem'> | null;
+};
 /** How many callers each shared read of claim candidates has served (in this process): the next one's turn. */
 const turns = new WeakMap<readonly object[], number>();
 
@@ -48,8 +47,6 @@ function takeTurn(candidates: readonly object[]): number {
 
 /** How many claimable steps one claimWork reads and tries, oldest first. */
 const CLAIM_CANDIDATES = 20;
-/** What losing a claim to another worker looks like: the step moved on, or the job changed too fast. */
-const CLAIM_RACES = new Set<string>([ErrorCode.INVALID_TRANSITION, ErrorCode.CONFLICT, ErrorCode.NOT_FOUND, ErrorCode.JOB_CANCELLED]);
 /** Partition rows deleted with the job (beside it, its event and JobSettle entry: 100 writes a transaction); the rest by the sweep. */
 const DELETE_FIRST = 87;
 
@@ -238,26 +235,19 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
       const start = takeTurn(candidates);
       let opened = false;
       for (const candidate of [...candidates.slice(start), ...candidates.slice(0, start)]) {
+        // Anything else the index lists is not work: an item written before items were claimed through
+        // their job's JobWork entry is index drift, which a migration rewrites (src/common/drift.ts).
+        if (!entities.Step.is(candidate) && !entities.JobWork.is(candidate)) continue;
+        const step = entities.Step.is(candidate) ? candidate : undefined;
         try {
-          if (entities.JobWork.is(candidate)) {
-            // A job at a fan-out stage: its claimable items, oldest first, are offered to its group.
-            const claimed = await this.claimItem(candidate.jobId);
-            if (claimed && claimed !== AT_LIMIT) return claimed;
+          if (step && fanOutOf({ kind: step.kind ?? '', declared: true }, step.name)) {
+            const job = await this.items.open(step.jobId, step.name);
+            opened ||= job.currentStep === step.name;
             continue;
           }
-          // Anything else the index lists is not work: an item written before items were claimed through
-          // their job's JobWork entry is index drift, which a migration rewrites (src/common/drift.ts).
-          if (!entities.Step.is(candidate)) continue;
-          if (fanOutOf({ kind: candidate.kind ?? '', declared: true }, candidate.name)) {
-            const job = await this.items.open(candidate.jobId, candidate.name);
-            opened ||= job.currentStep === candidate.name;
-            continue;
-          }
-          const { job, step } = await this.items.run(candidate.jobId, onStep(candidate.name, { kind: 'claim' }));
-          // A lease that ran out past the step's attempts failed the job: that step is nobody's work.
-          if (job.status === JobStatus.FAILED) continue;
-          // A takeover in a stage with a retry backoff leaves the next attempt waiting: nothing to hold.
-          if (step?.status === StepStatus.RUNNING) return { job: this.decided(job), step: toStep(step), item: null };
+          // A step is claimed itself; a job at a fan-out stage (its JobWork entry) offers its claimable items, oldest first.
+          const claimed = await this.claim(candidate.jobId, step?.name, false);
+          if (claimed && claimed !== AT_LIMIT && !(claimed instanceof HeldUntil)) return claimed;
         } catch (error) {
           // Another worker took it first, or its job moved on or was cancelled: try the next one.
           if (error instanceof AppError && CLAIM_RACES.has(error.code)) continue;
@@ -292,12 +282,24 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     return poolSchedulerOf(this.scope.store, this.scope.now);
   }
 
-  /** JobAggregate.claimNext for claimWork or, `pooled`, the pool claimer: AT_LIMIT at the tenant's running limit; null for no item now. */
-  async claimItem(jobId: string, pooled = false) {
-    const claimed = await this.items.claimNext(assertId(jobId, 'job', 'jobId'), { pooled });
-    if (claimed.atLimit) return AT_LIMIT;
-    if (claimed.item && claimed.step) return { job: toJob(claimed.job), step: toStep({ ...claimed.step, jobId }), item: claimed.item };
-    return null;
+  /**
+   * A worker's claim in job `jobId` (JobAggregate.claim): of its single step `stage`, or of its next
+   * item (no stage); `pooled` for a pool worker's (job.pool.ts), counted in its tenant's pool load,
+   * whose limit holds at the claim's commit. AT_LIMIT when the tenant is at its running limit;
+   * HeldUntil when the index listed the step before its lease's end; null when nothing is claimable
+   * now otherwise (taken first, in its backoff, or the job moved on or is gone).
+   */
+  async claim(jobId: string, stage: string | undefined, pooled: boolean): Promise<Claim | HeldUntil | typeof AT_LIMIT | null> {
+    try {
+      const claimed = await this.items.claim(assertId(jobId, 'job', 'jobId'), stage, pooled);
+      if (claimed.heldUntil) return new HeldUntil(claimed.heldUntil);
+      if (claimed.atLimit) return AT_LIMIT;
+      const { job, step, item } = claimed;
+      return step ? { job: this.decided(job), step: toStep({ ...step, jobId }), item: item ?? null } : null;
+    } catch (error) {
+      if (error instanceof AppError && CLAIM_RACES.has(error.code)) return null;
+      throw error;
+    }
   }
 
   /**
@@ -512,46 +514,5 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   }
   noteReleased(unit: HeldUnitRef, workerId?: string): void {
     claimObservers.get(this.scope.store)?.released?.(unit, claimerOf(this.scope), workerId);
-  }
-
-  /**
-   * A pool worker's claim of the job's step of `stage` (job.pool.ts), as claimWork's, with the
-   * attempt counted in the tenant's pool load, whose limit holds at the claim's commit. AT_LIMIT when
-   * the tenant is at its running limit; HeldUntil when the index listed the step before its lease's
-   * end; null when it is not claimable now otherwise (taken first, in its backoff, or the job moved on).
-   */
-  async claimPooledStep(jobId: string, stage: string) {
-    assertId(jobId, 'job', 'jobId');
-    try {
-      return await this.items.submit<PooledStepClaim>(
-        jobId,
-        [],
-        (group) => {
-          const limit = group.read.pool?.limit;
-          const held = group.steps.get(stage);
-          // Kept only within the tenant's running limit, yet tried at it (see JobAggregate.claimNext).
-          let decided: JobGroup;
-          try {
-            decided = this.items.decideOn(group, onStep(stage, { kind: 'claim', pooled: true }));
-          } catch (error) {
-            // Listed before its lease's end (job.writes.ts offeredFrom): tried again once it ends.
-            const ends = held?.status === StepStatus.RUNNING ? attemptEndsAt(held) : undefined;
-            const refused = error instanceof AppError && error.code === ErrorCode.INVALID_TRANSITION;
-            if (refused && ends && ends > group.at) return { state: group, value: new HeldUntil(ends) };
-            // Not claimable, with the tenant at its limit: passed over until it has room (job.pool.ts).
-            if (refused && limit !== undefined && group.poolLoad() >= limit) return { state: group, value: AT_LIMIT };
-            throw error;
-          }
-          if (limit !== undefined && decided.poolLoad() > limit) return { state: group, value: AT_LIMIT };
-          const step = decided.steps.get(stage);
-          const value = step?.status === StepStatus.RUNNING ? { job: this.decided(decided.job), step: toStep(step), item: null } : null;
-          return { state: decided, value };
-        },
-        { pooled: true },
-      );
-    } catch (error) {
-      if (error instanceof AppError && CLAIM_RACES.has(error.code)) return null;
-      throw error;
-    }
   }
 }

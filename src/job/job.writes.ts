@@ -184,7 +184,7 @@ export function expiresAtOf(status: JobStatus, at: string): number | undefined {
  * on a grid of half a lease the offer, and so the JobWork entry, moves once per half a lease instead
  * of with every report. It is never later than the attempt's end; it may be earlier (by less than
  * the grid), and then the claim's own decision refuses the step while its lease runs (see
- * JobRepository.claimPooledStep): no worker is handed a step under a live lease. The attempt's time
+ * JobAggregate.claim): no worker is handed a step under a live lease. The attempt's time
  * (`timesOutAt`) is fixed, so it is kept as it is.
  */
 export function offeredFrom(step: Pick<StepState, 'leaseExpiresAt' | 'timesOutAt'>, leaseGridMs: number): string | undefined {
