@@ -36,8 +36,10 @@ interface Signal {
  * workSignals: work pushed to idle workers instead of polled. What it bounds in time (new work
  * pushed within 200 ms of createJob committing it) is measured in worker-push.test, an `@alone`
  * file; these run beside other files, as they bound no latency. Real DynamoDB Local, a real server,
- * real graphql-ws and SSE clients; the server's lease is 2 s with its clock moved ahead by the
- * test when a lease is to run out.
+ * real graphql-ws and SSE clients. The server's lease is 30 s, and its clock is moved ahead by the
+ * test when a lease is to run out: a lease short enough to run out in real time ran out under a
+ * loaded machine between a claim and the test's next request, and its lapse was signalled
+ * (WORK_AVAILABLE) before what the test waits for.
  */
 describe('work signals', () => {
   let server: TestServer;
@@ -77,7 +79,7 @@ describe('work signals', () => {
 
   beforeAll(async () => {
     server = await startTestServer({
-      env: { JOB_LEASE_SECONDS: '2', WORKER_GRACE_SECONDS: '1' },
+      env: { JOB_LEASE_SECONDS: '30', WORKER_GRACE_SECONDS: '1' },
       now: () => new Date(Date.now() + clockAhead),
     });
   });
@@ -109,7 +111,7 @@ describe('work signals', () => {
     const stepJob = await t.step();
     await sub.waitFor(3);
     expect((await gql(holder, CLAIM, { k: 'TEST_SIGNAL_STEP' })).data.claimWork.step.attempt).toBe(1);
-    clockAhead += 2_500;
+    clockAhead += 30_500;
     expect((await gql(rescuer, CLAIM, { k: 'TEST_SIGNAL_STEP' })).data.claimWork.step.attempt).toBe(2);
     expect((await sub.waitFor(4))[3]).toMatchObject({
       type: 'LEASE_ENDED',
