@@ -145,6 +145,18 @@ abstract class UnitDecision<K extends JobAction['kind']> {
     throw invalidTransition(this.what, this.job.jobId, from, to, { action: verb(this.action.kind), allowed, hint });
   }
 
+  /** The worker's lease until `leaseUntil`, never past the attempt's time (none without a lease). */
+  lease(leaseUntil: string | undefined, timesOutAt: string | undefined): { worker?: string; leaseExpiresAt?: string } {
+    return leaseUntil ? { worker: this.actor, leaseExpiresAt: leaseWithin(leaseUntil, timesOutAt) } : {};
+  }
+
+  /** An attempt starting now: running, its lease, its time; a pool worker's (`pooled`) counts in its tenant's pool load. */
+  starting(by: { leaseUntil?: string; pooled?: boolean }) {
+    const { deadline } = this;
+    const running = { status: ItemStatus.RUNNING, progress: 0, startedAt: this.at, timesOutAt: deadline };
+    return { ...running, ...this.lease(by.leaseUntil, deadline), pooled: by.pooled || undefined };
+  }
+
   /**
    * A worker that names an attempt (a step's caller may leave it out) must hold the current one: one
    * whose lease was taken over (or that never was) is refused, naming the attempt that runs now.
@@ -305,23 +317,9 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     }
   }
 
-  /** The worker's lease until `leaseUntil`, never past the attempt's time (none without a lease). */
-  lease(leaseUntil: string | undefined, timesOutAt: string | undefined): Partial<StepState> {
-    return leaseUntil ? { worker: this.actor, leaseExpiresAt: leaseWithin(leaseUntil, timesOutAt) } : {};
-  }
-
-  /** An attempt starting now: running, its lease, its time; a pool worker's (`pooled`) counts in its tenant's pool load. */
+  /** A step's attempt starting now (see starting), no longer waiting for a backoff. */
   begin(by: { leaseUntil?: string; pooled?: boolean }): Partial<StepState> {
-    const { deadline } = this;
-    return {
-      status: StepStatus.RUNNING,
-      progress: 0,
-      startedAt: this.at,
-      waitsUntil: undefined,
-      timesOutAt: deadline,
-      ...this.lease(by.leaseUntil, deadline),
-      ...(by.pooled ? { pooled: true } : {}),
-    };
+    return { ...this.starting(by), waitsUntil: undefined };
   }
 
   /** The step starts now for its worker: the job runs, at this step. */
@@ -554,11 +552,9 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
       });
   }
 
-  /** The item's next version running for the claimer: its lease never past its time; a pool worker's counts in its pool load. */
+  /** The item's next version running for the claimer (see starting): its worker, and no lease a taken-over attempt held. */
   private held(claim: ActionOf<'claim'>): WorkItemItem {
-    const leaseExpiresAt = claim.leaseUntil && leaseWithin(claim.leaseUntil, this.deadline);
-    const holder = { worker: this.actor, leaseExpiresAt, timesOutAt: this.deadline, pooled: claim.pooled || undefined };
-    return this.next({ status: ItemStatus.RUNNING, progress: 0, startedAt: this.at, ...holder });
+    return this.next({ leaseExpiresAt: undefined, ...this.starting(claim), worker: this.actor });
   }
 
   /** A waiting item starts for the claimer, only once its backoff is over, whatever an index read lagging behind said. */
