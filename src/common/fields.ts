@@ -125,7 +125,8 @@ export function checkFields<As extends AttributeMap>(
   check: FieldCheck & { mode: 'create' },
 ): AttributeValues<As>;
 export function checkFields(attributes: AttributeMap, input: object, check: FieldCheck): Record<string, unknown>;
-// A create gives every attribute its checked value or default, so its values are the declaration's (typed GraphQL input or `typed`).
+// A create's values are typed as the declaration's: each attribute a client gives has its checked value or
+// default (the value of a typed GraphQL input, or one checked with `typed`).
 export function checkFields(attributes: AttributeMap, input: object, check: FieldCheck): Record<string, unknown> {
   const given = new Map(Object.entries(input));
   const prefix = check.prefix ?? '';
