@@ -1109,9 +1109,9 @@ export const entities = {
     },
     attributes: {
       projectId: attr.id({ required: true, ref: 'proj', description: 'The project it works for.' }),
-      kind: attr.string({ required: true, description: 'Free text, e.g. 3D_CHARACTER, MUSIC_VIDEO, PHOTO_EDIT.' }),
+      kind: attr.string({ required: true, max: 100, description: 'Free text, e.g. 3D_CHARACTER, MUSIC_VIDEO, PHOTO_EDIT.' }),
       /** A pool hands out a tenant's higher-priority jobs' work first. */
-      priority: attr.int({ description: 'From 0 (lowest) to 9 (highest); null: the default, 5.' }),
+      priority: attr.int({ min: 0, max: 9, description: 'From 0 (lowest) to 9 (highest); null: the default, 5.' }),
       plan: attr.listOf({
         name: 'PlannedStep',
         description: "One step of a job's plan, in the order the steps run.",
@@ -1126,11 +1126,11 @@ export const entities = {
       progress: attr.float({ required: true, description: '0 to 1.' }),
       completedSteps: attr.int({ required: true, description: 'How many steps have completed.' }),
       failedSteps: attr.int({ required: true, description: 'How many step attempts have failed.' }),
-      maxAttempts: attr.int({ required: true, description: 'How many attempts each step gets before the job fails.' }),
+      maxAttempts: attr.int({ required: true, min: 1, max: 10, description: 'How many attempts each step gets before the job fails.' }),
       // Any JSON value for a free-form plan; an object of the kind's declared fields for a declared kind.
       inputs: attr.json<unknown>()({ description: 'The inputs it was created with.' }),
-      provider: attr.string({ description: 'Who runs the pipeline, as given to createJob.' }),
-      correlationId: attr.string({ description: 'Your own id for the run, as given to createJob.' }),
+      provider: attr.string({ max: 100, description: 'Who runs the pipeline, as given to createJob.' }),
+      correlationId: attr.string({ max: 200, description: 'Your own id for the run, as given to createJob.' }),
       /** True when its plan came from its declared kind (see src/job/job.kinds.ts), not from the request. */
       declared: attr.boolean({ internal: true, hidden: true }),
       /** Exact counters of the work items of each fan-out stage, kept in the transaction of every item change; the API's itemCounts and stageItemCounts show them. */
@@ -1139,8 +1139,8 @@ export const entities = {
       startedAt: attr.dateTime({ description: 'When its first step started.' }),
       finishedAt: attr.dateTime({ description: 'When it COMPLETED, FAILED or was CANCELLED.' }),
       /** With the inputs, what makes its work reusable (src/job/job.reuse.ts). */
-      seed: attr.string({ description: 'The seed the run uses, as given to createJob.' }),
-      modelVersion: attr.string({ description: 'The model version the run uses, as given to createJob.' }),
+      seed: attr.string({ max: 200, description: 'The seed the run uses, as given to createJob.' }),
+      modelVersion: attr.string({ max: 200, description: 'The model version the run uses, as given to createJob.' }),
       /** False when the job asked not to take stored outputs (createJob reuse: false); absent means it does (the API's reuse says so). */
       reuse: attr.boolean({ hidden: true }),
     },

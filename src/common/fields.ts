@@ -1,8 +1,8 @@
 import { badInput } from '../errors';
-import type { Attribute } from '../infra/dynamo/entity';
+import type { Attribute, AttributeMap, AttributeValues } from '../infra/dynamo/entity';
 import type { BoundTenant } from './bound-tenant';
 import { assertId } from './ids';
-import { boundedJson, maxItems, nonNegativeInt, requireText } from './validate';
+import { boundedJson, maxItems, requireText } from './validate';
 
 /** How a client's values are checked against declared attributes (see checkFields). */
 export interface FieldCheck {
@@ -69,8 +69,19 @@ export function checkedRef(attribute: Attribute, value: string, field: string): 
 }
 
 /**
+ * A whole number `value` within its int attribute's declared range (`min`, 0 unless declared, to
+ * `max`, if any), else BAD_USER_INPUT naming `field`: for a value the caller works out itself (a
+ * default of its own), so that the range is said once, in the declaration.
+ */
+export function wholeNumber(attribute: Attribute, value: number, field: string): number {
+  const { min = 0, max } = attribute;
+  if (Number.isInteger(value) && value >= min && (max === undefined || value <= max)) return value;
+  throw badInput(`${field} must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}.`, field);
+}
+
+/**
  * The checks a declared attribute's kind implies for a client's value (its type where asked, text
- * length, list length, JSON size, whole numbers, S3 keys under the caller's tenant). Throws
+ * length, list length, JSON size, whole numbers in range, S3 keys under the caller's tenant). Throws
  * BAD_USER_INPUT naming the field.
  */
 function checked(attribute: Attribute, field: string, value: unknown, check: FieldCheck): unknown {
@@ -88,7 +99,7 @@ function checked(attribute: Attribute, field: string, value: unknown, check: Fie
     case 'strings':
       return Array.isArray(value) ? maxItems(value, field, attribute.max ?? 100)?.map((entry) => text(entry, 1000)) : value;
     case 'int':
-      return typeof value === 'number' ? nonNegativeInt(value, field) : value;
+      return typeof value === 'number' ? wholeNumber(attribute, value, field) : value;
     case 'float':
       if (typeof value === 'number' && !Number.isFinite(value)) throw badInput(`${field} must be a finite number.`, field);
       return value;
@@ -108,7 +119,15 @@ function checked(attribute: Attribute, field: string, value: unknown, check: Fie
  * without a default cannot be cleared). Internal attributes, and read-only ones on update, are
  * never taken from a client. Throws BAD_USER_INPUT naming the field (with `check.prefix`).
  */
-export function checkFields(attributes: Record<string, Attribute>, input: object, check: FieldCheck): Record<string, unknown> {
+export function checkFields<As extends AttributeMap>(
+  attributes: As,
+  input: object,
+  check: FieldCheck & { mode: 'create' },
+): AttributeValues<As>;
+export function checkFields(attributes: AttributeMap, input: object, check: FieldCheck): Record<string, unknown>;
+// A create's values are typed as the declaration's: each attribute a client gives has its checked value or
+// default (the value of a typed GraphQL input, or one checked with `typed`).
+export function checkFields(attributes: AttributeMap, input: object, check: FieldCheck): Record<string, unknown> {
   const given = new Map(Object.entries(input));
   const prefix = check.prefix ?? '';
   if (check.closed) {

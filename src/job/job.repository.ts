@@ -5,14 +5,15 @@ import { assertId, isValidTenantId } from '../common/ids';
 import { Stale } from '../common/mutate';
 import { entities, type EntityItem, OPS_SHARDS } from '../common/entities';
 import type { Scope } from '../common/scope';
-import { boundedJson, maxItems, optionalText, requireText } from '../common/validate';
+import { boundedJson, maxItems, requireText } from '../common/validate';
 import { isPlainObject } from '../guards';
 import { AppError, badInput, conflict, invalidTransition, notFound } from '../errors';
 import type { PageRequest, QuerySpec, Store } from '../infra/dynamo/store';
 import { EntityRepository } from '../common/repository';
 import type { PlanLimits, PlanName } from '../config';
 import { del, type Item } from '../infra/dynamo/write';
-import { checkedRef } from '../common/fields';
+import { pickDeclared } from '../infra/dynamo/entity';
+import { checkFields, wholeNumber } from '../common/fields';
 import { idempotent, type IdempotentRequest } from '../common/idempotency';
 import { declaredKind, fanOutOf } from './job.kinds';
 import { CLAIM_RACES, checkDeclared, JobAggregate, jobQueueId } from './job.aggregate';
@@ -57,6 +58,8 @@ const JOB_DELETION = oneDecisionType<{ job: Item | null; steps: StepLike[]; page
 /** The most step attempts the history reads (20 steps of up to 10 attempts, and retries); past it the read is refused, not cut. */
 const MAX_STEP_HISTORY = 1000;
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
+/** The job's own fields a createJob request gives as they are, checked against their declaration (its bounds). */
+const GIVEN = pickDeclared(entities.Job.attributes, ['projectId', 'kind', 'priority', 'provider', 'correlationId', 'seed', 'modelVersion']);
 
 /**
  * A createJob request as the idempotent creates take it (common/idempotency.ts): every argument but
@@ -329,7 +332,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
           ...(remember ? [remember(created.job)] : []),
           ...created.writes,
           // The server's own jobs belong to no project (their projectId only names the system's).
-          ...(request.system ? [] : [this.projects.activeProjectCheck(request.projectId)]),
+          ...(request.system ? [] : [this.projects.activeProjectCheck(request.fields.projectId)]),
         ]);
         // Only once committed: a duplicate that lost to another request is answered with that request's job.
         made = created;
@@ -351,8 +354,8 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
 
   /** What createJob's `input` asks for, checked before anything is read: BAD_USER_INPUT naming the field at fault. */
   private checkedCreate(input: CreateJobInput) {
-    const projectId = checkedRef(entities.Job.attributes.projectId, input.projectId, 'projectId');
-    const kind = requireText(input.kind, 'kind', 100);
+    const fields = checkFields(GIVEN, input, { mode: 'create', tenant: this.scope.tenant });
+    const { kind } = fields;
     // A declared kind's stages apply when the request names no steps; a request that names its
     // steps keeps the free-form plan it was written for, before kinds were declared.
     const declared = input.steps == null ? declaredKind(kind) : undefined;
@@ -361,11 +364,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     const system = this.scope.tenant.id === SYSTEM_TENANT;
     if (declaredKind(kind)?.system && !system) throw badInput(`${kind} jobs are run by the server itself; no tenant creates one.`, 'kind');
     const stepNames = declared ? declared.stages.map((stage) => stage.name) : this.freeSteps(input.steps);
-    if (input.priority != null && !(Number.isInteger(input.priority) && input.priority >= 0 && input.priority <= 9))
-      throw badInput('priority must be a whole number from 0 (lowest) to 9 (highest).', 'priority');
-    const maxAttempts = input.maxAttempts ?? declared?.maxAttempts ?? 3;
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 10)
-      throw badInput('maxAttempts must be between 1 and 10.', 'maxAttempts');
+    const maxAttempts = wholeNumber(entities.Job.attributes.maxAttempts, input.maxAttempts ?? declared?.maxAttempts ?? 3, 'maxAttempts');
     if (declared && input.inputs != null && !isPlainObject(input.inputs))
       throw badInput(`A ${kind} job's inputs must be an object.`, 'inputs');
     const inputs = declared
@@ -377,13 +376,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     if (input.items != null && input.items.length > MAX_ITEMS_AT_CREATE)
       throw badInput(`createJob takes at most ${MAX_ITEMS_AT_CREATE} items; add more with addWorkItems.`, 'items');
     const items = input.items != null && itemStage?.fanOut ? this.items.checkInputs(itemStage.fanOut, input.items) : [];
-    const texts = {
-      provider: optionalText(input.provider, 'provider', 100) ?? undefined,
-      correlationId: optionalText(input.correlationId, 'correlationId', 200) ?? undefined,
-      seed: optionalText(input.seed, 'seed', 200) ?? undefined,
-      modelVersion: optionalText(input.modelVersion, 'modelVersion', 200) ?? undefined,
-    };
-    return { projectId, kind, declared, system, stepNames, maxAttempts, inputs, itemStage, items, texts };
+    return { fields: { ...fields, maxAttempts }, declared, system, stepNames, inputs, itemStage, items };
   }
 
   /** The new job `input` asks for, as checked (checkedCreate): QUEUED at its first step, with a new id, made now. */
@@ -392,26 +385,22 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     const at = this.scope.now().toISOString();
     const plan: PlannedStep[] = request.stepNames.map((name, n) => ({ name, order: n + 1 }));
     return this.scope.tenant.of(entities.Job).toItem({
+      ...request.fields,
       jobId: this.scope.newId('job'),
-      projectId: request.projectId,
       status: JobStatus.QUEUED,
       createdAt: at,
       updatedAt: at,
       createdBy: this.scope.actor,
-      kind: request.kind,
-      priority: input.priority ?? undefined,
       plan,
       attempts: Object.fromEntries(plan.map((p) => [p.name, 1])),
       currentStep: plan[0].name,
       progress: 0,
       completedSteps: 0,
       failedSteps: 0,
-      maxAttempts: request.maxAttempts,
       inputs: request.inputs ?? undefined,
       declared: request.declared ? true : undefined,
       itemCounts:
         itemStage && items.length ? { [itemStage.name]: { total: items.length, running: 0, completed: 0, failed: 0 } } : undefined,
-      ...request.texts,
       reuse: input.reuse === false ? false : undefined,
       version: 1,
     });

@@ -137,8 +137,10 @@ export interface AttributeOptions<T> {
   internal?: boolean;
   /** The value a create takes when the input has none. */
   default?: T;
-  /** At most this many characters (a text) or entries (a list). */
+  /** At most this many characters (a text) or entries (a list), or the greatest value of a whole number. */
   max?: number;
+  /** The least value of a whole number (0 unless declared). */
+  min?: number;
   /** A text (or each text of a list) is an S3 object key, which must lie under the caller's tenant prefix. */
   s3Key?: boolean;
   /**

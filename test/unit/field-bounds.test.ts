@@ -1,0 +1,54 @@
+import { BoundTenant } from '../../src/common/bound-tenant';
+import { entities } from '../../src/common/entities';
+import { checkFields, wholeNumber } from '../../src/common/fields';
+import { newId } from '../../src/common/ids';
+import { AppError, ErrorCode } from '../../src/errors';
+import { attr } from '../../src/infra/dynamo/entity';
+
+/*
+ * Bounds declared on attributes (`max` characters of a text, `min`/`max` of a whole number) are
+ * what checkFields applies to a client's value, so a repository (createJob's) states none itself.
+ */
+const tenant = new BoundTenant('bounds');
+
+/** The BAD_USER_INPUT `run` throws, as { field, message }: the test fails when it throws anything else, or nothing. */
+function refusal(run: () => unknown): { field: unknown; message: string } {
+  try {
+    run();
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    expect(error.code).toBe(ErrorCode.BAD_USER_INPUT);
+    return { field: error.extensions.field, message: error.message };
+  }
+  throw new Error('Nothing was refused.');
+}
+
+describe('declared bounds', () => {
+  const { projectId, kind, priority, provider, seed, maxAttempts } = entities.Job.attributes;
+  const job = { projectId, kind, priority, provider, seed };
+  const create = (input: object) => checkFields(job, { projectId: newId('proj'), kind: 'k', ...input }, { mode: 'create', tenant });
+
+  it("refuse a job's whole numbers and texts outside the Job's declared bounds, naming the field and the range", () => {
+    expect(create({ priority: 9, provider: 'p'.repeat(100), seed: ' 7 ' })).toMatchObject({ priority: 9, seed: '7' });
+    expect(create({ priority: 0 }).priority).toBe(0);
+    expect(refusal(() => create({ priority: 10 }))).toEqual({ field: 'priority', message: 'priority must be a whole number from 0 to 9.' });
+    expect(refusal(() => create({ priority: -1 }))).toEqual({ field: 'priority', message: 'priority must be a whole number from 0 to 9.' });
+    expect(refusal(() => create({ provider: 'p'.repeat(101) }))).toMatchObject({ field: 'provider' });
+    expect(refusal(() => create({ kind: 'k'.repeat(101) }))).toMatchObject({ field: 'kind' });
+    expect(wholeNumber(maxAttempts, 10, 'maxAttempts')).toBe(10);
+    for (const wrong of [0, 11, 2.5])
+      expect(refusal(() => wholeNumber(maxAttempts, wrong, 'maxAttempts'))).toEqual({
+        field: 'maxAttempts',
+        message: 'maxAttempts must be a whole number from 1 to 10.',
+      });
+  });
+
+  it('keep a whole number without a declared range at 0 or more, as before ranges could be declared', () => {
+    const count = { count: attr.int() };
+    expect(checkFields(count, { count: 0 }, { mode: 'create', tenant })).toEqual({ count: 0 });
+    expect(refusal(() => checkFields(count, { count: -1 }, { mode: 'create', tenant }))).toEqual({
+      field: 'count',
+      message: 'count must be a whole number of at least 0.',
+    });
+  });
+});
