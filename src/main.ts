@@ -206,14 +206,21 @@ async function main(): Promise<void> {
   say(lines.join('\n'));
   // `npm run token`, `npm run worker:demo` and the codegen example find this server by it, whatever PORT and DATA_DIR were.
   if (config.auth.secret)
-    unannounce = announceServer({
-      url: app.url,
-      dataDir: config.dataDir,
-      secret: config.auth.secretGenerated ? 'data-folder' : 'AUTH_JWT_SECRET',
-      operatorSecret: config.auth.operatorSecretGenerated ? 'data-folder' : config.auth.operator?.secret ? 'AUTH_OPERATOR_SECRET' : 'none',
-      dynamoEndpoint: app.dynamoEndpoint,
-      tableName: config.tableName,
-    });
+    unannounce = announceServer(
+      {
+        url: app.url,
+        dataDir: config.dataDir,
+        secret: config.auth.secretGenerated ? 'data-folder' : 'AUTH_JWT_SECRET',
+        operatorSecret: config.auth.operatorSecretGenerated
+          ? 'data-folder'
+          : config.auth.operator?.secret
+            ? 'AUTH_OPERATOR_SECRET'
+            : 'none',
+        dynamoEndpoint: app.dynamoEndpoint,
+        tableName: config.tableName,
+      },
+      (error) => say(`Note: the file by which npm run token and the other tools find this server was not updated: ${errorMessage(error)}`),
+    );
 }
 
 void main().catch((error) => {
