@@ -248,9 +248,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // got as far as awaiting their start; a failed start that is not the start-up's own error is told then.
   opened.add('stopping DynamoDB Local', async () => (embedded ?? (await options.embeddedDynamo))?.stop());
   opened.add('stopping the local S3', async () => (s3 ?? (await s3Starting))?.stop());
-  // Calls off the table and bucket checks when the start-up fails before it awaits them (a port in
-  // use), so that undoing it does not wait for, or leave behind, a check that retries for up to
-  // STARTUP_DEADLINE_MS; the caller's signal calls them off too.
+  // Calls off the table check when the start-up fails before it awaits it (a port in use), so that
+  // undoing it does not wait for, or leave behind, a check that retries for up to
+  // STARTUP_DEADLINE_MS; the caller's signal calls it off too. (The bucket check, made against the
+  // local S3 only, takes no signal: it is awaited to its end.)
   const abandon = new AbortController();
   const checkSignal = options.signal ? AbortSignal.any([options.signal, abandon.signal]) : abandon.signal;
   try {
@@ -645,9 +646,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       },
     };
   } catch (error) {
-    // What this start-up opened is closed, the embedded parts last; the checks not yet awaited are
+    // What this start-up opened is closed, the embedded parts last; a table check still running is
     // called off first. What fails meanwhile is logged by name; the start-up's failure is thrown.
-    abandon.abort(new StartupCancelled('The start-up failed, so its table and bucket checks were called off.'));
+    abandon.abort(new StartupCancelled('The start-up failed, so its table check was called off.'));
     await opened.undoAll((err) => err === error || isCancellation(err));
     // A start-up called off fails with what the abort made of whatever step it was in (an
     // AbortError from a table check, a part stopped): that is the expected end, said as such.
