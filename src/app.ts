@@ -42,6 +42,7 @@ import { ArchiveJobs } from './archive/archive.jobs';
 import type { ArchiveManifest } from './archive/archive.format';
 import { Archiver } from './archive/archive.service';
 import type { PartState } from './infra/supervisor';
+import { errorName } from './guards';
 import { logger } from './logger';
 import { buildAppSchema } from './schema';
 
@@ -186,6 +187,49 @@ function embeddedS3(): typeof import('./infra/s3/embedded') {
 }
 
 /**
+ * Returns `promise`, marked as handled now: for a promise that every path of the start-up awaits
+ * later (whoever awaits it then gets its failure, unchanged), but that may fail before that await
+ * is reached, when Node would count the failure as unhandled and end the process.
+ */
+function awaitedLater<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
+}
+
+/** A failure that says only that the start-up called a step off (its abort, or the caller's signal). */
+function isCancellation(error: unknown): boolean {
+  return error instanceof StartupCancelled || errorName(error) === 'AbortError';
+}
+
+/**
+ * What a start-up has opened so far, each part with the name of its undoing. A start-up that fails
+ * part-way undoes them all, the last opened first. An undoing that fails too is logged with its
+ * name and the next one still runs, so the start-up's own error stays the one thrown.
+ */
+class OpenedParts {
+  private readonly parts: Array<{ name: string; undo: () => unknown }> = [];
+
+  add(name: string, undo: () => unknown): void {
+    this.parts.push({ name, undo });
+  }
+
+  /**
+   * Undoes every part, the last opened first. `known` picks out the failures that are told
+   * already: the start-up's own error (a table check that failed it is awaited again here) and
+   * the cancellations the failed start-up asked for.
+   */
+  async undoAll(known: (error: unknown) => boolean): Promise<void> {
+    for (const { name, undo } of this.parts.splice(0).reverse()) {
+      try {
+        await undo();
+      } catch (err) {
+        if (!known(err)) logger.warn({ err, part: name }, `${name} failed too; the start-up's own failure is the one thrown`);
+      }
+    }
+  }
+}
+
+/**
  * Starts everything the configuration asks for: DynamoDB Local when no DynamoDB is configured,
  * the table if missing, and the HTTP server. On a failure part-way, what was started is stopped
  * again before the error is rethrown.
@@ -198,12 +242,25 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   };
   let embedded: EmbeddedDynamo | undefined;
   let s3: EmbeddedS3 | undefined;
-  // The local S3 starts while DynamoDB Local boots, and its bucket is made while the table is.
-  const s3Starting = config.s3.embedded
-    ? embeddedS3().startEmbeddedS3(join(config.dataDir, 's3'), config.embeddedRestartBackoffMs)
-    : undefined;
-  s3Starting?.catch(() => {});
+  let s3Starting: Promise<EmbeddedS3> | undefined;
+  const opened = new OpenedParts();
+  // The embedded parts stop last, the local S3 before DynamoDB Local, whether or not the start-up
+  // got as far as awaiting their start; a failed start that is not the start-up's own error is told then.
+  opened.add('stopping DynamoDB Local', async () => (embedded ?? (await options.embeddedDynamo))?.stop());
+  opened.add('stopping the local S3', async () => (s3 ?? (await s3Starting))?.stop());
+  // Calls off the table check when the start-up fails before it awaits it (a port in use), so that
+  // undoing it does not wait for, or leave behind, a check that retries for up to
+  // STARTUP_DEADLINE_MS; the caller's signal calls it off too. (The bucket check, made against the
+  // local S3 only, takes no signal: it is awaited to its end.)
+  const abandon = new AbortController();
+  const checkSignal = options.signal ? AbortSignal.any([options.signal, abandon.signal]) : abandon.signal;
   try {
+    // The local S3 starts while DynamoDB Local boots, and its bucket is made while the table is.
+    // Its start is awaited once DynamoDB Local is up, or, when the start-up fails before that, by
+    // the undoing of 'stopping the local S3' above.
+    s3Starting = config.s3.embedded
+      ? awaitedLater(embeddedS3().startEmbeddedS3(join(config.dataDir, 's3'), config.embeddedRestartBackoffMs))
+      : undefined;
     if (s3Starting) progress(`Starting the local S3 (files in ${join(config.dataDir, 's3')}) …`);
     let endpoint = config.dynamo.endpoint;
     if (config.dynamo.embedded) {
@@ -231,6 +288,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     for (const part of [embedded, s3]) part?.report({ say: options.progress, giveUp: options.onEmbeddedFailure });
     const metrics = new Metrics();
     const outage = new OutageLog(config.outageLogIntervalMs);
+    opened.add('stopping the outage log', () => outage.stop());
     const dynamo = createDynamo({
       endpoint,
       region: config.dynamo.region,
@@ -239,6 +297,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       metrics,
       outage,
     });
+    opened.add('closing the DynamoDB client', () => dynamo.client.destroy());
     const files = new FileStore({
       bucket: config.s3.bucket,
       region: config.dynamo.region,
@@ -250,15 +309,17 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       metrics,
       outage,
     });
+    opened.add('closing the S3 client', () => files.destroy());
     // On PostgreSQL (DATABASE_URL) the store is the derived tables; DynamoDB is not used.
     const cursors = new CursorCodec(config.cursorSecret);
     const postgres = config.postgres ? openPostgres(config.postgres, entities, cursors, { poolWaitMs: config.requestBudgetMs }) : undefined;
+    if (postgres) opened.add('closing the PostgreSQL pool', () => postgres.close());
     // Outside development the table is only checked: a missing table or index stops the start-up, naming it.
     const checkTable = () =>
       postgres
         ? postgres.ready()
         : config.dynamo.createTable
-          ? ensureTable(dynamo.client, config.tableName, { signal: options.signal, stream: config.dynamo.stream })
+          ? ensureTable(dynamo.client, config.tableName, { signal: checkSignal, stream: config.dynamo.stream })
           : verifyTable(dynamo.client, config.tableName).then(() => 'verified' as const);
     // An external DynamoDB that does not answer yet is waited for, up to STARTUP_DEADLINE_MS, while
     // the HTTP server below already answers readiness probes with 503 (see `starting`). The wait
@@ -269,7 +330,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       : untilAnswering(checkTable, {
           what: postgres ? 'PostgreSQL' : `DynamoDB at ${endpoint ?? `the ${config.dynamo.region} endpoint`}`,
           deadlineMs: config.startupDeadlineMs,
-          signal: options.signal,
+          signal: checkSignal,
           onRetry: ({ kind, leftMs }) => {
             if (announced) return;
             announced = true;
@@ -278,16 +339,22 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
             );
           },
         });
-    const bucketReady = s3 ? files.ensureBucket() : undefined;
-    // Settled later; a failure meanwhile must not count as unhandled.
-    tableReady.catch(() => {});
-    bucketReady?.catch(() => {});
+    const bucketReady = s3 ? awaitedLater(files.ensureBucket()) : undefined;
+    // Both checks are awaited once the server listens, or, when the start-up fails first, by their
+    // undoing here, which reports a failure that is not the start-up's own. They end before the
+    // clients above are closed and the embedded parts stopped, so no call of theirs reaches a
+    // DynamoDB Local that is gone.
+    awaitedLater(tableReady);
+    opened.add('the table check', () => tableReady);
+    if (bucketReady) opened.add('the bucket check', () => bucketReady);
     let starting = true;
     const store: Store = postgres?.store ?? new DynamoStore(dynamo.doc, config.tableName, cursors);
     // Without Redis, instances on one PostgreSQL carry events to each other through LISTEN/NOTIFY.
     const bus = createEventBus({ redisUrl: config.redisUrl, postgres: postgres?.bus, outage, metrics });
+    opened.add('closing the event bus', () => bus.close());
     // The tenants' rate budgets, counted in Redis when it is configured so that every instance draws on one count.
     const budgets = new RateBudgets({ redisUrl: config.redisUrl, outage });
+    opened.add('closing the rate budgets', () => budgets.close());
     const outbox = new Outbox(store, bus, {
       ...config.outbox,
       failPublish: options.failPublish,
@@ -378,6 +445,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     );
     const metricsOwnPort = config.metrics.enabled && config.metrics.port !== undefined;
     const metricsServer = metricsOwnPort ? await startMetricsServer(metrics, config.host, config.metrics.port!) : undefined;
+    if (metricsServer) opened.add('closing the metrics server', () => metricsServer.close());
     const devToken =
       config.env !== 'production' && config.auth.secret
         ? await signDevToken(config.auth.secret, { sub: 'dev-user', tenantId: DEV_TENANT, roles: [Role.EDITOR] })
@@ -440,15 +508,17 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       beforeGraphQL: [requestBudget(config.requestBudgetMs)],
       metrics,
     };
-    const http = await startHttpServer(deps).catch(async (error) => {
-      await metricsServer?.close();
-      throw error;
-    });
+    const http = await startHttpServer(deps);
+    // Its in-flight requests are cut at once (no drain): the server never got to serve.
+    opened.add('closing the HTTP server', () => http.stop(0));
     // A stop during the rest of the start-up closes the listener at once, as a stop after it does:
     // the port already answers (readiness says 503 meanwhile), and new connections must be refused.
     const closeListener = () => http.stopListening();
     options.signal?.addEventListener('abort', closeListener, { once: true });
     const ws = attachWebSocket(http.server, deps);
+    opened.add('closing the WebSocket server', () => ws.close(0));
+    // Undone first: the listener refuses new connections before the WebSockets and requests are closed.
+    opened.add('closing the HTTP listener', () => http.stopListening());
     metrics.registerGauge(GAUGES.wsConnections, 'Open WebSocket connections.', () => ws.counts().graphql_ws_connections);
     metrics.registerGauge(
       GAUGES.wsSubscriptions,
@@ -476,23 +546,6 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         }[created],
       );
       if (s3) progress(`Local S3 is up at ${s3.endpoint}${bucket === 'created' ? `; created bucket ${config.s3.bucket}` : ''}.`);
-    } catch (error) {
-      // What this start-up opened is closed before the failure goes on to the catch below.
-      http.stopListening();
-      await ws.close(0).catch(() => {});
-      await http.stop(0).catch(() => {});
-      await bus.close().catch(() => {});
-      await budgets.close();
-      await metricsServer?.close();
-      // The table and bucket checks end before the embedded parts stop (in the catch below), so no
-      // call reaches a DynamoDB Local that is gone; a cancelled start-up cancelled them already.
-      await Promise.allSettled([tableReady, bucketReady]);
-      outage.stop();
-      dynamo.client.destroy();
-      // The start-up's own failure is what is thrown; a pool that also fails to close is told beside it.
-      await postgres?.close().catch((err) => logger.warn({ err }, 'the PostgreSQL pool did not close after a failed start-up'));
-      files.destroy();
-      throw error;
     } finally {
       options.signal?.removeEventListener('abort', closeListener);
     }
@@ -593,8 +646,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       },
     };
   } catch (error) {
-    await (s3 ?? (await s3Starting?.catch(() => undefined)))?.stop().catch(() => {});
-    await (embedded ?? (await options.embeddedDynamo?.catch(() => undefined)))?.stop();
+    // What this start-up opened is closed, the embedded parts last; a table check still running is
+    // called off first. What fails meanwhile is logged by name; the start-up's failure is thrown.
+    abandon.abort(new StartupCancelled('The start-up failed, so its table check was called off.'));
+    await opened.undoAll((err) => err === error || isCancellation(err));
     // A start-up called off fails with what the abort made of whatever step it was in (an
     // AbortError from a table check, a part stopped): that is the expected end, said as such.
     if (options.signal?.aborted && !(error instanceof StartupCancelled))

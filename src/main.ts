@@ -82,10 +82,12 @@ async function main(): Promise<void> {
           return undefined;
         });
       else
-        await embedded?.then(
-          (e) => e.stop(),
-          () => {},
-        );
+        await embedded
+          ?.then((e) => e.stop())
+          .catch((error) => {
+            // Its start called off by the abort is the expected end; any other failure to start or stop it is said.
+            if (!(error instanceof StartupCancelled)) say(`DynamoDB Local did not stop cleanly: ${errorMessage(error)}`);
+          });
     }
     // The demo's simulator is told to stop first, so it sends nothing new while the server drains.
     unannounce();
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
     await app?.stop();
     await demoStopped;
     // The last spans (the shutdown's own among them) are exported before the process ends.
-    await tracing?.shutdown().catch(() => {});
+    await tracing?.shutdown().catch((error) => say(`The last traces were not exported: ${errorMessage(error)}`));
     // Written to a pipe, stdout is asynchronous on POSIX (Node's "A note on process I/O"), so exiting
     // at once could drop this last line: the process exits once it is written (or failed to be).
     process.stdout.write('Stopped.\n', () => process.exit(exitCode));
@@ -124,7 +126,9 @@ async function main(): Promise<void> {
       quickStart: true,
       restartBackoffMs: config.embeddedRestartBackoffMs,
     });
-    // Loading the server blocks this thread for a moment, so it waits until java is on its way.
+    // Loading the server blocks this thread for a moment, so it waits until java is on its way. Only
+    // the wait ignores a failed start: startApp awaits the same promise and fails with it, or, after
+    // a signal, stop() does and says it.
     await Promise.race([
       launched,
       embedded.then(
@@ -202,14 +206,21 @@ async function main(): Promise<void> {
   say(lines.join('\n'));
   // `npm run token`, `npm run worker:demo` and the codegen example find this server by it, whatever PORT and DATA_DIR were.
   if (config.auth.secret)
-    unannounce = announceServer({
-      url: app.url,
-      dataDir: config.dataDir,
-      secret: config.auth.secretGenerated ? 'data-folder' : 'AUTH_JWT_SECRET',
-      operatorSecret: config.auth.operatorSecretGenerated ? 'data-folder' : config.auth.operator?.secret ? 'AUTH_OPERATOR_SECRET' : 'none',
-      dynamoEndpoint: app.dynamoEndpoint,
-      tableName: config.tableName,
-    });
+    unannounce = announceServer(
+      {
+        url: app.url,
+        dataDir: config.dataDir,
+        secret: config.auth.secretGenerated ? 'data-folder' : 'AUTH_JWT_SECRET',
+        operatorSecret: config.auth.operatorSecretGenerated
+          ? 'data-folder'
+          : config.auth.operator?.secret
+            ? 'AUTH_OPERATOR_SECRET'
+            : 'none',
+        dynamoEndpoint: app.dynamoEndpoint,
+        tableName: config.tableName,
+      },
+      (error) => say(`Note: the file by which npm run token and the other tools find this server was not updated: ${errorMessage(error)}`),
+    );
 }
 
 void main().catch((error) => {

@@ -6,6 +6,7 @@ import type { Principal } from '../auth/principal';
 import type { Context } from '../context';
 import { ErrorCode } from '../errors';
 import { isJsonObject, isRecord, parsedBody } from '../guards';
+import { logger } from '../logger';
 import type { OperationPipeline } from '../graphql/pipeline';
 import { requestRecordOf } from './request-log';
 import { wantsEventStream } from './sse';
@@ -158,7 +159,10 @@ function answerAsApollo(
     }
     try {
       return formatError({ ...error.toJSON(), extensions }, error);
-    } catch {
+    } catch (err) {
+      // The client gets Apollo's answer to a formatError that throws; the fault of ours is logged,
+      // with the error it was formatting, since nothing else would ever show it.
+      logger.error({ err, formatting: error.message }, 'formatError threw; the error was answered as an internal server error');
       return { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
     }
   });

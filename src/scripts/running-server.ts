@@ -65,9 +65,10 @@ function read(file: string): RunningServer | undefined {
 /**
  * Records this process as the server of `dataDir` at `url` (the data folder must exist already:
  * nothing is created but the two small files). Returns the function that removes them again,
- * which never throws.
+ * which never throws. A file that cannot be written or removed is told to `onFailure`, and the
+ * server goes on.
  */
-export function announceServer(server: Omit<RunningServer, 'pid' | 'cwd'>): () => void {
+export function announceServer(server: Omit<RunningServer, 'pid' | 'cwd'>, onFailure: (error: unknown) => void): () => void {
   const me: RunningServer = { ...server, dataDir: resolve(server.dataDir), pid: process.pid, cwd: process.cwd() };
   const own = join(me.dataDir, SERVER_FILE);
   const pointer = join(registryDir(), `${process.pid}.json`);
@@ -80,11 +81,20 @@ export function announceServer(server: Omit<RunningServer, 'pid' | 'cwd'>): () =
     mkdirSync(registryDir(), { recursive: true, mode: 0o700 });
     writeFileSync(pointer, `${JSON.stringify(me)}\n`);
     written.push(pointer);
-  } catch {
-    // Only a convenience for the tools: a read-only folder must not stop the server.
+  } catch (error) {
+    // Only a convenience for the tools: a read-only folder must not stop the server, but the person
+    // who then finds that `npm run token` does not see it is told why.
+    onFailure(error);
   }
   return () => {
-    for (const file of written) rmSync(file, { force: true });
+    for (const file of written) {
+      try {
+        rmSync(file, { force: true });
+      } catch (error) {
+        // A file left behind misleads no tool (read() checks that its pid is alive), but is told.
+        onFailure(error);
+      }
+    }
   };
 }
 
