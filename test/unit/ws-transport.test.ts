@@ -10,21 +10,26 @@ import { type Connection, serveGraphQLOverWebSocket, type Transport } from '../.
  * with it.
  */
 describe('the WebSocket transport', () => {
-  let server: Server;
-  let transport: Transport;
-  let url: string;
   const accepted: Array<Connection<unknown>> = [];
+  type Served = { server: Server; transport: Transport; url: string };
+  let main: Served;
 
-  beforeAll(async () => {
-    server = createServer();
+  /**
+   * A transport on an in-process HTTP server, pinging every `keepAliveMs`. The clients run in this
+   * process too, so a stall of it longer than a round (a loaded machine) leaves a pong unread
+   * when the next round comes, and the round drops a live peer: only the keep-alive's own test
+   * runs rounds, at an interval a stall of the test process does not reach.
+   */
+  async function serve(keepAliveMs: number): Promise<Served> {
+    const server = createServer();
     // As the server's own (src/http/server.ts): a listener of its own for upgrades beside ws's, so
     // Node leaves an upgrade no one answers open rather than destroying it.
     server.on('upgrade', () => {});
-    transport = serveGraphQLOverWebSocket<unknown>({
+    const transport = serveGraphQLOverWebSocket<unknown>({
       server,
       path: '/graphql',
       maxPayloadBytes: 64 * 1024,
-      keepAliveMs: 50,
+      keepAliveMs,
       maxOperations: 1,
       newState: () => undefined,
       operate: async (_connection, operation) => operation.complete(),
@@ -36,22 +41,31 @@ describe('the WebSocket transport', () => {
       },
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
-  });
+    return { server, transport, url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql` };
+  }
 
-  afterAll(async () => {
+  async function stop({ server, transport }: Served): Promise<void> {
     await transport.close(100);
     await new Promise((resolve) => server.close(resolve));
+  }
+
+  beforeAll(async () => {
+    main = await serve(60_000);
   });
 
-  /** A client acknowledged by the transport, and the server's connection of it. */
-  async function acknowledged(options: WebSocket.ClientOptions = {}) {
-    const client = new WebSocket(url, 'graphql-transport-ws', options);
+  afterAll(() => stop(main));
+
+  /** A client acknowledged by the transport of `served`, and the server's connection of it; a close before the acknowledgement fails. */
+  async function acknowledged(options: WebSocket.ClientOptions = {}, served: Served = main) {
+    const client = new WebSocket(served.url, 'graphql-transport-ws', options);
     const closed = new Promise<number>((resolve) => client.once('close', resolve));
     await new Promise((resolve, reject) => client.once('open', resolve).once('error', reject));
     const count = accepted.length;
     client.send(JSON.stringify({ type: 'connection_init' }));
-    await new Promise((resolve) => client.once('message', resolve));
+    await Promise.race([
+      new Promise((resolve) => client.once('message', resolve)),
+      closed.then((code) => Promise.reject(new Error(`the socket closed (${code}) before its acknowledgement`))),
+    ]);
     expect(accepted.length).toBe(count + 1);
     return { client, closed, connection: accepted[count] };
   }
@@ -64,8 +78,9 @@ describe('the WebSocket transport', () => {
   });
 
   it('keeps a peer that answers its pings, and terminates one that stops answering', async () => {
-    const answering = await acknowledged();
-    const silent = await acknowledged({ autoPong: false });
+    const pinging = await serve(200);
+    const answering = await acknowledged({}, pinging);
+    const silent = await acknowledged({ autoPong: false }, pinging);
     let pings = 0;
     const pinged = new Promise<void>((resolve) => answering.client.on('ping', () => ++pings === 5 && resolve()));
     // Unanswered, the first round's ping ends the socket at the next round (1006: no close frame).
@@ -73,6 +88,7 @@ describe('the WebSocket transport', () => {
     await pinged;
     expect(answering.client.readyState).toBe(WebSocket.OPEN);
     answering.client.close();
+    await stop(pinging);
   });
 
   it('closes every socket with 1001 on close, terminating a peer that does not finish the close handshake', async () => {
@@ -83,9 +99,9 @@ describe('the WebSocket transport', () => {
     const socket = (stalled.client as unknown as { _socket: { pause(): void; resume(): void } })._socket;
     socket.pause();
     // The stalled peer holds the close open for its grace, while a late handshake comes.
-    const closing = transport.close(1000);
+    const closing = main.transport.close(1000);
     // A handshake while it closes gets a 503 it can act on, not an open socket nobody answers.
-    const late = new WebSocket(url, 'graphql-transport-ws');
+    const late = new WebSocket(main.url, 'graphql-transport-ws');
     const refused = new Promise<number | undefined>((resolve, reject) => {
       late.once('unexpected-response', (_req, res) => resolve(res.statusCode));
       late.once('open', () => reject(new Error('a handshake during close was accepted')));
@@ -96,7 +112,7 @@ describe('the WebSocket transport', () => {
     late.terminate();
     expect(answer).toBe(503);
     await closing;
-    expect(transport.connectionCount()).toBe(0);
+    expect(main.transport.connectionCount()).toBe(0);
     expect(await polite.closed).toBe(1001);
     socket.resume();
     await stalled.closed;
