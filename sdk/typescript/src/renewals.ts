@@ -143,7 +143,12 @@ class RenewalThread {
 
   private started(): Thread {
     if (this.thread) return this.thread;
-    const thread = new Thread(__filename, { workerData: MARK });
+    // From a checkout (the tests) Node runs this file as TypeScript. The package names no module type,
+    // since its entry (index.js) is CommonJS, so Node finds this file's import syntax, reparses it as
+    // an ES module and warns so in every thread it starts: a warning about how the source is laid
+    // out, nothing a worker's operator can act on. The compiled SDK (dist, CommonJS) has no such warning.
+    const source = __filename.endsWith('.ts') ? ['--disable-warning=MODULE_TYPELESS_PACKAGE_JSON'] : [];
+    const thread = new Thread(__filename, { workerData: MARK, execArgv: [...process.execArgv, ...source] });
     this.thread = thread;
     let online = false;
     thread.once('online', () => (online = true));
