@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { lockFolder, type FolderLock } from '../folder-lock';
+import { logger } from '../../logger';
 import { freePort } from '../free-port';
 import { Supervisor, type PartState, type Running, type SupervisorReport } from '../supervisor';
 import { StartupCancelled } from '../startup';
@@ -274,7 +275,11 @@ async function launch(
         stdio: ['pipe', 'ignore', 'ignore'],
       })
     : undefined;
-  watchdog?.on('error', () => {});
+  // Without its watchdog java still stops with the server on every stop but a SIGKILL of the server.
+  watchdog?.on('error', (err) =>
+    logger.warn({ err }, 'the DynamoDB Local watchdog did not start; a SIGKILL of the server would leave java running'),
+  );
+  // The pipe's end breaks (EPIPE) once the watchdog has exited, which is how it is meant to end.
   watchdog?.stdin?.on('error', () => {});
   void exited.then(() => {
     killGroup(watchdog?.pid, 'SIGKILL');
