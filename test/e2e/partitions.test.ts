@@ -153,6 +153,13 @@ describe("DynamoDB's partition limits, emulated", () => {
         `throttled calls ${JSON.stringify(Object.fromEntries(proxy.throttledCalls))}; client codes ${JSON.stringify(Object.fromEntries(codes))}\n` +
         `${proxy.hottest(12).map(perItem).join('\n')}\nby throttled:\n${proxy.hottest(6, 'throttled').map(perItem).join('\n')}\n`,
     );
+    // What a claim reads of the tenant's claimable index (its stage's partition, in shards): Queries and read units a claim.
+    const claimReads = proxy.counts().filter((c) => c.key.startsWith(`GSI3PK=TENANT#${TENANT}#WORK#CLAIMABLE#BATCH#process`));
+    const claimQueries = claimReads.reduce((sum, c) => sum + (proxy.queries.get(c.key) ?? 0), 0);
+    process.stdout.write(
+      `claim reads: ${(claimQueries / ITEMS).toFixed(2)} Queries and ${(claimReads.reduce((sum, c) => sum + c.rcu, 0) / ITEMS).toFixed(2)} RCU ` +
+        `of the claimable index a claim, over ${claimReads.length} of its shards\n`,
+    );
     expect(completed.sort((a, b) => a - b)).toEqual(Array.from({ length: ITEMS }, (_, i) => i + 1));
     const job = (await gql(editor, 'query($j: ID!) { job(jobId: $j) { status itemCounts { completed } } }', { j: jobId })).data.job;
     expect(job).toEqual({ status: 'COMPLETED', itemCounts: { completed: ITEMS } });
@@ -286,11 +293,20 @@ describe("DynamoDB's partition limits, emulated", () => {
     expect(statusKeys.length).toBeGreaterThanOrEqual(10);
     // The job item's tenant-wide list index partitions (by status, by creator) are write-sharded by
     // job as the stream is (IndexDeclaration.shards): 2 WCU a change each as one partition, now
-    // spread over as many shards as the stream's. (The claimable indexes are not sharded: every
-    // claim reads them, and a step's start and completion write them, so here they bind the run.)
+    // spread over as many shards as the stream's.
     const indexKeys = counts.filter((c) => /^GSI\dPK=TENANT#[^#]+#(JOB_STATUS#|USER#)/.test(c.key));
     expect(indexKeys.filter((c) => c.key.startsWith(`GSI1PK=TENANT#${tenant}#JOB_STATUS#RUNNING`)).length).toBeGreaterThanOrEqual(10);
     expect(Math.max(...indexKeys.map(perChange))).toBeLessThan(1);
+    // So are the claimable indexes (the tenant's work, by kind and by stage), which a step's start
+    // and completion move, by job over 8 shards (CLAIMABLE_SHARDS): 2 WCU a change on each as one
+    // partition, here 32 jobs over 6 or more of each index's shards.
+    const claimableKeys = counts.filter((c) => c.key.includes(`=TENANT#${tenant}#WORK#CLAIMABLE`));
+    process.stdout.write(
+      `claimable shards: ${claimableKeys.length} keys, the busiest ${Math.max(...claimableKeys.map(perChange)).toFixed(2)} WCU a change\n`,
+    );
+    for (const index of ['GSI2PK', 'GSI3PK', 'GSI4PK'])
+      expect(claimableKeys.filter((c) => c.key.startsWith(`${index}=`)).length).toBeGreaterThanOrEqual(6);
+    expect(Math.max(...claimableKeys.map(perChange))).toBeLessThan(1);
     // A completion frees its job's slot of the plan's running jobs on one of the tenant's usage
     // release shards, not on its one counter (src/common/quota.ts): the tenant's own partition
     // takes none of the changes (it took 1 WCU a completion before), each shard a share.

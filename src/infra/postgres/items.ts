@@ -490,7 +490,9 @@ export class EntityTables {
       }
       for (const declared of Object.values<IndexDeclaration>(table.model.indexes)) {
         if (declared.index !== spec.index) continue;
-        const pk = match(compile(declared.crossTenant ? declared.pk : `TENANT#{tenantId}#${declared.pk}`), spec.pk);
+        const template = compile(declared.crossTenant ? declared.pk : `TENANT#{tenantId}#${declared.pk}`);
+        // One shard of a write-sharded index (claimWork reads one at a time): its key is shard 0's and `#k`.
+        const pk = match(template, spec.pk) ?? (declared.shards ? match(template, spec.pk.replace(/#\d+$/, '')) : undefined);
         if (!pk) continue;
         const sk = spec.skPrefix !== undefined ? prefixValues(declared.sk, spec.skPrefix) : {};
         if (!sk) continue;
