@@ -13,11 +13,12 @@ import type { QuerySpec } from '../infra/store-api';
  * to that read's horizon: below it the read saw every entry of every shard, and an entry that
  * appears later is keyed by a later time (when it was written, or when its lease or backoff ends),
  * so it sorts above the horizon. Each read of one shard replaces what is known of that shard. A
- * claim takes from the shard it read only candidates up to the horizon and no newer than the oldest
- * known in the other shards, so a lone worker gets the oldest work first as from one partition; the
- * n-th caller a shared read serves may go up to the n-th oldest known elsewhere, so workers asking
- * at once spread over the oldest work in turn. A view is trusted for VIEW_MS at most (instances'
- * clocks differ).
+ * claim takes from a shard only candidates up to the horizon. The first caller a read serves (a
+ * lone worker's every claim) takes none newer than the oldest known in the other shards, so it gets
+ * the oldest work first as from one partition; the n-th caller of that read aims at the n-th oldest
+ * known work and reads its shard, so workers asking at once spread over the oldest work in turn.
+ * A view is trusted for VIEW_MS at most: instances' clocks differ, and work that appears in a shard
+ * known to be empty is found by the next merged read.
  */
 
 /** How long a view of the shards, from one merged read, is trusted. */
@@ -49,6 +50,10 @@ export class ClaimShards {
   private current: QuerySpec;
   private readonly pk: string;
   private readonly sk: string;
+  /** This caller's turn at its first read: 0 for the first (or only) caller, n for the n-th asking at once. */
+  private turn: number | undefined;
+  /** The shard of the known work this caller aims at, when not the one it read first. */
+  private target: string | undefined;
 
   constructor(private readonly spec: QuerySpec) {
     this.key = JSON.stringify(spec);
@@ -73,6 +78,8 @@ export class ClaimShards {
    * it), and gives what a caller with turn `turn` of that read may try (see the header), in order.
    */
   candidates(items: readonly Item[], want: number, asked: string, turn: number): readonly Item[] {
+    const first = this.turn === undefined;
+    this.turn ??= turn;
     if (this.merged) {
       this.learn(items, want, asked);
       return items;
@@ -85,12 +92,24 @@ export class ClaimShards {
       shard,
       items.map((item) => String(item[this.sk])).filter((key) => key <= view.horizon),
     );
-    const elsewhere = [...view.known]
-      .filter(([pk]) => pk !== shard && !this.tried.has(pk))
-      .flatMap(([, keys]) => keys)
-      .sort();
+    const known = [...view.known]
+      .filter(([pk]) => pk === shard || !this.tried.has(pk))
+      .flatMap(([pk, keys]) => keys.map((key) => ({ pk, key })))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     // Past the horizon the other shards are unknown: what sorts there may be older than what this one holds.
-    const bound = elsewhere[turn] !== undefined && elsewhere[turn] < view.horizon ? elsewhere[turn] : view.horizon;
+    let bound = view.horizon;
+    if (this.turn === 0) {
+      // The first caller (a lone worker's every claim): nothing newer than the oldest known elsewhere.
+      const elsewhere = known.find((candidate) => candidate.pk !== shard);
+      if (elsewhere && elsewhere.key < bound) bound = elsewhere.key;
+    } else if (first && known.length > 0) {
+      // The n-th caller of one read aims at the n-th oldest known work: in this shard, or in the one it reads next.
+      const target = known[this.turn % known.length];
+      if (target.pk !== shard) {
+        this.target = target.pk;
+        return [];
+      }
+    }
     return items.filter((item) => String(item[this.sk]) <= bound);
   }
 
@@ -111,11 +130,12 @@ export class ClaimShards {
 
   private choose(): QuerySpec {
     const view = this.view();
+    const { shards: _all, ...one } = this.spec;
+    if (this.target && view && !this.tried.has(this.target)) return { ...one, pk: this.target };
     let oldest: { pk: string; key: string } | undefined;
     for (const [pk, keys] of view?.known ?? [])
       if (keys.length > 0 && !this.tried.has(pk) && (!oldest || keys[0] < oldest.key)) oldest = { pk, key: keys[0] };
     if (!oldest) return this.spec;
-    const { shards: _all, ...one } = this.spec;
     return { ...one, pk: oldest.pk };
   }
 
