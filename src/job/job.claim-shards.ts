@@ -22,7 +22,7 @@ import type { QuerySpec } from '../infra/store-api';
  */
 
 /** How long a view of the shards, from one merged read, is trusted. */
-const VIEW_MS = 2000;
+const VIEW_MS = 5000;
 /** Views kept at most (one per tenant and claim query in use); the oldest goes first. */
 const MAX_VIEWS = 10_000;
 
