@@ -379,9 +379,10 @@ const JOB_SHARDS = { count: 16, by: 'jobId' } as const;
  * 8 take 4,000 spread evenly, twice the 2,000 a tenant needs (issue 51). Every claim reads these,
  * so not all of them: claimWork reads the shard of the oldest candidate it knows of and merges the
  * 8 only when it knows of none (src/job/job.claim-shards.ts), and 8 rather than 16 halves that merged
- * read. Migration 005-claimable-shards spreads the entries written before.
+ * read. Migration 005-claimable-shards spreads the entries written before. PostgreSQL keeps each
+ * partition whole (wholeInPostgres), so its claim reads one range of a B-tree as before.
  */
-const CLAIMABLE_SHARDS = { count: 8, by: 'jobId' } as const;
+const CLAIMABLE_SHARDS = { count: 8, by: 'jobId', wholeInPostgres: true } as const;
 
 /**
  * The tenant's work a worker can claim, by the time it became claimable (sparse: only while its
