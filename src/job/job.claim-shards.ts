@@ -37,6 +37,8 @@ interface ShardView {
 
 /** Every process's views, by the merged query (its partition names the tenant). */
 const views = new Map<string, ShardView>();
+/** The answers already taken into a view: the callers a shared read serves after the first add nothing. */
+const learned = new WeakSet<readonly Item[]>();
 
 /**
  * The reads of one claimWork call over the shards of `spec` (a claimable index's query, with its
@@ -55,7 +57,15 @@ export class ClaimShards {
   /** The shard of the known work this caller aims at, when not the one it read first. */
   private target: string | undefined;
 
-  constructor(private readonly spec: QuerySpec) {
+  /**
+   * `single`: whether a candidate is work that one claim takes (a step), not an entry that many
+   * claims share (a fan-out stage's): the first such candidate a caller tries is taken out of the
+   * view, as it will be out of the index (a lost race only costs the next claim a read of its shard).
+   */
+  constructor(
+    private readonly spec: QuerySpec,
+    private readonly single: (candidate: Item) => boolean,
+  ) {
     this.key = JSON.stringify(spec);
     const schema = keySchemas[spec.index ?? 'TABLE'];
     this.pk = schema.pk;
@@ -81,17 +91,20 @@ export class ClaimShards {
     const first = this.turn === undefined;
     this.turn ??= turn;
     if (this.merged) {
-      this.learn(items, want, asked);
-      return items;
+      if (!learned.has(items)) this.learn(items, want, asked);
+      learned.add(items);
+      return this.taking(items, turn);
     }
     const view = this.view();
     // Expired since the shard was chosen: the merged read decides.
     if (!view) return [];
     const shard = this.current.pk;
-    view.known.set(
-      shard,
-      items.map((item) => String(item[this.sk])).filter((key) => key <= view.horizon),
-    );
+    if (!learned.has(items))
+      view.known.set(
+        shard,
+        items.map((item) => String(item[this.sk])).filter((key) => key <= view.horizon),
+      );
+    learned.add(items);
     const known = [...view.known]
       .filter(([pk]) => pk === shard || !this.tried.has(pk))
       .flatMap(([pk, keys]) => keys.map((key) => ({ pk, key })))
@@ -110,7 +123,19 @@ export class ClaimShards {
         return [];
       }
     }
-    return items.filter((item) => String(item[this.sk]) <= bound);
+    return this.taking(
+      items.filter((item) => String(item[this.sk]) <= bound),
+      turn,
+    );
+  }
+
+  /** `candidates`, the one a caller with turn `turn` tries first (claimWork starts there) taken out of the view. */
+  private taking(candidates: readonly Item[], turn: number): readonly Item[] {
+    const first = candidates.length > 0 ? candidates[turn % candidates.length] : undefined;
+    const keys = first && this.single(first) ? this.view()?.known.get(String(first[this.pk])) : undefined;
+    const at = keys?.indexOf(String(first?.[this.sk])) ?? -1;
+    if (keys && at >= 0) keys.splice(at, 1);
+    return candidates;
   }
 
   /** After a read that handed nothing out: whether another read follows (false after the merged one). */
