@@ -322,4 +322,66 @@ describe("DynamoDB's partition limits, emulated", () => {
     expect(rate).toBeGreaterThan(0.8 * ceiling);
     expect(rate).toBeLessThan(1.2 * ceiling);
   }, 120_000);
+
+  it("claims a tenant's single steps reading one shard of the claimable index at a time, not all of them each claim", async () => {
+    // No limit: this counts what claims read. A lone worker, then 16 at once, claim and complete one-step jobs.
+    proxy.limits.wcuPerSecond = 1e6;
+    proxy.limits.rcuPerSecond = 1e6;
+    const tenant = 'claim-co';
+    const plan = await gql(await server.operatorToken(), 'mutation($t: ID!) { setTenantPlan(tenantId: $t, plan: ENTERPRISE) { plan } }', {
+      t: tenant,
+    });
+    expect(plan.errors).toBeUndefined();
+    const pipeline = await server.token(tenant, [Role.EDITOR, Role.WORKER], 'pipeline');
+    const projectId = (await gql(pipeline, 'mutation { createProject(input: { title: "Claims" }) { projectId } }')).data.createProject
+      .projectId;
+    for (const [workers, jobs] of [
+      [1, 24],
+      [16, 96],
+    ]) {
+      const kind = `CLAIM_${workers}`;
+      for (let i = 0; i < jobs; i += 8)
+        await Promise.all(
+          Array.from({ length: 8 }, async (_, n) => {
+            const job = await gql(pipeline, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+              input: { projectId, kind, steps: ['render'], inputs: { n: i + n } },
+            });
+            expect(job.errors).toBeUndefined();
+          }),
+        );
+      proxy.reset();
+      const claimed: string[] = [];
+      await Promise.all(
+        Array.from({ length: workers }, async () => {
+          for (;;) {
+            const claim = (await gql(pipeline, `mutation { claimWork(kind: "${kind}") { job { jobId } step { attempt } } }`)).data
+              ?.claimWork;
+            if (!claim) return;
+            claimed.push(claim.job.jobId);
+            const done = await gql(
+              pipeline,
+              'mutation($j: ID!, $a: Int!) { completeStep(jobId: $j, stepName: "render", attempt: $a) { seq } }',
+              {
+                j: claim.job.jobId,
+                a: claim.step.attempt,
+              },
+            );
+            expect(done.errors).toBeUndefined();
+          }
+        }),
+      );
+      // Every job claimed once.
+      expect(new Set(claimed).size).toBe(jobs);
+      expect(claimed).toHaveLength(jobs);
+      const keys = proxy.counts().filter((c) => c.key.startsWith(`GSI2PK=TENANT#${tenant}#WORK#CLAIMABLE#${kind}`));
+      const queries = keys.reduce((sum, c) => sum + (proxy.queries.get(c.key) ?? 0), 0) / jobs;
+      const rcu = keys.reduce((sum, c) => sum + c.rcu, 0) / jobs;
+      process.stdout.write(
+        `single-step claims, ${workers} worker(s): ${queries.toFixed(2)} Queries and ${rcu.toFixed(2)} RCU of the claimable index a claim over ${keys.length} shards\n`,
+      );
+      // Reading all 8 shards on every claim would be 8 Queries a claim or more (the final empty claims besides).
+      expect(keys.length).toBeGreaterThanOrEqual(6);
+      expect(queries).toBeLessThan(4);
+    }
+  }, 120_000);
 });
