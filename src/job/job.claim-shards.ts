@@ -4,7 +4,7 @@ import type { QuerySpec } from '../infra/store-api';
 
 /*
  * claimWork's reads of a tenant's claimable index, which is written in shards by job
- * (CLAIMABLE_SHARDS, src/common/entities.ts; docs/scaling.md, "The claimable indexes"). A read of
+ * (CLAIMABLE_SHARDS, src/common/entities.ts; docs/scaling.md, "Claimable shards"). A read of
  * every shard merged finds the oldest candidates exactly but costs a Query a shard, and a claim is
  * the hot read. So a claim reads the one shard that holds the oldest candidate this process knows
  * of, and merges every shard only when it knows of none (or that shard handed nothing out).
@@ -12,8 +12,9 @@ import type { QuerySpec } from '../infra/store-api';
  * What a process knows (a ShardView, per tenant and query) is what its last merged read found, up
  * to that read's horizon: below it the read saw every entry of every shard, and an entry that
  * appears later is keyed by a later time (when it was written, or when its lease or backoff ends),
- * so it sorts above the horizon. Each read of one shard replaces what is known of that shard. A
- * claim takes from a shard only candidates up to the horizon. The first caller a read serves (a
+ * so it sorts above the horizon. Each read of one shard replaces what is known of that shard, and
+ * the step a caller tries first leaves the view at once. A claim takes from a shard only candidates
+ * up to the horizon. The first caller a read serves (a
  * lone worker's every claim) takes none newer than the oldest known in the other shards, so it gets
  * the oldest work first as from one partition; the n-th caller of that read aims at the n-th oldest
  * known work and reads its shard, so workers asking at once spread over the oldest work in turn.
