@@ -156,9 +156,13 @@ const carol: Principal = { userId: 'carol', tenantId: 't1', roles: [Role.VIEWER]
  * is left), which no event can show; what does happen they await with `until`.
  */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
+/** Awaits `condition` for 400 settles (2 s or more); a failure names it by its source text. */
 async function until(condition: () => boolean) {
-  for (let i = 0; i < 400 && !condition(); i++) await settle();
-  expect(condition()).toBe(true);
+  for (let i = 0; i < 400; i++) {
+    if (condition()) return;
+    await settle();
+  }
+  if (!condition()) throw new Error(`not within 400 settles: ${condition}`);
 }
 let topics = 0;
 /** A fresh topic whose stored events are 1…`head`. */
