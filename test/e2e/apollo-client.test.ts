@@ -6,6 +6,7 @@ import { ProjectScreenDocument } from '../../src/client/gql/graphql';
 import { startTestServer, type TestServer } from '../support/server';
 import { fixture, stoppedAfter } from '../support/fixtures';
 import { wsClient } from '../support/ws';
+import { waitFor } from '../support/wait';
 
 /*
  * The server as a frontend uses it: Apollo Client 4 with its default InMemoryCache and no
@@ -102,11 +103,9 @@ describe('Apollo Client with its default cache', () => {
       .subscribe({ next: (result) => events.push((result.data as { jobProgress: { type: string } }).jobProgress.type) });
     fixture('Apollo subscription', subscription, (s) => s.unsubscribe());
     // The acknowledgement says the subscription is in effect: what is written now will arrive.
-    const deadline = Date.now() + 10_000;
-    while (!events.includes('SUBSCRIBED') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(events).toContain('SUBSCRIBED');
+    await waitFor(async () => events.includes('SUBSCRIBED'), 'the SUBSCRIBED acknowledgement', { ms: 10_000, everyMs: 20 });
     await mutate(`mutation { startStep(jobId: "${createJob.jobId}", stepName: "render") { seq } }`);
-    while (!events.includes('STEP_STARTED') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(async () => events.includes('STEP_STARTED'), 'the STEP_STARTED event', { ms: 10_000, everyMs: 20 });
     // The event's job carried the same id: the cached job query now says RUNNING, without a refetch.
     const cachedJob = client.readQuery<{ job: { status: string } }>({ query: jobQuery, variables: { jobId: createJob.jobId } });
     expect(cachedJob?.job.status).toBe('RUNNING');

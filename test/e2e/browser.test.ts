@@ -6,6 +6,7 @@ import { StepsAwaitingReviewDocument } from '../../src/client/gql/graphql';
 import { dataOf, startTestServer, type TestServer } from '../support/server';
 import { launchBrowser } from '../support/browser';
 import { fixture, stoppedAfter } from '../support/fixtures';
+import { waitFor } from '../support/wait';
 
 /*
  * GraphiQL in a real browser: Debian's Chromium driven by playwright-core (never a downloaded
@@ -220,10 +221,7 @@ describe('GraphiQL in Chromium, demo', () => {
     // The approval above made the simulator drive a new 3D job to its review pause at its next round.
     const paused = async () =>
       dataOf(await server.request(StepsAwaitingReviewDocument, {}, server.app.devToken)).stepsAwaitingReview.nodes[0];
-    const deadline = Date.now() + 60_000;
-    while (!(await paused()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const review = await paused();
-    expect(review).toBeDefined();
+    const review = await waitFor(paused, 'a step of the new 3D job paused for review', { ms: 60_000 });
 
     const context = fixture('browser context', await browser.newContext({ viewport: { width: 1400, height: 900 } }), (c) => c.close());
     const page = await context.newPage();

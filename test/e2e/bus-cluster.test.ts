@@ -162,6 +162,8 @@ describe('the event bus on a Redis Cluster, through a failover, a slot migration
       let acknowledged = false;
       /** The subscribe was answered SERVICE_UNAVAILABLE (see `unavailable`). */
       let refused = false;
+      // A refused subscribe (see `unavailable`) is sent again after a client's pause, as an app
+      // would: what it waits for, a table that answers in time again, gives a client no event.
       const retry = () => {
         follower.retries++;
         setTimeout(() => follow(follower, sockets), 500);

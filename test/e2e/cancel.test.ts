@@ -59,19 +59,13 @@ describe.each(STORES)('cancelling a job while 20 workers are mid-flight, on %s',
     const calls: Call[] = [];
     let cancelledAt = Number.POSITIVE_INFINITY;
     let completed = 0;
-    const cancelled = new Promise<void>((resolve, reject) => {
-      const watch = setInterval(async () => {
-        if (completed < 60) return;
-        clearInterval(watch);
-        try {
-          const out = await gql(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
-          if (out.errors) throw new Error(JSON.stringify(out.errors));
-          cancelledAt = performance.now();
-          resolve();
-        } catch (error) {
-          reject(error);
-        }
-      }, 10);
+    // The editor cancels the job once the workers have completed 60 items: the 60th completion
+    // sets it off, while the workers go on.
+    let sixtyCompleted!: () => void;
+    const cancelled = new Promise<void>((resolve) => (sixtyCompleted = resolve)).then(async () => {
+      const out = await gql(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
+      if (out.errors) throw new Error(JSON.stringify(out.errors));
+      cancelledAt = performance.now();
     });
     const call = async (worker: number, kind: string, token: string, query: string, variables: Record<string, unknown>) => {
       const startedAt = performance.now();
@@ -115,7 +109,7 @@ describe.each(STORES)('cancelling a job while 20 workers are mid-flight, on %s',
           );
           if (done.entry.code === 'JOB_CANCELLED') return;
           if (!done.entry.ok) throw new Error(`complete failed: ${done.entry.code}`);
-          completed++;
+          if (++completed === 60) sixtyCompleted();
         }
       }),
     );

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Role } from '../../src/auth/principal';
 import { startTestServer, type TestServer } from '../support/server';
 import { processFixture } from '../support/processes';
+import { waitFor } from '../support/wait';
 
 /*
  * The Apollo Client example (examples/apollo-client/watch-job.mjs), run as a frontend developer
@@ -34,11 +35,20 @@ describe('examples/apollo-client/watch-job.mjs', () => {
     child.stderr.on('data', (c) => (stderr += c));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     // It renders the job first, then follows from that snapshot's seq.
-    const deadline = Date.now() + 20_000;
-    while (!stdout.includes('"snapshot"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(
+      async () => stdout.includes('"snapshot"'),
+      () => `the example's snapshot line (it printed ${JSON.stringify(stdout + stderr)})`,
+      {
+        ms: 20_000,
+        everyMs: 50,
+      },
+    );
     await gql(`mutation { startStep(jobId: "${jobId}", stepName: "render") { seq } }`);
     for (let i = 1; i <= 5; i++) {
       await gql(`mutation { reportStepProgress(jobId: "${jobId}", stepName: "render", progress: ${i / 10}) { seq } }`);
+      // Part of the scenario, not a wait for anything: a worker's pace rather than a burst, as a job
+      // that a frontend follows runs. The example's resumption, which the assertions check, must
+      // hold whatever the pace.
       await new Promise((r) => setTimeout(r, 150));
     }
     await gql(`mutation { completeStep(jobId: "${jobId}", stepName: "render") { seq } }`);

@@ -32,6 +32,9 @@ describe('examples/follow-stream.mjs', () => {
     expect(await until(() => stderr.includes('subscribed'), 15_000)).toBe(true);
     for (let i = 0; i < 10; i++) {
       dataOf(await server.request(CreateLogDocument, { projectId, input: { rawText: `entry ${i}` } }, token));
+      // Part of the scenario, not a wait for anything: an artist's pace rather than a burst, so
+      // that the example's drops fall while logs are still being written. Every event once, in
+      // order, must hold whatever the pace.
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(await exited).toBe(0);

@@ -4,6 +4,7 @@ import { ProjectScreenDocument } from '../../src/client/gql/graphql';
 import { Role, startTestServer, type TestServer } from '../support/server';
 import { restoredAfter } from '../support/fixtures';
 import { wsClient } from '../support/ws';
+import { waitFor } from '../support/wait';
 
 /*
  * A frontend's project screen with urql as it comes: `new Client` with its default fetch (queries
@@ -148,7 +149,7 @@ describe('urql with its defaults and Graphcache with no configuration', () => {
       });
     });
     // The first message (SUBSCRIBED) says the subscription is in effect; wait for it before the worker starts.
-    while (!types.includes('SUBSCRIBED')) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(async () => types.includes('SUBSCRIBED'), 'the SUBSCRIBED acknowledgement', { ms: 20_000, everyMs: 20 });
     const step = (name: string, op: string, extra = '') =>
       gql(`mutation($jobId: ID!) { ${op}(jobId: $jobId, stepName: "${name}"${extra}) { id } }`, { jobId }, worker);
     await step('a', 'startStep');

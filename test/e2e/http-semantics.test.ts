@@ -3,6 +3,7 @@ import { CreateJobDocument, CreateProjectDocument, StartStepDocument } from '../
 import { JSON_INPUT_LIMITS, VARIABLES_MAX_DEPTH } from '../../src/common/json-limits';
 import { captureLogs } from '../support/logs';
 import { dataOf, Role, startTestServer, type TestServer } from '../support/server';
+import { waitFor } from '../support/wait';
 
 const JSON_TYPE = 'application/json';
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
@@ -48,15 +49,15 @@ async function post(
   return { status: res.status, headers: res.headers, body: parsed };
 }
 
-/** Waits until `check` returns something, for at most two seconds. */
-async function eventually<T>(check: () => T | undefined): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const found = check();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('Timed out waiting for a condition.');
-}
+/**
+ * The log line of request `requestId`, awaited for at most two seconds: it may be written after the
+ * client has its answer.
+ */
+const logLine = (logs: ReturnType<typeof captureLogs>, requestId: string | null) =>
+  waitFor(async () => logs.entries().find((e) => e.requestId === requestId), `the log line of request ${requestId}`, {
+    ms: 2000,
+    everyMs: 20,
+  });
 
 describe('GraphQL over HTTP', () => {
   let server: TestServer;
@@ -305,7 +306,7 @@ describe('JSON-scalar input limits', () => {
         },
       },
     ]);
-    const line = await eventually(() => logs.entries().find((e) => e.requestId === res.headers.get('x-request-id')));
+    const line = await logLine(logs, res.headers.get('x-request-id'));
     expect(line).toMatchObject({ level: 30, outcome: 'BAD_USER_INPUT', status: 200 });
     expect(logs.entries().filter((e) => Number(e.level) >= 40)).toEqual([]);
     expect(logs.lines.join('')).not.toMatch(/stack|deep secret|\n\s+at /);
@@ -383,7 +384,7 @@ describe('request ids and the request log line', () => {
     );
     expect(failed.status).toBe(400);
 
-    const line = await eventually(() => logs.entries().find((e) => e.requestId === 'log-ok'));
+    const line = await logLine(logs, 'log-ok');
     expect(Object.keys(line).sort()).toEqual([
       'durationMs',
       'level',
@@ -406,7 +407,7 @@ describe('request ids and the request log line', () => {
     expect(typeof line.durationMs).toBe('number');
     expect(line.durationMs as number).toBeGreaterThanOrEqual(0);
 
-    const failedLine = await eventually(() => logs.entries().find((e) => e.requestId === 'log-failed'));
+    const failedLine = await logLine(logs, 'log-failed');
     expect(failedLine).toMatchObject({
       operationType: 'query',
       operationName: 'Broken',
@@ -424,7 +425,7 @@ describe('request ids and the request log line', () => {
     const logs = captureLogs();
     const res = await post(server, '{"query": ', { token, headers: { 'x-request-id': 'log-bad-body' } });
     expect(res.status).toBe(400);
-    const line = await eventually(() => logs.entries().find((e) => e.requestId === 'log-bad-body'));
+    const line = await logLine(logs, 'log-bad-body');
     expect(line).toMatchObject({ operationType: null, operationName: null, outcome: 'BAD_REQUEST', status: 400 });
   });
 });

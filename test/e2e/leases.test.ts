@@ -214,6 +214,8 @@ describe.each(STORES)('claiming work with leases, on %s', (store) => {
     const first = await claim(worker, kind);
     expect(first.job.jobId).toBe(jobId);
     expect(await claim(await workerToken(101), kind)).toBeNull();
+    // Part of the scenario: the report comes a moment after the claim, so that a lease it renewed
+    // ends later than the claim's (both are the clock's time plus the lease, in milliseconds).
     await sleep(20);
     const reported = await gql(
       worker,

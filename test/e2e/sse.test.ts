@@ -119,6 +119,8 @@ describe('GraphQL over SSE', () => {
         headers: { authorization: `Bearer ${editor}` },
         fetchFn,
         retryAttempts: 1000,
+        // The client's pause before it reconnects (its own default backs off for seconds): part of
+        // the scenario, a client that comes back soon after each drop.
         retry: async () => {
           await sleep(100);
         },

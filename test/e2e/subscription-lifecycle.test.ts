@@ -321,6 +321,8 @@ describe('subscriptions end when they should', () => {
     const before = process.memoryUsage().heapUsed;
     expect(await cycles(1000)).toEqual(ZERO);
     collectGarbage();
+    // Between the two collections, a moment for what the first one let go of to be finished on
+    // later turns (finalizers, native handles closed): the heap's size has no event to await.
     await sleep(100);
     collectGarbage();
     const grown = process.memoryUsage().heapUsed - before;
@@ -360,6 +362,8 @@ describe('subscriptions end when they should', () => {
     await server.request(FailStepDocument, { jobId: failing, stepName: 'flaky', code: 'OOM', message: 'out of memory' }, worker);
     await throughFailure.waitFor(1);
     expect(throughFailure.received[0].job.status).toBe('FAILED');
+    // The window is the assertion: a server that took FAILED for the end would complete the
+    // subscription right after sending it, and nothing marks the moment it did not.
     await sleep(200);
     expect(counts().graphql_ws_subscriptions).toBe(1);
     await server.request(RetryJobDocument, { jobId: failing }, editor);

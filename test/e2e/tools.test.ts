@@ -5,6 +5,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, exited, gql, MAIN, ROOT, startProcess, until, type Started, processFixture } from '../support/processes';
 import { tempDir } from '../support/fixtures';
+import { waitFor } from '../support/wait';
 
 /**
  * Runs a tool (node with `args`) to its end and collects its output, without blocking this
@@ -131,14 +132,14 @@ describe('npm run token and npm run worker:demo against a server started with PO
     expect(await until(() => output.includes('Stop with Ctrl-C'), 30_000)).toBe(true);
     expect(output).toContain(`Driving the demo tenant's jobs at ${server.url} `);
     // It works through the API: the demo tenant gets a job whose steps it moves.
-    let steps = 0;
-    const deadline = Date.now() + 60_000;
-    while (steps === 0 && Date.now() < deadline) {
-      const jobs = await gql(server.url, token, '{ jobsByStatus(status: RUNNING) { nodes { steps { status } } } }');
-      steps = (jobs.data?.jobsByStatus.nodes ?? []).flatMap((j: { steps: { status: string }[] }) => j.steps).length;
-      if (steps === 0) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(steps).toBeGreaterThan(0);
+    await waitFor(
+      async () => {
+        const jobs = await gql(server.url, token, '{ jobsByStatus(status: RUNNING) { nodes { steps { status } } } }');
+        return (jobs.data?.jobsByStatus.nodes ?? []).flatMap((j: { steps: { status: string }[] }) => j.steps).length;
+      },
+      "a running job of the demo tenant's with steps",
+      { ms: 60_000 },
+    );
     worker.kill('SIGTERM');
     await exited(worker);
     expect(existsSync(join(folder, '.data'))).toBe(false);

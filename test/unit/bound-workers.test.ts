@@ -39,6 +39,8 @@ describe('bound workers at shutdown', () => {
     const closing = workers.close(60_000).then((left) => {
       closed = left;
     });
+    // The window is the assertion: close() must not settle while the hand-back goes unanswered, and
+    // nothing but its answer could end the wait, so no event marks the end of the window.
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(closed).toBeUndefined();
     answer();

@@ -172,6 +172,7 @@ describe('timeouts against a server that accepts connections and never answers',
     // A call started after the budget has ended fails at once.
     const late = Date.now();
     const after = await runWithBudget(1, async () => {
+      // Part of the scenario: the call starts well past the 1 ms budget's end.
       await new Promise((r) => setTimeout(r, 20));
       return dynamo.client.send(get).catch((e) => e);
     });
@@ -313,6 +314,7 @@ describe('Readiness', () => {
         dynamodb: async () => {
           runs++;
           if (hang) await new Promise(() => {}); // ignores its signal: the timeout still ends it
+          // A check that takes a while, as a real one does: the 50 probes below are all asked while it runs.
           await new Promise((r) => setTimeout(r, 20));
         },
       },

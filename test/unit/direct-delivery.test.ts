@@ -41,6 +41,12 @@ function source() {
 }
 
 const tick = (n: number): ExecutionResult => ({ data: { tick: String(n) } });
+/**
+ * The moment everything the test's last step set off has run: the source, the delivery and the
+ * socket here move by promise continuations only, with no I/O or timer among them, so a timer fires
+ * only after all of them. The tests wait on it because they assert what was written in full (these
+ * frames and nothing more, nothing after the end), which no event can show.
+ */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 /** One socket's operations delivering directly; `hold` keeps frames "in flight". */

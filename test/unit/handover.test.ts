@@ -148,10 +148,21 @@ async function subscriber(topic: string, principal: Principal, options: { from?:
 const alice: Principal = { userId: 'alice', tenantId: 't1', roles: [Role.EDITOR] };
 const bob: Principal = { userId: 'bob', tenantId: 't1', roles: [Role.EDITOR] };
 const carol: Principal = { userId: 'carol', tenantId: 't1', roles: [Role.VIEWER] };
+/**
+ * The moment everything the test's last step set off has run. The bus, the streams, the pipeline
+ * and the sockets here live in this process and move by promise continuations only, with no I/O or
+ * timer among them, so a timer fires only after all of them. The tests wait on it where they assert
+ * that something did not happen (nothing overtook an event, nothing came after the end, no listener
+ * is left), which no event can show; what does happen they await with `until`.
+ */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
+/** Awaits `condition` for 400 settles (2 s or more); a failure names it by its source text. */
 async function until(condition: () => boolean) {
-  for (let i = 0; i < 400 && !condition(); i++) await settle();
-  expect(condition()).toBe(true);
+  for (let i = 0; i < 400; i++) {
+    if (condition()) return;
+    await settle();
+  }
+  if (!condition()) throw new Error(`not within 400 settles: ${condition}`);
 }
 let topics = 0;
 /** A fresh topic whose stored events are 1…`head`. */

@@ -5,6 +5,7 @@ import type { Context } from '../../src/context';
 import { OperationPipeline } from '../../src/graphql/pipeline';
 import { Operation } from '../../src/http/ws-transport';
 import type { Store } from '../../src/infra/dynamo/store';
+import { waitFor } from '../support/wait';
 
 /*
  * The pipeline's shared per-event execution, on a schema made for the purpose: its payload field
@@ -98,7 +99,7 @@ describe('the operation pipeline', () => {
     const carol = await subscribe({ userId: 'carol', tenantId: 't1', roles: [Role.VIEWER] });
     const nexts = [alice, bob, carol].map(({ stream }) => stream.next());
     // The sources start listening on their first pull.
-    while (ticks.listeners < 3) await new Promise((r) => setTimeout(r, 1));
+    await waitFor(async () => ticks.listeners >= 3, 'the three sources listening', { ms: 5000, everyMs: 1 });
     const before = pipeline.subscriptions.sharedExecutions;
     ticks.publish({ n: 1 });
     const results = await Promise.all(nexts);

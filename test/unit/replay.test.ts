@@ -35,6 +35,13 @@ function liveSource() {
   };
 }
 
+/**
+ * Lets a pull the test started run until it parks, waiting for a live event, so that what the test
+ * pushes next wakes a parked pull (the path a running stream takes). Nothing outside the stream
+ * shows that it parked, but its steps are promise continuations only, with no I/O or timer among
+ * them, so every one of them has run before a timer fires: the wait is a scenario's moment, not a
+ * guess at how long something takes.
+ */
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
 async function take<T>(iterator: AsyncIterator<T>, n: number): Promise<T[]> {
@@ -184,7 +191,8 @@ describe('replayThenLive', () => {
     expect(shown(await take(it, 2))).toEqual(['ack@0', 1]);
     // The consumer stops pulling while 20 events arrive.
     for (let seq = 2; seq <= 21; seq++) source.push({ seq });
-    await tick();
+    // The event that overflowed the buffer stopped the listener at once, before any pull.
+    expect(source.closed).toBe(true);
     const rest = await take(it, 100);
     expect(shown(rest)).toEqual([2, 3, 4, 5, 6, 'resync@6']);
     expect(source.closed).toBe(true);

@@ -126,7 +126,8 @@ describe('the worker SDKs, without a server', () => {
       await waitFor(async () => unanswered, 'a renewal in flight', { everyMs: 10 });
       let released = false;
       const release = renewals.release(a).then(() => (released = true));
-      // The thread's answer to the release would arrive within a turn or two of this loop.
+      // The window is the assertion: the release must not settle while the renewal goes unanswered.
+      // A thread that did not wait for it would answer the release within a turn or two of this loop.
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(released).toBe(false);
       unanswered?.end('{"data":{"renewed":true}}');
