@@ -227,9 +227,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     // Steps and fan-out jobs' JobWork entries share the index, so one query finds both. A fan-out
     // stage's waiting step is opened, not handed out (its items are the work), and the index read again.
     // The index is written in shards by job: one shard is read at a time, the oldest work's (ClaimShards).
-    const shards = new ClaimShards(this.scope.store, this.scope.tenant.of(entities.Step).query(index, values), (candidate) =>
-      entities.Step.is(candidate),
-    );
+    const shards = new ClaimShards(this.scope.tenant.of(entities.Step).query(index, values), (candidate) => entities.Step.is(candidate));
     for (let pass = 0; pass < 3; ) {
       // Workers asking at once share one read, started after each asked: it takes the keys (led by the
       // time the work became claimable) up to its start (`#` < `$`), so the workers' clocks do not split it.
