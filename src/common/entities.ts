@@ -366,54 +366,24 @@ export function stepClaimableFrom(step: ClaimableStep): string | undefined {
  * spread over 16 (docs/scaling.md, "Index shards"). The job item is rewritten with every change of
  * its items (its counters), each rewrite 2 write units on each index: one partition takes 500
  * changes a second at DynamoDB's 1,000 a key, 16 take 8,000. Reads query the 16 at once and merge
- * them (QuerySpec.shards): a list is read seldom. The pools' index is read by every pool claim and
- * written only when a stage changes (never per item), so it stays one partition. Migration
- * 004-index-shards spreads the jobs written before.
+ * them (QuerySpec.shards), which is why only these lists are sharded: a list is read seldom, while
+ * the claimable and pool indexes are read by every claim (16 Queries each, sharded) and written
+ * only when a step or a stage changes (never per item). Migration 004-index-shards spreads the
+ * jobs written before.
  */
 const JOB_SHARDS = { count: 16, by: 'jobId' } as const;
 
 /**
- * How the claimable indexes are sharded: by the job's id over 8 partitions (its step attempts and
- * its JobWork entry in one). A single step's start and its completion each move its entry, 2 write
- * units a change on each index: one partition took 500 changes a second at DynamoDB's 1,000 a key,
- * 8 take 4,000 spread evenly, twice the 2,000 a tenant needs (issue 51). Every claim reads these,
- * so not all of them: claimWork reads the shard of the oldest candidate it knows of and merges the
- * 8 only when it knows of none (src/job/job.claim-shards.ts), and 8 rather than 16 halves that merged
- * read. Migration 005-claimable-shards spreads the entries written before. PostgreSQL keeps each
- * partition whole (wholeInPostgres), so its claim reads one range of a B-tree as before.
- */
-const CLAIMABLE_SHARDS = { count: 8, by: 'jobId', wholeInPostgres: true } as const;
-
-/**
  * The tenant's work a worker can claim, by the time it became claimable (sparse: only while its
  * `claimable` holds): a step that can be claimed and a fan-out stage's JobWork entry are in the
- * same partitions, keyed alike, so one claimWork query finds both; write-sharded by job
- * (CLAIMABLE_SHARDS), so a job's step and its entry share a shard.
+ * same partitions, keyed alike, so one claimWork query finds both.
  */
 const claimableIndexes: Record<string, IndexDeclaration> = {
-  claimable: {
-    index: 'GSI4',
-    pk: 'WORK#CLAIMABLE',
-    sk: '{availableAt}#{jobId}#{name}',
-    when: { claimable: [true] },
-    shards: CLAIMABLE_SHARDS,
-  },
+  claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
   /** The same, for one kind of job. */
-  claimableOfKind: {
-    index: 'GSI2',
-    pk: 'WORK#CLAIMABLE#{kind}',
-    sk: '{availableAt}#{jobId}#{name}',
-    when: { claimable: [true] },
-    shards: CLAIMABLE_SHARDS,
-  },
+  claimableOfKind: { index: 'GSI2', pk: 'WORK#CLAIMABLE#{kind}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
   /** The same, for one stage of one kind. */
-  claimableOfStage: {
-    index: 'GSI3',
-    pk: 'WORK#CLAIMABLE#{kind}#{name}',
-    sk: '{availableAt}#{jobId}#{name}',
-    when: { claimable: [true] },
-    shards: CLAIMABLE_SHARDS,
-  },
+  claimableOfStage: { index: 'GSI3', pk: 'WORK#CLAIMABLE#{kind}#{name}', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
 };
 
 /**

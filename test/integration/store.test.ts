@@ -4,7 +4,6 @@ import { DriftReport } from '../../src/common/drift';
 import { entities } from '../../src/common/entities';
 import { newId } from '../../src/common/ids';
 import { indexShards } from '../../src/migrations/004-index-shards';
-import { claimableShards } from '../../src/migrations/005-claimable-shards';
 import { migrateSegment } from '../../src/migrations/migration.segment';
 import { createScope } from '../../src/wiring';
 import { storedJob } from '../support/job-item';
@@ -296,66 +295,5 @@ describe('Store against DynamoDB Local', () => {
       expect((await table.store.queryFirst(spec, 12)).map((job) => job.jobId)).toEqual(expected.slice(0, 12));
       expect((await table.store.queryAll(spec)).map((job) => job.jobId)).toEqual(expected);
     });
-  });
-
-  it("finds claimable entries written before the claimable indexes' shards (all in shard 0), and migration 005 moves them to their shards in place", async () => {
-    const TENANT = 'claim-shard-co';
-    const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
-    // 24 jobs at a fan-out stage, as a server of before wrote their claimable entries: each index's partition key without a shard.
-    const entries = Array.from({ length: 24 }, (_, i) =>
-      entities.JobWork.toItem(TENANT, {
-        jobId: newId('job'),
-        kind: 'SHARDS',
-        name: 'render',
-        claimable: true,
-        inPool: false,
-        availableAt: at(i),
-        priority: 5,
-        version: 1,
-        createdAt: at(0),
-        updatedAt: at(0),
-      }),
-    );
-    const unsharded = (item: Item) => ({
-      ...item,
-      GSI2PK: `TENANT#${TENANT}#WORK#CLAIMABLE#SHARDS`,
-      GSI3PK: `TENANT#${TENANT}#WORK#CLAIMABLE#SHARDS#render`,
-      GSI4PK: `TENANT#${TENANT}#WORK#CLAIMABLE`,
-    });
-    await put(entries.map(unsharded));
-    const moved = entries.filter((item: Item) => item.GSI4PK !== `TENANT#${TENANT}#WORK#CLAIMABLE`).length;
-    expect(moved).toBeGreaterThan(24 / 2);
-    const before = new DriftReport();
-    for (const item of entries.map(unsharded)) before.add(item);
-    expect(before.byType()).toEqual([
-      expect.objectContaining({ entityType: 'JobWork', drifted: moved, fields: { GSI2PK: moved, GSI3PK: moved, GSI4PK: moved } }),
-    ]);
-    // A claim that knows of no work reads the shards merged: shard 0 holds them all, oldest first.
-    const claimRead = async () =>
-      (await table.store.queryFirst({ ...entities.Step.query(TENANT, 'claimable', {}), skBefore: `${at(60)}$` }, 30)).map(
-        (item) => item.jobId,
-      );
-    expect(await claimRead()).toEqual(entries.map((item) => item.jobId));
-
-    const scopeOf = (tenantId: string, actor: string) => createScope({ store: table.store, eventRetentionDays: 30 }, tenantId, actor);
-    const counts = await migrateSegment({ store: table.store, scopeOf }, claimableShards, {
-      job: { inputs: { itemsPerSecond: 1000 } },
-      item: { inputs: { segment: 0, segments: 1 } },
-      checkpoint: undefined,
-      report: async () => {},
-      signal: new AbortController().signal,
-    });
-    expect(counts).toMatchObject({ rewritten: moved, skipped: 0, conflicts: 0 });
-    const now = entities.JobWork.itemsOf(await table.store.batchGet(entries.map(({ PK, SK }) => ({ PK, SK }))));
-    const after = new DriftReport();
-    for (const item of now) after.add(item);
-    expect(after.drifted).toBe(0);
-    // In place: the entry's version and time are the job's own.
-    expect(now.map(({ jobId, version, updatedAt }) => ({ jobId, version, updatedAt }))).toEqual(
-      entries.map(({ jobId }) => ({ jobId, version: 1, updatedAt: at(0) })),
-    );
-    expect(new Set(now.map((item: Item) => item.GSI4PK)).size).toBeGreaterThanOrEqual(6);
-    // Read merged, the same order.
-    expect(await claimRead()).toEqual(entries.map((item) => item.jobId));
   });
 });

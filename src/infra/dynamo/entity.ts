@@ -383,13 +383,6 @@ export interface IndexShards {
   count: number;
   /** The attribute whose value picks the shard (a job's id: all of one job's entries in one shard). */
   by: string;
-  /**
-   * PostgreSQL keeps the partition whole in a keyed index's key column (shard 0's key; the shard is
-   * derived again when a row is read): it has no per-key limit for shards to spread, and a merged
-   * read is then one range of the column's B-tree, in key order under its LIMIT, not a sort of every
-   * shard's rows (the claimable indexes, which every claim reads).
-   */
-  wholeInPostgres?: boolean;
 }
 
 /**
@@ -403,7 +396,7 @@ export function shardOf(value: string, count: number): number {
 }
 
 /** The partition key of shard `shard` of a write-sharded index's partition `pk` (see IndexDeclaration.shards). */
-export const shardKey = (pk: string, shard: number): string => (shard === 0 ? pk : `${pk}#${shard}`);
+const shardKey = (pk: string, shard: number): string => (shard === 0 ? pk : `${pk}#${shard}`);
 
 /** An index's membership as a predicate of the item (see IndexDeclaration.when). */
 export interface IndexCondition {

@@ -370,14 +370,7 @@ export class PgStore implements StoreApi {
     };
     const pk = ident(keyed.pk);
     const sk = ident(keyed.sk);
-    // A partition kept whole: its one key; the rows of the shards read are chosen after, by their own shard.
-    const where = [
-      plan.whole !== undefined
-        ? `${pk} = ${param(plan.whole)}`
-        : spec.shards?.length
-          ? `${pk} = ANY(${param([spec.pk, ...spec.shards])}::text[])`
-          : `${pk} = ${param(spec.pk)}`,
-    ];
+    const where = [spec.shards?.length ? `${pk} = ANY(${param([spec.pk, ...spec.shards])}::text[])` : `${pk} = ${param(spec.pk)}`];
     if (plan.tenantId !== undefined) where.push(`tenant_id = ${param(plan.tenantId)}`);
     const compare = (op: Comparison, value: string) => {
       const [held, to] = textBound(op, value);
