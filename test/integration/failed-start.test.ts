@@ -4,33 +4,14 @@ import { createServer, type Server } from 'node:net';
 import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { RateBudgets } from '../../src/infra/rate-limits';
-import { testDynamoEnv } from '../support/dynamo';
 import { fixture, restoredAfter, tempDir } from '../support/fixtures';
 import { captureLogs } from '../support/logs';
 import { spawnPort } from '../support/ports';
-import { TEST_SECRET } from '../support/server';
+import { productionEnv } from '../support/server';
 
-/**
- * A production server's settings: its table is only checked (never made), and S3 is not called at
- * start-up, so a start-up fails on the table or the port alone.
- */
-function productionEnv(overrides: Record<string, string>): Record<string, string> {
-  return {
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: tempDir('artissist-failed-start-'),
-    ...testDynamoEnv(),
-    TABLE_NAME: `t_${randomUUID().slice(0, 8)}`,
-    S3_BUCKET: 'artissist-test',
-    S3_ENDPOINT: 'http://127.0.0.1:9',
-    AUTH_JWT_SECRET: TEST_SECRET,
-    CURSOR_SECRET: 'test-cursor-secret',
-    DYNAMODB_TIMEOUT_MS: '10000',
-    LOG_LEVEL: 'silent',
-    ...overrides,
-  };
-}
+/** A production server's settings (productionEnv) on a table name of its own, which nothing makes. */
+const env = (overrides: Record<string, string>) =>
+  productionEnv(`t_${randomUUID().slice(0, 8)}`, tempDir('artissist-failed-start-'), overrides);
 
 /** A port this test holds with a listener of its own, so that the server's listen fails with EADDRINUSE. */
 async function takenPort(): Promise<number> {
@@ -110,7 +91,7 @@ describe('a start-up that fails part-way', () => {
     // Nothing listens at this endpoint: the table check retries until STARTUP_DEADLINE_MS (a minute),
     // far longer than this test may take, unless the failed start-up calls it off.
     const config = loadConfig(
-      productionEnv({ PORT: String(port), DYNAMODB_ENDPOINT: `http://127.0.0.1:${await spawnPort()}`, STARTUP_DEADLINE_MS: '60000' }),
+      env({ PORT: String(port), DYNAMODB_ENDPOINT: `http://127.0.0.1:${await spawnPort()}`, STARTUP_DEADLINE_MS: '60000' }),
     );
     const resources = trackResources();
     await expect(startApp(config)).rejects.toMatchObject({ code: 'EADDRINUSE' });
@@ -124,7 +105,7 @@ describe('a start-up that fails part-way', () => {
     const logs = captureLogs();
     const port = await takenPort();
     // The run's DynamoDB Local answers at once that the table does not exist, while the port is taken.
-    const config = loadConfig(productionEnv({ PORT: String(port) }));
+    const config = loadConfig(env({ PORT: String(port) }));
     const resources = trackResources();
     await expect(startApp(config)).rejects.toMatchObject({ code: 'EADDRINUSE' });
     await resources.nothingLeftOpen();
@@ -144,7 +125,7 @@ describe('a start-up that fails part-way', () => {
       new Error('injected: the budgets did not close'),
     );
     // The table does not exist: the start-up fails once its server listens, after every part was opened.
-    const config = loadConfig(productionEnv({}));
+    const config = loadConfig(env({}));
     const resources = trackResources();
     await expect(startApp(config)).rejects.toThrow(`DynamoDB table "${config.tableName}" does not exist`);
     expect(close).toHaveBeenCalledTimes(1);

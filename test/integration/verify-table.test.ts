@@ -6,30 +6,12 @@ import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { ensureTable } from '../../src/infra/dynamo/ensure-table';
 import { tableDefinition } from '../../src/infra/dynamo/table';
-import { dropTable, testClient, testDynamoEnv } from '../support/dynamo';
-import { TEST_SECRET } from '../support/server';
+import { dropTable, testClient } from '../support/dynamo';
+import { productionEnv } from '../support/server';
 import { fixture, registerFixture, tempDir, stoppedAfter } from '../support/fixtures';
 import { processFixture } from '../support/processes';
 
 const MAIN = join(__dirname, '../../dist/src/main.js');
-
-/** The settings of a production server against the run's DynamoDB Local; S3 is never called at start-up. */
-function productionEnv(tableName: string, dataDir: string): Record<string, string> {
-  return {
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: dataDir,
-    ...testDynamoEnv(),
-    TABLE_NAME: tableName,
-    S3_BUCKET: 'artissist-test',
-    S3_ENDPOINT: 'http://127.0.0.1:9',
-    AUTH_JWT_SECRET: TEST_SECRET,
-    CURSOR_SECRET: 'test-cursor-secret',
-    DYNAMODB_TIMEOUT_MS: '10000',
-    LOG_LEVEL: 'silent',
-  };
-}
 
 describe('the table at start-up outside development', () => {
   let client: DynamoDBClient;

@@ -19,6 +19,29 @@ import { startPostgresForServer } from './postgres';
 import { waitFor } from './wait';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789';
+
+/**
+ * The settings of a production server against the run's DynamoDB Local: its table `tableName` is
+ * only checked, never made, and S3 is never called at start-up, so a start-up stands or fails on the
+ * table and the port alone; `overrides` replace any of them.
+ */
+export function productionEnv(tableName: string, dataDir: string, overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    ...testDynamoEnv(),
+    TABLE_NAME: tableName,
+    S3_BUCKET: 'artissist-test',
+    S3_ENDPOINT: 'http://127.0.0.1:9',
+    AUTH_JWT_SECRET: TEST_SECRET,
+    CURSOR_SECRET: 'test-cursor-secret',
+    DYNAMODB_TIMEOUT_MS: '10000',
+    LOG_LEVEL: 'silent',
+    ...overrides,
+  };
+}
 /** The test servers' operator issuer (AUTH_OPERATOR_SECRET): the only key that signs a valid operator token. */
 export const TEST_OPERATOR_SECRET = 'test-operator-secret-0123456789abcdef';
 
