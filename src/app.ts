@@ -187,13 +187,28 @@ function embeddedS3(): typeof import('./infra/s3/embedded') {
 }
 
 /**
- * Returns `promise`, marked as handled now: for a promise that every path of the start-up awaits
- * later (whoever awaits it then gets its failure, unchanged), but that may fail before that await
- * is reached, when Node would count the failure as unhandled and end the process.
+ * Work the start-up starts now and awaits later (the local S3's start, the table and bucket checks,
+ * which run while it goes on). Its outcome is kept as a value, its failure included, and thrown to
+ * whoever awaits `result()`: every path of the start-up does, where it needs the work done or when
+ * it undoes the part. The promise itself is not kept for that await: a failure before it would
+ * count as unhandled, and Node would end the process.
  */
-function awaitedLater<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => {});
-  return promise;
+class Later<T> {
+  private readonly outcome: Promise<{ ok: true; value: T } | { ok: false; error: unknown }>;
+
+  constructor(work: Promise<T>) {
+    this.outcome = work.then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+  }
+
+  /** The work's value once it is done; throws its failure. */
+  async result(): Promise<T> {
+    const outcome = await this.outcome;
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value;
+  }
 }
 
 /** A failure that says only that the start-up called a step off (its abort, or the caller's signal). */
@@ -242,12 +257,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   };
   let embedded: EmbeddedDynamo | undefined;
   let s3: EmbeddedS3 | undefined;
-  let s3Starting: Promise<EmbeddedS3> | undefined;
+  let s3Starting: Later<EmbeddedS3> | undefined;
   const opened = new OpenedParts();
   // The embedded parts stop last, the local S3 before DynamoDB Local, whether or not the start-up
   // got as far as awaiting their start; a failed start that is not the start-up's own error is told then.
   opened.add('stopping DynamoDB Local', async () => (embedded ?? (await options.embeddedDynamo))?.stop());
-  opened.add('stopping the local S3', async () => (s3 ?? (await s3Starting))?.stop());
+  opened.add('stopping the local S3', async () => (s3 ?? (await s3Starting?.result()))?.stop());
   // Calls off the table check when the start-up fails before it awaits it (a port in use), so that
   // undoing it does not wait for, or leave behind, a check that retries for up to
   // STARTUP_DEADLINE_MS; the caller's signal calls it off too. (The bucket check, made against the
@@ -259,7 +274,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     // Its start is awaited once DynamoDB Local is up, or, when the start-up fails before that, by
     // the undoing of 'stopping the local S3' above.
     s3Starting = config.s3.embedded
-      ? awaitedLater(embeddedS3().startEmbeddedS3(join(config.dataDir, 's3'), config.embeddedRestartBackoffMs))
+      ? new Later(embeddedS3().startEmbeddedS3(join(config.dataDir, 's3'), config.embeddedRestartBackoffMs))
       : undefined;
     if (s3Starting) progress(`Starting the local S3 (files in ${join(config.dataDir, 's3')}) …`);
     let endpoint = config.dynamo.endpoint;
@@ -282,7 +297,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
             `Anyone who can reach port ${new URL(endpoint).port} of this machine can read and write its data (docs/operations.md).`,
         );
     }
-    s3 = await s3Starting;
+    s3 = await s3Starting?.result();
     stillWanted();
     // Deaths and restarts of the embedded parts are told to the person watching the start-up.
     for (const part of [embedded, s3]) part?.report({ say: options.progress, giveUp: options.onEmbeddedFailure });
@@ -325,28 +340,29 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     // the HTTP server below already answers readiness probes with 503 (see `starting`). The wait
     // starts now and is awaited once the server listens.
     let announced = false;
-    const tableReady = config.dynamo.embedded
-      ? checkTable()
-      : untilAnswering(checkTable, {
-          what: postgres ? 'PostgreSQL' : `DynamoDB at ${endpoint ?? `the ${config.dynamo.region} endpoint`}`,
-          deadlineMs: config.startupDeadlineMs,
-          signal: checkSignal,
-          onRetry: ({ kind, leftMs }) => {
-            if (announced) return;
-            announced = true;
-            progress(
-              `${postgres ? 'PostgreSQL' : 'DynamoDB'} does not answer yet (${kind}); retrying for up to ${Math.ceil(leftMs / 1000)} s …`,
-            );
-          },
-        });
-    const bucketReady = s3 ? awaitedLater(files.ensureBucket()) : undefined;
+    const tableReady = new Later(
+      config.dynamo.embedded
+        ? checkTable()
+        : untilAnswering(checkTable, {
+            what: postgres ? 'PostgreSQL' : `DynamoDB at ${endpoint ?? `the ${config.dynamo.region} endpoint`}`,
+            deadlineMs: config.startupDeadlineMs,
+            signal: checkSignal,
+            onRetry: ({ kind, leftMs }) => {
+              if (announced) return;
+              announced = true;
+              progress(
+                `${postgres ? 'PostgreSQL' : 'DynamoDB'} does not answer yet (${kind}); retrying for up to ${Math.ceil(leftMs / 1000)} s …`,
+              );
+            },
+          }),
+    );
+    const bucketReady = s3 ? new Later(files.ensureBucket()) : undefined;
     // Both checks are awaited once the server listens, or, when the start-up fails first, by their
     // undoing here, which reports a failure that is not the start-up's own. They end before the
     // clients above are closed and the embedded parts stopped, so no call of theirs reaches a
     // DynamoDB Local that is gone.
-    awaitedLater(tableReady);
-    opened.add('the table check', () => tableReady);
-    if (bucketReady) opened.add('the bucket check', () => bucketReady);
+    opened.add('the table check', () => tableReady.result());
+    if (bucketReady) opened.add('the bucket check', () => bucketReady.result());
     let starting = true;
     const store: Store = postgres?.store ?? new DynamoStore(dynamo.doc, config.tableName, cursors);
     // Without Redis, instances on one PostgreSQL carry events to each other through LISTEN/NOTIFY.
@@ -532,7 +548,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     );
     try {
       stillWanted();
-      const [created, bucket] = await Promise.all([tableReady, bucketReady]);
+      const [created, bucket] = await Promise.all([tableReady.result(), bucketReady?.result()]);
       stillWanted();
       // The server's own jobs name a placeholder project, which PostgreSQL's foreign key requires to exist.
       if (postgres) await ensureSystemProject(store, clock());
