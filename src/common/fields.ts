@@ -2,7 +2,7 @@ import { badInput } from '../errors';
 import type { Attribute, AttributeMap, AttributeValues } from '../infra/dynamo/entity';
 import type { BoundTenant } from './bound-tenant';
 import { assertId } from './ids';
-import { boundedJson, maxItems, requireText } from './validate';
+import { boundedJson, intInRange, maxItems, requireText } from './validate';
 
 /** How a client's values are checked against declared attributes (see checkFields). */
 export interface FieldCheck {
@@ -74,9 +74,7 @@ export function checkedRef(attribute: Attribute, value: string, field: string): 
  * default of its own), so that the range is said once, in the declaration.
  */
 export function wholeNumber(attribute: Attribute, value: number, field: string): number {
-  const { min = 0, max } = attribute;
-  if (Number.isInteger(value) && value >= min && (max === undefined || value <= max)) return value;
-  throw badInput(`${field} must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}.`, field);
+  return intInRange(value, field, attribute.min ?? 0, attribute.max);
 }
 
 /**

@@ -20,10 +20,15 @@ export function maxItems<T>(list: T[] | null | undefined, field: string, max: nu
   return list;
 }
 
+/** `value` when it is a whole number from `min` (to `max`, if any); else BAD_USER_INPUT naming `field` and the range. */
+export function intInRange(value: number, field: string, min: number, max?: number): number {
+  if (Number.isInteger(value) && value >= min && (max === undefined || value <= max)) return value;
+  throw badInput(`${field} must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}.`, field);
+}
+
 /** Throws BAD_USER_INPUT unless the number is a whole number at least 0. */
 export function nonNegativeInt(value: number | null | undefined, field: string): number | null | undefined {
-  if (value != null && (!Number.isInteger(value) || value < 0)) throw badInput(`${field} must be a whole number of at least 0.`, field);
-  return value;
+  return value == null ? value : intInRange(value, field, 0);
 }
 
 /**

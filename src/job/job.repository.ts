@@ -358,11 +358,12 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     const { kind } = fields;
     // A declared kind's stages apply when the request names no steps; a request that names its
     // steps keeps the free-form plan it was written for, before kinds were declared.
-    const declared = input.steps == null ? declaredKind(kind) : undefined;
+    const ofKind = declaredKind(kind);
+    const declared = input.steps == null ? ofKind : undefined;
     if (input.steps == null && !declared)
       throw badInput(`${kind} is not a declared kind (see jobKinds), so the job needs its steps.`, 'steps');
     const system = this.scope.tenant.id === SYSTEM_TENANT;
-    if (declaredKind(kind)?.system && !system) throw badInput(`${kind} jobs are run by the server itself; no tenant creates one.`, 'kind');
+    if (ofKind?.system && !system) throw badInput(`${kind} jobs are run by the server itself; no tenant creates one.`, 'kind');
     const stepNames = declared ? declared.stages.map((stage) => stage.name) : this.freeSteps(input.steps);
     const maxAttempts = wholeNumber(entities.Job.attributes.maxAttempts, input.maxAttempts ?? declared?.maxAttempts ?? 3, 'maxAttempts');
     if (declared && input.inputs != null && !isPlainObject(input.inputs))
