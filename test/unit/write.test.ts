@@ -9,7 +9,9 @@ import {
   headKeyString,
   keyedItem,
   OUTBOX_SHARDS,
+  placeGroup,
   placeStreamEvents,
+  MAX_TRANSACTION_ITEMS,
   put,
   streamEvent,
   transactRequest,
@@ -151,6 +153,55 @@ describe('stream events placed at commit', () => {
     // Losing the race on the head or on the event's key means "read the head again", not a client error.
     expect(placed[1].onConditionFailed!(undefined)).toBeInstanceOf(HeadMoved);
     expect(placed[3].onConditionFailed!(undefined)).toBeInstanceOf(HeadMoved);
+    // The unit's two events wait in the outbox as one entry, last, that names them.
+    expect(request.slice(1, 3).map((r) => r.Put!.Item!.OUTBOXPK)).toEqual([undefined, undefined]);
+    expect(request[4].Put).toMatchObject({
+      Item: {
+        PK: head.PK,
+        SK: 'OUTBOX#EVENT#8',
+        entityType: 'OutboxEntry',
+        outboxEvents: [8, 9].map((n) => ({ PK: head.PK, SK: `EVENT#${n}` })),
+      },
+      ConditionExpression: 'attribute_not_exists(#n0)',
+    });
+    expect(request).toHaveLength(5);
+  });
+
+  it('gives each unit of a group of several its own outbox entry, and none when the entries would not fit in the transaction', () => {
+    const job = (n: number) => event({ PK: 'TENANT#t#JOB#j', SK: `EVENT#${n}`, eventId: `j${n}`, at: '2026-01-01T00:00:00.000Z' });
+    const units = [[job(1), streamEvent(head, make)], [job(2)], [job(3), job(4), streamEvent(head, make)]];
+    const group = placeGroup(units, new Map([[headKeyString(head), 7]]));
+    expect(group.entries).toEqual([
+      { PK: 'TENANT#t#JOB#j', SK: 'OUTBOX#EVENT#1' },
+      undefined,
+      { PK: 'TENANT#t#JOB#j', SK: 'OUTBOX#EVENT#3' },
+    ]);
+    // The published items of a unit with an entry are out of the outbox index; the lone event is its own entry.
+    expect(group.events.map((items) => items.map((item) => [item.SK, item.OUTBOXPK !== undefined]))).toEqual([
+      [
+        ['EVENT#1', false],
+        ['EVENT#8', false],
+      ],
+      [['EVENT#2', true]],
+      [
+        ['EVENT#3', false],
+        ['EVENT#4', false],
+        ['EVENT#9', false],
+      ],
+    ]);
+    expect(group.writes.slice(-2).map((w) => w.item?.outboxEvents)).toEqual([
+      [
+        { PK: 'TENANT#t#JOB#j', SK: 'EVENT#1' },
+        { PK: head.PK, SK: 'EVENT#8' },
+      ],
+      [3, 4].map((n) => ({ PK: 'TENANT#t#JOB#j', SK: `EVENT#${n}` })).concat({ PK: head.PK, SK: 'EVENT#9' }),
+    ]);
+    // A group at the transaction's limit keeps each event in the outbox itself.
+    const full = Array.from({ length: MAX_TRANSACTION_ITEMS / 2 }, (_, i) => [job(2 * i + 1), job(2 * i + 2)]);
+    const crowded = placeGroup(full, new Map());
+    expect(crowded.writes).toHaveLength(MAX_TRANSACTION_ITEMS);
+    expect(crowded.entries.every((entry) => entry === undefined)).toBe(true);
+    expect(crowded.writes.every((w) => w.item?.OUTBOXPK !== undefined)).toBe(true);
   });
 
   it('creates the head of a new stream only if no other writer created it first', () => {

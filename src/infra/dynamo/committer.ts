@@ -10,7 +10,7 @@ import {
   headKeyString,
   placeGroup,
   StreamEvent,
-  withOneOutboxEntry,
+  MAX_TRANSACTION_ITEMS,
   Write,
   type Item,
   type UnitWrite,
@@ -242,9 +242,6 @@ export function maxBackoffMs(rounds: number): number {
 
 const backoff = (round: number) => Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** round) * (0.5 + Math.random());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** DynamoDB's limit on the actions of one TransactWriteItems. */
-const MAX_TRANSACTION_ITEMS = 100;
 
 /** A group's budget when none of its commands runs within a request budget (offline tools, the sweeper's callers). */
 const GROUP_BUDGET_MS = 10_000;
@@ -725,7 +722,7 @@ export class Committer {
       const release = heads.length > 0 ? await this.turns.take(heads.map(headKeyString)) : undefined;
       let outcome: TransactOutcome | 'moved';
       let events: Item[][];
-      let entry: Key | undefined;
+      let entries: (Key | undefined)[];
       try {
         // Each unit's context items, read once for all of them.
         const contextKeys = units.map((u) => (u.hooks.context?.applies(u.writes) ? u.hooks.context.keys(u.writes) : []));
@@ -741,13 +738,7 @@ export class Committer {
         // Each unit's own conditions name the unit, so a failure answers that unit alone.
         const tagged = adjusted.map((writes, unit) => writes.map((w) => (w instanceof Write && w.conditional ? tagWithUnit(w, unit) : w)));
         let writes: Write[];
-        if (heads.length === 0 && tagged.length === 1) {
-          // A unit of several events and no stream (a busy job's group) puts one outbox entry for them all.
-          ({ writes, entry } = withOneOutboxEntry(tagged[0].filter((w): w is Write => w instanceof Write)));
-          events = [writes.flatMap((w) => (w.isEvent && w.item ? [w.item] : []))];
-        } else {
-          ({ writes, events } = placeGroup(tagged, read.heads));
-        }
+        ({ writes, events, entries } = placeGroup(tagged, read.heads));
         outcome = await this.store.transactOnce(writes);
       } catch (error) {
         // An event's own key taken, or a head moved, by a writer outside this group.
@@ -760,7 +751,7 @@ export class Committer {
         this.counters.units += units.length;
         units.forEach((u, i) => {
           u.hooks.invalidate();
-          u.hooks.publisher?.afterCommit(events[i], entry);
+          u.hooks.publisher?.afterCommit(events[i], entries[i]);
         });
         return;
       }

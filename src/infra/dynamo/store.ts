@@ -20,7 +20,7 @@ import type { CursorCodec } from '../cursor';
 import { lazyCursor, Page, type PageRequest, pageShape } from './page';
 import { keyOrder, listPage, mergedPage, mergeShards, queryFingerprint, type ShardRead } from '../pages';
 import { keySchemas, TTL_ATTRIBUTE, type IndexName, type Key } from './table';
-import { keyedItem, transactRequest, update, type Item, type Write } from './write';
+import { keyedItem, MAX_TRANSACTION_ITEMS, transactRequest, update, type Item, type Write } from './write';
 import { keyString, type OrderedList, type Projection, type QuerySpec, type StoreApi, type TransactOutcome } from '../store-api';
 
 export type { Item, Write };
@@ -60,8 +60,6 @@ const BATCH_WRITE_LIMIT = 25;
 /** The document client's marshalling options (client.ts), for the values a Query sends. */
 const MARSHALL: marshallOptions = { removeUndefinedValues: true, convertClassInstanceToMap: false };
 const MAX_TX_ATTEMPTS = 8;
-/** DynamoDB's limit of actions in one TransactWriteItems. */
-const MAX_TRANSACT_ITEMS = 100;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const backoff = (attempt: number) => Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random());
@@ -368,7 +366,7 @@ export class DynamoStore implements StoreApi {
     let keys = new Set<string>();
     units.forEach((unit, u) => {
       const unitKeys = unit.map((w) => `${w.key.PK}\u0000${w.key.SK}`);
-      if (pack.length > 0 && (writes + unit.length > MAX_TRANSACT_ITEMS || unitKeys.some((k) => keys.has(k)))) {
+      if (pack.length > 0 && (writes + unit.length > MAX_TRANSACTION_ITEMS || unitKeys.some((k) => keys.has(k)))) {
         packs.push(pack);
         pack = [];
         writes = 0;

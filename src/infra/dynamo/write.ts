@@ -400,32 +400,42 @@ export function outboxAttributes(partition: string, eventId: string, at: string)
 /** The entity type of a unit's one outbox entry (see withOneOutboxEntry). */
 export const OUTBOX_ENTRY = 'OutboxEntry';
 
+/** DynamoDB's limit on the actions of one TransactWriteItems. */
+export const MAX_TRANSACTION_ITEMS = 100;
+
 /**
- * A unit's writes with the outbox entries of its events made one, when it has two events or more:
- * the events are written without outbox attributes, and one more item, in the first event's
- * partition (so its key begins with the event's tenant), stands in the outbox for them all and
- * names them (`outboxEvents`). Publishing the unit's events then takes one removal from the
- * outbox instead of one an event. The entry expires with the first event. Pure; `entry` is the
- * entry's key (undefined when the writes are returned as they are).
+ * The one outbox entry that stands for `events`, a unit's event writes (two or more; undefined
+ * otherwise): in the first event's partition (so its key begins with the event's tenant), naming
+ * them (`outboxEvents`), expiring with the first event. Publishing the unit's events then takes
+ * one removal from the outbox instead of one an event, and the outbox index takes one entry's
+ * units instead of every event's (a job's status change writes three events: docs/scaling.md).
  */
-export function withOneOutboxEntry(writes: readonly Write[]): { writes: Write[]; entry?: Key } {
-  const events = writes.filter((w) => w.isEvent && w.item !== undefined);
-  if (events.length < 2) return { writes: [...writes] };
-  const first = events[0].item;
-  if (!first) return { writes: [...writes] };
+function outboxEntryOf(events: readonly Write[]): Write | undefined {
+  const first = events.length >= 2 ? events[0].item : undefined;
+  if (!first) return undefined;
   const { PK, SK } = first;
-  const eventId = String(first.eventId);
-  const at = String(first.at);
-  const entry = put({
+  return put({
     PK,
     SK: `OUTBOX#${SK}`,
     entityType: OUTBOX_ENTRY,
     outboxEvents: events.map((w) => ({ PK: w.key.PK, SK: w.key.SK })),
     ...(first.expiresAt !== undefined ? { expiresAt: first.expiresAt } : {}),
-    ...outboxAttributes(PK, eventId, at),
+    ...outboxAttributes(PK, String(first.eventId), String(first.at)),
   }).ifNew();
-  const stripped = writes.map((w) => (w.isEvent && w.item ? w.mapItem(({ OUTBOXPK: _pk, OUTBOXSK: _sk, ...item }) => item) : w));
-  return { writes: [...stripped, entry], entry: entry.key };
+}
+
+/** An event write out of the outbox index: its unit's entry stands for it. */
+const withoutOutbox = (w: Write): Write => w.mapItem(({ OUTBOXPK: _pk, OUTBOXSK: _sk, ...item }) => item);
+
+/**
+ * A unit's writes with the outbox entries of its events made one (see outboxEntryOf), when it has
+ * two events or more: the events are written without outbox attributes, and the entry goes last.
+ * Pure; `entry` is the entry's key (undefined when the writes are returned as they are).
+ */
+export function withOneOutboxEntry(writes: readonly Write[]): { writes: Write[]; entry?: Key } {
+  const entry = outboxEntryOf(writes.filter((w) => w.isEvent && w.item !== undefined));
+  if (!entry) return { writes: [...writes] };
+  return { writes: [...writes.map((w) => (w.isEvent && w.item ? withoutOutbox(w) : w)), entry], entry: entry.key };
 }
 
 /**
@@ -488,30 +498,37 @@ export function placeStreamEvents(writes: readonly UnitWrite[], heads: ReadonlyM
 
 /** Several units of work placed for one transaction (see placeGroup). */
 export interface PlacedGroup {
-  /** Every write of the transaction: the units' plain writes in unit order, then their events, then the heads moved. */
+  /**
+   * Every write of the transaction: the units' plain writes in unit order, then their events, then
+   * the heads moved, then the units' outbox entries.
+   */
   writes: Write[];
   /** For each unit, in the order given, its event items as placed (what it publishes once committed). */
   events: Item[][];
+  /** For each unit, the key of the one outbox entry that stands for its events, when it has one (see withOneOutboxEntry). */
+  entries: (Key | undefined)[];
 }
 
 /**
  * Places the stream events of several units in one transaction: each unit's events take the
  * positions after those of the units before it, so the group commits as if the units had
  * committed one after another in the order given, and each head is moved once, from where it was
- * read to its last position. The caller keeps the units' plain writes apart (no item written
- * twice in one transaction). Pure; placeStreamEvents is the group of one.
+ * read to its last position. A unit of two events or more waits in the outbox as one entry
+ * (withOneOutboxEntry), as long as the entries fit in the transaction; else each event waits as
+ * itself. The caller keeps the units' plain writes apart (no item written twice in one
+ * transaction). Pure; placeStreamEvents is the group of one.
  */
 export function placeGroup(units: readonly (readonly UnitWrite[])[], heads: ReadonlyMap<string, number>): PlacedGroup {
   const plain: Write[] = [];
   const events: Write[] = [];
-  const eventsOf: Item[][] = [];
+  const eventWritesOf: Write[][] = [];
   const moved = new Map<string, { key: Key; from: number; to: number }>();
   for (const writes of units) {
-    const own: Item[] = [];
+    const own: Write[] = [];
     for (const write of writes) {
       if (write instanceof Write) {
         plain.push(write);
-        if (write.isEvent && write.item) own.push(write.item);
+        if (write.isEvent && write.item) own.push(write);
         continue;
       }
       const id = headKeyString(write.head);
@@ -521,16 +538,28 @@ export function placeGroup(units: readonly (readonly UnitWrite[])[], heads: Read
       // The event's own key is taken too when another writer placed its event there first.
       const placed = event({ ...write.make(at.to), [HEAD_POSITION]: at.to }).orFail(() => new HeadMoved());
       events.push(placed);
-      if (placed.item) own.push(placed.item);
+      own.push(placed);
     }
-    eventsOf.push(own);
+    eventWritesOf.push(own);
   }
   const headWrites = [...moved.values()].map(({ key, from, to }) => {
     const head = put({ ...key, entityType: 'StreamHead', [HEAD_POSITION]: to });
     const onMoved = () => new HeadMoved();
     return from === 0 ? head.ifNew(onMoved) : head.where({ [HEAD_POSITION]: from }, onMoved);
   });
-  return { writes: [...plain, ...events, ...headWrites], events: eventsOf };
+  const writes = [...plain, ...events, ...headWrites];
+  const entryWrites = eventWritesOf.map(outboxEntryOf);
+  const placedEvents = eventWritesOf.map((own) => own.flatMap((w) => (w.item ? [w.item] : [])));
+  const entries = entryWrites.filter((w) => w !== undefined);
+  if (entries.length === 0 || writes.length + entries.length > MAX_TRANSACTION_ITEMS)
+    return { writes, events: placedEvents, entries: units.map(() => undefined) };
+  // The events an entry stands for leave the outbox index (the same writes, without its attributes).
+  const covered = new Set(eventWritesOf.filter((_, unit) => entryWrites[unit]).flat());
+  return {
+    writes: [...writes.map((w) => (covered.has(w) ? withoutOutbox(w) : w)), ...entries],
+    events: placedEvents.map((items, unit) => (entryWrites[unit] ? items.map(({ OUTBOXPK: _pk, OUTBOXSK: _sk, ...item }) => item) : items)),
+    entries: entryWrites.map((w) => w?.key),
+  };
 }
 
 /** The TransactWriteItems request for `writes` on `tableName`, in their order. Pure. */
