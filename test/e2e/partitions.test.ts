@@ -30,6 +30,10 @@ describe("DynamoDB's partition limits, emulated", () => {
    * about 6, well below the 11 a second this shared machine does with no limit at all.
    */
   const STATUS_WCU = 12;
+  /** The one-project case: its writers, their logs in all, and its write limit a key. */
+  const PROJECT_WRITERS = 25;
+  const LOGS = 75;
+  const PROJECT_WCU = 24;
   let server: TestServer;
   /** Every error code a client saw, and every HTTP status other than 200. */
   const codes = new Map<string, number>();
@@ -303,6 +307,81 @@ describe("DynamoDB's partition limits, emulated", () => {
     expect(Math.max(...releases.map(perChange))).toBeLessThan(0.25);
     // Past the one stream's ceiling, and at the ceiling the counts predict within 20 %.
     expect(rate).toBeGreaterThan(2 * (STATUS_WCU / oneStream));
+    expect(rate).toBeGreaterThan(0.8 * ceiling);
+    expect(rate).toBeLessThan(1.2 * ceiling);
+  }, 120_000);
+
+  it("takes 25 writers' logs on one project at the rate its hottest key predicts, each once and in order in the project's activity", async () => {
+    const tenant = 'project-co';
+    proxy.limits.wcuPerSecond = 1e6;
+    proxy.limits.rcuPerSecond = 1e6;
+    const plan = await gql(await server.operatorToken(), 'mutation($t: ID!) { setTenantPlan(tenantId: $t, plan: ENTERPRISE) { plan } }', {
+      t: tenant,
+    });
+    expect(plan.errors).toBeUndefined();
+    const editor = await server.token(tenant, [Role.EDITOR], 'studio');
+    const created = await gql(editor, 'mutation { createProject(input: { title: "One" }) { projectId } }');
+    expect(created.errors).toBeUndefined();
+    const projectId: string = created.data.createProject.projectId;
+    const subscriber = subscribe<{ position: number; action: string; subjectId: string }>(
+      wsClient(server.url, editor),
+      'subscription($p: ID!) { projectActivity(projectId: $p) { position action subjectId } }',
+      { p: projectId },
+    );
+    await subscriber.ack;
+
+    proxy.limits.wcuPerSecond = PROJECT_WCU;
+    proxy.limits.rcuPerSecond = 3 * PROJECT_WCU;
+    proxy.reset();
+    const started = performance.now();
+    const logIds = (
+      await Promise.all(
+        Array.from({ length: PROJECT_WRITERS }, async (_, writer) => {
+          const ids: string[] = [];
+          for (let n = 0; n < LOGS / PROJECT_WRITERS; n++) {
+            const logged = await gql(
+              editor,
+              'mutation($p: ID!, $t: String!) { createLog(projectId: $p, input: { rawText: $t, materials: ["gesso"], timeSpentMinutes: 5 }) { logId } }',
+              { p: projectId, t: `log ${writer}-${n}` },
+            );
+            expect(logged.errors).toBeUndefined();
+            ids.push(logged.data.createLog.logId);
+          }
+          return ids;
+        }),
+      )
+    ).flat();
+    const seconds = (performance.now() - started) / 1000;
+
+    // As in the status case: the key with the most units a write bounds the writes a second.
+    const counts = proxy.counts();
+    const bound = [...counts].sort((a, b) => b.wcu - a.wcu)[0];
+    const perWrite = (c: KeyCounts) => c.wcu / LOGS;
+    const ceiling = PROJECT_WCU / perWrite(bound);
+    const rate = LOGS / seconds;
+    process.stdout.write(
+      `one project: ${LOGS} logs by ${PROJECT_WRITERS} writers in ${seconds.toFixed(1)} s (${rate.toFixed(1)}/s) at ${PROJECT_WCU} WCU a key; ` +
+        `predicted ceiling ${ceiling.toFixed(1)}/s; throttled ${JSON.stringify(Object.fromEntries(proxy.throttledCalls))}\n` +
+        `${[...counts]
+          .sort((a, b) => b.wcu - a.wcu)
+          .slice(0, 6)
+          .map((c) => `${c.key.padEnd(60)} ${perWrite(c).toFixed(2).padStart(6)} WCU/log ${c.throttled} throttled of ${c.calls}`)
+          .join('\n')}\n`,
+    );
+
+    // Every log once in the project's activity, in commit order without gaps.
+    await subscriber.waitFor(LOGS, 30_000);
+    expect(subscriber.errors).toEqual([]);
+    expect(subscriber.received.map((m) => m.action)).toEqual(Array(LOGS).fill('log.created'));
+    expect(subscriber.received.map((m) => m.subjectId).sort()).toEqual([...logIds].sort());
+    expect(new Set(logIds).size).toBe(LOGS);
+    const positions = subscriber.received.map((m) => m.position);
+    expect(positions.every((p, i) => i === 0 || p === positions[i - 1] + 1)).toBe(true);
+    // No client saw a 5xx other than the documented 503 of SERVICE_UNAVAILABLE, nor INTERNAL.
+    expect([...statuses.keys()].filter((status) => status !== 503)).toEqual([]);
+    expect([...codes.keys()].filter((code) => code !== 'SERVICE_UNAVAILABLE')).toEqual([]);
+    // The project's keys bind it (its tenant's partition or its activity stream), and the rate is the ceiling within 20 %.
+    expect([`PK=TENANT#${tenant}`, `PK=TENANT#${tenant}#PROJECT#${projectId}#EVENTS`]).toContain(bound.key);
     expect(rate).toBeGreaterThan(0.8 * ceiling);
     expect(rate).toBeLessThan(1.2 * ceiling);
   }, 120_000);
