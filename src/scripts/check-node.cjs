@@ -60,7 +60,10 @@ if (major < MINIMUM) {
   // The npm command that ran this (`npm test` runs it as `pretest`), as npm is to be given it again.
   const script = (process.env.npm_lifecycle_event ?? 'start').replace(/^pre/, '');
   const args = scriptArguments();
-  const command = `${['start', 'test'].includes(script) ? script : `run ${script}`}${args ? ` -- ${args}` : ''}`;
+  // A silent run (`npm run -s token`, whose output a shell often captures: TOKEN=$(…)) stays silent,
+  // so the command can be pasted where this one was: npm's own header lines would join the output.
+  const silent = process.env.npm_config_loglevel === 'silent' ? '-s ' : '';
+  const command = `${silent}${['start', 'test'].includes(script) ? script : `run ${script}`}${args ? ` -- ${args}` : ''}`;
   const npm26 = 'npx -y node@26 "$(command -v npm)"';
   // In a fresh clone the install was refused too (engine-strict), so the command alone would stop
   // at a missing package: it is then preceded by the install, on the same Node 26.

@@ -58,6 +58,8 @@ describe('an unsupported Node', () => {
       [['test'], 'test'],
       // The arguments after `--`, quoted for the shell as npm passed them on (a tool runs after the check, which never sees them).
       [['run', 'token', '--', '--tenant', 'acme studio', "it's"], "run token -- --tenant 'acme studio' 'it'\\''s'"],
+      // A silent run stays silent (its output is often captured: TOKEN=$(npm run -s token …)).
+      [['run', '-s', 'token', '--', '--tenant', 'demo'], '-s run token -- --tenant demo'],
       // npm start execs its node (no shell to read them from): they are the check's own process's.
       [['start', '--', '--port', '4999', 'a b'], "start -- --port 4999 'a b'"],
       // A pre script is given none: they are npm's own (its process title shows them unquoted).
