@@ -366,17 +366,37 @@ export function stepClaimableFrom(step: ClaimableStep): string | undefined {
  * spread over 16 (docs/scaling.md, "Index shards"). The job item is rewritten with every change of
  * its items (its counters), each rewrite 2 write units on each index: one partition takes 500
  * changes a second at DynamoDB's 1,000 a key, 16 take 8,000. Reads query the 16 at once and merge
- * them (QuerySpec.shards), which is why only these lists are sharded: a list is read seldom, while
- * the claimable and pool indexes are read by every claim (16 Queries each, sharded) and written
- * only when a step or a stage changes (never per item). Migration 004-index-shards spreads the
- * jobs written before.
+ * them (QuerySpec.shards): a list is read seldom. The pools' index is read by every pool claim and
+ * written only when a stage changes (never per item), so it stays one partition. Migration
+ * 004-index-shards spreads the jobs written before.
  */
 const JOB_SHARDS = { count: 16, by: 'jobId' } as const;
 
 /**
+ * How the claimable indexes hold single steps: by the job's id over 8 partitions. A single step's
+ * start and its completion each move its entry, 2 write units a change on each index: one
+ * partition took 500 changes a second at DynamoDB's 1,000 a key, 8 take 4,000 spread evenly,
+ * twice the 2,000 a tenant needs (issue 51). Only steps marked `singleStep` are spread: a fan-out
+ * stage's JobWork entry and its waiting step (written when the stage opens and settles, never per
+ * item) stay in shard 0, the partition's key of before, and so does every entry written before
+ * the mark. A claim that names a fan-out stage can only be answered by those, so it reads shard 0
+ * alone, as one partition was read before (a busy job's item claims: bench line 7); any other
+ * claim reads the shard of the oldest candidate it knows of and merges the 8 only when it knows of
+ * none (src/infra/claim-shards.ts). PostgreSQL keeps each partition whole (wholeInPostgres), so
+ * its claim reads one range of a B-tree as before.
+ */
+const CLAIMABLE_SHARDS = {
+  count: 8,
+  by: 'jobId',
+  wholeInPostgres: true,
+  spreads: (step: { singleStep?: boolean }) => step.singleStep === true,
+} as const;
+
+/**
  * The tenant's work a worker can claim, by the time it became claimable (sparse: only while its
  * `claimable` holds): a step that can be claimed and a fan-out stage's JobWork entry are in the
- * same partitions, keyed alike, so one claimWork query finds both.
+ * same partitions, keyed alike, so one claimWork query finds both. A JobWork entry stays in one
+ * partition (shard 0 of the steps', see CLAIMABLE_SHARDS).
  */
 const claimableIndexes: Record<string, IndexDeclaration> = {
   claimable: { index: 'GSI4', pk: 'WORK#CLAIMABLE', sk: '{availableAt}#{jobId}#{name}', when: { claimable: [true] } },
@@ -402,6 +422,7 @@ const stepClaimableIndexes: Record<string, IndexDeclaration> = Object.fromEntrie
         example: { current: true, status: 'PENDING', waitsUntil: '2026-01-01T00:00:00.000Z' },
       },
       derive: { claimableFrom: (step: ClaimableStep) => stepClaimableFrom(step) ?? '' },
+      shards: CLAIMABLE_SHARDS,
     },
   ]),
 );
@@ -1216,6 +1237,12 @@ export const entities = {
       }),
       /** Its job's current attempt of its current step, while the job runs or waits to: what may make it claimable (stepClaimableFrom). */
       current: attr.boolean({ internal: true, hidden: true }),
+      /**
+       * Its stage is a single step, not a fan-out stage (stepWrite marks it): its claimable entry is
+       * spread over the claimable indexes' shards (CLAIMABLE_SHARDS). Unmarked (a fan-out stage's
+       * step, or one written before the mark), it stays in shard 0.
+       */
+      singleStep: attr.boolean({ internal: true, hidden: true }),
       /** The completed step whose stored outputs this attempt took instead of running (src/job/job.reuse.ts). */
       reusedFrom: attr.objectOf(REUSE_SOURCE)({
         description: 'Set when this attempt took the stored outputs of a completed step instead of running.',

@@ -17,6 +17,7 @@ import { checkFields, wholeNumber } from '../common/fields';
 import { idempotent, type IdempotentRequest } from '../common/idempotency';
 import { declaredKind, fanOutOf } from './job.kinds';
 import { CLAIM_RACES, checkDeclared, JobAggregate, jobQueueId } from './job.aggregate';
+import { ClaimShards } from '../infra/claim-shards';
 import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/committer';
 import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
@@ -39,11 +40,11 @@ export type Claim = {
 /** How many callers each shared read of claim candidates has served (in this process): the next one's turn. */
 const turns = new WeakMap<readonly object[], number>();
 
-/** The place in `candidates` (one shared read) where the next caller served by that read starts: 0, 1, 2 … in turn. */
+/** The turn of the next caller served by one shared read (`candidates`): 0, 1, 2 … */
 function takeTurn(candidates: readonly object[]): number {
   const turn = turns.get(candidates) ?? 0;
   turns.set(candidates, turn + 1);
-  return candidates.length === 0 ? 0 : turn % candidates.length;
+  return turn;
 }
 
 /** How many claimable steps one claimWork reads and tries, oldest first. */
@@ -225,17 +226,25 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     };
     // Steps and fan-out jobs' JobWork entries share the index, so one query finds both. A fan-out
     // stage's waiting step is opened, not handed out (its items are the work), and the index read again.
-    const spec = this.scope.tenant.of(entities.Step).query(index, values);
-    for (let pass = 0; pass < 3; pass++) {
+    // Single steps are spread over the index's shards by job: one shard is read at a time, the oldest
+    // work's (ClaimShards). A fan-out stage's entries are all in shard 0, so a claim of one reads it alone.
+    const { shards: spread, ...whole } = this.scope.tenant.of(entities.Step).query(index, values);
+    const fanOutStage = kind != null && stage != null && fanOutOf({ kind, declared: true }, stage) !== undefined;
+    const shards = new ClaimShards(fanOutStage ? whole : { ...whole, shards: spread }, (candidate) => entities.Step.is(candidate));
+    for (let pass = 0; pass < 3; ) {
       // Workers asking at once share one read, started after each asked: it takes the keys (led by the
       // time the work became claimable) up to its start (`#` < `$`), so the workers' clocks do not split it.
-      const candidates = await this.scope.shared.query(spec, CLAIM_CANDIDATES, () => ({
+      const spec = shards.next();
+      const asked = `${this.scope.now().toISOString()}$`;
+      const read = await this.scope.shared.query(spec, CLAIM_CANDIDATES, () => ({
         ...spec,
         skBefore: `${this.scope.now().toISOString()}$`,
       }));
       // Each caller a read serves starts one candidate further on (takeTurn), so workers asking at once spread
       // over the work in its order, not racing for the first (a random start handed later jobs' work out first).
-      const start = takeTurn(candidates);
+      const turn = takeTurn(read);
+      const candidates = shards.candidates(read, CLAIM_CANDIDATES, asked, turn);
+      const start = candidates.length === 0 ? 0 : turn % candidates.length;
       let opened = false;
       for (const candidate of [...candidates.slice(start), ...candidates.slice(0, start)]) {
         // Anything else the index lists is not work: an item written before items were claimed through
@@ -257,7 +266,9 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
           throw error;
         }
       }
-      if (!opened) break;
+      // An opened stage's entry is in the shard just read: read it again. Else the next shard, if any.
+      if (opened) pass++;
+      else if (!shards.moveOn()) break;
     }
     return null;
   }

@@ -114,6 +114,9 @@ export function stepWrite(scope: Pick<Scope, 'tenant'>, job: StepJob, step: Step
   return scope.tenant.of(entities.Step).put({
     ...stepStateOf(step),
     current: isCurrent(job, step) || undefined,
+    // A single step's claimable entry is spread over the claimable shards; a fan-out stage's stays in
+    // shard 0. By the kind's name, as claimWork tells them apart (a declared kind's name is never free-form).
+    singleStep: fanOutOf({ kind: job.kind, declared: true }, step.name) ? undefined : true,
     jobId: job.jobId,
     kind: job.kind,
     updatedAt: at,

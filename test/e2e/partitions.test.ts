@@ -25,11 +25,11 @@ describe("DynamoDB's partition limits, emulated", () => {
   const PROJECTS = 16;
   const WRITERS = 16;
   /**
-   * A sixtieth of DynamoDB's limit: the tenant's stream as one partition (about 5.4 WCU a change)
-   * would take 2.2 changes a second, the sharded stream's binding keys (about 2 WCU a change)
-   * about 6, well below the 11 a second this shared machine does with no limit at all.
+   * A 167th of DynamoDB's limit: the tenant's stream as one partition (about 5 WCU a change) would
+   * take 1.2 changes a second, the binding keys now (a stream shard, under 1 WCU a change) about
+   * 6.5, well below the 11 to 14 a second this shared machine does with no limit at all.
    */
-  const STATUS_WCU = 12;
+  const STATUS_WCU = 6;
   /** The one-project case: its writers, their logs in all, and its write limit a key. */
   const PROJECT_WRITERS = 25;
   const LOGS = 75;
@@ -185,6 +185,13 @@ describe("DynamoDB's partition limits, emulated", () => {
         `throttled calls ${JSON.stringify(Object.fromEntries(proxy.throttledCalls))}; client codes ${JSON.stringify(Object.fromEntries(codes))}\n` +
         `${proxy.hottest(12).map(perItem).join('\n')}\nby throttled:\n${proxy.hottest(6, 'throttled').map(perItem).join('\n')}\n`,
     );
+    // What a claim reads of the tenant's claimable index (its stage's partition, in shards): Queries and read units a claim.
+    const claimReads = proxy.counts().filter((c) => c.key.startsWith(`GSI3PK=TENANT#${TENANT}#WORK#CLAIMABLE#BATCH#process`));
+    const claimQueries = claimReads.reduce((sum, c) => sum + (proxy.queries.get(c.key) ?? 0), 0);
+    process.stdout.write(
+      `claim reads: ${(claimQueries / ITEMS).toFixed(2)} Queries and ${(claimReads.reduce((sum, c) => sum + c.rcu, 0) / ITEMS).toFixed(2)} RCU ` +
+        `of the claimable index a claim, over ${claimReads.length} of its shards\n`,
+    );
     expect(completed.sort((a, b) => a - b)).toEqual(Array.from({ length: ITEMS }, (_, i) => i + 1));
     const job = (await gql(editor, 'query($j: ID!) { job(jobId: $j) { status itemCounts { completed } } }', { j: jobId })).data.job;
     expect(job).toEqual({ status: 'COMPLETED', itemCounts: { completed: ITEMS } });
@@ -305,11 +312,20 @@ describe("DynamoDB's partition limits, emulated", () => {
     expect(statusKeys.length).toBeGreaterThanOrEqual(10);
     // The job item's tenant-wide list index partitions (by status, by creator) are write-sharded by
     // job as the stream is (IndexDeclaration.shards): 2 WCU a change each as one partition, now
-    // spread over as many shards as the stream's. (The claimable indexes are not sharded: every
-    // claim reads them, and a step's start and completion write them, so here they bind the run.)
+    // spread over as many shards as the stream's.
     const indexKeys = counts.filter((c) => /^GSI\dPK=TENANT#[^#]+#(JOB_STATUS#|USER#)/.test(c.key));
     expect(indexKeys.filter((c) => c.key.startsWith(`GSI1PK=TENANT#${tenant}#JOB_STATUS#RUNNING`)).length).toBeGreaterThanOrEqual(10);
     expect(Math.max(...indexKeys.map(perChange))).toBeLessThan(1);
+    // So are the claimable indexes (the tenant's work, by kind and by stage), which a step's start
+    // and completion move, by job over 8 shards (CLAIMABLE_SHARDS): 2 WCU a change on each as one
+    // partition, here 32 jobs over 6 or more of each index's shards.
+    const claimableKeys = counts.filter((c) => c.key.includes(`=TENANT#${tenant}#WORK#CLAIMABLE`));
+    process.stdout.write(
+      `claimable shards: ${claimableKeys.length} keys, the busiest ${Math.max(...claimableKeys.map(perChange)).toFixed(2)} WCU a change\n`,
+    );
+    for (const index of ['GSI2PK', 'GSI3PK', 'GSI4PK'])
+      expect(claimableKeys.filter((c) => c.key.startsWith(`${index}=`)).length).toBeGreaterThanOrEqual(6);
+    expect(Math.max(...claimableKeys.map(perChange))).toBeLessThan(1);
     // A completion frees its job's slot of the plan's running jobs on one of the tenant's usage
     // release shards, not on its one counter (src/common/quota.ts): the tenant's own partition
     // takes none of the changes (it took 1 WCU a completion before), each shard a share.
@@ -389,5 +405,61 @@ describe("DynamoDB's partition limits, emulated", () => {
     expect([`PK=TENANT#${tenant}`, `PK=TENANT#${tenant}#PROJECT#${projectId}#EVENTS`]).toContain(bound.key);
     expect(rate).toBeGreaterThan(0.8 * ceiling);
     expect(rate).toBeLessThan(1.2 * ceiling);
+  }, 120_000);
+
+  it("claims a tenant's single steps reading one shard of the claimable index at a time, not all of them each claim", async () => {
+    // No limit: this counts what claims read. A lone worker, then 16 at once, claim and complete one-step jobs.
+    const tenant = 'claim-co';
+    const pipeline = await enterpriseToken(tenant, [Role.EDITOR, Role.WORKER], 'pipeline');
+    const projectId = (await gql(pipeline, 'mutation { createProject(input: { title: "Claims" }) { projectId } }')).data.createProject
+      .projectId;
+    for (const [workers, jobs] of [
+      [1, 24],
+      [16, 96],
+    ]) {
+      const kind = `CLAIM_${workers}`;
+      for (let i = 0; i < jobs; i += 8)
+        await Promise.all(
+          Array.from({ length: 8 }, async (_, n) => {
+            const job = await gql(pipeline, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+              input: { projectId, kind, steps: ['render'], inputs: { n: i + n } },
+            });
+            expect(job.errors).toBeUndefined();
+          }),
+        );
+      proxy.reset();
+      const claimed: string[] = [];
+      await Promise.all(
+        Array.from({ length: workers }, async () => {
+          for (;;) {
+            const claim = (await gql(pipeline, `mutation { claimWork(kind: "${kind}") { job { jobId } step { attempt } } }`)).data
+              ?.claimWork;
+            if (!claim) return;
+            claimed.push(claim.job.jobId);
+            const done = await gql(
+              pipeline,
+              'mutation($j: ID!, $a: Int!) { completeStep(jobId: $j, stepName: "render", attempt: $a) { seq } }',
+              {
+                j: claim.job.jobId,
+                a: claim.step.attempt,
+              },
+            );
+            expect(done.errors).toBeUndefined();
+          }
+        }),
+      );
+      // Every job claimed once.
+      expect(new Set(claimed).size).toBe(jobs);
+      expect(claimed).toHaveLength(jobs);
+      const keys = proxy.counts().filter((c) => c.key.startsWith(`GSI2PK=TENANT#${tenant}#WORK#CLAIMABLE#${kind}`));
+      const queries = keys.reduce((sum, c) => sum + (proxy.queries.get(c.key) ?? 0), 0) / jobs;
+      const rcu = keys.reduce((sum, c) => sum + c.rcu, 0) / jobs;
+      process.stdout.write(
+        `single-step claims, ${workers} worker(s): ${queries.toFixed(2)} Queries and ${rcu.toFixed(2)} RCU of the claimable index a claim over ${keys.length} shards\n`,
+      );
+      // Reading all 8 shards on every claim would be 8 Queries a claim or more (the final empty claims besides).
+      expect(keys.length).toBeGreaterThanOrEqual(6);
+      expect(queries).toBeLessThan(4);
+    }
   }, 120_000);
 });

@@ -296,4 +296,64 @@ describe('Store against DynamoDB Local', () => {
       expect((await table.store.queryAll(spec)).map((job) => job.jobId)).toEqual(expected);
     });
   });
+
+  it("spreads single steps' claimable entries over the shards by job, keeps a fan-out stage's and unmarked steps' in shard 0, and one merged read finds them all in order", async () => {
+    const TENANT = 'claim-shard-co';
+    const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+    const step = (n: number, singleStep?: true) =>
+      entities.Step.toItem(TENANT, {
+        jobId: newId('job'),
+        kind: 'SHARDS',
+        name: 'render',
+        order: 1,
+        attempt: 1,
+        progress: 0,
+        artifacts: [],
+        status: 'PENDING',
+        current: true,
+        updatedAt: at(n),
+        ...(singleStep ? { singleStep } : {}),
+      });
+    // 24 single steps (stepWrite marks them), 4 steps of before (no mark) and 4 fan-out stages' JobWork entries.
+    const single = Array.from({ length: 24 }, (_, i) => step(i, true));
+    const unmarked = Array.from({ length: 4 }, (_, i) => step(24 + i));
+    const fanOut = Array.from({ length: 4 }, (_, i) =>
+      entities.JobWork.toItem(TENANT, {
+        jobId: newId('job'),
+        kind: 'SHARDS',
+        name: 'render',
+        claimable: true,
+        inPool: false,
+        availableAt: at(28 + i),
+        priority: 5,
+        version: 1,
+        createdAt: at(0),
+        updatedAt: at(0),
+      }),
+    );
+    const whole = `TENANT#${TENANT}#WORK#CLAIMABLE`;
+    expect(new Set(single.map((item: Item) => item.GSI4PK)).size).toBeGreaterThanOrEqual(6);
+    expect(single.every((item: Item) => String(item.GSI4PK).startsWith(whole))).toBe(true);
+    for (const item of [...unmarked, ...fanOut] as Item[]) {
+      expect(item.GSI4PK).toBe(whole);
+      expect(item.GSI3PK).toBe(`${whole}#SHARDS#render`);
+    }
+    const everything = [...single, ...unmarked, ...fanOut];
+    await put(everything);
+    // What is stored is what the model derives: no drift.
+    const report = new DriftReport();
+    for (const item of everything) report.add(item);
+    expect(report.drifted).toBe(0);
+    // A claim that knows of no work reads the shards merged: all of them, oldest first.
+    const spec = entities.Step.query(TENANT, 'claimable', {});
+    expect(spec.shards).toHaveLength(7);
+    const read = await table.store.queryFirst({ ...spec, skBefore: `${at(60)}$` }, 40);
+    expect(read.map((item) => item.jobId)).toEqual(everything.map((item) => item.jobId));
+    // Shard 0 alone (a claim of a fan-out stage) holds the fan-out entries and the unmarked steps.
+    const { shards: _shards, ...shardZero } = spec;
+    const zero = await table.store.queryFirst({ ...shardZero, skBefore: `${at(60)}$` }, 40);
+    expect(new Set(zero.map((item) => item.jobId))).toEqual(
+      new Set([...unmarked, ...fanOut, ...single.filter((item: Item) => item.GSI4PK === whole)].map((item) => item.jobId)),
+    );
+  });
 });

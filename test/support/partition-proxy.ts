@@ -65,6 +65,8 @@ export interface PartitionProxy {
   hottest(n: number, by?: 'wcu' | 'rcu' | 'throttled'): KeyCounts[];
   /** Calls refused, by operation. */
   readonly throttledCalls: Map<string, number>;
+  /** Queries sent, by the partition key they read (as KeyCounts.key). */
+  readonly queries: Map<string, number>;
   /** Clears the counts (not the buckets). */
   reset(): void;
   stop(): Promise<void>;
@@ -144,6 +146,7 @@ export async function startPartitionProxy(target: string, limits: Partial<Partit
   const buckets = new Map<string, { wcu: number; rcu: number; at: number }>();
   const stats = new Map<string, KeyCounts>();
   const throttledCalls = new Map<string, number>();
+  const queries = new Map<string, number>();
 
   const countsOf = (key: string) => {
     let counts = stats.get(key);
@@ -343,6 +346,7 @@ export async function startPartitionProxy(target: string, limits: Partial<Partit
       const keys = readKeys(operation, body);
       if (keys.length === 0) return forward(req, raw, pass, fail);
       for (const key of new Set(keys)) countsOf(key).calls++;
+      if (operation === 'Query') for (const key of keys) queries.set(key, (queries.get(key) ?? 0) + 1);
       const over = [...new Set(keys)].filter((key) => bucketOf(key).rcu <= 0);
       if (over.length > 0) return refuse(res, operation, over, body);
       forward(
@@ -384,9 +388,11 @@ export async function startPartitionProxy(target: string, limits: Partial<Partit
         .map((c) => ({ ...c }));
     },
     throttledCalls,
+    queries,
     reset() {
       stats.clear();
       throttledCalls.clear();
+      queries.clear();
     },
     stop,
   };

@@ -383,6 +383,25 @@ export interface IndexShards {
   count: number;
   /** The attribute whose value picks the shard (a job's id: all of one job's entries in one shard). */
   by: string;
+  /**
+   * PostgreSQL keeps the partition whole in a keyed index's key column (shard 0's key; the shard is
+   * derived again when a row is read): it has no per-key limit for shards to spread, and a merged
+   * read is then one range of the column's B-tree, in key order under its LIMIT, not a sort of every
+   * shard's rows (the claimable indexes, which every claim reads).
+   */
+  wholeInPostgres?: boolean;
+  /**
+   * Which items are spread over the shards; the others stay in shard 0, the partition's key of
+   * before, which every read of the index reads (the claimable indexes spread only single steps,
+   * whose start and completion each move their entry: src/common/entities.ts). All when omitted.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: a predicate over whichever attributes the entity has.
+  spreads?: (item: any) => boolean;
+}
+
+/** The shard of an item with `values` in an index sharded by `shards`: 0 unless it is spread (IndexShards.spreads). */
+export function shardIn(shards: IndexShards, values: Record<string, unknown>): number {
+  return shards.spreads && !shards.spreads(values) ? 0 : shardOf(String(values[shards.by]), shards.count);
 }
 
 /**
@@ -396,7 +415,7 @@ export function shardOf(value: string, count: number): number {
 }
 
 /** The partition key of shard `shard` of a write-sharded index's partition `pk` (see IndexDeclaration.shards). */
-const shardKey = (pk: string, shard: number): string => (shard === 0 ? pk : `${pk}#${shard}`);
+export const shardKey = (pk: string, shard: number): string => (shard === 0 ? pk : `${pk}#${shard}`);
 
 /** An index's membership as a predicate of the item (see IndexDeclaration.when). */
 export interface IndexCondition {
@@ -420,7 +439,7 @@ export function indexAttributesOf(declared: IndexDeclaration, tenantId: string, 
   const needed = [...placeholdersOf(declared.pk), ...placeholdersOf(declared.sk), ...(shards ? [shards.by] : [])];
   if (needed.some((name) => values[name] == null)) return {};
   const filled = fill(declared.pk, values, declared.format);
-  const pk = shards ? shardKey(filled, shardOf(String(values[shards.by]), shards.count)) : filled;
+  const pk = shards ? shardKey(filled, shardIn(shards, values)) : filled;
   const schema = keySchemas[declared.index];
   return { [schema.pk]: declared.crossTenant ? pk : withTenant(tenantId, pk), [schema.sk]: fill(declared.sk, values, declared.format) };
 }

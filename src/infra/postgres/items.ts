@@ -8,6 +8,8 @@ import {
   placeholdersOf,
   QUOTA_COUNTED_ATTRIBUTE,
   SEARCH_SLOTS_ATTRIBUTE,
+  shardIn,
+  shardKey,
 } from '../dynamo/entity';
 import { type Key, keySchemas, TTL_ATTRIBUTE } from '../dynamo/table';
 import type { Item } from '../dynamo/write';
@@ -210,7 +212,12 @@ export class EntityTable {
     const row: Record<string, string | null> = {};
     for (const [declared, columns] of this.indexKeys) {
       const names = keySchemas[declared.index];
-      const attributes = indexAttributesOf(declared, tenantId, item);
+      // A partition kept whole (IndexShards.wholeInPostgres) is written as shard 0's key.
+      const attributes = indexAttributesOf(
+        declared.shards?.wholeInPostgres ? { ...declared, shards: undefined } : declared,
+        tenantId,
+        item,
+      );
       row[columns.pk] = attributes[names.pk] ?? null;
       row[columns.sk] = attributes[names.sk] ?? null;
     }
@@ -332,7 +339,11 @@ export class EntityTable {
     const { pk, sk } = keySchemas[index.index];
     const pkValue = row[keyed.pk];
     const skValue = row[keyed.sk];
-    return typeof pkValue === 'string' && typeof skValue === 'string' ? { [pk]: pkValue, [sk]: skValue } : {};
+    if (typeof pkValue !== 'string' || typeof skValue !== 'string') return {};
+    // A partition kept whole holds shard 0's key: the item's own shard, as DynamoDB's item has it.
+    const { shards } = index;
+    const by = shards?.wholeInPostgres ? values[shards.by] : undefined;
+    return { [pk]: shards && by != null ? shardKey(pkValue, shardIn(shards, values)) : pkValue, [sk]: skValue };
   }
 }
 
@@ -387,6 +398,8 @@ export interface TableQuery {
   index?: IndexDeclaration;
   /** The key columns of `index` when it is keyed: SQL then reads it by its key, in its order (see schema.ts, keyedIndexes). */
   keyed?: IndexKeyColumns;
+  /** The partition a keyed index kept whole (IndexShards.wholeInPostgres) holds in its key column, whichever of its shards is read. */
+  whole?: string;
 }
 
 /** The tables of the derived schema, and how a key or a query finds its table. */
@@ -490,7 +503,10 @@ export class EntityTables {
       }
       for (const declared of Object.values<IndexDeclaration>(table.model.indexes)) {
         if (declared.index !== spec.index) continue;
-        const pk = match(compile(declared.crossTenant ? declared.pk : `TENANT#{tenantId}#${declared.pk}`), spec.pk);
+        const template = compile(declared.crossTenant ? declared.pk : `TENANT#{tenantId}#${declared.pk}`);
+        // One shard of a write-sharded index (claimWork reads one at a time): its key is shard 0's and `#k`.
+        const whole = match(template, spec.pk) ? spec.pk : declared.shards ? spec.pk.replace(/#\d+$/, '') : undefined;
+        const pk = whole === undefined ? undefined : match(template, whole);
         if (!pk) continue;
         const sk = spec.skPrefix !== undefined ? prefixValues(declared.sk, spec.skPrefix) : {};
         if (!sk) continue;
@@ -502,6 +518,7 @@ export class EntityTables {
           ...this.tableQuery(table, tenantId, fixed, declared.format, when, keySchemas[declared.index]),
           index: declared,
           keyed: table.indexKeys.get(declared),
+          ...(declared.shards?.wholeInPostgres ? { whole } : {}),
         });
       }
     }

@@ -370,7 +370,16 @@ export class PgStore implements StoreApi {
     };
     const pk = ident(keyed.pk);
     const sk = ident(keyed.sk);
-    const where = [spec.shards?.length ? `${pk} = ANY(${param([spec.pk, ...spec.shards])}::text[])` : `${pk} = ${param(spec.pk)}`];
+    // A partition kept whole: its one key; the rows of the shards read are chosen after, by their own
+    // shard. A table whose index is not sharded (the claimable indexes' JobWork entries, beside the
+    // steps' shards) has rows under shard 0's key alone, read as one range.
+    const where = [
+      plan.whole !== undefined
+        ? `${pk} = ${param(plan.whole)}`
+        : spec.shards?.length && plan.index?.shards
+          ? `${pk} = ANY(${param([spec.pk, ...spec.shards])}::text[])`
+          : `${pk} = ${param(spec.pk)}`,
+    ];
     if (plan.tenantId !== undefined) where.push(`tenant_id = ${param(plan.tenantId)}`);
     const compare = (op: Comparison, value: string) => {
       const [held, to] = textBound(op, value);
