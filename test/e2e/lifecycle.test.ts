@@ -1,5 +1,5 @@
 /** @long Started first on a clean clone (test/support/sequencer.js): one of the slowest files. */
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -70,7 +70,24 @@ async function stopWith(started: Started, dataDir: string, send: () => void): Pr
   send();
   const code = await exited(started.child);
   await until(() => processesOf(pgid, dataDir).length === 0, Math.max(0, STOP_LIMIT_MS - (Date.now() - t0)));
-  return { code, ms: Date.now() - t0, left: processesOf(pgid, dataDir) };
+  const result = { code, ms: Date.now() - t0, left: processesOf(pgid, dataDir) };
+  // npm's 'exit' can come before the server's last lines are read: the server writes to the same
+  // pipe, and it may end after npm. Its output is whole once the pipe closed (every process holding
+  // it ended), which is awaited here, bounded, so that what the test reads of it is all there is.
+  await outputClosed(started.child, STOP_LIMIT_MS);
+  return result;
+}
+
+/** Resolves once `child`'s output pipes closed (Node's 'close'), or after `ms` (what is then left shows in `left`). */
+function outputClosed(child: ChildProcess, ms: number): Promise<void> {
+  if (child.stdout?.closed !== false && child.stderr?.closed !== false) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    child.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /** How a TCP connection to `port` on 127.0.0.1 ends: 'connected', or the error's code. */
