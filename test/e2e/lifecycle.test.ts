@@ -456,6 +456,8 @@ describe('npm start: every way of stopping stops everything', () => {
     expect(blocker).toBeDefined();
     const code = await exited(server.child);
     expect(code).toBe(1);
+    // Its last lines may still be in the pipe at npm's exit (see stopWith).
+    await outputClosed(server.child, STOP_LIMIT_MS);
     expect(server.output()).toContain('DynamoDB Local could not be restarted: 3 restarts in a row failed');
     expect(server.output()).toContain('Address already in use');
     // It gave up and stopped within its bound, not by the bound's own exit.
