@@ -37,8 +37,11 @@ interface ShardView {
   known: Map<string, string[]>;
 }
 
-/** Every process's views, by the merged query (its partition names the tenant). */
-const views = new Map<string, ShardView>();
+/**
+ * The views of each store (one table: a test process may serve several), by the merged query (its
+ * partition names the tenant).
+ */
+const viewsOf = new WeakMap<object, Map<string, ShardView>>();
 /** The answers already taken into a view: the callers a shared read serves after the first add nothing. */
 const learned = new WeakSet<readonly Item[]>();
 
@@ -64,10 +67,16 @@ export class ClaimShards {
    * claims share (a fan-out stage's): the first such candidate a caller tries is taken out of the
    * view, as it will be out of the index (a lost race only costs the next claim a read of its shard).
    */
+  private readonly views: Map<string, ShardView>;
+
   constructor(
+    store: object,
     private readonly spec: QuerySpec,
     private readonly single: (candidate: Item) => boolean,
   ) {
+    let views = viewsOf.get(store);
+    if (!views) viewsOf.set(store, (views = new Map()));
+    this.views = views;
     this.key = JSON.stringify(spec);
     const schema = keySchemas[spec.index ?? 'TABLE'];
     this.pk = schema.pk;
@@ -152,9 +161,9 @@ export class ClaimShards {
   }
 
   private view(): ShardView | undefined {
-    const view = views.get(this.key);
+    const view = this.views.get(this.key);
     if (view && performance.now() - view.at <= VIEW_MS) return view;
-    if (view) views.delete(this.key);
+    if (view) this.views.delete(this.key);
     return undefined;
   }
 
@@ -176,6 +185,7 @@ export class ClaimShards {
     const horizon = items.length >= want && keys.length > 0 ? keys[keys.length - 1] : asked;
     const known = new Map<string, string[]>([this.spec.pk, ...(this.spec.shards ?? [])].map((pk) => [pk, []]));
     items.forEach((item, i) => known.get(String(item[this.pk]))?.push(keys[i]));
+    const { views } = this;
     views.delete(this.key);
     const first = views.keys().next();
     if (views.size >= MAX_VIEWS && !first.done) views.delete(first.value);

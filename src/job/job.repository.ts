@@ -230,7 +230,9 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     // work's (ClaimShards). A fan-out stage's entries are all in shard 0, so a claim of one reads it alone.
     const { shards: spread, ...whole } = this.scope.tenant.of(entities.Step).query(index, values);
     const fanOutStage = kind != null && stage != null && fanOutOf({ kind, declared: true }, stage) !== undefined;
-    const shards = new ClaimShards(fanOutStage ? whole : { ...whole, shards: spread }, (candidate) => entities.Step.is(candidate));
+    const shards = new ClaimShards(this.scope.store, fanOutStage ? whole : { ...whole, shards: spread }, (candidate) =>
+      entities.Step.is(candidate),
+    );
     for (let pass = 0; pass < 3; ) {
       // Workers asking at once share one read, started after each asked: it takes the keys (led by the
       // time the work became claimable) up to its start (`#` < `$`), so the workers' clocks do not split it.

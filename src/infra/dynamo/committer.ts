@@ -737,9 +737,9 @@ export class Committer {
         );
         // Each unit's own conditions name the unit, so a failure answers that unit alone.
         const tagged = adjusted.map((writes, unit) => writes.map((w) => (w instanceof Write && w.conditional ? tagWithUnit(w, unit) : w)));
-        let writes: Write[];
-        ({ writes, events, entries } = placeGroup(tagged, read.heads));
-        outcome = await this.store.transactOnce(writes);
+        const placed = placeGroup(tagged, read.heads);
+        ({ events, entries } = placed);
+        outcome = await this.store.transactOnce(placed.writes);
       } catch (error) {
         // An event's own key taken, or a head moved, by a writer outside this group.
         if (!(error instanceof HeadMoved || (error instanceof UnitFailed && error.error instanceof HeadMoved))) throw error;

@@ -430,12 +430,12 @@ const withoutOutbox = (w: Write): Write => w.mapItem(({ OUTBOXPK: _pk, OUTBOXSK:
 /**
  * A unit's writes with the outbox entries of its events made one (see outboxEntryOf), when it has
  * two events or more: the events are written without outbox attributes, and the entry goes last.
- * Pure; `entry` is the entry's key (undefined when the writes are returned as they are).
+ * The group of one unit and no stream (placeGroup). Pure; `entry` is the entry's key (undefined
+ * when the writes are returned as they are).
  */
 export function withOneOutboxEntry(writes: readonly Write[]): { writes: Write[]; entry?: Key } {
-  const entry = outboxEntryOf(writes.filter((w) => w.isEvent && w.item !== undefined));
-  if (!entry) return { writes: [...writes] };
-  return { writes: [...writes.map((w) => (w.isEvent && w.item ? withoutOutbox(w) : w)), entry], entry: entry.key };
+  const { writes: placed, entries } = placeGroup([writes], new Map());
+  return { writes: placed, entry: entries[0] };
 }
 
 /**
