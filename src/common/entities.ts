@@ -16,14 +16,24 @@ export const briefVersionLabel = (version: number) => `v${pad(version, 6)}`;
 /** Stream positions are zero-padded so that key order is position order. */
 export const positionLabel = (position: number) => pad(position, 12);
 
-/** GSI3 spreads each job status over this many partitions, so one busy status is never one hot partition. */
-export const OPS_SHARDS = 4;
+/**
+ * GSI3's operators' lists (jobs, projects and dead letters across tenants, the jobs waiting to be
+ * settled) spread each partition over this many shards, by the job's (or project's) id, so that one
+ * busy status of the whole table is never one hot partition: at 16 a status takes ≈ 8,000 changes a
+ * second spread evenly (4 shards capped it near 2,000: docs/scaling.md). Readers merge every shard.
+ * Changing it moves entries between shards: entries of a narrower count stay in shards every read
+ * reads until a 'reindex' migration spreads them (005-ops-shards).
+ */
+export const OPS_SHARDS = 16;
 
-/** The GSI3 shard of a job: a hash of its id, so a job stays in one shard whatever its status. */
-export function opsShardOf(jobId: string): number {
+/**
+ * The GSI3 shard of a job (or project) among `count`: a hash of its id, so a job stays in one shard
+ * whatever its status.
+ */
+export function opsShardOf(jobId: string, count = OPS_SHARDS): number {
   let hash = 0;
   for (const char of jobId) hash = (hash * 31 + char.charCodeAt(0)) | 0;
-  return Math.abs(hash) % OPS_SHARDS;
+  return Math.abs(hash) % count;
 }
 
 /**

@@ -1,9 +1,11 @@
 import { type Item, put as putItem, update as updateItem } from '../../src/infra/dynamo/write';
 import { freshTable, type TestTable } from '../support/dynamo';
 import { DriftReport } from '../../src/common/drift';
-import { entities } from '../../src/common/entities';
+import { entities, OPS_SHARDS, opsShardOf } from '../../src/common/entities';
 import { newId } from '../../src/common/ids';
 import { indexShards } from '../../src/migrations/004-index-shards';
+import { opsShards } from '../../src/migrations/005-ops-shards';
+import { opsJobsByStatus } from '../../src/job/job.keys';
 import { migrateSegment } from '../../src/migrations/migration.segment';
 import { createScope } from '../../src/wiring';
 import { storedJob } from '../support/job-item';
@@ -294,6 +296,48 @@ describe('Store against DynamoDB Local', () => {
       // queryFirst and queryAll read the shards merged too.
       expect((await table.store.queryFirst(spec, 12)).map((job) => job.jobId)).toEqual(expected.slice(0, 12));
       expect((await table.store.queryAll(spec)).map((job) => job.jobId)).toEqual(expected);
+    });
+
+    it("lists jobs in the operators' index of 4 shards of before, and migration 005 spreads them over its 16 in place", async () => {
+      /** Every job of the status across tenants, as an operator's list reads it: each shard, merged. */
+      const listed = async () => {
+        const shards = await Promise.all(
+          Array.from({ length: OPS_SHARDS }, (_, shard) => table.store.queryAll(opsJobsByStatus('QUEUED', shard))),
+        );
+        return entities.Job.itemsOf(shards.flat())
+          .filter((job) => job.PK.startsWith(`TENANT#${TENANT}#`))
+          .map((job) => job.jobId)
+          .sort();
+      };
+      // As a server of before wrote them: each job in its shard of 4.
+      const oldKey = (job: Item) => `JOB_STATUS#QUEUED#${opsShardOf(String(job.jobId), 4)}`;
+      await put((await stored()).map((job) => ({ ...job, GSI3PK: oldKey(job) })));
+      const moved = jobs.filter((job: Item) => job.GSI3PK !== oldKey(job)).length;
+      expect(moved).toBeGreaterThan(JOBS / 2);
+      const before = new DriftReport();
+      for (const job of await stored()) before.add(job);
+      expect(before.byType()).toEqual([expect.objectContaining({ entityType: 'Job', drifted: moved, fields: { GSI3PK: moved } })]);
+      // Listed meanwhile: the 4 shards of before are among the 16 every read merges.
+      expect(await listed()).toEqual([...expected].sort());
+
+      const scopeOf = (tenantId: string, actor: string) => createScope({ store: table.store, eventRetentionDays: 30 }, tenantId, actor);
+      const counts = await migrateSegment({ store: table.store, scopeOf }, opsShards, {
+        job: { inputs: { itemsPerSecond: 1000 } },
+        item: { inputs: { segment: 0, segments: 1 } },
+        checkpoint: undefined,
+        report: async () => {},
+        signal: new AbortController().signal,
+      });
+      expect(counts).toMatchObject({ rewritten: moved, skipped: 0, conflicts: 0 });
+      const after = new DriftReport();
+      const now = await stored();
+      for (const job of now) after.add(job);
+      expect(after.drifted).toBe(0);
+      expect(now.map(({ jobId, version, updatedAt }) => ({ jobId, version, updatedAt }))).toEqual(
+        jobs.map(({ jobId, updatedAt }) => ({ jobId, version: 1, updatedAt })),
+      );
+      expect(new Set(now.map((job: Item) => job.GSI3PK)).size).toBeGreaterThanOrEqual(10);
+      expect(await listed()).toEqual([...expected].sort());
     });
   });
 
