@@ -1,5 +1,5 @@
 import { SYSTEM_TENANT } from '../auth/principal';
-import { entities, OPS_SHARDS } from '../common/entities';
+import { entities } from '../common/entities';
 import type { ArchiveRunResult } from '../common/feature';
 import { FilesService } from '../common/files/files.service';
 import { searchableModels } from '../common/search';
@@ -37,8 +37,8 @@ import {
 
 /** Rows per removal transaction (DynamoDB's limit). */
 const TX_ROWS = 100;
-/** Candidates read per status and shard in one run; the next run takes the rest. */
-const CANDIDATES_PER_SHARD = 200;
+/** Candidates read per status in one run, the latest change before the cutoff first, across the index's shards; the next run takes the rest. */
+const CANDIDATES = 800;
 /** The most rows one job's or project's export holds (a 10,000-item stage is about 30,000 rows). */
 const MAX_ROWS = 100_000;
 
@@ -162,14 +162,11 @@ export class Archiver {
   private async oldJobs(cutoff: string): Promise<{ tenantId: string; jobId: string }[]> {
     const found: { tenantId: string; jobId: string }[] = [];
     for (const status of [JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED]) {
-      for (let shard = 0; shard < OPS_SHARDS; shard++) {
-        const items = await this.store.queryFirst(opsJobsByStatus(status, shard, cutoff), CANDIDATES_PER_SHARD);
-        for (const item of items) {
-          const owner = jobOwnerOf(item);
-          // The server's own jobs (migrations, these runs) are no tenant's: they have no tenant's
-          // cold-storage prefix, and leave by their TTL (FINISHED_JOB_TTL_DAYS).
-          if (owner && owner.tenantId !== SYSTEM_TENANT) found.push(owner);
-        }
+      for (const item of await this.store.queryFirst(opsJobsByStatus(status, cutoff), CANDIDATES)) {
+        const owner = jobOwnerOf(item);
+        // The server's own jobs (migrations, these runs) are no tenant's: they have no tenant's
+        // cold-storage prefix, and leave by their TTL (FINISHED_JOB_TTL_DAYS).
+        if (owner && owner.tenantId !== SYSTEM_TENANT) found.push(owner);
       }
     }
     return found;
@@ -179,17 +176,10 @@ export class Archiver {
   private async oldArchivedProjects(cutoff: string): Promise<{ tenantId: string; projectId: string }[]> {
     const found: { tenantId: string; projectId: string }[] = [];
     for (const status of ['planning', 'production', 'complete']) {
-      for (let shard = 0; shard < OPS_SHARDS; shard++) {
-        const spec = entities.Project.query(
-          '',
-          'acrossTenants',
-          { archived: true, status, shard },
-          { descending: true, range: { below: cutoff } },
-        );
-        for (const item of await this.store.queryFirst(spec, CANDIDATES_PER_SHARD)) {
-          if (!entities.Project.is(item) || !item.archived) continue;
-          found.push({ tenantId: tenantOfPk(item.PK), projectId: item.projectId });
-        }
+      const spec = entities.Project.query('', 'acrossTenants', { archived: true, status }, { descending: true, range: { below: cutoff } });
+      for (const item of await this.store.queryFirst(spec, CANDIDATES)) {
+        if (!entities.Project.is(item) || !item.archived) continue;
+        found.push({ tenantId: tenantOfPk(item.PK), projectId: item.projectId });
       }
     }
     return found;

@@ -20,21 +20,13 @@ export const positionLabel = (position: number) => pad(position, 12);
  * GSI3's operators' lists (jobs, projects and dead letters across tenants, the jobs waiting to be
  * settled) spread each partition over this many shards, by the job's (or project's) id, so that one
  * busy status of the whole table is never one hot partition: at 16 a status takes ≈ 8,000 changes a
- * second spread evenly (4 shards capped it near 2,000: docs/scaling.md). Readers merge every shard.
- * Changing it moves entries between shards: entries of a narrower count stay in shards every read
- * reads until a 'reindex' migration spreads them (005-ops-shards).
+ * second spread evenly (4 shards capped it near 2,000: docs/scaling.md). Reads merge every shard
+ * (QuerySpec.shards). Each shard's key carries its number, shard 0's too (`JOB_STATUS#RUNNING#0`),
+ * as the design names them and as the 4 shards of before were written, so their entries stay in
+ * shards every read reads until migration 005-ops-shards moves them to their shard of 16.
  */
 export const OPS_SHARDS = 16;
-
-/**
- * The GSI3 shard of a job (or project) among `count`: a hash of its id, so a job stays in one shard
- * whatever its status.
- */
-export function opsShardOf(jobId: string, count = OPS_SHARDS): number {
-  let hash = 0;
-  for (const char of jobId) hash = (hash * 31 + char.charCodeAt(0)) | 0;
-  return Math.abs(hash) % count;
-}
+const opsShards = (by: string) => ({ count: OPS_SHARDS, by, numbered: true });
 
 /**
  * An error code as the dead-letter index keys it: `#` and `%` escaped, so a code is one whole
@@ -604,10 +596,10 @@ export const entities = {
       acrossTenants: {
         index: 'GSI3',
         crossTenant: true,
-        pk: '{archived}_STATUS#{status}#{shard}',
+        pk: '{archived}_STATUS#{status}',
         sk: '{updatedAt}#{tenantId}#{projectId}',
         format: { archived: archivedPartition },
-        derive: { shard: (project: { projectId: string }) => opsShardOf(project.projectId) },
+        shards: opsShards('projectId'),
       },
     },
     search: { fields: ['title'], maxWords: 32 },
@@ -1192,9 +1184,9 @@ export const entities = {
       acrossTenants: {
         index: 'GSI3',
         crossTenant: true,
-        pk: 'JOB_STATUS#{status}#{shard}',
+        pk: 'JOB_STATUS#{status}',
         sk: '{updatedAt}#{tenantId}#{jobId}',
-        derive: { shard: (job: { jobId: string }) => opsShardOf(job.jobId) },
+        shards: opsShards('jobId'),
       },
       /** A user's job history, newest first. */
       byCreator: { index: 'GSI4', pk: 'USER#{createdBy}#JOBS', sk: '{createdAt}#{jobId}', shards: JOB_SHARDS },
@@ -1395,14 +1387,14 @@ export const entities = {
       deadLettersAcrossTenants: {
         index: 'GSI3',
         crossTenant: true,
-        pk: 'DEAD#{kind}#{stage}#{shard}',
+        pk: 'DEAD#{kind}#{stage}',
         sk: '{errorCode}#{finishedAt}#{tenantId}#{jobId}#{sequence}',
         when: { status: ['FAILED'] },
         format: { sequence: (n: number) => pad(n, 5) },
         derive: {
           errorCode: (item: { error?: { code?: string } }) => deadLetterCode(item.error?.code),
-          shard: (item: { jobId: string }) => opsShardOf(item.jobId),
         },
+        shards: opsShards('jobId'),
       },
     },
     ttl: true,
@@ -1566,9 +1558,9 @@ export const entities = {
       pending: {
         index: 'GSI3',
         crossTenant: true,
-        pk: 'SETTLE#{shard}',
+        pk: 'SETTLE',
         sk: '{updatedAt}#{tenantId}#{jobId}',
-        derive: { shard: (settle: { jobId: string }) => opsShardOf(settle.jobId) },
+        shards: opsShards('jobId'),
       },
     },
   }),

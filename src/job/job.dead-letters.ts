@@ -1,4 +1,4 @@
-import { deadLetterCode, entities, type EntityItem, OPS_SHARDS } from '../common/entities';
+import { deadLetterCode, entities, type EntityItem } from '../common/entities';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
 import { optionalText, requireText } from '../common/validate';
@@ -71,20 +71,12 @@ export class DeadLetters {
     return entities.WorkItem.pageOf(await this.scope.page(spec, page));
   }
 
-  /** Every tenant's (operators only: the resolver checks the role), one query per shard of the cross-tenant index, merged. */
+  /** Every tenant's (operators only: the resolver checks the role), the shards of the cross-tenant index read merged. */
   async acrossTenants(kindName: string, stageName: string, errorCode: string | null | undefined, page: PageRequest) {
-    const { code, values } = listed(kindName, stageName, errorCode);
+    const { values } = listed(kindName, stageName, errorCode);
     const model = entities.WorkItem;
-    const merged = await this.scope.pageMerged(
-      `ops:dead:${values.kind}:${values.stage}:${code ?? ''}`,
-      (below) =>
-        Array.from({ length: OPS_SHARDS }, (_, shard) =>
-          model.query('', 'deadLettersAcrossTenants', { ...values, shard }, { descending: true, range: { below } }),
-        ),
-      model.sortAttributeOf('deadLettersAcrossTenants'),
-      page,
-    );
-    return model.pageOf(merged).map((item) => ({ ...item, tenantId: tenantOfPk(item.PK) }));
+    const spec = model.query('', 'deadLettersAcrossTenants', values, { descending: true });
+    return model.pageOf(await this.scope.page(spec, page)).map((item) => ({ ...item, tenantId: tenantOfPk(item.PK) }));
   }
 
   /** Reopens the dead letters matching `filter` by retryWorkItem's decision, at most `max` and MAX_SCANNED index rows a call. */

@@ -51,8 +51,6 @@ export const jobsOfUser = (tenant: BoundTenant, userId: string): QuerySpec =>
 export const stepsAwaitingReview = (tenant: BoundTenant): QuerySpec =>
   tenant.of(entities.Step).query('awaitingReview', { status: 'PAUSED' }, { descending: true });
 
-/** One shard of the cross-tenant status index, newest first, optionally before a position. */
-export const opsJobsByStatus = (status: JobStatus, shard: number, before?: string): QuerySpec => ({
-  ...entities.Job.query('', 'acrossTenants', { status, shard }, { descending: true }),
-  skBefore: before ?? '\uffff',
-});
+/** The cross-tenant status index (its shards, read merged), newest first, optionally changed before `below`. */
+export const opsJobsByStatus = (status: JobStatus, below?: string): QuerySpec =>
+  entities.Job.query('', 'acrossTenants', { status }, { descending: true, range: { below } });

@@ -1,4 +1,4 @@
-import { entities, type EntityItem, OPS_SHARDS } from '../common/entities';
+import { entities, type EntityItem } from '../common/entities';
 import type { Store } from '../infra/dynamo/store';
 import { Stale } from '../infra/dynamo/committer';
 import { itemsOfModels } from '../infra/dynamo/entity';
@@ -26,8 +26,8 @@ const PAGE = 40;
 /** Rows of a deleted job's partition read at a time, and deleted by each of the page's parallel lanes. */
 const PURGE_PAGE = 400;
 const PURGE_BATCH = 100;
-/** Entries one sweep takes from each shard. */
-const ENTRIES_PER_SHARD = 25;
+/** Entries one sweep takes, oldest first across the shards. */
+const ENTRIES_PER_SWEEP = 100;
 export interface SettleOptions {
   /** How often the sweep looks for jobs to settle. */
   intervalMs: number;
@@ -44,8 +44,8 @@ export interface SettleResult {
 }
 
 type SettleEntry = EntityItem<'JobSettle'>;
-/** The entries of one shard that wait for the sweep. */
-const pendingIn = (shard: number) => entities.JobSettle.query('', 'pending', { shard });
+/** The entries that wait for the sweep, oldest first (the index's shards read merged). */
+const PENDING = entities.JobSettle.query('', 'pending', {});
 
 export class JobSettler {
   private timer?: NodeJS.Timeout;
@@ -60,9 +60,7 @@ export class JobSettler {
 
   /** How many jobs wait to be settled (all shards; for tests and metrics). */
   async pending(): Promise<number> {
-    let count = 0;
-    for (let shard = 0; shard < OPS_SHARDS; shard++) count += (await this.store.queryAll(pendingIn(shard), 100_000)).length;
-    return count;
+    return (await this.store.queryAll(PENDING, 100_000)).length;
   }
 
   /**
@@ -74,15 +72,12 @@ export class JobSettler {
     this.sweeping ??= (async () => {
       const result: SettleResult = { jobs: 0, items: 0 };
       let failure: unknown;
-      for (let shard = 0; shard < OPS_SHARDS; shard++) {
-        const entries = entities.JobSettle.itemsOf(await this.store.queryFirst(pendingIn(shard), ENTRIES_PER_SHARD));
-        for (const entry of entries) {
-          try {
-            result.items += await this.settle(entry);
-            result.jobs++;
-          } catch (error) {
-            failure ??= error;
-          }
+      for (const entry of entities.JobSettle.itemsOf(await this.store.queryFirst(PENDING, ENTRIES_PER_SWEEP))) {
+        try {
+          result.items += await this.settle(entry);
+          result.jobs++;
+        } catch (error) {
+          failure ??= error;
         }
       }
       if (failure) throw failure;

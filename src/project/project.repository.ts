@@ -1,4 +1,4 @@
-import { entities, OPS_SHARDS } from '../common/entities';
+import { entities } from '../common/entities';
 import type { Selection } from '../common/projection';
 import { tenantOfPk } from '../infra/dynamo/entity';
 import { assertId } from '../common/ids';
@@ -63,22 +63,13 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
   }
 
   /**
-   * Projects in one status across all tenants (operators only; the resolver checks the role): one
-   * query per shard of GSI3, merged most recently changed first, each with its tenant.
+   * Projects in one status across all tenants (operators only; the resolver checks the role): the
+   * shards of GSI3 read merged, most recently changed first, each with its tenant.
    */
   async acrossTenants(status: ProjectStatus, archived: boolean, page: PageRequest) {
     const model = this.model;
-    const merged = await this.scope.pageMerged(
-      `ops:projects:${status}:${archived}`,
-      (below) =>
-        Array.from({ length: OPS_SHARDS }, (_, shard) =>
-          model.query('', 'acrossTenants', { archived, status, shard }, { descending: true, range: { below } }),
-        ),
-      model.sortAttributeOf('acrossTenants'),
-      page,
-    );
-    const result = model.pageOf(merged);
-    return result.map((item) => ({ ...item, tenantId: tenantOfPk(item.PK) }));
+    const spec = model.query('', 'acrossTenants', { archived, status }, { descending: true });
+    return model.pageOf(await this.scope.page(spec, page)).map((item) => ({ ...item, tenantId: tenantOfPk(item.PK) }));
   }
 
   create(input: CreateProjectInput, idempotencyKey?: string | null) {

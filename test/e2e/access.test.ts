@@ -271,7 +271,7 @@ describe('projects across tenants, for operators', () => {
     }
   });
 
-  it('pages through one status of every tenant, most recently changed first, one Query per shard a page', async () => {
+  it('pages through one status of every tenant, most recently changed first, reading each shard a page at least once and seldom more', async () => {
     const calls: number[] = [];
     const { nodes, sizes } = await allPages(async (after) => {
       await server.resetCalls();
@@ -282,7 +282,13 @@ describe('projects across tenants, for operators', () => {
       return page;
     });
     expect(sizes).toEqual([5, 5, 2]);
-    expect(calls).toEqual([OPS_SHARDS, OPS_SHARDS, OPS_SHARDS]);
+    // Each page reads every shard for a share of it, and reads on only in a shard that held more of
+    // the page than its share (QuerySpec.shards, mergeShards): at most one more round each here.
+    expect(calls).toHaveLength(3);
+    for (const queries of calls) {
+      expect(queries).toBeGreaterThanOrEqual(OPS_SHARDS);
+      expect(queries).toBeLessThanOrEqual(2 * OPS_SHARDS);
+    }
     expect(new Map(nodes.map((n) => [n.projectId, n.tenantId]))).toEqual(planning);
     const changed = nodes.map((n) => n.updatedAt);
     expect(changed).toEqual([...changed].sort().reverse());

@@ -397,6 +397,12 @@ export interface IndexShards {
    */
   // biome-ignore lint/suspicious/noExplicitAny: a predicate over whichever attributes the entity has.
   spreads?: (item: any) => boolean;
+  /**
+   * Every shard's key carries its number, shard 0's too (`…#0`), where an index sharded from the
+   * start has no partition key of before to keep (the operators' cross-tenant lists, whose keys the
+   * design names `<ENTITY>_STATUS#<status>#<shard>`).
+   */
+  numbered?: boolean;
 }
 
 /** The shard of an item with `values` in an index sharded by `shards`: 0 unless it is spread (IndexShards.spreads). */
@@ -414,8 +420,8 @@ export function shardOf(value: string, count: number): number {
   return (hash >>> 0) % count;
 }
 
-/** The partition key of shard `shard` of a write-sharded index's partition `pk` (see IndexDeclaration.shards). */
-export const shardKey = (pk: string, shard: number): string => (shard === 0 ? pk : `${pk}#${shard}`);
+/** The partition key of shard `shard` of a write-sharded index's partition `pk` (see IndexDeclaration.shards and IndexShards.numbered). */
+export const shardKey = (pk: string, shard: number, numbered = false): string => (shard === 0 && !numbered ? pk : `${pk}#${shard}`);
 
 /** An index's membership as a predicate of the item (see IndexDeclaration.when). */
 export interface IndexCondition {
@@ -439,7 +445,7 @@ export function indexAttributesOf(declared: IndexDeclaration, tenantId: string, 
   const needed = [...placeholdersOf(declared.pk), ...placeholdersOf(declared.sk), ...(shards ? [shards.by] : [])];
   if (needed.some((name) => values[name] == null)) return {};
   const filled = fill(declared.pk, values, declared.format);
-  const pk = shards ? shardKey(filled, shardIn(shards, values)) : filled;
+  const pk = shards ? shardKey(filled, shardIn(shards, values), shards.numbered) : filled;
   const schema = keySchemas[declared.index];
   return { [schema.pk]: declared.crossTenant ? pk : withTenant(tenantId, pk), [schema.sk]: fill(declared.sk, values, declared.format) };
 }
@@ -927,11 +933,12 @@ export class EntityModel<
     const pk = fill(declared.pk, filled, declared.format);
     const skPrefix = fill(declared.sk, filled, declared.format, 'prefix', options.open);
     const logical = declared.crossTenant ? pk : withTenant(tenantId, pk);
+    const { shards } = declared;
     const partition = {
       index: declared.index,
-      pk: logical,
+      pk: shards?.numbered ? shardKey(logical, 0, true) : logical,
       // A write-sharded index: its other shards, read with the first and merged (QuerySpec.shards).
-      ...(declared.shards ? { shards: Array.from({ length: declared.shards.count - 1 }, (_, k) => shardKey(logical, k + 1)) } : {}),
+      ...(shards ? { shards: Array.from({ length: shards.count - 1 }, (_, k) => shardKey(logical, k + 1, shards.numbered)) } : {}),
       descending: options.descending ?? false,
     };
     const { range } = options;

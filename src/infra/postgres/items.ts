@@ -343,7 +343,7 @@ export class EntityTable {
     // A partition kept whole holds shard 0's key: the item's own shard, as DynamoDB's item has it.
     const { shards } = index;
     const by = shards?.wholeInPostgres ? values[shards.by] : undefined;
-    return { [pk]: shards && by != null ? shardKey(pkValue, shardIn(shards, values)) : pkValue, [sk]: skValue };
+    return { [pk]: shards && by != null ? shardKey(pkValue, shardIn(shards, values), shards.numbered) : pkValue, [sk]: skValue };
   }
 }
 
