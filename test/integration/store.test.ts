@@ -7,6 +7,7 @@ import { indexShards } from '../../src/migrations/004-index-shards';
 import { opsShards } from '../../src/migrations/005-ops-shards';
 import { opsJobsByStatus } from '../../src/job/job.keys';
 import { migrateSegment } from '../../src/migrations/migration.segment';
+import type { MigrationDeclaration } from '../../src/migrations/migration';
 import { createScope } from '../../src/wiring';
 import { storedJob } from '../support/job-item';
 
@@ -225,6 +226,32 @@ describe('Store against DynamoDB Local', () => {
     const sortKey = (job: Item) => String(job.GSI1SK);
     const expected = [...jobs].sort((a, b) => (sortKey(a) < sortKey(b) ? 1 : -1)).map((job) => job.jobId);
     const stored = async () => entities.Job.itemsOf(await table.store.batchGet(jobs.map(({ PK, SK }) => ({ PK, SK }))));
+    /**
+     * After a 'reindex' migration: no job drifts from its declaration, each is in place (a job's
+     * version is its stream's position, and its time places it in the list), and the index
+     * partition `attribute` holds them spread over 10 shards or more.
+     */
+    const expectSpreadInPlace = async (attribute: 'GSI1PK' | 'GSI3PK') => {
+      const after = new DriftReport();
+      const now = await stored();
+      for (const job of now) after.add(job);
+      expect(after.drifted).toBe(0);
+      expect(now.map(({ jobId, version, updatedAt }) => ({ jobId, version, updatedAt }))).toEqual(
+        jobs.map(({ jobId, updatedAt }) => ({ jobId, version: 1, updatedAt })),
+      );
+      expect(new Set(now.map((job: Item) => job[attribute])).size).toBeGreaterThanOrEqual(10);
+    };
+    /** Runs `migration` over the table as one segment, at once: what it counted. */
+    const migrate = (migration: MigrationDeclaration) => {
+      const scopeOf = (tenantId: string, actor: string) => createScope({ store: table.store, eventRetentionDays: 30 }, tenantId, actor);
+      return migrateSegment({ store: table.store, scopeOf }, migration, {
+        job: { inputs: { itemsPerSecond: 1000 } },
+        item: { inputs: { segment: 0, segments: 1 } },
+        checkpoint: undefined,
+        report: async () => {},
+        signal: new AbortController().signal,
+      });
+    };
     /** Every page of the list forward (`first`) or backward (`last`), in list order, and their sizes. */
     const pages = async (direction: 'first' | 'last', size: number) => {
       const ids: string[][] = [];
@@ -257,24 +284,9 @@ describe('Store against DynamoDB Local', () => {
       // Read as one list meanwhile: shard 0 holds them all.
       expect((await pages('first', 7)).flat()).toEqual(expected);
 
-      const scopeOf = (tenantId: string, actor: string) => createScope({ store: table.store, eventRetentionDays: 30 }, tenantId, actor);
-      const counts = await migrateSegment({ store: table.store, scopeOf }, indexShards, {
-        job: { inputs: { itemsPerSecond: 1000 } },
-        item: { inputs: { segment: 0, segments: 1 } },
-        checkpoint: undefined,
-        report: async () => {},
-        signal: new AbortController().signal,
-      });
+      const counts = await migrate(indexShards);
       expect(counts).toMatchObject({ rewritten: moved, unchanged: JOBS - moved, skipped: 0, conflicts: 0 });
-      const after = new DriftReport();
-      const now = await stored();
-      for (const job of now) after.add(job);
-      expect(after.drifted).toBe(0);
-      // In place: a job's version is its stream's position, and its time places it in the list.
-      expect(now.map(({ jobId, version, updatedAt }) => ({ jobId, version, updatedAt }))).toEqual(
-        jobs.map(({ jobId, updatedAt }) => ({ jobId, version: 1, updatedAt })),
-      );
-      expect(new Set(now.map((job: Item) => job.GSI1PK)).size).toBeGreaterThanOrEqual(10);
+      await expectSpreadInPlace('GSI1PK');
     });
 
     it('pages the list spanning the shards forward and backward in its order, without a gap or a repeat, pages full', async () => {
@@ -320,23 +332,9 @@ describe('Store against DynamoDB Local', () => {
       // Listed meanwhile, in order: the 4 shards of before are among the 16 every read merges.
       expect(await listed()).toEqual(expected);
 
-      const scopeOf = (tenantId: string, actor: string) => createScope({ store: table.store, eventRetentionDays: 30 }, tenantId, actor);
-      const counts = await migrateSegment({ store: table.store, scopeOf }, opsShards, {
-        job: { inputs: { itemsPerSecond: 1000 } },
-        item: { inputs: { segment: 0, segments: 1 } },
-        checkpoint: undefined,
-        report: async () => {},
-        signal: new AbortController().signal,
-      });
+      const counts = await migrate(opsShards);
       expect(counts).toMatchObject({ rewritten: moved, skipped: 0, conflicts: 0 });
-      const after = new DriftReport();
-      const now = await stored();
-      for (const job of now) after.add(job);
-      expect(after.drifted).toBe(0);
-      expect(now.map(({ jobId, version, updatedAt }) => ({ jobId, version, updatedAt }))).toEqual(
-        jobs.map(({ jobId, updatedAt }) => ({ jobId, version: 1, updatedAt })),
-      );
-      expect(new Set(now.map((job: Item) => job.GSI3PK)).size).toBeGreaterThanOrEqual(10);
+      await expectSpreadInPlace('GSI3PK');
       expect(await listed()).toEqual(expected);
     });
   });
