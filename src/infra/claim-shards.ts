@@ -42,6 +42,9 @@ interface ShardView {
  * partition names the tenant).
  */
 const viewsOf = new WeakMap<object, Map<string, ShardView>>();
+/** How many views of the shards `store` keeps now (at most MAX_VIEWS): what its claims hold between calls. */
+export const claimViewsOf = (store: object): number => viewsOf.get(store)?.size ?? 0;
+
 /** The answers already taken into a view: the callers a shared read serves after the first add nothing. */
 const learned = new WeakSet<readonly Item[]>();
 

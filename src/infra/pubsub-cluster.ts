@@ -374,7 +374,8 @@ export interface ChannelGroupState {
 /**
  * Ends a group's connection unless it closed already. Its retry strategy is none, so a closed one
  * never connects again; and ioredis's disconnect() of a closed one waits for a close that came
- * before, on a 2-second timer (its disconnectTimeout) that would hold the process up at its stop.
+ * before, on a 2-second timer (its disconnectTimeout) that kept the event loop of a process that
+ * embeds the server (the tests') alive after its stop (src/main.ts exits by itself).
  */
 function drop(connection: Redis): void {
   if (connection.status !== 'close' && connection.status !== 'end') connection.disconnect();

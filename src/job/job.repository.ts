@@ -230,12 +230,11 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     for (let pass = 0; pass < 3; ) {
       // Workers asking at once share one read, started after each asked: it takes the keys (led by the
       // time the work became claimable) up to its start (`#` < `$`), so the workers' clocks do not split it.
+      // This caller's ask bounds what it learns of the shards (ClaimShards): the read's start is later.
+      const bound = () => `${this.scope.now().toISOString()}$`;
       const spec = shards.next();
-      const asked = `${this.scope.now().toISOString()}$`;
-      const read = await this.scope.shared.query(spec, CLAIM_CANDIDATES, () => ({
-        ...spec,
-        skBefore: `${this.scope.now().toISOString()}$`,
-      }));
+      const asked = bound();
+      const read = await this.scope.shared.query(spec, CLAIM_CANDIDATES, () => ({ ...spec, skBefore: bound() }));
       // Each caller a read serves starts one candidate further on (takeTurn), so workers asking at once spread
       // over the work in its order, not racing for the first (a random start handed later jobs' work out first).
       const turn = takeTurn(read);

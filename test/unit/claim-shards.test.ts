@@ -1,4 +1,4 @@
-import { ClaimShards } from '../../src/infra/claim-shards';
+import { ClaimShards, claimViewsOf } from '../../src/infra/claim-shards';
 import type { QuerySpec } from '../../src/infra/store-api';
 
 /**
@@ -125,5 +125,20 @@ describe("a claim's reads of the claimable index's shards", () => {
     expect(claim.next()).toEqual(spec);
     expect(jobsOf(claim.candidates([entry(spec, 1, 9, 'j9')], 20, asked, 0))).toEqual(['j9']);
     expect(claim.moveOn()).toBe(false);
+  });
+
+  it('keeps at most 10,000 views a store, one per tenant and query, the oldest dropped first', () => {
+    const own = {};
+    // One merged read each by 10,050 tenants, of a fan-out stage's entry (which stays known): each leaves the view of its shards.
+    for (let n = 0; n < 10_050; n++) {
+      const spec = specOf(`many-${n}`);
+      new ClaimShards(own, spec, stages).candidates([entry(spec, 1, 1, `j${n}`)], 20, asked, 0);
+    }
+    expect(claimViewsOf(own)).toBe(10_000);
+    // The first tenants' views went first: a claim of the first knows of no work and reads every shard merged.
+    expect(new ClaimShards(own, specOf('many-0'), steps).next()).toEqual(specOf('many-0'));
+    expect(new ClaimShards(own, specOf('many-10049'), steps).next().pk).toBe(shardOf(specOf('many-10049'), 1));
+    // Another store's claims hold none of them.
+    expect(claimViewsOf({})).toBe(0);
   });
 });
