@@ -36,7 +36,7 @@ import { type HeldUnitRef, JobRepository } from './job.repository';
 import { jobOwnerOf } from './job.keys';
 import { kindViews, phaseOf } from './job.kinds';
 import { takesReuse } from './job.reuse';
-import { stageItemCounts, totalItemCounts } from './job.writes';
+import { eventCopies, stageItemCounts, totalItemCounts } from './job.writes';
 import { claimPooledWork, heldUnitRepos, itemAdderRepos, stepReportRepos } from './job.pool-api';
 import { ItemStatus, type JobAction, onStep } from './job.machine';
 import { ExpiresIn } from '../common/args';
@@ -548,13 +548,25 @@ export class JobEventResolver extends ObjectIdResolver(
       'The job as this event left it, with its id, so a client cache updates the job it holds (null on SUBSCRIBED, HISTORY_LOST and RESYNC).',
   })
   async job(@Root() event: JobEvent, @Ctx() ctx: Context) {
-    if (!event.job) return null;
+    const { job } = eventCopies(event);
+    if (!job) return null;
     // Events stored before they carried the whole job hold only its state: the rest comes from the job as it is now.
-    if (event.job.kind === undefined) {
+    if (!('kind' in job)) {
       const current = await ctx.repos.jobs.get(event.jobId);
-      return current && { ...current, ...event.job, seq: event.seq, version: event.seq, steps: undefined };
+      return current && { ...current, ...job, inputsLeftOut: false, steps: undefined };
     }
-    return event.job;
+    return job;
+  }
+
+  // The event's step and item, with what their copies leave to the event put back (eventCopies).
+  @FieldResolver(() => Step, { nullable: true })
+  step(@Root() event: JobEvent) {
+    return eventCopies(event).step ?? null;
+  }
+
+  @FieldResolver(() => WorkItem, { nullable: true })
+  item(@Root() event: JobEvent) {
+    return eventCopies(event).item ?? null;
   }
 }
 

@@ -67,17 +67,57 @@ function snapshotOf(model: AnyModel, item: object, leave: readonly string[]): Re
   return Object.fromEntries(Object.entries(item).filter(([name]) => names.has(name) && !leave.includes(name)));
 }
 
-/**
- * The job as an event carries it: every field as this change left it, so a client's cache can take
- * the whole object (but `inputs`, which can be large: see JobResolver.inputs).
+/*
+ * The copies of the job, the step and the item an event carries leave out what the event's own
+ * fields say (the job's id, project, version = seq, updatedAt = at, the entity types), so that
+ * an item's event row stays under DynamoDB's 1 KB write unit: above it, each of the two events of
+ * every item costs twice the units in its job's partition (docs/scaling.md). eventCopies puts them back.
  */
-const jobSnapshot = (job: JobItem) => ({ ...snapshotOf(entities.Job, job, ['inputs']), seq: job.version, inputsLeftOut: true });
+const LEFT_TO_THE_EVENT = ['jobId', 'projectId', 'version', 'updatedAt', 'entityType'];
+
+/** The job as an event carries it: every field as this change left it (but `inputs`, which can be large: see JobResolver.inputs). */
+const jobSnapshot = (job: JobItem) => snapshotOf(entities.Job, job, ['inputs', ...LEFT_TO_THE_EVENT]);
 
 /** A work item as an event carries it: its shown fields, and when a waiting item may be claimed (after its backoff). */
 const itemSnapshot = (item: WorkItemItem) => ({
-  ...snapshotOf(entities.WorkItem, item, ['kind', 'pooled', 'checkpoint', 'availableAt']),
+  // Its own version stays: only the job's version is the event's seq.
+  ...snapshotOf(entities.WorkItem, item, ['kind', 'pooled', 'checkpoint', 'availableAt', 'jobId', 'updatedAt', 'entityType']),
   availableAt: item.status === ItemStatus.PENDING ? item.availableAt : undefined,
 });
+
+/** What eventCopies reads of a stored or published job event. */
+interface EventCopies {
+  jobId: string;
+  projectId: string;
+  seq: number;
+  at: string;
+  job?: object;
+  step?: object;
+  item?: object;
+}
+
+/**
+ * The job, step and item an event carries, whole: with what the event's own fields say put back
+ * (a copy stored before they were left out keeps its own). The job says whether its inputs were
+ * left out, for JobResolver.inputs.
+ */
+export function eventCopies(event: EventCopies) {
+  const { jobId, projectId, seq, at, job, step, item } = event;
+  return {
+    job: job && {
+      entityType: entities.Job.type,
+      jobId,
+      projectId,
+      version: seq,
+      updatedAt: at,
+      inputsLeftOut: !('inputs' in job),
+      ...job,
+      seq,
+    },
+    step: step && { jobId, ...step },
+    item: item && { entityType: entities.WorkItem.type, jobId, updatedAt: at, ...item },
+  };
+}
 
 /**
  * The names of a step attempt's own fields (StepState), from the declaration: the Step's declared
@@ -155,7 +195,7 @@ export function eventWrites(
     actor,
     at,
     job: jobSnapshot(job),
-    step: outcome.step ? { ...stepStateOf(outcome.step), jobId: job.jobId } : undefined,
+    step: outcome.step ? stepStateOf(outcome.step) : undefined,
     item: outcome.item ? itemSnapshot(outcome.item) : undefined,
     reused: outcome.reused,
     statusChanged,

@@ -98,7 +98,8 @@ function valueBytes(value: AttributeValue): number {
   return 0;
 }
 
-function itemBytes(item: Item): number {
+/** DynamoDB's size of an item in bytes: its attributes' names and values (what its write units are charged by, per KB). */
+export function itemBytes(item: Item): number {
   let sum = 0;
   for (const [name, value] of Object.entries(item)) sum += Buffer.byteLength(name) + valueBytes(value);
   return sum;
