@@ -17,7 +17,7 @@ import {
   bounded,
   TopicListening,
 } from './bus-core';
-import { type ClusterTarget, clusterClient, endConnection, openSockets } from './redis-target';
+import { type ClusterTarget, clusterClient, endConnection, ended, openSockets } from './redis-target';
 
 /** Hash slots of a Redis Cluster. */
 const SLOTS = 16_384;
@@ -358,7 +358,14 @@ export function createClusterBus(
       clearInterval(checker);
       listeners.clear();
       for (const group of groups) group.close();
-      await endConnection(cluster);
+      // Resolves once every connection the bus opened has ended, not only been told to: the groups'
+      // (and any still subscribing) and the cluster's own.
+      const groupsEnded = [...context.connections].map((connection) => {
+        const end = ended(connection);
+        drop(connection);
+        return end;
+      });
+      await Promise.all([endConnection(cluster), ...groupsEnded]);
     },
   };
 }

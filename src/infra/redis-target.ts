@@ -1,5 +1,6 @@
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { type ClusterTarget, clusterTarget } from '../config';
+import { logger } from '../logger';
 
 export { type ClusterTarget, clusterTarget } from '../config';
 
@@ -44,8 +45,9 @@ export const QUIT_MS = 1_000;
  * commands still waiting (their callers take their own way out: the rate budgets their insurance
  * limiter, a publish the outbox). A Redis that stopped answering with its connections open (a
  * frozen process, a stalled network) never answers a QUIT, and an unbounded one held the
- * connection, every command on it and the server's shutdown for as long. Never rejects: a QUIT
- * that failed or went unanswered is what the drop is for.
+ * connection, every command on it and the server's shutdown for as long. Resolves once the
+ * connection has ended (see ended). Never rejects: a QUIT that failed or went unanswered is what
+ * the drop is for.
  */
 export async function endConnection(client: Redis | Cluster): Promise<void> {
   if (client.status === 'ready') {
@@ -58,7 +60,40 @@ export async function endConnection(client: Redis | Cluster): Promise<void> {
   // refused without an offline queue, or queued behind a command that never went out), went
   // unanswered or was never sent leaves ioredis reconnecting for good: drop the connection. One
   // already ended has nothing to drop.
+  const end = ended(client);
   if (client.status !== 'end') client.disconnect();
+  await end;
+}
+
+/** How long ended() waits for a socket to close: past ioredis's disconnectTimeout (2 s), after which it destroys the socket. */
+export const ENDED_MS = 3_000;
+
+/** The statuses of an ioredis client (or cluster) whose socket may still be open. */
+const OPEN = new Set(['connecting', 'connect', 'ready', 'disconnecting']);
+
+/**
+ * Resolves once `client`'s socket has closed (ioredis's documented 'close' or 'end' event), at once
+ * when it has none open (ended, closed, or waiting to reconnect). A QUIT's answer or a disconnect()
+ * comes before the socket closes: a caller that stopped there left it closing, with ioredis's
+ * timer for it, in a process that should be done with it (a test's worker outlived its last file
+ * that way). Bounded by ENDED_MS; a socket that outlives it is logged, never waited for.
+ */
+export function ended(client: Redis | Cluster): Promise<void> {
+  if (!OPEN.has(client.status)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      client.off('close', done);
+      client.off('end', done);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      logger.warn({ code: 'REDIS_CONNECTION_NOT_ENDED', status: client.status }, `a Redis connection did not close within ${ENDED_MS} ms`);
+      done();
+    }, ENDED_MS);
+    client.once('close', done);
+    client.once('end', done);
+  });
 }
 
 const noop = () => {};
