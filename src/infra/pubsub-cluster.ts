@@ -270,11 +270,9 @@ class ChannelGroup {
     deliverMessage(this.context.listeners, message, channel);
   }
 
-  /** The group's SSUBSCRIBE and its connection end; nothing is subscribed again. */
+  /** The group lets its connection go, to be ended by the bus with every other it opened (see its close); nothing is subscribed again. */
   close(): void {
-    const { connection } = this;
     this.connection = undefined;
-    connection?.disconnect();
   }
 }
 

@@ -36,7 +36,7 @@ import { type HeldUnitRef, JobRepository } from './job.repository';
 import { jobOwnerOf } from './job.keys';
 import { kindViews, phaseOf } from './job.kinds';
 import { takesReuse } from './job.reuse';
-import { eventCopies, stageItemCounts, totalItemCounts } from './job.writes';
+import { itemOfEvent, jobOfEvent, stageItemCounts, stepOfEvent, totalItemCounts } from './job.writes';
 import { claimPooledWork, heldUnitRepos, itemAdderRepos, stepReportRepos } from './job.pool-api';
 import { ItemStatus, type JobAction, onStep } from './job.machine';
 import { ExpiresIn } from '../common/args';
@@ -548,7 +548,7 @@ export class JobEventResolver extends ObjectIdResolver(
       'The job as this event left it, with its id, so a client cache updates the job it holds (null on SUBSCRIBED, HISTORY_LOST and RESYNC).',
   })
   async job(@Root() event: JobEvent, @Ctx() ctx: Context) {
-    const { job } = eventCopies(event);
+    const job = jobOfEvent(event);
     if (!job) return null;
     // Events stored before they carried the whole job hold only its state: the rest comes from the job as it is now.
     if (!('kind' in job)) {
@@ -558,15 +558,15 @@ export class JobEventResolver extends ObjectIdResolver(
     return job;
   }
 
-  // The event's step and item, with what their copies leave to the event put back (eventCopies).
+  // The event's step and item, with what their copies leave to the event put back.
   @FieldResolver(() => Step, { nullable: true })
   step(@Root() event: JobEvent) {
-    return eventCopies(event).step ?? null;
+    return stepOfEvent(event) ?? null;
   }
 
   @FieldResolver(() => WorkItem, { nullable: true })
   item(@Root() event: JobEvent) {
-    return eventCopies(event).item ?? null;
+    return itemOfEvent(event) ?? null;
   }
 }
 

@@ -71,53 +71,42 @@ function snapshotOf(model: AnyModel, item: object, leave: readonly string[]): Re
  * The copies of the job, the step and the item an event carries leave out what the event's own
  * fields say (the job's id, project, version = seq, updatedAt = at, the entity types), so that
  * an item's event row stays under DynamoDB's 1 KB write unit: above it, each of the two events of
- * every item costs twice the units in its job's partition (docs/scaling.md). eventCopies puts them back.
+ * every item costs twice the units in its job's partition (docs/scaling.md). jobOfEvent,
+ * stepOfEvent and itemOfEvent put them back; a copy stored before keeps its own.
  */
-const LEFT_TO_THE_EVENT = ['jobId', 'projectId', 'version', 'updatedAt', 'entityType'];
+/** What the copy of an item (or a step) leaves to its event; its own version stays (only the job's is the event's seq). */
+const UNIT_LEFT_TO_THE_EVENT = ['jobId', 'updatedAt', 'entityType'];
 
 /** The job as an event carries it: every field as this change left it (but `inputs`, which can be large: see JobResolver.inputs). */
-const jobSnapshot = (job: JobItem) => snapshotOf(entities.Job, job, ['inputs', ...LEFT_TO_THE_EVENT]);
+const jobSnapshot = (job: JobItem) => snapshotOf(entities.Job, job, ['inputs', 'projectId', 'version', ...UNIT_LEFT_TO_THE_EVENT]);
 
 /** A work item as an event carries it: its shown fields, and when a waiting item may be claimed (after its backoff). */
 const itemSnapshot = (item: WorkItemItem) => ({
-  // Its own version stays: only the job's version is the event's seq.
-  ...snapshotOf(entities.WorkItem, item, ['kind', 'pooled', 'checkpoint', 'availableAt', 'jobId', 'updatedAt', 'entityType']),
+  ...snapshotOf(entities.WorkItem, item, ['kind', 'pooled', 'checkpoint', 'availableAt', ...UNIT_LEFT_TO_THE_EVENT]),
   availableAt: item.status === ItemStatus.PENDING ? item.availableAt : undefined,
 });
 
-/** What eventCopies reads of a stored or published job event. */
-interface EventCopies {
+/** What the event copies' readers read of a stored or published job event. */
+interface EventFields {
   jobId: string;
   projectId: string;
   seq: number;
   at: string;
-  job?: object;
-  step?: object;
-  item?: object;
 }
 
-/**
- * The job, step and item an event carries, whole: with what the event's own fields say put back
- * (a copy stored before they were left out keeps its own). The job says whether its inputs were
- * left out, for JobResolver.inputs.
- */
-export function eventCopies(event: EventCopies) {
-  const { jobId, projectId, seq, at, job, step, item } = event;
-  return {
-    job: job && {
-      entityType: entities.Job.type,
-      jobId,
-      projectId,
-      version: seq,
-      updatedAt: at,
-      inputsLeftOut: !('inputs' in job),
-      ...job,
-      seq,
-    },
-    step: step && { jobId, ...step },
-    item: item && { entityType: entities.WorkItem.type, jobId, updatedAt: at, ...item },
-  };
+/** The job an event carries, whole (undefined when it carries none); it says whether its inputs were left out, for JobResolver.inputs. */
+export function jobOfEvent(event: EventFields & { job?: object }) {
+  const { jobId, projectId, seq, at, job } = event;
+  if (!job) return undefined;
+  return { entityType: entities.Job.type, jobId, projectId, version: seq, updatedAt: at, inputsLeftOut: !('inputs' in job), ...job, seq };
 }
+
+/** The step attempt an event carries, whole (undefined when it carries none). */
+export const stepOfEvent = (event: EventFields & { step?: object }) => event.step && { jobId: event.jobId, ...event.step };
+
+/** The work item an event carries, whole (undefined when it carries none). */
+export const itemOfEvent = (event: EventFields & { item?: object }) =>
+  event.item && { entityType: entities.WorkItem.type, jobId: event.jobId, updatedAt: event.at, ...event.item };
 
 /**
  * The names of a step attempt's own fields (StepState), from the declaration: the Step's declared

@@ -178,6 +178,9 @@ describe('the Redis event bus while Redis is down', () => {
     const closed = Promise.all([bus.close(), budgets.close()]).then(() => 'closed');
     expect(await Promise.race([closed, bound])).toBe('closed');
     clearTimeout(timer);
+    // Closed means their sockets are gone, not only told to go (endConnection awaits ended()).
+    expect(bus.connections()).toBe(0);
+    expect(budgets.held().sockets).toBe(0);
     // The draws waiting on the frozen Redis were answered (by the instance's own count), and nothing is held.
     await Promise.all(draws);
     expect(answers).toEqual([null, null, null]);

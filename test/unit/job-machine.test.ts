@@ -7,7 +7,7 @@ import { initialSteps, JobEventType, JobStatus, JOB_COMMANDS, StepStatus, type S
 
 import { entities } from '../../src/common/entities';
 import { jobQueueId } from '../../src/job/job.aggregate';
-import { eventCopies, eventWrites, jobWorkWrites, offeredFrom } from '../../src/job/job.writes';
+import { eventWrites, itemOfEvent, jobOfEvent, stepOfEvent, jobWorkWrites, offeredFrom } from '../../src/job/job.writes';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { itemBytes } from '../support/partition-proxy';
 import { changingTooFast } from '../../src/infra/dynamo/committer';
@@ -507,19 +507,19 @@ describe("a job event's copy of the job", () => {
 
   it('carries every field of the job as the change left it but its inputs, so a client cache reads seed, priority and reuse from it', () => {
     const row = rowOf({ type: JobEventType.STEP_PROGRESS });
-    // Stored without what the event's own fields say; put back whole for the API (eventCopies).
+    // Stored without what the event's own fields say; put back whole for the API (jobOfEvent).
     expect(row.job).not.toHaveProperty('jobId');
     expect(row.job).not.toHaveProperty('version');
     // Every field of the job but its key, index and quota bookkeeping and its inputs.
     const shown = Object.fromEntries(Object.entries(job).filter(([name]) => !/^(PK|SK|GSI\d[PS]K|quotaCounted|inputs)$/.test(name)));
     expect(
-      eventCopies({
+      jobOfEvent({
         jobId: String(row.jobId),
         projectId: String(row.projectId),
         seq: Number(row.seq),
         at: String(row.at),
         job: row.job as object,
-      }).job,
+      }),
     ).toEqual({
       ...shown,
       seq: 4,
@@ -564,17 +564,18 @@ describe("a job event's copy of the job", () => {
     // What the copies leave to the event is at least 200 bytes of the row (it averaged 1,154 bytes
     // before, docs/scaling.md): the partitions test holds the write units that saves.
     const bytes = itemBytes(marshall(row, { removeUndefinedValues: true }));
+    const fields = { jobId: job.jobId, projectId: job.projectId, seq: 4, at };
     const whole = {
       ...row,
-      ...eventCopies({ jobId: job.jobId, projectId: job.projectId, seq: 4, at, job: row.job as object, item: row.item as object }),
+      job: jobOfEvent({ ...fields, job: row.job as object }),
+      item: itemOfEvent({ ...fields, item: row.item as object }),
     };
     expect(itemBytes(marshall(whole, { removeUndefinedValues: true })) - bytes).toBeGreaterThan(200);
-    const copies = eventCopies({ jobId: job.jobId, projectId: job.projectId, seq: 4, at, item: row.item as object });
     const { PK, SK, kind, availableAt, ...shown } = item;
-    expect(copies.item).toEqual({ ...shown, availableAt: undefined });
+    expect(itemOfEvent({ ...fields, item: row.item as object })).toEqual({ ...shown, availableAt: undefined });
     const step = { ...initialSteps([{ name: 'process', order: 1 }])[0], jobId: job.jobId };
     const stepRow = rowOf({ type: JobEventType.STEP_STARTED, step });
     expect(stepRow.step).not.toHaveProperty('jobId');
-    expect(eventCopies({ jobId: job.jobId, projectId: job.projectId, seq: 4, at, step: stepRow.step as object }).step).toEqual(step);
+    expect(stepOfEvent({ ...fields, step: stepRow.step as object })).toEqual(step);
   });
 });
