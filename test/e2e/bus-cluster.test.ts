@@ -437,7 +437,7 @@ describe('the event bus on a Redis Cluster, through a failover, a slot migration
     const theirs = instances.length * CHANNEL_GROUPS;
     await waitFor(async () => (await subscribers()) === theirs, 'every instance subscribed to every group');
 
-    const bus = fixture('event bus', createEventBus({ redisUrl: cluster.url }), (b) => b.close());
+    const bus = fixture('event bus', createEventBus({ redisUrl: cluster.liveUrl() }), (b) => b.close());
     await waitFor(async () => (await subscribers()) === theirs + CHANNEL_GROUPS, 'the bus subscribed to every group');
     // A connection a group, and the cluster client's, one a master at least.
     expect(bus.connections()).toBeGreaterThan(CHANNEL_GROUPS);
@@ -462,7 +462,7 @@ describe('the event bus on a Redis Cluster, through a failover, a slot migration
 
     // Closed as its groups' connections are being made (more sockets than the cluster client's, one
     // a running node): groups connecting or subscribing, each of which must end its connection.
-    const hasty = fixture('event bus', createEventBus({ redisUrl: cluster.url }), (b) => b.close());
+    const hasty = fixture('event bus', createEventBus({ redisUrl: cluster.liveUrl() }), (b) => b.close());
     const nodes = cluster.nodes.filter((node) => node.running()).length;
     const deadline = Date.now() + 5_000;
     while (hasty.connections() <= nodes && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));

@@ -2,6 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
+import { endConnection } from '../../src/infra/redis-target';
 import { spawnPort } from './ports';
 import { registerFixture, tempDir } from './fixtures';
 import { waitFor } from './wait';
@@ -18,13 +19,24 @@ export interface ClusterNode {
   running(): boolean;
   /** SIGKILL: the node dies as a crashed machine would. */
   kill(): Promise<void>;
-  /** A connection of its own to this node (closed after the test file). */
+  /**
+   * The test's connection to this node: one, opened on first use and again once it has ended (the
+   * node was killed), and closed after the test file.
+   */
   client(): Redis;
 }
 
 export interface RedisCluster {
   /** The REDIS_URL that names it: `redis+cluster://` and every node. */
   url: string;
+  /**
+   * The REDIS_URL of the nodes running now. A client in the test's own process (an event bus) is
+   * given it, not `url`, after a node was killed: ioredis's first slot refresh asks its startup nodes
+   * in random order, and for one that refuses it calls disconnect() on its ended connection, whose
+   * 2-second timer (its disconnectTimeout, for a close that came before) outlives the client's own
+   * close and held the jest worker past the 500 ms it is given to exit after its last file.
+   */
+  liveUrl(): string;
   nodes: ClusterNode[];
   /** The nodes that are masters now, as a running node sees them, with the slots each holds. */
   masters(): Promise<Array<{ node: ClusterNode; slots: number }>>;
@@ -81,12 +93,13 @@ export async function startRedisCluster(masters = 3, nodeTimeoutMs = 1000): Prom
   while (drawn.size < 2 * count) drawn.add(await spawnPort());
   const ports = [...drawn].slice(0, count);
   const busPorts = [...drawn].slice(count);
-  const clients: Redis[] = [];
-  registerFixture('redis cluster clients', () => {
-    // Only the clients still connected: ioredis's disconnect() of one whose connection already
-    // closed (a ping to a node not yet up, a node killed) waits for a close that came before, and
-    // its 2-second timer (disconnectTimeout) then kept the test's process from exiting.
-    for (const client of clients) if (client.status !== 'end') client.disconnect();
+  const clients = new Map<number, Redis>();
+  registerFixture('redis cluster clients', async () => {
+    // Resolves once each connection has ended, not once it was told to: sockets still closing, each
+    // with ioredis's 2-second timer for it, kept the test's worker alive past jest's 500 ms for it
+    // to exit ("A worker process has failed to exit gracefully"). endConnection skips one that
+    // ended already (a node killed), whose disconnect() would wait on that timer for a close that came before.
+    await Promise.all([...clients.values()].map(endConnection));
   });
   const nodes: ClusterNode[] = ports.map((port, i) => {
     const child: ChildProcess = spawn(
@@ -139,23 +152,21 @@ export async function startRedisCluster(masters = 3, nodeTimeoutMs = 1000): Prom
         await exited;
       },
       client() {
+        const open = clients.get(port);
+        if (open && open.status !== 'end') return open;
+        // No retries: a connection to a killed node ends, and the next call opens another.
         const client = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: false });
         client.on('error', () => {});
-        clients.push(client);
+        clients.set(port, client);
         return client;
       },
     };
   });
-  const admin = new Map<number, Redis>();
-  const adminOf = (node: ClusterNode) => {
-    let client = admin.get(node.port);
-    if (!client || client.status === 'end') admin.set(node.port, (client = node.client()));
-    return client;
-  };
   for (const node of nodes) {
     await waitFor(
       () =>
-        adminOf(node)
+        node
+          .client()
           .ping()
           .then(
             () => true,
@@ -168,18 +179,23 @@ export async function startRedisCluster(masters = 3, nodeTimeoutMs = 1000): Prom
   await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => n.address), '--cluster-replicas', '1', '--cluster-yes'], {
     timeout: 30_000,
   });
-  for (const node of nodes) node.id = String(await adminOf(node).cluster('MYID'));
+  for (const node of nodes) node.id = String(await node.client().cluster('MYID'));
 
   const someRunning = () => {
     const node = nodes.find((n) => n.running());
     if (!node) throw new Error('no node of the cluster runs');
     return node;
   };
-  const view = async (node: ClusterNode) => parseNodes(String(await adminOf(node).cluster('NODES')));
+  const view = async (node: ClusterNode) => parseNodes(String(await node.client().cluster('NODES')));
   const byPort = (port: number) => nodes.find((n) => n.port === port)!;
 
   const cluster: RedisCluster = {
     url: `redis+cluster://${nodes.map((n) => n.address).join(',')}`,
+    liveUrl: () =>
+      `redis+cluster://${nodes
+        .filter((n) => n.running())
+        .map((n) => n.address)
+        .join(',')}`,
     nodes,
     async masters() {
       return (await view(someRunning()))
@@ -187,7 +203,7 @@ export async function startRedisCluster(masters = 3, nodeTimeoutMs = 1000): Prom
         .map((n) => ({ node: byPort(n.port), slots: n.slots }));
     },
     async masterOf(slot) {
-      const ranges = (await adminOf(someRunning()).cluster('SLOTS')) as unknown as Array<[number, number, [string, number]]>;
+      const ranges = (await someRunning().client().cluster('SLOTS')) as unknown as Array<[number, number, [string, number]]>;
       const range = ranges.find(([start, end]) => slot >= start && slot <= end);
       if (!range) throw new Error(`no master holds slot ${slot}`);
       return byPort(range[2][1]);
@@ -199,7 +215,7 @@ export async function startRedisCluster(masters = 3, nodeTimeoutMs = 1000): Prom
           const running = nodes.filter((n) => n.running());
           const answers = await Promise.all(
             running.map(async (node) => {
-              const client = adminOf(node);
+              const client = node.client();
               const info = String(await client.cluster('INFO'));
               const ranges = (await client.cluster('SLOTS')) as unknown as Array<[number, number, [string, number]]>;
               const live = ranges.every(([, , [, port]]) => byPort(port).running());
@@ -221,25 +237,25 @@ export async function startRedisCluster(masters = 3, nodeTimeoutMs = 1000): Prom
     async migrate(slot, to) {
       const from = await cluster.masterOf(slot);
       if (from === to) throw new Error(`slot ${slot} is at ${to.address} already`);
-      await adminOf(to).cluster('SETSLOT', slot, 'IMPORTING', from.id);
-      await adminOf(from).cluster('SETSLOT', slot, 'MIGRATING', to.id);
+      await to.client().cluster('SETSLOT', slot, 'IMPORTING', from.id);
+      await from.client().cluster('SETSLOT', slot, 'MIGRATING', to.id);
       for (;;) {
-        const keys = (await adminOf(from).cluster('GETKEYSINSLOT', slot, 100)) as string[];
+        const keys = (await from.client().cluster('GETKEYSINSLOT', slot, 100)) as string[];
         if (keys.length === 0) break;
-        await adminOf(from).migrate('127.0.0.1', to.port, '', 0, 5000, 'KEYS', ...keys);
+        await from.client().migrate('127.0.0.1', to.port, '', 0, 5000, 'KEYS', ...keys);
       }
       // The target first, then the source (Redis's own order in redis-cli --cluster reshard), then the other masters.
-      await adminOf(to).cluster('SETSLOT', slot, 'NODE', to.id);
-      await adminOf(from).cluster('SETSLOT', slot, 'NODE', to.id);
+      await to.client().cluster('SETSLOT', slot, 'NODE', to.id);
+      await from.client().cluster('SETSLOT', slot, 'NODE', to.id);
       for (const { node } of await cluster.masters()) {
-        if (node !== to && node !== from) await adminOf(node).cluster('SETSLOT', slot, 'NODE', to.id);
+        if (node !== to && node !== from) await node.client().cluster('SETSLOT', slot, 'NODE', to.id);
       }
     },
   };
   await cluster.settled();
   await waitFor(
     async () => {
-      const replication = await Promise.all(nodes.map((node) => adminOf(node).info('replication')));
+      const replication = await Promise.all(nodes.map((node) => node.client().info('replication')));
       return replication.every((info) => /role:master/.test(info) || /master_link_status:up/.test(info));
     },
     'every replica synchronized with its master',
