@@ -67,14 +67,14 @@ function snapshotOf(model: AnyModel, item: object, leave: readonly string[]): Re
   return Object.fromEntries(Object.entries(item).filter(([name]) => names.has(name) && !leave.includes(name)));
 }
 
-/*
- * The copies of the job, the step and the item an event carries leave out what the event's own
- * fields say (the job's id, project, version = seq, updatedAt = at, the entity types), so that
- * an item's event row stays under DynamoDB's 1 KB write unit: above it, each of the two events of
- * every item costs twice the units in its job's partition (docs/scaling.md). jobOfEvent,
- * stepOfEvent and itemOfEvent put them back; a copy stored before keeps its own.
+/**
+ * What the copies of the job and the item an event carries leave out because the event's own
+ * fields say it (the job's id, updatedAt = at, the entity type; the job's copy its project and
+ * version = seq too, an item's copy keeps its own version), so that an item's event row stays
+ * under DynamoDB's 1 KB write unit: above it, each of the two events of every item costs twice the
+ * units in its job's partition (docs/scaling.md). A step's copy holds its state fields only
+ * (stepStateOf). jobOfEvent, stepOfEvent and itemOfEvent put them back; a copy stored before keeps its own.
  */
-/** What the copy of an item (or a step) leaves to its event; its own version stays (only the job's is the event's seq). */
 const UNIT_LEFT_TO_THE_EVENT = ['jobId', 'updatedAt', 'entityType'];
 
 /** The job as an event carries it: every field as this change left it (but `inputs`, which can be large: see JobResolver.inputs). */
