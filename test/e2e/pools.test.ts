@@ -480,6 +480,7 @@ describe('shared worker pools', () => {
     // The server outlives this test: the probe goes once the test is done, also when it fails.
     registerFixture('reportCostProbe middleware', () => doc.middlewareStack.remove('reportCostProbe'));
     const perReport: { items: number; entries: number }[] = [];
+    let resent = 0;
     for (let i = 1; i <= 20; i++) {
       sent.length = 0;
       await ok(
@@ -488,8 +489,11 @@ describe('shared worker pools', () => {
         { j: jobId, p: i / 21, l: claimed.lease },
       );
       // The report's own transaction: the one that writes this job (the settle sweep of an earlier
-      // test's jobs may commit meanwhile).
-      const items = sent.filter((tx) => JSON.stringify(tx).includes(`#JOB#${jobId}"`)).flatMap((tx) => tx.TransactItems ?? []);
+      // test's jobs may commit meanwhile), the last one sent: on a busy machine the committer may
+      // send it again after a conflict (its one retry loop), and only the last one committed.
+      const mine = sent.filter((tx) => JSON.stringify(tx).includes(`#JOB#${jobId}"`));
+      resent += Math.max(0, mine.length - 1);
+      const items = mine.at(-1)?.TransactItems ?? [];
       perReport.push({ items: items.length, entries: items.filter((w) => w.Put?.Item.entityType === 'JobWork').length });
     }
     // Each report writes the job, the step and the event; the pool entry follows the lease on a
@@ -503,7 +507,7 @@ describe('shared worker pools', () => {
     expect(String(entry?.availableAt) <= step.leaseExpiresAt).toBe(true);
     expect(String(entry?.availableAt) > new Date().toISOString()).toBe(true);
     console.log(
-      `pooled step progress: ${perReport.map((r) => r.items).join(', ')} items a report; pool entry written ${entries} times in 20 reports`,
+      `pooled step progress: ${perReport.map((r) => r.items).join(', ')} items a report; pool entry written ${entries} times in 20 reports; ${resent} transactions sent again`,
     );
     await ok(worker, 'mutation($j: ID!, $l: String) { completeStep(jobId: $j, stepName: "render", lease: $l) { status } }', {
       j: jobId,
