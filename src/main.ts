@@ -12,6 +12,7 @@ import { StartupCancelled } from './infra/startup';
 import { JavaMissingError, startDynamoDbLocal } from './infra/dynamo/embedded';
 import { ensurePortFree } from './infra/free-port';
 import { announceServer } from './scripts/running-server';
+import { npmCommand } from './scripts/npm-command';
 
 /*
  * On Node 20 the AWS SDK prints a nine-line notice that its 2027 releases need Node 22, which
@@ -187,7 +188,7 @@ async function main(): Promise<void> {
     lines.push(
       `Development token (tenant "${DEV_TENANT}", role editor, 30 days):`,
       `  ${app.devToken}`,
-      `More tokens:      npm run token -- --tenant <id> --roles editor,worker`,
+      `More tokens:      ${npmCommand('run token -- --tenant <id> --roles editor,worker')}`,
       // Two lines to paste as they are: the token goes into a shell variable, which the curl reads,
       // so nothing in them is a placeholder to replace by hand.
       'Try it (paste both lines into a shell):',
@@ -200,7 +201,7 @@ async function main(): Promise<void> {
   lines.push(
     demo
       ? 'Demo:             loaded; GraphiQL opens on its data and a job the simulator is driving'
-      : 'Demo data:        npm run demo  (loads a demo tenant and drives its jobs live)',
+      : `Demo data:        ${npmCommand('run demo')}  (loads a demo tenant and drives its jobs live)`,
   );
   lines.push('Stop with Ctrl-C.', '');
   say(lines.join('\n'));

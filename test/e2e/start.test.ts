@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { createConnection, createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { cleanEnv, exited, gql, javaPids, MAIN, startProcess, until } from '../support/processes';
 import { tempDir, fixture } from '../support/fixtures';
 
@@ -67,6 +67,9 @@ describe('npm start (embedded default)', () => {
     const sample = /```\nStarting DynamoDB Local[\s\S]*?```/.exec(readme)?.[0] ?? '';
     expect(labels(first.output()).length).toBeGreaterThan(5);
     expect(labels(sample)).toEqual(labels(first.output()));
+    // On the Node of a shell, the banner names the tools as npm runs them there.
+    expect(first.output()).toContain('More tokens:      npm run token -- --tenant <id> --roles editor,worker\n');
+    expect(first.output()).toContain('Demo data:        npm run demo  (');
 
     // The development parts listen on 127.0.0.1 only and give pages of other origins nothing.
     const dynamoPort = Number(/DynamoDB Local is up at http:\/\/127\.0\.0\.1:(\d+)/.exec(first.output())?.[1]);
@@ -112,9 +115,19 @@ describe('npm start (embedded default)', () => {
     expect(await exited(first.child)).toBe(0);
     expect(await until(() => javaPids(dataDir).length === 0)).toBe(true);
 
-    // A restart keeps the data and the development signing key, so the old token still works.
-    const second = await start(dataDir);
+    // A restart keeps the data and the development signing key, so the old token still works. It
+    // runs on a Node in npm's cache (npm_config_cache, as npm sets it for a script), as the README's
+    // `npx -y node@26 "$(command -v npm)" start` on Node 20 does: the banner then names that route,
+    // since the shell's own npm would refuse its commands on Node 20.
+    const second = await startProcess(
+      process.execPath,
+      [MAIN],
+      cleanEnv({ DATA_DIR: dataDir, npm_config_cache: dirname(dirname(process.execPath)) }),
+    );
     expect(second.output()).toContain('Using table Artissist');
+    const npx = 'npx -y node@26 "$(command -v npm)"';
+    expect(second.output()).toContain(`More tokens:      ${npx} run token -- --tenant <id> --roles editor,worker\n`);
+    expect(second.output()).toContain(`Demo data:        ${npx} run demo  (`);
     const again = await gql(second.url, first.token, `{ project(projectId: "${projectId}") { title } }`);
     expect(again.data.project.title).toBe('Kept');
 
