@@ -1,4 +1,5 @@
 import { badInput } from '../errors';
+import { jsonInputError, storableNumber } from './json-limits';
 import type { Attribute, AttributeMap, AttributeValues } from '../infra/dynamo/entity';
 import type { BoundTenant } from './bound-tenant';
 import { assertId } from './ids';
@@ -91,6 +92,14 @@ function checked(attribute: Attribute, field: string, value: unknown, check: Fie
     if (typeof entry !== 'string') return entry;
     return attribute.s3Key ? check.tenant.objectKey(entry, field) : requireText(entry, field, max);
   };
+  // A number the table cannot store would fail the write as INTERNAL: it is the client's to change.
+  if (
+    (attribute.kind === 'int' || attribute.kind === 'float') &&
+    typeof value === 'number' &&
+    Number.isFinite(value) &&
+    !storableNumber(value)
+  )
+    throw jsonInputError(field, { reason: 'NUMBER_OUT_OF_RANGE', value });
   switch (attribute.kind) {
     case 'string':
       return text(value, attribute.max ?? 2000);

@@ -9,6 +9,8 @@ export interface JsonLimits {
   maxDepth: number;
   /** Most bytes of the value written as compact JSON (UTF-8). */
   maxBytes: number;
+  /** Refuse numbers the table cannot store (see storableNumber): set for every value that is stored. */
+  storableNumbers?: boolean;
 }
 
 /**
@@ -17,7 +19,24 @@ export interface JsonLimits {
  * leaves ample room. 32,000 bytes keeps an item, its event and the rest of a transaction well
  * under DynamoDB's 400 KB item limit.
  */
-export const JSON_INPUT_LIMITS: Readonly<JsonLimits> = Object.freeze({ maxDepth: 16, maxBytes: 32_000 });
+export const JSON_INPUT_LIMITS: Readonly<JsonLimits> = Object.freeze({ maxDepth: 16, maxBytes: 32_000, storableNumbers: true });
+
+/**
+ * The smallest magnitude of a number other than 0 that DynamoDB stores (its documented range is
+ * 1E-130 to 9.9999999999999999999999999999999999999E+125); a smaller one fails the write ("Number
+ * underflow").
+ */
+const MIN_STORED_MAGNITUDE = 1e-130;
+
+/**
+ * True when the table stores `value` as it is: within ±Number.MAX_SAFE_INTEGER, since the AWS
+ * SDK's marshaller refuses a larger number unless told to store it imprecisely (its documented
+ * `allowImpreciseNumbers`, not set), and 0 or at least MIN_STORED_MAGNITUDE in size.
+ */
+export function storableNumber(value: number): boolean {
+  const size = Math.abs(value);
+  return Number.isFinite(value) && size <= Number.MAX_SAFE_INTEGER && (size === 0 || size >= MIN_STORED_MAGNITUDE);
+}
 
 /**
  * How deep a whole `variables` object may be. No valid request comes near it (an input object
@@ -26,7 +45,10 @@ export const JSON_INPUT_LIMITS: Readonly<JsonLimits> = Object.freeze({ maxDepth:
  */
 export const VARIABLES_MAX_DEPTH = 64;
 
-export type JsonLimitViolation = { reason: 'JSON_TOO_DEEP'; limit: number } | { reason: 'JSON_TOO_LARGE'; limit: number };
+export type JsonLimitViolation =
+  | { reason: 'JSON_TOO_DEEP'; limit: number }
+  | { reason: 'JSON_TOO_LARGE'; limit: number }
+  | { reason: 'NUMBER_OUT_OF_RANGE'; value: number };
 
 /** Bytes that JSON.stringify writes for a primitive (or nothing, for what it skips). */
 function primitiveBytes(value: unknown): number {
@@ -60,6 +82,8 @@ export function checkJsonInput(value: unknown, limits: Partial<JsonLimits>): Jso
   while (pending.length > 0) {
     const { value: current, depth } = pending.pop()!;
     if (current === null || typeof current !== 'object') {
+      if (limits.storableNumbers && typeof current === 'number' && !storableNumber(current))
+        return { reason: 'NUMBER_OUT_OF_RANGE', value: current };
       bytes += primitiveBytes(current);
       if (bytes > maxBytes) return { reason: 'JSON_TOO_LARGE', limit: maxBytes };
       continue;
@@ -108,20 +132,29 @@ export function checkVariables(
 }
 
 function describe(violation: JsonLimitViolation): string {
-  return violation.reason === 'JSON_TOO_DEEP'
-    ? `is nested more than ${violation.limit} levels deep; at most ${violation.limit} levels are allowed`
-    : `is larger than ${violation.limit} bytes of JSON; at most ${violation.limit} bytes are allowed`;
+  switch (violation.reason) {
+    case 'JSON_TOO_DEEP':
+      return `is nested more than ${violation.limit} levels deep; at most ${violation.limit} levels are allowed`;
+    case 'JSON_TOO_LARGE':
+      return `is larger than ${violation.limit} bytes of JSON; at most ${violation.limit} bytes are allowed`;
+    default:
+      return `holds the number ${violation.value}, which cannot be stored: numbers must lie between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, and be 0 or at least ${MIN_STORED_MAGNITUDE} in size (send a larger or smaller one as text)`;
+  }
 }
 
+/** What a violation adds to its error's extensions beside its reason: the limit crossed, or the number refused. */
+const detailOf = (violation: JsonLimitViolation) => ('limit' in violation ? { limit: violation.limit } : { value: violation.value });
+
 /**
- * BAD_USER_INPUT for a JSON-scalar argument or input field over its limits: the message names the
- * field and the limit, `extensions.field` the field and `extensions.reason` which limit.
+ * BAD_USER_INPUT for a JSON-scalar argument or input field over its limits, or holding a number
+ * the table cannot store: the message names the field and the limit (or the number),
+ * `extensions.field` the field and `extensions.reason` which limit.
  */
 export function jsonInputError(field: string, violation: JsonLimitViolation): AppError {
   return new AppError(ErrorCode.BAD_USER_INPUT, `${field} ${describe(violation)}.`, {
     field,
     reason: violation.reason,
-    limit: violation.limit,
+    ...detailOf(violation),
   });
 }
 
@@ -133,6 +166,6 @@ export function jsonVariablesError(variable: string, violation: JsonLimitViolati
   return new AppError(ErrorCode.BAD_USER_INPUT, `Variable "$${variable}" ${describe(violation)}.`, {
     variable,
     reason: violation.reason,
-    limit: violation.limit,
+    ...detailOf(violation),
   });
 }

@@ -113,6 +113,36 @@ describe('client mistakes over HTTP', () => {
     expect(fractional.body.errors[0].extensions).toMatchObject({ limit: 'cost', found: error.extensions.found + 3.5 });
   });
 
+  it('refuses a number the table cannot store with BAD_USER_INPUT naming the field and the number, over HTTP and WebSocket, writing nothing', async () => {
+    const made = await server.raw({ query: 'mutation { createProject(input: { title: "Numbers" }) { projectId } }' }, token);
+    const projectId = made.body.data.createProject.projectId;
+    const refusal = (field: string, value: number) => [
+      expect.objectContaining({
+        message: expect.stringContaining(`${field} holds the number ${value}, which cannot be stored`),
+        extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', field, reason: 'NUMBER_OUT_OF_RANGE', value }),
+      }),
+    ];
+    // DynamoDB's marshaller refused the first (past 2^53) and DynamoDB the second (below 1e-130), as INTERNAL.
+    const createJob =
+      'mutation($p: ID!, $v: JSON) { createJob(input: { projectId: $p, kind: "FREE", steps: ["a"], inputs: $v }) { jobId } }';
+    for (const value of [1e20, 5e-324]) {
+      const res = await server.raw({ query: createJob, variables: { p: projectId, v: { size: [1, value] } } }, token);
+      expect(res.body.errors).toEqual(refusal('inputs', value));
+    }
+    const client = wsClient(server.url, token);
+    const answer = await new Promise<any>((resolve, reject) => {
+      const query = 'mutation($c: JSONObject) { createProject(input: { title: "More numbers", customFields: $c }) { projectId } }';
+      client.subscribe({ query, variables: { c: { n: -1e300 } } }, { next: resolve, error: reject, complete: () => {} });
+    });
+    expect(answer.errors).toEqual(refusal('customFields', -1e300));
+    const listed = await server.raw(
+      { query: `{ jobs(projectId: "${projectId}") { nodes { jobId } } projects(first: 100) { nodes { title } } }` },
+      token,
+    );
+    expect(listed.body.data.jobs.nodes).toEqual([]);
+    expect(listed.body.data.projects.nodes.map((p: { title: string }) => p.title)).not.toContain('More numbers');
+  });
+
   it('answers a document over the token limit naming the limit, its setting and what to do, over HTTP and WebSocket', async () => {
     const query = `{ ${Array.from({ length: 300 }, (_, n) => `a${n}: project(projectId: "p") { title }`).join(' ')} }`;
     const expected = {

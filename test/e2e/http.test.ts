@@ -6,6 +6,7 @@ import {
   ProjectsWithLogsAndAssetsDocument,
 } from '../../src/client/gql/graphql';
 import { testClient } from '../support/dynamo';
+import { captureLogs } from '../support/logs';
 import { codeOf, dataOf, startTestServer, type TestServer } from '../support/server';
 import { subscribe, wsClient } from '../support/ws';
 
@@ -199,6 +200,7 @@ describe('in production mode', () => {
 
   it('masks an internal failure as INTERNAL with no detail or stack, and keeps serving', async () => {
     const token = await server.token('prod');
+    const logs = captureLogs();
     // Remove the table under the running server: DynamoDB now fails every call.
     const client = testClient();
     await client.send(new DeleteTableCommand({ TableName: server.config.tableName }));
@@ -213,6 +215,16 @@ describe('in production mode', () => {
       },
     ]);
     expect(JSON.stringify(res.body)).not.toMatch(/ResourceNotFound|stack|at /);
+    // The cause is not lost: the server logs it, with the request's id, at error level.
+    const logged = logs.entries().filter((entry) => entry.msg === 'graphql operation failed unexpectedly (INTERNAL)');
+    expect(logged).toEqual([
+      expect.objectContaining({
+        level: 50,
+        requestId: res.body.errors[0].extensions.requestId,
+        path: ['createProject'],
+        err: expect.objectContaining({ message: expect.stringMatching(/non-existent table|ResourceNotFound/i), stack: expect.any(String) }),
+      }),
+    ]);
     const still = await server.raw({ query: '{ viewer { tenantId } }' }, token);
     expect(codeOf(still.body)).toBeUndefined();
     expect(still.body.data.viewer.tenantId).toBe('prod');

@@ -51,4 +51,15 @@ describe('declared bounds', () => {
       message: 'count must be a whole number of at least 0.',
     });
   });
+
+  it('refuse a declared number the table cannot store (a typed output such as sceneCount: 1e20), naming the field', () => {
+    const fields = { sceneCount: attr.int(), ratio: attr.float() };
+    const check = (values: object) => checkFields(fields, values, { mode: 'create', tenant, prefix: 'outputs.', typed: true });
+    expect(check({ sceneCount: Number.MAX_SAFE_INTEGER, ratio: 1e-130 })).toEqual({ sceneCount: Number.MAX_SAFE_INTEGER, ratio: 1e-130 });
+    expect(refusal(() => check({ sceneCount: 1e20 }))).toEqual({
+      field: 'outputs.sceneCount',
+      message: expect.stringContaining('outputs.sceneCount holds the number 100000000000000000000, which cannot be stored'),
+    });
+    expect(refusal(() => check({ ratio: 5e-324 }))).toMatchObject({ field: 'outputs.ratio' });
+  });
 });

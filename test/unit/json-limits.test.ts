@@ -88,6 +88,22 @@ describe('checkVariables', () => {
 });
 
 describe('boundedJson', () => {
+  it('refuses, naming the field and the number, a number the table cannot store, anywhere in the value', () => {
+    // The edges: ±2^53 − 1 and 1e-130 are stored; one step past either is not.
+    const stored = [0, -0, 1.5, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e-130, -1e-130, 0.30000000000000004];
+    for (const n of stored) expect(boundedJson({ a: [n] }, 'metrics')).toEqual({ a: [n] });
+    for (const n of [Number.MAX_SAFE_INTEGER + 2, -(2 ** 53) - 2, 1e20, 1e308, 9e-131, 5e-324, -1e-300]) {
+      expect(() => boundedJson({ deep: { list: [1, n] } }, 'metrics')).toThrow(
+        expect.objectContaining({
+          message: expect.stringContaining(`metrics holds the number ${n}, which cannot be stored`),
+          extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'metrics', reason: 'NUMBER_OUT_OF_RANGE', value: n }),
+        }),
+      );
+    }
+    // Only stored values are held to it: the check of a request's variables looks at their depth alone.
+    expect(checkJsonInput({ n: 1e308 }, { maxDepth: 4 })).toBeNull();
+  });
+
   it('returns a value within the limits and throws BAD_USER_INPUT naming the field otherwise', () => {
     expect(boundedJson({ a: 1 }, 'metrics')).toEqual({ a: 1 });
     expect(boundedJson(null, 'metrics')).toBeNull();
