@@ -22,7 +22,7 @@ import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/co
 import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
 import type { ProjectRepository } from '../project/project.repository';
-import { jobsByStatus, jobsOfProject, jobsOfUser, jobWithSteps, stepHistory, opsJobsByStatus, stepsAwaitingReview } from './job.keys';
+import { jobWithSteps, stepHistory, opsJobsByStatus } from './job.keys';
 import type { StepLike } from './job.writes';
 import { JobStatus, TERMINAL, type JobCommand, type PlannedStep, type StepState } from './job.machine';
 import type { CreateJobInput } from './job.type';
@@ -186,19 +186,20 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   }
 
   ofProject(projectId: string, page: PageRequest) {
-    return this.list(jobsOfProject(this.scope.tenant, assertId(projectId, 'proj', 'projectId')), page);
+    return this.list(this.keys.query('byProject', { projectId: assertId(projectId, 'proj', 'projectId') }, { descending: true }), page);
   }
 
   byStatus(status: JobStatus, page: PageRequest) {
-    return this.list(jobsByStatus(this.scope.tenant, status), page);
+    return this.list(this.keys.query('byStatus', { status }, { descending: true }), page);
   }
 
   mine(page: PageRequest) {
-    return this.list(jobsOfUser(this.scope.tenant, this.scope.actor), page);
+    return this.list(this.keys.query('byCreator', { createdBy: this.scope.actor }, { descending: true }), page);
   }
 
   async awaitingReview(page: PageRequest) {
-    return entities.Step.pageOf(await this.scope.page(stepsAwaitingReview(this.scope.tenant), page)).map(toStep);
+    const spec = this.scope.tenant.of(entities.Step).query('awaitingReview', { status: 'PAUSED' }, { descending: true });
+    return entities.Step.pageOf(await this.scope.page(spec, page)).map(toStep);
   }
 
   /** Across all tenants (operators only: the resolver checks the role), the shards of GSI3 read merged. */
