@@ -37,10 +37,8 @@ export type Claim = {
   step: ReturnType<typeof toStep<StepLike>>;
   item: EntityItem<'WorkItem'> | null;
 };
-/** How many callers each shared read of claim candidates has served (in this process): the next one's turn. */
+/** How many callers each shared read of claim candidates has served in this process, so the next caller's turn is 0, 1, 2 … */
 const turns = new WeakMap<readonly object[], number>();
-
-/** The turn of the next caller served by one shared read (`candidates`): 0, 1, 2 … */
 function takeTurn(candidates: readonly object[]): number {
   const turn = turns.get(candidates) ?? 0;
   turns.set(candidates, turn + 1);
@@ -323,10 +321,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     // fewer. JobAggregate.created awaits it; its failure is also taken at once (else an unhandled
     // rejection while the record is read) and logged below for a request answered with an earlier job.
     const allowed = request.items.length > 0 ? this.items.itemsAllowed() : undefined;
-    const allowedFailure = allowed?.then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const allowedFailure = allowed?.then(() => undefined).catch((error: unknown) => error);
     let made: Awaited<ReturnType<JobAggregate['created']>> | undefined;
     const job = await idempotent(
       this.scope,
