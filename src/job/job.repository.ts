@@ -291,11 +291,10 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   }
 
   /**
-   * A worker's claim in job `jobId` (JobAggregate.claim): of its single step `stage`, or of its next
-   * item (no stage); `pooled` for a pool worker's (job.pool.ts), counted in its tenant's pool load,
-   * whose limit holds at the claim's commit. AT_LIMIT when the tenant is at its running limit;
-   * HeldUntil when the index listed the step before its lease's end; null when nothing is claimable
-   * now otherwise (taken first, in its backoff, or the job moved on or is gone).
+   * A worker's claim in job `jobId`, of its single step `stage` or of its next item (JobAggregate.claim
+   * says how, and how a pool worker's is held to its tenant's limit). AT_LIMIT when the tenant is at
+   * that limit; HeldUntil when the index listed the step before its lease's end; null when nothing
+   * is claimable now otherwise (taken first, in its backoff, or the job moved on or is gone).
    */
   async claim(jobId: string, stage: string | undefined, pooled: boolean): Promise<Claim | HeldUntil | typeof AT_LIMIT | null> {
     try {
