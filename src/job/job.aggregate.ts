@@ -544,11 +544,8 @@ export class JobAggregate {
     const { at } = group;
     const { unit, action } = this.declared(group.job, command);
     const leased = action.kind === 'start' || action.kind === 'claim' || action.kind === 'progress';
-    const decided = decide(
-      group,
-      { unit, action: leased ? { ...action, leaseUntil: leaseUntilOf(at, this.leaseSeconds) } : action },
-      actor,
-    );
+    const leaseUntil = leaseUntilOf(at, this.leaseSeconds);
+    const decided = decide(group, { unit, action: leased ? { ...action, leaseUntil } : action }, actor);
     // The command's own event is the first the decision made.
     const event = decided.events[group.events.length];
     const { job } = decided;

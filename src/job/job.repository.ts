@@ -24,7 +24,7 @@ import { DeadLetters } from './job.dead-letters';
 import type { ProjectRepository } from '../project/project.repository';
 import { jobWithSteps, stepHistory, opsJobsByStatus } from './job.keys';
 import type { StepLike } from './job.writes';
-import { JobStatus, TERMINAL, type JobCommand, type PlannedStep, type StepState } from './job.machine';
+import { JobStatus, TERMINAL, type JobCommand, type StepState } from './job.machine';
 import type { CreateJobInput } from './job.type';
 
 /** The most items createJob takes (more: addWorkItems after it). */
@@ -385,7 +385,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   private newJob(input: CreateJobInput, request: ReturnType<JobRepository['checkedCreate']>) {
     const { itemStage, items } = request;
     const at = this.scope.now().toISOString();
-    const plan: PlannedStep[] = request.stepNames.map((name, n) => ({ name, order: n + 1 }));
+    const plan = request.stepNames.map((name, n) => ({ name, order: n + 1 }));
     return this.scope.tenant.of(entities.Job).toItem({
       ...request.fields,
       jobId: this.scope.newId('job'),
